@@ -1,0 +1,49 @@
+# The two commands of the README: `make run` and `make test`. Each installs what is missing first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SERVICE_PORT ?= 8000
+PORTAL_PORT ?= 5000
+# Debian packages: xmlsec1 (independent signature checks), poppler-utils (PDF text in tests), fonts for
+# the receipts' PDFs, redis-server (several-process rate limits), chromium (browser tests).
+RUNTIME_DEBS := fonts-dejavu-core
+TEST_DEBS := $(RUNTIME_DEBS) chromium xmlsec1 poppler-utils redis-server
+TRANSLATION_DIRS := $(wildcard portal/web/translations portal/web/*/translations)
+
+.PHONY: run test setup python-deps assets translations lint clean
+
+run: setup
+	@scripts/debian-packages.sh $(RUNTIME_DEBS)
+	$(BIN)/python -m portal.devserver --service-port $(SERVICE_PORT) --portal-port $(PORTAL_PORT)
+
+test: setup
+	@scripts/debian-packages.sh $(TEST_DEBS)
+	$(BIN)/python -m portal.devsecrets
+	$(BIN)/ruff check portal tests bench
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+setup: python-deps assets translations
+
+python-deps: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test,postgres]'
+	@touch $@
+
+assets: static/vendor/.installed
+
+static/vendor/.installed: package.json package-lock.json scripts/vendor-assets.sh
+	npm ci --no-audit --no-fund --ignore-scripts
+	scripts/vendor-assets.sh
+	@touch $@
+
+translations: python-deps
+	@for dir in $(TRANSLATION_DIRS); do $(BIN)/pybabel compile --statistics -d $$dir >/dev/null || exit 1; done
+
+lint: python-deps
+	$(BIN)/ruff check portal tests bench
+
+clean:
+	rm -rf $(VENV) node_modules static/vendor var

@@ -1,0 +1,18 @@
+"""`UserApi`: every endpoint of the service, one method each, grouped by area in their own modules."""
+
+from __future__ import annotations
+
+from portal.client.apikeys import ApiKeysApi
+from portal.client.base import Transport
+from portal.client.comprobantes import ComprobantesApi
+from portal.client.dgi import DgiApi
+from portal.client.inteligente import InteligenteApi
+from portal.client.models import UserInfo
+
+
+class UserApi(ComprobantesApi, ApiKeysApi, DgiApi, InteligenteApi, Transport):
+    """The service as one caller sees it."""
+
+    def userinfo(self) -> UserInfo:
+        """Who the token's user is, with their companies, roles and certificates."""
+        return UserInfo.from_json(self._json("GET", "/oauth/userinfo"))

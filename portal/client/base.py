@@ -1,0 +1,139 @@
+"""Transport: one `requests.Session` per process, timeouts on every call, retries only where safe."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.exceptions import ReadTimeoutError
+from urllib3.util.retry import Retry
+
+from portal.client import errors
+
+log = logging.getLogger("portal.client")
+
+# Retries cover a restarting service (connection refused, 502/503/504), never a 500 from our own request,
+# and only methods that cannot do something twice: GET, or a POST that carries an Idempotency-Key
+# (UserApi._request marks those).
+_RETRY_STATUSES = (502, 503, 504)
+MAX_RETRY_AFTER_SECONDS = 3
+
+
+class _CappedRetry(Retry):
+    """A Retry-After longer than a person will wait in a web request is cut to a few seconds."""
+
+    def parse_retry_after(self, retry_after: str) -> float:
+        return min(super().parse_retry_after(retry_after), MAX_RETRY_AFTER_SECONDS)
+
+
+class CfeClient:
+    """The process-wide client: holds the connection pool and the settings."""
+
+    def __init__(self, base_url: str, *, connect_timeout: float = 3.05, read_timeout: float = 20.0,
+                 retries: int = 2, user_agent: str = "cfe-portal"):
+        self.base_url = base_url.rstrip("/")
+        self.timeout = (connect_timeout, read_timeout)
+        self.session = requests.Session()
+        self.session.headers["User-Agent"] = user_agent
+        self._safe = self._adapter(retries, retry_on_status=True)
+        self._unsafe = self._adapter(retries, retry_on_status=False)
+
+    @staticmethod
+    def _adapter(retries: int, *, retry_on_status: bool) -> HTTPAdapter:
+        # A refused connection never reached the service, so it is retried for every method; a 502/503/504
+        # may have, so only safe calls (GET, or POST with an Idempotency-Key) retry on status.
+        retry = _CappedRetry(total=retries, connect=retries, read=0, status=retries if retry_on_status else 0,
+                             backoff_factor=0.2, status_forcelist=_RETRY_STATUSES,
+                             allowed_methods=frozenset({"GET", "HEAD", "POST"}),
+                             respect_retry_after_header=True, raise_on_status=False)
+        return HTTPAdapter(max_retries=retry, pool_connections=4, pool_maxsize=16)
+
+    def as_user(self, access_token: str | None = None, *, company_id: int | None = None,
+                api_key: str | None = None, locale: str | None = None,
+                request_id: str | None = None):
+        from portal.client.api import UserApi
+
+        """An API view that sends this caller's credentials with every call."""
+        headers = {}
+        if access_token:
+            headers["Authorization"] = f"Bearer {access_token}"
+        if api_key:
+            headers["X-API-Key"] = api_key
+        if company_id is not None:
+            headers["X-Empresa-Id"] = str(company_id)
+        if locale:
+            headers["Accept-Language"] = locale
+        return UserApi(self, headers, request_id)
+
+    def request(self, method: str, path: str, *, headers: dict[str, str], idempotent: bool,
+                **kwargs: Any) -> requests.Response:
+        """Send one request; raise a CfeError for anything but 2xx."""
+        url = self.base_url + path
+        session_adapter = self._safe if (method == "GET" or idempotent) else self._unsafe
+        try:
+            response = self._send(session_adapter, method, url, headers, kwargs)
+        except (requests.Timeout, requests.ConnectionError) as exc:
+            if _is_read_timeout(exc):
+                raise errors.ServiceUnavailable("El servicio CFE no respondió a tiempo.", code="timeout",
+                                                request_id=headers.get("X-Request-ID")) from exc
+            raise errors.ServiceUnavailable("No se pudo conectar con el servicio CFE.", code="unreachable",
+                                            request_id=headers.get("X-Request-ID")) from exc
+        log.info("%s %s -> %s request_id=%s", method, path, response.status_code,
+                 response.headers.get("X-Request-ID", headers.get("X-Request-ID")))
+        if response.status_code >= 400:
+            raise _error_from(response, headers.get("X-Request-ID"))
+        return response
+
+    def _send(self, adapter: HTTPAdapter, method: str, url: str, headers: dict, kwargs: dict):
+        # The session's mounted adapter retries; a non-idempotent call goes through the no-retry adapter.
+        prepared = self.session.prepare_request(requests.Request(method, url, headers=headers, **kwargs))
+        settings = self.session.merge_environment_settings(prepared.url, {}, None, None, None)
+        return adapter.send(prepared, timeout=self.timeout, **{k: v for k, v in settings.items()
+                                                             if k in ("verify", "cert", "proxies")})
+
+
+def _is_read_timeout(exc: Exception) -> bool:
+    # With retries on, urllib3 wraps a read timeout in MaxRetryError and requests reports ConnectionError.
+    if isinstance(exc, requests.ReadTimeout):
+        return True
+    reason = getattr(exc.args[0], "reason", None) if exc.args else None
+    return isinstance(reason, ReadTimeoutError)
+
+
+def _error_from(response: requests.Response, sent_request_id: str | None) -> errors.CfeError:
+    request_id = response.headers.get("X-Request-ID", sent_request_id)
+    code, message, fields = "http_error", f"El servicio respondió {response.status_code}.", ()
+    try:
+        body = response.json()["error"]
+        code, message = body.get("code", code), body.get("message", message)
+        fields = tuple(errors.FieldError(f["field"], f["code"], f["message"]) for f in body.get("fields") or [])
+    except (ValueError, KeyError, TypeError):
+        pass
+    retry_after = response.headers.get("Retry-After")
+    cls = errors.error_for_status(response.status_code)
+    return cls(message, status=response.status_code, code=code, fields=fields, request_id=request_id,
+               retry_after=float(retry_after) if retry_after and retry_after.isdigit() else None)
+
+
+class Transport:
+    """What every area's methods build on: one call as one user (or API key)."""
+
+    def __init__(self, client: CfeClient, headers: dict[str, str], request_id: str | None):
+        self._client = client
+        self._headers = headers
+        self.request_id = request_id
+
+    def _request(self, method: str, path: str, *, idempotency_key: str | None = None,
+                 accept: str = "application/json", **kwargs: Any) -> requests.Response:
+        headers = dict(self._headers)
+        headers["X-Request-ID"] = self.request_id or uuid.uuid4().hex
+        headers["Accept"] = accept
+        if idempotency_key:
+            headers["Idempotency-Key"] = idempotency_key
+        return self._client.request(method, path, headers=headers, idempotent=bool(idempotency_key), **kwargs)
+
+    def _json(self, method: str, path: str, **kwargs: Any) -> Any:
+        return self._request(method, path, **kwargs).json()

@@ -1,0 +1,49 @@
+"""Typed results of the service's answers. Each has `from_json` and is frozen: views never see raw dicts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+
+@dataclass(frozen=True)
+class CertificateRef:
+    id: int
+    name: str
+    expires: date
+
+    @classmethod
+    def from_json(cls, data: dict) -> CertificateRef:
+        return cls(id=int(data["id"]), name=data["nombre"], expires=date.fromisoformat(data["vence"]))
+
+
+@dataclass(frozen=True)
+class CompanyMembership:
+    id: int
+    rut: str
+    name: str
+    role: str
+    certificates: tuple[CertificateRef, ...] = ()
+
+    @classmethod
+    def from_json(cls, data: dict) -> CompanyMembership:
+        return cls(id=int(data["id"]), rut=data["rut"], name=data["nombre"], role=data["rol"],
+                   certificates=tuple(CertificateRef.from_json(c) for c in data.get("certificados", [])))
+
+
+@dataclass(frozen=True)
+class UserInfo:
+    sub: str
+    email: str
+    name: str
+    locale: str
+    companies: tuple[CompanyMembership, ...]
+
+    @classmethod
+    def from_json(cls, data: dict) -> UserInfo:
+        return cls(sub=str(data["sub"]), email=data.get("email", ""), name=data.get("name", ""),
+                   locale=data.get("locale", "es"),
+                   companies=tuple(CompanyMembership.from_json(c) for c in data.get("empresas", [])))
+
+    def company(self, company_id: int | None) -> CompanyMembership | None:
+        return next((c for c in self.companies if c.id == company_id), None)

@@ -1,0 +1,83 @@
+"""`make run`: prepare the development databases and demo data, then run the service and the portal.
+
+Both run under gunicorn (the same server as production) and stop together on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from portal.devsecrets import ensure_secrets
+
+
+def _environment(service_port: int, portal_port: int) -> dict[str, str]:
+    env = dict(os.environ)
+    service_url = f"http://127.0.0.1:{service_port}"
+    portal_url = f"http://127.0.0.1:{portal_port}"
+    env.setdefault("CFE_ISSUER_URL", service_url)
+    env.setdefault("CFE_SERVICE_URL", service_url)
+    env.setdefault("CFE_PORTAL_REDIRECT_URIS", f"{portal_url}/auth/callback")
+    env.setdefault("CFE_PORTAL_POST_LOGOUT_URIS", f"{portal_url}/")
+    return env
+
+
+def _run(args: list[str], env: dict[str, str]) -> None:
+    subprocess.run([sys.executable, *args], env=env, check=True)  # noqa: S603 - our own modules
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--service-port", type=int, default=int(os.environ.get("SERVICE_PORT", 8000)))
+    parser.add_argument("--portal-port", type=int, default=int(os.environ.get("PORTAL_PORT", 5000)))
+    args = parser.parse_args()
+    created = ensure_secrets()
+    if created:
+        print("generated development secrets:", ", ".join(created))
+    env = _environment(args.service_port, args.portal_port)
+    _run(["-m", "portal.service", "migrate"], env)
+    _run(["-c", "from portal.web.activity import upgrade; from portal.web.config import load_config; "
+                "upgrade(load_config()['PORTAL_DATABASE_URL'])"], env)
+    _run(["-m", "portal.service", "seed"], env)
+
+    gunicorn = [sys.executable, "-m", "gunicorn", "--access-logfile", "-", "--graceful-timeout", "5"]
+    processes = [
+        subprocess.Popen([*gunicorn, "-b", f"127.0.0.1:{args.service_port}", "--workers", "1", "--threads", "8",  # noqa: S603
+                          "portal.service:create_app()"], env=env),
+        subprocess.Popen([*gunicorn, "-b", f"127.0.0.1:{args.portal_port}", "--workers", "2", "--threads", "4",  # noqa: S603
+                          "portal.web:create_app()"], env=env),
+    ]
+    print(f"""
+  CFE service  http://127.0.0.1:{args.service_port}   (API reference: /api/v1/docs)
+  Portal       http://127.0.0.1:{args.portal_port}
+
+  Demo sign-ins (development only), password: demo-password
+    admin@demo.uy     admin    (Demo S.A. and Comercial del Norte S.R.L.)
+    soporte@demo.uy   soporte  (Demo S.A.)
+    usuario@demo.uy   usuario  (Demo S.A.)
+
+  Ctrl-C stops both.
+""", flush=True)
+    try:
+        while all(p.poll() is None for p in processes):
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for p in processes:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in processes:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+"""The CFE types (Tabla A of DGI's "Formato de los CFE") and the facts about them both rooms need."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CfeType:
+    code: int
+    name_es: str
+    short_es: str
+    element: str  # the child of <CFE> that carries it (eTck, eFact, ...)
+    max_lines: int
+    is_note: bool = False
+    note_sign: int = 0  # -1 credit note, +1 debit note
+
+    @property
+    def requires_rut_receiver(self) -> bool:
+        return self.element == "eFact"
+
+
+_TYPES = (
+    CfeType(101, "e-Ticket", "e-Ticket", "eTck", 700),
+    CfeType(102, "Nota de Crédito de e-Ticket", "NC e-Ticket", "eTck", 700, True, -1),
+    CfeType(103, "Nota de Débito de e-Ticket", "ND e-Ticket", "eTck", 700, True, 1),
+    CfeType(111, "e-Factura", "e-Factura", "eFact", 200),
+    CfeType(112, "Nota de Crédito de e-Factura", "NC e-Factura", "eFact", 200, True, -1),
+    CfeType(113, "Nota de Débito de e-Factura", "ND e-Factura", "eFact", 200, True, 1),
+    CfeType(181, "e-Remito", "e-Remito", "eRem", 200),
+    CfeType(182, "e-Resguardo", "e-Resguardo", "eResg", 200),
+)
+
+CFE_TYPES: dict[int, CfeType] = {t.code: t for t in _TYPES}
+
+# What a note of each kind adjusts: a credit/debit note of type N refers to receipts of type N - 1 or N - 2.
+NOTE_BASE_TYPE = {102: 101, 103: 101, 112: 111, 113: 111}
+CREDIT_NOTE_OF = {101: 102, 111: 112}
+DEBIT_NOTE_OF = {101: 103, 111: 113}
+
+
+def cfe_type(code: int) -> CfeType:
+    """The CfeType for a supported code; KeyError for anything else."""
+    return CFE_TYPES[code]

@@ -1,0 +1,106 @@
+"""The CFE REST service: the 18 endpoints under /api/v1 and the OpenID Connect provider behind them."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from typing import Any
+
+from flask import Flask, jsonify, render_template, send_from_directory
+from sqlalchemy import text
+
+from portal.service import db, errors, ratelimit, requestid
+from portal.service.config import load_config
+
+AREAS = ("comprobante", "apikeys", "dgi", "inteligente")
+
+# Pages the service itself renders (sign-in, API reference) load only our own files.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
+    "connect-src 'self'; form-action 'self' {form_targets}; frame-ancestors 'none'; base-uri 'none'; "
+    "object-src 'none'"
+)
+
+
+def _configure_logging() -> None:
+    root = logging.getLogger("portal")
+    if not root.handlers:
+        handler = logging.StreamHandler()
+        handler.addFilter(requestid.RequestIdFilter())
+        handler.setFormatter(logging.Formatter(
+            "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"))
+        root.addHandler(handler)
+        root.setLevel(logging.INFO)
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Build the service. `test_config` overrides settings (tests point it at their own database)."""
+    app = Flask(__name__, static_folder=None)
+    app.config.update(load_config())
+    if test_config:
+        app.config.update(test_config)
+    app.config.update(
+        MAX_CONTENT_LENGTH=app.config["MAX_BODY_BYTES"],
+        SESSION_COOKIE_NAME="cfe_idp_session",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=app.config["SECURE_COOKIES"],
+    )
+    if not app.config.get("SECRET_KEY"):
+        raise RuntimeError("No service secret key: run `make run` or set CFE_SERVICE_SECRET_KEY.")
+    app.json.sort_keys = False
+    app.json.ensure_ascii = False
+    _configure_logging()
+
+    requestid.init_app(app)
+    errors.init_app(app)
+    db.init_app(app)
+    ratelimit.init_app(app)
+
+    from portal.service import identity
+
+    identity.init_app(app)
+    for area in AREAS:
+        routes = importlib.import_module(f"portal.service.{area}.routes")
+        app.register_blueprint(routes.bp)
+        if hasattr(routes, "init_app"):
+            routes.init_app(app)
+    _register_platform_routes(app)
+    return app
+
+
+def _register_platform_routes(app: Flask) -> None:
+    from portal.service.openapi import build_document
+
+    @app.get("/healthz")
+    def healthz():
+        """Liveness and database reachability."""
+        with db.new_session() as session:
+            session.execute(text("SELECT 1"))
+        return jsonify({"status": "ok"})
+
+    @app.get("/api/v1/openapi.json")
+    def openapi_document():
+        """The OpenAPI 3.1 description of every operation."""
+        return jsonify(build_document(app.config["ISSUER"]))
+
+    @app.get("/api/v1/docs")
+    def api_reference():
+        """A human-readable API reference (Swagger UI, installed from the npm registry at setup)."""
+        return render_template("api_docs.html")
+
+    @app.get("/static/<path:filename>")
+    def static_files(filename):
+        return send_from_directory(app.config["STATIC_DIR"], filename, max_age=3600)
+
+    @app.after_request
+    def _security_headers(response):
+        targets = " ".join(sorted({uri.split("/auth/")[0] for uri in app.config["PORTAL_REDIRECT_URIS"]}))
+        response.headers.setdefault("Content-Security-Policy",
+                                    CONTENT_SECURITY_POLICY.format(form_targets=targets))
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        if response.mimetype == "application/json" or response.mimetype == "text/html":
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response

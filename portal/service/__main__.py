@@ -1,0 +1,113 @@
+"""Operator commands: `python -m portal.service COMMAND`.
+
+    migrate                 bring the database schema up to date (Alembic)
+    seed                    create the demo data (development only; idempotent)
+    token EMAIL             print a valid access token for that user (signed with the service's key)
+    import-cert FILE.p12    import a company's PKCS#12 signing certificate
+    serve                   run the service (gunicorn in production; this is werkzeug, for development)
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+from sqlalchemy import func, select
+
+from portal.service import create_app, db
+
+
+@click.group()
+def cli() -> None:
+    """Operator commands of the CFE service."""
+
+
+@cli.command()
+def migrate() -> None:
+    """Apply every pending migration."""
+    from portal.service.migrations import upgrade
+
+    app = create_app()
+    upgrade(app.config["DATABASE_URL"])
+    click.echo("database up to date")
+
+
+@cli.command()
+def seed() -> None:
+    """Create the demo companies, users, certificate and CAE ranges (development only; idempotent)."""
+    from portal.service.seed import seed_demo
+
+    app = create_app()
+    with app.app_context():
+        for line in seed_demo():
+            click.echo(line)
+
+
+@cli.command()
+@click.argument("email")
+@click.option("--lifetime", type=int, default=None, help="Seconds the token lives (default: the configured).")
+def token(email: str, lifetime: int | None) -> None:
+    """Print an access token for EMAIL."""
+    from portal.service.identity.claims import mint_access_token
+    from portal.service.models import User
+
+    app = create_app()
+    with app.app_context():
+        user = db.session().scalar(select(User).where(func.lower(User.email) == email.lower()))
+        if user is None or not user.active:
+            click.echo(f"no active user {email}", err=True)
+            sys.exit(1)
+        click.echo(mint_access_token(db.session(), user, lifetime=lifetime))
+
+
+@cli.command("import-cert")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--empresa", "company_rut", required=True, help="RUT of the company that owns it.")
+@click.option("--name", default=None, help="A name to tell certificates apart.")
+@click.password_option("--password", confirmation_prompt=False, default="", help="PKCS#12 password.")
+def import_cert(path: str, company_rut: str, name: str | None, password: str) -> None:
+    """Import a PKCS#12 (.p12/.pfx) certificate and key for a company."""
+    from portal.service.certificates import load_pkcs12
+    from portal.service.keystore import store_certificate
+    from portal.service.models import Company
+
+    app = create_app()
+    with app.app_context():
+        session = db.session()
+        company = session.scalar(select(Company).where(Company.rut == company_rut))
+        if company is None:
+            click.echo(f"no company with RUT {company_rut}", err=True)
+            sys.exit(1)
+        with open(path, "rb") as handle:
+            key_pem, cert_pem, info = load_pkcs12(handle.read(), password.encode() or None)
+        cert = store_certificate(session, company, name or info.subject, key_pem, cert_pem)
+        session.commit()
+        click.echo(f"certificate {cert.id} imported for {company.razon_social} (valid until {cert.not_after:%Y-%m-%d})")
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1")
+@click.option("--port", default=8000, type=int)
+def serve(host: str, port: int) -> None:
+    """Development server."""
+    create_app().run(host=host, port=port)
+
+
+def _add_area_commands() -> None:
+    """Areas add their own commands (e.g. comprobante's `import-cae`) in an optional `commands` module."""
+    import importlib
+    import importlib.util
+
+    from portal.service import AREAS
+
+    for area in AREAS:
+        name = f"portal.service.{area}.commands"
+        if importlib.util.find_spec(name) is not None:
+            for command in importlib.import_module(name).COMMANDS:
+                cli.add_command(command)
+
+
+_add_area_commands()
+
+if __name__ == "__main__":
+    cli()

@@ -1,0 +1,176 @@
+"""The `operation` decorator: one place that authenticates, validates input and records the OpenAPI entry.
+
+    @operation(bp, "POST", "/emitir", tag="Comprobante", summary="Emitir un comprobante",
+               auth=(JWT, API_KEY), roles=WRITERS, body=CfeInput, responses={201: CfeEmitido})
+    def emitir(body: CfeInput, principal: Principal): ...
+
+Views receive the parsed `body` / `query` models and the `principal`; they return a pydantic model, a
+dict, or a Flask response. Every operation declared this way appears in /api/v1/openapi.json.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request
+from pydantic import BaseModel, ValidationError
+
+from portal.service.auth import JWT, authenticate, require_role
+from portal.service.errors import ApiError, FieldError, ValidationFailed
+from portal.service.models import Role
+
+ALL_ROLES = (Role.ADMIN, Role.USUARIO, Role.SOPORTE)
+WRITERS = (Role.ADMIN, Role.USUARIO)
+ADMINS = (Role.ADMIN,)
+
+
+@dataclass
+class Operation:
+    method: str
+    path: str
+    tag: str
+    summary: str
+    description: str
+    operation_id: str
+    auth: tuple[str, ...]
+    roles: tuple[Role, ...] | None
+    body: type[BaseModel] | None
+    body_content_type: str
+    query: type[BaseModel] | None
+    responses: dict[int, Any]
+    path_params: dict[str, str] = field(default_factory=dict)
+    extra_headers: dict[str, str] = field(default_factory=dict)
+
+
+OPERATIONS: list[Operation] = []
+
+# Spanish messages for pydantic's error types; anything else falls back to pydantic's own text.
+_MESSAGES = {
+    "missing": "Campo requerido.",
+    "extra_forbidden": "Campo desconocido.",
+    "string_too_long": "Demasiado largo (máximo {max_length} caracteres).",
+    "string_too_short": "Demasiado corto (mínimo {min_length} caracteres).",
+    "string_pattern_mismatch": "Formato no válido.",
+    "too_long": "Demasiados elementos (máximo {max_length}).",
+    "too_short": "Faltan elementos (mínimo {min_length}).",
+    "int_parsing": "Debe ser un número entero.",
+    "int_type": "Debe ser un número entero.",
+    "decimal_parsing": "Debe ser un número.",
+    "decimal_type": "Debe ser un número.",
+    "decimal_max_places": "Demasiados decimales (máximo {decimal_places}).",
+    "decimal_max_digits": "Demasiados dígitos (máximo {max_digits}).",
+    "greater_than": "Debe ser mayor que {gt}.",
+    "greater_than_equal": "Debe ser mayor o igual que {ge}.",
+    "less_than": "Debe ser menor que {lt}.",
+    "less_than_equal": "Debe ser menor o igual que {le}.",
+    "literal_error": "Valor no permitido (se espera {expected}).",
+    "enum": "Valor no permitido (se espera {expected}).",
+    "date_from_datetime_parsing": "Fecha no válida (AAAA-MM-DD).",
+    "date_parsing": "Fecha no válida (AAAA-MM-DD).",
+    "date_type": "Fecha no válida (AAAA-MM-DD).",
+    "bool_parsing": "Debe ser verdadero o falso.",
+    "string_type": "Debe ser un texto.",
+    "model_type": "Debe ser un objeto.",
+    "list_type": "Debe ser una lista.",
+    "json_invalid": "El cuerpo no es JSON válido.",
+}
+
+
+def field_path(loc: Iterable[Any]) -> str:
+    """("items", 2, "cantidad") -> "items[2].cantidad"."""
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            path += ("." if path else "") + str(part)
+    return path
+
+
+def validation_fields(exc: ValidationError) -> list[FieldError]:
+    fields = []
+    for err in exc.errors(include_url=False):
+        template = _MESSAGES.get(err["type"])
+        try:
+            message = template.format(**err.get("ctx", {})) if template else err["msg"]
+        except (KeyError, IndexError):
+            message = err["msg"]
+        loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
+        fields.append(FieldError(field_path(loc) or "body", err["type"], message))
+    return fields
+
+
+def parse_json_body(model: type[BaseModel]) -> BaseModel:
+    if not request.mimetype == "application/json":
+        raise ApiError("El cuerpo debe ser JSON (Content-Type: application/json).",
+                       code="unsupported_media_type", status=415)
+    raw = request.get_data(cache=True)
+    try:
+        return model.model_validate_json(raw or b"{}")
+    except ValidationError as exc:
+        raise ValidationFailed(validation_fields(exc)) from exc
+
+
+def parse_query(model: type[BaseModel]) -> BaseModel:
+    try:
+        return model.model_validate(request.args.to_dict())
+    except ValidationError as exc:
+        raise ValidationFailed(validation_fields(exc)) from exc
+
+
+def to_response(result: Any, status: int = 200) -> Response:
+    if isinstance(result, Response):
+        return result
+    if isinstance(result, tuple):
+        result, status = result
+    if isinstance(result, BaseModel):
+        response = Response(result.model_dump_json(by_alias=True, exclude_none=True),
+                            mimetype="application/json")
+    else:
+        response = jsonify(result)
+    response.status_code = status
+    return response
+
+
+def operation(bp: Blueprint, method: str, rule: str, *, tag: str, summary: str, description: str = "",
+              auth: tuple[str, ...] = (JWT,), roles: Iterable[Role] | None = ALL_ROLES,
+              body: type[BaseModel] | None = None, body_content_type: str = "application/json",
+              query: type[BaseModel] | None = None, responses: dict[int, Any] | None = None,
+              path_params: dict[str, str] | None = None,
+              extra_headers: dict[str, str] | None = None) -> Callable:
+    """Register `view` on `bp` at `rule` and in the OpenAPI registry (see the module docstring)."""
+    roles = tuple(roles) if roles is not None else None
+
+    def decorator(view: Callable) -> Callable:
+        @functools.wraps(view)
+        def wrapper(**kwargs):
+            principal = authenticate(auth)
+            require_role(principal, roles)
+            if body is not None and body_content_type == "application/json":
+                kwargs["body"] = parse_json_body(body)
+            if query is not None:
+                kwargs["query"] = parse_query(query)
+            return to_response(view(principal=principal, **kwargs))
+
+        bp.add_url_rule(rule, endpoint=view.__name__, view_func=wrapper, methods=[method])
+        openapi_path = (bp.url_prefix or "") + rule
+        for converter in ("<", ">"):
+            openapi_path = openapi_path.replace(converter, "{" if converter == "<" else "}")
+        openapi_path = openapi_path.replace("{string:", "{").replace("{int:", "{")
+        OPERATIONS.append(Operation(
+            method=method.lower(), path=openapi_path, tag=tag, summary=summary,
+            description=description or (view.__doc__ or "").strip(), operation_id=view.__name__,
+            auth=auth, roles=roles, body=body, body_content_type=body_content_type, query=query,
+            responses=responses or {200: None}, path_params=path_params or {},
+            extra_headers=extra_headers or {}))
+        return wrapper
+
+    return decorator
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False)

@@ -1,0 +1,1 @@
+"""The apikeys area of the CFE service. Endpoints in routes.py, tables in models.py."""

@@ -1,0 +1,116 @@
+"""Who is calling: a Bearer JWT from our identity provider, or a company API key (`X-API-Key`).
+
+Either way the result is a `Principal` acting for exactly one company with one role. Memberships are read
+from the database on every request, so removing a member takes effect at once, not when a token expires.
+API keys are verified by the apikeys area, which registers its verifier in `app.extensions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from flask import current_app, g, request
+from joserfc import jwt
+from joserfc.errors import JoseError
+from joserfc.jwt import JWTClaimsRegistry
+from sqlalchemy import select
+
+from portal.service import db
+from portal.service.errors import ApiError, Forbidden, Unauthorized
+from portal.service.models import Membership, Role
+
+JWT = "jwt"
+API_KEY = "apikey"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The caller of one request, acting for one company."""
+
+    kind: str  # JWT or API_KEY
+    company_id: int
+    role: Role
+    user_id: int | None = None
+    email: str | None = None
+    api_key_id: str | None = None
+
+    def describe(self) -> str:
+        who = self.email if self.kind == JWT else f"apikey:{self.api_key_id}"
+        return f"{who}@{self.company_id}"
+
+    @property
+    def actor(self) -> str:
+        """What audit records store as "who"."""
+        return self.email if self.kind == JWT and self.email else f"apikey:{self.api_key_id}"
+
+
+ApiKeyVerifier = Callable[[str], Principal]
+
+
+def decode_access_token(token: str) -> dict:
+    """The claims of a valid access token issued by this service; Unauthorized otherwise."""
+    keys = current_app.extensions["identity_keys"]
+    try:
+        decoded = jwt.decode(token, keys.public_set, algorithms=["RS256"])
+        if decoded.header.get("typ", "").lower() not in ("at+jwt", "application/at+jwt"):
+            raise Unauthorized("El token no es un token de acceso.", code="invalid_token")
+        JWTClaimsRegistry(
+            iss={"essential": True, "value": current_app.config["ISSUER"]},
+            aud={"essential": True, "value": current_app.config["API_AUDIENCE"]},
+            sub={"essential": True},
+            exp={"essential": True},
+        ).validate(decoded.claims)
+    except JoseError as exc:
+        raise Unauthorized("El token de acceso no es válido o venció.", code="invalid_token") from exc
+    return decoded.claims
+
+
+def _requested_company_id(memberships: list[Membership]) -> int:
+    raw = request.headers.get("X-Empresa-Id") or request.args.get("idEmpresa")
+    if raw is None:
+        if len(memberships) == 1:
+            return memberships[0].company_id
+        raise ApiError("Indique la empresa con el encabezado X-Empresa-Id.", code="empresa_requerida",
+                       status=422)
+    if not raw.isdigit():
+        raise ApiError("idEmpresa debe ser un número.", code="empresa_invalida", status=422)
+    return int(raw)
+
+
+def _principal_from_jwt(token: str) -> Principal:
+    claims = decode_access_token(token)
+    user_id = int(claims["sub"])
+    memberships = list(db.session().scalars(select(Membership).where(Membership.user_id == user_id)))
+    if not memberships:
+        raise Forbidden("El usuario no pertenece a ninguna empresa.", code="sin_empresa")
+    company_id = _requested_company_id(memberships)
+    membership = next((m for m in memberships if m.company_id == company_id), None)
+    if membership is None:
+        raise Forbidden("No tiene acceso a esa empresa.", code="empresa_ajena")
+    return Principal(JWT, company_id, Role(membership.role), user_id=user_id, email=claims.get("email"))
+
+
+def authenticate(schemes: Iterable[str]) -> Principal:
+    """The request's principal, using the first credential present among the accepted schemes."""
+    schemes = tuple(schemes)
+    header = request.headers.get("Authorization", "")
+    api_key = request.headers.get("X-API-Key")
+    if header.lower().startswith("bearer ") and JWT in schemes:
+        principal = _principal_from_jwt(header[7:].strip())
+    elif api_key and API_KEY in schemes:
+        verifier: ApiKeyVerifier | None = current_app.extensions.get("api_key_verifier")
+        if verifier is None:
+            raise Unauthorized("Las claves de API no están habilitadas.", code="invalid_api_key")
+        principal = verifier(api_key)
+    elif api_key:
+        raise Unauthorized("Este recurso solo acepta un token Bearer (JWT).", code="jwt_required")
+    else:
+        raise Unauthorized()
+    g.principal = principal
+    return principal
+
+
+def require_role(principal: Principal, roles: Iterable[Role] | None) -> None:
+    if roles is not None and principal.role not in set(roles):
+        raise Forbidden("Su rol no permite esta operación.", code="rol_insuficiente")

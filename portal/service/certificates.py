@@ -1,0 +1,125 @@
+"""X.509 certificates for signing CFEs: reading PKCS#12 files, describing certificates, and self-signed
+certificates for development and tests.
+
+Uruguayan signing certificates (Correo Uruguayo CA, Abitab ID digital) carry the company's RUT in the
+subject as SERIALNUMBER=RUC<12 digits>; `CertificateInfo.rut` reads it from there.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.serialization import pkcs12
+from cryptography.x509.oid import NameOID
+
+
+@dataclass(frozen=True)
+class CertificateInfo:
+    """What a person or a log needs to know about a certificate."""
+
+    serial: int
+    issuer: str
+    subject: str
+    not_before: dt.datetime
+    not_after: dt.datetime
+    rut: str | None
+    sha256_fingerprint: str
+
+    def is_valid_at(self, moment: dt.datetime) -> bool:
+        """Whether `moment` (timezone-aware) falls inside the validity period."""
+        return self.not_before <= moment <= self.not_after
+
+
+def _rut_from_subject(cert: x509.Certificate) -> str | None:
+    for attribute in cert.subject.get_attributes_for_oid(NameOID.SERIAL_NUMBER):
+        value = str(attribute.value).strip().upper()
+        digits = value.removeprefix("RUC").removeprefix("RUT").strip()
+        if len(digits) == 12 and digits.isdigit():
+            return digits
+    return None
+
+
+def _info(cert: x509.Certificate) -> CertificateInfo:
+    fingerprint = cert.fingerprint(hashes.SHA256()).hex().upper()
+    return CertificateInfo(
+        serial=cert.serial_number,
+        issuer=cert.issuer.rfc4514_string(),
+        subject=cert.subject.rfc4514_string(),
+        not_before=cert.not_valid_before_utc,
+        not_after=cert.not_valid_after_utc,
+        rut=_rut_from_subject(cert),
+        sha256_fingerprint=":".join(fingerprint[i:i + 2] for i in range(0, len(fingerprint), 2)),
+    )
+
+
+def certificate_info(cert_pem: bytes) -> CertificateInfo:
+    """Serial, issuer, subject, validity, RUT and SHA-256 fingerprint of a PEM certificate."""
+    return _info(x509.load_pem_x509_certificate(cert_pem))
+
+
+def generate_self_signed(rut: str, common_name: str, days: int = 730) -> tuple[bytes, bytes]:
+    """A new RSA-2048 key and a self-signed certificate for `rut`, both PEM (key unencrypted PKCS#8).
+
+    For development and tests only: DGI accepts certificates from its authorised CAs.
+    """
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    name = x509.Name([
+        x509.NameAttribute(NameOID.COMMON_NAME, common_name),
+        x509.NameAttribute(NameOID.SERIAL_NUMBER, f"RUC{rut}"),
+        x509.NameAttribute(NameOID.ORGANIZATION_NAME, common_name),
+        x509.NameAttribute(NameOID.COUNTRY_NAME, "UY"),
+    ])
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(days=days))
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.KeyUsage(digital_signature=True, content_commitment=True, key_encipherment=False,
+                                     data_encipherment=False, key_agreement=False, key_cert_sign=False,
+                                     crl_sign=False, encipher_only=False, decipher_only=False), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption())
+    return key_pem, cert.public_bytes(serialization.Encoding.PEM)
+
+
+def load_pkcs12(data: bytes, password: bytes | None) -> tuple[bytes, bytes, CertificateInfo]:
+    """The key and certificate of a .p12/.pfx file as PEM, plus the certificate's description.
+
+    ValueError when the password is wrong or the file lacks a key or a certificate.
+    """
+    key, cert, _chain = pkcs12.load_key_and_certificates(data, password)
+    if key is None or cert is None:
+        raise ValueError("El archivo PKCS#12 no contiene clave privada y certificado.")
+    key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption())
+    return key_pem, cert.public_bytes(serialization.Encoding.PEM), _info(cert)
+
+
+def to_pkcs12(key_pem: bytes, cert_pem: bytes, password: bytes | None, name: str = "cfe") -> bytes:
+    """A PKCS#12 file holding the key and certificate (for tests and for handing a certificate around)."""
+    key = serialization.load_pem_private_key(key_pem, password=None)
+    cert = x509.load_pem_x509_certificate(cert_pem)
+    encryption = (serialization.BestAvailableEncryption(password) if password
+                  else serialization.NoEncryption())
+    return pkcs12.serialize_key_and_certificates(name.encode(), key, cert, None, encryption)
+
+
+def key_matches_certificate(key_pem: bytes, cert_pem: bytes, password: bytes | None = None) -> bool:
+    """Whether the private key is the one whose public half the certificate certifies."""
+    key = serialization.load_pem_private_key(key_pem, password=password)
+    cert = x509.load_pem_x509_certificate(cert_pem)
+    public = cert.public_key()
+    return key.public_key().public_bytes(serialization.Encoding.DER,
+                                         serialization.PublicFormat.SubjectPublicKeyInfo) == \
+        public.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)

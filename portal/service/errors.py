@@ -1,0 +1,127 @@
+"""One JSON error shape for every error of the API, and the exceptions views raise to produce it.
+
+    {"error": {"code": "validation_error", "message": "...", "fields": [{"field", "code", "message"}],
+               "requestId": "..."}}
+
+`code` is stable and meant for programs; `message` is Spanish (DGI's language) for people; `fields` lists
+what was wrong with which input, as a dotted path ("receptor.docRecep", "items[2].cantidad").
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass
+
+from flask import Flask, g, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger("portal.service")
+
+
+@dataclass(frozen=True)
+class FieldError:
+    field: str
+    code: str
+    message: str
+
+
+class ApiError(Exception):
+    """An error the API answers on purpose, with its status and stable code."""
+
+    status = 400
+    code = "bad_request"
+
+    def __init__(self, message: str, *, code: str | None = None, status: int | None = None,
+                 fields: list[FieldError] | None = None, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.code = code or self.code
+        self.status = status or self.status
+        self.fields = fields or []
+        self.headers = headers or {}
+
+
+class ValidationFailed(ApiError):
+    status, code = 422, "validation_error"
+
+    def __init__(self, fields: list[FieldError], message: str = "Los datos enviados no son válidos.", **kw):
+        super().__init__(message, fields=fields, **kw)
+
+
+class Unauthorized(ApiError):
+    status, code = 401, "unauthorized"
+
+    def __init__(self, message: str = "Falta una credencial válida.", **kw):
+        kw.setdefault("headers", {"WWW-Authenticate": 'Bearer realm="cfe-api"'})
+        super().__init__(message, **kw)
+
+
+class Forbidden(ApiError):
+    status, code = 403, "forbidden"
+
+
+class NotFound(ApiError):
+    status, code = 404, "not_found"
+
+
+class Conflict(ApiError):
+    status, code = 409, "conflict"
+
+
+class UpstreamError(ApiError):
+    status, code = 502, "upstream_error"
+
+
+class UpstreamTimeout(ApiError):
+    status, code = 504, "upstream_timeout"
+
+
+def error_body(code: str, message: str, fields: list[FieldError] | None = None) -> dict:
+    return {"error": {"code": code, "message": message, "fields": [asdict(f) for f in fields or []],
+                      "requestId": g.get("request_id")}}
+
+
+def error_response(code: str, message: str, status: int, fields=None, headers=None):
+    response = jsonify(error_body(code, message, fields))
+    response.status_code = status
+    response.headers.update(headers or {})
+    return response
+
+
+# Spanish messages for the HTTP errors werkzeug raises before a view runs.
+_HTTP_MESSAGES = {
+    400: ("bad_request", "La solicitud no es válida."),
+    404: ("not_found", "No existe ese recurso."),
+    405: ("method_not_allowed", "Ese método no está permitido en este recurso."),
+    406: ("not_acceptable", "No se puede responder en el formato pedido (Accept)."),
+    413: ("payload_too_large", "El cuerpo de la solicitud es demasiado grande."),
+    415: ("unsupported_media_type", "El tipo de contenido no es el esperado."),
+}
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/") or request.path.startswith("/oauth/userinfo")
+
+
+def init_app(app: Flask) -> None:
+    @app.errorhandler(ApiError)
+    def _api_error(exc: ApiError):
+        return error_response(exc.code, exc.message, exc.status, exc.fields, exc.headers)
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException):
+        if not _wants_json():
+            return exc
+        code, message = _HTTP_MESSAGES.get(exc.code or 500, ("http_error", exc.description or "Error"))
+        headers = dict(exc.get_headers()) if exc.code == 405 else {}
+        headers.pop("Content-Type", None)
+        return error_response(code, message, exc.code or 500, headers=headers)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception):
+        # Never a stack trace to the caller: log it with the request id and answer the shape.
+        log.exception("unhandled error request_id=%s", g.get("request_id"))
+        if not _wants_json():
+            return "Error interno. Código de solicitud: " + str(g.get("request_id")), 500
+        return error_response("internal_error",
+                              "Error interno del servicio. Informe el código de solicitud a soporte.", 500)

@@ -1,0 +1,32 @@
+"""The provider's RS256 signing key, loaded once per process, and the public JWKS derived from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from joserfc.jwk import KeySet, RSAKey
+
+
+@dataclass(frozen=True)
+class SigningKeys:
+    private_key: RSAKey
+    private_set: KeySet
+    public_set: KeySet
+
+    @property
+    def kid(self) -> str:
+        return self.private_key.kid
+
+    def public_jwks(self) -> dict:
+        return self.public_set.as_dict(private=False)
+
+
+def load_signing_keys(private_pem: str) -> SigningKeys:
+    """Keys from a PEM private key; the key id is its RFC 7638 thumbprint, stable across restarts."""
+    if not private_pem:
+        raise RuntimeError("No JWT signing key: run `make run` (it generates one) or set CFE_JWT_PRIVATE_KEY.")
+    probe = RSAKey.import_key(private_pem)
+    params = {"kid": probe.thumbprint(), "use": "sig", "alg": "RS256"}
+    private_key = RSAKey.import_key(private_pem, params)
+    public_key = RSAKey.import_key(private_key.as_dict(private=False), params)
+    return SigningKeys(private_key, KeySet([private_key]), KeySet([public_key]))

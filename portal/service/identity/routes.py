@@ -1,0 +1,175 @@
+"""The provider's HTTP endpoints: discovery, JWKS, authorize (with its own sign-in page), token,
+userinfo, revocation and logout."""
+
+from __future__ import annotations
+
+import logging
+from urllib.parse import urlencode
+
+from authlib.oauth2 import OAuth2Error
+from flask import Blueprint, abort, current_app, g, jsonify, redirect, render_template, request, session
+from flask_wtf import FlaskForm
+from limits import parse
+from sqlalchemy import func, select
+from wtforms import EmailField, PasswordField
+from wtforms.validators import DataRequired, Email, Length
+
+from portal.service import db
+from portal.service.auth import decode_access_token
+from portal.service.errors import Unauthorized
+from portal.service.identity.claims import userinfo as userinfo_claims
+from portal.service.identity.passwords import verify_password
+from portal.service.identity.provider import TokenRevocation
+from portal.service.identity.texts import texts_for
+from portal.service.models import OAuthClient, User
+from portal.service.ratelimit import limiter
+
+bp = Blueprint("identity", __name__)
+log = logging.getLogger("portal.service.identity")
+
+# Sign-in failures are limited per e-mail (guessing one account) and per address (spraying many).
+_FAILS_PER_ACCOUNT = parse("5/5 minutes")
+_FAILS_PER_ADDRESS = parse("30/15 minutes")
+
+
+class SignInForm(FlaskForm):
+    email = EmailField(validators=[DataRequired(), Email(), Length(max=254)])
+    password = PasswordField(validators=[DataRequired(), Length(max=200)])
+
+
+def _server():
+    return current_app.extensions["authorization_server"]
+
+
+def _signed_in_user() -> User | None:
+    user_id = session.get("idp_user_id")
+    user = db.session().get(User, user_id) if user_id else None
+    return user if user and user.active else None
+
+
+def _locale() -> str:
+    wanted = (request.args.get("ui_locales") or request.args.get("lang") or "").split()
+    return "en" if wanted and wanted[0].lower().startswith("en") else "es"
+
+
+def _too_many_failures(email: str) -> bool:
+    address = request.remote_addr or "-"
+    return not (limiter().test(_FAILS_PER_ACCOUNT, "signin-account", email)
+                and limiter().test(_FAILS_PER_ADDRESS, "signin-address", address))
+
+
+def _record_failure(email: str) -> None:
+    limiter().hit(_FAILS_PER_ACCOUNT, "signin-account", email)
+    limiter().hit(_FAILS_PER_ADDRESS, "signin-address", request.remote_addr or "-")
+
+
+@bp.get("/.well-known/openid-configuration")
+def discovery():
+    """The OpenID Provider metadata."""
+    issuer = current_app.config["ISSUER"]
+    return jsonify({
+        "issuer": issuer,
+        "authorization_endpoint": f"{issuer}/oauth/authorize",
+        "token_endpoint": f"{issuer}/oauth/token",
+        "userinfo_endpoint": f"{issuer}/oauth/userinfo",
+        "jwks_uri": f"{issuer}/oauth/jwks",
+        "revocation_endpoint": f"{issuer}/oauth/revoke",
+        "end_session_endpoint": f"{issuer}/oauth/logout",
+        "response_types_supported": ["code"],
+        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "subject_types_supported": ["public"],
+        "id_token_signing_alg_values_supported": ["RS256"],
+        "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+        "code_challenge_methods_supported": ["S256"],
+        "scopes_supported": ["openid", "profile", "email", "cfe"],
+        "claims_supported": ["sub", "email", "name", "locale", "empresas"],
+        "ui_locales_supported": ["es-UY", "en"],
+    })
+
+
+@bp.get("/oauth/jwks")
+def jwks():
+    """The public keys that verify our ID and access tokens."""
+    return jsonify(current_app.extensions["identity_keys"].public_jwks())
+
+
+@bp.route("/oauth/authorize", methods=["GET", "POST"])
+def authorize():
+    """Validate the authorization request, sign the user in if needed, and redirect back with a code."""
+    locale = _locale()
+    try:
+        grant = _server().get_consent_grant(end_user=None)
+    except OAuth2Error as error:
+        if error.redirect_uri:
+            # The client and redirect URI are known good: report the error back to the client (RFC 6749).
+            return _server().handle_error_response(request, error)
+        # A bad client or redirect URI must never be redirected to: show the error here.
+        return render_template("signin_error.html", t=texts_for(locale), error=error.error,
+                               description=error.description), 400
+    form = SignInForm()
+    user = _signed_in_user()
+    status = 200
+    if user is None and request.method == "POST":
+        email = (form.email.data or "").strip().lower()
+        if _too_many_failures(email):
+            form.form_errors.append(texts_for(locale)["locked"])
+            status = 429
+        elif form.validate_on_submit():
+            candidate = db.session().scalar(select(User).where(func.lower(User.email) == email))
+            if candidate and candidate.active and verify_password(candidate.password_hash, form.password.data):
+                session.clear()
+                session["idp_user_id"] = candidate.id
+                session.permanent = True
+                user = candidate
+                log.info("sign-in ok user=%s request_id=%s", candidate.id, g.get("request_id"))
+            else:
+                _record_failure(email)
+                form.form_errors.append(texts_for(locale)["bad_credentials"])
+                status = 422
+        else:
+            status = 422
+    if user is None:
+        return render_template("signin.html", form=form, t=texts_for(locale), locale=locale,
+                               client=grant.client), status
+    return _server().create_authorization_response(grant_user=user, grant=grant)
+
+
+@bp.post("/oauth/token")
+def issue_token():
+    """The token endpoint: authorization_code (with PKCE) and refresh_token grants."""
+    return _server().create_token_response()
+
+
+@bp.post("/oauth/revoke")
+def revoke_token():
+    """RFC 7009 token revocation (used by the portal at sign-out)."""
+    return _server().create_endpoint_response(TokenRevocation.ENDPOINT_NAME)
+
+
+@bp.route("/oauth/userinfo", methods=["GET", "POST"])
+def userinfo():
+    """OIDC userinfo: who the token's user is, their companies, roles and certificates."""
+    header = request.headers.get("Authorization", "")
+    if not header.lower().startswith("bearer "):
+        raise Unauthorized()
+    claims = decode_access_token(header[7:].strip())
+    user = db.session().get(User, int(claims["sub"]))
+    if user is None or not user.active:
+        raise Unauthorized("El usuario no existe o está inactivo.", code="invalid_token")
+    return jsonify(userinfo_claims(db.session(), user))
+
+
+@bp.route("/oauth/logout", methods=["GET", "POST"])
+def logout():
+    """RP-initiated logout: end the provider's session and return to a registered post-logout URI."""
+    session.clear()
+    target = request.args.get("post_logout_redirect_uri", "")
+    client_id = request.args.get("client_id", "")
+    if target:
+        client = db.session().scalar(select(OAuthClient).where(OAuthClient.client_id == client_id))
+        allowed = (client.client_metadata.get("post_logout_redirect_uris", []) if client else [])
+        if target not in allowed:
+            abort(400)
+        state = request.args.get("state")
+        return redirect(target + (("?" + urlencode({"state": state})) if state else ""))
+    return render_template("signed_out.html", t=texts_for(_locale()))

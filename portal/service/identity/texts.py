@@ -1,0 +1,24 @@
+"""The sign-in page's few texts in Spanish (default) and English, chosen by OIDC `ui_locales`."""
+
+TEXTS = {
+    "es": {
+        "title": "Ingresar", "heading": "Ingresá a tu cuenta", "email": "Correo electrónico",
+        "password": "Contraseña", "submit": "Ingresar",
+        "bad_credentials": "Correo o contraseña incorrectos.",
+        "locked": "Demasiados intentos fallidos. Esperá unos minutos y volvé a intentar.",
+        "signed_out": "Cerraste la sesión.", "error_title": "No se puede iniciar sesión",
+        "for_client": "para continuar a", "switch": "English", "switch_lang": "en",
+    },
+    "en": {
+        "title": "Sign in", "heading": "Sign in to your account", "email": "E-mail",
+        "password": "Password", "submit": "Sign in",
+        "bad_credentials": "Wrong e-mail or password.",
+        "locked": "Too many failed attempts. Wait a few minutes and try again.",
+        "signed_out": "You have signed out.", "error_title": "Cannot sign in",
+        "for_client": "to continue to", "switch": "Español", "switch_lang": "es",
+    },
+}
+
+
+def texts_for(locale: str) -> dict[str, str]:
+    return TEXTS["en" if locale == "en" else "es"]

@@ -1,0 +1,1 @@
+"""Tables of the inteligente area (none yet)."""

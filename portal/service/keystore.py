@@ -1,0 +1,51 @@
+"""Company signing certificates: stored with the private key encrypted at rest, decrypted once per process.
+
+The encryption key (Fernet) comes from the environment or the generated development secrets, never from
+the database, so a copy of the database alone does not yield a signing key.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from cryptography.fernet import Fernet
+from flask import current_app
+from sqlalchemy.orm import Session
+
+from portal.service.certificates import certificate_info
+from portal.service.models import Certificate, Company
+
+_cache_lock = threading.Lock()
+
+
+def _fernet() -> Fernet:
+    key = current_app.config.get("FIELD_ENCRYPTION_KEY")
+    if not key:
+        raise RuntimeError("No field encryption key: run `make run` or set CFE_FIELD_ENCRYPTION_KEY.")
+    return Fernet(key.encode() if isinstance(key, str) else key)
+
+
+def store_certificate(db: Session, company: Company, name: str, key_pem: bytes, cert_pem: bytes) -> Certificate:
+    """Add a certificate (and its encrypted key) to a company; the caller commits."""
+    info = certificate_info(cert_pem)
+    cert = Certificate(company_id=company.id, name=name, cert_pem=cert_pem.decode(),
+                       key_encrypted=_fernet().encrypt(key_pem), serial=str(info.serial),
+                       subject=info.subject, issuer=info.issuer, not_before=info.not_before,
+                       not_after=info.not_after)
+    db.add(cert)
+    return cert
+
+
+def private_key_pem(cert: Certificate) -> bytes:
+    """The decrypted private key. Callers that sign keep what they build from it (see signer_for)."""
+    return _fernet().decrypt(cert.key_encrypted)
+
+
+def cached_per_certificate(kind: str, cert: Certificate, build):
+    """`build(cert)` once per (kind, certificate) per process: signing keys are parsed once, not per request."""
+    cache = current_app.extensions.setdefault("keystore_cache", {})
+    key = (kind, cert.id, cert.serial)
+    with _cache_lock:
+        if key not in cache:
+            cache[key] = build(cert)
+        return cache[key]

@@ -1,0 +1,137 @@
+"""The service's core tables: companies, users, memberships, certificates and the OIDC provider's records.
+
+Feature areas keep their own tables in their own packages (comprobante/models.py, apikeys/models.py, ...);
+every one of them imports `Base` from portal.service.db so Alembic sees a single metadata.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from authlib.integrations.sqla_oauth2 import (
+    OAuth2AuthorizationCodeMixin,
+    OAuth2ClientMixin,
+    OAuth2TokenMixin,
+)
+from sqlalchemy import DateTime, ForeignKey, Integer, LargeBinary, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from portal.service.db import Base, utcnow
+
+
+class Role(StrEnum):
+    """What a member may do within one company."""
+
+    USUARIO = "usuario"  # issues and looks up receipts
+    SOPORTE = "soporte"  # reads everything of the company, changes nothing
+    ADMIN = "admin"  # everything, API keys and rate limits included
+
+
+class Company(Base):
+    __tablename__ = "company"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    rut: Mapped[str] = mapped_column(String(12), unique=True)
+    razon_social: Mapped[str] = mapped_column(String(150))
+    nombre_comercial: Mapped[str | None] = mapped_column(String(30))
+    giro: Mapped[str | None] = mapped_column(String(60))
+    telefono: Mapped[str | None] = mapped_column(String(20))
+    correo: Mapped[str | None] = mapped_column(String(80))
+    sucursal: Mapped[str | None] = mapped_column(String(20))
+    cdg_dgi_sucursal: Mapped[int] = mapped_column(Integer, default=1)
+    domicilio_fiscal: Mapped[str] = mapped_column(String(70))
+    ciudad: Mapped[str] = mapped_column(String(30))
+    departamento: Mapped[str] = mapped_column(String(30))
+    # Printed on e-Tickets: "Puede verificar comprobante en <url>".
+    verification_url: Mapped[str | None] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    memberships: Mapped[list[Membership]] = relationship(back_populates="company")
+    certificates: Mapped[list[Certificate]] = relationship(back_populates="company")
+
+
+class User(Base):
+    __tablename__ = "user_account"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    email: Mapped[str] = mapped_column(String(254), unique=True)
+    name: Mapped[str] = mapped_column(String(120))
+    password_hash: Mapped[str] = mapped_column(String(200))
+    locale: Mapped[str] = mapped_column(String(10), default="es")
+    active: Mapped[bool] = mapped_column(default=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    memberships: Mapped[list[Membership]] = relationship(back_populates="user")
+
+    # authlib asks these of the resource owner.
+    def get_user_id(self) -> str:
+        return str(self.id)
+
+
+class Membership(Base):
+    __tablename__ = "membership"
+    __table_args__ = (UniqueConstraint("user_id", "company_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"))
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"))
+    role: Mapped[str] = mapped_column(String(20))
+
+    user: Mapped[User] = relationship(back_populates="memberships")
+    company: Mapped[Company] = relationship(back_populates="memberships")
+
+
+class Certificate(Base):
+    """A company's signing certificate. The private key is stored encrypted (Fernet, key from secrets)."""
+
+    __tablename__ = "certificate"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(120))
+    cert_pem: Mapped[str] = mapped_column(Text)
+    key_encrypted: Mapped[bytes] = mapped_column(LargeBinary)
+    serial: Mapped[str] = mapped_column(String(80))
+    subject: Mapped[str] = mapped_column(String(400))
+    issuer: Mapped[str] = mapped_column(String(400))
+    not_before: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    not_after: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    company: Mapped[Company] = relationship(back_populates="certificates")
+
+
+class OAuthClient(Base, OAuth2ClientMixin):
+    __tablename__ = "oauth_client"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+
+
+class OAuthAuthorizationCode(Base, OAuth2AuthorizationCodeMixin):
+    __tablename__ = "oauth_code"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"))
+    user: Mapped[User] = relationship()
+
+
+class OAuthToken(Base, OAuth2TokenMixin):
+    """Issued tokens. Access tokens are JWTs checked by signature; the row exists for refresh and revocation."""
+
+    __tablename__ = "oauth_token"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # A JWT is longer than the mixin's String(255).
+    access_token: Mapped[str] = mapped_column(Text, nullable=False)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"))
+    user: Mapped[User] = relationship()
+
+    def is_refresh_token_active(self) -> bool:
+        import time
+
+        if self.is_revoked():
+            return False
+        return self.issued_at + self.refresh_token_lifetime > time.time()
+
+    refresh_token_lifetime: Mapped[int] = mapped_column(Integer, default=12 * 3600)

@@ -1,0 +1,143 @@
+"""The OpenAPI 3.1 document, built from the operations registered with `portal.service.api.operation`.
+
+pydantic writes JSON Schema 2020-12, which OpenAPI 3.1 uses as is, so request and response schemas come
+straight from the models the views validate with: the document cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from portal.service.api import OPERATIONS, Operation
+from portal.service.auth import API_KEY, JWT
+
+_ERROR_SCHEMA = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {"error": {
+        "type": "object",
+        "required": ["code", "message", "fields", "requestId"],
+        "properties": {
+            "code": {"type": "string", "description": "Código estable, para programas.",
+                     "examples": ["validation_error"]},
+            "message": {"type": "string", "description": "Mensaje para personas (español)."},
+            "fields": {"type": "array", "items": {
+                "type": "object", "required": ["field", "code", "message"],
+                "properties": {"field": {"type": "string", "examples": ["receptor.docRecep"]},
+                               "code": {"type": "string"}, "message": {"type": "string"}}}},
+            "requestId": {"type": ["string", "null"], "description": "El X-Request-ID de la solicitud."},
+        },
+    }},
+}
+
+_ERROR_DESCRIPTIONS = {
+    400: "Solicitud mal formada.",
+    401: "Falta la credencial o no es válida.",
+    403: "La credencial no permite esta operación (rol o empresa).",
+    404: "No existe, o pertenece a otra empresa.",
+    409: "Conflicto (por ejemplo, la misma Idempotency-Key en curso).",
+    413: "Cuerpo demasiado grande.",
+    415: "Tipo de contenido no soportado.",
+    422: "Datos no válidos; `fields` indica cuáles.",
+    429: "Límite de solicitudes excedido; ver Retry-After y RateLimit.",
+    500: "Error interno; informe el requestId.",
+}
+
+
+def _models() -> list[type[BaseModel]]:
+    seen: dict[str, type[BaseModel]] = {}
+    for op in OPERATIONS:
+        candidates = [op.body, op.query, *op.responses.values()]
+        for model in candidates:
+            if isinstance(model, type) and issubclass(model, BaseModel):
+                seen[model.__name__] = model
+    return list(seen.values())
+
+
+def _error_response(status: int) -> dict:
+    return {"description": _ERROR_DESCRIPTIONS.get(status, "Error."),
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+
+
+def _response(value: Any, status: int) -> dict:
+    if isinstance(value, type) and issubclass(value, BaseModel):
+        return {"description": (value.__doc__ or "OK").strip().splitlines()[0],
+                "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{value.__name__}"}}}}
+    if isinstance(value, dict):
+        return value
+    return {"description": value or ("Sin contenido." if status == 204 else "OK")}
+
+
+def _examples(model: type[BaseModel]) -> dict:
+    extra = model.model_config.get("json_schema_extra") or {}
+    examples = extra.get("examples", []) if isinstance(extra, dict) else []
+    return {f"ejemplo{i + 1}": {"value": ex} for i, ex in enumerate(examples)}
+
+
+def _operation(op: Operation) -> dict:
+    entry: dict[str, Any] = {"tags": [op.tag], "summary": op.summary, "operationId": op.operation_id}
+    if op.description:
+        entry["description"] = op.description
+    entry["security"] = [{"bearerAuth": []} if a == JWT else {"apiKeyAuth": []} for a in op.auth]
+    params = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"},
+               "description": desc} for name, desc in op.path_params.items()]
+    params += [{"name": name, "in": "header", "required": False, "schema": {"type": "string"},
+                "description": desc} for name, desc in op.extra_headers.items()]
+    if op.query is not None:
+        schema = op.query.model_json_schema()
+        required = set(schema.get("required", []))
+        for name, prop in schema.get("properties", {}).items():
+            params.append({"name": name, "in": "query", "required": name in required,
+                           "schema": {k: v for k, v in prop.items() if k != "description"},
+                           "description": prop.get("description", "")})
+    params.append({"name": "X-Request-ID", "in": "header", "required": False, "schema": {"type": "string"},
+                   "description": "Identificador de la solicitud; se devuelve y se registra."})
+    if JWT in op.auth:
+        params.append({"name": "X-Empresa-Id", "in": "header", "required": False, "schema": {"type": "integer"},
+                       "description": "Empresa por la que actúa un usuario con varias (JWT)."})
+    entry["parameters"] = params
+    if op.body is not None:
+        media: dict[str, Any] = {"schema": {"$ref": f"#/components/schemas/{op.body.__name__}"}}
+        examples = _examples(op.body)
+        if examples:
+            media["examples"] = examples
+        entry["requestBody"] = {"required": True, "content": {op.body_content_type: media}}
+    responses = {str(status): _response(value, status) for status, value in op.responses.items()}
+    error_statuses = {401, 500} | ({403} if op.roles else set()) | ({422} if op.body or op.query else set())
+    if API_KEY in op.auth:
+        error_statuses.add(429)
+    for status in sorted(error_statuses):
+        responses.setdefault(str(status), _error_response(status))
+    entry["responses"] = responses
+    return entry
+
+
+def build_document(server_url: str) -> dict:
+    """The whole OpenAPI 3.1 document."""
+    _, definitions = models_json_schema([(m, "validation") for m in _models()],
+                                        ref_template="#/components/schemas/{model}")
+    schemas = definitions.get("$defs", {})
+    schemas["Error"] = _ERROR_SCHEMA
+    paths: dict[str, dict] = {}
+    for op in sorted(OPERATIONS, key=lambda o: (o.tag, o.path)):
+        paths.setdefault(op.path, {})[op.method] = _operation(op)
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Servicio CFE", "version": "1.0.0",
+                 "description": "Emisión y gestión de Comprobantes Fiscales Electrónicos (DGI, Uruguay)."},
+        "servers": [{"url": server_url}],
+        "tags": [{"name": t} for t in ("Comprobante", "Empresa API Key", "DGI", "Emision Inteligente")],
+        "paths": paths,
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": {
+                "bearerAuth": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
+                               "description": "Token de acceso del proveedor de identidad del servicio."},
+                "apiKeyAuth": {"type": "apiKey", "in": "header", "name": "X-API-Key",
+                               "description": "Clave de API de la empresa (grupos Comprobante y DGI)."},
+            },
+        },
+    }

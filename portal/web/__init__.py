@@ -1,0 +1,106 @@
+"""The portal: Flask + Jinja + htmx, rendered on the server, talking to the CFE service via portal.client."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import uuid
+from typing import Any
+
+from cachelib import FileSystemCache
+from flask import Flask, g, request
+
+from portal import paths
+from portal.web import activity, errors, i18n, security
+from portal.web.config import load_config
+from portal.web.extensions import csrf, htmx, login_manager, new_oauth_registry, server_session
+
+AREAS = ("comprobantes", "apikeys", "dgi", "inteligente")
+
+
+def _session_settings(app: Flask) -> dict[str, Any]:
+    common = {"SESSION_PERMANENT": True, "PERMANENT_SESSION_LIFETIME": app.config["ABSOLUTE_TIMEOUT"],
+              "SESSION_COOKIE_NAME": "cfe_portal_session", "SESSION_COOKIE_HTTPONLY": True,
+              "SESSION_COOKIE_SAMESITE": "Lax", "SESSION_COOKIE_SECURE": app.config["SECURE_COOKIES"]}
+    if app.config.get("SESSION_REDIS_URL"):
+        import redis
+
+        return {**common, "SESSION_TYPE": "redis",
+                "SESSION_REDIS": redis.Redis.from_url(app.config["SESSION_REDIS_URL"])}
+    return {**common, "SESSION_TYPE": "cachelib",
+            "SESSION_CACHELIB": FileSystemCache(app.config["SESSION_DIR"], threshold=5000, mode=0o600)}
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Build the portal. `test_config` overrides settings (tests point it at a live service)."""
+    app = Flask(__name__, template_folder=str(paths.templates_dir()), static_folder=str(paths.static_dir()))
+    app.config.update(load_config())
+    if test_config:
+        app.config.update(test_config)
+    if not app.config.get("SECRET_KEY"):
+        raise RuntimeError("No portal secret key: run `make run` or set PORTAL_SECRET_KEY.")
+    app.config.update(_session_settings(app))
+    app.config.setdefault("MAX_CONTENT_LENGTH", 2 * 1024 * 1024 + 64 * 1024)
+    app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)  # the session's own timeouts bound the token's life
+    logging.getLogger("portal").setLevel(logging.INFO)
+
+    server_session.init_app(app)
+    csrf.init_app(app)
+    htmx.init_app(app)
+    login_manager.init_app(app)
+    login_manager.login_view = "auth.login"
+    i18n.init_app(app)
+    security.init_app(app)
+    errors.init_app(app)
+    activity.init_app(app)
+    _register_oidc_client(app)
+
+    from portal.web.auth import bp as auth_bp
+    from portal.web.main import bp as main_bp
+
+    app.register_blueprint(auth_bp)
+    app.register_blueprint(main_bp)
+    for area in AREAS:
+        app.register_blueprint(importlib.import_module(f"portal.web.{area}.routes").bp)
+
+    _register_request_hooks(app)
+    return app
+
+
+def _register_oidc_client(app: Flask) -> None:
+    issuer = app.config["OIDC_ISSUER"].rstrip("/")
+    oauth = new_oauth_registry()
+    oauth.init_app(app)
+    app.extensions["oidc_registry"] = oauth
+    oauth.register(
+        "cfe", client_id=app.config["OIDC_CLIENT_ID"], client_secret=app.config["OIDC_CLIENT_SECRET"],
+        server_metadata_url=f"{issuer}/.well-known/openid-configuration",
+        client_kwargs={"scope": "openid profile email cfe", "code_challenge_method": "S256",
+                       "timeout": 10},
+    )
+
+
+def _register_request_hooks(app: Flask) -> None:
+    from flask import session
+
+    from portal.web.auth.session import session_expired
+    from portal.web.navigation import visible_nav
+
+    @app.before_request
+    def _before():
+        g.request_id = uuid.uuid4().hex
+        if session_expired():
+            session.clear()
+        elif "login_at" in session and request.endpoint != "static":
+            import time
+
+            session["last_seen"] = time.time()
+
+    @app.after_request
+    def _request_id_header(response):
+        response.headers.setdefault("X-Request-ID", g.get("request_id", ""))
+        return response
+
+    @app.context_processor
+    def _layout_context():
+        return {"nav_items": visible_nav()}

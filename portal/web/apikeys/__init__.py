@@ -1,0 +1,1 @@
+"""The portal's apikeys area."""

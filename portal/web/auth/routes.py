@@ -1,0 +1,87 @@
+"""Sign-in (OIDC code flow with PKCE, state and nonce), the callback, and sign-out."""
+
+from __future__ import annotations
+
+import logging
+from urllib.parse import urlencode
+
+from authlib.integrations.base_client.errors import OAuthError
+from authlib.integrations.requests_client import OAuth2Session
+from flask import current_app, flash, redirect, request, session, url_for
+from flask_babel import get_locale
+from flask_babel import gettext as _
+from flask_login import login_user
+
+from portal.client import CfeError
+from portal.web.auth import bp
+from portal.web.auth.session import PortalUser, end_session, safe_next, start_session
+from portal.web.backend import service_client
+from portal.web.extensions import oidc
+from portal.web.rendering import render
+
+log = logging.getLogger("portal.web.auth")
+
+
+def _locale() -> str:
+    return str(get_locale() or "es")
+
+
+@bp.get("/login")
+def login():
+    """Start the code flow at the service's identity provider."""
+    session["after_login"] = safe_next(request.args.get("next")) or url_for("main.home")
+    redirect_uri = url_for("auth.callback", _external=True)
+    return oidc().authorize_redirect(redirect_uri, ui_locales=_locale())
+
+
+@bp.get("/callback")
+def callback():
+    """Finish the code flow: exchange the code (PKCE verifier, state and nonce checked by authlib)."""
+    if "error" in request.args:
+        return render("auth/signin_failed.html", reason=request.args.get("error_description")
+                      or request.args["error"], status=400)
+    try:
+        token = oidc().authorize_access_token()
+    except OAuthError as exc:
+        log.warning("sign-in failed: %s", exc)
+        return render("auth/signin_failed.html", reason=exc.description or exc.error, status=400)
+    claims = token.get("userinfo") or {}
+    if claims.get("aud") and current_app.config["OIDC_CLIENT_ID"] not in (
+            claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]):
+        return render("auth/signin_failed.html", reason="audience", status=400)
+    try:
+        info = service_client().as_user(token["access_token"], locale=_locale()).userinfo()
+    except CfeError as exc:
+        return render("auth/signin_failed.html", reason=exc.message, status=503)
+    after = session.get("after_login") or url_for("main.home")
+    start_session(info, token)
+    login_user(PortalUser(session["user"]))
+    return redirect(after)
+
+
+@bp.post("/logout")
+def logout():
+    """Revoke the refresh token at the provider, end the portal session, then the provider's."""
+    tokens = session.get("tokens") or {}
+    if tokens.get("refresh_token"):
+        try:
+            metadata = oidc().load_server_metadata()
+            with OAuth2Session(current_app.config["OIDC_CLIENT_ID"],
+                               current_app.config["OIDC_CLIENT_SECRET"]) as client:
+                client.revoke_token(metadata["revocation_endpoint"], tokens["refresh_token"],
+                                    token_type_hint="refresh_token", timeout=5)  # noqa: S106
+        except Exception:  # noqa: BLE001 - sign-out must still end the local session
+            log.warning("could not revoke the refresh token at sign-out", exc_info=True)
+    id_token = tokens.get("id_token")
+    end_session()
+    flash(_("Cerraste la sesión."), "info")
+    metadata = oidc().load_server_metadata()
+    end_session_url = metadata.get("end_session_endpoint")
+    if not end_session_url:
+        return redirect(url_for("main.home"))
+    params = {"client_id": current_app.config["OIDC_CLIENT_ID"],
+              "post_logout_redirect_uri": url_for("main.home", _external=True)}
+    if id_token:
+        params["id_token_hint"] = id_token
+    return redirect(f"{end_session_url}?{urlencode(params)}", code=303)
+

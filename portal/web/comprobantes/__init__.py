@@ -1,0 +1,1 @@
+"""The portal's comprobantes area."""

@@ -1,0 +1,85 @@
+"""Error pages (403, 404, 429, 500, 503) as full pages, or as a banner fragment for htmx requests.
+
+htmx requests get the error in the page's alert region (HX-Retarget #alerts), so what the user typed
+in a form stays where it is. Service failures always say what to do next.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, g, request
+from flask_babel import gettext as _
+from flask_htmx import make_response as htmx_response
+from werkzeug.exceptions import HTTPException
+
+from portal.client import errors as client_errors
+from portal.web.backend import SessionExpired
+from portal.web.extensions import htmx, login_manager
+from portal.web.rendering import render
+
+log = logging.getLogger("portal.web")
+
+
+def _error(status: int, title: str, message: str, *, retry_after: float | None = None):
+    context = {"error_status": status, "title": title, "message": message, "request_id": g.get("request_id"),
+               "retry_after": retry_after}
+    if htmx and not htmx.boosted:
+        body = render("errors/error.html", "alert", status=status, **context)
+        return htmx_response(body, retarget="#alerts", reswap="innerHTML")
+    return render("errors/error.html", status=status, **context)
+
+
+def init_app(app: Flask) -> None:
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException):
+        titles = {403: _("No tenés permiso para ver esto"), 404: _("No encontramos esa página"),
+                  405: _("Acción no permitida"), 413: _("El archivo es demasiado grande"),
+                  400: _("La solicitud no es válida")}
+        messages = {403: _("Tu rol en esta empresa no permite esta acción. Si creés que es un error, "
+                           "pedile acceso a un administrador."),
+                    404: _("Revisá la dirección o volvé al inicio."),
+                    413: _("Probá con un archivo más chico (máximo 2 MB).")}
+        if exc.code == 400 and "CSRF" in (exc.description or ""):
+            return _error(400, _("La página venció"), _("Recargá la página y volvé a intentar."))
+        return _error(exc.code or 500, titles.get(exc.code, exc.name), messages.get(exc.code, exc.description))
+
+    @app.errorhandler(SessionExpired)
+    @app.errorhandler(client_errors.Unauthorized)
+    def _expired(_exc):
+        from portal.web.auth.session import end_session
+
+        end_session()
+        return login_manager.unauthorized()
+
+    @app.errorhandler(client_errors.ServiceUnavailable)
+    def _service_down(exc: client_errors.ServiceUnavailable):
+        log.warning("service unavailable: %s (code=%s request_id=%s)", exc.message, exc.code, exc.request_id)
+        return _error(503, _("El servicio CFE no está respondiendo"),
+                      _("No perdiste nada: tus datos siguen en el formulario. Esperá unos segundos y "
+                        "volvé a intentar; si sigue igual, avisá a soporte con el código de abajo."))
+
+    @app.errorhandler(client_errors.RateLimited)
+    def _rate_limited(exc: client_errors.RateLimited):
+        return _error(429, _("Demasiadas solicitudes"),
+                      _("El servicio pidió esperar antes de seguir. Volvé a intentar en unos segundos."),
+                      retry_after=exc.retry_after)
+
+    @app.errorhandler(client_errors.Forbidden)
+    def _forbidden(exc: client_errors.Forbidden):
+        return _error(403, _("No tenés permiso para ver esto"), exc.message)
+
+    @app.errorhandler(client_errors.NotFound)
+    def _not_found(exc: client_errors.NotFound):
+        return _error(404, _("No encontrado"), exc.message)
+
+    @app.errorhandler(client_errors.CfeError)
+    def _other_service_error(exc: client_errors.CfeError):
+        return _error(502, _("El servicio CFE respondió con un error"), exc.message)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception):
+        log.exception("unhandled error on %s request_id=%s", request.path, g.get("request_id"))
+        return _error(500, _("Algo salió mal"),
+                      _("Fue un error nuestro. Volvé a intentar; si se repite, avisá a soporte con el "
+                        "código de abajo."))

@@ -1,0 +1,67 @@
+"""Languages: Spanish (Uruguay) first, English on a switch; money and dates formatted per locale."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+
+from flask import Flask, request, session
+from flask_babel import format_date, format_datetime, format_decimal, get_locale
+
+from portal import paths
+from portal.web.extensions import babel
+
+SUPPORTED_LOCALES = ("es", "en")
+# Babel locale used for formatting: es means Uruguayan Spanish (1.234,56; dd/mm/aaaa).
+_FORMAT_LOCALES = {"es": "es_UY", "en": "en_US"}
+
+
+def select_locale() -> str:
+    chosen = session.get("lang")
+    if chosen in SUPPORTED_LOCALES:
+        return chosen
+    return request.accept_languages.best_match(SUPPORTED_LOCALES) or "es"
+
+
+def _format_locale() -> str:
+    return _FORMAT_LOCALES.get(str(get_locale() or "es"), "es_UY")
+
+
+def money(value: Decimal | float | str | None, currency: str | None = None) -> str:
+    """1.234,56 in Spanish, 1,234.56 in English; with the currency code when given."""
+    if value is None or value == "":
+        return ""
+    text = format_decimal(Decimal(str(value)), format="#,##0.00", locale=_format_locale())
+    return f"{currency} {text}" if currency else text
+
+
+def day(value: date | str | None) -> str:
+    if not value:
+        return ""
+    if isinstance(value, str):
+        value = date.fromisoformat(value[:10])
+    return format_date(value, format="medium", locale=_format_locale())
+
+
+def moment(value: datetime | str | None) -> str:
+    if not value:
+        return ""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return format_datetime(value, format="medium", locale=_format_locale())
+
+
+def translation_directories() -> str:
+    """The portal's catalog plus each area's own, so areas add strings without touching one file."""
+    root = paths.PROJECT_ROOT / "portal" / "web"
+    dirs = [root / "translations", *sorted(p for p in root.glob("*/translations") if p.is_dir())]
+    return ";".join(str(d) for d in dirs)
+
+
+def init_app(app: Flask) -> None:
+    app.config.setdefault("BABEL_DEFAULT_LOCALE", "es")
+    app.config.setdefault("BABEL_DEFAULT_TIMEZONE", "America/Montevideo")
+    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", translation_directories())
+    babel.init_app(app, locale_selector=select_locale)
+    app.jinja_env.filters.update(money=money, day=day, moment=moment)
+    app.jinja_env.globals.update(current_locale=lambda: str(get_locale() or "es"))

@@ -1,0 +1,1 @@
+"""The portal's inteligente area."""

@@ -1,0 +1,32 @@
+"""The four areas in the navigation, and which roles see each. The server checks roles on every route
+too (role_required); hiding a link is a courtesy, not the control."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask_babel import lazy_gettext as _l
+from flask_login import current_user
+
+ALL = ("admin", "usuario", "soporte")
+
+
+@dataclass(frozen=True)
+class NavItem:
+    endpoint: str
+    label: object
+    roles: tuple[str, ...]
+
+
+NAV = (
+    NavItem("comprobantes.index", _l("Comprobantes"), ALL),
+    NavItem("apikeys.index", _l("API keys"), ("admin", "soporte")),
+    NavItem("dgi.index", _l("DGI"), ALL),
+    NavItem("inteligente.index", _l("Emisión inteligente"), ALL),
+)
+
+
+def visible_nav() -> list[NavItem]:
+    if not current_user.is_authenticated:
+        return []
+    return [item for item in NAV if current_user.role in item.roles]

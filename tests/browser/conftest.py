@@ -1,0 +1,54 @@
+"""Browser tests: Playwright drives Debian's chromium (never a downloaded browser) against a live portal
+and a live service. Every page a test opens is watched for Content-Security-Policy violations."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+# Records securitypolicyviolation events; injected by Playwright, so the page's CSP does not apply to it.
+_CSP_WATCH = """
+window.__cspViolations = [];
+document.addEventListener('securitypolicyviolation', (e) => {
+  window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI);
+});
+"""
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/browser/" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian's chromium is not installed: run `make test` (it installs it) or "
+                    "`sudo apt-get install chromium`.")
+    return {**browser_type_launch_args, "executable_path": CHROMIUM,
+            "args": ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]}
+
+
+@pytest.fixture
+def browser_context_args(browser_context_args, live_portal):
+    """Each test's browser context starts at its own live portal (function scope, unlike the plugin's)."""
+    return {**browser_context_args, "base_url": live_portal.url, "locale": "es-UY"}
+
+
+@pytest.fixture
+def page(context):
+    """A page that records CSP violations and console errors; the test fails if any happened."""
+    context.add_init_script(_CSP_WATCH)
+    page = context.new_page()
+    console_errors: list[str] = []
+    page.on("console", lambda msg: console_errors.append(msg.text) if msg.type == "error" else None)
+    page.csp_violations = lambda: page.evaluate("window.__cspViolations || []")
+    yield page
+    csp_messages = [m for m in console_errors if "Content Security Policy" in m]
+    assert not csp_messages, csp_messages

@@ -1,0 +1,62 @@
+"""A person signs in as each role, sees that role's navigation, switches language and signs out."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.pages import Shell
+
+
+@pytest.mark.parametrize(("email", "nav"), [
+    ("admin@demo.uy", ["Comprobantes", "API keys", "DGI", "Emisión inteligente"]),
+    ("soporte@demo.uy", ["Comprobantes", "API keys", "DGI", "Emisión inteligente"]),
+    ("usuario@demo.uy", ["Comprobantes", "DGI", "Emisión inteligente"]),
+])
+def test_each_role_signs_in_sees_its_navigation_switches_language_and_signs_out(page: Page, email, nav):
+    shell = Shell(page)
+    shell.open_home_and_sign_in(email)
+    assert shell.nav_labels() == nav
+    shell.assert_no_csp_violations()
+
+    page.get_by_role("button", name="English").click()
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(page.get_by_role("heading", name="Your session")).to_be_visible()
+    for label in shell.nav_labels():
+        page.get_by_role("link", name=label, exact=True).first.click()
+        shell.assert_no_csp_violations()
+    page.get_by_role("button", name="Español").click()
+    expect(page.locator("html")).to_have_attribute("lang", "es-UY")
+
+    shell.sign_out()
+    expect(page.get_by_role("button", name="Ingresar").first).to_be_visible()
+    page.goto("/comprobantes/")
+    expect(page.get_by_label("Correo electrónico")).to_be_visible()  # back at the provider's sign-in
+    shell.assert_no_csp_violations()
+
+
+def test_stale_session_on_an_htmx_request_lands_on_the_sign_in_page(page: Page, context):
+    shell = Shell(page)
+    shell.open_home_and_sign_in("usuario@demo.uy")
+    context.clear_cookies()  # both the portal's session and the provider's are gone
+    page.get_by_role("button", name="Actualizar desde el servicio").click()
+    expect(page.get_by_label("Correo electrónico")).to_be_visible()
+    shell.assert_no_csp_violations()
+
+
+def test_htmx_refresh_swaps_only_the_session_card(page: Page):
+    shell = Shell(page)
+    shell.open_home_and_sign_in("soporte@demo.uy")
+    page.evaluate("document.title = 'marker'")
+    page.get_by_role("button", name="Actualizar desde el servicio").click()
+    expect(page.get_by_test_id("who-role")).to_have_text("soporte")
+    assert page.title() == "marker"  # the page was not reloaded: only the card was swapped
+    shell.assert_no_csp_violations()
+
+
+def test_company_switcher_changes_the_working_company(page: Page):
+    shell = Shell(page)
+    shell.open_home_and_sign_in("admin@demo.uy")
+    page.get_by_label("Empresa").select_option(label="Comercial del Norte S.R.L.")
+    expect(page.get_by_test_id("who-company")).to_contain_text("Comercial del Norte")
+    shell.assert_no_csp_violations()

@@ -1,0 +1,222 @@
+"""Shared fixtures: isolated secrets and databases, the service and the portal as apps and as live servers.
+
+Every test gets its own copy of a migrated, seeded service database (copying a file is much faster than
+migrating and hashing demo passwords again), and live servers run in threads on port 0.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from werkzeug.serving import make_server
+
+from tests.support.oidc import sign_in_portal_client
+
+# Isolate every run from the developer's var/ before any project module reads its settings.
+_RUN_DIR = Path(os.environ.get("PYTEST_RUN_DIR", "")) if os.environ.get("PYTEST_RUN_DIR") else None
+
+
+@pytest.fixture(scope="session")
+def run_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("run")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_environment(run_dir: Path) -> Iterator[None]:
+    saved = dict(os.environ)
+    os.environ["CFE_VAR_DIR"] = str(run_dir / "var")
+    os.environ["CFE_SECRETS_DIR"] = str(run_dir / "secrets")
+    for name in ("CFE_DATABASE_URL", "PORTAL_DATABASE_URL", "CFE_RATELIMIT_STORAGE_URL", "CFE_ISSUER_URL",
+                 "CFE_SERVICE_URL", "PORTAL_SESSION_REDIS_URL"):
+        os.environ.pop(name, None)
+    from portal.devsecrets import ensure_secrets
+
+    ensure_secrets()
+    yield
+    os.environ.clear()
+    os.environ.update(saved)
+
+
+@pytest.fixture(scope="session")
+def service_db_template(run_dir: Path) -> Path:
+    """A migrated and seeded service database, copied for each test."""
+    from portal.service import create_app
+    from portal.service.migrations import upgrade
+    from portal.service.seed import seed_demo
+
+    path = run_dir / "service-template.db"
+    url = f"sqlite:///{path}"
+    upgrade(url)
+    app = create_app({"DATABASE_URL": url})
+    with app.app_context():
+        list(seed_demo())
+    app.extensions["db_engine"].dispose()
+    return path
+
+
+@pytest.fixture(scope="session")
+def portal_db_template(run_dir: Path) -> Path:
+    from portal.web.activity import upgrade
+
+    path = run_dir / "portal-template.db"
+    upgrade(f"sqlite:///{path}")
+    return path
+
+
+def _copy_db(template: Path, target: Path) -> str:
+    shutil.copyfile(template, target)
+    return f"sqlite:///{target}"
+
+
+@pytest.fixture
+def service_config(service_db_template: Path, tmp_path: Path) -> dict:
+    return {"DATABASE_URL": _copy_db(service_db_template, tmp_path / "service.db"), "TESTING": True}
+
+
+@pytest.fixture
+def service_app(service_config):
+    from portal.service import create_app
+
+    app = create_app(service_config)
+    yield app
+    app.extensions["db_engine"].dispose()
+
+
+@pytest.fixture
+def api_client(service_app):
+    """The service's Flask test client."""
+    return service_app.test_client()
+
+
+def mint_token(app, email: str, lifetime: int | None = None) -> str:
+    """A valid access token of `app`'s provider for `email`, minted as the `token` CLI does."""
+    from sqlalchemy import select
+
+    from portal.service import db
+    from portal.service.identity.claims import mint_access_token
+    from portal.service.models import User
+
+    with app.app_context():
+        user = db.session().scalar(select(User).where(User.email == email))
+        return mint_access_token(db.session(), user, lifetime=lifetime)
+
+
+@pytest.fixture
+def token_for(service_app):
+    """token_for(email) -> a valid access token for the in-process service app."""
+    return lambda email, lifetime=None: mint_token(service_app, email, lifetime)
+
+
+@pytest.fixture
+def live_token_for(live_service):
+    """live_token_for(email) -> a valid access token for the live service."""
+    return lambda email, lifetime=None: mint_token(live_service.app, email, lifetime)
+
+
+@pytest.fixture
+def auth_headers(token_for):
+    """auth_headers(email, company_id=None) -> headers with a Bearer token (and X-Empresa-Id)."""
+
+    def headers(email: str = "usuario@demo.uy", company_id: int | None = None) -> dict[str, str]:
+        result = {"Authorization": f"Bearer {token_for(email)}"}
+        if company_id is not None:
+            result["X-Empresa-Id"] = str(company_id)
+        return result
+
+    return headers
+
+
+class LiveServer:
+    """A WSGI app served by werkzeug in a thread on 127.0.0.1, port chosen by the OS."""
+
+    def __init__(self):
+        self.app = None
+        self.server = make_server("127.0.0.1", 0, self._dispatch, threaded=True)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def _dispatch(self, environ, start_response):
+        return self.app(environ, start_response)
+
+    def start(self, app) -> LiveServer:
+        self.app = app
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self.thread.is_alive():
+            self.server.shutdown()
+            self.thread.join(timeout=5)
+        self.server.server_close()
+
+
+@pytest.fixture
+def live_urls():
+    """Bound sockets for a service and a portal, so each knows the other's URL before it starts."""
+    service, portal = LiveServer(), LiveServer()
+    yield service, portal
+    for server in (service, portal):
+        server.stop()
+
+
+@pytest.fixture
+def live_service(live_urls, service_config):
+    """The real service on a real port (contract and browser tests)."""
+    from portal.service import create_app
+    from portal.service import db as service_db
+    from portal.service.seed import sync_portal_client
+
+    service, portal = live_urls
+    config = {**service_config, "ISSUER": service.url,
+              "PORTAL_REDIRECT_URIS": [f"{portal.url}/auth/callback"],
+              "PORTAL_POST_LOGOUT_URIS": [f"{portal.url}/"]}
+    app = create_app(config)
+    with app.app_context():
+        sync_portal_client(service_db.session())
+        service_db.session().commit()
+    service.start(app)
+    yield service
+    app.extensions["db_engine"].dispose()
+
+
+@pytest.fixture
+def portal_config(live_urls, live_service, portal_db_template, tmp_path) -> dict:
+    return {"CFE_SERVICE_URL": live_service.url, "OIDC_ISSUER": live_service.url, "TESTING": True,
+            "PORTAL_DATABASE_URL": _copy_db(portal_db_template, tmp_path / "portal.db"),
+            "SESSION_DIR": str(tmp_path / "sessions"), "SERVER_NAME": live_urls[1].url.split("//")[1]}
+
+
+@pytest.fixture
+def portal_app(portal_config):
+    from portal.web import create_app
+
+    return create_app(portal_config)
+
+
+@pytest.fixture
+def live_portal(live_urls, portal_app):
+    """The real portal on a real port, talking to the live service (browser tests)."""
+    return live_urls[1].start(portal_app)
+
+
+@pytest.fixture
+def portal_client(portal_app):
+    """The portal's Flask test client, not signed in."""
+    return portal_app.test_client()
+
+
+@pytest.fixture
+def signed_in(portal_app, live_service):
+    """signed_in(email) -> a portal test client that went through the real OIDC sign-in."""
+
+    def sign_in(email: str = "usuario@demo.uy"):
+        client = portal_app.test_client()
+        sign_in_portal_client(client, live_service.url, email)
+        return client
+
+    return sign_in

@@ -1,0 +1,160 @@
+"""The portal's shell: sign-in through the real provider, navigation per role, language, company switch,
+session handling, CSRF and security headers."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+import requests
+from bs4 import BeautifulSoup
+
+
+def _csrf(client, path="/") -> str:
+    page = client.get(path)
+    return BeautifulSoup(page.data, "html.parser").find("input", {"name": "csrf_token"})["value"]
+
+
+def _nav_labels(html: str) -> list[str]:
+    nav = BeautifulSoup(html, "html.parser").select("ul.areas a")
+    return [a.get_text(strip=True) for a in nav]
+
+
+def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_client):
+    home = portal_client.get("/")
+    assert home.status_code == 200 and "/auth/login" in home.get_data(as_text=True)
+    protected = portal_client.get("/comprobantes/")
+    assert protected.status_code == 302
+    assert protected.headers["Location"].startswith("/auth/login?next=/comprobantes/")
+
+
+@pytest.mark.parametrize(("email", "role", "nav"), [
+    ("admin@demo.uy", "admin", ["Comprobantes", "API keys", "DGI", "Emisión inteligente"]),
+    ("soporte@demo.uy", "soporte", ["Comprobantes", "API keys", "DGI", "Emisión inteligente"]),
+    ("usuario@demo.uy", "usuario", ["Comprobantes", "DGI", "Emisión inteligente"]),
+])
+def test_home_shows_who_from_the_service_and_the_navigation_of_the_role(signed_in, email, role, nav):
+    client = signed_in(email)
+    html = client.get("/").get_data(as_text=True)
+    soup = BeautifulSoup(html, "html.parser")
+    assert soup.find(attrs={"data-testid": "who-email"}).get_text(strip=True) == email
+    assert soup.find(attrs={"data-testid": "who-role"}).get_text(strip=True) == role
+    assert "Demo S.A." in soup.find(attrs={"data-testid": "who-company"}).get_text()
+    assert _nav_labels(html) == nav
+
+
+def test_usuario_is_refused_the_api_keys_page_by_the_server(signed_in):
+    page = signed_in("usuario@demo.uy").get("/apikeys/")
+    assert page.status_code == 403
+    assert "No tenés permiso" in page.get_data(as_text=True)
+
+
+def test_tokens_stay_on_the_server(signed_in):
+    client = signed_in()
+    cookie = client.get_cookie("cfe_portal_session", domain="127.0.0.1")
+    assert cookie is not None and cookie.http_only and cookie.same_site == "Lax"
+    assert "eyJ" not in cookie.value and len(cookie.value) < 120
+    assert "eyJ" not in client.get("/").get_data(as_text=True)
+
+
+def test_language_switch_needs_csrf_and_changes_the_page_language(signed_in):
+    client = signed_in()
+    assert client.post("/idioma", data={"lang": "en"}).status_code == 400
+    answer = client.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": _csrf(client)})
+    assert answer.status_code == 303
+    html = client.get("/").get_data(as_text=True)
+    assert '<html lang="en"' in html and "Receipts" in _nav_labels(html)
+
+
+def test_open_redirects_are_refused_after_the_language_switch(signed_in):
+    client = signed_in()
+    answer = client.post("/idioma", data={"lang": "es", "next": "//evil.example/x", "csrf_token": _csrf(client)})
+    assert answer.headers["Location"] == "/"
+
+
+def test_company_switch_for_a_user_of_two_companies(signed_in):
+    client = signed_in("admin@demo.uy")
+    token = _csrf(client)
+    assert client.post("/empresa", data={"company_id": "2", "csrf_token": token}).status_code == 303
+    html = client.get("/").get_data(as_text=True)
+    assert "Comercial del Norte" in BeautifulSoup(html, "html.parser").find(
+        attrs={"data-testid": "who-company"}).get_text()
+    assert client.post("/empresa", data={"company_id": "99", "csrf_token": token}).status_code == 403
+
+
+def test_htmx_request_with_an_expired_session_gets_401_and_hx_redirect(signed_in, portal_app):
+    client = signed_in()
+    with client.session_transaction() as session:
+        session["last_seen"] = time.time() - portal_app.config["IDLE_TIMEOUT"].total_seconds() - 5
+    here = f"http://{portal_app.config['SERVER_NAME']}/dgi/"
+    answer = client.get("/dgi/", headers={"HX-Request": "true", "HX-Current-URL": here})
+    assert answer.status_code == 401
+    assert answer.headers["HX-Redirect"] == "/auth/login?next=/dgi/"
+
+
+def test_absolute_timeout_ends_the_session_even_when_active(signed_in, portal_app):
+    client = signed_in()
+    with client.session_transaction() as session:
+        session["login_at"] = time.time() - portal_app.config["ABSOLUTE_TIMEOUT"].total_seconds() - 5
+    assert client.get("/comprobantes/").status_code == 302
+
+
+def test_htmx_fragment_is_only_the_block_and_varies_on_hx_request(signed_in):
+    client = signed_in()
+    fragment = client.get("/sesion", headers={"HX-Request": "true"})
+    html = fragment.get_data(as_text=True)
+    assert html.lstrip().startswith('<article id="who"') and "<html" not in html
+    assert "HX-Request" in fragment.headers["Vary"]
+    assert "<html" in client.get("/").get_data(as_text=True)
+
+
+def test_sign_out_revokes_the_refresh_token(signed_in, live_service, portal_app):
+    client = signed_in()
+    with client.session_transaction() as session:
+        refresh_token = session["tokens"]["refresh_token"]
+    answer = client.post("/auth/logout", data={"csrf_token": _csrf(client)})
+    assert answer.status_code == 303 and "/oauth/logout" in answer.headers["Location"]
+    reuse = requests.post(f"{live_service.url}/oauth/token", timeout=5,
+                          data={"grant_type": "refresh_token", "refresh_token": refresh_token},
+                          auth=(portal_app.config["OIDC_CLIENT_ID"], portal_app.config["OIDC_CLIENT_SECRET"]))
+    assert reuse.status_code == 400
+    assert client.get("/comprobantes/").status_code == 302
+
+
+def test_expired_access_token_is_refreshed_on_the_server(signed_in):
+    client = signed_in()
+    with client.session_transaction() as session:
+        old = session["tokens"]["access_token"]
+        session["tokens"] = {**session["tokens"], "expires_at": time.time() - 1}
+    assert client.get("/").status_code == 200
+    with client.session_transaction() as session:
+        assert session["tokens"]["access_token"] != old
+
+
+def test_service_down_is_a_503_page_with_a_way_forward(signed_in, live_service):
+    client = signed_in()
+    live_service.stop()
+    page = client.get("/")
+    assert page.status_code == 503
+    text = page.get_data(as_text=True)
+    assert "no está respondiendo" in text and "Reintentar" in text
+    fragment = client.get("/", headers={"HX-Request": "true"})
+    assert fragment.status_code == 503 and fragment.headers["HX-Retarget"] == "#alerts"
+
+
+def test_security_headers_on_every_page(portal_client):
+    answer = portal_client.get("/")
+    csp = answer.headers["Content-Security-Policy"]
+    assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
+    for directive in ("frame-ancestors 'none'", "base-uri 'none'", "object-src 'none'", "script-src 'self'"):
+        assert directive in csp
+    assert answer.headers["X-Content-Type-Options"] == "nosniff"
+    assert answer.headers["Referrer-Policy"] == "same-origin"
+    assert answer.headers["Cache-Control"] == "no-store"
+
+
+def test_pages_have_no_inline_scripts_styles_or_handlers(signed_in):
+    html = signed_in("admin@demo.uy").get("/").get_data(as_text=True)
+    assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html)
+    assert not re.search(r"\sstyle=|\son[a-z]+=|hx-on", html)

@@ -1,0 +1,71 @@
+"""The service's common machinery: error shape, request ids, health, OpenAPI, security headers."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def test_healthz(api_client):
+    assert api_client.get("/healthz").json == {"status": "ok"}
+
+
+@pytest.mark.parametrize(("method", "path", "status", "code"), [
+    ("GET", "/api/v1/no-such-thing", 404, "not_found"),
+    ("DELETE", "/api/v1/openapi.json", 405, "method_not_allowed"),
+])
+def test_http_errors_use_the_json_error_shape(api_client, method, path, status, code):
+    answer = api_client.open(path, method=method)
+    assert answer.status_code == status
+    assert answer.mimetype == "application/json"
+    error = answer.json["error"]
+    assert error["code"] == code and error["message"] and error["fields"] == []
+    assert error["requestId"] == answer.headers["X-Request-ID"]
+
+
+def test_unexpected_exceptions_become_a_500_without_a_stack_trace(service_app):
+    @service_app.get("/api/v1/_boom")
+    def boom():
+        raise RuntimeError("secret internals")
+
+    answer = service_app.test_client().get("/api/v1/_boom")
+    assert answer.status_code == 500
+    assert answer.json["error"]["code"] == "internal_error"
+    assert "secret internals" not in answer.get_data(as_text=True)
+    assert "Traceback" not in answer.get_data(as_text=True)
+
+
+def test_well_formed_request_id_is_kept_and_bad_one_replaced(api_client):
+    kept = api_client.get("/healthz", headers={"X-Request-ID": "erp-123.abc"})
+    assert kept.headers["X-Request-ID"] == "erp-123.abc"
+    replaced = api_client.get("/healthz", headers={"X-Request-ID": "bad id with spaces"})
+    assert replaced.headers["X-Request-ID"] != "bad id with spaces"
+    assert len(replaced.headers["X-Request-ID"]) == 32
+
+
+def test_requests_without_credentials_get_401_with_www_authenticate(api_client):
+    answer = api_client.get("/oauth/userinfo")
+    assert answer.status_code == 401
+    assert answer.headers["WWW-Authenticate"].startswith("Bearer")
+    assert answer.json["error"]["code"] == "unauthorized"
+
+
+def test_openapi_document_is_openapi_3_1_with_error_schema(api_client):
+    doc = api_client.get("/api/v1/openapi.json").json
+    assert doc["openapi"] == "3.1.0"
+    assert set(doc["components"]["securitySchemes"]) == {"bearerAuth", "apiKeyAuth"}
+    assert doc["components"]["schemas"]["Error"]["required"] == ["error"]
+
+
+def test_api_reference_page_loads_only_local_assets(api_client):
+    page = api_client.get("/api/v1/docs")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200
+    assert "/static/vendor/swagger-ui/swagger-ui-bundle.js" in html
+    assert "http" not in html.split("<body>")[1].replace('data-spec-url="/api/v1/openapi.json"', "")
+
+
+def test_service_pages_carry_a_strict_content_security_policy(api_client):
+    csp = api_client.get("/api/v1/docs").headers["Content-Security-Policy"]
+    assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
+    for directive in ("frame-ancestors 'none'", "base-uri 'none'", "object-src 'none'"):
+        assert directive in csp
