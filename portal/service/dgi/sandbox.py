@@ -1,0 +1,57 @@
+"""The sandbox registry: DGI's lookups answered from the seeded data of `sandbox_data`, with no network.
+
+The default backend for development and tests. CVA dates are computed against a clock (`today`), by default
+today's date in Montevideo, so the sandbox never rots; tests pass a fixed date.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+from portal.domain.identifiers import DocType
+
+from .errors import TaxpayerNotFound
+from .models import CvaStatus, Entity, EntityName
+from .registry import TaxpayerRegistry
+from .sandbox_data import SandboxTaxpayer, cva_status, people, taxpayers
+
+_MONTEVIDEO = ZoneInfo("America/Montevideo")
+
+
+def montevideo_today() -> date:
+    """Today's date in Uruguay, whatever the server's time zone."""
+    return datetime.now(_MONTEVIDEO).date()
+
+
+class SandboxRegistry(TaxpayerRegistry):
+    """Answers from the sandbox data. `today` is a date or a callable returning one (the CVA clock)."""
+
+    def __init__(self, today: Callable[[], date] | date | None = None):
+        if isinstance(today, date):
+            fixed = today
+            self._today: Callable[[], date] = lambda: fixed
+        else:
+            self._today = today or montevideo_today
+
+    def _taxpayer(self, rut: str) -> SandboxTaxpayer:
+        taxpayer = taxpayers().get(rut)
+        if taxpayer is None:
+            raise TaxpayerNotFound(f"No hay un contribuyente con RUT {rut} en el registro.")
+        return taxpayer
+
+    def _consulta_datos_entidad(self, rut: str) -> Entity:
+        return self._taxpayer(rut).entity
+
+    def _consulta_cva(self, rut: str) -> CvaStatus:
+        return cva_status(self._taxpayer(rut), self._today())
+
+    def _consulta_nombre_entidad(self, doc_type: DocType, number: str) -> EntityName:
+        if doc_type == DocType.RUT:
+            name = self._taxpayer(number).entity.denominacion
+        else:
+            name = people().get((doc_type, number))
+            if name is None:
+                raise TaxpayerNotFound(f"No hay una persona con {doc_type.name} {number} en el registro.")
+        return EntityName(int(doc_type), number, name)
