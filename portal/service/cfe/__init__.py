@@ -1,0 +1,102 @@
+"""The CFE engine: pure functions that turn a validated request into a signed DGI receipt and its PDF.
+
+No Flask and no database here. The REST layer parses the body (`parse_cfe_input`), allocates the number
+and CAE (`Numbering`), checks that referenced receipts exist, then calls `build_signed_cfe` and
+`render_signed_pdf`. Keys and XSDs are loaded once per process (`CfeSigner`, `schema.load_schema`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from portal.service.cfe.amounts import Totals, compute_totals
+from portal.service.cfe.emission import Issuer, Numbering
+from portal.service.cfe.errors import (
+    CaeError,
+    CfeError,
+    CfeSchemaError,
+    CfeValidationError,
+    FieldError,
+    XmlInputError,
+)
+from portal.service.cfe.fonts import font_set
+from portal.service.cfe.model import MONTEVIDEO, CfeInput, parse_cfe_input
+from portal.service.cfe.pdf import PrintableCfe, render_pdf
+from portal.service.cfe.qr import DGI_QR_BASE_URL, qr_url_for
+from portal.service.cfe.rules import UI_THRESHOLD, numbering_errors, validate
+from portal.service.cfe.schema import load_schema, schema_available, validate_cfe
+from portal.service.cfe.signing import CfeSigner, verify_signature
+from portal.service.cfe.xml import build_cfe_xml
+
+__all__ = [
+    "CaeError", "CfeError", "CfeInput", "CfeSchemaError", "CfeSigner", "CfeValidationError", "FieldError",
+    "Issuer", "Numbering", "PrintableCfe", "SignedCfe", "Totals", "XmlInputError", "build_signed_cfe",
+    "compute_totals", "parse_cfe_input", "render_pdf", "render_preview_pdf", "render_signed_pdf",
+    "validate", "verify_signature", "warm_up",
+]
+
+
+def warm_up() -> None:
+    """Do the once-per-process work now (compile CFEDGI.xsd, cut the PDF font) instead of on the first
+    request; call it at application start. Signing keys are loaded by creating the CfeSigner."""
+    if schema_available():
+        load_schema()
+    font_set()
+
+
+@dataclass(frozen=True)
+class SignedCfe:
+    """A signed receipt: the XML to store and send, and what its printed form needs."""
+
+    xml: bytes
+    totals: Totals
+    digest: str
+    security_code: str
+    qr_url: str
+    tmst_firma: datetime
+
+
+def build_signed_cfe(cfe: CfeInput, issuer: Issuer, numbering: Numbering, signer: CfeSigner,
+                     ui_value: Decimal, now: datetime | None = None, *, ui_threshold: Decimal = UI_THRESHOLD,
+                     qr_base_url: str = DGI_QR_BASE_URL, qr_date_format: str = "%Y%m%d") -> SignedCfe:
+    """Validate, total, build, sign and schema-check one receipt.
+
+    `ui_value` is the Unidad Indexada in pesos for the e-Ticket identification threshold; `now` is the
+    signature time (TmstFirma), by default the current time in Montevideo. Raises CfeValidationError
+    for the caller's mistakes (input rules, or "caeData.*" for an unusable number or expired CAE),
+    CfeSchemaError if the result breaks CFEDGI.xsd (a defect of ours), and ValueError for an issuer
+    configuration DGI would reject. The XSD check runs whenever the XSD folder is present.
+    """
+    problems = issuer.problems()
+    if problems:
+        raise ValueError("Emisor mal configurado: " + "; ".join(problems))
+    moment = now or datetime.now(MONTEVIDEO)
+    errors = validate(cfe, ui_value=ui_value, ui_threshold=ui_threshold)
+    # DGI rejects a CFE signed after its CAE expired (E07), whatever its issue date.
+    errors += numbering_errors(numbering, max(cfe.fch_emis, moment.date()))
+    if errors:
+        raise CfeValidationError(errors)
+    totals = compute_totals(cfe)
+    signed = signer.sign(build_cfe_xml(cfe, issuer, numbering, totals, moment))
+    if schema_available():
+        schema_errors = validate_cfe(signed.xml)
+        if schema_errors:
+            raise CfeSchemaError(schema_errors)
+    # The QR date: DGI's text names the signature date, receipts in circulation show the issue date.
+    url = qr_url_for(issuer.rut, cfe.tipo_cfe, numbering.serie, numbering.nro, totals, cfe.fch_emis,
+                     signed.digest, base_url=qr_base_url, date_format=qr_date_format)
+    return SignedCfe(xml=signed.xml, totals=totals, digest=signed.digest, security_code=signed.security_code,
+                     qr_url=url, tmst_firma=moment)
+
+
+def render_signed_pdf(cfe: CfeInput, issuer: Issuer, numbering: Numbering, signed: SignedCfe) -> bytes:
+    """The printed representation (A4 PDF) of a receipt signed by `build_signed_cfe`."""
+    return render_pdf(PrintableCfe(cfe=cfe, issuer=issuer, totals=signed.totals, numbering=numbering,
+                                   security_code=signed.security_code, qr_url=signed.qr_url))
+
+
+def render_preview_pdf(cfe: CfeInput, issuer: Issuer) -> bytes:
+    """A draft PDF with a "SIN VALOR FISCAL" watermark: no number, no CAE, no QR."""
+    return render_pdf(PrintableCfe(cfe=cfe, issuer=issuer, totals=compute_totals(cfe), preview=True))

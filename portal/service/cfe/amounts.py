@@ -1,0 +1,137 @@
+"""Totals of a CFE by DGI's formulas ("Formato de los CFE" v25, A-C112 to A-C130 and B-C24).
+
+Every amount is a Decimal in the receipt's currency. DGI rounds in three places and so do we, half-up to
+2 decimals: each line (B-C24), the net of a rate when prices include IVA (A-C116, A-C117: gross / (1 +
+rate)), and each IVA (A-C121 = A-C116 x rate, A-C122 = A-C117 x rate). Sums of already rounded amounts are
+exact. Because IVA is computed from the rounded net, a receipt with IVA-inclusive prices can total one
+cent away from the sum of its gross lines; that is DGI's formula, reproduced as published.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+
+from portal.domain.cfe_types import cfe_type
+from portal.service.cfe.codes import CREDITO_FISCAL_PREFIX, IVA_BASICA, IVA_MINIMA
+from portal.service.cfe.model import CfeInput, Item
+
+ZERO = Decimal("0.00")
+_CENT = Decimal("0.01")
+_HUNDRED = Decimal(100)
+
+
+def round2(value: Decimal) -> Decimal:
+    """Half-up to 2 decimals, the rounding DGI uses for every amount."""
+    return value.quantize(_CENT, rounding=ROUND_HALF_UP)
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Zona A "Totales encabezado" plus the amount of each line, in the receipt's currency."""
+
+    line_amounts: tuple[Decimal, ...]
+    mnt_no_grv: Decimal = ZERO
+    mnt_expo_y_asim: Decimal = ZERO
+    mnt_impuesto_perc: Decimal = ZERO
+    mnt_iva_en_susp: Decimal = ZERO
+    mnt_neto_iva_tasa_min: Decimal = ZERO
+    mnt_neto_iva_tasa_basica: Decimal = ZERO
+    mnt_neto_iva_otra: Decimal = ZERO
+    iva_tasa_min: Decimal = IVA_MINIMA
+    iva_tasa_basica: Decimal = IVA_BASICA
+    mnt_iva_tasa_min: Decimal = ZERO
+    mnt_iva_tasa_basica: Decimal = ZERO
+    mnt_iva_otra: Decimal = ZERO
+    mnt_total: Decimal = ZERO
+    mnt_tot_retenido: Decimal = ZERO
+    mnt_tot_cred_fisc: Decimal = ZERO
+    cant_lin_det: int = 0
+    retenc_percep: tuple[tuple[str, Decimal], ...] = ()
+    monto_nf: Decimal = ZERO
+    mnt_pagar: Decimal = ZERO
+
+    @property
+    def mnt_neto(self) -> Decimal:
+        """Σ A-C112..A-C118, the net amount DGI compares with the e-Ticket identification threshold."""
+        return (self.mnt_no_grv + self.mnt_expo_y_asim + self.mnt_impuesto_perc + self.mnt_iva_en_susp
+                + self.mnt_neto_iva_tasa_min + self.mnt_neto_iva_tasa_basica + self.mnt_neto_iva_otra)
+
+
+def line_amount(item: Item) -> Decimal:
+    """MontoItem (B-C24) = Cantidad x PrecioUnitario - DescuentoMonto + RecargoMnt, rounded to cents."""
+    if item.cantidad is None or item.precio_unitario is None:
+        return ZERO
+    raw = item.cantidad * item.precio_unitario - (item.descuento_monto or 0) + (item.recargo_mnt or 0)
+    return round2(raw)
+
+
+def _bases(cfe: CfeInput, amounts: tuple[Decimal, ...]) -> dict[int, Decimal]:
+    """Σ lines per IndFact, minus global discounts and plus global surcharges of that IndFact."""
+    bases: dict[int, Decimal] = defaultdict(lambda: ZERO)
+    for item, amount in zip(cfe.items, amounts, strict=True):
+        if item.ind_fact is not None:
+            bases[item.ind_fact] += amount
+    for dr in cfe.dsc_rcg_global:
+        bases[dr.ind_fact_dr] += dr.valor_dr if dr.tpo_mov_dr == "R" else -dr.valor_dr
+    return bases
+
+
+def _retentions(cfe: CfeInput) -> tuple[tuple[tuple[str, Decimal], ...], Decimal, Decimal]:
+    """Totales/RetencPercep per code (A-C127, A-C128), MntTotRetenido (A-C125) and MntTotCredFisc (A-C125.1).
+
+    Lines with IndFact 9 void an earlier e-Resguardo line, so their values subtract (A-C128).
+    """
+    per_code: dict[str, Decimal] = {}
+    for item in cfe.items:
+        sign = -1 if item.ind_fact == 9 else 1
+        for ret in item.retenc_percep:
+            per_code[ret.cod_ret] = per_code.get(ret.cod_ret, ZERO) + sign * ret.val_ret_perc
+    retenido = sum((v for c, v in per_code.items() if not c.startswith(CREDITO_FISCAL_PREFIX)), ZERO)
+    credito = sum((v for c, v in per_code.items() if c.startswith(CREDITO_FISCAL_PREFIX)), ZERO)
+    return tuple(sorted(per_code.items())), retenido, credito
+
+
+def compute_totals(cfe: CfeInput) -> Totals:
+    """The Totals of a receipt; pure, and independent of the order of its lines."""
+    element = cfe_type(cfe.tipo_cfe).element
+    count = len(cfe.items)
+    if element == "eRem":
+        return Totals(line_amounts=(ZERO,) * count, cant_lin_det=count)
+    retenc, retenido, credito = _retentions(cfe)
+    if element == "eResg":
+        return Totals(line_amounts=(ZERO,) * count, cant_lin_det=count, retenc_percep=retenc,
+                      mnt_tot_retenido=retenido, mnt_tot_cred_fisc=credito)
+
+    amounts = tuple(line_amount(item) for item in cfe.items)
+    bases = _bases(cfe, amounts)
+    neto_min, neto_basica = bases[2], bases[3]
+    if cfe.mnt_bruto:
+        neto_min = round2(neto_min / (1 + IVA_MINIMA / _HUNDRED))
+        neto_basica = round2(neto_basica / (1 + IVA_BASICA / _HUNDRED))
+    iva_min = round2(neto_min * IVA_MINIMA / _HUNDRED)
+    iva_basica = round2(neto_basica * IVA_BASICA / _HUNDRED)
+    iva_otra = cfe.mnt_iva_otra or ZERO
+    parts = dict(
+        mnt_no_grv=bases[1] + bases[16], mnt_expo_y_asim=bases[10], mnt_impuesto_perc=bases[11],
+        mnt_iva_en_susp=bases[12], mnt_neto_iva_tasa_min=neto_min, mnt_neto_iva_tasa_basica=neto_basica,
+        mnt_neto_iva_otra=bases[4],
+    )
+    total = sum(parts.values(), ZERO) + iva_min + iva_basica + iva_otra
+    monto_nf = bases[6] - bases[7]
+    return Totals(
+        line_amounts=amounts, **parts, mnt_iva_tasa_min=iva_min, mnt_iva_tasa_basica=iva_basica,
+        mnt_iva_otra=iva_otra, mnt_total=total, mnt_tot_retenido=retenido, mnt_tot_cred_fisc=credito,
+        cant_lin_det=count, retenc_percep=retenc, monto_nf=monto_nf, mnt_pagar=total + retenido + monto_nf,
+    )
+
+
+def qr_amount(tipo_cfe: int, totals: Totals) -> Decimal:
+    """The `monto` of the QR link: 0 for e-Remito, MntTotRetenido for e-Resguardo, MntPagar otherwise."""
+    element = cfe_type(tipo_cfe).element
+    if element == "eRem":
+        return ZERO
+    if element == "eResg":
+        return totals.mnt_tot_retenido
+    return totals.mnt_pagar

@@ -1,0 +1,114 @@
+"""CAE files: DGI's signed authorisation of a numbering range for one CFE type and serie (CAE.xsd 1.44.2).
+
+    <CAE version="1.0"><TmstFrma/><DA><RucE/><TCFE/><Serie/><DNro/><HNro/><TA/><NA/><FA/><FVD/>
+    <CAEEspecial/>?<CausalCAEEsp/>?</DA><ds:Signature/></CAE>
+
+`parse_cae(strict=True)` validates against CAE.xsd when the XSD folder is present (so the file must be
+signed, as DGI's are). DGI's 2012 sample files predate <TA> and fail the current XSD; `strict=False`
+reads them anyway.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from lxml import etree
+
+from portal.service.cfe.emission import Numbering
+from portal.service.cfe.errors import CaeError, XmlInputError
+from portal.service.cfe.schema import CAE_SCHEMA, schema_available, validate_xml
+from portal.service.cfe.signing import CfeSigner
+from portal.service.cfe.xml import CFE_NS, format_timestamp
+from portal.service.cfe.xmlsafe import parse_untrusted
+
+_Q = f"{{{CFE_NS}}}"
+
+
+@dataclass(frozen=True)
+class CaeRange:
+    """One CAE: who may issue which type and serie, which numbers, until when."""
+
+    rut: str
+    tipo_cfe: int
+    serie: str
+    dnro: int
+    hnro: int
+    cae_id: int
+    fecha_autorizacion: date
+    vencimiento: date
+    tipo_autorizacion: str | None = "E"
+    cae_especial: int | None = None
+    causal_cae_esp: int | None = None
+    tmst_firma: datetime | None = None
+
+    def contains(self, nro: int) -> bool:
+        """Whether `nro` is inside the authorised range."""
+        return self.dnro <= nro <= self.hnro
+
+    def numbering(self, nro: int) -> Numbering:
+        """The CAEData of a receipt numbered `nro` under this CAE."""
+        if not self.contains(nro):
+            raise ValueError(f"El número {nro} no está en el rango {self.dnro}-{self.hnro}.")
+        return Numbering(serie=self.serie, nro=nro, cae_id=self.cae_id, dnro=self.dnro, hnro=self.hnro,
+                         fec_venc=self.vencimiento, cae_especial=self.cae_especial,
+                         causal_cae_esp=self.causal_cae_esp)
+
+
+def parse_cae(xml_bytes: bytes, *, strict: bool = True) -> CaeRange:
+    """Read a CAE file safely (no DOCTYPE, no entities, no network); CaeError when it is not a CAE."""
+    try:
+        tree = parse_untrusted(xml_bytes)
+    except XmlInputError as exc:
+        raise CaeError(f"CAE ilegible: {exc}") from None
+    root = tree.getroot()
+    if root.tag != _Q + "CAE":
+        raise CaeError(f"El elemento raíz debe ser CAE de {CFE_NS}.")
+    if strict and schema_available(CAE_SCHEMA):
+        errors = validate_xml(tree, CAE_SCHEMA)
+        if errors:
+            raise CaeError("El CAE no cumple CAE.xsd: " + "; ".join(errors[:3]))
+    da = root.find(_Q + "DA")
+    if da is None:
+        raise CaeError("Falta el grupo DA del CAE.")
+
+    def text(tag: str, required: bool = True) -> str | None:
+        value = da.findtext(_Q + tag)
+        if required and not (value and value.strip()):
+            raise CaeError(f"Falta {tag} en el CAE.")
+        return value.strip() if value else None
+
+    try:
+        optional_int = {tag: int(v) if (v := text(tag, required=False)) else None
+                        for tag in ("CAEEspecial", "CausalCAEEsp")}
+        stamp = root.findtext(_Q + "TmstFrma")
+        cae = CaeRange(
+            rut=text("RucE"), tipo_cfe=int(text("TCFE")), serie=text("Serie"), dnro=int(text("DNro")),
+            hnro=int(text("HNro")), cae_id=int(text("NA")), fecha_autorizacion=date.fromisoformat(text("FA")),
+            vencimiento=date.fromisoformat(text("FVD")), tipo_autorizacion=text("TA", required=False),
+            cae_especial=optional_int["CAEEspecial"], causal_cae_esp=optional_int["CausalCAEEsp"],
+            tmst_firma=datetime.fromisoformat(stamp.strip()) if stamp else None,
+        )
+    except ValueError as exc:
+        raise CaeError(f"Valor inválido en el CAE: {exc}") from None
+    if cae.dnro > cae.hnro:
+        raise CaeError("El CAE tiene DNro mayor que HNro.")
+    return cae
+
+
+def build_cae_xml(cae: CaeRange, signer: CfeSigner | None = None) -> bytes:
+    """A CAE file for demo data and tests, signed with `signer` when given (unsigned fails CAE.xsd)."""
+    root = etree.Element(_Q + "CAE", nsmap={None: CFE_NS}, version="1.0")
+    stamp = cae.tmst_firma or datetime.combine(cae.fecha_autorizacion, datetime.min.time())
+    etree.SubElement(root, _Q + "TmstFrma").text = format_timestamp(stamp)
+    da = etree.SubElement(root, _Q + "DA")
+    values = [("RucE", cae.rut), ("TCFE", cae.tipo_cfe), ("Serie", cae.serie), ("DNro", cae.dnro),
+              ("HNro", cae.hnro), ("TA", cae.tipo_autorizacion or "E"), ("NA", cae.cae_id),
+              ("FA", cae.fecha_autorizacion.isoformat()), ("FVD", cae.vencimiento.isoformat()),
+              ("CAEEspecial", cae.cae_especial), ("CausalCAEEsp", cae.causal_cae_esp)]
+    for tag, value in values:
+        if value is not None:
+            etree.SubElement(da, _Q + tag).text = str(value)
+    if signer is not None:
+        return signer.sign(root).xml
+    return etree.tostring(root.getroottree(), encoding="UTF-8", xml_declaration=True)

@@ -1,0 +1,213 @@
+"""The JSON body of "issue a CFE": pydantic v2 models whose names mirror DGI's elements in lower camel case.
+
+Only the shape lives here (types, lengths, digits); rules that depend on the CFE type are in rules.py.
+Export types (121-124: clauVenta, modVenta, viaTransp) and cuenta ajena (131-143: a `complFiscal` part) are
+meant to arrive as new optional fields plus new codes in `SupportedCfeType`; nothing here assumes the set
+of types is closed.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from portal.domain.identifiers import URUGUAYAN_DOC_TYPES
+from portal.service.cfe.errors import CfeValidationError, FieldError
+from portal.service.cfe.model_parts import (
+    CodItem,
+    DscRcgGlobal,
+    Item,
+    MedioPago,
+    MontoPositivo,
+    Receptor,
+    Referencia,
+    RetencPercep,
+    json_title,
+    reject_control_chars,
+)
+
+__all__ = ["CfeInput", "CodItem", "DscRcgGlobal", "Item", "MedioPago", "Receptor", "Referencia",
+           "RetencPercep", "SupportedCfeType", "parse_cfe_input", "today_montevideo"]
+
+MONTEVIDEO = ZoneInfo("America/Montevideo")
+SupportedCfeType = Literal[101, 102, 103, 111, 112, 113, 181, 182]
+
+
+def today_montevideo() -> date:
+    """Today's date in Uruguay, whatever the server's time zone."""
+    return datetime.now(MONTEVIDEO).date()
+
+
+_ETICKET_EXAMPLE = {
+    "tipoCFE": 101, "fchEmis": "2024-05-11", "fmaPago": 1, "mntBruto": True, "tpoMoneda": "UYU",
+    "items": [
+        {"indFact": 3, "nomItem": "Bananas", "cantidad": "40", "uniMed": "kg", "precioUnitario": "4200"},
+        {"indFact": 2, "nomItem": "Manzanas", "cantidad": "18", "uniMed": "kg", "precioUnitario": "22"},
+        {"indFact": 1, "nomItem": "Papas", "cantidad": "12", "uniMed": "kg", "precioUnitario": "35"},
+    ],
+    "receptor": {"tipoDocRecep": 3, "codPaisRecep": "UY", "docRecep": "1.335.321-4", "rznSocRecep": "Juan Perez"},
+    "mediosPago": [{"glosaMP": "Efectivo", "valorPago": "168816.00"}],
+}
+_EFACTURA_EXAMPLE = {
+    "tipoCFE": 111, "fchEmis": "2024-05-11", "fmaPago": 2, "fchVenc": "2024-06-10",
+    "tpoMoneda": "USD", "tpoCambio": "39.250",
+    "receptor": {"tipoDocRecep": 2, "docRecep": "214844360018", "rznSocRecep": "DGI",
+                 "dirRecep": "Fernandez Crespo 1534", "ciudadRecep": "Montevideo"},
+    "items": [{"indFact": 3, "nomItem": "Consultoría", "cantidad": "10", "uniMed": "h",
+               "precioUnitario": "85.50", "codItem": [{"tpoCod": "INT1", "cod": "CONS-H"}]}],
+    "adenda": "Orden de compra 4512. Gracias por su compra.",
+}
+_NOTE_EXAMPLE = {
+    "tipoCFE": 112, "fchEmis": "2024-05-20", "fmaPago": 1,
+    "receptor": {"tipoDocRecep": 2, "docRecep": "214844360018", "rznSocRecep": "DGI",
+                 "dirRecep": "Fernandez Crespo 1534", "ciudadRecep": "Montevideo"},
+    "items": [{"indFact": 3, "nomItem": "Devolución consultoría", "cantidad": "1", "precioUnitario": "85.50"}],
+    "referencias": [{"tpoDocRef": 111, "serie": "A", "nroCFERef": 120, "razonRef": "Hora no prestada",
+                     "fechaCFEref": "2024-05-11"}],
+}
+
+
+class CfeInput(BaseModel):
+    """A receipt to issue: e-Ticket, e-Factura, their notes, e-Remito or e-Resguardo.
+
+    Serie, number, CAE and the signature time are not part of the input: the service assigns them.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid", populate_by_name=True, frozen=True, str_strip_whitespace=True,
+        field_title_generator=json_title,
+        json_schema_extra={"examples": [_ETICKET_EXAMPLE, _EFACTURA_EXAMPLE, _NOTE_EXAMPLE]})
+
+    tipo_cfe: SupportedCfeType = Field(
+        alias="tipoCFE",
+        description="Tipo de CFE (A-C2): 101 e-Ticket, 102/103 NC/ND de e-Ticket, 111 e-Factura, "
+                    "112/113 NC/ND de e-Factura, 181 e-Remito, 182 e-Resguardo.")
+    fch_emis: date = Field(default_factory=today_montevideo, alias="fchEmis",
+                           description="Fecha del comprobante (A-C5); por defecto hoy en Montevideo.")
+    fma_pago: Literal[1, 2] | None = Field(
+        None, alias="fmaPago",
+        description="Forma de pago (A-C11): 1 contado, 2 crédito. Obligatoria en e-Ticket, e-Factura y sus "
+                    "notas; no aplica a e-Remito ni e-Resguardo.")
+    fch_venc: date | None = Field(None, alias="fchVenc",
+                                  description="Fecha de vencimiento del pago (A-C12); no anterior a fchEmis.")
+    mnt_bruto: bool = Field(False, alias="mntBruto",
+                            description="true si los precios incluyen IVA (MntBruto=1, A-C10).")
+    tpo_moneda: str = Field("UYU", alias="tpoMoneda", pattern=r"^[A-Z]{3}$",
+                            description="Moneda, ISO 4217 más UYI (Unidad Indexada) y UYR (Unidad "
+                                        "Reajustable) (A-C110). No aplica a e-Remito.")
+    tpo_cambio: Decimal | None = Field(
+        None, alias="tpoCambio", gt=0, le=Decimal("9999.999"), max_digits=7, decimal_places=3,
+        description="Pesos uruguayos por unidad de la moneda, hasta 3 decimales (A-C111); obligatorio si "
+                    "tpoMoneda no es UYU.")
+    info_adicional_doc: str | None = Field(None, alias="infoAdicionalDoc", max_length=150,
+                                           description="Información adicional del comprobante (A-C16).")
+    receptor: Receptor | None = Field(
+        None, description="Receptor. Obligatorio en e-Factura, e-Remito, e-Resguardo y en e-Tickets cuyo "
+                          "neto supera el tope en UI de la tabla E de DGI o que documentan retenciones.")
+    items: list[Item] = Field(min_length=1, max_length=700,
+                              description="Líneas de detalle: hasta 700 en e-Ticket y sus notas, 200 en el resto.")
+    dsc_rcg_global: list[DscRcgGlobal] = Field(default_factory=list, alias="dscRcgGlobal", max_length=20,
+                                               description="Descuentos y recargos globales (zona D).")
+    medios_pago: list[MedioPago] = Field(default_factory=list, alias="mediosPago", max_length=40,
+                                         description="Medios de pago (zona E).")
+    referencias: list[Referencia] = Field(default_factory=list, max_length=40,
+                                          description="Comprobantes referenciados (zona F); al menos uno en "
+                                                      "notas de crédito y débito.")
+    tipo_traslado: Literal[1, 2] | None = Field(
+        None, alias="tipoTraslado",
+        description="Solo e-Remito, obligatorio: 1 venta, 2 traslado interno (A-C13).")
+    fch_valor: date | None = Field(None, alias="fchValor", description="Solo e-Resguardo: fecha valor (A-C5.1).")
+    mnt_iva_otra: MontoPositivo | None = Field(
+        None, alias="mntIVAOtra",
+        description="IVA a otra tasa o sobre fictos (A-C123); obligatorio si hay ítems con indFact 4, "
+                    "porque DGI no fija esa tasa.")
+    adenda: str | None = Field(None, max_length=10000,
+                               description="Texto libre impreso en la zona ADENDA; no se firma ni va a DGI.")
+
+    _no_control_chars = field_validator("*")(reject_control_chars)
+
+    @field_validator("receptor")
+    @classmethod
+    def _normalize_doc(cls, receptor: Receptor | None) -> Receptor | None:
+        # Uruguayan documents are often typed as 1.234.567-2 or 21-100342-001-7; DGI wants the digits only.
+        if receptor and receptor.doc_recep and receptor.tipo_doc_recep in URUGUAYAN_DOC_TYPES:
+            cleaned = receptor.doc_recep
+            if all(ch.isdigit() or ch in ".- " for ch in cleaned):
+                cleaned = "".join(ch for ch in cleaned if ch.isdigit()) or cleaned
+            if cleaned != receptor.doc_recep:
+                return receptor.model_copy(update={"doc_recep": cleaned})
+        return receptor
+
+
+_MESSAGES = {
+    "missing": ("required", "Campo obligatorio."),
+    "extra_forbidden": ("unknown_field", "Campo no permitido."),
+    "string_too_long": ("too_long", "Máximo {max_length} caracteres."),
+    "string_too_short": ("too_short", "No puede estar vacío."),
+    "too_long": ("too_many", "Máximo {max_length} elementos."),
+    "too_short": ("too_few", "Debe tener al menos {min_length} elemento(s)."),
+    "decimal_max_places": ("decimal_places", "Máximo {decimal_places} decimales."),
+    "decimal_max_digits": ("too_many_digits", "Máximo {max_digits} dígitos."),
+    "decimal_whole_digits": ("too_many_digits", "Demasiados dígitos enteros."),
+    "greater_than": ("out_of_range", "Debe ser mayor que {gt}."),
+    "greater_than_equal": ("out_of_range", "Debe ser mayor o igual que {ge}."),
+    "less_than_equal": ("out_of_range", "Debe ser menor o igual que {le}."),
+    "literal_error": ("not_allowed", "Valor no permitido; se espera {expected}."),
+    "string_pattern_mismatch": ("format", "Formato inválido."),
+    "date_from_datetime_parsing": ("format", "Fecha inválida; formato AAAA-MM-DD."),
+    "date_parsing": ("format", "Fecha inválida; formato AAAA-MM-DD."),
+    "date_type": ("format", "Fecha inválida; formato AAAA-MM-DD."),
+    "decimal_parsing": ("format", "Número inválido."),
+    "decimal_type": ("format", "Número inválido."),
+    "int_parsing": ("format", "Número entero inválido."),
+    "int_type": ("format", "Número entero inválido."),
+    "bool_parsing": ("format", "Se espera true o false."),
+    "finite_number": ("format", "Número inválido."),
+    "json_invalid": ("format", "JSON inválido."),
+    "value_error": ("invalid", "Valor inválido: {error}."),
+    "model_type": ("format", "Se espera un objeto."),
+    "list_type": ("format", "Se espera una lista."),
+    "string_type": ("format", "Se espera un texto."),
+}
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            path += f".{part}" if path else str(part)
+    return path or "body"
+
+
+def field_errors_from_pydantic(error: ValidationError) -> list[FieldError]:
+    """Pydantic's errors as FieldErrors with JSON paths and Spanish messages."""
+    result = []
+    for err in error.errors(include_url=False):
+        code, template = _MESSAGES.get(err["type"], ("invalid", err["msg"]))
+        try:
+            message = template.format(**err.get("ctx", {}))
+        except (KeyError, IndexError):
+            message = template
+        if err["type"] == "literal_error":
+            message = message.replace(" or ", " o ")
+        result.append(FieldError(_path(err["loc"]), code, message))
+    return result
+
+
+def parse_cfe_input(data: dict | bytes | str) -> CfeInput:
+    """Validate a request body (a dict, or JSON text for exact decimals) into a CfeInput.
+
+    Raises CfeValidationError with one FieldError per problem.
+    """
+    try:
+        if isinstance(data, (bytes, str)):
+            return CfeInput.model_validate_json(data)
+        return CfeInput.model_validate(data)
+    except ValidationError as exc:
+        raise CfeValidationError(field_errors_from_pydantic(exc)) from None

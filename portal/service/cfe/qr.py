@@ -1,0 +1,33 @@
+"""The link DGI's printed representation encodes in the QR: where anyone can check a receipt.
+
+    https://www.efactura.dgi.gub.uy/consultaQR/cfe?ruc,tipoCFE,serie,nroCFE,monto,fecha,hash
+
+DGI's text says the date is dd/mm/yyyy; receipts in circulation use YYYYMMDD, which is the default here
+and configurable. `monto` has 2 decimals; the hash is the full base64 DigestValue with + / =
+percent-encoded.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from urllib.parse import quote
+
+from portal.service.cfe.amounts import Totals, qr_amount
+from portal.service.cfe.xml import format_decimal
+
+DGI_QR_BASE_URL = "https://www.efactura.dgi.gub.uy/consultaQR/cfe"
+
+
+def qr_url(ruc: str, tipo_cfe: int, serie: str, nro: int, monto: Decimal, fecha: date, digest: str, *,
+           base_url: str = DGI_QR_BASE_URL, date_format: str = "%Y%m%d") -> str:
+    """The verification link of one receipt; `digest` is the signature's base64 DigestValue."""
+    fields = (ruc, str(tipo_cfe), serie, str(nro), format_decimal(monto, 2), fecha.strftime(date_format),
+              quote(digest, safe=""))
+    return f"{base_url}?{','.join(fields)}"
+
+
+def qr_url_for(ruc: str, tipo_cfe: int, serie: str, nro: int, totals: Totals, fecha: date, digest: str,
+               **options: str) -> str:
+    """`qr_url` with DGI's amount for the type: MntPagar, 0 for e-Remito, MntTotRetenido for e-Resguardo."""
+    return qr_url(ruc, tipo_cfe, serie, nro, qr_amount(tipo_cfe, totals), fecha, digest, **options)

@@ -1,0 +1,257 @@
+"""Business rules of DGI's "Formato de los CFE" v25 that the JSON schema alone cannot express.
+
+Field paths use the API's JSON names with indexes from 0 ("items[2].precioUnitario"). Whether a referenced
+receipt exists needs the database and is the caller's check, not this module's.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+from stdnum import ean
+
+from portal.domain.cfe_types import CfeType, cfe_type
+from portal.domain.identifiers import URUGUAYAN_DOC_TYPES, DocType, document_error
+from portal.service.cfe.amounts import Totals, compute_totals, line_amount
+from portal.service.cfe.codes import (
+    ALL_CFE_TYPES,
+    COUNTRIES,
+    CURRENCIES,
+    ELEMENT_TYPES,
+    IND_FACT_EREM,
+    IND_FACT_ERESG,
+    IND_FACT_ETCK_EFACT,
+)
+from portal.service.cfe.emission import Numbering
+from portal.service.cfe.errors import CfeValidationError, FieldError
+from portal.service.cfe.model import CfeInput, Item, Receptor
+
+# Tabla E: an e-Ticket whose net amount exceeds this many UI must identify the receiver (since 2022-11-01).
+UI_THRESHOLD = Decimal(5000)
+_MIN_DATE, _MAX_DATE = date(2011, 10, 1), date(2050, 12, 31)
+_DNI_COUNTRIES = frozenset({"AR", "BR", "CL", "PY"})
+_DOC_ERRORS = {"required": "Falta el número de documento.",
+               "format": "Formato de documento inválido.",
+               "check_digit": "Dígito verificador incorrecto."}
+_GTIN_LENGTHS = {"GTIN8": 8, "GTIN12": 12, "GTIN13": 13, "GTIN14": 14}
+# Item fields that each kind of detail line does not have in the XSD (JSON names).
+_NOT_IN_REMITO = ("precioUnitario", "descuentoPct", "descuentoMonto", "recargoPct", "recargoMnt",
+                  "retencPercep", "indAgenteResp")
+_NOT_IN_RESGUARDO = ("nomItem", "dscItem", "cantidad", "uniMed", "precioUnitario", "descuentoPct",
+                     "descuentoMonto", "recargoPct", "recargoMnt", "codItem", "indAgenteResp")
+
+
+class _Errors(list):
+    def add(self, field: str, code: str, message: str) -> None:
+        error = FieldError(field, code, message)
+        if error not in self:  # several lines can break the same header rule
+            self.append(error)
+
+
+def _attr(model, alias: str) -> str:
+    """The Python attribute behind a JSON name."""
+    return next(name for name, info in type(model).model_fields.items() if (info.alias or name) == alias)
+
+
+def _given(model, alias: str) -> bool:
+    """Whether the caller sent this field (by its JSON name), so defaults are not mistaken for input."""
+    return _attr(model, alias) in model.model_fields_set
+
+
+def validate(cfe: CfeInput, *, ui_value: Decimal, ui_threshold: Decimal = UI_THRESHOLD) -> list[FieldError]:
+    """Every rule the input breaks; empty when the receipt can be built.
+
+    `ui_value` is the Unidad Indexada in pesos that Tabla E says to use (the quote at the close of the
+    previous calendar year); foreign-currency amounts are converted with tpoCambio before comparing.
+    """
+    kind = cfe_type(cfe.tipo_cfe)
+    errors = _Errors()
+    _header(cfe, kind, errors)
+    _items(cfe, kind, errors)
+    _references(cfe, kind, errors)
+    totals = None if any(e.field.startswith("items") for e in errors) else compute_totals(cfe)
+    if totals is not None:
+        _totals(cfe, totals, errors)
+    _receptor(cfe, kind, totals, ui_value * ui_threshold, errors)
+    return list(errors)
+
+
+def ensure_valid(cfe: CfeInput, *, ui_value: Decimal, ui_threshold: Decimal = UI_THRESHOLD) -> None:
+    """Raise CfeValidationError when `validate` finds anything."""
+    errors = validate(cfe, ui_value=ui_value, ui_threshold=ui_threshold)
+    if errors:
+        raise CfeValidationError(errors)
+
+
+def numbering_errors(numbering: Numbering, fch_emis: date) -> list[FieldError]:
+    """The allocated number and CAE as FieldErrors under "caeData" (the caller's state, not its input)."""
+    return [FieldError(f"caeData.{field}", code, msg) for field, code, msg in numbering.problems(fch_emis)]
+
+
+def _header(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
+    invoice_like = kind.element in ("eTck", "eFact")
+    if not _MIN_DATE <= cfe.fch_emis <= _MAX_DATE:
+        errors.add("fchEmis", "out_of_range", "La fecha debe estar entre 2011-10-01 y 2050-12-31.")
+    if invoice_like and cfe.fma_pago is None:
+        errors.add("fmaPago", "required", "Indique la forma de pago: 1 contado, 2 crédito.")
+    if cfe.fch_venc and cfe.fch_venc < cfe.fch_emis:
+        errors.add("fchVenc", "before_issue_date", "El vencimiento no puede ser anterior a la fecha del comprobante.")
+    not_applicable = {
+        "fmaPago": not invoice_like, "fchVenc": not invoice_like, "mntBruto": not invoice_like,
+        "dscRcgGlobal": not invoice_like, "mediosPago": not invoice_like, "mntIVAOtra": not invoice_like,
+        "tpoMoneda": kind.element == "eRem", "tpoCambio": kind.element == "eRem",
+        "tipoTraslado": kind.element != "eRem", "fchValor": kind.element != "eResg",
+    }
+    for alias, flagged in not_applicable.items():
+        if flagged and _given(cfe, alias):
+            errors.add(alias, "not_applicable", f"No corresponde a {kind.name_es}.")
+    if cfe.mnt_iva_otra is not None and not any(item.ind_fact == 4 for item in cfe.items):
+        errors.add("mntIVAOtra", "not_applicable", "Solo corresponde si hay ítems con indFact 4.")
+    if kind.element == "eRem" and cfe.tipo_traslado is None:
+        errors.add("tipoTraslado", "required", "Indique el tipo de traslado: 1 venta, 2 traslado interno.")
+    if kind.element != "eRem":
+        if cfe.tpo_moneda not in CURRENCIES:
+            errors.add("tpoMoneda", "not_allowed", "Moneda desconocida (ISO 4217, UYI o UYR).")
+        elif cfe.tpo_moneda != "UYU" and cfe.tpo_cambio is None:
+            errors.add("tpoCambio", "required", "El tipo de cambio es obligatorio si la moneda no es UYU.")
+
+
+def _items(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
+    if len(cfe.items) > kind.max_lines:
+        errors.add("items", "too_many", f"{kind.name_es} admite hasta {kind.max_lines} líneas.")
+    for i, item in enumerate(cfe.items):
+        where = f"items[{i}]"
+        if kind.element == "eRem":
+            _item_fields(item, where, "nomItem cantidad", _NOT_IN_REMITO, IND_FACT_EREM, kind, errors)
+        elif kind.element == "eResg":
+            _item_fields(item, where, "retencPercep", _NOT_IN_RESGUARDO, IND_FACT_ERESG, kind, errors)
+            for j, ret in enumerate(item.retenc_percep):
+                if ret.mnt_sujetoa_ret is None:
+                    errors.add(f"{where}.retencPercep[{j}].mntSujetoaRet", "required",
+                               "El monto sujeto a retención es obligatorio en e-Resguardo.")
+        else:
+            _item_fields(item, where, "indFact nomItem cantidad precioUnitario", (), IND_FACT_ETCK_EFACT,
+                         kind, errors)
+            _priced_item(cfe, item, where, errors)
+
+
+def _item_fields(item: Item, where: str, required: str, absent: tuple[str, ...], allowed: frozenset[int],
+                 kind: CfeType, errors: _Errors) -> None:
+    for alias in required.split():
+        if alias == "retencPercep" and not item.retenc_percep:
+            errors.add(f"{where}.retencPercep", "required", "Indique al menos una retención o percepción.")
+        elif alias != "retencPercep" and getattr(item, _attr(item, alias)) is None:
+            errors.add(f"{where}.{alias}", "required", "Campo obligatorio.")
+    for alias in absent:
+        if _given(item, alias):
+            errors.add(f"{where}.{alias}", "not_applicable", f"No corresponde a {kind.name_es}.")
+    for j, code in enumerate(item.cod_item):
+        # B-C3: DGI checks the GS1 check digit of GTIN codes.
+        length = _GTIN_LENGTHS.get(code.tpo_cod.upper())
+        if length and not (len(code.cod) == length and ean.is_valid(code.cod)):
+            errors.add(f"{where}.codItem[{j}].cod", "check_digit", f"Código {code.tpo_cod} inválido.")
+    if item.ind_fact is not None and item.ind_fact not in allowed:
+        allowed_text = ", ".join(str(v) for v in sorted(allowed))
+        errors.add(f"{where}.indFact", "not_allowed", f"{kind.name_es} admite indFact {allowed_text}.")
+
+
+def _priced_item(cfe: CfeInput, item: Item, where: str, errors: _Errors) -> None:
+    if item.descuento_pct is not None and item.descuento_monto is None:
+        errors.add(f"{where}.descuentoMonto", "required", "Si hay descuentoPct debe indicarse descuentoMonto.")
+    if item.recargo_pct is not None and item.recargo_mnt is None:
+        errors.add(f"{where}.recargoMnt", "required", "Si hay recargoPct debe indicarse recargoMnt.")
+    if item.retenc_percep and item.ind_agente_resp is None:
+        errors.add(f"{where}.indAgenteResp", "required", "Obligatorio cuando el ítem lleva retenciones.")
+    if item.ind_fact == 5 and (item.precio_unitario or line_amount(item)):
+        errors.add(f"{where}.precioUnitario", "must_be_zero", "Una entrega gratuita (indFact 5) vale 0.")
+    if item.ind_fact == 4:
+        if cfe.mnt_bruto:
+            errors.add(f"{where}.indFact", "not_supported", "indFact 4 no se admite con precios con IVA.")
+        if not cfe.mnt_iva_otra:
+            errors.add("mntIVAOtra", "required", "Indique el IVA a otra tasa de los ítems con indFact 4.")
+
+
+def _references(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
+    if kind.is_note and not cfe.referencias:
+        errors.add("referencias", "required", "Una nota de crédito o débito debe referenciar al menos un comprobante.")
+    seen = set()
+    for i, ref in enumerate(cfe.referencias):
+        where = f"referencias[{i}]"
+        if ref.ind_global == 1:
+            if not ref.razon_ref:
+                errors.add(f"{where}.razonRef", "required", "Con indGlobal=1 la razón es obligatoria.")
+            for alias in ("tpoDocRef", "serie", "nroCFERef"):
+                if getattr(ref, _attr(ref, alias)) is not None:
+                    errors.add(f"{where}.{alias}", "not_applicable", "No corresponde con indGlobal=1.")
+            continue
+        for alias in ("tpoDocRef", "serie", "nroCFERef"):
+            if getattr(ref, _attr(ref, alias)) is None:
+                errors.add(f"{where}.{alias}", "required", "Campo obligatorio (o indGlobal=1 y razonRef).")
+        if ref.tpo_doc_ref is not None:
+            family = ELEMENT_TYPES[kind.element] if kind.is_note else ALL_CFE_TYPES
+            if ref.tpo_doc_ref not in family:
+                errors.add(f"{where}.tpoDocRef", "not_allowed",
+                           f"Tipo de comprobante no admitido como referencia de {kind.name_es}.")
+        key = (ref.tpo_doc_ref, ref.serie, ref.nro_cfe_ref)
+        if key in seen:
+            errors.add(where, "duplicate", "Comprobante referenciado más de una vez.")
+        seen.add(key)
+        if ref.fecha_cfe_ref and not _MIN_DATE <= ref.fecha_cfe_ref <= _MAX_DATE:
+            errors.add(f"{where}.fechaCFEref", "out_of_range", "La fecha debe estar entre 2011-10-01 y 2050-12-31.")
+
+
+def _totals(cfe: CfeInput, totals: Totals, errors: _Errors) -> None:
+    non_negative = {"mntNoGrv": totals.mnt_no_grv, "mntImpuestoPerc": totals.mnt_impuesto_perc,
+                    "mntIVaenSusp": totals.mnt_iva_en_susp, "mntNetoIvaTasaMin": totals.mnt_neto_iva_tasa_min,
+                    "mntNetoIVATasaBasica": totals.mnt_neto_iva_tasa_basica,
+                    "mntNetoIVAOtra": totals.mnt_neto_iva_otra, "mntTotal": totals.mnt_total}
+    for name, value in non_negative.items():
+        if value < 0:
+            errors.add("dscRcgGlobal" if cfe.dsc_rcg_global else "items", "negative_total",
+                       f"El total {name} quedaría negativo ({value}).")
+    if len(totals.retenc_percep) > 20:
+        errors.add("items", "too_many", "Hasta 20 códigos de retención o percepción distintos por comprobante.")
+
+
+def _receptor(cfe: CfeInput, kind: CfeType, totals: Totals | None, limit_uyu: Decimal, errors: _Errors) -> None:
+    receptor = cfe.receptor
+    must_identify = kind.element in ("eFact", "eRem", "eResg")
+    if kind.element == "eTck":
+        has_retentions = any(item.retenc_percep for item in cfe.items)
+        net = totals.mnt_neto if totals else Decimal(0)
+        net_uyu = net if cfe.tpo_moneda == "UYU" else net * (cfe.tpo_cambio or 0)
+        must_identify = has_retentions or net_uyu > limit_uyu
+    if receptor is None:
+        if must_identify:
+            errors.add("receptor", "required", f"{kind.name_es} debe identificar al receptor.")
+        return
+    if must_identify or receptor.tipo_doc_recep is not None or receptor.doc_recep is not None:
+        _document(receptor, errors)
+    if kind.requires_rut_receiver and receptor.tipo_doc_recep not in (None, DocType.RUT):
+        errors.add("receptor.tipoDocRecep", "rut_required", "La e-Factura y sus notas exigen un receptor con RUT (2).")
+    required = {"eFact": "rznSocRecep dirRecep ciudadRecep", "eRem": "rznSocRecep dirRecep ciudadRecep",
+                "eResg": "rznSocRecep"}.get(kind.element, "")
+    for alias in required.split():
+        if not getattr(receptor, _attr(receptor, alias)):
+            errors.add(f"receptor.{alias}", "required", f"Obligatorio en {kind.name_es}.")
+
+
+def _document(receptor: Receptor, errors: _Errors) -> None:
+    doc_type, number, country = receptor.tipo_doc_recep, receptor.doc_recep, receptor.cod_pais_recep
+    if doc_type is None:
+        errors.add("receptor.tipoDocRecep", "required", "Indique el tipo de documento del receptor.")
+        return
+    problem = document_error(doc_type, number or "")
+    if problem:
+        errors.add("receptor.docRecep", problem, _DOC_ERRORS[problem])
+    if doc_type in URUGUAYAN_DOC_TYPES:
+        if country not in (None, "UY"):
+            errors.add("receptor.codPaisRecep", "not_allowed", "NIE, RUT y C.I. son de Uruguay: codPaisRecep UY.")
+    elif doc_type == DocType.DNI:
+        if country not in _DNI_COUNTRIES:
+            errors.add("receptor.codPaisRecep", "not_allowed", "El DNI corresponde a AR, BR, CL o PY.")
+    elif country is None:
+        errors.add("receptor.codPaisRecep", "required", "Indique el país del documento (o 99).")
+    elif country not in COUNTRIES:
+        errors.add("receptor.codPaisRecep", "not_allowed", "País desconocido (ISO 3166-1 alfa-2 o 99).")

@@ -1,0 +1,149 @@
+"""The QR link and the printed representation (checked through poppler's pdftotext and pdfinfo)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from datetime import date
+from decimal import Decimal
+
+import pytest
+
+from portal.service.cfe import PrintableCfe, parse_cfe_input, render_pdf, render_preview_pdf, render_signed_pdf
+from portal.service.cfe.amounts import compute_totals
+from portal.service.cfe.pdf_text import money, trimmed
+from portal.service.cfe.qr import qr_url, qr_url_for
+
+
+def _poppler(tool: str, pdf: bytes, tmp_path, *args: str) -> str:
+    binary = shutil.which(tool)
+    assert binary, f"{tool} (Debian package poppler-utils) must be installed"
+    path = tmp_path / "receipt.pdf"
+    path.write_bytes(pdf)
+    return subprocess.run([binary, *args, str(path), "-"] if tool == "pdftotext" else [binary, str(path)],
+                          capture_output=True, text=True, check=True, timeout=30).stdout
+
+
+def _pages(pdf: bytes, tmp_path) -> int:
+    return int(re.search(r"Pages:\s+(\d+)", _poppler("pdfinfo", pdf, tmp_path)).group(1))
+
+
+def test_qr_url_percent_encodes_the_digest():
+    url = qr_url("219999830019", 111, "A", 758, Decimal("291.45"), date(2024, 10, 22),
+                 "dpmLMfgpd/WbZvORW8oErIkY+DtbsUHnh2gnmZyu5HY=")
+    assert url == ("https://www.efactura.dgi.gub.uy/consultaQR/cfe?219999830019,111,A,758,291.45,20241022,"
+                   "dpmLMfgpd%2FWbZvORW8oErIkY%2BDtbsUHnh2gnmZyu5HY%3D")
+
+
+def test_qr_url_options_and_amount_per_type(realistic):
+    url = qr_url("219999830019", 101, "A", 1, Decimal(1007), date(2026, 7, 30), "ab+c", date_format="%d/%m/%Y",
+                 base_url="https://efactura.testing.dgi.gub.uy/consultaQR/cfe")
+    assert url == "https://efactura.testing.dgi.gub.uy/consultaQR/cfe?219999830019,101,A,1,1007.00,30/07/2026,ab%2Bc"
+    remito = compute_totals(parse_cfe_input(realistic[181]))
+    assert ",0.00,20240511," in qr_url_for("219999830019", 181, "A", 1, remito, date(2024, 5, 11), "x")
+    resguardo = compute_totals(parse_cfe_input(realistic[182]))
+    assert ",55000.00," in qr_url_for("219999830019", 182, "A", 1, resguardo, date(2024, 5, 31), "x")
+
+
+def test_signed_cfe_carries_the_qr_url(realistic, sign, issuer, numbering):
+    signed = sign(realistic[111])
+    assert signed.qr_url.startswith(f"https://www.efactura.dgi.gub.uy/consultaQR/cfe?{issuer.rut},111,"
+                                    f"{numbering.serie},{numbering.nro},29170.70,20240511,")
+    assert "+" not in signed.qr_url and "/" not in signed.qr_url.split("?")[1]
+
+
+def test_es_uy_number_formats():
+    assert money(Decimal("1234567.5")) == "1.234.567,50"
+    assert money(Decimal("-1234.567")) == "-1.234,57"
+    assert money(Decimal("0")) == "0,00"
+    assert trimmed(Decimal("40.000"), 0, 3) == "40" and trimmed(Decimal("8.5"), 0, 3) == "8,5"
+    assert trimmed(Decimal("4200"), 2, 6) == "4.200,00" and trimmed(Decimal("15.333333"), 2, 6) == "15,333333"
+
+
+@pytest.mark.parametrize("tipo", [101, 102, 103, 111, 112, 113, 181, 182])
+def test_every_type_renders(tipo, realistic, sign, issuer, numbering, tmp_path):
+    cfe = parse_cfe_input(realistic[tipo])
+    signed = sign(realistic[tipo])
+    pdf = render_signed_pdf(cfe, issuer, numbering, signed)
+    assert pdf.startswith(b"%PDF-")
+    text = _poppler("pdftotext", pdf, tmp_path, "-layout")
+    assert f"Código de seguridad: {signed.security_code}" in text
+    assert "Puede verificar comprobante en www.dgi.gub.uy" in text
+    assert "CAE Nº 90240000194" in text and "Nº 1-100000" in text
+    assert "Fecha de vencimiento CAE" in text and "10/05/2026" in text
+    assert "Página 1 de 1" in text
+    assert issuer.rut in text and "Serie A Nº 0000017" in text
+    assert ("CONSUMO FINAL" if tipo < 110 else "RUC COMPRADOR") in text
+
+
+def test_invoice_shows_totals_per_rate_and_legends(realistic, sign, issuer, numbering, tmp_path):
+    cfe = parse_cfe_input(realistic[111])
+    text = _poppler("pdftotext", render_signed_pdf(cfe, issuer, numbering, sign(realistic[111])), tmp_path, "-layout")
+    for expected in ("e-Factura", "Forma de pago: Crédito", "Neto IVA tasa básica 22%", "8.910,00", "1.960,20",
+                     "Neto IVA tasa mínima 10%", "10.500,00", "1.050,00", "Exento / no gravado", "700,50",
+                     "TOTAL UYU", "23.120,70", "Monto no facturable", "5.000,00", "TOTAL A PAGAR UYU", "29.170,70",
+                     "ADENDA", "Entregar en depósito 2.", "Pronto pago 1%", "Transferencia", "Res. DGI 1234/2024",
+                     "Almacén de Prueba", "Avda. Daniel Fernández Crespo 1534", "214844360018"):
+        assert expected in text, expected
+
+
+def test_notes_print_their_references(realistic, sign, issuer, numbering, tmp_path):
+    cfe = parse_cfe_input(realistic[112])
+    text = _poppler("pdftotext", render_signed_pdf(cfe, issuer, numbering, sign(realistic[112])), tmp_path)
+    assert "Referencias" in text and "e-Factura A 2 del 11/05/2024 - Mercadería en mal estado" in text
+
+
+def test_long_receipt_spans_pages_with_header_and_qr_on_each(realistic, sign, issuer, numbering, tmp_path):
+    body = realistic[111]
+    body["items"] = [{"indFact": 3, "nomItem": f"Artículo {n}", "cantidad": "1", "precioUnitario": "10"}
+                     for n in range(150)]
+    body["dscRcgGlobal"] = []
+    signed = sign(body)
+    pdf = render_signed_pdf(parse_cfe_input(body), issuer, numbering, signed)
+    pages = _pages(pdf, tmp_path)
+    assert pages > 1
+    text = _poppler("pdftotext", pdf, tmp_path)
+    assert f"Página 2 de {pages}" in text
+    per_page = text.split("\f")[:pages]
+    assert all("DGI RUC PRUEBA NO CEDE" in page and "Serie A Nº 0000017" in page for page in per_page)
+    assert all(f"Código de seguridad: {signed.security_code}" in page for page in per_page)
+    assert "Artículo 149" in per_page[-1] and "TOTAL A PAGAR" in per_page[-1]
+    # The QR image is made once and embedded once, then drawn on every page.
+    assert pdf.count(b"/Subtype /Image") == 1
+
+
+def test_preview_is_watermarked_and_has_no_fiscal_data(realistic, issuer, tmp_path):
+    cfe = parse_cfe_input(realistic[101])
+    pdf = render_preview_pdf(cfe, issuer)
+    text = _poppler("pdftotext", pdf, tmp_path)
+    assert "SIN VALOR FISCAL" in text and "Serie/Nro: (preview)" in text
+    assert "Código de seguridad" not in text and "CAE Nº" not in text
+    assert b"/Subtype /Image" not in pdf
+
+
+def test_signed_render_requires_fiscal_data(realistic, issuer):
+    cfe = parse_cfe_input(realistic[101])
+    with pytest.raises(ValueError):
+        render_pdf(PrintableCfe(cfe=cfe, issuer=issuer, totals=compute_totals(cfe)))
+
+
+def test_characters_outside_the_font_do_not_break_rendering(realistic, issuer, tmp_path):
+    body = realistic[101]
+    body["items"][0]["nomItem"] = "Té verde 🍵 — “premium” €"
+    text = _poppler("pdftotext", render_preview_pdf(parse_cfe_input(body), issuer), tmp_path)
+    assert "Té verde ? — “premium” €" in text
+
+
+def test_core_font_fallback_renders_latin1(realistic, issuer, tmp_path, monkeypatch):
+    from portal.service.cfe import fonts
+    from portal.service.cfe import pdf as pdf_module
+
+    monkeypatch.setenv("CFE_PDF_FONT", "core")
+    core = fonts._build()
+    assert core.family == "Helvetica" and core.files is None
+    monkeypatch.setattr(pdf_module, "font_set", lambda: core)
+    body = realistic[101]
+    body["items"][0]["nomItem"] = "Té “verde” — ñandú"
+    text = _poppler("pdftotext", render_preview_pdf(parse_cfe_input(body), issuer), tmp_path)
+    assert "Té ?verde? ? ñandú" in text and "SIN VALOR FISCAL" in text
