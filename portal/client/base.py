@@ -127,8 +127,10 @@ class Transport:
         self.request_id = request_id
 
     def _request(self, method: str, path: str, *, idempotency_key: str | None = None,
-                 accept: str = "application/json", **kwargs: Any) -> requests.Response:
+                 accept: str = "application/json", headers_extra: dict[str, str] | None = None,
+                 **kwargs: Any) -> requests.Response:
         headers = dict(self._headers)
+        headers.update(headers_extra or {})
         headers["X-Request-ID"] = self.request_id or uuid.uuid4().hex
         headers["Accept"] = accept
         if idempotency_key:

@@ -1,9 +1,103 @@
-"""Client methods of the inteligente endpoints."""
+"""Client methods of the Emision Inteligente endpoints, and their typed results."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
+
 from portal.client.base import Transport
+from portal.client.comprobantes import IssuedReceipt
+
+BASE = "/api/v1/cfe"
+
+
+def _dt(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else None
+
+
+@dataclass(frozen=True)
+class Inference:
+    field: str
+    value: object
+    reason: str
+
+
+@dataclass(frozen=True)
+class SmartWarning:
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class TimelineEvent:
+    state: str
+    at: datetime
+    by: str
+    detail: str | None
+
+
+@dataclass(frozen=True)
+class SmartRequest:
+    """An issuance request: `draft` is the complete CFE (the body emitir would take)."""
+
+    id: str
+    mode: str
+    state: str
+    final: bool
+    draft: dict
+    draft_hash: str
+    totals: dict
+    inferences: tuple[Inference, ...]
+    warnings: tuple[SmartWarning, ...]
+    preview_url: str | None
+    expires_at: datetime | None
+    receipt_ids: tuple[str, ...]
+    receipt: IssuedReceipt | None
+    dgi_status: str | None
+    error_code: str | None
+    error_message: str | None
+    timeline: tuple[TimelineEvent, ...]
+    created_by: str
+    created_at: datetime
+
+    @property
+    def preview_token(self) -> str | None:
+        return self.preview_url.rsplit("/", 1)[-1] if self.preview_url else None
+
+    @classmethod
+    def from_json(cls, data: dict) -> SmartRequest:
+        error = data.get("error") or {}
+        return cls(
+            id=data["requestId"], mode=data["modo"], state=data["estado"], final=bool(data.get("final")),
+            draft=data["borrador"], draft_hash=data["hashBorrador"], totals=data["totales"],
+            inferences=tuple(Inference(i["campo"], i["valor"], i["motivo"]) for i in data.get("inferencias", [])),
+            warnings=tuple(SmartWarning(w["codigo"], w["mensaje"]) for w in data.get("advertencias", [])),
+            preview_url=data.get("previsualizacionUrl"), expires_at=_dt(data.get("venceEn")),
+            receipt_ids=tuple(data.get("cfeEmitidos", [])),
+            receipt=IssuedReceipt.from_json(data["comprobante"]) if data.get("comprobante") else None,
+            dgi_status=data.get("estadoDGI"), error_code=error.get("codigo"), error_message=error.get("mensaje"),
+            timeline=tuple(TimelineEvent(e["estado"], _dt(e["en"]), e["por"], e.get("detalle"))
+                           for e in data.get("lineaDeTiempo", [])),
+            created_by=data["creadoPor"], created_at=_dt(data["creadoEn"]))
 
 
 class InteligenteApi(Transport):
-    """The inteligente endpoints (one method per endpoint)."""
+    """The Emision Inteligente endpoints (Bearer JWT only)."""
+
+    def smart_preview(self, request: dict) -> SmartRequest:
+        """Infer the complete CFE from a minimal input; kept 15 minutes for confirmation."""
+        return SmartRequest.from_json(self._json("POST", f"{BASE}/previsualizar-emision-inteligente", json=request))
+
+    def smart_confirm(self, request_id: str, draft_hash: str, accepted_warnings: list[str]) -> SmartRequest:
+        """Issue exactly the previewed draft; confirming twice returns the same receipt."""
+        body = {"requestId": request_id, "hashBorrador": draft_hash, "advertenciasAceptadas": accepted_warnings}
+        # Confirming is idempotent on the service side, so it is safe to retry like a keyed POST.
+        return SmartRequest.from_json(self._json("POST", f"{BASE}/confirmar-emision-inteligente", json=body,
+                                                 idempotency_key=f"confirm-{request_id}"))
+
+    def smart_issue(self, request: dict, *, idempotency_key: str) -> SmartRequest:
+        return SmartRequest.from_json(self._json("POST", f"{BASE}/emitir-inteligente", json=request,
+                                                 idempotency_key=idempotency_key))
+
+    def smart_request(self, request_id: str) -> SmartRequest:
+        return SmartRequest.from_json(self._json("GET", f"{BASE}/emision-inteligente/{request_id}"))

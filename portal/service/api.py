@@ -44,6 +44,7 @@ class Operation:
     responses: dict[int, Any]
     path_params: dict[str, str] = field(default_factory=dict)
     extra_headers: dict[str, str] = field(default_factory=dict)
+    raw_body: dict[str, Any] | None = None
 
 
 OPERATIONS: list[Operation] = []
@@ -141,8 +142,13 @@ def operation(bp: Blueprint, method: str, rule: str, *, tag: str, summary: str, 
               body: type[BaseModel] | None = None, body_content_type: str = "application/json",
               query: type[BaseModel] | None = None, responses: dict[int, Any] | None = None,
               path_params: dict[str, str] | None = None,
-              extra_headers: dict[str, str] | None = None) -> Callable:
-    """Register `view` on `bp` at `rule` and in the OpenAPI registry (see the module docstring)."""
+              extra_headers: dict[str, str] | None = None,
+              raw_body: dict[str, Any] | None = None) -> Callable:
+    """Register `view` on `bp` at `rule` and in the OpenAPI registry (see the module docstring).
+
+    `raw_body` documents a non-JSON body the view reads itself: an OpenAPI requestBody `content` mapping,
+    e.g. {"application/xml": {"schema": {"type": "string"}, "example": "<CFE .../>"}}.
+    """
     roles = tuple(roles) if roles is not None else None
 
     def decorator(view: Callable) -> Callable:
@@ -166,7 +172,7 @@ def operation(bp: Blueprint, method: str, rule: str, *, tag: str, summary: str, 
             description=description or (view.__doc__ or "").strip(), operation_id=view.__name__,
             auth=auth, roles=roles, body=body, body_content_type=body_content_type, query=query,
             responses=responses or {200: None}, path_params=path_params or {},
-            extra_headers=extra_headers or {}))
+            extra_headers=extra_headers or {}, raw_body=raw_body))
         return wrapper
 
     return decorator

@@ -15,6 +15,7 @@ from flask import Flask, current_app, g
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+from sqlalchemy.pool import NullPool
 
 
 class Base(DeclarativeBase):
@@ -28,7 +29,9 @@ def utcnow() -> datetime:
 def make_engine(url: str) -> Engine:
     """An engine configured for the backend the URL names."""
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        # No pool: a SQLite connection costs ~0.1 ms to open, and a pool would make a request that holds its
+        # read session while it waits for a write session compete for a fixed number of connections.
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False}, poolclass=NullPool)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn, _record):  # pragma: no cover - exercised by every test
@@ -88,6 +91,9 @@ def write_transaction() -> Iterator[Session]:
     try:
         yield db
         db.commit()
+        # The request's own session may hold an older read snapshot (WAL): end it so the request sees its write.
+        if "db_session" in g and g.db_session.in_transaction():
+            g.db_session.rollback()
     except BaseException:
         db.rollback()
         raise

@@ -105,8 +105,11 @@ def _operation(op: Operation) -> dict:
         if examples:
             media["examples"] = examples
         entry["requestBody"] = {"required": True, "content": {op.body_content_type: media}}
+    elif op.raw_body is not None:
+        entry["requestBody"] = {"required": True, "content": op.raw_body}
     responses = {str(status): _response(value, status) for status, value in op.responses.items()}
-    error_statuses = {401, 500} | ({403} if op.roles else set()) | ({422} if op.body or op.query else set())
+    error_statuses = ({401, 500} | ({403} if op.roles else set())
+                      | ({422} if op.body or op.query or op.raw_body else set()))
     if API_KEY in op.auth:
         error_statuses.add(429)
     for status in sorted(error_statuses):

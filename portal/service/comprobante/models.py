@@ -1,1 +1,139 @@
-"""Tables of the comprobante area (none yet)."""
+"""Tables of the Comprobante area: CAE ranges (with their number counters), issued receipts, preview
+tokens and the history of collection references."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Date,
+    DateTime,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    Numeric,
+    String,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from portal.service.db import Base, utcnow
+
+
+class CaeRangeRecord(Base):
+    """A CAE authorising numbers dnro..hnro of one CFE type and serie; `next_nro` is its counter row.
+
+    Numbers are taken by incrementing `next_nro` inside the transaction that stores the receipt, so a
+    failed issue gives its number back (gapless) and two issuers never get the same one.
+    """
+
+    __tablename__ = "cae_range"
+    __table_args__ = (UniqueConstraint("company_id", "cae_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
+    tipo_cfe: Mapped[int] = mapped_column(Integer)
+    serie: Mapped[str] = mapped_column(String(2))
+    dnro: Mapped[int] = mapped_column(Integer)
+    hnro: Mapped[int] = mapped_column(Integer)
+    next_nro: Mapped[int] = mapped_column(Integer)
+    cae_id: Mapped[int] = mapped_column(BigInteger)
+    fecha_autorizacion: Mapped[date] = mapped_column(Date)
+    vencimiento: Mapped[date] = mapped_column(Date)
+    cae_especial: Mapped[int | None] = mapped_column(Integer)
+    causal_cae_esp: Mapped[int | None] = mapped_column(Integer)
+    source: Mapped[str] = mapped_column(String(20), default="dgi")  # "dgi" file import or "demo"
+    xml: Mapped[bytes | None] = mapped_column(LargeBinary)
+    imported_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    @property
+    def remaining(self) -> int:
+        return max(self.hnro - self.next_nro + 1, 0)
+
+    @property
+    def size(self) -> int:
+        return self.hnro - self.dnro + 1
+
+
+class IssuedCfe(Base):
+    """A signed receipt. `xml` is kept exactly as signed; the input and issuer snapshots rebuild its PDF."""
+
+    __tablename__ = "cfe_emitido"
+    __table_args__ = (UniqueConstraint("company_id", "tipo_cfe", "serie", "nro"),)
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
+    cae_range_id: Mapped[int] = mapped_column(ForeignKey("cae_range.id"))
+    tipo_cfe: Mapped[int] = mapped_column(Integer)
+    serie: Mapped[str] = mapped_column(String(2))
+    nro: Mapped[int] = mapped_column(Integer)
+    fch_emis: Mapped[date] = mapped_column(Date)
+    tmst_firma: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    tpo_moneda: Mapped[str] = mapped_column(String(3))
+    mnt_total: Mapped[float] = mapped_column(Numeric(17, 2))
+    mnt_pagar: Mapped[float] = mapped_column(Numeric(17, 2))
+    receptor_doc: Mapped[str | None] = mapped_column(String(20))
+    receptor_nombre: Mapped[str | None] = mapped_column(String(150))
+    input_json: Mapped[dict] = mapped_column(JSON)
+    issuer_json: Mapped[dict] = mapped_column(JSON)
+    totals_json: Mapped[dict] = mapped_column(JSON)
+    xml: Mapped[bytes] = mapped_column(LargeBinary)
+    digest: Mapped[str] = mapped_column(String(100))
+    security_code: Mapped[str] = mapped_column(String(6))
+    qr_url: Mapped[str] = mapped_column(String(400))
+    certificate_id: Mapped[int] = mapped_column(ForeignKey("certificate.id"))
+    dgi_status: Mapped[str] = mapped_column(String(20), default="pendiente")
+    referencia_cobro: Mapped[str | None] = mapped_column(String(100))
+    created_by: Mapped[str] = mapped_column(String(254))
+    request_id: Mapped[str | None] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PreviewToken(Base):
+    """A short-lived, unguessable handle on a preview PDF. Only the token's SHA-256 is stored."""
+
+    __tablename__ = "preview_token"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
+    pdf: Mapped[bytes] = mapped_column(LargeBinary)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ReferenceChange(Base):
+    """Each application of a collection (payment) reference to a receipt: who, when, from what to what."""
+
+    __tablename__ = "cfe_referencia_cobro"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    cfe_id: Mapped[str] = mapped_column(ForeignKey("cfe_emitido.id", ondelete="CASCADE"), index=True)
+    company_id: Mapped[int] = mapped_column(Integer, index=True)
+    previous: Mapped[str | None] = mapped_column(String(100))
+    reference: Mapped[str] = mapped_column(String(100))
+    note: Mapped[str | None] = mapped_column(String(200))
+    actor: Mapped[str] = mapped_column(String(254))
+    request_id: Mapped[str | None] = mapped_column(String(128))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class IdempotencyRecord(Base):
+    """The first outcome of a request per (company, scope, Idempotency-Key), kept at least 24 hours.
+
+    Shared by every endpoint that honours Idempotency-Key (`scope` tells them apart).
+    """
+
+    __tablename__ = "idempotency_key"
+    __table_args__ = (UniqueConstraint("company_id", "scope", "key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    company_id: Mapped[int] = mapped_column(Integer)
+    scope: Mapped[str] = mapped_column(String(40))
+    key: Mapped[str] = mapped_column(String(255))
+    request_hash: Mapped[str] = mapped_column(String(64))
+    state: Mapped[str] = mapped_column(String(12))  # in_progress | done
+    response_status: Mapped[int | None] = mapped_column(Integer)
+    response_body: Mapped[dict | None] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)

@@ -1,5 +1,209 @@
-"""HTTP endpoints of the comprobante group (see ../shared/SERVICE-INTERFACE.md)."""
+"""HTTP endpoints of the Comprobante group: issue, fetch, sign an XML, preview, collection references."""
 
-from flask import Blueprint
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import UTC, datetime, timedelta
+
+from flask import Blueprint, Flask, Response, g, request, url_for
+from sqlalchemy import delete, select
+
+from portal.service import db, idempotency
+from portal.service.api import ALL_ROLES, WRITERS, operation
+from portal.service.auth import API_KEY, JWT, Principal
+from portal.service.cfe import CfeInput, XmlInputError, warm_up
+from portal.service.cfe.schema import schema_available, validate_cfe
+from portal.service.comprobante import issuing
+from portal.service.comprobante.models import IssuedCfe, PreviewToken, ReferenceChange
+from portal.service.comprobante.presenters import cfe_emitido, referencia_aplicada
+from portal.service.comprobante.schemas import (
+    CfeEmitido,
+    GetByIdQuery,
+    PreviewLink,
+    ReaplicarReferencia,
+    ReferenciaAplicada,
+)
+from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
+from portal.service.models import Company
 
 bp = Blueprint("comprobante", __name__, url_prefix="/api/v1/comprobante")
+
+TAG = "Comprobante"
+BOTH = (JWT, API_KEY)
+PREVIEW_LIFETIME = timedelta(minutes=10)
+_PDF = {"description": "El PDF.", "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}
+_IDEMPOTENCY = {"Idempotency-Key": "Clave única por comprobante (hasta 255 caracteres): repetir la solicitud "
+                                   "con la misma clave devuelve el mismo comprobante, sin emitir otro."}
+
+
+def _negotiate(*offers: str) -> str:
+    """The best of `offers` for the Accept header (the first when Accept says nothing); 406 otherwise."""
+    if not request.headers.get("Accept") or request.accept_mimetypes.provided is False:
+        return offers[0]
+    best = request.accept_mimetypes.best_match(offers)
+    if best is None:
+        raise ApiError("Formato no disponible; use Accept: " + ", ".join(offers) + ".", code="not_acceptable",
+                       status=406)
+    return best
+
+
+@operation(bp, "POST", "/emitir", tag=TAG, summary="Emitir un comprobante", auth=BOTH, roles=WRITERS,
+           body=CfeInput, responses={201: CfeEmitido, 409: "Sin CAE vigente o Idempotency-Key en curso."},
+           extra_headers=_IDEMPOTENCY)
+def emitir(body: CfeInput, principal: Principal):
+    """Numbers, signs and stores a CFE (XML per CFEDGI.xsd 1.44.2, XMLDSig) and returns it."""
+    claim = idempotency.claim(principal.company_id, "comprobante.emitir",
+                              body.model_dump(mode="json", by_alias=True))
+    if claim.replay is not None:
+        return claim.replay
+
+    def remember(session, result):
+        idempotency.complete(session, claim, 201, _as_json(result.cfe, result.warnings, session))
+
+    try:
+        result = issuing.issue(principal, body, on_stored=remember)
+    except Exception:
+        idempotency.release(claim)
+        raise
+    return cfe_emitido(result.cfe, result.warnings, db.session()), 201
+
+
+def _as_json(record, warnings, session) -> dict:
+    return cfe_emitido(record, warnings, session).model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+@operation(bp, "GET", "/getByIdCfeEmitido", tag=TAG, summary="Obtener un comprobante emitido", auth=BOTH,
+           roles=ALL_ROLES, query=GetByIdQuery,
+           responses={200: {"description": "JSON por defecto; el XML firmado con Accept: application/xml; el "
+                                           "PDF con Accept: application/pdf.",
+                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CfeEmitido"}},
+                                        "application/xml": {"schema": {"type": "string"}},
+                                        "application/pdf": {"schema": {"type": "string", "format": "binary"}}}},
+                      404: "No existe o es de otra empresa.", 406: "Formato no disponible."})
+def get_by_id(query: GetByIdQuery, principal: Principal):
+    """Returns an issued receipt: JSON, the signed XML exactly as signed, or its PDF (Accept header)."""
+    session = db.session()
+    record = session.scalar(select(IssuedCfe).where(IssuedCfe.id == query.id_cfe_emitido,
+                                                    IssuedCfe.company_id == principal.company_id))
+    if record is None:
+        raise NotFound("No existe un comprobante con ese idCfeEmitido en su empresa.", code="cfe_no_encontrado")
+    wanted = _negotiate("application/json", "application/xml", "application/pdf")
+    name = f"CFE_{record.tipo_cfe}_{record.serie}{record.nro:07d}"
+    if wanted == "application/xml":
+        return _download(record.xml, "application/xml", f"{name}.xml")
+    if wanted == "application/pdf":
+        return _download(issuing.receipt_pdf(session, record), "application/pdf", f"{name}.pdf")
+    response = Response(cfe_emitido(record, [], session).model_dump_json(by_alias=True, exclude_none=True),
+                        mimetype="application/json")
+    response.vary.add("Accept")
+    return response
+
+
+def _download(content: bytes, mimetype: str, filename: str) -> Response:
+    response = Response(content, mimetype=mimetype)
+    response.headers["Content-Disposition"] = f'inline; filename="{filename}"'
+    response.vary.add("Accept")
+    return response
+
+
+_UNSIGNED_EXAMPLE = ('<CFE xmlns="http://cfe.dgi.gub.uy" version="1.0"><eTck><TmstFirma>2026-11-22T10:00:00-03:00'
+                     '</TmstFirma>...</eTck></CFE>')
+
+
+@operation(bp, "POST", "/firmarXml", tag=TAG, summary="Firmar un XML", auth=BOTH, roles=WRITERS,
+           raw_body={"application/xml": {"schema": {"type": "string"}, "example": _UNSIGNED_EXAMPLE}},
+           responses={200: {"description": "El CFE firmado (XMLDSig enveloped, C14N inclusiva).",
+                            "content": {"application/xml": {"schema": {"type": "string"}}}},
+                      409: "Sin certificado vigente.", 413: "Más de 2 MB."})
+def firmar_xml(principal: Principal):
+    """Signs an unsigned CFE with the company's certificate. DOCTYPEs are refused; errors say where."""
+    if request.mimetype not in ("application/xml", "text/xml"):
+        raise ApiError("El cuerpo debe ser XML (Content-Type: application/xml).", code="unsupported_media_type",
+                       status=415)
+    cert = issuing.signing_certificate(db.session(), principal.company_id)
+    try:
+        signed = issuing.signer_for(cert).sign_external_xml(request.get_data())
+    except XmlInputError as exc:
+        where = f"línea {exc.line}" + (f", columna {exc.column}" if exc.column else "") if exc.line else "xml"
+        raise ValidationFailed([FieldError(where, "xml_invalido", exc.message)], message=str(exc)) from exc
+    schema_errors = validate_cfe(signed.xml) if schema_available() else []
+    response = Response(signed.xml, mimetype="application/xml")
+    response.headers["X-CFE-Digest"] = signed.digest
+    if schema_errors:
+        # Signed as asked, but say plainly that DGI would reject it.
+        response.headers["X-CFE-Schema-Errors"] = str(len(schema_errors))
+    return response
+
+
+@operation(bp, "POST", "/previsualizar", tag=TAG, summary="Previsualizar un comprobante (PDF)", auth=BOTH,
+           roles=WRITERS, body=CfeInput,
+           responses={200: {"description": "Con Accept: application/pdf, el PDF con marca SIN VALOR FISCAL; con "
+                                           "Accept: application/json, un enlace temporal.",
+                            "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}},
+                                        "application/json": {"schema": {"$ref": "#/components/schemas/PreviewLink"}}}},
+                      201: PreviewLink})
+def previsualizar(body: CfeInput, principal: Principal):
+    """Renders the receipt as it would print, watermarked SIN VALOR FISCAL; consumes no number."""
+    wanted = _negotiate("application/pdf", "application/json")
+    company = db.session().get(Company, principal.company_id)
+    pdf = issuing.preview_pdf(company, body)
+    if wanted == "application/pdf":
+        return _download(pdf, "application/pdf", "previsualizacion.pdf")
+    token = secrets.token_urlsafe(32)
+    expires = datetime.now(UTC) + PREVIEW_LIFETIME
+    with db.write_transaction() as session:
+        session.execute(delete(PreviewToken).where(PreviewToken.expires_at < datetime.now(UTC)))
+        session.add(PreviewToken(token_hash=_hash(token), company_id=company.id, pdf=pdf, expires_at=expires))
+    link = PreviewLink(token=token, url=url_for("comprobante.previsualizar_token", token=token, _external=True),
+                       expires_at=expires)
+    return link, 201
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@operation(bp, "GET", "/previsualizar/<token>", tag=TAG, summary="PDF de previsualización por token",
+           auth=BOTH, roles=ALL_ROLES, path_params={"token": "El token que devolvió previsualizar."},
+           responses={200: _PDF, 404: "Token inexistente, vencido o de otra empresa."})
+def previsualizar_token(token: str, principal: Principal):
+    """Serves a preview PDF while its token lives (10 minutes)."""
+    record = db.session().get(PreviewToken, _hash(token)) if len(token) <= 100 else None
+    if record is None or record.company_id != principal.company_id or \
+            _aware(record.expires_at) < datetime.now(UTC):
+        raise NotFound("La previsualización no existe o venció.", code="previsualizacion_no_encontrada")
+    response = _download(record.pdf, "application/pdf", "previsualizacion.pdf")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@operation(bp, "POST", "/reaplicarReferencia", tag=TAG, summary="Reaplicar una referencia de cobro", auth=BOTH,
+           roles=WRITERS, body=ReaplicarReferencia, responses={200: ReferenciaAplicada, 404: "No existe."})
+def reaplicar_referencia(body: ReaplicarReferencia, principal: Principal):
+    """Links a receipt to a collection reference again; recorded with who and when; replaying is harmless."""
+    with db.write_transaction() as session:
+        record = session.scalar(select(IssuedCfe).where(IssuedCfe.id == body.id_cfe_emitido,
+                                                        IssuedCfe.company_id == principal.company_id))
+        if record is None:
+            raise NotFound("No existe un comprobante con ese idCfeEmitido en su empresa.",
+                           code="cfe_no_encontrado")
+        changed = record.referencia_cobro != body.referencia_cobro
+        if changed:
+            session.add(ReferenceChange(cfe_id=record.id, company_id=record.company_id,
+                                        previous=record.referencia_cobro, reference=body.referencia_cobro,
+                                        note=body.observacion, actor=principal.actor,
+                                        request_id=g.get("request_id")))
+            record.referencia_cobro = body.referencia_cobro
+        session.flush()
+        return referencia_aplicada(session, record, changed)
+
+
+def init_app(app: Flask) -> None:
+    # DGI's samples sign with SHA-1; current receipts carry SHA-256 digests (see CFE-URUGUAY.md §4).
+    app.config.setdefault("CFE_SIGNATURE_ALGORITHM", "sha256")
+    warm_up()  # compile DGI's XSD and cut the PDF font now (once per process), not on the first receipt

@@ -1,1 +1,51 @@
-"""Tables of the inteligente area (none yet)."""
+"""Tables of smart issuance: the issuance requests and the timeline of their states."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from portal.service.db import Base, utcnow
+
+# preview -> confirmed -> issued; preview -> expired; confirmed -> failed; direct requests: created -> issued|failed
+STATES = ("preview", "confirmed", "issued", "failed", "expired")
+FINAL_STATES = ("issued", "failed", "expired")
+
+
+class SmartRequest(Base):
+    __tablename__ = "emision_inteligente"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
+    mode: Mapped[str] = mapped_column(String(10))  # preview (two steps) or direct (one step)
+    state: Mapped[str] = mapped_column(String(12))
+    input_json: Mapped[dict] = mapped_column(JSON)
+    draft_json: Mapped[dict] = mapped_column(JSON)
+    draft_hash: Mapped[str] = mapped_column(String(64))
+    totals_json: Mapped[dict] = mapped_column(JSON)
+    inferences_json: Mapped[list] = mapped_column(JSON)
+    warnings_json: Mapped[list] = mapped_column(JSON)
+    preview_token: Mapped[str | None] = mapped_column(String(64))
+    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    cfe_id: Mapped[str | None] = mapped_column(String(40))
+    error_code: Mapped[str | None] = mapped_column(String(60))
+    error_message: Mapped[str | None] = mapped_column(Text)
+    created_by: Mapped[str] = mapped_column(String(254))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class SmartRequestEvent(Base):
+    """One transition of a request: the state it reached, when, who, and why."""
+
+    __tablename__ = "emision_inteligente_evento"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    request_id: Mapped[str] = mapped_column(ForeignKey("emision_inteligente.id", ondelete="CASCADE"), index=True)
+    state: Mapped[str] = mapped_column(String(12))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    actor: Mapped[str] = mapped_column(String(254))
+    detail: Mapped[str | None] = mapped_column(Text)
+    request_id_http: Mapped[str | None] = mapped_column(String(128))

@@ -1,0 +1,279 @@
+"""From a minimal input to a complete CFE: the type, the receiver, each line's IVA, and what a careful
+clerk would warn about. Every inference is reported with its reason; nothing is guessed silently."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from flask import current_app
+from pydantic import ValidationError
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from portal.domain.cfe_types import CREDIT_NOTE_OF, DEBIT_NOTE_OF
+from portal.domain.identifiers import DocType, digits_only, is_valid_ci, is_valid_rut
+from portal.service.api import validation_fields
+from portal.service.cfe import CfeInput, compute_totals
+from portal.service.cfe.rules import UI_THRESHOLD
+from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
+from portal.service.comprobante.numbering import LOW_RANGE_SHARE
+from portal.service.dgi.registry import DgiError, TaxpayerNotFound, TaxpayerRegistry
+from portal.service.errors import FieldError, NotFound, ValidationFailed
+from portal.service.inteligente.categories import CATEGORY_RATES, RATE_LABELS, RATE_TO_IND_FACT
+from portal.service.inteligente.schemas import ReceptorInteligente, SolicitudInteligente
+
+# A total above this multiple of the company's recent average for the type is flagged as unusual.
+UNUSUAL_TOTAL_FACTOR = Decimal(3)
+UNUSUAL_TOTAL_MIN_HISTORY = 5
+
+
+@dataclass
+class Findings:
+    """What inference worked out (field, value, reason) and what it warns about (code, message)."""
+
+    inferences: list[dict] = field(default_factory=list)
+    warnings: list[dict] = field(default_factory=list)
+
+    def infer(self, campo: str, valor, motivo: str) -> None:
+        self.inferences.append({"campo": campo, "valor": valor, "motivo": motivo})
+
+    def warn(self, codigo: str, mensaje: str) -> None:
+        self.warnings.append({"codigo": codigo, "mensaje": mensaje})
+
+
+def _doc_type(receptor: ReceptorInteligente, work: Findings) -> tuple[int, str]:
+    number = receptor.documento
+    if receptor.tipo_doc is not None:
+        return receptor.tipo_doc, digits_only(number) if receptor.tipo_doc in (1, 2, 3) else number
+    digits = digits_only(number)
+    if (
+        digits == number.replace(".", "").replace("-", "").replace(" ", "")
+        and len(digits) == 12
+        and is_valid_rut(digits)
+    ):
+        work.infer("receptor.tipoDocRecep", 2, "El documento es un RUT válido.")
+        return DocType.RUT, digits
+    if digits and len(digits) <= 8 and is_valid_ci(digits):
+        work.infer("receptor.tipoDocRecep", 3, "El documento es una cédula válida.")
+        return DocType.CI, digits
+    raise ValidationFailed(
+        [
+            FieldError(
+                "receptor.documento",
+                "tipo_no_deducible",
+                "No es un RUT ni una cédula válidos; indique tipoDoc (4 otros, 5 pasaporte, 6 DNI, 7 NIFE) y el país.",
+            )
+        ]
+    )
+
+
+def _receiver(receptor: ReceptorInteligente | None, registry: TaxpayerRegistry, work: Findings) -> dict | None:
+    if receptor is None:
+        return None
+    doc_type, number = _doc_type(receptor, work)
+    result = {"tipoDocRecep": doc_type, "docRecep": number}
+    result["codPaisRecep"] = receptor.pais or ("UY" if doc_type in (1, 2, 3) else "99")
+    overrides = {
+        "rznSocRecep": receptor.nombre,
+        "dirRecep": receptor.direccion,
+        "ciudadRecep": receptor.ciudad,
+        "deptoRecep": receptor.departamento,
+    }
+    if doc_type == DocType.RUT:
+        _from_dgi(number, registry, result, work)
+    result.update({k: v for k, v in overrides.items() if v})
+    return result
+
+
+def _from_dgi(rut: str, registry: TaxpayerRegistry, result: dict, work: Findings) -> None:
+    try:
+        entity = registry.consulta_datos_entidad(rut)
+    except TaxpayerNotFound:
+        work.warn("receptor_no_encontrado", f"DGI no tiene registrado el RUT {rut}; revise el documento.")
+        return
+    except DgiError as exc:
+        work.warn("dgi_no_disponible", f"No se pudo consultar a DGI ({exc.message}); se usan los datos ingresados.")
+        return
+    address = entity.domicilio_fiscal
+    result["rznSocRecep"] = entity.denominacion[:150]
+    work.infer("receptor.rznSocRecep", result["rznSocRecep"], "Denominación registrada en DGI.")
+    if address:
+        street = " ".join(p for p in (address.calle, address.numero) if p)
+        result.update(
+            {
+                "dirRecep": street[:70],
+                "ciudadRecep": address.localidad[:30],
+                "deptoRecep": address.departamento_nombre[:30],
+            }
+        )
+        work.infer("receptor.dirRecep", result["dirRecep"], "Domicilio fiscal registrado en DGI.")
+    if not entity.activo:
+        work.warn(
+            "receptor_inactivo", f"El RUT {rut} figura sin actividad en DGI ({entity.estado_actividad_descripcion})."
+        )
+    if entity.emisor_electronico is False:
+        work.warn(
+            "receptor_no_emisor_electronico",
+            "El receptor no es emisor electrónico: entréguele el comprobante impreso o por correo.",
+        )
+    try:
+        cva = registry.consulta_cva(rut)
+        if not cva.vigente:
+            work.warn("cva_vencido", "El receptor no tiene el Certificado Único (CVA) de DGI vigente.")
+    except DgiError:
+        pass  # no CVA service (SOAP backend) or not found: nothing to warn about
+
+
+def _cfe_type(
+    request: SolicitudInteligente, receiver: dict | None, referenced: IssuedCfe | None, work: Findings
+) -> int:
+    if request.pistas and request.pistas.tipo_cfe:
+        work.infer("tipoCFE", request.pistas.tipo_cfe, "Indicado en las pistas.")
+        return request.pistas.tipo_cfe
+    if referenced is not None:
+        table = CREDIT_NOTE_OF if request.referencia.tipo == "credito" else DEBIT_NOTE_OF
+        base = 101 if referenced.tipo_cfe in (101, 102, 103) else 111
+        tipo = table[base]
+        work.infer("tipoCFE", tipo, f"Nota de {request.referencia.tipo} de un comprobante {referenced.tipo_cfe}.")
+        return tipo
+    if receiver and receiver["tipoDocRecep"] == DocType.RUT:
+        work.infer("tipoCFE", 111, "El receptor tiene RUT: corresponde e-Factura.")
+        return 111
+    work.infer("tipoCFE", 101, "Receptor sin RUT (o sin receptor): corresponde e-Ticket.")
+    return 101
+
+
+def _items(request: SolicitudInteligente, work: Findings) -> list[dict]:
+    items = []
+    for index, line in enumerate(request.lineas):
+        if line.tasa:
+            ind_fact = RATE_TO_IND_FACT[line.tasa]
+        elif line.categoria:
+            ind_fact, label = CATEGORY_RATES[line.categoria]
+            work.infer(f"items[{index}].indFact", ind_fact, f"Categoría {line.categoria}: {label}.")
+        else:
+            ind_fact = 3
+            work.infer(f"items[{index}].indFact", 3, "Sin tasa ni categoría: tasa básica 22%.")
+        item = {
+            "indFact": ind_fact,
+            "nomItem": line.descripcion,
+            "cantidad": str(line.cantidad),
+            "uniMed": line.unidad or "N/A",
+            "precioUnitario": str(line.precio),
+        }
+        if line.descuento_pct:
+            discount = (line.cantidad * line.precio * line.descuento_pct / 100).quantize(Decimal("0.01"))
+            item.update(descuentoPct=str(line.descuento_pct), descuentoMonto=str(discount))
+        items.append(item)
+    return items
+
+
+def _referenced(session: Session, company_id: int, request: SolicitudInteligente) -> IssuedCfe | None:
+    if request.referencia is None:
+        return None
+    found = session.scalar(
+        select(IssuedCfe).where(IssuedCfe.id == request.referencia.id_cfe_emitido, IssuedCfe.company_id == company_id)
+    )
+    if found is None:
+        raise NotFound("No existe el comprobante referenciado en su empresa.", code="referencia_no_encontrada")
+    return found
+
+
+@dataclass
+class Draft:
+    cfe: CfeInput
+    findings: Findings
+
+    def warn(self, codigo: str, mensaje: str) -> None:
+        self.findings.warn(codigo, mensaje)
+
+
+def infer_draft(session: Session, company_id: int, request: SolicitudInteligente, registry: TaxpayerRegistry) -> Draft:
+    """The complete CFE a careful clerk would issue, with the reasons and warnings."""
+    work = Findings()
+    receiver = _receiver(request.receptor, registry, work)
+    referenced = _referenced(session, company_id, request)
+    tipo = _cfe_type(request, receiver, referenced, work)
+    body: dict = {
+        "tipoCFE": tipo,
+        "fmaPago": request.forma_pago,
+        "mntBruto": request.precios_incluyen_iva,
+        "tpoMoneda": request.moneda,
+        "items": _items(request, work),
+    }
+    if request.tipo_cambio is not None:
+        body["tpoCambio"] = str(request.tipo_cambio)
+    if receiver:
+        body["receptor"] = receiver
+    if referenced is not None:
+        body["referencias"] = [
+            {
+                "tpoDocRef": referenced.tipo_cfe,
+                "serie": referenced.serie,
+                "nroCFERef": referenced.nro,
+                "razonRef": request.referencia.razon,
+                "fechaCFEref": referenced.fch_emis.isoformat(),
+            }
+        ]
+    if request.adenda:
+        body["adenda"] = request.adenda
+    try:
+        cfe = CfeInput.model_validate(body)
+    except ValidationError as exc:
+        raise ValidationFailed(validation_fields(exc), message="El borrador deducido no es válido.") from exc
+    draft = Draft(cfe, work)
+    _warn_about_amounts(session, company_id, draft)
+    return draft
+
+
+def _warn_about_amounts(session: Session, company_id: int, draft: Draft) -> None:
+    cfe = draft.cfe
+    totals = compute_totals(cfe)
+    rate = cfe.tpo_cambio or Decimal(1)
+    ui_value = current_app.config["UI_VALUE_UYU"]
+    if cfe.tipo_cfe in (101, 102, 103) and cfe.receptor and totals.mnt_neto * rate > UI_THRESHOLD * ui_value:
+        draft.warn(
+            "eticket_supera_tope",
+            f"El neto supera {UI_THRESHOLD} UI: este e-Ticket se envía a DGI "
+            "individualmente y debe identificar al receptor.",
+        )
+    ranges = session.scalars(
+        select(CaeRangeRecord).where(
+            CaeRangeRecord.company_id == company_id,
+            CaeRangeRecord.tipo_cfe == cfe.tipo_cfe,
+            CaeRangeRecord.next_nro <= CaeRangeRecord.hnro,
+        )
+    ).all()
+    if ranges and sum(r.remaining for r in ranges) < max(r.size for r in ranges) * LOW_RANGE_SHARE:
+        draft.warn(
+            "cae_por_agotarse",
+            f"Quedan {sum(r.remaining for r in ranges)} números de CAE para el tipo "
+            f"{cfe.tipo_cfe}. Solicite un nuevo CAE a DGI.",
+        )
+    recent = (
+        select(IssuedCfe.mnt_total)
+        .where(
+            IssuedCfe.company_id == company_id,
+            IssuedCfe.tipo_cfe == cfe.tipo_cfe,
+            IssuedCfe.tpo_moneda == cfe.tpo_moneda,
+        )
+        .order_by(IssuedCfe.created_at.desc())
+        .limit(50)
+        .subquery()
+    )
+    count, average = session.execute(select(func.count(), func.avg(recent.c.mnt_total))).one()
+    if (
+        count >= UNUSUAL_TOTAL_MIN_HISTORY
+        and average
+        and totals.mnt_total > Decimal(str(average)) * UNUSUAL_TOTAL_FACTOR
+    ):
+        draft.warn(
+            "total_inusual",
+            f"El total ({totals.mnt_total}) es más del triple del promedio de los últimos "
+            f"{count} comprobantes de este tipo ({Decimal(str(average)):.2f}).",
+        )
+
+
+def rate_label(ind_fact: int) -> str:
+    return RATE_LABELS.get(ind_fact, str(ind_fact))

@@ -1,0 +1,169 @@
+"""Bodies of the smart-issuance endpoints: a minimal input in, a complete draft and a timeline out."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from portal.service.inteligente.categories import CATEGORY_RATES
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=True)
+
+
+class LineaInteligente(_In):
+    descripcion: str = Field(min_length=1, max_length=80, description="Descripción del producto o servicio.")
+    cantidad: Decimal = Field(gt=0, max_digits=17, decimal_places=3)
+    precio: Decimal = Field(ge=0, max_digits=17, decimal_places=6, description="Precio unitario.")
+    unidad: str | None = Field(None, max_length=4, description="Unidad de medida (hasta 4 caracteres).")
+    tasa: Literal["basica", "minima", "exenta", "no_facturable"] | None = Field(
+        None, description="Tasa de IVA; si falta se deduce de la categoría, o es la básica."
+    )
+    categoria: Literal[tuple(sorted(CATEGORY_RATES))] | None = Field(  # type: ignore[valid-type]
+        None, description="Categoría del artículo, de la que se deduce la tasa de IVA."
+    )
+    descuento_pct: Decimal | None = Field(None, alias="descuentoPct", ge=0, lt=100, decimal_places=3)
+
+
+class ReceptorInteligente(_In):
+    documento: str = Field(min_length=1, max_length=20, description="RUT, CI u otro documento del receptor.")
+    tipo_doc: int | None = Field(
+        None,
+        alias="tipoDoc",
+        ge=1,
+        le=7,
+        description="Código DGI del documento; si falta se deduce (RUT o CI válidos).",
+    )
+    pais: str | None = Field(
+        None, pattern=r"^([A-Z]{2}|99)$", description="País (ISO 3166-1) de documentos extranjeros."
+    )
+    nombre: str | None = Field(None, max_length=150, description="Si falta, se toma de DGI (RUT).")
+    direccion: str | None = Field(None, max_length=70)
+    ciudad: str | None = Field(None, max_length=30)
+    departamento: str | None = Field(None, max_length=30)
+
+
+class ReferenciaInteligente(_In):
+    id_cfe_emitido: str = Field(alias="idCfeEmitido", max_length=40, description="El comprobante que se ajusta.")
+    tipo: Literal["credito", "debito"] = Field("credito", description="Nota de crédito o de débito.")
+    razon: str = Field(min_length=1, max_length=90)
+
+
+class Pistas(_In):
+    tipo_cfe: Literal[101, 102, 103, 111, 112, 113] | None = Field(
+        None, alias="tipoCFE", description="Fuerza el tipo de CFE."
+    )
+
+
+class SolicitudInteligente(_In):
+    """What a clerk knows: who buys (optional) and what; the service works out the rest."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "receptor": {"documento": "214844360018"},
+                    "preciosIncluyenIva": False,
+                    "lineas": [
+                        {"descripcion": "Consultoría", "cantidad": "10", "precio": "1500"},
+                        {"descripcion": "Libro técnico", "cantidad": "1", "precio": "900", "categoria": "libros"},
+                    ],
+                },
+                {
+                    "lineas": [
+                        {"descripcion": "Café", "cantidad": "2", "precio": "122"},
+                        {"descripcion": "Medialuna", "cantidad": "3", "precio": "44", "categoria": "alimentos_basicos"},
+                    ]
+                },
+            ]
+        }
+    )
+
+    receptor: ReceptorInteligente | None = None
+    lineas: list[LineaInteligente] = Field(min_length=1, max_length=200)
+    precios_incluyen_iva: bool = Field(True, alias="preciosIncluyenIva")
+    moneda: str = Field("UYU", pattern=r"^[A-Z]{3}$")
+    tipo_cambio: Decimal | None = Field(None, alias="tipoCambio", gt=0, max_digits=7, decimal_places=3)
+    forma_pago: Literal[1, 2] = Field(1, alias="formaPago", description="1 contado, 2 crédito.")
+    referencia: ReferenciaInteligente | None = Field(None, description="Para emitir una nota de crédito o débito.")
+    adenda: str | None = Field(None, max_length=10000)
+    pistas: Pistas | None = None
+
+
+class Confirmacion(_In):
+    """Confirms a previewed request; it issues exactly the previewed draft."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "requestId": "ei_3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8",
+                    "hashBorrador": "9b1c...",
+                    "advertenciasAceptadas": ["receptor_no_emisor_electronico"],
+                }
+            ]
+        }
+    )
+
+    request_id: str = Field(alias="requestId", max_length=40)
+    hash_borrador: str | None = Field(
+        None,
+        alias="hashBorrador",
+        max_length=64,
+        description="El hashBorrador de la previsualización; si difiere, se rechaza.",
+    )
+    advertencias_aceptadas: list[str] = Field(
+        default_factory=list,
+        alias="advertenciasAceptadas",
+        max_length=20,
+        description="Códigos de las advertencias que el usuario leyó.",
+    )
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class Inferencia(_Out):
+    campo: str
+    valor: object
+    motivo: str
+
+
+class AdvertenciaInteligente(_Out):
+    codigo: str
+    mensaje: str
+
+
+class Evento(_Out):
+    estado: str
+    en: datetime
+    por: str
+    detalle: str | None = None
+
+
+class SolicitudEstado(_Out):
+    """An issuance request: its state, timeline, draft, warnings and result."""
+
+    request_id: str = Field(alias="requestId")
+    modo: str
+    estado: Literal["preview", "confirmed", "issued", "failed", "expired"]
+    borrador: dict = Field(description="El CFE completo (mismo formato que el cuerpo de comprobante/emitir).")
+    hash_borrador: str = Field(alias="hashBorrador")
+    totales: dict
+    inferencias: list[Inferencia]
+    advertencias: list[AdvertenciaInteligente]
+    previsualizacion_url: str | None = Field(None, alias="previsualizacionUrl")
+    vence_en: datetime | None = Field(None, alias="venceEn")
+    cfe_emitidos: list[str] = Field(default_factory=list, alias="cfeEmitidos")
+    comprobante: dict | None = Field(None, description="El comprobante emitido (como getByIdCfeEmitido).")
+    estado_dgi: str | None = Field(None, alias="estadoDGI")
+    error: dict | None = None
+    linea_de_tiempo: list[Evento] = Field(alias="lineaDeTiempo")
+    creado_por: str = Field(alias="creadoPor")
+    creado_en: datetime = Field(alias="creadoEn")
+    final: bool = Field(description="true cuando el estado ya no cambia (issued, failed, expired).")

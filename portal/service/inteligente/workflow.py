@@ -1,0 +1,204 @@
+"""The life of a smart-issuance request: preview -> confirmed -> issued (or failed / expired), each
+transition recorded in its timeline. Issuing reuses the Comprobante area's single-transaction issue."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+from datetime import UTC, datetime, timedelta
+
+from flask import current_app, g
+from sqlalchemy import select
+
+from portal.service import db
+from portal.service.auth import Principal
+from portal.service.cfe import CfeInput, compute_totals
+from portal.service.comprobante import issuing
+from portal.service.comprobante.models import IssuedCfe, PreviewToken
+from portal.service.comprobante.presenters import cfe_emitido
+from portal.service.dgi.registry import TaxpayerRegistry, make_registry
+from portal.service.errors import ApiError, Conflict, NotFound
+from portal.service.idempotency import request_fingerprint
+from portal.service.inteligente.inference import Draft, infer_draft
+from portal.service.inteligente.models import FINAL_STATES, SmartRequest, SmartRequestEvent
+from portal.service.inteligente.schemas import Confirmacion, SolicitudInteligente
+from portal.service.models import Company
+
+PREVIEW_LIFETIME = timedelta(minutes=15)
+
+
+def registry() -> TaxpayerRegistry:
+    """The process's DGI registry (shared with the DGI endpoints when they built it first)."""
+    existing = current_app.extensions.get("dgi_registry")
+    if existing is None:
+        existing = make_registry(current_app.config)
+        current_app.extensions["dgi_registry"] = existing
+    return existing
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _aware(moment: datetime | None) -> datetime | None:
+    return moment if moment is None or moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def draft_hash(draft_json: dict) -> str:
+    return request_fingerprint(draft_json)
+
+
+def _event(session, request: SmartRequest, state: str, actor: str, detail: str | None = None) -> None:
+    request.state = state
+    request.updated_at = _now()
+    session.add(SmartRequestEvent(request_id=request.id, state=state, at=request.updated_at, actor=actor,
+                                  detail=detail, request_id_http=g.get("request_id")))
+
+
+def _new_request(principal: Principal, body: SolicitudInteligente, draft: Draft, mode: str) -> SmartRequest:
+    draft_json = draft.cfe.model_dump(mode="json", by_alias=True, exclude_none=True)
+    from portal.service.comprobante.issuing import totals_json
+
+    return SmartRequest(
+        id="ei_" + uuid.uuid4().hex, company_id=principal.company_id, mode=mode, state="preview",
+        input_json=body.model_dump(mode="json", by_alias=True, exclude_none=True), draft_json=draft_json,
+        draft_hash=draft_hash(draft_json), totals_json=totals_json(compute_totals(draft.cfe)),
+        inferences_json=draft.findings.inferences, warnings_json=draft.findings.warnings,
+        created_by=principal.actor, created_at=_now(), updated_at=_now())
+
+
+def preview(principal: Principal, body: SolicitudInteligente) -> SmartRequest:
+    """Infer the draft, check it against DGI's rules, render its PDF preview and keep it 15 minutes."""
+    draft = infer_draft(db.session(), principal.company_id, body, registry())
+    issuing.check_rules(draft.cfe)
+    company = db.session().get(Company, principal.company_id)
+    pdf = issuing.preview_pdf(company, draft.cfe)
+    token = secrets.token_urlsafe(32)
+    with db.write_transaction() as session:
+        request = _new_request(principal, body, draft, "preview")
+        request.expires_at = _now() + PREVIEW_LIFETIME
+        request.preview_token = token
+        session.add(request)
+        session.add(PreviewToken(token_hash=hashlib.sha256(token.encode()).hexdigest(), company_id=company.id,
+                                 pdf=pdf, expires_at=request.expires_at))
+        _event(session, request, "preview", principal.actor, f"{len(draft.findings.warnings)} advertencia(s)")
+    return request
+
+
+def _load(session, principal: Principal, request_id: str, lock: bool = False) -> SmartRequest:
+    query = select(SmartRequest).where(SmartRequest.id == request_id, SmartRequest.company_id == principal.company_id)
+    found = session.scalar(query.with_for_update() if lock else query)
+    if found is None:
+        raise NotFound("No existe esa solicitud de emisión en su empresa.", code="solicitud_no_encontrada")
+    return found
+
+
+def expire_if_due(session, request: SmartRequest) -> None:
+    if request.state == "preview" and request.expires_at and _aware(request.expires_at) < _now():
+        _event(session, request, "expired", "sistema", "La previsualización venció sin confirmarse.")
+
+
+def confirm(principal: Principal, body: Confirmacion) -> SmartRequest:
+    """Issue exactly what was previewed, once. Confirming an issued request returns it unchanged."""
+    with db.write_transaction() as session:
+        request = _load(session, principal, body.request_id, lock=True)
+        expire_if_due(session, request)
+        if request.state == "issued":
+            return request
+        if request.state == "expired":
+            raise ApiError("La previsualización venció; genere una nueva.", code="solicitud_vencida", status=409)
+        if request.state != "preview":
+            raise Conflict(f"La solicitud está en estado {request.state} y no se puede confirmar.",
+                           code="estado_invalido")
+        if body.hash_borrador and body.hash_borrador != request.draft_hash:
+            raise Conflict("El borrador cambió desde la previsualización; previsualice de nuevo.",
+                           code="borrador_modificado")
+        missing = sorted({w["codigo"] for w in request.warnings_json} - set(body.advertencias_aceptadas))
+        if missing:
+            raise ApiError("Acepte las advertencias antes de confirmar: " + ", ".join(missing) + ".",
+                           code="advertencias_sin_aceptar", status=422)
+        _event(session, request, "confirmed", principal.actor, "Advertencias aceptadas: "
+               + (", ".join(body.advertencias_aceptadas) or "ninguna"))
+    return _issue(principal, request.id)
+
+
+def _issue(principal: Principal, request_id: str, on_issued=None) -> SmartRequest:
+    """Issue the request's draft; the request becomes `issued` in the same transaction as the receipt."""
+    session = db.session()
+    request = _load(session, principal, request_id)
+    cfe = CfeInput.model_validate(request.draft_json)
+
+    def attach(tx_session, result):
+        stored = tx_session.get(SmartRequest, request_id)
+        stored.cfe_id = result.cfe.id
+        _event(tx_session, stored, "issued", principal.actor, f"CFE {result.cfe.tipo_cfe} "
+               f"{result.cfe.serie}-{result.cfe.nro}")
+        if on_issued is not None:
+            on_issued(tx_session, stored)
+
+    try:
+        issuing.issue(principal, cfe, on_stored=attach)
+    except ApiError as exc:
+        _fail(principal, request_id, exc.code, exc.message)
+        raise
+    return _load(db.session(), principal, request_id)
+
+
+def _fail(principal: Principal, request_id: str, code: str, message: str) -> None:
+    with db.write_transaction() as session:
+        request = session.get(SmartRequest, request_id)
+        request.error_code, request.error_message = code, message
+        _event(session, request, "failed", principal.actor, f"{code}: {message}")
+
+
+def issue_directly(principal: Principal, body: SolicitudInteligente, on_issued=None) -> SmartRequest:
+    """Infer and issue in one step. `on_issued(session, request)` runs in the issuing transaction (the
+    route stores the Idempotency-Key's outcome there, so a key never outlives an unrecorded receipt)."""
+    draft = infer_draft(db.session(), principal.company_id, body, registry())
+    issuing.check_rules(draft.cfe)
+    with db.write_transaction() as session:
+        request = _new_request(principal, body, draft, "direct")
+        session.add(request)
+        _event(session, request, "confirmed", principal.actor, "Emisión directa")
+    return _issue(principal, request.id, on_issued)
+
+
+def consult(principal: Principal, request_id: str) -> SmartRequest:
+    with db.write_transaction() as session:
+        request = _load(session, principal, request_id)
+        expire_if_due(session, request)
+        return request
+
+
+def describe(request: SmartRequest) -> dict:
+    """The request as the API shows it (see schemas.SolicitudEstado)."""
+    session = db.session()
+    events = session.scalars(select(SmartRequestEvent).where(SmartRequestEvent.request_id == request.id)
+                             .order_by(SmartRequestEvent.at, SmartRequestEvent.id)).all()
+    receipt = session.get(IssuedCfe, request.cfe_id) if request.cfe_id else None
+    preview_url = None
+    if request.preview_token and request.state == "preview":
+        from flask import url_for
+
+        preview_url = url_for("comprobante.previsualizar_token", token=request.preview_token, _external=True)
+    return {
+        "requestId": request.id, "modo": request.mode, "estado": request.state, "borrador": request.draft_json,
+        "hashBorrador": request.draft_hash, "totales": request.totals_json, "inferencias": request.inferences_json,
+        "advertencias": request.warnings_json, "previsualizacionUrl": preview_url,
+        "venceEn": _aware(request.expires_at).isoformat() if request.expires_at else None,
+        "cfeEmitidos": [request.cfe_id] if request.cfe_id else [],
+        "comprobante": cfe_emitido(receipt, [], session).model_dump(mode="json", by_alias=True, exclude_none=True)
+        if receipt else None,
+        "estadoDGI": receipt.dgi_status if receipt else None,
+        "error": {"codigo": request.error_code, "mensaje": request.error_message} if request.error_code else None,
+        "lineaDeTiempo": [{"estado": e.state, "en": _aware(e.at).isoformat(), "por": e.actor, "detalle": e.detail}
+                          for e in events],
+        "creadoPor": request.created_by, "creadoEn": _aware(request.created_at).isoformat(),
+        "final": request.state in FINAL_STATES,
+    }
+
+
+def replay_body(request: SmartRequest) -> dict:
+    """What an Idempotency-Key replay returns if the full answer could not be stored: enough to find it."""
+    return {"requestId": request.id, "estado": request.state, "cfeEmitidos": [request.cfe_id] if request.cfe_id else []}

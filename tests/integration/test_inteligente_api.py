@@ -1,0 +1,277 @@
+"""Smart issuance: inference rules, warnings, preview -> confirm, direct issue, and the request timeline."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import update
+
+from portal.service import db
+from portal.service.comprobante.models import CaeRangeRecord
+from portal.service.inteligente.models import SmartRequest
+from tests.support import cfe_bodies as bodies
+
+PREVIEW = "/api/v1/cfe/previsualizar-emision-inteligente"
+CONFIRM = "/api/v1/cfe/confirmar-emision-inteligente"
+DIRECT = "/api/v1/cfe/emitir-inteligente"
+CONSULT = "/api/v1/cfe/emision-inteligente/"
+SERVICE_LINE = {"descripcion": "Consultoría", "cantidad": "10", "precio": "1500"}
+
+
+@pytest.fixture
+def user(auth_headers):
+    return auth_headers("usuario@demo.uy")
+
+
+def _preview(api_client, headers, body):
+    answer = api_client.post(PREVIEW, json=body, headers=headers)
+    assert answer.status_code == 201, answer.json
+    return answer.json
+
+
+def _codes(answer) -> set[str]:
+    return {w["codigo"] for w in answer["advertencias"]}
+
+
+def _confirm(api_client, headers, preview, **extra):
+    return api_client.post(
+        CONFIRM,
+        headers=headers,
+        json={
+            "requestId": preview["requestId"],
+            "hashBorrador": preview["hashBorrador"],
+            "advertenciasAceptadas": sorted(_codes(preview)),
+            **extra,
+        },
+    )
+
+
+def test_rut_receiver_gets_an_efactura_with_name_and_address_from_dgi(api_client, user):
+    preview = _preview(api_client, user, {"receptor": {"documento": "21-999983-001-9"}, "lineas": [SERVICE_LINE]})
+    draft = preview["borrador"]
+    assert draft["tipoCFE"] == 111
+    assert draft["receptor"]["tipoDocRecep"] == 2 and draft["receptor"]["docRecep"] == "219999830019"
+    assert draft["receptor"]["rznSocRecep"] and draft["receptor"]["dirRecep"]
+    reasons = {i["campo"]: i["motivo"] for i in preview["inferencias"]}
+    assert "RUT" in reasons["tipoCFE"] and "DGI" in reasons["receptor.rznSocRecep"]
+
+
+def test_no_receiver_or_a_ci_gets_an_eticket(api_client, user):
+    assert _preview(api_client, user, {"lineas": [SERVICE_LINE]})["borrador"]["tipoCFE"] == 101
+    with_ci = _preview(api_client, user, {"receptor": {"documento": "1.335.321-4"}, "lineas": [SERVICE_LINE]})
+    assert with_ci["borrador"]["tipoCFE"] == 101
+    assert with_ci["borrador"]["receptor"] == {"tipoDocRecep": 3, "docRecep": "13353214", "codPaisRecep": "UY"}
+
+
+def test_a_reference_makes_a_credit_or_debit_note_of_the_right_family(api_client, user):
+    factura = api_client.post("/api/v1/comprobante/emitir", json=bodies.body(bodies.EFACTURA), headers=user).json
+    credit = _preview(
+        api_client,
+        user,
+        {
+            "receptor": {"documento": "214844360018"},
+            "lineas": [SERVICE_LINE],
+            "referencia": {"idCfeEmitido": factura["idCfeEmitido"], "razon": "Devolución"},
+        },
+    )
+    assert credit["borrador"]["tipoCFE"] == 112
+    reference = credit["borrador"]["referencias"][0]
+    assert (reference["tpoDocRef"], reference["serie"], reference["nroCFERef"]) == (111, "A", factura["nro"])
+    debit = _preview(
+        api_client,
+        user,
+        {
+            "lineas": [SERVICE_LINE],
+            "receptor": {"documento": "214844360018"},
+            "referencia": {"idCfeEmitido": factura["idCfeEmitido"], "tipo": "debito", "razon": "Intereses"},
+        },
+    )
+    assert debit["borrador"]["tipoCFE"] == 113
+
+
+def test_a_reference_to_another_companys_receipt_is_404(api_client, user, auth_headers):
+    other = api_client.post(
+        "/api/v1/comprobante/emitir",
+        json=bodies.body(bodies.ETICKET),
+        headers=auth_headers("admin@demo.uy", company_id=2),
+    ).json
+    answer = api_client.post(
+        PREVIEW,
+        headers=user,
+        json={"lineas": [SERVICE_LINE], "referencia": {"idCfeEmitido": other["idCfeEmitido"], "razon": "x"}},
+    )
+    assert answer.status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("line", "ind_fact"),
+    [
+        ({"tasa": "minima"}, 2),
+        ({"categoria": "libros"}, 1),
+        ({"categoria": "medicamentos"}, 2),
+        ({}, 3),
+        ({"tasa": "basica", "categoria": "libros"}, 3),
+    ],
+)
+def test_each_lines_iva_is_explicit_or_inferred_from_its_category(api_client, user, line, ind_fact):
+    preview = _preview(api_client, user, {"lineas": [SERVICE_LINE | line]})
+    assert preview["borrador"]["items"][0]["indFact"] == ind_fact
+
+
+def test_serie_and_totals_come_from_the_service(api_client, user):
+    preview = _preview(api_client, user, {"preciosIncluyenIva": False, "lineas": [SERVICE_LINE]})
+    assert preview["totales"]["mntNetoIVATasaBasica"] == "15000.00"
+    assert preview["totales"]["mntIVATasaBasica"] == "3300.00" and preview["totales"]["mntPagar"] == "18300.00"
+    assert preview["previsualizacionUrl"] and preview["venceEn"]
+
+
+@pytest.mark.parametrize(
+    ("rut", "warning"),
+    [
+        ("215550030019", "receptor_no_emisor_electronico"),
+        ("215550020013", "cva_vencido"),
+        ("215550010018", "receptor_inactivo"),
+        ("215550080016", "receptor_no_encontrado"),
+    ],
+)
+def test_receiver_warnings(api_client, user, rut, warning):
+    preview = _preview(
+        api_client,
+        user,
+        {
+            "receptor": {"documento": rut, "nombre": "Cliente", "direccion": "Calle 1", "ciudad": "Montevideo"},
+            "lineas": [SERVICE_LINE],
+        },
+    )
+    assert warning in _codes(preview)
+
+
+def test_demo_company_receiver_has_no_warnings(api_client, user):
+    assert (
+        _codes(_preview(api_client, user, {"receptor": {"documento": "219999830019"}, "lineas": [SERVICE_LINE]}))
+        == set()
+    )
+
+
+def test_eticket_above_the_identification_threshold_warns(api_client, user):
+    big = {"descripcion": "Televisor", "cantidad": "1", "precio": "60000"}
+    assert "eticket_supera_tope" in _codes(
+        _preview(api_client, user, {"receptor": {"documento": "13353214"}, "lineas": [big]})
+    )
+    unidentified = api_client.post(PREVIEW, json={"lineas": [big]}, headers=user)
+    assert unidentified.status_code == 422  # DGI's rule: above the threshold the receiver must be identified
+
+
+def test_cae_running_out_warns(api_client, user, service_app):
+    with service_app.app_context():
+        db.session().execute(
+            update(CaeRangeRecord)
+            .where(CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 101)
+            .values(next_nro=CaeRangeRecord.hnro - 10)
+        )
+        db.session().commit()
+    assert "cae_por_agotarse" in _codes(_preview(api_client, user, {"lineas": [SERVICE_LINE]}))
+
+
+def test_an_unusual_total_warns(api_client, user):
+    for _ in range(5):
+        api_client.post(
+            DIRECT, json={"lineas": [{"descripcion": "Café", "cantidad": "1", "precio": "100"}]}, headers=user
+        )
+    assert "total_inusual" in _codes(
+        _preview(api_client, user, {"lineas": [{"descripcion": "Café", "cantidad": "1", "precio": "1000"}]})
+    )
+
+
+def test_preview_then_confirm_issues_exactly_the_preview(api_client, user):
+    preview = _preview(api_client, user, {"receptor": {"documento": "219999830019"}, "lineas": [SERVICE_LINE]})
+    confirmed = _confirm(api_client, user, preview)
+    assert confirmed.status_code == 200 and confirmed.json["estado"] == "issued"
+    receipt = confirmed.json["comprobante"]
+    assert receipt["tipoCFE"] == preview["borrador"]["tipoCFE"]
+    assert receipt["totales"] == preview["totales"]
+    assert receipt["receptor"] == preview["borrador"]["receptor"]
+    assert [e["estado"] for e in confirmed.json["lineaDeTiempo"]] == ["preview", "confirmed", "issued"]
+
+
+def test_confirming_twice_gives_the_same_receipt(api_client, user):
+    preview = _preview(api_client, user, {"lineas": [SERVICE_LINE]})
+    first = _confirm(api_client, user, preview).json
+    second = _confirm(api_client, user, preview).json
+    assert first["cfeEmitidos"] == second["cfeEmitidos"] and len(first["cfeEmitidos"]) == 1
+    nxt = api_client.post("/api/v1/comprobante/emitir", json=bodies.body(bodies.ETICKET), headers=user).json
+    assert nxt["nro"] == first["comprobante"]["nro"] + 1
+
+
+def test_confirm_needs_the_warnings_acknowledged(api_client, user):
+    preview = _preview(api_client, user, {"receptor": {"documento": "215550030019"}, "lineas": [SERVICE_LINE]})
+    refused = _confirm(api_client, user, preview, advertenciasAceptadas=[])
+    assert refused.status_code == 422 and refused.json["error"]["code"] == "advertencias_sin_aceptar"
+    assert _confirm(api_client, user, preview).json["estado"] == "issued"
+
+
+def test_a_changed_draft_is_refused(api_client, user):
+    preview = _preview(api_client, user, {"lineas": [SERVICE_LINE]})
+    refused = _confirm(api_client, user, preview, hashBorrador="0" * 64)
+    assert refused.status_code == 409 and refused.json["error"]["code"] == "borrador_modificado"
+
+
+def test_a_confirm_after_expiry_is_refused_and_the_request_says_expired(api_client, user, service_app):
+    preview = _preview(api_client, user, {"lineas": [SERVICE_LINE]})
+    with service_app.app_context():
+        db.session().execute(update(SmartRequest).values(expires_at=datetime.now(UTC) - timedelta(seconds=1)))
+        db.session().commit()
+    refused = _confirm(api_client, user, preview)
+    assert refused.status_code == 409 and refused.json["error"]["code"] == "solicitud_vencida"
+    state = api_client.get(CONSULT + preview["requestId"], headers=user).json
+    assert state["estado"] == "expired" and state["final"] is True
+
+
+def test_a_failure_keeps_the_request_and_says_why(api_client, user, service_app):
+    preview = _preview(api_client, user, {"lineas": [SERVICE_LINE]})
+    with service_app.app_context():
+        db.session().execute(
+            update(CaeRangeRecord).where(CaeRangeRecord.tipo_cfe == 101).values(next_nro=CaeRangeRecord.hnro + 1)
+        )
+        db.session().commit()
+    failed = _confirm(api_client, user, preview)
+    assert failed.status_code == 409 and failed.json["error"]["code"] == "cae_agotado"
+    state = api_client.get(CONSULT + preview["requestId"], headers=user).json
+    assert state["estado"] == "failed" and state["error"]["codigo"] == "cae_agotado"
+    assert [e["estado"] for e in state["lineaDeTiempo"]] == ["preview", "confirmed", "failed"]
+
+
+def test_direct_issue_with_the_same_idempotency_key_twice_gives_one_receipt(api_client, user):
+    body = {"lineas": [SERVICE_LINE]}
+    first = api_client.post(DIRECT, json=body, headers={**user, "Idempotency-Key": "erp-77"})
+    again = api_client.post(DIRECT, json=body, headers={**user, "Idempotency-Key": "erp-77"})
+    assert first.status_code == again.status_code == 201
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert first.json["cfeEmitidos"] == again.json["cfeEmitidos"] and len(first.json["cfeEmitidos"]) == 1
+    other = api_client.post(
+        DIRECT, json={"lineas": [SERVICE_LINE | {"cantidad": "2"}]}, headers={**user, "Idempotency-Key": "erp-77"}
+    )
+    assert other.status_code == 422
+
+
+def test_consult_shows_state_timeline_receipt_and_dgi_status(api_client, user, auth_headers):
+    issued = api_client.post(DIRECT, json={"lineas": [SERVICE_LINE]}, headers=user).json
+    state = api_client.get(CONSULT + issued["requestId"], headers=auth_headers("soporte@demo.uy")).json
+    assert state["estado"] == "issued" and state["estadoDGI"] == "pendiente"
+    assert state["cfeEmitidos"] == [state["comprobante"]["idCfeEmitido"]]
+    assert all(e["en"] and e["por"] for e in state["lineaDeTiempo"])
+
+
+def test_another_companys_request_is_404(api_client, user, auth_headers):
+    issued = api_client.post(DIRECT, json={"lineas": [SERVICE_LINE]}, headers=user).json
+    answer = api_client.get(CONSULT + issued["requestId"], headers=auth_headers("admin@demo.uy", company_id=2))
+    assert answer.status_code == 404
+
+
+def test_jwt_only_and_writers_only(api_client, auth_headers):
+    assert api_client.post(PREVIEW, json={"lineas": [SERVICE_LINE]}, headers={"X-API-Key": "cfe_x"}).status_code == 401
+    assert (
+        api_client.post(DIRECT, json={"lineas": [SERVICE_LINE]}, headers=auth_headers("soporte@demo.uy")).status_code
+        == 403
+    )
