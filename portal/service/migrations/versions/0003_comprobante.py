@@ -8,7 +8,6 @@ Create Date: 2026-11-22 06:00:19.517569
 import sqlalchemy as sa
 from alembic import op
 
-
 revision = '0003_comprobante'
 down_revision = '0001_foundation'
 branch_labels = ('comprobante',)

@@ -8,7 +8,6 @@ Create Date: 2026-11-22 06:07:13.077577
 import sqlalchemy as sa
 from alembic import op
 
-
 revision = '0004_inteligente'
 down_revision = '0001_foundation'
 branch_labels = ('inteligente',)
