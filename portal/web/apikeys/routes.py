@@ -1,15 +1,152 @@
-"""Views of the apikeys area."""
+"""The API keys page: admins list, create, revoke and re-limit their company's keys; `soporte` reads.
 
-from flask import Blueprint
+A new key's secret exists in exactly one response: the one to the create POST (a fragment for htmx, the
+page otherwise), never in a URL, a redirect, a flash or a log, and every answer here is `no-store`.
+"""
 
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from babel.dates import format_datetime
+from flask import Blueprint, flash, get_flashed_messages, make_response, render_template
+from flask_babel import get_locale, get_timezone
+from flask_babel import gettext as _
+from flask_login import current_user
+from jinja2_fragments.flask import render_block
+
+from portal.client.apikeys import ApiKey, NewApiKey, RateLimit
+from portal.client.errors import NotFound, ValidationError
+from portal.web.apikeys.forms import CreateKeyForm, RateLimitForm
 from portal.web.auth.session import role_required
-from portal.web.rendering import render
+from portal.web.backend import api
+from portal.web.rendering import redirect_after_post, render, wants_fragment
 
 bp = Blueprint("apikeys", __name__, url_prefix="/apikeys")
+TEMPLATE = "apikeys/index.html"
+
+
+@dataclass(frozen=True)
+class KeyRow:
+    """A key as the table shows it; `form` (its limit, editable) only for admins and active keys."""
+
+    key: ApiKey
+    form: RateLimitForm | None
+
+
+@bp.context_processor
+def _helpers() -> dict:
+    return {"when": when}
+
+
+def when(moment: datetime | None) -> str:
+    """A date and time in the user's language, Montevideo time (e.g. "22 nov 2026, 10:32:15")."""
+    # Babel directly: the shared `moment` filter hands flask-babel a `locale` argument it does not take.
+    if moment is None:
+        return ""
+    locale = "en_US" if str(get_locale() or "es") == "en" else "es_UY"
+    return format_datetime(moment, format="medium", tzinfo=get_timezone(), locale=locale)
+
+
+def _can_manage() -> bool:
+    return current_user.role == "admin"
+
+
+def _row(key: ApiKey, form: RateLimitForm | None = None) -> KeyRow:
+    if not (_can_manage() and key.active):
+        return KeyRow(key, None)
+    if form is None:
+        form = RateLimitForm(prefix=key.id, formdata=None, data={"limite": key.rate_limit.limit,
+                                                                 "ventana": key.rate_limit.window_seconds})
+    return KeyRow(key, form)
+
+
+def _context(*, forms: dict[str, RateLimitForm] | None = None, **extra) -> dict:
+    forms = forms or {}
+    rows = [_row(key, forms.get(key.id)) for key in api().list_api_keys()]
+    extra.setdefault("create_form", CreateKeyForm(formdata=None))
+    return {"rows": rows, "can_manage": _can_manage(), **extra}
+
+
+def _no_store(response):
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @bp.get("/")
 @role_required("admin", "soporte")
 def index():
-    """The area's landing page."""
-    return render("apikeys/index.html")
+    """The company's keys with their limit, current usage and history."""
+    return _no_store(render(TEMPLATE, "keys", **_context()))
+
+
+@bp.post("/")
+@role_required("admin")
+def create():
+    """Create a key and show its secret, once, in this very response."""
+    form = CreateKeyForm()
+    if form.validate():
+        try:
+            created = api().create_api_key(form.nombre.data, RateLimit(form.limite.data, form.ventana.data))
+        except ValidationError as exc:
+            if not form.apply_service_errors(exc.field_messages()):
+                raise
+        else:
+            return _no_store(_created(created))
+    if wants_fragment():
+        return _no_store(render(TEMPLATE, "create_form", status=422, create_form=form, can_manage=True))
+    return _no_store(render(TEMPLATE, status=422, **_context(create_form=form, open_dialog=True)))
+
+
+def _created(created: NewApiKey):
+    flash(_("Creaste la clave «%(name)s».", name=created.key.name), "success")
+    context = _context(created=created)
+    if not wants_fragment():
+        return render(TEMPLATE, status=201, **context)
+    # The dialog's form comes back empty (and closes the dialog); the secret and the fresh list ride
+    # out of band into their places on the page.
+    body = render_block(TEMPLATE, "create_form", **context, dialog_done=True)
+    body += render_block(TEMPLATE, "new_key", **context, oob=True)
+    body += render_block(TEMPLATE, "keys", **context, oob=True)
+    if get_flashed_messages():
+        body += render_template("_flashes.html", oob=True)
+    response = make_response(body, 201)
+    response.vary.add("HX-Request")
+    return response
+
+
+@bp.post("/<key_id>/revocar")
+@role_required("admin")
+def revoke(key_id: str):
+    """Revoke a key: it stops working on its next request."""
+    key = api().revoke_api_key(key_id)
+    flash(_("Revocaste la clave «%(name)s»: ya no se puede usar.", name=key.name), "success")
+    if wants_fragment():
+        return _no_store(render(TEMPLATE, "row", row=_row(key), can_manage=True))
+    return redirect_after_post("apikeys.index")
+
+
+@bp.post("/<key_id>/rate-limit")
+@role_required("admin")
+def rate_limit(key_id: str):
+    """Change a key's limit in place; invalid input comes back next to the field (422)."""
+    form = RateLimitForm(prefix=key_id)
+    if form.validate():
+        try:
+            key = api().set_api_key_rate_limit(key_id, RateLimit(form.limite.data, form.ventana.data))
+        except ValidationError as exc:
+            if not form.apply_service_errors(exc.field_messages()):
+                raise
+        else:
+            flash(_("La clave «%(name)s» ahora admite %(limit)s solicitudes cada %(window)s segundos.",
+                    name=key.name, limit=key.rate_limit.limit, window=key.rate_limit.window_seconds), "success")
+            if wants_fragment():
+                return _no_store(render(TEMPLATE, "row", row=_row(key), can_manage=True))
+            return redirect_after_post("apikeys.index")
+    if wants_fragment():
+        key = next((k for k in api().list_api_keys() if k.id == key_id), None)
+        if key is None:
+            raise NotFound(_("No existe esa clave."), status=404)
+        return _no_store(render(TEMPLATE, "row", status=422, row=_row(key, form), can_manage=True))
+    return _no_store(render(TEMPLATE, status=422, **_context(forms={key_id: form})))

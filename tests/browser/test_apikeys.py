@@ -1,0 +1,106 @@
+"""A person manages API keys in the browser: an admin creates a key, sees its secret once and copies it,
+changes its limit and revokes it; `soporte` reads the list without controls; `usuario` gets the 403 page."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.pages import ApiKeysPage, Shell
+
+
+@pytest.fixture
+def existing_key(live_service):
+    """A key of Demo S.A. created through the service's API, as another admin would have."""
+    from portal.client import CfeClient
+    from portal.client.apikeys import RateLimit
+    from tests.conftest import mint_token
+
+    api = CfeClient(live_service.url).as_user(mint_token(live_service.app, "admin@demo.uy"), company_id=1)
+    return api.create_api_key("Tienda web", RateLimit(120, 60)).key
+
+
+def test_admin_creates_a_key_sees_it_once_changes_its_limit_and_revokes_it(page: Page, context):
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    shell = Shell(page)
+    shell.open_home_and_sign_in("admin@demo.uy")
+    page.get_by_role("navigation", name="Principal").get_by_role("link", name="API keys").click()
+    keys = ApiKeysPage(page)
+    expect(keys.listing).to_contain_text("todavía no tiene claves")
+
+    keys.create("ERP central", limit=600, window=60)
+    expect(keys.dialog).to_be_hidden()
+    expect(keys.secret_field).to_be_visible()
+    expect(keys.secret_field).to_be_focused()
+    expect(page.get_by_text("Copiala ahora: no se va a mostrar nunca más.")).to_be_visible()
+    secret = keys.secret_field.input_value()
+    assert re.fullmatch(r"cfe_live_[A-Za-z0-9_-]{43}", secret)
+    row = keys.row("ERP central")
+    expect(row.get_by_test_id("apikey-prefix")).to_have_text(secret[:16] + "…")
+    expect(page.get_by_role("status")).to_contain_text("Creaste la clave «ERP central».")
+
+    page.get_by_role("button", name="Copiar").click()
+    expect(page.get_by_role("button", name="Copiada")).to_be_visible()
+    assert page.evaluate("navigator.clipboard.readText()") == secret
+
+    # Never in the address bar, the page's storage or the history: the URL did not change.
+    assert page.url.endswith("/apikeys/") and secret not in page.url
+    stored = page.evaluate("JSON.stringify(localStorage) + JSON.stringify(sessionStorage)")
+    assert secret not in stored
+    page.get_by_role("button", name="Ya la guardé").click()
+    expect(keys.secret_field).to_have_count(0)
+    page.reload()
+    expect(keys.row("ERP central")).to_be_visible()
+    assert secret not in page.content()
+
+    keys.set_limit("ERP central", 3, 60)
+    row = keys.row("ERP central")
+    expect(row.get_by_label("Solicitudes")).to_have_value("3")
+    expect(row.get_by_test_id("apikey-usage")).to_contain_text("0 de 3")
+    row.get_by_text("Historial (2)").click()
+    expect(row.get_by_test_id("apikey-history")).to_contain_text("de 600 cada 60 s a 3 cada 60 s")
+    expect(page.get_by_role("status")).to_contain_text("3 solicitudes cada 60 segundos")
+
+    keys.revoke("ERP central")
+    expect(row.get_by_text("Revocada", exact=True)).to_be_visible()
+    expect(row.get_by_role("button")).to_have_count(0)
+    page.reload()
+    expect(keys.row("ERP central")).to_contain_text("Revocada")
+    shell.assert_no_csp_violations()
+
+
+def test_an_impossible_limit_is_refused_before_anything_is_sent(page: Page, existing_key):
+    Shell(page).open_home_and_sign_in("admin@demo.uy")
+    keys = ApiKeysPage(page)
+    keys.open()
+    field = keys.row("Tienda web").get_by_label("Solicitudes")
+    field.fill("0")
+    keys.row("Tienda web").get_by_role("button", name="Guardar").click()
+    assert field.evaluate("element => element.validity.rangeUnderflow")
+    page.reload()
+    expect(keys.row("Tienda web").get_by_label("Solicitudes")).to_have_value("120")
+
+
+def test_soporte_sees_the_list_read_only(page: Page, existing_key):
+    shell = Shell(page)
+    shell.open_home_and_sign_in("soporte@demo.uy")
+    keys = ApiKeysPage(page)
+    keys.open()
+    row = keys.row("Tienda web")
+    expect(row).to_contain_text(existing_key.prefix)
+    expect(row.get_by_test_id("apikey-limit")).to_have_text("120 cada 60 s")
+    expect(page.get_by_role("button", name="Crear clave")).to_have_count(0)
+    expect(keys.listing.get_by_role("button")).to_have_count(0)
+    expect(keys.listing.get_by_role("spinbutton")).to_have_count(0)
+    shell.assert_no_csp_violations()
+
+
+def test_usuario_gets_the_403_page(page: Page):
+    shell = Shell(page)
+    shell.open_home_and_sign_in("usuario@demo.uy")
+    answer = page.goto("/apikeys/")
+    assert answer is not None and answer.status == 403
+    expect(page.get_by_role("heading", name="No tenés permiso para ver esto")).to_be_visible()
+    shell.assert_no_csp_violations()

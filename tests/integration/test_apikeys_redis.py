@@ -1,0 +1,144 @@
+"""Two service processes sharing one Redis enforce one limit per key, and a revocation made through one
+is refused by the other. Real processes (gunicorn), a real redis-server, the same database."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from portal import paths
+
+pytestmark = pytest.mark.redis
+
+REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+PROBE = "/api/v1/_test/quien"
+
+
+def service_with_probe():
+    """The service as `make run` builds it, plus one test-only view that accepts JWT or API key (as the
+    Comprobante and DGI groups do). gunicorn loads it from this module."""
+    from portal.service import create_app
+    from portal.service.api import WRITERS
+    from portal.service.auth import API_KEY, JWT, authenticate, require_role
+
+    app = create_app()
+
+    @app.get(PROBE)
+    def quien():
+        principal = authenticate((JWT, API_KEY))
+        require_role(principal, WRITERS)
+        return {"empresa": principal.company_id, "clave": principal.api_key_id, "pid": os.getpid()}
+
+    return app
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_until(check, what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if check():
+                return
+        except (OSError, requests.RequestException):
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"{what} did not start within {timeout:.0f} s")
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=5)
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    if not Path(REDIS_SERVER).exists():
+        pytest.fail("redis-server is not installed: run `make test` (it installs it) or "
+                    "`sudo apt-get install redis-server`.")
+    port = _free_port()
+    log = (tmp_path / "redis.log").open("w")
+    process = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                                "--appendonly", "no", "--dir", str(tmp_path)], stdout=log, stderr=log)
+    try:
+        import redis
+
+        _wait_until(lambda: redis.Redis(port=port, socket_timeout=0.5).ping(), "redis-server")
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        _stop(process)
+        log.close()
+
+
+@pytest.fixture
+def two_services(redis_url, service_config, tmp_path) -> Iterator[tuple[str, str]]:
+    """Two gunicorn processes on two ports, on the test's database, counting limits in the same Redis."""
+    env = {**os.environ, "CFE_DATABASE_URL": service_config["DATABASE_URL"],
+           "CFE_RATELIMIT_STORAGE_URL": redis_url, "PYTHONUNBUFFERED": "1"}
+    processes, urls = [], []
+    try:
+        for name in ("a", "b"):
+            port = _free_port()
+            log = (tmp_path / f"service-{name}.log").open("w")
+            processes.append((subprocess.Popen(
+                [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1",
+                 "--threads", "2", "tests.integration.test_apikeys_redis:service_with_probe()"],
+                cwd=paths.PROJECT_ROOT, env=env, stdout=log, stderr=log), log))
+            urls.append(f"http://127.0.0.1:{port}")
+        for url in urls:
+            _wait_until(lambda url=url: requests.get(f"{url}/healthz", timeout=1).ok, f"service at {url}")
+        yield urls[0], urls[1]
+    finally:
+        for process, log in processes:
+            _stop(process)
+            log.close()
+
+
+def test_two_processes_sharing_redis_enforce_one_limit_and_one_revocation(two_services, auth_headers):
+    a, b = two_services
+    admin = auth_headers("admin@demo.uy", 1)
+    created = requests.post(f"{a}/api/v1/apikeys", headers=admin, timeout=10,
+                            json={"nombre": "dos procesos", "rateLimit": {"limite": 3, "ventanaSegundos": 60}})
+    assert created.status_code == 201, created.text
+    key = created.json()
+    as_key = {"X-API-Key": key["clave"]}
+
+    answers = [requests.get(base + PROBE, headers=as_key, timeout=10) for base in (a, b, a, b)]
+    assert [r.status_code for r in answers] == [200, 200, 200, 429]
+    assert len({r.json()["pid"] for r in answers[:2]}) == 2  # really two processes
+    assert [r.headers["RateLimit"].split(";")[1] for r in answers] == ["r=2", "r=1", "r=0", "r=0"]
+    last = answers[3]
+    assert 1 <= int(last.headers["Retry-After"]) <= 60
+    assert last.headers["RateLimit-Policy"] == '"default";q=3;w=60'
+
+    usage = requests.get(f"{b}/api/v1/apikeys", headers=admin, timeout=10).json()["claves"][0]["uso"]
+    assert usage["usados"] == 3 and usage["restantes"] == 0
+
+    raised = requests.post(f"{b}/api/v1/apikeys/{key['id']}/rate-limit", headers=admin, timeout=10,
+                           json={"limite": 5, "ventanaSegundos": 60})
+    assert raised.status_code == 200
+    assert requests.get(a + PROBE, headers=as_key, timeout=10).status_code != 429
+
+    revoked = requests.post(f"{a}/api/v1/apikeys/{key['id']}/revocar", headers=admin, timeout=10)
+    assert revoked.status_code == 200
+    for base in (b, a):
+        refused = requests.get(base + PROBE, headers=as_key, timeout=10)
+        assert refused.status_code == 401
+        assert refused.json()["error"]["code"] == "revoked_api_key"
