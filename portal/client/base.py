@@ -23,7 +23,12 @@ MAX_RETRY_AFTER_SECONDS = 3
 
 
 class _CappedRetry(Retry):
-    """A Retry-After longer than a person will wait in a web request is cut to a few seconds."""
+    """A Retry-After longer than a person will wait in a web request is cut to a few seconds.
+
+    A 429 is never retried here: it goes back to the caller (RateLimited, with retry_after) to decide.
+    """
+
+    RETRY_AFTER_STATUS_CODES = frozenset({503})
 
     def parse_retry_after(self, retry_after: str) -> float:
         return min(super().parse_retry_after(retry_after), MAX_RETRY_AFTER_SECONDS)

@@ -47,6 +47,14 @@ _ERROR_DESCRIPTIONS = {
 }
 
 
+_RATE_LIMIT_HEADERS = {
+    "RateLimit-Policy": {"description": 'Política de la clave de API, p. ej. "default";q=600;w=60 (solo con X-API-Key).',
+                         "schema": {"type": "string"}},
+    "RateLimit": {"description": 'Estado de la ventana, p. ej. "default";r=599;t=60 (solo con X-API-Key).',
+                  "schema": {"type": "string"}},
+}
+
+
 def _models() -> list[type[BaseModel]]:
     seen: dict[str, type[BaseModel]] = {}
     for op in OPERATIONS:
@@ -114,6 +122,13 @@ def _operation(op: Operation) -> dict:
         error_statuses.add(429)
     for status in sorted(error_statuses):
         responses.setdefault(str(status), _error_response(status))
+    if API_KEY in op.auth:
+        # Requests made with an API key report where they stand in the key's rate-limit window.
+        for status, response in responses.items():
+            response.setdefault("headers", {}).update(_RATE_LIMIT_HEADERS)
+            if status == "429":
+                response["headers"]["Retry-After"] = {"description": "Segundos a esperar.",
+                                                      "schema": {"type": "integer"}}
     entry["responses"] = responses
     return entry
 

@@ -6,7 +6,9 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from flask import Flask, request, session
-from flask_babel import format_date, format_datetime, format_decimal, get_locale
+from babel.dates import format_date, format_datetime
+from babel.numbers import format_decimal
+from flask_babel import get_locale, get_timezone
 
 from portal import paths
 from portal.web.extensions import babel
@@ -48,7 +50,7 @@ def moment(value: datetime | str | None) -> str:
         return ""
     if isinstance(value, str):
         value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    return format_datetime(value, format="medium", locale=_format_locale())
+    return format_datetime(value, format="medium", tzinfo=get_timezone(), locale=_format_locale())
 
 
 def translation_directories() -> str:

@@ -69,3 +69,35 @@ def test_service_pages_carry_a_strict_content_security_policy(api_client):
     assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
     for directive in ("frame-ancestors 'none'", "base-uri 'none'", "object-src 'none'"):
         assert directive in csp
+
+
+SEED_OPERATIONS = {
+    ("post", "/api/v1/comprobante/emitir"), ("post", "/api/v1/comprobante/firmarXml"),
+    ("get", "/api/v1/comprobante/getByIdCfeEmitido"), ("post", "/api/v1/comprobante/reaplicarReferencia"),
+    ("get", "/api/v1/comprobante/previsualizar/{token}"), ("post", "/api/v1/comprobante/previsualizar"),
+    ("get", "/api/v1/apikeys"), ("post", "/api/v1/apikeys"), ("post", "/api/v1/apikeys/{apikey_id}/revocar"),
+    ("post", "/api/v1/apikeys/{apikey_id}/rate-limit"),
+    ("get", "/api/v1/dgi/consultaRut/{rut}"), ("get", "/api/v1/dgi/consultaNombreEntidad"),
+    ("get", "/api/v1/dgi/consultaCva/{rut}"), ("get", "/api/v1/dgi/consultaDatosEntidad/{rut}"),
+    ("post", "/api/v1/cfe/emitir-inteligente"), ("post", "/api/v1/cfe/previsualizar-emision-inteligente"),
+    ("post", "/api/v1/cfe/confirmar-emision-inteligente"), ("get", "/api/v1/cfe/emision-inteligente/{request_id}"),
+}
+
+
+def test_openapi_lists_the_18_operations_with_schemas_errors_and_examples(api_client):
+    doc = api_client.get("/api/v1/openapi.json").json
+    listed = {(method, path) for path, item in doc["paths"].items() for method in item}
+    assert SEED_OPERATIONS <= listed, SEED_OPERATIONS - listed
+    for method, path in SEED_OPERATIONS:
+        operation = doc["paths"][path][method]
+        assert operation["summary"] and operation["responses"], (method, path)
+        assert "401" in operation["responses"] and "500" in operation["responses"], (method, path)
+        body = operation.get("requestBody")
+        if body:
+            assert any("example" in m or "examples" in m for m in body["content"].values()), (method, path)
+
+
+def test_api_key_operations_document_the_rate_limit_headers(api_client):
+    emitir = api_client.get("/api/v1/openapi.json").json["paths"]["/api/v1/comprobante/emitir"]["post"]
+    assert "RateLimit" in emitir["responses"]["201"]["headers"]
+    assert "Retry-After" in emitir["responses"]["429"]["headers"]
