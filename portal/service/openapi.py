@@ -17,20 +17,33 @@ from portal.service.auth import API_KEY, JWT
 _ERROR_SCHEMA = {
     "type": "object",
     "required": ["error"],
-    "properties": {"error": {
-        "type": "object",
-        "required": ["code", "message", "fields", "requestId"],
-        "properties": {
-            "code": {"type": "string", "description": "Código estable, para programas.",
-                     "examples": ["validation_error"]},
-            "message": {"type": "string", "description": "Mensaje para personas (español)."},
-            "fields": {"type": "array", "items": {
-                "type": "object", "required": ["field", "code", "message"],
-                "properties": {"field": {"type": "string", "examples": ["receptor.docRecep"]},
-                               "code": {"type": "string"}, "message": {"type": "string"}}}},
-            "requestId": {"type": ["string", "null"], "description": "El X-Request-ID de la solicitud."},
-        },
-    }},
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["code", "message", "fields", "requestId"],
+            "properties": {
+                "code": {
+                    "type": "string",
+                    "description": "Código estable, para programas.",
+                    "examples": ["validation_error"],
+                },
+                "message": {"type": "string", "description": "Mensaje para personas (español)."},
+                "fields": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["field", "code", "message"],
+                        "properties": {
+                            "field": {"type": "string", "examples": ["receptor.docRecep"]},
+                            "code": {"type": "string"},
+                            "message": {"type": "string"},
+                        },
+                    },
+                },
+                "requestId": {"type": ["string", "null"], "description": "El X-Request-ID de la solicitud."},
+            },
+        }
+    },
 }
 
 _ERROR_DESCRIPTIONS = {
@@ -48,10 +61,14 @@ _ERROR_DESCRIPTIONS = {
 
 
 _RATE_LIMIT_HEADERS = {
-    "RateLimit-Policy": {"description": 'Política de la clave de API, p. ej. "default";q=600;w=60 (solo con X-API-Key).',
-                         "schema": {"type": "string"}},
-    "RateLimit": {"description": 'Estado de la ventana, p. ej. "default";r=599;t=60 (solo con X-API-Key).',
-                  "schema": {"type": "string"}},
+    "RateLimit-Policy": {
+        "description": 'Política de la clave de API, p. ej. "default";q=600;w=60 (solo con X-API-Key).',
+        "schema": {"type": "string"},
+    },
+    "RateLimit": {
+        "description": 'Estado de la ventana, p. ej. "default";r=599;t=60 (solo con X-API-Key).',
+        "schema": {"type": "string"},
+    },
 }
 
 
@@ -66,14 +83,18 @@ def _models() -> list[type[BaseModel]]:
 
 
 def _error_response(status: int) -> dict:
-    return {"description": _ERROR_DESCRIPTIONS.get(status, "Error."),
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    return {
+        "description": _ERROR_DESCRIPTIONS.get(status, "Error."),
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    }
 
 
 def _response(value: Any, status: int) -> dict:
     if isinstance(value, type) and issubclass(value, BaseModel):
-        return {"description": (value.__doc__ or "OK").strip().splitlines()[0],
-                "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{value.__name__}"}}}}
+        return {
+            "description": (value.__doc__ or "OK").strip().splitlines()[0],
+            "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{value.__name__}"}}},
+        }
     if isinstance(value, dict):
         return value
     return {"description": value or ("Sin contenido." if status == 204 else "OK")}
@@ -90,22 +111,46 @@ def _operation(op: Operation) -> dict:
     if op.description:
         entry["description"] = op.description
     entry["security"] = [{"bearerAuth": []} if a == JWT else {"apiKeyAuth": []} for a in op.auth]
-    params = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"},
-               "description": desc} for name, desc in op.path_params.items()]
-    params += [{"name": name, "in": "header", "required": False, "schema": {"type": "string"},
-                "description": desc} for name, desc in op.extra_headers.items()]
+    params = [
+        {"name": name, "in": "path", "required": True, "schema": {"type": "string"}, "description": desc}
+        for name, desc in op.path_params.items()
+    ]
+    params += [
+        {"name": name, "in": "header", "required": False, "schema": {"type": "string"}, "description": desc}
+        for name, desc in op.extra_headers.items()
+    ]
     if op.query is not None:
         schema = op.query.model_json_schema()
         required = set(schema.get("required", []))
         for name, prop in schema.get("properties", {}).items():
-            params.append({"name": name, "in": "query", "required": name in required,
-                           "schema": {k: v for k, v in prop.items() if k != "description"},
-                           "description": prop.get("description", "")})
-    params.append({"name": "X-Request-ID", "in": "header", "required": False, "schema": {"type": "string"},
-                   "description": "Identificador de la solicitud; se devuelve y se registra."})
+            params.append(
+                {
+                    "name": name,
+                    "in": "query",
+                    "required": name in required,
+                    "schema": {k: v for k, v in prop.items() if k != "description"},
+                    "description": prop.get("description", ""),
+                }
+            )
+    params.append(
+        {
+            "name": "X-Request-ID",
+            "in": "header",
+            "required": False,
+            "schema": {"type": "string"},
+            "description": "Identificador de la solicitud; se devuelve y se registra.",
+        }
+    )
     if JWT in op.auth:
-        params.append({"name": "X-Empresa-Id", "in": "header", "required": False, "schema": {"type": "integer"},
-                       "description": "Empresa por la que actúa un usuario con varias (JWT)."})
+        params.append(
+            {
+                "name": "X-Empresa-Id",
+                "in": "header",
+                "required": False,
+                "schema": {"type": "integer"},
+                "description": "Empresa por la que actúa un usuario con varias (JWT).",
+            }
+        )
     entry["parameters"] = params
     if op.body is not None:
         media: dict[str, Any] = {"schema": {"$ref": f"#/components/schemas/{op.body.__name__}"}}
@@ -116,8 +161,9 @@ def _operation(op: Operation) -> dict:
     elif op.raw_body is not None:
         entry["requestBody"] = {"required": True, "content": op.raw_body}
     responses = {str(status): _response(value, status) for status, value in op.responses.items()}
-    error_statuses = ({401, 500} | ({403} if op.roles else set())
-                      | ({422} if op.body or op.query or op.raw_body else set()))
+    error_statuses = (
+        {401, 500} | ({403} if op.roles else set()) | ({422} if op.body or op.query or op.raw_body else set())
+    )
     if API_KEY in op.auth:
         error_statuses.add(429)
     for status in sorted(error_statuses):
@@ -127,16 +173,19 @@ def _operation(op: Operation) -> dict:
         for status, response in responses.items():
             response.setdefault("headers", {}).update(_RATE_LIMIT_HEADERS)
             if status == "429":
-                response["headers"]["Retry-After"] = {"description": "Segundos a esperar.",
-                                                      "schema": {"type": "integer"}}
+                response["headers"]["Retry-After"] = {
+                    "description": "Segundos a esperar.",
+                    "schema": {"type": "integer"},
+                }
     entry["responses"] = responses
     return entry
 
 
 def build_document(server_url: str) -> dict:
     """The whole OpenAPI 3.1 document."""
-    _, definitions = models_json_schema([(m, "validation") for m in _models()],
-                                        ref_template="#/components/schemas/{model}")
+    _, definitions = models_json_schema(
+        [(m, "validation") for m in _models()], ref_template="#/components/schemas/{model}"
+    )
     schemas = definitions.get("$defs", {})
     schemas["Error"] = _ERROR_SCHEMA
     paths: dict[str, dict] = {}
@@ -144,18 +193,29 @@ def build_document(server_url: str) -> dict:
         paths.setdefault(op.path, {})[op.method] = _operation(op)
     return {
         "openapi": "3.1.0",
-        "info": {"title": "Servicio CFE", "version": "1.0.0",
-                 "description": "Emisión y gestión de Comprobantes Fiscales Electrónicos (DGI, Uruguay)."},
+        "info": {
+            "title": "Servicio CFE",
+            "version": "1.0.0",
+            "description": "Emisión y gestión de Comprobantes Fiscales Electrónicos (DGI, Uruguay).",
+        },
         "servers": [{"url": server_url}],
         "tags": [{"name": t} for t in ("Comprobante", "Empresa API Key", "DGI", "Emision Inteligente")],
         "paths": paths,
         "components": {
             "schemas": schemas,
             "securitySchemes": {
-                "bearerAuth": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
-                               "description": "Token de acceso del proveedor de identidad del servicio."},
-                "apiKeyAuth": {"type": "apiKey", "in": "header", "name": "X-API-Key",
-                               "description": "Clave de API de la empresa (grupos Comprobante y DGI)."},
+                "bearerAuth": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "bearerFormat": "JWT",
+                    "description": "Token de acceso del proveedor de identidad del servicio.",
+                },
+                "apiKeyAuth": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "X-API-Key",
+                    "description": "Clave de API de la empresa (grupos Comprobante y DGI).",
+                },
             },
         },
     }

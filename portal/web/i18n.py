@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from flask import Flask, request, session
 from babel.dates import format_date, format_datetime
 from babel.numbers import format_decimal
+from flask import Flask, request, session
 from flask_babel import get_locale, get_timezone
 
 from portal import paths

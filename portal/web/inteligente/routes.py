@@ -1,15 +1,207 @@
-"""Views of the inteligente area."""
+"""Views of smart issuance: the guided flow (input -> preview -> confirm -> result) for the roles that issue,
+and the request status page for every role (support staff above all)."""
 
-from flask import Blueprint
-from flask_login import login_required
+from __future__ import annotations
 
-from portal.web.rendering import render
+from flask import Blueprint, abort, make_response, redirect, request, url_for
+from flask_babel import gettext as _
+from flask_login import current_user, login_required
+
+from portal.client.errors import CfeError, Conflict, NotFound, ValidationError
+from portal.client.inteligente import SmartRequest
+from portal.web import activity
+from portal.web.auth.session import role_required
+from portal.web.backend import api
+from portal.web.inteligente import flow, presenters
+from portal.web.inteligente.forms import SmartForm, StatusSearchForm, aria_attrs
+from portal.web.inteligente.payload import classify_document, to_request
+from portal.web.rendering import redirect_after_post, render, wants_fragment
 
 bp = Blueprint("inteligente", __name__, url_prefix="/inteligente")
+WRITERS = ("admin", "usuario")
+STEP1, STEP2, RESULT, STATUS = ("inteligente/new.html", "inteligente/review.html", "inteligente/result.html",
+                                "inteligente/status.html")
+# Refusals of a confirmation after which previewing again (same input) is the way forward.
+REPREVIEW_CODES = ("solicitud_vencida", "borrador_modificado")
+
+
+@bp.context_processor
+def _template_helpers():
+    return {"aria": aria_attrs}
 
 
 @bp.get("/")
 @login_required
 def index():
-    """The area's landing page."""
-    return render("inteligente/index.html")
+    """The area's entry: the flow for the roles that issue, the status lookup for support."""
+    return redirect(url_for("inteligente.new" if current_user.role in WRITERS else "inteligente.status"))
+
+
+@bp.get("/nueva")
+@role_required(*WRITERS)
+def new():
+    """Step 1, filled with what the user typed earlier in this session (or for preview ?desde=<id>)."""
+    return _step1(SmartForm.from_typed(flow.typed(request.args.get("desde"))))
+
+
+@bp.post("/nueva")
+@role_required(*WRITERS)
+def preview():
+    """Step 1 -> 2: the service infers the complete receipt; 422 with the input kept when it cannot."""
+    form = SmartForm()
+    flow.keep_typed(form.data)
+    return _preview_from(form)
+
+
+@bp.post("/nueva/lineas")
+@role_required(*WRITERS)
+def edit_lines():
+    """Adds or removes a line in place, keeping everything typed (without JavaScript: back to step 1)."""
+    form = SmartForm.without_line(request.form, request.form.get("quitar", type=int))
+    added = request.form.get("accion") == "agregar"
+    if added:
+        form.add_line()
+    flow.keep_typed(form.data)
+    if not wants_fragment():
+        return redirect(url_for("inteligente.new"), code=303)
+    return render(STEP1, "lines", form=form, focus="new" if added else "add")
+
+
+@bp.get("/nueva/documento")
+@role_required(*WRITERS)
+def document_hint():
+    """What the receiver document being typed will make: e-Factura (RUT) or e-Ticket (cédula, nobody)."""
+    return render(STEP1, "document_hint", form=SmartForm.from_typed(flow.typed()),
+                  kind=classify_document(request.args.get("documento")))
+
+
+@bp.get("/nueva/<request_id>")
+@role_required(*WRITERS)
+def review(request_id: str):
+    """Step 2: the inferred receipt, what was inferred and why, warnings to acknowledge, the PDF."""
+    kept = _kept(request_id)
+    req = api().smart_request(request_id)
+    if req.state == "issued":
+        return redirect(url_for("inteligente.result", request_id=request_id))
+    return _step2(req, kept)
+
+
+@bp.get("/nueva/<request_id>/previsualizacion.pdf")
+@role_required(*WRITERS)
+def preview_pdf(request_id: str):
+    """The preview's PDF, from the service, for this session's own previews only."""
+    kept = _kept(request_id)
+    if not kept.get("token"):
+        abort(404)
+    response = make_response(api().preview_by_token(kept["token"]))
+    response.mimetype = "application/pdf"
+    response.headers["Content-Disposition"] = 'inline; filename="previsualizacion.pdf"'
+    return response
+
+
+@bp.post("/nueva/<request_id>/confirmar")
+@role_required(*WRITERS)
+def confirm(request_id: str):
+    """Step 3: issue exactly what was previewed, once (confirming again returns the same receipt)."""
+    kept = _kept(request_id)
+    accepted = request.form.getlist("aceptadas")
+    try:
+        req = api().smart_confirm(request_id, request.form.get("hash") or kept["hash"], accepted)
+    except (ValidationError, Conflict) as exc:
+        return _refused(request_id, kept, exc, accepted)
+    _record_issue(req)
+    flow.finish(request_id)
+    return redirect_after_post("inteligente.result", request_id=request_id)
+
+
+@bp.post("/nueva/<request_id>/repetir")
+@role_required(*WRITERS)
+def repeat(request_id: str):
+    """Preview again from what was typed (the preview expired or changed); nothing was issued."""
+    return _preview_from(SmartForm.from_typed(_kept(request_id)["typed"]))
+
+
+@bp.get("/nueva/<request_id>/resultado")
+@role_required(*WRITERS)
+def result(request_id: str):
+    """The outcome: the receipt with its links, or what happened to the request."""
+    req = api().smart_request(request_id)
+    return render(RESULT, req=req, receipt_url=presenters.receipt_url(req.receipt.id) if req.receipt else None,
+                  p=presenters)
+
+
+@bp.get("/solicitudes")
+@login_required
+def status():
+    """Any request of the company by request_id: state, timeline, receipt and DGI state; polls until final."""
+    form = StatusSearchForm(request.args)
+    if "request_id" not in request.args:
+        return render(STATUS, form=form, req=None)
+    if not form.validate():
+        return render(STATUS, "results", form=form, req=None, status=422)
+    try:
+        req = api().smart_request(form.request_id.data)
+    except NotFound:
+        form.request_id.errors.append(_("No existe esa solicitud en tu empresa."))
+        return render(STATUS, "results", form=form, req=None, status=404)
+    return render(STATUS, "results", form=form, req=req, p=presenters, support=presenters.support_text(req),
+                  receipt_urls={i: presenters.receipt_url(i) for i in req.receipt_ids})
+
+
+def _kept(request_id: str) -> dict:
+    """This session's preview, or 404: a request id in a URL is not enough to reach a preview."""
+    return flow.preview(request_id) or abort(404)
+
+
+def _step1(form: SmartForm, *, status: int = 200, problems=()):
+    return render(STEP1, form=form, problems=problems, invalid=status == 422,
+                  kind=classify_document(form.documento.data), status=status)
+
+
+def _preview_from(form: SmartForm):
+    if not form.validate():
+        return _step1(form, status=422)
+    try:
+        req = api().smart_preview(to_request(form.data))
+    except ValidationError as exc:
+        loose = form.apply_service_errors(exc.fields)
+        return _step1(form, status=422, problems=loose if exc.fields else [exc.message])
+    except NotFound as exc:
+        if exc.code != "referencia_no_encontrada":
+            raise
+        form.ref_id.errors = [*form.ref_id.errors, exc.message]
+        return _step1(form, status=422)
+    flow.remember_preview(req.id, req.preview_token, req.draft_hash, form.data)
+    return redirect(url_for("inteligente.review", request_id=req.id), code=303)
+
+
+def _step2(req: SmartRequest, kept: dict, *, error: str | None = None, accepted=(), status: int = 200,
+           offer_repeat: bool = False):
+    return render(STEP2, "confirm", req=req, p=presenters, error=error, accepted=set(accepted), status=status,
+                  offer_repeat=offer_repeat or req.state == "expired", draft_hash=kept["hash"])
+
+
+def _refused(request_id: str, kept: dict, exc: CfeError, accepted: list[str]):
+    req = api().smart_request(request_id)
+    if req.state == "issued":  # issued meanwhile (another tab): that is the outcome
+        return redirect_after_post("inteligente.result", request_id=request_id)
+    messages = {
+        "advertencias_sin_aceptar": _("Marcá «Leí y acepto» en cada advertencia para poder emitir."),
+        "solicitud_vencida": _("La previsualización venció (dura 15 minutos) y no se emitió nada. "
+                               "Previsualizá de nuevo con los mismos datos."),
+        "borrador_modificado": _("El comprobante cambió desde que lo previsualizaste y no se emitió nada. "
+                                 "Previsualizá de nuevo."),
+    }
+    return _step2(req, kept, error=messages.get(exc.code, exc.message), accepted=accepted,
+                  status=exc.status or 409, offer_repeat=exc.code in REPREVIEW_CODES)
+
+
+def _record_issue(req: SmartRequest) -> None:
+    """One activity entry per receipt, even when the confirmation arrives twice."""
+    receipt = req.receipt
+    if receipt is None or any(a.cfe_id == receipt.id for a in activity.recent(
+            current_user.company.id, action="emision_inteligente", limit=50)):
+        return
+    activity.record("emision_inteligente", cfe_id=receipt.id, summary=(
+        f"{presenters.type_name(receipt.tipo_cfe)} {receipt.number} · {receipt.currency} "
+        f"{receipt.totals.get('mntTotal', '')} · {req.id}"))

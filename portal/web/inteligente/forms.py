@@ -1,0 +1,158 @@
+"""Step 1 of smart issuance: who buys (optional) and what. The service infers and validates the rest; its
+field errors come back onto these fields (payload.place_errors)."""
+
+from __future__ import annotations
+
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from werkzeug.datastructures import MultiDict
+from wtforms import BooleanField, FieldList, Form, FormField, SelectField, StringField, TextAreaField
+from wtforms.fields.choices import SelectChoice
+from wtforms.validators import DataRequired, Length, Optional, Regexp, StopValidation, ValidationError
+from wtforms.widgets import NumberInput
+
+from portal.web.inteligente.payload import CURRENCIES, parse_decimal, place_errors
+
+MAX_LINES = 200
+
+
+def _choices(*pairs) -> list[SelectChoice]:
+    return [SelectChoice(value, label) for value, label in pairs]
+
+
+RATE_CHOICES = _choices(("", _l("Según categoría")), ("basica", _l("Básica 22%")), ("minima", _l("Mínima 10%")),
+                ("exenta", _l("Exenta")), ("no_facturable", _l("No facturable")))
+CATEGORY_CHOICES = _choices(
+    ("", _l("Sin categoría (básica)")), ("general", _l("General")), ("servicios", _l("Servicios")),
+    ("bebidas", _l("Bebidas")), ("alimentos_basicos", _l("Alimentos de la canasta básica")),
+    ("medicamentos", _l("Medicamentos")), ("hoteleria", _l("Hotelería")),
+    ("transporte_pasajeros", _l("Transporte de pasajeros")), ("libros", _l("Libros y diarios")),
+    ("leche", _l("Leche")), ("frutas_verduras", _l("Frutas y verduras frescas")), ("educacion", _l("Educación")),
+)
+
+
+def _strip(value):
+    return value.strip() if isinstance(value, str) else value
+
+
+class _Number(StringField):
+    """A number input whose data stays what was typed (so the form comes back exactly as left); it must
+    read as a non-negative number, and above zero when `positive`."""
+
+    widget = NumberInput(step="any")
+
+    def __init__(self, label=None, validators=None, *, positive: bool = False, **kwargs):
+        super().__init__(label, validators, filters=[_strip], **kwargs)
+        self.positive = positive
+
+    def pre_validate(self, form):
+        if not self.data:
+            return
+        value = parse_decimal(self.data)
+        if value is None:
+            raise StopValidation(_("Tiene que ser un número."))
+        if self.positive and value <= 0:
+            raise StopValidation(_("Tiene que ser mayor que cero."))
+
+
+class LineForm(Form):
+    descripcion = StringField(_l("Descripción"), filters=[_strip], validators=[
+        DataRequired(_l("Indicá qué se vende.")), Length(max=80, message=_l("Máximo %(max)d caracteres."))])
+    cantidad = _Number(_l("Cantidad"), [DataRequired(_l("Indicá la cantidad."))], positive=True, default="1")
+    precio = _Number(_l("Precio unitario"), [DataRequired(_l("Indicá el precio."))])
+    tasa = SelectField(_l("Tasa de IVA"), choices=RATE_CHOICES, default="", validate_choice=True)
+    categoria = SelectField(_l("Categoría"), choices=CATEGORY_CHOICES, default="", validate_choice=True)
+
+
+class SmartForm(FlaskForm):
+    """Step 1. Rebuilt from the session when the user comes back, so it carries no CSRF field of its own:
+    CSRFProtect checks every POST (templates add the token)."""
+
+    class Meta:
+        csrf = False
+
+    documento = StringField(_l("Documento del receptor"), filters=[_strip], validators=[
+        Optional(), Length(max=20, message=_l("Máximo %(max)d caracteres."))])
+    nombre = StringField(_l("Nombre del receptor"), filters=[_strip], validators=[
+        Optional(), Length(max=150, message=_l("Máximo %(max)d caracteres."))])
+    precios_incluyen_iva = BooleanField(_l("Los precios incluyen IVA"), default=True)
+    moneda = SelectField(_l("Moneda"), choices=_choices(*((c, c) for c in CURRENCIES)), default="UYU")
+    tipo_cambio = _Number(_l("Tipo de cambio"), positive=True)
+    forma_pago = SelectField(_l("Forma de pago"), default="1",
+                             choices=_choices(("1", _l("Contado")), ("2", _l("Crédito"))))
+    lineas = FieldList(FormField(LineForm), min_entries=1, max_entries=MAX_LINES)
+    ref_id = StringField(_l("Comprobante que se ajusta (idCfeEmitido)"), filters=[_strip], validators=[
+        Optional(), Length(max=40, message=_l("Máximo %(max)d caracteres."))])
+    ref_tipo = SelectField(_l("Tipo de nota"), choices=_choices(
+        ("credito", _l("Nota de crédito")), ("debito", _l("Nota de débito"))), default="credito")
+    ref_razon = StringField(_l("Motivo de la nota"), filters=[_strip], validators=[
+        Length(max=90, message=_l("Máximo %(max)d caracteres."))])
+    adenda = TextAreaField(_l("Adenda (texto libre en el comprobante)"), filters=[_strip], validators=[
+        Length(max=10000, message=_l("Máximo %(max)d caracteres."))])
+
+    lines_errors: list[str] = []  # about the lines as a whole (too many, none)
+
+    def validate_tipo_cambio(self, field):
+        if self.moneda.data != "UYU" and not field.data:
+            raise ValidationError(_("Indicá el tipo de cambio de %(currency)s.", currency=self.moneda.data))
+
+    def validate_ref_razon(self, field):
+        if self.ref_id.data and not field.data:
+            raise ValidationError(_("Indicá el motivo de la nota."))
+
+    @classmethod
+    def from_typed(cls, typed: dict | None) -> SmartForm:
+        """The form as the user left it (`typed` is an earlier form's `data`), or a blank one."""
+        return cls(formdata=None, data=typed) if typed else cls(formdata=None)
+
+    @classmethod
+    def without_line(cls, formdata: MultiDict, index: int | None) -> SmartForm:
+        """The posted form minus line `index` (the others renumbered)."""
+        if index is None:
+            return cls(formdata=formdata)
+        prefix = f"lineas-{index}-"
+        return cls(formdata=MultiDict([(k, v) for k, v in formdata.items(multi=True) if not k.startswith(prefix)]))
+
+    def add_line(self) -> None:
+        if len(self.lineas.entries) < MAX_LINES:
+            self.lineas.append_entry()
+
+    def apply_service_errors(self, fields) -> list[str]:
+        """Put the service's field errors next to our fields; returns the messages that fit none."""
+        placed, loose = place_errors((f.field, f.message) for f in fields)
+        for name, messages in placed.items():
+            target = self._field_by_name(name)
+            if name == "lineas":
+                self.lines_errors = [*self.lines_errors, *messages]
+            elif target is None:
+                loose.extend(messages)
+            else:
+                target.errors = [*target.errors, *messages]
+        return loose
+
+    def _field_by_name(self, name: str):
+        if not name.startswith("lineas-"):
+            return self._fields.get(name)
+        _, index, field = name.split("-", 2)
+        entries = self.lineas.entries
+        return entries[int(index)].form[field] if int(index) < len(entries) else None
+
+
+class StatusSearchForm(Form):
+    """The status page's search (GET, so the page is linkable)."""
+
+    request_id = StringField(_l("Identificador de la solicitud"), filters=[_strip], validators=[
+        DataRequired(_l("Pegá el identificador (empieza con ei_).")),
+        Regexp(r"^[A-Za-z0-9_-]{1,40}$", message=_l("Ese no es un identificador de solicitud válido."))])
+
+
+def aria_attrs(field, hint: str | None = None, extra: dict | None = None) -> dict:
+    """The attributes that tie a field to its error and hint for screen readers, plus `extra`."""
+    attrs = dict(extra or {})
+    described = " ".join(x for x in (f"{field.id}-error" if field.errors else None, hint) if x)
+    if described:
+        attrs["aria-describedby"] = described
+    if field.errors:
+        attrs["aria-invalid"] = "true"
+    return attrs

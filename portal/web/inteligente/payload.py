@@ -1,0 +1,142 @@
+"""From what the user typed in step 1 to the service's smart-issuance body, and the service's field errors
+back onto the form. Pure: no Flask, no I/O, so every rule here is unit-tested on plain dicts."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from decimal import Decimal, InvalidOperation
+
+from portal.domain.identifiers import digits_only, is_valid_ci, is_valid_rut
+
+# Keep in step with the service's CATEGORY_RATES (the portal does not import the service).
+CATEGORIES = ("general", "servicios", "bebidas", "alimentos_basicos", "medicamentos", "hoteleria",
+              "transporte_pasajeros", "libros", "leche", "frutas_verduras", "educacion")
+RATES = ("basica", "minima", "exenta", "no_facturable")
+CURRENCIES = ("UYU", "USD", "EUR", "ARS", "BRL")
+
+_PLAIN_NUMBER = re.compile(r"^\d+(\.\d+)?$")
+
+
+def parse_decimal(text: str | None) -> Decimal | None:
+    """A non-negative number as people type it (1500, 1500.5, 1500,5, 1.500,50, 1,500.50), or None.
+
+    Browsers send number inputs as 1500.5; the other spellings come from pasted text. With both separators
+    the last one is the decimal mark; a lone comma is a decimal comma; several dots are thousands marks.
+    """
+    value = (text or "").strip().replace(" ", "").replace("\u00a0", "")
+    if "," in value and "." in value:
+        decimal_mark = "," if value.rfind(",") > value.rfind(".") else "."
+        thousands = "." if decimal_mark == "," else ","
+        value = value.replace(thousands, "").replace(decimal_mark, ".")
+    elif "," in value:
+        value = value.replace(",", ".") if value.count(",") == 1 else value.replace(",", "")
+    elif value.count(".") > 1:
+        value = value.replace(".", "")
+    if not _PLAIN_NUMBER.match(value):
+        return None
+    try:
+        return Decimal(value)
+    except InvalidOperation:  # pragma: no cover - the pattern admits only valid decimals
+        return None
+
+
+def classify_document(text: str | None) -> str:
+    """What the service will make of a receiver document: "empty", "rut", "ci" or "unknown".
+
+    Mirrors the service's inference: a valid 12-digit RUT means e-Factura, a valid cédula (or nobody)
+    e-Ticket; anything else needs its document type, which this form does not ask for.
+    """
+    value = (text or "").strip()
+    if not value:
+        return "empty"
+    digits = digits_only(value)
+    if digits == re.sub(r"[.\- ]", "", value) and len(digits) == 12 and is_valid_rut(digits):
+        return "rut"
+    if digits and len(digits) <= 8 and is_valid_ci(digits):
+        return "ci"
+    return "unknown"
+
+
+def _text(values: Mapping, name: str) -> str:
+    return (values.get(name) or "").strip()
+
+
+def _number(text: str) -> str:
+    parsed = parse_decimal(text)
+    return str(parsed) if parsed is not None else text
+
+
+def _line(line: Mapping) -> dict:
+    result = {"descripcion": _text(line, "descripcion"), "cantidad": _number(_text(line, "cantidad")),
+              "precio": _number(_text(line, "precio"))}
+    if _text(line, "tasa"):
+        result["tasa"] = _text(line, "tasa")
+    if _text(line, "categoria"):
+        result["categoria"] = _text(line, "categoria")
+    return result
+
+
+def to_request(values: Mapping) -> dict:
+    """The body of previsualizar-emision-inteligente for step 1's values (the form's `data`)."""
+    currency = _text(values, "moneda") or "UYU"
+    body: dict = {"lineas": [_line(line) for line in values.get("lineas") or []],
+                  "preciosIncluyenIva": bool(values.get("precios_incluyen_iva")),
+                  "moneda": currency, "formaPago": int(_text(values, "forma_pago") or 1)}
+    if _text(values, "documento"):
+        body["receptor"] = {"documento": _text(values, "documento")}
+        if _text(values, "nombre"):
+            body["receptor"]["nombre"] = _text(values, "nombre")
+    if currency != "UYU" and _text(values, "tipo_cambio"):
+        body["tipoCambio"] = _number(_text(values, "tipo_cambio"))
+    if _text(values, "ref_id"):
+        body["referencia"] = {"idCfeEmitido": _text(values, "ref_id"), "tipo": _text(values, "ref_tipo") or "credito",
+                              "razon": _text(values, "ref_razon")}
+    if _text(values, "adenda"):
+        body["adenda"] = _text(values, "adenda")
+    return body
+
+
+# The service's field paths (its input's, and the inferred draft's) -> the form's fields.
+_TOP_FIELDS = {
+    "receptor": "documento", "receptor.documento": "documento", "receptor.tipoDoc": "documento",
+    "receptor.pais": "documento", "receptor.nombre": "nombre", "receptor.tipoDocRecep": "documento",
+    "receptor.docRecep": "documento", "receptor.rznSocRecep": "nombre", "preciosIncluyenIva": "precios_incluyen_iva",
+    "mntBruto": "precios_incluyen_iva", "moneda": "moneda", "tpoMoneda": "moneda", "tipoCambio": "tipo_cambio",
+    "tpoCambio": "tipo_cambio", "formaPago": "forma_pago", "fmaPago": "forma_pago", "referencia": "ref_id",
+    "referencia.idCfeEmitido": "ref_id", "referencia.tipo": "ref_tipo", "referencia.razon": "ref_razon",
+    "referencias": "ref_id", "adenda": "adenda", "lineas": "lineas", "items": "lineas",
+}
+_LINE_FIELDS = {"descripcion": "descripcion", "nomItem": "descripcion", "cantidad": "cantidad",
+                "precio": "precio", "precioUnitario": "precio", "tasa": "tasa", "indFact": "tasa",
+                "categoria": "categoria", "descuentoPct": "precio", "uniMed": "descripcion"}
+_LINE_PATH = re.compile(r"^(?:lineas|items)\[(\d+)\](?:\.(\w+))?")
+
+
+def form_field(path: str) -> str | None:
+    """The form field for a service field path: "lineas-2-precio" for lineas[2].precio (and the draft's
+    items[2].precioUnitario), "documento" for receptor.documento; None when no field of step 1 fits."""
+    line = _LINE_PATH.match(path)
+    if line:
+        index, name = line.groups()
+        return f"lineas-{index}-{_LINE_FIELDS.get(name or '', 'descripcion')}"
+    if path in _TOP_FIELDS:
+        return _TOP_FIELDS[path]
+    if path.startswith("receptor."):
+        return "documento"
+    if path.startswith("referencias"):
+        return "ref_id"
+    return None
+
+
+def place_errors(fields: Iterable[tuple[str, str]]) -> tuple[dict[str, list[str]], list[str]]:
+    """Service (path, message) pairs -> ({form field: messages}, messages that fit no field)."""
+    placed: dict[str, list[str]] = {}
+    loose: list[str] = []
+    for path, message in fields:
+        name = form_field(path)
+        if name is None:
+            loose.append(message)
+        elif message not in placed.setdefault(name, []):
+            placed[name].append(message)
+    return placed, loose

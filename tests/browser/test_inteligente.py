@@ -1,0 +1,128 @@
+"""Smart issuance in a real browser: a clerk walks input -> preview -> confirm (acknowledging a warning,
+going back to edit, clicking twice), and support staff look the request up and copy its details."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+from sqlalchemy import func, select
+
+from portal.client import CfeClient
+from portal.service import db
+from portal.service.comprobante.models import IssuedCfe
+from tests.browser.pages import RequestStatusPage, Shell, SmartIssuancePage
+
+NOT_ELECTRONIC_RUT = "215550030019"  # DGI sandbox: warns receptor_no_emisor_electronico
+LINE = {"descripcion": "Consultoría", "cantidad": "2", "precio": "1000"}
+
+
+def _receipts(live_service) -> int:
+    with live_service.app.app_context():
+        return db.session().scalar(select(func.count()).select_from(IssuedCfe))
+
+
+@pytest.fixture
+def service_api(live_service, live_token_for):
+    """The service as usuario@demo.uy, to prepare requests the way an ERP would."""
+    return CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"), company_id=1)
+
+
+def test_usuario_previews_goes_back_acknowledges_the_warning_and_issues_once(page: Page, live_service, tmp_path):
+    shell = Shell(page)
+    shell.open_home_and_sign_in("usuario@demo.uy")
+    flow = SmartIssuancePage(page)
+    flow.open_from_navigation()
+
+    flow.set_receiver(NOT_ELECTRONIC_RUT)
+    expect(flow.document_hint).to_contain_text("RUT válido: se emitirá una e-Factura")
+    flow.fill_line(1, "Consultoría", "10", "1500")
+    flow.add_line()
+    expect(flow.line_field(2, "Descripción")).to_be_focused()
+    flow.fill_line(2, "Libro técnico", "1", "900", category="Libros y diarios")
+    flow.add_line()
+    flow.fill_line(3, "Por error", "1", "1")
+    flow.remove_line(3)
+    expect(flow.line_field(2, "Descripción")).to_have_value("Libro técnico")  # typed text survives the swaps
+    page.screenshot(path=str(tmp_path / "inteligente-step1.png"), full_page=True)
+    with page.expect_response(re.compile(r"/previsualizacion\.pdf$")) as pdf:  # the iframe's PDF
+        flow.preview()
+    assert pdf.value.status == 200 and pdf.value.headers["content-type"] == "application/pdf"
+
+    expect(flow.cfe_type).to_have_text("e-Factura")
+    expect(flow.receiver).to_contain_text("PANADERIA EL HORNERO")
+    expect(flow.receiver).to_contain_text("de DGI")
+    expect(flow.total("mntPagar")).to_have_text("UYU 15.900,00")
+    expect(page.locator("iframe.pdf-frame")).to_be_visible()
+    page.screenshot(path=str(tmp_path / "inteligente-step2.png"), full_page=True)
+
+    flow.go_back_and_edit()
+    expect(flow.line_field(2, "Descripción")).to_have_value("Libro técnico")
+    expect(flow.line_field(2, "Categoría")).to_have_value("libros")
+    expect(page.get_by_label("Documento del receptor")).to_have_value(NOT_ELECTRONIC_RUT)
+    flow.line_field(1, "Cantidad").fill("5")
+    flow.preview()
+    expect(flow.total("mntPagar")).to_have_text("UYU 8.400,00")
+
+    before = _receipts(live_service)
+    flow.confirm()  # the warning is not acknowledged yet
+    expect(flow.confirm_error).to_contain_text("Marcá «Leí y acepto»")
+    assert _receipts(live_service) == before
+    flow.acknowledge_warnings()
+    flow.confirm_button.dblclick()
+    expect(flow.issued_receipt).to_have_text(re.compile(r"e-Factura A-\d{7}"))
+    assert _receipts(live_service) == before + 1
+    receipt_link = page.get_by_role("button", name="Ver el comprobante")  # a link styled as a button
+    expect(receipt_link).to_have_attribute("href", re.compile(r"^/comprobantes/"))
+
+    page.get_by_role("button", name="Ver la solicitud").click()
+    status = RequestStatusPage(page)
+    expect(status.state).to_have_text("Emitida")
+    assert status.timeline_states() == ["preview", "confirmed", "issued"]
+    shell.assert_no_csp_violations()
+
+
+def test_soporte_looks_the_request_up_and_copies_the_support_details(page: Page, context, service_api, tmp_path):
+    issued = service_api.smart_issue({"receptor": {"documento": "219999830019"}, "lineas": [LINE]},
+                                     idempotency_key="browser-soporte-1")
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    shell = Shell(page)
+    shell.open_home_and_sign_in("soporte@demo.uy")
+    page.get_by_role("navigation", name="Principal").get_by_role("link", name="Emisión inteligente").click()
+    expect(page.get_by_role("heading", name="Consultar una solicitud de emisión")).to_be_visible()
+    expect(page.get_by_role("link", name="Nueva emisión")).to_have_count(0)
+
+    status = RequestStatusPage(page)
+    status.search("ei_no_existe")
+    expect(page.locator("#request_id-error")).to_have_text("No existe esa solicitud en tu empresa.")
+    expect(page.get_by_label("Identificador de la solicitud")).to_have_value("ei_no_existe")
+
+    status.search(issued.id)
+    expect(status.state).to_have_text("Emitida")
+    assert status.timeline_states() == ["confirmed", "issued"]
+    expect(page.get_by_test_id("dgi-state")).to_have_text("pendiente")
+    receipt_id = issued.receipt_ids[0]
+    expect(page.get_by_role("link", name=receipt_id)).to_have_attribute("href", f"/comprobantes/{receipt_id}")
+    page.screenshot(path=str(tmp_path / "inteligente-status.png"), full_page=True)
+
+    copied = status.copy_support_details()
+    assert issued.id in copied and receipt_id in copied and "issued (final)" in copied
+    assert "Línea de tiempo:" in copied
+    shell.assert_no_csp_violations()
+
+
+def test_the_status_page_refreshes_itself_until_the_request_is_final(page: Page, service_api):
+    preview = service_api.smart_preview({"lineas": [LINE]})
+    shell = Shell(page)
+    shell.open_home_and_sign_in("soporte@demo.uy")
+    status = RequestStatusPage(page)
+    status.open(preview.id)
+    expect(status.state).to_have_text("Previsualizada")
+    expect(status.section).to_have_attribute("hx-trigger", "every 2s")
+
+    service_api.smart_confirm(preview.id, preview.draft_hash, [])
+    expect(status.state).to_have_text("Emitida", timeout=10_000)  # no reload: the block polled itself
+    expect(status.section).not_to_have_attribute("hx-trigger", re.compile(".*"))
+    assert status.timeline_states() == ["preview", "confirmed", "issued"]
+    shell.assert_no_csp_violations()
