@@ -1,15 +1,122 @@
-"""Views of the comprobantes area."""
+"""Views of the comprobantes area: the landing (recent receipts, lookup), a receipt's page, its PDF and
+XML, and its collection reference. Issuing lives in issuing.py and signing an XML in signing.py."""
 
-from flask import Blueprint
-from flask_login import login_required
+from __future__ import annotations
 
-from portal.web.rendering import render
+import re
 
-bp = Blueprint("comprobantes", __name__, url_prefix="/comprobantes")
+from flask import abort, flash, redirect, request, url_for
+from flask_babel import gettext as _
+from flask_login import current_user, login_required
+
+from portal.client import errors as client_errors
+from portal.web import activity
+from portal.web.auth.session import role_required
+from portal.web.backend import api
+from portal.web.comprobantes import WRITERS, bp, forms
+from portal.web.comprobantes import issuing as _issuing  # noqa: F401 - registers its views on bp
+from portal.web.comprobantes import signing as _signing  # noqa: F401 - registers its views on bp
+from portal.web.comprobantes.files import file_response
+from portal.web.comprobantes.receipts import receipt_view
+from portal.web.extensions import htmx
+from portal.web.rendering import redirect_after_post, render
+
+__all__ = ["bp"]
+_RECEIPT_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+_REFERENCE_FIELDS = {"referenciaCobro": "referencia", "observacion": "observacion"}
+
+
+@bp.context_processor
+def _area_context():
+    return {"can_write": current_user.is_authenticated and current_user.role in WRITERS}
+
+
+def _landing(lookup: forms.LookupForm, *, status: int = 200):
+    recent = activity.recent(current_user.company.id, action="cfe_emitido", limit=20)
+    return render("comprobantes/index.html", status=status, lookup=lookup, recent=recent)
 
 
 @bp.get("/")
 @login_required
 def index():
-    """The area's landing page."""
-    return render("comprobantes/index.html")
+    """The area's landing: new receipt, find one by id, sign an XML, the company's recent receipts."""
+    return _landing(forms.LookupForm(formdata=None))
+
+
+@bp.get("/buscar")
+@login_required
+def lookup():
+    """Find a receipt by its id: to its page, or the landing with the error next to the field (404)."""
+    form = forms.LookupForm(formdata=request.args)
+    if not form.validate():
+        return _landing(form, status=422)
+    receipt_id = form.id.data.strip()
+    try:
+        api().get_receipt(receipt_id)
+    except client_errors.NotFound:
+        form.id.errors.append(_("No hay un comprobante con ese identificador en %(company)s.",
+                                company=current_user.company.name))
+        return _landing(form, status=404)
+    return redirect(url_for("comprobantes.receipt", receipt_id=receipt_id), code=303)
+
+
+def _checked(receipt_id: str) -> str:
+    if not _RECEIPT_ID.match(receipt_id):
+        abort(404)
+    return receipt_id
+
+
+def _receipt_page(receipt_id: str, form: forms.CollectionReferenceForm | None = None, *, status: int = 200,
+                  applied=None):
+    view = receipt_view(api().get_receipt(receipt_id))
+    if form is None:
+        form = forms.CollectionReferenceForm(formdata=None, data={"referencia": view.receipt.collection_reference})
+    return render("comprobantes/receipt.html", "reference", status=status, view=view, reference_form=form,
+                  applied=applied)
+
+
+@bp.get("/<receipt_id>")
+@login_required
+def receipt(receipt_id: str):
+    """A receipt: its data, the service's totals, security code, QR, CAE, the PDF inline and the XML."""
+    return _receipt_page(_checked(receipt_id))
+
+
+@bp.get("/<receipt_id>/pdf")
+@login_required
+def receipt_pdf(receipt_id: str):
+    """The receipt's PDF, inline (the receipt page frames it)."""
+    pdf = api().get_receipt_pdf(_checked(receipt_id))
+    return file_response(pdf, "application/pdf", f"comprobante-{receipt_id}.pdf", inline=True)
+
+
+@bp.get("/<receipt_id>/xml")
+@login_required
+def receipt_xml(receipt_id: str):
+    """The signed XML exactly as the service signed it, as a download."""
+    xml = api().get_receipt_xml(_checked(receipt_id))
+    return file_response(xml, "application/xml", f"comprobante-{receipt_id}.xml", inline=False)
+
+
+@bp.post("/<receipt_id>/referencia")
+@role_required(*WRITERS)
+def reference(receipt_id: str):
+    """Reapply a collection reference; htmx swaps the reference block, which shows the history."""
+    receipt_id, form = _checked(receipt_id), forms.CollectionReferenceForm()
+    if not form.validate():
+        return _receipt_page(receipt_id, form, status=422)
+    try:
+        applied = api().reapply_reference(receipt_id, form.referencia.data.strip(),
+                                          (form.observacion.data or "").strip() or None)
+    except client_errors.ValidationError as exc:
+        for problem in exc.fields:
+            target = form[_REFERENCE_FIELDS.get(problem.field, "referencia")]
+            target.errors = [*target.errors, problem.message]
+        return _receipt_page(receipt_id, form, status=422)
+    if applied.changed:
+        activity.record("referencia_reaplicada", cfe_id=receipt_id, summary=applied.reference)
+    if not htmx:
+        flash(_("Referencia de cobro aplicada: %(reference)s.", reference=applied.reference), "success")
+        return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
+    return _receipt_page(receipt_id, forms.CollectionReferenceForm(formdata=None, data={
+        "referencia": applied.reference}), applied=applied)

@@ -1,0 +1,70 @@
+"""The codes the issuing form offers, with DGI's meaning in the user's language (CFE-URUGUAY.md §1, §3)."""
+
+from __future__ import annotations
+
+from flask_babel import lazy_gettext as _l
+from wtforms.fields.choices import SelectChoice
+
+# e-Resguardo (182) is issued through the API: its lines carry only retentions, a different form.
+CFE_TYPES = [
+    (101, _l("e-Ticket")),
+    (111, _l("e-Factura")),
+    (102, _l("Nota de crédito de e-Ticket")),
+    (103, _l("Nota de débito de e-Ticket")),
+    (112, _l("Nota de crédito de e-Factura")),
+    (113, _l("Nota de débito de e-Factura")),
+    (181, _l("e-Remito")),
+]
+
+TYPE_NAMES = {**dict(CFE_TYPES), 182: _l("e-Resguardo")}
+
+REFERENCE_TYPES = [(code, label) for code, label in CFE_TYPES if code != 181]
+
+FMA_PAGO = [(1, _l("Contado")), (2, _l("Crédito"))]
+
+TRASLADO = [(1, _l("Venta")), (2, _l("Traslado interno"))]
+
+DOC_TYPES = [
+    ("", _l("Sin identificar (consumo final)")),
+    ("2", _l("RUT")),
+    ("3", _l("C.I. (cédula de identidad)")),
+    ("1", _l("NIE")),
+    ("5", _l("Pasaporte")),
+    ("6", _l("DNI (Argentina, Brasil, Chile, Paraguay)")),
+    ("7", _l("NIFE (identificación fiscal extranjera)")),
+    ("4", _l("Otro documento")),
+]
+
+DOC_TYPE_NAMES = {int(code): label for code, label in DOC_TYPES if code}
+
+IND_FACT = [
+    (3, _l("IVA básica (22 %)")),
+    (2, _l("IVA mínima (10 %)")),
+    (1, _l("Exento de IVA")),
+    (5, _l("Entrega gratuita")),
+    (6, _l("No facturable")),
+    (7, _l("No facturable negativo")),
+]
+
+CURRENCIES = [
+    ("UYU", _l("UYU · peso uruguayo")),
+    ("USD", _l("USD · dólar estadounidense")),
+    ("EUR", _l("EUR · euro")),
+    ("ARS", _l("ARS · peso argentino")),
+    ("BRL", _l("BRL · real")),
+    ("UYI", _l("UYI · unidad indexada")),
+    ("UYR", _l("UYR · unidad reajustable")),
+]
+
+DEPARTMENTS = ("Artigas", "Canelones", "Cerro Largo", "Colonia", "Durazno", "Flores", "Florida", "Lavalleja",
+               "Maldonado", "Montevideo", "Paysandú", "Río Negro", "Rivera", "Rocha", "Salto", "San José",
+               "Soriano", "Tacuarembó", "Treinta y Tres")
+
+DGI_STATUS = {"pendiente": (_l("Pendiente de envío a DGI"), "badge-warn"),
+              "aceptado": (_l("Aceptado por DGI"), "badge-ok"),
+              "rechazado": (_l("Rechazado por DGI"), "badge-bad")}
+
+
+def options(pairs) -> list[SelectChoice]:
+    """WTForms' option objects for (value, label) pairs."""
+    return [SelectChoice(value, label) for value, label in pairs]

@@ -1,0 +1,188 @@
+"""Forms of the comprobantes area: issue a receipt (with its detail lines), look one up, sign an XML,
+reapply a collection reference."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileField, FileRequired, FileSize
+from werkzeug.datastructures import MultiDict
+from wtforms import (
+    BooleanField,
+    DateField,
+    FieldList,
+    Form,
+    FormField,
+    HiddenField,
+    SelectField,
+    StringField,
+    TextAreaField,
+)
+from wtforms.validators import DataRequired, Length, Optional, Regexp
+
+from portal.domain.cfe_types import NOTE_BASE_TYPE
+from portal.web.comprobantes import choices
+from portal.web.comprobantes.payload import PREFILL_PARAMS, AmbiguousNumber, parse_decimal
+
+MAX_LINES = 700
+SIGN_MAX_BYTES = 2 * 1024 * 1024
+_LINE_KEY = re.compile(r"^lines-(\d+)-(.+)$")
+
+
+def today_montevideo():
+    return datetime.now(ZoneInfo("America/Montevideo")).date()
+
+
+class DecimalText(StringField):
+    """A number typed the Uruguayan way (1.234,56) or not (1234.56): `.data` is a Decimal or None, and the
+    text the user typed is what is shown again."""
+
+    def process_formdata(self, valuelist):
+        super().process_formdata(valuelist)
+        try:
+            self.data = parse_decimal(self.data)
+        except AmbiguousNumber:
+            self.data = None
+            raise ValueError(_l("¿Mil o uno con decimales? Escribí 1500 o 1,5.")) from None
+        except ValueError:
+            self.data = None
+            raise ValueError(_l("Número inválido.")) from None
+
+    def _value(self):
+        if self.raw_data:
+            return self.raw_data[0]
+        return "" if self.data is None else str(self.data)
+
+
+class LineForm(Form):
+    """One detail line (a plain Form: the receipt form's CSRF token covers it)."""
+
+    ind_fact = SelectField(_l("Indicador de facturación"), choices=choices.options(choices.IND_FACT), coerce=int,
+                           default=3)
+    nom_item = StringField(_l("Descripción"), validators=[Length(max=80)])
+    cantidad = DecimalText(_l("Cantidad"), default="1")
+    uni_med = StringField(_l("Unidad"), validators=[Length(max=4)])
+    precio_unitario = DecimalText(_l("Precio unitario"))
+    descuento = DecimalText(_l("Descuento"))
+
+
+class ReceiptForm(FlaskForm):
+    """The issuing form. The idempotency key is made when the form is first shown and travels with it, so
+    a double click or a browser retry issues one receipt."""
+
+    idempotency_key = HiddenField(default=lambda: uuid.uuid4().hex,
+                                  validators=[DataRequired(), Length(max=64)])
+    tipo_cfe = SelectField(_l("Tipo de comprobante"), choices=choices.options(choices.CFE_TYPES), coerce=int,
+                           default=101)
+    fch_emis = DateField(_l("Fecha"), default=today_montevideo, validators=[DataRequired()])
+    fma_pago = SelectField(_l("Forma de pago"), choices=choices.options(choices.FMA_PAGO), coerce=int, default=1)
+    fch_venc = DateField(_l("Vencimiento del pago"), validators=[Optional()])
+    tpo_moneda = SelectField(_l("Moneda"), choices=choices.options(choices.CURRENCIES), default="UYU")
+    tpo_cambio = DecimalText(_l("Tipo de cambio"))
+    mnt_bruto = BooleanField(_l("Los precios incluyen IVA"), default=True)
+    tipo_traslado = SelectField(_l("Tipo de traslado"), choices=choices.options(choices.TRASLADO), coerce=int,
+                                default=1)
+
+    tipo_doc_recep = SelectField(_l("Tipo de documento"), choices=choices.options(choices.DOC_TYPES), default="")
+    cod_pais_recep = StringField(_l("País del documento"), default="UY",
+                                 validators=[Optional(), Regexp(r"^([A-Za-z]{2}|99)$",
+                                                                message=_l("Código de 2 letras (o 99)."))])
+    doc_recep = StringField(_l("Número de documento"), validators=[Length(max=20)])
+    rzn_soc_recep = StringField(_l("Nombre o razón social"), validators=[Length(max=150)])
+    dir_recep = StringField(_l("Dirección"), validators=[Length(max=70)])
+    ciudad_recep = StringField(_l("Ciudad"), validators=[Length(max=30)])
+    depto_recep = StringField(_l("Departamento"), validators=[Length(max=30)])
+
+    lines = FieldList(FormField(LineForm), min_entries=1, max_entries=MAX_LINES)
+
+    ref_tipo = SelectField(_l("Tipo del comprobante referido"), choices=choices.options(choices.REFERENCE_TYPES),
+                           coerce=int, default=101)
+    ref_serie = StringField(_l("Serie"), validators=[Length(max=2)])
+    ref_nro = StringField(_l("Número"), validators=[
+        Optional(), Regexp(r"^\d{1,7}$", message=_l("Un número de hasta 7 dígitos."))])
+    ref_razon = StringField(_l("Motivo"), validators=[Length(max=90)])
+    ref_fecha = DateField(_l("Fecha del comprobante referido"), validators=[Optional()])
+
+    adenda = TextAreaField(_l("Adenda"), validators=[Length(max=10000)])
+
+    def fit_to_type(self) -> None:
+        """Defaults that follow the type: an e-Factura's receiver has a RUT; a note refers to its base type."""
+        tipo = self.tipo_cfe.data
+        if tipo in (111, 112, 113) and not self.tipo_doc_recep.data:
+            self.tipo_doc_recep.data = "2"
+        if tipo in NOTE_BASE_TYPE and not (self.ref_serie.data or self.ref_nro.data):
+            self.ref_tipo.data = NOTE_BASE_TYPE[tipo]
+
+
+def prefilled_form(args: MultiDict) -> ReceiptForm:
+    """A fresh form, pre-filled from query parameters (see payload.PREFILL_PARAMS); unknown values are
+    ignored rather than refused, since the link may come from another page."""
+    data: dict = {}
+    for param, name in PREFILL_PARAMS.items():
+        value = (args.get(param) or "").strip()
+        if not value:
+            continue
+        if name in ("tipo_cfe", "ref_tipo"):
+            if value.isdigit() and int(value) in dict(choices.CFE_TYPES if name == "tipo_cfe"
+                                                      else choices.REFERENCE_TYPES):
+                data[name] = int(value)
+        elif name == "tipo_doc_recep":
+            if value in dict(choices.DOC_TYPES):
+                data[name] = value
+        elif name == "ref_fecha":
+            try:
+                data[name] = datetime.strptime(value, "%Y-%m-%d").date()
+            except ValueError:
+                pass
+        else:
+            data[name] = value[:150]
+    form = ReceiptForm(formdata=None, data=data)
+    form.fit_to_type()
+    return form
+
+
+def renumbered(formdata: MultiDict, *, drop: int | None = None) -> MultiDict:
+    """The posted form with line `drop` removed and the remaining lines numbered 0..n-1 again, so the
+    server and the page always agree on which line is which."""
+    rows: dict[int, list[tuple[str, str]]] = {}
+    result = MultiDict()
+    for key, value in formdata.items(multi=True):
+        match = _LINE_KEY.match(key)
+        if match:
+            rows.setdefault(int(match[1]), []).append((match[2], value))
+        else:
+            result.add(key, value)
+    kept = [index for index in sorted(rows) if index != drop]
+    for new_index, old_index in enumerate(kept):
+        for name, value in rows[old_index]:
+            result.add(f"lines-{new_index}-{name}", value)
+    return result
+
+
+class LookupForm(FlaskForm):
+    """Find a receipt by the id the service gave it (a GET form: no CSRF needed)."""
+
+    class Meta:
+        csrf = False
+
+    id = StringField(_l("Identificador del comprobante"), validators=[
+        DataRequired(message=_l("Ingresá el identificador del comprobante.")),
+        Regexp(r"^\s*[A-Za-z0-9_-]{1,40}\s*$", message=_l("Un identificador tiene letras y números, como "
+                                                            "3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8."))])
+
+
+class SignXmlForm(FlaskForm):
+    archivo = FileField(_l("Archivo XML sin firmar"), validators=[
+        FileRequired(message=_l("Elegí un archivo XML.")),
+        FileSize(max_size=SIGN_MAX_BYTES, message=_l("El archivo supera los 2 MB."))])
+
+
+class CollectionReferenceForm(FlaskForm):
+    referencia = StringField(_l("Referencia de cobro"), validators=[
+        DataRequired(message=_l("Ingresá la referencia de cobro.")), Length(max=100)])
+    observacion = StringField(_l("Observación"), validators=[Length(max=200)])

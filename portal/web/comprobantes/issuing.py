@@ -1,0 +1,210 @@
+"""Issuing a receipt from the portal: the form, its lines and receiver hint (htmx), the preview and the issue.
+
+The service does all the arithmetic and every rule: the portal builds the JSON body, shows the service's
+preview PDF (with its totals), and maps the service's 422 field paths back onto the form.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from flask import abort, flash, make_response, request, session, url_for
+from flask_babel import gettext as _
+from flask_login import current_user
+from jinja2_fragments.flask import render_block
+
+from portal.client import errors as client_errors
+from portal.domain.cfe_types import CFE_TYPES
+from portal.web import activity
+from portal.web.auth.session import role_required
+from portal.web.backend import api
+from portal.web.comprobantes import WRITERS, bp, choices, forms, payload
+from portal.web.comprobantes.documents import NO_HINT, Hint, document_hint
+from portal.web.comprobantes.files import file_response
+from portal.web.comprobantes.receipts import activity_summary, type_name
+from portal.web.rendering import redirect_after_post, render
+
+TEMPLATE = "comprobantes/new.html"
+_PREVIEWS_KEPT = 5
+# A second click that reaches the service while the first is still being issued gets 409 "in progress";
+# waiting a moment turns it into the first request's receipt.
+_IN_PROGRESS_WAITS = (0.3, 0.6, 1.0, 1.5)
+
+
+@dataclass(frozen=True)
+class EditorView:
+    tipo: int
+    banner: list[str] = field(default_factory=list)
+    preview_url: str | None = None
+    hint: Hint = NO_HINT
+    focus_line: int | None = None
+    departments: tuple[str, ...] = choices.DEPARTMENTS
+
+    @property
+    def is_note(self) -> bool:
+        return self.tipo in payload.NOTES
+
+    @property
+    def is_remito(self) -> bool:
+        return self.tipo == payload.REMITO
+
+    @property
+    def max_lines(self) -> int:
+        return CFE_TYPES[self.tipo].max_lines
+
+
+def _view(form: forms.ReceiptForm, **extra) -> EditorView:
+    tipo = form.tipo_cfe.data if form.tipo_cfe.data in dict(choices.CFE_TYPES) else 101
+    if "hint" not in extra:
+        extra["hint"] = (Hint("error", form.doc_recep.errors[0]) if form.doc_recep.errors
+                         else document_hint(form.tipo_doc_recep.data, form.doc_recep.data))
+    return EditorView(tipo=tipo, **extra)
+
+
+def _editor(form: forms.ReceiptForm, *, status: int = 200, **extra):
+    return render(TEMPLATE, "editor", status=status, form=form, view=_view(form, **extra))
+
+
+def _invalid(form: forms.ReceiptForm, *, banner: list[str] | None = None, status: int = 422):
+    return _editor(form, status=status, banner=banner or [_("Revisá los campos marcados.")])
+
+
+def _field(form: forms.ReceiptForm, target: tuple):
+    if target[0] == "lines":
+        row, name = target[1], target[2]
+        return form.lines.entries[row].form[name] if row < len(form.lines.entries) else None
+    return form[target[0]]
+
+
+def _service_errors(form: forms.ReceiptForm, exc: client_errors.ValidationError, body: payload.Body):
+    """The service's 422 on the form: each error next to its field, the rest in the banner."""
+    if exc.code == "idempotency_key_reused":
+        form.idempotency_key.data = uuid.uuid4().hex
+        return _invalid(form, banner=[_("Este formulario ya emitió un comprobante con otros datos. Si querés "
+                                        "emitir uno nuevo con estos datos, volvé a presionar Emitir.")])
+    banner = [_("El servicio no aceptó el comprobante. Revisá los campos marcados.")]
+    for problem in exc.fields:
+        target = payload.form_target(problem.field, body.line_rows)
+        where = _field(form, target) if target else None
+        if where is None:
+            banner.append(problem.message)
+        else:
+            where.errors = [*where.errors, problem.message]
+    if not exc.fields:
+        banner.append(exc.message)
+    return _invalid(form, banner=banner)
+
+
+def _issue_once(body: dict, key: str):
+    for wait in (*_IN_PROGRESS_WAITS, None):
+        try:
+            return api().issue_receipt(body, idempotency_key=key)
+        except client_errors.Conflict as exc:
+            if exc.code != "idempotency_in_progress" or wait is None:
+                raise
+            time.sleep(wait)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _remember(receipt) -> None:
+    """Record the issue once: a replayed key (double click, retry) returns a receipt already recorded."""
+    seen = activity.recent(current_user.company.id, action="cfe_emitido", limit=200)
+    if not any(entry.cfe_id == receipt.id for entry in seen):
+        activity.record("cfe_emitido", cfe_id=receipt.id, summary=activity_summary(receipt))
+    flash(_("Emitiste %(what)s.", what=f"{type_name(receipt.tipo_cfe)} {receipt.number}"), "success")
+    for warning in receipt.warnings:
+        flash(warning.message, "warning")
+
+
+@bp.route("/nuevo", methods=["GET", "POST"])
+@role_required(*WRITERS)
+def new():
+    """The issuing form (GET, pre-filled from the query); POST issues the receipt and goes to its page."""
+    if request.method == "GET":
+        return _editor(forms.prefilled_form(request.args))
+    form = forms.ReceiptForm()
+    if not form.validate():
+        return _invalid(form)
+    body = payload.build_body(form.data)
+    try:
+        receipt = _issue_once(body.json, form.idempotency_key.data)
+    except client_errors.ValidationError as exc:
+        return _service_errors(form, exc, body)
+    except client_errors.Conflict as exc:
+        return _invalid(form, banner=[exc.message], status=409)
+    _remember(receipt)
+    return redirect_after_post("comprobantes.receipt", receipt_id=receipt.id)
+
+
+@bp.post("/nuevo/previsualizar")
+@role_required(*WRITERS)
+def preview():
+    """The receipt as it would print (the service's PDF, watermarked, with its totals), shown inline."""
+    form = forms.ReceiptForm()
+    if not form.validate():
+        return _invalid(form)
+    body = payload.build_body(form.data)
+    try:
+        link = api().preview_link(body.json)
+    except client_errors.ValidationError as exc:
+        return _service_errors(form, exc, body)
+    # The token stays in the server-side session; the page only knows a random handle.
+    handle = secrets.token_urlsafe(12)
+    kept = list(session.get("cfe_previews", {}).items())[-(_PREVIEWS_KEPT - 1):]
+    session["cfe_previews"] = {**dict(kept), handle: link.token}
+    return _editor(form, preview_url=url_for("comprobantes.preview_pdf", handle=handle))
+
+
+@bp.get("/previsualizacion/<handle>/pdf")
+@role_required(*WRITERS)
+def preview_pdf(handle: str):
+    """The preview PDF, proxied with the user's credentials (framed by the issuing page)."""
+    token = session.get("cfe_previews", {}).get(handle)
+    if token is None:
+        abort(404)
+    return file_response(api().preview_by_token(token), "application/pdf", "previsualizacion.pdf", inline=True)
+
+
+@bp.post("/nuevo/tipo")
+@role_required(*WRITERS)
+def change_type():
+    """The form again for another CFE type (its sections differ), keeping what was typed."""
+    form = forms.ReceiptForm(formdata=forms.renumbered(request.form))
+    form.fit_to_type()
+    return _editor(form)
+
+
+def _lines(form: forms.ReceiptForm, **extra):
+    return render(TEMPLATE, "lines", form=form, view=_view(form, **extra))
+
+
+@bp.post("/nuevo/lineas")
+@role_required(*WRITERS)
+def add_line():
+    """One more detail line (the lines block again, for htmx; the whole form otherwise)."""
+    form = forms.ReceiptForm(formdata=forms.renumbered(request.form))
+    view = _view(form)
+    if len(form.lines.entries) < view.max_lines:
+        form.lines.append_entry()
+    return _lines(form, focus_line=len(form.lines.entries) - 1)
+
+
+@bp.post("/nuevo/lineas/quitar")
+@role_required(*WRITERS)
+def remove_line():
+    """The lines without the one whose remove button was pressed, numbered again from 0."""
+    drop = request.form.get("remove_line", type=int)
+    return _lines(forms.ReceiptForm(formdata=forms.renumbered(request.form, drop=drop)))
+
+
+@bp.get("/nuevo/documento")
+@role_required(*WRITERS)
+def document_check():
+    """The hint next to the receiver's document: check digit validated as the user types."""
+    hint = document_hint(request.args.get("tipo_doc_recep"), request.args.get("doc_recep"))
+    response = make_response(render_block(TEMPLATE, "doc_hint", view=EditorView(tipo=101, hint=hint)))
+    response.vary.add("HX-Request")
+    return response

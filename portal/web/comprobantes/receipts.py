@@ -1,0 +1,154 @@
+"""View models of an issued receipt: what the receipt page shows, built from the service's answer.
+
+Totals are the service's own (`IssuedReceipt.totals`, DGI's names); this module only chooses which to
+show and how to label them. No amount is computed here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+import segno
+from babel.numbers import format_decimal
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from markupsafe import Markup
+
+from portal.client.comprobantes import CaeInfo, IssuedReceipt
+from portal.domain.cfe_types import CFE_TYPES, CREDIT_NOTE_OF, DEBIT_NOTE_OF
+from portal.domain.identifiers import DocType, format_rut, is_valid_rut
+from portal.web.comprobantes.choices import DGI_STATUS, DOC_TYPE_NAMES, TYPE_NAMES
+
+# (key in totals, label, key of the rate shown in the label)
+_TAX_ROWS = (
+    ("mntNetoIvaTasaMin", _l("Neto gravado a tasa mínima (%(rate)s %%)"), "ivaTasaMin"),
+    ("mntNetoIVATasaBasica", _l("Neto gravado a tasa básica (%(rate)s %%)"), "ivaTasaBasica"),
+    ("mntNetoIVAOtra", _l("Neto gravado a otra tasa"), None),
+    ("mntIVATasaMin", _l("IVA tasa mínima (%(rate)s %%)"), "ivaTasaMin"),
+    ("mntIVATasaBasica", _l("IVA tasa básica (%(rate)s %%)"), "ivaTasaBasica"),
+    ("mntIVAOtra", _l("IVA otra tasa"), None),
+    ("mntNoGrv", _l("No gravado y exento"), None),
+    ("mntExpoyAsim", _l("Exportación y asimiladas"), None),
+    ("mntImpuestoPerc", _l("Impuesto percibido"), None),
+    ("mntIVaenSusp", _l("IVA en suspenso"), None),
+)
+_AFTER_TOTAL_ROWS = (
+    ("mntTotRetenido", _l("Retenciones y percepciones"), None),
+    ("mntTotCredFisc", _l("Crédito fiscal"), None),
+    ("montoNF", _l("No facturable"), None),
+)
+
+
+@dataclass(frozen=True)
+class TotalRow:
+    key: str
+    label: str
+    amount: Decimal
+    emphasis: bool = False
+
+
+@dataclass(frozen=True)
+class NoteLink:
+    label: str
+    params: dict
+
+
+@dataclass(frozen=True)
+class ReceiptView:
+    id: str
+    title: str
+    type_name: str
+    number: str
+    receipt: IssuedReceipt
+    receiver: list[tuple[str, str]]
+    totals: list[TotalRow]
+    qr_svg: Markup
+    cae: CaeInfo
+    dgi_status: tuple[str, str]
+    note_links: list[NoteLink] = field(default_factory=list)
+
+
+def type_name(tipo: int) -> str:
+    return str(TYPE_NAMES.get(tipo, tipo))
+
+
+def _rate(value) -> str:
+    text = str(value or "")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _amount(totals: dict, key: str) -> Decimal:
+    try:
+        return Decimal(str(totals.get(key) or "0"))
+    except ArithmeticError:
+        return Decimal(0)
+
+
+def total_rows(totals: dict) -> list[TotalRow]:
+    """The service's totals worth showing: every non-zero amount, plus the total and the amount to pay."""
+    rows = []
+    for key, label, rate_key in _TAX_ROWS:
+        if _amount(totals, key):
+            text = str(label) % {"rate": _rate(totals.get(rate_key))} if rate_key else str(label)
+            rows.append(TotalRow(key, text, _amount(totals, key)))
+    rows.append(TotalRow("mntTotal", _("Total"), _amount(totals, "mntTotal"), emphasis=True))
+    rows += [TotalRow(key, str(label), _amount(totals, key)) for key, label, _r in _AFTER_TOTAL_ROWS
+             if _amount(totals, key)]
+    rows.append(TotalRow("mntPagar", _("Total a pagar"), _amount(totals, "mntPagar"), emphasis=True))
+    return rows
+
+
+def receiver_rows(receiver: dict | None) -> list[tuple[str, str]]:
+    if not receiver:
+        return []
+    doc_type = receiver.get("tipoDocRecep")
+    number = receiver.get("docRecep") or ""
+    if doc_type == DocType.RUT and is_valid_rut(number):
+        number = format_rut(number)
+    rows = [(_("Documento"), f"{DOC_TYPE_NAMES.get(doc_type, '')} {number}".strip()),
+            (_("Nombre"), receiver.get("rznSocRecep") or ""),
+            (_("Dirección"), ", ".join(v for v in (receiver.get("dirRecep"), receiver.get("ciudadRecep"),
+                                                  receiver.get("deptoRecep")) if v))]
+    return [(label, value) for label, value in rows if value]
+
+
+def qr_svg(url: str) -> Markup:
+    """The DGI verification QR as inline SVG, with no style attributes (the CSP forbids them)."""
+    svg = segno.make(url, error="m").svg_inline(scale=1, omitsize=True, border=2, svgclass="qr-code",
+                                                lineclass=None, light="#fff", title=_("Código QR de verificación"))
+    # segno escapes the title; the only other text is the path data it generates.
+    return Markup('<svg role="img" {}'.format(svg.removeprefix("<svg ")))  # noqa: S704
+
+
+def _note_links(receipt: IssuedReceipt) -> list[NoteLink]:
+    receiver = receipt.receiver or {}
+    base = {"refTipo": receipt.tipo_cfe, "refSerie": receipt.serie, "refNro": receipt.nro,
+            "refFecha": receipt.issue_date.isoformat()}
+    for api_name in ("tipoDocRecep", "docRecep", "rznSocRecep", "dirRecep", "ciudadRecep", "deptoRecep"):
+        if receiver.get(api_name):
+            base[api_name] = receiver[api_name]
+    links = []
+    if receipt.tipo_cfe in CREDIT_NOTE_OF:
+        links.append(NoteLink(_("Emitir nota de crédito"), {**base, "tipoCFE": CREDIT_NOTE_OF[receipt.tipo_cfe]}))
+    if receipt.tipo_cfe in DEBIT_NOTE_OF:
+        links.append(NoteLink(_("Emitir nota de débito"), {**base, "tipoCFE": DEBIT_NOTE_OF[receipt.tipo_cfe]}))
+    return links
+
+
+def receipt_view(receipt: IssuedReceipt) -> ReceiptView:
+    name = type_name(receipt.tipo_cfe)
+    status = DGI_STATUS.get(receipt.dgi_status, (receipt.dgi_status, "badge-neutral"))
+    return ReceiptView(
+        id=receipt.id, title=f"{name} {receipt.number}", type_name=name, number=receipt.number,
+        receipt=receipt, receiver=receiver_rows(receipt.receiver), totals=total_rows(receipt.totals),
+        qr_svg=qr_svg(receipt.qr_url), cae=receipt.cae, dgi_status=(str(status[0]), status[1]),
+        note_links=_note_links(receipt))
+
+
+def activity_summary(receipt: IssuedReceipt) -> str:
+    """What the activity record says about an issued receipt, e.g. "e-Ticket A-0000012 · UYU 376,00".
+    Stored once, so it uses DGI's Spanish names and Uruguayan number format whatever the user's language."""
+    kind = CFE_TYPES.get(receipt.tipo_cfe)
+    amount = format_decimal(_amount(receipt.totals, "mntPagar"), format="#,##0.00", locale="es_UY")
+    return f"{kind.short_es if kind else receipt.tipo_cfe} {receipt.number} · {receipt.currency} {amount}"

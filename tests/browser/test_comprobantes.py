@@ -1,0 +1,143 @@
+"""A person issues receipts through the portal: preview first, then issue, open the PDF, find the receipt
+again by its id; an invalid receiver is refused next to the field with what was typed kept."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from tests.browser.pages import ReceiptsPage, Shell
+
+
+def _signed_in(page: Page, email: str = "usuario@demo.uy") -> tuple[Shell, ReceiptsPage]:
+    shell = Shell(page)
+    shell.open_home_and_sign_in(email)
+    return shell, ReceiptsPage(page)
+
+
+def _open_pdf_and_find_again(page: Page, shell: Shell, receipts: ReceiptsPage, title: str) -> None:
+    receipt_id = receipts.receipt_id()
+    tab = receipts.open_pdf()
+    assert tab.url.endswith(f"/comprobantes/{receipt_id}/pdf")
+    assert tab.evaluate("document.contentType") == "application/pdf"
+    tab.close()
+    receipts.find_by_id(receipt_id)
+    expect(page).to_have_url(re.compile(f"/comprobantes/{receipt_id}$"))
+    expect(page.get_by_role("heading", level=1)).to_have_text(title)
+    shell.assert_no_csp_violations()
+
+
+def test_issue_an_eticket_preview_first_open_the_pdf_and_find_it_again(page: Page):
+    shell, receipts = _signed_in(page)
+    receipts.open_new()
+    receipts.fill_line(1, "Café", "2", "122")
+    receipts.add_line()
+    receipts.fill_line(2, "Medialuna", "3", "44", indicator="IVA mínima (10 %)")
+    pdf = receipts.preview()
+    assert pdf.status == 200 and pdf.header_value("content-type") == "application/pdf"
+    shell.assert_no_csp_violations()
+
+    receipts.issue()
+    expect(page.get_by_role("heading", level=1)).to_have_text("e-Ticket A-0000001")
+    expect(page.get_by_text("Emitiste e-Ticket A-0000001.")).to_be_visible()
+    totals = receipts.totals()
+    assert totals["IVA tasa básica (22 %)"] == "UYU 44,00" and totals["Total a pagar"] == "UYU 376,00"
+    expect(page.get_by_test_id("security-code")).to_have_text(re.compile(r"^[A-Za-z0-9+/=]{6}$"))
+    expect(page.get_by_role("img", name="Código QR de verificación")).to_be_visible()
+    expect(page.get_by_title("Representación impresa del comprobante (PDF)")).to_be_visible()
+    _open_pdf_and_find_again(page, shell, receipts, "e-Ticket A-0000001")
+
+
+def test_issue_an_efactura_in_dollars_with_the_receiver_checked_as_typed(page: Page):
+    shell, receipts = _signed_in(page)
+    receipts.open_new()
+    receipts.choose_type("e-Factura")
+    receipts.fill_receiver(doc_type="RUT", number="21-484436-001-8", name="DIRECCION GENERAL IMPOSITIVA",
+                           address="Fernandez Crespo 1534", city="Montevideo")
+    expect(receipts.receiver_hint()).to_have_text("RUT válido: 21-484436-001-8")
+    page.get_by_label("Forma de pago").select_option(label="Crédito")
+    page.get_by_label("Moneda").select_option("USD")
+    page.get_by_label("Tipo de cambio").fill("39,250")
+    page.get_by_label("Los precios incluyen IVA").uncheck()
+    receipts.fill_line(1, "Consultoría", "10", "85,50")
+    receipts.preview()
+    shell.assert_no_csp_violations()
+
+    receipts.issue()
+    expect(page.get_by_role("heading", level=1)).to_have_text("e-Factura A-0000001")
+    totals = receipts.totals()
+    assert totals["Neto gravado a tasa básica (22 %)"] == "USD 855,00"
+    assert totals["Total a pagar"] == "USD 1.043,10"
+    expect(page.get_by_text("21-484436-001-8")).to_be_visible()
+    _open_pdf_and_find_again(page, shell, receipts, "e-Factura A-0000001")
+
+
+def test_an_invalid_receiver_shows_the_error_next_to_the_field_with_the_input_kept(page: Page):
+    shell, receipts = _signed_in(page)
+    receipts.open_new()
+    receipts.choose_type("e-Factura")
+    receipts.fill_receiver(doc_type="RUT", number="214844360019", name="Cliente con RUT mal escrito",
+                           address="Av. 18 de Julio 1000", city="Montevideo")
+    expect(receipts.receiver_hint()).to_have_text("Dígito verificador incorrecto.")  # as typed, before sending
+    receipts.fill_line(1, "Servicio", "1", "1000")
+    page.get_by_role("button", name="Previsualizar").click()
+
+    document = page.get_by_label("Número de documento")
+    expect(document).to_have_attribute("aria-invalid", "true")
+    expect(document).to_have_value("214844360019")
+    expect(receipts.receiver_hint()).to_have_text("Dígito verificador incorrecto.")
+    expect(page.get_by_role("alert")).to_contain_text("Revisá los campos marcados")
+    expect(page.get_by_label("Nombre o razón social")).to_have_value("Cliente con RUT mal escrito")
+    expect(page.get_by_label("Descripción, línea 1")).to_have_value("Servicio")
+    expect(page.get_by_title("Previsualización del comprobante (PDF)")).to_have_count(0)
+    expect(page).to_have_url(re.compile("/comprobantes/nuevo$"))
+
+    document.fill("214844360018")
+    expect(receipts.receiver_hint()).to_have_text("RUT válido: 21-484436-001-8")
+    receipts.preview()
+    receipts.issue()
+    expect(page.get_by_role("heading", level=1)).to_have_text("e-Factura A-0000001")
+    shell.assert_no_csp_violations()
+
+
+def test_lines_are_added_and_removed_in_place(page: Page):
+    shell, receipts = _signed_in(page)
+    receipts.open_new()
+    page.evaluate("document.title = 'marker'")
+    receipts.fill_line(1, "Uno", "1", "10")
+    receipts.add_line()
+    receipts.fill_line(2, "Dos", "2", "20")
+    receipts.add_line()
+    receipts.fill_line(3, "Tres", "3", "30")
+    receipts.remove_line(2)
+    expect(page.get_by_label("Descripción, línea 2")).to_have_value("Tres")
+    expect(page.get_by_label("Descripción, línea 3")).to_have_count(0)
+    expect(page.get_by_label("Descripción, línea 1")).to_have_value("Uno")
+    assert page.title() == "marker"  # swapped in place, no page load
+    shell.assert_no_csp_violations()
+
+
+def test_soporte_sees_the_area_without_issuing_buttons(page: Page):
+    shell, _receipts = _signed_in(page, "soporte@demo.uy")
+    page.get_by_role("link", name="Comprobantes", exact=True).first.click()
+    expect(page.get_by_role("heading", name="Comprobantes", level=1)).to_be_visible()
+    expect(page.get_by_role("button", name="Nuevo comprobante")).to_have_count(0)
+    expect(page.get_by_label("Identificador del comprobante")).to_be_visible()
+    shell.assert_no_csp_violations()
+
+
+def test_enter_in_a_field_previews_and_a_double_click_issues_one_receipt(page: Page):
+    shell, receipts = _signed_in(page)
+    receipts.open_new()
+    receipts.fill_line(1, "Café", "2", "122")
+    with page.expect_response(lambda r: "/comprobantes/previsualizacion/" in r.url):
+        page.get_by_label("Precio unitario, línea 1").press("Enter")
+    expect(page.get_by_title("Previsualización del comprobante (PDF)")).to_be_visible()
+    expect(page).to_have_url(re.compile("/comprobantes/nuevo$"))
+
+    page.get_by_role("button", name="Emitir comprobante").dblclick()
+    expect(page.get_by_role("heading", level=1)).to_have_text("e-Ticket A-0000001")
+    page.get_by_role("link", name="Comprobantes", exact=True).first.click()
+    expect(page.locator(".recent-table tbody tr")).to_have_count(1)
+    shell.assert_no_csp_violations()
