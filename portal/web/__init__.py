@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import time
 import uuid
 from typing import Any
 
@@ -16,12 +17,16 @@ from portal.web.config import load_config
 from portal.web.extensions import csrf, htmx, login_manager, new_oauth_registry, server_session
 
 AREAS = ("comprobantes", "apikeys", "dgi", "inteligente")
+_ACTIVITY_RESOLUTION_SECONDS = 60
 
 
 def _session_settings(app: Flask) -> dict[str, Any]:
     common = {"SESSION_PERMANENT": True, "PERMANENT_SESSION_LIFETIME": app.config["ABSOLUTE_TIMEOUT"],
               "SESSION_COOKIE_NAME": "cfe_portal_session", "SESSION_COOKIE_HTTPONLY": True,
-              "SESSION_COOKIE_SAMESITE": "Lax", "SESSION_COOKIE_SECURE": app.config["SECURE_COOKIES"]}
+              "SESSION_COOKIE_SAMESITE": "Lax", "SESSION_COOKIE_SECURE": app.config["SECURE_COOKIES"],
+              # Write the stored session only when a request changed it: a concurrent request that merely
+              # read it (a poll, an asset) must not save its stale copy over the OAuth state or fresh tokens.
+              "SESSION_REFRESH_EACH_REQUEST": False}
     if app.config.get("SESSION_REDIS_URL"):
         import redis
 
@@ -91,9 +96,10 @@ def _register_request_hooks(app: Flask) -> None:
         g.request_id = uuid.uuid4().hex
         if session_expired():
             session.clear()
-        elif "login_at" in session and request.endpoint != "static":
-            import time
-
+        elif "login_at" in session and request.endpoint != "static" \
+                and time.time() - session.get("last_seen", 0) > _ACTIVITY_RESOLUTION_SECONDS:
+            # Recording activity at most once a minute keeps the idle timeout exact to the minute while
+            # most requests leave the stored session untouched.
             session["last_seen"] = time.time()
 
     @app.after_request
