@@ -5,9 +5,10 @@ BIN := $(VENV)/bin
 SERVICE_PORT ?= 8000
 PORTAL_PORT ?= 5000
 # Debian packages: xmlsec1 (independent signature checks), poppler-utils (PDF text in tests), fonts for
-# the receipts' PDFs, redis-server (several-process rate limits), chromium (browser tests).
+# the receipts' PDFs, redis-server (several-process rate limits), postgresql (the PostgreSQL suite),
+# chromium (browser tests).
 RUNTIME_DEBS := fonts-dejavu-core
-TEST_DEBS := $(RUNTIME_DEBS) chromium xmlsec1 poppler-utils redis-server
+TEST_DEBS := $(RUNTIME_DEBS) chromium xmlsec1 poppler-utils redis-server postgresql
 TRANSLATION_DIRS := $(wildcard portal/web/translations portal/web/*/translations)
 
 .PHONY: run test setup python-deps assets translations lint clean

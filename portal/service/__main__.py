@@ -38,7 +38,7 @@ def seed() -> None:
     from portal.service.seed import seed_demo
 
     app = create_app()
-    with app.app_context():
+    with db.command_context(app):
         for line in seed_demo():
             click.echo(line)
 
@@ -52,12 +52,15 @@ def token(email: str, lifetime: int | None) -> None:
     from portal.service.models import User
 
     app = create_app()
-    with app.app_context():
+    with db.command_context(app):
         user = db.session().scalar(select(User).where(func.lower(User.email) == email.lower()))
         if user is None or not user.active:
             click.echo(f"no active user {email}", err=True)
             sys.exit(1)
         click.echo(mint_access_token(db.session(), user, lifetime=lifetime))
+
+
+NAME_LENGTH = 120  # Certificate.name
 
 
 @cli.command("import-cert")
@@ -67,12 +70,14 @@ def token(email: str, lifetime: int | None) -> None:
 @click.password_option("--password", confirmation_prompt=False, default="", help="PKCS#12 password.")
 def import_cert(path: str, company_rut: str, name: str | None, password: str) -> None:
     """Import a PKCS#12 (.p12/.pfx) certificate and key for a company."""
+    if name is not None and not 1 <= len(name) <= NAME_LENGTH:
+        raise click.BadParameter(f"from 1 to {NAME_LENGTH} characters", param_hint="--name")
     from portal.service.certificates import load_pkcs12
     from portal.service.keystore import store_certificate
     from portal.service.models import Company
 
     app = create_app()
-    with app.app_context():
+    with db.command_context(app):
         session = db.session()
         company = session.scalar(select(Company).where(Company.rut == company_rut))
         if company is None:
@@ -80,7 +85,8 @@ def import_cert(path: str, company_rut: str, name: str | None, password: str) ->
             sys.exit(1)
         with open(path, "rb") as handle:
             key_pem, cert_pem, info = load_pkcs12(handle.read(), password.encode() or None)
-        cert = store_certificate(session, company, name or info.subject, key_pem, cert_pem)
+        # The column holds 120 characters (PostgreSQL enforces it); a CA's subject is often longer.
+        cert = store_certificate(session, company, name or info.subject[:NAME_LENGTH], key_pem, cert_pem)
         session.commit()
         click.echo(f"certificate {cert.id} imported for {company.razon_social} (valid until {cert.not_after:%Y-%m-%d})")
 

@@ -49,7 +49,11 @@ def make_engine(url: str) -> Engine:
             conn.exec_driver_sql(f"BEGIN {mode}")
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+    # No cap on connections beyond the pool's 10 kept open: a request holds its read session while it opens a
+    # write transaction, so with a capped pool every connection can end up held by a reader waiting for a
+    # writer (64 concurrent issuers did: "QueuePool limit ... timed out" after 30 s, then 500s). The server's
+    # threads bound the connections instead, two per request at most; size max_connections for that.
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=-1)
 
 
 def init_app(app: Flask) -> None:
@@ -65,6 +69,17 @@ def init_app(app: Flask) -> None:
         session = g.pop("db_session", None)
         if session is not None:
             session.close()
+
+
+@contextlib.contextmanager
+def command_context(app: Flask) -> Iterator[None]:
+    """The app context of an operator command; its database connections are closed when it ends (a pooled
+    PostgreSQL connection would otherwise outlive it, unclosed, in whoever ran the command in-process)."""
+    try:
+        with app.app_context():
+            yield
+    finally:
+        app.extensions["db_engine"].dispose()
 
 
 def session() -> Session:

@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 
 from flask import Response, request
 from sqlalchemy import delete, select
+from sqlalchemy.exc import IntegrityError
 
 from portal.service import db
 from portal.service.comprobante.models import IdempotencyRecord
@@ -54,6 +55,25 @@ def claim(company_id: int, scope: str, payload: object) -> Claim:
         raise ApiError("Idempotency-Key debe tener entre 1 y 255 caracteres imprimibles.",
                        code="idempotency_key_invalid", status=400)
     fingerprint = request_fingerprint(payload)
+    try:
+        return _claim(company_id, scope, key, fingerprint)
+    except IntegrityError:
+        # Two first requests with this key: both looked and found nothing, and the other one's INSERT won the
+        # unique constraint (PostgreSQL; SQLite's BEGIN IMMEDIATE queues the look-ups instead). Its claim is
+        # committed now, so looking again gives the right answer: 409 while it runs, its replay, or 422.
+        pass
+    try:
+        return _claim(company_id, scope, key, fingerprint)
+    except IntegrityError as exc:  # claimed, released and claimed again in between: still someone else's
+        raise _in_progress() from exc
+
+
+def _in_progress() -> Conflict:
+    return Conflict("Una solicitud con esta Idempotency-Key todavía está en curso; reintente en unos segundos.",
+                    code="idempotency_in_progress")
+
+
+def _claim(company_id: int, scope: str, key: str, fingerprint: str) -> Claim:
     now = datetime.now(UTC)
     with db.write_transaction() as session:
         record = session.scalar(select(IdempotencyRecord).where(
@@ -68,8 +88,7 @@ def claim(company_id: int, scope: str, payload: object) -> Claim:
             response.headers["Idempotent-Replayed"] = "true"
             return Claim(replay=response)
         if record is not None and now - _aware(record.created_at) < STALE_AFTER:
-            raise Conflict("Una solicitud con esta Idempotency-Key todavía está en curso; reintente en "
-                           "unos segundos.", code="idempotency_in_progress")
+            raise _in_progress()
         if record is None:
             record = IdempotencyRecord(company_id=company_id, scope=scope, key=key, request_hash=fingerprint,
                                        state="in_progress", created_at=now)

@@ -22,7 +22,7 @@ def import_cae(path: str, company_rut: str, lenient: bool) -> None:
     from portal.service.models import Company
 
     app = create_app()
-    with app.app_context():
+    with db.command_context(app):
         session = db.session()
         company = session.scalar(select(Company).where(Company.rut == company_rut))
         if company is None:
