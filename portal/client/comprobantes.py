@@ -45,6 +45,7 @@ class IssuedReceipt:
     created_by: str
     created_at: datetime
     warnings: tuple[ReceiptWarning, ...]
+    reference_history: tuple[ReferenceChange, ...] = ()
 
     @property
     def number(self) -> str:
@@ -61,7 +62,8 @@ class IssuedReceipt:
             cae=CaeInfo(cae["caeId"], int(cae["dNro"]), int(cae["hNro"]), date.fromisoformat(cae["fecVenc"])),
             dgi_status=data["estadoDGI"], collection_reference=data.get("referenciaCobro"),
             created_by=data["creadoPor"], created_at=_dt(data["creadoEn"]),
-            warnings=tuple(ReceiptWarning(w["codigo"], w["mensaje"]) for w in data.get("advertencias", [])))
+            warnings=tuple(ReceiptWarning(w["codigo"], w["mensaje"]) for w in data.get("advertencias", [])),
+            reference_history=_reference_history(data.get("historialReferencias", [])))
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,11 @@ class ReferenceChange:
     at: datetime
 
 
+def _reference_history(items: list[dict]) -> tuple[ReferenceChange, ...]:
+    return tuple(ReferenceChange(h.get("referenciaAnterior"), h["referenciaCobro"], h.get("observacion"), h["por"],
+                                 _dt(h["en"])) for h in items)
+
+
 @dataclass(frozen=True)
 class AppliedReference:
     receipt_id: str
@@ -93,9 +100,8 @@ class AppliedReference:
 
     @classmethod
     def from_json(cls, data: dict) -> AppliedReference:
-        return cls(data["idCfeEmitido"], data["referenciaCobro"], bool(data["cambio"]), tuple(
-            ReferenceChange(h.get("referenciaAnterior"), h["referenciaCobro"], h.get("observacion"), h["por"],
-                            _dt(h["en"])) for h in data.get("historial", [])))
+        return cls(data["idCfeEmitido"], data["referenciaCobro"], bool(data["cambio"]),
+                   _reference_history(data.get("historial", [])))
 
 
 @dataclass(frozen=True)

@@ -385,3 +385,12 @@ def test_openapi_describes_the_comprobante_operations_with_examples(api_client):
     assert "get" in paths_["/api/v1/comprobante/getByIdCfeEmitido"]
     assert "get" in paths_["/api/v1/comprobante/previsualizar/{token}"]
     assert "tipoCFE" in doc["components"]["schemas"]["CfeInput"]["properties"]
+
+
+def test_the_receipt_carries_its_collection_reference_history(api_client, user):
+    receipt = _issue(api_client, user, bodies.body(bodies.ETICKET))
+    for reference in ("COB-1", "COB-2"):
+        api_client.post("/api/v1/comprobante/reaplicarReferencia", headers=user,
+                        json={"idCfeEmitido": receipt["idCfeEmitido"], "referenciaCobro": reference})
+    fetched = api_client.get(GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"]}, headers=user).json
+    assert [h["referenciaCobro"] for h in fetched["historialReferencias"]] == ["COB-2", "COB-1"]

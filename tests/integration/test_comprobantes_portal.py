@@ -352,6 +352,8 @@ def test_reapplying_a_collection_reference_swaps_the_block_with_its_history(usua
     assert second.status_code == 303 and second.headers["Location"] == f"/comprobantes/{receipt_id}"
     page = soup(usuario.get(f"/comprobantes/{receipt_id}"))
     assert page.select_one("[data-testid=current-reference]").get_text(strip=True) == "COB-2"
+    on_load = [[td.get_text(strip=True) for td in tr("td")] for tr in page.select(".history-table tbody tr")]
+    assert [row[2:4] for row in on_load] == [["COB-2", "COB-1"], ["COB-1", "—"]]  # the history, on a plain visit
     empty = usuario.post(path, data={"csrf_token": token, "referencia": " "}, headers=HTMX)
     assert empty.status_code == 422 and soup(empty).select_one("#referencia")["aria-invalid"] == "true"
     with portal_app.app_context():

@@ -41,13 +41,16 @@ def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session) -> Cf
         cae=CaeData(cae_id=f"{cae.cae_id:011d}", dnro=cae.dnro, hnro=cae.hnro, vencimiento=cae.vencimiento),
         estado_dgi=record.dgi_status, referencia_cobro=record.referencia_cobro, creado_por=record.created_by,
         creado_en=utc(record.created_at), advertencias=[Advertencia(**w) for w in warnings],
-        enlaces={"self": link, "xml": link, "pdf": link})
+        historial_referencias=_history(session, record), enlaces={"self": link, "xml": link, "pdf": link})
+
+
+def _history(session: Session, record: IssuedCfe) -> list[CambioReferencia]:
+    history = session.scalars(select(ReferenceChange).where(ReferenceChange.cfe_id == record.id)
+                              .order_by(ReferenceChange.at.desc(), ReferenceChange.id.desc()))
+    return [CambioReferencia(referencia_anterior=h.previous, referencia_cobro=h.reference, observacion=h.note,
+                             por=h.actor, en=utc(h.at)) for h in history]
 
 
 def referencia_aplicada(session: Session, record: IssuedCfe, changed: bool) -> ReferenciaAplicada:
-    history = session.scalars(select(ReferenceChange).where(ReferenceChange.cfe_id == record.id)
-                              .order_by(ReferenceChange.at.desc(), ReferenceChange.id.desc()))
-    return ReferenciaAplicada(
-        id_cfe_emitido=record.id, referencia_cobro=record.referencia_cobro, cambio=changed,
-        historial=[CambioReferencia(referencia_anterior=h.previous, referencia_cobro=h.reference,
-                                    observacion=h.note, por=h.actor, en=utc(h.at)) for h in history])
+    return ReferenciaAplicada(id_cfe_emitido=record.id, referencia_cobro=record.referencia_cobro, cambio=changed,
+                              historial=_history(session, record))

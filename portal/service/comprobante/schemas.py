@@ -45,6 +45,9 @@ class CfeEmitido(_Out):
     creado_por: str = Field(alias="creadoPor")
     creado_en: datetime = Field(alias="creadoEn")
     advertencias: list[Advertencia] = Field(default_factory=list)
+    historial_referencias: list[CambioReferencia] = Field(
+        default_factory=list, alias="historialReferencias",
+        description="Cada aplicación de una referencia de cobro, la más reciente primero.")
     enlaces: dict = Field(description="xml y pdf: la misma URL con Accept application/xml o application/pdf.")
 
 
@@ -90,3 +93,6 @@ class ReferenciaAplicada(_Out):
     referencia_cobro: str = Field(alias="referenciaCobro")
     cambio: bool = Field(description="false cuando la referencia ya estaba aplicada (repetir es inocuo).")
     historial: list[CambioReferencia]
+
+
+CfeEmitido.model_rebuild()
