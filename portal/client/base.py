@@ -74,10 +74,12 @@ class CfeClient:
         return UserApi(self, headers, request_id)
 
     def request(self, method: str, path: str, *, headers: dict[str, str], idempotent: bool,
+                retry_on_status: bool = True,
                 **kwargs: Any) -> requests.Response:
         """Send one request; raise a CfeError for anything but 2xx."""
         url = self.base_url + path
-        session_adapter = self._safe if (method == "GET" or idempotent) else self._unsafe
+        safe = (method == "GET" or idempotent) and retry_on_status
+        session_adapter = self._safe if safe else self._unsafe
         try:
             response = self._send(session_adapter, method, url, headers, kwargs)
         except (requests.Timeout, requests.ConnectionError) as exc:
@@ -133,14 +135,15 @@ class Transport:
 
     def _request(self, method: str, path: str, *, idempotency_key: str | None = None,
                  accept: str = "application/json", headers_extra: dict[str, str] | None = None,
-                 **kwargs: Any) -> requests.Response:
+                 retry_on_status: bool = True, **kwargs: Any) -> requests.Response:
         headers = dict(self._headers)
         headers.update(headers_extra or {})
         headers["X-Request-ID"] = self.request_id or uuid.uuid4().hex
         headers["Accept"] = accept
         if idempotency_key:
             headers["Idempotency-Key"] = idempotency_key
-        return self._client.request(method, path, headers=headers, idempotent=bool(idempotency_key), **kwargs)
+        return self._client.request(method, path, headers=headers, idempotent=bool(idempotency_key),
+                                    retry_on_status=retry_on_status, **kwargs)
 
     def _json(self, method: str, path: str, **kwargs: Any) -> Any:
         return self._request(method, path, **kwargs).json()
