@@ -34,3 +34,55 @@
     }
   });
 })();
+
+// More behaviours, same rules (data attributes only):
+// - content htmx brings in marked data-close-dialog-on-load closes the <dialog> it lands in (a dialog's
+//   form that succeeded), and an element marked data-autofocus in it takes the focus;
+// - buttons marked data-clear empty the element they name (e.g. a secret shown once, once it is saved).
+(function () {
+  "use strict";
+
+  function within(root, selector) {
+    var found = Array.prototype.slice.call(root.querySelectorAll ? root.querySelectorAll(selector) : []);
+    if (root.matches && root.matches(selector)) { found.unshift(root); }
+    return found;
+  }
+
+  document.addEventListener("htmx:load", function (event) {
+    var root = event.detail.elt;
+    within(root, "[data-close-dialog-on-load]").forEach(function (element) {
+      element.removeAttribute("data-close-dialog-on-load");
+      var dialog = element.closest("dialog");
+      if (dialog && dialog.open) { dialog.close(); }
+    });
+    within(root, "[data-autofocus]").forEach(function (element) {
+      // After the dialog above has closed and handed the focus back to its opener.
+      window.setTimeout(function () {
+        element.focus();
+        if (element.select) { element.select(); }
+      }, 0);
+    });
+  });
+
+  document.addEventListener("click", function (event) {
+    var clearer = event.target.closest("[data-clear]");
+    if (clearer) {
+      var target = document.getElementById(clearer.dataset.clear);
+      if (target) { target.replaceChildren(); }
+    }
+  });
+})();
+
+// ---- Comprobantes area (portal/web/comprobantes) ----
+// Content that htmx swaps in and that marks itself data-scroll-into-view (a form's error banner, the
+// receipt preview) is scrolled into view, so the answer to "Preview" or "Issue" is never off screen.
+(function () {
+  "use strict";
+  document.addEventListener("htmx:load", function (event) {
+    var root = event.detail && event.detail.elt;
+    if (!root || root === document.body || !root.querySelector) { return; }
+    var target = root.matches("[data-scroll-into-view]") ? root : root.querySelector("[data-scroll-into-view]");
+    if (target) { target.scrollIntoView({block: "start"}); }
+  });
+})();
+// ---- end of comprobantes area ----

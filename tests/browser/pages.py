@@ -38,3 +38,277 @@ class Shell:
 
     def assert_no_csp_violations(self) -> None:
         assert self.page.evaluate("window.__cspViolations || []") == []
+
+
+class ApiKeysPage:
+    """The company's API keys: create one in a dialog, see its secret once, change its limit, revoke it."""
+
+    def __init__(self, page: Page):
+        self.page = page
+        self.dialog = page.locator("#create-key-dialog")
+        self.listing = page.locator("#apikeys-list")
+
+    def open(self):
+        return self.page.goto("/apikeys/")
+
+    def create(self, name: str, limit: int | None = None, window: int | None = None) -> None:
+        self.page.get_by_role("button", name="Crear clave").click()
+        expect(self.dialog).to_be_visible()
+        self.dialog.get_by_label("Nombre").fill(name)
+        if limit is not None:
+            self.dialog.get_by_label("Solicitudes").fill(str(limit))
+        if window is not None:
+            self.dialog.get_by_label("Cada (segundos)").fill(str(window))
+        self.dialog.get_by_role("button", name="Crear la clave").click()
+
+    @property
+    def secret_field(self):
+        return self.page.get_by_label("Clave de API", exact=True)
+
+    def row(self, name: str):
+        return self.page.get_by_test_id("apikey-row").filter(has=self.page.get_by_role("rowheader", name=name))
+
+    def set_limit(self, name: str, limit: int, window: int) -> None:
+        row = self.row(name)
+        row.get_by_label("Solicitudes").fill(str(limit))
+        row.get_by_label("Cada (segundos)").fill(str(window))
+        row.get_by_role("button", name="Guardar").click()
+
+    def revoke(self, name: str) -> None:
+        self.page.once("dialog", lambda dialog: dialog.accept())  # hx-confirm's "are you sure?"
+        self.row(name).get_by_role("button", name="Revocar").click()
+
+
+class DgiPage:
+    """The DGI lookups: choose the certificate, pick a lookup, type a document (checked as you type), read
+    the answer or the problem, and start a receipt to a looked-up receiver."""
+
+    TABS = ("RUT", "Nombre por documento", "CVA", "Datos de la entidad")
+
+    def __init__(self, page: Page):
+        self.page = page
+        self.result = page.get_by_test_id("dgi-result")
+        self.problem = page.get_by_test_id("dgi-problem")
+
+    def open(self, path: str = "/dgi/"):
+        return self.page.goto(path)
+
+    def open_from_navigation(self) -> None:
+        self.page.get_by_role("navigation", name="Principal").get_by_role("link", name="DGI").click()
+        expect(self.page.get_by_role("heading", name="Consultas a DGI")).to_be_visible()
+
+    def tab(self, name: str) -> None:
+        self.page.get_by_role("navigation", name="Tipo de consulta").get_by_role("link", name=name).click()
+        expect(self.page.get_by_role("heading", level=2, name=name, exact=True)).to_be_visible()
+
+    def certificate_picker(self):
+        return self.page.get_by_label("Empresa y certificado")
+
+    def choose_certificate(self, company: str, certificate: str) -> None:
+        """Pick `certificate` (start of its label) in `company`'s group: two companies' may be named alike."""
+        picker = self.certificate_picker()
+        option = picker.locator(f'optgroup[label^="{company}"] option').filter(has_text=certificate).first
+        picker.select_option(value=option.get_attribute("value"))
+
+    def document_field(self):
+        return self.page.get_by_role("textbox", name="RUT", exact=True).or_(
+            self.page.get_by_role("textbox", name="Número de documento"))
+
+    def type_document(self, value: str) -> None:
+        field = self.document_field()
+        field.fill("")
+        field.press_sequentially(value, delay=20)
+
+    def hint(self):
+        return self.page.locator(".dgi-doc-hint")
+
+    def choose_document_type(self, label: str) -> None:
+        self.page.get_by_label("Tipo de documento").select_option(label=label)
+
+    def look_up(self) -> None:
+        self.page.get_by_role("button", name="Consultar").click()
+
+    def use_as_receiver(self) -> None:
+        self.result.get_by_role("button", name="Usar como receptor").click()
+
+
+class SmartIssuancePage:
+    """Smart issuance, step by step: the input (lines added and removed in place), the preview with its
+    warnings to acknowledge, the confirmation and the result."""
+
+    def __init__(self, page: Page):
+        self.page = page
+        self.lines = page.locator("#lineas tbody tr")
+        self.document_hint = page.locator("#documento-hint")
+        self.confirm_error = page.get_by_test_id("confirm-error")
+
+    def open(self):
+        return self.page.goto("/inteligente/nueva")
+
+    def open_from_navigation(self) -> None:
+        self.page.get_by_role("navigation", name="Principal").get_by_role("link", name="Emisión inteligente").click()
+        expect(self.page.get_by_role("heading", name="Nueva emisión inteligente")).to_be_visible()
+
+    def set_receiver(self, document: str) -> None:
+        self.page.get_by_label("Documento del receptor").fill(document)
+
+    def line_field(self, number: int, field: str):
+        return self.page.get_by_label(f"{field}, línea {number}", exact=True)
+
+    def fill_line(self, number: int, description: str, quantity: str, price: str, *, category: str | None = None,
+                  rate: str | None = None) -> None:
+        self.line_field(number, "Descripción").fill(description)
+        self.line_field(number, "Cantidad").fill(quantity)
+        self.line_field(number, "Precio unitario").fill(price)
+        if category:
+            self.line_field(number, "Categoría").select_option(label=category)
+        if rate:
+            self.line_field(number, "Tasa de IVA").select_option(label=rate)
+
+    def add_line(self) -> None:
+        count = self.lines.count()
+        self.page.get_by_role("button", name="Agregar línea").click()
+        expect(self.lines).to_have_count(count + 1)
+
+    def remove_line(self, number: int) -> None:
+        count = self.lines.count()
+        self.page.get_by_role("button", name=f"Quitar la línea {number}").click()
+        expect(self.lines).to_have_count(count - 1)
+
+    def preview(self) -> None:
+        self.page.get_by_role("button", name="Previsualizar", exact=True).click()
+        expect(self.page.get_by_role("heading", name="Revisá antes de emitir")).to_be_visible()
+
+    @property
+    def cfe_type(self):
+        return self.page.get_by_test_id("cfe-type")
+
+    @property
+    def receiver(self):
+        return self.page.get_by_test_id("receiver")
+
+    def total(self, dgi_name: str):
+        return self.page.locator(f'[data-testid=totals] tr[data-total="{dgi_name}"] td')
+
+    def go_back_and_edit(self) -> None:
+        self.page.get_by_role("button", name="Volver y editar").click()  # a link styled as a button
+        expect(self.page.get_by_role("heading", name="Nueva emisión inteligente")).to_be_visible()
+
+    def acknowledge_warnings(self) -> None:
+        for box in self.page.get_by_label("Leí y acepto").all():
+            box.check()
+
+    @property
+    def confirm_button(self):
+        return self.page.get_by_role("button", name="Confirmar y emitir")
+
+    def confirm(self) -> None:
+        self.confirm_button.click()
+
+    @property
+    def issued_receipt(self):
+        return self.page.get_by_test_id("result-receipt")
+
+
+class RequestStatusPage:
+    """A request's status by its request_id: state, timeline, receipt, DGI state, support details."""
+
+    def __init__(self, page: Page):
+        self.page = page
+        self.state = page.get_by_test_id("request-state")
+        self.timeline = page.locator("[data-testid=timeline] tbody tr")
+        self.section = page.locator("#solicitud")
+        self.support_details = page.locator("#support-details")
+
+    def open(self, request_id: str | None = None):
+        return self.page.goto("/inteligente/solicitudes" + (f"?request_id={request_id}" if request_id else ""))
+
+    def search(self, request_id: str) -> None:
+        self.page.get_by_label("Identificador de la solicitud").fill(request_id)
+        self.page.get_by_role("button", name="Buscar").click()
+
+    def timeline_states(self) -> list[str]:
+        return [row.get_attribute("data-state") for row in self.timeline.all()]
+
+    def copy_support_details(self) -> str:
+        """Press the copy button and return what landed on the clipboard."""
+        self.page.get_by_role("button", name="Copiar datos para soporte").click()
+        expect(self.page.get_by_role("button", name="Copiado")).to_be_visible()
+        return self.page.evaluate("navigator.clipboard.readText()")
+
+
+class ReceiptsPage:
+    """The receipts area: the issuing form, a receipt's page and the lookup by id (Spanish labels)."""
+
+    def __init__(self, page: Page):
+        self.page = page
+
+    def open_new(self) -> None:
+        self.page.get_by_role("link", name="Comprobantes", exact=True).first.click()
+        self.page.get_by_role("button", name="Nuevo comprobante").click()
+        expect(self.page.get_by_role("heading", name="Nuevo comprobante")).to_be_visible()
+
+    def choose_type(self, label: str) -> None:
+        with self.page.expect_response(lambda r: r.url.endswith("/comprobantes/nuevo/tipo")):
+            chosen = self.page.get_by_label("Tipo de comprobante").select_option(label=label)
+        expect(self.page.get_by_label("Tipo de comprobante")).to_have_value(chosen[0])
+
+    def fill_receiver(self, *, doc_type: str, number: str, name: str = "", address: str = "",
+                      city: str = "") -> None:
+        self.page.get_by_label("Tipo de documento").select_option(label=doc_type)
+        self.page.get_by_label("Número de documento").fill(number)
+        for label, value in (("Nombre o razón social", name), ("Dirección", address), ("Ciudad", city)):
+            if value:
+                self.page.get_by_label(label, exact=True).fill(value)
+
+    def receiver_hint(self):
+        return self.page.locator("#doc_recep-hint")
+
+    def fill_line(self, n: int, description: str, quantity: str, price: str | None = None,
+                  indicator: str | None = None) -> None:
+        if indicator:
+            self.page.get_by_label(f"Indicador de facturación, línea {n}").select_option(label=indicator)
+        self.page.get_by_label(f"Descripción, línea {n}").fill(description)
+        self.page.get_by_label(f"Cantidad, línea {n}").fill(quantity)
+        if price is not None:
+            self.page.get_by_label(f"Precio unitario, línea {n}").fill(price)
+
+    def add_line(self) -> None:
+        count = self.page.locator("#lines tbody tr").count()
+        self.page.get_by_role("button", name="Agregar línea").click()
+        expect(self.page.get_by_label(f"Descripción, línea {count + 1}")).to_be_focused()
+
+    def remove_line(self, n: int) -> None:
+        self.page.get_by_role("button", name=f"Quitar la línea {n}").click()
+
+    def preview(self):
+        """Ask for the preview; returns the PDF response the inline frame loaded."""
+        with self.page.expect_response(lambda r: "/comprobantes/previsualizacion/" in r.url) as pdf:
+            self.page.get_by_role("button", name="Previsualizar").click()
+        expect(self.page.get_by_title("Previsualización del comprobante (PDF)")).to_be_visible()
+        return pdf.value
+
+    def issue(self) -> None:
+        self.page.get_by_role("button", name="Emitir comprobante").click()
+        expect(self.page.get_by_test_id("receipt-id")).to_be_visible()
+
+    def receipt_id(self) -> str:
+        return self.page.get_by_test_id("receipt-id").inner_text().strip()
+
+    def totals(self) -> dict[str, str]:
+        rows = self.page.get_by_test_id("totals").locator("tr")
+        return {row.locator("th").inner_text().strip(): row.locator("td").inner_text().strip()
+                for row in rows.all()}
+
+    def open_pdf(self) -> Page:
+        """Open the receipt's PDF in a new tab (the browser's PDF viewer); returns the tab."""
+        with self.page.context.expect_page() as opened:
+            self.page.get_by_role("button", name="Abrir PDF").click()
+        tab = opened.value
+        tab.wait_for_load_state()
+        return tab
+
+    def find_by_id(self, receipt_id: str) -> None:
+        self.page.get_by_role("link", name="Comprobantes", exact=True).first.click()
+        self.page.get_by_label("Identificador del comprobante").fill(receipt_id)
+        self.page.get_by_role("button", name="Buscar").click()
