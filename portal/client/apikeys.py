@@ -8,10 +8,7 @@ from typing import Any
 from urllib.parse import quote
 
 from portal.client.base import Transport
-
-
-def _moment(value: str | None) -> datetime | None:
-    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else None
+from portal.client.models import parse_datetime as _moment
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from portal.client.base import Transport
+from portal.client.models import parse_datetime as _dt
 
 BASE = "/api/v1/comprobante"
 
@@ -110,8 +111,6 @@ class SignedXml:
     digest: str | None
 
 
-def _dt(value: str) -> datetime:
-    return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
 class ComprobantesApi(Transport):

@@ -13,12 +13,11 @@ from typing import Any
 from urllib.parse import quote
 
 from portal.client.base import Transport
+from portal.client.models import parse_date as _day
 
 BASE = "/api/v1/dgi"
 
 
-def _day(value: str | None) -> date | None:
-    return date.fromisoformat(value) if value else None
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,11 @@ from datetime import datetime
 
 from portal.client.base import Transport
 from portal.client.comprobantes import IssuedReceipt
+from portal.client.models import parse_datetime as _dt
 
 BASE = "/api/v1/cfe"
 
 
-def _dt(value: str | None) -> datetime | None:
-    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else None
 
 
 @dataclass(frozen=True)

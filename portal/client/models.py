@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
+
+
+def parse_datetime(value: str | None) -> datetime | None:
+    """An ISO 8601 moment from the service ("Z" or an offset), or None."""
+    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else None
+
+
+def parse_date(value: str | None) -> date | None:
+    return date.fromisoformat(value[:10]) if value else None
 
 
 @dataclass(frozen=True)
