@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import datetime as dt
 import socket
-import threading
 import time
 from collections.abc import Iterator
 
@@ -17,11 +16,11 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 from lxml import etree
-from werkzeug.serving import make_server
 
 from portal.service.dgi import sandbox_data as data
 from portal.service.dgi.sandbox import SandboxRegistry, montevideo_today
 from portal.service.dgi.standin import StandIn
+from tests.support.dgi_standin import RunningStandIn
 
 Q = "idEmpresa=1&idCertificado=1"
 DEMO_CERT, NORTE_CERT = 1, 2  # the seed's certificates of company 1 (Demo S.A.) and 2 (Comercial del Norte)
@@ -77,22 +76,6 @@ def _certificate_der(app, certificate_id: int) -> bytes:
     with app.app_context():
         pem = db.session().get(Certificate, certificate_id).cert_pem.encode()
     return x509.load_pem_x509_certificate(pem).public_bytes(serialization.Encoding.DER)
-
-
-class RunningStandIn:
-    def __init__(self, app: StandIn):
-        self.app = app
-        self.server = make_server("127.0.0.1", 0, app, threaded=True)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/ePrueba/ws_personaGetActEmpresarialPrueba"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
-                                       daemon=True)
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.app.released.set()
-        self.server.shutdown()
-        self.thread.join(timeout=5)
-        self.server.server_close()
 
 
 @pytest.fixture

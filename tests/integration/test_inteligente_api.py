@@ -275,3 +275,17 @@ def test_jwt_only_and_writers_only(api_client, auth_headers):
         api_client.post(DIRECT, json={"lineas": [SERVICE_LINE]}, headers=auth_headers("soporte@demo.uy")).status_code
         == 403
     )
+
+
+def test_the_receiver_comes_from_dgis_soap_service_signed_with_the_companys_certificate(api_client, user,
+                                                                                        service_app):
+    from tests.support.dgi_standin import RunningStandIn
+
+    standin = RunningStandIn()
+    try:
+        service_app.config.update(DGI_BACKEND="soap", DGI_SOAP_URL=standin.url, DGI_TIMEOUT_SECONDS=5)
+        preview = _preview(api_client, user, {"receptor": {"documento": "219000090011"}, "lineas": [SERVICE_LINE]})
+    finally:
+        standin.stop()
+    assert preview["borrador"]["tipoCFE"] == 111
+    assert any(i["campo"] == "receptor.rznSocRecep" and "DGI" in i["motivo"] for i in preview["inferencias"])

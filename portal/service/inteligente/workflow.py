@@ -3,9 +3,12 @@ transition recorded in its timeline. Issuing reuses the Comprobante area's singl
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import secrets
 import uuid
+from collections import ChainMap
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 from flask import current_app, g
@@ -23,18 +26,22 @@ from portal.service.idempotency import request_fingerprint
 from portal.service.inteligente.inference import Draft, infer_draft
 from portal.service.inteligente.models import FINAL_STATES, SmartRequest, SmartRequestEvent
 from portal.service.inteligente.schemas import Confirmacion, SolicitudInteligente
+from portal.service.keystore import private_key_pem
 from portal.service.models import Company
 
 PREVIEW_LIFETIME = timedelta(minutes=15)
 
 
-def registry() -> TaxpayerRegistry:
-    """The process's DGI registry (shared with the DGI endpoints when they built it first)."""
-    existing = current_app.extensions.get("dgi_registry")
-    if existing is None:
-        existing = make_registry(current_app.config)
-        current_app.extensions["dgi_registry"] = existing
-    return existing
+@contextlib.contextmanager
+def registry_for(company_id: int) -> Iterator[TaxpayerRegistry]:
+    """A DGI registry that signs with the company's certificate and shares the DGI endpoints' cache."""
+    cert = issuing.signing_certificate(db.session(), company_id)
+    config = ChainMap({"DGI_CACHE": current_app.extensions["dgi_cache"]}, current_app.config)
+    registry = make_registry(config, certificate=lambda: (private_key_pem(cert), cert.cert_pem.encode()))
+    try:
+        yield registry
+    finally:
+        registry.close()
 
 
 def _now() -> datetime:
@@ -68,9 +75,14 @@ def _new_request(principal: Principal, body: SolicitudInteligente, draft: Draft,
         created_by=principal.actor, created_at=_now(), updated_at=_now())
 
 
+def _infer(principal: Principal, body: SolicitudInteligente) -> Draft:
+    with registry_for(principal.company_id) as registry:
+        return infer_draft(db.session(), principal.company_id, body, registry)
+
+
 def preview(principal: Principal, body: SolicitudInteligente) -> SmartRequest:
     """Infer the draft, check it against DGI's rules, render its PDF preview and keep it 15 minutes."""
-    draft = infer_draft(db.session(), principal.company_id, body, registry())
+    draft = _infer(principal, body)
     issuing.check_rules(draft.cfe)
     company = db.session().get(Company, principal.company_id)
     pdf = issuing.preview_pdf(company, draft.cfe)
@@ -155,7 +167,7 @@ def _fail(principal: Principal, request_id: str, code: str, message: str) -> Non
 def issue_directly(principal: Principal, body: SolicitudInteligente, on_issued=None) -> SmartRequest:
     """Infer and issue in one step. `on_issued(session, request)` runs in the issuing transaction (the
     route stores the Idempotency-Key's outcome there, so a key never outlives an unrecorded receipt)."""
-    draft = infer_draft(db.session(), principal.company_id, body, registry())
+    draft = _infer(principal, body)
     issuing.check_rules(draft.cfe)
     with db.write_transaction() as session:
         request = _new_request(principal, body, draft, "direct")
