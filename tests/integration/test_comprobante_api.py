@@ -14,6 +14,7 @@ from portal.service import db
 from portal.service.comprobante.models import CaeRangeRecord, IdempotencyRecord, PreviewToken
 from portal.service.models import Certificate
 from tests.support import cfe_bodies as bodies
+from tests.support.cfe_bodies import issue as _issue
 
 EMITIR = "/api/v1/comprobante/emitir"
 GET = "/api/v1/comprobante/getByIdCfeEmitido"
@@ -27,12 +28,6 @@ def cfe_schema():
 @pytest.fixture
 def user(auth_headers):
     return auth_headers("usuario@demo.uy")
-
-
-def _issue(api_client, headers, body, **extra):
-    answer = api_client.post(EMITIR, json=body, headers={**headers, **extra})
-    assert answer.status_code == 201, answer.json
-    return answer.json
 
 
 def _certificate_pem(service_app, company_id=1) -> bytes:

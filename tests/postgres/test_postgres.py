@@ -31,6 +31,7 @@ from portal.service.migrations import alembic_config, upgrade
 from portal.service.model_registry import load_all_models
 from portal.service.models import Certificate, Company, Membership, OAuthClient, User
 from tests.support import cfe_bodies as bodies
+from tests.support.cfe_bodies import issue as _issue
 
 EMITIR = "/api/v1/comprobante/emitir"
 GET = "/api/v1/comprobante/getByIdCfeEmitido"
@@ -46,12 +47,6 @@ ISSUERS = 32
 @pytest.fixture
 def user(auth_headers):
     return auth_headers("usuario@demo.uy")
-
-
-def _issue(api_client, headers, body, **extra):
-    answer = api_client.post(EMITIR, json=body, headers={**headers, **extra})
-    assert answer.status_code == 201, answer.json
-    return answer.json
 
 
 def wait_for_lock_waiters(server, database: str, timeout: float = 10.0) -> None:

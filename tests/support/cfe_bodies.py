@@ -49,3 +49,10 @@ ERESGUARDO = {"tipoCFE": 182, "receptor": BUYER,
 
 def body(kind: dict) -> dict:
     return copy.deepcopy(kind)
+
+
+def issue(api_client, headers: dict, body: dict, **extra_headers) -> dict:
+    """POST emitir through a Flask test client; asserts it was issued and returns the receipt JSON."""
+    answer = api_client.post("/api/v1/comprobante/emitir", json=body, headers={**headers, **extra_headers})
+    assert answer.status_code == 201, answer.json
+    return answer.json
