@@ -13,7 +13,8 @@ from werkzeug.datastructures import MultiDict
 
 from portal.service.cfe import parse_cfe_input
 from portal.web.comprobantes.forms import renumbered
-from portal.web.comprobantes.payload import AmbiguousNumber, build_body, form_target, parse_decimal
+from portal.web.comprobantes.payload import build_body, form_target
+from portal.web.numbers import AmbiguousNumber, parse_decimal
 
 
 @pytest.mark.parametrize(("text", "expected"), [

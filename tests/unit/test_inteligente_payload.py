@@ -15,7 +15,7 @@ from portal.web.inteligente.payload import (
     RATES,
     classify_document,
     form_field,
-    parse_decimal,
+    parse_amount,
     place_errors,
     to_request,
 )
@@ -39,19 +39,27 @@ def test_the_static_choices_match_the_service_tables():
     ("1,500.50", "1500.50"), ("1.234.567", "1234567"), (" 12 ", "12"), ("0", "0"), ("0,000001", "0.000001"),
 ])
 def test_numbers_as_people_type_them(typed, value):
-    assert parse_decimal(typed) == Decimal(value)
+    assert parse_amount(typed) == Decimal(value)
 
 
 @pytest.mark.parametrize("typed", ["", None, "abc", "-1", "NaN", "Infinity", "1e5", "1.2.3,4,5", "1,2,3.4.5", ","])
 def test_what_is_not_a_non_negative_number_is_none(typed):
-    assert parse_decimal(typed) is None
+    assert parse_amount(typed) is None
+
+
+@pytest.mark.parametrize("typed", ["1.500", "39.250"])
+def test_a_lone_dot_before_three_digits_is_asked_about_as_on_the_receipts_form(typed):
+    from portal.web.numbers import AmbiguousNumber
+
+    with pytest.raises(AmbiguousNumber):
+        parse_amount(typed)
 
 
 @given(st.decimals(min_value=0, max_value=10**12, places=2, allow_nan=False, allow_infinity=False),
        st.sampled_from(["es_UY", "en_US"]))
 def test_amounts_formatted_for_either_language_parse_back(amount, locale):
-    assert parse_decimal(format_decimal(amount, format="#,##0.00", locale=locale)) == amount
-    assert parse_decimal(str(amount)) == amount
+    assert parse_amount(format_decimal(amount, format="#,##0.00", locale=locale)) == amount
+    assert parse_amount(str(amount)) == amount
 
 
 @pytest.mark.parametrize(("document", "kind"), [

@@ -27,7 +27,8 @@ from wtforms.validators import DataRequired, Length, Optional, Regexp
 
 from portal.domain.cfe_types import NOTE_BASE_TYPE
 from portal.web.comprobantes import choices
-from portal.web.comprobantes.payload import PREFILL_PARAMS, AmbiguousNumber, parse_decimal
+from portal.web.comprobantes.payload import PREFILL_PARAMS
+from portal.web.numbers import AmbiguousNumber, parse_decimal
 
 MAX_LINES = 700
 SIGN_MAX_BYTES = 2 * 1024 * 1024

@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES
+
+_PATH = re.compile(r"^(?P<head>[A-Za-z]+)(?:\[(?P<index>\d+)\])?(?:\.(?P<rest>[A-Za-z]+))?")
 
 INVOICE_LIKE = frozenset({101, 102, 103, 111, 112, 113})
 NOTES = frozenset({102, 103, 112, 113})
@@ -39,45 +41,6 @@ _ITEM = {"indFact": "ind_fact", "nomItem": "nom_item", "dscItem": "nom_item", "c
          "descuentoPct": "descuento"}
 _REFERENCE = {"tpoDocRef": "ref_tipo", "serie": "ref_serie", "nroCFERef": "ref_nro", "razonRef": "ref_razon",
               "fechaCFEref": "ref_fecha"}
-_GROUPED = re.compile(r"-?\d{1,3}(,\d{3})+")
-_PATH = re.compile(r"^(?P<head>[A-Za-z]+)(?:\[(?P<index>\d+)\])?(?:\.(?P<rest>[A-Za-z]+))?")
-
-
-class AmbiguousNumber(ValueError):
-    """1.500 could be fifteen hundred (Uruguay) or one and a half: on a fiscal document, ask."""
-
-
-def parse_decimal(text: str | None) -> Decimal | None:
-    """A number as people type it in Uruguay: 1.234,56 / 1234,56 / 1234.56. None when empty.
-
-    With both separators, the last one is the decimal mark; a lone comma is a decimal comma; repeated
-    separators group thousands; a lone dot is a decimal point unless exactly three digits follow it
-    (1.500), which raises AmbiguousNumber. Raises ValueError for anything else.
-    """
-    text = (text or "").strip().replace(" ", "")
-    if not text:
-        return None
-    if "," in text and "." in text:
-        thousands = "." if text.rfind(",") > text.rfind(".") else ","
-        whole = text[:text.rfind("," if thousands == "." else ".")]
-        if not _GROUPED.fullmatch(whole.replace(thousands, ",")):
-            raise ValueError(text)
-        text = text.replace(thousands, "")
-    elif text.count(",") > 1 or text.count(".") > 1:
-        if not _GROUPED.fullmatch(text.replace(".", ",")):
-            raise ValueError(text)
-        text = text.replace("," if "," in text else ".", "")
-    elif re.fullmatch(r"-?[1-9]\d{0,2}\.\d{3}", text):
-        raise AmbiguousNumber(text)
-    text = text.replace(",", ".")
-    if not re.fullmatch(r"-?\d+(\.\d+)?", text):
-        raise ValueError(text)
-    try:
-        return Decimal(text)
-    except InvalidOperation as exc:  # pragma: no cover - the pattern above already excludes it
-        raise ValueError(text) from exc
-
-
 def _number(value: Decimal) -> str:
     return format(value, "f")
 

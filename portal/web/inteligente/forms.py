@@ -12,7 +12,8 @@ from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Length, Optional, Regexp, StopValidation, ValidationError
 from wtforms.widgets import NumberInput
 
-from portal.web.inteligente.payload import CURRENCIES, parse_decimal, place_errors
+from portal.web.inteligente.payload import CURRENCIES, parse_amount, place_errors
+from portal.web.numbers import AmbiguousNumber
 
 MAX_LINES = 200
 
@@ -49,7 +50,10 @@ class _Number(StringField):
     def pre_validate(self, form):
         if not self.data:
             return
-        value = parse_decimal(self.data)
+        try:
+            value = parse_amount(self.data)
+        except AmbiguousNumber:
+            raise StopValidation(_("¿Mil o uno con decimales? Escribí 1500 o 1,5.")) from None
         if value is None:
             raise StopValidation(_("Tiene que ser un número."))
         if self.positive and value <= 0:

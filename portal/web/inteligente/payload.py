@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from portal.domain.identifiers import digits_only, is_valid_ci, is_valid_rut
+from portal.web.numbers import AmbiguousNumber, parse_decimal
 
 # Keep in step with the service's CATEGORY_RATES (the portal does not import the service).
 CATEGORIES = ("general", "servicios", "bebidas", "alimentos_basicos", "medicamentos", "hoteleria",
@@ -15,30 +16,18 @@ CATEGORIES = ("general", "servicios", "bebidas", "alimentos_basicos", "medicamen
 RATES = ("basica", "minima", "exenta", "no_facturable")
 CURRENCIES = ("UYU", "USD", "EUR", "ARS", "BRL")
 
-_PLAIN_NUMBER = re.compile(r"^\d+(\.\d+)?$")
+def parse_amount(text: str | None) -> Decimal | None:
+    """A non-negative number read as every portal form reads numbers (portal.web.numbers), or None.
 
-
-def parse_decimal(text: str | None) -> Decimal | None:
-    """A non-negative number as people type it (1500, 1500.5, 1500,5, 1.500,50, 1,500.50), or None.
-
-    Browsers send number inputs as 1500.5; the other spellings come from pasted text. With both separators
-    the last one is the decimal mark; a lone comma is a decimal comma; several dots are thousands marks.
+    An ambiguous "1.500" raises AmbiguousNumber: the form asks instead of guessing.
     """
-    value = (text or "").strip().replace(" ", "").replace("\u00a0", "")
-    if "," in value and "." in value:
-        decimal_mark = "," if value.rfind(",") > value.rfind(".") else "."
-        thousands = "." if decimal_mark == "," else ","
-        value = value.replace(thousands, "").replace(decimal_mark, ".")
-    elif "," in value:
-        value = value.replace(",", ".") if value.count(",") == 1 else value.replace(",", "")
-    elif value.count(".") > 1:
-        value = value.replace(".", "")
-    if not _PLAIN_NUMBER.match(value):
-        return None
     try:
-        return Decimal(value)
-    except InvalidOperation:  # pragma: no cover - the pattern admits only valid decimals
+        value = parse_decimal(text)
+    except AmbiguousNumber:
+        raise
+    except ValueError:
         return None
+    return value if value is not None and value >= 0 else None
 
 
 def classify_document(text: str | None) -> str:
@@ -63,7 +52,10 @@ def _text(values: Mapping, name: str) -> str:
 
 
 def _number(text: str) -> str:
-    parsed = parse_decimal(text)
+    try:
+        parsed = parse_amount(text)
+    except AmbiguousNumber:  # the form refuses it before a body is built; keep the text if it gets here
+        return text
     return str(parsed) if parsed is not None else text
 
 
