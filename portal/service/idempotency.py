@@ -5,7 +5,8 @@
 - Same key, other body: 422 `idempotency_key_reused`. Same key while the first is running: 409.
 - A claim left behind by a crashed worker is taken over after `STALE_AFTER`.
 - A request that fails validation releases its claim, so the caller can fix the body and retry.
-Keys are kept at least 24 hours (`purge_expired` deletes older ones).
+Keys are kept at least 24 hours; each new claim deletes the company's older ones (`purge_expired` does it
+for every company).
 """
 
 from __future__ import annotations
@@ -90,6 +91,10 @@ def _claim(company_id: int, scope: str, key: str, fingerprint: str) -> Claim:
         if record is not None and now - _aware(record.created_at) < STALE_AFTER:
             raise _in_progress()
         if record is None:
+            # Keys live at least KEEP_FOR; each new claim sweeps the company's older ones (created_at is indexed),
+            # so the table stays small without a scheduled job.
+            session.execute(delete(IdempotencyRecord).where(IdempotencyRecord.company_id == company_id,
+                                                            IdempotencyRecord.created_at < now - KEEP_FOR))
             record = IdempotencyRecord(company_id=company_id, scope=scope, key=key, request_hash=fingerprint,
                                        state="in_progress", created_at=now)
             session.add(record)

@@ -25,4 +25,3 @@ CATEGORY_RATES: dict[str, tuple[int, str]] = {
 }
 
 RATE_TO_IND_FACT = {"basica": 3, "minima": 2, "exenta": 1, "no_facturable": 6}
-RATE_LABELS = {3: "tasa básica 22%", 2: "tasa mínima 10%", 1: "exento", 6: "no facturable"}

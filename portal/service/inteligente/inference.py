@@ -20,7 +20,7 @@ from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.comprobante.numbering import LOW_RANGE_SHARE
 from portal.service.dgi.registry import DgiError, TaxpayerNotFound, TaxpayerRegistry
 from portal.service.errors import FieldError, NotFound, ValidationFailed
-from portal.service.inteligente.categories import CATEGORY_RATES, RATE_LABELS, RATE_TO_IND_FACT
+from portal.service.inteligente.categories import CATEGORY_RATES, RATE_TO_IND_FACT
 from portal.service.inteligente.schemas import ReceptorInteligente, SolicitudInteligente
 
 # A total above this multiple of the company's recent average for the type is flagged as unusual.
@@ -273,7 +273,3 @@ def _warn_about_amounts(session: Session, company_id: int, draft: Draft) -> None
             f"El total ({totals.mnt_total}) es más del triple del promedio de los últimos "
             f"{count} comprobantes de este tipo ({Decimal(str(average)):.2f}).",
         )
-
-
-def rate_label(ind_fact: int) -> str:
-    return RATE_LABELS.get(ind_fact, str(ind_fact))
