@@ -1,6 +1,7 @@
-"""`make run`: prepare the development databases and demo data, then run the service and the portal.
+"""`make run`: prepare the development databases and demo data, then run the service, the portal and the
+background worker.
 
-Both run under gunicorn (the same server as production) and stop together on Ctrl-C.
+The two web apps run under gunicorn (the same server as production) and all three stop together on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ def main() -> int:
                           "portal.service:create_app()"], env=env),
         subprocess.Popen([*gunicorn, "-b", f"127.0.0.1:{args.portal_port}", "--workers", "2", "--threads", "4",  # noqa: S603
                           "portal.web:create_app()"], env=env),
+        # Background work (DGI submission, e-mail) on huey over SQLite: no extra server on one machine.
+        subprocess.Popen([sys.executable, "-m", "portal.service", "worker"], env=env),  # noqa: S603
     ]
     print(f"""
   CFE service  http://127.0.0.1:{args.service_port}   (API reference: /api/v1/docs)
@@ -60,7 +63,9 @@ def main() -> int:
     soporte@demo.uy   soporte  (Demo S.A.)
     usuario@demo.uy   usuario  (Demo S.A.)
 
-  Ctrl-C stops both.
+  Background worker  running (DGI submission, e-mail)
+
+  Ctrl-C stops everything.
 """, flush=True)
     try:
         while all(p.poll() is None for p in processes):

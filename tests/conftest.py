@@ -32,7 +32,7 @@ def _isolated_environment(run_dir: Path) -> Iterator[None]:
     os.environ["CFE_VAR_DIR"] = str(run_dir / "var")
     os.environ["CFE_SECRETS_DIR"] = str(run_dir / "secrets")
     for name in ("CFE_DATABASE_URL", "PORTAL_DATABASE_URL", "CFE_RATELIMIT_STORAGE_URL", "CFE_ISSUER_URL",
-                 "CFE_SERVICE_URL", "PORTAL_SESSION_REDIS_URL"):
+                 "CFE_SERVICE_URL", "PORTAL_SESSION_REDIS_URL", "CFE_JOBS_URL"):
         os.environ.pop(name, None)
     from portal.devsecrets import ensure_secrets
 
@@ -75,7 +75,10 @@ def _copy_db(template: Path, target: Path) -> str:
 
 @pytest.fixture
 def service_config(service_db_template: Path, tmp_path: Path) -> dict:
-    return {"DATABASE_URL": _copy_db(service_db_template, tmp_path / "service.db"), "TESTING": True}
+    # memory://: each test app gets an empty queue of its own; tests run what was enqueued with
+    # portal.service.jobs.run_pending() (or start a real worker) when they mean to.
+    return {"DATABASE_URL": _copy_db(service_db_template, tmp_path / "service.db"), "TESTING": True,
+            "JOBS_URL": "memory://"}
 
 
 @pytest.fixture

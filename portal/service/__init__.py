@@ -9,7 +9,7 @@ from typing import Any
 from flask import Flask, jsonify, render_template, send_from_directory
 from sqlalchemy import text
 
-from portal.service import db, errors, ratelimit, requestid
+from portal.service import db, errors, jobs, ratelimit, requestid
 from portal.service.config import load_config
 
 AREAS = ("comprobante", "apikeys", "dgi", "inteligente")
@@ -66,6 +66,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         if hasattr(routes, "init_app"):
             routes.init_app(app)
     _register_platform_routes(app)
+    jobs.init_app(app)
     return app
 
 

@@ -4,6 +4,7 @@
     seed                    create the demo data (development only; idempotent)
     token EMAIL             print a valid access token for that user (signed with the service's key)
     import-cert FILE.p12    import a company's PKCS#12 signing certificate
+    worker                  run the background worker (DGI submission, e-mail), huey's consumer
     serve                   run the service (gunicorn in production; this is werkzeug, for development)
 """
 
@@ -97,6 +98,17 @@ def import_cert(path: str, company_rut: str, name: str | None, password: str) ->
 def serve(host: str, port: int) -> None:
     """Development server."""
     create_app().run(host=host, port=port)
+
+
+@cli.command()
+@click.option("--workers", default=2, type=int, help="Threads that run tasks.")
+def worker(workers: int) -> None:
+    """Run the background worker (DGI submission, e-mail): huey's consumer over CFE_JOBS_URL."""
+    from portal.service import jobs
+
+    app = create_app()
+    jobs.use_app(app)
+    jobs.huey.create_consumer(workers=workers, worker_type="thread", periodic=True).run()
 
 
 def _add_area_commands() -> None:

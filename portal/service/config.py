@@ -43,6 +43,8 @@ def load_config() -> dict:
                                     or "").split(),
         # limits storage: memory:// for one process, redis://host:port/db when several serve the API.
         "RATELIMIT_STORAGE_URL": _env("CFE_RATELIMIT_STORAGE_URL", "memory://"),
+        # Background work (portal/service/jobs.py): huey on SQLite for one machine, redis://... for several.
+        "JOBS_URL": _env("CFE_JOBS_URL", f"sqlite:///{var / 'jobs.db'}"),
         "CFE_XSD_DIR": str(paths.xsd_dir()),
         # Unidad Indexada in UYU at the close of the previous year (Tabla E threshold = 5,000 UI).
         "UI_VALUE_UYU": Decimal(_env("CFE_UI_VALUE_UYU", "6.1642")),

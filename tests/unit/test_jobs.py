@@ -1,0 +1,60 @@
+"""The background job machinery: huey's storage chosen by URL, tasks run in the app's context."""
+
+from __future__ import annotations
+
+import pytest
+from flask import Flask, current_app
+from huey.storage import MemoryStorage, RedisStorage, SqliteStorage
+
+from portal.service import jobs
+
+seen: list[tuple[str, int]] = []
+
+
+@jobs.huey.task(name="tests.record_app_name")
+@jobs.in_app_context
+def record_app_name(value: int) -> None:
+    seen.append((current_app.name, value))
+
+
+@pytest.fixture
+def memory_queue():
+    jobs.configure("memory://")
+    seen.clear()
+    yield
+    jobs.configure("memory://")
+
+
+def test_storage_is_chosen_by_url(tmp_path):
+    assert isinstance(jobs.storage_for(f"sqlite:///{tmp_path}/q.db"), SqliteStorage)
+    assert isinstance(jobs.storage_for("redis://127.0.0.1:6399/0"), RedisStorage)
+    assert isinstance(jobs.storage_for("memory://"), MemoryStorage)
+    with pytest.raises(ValueError, match="CFE_JOBS_URL"):
+        jobs.storage_for("ftp://nowhere")
+
+
+def test_enqueued_task_waits_then_runs_in_the_worker_app(memory_queue):
+    worker = Flask("the-worker-app")
+    jobs.use_app(worker)
+    record_app_name(7)
+    assert seen == []  # enqueued, not run
+    assert jobs.run_pending() == 1
+    assert seen == [("the-worker-app", 7)]
+    assert jobs.run_pending() == 0
+
+
+def test_sqlite_queue_survives_the_process_that_enqueued(tmp_path, memory_queue):
+    url = f"sqlite:///{tmp_path}/jobs.db"
+    jobs.configure(url)
+    record_app_name(3)
+    # Another process opening the same file (a new storage object) finds the task.
+    other = jobs.storage_for(url)
+    assert other.queue_size() == 1
+
+
+def test_a_failing_enqueue_does_not_fail_the_caller(caplog):
+    def broken():
+        raise ConnectionError("redis down")
+
+    jobs.enqueue_safely(broken, "a wake-up")
+    assert "periodic sweep" in caplog.text
