@@ -29,28 +29,43 @@ def _format_locale() -> str:
     return _FORMAT_LOCALES.get(str(get_locale() or "es"), "es_UY")
 
 
+# Currency signs as Uruguayans write them (and as the printed receipt does); other currencies by ISO code.
+CURRENCY_SIGNS = {"UYU": "$", "USD": "U$S"}
+# Dates as on the printed receipt (dd/mm/aaaa) and 24-hour times, in both languages: the documents are
+# Uruguayan, and one reading of 05/11 across the portal and the PDF matters more than US habits.
+DATE_FORMAT = "dd/MM/yyyy"
+MOMENT_FORMAT = "dd/MM/yyyy HH:mm"
+
+
 def money(value: Decimal | float | str | None, currency: str | None = None) -> str:
-    """1.234,56 in Spanish, 1,234.56 in English; with the currency code when given."""
+    """1.234,56 in Spanish, 1,234.56 in English; "$ 1.234,56" for pesos and "U$S 1.234,56" for dollars."""
     if value is None or value == "":
         return ""
     text = format_decimal(Decimal(str(value)), format="#,##0.00", locale=_format_locale())
-    return f"{currency} {text}" if currency else text
+    return f"{CURRENCY_SIGNS.get(currency, currency)} {text}" if currency else text
+
+
+def currency_sign(currency: str | None) -> str:
+    """"$" for pesos, "U$S" for dollars, the ISO code otherwise (select labels, table headers)."""
+    return CURRENCY_SIGNS.get(currency or "", currency or "")
 
 
 def day(value: date | str | None) -> str:
+    """A date as dd/mm/aaaa."""
     if not value:
         return ""
     if isinstance(value, str):
         value = date.fromisoformat(value[:10])
-    return format_date(value, format="medium", locale=_format_locale())
+    return format_date(value, format=DATE_FORMAT, locale=_format_locale())
 
 
 def moment(value: datetime | str | None) -> str:
+    """A moment in Montevideo time, dd/mm/aaaa HH:MM (24 hours)."""
     if not value:
         return ""
     if isinstance(value, str):
         value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    return format_datetime(value, format="medium", tzinfo=get_timezone(), locale=_format_locale())
+    return format_datetime(value, format=MOMENT_FORMAT, tzinfo=get_timezone(), locale=_format_locale())
 
 
 def translation_directories() -> str:
@@ -65,5 +80,5 @@ def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_DEFAULT_TIMEZONE", "America/Montevideo")
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", translation_directories())
     babel.init_app(app, locale_selector=select_locale)
-    app.jinja_env.filters.update(money=money, day=day, moment=moment)
+    app.jinja_env.filters.update(money=money, day=day, moment=moment, currency_sign=currency_sign)
     app.jinja_env.globals.update(current_locale=lambda: str(get_locale() or "es"))

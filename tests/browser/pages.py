@@ -58,7 +58,7 @@ class ApiKeysPage:
         if limit is not None:
             self.dialog.get_by_label("Solicitudes").fill(str(limit))
         if window is not None:
-            self.dialog.get_by_label("Cada (segundos)").fill(str(window))
+            self.dialog.get_by_label("Segundos").fill(str(window))
         self.dialog.get_by_role("button", name="Crear la clave").click()
 
     @property
@@ -71,12 +71,13 @@ class ApiKeysPage:
     def set_limit(self, name: str, limit: int, window: int) -> None:
         row = self.row(name)
         row.get_by_label("Solicitudes").fill(str(limit))
-        row.get_by_label("Cada (segundos)").fill(str(window))
+        row.get_by_label("Segundos").fill(str(window))
         row.get_by_role("button", name="Guardar").click()
 
     def revoke(self, name: str) -> None:
-        self.page.once("dialog", lambda dialog: dialog.accept())  # hx-confirm's "are you sure?"
         self.row(name).get_by_role("button", name="Revocar").click()
+        confirm = self.page.get_by_role("dialog", name=f"¿Revocar la clave «{name}»?")
+        confirm.get_by_role("button", name="Revocar la clave").click()
 
 
 class DgiPage:

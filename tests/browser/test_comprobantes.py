@@ -42,7 +42,7 @@ def test_issue_an_eticket_preview_first_open_the_pdf_and_find_it_again(page: Pag
     expect(page.get_by_role("heading", level=1)).to_have_text("e-Ticket A-0000001")
     expect(page.get_by_text("Emitiste e-Ticket A-0000001.")).to_be_visible()
     totals = receipts.totals()
-    assert totals["IVA tasa básica (22 %)"] == "UYU 44,00" and totals["Total a pagar"] == "UYU 376,00"
+    assert totals["IVA tasa básica (22 %)"] == "$ 44,00" and totals["Total a pagar"] == "$ 376,00"
     expect(page.get_by_test_id("security-code")).to_have_text(re.compile(r"^[A-Za-z0-9+/=]{6}$"))
     expect(page.get_by_role("img", name="Código QR de verificación")).to_be_visible()
     expect(page.get_by_title("Representación impresa del comprobante (PDF)")).to_be_visible()
@@ -67,8 +67,8 @@ def test_issue_an_efactura_in_dollars_with_the_receiver_checked_as_typed(page: P
     receipts.issue()
     expect(page.get_by_role("heading", level=1)).to_have_text("e-Factura A-0000001")
     totals = receipts.totals()
-    assert totals["Neto gravado a tasa básica (22 %)"] == "USD 855,00"
-    assert totals["Total a pagar"] == "USD 1.043,10"
+    assert totals["Neto gravado a tasa básica (22 %)"] == "U$S 855,00"
+    assert totals["Total a pagar"] == "U$S 1.043,10"
     expect(page.get_by_text("21-484436-001-8")).to_be_visible()
     _open_pdf_and_find_again(page, shell, receipts, "e-Factura A-0000001")
 

@@ -53,7 +53,7 @@ def test_usuario_previews_goes_back_acknowledges_the_warning_and_issues_once(pag
     expect(flow.cfe_type).to_have_text("e-Factura")
     expect(flow.receiver).to_contain_text("PANADERIA EL HORNERO")
     expect(flow.receiver).to_contain_text("de DGI")
-    expect(flow.total("mntPagar")).to_have_text("UYU 15.900,00")
+    expect(flow.total("mntPagar")).to_have_text("$ 15.900,00")
     expect(page.locator("iframe.pdf-frame")).to_be_visible()
     page.screenshot(path=str(tmp_path / "inteligente-step2.png"), full_page=True)
 
@@ -63,7 +63,7 @@ def test_usuario_previews_goes_back_acknowledges_the_warning_and_issues_once(pag
     expect(page.get_by_label("Documento del receptor")).to_have_value(NOT_ELECTRONIC_RUT)
     flow.line_field(1, "Cantidad").fill("5")
     flow.preview()
-    expect(flow.total("mntPagar")).to_have_text("UYU 8.400,00")
+    expect(flow.total("mntPagar")).to_have_text("$ 8.400,00")
 
     before = _receipts(live_service)
     flow.confirm()  # the warning is not acknowledged yet

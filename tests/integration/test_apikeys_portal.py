@@ -160,8 +160,9 @@ def test_the_row_shows_the_current_windows_usage(admin, live_service):
 def test_revoking_swaps_the_row_and_the_key_stays_listed_as_revoked(admin, live_service):
     _create(admin, "ERP")
     key = _only_key(live_service)
-    form = _soup(admin.get("/apikeys/")).find(id=f"key-{key.id}").find("form", attrs={"hx-confirm": True})
-    assert "No se puede deshacer" in form["hx-confirm"]
+    # The confirmation is the page's own dialog (not the browser's bare confirm()), and the form is inside it.
+    dialog = _soup(admin.get("/apikeys/")).find("dialog", id=f"revoke-{key.id}")
+    assert "No se puede deshacer" in dialog.get_text() and dialog.find("form")["hx-post"].endswith("/revocar")
     answer = admin.post(f"/apikeys/{key.id}/revocar", data={"csrf_token": _csrf(admin)}, headers=HTMX)
     assert answer.status_code == 200
     row = _soup(answer).find("tbody", id=f"key-{key.id}")

@@ -95,10 +95,10 @@ def test_usuario_issues_an_eticket_and_lands_on_its_page_with_the_services_total
     totals = {row.th.get_text(strip=True): row.td.get_text(strip=True)
               for row in html.select("[data-testid=totals] tr")}
     # 244 with 22 % IVA included and 132 with 10 %: the service's arithmetic, shown as it says.
-    assert totals["Neto gravado a tasa básica (22 %)"] == "UYU 200,00"
-    assert totals["IVA tasa básica (22 %)"] == "UYU 44,00"
-    assert totals["Neto gravado a tasa mínima (10 %)"] == "UYU 120,00"
-    assert totals["Total a pagar"] == "UYU 376,00"
+    assert totals["Neto gravado a tasa básica (22 %)"] == "$ 200,00"
+    assert totals["IVA tasa básica (22 %)"] == "$ 44,00"
+    assert totals["Neto gravado a tasa mínima (10 %)"] == "$ 120,00"
+    assert totals["Total a pagar"] == "$ 376,00"
     assert "Emitiste e-Ticket A-0000001." in page.get_data(as_text=True)
     assert re.fullmatch(r"[A-Za-z0-9+/=]{6}", html.select_one("[data-testid=security-code]").get_text(strip=True))
     qr = html.select_one(".qr svg")
@@ -116,8 +116,8 @@ def test_an_efactura_issued_with_htmx_redirects_with_hx_redirect(usuario):
     assert "21-484436-001-8" in html.get_text()  # the receiver, as DGI prints a RUT
     totals = {row.th.get_text(strip=True): row.td.get_text(strip=True)
               for row in html.select("[data-testid=totals] tr")}
-    assert totals["Neto gravado a tasa básica (22 %)"] == "UYU 15.000,00"
-    assert totals["Total a pagar"] == "UYU 18.300,00"
+    assert totals["Neto gravado a tasa básica (22 %)"] == "$ 15.000,00"
+    assert totals["Total a pagar"] == "$ 18.300,00"
 
 
 def test_invalid_receiver_is_422_with_the_error_next_to_the_field_and_the_input_kept(usuario):

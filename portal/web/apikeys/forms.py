@@ -33,7 +33,7 @@ class _LimitFields:
     limite = _Integer(_l("Solicitudes"), default=600, validators=[
         InputRequired(_l("Indicá cuántas solicitudes.")),
         NumberRange(1, MAX_LIMIT, _l("Entre %(min)s y %(max)s."))])
-    ventana = _Integer(_l("Cada (segundos)"), default=60, validators=[
+    ventana = _Integer(_l("Segundos"), default=60, validators=[
         InputRequired(_l("Indicá la ventana en segundos.")),
         NumberRange(1, MAX_WINDOW_SECONDS, _l("Entre %(min)s y %(max)s segundos."))])
 

@@ -7,11 +7,8 @@ page otherwise), never in a URL, a redirect, a flash or a log, and every answer 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
-from babel.dates import format_datetime
 from flask import Blueprint, flash, get_flashed_messages, make_response, render_template
-from flask_babel import get_locale, get_timezone
 from flask_babel import gettext as _
 from flask_login import current_user
 from jinja2_fragments.flask import render_block
@@ -35,18 +32,6 @@ class KeyRow:
     form: RateLimitForm | None
 
 
-@bp.context_processor
-def _helpers() -> dict:
-    return {"when": when}
-
-
-def when(moment: datetime | None) -> str:
-    """A date and time in the user's language, Montevideo time (e.g. "22 nov 2026, 10:32:15")."""
-    # Babel directly: the shared `moment` filter hands flask-babel a `locale` argument it does not take.
-    if moment is None:
-        return ""
-    locale = "en_US" if str(get_locale() or "es") == "en" else "es_UY"
-    return format_datetime(moment, format="medium", tzinfo=get_timezone(), locale=locale)
 
 
 def _can_manage() -> bool:
