@@ -31,6 +31,10 @@ def _run(args: list[str], env: dict[str, str]) -> None:
     subprocess.run([sys.executable, *args], env=env, check=True)  # noqa: S603 - our own modules
 
 
+def _interrupt(_signum, _frame) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--service-port", type=int, default=int(os.environ.get("SERVICE_PORT", 8000)))
@@ -67,6 +71,9 @@ def main() -> int:
 
   Ctrl-C stops everything.
 """, flush=True)
+    # SIGTERM (kill, a supervisor) stops the children too, exactly as Ctrl-C does: a killed devserver must not
+    # leave a service, portal and worker running behind it.
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         while all(p.poll() is None for p in processes):
             time.sleep(0.5)
