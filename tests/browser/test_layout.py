@@ -1,0 +1,61 @@
+"""Every portal page fits a desktop (1366 px) and a phone (390 px): no horizontal scroll and no control cut
+off, measured in the page. The pages are every GET route without URL parameters, read from the portal's own
+url_map, so a new page is measured without anyone remembering to add it here."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.pages import Shell
+
+WIDTHS = (1366, 390)
+# Not pages a person reads: sign-in/out hops, downloads, fragments polled by htmx, static files.
+SKIPPED_PREFIXES = ("/auth/", "/static/", "/lang", "/healthz")
+
+# Controls that lie outside the viewport and outside any scrolling box are cut off for the user.
+_CUT_CONTROLS = """(width) => {
+  const scrolls = (el) => {
+    for (let p = el.parentElement; p; p = p.parentElement) {
+      const o = getComputedStyle(p).overflowX;
+      if (o === "auto" || o === "scroll") return true;
+    }
+    return false;
+  };
+  const out = [];
+  for (const el of document.querySelectorAll("button, input, select, textarea, a[role=button], summary")) {
+    const r = el.getBoundingClientRect();
+    const hidden = el.closest("dialog:not([open]), [aria-hidden=true]");
+    if (r.width === 0 || r.height === 0 || hidden || scrolls(el)) continue;
+    const label = el.textContent.trim().slice(0, 30);
+    const where = `${Math.round(r.left)}..${Math.round(r.right)}`;
+    if (r.left < -1 || r.right > width + 1) out.push(`${el.tagName} ${label} ${where}`);
+  }
+  return out;
+}"""
+
+
+def _pages(app) -> list[str]:
+    paths = set()
+    for rule in app.url_map.iter_rules():
+        if "GET" in rule.methods and not rule.arguments and not rule.rule.startswith(SKIPPED_PREFIXES):
+            paths.add(rule.rule)
+    return sorted(paths)
+
+
+@pytest.mark.parametrize("email", ["admin@demo.uy", "usuario@demo.uy"])
+def test_every_page_fits_desktop_and_phone(page, portal_app, email):
+    Shell(page).open_home_and_sign_in(email)
+    problems = []
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        for path in _pages(portal_app):
+            response = page.goto(path)
+            if response is None or response.status >= 400:
+                continue  # a page this role may not open (403) is not a layout
+            page.wait_for_load_state("networkidle")
+            scroll_width = page.evaluate("document.documentElement.scrollWidth")
+            if scroll_width > width:
+                problems.append(f"{path} at {width}px scrolls sideways ({scroll_width}px)")
+            problems += [f"{path} at {width}px: {cut}" for cut in page.evaluate(_CUT_CONTROLS, width)]
+    assert problems == []
+    assert page.evaluate("window.__cspViolations || []") == []
