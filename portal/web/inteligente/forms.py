@@ -10,7 +10,7 @@ from werkzeug.datastructures import MultiDict
 from wtforms import BooleanField, FieldList, Form, FormField, SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Length, Optional, Regexp, StopValidation, ValidationError
-from wtforms.widgets import NumberInput
+from wtforms.widgets import TextInput
 
 from portal.web.inteligente.payload import CURRENCIES, parse_amount, place_errors
 from portal.web.numbers import AmbiguousNumber
@@ -41,7 +41,14 @@ class _Number(StringField):
     """A number input whose data stays what was typed (so the form comes back exactly as left); it must
     read as a non-negative number, and above zero when `positive`."""
 
-    widget = NumberInput(step="any")
+    # A text box, not <input type=number>: the browser's number input read "1.500,50" as 1,50 before our
+    # reading (portal.web.numbers) ever saw it. inputmode still brings up the numeric keyboard on a phone.
+    widget = TextInput()
+
+    def __call__(self, **kwargs):
+        kwargs.setdefault("inputmode", "decimal")
+        kwargs.setdefault("autocomplete", "off")
+        return super().__call__(**kwargs)
 
     def __init__(self, label=None, validators=None, *, positive: bool = False, **kwargs):
         super().__init__(label, validators, filters=[_strip], **kwargs)
