@@ -83,6 +83,31 @@ def test_company_switch_for_a_user_of_two_companies(signed_in):
     assert client.post("/empresa", data={"company_id": "99", "csrf_token": token}).status_code == 403
 
 
+@pytest.mark.parametrize(("was_on", "lands_on"), [
+    ("/dgi/cva?nroDoc=1", "/dgi/cva?nroDoc=1"),  # the same page
+    ("/comprobantes/0123456789abcdef", "/comprobantes/"),  # a record of the other company: its area's list
+    ("//evil.example/x", "/"),
+])
+def test_switching_company_stays_on_the_page_the_user_was_on(signed_in, was_on, lands_on):
+    client = signed_in("admin@demo.uy")
+    answer = client.post("/empresa", data={"company_id": "2", "next": was_on, "csrf_token": _csrf(client)})
+    assert answer.status_code == 303 and answer.headers["Location"] == lands_on
+
+
+def test_dgi_lookups_follow_the_company_chosen_in_the_header(signed_in):
+    client = signed_in("admin@demo.uy")
+
+    def chosen_certificate() -> str:
+        page = BeautifulSoup(client.get("/dgi/").get_data(as_text=True), "html.parser")
+        return page.find("select", id="contexto").find("option", selected=True)["value"]
+
+    assert chosen_certificate() == "1:1"
+    client.post("/empresa", data={"company_id": "2", "csrf_token": _csrf(client)})
+    assert chosen_certificate() == "2:2"  # Comercial del Norte signs now, not Demo S.A.
+    client.post("/empresa", data={"company_id": "1", "csrf_token": _csrf(client)})
+    assert chosen_certificate() == "1:1"
+
+
 def test_htmx_request_with_an_expired_session_gets_401_and_hx_redirect(signed_in, portal_app):
     client = signed_in()
     with client.session_transaction() as session:

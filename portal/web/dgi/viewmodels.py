@@ -35,12 +35,20 @@ class LookupContext:
 
 
 def remembered_context() -> LookupContext | None:
+    """The certificate chosen for lookups, while it belongs to the company the user works in: switching
+    company in the header must not leave lookups signing as the other company."""
     saved = session.get(SESSION_KEY)
-    return LookupContext(*saved) if saved else None
+    if not saved:
+        return None
+    current = current_user.company.id if current_user.company else None
+    return LookupContext(*saved) if saved[0] == current else None
 
 
 def remember_context(company_id: int, certificate_id: int) -> None:
+    """Choose the certificate for lookups. A certificate of another of the user's companies makes that the
+    company the user works in, so the header, the lookups and every other page speak for one company."""
     session[SESSION_KEY] = [company_id, certificate_id]
+    session["company_id"] = company_id
 
 
 @dataclass(frozen=True)

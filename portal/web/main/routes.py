@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from flask import abort, flash, redirect, request, session, url_for
+from flask import abort, current_app, flash, redirect, request, session, url_for
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
+from werkzeug.exceptions import HTTPException
 
 from portal.web.auth.session import safe_next
 from portal.web.backend import api
@@ -44,7 +45,23 @@ def switch_company():
     session["company_id"] = wanted
     company = next(c for c in current_user.companies if c.id == wanted)
     flash(_("Ahora trabajás en %(name)s.", name=company.name), "info")
-    return redirect(url_for("main.home"), code=303)
+    return redirect(_same_page_for_another_company(safe_next(request.form.get("next"))), code=303)
+
+
+def _same_page_for_another_company(path: str | None) -> str:
+    """Back to the page the user was on; a record's page (its URL names an id of the other company) becomes
+    its area's list, and anything unknown the home page."""
+    if not path:
+        return url_for("main.home")
+    adapter = current_app.url_map.bind("")
+    try:
+        endpoint, arguments = adapter.match(path.split("?")[0], method="GET")
+    except HTTPException:
+        return url_for("main.home")
+    if not arguments:
+        return path
+    index = f"{endpoint.split('.')[0]}.index"
+    return url_for(index) if index in current_app.view_functions else url_for("main.home")
 
 
 @bp.post("/idioma")
