@@ -183,3 +183,15 @@ def test_pages_have_no_inline_scripts_styles_or_handlers(signed_in):
     html = signed_in("admin@demo.uy").get("/").get_data(as_text=True)
     assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html)
     assert not re.search(r"\sstyle=|\son[a-z]+=|hx-on", html)
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_wrong_method_is_a_page_in_the_users_language_not_werkzeugs_english(signed_in, lang):
+    client = signed_in()
+    client.post("/idioma", data={"lang": lang, "csrf_token": _csrf(client)})
+    answer = client.get("/idioma")  # POST only
+    text = BeautifulSoup(answer.get_data(as_text=True), "html.parser").find("main").get_text(" ", strip=True)
+    assert answer.status_code == 405
+    assert "The method is not allowed" not in text
+    expected = "Acción no permitida" if lang == "es" else "Action not allowed"
+    assert expected in text

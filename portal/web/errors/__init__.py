@@ -39,10 +39,14 @@ def init_app(app: Flask) -> None:
         messages = {403: _("Tu rol en esta empresa no permite esta acción. Si creés que es un error, "
                            "pedile acceso a un administrador."),
                     404: _("Revisá la dirección o volvé al inicio."),
+                    405: _("Esta dirección no acepta esa acción. Volvé a la página anterior y usá sus botones."),
+                    400: _("Revisá lo que enviaste y volvé a intentar."),
                     413: _("Probá con un archivo más chico (máximo 2 MB).")}
         if exc.code == 400 and "CSRF" in (exc.description or ""):
             return _error(400, _("La página venció"), _("Recargá la página y volvé a intentar."))
-        return _error(exc.code or 500, titles.get(exc.code, exc.name), messages.get(exc.code, exc.description))
+        # Never werkzeug's own name or description: they are English and technical.
+        return _error(exc.code or 500, titles.get(exc.code, _("No pudimos completar la solicitud")),
+                      messages.get(exc.code, _("Volvé a la página anterior o al inicio y probá de nuevo.")))
 
     @app.errorhandler(SessionExpired)
     @app.errorhandler(client_errors.Unauthorized)
