@@ -199,7 +199,7 @@ def build_document(server_url: str) -> dict:
             "description": "Emisión y gestión de Comprobantes Fiscales Electrónicos (DGI, Uruguay).",
         },
         "servers": [{"url": server_url}],
-        "tags": [{"name": t} for t in ("Comprobante", "Empresa API Key", "DGI", "Emision Inteligente")],
+        "tags": [{"name": t} for t in ("Comprobante", "Empresa API Key", "DGI", "Emision Inteligente", "Empresa")],
         "paths": paths,
         "components": {
             "schemas": schemas,

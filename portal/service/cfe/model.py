@@ -127,6 +127,10 @@ class CfeInput(BaseModel):
                     "porque DGI no fija esa tasa.")
     adenda: str | None = Field(None, max_length=10000,
                                description="Texto libre impreso en la zona ADENDA; no se firma ni va a DGI.")
+    cdg_dgi_sucur: int | None = Field(
+        None, alias="cdgDGISucur", ge=0, le=9999,
+        description="Código de DGI de la sucursal que emite (A-C47), una de las de la empresa; por defecto la "
+                    "predeterminada.")
 
     _no_control_chars = field_validator("*")(reject_control_chars)
 

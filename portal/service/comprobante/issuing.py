@@ -14,7 +14,7 @@ from decimal import Decimal
 
 from flask import current_app, g
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 from portal.domain.cfe_types import NOTE_BASE_TYPE
 from portal.service import db
@@ -36,6 +36,7 @@ from portal.service.cfe import (
 from portal.service.cfe.rules import validate
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.numbering import allocate
+from portal.service.empresa.settings import issuer_fields
 from portal.service.errors import ApiError, FieldError, ValidationFailed
 from portal.service.keystore import cached_per_certificate, private_key_pem
 from portal.service.models import Certificate, Company
@@ -47,11 +48,13 @@ class IssueResult:
     warnings: list[dict]
 
 
-def issuer_for(company: Company) -> Issuer:
+def issuer_for(company: Company, cfe: CfeInput | None = None) -> Issuer:
+    """The issuer of `cfe`: the company, the branch it names (`cdgDGISucur`, else the default branch; an
+    unknown code is a 422) and the regime and legends of the company's settings (empresa area)."""
+    branch_code = cfe.cdg_dgi_sucur if cfe is not None else None
     return Issuer(rut=company.rut, razon_social=company.razon_social, nombre_comercial=company.nombre_comercial,
-                  giro=company.giro, telefono=company.telefono, correo=company.correo, sucursal=company.sucursal,
-                  cdg_dgi_sucursal=company.cdg_dgi_sucursal, domicilio_fiscal=company.domicilio_fiscal,
-                  ciudad=company.ciudad, departamento=company.departamento)
+                  giro=company.giro, telefono=company.telefono, correo=company.correo,
+                  **issuer_fields(object_session(company), company, branch_code))
 
 
 def signing_certificate(session: Session, company_id: int, certificate_id: int | None = None) -> Certificate:
@@ -145,9 +148,9 @@ def issue(principal: Principal, cfe: CfeInput, *, on_stored=None) -> IssueResult
     with db.write_transaction() as session:
         company = session.get(Company, principal.company_id)
         _check_references(session, company.id, cfe)
+        issuer = issuer_for(company, cfe)
         cert = signing_certificate(session, company.id)
         allocation = allocate(session, company.id, cfe.tipo_cfe, cfe.fch_emis)
-        issuer = issuer_for(company)
         try:
             signed = build_signed_cfe(cfe, issuer, allocation.numbering, signer_for(cert),
                                       ui_value=current_app.config["UI_VALUE_UYU"])
@@ -200,4 +203,4 @@ def receipt_pdf(session: Session, record: IssuedCfe) -> bytes:
 
 def preview_pdf(company: Company, cfe: CfeInput) -> bytes:
     check_rules(cfe)
-    return render_preview_pdf(cfe, issuer_for(company))
+    return render_preview_pdf(cfe, issuer_for(company, cfe))
