@@ -14,6 +14,8 @@ _SERIE = re.compile(r"^([A-Z]{1,2}|[1-9][A-Z])$")
 # The issuer's tax regime: "general" (IVA general), IVA mínimo (literal E), Monotributo, Monotributo
 # social MIDES, or exonerated of IVA.
 REGIMENES = ("general", "iva_minimo", "monotributo", "monotributo_mides", "exonerado")
+# Issuers whose sales are documented with MntBruto 3 and a CAE especial 2-4 (A-C10, G-C5).
+SMALL_TAXPAYER_REGIMES = frozenset({"iva_minimo", "monotributo", "monotributo_mides"})
 
 _ISSUER_LIMITS = {"razon_social": 150, "nombre_comercial": 30, "giro": 100, "telefono": 20, "correo": 80,
                   "sucursal": 20, "domicilio_fiscal": 70, "ciudad": 30, "departamento": 30}
@@ -99,4 +101,6 @@ class Numbering:
             found.append(("caeEspecial", "not_allowed", "CAE especial: 1, 2, 3 o 4."))
         if self.causal_cae_esp is not None and self.cae_especial != 1:
             found.append(("causalCAEEsp", "not_allowed", "La causal solo corresponde a CAE especial 1."))
+        if self.cae_especial == 1 and self.causal_cae_esp is None:
+            found.append(("causalCAEEsp", "required", "Un CAE especial de exonerado (1) debe indicar su causal."))
         return found

@@ -25,10 +25,14 @@ from portal.service.cfe.codes import (
 )
 from portal.service.cfe.emission import Numbering
 from portal.service.cfe.errors import CfeValidationError, FieldError
-from portal.service.cfe.model import CfeInput, Item, Receptor
+from portal.service.cfe.model import CfeInput, Item, Receptor, today_montevideo
+from portal.service.cfe.rules_dgi import Emission, check
 
-# Tabla E: an e-Ticket whose net amount exceeds this many UI must identify the receiver (since 2022-11-01).
+# Tabla E: an e-Ticket whose net amount exceeds this many UI must identify the receiver and be sent to DGI:
+# 10.000 UI from 08/05/2012 to 31/10/2022, 5.000 UI since 01/11/2022.
 UI_THRESHOLD = Decimal(5000)
+_UI_THRESHOLD_BEFORE = Decimal(10000)
+_UI_THRESHOLD_SINCE = date(2022, 11, 1)
 _MIN_DATE, _MAX_DATE = date(2011, 10, 1), date(2050, 12, 31)
 _DNI_COUNTRIES = frozenset({"AR", "BR", "CL", "PY"})
 _DOC_ERRORS = {"required": "Falta el número de documento.",
@@ -59,27 +63,34 @@ def _given(model, alias: str) -> bool:
     return _attr(model, alias) in model.model_fields_set
 
 
-def validate(cfe: CfeInput, *, ui_value: Decimal, ui_threshold: Decimal = UI_THRESHOLD) -> list[FieldError]:
+def ui_threshold_on(fch_emis: date) -> Decimal:
+    """Tabla E's threshold in UI for an e-Ticket issued on `fch_emis`."""
+    return UI_THRESHOLD if fch_emis >= _UI_THRESHOLD_SINCE else _UI_THRESHOLD_BEFORE
+
+
+def validate(cfe: CfeInput, *, ui_value: Decimal, emission: Emission | None = None) -> list[FieldError]:
     """Every rule the input breaks; empty when the receipt can be built.
 
     `ui_value` is the Unidad Indexada in pesos that Tabla E says to use (the quote at the close of the
-    previous calendar year); foreign-currency amounts are converted with tpoCambio before comparing.
+    year before the issue date); foreign-currency amounts are converted with tpoCambio before comparing.
+    `emission` says who issues it and when (by default a general-regime issuer signing today).
     """
     kind = cfe_type(cfe.tipo_cfe)
     errors = _Errors()
     _header(cfe, kind, errors)
     _items(cfe, kind, errors)
     _references(cfe, kind, errors)
+    check(cfe, kind, emission or Emission(signing_date=today_montevideo()), errors)
     totals = None if any(e.field.startswith("items") for e in errors) else compute_totals(cfe)
     if totals is not None:
         _totals(cfe, totals, errors)
-    _receptor(cfe, kind, totals, ui_value * ui_threshold, errors)
+    _receptor(cfe, kind, totals, ui_value * ui_threshold_on(cfe.fch_emis), errors)
     return list(errors)
 
 
-def ensure_valid(cfe: CfeInput, *, ui_value: Decimal, ui_threshold: Decimal = UI_THRESHOLD) -> None:
+def ensure_valid(cfe: CfeInput, *, ui_value: Decimal, emission: Emission | None = None) -> None:
     """Raise CfeValidationError when `validate` finds anything."""
-    errors = validate(cfe, ui_value=ui_value, ui_threshold=ui_threshold)
+    errors = validate(cfe, ui_value=ui_value, emission=emission)
     if errors:
         raise CfeValidationError(errors)
 
@@ -92,9 +103,11 @@ def numbering_errors(numbering: Numbering, fch_emis: date) -> list[FieldError]:
 def _header(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
     invoice_like = kind.element in ("eTck", "eFact")
     if not _MIN_DATE <= cfe.fch_emis <= _MAX_DATE:
-        errors.add("fchEmis", "out_of_range", "La fecha debe estar entre 2011-10-01 y 2050-12-31.")
+        errors.add("fchEmis", "out_of_range", "La fecha debe estar entre el 01/10/2011 y el 31/12/2050.")
     if invoice_like and cfe.fma_pago is None:
         errors.add("fmaPago", "required", "Indique la forma de pago: 1 contado, 2 crédito.")
+    if cfe.fch_valor and not _MIN_DATE <= cfe.fch_valor <= _MAX_DATE:
+        errors.add("fchValor", "out_of_range", "La fecha valor debe estar entre el 01/10/2011 y el 31/12/2050.")
     if cfe.fch_venc and cfe.fch_venc < cfe.fch_emis:
         errors.add("fchVenc", "before_issue_date", "El vencimiento no puede ser anterior a la fecha del comprobante.")
     not_applicable = {
@@ -166,7 +179,7 @@ def _priced_item(cfe: CfeInput, item: Item, where: str, errors: _Errors) -> None
     if item.ind_fact == 5 and (item.precio_unitario or line_amount(item)):
         errors.add(f"{where}.precioUnitario", "must_be_zero", "Una entrega gratuita (indFact 5) vale 0.")
     if item.ind_fact == 4:
-        if cfe.mnt_bruto:
+        if cfe.mnt_bruto == 1:
             errors.add(f"{where}.indFact", "not_supported", "indFact 4 no se admite con precios con IVA.")
         if not cfe.mnt_iva_otra:
             errors.add("mntIVAOtra", "required", "Indique el IVA a otra tasa de los ítems con indFact 4.")
@@ -198,7 +211,8 @@ def _references(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
             errors.add(where, "duplicate", "Comprobante referenciado más de una vez.")
         seen.add(key)
         if ref.fecha_cfe_ref and not _MIN_DATE <= ref.fecha_cfe_ref <= _MAX_DATE:
-            errors.add(f"{where}.fechaCFEref", "out_of_range", "La fecha debe estar entre 2011-10-01 y 2050-12-31.")
+            errors.add(f"{where}.fechaCFEref", "out_of_range",
+                       "La fecha debe estar entre el 01/10/2011 y el 31/12/2050.")
 
 
 def _totals(cfe: CfeInput, totals: Totals, errors: _Errors) -> None:
