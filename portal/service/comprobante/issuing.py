@@ -33,11 +33,14 @@ from portal.service.cfe import (
     render_preview_pdf,
     render_signed_pdf,
 )
+from portal.service.cfe.model import today_montevideo
 from portal.service.cfe.rules import validate
+from portal.service.cfe.rules_dgi import Emission
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.numbering import allocate
 from portal.service.empresa.settings import issuer_fields
 from portal.service.errors import ApiError, FieldError, ValidationFailed
+from portal.service.indices.ui import ui_value_on
 from portal.service.keystore import cached_per_certificate, private_key_pem
 from portal.service.models import Certificate, Company
 
@@ -86,12 +89,17 @@ def field_errors(exc: CfeValidationError) -> list[FieldError]:
     return [FieldError(e.field, e.code, e.message) for e in exc.errors]
 
 
-def check_rules(cfe: CfeInput) -> None:
-    """The engine's DGI and business rules, as a 422 with one entry per field."""
-    errors = validate(cfe, ui_value=current_app.config["UI_VALUE_UYU"])
+def check_rules(cfe: CfeInput, company: Company) -> Issuer:
+    """The engine's and DGI's blocking rules for this company's issuer (its regime) signing today, with the
+    UI of the issue date's year: a 422 with one entry per field, raised before any number is taken.
+    Returns the issuer it checked against."""
+    issuer = issuer_for(company, cfe)
+    emission = Emission(signing_date=today_montevideo(), regimen=issuer.regimen)
+    errors = validate(cfe, ui_value=ui_value_on(cfe.fch_emis), emission=emission)
     if errors:
         raise ValidationFailed([FieldError(e.field, e.code, e.message) for e in errors],
                                message="El comprobante no es válido.")
+    return issuer
 
 
 def _check_references(session: Session, company_id: int, cfe: CfeInput) -> None:
@@ -144,7 +152,7 @@ def _plain(value):
 def issue(principal: Principal, cfe: CfeInput, *, on_stored=None) -> IssueResult:
     """Number, sign and store one receipt in a single write transaction. `on_stored(session, result)` runs
     inside that transaction (the idempotency key's outcome is saved there)."""
-    check_rules(cfe)
+    check_rules(cfe, db.session().get(Company, principal.company_id))
     with db.write_transaction() as session:
         company = session.get(Company, principal.company_id)
         _check_references(session, company.id, cfe)
@@ -153,7 +161,7 @@ def issue(principal: Principal, cfe: CfeInput, *, on_stored=None) -> IssueResult
         allocation = allocate(session, company.id, cfe.tipo_cfe, cfe.fch_emis)
         try:
             signed = build_signed_cfe(cfe, issuer, allocation.numbering, signer_for(cert),
-                                      ui_value=current_app.config["UI_VALUE_UYU"])
+                                      ui_value=ui_value_on(cfe.fch_emis, session))
         except CfeValidationError as exc:
             raise ValidationFailed(field_errors(exc), message=exc.message) from exc
         except CfeSchemaError:
@@ -202,5 +210,5 @@ def receipt_pdf(session: Session, record: IssuedCfe) -> bytes:
 
 
 def preview_pdf(company: Company, cfe: CfeInput) -> bytes:
-    check_rules(cfe)
+    check_rules(cfe, company)
     return render_preview_pdf(cfe, issuer_for(company, cfe))

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from flask import current_app
 from pydantic import ValidationError
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -15,11 +14,12 @@ from portal.domain.cfe_types import CREDIT_NOTE_OF, DEBIT_NOTE_OF
 from portal.domain.identifiers import DocType, digits_only, is_valid_ci, is_valid_rut
 from portal.service.api import validation_fields
 from portal.service.cfe import CfeInput, compute_totals
-from portal.service.cfe.rules import UI_THRESHOLD
+from portal.service.cfe.rules import ui_threshold_on
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.comprobante.numbering import LOW_RANGE_SHARE
 from portal.service.dgi.registry import DgiError, TaxpayerNotFound, TaxpayerRegistry
 from portal.service.errors import FieldError, NotFound, ValidationFailed
+from portal.service.indices.ui import ui_value_on
 from portal.service.inteligente.categories import CATEGORY_RATES, RATE_TO_IND_FACT
 from portal.service.inteligente.schemas import ReceptorInteligente, SolicitudInteligente
 
@@ -231,11 +231,12 @@ def _warn_about_amounts(session: Session, company_id: int, draft: Draft) -> None
     cfe = draft.cfe
     totals = compute_totals(cfe)
     rate = cfe.tpo_cambio or Decimal(1)
-    ui_value = current_app.config["UI_VALUE_UYU"]
-    if cfe.tipo_cfe in (101, 102, 103) and cfe.receptor and totals.mnt_neto * rate > UI_THRESHOLD * ui_value:
+    threshold = ui_threshold_on(cfe.fch_emis)
+    limit = threshold * ui_value_on(cfe.fch_emis, session)
+    if cfe.tipo_cfe in (101, 102, 103) and cfe.receptor and totals.mnt_neto * rate > limit:
         draft.warn(
             "eticket_supera_tope",
-            f"El neto supera {UI_THRESHOLD} UI: este e-Ticket se envía a DGI "
+            f"El neto supera {threshold} UI: este e-Ticket se envía a DGI "
             "individualmente y debe identificar al receptor.",
         )
     ranges = session.scalars(
