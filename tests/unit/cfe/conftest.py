@@ -135,10 +135,12 @@ def realistic() -> dict[int, dict]:
 
 @pytest.fixture
 def sign(issuer, numbering, signer):
-    """sign(body) -> SignedCfe, with the session's issuer, CAE range and signer at a fixed time."""
+    """sign(body) -> SignedCfe, with the session's issuer, CAE range and signer (each replaceable by keyword)
+    at a fixed time."""
 
     def _sign(body: dict, **kwargs):
-        return build_signed_cfe(parse_cfe_input(body), issuer, kwargs.pop("numbering", numbering),
-                                kwargs.pop("signer", signer), UI_VALUE, SIGNED_AT, **kwargs)
+        return build_signed_cfe(parse_cfe_input(body), kwargs.pop("issuer", issuer),
+                                kwargs.pop("numbering", numbering), kwargs.pop("signer", signer), UI_VALUE,
+                                SIGNED_AT, **kwargs)
 
     return _sign
