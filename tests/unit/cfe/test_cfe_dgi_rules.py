@@ -188,3 +188,25 @@ def test_the_engine_applies_the_date_window_at_signing_time(sign):
     with pytest.raises(CfeValidationError) as caught:
         sign(_ticket(fchEmis="2024-07-11"))  # signed 2024-05-11: 61 days earlier
     assert ("fchEmis", "too_far_ahead") in _signed_errors(caught)
+
+
+def test_a_c5_issue_date_within_dgis_calendar():
+    assert ("fchEmis", "out_of_range") in _errors(_ticket(fchEmis="2011-09-30"), signing_date=date(2011, 9, 30))
+
+
+def test_a_c3_a_c4_serie_and_number_of_the_cae():
+    numbering = Numbering(serie="Ñ", nro=0, cae_id=90240000194, dnro=1, hnro=100, fec_venc=date(2026, 5, 10))
+    assert {(field, code) for field, code, _ in numbering.problems(TODAY)} == {("serie", "format"),
+                                                                                 ("nro", "out_of_range")}
+
+
+def test_a_c40_issuer_rut_check_digit(sign, issuer):
+    with pytest.raises(ValueError, match="RUT emisor inválido"):
+        sign(_ticket(), issuer=dataclasses.replace(issuer, rut="219999830018"))
+
+
+def test_a_c127_at_most_20_retention_codes(realistic):
+    body = realistic[182]
+    line = body["items"][0]
+    body["items"] = [{"retencPercep": [dict(line["retencPercep"][0], codRet=str(2183100 + i))]} for i in range(21)]
+    assert ("items", "too_many") in _errors(body)
