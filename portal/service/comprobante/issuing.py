@@ -29,11 +29,9 @@ from portal.service.cfe import (
     SignedCfe,
     Totals,
     build_signed_cfe,
-    compute_totals,
-    render_preview_pdf,
-    render_signed_pdf,
 )
 from portal.service.cfe.model import today_montevideo
+from portal.service.cfe.pdf import render_preview, render_receipt
 from portal.service.cfe.rules import validate
 from portal.service.cfe.rules_dgi import Emission
 from portal.service.comprobante.models import IssuedCfe
@@ -200,15 +198,14 @@ def numbering_of(record: IssuedCfe, session: Session) -> Numbering:
                      fec_venc=cae.vencimiento, cae_especial=cae.cae_especial, causal_cae_esp=cae.causal_cae_esp)
 
 
-def receipt_pdf(session: Session, record: IssuedCfe) -> bytes:
-    """The printed representation, rebuilt from the snapshots taken when it was issued."""
-    cfe = CfeInput.model_validate(record.input_json)
-    issuer = Issuer(**record.issuer_json)
-    signed = SignedCfe(xml=record.xml, totals=compute_totals(cfe), digest=record.digest,
-                       security_code=record.security_code, qr_url=record.qr_url, tmst_firma=record.tmst_firma)
-    return render_signed_pdf(cfe, issuer, numbering_of(record, session), signed)
+def receipt_pdf(session: Session, record: IssuedCfe, *, logo: bytes | None = None, paper: str = "a4") -> bytes:
+    """The printed representation, read from the signed XML as stored, with the adenda and the issuer
+    settings snapshot taken when it was issued: a reprint never disagrees with what was signed."""
+    del session  # the signed XML carries the number and CAE
+    return render_receipt(record.xml, Issuer(**record.issuer_json), adenda=record.input_json.get("adenda"),
+                          security_code=record.security_code, qr_url=record.qr_url, logo=logo, paper=paper)
 
 
-def preview_pdf(company: Company, cfe: CfeInput) -> bytes:
+def preview_pdf(company: Company, cfe: CfeInput, *, logo: bytes | None = None, paper: str = "a4") -> bytes:
     check_rules(cfe, company)
-    return render_preview_pdf(cfe, issuer_for(company, cfe))
+    return render_preview(cfe, issuer_for(company, cfe), logo=logo, paper=paper)
