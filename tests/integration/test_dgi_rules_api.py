@@ -152,3 +152,31 @@ def test_ui_value_command_sets_and_lists_a_year(service_app, service_config, mon
     assert runner.invoke(cli, ["ui-value", "set", "2031", "6.12345"]).exit_code == 1
     with service_app.app_context():
         assert db.session().get(UiValue, 2031).value == Decimal("7.1234")
+
+
+def test_every_openapi_example_of_emitir_issues_as_it_stands(api_client, user):
+    from portal.service.cfe.model import CfeInput
+
+    for example in CfeInput.model_config["json_schema_extra"]["examples"]:
+        answer = api_client.post(EMITIR, json=example, headers=user)
+        assert answer.status_code == 201, (example["tipoCFE"], answer.json)
+
+
+def test_smart_issuance_of_an_iva_minimo_company_sells_without_iva(api_client, user, service_app):
+    _settings(service_app, regimen="iva_minimo")
+    with service_app.app_context():
+        session = db.session()
+        for cae in session.scalars(select(CaeRangeRecord).where(CaeRangeRecord.company_id == 1,
+                                                                CaeRangeRecord.tipo_cfe == 101)):
+            cae.cae_especial = 2  # DGI gives IVA mínimo issuers special CAEs
+        session.commit()
+    answer = api_client.post("/api/v1/cfe/emitir-inteligente", headers=user,
+                             json={"lineas": [{"descripcion": "Empanadas", "cantidad": "6", "precio": "90"}]})
+    assert answer.status_code == 201, answer.json
+    receipt = api_client.get(GET, query_string={"idCfeEmitido": answer.json["cfeEmitidos"][0]},
+                             headers={**user, "Accept": "application/xml"}).data
+    root = etree.fromstring(receipt)
+    assert root.findtext(".//c:MntBruto", namespaces=NS) == "3"
+    assert root.findtext(".//c:IndFact", namespaces=NS) == "16"
+    assert root.findtext(".//c:MntTotal", namespaces=NS) == "540.00"
+    assert root.find(".//c:MntIVATasaBasica", NS) is None

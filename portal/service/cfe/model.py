@@ -66,15 +66,16 @@ _NOTE_EXAMPLE = {
     "receptor": {"tipoDocRecep": 2, "docRecep": "214844360018", "rznSocRecep": "DGI",
                  "dirRecep": "Fernandez Crespo 1534", "ciudadRecep": "Montevideo"},
     "items": [{"indFact": 3, "nomItem": "Devolución consultoría", "cantidad": "1", "precioUnitario": "85.50"}],
-    "referencias": [{"tpoDocRef": 111, "serie": "A", "nroCFERef": 120, "razonRef": "Hora no prestada",
-                     "fechaCFEref": "2024-05-11"}],
+    "referencias": [{"indGlobal": 1, "razonRef": "Hora no prestada, facturas de consultoría de mayo"}],
 }
 
 
 class CfeInput(BaseModel):
     """A receipt to issue: e-Ticket, e-Factura, their notes, e-Remito or e-Resguardo.
 
-    Serie, number, CAE and the signature time are not part of the input: the service assigns them.
+    Serie, number, CAE and the signature time are not part of the input: the service assigns them. A
+    receipt DGI would reject is answered 422 before any number is taken, with one entry per problem in
+    error.fields (field path, stable code, Spanish message); docs/DGI-RULES.md lists each of DGI's rules.
     """
 
     model_config = ConfigDict(
