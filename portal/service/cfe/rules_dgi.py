@@ -71,10 +71,10 @@ def _prices(cfe: CfeInput, errors) -> None:
     for i, item in enumerate(cfe.items):
         if item.precio_unitario is not None and item.precio_unitario <= 0 and item.ind_fact != 5:
             errors.add(f"items[{i}].precioUnitario", "must_be_positive",
-                       "El precio unitario debe ser mayor que 0 (solo una entrega gratuita, indFact 5, vale 0).")
+                       "El precio unitario debe ser mayor que 0 (solo una entrega gratuita vale 0).")
         if item.ind_agente_resp is not None and not item.retenc_percep:
             errors.add(f"items[{i}].retencPercep", "required",
-                       "Si el ítem indica agente o responsable (indAgenteResp) debe llevar sus retenciones.")
+                       "Un ítem con agente o responsable de retención debe detallar sus retenciones o percepciones.")
 
 
 def _gross_indicator(cfe: CfeInput, emission: Emission, errors) -> None:
@@ -82,24 +82,27 @@ def _gross_indicator(cfe: CfeInput, emission: Emission, errors) -> None:
     regime = _REGIME_NAMES.get(emission.regimen, emission.regimen)
     if cfe.mnt_bruto == 2:
         errors.add("mntBruto", "not_supported",
-                   "mntBruto 2 (precios con IMEBA y adicionales) corresponde a la e-Boleta de entrada.")
+                   "Los precios con IMEBA y adicionales incluidos (montos brutos 2) solo corresponden a la "
+                   "e-Boleta de entrada.")
     elif small and cfe.mnt_bruto != 3:
         errors.add("mntBruto", "regime_requires_3",
-                   f"Como contribuyente {regime}, el comprobante debe llevar mntBruto 3 y sin IVA discriminado.")
+                   f"Como contribuyente {regime}, el comprobante se emite como venta sin IVA discriminado "
+                   "(montos brutos 3).")
     elif not small and cfe.mnt_bruto == 3:
         errors.add("mntBruto", "not_allowed_for_regime",
-                   "mntBruto 3 es solo para contribuyentes IVA mínimo, Monotributo o Monotributo Social MIDES.")
+                   "Las ventas sin IVA discriminado (montos brutos 3) son solo de contribuyentes IVA mínimo, "
+                   "Monotributo o Monotributo Social MIDES.")
     if not emission.cae_allocated:
         return
     # G-C5 and A-C10, "y viceversa": the CAE especial 2-4 and MntBruto 3 go together.
     if emission.cae_especial in (2, 3, 4) and cfe.mnt_bruto != 3:
         errors.add("mntBruto", "cae_requires_3",
-                   f"El CAE de esta empresa es especial ({emission.cae_especial}): el comprobante debe llevar "
-                   "mntBruto 3.")
+                   "El CAE de tu empresa es especial de IVA mínimo o Monotributo: el comprobante se emite como "
+                   "venta sin IVA discriminado (montos brutos 3).")
     elif emission.cae_especial not in (2, 3, 4) and cfe.mnt_bruto == 3:
         errors.add("caeData.caeEspecial", "required",
-                   "Con mntBruto 3 el CAE debe ser especial de IVA mínimo o Monotributo (2, 3 o 4); "
-                   "importá el CAE que DGI otorgó a tu régimen.")
+                   "Para vender sin IVA discriminado hace falta el CAE especial que DGI otorga a IVA mínimo o "
+                   "Monotributo; importá ese CAE.")
 
 
 def _indicators(cfe: CfeInput, emission: Emission, errors) -> None:
