@@ -23,7 +23,7 @@ _BUYER = {"tipoDocRecep": 2, "codPaisRecep": "UY", "docRecep": "214844360018", "
           "dirRecep": "Fernandez Crespo 1534", "ciudadRecep": "Montevideo", "deptoRecep": "Montevideo"}
 
 REALISTIC = {
-    101: {"tipoCFE": 101, "fchEmis": "2024-05-11", "fmaPago": 1, "mntBruto": True,
+    101: {"tipoCFE": 101, "fchEmis": "2024-05-11", "fmaPago": 1, "mntBruto": 1,
           "receptor": {"tipoDocRecep": 3, "docRecep": "1.335.321-4", "rznSocRecep": "Juan Pérez",
                        "dirRecep": "18 de Julio 2016", "ciudadRecep": "Montevideo"},
           "items": [{"indFact": 3, "nomItem": "Bananas", "cantidad": "40", "uniMed": "kg", "precioUnitario": "4200"},
@@ -31,7 +31,7 @@ REALISTIC = {
                     {"indFact": 1, "nomItem": "Papas", "cantidad": "12", "uniMed": "kg", "precioUnitario": "35"}],
           "mediosPago": [{"codMP": 1, "glosaMP": "Efectivo", "valorPago": "168816.00"}],
           "adenda": "Gracias por su compra."},
-    102: {"tipoCFE": 102, "fchEmis": "2024-05-12", "fmaPago": 1, "mntBruto": True,
+    102: {"tipoCFE": 102, "fchEmis": "2024-05-12", "fmaPago": 1, "mntBruto": 1,
           "items": [{"indFact": 3, "nomItem": "Devolución bananas", "cantidad": "1.5", "uniMed": "kg",
                      "precioUnitario": "105"}],
           "referencias": [{"tpoDocRef": 101, "serie": "A", "nroCFERef": 1, "razonRef": "Devolución",
