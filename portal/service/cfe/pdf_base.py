@@ -39,10 +39,19 @@ class ReceiptPage(FPDF):
         else:
             self.core_fonts_encoding = "windows-1252"
         self.set_line_width(words.LINE_MM)
+        self._font_now: tuple[float, bool] | None = None
         self.set_creator("CFE portal")
 
+    def add_page(self, *args, **kwargs) -> None:
+        # fpdf sets and restores fonts itself around the footer and header: forget what use_font knew.
+        self._font_now = None
+        super().add_page(*args, **kwargs)
+        self._font_now = None
+
     def use_font(self, size: float, bold: bool = False) -> None:
-        self.set_font(self.fontset.family, "B" if bold else "", size)
+        if (size, bold) != self._font_now:  # set_font copies fpdf's graphics state: skip it when nothing changes
+            self.set_font(self.fontset.family, "B" if bold else "", size)
+            self._font_now = (size, bold)
 
     def put(self, x: float, y: float, w: float, text: str, size: float = words.TEXT_PT, bold: bool = False,
             align: str = "L", h: float = 4.2) -> None:
