@@ -26,7 +26,8 @@ def ui_value_in(session: Session, year: int, fallback: Decimal) -> Decimal:
 def ui_value_on(fch_emis: date, session: Session | None = None) -> Decimal:
     """The UI Tabla E uses for a receipt issued on `fch_emis` (31 December of the year before), in the
     current app; `session` defaults to the request's."""
-    return ui_value_in(session or db.session(), fch_emis.year, current_app.config["UI_VALUE_UYU"])
+    session = session if session is not None else db.session()
+    return ui_value_in(session, fch_emis.year, current_app.config["UI_VALUE_UYU"])
 
 
 def set_ui_value(session: Session, year: int, value: Decimal, source: str, verified: bool = True) -> UiValue:
