@@ -180,3 +180,14 @@ def test_smart_issuance_of_an_iva_minimo_company_sells_without_iva(api_client, u
     assert root.findtext(".//c:IndFact", namespaces=NS) == "16"
     assert root.findtext(".//c:MntTotal", namespaces=NS) == "540.00"
     assert root.find(".//c:MntIVATasaBasica", NS) is None
+
+
+def test_a_year_missing_from_the_table_falls_back_to_the_setting(api_client, user, service_app):
+    body = _ticket(items=[{"indFact": 1, "nomItem": "Exento", "cantidad": "1", "precioUnitario": "6000"}])
+    del body["mntBruto"]
+    with service_app.app_context():
+        session = db.session()
+        session.delete(session.get(UiValue, today_montevideo().year))
+        session.commit()
+    service_app.config["UI_VALUE_UYU"] = Decimal("1")  # CFE_UI_VALUE_UYU
+    _refused(api_client, user, service_app, body, "receptor", "required")
