@@ -93,7 +93,7 @@ class _A4(ReceiptPage):
         box = words.regime_box(doc)
         box_lines = self.lines_of(box, BOX_X - LEFT - 6, M, bold=True) if box else []
         box_h = max(len(box_lines) * 5.5 + 2, 10.5)  # DGI: at least 4 x 1 cm
-        limit = RECEIVER_TOP - 2 - (box_h + 2 if box else 0)
+        limit = RECEIVER_TOP - 3 - (box_h + 2 if box else 0)
         for line in self.lines_of(issuer.razon_social, BOX_X - LEFT - 4, 12, bold=True)[:2]:
             self.put(LEFT, y, BOX_X - LEFT - 4, line, size=12, bold=True, h=5.5)
             y += 5.5
@@ -106,7 +106,7 @@ class _A4(ReceiptPage):
             self.put(LEFT, y, BOX_X - LEFT - 4, line)
             y += 4.2
         if box:  # DGI: a box of at least 4 x 1 cm, characters of 3 mm, before the receiver
-            top = RECEIVER_TOP - 2 - box_h
+            top = RECEIVER_TOP - 3 - box_h
             self.rect(LEFT, top, BOX_X - LEFT - 6, box_h)
             first = top + (box_h - len(box_lines) * 5.5) / 2
             for index, line in enumerate(box_lines):

@@ -91,6 +91,7 @@ def _item_rows(pdf: _A4, remito: bool) -> None:
             pdf.put(LEFT + 0.5, y + index * LINE, width - 1, text)
         quantity = words.trimmed(line.quantity or Decimal(0), 0, 3)
         if remito:
+            quantity = f"-{quantity}" if line.ind_fact == 8 else quantity  # an item that reduces a remito
             _cells(pdf, y, [quantity, line.unit or ""])
         else:
             adjust = " ".join(filter(None, (f"-{words.money(line.discount)}" if line.discount else "",

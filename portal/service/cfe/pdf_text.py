@@ -136,8 +136,9 @@ def verification_phrase(doc: Printable) -> str:
 
 def iva_al_dia(doc: Printable) -> str | None:
     """The IVA-al-día constancia: what A-C17 says when present, "IVA al día" when absent and the issuer
-    holds the constancia; never for Monotributo (section 5)."""
-    if doc.regimen in ("monotributo", "monotributo_mides"):
+    holds the constancia; never for Monotributo (section 5), nor on e-Remito and e-Resguardo, which have
+    no A-C17."""
+    if doc.regimen in ("monotributo", "monotributo_mides") or doc.element not in ("eTck", "eFact"):
         return None
     if doc.iva_al_dia_code:
         return _NO_IVA_AL_DIA.get(doc.iva_al_dia_code)
