@@ -45,6 +45,10 @@ def test_only_admins_see_and_use_the_area(signed_in, email):
 def test_admin_sees_the_link_and_the_seeded_settings(admin):
     assert 'href="/empresa/"' in admin.get("/").get_data(as_text=True)
     soup = _soup(admin.get("/empresa/"))
+    tabs = soup.find("nav", class_="empresa-tabs").find_all("a")
+    assert [a.get_text(strip=True) for a in tabs] == ["Datos fiscales", "Sucursales", "Logo", "Certificados", "CAE",
+                                                      "Auditoría"]
+    assert tabs[0]["aria-current"] == "page"
     assert soup.find(id="resolucion")["value"] == "1516/2021"
     assert soup.find(id="url_verificacion")["value"] == "https://demo.uy/cfe"
     assert soup.find(id="regimen").find("option", selected=True)["value"] == "general"
@@ -169,7 +173,7 @@ def test_cae_upload_shows_the_range_and_refusals_stay_on_the_field(admin):
     page = admin.get("/empresa/cae")
     assert "Cargaste el CAE 90260000017" in page.get_data(as_text=True)
     row = _soup(page).find(attrs={"data-cae": "90260000017"}).get_text(" ", strip=True)
-    assert "e-Factura" in row and "K" in row and "1–300" in row and "300" in row
+    assert "e-Factura" in row and "Serie K" in row and "1–300" in row and "300" in row
     overlap = upload(cae_xml(tipo=111, serie="K", dnro=200, hnro=400, cae_id=90260000025))
     assert overlap.status_code == 422 and "se superponen" in _error(overlap, "archivo")
     foreign = upload(cae_xml(rut=OTHER_RUT, cae_id=90260000033))

@@ -14,7 +14,7 @@ from portal.web.backend import api
 from portal.web.empresa import bp
 from portal.web.empresa import uploads as _uploads  # noqa: F401 - registers its views on bp
 from portal.web.empresa.forms import BranchForm, LogoForm, SettingsForm
-from portal.web.empresa.views import REFUSALS, TABS, place_refusal
+from portal.web.empresa.views import REFUSALS, TABS, count, place_refusal, when
 from portal.web.rendering import redirect_after_post, render
 
 __all__ = ["bp"]
@@ -22,7 +22,8 @@ __all__ = ["bp"]
 
 @bp.context_processor
 def _area_context():
-    return {"empresa_tabs": TABS, "cfe_type_names": {code: kind.name_es for code, kind in CFE_TYPES.items()}}
+    return {"empresa_tabs": TABS, "cfe_type_names": {code: kind.name_es for code, kind in CFE_TYPES.items()},
+            "when": when, "count": count}
 
 
 def _status() -> int:
