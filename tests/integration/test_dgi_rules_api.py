@@ -3,11 +3,13 @@ and takes no number; IVA-included totals match the shelf price; the UI of Tabla 
 
 from __future__ import annotations
 
+import io
 from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 from lxml import etree
+from pdfminer.high_level import extract_text
 from sqlalchemy import select
 
 from portal.service import db
@@ -112,6 +114,10 @@ def test_an_iva_included_efactura_totals_exactly_13300_and_its_credit_note_2000(
     xml = api_client.get(GET, query_string={"idCfeEmitido": factura["idCfeEmitido"]},
                          headers={**user, "Accept": "application/xml"}).data
     assert etree.fromstring(xml).findtext(".//c:MntPagar", namespaces=NS) == "13300.00"
+    pdf = api_client.get(GET, query_string={"idCfeEmitido": factura["idCfeEmitido"]},
+                         headers={**user, "Accept": "application/pdf"}).data
+    printed = extract_text(io.BytesIO(pdf))
+    assert "13.300,00" in printed and "13.300,01" not in printed
     note = bodies.note(112, 111, factura["serie"], factura["nro"])
     note.update(mntBruto=1, items=[{"indFact": 3, "nomItem": "Devolución", "cantidad": "1", "precioUnitario": "2000"}])
     assert _issue(api_client, user, note)["totales"]["mntTotal"] == "2000.00"
