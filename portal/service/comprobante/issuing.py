@@ -198,10 +198,10 @@ def numbering_of(record: IssuedCfe, session: Session) -> Numbering:
                      fec_venc=cae.vencimiento, cae_especial=cae.cae_especial, causal_cae_esp=cae.causal_cae_esp)
 
 
-def receipt_pdf(session: Session, record: IssuedCfe, *, logo: bytes | None = None, paper: str = "a4") -> bytes:
-    """The printed representation, read from the signed XML as stored, with the adenda and the issuer
-    settings snapshot taken when it was issued: a reprint never disagrees with what was signed."""
-    del session  # the signed XML carries the number and CAE
+def receipt_pdf(record: IssuedCfe, *, logo: bytes | None = None, paper: str = "a4") -> bytes:
+    """The printed representation, read from the signed XML as stored (number and CAE included), with the
+    adenda and the issuer settings snapshot taken when it was issued: a reprint never disagrees with what
+    was signed."""
     return render_receipt(record.xml, Issuer(**record.issuer_json), adenda=record.input_json.get("adenda"),
                           security_code=record.security_code, qr_url=record.qr_url, logo=logo, paper=paper)
 
