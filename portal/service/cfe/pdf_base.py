@@ -36,6 +36,11 @@ class ReceiptPage(FPDF):
         if self.fontset.files:
             for style, path in self.fontset.files.items():
                 self.add_font(self.fontset.family, style, str(path))
+            for font in self.fonts.values():
+                # Skips re-encoding every glyph when fpdf2 subsets the font at output (the bounding boxes of
+                # the pre-cut DejaVu are already right): a third of the embedded font's cost.
+                if hasattr(font, "ttfont"):
+                    font.ttfont.recalcBBoxes = False
         else:
             self.core_fonts_encoding = "windows-1252"
         self.set_line_width(words.LINE_MM)

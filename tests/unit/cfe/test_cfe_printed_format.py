@@ -49,6 +49,22 @@ def printed(realistic, sign, issuer, numbering, signer):
     return _print
 
 
+_PRINTS: dict[tuple[int, str], tuple[bytes, list]] = {}
+
+
+@pytest.fixture
+def standard(printed):
+    """standard(tipo, paper) -> (pdf, measured pages) of the standard receipt, printed once per test run."""
+
+    def _standard(tipo: int, paper: str):
+        if (tipo, paper) not in _PRINTS:
+            pdf = printed(tipo, paper)
+            _PRINTS[tipo, paper] = (pdf, measure(pdf))
+        return _PRINTS[tipo, paper]
+
+    return _standard
+
+
 def _mandatory(tipo: int) -> list[str]:
     """Texts DGI wants at 3 mm or more on this type (sections 2, 3 and 5)."""
     found = ["219999830019", "Serie A Nº 0000017", "Fecha de vencimiento", "CAE 10/05/2026"]
@@ -61,8 +77,8 @@ def _mandatory(tipo: int) -> list[str]:
 
 
 @pytest.mark.parametrize(("tipo", "paper"), PRINTS)
-def test_every_mandatory_legend_is_printed(tipo, paper, printed, sign, realistic, tmp_path):
-    text = _text(printed(tipo, paper), tmp_path)
+def test_every_mandatory_legend_is_printed(tipo, paper, standard, sign, realistic, tmp_path):
+    text = _text(standard(tipo, paper)[0], tmp_path)
     code = sign(realistic[tipo]).security_code
     for legend in ("219999830019", "DGI RUC PRUEBA NO CEDE", "Avda. Daniel Fernández Crespo 1534",
                    "Serie A Nº 0000017", f"Código de seguridad: {code}", "Res. DGI 1234/2024",
@@ -81,8 +97,8 @@ def test_every_mandatory_legend_is_printed(tipo, paper, printed, sign, realistic
 
 
 @pytest.mark.parametrize(("tipo", "paper"), PRINTS)
-def test_mandatory_text_is_3_mm_high_and_the_rest_2_mm(tipo, paper, printed):
-    page = measure(printed(tipo, paper))[0]
+def test_mandatory_text_is_3_mm_high_and_the_rest_2_mm(tipo, paper, standard):
+    page = standard(tipo, paper)[1][0]
     for legend in _mandatory(tipo):
         chars = page.find(legend)
         assert min(c.cap_mm for c in chars) >= 3.0, (legend, min(c.cap_mm for c in chars))
@@ -91,8 +107,8 @@ def test_mandatory_text_is_3_mm_high_and_the_rest_2_mm(tipo, paper, printed):
 
 
 @pytest.mark.parametrize(("tipo", "paper"), PRINTS)
-def test_boxes_qr_margins_and_strokes(tipo, paper, printed):
-    page = measure(printed(tipo, paper))[0]
+def test_boxes_qr_margins_and_strokes(tipo, paper, standard):
+    page = standard(tipo, paper)[1][0]
     title = page.find("CONSUMO FINAL" if tipo < 110 else "RUC COMPRADOR")
     receiver_box = page.box_around(title)
     assert receiver_box.width >= 40 and receiver_box.height >= 10, receiver_box
@@ -113,6 +129,20 @@ def test_boxes_qr_margins_and_strokes(tipo, paper, printed):
     for item in [c.box for c in page.chars] + inked + page.images:
         assert item.x0 >= 5 and item.top >= 5 and item.x1 <= page.width - 5 and item.bottom <= page.height - 5, item
     assert all(s.width_mm >= 0.25 for s in page.strokes)
+
+
+@pytest.mark.parametrize(("tipo", "paper"), PRINTS)
+def test_lines_are_at_least_single_spaced(tipo, paper, standard):
+    """DGI: "interlineado simple" at least. A character's box is one font size high, so two lines whose boxes
+    do not overlap are spaced at least singly."""
+    page = standard(tipo, paper)[1][0]
+    lines = [Box(min(c.box.x0 for c in line), min(c.box.top for c in line), max(c.box.x1 for c in line),
+                 max(c.box.bottom for c in line)) for line in page.lines if line]
+    for index, one in enumerate(lines):
+        for other in lines[index + 1:]:
+            overlap_x = min(one.x1, other.x1) - max(one.x0, other.x0)
+            overlap_y = min(one.bottom, other.bottom) - max(one.top, other.top)
+            assert overlap_x <= 0 or overlap_y <= 0.05, (one, other)
 
 
 @pytest.mark.parametrize("paper", ["80mm", "57mm"])
