@@ -108,7 +108,6 @@ def _gross_indicator(cfe: CfeInput, emission: Emission, errors) -> None:
 def _indicators(cfe: CfeInput, emission: Emission, errors) -> None:
     small = emission.regimen in SMALL_TAXPAYER_REGIMES or cfe.mnt_bruto == 3
     exonerated = emission.regimen == "exonerado" or emission.cae_especial == 1
-    regime = _REGIME_NAMES.get(emission.regimen, emission.regimen)
     lines = [(f"items[{i}].indFact", item.ind_fact) for i, item in enumerate(cfe.items)]
     lines += [(f"dscRcgGlobal[{i}].indFactDR", dr.ind_fact_dr) for i, dr in enumerate(cfe.dsc_rcg_global)]
     for field, indicator in lines:
@@ -116,8 +115,8 @@ def _indicators(cfe: CfeInput, emission: Emission, errors) -> None:
             continue
         if small and indicator in _NOT_FOR_SMALL_TAXPAYERS:
             errors.add(field, "not_allowed_for_regime",
-                       f"Un contribuyente {regime} no factura con IVA ni exento (indicadores 1, 2, 3, 4, 11, 12): "
-                       "usá 16.")
+                       "Las ventas sin IVA discriminado (IVA mínimo o Monotributo) no llevan ítems con IVA ni "
+                       "exentos (indicadores 1, 2, 3, 4, 11, 12): usá el indicador 16.")
         elif exonerated and indicator in _NOT_FOR_EXONERATED:
             errors.add(field, "not_allowed_for_regime",
                        "Un contribuyente exonerado no factura ítems gravados (indicadores 2, 3, 4, 11, 12).")
