@@ -163,6 +163,7 @@ def _operation(op: Operation) -> dict:
     responses = {str(status): _response(value, status) for status, value in op.responses.items()}
     error_statuses = (
         {401, 500} | ({403} if op.roles else set()) | ({422} if op.body or op.query or op.raw_body else set())
+        | ({415} if op.body else set())
     )
     if API_KEY in op.auth:
         error_statuses.add(429)

@@ -16,6 +16,7 @@ from portal.service import db
 from portal.service.auth import Principal
 from portal.service.certificates import certificate_info, load_pkcs12
 from portal.service.empresa import audit
+from portal.service.empresa.audit import aware
 from portal.service.empresa.schemas import CertificateList, CertificateOut
 from portal.service.errors import ApiError, Conflict, FieldError, ValidationFailed
 from portal.service.keystore import store_certificate
@@ -26,13 +27,9 @@ SUBJECT_LENGTH = 400  # Certificate.subject and .issuer
 PASSWORD_LENGTH = 200
 
 
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 def present(cert: Certificate, now: datetime | None = None) -> CertificateOut:
     now = now or datetime.now(UTC)
-    not_before, not_after = _aware(cert.not_before), _aware(cert.not_after)
+    not_before, not_after = aware(cert.not_before), aware(cert.not_after)
     days_left = (not_after - now).days
     if now > not_after:
         state = "vencido"

@@ -129,13 +129,13 @@ def list_certificates(principal: Principal):
 
 _P12_FORM = {"multipart/form-data": {
     "schema": {"type": "object", "required": ["archivo"], "properties": {
-        "archivo": {"type": "string", "contentMediaType": "application/x-pkcs12",
+        "archivo": {"type": "string", "format": "binary",
                     "description": f"El archivo .p12 o .pfx, hasta {CERTIFICATE_MAX_BYTES // 1024} KB."},
         "password": {"type": "string", "format": "password", "maxLength": 200,
                      "description": "La contraseña del archivo (vacía si no tiene)."},
         "nombre": {"type": "string", "maxLength": 120, "description": "Para reconocerlo; por defecto, su sujeto."},
     }},
-    "encoding": {"archivo": {"contentType": "application/x-pkcs12, application/octet-stream"}},
+    "encoding": {"archivo": {"contentType": "application/octet-stream"}},
 }}
 
 

@@ -17,6 +17,7 @@ from portal.domain.empresa import LOGO_MAX_BYTES, LOGO_MAX_SIDE, LOGO_MIN_SIDE
 from portal.service import db
 from portal.service.auth import Principal
 from portal.service.empresa import audit, branches
+from portal.service.empresa.audit import aware
 from portal.service.empresa.models import CompanySettings
 from portal.service.empresa.schemas import LogoOut, SettingsIn, SettingsOut
 from portal.service.errors import ApiError, FieldError, ValidationFailed
@@ -40,8 +41,8 @@ def _values(row: CompanySettings, company: Company) -> dict[str, Any]:
 def _present(row: CompanySettings, company: Company) -> SettingsOut:
     logo = (LogoOut(tipo=row.logo_tipo, bytes=len(row.logo), ancho=row.logo_ancho, alto=row.logo_alto)
             if row.logo else None)
-    return SettingsOut(rut=company.rut, razonSocial=company.razon_social, logo=logo, actualizadoEn=row.updated_at,
-                       actualizadoPor=row.updated_by, **_values(row, company))
+    return SettingsOut(rut=company.rut, razonSocial=company.razon_social, logo=logo,
+                       actualizadoEn=aware(row.updated_at), actualizadoPor=row.updated_by, **_values(row, company))
 
 
 def read(principal: Principal) -> SettingsOut:
