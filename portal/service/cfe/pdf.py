@@ -115,7 +115,7 @@ class _A4(ReceiptPage):
     def _document_box(self) -> None:
         doc, x, w = self.doc, BOX_X, RIGHT - BOX_X
         self.put(x, TOP + 1, w, "RUC EMISOR", align="C", h=4)
-        rows = [doc.emisor.rut, self._fitted(words.type_title(doc), w), words.number_text(doc)]
+        rows = [doc.emisor.rut, self.fitted_title(words.type_title(doc), w), words.number_text(doc)]
         if doc.fma_pago:
             rows.append(f"Forma de pago: {words.FMA_PAGO[doc.fma_pago]}")
         y = TOP + 5
@@ -137,13 +137,6 @@ class _A4(ReceiptPage):
             self.put(x + 2, y, w - 4, fact)
             y += 4.2
         self.rect(x, TOP, w, RECEIVER_TOP - 3 - TOP)
-
-    def _fitted(self, title: str, width: float) -> str:
-        """The type's name, with "Nota de Crédito/Débito" as "NC"/"ND" when it does not fit (DGI allows it)."""
-        self.use_font(M, bold=True)
-        if self.get_string_width(title) <= width - 2 * self.c_margin:
-            return title
-        return title.replace("Nota de Crédito de ", "NC ").replace("Nota de Débito de ", "ND ")
 
     def _receiver(self) -> None:
         doc, receiver, y = self.doc, self.doc.receiver, RECEIVER_TOP

@@ -80,6 +80,13 @@ class ReceiptPage(FPDF):
             left = x + self.c_margin
         self.text(left, y + 0.5 * h + 0.3 * self.font_size, text)
 
+    def fitted_title(self, title: str, width: float) -> str:
+        """The type's name, with "Nota de Crédito/Débito" as "NC"/"ND" when it does not fit (DGI allows it)."""
+        self.use_font(words.MANDATORY_PT, bold=True)
+        if self.get_string_width(title) <= width - 2 * self.c_margin:
+            return title
+        return title.replace("Nota de Crédito de ", "NC ").replace("Nota de Débito de ", "ND ")
+
     def lines_of(self, text: str, width: float, size: float = words.TEXT_PT, bold: bool = False) -> list[str]:
         """`text` split into the lines that fit in `width` millimetres (words kept whole when they fit)."""
         self.use_font(size, bold)

@@ -111,7 +111,7 @@ class _Roll(ReceiptPage):
         issuer = self.doc.emisor
         rows = self.para(issuer.razon_social, 10, True)
         for line in (issuer.nombre_comercial, issuer.domicilio, f"{issuer.ciudad} - {issuer.departamento}",
-                     " · ".join(v for v in (issuer.telefono, issuer.correo) if v), issuer.giro,
+                     issuer.telefono, issuer.correo, issuer.giro,
                      f"Sucursal: {issuer.sucursal}" if issuer.sucursal else None):
             if line:
                 rows += self.para(line)
@@ -122,7 +122,8 @@ class _Roll(ReceiptPage):
 
     def _identification(self) -> list[_Row]:
         doc = self.doc
-        rows = self.para(f"RUC {doc.emisor.rut}", M, True) + self.para(words.type_title(doc), M, True)
+        rows = self.para(f"RUC {doc.emisor.rut}", M, True)
+        rows += self.para(self.fitted_title(words.type_title(doc), self.inner), M, True)
         rows += self.para(words.number_text(doc), M, True)
         if doc.fma_pago:
             rows += self.para(f"Forma de pago: {words.FMA_PAGO[doc.fma_pago]}", M, True)
