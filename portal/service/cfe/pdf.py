@@ -86,31 +86,38 @@ class _A4(ReceiptPage):
         self.set_text_color(0, 0, 0)
 
     def _issuer(self) -> None:
-        doc, issuer = self.doc, self.doc.emisor
-        y = TOP
-        if self.logo_bytes:  # DGI: at the top, at most a fifth of the page (here 100 x 16 mm)
-            y += self.logo(self.logo_bytes, LEFT, TOP, BOX_X - LEFT - 6, LOGO_H) + 2
+        """Top left, in DGI's order: name, nombre comercial, domicilio fiscal; then phone, e-mail, giro and
+        branch while there is room. The regime box and the mandatory lines always fit: the logo above them
+        gets what is left (at most 16 mm), and is left out if that is under 8 mm."""
+        doc, issuer, width = self.doc, self.doc.emisor, BOX_X - LEFT - 4
         box = words.regime_box(doc)
-        box_lines = self.lines_of(box, BOX_X - LEFT - 6, M, bold=True) if box else []
+        box_lines = self.lines_of(box, width - 2, M, bold=True) if box else []
         box_h = max(len(box_lines) * 5.5 + 2, 10.5)  # DGI: at least 4 x 1 cm
         limit = RECEIVER_TOP - 3 - (box_h + 2 if box else 0)
-        for line in self.lines_of(issuer.razon_social, BOX_X - LEFT - 4, 12, bold=True)[:2]:
-            self.put(LEFT, y, BOX_X - LEFT - 4, line, size=12, bold=True, h=5.5)
+        names = self.lines_of(issuer.razon_social, width, 12, bold=True)[:2]
+        mandatory = [v for v in (issuer.nombre_comercial, issuer.domicilio,
+                                 f"{issuer.ciudad} - {issuer.departamento}") if v]
+        contact = " · ".join(v for v in (issuer.telefono, issuer.correo) if v)
+        optional = [v for v in (contact, issuer.giro, f"Sucursal: {issuer.sucursal}" if issuer.sucursal else None)
+                    if v]
+        y = TOP
+        logo_room = min(LOGO_H, limit - TOP - len(names) * 5.5 - len(mandatory) * 4.2 - 2)
+        if self.logo_bytes and logo_room >= 8:  # DGI: at the top, at most a fifth of the page
+            y += self.logo(self.logo_bytes, LEFT, TOP, width - 2, logo_room) + 2
+        for line in names:
+            self.put(LEFT, y, width, line, size=12, bold=True, h=5.5)
             y += 5.5
-        lines = [issuer.nombre_comercial, issuer.domicilio, f"{issuer.ciudad} - {issuer.departamento}",
-                 " · ".join(v for v in (issuer.telefono, issuer.correo) if v), issuer.giro,
-                 f"Sucursal: {issuer.sucursal}" if issuer.sucursal else None]
-        for line in (v for v in lines if v):
-            if y + 4.2 > limit:  # a long razón social or a logo leaves less room; the boxes stay put
+        for index, line in enumerate(mandatory + optional):
+            if index >= len(mandatory) and y + 4.2 > limit:
                 break
-            self.put(LEFT, y, BOX_X - LEFT - 4, line)
+            self.put(LEFT, y, width, line)
             y += 4.2
         if box:  # DGI: a box of at least 4 x 1 cm, characters of 3 mm, before the receiver
             top = RECEIVER_TOP - 3 - box_h
-            self.rect(LEFT, top, BOX_X - LEFT - 6, box_h)
+            self.rect(LEFT, top, width - 2, box_h)
             first = top + (box_h - len(box_lines) * 5.5) / 2
             for index, line in enumerate(box_lines):
-                self.put(LEFT, first + index * 5.5, BOX_X - LEFT - 6, line, size=M, bold=True, align="C", h=5.5)
+                self.put(LEFT, first + index * 5.5, width - 2, line, size=M, bold=True, align="C", h=5.5)
 
     def _document_box(self) -> None:
         doc, x, w = self.doc, BOX_X, RIGHT - BOX_X

@@ -277,6 +277,25 @@ def test_the_logo_sits_at_the_top_and_takes_at_most_a_fifth(paper, realistic, si
     assert len(page.images) == 2
 
 
+def test_a_logo_never_pushes_out_the_mandatory_issuer_lines(realistic, issuer, numbering, signer):
+    crowded = replace(issuer, razon_social="Distribuidora de Alimentos y Bebidas del Litoral Norte Sociedad Anónima",
+                      regimen="exonerado", norma_exoneracion="Ley 18.083 artículo 52 y Decreto 150/007 art. 3")
+    body = realistic[101]
+    body["items"] = [{**item, "indFact": 1} for item in body["items"]]  # an exonerated issuer sells exempt
+    signed = build_signed_cfe(parse_cfe_input(body), crowded, numbering, signer, UI_VALUE, SIGNED_AT)
+    pdf = render_receipt(signed.xml, crowded, security_code=signed.security_code, qr_url=signed.qr_url,
+                         logo=_logo())
+    page = measure(pdf)[0]
+    domicilio = page.find("Avda. Daniel Fernández Crespo 1534")
+    box = page.box_around(page.find("Contribuyente Exonerado"))
+    assert all(c.box.bottom <= box.top for c in domicilio + page.find("Almacén de Prueba"))
+    lines = [line for line in page.lines if line and line[0].box.x1 < 110]
+    boxes = [Box(line[0].box.x0, min(c.box.top for c in line), line[-1].box.x1, max(c.box.bottom for c in line))
+             for line in lines]
+    logo = min(page.images, key=lambda b: b.top)
+    assert all(logo.gap(b) > 0 for b in boxes)  # the logo overlaps no text
+
+
 @pytest.mark.parametrize("paper", ["a4", "57mm"])
 def test_preview_says_sin_valor_fiscal_and_has_no_fiscal_data(paper, realistic, issuer, tmp_path):
     pdf = render_preview_pdf(parse_cfe_input(realistic[101]), issuer, paper=paper)
