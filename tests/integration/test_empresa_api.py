@@ -130,6 +130,7 @@ def test_branches_list_create_update_and_one_default(api_client, admin, usuario)
     assert events[0]["accion"] == "sucursal_modificada"
     assert events[0]["cambios"] == {"nombre": {"antes": "Pocitos", "despues": "Pocitos II"}}
     assert events[1]["accion"] == "sucursal_creada" and events[1]["objeto"] == "7 Pocitos"
+    assert events[1]["cambios"] == {**BRANCH, "predeterminada": True}
 
 
 def test_branch_refusals(api_client, admin):
@@ -201,6 +202,7 @@ def test_certificate_upload_lists_days_left_and_audits_no_secret(api_client, adm
     assert answer.status_code == 201, answer.json
     assert answer.json["estado"] == "por_vencer" and answer.json["diasRestantes"] in (19, 20)
     assert answer.json["rut"] == "219999830019" and answer.json["nombre"] == "Firma 2026"
+    assert "SERIALNUMBER=RUC219999830019" in answer.json["sujeto"]
     listed = api_client.get(f"{BASE}/certificados", headers=usuario).json["certificados"]
     assert {c["nombre"] for c in listed} == {"Firma 2026", "Certificado de prueba (autofirmado)"}
     assert next(c for c in listed if c["nombre"] != "Firma 2026")["estado"] == "vigente"

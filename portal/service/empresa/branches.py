@@ -55,7 +55,7 @@ def create(principal: Principal, body: BranchIn) -> BranchOut:
         session.add(branch)
         _single_default(existing, branch)
         session.flush()
-        audit.record(session, principal, "sucursal_creada", audit.diff({}, _values(branch)),
+        audit.record(session, principal, "sucursal_creada", _values(branch),
                      target=f"{branch.codigo} {branch.nombre}")
         result = _present(branch)
     return result

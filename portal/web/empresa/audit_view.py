@@ -10,6 +10,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from portal.client.empresa import AuditEvent
+from portal.domain.cfe_types import CFE_TYPES
 from portal.web.empresa.forms import PAPER_LABELS, REGIME_LABELS
 
 ACTIONS = {
@@ -62,6 +63,8 @@ def _shown(value) -> str:
 
 def _change(name: str, value) -> Change:
     label = str(FIELDS.get(name, name))
+    if name == "tipoCFE" and value in CFE_TYPES:
+        return Change(label, None, CFE_TYPES[value].name_es)
     if isinstance(value, dict) and set(value) == {"antes", "despues"}:
         return Change(label, _shown(value["antes"]), _shown(value["despues"]))
     return Change(label, None, _shown(value))
