@@ -22,7 +22,7 @@ from portal.service.cfe.printable import Printable, from_input, from_xml
 
 LEFT, RIGHT, TOP, PAGE_W, PAGE_H = 10.0, 200.0, 10.0, 210.0, 297.0
 BOX_X = 116.0  # the document box, top right
-RECEIVER_TOP, BODY_TOP = 60.0, 80.0
+RECEIVER_TOP, BODY_TOP = 60.0, 80.0  # the usual header; a long issuer block or regime box moves both down
 FOOTER_LINE = 247.0  # the body never goes below FOOTER_LINE - 1
 QR_SIZE, QR_CLEAR = 25.0, 3.5  # DGI: 22 to 30 mm, at least 3 mm clear on every side
 LOGO_H = 16.0
@@ -63,6 +63,7 @@ class _A4(ReceiptPage):
         self.set_margins(LEFT, TOP, PAGE_W - RIGHT)
         self.set_auto_page_break(True, margin=PAGE_H - FOOTER_LINE + 1)
         self.set_title(f"{doc.name} {words.number_text(doc)}")
+        self._plan_issuer()
         self.add_page()
 
     # -- repeated on every page ------------------------------------------------------------------------
@@ -72,7 +73,7 @@ class _A4(ReceiptPage):
         self._issuer()
         self._document_box()
         self._receiver()
-        self.set_y(BODY_TOP)
+        self.set_y(self.body_top)
         if self.columns:
             self.table_header()
 
@@ -85,38 +86,48 @@ class _A4(ReceiptPage):
             self.text(105 - width / 2, 150 + 8, text)
         self.set_text_color(0, 0, 0)
 
-    def _issuer(self) -> None:
-        """Top left, in DGI's order: name, nombre comercial, domicilio fiscal; then phone, e-mail, giro and
-        branch while there is room. The regime box and the mandatory lines always fit: the logo above them
-        gets what is left (at most 16 mm), and is left out if that is under 8 mm."""
-        doc, issuer, width = self.doc, self.doc.emisor, BOX_X - LEFT - 4
-        box = words.regime_box(doc)
-        box_lines = self.lines_of(box, width - 2, M, bold=True) if box else []
-        box_h = max(len(box_lines) * 5.5 + 2, 10.5)  # DGI: at least 4 x 1 cm
-        limit = RECEIVER_TOP - 3 - (box_h + 2 if box else 0)
-        names = self.lines_of(issuer.razon_social, width, 12, bold=True)[:2]
-        mandatory = [v for v in (issuer.nombre_comercial, issuer.domicilio,
-                                 f"{issuer.ciudad} - {issuer.departamento}") if v]
+    def _plan_issuer(self) -> None:
+        """Lay out the issuer block once: DGI's order (name, nombre comercial, domicilio fiscal), then
+        phone, e-mail, giro and branch while there is room, and the regime box. The receiver (and the body)
+        move down when the mandatory lines and the box need more than the usual header."""
+        issuer, width = self.doc.emisor, BOX_X - LEFT - 4
+        box = words.regime_box(self.doc)
+        self.box_lines = self.lines_of(box, width - 2, M, bold=True) if box else []
+        self.box_h = max(len(self.box_lines) * 5.5 + 2, 10.5) if box else 0.0  # DGI: at least 4 x 1 cm
+        names = self.lines_of(issuer.razon_social, width, 12, bold=True)
+        self.name_pt, self.name_h = (12, 5.5) if len(names) <= 2 else (9.5, 4.4)  # 150 characters: 3 lines
+        self.names = names if len(names) <= 2 else self.lines_of(issuer.razon_social, width, 9.5, bold=True)[:3]
+        self.mandatory = [part for text in (issuer.nombre_comercial, issuer.domicilio,
+                                            f"{issuer.ciudad} - {issuer.departamento}") if text
+                          for part in self.lines_of(text, width)]
         contact = " · ".join(v for v in (issuer.telefono, issuer.correo) if v)
-        optional = [v for v in (contact, issuer.giro, f"Sucursal: {issuer.sucursal}" if issuer.sucursal else None)
-                    if v]
+        self.optional = [v for v in (contact, issuer.giro, f"Sucursal: {issuer.sucursal}" if issuer.sucursal
+                                     else None) if v]
+        needed = TOP + len(self.names) * self.name_h + len(self.mandatory) * 4.2 + (self.box_h + 2 if box else 0) + 3
+        self.receiver_top = max(RECEIVER_TOP, needed)
+        self.body_top = self.receiver_top + BODY_TOP - RECEIVER_TOP
+
+    def _issuer(self) -> None:
+        """The planned issuer block; the logo above it gets the room left (at most 16 mm; none under 8 mm)."""
+        width = BOX_X - LEFT - 4
+        limit = self.receiver_top - 3 - (self.box_h + 2 if self.box_h else 0)
         y = TOP
-        logo_room = min(LOGO_H, limit - TOP - len(names) * 5.5 - len(mandatory) * 4.2 - 2)
+        logo_room = min(LOGO_H, limit - TOP - len(self.names) * self.name_h - len(self.mandatory) * 4.2 - 2)
         if self.logo_bytes and logo_room >= 8:  # DGI: at the top, at most a fifth of the page
             y += self.logo(self.logo_bytes, LEFT, TOP, width - 2, logo_room) + 2
-        for line in names:
-            self.put(LEFT, y, width, line, size=12, bold=True, h=5.5)
-            y += 5.5
-        for index, line in enumerate(mandatory + optional):
-            if index >= len(mandatory) and y + 4.2 > limit:
+        for line in self.names:
+            self.put(LEFT, y, width, line, size=self.name_pt, bold=True, h=self.name_h)
+            y += self.name_h
+        for index, line in enumerate(self.mandatory + self.optional):
+            if index >= len(self.mandatory) and y + 4.2 > limit:
                 break
             self.put(LEFT, y, width, line)
             y += 4.2
-        if box:  # DGI: a box of at least 4 x 1 cm, characters of 3 mm, before the receiver
-            top = RECEIVER_TOP - 3 - box_h
-            self.rect(LEFT, top, width - 2, box_h)
-            first = top + (box_h - len(box_lines) * 5.5) / 2
-            for index, line in enumerate(box_lines):
+        if self.box_lines:  # DGI: a box of at least 4 x 1 cm, characters of 3 mm, before the receiver
+            top = self.receiver_top - 3 - self.box_h
+            self.rect(LEFT, top, width - 2, self.box_h)
+            first = top + (self.box_h - len(self.box_lines) * 5.5) / 2
+            for index, line in enumerate(self.box_lines):
                 self.put(LEFT, first + index * 5.5, width - 2, line, size=M, bold=True, align="C", h=5.5)
 
     def _document_box(self) -> None:
@@ -143,10 +154,10 @@ class _A4(ReceiptPage):
         for fact in facts[:3]:
             self.put(x + 2, y, w - 4, fact)
             y += 4.2
-        self.rect(x, TOP, w, RECEIVER_TOP - 3 - TOP)
+        self.rect(x, TOP, w, self.receiver_top - 3 - TOP)
 
     def _receiver(self) -> None:
-        doc, receiver, y = self.doc, self.doc.receiver, RECEIVER_TOP
+        doc, receiver, y = self.doc, self.doc.receiver, self.receiver_top
         document = words.receiver_document(doc)
         box_w = 82.0
         box_h = 13.5 if document else 8.0
@@ -157,13 +168,13 @@ class _A4(ReceiptPage):
         if receiver is None:
             return
         place = ", ".join(v for v in (receiver.ciudad, receiver.depto, receiver.pais_nombre) if v)
-        lines = [(receiver.nombre, True), (receiver.direccion, False), (place, False),
-                 (f"Orden de compra: {receiver.compra_id}" if receiver.compra_id else None, False)]
-        row = 0
-        for text, bold in lines:
-            if text:
-                self.put(LEFT + box_w + 3, y + row * 4.2, RIGHT - LEFT - box_w - 3, text, bold=bold)
-                row += 1
+        x, width = LEFT + box_w + 3, RIGHT - LEFT - box_w - 3
+        lines = [(part, bold) for text, bold in ((receiver.nombre, True), (receiver.direccion, False), (place, False))
+                 if text for part in self.lines_of(text, width, bold=bold)]
+        if receiver.compra_id:
+            lines.append((f"Orden de compra: {receiver.compra_id}", False))
+        for row, (text, bold) in enumerate(lines[:4]):  # 4 lines fit above the body (names: 150 characters)
+            self.put(x, y + row * 4.2, width, text, bold=bold)
 
     def footer(self) -> None:
         doc, line = self.doc, FOOTER_LINE
