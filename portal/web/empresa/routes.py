@@ -104,7 +104,9 @@ def logo():
     if form.validate_on_submit():
         upload = form.archivo.data
         try:
-            api().upload_logo(upload.read(), upload.mimetype)
+            # By its name, not the browser's guess (some send octet-stream); the service decodes it anyway.
+            is_png = (upload.filename or "").lower().endswith(".png")
+            api().upload_logo(upload.read(), "image/png" if is_png else "image/jpeg")
         except REFUSALS as exc:
             place_refusal(form, exc, "archivo")
         else:
