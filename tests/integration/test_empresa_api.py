@@ -355,3 +355,13 @@ def test_pdf_helpers_read_the_logo_and_paper(api_client, service_app, admin):
     with service_app.app_context():
         assert company_logo(db.session(), 1) == image() and default_paper(db.session(), 1) == "57mm"
         assert company_logo(db.session(), 2) is None and default_paper(db.session(), 2) == "a4"
+
+
+def test_an_api_key_lists_branches_and_changes_nothing(api_client, admin):
+    created = api_client.post("/api/v1/apikeys", json={"nombre": "ERP"}, headers=admin)
+    as_key = {"X-API-Key": created.json["clave"]}
+    listed = api_client.get(f"{BASE}/sucursales", headers=as_key)
+    assert listed.status_code == 200 and listed.json["sucursales"][0]["codigo"] == 1
+    assert "RateLimit" in listed.headers
+    refused = api_client.post(f"{BASE}/sucursales", json=BRANCH, headers=as_key)
+    assert refused.status_code == 401 and refused.json["error"]["code"] == "jwt_required"

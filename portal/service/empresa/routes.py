@@ -1,8 +1,9 @@
 """HTTP endpoints of the Empresa group: the company's fiscal settings, branches, logo, signing certificates,
 CAE ranges and the audit of every change.
 
-Bearer JWT only, always within the caller's company. Admins change; every member reads the settings,
-branches, certificates and CAE ranges (issuing needs them); admins and `soporte` read the audit.
+Bearer JWT (the branch list also takes an API key), always within the caller's company. Admins change;
+every member reads the settings, branches, certificates and CAE ranges (issuing needs them); admins and
+`soporte` read the audit.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from flask import Blueprint, Response, request
 
 from portal.domain.empresa import CAE_MAX_BYTES, CERTIFICATE_MAX_BYTES, LOGO_MAX_BYTES
 from portal.service.api import ADMINS, ALL_ROLES, operation
-from portal.service.auth import JWT, Principal
+from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.empresa import audit, branches, cae_ranges, certificates, settings
 from portal.service.empresa.schemas import (
     AuditList,
@@ -56,11 +57,12 @@ def put_settings(principal: Principal, body: SettingsIn):
     return settings.update(principal, body)
 
 
-@operation(bp, "GET", "/sucursales", tag=TAG, summary="Listar las sucursales", auth=AUTH, roles=ALL_ROLES,
-           responses={200: BranchList})
+@operation(bp, "GET", "/sucursales", tag=TAG, summary="Listar las sucursales", auth=(JWT, API_KEY),
+           roles=ALL_ROLES, responses={200: BranchList})
 def list_branches(principal: Principal):
     """Las sucursales registradas en DGI, por código. Un comprobante se emite desde la predeterminada, o
-    desde la que indique su campo `cdgDGISucur`."""
+    desde la que indique su campo `cdgDGISucur`. También con una clave de API, para que el sistema que
+    emite sepa qué códigos puede usar."""
     return branches.list_branches(principal)
 
 
