@@ -59,14 +59,19 @@ class ReceiptPage(FPDF):
             self._font_now = (size, bold)
 
     def put(self, x: float, y: float, w: float, text: str, size: float = words.TEXT_PT, bold: bool = False,
-            align: str = "L", h: float = 4.2) -> None:
+            align: str = "L", h: float = 4.2, shrink: bool = False) -> None:
         """One line of text in the box (x, y, w, h), aligned like fpdf's cell() but about twice as fast.
-        Text wider than the box is cut with "..." rather than spilling over a neighbour; callers size
-        their boxes so that mandatory text never is (the tests check it)."""
+        Text wider than the box is first set smaller when `shrink` (amounts: never below TEXT_PT), then cut
+        with "..." rather than spilling over a neighbour; callers size their boxes so that mandatory text
+        never is (the tests check it)."""
         self.use_font(size, bold)
         text = self.fontset.clean(text)
         room = w - 2 * self.c_margin
         width = self.get_string_width(text)
+        while shrink and width > room and size > words.TEXT_PT:
+            size = max(words.TEXT_PT, size - 0.5)
+            self.use_font(size, bold)
+            width = self.get_string_width(text)
         if width > room:
             while text and self.get_string_width(text + "...") > room:
                 text = text[:-1]

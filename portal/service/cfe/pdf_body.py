@@ -18,9 +18,10 @@ if TYPE_CHECKING:
 LEFT, RIGHT, LINE = 10.0, 200.0, 4.2
 M = words.MANDATORY_PT
 # The rate column fits its longest label ("No fact.", "IVA mín.") at 8.5 pt; tests check none is cut.
-_ITEM_COLUMNS = [("Descripción", 66, "L"), ("IVA", 18, "C"), ("Cant.", 18, "R"), ("Unid.", 12, "C"),
-                 ("P. unitario", 26, "R"), ("Desc./Rec.", 24, "R"), ("Importe", 26, "R")]
-_NO_IVA_COLUMNS = [("Descripción", 84, "L"), *_ITEM_COLUMNS[2:]]
+# Amounts up to 999.999.999.999,99 fit their columns at 8.5 pt.
+_ITEM_COLUMNS = [("Descripción", 60, "L"), ("IVA", 16, "C"), ("Cant.", 14, "R"), ("Unid.", 12, "C"),
+                 ("P. unitario", 30, "R"), ("Desc./Rec.", 26, "R"), ("Importe", 32, "R")]
+_NO_IVA_COLUMNS = [("Descripción", 76, "L"), *_ITEM_COLUMNS[2:]]
 _REMITO_COLUMNS = [("Descripción", 130, "L"), ("Cantidad", 30, "R"), ("Unidad", 30, "C")]
 _RESGUARDO_COLUMNS = [("Línea", 14, "C"), ("Código", 30, "L"), ("Tasa %", 26, "R"),
                       ("Monto sujeto a retención", 50, "R"), ("Valor retenido", 40, "R"), ("", 30, "C")]
@@ -73,7 +74,7 @@ def _start_table(pdf: _A4, columns: list[tuple[str, float, str]]) -> None:
 def _cells(pdf: _A4, y: float, values: list[str], first: int = 1) -> None:
     x = LEFT + sum(width for _, width, _ in pdf.columns[:first])
     for (_, width, align), value in zip(pdf.columns[first:], values, strict=True):
-        pdf.put(x + 0.5, y, width - 1, value, align=align)
+        pdf.put(x + 0.5, y, width - 1, value, align=align, shrink=True)
         x += width
 
 
@@ -121,8 +122,8 @@ def _totals(pdf: _A4) -> None:
     for label, value, strong in rows:
         y, size = pdf.get_y(), M if strong and label.startswith("TOTAL A PAGAR") else words.TEXT_PT
         height = 6.0 if size == M else LINE
-        pdf.put(100, y, 70, label, size=size, bold=strong, align="R", h=height)
-        pdf.put(170, y, RIGHT - 170, words.money(value), size=size, bold=strong, align="R", h=height)
+        pdf.put(90, y, 70, label, size=size, bold=strong, align="R", h=height)
+        pdf.put(160, y, RIGHT - 160, words.money(value), size=size, bold=strong, align="R", h=height, shrink=True)
         pdf.set_y(y + height)
     pdf.set_y(pdf.get_y() + 2)
 

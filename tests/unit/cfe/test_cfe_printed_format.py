@@ -90,6 +90,7 @@ def test_every_mandatory_legend_is_printed(tipo, paper, standard, sign, realisti
     short = name.replace("Nota de Crédito de ", "NC ").replace("Nota de Débito de ", "ND ")
     assert name in text or (paper == "57mm" and short in text)  # DGI allows NC/ND where the name does not fit
     assert ("IVA al día" in text) is (tipo < 180)  # A-C17 exists on e-Tickets and e-Facturas only
+    assert "..." not in text  # nothing was cut to fit
     site = "www.almacen.com.uy/verificar" if tipo < 110 else "www.dgi.gub.uy"
     assert f"Puede verificar comprobante en {site}" in text
     assert ("CONSUMO FINAL" if tipo < 110 else "RUC COMPRADOR") in text
@@ -308,3 +309,13 @@ def test_preview_says_sin_valor_fiscal_and_has_no_fiscal_data(paper, realistic, 
     assert "SIN VALOR FISCAL" in text and "Serie/Nro: (vista previa)" in text
     assert "Código de seguridad" not in text and "CAE Nº" not in text
     assert b"/Subtype /Image" not in pdf
+
+
+def test_large_amounts_print_whole(printed, realistic, tmp_path):
+    body = realistic[111]
+    body["items"] = [{"indFact": 3, "nomItem": "Planta industrial", "cantidad": "10",
+                      "precioUnitario": "98765432109.87"}]
+    body["dscRcgGlobal"], body["mediosPago"] = [], []
+    text = _text(printed(111, body=body), tmp_path)
+    assert "987.654.321.098,70" in text and "217.283.950.641,71" in text and "1.204.938.271.740,41" in text
+    assert "..." not in text
