@@ -169,8 +169,9 @@ class Printable:
 
     @property
     def mentions_iva(self) -> bool:
-        """IVA mínimo issuers (and Monotributo, whose sales are IndFact 16 too) print no mention of IVA."""
-        return self.regimen not in SPECIAL_REGIMES
+        """IVA mínimo issuers (and Monotributo, whose sales are IndFact 16 too) print no mention of IVA;
+        MntBruto 3 (A-C10) says the same from the XML."""
+        return self.regimen not in SPECIAL_REGIMES and self.mnt_bruto != 3
 
 
 def from_input(cfe: CfeInput, settings: Issuer) -> Printable:

@@ -13,7 +13,7 @@ from portal.service import db, idempotency
 from portal.service.api import ALL_ROLES, WRITERS, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.cfe import CfeInput, XmlInputError, warm_up
-from portal.service.cfe.pdf_base import PaperNotAllowed, check_paper
+from portal.service.cfe.pdf_base import PAPERS, ROLL_TYPES, PaperNotAllowed, check_paper
 from portal.service.cfe.schema import schema_available, validate_cfe
 from portal.service.comprobante import issuing
 from portal.service.comprobante.models import IssuedCfe, PreviewToken, ReferenceChange
@@ -113,21 +113,13 @@ def _paper(session, company_id: int, tipo_cfe: int, asked: str | None) -> str:
     """The paper asked for (a roll for another type is a 422), else the company's default, else A4."""
     if asked is None:
         default = default_paper(session, company_id)
-        return default if default == "a4" or _allowed(tipo_cfe, default) else "a4"
+        return default if default in PAPERS and (default == "a4" or tipo_cfe in ROLL_TYPES) else "a4"
     try:
         check_paper(tipo_cfe, asked)
     except PaperNotAllowed as exc:
         raise ValidationFailed([FieldError("formato", "not_allowed", str(exc))],
                                message="Ese formato de papel no corresponde a este tipo de comprobante.") from exc
     return asked
-
-
-def _allowed(tipo_cfe: int, paper: str) -> bool:
-    try:
-        check_paper(tipo_cfe, paper)
-    except PaperNotAllowed:
-        return False
-    return True
 
 
 def _download(content: bytes, mimetype: str, filename: str) -> Response:
