@@ -319,3 +319,19 @@ def test_large_amounts_print_whole(printed, realistic, tmp_path):
     text = _text(printed(111, body=body), tmp_path)
     assert "987.654.321.098,70" in text and "217.283.950.641,71" in text and "1.204.938.271.740,41" in text
     assert "..." not in text
+
+
+def test_an_older_snapshot_takes_the_regime_from_the_signed_xml(realistic, issuer, numbering, signer, tmp_path):
+    """A receipt signed by an IVA mínimo issuer (CAE especial 2, MntBruto 3) whose stored settings predate the
+    regime setting still prints the box and no IVA mention."""
+    minimo = replace(issuer, regimen="iva_minimo")
+    body = realistic[101]
+    body["mntBruto"] = 3
+    body["items"] = [{**item, "indFact": 16} for item in body["items"]]
+    signed = build_signed_cfe(parse_cfe_input(body), minimo, replace(numbering, cae_especial=2), signer, UI_VALUE,
+                              SIGNED_AT)
+    pdf = render_receipt(signed.xml, replace(issuer, regimen="general"), security_code=signed.security_code,
+                         qr_url=signed.qr_url)
+    text = _text(pdf, tmp_path)
+    assert "Contribuyente IVA MINIMO" in text
+    assert "IVA" not in text.replace("IVA al día", "").replace("IVA MINIMO", "")
