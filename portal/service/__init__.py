@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging
 from typing import Any
 
@@ -12,7 +13,7 @@ from sqlalchemy import text
 from portal.service import db, errors, jobs, ratelimit, requestid
 from portal.service.config import load_config
 
-AREAS = ("comprobante", "apikeys", "dgi", "inteligente")
+AREAS = ("comprobante", "apikeys", "dgi", "inteligente", "empresa", "indices")
 
 # Pages the service itself renders (sign-in, API reference) load only our own files.
 CONTENT_SECURITY_POLICY = (
@@ -61,6 +62,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     identity.init_app(app)
     for area in AREAS:
+        if importlib.util.find_spec(f"portal.service.{area}.routes") is None:
+            continue  # an area with tables and commands but no endpoints (indices)
         routes = importlib.import_module(f"portal.service.{area}.routes")
         app.register_blueprint(routes.bp)
         if hasattr(routes, "init_app"):

@@ -43,12 +43,16 @@ def _rut_from_subject(cert: x509.Certificate) -> str | None:
     return None
 
 
+# RFC 4514 has no short name for serialNumber (2.5.4.5): call it what DGI's instructions do.
+_NAMES = {NameOID.SERIAL_NUMBER: "SERIALNUMBER"}
+
+
 def _info(cert: x509.Certificate) -> CertificateInfo:
     fingerprint = cert.fingerprint(hashes.SHA256()).hex().upper()
     return CertificateInfo(
         serial=cert.serial_number,
-        issuer=cert.issuer.rfc4514_string(),
-        subject=cert.subject.rfc4514_string(),
+        issuer=cert.issuer.rfc4514_string(_NAMES),
+        subject=cert.subject.rfc4514_string(_NAMES),
         not_before=cert.not_valid_before_utc,
         not_after=cert.not_valid_after_utc,
         rut=_rut_from_subject(cert),

@@ -46,7 +46,8 @@ def load_config() -> dict:
         # Background work (portal/service/jobs.py): huey on SQLite for one machine, redis://... for several.
         "JOBS_URL": _env("CFE_JOBS_URL", f"sqlite:///{var / 'jobs.db'}"),
         "CFE_XSD_DIR": str(paths.xsd_dir()),
-        # Unidad Indexada in UYU at the close of the previous year (Tabla E threshold = 5,000 UI).
+        # Unidad Indexada in UYU for an issue year missing from the ui_value table (indices area), which
+        # holds the value of 31 December of each previous year (Tabla E threshold = 5,000 UI).
         "UI_VALUE_UYU": Decimal(_env("CFE_UI_VALUE_UYU", "6.1642")),
         "MAX_BODY_BYTES": int(_env("CFE_MAX_BODY_BYTES", str(2 * 1024 * 1024))),
         "SECURE_COOKIES": _env("CFE_SECURE_COOKIES", "0") == "1",

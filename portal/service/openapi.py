@@ -163,6 +163,7 @@ def _operation(op: Operation) -> dict:
     responses = {str(status): _response(value, status) for status, value in op.responses.items()}
     error_statuses = (
         {401, 500} | ({403} if op.roles else set()) | ({422} if op.body or op.query or op.raw_body else set())
+        | ({415} if op.body else set())
     )
     if API_KEY in op.auth:
         error_statuses.add(429)
@@ -199,7 +200,7 @@ def build_document(server_url: str) -> dict:
             "description": "Emisión y gestión de Comprobantes Fiscales Electrónicos (DGI, Uruguay).",
         },
         "servers": [{"url": server_url}],
-        "tags": [{"name": t} for t in ("Comprobante", "Empresa API Key", "DGI", "Emision Inteligente")],
+        "tags": [{"name": t} for t in ("Comprobante", "Empresa API Key", "DGI", "Emision Inteligente", "Empresa")],
         "paths": paths,
         "components": {
             "schemas": schemas,

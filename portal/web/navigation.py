@@ -1,4 +1,4 @@
-"""The four areas in the navigation, and which roles see each. The server checks roles on every route
+"""The areas in the navigation, and which roles see each. The server checks roles on every route
 too (role_required); hiding a link is a courtesy, not the control."""
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ NAV = (
     NavItem("apikeys.index", _l("Claves de API"), ("admin", "soporte")),
     NavItem("dgi.index", _l("DGI"), ALL),
     NavItem("inteligente.index", _l("Emisión inteligente"), ALL),
+    NavItem("empresa.settings", _l("Empresa"), ("admin",)),
 )
 
 

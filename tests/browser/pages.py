@@ -313,3 +313,26 @@ class ReceiptsPage:
         self.page.get_by_role("link", name="Comprobantes", exact=True).first.click()
         self.page.get_by_label("Identificador del comprobante").fill(receipt_id)
         self.page.get_by_role("button", name="Buscar").click()
+
+
+class EmpresaPage:
+    """The company's settings (admins): tabs for fiscal data, branches, logo, certificates, CAE and audit."""
+
+    def __init__(self, page: Page):
+        self.page = page
+
+    def open_from_navigation(self) -> None:
+        self.page.get_by_role("navigation", name="Principal").get_by_role("link", name="Empresa").click()
+
+    def tab(self, name: str) -> None:
+        self.page.get_by_role("navigation", name="Configuración de la empresa").get_by_role("link", name=name).click()
+
+    def upload_cae(self, path) -> None:
+        self.page.get_by_label("Archivo de CAE de DGI (.xml)").set_input_files(str(path))
+        self.page.get_by_role("button", name="Cargar el CAE").click()
+
+    def cae_row(self, cae_id: int):
+        return self.page.locator(f'[data-testid="cae-range"][data-cae="{cae_id}"]')
+
+    def has_horizontal_scroll(self) -> bool:
+        return self.page.evaluate("document.documentElement.scrollWidth > window.innerWidth")

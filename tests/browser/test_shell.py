@@ -9,7 +9,7 @@ from tests.browser.pages import Shell
 
 
 @pytest.mark.parametrize(("email", "nav"), [
-    ("admin@demo.uy", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente"]),
+    ("admin@demo.uy", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Empresa"]),
     ("soporte@demo.uy", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente"]),
     ("usuario@demo.uy", ["Comprobantes", "DGI", "Emisión inteligente"]),
 ])

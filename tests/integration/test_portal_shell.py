@@ -30,7 +30,7 @@ def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_clie
 
 
 @pytest.mark.parametrize(("email", "role", "nav"), [
-    ("admin@demo.uy", "admin", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente"]),
+    ("admin@demo.uy", "admin", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Empresa"]),
     ("soporte@demo.uy", "soporte", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente"]),
     ("usuario@demo.uy", "usuario", ["Comprobantes", "DGI", "Emisión inteligente"]),
 ])

@@ -23,16 +23,17 @@ from portal.service.cfe.errors import (
 )
 from portal.service.cfe.fonts import font_set
 from portal.service.cfe.model import MONTEVIDEO, CfeInput, parse_cfe_input
-from portal.service.cfe.pdf import PrintableCfe, render_pdf
+from portal.service.cfe.pdf import render_pdf, render_preview, render_receipt
 from portal.service.cfe.qr import DGI_QR_BASE_URL, qr_url_for
-from portal.service.cfe.rules import UI_THRESHOLD, numbering_errors, validate
+from portal.service.cfe.rules import numbering_errors, validate
+from portal.service.cfe.rules_dgi import Emission
 from portal.service.cfe.schema import load_schema, schema_available, validate_cfe
 from portal.service.cfe.signing import CfeSigner, verify_signature
 from portal.service.cfe.xml import build_cfe_xml
 
 __all__ = [
-    "CaeError", "CfeError", "CfeInput", "CfeSchemaError", "CfeSigner", "CfeValidationError", "FieldError",
-    "Issuer", "Numbering", "PrintableCfe", "SignedCfe", "Totals", "XmlInputError", "build_signed_cfe",
+    "CaeError", "CfeError", "CfeInput", "CfeSchemaError", "CfeSigner", "CfeValidationError", "Emission",
+    "FieldError", "Issuer", "Numbering", "SignedCfe", "Totals", "XmlInputError", "build_signed_cfe",
     "compute_totals", "parse_cfe_input", "render_pdf", "render_preview_pdf", "render_signed_pdf",
     "validate", "verify_signature", "warm_up",
 ]
@@ -59,13 +60,14 @@ class SignedCfe:
 
 
 def build_signed_cfe(cfe: CfeInput, issuer: Issuer, numbering: Numbering, signer: CfeSigner,
-                     ui_value: Decimal, now: datetime | None = None, *, ui_threshold: Decimal = UI_THRESHOLD,
+                     ui_value: Decimal, now: datetime | None = None, *,
                      qr_base_url: str = DGI_QR_BASE_URL, qr_date_format: str = "%Y%m%d") -> SignedCfe:
     """Validate, total, build, sign and schema-check one receipt.
 
-    `ui_value` is the Unidad Indexada in pesos for the e-Ticket identification threshold; `now` is the
-    signature time (TmstFirma), by default the current time in Montevideo. Raises CfeValidationError
-    for the caller's mistakes (input rules, or "caeData.*" for an unusable number or expired CAE),
+    `ui_value` is the Unidad Indexada in pesos for the e-Ticket identification threshold (the value at
+    the close of the year before the issue date); `now` is the signature time (TmstFirma), by default the
+    current time in Montevideo. Raises CfeValidationError for the caller's mistakes (input rules, DGI's
+    blocking rules for this issuer and CAE, or "caeData.*" for an unusable number or expired CAE),
     CfeSchemaError if the result breaks CFEDGI.xsd (a defect of ours), and ValueError for an issuer
     configuration DGI would reject. The XSD check runs whenever the XSD folder is present.
     """
@@ -73,7 +75,9 @@ def build_signed_cfe(cfe: CfeInput, issuer: Issuer, numbering: Numbering, signer
     if problems:
         raise ValueError("Emisor mal configurado: " + "; ".join(problems))
     moment = now or datetime.now(MONTEVIDEO)
-    errors = validate(cfe, ui_value=ui_value, ui_threshold=ui_threshold)
+    emission = Emission(signing_date=moment.date(), regimen=issuer.regimen, cae_allocated=True,
+                        cae_especial=numbering.cae_especial)
+    errors = validate(cfe, ui_value=ui_value, emission=emission)
     # DGI rejects a CFE signed after its CAE expired (E07), whatever its issue date.
     errors += numbering_errors(numbering, max(cfe.fch_emis, moment.date()))
     if errors:
@@ -91,12 +95,15 @@ def build_signed_cfe(cfe: CfeInput, issuer: Issuer, numbering: Numbering, signer
                      qr_url=url, tmst_firma=moment)
 
 
-def render_signed_pdf(cfe: CfeInput, issuer: Issuer, numbering: Numbering, signed: SignedCfe) -> bytes:
-    """The printed representation (A4 PDF) of a receipt signed by `build_signed_cfe`."""
-    return render_pdf(PrintableCfe(cfe=cfe, issuer=issuer, totals=signed.totals, numbering=numbering,
-                                   security_code=signed.security_code, qr_url=signed.qr_url))
+def render_signed_pdf(cfe: CfeInput, issuer: Issuer, numbering: Numbering, signed: SignedCfe, *,
+                      logo: bytes | None = None, paper: str = "a4") -> bytes:
+    """The printed representation of a receipt signed by `build_signed_cfe`, read from its signed XML (the
+    number and CAE are in it; `cfe` supplies only the unsigned adenda)."""
+    del numbering  # kept for callers; the signed XML carries serie, number and CAE
+    return render_receipt(signed.xml, issuer, adenda=cfe.adenda, security_code=signed.security_code,
+                          qr_url=signed.qr_url, logo=logo, paper=paper)
 
 
-def render_preview_pdf(cfe: CfeInput, issuer: Issuer) -> bytes:
+def render_preview_pdf(cfe: CfeInput, issuer: Issuer, *, logo: bytes | None = None, paper: str = "a4") -> bytes:
     """A draft PDF with a "SIN VALOR FISCAL" watermark: no number, no CAE, no QR."""
-    return render_pdf(PrintableCfe(cfe=cfe, issuer=issuer, totals=compute_totals(cfe), preview=True))
+    return render_preview(cfe, issuer, logo=logo, paper=paper)

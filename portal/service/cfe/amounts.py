@@ -1,10 +1,11 @@
 """Totals of a CFE by DGI's formulas ("Formato de los CFE" v25, A-C112 to A-C130 and B-C24).
 
-Every amount is a Decimal in the receipt's currency. DGI rounds in three places and so do we, half-up to
-2 decimals: each line (B-C24), the net of a rate when prices include IVA (A-C116, A-C117: gross / (1 +
-rate)), and each IVA (A-C121 = A-C116 x rate, A-C122 = A-C117 x rate). Sums of already rounded amounts are
-exact. Because IVA is computed from the rounded net, a receipt with IVA-inclusive prices can total one
-cent away from the sum of its gross lines; that is DGI's formula, reproduced as published.
+Every amount is a Decimal in the receipt's currency, rounded half-up to 2 decimals: each line (B-C24), and
+each rate's net and IVA. With net prices (MntBruto absent) IVA is DGI's A-C121/A-C122: the rounded net x
+rate. With prices including IVA (MntBruto 1) each rate's net is its gross total / (1 + rate), rounded
+(A-C116, A-C117), and its IVA is the gross minus that net, so MntTotal equals the sum of the lines exactly,
+as on the shelf; that IVA is within one cent of net x rate, the tolerance DGI accepts
+(`iva_within_dgi_tolerance`). Uruguay's most used ERP integration (Odoo's l10n_uy_edi) totals the same way.
 """
 
 from __future__ import annotations
@@ -93,6 +94,27 @@ def _retentions(cfe: CfeInput) -> tuple[tuple[tuple[str, Decimal], ...], Decimal
     return tuple(sorted(per_code.items())), retenido, credito
 
 
+def _net_and_iva(base: Decimal, rate: Decimal, *, gross: bool) -> tuple[Decimal, Decimal]:
+    """A rate's (net, IVA): from net prices by DGI's A-C121/A-C122, or split from an IVA-included total."""
+    if gross:
+        net = round2(base / (1 + rate / _HUNDRED))
+        return net, base - net
+    return base, round2(base * rate / _HUNDRED)
+
+
+def iva_within_dgi_tolerance(net: Decimal, rate: Decimal, iva: Decimal) -> bool:
+    """Whether a rate's IVA is one DGI accepts for that net: within 0.01 of net x rate (rate in %)."""
+    return abs(iva - net * rate / _HUNDRED) <= _CENT
+
+
+def iva_tolerance_problems(totals: Totals) -> list[str]:
+    """The IVA totals (A-C121, A-C122) that stray more than DGI's cent from net x rate; empty when fine."""
+    checks = (("MntIVATasaMin", totals.mnt_neto_iva_tasa_min, totals.iva_tasa_min, totals.mnt_iva_tasa_min),
+              ("MntIVATasaBasica", totals.mnt_neto_iva_tasa_basica, totals.iva_tasa_basica,
+               totals.mnt_iva_tasa_basica))
+    return [name for name, net, rate, iva in checks if not iva_within_dgi_tolerance(net, rate, iva)]
+
+
 def compute_totals(cfe: CfeInput) -> Totals:
     """The Totals of a receipt; pure, and independent of the order of its lines."""
     element = cfe_type(cfe.tipo_cfe).element
@@ -106,12 +128,8 @@ def compute_totals(cfe: CfeInput) -> Totals:
 
     amounts = tuple(line_amount(item) for item in cfe.items)
     bases = _bases(cfe, amounts)
-    neto_min, neto_basica = bases[2], bases[3]
-    if cfe.mnt_bruto:
-        neto_min = round2(neto_min / (1 + IVA_MINIMA / _HUNDRED))
-        neto_basica = round2(neto_basica / (1 + IVA_BASICA / _HUNDRED))
-    iva_min = round2(neto_min * IVA_MINIMA / _HUNDRED)
-    iva_basica = round2(neto_basica * IVA_BASICA / _HUNDRED)
+    neto_min, iva_min = _net_and_iva(bases[2], IVA_MINIMA, gross=cfe.mnt_bruto == 1)
+    neto_basica, iva_basica = _net_and_iva(bases[3], IVA_BASICA, gross=cfe.mnt_bruto == 1)
     iva_otra = cfe.mnt_iva_otra or ZERO
     parts = dict(
         mnt_no_grv=bases[1] + bases[16], mnt_expo_y_asim=bases[10], mnt_impuesto_perc=bases[11],

@@ -11,6 +11,12 @@ from portal.domain.identifiers import is_valid_rut
 _SERIE = re.compile(r"^([A-Z]{1,2}|[1-9][A-Z])$")
 
 # XSD maxLength of each Emisor element, checked once when the issuer is configured.
+# The issuer's tax regime: "general" (IVA general), IVA mínimo (literal E), Monotributo, Monotributo
+# social MIDES, or exonerated of IVA.
+REGIMENES = ("general", "iva_minimo", "monotributo", "monotributo_mides", "exonerado")
+# Issuers whose sales are documented with MntBruto 3 and a CAE especial 2-4 (A-C10, G-C5).
+SMALL_TAXPAYER_REGIMES = frozenset({"iva_minimo", "monotributo", "monotributo_mides"})
+
 _ISSUER_LIMITS = {"razon_social": 150, "nombre_comercial": 30, "giro": 100, "telefono": 20, "correo": 80,
                   "sucursal": 20, "domicilio_fiscal": 70, "ciudad": 30, "departamento": 30}
 
@@ -21,6 +27,12 @@ class Issuer:
 
     `resolucion` is the printed legend of the issuer's authorisation ("Res. DGI 1234/2020" or
     "Fecha emisor: 2020-01-01"); it goes only to the PDF.
+
+    Every field is JSON-serialisable because issuing snapshots `asdict(issuer)` with each receipt; the
+    fields after `resolucion` have defaults so that older snapshots, which lack them, still load.
+    `regimen` decides which IndFact values and CAE especial the issuer may use; `iva_al_dia` False writes
+    IVAalDia (A-C17); `norma_exoneracion`, `fecha_emisor` (ISO date of entry into the CFE regime) and
+    `url_verificacion` (the company's own e-Ticket verification page) are printed.
     """
 
     rut: str
@@ -35,6 +47,11 @@ class Issuer:
     correo: str | None = None
     sucursal: str | None = None
     resolucion: str | None = None
+    regimen: str = "general"  # one of REGIMENES
+    norma_exoneracion: str | None = None
+    fecha_emisor: str | None = None
+    iva_al_dia: bool = True
+    url_verificacion: str | None = None
 
     def problems(self) -> list[str]:
         """What is wrong with this configuration for DGI's XSD (empty when it is fine)."""
@@ -46,6 +63,8 @@ class Issuer:
         for name in ("razon_social", "domicilio_fiscal", "ciudad", "departamento"):
             if not getattr(self, name):
                 found.append(f"{name} es obligatorio")
+        if self.regimen not in REGIMENES:
+            found.append(f"régimen desconocido: {self.regimen!r}")
         for name, limit in _ISSUER_LIMITS.items():
             value = getattr(self, name)
             if value and len(value) > limit:
@@ -82,4 +101,6 @@ class Numbering:
             found.append(("caeEspecial", "not_allowed", "CAE especial: 1, 2, 3 o 4."))
         if self.causal_cae_esp is not None and self.cae_especial != 1:
             found.append(("causalCAEEsp", "not_allowed", "La causal solo corresponde a CAE especial 1."))
+        if self.cae_especial == 1 and self.causal_cae_esp is None:
+            found.append(("causalCAEEsp", "required", "Un CAE especial de exonerado (1) debe indicar su causal."))
         return found

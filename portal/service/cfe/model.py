@@ -43,7 +43,7 @@ def today_montevideo() -> date:
 
 
 _ETICKET_EXAMPLE = {
-    "tipoCFE": 101, "fchEmis": "2024-05-11", "fmaPago": 1, "mntBruto": True, "tpoMoneda": "UYU",
+    "tipoCFE": 101, "fmaPago": 1, "mntBruto": 1, "tpoMoneda": "UYU",
     "items": [
         {"indFact": 3, "nomItem": "Bananas", "cantidad": "40", "uniMed": "kg", "precioUnitario": "4200"},
         {"indFact": 2, "nomItem": "Manzanas", "cantidad": "18", "uniMed": "kg", "precioUnitario": "22"},
@@ -53,7 +53,7 @@ _ETICKET_EXAMPLE = {
     "mediosPago": [{"glosaMP": "Efectivo", "valorPago": "168816.00"}],
 }
 _EFACTURA_EXAMPLE = {
-    "tipoCFE": 111, "fchEmis": "2024-05-11", "fmaPago": 2, "fchVenc": "2024-06-10",
+    "tipoCFE": 111, "fmaPago": 2,
     "tpoMoneda": "USD", "tpoCambio": "39.250",
     "receptor": {"tipoDocRecep": 2, "docRecep": "214844360018", "rznSocRecep": "DGI",
                  "dirRecep": "Fernandez Crespo 1534", "ciudadRecep": "Montevideo"},
@@ -62,19 +62,20 @@ _EFACTURA_EXAMPLE = {
     "adenda": "Orden de compra 4512. Gracias por su compra.",
 }
 _NOTE_EXAMPLE = {
-    "tipoCFE": 112, "fchEmis": "2024-05-20", "fmaPago": 1,
+    "tipoCFE": 112, "fmaPago": 1,
     "receptor": {"tipoDocRecep": 2, "docRecep": "214844360018", "rznSocRecep": "DGI",
                  "dirRecep": "Fernandez Crespo 1534", "ciudadRecep": "Montevideo"},
     "items": [{"indFact": 3, "nomItem": "Devolución consultoría", "cantidad": "1", "precioUnitario": "85.50"}],
-    "referencias": [{"tpoDocRef": 111, "serie": "A", "nroCFERef": 120, "razonRef": "Hora no prestada",
-                     "fechaCFEref": "2024-05-11"}],
+    "referencias": [{"indGlobal": 1, "razonRef": "Hora no prestada, facturas de consultoría de mayo"}],
 }
 
 
 class CfeInput(BaseModel):
     """A receipt to issue: e-Ticket, e-Factura, their notes, e-Remito or e-Resguardo.
 
-    Serie, number, CAE and the signature time are not part of the input: the service assigns them.
+    Serie, number, CAE and the signature time are not part of the input: the service assigns them. A
+    receipt DGI would reject is answered 422 before any number is taken, with one entry per problem in
+    error.fields (field path, stable code, Spanish message); docs/DGI-RULES.md lists each of DGI's rules.
     """
 
     model_config = ConfigDict(
@@ -94,8 +95,12 @@ class CfeInput(BaseModel):
                     "notas; no aplica a e-Remito ni e-Resguardo.")
     fch_venc: date | None = Field(None, alias="fchVenc",
                                   description="Fecha de vencimiento del pago (A-C12); no anterior a fchEmis.")
-    mnt_bruto: bool = Field(False, alias="mntBruto",
-                            description="true si los precios incluyen IVA (MntBruto=1, A-C10).")
+    mnt_bruto: Literal[1, 2, 3] | None = Field(
+        None, alias="mntBruto",
+        description="Indicador de montos brutos (A-C10): 1 los precios incluyen IVA; 2 incluyen IMEBA y "
+                    "adicionales (solo e-Boleta de entrada, no admitido aquí); 3 ventas de un contribuyente IVA "
+                    "mínimo, Monotributo o Monotributo Social MIDES (obligatorio para ellos). Ausente: precios "
+                    "sin IVA. Por compatibilidad se acepta true como 1 y false como ausente.")
     tpo_moneda: str = Field("UYU", alias="tpoMoneda", pattern=r"^[A-Z]{3}$",
                             description="Moneda, ISO 4217 más UYI (Unidad Indexada) y UYR (Unidad "
                                         "Reajustable) (A-C110). No aplica a e-Remito.")
@@ -127,8 +132,22 @@ class CfeInput(BaseModel):
                     "porque DGI no fija esa tasa.")
     adenda: str | None = Field(None, max_length=10000,
                                description="Texto libre impreso en la zona ADENDA; no se firma ni va a DGI.")
+    cdg_dgi_sucur: int | None = Field(
+        None, alias="cdgDGISucur", ge=0, le=9999,
+        description="Código de DGI de la sucursal que emite (A-C47), una de las de la empresa; por defecto la "
+                    "predeterminada.")
 
     _no_control_chars = field_validator("*")(reject_control_chars)
+
+    @field_validator("mnt_bruto", mode="before")
+    @classmethod
+    def _legacy_boolean(cls, value: object) -> object:
+        # Before DGI's three values were supported mntBruto was a boolean: true meant 1, false absent.
+        if value is True:
+            return 1
+        if value is False:
+            return None
+        return value
 
     @field_validator("receptor")
     @classmethod

@@ -123,7 +123,8 @@ class Item(_Part):
                          description="Unidad de medida (B-C10); N/A si no corresponde.")
     precio_unitario: Decimal | None = Field(
         None, alias="precioUnitario", ge=0, le=Decimal("99999999999.999999"), max_digits=17, decimal_places=6,
-        description="Precio unitario, hasta 6 decimales (B-C11); incluye IVA si mntBruto es true. "
+        description="Precio unitario, hasta 6 decimales (B-C11), mayor que 0 salvo en entregas gratuitas "
+                    "(indFact 5), que valen 0; incluye IVA si mntBruto es 1. "
                     "No aplica a e-Remito ni e-Resguardo.")
     descuento_pct: Pct | None = Field(None, alias="descuentoPct",
                                       description="Descuento en % (B-C12), informativo; exige descuentoMonto.")
@@ -153,7 +154,7 @@ class DscRcgGlobal(_Part):
     cod_dr: int | None = Field(None, alias="codDR", ge=0, le=999, description="Código propio (D-C4).")
     glosa_dr: str = Field(alias="glosaDR", min_length=1, max_length=100, description="Concepto (D-C5).")
     valor_dr: MontoPositivo = Field(alias="valorDR",
-                                    description="Monto en la moneda del comprobante (D-C6); con mntBruto "
+                                    description="Monto en la moneda del comprobante (D-C6); con mntBruto 1 "
                                                 "incluye IVA, como los precios.")
     ind_fact_dr: Literal[1, 2, 3, 4, 6, 7, 10, 11, 12, 16] = Field(
         alias="indFactDR", description="Indicador de facturación al que se aplica (D-C7).")

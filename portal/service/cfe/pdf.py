@@ -1,111 +1,70 @@
-"""The printed representation of a CFE ("Formato de la representación impresa", CFE v25 pp. 79-85), A4.
+"""The printed representation of a CFE ("Formato de la representación impresa", CFE v25 pp. 79-85).
 
-Every page repeats the issuer (top left), the document box (RUC, type, serie and number, forma de pago,
-date; top right), the receiver, "Página X de N" and the footer with QR, security code and CAE. The QR
-image is made once per receipt and embedded once. A preview prints "SIN VALOR FISCAL" across every page
-and carries no number, CAE or QR.
+`render_pdf(printable, logo=..., paper=...)` draws a `Printable` (read from the XML, see printable.py) on A4
+here, or on an 80 or 57 mm thermal roll (pdf_roll.py). docs/PRINTED-FORMAT.md lists DGI's requirements one
+by one with where and how each is met.
+
+A4: every page repeats the issuer (top left), the document box (RUC, type, serie and number, forma de pago;
+top right), the receiver, "Página X de N", the QR and security code; the rest of the footer (legends, CAE,
+expiry box) prints on the last page, as DGI asks. A preview prints "SIN VALOR FISCAL" across every page and
+carries no number, CAE or QR.
 """
 
 from __future__ import annotations
 
-import io
-from dataclasses import dataclass
-from decimal import Decimal
-
-import segno
-from fpdf import FPDF
-from fpdf.enums import MethodReturnValue, XPos, YPos
-
-from portal.domain.cfe_types import cfe_type
 from portal.service.cfe import pdf_body
 from portal.service.cfe import pdf_text as words
-from portal.service.cfe.amounts import Totals
-from portal.service.cfe.emission import Issuer, Numbering
-from portal.service.cfe.fonts import FontSet, font_set
+from portal.service.cfe.emission import Issuer
 from portal.service.cfe.model import CfeInput
+from portal.service.cfe.pdf_base import ReceiptPage, check_paper
+from portal.service.cfe.pdf_roll import render_roll
+from portal.service.cfe.printable import Printable, from_input, from_xml
 
 LEFT, RIGHT, TOP, PAGE_W, PAGE_H = 10.0, 200.0, 10.0, 210.0, 297.0
-RECEIVER_TOP, BODY_TOP, FOOTER_TOP = 52.0, 76.0, 256.0
-QR_SIZE = 26.0  # DGI: between 22 and 30 mm
-LINE = 4.2
+BOX_X = 116.0  # the document box, top right
+RECEIVER_TOP, BODY_TOP = 60.0, 80.0  # the usual header; a long issuer block or regime box moves both down
+FOOTER_LINE = 247.0  # the body never goes below FOOTER_LINE - 1
+QR_SIZE, QR_CLEAR = 25.0, 3.5  # DGI: 22 to 30 mm, at least 3 mm clear on every side
+LOGO_H = 16.0
+M, T = words.MANDATORY_PT, words.TEXT_PT
 
 
-@dataclass(frozen=True)
-class PrintableCfe:
-    """Everything a printed receipt shows. `numbering`, `security_code` and `qr_url` are None in a preview."""
-
-    cfe: CfeInput
-    issuer: Issuer
-    totals: Totals
-    numbering: Numbering | None = None
-    security_code: str | None = None
-    qr_url: str | None = None
-    preview: bool = False
+def render_receipt(xml: bytes, issuer: Issuer, *, adenda: str | None = None, security_code: str | None = None,
+                   qr_url: str | None = None, logo: bytes | None = None, paper: str = "a4") -> bytes:
+    """A signed receipt printed from its signed XML; `issuer` is the settings snapshot taken when it was
+    issued, `adenda` the stored adenda, `security_code`/`qr_url` the stored ones (else read from the XML)."""
+    printable = from_xml(xml, issuer, adenda=adenda, security_code=security_code, qr_link=qr_url)
+    return render_pdf(printable, logo=logo, paper=paper)
 
 
-def render_pdf(doc: PrintableCfe) -> bytes:
-    """The receipt as PDF bytes."""
-    if not doc.preview and (doc.numbering is None or not doc.qr_url or not doc.security_code):
-        raise ValueError("Un comprobante firmado necesita numeración, código de seguridad y QR.")
-    qr_png = None
-    if doc.qr_url and not doc.preview:
-        buffer = io.BytesIO()
-        segno.make(doc.qr_url, error="m").save(buffer, kind="png", scale=6, border=0)
-        qr_png = buffer.getvalue()
-    pdf = _ReceiptPdf(doc, font_set(), qr_png)
-    pdf.draw_body()
+def render_preview(cfe: CfeInput, issuer: Issuer, *, logo: bytes | None = None, paper: str = "a4") -> bytes:
+    """A draft watermarked SIN VALOR FISCAL: no number, CAE or QR."""
+    return render_pdf(from_input(cfe, issuer), logo=logo, paper=paper)
+
+
+def render_pdf(doc: Printable, *, logo: bytes | None = None, paper: str = "a4") -> bytes:
+    """The receipt as PDF bytes: A4, or a thermal roll ("80mm", "57mm") for e-Tickets and their notes."""
+    if not doc.preview and (doc.nro is None or doc.cae is None or not doc.qr_url or not doc.security_code):
+        raise ValueError("Un comprobante firmado necesita numeración, CAE, código de seguridad y QR.")
+    check_paper(doc.tipo_cfe, paper)
+    if paper != "a4":
+        return render_roll(doc, logo=logo, width=float(paper.removesuffix("mm")))
+    pdf = _A4(doc, logo)
+    pdf_body.draw_body(pdf)
+    pdf.last_page = True  # close() draws the last footer: the full one
     return bytes(pdf.output())
 
 
-class _ReceiptPdf(FPDF):
-    def __init__(self, doc: PrintableCfe, fonts: FontSet, qr_png: bytes | None):
-        super().__init__(orientation="P", unit="mm", format="A4")
-        self.doc, self.fontset, self.qr_png = doc, fonts, qr_png
-        self.kind = cfe_type(doc.cfe.tipo_cfe)
+class _A4(ReceiptPage):
+    def __init__(self, doc: Printable, logo: bytes | None):
+        super().__init__("A4")
+        self.doc, self.logo_bytes, self.last_page = doc, logo, False
         self.columns: list[tuple[str, float, str]] = []
-        for style, path in (fonts.files or {}).items():
-            self.add_font(fonts.family, style, str(path))
-        for font in self.fonts.values():
-            # Skips re-encoding every glyph when fpdf2 subsets the font at output (bounding boxes of the
-            # pre-subset DejaVu are already right): a third of the font cost of a receipt.
-            if hasattr(font, "ttfont"):
-                font.ttfont.recalcBBoxes = False
         self.set_margins(LEFT, TOP, PAGE_W - RIGHT)
-        self.set_auto_page_break(True, margin=PAGE_H - FOOTER_TOP + 2)
-        self.set_title(f"{self.kind.name_es} {self._number_text()}")
-        self.set_creator("CFE portal")
+        self.set_auto_page_break(True, margin=PAGE_H - FOOTER_LINE + 1)
+        self.set_title(f"{doc.name} {words.number_text(doc)}")
+        self._plan_issuer()
         self.add_page()
-
-    # -- small helpers -------------------------------------------------------------------------------
-    def _font(self, size: float, bold: bool = False) -> None:
-        self.set_font(self.fontset.family, "B" if bold else "", size)
-
-    def _put(self, x: float, y: float, w: float, text: str, size: float = 8, bold: bool = False,
-             align: str = "L", h: float = LINE) -> None:
-        """One line of text in the box (x, y, w, h), aligned like fpdf's cell() but about twice as fast:
-        a receipt draws over a thousand of these."""
-        self._font(size, bold)
-        text = self.fontset.clean(text)
-        room = w - 2 * self.c_margin
-        width = self.get_string_width(text)
-        if width > room:  # cut rather than spill over a neighbouring box
-            while text and self.get_string_width(text + "...") > room:
-                text = text[:-1]
-            text += "..."
-            width = self.get_string_width(text)
-        if align == "R":
-            left = x + w - self.c_margin - width
-        elif align == "C":
-            left = x + (w - width) / 2
-        else:
-            left = x + self.c_margin
-        self.text(left, y + 0.5 * h + 0.3 * self.font_size, text)
-
-    def _number_text(self) -> str:
-        numbering = self.doc.numbering
-        if self.doc.preview or numbering is None:
-            return "Serie/Nro: (preview)"
-        return f"Serie {numbering.serie} Nº {numbering.nro:07d}"
 
     # -- repeated on every page ------------------------------------------------------------------------
     def header(self) -> None:
@@ -114,114 +73,150 @@ class _ReceiptPdf(FPDF):
         self._issuer()
         self._document_box()
         self._receiver()
-        self.set_y(BODY_TOP)
+        self.set_y(self.body_top)
         if self.columns:
-            self._table_header()
+            self.table_header()
 
     def _watermark(self) -> None:
         self.set_text_color(215, 215, 215)
-        self._font(64, bold=True)
+        self.use_font(64, bold=True)
         text = "SIN VALOR FISCAL"
         width = self.get_string_width(text)
         with self.rotation(angle=55, x=105, y=150):
             self.text(105 - width / 2, 150 + 8, text)
         self.set_text_color(0, 0, 0)
 
+    def _plan_issuer(self) -> None:
+        """Lay out the issuer block once: DGI's order (name, nombre comercial, domicilio fiscal), then
+        phone, e-mail, giro and branch while there is room, and the regime box. The receiver (and the body)
+        move down when the mandatory lines and the box need more than the usual header."""
+        issuer, width = self.doc.emisor, BOX_X - LEFT - 4
+        box = words.regime_box(self.doc)
+        self.box_lines = self.lines_of(box, width - 2, M, bold=True) if box else []
+        self.box_h = max(len(self.box_lines) * 5.5 + 2, 10.5) if box else 0.0  # DGI: at least 4 x 1 cm
+        names = self.lines_of(issuer.razon_social, width, 12, bold=True)
+        self.name_pt, self.name_h = (12, 5.5) if len(names) <= 2 else (9.5, 4.4)  # 150 characters: 3 lines
+        self.names = names if len(names) <= 2 else self.lines_of(issuer.razon_social, width, 9.5, bold=True)[:3]
+        self.mandatory = [part for text in (issuer.nombre_comercial, issuer.domicilio,
+                                            f"{issuer.ciudad} - {issuer.departamento}") if text
+                          for part in self.lines_of(text, width)]
+        contact = " · ".join(v for v in (issuer.telefono, issuer.correo) if v)
+        self.optional = [v for v in (contact, issuer.giro, f"Sucursal: {issuer.sucursal}" if issuer.sucursal
+                                     else None) if v]
+        needed = TOP + len(self.names) * self.name_h + len(self.mandatory) * 4.2 + (self.box_h + 2 if box else 0) + 3
+        self.receiver_top = max(RECEIVER_TOP, needed)
+        self.body_top = self.receiver_top + BODY_TOP - RECEIVER_TOP
+
     def _issuer(self) -> None:
-        issuer = self.doc.issuer
-        self.set_xy(LEFT, TOP)
-        self._font(12, bold=True)
-        self.multi_cell(105, 5.5, self.fontset.clean(issuer.razon_social), new_x=XPos.LMARGIN, new_y=YPos.NEXT,
-                        max_line_height=5.5)
-        lines = [issuer.nombre_comercial, issuer.domicilio_fiscal,
-                 f"{issuer.ciudad} - {issuer.departamento}",
-                 " · ".join(v for v in (issuer.telefono, issuer.correo) if v), issuer.giro,
-                 f"Sucursal: {issuer.sucursal}" if issuer.sucursal else None]
-        y = self.get_y() + 0.5
-        for index, line in enumerate(v for v in lines if v):
-            if y + LINE > RECEIVER_TOP:  # a long razón social leaves less room; the receiver box stays put
+        """The planned issuer block; the logo above it gets the room left (at most 16 mm; none under 8 mm)."""
+        width = BOX_X - LEFT - 4
+        limit = self.receiver_top - 3 - (self.box_h + 2 if self.box_h else 0)
+        y = TOP
+        logo_room = min(LOGO_H, limit - TOP - len(self.names) * self.name_h - len(self.mandatory) * 4.2 - 2)
+        if self.logo_bytes and logo_room >= 8:  # DGI: at the top, at most a fifth of the page
+            y += self.logo(self.logo_bytes, LEFT, TOP, width - 2, logo_room) + 2
+        for line in self.names:
+            self.put(LEFT, y, width, line, size=self.name_pt, bold=True, h=self.name_h)
+            y += self.name_h
+        for index, line in enumerate(self.mandatory + self.optional):
+            if index >= len(self.mandatory) and y + 4.2 > limit:
                 break
-            self._put(LEFT, y, 105, line, size=9 if index == 0 and issuer.nombre_comercial else 8)
-            y += LINE
+            self.put(LEFT, y, width, line)
+            y += 4.2
+        if self.box_lines:  # DGI: a box of at least 4 x 1 cm, characters of 3 mm, before the receiver
+            top = self.receiver_top - 3 - self.box_h
+            self.rect(LEFT, top, width - 2, self.box_h)
+            first = top + (self.box_h - len(self.box_lines) * 5.5) / 2
+            for index, line in enumerate(self.box_lines):
+                self.put(LEFT, first + index * 5.5, width - 2, line, size=M, bold=True, align="C", h=5.5)
 
     def _document_box(self) -> None:
-        x, w, cfe = 122.0, RIGHT - 122.0, self.doc.cfe
-        self.rect(x, TOP, w, 40)
-        self._put(x, TOP + 1, w, "RUC EMISOR", size=7, align="C")
-        self._put(x, TOP + 4.5, w, self.doc.issuer.rut, size=12, bold=True, align="C", h=5)
-        self._put(x, TOP + 10.5, w, self.kind.name_es, size=11, bold=True, align="C", h=5)
-        self._put(x, TOP + 16.5, w, self._number_text(), size=10, bold=True, align="C", h=5)
-        facts = [f"Fecha: {words.day(cfe.fch_emis)}"]
-        if cfe.fma_pago:
-            facts.append(f"Forma de pago: {words.FMA_PAGO[cfe.fma_pago]}")
-        if cfe.fch_venc:
-            facts.append(f"Vencimiento: {words.day(cfe.fch_venc)}")
-        if self.kind.element == "eRem":
-            facts.append(f"Tipo de traslado: {words.TIPO_TRASLADO.get(cfe.tipo_traslado, '')}")
-        else:
-            rate = f"  ·  T.C. {words.number(cfe.tpo_cambio, 3)}" if cfe.tpo_cambio else ""
-            facts.append(f"Moneda: {cfe.tpo_moneda}{rate}")
-        for index, fact in enumerate(facts[:4]):
-            self._put(x + 2, TOP + 23 + index * 4, w - 4, fact, size=8)
+        doc, x, w = self.doc, BOX_X, RIGHT - BOX_X
+        self.put(x, TOP + 1, w, "RUC EMISOR", align="C", h=4)
+        rows = [doc.emisor.rut, self.fitted_title(words.type_title(doc), w), words.number_text(doc)]
+        if doc.fma_pago:
+            rows.append(f"Forma de pago: {words.FMA_PAGO[doc.fma_pago]}")
+        y = TOP + 5
+        for row in rows:
+            self.put(x, y, w, row, size=M, bold=True, align="C", h=5.8)
+            y += 5.8
+        facts = [f"Fecha: {words.day(doc.fch_emis)}"]
+        if doc.fch_venc:
+            facts.append(f"Vencimiento del pago: {words.day(doc.fch_venc)}")
+        if doc.element == "eRem":
+            facts.append(f"Tipo de traslado: {words.TIPO_TRASLADO.get(doc.tipo_traslado, '')}")
+        elif doc.tpo_moneda:
+            rate = f"  ·  T.C. {words.number(doc.tpo_cambio, 3)}" if doc.tpo_cambio else ""
+            facts.append(f"Moneda: {doc.tpo_moneda}{rate}")
+        if doc.fch_valor:
+            facts.append(f"Fecha valor: {words.day(doc.fch_valor)}")
+        y += 0.8
+        for fact in facts[:3]:
+            self.put(x + 2, y, w - 4, fact)
+            y += 4.2
+        self.rect(x, TOP, w, self.receiver_top - 3 - TOP)
 
     def _receiver(self) -> None:
-        receptor, y = self.doc.cfe.receptor, RECEIVER_TOP
-        consumo_final = self.kind.element == "eTck"
-        title = "CONSUMO FINAL" if consumo_final else (
-            "RUC COMPRADOR" if receptor and receptor.tipo_doc_recep == 2 else "RECEPTOR")
-        self.rect(LEFT, y, RIGHT - LEFT, 20)
-        self._put(LEFT + 2, y + 1, 80, title, size=10, bold=True)
-        if receptor is None:
+        doc, receiver, y = self.doc, self.doc.receiver, self.receiver_top
+        document = words.receiver_document(doc)
+        box_w = 82.0
+        box_h = 13.5 if document else 8.0
+        self.rect(LEFT, y, box_w, max(box_h, 10.5))  # DGI: at least 4 x 1 cm
+        self.put(LEFT + 1, y + 1, box_w - 2, words.receiver_title(doc), size=M, bold=True, h=5.8)
+        if document:
+            self.put(LEFT + 1, y + 6.8, box_w - 2, document, size=M, bold=True, h=5.8)
+        if receiver is None:
             return
-        doc_line = ""
-        if receptor.doc_recep:
-            country = f" ({receptor.cod_pais_recep or 'UY'})" if consumo_final else ""
-            doc_line = f"{words.DOC_TYPE.get(receptor.tipo_doc_recep, 'Doc.')}: {receptor.doc_recep}{country}"
-        place = ", ".join(v for v in (receptor.dir_recep, receptor.ciudad_recep, receptor.depto_recep,
-                                      receptor.pais_recep) if v)
-        for index, line in enumerate(v for v in (doc_line, receptor.rzn_soc_recep, place) if v):
-            self._put(LEFT + 2, y + 6 + index * LINE, RIGHT - LEFT - 4, line, size=9 if index == 0 else 8,
-                      bold=index == 0)
-        if receptor.compra_id:
-            self._put(120, y + 1, 78, f"Orden de compra: {receptor.compra_id}", size=8, align="R")
+        place = ", ".join(v for v in (receiver.ciudad, receiver.depto, receiver.pais_nombre) if v)
+        x, width = LEFT + box_w + 3, RIGHT - LEFT - box_w - 3
+        lines = [(part, bold) for text, bold in ((receiver.nombre, True), (receiver.direccion, False), (place, False))
+                 if text for part in self.lines_of(text, width, bold=bold)]
+        if receiver.compra_id:
+            lines.append((f"Orden de compra: {receiver.compra_id}", False))
+        for row, (text, bold) in enumerate(lines[:4]):  # 4 lines fit above the body (names: 150 characters)
+            self.put(x, y + row * 4.2, width, text, bold=bold)
 
     def footer(self) -> None:
-        top, text_x = FOOTER_TOP, LEFT + QR_SIZE + 4
-        self.line(LEFT, top - 1, RIGHT, top - 1)
-        # cell(), not _put(): fpdf replaces the {nb} alias (total pages) only in cells.
-        self._font(8)
-        self.set_xy(120, top + 27)
-        self.cell(RIGHT - 120, LINE, f"Página {self.page_no()} de {{nb}}", align="R",
-                  new_x=XPos.RIGHT, new_y=YPos.TOP)
-        numbering = self.doc.numbering
-        if self.doc.preview or numbering is None:
-            self._put(LEFT, top + 4, RIGHT - LEFT, "Vista previa: SIN VALOR FISCAL. No es un comprobante.",
-                      size=10, bold=True, align="C")
+        doc, line = self.doc, FOOTER_LINE
+        self.line(LEFT, line, RIGHT, line)
+        # cell(), not put(): fpdf replaces the {nb} alias (total pages) only in cells.
+        self.use_font(T)
+        self.set_xy(150, line + 36)
+        self.cell(RIGHT - 150, 4.2, f"Página {self.page_no()} de {{nb}}", align="R")
+        if doc.preview:
+            self.put(LEFT, line + 6, RIGHT - LEFT, "Vista previa: SIN VALOR FISCAL. No es un comprobante.",
+                     size=M, bold=True, align="C", h=6)
             return
-        if self.qr_png:
-            self.image(io.BytesIO(self.qr_png), x=LEFT, y=top + 1, w=QR_SIZE, h=QR_SIZE)
-        lines = [(f"Código de seguridad: {self.doc.security_code}", True),
-                 ("Puede verificar comprobante en www.dgi.gub.uy", False),
-                 (f"CAE Nº {numbering.cae_id}  ·  Serie {numbering.serie}  ·  "
-                  f"Nº {numbering.dnro}-{numbering.hnro}", False)]
-        if self.doc.issuer.resolucion:
-            lines.append((self.doc.issuer.resolucion, False))
-        for index, (line, bold) in enumerate(lines):
-            self._put(text_x, top + 2 + index * LINE, 110, line, size=8, bold=bold)
-        self.rect(158, top + 2, RIGHT - 158, 12)
-        self._put(158, top + 3, RIGHT - 158, "Fecha de vencimiento CAE", size=7, align="C")
-        self._put(158, top + 8, RIGHT - 158, words.day(numbering.fec_venc), size=10, bold=True, align="C")
+        qr_top = line + QR_CLEAR
+        self.qr(doc.qr_url, LEFT, qr_top, QR_SIZE)
+        # DGI: under the QR, the legend "Código de seguridad" and the first 6 characters of the hash.
+        self.put(LEFT, qr_top + QR_SIZE + QR_CLEAR, 60, f"Código de seguridad: {doc.security_code}", bold=True,
+                 h=4.2)
+        if not self.last_page:  # DGI: the rest of the footer only on the last page
+            return
+        text_x = LEFT + QR_SIZE + QR_CLEAR + 1
+        legends = [words.issuer_legend(doc), words.verification_phrase(doc), words.iva_al_dia(doc),
+                   *words.cae_lines(doc)]
+        y = qr_top
+        for legend in (v for v in legends if v):
+            self.put(text_x, y, 150 - 3 - text_x, legend)
+            y += 4.2
+        self._expiry_box(150, qr_top)
 
-    # -- the body --------------------------------------------------------------------------------------
-    def draw_body(self) -> None:
-        pdf_body.draw_body(self)
+    def _expiry_box(self, x: float, y: float) -> None:
+        """DGI: a box of at least 2 x 1 cm reading "Fecha de vencimiento" and the date, 3 mm characters."""
+        self.rect(x, y, RIGHT - x, 15)
+        self.put(x, y + 1, RIGHT - x, "Fecha de vencimiento", size=M, align="C", h=6)
+        self.put(x, y + 7.5, RIGHT - x, f"CAE {words.day(self.doc.cae.fec_venc)}", size=M, bold=True, align="C",
+                 h=6)
 
-    def _table_header(self) -> None:
+    # -- used by pdf_body ------------------------------------------------------------------------------
+    def table_header(self) -> None:
         x, y = LEFT, self.get_y()
         self.set_fill_color(235, 235, 235)
         self.rect(LEFT, y, RIGHT - LEFT, 5.5, style="F")
         for title, width, align in self.columns:
-            self._put(x + 0.5, y + 0.7, width - 1, title, size=8, bold=True, align=align)
+            self.put(x + 0.5, y + 0.7, width - 1, title, bold=True, align=align)
             x += width
         self.set_y(y + 7)
 
@@ -229,18 +224,3 @@ class _ReceiptPdf(FPDF):
         """Start a new page unless `height` millimetres still fit above the footer."""
         if self.get_y() + height > self.page_break_trigger:
             self.add_page()
-
-    def wrapped(self, width: float, text: str, size: float) -> list[str]:
-        """`text` split into the lines that fit in `width` at `size` points."""
-        self._font(size)
-        text = self.fontset.clean(text)
-        if self.get_string_width(text) <= width - 2:
-            return [text]
-        return self.multi_cell(width - 1, LINE, text, dry_run=True, output=MethodReturnValue.LINES)
-
-    def money_line(self, label: str, value: Decimal, bold: bool = False, size: float = 8) -> None:
-        """One "label ... amount" line of the totals block, right-aligned."""
-        y = self.get_y()
-        self._put(110, y, 62, label, size=size, bold=bold, align="R")
-        self._put(172, y, RIGHT - 172, words.money(value), size=size, bold=bold, align="R")
-        self.set_y(y + (LINE + 1 if size > 8 else LINE))

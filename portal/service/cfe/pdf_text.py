@@ -1,11 +1,22 @@
-"""Words and number formats of the printed representation (es-UY: 1.234,56)."""
+"""Words, legends and number formats of the printed representation (es-UY: 1.234,56), shared by the A4
+page (pdf.py) and the thermal roll (pdf_roll.py), and the text sizes both use.
+
+Sizes: DGI asks for characters "no inferiores a 3 mm de alto" for the mandatory legends and at least 2 mm
+for everything else. We measure a character's height as the height of a capital letter or digit (the cap
+height: 0.718 em in Helvetica, 0.729 em in DejaVu Sans), the strictest reading of "alto", so MANDATORY_PT
+(12.5 pt) prints capitals 3.17 mm high and TEXT_PT (8.5 pt) 2.15 mm; nothing on the page is smaller.
+"""
 
 from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
 
-from portal.service.cfe.model import Referencia
+from portal.service.cfe.printable import Printable, Reference
+
+MANDATORY_PT = 12.5  # serie/number, RUC, CFE type, forma de pago, CONSUMO FINAL / RUC COMPRADOR, boxes
+TEXT_PT = 8.5  # every other text
+LINE_MM = 0.3  # every rule and box: 2.4 dots of a 200 dpi thermal head, no hairline
 
 FMA_PAGO = {1: "Contado", 2: "Crédito"}
 TIPO_TRASLADO = {1: "Venta", 2: "Traslado interno"}
@@ -50,14 +61,140 @@ def day(value: date | None) -> str:
     return value.strftime("%d/%m/%Y") if value else ""
 
 
-def reference_line(ref: Referencia) -> str:
+def reference_line(ref: Reference) -> str:
     """One line of the references zone: what is referenced, when, and why."""
-    if ref.ind_global == 1:
-        return f"Referencia global: {ref.razon_ref or ''}"
-    kind = SHORT_TYPE.get(ref.tpo_doc_ref, f"Tipo {ref.tpo_doc_ref}")
-    text = f"{kind} {ref.serie} {ref.nro_cfe_ref}"
-    if ref.fecha_cfe_ref:
-        text += f" del {day(ref.fecha_cfe_ref)}"
-    if ref.razon_ref:
-        text += f" - {ref.razon_ref}"
+    if ref.ind_global:
+        return f"Referencia global: {ref.razon or ''}"
+    kind = SHORT_TYPE.get(ref.tipo, f"Tipo {ref.tipo}")
+    text = f"{kind} {ref.serie} {ref.nro}"
+    if ref.fecha:
+        text += f" del {day(ref.fecha)}"
+    if ref.razon:
+        text += f" - {ref.razon}"
     return text
+
+
+# -- legends (CFE v25, "Formato de la representación impresa") ----------------------------------------------
+_REGIME_BOX = {"iva_minimo": "Contribuyente IVA MINIMO", "monotributo": "MONOTRIBUTO",
+               "monotributo_mides": "MONOTRIBUTO SOCIAL MIDES"}
+_NO_IVA_AL_DIA = {1: "No IVA al día emisor", 2: "No IVA al día mandante", 3: "No IVA al día emisor y mandante"}
+DGI_SITE = "www.dgi.gub.uy"
+
+
+def regime_box(doc: Printable) -> str | None:
+    """The boxed legend of an exonerated, IVA mínimo or Monotributo issuer (section 1), or None."""
+    if doc.regimen == "exonerado":
+        norma = doc.settings.norma_exoneracion
+        return f"Contribuyente Exonerado {norma}" if norma else "Contribuyente Exonerado"
+    return _REGIME_BOX.get(doc.regimen)
+
+
+def type_title(doc: Printable) -> str:
+    """The CFE type's name, followed by "Cobranza" when the receipt documents own collections (A-C20)."""
+    return f"{doc.name} Cobranza" if doc.cobranza else doc.name
+
+
+def number_text(doc: Printable) -> str:
+    return f"Serie {doc.serie} Nº {doc.nro:07d}" if doc.nro is not None else "Serie/Nro: (vista previa)"
+
+
+def receiver_title(doc: Printable) -> str:
+    """CONSUMO FINAL on e-Tickets; RUC COMPRADOR between taxpayers (section 3)."""
+    if doc.element == "eTck":
+        return "CONSUMO FINAL"
+    receiver = doc.receiver
+    return "RUC COMPRADOR" if receiver is None or receiver.tipo_doc == 2 else "RECEPTOR"
+
+
+def receiver_document(doc: Printable) -> str | None:
+    """The receiver's document ("RUT 214844360018", "C.I. 13353214 (UY)"), or None."""
+    receiver = doc.receiver
+    if receiver is None or not receiver.doc:
+        return None
+    if receiver.tipo_doc == 2 and doc.element != "eTck":
+        return receiver.doc
+    return f"{DOC_TYPE.get(receiver.tipo_doc, 'Doc.')} {receiver.doc} ({receiver.pais or 'UY'})"
+
+
+def issuer_legend(doc: Printable) -> str | None:
+    """"Res. NNN/año" when the issuer entered by resolution, else "Fecha emisor: dd/mm/aaaa" (section 5)."""
+    settings = doc.settings
+    if settings.resolucion:
+        return settings.resolucion
+    if settings.fecha_emisor:
+        return f"Fecha emisor: {day(date.fromisoformat(settings.fecha_emisor[:10]))}"
+    return None
+
+
+def verification_phrase(doc: Printable) -> str:
+    """e-Tickets and their notes point at the company's own page; the rest at DGI's (section 5)."""
+    url = doc.settings.url_verificacion if doc.element == "eTck" else None
+    if url:
+        url = url.split("://", 1)[-1].rstrip("/")
+    return f"Puede verificar comprobante en {url or DGI_SITE}"
+
+
+def iva_al_dia(doc: Printable) -> str | None:
+    """The IVA-al-día constancia: what A-C17 says when present, "IVA al día" when absent and the issuer
+    holds the constancia; never for Monotributo (section 5), nor on e-Remito and e-Resguardo, which have
+    no A-C17."""
+    if doc.regimen in ("monotributo", "monotributo_mides") or doc.element not in ("eTck", "eFact"):
+        return None
+    if doc.iva_al_dia_code:
+        return _NO_IVA_AL_DIA.get(doc.iva_al_dia_code)
+    return "IVA al día" if doc.settings.iva_al_dia else None
+
+
+def cae_lines(doc: Printable) -> list[str]:
+    cae = doc.cae
+    return [f"CAE Nº {cae.cae_id}", f"Serie {doc.serie} del Nº {cae.dnro} al {cae.hnro}"]
+
+
+def header_legends(doc: Printable) -> list[str]:
+    """Legends printed at 3 mm or more near the document box: third parties' payments and goods."""
+    found = []
+    if doc.pagos_terceros:
+        found.append("Pagos por cuenta de terceros")
+    if doc.bienes_terceros:
+        name, document = doc.bienes_terceros
+        found.append(" ".join(part for part in ("Bienes de Terceros", name, document) if part))
+    return found
+
+
+def ind_fact_label(doc: Printable, ind_fact: int | None) -> str:
+    """What the rate column says for a line; IVA mínimo and Monotributo issuers print no IVA mention."""
+    if not doc.mentions_iva:
+        return ""
+    return IND_FACT.get(ind_fact, "")
+
+
+def _rate(value: Decimal | None) -> str:
+    return f"{trimmed(value, 0, 3)}%" if value is not None else ""
+
+
+def total_rows(doc: Printable) -> list[tuple[str, Decimal, bool]]:
+    """(label, amount, emphasised) for the totals block, from the XML's own Totales."""
+    t, currency = doc.totals, doc.tpo_moneda or ""
+    if doc.element == "eResg":
+        rows = [(f"Código {code}", value, False) for code, value in doc.retentions_total]
+        if t.get("MntTotCredFisc"):
+            rows.append(("Créditos fiscales", t["MntTotCredFisc"], False))
+        return [*rows, (f"TOTAL RETENIDO {currency}", t.get("MntTotRetenido", Decimal(0)), True)]
+    rows = []
+    if doc.mentions_iva:
+        labels = (("MntNoGrv", "Exento / no gravado"), ("MntExpoyAsim", "Exportación y asimiladas"),
+                  ("MntImpuestoPerc", "Impuesto percibido"), ("MntIVaenSusp", "IVA en suspenso"),
+                  ("MntNetoIvaTasaMin", f"Neto IVA tasa mínima {_rate(t.get('IVATasaMin'))}"),
+                  ("MntNetoIVATasaBasica", f"Neto IVA tasa básica {_rate(t.get('IVATasaBasica'))}"),
+                  ("MntNetoIVAOtra", "Neto IVA otra tasa"),
+                  ("MntIVATasaMin", f"IVA tasa mínima {_rate(t.get('IVATasaMin'))}"),
+                  ("MntIVATasaBasica", f"IVA tasa básica {_rate(t.get('IVATasaBasica'))}"),
+                  ("MntIVAOtra", "IVA otra tasa"))
+        rows += [(label, t[tag], False) for tag, label in labels if t.get(tag)]
+    rows.append((f"TOTAL {currency}", t.get("MntTotal", Decimal(0)), True))
+    for tag, label in (("MntTotRetenido", "Retenciones / percepciones"), ("MntTotCredFisc", "Créditos fiscales"),
+                       ("MontoNF", "Monto no facturable")):
+        if t.get(tag):
+            rows.append((label, t[tag], False))
+    rows.append((f"TOTAL A PAGAR {currency}", t.get("MntPagar", Decimal(0)), True))
+    return rows

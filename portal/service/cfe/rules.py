@@ -25,10 +25,14 @@ from portal.service.cfe.codes import (
 )
 from portal.service.cfe.emission import Numbering
 from portal.service.cfe.errors import CfeValidationError, FieldError
-from portal.service.cfe.model import CfeInput, Item, Receptor
+from portal.service.cfe.model import CfeInput, Item, Receptor, today_montevideo
+from portal.service.cfe.rules_dgi import Emission, check
 
-# Tabla E: an e-Ticket whose net amount exceeds this many UI must identify the receiver (since 2022-11-01).
+# Tabla E: an e-Ticket whose net amount exceeds this many UI must identify the receiver and be sent to DGI:
+# 10.000 UI from 08/05/2012 to 31/10/2022, 5.000 UI since 01/11/2022.
 UI_THRESHOLD = Decimal(5000)
+_UI_THRESHOLD_BEFORE = Decimal(10000)
+_UI_THRESHOLD_SINCE = date(2022, 11, 1)
 _MIN_DATE, _MAX_DATE = date(2011, 10, 1), date(2050, 12, 31)
 _DNI_COUNTRIES = frozenset({"AR", "BR", "CL", "PY"})
 _DOC_ERRORS = {"required": "Falta el número de documento.",
@@ -59,27 +63,34 @@ def _given(model, alias: str) -> bool:
     return _attr(model, alias) in model.model_fields_set
 
 
-def validate(cfe: CfeInput, *, ui_value: Decimal, ui_threshold: Decimal = UI_THRESHOLD) -> list[FieldError]:
+def ui_threshold_on(fch_emis: date) -> Decimal:
+    """Tabla E's threshold in UI for an e-Ticket issued on `fch_emis`."""
+    return UI_THRESHOLD if fch_emis >= _UI_THRESHOLD_SINCE else _UI_THRESHOLD_BEFORE
+
+
+def validate(cfe: CfeInput, *, ui_value: Decimal, emission: Emission | None = None) -> list[FieldError]:
     """Every rule the input breaks; empty when the receipt can be built.
 
     `ui_value` is the Unidad Indexada in pesos that Tabla E says to use (the quote at the close of the
-    previous calendar year); foreign-currency amounts are converted with tpoCambio before comparing.
+    year before the issue date); foreign-currency amounts are converted with tpoCambio before comparing.
+    `emission` says who issues it and when (by default a general-regime issuer signing today).
     """
     kind = cfe_type(cfe.tipo_cfe)
     errors = _Errors()
     _header(cfe, kind, errors)
     _items(cfe, kind, errors)
     _references(cfe, kind, errors)
+    check(cfe, kind, emission or Emission(signing_date=today_montevideo()), errors)
     totals = None if any(e.field.startswith("items") for e in errors) else compute_totals(cfe)
     if totals is not None:
         _totals(cfe, totals, errors)
-    _receptor(cfe, kind, totals, ui_value * ui_threshold, errors)
+    _receptor(cfe, kind, totals, ui_value * ui_threshold_on(cfe.fch_emis), errors)
     return list(errors)
 
 
-def ensure_valid(cfe: CfeInput, *, ui_value: Decimal, ui_threshold: Decimal = UI_THRESHOLD) -> None:
+def ensure_valid(cfe: CfeInput, *, ui_value: Decimal, emission: Emission | None = None) -> None:
     """Raise CfeValidationError when `validate` finds anything."""
-    errors = validate(cfe, ui_value=ui_value, ui_threshold=ui_threshold)
+    errors = validate(cfe, ui_value=ui_value, emission=emission)
     if errors:
         raise CfeValidationError(errors)
 
@@ -92,9 +103,11 @@ def numbering_errors(numbering: Numbering, fch_emis: date) -> list[FieldError]:
 def _header(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
     invoice_like = kind.element in ("eTck", "eFact")
     if not _MIN_DATE <= cfe.fch_emis <= _MAX_DATE:
-        errors.add("fchEmis", "out_of_range", "La fecha debe estar entre 2011-10-01 y 2050-12-31.")
+        errors.add("fchEmis", "out_of_range", "La fecha debe estar entre el 01/10/2011 y el 31/12/2050.")
     if invoice_like and cfe.fma_pago is None:
-        errors.add("fmaPago", "required", "Indique la forma de pago: 1 contado, 2 crédito.")
+        errors.add("fmaPago", "required", "Indicá la forma de pago: 1 contado, 2 crédito.")
+    if cfe.fch_valor and not _MIN_DATE <= cfe.fch_valor <= _MAX_DATE:
+        errors.add("fchValor", "out_of_range", "La fecha valor debe estar entre el 01/10/2011 y el 31/12/2050.")
     if cfe.fch_venc and cfe.fch_venc < cfe.fch_emis:
         errors.add("fchVenc", "before_issue_date", "El vencimiento no puede ser anterior a la fecha del comprobante.")
     not_applicable = {
@@ -107,9 +120,9 @@ def _header(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
         if flagged and _given(cfe, alias):
             errors.add(alias, "not_applicable", f"No corresponde a {kind.name_es}.")
     if cfe.mnt_iva_otra is not None and not any(item.ind_fact == 4 for item in cfe.items):
-        errors.add("mntIVAOtra", "not_applicable", "Solo corresponde si hay ítems con indFact 4.")
+        errors.add("mntIVAOtra", "not_applicable", "Solo corresponde si hay ítems gravados a otra tasa (indicador 4).")
     if kind.element == "eRem" and cfe.tipo_traslado is None:
-        errors.add("tipoTraslado", "required", "Indique el tipo de traslado: 1 venta, 2 traslado interno.")
+        errors.add("tipoTraslado", "required", "Indicá el tipo de traslado: 1 venta, 2 traslado interno.")
     if kind.element != "eRem":
         if cfe.tpo_moneda not in CURRENCIES:
             errors.add("tpoMoneda", "not_allowed", "Moneda desconocida (ISO 4217, UYI o UYR).")
@@ -140,7 +153,7 @@ def _item_fields(item: Item, where: str, required: str, absent: tuple[str, ...],
                  kind: CfeType, errors: _Errors) -> None:
     for alias in required.split():
         if alias == "retencPercep" and not item.retenc_percep:
-            errors.add(f"{where}.retencPercep", "required", "Indique al menos una retención o percepción.")
+            errors.add(f"{where}.retencPercep", "required", "Indicá al menos una retención o percepción.")
         elif alias != "retencPercep" and getattr(item, _attr(item, alias)) is None:
             errors.add(f"{where}.{alias}", "required", "Campo obligatorio.")
     for alias in absent:
@@ -153,23 +166,26 @@ def _item_fields(item: Item, where: str, required: str, absent: tuple[str, ...],
             errors.add(f"{where}.codItem[{j}].cod", "check_digit", f"Código {code.tpo_cod} inválido.")
     if item.ind_fact is not None and item.ind_fact not in allowed:
         allowed_text = ", ".join(str(v) for v in sorted(allowed))
-        errors.add(f"{where}.indFact", "not_allowed", f"{kind.name_es} admite indFact {allowed_text}.")
+        errors.add(f"{where}.indFact", "not_allowed",
+                   f"{kind.name_es} admite los indicadores de facturación {allowed_text}.")
 
 
 def _priced_item(cfe: CfeInput, item: Item, where: str, errors: _Errors) -> None:
     if item.descuento_pct is not None and item.descuento_monto is None:
-        errors.add(f"{where}.descuentoMonto", "required", "Si hay descuentoPct debe indicarse descuentoMonto.")
+        errors.add(f"{where}.descuentoMonto", "required", "Si hay un porcentaje de descuento, indicá también su monto.")
     if item.recargo_pct is not None and item.recargo_mnt is None:
-        errors.add(f"{where}.recargoMnt", "required", "Si hay recargoPct debe indicarse recargoMnt.")
+        errors.add(f"{where}.recargoMnt", "required", "Si hay un porcentaje de recargo, indicá también su monto.")
     if item.retenc_percep and item.ind_agente_resp is None:
-        errors.add(f"{where}.indAgenteResp", "required", "Obligatorio cuando el ítem lleva retenciones.")
+        errors.add(f"{where}.indAgenteResp", "required",
+                   "Indicá si sos agente o responsable (R o A) cuando el ítem lleva retenciones.")
     if item.ind_fact == 5 and (item.precio_unitario or line_amount(item)):
-        errors.add(f"{where}.precioUnitario", "must_be_zero", "Una entrega gratuita (indFact 5) vale 0.")
+        errors.add(f"{where}.precioUnitario", "must_be_zero", "Una entrega gratuita (indicador 5) vale 0.")
     if item.ind_fact == 4:
-        if cfe.mnt_bruto:
-            errors.add(f"{where}.indFact", "not_supported", "indFact 4 no se admite con precios con IVA.")
+        if cfe.mnt_bruto == 1:
+            errors.add(f"{where}.indFact", "not_supported",
+                       "Los ítems gravados a otra tasa (indicador 4) no se admiten con precios con IVA incluido.")
         if not cfe.mnt_iva_otra:
-            errors.add("mntIVAOtra", "required", "Indique el IVA a otra tasa de los ítems con indFact 4.")
+            errors.add("mntIVAOtra", "required", "Indicá el IVA a otra tasa de los ítems con indicador 4.")
 
 
 def _references(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
@@ -180,14 +196,14 @@ def _references(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
         where = f"referencias[{i}]"
         if ref.ind_global == 1:
             if not ref.razon_ref:
-                errors.add(f"{where}.razonRef", "required", "Con indGlobal=1 la razón es obligatoria.")
+                errors.add(f"{where}.razonRef", "required", "Una referencia global necesita su razón.")
             for alias in ("tpoDocRef", "serie", "nroCFERef"):
                 if getattr(ref, _attr(ref, alias)) is not None:
-                    errors.add(f"{where}.{alias}", "not_applicable", "No corresponde con indGlobal=1.")
+                    errors.add(f"{where}.{alias}", "not_applicable", "No corresponde en una referencia global.")
             continue
         for alias in ("tpoDocRef", "serie", "nroCFERef"):
             if getattr(ref, _attr(ref, alias)) is None:
-                errors.add(f"{where}.{alias}", "required", "Campo obligatorio (o indGlobal=1 y razonRef).")
+                errors.add(f"{where}.{alias}", "required", "Campo obligatorio (o una referencia global con su razón).")
         if ref.tpo_doc_ref is not None:
             family = ELEMENT_TYPES[kind.element] if kind.is_note else ALL_CFE_TYPES
             if ref.tpo_doc_ref not in family:
@@ -198,18 +214,20 @@ def _references(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
             errors.add(where, "duplicate", "Comprobante referenciado más de una vez.")
         seen.add(key)
         if ref.fecha_cfe_ref and not _MIN_DATE <= ref.fecha_cfe_ref <= _MAX_DATE:
-            errors.add(f"{where}.fechaCFEref", "out_of_range", "La fecha debe estar entre 2011-10-01 y 2050-12-31.")
+            errors.add(f"{where}.fechaCFEref", "out_of_range",
+                       "La fecha debe estar entre el 01/10/2011 y el 31/12/2050.")
 
 
 def _totals(cfe: CfeInput, totals: Totals, errors: _Errors) -> None:
-    non_negative = {"mntNoGrv": totals.mnt_no_grv, "mntImpuestoPerc": totals.mnt_impuesto_perc,
-                    "mntIVaenSusp": totals.mnt_iva_en_susp, "mntNetoIvaTasaMin": totals.mnt_neto_iva_tasa_min,
-                    "mntNetoIVATasaBasica": totals.mnt_neto_iva_tasa_basica,
-                    "mntNetoIVAOtra": totals.mnt_neto_iva_otra, "mntTotal": totals.mnt_total}
+    non_negative = {"no gravado": totals.mnt_no_grv, "de impuesto percibido": totals.mnt_impuesto_perc,
+                    "de IVA en suspenso": totals.mnt_iva_en_susp,
+                    "neto a tasa mínima": totals.mnt_neto_iva_tasa_min,
+                    "neto a tasa básica": totals.mnt_neto_iva_tasa_basica,
+                    "neto a otra tasa": totals.mnt_neto_iva_otra, "del comprobante": totals.mnt_total}
     for name, value in non_negative.items():
         if value < 0:
             errors.add("dscRcgGlobal" if cfe.dsc_rcg_global else "items", "negative_total",
-                       f"El total {name} quedaría negativo ({value}).")
+                       f"El total {name} quedaría negativo ({value}): revisá los descuentos.")
     if len(totals.retenc_percep) > 20:
         errors.add("items", "too_many", "Hasta 20 códigos de retención o percepción distintos por comprobante.")
 
@@ -240,18 +258,18 @@ def _receptor(cfe: CfeInput, kind: CfeType, totals: Totals | None, limit_uyu: De
 def _document(receptor: Receptor, errors: _Errors) -> None:
     doc_type, number, country = receptor.tipo_doc_recep, receptor.doc_recep, receptor.cod_pais_recep
     if doc_type is None:
-        errors.add("receptor.tipoDocRecep", "required", "Indique el tipo de documento del receptor.")
+        errors.add("receptor.tipoDocRecep", "required", "Indicá el tipo de documento del receptor.")
         return
     problem = document_error(doc_type, number or "")
     if problem:
         errors.add("receptor.docRecep", problem, _DOC_ERRORS[problem])
     if doc_type in URUGUAYAN_DOC_TYPES:
         if country not in (None, "UY"):
-            errors.add("receptor.codPaisRecep", "not_allowed", "NIE, RUT y C.I. son de Uruguay: codPaisRecep UY.")
+            errors.add("receptor.codPaisRecep", "not_allowed", "NIE, RUT y C.I. son de Uruguay: el país es UY.")
     elif doc_type == DocType.DNI:
         if country not in _DNI_COUNTRIES:
             errors.add("receptor.codPaisRecep", "not_allowed", "El DNI corresponde a AR, BR, CL o PY.")
     elif country is None:
-        errors.add("receptor.codPaisRecep", "required", "Indique el país del documento (o 99).")
+        errors.add("receptor.codPaisRecep", "required", "Indicá el país del documento (o 99).")
     elif country not in COUNTRIES:
         errors.add("receptor.codPaisRecep", "not_allowed", "País desconocido (ISO 3166-1 alfa-2 o 99).")

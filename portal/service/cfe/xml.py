@@ -62,7 +62,7 @@ def build_cfe_xml(cfe: CfeInput, issuer: Issuer, numbering: Numbering, totals: T
     doc = _sub(root, element)
     _sub(doc, "TmstFirma", format_timestamp(tmst_firma))
     header = _sub(doc, "Encabezado")
-    _id_doc(_sub(header, "IdDoc"), cfe, numbering, element)
+    _id_doc(_sub(header, "IdDoc"), cfe, issuer, numbering, element)
     _emisor(_sub(header, "Emisor"), issuer)
     if cfe.receptor is not None and cfe.receptor.model_dump(exclude_none=True):
         _receptor(_sub(header, "Receptor"), cfe.receptor, element)
@@ -80,7 +80,7 @@ def build_cfe_xml(cfe: CfeInput, issuer: Issuer, numbering: Numbering, totals: T
     return root
 
 
-def _id_doc(node: etree._Element, cfe: CfeInput, numbering: Numbering, element: str) -> None:
+def _id_doc(node: etree._Element, cfe: CfeInput, issuer: Issuer, numbering: Numbering, element: str) -> None:
     _sub(node, "TipoCFE", cfe.tipo_cfe)
     _sub(node, "Serie", numbering.serie)
     _sub(node, "Nro", numbering.nro)
@@ -90,11 +90,19 @@ def _id_doc(node: etree._Element, cfe: CfeInput, numbering: Numbering, element: 
     elif element == "eResg":
         _opt(node, "FchValor", cfe.fch_valor)
     else:
-        if cfe.mnt_bruto:
-            _sub(node, "MntBruto", 1)
+        _opt(node, "MntBruto", cfe.mnt_bruto)
         _sub(node, "FmaPago", cfe.fma_pago)
         _opt(node, "FchVenc", cfe.fch_venc)
     _opt(node, "InfoAdicionalDoc", cfe.info_adicional_doc)
+    if element in ("eTck", "eFact") and _lacks_iva_al_dia(issuer, numbering):
+        _sub(node, "IVAalDia", 1)  # 1: the issuer has no IVA-al-día certificate (A-C17)
+
+
+def _lacks_iva_al_dia(issuer: Issuer, numbering: Numbering) -> bool:
+    """A-C17 is written only when the issuer is not up to date with IVA, and never by Monotributo issuers
+    (DGI: "Si G-C5=3 o 4, no puede existir A-C17")."""
+    monotributo = numbering.cae_especial in (3, 4) or issuer.regimen in ("monotributo", "monotributo_mides")
+    return not issuer.iva_al_dia and not monotributo
 
 
 def _emisor(node: etree._Element, issuer: Issuer) -> None:
@@ -152,9 +160,11 @@ def _totales(node: etree._Element, cfe: CfeInput, totals: Totals, element: str) 
     for tag, value in optional_nets:
         if value:
             _sub(node, tag, _money(value))
-    # DGI's samples always state both rates, even when one is unused.
-    _sub(node, "IVATasaMin", format_decimal(totals.iva_tasa_min, 3))
-    _sub(node, "IVATasaBasica", format_decimal(totals.iva_tasa_basica, 3))
+    # DGI's samples always state both rates, even when one is unused; sales of IVA mínimo and Monotributo
+    # taxpayers (MntBruto 3) carry no IVA breakdown at all.
+    if cfe.mnt_bruto != 3:
+        _sub(node, "IVATasaMin", format_decimal(totals.iva_tasa_min, 3))
+        _sub(node, "IVATasaBasica", format_decimal(totals.iva_tasa_basica, 3))
     # Each IVA appears exactly when its net does (A-C116 > 0 requires A-C121, and so on).
     for tag, net, tax in (("MntIVATasaMin", totals.mnt_neto_iva_tasa_min, totals.mnt_iva_tasa_min),
                           ("MntIVATasaBasica", totals.mnt_neto_iva_tasa_basica, totals.mnt_iva_tasa_basica),

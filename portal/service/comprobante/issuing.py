@@ -14,7 +14,7 @@ from decimal import Decimal
 
 from flask import current_app, g
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 from portal.domain.cfe_types import NOTE_BASE_TYPE
 from portal.service import db
@@ -29,14 +29,16 @@ from portal.service.cfe import (
     SignedCfe,
     Totals,
     build_signed_cfe,
-    compute_totals,
-    render_preview_pdf,
-    render_signed_pdf,
 )
+from portal.service.cfe.model import today_montevideo
+from portal.service.cfe.pdf import render_preview, render_receipt
 from portal.service.cfe.rules import validate
+from portal.service.cfe.rules_dgi import Emission
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.numbering import allocate
+from portal.service.empresa.settings import issuer_fields
 from portal.service.errors import ApiError, FieldError, ValidationFailed
+from portal.service.indices.ui import ui_value_on
 from portal.service.keystore import cached_per_certificate, private_key_pem
 from portal.service.models import Certificate, Company
 
@@ -47,11 +49,13 @@ class IssueResult:
     warnings: list[dict]
 
 
-def issuer_for(company: Company) -> Issuer:
+def issuer_for(company: Company, cfe: CfeInput | None = None) -> Issuer:
+    """The issuer of `cfe`: the company, the branch it names (`cdgDGISucur`, else the default branch; an
+    unknown code is a 422) and the regime and legends of the company's settings (empresa area)."""
+    branch_code = cfe.cdg_dgi_sucur if cfe is not None else None
     return Issuer(rut=company.rut, razon_social=company.razon_social, nombre_comercial=company.nombre_comercial,
-                  giro=company.giro, telefono=company.telefono, correo=company.correo, sucursal=company.sucursal,
-                  cdg_dgi_sucursal=company.cdg_dgi_sucursal, domicilio_fiscal=company.domicilio_fiscal,
-                  ciudad=company.ciudad, departamento=company.departamento)
+                  giro=company.giro, telefono=company.telefono, correo=company.correo,
+                  **issuer_fields(object_session(company), company, branch_code))
 
 
 def signing_certificate(session: Session, company_id: int, certificate_id: int | None = None) -> Certificate:
@@ -83,12 +87,17 @@ def field_errors(exc: CfeValidationError) -> list[FieldError]:
     return [FieldError(e.field, e.code, e.message) for e in exc.errors]
 
 
-def check_rules(cfe: CfeInput) -> None:
-    """The engine's DGI and business rules, as a 422 with one entry per field."""
-    errors = validate(cfe, ui_value=current_app.config["UI_VALUE_UYU"])
+def check_rules(cfe: CfeInput, company: Company) -> Issuer:
+    """The engine's and DGI's blocking rules for this company's issuer (its regime) signing today, with the
+    UI of the issue date's year: a 422 with one entry per field, raised before any number is taken.
+    Returns the issuer it checked against."""
+    issuer = issuer_for(company, cfe)
+    emission = Emission(signing_date=today_montevideo(), regimen=issuer.regimen)
+    errors = validate(cfe, ui_value=ui_value_on(cfe.fch_emis), emission=emission)
     if errors:
         raise ValidationFailed([FieldError(e.field, e.code, e.message) for e in errors],
                                message="El comprobante no es válido.")
+    return issuer
 
 
 def _check_references(session: Session, company_id: int, cfe: CfeInput) -> None:
@@ -141,16 +150,16 @@ def _plain(value):
 def issue(principal: Principal, cfe: CfeInput, *, on_stored=None) -> IssueResult:
     """Number, sign and store one receipt in a single write transaction. `on_stored(session, result)` runs
     inside that transaction (the idempotency key's outcome is saved there)."""
-    check_rules(cfe)
+    check_rules(cfe, db.session().get(Company, principal.company_id))
     with db.write_transaction() as session:
         company = session.get(Company, principal.company_id)
         _check_references(session, company.id, cfe)
+        issuer = issuer_for(company, cfe)
         cert = signing_certificate(session, company.id)
         allocation = allocate(session, company.id, cfe.tipo_cfe, cfe.fch_emis)
-        issuer = issuer_for(company)
         try:
             signed = build_signed_cfe(cfe, issuer, allocation.numbering, signer_for(cert),
-                                      ui_value=current_app.config["UI_VALUE_UYU"])
+                                      ui_value=ui_value_on(cfe.fch_emis, session))
         except CfeValidationError as exc:
             raise ValidationFailed(field_errors(exc), message=exc.message) from exc
         except CfeSchemaError:
@@ -189,15 +198,14 @@ def numbering_of(record: IssuedCfe, session: Session) -> Numbering:
                      fec_venc=cae.vencimiento, cae_especial=cae.cae_especial, causal_cae_esp=cae.causal_cae_esp)
 
 
-def receipt_pdf(session: Session, record: IssuedCfe) -> bytes:
-    """The printed representation, rebuilt from the snapshots taken when it was issued."""
-    cfe = CfeInput.model_validate(record.input_json)
-    issuer = Issuer(**record.issuer_json)
-    signed = SignedCfe(xml=record.xml, totals=compute_totals(cfe), digest=record.digest,
-                       security_code=record.security_code, qr_url=record.qr_url, tmst_firma=record.tmst_firma)
-    return render_signed_pdf(cfe, issuer, numbering_of(record, session), signed)
+def receipt_pdf(record: IssuedCfe, *, logo: bytes | None = None, paper: str = "a4") -> bytes:
+    """The printed representation, read from the signed XML as stored (number and CAE included), with the
+    adenda and the issuer settings snapshot taken when it was issued: a reprint never disagrees with what
+    was signed."""
+    return render_receipt(record.xml, Issuer(**record.issuer_json), adenda=record.input_json.get("adenda"),
+                          security_code=record.security_code, qr_url=record.qr_url, logo=logo, paper=paper)
 
 
-def preview_pdf(company: Company, cfe: CfeInput) -> bytes:
-    check_rules(cfe)
-    return render_preview_pdf(cfe, issuer_for(company))
+def preview_pdf(company: Company, cfe: CfeInput, *, logo: bytes | None = None, paper: str = "a4") -> bytes:
+    check_rules(cfe, company)
+    return render_preview(cfe, issuer_for(company, cfe), logo=logo, paper=paper)

@@ -13,6 +13,7 @@ from portal.service import db, idempotency
 from portal.service.api import ALL_ROLES, WRITERS, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.cfe import CfeInput, XmlInputError, warm_up
+from portal.service.cfe.pdf_base import PAPERS, ROLL_TYPES, PaperNotAllowed, check_paper
 from portal.service.cfe.schema import schema_available, validate_cfe
 from portal.service.comprobante import issuing
 from portal.service.comprobante.models import IssuedCfe, PreviewToken, ReferenceChange
@@ -21,9 +22,11 @@ from portal.service.comprobante.schemas import (
     CfeEmitido,
     GetByIdQuery,
     PreviewLink,
+    PreviewQuery,
     ReaplicarReferencia,
     ReferenciaAplicada,
 )
+from portal.service.empresa.settings import company_logo, default_paper
 from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
 from portal.service.models import Company
 
@@ -33,6 +36,8 @@ TAG = "Comprobante"
 BOTH = (JWT, API_KEY)
 PREVIEW_LIFETIME = timedelta(minutes=10)
 _PDF = {"description": "El PDF.", "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}
+_ROLL_422 = ("Datos no válidos (`fields` indica cuáles), o `formato` 80mm/57mm pedido para un tipo que no es "
+             "e-Ticket ni sus notas.")
 _IDEMPOTENCY = {"Idempotency-Key": "Clave única por comprobante (hasta 255 caracteres): repetir la solicitud "
                                    "con la misma clave devuelve el mismo comprobante, sin emitir otro."}
 
@@ -80,9 +85,11 @@ def _as_json(record, warnings, session) -> dict:
                             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CfeEmitido"}},
                                         "application/xml": {"schema": {"type": "string"}},
                                         "application/pdf": {"schema": {"type": "string", "format": "binary"}}}},
-                      404: "No existe o es de otra empresa.", 406: "Formato no disponible."})
+                      404: "No existe o es de otra empresa.", 406: "Formato no disponible.",
+                      422: _ROLL_422})
 def get_by_id(query: GetByIdQuery, principal: Principal):
-    """Returns an issued receipt: JSON, the signed XML exactly as signed, or its PDF (Accept header)."""
+    """Returns an issued receipt: JSON, the signed XML exactly as signed, or its PDF (Accept header), printed
+    from the signed XML on A4 or, for e-Tickets and their notes, on an 80 or 57 mm roll (`formato`)."""
     session = db.session()
     record = session.scalar(select(IssuedCfe).where(IssuedCfe.id == query.id_cfe_emitido,
                                                     IssuedCfe.company_id == principal.company_id))
@@ -93,11 +100,26 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
     if wanted == "application/xml":
         return _download(record.xml, "application/xml", f"{name}.xml")
     if wanted == "application/pdf":
-        return _download(issuing.receipt_pdf(session, record), "application/pdf", f"{name}.pdf")
+        paper = _paper(session, principal.company_id, record.tipo_cfe, query.formato)
+        pdf = issuing.receipt_pdf(record, logo=company_logo(session, principal.company_id), paper=paper)
+        return _download(pdf, "application/pdf", f"{name}.pdf")
     response = Response(cfe_emitido(record, [], session).model_dump_json(by_alias=True, exclude_none=True),
                         mimetype="application/json")
     response.vary.add("Accept")
     return response
+
+
+def _paper(session, company_id: int, tipo_cfe: int, asked: str | None) -> str:
+    """The paper asked for (a roll for another type is a 422), else the company's default, else A4."""
+    if asked is None:
+        default = default_paper(session, company_id)
+        return default if default in PAPERS and (default == "a4" or tipo_cfe in ROLL_TYPES) else "a4"
+    try:
+        check_paper(tipo_cfe, asked)
+    except PaperNotAllowed as exc:
+        raise ValidationFailed([FieldError("formato", "not_allowed", str(exc))],
+                               message="Ese formato de papel no corresponde a este tipo de comprobante.") from exc
+    return asked
 
 
 def _download(content: bytes, mimetype: str, filename: str) -> Response:
@@ -142,12 +164,16 @@ def firmar_xml(principal: Principal):
                                            "Accept: application/json, un enlace temporal.",
                             "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}},
                                         "application/json": {"schema": {"$ref": "#/components/schemas/PreviewLink"}}}},
-                      201: PreviewLink})
-def previsualizar(body: CfeInput, principal: Principal):
-    """Renders the receipt as it would print, watermarked SIN VALOR FISCAL; consumes no number."""
+                      201: PreviewLink, 422: _ROLL_422},
+           query=PreviewQuery)
+def previsualizar(body: CfeInput, query: PreviewQuery, principal: Principal):
+    """Renders the receipt as it would print, watermarked SIN VALOR FISCAL; consumes no number. `formato`
+    chooses A4 or, for e-Tickets and their notes, an 80 or 57 mm roll (another type on a roll is a 422)."""
     wanted = _negotiate("application/pdf", "application/json")
-    company = db.session().get(Company, principal.company_id)
-    pdf = issuing.preview_pdf(company, body)
+    session = db.session()
+    company = session.get(Company, principal.company_id)
+    paper = _paper(session, company.id, body.tipo_cfe, query.formato)
+    pdf = issuing.preview_pdf(company, body, logo=company_logo(session, company.id), paper=paper)
     if wanted == "application/pdf":
         return _download(pdf, "application/pdf", "previsualizacion.pdf")
     token = secrets.token_urlsafe(32)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -59,9 +60,18 @@ class PreviewLink(_Out):
     expires_at: datetime = Field(alias="expiresAt")
 
 
+_FORMATO = ("Papel del PDF: a4, o rollo térmico de 80mm o 57mm (solo e-Ticket y sus notas, 101 a 103). Por "
+            "defecto, el formato configurado por la empresa (A4 si es un rollo y el tipo no lo admite).")
+
+
 class GetByIdQuery(BaseModel):
     id_cfe_emitido: str = Field(alias="idCfeEmitido", min_length=1, max_length=40,
                                 description="El idCfeEmitido que devolvió emitir.")
+    formato: Literal["a4", "80mm", "57mm"] | None = Field(None, description=_FORMATO)
+
+
+class PreviewQuery(BaseModel):
+    formato: Literal["a4", "80mm", "57mm"] | None = Field(None, description=_FORMATO)
 
 
 class ReaplicarReferencia(BaseModel):

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from flask import current_app
 from pydantic import ValidationError
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -15,11 +14,14 @@ from portal.domain.cfe_types import CREDIT_NOTE_OF, DEBIT_NOTE_OF
 from portal.domain.identifiers import DocType, digits_only, is_valid_ci, is_valid_rut
 from portal.service.api import validation_fields
 from portal.service.cfe import CfeInput, compute_totals
-from portal.service.cfe.rules import UI_THRESHOLD
+from portal.service.cfe.emission import SMALL_TAXPAYER_REGIMES
+from portal.service.cfe.rules import ui_threshold_on
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.comprobante.numbering import LOW_RANGE_SHARE
 from portal.service.dgi.registry import DgiError, TaxpayerNotFound, TaxpayerRegistry
+from portal.service.empresa.models import CompanySettings
 from portal.service.errors import FieldError, NotFound, ValidationFailed
+from portal.service.indices.ui import ui_value_on
 from portal.service.inteligente.categories import CATEGORY_RATES, RATE_TO_IND_FACT
 from portal.service.inteligente.schemas import ReceptorInteligente, SolicitudInteligente
 
@@ -202,6 +204,7 @@ def infer_draft(session: Session, company_id: int, request: SolicitudInteligente
         "tpoMoneda": request.moneda,
         "items": _items(request, work),
     }
+    _fit_regime(session, company_id, body, work)
     if request.tipo_cambio is not None:
         body["tpoCambio"] = str(request.tipo_cambio)
     if receiver:
@@ -227,15 +230,31 @@ def infer_draft(session: Session, company_id: int, request: SolicitudInteligente
     return draft
 
 
+def _fit_regime(session: Session, company_id: int, body: dict, work: Findings) -> None:
+    """IVA mínimo and Monotributo issuers sell without IVA: MntBruto 3 and indicator 16 on the lines that
+    would carry IVA or be exempt (DGI A-C10 and B-C4)."""
+    settings = session.get(CompanySettings, company_id)
+    regimen = settings.regimen if settings is not None else "general"
+    if regimen not in SMALL_TAXPAYER_REGIMES:
+        return
+    body["mntBruto"] = 3
+    work.infer("mntBruto", 3, "La empresa es contribuyente IVA mínimo o Monotributo: ventas sin IVA.")
+    for index, item in enumerate(body["items"]):
+        if item["indFact"] in (1, 2, 3, 4, 11, 12):
+            item["indFact"] = 16
+            work.infer(f"items[{index}].indFact", 16, "Venta de un contribuyente IVA mínimo o Monotributo.")
+
+
 def _warn_about_amounts(session: Session, company_id: int, draft: Draft) -> None:
     cfe = draft.cfe
     totals = compute_totals(cfe)
     rate = cfe.tpo_cambio or Decimal(1)
-    ui_value = current_app.config["UI_VALUE_UYU"]
-    if cfe.tipo_cfe in (101, 102, 103) and cfe.receptor and totals.mnt_neto * rate > UI_THRESHOLD * ui_value:
+    threshold = ui_threshold_on(cfe.fch_emis)
+    limit = threshold * ui_value_on(cfe.fch_emis, session)
+    if cfe.tipo_cfe in (101, 102, 103) and cfe.receptor and totals.mnt_neto * rate > limit:
         draft.warn(
             "eticket_supera_tope",
-            f"El neto supera {UI_THRESHOLD} UI: este e-Ticket se envía a DGI "
+            f"El neto supera {threshold} UI: este e-Ticket se envía a DGI "
             "individualmente y debe identificar al receptor.",
         )
     ranges = session.scalars(

@@ -83,8 +83,8 @@ def _infer(principal: Principal, body: SolicitudInteligente) -> Draft:
 def preview(principal: Principal, body: SolicitudInteligente) -> SmartRequest:
     """Infer the draft, check it against DGI's rules, render its PDF preview and keep it 15 minutes."""
     draft = _infer(principal, body)
-    issuing.check_rules(draft.cfe)
     company = db.session().get(Company, principal.company_id)
+    issuing.check_rules(draft.cfe, company)
     pdf = issuing.preview_pdf(company, draft.cfe)
     token = secrets.token_urlsafe(32)
     with db.write_transaction() as session:
@@ -168,7 +168,7 @@ def issue_directly(principal: Principal, body: SolicitudInteligente, on_issued=N
     """Infer and issue in one step. `on_issued(session, request)` runs in the issuing transaction (the
     route stores the Idempotency-Key's outcome there, so a key never outlives an unrecorded receipt)."""
     draft = _infer(principal, body)
-    issuing.check_rules(draft.cfe)
+    issuing.check_rules(draft.cfe, db.session().get(Company, principal.company_id))
     with db.write_transaction() as session:
         request = _new_request(principal, body, draft, "direct")
         session.add(request)

@@ -23,7 +23,7 @@ _BUYER = {"tipoDocRecep": 2, "codPaisRecep": "UY", "docRecep": "214844360018", "
           "dirRecep": "Fernandez Crespo 1534", "ciudadRecep": "Montevideo", "deptoRecep": "Montevideo"}
 
 REALISTIC = {
-    101: {"tipoCFE": 101, "fchEmis": "2024-05-11", "fmaPago": 1, "mntBruto": True,
+    101: {"tipoCFE": 101, "fchEmis": "2024-05-11", "fmaPago": 1, "mntBruto": 1,
           "receptor": {"tipoDocRecep": 3, "docRecep": "1.335.321-4", "rznSocRecep": "Juan Pérez",
                        "dirRecep": "18 de Julio 2016", "ciudadRecep": "Montevideo"},
           "items": [{"indFact": 3, "nomItem": "Bananas", "cantidad": "40", "uniMed": "kg", "precioUnitario": "4200"},
@@ -31,7 +31,7 @@ REALISTIC = {
                     {"indFact": 1, "nomItem": "Papas", "cantidad": "12", "uniMed": "kg", "precioUnitario": "35"}],
           "mediosPago": [{"codMP": 1, "glosaMP": "Efectivo", "valorPago": "168816.00"}],
           "adenda": "Gracias por su compra."},
-    102: {"tipoCFE": 102, "fchEmis": "2024-05-12", "fmaPago": 1, "mntBruto": True,
+    102: {"tipoCFE": 102, "fchEmis": "2024-05-12", "fmaPago": 1, "mntBruto": 1,
           "items": [{"indFact": 3, "nomItem": "Devolución bananas", "cantidad": "1.5", "uniMed": "kg",
                      "precioUnitario": "105"}],
           "referencias": [{"tpoDocRef": 101, "serie": "A", "nroCFERef": 1, "razonRef": "Devolución",
@@ -135,10 +135,12 @@ def realistic() -> dict[int, dict]:
 
 @pytest.fixture
 def sign(issuer, numbering, signer):
-    """sign(body) -> SignedCfe, with the session's issuer, CAE range and signer at a fixed time."""
+    """sign(body) -> SignedCfe, with the session's issuer, CAE range and signer (each replaceable by keyword)
+    at a fixed time."""
 
     def _sign(body: dict, **kwargs):
-        return build_signed_cfe(parse_cfe_input(body), issuer, kwargs.pop("numbering", numbering),
-                                kwargs.pop("signer", signer), UI_VALUE, SIGNED_AT, **kwargs)
+        return build_signed_cfe(parse_cfe_input(body), kwargs.pop("issuer", issuer),
+                                kwargs.pop("numbering", numbering), kwargs.pop("signer", signer), UI_VALUE,
+                                SIGNED_AT, **kwargs)
 
     return _sign

@@ -10,7 +10,15 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from portal import paths
-from portal.service.cfe.amounts import Totals, compute_totals, line_amount, qr_amount, round2
+from portal.service.cfe.amounts import (
+    Totals,
+    compute_totals,
+    iva_tolerance_problems,
+    iva_within_dgi_tolerance,
+    line_amount,
+    qr_amount,
+    round2,
+)
 from portal.service.cfe.model import CfeInput, Item
 
 NS = {"c": "http://cfe.dgi.gub.uy"}
@@ -26,7 +34,7 @@ def test_dgi_sample_eticket_to_the_cent():
         dict(ind_fact=3, nom_item="Bananas", cantidad=D(40), precio_unitario=D(4200)),
         dict(ind_fact=2, nom_item="Manzanas", cantidad=D(18), precio_unitario=D(22)),
         dict(ind_fact=1, nom_item="Papas", cantidad=D(12), precio_unitario=D(35)),
-    ], mnt_bruto=True))
+    ], mnt_bruto=1))
     assert totals.mnt_no_grv == D("420")
     assert totals.mnt_neto_iva_tasa_min == D("360")
     assert totals.mnt_neto_iva_tasa_basica == D("137704.92")
@@ -57,7 +65,8 @@ def _from_sample(cfe_element) -> tuple[CfeInput, etree._Element]:
                   precio_unitario=D(item.findtext("c:PrecioUnitario", namespaces=NS)))
              for item in doc.findall("c:Detalle/c:Item", NS)]
     tipo = int(doc.findtext(".//c:TipoCFE", namespaces=NS))
-    cfe = _cfe(tipo, items, mnt_bruto=doc.findtext(".//c:MntBruto", namespaces=NS) == "1")
+    bruto = doc.findtext(".//c:MntBruto", namespaces=NS)
+    cfe = _cfe(tipo, items, mnt_bruto=int(bruto) if bruto else None)
     return cfe, doc.find("c:Encabezado/c:Totales", NS)
 
 
@@ -140,16 +149,19 @@ def test_total_is_the_sum_of_its_parts(lines, bruto):
                            + t.mnt_neto_iva_tasa_min + t.mnt_neto_iva_tasa_basica + t.mnt_neto_iva_otra
                            + t.mnt_iva_tasa_min + t.mnt_iva_tasa_basica + t.mnt_iva_otra)
     assert t.mnt_pagar == t.mnt_total + t.mnt_tot_retenido + t.monto_nf
-    assert t.mnt_iva_tasa_basica == round2(t.mnt_neto_iva_tasa_basica * D("0.22"))
-    assert t.mnt_iva_tasa_min == round2(t.mnt_neto_iva_tasa_min * D("0.10"))
     for value in (t.mnt_total, t.mnt_pagar, t.mnt_neto_iva_tasa_basica, t.mnt_iva_tasa_min):
         assert value == round2(value)  # never more than 2 decimals
-    gross = sum(a for a, line in zip(t.line_amounts, lines, strict=True) if line["ind_fact"] == 3)
-    if bruto:
-        # IVA-inclusive prices: net + IVA comes back to the gross within a cent (DGI rounds the net first).
-        assert abs(t.mnt_neto_iva_tasa_basica + t.mnt_iva_tasa_basica - gross) <= D("0.01")
-    else:
-        assert t.mnt_neto_iva_tasa_basica == gross
+    for ind_fact, net, iva, rate in ((3, t.mnt_neto_iva_tasa_basica, t.mnt_iva_tasa_basica, D(22)),
+                                     (2, t.mnt_neto_iva_tasa_min, t.mnt_iva_tasa_min, D(10))):
+        gross = sum((a for a, line in zip(t.line_amounts, lines, strict=True) if line["ind_fact"] == ind_fact),
+                    D(0))
+        if bruto:
+            # IVA-inclusive prices: net + IVA is the gross exactly, and IVA stays within DGI's cent.
+            assert net + iva == gross
+            assert iva_within_dgi_tolerance(net, rate, iva)
+        else:
+            assert net == gross and iva == round2(net * rate / 100)
+    assert iva_tolerance_problems(t) == []
 
 
 @settings(max_examples=100, deadline=None)
@@ -161,3 +173,45 @@ def test_line_order_does_not_matter(lines, bruto, data):
     fields = [f for f in Totals.__dataclass_fields__ if f != "line_amounts"]
     assert {f: getattr(first, f) for f in fields} == {f: getattr(second, f) for f in fields}
     assert sorted(first.line_amounts) == sorted(second.line_amounts)
+
+
+def _gross_efactura(*items) -> Totals:
+    return compute_totals(_cfe(111, [dict(nom_item="x", **item) for item in items], mnt_bruto=1))
+
+
+def test_iva_included_efactura_totals_the_price_on_the_shelf():
+    """Issue 11: 12.000 at 22% and 3 x 450 - 50 at 10%, prices including IVA, total exactly 13.300,00."""
+    t = _gross_efactura(dict(ind_fact=3, cantidad=D(1), precio_unitario=D(12000)),
+                        dict(ind_fact=2, cantidad=D(3), precio_unitario=D(450), descuento_monto=D(50)))
+    assert t.line_amounts == (D("12000.00"), D("1300.00"))
+    assert (t.mnt_neto_iva_tasa_basica, t.mnt_iva_tasa_basica) == (D("9836.07"), D("2163.93"))
+    assert (t.mnt_neto_iva_tasa_min, t.mnt_iva_tasa_min) == (D("1181.82"), D("118.18"))
+    assert t.mnt_total == t.mnt_pagar == D("13300.00")
+    assert iva_tolerance_problems(t) == []
+
+
+def test_iva_included_credit_note_of_2000_is_exactly_2000():
+    t = compute_totals(_cfe(112, [dict(ind_fact=3, nom_item="Devolución", cantidad=D(1),
+                                       precio_unitario=D(2000))], mnt_bruto=1))
+    assert (t.mnt_neto_iva_tasa_basica, t.mnt_iva_tasa_basica, t.mnt_total) == (D("1639.34"), D("360.66"),
+                                                                                  D("2000.00"))
+
+
+def test_net_prices_keep_dgis_formula():
+    t = compute_totals(_cfe(111, [dict(ind_fact=3, nom_item="x", cantidad=D(1), precio_unitario=D("9836.07"))]))
+    assert (t.mnt_iva_tasa_basica, t.mnt_total) == (D("2163.94"), D("12000.01"))  # round2(net x 22%)
+
+
+def test_dgi_tolerance_is_one_cent_per_rate():
+    assert iva_within_dgi_tolerance(D("9836.07"), D(22), D("2163.93"))  # 2163.9354 - 0.0054
+    assert iva_within_dgi_tolerance(D("100.00"), D(22), D("22.01"))
+    assert not iva_within_dgi_tolerance(D("100.00"), D(22), D("22.02"))
+    assert not iva_within_dgi_tolerance(D("100.00"), D(10), D("9.98"))
+    bad = Totals(line_amounts=(), mnt_neto_iva_tasa_basica=D("100.00"), mnt_iva_tasa_basica=D("22.05"))
+    assert iva_tolerance_problems(bad) == ["MntIVATasaBasica"]
+
+
+def test_mnt_bruto_accepts_the_old_boolean():
+    assert CfeInput.model_validate({"tipoCFE": 101, "mntBruto": True, "items": [{"nomItem": "x"}]}).mnt_bruto == 1
+    assert CfeInput.model_validate({"tipoCFE": 101, "mntBruto": False, "items": [{"nomItem": "x"}]}).mnt_bruto is None
+    assert CfeInput.model_validate({"tipoCFE": 101, "mntBruto": 3, "items": [{"nomItem": "x"}]}).mnt_bruto == 3

@@ -73,8 +73,8 @@ def test_eticket_identification_threshold_in_ui():
     assert ("receptor", "required") in _errors(_ticket("30500.01"))
     assert ("receptor", "required") not in _errors(_ticket("30500.01"), ui=Decimal("7"))
     # IVA-inclusive: 37,210 gross is 30,500 net at 22%.
-    assert _errors(_ticket("37210", mntBruto=True)) == set()
-    assert ("receptor", "required") in _errors(_ticket("37211", mntBruto=True))
+    assert _errors(_ticket("37210", mntBruto=1)) == set()
+    assert ("receptor", "required") in _errors(_ticket("37211", mntBruto=1))
     # Foreign currency converts with tpoCambio: 800 USD x 39 = 31,200 pesos.
     assert ("receptor", "required") in _errors(_ticket("800", tpoMoneda="USD", tpoCambio="39"))
     assert _errors(_ticket("700", tpoMoneda="USD", tpoCambio="39")) == set()

@@ -1,0 +1,97 @@
+"""Benchmark: CPU time to print one signed receipt (issue 13: "PDF under 10 ms of CPU per receipt").
+
+    .venv/bin/python bench/bench_pdf.py [--receipts 300]
+
+Measures `time.process_time` (CPU, not wall time, so other processes on the machine matter less) for the
+whole reprint path of GET getByIdCfeEmitido with Accept: application/pdf: parse the stored signed XML,
+make the QR, lay out and write the PDF. Every receipt is printed cold: a different signed receipt each
+time, and the QR cache is cleared, so nothing is reused between receipts. Compared in the same run:
+
+  - A4, 10 lines, core Helvetica (the default);
+  - the same on an 80 mm thermal roll;
+  - A4 with DejaVu Sans embedded (CFE_PDF_FONT=dejavu), the font the previous renderer always used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+TARGET_MS = 10.0
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--receipts", type=int, default=300)
+    args = parser.parse_args()
+
+    from portal.service.certificates import generate_self_signed
+    from portal.service.cfe import build_signed_cfe, fonts, parse_cfe_input, pdf_base
+    from portal.service.cfe.emission import Issuer, Numbering
+    from portal.service.cfe.pdf import render_receipt
+    from portal.service.cfe.qr import qr_png
+    from portal.service.cfe.signing import CfeSigner
+
+    lines = [{"indFact": 3, "nomItem": f"Artículo {i}", "cantidad": "2", "precioUnitario": "99.90"} for i in range(10)]
+    cfe = parse_cfe_input({"tipoCFE": 101, "fmaPago": 1, "mntBruto": True, "items": lines,
+                           "adenda": "Gracias por su compra."})
+    issuer = Issuer(rut="219999830019", razon_social="Demo S.A.", cdg_dgi_sucursal=1,
+                    domicilio_fiscal="Av. 18 de Julio 1234", ciudad="Montevideo", departamento="Montevideo",
+                    resolucion="Res. DGI 1234/2024", url_verificacion="https://www.demo.com.uy/verificar")
+    signer = CfeSigner(*generate_self_signed("219999830019", "bench"))
+    signed = []
+    for number in range(1, args.receipts + 1):  # distinct receipts: distinct digests, QR links and codes
+        numbering = Numbering(serie="A", nro=number, cae_id=90260000011, dnro=1, hnro=100000,
+                              fec_venc=date(2030, 1, 1))
+        signed.append(build_signed_cfe(cfe, issuer, numbering, signer, ui_value=Decimal("6.1642")))
+
+    def cpu_ms(paper: str) -> list[float]:
+        samples = []
+        for receipt in signed:
+            qr_png.cache_clear()
+            start = time.process_time()
+            render_receipt(receipt.xml, issuer, adenda=cfe.adenda, security_code=receipt.security_code,
+                           qr_url=receipt.qr_url, paper=paper)
+            samples.append((time.process_time() - start) * 1000)
+        return samples
+
+    cpu_ms("a4")  # warm up imports and fpdf's caches
+    results = {"A4, core Helvetica (default)": cpu_ms("a4"), "80 mm roll, core Helvetica": cpu_ms("80mm")}
+    os.environ["CFE_PDF_FONT"] = "dejavu"
+    dejavu = fonts._build()
+    original = pdf_base.font_set
+    pdf_base.font_set = lambda: dejavu
+    try:
+        results["A4, DejaVu embedded (previous font)"] = cpu_ms("a4")
+    finally:
+        pdf_base.font_set = original
+        del os.environ["CFE_PDF_FONT"]
+
+    base = statistics.median(results["A4, core Helvetica (default)"])
+    print(f"CPU per receipt (time.process_time), {args.receipts} distinct signed 10-line e-Tickets, cold QR\n")
+    print("| print | p50 | p95 | p50 / default |")
+    print("|---|---|---|---|")
+    for name, samples in results.items():
+        p50 = statistics.median(samples)
+        print(f"| {name} | {p50:.2f} ms | {_percentile(samples, 0.95):.2f} ms | {p50 / base:.2f} |")
+    met = base < TARGET_MS
+    print(f"\nTarget: p50 < {TARGET_MS:.0f} ms of CPU for A4: {'met' if met else 'MISSED'}")
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,294 @@
+"""What a printed receipt shows, read from the CFE XML itself (issue 11, item 5).
+
+A signed receipt is printed from its stored, signed XML, so a reprint can never disagree with what was
+signed, even after a rate, a rounding rule or a label changes: every amount, rate and name on the page is
+the XML's own text. Only three things come from outside the XML: the adenda (never signed, stored with the
+request), the issuer's print-only settings at issue time (resolution or "Fecha emisor", regime, exoneration
+norm, IVA-al-día status, verification URL: the `Issuer` snapshot), and, for a signed receipt, the QR link
+and security code stored with it (recomputed from the XML when absent).
+
+A preview has no number yet: it is printed from the unsigned XML the engine would sign (built with a
+placeholder number that the page never shows), so preview and receipt share one reading.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import date, datetime
+from decimal import Decimal
+
+from lxml import etree
+
+from portal.domain.cfe_types import cfe_type
+from portal.service.cfe.amounts import compute_totals
+from portal.service.cfe.emission import Issuer, Numbering
+from portal.service.cfe.model import MONTEVIDEO, CfeInput
+from portal.service.cfe.qr import qr_url
+from portal.service.cfe.xml import build_cfe_xml
+from portal.service.cfe.xmlsafe import parse_untrusted
+
+_NS = {"c": "http://cfe.dgi.gub.uy", "ds": "http://www.w3.org/2000/09/xmldsig#"}
+# CAEEspecial (G-C5) -> the issuer's regime, for snapshots taken before the regime was a setting.
+_CAE_ESPECIAL_REGIMEN = {1: "exonerado", 2: "iva_minimo", 3: "monotributo", 4: "monotributo_mides"}
+SPECIAL_REGIMES = ("iva_minimo", "monotributo", "monotributo_mides")
+
+
+@dataclass(frozen=True)
+class Party:
+    """The issuer as signed (Emisor, A-C40 to A-C50)."""
+
+    rut: str
+    razon_social: str
+    nombre_comercial: str | None
+    giro: str | None
+    telefono: str | None
+    correo: str | None
+    sucursal: str | None
+    domicilio: str
+    ciudad: str
+    departamento: str
+
+
+@dataclass(frozen=True)
+class Receiver:
+    tipo_doc: int | None
+    pais: str | None
+    doc: str | None
+    nombre: str | None
+    direccion: str | None
+    ciudad: str | None
+    depto: str | None
+    pais_nombre: str | None
+    compra_id: str | None
+
+
+@dataclass(frozen=True)
+class Retention:
+    code: str
+    rate: Decimal | None
+    base: Decimal | None
+    value: Decimal
+
+
+@dataclass(frozen=True)
+class Line:
+    number: int
+    ind_fact: int | None
+    name: str
+    description: str | None
+    codes: tuple[str, ...]
+    quantity: Decimal | None
+    unit: str | None
+    unit_price: Decimal | None
+    discount: Decimal | None
+    surcharge: Decimal | None
+    amount: Decimal | None
+    retentions: tuple[Retention, ...]
+
+
+@dataclass(frozen=True)
+class Adjustment:
+    """A global discount (D) or surcharge (R), zona D."""
+
+    kind: str
+    glosa: str
+    value: Decimal
+    ind_fact: int | None
+
+
+@dataclass(frozen=True)
+class Reference:
+    ind_global: bool
+    tipo: int | None
+    serie: str | None
+    nro: int | None
+    razon: str | None
+    fecha: date | None
+
+
+@dataclass(frozen=True)
+class Cae:
+    cae_id: int
+    dnro: int
+    hnro: int
+    fec_venc: date
+    especial: int | None
+
+
+@dataclass(frozen=True)
+class Printable:
+    """Everything a printed receipt shows. `serie`, `nro`, `cae`, `security_code` and `qr_url` are None in
+    a preview."""
+
+    tipo_cfe: int
+    serie: str | None
+    nro: int | None
+    fch_emis: date
+    fma_pago: int | None
+    fch_venc: date | None
+    mnt_bruto: int | None
+    tpo_moneda: str | None
+    tpo_cambio: Decimal | None
+    info_adicional: str | None
+    tipo_traslado: int | None
+    fch_valor: date | None
+    iva_al_dia_code: int | None  # A-C17: present only when the issuer is NOT up to date with IVA
+    pagos_terceros: bool  # A-C19 IndPagCta3ros
+    cobranza: bool  # A-C20 IndCobPropia
+    bienes_terceros: tuple[str, str] | None  # A-C6.1 IndPropiedad: (owner's name, owner's document)
+    emisor: Party
+    receiver: Receiver | None
+    totals: dict[str, Decimal]  # Totales by DGI tag (MntTotal, MntPagar, IVATasaBasica, ...)
+    retentions_total: tuple[tuple[str, Decimal], ...]
+    cant_lin_det: int
+    lines: tuple[Line, ...]
+    adjustments: tuple[Adjustment, ...]
+    payments: tuple[tuple[str, Decimal], ...]
+    references: tuple[Reference, ...]
+    cae: Cae | None
+    settings: Issuer
+    adenda: str | None = None
+    security_code: str | None = None
+    qr_url: str | None = None
+    preview: bool = False
+
+    @property
+    def element(self) -> str:
+        return cfe_type(self.tipo_cfe).element
+
+    @property
+    def name(self) -> str:
+        return cfe_type(self.tipo_cfe).name_es
+
+    @property
+    def regimen(self) -> str:
+        """The issuer's regime: its settings at issue time, or what the CAE says for older snapshots."""
+        if self.settings.regimen != "general":
+            return self.settings.regimen
+        return _CAE_ESPECIAL_REGIMEN.get(self.cae.especial, "general") if self.cae else "general"
+
+    @property
+    def mentions_iva(self) -> bool:
+        """IVA mínimo issuers (and Monotributo, whose sales are IndFact 16 too) print no mention of IVA;
+        MntBruto 3 (A-C10) says the same from the XML."""
+        return self.regimen not in SPECIAL_REGIMES and self.mnt_bruto != 3
+
+
+def from_input(cfe: CfeInput, settings: Issuer) -> Printable:
+    """A preview: the unsigned XML the engine would sign for `cfe`, numbered with a placeholder the page
+    never shows (no serie, number, CAE or QR)."""
+    placeholder = Numbering(serie="A", nro=1, cae_id=1, dnro=1, hnro=1, fec_venc=cfe.fch_emis)
+    root = build_cfe_xml(cfe, settings, placeholder, compute_totals(cfe), datetime.now(MONTEVIDEO))
+    return from_xml(root, settings, adenda=cfe.adenda, preview=True)
+
+
+def from_xml(xml: bytes | etree._Element, settings: Issuer, *, adenda: str | None = None,
+             security_code: str | None = None, qr_link: str | None = None, preview: bool = False) -> Printable:
+    """The printable view of a CFE XML (signed, or the unsigned XML of a preview)."""
+    root = xml if isinstance(xml, etree._Element) else parse_untrusted(xml).getroot()
+    doc = root[0] if root.tag.endswith("}CFE") else root
+    id_doc, emisor = doc.find("c:Encabezado/c:IdDoc", _NS), doc.find("c:Encabezado/c:Emisor", _NS)
+    totales = doc.find("c:Encabezado/c:Totales", _NS)
+    party = Party(rut=_text(emisor, "RUCEmisor"), razon_social=_text(emisor, "RznSoc"),
+                  nombre_comercial=_text(emisor, "NomComercial"), giro=_text(emisor, "GiroEmis"),
+                  telefono=_text(emisor, "Telefono"), correo=_text(emisor, "CorreoEmisor"),
+                  sucursal=_text(emisor, "EmiSucursal"), domicilio=_text(emisor, "DomFiscal"),
+                  ciudad=_text(emisor, "Ciudad"), departamento=_text(emisor, "Departamento"))
+    owner = None
+    if _int(id_doc, "IndPropiedad") == 1:
+        owner = (_text(id_doc, "RznSocProp") or "", _text(id_doc, "DocProp") or _text(id_doc, "DocPropExt") or "")
+    cae = None if preview else _cae(doc.find("c:CAEData", _NS))
+    printable = Printable(
+        tipo_cfe=int(_text(id_doc, "TipoCFE")), serie=None if preview else _text(id_doc, "Serie"),
+        nro=None if preview else _int(id_doc, "Nro"), fch_emis=_date(id_doc, "FchEmis"),
+        fma_pago=_int(id_doc, "FmaPago"), fch_venc=_date(id_doc, "FchVenc"), mnt_bruto=_int(id_doc, "MntBruto"),
+        tpo_moneda=_text(totales, "TpoMoneda"), tpo_cambio=_dec(totales, "TpoCambio"),
+        info_adicional=_text(id_doc, "InfoAdicionalDoc"), tipo_traslado=_int(id_doc, "TipoTraslado"),
+        fch_valor=_date(id_doc, "FchValor"), iva_al_dia_code=_int(id_doc, "IVAalDia"),
+        pagos_terceros=_int(id_doc, "IndPagCta3ros") == 1, cobranza=_int(id_doc, "IndCobPropia") == 1,
+        bienes_terceros=owner, emisor=party, receiver=_receiver(doc.find("c:Encabezado/c:Receptor", _NS)),
+        totals={_local(child): Decimal(child.text) for child in totales
+                if _local(child) not in ("TpoMoneda", "TpoCambio", "CantLinDet", "RetencPercep")},
+        retentions_total=tuple((_text(group, "CodRet"), _dec(group, "ValRetPerc"))
+                               for group in totales.findall("c:RetencPercep", _NS)),
+        cant_lin_det=_int(totales, "CantLinDet") or 0,
+        lines=tuple(_line(item) for item in doc.findall("c:Detalle/c:Item", _NS)),
+        adjustments=tuple(Adjustment(kind=_text(dr, "TpoMovDR"), glosa=_text(dr, "GlosaDR") or "",
+                                     value=_dec(dr, "ValorDR"), ind_fact=_int(dr, "IndFactDR"))
+                          for dr in doc.findall("c:DscRcgGlobal/c:DRG_Item", _NS)),
+        payments=tuple((_text(mp, "GlosaMP") or "", _dec(mp, "ValorPago"))
+                       for mp in doc.findall("c:MediosPago/c:MedioPago", _NS)),
+        references=tuple(Reference(ind_global=_int(ref, "IndGlobal") == 1, tipo=_int(ref, "TpoDocRef"),
+                                   serie=_text(ref, "Serie"), nro=_int(ref, "NroCFERef"),
+                                   razon=_text(ref, "RazonRef"), fecha=_date(ref, "FechaCFEref"))
+                         for ref in doc.findall("c:Referencia/c:Referencia", _NS)),
+        cae=cae, settings=settings, adenda=adenda, preview=preview)
+    if preview:
+        return printable
+    digest = root.findtext(".//ds:SignedInfo/ds:Reference/ds:DigestValue", namespaces=_NS)
+    if not digest and not (security_code and qr_link):
+        raise ValueError("Un comprobante firmado necesita su firma (DigestValue) para el QR.")
+    return replace(printable, security_code=security_code or digest[:6],
+                   qr_url=qr_link or _qr_link(printable, doc, digest))
+
+
+def _qr_link(doc: Printable, node: etree._Element, digest: str) -> str:
+    """DGI's link, as `build_signed_cfe` makes it, from the XML alone (for records stored without it)."""
+    amount = {"eRem": Decimal(0), "eResg": doc.totals.get("MntTotRetenido", Decimal(0))}.get(
+        doc.element, doc.totals.get("MntPagar", Decimal(0)))
+    return qr_url(doc.emisor.rut, doc.tipo_cfe, doc.serie, doc.nro, amount, doc.fch_emis, digest)
+
+
+def _local(node: etree._Element) -> str:
+    return etree.QName(node).localname
+
+
+def _text(node: etree._Element | None, tag: str) -> str | None:
+    if node is None:
+        return None
+    found = node.find(f"c:{tag}", _NS)
+    return found.text if found is not None else None
+
+
+def _int(node: etree._Element | None, tag: str) -> int | None:
+    value = _text(node, tag)
+    return int(value) if value not in (None, "") else None
+
+
+def _dec(node: etree._Element | None, tag: str) -> Decimal | None:
+    value = _text(node, tag)
+    return Decimal(value) if value not in (None, "") else None
+
+
+def _date(node: etree._Element | None, tag: str) -> date | None:
+    value = _text(node, tag)
+    return date.fromisoformat(value[:10]) if value else None
+
+
+def _receiver(node: etree._Element | None) -> Receiver | None:
+    if node is None:
+        return None
+    return Receiver(tipo_doc=_int(node, "TipoDocRecep"), pais=_text(node, "CodPaisRecep"),
+                    doc=_text(node, "DocRecep") or _text(node, "DocRecepExt"), nombre=_text(node, "RznSocRecep"),
+                    direccion=_text(node, "DirRecep"), ciudad=_text(node, "CiudadRecep"),
+                    depto=_text(node, "DeptoRecep"), pais_nombre=_text(node, "PaisRecep"),
+                    compra_id=_text(node, "CompraID"))
+
+
+def _line(item: etree._Element) -> Line:
+    return Line(
+        number=_int(item, "NroLinDet") or 0, ind_fact=_int(item, "IndFact"), name=_text(item, "NomItem") or "",
+        description=_text(item, "DscItem"),
+        codes=tuple(f"{_text(code, 'TpoCod')} {_text(code, 'Cod')}" for code in item.findall("c:CodItem", _NS)),
+        quantity=_dec(item, "Cantidad"), unit=_text(item, "UniMed"), unit_price=_dec(item, "PrecioUnitario"),
+        discount=_dec(item, "DescuentoMonto"), surcharge=_dec(item, "RecargoMnt"), amount=_dec(item, "MontoItem"),
+        retentions=tuple(Retention(code=_text(ret, "CodRet"), rate=_dec(ret, "Tasa"), base=_dec(ret, "MntSujetoaRet"),
+                                   value=_dec(ret, "ValRetPerc"))
+                         for ret in item.findall("c:RetencPercep", _NS)))
+
+
+def _cae(node: etree._Element | None) -> Cae | None:
+    if node is None:
+        return None
+    return Cae(cae_id=_int(node, "CAE_ID"), dnro=_int(node, "DNro"), hnro=_int(node, "HNro"),
+               fec_venc=_date(node, "FecVenc"), especial=_int(node, "CAEEspecial"))

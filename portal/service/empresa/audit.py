@@ -1,0 +1,46 @@
+"""The audit trail of the company's settings: every change by whom, when, and the values around it."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from portal.service import db
+from portal.service.auth import Principal
+from portal.service.empresa.models import AuditEvent
+from portal.service.empresa.schemas import AuditEventOut, AuditList
+
+MAX_LISTED = 200
+
+
+def aware(moment: datetime | None) -> datetime | None:
+    """SQLite hands back naive UTC moments: label them, so the API always says the offset."""
+    return moment.replace(tzinfo=UTC) if moment is not None and moment.tzinfo is None else moment
+
+
+def _plain(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, date) else value
+
+
+def diff(before: dict[str, Any], after: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """{field: {"antes": old, "despues": new}} for each field whose value changed."""
+    return {name: {"antes": _plain(before.get(name)), "despues": _plain(value)}
+            for name, value in after.items() if before.get(name) != value}
+
+
+def record(session: Session, principal: Principal, action: str, changes: dict[str, Any],
+           target: str | None = None) -> None:
+    """Add an event to the caller's transaction. `changes` must never hold a secret or key material."""
+    session.add(AuditEvent(company_id=principal.company_id, actor=principal.actor, action=action,
+                           target=target, changes=changes))
+
+
+def list_events(principal: Principal) -> AuditList:
+    events = db.session().scalars(
+        select(AuditEvent).where(AuditEvent.company_id == principal.company_id)
+        .order_by(AuditEvent.id.desc()).limit(MAX_LISTED))
+    return AuditList(eventos=[AuditEventOut(fecha=aware(e.at), actor=e.actor, accion=e.action, objeto=e.target,
+                                            cambios=e.changes) for e in events])

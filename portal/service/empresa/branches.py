@@ -1,0 +1,113 @@
+"""The company's DGI branches: list, create, update (audited), and which one a receipt is issued from.
+
+Codes are unique per company; exactly one branch is the default once there is any. A company that has
+none yet (created before this area) issues from the branch data on its `company` row.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from portal.service import db
+from portal.service.auth import Principal
+from portal.service.empresa import audit
+from portal.service.empresa.models import Branch
+from portal.service.empresa.schemas import BranchIn, BranchList, BranchOut
+from portal.service.errors import FieldError, NotFound, ValidationFailed
+from portal.service.models import Company
+
+_FIELDS = ("codigo", "nombre", "domicilio", "ciudad", "departamento", "predeterminada")
+
+
+def _present(branch: Branch) -> BranchOut:
+    return BranchOut(id=branch.id, **{name: getattr(branch, name) for name in _FIELDS})
+
+
+def _values(branch: Branch) -> dict[str, Any]:
+    return {name: getattr(branch, name) for name in _FIELDS}
+
+
+def _all(session: Session, company_id: int) -> list[Branch]:
+    return list(session.scalars(select(Branch).where(Branch.company_id == company_id).order_by(Branch.codigo)))
+
+
+def list_branches(principal: Principal) -> BranchList:
+    return BranchList(sucursales=[_present(b) for b in _all(db.session(), principal.company_id)])
+
+
+def _duplicate_code(code: int) -> ValidationFailed:
+    message = f"Ya hay una sucursal con el código {code}."
+    return ValidationFailed([FieldError("codigo", "duplicado", message)], message=message)
+
+
+def create(principal: Principal, body: BranchIn) -> BranchOut:
+    with db.write_transaction() as session:
+        existing = _all(session, principal.company_id)
+        if any(b.codigo == body.codigo for b in existing):
+            raise _duplicate_code(body.codigo)
+        branch = Branch(company_id=principal.company_id, **body.model_dump())
+        # The first branch is the default whatever was asked: a company always has one to issue from.
+        branch.predeterminada = body.predeterminada or not existing
+        session.add(branch)
+        _single_default(existing, branch)
+        session.flush()
+        audit.record(session, principal, "sucursal_creada", _values(branch),
+                     target=f"{branch.codigo} {branch.nombre}")
+        result = _present(branch)
+    return result
+
+
+def update(principal: Principal, branch_id: int, body: BranchIn) -> BranchOut:
+    """Replace a branch's data. Un-marking the default is refused: mark another branch instead."""
+    with db.write_transaction() as session:
+        existing = _all(session, principal.company_id)
+        branch = next((b for b in existing if b.id == branch_id), None)
+        if branch is None:
+            raise NotFound("No existe esa sucursal en la empresa.", code="sucursal_inexistente")
+        if any(b.codigo == body.codigo and b.id != branch.id for b in existing):
+            raise _duplicate_code(body.codigo)
+        if branch.predeterminada and not body.predeterminada:
+            message = "Para cambiar la sucursal predeterminada, marcá otra como predeterminada."
+            raise ValidationFailed([FieldError("predeterminada", "unica", message)], message=message)
+        before = _values(branch)
+        for name, value in body.model_dump().items():
+            setattr(branch, name, value)
+        _single_default(existing, branch)
+        changes = audit.diff(before, _values(branch))
+        if changes:
+            audit.record(session, principal, "sucursal_modificada", changes, target=f"{branch.codigo} {branch.nombre}")
+        try:
+            session.flush()
+        except IntegrityError:  # another admin took the code between our read and write
+            raise _duplicate_code(body.codigo) from None
+        result = _present(branch)
+    return result
+
+
+def _single_default(branches: list[Branch], chosen: Branch) -> None:
+    if chosen.predeterminada:
+        for other in branches:
+            if other is not chosen:
+                other.predeterminada = False
+
+
+def for_receipt(session: Session, company: Company, code: int | None) -> dict[str, Any]:
+    """The Issuer's branch fields (sucursal, cdg_dgi_sucursal, domicilio_fiscal, ciudad, departamento)."""
+    branches = _all(session, company.id)
+    if not branches and code in (None, company.cdg_dgi_sucursal):
+        return {"sucursal": company.sucursal, "cdg_dgi_sucursal": company.cdg_dgi_sucursal,
+                "domicilio_fiscal": company.domicilio_fiscal, "ciudad": company.ciudad,
+                "departamento": company.departamento}
+    if code is None:
+        chosen = next((b for b in branches if b.predeterminada), branches[0])
+    else:
+        chosen = next((b for b in branches if b.codigo == code), None)
+    if chosen is None:
+        message = f"La empresa no tiene una sucursal con el código {code}."
+        raise ValidationFailed([FieldError("cdgDGISucur", "sucursal_inexistente", message)], message=message)
+    return {"sucursal": chosen.nombre, "cdg_dgi_sucursal": chosen.codigo, "domicilio_fiscal": chosen.domicilio,
+            "ciudad": chosen.ciudad, "departamento": chosen.departamento}

@@ -1,0 +1,92 @@
+"""Signing certificates uploaded by admins: the same checks and storage as `import-cert`, with clear 422s.
+
+The private key is stored encrypted (keystore); the password is used once to open the file and kept
+nowhere. The audit records the certificate's subject, serial and expiry, never key material.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from cryptography.exceptions import UnsupportedAlgorithm
+from sqlalchemy import select
+
+from portal.domain.empresa import CERTIFICATE_MAX_BYTES, EXPIRY_WARNING_DAYS
+from portal.service import db
+from portal.service.auth import Principal
+from portal.service.certificates import certificate_info, load_pkcs12
+from portal.service.empresa import audit
+from portal.service.empresa.audit import aware
+from portal.service.empresa.schemas import CertificateList, CertificateOut
+from portal.service.errors import ApiError, Conflict, FieldError, ValidationFailed
+from portal.service.keystore import store_certificate
+from portal.service.models import Certificate, Company
+
+NAME_LENGTH = 120  # Certificate.name
+SUBJECT_LENGTH = 400  # Certificate.subject and .issuer
+PASSWORD_LENGTH = 200
+
+
+def present(cert: Certificate, now: datetime | None = None) -> CertificateOut:
+    now = now or datetime.now(UTC)
+    not_before, not_after = aware(cert.not_before), aware(cert.not_after)
+    days_left = (not_after - now).days
+    if now > not_after:
+        state = "vencido"
+    elif now < not_before:
+        state = "no_vigente"
+    else:
+        state = "por_vencer" if days_left < EXPIRY_WARNING_DAYS else "vigente"
+    return CertificateOut(id=cert.id, nombre=cert.name, sujeto=cert.subject, emisor=cert.issuer, serie=cert.serial,
+                          rut=certificate_info(cert.cert_pem.encode()).rut, desde=not_before, hasta=not_after,
+                          diasRestantes=days_left, estado=state)
+
+
+def list_certificates(principal: Principal) -> CertificateList:
+    certs = db.session().scalars(select(Certificate).where(Certificate.company_id == principal.company_id)
+                                 .order_by(Certificate.not_after.desc(), Certificate.id.desc()))
+    return CertificateList(certificados=[present(c) for c in certs])
+
+
+def _invalid(field: str, code: str, message: str) -> ValidationFailed:
+    return ValidationFailed([FieldError(field, code, message)], message=message)
+
+
+def upload(principal: Principal, data: bytes | None, password: str, name: str | None) -> CertificateOut:
+    """Open the .p12 with its password, check it is this company's and in force, and store it."""
+    if not data:
+        raise _invalid("archivo", "requerido", "Adjuntá el archivo .p12 del certificado.")
+    if len(data) > CERTIFICATE_MAX_BYTES:
+        raise ApiError(f"El certificado supera los {CERTIFICATE_MAX_BYTES // 1024} KB.",
+                       code="archivo_muy_grande", status=413)
+    if len(password) > PASSWORD_LENGTH:
+        raise _invalid("password", "longitud", "La contraseña es demasiado larga.")
+    if name is not None and not 1 <= len(name.strip()) <= NAME_LENGTH:
+        raise _invalid("nombre", "longitud", f"El nombre va de 1 a {NAME_LENGTH} caracteres.")
+    try:
+        key_pem, cert_pem, info = load_pkcs12(data, password.encode() or None)
+    except (ValueError, TypeError, UnsupportedAlgorithm):
+        # cryptography says the same for a wrong password and for a file that is not PKCS#12.
+        raise _invalid("password", "no_abre", "No se pudo abrir el certificado: revisá la contraseña y que el "
+                                              "archivo sea un .p12 o .pfx.") from None
+    with db.write_transaction() as session:
+        company = session.get(Company, principal.company_id)
+        if info.rut != company.rut:
+            found = f"es del RUT {info.rut}" if info.rut else "no indica un RUT"
+            raise _invalid("archivo", "otro_rut", f"El certificado {found}, no del de la empresa ({company.rut}).")
+        now = datetime.now(UTC)
+        if info.not_after < now:
+            raise _invalid("archivo", "vencido", f"El certificado venció el {info.not_after:%d/%m/%Y}.")
+        if len(info.subject) > SUBJECT_LENGTH or len(info.issuer) > SUBJECT_LENGTH:
+            raise _invalid("archivo", "demasiado_largo", "El sujeto o el emisor del certificado es demasiado largo.")
+        if session.scalar(select(Certificate.id).where(Certificate.company_id == company.id,
+                                                       Certificate.serial == str(info.serial))):
+            raise Conflict("Ese certificado ya está cargado.", code="certificado_duplicado")
+        cert = store_certificate(session, company, (name or "").strip() or info.subject[:NAME_LENGTH],
+                                 key_pem, cert_pem)
+        session.flush()
+        result = present(cert, now)
+        audit.record(session, principal, "certificado_cargado",
+                     {"sujeto": info.subject, "serie": str(info.serial), "hasta": info.not_after.isoformat()},
+                     target=cert.name)
+    return result

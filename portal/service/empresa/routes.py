@@ -1,0 +1,191 @@
+"""HTTP endpoints of the Empresa group: the company's fiscal settings, branches, logo, signing certificates,
+CAE ranges and the audit of every change.
+
+Bearer JWT (the branch list also takes an API key), always within the caller's company. Admins change;
+every member reads the settings, branches, certificates and CAE ranges (issuing needs them); admins and
+`soporte` read the audit.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, request
+
+from portal.domain.empresa import CAE_MAX_BYTES, CERTIFICATE_MAX_BYTES, LOGO_MAX_BYTES
+from portal.service.api import ADMINS, ALL_ROLES, operation
+from portal.service.auth import API_KEY, JWT, Principal
+from portal.service.empresa import audit, branches, cae_ranges, certificates, settings
+from portal.service.empresa.schemas import (
+    AuditList,
+    BranchIn,
+    BranchList,
+    BranchOut,
+    CaeList,
+    CaeOut,
+    CertificateList,
+    CertificateOut,
+    LogoOut,
+    SettingsIn,
+    SettingsOut,
+)
+from portal.service.errors import ApiError, NotFound
+from portal.service.models import Role
+
+bp = Blueprint("empresa", __name__, url_prefix="/api/v1/empresa")
+
+TAG = "Empresa"
+READERS = (Role.ADMIN, Role.SOPORTE)
+AUTH = (JWT,)
+
+
+def _unsupported(expected: str) -> ApiError:
+    return ApiError(f"El cuerpo debe ser {expected}.", code="unsupported_media_type", status=415)
+
+
+@operation(bp, "GET", "/configuracion", tag=TAG, summary="Ver los datos fiscales de la empresa", auth=AUTH,
+           roles=ALL_ROLES, responses={200: SettingsOut})
+def get_settings(principal: Principal):
+    """Régimen, norma de exoneración, resolución o fecha de ingreso, IVA al día, URL de verificación de
+    e-Tickets, formato de papel y el logo cargado (solo sus datos; la imagen está en `/logo`)."""
+    return settings.read(principal)
+
+
+@operation(bp, "PUT", "/configuracion", tag=TAG, summary="Cambiar los datos fiscales de la empresa", auth=AUTH,
+           roles=ADMINS, body=SettingsIn, responses={200: SettingsOut})
+def put_settings(principal: Principal, body: SettingsIn):
+    """Reemplaza los datos fiscales (los que no se envían vuelven a su valor por defecto). Valen para los
+    comprobantes que se emitan desde ahora. Cada cambio queda en la auditoría con su valor anterior."""
+    return settings.update(principal, body)
+
+
+@operation(bp, "GET", "/sucursales", tag=TAG, summary="Listar las sucursales", auth=(JWT, API_KEY),
+           roles=ALL_ROLES, responses={200: BranchList})
+def list_branches(principal: Principal):
+    """Las sucursales registradas en DGI, por código. Un comprobante se emite desde la predeterminada, o
+    desde la que indique su campo `cdgDGISucur`. También con una clave de API, para que el sistema que
+    emite sepa qué códigos puede usar."""
+    return branches.list_branches(principal)
+
+
+@operation(bp, "POST", "/sucursales", tag=TAG, summary="Agregar una sucursal", auth=AUTH, roles=ADMINS,
+           body=BranchIn, responses={201: BranchOut})
+def create_branch(principal: Principal, body: BranchIn):
+    """Agrega una sucursal con su código de DGI (0-9999, único en la empresa). La primera queda como
+    predeterminada; marcar otra como predeterminada desmarca la anterior."""
+    return branches.create(principal, body), 201
+
+
+@operation(bp, "PUT", "/sucursales/<int:branch_id>", tag=TAG, summary="Cambiar una sucursal", auth=AUTH,
+           roles=ADMINS, body=BranchIn, responses={200: BranchOut, 404: "No existe esa sucursal en la empresa."},
+           path_params={"branch_id": "Identificador de la sucursal, como lo da la lista."})
+def update_branch(principal: Principal, body: BranchIn, branch_id: int):
+    """Reemplaza los datos de una sucursal. Para dejar de usar una como predeterminada, marcá otra."""
+    return branches.update(principal, branch_id, body)
+
+
+_IMAGE = {"schema": {"type": "string", "contentMediaType": "image/png"}}
+
+
+@operation(bp, "GET", "/logo", tag=TAG, summary="Descargar el logo", auth=AUTH, roles=ALL_ROLES,
+           responses={200: {"description": "La imagen, PNG o JPEG.",
+                            "content": {"image/png": _IMAGE, "image/jpeg": _IMAGE}},
+                      404: "La empresa no cargó un logo."})
+def get_logo(principal: Principal):
+    """El logo tal como se cargó."""
+    found = settings.logo_image(principal)
+    if found is None:
+        raise NotFound("La empresa no cargó un logo.", code="sin_logo")
+    response = Response(found[0], mimetype=found[1])
+    response.headers["Cache-Control"] = "private, no-cache"
+    return response
+
+
+@operation(bp, "PUT", "/logo", tag=TAG, summary="Cargar el logo", auth=AUTH, roles=ADMINS,
+           raw_body={"image/png": _IMAGE, "image/jpeg": {"schema": {"type": "string",
+                                                                     "contentMediaType": "image/jpeg"}}},
+           responses={200: LogoOut, 413: f"La imagen supera los {LOGO_MAX_BYTES // 1024} KB.",
+                      415: "No es image/png ni image/jpeg."})
+def put_logo(principal: Principal):
+    """Carga (o reemplaza) el logo que se imprime en los comprobantes, a lo sumo en 1/5 de la página. PNG
+    o JPEG, hasta 512 KB y entre 16 y 4000 píxeles por lado; la imagen se decodifica entera al cargarla,
+    así que un archivo dañado se rechaza ahora y no al imprimir."""
+    if request.mimetype not in ("image/png", "image/jpeg"):
+        raise _unsupported("una imagen PNG o JPEG (Content-Type: image/png o image/jpeg)")
+    return settings.put_logo(principal, request.get_data()).logo
+
+
+@operation(bp, "DELETE", "/logo", tag=TAG, summary="Quitar el logo", auth=AUTH, roles=ADMINS,
+           responses={204: None})
+def delete_logo(principal: Principal):
+    """Los comprobantes se imprimen sin logo desde ahora. Quitar un logo que no hay no cambia nada."""
+    settings.delete_logo(principal)
+    return Response(status=204)
+
+
+@operation(bp, "GET", "/certificados", tag=TAG, summary="Listar los certificados de firma", auth=AUTH,
+           roles=ALL_ROLES, responses={200: CertificateList})
+def list_certificates(principal: Principal):
+    """Sujeto, número de serie, vigencia y días que le quedan a cada certificado; `estado` es `por_vencer`
+    cuando vence dentro de 30 días. Firma el vigente que vence último."""
+    return certificates.list_certificates(principal)
+
+
+_P12_FORM = {"multipart/form-data": {
+    "schema": {"type": "object", "required": ["archivo"], "properties": {
+        "archivo": {"type": "string", "format": "binary",
+                    "description": f"El archivo .p12 o .pfx, hasta {CERTIFICATE_MAX_BYTES // 1024} KB."},
+        "password": {"type": "string", "format": "password", "maxLength": 200,
+                     "description": "La contraseña del archivo (vacía si no tiene)."},
+        "nombre": {"type": "string", "maxLength": 120, "description": "Para reconocerlo; por defecto, su sujeto."},
+    }},
+    "encoding": {"archivo": {"contentType": "application/octet-stream"}},
+}}
+
+
+@operation(bp, "POST", "/certificados", tag=TAG, summary="Cargar un certificado de firma", auth=AUTH,
+           roles=ADMINS, raw_body=_P12_FORM,
+           responses={201: CertificateOut, 409: "Ese certificado ya está cargado.",
+                      413: f"El archivo supera los {CERTIFICATE_MAX_BYTES // 1024} KB.",
+                      415: "El cuerpo no es multipart/form-data."})
+def upload_certificate(principal: Principal):
+    """Carga el certificado de firma de la empresa (PKCS#12 con su contraseña). Se rechaza (422) si la
+    contraseña no lo abre, si su SERIALNUMBER no es el RUT de la empresa o si ya venció. La clave privada
+    se guarda cifrada; la contraseña no se guarda. Desde ese momento firma el vigente que vence último."""
+    if request.mimetype != "multipart/form-data":
+        raise _unsupported("multipart/form-data, con el archivo en «archivo» y la contraseña en «password»")
+    upload = request.files.get("archivo")
+    password = request.form.get("password", "")
+    data = upload.read(CERTIFICATE_MAX_BYTES + 1) if upload else None
+    return certificates.upload(principal, data, password, request.form.get("nombre")), 201
+
+
+@operation(bp, "GET", "/cae", tag=TAG, summary="Listar los rangos de CAE", auth=AUTH, roles=ALL_ROLES,
+           responses={200: CaeList})
+def list_cae(principal: Principal):
+    """Cada CAE con su tipo de CFE, serie, números (desde, hasta, próximo), cuántos quedan, vencimiento y
+    `estado`: `por_vencer` dentro de 30 días, `vencido`, `agotado`."""
+    return cae_ranges.list_ranges(principal)
+
+
+@operation(bp, "POST", "/cae", tag=TAG, summary="Cargar un archivo de CAE de DGI", auth=AUTH, roles=ADMINS,
+           raw_body={"application/xml": {"schema": {"type": "string", "maxLength": CAE_MAX_BYTES,
+                                                    "description": "El XML de CAE tal como lo entrega DGI."}}},
+           responses={201: CaeOut, 200: {"description": "Ese CAE ya estaba cargado; se devuelve como está.",
+                                         "content": {"application/json": {
+                                             "schema": {"$ref": "#/components/schemas/CaeOut"}}}},
+                      413: f"El archivo supera los {CAE_MAX_BYTES // 1024} KB.", 415: "El cuerpo no es XML."})
+def upload_cae(principal: Principal):
+    """Carga el archivo de CAE que DGI entrega (un rango de números para un tipo de CFE y una serie). Se
+    valida contra CAE.xsd 1.44.2; se rechaza (422) si es de otro RUT, si ya venció o si sus números se
+    superponen con otro CAE del mismo tipo y serie."""
+    if request.mimetype not in ("application/xml", "text/xml"):
+        raise _unsupported("XML (Content-Type: application/xml)")
+    result, created = cae_ranges.upload(principal, request.get_data())
+    return result, 201 if created else 200
+
+
+@operation(bp, "GET", "/auditoria", tag=TAG, summary="Ver la auditoría de la configuración", auth=AUTH,
+           roles=READERS, responses={200: AuditList})
+def list_audit(principal: Principal):
+    """Cada cambio de datos fiscales, sucursales, logo, certificados y CAE: quién, cuándo, qué y los valores
+    antes y después. Nunca contraseñas ni claves."""
+    return audit.list_events(principal)

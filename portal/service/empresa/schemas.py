@@ -1,0 +1,218 @@
+"""Request and response bodies of the Empresa endpoints (published as OpenAPI by `operation`)."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
+from pydantic_core import PydanticCustomError
+
+from portal.domain.empresa import DEPARTMENTS, MAX_BRANCH_CODE, NO_IVA_AL_DIA
+
+Regimen = Literal["general", "iva_minimo", "monotributo", "monotributo_mides", "exonerado"]
+Paper = Literal["a4", "80mm", "57mm"]
+Department = Literal[DEPARTMENTS]  # type: ignore[valid-type]
+
+_RESOLUTION = re.compile(r"^\d{1,6}/\d{4}$")
+_URL = re.compile(r"^https?://[^\s/$.?#][^\s]*$", re.IGNORECASE)
+
+
+def _printable(value: str | None) -> str | None:
+    if value is not None and any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in value):
+        raise PydanticCustomError("control_chars", "No puede contener caracteres de control.")
+    return value
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    @field_validator("*")
+    @classmethod
+    def _no_control_chars(cls, value):
+        return _printable(value) if isinstance(value, str) else value
+
+
+class SettingsIn(_In):
+    """Los datos fiscales que se imprimen y que deciden las reglas: se reemplazan todos juntos."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, json_schema_extra={"examples": [
+        {"regimen": "general", "resolucion": "1234/2020", "ivaAlDia": True,
+         "urlVerificacion": "https://demo.uy/cfe", "formatoPapel": "a4"},
+        {"regimen": "exonerado", "normaExoneracion": "Ley 18.083 art. 19", "fechaEmisor": "2021-03-01",
+         "ivaAlDia": True, "formatoPapel": "80mm"},
+    ]})
+
+    regimen: Regimen = Field(description="General, IVA mínimo, Monotributo, Monotributo social MIDES o exonerado.")
+    normaExoneracion: StrictStr | None = Field(  # noqa: N815 - the API's field names are lower camel case
+        None, min_length=1, max_length=100,
+        description="La norma que exonera; obligatoria si regimen es exonerado, y solo entonces.")
+    resolucion: StrictStr | None = Field(
+        None, max_length=11, examples=["1234/2020"],
+        description="Resolución de DGI que autoriza a emitir (número/año); se imprime «Res. 1234/2020». "
+                    "Va esta o fechaEmisor, no las dos.")
+    fechaEmisor: date | None = Field(  # noqa: N815
+        None, description="Fecha en que la empresa ingresó al régimen de CFE; se imprime «Fecha emisor».")
+    ivaAlDia: StrictBool = Field(  # noqa: N815
+        True, description="Si la empresa tiene la constancia de estar al día con IVA (no en Monotributo).")
+    urlVerificacion: StrictStr | None = Field(  # noqa: N815
+        None, max_length=200,
+        description="Página de la empresa donde verificar e-Tickets; sin ella se imprime www.dgi.gub.uy.")
+    formatoPapel: Paper = Field(  # noqa: N815
+        "a4", description="Formato de impresión por defecto; los rollos térmicos solo para e-Tickets y sus notas.")
+
+    @field_validator("resolucion")
+    @classmethod
+    def _resolution(cls, value: str | None) -> str | None:
+        if value and not _RESOLUTION.match(value):
+            raise PydanticCustomError("format", "Escribila como número/año, por ejemplo 1234/2020.")
+        return value or None
+
+    @field_validator("urlVerificacion")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value and not _URL.match(value):
+            raise PydanticCustomError("format", "Tiene que ser una dirección web que empiece con https://.")
+        return value or None
+
+    def problems(self) -> list[tuple[str, str]]:
+        """(field, Spanish message) for each combination DGI does not allow; empty when consistent."""
+        found = []
+        if self.regimen == "exonerado" and not self.normaExoneracion:
+            found.append(("normaExoneracion", "Indicá la norma que exonera a la empresa."))
+        if self.regimen != "exonerado" and self.normaExoneracion:
+            found.append(("normaExoneracion", "La norma solo corresponde a empresas exoneradas."))
+        if self.resolucion and self.fechaEmisor:
+            found.append(("fechaEmisor", "Indicá la resolución o la fecha de ingreso, no las dos."))
+        if self.regimen in NO_IVA_AL_DIA and self.ivaAlDia:
+            found.append(("ivaAlDia", "La constancia de IVA al día no corresponde a Monotributo."))
+        return found
+
+
+class LogoOut(BaseModel):
+    """El logo cargado: tipo, tamaño y medidas en píxeles."""
+
+    tipo: Literal["image/png", "image/jpeg"]
+    bytes: int
+    ancho: int
+    alto: int
+
+
+class SettingsOut(BaseModel):
+    """Los datos fiscales de la empresa."""
+
+    rut: str
+    razonSocial: str  # noqa: N815
+    regimen: Regimen
+    normaExoneracion: str | None = None  # noqa: N815
+    resolucion: str | None = None
+    fechaEmisor: date | None = None  # noqa: N815
+    ivaAlDia: bool  # noqa: N815
+    urlVerificacion: str | None = None  # noqa: N815
+    formatoPapel: Paper  # noqa: N815
+    logo: LogoOut | None = Field(None, description="Ausente si la empresa no cargó un logo.")
+    actualizadoEn: datetime | None = None  # noqa: N815
+    actualizadoPor: str | None = None  # noqa: N815
+
+
+BranchCode = Annotated[StrictInt, Field(ge=0, le=MAX_BRANCH_CODE, description="Código de sucursal de DGI (0-9999).")]
+
+
+class BranchIn(_In):
+    """Una sucursal registrada en DGI: su código, nombre y el domicilio que se imprime."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, json_schema_extra={"examples": [
+        {"codigo": 2, "nombre": "Pocitos", "domicilio": "Av. Brasil 2890", "ciudad": "Montevideo",
+         "departamento": "Montevideo"},
+        {"codigo": 3, "nombre": "Punta del Este", "domicilio": "Gorlero 800", "ciudad": "Punta del Este",
+         "departamento": "Maldonado", "predeterminada": True},
+    ]})
+
+    codigo: BranchCode
+    nombre: StrictStr = Field(min_length=1, max_length=20)
+    domicilio: StrictStr = Field(min_length=1, max_length=70)
+    ciudad: StrictStr = Field(min_length=1, max_length=30)
+    departamento: Department
+    predeterminada: StrictBool = Field(False, description="La sucursal de los comprobantes que no indican otra.")
+
+
+class BranchOut(BaseModel):
+    """Una sucursal de la empresa."""
+
+    id: int
+    codigo: int
+    nombre: str
+    domicilio: str
+    ciudad: str
+    departamento: str
+    predeterminada: bool
+
+
+class BranchList(BaseModel):
+    """Las sucursales de la empresa, por código."""
+
+    sucursales: list[BranchOut]
+
+
+class CertificateOut(BaseModel):
+    """Un certificado de firma: quién, número de serie, vigencia y días que le quedan."""
+
+    id: int
+    nombre: str
+    sujeto: str
+    emisor: str
+    serie: str = Field(description="Número de serie del certificado (decimal).")
+    rut: str | None = None
+    desde: datetime
+    hasta: datetime
+    diasRestantes: int = Field(description="Días hasta el vencimiento (negativo si ya venció).")  # noqa: N815
+    estado: Literal["vigente", "por_vencer", "vencido", "no_vigente"] = Field(
+        description="por_vencer: vence dentro de 30 días.")
+
+
+class CertificateList(BaseModel):
+    """Los certificados de la empresa, del que vence último al que vence primero."""
+
+    certificados: list[CertificateOut]
+
+
+class CaeOut(BaseModel):
+    """Un rango de CAE: tipo, serie, números, cuántos quedan y hasta cuándo vale."""
+
+    id: int
+    caeId: int = Field(description="Número de CAE de DGI.")  # noqa: N815
+    tipoCFE: int  # noqa: N815
+    serie: str
+    desde: int
+    hasta: int
+    proximo: int = Field(description="El próximo número a usar.")
+    restantes: int
+    fechaAutorizacion: date  # noqa: N815
+    vencimiento: date
+    diasRestantes: int  # noqa: N815
+    estado: Literal["vigente", "por_vencer", "vencido", "agotado"]
+    caeEspecial: int | None = None  # noqa: N815
+    origen: str = Field(description="dgi (archivo de DGI) o demo.")
+
+
+class CaeList(BaseModel):
+    """Los rangos de CAE de la empresa, por tipo y serie."""
+
+    rangos: list[CaeOut]
+
+
+class AuditEventOut(BaseModel):
+    """Un cambio en la configuración de la empresa: quién, cuándo, qué y los valores antes y después."""
+
+    fecha: datetime
+    actor: str
+    accion: str = Field(examples=["configuracion", "sucursal_creada", "certificado_cargado"])
+    objeto: str | None = None
+    cambios: dict[str, Any]
+
+
+class AuditList(BaseModel):
+    """Los cambios, del más reciente al más antiguo (hasta 200)."""
+
+    eventos: list[AuditEventOut]

@@ -1,0 +1,163 @@
+"""The company's fiscal settings and logo: reading, changing (audited), and what issuing and printing read.
+
+`issuer_fields`, `company_logo` and `default_paper` are what the rest of the service calls: the issuer's
+printed and regime data for a receipt, the logo's bytes for the PDF, and the company's paper format.
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime
+from typing import Any
+
+from PIL import Image, UnidentifiedImageError
+from sqlalchemy.orm import Session
+
+from portal.domain.empresa import LOGO_MAX_BYTES, LOGO_MAX_SIDE, LOGO_MIN_SIDE
+from portal.service import db
+from portal.service.auth import Principal
+from portal.service.empresa import audit, branches
+from portal.service.empresa.audit import aware
+from portal.service.empresa.models import CompanySettings
+from portal.service.empresa.schemas import LogoOut, SettingsIn, SettingsOut
+from portal.service.errors import ApiError, FieldError, ValidationFailed
+from portal.service.models import Company
+
+_LOGO_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg"}
+
+
+def _settings(session: Session, company_id: int) -> CompanySettings:
+    """The company's row, or an unsaved one with the defaults (general regime, IVA al día, A4)."""
+    row = session.get(CompanySettings, company_id)
+    return row or CompanySettings(company_id=company_id, regimen="general", iva_al_dia=True, formato_papel="a4")
+
+
+def _values(row: CompanySettings, company: Company) -> dict[str, Any]:
+    return {"regimen": row.regimen, "normaExoneracion": row.norma_exoneracion, "resolucion": row.resolucion,
+            "fechaEmisor": row.fecha_emisor, "ivaAlDia": row.iva_al_dia,
+            "urlVerificacion": company.verification_url, "formatoPapel": row.formato_papel}
+
+
+def _present(row: CompanySettings, company: Company) -> SettingsOut:
+    logo = (LogoOut(tipo=row.logo_tipo, bytes=len(row.logo), ancho=row.logo_ancho, alto=row.logo_alto)
+            if row.logo else None)
+    return SettingsOut(rut=company.rut, razonSocial=company.razon_social, logo=logo,
+                       actualizadoEn=aware(row.updated_at), actualizadoPor=row.updated_by, **_values(row, company))
+
+
+def read(principal: Principal) -> SettingsOut:
+    session = db.session()
+    return _present(_settings(session, principal.company_id), session.get(Company, principal.company_id))
+
+
+def update(principal: Principal, body: SettingsIn) -> SettingsOut:
+    """Replace the settings; only an actual change is recorded."""
+    problems = body.problems()
+    if problems:
+        raise ValidationFailed([FieldError(field, "inconsistente", message) for field, message in problems],
+                               message=problems[0][1])
+    with db.write_transaction() as session:
+        company = session.get(Company, principal.company_id)
+        row = _settings(session, company.id)
+        before = _values(row, company)
+        row.regimen, row.norma_exoneracion = body.regimen, body.normaExoneracion
+        row.resolucion, row.fecha_emisor, row.iva_al_dia = body.resolucion, body.fechaEmisor, body.ivaAlDia
+        row.formato_papel = body.formatoPapel
+        company.verification_url = body.urlVerificacion
+        changes = audit.diff(before, _values(row, company))
+        if changes:
+            _touch(session, row, principal)
+            audit.record(session, principal, "configuracion", changes)
+        result = _present(row, company)
+    return result
+
+
+def _touch(session: Session, row: CompanySettings, principal: Principal) -> None:
+    row.updated_at, row.updated_by = datetime.now(UTC), principal.actor
+    session.add(row)
+
+
+def _decode_logo(data: bytes) -> tuple[str, int, int]:
+    """(mimetype, width, height) of a PNG or JPEG that really decodes; 413/422 otherwise."""
+    if len(data) > LOGO_MAX_BYTES:
+        raise ApiError(f"El logo supera los {LOGO_MAX_BYTES // 1024} KB.", code="archivo_muy_grande", status=413)
+
+    def invalid(message: str) -> ValidationFailed:
+        return ValidationFailed([FieldError("logo", "imagen_invalida", message)], message=message)
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            kind, (width, height) = _LOGO_TYPES.get(image.format or ""), image.size
+            if kind is None:
+                raise invalid("El logo tiene que ser una imagen PNG o JPEG.")
+            if max(width, height) > LOGO_MAX_SIDE or min(width, height) < LOGO_MIN_SIDE:
+                raise invalid(f"El logo tiene que medir entre {LOGO_MIN_SIDE} y {LOGO_MAX_SIDE} píxeles por lado "
+                              f"(este mide {width}×{height}).")
+            image.load()  # the whole image, so a truncated or corrupt file is refused now, not when printing
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError):
+        raise invalid("El archivo no es una imagen PNG o JPEG válida.") from None
+    return kind, width, height
+
+
+def put_logo(principal: Principal, data: bytes) -> SettingsOut:
+    kind, width, height = _decode_logo(data)
+    with db.write_transaction() as session:
+        company = session.get(Company, principal.company_id)
+        row = _settings(session, company.id)
+        before = _logo_summary(row)
+        row.logo, row.logo_tipo, row.logo_ancho, row.logo_alto = data, kind, width, height
+        _touch(session, row, principal)
+        audit.record(session, principal, "logo_cargado", audit.diff(before, _logo_summary(row)))
+        result = _present(row, company)
+    return result
+
+
+def delete_logo(principal: Principal) -> SettingsOut:
+    """Remove the logo; removing none changes nothing."""
+    with db.write_transaction() as session:
+        company = session.get(Company, principal.company_id)
+        row = _settings(session, company.id)
+        if row.logo:
+            before = _logo_summary(row)
+            row.logo = row.logo_tipo = row.logo_ancho = row.logo_alto = None
+            _touch(session, row, principal)
+            audit.record(session, principal, "logo_quitado", audit.diff(before, _logo_summary(row)))
+        result = _present(row, company)
+    return result
+
+
+def _logo_summary(row: CompanySettings) -> dict[str, Any]:
+    """The audit's view of a logo: type, size and pixels, never the image itself."""
+    if not row.logo:
+        return {"logo": None}
+    return {"logo": f"{row.logo_tipo}, {len(row.logo)} bytes, {row.logo_ancho}×{row.logo_alto} px"}
+
+
+def logo_image(principal: Principal) -> tuple[bytes, str] | None:
+    row = db.session().get(CompanySettings, principal.company_id)
+    return (row.logo, row.logo_tipo) if row and row.logo else None
+
+
+# What the rest of the service reads -------------------------------------------------------------------------
+
+def company_logo(session: Session, company_id: int) -> bytes | None:
+    """The logo's bytes (PNG or JPEG, already decoded once on upload), or None."""
+    row = session.get(CompanySettings, company_id)
+    return row.logo if row and row.logo else None
+
+
+def default_paper(session: Session, company_id: int) -> str:
+    """The company's default paper format: "a4", "80mm" or "57mm"."""
+    row = session.get(CompanySettings, company_id)
+    return row.formato_papel if row else "a4"
+
+
+def issuer_fields(session: Session, company: Company, branch_code: int | None = None) -> dict[str, Any]:
+    """The Issuer's branch, regime and printed-legend fields for a receipt issued from `branch_code` (the
+    default branch when None). An unknown code is a 422 on `cdgDGISucur`."""
+    row = _settings(session, company.id)
+    branch = branches.for_receipt(session, company, branch_code)
+    return {**branch, "regimen": row.regimen, "norma_exoneracion": row.norma_exoneracion,
+            "resolucion": f"Res. {row.resolucion}" if row.resolucion else None,
+            "fecha_emisor": row.fecha_emisor.isoformat() if row.fecha_emisor else None,
+            "iva_al_dia": row.iva_al_dia, "url_verificacion": company.verification_url}

@@ -1,0 +1,1 @@
+"""Published economic indices the fiscal rules need, kept by year and updated by an operator command."""

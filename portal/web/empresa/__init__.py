@@ -1,0 +1,5 @@
+"""The portal's empresa area (admins): fiscal settings, branches, logo, certificates, CAE ranges, audit."""
+
+from flask import Blueprint
+
+bp = Blueprint("empresa", __name__, url_prefix="/empresa")

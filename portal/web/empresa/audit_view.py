@@ -1,0 +1,75 @@
+"""The audit trail as people read it: what was done, and each field's old and new value in words."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+
+from portal.client.empresa import AuditEvent
+from portal.domain.cfe_types import CFE_TYPES
+from portal.web.empresa.forms import PAPER_LABELS, REGIME_LABELS
+
+ACTIONS = {
+    "configuracion": _l("Cambió los datos fiscales"),
+    "sucursal_creada": _l("Agregó una sucursal"),
+    "sucursal_modificada": _l("Cambió una sucursal"),
+    "logo_cargado": _l("Cargó el logo"),
+    "logo_quitado": _l("Quitó el logo"),
+    "certificado_cargado": _l("Cargó un certificado"),
+    "cae_cargado": _l("Cargó un CAE"),
+}
+FIELDS = {
+    "regimen": _l("Régimen"), "normaExoneracion": _l("Norma de exoneración"), "resolucion": _l("Resolución"),
+    "fechaEmisor": _l("Fecha emisor"), "ivaAlDia": _l("IVA al día"), "urlVerificacion": _l("URL de verificación"),
+    "formatoPapel": _l("Formato de impresión"), "codigo": _l("Código"), "nombre": _l("Nombre"),
+    "domicilio": _l("Domicilio"), "ciudad": _l("Ciudad"), "departamento": _l("Departamento"),
+    "predeterminada": _l("Predeterminada"), "logo": _l("Logo"), "sujeto": _l("Sujeto"),
+    "serie": _l("Serie"), "hasta": _l("Hasta"), "tipoCFE": _l("Tipo de CFE"), "desde": _l("Desde"),
+    "vencimiento": _l("Vencimiento"),
+}
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T|$)")
+_VALUES = {**REGIME_LABELS, **PAPER_LABELS}
+
+
+@dataclass(frozen=True)
+class Change:
+    label: str
+    before: str | None  # None: the event records a value, not a change
+    after: str
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    at: datetime
+    actor: str
+    action: str
+    target: str | None
+    changes: tuple[Change, ...]
+
+
+def _shown(value) -> str:
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, bool):
+        return _("Sí") if value else _("No")
+    if isinstance(value, str) and _ISO_DATE.match(value):
+        return f"{value[8:10]}/{value[5:7]}/{value[:4]}"  # an ISO date (or moment's day), as people here write it
+    return str(_VALUES.get(value, value)) if isinstance(value, str) else str(value)
+
+
+def _change(name: str, value) -> Change:
+    label = str(FIELDS.get(name, name))
+    if name == "tipoCFE" and value in CFE_TYPES:
+        return Change(label, None, CFE_TYPES[value].name_es)
+    if isinstance(value, dict) and set(value) == {"antes", "despues"}:
+        return Change(label, _shown(value["antes"]), _shown(value["despues"]))
+    return Change(label, None, _shown(value))
+
+
+def audit_rows(events: tuple[AuditEvent, ...]) -> list[AuditRow]:
+    return [AuditRow(at=e.at, actor=e.actor, action=str(ACTIONS.get(e.action, e.action)), target=e.target,
+                     changes=tuple(_change(name, value) for name, value in e.changes.items())) for e in events]

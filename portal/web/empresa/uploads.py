@@ -1,0 +1,66 @@
+"""Signing certificates and DGI's CAE files, uploaded by admins, and the audit of every change."""
+
+from __future__ import annotations
+
+from flask import flash, request
+from flask_babel import gettext as _
+
+from portal.web.auth.session import role_required
+from portal.web.backend import api
+from portal.web.empresa import bp
+from portal.web.empresa.audit_view import audit_rows
+from portal.web.empresa.forms import CaeForm, CertificateForm
+from portal.web.empresa.views import REFUSALS, place_refusal
+from portal.web.rendering import redirect_after_post, render
+
+
+def _status() -> int:
+    return 422 if request.method == "POST" else 200
+
+
+@bp.route("/certificados", methods=["GET", "POST"])
+@role_required("admin")
+def certificates():
+    """The company's signing certificates with their days left, and a form to upload a new one."""
+    form = CertificateForm()
+    if form.validate_on_submit():
+        try:
+            cert = api().upload_certificate(form.archivo.data.read(), form.password.data or "",
+                                            form.nombre.data or None)
+        except REFUSALS as exc:
+            place_refusal(form, exc, "archivo")
+        else:
+            flash(_("Cargaste el certificado «%(name)s»: vence el %(date)s.", name=cert.name,
+                    date=cert.valid_to.strftime("%d/%m/%Y")), "success")
+            return redirect_after_post("empresa.certificates")
+    # The password never goes back to the browser, not even after a refusal.
+    form.password.data = ""
+    return render("empresa/certificates.html", form=form, certificates=api().list_certificates(),
+                  status=_status())
+
+
+@bp.route("/cae", methods=["GET", "POST"])
+@role_required("admin")
+def cae():
+    """The company's CAE ranges with the numbers left and their expiry, and a form to upload DGI's file."""
+    form = CaeForm()
+    if form.validate_on_submit():
+        try:
+            uploaded = api().upload_cae(form.archivo.data.read())
+        except REFUSALS as exc:
+            place_refusal(form, exc, "archivo")
+        else:
+            found = uploaded.range
+            message = (_("Cargaste el CAE %(cae)s: tipo %(type)s, serie %(serie)s, números %(first)s a %(last)s.")
+                       if uploaded.created else _("Ese CAE ya estaba cargado (%(cae)s, serie %(serie)s)."))
+            flash(message % {"cae": found.cae_id, "type": found.cfe_type, "serie": found.serie,
+                             "first": found.first, "last": found.last}, "success")
+            return redirect_after_post("empresa.cae")
+    return render("empresa/cae.html", form=form, ranges=api().list_cae_ranges(), status=_status())
+
+
+@bp.get("/auditoria")
+@role_required("admin")
+def audit():
+    """Every change to the company's settings: who, when, what, before and after."""
+    return render("empresa/audit.html", rows=audit_rows(api().list_audit()))

@@ -1,0 +1,54 @@
+"""What every view of the empresa area shares: mapping the service's refusals onto a
+form, dates and times as people here write them, and the sub-navigation between the area's pages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from babel.dates import format_datetime
+from babel.numbers import format_decimal
+from flask_babel import get_locale, get_timezone
+from flask_babel import lazy_gettext as _l
+
+from portal.client.errors import BadRequest, Conflict, ValidationError
+
+# The service's refusals a person can fix by changing what they sent (413 arrives as BadRequest).
+REFUSALS = (ValidationError, Conflict, BadRequest)
+
+
+@dataclass(frozen=True)
+class Tab:
+    endpoint: str
+    label: object
+
+
+TABS = (
+    Tab("empresa.settings", _l("Datos fiscales")),
+    Tab("empresa.branches", _l("Sucursales")),
+    Tab("empresa.logo", _l("Logo")),
+    Tab("empresa.certificates", _l("Certificados")),
+    Tab("empresa.cae", _l("CAE")),
+    Tab("empresa.audit", _l("Auditoría")),
+)
+
+
+def when(moment: datetime | None) -> str:
+    """dd/mm/aaaa HH:MM in the user's time zone (24 hours, as people write it here, in both languages)."""
+    return format_datetime(moment, "dd/MM/yyyy HH:mm", tzinfo=get_timezone()) if moment else ""
+
+
+def count(number: int) -> str:
+    """100.000 in Spanish, 100,000 in English."""
+    return format_decimal(number, locale=str(get_locale() or "es"))
+
+
+def place_refusal(form, exc, default_field: str | None = None) -> None:
+    """The service's field errors next to the form's fields; a refusal without one goes next to
+    `default_field` (an upload's file) or, failing that, above the form."""
+    if form.apply_service_errors(exc.field_messages()):
+        return
+    if default_field:
+        form[default_field].errors = [*form[default_field].errors, exc.message]
+    else:
+        form.form_errors.append(exc.message)

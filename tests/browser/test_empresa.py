@@ -1,0 +1,51 @@
+"""An admin uploads DGI's CAE file in the browser and sees its range; every Empresa page fits a phone."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.pages import EmpresaPage, Shell
+from tests.support.empresa_files import OTHER_RUT, cae_xml
+
+TABS = ("Datos fiscales", "Sucursales", "Logo", "Certificados", "CAE", "Auditoría")
+
+
+def test_admin_uploads_a_cae_file_and_sees_its_range(page: Page, tmp_path):
+    Shell(page).open_home_and_sign_in("admin@demo.uy")
+    empresa = EmpresaPage(page)
+    empresa.open_from_navigation()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Datos fiscales")
+    empresa.tab("CAE")
+
+    foreign = tmp_path / "CAE_otro.xml"
+    foreign.write_bytes(cae_xml(rut=OTHER_RUT, cae_id=90260000041))
+    empresa.upload_cae(foreign)
+    expect(page.get_by_text("El CAE es del RUT 211003420017")).to_be_visible()
+    expect(page.get_by_label("Archivo de CAE de DGI (.xml)")).to_have_attribute("aria-invalid", "true")
+
+    mine = tmp_path / "CAE_219999830019_e-Factura.xml"
+    mine.write_bytes(cae_xml(tipo=111, serie="M", dnro=1001, hnro=1500, cae_id=90260000058, expires_in_days=20))
+    empresa.upload_cae(mine)
+    expect(page.get_by_text("Cargaste el CAE 90260000058")).to_be_visible()
+    row = empresa.cae_row(90260000058)
+    expect(row).to_contain_text("e-Factura")
+    expect(row).to_contain_text("1.001–1.500")
+    expect(row).to_contain_text("500")
+    expect(row).to_contain_text("Vence en 20 días")
+
+    empresa.tab("Auditoría")
+    expect(page.get_by_test_id("audit")).to_contain_text("Cargó un CAE")
+    Shell(page).assert_no_csp_violations()
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_every_empresa_page_fits_the_screen(page: Page, width):
+    page.set_viewport_size({"width": width, "height": 900})
+    Shell(page).open_home_and_sign_in("admin@demo.uy")
+    empresa = EmpresaPage(page)
+    page.goto("/empresa/")
+    for name in TABS:
+        empresa.tab(name)
+        expect(page.get_by_role("link", name=name, exact=True).first).to_have_attribute("aria-current", "page")
+        assert not empresa.has_horizontal_scroll(), name

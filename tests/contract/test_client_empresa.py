@@ -1,0 +1,90 @@
+"""The real client's Empresa methods against a live service: typed results and mapped errors."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from portal.client import CfeClient, Forbidden, NotFound, ValidationError
+from portal.client.empresa import AuditEvent, Branch, CaeRange, FiscalSettings, Logo, SigningCertificate
+from tests.support.empresa_files import cae_xml, image, p12
+
+
+@pytest.fixture
+def as_user(live_service, live_token_for):
+    client = CfeClient(live_service.url)
+    return lambda email="admin@demo.uy", company_id=1: client.as_user(live_token_for(email), company_id=company_id)
+
+
+def test_settings_round_trip(as_user):
+    api = as_user()
+    seeded = api.get_fiscal_settings()
+    assert isinstance(seeded, FiscalSettings) and seeded.regime == "general" and seeded.resolution == "1516/2021"
+    assert seeded.rut == "219999830019" and seeded.logo is None
+    changed = api.update_fiscal_settings(FiscalSettings(regime="exonerado", exemption_norm="Ley 18.083",
+                                                        issuer_since=date(2021, 3, 1), paper="80mm"))
+    assert changed.issuer_since == date(2021, 3, 1) and changed.resolution is None and changed.paper == "80mm"
+    assert changed.updated_by == "admin@demo.uy" and changed.updated_at is not None
+    with pytest.raises(ValidationError) as error:
+        api.update_fiscal_settings(FiscalSettings(regime="exonerado"))
+    assert "normaExoneracion" in error.value.field_messages()
+
+
+def test_branches(as_user):
+    api = as_user()
+    created = api.create_branch(Branch(code=4, name="Centro", address="Colonia 1000", city="Montevideo",
+                                       department="Montevideo"))
+    assert created.id and created.code == 4 and not created.default
+    updated = api.update_branch(created.id, Branch(code=4, name="Centro", address="Colonia 1001",
+                                                   city="Montevideo", department="Montevideo", default=True))
+    assert updated.default and [b.code for b in api.list_branches() if b.default] == [4]
+    with pytest.raises(ValidationError) as error:
+        api.create_branch(Branch(code=4, name="Otra", address="X 1", city="Salto", department="Salto"))
+    assert "codigo" in error.value.field_messages()
+    with pytest.raises(NotFound):
+        api.update_branch(999_999, updated)
+
+
+def test_logo(as_user):
+    api = as_user()
+    with pytest.raises(NotFound):
+        api.get_logo()
+    logo = api.upload_logo(image("PNG"), "image/png")
+    assert logo == Logo("image/png", len(image("PNG")), 300, 120)
+    assert api.get_logo() == (image("PNG"), "image/png")
+    assert as_user().get_fiscal_settings().logo == logo
+    api.delete_logo()
+    with pytest.raises(ValidationError):
+        api.upload_logo(b"GIF89a", "image/png")
+
+
+def test_certificates(as_user):
+    api = as_user()
+    uploaded = api.upload_certificate(p12(valid_to_days=10), "clave-p12", name="Firma nueva")
+    assert isinstance(uploaded, SigningCertificate) and uploaded.expiring and uploaded.days_left in (9, 10)
+    assert uploaded.name in {c.name for c in api.list_certificates()}
+    with pytest.raises(ValidationError) as error:
+        api.upload_certificate(p12(), "mala")
+    assert "password" in error.value.field_messages()
+
+
+def test_cae_ranges_and_audit(as_user):
+    api = as_user()
+    uploaded = api.upload_cae(cae_xml(tipo=181, serie="R", dnro=10, hnro=19))
+    assert uploaded.created and isinstance(uploaded.range, CaeRange)
+    assert (uploaded.range.cfe_type, uploaded.range.serie, uploaded.range.remaining) == (181, "R", 10)
+    assert not api.upload_cae(cae_xml(tipo=181, serie="R", dnro=10, hnro=19)).created
+    assert any(r.cae_id == uploaded.range.cae_id for r in api.list_cae_ranges())
+    events = api.list_audit()
+    assert isinstance(events[0], AuditEvent) and events[0].action == "cae_cargado"
+    assert events[0].changes["serie"] == "R"
+
+
+def test_roles_are_mapped(as_user):
+    user = as_user("usuario@demo.uy")
+    assert user.list_branches()[0].code == 1
+    with pytest.raises(Forbidden):
+        user.update_fiscal_settings(FiscalSettings(regime="general"))
+    with pytest.raises(Forbidden):
+        user.list_audit()

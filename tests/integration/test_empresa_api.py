@@ -1,0 +1,367 @@
+"""The Empresa endpoints: settings, branches, logo, certificates, CAE files and the audit; role and company
+checks; every refusal a clear 422 (or 409/413/415) and never a secret in the audit."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support.empresa_files import OTHER_RUT, cae_xml, image, p12
+
+BASE = "/api/v1/empresa"
+SETTINGS = {"regimen": "general", "resolucion": "2020/2023", "ivaAlDia": True,
+            "urlVerificacion": "https://demo.uy/verificar", "formatoPapel": "80mm"}
+BRANCH = {"codigo": 7, "nombre": "Pocitos", "domicilio": "Av. Brasil 2890", "ciudad": "Montevideo",
+          "departamento": "Montevideo"}
+
+
+@pytest.fixture
+def admin(auth_headers):
+    return auth_headers("admin@demo.uy", 1)
+
+
+@pytest.fixture
+def usuario(auth_headers):
+    return auth_headers("usuario@demo.uy", 1)
+
+
+def fields(answer) -> dict[str, str]:
+    return {f["field"]: f["message"] for f in answer.json["error"]["fields"]}
+
+
+def audit(api_client, headers) -> list[dict]:
+    answer = api_client.get(f"{BASE}/auditoria", headers=headers)
+    assert answer.status_code == 200
+    return answer.json["eventos"]
+
+
+# Settings ---------------------------------------------------------------------------------------------------
+
+def test_seeded_settings_are_readable_by_every_member(api_client, auth_headers):
+    for email in ("admin@demo.uy", "soporte@demo.uy", "usuario@demo.uy"):
+        answer = api_client.get(f"{BASE}/configuracion", headers=auth_headers(email, 1))
+        assert answer.status_code == 200
+        assert answer.json["regimen"] == "general" and answer.json["resolucion"] == "1516/2021"
+        assert answer.json["urlVerificacion"] == "https://demo.uy/cfe" and answer.json["formatoPapel"] == "a4"
+
+
+def test_admin_changes_settings_and_the_audit_says_what_changed(api_client, admin):
+    answer = api_client.put(f"{BASE}/configuracion", json=SETTINGS, headers=admin)
+    assert answer.status_code == 200, answer.json
+    assert answer.json["formatoPapel"] == "80mm" and answer.json["actualizadoPor"] == "admin@demo.uy"
+    again = api_client.get(f"{BASE}/configuracion", headers=admin).json
+    assert again["resolucion"] == "2020/2023" and again["urlVerificacion"] == "https://demo.uy/verificar"
+    event = audit(api_client, admin)[0]
+    assert event["accion"] == "configuracion" and event["actor"] == "admin@demo.uy"
+    assert event["cambios"] == {"resolucion": {"antes": "1516/2021", "despues": "2020/2023"},
+                                "urlVerificacion": {"antes": "https://demo.uy/cfe", "despues": "https://demo.uy/verificar"},
+                                "formatoPapel": {"antes": "a4", "despues": "80mm"}}
+    # The same values again change nothing and record nothing.
+    api_client.put(f"{BASE}/configuracion", json=SETTINGS, headers=admin)
+    assert len([e for e in audit(api_client, admin) if e["accion"] == "configuracion"]) == 1
+
+
+@pytest.mark.parametrize(("body", "field", "words"), [
+    ({"regimen": "exonerado"}, "normaExoneracion", "norma"),
+    ({"regimen": "general", "normaExoneracion": "Ley 1"}, "normaExoneracion", "exoneradas"),
+    ({"regimen": "general", "resolucion": "1/2020", "fechaEmisor": "2020-01-01"}, "fechaEmisor", "no las dos"),
+    ({"regimen": "monotributo", "ivaAlDia": True}, "ivaAlDia", "Monotributo"),
+    ({"regimen": "general", "resolucion": "Res 12"}, "resolucion", "número/año"),
+    ({"regimen": "general", "urlVerificacion": "demo.uy"}, "urlVerificacion", "https://"),
+    ({"regimen": "feudal"}, "regimen", "Valor no permitido"),
+    ({"regimen": "general", "formatoPapel": "carta"}, "formatoPapel", "Valor no permitido"),
+    ({"regimen": "general", "fechaEmisor": "ayer"}, "fechaEmisor", "Fecha no válida"),
+])
+def test_inconsistent_settings_are_a_422_on_the_field(api_client, admin, body, field, words):
+    answer = api_client.put(f"{BASE}/configuracion", json=body, headers=admin)
+    assert answer.status_code == 422
+    assert words in fields(answer)[field]
+    assert api_client.get(f"{BASE}/configuracion", headers=admin).json["resolucion"] == "1516/2021"
+
+
+def test_exonerated_and_monotributo_settings_are_accepted(api_client, admin):
+    body = {"regimen": "exonerado", "normaExoneracion": "Ley 18.083 art. 19", "fechaEmisor": "2021-03-01"}
+    answer = api_client.put(f"{BASE}/configuracion", json=body, headers=admin)
+    assert answer.status_code == 200 and answer.json["fechaEmisor"] == "2021-03-01"
+    assert "resolucion" not in answer.json
+    answer = api_client.put(f"{BASE}/configuracion", json={"regimen": "monotributo", "ivaAlDia": False},
+                            headers=admin)
+    assert answer.status_code == 200 and answer.json["ivaAlDia"] is False
+
+
+@pytest.mark.parametrize("email", ["usuario@demo.uy", "soporte@demo.uy"])
+def test_only_admins_change_anything(api_client, auth_headers, email):
+    headers = auth_headers(email, 1)
+    attempts = [("put", "/configuracion", {"json": SETTINGS}), ("post", "/sucursales", {"json": BRANCH}),
+                ("put", "/sucursales/1", {"json": BRANCH}),
+                ("put", "/logo", {"data": image(), "content_type": "image/png"}), ("delete", "/logo", {}),
+                ("post", "/cae", {"data": cae_xml(), "content_type": "application/xml"}),
+                ("post", "/certificados", {"data": {"archivo": (_file(p12()), "c.p12"), "password": "clave-p12"},
+                                           "content_type": "multipart/form-data"})]
+    for method, path, kwargs in attempts:
+        answer = getattr(api_client, method)(BASE + path, headers=headers, **kwargs)
+        assert answer.status_code == 403, (method, path)
+        assert answer.json["error"]["code"] == "rol_insuficiente"
+
+
+def test_the_audit_is_for_admins_and_support(api_client, auth_headers):
+    assert api_client.get(f"{BASE}/auditoria", headers=auth_headers("soporte@demo.uy", 1)).status_code == 200
+    assert api_client.get(f"{BASE}/auditoria", headers=auth_headers("usuario@demo.uy", 1)).status_code == 403
+
+
+def test_without_a_token_is_401(api_client):
+    assert api_client.get(f"{BASE}/configuracion").status_code == 401
+
+
+# Branches ---------------------------------------------------------------------------------------------------
+
+def test_branches_list_create_update_and_one_default(api_client, admin, usuario):
+    listed = api_client.get(f"{BASE}/sucursales", headers=usuario).json["sucursales"]
+    assert [(b["codigo"], b["nombre"], b["predeterminada"]) for b in listed] == [(1, "Casa central", True)]
+    created = api_client.post(f"{BASE}/sucursales", json={**BRANCH, "predeterminada": True}, headers=admin)
+    assert created.status_code == 201 and created.json["predeterminada"] is True
+    listed = {b["codigo"]: b for b in api_client.get(f"{BASE}/sucursales", headers=admin).json["sucursales"]}
+    assert listed[1]["predeterminada"] is False and listed[7]["predeterminada"] is True
+    changed = api_client.put(f"{BASE}/sucursales/{created.json['id']}",
+                             json={**BRANCH, "nombre": "Pocitos II", "predeterminada": True}, headers=admin)
+    assert changed.status_code == 200 and changed.json["nombre"] == "Pocitos II"
+    events = audit(api_client, admin)
+    assert events[0]["accion"] == "sucursal_modificada"
+    assert events[0]["cambios"] == {"nombre": {"antes": "Pocitos", "despues": "Pocitos II"}}
+    assert events[1]["accion"] == "sucursal_creada" and events[1]["objeto"] == "7 Pocitos"
+    assert events[1]["cambios"] == {**BRANCH, "predeterminada": True}
+
+
+def test_branch_refusals(api_client, admin):
+    duplicate = api_client.post(f"{BASE}/sucursales", json={**BRANCH, "codigo": 1}, headers=admin)
+    assert duplicate.status_code == 422 and "código 1" in fields(duplicate)["codigo"]
+    too_big = api_client.post(f"{BASE}/sucursales", json={**BRANCH, "codigo": 10000}, headers=admin)
+    assert too_big.status_code == 422 and "codigo" in fields(too_big)
+    unknown_department = api_client.post(f"{BASE}/sucursales", json={**BRANCH, "departamento": "Narnia"},
+                                         headers=admin)
+    assert unknown_department.status_code == 422 and "departamento" in fields(unknown_department)
+    long_name = api_client.post(f"{BASE}/sucursales", json={**BRANCH, "nombre": "x" * 21}, headers=admin)
+    assert long_name.status_code == 422 and "nombre" in fields(long_name)
+    only_default = api_client.put(f"{BASE}/sucursales/1", json={**BRANCH, "codigo": 1}, headers=admin)
+    assert only_default.status_code == 422 and "otra" in fields(only_default)["predeterminada"]
+
+
+def test_another_companys_branch_is_a_404(api_client, auth_headers):
+    other = auth_headers("admin@demo.uy", 2)
+    theirs = api_client.get(f"{BASE}/sucursales", headers=other).json["sucursales"][0]
+    answer = api_client.put(f"{BASE}/sucursales/{theirs['id']}", json=BRANCH, headers=auth_headers("admin@demo.uy", 1))
+    assert answer.status_code == 404 and answer.json["error"]["code"] == "sucursal_inexistente"
+
+
+# Logo -------------------------------------------------------------------------------------------------------
+
+def test_logo_upload_download_and_removal(api_client, admin, usuario):
+    assert api_client.get(f"{BASE}/logo", headers=usuario).status_code == 404
+    answer = api_client.put(f"{BASE}/logo", data=image("JPEG"), content_type="image/jpeg", headers=admin)
+    assert answer.status_code == 200 and answer.json == {**answer.json, "tipo": "image/jpeg", "ancho": 300, "alto": 120}
+    download = api_client.get(f"{BASE}/logo", headers=usuario)
+    assert download.status_code == 200 and download.mimetype == "image/jpeg" and download.data == image("JPEG")
+    assert api_client.get(f"{BASE}/configuracion", headers=usuario).json["logo"]["ancho"] == 300
+    assert audit(api_client, admin)[0]["cambios"]["logo"]["despues"].startswith("image/jpeg, ")
+    assert api_client.delete(f"{BASE}/logo", headers=admin).status_code == 204
+    assert api_client.get(f"{BASE}/logo", headers=usuario).status_code == 404
+    assert audit(api_client, admin)[0]["accion"] == "logo_quitado"
+
+
+@pytest.mark.parametrize(("data", "content_type", "status", "words"), [
+    (b"\x89PNG\r\n\x1a\n" + b"not really", "image/png", 422, "no es una imagen"),
+    (image("PNG")[:-40], "image/png", 422, "no es una imagen"),
+    (image("GIF"), "image/png", 422, "PNG o JPEG"),
+    (image("PNG", (4001, 20)), "image/png", 422, "4001×20"),
+    (image("PNG", (8, 8)), "image/png", 422, "entre 16"),
+    (b"\0" * (512 * 1024 + 1), "image/png", 413, "512 KB"),
+    (image("PNG"), "text/plain", 415, "PNG o JPEG"),
+])
+def test_bad_logos_are_refused(api_client, admin, data, content_type, status, words):
+    answer = api_client.put(f"{BASE}/logo", data=data, content_type=content_type, headers=admin)
+    assert answer.status_code == status, answer.json
+    assert words in answer.json["error"]["message"]
+
+
+# Certificates -----------------------------------------------------------------------------------------------
+
+def _file(data: bytes):
+    import io
+
+    return io.BytesIO(data)
+
+
+def upload_cert(api_client, headers, data: bytes, password: str = "clave-p12", **form):
+    return api_client.post(f"{BASE}/certificados", headers=headers, content_type="multipart/form-data",
+                           data={"archivo": (_file(data), "firma.p12"), "password": password, **form})
+
+
+def test_certificate_upload_lists_days_left_and_audits_no_secret(api_client, admin, usuario):
+    answer = upload_cert(api_client, admin, p12(valid_to_days=20), nombre="Firma 2026")
+    assert answer.status_code == 201, answer.json
+    assert answer.json["estado"] == "por_vencer" and answer.json["diasRestantes"] in (19, 20)
+    assert answer.json["rut"] == "219999830019" and answer.json["nombre"] == "Firma 2026"
+    assert "SERIALNUMBER=RUC219999830019" in answer.json["sujeto"]
+    listed = api_client.get(f"{BASE}/certificados", headers=usuario).json["certificados"]
+    assert {c["nombre"] for c in listed} == {"Firma 2026", "Certificado de prueba (autofirmado)"}
+    assert next(c for c in listed if c["nombre"] != "Firma 2026")["estado"] == "vigente"
+    event = audit(api_client, admin)[0]
+    assert event["accion"] == "certificado_cargado" and event["cambios"]["serie"] == answer.json["serie"]
+    stored = json.dumps(event)
+    assert "clave-p12" not in stored and "PRIVATE" not in stored and "BEGIN" not in stored
+    again = upload_cert(api_client, admin, p12(valid_to_days=20))
+    assert again.status_code == 201  # a new certificate (new serial) for the same key is another certificate
+
+
+@pytest.mark.parametrize(("kwargs", "field", "words"), [
+    ({"password": "otra"}, "password", "contraseña"),
+    ({"data": b"no soy un p12"}, "password", ".p12"),
+    ({"data": p12(OTHER_RUT)}, "archivo", "RUT 211003420017"),
+    ({"data": p12(None)}, "archivo", "no indica un RUT"),
+    ({"data": p12(valid_from_days=-400, valid_to_days=-2)}, "archivo", "venció"),
+])
+def test_certificate_refusals_are_clear_422s(api_client, admin, kwargs, field, words):
+    answer = upload_cert(api_client, admin, kwargs.pop("data", p12()), **kwargs)
+    assert answer.status_code == 422, answer.json
+    assert words in fields(answer)[field]
+
+
+def test_certificate_upload_without_file_or_multipart(api_client, admin):
+    answer = api_client.post(f"{BASE}/certificados", headers=admin, content_type="multipart/form-data",
+                             data={"password": "x"})
+    assert answer.status_code == 422 and "archivo" in fields(answer)
+    assert api_client.post(f"{BASE}/certificados", headers=admin, json={}).status_code == 415
+    big = upload_cert(api_client, admin, b"\0" * (64 * 1024 + 1))
+    assert big.status_code == 413
+
+
+# CAE --------------------------------------------------------------------------------------------------------
+
+def upload_cae(api_client, headers, xml: bytes):
+    return api_client.post(f"{BASE}/cae", data=xml, content_type="application/xml", headers=headers)
+
+
+def test_cae_upload_lists_the_range_and_is_idempotent(api_client, admin, usuario):
+    answer = upload_cae(api_client, admin, cae_xml(tipo=111, serie="C", dnro=1, hnro=2500))
+    assert answer.status_code == 201, answer.json
+    assert (answer.json["tipoCFE"], answer.json["serie"], answer.json["restantes"]) == (111, "C", 2500)
+    assert answer.json["estado"] == "vigente" and answer.json["origen"] == "dgi"
+    ranges = api_client.get(f"{BASE}/cae", headers=usuario).json["rangos"]
+    assert any(r["caeId"] == 90260000017 and r["proximo"] == 1 for r in ranges)
+    assert audit(api_client, admin)[0]["cambios"]["hasta"] == 2500
+    assert upload_cae(api_client, admin, cae_xml(tipo=111, serie="C", dnro=1, hnro=2500)).status_code == 200
+    assert len([e for e in audit(api_client, admin) if e["accion"] == "cae_cargado"]) == 1
+
+
+def test_cae_expiring_soon_is_flagged(api_client, admin):
+    answer = upload_cae(api_client, admin, cae_xml(expires_in_days=10))
+    assert answer.status_code == 201 and answer.json["estado"] == "por_vencer" and answer.json["diasRestantes"] == 10
+
+
+@pytest.mark.parametrize(("xml", "code", "words"), [
+    (cae_xml(rut=OTHER_RUT), "otro_rut", "RUT 211003420017"),
+    (cae_xml(serie="A", dnro=50, hnro=60, cae_id=90260000025), "superpuesto", "se superponen"),
+    (cae_xml(expires_in_days=-1), "vencido", "venció"),
+    (b"<CAE xmlns='http://cfe.dgi.gub.uy'/>", "cae_invalido", "CAE.xsd"),
+    (b"<?xml version='1.0'?><!DOCTYPE x [<!ENTITY a 'b'>]><CAE/>", "cae_invalido", "CAE.xsd"),
+    (b"no es xml", "cae_invalido", "CAE"),
+])
+def test_cae_refusals_are_clear_422s(api_client, admin, xml, code, words):
+    answer = upload_cae(api_client, admin, xml)
+    assert answer.status_code == 422, answer.json
+    assert answer.json["error"]["fields"][0]["code"] == code and words in answer.json["error"]["message"]
+
+
+def test_unsigned_cae_fails_the_schema(api_client, admin):
+    from portal.service.cfe.cae import CaeRange, build_cae_xml
+    from tests.support.empresa_files import today_montevideo
+
+    today = today_montevideo()
+    unsigned = build_cae_xml(CaeRange(rut="219999830019", tipo_cfe=101, serie="D", dnro=1, hnro=9, cae_id=1,
+                                      fecha_autorizacion=today, vencimiento=today.replace(year=today.year + 1)))
+    assert upload_cae(api_client, admin, unsigned).status_code == 422
+
+
+def test_cae_body_must_be_xml(api_client, admin):
+    assert api_client.post(f"{BASE}/cae", json={}, headers=admin).status_code == 415
+
+
+def test_another_companys_records_are_not_listed(api_client, auth_headers):
+    mine = auth_headers("admin@demo.uy", 1)
+    upload_cae(api_client, mine, cae_xml(serie="Z"))
+    theirs = api_client.get(f"{BASE}/cae", headers=auth_headers("admin@demo.uy", 2)).json["rangos"]
+    assert all(r["serie"] == "A" for r in theirs)
+    assert audit(api_client, auth_headers("admin@demo.uy", 2)) == []
+
+
+# What issuing takes from the settings ----------------------------------------------------------------------
+
+def _issued_record(service_app, receipt_id: str):
+    from portal.service import db
+    from portal.service.comprobante.models import IssuedCfe
+
+    with service_app.app_context():
+        record = db.session().get(IssuedCfe, receipt_id)
+        return record.issuer_json, record.xml
+
+
+def _remaining(api_client, headers, tipo: int) -> int:
+    ranges = api_client.get(f"{BASE}/cae", headers=headers).json["rangos"]
+    return next(r["restantes"] for r in ranges if r["tipoCFE"] == tipo and r["serie"] == "A")
+
+
+def test_a_receipt_is_issued_from_the_branch_it_names_with_the_settings(api_client, service_app, admin):
+    from tests.support.cfe_bodies import ETICKET, issue
+
+    api_client.put(f"{BASE}/configuracion", json={"regimen": "general", "fechaEmisor": "2021-03-01",
+                                                   "ivaAlDia": False, "urlVerificacion": "https://demo.uy/v"},
+                   headers=admin)
+    api_client.post(f"{BASE}/sucursales", json=BRANCH, headers=admin)
+    receipt = issue(api_client, admin, {**ETICKET, "cdgDGISucur": 7})
+    issuer, xml = _issued_record(service_app, receipt["idCfeEmitido"])
+    assert b"<CdgDGISucur>7</CdgDGISucur>" in xml and b"Av. Brasil 2890" in xml
+    assert issuer["sucursal"] == "Pocitos" and issuer["fecha_emisor"] == "2021-03-01"
+    assert issuer["iva_al_dia"] is False and issuer["url_verificacion"] == "https://demo.uy/v"
+    assert issuer["resolucion"] is None and issuer["regimen"] == "general"
+    default = issue(api_client, admin, ETICKET)
+    issuer, xml = _issued_record(service_app, default["idCfeEmitido"])
+    assert b"<CdgDGISucur>1</CdgDGISucur>" in xml and issuer["domicilio_fiscal"] == "Av. 18 de Julio 1234"
+
+
+def test_an_unknown_branch_is_a_422_and_takes_no_number(api_client, admin):
+    from tests.support.cfe_bodies import ETICKET
+
+    before = _remaining(api_client, admin, 101)
+    answer = api_client.post("/api/v1/comprobante/emitir", json={**ETICKET, "cdgDGISucur": 55}, headers=admin)
+    assert answer.status_code == 422 and "código 55" in fields(answer)["cdgDGISucur"]
+    assert _remaining(api_client, admin, 101) == before
+
+
+def test_the_seeded_resolution_reaches_the_issuer(api_client, service_app, admin):
+    from tests.support.cfe_bodies import ETICKET, issue
+
+    receipt = issue(api_client, admin, ETICKET)
+    issuer, _ = _issued_record(service_app, receipt["idCfeEmitido"])
+    assert issuer["resolucion"] == "Res. 1516/2021" and issuer["url_verificacion"] == "https://demo.uy/cfe"
+
+
+def test_pdf_helpers_read_the_logo_and_paper(api_client, service_app, admin):
+    from portal.service import db
+    from portal.service.empresa.settings import company_logo, default_paper
+
+    api_client.put(f"{BASE}/logo", data=image(), content_type="image/png", headers=admin)
+    api_client.put(f"{BASE}/configuracion", json={**SETTINGS, "formatoPapel": "57mm"}, headers=admin)
+    with service_app.app_context():
+        assert company_logo(db.session(), 1) == image() and default_paper(db.session(), 1) == "57mm"
+        assert company_logo(db.session(), 2) is None and default_paper(db.session(), 2) == "a4"
+
+
+def test_an_api_key_lists_branches_and_changes_nothing(api_client, admin):
+    created = api_client.post("/api/v1/apikeys", json={"nombre": "ERP"}, headers=admin)
+    as_key = {"X-API-Key": created.json["clave"]}
+    listed = api_client.get(f"{BASE}/sucursales", headers=as_key)
+    assert listed.status_code == 200 and listed.json["sucursales"][0]["codigo"] == 1
+    assert "RateLimit" in listed.headers
+    refused = api_client.post(f"{BASE}/sucursales", json=BRANCH, headers=as_key)
+    assert refused.status_code == 401 and refused.json["error"]["code"] == "jwt_required"

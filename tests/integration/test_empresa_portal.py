@@ -1,0 +1,187 @@
+"""The portal's Empresa pages through the Flask test client, against a live service: admin only, forms
+that keep the input on a 422 with the error next to the field, 303 after a POST, uploads and the audit."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from bs4 import BeautifulSoup
+
+from tests.support.empresa_files import OTHER_RUT, cae_xml, image, p12
+
+
+def _soup(answer) -> BeautifulSoup:
+    return BeautifulSoup(answer.get_data(as_text=True), "html.parser")
+
+
+def _csrf(client, path="/empresa/") -> str:
+    return _soup(client.get(path)).find("input", {"name": "csrf_token"})["value"]
+
+
+def _error(answer, field_id: str) -> str:
+    return _soup(answer).find(id=f"{field_id}-error").get_text(" ", strip=True)
+
+
+@pytest.fixture
+def admin(signed_in):
+    return signed_in("admin@demo.uy")
+
+
+SETTINGS = {"regimen": "general", "norma": "", "resolucion": "77/2024", "fecha_emisor": "", "iva_al_dia": "y",
+            "url_verificacion": "https://demo.uy/verificar", "formato_papel": "80mm"}
+
+
+@pytest.mark.parametrize("email", ["usuario@demo.uy", "soporte@demo.uy"])
+def test_only_admins_see_and_use_the_area(signed_in, email):
+    client = signed_in(email)
+    assert "/empresa/" not in client.get("/").get_data(as_text=True)
+    for path in ("/empresa/", "/empresa/sucursales", "/empresa/logo", "/empresa/certificados", "/empresa/cae",
+                 "/empresa/auditoria"):
+        assert client.get(path).status_code == 403, path
+    assert client.post("/empresa/", data={**SETTINGS, "csrf_token": _csrf(client, "/")}).status_code == 403
+
+
+def test_admin_sees_the_link_and_the_seeded_settings(admin):
+    assert 'href="/empresa/"' in admin.get("/").get_data(as_text=True)
+    soup = _soup(admin.get("/empresa/"))
+    tabs = soup.find("nav", class_="empresa-tabs").find_all("a")
+    assert [a.get_text(strip=True) for a in tabs] == ["Datos fiscales", "Sucursales", "Logo", "Certificados", "CAE",
+                                                      "Auditoría"]
+    assert tabs[0]["aria-current"] == "page"
+    assert soup.find(id="resolucion")["value"] == "1516/2021"
+    assert soup.find(id="url_verificacion")["value"] == "https://demo.uy/cfe"
+    assert soup.find(id="regimen").find("option", selected=True)["value"] == "general"
+
+
+def test_saving_settings_redirects_and_is_audited(admin):
+    answer = admin.post("/empresa/", data={**SETTINGS, "csrf_token": _csrf(admin)})
+    assert answer.status_code == 303 and answer.headers["Location"].endswith("/empresa/")
+    page = admin.get("/empresa/")
+    assert "Guardaste los datos fiscales" in page.get_data(as_text=True)
+    assert _soup(page).find(id="formato_papel").find("option", selected=True)["value"] == "80mm"
+    audit = _soup(admin.get("/empresa/auditoria")).find(attrs={"data-testid": "audit"}).get_text(" ", strip=True)
+    assert "Cambió los datos fiscales" in audit and "1516/2021 → 77/2024" in audit
+    assert "A4 → Rollo térmico de 80 mm" in audit
+
+
+def test_a_refused_setting_keeps_the_input_with_the_error_next_to_the_field(admin):
+    answer = admin.post("/empresa/", data={**SETTINGS, "regimen": "exonerado", "csrf_token": _csrf(admin)})
+    assert answer.status_code == 422
+    assert "norma" in _error(answer, "norma")
+    soup = _soup(answer)
+    assert soup.find(id="resolucion")["value"] == "77/2024"
+    assert soup.find(id="regimen").find("option", selected=True)["value"] == "exonerado"
+    bad_format = admin.post("/empresa/", data={**SETTINGS, "resolucion": "Res 1", "csrf_token": _csrf(admin)})
+    assert bad_format.status_code == 422 and "1234/2020" in _error(bad_format, "resolucion")
+
+
+def test_settings_without_csrf_are_refused(admin):
+    assert admin.post("/empresa/", data=SETTINGS).status_code == 400
+
+
+BRANCH = {"codigo": "12", "nombre": "Cordón", "domicilio": "Av. 18 de Julio 2000", "ciudad": "Montevideo",
+          "departamento": "Montevideo"}
+
+
+def test_branches_add_change_and_duplicate_code(admin):
+    token = _csrf(admin, "/empresa/sucursales")
+    answer = admin.post("/empresa/sucursales", data={**BRANCH, "csrf_token": token})
+    assert answer.status_code == 303
+    table = _soup(admin.get("/empresa/sucursales")).find(attrs={"data-testid": "branches"}).get_text(" ")
+    assert "Cordón" in table and "Casa central" in table
+    duplicate = admin.post("/empresa/sucursales", data={**BRANCH, "codigo": "1", "csrf_token": token})
+    assert duplicate.status_code == 422 and "código 1" in _error(duplicate, "codigo")
+    assert _soup(duplicate).find(id="nombre")["value"] == "Cordón"
+    bad = admin.post("/empresa/sucursales", data={**BRANCH, "codigo": "12a", "csrf_token": token})
+    assert bad.status_code == 422 and "entre 0 y 9999" in _error(bad, "codigo")
+    link = _soup(admin.get("/empresa/sucursales")).select_one('a[href^="/empresa/sucursales/"]')  # code 1 first
+    edit = admin.post(link["href"], data={**BRANCH, "codigo": "1", "nombre": "Central",
+                                          "domicilio": "Av. 18 de Julio 1234", "predeterminada": "y",
+                                          "csrf_token": token})
+    assert edit.status_code == 303
+    assert "Central" in admin.get("/empresa/sucursales").get_data(as_text=True)
+
+
+def test_another_companys_branch_is_a_404(admin, live_service):
+    from portal.client import CfeClient
+    from tests.conftest import mint_token
+
+    theirs = CfeClient(live_service.url).as_user(mint_token(live_service.app, "admin@demo.uy"),
+                                                 company_id=2).list_branches()[0]
+    assert admin.get(f"/empresa/sucursales/{theirs.id}").status_code == 404
+
+
+def test_logo_upload_preview_and_removal(admin):
+    token = _csrf(admin, "/empresa/logo")
+    answer = admin.post("/empresa/logo", data={"archivo": (io.BytesIO(image()), "logo.png"), "csrf_token": token},
+                        content_type="multipart/form-data")
+    assert answer.status_code == 303
+    preview = admin.get("/empresa/logo/imagen")
+    assert preview.status_code == 200 and preview.mimetype == "image/png" and preview.data == image()
+    assert _soup(admin.get("/empresa/logo")).find("img", class_="logo-preview") is not None
+    broken = admin.post("/empresa/logo", data={"archivo": (io.BytesIO(b"\x89PNG nope"), "logo.png"),
+                                               "csrf_token": token}, content_type="multipart/form-data")
+    assert broken.status_code == 422 and "no es una imagen" in _error(broken, "archivo")
+    assert admin.post("/empresa/logo/quitar", data={"csrf_token": token}).status_code == 303
+    assert admin.get("/empresa/logo/imagen").status_code == 404
+
+
+def _upload_cert(admin, data: bytes, password="clave-p12", name="archivo.p12"):
+    token = _csrf(admin, "/empresa/certificados")
+    return admin.post("/empresa/certificados", content_type="multipart/form-data",
+                      data={"archivo": (io.BytesIO(data), name), "password": password, "nombre": "",
+                            "csrf_token": token})
+
+
+def test_certificate_upload_warns_30_days_before_and_never_echoes_the_password(admin):
+    wrong = _upload_cert(admin, p12(), password="equivocada")
+    assert wrong.status_code == 422 and "contraseña" in _error(wrong, "password")
+    assert "equivocada" not in wrong.get_data(as_text=True)
+    other = _upload_cert(admin, p12(OTHER_RUT))
+    assert other.status_code == 422 and "RUT 211003420017" in _error(other, "archivo")
+    not_p12 = _upload_cert(admin, b"x", name="firma.txt")
+    assert not_p12.status_code == 422 and ".p12" in _error(not_p12, "archivo")
+    assert _upload_cert(admin, p12(valid_to_days=12)).status_code == 303
+    table = _soup(admin.get("/empresa/certificados")).find(attrs={"data-testid": "certificates"})
+    assert "Vence en 11 días" in table.get_text() or "Vence en 12 días" in table.get_text()
+
+
+def test_the_warning_shows_when_every_valid_certificate_expires_soon(admin, live_service):
+    from sqlalchemy import update
+
+    from portal.service import db
+    from portal.service.models import Certificate
+
+    with live_service.app.app_context():
+        from datetime import UTC, datetime, timedelta
+
+        db.session().execute(update(Certificate).values(not_after=datetime.now(UTC) + timedelta(days=5)))
+        db.session().commit()
+    warning = _soup(admin.get("/empresa/certificados")).find(attrs={"data-testid": "certificate-warning"})
+    assert warning is not None and "vence en" in warning.get_text()
+
+
+def test_cae_upload_shows_the_range_and_refusals_stay_on_the_field(admin):
+    token = _csrf(admin, "/empresa/cae")
+
+    def upload(xml: bytes):
+        return admin.post("/empresa/cae", content_type="multipart/form-data",
+                          data={"archivo": (io.BytesIO(xml), "CAE.xml"), "csrf_token": token})
+
+    assert upload(cae_xml(tipo=111, serie="K", dnro=1, hnro=300)).status_code == 303
+    page = admin.get("/empresa/cae")
+    assert "Cargaste el CAE 90260000017" in page.get_data(as_text=True)
+    row = _soup(page).find(attrs={"data-cae": "90260000017"}).get_text(" ", strip=True)
+    assert "e-Factura" in row and "Serie K" in row and "1–300" in row and "300" in row
+    overlap = upload(cae_xml(tipo=111, serie="K", dnro=200, hnro=400, cae_id=90260000025))
+    assert overlap.status_code == 422 and "se superponen" in _error(overlap, "archivo")
+    foreign = upload(cae_xml(rut=OTHER_RUT, cae_id=90260000033))
+    assert foreign.status_code == 422 and "RUT 211003420017" in _error(foreign, "archivo")
+
+
+def test_pages_in_english(admin):
+    token = _csrf(admin)
+    admin.post("/idioma", data={"lang": "en", "csrf_token": token, "next": "/empresa/"})
+    page = admin.get("/empresa/cae").get_data(as_text=True)
+    assert "CAE ranges" in page and "Upload the CAE" in page

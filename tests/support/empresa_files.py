@@ -1,0 +1,71 @@
+"""Files an admin uploads on the Empresa pages, made to measure: .p12 certificates, signed CAE files, logos."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+from functools import cache
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.x509.oid import NameOID
+from PIL import Image
+
+from portal.service.certificates import to_pkcs12
+from portal.service.cfe.cae import CaeRange, build_cae_xml
+from portal.service.cfe.model import today_montevideo
+from portal.service.cfe.signing import CfeSigner
+
+DEMO_RUT = "219999830019"
+OTHER_RUT = "211003420017"
+
+
+@cache
+def _key() -> rsa.RSAPrivateKey:
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+def certificate_pem(rut: str | None, *, valid_from_days: int = -1, valid_to_days: int = 365,
+                    name: str = "Empresa de prueba") -> tuple[bytes, bytes]:
+    """(key PEM, certificate PEM) valid from/to that many days from now, SERIALNUMBER=RUC<rut>."""
+    attributes = [x509.NameAttribute(NameOID.COMMON_NAME, name)]
+    if rut:
+        attributes.append(x509.NameAttribute(NameOID.SERIAL_NUMBER, f"RUC{rut}"))
+    subject = x509.Name(attributes)
+    now = dt.datetime.now(dt.UTC)
+    cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject).public_key(_key().public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now + dt.timedelta(days=valid_from_days))
+            .not_valid_after(now + dt.timedelta(days=valid_to_days))
+            .sign(_key(), hashes.SHA256()))
+    key_pem = _key().private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                   serialization.NoEncryption())
+    return key_pem, cert.public_bytes(serialization.Encoding.PEM)
+
+
+def p12(rut: str | None = DEMO_RUT, password: str = "clave-p12", **validity) -> bytes:
+    key_pem, cert_pem = certificate_pem(rut, **validity)
+    return to_pkcs12(key_pem, cert_pem, password.encode() or None)
+
+
+@cache
+def _dgi_signer() -> CfeSigner:
+    key_pem, cert_pem = certificate_pem(None, name="DGI (prueba)")
+    return CfeSigner(key_pem, cert_pem)
+
+
+def cae_xml(*, rut: str = DEMO_RUT, tipo: int = 101, serie: str = "B", dnro: int = 1, hnro: int = 5000,
+            cae_id: int = 90260000017, expires_in_days: int = 700) -> bytes:
+    """A CAE file signed as DGI signs them (valid against CAE.xsd), expiring that many days from today."""
+    today = today_montevideo()
+    cae = CaeRange(rut=rut, tipo_cfe=tipo, serie=serie, dnro=dnro, hnro=hnro, cae_id=cae_id,
+                   fecha_autorizacion=today - dt.timedelta(days=30),
+                   vencimiento=today + dt.timedelta(days=expires_in_days))
+    return build_cae_xml(cae, _dgi_signer())
+
+
+def image(fmt: str = "PNG", size: tuple[int, int] = (300, 120)) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", size, (20, 80, 160)).save(buffer, format=fmt)
+    return buffer.getvalue()
