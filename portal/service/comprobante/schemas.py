@@ -6,6 +6,8 @@ from datetime import date, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from portal.service.envios.schemas import EstadoDgi
+
 
 class _Out(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
@@ -41,6 +43,7 @@ class CfeEmitido(_Out):
     url_qr: str = Field(alias="urlQR", description="URL de verificación de DGI codificada en el QR.")
     cae: CaeData
     estado_dgi: str = Field(alias="estadoDGI", description="pendiente (aún no enviado a DGI), aceptado, rechazado.")
+    dgi: EstadoDgi | None = Field(None, description="El camino a DGI: estado, motivos, sobre, reporte, fechas.")
     referencia_cobro: str | None = Field(None, alias="referenciaCobro")
     creado_por: str = Field(alias="creadoPor")
     creado_en: datetime = Field(alias="creadoEn")

@@ -1,0 +1,84 @@
+"""HTTP endpoints of the Envíos a DGI group: what support and admins need to follow receipts on their way
+to DGI, the daily report on demand, and voiding unused numbers. Bearer JWT, within the caller's company:
+admin and soporte read, only admin acts."""
+
+from __future__ import annotations
+
+from flask import Blueprint
+
+from portal.service import db, jobs
+from portal.service.api import ADMINS, operation
+from portal.service.auth import JWT, Principal
+from portal.service.envios import listing, reports, schemas, tasks, voids
+from portal.service.envios.models import DgiDailyReport
+from portal.service.errors import FieldError, ValidationFailed
+from portal.service.models import Role
+
+bp = Blueprint("envios", __name__, url_prefix="/api/v1/envios")
+
+TAG = "Envíos a DGI"
+READERS = (Role.ADMIN, Role.SOPORTE)
+
+
+@operation(bp, "GET", "/sobres", tag=TAG, summary="Listar los sobres enviados a DGI", auth=(JWT,), roles=READERS,
+           query=schemas.Lista, responses={200: schemas.SobreLista})
+def list_envelopes(principal: Principal, query: schemas.Lista):
+    """Los sobres (EnvioCFE) de la empresa, el más reciente primero, con el acuse de DGI (AS/BS/BA y sus
+    motivos S01-S08), el token para consultar la respuesta, los intentos y el último error. `demorado`
+    marca los que llevan más de lo esperado sin respuesta final."""
+    return listing.envelopes(db.session(), principal.company_id, query)
+
+
+@operation(bp, "GET", "/pendientes", tag=TAG, summary="Comprobantes esperando respuesta de DGI", auth=(JWT,),
+           roles=READERS, query=schemas.Lista, responses={200: schemas.PendienteLista})
+def list_waiting(principal: Principal, query: schemas.Lista):
+    """Los comprobantes que van a DGI uno por uno y todavía no tienen respuesta final, el más antiguo
+    primero: en qué estado están, por qué esperan (último error, reintentos, próximo intento) y si están
+    demorados. Los e-Tickets bajo el tope de UI van en el reporte diario y no figuran aquí."""
+    return listing.waiting(db.session(), principal.company_id, query)
+
+
+@operation(bp, "GET", "/reportes", tag=TAG, summary="Listar los reportes diarios", auth=(JWT,), roles=READERS,
+           query=schemas.Lista, responses={200: schemas.ReporteLista})
+def list_daily_reports(principal: Principal, query: schemas.Lista):
+    """Los reportes diarios (ReporteDiarioCFE) de la empresa, el más reciente primero, con la respuesta de
+    DGI (AR/BR/BA y sus motivos R01-R06)."""
+    return listing.daily_reports(db.session(), principal.company_id, query)
+
+
+@operation(bp, "POST", "/reportes", tag=TAG, summary="Enviar el reporte diario de un día", auth=(JWT,),
+           roles=ADMINS, body=schemas.ReporteSolicitud, responses={202: schemas.Reporte})
+def send_daily_report(principal: Principal, body: schemas.ReporteSolicitud):
+    """Arma el reporte diario del día pedido (todos los comprobantes usados ese día, los e-Tickets bajo el
+    tope incluidos, y los números anulados ese día), lo firma, lo guarda y lo envía a DGI en segundo plano.
+    El sistema lo hace solo cada día a las 00:10 (hora de Montevideo); pedirlo otra vez para un día ya
+    enviado manda la secuencia siguiente (SecEnvio). Si el último envío de ese día aún no tiene respuesta,
+    devuelve ese mismo. La respuesta de DGI aparece luego en la lista de reportes."""
+    if body.fecha > reports.today():
+        raise ValidationFailed([FieldError("fecha", "future", "El día todavía no ocurrió.")],
+                               message="No se puede reportar un día futuro.")
+    report_id = reports.build(principal.company_id, body.fecha, principal.actor)
+    jobs.enqueue_safely(lambda: tasks.deliver_report(report_id), "daily report delivery")
+    return listing.report_out(db.session().get(DgiDailyReport, report_id)), 202
+
+
+@operation(bp, "GET", "/anulaciones", tag=TAG, summary="Listar los números anulados", auth=(JWT,), roles=READERS,
+           query=schemas.Lista, responses={200: schemas.AnulacionLista})
+def list_voided(principal: Principal, query: schemas.Lista):
+    """Los rangos de números anulados: los que anuló un administrador y los de comprobantes que DGI
+    rechazó (origen rechazo_dgi), con el día en cuyo reporte diario se informan."""
+    return listing.voided_ranges(db.session(), principal.company_id, query)
+
+
+@operation(bp, "POST", "/anulaciones", tag=TAG, summary="Anular números sin usar de un CAE", auth=(JWT,),
+           roles=ADMINS, body=schemas.AnulacionSolicitud,
+           responses={201: schemas.Anulacion,
+                      404: "La empresa no tiene números sin usar de un CAE de ese tipo (y serie).",
+                      409: "Se pidieron más números de los que le quedan al CAE."})
+def void_numbers(principal: Principal, body: schemas.AnulacionSolicitud):
+    """Anula los próximos números sin usar del CAE con que se emitiría ese tipo (y serie): `cantidad` de
+    ellos, o todos los que le quedan. Esos números no se usarán nunca y se informan en el reporte diario
+    de hoy. Indicá el motivo."""
+    voided = voids.void_next(principal, body.tipoCFE, body.serie, body.cantidad, body.motivo)
+    return listing.void_out(voided), 201
+
