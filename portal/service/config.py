@@ -54,6 +54,9 @@ def load_config() -> dict:
         # Sending receipts to DGI (portal/service/envios): which reception, DGI's RUT, and timings.
         "DGI_RECEPTION": _env("CFE_DGI_RECEPTION", "simulator"),  # simulator | soap
         "DGI_RUT": _env("CFE_DGI_RUT", "214844360018"),
+        # ws_efactura (CFE_DGI_RECEPTION=soap): endpoint (default: the WSDL's, DGI's test host) and timeout.
+        "DGI_RECEPTION_URL": _env("CFE_DGI_RECEPTION_URL", ""),
+        "DGI_RECEPTION_TIMEOUT_SECONDS": float(_env("CFE_DGI_RECEPTION_TIMEOUT_SECONDS", "30")),
         "ENVIOS_DEBOUNCE_SECONDS": float(_env("CFE_ENVIOS_DEBOUNCE_SECONDS", "1")),
         "ENVIOS_OVERDUE_MINUTES": int(_env("CFE_ENVIOS_OVERDUE_MINUTES", "10")),
         # A sender's claim on an envelope or report; longer than the slowest DGI call (SOAP timeout).

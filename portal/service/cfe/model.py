@@ -127,6 +127,9 @@ class CfeInput(BaseModel):
                     "porque DGI no fija esa tasa.")
     adenda: str | None = Field(None, max_length=10000,
                                description="Texto libre impreso en la zona ADENDA; no se firma ni va a DGI.")
+    corrige_a: str | None = Field(None, alias="corrigeA", pattern=r"^[0-9a-f]{32}$",
+                                  description="Solo al corregir: el idCfeEmitido del comprobante que DGI rechazó "
+                                              "y que este reemplaza (quedan vinculados). No va en el CFE.")
 
     _no_control_chars = field_validator("*")(reject_control_chars)
 

@@ -43,6 +43,8 @@ class DgiSubmission(Base):
     ordinal: Mapped[int | None] = mapped_column(Integer)  # Nro_ordinal within the envelope
     report_id: Mapped[int | None] = mapped_column(ForeignKey("dgi_reporte_diario.id"), index=True)
     motives: Mapped[list] = mapped_column(JSON, default=list)  # [{"codigo", "glosa", "detalle"}]
+    corrects: Mapped[str | None] = mapped_column(String(40))  # the rejected receipt this one re-issues
+    corrected_by: Mapped[str | None] = mapped_column(String(40))  # the receipt that re-issued this rejected one
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     packed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     received_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

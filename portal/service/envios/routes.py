@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from portal.service import db, jobs
+from portal.service import db, idempotency, jobs
 from portal.service.api import ADMINS, operation
 from portal.service.auth import JWT, Principal
 from portal.service.envios import listing, reports, schemas, tasks, voids
@@ -74,11 +74,27 @@ def list_voided(principal: Principal, query: schemas.Lista):
            roles=ADMINS, body=schemas.AnulacionSolicitud,
            responses={201: schemas.Anulacion,
                       404: "La empresa no tiene números sin usar de un CAE de ese tipo (y serie).",
-                      409: "Se pidieron más números de los que le quedan al CAE."})
+                      409: "Se pidieron más números de los que le quedan al CAE, o la Idempotency-Key está en "
+                           "curso."},
+           extra_headers={"Idempotency-Key": "Clave única por anulación (hasta 255 caracteres): repetir la "
+                                             "solicitud con la misma clave devuelve la misma anulación, sin "
+                                             "anular otros números."})
 def void_numbers(principal: Principal, body: schemas.AnulacionSolicitud):
     """Anula los próximos números sin usar del CAE con que se emitiría ese tipo (y serie): `cantidad` de
     ellos, o todos los que le quedan. Esos números no se usarán nunca y se informan en el reporte diario
     de hoy. Indicá el motivo."""
-    voided = voids.void_next(principal, body.tipoCFE, body.serie, body.cantidad, body.motivo)
+    claim = idempotency.claim(principal.company_id, "envios.anular", body.model_dump(mode="json"))
+    if claim.replay is not None:
+        return claim.replay
+
+    def remember(session, voided):
+        answer = listing.void_out(voided).model_dump(mode="json", by_alias=True, exclude_none=True)
+        idempotency.complete(session, claim, 201, answer)
+
+    try:
+        voided = voids.void_next(principal, body.tipoCFE, body.serie, body.cantidad, body.motivo, on_stored=remember)
+    except Exception:
+        idempotency.release(claim)
+        raise
     return listing.void_out(voided), 201
 

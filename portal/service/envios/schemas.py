@@ -203,6 +203,9 @@ class EstadoDgi(_Out):
     sobre: SobreDelCfe | None = None
     reporte: ReporteDelCfe | None = None
     anulacion: AnulacionDelCfe | None = None
+    corrige: str | None = Field(None, description="idCfeEmitido del comprobante rechazado que este corrige.")
+    corregido_por: str | None = Field(None, alias="corregidoPor",
+                                      description="idCfeEmitido del comprobante que corrigió a este (rechazado).")
     demorado: bool = False
     fechas: dict[str, datetime] = Field(default_factory=dict, description="registrado, enSobre, recibido, "
                                                                          "respondido, enReporte.")

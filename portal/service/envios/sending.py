@@ -140,6 +140,9 @@ def deliver(envelope_id: int) -> Next | None:
         return _failed(envelope_id, "armado", str(exc), "deliver")
     except DgiPermanentError as exc:
         return _failed(envelope_id, "armado", exc.message, None)
+    except Exception as exc:  # a defect of ours or of the adapter: recorded and retried, never lost
+        current_app.logger.exception("envelope %s could not be delivered", envelope_id)
+        return _failed(envelope_id, "armado", f"Error inesperado: {exc}", "deliver")
     with db.write_transaction() as session:
         sobre = session.get(DgiEnvelope, envelope_id)
         if sobre.state != "armado":
@@ -221,6 +224,9 @@ def fetch(envelope_id: int) -> Next | None:
         return _failed(envelope_id, "recibido", str(exc), "fetch")
     except DgiPermanentError as exc:
         return _failed(envelope_id, "recibido", exc.message, None)
+    except Exception as exc:  # as in deliver
+        current_app.logger.exception("answers of envelope %s could not be fetched", envelope_id)
+        return _failed(envelope_id, "recibido", f"Error inesperado: {exc}", "fetch")
     if verdicts is None:
         return _failed(envelope_id, "recibido", "DGI aún no terminó de procesar el sobre.", "fetch")
     with db.write_transaction() as session:

@@ -15,6 +15,7 @@ from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission, VoidedRange
 from portal.service.envios.schemas import EstadoDgi
 from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, ROUTE_REPORT, STATES
+from portal.service.errors import FieldError, ValidationFailed
 
 
 def route_for(cfe: CfeInput) -> str:
@@ -35,7 +36,26 @@ def record_issued(session: Session, record: IssuedCfe, cfe: CfeInput) -> None:
     state = "pendiente" if route == ROUTE_ENVELOPE else "pendiente_reporte"
     record.dgi_status = state
     session.add(DgiSubmission(cfe_id=record.id, company_id=record.company_id, route=route, state=state,
-                              motives=[], created_at=datetime.now(UTC)))
+                              motives=[], created_at=datetime.now(UTC),
+                              corrects=_link_correction(session, record, cfe.corrige_a)))
+
+
+def _link_correction(session: Session, record: IssuedCfe, rejected_id: str | None) -> str | None:
+    """"Emitir corregido": the new receipt replaces one DGI rejected, of the same company, once."""
+    if rejected_id is None:
+        return None
+    rejected = session.get(DgiSubmission, rejected_id, with_for_update=True)
+    problem = None
+    if rejected is None or rejected.company_id != record.company_id:
+        problem = FieldError("corrigeA", "not_found", "No existe ese comprobante en la empresa.")
+    elif rejected.state != "rechazado":
+        problem = FieldError("corrigeA", "not_rejected", "Solo se corrige un comprobante que DGI rechazó.")
+    elif rejected.corrected_by:
+        problem = FieldError("corrigeA", "already_corrected", "Ese comprobante ya fue corregido por otro.")
+    if problem:
+        raise ValidationFailed([problem], message="No se puede vincular la corrección.")
+    rejected.corrected_by = record.id
+    return rejected_id
 
 
 def set_state(sub: DgiSubmission, record: IssuedCfe, state: str) -> None:
@@ -82,6 +102,7 @@ def dgi_state(session: Session, record: IssuedCfe) -> EstadoDgi:
             "estado": envelope.state, "acuse": envelope.ack_state, "idReceptor": envelope.id_receptor,
             "token": envelope.token, "ordinal": sub.ordinal},
         "reporte": reporte,
+        "corrige": sub.corrects, "corregidoPor": sub.corrected_by,
         "anulacion": None if voided is None else {"idAnulacion": voided.id, "motivo": voided.reason},
         "demorado": overdue(sub),
         "fechas": {key: value for key, value in {

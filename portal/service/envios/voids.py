@@ -16,9 +16,11 @@ from portal.service.envios.reports import today
 from portal.service.errors import ApiError
 
 
-def void_next(principal: Principal, tipo_cfe: int, serie: str | None, count: int | None, reason: str) -> VoidedRange:
+def void_next(principal: Principal, tipo_cfe: int, serie: str | None, count: int | None, reason: str, *,
+              on_stored=None) -> VoidedRange:
     """Void the next `count` unused numbers (all that are left when None) of the company's range of this type
-    (and serie), the range issuing would take numbers from."""
+    (and serie), the range issuing would take numbers from. `on_stored(session, voided)` runs inside the
+    transaction (the Idempotency-Key's outcome is saved there)."""
     with db.write_transaction() as session:
         query = select(CaeRangeRecord).where(CaeRangeRecord.company_id == principal.company_id,
                                              CaeRangeRecord.tipo_cfe == tipo_cfe,
@@ -40,4 +42,6 @@ def void_next(principal: Principal, tipo_cfe: int, serie: str | None, count: int
         cae.next_nro = last + 1
         session.add(voided)
         session.flush()
+        if on_stored is not None:
+            on_stored(session, voided)
         return voided

@@ -154,6 +154,8 @@ def upgrade() -> None:
     sa.Column('ordinal', sa.Integer(), nullable=True),
     sa.Column('report_id', sa.Integer(), nullable=True),
     sa.Column('motives', sa.JSON(), nullable=False),
+    sa.Column('corrects', sa.String(length=40), nullable=True),
+    sa.Column('corrected_by', sa.String(length=40), nullable=True),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
     sa.Column('packed_at', sa.DateTime(timezone=True), nullable=True),
     sa.Column('received_at', sa.DateTime(timezone=True), nullable=True),
