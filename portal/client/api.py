@@ -6,11 +6,12 @@ from portal.client.apikeys import ApiKeysApi
 from portal.client.base import Transport
 from portal.client.comprobantes import ComprobantesApi
 from portal.client.dgi import DgiApi
+from portal.client.envios import EnviosApi
 from portal.client.inteligente import InteligenteApi
 from portal.client.models import UserInfo
 
 
-class UserApi(ComprobantesApi, ApiKeysApi, DgiApi, InteligenteApi, Transport):
+class UserApi(ComprobantesApi, ApiKeysApi, DgiApi, InteligenteApi, EnviosApi, Transport):
     """The service as one caller sees it."""
 
     def userinfo(self) -> UserInfo:

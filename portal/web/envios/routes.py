@@ -1,0 +1,127 @@
+"""Views of the envios area: the DGI state fragments the shared badge polls, "Emitir corregido", and the
+"Envíos a DGI" page (support staff and admins) with the admin's form to void unused numbers."""
+
+from __future__ import annotations
+
+import re
+
+from flask import abort, flash, make_response, render_template_string
+from flask_babel import gettext as _
+from flask_login import current_user, login_required
+
+from portal.client import errors as client_errors
+from portal.web.auth.session import role_required
+from portal.web.backend import api
+from portal.web.comprobantes import forms as receipt_forms
+from portal.web.comprobantes.issuing import _editor as issuing_editor
+from portal.web.envios import ADMINS, SUPPORT, WRITERS, bp, overview
+from portal.web.envios.badges import dgi_badge, receipt_badge, receipt_panel
+from portal.web.envios.correction import correction_formdata
+from portal.web.envios.forms import VoidForm
+from portal.web.rendering import redirect_after_post, render
+
+__all__ = ["bp"]
+_RECEIPT_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+PAGE = "envios/index.html"
+# the service's field -> the void form's field
+_VOID_FIELDS = {"tipoCFE": "tipo_cfe", "serie": "serie", "cantidad": "cantidad", "motivo": "motivo"}
+_BADGE = '{% from "_dgi_state.html" import dgi_state %}{{ dgi_state(badge) }}'
+_PANEL = '{% from "_dgi_state.html" import dgi_panel %}{{ dgi_panel(panel) }}'
+
+
+def _can_write() -> bool:
+    return current_user.is_authenticated and current_user.role in WRITERS
+
+
+def dgi_panel_for(receipt):
+    """The receipt page's DGI panel for the signed-in user (only writers are offered "Emitir corregido")."""
+    return receipt_panel(receipt, can_write=_can_write())
+
+
+# The shared partial's values, for any page: templates/_dgi_state.html documents how to call them.
+bp.add_app_template_global(dgi_badge, "dgi_badge")
+bp.add_app_template_global(receipt_badge, "dgi_receipt_badge")
+bp.add_app_template_global(dgi_panel_for, "dgi_receipt_panel")
+
+
+def _checked(receipt_id: str) -> str:
+    if not _RECEIPT_ID.match(receipt_id):
+        abort(404)
+    return receipt_id
+
+
+def _fragment(source: str, **context):
+    response = make_response(render_template_string(source, **context))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/estado/<receipt_id>")
+@login_required
+def state_badge(receipt_id: str):
+    """A receipt's DGI badge alone: what the badge asks for again while its state is not final."""
+    return _fragment(_BADGE, badge=receipt_badge(api().get_receipt(_checked(receipt_id))))
+
+
+@bp.get("/estado/<receipt_id>/detalle")
+@login_required
+def state_panel(receipt_id: str):
+    """The receipt page's DGI panel alone (badge, DGI's reasons, what a rejection means, the correction)."""
+    return _fragment(_PANEL, panel=dgi_panel_for(api().get_receipt(_checked(receipt_id))))
+
+
+@bp.get("/corregir/<receipt_id>")
+@role_required(*WRITERS)
+def correct(receipt_id: str):
+    """The issuing form filled with a rejected receipt's data, to issue it corrected under a new number."""
+    receipt = api().get_receipt(_checked(receipt_id))
+    dgi = receipt.dgi
+    if dgi is not None and dgi.corrected_by:
+        flash(_("Ese comprobante ya tiene su corrección: es este."), "info")
+        return redirect_after_post("comprobantes.receipt", receipt_id=dgi.corrected_by)
+    if dgi is None or dgi.state != "rechazado":
+        flash(_("Solo se emite corregido un comprobante que DGI rechazó."), "warning")
+        return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
+    data = correction_formdata(api().get_receipt_xml(receipt_id), receipt_id, receipt_forms.today_montevideo())
+    form = receipt_forms.ReceiptForm(formdata=data)
+    form.fit_to_type()
+    return issuing_editor(form)
+
+
+def _page(form: VoidForm | None = None, *, status: int = 200):
+    form = form or (VoidForm(formdata=None) if current_user.role in ADMINS else None)
+    return render(PAGE, "void", status=status, view=overview.load(api()), form=form, ov=overview)
+
+
+@bp.get("/")
+@role_required(*SUPPORT)
+def index():
+    """Envelopes with DGI's acknowledgements, receipts waiting or retrying (and why), daily reports with their
+    answer, voided ranges; late items flagged. Admins also get the form to void unused numbers."""
+    return _page()
+
+
+@bp.post("/anular")
+@role_required(*ADMINS)
+def void():
+    """Void the next unused numbers of a CAE; errors next to the fields (422), the page again on success."""
+    form = VoidForm()
+    if not form.validate():
+        return _page(form, status=422)
+    try:
+        voided = api().void_numbers(**form.request())
+    except client_errors.ValidationError as exc:
+        for problem in exc.fields or ():
+            field = form[_VOID_FIELDS.get(problem.field, "motivo")]
+            field.errors = [*field.errors, problem.message]
+        if not exc.fields:
+            form.motivo.errors = [*form.motivo.errors, exc.message]
+        return _page(form, status=422)
+    except (client_errors.NotFound, client_errors.Conflict) as exc:
+        target = form.cantidad if isinstance(exc, client_errors.Conflict) else form.tipo_cfe
+        target.errors = [*target.errors, exc.message]
+        return _page(form, status=422)
+    flash(_("Anulaste los números %(first)s a %(last)s (serie %(serie)s) de %(type)s.", first=voided.first,
+            last=voided.last, serie=voided.serie, type=overview.type_name(voided.tipo_cfe)), "success")
+    return redirect_after_post("envios.index", _anchor="anulaciones")
+
