@@ -9,7 +9,8 @@ the agreement tests — so the SOAP client and the simulator are judged by the s
 has not finished is answered, as DGI does, with ExcepcionesServicios' `<Respuestas>` code 105.
 
 Knobs for tests: `delay` (seconds before answering), `fault` ((faultcode, text) for every call), `trusted`
-(DER certificates allowed to call, like DGI's registered certificates), `calls` (what was received).
+(DER certificates allowed to call, like DGI's registered certificates), `calls` (every signed call received,
+faulted ones included).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class Call:
     xml_data: str
     raw: bytes
     verified: Verified
+    answered: bool = True  # False when the stand-in answered with its configured fault
 
 
 def respuesta(codigo: int, descripcion: str, detalle: str = "") -> bytes:
@@ -79,15 +81,15 @@ class EfacturaStandIn:
             return _fault(f"WS-Security: {exc}")
         if self.trusted is not None and verified.certificate_der not in self.trusted:
             return _fault("WS-Security: certificate not registered")
-        if self.delay:
-            self.released.wait(self.delay)
-        if self.fault:
-            return _fault(self.fault[1], self.fault[0])
         xml_data = envelope.findtext(f"{{{SOAP_ENV}}}Body/{{{NAMESPACE}}}WS_eFactura.{operation}"
                                      f"/{{{NAMESPACE}}}Datain/{{{NAMESPACE}}}xmlData")
         if xml_data is None:
             return _fault(f"WS_eFactura.{operation}/Datain/xmlData is missing")
-        self.calls.append(Call(operation, xml_data, raw, verified))
+        self.calls.append(Call(operation, xml_data, raw, verified, answered=not self.fault))
+        if self.delay:
+            self.released.wait(self.delay)
+        if self.fault:
+            return _fault(self.fault[1], self.fault[0])
         answer = self._answer(operation, xml_data, _credentials(verified.certificate_der))
         response = etree.Element(f"{{{NAMESPACE}}}WS_eFactura.{operation}Response", nsmap={None: NAMESPACE})
         dataout = etree.SubElement(response, f"{{{NAMESPACE}}}Dataout")
