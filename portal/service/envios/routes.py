@@ -47,7 +47,8 @@ def list_daily_reports(principal: Principal, query: schemas.Lista):
 
 
 @operation(bp, "POST", "/reportes", tag=TAG, summary="Enviar el reporte diario de un día", auth=(JWT,),
-           roles=ADMINS, body=schemas.ReporteSolicitud, responses={202: schemas.Reporte})
+           roles=ADMINS, body=schemas.ReporteSolicitud,
+           responses={202: schemas.Reporte, 409: "La empresa no tiene un certificado de firma vigente."})
 def send_daily_report(principal: Principal, body: schemas.ReporteSolicitud):
     """Arma el reporte diario del día pedido (todos los comprobantes usados ese día, los e-Tickets bajo el
     tope incluidos, y los números anulados ese día), lo firma, lo guarda y lo envía a DGI en segundo plano.
@@ -73,9 +74,11 @@ def list_voided(principal: Principal, query: schemas.Lista):
 @operation(bp, "POST", "/anulaciones", tag=TAG, summary="Anular números sin usar de un CAE", auth=(JWT,),
            roles=ADMINS, body=schemas.AnulacionSolicitud,
            responses={201: schemas.Anulacion,
+                      400: "Idempotency-Key no válida (1 a 255 caracteres imprimibles).",
                       404: "La empresa no tiene números sin usar de un CAE de ese tipo (y serie).",
                       409: "Se pidieron más números de los que le quedan al CAE, o la Idempotency-Key está en "
-                           "curso."},
+                           "curso.",
+                      422: "Datos no válidos, o la Idempotency-Key ya se usó con otro cuerpo."},
            extra_headers={"Idempotency-Key": "Clave única por anulación (hasta 255 caracteres): repetir la "
                                              "solicitud con la misma clave devuelve la misma anulación, sin "
                                              "anular otros números."})
