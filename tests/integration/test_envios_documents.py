@@ -15,9 +15,9 @@ from portal.service.cfe.model import MONTEVIDEO
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import verify_signature
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope
-from tests.integration.test_envios_flow import drain
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue
+from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
 
 D = "{http://cfe.dgi.gub.uy}"
 TODAY = datetime.now(MONTEVIDEO).date()
@@ -25,8 +25,7 @@ TODAY = datetime.now(MONTEVIDEO).date()
 
 @pytest.fixture
 def service_config(service_config):
-    return {**service_config, "ENVIOS_DEBOUNCE_SECONDS": 0, "DGI_SIMULATOR_ANSWER_SECONDS": 0,
-            "DGI_SIMULATOR_REJECT_MARKER": "RECHAZAR-"}
+    return {**service_config, **ENVIOS_CONFIG}
 
 
 @pytest.fixture
@@ -72,7 +71,7 @@ def test_the_daily_report_is_valid_matches_dgis_sample_and_counts_every_number(a
     issue(api_client, admin, big)
     issue(api_client, admin, bodies.body(bodies.EFACTURA))
     rejected = bodies.body(bodies.EFACTURA)
-    rejected["receptor"]["rznSocRecep"] = "Cliente RECHAZAR-E14"
+    rejected["receptor"]["rznSocRecep"] = f"Cliente {REJECT_MARKER}E14"
     issue(api_client, admin, rejected)
     voided = api_client.post("/api/v1/envios/anulaciones", headers=admin,
                              json={"tipoCFE": 101, "cantidad": 2, "motivo": "Talonario dañado"})

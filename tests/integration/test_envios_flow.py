@@ -6,31 +6,18 @@ import pytest
 from lxml import etree
 from sqlalchemy import select
 
-from portal.service import db, jobs
+from portal.service import db
 from portal.service.envios.models import DgiEnvelope, DgiSubmission, SimCfe, SimEnvelope, VoidedRange
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue
+from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
 
 GET = "/api/v1/comprobante/getByIdCfeEmitido"
 
 
 @pytest.fixture
 def service_config(service_config):
-    return {**service_config, "ENVIOS_DEBOUNCE_SECONDS": 0, "DGI_SIMULATOR_ANSWER_SECONDS": 0,
-            "DGI_SIMULATOR_REJECT_MARKER": "RECHAZAR-"}
-
-
-def drain(app, rounds: int = 20) -> None:
-    """Run every queued task and every scheduled one (retries, answer fetches), whatever its time."""
-    jobs.use_app(app)
-    for _ in range(rounds):
-        ran = jobs.run_pending()
-        due = jobs.huey.read_schedule(jobs.huey._get_timestamp().replace(year=9999))
-        for task in due:
-            task.eta = None  # run it now: huey would put a task whose time has not come back in the schedule
-            jobs.huey.execute(task)
-        if not ran and not due:
-            return
+    return {**service_config, **ENVIOS_CONFIG}
 
 
 @pytest.fixture
@@ -66,7 +53,7 @@ def test_a_small_eticket_belongs_to_todays_daily_report(api_client, user, servic
 
 def test_a_rejected_receipt_carries_dgis_motive_and_its_number_is_voided(api_client, user, service_app):
     body = bodies.body(bodies.EFACTURA)
-    body["receptor"]["rznSocRecep"] = "Cliente RECHAZAR-E14"
+    body["receptor"]["rznSocRecep"] = f"Cliente {REJECT_MARKER}E14"
     cfe = issue(api_client, user, body)
     drain(service_app)
     dgi = dgi_of(api_client, user, cfe["idCfeEmitido"])
@@ -91,3 +78,31 @@ def test_many_receipts_share_one_envelope_valid_against_envio_cfe_xsd(api_client
         root = etree.fromstring(envelopes[0].xml)
         assert root.tag == "{http://cfe.dgi.gub.uy}EnvioCFE"
 
+
+
+def test_emitir_corregido_links_both_receipts_once(api_client, user, service_app, auth_headers):
+    body = bodies.body(bodies.EFACTURA)
+    body["receptor"]["rznSocRecep"] = f"Cliente {REJECT_MARKER}E07"
+    rejected = issue(api_client, user, body)
+    accepted = issue(api_client, user, bodies.body(bodies.EFACTURA))
+    drain(service_app)
+    fixed = issue(api_client, user, {**bodies.body(bodies.EFACTURA), "corrigeA": rejected["idCfeEmitido"]})
+    assert fixed["dgi"]["corrige"] == rejected["idCfeEmitido"]
+    assert dgi_of(api_client, user, rejected["idCfeEmitido"])["corregidoPor"] == fixed["idCfeEmitido"]
+    for target, code in ((rejected, "already_corrected"), (accepted, "not_rejected")):
+        answer = api_client.post("/api/v1/comprobante/emitir", headers=user,
+                                 json={**bodies.body(bodies.EFACTURA), "corrigeA": target["idCfeEmitido"]})
+        assert answer.status_code == 422 and answer.json["error"]["fields"][0] == {
+            "field": "corrigeA", "code": code, "message": answer.json["error"]["fields"][0]["message"]}
+    other = api_client.post("/api/v1/comprobante/emitir", headers=auth_headers("admin@demo.uy", 2),
+                            json={**bodies.body(bodies.EFACTURA), "corrigeA": rejected["idCfeEmitido"]})
+    assert other.status_code == 422 and other.json["error"]["fields"][0]["code"] == "not_found"
+
+
+def test_the_smart_issuance_consult_carries_the_dgi_state(api_client, user, service_app):
+    request = api_client.post("/api/v1/cfe/emitir-inteligente", headers=user,
+                              json={"lineas": [{"descripcion": "Café", "cantidad": "1", "precio": "100"}]}).json
+    drain(service_app)
+    consult = api_client.get(f"/api/v1/cfe/emision-inteligente/{request['requestId']}", headers=user).json
+    assert consult["comprobante"]["dgi"]["estado"] == consult["estadoDGI"] == "pendiente_reporte"
+    assert consult["comprobante"]["dgi"]["reporte"]["estado"] == "por_enviar"
