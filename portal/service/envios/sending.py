@@ -34,6 +34,7 @@ from portal.service.keystore import private_key_pem
 from portal.service.models import Certificate, Company
 
 MAX_DELAY_SECONDS = 600
+SLACK = timedelta(seconds=1)
 
 
 @dataclass(frozen=True)
@@ -129,7 +130,8 @@ def deliver(envelope_id: int) -> Next | None:
     with db.write_transaction() as session:
         sobre = session.get(DgiEnvelope, envelope_id)
         now = _now()
-        if sobre is None or sobre.state != "armado" or as_utc(sobre.next_attempt_at) > now:
+        # A retry scheduled for next_attempt_at may start a moment early (clocks): a second of slack.
+        if sobre is None or sobre.state != "armado" or as_utc(sobre.next_attempt_at) > now + SLACK:
             return None
         sobre.next_attempt_at = now + timedelta(seconds=current_app.config["ENVIOS_SEND_LEASE_SECONDS"])
         creds = credentials(session, sobre.company_id, sobre.certificate_id)
