@@ -123,5 +123,6 @@ def void():
         return _page(form, status=422)
     flash(_("Anulaste los números %(first)s a %(last)s (serie %(serie)s) de %(type)s.", first=voided.first,
             last=voided.last, serie=voided.serie, type=overview.type_name(voided.tipo_cfe)), "success")
-    return redirect_after_post("envios.index", _anchor="anulaciones")
+    # No #anchor: htmx's HX-Redirect to the same page plus a hash would only scroll, not load the new list.
+    return redirect_after_post("envios.index")
 
