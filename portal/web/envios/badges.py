@@ -25,7 +25,7 @@ STATES = {
     "rechazado": (_l("Rechazado por DGI"), "bad", None),
     "sobre_rechazado": (_l("Sobre rechazado por DGI: soporte lo revisa"), "bad", 30),
     "pendiente_reporte": (_l("Va en el reporte diario de DGI"), "neutral", 60),
-    "en_reporte": (_l("Incluido en el reporte diario de DGI"), "ok", None),
+    "en_reporte": (_l("Incluido en el reporte diario de DGI"), "ok", 30),  # final once DGI answers AR
     "anulado": (_l("Anulado"), "neutral", None),
 }
 _UNKNOWN_POLL_SECONDS = 30
