@@ -127,3 +127,16 @@ def test_each_company_sees_its_own_submissions(signed_in, issue_api, live_servic
     assert admin.post("/empresa", data={"company_id": "2", "csrf_token": token}).status_code == 303
     page = soup(admin.get("/envios/"))
     assert rows(page, "envelopes") == [] and "Todavía no se envió ningún sobre." in page.get_text()
+
+
+def test_the_page_and_the_badge_speak_english(signed_in, issue_api, live_service):
+    receipt_id = issue_api(bodies.body(bodies.EFACTURA))["idCfeEmitido"]
+    drain(live_service.app)
+    admin = signed_in("admin@demo.uy")
+    token = soup(admin.get("/"))("input", {"name": "csrf_token"})[0]["value"]
+    admin.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": token})
+    page = soup(admin.get("/envios/"))
+    assert page.h1.get_text(strip=True) == "Submissions to DGI"
+    assert page.find("label", attrs={"for": "motivo"}).get_text(strip=True) == "Reason"
+    badge = soup(admin.get(f"/envios/estado/{receipt_id}")).find(attrs={"data-testid": "dgi-state"})
+    assert badge.get_text(strip=True) == "Accepted by DGI"
