@@ -120,8 +120,8 @@ def deliver(report_id: int) -> float | None:
 def pending_days(session, company_id: int, until: date) -> list[date]:
     """Days up to `until` with receipts or voids and no report yet (the periodic task builds them; a rejected
     report waits for support, who asks for the next sequence)."""
-    used = set(session.scalars(select(IssuedCfe.fch_emis).where(IssuedCfe.company_id == company_id,
-                                                                 IssuedCfe.fch_emis <= until).distinct()))
+    used = set(session.scalars(select(IssuedCfe.fch_emis).join(DgiSubmission, DgiSubmission.cfe_id == IssuedCfe.id)
+                               .where(IssuedCfe.company_id == company_id, IssuedCfe.fch_emis <= until).distinct()))
     used |= set(session.scalars(select(VoidedRange.fecha).where(VoidedRange.company_id == company_id,
                                                                  VoidedRange.fecha <= until).distinct()))
     done = set(session.scalars(select(DgiDailyReport.fecha).where(DgiDailyReport.company_id == company_id)))
