@@ -30,8 +30,8 @@ def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_clie
 
 
 @pytest.mark.parametrize(("email", "role", "nav"), [
-    ("admin@demo.uy", "admin", ["Comprobantes", "API keys", "DGI", "Emisión inteligente"]),
-    ("soporte@demo.uy", "soporte", ["Comprobantes", "API keys", "DGI", "Emisión inteligente"]),
+    ("admin@demo.uy", "admin", ["Comprobantes", "API keys", "DGI", "Emisión inteligente", "Envíos a DGI"]),
+    ("soporte@demo.uy", "soporte", ["Comprobantes", "API keys", "DGI", "Emisión inteligente", "Envíos a DGI"]),
     ("usuario@demo.uy", "usuario", ["Comprobantes", "DGI", "Emisión inteligente"]),
 ])
 def test_home_shows_who_from_the_service_and_the_navigation_of_the_role(signed_in, email, role, nav):
