@@ -180,3 +180,22 @@ def test_another_companys_receipt_is_a_404_everywhere(signed_in, issue_api, live
     for path in (f"/envios/estado/{receipt_id}", f"/envios/estado/{receipt_id}/detalle",
                  f"/envios/corregir/{receipt_id}", "/envios/estado/no-es-un-id!"):
         assert admin.get(path).status_code == 404, path
+
+
+def test_the_smart_issuance_status_shows_the_receipts_dgi_badge_which_polls_until_final(signed_in, live_service,
+                                                                                       live_token_for):
+    from portal.client import CfeClient
+
+    api = CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"), company_id=1)
+    issued = api.smart_issue({"receptor": {"documento": "214844360018"},
+                              "lineas": [{"descripcion": "Consultoría", "cantidad": "1", "precio": "9000"}]},
+                             idempotency_key="smart-dgi-badge")
+    soporte = signed_in("soporte@demo.uy")
+    badge = soup(soporte.get(f"/inteligente/solicitudes?request_id={issued.id}")).find(
+        attrs={"data-testid": "dgi-state"})
+    receipt_id = issued.receipt.id
+    assert badge["data-state"] == "pendiente" and badge["hx-get"] == f"/envios/estado/{receipt_id}"
+    drain(live_service.app)
+    badge = soup(soporte.get(f"/inteligente/solicitudes?request_id={issued.id}")).find(
+        attrs={"data-testid": "dgi-state"})
+    assert badge["data-state"] == "aceptado" and not badge.has_attr("hx-get")
