@@ -153,3 +153,23 @@ def test_a_future_day_cannot_be_reported(api_client, admin):
     answer = api_client.post("/api/v1/envios/reportes", headers=admin,
                              json={"fecha": (TODAY + timedelta(days=1)).isoformat()})
     assert answer.status_code == 422 and answer.json["error"]["fields"][0]["field"] == "fecha"
+
+
+def test_openapi_documents_the_operations_and_their_examples_work_as_they_stand(api_client, admin):
+    doc = api_client.get("/api/v1/openapi.json").json
+    operations = {(method, path): op for path, item in doc["paths"].items() if path.startswith("/api/v1/envios")
+                  for method, op in item.items()}
+    assert set(operations) == {("get", "/api/v1/envios/sobres"), ("get", "/api/v1/envios/pendientes"),
+                               ("get", "/api/v1/envios/reportes"), ("post", "/api/v1/envios/reportes"),
+                               ("get", "/api/v1/envios/anulaciones"), ("post", "/api/v1/envios/anulaciones")}
+    for (method, path), op in operations.items():
+        assert {"401", "403", "422", "500"} <= set(op["responses"]), (method, path)
+        if method == "post":
+            success = "202" if path.endswith("reportes") else "201"
+            examples = op["requestBody"]["content"]["application/json"]["examples"]
+            assert examples
+            for example in examples.values():
+                answer = api_client.post(path, headers=admin, json=example["value"])
+                assert answer.status_code == int(success), (path, example, answer.json)
+    dgi = doc["components"]["schemas"]["CfeEmitido"]["properties"]["dgi"]
+    assert dgi
