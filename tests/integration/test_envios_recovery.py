@@ -131,3 +131,27 @@ def test_the_daily_task_reports_each_closed_day_once(api_client, user, service_a
         report = db.new_session().get(DgiDailyReport, built[0])
         assert (report.state, report.ack_state, report.sec_envio) == ("aceptado", "AR", 1)
     assert _state(service_app, ticket["idCfeEmitido"]) == "en_reporte"
+
+
+def test_an_admin_retries_a_refused_envelope_in_a_new_one(api_client, user, auth_headers, service_app):
+    admin = auth_headers("admin@demo.uy", 1)
+    cfe = issue(api_client, user, bodies.body(bodies.EFACTURA))
+    service_app.extensions["dgi_reception"] = SimulatedDgi(service_app.config)
+    service_app.config["DGI_RUT"] = "211003420017"  # envelopes addressed to the wrong RUT: DGI refuses them (S02)
+    drain(service_app)
+    [refused] = api_client.get("/api/v1/envios/sobres", headers=admin).json["sobres"]
+    assert refused["estado"] == "rechazado" and refused["motivos"][0]["codigo"] == "S02"
+    assert _state(service_app, cfe["idCfeEmitido"]) == "sobre_rechazado"
+    url = f"/api/v1/envios/sobres/{refused['idSobre']}/reintentar"
+    assert api_client.post(url, headers=auth_headers("soporte@demo.uy")).status_code == 403
+    assert api_client.post("/api/v1/envios/sobres/999/reintentar", headers=admin).status_code == 404
+    service_app.config["DGI_RUT"] = "214844360018"
+    answer = api_client.post(url, headers=admin)
+    assert answer.status_code == 202 and answer.json["estado"] == "rechazado"
+    drain(service_app)
+    assert _state(service_app, cfe["idCfeEmitido"]) == "aceptado"
+    sobres = api_client.get("/api/v1/envios/sobres", headers=admin).json["sobres"]
+    assert [s["estado"] for s in sobres] == ["respondido", "rechazado"]
+    assert api_client.post(url, headers=admin).status_code == 202  # nothing left in it: harmless
+    assert api_client.post(f"/api/v1/envios/sobres/{sobres[0]['idSobre']}/reintentar",
+                           headers=admin).status_code == 409

@@ -25,9 +25,11 @@ def _page(session, query, page: schemas.Lista):
     return session.execute(query.limit(page.limit).offset(page.offset)).all(), total
 
 
-def envelopes(session, company_id: int, page: schemas.Lista) -> schemas.SobreLista:
-    rows, total = _page(session, select(DgiEnvelope).where(DgiEnvelope.company_id == company_id)
-                        .order_by(DgiEnvelope.id.desc()), page)
+def envelopes(session, company_id: int, page: schemas.Lista, only_id: int | None = None) -> schemas.SobreLista:
+    query = select(DgiEnvelope).where(DgiEnvelope.company_id == company_id).order_by(DgiEnvelope.id.desc())
+    if only_id is not None:
+        query = query.where(DgiEnvelope.id == only_id)
+    rows, total = _page(session, query, page)
     late = datetime.now(UTC) - timedelta(minutes=current_app.config["ENVIOS_OVERDUE_MINUTES"])
     counts = dict(session.execute(select(DgiSubmission.envelope_id, func.count()).where(
         DgiSubmission.envelope_id.in_([r[0].id for r in rows]), DgiSubmission.state == "rechazado")

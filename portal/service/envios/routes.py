@@ -9,9 +9,9 @@ from flask import Blueprint
 from portal.service import db, idempotency, jobs
 from portal.service.api import ADMINS, operation
 from portal.service.auth import JWT, Principal
-from portal.service.envios import listing, reports, schemas, tasks, voids
+from portal.service.envios import listing, reports, schemas, sending, tasks, voids
 from portal.service.envios.models import DgiDailyReport
-from portal.service.errors import FieldError, ValidationFailed
+from portal.service.errors import Conflict, FieldError, NotFound, ValidationFailed
 from portal.service.models import Role
 
 bp = Blueprint("envios", __name__, url_prefix="/api/v1/envios")
@@ -27,6 +27,27 @@ def list_envelopes(principal: Principal, query: schemas.Lista):
     motivos S01-S08), el token para consultar la respuesta, los intentos y el último error. `demorado`
     marca los que llevan más de lo esperado sin respuesta final."""
     return listing.envelopes(db.session(), principal.company_id, query)
+
+
+@operation(bp, "POST", "/sobres/<int:id_sobre>/reintentar", tag=TAG, summary="Reintentar un sobre", auth=(JWT,),
+           roles=ADMINS, path_params={"id_sobre": "idSobre, como lo da la lista de sobres."},
+           responses={202: schemas.Sobre, 404: "No existe ese sobre en la empresa.",
+                      409: "El sobre no está rechazado ni en error: no hay nada que reintentar."})
+def retry_envelope(principal: Principal, id_sobre: int):
+    """Para un sobre que DGI rechazó (BS/BA): sus comprobantes vuelven a pendientes y viajan en un sobre
+    nuevo. Para un sobre en error (por ejemplo, un certificado que se renovó): se envía de nuevo tal cual,
+    los mismos bytes. El resultado aparece luego en la lista de sobres."""
+    try:
+        sobre = sending.retry(principal.company_id, id_sobre)
+    except ValueError as exc:
+        raise Conflict("El sobre no está rechazado ni en error: no hay nada que reintentar.",
+                       code="sobre_no_reintentable") from exc
+    if sobre is None:
+        raise NotFound("No existe ese sobre en la empresa.", code="sobre_no_encontrado")
+    wake = tasks.deliver_envelope if sobre.state == "armado" else tasks.pack_company
+    target = sobre.id if sobre.state == "armado" else principal.company_id
+    jobs.enqueue_safely(lambda: wake(target), "envios retry")
+    return listing.envelopes(db.session(), principal.company_id, schemas.Lista(), only_id=sobre.id).sobres[0], 202
 
 
 @operation(bp, "GET", "/pendientes", tag=TAG, summary="Comprobantes esperando respuesta de DGI", auth=(JWT,),

@@ -270,3 +270,27 @@ def void_by_rejection(session, record: IssuedCfe, motives: list[dict]) -> None:
                             fecha=datetime.now(MONTEVIDEO).date(), source="rechazo_dgi",
                             reason=f"Comprobante anulado por rechazo de DGI ({codes})"[:200], cfe_id=record.id,
                             created_by="DGI"))
+
+
+# --- support's way forward -------------------------------------------------------------------------------
+
+
+def retry(company_id: int, envelope_id: int) -> DgiEnvelope | None:
+    """An admin's retry of an envelope DGI refused or that failed for good. A refused envelope (BS/BA) never
+    reached DGI's books, so its receipts go back to pending and into a new envelope; one that failed (a
+    permanent error, an S08 to reconcile) is sent again as it is, the same bytes. None: no such envelope of the
+    company; ValueError: nothing to retry."""
+    with db.write_transaction() as session:
+        sobre = session.get(DgiEnvelope, envelope_id, with_for_update=True)
+        if sobre is None or sobre.company_id != company_id:
+            return None
+        if sobre.state == "error":
+            sobre.state, sobre.attempts, sobre.next_attempt_at, sobre.last_error = "armado", 0, None, None
+        elif sobre.state == "rechazado":
+            for sub, record in _contents(session, envelope_id):
+                sub.envelope_id, sub.ordinal, sub.motives = None, None, []
+                set_state(sub, record, "pendiente")
+            sobre.last_error = "Sus comprobantes se reenviaron en un sobre nuevo."
+        else:
+            raise ValueError(sobre.state)
+        return sobre
