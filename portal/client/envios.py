@@ -253,6 +253,11 @@ class EnviosApi(Transport):
         data = self._json("GET", f"{BASE}/reportes", params={"limit": limit, "offset": offset})
         return Page(tuple(DailyReport.from_json(r) for r in data["reportes"]), int(data["total"]))
 
+    def send_daily_report(self, day: date) -> DailyReport:
+        """Build, sign and send the daily report of `day` (the service does it by itself each night). Asking
+        again while the last one of that day has no answer returns that one; otherwise the next sequence."""
+        return DailyReport.from_json(self._json("POST", f"{BASE}/reportes", json={"fecha": day.isoformat()}))
+
     def list_voided(self, *, limit: int = 50, offset: int = 0) -> Page[VoidedRange]:
         data = self._json("GET", f"{BASE}/anulaciones", params={"limit": limit, "offset": offset})
         return Page(tuple(VoidedRange.from_json(a) for a in data["anulaciones"]), int(data["total"]))

@@ -118,3 +118,18 @@ def test_voiding_numbers_is_typed_idempotent_and_refused_when_it_must_be(as_user
         as_user("soporte@demo.uy").void_numbers(181, reason="Soporte no anula", idempotency_key="void-5")
     with pytest.raises(Forbidden):
         as_user("usuario@demo.uy").list_envelopes()
+
+
+def test_sending_a_days_report_is_typed(as_user, live_service):
+    from portal.client.envios import DailyReport
+    from portal.service.envios.reports import today
+
+    admin = as_user("admin@demo.uy")
+    report = admin.send_daily_report(today())
+    assert isinstance(report, DailyReport) and report.day == today() and report.sequence == 1
+    assert report.state == "armado" and report.created_by == "admin@demo.uy"
+    drain(live_service.app)
+    (answered,) = admin.list_daily_reports().items
+    assert (answered.id, answered.ack, answered.state) == (report.id, "AR", "aceptado")
+    with pytest.raises(ValidationError):
+        admin.send_daily_report(date(2999, 1, 1))

@@ -140,3 +140,22 @@ def test_the_page_and_the_badge_speak_english(signed_in, issue_api, live_service
     assert page.find("label", attrs={"for": "motivo"}).get_text(strip=True) == "Reason"
     badge = soup(admin.get(f"/envios/estado/{receipt_id}")).find(attrs={"data-testid": "dgi-state"})
     assert badge.get_text(strip=True) == "Accepted by DGI"
+
+
+def test_the_admin_sends_a_days_report_now_and_sees_dgis_answer(signed_in, issue_api, live_service):
+    issue_api(bodies.body(bodies.ETICKET))
+    admin = signed_in("admin@demo.uy")
+    form = soup(admin.get("/envios/")).select_one("#send-report")
+    data = {i["name"]: i.get("value", "") for i in form.find_all("input")}
+    assert data["fecha"]  # today, by default
+    future = admin.post("/envios/reporte", data={**data, "fecha": "2999-01-01"}, headers=HTMX)
+    assert future.status_code == 422
+    assert soup(future).select_one("#fecha-error").get_text() == "El día todavía no ocurrió."
+    answer = admin.post("/envios/reporte", data=data)
+    assert answer.status_code == 303
+    drain(live_service.app)
+    page = soup(admin.get("/envios/"))
+    (report,) = rows(page, "reports")
+    assert "Recibido por DGI AR" in report and "admin@demo.uy" in report
+    assert "Enviaste el reporte diario del" in page.get_text()
+    assert soup(signed_in("soporte@demo.uy").get("/envios/")).select_one("#send-report") is None

@@ -6,10 +6,11 @@ import uuid
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import BooleanField, HiddenField, IntegerField, SelectField, StringField
+from wtforms import BooleanField, DateField, HiddenField, IntegerField, SelectField, StringField
 from wtforms.validators import DataRequired, Length, NumberRange, Optional, Regexp
 
 from portal.web.comprobantes.choices import TYPE_NAMES, options
+from portal.web.comprobantes.forms import today_montevideo
 
 # The types whose numbers the service can void (its AnulacionSolicitud.tipoCFE).
 VOIDABLE_TYPES = (101, 102, 103, 111, 112, 113, 181, 182)
@@ -35,3 +36,9 @@ class VoidForm(FlaskForm):
         """What the service is asked for (portal.client.envios.EnviosApi.void_numbers)."""
         return {"tipo_cfe": self.tipo_cfe.data, "serie": self.serie.data, "count": self.cantidad.data,
                 "reason": self.motivo.data.strip(), "idempotency_key": self.idempotency_key.data}
+
+
+class ReportForm(FlaskForm):
+    """Send a day's report now (after a rejection, or before the nightly run)."""
+
+    fecha = DateField(_l("Día"), default=today_montevideo, validators=[DataRequired(message=_l("Indicá el día."))])

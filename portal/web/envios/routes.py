@@ -17,7 +17,8 @@ from portal.web.comprobantes.issuing import _editor as issuing_editor
 from portal.web.envios import ADMINS, SUPPORT, WRITERS, bp, overview
 from portal.web.envios.badges import dgi_badge, receipt_badge, receipt_panel
 from portal.web.envios.correction import correction_formdata
-from portal.web.envios.forms import VoidForm
+from portal.web.envios.forms import ReportForm, VoidForm
+from portal.web.i18n import day as format_day
 from portal.web.rendering import redirect_after_post, render
 
 __all__ = ["bp"]
@@ -88,9 +89,13 @@ def correct(receipt_id: str):
     return issuing_editor(form)
 
 
-def _page(form: VoidForm | None = None, *, status: int = 200):
-    form = form or (VoidForm(formdata=None) if current_user.role in ADMINS else None)
-    return render(PAGE, "void", status=status, view=overview.load(api()), form=form, ov=overview)
+def _page(form: VoidForm | None = None, report_form: ReportForm | None = None, *, block: str = "void",
+          status: int = 200):
+    admin = current_user.role in ADMINS
+    form = form or (VoidForm(formdata=None) if admin else None)
+    report_form = report_form or (ReportForm(formdata=None) if admin else None)
+    return render(PAGE, block, status=status, view=overview.load(api()), form=form, report_form=report_form,
+                  ov=overview)
 
 
 @bp.get("/")
@@ -124,5 +129,23 @@ def void():
     flash(_("Anulaste los números %(first)s a %(last)s (serie %(serie)s) de %(type)s.", first=voided.first,
             last=voided.last, serie=voided.serie, type=overview.type_name(voided.tipo_cfe)), "success")
     # No #anchor: htmx's HX-Redirect to the same page plus a hash would only scroll, not load the new list.
+    return redirect_after_post("envios.index")
+
+
+@bp.post("/reporte")
+@role_required(*ADMINS)
+def send_report():
+    """Send a day's report now; DGI's answer shows in the list once it arrives."""
+    form = ReportForm()
+    if not form.validate():
+        return _page(report_form=form, block="report", status=422)
+    try:
+        report = api().send_daily_report(form.fecha.data)
+    except client_errors.ValidationError as exc:
+        form.fecha.errors = [*form.fecha.errors, *(p.message for p in exc.fields or ()), *(
+            () if exc.fields else (exc.message,))]
+        return _page(report_form=form, block="report", status=422)
+    flash(_("Enviaste el reporte diario del %(day)s (envío %(sequence)s). La respuesta de DGI aparece en la lista.",
+            day=format_day(report.day), sequence=report.sequence), "success")
     return redirect_after_post("envios.index")
 
