@@ -244,6 +244,10 @@ class EnviosApi(Transport):
         data = self._json("GET", f"{BASE}/sobres", params={"limit": limit, "offset": offset})
         return Page(tuple(Envelope.from_json(e) for e in data["sobres"]), int(data["total"]))
 
+    def retry_envelope(self, envelope_id: int) -> Envelope:
+        """Retry an envelope DGI refused (its receipts go in a new one) or one in error (the same bytes again)."""
+        return Envelope.from_json(self._json("POST", f"{BASE}/sobres/{int(envelope_id)}/reintentar"))
+
     def list_waiting(self, *, limit: int = 50, offset: int = 0) -> Page[WaitingReceipt]:
         data = self._json("GET", f"{BASE}/pendientes", params={"limit": limit, "offset": offset})
         return Page(tuple(WaitingReceipt.from_json(p) for p in data["pendientes"]), int(data["total"]),

@@ -133,3 +133,27 @@ def test_sending_a_days_report_is_typed(as_user, live_service):
     assert (answered.id, answered.ack, answered.state) == (report.id, "AR", "aceptado")
     with pytest.raises(ValidationError):
         admin.send_daily_report(date(2999, 1, 1))
+
+
+def test_retrying_an_envelope_is_typed_and_refused_when_there_is_nothing_to_retry(as_user, live_service):
+    from sqlalchemy import update
+
+    from portal.service import db
+    from portal.service.envios.models import DgiEnvelope
+
+    usuario, admin = as_user("usuario@demo.uy"), as_user("admin@demo.uy")
+    issue(usuario, bodies.body(bodies.EFACTURA))
+    drain(live_service.app)
+    (envelope,) = admin.list_envelopes().items
+    with pytest.raises(Conflict) as caught:
+        admin.retry_envelope(envelope.id)
+    assert caught.value.code == "sobre_no_reintentable"
+    with pytest.raises(NotFound):
+        admin.retry_envelope(999_999)
+    with live_service.app.app_context():
+        db.session().execute(update(DgiEnvelope).values(state="error"))
+        db.session().commit()
+    retried = admin.retry_envelope(envelope.id)
+    assert isinstance(retried, Envelope) and retried.id == envelope.id and retried.state == "armado"
+    with pytest.raises(Forbidden):
+        as_user("soporte@demo.uy").retry_envelope(envelope.id)

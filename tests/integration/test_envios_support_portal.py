@@ -159,3 +159,34 @@ def test_the_admin_sends_a_days_report_now_and_sees_dgis_answer(signed_in, issue
     assert "Recibido por DGI AR" in report and "admin@demo.uy" in report
     assert "Enviaste el reporte diario del" in page.get_text()
     assert soup(signed_in("soporte@demo.uy").get("/envios/")).select_one("#send-report") is None
+
+
+def test_the_admin_retries_an_envelope_in_error_and_it_reaches_dgi(signed_in, issue_api, live_service):
+    from sqlalchemy import update
+
+    from portal.service import db
+    from portal.service.envios import sending
+    from portal.service.envios.models import DgiEnvelope
+
+    receipt = issue_api(bodies.body(bodies.EFACTURA))
+    with live_service.app.app_context():  # packed, then a delivery that failed for good (say, a renewed cert)
+        (envelope_id,) = sending.pack(1)
+        db.session().execute(update(DgiEnvelope).where(DgiEnvelope.id == envelope_id)
+                             .values(state="error", last_error="Certificado rechazado"))
+        db.session().commit()
+    admin = signed_in("admin@demo.uy")
+    page = soup(admin.get("/envios/"))
+    assert "Con error: revisar" in rows(page, "envelopes")[0] and "Certificado rechazado" in rows(page, "envelopes")[0]
+    assert soup(signed_in("soporte@demo.uy").get("/envios/")).find(attrs={"data-testid": "retry-envelope"}) is None
+    action = page.find(attrs={"data-testid": "retry-envelope"}).find_parent("form")
+    token = action.find("input", attrs={"name": "csrf_token"})["value"]
+    assert admin.post(action["action"], data={"csrf_token": token}).status_code == 303
+    drain(live_service.app)
+    page = soup(admin.get("/envios/"))
+    assert "Reintentaste el sobre Nº 1." in page.get_text() and "Respondido" in rows(page, "envelopes")[0]
+    assert page.find(attrs={"data-testid": "retry-envelope"}) is None
+    again = admin.post(action["action"], data={"csrf_token": token})  # nothing left to retry: said, not a 500
+    assert again.status_code == 303
+    assert "no hay nada que reintentar" in soup(admin.get("/envios/")).get_text()
+    badge = soup(admin.get(f"/envios/estado/{receipt['idCfeEmitido']}")).find(attrs={"data-testid": "dgi-state"})
+    assert badge["data-state"] == "aceptado"

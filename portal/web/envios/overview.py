@@ -17,6 +17,7 @@ ENVELOPE_STATES = {"armado": (_l("Enviándose"), "warn"), "recibido": (_l("Recib
                    "error": (_l("Con error: revisar"), "bad")}
 REPORT_STATES = {"armado": (_l("Enviándose"), "warn"), "aceptado": (_l("Recibido por DGI"), "ok"),
                  "rechazado": (_l("Rechazado por DGI"), "bad"), "error": (_l("Con error: revisar"), "bad")}
+RETRIABLE = frozenset({"rechazado", "error"})  # what the service's "reintentar" accepts
 VOID_SOURCES = {"operador": _l("Anulado por un administrador"), "rechazo_dgi": _l("Rechazado por DGI")}
 
 

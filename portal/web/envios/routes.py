@@ -149,3 +149,16 @@ def send_report():
             day=format_day(report.day), sequence=report.sequence), "success")
     return redirect_after_post("envios.index")
 
+
+@bp.post("/sobres/<int:envelope_id>/reintentar")
+@role_required(*ADMINS)
+def retry_envelope(envelope_id: int):
+    """Retry a refused or failed envelope; the list shows how it goes."""
+    try:
+        envelope = api().retry_envelope(envelope_id)
+    except (client_errors.NotFound, client_errors.Conflict) as exc:
+        flash(exc.message, "warning")
+    else:
+        flash(_("Reintentaste el sobre Nº %(number)s.", number=envelope.idemisor), "success")
+    return redirect_after_post("envios.index")
+
