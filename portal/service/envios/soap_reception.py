@@ -187,7 +187,10 @@ class SoapReception(DgiReception):
 
 def _as_text(document: bytes) -> str:
     # The signed document's characters go into xmlData; its declaration (UTF-8, as we build it) stays.
-    return document.decode("utf-8")
+    try:
+        return document.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DgiPermanentError("El documento a enviar no está en UTF-8.", code="dgi_bad_request") from exc
 
 
 def _read_answer(operation: str, answer: str) -> bytes | None:

@@ -257,3 +257,10 @@ def test_an_answer_declaring_another_encoding_is_returned_in_that_encoding():
     raw = _read_answer("EFACRECEPCIONSOBRE", "\n  " + answer)
     assert raw == answer.encode("latin-1")
     assert etree.fromstring(raw).findtext("{*}G") == "Ñandú"
+
+
+def test_a_document_that_is_not_utf8_is_refused_before_the_network(client, standin, credentials):
+    with pytest.raises(DgiPermanentError) as caught:
+        client.send_report('<?xml version="1.0" encoding="ISO-8859-1"?><R>Ñ</R>'.encode("latin-1"),
+                           file_name="Rep.xml", credentials=credentials)
+    assert caught.value.code == "dgi_bad_request" and standin.app.calls == []
