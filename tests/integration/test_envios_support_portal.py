@@ -190,3 +190,19 @@ def test_the_admin_retries_an_envelope_in_error_and_it_reaches_dgi(signed_in, is
     assert "no hay nada que reintentar" in soup(admin.get("/envios/")).get_text()
     badge = soup(admin.get(f"/envios/estado/{receipt['idCfeEmitido']}")).find(attrs={"data-testid": "dgi-state"})
     assert badge["data-state"] == "aceptado"
+
+
+def test_the_waiting_section_refreshes_itself_while_receipts_wait_and_stops_when_none_do(signed_in, issue_api,
+                                                                                         live_service):
+    issue_api(bodies.body(bodies.EFACTURA))
+    soporte = signed_in("soporte@demo.uy")
+    section = soup(soporte.get("/envios/")).find(attrs={"data-testid": "waiting-section"})
+    assert (section["hx-get"], section["hx-trigger"]) == ("/envios/pendientes", "every 10s")
+    drain(live_service.app)
+    fragment = soporte.get("/envios/pendientes", headers=HTMX)
+    answer = soup(fragment)
+    assert fragment.status_code == 200 and answer.find("html") is None
+    section = answer.find(attrs={"data-testid": "waiting-section"})
+    assert not section.has_attr("hx-get") and "Ningún comprobante espera respuesta de DGI." in section.get_text()
+    assert soup(soporte.get("/envios/pendientes")).h1.get_text(strip=True) == "Envíos a DGI"  # a page without htmx
+    assert signed_in("usuario@demo.uy").get("/envios/pendientes").status_code == 403

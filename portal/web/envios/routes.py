@@ -89,7 +89,7 @@ def correct(receipt_id: str):
     return issuing_editor(form)
 
 
-def _page(form: VoidForm | None = None, report_form: ReportForm | None = None, *, block: str = "void",
+def _page(form: VoidForm | None = None, report_form: ReportForm | None = None, *, block: str | None = None,
           status: int = 200):
     admin = current_user.role in ADMINS
     form = form or (VoidForm(formdata=None) if admin else None)
@@ -106,13 +106,20 @@ def index():
     return _page()
 
 
+@bp.get("/pendientes")
+@role_required(*SUPPORT)
+def waiting():
+    """The receipts still waiting for DGI: what their section asks for every few seconds while any waits."""
+    return _page(block="waiting")
+
+
 @bp.post("/anular")
 @role_required(*ADMINS)
 def void():
     """Void the next unused numbers of a CAE; errors next to the fields (422), the page again on success."""
     form = VoidForm()
     if not form.validate():
-        return _page(form, status=422)
+        return _page(form, block="void", status=422)
     try:
         voided = api().void_numbers(**form.request())
     except client_errors.ValidationError as exc:
@@ -121,11 +128,11 @@ def void():
             field.errors = [*field.errors, problem.message]
         if not exc.fields:
             form.motivo.errors = [*form.motivo.errors, exc.message]
-        return _page(form, status=422)
+        return _page(form, block="void", status=422)
     except (client_errors.NotFound, client_errors.Conflict) as exc:
         target = form.cantidad if isinstance(exc, client_errors.Conflict) else form.tipo_cfe
         target.errors = [*target.errors, exc.message]
-        return _page(form, status=422)
+        return _page(form, block="void", status=422)
     flash(_("Anulaste los números %(first)s a %(last)s (serie %(serie)s) de %(type)s.", first=voided.first,
             last=voided.last, serie=voided.serie, type=overview.type_name(voided.tipo_cfe)), "success")
     # No #anchor: htmx's HX-Redirect to the same page plus a hash would only scroll, not load the new list.
