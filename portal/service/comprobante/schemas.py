@@ -42,7 +42,9 @@ class CfeEmitido(_Out):
     codigo_seguridad: str = Field(alias="codigoSeguridad", description="Primeros 6 caracteres del DigestValue.")
     url_qr: str = Field(alias="urlQR", description="URL de verificación de DGI codificada en el QR.")
     cae: CaeData
-    estado_dgi: str = Field(alias="estadoDGI", description="pendiente (aún no enviado a DGI), aceptado, rechazado.")
+    estado_dgi: str = Field(alias="estadoDGI", description="Estado ante DGI (el detalle, en `dgi`): pendiente, "
+                                                         "en_sobre, recibido, aceptado, rechazado, observado, "
+                                                         "sobre_rechazado, pendiente_reporte, en_reporte.")
     dgi: EstadoDgi | None = Field(None, description="El camino a DGI: estado, motivos, sobre, reporte, fechas.")
     referencia_cobro: str | None = Field(None, alias="referenciaCobro")
     creado_por: str = Field(alias="creadoPor")
