@@ -114,7 +114,7 @@ def test_a_rejected_receipt_leads_to_its_corrected_reissue_linked_both_ways(page
 
     corrected_title = page.get_by_role("heading", level=1).inner_text()
     assert corrected_title != rejected_title and corrected_title.startswith("e-Factura A-")
-    expect(page.get_by_test_id("dgi-corrects")).to_contain_text(rejected_id)
+    expect(page.get_by_test_id("dgi-corrects")).to_contain_text(rejected_title)
     drain(live_service.app)
     expect(page.get_by_test_id("dgi-state")).to_have_text("Aceptado por DGI", timeout=10_000)
     both_widths(page, shots, "receipt-corrected")

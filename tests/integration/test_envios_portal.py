@@ -146,8 +146,9 @@ def test_emitir_corregido_prefills_the_form_issues_a_new_number_and_links_both_w
 
     corrected = panel(usuario, corrected_id)
     assert corrected["data-state"] == "aceptado"
-    corrects = corrected.find(attrs={"data-testid": "dgi-corrects"}).a["href"]
-    assert corrects == f"/comprobantes/{rejected['idCfeEmitido']}"
+    corrects = corrected.find(attrs={"data-testid": "dgi-corrects"}).a
+    assert corrects["href"] == f"/comprobantes/{rejected['idCfeEmitido']}"
+    assert corrects.get_text(strip=True) == f"e-Factura A-{rejected['nro']:07d}"
     original = panel(usuario, rejected["idCfeEmitido"])
     assert original.find(attrs={"data-testid": "dgi-corrected-by"}).a["href"] == f"/comprobantes/{corrected_id}"
     assert original.find(attrs={"data-testid": "issue-corrected"}) is None

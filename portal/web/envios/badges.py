@@ -8,7 +8,7 @@ its fragment again after that long (htmx load-polling) and stops once the state 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from flask_babel import lazy_gettext as _l
@@ -80,6 +80,10 @@ class DgiPanel:
     corrects: str | None = None
     corrected_by: str | None = None
     can_correct: bool = False
+    labels: dict[str, str] = field(default_factory=dict)  # linked receipt id -> "e-Factura A-0000001"
+
+    def label(self, receipt_id: str) -> str:
+        return self.labels.get(receipt_id, receipt_id)
 
 
 def receipt_badge(receipt) -> DgiBadge:
@@ -90,10 +94,11 @@ def receipt_badge(receipt) -> DgiBadge:
     return dgi_badge(receipt.id, dgi.state, dgi.motives, final=dgi.final)
 
 
-def receipt_panel(receipt, *, can_write: bool) -> DgiPanel:
+def receipt_panel(receipt, *, can_write: bool, labels: dict[str, str] | None = None) -> DgiPanel:
+    """`labels` names the linked receipts (the rejected one and its correction) for their links."""
     dgi = receipt.dgi
     badge = receipt_badge(receipt)
     if dgi is None:
         return DgiPanel(badge)
     return DgiPanel(badge, dgi.since, dgi.corrects, dgi.corrected_by,
-                    can_correct=can_write and badge.rejected and not dgi.corrected_by)
+                    can_correct=can_write and badge.rejected and not dgi.corrected_by, labels=labels or {})

@@ -14,6 +14,7 @@ from portal.web.auth.session import role_required
 from portal.web.backend import api
 from portal.web.comprobantes import forms as receipt_forms
 from portal.web.comprobantes.issuing import _editor as issuing_editor
+from portal.web.comprobantes.receipts import type_name
 from portal.web.envios import ADMINS, SUPPORT, WRITERS, bp, overview
 from portal.web.envios.badges import dgi_badge, receipt_badge, receipt_panel
 from portal.web.envios.correction import correction_formdata
@@ -34,9 +35,19 @@ def _can_write() -> bool:
     return current_user.is_authenticated and current_user.role in WRITERS
 
 
+def _receipt_label(receipt_id: str) -> str:
+    """"e-Factura A-0000001" for a linked receipt; its id if it cannot be read."""
+    try:
+        other = api().get_receipt(receipt_id)
+    except client_errors.NotFound:
+        return receipt_id
+    return f"{type_name(other.tipo_cfe)} {other.number}"
+
+
 def dgi_panel_for(receipt):
     """The receipt page's DGI panel for the signed-in user (only writers are offered "Emitir corregido")."""
-    return receipt_panel(receipt, can_write=_can_write())
+    linked = [rid for rid in (receipt.dgi.corrects, receipt.dgi.corrected_by) if rid] if receipt.dgi else []
+    return receipt_panel(receipt, can_write=_can_write(), labels={rid: _receipt_label(rid) for rid in linked})
 
 
 # The shared partial's values, for any page: templates/_dgi_state.html documents how to call them.
