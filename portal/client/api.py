@@ -7,11 +7,12 @@ from portal.client.base import Transport
 from portal.client.comprobantes import ComprobantesApi
 from portal.client.dgi import DgiApi
 from portal.client.empresa import EmpresaApi
+from portal.client.envios import EnviosApi
 from portal.client.inteligente import InteligenteApi
 from portal.client.models import UserInfo
 
 
-class UserApi(ComprobantesApi, ApiKeysApi, DgiApi, InteligenteApi, EmpresaApi, Transport):
+class UserApi(ComprobantesApi, ApiKeysApi, DgiApi, InteligenteApi, EmpresaApi, EnviosApi, Transport):
     """The service as one caller sees it."""
 
     def userinfo(self) -> UserInfo:

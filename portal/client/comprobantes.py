@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from portal.client.base import Transport
+from portal.client.envios import DgiState
 from portal.client.models import parse_datetime as _dt
 
 BASE = "/api/v1/comprobante"
@@ -47,6 +48,7 @@ class IssuedReceipt:
     created_at: datetime
     warnings: tuple[ReceiptWarning, ...]
     reference_history: tuple[ReferenceChange, ...] = ()
+    dgi: DgiState | None = None
 
     @property
     def number(self) -> str:
@@ -64,7 +66,8 @@ class IssuedReceipt:
             dgi_status=data["estadoDGI"], collection_reference=data.get("referenciaCobro"),
             created_by=data["creadoPor"], created_at=_dt(data["creadoEn"]),
             warnings=tuple(ReceiptWarning(w["codigo"], w["mensaje"]) for w in data.get("advertencias", [])),
-            reference_history=_reference_history(data.get("historialReferencias", [])))
+            reference_history=_reference_history(data.get("historialReferencias", [])),
+            dgi=DgiState.from_json(data["dgi"]) if data.get("dgi") else None)
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,19 @@ def load_config() -> dict:
         "MAX_BODY_BYTES": int(_env("CFE_MAX_BODY_BYTES", str(2 * 1024 * 1024))),
         "SECURE_COOKIES": _env("CFE_SECURE_COOKIES", "0") == "1",
         "STATIC_DIR": str(paths.static_dir()),
+        # Sending receipts to DGI (portal/service/envios): which reception, DGI's RUT, and timings.
+        "DGI_RECEPTION": _env("CFE_DGI_RECEPTION", "simulator"),  # simulator | soap
+        "DGI_RUT": _env("CFE_DGI_RUT", "214844360018"),
+        # ws_efactura (CFE_DGI_RECEPTION=soap): endpoint (default: the WSDL's, DGI's test host) and timeout.
+        "DGI_RECEPTION_URL": _env("CFE_DGI_RECEPTION_URL", ""),
+        "DGI_RECEPTION_TIMEOUT_SECONDS": float(_env("CFE_DGI_RECEPTION_TIMEOUT_SECONDS", "30")),
+        "ENVIOS_DEBOUNCE_SECONDS": float(_env("CFE_ENVIOS_DEBOUNCE_SECONDS", "1")),
+        "ENVIOS_OVERDUE_MINUTES": int(_env("CFE_ENVIOS_OVERDUE_MINUTES", "10")),
+        # A sender's claim on an envelope or report; longer than the slowest DGI call (SOAP timeout).
+        "ENVIOS_SEND_LEASE_SECONDS": float(_env("CFE_ENVIOS_SEND_LEASE_SECONDS", "60")),
+        "DGI_SIMULATOR_ANSWER_SECONDS": float(_env("CFE_DGI_SIMULATOR_ANSWER_SECONDS", "2")),
+        # Development only, off by default: receivers named "<marker>E07" get that DGI rejection (README).
+        "DGI_SIMULATOR_REJECT_MARKER": _env("CFE_DGI_SIMULATOR_REJECT_MARKER", ""),
     }
 
 

@@ -101,7 +101,7 @@ def test_soporte_looks_the_request_up_and_copies_the_support_details(page: Page,
     status.search(issued.id)
     expect(status.state).to_have_text("Emitida")
     assert status.timeline_states() == ["confirmed", "issued"]
-    expect(page.get_by_test_id("dgi-state")).to_have_text("pendiente")
+    expect(page.get_by_test_id("dgi-state")).to_have_attribute("data-state", "pendiente")
     receipt_id = issued.receipt_ids[0]
     expect(page.get_by_role("link", name=receipt_id)).to_have_attribute("href", f"/comprobantes/{receipt_id}")
     page.screenshot(path=str(tmp_path / "inteligente-status.png"), full_page=True)

@@ -258,7 +258,7 @@ def test_direct_issue_with_the_same_idempotency_key_twice_gives_one_receipt(api_
 def test_consult_shows_state_timeline_receipt_and_dgi_status(api_client, user, auth_headers):
     issued = api_client.post(DIRECT, json={"lineas": [SERVICE_LINE]}, headers=user).json
     state = api_client.get(CONSULT + issued["requestId"], headers=auth_headers("soporte@demo.uy")).json
-    assert state["estado"] == "issued" and state["estadoDGI"] == "pendiente"
+    assert state["estado"] == "issued" and state["estadoDGI"] == "pendiente_reporte"  # small e-Ticket: daily report
     assert state["cfeEmitidos"] == [state["comprobante"]["idCfeEmitido"]]
     assert all(e["en"] and e["por"] for e in state["lineaDeTiempo"])
 

@@ -288,7 +288,7 @@ def test_status_page_shows_timeline_receipt_and_support_details_and_does_not_pol
     receipt_id = receipt_link.get_text(strip=True)
     assert receipt_link["href"] == f"/comprobantes/{receipt_id}"
     assert re.fullmatch(r"e-Factura A-\d{7}", page.find(attrs={"data-testid": "receipt-number"}).get_text(strip=True))
-    assert page.find(attrs={"data-testid": "dgi-state"}).get_text(strip=True) == "pendiente"
+    assert page.find(attrs={"data-testid": "dgi-state"})["data-state"] == "pendiente"
     details = page.find(id="support-details").get_text()
     assert request_id in details and receipt_id in details and "Estado: issued (final)" in details
     assert "usuario@demo.uy" in details and re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  issued", details)

@@ -30,8 +30,9 @@ def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_clie
 
 
 @pytest.mark.parametrize(("email", "role", "nav"), [
-    ("admin@demo.uy", "admin", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Empresa"]),
-    ("soporte@demo.uy", "soporte", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente"]),
+    ("admin@demo.uy", "admin",
+     ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI", "Empresa"]),
+    ("soporte@demo.uy", "soporte", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI"]),
     ("usuario@demo.uy", "usuario", ["Comprobantes", "DGI", "Emisión inteligente"]),
 ])
 def test_home_shows_who_from_the_service_and_the_navigation_of_the_role(signed_in, email, role, nav):

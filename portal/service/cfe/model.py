@@ -136,6 +136,9 @@ class CfeInput(BaseModel):
         None, alias="cdgDGISucur", ge=0, le=9999,
         description="Código de DGI de la sucursal que emite (A-C47), una de las de la empresa; por defecto la "
                     "predeterminada.")
+    corrige_a: str | None = Field(None, alias="corrigeA", pattern=r"^[0-9a-f]{32}$",
+                                  description="Solo al corregir: el idCfeEmitido del comprobante que DGI rechazó "
+                                              "y que este reemplaza (quedan vinculados). No va en el CFE.")
 
     _no_control_chars = field_validator("*")(reject_control_chars)
 

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, object_session
 
 from portal.domain.cfe_types import NOTE_BASE_TYPE
-from portal.service import db
+from portal.service import db, jobs
 from portal.service.auth import Principal
 from portal.service.cfe import (
     CfeInput,
@@ -37,6 +37,8 @@ from portal.service.cfe.rules_dgi import Emission
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.numbering import allocate
 from portal.service.empresa.settings import issuer_fields
+from portal.service.envios.tasks import wake_packer
+from portal.service.envios.tracking import record_issued
 from portal.service.errors import ApiError, FieldError, ValidationFailed
 from portal.service.indices.ui import ui_value_on
 from portal.service.keystore import cached_per_certificate, private_key_pem
@@ -167,9 +169,11 @@ def issue(principal: Principal, cfe: CfeInput, *, on_stored=None) -> IssueResult
             raise
         record = _store(session, principal, company, cfe, issuer, allocation.numbering, allocation.range.id,
                         cert.id, signed)
+        record_issued(session, record, cfe)  # the receipt's road to DGI, committed with it
         result = IssueResult(record, [allocation.warning] if allocation.warning else [])
         if on_stored is not None:
             on_stored(session, result)
+    jobs.enqueue_safely(lambda: wake_packer(record.company_id), "envios wake-up")
     return result
 
 

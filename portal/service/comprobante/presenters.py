@@ -17,6 +17,7 @@ from portal.service.comprobante.schemas import (
     CfeEmitido,
     ReferenciaAplicada,
 )
+from portal.service.envios.tracking import dgi_state
 
 
 def signed_at(moment: datetime) -> datetime:
@@ -41,7 +42,8 @@ def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session) -> Cf
         cae=CaeData(cae_id=f"{cae.cae_id:011d}", dnro=cae.dnro, hnro=cae.hnro, vencimiento=cae.vencimiento),
         estado_dgi=record.dgi_status, referencia_cobro=record.referencia_cobro, creado_por=record.created_by,
         creado_en=utc(record.created_at), advertencias=[Advertencia(**w) for w in warnings],
-        historial_referencias=_history(session, record), enlaces={"self": link, "xml": link, "pdf": link})
+        historial_referencias=_history(session, record), enlaces={"self": link, "xml": link, "pdf": link},
+        dgi=dgi_state(session, record))
 
 
 def _history(session: Session, record: IssuedCfe) -> list[CambioReferencia]:

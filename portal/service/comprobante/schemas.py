@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from portal.service.envios.schemas import EstadoDgi
+
 
 class _Out(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
@@ -41,7 +43,10 @@ class CfeEmitido(_Out):
     codigo_seguridad: str = Field(alias="codigoSeguridad", description="Primeros 6 caracteres del DigestValue.")
     url_qr: str = Field(alias="urlQR", description="URL de verificación de DGI codificada en el QR.")
     cae: CaeData
-    estado_dgi: str = Field(alias="estadoDGI", description="pendiente (aún no enviado a DGI), aceptado, rechazado.")
+    estado_dgi: str = Field(alias="estadoDGI", description="Estado ante DGI (el detalle, en `dgi`): pendiente, "
+                                                         "en_sobre, recibido, aceptado, rechazado, observado, "
+                                                         "sobre_rechazado, pendiente_reporte, en_reporte.")
+    dgi: EstadoDgi | None = Field(None, description="El camino a DGI: estado, motivos, sobre, reporte, fechas.")
     referencia_cobro: str | None = Field(None, alias="referenciaCobro")
     creado_por: str = Field(alias="creadoPor")
     creado_en: datetime = Field(alias="creadoEn")

@@ -78,6 +78,8 @@ class ReceiptForm(FlaskForm):
 
     idempotency_key = HiddenField(default=lambda: uuid.uuid4().hex,
                                   validators=[DataRequired(), Length(max=64)])
+    # The rejected receipt this one corrects ("Emitir corregido", portal/web/envios/correction.py).
+    corrige = HiddenField(validators=[Optional(), Regexp(r"^[A-Za-z0-9_-]{1,40}$")])
     tipo_cfe = SelectField(_l("Tipo de comprobante"), choices=choices.options(choices.CFE_TYPES), coerce=int,
                            default=101)
     fch_emis = DateField(_l("Fecha"), default=today_montevideo, validators=[DataRequired()])

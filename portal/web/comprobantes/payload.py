@@ -133,6 +133,8 @@ def build_body(data: dict) -> Body:
         body["referencias"] = [reference] if reference else []
     if _text(data, "adenda"):
         body["adenda"] = _text(data, "adenda")
+    if _text(data, "corrige"):
+        body["corrigeA"] = _text(data, "corrige")
     return Body(body, tuple(rows))
 
 

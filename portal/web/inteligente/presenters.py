@@ -30,7 +30,6 @@ FROM_DGI = {"receptor.rznSocRecep", "receptor.dirRecep"}
 STATE_BADGES = {"issued": "ok", "failed": "bad", "expired": "bad", "confirmed": "warn", "preview": "neutral"}
 STATE_LABELS = {"preview": _l("Previsualizada"), "confirmed": _l("Confirmada"), "issued": _l("Emitida"),
                 "failed": _l("Falló"), "expired": _l("Vencida")}
-DGI_BADGES = {"aceptado": "ok", "rechazado": "bad", "anulado": "bad"}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""Sending receipts to DGI: envelopes, DGI's answers, the daily report, voided numbers."""

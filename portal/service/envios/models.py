@@ -1,0 +1,192 @@
+"""Tables of the envios area: each receipt's road to DGI, the envelopes and daily reports we built (with their
+exact bytes and DGI's answers), the voided number ranges, and the embedded DGI simulator's own memory.
+
+The database is the truth. A receipt gets its `DgiSubmission` row in the same transaction that issues it;
+an envelope's bytes are stored before they are sent, so after a crash the same bytes are resent (never a
+new envelope for the same receipts).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from sqlalchemy import (
+    JSON,
+    Date,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from portal.service.db import Base, utcnow
+
+
+class DgiSubmission(Base):
+    """One receipt's DGI state. `route` is "sobre" (sent one by one in an envelope) or "reporte" (an e-Ticket
+    below the threshold, only summarised in the daily report). `state` (also copied to
+    IssuedCfe.dgi_status) is one of STATES in portal/service/envios/states.py."""
+
+    __tablename__ = "dgi_envio_cfe"
+    __table_args__ = (Index("ix_dgi_envio_cfe_company_state", "company_id", "state"),)
+
+    cfe_id: Mapped[str] = mapped_column(ForeignKey("cfe_emitido.id", ondelete="CASCADE"), primary_key=True)
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"))
+    route: Mapped[str] = mapped_column(String(10))
+    state: Mapped[str] = mapped_column(String(20))
+    envelope_id: Mapped[int | None] = mapped_column(ForeignKey("dgi_sobre.id"), index=True)
+    ordinal: Mapped[int | None] = mapped_column(Integer)  # Nro_ordinal within the envelope
+    report_id: Mapped[int | None] = mapped_column(ForeignKey("dgi_reporte_diario.id"), index=True)
+    motives: Mapped[list] = mapped_column(JSON, default=list)  # [{"codigo", "glosa", "detalle"}]
+    corrects: Mapped[str | None] = mapped_column(String(40))  # the rejected receipt this one re-issues
+    corrected_by: Mapped[str | None] = mapped_column(String(40))  # the receipt that re-issued this rejected one
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    packed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    received_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    answered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    reported_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class DgiEnvelope(Base):
+    """An EnvioCFE exactly as built (`xml`), and DGI's two answers: ACKSobre, then ACKCFE."""
+
+    __tablename__ = "dgi_sobre"
+    __table_args__ = (UniqueConstraint("company_id", "idemisor"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
+    idemisor: Mapped[int] = mapped_column(Integer)
+    file_name: Mapped[str] = mapped_column(String(60))
+    xml: Mapped[bytes] = mapped_column(LargeBinary)
+    cfe_count: Mapped[int] = mapped_column(Integer)
+    certificate_id: Mapped[int] = mapped_column(ForeignKey("certificate.id"))
+    # armado (built, maybe sent) -> recibido (AS) -> respondido (ACKCFE) | rechazado (BS/BA) | error
+    state: Mapped[str] = mapped_column(String(12), default="armado", index=True)
+    ack_state: Mapped[str | None] = mapped_column(String(2))
+    ack_motives: Mapped[list] = mapped_column(JSON, default=list)
+    ack_xml: Mapped[bytes | None] = mapped_column(LargeBinary)
+    id_receptor: Mapped[str | None] = mapped_column(String(10))
+    token: Mapped[str | None] = mapped_column(Text)
+    query_after: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    answer_xml: Mapped[bytes | None] = mapped_column(LargeBinary)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(String(500))
+    next_attempt_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    received_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    answered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class DgiDailyReport(Base):
+    """A ReporteDiarioCFE as built and signed, and DGI's ACKRepDiario (AR / BR / BA)."""
+
+    __tablename__ = "dgi_reporte_diario"
+    __table_args__ = (UniqueConstraint("company_id", "fecha", "sec_envio"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
+    fecha: Mapped[date] = mapped_column(Date)
+    sec_envio: Mapped[int] = mapped_column(Integer)
+    file_name: Mapped[str] = mapped_column(String(60))
+    xml: Mapped[bytes] = mapped_column(LargeBinary)
+    cfe_count: Mapped[int] = mapped_column(Integer)
+    certificate_id: Mapped[int] = mapped_column(ForeignKey("certificate.id"))
+    # armado -> aceptado (AR) | rechazado (BR/BA) | error
+    state: Mapped[str] = mapped_column(String(12), default="armado", index=True)
+    ack_state: Mapped[str | None] = mapped_column(String(2))
+    ack_motives: Mapped[list] = mapped_column(JSON, default=list)
+    ack_xml: Mapped[bytes | None] = mapped_column(LargeBinary)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(String(500))
+    next_attempt_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_by: Mapped[str] = mapped_column(String(254))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    answered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class VoidedRange(Base):
+    """Numbers of a CAE that will never be used: voided by an operator, or by DGI's rejection of a receipt
+    (`source` "rechazo_dgi", DGI's CFEs_Anulados_x_RechazoDGI). The daily report of `fecha` carries them."""
+
+    __tablename__ = "dgi_anulacion"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
+    cae_range_id: Mapped[int] = mapped_column(ForeignKey("cae_range.id"))
+    tipo_cfe: Mapped[int] = mapped_column(Integer)
+    serie: Mapped[str] = mapped_column(String(2))
+    nro_desde: Mapped[int] = mapped_column(Integer)
+    nro_hasta: Mapped[int] = mapped_column(Integer)
+    fecha: Mapped[date] = mapped_column(Date, index=True)
+    source: Mapped[str] = mapped_column(String(12))  # operador | rechazo_dgi
+    reason: Mapped[str] = mapped_column(String(200))
+    cfe_id: Mapped[str | None] = mapped_column(String(40))
+    created_by: Mapped[str] = mapped_column(String(254))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class SimEnvelope(Base):
+    """The simulator's record of an envelope it received, and the answers it gave (replayed on a resend)."""
+
+    __tablename__ = "dgisim_sobre"
+    __table_args__ = (UniqueConstraint("rut_emisor", "idemisor"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)  # IDReceptor
+    rut_emisor: Mapped[str] = mapped_column(String(12))
+    idemisor: Mapped[int] = mapped_column(Integer)
+    sha256: Mapped[str] = mapped_column(String(64))
+    token: Mapped[str] = mapped_column(String(100), unique=True)
+    deliveries: Mapped[int] = mapped_column(Integer, default=1)
+    ack_xml: Mapped[bytes] = mapped_column(LargeBinary)
+    answer_xml: Mapped[bytes | None] = mapped_column(LargeBinary)
+    ready_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class SimCfe(Base):
+    """A CFE the simulator has seen (accepted or rejected): the duplicate and reference checks read it."""
+
+    __tablename__ = "dgisim_cfe"
+    __table_args__ = (UniqueConstraint("rut_emisor", "tipo_cfe", "serie", "nro"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    rut_emisor: Mapped[str] = mapped_column(String(12))
+    tipo_cfe: Mapped[int] = mapped_column(Integer)
+    serie: Mapped[str] = mapped_column(String(2))
+    nro: Mapped[int] = mapped_column(Integer)
+    envelope_id: Mapped[int] = mapped_column(ForeignKey("dgisim_sobre.id"))
+    estado: Mapped[str] = mapped_column(String(2))
+    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class SimReport(Base):
+    """A daily report the simulator received, and its answer."""
+
+    __tablename__ = "dgisim_reporte"
+    __table_args__ = (UniqueConstraint("rut_emisor", "fecha", "sec_envio"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    rut_emisor: Mapped[str] = mapped_column(String(12))
+    fecha: Mapped[date] = mapped_column(Date)
+    sec_envio: Mapped[int] = mapped_column(Integer)
+    sha256: Mapped[str] = mapped_column(String(64))
+    estado: Mapped[str] = mapped_column(String(2))
+    ack_xml: Mapped[bytes] = mapped_column(LargeBinary)
+    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class SimKey(Base):
+    """The simulator's own signing key and certificate (DGI signs its acknowledgements), made on first use."""
+
+    __tablename__ = "dgisim_clave"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key_pem: Mapped[bytes] = mapped_column(LargeBinary)
+    cert_pem: Mapped[bytes] = mapped_column(LargeBinary)

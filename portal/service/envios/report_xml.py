@@ -1,0 +1,129 @@
+"""The ReporteDiarioCFE document (ReporteDiarioCFE.xsd), laid out like DGI's sample
+Rep_219000090011_20120511_01_Ej_Mod_27032014.xml: a Caratula, then one Rsmn_<kind> per CFE type used that
+day, in the schema's order, each with its amounts per date and branch, its counts and its number ranges."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from decimal import Decimal
+
+from lxml import etree
+from lxml.builder import ElementMaker
+
+NS = "http://cfe.dgi.gub.uy"
+_E = ElementMaker(namespace=NS, nsmap={"ns1": NS})
+
+# CFE type -> (element, kind of amounts), in ReporteDiarioCFE.xsd's order (types this service issues).
+SECTIONS = {101: ("Rsmn_Tck", "FyT"), 102: ("Rsmn_Tck_Nota_Credito", "FyT"), 103: ("Rsmn_Tck_Nota_Debito", "FyT"),
+            111: ("Rsmn_Fac", "FyT"), 112: ("Rsmn_Fac_Nota_Credito", "FyT"), 113: ("Rsmn_Fac_Nota_Debito", "FyT"),
+            181: ("Rsmn_Rem", "Rem"), 182: ("Rsmn_Resg", "Res")}
+# Mnts_FyT_Item element -> the receipt's total (totals_json names), in the schema's order.
+_FYT = (("TotMntNoGrv", "mntNoGrv"), ("TotMntExpyAsim", "mntExpoyAsim"), ("TotMntImpPerc", "mntImpuestoPerc"),
+        ("TotMntIVAenSusp", "mntIVaenSusp"), ("TotMntIVATasaMin", "mntNetoIvaTasaMin"),
+        ("TotMntIVATasaBas", "mntNetoIVATasaBasica"), ("TotMntIVAOtra", "mntNetoIVAOtra"),
+        ("MntIVATasaMin", "mntIVATasaMin"), ("MntIVATasaBas", "mntIVATasaBasica"), ("MntIVAOtra", "mntIVAOtra"))
+
+
+@dataclass
+class TypeSummary:
+    """What the report says about one CFE type."""
+
+    amounts: dict = field(default_factory=lambda: defaultdict(lambda: defaultdict(Decimal)))  # (fecha, suc) -> sums
+    rates: dict = field(default_factory=dict)  # (fecha, suc) -> (ivaTasaMin, ivaTasaBasica)
+    issued: dict = field(default_factory=lambda: defaultdict(list))  # serie -> numbers
+    voided: dict = field(default_factory=lambda: defaultdict(list))  # serie -> [(desde, hasta)]
+    above_threshold: int = 0
+
+    def add_receipt(self, fecha: date, sucursal: int, serie: str, nro: int, totals: dict, rate: Decimal,
+                    sent_alone: bool) -> None:
+        key = (fecha, sucursal)
+        sums = self.amounts[key]
+        for _element, name in _FYT:
+            sums[name] += Decimal(str(totals.get(name) or 0)) * rate
+        sums["mntTotal"] += Decimal(str(totals.get("mntTotal") or 0)) * rate
+        sums["mntTotRetenido"] += Decimal(str(totals.get("mntTotRetenido") or 0)) * rate
+        self.rates[key] = (totals.get("ivaTasaMin") or "10", totals.get("ivaTasaBasica") or "22")
+        self.issued[serie].append(nro)
+        self.above_threshold += sent_alone
+
+    @property
+    def issued_count(self) -> int:
+        return sum(len(v) for v in self.issued.values())
+
+    @property
+    def voided_count(self) -> int:
+        return sum(h - d + 1 for ranges in self.voided.values() for d, h in ranges)
+
+
+def _money(value: Decimal) -> str:
+    return f"{value.quantize(Decimal('0.01')):f}"
+
+
+def _runs(numbers: list[int]) -> list[tuple[int, int]]:
+    """Consecutive numbers as (from, to) ranges."""
+    runs: list[list[int]] = []
+    for n in sorted(set(numbers)):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return [(a, b) for a, b in runs]
+
+
+def _montos(kind: str, summary: TypeSummary) -> etree._Element | None:
+    items = []
+    for (fecha, suc), sums in sorted(summary.amounts.items()):
+        head = [_E.Fecha(fecha.isoformat()), _E.CodSuc(str(suc))]
+        if kind == "Rem":
+            items.append(_E.Mnts_Rem_Item(*head))
+        elif kind == "Res":
+            items.append(_E.Mnts_Res_Item(*head, _E.TotMntRetenido(_money(sums["mntTotRetenido"]))))
+        else:
+            tasa_min, tasa_bas = summary.rates[(fecha, suc)]
+            amounts = [getattr(_E, element)(_money(sums[name])) for element, name in _FYT]
+            items.append(_E.Mnts_FyT_Item(*head, *amounts, _E.IVATasaMin(str(tasa_min)), _E.IVATasaBas(str(tasa_bas)),
+                                          _E.TotMntTotal(_money(sums["mntTotal"])),
+                                          _E.TotMntRetenido(_money(sums["mntTotRetenido"]))))
+    if not items:
+        return None
+    return _E.Montos(*items)
+
+
+def _section(tipo: int, summary: TypeSummary) -> etree._Element:
+    element, kind = SECTIONS[tipo]
+    data = _E.RsmnData()
+    montos = _montos(kind, summary)
+    if montos is not None:
+        data.append(montos)
+    data.append(_E.CantDocsUtil(str(summary.issued_count + summary.voided_count)))
+    if element.startswith("Rsmn_Tck"):
+        data.append(_E.CantDocsMay_topeUI(str(summary.above_threshold)))
+    data.append(_E.CantDocsAnulados(str(summary.voided_count)))
+    data.append(_E.CantDocsEmi(str(summary.issued_count)))
+    used = [(serie, a, b) for serie, numbers in sorted(summary.issued.items()) for a, b in _runs(numbers)]
+    if used:
+        data.append(_E.RngDocsUtil(*[_E.RDU_Item(_E.Serie(s), _E.NroDesde(str(a)), _E.NroHasta(str(b)))
+                                     for s, a, b in used]))
+    voided = [(serie, a, b) for serie, ranges in sorted(summary.voided.items()) for a, b in sorted(ranges)]
+    if voided:
+        data.append(_E.RngDocsAnulados(*[_E.RDA_Item(_E.Serie(s), _E.NroDesde(str(a)), _E.NroHasta(str(b)))
+                                         for s, a, b in voided]))
+    return getattr(_E, element)(_E.TipoComp(str(tipo)), data)
+
+
+def report_document(*, rut: str, fecha: date, sec_envio: int, signed_at: datetime,
+                    summaries: dict[int, TypeSummary]) -> etree._Element:
+    """The unsigned Reporte (the caller signs it with the company's certificate)."""
+    sections = [_section(tipo, summaries[tipo]) for tipo in SECTIONS if tipo in summaries]
+    count = sum(s.issued_count + s.voided_count for s in summaries.values())
+    caratula = _E.Caratula(_E.RUCEmisor(rut), _E.FechaResumen(fecha.isoformat()), _E.SecEnvio(str(sec_envio)),
+                           _E.TmstFirmaEnv(signed_at.isoformat(timespec="seconds")),
+                           _E.CantComprobantes(str(count)), version="1.0")
+    return _E.Reporte(caratula, *sections)
+
+
+def file_name(rut: str, fecha: date, sec_envio: int) -> str:
+    """DGI's name for a daily report: Rep_<RUC>_<AAAAMMDD>_<seq>.xml."""
+    return f"Rep_{rut}_{fecha:%Y%m%d}_{sec_envio:02d}.xml"

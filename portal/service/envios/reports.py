@@ -1,0 +1,128 @@
+"""Daily reports: build one per company and day (every CFE used that day, e-Tickets below the threshold
+included, and every number voided that day), record it signed, deliver it, and record DGI's ACKRepDiario.
+
+The report is recorded with its bytes before it is sent; a crash between the two resends the same bytes.
+A report DGI rejected, or one asked for again, goes out as the next sequence number (SecEnvio) of the day.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+
+from flask import current_app
+from sqlalchemy import select
+
+from portal.service import db
+from portal.service.cfe.model import MONTEVIDEO
+from portal.service.comprobante.models import IssuedCfe
+from portal.service.envios import acks, report_xml
+from portal.service.envios.adapter import DgiPermanentError, DgiTransientError
+from portal.service.envios.models import DgiDailyReport, DgiSubmission, VoidedRange
+from portal.service.envios.sending import SLACK, as_utc, backoff, credentials, reception
+from portal.service.envios.states import ROUTE_ENVELOPE, ROUTE_REPORT
+from portal.service.envios.tracking import set_state
+from portal.service.models import Company
+
+
+def today() -> date:
+    return datetime.now(MONTEVIDEO).date()
+
+
+def build(company_id: int, fecha: date, actor: str) -> int:
+    """Record the next report of `fecha` for the company; returns its id. A day whose last report is still
+    unanswered gets that one back (it will be resent as it is), not a new sequence."""
+    # Imported here: issuing imports this area (its after-commit wake-up), so a top-level import would cycle.
+    from portal.service.comprobante.issuing import signer_for, signing_certificate
+
+    with db.write_transaction() as session:
+        last = session.scalar(select(DgiDailyReport).where(DgiDailyReport.company_id == company_id,
+                                                           DgiDailyReport.fecha == fecha)
+                              .order_by(DgiDailyReport.sec_envio.desc()).limit(1))
+        if last is not None and last.state == "armado":
+            return last.id
+        company = session.get(Company, company_id)
+        cert = signing_certificate(session, company_id)
+        sec = (last.sec_envio + 1) if last else 1
+        summaries, receipts = _summaries(session, company_id, fecha)
+        moment = datetime.now(MONTEVIDEO).replace(microsecond=0)
+        document = report_xml.report_document(rut=company.rut, fecha=fecha, sec_envio=sec, signed_at=moment,
+                                              summaries=summaries)
+        signed = signer_for(cert).sign(document)
+        report = DgiDailyReport(company_id=company_id, fecha=fecha, sec_envio=sec, xml=signed.xml,
+                                cfe_count=sum(s.issued_count + s.voided_count for s in summaries.values()),
+                                file_name=report_xml.file_name(company.rut, fecha, sec), state="armado",
+                                certificate_id=cert.id, ack_motives=[], attempts=0, created_by=actor)
+        session.add(report)
+        session.flush()
+        now = datetime.now(UTC)
+        for sub, record in receipts:
+            sub.report_id, sub.reported_at = report.id, now
+            if sub.route == ROUTE_REPORT:
+                set_state(sub, record, "en_reporte")
+        return report.id
+
+
+def _summaries(session, company_id: int, fecha: date):
+    summaries: dict[int, report_xml.TypeSummary] = {}
+    rows = session.execute(select(DgiSubmission, IssuedCfe).join(IssuedCfe, IssuedCfe.id == DgiSubmission.cfe_id)
+                           .where(IssuedCfe.company_id == company_id, IssuedCfe.fch_emis == fecha)).all()
+    for sub, record in rows:
+        if sub.state == "rechazado" or record.tipo_cfe not in report_xml.SECTIONS:
+            continue  # a receipt DGI rejected was not issued: its number is reported voided
+        rate = Decimal(str(record.input_json.get("tpoCambio") or 1)) if record.tpo_moneda != "UYU" else Decimal(1)
+        summaries.setdefault(record.tipo_cfe, report_xml.TypeSummary()).add_receipt(
+            record.fch_emis, int(record.issuer_json.get("cdg_dgi_sucursal") or 1), record.serie, record.nro,
+            record.totals_json, rate, sent_alone=sub.route == ROUTE_ENVELOPE)
+    for voided in session.scalars(select(VoidedRange).where(VoidedRange.company_id == company_id,
+                                                            VoidedRange.fecha == fecha)):
+        if voided.tipo_cfe in report_xml.SECTIONS:
+            summaries.setdefault(voided.tipo_cfe, report_xml.TypeSummary()).voided[voided.serie].append(
+                (voided.nro_desde, voided.nro_hasta))
+    return summaries, [(s, r) for s, r in rows if s.state != "rechazado"]
+
+
+def deliver(report_id: int) -> float | None:
+    """Send a recorded report and record DGI's answer. Returns a retry delay after a transient failure."""
+    with db.write_transaction() as session:  # a lease, as for envelopes (sending.deliver)
+        report = session.get(DgiDailyReport, report_id)
+        now = datetime.now(UTC)
+        if report is None or report.state != "armado" or as_utc(report.next_attempt_at) > now + SLACK:
+            return None
+        report.next_attempt_at = now + timedelta(seconds=current_app.config["ENVIOS_SEND_LEASE_SECONDS"])
+        creds = credentials(session, report.company_id, report.certificate_id)
+        xml, name = report.xml, report.file_name
+    try:
+        estado, motives = acks.read_ack_report(reception().send_report(xml, file_name=name, credentials=creds))
+        data = None
+    except (DgiTransientError, acks.AckUnreadable, DgiPermanentError) as exc:
+        estado, motives, data = None, [], exc
+    with db.write_transaction() as session:
+        report = session.get(DgiDailyReport, report_id)
+        if report.state != "armado":
+            return None
+        now = datetime.now(UTC)
+        if estado is None:
+            report.attempts += 1
+            report.last_error = str(getattr(data, "message", data))[:500]
+            if isinstance(data, DgiPermanentError):
+                report.state = "error"
+                return None
+            report.next_attempt_at = now + timedelta(seconds=backoff(report.attempts))
+            return backoff(report.attempts)
+        report.sent_at = report.answered_at = now
+        report.ack_state, report.ack_motives = estado, motives
+        report.state = "aceptado" if estado == "AR" else "rechazado"
+        report.last_error, report.next_attempt_at = None, None
+    return None
+
+
+def pending_days(session, company_id: int, until: date) -> list[date]:
+    """Days up to `until` with receipts or voids and no report yet (the periodic task builds them; a rejected
+    report waits for support, who asks for the next sequence)."""
+    used = set(session.scalars(select(IssuedCfe.fch_emis).join(DgiSubmission, DgiSubmission.cfe_id == IssuedCfe.id)
+                               .where(IssuedCfe.company_id == company_id, IssuedCfe.fch_emis <= until).distinct()))
+    used |= set(session.scalars(select(VoidedRange.fecha).where(VoidedRange.company_id == company_id,
+                                                                 VoidedRange.fecha <= until).distinct()))
+    done = set(session.scalars(select(DgiDailyReport.fecha).where(DgiDailyReport.company_id == company_id)))
+    return sorted(used - done)

@@ -1,0 +1,211 @@
+"""Request and response bodies of the Envíos a DGI endpoints (published as OpenAPI by `operation`)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+
+from portal.service.cfe.model import MONTEVIDEO
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class Motivo(_Out):
+    """Un motivo de DGI: su código (S01-S08, E01-E15, R01-R06), su texto y, si lo hay, el detalle."""
+
+    codigo: str = Field(examples=["E07"])
+    glosa: str = Field(examples=["Fecha Firma de CFE no se corresponde con fecha CAE"])
+    detalle: str | None = None
+
+
+class Lista(BaseModel):
+    """Paginación de las listas."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    limit: int = Field(50, ge=1, le=200, description="Cuántos devolver (1-200).")
+    offset: int = Field(0, ge=0, le=1_000_000, description="Cuántos saltear.")
+
+
+class Sobre(_Out):
+    id_sobre: int = Field(alias="idSobre")
+    id_emisor: int = Field(alias="idEmisor", description="Número del sobre asignado por la empresa (Idemisor).")
+    archivo: str = Field(description="Sob_<RUC>_<AAAAMMDD>_<Idemisor>.xml")
+    cantidad_cfe: int = Field(alias="cantidadCfe")
+    estado: Literal["armado", "recibido", "respondido", "rechazado", "error"] = Field(
+        description="armado (guardado, enviándose), recibido (AS), respondido (DGI contestó por cada CFE), "
+                    "rechazado (BS/BA), error (requiere soporte).")
+    acuse: str | None = Field(None, description="Estado del ACKSobre de DGI: AS, BS o BA.")
+    motivos: list[Motivo] = Field(default_factory=list)
+    id_receptor: str | None = Field(None, alias="idReceptor", description="Número que DGI dio al sobre.")
+    token: str | None = Field(None, description="Token de DGI para consultar la respuesta por comprobante.")
+    consultar_desde: datetime | None = Field(None, alias="consultarDesde")
+    intentos: int
+    ultimo_error: str | None = Field(None, alias="ultimoError")
+    proximo_intento: datetime | None = Field(None, alias="proximoIntento")
+    aceptados: int = 0
+    rechazados: int = 0
+    demorado: bool = Field(description="true si lleva más de lo esperado sin respuesta final.")
+    creado_en: datetime = Field(alias="creadoEn")
+    enviado_en: datetime | None = Field(None, alias="enviadoEn")
+    recibido_en: datetime | None = Field(None, alias="recibidoEn")
+    respondido_en: datetime | None = Field(None, alias="respondidoEn")
+
+
+class SobreLista(_Out):
+    sobres: list[Sobre]
+    total: int
+
+
+class Pendiente(_Out):
+    """Un comprobante que todavía no tiene respuesta final de DGI, y por qué."""
+
+    id_cfe_emitido: str = Field(alias="idCfeEmitido")
+    tipo_cfe: int = Field(alias="tipoCFE")
+    serie: str
+    nro: int
+    estado: str
+    descripcion: str
+    motivo_espera: str | None = Field(None, alias="motivoEspera",
+                                      description="Último error o motivo de la espera (reintentos).")
+    motivos: list[Motivo] = Field(default_factory=list)
+    id_sobre: int | None = Field(None, alias="idSobre")
+    intentos: int = 0
+    proximo_intento: datetime | None = Field(None, alias="proximoIntento")
+    demorado: bool
+    registrado_en: datetime = Field(alias="registradoEn")
+
+
+class PendienteLista(_Out):
+    pendientes: list[Pendiente]
+    total: int
+    demorados: int
+
+
+class Reporte(_Out):
+    id_reporte: int = Field(alias="idReporte")
+    fecha: date = Field(description="Día que resume (FechaResumen).")
+    sec_envio: int = Field(alias="secEnvio", description="Secuencia del envío de ese día (SecEnvio).")
+    archivo: str
+    cantidad_comprobantes: int = Field(alias="cantidadComprobantes")
+    estado: Literal["armado", "aceptado", "rechazado", "error"]
+    acuse: str | None = Field(None, description="Estado del ACKRepDiario: AR, BR o BA.")
+    motivos: list[Motivo] = Field(default_factory=list)
+    intentos: int
+    ultimo_error: str | None = Field(None, alias="ultimoError")
+    creado_por: str = Field(alias="creadoPor")
+    creado_en: datetime = Field(alias="creadoEn")
+    respondido_en: datetime | None = Field(None, alias="respondidoEn")
+
+
+class ReporteLista(_Out):
+    reportes: list[Reporte]
+    total: int
+
+
+def _yesterday() -> str:
+    return (datetime.now(MONTEVIDEO).date() - timedelta(days=1)).isoformat()
+
+
+class ReporteSolicitud(BaseModel):
+    """Armar y enviar el reporte diario de un día ya cerrado (o de hoy, a pedido)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"fecha": _yesterday()}]})
+
+    fecha: date = Field(description="Día a reportar (AAAA-MM-DD), hasta hoy.")
+
+
+class Anulacion(_Out):
+    id_anulacion: int = Field(alias="idAnulacion")
+    tipo_cfe: int = Field(alias="tipoCFE")
+    serie: str
+    nro_desde: int = Field(alias="nroDesde")
+    nro_hasta: int = Field(alias="nroHasta")
+    fecha: date = Field(description="Día en cuyo reporte diario se informa.")
+    origen: Literal["operador", "rechazo_dgi"] = Field(
+        description="operador (anulación pedida) o rechazo_dgi (comprobante rechazado por DGI, Motivo_Cod RD).")
+    motivo: str
+    id_cfe_emitido: str | None = Field(None, alias="idCfeEmitido")
+    creado_por: str = Field(alias="creadoPor")
+    creado_en: datetime = Field(alias="creadoEn")
+
+
+class AnulacionLista(_Out):
+    anulaciones: list[Anulacion]
+    total: int
+
+
+class AnulacionSolicitud(BaseModel):
+    """Anular los próximos números sin usar de un CAE: `cantidad` de ellos, o todos los que quedan si se omite."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, json_schema_extra={"examples": [
+        {"tipoCFE": 181, "cantidad": 1, "motivo": "Formulario dañado al imprimir"},
+        {"tipoCFE": 182, "serie": "A", "cantidad": 2, "motivo": "Números que no se usarán"}]})
+
+    tipoCFE: Literal[101, 102, 103, 111, 112, 113, 181, 182]  # noqa: N815 - the API's names
+    serie: StrictStr | None = Field(None, min_length=1, max_length=2, pattern="^[A-Z]{1,2}$")
+    cantidad: StrictInt | None = Field(None, ge=1, le=1_000_000,
+                                       description="Cuántos números anular; sin él, todos los que quedan.")
+    motivo: StrictStr = Field(min_length=3, max_length=200)
+
+
+class SobreDelCfe(_Out):
+    id_sobre: int = Field(alias="idSobre")
+    id_emisor: int = Field(alias="idEmisor")
+    archivo: str
+    estado: str
+    acuse: str | None = Field(None, description="AS, BS o BA.")
+    id_receptor: str | None = Field(None, alias="idReceptor")
+    token: str | None = Field(None, description="Token que dio DGI para consultar la respuesta.")
+    ordinal: int | None = Field(None, description="Nro_ordinal del comprobante en el sobre.")
+
+
+class ReporteDelCfe(_Out):
+    id_reporte: int | None = Field(None, alias="idReporte")
+    fecha: date
+    sec_envio: int | None = Field(None, alias="secEnvio")
+    archivo: str | None = None
+    estado: str = Field(description="por_enviar (el día aún no cerró), armado, aceptado, rechazado, error.")
+    acuse: str | None = Field(None, description="AR, BR o BA.")
+
+
+class AnulacionDelCfe(_Out):
+    id_anulacion: int = Field(alias="idAnulacion")
+    motivo: str
+
+
+class EstadoDgi(_Out):
+    """El camino del comprobante a DGI."""
+
+    model_config = ConfigDict(populate_by_name=True, json_schema_extra={"examples": [{
+        "estado": "rechazado", "descripcion": "DGI rechazó el comprobante (BE): no tiene validez fiscal y su "
+                                              "número quedó anulado.",
+        "final": True, "via": "sobre",
+        "motivos": [{"codigo": "E07", "glosa": "Fecha Firma de CFE no se corresponde con fecha CAE"}],
+        "sobre": {"idSobre": 12, "idEmisor": 12, "archivo": "Sob_219999830019_20261123_12.xml",
+                  "estado": "respondido", "acuse": "AS", "idReceptor": "40", "token": "q83v...", "ordinal": 1},
+        "anulacion": {"idAnulacion": 3, "motivo": "Comprobante anulado por rechazo de DGI (E07)"},
+        "demorado": False,
+        "fechas": {"registrado": "2026-11-23T14:00:00+00:00", "enSobre": "2026-11-23T14:00:01+00:00",
+                   "recibido": "2026-11-23T14:00:01+00:00", "respondido": "2026-11-23T14:00:04+00:00"}}]})
+
+    estado: str = Field(description="pendiente, en_sobre, recibido (AS), aceptado (AE), rechazado (BE), observado "
+                                    "(CE), sobre_rechazado (BS/BA), pendiente_reporte, en_reporte.")
+    descripcion: str
+    final: bool = Field(description="true cuando el estado ya no cambia.")
+    via: Literal["sobre", "reporte"] | None = Field(
+        None, description="sobre (uno por uno) o reporte (e-Ticket bajo el tope, en el reporte diario).")
+    motivos: list[Motivo] = Field(default_factory=list, description="Motivos de DGI, con su texto.")
+    sobre: SobreDelCfe | None = None
+    reporte: ReporteDelCfe | None = None
+    anulacion: AnulacionDelCfe | None = None
+    corrige: str | None = Field(None, description="idCfeEmitido del comprobante rechazado que este corrige.")
+    corregido_por: str | None = Field(None, alias="corregidoPor",
+                                      description="idCfeEmitido del comprobante que corrigió a este (rechazado).")
+    demorado: bool = False
+    fechas: dict[str, datetime] = Field(default_factory=dict, description="registrado, enSobre, recibido, "
+                                                                         "respondido, enReporte.")

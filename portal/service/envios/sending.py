@@ -1,0 +1,296 @@
+"""The road of an envelope: pack pending receipts (bytes recorded before anything is sent), deliver them to
+DGI, and fetch DGI's per-receipt answers with the token it gave.
+
+Every step reads its state from the database and writes the outcome in one transaction, so any step may run
+twice (a sweep and a scheduled retry, a worker killed and restarted) without harm: an envelope that was
+built is resent with the same bytes (never rebuilt), and an answer already recorded is not recorded again.
+Steps return when to run the next one; the tasks module turns that into huey schedules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from flask import current_app
+from sqlalchemy import func, select
+
+from portal.service import db
+from portal.service.cfe.model import MONTEVIDEO
+from portal.service.comprobante.models import IssuedCfe
+from portal.service.comprobante.presenters import utc
+from portal.service.envios import acks, envelope
+from portal.service.envios.adapter import (
+    Credentials,
+    DgiPermanentError,
+    DgiReception,
+    DgiTransientError,
+    make_reception,
+)
+from portal.service.envios.models import DgiEnvelope, DgiSubmission, VoidedRange
+from portal.service.envios.states import ROUTE_ENVELOPE
+from portal.service.envios.tracking import set_state
+from portal.service.keystore import private_key_pem
+from portal.service.models import Certificate, Company
+
+MAX_DELAY_SECONDS = 600
+SLACK = timedelta(seconds=1)
+
+
+@dataclass(frozen=True)
+class Next:
+    """What to run next for an envelope, and in how many seconds."""
+
+    step: str  # "deliver" | "fetch"
+    envelope_id: int
+    delay: float
+
+
+def reception() -> DgiReception:
+    """The DGI adapter of this app (built once)."""
+    if "dgi_reception" not in current_app.extensions:
+        current_app.extensions["dgi_reception"] = make_reception(current_app.config)
+    return current_app.extensions["dgi_reception"]
+
+
+def backoff(attempts: int) -> float:
+    """2, 4, 8 ... seconds, at most ten minutes."""
+    return float(min(2 ** max(attempts, 1), MAX_DELAY_SECONDS))
+
+
+def credentials(session, company_id: int, certificate_id: int) -> Credentials:
+    company = session.get(Company, company_id)
+    cert = session.get(Certificate, certificate_id)
+    return Credentials(rut=company.rut, key_pem=private_key_pem(cert), cert_pem=cert.cert_pem.encode())
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+# --- packing ---------------------------------------------------------------------------------------------
+
+
+def pack(company_id: int) -> list[int]:
+    """Put every pending receipt of the company in envelopes (<=250 CFEs, <=2 MB, one certificate each) and
+    record them. Returns the new envelopes' ids."""
+    built = []
+    while True:
+        with db.write_transaction() as session:
+            rows = session.execute(
+                select(DgiSubmission, IssuedCfe).join(IssuedCfe, IssuedCfe.id == DgiSubmission.cfe_id)
+                .where(DgiSubmission.company_id == company_id, DgiSubmission.route == ROUTE_ENVELOPE,
+                       DgiSubmission.state == "pendiente")
+                .order_by(DgiSubmission.created_at, IssuedCfe.nro).limit(envelope.MAX_CFES)
+                .with_for_update(of=DgiSubmission, skip_locked=True)).all()
+            if not rows:
+                return built
+            certificate_id = rows[0][1].certificate_id
+            chosen, size = [], 0
+            for sub, record in rows:
+                if record.certificate_id != certificate_id:
+                    continue
+                if chosen and envelope.OVERHEAD + size + len(record.xml) > envelope.MAX_BYTES:
+                    break
+                chosen.append((sub, record))
+                size += len(record.xml)
+            built.append(_record_envelope(session, company_id, certificate_id, chosen))
+
+
+def _record_envelope(session, company_id: int, certificate_id: int, chosen) -> int:
+    company = session.get(Company, company_id)
+    cert = session.get(Certificate, certificate_id)
+    idemisor = (session.scalar(select(func.max(DgiEnvelope.idemisor)).where(DgiEnvelope.company_id == company_id))
+                or 0) + 1
+    moment = datetime.now(MONTEVIDEO).replace(microsecond=0)
+    xml = envelope.build_envelope([record.xml for _sub, record in chosen],
+                                  rut_receptor=current_app.config["DGI_RUT"], rut_emisor=company.rut,
+                                  idemisor=idemisor, moment=moment, cert_pem=cert.cert_pem.encode())
+    sobre = DgiEnvelope(company_id=company_id, idemisor=idemisor, xml=xml, cfe_count=len(chosen),
+                        file_name=envelope.file_name(company.rut, moment, idemisor), certificate_id=certificate_id,
+                        state="armado", ack_motives=[], attempts=0)
+    session.add(sobre)
+    session.flush()
+    now = _now()
+    for ordinal, (sub, record) in enumerate(chosen, start=1):
+        sub.envelope_id, sub.ordinal, sub.packed_at = sobre.id, ordinal, now
+        set_state(sub, record, "en_sobre")
+    return sobre.id
+
+
+# --- delivering ------------------------------------------------------------------------------------------
+
+
+def deliver(envelope_id: int) -> Next | None:
+    """Send a recorded envelope (its stored bytes) and record DGI's ACKSobre.
+
+    The sender first takes a lease on the envelope (next_attempt_at), so two workers woken for the same
+    envelope (a retry and a sweep) do not both send it; a sender killed mid-send leaves a lease that
+    expires, and the sweep then resends the same bytes."""
+    with db.write_transaction() as session:
+        sobre = session.get(DgiEnvelope, envelope_id)
+        now = _now()
+        # A retry scheduled for next_attempt_at may start a moment early (clocks): a second of slack.
+        if sobre is None or sobre.state != "armado" or as_utc(sobre.next_attempt_at) > now + SLACK:
+            return None
+        sobre.next_attempt_at = now + timedelta(seconds=current_app.config["ENVIOS_SEND_LEASE_SECONDS"])
+        creds = credentials(session, sobre.company_id, sobre.certificate_id)
+        xml, name = sobre.xml, sobre.file_name
+    try:
+        answer = acks.read_ack_sobre(reception().send_envelope(xml, file_name=name, credentials=creds))
+    except (DgiTransientError, acks.AckUnreadable) as exc:
+        return _failed(envelope_id, "armado", str(exc), "deliver")
+    except DgiPermanentError as exc:
+        return _failed(envelope_id, "armado", exc.message, None)
+    except Exception as exc:  # a defect of ours or of the adapter: recorded and retried, never lost
+        current_app.logger.exception("envelope %s could not be delivered", envelope_id)
+        return _failed(envelope_id, "armado", f"Error inesperado: {exc}", "deliver")
+    with db.write_transaction() as session:
+        sobre = session.get(DgiEnvelope, envelope_id)
+        if sobre.state != "armado":
+            return None
+        now = _now()
+        sobre.ack_state, sobre.ack_motives, sobre.sent_at = answer.estado, answer.motives, sobre.sent_at or now
+        if answer.estado == "AS":
+            sobre.state, sobre.received_at = "recibido", now
+            sobre.id_receptor, sobre.token = answer.id_receptor, answer.token
+            sobre.query_after = _moment(answer.query_after) or now
+            sobre.attempts, sobre.last_error, sobre.next_attempt_at = 0, None, sobre.query_after
+        elif any(m["codigo"] == "S08" for m in answer.motives):
+            # Our envelope numbers are unique, so DGI already holds THIS envelope from a delivery whose answer
+            # we lost. Its receipts were received once: nothing is rebuilt or resent; support reconciles it.
+            sobre.state, sobre.last_error = "error", "DGI ya tiene este sobre (S08): conciliar su estado con DGI."
+            return None
+        else:
+            sobre.state = "rechazado"
+        for sub, record in _contents(session, envelope_id):
+            if answer.estado == "AS":
+                sub.received_at = now
+                set_state(sub, record, "recibido")
+            else:
+                sub.motives = answer.motives
+                set_state(sub, record, "sobre_rechazado")
+        if answer.estado != "AS":
+            return None
+        return Next("fetch", envelope_id, max((as_utc(sobre.query_after) - now).total_seconds(), 0.5))
+
+
+def as_utc(moment: datetime | None) -> datetime:
+    """A stored moment with its UTC offset (SQLite returns it naive); the distant past when there is none."""
+    return utc(moment) if moment is not None else datetime.min.replace(tzinfo=UTC)
+
+
+def _moment(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    moment = datetime.fromisoformat(value)
+    return (moment if moment.tzinfo else moment.replace(tzinfo=MONTEVIDEO)).astimezone(UTC)
+
+
+def _contents(session, envelope_id: int):
+    return session.execute(select(DgiSubmission, IssuedCfe).join(IssuedCfe, IssuedCfe.id == DgiSubmission.cfe_id)
+                           .where(DgiSubmission.envelope_id == envelope_id).order_by(DgiSubmission.ordinal)).all()
+
+
+def _failed(envelope_id: int, expected_state: str, error: str, retry_step: str | None) -> Next | None:
+    """Record a failed attempt; a transient one is retried with backoff, a permanent one waits for support."""
+    with db.write_transaction() as session:
+        sobre = session.get(DgiEnvelope, envelope_id)
+        if sobre.state != expected_state:
+            return None
+        sobre.attempts += 1
+        sobre.last_error = error[:500]
+        if retry_step is None:
+            sobre.state, sobre.next_attempt_at = "error", None
+            return None
+        delay = backoff(sobre.attempts)
+        sobre.next_attempt_at = _now() + timedelta(seconds=delay)
+        return Next(retry_step, envelope_id, delay)
+
+
+# --- DGI's answers ---------------------------------------------------------------------------------------
+
+
+def fetch(envelope_id: int) -> Next | None:
+    """Ask DGI for the per-receipt answers of a received envelope and record them."""
+    with db.new_session() as session:
+        sobre = session.get(DgiEnvelope, envelope_id)
+        if sobre is None or sobre.state != "recibido":
+            return None
+        creds = credentials(session, sobre.company_id, sobre.certificate_id)
+        id_receptor, token = sobre.id_receptor, sobre.token
+    try:
+        data = reception().query_envelope(id_receptor, token, credentials=creds)
+        verdicts = acks.read_ack_cfe(data) if data is not None else None
+    except (DgiTransientError, acks.AckUnreadable) as exc:
+        return _failed(envelope_id, "recibido", str(exc), "fetch")
+    except DgiPermanentError as exc:
+        return _failed(envelope_id, "recibido", exc.message, None)
+    except Exception as exc:  # as in deliver
+        current_app.logger.exception("answers of envelope %s could not be fetched", envelope_id)
+        return _failed(envelope_id, "recibido", f"Error inesperado: {exc}", "fetch")
+    if verdicts is None:
+        return _failed(envelope_id, "recibido", "DGI aún no terminó de procesar el sobre.", "fetch")
+    with db.write_transaction() as session:
+        sobre = session.get(DgiEnvelope, envelope_id)
+        if sobre.state != "recibido":
+            return None
+        now = _now()
+        sobre.state, sobre.answer_xml, sobre.answered_at = "respondido", data, now
+        sobre.next_attempt_at, sobre.last_error = None, None
+        by_ordinal = {v.ordinal: v for v in verdicts}
+        for sub, record in _contents(session, envelope_id):
+            verdict = by_ordinal.get(sub.ordinal)
+            if verdict is not None:
+                _record_verdict(session, sub, record, verdict, now)
+    return None
+
+
+def _record_verdict(session, sub: DgiSubmission, record: IssuedCfe, verdict: acks.CfeVerdict, now: datetime) -> None:
+    sub.answered_at, sub.motives = now, verdict.motives
+    codes = {m["codigo"] for m in verdict.motives}
+    if verdict.estado == "AE" or (verdict.estado == "BE" and codes == {"E02"}):
+        # E02 alone: DGI already holds this very receipt (an earlier delivery we could not confirm): reconciled.
+        set_state(sub, record, "aceptado")
+    elif verdict.estado == "CE":
+        set_state(sub, record, "observado")
+    else:
+        set_state(sub, record, "rechazado")
+        void_by_rejection(session, record, verdict.motives)
+
+
+def void_by_rejection(session, record: IssuedCfe, motives: list[dict]) -> None:
+    """A receipt DGI rejects counts as not issued: its number is voided by that rejection
+    (CFEs_Anulados_x_RechazoDGI: Motivo_Cod RD)."""
+    if session.scalar(select(VoidedRange.id).where(VoidedRange.cfe_id == record.id)):
+        return
+    codes = ", ".join(m["codigo"] for m in motives) or "BE"
+    session.add(VoidedRange(company_id=record.company_id, cae_range_id=record.cae_range_id, tipo_cfe=record.tipo_cfe,
+                            serie=record.serie, nro_desde=record.nro, nro_hasta=record.nro,
+                            fecha=datetime.now(MONTEVIDEO).date(), source="rechazo_dgi",
+                            reason=f"Comprobante anulado por rechazo de DGI ({codes})"[:200], cfe_id=record.id,
+                            created_by="DGI"))
+
+
+# --- support's way forward -------------------------------------------------------------------------------
+
+
+def retry(company_id: int, envelope_id: int) -> DgiEnvelope | None:
+    """An admin's retry of an envelope DGI refused or that failed for good. A refused envelope (BS/BA) never
+    reached DGI's books, so its receipts go back to pending and into a new envelope; one that failed (a
+    permanent error, an S08 to reconcile) is sent again as it is, the same bytes. None: no such envelope of the
+    company; ValueError: nothing to retry."""
+    with db.write_transaction() as session:
+        sobre = session.get(DgiEnvelope, envelope_id, with_for_update=True)
+        if sobre is None or sobre.company_id != company_id:
+            return None
+        if sobre.state == "error":
+            sobre.state, sobre.attempts, sobre.next_attempt_at, sobre.last_error = "armado", 0, None, None
+        elif sobre.state == "rechazado":
+            for sub, record in _contents(session, envelope_id):
+                sub.envelope_id, sub.ordinal, sub.motives = None, None, []
+                set_state(sub, record, "pendiente")
+            sobre.last_error = "Sus comprobantes se reenviaron en un sobre nuevo."
+        else:
+            raise ValueError(sobre.state)
+        return sobre

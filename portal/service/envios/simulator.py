@@ -1,0 +1,239 @@
+"""The embedded DGI simulator: the default reception (CFE_DGI_RECEPTION=simulator).
+
+It checks what DGI checks and answers with DGI's own documents, signed with a key of its own:
+- an envelope: size (S07), well-formed (S01), EnvioCFE.xsd (S04), DGI's RUT and the issuer's RUT against the
+  certificate (S02), the certificate's validity (S03), CantCFE (S05), each CFE signed with the envelope's
+  certificate (S06), the same envelope number with other bytes (S08); then ACKSobre AS with a token;
+- each CFE (portal/service/envios/simchecks.py): E01-E12 as DGI words them; ACKCFE is ready to be fetched
+  `DGI_SIMULATOR_ANSWER_SECONDS` after reception;
+- a daily report: ReporteDiarioCFE.xsd, signature and RUT, DGI's sequence (R01-R06); ACKRepDiario.
+
+What it received lives in its own tables (dgisim_*), so a restart forgets nothing, and the same envelope
+sent again (same number, same bytes: a resend after a crash) gets the answer it got the first time.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+from collections.abc import Mapping
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from cryptography import x509
+from cryptography.fernet import Fernet
+from cryptography.hazmat.primitives.serialization import Encoding
+from flask import current_app
+from lxml import etree
+from sqlalchemy import func, select
+
+from portal.service import db
+from portal.service.certificates import generate_self_signed
+from portal.service.cfe.errors import XmlInputError
+from portal.service.cfe.model import MONTEVIDEO
+from portal.service.cfe.schema import validate_xml
+from portal.service.cfe.signing import CfeSigner, verify_signature
+from portal.service.cfe.xmlsafe import parse_untrusted
+from portal.service.envios import acks, simchecks
+from portal.service.envios.adapter import Credentials, DgiPermanentError, DgiReception
+from portal.service.envios.envelope import MAX_BYTES
+from portal.service.envios.models import SimCfe, SimEnvelope, SimKey, SimReport
+from portal.service.envios.states import motive
+
+NS = {"d": "http://cfe.dgi.gub.uy", "ds": "http://www.w3.org/2000/09/xmldsig#"}
+
+
+class SimulatedDgi(DgiReception):
+    def __init__(self, config: Mapping[str, Any]):
+        self.rut = config.get("DGI_RUT", "214844360018")
+        self.answer_delay = timedelta(seconds=float(config.get("DGI_SIMULATOR_ANSWER_SECONDS", 2)))
+        self.reject_marker = config.get("DGI_SIMULATOR_REJECT_MARKER", "")
+
+    # --- envelopes -----------------------------------------------------------------------------------
+
+    def send_envelope(self, envelope_xml: bytes, *, file_name: str, credentials: Credentials) -> bytes:
+        digest = hashlib.sha256(envelope_xml).hexdigest()
+        now = datetime.now(UTC).replace(microsecond=0)  # stored in UTC; documents show Montevideo's time
+        with db.write_transaction() as session:
+            root, problem = self._read_envelope(envelope_xml)
+            idemisor = int(_text(root, "d:Caratula/d:Idemisor") or 0) if root is not None else 0
+            rut = _text(root, "d:Caratula/d:RUCEmisor") if root is not None else credentials.rut
+            known = session.scalar(select(SimEnvelope).where(SimEnvelope.rut_emisor == rut,
+                                                             SimEnvelope.idemisor == idemisor))
+            if known is not None and problem is None:
+                if known.sha256 == digest:  # the same envelope again: DGI's first answer, nothing counted twice
+                    known.deliveries += 1
+                    return known.ack_xml
+                problem = motive("S08", f"El sobre {idemisor} ya fue recibido con otro contenido.")
+            token = base64.b64encode(secrets.token_bytes(24)).decode()
+            record = SimEnvelope(rut_emisor=rut or "", idemisor=idemisor, sha256=digest, token=token, ack_xml=b"",
+                                 ready_at=now + self.answer_delay, received_at=now)
+            if problem is None:
+                session.add(record)
+                session.flush()
+                verdicts = self._judge(session, root, record)
+            count = len(root.findall("d:CFE", namespaces=NS)) if root is not None else 0
+            ack = acks.ack_sobre_document(
+                rut_dgi=self.rut, rut_emisor=rut or credentials.rut, id_respuesta=record.id or 0,
+                file_name=file_name, received=now.astimezone(MONTEVIDEO), idemisor=idemisor, id_receptor=record.id or 0,
+                count=count,
+                estado="AS" if problem is None else ("BA" if problem["codigo"] in ("S01", "S07") else "BS"),
+                motives=[] if problem is None else [problem], token=record.token if problem is None else None,
+                query_after=record.ready_at.astimezone(MONTEVIDEO))
+            record.ack_xml = self._sign(session, ack)
+            if problem is None:
+                record.answer_xml = self._sign(session, acks.ack_cfe_document(
+                    rut_dgi=self.rut, rut_emisor=rut, id_respuesta=record.id, file_name=file_name,
+                    received=now.astimezone(MONTEVIDEO), idemisor=idemisor, id_receptor=record.id, verdicts=verdicts,
+                    answered=record.ready_at.astimezone(MONTEVIDEO)))
+            return record.ack_xml
+
+    def _read_envelope(self, data: bytes) -> tuple[etree._Element | None, dict | None]:
+        """The parsed envelope and the first envelope-level problem (None when DGI would receive it)."""
+        if len(data) > MAX_BYTES:
+            return None, motive("S07")
+        try:
+            root = parse_untrusted(data, max_bytes=MAX_BYTES).getroot()
+        except XmlInputError as exc:
+            return None, motive("S01", exc.message if hasattr(exc, "message") else str(exc))
+        errors = validate_xml(data, "EnvioCFE.xsd")
+        if errors:
+            return root, motive("S04", "; ".join(errors)[:500])
+        cert_b64 = _text(root, "d:Caratula/d:X509Certificate")
+        rut = _text(root, "d:Caratula/d:RUCEmisor")
+        try:
+            cert = x509.load_der_x509_certificate(_b64(cert_b64))
+        except ValueError:
+            return root, motive("S03", "El certificado del sobre no se puede leer.")
+        now = datetime.now(UTC)
+        if not cert.not_valid_before_utc <= now <= cert.not_valid_after_utc:
+            return root, motive("S03", "El certificado del sobre no está vigente.")
+        if _text(root, "d:Caratula/d:RutReceptor") != self.rut or f"RUC{rut}" not in _serials(cert):
+            return root, motive("S02")
+        cfes = root.findall("d:CFE", namespaces=NS)
+        if int(_text(root, "d:Caratula/d:CantCFE") or 0) != len(cfes):
+            return root, motive("S05")
+        for cfe in cfes:
+            embedded = cfe.findtext("ds:Signature/ds:KeyInfo/ds:X509Data/ds:X509Certificate", namespaces=NS)
+            if embedded and _b64(embedded) != _b64(cert_b64):
+                return root, motive("S06")
+        return root, None
+
+    def _judge(self, session, root: etree._Element, record: SimEnvelope) -> list[acks.CfeVerdict]:
+        cert_pem = _pem(_text(root, "d:Caratula/d:X509Certificate"))
+        verdicts = []
+        for ordinal, cfe in enumerate(root.findall("d:CFE", namespaces=NS), start=1):
+            found, motives = simchecks.check_cfe(session, cfe, root, cert_pem, record.rut_emisor, self.reject_marker)
+            estado = "BE" if motives else "AE"
+            verdicts.append(acks.CfeVerdict(ordinal=ordinal, tipo_cfe=found.tipo_cfe, serie=found.serie,
+                                            nro=found.nro, estado=estado, motives=motives, fecha=found.fecha,
+                                            tmst=found.tmst))
+            if not any(m["codigo"] == "E02" for m in motives):
+                session.add(SimCfe(rut_emisor=record.rut_emisor, tipo_cfe=found.tipo_cfe, serie=found.serie,
+                                   nro=found.nro, envelope_id=record.id, estado=estado))
+                session.flush()
+        return verdicts
+
+    def query_envelope(self, id_receptor: str, token: str, *, credentials: Credentials) -> bytes | None:
+        with db.new_session() as session:
+            record = session.get(SimEnvelope, int(id_receptor))
+            if record is None or not secrets.compare_digest(record.token, token) or record.answer_xml is None:
+                raise DgiPermanentError("DGI no reconoce el token del sobre.", code="dgi_token_desconocido")
+            if datetime.now(UTC) < _aware(record.ready_at):
+                return None
+            return record.answer_xml
+
+    # --- daily reports -------------------------------------------------------------------------------
+
+    def send_report(self, report_xml: bytes, *, file_name: str, credentials: Credentials) -> bytes:
+        digest = hashlib.sha256(report_xml).hexdigest()
+        now = datetime.now(MONTEVIDEO).replace(microsecond=0)
+        with db.write_transaction() as session:
+            try:
+                root = parse_untrusted(report_xml).getroot()
+            except XmlInputError as exc:
+                root, problem = None, motive("R01", str(exc))
+            else:
+                problem = self._report_problem(session, report_xml, root, now.date())
+            rut = _text(root, "d:Caratula/d:RUCEmisor") if root is not None else credentials.rut
+            fecha = date.fromisoformat(_text(root, "d:Caratula/d:FechaResumen")) if root is not None and \
+                problem is None else None
+            sec = int(_text(root, "d:Caratula/d:SecEnvio") or 0) if root is not None else 0
+            if fecha is not None:
+                same = session.scalar(select(SimReport).where(SimReport.rut_emisor == rut, SimReport.fecha == fecha,
+                                                              SimReport.sec_envio == sec))
+                if same is not None and same.sha256 == digest:
+                    return same.ack_xml
+                if same is not None:
+                    problem = motive("R05", f"La secuencia {sec} del {fecha:%d/%m/%Y} ya fue recibida.")
+            estado = "AR" if problem is None else ("BA" if problem["codigo"] == "R01" else "BR")
+            received_id = (session.scalar(select(func.max(SimReport.id))) or 0) + 1
+            ack = self._sign(session, acks.ack_report_document(
+                rut_dgi=self.rut, rut_emisor=rut or credentials.rut, file_name=file_name, received=now,
+                id_emisor=sec, id_receptor=received_id, estado=estado, motives=[] if problem is None else [problem]))
+            if problem is None:
+                session.add(SimReport(id=received_id, rut_emisor=rut, fecha=fecha, sec_envio=sec, sha256=digest,
+                                      estado=estado, ack_xml=ack))
+            return ack
+
+    def _report_problem(self, session, data: bytes, root: etree._Element, today: date) -> dict | None:
+        errors = validate_xml(data, "ReporteDiarioCFE.xsd")
+        if errors:
+            return motive("R04", "; ".join(errors)[:500])
+        rut = _text(root, "d:Caratula/d:RUCEmisor")
+        embedded = root.findtext("ds:Signature/ds:KeyInfo/ds:X509Data/ds:X509Certificate", namespaces=NS)
+        if not embedded or not verify_signature(data):
+            return motive("R03")
+        if f"RUC{rut}" not in _serials(x509.load_der_x509_certificate(_b64(embedded))):
+            return motive("R02")
+        fecha = date.fromisoformat(_text(root, "d:Caratula/d:FechaResumen"))
+        if fecha > today:
+            return motive("R06")
+        sec = int(_text(root, "d:Caratula/d:SecEnvio"))
+        received = session.scalar(select(func.max(SimReport.sec_envio)).where(
+            SimReport.rut_emisor == rut, SimReport.fecha == fecha)) or 0
+        if sec not in (received, received + 1) or sec < 1:
+            return motive("R05", f"Se esperaba la secuencia {received + 1}.")
+        return None
+
+    # --- the simulator's own signature ---------------------------------------------------------------
+
+    def _sign(self, session, document: etree._Element) -> bytes:
+        key = session.get(SimKey, 1)
+        fernet = Fernet(current_app.config["FIELD_ENCRYPTION_KEY"])
+        if key is None:
+            key_pem, cert_pem = generate_self_signed(self.rut, "DGI (simulador de desarrollo)", days=3650)
+            key = SimKey(id=1, key_pem=fernet.encrypt(key_pem), cert_pem=cert_pem)
+            session.add(key)
+            session.flush()
+        cache = current_app.extensions.setdefault("dgi_simulator_signer", {})
+        if key.cert_pem not in cache:
+            cache[key.cert_pem] = CfeSigner(fernet.decrypt(key.key_pem), key.cert_pem)
+        return cache[key.cert_pem].sign(document).xml
+
+
+def _text(root: etree._Element | None, path: str) -> str | None:
+    if root is None:
+        return None
+    value = root.findtext(path, namespaces=NS)
+    return value.strip() if value is not None else None
+
+
+def _b64(value: str | None) -> bytes:
+    try:
+        return base64.b64decode("".join((value or "").split()), validate=True)
+    except ValueError:
+        return b""
+
+
+def _pem(cert_b64: str | None) -> bytes:
+    return x509.load_der_x509_certificate(_b64(cert_b64)).public_bytes(Encoding.PEM)
+
+
+def _serials(cert: x509.Certificate) -> set[str]:
+    return {attr.value for attr in cert.subject.get_attributes_for_oid(x509.NameOID.SERIAL_NUMBER)}
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

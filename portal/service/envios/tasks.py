@@ -1,0 +1,146 @@
+"""Background work of the envios area (huey, see portal/service/jobs.py).
+
+Tasks only wake work already recorded in the database and are idempotent. Issuing wakes the packer of its
+company through `wake_packer`, debounced per company and process: while a packer run is scheduled and not
+yet started, later receipts need no task of their own (that run reads the database after they committed),
+so 1,000 receipts a second enqueue about one task a second. A periodic sweep every minute (and one when
+the worker starts) picks up whatever a lost wake-up, a crash or a kill left behind; a periodic task after
+midnight in Montevideo builds and sends the daily reports.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+
+from flask import current_app
+from huey import crontab
+from sqlalchemy import or_, select
+
+from portal.service import db, jobs
+from portal.service.envios import reports, sending
+from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
+from portal.service.envios.states import ROUTE_ENVELOPE
+from portal.service.models import Company
+
+_scheduled: dict[int, float] = {}  # company id -> when its scheduled packer run starts (this process)
+_scheduled_lock = threading.Lock()
+# Built envelopes, answers and reports this old without progress are taken up by the sweep.
+SWEEP_MARGIN = timedelta(seconds=30)
+
+
+def wake_packer(company_id: int) -> None:
+    """Make sure a packer run for the company starts within `ENVIOS_DEBOUNCE_SECONDS`. Called after the
+    issuing transaction committed."""
+    delay = float(current_app.config["ENVIOS_DEBOUNCE_SECONDS"])
+    if delay <= 0:  # no debounce (tests): one task per receipt
+        pack_company(company_id)
+        return
+    now = time.time()
+    with _scheduled_lock:
+        if _scheduled.get(company_id, 0.0) > now:
+            return
+        _scheduled[company_id] = now + delay
+    pack_company.schedule((company_id,), delay=delay)
+
+
+def _follow(step: sending.Next | None) -> None:
+    if step is None:
+        return
+    task = deliver_envelope if step.step == "deliver" else fetch_answers
+    task.schedule((step.envelope_id,), delay=step.delay)
+
+
+@jobs.huey.task()
+@jobs.in_app_context
+def pack_company(company_id: int) -> None:
+    """Pack the company's pending receipts into envelopes and send them."""
+    for envelope_id in sending.pack(company_id):
+        _follow(sending.deliver(envelope_id))
+
+
+@jobs.huey.task()
+@jobs.in_app_context
+def deliver_envelope(envelope_id: int) -> None:
+    _follow(sending.deliver(envelope_id))
+
+
+@jobs.huey.task()
+@jobs.in_app_context
+def fetch_answers(envelope_id: int) -> None:
+    _follow(sending.fetch(envelope_id))
+
+
+@jobs.huey.task()
+@jobs.in_app_context
+def deliver_report(report_id: int) -> None:
+    delay = reports.deliver(report_id)
+    if delay is not None:
+        deliver_report.schedule((report_id,), delay=delay)
+
+
+def sweep(margin: timedelta = SWEEP_MARGIN) -> dict[str, int]:
+    """Wake whatever is overdue: pending receipts, built envelopes not yet acknowledged, answers not yet
+    fetched, reports not yet answered. Returns how many of each it woke."""
+    cutoff = datetime.now(UTC) - margin
+    with db.new_session() as session:
+        companies = set(session.scalars(select(DgiSubmission.company_id).where(
+            DgiSubmission.route == ROUTE_ENVELOPE, DgiSubmission.state == "pendiente",
+            DgiSubmission.created_at <= cutoff).distinct()))
+        due = or_(DgiEnvelope.next_attempt_at.is_(None), DgiEnvelope.next_attempt_at <= cutoff)
+        to_deliver = list(session.scalars(select(DgiEnvelope.id).where(
+            DgiEnvelope.state == "armado", DgiEnvelope.created_at <= cutoff, due)))
+        to_fetch = list(session.scalars(select(DgiEnvelope.id).where(DgiEnvelope.state == "recibido", due)))
+        to_report = list(session.scalars(select(DgiDailyReport.id).where(
+            DgiDailyReport.state == "armado", DgiDailyReport.created_at <= cutoff)))
+    for company_id in companies:
+        pack_company(company_id)
+    for envelope_id in to_deliver:
+        deliver_envelope(envelope_id)
+    for envelope_id in to_fetch:
+        fetch_answers(envelope_id)
+    for report_id in to_report:
+        deliver_report(report_id)
+    return {"empresas": len(companies), "sobres": len(to_deliver), "respuestas": len(to_fetch),
+            "reportes": len(to_report)}
+
+
+@jobs.huey.periodic_task(crontab(minute="*"))
+@jobs.in_app_context
+def periodic_sweep() -> None:
+    sweep()
+
+
+@jobs.huey.task()
+@jobs.in_app_context
+def startup_sweep() -> None:
+    """After a restart, nothing recorded waits for the next minute: everything unfinished is woken now."""
+    sweep(timedelta(0))
+
+
+@jobs.huey.on_startup()
+def _sweep_on_start() -> None:
+    jobs.enqueue_safely(lambda: startup_sweep(), "envios startup sweep")
+
+
+def daily_reports(until=None) -> list[int]:
+    """Build and send the report of every closed day that has none yet, for every company."""
+    until = until or reports.today() - timedelta(days=1)
+    built = []
+    with db.new_session() as session:
+        companies = list(session.scalars(select(Company.id)))
+        days = {company_id: reports.pending_days(session, company_id, until) for company_id in companies}
+    for company_id, pending in days.items():
+        for fecha in pending:
+            report_id = reports.build(company_id, fecha, "sistema")
+            built.append(report_id)
+            deliver_report(report_id)
+    return built
+
+
+# 03:10 UTC is 00:10 in Montevideo (UTC-3 all year since 2015): the day has closed.
+@jobs.huey.periodic_task(crontab(minute="10", hour="3"))
+@jobs.in_app_context
+def periodic_daily_reports() -> None:
+    daily_reports()

@@ -1,0 +1,111 @@
+"""Each receipt's DGI state: recorded when it is issued (inside the issuing transaction), moved by the
+packer and DGI's answers, and presented with the receipt (the `dgi` key of getByIdCfeEmitido)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from flask import current_app
+from sqlalchemy.orm import Session
+
+from portal.domain.cfe_types import cfe_type
+from portal.service.cfe import CfeInput
+from portal.service.cfe.rules import validate
+from portal.service.comprobante.models import IssuedCfe
+from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission, VoidedRange
+from portal.service.envios.schemas import EstadoDgi
+from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, ROUTE_REPORT, STATES
+from portal.service.errors import FieldError, ValidationFailed
+
+
+def route_for(cfe: CfeInput) -> str:
+    """"sobre" for every CFE DGI must receive one by one; "reporte" for an e-Ticket below the Tabla E
+    threshold without retentions or perceptions. The threshold is the engine's own rule (the one that
+    decides whether an e-Ticket must identify its receiver), asked rather than copied."""
+    if cfe_type(cfe.tipo_cfe).element != "eTck":
+        return ROUTE_ENVELOPE
+    anonymous = cfe.model_copy(update={"receptor": None})
+    errors = validate(anonymous, ui_value=current_app.config["UI_VALUE_UYU"])
+    must_identify = any(e.field == "receptor" and e.code == "required" for e in errors)
+    return ROUTE_ENVELOPE if must_identify else ROUTE_REPORT
+
+
+def record_issued(session: Session, record: IssuedCfe, cfe: CfeInput) -> None:
+    """Called inside the transaction that stores the receipt: from its commit on, it cannot be forgotten."""
+    route = route_for(cfe)
+    state = "pendiente" if route == ROUTE_ENVELOPE else "pendiente_reporte"
+    record.dgi_status = state
+    session.add(DgiSubmission(cfe_id=record.id, company_id=record.company_id, route=route, state=state,
+                              motives=[], created_at=datetime.now(UTC),
+                              corrects=_link_correction(session, record, cfe.corrige_a)))
+
+
+def _link_correction(session: Session, record: IssuedCfe, rejected_id: str | None) -> str | None:
+    """"Emitir corregido": the new receipt replaces one DGI rejected, of the same company, once."""
+    if rejected_id is None:
+        return None
+    rejected = session.get(DgiSubmission, rejected_id, with_for_update=True)
+    problem = None
+    if rejected is None or rejected.company_id != record.company_id:
+        problem = FieldError("corrigeA", "not_found", "No existe ese comprobante en la empresa.")
+    elif rejected.state != "rechazado":
+        problem = FieldError("corrigeA", "not_rejected", "Solo se corrige un comprobante que DGI rechazó.")
+    elif rejected.corrected_by:
+        problem = FieldError("corrigeA", "already_corrected", "Ese comprobante ya fue corregido por otro.")
+    if problem:
+        raise ValidationFailed([problem], message="No se puede vincular la corrección.")
+    rejected.corrected_by = record.id
+    return rejected_id
+
+
+def set_state(sub: DgiSubmission, record: IssuedCfe, state: str) -> None:
+    """Move a receipt to `state`, keeping IssuedCfe.dgi_status (the simple filter) in step."""
+    sub.state = state
+    record.dgi_status = state
+
+
+def _utc(moment: datetime | None) -> str | None:
+    if moment is None:
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC).isoformat()
+
+
+def overdue(sub: DgiSubmission, now: datetime | None = None) -> bool:
+    """Whether a receipt has waited longer than expected for its next step (support sees it flagged)."""
+    if sub.state in FINAL_STATES or sub.route == ROUTE_REPORT:
+        return False
+    now = now or datetime.now(UTC)
+    created = sub.created_at if sub.created_at.tzinfo else sub.created_at.replace(tzinfo=UTC)
+    return now - created > timedelta(minutes=current_app.config["ENVIOS_OVERDUE_MINUTES"])
+
+
+def dgi_state(session: Session, record: IssuedCfe) -> EstadoDgi:
+    """The receipt's DGI state for the API: state, its meaning, DGI's motives, envelope, report, times."""
+    sub = session.get(DgiSubmission, record.id)
+    if sub is None:  # issued before this area existed
+        return EstadoDgi(estado=record.dgi_status, descripcion=STATES.get(record.dgi_status, ""), final=False)
+    envelope = session.get(DgiEnvelope, sub.envelope_id) if sub.envelope_id else None
+    report = session.get(DgiDailyReport, sub.report_id) if sub.report_id else None
+    voided = session.query(VoidedRange).filter_by(cfe_id=record.id).first() if sub.state == "rechazado" else None
+    if report is None and sub.route == ROUTE_REPORT:
+        reporte = {"fecha": record.fch_emis, "estado": "por_enviar"}
+    else:
+        reporte = None if report is None else {
+            "idReporte": report.id, "fecha": report.fecha, "secEnvio": report.sec_envio,
+            "archivo": report.file_name, "estado": report.state, "acuse": report.ack_state}
+    return EstadoDgi.model_validate({
+        "estado": sub.state, "descripcion": STATES.get(sub.state, ""),
+        "final": sub.state in FINAL_STATES or (report is not None and report.state == "aceptado"),
+        "via": sub.route, "motivos": sub.motives or [],
+        "sobre": None if envelope is None else {
+            "idSobre": envelope.id, "idEmisor": envelope.idemisor, "archivo": envelope.file_name,
+            "estado": envelope.state, "acuse": envelope.ack_state, "idReceptor": envelope.id_receptor,
+            "token": envelope.token, "ordinal": sub.ordinal},
+        "reporte": reporte,
+        "corrige": sub.corrects, "corregidoPor": sub.corrected_by,
+        "anulacion": None if voided is None else {"idAnulacion": voided.id, "motivo": voided.reason},
+        "demorado": overdue(sub),
+        "fechas": {key: value for key, value in {
+            "registrado": _utc(sub.created_at), "enSobre": _utc(sub.packed_at), "recibido": _utc(sub.received_at),
+            "respondido": _utc(sub.answered_at), "enReporte": _utc(sub.reported_at)}.items() if value},
+    })

@@ -1,0 +1,182 @@
+"""Views of the envios area: the DGI state fragments the shared badge polls, "Emitir corregido", and the
+"Envíos a DGI" page (support staff and admins) with the admin's form to void unused numbers."""
+
+from __future__ import annotations
+
+import re
+
+from flask import abort, flash, make_response, render_template_string
+from flask_babel import gettext as _
+from flask_login import current_user, login_required
+
+from portal.client import errors as client_errors
+from portal.web.auth.session import role_required
+from portal.web.backend import api
+from portal.web.comprobantes import forms as receipt_forms
+from portal.web.comprobantes.issuing import _editor as issuing_editor
+from portal.web.comprobantes.receipts import type_name
+from portal.web.envios import ADMINS, SUPPORT, WRITERS, bp, overview
+from portal.web.envios.badges import dgi_badge, receipt_badge, receipt_panel
+from portal.web.envios.correction import correction_formdata
+from portal.web.envios.forms import ReportForm, VoidForm
+from portal.web.i18n import day as format_day
+from portal.web.rendering import redirect_after_post, render
+
+__all__ = ["bp"]
+_RECEIPT_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+PAGE = "envios/index.html"
+# the service's field -> the void form's field
+_VOID_FIELDS = {"tipoCFE": "tipo_cfe", "serie": "serie", "cantidad": "cantidad", "motivo": "motivo"}
+_BADGE = '{% from "_dgi_state.html" import dgi_state %}{{ dgi_state(badge) }}'
+_PANEL = '{% from "_dgi_state.html" import dgi_panel %}{{ dgi_panel(panel) }}'
+
+
+def _can_write() -> bool:
+    return current_user.is_authenticated and current_user.role in WRITERS
+
+
+def _receipt_label(receipt_id: str) -> str:
+    """"e-Factura A-0000001" for a linked receipt; its id if it cannot be read."""
+    try:
+        other = api().get_receipt(receipt_id)
+    except client_errors.NotFound:
+        return receipt_id
+    return f"{type_name(other.tipo_cfe)} {other.number}"
+
+
+def dgi_panel_for(receipt):
+    """The receipt page's DGI panel for the signed-in user (only writers are offered "Emitir corregido")."""
+    linked = [rid for rid in (receipt.dgi.corrects, receipt.dgi.corrected_by) if rid] if receipt.dgi else []
+    return receipt_panel(receipt, can_write=_can_write(), labels={rid: _receipt_label(rid) for rid in linked})
+
+
+# The shared partial's values, for any page: templates/_dgi_state.html documents how to call them.
+bp.add_app_template_global(dgi_badge, "dgi_badge")
+bp.add_app_template_global(receipt_badge, "dgi_receipt_badge")
+bp.add_app_template_global(dgi_panel_for, "dgi_receipt_panel")
+
+
+def _checked(receipt_id: str) -> str:
+    if not _RECEIPT_ID.match(receipt_id):
+        abort(404)
+    return receipt_id
+
+
+def _fragment(source: str, **context):
+    response = make_response(render_template_string(source, **context))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/estado/<receipt_id>")
+@login_required
+def state_badge(receipt_id: str):
+    """A receipt's DGI badge alone: what the badge asks for again while its state is not final."""
+    return _fragment(_BADGE, badge=receipt_badge(api().get_receipt(_checked(receipt_id))))
+
+
+@bp.get("/estado/<receipt_id>/detalle")
+@login_required
+def state_panel(receipt_id: str):
+    """The receipt page's DGI panel alone (badge, DGI's reasons, what a rejection means, the correction)."""
+    return _fragment(_PANEL, panel=dgi_panel_for(api().get_receipt(_checked(receipt_id))))
+
+
+@bp.get("/corregir/<receipt_id>")
+@role_required(*WRITERS)
+def correct(receipt_id: str):
+    """The issuing form filled with a rejected receipt's data, to issue it corrected under a new number."""
+    receipt = api().get_receipt(_checked(receipt_id))
+    dgi = receipt.dgi
+    if dgi is not None and dgi.corrected_by:
+        flash(_("Ese comprobante ya tiene su corrección: es este."), "info")
+        return redirect_after_post("comprobantes.receipt", receipt_id=dgi.corrected_by)
+    if dgi is None or dgi.state != "rechazado":
+        flash(_("Solo se emite corregido un comprobante que DGI rechazó."), "warning")
+        return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
+    data = correction_formdata(api().get_receipt_xml(receipt_id), receipt_id, receipt_forms.today_montevideo())
+    form = receipt_forms.ReceiptForm(formdata=data)
+    form.fit_to_type()
+    return issuing_editor(form)
+
+
+def _page(form: VoidForm | None = None, report_form: ReportForm | None = None, *, block: str | None = None,
+          status: int = 200):
+    admin = current_user.role in ADMINS
+    form = form or (VoidForm(formdata=None) if admin else None)
+    report_form = report_form or (ReportForm(formdata=None) if admin else None)
+    return render(PAGE, block, status=status, view=overview.load(api()), form=form, report_form=report_form,
+                  ov=overview)
+
+
+@bp.get("/")
+@role_required(*SUPPORT)
+def index():
+    """Envelopes with DGI's acknowledgements, receipts waiting or retrying (and why), daily reports with their
+    answer, voided ranges; late items flagged. Admins also get the form to void unused numbers."""
+    return _page()
+
+
+@bp.get("/pendientes")
+@role_required(*SUPPORT)
+def waiting():
+    """The receipts still waiting for DGI: what their section asks for every few seconds while any waits."""
+    return _page(block="waiting")
+
+
+@bp.post("/anular")
+@role_required(*ADMINS)
+def void():
+    """Void the next unused numbers of a CAE; errors next to the fields (422), the page again on success."""
+    form = VoidForm()
+    if not form.validate():
+        return _page(form, block="void", status=422)
+    try:
+        voided = api().void_numbers(**form.request())
+    except client_errors.ValidationError as exc:
+        for problem in exc.fields or ():
+            field = form[_VOID_FIELDS.get(problem.field, "motivo")]
+            field.errors = [*field.errors, problem.message]
+        if not exc.fields:
+            form.motivo.errors = [*form.motivo.errors, exc.message]
+        return _page(form, block="void", status=422)
+    except (client_errors.NotFound, client_errors.Conflict) as exc:
+        target = form.cantidad if isinstance(exc, client_errors.Conflict) else form.tipo_cfe
+        target.errors = [*target.errors, exc.message]
+        return _page(form, block="void", status=422)
+    flash(_("Anulaste los números %(first)s a %(last)s (serie %(serie)s) de %(type)s.", first=voided.first,
+            last=voided.last, serie=voided.serie, type=overview.type_name(voided.tipo_cfe)), "success")
+    # No #anchor: htmx's HX-Redirect to the same page plus a hash would only scroll, not load the new list.
+    return redirect_after_post("envios.index")
+
+
+@bp.post("/reporte")
+@role_required(*ADMINS)
+def send_report():
+    """Send a day's report now; DGI's answer shows in the list once it arrives."""
+    form = ReportForm()
+    if not form.validate():
+        return _page(report_form=form, block="report", status=422)
+    try:
+        report = api().send_daily_report(form.fecha.data)
+    except client_errors.ValidationError as exc:
+        form.fecha.errors = [*form.fecha.errors, *(p.message for p in exc.fields or ()), *(
+            () if exc.fields else (exc.message,))]
+        return _page(report_form=form, block="report", status=422)
+    flash(_("Enviaste el reporte diario del %(day)s (envío %(sequence)s). La respuesta de DGI aparece en la lista.",
+            day=format_day(report.day), sequence=report.sequence), "success")
+    return redirect_after_post("envios.index")
+
+
+@bp.post("/sobres/<int:envelope_id>/reintentar")
+@role_required(*ADMINS)
+def retry_envelope(envelope_id: int):
+    """Retry a refused or failed envelope; the list shows how it goes."""
+    try:
+        envelope = api().retry_envelope(envelope_id)
+    except (client_errors.NotFound, client_errors.Conflict) as exc:
+        flash(exc.message, "warning")
+    else:
+        flash(_("Reintentaste el sobre Nº %(number)s.", number=envelope.idemisor), "success")
+    return redirect_after_post("envios.index")
+

@@ -1,0 +1,156 @@
+"""Receipts reaching DGI, in a real browser: the receipt page follows its DGI state by itself (the test runs
+the service's queued work, as the worker would) from pending to accepted and stops asking; a rejected one
+says why, that it has no fiscal validity, and leads to its corrected re-issue, linked both ways; support's
+"Envíos a DGI" page. Screenshots at 1366 and 390 px wide; no horizontal scroll on a phone."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.pages import ReceiptsPage, Shell
+from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
+
+DESKTOP, PHONE = {"width": 1366, "height": 900}, {"width": 390, "height": 844}
+# The outermost elements that stick out to the right of the viewport (for the failure message).
+_WIDE = """[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right >
+  document.documentElement.clientWidth + 1 && !e.parentElement.closest('.table-scroll'))
+  .slice(0, 5).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
+
+
+@pytest.fixture
+def service_config(service_config):
+    return {**service_config, **ENVIOS_CONFIG}
+
+
+@pytest.fixture
+def shots(tmp_path) -> Path:
+    """Where screenshots go: CFE_SHOTS_DIR when set (to look at them), the test's tmp_path otherwise."""
+    folder = Path(os.environ.get("CFE_SHOTS_DIR") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def both_widths(page: Page, shots: Path, name: str, *, phone_fits: bool = True) -> None:
+    """A full-page screenshot at desktop and phone width; on the phone nothing may scroll sideways."""
+    for label, size in (("1366", DESKTOP), ("390", PHONE)):
+        page.set_viewport_size(size)
+        page.screenshot(path=str(shots / f"{name}-{label}.png"), full_page=True)
+        if size is PHONE and phone_fits:
+            overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            assert overflow <= 0, f"{name}: {overflow}px of horizontal scroll at 390 px: {page.evaluate(_WIDE)}"
+    page.set_viewport_size(DESKTOP)
+
+
+def issue_efactura(page: Page, receiver_name: str) -> str:
+    receipts = ReceiptsPage(page)
+    receipts.open_new()
+    receipts.choose_type("e-Factura")
+    receipts.fill_receiver(doc_type="RUT", number="214844360018", name=receiver_name,
+                           address="Fernandez Crespo 1534", city="Montevideo")
+    receipts.fill_line(1, "Consultoría", "10", "1500")
+    receipts.issue()
+    return receipts.receipt_id()
+
+
+def dgi_requests(page: Page) -> list[str]:
+    seen: list[str] = []
+    page.on("request", lambda request: seen.append(request.url) if "/envios/estado/" in request.url else None)
+    return seen
+
+
+def test_a_receipt_follows_its_dgi_state_from_pending_to_accepted_and_stops_asking(page: Page, live_service,
+                                                                                   shots):
+    shell = Shell(page)
+    shell.open_home_and_sign_in("usuario@demo.uy")
+    issue_efactura(page, "DIRECCION GENERAL IMPOSITIVA")
+    panel, state = page.get_by_test_id("dgi-panel"), page.get_by_test_id("dgi-state")
+    expect(state).to_have_text("Pendiente de envío a DGI")
+    expect(panel).to_contain_text("Se actualiza sola.")
+    both_widths(page, shots, "receipt-pending")
+
+    asked = dgi_requests(page)
+    drain(live_service.app)  # what the worker does in `make run`
+    expect(state).to_have_text("Aceptado por DGI", timeout=10_000)
+    expect(panel).not_to_contain_text("Se actualiza sola.")
+    expect(panel).not_to_have_attribute("hx-trigger", re.compile(".+"))
+    count = len(asked)
+    page.wait_for_timeout(4_000)  # longer than the poll interval
+    assert len(asked) == count, "the page kept asking after the state was final"
+    both_widths(page, shots, "receipt-accepted")
+    shell.assert_no_csp_violations()
+
+    page.get_by_role("link", name="Comprobantes", exact=True).first.click()
+    expect(page.locator(".recent-table [data-testid=dgi-state]").first).to_have_attribute("data-state", "aceptado")
+    both_widths(page, shots, "recent-list")
+
+
+def test_a_rejected_receipt_leads_to_its_corrected_reissue_linked_both_ways(page: Page, live_service, shots):
+    shell = Shell(page)
+    shell.open_home_and_sign_in("usuario@demo.uy")
+    rejected_id = issue_efactura(page, f"Cliente {REJECT_MARKER}E07")
+    rejected_title = page.get_by_role("heading", level=1).inner_text()
+    drain(live_service.app)
+    panel = page.get_by_test_id("dgi-panel")
+    expect(page.get_by_test_id("dgi-state")).to_have_text("Rechazado por DGI", timeout=10_000)
+    expect(panel).to_contain_text("E07 Fecha Firma de CFE no se corresponde con fecha CAE")
+    expect(page.get_by_test_id("dgi-no-validity")).to_contain_text("Este comprobante no tiene validez fiscal.")
+    both_widths(page, shots, "receipt-rejected")
+
+    page.get_by_role("button", name="Emitir corregido").or_(page.get_by_role("link", name="Emitir corregido")).click()
+    expect(page.get_by_test_id("correcting")).to_contain_text(rejected_id)
+    name = page.get_by_label("Nombre o razón social")
+    expect(name).to_have_value(f"Cliente {REJECT_MARKER}E07")
+    expect(page.get_by_label("Descripción, línea 1")).to_have_value("Consultoría")
+    expect(page.get_by_label("Precio unitario, línea 1")).to_have_value("1500")
+    # The issuing form is the comprobantes area's; its lines table scrolls sideways on a phone (reported).
+    both_widths(page, shots, "correction-form", phone_fits=False)
+    name.fill("DIRECCION GENERAL IMPOSITIVA")
+    ReceiptsPage(page).issue()
+
+    corrected_title = page.get_by_role("heading", level=1).inner_text()
+    assert corrected_title != rejected_title and corrected_title.startswith("e-Factura A-")
+    expect(page.get_by_test_id("dgi-corrects")).to_contain_text(rejected_title)
+    drain(live_service.app)
+    expect(page.get_by_test_id("dgi-state")).to_have_text("Aceptado por DGI", timeout=10_000)
+    both_widths(page, shots, "receipt-corrected")
+
+    page.get_by_test_id("dgi-corrects").get_by_role("link").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text(rejected_title)
+    expect(page.get_by_test_id("dgi-corrected-by")).to_be_visible()
+    expect(page.get_by_role("link", name="Emitir corregido")).to_have_count(0)
+    shell.assert_no_csp_violations()
+
+
+def test_support_follows_submissions_and_an_admin_voids_numbers(page: Page, live_service, shots):
+    shell = Shell(page)
+    shell.open_home_and_sign_in("usuario@demo.uy")
+    issue_efactura(page, f"Cliente {REJECT_MARKER}E09")
+    drain(live_service.app)
+    issue_efactura(page, "DIRECCION GENERAL IMPOSITIVA")  # left waiting
+    live_service.app.config["ENVIOS_OVERDUE_MINUTES"] = 0
+    shell.sign_out()
+
+    shell.open_home_and_sign_in("admin@demo.uy")
+    page.get_by_role("navigation", name="Principal").get_by_role("link", name="Envíos a DGI").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Envíos a DGI")
+    expect(page.get_by_test_id("overdue-summary")).to_be_visible()
+    expect(page.get_by_test_id("envelopes")).to_contain_text("AS")
+    expect(page.get_by_test_id("voided")).to_contain_text("Rechazado por DGI")
+
+    page.get_by_label("Tipo de comprobante").select_option(label="e-Remito")
+    page.get_by_label("Cantidad de números").fill("5")
+    page.get_by_role("button", name="Anular números").click()
+    expect(page.locator("#motivo-error")).to_have_text("Indicá el motivo.")
+    expect(page.get_by_label("Cantidad de números")).to_have_value("5")
+    page.get_by_label("Motivo").fill("Talonario de remitos dañado")
+    page.get_by_label("Entiendo que esos números no se podrán usar nunca.").check()
+    page.get_by_role("button", name="Anular números").click()
+    expect(page.get_by_text("Anulaste los números 1 a 5 (serie A) de e-Remito.")).to_be_visible()
+    expect(page.get_by_test_id("voided")).to_contain_text("Talonario de remitos dañado")
+    both_widths(page, shots, "envios-page")
+    shell.assert_no_csp_violations()

@@ -1,0 +1,177 @@
+"""Envelopes and daily reports validate against DGI's XSDs and follow the structure of DGI's samples; the
+daily report and voiding operations of the API."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+from lxml import etree
+from sqlalchemy import select
+
+from portal import paths
+from portal.service import db
+from portal.service.cfe.model import MONTEVIDEO
+from portal.service.cfe.schema import validate_xml
+from portal.service.cfe.signing import verify_signature
+from portal.service.envios.models import DgiDailyReport, DgiEnvelope
+from tests.support import cfe_bodies as bodies
+from tests.support.cfe_bodies import issue
+from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
+
+D = "{http://cfe.dgi.gub.uy}"
+TODAY = datetime.now(MONTEVIDEO).date()
+
+
+@pytest.fixture
+def service_config(service_config):
+    return {**service_config, **ENVIOS_CONFIG}
+
+
+@pytest.fixture
+def admin(auth_headers):
+    return auth_headers("admin@demo.uy", 1)
+
+
+def _names(element) -> list[str]:
+    return [etree.QName(child).localname for child in element if isinstance(child.tag, str)]
+
+
+def _sample(prefix: str) -> etree._Element:
+    path = next(paths.dgi_samples_dir().glob(f"{prefix}_*Ej_Mod*.xml"))
+    return etree.parse(str(path)).getroot()
+
+
+def test_an_envelope_is_valid_matches_dgis_sample_and_carries_the_cfes_bytes_unchanged(api_client, admin,
+                                                                                      service_app):
+    issued = [issue(api_client, admin, bodies.body(kind)) for kind in (bodies.EFACTURA, bodies.EREMITO)]
+    drain(service_app)
+    with service_app.app_context():
+        session = db.session()
+        [sobre] = session.scalars(select(DgiEnvelope)).all()
+        assert validate_xml(sobre.xml, "EnvioCFE.xsd") == []
+        root, sample = etree.fromstring(sobre.xml), _sample("Sob")
+        assert root.tag == sample.tag and root.prefix == sample.prefix == "DGICFE"
+        assert _names(root.find(f"{D}Caratula")) == _names(sample.find(f"{D}Caratula"))
+        assert root.findtext(f"{D}Caratula/{D}RutReceptor") == "214844360018"
+        assert root.findtext(f"{D}Caratula/{D}CantCFE") == "2"
+        assert sobre.file_name == f"Sob_219999830019_{TODAY:%Y%m%d}_{sobre.idemisor}.xml"
+        from portal.service.comprobante.models import IssuedCfe
+
+        for cfe in issued:
+            signed = session.get(IssuedCfe, cfe["idCfeEmitido"]).xml
+            body = signed.split(b"?>", 1)[1].strip()
+            assert body in sobre.xml  # spliced byte for byte
+            assert verify_signature(signed)
+
+
+def test_the_daily_report_is_valid_matches_dgis_sample_and_counts_every_number(api_client, admin, service_app):
+    small = [issue(api_client, admin, bodies.body(bodies.ETICKET)) for _ in range(3)]
+    big = bodies.body(bodies.DGI_SAMPLE_ETICKET)  # above 5,000 UI: sent one by one
+    issue(api_client, admin, big)
+    issue(api_client, admin, bodies.body(bodies.EFACTURA))
+    rejected = bodies.body(bodies.EFACTURA)
+    rejected["receptor"]["rznSocRecep"] = f"Cliente {REJECT_MARKER}E14"
+    issue(api_client, admin, rejected)
+    voided = api_client.post("/api/v1/envios/anulaciones", headers=admin,
+                             json={"tipoCFE": 101, "cantidad": 2, "motivo": "Talonario dañado"})
+    assert voided.status_code == 201, voided.json
+    drain(service_app)
+
+    answer = api_client.post("/api/v1/envios/reportes", headers=admin, json={"fecha": TODAY.isoformat()})
+    assert answer.status_code == 202, answer.json
+    assert answer.json["estado"] == "armado" and answer.json["secEnvio"] == 1
+    drain(service_app)
+    reports = api_client.get("/api/v1/envios/reportes", headers=admin).json["reportes"]
+    assert reports[0]["estado"] == "aceptado" and reports[0]["acuse"] == "AR"
+
+    with service_app.app_context():
+        report = db.session().get(DgiDailyReport, reports[0]["idReporte"])
+        assert validate_xml(report.xml, "ReporteDiarioCFE.xsd") == [] and verify_signature(report.xml)
+        assert report.file_name == f"Rep_219999830019_{TODAY:%Y%m%d}_01.xml"
+        root, sample = etree.fromstring(report.xml), _sample("Rep")
+        assert root.tag == sample.tag
+        assert _names(root.find(f"{D}Caratula")) == _names(sample.find(f"{D}Caratula"))
+        sections = _names(root)[1:-1]
+        assert sections == ["Rsmn_Tck", "Rsmn_Fac"]
+        order = _names(sample)
+        assert [order.index(s) for s in sections] == sorted(order.index(s) for s in sections)
+        tck = root.find(f"{D}Rsmn_Tck/{D}RsmnData")
+        sample_tck = sample.find(f"{D}Rsmn_Tck/{D}RsmnData")
+        assert _names(tck)[:6] == _names(sample_tck) and _names(tck)[6] == "RngDocsAnulados"
+        assert _names(tck.find(f"{D}Montos/{D}Mnts_FyT_Item")) == _names(
+            sample_tck.find(f"{D}Montos/{D}Mnts_FyT_Item"))
+        # 4 e-Tickets issued (1 above the threshold) + 2 voided; 2 e-Facturas, one voided by DGI's rejection
+        assert [tck.findtext(f"{D}{n}") for n in ("CantDocsUtil", "CantDocsMay_topeUI", "CantDocsAnulados",
+                                                   "CantDocsEmi")] == ["6", "1", "2", "4"]
+        fac = root.find(f"{D}Rsmn_Fac/{D}RsmnData")
+        assert [fac.findtext(f"{D}{n}") for n in ("CantDocsUtil", "CantDocsAnulados", "CantDocsEmi")] == \
+            ["2", "1", "1"]
+        assert root.findtext(f"{D}Caratula/{D}CantComprobantes") == "8"
+
+    for ticket in small:
+        dgi = api_client.get("/api/v1/comprobante/getByIdCfeEmitido", headers=admin,
+                             query_string={"idCfeEmitido": ticket["idCfeEmitido"]}).json["dgi"]
+        assert dgi["estado"] == "en_reporte" and dgi["reporte"]["fecha"] == TODAY.isoformat()
+        assert dgi["reporte"]["acuse"] == "AR" and dgi["final"] is True
+
+
+def test_voiding_takes_the_next_unused_numbers_once_per_idempotency_key(api_client, admin, auth_headers):
+    body = {"tipoCFE": 181, "cantidad": 3, "motivo": "Remitos preimpresos perdidos"}
+    headers = {**admin, "Idempotency-Key": "anular-1"}
+    first = api_client.post("/api/v1/envios/anulaciones", headers=headers, json=body)
+    again = api_client.post("/api/v1/envios/anulaciones", headers=headers, json=body)
+    assert first.status_code == again.status_code == 201 and first.json == again.json
+    remito = issue(api_client, admin, bodies.body(bodies.EREMITO))
+    assert remito["nro"] == first.json["nroHasta"] + 1
+    listed = api_client.get("/api/v1/envios/anulaciones", headers=admin).json
+    assert listed["total"] == 1 and listed["anulaciones"][0]["origen"] == "operador"
+    too_many = api_client.post("/api/v1/envios/anulaciones", headers=admin,
+                               json={**body, "cantidad": 999_999})
+    assert too_many.status_code == 409 and too_many.json["error"]["code"] == "anulacion_excede_cae"
+    assert api_client.post("/api/v1/envios/anulaciones", headers=auth_headers("soporte@demo.uy"),
+                           json=body).status_code == 403
+
+
+def test_support_lists_envelopes_and_waiting_receipts_but_cannot_act(api_client, admin, auth_headers, service_app):
+    issue(api_client, admin, bodies.body(bodies.EFACTURA))
+    support = auth_headers("soporte@demo.uy")
+    waiting = api_client.get("/api/v1/envios/pendientes", headers=support).json
+    assert waiting["total"] == 1 and waiting["pendientes"][0]["estado"] == "pendiente"
+    drain(service_app)
+    assert api_client.get("/api/v1/envios/pendientes", headers=support).json["total"] == 0
+    [sobre] = api_client.get("/api/v1/envios/sobres", headers=support).json["sobres"]
+    assert sobre["estado"] == "respondido" and sobre["acuse"] == "AS" and sobre["aceptados"] == 1
+    assert api_client.post("/api/v1/envios/reportes", headers=support,
+                           json={"fecha": TODAY.isoformat()}).status_code == 403
+    assert api_client.get("/api/v1/envios/sobres", headers=auth_headers("usuario@demo.uy")).status_code == 403
+    other = api_client.get("/api/v1/envios/sobres", headers=auth_headers("admin@demo.uy", 2)).json
+    assert other["sobres"] == []
+
+
+def test_a_future_day_cannot_be_reported(api_client, admin):
+    answer = api_client.post("/api/v1/envios/reportes", headers=admin,
+                             json={"fecha": (TODAY + timedelta(days=1)).isoformat()})
+    assert answer.status_code == 422 and answer.json["error"]["fields"][0]["field"] == "fecha"
+
+
+def test_openapi_documents_the_operations_and_their_examples_work_as_they_stand(api_client, admin):
+    doc = api_client.get("/api/v1/openapi.json").json
+    operations = {(method, path): op for path, item in doc["paths"].items() if path.startswith("/api/v1/envios")
+                  for method, op in item.items()}
+    assert set(operations) == {("get", "/api/v1/envios/sobres"), ("get", "/api/v1/envios/pendientes"),
+                               ("get", "/api/v1/envios/reportes"), ("post", "/api/v1/envios/reportes"),
+                               ("get", "/api/v1/envios/anulaciones"), ("post", "/api/v1/envios/anulaciones"),
+                               ("post", "/api/v1/envios/sobres/{id_sobre}/reintentar")}
+    for (method, path), op in operations.items():
+        assert {"401", "403", "500"} <= set(op["responses"]), (method, path)
+        assert "422" in op["responses"] or path.endswith("reintentar"), (method, path)
+        if method == "post" and "requestBody" in op:
+            success = "202" if path.endswith("reportes") else "201"
+            examples = op["requestBody"]["content"]["application/json"]["examples"]
+            assert examples
+            for example in examples.values():
+                answer = api_client.post(path, headers=admin, json=example["value"])
+                assert answer.status_code == int(success), (path, example, answer.json)
+    dgi = doc["components"]["schemas"]["CfeEmitido"]["properties"]["dgi"]
+    assert dgi

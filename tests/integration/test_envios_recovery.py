@@ -1,0 +1,157 @@
+"""What keeps the road to DGI safe: one wake-up task for many receipts, retries with backoff when DGI cannot
+be reached, a duplicate answer reconciled rather than resent, the sweep, and the daily report task."""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select
+
+from portal.service import db, jobs
+from portal.service.comprobante.models import IssuedCfe
+from portal.service.envios import sending, tasks
+from portal.service.envios.adapter import Credentials, DgiTransientError
+from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
+from portal.service.envios.simulator import SimulatedDgi
+from tests.support import cfe_bodies as bodies
+from tests.support.cfe_bodies import issue
+from tests.support.envios import ENVIOS_CONFIG, drain
+
+
+@pytest.fixture
+def service_config(service_config):
+    return {**service_config, **ENVIOS_CONFIG}
+
+
+@pytest.fixture
+def user(auth_headers):
+    return auth_headers("usuario@demo.uy")
+
+
+def _state(app, cfe_id: str) -> str:
+    with app.app_context():
+        return db.new_session().get(DgiSubmission, cfe_id).state
+
+
+def test_a_burst_of_receipts_wakes_one_packer_task(service_app):
+    service_app.config["ENVIOS_DEBOUNCE_SECONDS"] = 5
+    tasks._scheduled.clear()
+    with service_app.app_context():
+        for _ in range(1000):
+            tasks.wake_packer(1)
+        tasks.wake_packer(2)
+    assert jobs.huey.pending_count() + len(jobs.huey.scheduled()) == 2
+    tasks._scheduled.clear()
+
+
+class FlakyDgi(SimulatedDgi):
+    """DGI unreachable for the first `failures` calls, then the simulator answers."""
+
+    def __init__(self, config, failures: int):
+        super().__init__(config)
+        self.failures = failures
+
+    def send_envelope(self, envelope_xml: bytes, *, file_name: str, credentials: Credentials) -> bytes:
+        if self.failures:
+            self.failures -= 1
+            raise DgiTransientError("DGI no responde.", code="dgi_unavailable")
+        return super().send_envelope(envelope_xml, file_name=file_name, credentials=credentials)
+
+
+def test_an_unreachable_dgi_is_retried_with_backoff_and_the_same_bytes(api_client, user, service_app):
+    flaky = FlakyDgi(service_app.config, failures=2)
+    service_app.extensions["dgi_reception"] = flaky
+    cfe = issue(api_client, user, bodies.body(bodies.EFACTURA))
+    jobs.use_app(service_app)
+    jobs.run_pending()  # packs and tries once
+    with service_app.app_context():
+        sobre = db.new_session().scalars(select(DgiEnvelope)).one()
+        assert (sobre.state, sobre.attempts, sobre.last_error) == ("armado", 1, "DGI no responde.")
+        assert sobre.next_attempt_at is not None
+        first_bytes = sobre.xml
+    assert sending.backoff(1) < sending.backoff(2) < sending.backoff(3) <= sending.MAX_DELAY_SECONDS
+    deadline = time.monotonic() + 20
+    while _state(service_app, cfe["idCfeEmitido"]) != "aceptado" and time.monotonic() < deadline:
+        jobs.run_pending()  # as the consumer does: a task due later waits in the schedule ...
+        for task in jobs.huey.read_schedule():  # ... and runs when its time comes
+            jobs.huey.execute(task)
+        time.sleep(0.1)
+    assert _state(service_app, cfe["idCfeEmitido"]) == "aceptado"
+    with service_app.app_context():
+        sobre = db.new_session().scalars(select(DgiEnvelope)).one()
+        assert sobre.xml == first_bytes and sobre.attempts == 0 and sobre.last_error is None
+
+
+def test_dgi_already_holding_the_receipt_is_reconciled_not_resent(api_client, user, service_app):
+    """DGI received the receipt in a delivery whose answer we lost: its E02 answer means accepted."""
+    cfe = issue(api_client, user, bodies.body(bodies.EFACTURA))
+    with service_app.app_context():
+        from portal.service.envios import envelope
+
+        session = db.new_session()
+        record = session.get(IssuedCfe, cfe["idCfeEmitido"])
+        from portal.service.models import Certificate
+
+        cert = session.get(Certificate, record.certificate_id).cert_pem.encode()
+        earlier = envelope.build_envelope([record.xml], rut_receptor="214844360018", rut_emisor="219999830019",
+                                          idemisor=900, moment=record.tmst_firma, cert_pem=cert)
+        SimulatedDgi(service_app.config).send_envelope(earlier, file_name="Sob.xml",
+                                                       credentials=Credentials("219999830019", b"", b""))
+    drain(service_app)
+    with service_app.app_context():
+        sub = db.new_session().get(DgiSubmission, cfe["idCfeEmitido"])
+        assert sub.state == "aceptado" and [m["codigo"] for m in sub.motives] == ["E02"]
+
+
+def test_the_sweep_picks_up_a_lost_wake_up(api_client, user, service_app):
+    cfe = issue(api_client, user, bodies.body(bodies.EFACTURA))
+    while jobs.huey.dequeue() is not None:  # the wake-up is lost
+        pass
+    assert _state(service_app, cfe["idCfeEmitido"]) == "pendiente"
+    with service_app.app_context():
+        assert tasks.sweep(timedelta(0))["empresas"] == 1
+    drain(service_app)
+    assert _state(service_app, cfe["idCfeEmitido"]) == "aceptado"
+
+
+def test_the_daily_task_reports_each_closed_day_once(api_client, user, service_app):
+    ticket = issue(api_client, user, bodies.body(bodies.ETICKET))
+    drain(service_app)
+    with service_app.app_context():
+        from portal.service.envios import reports
+
+        today = reports.today()
+        assert tasks.daily_reports(until=today - timedelta(days=1)) == []  # today has not closed
+        built = tasks.daily_reports(until=today)
+        assert len(built) == 1 and tasks.daily_reports(until=today) == []
+    drain(service_app)
+    with service_app.app_context():
+        report = db.new_session().get(DgiDailyReport, built[0])
+        assert (report.state, report.ack_state, report.sec_envio) == ("aceptado", "AR", 1)
+    assert _state(service_app, ticket["idCfeEmitido"]) == "en_reporte"
+
+
+def test_an_admin_retries_a_refused_envelope_in_a_new_one(api_client, user, auth_headers, service_app):
+    admin = auth_headers("admin@demo.uy", 1)
+    cfe = issue(api_client, user, bodies.body(bodies.EFACTURA))
+    service_app.extensions["dgi_reception"] = SimulatedDgi(service_app.config)
+    service_app.config["DGI_RUT"] = "211003420017"  # envelopes addressed to the wrong RUT: DGI refuses them (S02)
+    drain(service_app)
+    [refused] = api_client.get("/api/v1/envios/sobres", headers=admin).json["sobres"]
+    assert refused["estado"] == "rechazado" and refused["motivos"][0]["codigo"] == "S02"
+    assert _state(service_app, cfe["idCfeEmitido"]) == "sobre_rechazado"
+    url = f"/api/v1/envios/sobres/{refused['idSobre']}/reintentar"
+    assert api_client.post(url, headers=auth_headers("soporte@demo.uy")).status_code == 403
+    assert api_client.post("/api/v1/envios/sobres/999/reintentar", headers=admin).status_code == 404
+    service_app.config["DGI_RUT"] = "214844360018"
+    answer = api_client.post(url, headers=admin)
+    assert answer.status_code == 202 and answer.json["estado"] == "rechazado"
+    drain(service_app)
+    assert _state(service_app, cfe["idCfeEmitido"]) == "aceptado"
+    sobres = api_client.get("/api/v1/envios/sobres", headers=admin).json["sobres"]
+    assert [s["estado"] for s in sobres] == ["respondido", "rechazado"]
+    assert api_client.post(url, headers=admin).status_code == 202  # nothing left in it: harmless
+    assert api_client.post(f"/api/v1/envios/sobres/{sobres[0]['idSobre']}/reintentar",
+                           headers=admin).status_code == 409

@@ -1,0 +1,208 @@
+"""The "Envíos a DGI" page through the real sign-in and a live service: who may see it and act, what it lists
+(envelopes with DGI's acknowledgement, receipts waiting and why, daily reports, voided ranges), late items
+flagged, and the admin's form to void unused numbers (errors kept next to the fields, voided once)."""
+
+from __future__ import annotations
+
+import pytest
+from bs4 import BeautifulSoup
+
+from tests.support import cfe_bodies as bodies
+from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
+
+HTMX = {"HX-Request": "true"}
+
+
+@pytest.fixture
+def service_config(service_config):
+    return {**service_config, **ENVIOS_CONFIG}
+
+
+def soup(response) -> BeautifulSoup:
+    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
+
+
+@pytest.fixture
+def issue_api(live_service, live_token_for):
+    client = live_service.app.test_client()
+    return lambda body: bodies.issue(client, {"Authorization": f"Bearer {live_token_for('usuario@demo.uy')}"}, body)
+
+
+def void_form(page: BeautifulSoup, **fields) -> dict:
+    form = page.select_one("#void-numbers form")
+    data = {i["name"]: i.get("value", "") for i in form.find_all("input") if i.get("type") != "checkbox"}
+    return {**data, "tipo_cfe": "181", **fields}
+
+
+def rows(page: BeautifulSoup, testid: str) -> list[str]:
+    table = page.find(attrs={"data-testid": testid})
+    return [tr.get_text(" ", strip=True) for tr in table.select("tbody tr")] if table else []
+
+
+@pytest.mark.parametrize(("email", "status", "has_form"), [("usuario@demo.uy", 403, False),
+                                                           ("soporte@demo.uy", 200, False),
+                                                           ("admin@demo.uy", 200, True)])
+def test_support_and_admins_see_the_page_only_admins_void(signed_in, email, status, has_form):
+    client = signed_in(email)
+    answer = client.get("/envios/")
+    assert answer.status_code == status
+    if status == 200:
+        page = soup(answer)
+        assert page.h1.get_text(strip=True) == "Envíos a DGI"
+        assert (page.select_one("#void-numbers form") is not None) == has_form
+        assert page.find("a", href="/envios/") is not None  # the navigation entry
+    else:
+        assert soup(client.get("/")).find("a", href="/envios/") is None
+    if email == "soporte@demo.uy":
+        token = soup(client.get("/"))("input", {"name": "csrf_token"})[0]["value"]
+        data = {"tipo_cfe": "181", "motivo": "Talonario", "confirmar": "y", "csrf_token": token}
+        assert client.post("/envios/anular", data=data).status_code == 403
+
+
+def test_the_page_lists_envelopes_waiting_receipts_and_numbers_voided_by_a_rejection(signed_in, issue_api,
+                                                                                     live_service):
+    accepted = issue_api(bodies.body(bodies.EFACTURA))
+    rejected_body = bodies.body(bodies.EFACTURA)
+    rejected_body["receptor"] = {**rejected_body["receptor"], "rznSocRecep": f"X {REJECT_MARKER}E09"}
+    rejected = issue_api(rejected_body)
+    drain(live_service.app)
+    waiting = issue_api(bodies.body(bodies.EFACTURA))  # not sent yet
+    page = soup(signed_in("soporte@demo.uy").get("/envios/"))
+
+    (envelope,) = rows(page, "envelopes")
+    assert "Sob_219999830019_" in envelope and "Respondido AS" in envelope and "1 aceptados, 1 rechazados" in envelope
+    (pending,) = rows(page, "waiting")
+    assert f"e-Factura A-{waiting['nro']:07d}" in pending and "Pendiente de envío a DGI" in pending
+    (voided,) = rows(page, "voided")
+    assert f"e-Factura A {rejected['nro']}" in voided and "Rechazado por DGI" in voided and "E09" in voided
+    assert accepted["nro"] != rejected["nro"]
+    assert page.find(attrs={"data-testid": "overdue-summary"}) is None
+
+
+def test_a_receipt_waiting_longer_than_expected_is_flagged(signed_in, issue_api, live_service):
+    issue_api(bodies.body(bodies.EFACTURA))
+    live_service.app.config["ENVIOS_OVERDUE_MINUTES"] = 0
+    page = soup(signed_in("admin@demo.uy").get("/envios/"))
+    row = page.select_one("[data-testid=waiting] tbody tr")
+    assert row["data-overdue"] == "true" and row.find(attrs={"data-testid": "overdue"}).get_text() == "Demorado"
+    assert "1 envío lleva más de lo esperado" in page.find(attrs={"data-testid": "overdue-summary"}).get_text()
+
+
+def test_the_admin_voids_unused_numbers_once_and_sees_them_listed(signed_in):
+    admin = signed_in("admin@demo.uy")
+    data = void_form(soup(admin.get("/envios/")), cantidad="2", motivo="Talonario dañado", confirmar="y")
+    answer = admin.post("/envios/anular", data=data)
+    assert answer.status_code == 303 and answer.headers["Location"] == "/envios/"
+    again = admin.post("/envios/anular", data=data)  # the browser resends the same form
+    assert again.status_code == 303
+    page = soup(admin.get("/envios/"))
+    (voided,) = rows(page, "voided")
+    assert "e-Remito A 1–2" in voided and "Anulado por un administrador" in voided and "Talonario dañado" in voided
+    assert "Anulaste los números 1 a 2 (serie A) de e-Remito." in page.get_text(" ", strip=True)
+
+
+def test_a_void_form_with_problems_comes_back_with_them_next_to_the_fields_and_the_input_kept(signed_in):
+    admin = signed_in("admin@demo.uy")
+    data = void_form(soup(admin.get("/envios/")), cantidad="0", serie="a", motivo="")
+    answer = admin.post("/envios/anular", data=data, headers=HTMX)
+    fragment = soup(answer)
+    assert answer.status_code == 422 and fragment.find("html") is None
+    assert fragment.select_one("#cantidad-error").get_text() == "Entre 1 y 1.000.000."
+    assert fragment.select_one("#motivo-error").get_text() == "Indicá el motivo."
+    assert "Confirmá que querés anularlos." in fragment.get_text()
+    assert fragment.select_one("#cantidad")["value"] == "0" and fragment.select_one("#serie")["value"] == "A"
+    # The service's own refusal lands next to its field too: more numbers than the CAE has left.
+    data = void_form(fragment, cantidad="999999", motivo="Demasiados", confirmar="y")
+    refused = soup(admin.post("/envios/anular", data=data, headers=HTMX))
+    assert refused.select_one("#cantidad-error") is not None
+    assert rows(soup(admin.get("/envios/")), "voided") == []
+
+
+def test_each_company_sees_its_own_submissions(signed_in, issue_api, live_service):
+    issue_api(bodies.body(bodies.EFACTURA))
+    drain(live_service.app)
+    admin = signed_in("admin@demo.uy")
+    assert len(rows(soup(admin.get("/envios/")), "envelopes")) == 1
+    token = soup(admin.get("/"))("input", {"name": "csrf_token"})[0]["value"]
+    assert admin.post("/empresa", data={"company_id": "2", "csrf_token": token}).status_code == 303
+    page = soup(admin.get("/envios/"))
+    assert rows(page, "envelopes") == [] and "Todavía no se envió ningún sobre." in page.get_text()
+
+
+def test_the_page_and_the_badge_speak_english(signed_in, issue_api, live_service):
+    receipt_id = issue_api(bodies.body(bodies.EFACTURA))["idCfeEmitido"]
+    drain(live_service.app)
+    admin = signed_in("admin@demo.uy")
+    token = soup(admin.get("/"))("input", {"name": "csrf_token"})[0]["value"]
+    admin.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": token})
+    page = soup(admin.get("/envios/"))
+    assert page.h1.get_text(strip=True) == "Submissions to DGI"
+    assert page.find("label", attrs={"for": "motivo"}).get_text(strip=True) == "Reason"
+    badge = soup(admin.get(f"/envios/estado/{receipt_id}")).find(attrs={"data-testid": "dgi-state"})
+    assert badge.get_text(strip=True) == "Accepted by DGI"
+
+
+def test_the_admin_sends_a_days_report_now_and_sees_dgis_answer(signed_in, issue_api, live_service):
+    issue_api(bodies.body(bodies.ETICKET))
+    admin = signed_in("admin@demo.uy")
+    form = soup(admin.get("/envios/")).select_one("#send-report")
+    data = {i["name"]: i.get("value", "") for i in form.find_all("input")}
+    assert data["fecha"]  # today, by default
+    future = admin.post("/envios/reporte", data={**data, "fecha": "2999-01-01"}, headers=HTMX)
+    assert future.status_code == 422
+    assert soup(future).select_one("#fecha-error").get_text() == "El día todavía no ocurrió."
+    answer = admin.post("/envios/reporte", data=data)
+    assert answer.status_code == 303
+    drain(live_service.app)
+    page = soup(admin.get("/envios/"))
+    (report,) = rows(page, "reports")
+    assert "Recibido por DGI AR" in report and "admin@demo.uy" in report
+    assert "Enviaste el reporte diario del" in page.get_text()
+    assert soup(signed_in("soporte@demo.uy").get("/envios/")).select_one("#send-report") is None
+
+
+def test_the_admin_retries_an_envelope_in_error_and_it_reaches_dgi(signed_in, issue_api, live_service):
+    from sqlalchemy import update
+
+    from portal.service import db
+    from portal.service.envios import sending
+    from portal.service.envios.models import DgiEnvelope
+
+    receipt = issue_api(bodies.body(bodies.EFACTURA))
+    with live_service.app.app_context():  # packed, then a delivery that failed for good (say, a renewed cert)
+        (envelope_id,) = sending.pack(1)
+        db.session().execute(update(DgiEnvelope).where(DgiEnvelope.id == envelope_id)
+                             .values(state="error", last_error="Certificado rechazado"))
+        db.session().commit()
+    admin = signed_in("admin@demo.uy")
+    page = soup(admin.get("/envios/"))
+    assert "Con error: revisar" in rows(page, "envelopes")[0] and "Certificado rechazado" in rows(page, "envelopes")[0]
+    assert soup(signed_in("soporte@demo.uy").get("/envios/")).find(attrs={"data-testid": "retry-envelope"}) is None
+    action = page.find(attrs={"data-testid": "retry-envelope"}).find_parent("form")
+    token = action.find("input", attrs={"name": "csrf_token"})["value"]
+    assert admin.post(action["action"], data={"csrf_token": token}).status_code == 303
+    drain(live_service.app)
+    page = soup(admin.get("/envios/"))
+    assert "Reintentaste el sobre Nº 1." in page.get_text() and "Respondido" in rows(page, "envelopes")[0]
+    assert page.find(attrs={"data-testid": "retry-envelope"}) is None
+    again = admin.post(action["action"], data={"csrf_token": token})  # nothing left to retry: said, not a 500
+    assert again.status_code == 303
+    assert "no hay nada que reintentar" in soup(admin.get("/envios/")).get_text()
+    badge = soup(admin.get(f"/envios/estado/{receipt['idCfeEmitido']}")).find(attrs={"data-testid": "dgi-state"})
+    assert badge["data-state"] == "aceptado"
+
+
+def test_the_waiting_section_refreshes_itself_while_receipts_wait_and_stops_when_none_do(signed_in, issue_api,
+                                                                                         live_service):
+    issue_api(bodies.body(bodies.EFACTURA))
+    soporte = signed_in("soporte@demo.uy")
+    section = soup(soporte.get("/envios/")).find(attrs={"data-testid": "waiting-section"})
+    assert (section["hx-get"], section["hx-trigger"]) == ("/envios/pendientes", "every 10s")
+    drain(live_service.app)
+    fragment = soporte.get("/envios/pendientes", headers=HTMX)
+    answer = soup(fragment)
+    assert fragment.status_code == 200 and answer.find("html") is None
+    section = answer.find(attrs={"data-testid": "waiting-section"})
+    assert not section.has_attr("hx-get") and "Ningún comprobante espera respuesta de DGI." in section.get_text()
+    assert soup(soporte.get("/envios/pendientes")).h1.get_text(strip=True) == "Envíos a DGI"  # a page without htmx
+    assert signed_in("usuario@demo.uy").get("/envios/pendientes").status_code == 403

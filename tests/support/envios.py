@@ -1,0 +1,23 @@
+"""Helpers for tests that follow receipts to DGI: run the queued work of a service app, whatever its time."""
+
+from __future__ import annotations
+
+from portal.service import jobs
+
+# The simulator answers at once and rejects receivers named "<marker><motive>" (a development setting).
+REJECT_MARKER = "RECHAZAR-"
+ENVIOS_CONFIG = {"ENVIOS_DEBOUNCE_SECONDS": 0, "DGI_SIMULATOR_ANSWER_SECONDS": 0,
+                 "DGI_SIMULATOR_REJECT_MARKER": REJECT_MARKER}
+
+
+def drain(app, rounds: int = 20) -> None:
+    """Run every queued task and every scheduled one (retries, answer fetches) in `app`, as the worker would."""
+    jobs.use_app(app)
+    for _ in range(rounds):
+        ran = jobs.run_pending()
+        due = jobs.huey.read_schedule(jobs.huey._get_timestamp().replace(year=9999))
+        for task in due:
+            task.eta = None  # run it now: huey would put a task whose time has not come back in the schedule
+            jobs.huey.execute(task)
+        if not ran and not due:
+            return
