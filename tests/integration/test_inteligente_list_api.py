@@ -181,6 +181,11 @@ def test_bad_filters_are_422_with_a_message_for_people(api_client, auth_headers,
     assert error["fields"] == [{"field": field, "code": code, "message": message}]
 
 
+def test_a_misspelt_filter_is_refused_rather_than_ignored(api_client, auth_headers):
+    answer = api_client.get(LIST, query_string={"state": "issued"}, headers=auth_headers("soporte@demo.uy"))
+    assert answer.status_code == 422 and answer.json["error"]["fields"][0]["field"] == "state"
+
+
 def test_every_role_may_read_and_a_bearer_token_is_required(api_client, auth_headers, made):
     for email in ("admin@demo.uy", "usuario@demo.uy", "soporte@demo.uy"):
         assert _ids(api_client.get(LIST, headers=auth_headers(email, company_id=1))) == made["newest_first"]

@@ -205,9 +205,10 @@ Day = Annotated[date, BeforeValidator(_day_only), _spanish(_DAY_MESSAGE, "fecha_
 
 
 class SolicitudesQuery(BaseModel):
-    """Filters of the list of the company's requests; every one is optional and they add up."""
+    """Filters of the list of the company's requests; every one is optional and they add up. An unknown
+    parameter is refused (a misspelt filter would otherwise list everything)."""
 
-    model_config = ConfigDict(populate_by_name=True)
+    model_config = ConfigDict(populate_by_name=True, extra="forbid")
 
     estado: Annotated[_STATE | None, _spanish(
         "Elegí un estado: preview, confirmed, issued, failed o expired.", "estado_invalido")] = Field(
