@@ -148,6 +148,7 @@ def status():
 
 
 def _one_request(search: RequestSearchForm, request_id: str, *, block: str):
+    """One request's status, or the reason it cannot be shown next to the search box (422, 404)."""
     search.q.data = request_id
     if not REQUEST_ID.match(request_id):
         search.q.errors = [_("Ese no es un identificador de solicitud válido.")]
@@ -169,7 +170,8 @@ def _requests(search: RequestSearchForm):
     try:
         page = api().smart_requests(**search.filters(), cursor=cursor, limit=PAGE_SIZE)
     except ValidationError as exc:
-        problems = search.apply_service_errors(exc.fields)
+        # What fits none of our fields is the page's cursor (an old or hand-edited link).
+        problems = [_("No pudimos abrir esa página de la lista.")] if search.apply_service_errors(exc.fields) else []
         return render(STATUS, "listing", search=search, page=None, problems=problems, status=422)
     filters = RequestSearchForm.kept(request.args)
     return render(STATUS, "listing", search=search, page=page, p=presenters, paged=bool(cursor),
