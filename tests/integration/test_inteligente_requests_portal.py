@@ -115,3 +115,15 @@ def test_pages_of_twenty_keep_the_filters_and_go_back_to_the_newest(soporte, ser
 def test_an_empty_search_says_so_and_offers_a_way_forward(soporte):
     answer = soporte.get(PAGE, query_string={"q": "Z-9999999"})
     assert answer.status_code == 200 and "Revisá el número o quitá algún filtro" in answer.get_data(as_text=True)
+
+
+def test_the_page_speaks_english(soporte, issued):
+    token = _soup(soporte.get(PAGE)).find("input", {"name": "csrf_token"})["value"]
+    soporte.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": token})
+    page = _soup(soporte.get(PAGE))
+    assert page.find("h1").get_text(strip=True) == "Issuance requests"
+    assert page.find("label", attrs={"for": "hasta"}).get_text(strip=True) == "Until"
+    assert page.find("tr", attrs={"data-request-id": issued.id}).find(
+        attrs={"data-testid": "request-state"}).get_text(strip=True) == "Issued"
+    empty = _soup(soporte.get(PAGE, query_string={"q": "Z-9999999"})).find(class_="empty-state").get_text(strip=True)
+    assert empty == "No request matches that search. Check the number or remove a filter."
