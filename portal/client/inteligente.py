@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
+from decimal import Decimal
 
 from portal.client.base import Transport
 from portal.client.comprobantes import IssuedReceipt
@@ -80,6 +81,57 @@ class SmartRequest:
             created_by=data["creadoPor"], created_at=_dt(data["creadoEn"]))
 
 
+@dataclass(frozen=True)
+class SmartReceiptSummary:
+    """The receipt a request issued, as the list shows it."""
+
+    id: str
+    tipo_cfe: int
+    serie: str
+    nro: int
+    currency: str
+    total: Decimal
+
+    @property
+    def number(self) -> str:
+        return f"{self.serie}-{self.nro:07d}"
+
+
+@dataclass(frozen=True)
+class SmartRequestSummary:
+    """One row of the company's requests: its state and what it produced (a receipt, or why it failed)."""
+
+    id: str
+    state: str
+    mode: str
+    created_at: datetime
+    created_by: str
+    receipt: SmartReceiptSummary | None
+    error_code: str | None
+
+    @classmethod
+    def from_json(cls, data: dict) -> SmartRequestSummary:
+        cfe = data.get("comprobante")
+        receipt = SmartReceiptSummary(
+            id=cfe["idCfeEmitido"], tipo_cfe=int(cfe["tipoCFE"]), serie=cfe["serie"], nro=int(cfe["nro"]),
+            currency=cfe["tpoMoneda"], total=Decimal(str(cfe["mntTotal"]))) if cfe else None
+        return cls(id=data["requestId"], state=data["estado"], mode=data["modo"], created_at=_dt(data["creadoEn"]),
+                   created_by=data["creadoPor"], receipt=receipt, error_code=data.get("codigoError"))
+
+
+@dataclass(frozen=True)
+class SmartRequestPage:
+    """A page of requests, newest first; `next_cursor` fetches the following page (None on the last)."""
+
+    items: tuple[SmartRequestSummary, ...]
+    next_cursor: str | None
+
+    @classmethod
+    def from_json(cls, data: dict) -> SmartRequestPage:
+        return cls(items=tuple(SmartRequestSummary.from_json(i) for i in data["solicitudes"]),
+                   next_cursor=data.get("siguienteCursor"))
+
+
 class InteligenteApi(Transport):
     """The Emision Inteligente endpoints (Bearer JWT only)."""
 
@@ -100,3 +152,14 @@ class InteligenteApi(Transport):
 
     def smart_request(self, request_id: str) -> SmartRequest:
         return SmartRequest.from_json(self._json("GET", f"{BASE}/emision-inteligente/{request_id}"))
+
+    def smart_requests(self, *, state: str | None = None, created_by: str | None = None, since: date | None = None,
+                       until: date | None = None, number: str | None = None, cursor: str | None = None,
+                       limit: int | None = None) -> SmartRequestPage:
+        """The company's requests, newest first. `number` is the receipt's number as typed ("A-15", "15");
+        `since`/`until` are days in Montevideo, inclusive; `cursor` is a page's `next_cursor`."""
+        params = {"estado": state, "creadoPor": created_by, "desde": since.isoformat() if since else None,
+                  "hasta": until.isoformat() if until else None, "numero": number, "cursor": cursor,
+                  "limite": limit}
+        return SmartRequestPage.from_json(self._json("GET", f"{BASE}/emision-inteligente",
+                                                     params={k: v for k, v in params.items() if v is not None}))

@@ -212,7 +212,8 @@ class SmartIssuancePage:
 
 
 class RequestStatusPage:
-    """A request's status by its request_id: state, timeline, receipt, DGI state, support details."""
+    """The company's requests and, by its request_id, one request's status: state, timeline, receipt, DGI state,
+    support details."""
 
     def __init__(self, page: Page):
         self.page = page
@@ -224,9 +225,19 @@ class RequestStatusPage:
     def open(self, request_id: str | None = None):
         return self.page.goto("/inteligente/solicitudes" + (f"?request_id={request_id}" if request_id else ""))
 
-    def search(self, request_id: str) -> None:
-        self.page.get_by_label("Identificador de la solicitud").fill(request_id)
+    @property
+    def search_box(self):
+        return self.page.get_by_role("searchbox", name="Buscar")
+
+    def search(self, text: str) -> None:
+        """Type a request id or a receipt number and press Buscar (a full page)."""
+        self.search_box.fill(text)
         self.page.get_by_role("button", name="Buscar").click()
+
+    @property
+    def rows(self):
+        """The requests listed, one row each (data-request-id holds the id)."""
+        return self.page.locator("[data-testid=requests] tbody tr")
 
     def timeline_states(self) -> list[str]:
         return [row.get_attribute("data-state") for row in self.timeline.all()]

@@ -4,6 +4,7 @@ going back to edit, clicking twice), and support staff look the request up and c
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -90,13 +91,13 @@ def test_soporte_looks_the_request_up_and_copies_the_support_details(page: Page,
     shell = Shell(page)
     shell.open_home_and_sign_in("soporte@demo.uy")
     page.get_by_role("navigation", name="Principal").get_by_role("link", name="Emisión inteligente").click()
-    expect(page.get_by_role("heading", name="Consultar una solicitud de emisión")).to_be_visible()
+    expect(page.get_by_role("heading", name="Solicitudes de emisión")).to_be_visible()
     expect(page.get_by_role("link", name="Nueva emisión")).to_have_count(0)
 
     status = RequestStatusPage(page)
     status.search("ei_no_existe")
-    expect(page.locator("#request_id-error")).to_have_text("No existe esa solicitud en tu empresa.")
-    expect(page.get_by_label("Identificador de la solicitud")).to_have_value("ei_no_existe")
+    expect(page.locator("#q-error")).to_have_text("No existe esa solicitud en tu empresa.")
+    expect(status.search_box).to_have_value("ei_no_existe")
 
     status.search(issued.id)
     expect(status.state).to_have_text("Emitida")
@@ -125,4 +126,43 @@ def test_the_status_page_refreshes_itself_until_the_request_is_final(page: Page,
     expect(status.state).to_have_text("Emitida", timeout=10_000)  # no reload: the block polled itself
     expect(status.section).not_to_have_attribute("hx-trigger", re.compile(".*"))
     assert status.timeline_states() == ["preview", "confirmed", "issued"]
+    shell.assert_no_csp_violations()
+
+
+def test_soporte_finds_a_request_by_its_receipt_number_as_people_type_it(page: Page, service_api):
+    wanted = service_api.smart_issue({"lineas": [LINE]}, idempotency_key="browser-soporte-number")
+    other = service_api.smart_issue({"lineas": [LINE]}, idempotency_key="browser-soporte-other")
+    previewed = service_api.smart_preview({"lineas": [LINE]})
+    shell = Shell(page)
+    shell.open_home_and_sign_in("soporte@demo.uy")
+    status = RequestStatusPage(page)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    status.open()
+    expect(status.rows).to_have_count(3)  # the company's recent requests, newest first
+    expect(status.rows.first).to_have_attribute("data-request-id", previewed.id)
+    shots = Path("/tmp/shots-craft")
+    shots.mkdir(exist_ok=True)
+    page.screenshot(path=str(shots / "solicitudes-1366.png"), full_page=True)
+
+    receipt = wanted.receipt
+    status.search_box.fill(f"{receipt.serie} {receipt.nro:07d}")  # no Enter: the list filters as you type
+    expect(status.rows).to_have_count(1)
+    expect(status.rows.first).to_have_attribute("data-request-id", wanted.id)
+    expect(status.rows.first.get_by_test_id("request-receipt")).to_have_text(f"e-Ticket {receipt.number}")
+    expect(page).to_have_url(re.compile(rf"[?&]q=A(\+|%20)0*{receipt.nro}(&|$)"))  # the URL keeps the search
+    assert other.id not in page.content()
+
+    page.get_by_role("link", name=wanted.id).click()
+    expect(status.state).to_have_text("Emitida")
+    page.go_back()
+    expect(status.search_box).to_have_value(f"{receipt.serie} {receipt.nro:07d}")
+    expect(status.rows).to_have_count(1)
+    page.reload()
+    expect(status.rows).to_have_count(1)
+
+    page.set_viewport_size({"width": 390, "height": 844})
+    status.search_box.fill("")
+    expect(status.rows).to_have_count(3)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path=str(shots / "solicitudes-390.png"), full_page=True)
     shell.assert_no_csp_violations()

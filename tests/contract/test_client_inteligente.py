@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import uuid
+from datetime import date, timedelta
+from decimal import Decimal
 
 import pytest
 
@@ -33,3 +35,23 @@ def test_direct_issue_and_errors_are_typed(api):
     assert caught.value.fields[0].field == "lineas"
     with pytest.raises(NotFound):
         api.smart_request("ei_missing")
+
+
+def test_the_company_requests_come_back_typed_and_paged(api):
+    issued = api.smart_issue({"lineas": [{"descripcion": "Café", "cantidad": "2", "precio": "122"}]},
+                             idempotency_key=uuid.uuid4().hex)
+    previewed = api.smart_preview({"lineas": [{"descripcion": "Café", "cantidad": "1", "precio": "90"}]})
+    first = api.smart_requests(limit=1)
+    assert [r.id for r in first.items] == [previewed.id] and first.next_cursor
+    assert first.items[0].state == "preview" and first.items[0].receipt is None
+    second = api.smart_requests(limit=1, cursor=first.next_cursor)
+    row = second.items[0]
+    assert row.id == issued.id and row.state == "issued" and row.created_by == "usuario@demo.uy"
+    assert row.receipt.id == issued.receipt.id and row.receipt.number == issued.receipt.number
+    assert row.receipt.total == Decimal("244.00") and row.receipt.currency == "UYU"
+    found = api.smart_requests(number=f"{issued.receipt.serie} {issued.receipt.nro:07d}", state="issued",
+                               since=date.today() - timedelta(days=1), until=date.today() + timedelta(days=1))
+    assert [r.id for r in found.items] == [issued.id] and found.next_cursor is None
+    with pytest.raises(ValidationError) as caught:
+        api.smart_requests(number="Factura quince")
+    assert caught.value.fields[0].field == "numero" and "como A-15" in caught.value.fields[0].message

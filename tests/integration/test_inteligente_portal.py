@@ -260,7 +260,7 @@ def test_soporte_is_refused_the_flow_and_lands_on_the_status_page(signed_in):
     assert soporte.get("/inteligente/nueva").status_code == 403
     assert soporte.post("/inteligente/nueva", data={"csrf_token": _csrf(soporte)}).status_code == 403
     tabs = [a.get_text(strip=True) for a in _soup(soporte.get("/inteligente/solicitudes")).select(".subnav a")]
-    assert tabs == ["Consultar solicitud"]
+    assert tabs == ["Solicitudes"]
 
 
 def test_a_preview_is_reachable_only_from_the_session_that_made_it(usuario, signed_in):
@@ -325,10 +325,10 @@ def test_status_of_an_unknown_or_malformed_request(signed_in):
     missing = soporte.get("/inteligente/solicitudes?request_id=ei_0123456789abcdef")
     assert missing.status_code == 404
     page = _soup(missing)
-    assert page.find(id="request_id-error").get_text(strip=True) == "No existe esa solicitud en tu empresa."
-    assert page.find(id="request_id")["value"] == "ei_0123456789abcdef" and page.find(id="solicitud") is None
+    assert page.find(id="q-error").get_text(strip=True) == "No existe esa solicitud en tu empresa."
+    assert page.find(id="q")["value"] == "ei_0123456789abcdef" and page.find(id="solicitud") is None
     malformed = soporte.get("/inteligente/solicitudes", query_string={"request_id": "../comprobante/x"})
-    assert malformed.status_code == 422 and _soup(malformed).find(id="request_id-error")
+    assert malformed.status_code == 422 and _soup(malformed).find(id="q-error")
     assert soporte.get("/inteligente/solicitudes").status_code == 200
 
 

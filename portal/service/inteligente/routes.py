@@ -7,8 +7,14 @@ from flask import Blueprint
 from portal.service import db, idempotency
 from portal.service.api import ALL_ROLES, WRITERS, operation
 from portal.service.auth import JWT, Principal
-from portal.service.inteligente import workflow
-from portal.service.inteligente.schemas import Confirmacion, SolicitudEstado, SolicitudInteligente
+from portal.service.inteligente import listing, workflow
+from portal.service.inteligente.schemas import (
+    Confirmacion,
+    ListaSolicitudes,
+    SolicitudesQuery,
+    SolicitudEstado,
+    SolicitudInteligente,
+)
 
 bp = Blueprint("inteligente", __name__, url_prefix="/api/v1/cfe")
 TAG = "Emision Inteligente"
@@ -47,6 +53,15 @@ def emitir(body: SolicitudInteligente, principal: Principal):
     with db.write_transaction() as session:
         idempotency.complete(session, claim, 201, answer)  # the full answer replaces the minimal one
     return answer, 201
+
+
+@operation(bp, "GET", "/emision-inteligente", tag=TAG, summary="Listar las solicitudes de emisión de la empresa",
+           auth=(JWT,), roles=ALL_ROLES, query=SolicitudesQuery, responses={200: ListaSolicitudes})
+def listar(query: SolicitudesQuery, principal: Principal):
+    """The company's requests, newest first, with the resulting receipt or the failure's code. Filters add up:
+    state, who created it (start of the e-mail), days (Montevideo time), and the receipt's number as people
+    type it. Pages of `limite` (20 by default, up to 100); pass `siguienteCursor` as `cursor` for the next."""
+    return listing.list_requests(principal, query)
 
 
 @operation(bp, "GET", "/emision-inteligente/<request_id>", tag=TAG, summary="Consultar una solicitud de emisión",

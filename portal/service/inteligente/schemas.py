@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import re
+from datetime import date, datetime
 from decimal import Decimal
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WrapValidator
+from pydantic_core import PydanticCustomError
 
 from portal.service.inteligente.categories import CATEGORY_RATES
 
@@ -167,3 +169,106 @@ class SolicitudEstado(_Out):
     creado_por: str = Field(alias="creadoPor")
     creado_en: datetime = Field(alias="creadoEn")
     final: bool = Field(description="true cuando el estado ya no cambia (issued, failed, expired).")
+
+
+# --- The company's requests, newest first (support looks requests up here) ---
+
+_STATE = Literal["preview", "confirmed", "issued", "failed", "expired"]
+# What the number filter accepts: an optional serie, an optional dash or spaces, up to 7 digits with or
+# without DGI's leading zeros ("A-15", "A 0000015", "A15", "15"). The parser in listing.py reads the same.
+NUMBER_PATTERN = r"^[A-Za-z]{0,2} ?-? ?[0-9]{1,7}$"
+CURSOR_PATTERN = r"^[0-9]{1,16}_[0-9a-f]{32}$"
+_DAY = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+
+
+def _spanish(message: str, code: str):
+    """A wrap validator that answers any failure of the field with one message in the product's voice."""
+
+    def validate(value, handler):
+        try:
+            return handler(value)
+        except ValidationError:
+            raise PydanticCustomError(code, message) from None
+
+    return WrapValidator(validate)
+
+
+def _day_only(value):
+    # pydantic would read "0" as 1970-01-01; a filter date is a calendar day written year-month-day.
+    if isinstance(value, str) and not _DAY.match(value):
+        raise PydanticCustomError("fecha_invalida", "x")
+    return value
+
+
+_DAY_MESSAGE = "Esa fecha no es válida: escribila como año-mes-día, por ejemplo 2026-11-23."
+Day = Annotated[date, BeforeValidator(_day_only), _spanish(_DAY_MESSAGE, "fecha_invalida")]
+
+
+class SolicitudesQuery(BaseModel):
+    """Filters of the list of the company's requests; every one is optional and they add up. An unknown
+    parameter is refused (a misspelt filter would otherwise list everything)."""
+
+    model_config = ConfigDict(populate_by_name=True, extra="forbid")
+
+    estado: Annotated[_STATE | None, _spanish(
+        "Elegí un estado: preview, confirmed, issued, failed o expired.", "estado_invalido")] = Field(
+        None, description="Solo las solicitudes en este estado.", examples=["issued"])
+    creado_por: Annotated[str | None, _spanish(
+        "Escribí el comienzo del correo de quien la creó (hasta 254 caracteres).", "creado_por_invalido")] = Field(
+        None, alias="creadoPor", max_length=254, examples=["soporte@"],
+        description="Comienzo del correo de quien creó la solicitud (sin distinguir mayúsculas).")
+    desde: Day | None = Field(None, description="Creadas desde este día (hora de Montevideo), inclusive.",
+                              examples=["2026-11-01"])
+    hasta: Day | None = Field(None, description="Creadas hasta este día (hora de Montevideo), inclusive. Si es "
+                                                "anterior a desde, la lista sale vacía.", examples=["2026-11-30"])
+    numero: Annotated[str | None, _spanish(
+        "Escribí la serie y el número, como A-15.", "numero_invalido")] = Field(
+        None, pattern=NUMBER_PATTERN, max_length=12, examples=["A-15"],
+        description='Número del comprobante emitido, como se escriba: "A-15", "A 0000015", "A15" o "15" '
+                    "(sin serie, cualquier serie).")
+    cursor: Annotated[str | None, _spanish(
+        "Ese cursor no es válido: usá el siguienteCursor de la página anterior, o pedí la primera página sin "
+        "cursor.", "cursor_invalido")] = Field(
+        None, pattern=CURSOR_PATTERN, description="El siguienteCursor de la página anterior.")
+    limite: Annotated[int, _spanish("Pedí entre 1 y 100 solicitudes por página.", "limite_invalido")] = Field(
+        20, ge=1, le=100, description="Solicitudes por página (20 si no se indica, hasta 100).")
+
+
+class ComprobanteResumen(_Out):
+    id_cfe_emitido: str = Field(alias="idCfeEmitido")
+    tipo_cfe: int = Field(alias="tipoCFE")
+    serie: str
+    nro: int
+    tpo_moneda: str = Field(alias="tpoMoneda")
+    mnt_total: Decimal = Field(alias="mntTotal")
+
+
+class SolicitudResumen(_Out):
+    request_id: str = Field(alias="requestId")
+    estado: _STATE = Field(description="expired también para una previsualización vencida sin consultar.")
+    modo: str = Field(description="preview (previsualizar y confirmar) o direct.")
+    creado_en: datetime = Field(alias="creadoEn")
+    creado_por: str = Field(alias="creadoPor")
+    comprobante: ComprobanteResumen | None = Field(None, description="El comprobante emitido, si lo hay.")
+    codigo_error: str | None = Field(None, alias="codigoError", description="Por qué falló, si falló.")
+
+
+class ListaSolicitudes(_Out):
+    """A page of the company's requests, newest first."""
+
+    model_config = ConfigDict(populate_by_name=True, json_schema_extra={"examples": [{
+        "solicitudes": [
+            {"requestId": "ei_3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8", "estado": "issued", "modo": "direct",
+             "creadoEn": "2026-11-23T13:05:10.123456+00:00", "creadoPor": "usuario@demo.uy",
+             "comprobante": {"idCfeEmitido": "9b2e41c07d5f4a3e8c1d2f3a4b5c6d7e", "tipoCFE": 101, "serie": "A",
+                             "nro": 15, "tpoMoneda": "UYU", "mntTotal": "366.00"}},
+            {"requestId": "ei_0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f", "estado": "failed", "modo": "preview",
+             "creadoEn": "2026-11-23T12:58:41.500000+00:00", "creadoPor": "usuario@demo.uy",
+             "codigoError": "cae_agotado"},
+        ],
+        "siguienteCursor": "1795957121500000_0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f",
+    }]})
+
+    solicitudes: list[SolicitudResumen]
+    siguiente_cursor: str | None = Field(None, alias="siguienteCursor",
+                                         description="Pasalo como cursor para la página siguiente; falta al final.")

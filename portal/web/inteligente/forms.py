@@ -7,9 +7,9 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from werkzeug.datastructures import MultiDict
-from wtforms import BooleanField, FieldList, Form, FormField, SelectField, StringField, TextAreaField
+from wtforms import BooleanField, DateField, FieldList, Form, FormField, SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import DataRequired, Length, Optional, Regexp, StopValidation, ValidationError
+from wtforms.validators import DataRequired, Length, Optional, StopValidation, ValidationError
 from wtforms.widgets import TextInput
 
 from portal.web.inteligente.payload import CURRENCIES, parse_amount, place_errors
@@ -150,14 +150,6 @@ class SmartForm(FlaskForm):
         return entries[int(index)].form[field] if int(index) < len(entries) else None
 
 
-class StatusSearchForm(Form):
-    """The status page's search (GET, so the page is linkable)."""
-
-    request_id = StringField(_l("Identificador de la solicitud"), filters=[_strip], validators=[
-        DataRequired(_l("Pegá el identificador (empieza con ei_).")),
-        Regexp(r"^[A-Za-z0-9_-]{1,40}$", message=_l("Ese no es un identificador de solicitud válido."))])
-
-
 def aria_attrs(field, hint: str | None = None, extra: dict | None = None) -> dict:
     """The attributes that tie a field to its error and hint for screen readers, plus `extra`."""
     attrs = dict(extra or {})
@@ -167,3 +159,76 @@ def aria_attrs(field, hint: str | None = None, extra: dict | None = None) -> dic
     if field.errors:
         attrs["aria-invalid"] = "true"
     return attrs
+
+
+STATE_CHOICES = _choices(("", _l("Todos los estados")), ("issued", _l("Emitida")), ("failed", _l("Falló")),
+                         ("preview", _l("Previsualizada")), ("confirmed", _l("Confirmada")),
+                         ("expired", _l("Vencida")))
+REQUEST_ID_PREFIX = "ei_"
+
+
+def _squeeze(value):
+    """ "  A   15 " -> "A 15": people type numbers with stray spaces."""
+    return " ".join(value.split()) if isinstance(value, str) else value
+
+
+class _Day(DateField):
+    """A day from a date input (the browser sends year-month-day whatever it shows)."""
+
+    def process_formdata(self, valuelist):
+        try:
+            super().process_formdata(valuelist)
+        except ValueError:
+            raise ValueError(_("Elegí una fecha válida.")) from None
+
+
+class RequestSearchForm(Form):
+    """The requests page's search box and filters. GET, so the URL holds them (reload and Back keep the list).
+    The box takes a request id (ei_…) or a receipt's number; the service reads the number (A-15, A 0000015)."""
+
+    q = StringField(_l("Buscar"), filters=[_squeeze], validators=[
+        Optional(), Length(max=40, message=_l("Máximo %(max)d caracteres."))])
+    estado = SelectField(_l("Estado"), choices=STATE_CHOICES, default="", validate_choice=True)
+    creado_por = StringField(_l("Creada por"), filters=[_strip], validators=[
+        Optional(), Length(max=254, message=_l("Máximo %(max)d caracteres."))])
+    desde = _Day(_l("Desde"), validators=[Optional()])
+    hasta = _Day(_l("Hasta"), validators=[Optional()])
+
+    # The service's filter names, for the errors it sends back about them.
+    SERVICE_FIELDS = {"numero": "q", "estado": "estado", "creadoPor": "creado_por", "desde": "desde",
+                      "hasta": "hasta"}
+
+    def validate_hasta(self, field):
+        if field.data and self.desde.data and field.data < self.desde.data:
+            raise ValidationError(_("«Hasta» es anterior a «Desde»: elegí otro rango."))
+
+    @property
+    def request_id(self) -> str | None:
+        """The request id typed in the box, when that is what was typed."""
+        typed = self.q.data or ""
+        return typed if typed.startswith(REQUEST_ID_PREFIX) else None
+
+    @property
+    def active(self) -> bool:
+        return any(f.data for f in (self.q, self.estado, self.creado_por, self.desde, self.hasta))
+
+    def filters(self) -> dict:
+        """The filters as the client's smart_requests takes them."""
+        return {"number": self.q.data or None, "state": self.estado.data or None,
+                "created_by": self.creado_por.data or None, "since": self.desde.data, "until": self.hasta.data}
+
+    @classmethod
+    def kept(cls, args) -> dict[str, str]:
+        """The filters in `args` (a request's), for links that keep them: pages, the first page."""
+        return {name: args[name] for name in cls.SERVICE_FIELDS.values() if args.get(name)}
+
+    def apply_service_errors(self, fields) -> list[str]:
+        """The service's field errors next to our fields; returns those about no field of ours."""
+        loose = []
+        for error in fields:
+            target = self._fields.get(self.SERVICE_FIELDS.get(error.field, ""))
+            if target is None:
+                loose.append(error.message)
+            else:
+                target.errors = [*target.errors, error.message]
+        return loose

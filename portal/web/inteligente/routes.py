@@ -3,6 +3,8 @@ and the request status page for every role (support staff above all)."""
 
 from __future__ import annotations
 
+import re
+
 from flask import Blueprint, abort, make_response, redirect, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
@@ -13,7 +15,7 @@ from portal.web import activity
 from portal.web.auth.session import role_required
 from portal.web.backend import api
 from portal.web.inteligente import flow, presenters
-from portal.web.inteligente.forms import SmartForm, StatusSearchForm, aria_attrs
+from portal.web.inteligente.forms import RequestSearchForm, SmartForm, aria_attrs
 from portal.web.inteligente.payload import classify_document, to_request
 from portal.web.rendering import redirect_after_post, render, wants_fragment
 
@@ -23,6 +25,8 @@ STEP1, STEP2, RESULT, STATUS = ("inteligente/new.html", "inteligente/review.html
                                 "inteligente/status.html")
 # Refusals of a confirmation after which previewing again (same input) is the way forward.
 REPREVIEW_CODES = ("solicitud_vencida", "borrador_modificado")
+REQUEST_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+PAGE_SIZE = 20
 
 
 @bp.context_processor
@@ -133,19 +137,46 @@ def result(request_id: str):
 @bp.get("/solicitudes")
 @login_required
 def status():
-    """Any request of the company by request_id: state, timeline, receipt and DGI state; polls until final."""
-    form = StatusSearchForm(request.args)
-    if "request_id" not in request.args:
-        return render(STATUS, form=form, req=None)
-    if not form.validate():
-        return render(STATUS, "results", form=form, req=None, status=422)
+    """The company's requests, newest first, searched and filtered live; an ei_… id (typed or linked) shows
+    that request: state, timeline, receipt and DGI state, polling until final."""
+    search = RequestSearchForm(request.args)
+    if "request_id" in request.args:  # links and the status block's own polling
+        return _one_request(search, request.args["request_id"], block="results")
+    if search.request_id:
+        return _one_request(search, search.request_id, block="listing")
+    return _requests(search)
+
+
+def _one_request(search: RequestSearchForm, request_id: str, *, block: str):
+    """One request's status, or the reason it cannot be shown next to the search box (422, 404)."""
+    search.q.data = request_id
+    if not REQUEST_ID.match(request_id):
+        search.q.errors = [_("Ese no es un identificador de solicitud válido.")]
+        return render(STATUS, block, search=search, req=None, status=422)
     try:
-        req = api().smart_request(form.request_id.data)
+        req = api().smart_request(request_id)
     except NotFound:
-        form.request_id.errors.append(_("No existe esa solicitud en tu empresa."))
-        return render(STATUS, "results", form=form, req=None, status=404)
-    return render(STATUS, "results", form=form, req=req, p=presenters, support=presenters.support_text(req),
+        search.q.errors = [_("No existe esa solicitud en tu empresa.")]
+        return render(STATUS, block, search=search, req=None, status=404)
+    return render(STATUS, block, search=search, req=req, p=presenters, support=presenters.support_text(req),
                   receipt_urls={i: presenters.receipt_url(i) for i in req.receipt_ids})
+
+
+def _requests(search: RequestSearchForm):
+    """A page of the company's requests matching the filters (the URL's cursor says which page)."""
+    if not search.validate():
+        return render(STATUS, "listing", search=search, page=None, status=422)
+    cursor = request.args.get("cursor") or None
+    try:
+        page = api().smart_requests(**search.filters(), cursor=cursor, limit=PAGE_SIZE)
+    except ValidationError as exc:
+        # What fits none of our fields is the page's cursor (an old or hand-edited link).
+        problems = [_("No pudimos abrir esa página de la lista.")] if search.apply_service_errors(exc.fields) else []
+        return render(STATUS, "listing", search=search, page=None, problems=problems, status=422)
+    filters = RequestSearchForm.kept(request.args)
+    return render(STATUS, "listing", search=search, page=page, p=presenters, paged=bool(cursor),
+                  next_url=url_for("inteligente.status", **filters, cursor=page.next_cursor)
+                  if page.next_cursor else None, first_url=url_for("inteligente.status", **filters))
 
 
 def _kept(request_id: str) -> dict:

@@ -1,0 +1,107 @@
+"""The company's smart-issuance requests, newest first: filters that add up, and keyset pagination on
+(created_at, id) so a page never repeats or skips a request while new ones arrive."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, time, timedelta
+
+from sqlalchemy import and_, case, func, literal, or_, select
+
+from portal.service import db
+from portal.service.auth import Principal
+from portal.service.cfe import MONTEVIDEO
+from portal.service.comprobante.models import IssuedCfe
+from portal.service.inteligente.models import SmartRequest
+from portal.service.inteligente.schemas import (
+    ComprobanteResumen,
+    ListaSolicitudes,
+    SolicitudesQuery,
+    SolicitudResumen,
+)
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+_NUMBER = re.compile(r"^([A-Za-z]{0,2}) ?-? ?([0-9]{1,7})$")  # schemas.NUMBER_PATTERN, with its two parts
+
+
+def receipt_number(text: str) -> tuple[str | None, int]:
+    """"A-15", "a 0000015", "A15" -> ("A", 15); "15" -> (None, 15): without a serie, any serie."""
+    serie, number = _NUMBER.match(text).groups()
+    return (serie.upper() or None), int(number)
+
+
+def _utc(moment: datetime) -> datetime:
+    # SQLite hands back naive datetimes; every moment the service stores is UTC.
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def cursor_for(created_at: datetime, request_id: str) -> str:
+    """The position after this request: its creation in microseconds since 1970, and its id's hex."""
+    return f"{(_utc(created_at) - _EPOCH) // _MICROSECOND}_{request_id.removeprefix('ei_')}"
+
+
+def _position(cursor: str) -> tuple[datetime, str]:
+    micros, hex_id = cursor.split("_")
+    return _EPOCH + int(micros) * _MICROSECOND, "ei_" + hex_id
+
+
+def _day_start(day: date) -> datetime:
+    return datetime.combine(day, time.min, MONTEVIDEO).astimezone(UTC)
+
+
+def list_requests(principal: Principal, query: SolicitudesQuery) -> ListaSolicitudes:
+    """A page of the caller's company's requests matching `query` (never another company's)."""
+    now = datetime.now(UTC)
+    # A preview past its 15 minutes is expired even if nobody consulted it since (consulting records it).
+    lapsed = and_(SmartRequest.state == "preview", SmartRequest.expires_at < now)
+    state = case((lapsed, literal("expired")), else_=SmartRequest.state)
+    statement = (
+        select(SmartRequest.id, SmartRequest.mode, state.label("state"), SmartRequest.created_at,
+               SmartRequest.created_by, SmartRequest.error_code, IssuedCfe.id.label("cfe_id"), IssuedCfe.tipo_cfe,
+               IssuedCfe.serie, IssuedCfe.nro, IssuedCfe.tpo_moneda, IssuedCfe.mnt_total)
+        .outerjoin(IssuedCfe, and_(IssuedCfe.id == SmartRequest.cfe_id,
+                                   IssuedCfe.company_id == SmartRequest.company_id))
+        .where(SmartRequest.company_id == principal.company_id)
+        .order_by(SmartRequest.created_at.desc(), SmartRequest.id.desc())
+        .limit(query.limite + 1)
+    )
+    for condition in _filters(query, state):
+        statement = statement.where(condition)
+    rows = db.session().execute(statement).all()
+    page = rows[:query.limite]
+    more = len(rows) > query.limite
+    return ListaSolicitudes(solicitudes=[_summary(row) for row in page],
+                            siguiente_cursor=cursor_for(page[-1].created_at, page[-1].id) if more else None)
+
+
+def _filters(query: SolicitudesQuery, state) -> list:
+    conditions = []
+    if query.estado:
+        conditions.append(state == query.estado)
+    if query.creado_por:
+        conditions.append(func.lower(SmartRequest.created_by).startswith(query.creado_por.lower(), autoescape=True))
+    if query.desde:
+        conditions.append(SmartRequest.created_at >= _day_start(query.desde))
+    if query.hasta and query.hasta < date.max:
+        conditions.append(SmartRequest.created_at < _day_start(query.hasta + timedelta(days=1)))
+    if query.numero:
+        serie, number = receipt_number(query.numero)
+        conditions.append(IssuedCfe.nro == number)
+        if serie:
+            conditions.append(IssuedCfe.serie == serie)
+    if query.cursor:
+        at, request_id = _position(query.cursor)
+        conditions.append(or_(SmartRequest.created_at < at,
+                              and_(SmartRequest.created_at == at, SmartRequest.id < request_id)))
+    return conditions
+
+
+def _summary(row) -> SolicitudResumen:
+    receipt = None
+    if row.cfe_id:
+        receipt = ComprobanteResumen(id_cfe_emitido=row.cfe_id, tipo_cfe=row.tipo_cfe, serie=row.serie,
+                                     nro=row.nro, tpo_moneda=row.tpo_moneda, mnt_total=row.mnt_total)
+    return SolicitudResumen(request_id=row.id, estado=row.state, modo=row.mode, creado_en=_utc(row.created_at),
+                            creado_por=row.created_by, comprobante=receipt,
+                            codigo_error=row.error_code if row.state == "failed" else None)
