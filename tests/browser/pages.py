@@ -95,7 +95,7 @@ class DgiPage:
         return self.page.goto(path)
 
     def open_from_navigation(self) -> None:
-        self.page.get_by_role("navigation", name="Principal").get_by_role("link", name="DGI").click()
+        self.page.get_by_role("navigation", name="Principal").get_by_role("link", name="DGI", exact=True).click()
         expect(self.page.get_by_role("heading", name="Consultas a DGI")).to_be_visible()
 
     def tab(self, name: str) -> None:

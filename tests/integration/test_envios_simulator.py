@@ -214,11 +214,13 @@ def test_a_note_referring_to_a_receipt_dgi_has_not_seen_is_e12(api_client, user,
 # --- daily reports -------------------------------------------------------------------------------------
 
 
-def _report(fecha: date, sec: int = 1, signer: CfeSigner | None = None, rut: str = RUT) -> bytes:
+def _report(fecha: date, sec: int = 1, signer: CfeSigner | None = None, rut: str = RUT,
+            later_by: int = 0) -> bytes:
+    """A signed daily report; `later_by` seconds make otherwise equal reports differ in their bytes."""
     from portal.service.comprobante.issuing import signer_for
 
-    document = report_xml.report_document(rut=rut, fecha=fecha, sec_envio=sec,
-                                          signed_at=datetime.now(MONTEVIDEO).replace(microsecond=0), summaries={})
+    signed_at = datetime.now(MONTEVIDEO).replace(microsecond=0) + timedelta(seconds=later_by)
+    document = report_xml.report_document(rut=rut, fecha=fecha, sec_envio=sec, signed_at=signed_at, summaries={})
     if signer is None:
         signer = signer_for(db.session().scalar(select(Certificate).where(Certificate.company_id == 1)))
     return signer.sign(document).xml
@@ -236,7 +238,7 @@ def test_report_answers(ctx):
     first = _report(yesterday)
     assert send_report(ctx, first) == ("AR", [])
     assert send_report(ctx, first) == ("AR", [])  # the same report again: its first answer
-    assert send_report(ctx, _report(yesterday, sec=1)) == ("BR", ["R05"])  # same sequence, other bytes
+    assert send_report(ctx, _report(yesterday, sec=1, later_by=1)) == ("BR", ["R05"])  # same sequence, other bytes
     assert send_report(ctx, _report(yesterday, sec=2)) == ("AR", [])
     assert send_report(ctx, b"<Reporte") == ("BA", ["R01"])
     assert send_report(ctx, _report(yesterday + timedelta(days=3))) == ("BR", ["R06"])
