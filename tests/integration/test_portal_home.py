@@ -75,8 +75,13 @@ def test_cae_and_certificate_warnings(signed_in, live_service):
          not_after=datetime.now(UTC) + timedelta(days=20, hours=12))
     soup = _soup(signed_in("usuario@demo.uy").get("/"))
     cae = _card(soup, "cae")
-    assert "e-Ticket serie A: quedan 1.000 números, vence el" in cae
-    assert "Menos del 10 %" in cae and "Vence en 12 días" in cae
+    rows = {" ".join(tr.td.get_text(" ").split()): [" ".join(td.get_text(" ").split()) for td in tr.find_all("td")[1:]]
+            for tr in soup.find(attrs={"data-testid": "card-cae"}).select("tbody tr")}
+    in_twelve_days = (today_montevideo() + timedelta(days=12)).strftime("%d/%m/%Y")
+    assert rows["e-Ticket A"][0] == "1.000 Menos del 10 %"  # split() also splits the no-break space
+    assert rows["e-Factura A"] == ["100.000", f"{in_twelve_days} Vence en 12 días"]
+    assert rows["Nota de crédito de e-Ticket A"][0] == "100.000"  # no warning
+    assert "e-Remito A" not in rows
     assert "e-Remito: no quedan números vigentes" in cae
     certificates = _card(soup, "certificates")
     assert "en 20 días" in certificates and "Por vencer" in certificates
@@ -113,7 +118,7 @@ def test_english(signed_in):
     client.post("/idioma", data={"lang": "en", "csrf_token": token})
     text = _soup(client.get("/")).find("main").get_text(" ", strip=True)
     for words in ("Your day", "Today's receipts", "Status at DGI", "CAE numbers", "Signing certificates",
-                  "New receipt", "numbers left"):
+                  "New receipt", "Left"):
         assert words in text
 
 

@@ -4,11 +4,10 @@ main actions the user's role may take."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
 
 from flask_babel import lazy_gettext as _l
 
-from portal.client.empresa import CaeRangeInUse, DaySummary, SigningCertificate
+from portal.client.empresa import CaeRangeInUse, CurrencyTotal, DaySummary, SigningCertificate
 from portal.web.comprobantes import WRITERS
 from portal.web.comprobantes.choices import DGI_STATUS, TYPE_NAMES
 
@@ -53,29 +52,19 @@ def dgi_state_name(state: str) -> str:
 
 
 @dataclass(frozen=True)
-class TodayRow:
-    type_name: str
-    currency: str
-    count: int
-    total: Decimal
-
-
-@dataclass(frozen=True)
 class HomeView:
     summary: DaySummary
-    today: tuple[TodayRow, ...]
+    net_by_currency: tuple[CurrencyTotal, ...]  # pesos first
     dgi_states: tuple[tuple[str, int], ...]  # (label, receipts)
     cae_ranges: tuple[CaeRangeInUse, ...]
     types_without_cae: tuple[str, ...]
     certificates: tuple[SigningCertificate, ...]
 
 
-
 def home_view(summary: DaySummary) -> HomeView:
     return HomeView(
         summary=summary,
-        today=tuple(TodayRow(type_name(line.cfe_type), line.currency, line.count, line.total)
-                    for line in summary.today_by_type),
+        net_by_currency=tuple(sorted(summary.today_by_currency, key=lambda t: (t.currency != "UYU", t.currency))),
         dgi_states=tuple((dgi_state_name(state), count) for state, count in summary.dgi.by_status),
         cae_ranges=summary.cae_ranges,
         types_without_cae=tuple(type_name(code) for code in summary.types_without_cae),
