@@ -21,7 +21,7 @@ def test_each_role_signs_in_sees_its_navigation_switches_language_and_signs_out(
 
     page.get_by_role("button", name="English").click()
     expect(page.locator("html")).to_have_attribute("lang", "en")
-    expect(page.get_by_role("heading", name="Your session")).to_be_visible()
+    expect(page.get_by_role("heading", name="Your day")).to_be_visible()
     for label in shell.nav_labels():
         page.get_by_role("link", name=label, exact=True).first.click()
         shell.assert_no_csp_violations()
@@ -39,18 +39,21 @@ def test_stale_session_on_an_htmx_request_lands_on_the_sign_in_page(page: Page, 
     shell = Shell(page)
     shell.open_home_and_sign_in("usuario@demo.uy")
     context.clear_cookies()  # both the portal's session and the provider's are gone
-    page.get_by_role("button", name="Actualizar desde el servicio").click()
+    page.get_by_role("button", name="Actualizar").click()
     expect(page.get_by_label("Correo electrónico")).to_be_visible()
     shell.assert_no_csp_violations()
 
 
-def test_htmx_refresh_swaps_only_the_session_card(page: Page):
+def test_htmx_refresh_swaps_only_the_day_summary(page: Page):
     shell = Shell(page)
     shell.open_home_and_sign_in("soporte@demo.uy")
+    expect(page.get_by_role("heading", name="Comprobantes de hoy")).to_be_visible()
     page.evaluate("document.title = 'marker'")
-    page.get_by_role("button", name="Actualizar desde el servicio").click()
-    expect(page.get_by_test_id("who-role")).to_have_text("soporte")
-    assert page.title() == "marker"  # the page was not reloaded: only the card was swapped
+    page.evaluate("document.getElementById('day-summary').dataset.before = 'yes'")
+    page.get_by_role("button", name="Actualizar").click()
+    expect(page.locator("#day-summary[data-before]")).to_have_count(0)  # a new summary was swapped in
+    expect(page.get_by_role("heading", name="Estado ante DGI")).to_be_visible()
+    assert page.title() == "marker"  # the page was not reloaded: only the summary was swapped
     shell.assert_no_csp_violations()
 
 

@@ -35,7 +35,7 @@ def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_clie
     ("soporte@demo.uy", "soporte", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI"]),
     ("usuario@demo.uy", "usuario", ["Comprobantes", "DGI", "Emisión inteligente"]),
 ])
-def test_home_shows_who_from_the_service_and_the_navigation_of_the_role(signed_in, email, role, nav):
+def test_home_greets_who_is_signed_in_and_shows_the_navigation_of_the_role(signed_in, email, role, nav):
     client = signed_in(email)
     html = client.get("/").get_data(as_text=True)
     soup = BeautifulSoup(html, "html.parser")
@@ -128,9 +128,9 @@ def test_absolute_timeout_ends_the_session_even_when_active(signed_in, portal_ap
 
 def test_htmx_fragment_is_only_the_block_and_varies_on_hx_request(signed_in):
     client = signed_in()
-    fragment = client.get("/sesion", headers={"HX-Request": "true"})
+    fragment = client.get("/resumen", headers={"HX-Request": "true"})
     html = fragment.get_data(as_text=True)
-    assert html.lstrip().startswith('<article id="who"') and "<html" not in html
+    assert html.lstrip().startswith('<section id="day-summary"') and "<html" not in html
     assert "HX-Request" in fragment.headers["Vary"]
     assert "<html" in client.get("/").get_data(as_text=True)
 
@@ -162,7 +162,7 @@ def test_service_down_is_a_503_page_with_a_way_forward(signed_in, live_service):
     client = signed_in()
     live_service.stop()
     page = client.get("/")
-    assert page.status_code == 503
+    assert page.status_code == 503  # the home still opens, with its actions: see test_portal_home.py
     text = page.get_data(as_text=True)
     assert "no está respondiendo" in text and "Reintentar" in text
     fragment = client.get("/", headers={"HX-Request": "true"})

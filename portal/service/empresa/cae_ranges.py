@@ -38,11 +38,15 @@ def present(record: CaeRangeRecord) -> CaeOut:
                   caeEspecial=record.cae_especial, origen=record.source)
 
 
+def company_ranges(company_id: int) -> list[CaeRangeRecord]:
+    """The company's CAE ranges by type, serie and first number."""
+    return list(db.session().scalars(
+        select(CaeRangeRecord).where(CaeRangeRecord.company_id == company_id)
+        .order_by(CaeRangeRecord.tipo_cfe, CaeRangeRecord.serie, CaeRangeRecord.dnro)))
+
+
 def list_ranges(principal: Principal) -> CaeList:
-    records = db.session().scalars(
-        select(CaeRangeRecord).where(CaeRangeRecord.company_id == principal.company_id)
-        .order_by(CaeRangeRecord.tipo_cfe, CaeRangeRecord.serie, CaeRangeRecord.dnro))
-    return CaeList(rangos=[present(r) for r in records])
+    return CaeList(rangos=[present(r) for r in company_ranges(principal.company_id)])
 
 
 def _invalid(code: str, message: str) -> ValidationFailed:

@@ -42,10 +42,14 @@ def present(cert: Certificate, now: datetime | None = None) -> CertificateOut:
                           diasRestantes=days_left, estado=state)
 
 
+def company_certificates(company_id: int) -> list[Certificate]:
+    """The company's certificates, the one that expires last first."""
+    return list(db.session().scalars(select(Certificate).where(Certificate.company_id == company_id)
+                                     .order_by(Certificate.not_after.desc(), Certificate.id.desc())))
+
+
 def list_certificates(principal: Principal) -> CertificateList:
-    certs = db.session().scalars(select(Certificate).where(Certificate.company_id == principal.company_id)
-                                 .order_by(Certificate.not_after.desc(), Certificate.id.desc()))
-    return CertificateList(certificados=[present(c) for c in certs])
+    return CertificateList(certificados=[present(c) for c in company_certificates(principal.company_id)])
 
 
 def _invalid(field: str, code: str, message: str) -> ValidationFailed:

@@ -13,7 +13,7 @@ from flask import Blueprint, Response, request
 from portal.domain.empresa import CAE_MAX_BYTES, CERTIFICATE_MAX_BYTES, LOGO_MAX_BYTES
 from portal.service.api import ADMINS, ALL_ROLES, operation
 from portal.service.auth import API_KEY, JWT, Principal
-from portal.service.empresa import audit, branches, cae_ranges, certificates, settings
+from portal.service.empresa import audit, branches, cae_ranges, certificates, settings, summary
 from portal.service.empresa.schemas import (
     AuditList,
     BranchIn,
@@ -26,6 +26,7 @@ from portal.service.empresa.schemas import (
     LogoOut,
     SettingsIn,
     SettingsOut,
+    SummaryOut,
 )
 from portal.service.errors import ApiError, NotFound
 from portal.service.models import Role
@@ -181,6 +182,17 @@ def upload_cae(principal: Principal):
         raise _unsupported("XML (Content-Type: application/xml)")
     result, created = cae_ranges.upload(principal, request.get_data())
     return result, 201 if created else 200
+
+
+@operation(bp, "GET", "/resumen", tag=TAG, summary="Ver el día de la empresa de un vistazo", auth=(JWT, API_KEY),
+           roles=ALL_ROLES, responses={200: SummaryOut})
+def get_summary(principal: Principal):
+    """Los comprobantes con fecha de hoy (hora de Montevideo) por tipo y moneda, con lo facturado neto por
+    moneda; cuántos comprobantes hay en cada estado ante DGI, cuántos esperan respuesta y los últimos
+    rechazados; los rangos de CAE que todavía numeran, con aviso cuando queda menos del 10 % o vencen
+    dentro de 30 días; y los certificados de firma con los días que les quedan. También con una clave de
+    API, para mostrarlo en otro sistema."""
+    return summary.day_summary(principal)
 
 
 @operation(bp, "GET", "/auditoria", tag=TAG, summary="Ver la auditoría de la configuración", auth=AUTH,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime
+from decimal import Decimal
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
@@ -216,3 +217,94 @@ class AuditList(BaseModel):
     """Los cambios, del más reciente al más antiguo (hasta 200)."""
 
     eventos: list[AuditEventOut]
+
+
+# The day at a glance (GET /resumen) ---------------------------------------------------------------------------
+
+class TodayByType(BaseModel):
+    """Los comprobantes de hoy de un tipo en una moneda."""
+
+    tipoCFE: int  # noqa: N815
+    moneda: str = Field(description="Código ISO 4217 (UYU, USD, ...).")
+    cantidad: int
+    total: Decimal = Field(description="Suma de los montos a pagar (MntPagar).")
+
+
+class TodayByCurrency(BaseModel):
+    """Lo facturado hoy en una moneda."""
+
+    moneda: str
+    cantidad: int
+    neto: Decimal = Field(description="e-Tickets y e-Facturas más sus notas de débito, menos sus notas de "
+                                      "crédito (MntPagar); sin e-Remitos ni e-Resguardos.")
+
+
+class TodayOut(BaseModel):
+    """Los comprobantes con fecha de hoy (hora de Montevideo)."""
+
+    fecha: date
+    cantidad: int
+    porTipo: list[TodayByType]  # noqa: N815
+    porMoneda: list[TodayByCurrency]  # noqa: N815
+
+
+class DgiStateCount(BaseModel):
+    estado: str = Field(examples=["pendiente", "aceptado", "rechazado"])
+    cantidad: int
+
+
+class RejectedReceipt(BaseModel):
+    """Un comprobante rechazado, para abrirlo y corregirlo."""
+
+    id: str
+    tipoCFE: int  # noqa: N815
+    serie: str
+    nro: int
+    fecha: date
+    estado: str
+
+
+class DgiSummaryOut(BaseModel):
+    """Los comprobantes de la empresa según su estado ante DGI."""
+
+    porEstado: list[DgiStateCount]  # noqa: N815
+    enEspera: int = Field(description="Los que DGI todavía no aceptó, rechazó ni observó.")  # noqa: N815
+    rechazados: int = Field(description="Rechazados por DGI, ellos o su sobre.")
+    ultimosRechazados: list[RejectedReceipt] = Field(description="Los 5 rechazados más recientes.")  # noqa: N815
+
+
+class CaeInUse(CaeOut):
+    """Un rango de CAE con el que todavía se puede numerar."""
+
+    avisos: list[Literal["pocos_numeros", "por_vencer"]] = Field(
+        description="pocos_numeros: queda menos del 10 % del rango; por_vencer: vence dentro de 30 días.")
+
+
+class SummaryOut(BaseModel):
+    """El día de la empresa de un vistazo: comprobantes de hoy, estado ante DGI, CAE y certificados."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "hoy": {"fecha": "2025-06-02", "cantidad": 3,
+                "porTipo": [{"tipoCFE": 101, "moneda": "UYU", "cantidad": 2, "total": "376.00"},
+                            {"tipoCFE": 111, "moneda": "USD", "cantidad": 1, "total": "1500.00"}],
+                "porMoneda": [{"moneda": "UYU", "cantidad": 2, "neto": "376.00"},
+                              {"moneda": "USD", "cantidad": 1, "neto": "1500.00"}]},
+        "dgi": {"porEstado": [{"estado": "aceptado", "cantidad": 40}, {"estado": "rechazado", "cantidad": 1}],
+                "enEspera": 0, "rechazados": 1,
+                "ultimosRechazados": [{"id": "0123456789abcdef", "tipoCFE": 111, "serie": "A", "nro": 25,
+                                       "fecha": "2025-06-01", "estado": "rechazado"}]},
+        "cae": [{"id": 1, "caeId": 90250100010, "tipoCFE": 101, "serie": "A", "desde": 1, "hasta": 1000,
+                 "proximo": 951, "restantes": 50, "fechaAutorizacion": "2025-01-02", "vencimiento": "2026-12-31",
+                 "diasRestantes": 577, "estado": "vigente", "origen": "dgi", "avisos": ["pocos_numeros"]}],
+        "tiposSinCae": [],
+        "certificados": [{"id": 1, "nombre": "Demo S.A.", "sujeto": "CN=Demo S.A.", "emisor": "CN=Correo Uruguayo",
+                          "serie": "4242", "rut": "219999830019", "desde": "2025-01-01T00:00:00Z",
+                          "hasta": "2025-06-20T00:00:00Z", "diasRestantes": 18, "estado": "por_vencer"}],
+    }]})
+
+    hoy: TodayOut
+    dgi: DgiSummaryOut
+    cae: list[CaeInUse] = Field(description="Los rangos que todavía numeran: ni agotados ni vencidos.")
+    tiposSinCae: list[int] = Field(  # noqa: N815
+        description="Tipos de CFE con CAE cargados pero ninguno utilizable (agotados o vencidos).")
+    certificados: list[CertificateOut] = Field(description="Del que vence último al que vence primero.")

@@ -2,37 +2,49 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from flask import abort, current_app, flash, redirect, request, session, url_for
+from flask_babel import format_number, format_time
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 from werkzeug.exceptions import HTTPException
 
+from portal.client.errors import ServiceUnavailable
 from portal.web.auth.session import safe_next
 from portal.web.backend import api
 from portal.web.i18n import SUPPORTED_LOCALES
 from portal.web.main import bp
-from portal.web.rendering import render
+from portal.web.main.home import actions_for, home_view, type_name
+from portal.web.rendering import render, wants_fragment
 
 
 @bp.get("/")
 def home():
-    """Who is signed in, their role and company, as the service reports it."""
+    """The company's day at a glance, and the main actions of the user's role."""
     if not current_user.is_authenticated:
         return render("public_home.html")
     return _home_page()
 
 
-@bp.get("/sesion")
+@bp.get("/resumen")
 @login_required
-def session_card():
-    """The "your session" card, fresh from the service (the home page's refresh button)."""
+def day_summary():
+    """The day's summary, fresh from the service (the home page's refresh button swaps it in)."""
     return _home_page()
 
 
 def _home_page():
-    me = api().userinfo()
-    company = me.company(session.get("company_id"))
-    return render("home.html", "who", me=me, company=company)
+    """With the service down the page still opens (the actions need no data) and says what to do;
+    an htmx refresh instead keeps the summary on screen and shows the global banner."""
+    try:
+        view, status = home_view(api().get_day_summary()), 200
+    except ServiceUnavailable:
+        if wants_fragment():
+            raise
+        view, status = None, 503
+    return render("home.html", "summary", status=status, view=view, actions=actions_for(current_user.role),
+                  type_name=type_name, number=format_number, as_of=format_time(datetime.now(UTC), "HH:mm:ss"))
 
 
 @bp.post("/empresa")
