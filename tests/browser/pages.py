@@ -259,6 +259,9 @@ class ReceiptsPage:
         self.page.get_by_role("link", name="Comprobantes", exact=True).first.click()
         self.page.get_by_role("button", name="Nuevo comprobante").click()
         expect(self.page.get_by_role("heading", name="Nuevo comprobante")).to_be_visible()
+        # The heading shows before htmx has wired the form (deferred script): a type chosen that early sent
+        # no request, and choose_type waited 30 s for one on a loaded machine.
+        self.page.wait_for_load_state("load")
 
     def choose_type(self, label: str) -> None:
         with self.page.expect_response(lambda r: r.url.endswith("/comprobantes/nuevo/tipo")):
