@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text
+from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from portal.service.db import Base, utcnow
@@ -16,6 +16,8 @@ FINAL_STATES = ("issued", "failed", "expired")
 
 class SmartRequest(Base):
     __tablename__ = "emision_inteligente"
+    # The support list pages newest first per company (keyset on created_at, id).
+    __table_args__ = (Index("ix_emision_inteligente_company_created", "company_id", "created_at", "id"),)
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
