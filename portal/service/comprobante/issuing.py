@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 
-from flask import current_app, g
+from flask import current_app, g, has_request_context, request
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -34,8 +34,10 @@ from portal.service.cfe import (
     render_signed_pdf,
 )
 from portal.service.cfe.rules import validate
+from portal.service.comprobante import notes
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.numbering import allocate
+from portal.service.comprobante.search import folded
 from portal.service.errors import ApiError, FieldError, ValidationFailed
 from portal.service.keystore import cached_per_certificate, private_key_pem
 from portal.service.models import Certificate, Company
@@ -91,16 +93,17 @@ def check_rules(cfe: CfeInput) -> None:
                                message="El comprobante no es válido.")
 
 
-def _check_references(session: Session, company_id: int, cfe: CfeInput) -> None:
-    """A credit or debit note must point at receipts this company issued (same family of types)."""
+def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[notes.Original]:
+    """A credit or debit note must point at receipts this company issued (same family of types); returns
+    the receipts it names."""
     base = NOTE_BASE_TYPE.get(cfe.tipo_cfe)
     if base is None:
-        return
-    problems = []
+        return []
+    problems, originals = [], []
     for index, ref in enumerate(cfe.referencias):
         if getattr(ref, "ind_global", None) == 1:
             continue
-        found = session.scalar(select(IssuedCfe.id).where(
+        found = session.scalar(select(IssuedCfe).where(
             IssuedCfe.company_id == company_id, IssuedCfe.tipo_cfe == ref.tpo_doc_ref,
             IssuedCfe.serie == ref.serie, IssuedCfe.nro == ref.nro_cfe_ref))
         if ref.tpo_doc_ref not in (base, base + 1, base + 2):
@@ -111,8 +114,11 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> None:
             problems.append(FieldError(f"referencias[{index}].nroCFERef", "not_found",
                                        f"No existe el comprobante {ref.tpo_doc_ref} {ref.serie}-{ref.nro_cfe_ref} "
                                        "emitido por esta empresa."))
+        else:
+            originals.append(notes.Original(index, found))
     if problems:
         raise ValidationFailed(problems, message="La nota refiere comprobantes que no existen.")
+    return originals
 
 
 def totals_json(totals: Totals) -> dict:
@@ -144,7 +150,9 @@ def issue(principal: Principal, cfe: CfeInput, *, on_stored=None) -> IssueResult
     check_rules(cfe)
     with db.write_transaction() as session:
         company = session.get(Company, principal.company_id)
-        _check_references(session, company.id, cfe)
+        originals = _check_references(session, company.id, cfe)
+        shares = notes.shares_of(session, cfe, originals)
+        cfe = notes.with_reference_amounts(cfe, originals)
         cert = signing_certificate(session, company.id)
         allocation = allocate(session, company.id, cfe.tipo_cfe, cfe.fch_emis)
         issuer = issuer_for(company)
@@ -158,6 +166,7 @@ def issue(principal: Principal, cfe: CfeInput, *, on_stored=None) -> IssueResult
             raise
         record = _store(session, principal, company, cfe, issuer, allocation.numbering, allocation.range.id,
                         cert.id, signed)
+        notes.link(session, record, shares)
         result = IssueResult(record, [allocation.warning] if allocation.warning else [])
         if on_stored is not None:
             on_stored(session, result)
@@ -172,10 +181,12 @@ def _store(session, principal, company, cfe, issuer, numbering: Numbering, range
         tpo_moneda=cfe.tpo_moneda, mnt_total=signed.totals.mnt_total, mnt_pagar=signed.totals.mnt_pagar,
         receptor_doc=receptor.doc_recep if receptor else None,
         receptor_nombre=receptor.rzn_soc_recep if receptor else None,
+        receptor_busqueda=folded(receptor.rzn_soc_recep) if receptor else None,
         input_json=cfe.model_dump(mode="json", by_alias=True, exclude_none=True), issuer_json=asdict(issuer),
         totals_json=totals_json(signed.totals), xml=signed.xml, digest=signed.digest,
         security_code=signed.security_code, qr_url=signed.qr_url, certificate_id=cert_id,
-        created_by=principal.actor, request_id=g.get("request_id"))
+        created_by=principal.actor, request_id=g.get("request_id"),
+        idempotency_key=request.headers.get("Idempotency-Key") if has_request_context() else None)
     session.add(record)
     session.flush()
     return record

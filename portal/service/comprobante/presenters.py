@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from decimal import Decimal
 
 from flask import url_for
 from sqlalchemy import select
@@ -15,7 +16,11 @@ from portal.service.comprobante.schemas import (
     CaeData,
     CambioReferencia,
     CfeEmitido,
+    ReceptorResumen,
     ReferenciaAplicada,
+    ResultadoBusqueda,
+    ResumenCfe,
+    TotalMoneda,
 )
 
 
@@ -54,3 +59,21 @@ def _history(session: Session, record: IssuedCfe) -> list[CambioReferencia]:
 def referencia_aplicada(session: Session, record: IssuedCfe, changed: bool) -> ReferenciaAplicada:
     return ReferenciaAplicada(id_cfe_emitido=record.id, referencia_cobro=record.referencia_cobro, cambio=changed,
                               historial=_history(session, record))
+
+
+def _cents(value) -> Decimal:
+    return Decimal(str(value)).quantize(Decimal("0.01"))
+
+
+def resultado_busqueda(rows, following: str | None, totals) -> ResultadoBusqueda:
+    listed = [ResumenCfe(
+        id_cfe_emitido=row.id, tipo_cfe=row.tipo_cfe, serie=row.serie, nro=row.nro,
+        numero=f"{row.serie}-{row.nro:07d}", fch_emis=row.fch_emis, tpo_moneda=row.tpo_moneda,
+        mnt_total=_cents(row.mnt_total), mnt_pagar=_cents(row.mnt_pagar), estado_dgi=row.dgi_status,
+        solicitud=row.request_id,
+        receptor=ReceptorResumen(doc_recep=row.receptor_doc, rzn_soc_recep=row.receptor_nombre)
+        if row.receptor_doc or row.receptor_nombre else None,
+        creado_en=utc(row.created_at)) for row in rows]
+    return ResultadoBusqueda(comprobantes=listed, siguiente=following, cantidad=sum(t.cantidad for t in totals),
+                             totales=[TotalMoneda(moneda=t.moneda, cantidad=t.cantidad, mnt_total=t.mnt_total)
+                                      for t in totals])

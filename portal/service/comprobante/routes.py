@@ -6,7 +6,7 @@ import hashlib
 import secrets
 from datetime import UTC, datetime, timedelta
 
-from flask import Blueprint, Flask, Response, g, request, url_for
+from flask import Blueprint, Flask, Response, g, request, stream_with_context, url_for
 from sqlalchemy import delete, select
 
 from portal.service import db, idempotency
@@ -14,15 +14,18 @@ from portal.service.api import ALL_ROLES, WRITERS, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.cfe import CfeInput, XmlInputError, warm_up
 from portal.service.cfe.schema import schema_available, validate_cfe
-from portal.service.comprobante import issuing
+from portal.service.comprobante import issuing, search
+from portal.service.comprobante.export import csv_chunks
 from portal.service.comprobante.models import IssuedCfe, PreviewToken, ReferenceChange
-from portal.service.comprobante.presenters import cfe_emitido, referencia_aplicada
+from portal.service.comprobante.presenters import cfe_emitido, referencia_aplicada, resultado_busqueda
 from portal.service.comprobante.schemas import (
+    BuscarQuery,
     CfeEmitido,
     GetByIdQuery,
     PreviewLink,
     ReaplicarReferencia,
     ReferenciaAplicada,
+    ResultadoBusqueda,
 )
 from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
 from portal.service.models import Company
@@ -96,6 +99,39 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
         return _download(issuing.receipt_pdf(session, record), "application/pdf", f"{name}.pdf")
     response = Response(cfe_emitido(record, [], session).model_dump_json(by_alias=True, exclude_none=True),
                         mimetype="application/json")
+    response.vary.add("Accept")
+    return response
+
+
+@operation(bp, "GET", "/buscar", tag=TAG, summary="Buscar comprobantes emitidos", auth=BOTH, roles=ALL_ROLES,
+           query=BuscarQuery,
+           responses={200: {"description": "Una página en JSON (por defecto), o con Accept: text/csv todos los que "
+                                           "cumplen los filtros, en CSV para planilla (`;`, coma decimal, "
+                                           "dd/mm/aaaa, UTF-8 con BOM).",
+                            "content": {"application/json": {"schema": {
+                                "$ref": "#/components/schemas/ResultadoBusqueda"}},
+                                        "text/csv": {"schema": {"type": "string"}}}},
+                      406: "Formato no disponible."})
+def buscar(query: BuscarQuery, principal: Principal):
+    """The company's receipts however they were issued, newest first (date, then number); filters combine
+    with AND. Pages with a cursor (`siguiente`) that stays valid while receipts are being issued."""
+    wanted = _negotiate("application/json", "text/csv")
+    filters = search.Filters(**query.model_dump(exclude={"cursor", "limite"}))
+    where = search.conditions(principal.company_id, filters)
+    session = db.session()
+    if wanted == "text/csv":
+        response = Response(stream_with_context(csv_chunks(search.every_row(session, where))),
+                            mimetype="text/csv")
+        response.headers["Content-Disposition"] = 'attachment; filename="comprobantes.csv"'
+        response.vary.add("Accept")
+        return response
+    try:
+        rows, following = search.page(session, where, query.cursor, query.limite)
+    except ValueError as exc:
+        raise ValidationFailed([FieldError("cursor", "cursor_invalido", "El cursor no es válido: usá el valor "
+                                                                        "`siguiente` de la página anterior.")]) from exc
+    result: ResultadoBusqueda = resultado_busqueda(rows, following, search.totals(session, where))
+    response = Response(result.model_dump_json(by_alias=True), mimetype="application/json")
     response.vary.add("Accept")
     return response
 

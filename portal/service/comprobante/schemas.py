@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 from datetime import date, datetime
+from decimal import Decimal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
+
+from portal.domain.cfe_types import CFE_TYPES
+from portal.domain.dgi_states import DGI_STATES
+from portal.service.comprobante.search import parse_number
 
 
 class _Out(BaseModel):
@@ -93,6 +99,107 @@ class ReferenciaAplicada(_Out):
     referencia_cobro: str = Field(alias="referenciaCobro")
     cambio: bool = Field(description="false cuando la referencia ya estaba aplicada (repetir es inocuo).")
     historial: list[CambioReferencia]
+
+
+class BuscarQuery(BaseModel):
+    """Filters of the receipt list; all optional and combined with AND."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=True)
+
+    desde: date | None = Field(None, description="Fecha de emisión desde (inclusive), AAAA-MM-DD.")
+    hasta: date | None = Field(None, description="Fecha de emisión hasta (inclusive), AAAA-MM-DD.")
+    tipo_cfe: int | None = Field(None, alias="tipoCFE", json_schema_extra={"enum": sorted(CFE_TYPES)},
+                                 description="Tipo de CFE, p. ej. 111.")
+    numero: str | None = Field(None, max_length=20,
+                               description="Serie y número como se escriba: A-15, A 0000015, A15, o solo 15.")
+    receptor: str | None = Field(None, min_length=1, max_length=150,
+                                 description="Comienzo del documento (con o sin puntos y guiones) o del nombre "
+                                             "del receptor; sin distinguir mayúsculas ni tildes.")
+    monto_desde: Decimal | None = Field(None, alias="montoDesde", ge=0, max_digits=17, decimal_places=2,
+                                        description="Monto total desde (inclusive), en la moneda del comprobante.")
+    monto_hasta: Decimal | None = Field(None, alias="montoHasta", ge=0, max_digits=17, decimal_places=2,
+                                        description="Monto total hasta (inclusive).")
+    moneda: str | None = Field(None, pattern=r"^[A-Z]{3}$", description="Moneda ISO 4217, p. ej. UYU o USD.")
+    estado_dgi: str | None = Field(None, alias="estadoDGI", json_schema_extra={"enum": list(DGI_STATES)},
+                                   description="Estado ante DGI: " + ", ".join(DGI_STATES) + ".")
+    referencia: str | None = Field(None, max_length=255,
+                                   description="El X-Request-ID o la Idempotency-Key con que se emitió.")
+    cursor: str | None = Field(None, max_length=200,
+                               description="El valor `siguiente` de la página anterior.")
+    limite: int = Field(50, ge=1, le=200, description="Comprobantes por página (1 a 200).")
+
+    @field_validator("numero")
+    @classmethod
+    def _number(cls, value: str | None) -> str | None:
+        if value:
+            try:
+                parse_number(value)
+            except ValueError:
+                raise PydanticCustomError("numero_invalido", "Escribí la serie y el número, como A-15 o A 0000015, "
+                                                             "o solo el número.") from None
+        return value or None
+
+    @field_validator("tipo_cfe")
+    @classmethod
+    def _type(cls, value: int | None) -> int | None:
+        if value is not None and value not in CFE_TYPES:
+            raise PydanticCustomError("tipo_invalido", "Tipo de CFE desconocido; se espera {expected}.",
+                                      {"expected": ", ".join(map(str, sorted(CFE_TYPES)))})
+        return value
+
+    @field_validator("estado_dgi")
+    @classmethod
+    def _state(cls, value: str | None) -> str | None:
+        if value and value not in DGI_STATES:
+            raise PydanticCustomError("estado_invalido", "Estado desconocido; se espera {expected}.",
+                                      {"expected": ", ".join(DGI_STATES)})
+        return value or None
+
+    @model_validator(mode="after")
+    def _ranges(self) -> BuscarQuery:
+        if self.desde and self.hasta and self.desde > self.hasta:
+            raise PydanticCustomError("rango_invalido", "La fecha desde es posterior a la fecha hasta.")
+        if self.monto_desde is not None and self.monto_hasta is not None and self.monto_desde > self.monto_hasta:
+            raise PydanticCustomError("rango_invalido", "El monto desde es mayor que el monto hasta.")
+        return self
+
+
+class ReceptorResumen(_Out):
+    doc_recep: str | None = Field(None, alias="docRecep")
+    rzn_soc_recep: str | None = Field(None, alias="rznSocRecep")
+
+
+class ResumenCfe(_Out):
+    """One receipt of the list."""
+
+    id_cfe_emitido: str = Field(alias="idCfeEmitido")
+    tipo_cfe: int = Field(alias="tipoCFE")
+    serie: str
+    nro: int
+    numero: str = Field(description="Serie y número como se imprimen, p. ej. A-0000015.")
+    fch_emis: date = Field(alias="fchEmis")
+    tpo_moneda: str = Field(alias="tpoMoneda")
+    mnt_total: Decimal = Field(alias="mntTotal")
+    mnt_pagar: Decimal = Field(alias="mntPagar")
+    receptor: ReceptorResumen | None = None
+    estado_dgi: str = Field(alias="estadoDGI")
+    solicitud: str | None = Field(None, description="X-Request-ID de la solicitud que lo emitió.")
+    creado_en: datetime = Field(alias="creadoEn")
+
+
+class TotalMoneda(_Out):
+    moneda: str
+    cantidad: int
+    mnt_total: Decimal = Field(alias="mntTotal", description="Suma de los montos totales en esa moneda.")
+
+
+class ResultadoBusqueda(_Out):
+    """A page of the company's receipts, newest first, and the totals of everything the filters match."""
+
+    comprobantes: list[ResumenCfe]
+    siguiente: str | None = Field(None, description="Cursor de la página siguiente; null en la última.")
+    cantidad: int = Field(description="Cuántos comprobantes cumplen los filtros (todas las páginas).")
+    totales: list[TotalMoneda] = Field(description="Cantidad y suma por moneda de todos los que cumplen.")
 
 
 CfeEmitido.model_rebuild()
