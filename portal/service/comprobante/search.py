@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from sqlalchemy import BigInteger, Select, and_, cast, func, or_, select, tuple_
+from sqlalchemy import BigInteger, Select, and_, case, cast, func, or_, select, tuple_
 from sqlalchemy.orm import Session
 
 from portal.service.comprobante.models import IssuedCfe
@@ -140,12 +140,23 @@ class CurrencyTotal:
 def totals(session: Session, where: list) -> list[CurrencyTotal]:
     """Count and sum of MntTotal of the filtered set, per currency (adding pesos to dollars means nothing).
 
-    Summed in cents as integers, so the sum is exact on SQLite too (where amounts are stored as REAL)."""
-    cents = cast(func.sum(func.round(IssuedCfe.mnt_total * 100)), BigInteger)
-    query = (select(IssuedCfe.tpo_moneda, func.count(), cents).where(*where)
-             .group_by(IssuedCfe.tpo_moneda).order_by(IssuedCfe.tpo_moneda))
-    return [CurrencyTotal(moneda, count, (Decimal(int(total or 0)) / 100).quantize(CENT))
-            for moneda, count, total in session.execute(query)]
+    One pass with a conditional sum per currency the company uses, rather than GROUP BY: SQLite would sort
+    the whole set for the GROUP BY, or pick an index that sends it back to the table for every row. Summed
+    in cents as integers, so the sum is exact on SQLite too (where amounts are stored as REAL)."""
+    company = where[0]
+    currencies = session.scalars(select(IssuedCfe.tpo_moneda).where(company).distinct()
+                                 .order_by(IssuedCfe.tpo_moneda)).all()
+    if not currencies:
+        return []
+    columns = []
+    for code in currencies:
+        mine = IssuedCfe.tpo_moneda == code
+        columns += [func.count(case((mine, 1))),
+                    cast(func.sum(case((mine, func.round(IssuedCfe.mnt_total * 100)))), BigInteger)]
+    sums = session.execute(select(*columns).where(*where)).one()
+    found = [CurrencyTotal(code, sums[2 * i], (Decimal(int(sums[2 * i + 1] or 0)) / 100).quantize(CENT))
+             for i, code in enumerate(currencies)]
+    return [total for total in found if total.cantidad]
 
 
 def every_row(session: Session, where: list) -> Iterator:

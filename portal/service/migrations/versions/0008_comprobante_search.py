@@ -16,7 +16,9 @@ branch_labels = None
 depends_on = None
 
 _INDEXES = {
-    'ix_cfe_emitido_listado': ['company_id', 'fch_emis', 'nro', 'id'],
+    'ix_cfe_emitido_listado': ['company_id', 'fch_emis', 'nro', 'id', 'tipo_cfe', 'tpo_moneda', 'mnt_total',
+                               'dgi_status'],
+    'ix_cfe_emitido_moneda': ['company_id', 'tpo_moneda'],
     'ix_cfe_emitido_nro': ['company_id', 'nro'],
     'ix_cfe_emitido_receptor_doc': ['company_id', 'receptor_doc'],
     'ix_cfe_emitido_receptor_busqueda': ['company_id', 'receptor_busqueda'],
