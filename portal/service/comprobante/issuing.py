@@ -103,9 +103,10 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[
     for index, ref in enumerate(cfe.referencias):
         if getattr(ref, "ind_global", None) == 1:
             continue
+        # Locked: two credit notes of the same receipt must see each other's amounts (PostgreSQL).
         found = session.scalar(select(IssuedCfe).where(
             IssuedCfe.company_id == company_id, IssuedCfe.tipo_cfe == ref.tpo_doc_ref,
-            IssuedCfe.serie == ref.serie, IssuedCfe.nro == ref.nro_cfe_ref))
+            IssuedCfe.serie == ref.serie, IssuedCfe.nro == ref.nro_cfe_ref).with_for_update())
         if ref.tpo_doc_ref not in (base, base + 1, base + 2):
             problems.append(FieldError(f"referencias[{index}].tpoDocRef", "not_allowed",
                                        f"Una nota del tipo {cfe.tipo_cfe} solo puede referir comprobantes "

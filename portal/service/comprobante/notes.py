@@ -9,6 +9,7 @@ MntCFEref, TpoMonedaRef and TpoCambioRef (XSD 1.44), filled from the original wh
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal
 
 from sqlalchemy import func, select
@@ -116,7 +117,7 @@ def note_draft(original: IssuedCfe, note_type: int, reason: str | None = None) -
     return draft
 
 
-def full_credit_note(original: IssuedCfe, reason: str) -> CfeInput:
+def full_credit_note(original: IssuedCfe, reason: str, issue_date: date | None = None) -> CfeInput:
     """The credit note that cancels `original` entirely: same lines, discounts and surcharges."""
     note_type = CREDIT_NOTE_FOR.get(original.tipo_cfe)
     if note_type is None:
@@ -125,6 +126,8 @@ def full_credit_note(original: IssuedCfe, reason: str) -> CfeInput:
     draft = note_draft(original, note_type, reason)
     if original.input_json.get("dscRcgGlobal"):
         draft["dscRcgGlobal"] = original.input_json["dscRcgGlobal"]
+    if issue_date is not None:
+        draft["fchEmis"] = issue_date.isoformat()
     return CfeInput.model_validate(draft)
 
 

@@ -10,14 +10,17 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal.service.cfe.model import MONTEVIDEO
-from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, ReferenceChange
+from portal.service.comprobante import notes
+from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, NoteReference, ReferenceChange
 from portal.service.comprobante.schemas import (
     Advertencia,
     CaeData,
     CambioReferencia,
     CfeEmitido,
+    NotaRelacionada,
     ReceptorResumen,
     ReferenciaAplicada,
+    ReferenciaEmitida,
     ResultadoBusqueda,
     ResumenCfe,
     TotalMoneda,
@@ -38,7 +41,14 @@ def utc(moment: datetime) -> datetime:
 def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session) -> CfeEmitido:
     cae = session.get(CaeRangeRecord, record.cae_range_id)
     link = url_for("comprobante.get_by_id", idCfeEmitido=record.id, _external=True)
+    source = record.input_json
     return CfeEmitido(
+        fma_pago=source.get("fmaPago"), fch_venc=source.get("fchVenc"), mnt_bruto=source.get("mntBruto", False),
+        tpo_cambio=source.get("tpoCambio"), items=source.get("items", []),
+        dsc_rcg_global=source.get("dscRcgGlobal", []), medios_pago=source.get("mediosPago", []),
+        info_adicional_doc=source.get("infoAdicionalDoc"), adenda=source.get("adenda"),
+        referencias=_references(session, record), notas=_notes(session, record),
+        saldo_acreditable=notes.remaining(session, record) if record.tipo_cfe in notes.CREDIT_NOTE_FOR else None,
         id_cfe_emitido=record.id, tipo_cfe=record.tipo_cfe, serie=record.serie, nro=record.nro,
         fch_emis=record.fch_emis, tmst_firma=signed_at(record.tmst_firma), tpo_moneda=record.tpo_moneda,
         receptor=record.input_json.get("receptor"), totales=record.totals_json,
@@ -47,6 +57,28 @@ def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session) -> Cf
         estado_dgi=record.dgi_status, referencia_cobro=record.referencia_cobro, creado_por=record.created_by,
         creado_en=utc(record.created_at), advertencias=[Advertencia(**w) for w in warnings],
         historial_referencias=_history(session, record), enlaces={"self": link, "xml": link, "pdf": link})
+
+
+def _references(session: Session, record: IssuedCfe) -> list[ReferenciaEmitida]:
+    linked = {(r.tipo_cfe, r.serie, r.nro): r.id for r in session.execute(
+        select(IssuedCfe.tipo_cfe, IssuedCfe.serie, IssuedCfe.nro, IssuedCfe.id)
+        .join(NoteReference, NoteReference.original_id == IssuedCfe.id).where(NoteReference.note_id == record.id))}
+    result = []
+    for ref in record.input_json.get("referencias", []):
+        found = linked.get((ref.get("tpoDocRef"), ref.get("serie"), ref.get("nroCFERef")))
+        result.append(ReferenciaEmitida.model_validate({**ref, "idCfeEmitido": found}))
+    return result
+
+
+def _notes(session: Session, record: IssuedCfe) -> list[NotaRelacionada]:
+    rows = session.execute(
+        select(IssuedCfe.id, IssuedCfe.tipo_cfe, IssuedCfe.serie, IssuedCfe.nro, IssuedCfe.fch_emis,
+               IssuedCfe.tpo_moneda, IssuedCfe.mnt_total, NoteReference.amount)
+        .join(NoteReference, NoteReference.note_id == IssuedCfe.id).where(NoteReference.original_id == record.id)
+        .order_by(IssuedCfe.fch_emis, IssuedCfe.created_at))
+    return [NotaRelacionada(id_cfe_emitido=r.id, tipo_cfe=r.tipo_cfe, serie=r.serie, nro=r.nro, fch_emis=r.fch_emis,
+                            tpo_moneda=r.tpo_moneda, mnt_total=_cents(r.mnt_total), monto_aplicado=_cents(r.amount))
+            for r in rows]
 
 
 def _history(session: Session, record: IssuedCfe) -> list[CambioReferencia]:

@@ -54,7 +54,54 @@ class CfeEmitido(_Out):
     historial_referencias: list[CambioReferencia] = Field(
         default_factory=list, alias="historialReferencias",
         description="Cada aplicación de una referencia de cobro, la más reciente primero.")
+    fma_pago: int | None = Field(None, alias="fmaPago", description="Forma de pago: 1 contado, 2 crédito.")
+    fch_venc: date | None = Field(None, alias="fchVenc", description="Vencimiento del pago.")
+    mnt_bruto: bool = Field(False, alias="mntBruto", description="true si los precios incluyen IVA.")
+    tpo_cambio: Decimal | None = Field(None, alias="tpoCambio")
+    items: list[dict] = Field(default_factory=list, description="Las líneas tal como se emitieron (nomItem, "
+                                                                "cantidad, precioUnitario, ...).")
+    dsc_rcg_global: list[dict] = Field(default_factory=list, alias="dscRcgGlobal")
+    medios_pago: list[dict] = Field(default_factory=list, alias="mediosPago")
+    info_adicional_doc: str | None = Field(None, alias="infoAdicionalDoc")
+    adenda: str | None = None
+    referencias: list[ReferenciaEmitida] = Field(
+        default_factory=list, description="Los comprobantes que esta nota ajusta (zona F), con su idCfeEmitido "
+                                          "cuando los emitió esta empresa.")
+    notas: list[NotaRelacionada] = Field(default_factory=list,
+                                         description="Las notas de crédito y débito que refieren este comprobante.")
+    saldo_acreditable: Decimal | None = Field(
+        None, alias="saldoAcreditable",
+        description="Lo que una nota de crédito puede acreditar todavía: el total menos las notas de crédito "
+                    "ya emitidas. Solo en comprobantes que admiten nota de crédito.")
     enlaces: dict = Field(description="xml y pdf: la misma URL con Accept application/xml o application/pdf.")
+
+
+class ReferenciaEmitida(_Out):
+    """A reference line of a note, as issued; idCfeEmitido when the receipt it names is this company's."""
+
+    tpo_doc_ref: int | None = Field(None, alias="tpoDocRef")
+    serie: str | None = None
+    nro_cfe_ref: int | None = Field(None, alias="nroCFERef")
+    razon_ref: str | None = Field(None, alias="razonRef")
+    fecha_cfe_ref: date | None = Field(None, alias="fechaCFEref")
+    mnt_cfe_ref: Decimal | None = Field(None, alias="mntCFEref")
+    tpo_moneda_ref: str | None = Field(None, alias="tpoMonedaRef")
+    ind_global: int | None = Field(None, alias="indGlobal")
+    id_cfe_emitido: str | None = Field(None, alias="idCfeEmitido")
+
+
+class NotaRelacionada(_Out):
+    """A credit or debit note that refers to the receipt."""
+
+    id_cfe_emitido: str = Field(alias="idCfeEmitido")
+    tipo_cfe: int = Field(alias="tipoCFE")
+    serie: str
+    nro: int
+    fch_emis: date = Field(alias="fchEmis")
+    tpo_moneda: str = Field(alias="tpoMoneda")
+    mnt_total: Decimal = Field(alias="mntTotal")
+    monto_aplicado: Decimal = Field(alias="montoAplicado", description="Parte del total de la nota que se "
+                                                                       "imputa a este comprobante.")
 
 
 class PreviewLink(_Out):
@@ -99,6 +146,46 @@ class ReferenciaAplicada(_Out):
     referencia_cobro: str = Field(alias="referenciaCobro")
     cambio: bool = Field(description="false cuando la referencia ya estaba aplicada (repetir es inocuo).")
     historial: list[CambioReferencia]
+
+
+class NotaCreditoTotal(BaseModel):
+    """Cancel a receipt with the credit note of its whole amount."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=True,
+                              json_schema_extra={"examples": [
+                                  {"idCfeEmitido": "3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8",
+                                   "razon": "Factura emitida por error"}]})
+
+    id_cfe_emitido: str = Field(alias="idCfeEmitido", min_length=1, max_length=40,
+                                description="El comprobante a anular.")
+    razon: str = Field(min_length=1, max_length=90, description="Motivo (RazonRef); se imprime en la nota.")
+    fch_emis: date | None = Field(None, alias="fchEmis", description="Fecha de la nota; por defecto hoy.")
+
+
+class BorradorNotaQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    id_cfe_emitido: str = Field(alias="idCfeEmitido", min_length=1, max_length=40,
+                                description="El comprobante que la nota ajusta.")
+    tipo: str = Field(json_schema_extra={"enum": ["credito", "debito"]},
+                      description="credito (nota de crédito parcial) o debito (nota de débito).")
+
+    @field_validator("tipo")
+    @classmethod
+    def _kind(cls, value: str) -> str:
+        if value not in ("credito", "debito"):
+            raise PydanticCustomError("tipo_invalido", "Se espera credito o debito.")
+        return value
+
+
+class BorradorNota(_Out):
+    """A note ready to edit and send to emitir: the original's receiver, currency, rate and lines, and the
+    reference to it filled in."""
+
+    borrador: dict = Field(description="Cuerpo para emitir (mismo formato que POST emitir).")
+    saldo_acreditable: Decimal | None = Field(None, alias="saldoAcreditable",
+                                              description="Máximo que puede acreditar una nota de crédito.")
+    id_cfe_original: str = Field(alias="idCfeOriginal")
 
 
 class BuscarQuery(BaseModel):
