@@ -133,7 +133,7 @@ def test_invalid_receiver_is_422_with_the_error_next_to_the_field_and_the_input_
     assert html.select_one("#rzn_soc_recep")["value"] == "DIRECCION GENERAL IMPOSITIVA"
     assert html.select_one("#lines-0-precio_unitario")["value"] == "1.500,00"
     assert html.select_one("[role=alert]") is not None
-    assert soup(usuario.get("/comprobantes/")).select(".recent-table tbody tr") == []
+    assert soup(usuario.get("/comprobantes/")).select(".receipt-list tbody tr") == []
 
 
 def test_service_errors_on_a_line_and_unparseable_numbers_land_on_that_line(usuario):
@@ -211,14 +211,14 @@ def test_preview_shows_the_services_pdf_inline_without_exposing_the_token(usuari
     assert pdf.headers["Content-Disposition"].startswith("inline")
     assert "frame-ancestors 'self'" in pdf.headers["Content-Security-Policy"]
     assert signed_in("admin@demo.uy").get(src).status_code == 404  # another session knows no such handle
-    assert soup(usuario.get("/comprobantes/")).select(".recent-table tbody tr") == []  # nothing issued
+    assert soup(usuario.get("/comprobantes/")).select(".receipt-list tbody tr") == []  # nothing issued
 
 
 def test_double_submit_with_the_same_key_issues_one_receipt_and_records_it_once(usuario):
     data = eticket(usuario)
     first, second = issue(usuario, data), issue(usuario, data)
     assert first == second
-    rows = soup(usuario.get("/comprobantes/")).select(".recent-table tbody tr")
+    rows = soup(usuario.get("/comprobantes/")).select(".receipt-list tbody tr")
     assert len(rows) == 1
     assert issue(usuario, eticket(usuario)) != first  # a new form, a new key, a new receipt
 
@@ -241,7 +241,7 @@ def test_soporte_sees_receipts_but_is_refused_issuing_signing_and_references(sig
     soporte = signed_in("soporte@demo.uy")
     landing = soup(soporte.get("/comprobantes/"))
     assert landing.find("a", string="Nuevo comprobante") is None and landing.find("a", string="Firmar un XML") is None
-    assert len(landing.select(".recent-table tbody tr")) == 1
+    assert len(landing.select(".receipt-list tbody tr")) == 1
     page = soporte.get(f"/comprobantes/{receipt_id}")
     assert page.status_code == 200 and soup(page).select_one("#collection-reference form") is None
     token = csrf(soporte)
@@ -268,17 +268,20 @@ def test_pdf_and_xml_of_a_receipt(usuario):
     assert usuario.get("/comprobantes/nope/pdf").status_code == 404
 
 
-def test_lookup_by_id_goes_to_the_receipt_or_says_not_found_next_to_the_field(usuario):
+def test_the_one_box_takes_an_id_too_and_says_when_none_matches(usuario):
     receipt_id = issue(usuario, eticket(usuario))
-    found = usuario.get(f"/comprobantes/buscar?id=+{receipt_id}+")
+    old_link = usuario.get(f"/comprobantes/buscar?id=+{receipt_id}+")
+    assert old_link.status_code == 303 and old_link.headers["Location"] == f"/comprobantes/?numero={receipt_id}"
+    found = usuario.get(f"/comprobantes/?numero={receipt_id}")
     assert found.status_code == 303 and found.headers["Location"] == f"/comprobantes/{receipt_id}"
-    missing = usuario.get("/comprobantes/buscar?id=0123456789abcdef")
+    missing = usuario.get("/comprobantes/?numero=0123456789abcdef0123456789abcdef")
     assert missing.status_code == 404
-    field = soup(missing).select_one("#id")
-    assert field["value"] == "0123456789abcdef" and field["aria-invalid"] == "true"
-    assert "No hay un comprobante con ese identificador" in soup(missing).select_one("#id-error").get_text()
-    assert usuario.get("/comprobantes/buscar?id=").status_code == 422
-    assert usuario.get("/comprobantes/buscar?id=a%20b%3Cc").status_code == 422
+    field = soup(missing).select_one("#numero")
+    assert field["value"] == "0123456789abcdef0123456789abcdef" and field["aria-invalid"] == "true"
+    assert "No hay un comprobante con ese identificador" in soup(missing).select_one("#numero-error").get_text()
+    nonsense = usuario.get("/comprobantes/?numero=a%20b%3Cc")
+    assert nonsense.status_code == 422 and "Escribí la serie y el número" in soup(nonsense).select_one(
+        "#numero-error").get_text()
 
 
 def test_another_companys_receipt_is_not_found(usuario, signed_in):
@@ -286,7 +289,8 @@ def test_another_companys_receipt_is_not_found(usuario, signed_in):
     admin = signed_in("admin@demo.uy")
     admin.post("/empresa", data={"company_id": "2", "csrf_token": csrf(admin)})
     assert admin.get(f"/comprobantes/{receipt_id}").status_code == 404
-    assert admin.get(f"/comprobantes/buscar?id={receipt_id}").status_code == 404
+    assert admin.get(f"/comprobantes/?numero={receipt_id}").status_code == 404
+    assert soup(admin.get("/comprobantes/")).select(".receipt-list tbody tr") == []
 
 
 def _unsigned(signed: bytes) -> bytes:
@@ -372,10 +376,9 @@ def test_the_activity_record_says_who_what_when_request_and_receipt(usuario, por
     assert (entry.user_email, entry.cfe_id, entry.summary) == ("usuario@demo.uy", receipt_id,
                                                                "e-Ticket A-0000001 · UYU 376,00")
     assert re.fullmatch(r"[0-9a-f]{32}", entry.request_id)
-    row = soup(usuario.get("/comprobantes/")).select_one(".recent-table tbody tr")
+    row = soup(usuario.get("/comprobantes/")).select_one(".receipt-list tbody tr")
     cells = [td.get_text(strip=True) for td in row("td")]
-    assert cells[0] == "e-Ticket A-0000001 · UYU 376,00" and cells[2] == "usuario@demo.uy"
-    assert cells[3] == entry.request_id
+    assert cells[1:4] == ["e-Ticket A-0000001", "Consumo final", "UYU 376,00"]
     assert row.a["href"] == f"/comprobantes/{receipt_id}"
 
 

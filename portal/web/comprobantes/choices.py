@@ -60,9 +60,16 @@ DEPARTMENTS = ("Artigas", "Canelones", "Cerro Largo", "Colonia", "Durazno", "Flo
                "Maldonado", "Montevideo", "Paysandú", "Río Negro", "Rivera", "Rocha", "Salto", "San José",
                "Soriano", "Tacuarembó", "Treinta y Tres")
 
+# Every state of portal.domain.dgi_states, with its badge; a state added there and not here shows its code.
 DGI_STATUS = {"pendiente": (_l("Pendiente de envío a DGI"), "badge-warn"),
+              "enviado": (_l("Enviado a DGI"), "badge-neutral"),
               "aceptado": (_l("Aceptado por DGI"), "badge-ok"),
+              "observado": (_l("Observado por DGI"), "badge-warn"),
               "rechazado": (_l("Rechazado por DGI"), "badge-bad")}
+
+FILTER_TYPES = [("", _l("Todos los tipos")), *((str(code), label) for code, label in TYPE_NAMES.items())]
+FILTER_CURRENCIES = [("", _l("Todas las monedas")), *((code, code) for code, _label in CURRENCIES)]
+FILTER_STATES = [("", _l("Todos los estados")), *((code, label) for code, (label, _badge) in DGI_STATUS.items())]
 
 
 def options(pairs) -> list[SelectChoice]:

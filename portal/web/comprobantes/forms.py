@@ -177,6 +177,44 @@ class LookupForm(FlaskForm):
                                                             "3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8."))])
 
 
+class ReceiptFilterForm(FlaskForm):
+    """The receipt list's filters (a GET form: the URL holds the query, so it can be shared and reloaded)."""
+
+    class Meta:
+        csrf = False
+
+    numero = StringField(_l("Número"), validators=[Optional(), Length(max=40)])
+    receptor = StringField(_l("Receptor"), validators=[Optional(), Length(max=150)])
+    desde = DateField(_l("Desde"), validators=[Optional()])
+    hasta = DateField(_l("Hasta"), validators=[Optional()])
+    tipo = SelectField(_l("Tipo"), choices=choices.options(choices.FILTER_TYPES), default="")
+    moneda = SelectField(_l("Moneda"), choices=choices.options(choices.FILTER_CURRENCIES), default="")
+    estado = SelectField(_l("Estado DGI"), choices=choices.options(choices.FILTER_STATES), default="")
+    monto_desde = DecimalText(_l("Monto desde"))
+    monto_hasta = DecimalText(_l("Monto hasta"))
+    referencia = StringField(_l("Solicitud o clave de idempotencia"), validators=[Optional(), Length(max=255)])
+    cursor = HiddenField(validators=[Optional(), Length(max=200)])
+
+    # form field -> the service's filter name
+    SERVICE_NAMES = {"numero": "numero", "receptor": "receptor", "desde": "desde", "hasta": "hasta",
+                     "tipo": "tipoCFE", "moneda": "moneda", "estado": "estadoDGI", "monto_desde": "montoDesde",
+                     "monto_hasta": "montoHasta", "referencia": "referencia"}
+
+    def service_filters(self) -> dict:
+        values = {}
+        for name, service_name in self.SERVICE_NAMES.items():
+            value = self[name].data
+            if value not in (None, ""):
+                values[service_name] = value.isoformat() if hasattr(value, "isoformat") else str(value).strip()
+        return values
+
+    def query_args(self, **overrides) -> dict:
+        """The filters as URL parameters (for links: CSV, next page, first page)."""
+        args = {name: self[name].raw_data[0] for name in self.SERVICE_NAMES
+                if self[name].raw_data and self[name].raw_data[0]}
+        return {**args, **overrides}
+
+
 class SignXmlForm(FlaskForm):
     archivo = FileField(_l("Archivo XML sin firmar"), validators=[
         FileRequired(message=_l("Elegí un archivo XML.")),

@@ -1,5 +1,5 @@
-"""Views of the comprobantes area: the landing (recent receipts, lookup), a receipt's page, its PDF and
-XML, and its collection reference. Issuing lives in issuing.py and signing an XML in signing.py."""
+"""Views of the comprobantes area: a receipt's page, its PDF and XML, and its collection reference. The list
+lives in listing.py, issuing in issuing.py, notes from a receipt in notes.py, signing an XML in signing.py."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from portal.web.auth.session import role_required
 from portal.web.backend import api
 from portal.web.comprobantes import WRITERS, bp, forms
 from portal.web.comprobantes import issuing as _issuing  # noqa: F401 - registers its views on bp
+from portal.web.comprobantes import listing as _listing  # noqa: F401 - registers its views on bp
 from portal.web.comprobantes import signing as _signing  # noqa: F401 - registers its views on bp
 from portal.web.comprobantes.files import file_response
 from portal.web.comprobantes.receipts import receipt_view
@@ -31,33 +32,11 @@ def _area_context():
     return {"can_write": current_user.is_authenticated and current_user.role in WRITERS}
 
 
-def _landing(lookup: forms.LookupForm, *, status: int = 200):
-    recent = activity.recent(current_user.company.id, action="cfe_emitido", limit=20)
-    return render("comprobantes/index.html", status=status, lookup=lookup, recent=recent)
-
-
-@bp.get("/")
-@login_required
-def index():
-    """The area's landing: new receipt, find one by id, sign an XML, the company's recent receipts."""
-    return _landing(forms.LookupForm(formdata=None))
-
-
 @bp.get("/buscar")
 @login_required
 def lookup():
-    """Find a receipt by its id: to its page, or the landing with the error next to the field (404)."""
-    form = forms.LookupForm(formdata=request.args)
-    if not form.validate():
-        return _landing(form, status=422)
-    receipt_id = form.id.data.strip()
-    try:
-        api().get_receipt(receipt_id)
-    except client_errors.NotFound:
-        form.id.errors.append(_("No hay un comprobante con ese identificador en %(company)s.",
-                                company=current_user.company.name))
-        return _landing(form, status=404)
-    return redirect(url_for("comprobantes.receipt", receipt_id=receipt_id), code=303)
+    """Old links to the id lookup: the list's one box now takes an id or a number."""
+    return redirect(url_for("comprobantes.index", numero=(request.args.get("id") or "").strip()[:40]), code=303)
 
 
 def _checked(receipt_id: str) -> str:
