@@ -223,17 +223,14 @@ def test_double_submit_with_the_same_key_issues_one_receipt_and_records_it_once(
     assert issue(usuario, eticket(usuario)) != first  # a new form, a new key, a new receipt
 
 
-def test_a_key_reused_with_other_data_gets_a_fresh_key_and_asks_again(usuario):
+def test_the_same_form_sent_again_with_other_data_shows_the_first_receipt(usuario):
     data = eticket(usuario)
-    issue(usuario, data)
-    changed = {**data, "lines-0-cantidad": "5"}
-    answer = usuario.post("/comprobantes/nuevo", data=changed)
-    assert answer.status_code == 422
-    html = soup(answer)
-    assert "ya emitió un comprobante" in html.select_one("[role=alert]").get_text()
-    fresh = html.select_one("#idempotency_key")["value"]
-    assert fresh != data["idempotency_key"]
-    assert issue(usuario, {**changed, "idempotency_key": fresh})
+    first = issue(usuario, data)
+    changed = {**data, "lines-0-cantidad": "5"}  # Back, edit, Emitir again
+    assert issue(usuario, changed) == first
+    page = soup(usuario.get(f"/comprobantes/{first}"))
+    assert "ya emitió este comprobante; no se emitió otro" in page.get_text()
+    assert len(soup(usuario.get("/comprobantes/")).select(".receipt-list tbody tr")) == 1
 
 
 def test_soporte_sees_receipts_but_is_refused_issuing_signing_and_references(signed_in, usuario):
@@ -398,15 +395,18 @@ def test_the_form_is_prefilled_from_query_parameters(usuario):
     assert odd.select_one("#tipo_cfe option[selected]")["value"] == "101"
 
 
-def test_a_credit_note_from_the_receipt_page_refers_to_the_receipt(usuario):
+def test_a_partial_credit_note_from_the_receipt_page_refers_to_the_receipt(usuario):
     receipt_id = issue(usuario, efactura(usuario))
-    link = soup(usuario.get(f"/comprobantes/{receipt_id}")).find("a", string="Emitir nota de crédito")["href"]
-    data = form_values(soup(usuario.get(link)))
+    link = soup(usuario.get(f"/comprobantes/{receipt_id}")).find("a", string="Nota de crédito parcial")["href"]
+    page = soup(usuario.get(link))
+    assert page.h1.get_text(strip=True) == "Nota de crédito de e-Factura A-0000001"
+    data = form_values(page)
     assert (data["tipo_cfe"], data["ref_tipo"], data["ref_serie"], data["ref_nro"]) == ("112", "111", "A", "1")
-    assert data["doc_recep"] == "214844360018"
-    data.update({"ref_razon": "Devolución", "lines-0-nom_item": "Devolución", "lines-0-precio_unitario": "100"})
+    assert data["doc_recep"] == "214844360018" and data["lines-0-nom_item"] == "Consultoría"
+    data.update({"ref_razon": "Devolución", "lines-0-cantidad": "1"})
     note = soup(usuario.get(f"/comprobantes/{issue(usuario, data)}"))
     assert note.h1.get_text(strip=True) == "Nota de crédito de e-Factura A-0000001"
+    assert note.select_one("[data-testid=related] a")["href"] == f"/comprobantes/{receipt_id}"
 
 
 def test_an_eremito_has_no_prices(usuario):

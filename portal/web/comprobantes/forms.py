@@ -225,3 +225,12 @@ class CollectionReferenceForm(FlaskForm):
     referencia = StringField(_l("Referencia de cobro"), validators=[
         DataRequired(message=_l("Ingresá la referencia de cobro.")), Length(max=100)])
     observacion = StringField(_l("Observación"), validators=[Length(max=200)])
+
+
+class CancelForm(FlaskForm):
+    """Cancel a receipt with the credit note of its whole amount: the reason is printed on the note. The key,
+    made when the page is shown, makes a second click (or a reload) return the same note."""
+
+    idempotency_key = HiddenField(default=lambda: uuid.uuid4().hex, validators=[DataRequired(), Length(max=64)])
+    razon = StringField(_l("Motivo"), validators=[
+        DataRequired(message=_l("Escribí el motivo: se imprime en la nota de crédito.")), Length(max=90)])

@@ -161,3 +161,30 @@ def form_target(path: str, line_rows: tuple[int, ...]) -> tuple[str | int, ...] 
     if rest is None and index is None and head in _HEADER:
         return (_HEADER[head],)
     return None
+
+
+def _decimal(value) -> Decimal | None:
+    return None if value in (None, "") else Decimal(str(value))
+
+
+def form_data(body: dict) -> dict:
+    """The issuing form's data for a service body (the inverse of build_body): a note's draft, or a receipt
+    to issue again. Fields the form does not have (codes, payments) are left out."""
+    receptor = body.get("receptor") or {}
+    data: dict = {"tipo_cfe": body.get("tipoCFE", 101), "fma_pago": body.get("fmaPago", 1),
+                  "mnt_bruto": bool(body.get("mntBruto")), "tpo_moneda": body.get("tpoMoneda", "UYU"),
+                  "tpo_cambio": _decimal(body.get("tpoCambio")), "adenda": body.get("adenda") or "",
+                  "tipo_doc_recep": str(receptor.get("tipoDocRecep") or ""),
+                  "cod_pais_recep": receptor.get("codPaisRecep") or "UY"}
+    if body.get("tipoTraslado"):
+        data["tipo_traslado"] = body["tipoTraslado"]
+    data.update({form: receptor[api] for api, form in _RECEPTOR.items() if receptor.get(api) and form not in data})
+    data["lines"] = [{"ind_fact": item.get("indFact", 3), "nom_item": item.get("nomItem", ""),
+                      "cantidad": _decimal(item.get("cantidad")), "uni_med": item.get("uniMed", ""),
+                      "precio_unitario": _decimal(item.get("precioUnitario")),
+                      "descuento": _decimal(item.get("descuentoMonto"))} for item in body.get("items", [])]
+    for reference in body.get("referencias", [])[:1]:
+        data.update(ref_tipo=reference.get("tpoDocRef"), ref_serie=reference.get("serie", ""),
+                    ref_nro=str(reference.get("nroCFERef") or ""), ref_razon=reference.get("razonRef", ""),
+                    ref_fecha=date.fromisoformat(reference["fechaCFEref"]) if reference.get("fechaCFEref") else None)
+    return data

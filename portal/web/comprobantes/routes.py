@@ -16,6 +16,7 @@ from portal.web.backend import api
 from portal.web.comprobantes import WRITERS, bp, forms
 from portal.web.comprobantes import issuing as _issuing  # noqa: F401 - registers its views on bp
 from portal.web.comprobantes import listing as _listing  # noqa: F401 - registers its views on bp
+from portal.web.comprobantes import notes as _notes  # noqa: F401 - registers its views on bp
 from portal.web.comprobantes import signing as _signing  # noqa: F401 - registers its views on bp
 from portal.web.comprobantes.files import file_response
 from portal.web.comprobantes.receipts import receipt_view
@@ -45,20 +46,21 @@ def _checked(receipt_id: str) -> str:
     return receipt_id
 
 
-def _receipt_page(receipt_id: str, form: forms.CollectionReferenceForm | None = None, *, status: int = 200,
-                  applied=None):
-    view = receipt_view(api().get_receipt(receipt_id))
+def receipt_page(receipt_id: str, form: forms.CollectionReferenceForm | None = None, *, status: int = 200,
+                 applied=None, cancel_form: forms.CancelForm | None = None):
+    view = receipt_view(api().get_receipt(_checked(receipt_id)))
     if form is None:
         form = forms.CollectionReferenceForm(formdata=None, data={"referencia": view.receipt.collection_reference})
     return render("comprobantes/receipt.html", "reference", status=status, view=view, reference_form=form,
-                  applied=applied)
+                  applied=applied, cancel_form=cancel_form or forms.CancelForm(formdata=None),
+                  cancel_open=cancel_form is not None)
 
 
 @bp.get("/<receipt_id>")
 @login_required
 def receipt(receipt_id: str):
     """A receipt: its data, the service's totals, security code, QR, CAE, the PDF inline and the XML."""
-    return _receipt_page(_checked(receipt_id))
+    return receipt_page(_checked(receipt_id))
 
 
 @bp.get("/<receipt_id>/pdf")
@@ -83,7 +85,7 @@ def reference(receipt_id: str):
     """Reapply a collection reference; htmx swaps the reference block, which shows the history."""
     receipt_id, form = _checked(receipt_id), forms.CollectionReferenceForm()
     if not form.validate():
-        return _receipt_page(receipt_id, form, status=422)
+        return receipt_page(receipt_id, form, status=422)
     try:
         applied = api().reapply_reference(receipt_id, form.referencia.data.strip(),
                                           (form.observacion.data or "").strip() or None)
@@ -91,11 +93,11 @@ def reference(receipt_id: str):
         for problem in exc.fields:
             target = form[_REFERENCE_FIELDS.get(problem.field, "referencia")]
             target.errors = [*target.errors, problem.message]
-        return _receipt_page(receipt_id, form, status=422)
+        return receipt_page(receipt_id, form, status=422)
     if applied.changed:
         activity.record("referencia_reaplicada", cfe_id=receipt_id, summary=applied.reference)
     if not htmx:
         flash(_("Referencia de cobro aplicada: %(reference)s.", reference=applied.reference), "success")
         return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
-    return _receipt_page(receipt_id, forms.CollectionReferenceForm(formdata=None, data={
+    return receipt_page(receipt_id, forms.CollectionReferenceForm(formdata=None, data={
         "referencia": applied.reference}), applied=applied)
