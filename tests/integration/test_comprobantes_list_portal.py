@@ -128,3 +128,25 @@ def test_issue_another_like_it(usuario):
                                                                                 "Consultoría")
     copy = soup(usuario.get(f"/comprobantes/{issue(usuario, data)}"))
     assert copy.h1.get_text(strip=True) == "e-Factura A-0000002"
+
+
+def test_an_eresguardo_is_issued_with_its_retention_lines(usuario):
+    data = form_values(soup(usuario.get("/comprobantes/nuevo?tipoCFE=182")))
+    assert "lines-0-cod_ret" in data and "lines-0-precio_unitario" not in data and "fma_pago" not in data
+    data.update({"tipo_doc_recep": "2", "doc_recep": "214844360018", "rzn_soc_recep": "DGI",
+                 "dir_recep": "Fernandez Crespo 1534", "ciudad_recep": "Montevideo",
+                 "lines-0-cod_ret": "2183165", "lines-0-tasa": "50", "lines-0-base": "22.000,00",
+                 "lines-0-valor": "11.000,00"})
+    page = soup(usuario.get(f"/comprobantes/{issue(usuario, data)}"))
+    assert page.h1.get_text(strip=True) == "e-Resguardo A-0000001"
+    lines = page.select_one("[data-testid=receipt-lines]").get_text(" ", strip=True)
+    assert "2183165" in lines and "11.000,00" in lines
+
+
+def test_an_eresguardo_line_without_amount_is_refused_on_that_line(usuario):
+    data = form_values(soup(usuario.get("/comprobantes/nuevo?tipoCFE=182")))
+    data.update({"tipo_doc_recep": "2", "doc_recep": "214844360018", "rzn_soc_recep": "DGI",
+                 "lines-0-cod_ret": "2183165", "lines-0-tasa": "50"})
+    answer = usuario.post("/comprobantes/nuevo", data=data)
+    assert answer.status_code == 422
+    assert soup(answer).select_one("#lines-0-cod_ret")["value"] == "2183165"

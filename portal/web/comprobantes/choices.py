@@ -5,7 +5,6 @@ from __future__ import annotations
 from flask_babel import lazy_gettext as _l
 from wtforms.fields.choices import SelectChoice
 
-# e-Resguardo (182) is issued through the API: its lines carry only retentions, a different form.
 CFE_TYPES = [
     (101, _l("e-Ticket")),
     (111, _l("e-Factura")),
@@ -14,11 +13,12 @@ CFE_TYPES = [
     (112, _l("Nota de crédito de e-Factura")),
     (113, _l("Nota de débito de e-Factura")),
     (181, _l("e-Remito")),
+    (182, _l("e-Resguardo")),  # its lines carry only retentions: code, rate, base, amount
 ]
 
-TYPE_NAMES = {**dict(CFE_TYPES), 182: _l("e-Resguardo")}
+TYPE_NAMES = dict(CFE_TYPES)
 
-REFERENCE_TYPES = [(code, label) for code, label in CFE_TYPES if code != 181]
+REFERENCE_TYPES = [(code, label) for code, label in CFE_TYPES if code not in (181, 182)]
 
 FMA_PAGO = [(1, _l("Contado")), (2, _l("Crédito"))]
 

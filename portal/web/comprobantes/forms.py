@@ -70,6 +70,12 @@ class LineForm(Form):
     uni_med = StringField(_l("Unidad"), validators=[Length(max=4)])
     precio_unitario = DecimalText(_l("Precio unitario"))
     descuento = DecimalText(_l("Descuento"))
+    # e-Resguardo: a line is one retention
+    cod_ret = StringField(_l("Código de retención"), validators=[
+        Optional(), Regexp(r"^\s*\d{1,8}\s*$", message=_l("El código de DGI: hasta 8 dígitos, como 2183165."))])
+    tasa = DecimalText(_l("Tasa (%)"))
+    base = DecimalText(_l("Monto sujeto a retención"))
+    valor = DecimalText(_l("Monto retenido"))
 
 
 class ReceiptForm(FlaskForm):

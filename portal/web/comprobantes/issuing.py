@@ -54,6 +54,10 @@ class EditorView:
         return self.tipo == payload.REMITO
 
     @property
+    def is_resguardo(self) -> bool:
+        return self.tipo == payload.RESGUARDO
+
+    @property
     def max_lines(self) -> int:
         return CFE_TYPES[self.tipo].max_lines
 
