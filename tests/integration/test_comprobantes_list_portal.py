@@ -123,7 +123,7 @@ def test_receipt_page_shows_lines_terms_and_adenda(usuario):
 def test_issue_another_like_it(usuario):
     original = issue(usuario, efactura(usuario))
     link = soup(usuario.get(f"/comprobantes/{original}")).find("a", string="Emitir otro igual")["href"]
-    data = form_values(soup(usuario.get(link)))
+    data = form_values(soup(usuario.get(link, follow_redirects=True)))
     assert (data["tipo_cfe"], data["doc_recep"], data["lines-0-nom_item"]) == ("111", "214844360018",
                                                                                 "Consultoría")
     copy = soup(usuario.get(f"/comprobantes/{issue(usuario, data)}"))
@@ -131,7 +131,7 @@ def test_issue_another_like_it(usuario):
 
 
 def test_an_eresguardo_is_issued_with_its_retention_lines(usuario):
-    data = form_values(soup(usuario.get("/comprobantes/nuevo?tipoCFE=182")))
+    data = form_values(soup(usuario.get("/comprobantes/nuevo?tipoCFE=182", follow_redirects=True)))
     assert "lines-0-cod_ret" in data and "lines-0-precio_unitario" not in data and "fma_pago" not in data
     data.update({"tipo_doc_recep": "2", "doc_recep": "214844360018", "rzn_soc_recep": "DGI",
                  "dir_recep": "Fernandez Crespo 1534", "ciudad_recep": "Montevideo",
@@ -144,7 +144,7 @@ def test_an_eresguardo_is_issued_with_its_retention_lines(usuario):
 
 
 def test_an_eresguardo_line_without_amount_is_refused_on_that_line(usuario):
-    data = form_values(soup(usuario.get("/comprobantes/nuevo?tipoCFE=182")))
+    data = form_values(soup(usuario.get("/comprobantes/nuevo?tipoCFE=182", follow_redirects=True)))
     data.update({"tipo_doc_recep": "2", "doc_recep": "214844360018", "rzn_soc_recep": "DGI",
                  "lines-0-cod_ret": "2183165", "lines-0-tasa": "50"})
     answer = usuario.post("/comprobantes/nuevo", data=data)

@@ -44,7 +44,7 @@ def form_values(html_soup: BeautifulSoup, selector: str = "form.receipt-form") -
 
 
 def new_form(client, query: str = "") -> dict[str, str]:
-    return form_values(soup(client.get(f"/comprobantes/nuevo{query}")))
+    return form_values(soup(client.get(f"/comprobantes/nuevo{query}", follow_redirects=True)))
 
 
 def eticket(client) -> dict[str, str]:
@@ -383,7 +383,7 @@ def test_the_form_is_prefilled_from_query_parameters(usuario):
     query = urlencode({"tipoCFE": "111", "tipoDocRecep": "2", "docRecep": "214844360018",
                        "rznSocRecep": "DIRECCION GENERAL IMPOSITIVA", "dirRecep": "Fernandez Crespo 1534",
                        "ciudadRecep": "Montevideo", "deptoRecep": "Montevideo"})
-    html = soup(usuario.get(f"/comprobantes/nuevo?{query}"))
+    html = soup(usuario.get(f"/comprobantes/nuevo?{query}", follow_redirects=True))
     assert html.select_one("#tipo_cfe option[selected]")["value"] == "111"
     assert html.select_one("#tipo_doc_recep option[selected]")["value"] == "2"
     values = {name: html.select_one(f"#{name}")["value"] for name in
@@ -391,14 +391,14 @@ def test_the_form_is_prefilled_from_query_parameters(usuario):
     assert values == {"doc_recep": "214844360018", "rzn_soc_recep": "DIRECCION GENERAL IMPOSITIVA",
                       "dir_recep": "Fernandez Crespo 1534", "ciudad_recep": "Montevideo", "depto_recep": "Montevideo"}
     assert html.select_one("#doc_recep-hint").get_text(strip=True) == "RUT válido: 21-484436-001-8"
-    odd = soup(usuario.get("/comprobantes/nuevo?tipoCFE=999&tipoDocRecep=x"))
+    odd = soup(usuario.get("/comprobantes/nuevo?tipoCFE=999&tipoDocRecep=x", follow_redirects=True))
     assert odd.select_one("#tipo_cfe option[selected]")["value"] == "101"
 
 
 def test_a_partial_credit_note_from_the_receipt_page_refers_to_the_receipt(usuario):
     receipt_id = issue(usuario, efactura(usuario))
     link = soup(usuario.get(f"/comprobantes/{receipt_id}")).find("a", string="Nota de crédito parcial")["href"]
-    page = soup(usuario.get(link))
+    page = soup(usuario.get(link, follow_redirects=True))
     assert page.h1.get_text(strip=True) == "Nota de crédito de e-Factura A-0000001"
     data = form_values(page)
     assert (data["tipo_cfe"], data["ref_tipo"], data["ref_serie"], data["ref_nro"]) == ("112", "111", "A", "1")
@@ -428,6 +428,22 @@ def test_area_pages_have_no_inline_scripts_styles_or_handlers(usuario):
 
 def test_english_pages_are_translated(usuario):
     usuario.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": csrf(usuario)})
-    html = soup(usuario.get("/comprobantes/nuevo"))
+    html = soup(usuario.get("/comprobantes/nuevo", follow_redirects=True))
     assert html.h1.get_text(strip=True) == "New receipt"
     assert html.find("label", attrs={"for": "doc_recep"}).get_text(strip=True) == "Document number"
+
+
+def test_each_form_has_its_key_in_its_url_and_back_brings_the_same_key(usuario):
+    fresh = usuario.get("/comprobantes/nuevo?tipoCFE=111")
+    assert fresh.status_code == 303
+    location = fresh.headers["Location"]
+    assert re.search(r"tipoCFE=111", location) and re.search(r"clave=[0-9a-f]{32}", location)
+    key = re.search(r"clave=([0-9a-f]{32})", location)[1]
+    data = form_values(soup(usuario.get(location)))
+    assert data["idempotency_key"] == key and data["tipo_cfe"] == "111"
+    assert usuario.get("/comprobantes/nuevo").headers["Location"] != location  # another form, another key
+    data = eticket(usuario)
+    first = issue(usuario, data)
+    back = soup(usuario.get(f"/comprobantes/nuevo?clave={data['idempotency_key']}"))
+    assert back.select_one("[data-testid=form-already-issued] a")["href"] == f"/comprobantes/{first}"
+    assert issue(usuario, form_values(back) | {k: v for k, v in data.items() if k.startswith("lines")}) == first

@@ -6,12 +6,13 @@ preview PDF (with its totals), and maps the service's 422 field paths back onto 
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
 import uuid
 from dataclasses import dataclass, field
 
-from flask import abort, flash, make_response, request, session, url_for
+from flask import abort, flash, make_response, redirect, request, session, url_for
 from flask_babel import gettext as _
 from jinja2_fragments.flask import render_block
 
@@ -30,6 +31,7 @@ TEMPLATE = "comprobantes/new.html"
 _PREVIEWS_KEPT = 5
 _ISSUED_FORMS = "cfe_issued_forms"  # form key -> receipt id, in the server-side session
 _FORMS_KEPT = 50
+_FORM_KEY = re.compile(r"^[0-9a-f]{32}$")
 # A second click that reaches the service while the first is still being issued gets 409 "in progress";
 # waiting a moment turns it into the first request's receipt.
 _IN_PROGRESS_WAITS = (0.3, 0.6, 1.0, 1.5)
@@ -44,6 +46,7 @@ class EditorView:
     focus_line: int | None = None
     departments: tuple[str, ...] = choices.DEPARTMENTS
     title: str | None = None
+    issued_url: str | None = None  # this form (its key) already issued the receipt there
 
     @property
     def is_note(self) -> bool:
@@ -74,9 +77,28 @@ def _editor(form: forms.ReceiptForm, *, status: int = 200, **extra):
     return render(TEMPLATE, "editor", status=status, form=form, view=_view(form, **extra))
 
 
+def form_key_redirect():
+    """Each issuing form's one-time key lives in its URL (?clave=...), so Back, a reload or a duplicated tab
+    bring the same key back with the form (a hidden field alone did not survive Back: the page is fetched
+    again and the browser refills only what was typed). None when the URL already carries a key."""
+    if _FORM_KEY.match(request.args.get("clave", "")):
+        return None
+    return redirect(url_for(request.endpoint, **(request.view_args or {}),
+                            **{**request.args.to_dict(), "clave": uuid.uuid4().hex}), code=303)
+
+
+def fresh_editor(form: forms.ReceiptForm, **extra):
+    """A new form under the URL's key; if that key already issued a receipt here, the page says which."""
+    form.idempotency_key.data = request.args["clave"]
+    receipt_id = session.get(_ISSUED_FORMS, {}).get(form.idempotency_key.data)
+    if receipt_id:
+        extra["issued_url"] = url_for("comprobantes.receipt", receipt_id=receipt_id)
+    return _editor(form, **extra)
+
+
 def editor_for(form: forms.ReceiptForm, *, title: str):
     """The issuing form prefilled by another page (a note of a receipt, a receipt like another)."""
-    return _editor(form, title=title)
+    return form_key_redirect() or fresh_editor(form, title=title)
 
 
 def _invalid(form: forms.ReceiptForm, *, banner: list[str] | None = None, status: int = 422):
@@ -151,7 +173,7 @@ def _already_issued(key: str):
 def new():
     """The issuing form (GET, pre-filled from the query); POST issues the receipt and goes to its page."""
     if request.method == "GET":
-        return _editor(forms.prefilled_form(request.args))
+        return form_key_redirect() or fresh_editor(forms.prefilled_form(request.args))
     form = forms.ReceiptForm()
     already = _already_issued(form.idempotency_key.data or "")
     if already is not None:

@@ -12,7 +12,7 @@ from portal.web import activity
 from portal.web.auth.session import role_required
 from portal.web.backend import api
 from portal.web.comprobantes import WRITERS, bp, forms, payload
-from portal.web.comprobantes.issuing import editor_for
+from portal.web.comprobantes.issuing import editor_for, form_key_redirect
 from portal.web.comprobantes.receipts import activity_summary, type_name
 from portal.web.rendering import redirect_after_post
 
@@ -35,6 +35,9 @@ def note(receipt_id: str, kind: str):
     """The issuing form as a partial credit note or a debit note of the receipt, prefilled from it."""
     if kind not in _KINDS:
         abort(404)
+    keyed = form_key_redirect()
+    if keyed is not None:
+        return keyed
     draft = api().note_draft(receipt_id, kind)
     original = api().get_receipt(receipt_id)
     title = (_("Nota de crédito de %(what)s", what=f"{type_name(original.tipo_cfe)} {original.number}")
@@ -50,6 +53,9 @@ def note(receipt_id: str, kind: str):
 @role_required(*WRITERS)
 def copy(receipt_id: str):
     """The issuing form as a new receipt like this one (today's date, a new number)."""
+    keyed = form_key_redirect()
+    if keyed is not None:
+        return keyed
     receipt = api().get_receipt(receipt_id)
     return editor_for(forms.ReceiptForm(formdata=None, data=payload.form_data(_same_as(receipt))),
                       title=_("Nuevo comprobante como %(what)s", what=f"{type_name(receipt.tipo_cfe)} "
