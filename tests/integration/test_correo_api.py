@@ -190,3 +190,19 @@ def test_with_an_smtp_server_there_is_no_development_mailbox(api_client, auth_he
     assert _sends(api_client, user, factura["idCfeEmitido"])["buzonDesarrollo"] is False
     answer = api_client.get("/api/v1/correo/buzon", headers=auth_headers("admin@demo.uy", company_id=1))
     assert answer.status_code == 404 and answer.json["error"]["code"] == "sin_buzon"
+
+
+def test_the_sweep_sends_what_a_lost_wake_up_left_queued(api_client, user, factura, smtp):
+    from portal.service.correo.tasks import sweep_mail_sends
+
+    send_id = _send(api_client, user, factura["idCfeEmitido"], ["a@cliente.com.uy"]).json["id"]
+    jobs.huey.flush()  # the wake-up is lost (queue emptied, worker restarted, Redis flushed…)
+    assert jobs.run_pending() == 0 and smtp.recorder.received == []
+
+    sweep_mail_sends.call_local()
+    assert jobs.run_pending() == 1
+    assert len(smtp.recorder.received) == 1
+    [send] = _sends(api_client, user, factura["idCfeEmitido"])["envios"]
+    assert send["id"] == send_id and send["estado"] == "enviado"
+    sweep_mail_sends.call_local()  # nothing left to wake
+    assert jobs.run_pending() == 0 and len(smtp.recorder.received) == 1

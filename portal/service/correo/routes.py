@@ -84,8 +84,8 @@ def envio(send: MailSend) -> EnvioCorreo:
            auth=BOTH, roles=WRITERS, body=EnviarCorreo, path_params=_CFE,
            extra_headers={"Idempotency-Key": "Clave única por envío: repetir la solicitud con la misma clave "
                                              "devuelve el mismo envío, sin mandar otro correo."},
-           responses={202: EnvioCorreo, 404: "No existe o es de otra empresa.",
-                      409: "La Idempotency-Key está en curso."})
+           responses={202: EnvioCorreo, 400: "Idempotency-Key no válida.", 404: "No existe o es de otra empresa.",
+                      409: "La Idempotency-Key está en curso.", 415: "El cuerpo no es JSON."})
 def enviar(cfe_id: str, body: EnviarCorreo, principal: Principal):
     """Records a send of the receipt's PDF and signed XML to the given addresses and answers at once; the
     e-mail goes out in the background, with retries. Follow it with GET …/envios."""
