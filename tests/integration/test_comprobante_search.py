@@ -154,3 +154,12 @@ def test_csv_export_is_the_whole_filtered_set_for_a_spreadsheet(api_client, user
 def test_other_formats_are_refused(api_client, user):
     answer = api_client.get(BUSCAR, headers={**user, "Accept": "application/pdf"})
     assert answer.status_code == 406 and answer.json["error"]["code"] == "not_acceptable"
+
+
+def test_credit_notes_subtract_from_the_totals(api_client, user):
+    factura = issue(api_client, user, bodies.body(bodies.EFACTURA))
+    api_client.post("/api/v1/comprobante/notaCreditoTotal", headers=user,
+                    json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "Error"})
+    answer = api_client.get(BUSCAR, headers=user)
+    assert answer.json["cantidad"] == 2 and answer.json["totales"] == [
+        {"moneda": "UYU", "cantidad": 2, "mntTotal": "0.00"}]

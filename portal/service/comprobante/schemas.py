@@ -277,7 +277,8 @@ class ResumenCfe(_Out):
 class TotalMoneda(_Out):
     moneda: str
     cantidad: int
-    mnt_total: Decimal = Field(alias="mntTotal", description="Suma de los montos totales en esa moneda.")
+    mnt_total: Decimal = Field(alias="mntTotal", description="Suma de los montos totales en esa moneda; las "
+                                                             "notas de crédito restan.")
 
 
 class ResultadoBusqueda(_Out):

@@ -26,6 +26,7 @@ from portal.service.comprobante.models import IssuedCfe
 _NUMBER = re.compile(r"^\s*(?:([A-Za-z]{1,2}|[1-9][A-Za-z])\s*[-\s]?\s*)?0*(\d{1,7})\s*$")
 
 CENT = Decimal("0.01")
+CREDIT_NOTE_TYPES = (102, 112)
 LISTED = (IssuedCfe.id, IssuedCfe.tipo_cfe, IssuedCfe.serie, IssuedCfe.nro, IssuedCfe.fch_emis,
           IssuedCfe.tpo_moneda, IssuedCfe.mnt_total, IssuedCfe.mnt_pagar, IssuedCfe.receptor_doc,
           IssuedCfe.receptor_nombre, IssuedCfe.dgi_status, IssuedCfe.request_id, IssuedCfe.created_at)
@@ -138,12 +139,15 @@ class CurrencyTotal:
 
 
 def totals(session: Session, where: list) -> list[CurrencyTotal]:
-    """Count and sum of MntTotal of the filtered set, per currency (adding pesos to dollars means nothing).
+    """Count and sum of MntTotal of the filtered set, per currency (adding pesos to dollars means nothing);
+    credit notes count negative, so a cancelled sale adds nothing.
 
     One pass with a conditional sum per currency the company uses, rather than GROUP BY: SQLite would sort
     the whole set for the GROUP BY, or pick an index that sends it back to the table for every row. Summed
     in cents as integers, so the sum is exact on SQLite too (where amounts are stored as REAL)."""
     company = where[0]
+    cents_each = func.round(IssuedCfe.mnt_total * 100)
+    signed = case((IssuedCfe.tipo_cfe.in_(CREDIT_NOTE_TYPES), -cents_each), else_=cents_each)
     currencies = session.scalars(select(IssuedCfe.tpo_moneda).where(company).distinct()
                                  .order_by(IssuedCfe.tpo_moneda)).all()
     if not currencies:
@@ -152,7 +156,7 @@ def totals(session: Session, where: list) -> list[CurrencyTotal]:
     for code in currencies:
         mine = IssuedCfe.tpo_moneda == code
         columns += [func.count(case((mine, 1))),
-                    cast(func.sum(case((mine, func.round(IssuedCfe.mnt_total * 100)))), BigInteger)]
+                    cast(func.sum(case((mine, signed))), BigInteger)]
     sums = session.execute(select(*columns).where(*where)).one()
     found = [CurrencyTotal(code, sums[2 * i], (Decimal(int(sums[2 * i + 1] or 0)) / 100).quantize(CENT))
              for i, code in enumerate(currencies)]
