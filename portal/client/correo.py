@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from urllib.parse import quote
 
@@ -27,6 +27,7 @@ class MailSend:
     created_by: str
     created_at: datetime
     sent_at: datetime | None
+    replayed: bool = False  # the same Idempotency-Key again: this is the earlier send, no new e-mail
 
     @property
     def final(self) -> bool:
@@ -96,9 +97,11 @@ class Download:
 class CorreoApi(Transport):
     def send_receipt_by_mail(self, receipt_id: str, recipients: list[str], *,
                              idempotency_key: str | None = None) -> MailSend:
-        """Queue a send of the receipt's PDF and XML; the same key again returns the same send."""
-        return MailSend.from_json(self._json("POST", f"{BASE}/comprobante/{quote(receipt_id, safe='')}/envios",
-                                             json={"destinatarios": recipients}, idempotency_key=idempotency_key))
+        """Queue a send of the receipt's PDF and XML; the same key again returns the same send, `replayed`."""
+        response = self._request("POST", f"{BASE}/comprobante/{quote(receipt_id, safe='')}/envios",
+                                 json={"destinatarios": recipients}, idempotency_key=idempotency_key)
+        send = MailSend.from_json(response.json())
+        return replace(send, replayed=True) if response.headers.get("Idempotent-Replayed") == "true" else send
 
     def receipt_mail_sends(self, receipt_id: str) -> MailSends:
         return MailSends.from_json(self._json("GET", f"{BASE}/comprobante/{quote(receipt_id, safe='')}/envios"))

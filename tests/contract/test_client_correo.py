@@ -43,7 +43,9 @@ def test_send_and_follow_a_receipt_by_mail(as_user, receipt_id, smtp):
     api = as_user("usuario@demo.uy")
     send = api.send_receipt_by_mail(receipt_id, ["compras@cliente.com.uy"], idempotency_key="k-1")
     assert isinstance(send, MailSend) and send.state == "en_cola" and not send.final
-    assert api.send_receipt_by_mail(receipt_id, ["compras@cliente.com.uy"], idempotency_key="k-1").id == send.id
+    assert not send.replayed
+    again = api.send_receipt_by_mail(receipt_id, ["compras@cliente.com.uy"], idempotency_key="k-1")
+    assert again.id == send.id and again.replayed
     panel = api.receipt_mail_sends(receipt_id)
     assert isinstance(panel, MailSends) and panel.pending and not panel.dev_mailbox
     assert jobs.run_pending() == 1

@@ -91,7 +91,7 @@ def test_a_receipt_arrives_with_its_pdf_and_signed_xml(api_client, service_app, 
 
     [send] = _sends(api_client, user, factura["idCfeEmitido"])["envios"]
     assert send["estado"] == "enviado" and send["intentos"] == 1 and send["enviadoEn"]
-    assert send["creadoPor"] == "usuario@demo.uy"
+    assert send["creadoPor"] == "usuario@demo.uy" and send["creadoEn"].endswith(("Z", "+00:00"))
 
 
 def test_a_send_already_made_is_not_made_again(api_client, user, factura, smtp):

@@ -74,10 +74,11 @@ def valid_recipients(addresses: list[str]) -> list[str]:
 
 
 def envio(send: MailSend) -> EnvioCorreo:
+    aware = sending.aware  # SQLite hands back naive UTC moments; the API always says they are UTC
     return EnvioCorreo(id=send.id, id_cfe_emitido=send.cfe_id, destinatarios=list(send.recipients),
                        estado=send.state, intentos=send.attempts, error=send.last_error,
-                       proximo_intento=send.next_attempt_at if send.state == QUEUED else None,
-                       creado_por=send.created_by, creado_en=send.created_at, enviado_en=send.sent_at)
+                       proximo_intento=aware(send.next_attempt_at) if send.state == QUEUED else None,
+                       creado_por=send.created_by, creado_en=aware(send.created_at), enviado_en=aware(send.sent_at))
 
 
 @operation(bp, "POST", "/comprobante/<string:cfe_id>/envios", tag=TAG, summary="Enviar un comprobante por correo",

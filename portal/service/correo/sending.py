@@ -29,7 +29,7 @@ MAX_ATTEMPTS = 6
 LEASE = timedelta(minutes=5)
 
 
-def _aware(moment: datetime | None) -> datetime | None:
+def aware(moment: datetime | None) -> datetime | None:
     return moment.replace(tzinfo=UTC) if moment is not None and moment.tzinfo is None else moment
 
 
