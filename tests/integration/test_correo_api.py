@@ -12,7 +12,7 @@ from lxml import etree
 from portal.service import jobs
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue
-from tests.support.smtp import LocalSmtp, RecordingHandler
+from tests.support.smtp import LocalSmtp, RecordingHandler, password_check
 
 
 @pytest.fixture
@@ -168,6 +168,8 @@ def test_bad_addresses_are_named_and_nothing_is_recorded(api_client, user, factu
     answer = _send(api_client, user, cfe_id, ["bien@cliente.com.uy", "mal@"])
     assert [f["field"] for f in answer.json["error"]["fields"]] == ["destinatarios[1]"]
     assert "revisala" in answer.json["error"]["fields"][0]["message"]
+    answer = _send(api_client, user, cfe_id, ["josé@cliente.com.uy"])  # would need SMTPUTF8 on every relay
+    assert answer.status_code == 422 and answer.json["error"]["fields"][0]["field"] == "destinatarios[0]"
     too_many = _send(api_client, user, cfe_id, [f"c{n}@cliente.com.uy" for n in range(11)])
     assert too_many.status_code == 422
     nobody = _send(api_client, user, cfe_id, [])
@@ -206,3 +208,20 @@ def test_the_sweep_sends_what_a_lost_wake_up_left_queued(api_client, user, factu
     assert send["id"] == send_id and send["estado"] == "enviado"
     sweep_mail_sends.call_local()  # nothing left to wake
     assert jobs.run_pending() == 0 and len(smtp.recorder.received) == 1
+
+
+@pytest.fixture
+def auth_smtp():
+    server = LocalSmtp(RecordingHandler(), authenticator=password_check("envios", "s3creta"),
+                       auth_require_tls=False)
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_credentials_from_the_smtp_url(api_client, service_app, user, factura, auth_smtp):
+    service_app.config["SMTP_URL"] = f"smtp://envios:s3creta@127.0.0.1:{auth_smtp.port}?timeout=5"
+    _send(api_client, user, factura["idCfeEmitido"], ["a@cliente.com.uy"])
+    jobs.run_pending()
+    [send] = _sends(api_client, user, factura["idCfeEmitido"])["envios"]
+    assert send["estado"] == "enviado" and len(auth_smtp.recorder.received) == 1

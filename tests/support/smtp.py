@@ -11,6 +11,7 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 
 from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult
 
 
 @dataclass
@@ -44,8 +45,8 @@ class RecordingHandler:
 class LocalSmtp(Controller):
     """Listens on port 0 and learns the port the system chose before announcing itself ready."""
 
-    def __init__(self, handler: RecordingHandler):
-        super().__init__(handler, hostname="127.0.0.1", port=0)
+    def __init__(self, handler: RecordingHandler, **server_options):
+        super().__init__(handler, hostname="127.0.0.1", port=0, **server_options)
         self.recorder = handler
 
     def _trigger_server(self):
@@ -55,3 +56,12 @@ class LocalSmtp(Controller):
     @property
     def url(self) -> str:
         return f"smtp://127.0.0.1:{self.port}?timeout=5"
+
+
+def password_check(username: str, password: str):
+    """An aiosmtpd authenticator that accepts one user, for tests of the credentials in CFE_SMTP_URL."""
+
+    def authenticate(server, session, envelope, mechanism, auth_data):
+        return AuthResult(success=auth_data.login == username.encode() and auth_data.password == password.encode())
+
+    return authenticate

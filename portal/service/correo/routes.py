@@ -60,7 +60,10 @@ def valid_recipients(addresses: list[str]) -> list[str]:
     clean, problems = [], []
     for index, address in enumerate(addresses):
         try:
-            normalized = validate_email(address, check_deliverability=False).normalized
+            # No SMTPUTF8: an address whose user part is not ASCII may be refused by any relay on the way, so
+            # it is refused here, where the person can fix it; a non-ASCII domain travels as punycode.
+            checked = validate_email(address, check_deliverability=False, allow_smtputf8=False)
+            normalized = checked.ascii_email or checked.normalized
         except EmailNotValidError:
             problems.append(FieldError(f"destinatarios[{index}]", "correo_invalido",
                                        f"«{address}» no es una dirección de correo: revisala (como "

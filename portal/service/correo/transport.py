@@ -80,6 +80,8 @@ def deliver(message: EmailMessage, company_id: int, name: str) -> None:
     except smtplib.SMTPResponseException as exc:
         raise DeliveryError(f"El servidor de correo respondió {exc.smtp_code} {_decode(exc.smtp_error)}",
                             temporary=400 <= exc.smtp_code < 500) from exc
+    except smtplib.SMTPNotSupportedError as exc:  # the server lacks what this message needs: it will next time too
+        raise DeliveryError(f"El servidor de correo no admite este envío: {exc}", temporary=False) from exc
     except (smtplib.SMTPException, OSError) as exc:  # refused, dropped, timed out, TLS failed
         raise DeliveryError(f"No se pudo hablar con el servidor de correo: {exc.__class__.__name__} {exc}",
                             temporary=True) from exc
