@@ -137,7 +137,7 @@ def test_an_unreachable_server_keeps_the_send_queued(api_client, service_app, us
     _send(api_client, user, cfe_id, ["a@cliente.com.uy"])
     jobs.run_pending()
     [send] = _sends(api_client, user, cfe_id)["envios"]
-    assert send["estado"] == "en_cola" and send["intentos"] == 1 and "servidor de correo" in send["error"]
+    assert send["estado"] == "en_cola" and send["intentos"] == 1 and "No se pudo conectar" in send["error"]
 
 
 def test_the_same_idempotency_key_sends_once(api_client, user, factura, smtp):

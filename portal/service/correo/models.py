@@ -13,7 +13,6 @@ QUEUED = "en_cola"
 SENDING = "enviando"
 SENT = "enviado"
 FAILED = "fallido"
-FINAL_STATES = (SENT, FAILED)
 
 
 class MailSend(Base):

@@ -12,6 +12,7 @@ again later) and permanent (a 5xx reply: the server will say the same next time)
 
 from __future__ import annotations
 
+import logging
 import smtplib
 import ssl
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from flask import current_app
 from portal.service.correo import mailbox
 
 DEFAULT_TIMEOUT = 30.0
+log = logging.getLogger("portal.service.correo")
 
 
 class DeliveryError(Exception):
@@ -83,8 +85,9 @@ def deliver(message: EmailMessage, company_id: int, name: str) -> None:
     except smtplib.SMTPNotSupportedError as exc:  # the server lacks what this message needs: it will next time too
         raise DeliveryError(f"El servidor de correo no admite este envío: {exc}", temporary=False) from exc
     except (smtplib.SMTPException, OSError) as exc:  # refused, dropped, timed out, TLS failed
-        raise DeliveryError(f"No se pudo hablar con el servidor de correo: {exc.__class__.__name__} {exc}",
-                            temporary=True) from exc
+        log.warning("SMTP %s:%s unreachable: %r", settings.host, settings.port, exc)
+        raise DeliveryError("No se pudo conectar con el servidor de correo (no respondió, rechazó la conexión o "
+                            "la cortó); se vuelve a intentar.", temporary=True) from exc
 
 
 def _send_smtp(settings: SmtpSettings, message: EmailMessage) -> None:
