@@ -117,3 +117,45 @@ def test_soporte_sees_the_history_but_cannot_send(signed_in, receipt_id):
 
 def test_with_smtp_there_is_no_mailbox_page(signed_in):
     assert signed_in("soporte@demo.uy").get("/correo/buzon").status_code == 404
+
+
+def test_sending_as_a_receipt_is_issued(portal_app, signed_in, service_api, smtp):
+    """What the issuing view calls after issuing (portal/web/correo/on_issue.py), in a signed-in request."""
+    from flask import get_flashed_messages
+
+    from portal.web.backend import api
+    from portal.web.correo.on_issue import send_after_issue
+
+    cookie = signed_in("usuario@demo.uy").get_cookie("cfe_portal_session", domain="127.0.0.1").value
+    with portal_app.test_request_context(headers={"Cookie": f"cfe_portal_session={cookie}"}):
+        key = "0" * 32
+        receipt = api().issue_receipt(bodies.body(bodies.EFACTURA), idempotency_key=key)
+        send_after_issue(receipt, "compras@cliente.com.uy; conta@cliente.com.uy", key=key)
+        replayed = api().issue_receipt(bodies.body(bodies.EFACTURA), idempotency_key=key)
+        send_after_issue(replayed, "compras@cliente.com.uy; conta@cliente.com.uy", key=key)  # the form again
+        send_after_issue(receipt, "", key="1" * 32)  # no addresses typed: no send
+        other = api().issue_receipt(bodies.body(bodies.EFACTURA), idempotency_key="2" * 32)
+        send_after_issue(other, "mal@", key="2" * 32)
+        messages = get_flashed_messages(with_categories=True)
+    assert messages[0] == ("success", "Lo enviamos por correo a compras@cliente.com.uy, conta@cliente.com.uy.")
+    assert messages[1][0] == "warning" and "mal@" in messages[1][1] and len(messages) == 2
+    assert [s.state for s in service_api.receipt_mail_sends(receipt.id).sends] == ["en_cola"]
+    assert service_api.receipt_mail_sends(other.id).sends == ()
+    jobs.run_pending()
+    assert len(smtp.recorder.received) == 1
+
+
+def test_the_issuing_forms_field_renders(portal_app):
+    from flask import render_template
+    from flask_wtf import FlaskForm
+
+    from portal.web.correo.on_issue import recipients_field
+
+    class IssuingForm(FlaskForm):
+        enviar_a = recipients_field()
+
+    with portal_app.test_request_context():
+        html = render_template("correo/_on_issue_field.html", form=IssuingForm(meta={"csrf": False}))
+    field = BeautifulSoup(html, "html.parser").select_one("input[name=enviar_a]")
+    assert field["type"] == "text" and field["autocomplete"] == "email" and field["maxlength"] == "2600"
+    assert "Enviar por correo a" in html and "hasta 10" in html
