@@ -225,3 +225,15 @@ def test_credentials_from_the_smtp_url(api_client, service_app, user, factura, a
     jobs.run_pending()
     [send] = _sends(api_client, user, factura["idCfeEmitido"])["envios"]
     assert send["estado"] == "enviado" and len(auth_smtp.recorder.received) == 1
+
+
+def test_one_receipt_is_sent_at_most_ten_times_an_hour(api_client, user, factura):
+    cfe_id = factura["idCfeEmitido"]
+    for n in range(10):
+        assert _send(api_client, user, cfe_id, [f"c{n}@cliente.com.uy"]).status_code == 202
+    refused = _send(api_client, user, cfe_id, ["otro@cliente.com.uy"])
+    assert refused.status_code == 429 and refused.json["error"]["code"] == "demasiados_envios"
+    assert 0 < int(refused.headers["Retry-After"]) <= 3601
+    assert len(_sends(api_client, user, cfe_id)["envios"]) == 10
+    other = issue(api_client, user, bodies.body(bodies.EFACTURA))
+    assert _send(api_client, user, other["idCfeEmitido"], ["otro@cliente.com.uy"]).status_code == 202

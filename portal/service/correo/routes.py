@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import time
 
 from email_validator import EmailNotValidError, validate_email
 from flask import Blueprint, Flask, Response
+from limits import parse
 from sqlalchemy import select
 
 from portal import paths
@@ -24,8 +27,9 @@ from portal.service.correo.schemas import (
     MensajeBuzon,
     MensajeBuzonCompleto,
 )
-from portal.service.errors import FieldError, NotFound, ValidationFailed
+from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
 from portal.service.models import Role
+from portal.service.ratelimit import limiter
 
 bp = Blueprint("correo", __name__, url_prefix="/api/v1/correo")
 
@@ -35,6 +39,10 @@ _CFE = {"cfe_id": "El idCfeEmitido del comprobante."}
 _MESSAGE = {"mensaje_id": "El id del mensaje en el buzón de desarrollo."}
 _NO_MAILBOX = "No existe, o hay un servidor SMTP configurado y no hay buzón de desarrollo."
 MAILBOX_READERS = (Role.ADMIN, Role.SOPORTE)
+# A customer is not flooded with one receipt, and a company's account cannot be used to mail anyone at will.
+SENDS_PER_RECEIPT = parse("10/hour")
+SENDS_PER_COMPANY = parse("300/hour")
+log = logging.getLogger("portal.service.correo")
 
 
 def init_app(app: Flask) -> None:
@@ -89,7 +97,9 @@ def envio(send: MailSend) -> EnvioCorreo:
            extra_headers={"Idempotency-Key": "Clave única por envío: repetir la solicitud con la misma clave "
                                              "devuelve el mismo envío, sin mandar otro correo."},
            responses={202: EnvioCorreo, 400: "Idempotency-Key no válida.", 404: "No existe o es de otra empresa.",
-                      409: "La Idempotency-Key está en curso.", 415: "El cuerpo no es JSON."})
+                      409: "La Idempotency-Key está en curso.", 415: "El cuerpo no es JSON.",
+                      429: "Demasiados envíos en la última hora (10 por comprobante, 300 por empresa); ver "
+                           "Retry-After."})
 def enviar(cfe_id: str, body: EnviarCorreo, principal: Principal):
     """Records a send of the receipt's PDF and signed XML to the given addresses and answers at once; the
     e-mail goes out in the background, with retries. Follow it with GET …/envios."""
@@ -103,6 +113,7 @@ def enviar(cfe_id: str, body: EnviarCorreo, principal: Principal):
     if claim.replay is not None:
         return claim.replay
     try:
+        _count_send(principal.company_id, record.id)
         with db.write_transaction() as session:
             send = sending.queue_send(session, principal, session.get(IssuedCfe, record.id), recipients)
             answer = envio(send)
@@ -112,6 +123,26 @@ def enviar(cfe_id: str, body: EnviarCorreo, principal: Principal):
         raise
     tasks.wake(send.id)
     return answer, 202
+
+
+def _count_send(company_id: int, cfe_id: str) -> None:
+    """Count a new send against the hourly limits, or refuse it with 429 and when to try again. The limit
+    storage failing lets the send through (logged): a lost e-mail costs more than an extra one."""
+    company = str(company_id)
+    try:
+        for limit, keys in ((SENDS_PER_COMPANY, ("correo-empresa", company)),
+                            (SENDS_PER_RECEIPT, ("correo-comprobante", company, cfe_id))):
+            if not limiter().test(limit, *keys):
+                reset = limiter().get_window_stats(limit, *keys).reset_time
+                raise ApiError("Ya se enviaron muchos correos en la última hora; probá de nuevo más tarde.",
+                               code="demasiados_envios", status=429,
+                               headers={"Retry-After": str(max(int(reset - time.time()) + 1, 1))})
+        limiter().hit(SENDS_PER_COMPANY, "correo-empresa", company)
+        limiter().hit(SENDS_PER_RECEIPT, "correo-comprobante", company, cfe_id)
+    except ApiError:
+        raise
+    except Exception:  # the limit storage (Redis) is down
+        log.warning("send limits not checked: the rate-limit storage failed", exc_info=True)
 
 
 @operation(bp, "GET", "/comprobante/<string:cfe_id>/envios", tag=TAG, summary="Envíos por correo de un comprobante",
