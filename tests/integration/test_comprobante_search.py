@@ -135,11 +135,11 @@ def test_reversed_date_range_is_refused_in_spanish(api_client, user):
 
 
 def test_csv_export_is_the_whole_filtered_set_for_a_spreadsheet(api_client, user, issued):
-    answer = api_client.get(BUSCAR, query_string={"tipoCFE": 111, "limite": 1},
-                            headers={**user, "Accept": "text/csv"})
-    assert answer.status_code == 200 and answer.mimetype == "text/csv"
-    assert "attachment" in answer.headers["Content-Disposition"]
-    text = answer.data.decode("utf-8")
+    with api_client.get(BUSCAR, query_string={"tipoCFE": 111, "limite": 1},
+                        headers={**user, "Accept": "text/csv"}) as answer:  # streamed: closed as a server would
+        assert answer.status_code == 200 and answer.mimetype == "text/csv"
+        assert "attachment" in answer.headers["Content-Disposition"]
+        text = answer.data.decode("utf-8")
     assert text.startswith("\ufeff")
     rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=";"))
     assert rows[0][:4] == ["Fecha", "Tipo", "Serie", "Número"]

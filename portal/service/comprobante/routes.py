@@ -6,7 +6,7 @@ import hashlib
 import secrets
 from datetime import UTC, datetime, timedelta
 
-from flask import Blueprint, Flask, Response, g, request, stream_with_context, url_for
+from flask import Blueprint, Flask, Response, g, request, url_for
 from sqlalchemy import delete, select
 
 from portal.service import db, idempotency
@@ -120,7 +120,7 @@ def buscar(query: BuscarQuery, principal: Principal):
     where = search.conditions(principal.company_id, filters)
     session = db.session()
     if wanted == "text/csv":
-        response = Response(stream_with_context(csv_chunks(search.every_row(session, where))),
+        response = Response(csv_chunks(search.every_row_closing(db.new_session(), where)),
                             mimetype="text/csv")
         response.headers["Content-Disposition"] = 'attachment; filename="comprobantes.csv"'
         response.vary.add("Accept")

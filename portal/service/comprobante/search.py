@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from sqlalchemy import BigInteger, Select, and_, case, cast, func, or_, select, tuple_
+from sqlalchemy import BigInteger, and_, case, cast, func, or_, select, tuple_
 from sqlalchemy.orm import Session
 
 from portal.service.comprobante.models import IssuedCfe
@@ -163,7 +163,25 @@ def totals(session: Session, where: list) -> list[CurrencyTotal]:
     return [total for total in found if total.cantidad]
 
 
-def every_row(session: Session, where: list) -> Iterator:
-    """All rows of the filtered set in list order, fetched in batches (for the CSV export)."""
-    query: Select = select(*LISTED).where(*where).order_by(*_ORDER).execution_options(yield_per=1000)
-    yield from session.execute(query)
+def every_row(session: Session, where: list, batch: int = 1000) -> Iterator:
+    """All rows of the filtered set in list order, fetched in keyset batches (for the CSV export): short
+    queries, no server-side cursor left open while the response streams."""
+    position = None
+    while True:
+        query = select(*LISTED).where(*where)
+        if position is not None:
+            query = query.where(tuple_(IssuedCfe.fch_emis, IssuedCfe.nro, IssuedCfe.id) < position)
+        rows = session.execute(query.order_by(*_ORDER).limit(batch)).all()
+        yield from rows
+        if len(rows) < batch:
+            return
+        position = (rows[-1].fch_emis, rows[-1].nro, rows[-1].id)
+
+
+def every_row_closing(session: Session, where: list) -> Iterator:
+    """every_row in a session of its own, closed when the export ends, so a long download holds neither the
+    request's session nor its context."""
+    try:
+        yield from every_row(session, where)
+    finally:
+        session.close()
