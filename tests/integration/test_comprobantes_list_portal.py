@@ -110,6 +110,16 @@ def test_cancel_with_a_full_credit_note_links_both_and_never_twice(usuario, sign
                         data={"csrf_token": csrf(soporte), "razon": "x"}).status_code == 403
 
 
+def test_receipt_page_shows_payments_and_discounts_of_a_receipt_issued_through_the_api(usuario, service_api):
+    body = bodies.body(bodies.ETICKET)
+    body.update(mediosPago=[{"glosaMP": "Efectivo", "valorPago": "300.00"}],
+                dscRcgGlobal=[{"tpoMovDR": "D", "glosaDR": "Descuento contado", "valorDR": "10.00", "indFactDR": 3}])
+    receipt = service_api.issue_receipt(body, idempotency_key=uuid.uuid4().hex)
+    page = soup(usuario.get(f"/comprobantes/{receipt.id}"))
+    assert "Efectivo" in page.select_one("[data-testid=payments]").get_text()
+    assert "Descuento contado" in page.select_one("[data-testid=adjustments]").get_text()
+
+
 def test_receipt_page_shows_lines_terms_and_adenda(usuario):
     data = efactura(usuario)
     data.update({"fch_venc": "2050-01-31", "adenda": "Orden de compra 4512"})
