@@ -7,9 +7,13 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from portal.client.base import Transport
+from portal.client.comprobante_list import CurrencyTotal, ReceiptPage, ReceiptSummary
 from portal.client.models import parse_datetime as _dt
 
 BASE = "/api/v1/comprobante"
+__all__ = ["AppliedReference", "CaeInfo", "ComprobantesApi", "CurrencyTotal", "IssuedReceipt", "NoteDraft",
+           "PreviewLink", "ReceiptPage", "ReceiptReference", "ReceiptSummary", "ReceiptWarning", "ReferenceChange",
+           "RelatedNote", "SignedXml"]
 
 
 @dataclass(frozen=True)
@@ -142,57 +146,6 @@ class RelatedNote:
         return cls(data["idCfeEmitido"], int(data["tipoCFE"]), data["serie"], int(data["nro"]),
                    date.fromisoformat(data["fchEmis"]), data["tpoMoneda"], Decimal(data["mntTotal"]),
                    Decimal(data["montoAplicado"]))
-
-
-@dataclass(frozen=True)
-class ReceiptSummary:
-    """One receipt of the list."""
-
-    id: str
-    tipo_cfe: int
-    serie: str
-    nro: int
-    number: str
-    issue_date: date
-    currency: str
-    total: Decimal
-    amount_to_pay: Decimal
-    receiver_doc: str | None
-    receiver_name: str | None
-    dgi_status: str
-    request_id: str | None
-
-    @classmethod
-    def from_json(cls, data: dict) -> ReceiptSummary:
-        receiver = data.get("receptor") or {}
-        return cls(data["idCfeEmitido"], int(data["tipoCFE"]), data["serie"], int(data["nro"]), data["numero"],
-                   date.fromisoformat(data["fchEmis"]), data["tpoMoneda"], Decimal(data["mntTotal"]),
-                   Decimal(data["mntPagar"]), receiver.get("docRecep"), receiver.get("rznSocRecep"),
-                   data["estadoDGI"], data.get("solicitud"))
-
-
-@dataclass(frozen=True)
-class CurrencyTotal:
-    currency: str
-    count: int
-    total: Decimal
-
-
-@dataclass(frozen=True)
-class ReceiptPage:
-    """A page of the company's receipts and the totals of everything the filters match."""
-
-    receipts: tuple[ReceiptSummary, ...]
-    next_cursor: str | None
-    count: int
-    totals: tuple[CurrencyTotal, ...]
-
-    @classmethod
-    def from_json(cls, data: dict) -> ReceiptPage:
-        return cls(tuple(ReceiptSummary.from_json(r) for r in data["comprobantes"]), data.get("siguiente"),
-                   int(data["cantidad"]),
-                   tuple(CurrencyTotal(t["moneda"], int(t["cantidad"]), Decimal(t["mntTotal"]))
-                         for t in data["totales"]))
 
 
 @dataclass(frozen=True)
