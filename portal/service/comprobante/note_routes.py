@@ -39,7 +39,8 @@ def _untouched(original: IssuedCfe) -> None:
 
 @operation(bp, "POST", "/notaCreditoTotal", tag=TAG, summary="Anular un comprobante con nota de crédito",
            auth=BOTH, roles=WRITERS, body=NotaCreditoTotal, extra_headers=_IDEMPOTENCY,
-           responses={201: CfeEmitido, 404: "No existe o es de otra empresa.",
+           responses={201: CfeEmitido, 400: "Idempotency-Key con formato inválido.",
+                      404: "No existe o es de otra empresa.",
                       409: "El comprobante no admite nota de crédito, ya tiene notas de crédito, no hay CAE "
                            "vigente o la Idempotency-Key está en curso."})
 def nota_credito_total(body: NotaCreditoTotal, principal: Principal):
