@@ -28,6 +28,7 @@ from wtforms.validators import DataRequired, Length, Optional, Regexp
 from portal.domain.cfe_types import NOTE_BASE_TYPE
 from portal.web.comprobantes import choices
 from portal.web.comprobantes.payload import PREFILL_PARAMS
+from portal.web.correo import on_issue
 from portal.web.numbers import AmbiguousNumber, parse_decimal
 
 MAX_LINES = 700
@@ -116,6 +117,7 @@ class ReceiptForm(FlaskForm):
     ref_fecha = DateField(_l("Fecha del comprobante referido"), validators=[Optional()])
 
     adenda = TextAreaField(_l("Adenda"), validators=[Length(max=10000)])
+    enviar_a = on_issue.recipients_field()  # e-mail the PDF and XML as soon as it is issued (correo area)
 
     def fit_to_type(self) -> None:
         """Defaults that follow the type: an e-Factura's receiver has a RUT; a note refers to its base type."""

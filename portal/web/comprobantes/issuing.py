@@ -25,6 +25,7 @@ from portal.web.comprobantes import WRITERS, bp, choices, forms, payload
 from portal.web.comprobantes.documents import NO_HINT, Hint, document_hint
 from portal.web.comprobantes.files import file_response
 from portal.web.comprobantes.receipts import activity_summary, type_name
+from portal.web.correo import on_issue
 from portal.web.rendering import redirect_after_post, render
 
 TEMPLATE = "comprobantes/new.html"
@@ -188,6 +189,7 @@ def new():
     except client_errors.Conflict as exc:
         return _invalid(form, banner=[exc.message], status=409)
     _remember(receipt, form.idempotency_key.data)
+    on_issue.send_after_issue(receipt, form.enviar_a.data, key=form.idempotency_key.data)
     return redirect_after_post("comprobantes.receipt", receipt_id=receipt.id)
 
 
