@@ -5,6 +5,7 @@ from __future__ import annotations
 from portal.client.apikeys import ApiKeysApi
 from portal.client.base import Transport
 from portal.client.comprobantes import ComprobantesApi
+from portal.client.correo import CorreoApi
 from portal.client.dgi import DgiApi
 from portal.client.empresa import EmpresaApi
 from portal.client.envios import EnviosApi
@@ -12,7 +13,8 @@ from portal.client.inteligente import InteligenteApi
 from portal.client.models import UserInfo
 
 
-class UserApi(ComprobantesApi, ApiKeysApi, DgiApi, InteligenteApi, EmpresaApi, EnviosApi, Transport):
+class UserApi(ComprobantesApi, ApiKeysApi, DgiApi, InteligenteApi, EmpresaApi, EnviosApi, CorreoApi,
+              Transport):
     """The service as one caller sees it."""
 
     def userinfo(self) -> UserInfo:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
+from decimal import Decimal
 
 from portal.client.base import Transport
+from portal.client.comprobante_list import CurrencyTotal, ReceiptPage, ReceiptSummary
 from portal.client.envios import DgiState
 from portal.client.models import parse_datetime as _dt
 
 BASE = "/api/v1/comprobante"
+__all__ = ["AppliedReference", "CaeInfo", "ComprobantesApi", "CurrencyTotal", "IssuedReceipt", "NoteDraft",
+           "PreviewLink", "ReceiptPage", "ReceiptReference", "ReceiptSummary", "ReceiptWarning", "ReferenceChange",
+           "RelatedNote", "SignedXml"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,18 @@ class IssuedReceipt:
     warnings: tuple[ReceiptWarning, ...]
     reference_history: tuple[ReferenceChange, ...] = ()
     dgi: DgiState | None = None
+    payment_form: int | None = None
+    due_date: date | None = None
+    prices_include_tax: bool = False
+    exchange_rate: Decimal | None = None
+    lines: tuple[dict, ...] = ()
+    adjustments: tuple[dict, ...] = ()
+    payments: tuple[dict, ...] = ()
+    adenda: str | None = None
+    references: tuple[ReceiptReference, ...] = ()
+    notes: tuple[RelatedNote, ...] = ()
+    creditable_balance: Decimal | None = None
+    replayed: bool = False  # the service answered an Idempotency-Key already used: issued before, not now
 
     @property
     def number(self) -> str:
@@ -67,7 +84,84 @@ class IssuedReceipt:
             created_by=data["creadoPor"], created_at=_dt(data["creadoEn"]),
             warnings=tuple(ReceiptWarning(w["codigo"], w["mensaje"]) for w in data.get("advertencias", [])),
             reference_history=_reference_history(data.get("historialReferencias", [])),
+            payment_form=data.get("fmaPago"), due_date=_day(data.get("fchVenc")),
+            prices_include_tax=bool(data.get("mntBruto")), exchange_rate=_decimal(data.get("tpoCambio")),
+            lines=tuple(data.get("items", [])), adjustments=tuple(data.get("dscRcgGlobal", [])),
+            payments=tuple(data.get("mediosPago", [])), adenda=data.get("adenda"),
+            references=tuple(ReceiptReference.from_json(r) for r in data.get("referencias", [])),
+            notes=tuple(RelatedNote.from_json(n) for n in data.get("notas", [])),
+            creditable_balance=_decimal(data.get("saldoAcreditable")),
             dgi=DgiState.from_json(data["dgi"]) if data.get("dgi") else None)
+
+
+def _day(value: str | None) -> date | None:
+    return date.fromisoformat(value) if value else None
+
+
+def _decimal(value) -> Decimal | None:
+    return None if value is None else Decimal(str(value))
+
+
+@dataclass(frozen=True)
+class ReceiptReference:
+    """A receipt a note refers to; `receipt_id` when it is one of the company's."""
+
+    tipo_cfe: int | None
+    serie: str | None
+    nro: int | None
+    reason: str | None
+    issue_date: date | None
+    amount: Decimal | None
+    currency: str | None
+    receipt_id: str | None
+    global_reference: bool = False
+
+    @property
+    def number(self) -> str:
+        return f"{self.serie}-{self.nro:07d}" if self.serie and self.nro else ""
+
+    @classmethod
+    def from_json(cls, data: dict) -> ReceiptReference:
+        return cls(data.get("tpoDocRef"), data.get("serie"), data.get("nroCFERef"), data.get("razonRef"),
+                   _day(data.get("fechaCFEref")), _decimal(data.get("mntCFEref")), data.get("tpoMonedaRef"),
+                   data.get("idCfeEmitido"), data.get("indGlobal") == 1)
+
+
+@dataclass(frozen=True)
+class RelatedNote:
+    """A credit or debit note that refers to the receipt."""
+
+    receipt_id: str
+    tipo_cfe: int
+    serie: str
+    nro: int
+    issue_date: date
+    currency: str
+    total: Decimal
+    applied: Decimal
+
+    @property
+    def number(self) -> str:
+        return f"{self.serie}-{self.nro:07d}"
+
+    @classmethod
+    def from_json(cls, data: dict) -> RelatedNote:
+        return cls(data["idCfeEmitido"], int(data["tipoCFE"]), data["serie"], int(data["nro"]),
+                   date.fromisoformat(data["fchEmis"]), data["tpoMoneda"], Decimal(data["mntTotal"]),
+                   Decimal(data["montoAplicado"]))
+
+
+@dataclass(frozen=True)
+class NoteDraft:
+    """The body of a note prefilled from its original (the emitir format), and what is left to credit."""
+
+    body: dict
+    original_id: str
+    creditable_balance: Decimal | None
+
+    @classmethod
+    def from_json(cls, data: dict) -> NoteDraft:
+        return cls(data["borrador"], data["idCfeOriginal"], _decimal(data.get("saldoAcreditable")))
 
 
 @dataclass(frozen=True)
@@ -116,12 +210,40 @@ class SignedXml:
 
 
 
+def _issued(response) -> IssuedReceipt:
+    receipt = IssuedReceipt.from_json(response.json())
+    return replace(receipt, replayed=True) if response.headers.get("Idempotent-Replayed") == "true" else receipt
+
+
+def _present(filters: dict) -> dict:
+    return {name: value for name, value in filters.items() if value not in (None, "")}
+
+
 class ComprobantesApi(Transport):
     """The Comprobante endpoints."""
 
     def issue_receipt(self, cfe: dict, *, idempotency_key: str) -> IssuedReceipt:
-        """POST emitir. The key makes a retry (or a double click) return the same receipt."""
-        return IssuedReceipt.from_json(self._json("POST", f"{BASE}/emitir", json=cfe, idempotency_key=idempotency_key))
+        """POST emitir. The key makes a retry (or a double click) return the same receipt, `replayed`."""
+        return _issued(self._request("POST", f"{BASE}/emitir", json=cfe, idempotency_key=idempotency_key))
+
+    def cancel_with_credit_note(self, receipt_id: str, reason: str, *, idempotency_key: str) -> IssuedReceipt:
+        """POST notaCreditoTotal: the credit note of the whole receipt."""
+        return _issued(self._request("POST", f"{BASE}/notaCreditoTotal", idempotency_key=idempotency_key,
+                                     json={"idCfeEmitido": receipt_id, "razon": reason}))
+
+    def note_draft(self, receipt_id: str, kind: str) -> NoteDraft:
+        """GET borradorNota; `kind` is "credito" or "debito"."""
+        return NoteDraft.from_json(self._json("GET", f"{BASE}/borradorNota",
+                                              params={"idCfeEmitido": receipt_id, "tipo": kind}))
+
+    def search_receipts(self, filters: dict, *, cursor: str | None = None, limit: int = 50) -> ReceiptPage:
+        """GET buscar with the service's filter names (desde, hasta, tipoCFE, numero, receptor, ...)."""
+        params = {**_present(filters), "limite": limit, **({"cursor": cursor} if cursor else {})}
+        return ReceiptPage.from_json(self._json("GET", f"{BASE}/buscar", params=params))
+
+    def export_receipts_csv(self, filters: dict) -> bytes:
+        """Every receipt the filters match, as the service's CSV (es-UY, `;`, UTF-8 with BOM)."""
+        return self._request("GET", f"{BASE}/buscar", params=_present(filters), accept="text/csv").content
 
     def get_receipt(self, receipt_id: str) -> IssuedReceipt:
         return IssuedReceipt.from_json(self._json("GET", f"{BASE}/getByIdCfeEmitido",

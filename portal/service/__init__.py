@@ -13,7 +13,7 @@ from sqlalchemy import text
 from portal.service import db, errors, jobs, ratelimit, requestid
 from portal.service.config import load_config
 
-AREAS = ("comprobante", "apikeys", "dgi", "inteligente", "empresa", "indices", "envios")
+AREAS = ("comprobante", "apikeys", "dgi", "inteligente", "empresa", "indices", "envios", "correo")
 
 # Pages the service itself renders (sign-in, API reference) load only our own files.
 CONTENT_SECURITY_POLICY = (

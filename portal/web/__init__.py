@@ -16,7 +16,7 @@ from portal.web import activity, errors, i18n, security
 from portal.web.config import load_config
 from portal.web.extensions import csrf, htmx, login_manager, new_oauth_registry, server_session
 
-AREAS = ("comprobantes", "apikeys", "dgi", "inteligente", "envios", "empresa")
+AREAS = ("comprobantes", "apikeys", "dgi", "inteligente", "envios", "empresa", "correo")
 _ACTIVITY_RESOLUTION_SECONDS = 60
 
 

@@ -324,9 +324,50 @@ class ReceiptsPage:
         return tab
 
     def find_by_id(self, receipt_id: str) -> None:
+        """The list's one box takes the id too: it goes straight to the receipt."""
         self.page.get_by_role("link", name="Comprobantes", exact=True).first.click()
-        self.page.get_by_label("Identificador del comprobante").fill(receipt_id)
+        self.page.get_by_label("Número", exact=True).fill(receipt_id)
         self.page.get_by_role("button", name="Buscar").click()
+    def fill_retention(self, n: int, code: str, rate: str, base: str, amount: str) -> None:
+        self.page.get_by_label(f"Código de retención, línea {n}").fill(code)
+        self.page.get_by_label(f"Tasa, línea {n}").fill(rate)
+        self.page.get_by_label(f"Monto sujeto a retención, línea {n}").fill(base)
+        self.page.get_by_label(f"Monto retenido, línea {n}").fill(amount)
+
+    def cancel_with_credit_note(self, reason: str) -> None:
+        """One confirmation: the dialog asks for the reason, then the note is issued and shown."""
+        self.page.get_by_role("button", name="Anular con nota de crédito").click()
+        dialog = self.page.get_by_role("dialog")
+        dialog.get_by_label("Motivo").fill(reason)
+        dialog.get_by_role("button", name="Emitir la nota de crédito").click()
+        expect(self.page.get_by_test_id("receipt-id")).to_be_visible()
+
+    def related(self):
+        return self.page.get_by_test_id("related")
+
+
+class ReceiptListPage:
+    """The company's receipt list: live filters kept in the URL, totals, pages and the CSV."""
+
+    def __init__(self, page: Page):
+        self.page = page
+
+    def open(self) -> None:
+        self.page.get_by_role("link", name="Comprobantes", exact=True).first.click()
+        expect(self.page.get_by_role("heading", name="Comprobantes", level=1)).to_be_visible()
+
+    def rows(self):
+        return self.page.locator(".receipt-list tbody tr")
+
+    def type_filter(self, label: str, value: str) -> None:
+        """Type into a filter; the results follow (htmx) once the typing pauses."""
+        with self.page.expect_response(lambda r: "/comprobantes/?" in r.url):
+            self.page.get_by_label(label, exact=True).fill(value)
+
+    def download_csv(self):
+        with self.page.expect_download() as download:
+            self.page.get_by_test_id("csv-download").click()
+        return download.value
 
 
 class EmpresaPage:

@@ -91,7 +91,7 @@ def test_an_invalid_receiver_shows_the_error_next_to_the_field_with_the_input_ke
     expect(page.get_by_label("Nombre o razón social")).to_have_value("Cliente con RUT mal escrito")
     expect(page.get_by_label("Descripción, línea 1")).to_have_value("Servicio")
     expect(page.get_by_title("Previsualización del comprobante (PDF)")).to_have_count(0)
-    expect(page).to_have_url(re.compile("/comprobantes/nuevo$"))
+    expect(page).to_have_url(re.compile(r"/comprobantes/nuevo\?clave=[0-9a-f]{32}$"))
 
     document.fill("214844360018")
     expect(receipts.receiver_hint()).to_have_text("RUT válido: 21-484436-001-8")
@@ -123,7 +123,7 @@ def test_soporte_sees_the_area_without_issuing_buttons(page: Page):
     page.get_by_role("link", name="Comprobantes", exact=True).first.click()
     expect(page.get_by_role("heading", name="Comprobantes", level=1)).to_be_visible()
     expect(page.get_by_role("button", name="Nuevo comprobante")).to_have_count(0)
-    expect(page.get_by_label("Identificador del comprobante")).to_be_visible()
+    expect(page.get_by_label("Número", exact=True)).to_be_visible()
     shell.assert_no_csp_violations()
 
 
@@ -134,10 +134,10 @@ def test_enter_in_a_field_previews_and_a_double_click_issues_one_receipt(page: P
     with page.expect_response(lambda r: "/comprobantes/previsualizacion/" in r.url):
         page.get_by_label("Precio unitario, línea 1").press("Enter")
     expect(page.get_by_title("Previsualización del comprobante (PDF)")).to_be_visible()
-    expect(page).to_have_url(re.compile("/comprobantes/nuevo$"))
+    expect(page).to_have_url(re.compile(r"/comprobantes/nuevo\?clave=[0-9a-f]{32}$"))
 
     page.get_by_role("button", name="Emitir comprobante").dblclick()
     expect(page.get_by_role("heading", level=1)).to_have_text("e-Ticket A-0000001")
     page.get_by_role("link", name="Comprobantes", exact=True).first.click()
-    expect(page.locator(".recent-table tbody tr")).to_have_count(1)
+    expect(page.locator(".receipt-list tbody tr")).to_have_count(1)
     shell.assert_no_csp_violations()

@@ -44,7 +44,7 @@ def form_values(html_soup: BeautifulSoup, selector: str = "form.receipt-form") -
 
 
 def new_form(client, query: str = "") -> dict[str, str]:
-    return form_values(soup(client.get(f"/comprobantes/nuevo{query}")))
+    return form_values(soup(client.get(f"/comprobantes/nuevo{query}", follow_redirects=True)))
 
 
 def eticket(client) -> dict[str, str]:
@@ -133,7 +133,7 @@ def test_invalid_receiver_is_422_with_the_error_next_to_the_field_and_the_input_
     assert html.select_one("#rzn_soc_recep")["value"] == "DIRECCION GENERAL IMPOSITIVA"
     assert html.select_one("#lines-0-precio_unitario")["value"] == "1.500,00"
     assert html.select_one("[role=alert]") is not None
-    assert soup(usuario.get("/comprobantes/")).select(".recent-table tbody tr") == []
+    assert soup(usuario.get("/comprobantes/")).select(".receipt-list tbody tr") == []
 
 
 def test_service_errors_on_a_line_and_unparseable_numbers_land_on_that_line(usuario):
@@ -211,29 +211,26 @@ def test_preview_shows_the_services_pdf_inline_without_exposing_the_token(usuari
     assert pdf.headers["Content-Disposition"].startswith("inline")
     assert "frame-ancestors 'self'" in pdf.headers["Content-Security-Policy"]
     assert signed_in("admin@demo.uy").get(src).status_code == 404  # another session knows no such handle
-    assert soup(usuario.get("/comprobantes/")).select(".recent-table tbody tr") == []  # nothing issued
+    assert soup(usuario.get("/comprobantes/")).select(".receipt-list tbody tr") == []  # nothing issued
 
 
 def test_double_submit_with_the_same_key_issues_one_receipt_and_records_it_once(usuario):
     data = eticket(usuario)
     first, second = issue(usuario, data), issue(usuario, data)
     assert first == second
-    rows = soup(usuario.get("/comprobantes/")).select(".recent-table tbody tr")
+    rows = soup(usuario.get("/comprobantes/")).select(".receipt-list tbody tr")
     assert len(rows) == 1
     assert issue(usuario, eticket(usuario)) != first  # a new form, a new key, a new receipt
 
 
-def test_a_key_reused_with_other_data_gets_a_fresh_key_and_asks_again(usuario):
+def test_the_same_form_sent_again_with_other_data_shows_the_first_receipt(usuario):
     data = eticket(usuario)
-    issue(usuario, data)
-    changed = {**data, "lines-0-cantidad": "5"}
-    answer = usuario.post("/comprobantes/nuevo", data=changed)
-    assert answer.status_code == 422
-    html = soup(answer)
-    assert "ya emitió un comprobante" in html.select_one("[role=alert]").get_text()
-    fresh = html.select_one("#idempotency_key")["value"]
-    assert fresh != data["idempotency_key"]
-    assert issue(usuario, {**changed, "idempotency_key": fresh})
+    first = issue(usuario, data)
+    changed = {**data, "lines-0-cantidad": "5"}  # Back, edit, Emitir again
+    assert issue(usuario, changed) == first
+    page = soup(usuario.get(f"/comprobantes/{first}"))
+    assert "ya emitió este comprobante; no se emitió otro" in page.get_text()
+    assert len(soup(usuario.get("/comprobantes/")).select(".receipt-list tbody tr")) == 1
 
 
 def test_soporte_sees_receipts_but_is_refused_issuing_signing_and_references(signed_in, usuario):
@@ -241,7 +238,7 @@ def test_soporte_sees_receipts_but_is_refused_issuing_signing_and_references(sig
     soporte = signed_in("soporte@demo.uy")
     landing = soup(soporte.get("/comprobantes/"))
     assert landing.find("a", string="Nuevo comprobante") is None and landing.find("a", string="Firmar un XML") is None
-    assert len(landing.select(".recent-table tbody tr")) == 1
+    assert len(landing.select(".receipt-list tbody tr")) == 1
     page = soporte.get(f"/comprobantes/{receipt_id}")
     assert page.status_code == 200 and soup(page).select_one("#collection-reference form") is None
     token = csrf(soporte)
@@ -268,17 +265,20 @@ def test_pdf_and_xml_of_a_receipt(usuario):
     assert usuario.get("/comprobantes/nope/pdf").status_code == 404
 
 
-def test_lookup_by_id_goes_to_the_receipt_or_says_not_found_next_to_the_field(usuario):
+def test_the_one_box_takes_an_id_too_and_says_when_none_matches(usuario):
     receipt_id = issue(usuario, eticket(usuario))
-    found = usuario.get(f"/comprobantes/buscar?id=+{receipt_id}+")
+    old_link = usuario.get(f"/comprobantes/buscar?id=+{receipt_id}+")
+    assert old_link.status_code == 303 and old_link.headers["Location"] == f"/comprobantes/?numero={receipt_id}"
+    found = usuario.get(f"/comprobantes/?numero={receipt_id}")
     assert found.status_code == 303 and found.headers["Location"] == f"/comprobantes/{receipt_id}"
-    missing = usuario.get("/comprobantes/buscar?id=0123456789abcdef")
+    missing = usuario.get("/comprobantes/?numero=0123456789abcdef0123456789abcdef")
     assert missing.status_code == 404
-    field = soup(missing).select_one("#id")
-    assert field["value"] == "0123456789abcdef" and field["aria-invalid"] == "true"
-    assert "No hay un comprobante con ese identificador" in soup(missing).select_one("#id-error").get_text()
-    assert usuario.get("/comprobantes/buscar?id=").status_code == 422
-    assert usuario.get("/comprobantes/buscar?id=a%20b%3Cc").status_code == 422
+    field = soup(missing).select_one("#numero")
+    assert field["value"] == "0123456789abcdef0123456789abcdef" and field["aria-invalid"] == "true"
+    assert "No hay un comprobante con ese identificador" in soup(missing).select_one("#numero-error").get_text()
+    nonsense = usuario.get("/comprobantes/?numero=a%20b%3Cc")
+    assert nonsense.status_code == 422 and "Escribí la serie y el número" in soup(nonsense).select_one(
+        "#numero-error").get_text()
 
 
 def test_another_companys_receipt_is_not_found(usuario, signed_in):
@@ -286,7 +286,8 @@ def test_another_companys_receipt_is_not_found(usuario, signed_in):
     admin = signed_in("admin@demo.uy")
     admin.post("/empresa", data={"company_id": "2", "csrf_token": csrf(admin)})
     assert admin.get(f"/comprobantes/{receipt_id}").status_code == 404
-    assert admin.get(f"/comprobantes/buscar?id={receipt_id}").status_code == 404
+    assert admin.get(f"/comprobantes/?numero={receipt_id}").status_code == 404
+    assert soup(admin.get("/comprobantes/")).select(".receipt-list tbody tr") == []
 
 
 def _unsigned(signed: bytes) -> bytes:
@@ -372,10 +373,9 @@ def test_the_activity_record_says_who_what_when_request_and_receipt(usuario, por
     assert (entry.user_email, entry.cfe_id, entry.summary) == ("usuario@demo.uy", receipt_id,
                                                                "e-Ticket A-0000001 · UYU 376,00")
     assert re.fullmatch(r"[0-9a-f]{32}", entry.request_id)
-    row = soup(usuario.get("/comprobantes/")).select_one(".recent-table tbody tr")
+    row = soup(usuario.get("/comprobantes/")).select_one(".receipt-list tbody tr")
     cells = [td.get_text(strip=True) for td in row("td")]
-    assert cells[0] == "e-Ticket A-0000001 · UYU 376,00" and cells[2] == "usuario@demo.uy"
-    assert cells[3] == entry.request_id
+    assert cells[1:4] == ["e-Ticket A-0000001", "Consumo final", "UYU 376,00"]
     assert row.a["href"] == f"/comprobantes/{receipt_id}"
 
 
@@ -383,7 +383,7 @@ def test_the_form_is_prefilled_from_query_parameters(usuario):
     query = urlencode({"tipoCFE": "111", "tipoDocRecep": "2", "docRecep": "214844360018",
                        "rznSocRecep": "DIRECCION GENERAL IMPOSITIVA", "dirRecep": "Fernandez Crespo 1534",
                        "ciudadRecep": "Montevideo", "deptoRecep": "Montevideo"})
-    html = soup(usuario.get(f"/comprobantes/nuevo?{query}"))
+    html = soup(usuario.get(f"/comprobantes/nuevo?{query}", follow_redirects=True))
     assert html.select_one("#tipo_cfe option[selected]")["value"] == "111"
     assert html.select_one("#tipo_doc_recep option[selected]")["value"] == "2"
     values = {name: html.select_one(f"#{name}")["value"] for name in
@@ -391,19 +391,22 @@ def test_the_form_is_prefilled_from_query_parameters(usuario):
     assert values == {"doc_recep": "214844360018", "rzn_soc_recep": "DIRECCION GENERAL IMPOSITIVA",
                       "dir_recep": "Fernandez Crespo 1534", "ciudad_recep": "Montevideo", "depto_recep": "Montevideo"}
     assert html.select_one("#doc_recep-hint").get_text(strip=True) == "RUT válido: 21-484436-001-8"
-    odd = soup(usuario.get("/comprobantes/nuevo?tipoCFE=999&tipoDocRecep=x"))
+    odd = soup(usuario.get("/comprobantes/nuevo?tipoCFE=999&tipoDocRecep=x", follow_redirects=True))
     assert odd.select_one("#tipo_cfe option[selected]")["value"] == "101"
 
 
-def test_a_credit_note_from_the_receipt_page_refers_to_the_receipt(usuario):
+def test_a_partial_credit_note_from_the_receipt_page_refers_to_the_receipt(usuario):
     receipt_id = issue(usuario, efactura(usuario))
-    link = soup(usuario.get(f"/comprobantes/{receipt_id}")).find("a", string="Emitir nota de crédito")["href"]
-    data = form_values(soup(usuario.get(link)))
+    link = soup(usuario.get(f"/comprobantes/{receipt_id}")).find("a", string="Nota de crédito parcial")["href"]
+    page = soup(usuario.get(link, follow_redirects=True))
+    assert page.h1.get_text(strip=True) == "Nota de crédito de e-Factura A-0000001"
+    data = form_values(page)
     assert (data["tipo_cfe"], data["ref_tipo"], data["ref_serie"], data["ref_nro"]) == ("112", "111", "A", "1")
-    assert data["doc_recep"] == "214844360018"
-    data.update({"ref_razon": "Devolución", "lines-0-nom_item": "Devolución", "lines-0-precio_unitario": "100"})
+    assert data["doc_recep"] == "214844360018" and data["lines-0-nom_item"] == "Consultoría"
+    data.update({"ref_razon": "Devolución", "lines-0-cantidad": "1"})
     note = soup(usuario.get(f"/comprobantes/{issue(usuario, data)}"))
     assert note.h1.get_text(strip=True) == "Nota de crédito de e-Factura A-0000001"
+    assert note.select_one("[data-testid=related] a")["href"] == f"/comprobantes/{receipt_id}"
 
 
 def test_an_eremito_has_no_prices(usuario):
@@ -425,6 +428,22 @@ def test_area_pages_have_no_inline_scripts_styles_or_handlers(usuario):
 
 def test_english_pages_are_translated(usuario):
     usuario.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": csrf(usuario)})
-    html = soup(usuario.get("/comprobantes/nuevo"))
+    html = soup(usuario.get("/comprobantes/nuevo", follow_redirects=True))
     assert html.h1.get_text(strip=True) == "New receipt"
     assert html.find("label", attrs={"for": "doc_recep"}).get_text(strip=True) == "Document number"
+
+
+def test_each_form_has_its_key_in_its_url_and_back_brings_the_same_key(usuario):
+    fresh = usuario.get("/comprobantes/nuevo?tipoCFE=111")
+    assert fresh.status_code == 303
+    location = fresh.headers["Location"]
+    assert re.search(r"tipoCFE=111", location) and re.search(r"clave=[0-9a-f]{32}", location)
+    key = re.search(r"clave=([0-9a-f]{32})", location)[1]
+    data = form_values(soup(usuario.get(location)))
+    assert data["idempotency_key"] == key and data["tipo_cfe"] == "111"
+    assert usuario.get("/comprobantes/nuevo").headers["Location"] != location  # another form, another key
+    data = eticket(usuario)
+    first = issue(usuario, data)
+    back = soup(usuario.get(f"/comprobantes/nuevo?clave={data['idempotency_key']}"))
+    assert back.select_one("[data-testid=form-already-issued] a")["href"] == f"/comprobantes/{first}"
+    assert issue(usuario, form_values(back) | {k: v for k, v in data.items() if k.startswith("lines")}) == first

@@ -338,3 +338,22 @@ def test_the_flow_speaks_english(usuario):
     assert page.find("h1").get_text(strip=True) == "New smart issuance"
     assert page.find("button", attrs={"name": "accion"}).get_text(strip=True) == "+ Add line"
     assert page.find(id="lineas-0-tasa").find("option", value="").get_text() == "By category"
+
+
+def test_a_preview_replaced_by_a_newer_one_cannot_be_confirmed_and_says_so(usuario, live_service):
+    older = _preview(usuario, _step1(usuario))
+    stale_form = _confirm_form(usuario, older)  # the first tab's page, still open
+    newer = _preview(usuario, _step1(usuario, ("Consultoría", "12", "1500")))
+    before = _receipts(live_service)
+    refused = _confirm(usuario, older, form=stale_form)
+    assert refused.status_code == 409
+    page = _soup(refused)
+    assert "ya no se puede confirmar" in page.select_one("[data-testid=confirm-error]").get_text()
+    assert page.select_one("[data-testid=newer-preview]")["href"] == f"/inteligente/nueva/{newer}"
+    assert _receipts(live_service) == before
+    review = _soup(usuario.get(f"/inteligente/nueva/{older}"))
+    assert review.find("button", string=re.compile("Confirmar")) is None
+    newer_form = _confirm_form(usuario, newer)
+    assert _confirm(usuario, newer, form=newer_form).status_code == 303 and _receipts(live_service) == before + 1
+    again = _confirm(usuario, newer, form=newer_form)  # confirming the issued one again shows its receipt
+    assert again.status_code == 303 and again.headers["Location"].endswith("/resultado")

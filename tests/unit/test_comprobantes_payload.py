@@ -13,7 +13,7 @@ from werkzeug.datastructures import MultiDict
 
 from portal.service.cfe import parse_cfe_input
 from portal.web.comprobantes.forms import renumbered
-from portal.web.comprobantes.payload import build_body, form_target
+from portal.web.comprobantes.payload import build_body, form_data, form_target
 from portal.web.numbers import AmbiguousNumber, parse_decimal
 
 
@@ -125,7 +125,7 @@ def test_a_note_carries_its_reference_and_an_empty_one_lets_the_service_say_so()
     ("referencias[0].nroCFERef", ("ref_nro",)),
     ("referencias", ("ref_nro",)),
     ("items[5].precioUnitario", None),
-    ("items[0].retencPercep[0].codRet", None),
+    ("items[0].retencPercep[0].codRet", ("lines", 0, "cod_ret")),  # an e-Resguardo line
     ("caeData.hNro", None),
     ("body", None),
     ("línea 3", None),
@@ -141,3 +141,15 @@ def test_removing_a_line_renumbers_the_rest():
     assert list(kept.items(multi=True)) == [("csrf_token", "t"), ("lines-0-nom_item", "a"), ("lines-0-cantidad", "1"),
                                             ("lines-1-nom_item", "c"), ("lines-1-cantidad", "3")]
     assert renumbered(posted).getlist("lines-1-nom_item") == ["b"]
+
+
+def test_an_eresguardo_line_is_one_retention_and_comes_back_to_the_form():
+    data = {"tipo_cfe": 182, "tpo_moneda": "UYU", "tipo_doc_recep": "2", "doc_recep": "214844360018",
+            "lines": [{"cod_ret": " 2183165 ", "tasa": Decimal("50"), "base": Decimal("22000.00"),
+                       "valor": Decimal("11000.00")}]}
+    body = build_body(data).json
+    assert "fmaPago" not in body and "mntBruto" not in body
+    assert body["items"] == [{"retencPercep": [{"codRet": "2183165", "tasa": "50", "mntSujetoaRet": "22000.00",
+                                                "valRetPerc": "11000.00"}]}]
+    again = form_data(body)["lines"][0]
+    assert (again["cod_ret"], again["valor"], again["base"]) == ("2183165", Decimal("11000.00"), Decimal("22000.00"))

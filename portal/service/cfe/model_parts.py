@@ -189,6 +189,14 @@ class Referencia(_Part):
     razon_ref: str | None = Field(None, alias="razonRef", max_length=90, description="Razón (F-C6).")
     fecha_cfe_ref: date | None = Field(None, alias="fechaCFEref",
                                        description="Fecha del comprobante referenciado (F-C7).")
+    mnt_cfe_ref: MontoPositivo | None = Field(None, alias="mntCFEref",
+                                              description="Monto total del comprobante referenciado (MntCFEref, "
+                                                          "XSD 1.44); el servicio lo completa si lo emitió él.")
+    tpo_moneda_ref: str | None = Field(None, alias="tpoMonedaRef", pattern=r"^[A-Z]{3}$",
+                                       description="Moneda del comprobante referenciado (TpoMonedaRef).")
+    tpo_cambio_ref: Decimal | None = Field(
+        None, alias="tpoCambioRef", gt=0, le=Decimal("9999.999"), max_digits=7, decimal_places=3,
+        description="Tipo de cambio del comprobante referenciado (TpoCambioRef).")
 
     model_config = ConfigDict(json_schema_extra={"examples": [
         {"tpoDocRef": 101, "serie": "A", "nroCFERef": 2, "razonRef": "Devolución", "fechaCFEref": "2024-05-02"}]})

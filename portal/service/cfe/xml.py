@@ -260,6 +260,9 @@ def _references(node: etree._Element, cfe: CfeInput) -> None:
         _opt(line, "NroCFERef", ref.nro_cfe_ref)
         _opt(line, "RazonRef", ref.razon_ref)
         _opt(line, "FechaCFEref", ref.fecha_cfe_ref)
+        _opt(line, "MntCFEref", None if ref.mnt_cfe_ref is None else _money(ref.mnt_cfe_ref))
+        _opt(line, "TpoMonedaRef", ref.tpo_moneda_ref)
+        _opt(line, "TpoCambioRef", None if ref.tpo_cambio_ref is None else format_decimal(ref.tpo_cambio_ref, 3))
 
 
 def _cae(node: etree._Element, numbering: Numbering) -> None:

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 
-from flask import current_app, g
+from flask import current_app, g, has_request_context, request
 from sqlalchemy import select
 from sqlalchemy.orm import Session, object_session
 
@@ -34,8 +34,10 @@ from portal.service.cfe.model import today_montevideo
 from portal.service.cfe.pdf import render_preview, render_receipt
 from portal.service.cfe.rules import validate
 from portal.service.cfe.rules_dgi import Emission
+from portal.service.comprobante import notes
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.numbering import allocate
+from portal.service.comprobante.search import folded
 from portal.service.empresa.settings import issuer_fields
 from portal.service.envios.tasks import wake_packer
 from portal.service.envios.tracking import record_issued
@@ -102,18 +104,20 @@ def check_rules(cfe: CfeInput, company: Company) -> Issuer:
     return issuer
 
 
-def _check_references(session: Session, company_id: int, cfe: CfeInput) -> None:
-    """A credit or debit note must point at receipts this company issued (same family of types)."""
+def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[notes.Original]:
+    """A credit or debit note must point at receipts this company issued (same family of types); returns
+    the receipts it names."""
     base = NOTE_BASE_TYPE.get(cfe.tipo_cfe)
     if base is None:
-        return
-    problems = []
+        return []
+    problems, originals = [], []
     for index, ref in enumerate(cfe.referencias):
         if getattr(ref, "ind_global", None) == 1:
             continue
-        found = session.scalar(select(IssuedCfe.id).where(
+        # Locked: two credit notes of the same receipt must see each other's amounts (PostgreSQL).
+        found = session.scalar(select(IssuedCfe).where(
             IssuedCfe.company_id == company_id, IssuedCfe.tipo_cfe == ref.tpo_doc_ref,
-            IssuedCfe.serie == ref.serie, IssuedCfe.nro == ref.nro_cfe_ref))
+            IssuedCfe.serie == ref.serie, IssuedCfe.nro == ref.nro_cfe_ref).with_for_update())
         if ref.tpo_doc_ref not in (base, base + 1, base + 2):
             problems.append(FieldError(f"referencias[{index}].tpoDocRef", "not_allowed",
                                        f"Una nota del tipo {cfe.tipo_cfe} solo puede referir comprobantes "
@@ -122,8 +126,11 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> None:
             problems.append(FieldError(f"referencias[{index}].nroCFERef", "not_found",
                                        f"No existe el comprobante {ref.tpo_doc_ref} {ref.serie}-{ref.nro_cfe_ref} "
                                        "emitido por esta empresa."))
+        else:
+            originals.append(notes.Original(index, found))
     if problems:
         raise ValidationFailed(problems, message="La nota refiere comprobantes que no existen.")
+    return originals
 
 
 def totals_json(totals: Totals) -> dict:
@@ -155,7 +162,9 @@ def issue(principal: Principal, cfe: CfeInput, *, on_stored=None) -> IssueResult
     check_rules(cfe, db.session().get(Company, principal.company_id))
     with db.write_transaction() as session:
         company = session.get(Company, principal.company_id)
-        _check_references(session, company.id, cfe)
+        originals = _check_references(session, company.id, cfe)
+        shares = notes.shares_of(session, cfe, originals)
+        cfe = notes.with_reference_amounts(cfe, originals)
         issuer = issuer_for(company, cfe)
         cert = signing_certificate(session, company.id)
         allocation = allocate(session, company.id, cfe.tipo_cfe, cfe.fch_emis)
@@ -170,6 +179,7 @@ def issue(principal: Principal, cfe: CfeInput, *, on_stored=None) -> IssueResult
         record = _store(session, principal, company, cfe, issuer, allocation.numbering, allocation.range.id,
                         cert.id, signed)
         record_issued(session, record, cfe)  # the receipt's road to DGI, committed with it
+        notes.link(session, record, shares)
         result = IssueResult(record, [allocation.warning] if allocation.warning else [])
         if on_stored is not None:
             on_stored(session, result)
@@ -185,10 +195,12 @@ def _store(session, principal, company, cfe, issuer, numbering: Numbering, range
         tpo_moneda=cfe.tpo_moneda, mnt_total=signed.totals.mnt_total, mnt_pagar=signed.totals.mnt_pagar,
         receptor_doc=receptor.doc_recep if receptor else None,
         receptor_nombre=receptor.rzn_soc_recep if receptor else None,
+        receptor_busqueda=folded(receptor.rzn_soc_recep) if receptor else None,
         input_json=cfe.model_dump(mode="json", by_alias=True, exclude_none=True), issuer_json=asdict(issuer),
         totals_json=totals_json(signed.totals), xml=signed.xml, digest=signed.digest,
         security_code=signed.security_code, qr_url=signed.qr_url, certificate_id=cert_id,
-        created_by=principal.actor, request_id=g.get("request_id"))
+        created_by=principal.actor, request_id=g.get("request_id"),
+        idempotency_key=request.headers.get("Idempotency-Key") if has_request_context() else None)
     session.add(record)
     session.flush()
     return record

@@ -4,13 +4,16 @@ tokens and the history of collection references."""
 from __future__ import annotations
 
 from datetime import date, datetime
+from decimal import Decimal
 
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     Date,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     Numeric,
@@ -61,7 +64,20 @@ class IssuedCfe(Base):
     """A signed receipt. `xml` is kept exactly as signed; the input and issuer snapshots rebuild its PDF."""
 
     __tablename__ = "cfe_emitido"
-    __table_args__ = (UniqueConstraint("company_id", "tipo_cfe", "serie", "nro"),)
+    __table_args__ = (
+        UniqueConstraint("company_id", "tipo_cfe", "serie", "nro"),
+        # The receipt list (search.py): its order (date, number, id, newest first), then the columns its
+        # totals add up and most filters test, so a page and the totals of a filtered set read only the index.
+        Index("ix_cfe_emitido_listado", "company_id", "fch_emis", "nro", "id", "tipo_cfe", "tpo_moneda",
+              "mnt_total", "dgi_status"),
+        Index("ix_cfe_emitido_moneda", "company_id", "tpo_moneda"),
+        Index("ix_cfe_emitido_nro", "company_id", "nro"),
+        Index("ix_cfe_emitido_receptor_doc", "company_id", "receptor_doc"),
+        Index("ix_cfe_emitido_receptor_busqueda", "company_id", "receptor_busqueda"),
+        Index("ix_cfe_emitido_dgi_status", "company_id", "dgi_status"),
+        Index("ix_cfe_emitido_request_id", "company_id", "request_id"),
+        Index("ix_cfe_emitido_idempotency_key", "company_id", "idempotency_key"),
+    )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
@@ -76,6 +92,8 @@ class IssuedCfe(Base):
     mnt_pagar: Mapped[float] = mapped_column(Numeric(17, 2))
     receptor_doc: Mapped[str | None] = mapped_column(String(20))
     receptor_nombre: Mapped[str | None] = mapped_column(String(150))
+    # The name folded for prefix search (lower case, no accents): search.folded().
+    receptor_busqueda: Mapped[str | None] = mapped_column(String(150))
     input_json: Mapped[dict] = mapped_column(JSON)
     issuer_json: Mapped[dict] = mapped_column(JSON)
     totals_json: Mapped[dict] = mapped_column(JSON)
@@ -88,7 +106,26 @@ class IssuedCfe(Base):
     referencia_cobro: Mapped[str | None] = mapped_column(String(100))
     created_by: Mapped[str] = mapped_column(String(254))
     request_id: Mapped[str | None] = mapped_column(String(128))
+    idempotency_key: Mapped[str | None] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class NoteReference(Base):
+    """A credit or debit note's link to a receipt of the company it adjusts (zone F, one row per reference).
+
+    `amount` is the part of the note's total set against that receipt: what is left to credit on a receipt
+    is its total minus the amounts of the credit notes linked to it.
+    """
+
+    __tablename__ = "cfe_nota_referencia"
+    __table_args__ = (UniqueConstraint("note_id", "original_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
+    note_id: Mapped[str] = mapped_column(ForeignKey("cfe_emitido.id", ondelete="CASCADE"), index=True)
+    original_id: Mapped[str] = mapped_column(ForeignKey("cfe_emitido.id", ondelete="CASCADE"), index=True)
+    is_credit: Mapped[bool] = mapped_column(Boolean)
+    amount: Mapped[Decimal] = mapped_column(Numeric(17, 2))
 
 
 class PreviewToken(Base):

@@ -15,16 +15,19 @@ from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.cfe import CfeInput, XmlInputError, warm_up
 from portal.service.cfe.pdf_base import PAPERS, ROLL_TYPES, PaperNotAllowed, check_paper
 from portal.service.cfe.schema import schema_available, validate_cfe
-from portal.service.comprobante import issuing
+from portal.service.comprobante import issuing, search
+from portal.service.comprobante.export import csv_chunks
 from portal.service.comprobante.models import IssuedCfe, PreviewToken, ReferenceChange
-from portal.service.comprobante.presenters import cfe_emitido, referencia_aplicada
+from portal.service.comprobante.presenters import cfe_emitido, referencia_aplicada, resultado_busqueda
 from portal.service.comprobante.schemas import (
+    BuscarQuery,
     CfeEmitido,
     GetByIdQuery,
     PreviewLink,
     PreviewQuery,
     ReaplicarReferencia,
     ReferenciaAplicada,
+    ResultadoBusqueda,
 )
 from portal.service.empresa.settings import company_logo, default_paper
 from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
@@ -120,6 +123,37 @@ def _paper(session, company_id: int, tipo_cfe: int, asked: str | None) -> str:
         raise ValidationFailed([FieldError("formato", "not_allowed", str(exc))],
                                message="Ese formato de papel no corresponde a este tipo de comprobante.") from exc
     return asked
+@operation(bp, "GET", "/buscar", tag=TAG, summary="Buscar comprobantes emitidos", auth=BOTH, roles=ALL_ROLES,
+           query=BuscarQuery,
+           responses={200: {"description": "Una página en JSON (por defecto), o con Accept: text/csv todos los que "
+                                           "cumplen los filtros, en CSV para planilla (`;`, coma decimal, "
+                                           "dd/mm/aaaa, UTF-8 con BOM).",
+                            "content": {"application/json": {"schema": {
+                                "$ref": "#/components/schemas/ResultadoBusqueda"}},
+                                        "text/csv": {"schema": {"type": "string"}}}},
+                      406: "Formato no disponible."})
+def buscar(query: BuscarQuery, principal: Principal):
+    """The company's receipts however they were issued, newest first (date, then number); filters combine
+    with AND. Pages with a cursor (`siguiente`) that stays valid while receipts are being issued."""
+    wanted = _negotiate("application/json", "text/csv")
+    filters = search.Filters(**query.model_dump(exclude={"cursor", "limite"}))
+    where = search.conditions(principal.company_id, filters)
+    session = db.session()
+    if wanted == "text/csv":
+        response = Response(csv_chunks(search.every_row_closing(db.new_session(), where)),
+                            mimetype="text/csv")
+        response.headers["Content-Disposition"] = 'attachment; filename="comprobantes.csv"'
+        response.vary.add("Accept")
+        return response
+    try:
+        rows, following = search.page(session, where, query.cursor, query.limite)
+    except ValueError as exc:
+        raise ValidationFailed([FieldError("cursor", "cursor_invalido", "El cursor no es válido: usá el valor "
+                                                                        "`siguiente` de la página anterior.")]) from exc
+    result: ResultadoBusqueda = resultado_busqueda(rows, following, search.totals(session, where))
+    response = Response(result.model_dump_json(by_alias=True), mimetype="application/json")
+    response.vary.add("Accept")
+    return response
 
 
 def _download(content: bytes, mimetype: str, filename: str) -> Response:
@@ -233,3 +267,6 @@ def init_app(app: Flask) -> None:
     # DGI's samples sign with SHA-1; current receipts carry SHA-256 digests (see CFE-URUGUAY.md §4).
     app.config.setdefault("CFE_SIGNATURE_ALGORITHM", "sha256")
     warm_up()  # compile DGI's XSD and cut the PDF font now (once per process), not on the first receipt
+
+
+from portal.service.comprobante import note_routes as _note_routes  # noqa: E402,F401 - registers its views on bp

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from datetime import date, datetime
+from decimal import Decimal
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
+from portal.domain.cfe_types import CFE_TYPES
+from portal.domain.dgi_states import DGI_STATES
+from portal.service.comprobante.search import parse_number
 from portal.service.envios.schemas import EstadoDgi
 
 
@@ -54,7 +59,54 @@ class CfeEmitido(_Out):
     historial_referencias: list[CambioReferencia] = Field(
         default_factory=list, alias="historialReferencias",
         description="Cada aplicación de una referencia de cobro, la más reciente primero.")
+    fma_pago: int | None = Field(None, alias="fmaPago", description="Forma de pago: 1 contado, 2 crédito.")
+    fch_venc: date | None = Field(None, alias="fchVenc", description="Vencimiento del pago.")
+    mnt_bruto: bool = Field(False, alias="mntBruto", description="true si los precios incluyen IVA.")
+    tpo_cambio: Decimal | None = Field(None, alias="tpoCambio")
+    items: list[dict] = Field(default_factory=list, description="Las líneas tal como se emitieron (nomItem, "
+                                                                "cantidad, precioUnitario, ...).")
+    dsc_rcg_global: list[dict] = Field(default_factory=list, alias="dscRcgGlobal")
+    medios_pago: list[dict] = Field(default_factory=list, alias="mediosPago")
+    info_adicional_doc: str | None = Field(None, alias="infoAdicionalDoc")
+    adenda: str | None = None
+    referencias: list[ReferenciaEmitida] = Field(
+        default_factory=list, description="Los comprobantes que esta nota ajusta (zona F), con su idCfeEmitido "
+                                          "cuando los emitió esta empresa.")
+    notas: list[NotaRelacionada] = Field(default_factory=list,
+                                         description="Las notas de crédito y débito que refieren este comprobante.")
+    saldo_acreditable: Decimal | None = Field(
+        None, alias="saldoAcreditable",
+        description="Lo que una nota de crédito puede acreditar todavía: el total menos las notas de crédito "
+                    "ya emitidas. Solo en comprobantes que admiten nota de crédito.")
     enlaces: dict = Field(description="xml y pdf: la misma URL con Accept application/xml o application/pdf.")
+
+
+class ReferenciaEmitida(_Out):
+    """A reference line of a note, as issued; idCfeEmitido when the receipt it names is this company's."""
+
+    tpo_doc_ref: int | None = Field(None, alias="tpoDocRef")
+    serie: str | None = None
+    nro_cfe_ref: int | None = Field(None, alias="nroCFERef")
+    razon_ref: str | None = Field(None, alias="razonRef")
+    fecha_cfe_ref: date | None = Field(None, alias="fechaCFEref")
+    mnt_cfe_ref: Decimal | None = Field(None, alias="mntCFEref")
+    tpo_moneda_ref: str | None = Field(None, alias="tpoMonedaRef")
+    ind_global: int | None = Field(None, alias="indGlobal")
+    id_cfe_emitido: str | None = Field(None, alias="idCfeEmitido")
+
+
+class NotaRelacionada(_Out):
+    """A credit or debit note that refers to the receipt."""
+
+    id_cfe_emitido: str = Field(alias="idCfeEmitido")
+    tipo_cfe: int = Field(alias="tipoCFE")
+    serie: str
+    nro: int
+    fch_emis: date = Field(alias="fchEmis")
+    tpo_moneda: str = Field(alias="tpoMoneda")
+    mnt_total: Decimal = Field(alias="mntTotal")
+    monto_aplicado: Decimal = Field(alias="montoAplicado", description="Parte del total de la nota que se "
+                                                                       "imputa a este comprobante.")
 
 
 class PreviewLink(_Out):
@@ -108,6 +160,148 @@ class ReferenciaAplicada(_Out):
     referencia_cobro: str = Field(alias="referenciaCobro")
     cambio: bool = Field(description="false cuando la referencia ya estaba aplicada (repetir es inocuo).")
     historial: list[CambioReferencia]
+
+
+class NotaCreditoTotal(BaseModel):
+    """Cancel a receipt with the credit note of its whole amount."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=True,
+                              json_schema_extra={"examples": [
+                                  {"idCfeEmitido": "3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8",
+                                   "razon": "Factura emitida por error"}]})
+
+    id_cfe_emitido: str = Field(alias="idCfeEmitido", min_length=1, max_length=40,
+                                description="El comprobante a anular.")
+    razon: str = Field(min_length=1, max_length=90, description="Motivo (RazonRef); se imprime en la nota.")
+    fch_emis: date | None = Field(None, alias="fchEmis", description="Fecha de la nota; por defecto hoy.")
+
+
+class BorradorNotaQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    id_cfe_emitido: str = Field(alias="idCfeEmitido", min_length=1, max_length=40,
+                                description="El comprobante que la nota ajusta.")
+    tipo: str = Field(json_schema_extra={"enum": ["credito", "debito"]},
+                      description="credito (nota de crédito parcial) o debito (nota de débito).")
+
+    @field_validator("tipo")
+    @classmethod
+    def _kind(cls, value: str) -> str:
+        if value not in ("credito", "debito"):
+            raise PydanticCustomError("tipo_invalido", "Se espera credito o debito.")
+        return value
+
+
+class BorradorNota(_Out):
+    """A note ready to edit and send to emitir: the original's receiver, currency, rate and lines, and the
+    reference to it filled in."""
+
+    borrador: dict = Field(description="Cuerpo para emitir (mismo formato que POST emitir).")
+    saldo_acreditable: Decimal | None = Field(None, alias="saldoAcreditable",
+                                              description="Máximo que puede acreditar una nota de crédito.")
+    id_cfe_original: str = Field(alias="idCfeOriginal")
+
+
+class BuscarQuery(BaseModel):
+    """Filters of the receipt list; all optional and combined with AND."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=True)
+
+    desde: date | None = Field(None, description="Fecha de emisión desde (inclusive), AAAA-MM-DD.")
+    hasta: date | None = Field(None, description="Fecha de emisión hasta (inclusive), AAAA-MM-DD.")
+    tipo_cfe: int | None = Field(None, alias="tipoCFE", json_schema_extra={"enum": sorted(CFE_TYPES)},
+                                 description="Tipo de CFE, p. ej. 111.")
+    numero: str | None = Field(None, max_length=20,
+                               description="Serie y número como se escriba: A-15, A 0000015, A15, o solo 15.")
+    receptor: str | None = Field(None, min_length=1, max_length=150,
+                                 description="Comienzo del documento (con o sin puntos y guiones) o del nombre "
+                                             "del receptor; sin distinguir mayúsculas ni tildes.")
+    monto_desde: Decimal | None = Field(None, alias="montoDesde", ge=0, max_digits=17, decimal_places=2,
+                                        description="Monto total desde (inclusive), en la moneda del comprobante.")
+    monto_hasta: Decimal | None = Field(None, alias="montoHasta", ge=0, max_digits=17, decimal_places=2,
+                                        description="Monto total hasta (inclusive).")
+    moneda: str | None = Field(None, pattern=r"^[A-Z]{3}$", description="Moneda ISO 4217, p. ej. UYU o USD.")
+    estado_dgi: str | None = Field(None, alias="estadoDGI", json_schema_extra={"enum": list(DGI_STATES)},
+                                   description="Estado ante DGI: " + ", ".join(DGI_STATES) + ".")
+    referencia: str | None = Field(None, max_length=255,
+                                   description="El X-Request-ID o la Idempotency-Key con que se emitió.")
+    cursor: str | None = Field(None, max_length=200,
+                               description="El valor `siguiente` de la página anterior.")
+    limite: int = Field(50, ge=1, le=200, description="Comprobantes por página (1 a 200).")
+
+    @field_validator("numero")
+    @classmethod
+    def _number(cls, value: str | None) -> str | None:
+        if value:
+            try:
+                parse_number(value)
+            except ValueError:
+                raise PydanticCustomError("numero_invalido", "Escribí la serie y el número, como A-15 o A 0000015, "
+                                                             "o solo el número.") from None
+        return value or None
+
+    @field_validator("tipo_cfe")
+    @classmethod
+    def _type(cls, value: int | None) -> int | None:
+        if value is not None and value not in CFE_TYPES:
+            raise PydanticCustomError("tipo_invalido", "Tipo de CFE desconocido; se espera {expected}.",
+                                      {"expected": ", ".join(map(str, sorted(CFE_TYPES)))})
+        return value
+
+    @field_validator("estado_dgi")
+    @classmethod
+    def _state(cls, value: str | None) -> str | None:
+        if value and value not in DGI_STATES:
+            raise PydanticCustomError("estado_invalido", "Estado desconocido; se espera {expected}.",
+                                      {"expected": ", ".join(DGI_STATES)})
+        return value or None
+
+    @model_validator(mode="after")
+    def _ranges(self) -> BuscarQuery:
+        if self.desde and self.hasta and self.desde > self.hasta:
+            raise PydanticCustomError("rango_invalido", "La fecha desde es posterior a la fecha hasta.")
+        if self.monto_desde is not None and self.monto_hasta is not None and self.monto_desde > self.monto_hasta:
+            raise PydanticCustomError("rango_invalido", "El monto desde es mayor que el monto hasta.")
+        return self
+
+
+class ReceptorResumen(_Out):
+    doc_recep: str | None = Field(None, alias="docRecep")
+    rzn_soc_recep: str | None = Field(None, alias="rznSocRecep")
+
+
+class ResumenCfe(_Out):
+    """One receipt of the list."""
+
+    id_cfe_emitido: str = Field(alias="idCfeEmitido")
+    tipo_cfe: int = Field(alias="tipoCFE")
+    serie: str
+    nro: int
+    numero: str = Field(description="Serie y número como se imprimen, p. ej. A-0000015.")
+    fch_emis: date = Field(alias="fchEmis")
+    tpo_moneda: str = Field(alias="tpoMoneda")
+    mnt_total: Decimal = Field(alias="mntTotal")
+    mnt_pagar: Decimal = Field(alias="mntPagar")
+    receptor: ReceptorResumen | None = None
+    estado_dgi: str = Field(alias="estadoDGI")
+    solicitud: str | None = Field(None, description="X-Request-ID de la solicitud que lo emitió.")
+    creado_en: datetime = Field(alias="creadoEn")
+
+
+class TotalMoneda(_Out):
+    moneda: str
+    cantidad: int
+    mnt_total: Decimal = Field(alias="mntTotal", description="Suma de los montos totales en esa moneda; las "
+                                                             "notas de crédito restan.")
+
+
+class ResultadoBusqueda(_Out):
+    """A page of the company's receipts, newest first, and the totals of everything the filters match."""
+
+    comprobantes: list[ResumenCfe]
+    siguiente: str | None = Field(None, description="Cursor de la página siguiente; null en la última.")
+    cantidad: int = Field(description="Cuántos comprobantes cumplen los filtros (todas las páginas).")
+    totales: list[TotalMoneda] = Field(description="Cantidad y suma por moneda de todos los que cumplen.")
 
 
 CfeEmitido.model_rebuild()

@@ -3,6 +3,8 @@ enumerations of DGITypes.xsd 1.44.2, in the order CFE-URUGUAY.md §7 lists the c
 
 from __future__ import annotations
 
+from portal.domain.dgi_states import FINAL_DGI_STATES
+
 # state -> what it means (Spanish, as the API documents it)
 STATES = {
     "pendiente": "Pendiente de envío a DGI: se empaquetará en un sobre en segundos.",
@@ -15,7 +17,7 @@ STATES = {
     "pendiente_reporte": "e-Ticket bajo el tope de UI: DGI lo recibe en el reporte diario del día.",
     "en_reporte": "Incluido en el reporte diario enviado a DGI.",
 }
-FINAL_STATES = frozenset({"aceptado", "rechazado", "observado"})
+FINAL_STATES = FINAL_DGI_STATES
 ROUTE_ENVELOPE, ROUTE_REPORT = "sobre", "reporte"
 
 ENVELOPE_MOTIVES = {

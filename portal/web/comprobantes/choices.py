@@ -5,7 +5,8 @@ from __future__ import annotations
 from flask_babel import lazy_gettext as _l
 from wtforms.fields.choices import SelectChoice
 
-# e-Resguardo (182) is issued through the API: its lines carry only retentions, a different form.
+from portal.web.envios.badges import STATES as DGI_BADGES
+
 CFE_TYPES = [
     (101, _l("e-Ticket")),
     (111, _l("e-Factura")),
@@ -14,11 +15,12 @@ CFE_TYPES = [
     (112, _l("Nota de crédito de e-Factura")),
     (113, _l("Nota de débito de e-Factura")),
     (181, _l("e-Remito")),
+    (182, _l("e-Resguardo")),  # its lines carry only retentions: code, rate, base, amount
 ]
 
-TYPE_NAMES = {**dict(CFE_TYPES), 182: _l("e-Resguardo")}
+TYPE_NAMES = dict(CFE_TYPES)
 
-REFERENCE_TYPES = [(code, label) for code, label in CFE_TYPES if code != 181]
+REFERENCE_TYPES = [(code, label) for code, label in CFE_TYPES if code not in (181, 182)]
 
 FMA_PAGO = [(1, _l("Contado")), (2, _l("Crédito"))]
 
@@ -60,9 +62,12 @@ DEPARTMENTS = ("Artigas", "Canelones", "Cerro Largo", "Colonia", "Durazno", "Flo
                "Maldonado", "Montevideo", "Paysandú", "Río Negro", "Rivera", "Rocha", "Salto", "San José",
                "Soriano", "Tacuarembó", "Treinta y Tres")
 
-DGI_STATUS = {"pendiente": (_l("Pendiente de envío a DGI"), "badge-warn"),
-              "aceptado": (_l("Aceptado por DGI"), "badge-ok"),
-              "rechazado": (_l("Rechazado por DGI"), "badge-bad")}
+# The DGI states with their portal labels and badges: one table, the DGI badge's (portal/web/envios/badges.py).
+DGI_STATUS = {code: (label, f"badge-{tone}") for code, (label, tone, _poll) in DGI_BADGES.items()}
+
+FILTER_TYPES = [("", _l("Todos los tipos")), *((str(code), label) for code, label in TYPE_NAMES.items())]
+FILTER_CURRENCIES = [("", _l("Todas las monedas")), *((code, code) for code, _label in CURRENCIES)]
+FILTER_STATES = [("", _l("Todos los estados")), *((code, label) for code, (label, _badge) in DGI_STATUS.items())]
 
 
 def options(pairs) -> list[SelectChoice]:

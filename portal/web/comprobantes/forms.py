@@ -28,6 +28,7 @@ from wtforms.validators import DataRequired, Length, Optional, Regexp
 from portal.domain.cfe_types import NOTE_BASE_TYPE
 from portal.web.comprobantes import choices
 from portal.web.comprobantes.payload import PREFILL_PARAMS
+from portal.web.correo import on_issue
 from portal.web.numbers import AmbiguousNumber, parse_decimal
 
 MAX_LINES = 700
@@ -70,6 +71,12 @@ class LineForm(Form):
     uni_med = StringField(_l("Unidad"), validators=[Length(max=4)])
     precio_unitario = DecimalText(_l("Precio unitario"))
     descuento = DecimalText(_l("Descuento"))
+    # e-Resguardo: a line is one retention
+    cod_ret = StringField(_l("Código de retención"), validators=[
+        Optional(), Regexp(r"^\s*\d{1,8}\s*$", message=_l("El código de DGI: hasta 8 dígitos, como 2183165."))])
+    tasa = DecimalText(_l("Tasa (%)"))
+    base = DecimalText(_l("Monto sujeto a retención"))
+    valor = DecimalText(_l("Monto retenido"))
 
 
 class ReceiptForm(FlaskForm):
@@ -112,6 +119,7 @@ class ReceiptForm(FlaskForm):
     ref_fecha = DateField(_l("Fecha del comprobante referido"), validators=[Optional()])
 
     adenda = TextAreaField(_l("Adenda"), validators=[Length(max=10000)])
+    enviar_a = on_issue.recipients_field()  # e-mail the PDF and XML as soon as it is issued (correo area)
 
     def fit_to_type(self) -> None:
         """Defaults that follow the type: an e-Factura's receiver has a RUT; a note refers to its base type."""
@@ -179,6 +187,44 @@ class LookupForm(FlaskForm):
                                                             "3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8."))])
 
 
+class ReceiptFilterForm(FlaskForm):
+    """The receipt list's filters (a GET form: the URL holds the query, so it can be shared and reloaded)."""
+
+    class Meta:
+        csrf = False
+
+    numero = StringField(_l("Número"), validators=[Optional(), Length(max=40)])
+    receptor = StringField(_l("Receptor"), validators=[Optional(), Length(max=150)])
+    desde = DateField(_l("Desde"), validators=[Optional()])
+    hasta = DateField(_l("Hasta"), validators=[Optional()])
+    tipo = SelectField(_l("Tipo"), choices=choices.options(choices.FILTER_TYPES), default="")
+    moneda = SelectField(_l("Moneda"), choices=choices.options(choices.FILTER_CURRENCIES), default="")
+    estado = SelectField(_l("Estado DGI"), choices=choices.options(choices.FILTER_STATES), default="")
+    monto_desde = DecimalText(_l("Monto desde"))
+    monto_hasta = DecimalText(_l("Monto hasta"))
+    referencia = StringField(_l("Solicitud o clave de idempotencia"), validators=[Optional(), Length(max=255)])
+    cursor = HiddenField(validators=[Optional(), Length(max=200)])
+
+    # form field -> the service's filter name
+    SERVICE_NAMES = {"numero": "numero", "receptor": "receptor", "desde": "desde", "hasta": "hasta",
+                     "tipo": "tipoCFE", "moneda": "moneda", "estado": "estadoDGI", "monto_desde": "montoDesde",
+                     "monto_hasta": "montoHasta", "referencia": "referencia"}
+
+    def service_filters(self) -> dict:
+        values = {}
+        for name, service_name in self.SERVICE_NAMES.items():
+            value = self[name].data
+            if value not in (None, ""):
+                values[service_name] = value.isoformat() if hasattr(value, "isoformat") else str(value).strip()
+        return values
+
+    def query_args(self, **overrides) -> dict:
+        """The filters as URL parameters (for links: CSV, next page, first page)."""
+        args = {name: self[name].raw_data[0] for name in self.SERVICE_NAMES
+                if self[name].raw_data and self[name].raw_data[0]}
+        return {**args, **overrides}
+
+
 class SignXmlForm(FlaskForm):
     archivo = FileField(_l("Archivo XML sin firmar"), validators=[
         FileRequired(message=_l("Elegí un archivo XML.")),
@@ -189,3 +235,12 @@ class CollectionReferenceForm(FlaskForm):
     referencia = StringField(_l("Referencia de cobro"), validators=[
         DataRequired(message=_l("Ingresá la referencia de cobro.")), Length(max=100)])
     observacion = StringField(_l("Observación"), validators=[Length(max=200)])
+
+
+class CancelForm(FlaskForm):
+    """Cancel a receipt with the credit note of its whole amount: the reason is printed on the note. The key,
+    made when the page is shown, makes a second click (or a reload) return the same note."""
+
+    idempotency_key = HiddenField(default=lambda: uuid.uuid4().hex, validators=[DataRequired(), Length(max=64)])
+    razon = StringField(_l("Motivo"), validators=[
+        DataRequired(message=_l("Escribí el motivo: se imprime en la nota de crédito.")), Length(max=90)])

@@ -6,14 +6,14 @@ preview PDF (with its totals), and maps the service's 422 field paths back onto 
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
 import uuid
 from dataclasses import dataclass, field
 
-from flask import abort, flash, make_response, request, session, url_for
+from flask import abort, flash, make_response, redirect, request, session, url_for
 from flask_babel import gettext as _
-from flask_login import current_user
 from jinja2_fragments.flask import render_block
 
 from portal.client import errors as client_errors
@@ -25,10 +25,14 @@ from portal.web.comprobantes import WRITERS, bp, choices, forms, payload
 from portal.web.comprobantes.documents import NO_HINT, Hint, document_hint
 from portal.web.comprobantes.files import file_response
 from portal.web.comprobantes.receipts import activity_summary, type_name
+from portal.web.correo import on_issue
 from portal.web.rendering import redirect_after_post, render
 
 TEMPLATE = "comprobantes/new.html"
 _PREVIEWS_KEPT = 5
+_ISSUED_FORMS = "cfe_issued_forms"  # form key -> receipt id, in the server-side session
+_FORMS_KEPT = 50
+_FORM_KEY = re.compile(r"^[0-9a-f]{32}$")
 # A second click that reaches the service while the first is still being issued gets 409 "in progress";
 # waiting a moment turns it into the first request's receipt.
 _IN_PROGRESS_WAITS = (0.3, 0.6, 1.0, 1.5)
@@ -42,6 +46,8 @@ class EditorView:
     hint: Hint = NO_HINT
     focus_line: int | None = None
     departments: tuple[str, ...] = choices.DEPARTMENTS
+    title: str | None = None
+    issued_url: str | None = None  # this form (its key) already issued the receipt there
 
     @property
     def is_note(self) -> bool:
@@ -50,6 +56,10 @@ class EditorView:
     @property
     def is_remito(self) -> bool:
         return self.tipo == payload.REMITO
+
+    @property
+    def is_resguardo(self) -> bool:
+        return self.tipo == payload.RESGUARDO
 
     @property
     def max_lines(self) -> int:
@@ -66,6 +76,30 @@ def _view(form: forms.ReceiptForm, **extra) -> EditorView:
 
 def _editor(form: forms.ReceiptForm, *, status: int = 200, **extra):
     return render(TEMPLATE, "editor", status=status, form=form, view=_view(form, **extra))
+
+
+def form_key_redirect():
+    """Each issuing form's one-time key lives in its URL (?clave=...), so Back, a reload or a duplicated tab
+    bring the same key back with the form (a hidden field alone did not survive Back: the page is fetched
+    again and the browser refills only what was typed). None when the URL already carries a key."""
+    if _FORM_KEY.match(request.args.get("clave", "")):
+        return None
+    return redirect(url_for(request.endpoint, **(request.view_args or {}),
+                            **{**request.args.to_dict(), "clave": uuid.uuid4().hex}), code=303)
+
+
+def fresh_editor(form: forms.ReceiptForm, **extra):
+    """A new form under the URL's key; if that key already issued a receipt here, the page says which."""
+    form.idempotency_key.data = request.args["clave"]
+    receipt_id = session.get(_ISSUED_FORMS, {}).get(form.idempotency_key.data)
+    if receipt_id:
+        extra["issued_url"] = url_for("comprobantes.receipt", receipt_id=receipt_id)
+    return _editor(form, **extra)
+
+
+def editor_for(form: forms.ReceiptForm, *, title: str):
+    """The issuing form prefilled by another page (a note of a receipt, a receipt like another)."""
+    return form_key_redirect() or fresh_editor(form, title=title)
 
 
 def _invalid(form: forms.ReceiptForm, *, banner: list[str] | None = None, status: int = 422):
@@ -109,14 +143,30 @@ def _issue_once(body: dict, key: str):
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _remember(receipt) -> None:
-    """Record the issue once: a replayed key (double click, retry) returns a receipt already recorded."""
-    seen = activity.recent(current_user.company.id, action="cfe_emitido", limit=200)
-    if not any(entry.cfe_id == receipt.id for entry in seen):
-        activity.record("cfe_emitido", cfe_id=receipt.id, summary=activity_summary(receipt))
-    flash(_("Emitiste %(what)s.", what=f"{type_name(receipt.tipo_cfe)} {receipt.number}"), "success")
+def _remember(receipt, key: str) -> None:
+    """Record the issue once, and the form's key with it: the same form sent again (Back, reload, a second
+    tab, a double click) finds its receipt instead of issuing another."""
+    issued = dict(list(session.get(_ISSUED_FORMS, {}).items())[-(_FORMS_KEPT - 1):])
+    session[_ISSUED_FORMS] = {**issued, key: receipt.id}
+    what = f"{type_name(receipt.tipo_cfe)} {receipt.number}"
+    if receipt.replayed:
+        flash(_("Este formulario ya se había enviado: es %(what)s, emitido antes. No se emitió otro.", what=what),
+              "info")
+        return
+    activity.record("cfe_emitido", cfe_id=receipt.id, summary=activity_summary(receipt))
+    flash(_("Emitiste %(what)s.", what=what), "success")
     for warning in receipt.warnings:
         flash(warning.message, "warning")
+
+
+def _already_issued(key: str):
+    """The page of the receipt this form already issued (in this session), with a clear message; or None."""
+    receipt_id = session.get(_ISSUED_FORMS, {}).get(key)
+    if receipt_id is None:
+        return None
+    flash(_("Este formulario ya emitió este comprobante; no se emitió otro. Para emitir uno nuevo, usá "
+            "Nuevo comprobante o Emitir otro igual."), "info")
+    return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
 
 
 @bp.route("/nuevo", methods=["GET", "POST"])
@@ -124,8 +174,11 @@ def _remember(receipt) -> None:
 def new():
     """The issuing form (GET, pre-filled from the query); POST issues the receipt and goes to its page."""
     if request.method == "GET":
-        return _editor(forms.prefilled_form(request.args))
+        return form_key_redirect() or fresh_editor(forms.prefilled_form(request.args))
     form = forms.ReceiptForm()
+    already = _already_issued(form.idempotency_key.data or "")
+    if already is not None:
+        return already
     if not form.validate():
         return _invalid(form)
     body = payload.build_body(form.data)
@@ -135,7 +188,8 @@ def new():
         return _service_errors(form, exc, body)
     except client_errors.Conflict as exc:
         return _invalid(form, banner=[exc.message], status=409)
-    _remember(receipt)
+    _remember(receipt, form.idempotency_key.data)
+    on_issue.send_after_issue(receipt, form.enviar_a.data, key=form.idempotency_key.data)
     return redirect_after_post("comprobantes.receipt", receipt_id=receipt.id)
 
 

@@ -19,6 +19,7 @@ _PATH = re.compile(r"^(?P<head>[A-Za-z]+)(?:\[(?P<index>\d+)\])?(?:\.(?P<rest>[A
 INVOICE_LIKE = frozenset({101, 102, 103, 111, 112, 113})
 NOTES = frozenset({102, 103, 112, 113})
 REMITO = 181
+RESGUARDO = 182
 
 # Query parameters the issuing form accepts to pre-fill itself (the DGI page's "use as receiver" link
 # sends the first seven; the receipt page's "credit/debit note" links add the reference).
@@ -36,7 +37,8 @@ _HEADER = {"tipoCFE": "tipo_cfe", "fchEmis": "fch_emis", "fmaPago": "fma_pago", 
 _RECEPTOR = {"tipoDocRecep": "tipo_doc_recep", "codPaisRecep": "cod_pais_recep", "docRecep": "doc_recep",
              "rznSocRecep": "rzn_soc_recep", "dirRecep": "dir_recep", "ciudadRecep": "ciudad_recep",
              "deptoRecep": "depto_recep"}
-_ITEM = {"indFact": "ind_fact", "nomItem": "nom_item", "dscItem": "nom_item", "cantidad": "cantidad",
+_ITEM = {"retencPercep": "cod_ret", "indFact": "ind_fact",
+         "nomItem": "nom_item", "dscItem": "nom_item", "cantidad": "cantidad",
          "uniMed": "uni_med", "precioUnitario": "precio_unitario", "descuentoMonto": "descuento",
          "descuentoPct": "descuento"}
 _REFERENCE = {"tpoDocRef": "ref_tipo", "serie": "ref_serie", "nroCFERef": "ref_nro", "razonRef": "ref_razon",
@@ -51,10 +53,21 @@ def _text(data: dict, name: str) -> str:
 
 def _blank_line(line: dict) -> bool:
     return not (_text(line, "nom_item") or line.get("precio_unitario") is not None
-                or line.get("descuento") is not None)
+                or line.get("descuento") is not None or _text(line, "cod_ret") or line.get("valor") is not None)
+
+
+def _retention(line: dict) -> dict:
+    """An e-Resguardo line: one retention (code, rate, base, amount)."""
+    retention: dict = {"codRet": _text(line, "cod_ret")}
+    for form_name, api_name in (("tasa", "tasa"), ("base", "mntSujetoaRet"), ("valor", "valRetPerc")):
+        if line.get(form_name) is not None:
+            retention[api_name] = _number(line[form_name])
+    return {"retencPercep": [{k: v for k, v in retention.items() if v != ""}]}
 
 
 def _item(line: dict, tipo: int) -> dict:
+    if tipo == RESGUARDO:
+        return _retention(line)
     item: dict = {}
     if tipo in INVOICE_LIKE and line.get("ind_fact"):
         item["indFact"] = int(line["ind_fact"])
@@ -163,3 +176,36 @@ def form_target(path: str, line_rows: tuple[int, ...]) -> tuple[str | int, ...] 
     if rest is None and index is None and head in _HEADER:
         return (_HEADER[head],)
     return None
+
+
+def _decimal(value) -> Decimal | None:
+    return None if value in (None, "") else Decimal(str(value))
+
+
+def _line_data(item: dict) -> dict:
+    retention = (item.get("retencPercep") or [{}])[0]
+    return {"ind_fact": item.get("indFact", 3), "nom_item": item.get("nomItem", ""),
+            "cantidad": _decimal(item.get("cantidad")), "uni_med": item.get("uniMed", ""),
+            "precio_unitario": _decimal(item.get("precioUnitario")), "descuento": _decimal(item.get("descuentoMonto")),
+            "cod_ret": retention.get("codRet", ""), "tasa": _decimal(retention.get("tasa")),
+            "base": _decimal(retention.get("mntSujetoaRet")), "valor": _decimal(retention.get("valRetPerc"))}
+
+
+def form_data(body: dict) -> dict:
+    """The issuing form's data for a service body (the inverse of build_body): a note's draft, or a receipt
+    to issue again. Fields the form does not have (codes, payments) are left out."""
+    receptor = body.get("receptor") or {}
+    data: dict = {"tipo_cfe": body.get("tipoCFE", 101), "fma_pago": body.get("fmaPago", 1),
+                  "mnt_bruto": bool(body.get("mntBruto")), "tpo_moneda": body.get("tpoMoneda", "UYU"),
+                  "tpo_cambio": _decimal(body.get("tpoCambio")), "adenda": body.get("adenda") or "",
+                  "tipo_doc_recep": str(receptor.get("tipoDocRecep") or ""),
+                  "cod_pais_recep": receptor.get("codPaisRecep") or "UY"}
+    if body.get("tipoTraslado"):
+        data["tipo_traslado"] = body["tipoTraslado"]
+    data.update({form: receptor[api] for api, form in _RECEPTOR.items() if receptor.get(api) and form not in data})
+    data["lines"] = [_line_data(item) for item in body.get("items", [])]
+    for reference in body.get("referencias", [])[:1]:
+        data.update(ref_tipo=reference.get("tpoDocRef"), ref_serie=reference.get("serie", ""),
+                    ref_nro=str(reference.get("nroCFERef") or ""), ref_razon=reference.get("razonRef", ""),
+                    ref_fecha=date.fromisoformat(reference["fechaCFEref"]) if reference.get("fechaCFEref") else None)
+    return data

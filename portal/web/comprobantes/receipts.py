@@ -16,9 +16,14 @@ from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 
 from portal.client.comprobantes import CaeInfo, IssuedReceipt
-from portal.domain.cfe_types import CFE_TYPES, CREDIT_NOTE_OF, DEBIT_NOTE_OF
+from portal.domain.cfe_types import CFE_TYPES, DEBIT_NOTE_OF
 from portal.domain.identifiers import DocType, format_rut, is_valid_rut
-from portal.web.comprobantes.choices import DGI_STATUS, DOC_TYPE_NAMES, TYPE_NAMES
+from portal.web.comprobantes.choices import CFE_TYPES as CFE_TYPE_CHOICES
+from portal.web.comprobantes.choices import DGI_STATUS, DOC_TYPE_NAMES, FMA_PAGO, IND_FACT, TYPE_NAMES
+
+# A receipt's credit note (a debit note can be credited too); the service decides what is left to credit.
+CREDIT_NOTE_FOR = {101: 102, 103: 102, 111: 112, 113: 112}
+CREDIT_NOTES = frozenset(CREDIT_NOTE_FOR.values())
 
 # (key in totals, label, key of the rate shown in the label)
 _TAX_ROWS = (
@@ -49,9 +54,24 @@ class TotalRow:
 
 
 @dataclass(frozen=True)
-class NoteLink:
-    label: str
-    params: dict
+class LineRow:
+    description: str
+    quantity: str
+    unit: str
+    price: str | None
+    discount: str | None
+    indicator: str
+    retentions: tuple[dict, ...] = ()
+
+
+@dataclass(frozen=True)
+class Actions:
+    """What the receipt page offers a writer: which notes fit this receipt now."""
+
+    cancel: bool
+    partial_credit: bool
+    debit: bool
+    copy: bool
 
 
 @dataclass(frozen=True)
@@ -66,7 +86,13 @@ class ReceiptView:
     qr_svg: Markup
     cae: CaeInfo
     dgi_status: tuple[str, str]
-    note_links: list[NoteLink] = field(default_factory=list)
+    lines: list[LineRow] = field(default_factory=list)
+    actions: Actions = Actions(False, False, False, False)
+    payment_form: str = ""
+
+    @staticmethod
+    def name_of(code: int | None) -> str:
+        return type_name(code) if code else ""
 
 
 def type_name(tipo: int) -> str:
@@ -121,19 +147,22 @@ def qr_svg(url: str) -> Markup:
     return Markup('<svg role="img" {}'.format(svg.removeprefix("<svg ")))  # noqa: S704
 
 
-def _note_links(receipt: IssuedReceipt) -> list[NoteLink]:
-    receiver = receipt.receiver or {}
-    base = {"refTipo": receipt.tipo_cfe, "refSerie": receipt.serie, "refNro": receipt.nro,
-            "refFecha": receipt.issue_date.isoformat()}
-    for api_name in ("tipoDocRecep", "docRecep", "rznSocRecep", "dirRecep", "ciudadRecep", "deptoRecep"):
-        if receiver.get(api_name):
-            base[api_name] = receiver[api_name]
-    links = []
-    if receipt.tipo_cfe in CREDIT_NOTE_OF:
-        links.append(NoteLink(_("Emitir nota de crédito"), {**base, "tipoCFE": CREDIT_NOTE_OF[receipt.tipo_cfe]}))
-    if receipt.tipo_cfe in DEBIT_NOTE_OF:
-        links.append(NoteLink(_("Emitir nota de débito"), {**base, "tipoCFE": DEBIT_NOTE_OF[receipt.tipo_cfe]}))
-    return links
+def _lines(receipt: IssuedReceipt) -> list[LineRow]:
+    indicators = dict(IND_FACT)
+    return [LineRow(description=line.get("nomItem") or "", quantity=line.get("cantidad") or "",
+                    unit=line.get("uniMed") or "", price=line.get("precioUnitario"),
+                    discount=line.get("descuentoMonto"),
+                    indicator=str(indicators.get(line.get("indFact"), line.get("indFact") or "")),
+                    retentions=tuple(line.get("retencPercep") or ()))
+            for line in receipt.lines]
+
+
+def _actions(receipt: IssuedReceipt) -> Actions:
+    balance = receipt.creditable_balance
+    return Actions(cancel=receipt.tipo_cfe in CREDIT_NOTE_FOR and bool(balance) and not any(
+        n.tipo_cfe in CREDIT_NOTES for n in receipt.notes),
+        partial_credit=receipt.tipo_cfe in CREDIT_NOTE_FOR and bool(balance),
+        debit=receipt.tipo_cfe in DEBIT_NOTE_OF, copy=receipt.tipo_cfe in dict(CFE_TYPE_CHOICES))
 
 
 def receipt_view(receipt: IssuedReceipt) -> ReceiptView:
@@ -143,7 +172,8 @@ def receipt_view(receipt: IssuedReceipt) -> ReceiptView:
         id=receipt.id, title=f"{name} {receipt.number}", type_name=name, number=receipt.number,
         receipt=receipt, receiver=receiver_rows(receipt.receiver), totals=total_rows(receipt.totals),
         qr_svg=qr_svg(receipt.qr_url), cae=receipt.cae, dgi_status=(str(status[0]), status[1]),
-        note_links=_note_links(receipt))
+        lines=_lines(receipt), actions=_actions(receipt),
+        payment_form=str(dict(FMA_PAGO).get(receipt.payment_form, "")) if receipt.payment_form else "")
 
 
 def activity_summary(receipt: IssuedReceipt) -> str:

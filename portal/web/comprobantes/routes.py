@@ -1,5 +1,5 @@
-"""Views of the comprobantes area: the landing (recent receipts, lookup), a receipt's page, its PDF and
-XML, and its collection reference. Issuing lives in issuing.py and signing an XML in signing.py."""
+"""Views of the comprobantes area: a receipt's page, its PDF and XML, and its collection reference. The list
+lives in listing.py, issuing in issuing.py, notes from a receipt in notes.py, signing an XML in signing.py."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from portal.web.auth.session import role_required
 from portal.web.backend import api
 from portal.web.comprobantes import WRITERS, bp, forms
 from portal.web.comprobantes import issuing as _issuing  # noqa: F401 - registers its views on bp
+from portal.web.comprobantes import listing as _listing  # noqa: F401 - registers its views on bp
+from portal.web.comprobantes import notes as _notes  # noqa: F401 - registers its views on bp
 from portal.web.comprobantes import signing as _signing  # noqa: F401 - registers its views on bp
 from portal.web.comprobantes.files import file_response
 from portal.web.comprobantes.receipts import receipt_view
@@ -31,33 +33,11 @@ def _area_context():
     return {"can_write": current_user.is_authenticated and current_user.role in WRITERS}
 
 
-def _landing(lookup: forms.LookupForm, *, status: int = 200):
-    recent = activity.recent(current_user.company.id, action="cfe_emitido", limit=20)
-    return render("comprobantes/index.html", status=status, lookup=lookup, recent=recent)
-
-
-@bp.get("/")
-@login_required
-def index():
-    """The area's landing: new receipt, find one by id, sign an XML, the company's recent receipts."""
-    return _landing(forms.LookupForm(formdata=None))
-
-
 @bp.get("/buscar")
 @login_required
 def lookup():
-    """Find a receipt by its id: to its page, or the landing with the error next to the field (404)."""
-    form = forms.LookupForm(formdata=request.args)
-    if not form.validate():
-        return _landing(form, status=422)
-    receipt_id = form.id.data.strip()
-    try:
-        api().get_receipt(receipt_id)
-    except client_errors.NotFound:
-        form.id.errors.append(_("No hay un comprobante con ese identificador en %(company)s.",
-                                company=current_user.company.name))
-        return _landing(form, status=404)
-    return redirect(url_for("comprobantes.receipt", receipt_id=receipt_id), code=303)
+    """Old links to the id lookup: the list's one box now takes an id or a number."""
+    return redirect(url_for("comprobantes.index", numero=(request.args.get("id") or "").strip()[:40]), code=303)
 
 
 def _checked(receipt_id: str) -> str:
@@ -66,20 +46,21 @@ def _checked(receipt_id: str) -> str:
     return receipt_id
 
 
-def _receipt_page(receipt_id: str, form: forms.CollectionReferenceForm | None = None, *, status: int = 200,
-                  applied=None):
-    view = receipt_view(api().get_receipt(receipt_id))
+def receipt_page(receipt_id: str, form: forms.CollectionReferenceForm | None = None, *, status: int = 200,
+                 applied=None, cancel_form: forms.CancelForm | None = None):
+    view = receipt_view(api().get_receipt(_checked(receipt_id)))
     if form is None:
         form = forms.CollectionReferenceForm(formdata=None, data={"referencia": view.receipt.collection_reference})
     return render("comprobantes/receipt.html", "reference", status=status, view=view, reference_form=form,
-                  applied=applied)
+                  applied=applied, cancel_form=cancel_form or forms.CancelForm(formdata=None),
+                  cancel_open=cancel_form is not None)
 
 
 @bp.get("/<receipt_id>")
 @login_required
 def receipt(receipt_id: str):
     """A receipt: its data, the service's totals, security code, QR, CAE, the PDF inline and the XML."""
-    return _receipt_page(_checked(receipt_id))
+    return receipt_page(_checked(receipt_id))
 
 
 @bp.get("/<receipt_id>/pdf")
@@ -104,7 +85,7 @@ def reference(receipt_id: str):
     """Reapply a collection reference; htmx swaps the reference block, which shows the history."""
     receipt_id, form = _checked(receipt_id), forms.CollectionReferenceForm()
     if not form.validate():
-        return _receipt_page(receipt_id, form, status=422)
+        return receipt_page(receipt_id, form, status=422)
     try:
         applied = api().reapply_reference(receipt_id, form.referencia.data.strip(),
                                           (form.observacion.data or "").strip() or None)
@@ -112,11 +93,11 @@ def reference(receipt_id: str):
         for problem in exc.fields:
             target = form[_REFERENCE_FIELDS.get(problem.field, "referencia")]
             target.errors = [*target.errors, problem.message]
-        return _receipt_page(receipt_id, form, status=422)
+        return receipt_page(receipt_id, form, status=422)
     if applied.changed:
         activity.record("referencia_reaplicada", cfe_id=receipt_id, summary=applied.reference)
     if not htmx:
         flash(_("Referencia de cobro aplicada: %(reference)s.", reference=applied.reference), "success")
         return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
-    return _receipt_page(receipt_id, forms.CollectionReferenceForm(formdata=None, data={
+    return receipt_page(receipt_id, forms.CollectionReferenceForm(formdata=None, data={
         "referencia": applied.reference}), applied=applied)

@@ -17,7 +17,6 @@ from flask_babel import lazy_gettext as _l
 # portal/service/envios/states.py; an unknown one is shown by its code and looked at again slowly.
 STATES = {
     "pendiente": (_l("Pendiente de envío a DGI"), "warn", 3),
-    "enviado": (_l("Enviado a DGI"), "warn", 3),
     "en_sobre": (_l("Enviando a DGI"), "warn", 3),
     "recibido": (_l("Recibido por DGI, esperando respuesta"), "warn", 3),
     "aceptado": (_l("Aceptado por DGI"), "ok", None),
@@ -26,7 +25,6 @@ STATES = {
     "sobre_rechazado": (_l("Sobre rechazado por DGI: soporte lo revisa"), "bad", 30),
     "pendiente_reporte": (_l("Va en el reporte diario de DGI"), "neutral", 60),
     "en_reporte": (_l("Incluido en el reporte diario de DGI"), "ok", 30),  # final once DGI answers AR
-    "anulado": (_l("Anulado"), "neutral", None),
 }
 _UNKNOWN_POLL_SECONDS = 30
 _NOT_FINAL_POLL_SECONDS = 3

@@ -39,7 +39,12 @@ def typed(request_id: str | None = None) -> dict | None:
 
 
 def remember_preview(request_id: str, token: str | None, draft_hash: str, typed_input: dict) -> None:
+    """Keep a new preview; it replaces this flow's earlier ones not yet issued, which can no longer be
+    confirmed (two previews of one sale open in two tabs must not become two receipts)."""
     state = _state()
+    for kept in state["previews"].values():
+        if not kept.get("issued"):
+            kept["replaced_by"] = request_id
     state["previews"][request_id] = {"token": token, "hash": draft_hash, "typed": typed_input, "at": time.time()}
     newest = sorted(state["previews"].items(), key=lambda item: item[1]["at"], reverse=True)[:MAX_PREVIEWS]
     state["previews"] = dict(newest)
@@ -55,6 +60,8 @@ def finish(request_id: str) -> None:
     """The preview was issued: the next emission starts blank. The preview stays known, so confirming it
     again (a double click, a second tab) still reaches the service, which answers with the same receipt."""
     state = _state()
-    if request_id in state["previews"] and state["typed"] == state["previews"][request_id]["typed"]:
-        state["typed"] = None
+    if request_id in state["previews"]:
+        state["previews"][request_id]["issued"] = True
+        if state["typed"] == state["previews"][request_id]["typed"]:
+            state["typed"] = None
     _save(state)

@@ -87,6 +87,8 @@ def review(request_id: str):
     req = api().smart_request(request_id)
     if req.state == "issued":
         return redirect(url_for("inteligente.result", request_id=request_id))
+    if kept.get("replaced_by"):
+        return _step2(req, kept, error=_replaced_message())
     return _step2(req, kept)
 
 
@@ -109,6 +111,11 @@ def confirm(request_id: str):
     """Step 3: issue exactly what was previewed, once (confirming again returns the same receipt)."""
     kept = _kept(request_id)
     accepted = request.form.getlist("aceptadas")
+    if kept.get("replaced_by"):
+        req = api().smart_request(request_id)
+        if req.state == "issued":  # confirmed before it was replaced: that is the outcome
+            return redirect_after_post("inteligente.result", request_id=request_id)
+        return _step2(req, kept, error=_replaced_message(), status=409)
     try:
         req = api().smart_confirm(request_id, request.form.get("hash") or kept["hash"], accepted)
     except (ValidationError, Conflict) as exc:
@@ -206,10 +213,17 @@ def _preview_from(form: SmartForm):
     return redirect(url_for("inteligente.review", request_id=req.id), code=303)
 
 
+def _replaced_message() -> str:
+    return _("Hiciste una previsualización más nueva de esta emisión: esta ya no se puede confirmar y no se "
+             "emitió nada. Seguí con la más reciente.")
+
+
 def _step2(req: SmartRequest, kept: dict, *, error: str | None = None, accepted=(), status: int = 200,
            offer_repeat: bool = False):
+    replaced = kept.get("replaced_by")
     return render(STEP2, "confirm", req=req, p=presenters, error=error, accepted=set(accepted), status=status,
-                  offer_repeat=offer_repeat or req.state == "expired", draft_hash=kept["hash"])
+                  offer_repeat=offer_repeat or req.state == "expired", draft_hash=kept["hash"],
+                  replaced_url=url_for("inteligente.review", request_id=replaced) if replaced else None)
 
 
 def _refused(request_id: str, kept: dict, exc: CfeError, accepted: list[str]):

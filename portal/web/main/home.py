@@ -11,16 +11,6 @@ from portal.client.empresa import CaeRangeInUse, CurrencyTotal, DaySummary, Sign
 from portal.web.comprobantes import WRITERS
 from portal.web.comprobantes.choices import DGI_STATUS, TYPE_NAMES
 
-# The states DGI's reception flow adds; DGI_STATUS (the receipt page's labels) wins for those it knows.
-_MORE_DGI_STATES = {
-    "en_sobre": _l("En un sobre enviado a DGI"),
-    "recibido": _l("Recibido por DGI"),
-    "observado": _l("Observado por DGI"),
-    "sobre_rechazado": _l("Sobre rechazado por DGI"),
-    "pendiente_reporte": _l("Pendiente del reporte diario"),
-    "en_reporte": _l("Incluido en el reporte diario"),
-}
-
 
 @dataclass(frozen=True)
 class Action:
@@ -48,7 +38,7 @@ def type_name(code: int) -> str:
 
 def dgi_state_name(state: str) -> str:
     known = DGI_STATUS.get(state)
-    return str(known[0]) if known else str(_MORE_DGI_STATES.get(state, state))
+    return str(known[0]) if known else state
 
 
 @dataclass(frozen=True)

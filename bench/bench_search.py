@@ -1,0 +1,171 @@
+"""Benchmark: the receipt list (GET /api/v1/comprobante/buscar) over 100,000 receipts of one company.
+
+    .venv/bin/python bench/bench_search.py [--receipts 100000] [--repeat 30]
+
+Fills a throwaway SQLite database quickly: one receipt is issued for real, then its row is copied in bulk
+(executemany) with varied dates, numbers, types, receivers, currencies, amounts and DGI states; nothing is
+signed 100,000 times. Each typical query then runs through the whole endpoint in-process (auth, validation,
+the page, the totals of the filtered set, JSON), first with the search indexes of migration
+0008_comprobante_search, then without them, so the ratio comes from the same run. Target: p95 < 100 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+TARGET_P95_MS = 100
+NAMES = ("Ferretería", "Almacén", "Farmacia", "Panadería", "Estudio", "Distribuidora", "Transportes",
+         "Ñandú", "Librería", "Constructora", "Óptica", "Carnicería")
+PLACES = ("del Centro", "Norte", "Oriental", "Pocitos", "del Prado", "Cordón", "Malvín", "La Teja", "Unión")
+SEARCH_INDEXES = ("ix_cfe_emitido_listado", "ix_cfe_emitido_moneda", "ix_cfe_emitido_nro",
+                  "ix_cfe_emitido_receptor_doc", "ix_cfe_emitido_receptor_busqueda", "ix_cfe_emitido_dgi_status",
+                  "ix_cfe_emitido_request_id", "ix_cfe_emitido_idempotency_key")
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
+
+
+def _fill(app, count: int) -> dict:
+    """Copy the one real receipt `count` times with realistic variety; returns facts the queries use."""
+    from sqlalchemy import insert, select
+
+    from portal.service import db
+    from portal.service.comprobante.models import IssuedCfe
+    from portal.service.comprobante.search import folded
+
+    rng = random.Random(12)
+    with app.app_context():
+        template = db.session().scalar(select(IssuedCfe))
+        columns = {c.name: getattr(template, c.key) for c in IssuedCfe.__table__.columns}
+        columns["xml"] = template.xml[:1500]  # the list never reads it; keep the file a realistic width
+        receivers = [(f"21{rng.randrange(10**9, 10**10)}", f"{rng.choice(NAMES)} {rng.choice(PLACES)} {i}")
+                     for i in range(3000)]
+        today = datetime.now(UTC).date()
+        numbers = {101: 0, 111: 0}
+        rows = []
+        for i in range(count):
+            tipo = 101 if rng.random() < 0.6 else 111
+            numbers[tipo] += 1
+            doc, name = rng.choice(receivers)
+            day = today - timedelta(days=int((count - i) * 365 / count))
+            rows.append({**columns, "id": f"bench{i:027d}", "tipo_cfe": tipo, "nro": numbers[tipo] + 1,
+                         "fch_emis": day, "tpo_moneda": "USD" if rng.random() < 0.1 else "UYU",
+                         "mnt_total": round(rng.uniform(100, 90000), 2), "mnt_pagar": round(rng.uniform(100, 90000), 2),
+                         "receptor_doc": doc, "receptor_nombre": name, "receptor_busqueda": folded(name),
+                         "dgi_status": "rechazado" if rng.random() < 0.002 else "aceptado",
+                         "request_id": f"req{i:029d}", "idempotency_key": f"key-{i}"})
+        start = time.perf_counter()
+        with db.write_transaction() as session:
+            for chunk in range(0, count, 10_000):
+                session.execute(insert(IssuedCfe), rows[chunk:chunk + 10_000])
+        fill_s = time.perf_counter() - start
+    middle = rows[count // 2]
+    return {"fill_s": fill_s, "today": today, "middle": middle, "name": middle["receptor_nombre"]}
+
+
+def _queries(facts: dict) -> list[tuple[str, dict]]:
+    today = facts["today"]
+    middle = facts["middle"]
+    return [
+        ("first page, no filter (50 of 100,000, totals of all)", {}),
+        ("last 30 days", {"desde": (today - timedelta(days=30)).isoformat(), "hasta": today.isoformat()}),
+        ("number typed 'A 0012345', any type", {"numero": f"A {middle['nro']:07d}"}),
+        ("e-Factura number 'A-12345'", {"tipoCFE": middle["tipo_cfe"], "numero": f"A-{middle['nro']}"}),
+        ("receiver name prefix 'ferreteria nor'", {"receptor": "ferreteria nor"}),
+        ("receiver RUT prefix (6 digits)", {"receptor": middle["receptor_doc"][:6]}),
+        ("e-Facturas in USD", {"tipoCFE": 111, "moneda": "USD"}),
+        ("amount between 50,000 and 50,500", {"montoDesde": "50000", "montoHasta": "50500"}),
+        ("DGI state rechazado (rare)", {"estadoDGI": "rechazado"}),
+        ("request reference (exact)", {"referencia": middle["request_id"]}),
+        ("a year of e-Tickets, 200 per page", {"tipoCFE": 101, "limite": 200}),
+    ]
+
+
+def _measure(client, headers, queries, repeat: int) -> list[tuple[float, float]]:
+    results = []
+    for _name, params in queries:
+        samples = []
+        answer = client.get("/api/v1/comprobante/buscar", query_string=params, headers=headers)
+        assert answer.status_code == 200, answer.json
+        for _ in range(repeat):
+            start = time.perf_counter()
+            client.get("/api/v1/comprobante/buscar", query_string=params, headers=headers)
+            samples.append((time.perf_counter() - start) * 1000)
+        results.append((statistics.median(samples), _percentile(samples, 0.95)))
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--receipts", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=30)
+    args = parser.parse_args()
+    workdir = tempfile.mkdtemp(prefix="cfe-bench-search-")
+    os.environ["CFE_VAR_DIR"] = workdir
+    os.environ["CFE_SECRETS_DIR"] = os.path.join(workdir, "secrets")
+    from portal.devsecrets import ensure_secrets
+
+    ensure_secrets()
+    from sqlalchemy import text
+
+    from portal.service import create_app, db
+    from portal.service.migrations import upgrade
+    from portal.service.seed import seed_demo
+    from tests.conftest import mint_token
+    from tests.support import cfe_bodies as bodies
+
+    url = f"sqlite:///{workdir}/bench.db"
+    upgrade(url)
+    app = create_app({"DATABASE_URL": url})
+    with app.app_context():
+        list(seed_demo())
+    headers = {"Authorization": f"Bearer {mint_token(app, 'usuario@demo.uy')}"}
+    client = app.test_client()
+    issued = client.post("/api/v1/comprobante/emitir", json=bodies.body(bodies.EFACTURA), headers=headers)
+    assert issued.status_code == 201, issued.json
+    facts = _fill(app, args.receipts)
+    with app.app_context(), db.write_transaction() as session:
+        session.execute(text("ANALYZE"))
+    queries = _queries(facts)
+    indexed = _measure(client, headers, queries, args.repeat)
+    start = time.perf_counter()
+    export = client.get("/api/v1/comprobante/buscar", headers={**headers, "Accept": "text/csv"},
+                        query_string={"desde": (facts["today"] - timedelta(days=30)).isoformat()})
+    csv_rows = export.data.count(b"\r\n") - 1
+    csv_ms = (time.perf_counter() - start) * 1000
+    with app.app_context(), db.write_transaction() as session:
+        for name in SEARCH_INDEXES:
+            session.execute(text(f"DROP INDEX {name}"))
+    bare = _measure(client, headers, queries, max(3, args.repeat // 5))
+    print(_report(args.receipts, facts["fill_s"], queries, indexed, bare, csv_rows, csv_ms))
+    return 0 if all(p95 < TARGET_P95_MS for _p50, p95 in indexed) else 1
+
+
+def _report(count, fill_s, queries, indexed, bare, csv_rows, csv_ms) -> str:
+    lines = [f"Receipt search over {count:,} receipts of one company (bench/bench_search.py, "
+             f"{datetime.now(UTC):%Y-%m-%d}, {platform.machine()}, {os.cpu_count()} cores, SQLite)",
+             f"Bulk fill: {fill_s:.1f} s. Target: p95 < {TARGET_P95_MS} ms per query, whole endpoint in-process.", "",
+             "| query | p50 | p95 | p95 without the search indexes | ratio | target |", "|---|---|---|---|---|---|"]
+    for (name, _params), (p50, p95), (_bp50, bare95) in zip(queries, indexed, bare, strict=True):
+        lines.append(f"| {name} | {p50:.1f} ms | {p95:.1f} ms | {bare95:.1f} ms | {bare95 / p95:.1f}x | "
+                     f"{'met' if p95 < TARGET_P95_MS else '**missed**'} |")
+    lines.append(f"\nCSV export of the last 30 days ({csv_rows:,} rows, streamed): {csv_ms:.0f} ms.")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

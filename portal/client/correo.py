@@ -1,0 +1,121 @@
+"""Client methods of the Correo endpoints (a receipt by e-mail, its sends, the development mailbox)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from urllib.parse import quote
+
+from portal.client.base import Transport
+from portal.client.models import parse_datetime as _moment
+
+BASE = "/api/v1/correo"
+FINAL_STATES = ("enviado", "fallido")
+
+
+@dataclass(frozen=True)
+class MailSend:
+    """One send of a receipt: to whom, when, and its state (en_cola, enviando, enviado, fallido)."""
+
+    id: str
+    receipt_id: str
+    recipients: tuple[str, ...]
+    state: str
+    attempts: int
+    error: str | None
+    next_attempt_at: datetime | None
+    created_by: str
+    created_at: datetime
+    sent_at: datetime | None
+    replayed: bool = False  # the same Idempotency-Key again: this is the earlier send, no new e-mail
+
+    @property
+    def final(self) -> bool:
+        return self.state in FINAL_STATES
+
+    @classmethod
+    def from_json(cls, data: dict) -> MailSend:
+        return cls(id=data["id"], receipt_id=data["idCfeEmitido"], recipients=tuple(data["destinatarios"]),
+                   state=data["estado"], attempts=int(data["intentos"]), error=data.get("error"),
+                   next_attempt_at=_moment(data.get("proximoIntento")), created_by=data["creadoPor"],
+                   created_at=_moment(data["creadoEn"]), sent_at=_moment(data.get("enviadoEn")))
+
+
+@dataclass(frozen=True)
+class MailSends:
+    """A receipt's sends (newest first), the addresses to suggest, and whether mail goes to the development
+    mailbox (no SMTP server configured)."""
+
+    receipt_id: str
+    suggested: tuple[str, ...]
+    dev_mailbox: bool
+    sends: tuple[MailSend, ...]
+
+    @property
+    def pending(self) -> bool:
+        return any(not send.final for send in self.sends)
+
+    @classmethod
+    def from_json(cls, data: dict) -> MailSends:
+        return cls(receipt_id=data["idCfeEmitido"], suggested=tuple(data["sugeridos"]),
+                   dev_mailbox=bool(data["buzonDesarrollo"]),
+                   sends=tuple(MailSend.from_json(item) for item in data["envios"]))
+
+
+@dataclass(frozen=True)
+class MailboxAttachment:
+    filename: str
+    content_type: str
+    size: int
+
+
+@dataclass(frozen=True)
+class MailboxMessage:
+    id: str
+    sender: str
+    to: str
+    subject: str
+    date: datetime | None
+    attachments: tuple[MailboxAttachment, ...]
+    text: str | None = None  # only when one message is read
+
+    @classmethod
+    def from_json(cls, data: dict) -> MailboxMessage:
+        return cls(id=data["id"], sender=data["de"], to=data["para"], subject=data["asunto"],
+                   date=_moment(data.get("fecha")), text=data.get("texto"),
+                   attachments=tuple(MailboxAttachment(a["nombre"], a["tipo"], int(a["bytes"]))
+                                     for a in data["adjuntos"]))
+
+
+@dataclass(frozen=True)
+class Download:
+    content: bytes
+    content_type: str
+    filename: str
+
+
+class CorreoApi(Transport):
+    def send_receipt_by_mail(self, receipt_id: str, recipients: list[str], *,
+                             idempotency_key: str | None = None) -> MailSend:
+        """Queue a send of the receipt's PDF and XML; the same key again returns the same send, `replayed`."""
+        response = self._request("POST", f"{BASE}/comprobante/{quote(receipt_id, safe='')}/envios",
+                                 json={"destinatarios": recipients}, idempotency_key=idempotency_key)
+        send = MailSend.from_json(response.json())
+        return replace(send, replayed=True) if response.headers.get("Idempotent-Replayed") == "true" else send
+
+    def receipt_mail_sends(self, receipt_id: str) -> MailSends:
+        return MailSends.from_json(self._json("GET", f"{BASE}/comprobante/{quote(receipt_id, safe='')}/envios"))
+
+    def dev_mailbox(self) -> tuple[MailboxMessage, ...]:
+        """The development mailbox (admins and soporte); NotFound when an SMTP server is configured."""
+        return tuple(MailboxMessage.from_json(item) for item in self._json("GET", f"{BASE}/buzon")["mensajes"])
+
+    def dev_mailbox_message(self, message_id: str) -> MailboxMessage:
+        return MailboxMessage.from_json(self._json("GET", f"{BASE}/buzon/{quote(message_id, safe='')}"))
+
+    def dev_mailbox_attachment(self, message_id: str, index: int) -> Download:
+        response = self._request("GET", f"{BASE}/buzon/{quote(message_id, safe='')}/adjuntos/{int(index)}",
+                                 accept="*/*")
+        filename = response.headers.get("Content-Disposition", "").partition('filename="')[2].rstrip('"')
+        return Download(response.content, response.headers.get("Content-Type", "application/octet-stream"),
+                        filename or "adjunto")

@@ -1,0 +1,81 @@
+"""HTTP endpoints of notes derived from a receipt: cancel it with a full credit note, or get the draft of a
+partial credit note or a debit note to edit and issue."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from portal.service import db, idempotency
+from portal.service.api import ALL_ROLES, WRITERS, operation
+from portal.service.auth import Principal
+from portal.service.comprobante import issuing, notes
+from portal.service.comprobante.models import IssuedCfe
+from portal.service.comprobante.presenters import cfe_emitido
+from portal.service.comprobante.routes import _IDEMPOTENCY, BOTH, TAG, _as_json, bp
+from portal.service.comprobante.schemas import BorradorNota, BorradorNotaQuery, CfeEmitido, NotaCreditoTotal
+from portal.service.errors import ApiError, Conflict, NotFound
+
+
+def _original(principal: Principal, cfe_id: str) -> IssuedCfe:
+    record = db.session().scalar(select(IssuedCfe).where(IssuedCfe.id == cfe_id,
+                                                         IssuedCfe.company_id == principal.company_id))
+    if record is None:
+        raise NotFound("No existe un comprobante con ese idCfeEmitido en su empresa.", code="cfe_no_encontrado")
+    return record
+
+
+def _untouched(original: IssuedCfe) -> None:
+    """A full credit note only for a receipt no credit note has touched yet."""
+    already = notes.credited(db.session(), original.id)
+    if not already:
+        return
+    left = notes.remaining(db.session(), original)
+    if not left:
+        raise Conflict("Este comprobante ya está anulado: sus notas de crédito cubren todo su monto.",
+                       code="ya_anulado")
+    raise Conflict(f"Este comprobante ya tiene notas de crédito por {already:.2f}; para acreditar lo que queda "
+                   f"({left:.2f}) emita una nota de crédito parcial.", code="acreditado_en_parte")
+
+
+@operation(bp, "POST", "/notaCreditoTotal", tag=TAG, summary="Anular un comprobante con nota de crédito",
+           auth=BOTH, roles=WRITERS, body=NotaCreditoTotal, extra_headers=_IDEMPOTENCY,
+           responses={201: CfeEmitido, 400: "Idempotency-Key con formato inválido.",
+                      404: "No existe o es de otra empresa.",
+                      409: "El comprobante no admite nota de crédito, ya tiene notas de crédito, no hay CAE "
+                           "vigente o la Idempotency-Key está en curso."})
+def nota_credito_total(body: NotaCreditoTotal, principal: Principal):
+    """Issues the credit note of the whole receipt: same lines, currency and exchange rate, the reference
+    (with MntCFEref, TpoMonedaRef, TpoCambioRef) filled in, and the reason given."""
+    claim = idempotency.claim(principal.company_id, "comprobante.notaCreditoTotal",
+                              body.model_dump(mode="json", by_alias=True))
+    if claim.replay is not None:
+        return claim.replay
+
+    def remember(session, result):
+        idempotency.complete(session, claim, 201, _as_json(result.cfe, result.warnings, session))
+
+    try:
+        original = _original(principal, body.id_cfe_emitido)
+        _untouched(original)
+        result = issuing.issue(principal, notes.full_credit_note(original, body.razon, body.fch_emis),
+                               on_stored=remember)
+    except Exception:
+        idempotency.release(claim)
+        raise
+    return cfe_emitido(result.cfe, result.warnings, db.session()), 201
+
+
+@operation(bp, "GET", "/borradorNota", tag=TAG, summary="Borrador de nota de crédito parcial o de débito",
+           auth=BOTH, roles=ALL_ROLES, query=BorradorNotaQuery,
+           responses={200: BorradorNota, 404: "No existe o es de otra empresa.",
+                      409: "Ese comprobante no admite ese tipo de nota."})
+def borrador_nota(query: BorradorNotaQuery, principal: Principal):
+    """The body of a note for the receipt, to edit (lines, amounts) and send to emitir: its receiver,
+    currency, exchange rate, price mode and lines, and the reference to it. Nothing is issued."""
+    original = _original(principal, query.id_cfe_emitido)
+    table = notes.CREDIT_NOTE_FOR if query.tipo == "credito" else notes.DEBIT_NOTE_FOR
+    if original.tipo_cfe not in table:
+        raise ApiError("Ese comprobante no admite una nota de ese tipo.", code="tipo_sin_nota", status=409)
+    left = notes.remaining(db.session(), original) if query.tipo == "credito" else None
+    return BorradorNota(borrador=notes.note_draft(original, table[original.tipo_cfe]), saldo_acreditable=left,
+                        id_cfe_original=original.id)

@@ -1,0 +1,46 @@
+"""Tables of the Correo area: each e-mail send of a receipt, committed before any attempt is made."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from portal.service.db import Base, utcnow
+
+QUEUED = "en_cola"
+SENDING = "enviando"
+SENT = "enviado"
+FAILED = "fallido"
+
+
+class MailSend(Base):
+    """One send of a receipt to a list of addresses: who asked, when, and what became of it.
+
+    The row is the truth; the background task only acts on it. `lease_until` marks an attempt in progress,
+    so two workers woken for the same send never both deliver it, and one that died mid-attempt is retried
+    once the lease runs out.
+    """
+
+    __tablename__ = "correo_envio"
+    __table_args__ = (
+        Index("ix_correo_envio_cfe", "company_id", "cfe_id", "created_at"),
+        # The sweep looks for sends still waiting whose time has come.
+        Index("ix_correo_envio_pendientes", "state", "next_attempt_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"))
+    cfe_id: Mapped[str] = mapped_column(ForeignKey("cfe_emitido.id", ondelete="CASCADE"))
+    recipients: Mapped[list] = mapped_column(JSON)
+    state: Mapped[str] = mapped_column(String(12), default=QUEUED)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(String(500))
+    next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    message_id: Mapped[str | None] = mapped_column(String(255))
+    created_by: Mapped[str] = mapped_column(String(254))
+    request_id: Mapped[str | None] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

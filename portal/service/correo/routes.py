@@ -1,0 +1,212 @@
+"""HTTP endpoints of the Correo area: send a receipt by e-mail, its sends, and the development mailbox."""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+
+from email_validator import EmailNotValidError, validate_email
+from flask import Blueprint, Flask, Response
+from limits import parse
+from sqlalchemy import select
+
+from portal import paths
+from portal.service import db, idempotency
+from portal.service.api import ALL_ROLES, WRITERS, operation
+from portal.service.auth import API_KEY, JWT, Principal
+from portal.service.comprobante.models import IssuedCfe
+from portal.service.correo import mailbox, sending, tasks, transport
+from portal.service.correo.models import QUEUED, MailSend
+from portal.service.correo.schemas import (
+    AdjuntoBuzon,
+    Buzon,
+    EnviarCorreo,
+    EnvioCorreo,
+    EnviosCorreo,
+    MensajeBuzon,
+    MensajeBuzonCompleto,
+)
+from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
+from portal.service.models import Role
+from portal.service.ratelimit import limiter
+
+bp = Blueprint("correo", __name__, url_prefix="/api/v1/correo")
+
+TAG = "Correo"
+BOTH = (JWT, API_KEY)
+_CFE = {"cfe_id": "El idCfeEmitido del comprobante."}
+_MESSAGE = {"mensaje_id": "El id del mensaje en el buzón de desarrollo."}
+_NO_MAILBOX = "No existe, o hay un servidor SMTP configurado y no hay buzón de desarrollo."
+MAILBOX_READERS = (Role.ADMIN, Role.SOPORTE)
+# A customer is not flooded with one receipt, and a company's account cannot be used to mail anyone at will.
+SENDS_PER_RECEIPT = parse("10/hour")
+SENDS_PER_COMPANY = parse("300/hour")
+log = logging.getLogger("portal.service.correo")
+
+
+def init_app(app: Flask) -> None:
+    """Mail settings from the environment (tests pass their own in create_app's test_config)."""
+    app.config.setdefault("SMTP_URL", os.environ.get("CFE_SMTP_URL") or None)
+    app.config.setdefault("MAIL_FROM", os.environ.get("CFE_MAIL_FROM") or "comprobantes@localhost")
+    app.config.setdefault("MAILBOX_DIR", os.environ.get("CFE_MAILBOX_DIR") or str(paths.var_dir() / "mailbox"))
+    app.config.setdefault("MAIL_RETRY_BASE_SECONDS", int(os.environ.get("CFE_MAIL_RETRY_BASE_SECONDS", "60")))
+    if app.config["SMTP_URL"]:
+        transport.SmtpSettings.from_url(app.config["SMTP_URL"])  # a malformed URL stops the start, not a send
+
+
+def _receipt(principal: Principal, cfe_id: str) -> IssuedCfe:
+    record = db.session().scalar(select(IssuedCfe).where(IssuedCfe.id == cfe_id,
+                                                         IssuedCfe.company_id == principal.company_id))
+    if record is None:
+        raise NotFound("No existe un comprobante con ese id en tu empresa.", code="cfe_no_encontrado")
+    return record
+
+
+def valid_recipients(addresses: list[str]) -> list[str]:
+    """Each address checked and normalised (domain lower-cased), duplicates dropped; 422 naming each bad one."""
+    clean, problems = [], []
+    for index, address in enumerate(addresses):
+        try:
+            # No SMTPUTF8: an address whose user part is not ASCII may be refused by any relay on the way, so
+            # it is refused here, where the person can fix it; a non-ASCII domain travels as punycode.
+            checked = validate_email(address, check_deliverability=False, allow_smtputf8=False)
+            normalized = checked.ascii_email or checked.normalized
+        except EmailNotValidError:
+            problems.append(FieldError(f"destinatarios[{index}]", "correo_invalido",
+                                       f"«{address}» no es una dirección de correo: revisala (como "
+                                       "nombre@empresa.com.uy)."))
+            continue
+        if normalized.lower() not in {known.lower() for known in clean}:
+            clean.append(normalized)
+    if problems:
+        raise ValidationFailed(problems, message="Revisá las direcciones de correo.")
+    return clean
+
+
+def envio(send: MailSend) -> EnvioCorreo:
+    aware = sending.aware  # SQLite hands back naive UTC moments; the API always says they are UTC
+    return EnvioCorreo(id=send.id, id_cfe_emitido=send.cfe_id, destinatarios=list(send.recipients),
+                       estado=send.state, intentos=send.attempts, error=send.last_error,
+                       proximo_intento=aware(send.next_attempt_at) if send.state == QUEUED else None,
+                       creado_por=send.created_by, creado_en=aware(send.created_at), enviado_en=aware(send.sent_at))
+
+
+@operation(bp, "POST", "/comprobante/<string:cfe_id>/envios", tag=TAG, summary="Enviar un comprobante por correo",
+           auth=BOTH, roles=WRITERS, body=EnviarCorreo, path_params=_CFE,
+           extra_headers={"Idempotency-Key": "Clave única por envío: repetir la solicitud con la misma clave "
+                                             "devuelve el mismo envío, sin mandar otro correo."},
+           responses={202: EnvioCorreo, 400: "Idempotency-Key no válida.", 404: "No existe o es de otra empresa.",
+                      409: "La Idempotency-Key está en curso.", 415: "El cuerpo no es JSON.",
+                      429: "Demasiados envíos en la última hora (10 por comprobante, 300 por empresa); ver "
+                           "Retry-After."})
+def enviar(cfe_id: str, body: EnviarCorreo, principal: Principal):
+    """Records a send of the receipt's PDF and signed XML to the given addresses and answers at once; the
+    e-mail goes out in the background, with retries. Follow it with GET …/envios."""
+    record = _receipt(principal, cfe_id)
+    recipients = valid_recipients(body.destinatarios) or sending.suggested_recipients(db.session(), record)
+    if not recipients:
+        raise ValidationFailed([FieldError("destinatarios", "sin_destinatarios",
+                                           "Escribí al menos una dirección de correo del cliente.")],
+                               message="Escribí al menos una dirección de correo del cliente.")
+    claim = idempotency.claim(principal.company_id, "correo.enviar", {"cfe": cfe_id, "to": recipients})
+    if claim.replay is not None:
+        return claim.replay
+    try:
+        _count_send(principal.company_id, record.id)
+        with db.write_transaction() as session:
+            send = sending.queue_send(session, principal, session.get(IssuedCfe, record.id), recipients)
+            answer = envio(send)
+            idempotency.complete(session, claim, 202, answer.model_dump(mode="json", by_alias=True))
+    except Exception:
+        idempotency.release(claim)
+        raise
+    tasks.wake(send.id)
+    return answer, 202
+
+
+def _count_send(company_id: int, cfe_id: str) -> None:
+    """Count a new send against the hourly limits, or refuse it with 429 and when to try again. The limit
+    storage failing lets the send through (logged): a lost e-mail costs more than an extra one."""
+    company = str(company_id)
+    try:
+        for limit, keys in ((SENDS_PER_COMPANY, ("correo-empresa", company)),
+                            (SENDS_PER_RECEIPT, ("correo-comprobante", company, cfe_id))):
+            if not limiter().test(limit, *keys):
+                reset = limiter().get_window_stats(limit, *keys).reset_time
+                raise ApiError("Ya se enviaron muchos correos en la última hora; probá de nuevo más tarde.",
+                               code="demasiados_envios", status=429,
+                               headers={"Retry-After": str(max(int(reset - time.time()) + 1, 1))})
+        limiter().hit(SENDS_PER_COMPANY, "correo-empresa", company)
+        limiter().hit(SENDS_PER_RECEIPT, "correo-comprobante", company, cfe_id)
+    except ApiError:
+        raise
+    except Exception:  # the limit storage (Redis) is down
+        log.warning("send limits not checked: the rate-limit storage failed", exc_info=True)
+
+
+@operation(bp, "GET", "/comprobante/<string:cfe_id>/envios", tag=TAG, summary="Envíos por correo de un comprobante",
+           auth=BOTH, roles=ALL_ROLES, path_params=_CFE,
+           responses={200: EnviosCorreo, 404: "No existe o es de otra empresa."})
+def envios(cfe_id: str, principal: Principal):
+    """The receipt's sends, newest first (to whom, when, state, attempts, the reason of a failure), and the
+    addresses to suggest for the next one."""
+    session = db.session()
+    record = _receipt(principal, cfe_id)
+    return EnviosCorreo(id_cfe_emitido=record.id, sugeridos=sending.suggested_recipients(session, record),
+                        buzon_desarrollo=transport.uses_mailbox(),
+                        envios=[envio(send) for send in sending.sends_of(session, principal.company_id, record.id)])
+
+
+def _require_mailbox() -> None:
+    if not transport.uses_mailbox():
+        raise NotFound("Hay un servidor de correo configurado: no hay buzón de desarrollo.", code="sin_buzon")
+
+
+def _summary(message: mailbox.StoredMessage) -> dict:
+    return {"id": message.id, "de": message.sender, "para": message.to, "asunto": message.subject,
+            "fecha": message.date, "adjuntos": [AdjuntoBuzon(nombre=a.filename, tipo=a.content_type,
+                                                             bytes=len(a.content)) for a in message.attachments]}
+
+
+@operation(bp, "GET", "/buzon", tag=TAG, summary="Buzón de desarrollo", auth=(JWT,), roles=MAILBOX_READERS,
+           responses={200: Buzon, 404: _NO_MAILBOX})
+def buzon(principal: Principal):
+    """Without an SMTP server (development), the e-mails the company's sends produced, newest first."""
+    _require_mailbox()
+    return Buzon(mensajes=[MensajeBuzon(**_summary(m)) for m in mailbox.messages(principal.company_id)])
+
+
+def _stored(principal: Principal, mensaje_id: str) -> mailbox.StoredMessage:
+    _require_mailbox()
+    message = mailbox.message(principal.company_id, mensaje_id)
+    if message is None:
+        raise NotFound("No hay un mensaje con ese id en el buzón de tu empresa.", code="mensaje_no_encontrado")
+    return message
+
+
+@operation(bp, "GET", "/buzon/<string:mensaje_id>", tag=TAG, summary="Un mensaje del buzón de desarrollo",
+           auth=(JWT,), roles=MAILBOX_READERS, path_params=_MESSAGE,
+           responses={200: MensajeBuzonCompleto, 404: _NO_MAILBOX})
+def mensaje(mensaje_id: str, principal: Principal):
+    """One message of the development mailbox, with its text and the list of its attachments."""
+    message = _stored(principal, mensaje_id)
+    return MensajeBuzonCompleto(**_summary(message), texto=message.text)
+
+
+@operation(bp, "GET", "/buzon/<string:mensaje_id>/adjuntos/<int:numero>", tag=TAG,
+           summary="Un adjunto de un mensaje del buzón de desarrollo", auth=(JWT,), roles=MAILBOX_READERS,
+           path_params={**_MESSAGE, "numero": "Su posición en la lista de adjuntos, desde 0."},
+           responses={200: {"description": "El adjunto, con su tipo.",
+                            "content": {"application/octet-stream": {"schema": {"type": "string",
+                                                                                 "format": "binary"}}}},
+                      404: _NO_MAILBOX})
+def adjunto(mensaje_id: str, numero: int, principal: Principal):
+    """An attachment as it was sent (the PDF or the XML)."""
+    message = _stored(principal, mensaje_id)
+    if not 0 <= numero < len(message.attachments):
+        raise NotFound("Ese mensaje no tiene ese adjunto.", code="adjunto_no_encontrado")
+    attachment = message.attachments[numero]
+    response = Response(attachment.content, mimetype=attachment.content_type)
+    response.headers["Content-Disposition"] = f'attachment; filename="{attachment.filename}"'
+    return response

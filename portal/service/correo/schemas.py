@@ -1,0 +1,80 @@
+"""Request and response bodies of the Correo endpoints."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+MAX_RECIPIENTS = 10
+
+Address = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=254)]
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class EnviarCorreo(BaseModel):
+    """Send a receipt (PDF and signed XML) by e-mail."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, json_schema_extra={"examples": [
+        {"destinatarios": ["compras@cliente.com.uy", "contaduria@cliente.com.uy"]}]})
+
+    destinatarios: list[Address] = Field(
+        default_factory=list, max_length=MAX_RECIPIENTS,
+        description=f"Hasta {MAX_RECIPIENTS} direcciones. Si se omite, se usan las del último envío de este "
+                    "comprobante o de otro del mismo cliente.")
+
+
+class EnvioCorreo(_Out):
+    """One send of a receipt and what became of it."""
+
+    id: str
+    id_cfe_emitido: str = Field(alias="idCfeEmitido")
+    destinatarios: list[str]
+    estado: str = Field(description="en_cola, enviando, enviado o fallido.")
+    intentos: int
+    error: str | None = Field(None, description="Por qué falló el último intento (respuesta del servidor).")
+    proximo_intento: datetime | None = Field(None, alias="proximoIntento",
+                                             description="Cuándo se vuelve a intentar, si está en cola.")
+    creado_por: str = Field(alias="creadoPor")
+    creado_en: datetime = Field(alias="creadoEn")
+    enviado_en: datetime | None = Field(None, alias="enviadoEn")
+
+
+class EnviosCorreo(_Out):
+    """The sends of a receipt (newest first) and the addresses to suggest for the next one."""
+
+    id_cfe_emitido: str = Field(alias="idCfeEmitido")
+    sugeridos: list[str] = Field(description="Las direcciones del último envío a este cliente.")
+    buzon_desarrollo: bool = Field(alias="buzonDesarrollo",
+                                   description="Verdadero cuando no hay servidor SMTP configurado y los correos "
+                                               "quedan en el buzón de desarrollo.")
+    envios: list[EnvioCorreo]
+
+
+class AdjuntoBuzon(_Out):
+    nombre: str
+    tipo: str
+    bytes: int
+
+
+class MensajeBuzon(_Out):
+    id: str
+    de: str
+    para: str
+    asunto: str
+    fecha: datetime | None
+    adjuntos: list[AdjuntoBuzon]
+
+
+class MensajeBuzonCompleto(MensajeBuzon):
+    texto: str
+
+
+class Buzon(_Out):
+    """The development mailbox of the company, newest first."""
+
+    mensajes: list[MensajeBuzon]

@@ -1,0 +1,98 @@
+"""The company's receipt list: live filters (htmx; the URL holds the query), totals of the filtered set,
+pages, and the CSV of the same query. Every receipt, however it was issued: the list comes from the service."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from flask import redirect, request, url_for
+from flask_babel import gettext as _
+from flask_htmx import make_response as htmx_response
+from flask_login import current_user, login_required
+
+from portal.client import errors as client_errors
+from portal.client.comprobantes import ReceiptPage
+from portal.web.backend import api
+from portal.web.comprobantes import bp, forms
+from portal.web.comprobantes.files import file_response
+from portal.web.comprobantes.receipts import type_name
+from portal.web.extensions import htmx
+from portal.web.rendering import render
+
+PAGE_SIZE = 50
+_RECEIPT_ID = re.compile(r"^[0-9a-fA-F]{32}$")
+_FIELDS = {service: name for name, service in forms.ReceiptFilterForm.SERVICE_NAMES.items()}
+
+
+@dataclass(frozen=True)
+class ListView:
+    page: ReceiptPage | None
+    filtered: bool
+    next_url: str | None
+    first_url: str | None
+    csv_url: str
+
+    @staticmethod
+    def type_name(code: int) -> str:
+        return type_name(code)
+
+
+def _view(form: forms.ReceiptFilterForm, page: ReceiptPage | None) -> ListView:
+    args = form.query_args()
+    following = url_for("comprobantes.index", **form.query_args(cursor=page.next_cursor)) \
+        if page and page.next_cursor else None
+    first = url_for("comprobantes.index", **args) if form.cursor.data else None
+    return ListView(page=page, filtered=bool(args), next_url=following, first_url=first,
+                    csv_url=url_for("comprobantes.export", **args))
+
+
+def _receipt_by_id(receipt_id: str):
+    """The one box also takes the id the service gave (idCfeEmitido): straight to that receipt."""
+    try:
+        api().get_receipt(receipt_id)
+    except client_errors.NotFound:
+        return None
+    target = url_for("comprobantes.receipt", receipt_id=receipt_id)
+    return htmx_response("", 200, redirect=target) if htmx else redirect(target, code=303)
+
+
+def _field_errors(form: forms.ReceiptFilterForm, exc: client_errors.ValidationError) -> None:
+    for problem in exc.fields:
+        target = form[_FIELDS[problem.field]] if problem.field in _FIELDS else form.numero
+        target.errors = [*target.errors, problem.message]
+    if not exc.fields:
+        form.numero.errors = [*form.numero.errors, exc.message]
+
+
+@bp.get("/")
+@login_required
+def index():
+    """The receipt list; htmx asks for the results block alone as the filters change."""
+    form = forms.ReceiptFilterForm(formdata=request.args)
+    if not form.validate():
+        return render("comprobantes/index.html", "results", status=422, form=form, view=_view(form, None))
+    if _RECEIPT_ID.match(form.numero.data or ""):
+        found = _receipt_by_id(form.numero.data.lower())
+        if found:
+            return found
+        form.numero.errors = [_("No hay un comprobante con ese identificador en %(company)s.",
+                                company=current_user.company.name)]
+        return render("comprobantes/index.html", "results", status=404, form=form, view=_view(form, None))
+    try:
+        page = api().search_receipts(form.service_filters(), cursor=form.cursor.data or None, limit=PAGE_SIZE)
+    except client_errors.ValidationError as exc:
+        _field_errors(form, exc)
+        return render("comprobantes/index.html", "results", status=422, form=form, view=_view(form, None))
+    return render("comprobantes/index.html", "results", form=form, view=_view(form, page))
+
+
+@bp.get("/exportar.csv")
+@login_required
+def export():
+    """The CSV of the same query (every receipt it matches, not one page), as the service writes it."""
+    form = forms.ReceiptFilterForm(formdata=request.args)
+    if not form.validate():
+        return index()
+    content = api().export_receipts_csv(form.service_filters())
+    return file_response(content, "text/csv; charset=utf-8", "comprobantes.csv", inline=False)

@@ -1,0 +1,91 @@
+"""What a receipt's page offers to do with it: cancel it with a full credit note, open the issuing form as
+a partial credit note or a debit note (prefilled from the service's draft), or as a new receipt like it."""
+
+from __future__ import annotations
+
+from flask import abort, flash
+from flask_babel import gettext as _
+
+from portal.client import errors as client_errors
+from portal.client.comprobantes import IssuedReceipt
+from portal.web import activity
+from portal.web.auth.session import role_required
+from portal.web.backend import api
+from portal.web.comprobantes import WRITERS, bp, forms, payload
+from portal.web.comprobantes.issuing import editor_for, form_key_redirect
+from portal.web.comprobantes.receipts import activity_summary, type_name
+from portal.web.rendering import redirect_after_post
+
+_KINDS = {"credito": "credito", "debito": "debito"}
+
+
+def _same_as(receipt: IssuedReceipt) -> dict:
+    """The receipt as a body to issue again: same type, receiver, currency, terms and lines; new date."""
+    body = {"tipoCFE": receipt.tipo_cfe, "fmaPago": receipt.payment_form, "mntBruto": receipt.prices_include_tax,
+            "tpoMoneda": receipt.currency, "receptor": receipt.receiver, "items": list(receipt.lines),
+            "adenda": receipt.adenda}
+    if receipt.exchange_rate is not None:
+        body["tpoCambio"] = str(receipt.exchange_rate)
+    return body
+
+
+@bp.get("/<receipt_id>/nota/<kind>")
+@role_required(*WRITERS)
+def note(receipt_id: str, kind: str):
+    """The issuing form as a partial credit note or a debit note of the receipt, prefilled from it."""
+    if kind not in _KINDS:
+        abort(404)
+    keyed = form_key_redirect()
+    if keyed is not None:
+        return keyed
+    draft = api().note_draft(receipt_id, kind)
+    original = api().get_receipt(receipt_id)
+    title = (_("Nota de crédito de %(what)s", what=f"{type_name(original.tipo_cfe)} {original.number}")
+             if kind == "credito" else _("Nota de débito de %(what)s",
+                                         what=f"{type_name(original.tipo_cfe)} {original.number}"))
+    if draft.creditable_balance is not None:
+        flash(_("Ajustá las líneas a lo que acreditás; queda por acreditar %(amount)s.",
+                amount=f"{original.currency} {draft.creditable_balance:.2f}".replace(".", ",")), "info")
+    return editor_for(forms.ReceiptForm(formdata=None, data=payload.form_data(draft.body)), title=title)
+
+
+@bp.get("/<receipt_id>/copiar")
+@role_required(*WRITERS)
+def copy(receipt_id: str):
+    """The issuing form as a new receipt like this one (today's date, a new number)."""
+    keyed = form_key_redirect()
+    if keyed is not None:
+        return keyed
+    receipt = api().get_receipt(receipt_id)
+    return editor_for(forms.ReceiptForm(formdata=None, data=payload.form_data(_same_as(receipt))),
+                      title=_("Nuevo comprobante como %(what)s", what=f"{type_name(receipt.tipo_cfe)} "
+                                                                       f"{receipt.number}"))
+
+
+@bp.post("/<receipt_id>/anular")
+@role_required(*WRITERS)
+def cancel(receipt_id: str):
+    """Cancel with a full credit note (one confirmation, reason required), then show the note."""
+    from portal.web.comprobantes.routes import receipt_page
+
+    form = forms.CancelForm()
+    if not form.validate():
+        return receipt_page(receipt_id, cancel_form=form, status=422)
+    try:
+        note = api().cancel_with_credit_note(receipt_id, form.razon.data.strip(),
+                                             idempotency_key=form.idempotency_key.data)
+    except client_errors.Conflict as exc:
+        flash(exc.message, "error")
+        return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
+    except client_errors.ValidationError as exc:
+        form.razon.errors = [*form.razon.errors, *(f.message for f in exc.fields), *([] if exc.fields else
+                                                                                       [exc.message])]
+        return receipt_page(receipt_id, cancel_form=form, status=422)
+    if note.replayed:
+        flash(_("Ya habías anulado este comprobante con %(what)s; no se emitió otra nota.",
+                what=f"{type_name(note.tipo_cfe)} {note.number}"), "info")
+    else:
+        activity.record("cfe_emitido", cfe_id=note.id, summary=activity_summary(note))
+        flash(_("Emitiste %(what)s, que anula el comprobante.", what=f"{type_name(note.tipo_cfe)} {note.number}"),
+              "success")
+    return redirect_after_post("comprobantes.receipt", receipt_id=note.id)

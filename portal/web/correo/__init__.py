@@ -1,0 +1,1 @@
+"""The portal's Correo area: send a receipt by e-mail from its page, and the development mailbox."""

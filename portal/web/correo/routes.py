@@ -1,0 +1,96 @@
+"""Send a receipt by e-mail from its page (addresses prefilled, the history of sends refreshing itself while
+any is waiting), and, in development (no SMTP server), the mailbox where those e-mails land."""
+
+from __future__ import annotations
+
+from flask import Blueprint, make_response
+from flask_babel import gettext as _
+from flask_login import current_user
+
+from portal.client.errors import ValidationError
+from portal.web.auth.session import role_required
+from portal.web.backend import api
+from portal.web.correo.forms import MAX_RECIPIENTS, SendForm
+from portal.web.rendering import redirect_after_post, render, wants_fragment
+
+bp = Blueprint("correo", __name__, url_prefix="/correo")
+
+PANEL = "correo/panel.html"
+MAILBOX = "correo/mailbox.html"
+WRITERS = ("admin", "usuario")
+ALL = ("admin", "usuario", "soporte")
+
+
+def _panel(receipt_id: str, form: SendForm | None = None, *, status: int = 200, sent=None):
+    sends = api().receipt_mail_sends(receipt_id)
+    can_send = current_user.role in WRITERS
+    if can_send and form is None:
+        form = SendForm.fresh(sends.suggested)
+    return render(PANEL, "panel", status=status, receipt_id=receipt_id, sends=sends, form=form,
+                  can_send=can_send, sent=sent)
+
+
+@bp.get("/comprobantes/<receipt_id>")
+@role_required(*ALL)
+def panel(receipt_id: str):
+    """The "Enviar por correo" section of a receipt (loaded into its page; a page of its own without JS)."""
+    return _panel(receipt_id)
+
+
+@bp.post("/comprobantes/<receipt_id>")
+@role_required(*WRITERS)
+def send(receipt_id: str):
+    """Queue a send of the receipt's PDF and XML to the addresses typed; the form's one-time key makes a
+    second submit of the same form show the first send instead of mailing twice."""
+    form = SendForm()
+    addresses = form.addresses()
+    if form.validate() and len(addresses) > MAX_RECIPIENTS:
+        form.destinatarios.errors = [_("Son demasiadas direcciones: hasta %(n)s.", n=MAX_RECIPIENTS)]
+    if form.errors or form.destinatarios.errors:
+        return _panel(receipt_id, form, status=422)
+    try:
+        sent = api().send_receipt_by_mail(receipt_id, addresses, idempotency_key=form.clave.data)
+    except ValidationError as exc:
+        form.destinatarios.errors = [_address_error(addresses, field, message)
+                                     for field, message in exc.field_messages().items()] or [str(exc)]
+        return _panel(receipt_id, form, status=422)
+    if not wants_fragment():
+        return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
+    return _panel(receipt_id, SendForm.fresh(sent.recipients), sent=sent)
+
+
+def _address_error(addresses: list[str], field: str, message: str) -> str:
+    return message if field.startswith("destinatarios") else f"{field}: {message}"
+
+
+@bp.get("/comprobantes/<receipt_id>/envios")
+@role_required(*ALL)
+def history(receipt_id: str):
+    """The history of sends alone: what the section polls while a send is waiting."""
+    sends = api().receipt_mail_sends(receipt_id)
+    return render(PANEL, "history", receipt_id=receipt_id, sends=sends)
+
+
+@bp.get("/buzon")
+@role_required("admin", "soporte")
+def mailbox():
+    """Development only (no SMTP server): the e-mails the company's sends produced, newest first."""
+    return render(MAILBOX, messages=api().dev_mailbox(), opened=None)
+
+
+@bp.get("/buzon/<message_id>")
+@role_required("admin", "soporte")
+def message(message_id: str):
+    """One e-mail of the development mailbox, its text and its attachments to download."""
+    return render(MAILBOX, messages=api().dev_mailbox(), opened=api().dev_mailbox_message(message_id))
+
+
+@bp.get("/buzon/<message_id>/adjuntos/<int:index>")
+@role_required("admin", "soporte")
+def attachment(message_id: str, index: int):
+    """An attachment as it was sent."""
+    download = api().dev_mailbox_attachment(message_id, index)
+    response = make_response(download.content)
+    response.headers["Content-Type"] = download.content_type
+    response.headers["Content-Disposition"] = f'attachment; filename="{download.filename}"'
+    return response

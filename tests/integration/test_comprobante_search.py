@@ -1,0 +1,165 @@
+"""The receipt list: every filter, the number typed any way, keyset pages, totals and the CSV export."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import date, timedelta
+
+import pytest
+from sqlalchemy import update
+
+from portal.service import db
+from portal.service.comprobante.models import IssuedCfe
+from tests.support import cfe_bodies as bodies
+from tests.support.cfe_bodies import issue
+
+BUSCAR = "/api/v1/comprobante/buscar"
+
+
+@pytest.fixture
+def user(auth_headers):
+    return auth_headers("usuario@demo.uy")
+
+
+@pytest.fixture
+def issued(api_client, user):
+    """Three e-Tickets, an e-Factura to DGI in dollars and one to 'Ñandú S.A.', in that order."""
+    tickets = [issue(api_client, user, bodies.body(bodies.ETICKET)) for _ in range(3)]
+    factura = bodies.body(bodies.EFACTURA)
+    factura.update(tpoMoneda="USD", tpoCambio="40.000")
+    dollars = issue(api_client, user, factura, **{"Idempotency-Key": "pedido-4512"})
+    other = bodies.body(bodies.EFACTURA)
+    other["receptor"] = {**bodies.BUYER, "docRecep": "211003420017", "rznSocRecep": "Ñandú S.A."}
+    nandu = issue(api_client, user, other)
+    return {"tickets": tickets, "dollars": dollars, "nandu": nandu}
+
+
+def _newest_first(*receipts) -> list[str]:
+    """The list's order: issue date, then number, then id, all descending."""
+    ordered = sorted(receipts, key=lambda r: (r["fchEmis"], r["nro"], r["idCfeEmitido"]), reverse=True)
+    return [r["idCfeEmitido"] for r in ordered]
+
+
+def _ids(answer) -> list[str]:
+    assert answer.status_code == 200, answer.json
+    return [c["idCfeEmitido"] for c in answer.json["comprobantes"]]
+
+
+def test_lists_every_receipt_newest_first_with_totals_per_currency(api_client, user, issued):
+    answer = api_client.get(BUSCAR, headers=user)
+    assert _ids(answer) == _newest_first(issued["nandu"], issued["dollars"], *issued["tickets"])
+    first = next(c for c in answer.json["comprobantes"] if c["idCfeEmitido"] == issued["nandu"]["idCfeEmitido"])
+    assert first["numero"] == f"A-{issued['nandu']['nro']:07d}"
+    assert first["receptor"] == {"docRecep": "211003420017", "rznSocRecep": "Ñandú S.A."}
+    totals = {t["moneda"]: t for t in answer.json["totales"]}
+    assert answer.json["cantidad"] == 5
+    assert totals["USD"]["cantidad"] == 1 and totals["USD"]["mntTotal"] == issued["dollars"]["totales"]["mntTotal"]
+    pesos = sum(float(r["totales"]["mntTotal"]) for r in (*issued["tickets"], issued["nandu"]))
+    assert float(totals["UYU"]["mntTotal"]) == pytest.approx(pesos)
+
+
+@pytest.mark.parametrize("typed", ["A-{n}", "A {n:07d}", "A{n}", "a-{n}", "{n}", "A-000{n}"])
+def test_finds_a_receipt_by_its_number_however_it_is_typed(api_client, user, issued, typed):
+    wanted = issued["tickets"][1]
+    answer = api_client.get(BUSCAR, query_string={"numero": typed.format(n=wanted["nro"]), "tipoCFE": 101},
+                            headers=user)
+    assert _ids(answer) == [wanted["idCfeEmitido"]]
+
+
+def test_filters_by_receiver_prefix_without_accents_case_or_punctuation(api_client, user, issued):
+    nandu = issued["nandu"]["idCfeEmitido"]
+    for typed in ("ñandu", "NAND", "21-100342", "2110034"):
+        assert _ids(api_client.get(BUSCAR, query_string={"receptor": typed}, headers=user)) == [nandu], typed
+    assert _ids(api_client.get(BUSCAR, query_string={"receptor": "andú"}, headers=user)) == []
+
+
+def test_filters_by_type_currency_amount_state_and_reference(api_client, user, issued, service_app):
+    dollars = issued["dollars"]["idCfeEmitido"]
+    assert _ids(api_client.get(BUSCAR, query_string={"moneda": "USD"}, headers=user)) == [dollars]
+    assert _ids(api_client.get(BUSCAR, query_string={"referencia": "pedido-4512"}, headers=user)) == [dollars]
+    assert len(_ids(api_client.get(BUSCAR, query_string={"tipoCFE": 111}, headers=user))) == 2
+    ticket_total = issued["tickets"][0]["totales"]["mntTotal"]
+    around = {"montoDesde": ticket_total, "montoHasta": ticket_total, "tipoCFE": 101}
+    assert len(_ids(api_client.get(BUSCAR, query_string=around, headers=user))) == 3
+    with service_app.app_context(), db.write_transaction() as session:
+        session.execute(update(IssuedCfe).where(IssuedCfe.id == dollars).values(dgi_status="rechazado"))
+    assert _ids(api_client.get(BUSCAR, query_string={"estadoDGI": "rechazado"}, headers=user)) == [dollars]
+
+
+def test_filters_by_issue_date_range(api_client, user, issued, service_app):
+    old = issued["tickets"][0]["idCfeEmitido"]
+    last_month = date.today() - timedelta(days=30)
+    with service_app.app_context(), db.write_transaction() as session:
+        session.execute(update(IssuedCfe).where(IssuedCfe.id == old).values(fch_emis=last_month))
+    window = {"desde": (last_month - timedelta(days=1)).isoformat(),
+              "hasta": (last_month + timedelta(days=1)).isoformat()}
+    assert _ids(api_client.get(BUSCAR, query_string=window, headers=user)) == [old]
+    recent = _ids(api_client.get(BUSCAR, query_string={"desde": date.today().isoformat()}, headers=user))
+    assert old not in recent and len(recent) == 4
+
+
+def test_pages_stay_stable_while_receipts_are_issued(api_client, user, issued):
+    first = api_client.get(BUSCAR, query_string={"limite": 2}, headers=user)
+    assert len(_ids(first)) == 2 and first.json["cantidad"] == 5
+    issue(api_client, user, bodies.body(bodies.ETICKET))  # the newest e-Ticket: before the cursor
+    second = api_client.get(BUSCAR, query_string={"limite": 2, "cursor": first.json["siguiente"]}, headers=user)
+    third = api_client.get(BUSCAR, query_string={"limite": 2, "cursor": second.json["siguiente"]}, headers=user)
+    seen = _ids(first) + _ids(second) + _ids(third)
+    assert seen == _newest_first(issued["nandu"], issued["dollars"], *issued["tickets"])
+    assert third.json["siguiente"] is None
+
+
+def test_another_company_sees_none_of_them(api_client, auth_headers, issued):
+    other = auth_headers("admin@demo.uy", company_id=2)
+    answer = api_client.get(BUSCAR, headers=other)
+    assert _ids(answer) == [] and answer.json["cantidad"] == 0 and answer.json["totales"] == []
+
+
+@pytest.mark.parametrize("params, field", [
+    ({"numero": "A-B-15"}, "numero"), ({"desde": "2026-02-30"}, "desde"), ({"cursor": "no-es-un-cursor"}, "cursor"),
+    ({"estadoDGI": "perdido"}, "estadoDGI"), ({"limite": 500}, "limite"), ({"orden": "x"}, "orden"),
+])
+def test_bad_filters_get_a_422_naming_the_field(api_client, user, params, field):
+    answer = api_client.get(BUSCAR, query_string=params, headers=user)
+    assert answer.status_code == 422
+    assert [f["field"] for f in answer.json["error"]["fields"]] == [field]
+    assert all(word not in answer.json["error"]["message"] + str(answer.json["error"]["fields"])
+               for word in ("Value error", "Input should"))
+
+
+def test_reversed_date_range_is_refused_in_spanish(api_client, user):
+    answer = api_client.get(BUSCAR, query_string={"desde": "2026-05-02", "hasta": "2026-05-01"}, headers=user)
+    assert answer.status_code == 422
+    assert "posterior" in answer.json["error"]["fields"][0]["message"]
+
+
+def test_csv_export_is_the_whole_filtered_set_for_a_spreadsheet(api_client, user, issued):
+    with api_client.get(BUSCAR, query_string={"tipoCFE": 111, "limite": 1},
+                        headers={**user, "Accept": "text/csv"}) as answer:  # streamed: closed as a server would
+        assert answer.status_code == 200 and answer.mimetype == "text/csv"
+        assert "attachment" in answer.headers["Content-Disposition"]
+        text = answer.data.decode("utf-8")
+    assert text.startswith("\ufeff")
+    rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=";"))
+    assert rows[0][:4] == ["Fecha", "Tipo", "Serie", "Número"]
+    assert len(rows) == 3  # header + both e-Facturas (the page size does not cut an export)
+    nandu = rows[1]
+    assert nandu[0] == date.today().strftime("%d/%m/%Y")
+    assert nandu[1] == "e-Factura" and nandu[5] == "Ñandú S.A."
+    assert nandu[7] == issued["nandu"]["totales"]["mntTotal"].replace(".", ",")
+    assert nandu[9] == "Pendiente de envío"
+
+
+def test_other_formats_are_refused(api_client, user):
+    answer = api_client.get(BUSCAR, headers={**user, "Accept": "application/pdf"})
+    assert answer.status_code == 406 and answer.json["error"]["code"] == "not_acceptable"
+
+
+def test_credit_notes_subtract_from_the_totals(api_client, user):
+    factura = issue(api_client, user, bodies.body(bodies.EFACTURA))
+    api_client.post("/api/v1/comprobante/notaCreditoTotal", headers=user,
+                    json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "Error"})
+    answer = api_client.get(BUSCAR, headers=user)
+    assert answer.json["cantidad"] == 2 and answer.json["totales"] == [
+        {"moneda": "UYU", "cantidad": 2, "mntTotal": "0.00"}]

@@ -1,0 +1,162 @@
+"""The portal's receipt list (every receipt, live filters in the URL, totals, pages, CSV) and what the
+receipt page does with a receipt (cancel with a full credit note, notes prefilled, issue another like it)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import uuid
+
+import pytest
+
+from portal.client import CfeClient
+from tests.integration.test_comprobantes_portal import HTMX, csrf, efactura, form_values, issue, soup
+from tests.support import cfe_bodies as bodies
+
+
+@pytest.fixture
+def usuario(signed_in):
+    return signed_in("usuario@demo.uy")
+
+
+@pytest.fixture
+def service_api(live_service, live_token_for):
+    return CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"))
+
+
+def test_a_receipt_issued_through_the_api_is_found_by_its_number(usuario, service_api):
+    receipts = [service_api.issue_receipt(bodies.body(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
+                for _ in range(3)]
+    page = soup(usuario.get("/comprobantes/"))
+    assert len(page.select(".receipt-list tbody tr")) == 3
+    assert page.select_one("[data-testid=result-count]").get_text(" ", strip=True).startswith("3 comprobantes")
+    wanted = receipts[1]
+    found = usuario.get(f"/comprobantes/?numero=A+{wanted.nro:07d}&tipo=101", headers=HTMX)
+    assert found.status_code == 200 and "HX-Request" in found.headers["Vary"]
+    results = soup(found)
+    assert results.select_one("#receipt-results") and not results.select_one("form.receipt-filters")
+    [row] = results.select(".receipt-list tbody tr")
+    assert row.a["href"] == f"/comprobantes/{wanted.id}" and wanted.number in row.a.get_text()
+
+
+def test_filters_live_in_the_url_and_the_csv_is_the_same_query(usuario, service_api):
+    buyer = bodies.body(bodies.EFACTURA)
+    buyer["receptor"] = {**bodies.BUYER, "docRecep": "211003420017", "rznSocRecep": "Comercial del Norte"}
+    service_api.issue_receipt(bodies.body(bodies.EFACTURA), idempotency_key=uuid.uuid4().hex)
+    norte = service_api.issue_receipt(buyer, idempotency_key=uuid.uuid4().hex)
+    today = norte.issue_date.isoformat()
+    page = soup(usuario.get(f"/comprobantes/?receptor=comercial&desde={today}&hasta={today}"))
+    assert page.select_one("#receptor")["value"] == "comercial" and page.select_one("#desde")["value"] == today
+    [row] = page.select(".receipt-list tbody tr")
+    assert "Comercial del Norte" in row.get_text()
+    csv_link = page.select_one("[data-testid=csv-download]")["href"]
+    assert "receptor=comercial" in csv_link
+    download = usuario.get(csv_link)
+    assert download.status_code == 200 and download.mimetype == "text/csv"
+    assert download.headers["Content-Disposition"].startswith("attachment")
+    rows = list(csv.reader(io.StringIO(download.data.decode("utf-8-sig")), delimiter=";"))
+    assert len(rows) == 2 and rows[1][5] == "Comercial del Norte"
+
+
+def test_bad_filters_are_shown_next_to_the_field_and_kept(usuario):
+    bad_date = usuario.get("/comprobantes/?numero=A-15&desde=2026-02-31")
+    assert bad_date.status_code == 422 and soup(bad_date).select_one("#desde-error")
+    assert soup(bad_date).select_one("#numero")["value"] == "A-15"
+    bad_number = usuario.get("/comprobantes/?numero=A-B-C")  # refused by the service, shown on the field
+    assert bad_number.status_code == 422 and soup(bad_number).select_one("#numero")["value"] == "A-B-C"
+    assert "Escribí la serie y el número" in soup(bad_number).select_one("#numero-error").get_text()
+
+
+def test_pages_follow_a_cursor(usuario, service_api):
+    for _ in range(3):
+        service_api.issue_receipt(bodies.body(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
+    from portal.web.comprobantes import listing
+
+    listing.PAGE_SIZE, original = 2, listing.PAGE_SIZE
+    try:
+        first = soup(usuario.get("/comprobantes/"))
+        following = first.select_one("a[rel=next]")["href"]
+        second = soup(usuario.get(following))
+    finally:
+        listing.PAGE_SIZE = original
+    numbers = [a.get_text() for page in (first, second) for a in page.select(".receipt-list tbody a")]
+    assert numbers == ["e-Ticket A-0000003", "e-Ticket A-0000002", "e-Ticket A-0000001"]
+    assert second.select_one("a[rel=next]") is None and second.find("a", string="Primera página")
+
+
+def test_cancel_with_a_full_credit_note_links_both_and_never_twice(usuario, signed_in):
+    original = issue(usuario, efactura(usuario))
+    page = soup(usuario.get(f"/comprobantes/{original}"))
+    form = form_values(page, "#cancel-dialog form")
+    missing = usuario.post(f"/comprobantes/{original}/anular", data=form)
+    assert missing.status_code == 422
+    assert soup(missing).select_one("#cancel-dialog").has_attr("open")
+    assert soup(missing).select_one("#razon-error")
+    answer = usuario.post(f"/comprobantes/{original}/anular", data={**form, "razon": "Precio equivocado"})
+    assert answer.status_code == 303
+    note_id = answer.headers["Location"].rsplit("/", 1)[1]
+    note = soup(usuario.get(f"/comprobantes/{note_id}"))
+    assert note.h1.get_text(strip=True) == "Nota de crédito de e-Factura A-0000001"
+    assert note.select_one("[data-testid=related] a")["href"] == f"/comprobantes/{original}"
+    assert "Precio equivocado" in note.select_one("[data-testid=related]").get_text()
+    again = usuario.post(f"/comprobantes/{original}/anular", data={**form, "razon": "Precio equivocado"})
+    assert again.headers["Location"] == f"/comprobantes/{note_id}"  # the same key: the same note
+    cancelled = soup(usuario.get(f"/comprobantes/{original}"))
+    assert cancelled.select_one("[data-testid=related] a")["href"] == f"/comprobantes/{note_id}"
+    assert "Anulado" in cancelled.select_one("[data-testid=creditable-balance]").get_text()
+    assert cancelled.find("button", string="Anular con nota de crédito") is None
+    soporte = signed_in("soporte@demo.uy")
+    assert soporte.post(f"/comprobantes/{original}/anular",
+                        data={"csrf_token": csrf(soporte), "razon": "x"}).status_code == 403
+
+
+def test_receipt_page_shows_payments_and_discounts_of_a_receipt_issued_through_the_api(usuario, service_api):
+    body = bodies.body(bodies.ETICKET)
+    body.update(mediosPago=[{"glosaMP": "Efectivo", "valorPago": "300.00"}],
+                dscRcgGlobal=[{"tpoMovDR": "D", "glosaDR": "Descuento contado", "valorDR": "10.00", "indFactDR": 3}])
+    receipt = service_api.issue_receipt(body, idempotency_key=uuid.uuid4().hex)
+    page = soup(usuario.get(f"/comprobantes/{receipt.id}"))
+    assert "Efectivo" in page.select_one("[data-testid=payments]").get_text()
+    assert "Descuento contado" in page.select_one("[data-testid=adjustments]").get_text()
+
+
+def test_receipt_page_shows_lines_terms_and_adenda(usuario):
+    data = efactura(usuario)
+    data.update({"fch_venc": "2050-01-31", "adenda": "Orden de compra 4512"})
+    page = soup(usuario.get(f"/comprobantes/{issue(usuario, data)}"))
+    assert "Consultoría" in page.select_one("[data-testid=receipt-lines]").get_text()
+    assert page.select_one("[data-testid=payment-form]").get_text() == "Crédito"
+    assert page.select_one("[data-testid=adenda]").get_text() == "Orden de compra 4512"
+    assert page.select_one("[data-testid=due-date]").get_text(strip=True)
+
+
+def test_issue_another_like_it(usuario):
+    original = issue(usuario, efactura(usuario))
+    link = soup(usuario.get(f"/comprobantes/{original}")).find("a", string="Emitir otro igual")["href"]
+    data = form_values(soup(usuario.get(link, follow_redirects=True)))
+    assert (data["tipo_cfe"], data["doc_recep"], data["lines-0-nom_item"]) == ("111", "214844360018",
+                                                                                "Consultoría")
+    copy = soup(usuario.get(f"/comprobantes/{issue(usuario, data)}"))
+    assert copy.h1.get_text(strip=True) == "e-Factura A-0000002"
+
+
+def test_an_eresguardo_is_issued_with_its_retention_lines(usuario):
+    data = form_values(soup(usuario.get("/comprobantes/nuevo?tipoCFE=182", follow_redirects=True)))
+    assert "lines-0-cod_ret" in data and "lines-0-precio_unitario" not in data and "fma_pago" not in data
+    data.update({"tipo_doc_recep": "2", "doc_recep": "214844360018", "rzn_soc_recep": "DGI",
+                 "dir_recep": "Fernandez Crespo 1534", "ciudad_recep": "Montevideo",
+                 "lines-0-cod_ret": "2183165", "lines-0-tasa": "50", "lines-0-base": "22.000,00",
+                 "lines-0-valor": "11.000,00"})
+    page = soup(usuario.get(f"/comprobantes/{issue(usuario, data)}"))
+    assert page.h1.get_text(strip=True) == "e-Resguardo A-0000001"
+    lines = page.select_one("[data-testid=receipt-lines]").get_text(" ", strip=True)
+    assert "2183165" in lines and "11.000,00" in lines
+
+
+def test_an_eresguardo_line_without_amount_is_refused_on_that_line(usuario):
+    data = form_values(soup(usuario.get("/comprobantes/nuevo?tipoCFE=182", follow_redirects=True)))
+    data.update({"tipo_doc_recep": "2", "doc_recep": "214844360018", "rzn_soc_recep": "DGI",
+                 "lines-0-cod_ret": "2183165", "lines-0-tasa": "50"})
+    answer = usuario.post("/comprobantes/nuevo", data=data)
+    assert answer.status_code == 422
+    assert soup(answer).select_one("#lines-0-cod_ret")["value"] == "2183165"
