@@ -22,6 +22,7 @@ from portal.service.models import Membership, Role
 
 JWT = "jwt"
 API_KEY = "apikey"
+_MAX_ID_DIGITS = 19
 
 
 @dataclass(frozen=True)
@@ -73,14 +74,35 @@ def _requested_company_id(memberships: list[Membership]) -> int:
             return memberships[0].company_id
         raise ApiError("Indique la empresa con el encabezado X-Empresa-Id.", code="empresa_requerida",
                        status=422)
-    if not raw.isdigit():
+    company_id = plain_id(raw)
+    if company_id is None:
         raise ApiError("idEmpresa debe ser un número.", code="empresa_invalida", status=422)
-    return int(raw)
+    return company_id
+
+
+def plain_id(raw: str) -> int | None:
+    """A database id written in ASCII digits, or None.
+
+    str.isdigit() accepts superscripts and other scripts' digits that int() then rejects (or reads), and
+    an id past 2^63 overflows the database's integer: neither may reach a query.
+    """
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > _MAX_ID_DIGITS:
+        return None
+    value = int(raw)
+    return value if value < 2**63 else None
+
+
+def user_id_of(claims: dict) -> int:
+    """The user id a token's `sub` names; Unauthorized when it cannot be one of ours."""
+    user_id = plain_id(str(claims.get("sub", "")))
+    if user_id is None:
+        raise Unauthorized("El token de acceso no es válido o venció.", code="invalid_token")
+    return user_id
 
 
 def _principal_from_jwt(token: str) -> Principal:
     claims = decode_access_token(token)
-    user_id = int(claims["sub"])
+    user_id = user_id_of(claims)
     memberships = list(db.session().scalars(select(Membership).where(Membership.user_id == user_id)))
     if not memberships:
         raise Forbidden("El usuario no pertenece a ninguna empresa.", code="sin_empresa")

@@ -14,6 +14,7 @@ from portal.service.api import ALL_ROLES, WRITERS, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.cfe import CfeInput, XmlInputError, warm_up
 from portal.service.cfe.schema import schema_available, validate_cfe
+from portal.service.cfe.xmlsafe import MAX_XML_BYTES
 from portal.service.comprobante import issuing
 from portal.service.comprobante.models import IssuedCfe, PreviewToken, ReferenceChange
 from portal.service.comprobante.presenters import cfe_emitido, referencia_aplicada
@@ -127,6 +128,10 @@ def firmar_xml(principal: Principal):
     except XmlInputError as exc:
         where = f"línea {exc.line}" + (f", columna {exc.column}" if exc.column else "") if exc.line else "xml"
         raise ValidationFailed([FieldError(where, "xml_invalido", exc.message)], message=str(exc)) from exc
+    if len(signed.xml) > MAX_XML_BYTES:
+        # The signature adds a few KB: an input near the cap signs into a document nobody may send on.
+        raise ApiError(f"El CFE firmado superaría el máximo de {MAX_XML_BYTES // 1024} KB; envíe uno más chico.",
+                       code="payload_too_large", status=413)
     schema_errors = validate_cfe(signed.xml) if schema_available() else []
     response = Response(signed.xml, mimetype="application/xml")
     response.headers["X-CFE-Digest"] = signed.digest

@@ -15,7 +15,7 @@ from wtforms import EmailField, PasswordField
 from wtforms.validators import DataRequired, Email, Length
 
 from portal.service import db
-from portal.service.auth import decode_access_token
+from portal.service.auth import decode_access_token, user_id_of
 from portal.service.errors import Unauthorized
 from portal.service.identity.claims import userinfo as userinfo_claims
 from portal.service.identity.passwords import verify_password
@@ -153,7 +153,7 @@ def userinfo():
     if not header.lower().startswith("bearer "):
         raise Unauthorized()
     claims = decode_access_token(header[7:].strip())
-    user = db.session().get(User, int(claims["sub"]))
+    user = db.session().get(User, user_id_of(claims))
     if user is None or not user.active:
         raise Unauthorized("El usuario no existe o está inactivo.", code="invalid_token")
     return jsonify(userinfo_claims(db.session(), user))
