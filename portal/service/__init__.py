@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import importlib
-import logging
 from typing import Any
 
 from flask import Flask, jsonify, render_template, send_from_directory
 from sqlalchemy import text
 
+from portal import logsafe
 from portal.service import db, errors, ratelimit, requestid
 from portal.service.config import load_config
 
@@ -20,17 +20,6 @@ CONTENT_SECURITY_POLICY = (
     "connect-src 'self'; form-action 'self' {form_targets}; frame-ancestors 'none'; base-uri 'none'; "
     "object-src 'none'"
 )
-
-
-def _configure_logging() -> None:
-    root = logging.getLogger("portal")
-    if not root.handlers:
-        handler = logging.StreamHandler()
-        handler.addFilter(requestid.RequestIdFilter())
-        handler.setFormatter(logging.Formatter(
-            "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"))
-        root.addHandler(handler)
-        root.setLevel(logging.INFO)
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
@@ -50,7 +39,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         raise RuntimeError("No service secret key: run `make run` or set CFE_SERVICE_SECRET_KEY.")
     app.json.sort_keys = False
     app.json.ensure_ascii = False
-    _configure_logging()
+    logsafe.install("portal")
 
     requestid.init_app(app)
     errors.init_app(app)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import requests
 from joserfc import jwt
 
 from portal.service.dgi import sandbox_data as data
@@ -65,3 +66,24 @@ def test_a_token_whose_subject_is_not_a_user_number_is_a_401(service_app, api_cl
     token = jwt.encode({"alg": "RS256", "typ": "at+jwt", "kid": keys.kid}, claims, keys.private_key)
     for path in ("/api/v1/apikeys", "/oauth/userinfo"):
         _assert_error(api_client.get(path, headers={"Authorization": f"Bearer {token}"}), 401, "invalid_token")
+
+
+@pytest.mark.parametrize(("path", "content_type"), [("/api/v1/comprobante/firmarXml", "application/xml"),
+                                                    ("/api/v1/comprobante/emitir", "application/json")])
+def test_a_chunked_body_over_the_cap_is_refused_whole_with_413(live_service, live_token_for, path, content_type):
+    def chunks():
+        yield b"<CFE xmlns='http://cfe.dgi.gub.uy'>" if content_type.endswith("xml") else b'{"tipoCFE": 101, "x": "'
+        for _ in range(48):
+            yield b" " * 65536
+
+    headers = {"Authorization": f"Bearer {live_token_for('usuario@demo.uy')}", "Content-Type": content_type}
+    answer = requests.post(live_service.url + path, data=chunks(), headers=headers, timeout=30)
+    assert answer.status_code == 413, answer.text[:300]
+    assert answer.json()["error"]["code"] == "payload_too_large"
+
+
+def test_a_small_chunked_body_is_read_whole(live_service, live_token_for):
+    headers = {"Authorization": f"Bearer {live_token_for('usuario@demo.uy')}", "Content-Type": "application/xml"}
+    answer = requests.post(live_service.url + "/api/v1/comprobante/firmarXml", data=iter([b"<other", b"/>"]),
+                           headers=headers, timeout=30)
+    assert answer.status_code == 422 and "CFE" in answer.json()["error"]["message"]
