@@ -46,6 +46,8 @@ def load_config() -> dict:
         "CFE_XSD_DIR": str(paths.xsd_dir()),
         # Unidad Indexada in UYU at the close of the previous year (Tabla E threshold = 5,000 UI).
         "UI_VALUE_UYU": Decimal(_env("CFE_UI_VALUE_UYU", "6.1642")),
+        # How long a write waits for the database's write lock before answering 503 with Retry-After.
+        "WRITE_LOCK_TIMEOUT_SECONDS": float(_env("CFE_WRITE_LOCK_TIMEOUT_SECONDS", "2")),
         "MAX_BODY_BYTES": int(_env("CFE_MAX_BODY_BYTES", str(2 * 1024 * 1024))),
         "SECURE_COOKIES": _env("CFE_SECURE_COOKIES", "0") == "1",
         "STATIC_DIR": str(paths.static_dir()),

@@ -54,20 +54,19 @@ def _negotiate(*offers: str) -> str:
            extra_headers=_IDEMPOTENCY)
 def emitir(body: CfeInput, principal: Principal):
     """Numbers, signs and stores a CFE (XML per CFEDGI.xsd 1.44.2, XMLDSig) and returns it."""
-    claim = idempotency.claim(principal.company_id, "comprobante.emitir",
-                              body.model_dump(mode="json", by_alias=True))
-    if claim.replay is not None:
-        return claim.replay
+    key = idempotency.requested_key("comprobante.emitir", body.model_dump(mode="json", by_alias=True))
+    answer = {}
 
     def remember(session, result):
-        idempotency.complete(session, claim, 201, _as_json(result.cfe, result.warnings, session))
+        # The answer is built once, inside the transaction: it is what a replay of the key will send too.
+        answer.update(_as_json(result.cfe, result.warnings, session))
+        if key is not None:
+            idempotency.record(session, principal.company_id, key, 201, answer)
 
-    try:
-        result = issuing.issue(principal, body, on_stored=remember)
-    except Exception:
-        idempotency.release(claim)
-        raise
-    return cfe_emitido(result.cfe, result.warnings, db.session()), 201
+    result = issuing.issue(principal, body, on_stored=remember, idempotency_key=key)
+    if result.replay is not None:
+        return result.replay
+    return answer, 201
 
 
 def _as_json(record, warnings, session) -> dict:
