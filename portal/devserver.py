@@ -30,6 +30,27 @@ def _run(args: list[str], env: dict[str, str]) -> None:
     subprocess.run([sys.executable, *args], env=env, check=True)  # noqa: S603 - our own modules
 
 
+def run_together(commands: list[list[str]], env: dict[str, str] | None, banner: str) -> None:
+    """Start every command, print the banner, and stop them all (SIGTERM, then kill) when one ends or on
+    Ctrl-C."""
+    processes = [subprocess.Popen(command, env=env) for command in commands]  # noqa: S603 - our own servers
+    print(banner, flush=True)
+    try:
+        while all(p.poll() is None for p in processes):
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for p in processes:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in processes:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--service-port", type=int, default=int(os.environ.get("SERVICE_PORT", 8000)))
@@ -45,13 +66,7 @@ def main() -> int:
     _run(["-m", "portal.service", "seed"], env)
 
     gunicorn = [sys.executable, "-m", "gunicorn", "--access-logfile", "-", "--graceful-timeout", "5"]
-    processes = [
-        subprocess.Popen([*gunicorn, "-b", f"127.0.0.1:{args.service_port}", "--workers", "1", "--threads", "8",  # noqa: S603
-                          "portal.service:create_app()"], env=env),
-        subprocess.Popen([*gunicorn, "-b", f"127.0.0.1:{args.portal_port}", "--workers", "2", "--threads", "4",  # noqa: S603
-                          "portal.web:create_app()"], env=env),
-    ]
-    print(f"""
+    banner = f"""
   CFE service  http://127.0.0.1:{args.service_port}   (API reference: /api/v1/docs)
   Portal       http://127.0.0.1:{args.portal_port}
 
@@ -61,21 +76,13 @@ def main() -> int:
     usuario@demo.uy   usuario  (Demo S.A.)
 
   Ctrl-C stops both.
-""", flush=True)
-    try:
-        while all(p.poll() is None for p in processes):
-            time.sleep(0.5)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        for p in processes:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-        for p in processes:
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+"""
+    run_together([
+        [*gunicorn, "-b", f"127.0.0.1:{args.service_port}", "--workers", "1", "--threads", "8",
+         "portal.service:create_app()"],
+        [*gunicorn, "-b", f"127.0.0.1:{args.portal_port}", "--workers", "2", "--threads", "4",
+         "portal.web:create_app()"],
+    ], env, banner)
     return 0
 
 
