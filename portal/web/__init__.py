@@ -43,6 +43,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config.update(test_config)
     if not app.config.get("SECRET_KEY"):
         raise RuntimeError("No portal secret key: run `make run` or set PORTAL_SECRET_KEY.")
+    https = app.config["PUBLIC_URL"].startswith("https://")
+    if app.config.get("SECURE_COOKIES") is None:
+        app.config["SECURE_COOKIES"] = https
+    app.config["HSTS"] = https and app.config["HSTS_SECONDS"] > 0
     app.config.update(_session_settings(app))
     app.config.setdefault("MAX_CONTENT_LENGTH", 2 * 1024 * 1024 + 64 * 1024)
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)  # the session's own timeouts bound the token's life
