@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -9,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import requests
@@ -46,13 +48,13 @@ class Gunicorn:
         self._command = [sys.executable, "-m", "gunicorn", "-c", str(paths.PROJECT_ROOT / "deploy" / config),
                          "-b", f"127.0.0.1:{self.port}", "--workers", str(workers), "--threads", str(threads),
                          app]
-        self._env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
+        self.env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}  # may be completed before start()
         self._log = log
         self.process: subprocess.Popen | None = None
 
     def start(self, health: str = "/healthz") -> Gunicorn:
         with self._log.open("a") as log:
-            self.process = subprocess.Popen(self._command, cwd=paths.PROJECT_ROOT, env=self._env,  # noqa: S603
+            self.process = subprocess.Popen(self._command, cwd=paths.PROJECT_ROOT, env=self.env,  # noqa: S603
                                             stdout=log, stderr=log, start_new_session=True)
         wait_until(lambda: requests.get(self.url + health, timeout=1).status_code == 200, f"gunicorn at {self.url}")
         return self
@@ -74,3 +76,23 @@ class Gunicorn:
 
     def log_text(self) -> str:
         return self._log.read_text(errors="replace") if self._log.exists() else ""
+
+
+@contextlib.contextmanager
+def redis_server(directory: Path) -> Iterator[str]:
+    """A throwaway redis-server on a free port (no persistence); yields its URL."""
+    if not Path(REDIS_SERVER).exists():
+        raise AssertionError("redis-server is not installed: run `make test` (it installs it) or "
+                             "`sudo apt-get install redis-server`.")
+    import redis
+
+    port = free_port()
+    with (directory / "redis.log").open("w") as log:
+        process = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "",  # noqa: S603
+                                    "--appendonly", "no", "--dir", str(directory)], stdout=log, stderr=log)
+        try:
+            wait_until(lambda: redis.Redis(port=port, socket_timeout=0.5).ping(), "redis-server")
+            yield f"redis://127.0.0.1:{port}/0"
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
