@@ -4,8 +4,8 @@
     .venv/bin/python bench/bench_emitir.py --seconds 10 --workers 2 --threads 16
 
 Starts the service as `make serve` does (gunicorn with deploy/gunicorn.conf.py, overridable with --workers and
---threads) on a throwaway SQLite database on disk (not tmpfs: the commit's fsync is part of the cost), with the
-demo data. A load generator in this process (bench/loadgen.py) keeps N connections busy posting e-Tickets, each
+--threads) on a throwaway SQLite database on disk (not tmpfs: the commit's fsync is part of the cost), or on the
+PostgreSQL database --database-url names, with the demo data. A load generator in this process (bench/loadgen.py) keeps N connections busy posting e-Tickets, each
 with its own Idempotency-Key. Afterwards it checks, from the database: every 201 is there, numbers are gapless
 with no duplicate, every stored XML's signature verifies against the company certificate and the XML is valid
 against DGI's XSD. `openssl speed rsa2048` runs in the same session on all cores, so the ratio compares like with
@@ -151,11 +151,13 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=None, help="gunicorn workers (default: deploy's)")
     parser.add_argument("--threads", type=int, default=None, help="threads per worker (default: deploy's)")
     parser.add_argument("--port", type=int, default=8115)
+    parser.add_argument("--database-url", default=None,
+                        help="an empty PostgreSQL database (postgresql+psycopg://...) instead of a new SQLite file")
     args = parser.parse_args()
 
     load_before = os.getloadavg()
     workdir = Path(tempfile.mkdtemp(prefix="cfe-bench-", dir=ROOT / "var" if (ROOT / "var").is_dir() else None))
-    env = environment(workdir, f"sqlite:///{workdir / 'service.db'}")
+    env = environment(workdir, args.database_url or f"sqlite:///{workdir / 'service.db'}")
     token = prepare(env)
     rsa = raw_rsa_signs_per_second(os.cpu_count() or 1)
     service = start_service(env, args.port, args.workers, args.threads, workdir / "service.log")
