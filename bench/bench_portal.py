@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -97,6 +98,7 @@ def main() -> int:
         for process in (portal, service):
             process.terminate()
             process.wait(timeout=30)
+        shutil.rmtree(workdir, ignore_errors=True)
 
     print(f"\nmachine: {machine()}; load average before the run: {' '.join(f'{x:.2f}' for x in load_before)}")
     print(f"{args.connections} connections, {args.seconds:.0f} s each; portal and service under gunicorn with "
