@@ -35,6 +35,8 @@ def run_together(commands: list[list[str]], env: dict[str, str] | None, banner: 
     Ctrl-C."""
     processes = [subprocess.Popen(command, env=env) for command in commands]  # noqa: S603 - our own servers
     print(banner, flush=True)
+    # A service manager stops us with SIGTERM: stop the servers as Ctrl-C does, or they would outlive us.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         while all(p.poll() is None for p in processes):
             time.sleep(0.5)
