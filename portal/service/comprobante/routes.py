@@ -14,7 +14,7 @@ from portal.service.api import ALL_ROLES, WRITERS, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.cfe import CfeInput, XmlInputError, warm_up
 from portal.service.cfe.schema import schema_available, validate_cfe
-from portal.service.cfe.xmlsafe import MAX_XML_BYTES
+from portal.service.cfe.xmlsafe import MAX_XML_BYTES, XmlIntakeBusy, intake
 from portal.service.comprobante import issuing
 from portal.service.comprobante.models import IssuedCfe, PreviewToken, ReferenceChange
 from portal.service.comprobante.presenters import cfe_emitido, referencia_aplicada
@@ -111,27 +111,43 @@ _UNSIGNED_EXAMPLE = ('<CFE xmlns="http://cfe.dgi.gub.uy" version="1.0"><eTck><Tm
                      '</TmstFirma>...</eTck></CFE>')
 
 
+_SIGNATURE_OVERHEAD = 2048  # the Signature element around the certificate, in bytes
+
+
+def _signed_too_large() -> ApiError:
+    return ApiError(f"El CFE firmado superaría el máximo de {MAX_XML_BYTES // 1024} KB; envíe uno más chico.",
+                    code="payload_too_large", status=413)
+
+
 @operation(bp, "POST", "/firmarXml", tag=TAG, summary="Firmar un XML", auth=BOTH, roles=WRITERS,
            raw_body={"application/xml": {"schema": {"type": "string"}, "example": _UNSIGNED_EXAMPLE}},
            responses={200: {"description": "El CFE firmado (XMLDSig enveloped, C14N inclusiva).",
                             "content": {"application/xml": {"schema": {"type": "string"}}}},
-                      409: "Sin certificado vigente.", 413: "Más de 2 MB."})
+                      409: "Sin certificado vigente.", 413: "Más de 2 MB, o el CFE firmado los superaría.",
+                      503: "Demasiados documentos XML en proceso a la vez (Retry-After)."})
 def firmar_xml(principal: Principal):
     """Signs an unsigned CFE with the company's certificate. DOCTYPEs are refused; errors say where."""
     if request.mimetype not in ("application/xml", "text/xml"):
         raise ApiError("El cuerpo debe ser XML (Content-Type: application/xml).", code="unsupported_media_type",
                        status=415)
     cert = issuing.signing_certificate(db.session(), principal.company_id)
+    data = request.get_data()
+    # The signature adds a few KB (most of it the certificate): an input that near the cap would sign into a
+    # document past it, which nobody may send on. Refused before any work; the check after signing is exact.
+    if len(data) + len(cert.cert_pem) + _SIGNATURE_OVERHEAD > MAX_XML_BYTES:
+        raise _signed_too_large()
     try:
-        signed = issuing.signer_for(cert).sign_external_xml(request.get_data())
+        # Parsing, signing and re-reading for the schema share one CPU budget and one of a few intake slots.
+        with intake():
+            signed = issuing.signer_for(cert).sign_external_xml(data)
+            if len(signed.xml) > MAX_XML_BYTES:
+                raise _signed_too_large()
+            schema_errors = validate_cfe(signed.xml) if schema_available() else []
+    except XmlIntakeBusy as exc:
+        raise ApiError(str(exc), code="servicio_ocupado", status=503, headers={"Retry-After": "2"}) from exc
     except XmlInputError as exc:
         where = f"línea {exc.line}" + (f", columna {exc.column}" if exc.column else "") if exc.line else "xml"
         raise ValidationFailed([FieldError(where, "xml_invalido", exc.message)], message=str(exc)) from exc
-    if len(signed.xml) > MAX_XML_BYTES:
-        # The signature adds a few KB: an input near the cap signs into a document nobody may send on.
-        raise ApiError(f"El CFE firmado superaría el máximo de {MAX_XML_BYTES // 1024} KB; envíe uno más chico.",
-                       code="payload_too_large", status=413)
-    schema_errors = validate_cfe(signed.xml) if schema_available() else []
     response = Response(signed.xml, mimetype="application/xml")
     response.headers["X-CFE-Digest"] = signed.digest
     if schema_errors:
