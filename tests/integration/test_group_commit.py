@@ -95,3 +95,42 @@ def test_concurrent_issues_share_commits_stay_gapless_and_a_bad_note_fails_alone
     # The 422s left no number used: the next receipt takes 21.
     after = requests.post(f"{url}{EMITIR}", json=bodies.body(bodies.ETICKET), headers=headers, timeout=30)
     assert after.status_code == 201 and after.json()["nro"] == 21
+
+
+def test_a_request_that_fails_after_taking_a_number_gives_it_back_to_the_next_in_its_batch(service_app):
+    from datetime import date
+
+    from portal.service.comprobante.numbering import allocate
+
+    first_inside, release_first = threading.Event(), threading.Event()
+
+    def take(fail: bool = False, hold: bool = False):
+        def run(session):
+            number = allocate(session, 1, 101, date.today()).numbering.nro
+            if hold:
+                first_inside.set()
+                assert release_first.wait(10)
+            if fail:
+                raise ValueError(number)
+            return number
+        return run
+
+    def submit(run):
+        with service_app.app_context():
+            try:
+                return db.grouped_write(run)
+            except ValueError as exc:
+                return f"failed holding {exc.args[0]}"
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        leader = pool.submit(submit, take(hold=True))
+        assert first_inside.wait(10)
+        queued = [pool.submit(submit, take(fail=index == 0)) for index in range(3)]
+        time.sleep(0.3)
+        release_first.set()
+        results = [leader.result(10)] + [f.result(10) for f in queued]
+
+    # The failed one had taken a number inside the shared transaction; its savepoint gave it back, and the
+    # others of its batch numbered on without a gap.
+    assert results[1] in ("failed holding 2", "failed holding 3")
+    assert sorted([results[0], *results[2:]]) == [1, 2, 3]
