@@ -69,7 +69,9 @@ def decode_access_token(token: str) -> dict:
 
 
 def _requested_company_id(memberships: list[Membership]) -> int:
-    raw = request.headers.get("X-Empresa-Id") or request.args.get("idEmpresa")
+    raw = request.headers.get("X-Empresa-Id")
+    if raw is None:
+        raw = request.args.get("idEmpresa")
     if raw is None:
         if len(memberships) == 1:
             return memberships[0].company_id

@@ -66,7 +66,7 @@ _NOTE_EXAMPLE = {
     "receptor": {"tipoDocRecep": 2, "docRecep": "214844360018", "rznSocRecep": "DGI",
                  "dirRecep": "Fernandez Crespo 1534", "ciudadRecep": "Montevideo"},
     "items": [{"indFact": 3, "nomItem": "Devolución consultoría", "cantidad": "1", "precioUnitario": "85.50"}],
-    "referencias": [{"tpoDocRef": 111, "serie": "A", "nroCFERef": 120, "razonRef": "Hora no prestada",
+    "referencias": [{"tpoDocRef": 111, "serie": "A", "nroCFERef": 1, "razonRef": "Hora no prestada",
                      "fechaCFEref": "2024-05-11"}],
 }
 

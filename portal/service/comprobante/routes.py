@@ -10,7 +10,7 @@ from flask import Blueprint, Flask, Response, g, request, url_for
 from sqlalchemy import delete, select
 
 from portal.service import db, idempotency
-from portal.service.api import ALL_ROLES, WRITERS, operation
+from portal.service.api import ALL_ROLES, WRITERS, idempotency_header, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.cfe import CfeInput, XmlInputError, warm_up
 from portal.service.cfe.schema import schema_available, validate_cfe
@@ -34,8 +34,9 @@ TAG = "Comprobante"
 BOTH = (JWT, API_KEY)
 PREVIEW_LIFETIME = timedelta(minutes=10)
 _PDF = {"description": "El PDF.", "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}
-_IDEMPOTENCY = {"Idempotency-Key": "Clave única por comprobante (hasta 255 caracteres): repetir la solicitud "
-                                   "con la misma clave devuelve el mismo comprobante, sin emitir otro."}
+_IDEMPOTENCY = {"Idempotency-Key": idempotency_header(
+    "Clave única por comprobante (hasta 255 caracteres): repetir la solicitud con la misma clave devuelve el "
+    "mismo comprobante, sin emitir otro.")}
 
 
 def _negotiate(*offers: str) -> str:
@@ -107,8 +108,17 @@ def _download(content: bytes, mimetype: str, filename: str) -> Response:
     return response
 
 
-_UNSIGNED_EXAMPLE = ('<CFE xmlns="http://cfe.dgi.gub.uy" version="1.0"><eTck><TmstFirma>2026-11-22T10:00:00-03:00'
-                     '</TmstFirma>...</eTck></CFE>')
+# A whole (small) unsigned e-Ticket, so that the example signs as it stands.
+_UNSIGNED_EXAMPLE = (
+    '<CFE xmlns="http://cfe.dgi.gub.uy" version="1.0"><eTck><TmstFirma>2026-11-22T10:00:00-03:00</TmstFirma>'
+    '<Encabezado><IdDoc><TipoCFE>101</TipoCFE><Serie>A</Serie><Nro>1</Nro><FchEmis>2026-11-22</FchEmis>'
+    '<FmaPago>1</FmaPago></IdDoc><Emisor><RUCEmisor>219999830019</RUCEmisor><RznSoc>Demo S.A.</RznSoc>'
+    '<CdgDGISucur>1</CdgDGISucur><DomFiscal>Av. 18 de Julio 1000</DomFiscal><Ciudad>Montevideo</Ciudad>'
+    '<Departamento>Montevideo</Departamento></Emisor><Totales><TpoMoneda>UYU</TpoMoneda>'
+    '<MntNoGrv>100.00</MntNoGrv><MntTotal>100.00</MntTotal><CantLinDet>1</CantLinDet><MntPagar>100.00</MntPagar>'
+    '</Totales></Encabezado><Detalle><Item><NroLinDet>1</NroLinDet><IndFact>1</IndFact><NomItem>Servicio</NomItem>'
+    '<Cantidad>1</Cantidad><PrecioUnitario>100.00</PrecioUnitario><MontoItem>100.00</MontoItem></Item></Detalle>'
+    '</eTck></CFE>')
 
 
 _SIGNATURE_OVERHEAD = 2048  # the Signature element around the certificate, in bytes
