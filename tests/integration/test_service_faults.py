@@ -87,3 +87,11 @@ def test_a_small_chunked_body_is_read_whole(live_service, live_token_for):
     answer = requests.post(live_service.url + "/api/v1/comprobante/firmarXml", data=iter([b"<other", b"/>"]),
                            headers=headers, timeout=30)
     assert answer.status_code == 422 and "CFE" in answer.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("doc_type", [1, 2, 3])
+@pytest.mark.parametrize("number", ["1335321\u00b2", "1\u00b2", "\uff11\uff13\uff13\uff15\uff13\uff12\uff11\uff14"])
+def test_a_document_number_with_non_ascii_digits_is_a_422(api_client, auth_headers, doc_type, number):
+    answer = api_client.get("/api/v1/dgi/consultaNombreEntidad", headers=auth_headers("usuario@demo.uy"),
+                            query_string={"idEmpresa": 1, "idCertificado": 1, "tipoDoc": doc_type, "nroDoc": number})
+    _assert_error(answer, 422, "validation_error")
