@@ -11,11 +11,17 @@ RUNTIME_DEBS := fonts-dejavu-core
 TEST_DEBS := $(RUNTIME_DEBS) chromium xmlsec1 poppler-utils redis-server postgresql
 TRANSLATION_DIRS := $(wildcard portal/web/translations portal/web/*/translations)
 
-.PHONY: run test setup python-deps assets translations lint clean
+.PHONY: run serve test setup python-deps assets translations lint clean
 
 run: setup
 	@scripts/debian-packages.sh $(RUNTIME_DEBS)
 	$(BIN)/python -m portal.devserver --service-port $(SERVICE_PORT) --portal-port $(PORTAL_PORT)
+
+# Production: migrations, then the service and the portal under gunicorn with deploy/*.conf.py (no demo data;
+# secrets and URLs from the environment). Put deploy/nginx.conf (or similar) in front.
+serve: setup
+	@scripts/debian-packages.sh $(RUNTIME_DEBS)
+	$(BIN)/python -m portal.serve
 
 test: setup
 	@scripts/debian-packages.sh $(TEST_DEBS)

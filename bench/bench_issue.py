@@ -1,6 +1,6 @@
 """Benchmark: how fast the service signs, renders and issues receipts, and how much memory it holds.
 
-    .venv/bin/python bench/bench_issue.py [--receipts 300] [--write docs/PERFORMANCE.md]
+    .venv/bin/python bench/bench_issue.py [--receipts 300] [--write FILE]
 
 Runs on a throwaway SQLite database with the demo data; nothing touches var/. Targets (2-core machine):
   - build_signed_cfe (rules, totals, XML, XMLDSig, XSD check), 10 lines: p95 < 10 ms
@@ -160,8 +160,7 @@ def _report(receipts: int, r: dict, passed: dict, gapless: bool) -> str:
     return f"""# Performance
 
 Measured by `bench/bench_issue.py` on {datetime.now(UTC):%Y-%m-%d} ({platform.machine()}, {os.cpu_count()} cores,
-Python {platform.python_version()}, SQLite). Run it again with
-`.venv/bin/python bench/bench_issue.py --write docs/PERFORMANCE.md`.
+Python {platform.python_version()}, SQLite). The other benchmarks and their results: docs/PERFORMANCE.md.
 
 | measure | p50 | p95 / value | target | |
 |---|---|---|---|---|

@@ -1,7 +1,7 @@
 """`make run`: prepare the development databases and demo data, then run the service, the portal and the
 background worker.
 
-The two web apps run under gunicorn (the same server as production) and all three stop together on Ctrl-C.
+The two web apps run under gunicorn (the same server as production); all three stop together on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -31,8 +31,27 @@ def _run(args: list[str], env: dict[str, str]) -> None:
     subprocess.run([sys.executable, *args], env=env, check=True)  # noqa: S603 - our own modules
 
 
-def _interrupt(_signum, _frame) -> None:
-    raise KeyboardInterrupt
+def run_together(commands: list[list[str]], env: dict[str, str] | None, banner: str) -> None:
+    """Start every command, print the banner, and stop them all (SIGTERM, then kill) when one ends or on
+    Ctrl-C."""
+    processes = [subprocess.Popen(command, env=env) for command in commands]  # noqa: S603 - our own servers
+    print(banner, flush=True)
+    # A service manager stops us with SIGTERM: stop the servers as Ctrl-C does, or they would outlive us.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        while all(p.poll() is None for p in processes):
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for p in processes:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in processes:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
 
 
 def main() -> int:
@@ -50,15 +69,7 @@ def main() -> int:
     _run(["-m", "portal.service", "seed"], env)
 
     gunicorn = [sys.executable, "-m", "gunicorn", "--access-logfile", "-", "--graceful-timeout", "5"]
-    processes = [
-        subprocess.Popen([*gunicorn, "-b", f"127.0.0.1:{args.service_port}", "--workers", "1", "--threads", "8",  # noqa: S603
-                          "portal.service:create_app()"], env=env),
-        subprocess.Popen([*gunicorn, "-b", f"127.0.0.1:{args.portal_port}", "--workers", "2", "--threads", "4",  # noqa: S603
-                          "portal.web:create_app()"], env=env),
-        # Background work (DGI submission, e-mail) on huey over SQLite: no extra server on one machine.
-        subprocess.Popen([sys.executable, "-m", "portal.service", "worker"], env=env),  # noqa: S603
-    ]
-    print(f"""
+    banner = f"""
   CFE service  http://127.0.0.1:{args.service_port}   (API reference: /api/v1/docs)
   Portal       http://127.0.0.1:{args.portal_port}
 
@@ -70,24 +81,15 @@ def main() -> int:
   Background worker  running (DGI submission, e-mail)
 
   Ctrl-C stops everything.
-""", flush=True)
-    # SIGTERM (kill, a supervisor) stops the children too, exactly as Ctrl-C does: a killed devserver must not
-    # leave a service, portal and worker running behind it.
-    signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        while all(p.poll() is None for p in processes):
-            time.sleep(0.5)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        for p in processes:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-        for p in processes:
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+"""
+    run_together([
+        [*gunicorn, "-b", f"127.0.0.1:{args.service_port}", "--workers", "1", "--threads", "8",
+         "portal.service:create_app()"],
+        [*gunicorn, "-b", f"127.0.0.1:{args.portal_port}", "--workers", "2", "--threads", "4",
+         "portal.web:create_app()"],
+        # Background work (DGI submission, e-mail) on huey over SQLite: no extra server on one machine.
+        [sys.executable, "-m", "portal.service", "worker"],
+    ], env, banner)
     return 0
 
 

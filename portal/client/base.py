@@ -43,6 +43,10 @@ class CfeClient:
         self.timeout = (connect_timeout, read_timeout)
         self.session = requests.Session()
         self.session.headers["User-Agent"] = user_agent
+        # Proxies and CA bundle from the environment, read once: every call goes to the same host, and reading
+        # them per call (requests scans os.environ each time) cost about 1 ms a request.
+        settings = self.session.merge_environment_settings(self.base_url, {}, None, None, None)
+        self._send_settings = {k: v for k, v in settings.items() if k in ("verify", "cert", "proxies")}
         self._safe = self._adapter(retries, retry_on_status=True)
         self._unsafe = self._adapter(retries, retry_on_status=False)
 
@@ -97,9 +101,7 @@ class CfeClient:
     def _send(self, adapter: HTTPAdapter, method: str, url: str, headers: dict, kwargs: dict):
         # The session's mounted adapter retries; a non-idempotent call goes through the no-retry adapter.
         prepared = self.session.prepare_request(requests.Request(method, url, headers=headers, **kwargs))
-        settings = self.session.merge_environment_settings(prepared.url, {}, None, None, None)
-        return adapter.send(prepared, timeout=self.timeout, **{k: v for k, v in settings.items()
-                                                             if k in ("verify", "cert", "proxies")})
+        return adapter.send(prepared, timeout=self.timeout, **self._send_settings)
 
 
 def _is_read_timeout(exc: Exception) -> bool:

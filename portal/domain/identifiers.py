@@ -32,8 +32,12 @@ URUGUAYAN_DOC_TYPES = frozenset({DocType.NIE, DocType.RUT, DocType.CI})
 
 
 def digits_only(value: str) -> str:
-    """Drop the separators people type (dots, dashes, spaces) and keep the digits."""
-    return "".join(ch for ch in value if ch.isdigit())
+    """Drop the separators people type (dots, dashes, spaces) and keep the digits.
+
+    ASCII digits only: str.isdigit() also accepts superscripts and other scripts' digits, which int() then
+    rejects ("1335321²" crashed the CI check digit with a 500).
+    """
+    return "".join(ch for ch in value if ch in "0123456789")
 
 
 def is_valid_rut(value: str) -> bool:
@@ -58,7 +62,7 @@ def ci_check_digit(body: str) -> int:
 
 def is_valid_ci(value: str) -> bool:
     """True for a cédula of 2 to 8 digits whose last digit is its check digit (separators not allowed)."""
-    if not value.isdigit() or not 2 <= len(value) <= 8:
+    if not (value.isascii() and value.isdigit()) or not 2 <= len(value) <= 8:
         return False
     return ci_check_digit(value[:-1]) == int(value[-1])
 

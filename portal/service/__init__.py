@@ -5,11 +5,13 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import logging
+from datetime import timedelta
 from typing import Any
 
 from flask import Flask, jsonify, render_template, send_from_directory
 from sqlalchemy import text
 
+from portal import logsafe
 from portal.service import db, errors, jobs, ratelimit, requestid
 from portal.service.config import load_config
 
@@ -23,35 +25,29 @@ CONTENT_SECURITY_POLICY = (
 )
 
 
-def _configure_logging() -> None:
-    root = logging.getLogger("portal")
-    if not root.handlers:
-        handler = logging.StreamHandler()
-        handler.addFilter(requestid.RequestIdFilter())
-        handler.setFormatter(logging.Formatter(
-            "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"))
-        root.addHandler(handler)
-        root.setLevel(logging.INFO)
-
-
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the service. `test_config` overrides settings (tests point it at their own database)."""
     app = Flask(__name__, static_folder=None)
     app.config.update(load_config())
     if test_config:
         app.config.update(test_config)
+    https = app.config["ISSUER"].startswith("https://")
+    if app.config.get("SECURE_COOKIES") is None:
+        app.config["SECURE_COOKIES"] = https
+    app.config["HSTS"] = https and app.config.get("HSTS_SECONDS", 0) > 0
     app.config.update(
         MAX_CONTENT_LENGTH=app.config["MAX_BODY_BYTES"],
         SESSION_COOKIE_NAME="cfe_idp_session",
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_SECURE=app.config["SECURE_COOKIES"],
+        PERMANENT_SESSION_LIFETIME=timedelta(hours=app.config["IDP_SESSION_HOURS"]),
     )
     if not app.config.get("SECRET_KEY"):
         raise RuntimeError("No service secret key: run `make run` or set CFE_SERVICE_SECRET_KEY.")
     app.json.sort_keys = False
     app.json.ensure_ascii = False
-    _configure_logging()
+    logsafe.install("portal")
 
     requestid.init_app(app)
     errors.init_app(app)
@@ -105,6 +101,9 @@ def _register_platform_routes(app: Flask) -> None:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         response.headers.setdefault("X-Frame-Options", "DENY")
+        if app.config["HSTS"]:
+            response.headers.setdefault("Strict-Transport-Security",
+                                        f"max-age={app.config['HSTS_SECONDS']}; includeSubDomains")
         if response.mimetype == "application/json" or response.mimetype == "text/html":
             response.headers.setdefault("Cache-Control", "no-store")
         return response

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,8 +43,8 @@ class Operation:
     body_content_type: str
     query: type[BaseModel] | None
     responses: dict[int, Any]
-    path_params: dict[str, str] = field(default_factory=dict)
-    extra_headers: dict[str, str] = field(default_factory=dict)
+    path_params: dict[str, str | dict] = field(default_factory=dict)
+    extra_headers: dict[str, str | dict] = field(default_factory=dict)
     raw_body: dict[str, Any] | None = None
 
 
@@ -137,12 +138,32 @@ def to_response(result: Any, status: int = 200) -> Response:
     return response
 
 
+def idempotency_header(description: str) -> dict:
+    """The `Idempotency-Key` header of an operation: its description and the schema the decorator enforces."""
+    return {"description": description, "schema": {
+        "type": "string", "minLength": 1, "maxLength": 255, "pattern": r"^[!-~][ -~]*$"}}
+
+
+def check_headers(declared: dict[str, str | dict]) -> None:
+    """400 for a declared header, present, whose value breaks its documented schema."""
+    for name, spec in declared.items():
+        value = request.headers.get(name)
+        schema = spec.get("schema", {}) if isinstance(spec, dict) else {}
+        if value is None or not schema:
+            continue
+        fits = (schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", len(value))
+                and re.fullmatch(schema.get("pattern", ".*"), value) is not None)
+        if not fits:
+            raise ApiError(f"El encabezado {name} no es válido (hasta {schema.get('maxLength')} caracteres "
+                           "imprimibles).", code="header_invalido", status=400)
+
+
 def operation(bp: Blueprint, method: str, rule: str, *, tag: str, summary: str, description: str = "",
               auth: tuple[str, ...] = (JWT,), roles: Iterable[Role] | None = ALL_ROLES,
               body: type[BaseModel] | None = None, body_content_type: str = "application/json",
               query: type[BaseModel] | None = None, responses: dict[int, Any] | None = None,
-              path_params: dict[str, str] | None = None,
-              extra_headers: dict[str, str] | None = None,
+              path_params: dict[str, str | dict] | None = None,
+              extra_headers: dict[str, str | dict] | None = None,
               raw_body: dict[str, Any] | None = None) -> Callable:
     """Register `view` on `bp` at `rule` and in the OpenAPI registry (see the module docstring).
 
@@ -156,6 +177,7 @@ def operation(bp: Blueprint, method: str, rule: str, *, tag: str, summary: str, 
         def wrapper(**kwargs):
             principal = authenticate(auth)
             require_role(principal, roles)
+            check_headers(extra_headers or {})
             if body is not None and body_content_type == "application/json":
                 kwargs["body"] = parse_json_body(body)
             if query is not None:

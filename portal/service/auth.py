@@ -14,14 +14,16 @@ from flask import current_app, g, request
 from joserfc import jwt
 from joserfc.errors import JoseError
 from joserfc.jwt import JWTClaimsRegistry
-from sqlalchemy import select
+from sqlalchemy import literal, select
 
 from portal.service import db
 from portal.service.errors import ApiError, Forbidden, Unauthorized
-from portal.service.models import Membership, Role
+from portal.service.identity.revocation import revoked_clause
+from portal.service.models import Membership, Role, User
 
 JWT = "jwt"
 API_KEY = "apikey"
+_MAX_ID_DIGITS = 19
 
 
 @dataclass(frozen=True)
@@ -67,21 +69,69 @@ def decode_access_token(token: str) -> dict:
 
 
 def _requested_company_id(memberships: list[Membership]) -> int:
-    raw = request.headers.get("X-Empresa-Id") or request.args.get("idEmpresa")
+    raw = request.headers.get("X-Empresa-Id")
+    if raw is None:
+        raw = request.args.get("idEmpresa")
     if raw is None:
         if len(memberships) == 1:
             return memberships[0].company_id
         raise ApiError("Indique la empresa con el encabezado X-Empresa-Id.", code="empresa_requerida",
                        status=422)
-    if not raw.isdigit():
+    company_id = plain_id(raw)
+    if company_id is None:
         raise ApiError("idEmpresa debe ser un número.", code="empresa_invalida", status=422)
-    return int(raw)
+    return company_id
+
+
+def plain_id(raw: str) -> int | None:
+    """A database id written in ASCII digits, or None.
+
+    str.isdigit() accepts superscripts and other scripts' digits that int() then rejects (or reads), and
+    an id past 2^63 overflows the database's integer: neither may reach a query.
+    """
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > _MAX_ID_DIGITS:
+        return None
+    value = int(raw)
+    return value if value < 2**63 else None
+
+
+def user_id_of(claims: dict) -> int:
+    """The user id a token's `sub` names; Unauthorized when it cannot be one of ours."""
+    user_id = plain_id(str(claims.get("sub", "")))
+    if user_id is None:
+        raise Unauthorized("El token de acceso no es válido o venció.", code="invalid_token")
+    return user_id
+
+
+def _memberships_of_live_token(claims: dict) -> list[Membership]:
+    """The memberships of the token's user, read together with the token's standing, once per request.
+
+    A token stops working at its next request once its user is deactivated or it is revoked (sign-out at
+    the portal): the database is the truth for every process, and the check rides on the membership query
+    every request makes anyway, so it costs no extra round trip and needs no cache.
+    """
+    jti = claims.get("jti")
+    revoked = revoked_clause(jti) if isinstance(jti, str) else literal(False)
+    rows = db.session().execute(
+        select(User.active, revoked, Membership).select_from(User)
+        .outerjoin(Membership, Membership.user_id == User.id).where(User.id == user_id_of(claims))).all()
+    if rows and rows[0][1]:
+        raise Unauthorized("El token de acceso fue revocado (se cerró la sesión).", code="invalid_token")
+    if not rows or not rows[0][0]:
+        raise Unauthorized("El usuario no existe o está desactivado.", code="invalid_token")
+    return [membership for _active, _revoked, membership in rows if membership is not None]
+
+
+def live_user_id(claims: dict) -> int:
+    """The user id of a token that is neither revoked nor its user deactivated; Unauthorized otherwise."""
+    _memberships_of_live_token(claims)
+    return user_id_of(claims)
 
 
 def _principal_from_jwt(token: str) -> Principal:
     claims = decode_access_token(token)
-    user_id = int(claims["sub"])
-    memberships = list(db.session().scalars(select(Membership).where(Membership.user_id == user_id)))
+    user_id = user_id_of(claims)
+    memberships = _memberships_of_live_token(claims)
     if not memberships:
         raise Forbidden("El usuario no pertenece a ninguna empresa.", code="sin_empresa")
     company_id = _requested_company_id(memberships)

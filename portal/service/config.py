@@ -19,6 +19,11 @@ def _env(name: str, default: str | None = None) -> str | None:
     return value if value not in (None, "") else default
 
 
+def _flag(name: str) -> bool | None:
+    value = _env(name)
+    return None if value is None else value == "1"
+
+
 def load_config() -> dict:
     """Settings for `create_app`, from the environment with development defaults."""
     var = paths.var_dir()
@@ -49,8 +54,14 @@ def load_config() -> dict:
         # Unidad Indexada in UYU for an issue year missing from the ui_value table (indices area), which
         # holds the value of 31 December of each previous year (Tabla E threshold = 5,000 UI).
         "UI_VALUE_UYU": Decimal(_env("CFE_UI_VALUE_UYU", "6.1642")),
+        # How long a write waits for the database's write lock before answering 503 with Retry-After.
+        "WRITE_LOCK_TIMEOUT_SECONDS": float(_env("CFE_WRITE_LOCK_TIMEOUT_SECONDS", "2")),
         "MAX_BODY_BYTES": int(_env("CFE_MAX_BODY_BYTES", str(2 * 1024 * 1024))),
-        "SECURE_COOKIES": _env("CFE_SECURE_COOKIES", "0") == "1",
+        # Unset: on exactly when the issuer's public URL is https (see create_app); "0"/"1" forces either way.
+        "SECURE_COOKIES": _flag("CFE_SECURE_COOKIES"),
+        "HSTS_SECONDS": int(_env("CFE_HSTS_SECONDS", str(365 * 24 * 3600))),
+        # The provider's sign-in session (server-side; the cookie holds only its random id).
+        "IDP_SESSION_HOURS": int(_env("CFE_IDP_SESSION_HOURS", "12")),
         "STATIC_DIR": str(paths.static_dir()),
         # Sending receipts to DGI (portal/service/envios): which reception, DGI's RUT, and timings.
         "DGI_RECEPTION": _env("CFE_DGI_RECEPTION", "simulator"),  # simulator | soap

@@ -3,19 +3,59 @@
 SQLite is the default (WAL, foreign keys on, `BEGIN IMMEDIATE` for writes so two writers queue instead of
 failing with "database is locked" halfway through). PostgreSQL works by URL
 (`postgresql+psycopg://...`); there a plain transaction is enough and counters use row locks.
+
+Connections are pooled on both: opening a SQLite connection is cheap, but closing the last one of a WAL
+database checkpoints (about 5 ms), which NullPool paid on every request. Commits are durable
+(`synchronous=FULL`: a receipt acknowledged survives a power loss).
+
+A write waits a bounded time for the lock (`CFE_WRITE_LOCK_TIMEOUT_SECONDS`, default 2) and then answers 503
+`base_de_datos_ocupada` with `Retry-After`. While the lock is known to be held that long, later writes of
+this process wait only 0.1 s and answer 503, so waiting writers never take every server
+thread and `/healthz` and reads keep answering (WAL readers never wait for writers).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import logging
+import time
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from flask import Flask, current_app, g
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
-from sqlalchemy.pool import NullPool
+
+from portal.service.errors import ApiError, error_response
+from portal.service.groupcommit import GroupCommit
+
+log = logging.getLogger("portal.service")
+T = TypeVar("T")
+
+DEFAULT_LOCK_TIMEOUT = 2.0
+# Once the lock was seen held past the whole wait, later writers wait only this long (the lock may be free again).
+SHORT_WAIT = 0.1
+# SQLite's and PostgreSQL's ways of saying "someone else holds the lock" (lock_timeout, deadlock victim).
+_BUSY_MARKERS = ("database is locked", "database is busy", "lock timeout", "lock_timeout", "deadlock detected",
+                 "could not obtain lock", "canceling statement due to lock timeout")
+
+
+class DatabaseBusy(ApiError):
+    """503: the write lock was not free within the bounded wait; the caller may retry after a moment."""
+
+    status, code = 503, "base_de_datos_ocupada"
+
+    def __init__(self, retry_after: int = 1):
+        super().__init__("La base de datos está ocupada; reintente en unos segundos.",
+                         headers={"Retry-After": str(retry_after)})
+
+
+def is_busy_error(exc: BaseException) -> bool:
+    """Whether `exc` means the lock was held by someone else too long (not a bug, not bad input)."""
+    return isinstance(exc, OperationalError) and any(m in str(exc.orig).lower() for m in _BUSY_MARKERS)
 
 
 class Base(DeclarativeBase):
@@ -26,12 +66,26 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def make_engine(url: str) -> Engine:
-    """An engine configured for the backend the URL names."""
+class WriteGate:
+    """Whether this process last saw the write lock held past the bounded wait (then writers do not queue)."""
+
+    def __init__(self) -> None:
+        self.held_since: float | None = None
+
+    def note(self, busy: bool) -> None:
+        self.held_since = time.monotonic() if busy else None
+
+
+def make_engine(url: str, lock_timeout: float = DEFAULT_LOCK_TIMEOUT, gate: WriteGate | None = None) -> Engine:
+    """An engine configured for the backend the URL names; writes wait at most `lock_timeout` for the lock."""
+    gate = gate or WriteGate()
+    wait_ms = int(lock_timeout * 1000)
     if url.startswith("sqlite"):
-        # No pool: a SQLite connection costs ~0.1 ms to open, and a pool would make a request that holds its
-        # read session while it waits for a write session compete for a fixed number of connections.
-        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False}, poolclass=NullPool)
+        # A pool, unbounded: a request may hold its read session while it waits for a write session, so a cap
+        # could leave every connection held by a reader waiting for a writer. Connections stay open, so no
+        # request pays the WAL checkpoint that closing the last one costs.
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": lock_timeout},
+                               pool_size=8, max_overflow=-1)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn, _record):  # pragma: no cover - exercised by every test
@@ -39,36 +93,77 @@ def make_engine(url: str) -> Engine:
             dbapi_conn.isolation_level = None
             cursor = dbapi_conn.cursor()
             cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=FULL")  # WAL + NORMAL could lose the last commits on power loss
             cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.execute(f"PRAGMA busy_timeout={wait_ms}")
             cursor.close()
 
         @event.listens_for(engine, "begin")
         def _sqlite_begin(conn):  # pragma: no cover - exercised by every test
-            mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
-            conn.exec_driver_sql(f"BEGIN {mode}")
+            if not conn.get_execution_options().get("writer"):
+                conn.exec_driver_sql("BEGIN")
+                return
+            patient = gate.held_since is None
+            try:
+                if patient:
+                    conn.exec_driver_sql("BEGIN IMMEDIATE")
+                else:  # the lock was held past the wait a moment ago: barely wait, do not queue every thread
+                    conn.exec_driver_sql(f"PRAGMA busy_timeout={int(SHORT_WAIT * 1000)}")
+                    try:
+                        conn.exec_driver_sql("BEGIN IMMEDIATE")
+                    finally:
+                        conn.exec_driver_sql(f"PRAGMA busy_timeout={wait_ms}")
+            except OperationalError as exc:
+                if is_busy_error(exc):
+                    gate.note(busy=True)
+                raise
+            gate.note(busy=False)
 
         return engine
     # No cap on connections beyond the pool's 10 kept open: a request holds its read session while it opens a
     # write transaction, so with a capped pool every connection can end up held by a reader waiting for a
     # writer (64 concurrent issuers did: "QueuePool limit ... timed out" after 30 s, then 500s). The server's
     # threads bound the connections instead, two per request at most; size max_connections for that.
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=-1)
+    engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=-1)
+
+    @event.listens_for(engine, "begin")
+    def _postgres_lock_timeout(conn):
+        if conn.get_execution_options().get("writer"):
+            conn.exec_driver_sql(f"SET LOCAL lock_timeout = {wait_ms}")
+
+    return engine
 
 
 def init_app(app: Flask) -> None:
-    engine = make_engine(app.config["DATABASE_URL"])
+    lock_timeout = float(app.config.get("WRITE_LOCK_TIMEOUT_SECONDS", DEFAULT_LOCK_TIMEOUT))
+    engine = make_engine(app.config["DATABASE_URL"], lock_timeout)
     app.extensions["db_engine"] = engine
     app.extensions["db_sessionmaker"] = sessionmaker(bind=engine, expire_on_commit=False)
     # Writers that read first (counters, idempotency keys) take SQLite's write lock at BEGIN.
-    write_engine = engine.execution_options(sqlite_begin="IMMEDIATE")
-    app.extensions["db_write_sessionmaker"] = sessionmaker(bind=write_engine, expire_on_commit=False)
+    app.extensions["db_write_sessionmaker"] = sessionmaker(bind=engine.execution_options(writer=True),
+                                                           expire_on_commit=False)
+    app.extensions["db_retry_after"] = retry_after = max(1, round(lock_timeout))
+
+    def _batch_failure(exc: BaseException) -> BaseException:
+        return DatabaseBusy(retry_after) if is_busy_error(exc) else exc
+
+    app.extensions["db_group_commit"] = GroupCommit(app.extensions["db_write_sessionmaker"], _batch_failure)
 
     @app.teardown_appcontext
     def _close_session(_exc):
         session = g.pop("db_session", None)
         if session is not None:
             session.close()
+
+    @app.errorhandler(OperationalError)
+    def _database_error(exc: OperationalError):
+        # A write outside write_transaction() (a plain session commit) that met a held lock: the same 503.
+        if is_busy_error(exc):
+            busy = DatabaseBusy(app.extensions["db_retry_after"])
+            return error_response(busy.code, busy.message, busy.status, headers=busy.headers)
+        log.exception("database error request_id=%s", g.get("request_id"))
+        return error_response("internal_error",
+                              "Error interno del servicio. Informe el código de solicitud a soporte.", 500)
 
 
 @contextlib.contextmanager
@@ -104,8 +199,13 @@ def write_transaction() -> Iterator[Session]:
     """
     db = current_app.extensions["db_write_sessionmaker"]()
     try:
-        yield db
-        db.commit()
+        try:
+            yield db
+            db.commit()
+        except OperationalError as exc:
+            if is_busy_error(exc):
+                raise DatabaseBusy(current_app.extensions["db_retry_after"]) from exc
+            raise
         # The request's own session may hold an older read snapshot (WAL): end it so the request sees its write.
         if "db_session" in g and g.db_session.in_transaction():
             g.db_session.rollback()
@@ -114,3 +214,18 @@ def write_transaction() -> Iterator[Session]:
         raise
     finally:
         db.close()
+
+
+def grouped_write(work: Callable[[Session], T]) -> T:
+    """`work(session)` inside a write transaction shared with the writes arriving at the same time (one
+    durable commit for all; see portal/service/groupcommit.py), in a SAVEPOINT of its own. Returns once
+    committed; raises work's own exception (its changes undone) or DatabaseBusy.
+
+    `work` must use only the session it is given (not `session()`, the request's), and finish what it needs
+    from the database inside: the objects it returns are detached afterwards.
+    """
+    result = current_app.extensions["db_group_commit"].run(work)
+    # The request's own session may hold an older read snapshot (WAL): end it so the request sees its write.
+    if "db_session" in g and g.db_session.in_transaction():
+        g.db_session.rollback()
+    return result

@@ -9,11 +9,12 @@ what was wrong with which input, as a dotted path ("receptor.docRecep", "items[2
 
 from __future__ import annotations
 
+import io
 import logging
 from dataclasses import asdict, dataclass
 
 from flask import Flask, g, jsonify, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 log = logging.getLogger("portal.service")
 
@@ -103,7 +104,37 @@ def _wants_json() -> bool:
     return request.path.startswith("/api/") or request.path.startswith("/oauth/userinfo")
 
 
+def _read_up_to(stream, limit: int) -> bytes:
+    parts, size = [], 0
+    while size < limit:
+        part = stream.read(min(65536, limit - size))
+        if not part:
+            break
+        parts.append(part)
+        size += len(part)
+    return b"".join(parts)
+
+
+def refuse_oversized_streams(limit: int) -> None:
+    """Read a body sent without Content-Length (chunked) up to one byte past `limit`; 413 if it goes past.
+
+    werkzeug checks MAX_CONTENT_LENGTH against Content-Length only; a chunked body is merely cut at the cap,
+    and the view would parse the first 2 MB as if they were all ("premature end"). Once read, the body is
+    handed on with its length, so everything downstream sees an ordinary request.
+    """
+    environ = request.environ
+    if request.content_length is not None or not environ.get("wsgi.input_terminated"):
+        return
+    body = _read_up_to(environ["wsgi.input"], limit + 1)
+    if len(body) > limit:
+        raise RequestEntityTooLarge()
+    environ["wsgi.input"] = io.BytesIO(body)
+    environ["CONTENT_LENGTH"] = str(len(body))
+
+
 def init_app(app: Flask) -> None:
+    app.before_request(lambda: refuse_oversized_streams(app.config["MAX_CONTENT_LENGTH"]))
+
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError):
         return error_response(exc.code, exc.message, exc.status, exc.fields, exc.headers)

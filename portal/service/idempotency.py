@@ -1,5 +1,12 @@
 """Idempotency-Key with Stripe's semantics, for any endpoint that creates something.
 
+Issuing a receipt looks the key up and records it in the very transaction that stores the receipt
+(`requested_key`, `lookup`, `record`): there is no separate claim, so a process killed mid-issue leaves
+nothing behind, and a retry with the same key gets the receipt or issues it afresh at once. Two requests with
+one key at the same moment: the second waits on the first's row (unique constraint) and then replays it.
+
+The two-step form below (`claim`, `complete`, `release`) serves endpoints whose work spans several
+transactions:
 - The first request with a key claims it (state in_progress) in a short transaction of its own.
 - Same key, same body, finished: the stored answer is replayed (`Idempotent-Replayed: true`).
 - Same key, other body: 422 `idempotency_key_reused`. Same key while the first is running: 409.
@@ -47,14 +54,74 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def claim(company_id: int, scope: str, payload: object) -> Claim:
-    """Claim the request's Idempotency-Key (if any) or produce the replay of its first outcome."""
+@dataclass(frozen=True)
+class RequestedKey:
+    """The request's Idempotency-Key, where it applies (`scope`) and the fingerprint of its body."""
+
+    scope: str
+    key: str
+    fingerprint: str
+
+
+def _header_key() -> str | None:
     key = request.headers.get("Idempotency-Key")
-    if key is None:
-        return Claim()
-    if not 1 <= len(key) <= MAX_KEY_LENGTH or not key.isprintable():
+    if key is not None and (not 1 <= len(key) <= MAX_KEY_LENGTH or not key.isprintable()):
         raise ApiError("Idempotency-Key debe tener entre 1 y 255 caracteres imprimibles.",
                        code="idempotency_key_invalid", status=400)
+    return key
+
+
+def requested_key(scope: str, payload: object) -> RequestedKey | None:
+    """The request's Idempotency-Key (400 if malformed), or None when it sent none."""
+    key = _header_key()
+    return None if key is None else RequestedKey(scope, key, request_fingerprint(payload))
+
+
+def replay_response(status: int, body: dict) -> Response:
+    response = Response(json.dumps(body, ensure_ascii=False), status=status, mimetype="application/json")
+    response.headers["Idempotent-Replayed"] = "true"
+    return response
+
+
+def lookup(session, company_id: int, requested: RequestedKey) -> Response | None:
+    """Inside the caller's write transaction: the replay of the key's first outcome, or None when the key is
+    free (then the caller does its work and `record`s the outcome in the same transaction). 422 if the key
+    came with another body; 409 while a two-step claim on it is younger than STALE_AFTER."""
+    record = session.scalar(select(IdempotencyRecord).where(
+        IdempotencyRecord.company_id == company_id, IdempotencyRecord.scope == requested.scope,
+        IdempotencyRecord.key == requested.key))
+    if record is None:
+        return None
+    if record.request_hash != requested.fingerprint:
+        raise ApiError("Esta Idempotency-Key ya se usó con otro cuerpo de solicitud.",
+                       code="idempotency_key_reused", status=422)
+    if record.state == "done":
+        return replay_response(record.response_status, record.response_body)
+    if datetime.now(UTC) - _aware(record.created_at) < STALE_AFTER:
+        raise _in_progress()
+    session.delete(record)  # a two-step claim abandoned by a crashed worker
+    session.flush()
+    return None
+
+
+def record(session, company_id: int, requested: RequestedKey, status: int, body: dict) -> None:
+    """Store the outcome under the key in the caller's transaction (which also sweeps the company's keys
+    older than KEEP_FOR). On PostgreSQL a concurrent first request with the same key makes this wait for it
+    and then raise IntegrityError: look the key up again (in a new transaction) to replay its outcome."""
+    now = datetime.now(UTC)
+    session.execute(delete(IdempotencyRecord).where(IdempotencyRecord.company_id == company_id,
+                                                    IdempotencyRecord.created_at < now - KEEP_FOR))
+    session.add(IdempotencyRecord(company_id=company_id, scope=requested.scope, key=requested.key,
+                                  request_hash=requested.fingerprint, state="done", response_status=status,
+                                  response_body=body, created_at=now))
+    session.flush()
+
+
+def claim(company_id: int, scope: str, payload: object) -> Claim:
+    """Claim the request's Idempotency-Key (if any) or produce the replay of its first outcome."""
+    key = _header_key()
+    if key is None:
+        return Claim()
     fingerprint = request_fingerprint(payload)
     try:
         return _claim(company_id, scope, key, fingerprint)
@@ -84,10 +151,7 @@ def _claim(company_id: int, scope: str, key: str, fingerprint: str) -> Claim:
             raise ApiError("Esta Idempotency-Key ya se usó con otro cuerpo de solicitud.",
                            code="idempotency_key_reused", status=422)
         if record is not None and record.state == "done":
-            response = Response(json.dumps(record.response_body, ensure_ascii=False),
-                                status=record.response_status, mimetype="application/json")
-            response.headers["Idempotent-Replayed"] = "true"
-            return Claim(replay=response)
+            return Claim(replay=replay_response(record.response_status, record.response_body))
         if record is not None and now - _aware(record.created_at) < STALE_AFTER:
             raise _in_progress()
         if record is None:

@@ -6,6 +6,10 @@ straight from the models the views validate with: the document cannot drift from
 
 from __future__ import annotations
 
+import contextlib
+import re
+from collections.abc import Iterator
+from datetime import date, timedelta
 from typing import Any
 
 from pydantic import BaseModel
@@ -47,16 +51,17 @@ _ERROR_SCHEMA = {
 }
 
 _ERROR_DESCRIPTIONS = {
-    400: "Solicitud mal formada.",
+    400: "Solicitud mal formada (por ejemplo, un encabezado como Idempotency-Key no válido).",
     401: "Falta la credencial o no es válida.",
     403: "La credencial no permite esta operación (rol o empresa).",
-    404: "No existe, o pertenece a otra empresa.",
+    404: "No existe, o pertenece a otra empresa (también un registro que el cuerpo nombra).",
     409: "Conflicto (por ejemplo, la misma Idempotency-Key en curso).",
     413: "Cuerpo demasiado grande.",
     415: "Tipo de contenido no soportado.",
     422: "Datos no válidos; `fields` indica cuáles.",
     429: "Límite de solicitudes excedido; ver Retry-After y RateLimit.",
     500: "Error interno; informe el requestId.",
+    503: "Servicio ocupado por un momento (base de datos o documentos en proceso); reintente tras Retry-After.",
 }
 
 
@@ -100,6 +105,74 @@ def _response(value: Any, status: int) -> dict:
     return {"description": value or ("Sin contenido." if status == 204 else "OK")}
 
 
+def _path_param(name: str, spec: str | dict) -> dict:
+    """A path (or header) parameter; `spec` is its description, or {"description", "schema"} with a format."""
+    description, schema = (spec, {"type": "string"}) if isinstance(spec, str) else (
+        spec["description"], spec["schema"])
+    return {"name": name, "in": "path", "required": True, "schema": schema, "description": description}
+
+
+_ISO_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})(T.*)?$")
+
+
+def _dates_in(value: Any) -> Iterator[date]:
+    if isinstance(value, str) and (match := _ISO_DATE.match(value)):
+        with contextlib.suppress(ValueError):
+            yield date.fromisoformat(match.group(1))
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _dates_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _dates_in(item)
+
+
+def _shift_dates(value: Any, delta: timedelta) -> Any:
+    if isinstance(value, str) and (match := _ISO_DATE.match(value)):
+        try:
+            return (date.fromisoformat(match.group(1)) + delta).isoformat() + (match.group(2) or "")
+        except ValueError:
+            return value
+    if isinstance(value, dict):
+        return {key: _shift_dates(item, delta) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shift_dates(item, delta) for item in value]
+    return value
+
+
+def fresh_examples(document: dict, today: date | None = None) -> dict:
+    """The document with every example's dates moved together so that the latest request example's is today.
+
+    Examples are written once with fixed dates; a receipt dated two years ago no longer numbers (its CAE
+    range has expired) and a DGI lookup's answer would look stale. Shifting every date by the same number of
+    days keeps each example's own intervals (issue date, due date, referenced receipt) as they were written.
+    """
+    request_examples = [media for methods in document.get("paths", {}).values() for entry in methods.values()
+                        for media in entry.get("requestBody", {}).get("content", {}).values()]
+    found = list(_dates_in(_example_values(request_examples)))
+    if not found:
+        return document
+    delta = (today or date.today()) - max(found)
+    return _shift_example_dates(document, delta)
+
+
+def _example_values(value: Any) -> list:
+    if isinstance(value, dict):
+        return [item if key in ("example", "examples") else _example_values(item) for key, item in value.items()]
+    if isinstance(value, list):
+        return [_example_values(item) for item in value]
+    return []
+
+
+def _shift_example_dates(value: Any, delta: timedelta) -> Any:
+    if isinstance(value, dict):
+        return {key: _shift_dates(item, delta) if key in ("example", "examples") else
+                _shift_example_dates(item, delta) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shift_example_dates(item, delta) for item in value]
+    return value
+
+
 def _examples(model: type[BaseModel]) -> dict:
     extra = model.model_config.get("json_schema_extra") or {}
     examples = extra.get("examples", []) if isinstance(extra, dict) else []
@@ -111,14 +184,9 @@ def _operation(op: Operation) -> dict:
     if op.description:
         entry["description"] = op.description
     entry["security"] = [{"bearerAuth": []} if a == JWT else {"apiKeyAuth": []} for a in op.auth]
-    params = [
-        {"name": name, "in": "path", "required": True, "schema": {"type": "string"}, "description": desc}
-        for name, desc in op.path_params.items()
-    ]
-    params += [
-        {"name": name, "in": "header", "required": False, "schema": {"type": "string"}, "description": desc}
-        for name, desc in op.extra_headers.items()
-    ]
+    params = [_path_param(name, desc) for name, desc in op.path_params.items()]
+    params += [{**_path_param(name, desc), "in": "header", "required": False}
+               for name, desc in op.extra_headers.items()]
     if op.query is not None:
         schema = op.query.model_json_schema()
         required = set(schema.get("required", []))
@@ -161,10 +229,13 @@ def _operation(op: Operation) -> dict:
     elif op.raw_body is not None:
         entry["requestBody"] = {"required": True, "content": op.raw_body}
     responses = {str(status): _response(value, status) for status, value in op.responses.items()}
-    error_statuses = (
-        {401, 500} | ({403} if op.roles else set()) | ({422} if op.body or op.query or op.raw_body else set())
-        | ({415} if op.body else set())
-    )
+    # What any operation may answer: a malformed header (400), no or a bad credential (401), a role or
+    # company refused (403), a record that is not there or not the caller's (404), a bad parameter such as
+    # X-Empresa-Id (422), a fault (500), a busy moment (503); with a body, also too large (413) and the wrong
+    # type (415). Listed for every operation so that the document says what the service does.
+    error_statuses = {400, 401, 403, 404, 422, 500, 503}
+    if op.body is not None or op.raw_body is not None:
+        error_statuses |= {413, 415}
     if API_KEY in op.auth:
         error_statuses.add(429)
     for status in sorted(error_statuses):
@@ -192,7 +263,7 @@ def build_document(server_url: str) -> dict:
     paths: dict[str, dict] = {}
     for op in sorted(OPERATIONS, key=lambda o: (o.tag, o.path)):
         paths.setdefault(op.path, {})[op.method] = _operation(op)
-    return {
+    return fresh_examples({
         "openapi": "3.1.0",
         "info": {
             "title": "Servicio CFE",
@@ -219,4 +290,4 @@ def build_document(server_url: str) -> dict:
                 },
             },
         },
-    }
+    })

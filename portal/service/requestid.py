@@ -1,4 +1,8 @@
-"""Request ids: accepted from `X-Request-ID` when well formed, generated otherwise, returned and logged."""
+"""Request ids: accepted from `X-Request-ID` when well formed, generated otherwise, returned and logged.
+
+The access line carries the request's path as sent: portal.logsafe's formatter escapes it (an encoded
+newline in a path must not start a forged line).
+"""
 
 from __future__ import annotations
 
@@ -11,16 +15,6 @@ from flask import Flask, g, request
 
 _VALID_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 access_log = logging.getLogger("portal.service.access")
-
-
-class RequestIdFilter(logging.Filter):
-    """Adds `request_id` to every log record made while a request is handled."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        from flask import has_request_context
-
-        record.request_id = g.get("request_id", "-") if has_request_context() else "-"
-        return True
 
 
 def init_app(app: Flask) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import logging
 import time
 import uuid
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 from cachelib import FileSystemCache
 from flask import Flask, g, request
 
-from portal import paths
+from portal import logsafe, paths
 from portal.web import activity, errors, i18n, security
 from portal.web.config import load_config
 from portal.web.extensions import csrf, htmx, login_manager, new_oauth_registry, server_session
@@ -44,10 +43,14 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config.update(test_config)
     if not app.config.get("SECRET_KEY"):
         raise RuntimeError("No portal secret key: run `make run` or set PORTAL_SECRET_KEY.")
+    https = app.config["PUBLIC_URL"].startswith("https://")
+    if app.config.get("SECURE_COOKIES") is None:
+        app.config["SECURE_COOKIES"] = https
+    app.config["HSTS"] = https and app.config["HSTS_SECONDS"] > 0
     app.config.update(_session_settings(app))
     app.config.setdefault("MAX_CONTENT_LENGTH", 2 * 1024 * 1024 + 64 * 1024)
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)  # the session's own timeouts bound the token's life
-    logging.getLogger("portal").setLevel(logging.INFO)
+    logsafe.install("portal")
 
     server_session.init_app(app)
     csrf.init_app(app)

@@ -31,5 +31,9 @@ def load_config() -> dict:
         "SESSION_DIR": _env("PORTAL_SESSION_DIR", str(var / "portal-sessions")),
         "IDLE_TIMEOUT": timedelta(minutes=int(_env("PORTAL_IDLE_MINUTES", "30"))),
         "ABSOLUTE_TIMEOUT": timedelta(hours=int(_env("PORTAL_ABSOLUTE_HOURS", "12"))),
-        "SECURE_COOKIES": _env("PORTAL_SECURE_COOKIES", "0") == "1",
+        # Where browsers reach the portal. When it is https, cookies are Secure and HSTS is sent (create_app);
+        # PORTAL_SECURE_COOKIES=0/1 forces the cookies either way.
+        "PUBLIC_URL": _env("PORTAL_PUBLIC_URL", "http://127.0.0.1:5000"),
+        "SECURE_COOKIES": None if _env("PORTAL_SECURE_COOKIES") is None else _env("PORTAL_SECURE_COOKIES") == "1",
+        "HSTS_SECONDS": int(_env("PORTAL_HSTS_SECONDS", str(365 * 24 * 3600))),
     }

@@ -24,6 +24,9 @@ def init_app(app: Flask) -> None:
         response.headers.setdefault("Referrer-Policy", "same-origin")
         response.headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
         response.headers.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+        if current_app.config["HSTS"]:
+            response.headers.setdefault("Strict-Transport-Security",
+                                        f"max-age={current_app.config['HSTS_SECONDS']}; includeSubDomains")
         if frames == "'none'":
             response.headers.setdefault("X-Frame-Options", "DENY")
         if response.mimetype == "text/html" or request.endpoint != "static":

@@ -1,8 +1,9 @@
 """Issuing a receipt: the company's issuer data and certificate, numbering, signing, storing, and the PDF.
 
-The workflow for one `emitir`: claim the Idempotency-Key; in ONE write transaction check the references,
+The workflow for one `emitir`, in ONE write transaction: look the Idempotency-Key up, check the references,
 take the next number, build and sign the CFE, store it and the key's outcome; commit. Any failure rolls the
-number back, so numbering stays gapless.
+number back, so numbering stays gapless. Issues arriving together share that transaction and its commit
+(`db.grouped_write`), each in a savepoint of its own, so a failure stays its request's own.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 
-from flask import current_app, g, has_request_context, request
+from flask import Response, current_app, g, has_request_context, request
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, object_session
 
 from portal.domain.cfe_types import NOTE_BASE_TYPE
-from portal.service import db, jobs
+from portal.service import db, idempotency, jobs
 from portal.service.auth import Principal
 from portal.service.cfe import (
     CfeInput,
@@ -49,8 +51,11 @@ from portal.service.models import Certificate, Company
 
 @dataclass(frozen=True)
 class IssueResult:
-    cfe: IssuedCfe
+    """The stored receipt and its warnings, or `replay`: the first outcome of the request's Idempotency-Key."""
+
+    cfe: IssuedCfe | None
     warnings: list[dict]
+    replay: Response | None = None
 
 
 def issuer_for(company: Company, cfe: CfeInput | None = None) -> Issuer:
@@ -156,34 +161,57 @@ def _plain(value):
         str(value) if isinstance(value, Decimal) else value)
 
 
-def issue(principal: Principal, cfe: CfeInput, *, on_stored=None) -> IssueResult:
+def issue(principal: Principal, cfe: CfeInput, *, on_stored=None,
+          idempotency_key: idempotency.RequestedKey | None = None) -> IssueResult:
     """Number, sign and store one receipt in a single write transaction. `on_stored(session, result)` runs
-    inside that transaction (the idempotency key's outcome is saved there)."""
+    inside that transaction (whatever must commit with the receipt: the idempotency key's outcome). With
+    `idempotency_key`, a key already used answers with `replay` instead, and nothing is issued."""
     check_rules(cfe, db.session().get(Company, principal.company_id))
-    with db.write_transaction() as session:
-        company = session.get(Company, principal.company_id)
-        originals = _check_references(session, company.id, cfe)
-        shares = notes.shares_of(session, cfe, originals)
-        cfe = notes.with_reference_amounts(cfe, originals)
-        issuer = issuer_for(company, cfe)
-        cert = signing_certificate(session, company.id)
-        allocation = allocate(session, company.id, cfe.tipo_cfe, cfe.fch_emis)
-        try:
-            signed = build_signed_cfe(cfe, issuer, allocation.numbering, signer_for(cert),
-                                      ui_value=ui_value_on(cfe.fch_emis, session))
-        except CfeValidationError as exc:
-            raise ValidationFailed(field_errors(exc), message=exc.message) from exc
-        except CfeSchemaError:
-            current_app.logger.exception("generated CFE failed DGI's XSD")
+
+    def work(session: Session) -> IssueResult:
+        if idempotency_key is not None:
+            replay = idempotency.lookup(session, principal.company_id, idempotency_key)
+            if replay is not None:
+                return IssueResult(None, [], replay)
+        return _issue_in(session, principal, cfe, on_stored)
+
+    try:
+        result = db.grouped_write(work)
+    except IntegrityError:
+        if idempotency_key is None:
             raise
-        record = _store(session, principal, company, cfe, issuer, allocation.numbering, allocation.range.id,
-                        cert.id, signed)
-        record_issued(session, record, cfe)  # the receipt's road to DGI, committed with it
-        notes.link(session, record, shares)
-        result = IssueResult(record, [allocation.warning] if allocation.warning else [])
-        if on_stored is not None:
-            on_stored(session, result)
-    jobs.enqueue_safely(lambda: wake_packer(record.company_id), "envios wake-up")
+        # A first request with the same key committed while this one was issuing: answer with its outcome.
+        result = db.grouped_write(work)
+    if result.cfe is not None:
+        company_id = result.cfe.company_id
+        jobs.enqueue_safely(lambda: wake_packer(company_id), "envios wake-up")
+    return result
+
+
+def _issue_in(session: Session, principal: Principal, cfe: CfeInput, on_stored) -> IssueResult:
+    """The issue itself, in the (shared) write transaction `session`."""
+    company = session.get(Company, principal.company_id)
+    originals = _check_references(session, company.id, cfe)
+    shares = notes.shares_of(session, cfe, originals)
+    cfe = notes.with_reference_amounts(cfe, originals)
+    issuer = issuer_for(company, cfe)
+    cert = signing_certificate(session, company.id)
+    allocation = allocate(session, company.id, cfe.tipo_cfe, cfe.fch_emis)
+    try:
+        signed = build_signed_cfe(cfe, issuer, allocation.numbering, signer_for(cert),
+                                  ui_value=ui_value_on(cfe.fch_emis, session))
+    except CfeValidationError as exc:
+        raise ValidationFailed(field_errors(exc), message=exc.message) from exc
+    except CfeSchemaError:
+        current_app.logger.exception("generated CFE failed DGI's XSD")
+        raise
+    record = _store(session, principal, company, cfe, issuer, allocation.numbering, allocation.range.id,
+                    cert.id, signed)
+    record_issued(session, record, cfe)  # the receipt's road to DGI, committed with it
+    notes.link(session, record, shares)
+    result = IssueResult(record, [allocation.warning] if allocation.warning else [])
+    if on_stored is not None:
+        on_stored(session, result)
     return result
 
 

@@ -10,11 +10,12 @@ from flask import Blueprint, Flask, Response, g, request, url_for
 from sqlalchemy import delete, select
 
 from portal.service import db, idempotency
-from portal.service.api import ALL_ROLES, WRITERS, operation
+from portal.service.api import ALL_ROLES, WRITERS, idempotency_header, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.cfe import CfeInput, XmlInputError, warm_up
 from portal.service.cfe.pdf_base import PAPERS, ROLL_TYPES, PaperNotAllowed, check_paper
 from portal.service.cfe.schema import schema_available, validate_cfe
+from portal.service.cfe.xmlsafe import MAX_XML_BYTES, XmlIntakeBusy, intake
 from portal.service.comprobante import issuing, search
 from portal.service.comprobante.export import csv_chunks
 from portal.service.comprobante.models import IssuedCfe, PreviewToken, ReferenceChange
@@ -41,8 +42,9 @@ PREVIEW_LIFETIME = timedelta(minutes=10)
 _PDF = {"description": "El PDF.", "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}
 _ROLL_422 = ("Datos no válidos (`fields` indica cuáles), o `formato` 80mm/57mm pedido para un tipo que no es "
              "e-Ticket ni sus notas.")
-_IDEMPOTENCY = {"Idempotency-Key": "Clave única por comprobante (hasta 255 caracteres): repetir la solicitud "
-                                   "con la misma clave devuelve el mismo comprobante, sin emitir otro."}
+_IDEMPOTENCY = {"Idempotency-Key": idempotency_header(
+    "Clave única por comprobante (hasta 255 caracteres): repetir la solicitud con la misma clave devuelve el "
+    "mismo comprobante, sin emitir otro.")}
 
 
 def _negotiate(*offers: str) -> str:
@@ -61,20 +63,19 @@ def _negotiate(*offers: str) -> str:
            extra_headers=_IDEMPOTENCY)
 def emitir(body: CfeInput, principal: Principal):
     """Numbers, signs and stores a CFE (XML per CFEDGI.xsd 1.44.2, XMLDSig) and returns it."""
-    claim = idempotency.claim(principal.company_id, "comprobante.emitir",
-                              body.model_dump(mode="json", by_alias=True))
-    if claim.replay is not None:
-        return claim.replay
+    key = idempotency.requested_key("comprobante.emitir", body.model_dump(mode="json", by_alias=True))
+    answer = {}
 
     def remember(session, result):
-        idempotency.complete(session, claim, 201, _as_json(result.cfe, result.warnings, session))
+        # The answer is built once, inside the transaction: it is what a replay of the key will send too.
+        answer.update(_as_json(result.cfe, result.warnings, session))
+        if key is not None:
+            idempotency.record(session, principal.company_id, key, 201, answer)
 
-    try:
-        result = issuing.issue(principal, body, on_stored=remember)
-    except Exception:
-        idempotency.release(claim)
-        raise
-    return cfe_emitido(result.cfe, result.warnings, db.session()), 201
+    result = issuing.issue(principal, body, on_stored=remember, idempotency_key=key)
+    if result.replay is not None:
+        return result.replay
+    return answer, 201
 
 
 def _as_json(record, warnings, session) -> dict:
@@ -163,27 +164,56 @@ def _download(content: bytes, mimetype: str, filename: str) -> Response:
     return response
 
 
-_UNSIGNED_EXAMPLE = ('<CFE xmlns="http://cfe.dgi.gub.uy" version="1.0"><eTck><TmstFirma>2026-11-22T10:00:00-03:00'
-                     '</TmstFirma>...</eTck></CFE>')
+# A whole (small) unsigned e-Ticket, so that the example signs as it stands.
+_UNSIGNED_EXAMPLE = (
+    '<CFE xmlns="http://cfe.dgi.gub.uy" version="1.0"><eTck><TmstFirma>2026-11-22T10:00:00-03:00</TmstFirma>'
+    '<Encabezado><IdDoc><TipoCFE>101</TipoCFE><Serie>A</Serie><Nro>1</Nro><FchEmis>2026-11-22</FchEmis>'
+    '<FmaPago>1</FmaPago></IdDoc><Emisor><RUCEmisor>219999830019</RUCEmisor><RznSoc>Demo S.A.</RznSoc>'
+    '<CdgDGISucur>1</CdgDGISucur><DomFiscal>Av. 18 de Julio 1000</DomFiscal><Ciudad>Montevideo</Ciudad>'
+    '<Departamento>Montevideo</Departamento></Emisor><Totales><TpoMoneda>UYU</TpoMoneda>'
+    '<MntNoGrv>100.00</MntNoGrv><MntTotal>100.00</MntTotal><CantLinDet>1</CantLinDet><MntPagar>100.00</MntPagar>'
+    '</Totales></Encabezado><Detalle><Item><NroLinDet>1</NroLinDet><IndFact>1</IndFact><NomItem>Servicio</NomItem>'
+    '<Cantidad>1</Cantidad><PrecioUnitario>100.00</PrecioUnitario><MontoItem>100.00</MontoItem></Item></Detalle>'
+    '</eTck></CFE>')
+
+
+_SIGNATURE_OVERHEAD = 2048  # the Signature element around the certificate, in bytes
+
+
+def _signed_too_large() -> ApiError:
+    return ApiError(f"El CFE firmado superaría el máximo de {MAX_XML_BYTES // 1024} KB; envíe uno más chico.",
+                    code="payload_too_large", status=413)
 
 
 @operation(bp, "POST", "/firmarXml", tag=TAG, summary="Firmar un XML", auth=BOTH, roles=WRITERS,
            raw_body={"application/xml": {"schema": {"type": "string"}, "example": _UNSIGNED_EXAMPLE}},
            responses={200: {"description": "El CFE firmado (XMLDSig enveloped, C14N inclusiva).",
                             "content": {"application/xml": {"schema": {"type": "string"}}}},
-                      409: "Sin certificado vigente.", 413: "Más de 2 MB."})
+                      409: "Sin certificado vigente.", 413: "Más de 2 MB, o el CFE firmado los superaría.",
+                      503: "Demasiados documentos XML en proceso a la vez (Retry-After)."})
 def firmar_xml(principal: Principal):
     """Signs an unsigned CFE with the company's certificate. DOCTYPEs are refused; errors say where."""
     if request.mimetype not in ("application/xml", "text/xml"):
         raise ApiError("El cuerpo debe ser XML (Content-Type: application/xml).", code="unsupported_media_type",
                        status=415)
     cert = issuing.signing_certificate(db.session(), principal.company_id)
+    data = request.get_data()
+    # The signature adds a few KB (most of it the certificate): an input that near the cap would sign into a
+    # document past it, which nobody may send on. Refused before any work; the check after signing is exact.
+    if len(data) + len(cert.cert_pem) + _SIGNATURE_OVERHEAD > MAX_XML_BYTES:
+        raise _signed_too_large()
     try:
-        signed = issuing.signer_for(cert).sign_external_xml(request.get_data())
+        # Parsing, signing and re-reading for the schema share one CPU budget and one of a few intake slots.
+        with intake():
+            signed = issuing.signer_for(cert).sign_external_xml(data)
+            if len(signed.xml) > MAX_XML_BYTES:
+                raise _signed_too_large()
+            schema_errors = validate_cfe(signed.xml) if schema_available() else []
+    except XmlIntakeBusy as exc:
+        raise ApiError(str(exc), code="servicio_ocupado", status=503, headers={"Retry-After": "2"}) from exc
     except XmlInputError as exc:
         where = f"línea {exc.line}" + (f", columna {exc.column}" if exc.column else "") if exc.line else "xml"
         raise ValidationFailed([FieldError(where, "xml_invalido", exc.message)], message=str(exc)) from exc
-    schema_errors = validate_cfe(signed.xml) if schema_available() else []
     response = Response(signed.xml, mimetype="application/xml")
     response.headers["X-CFE-Digest"] = signed.digest
     if schema_errors:

@@ -49,7 +49,9 @@ from portal.service.models import Certificate
 bp = Blueprint("dgi", __name__, url_prefix="/api/v1/dgi")
 
 TAG = "DGI"
-_RUT = {"rut": "RUT de 12 dígitos, con o sin separadores (21-999983-001-9); se valida el dígito verificador."}
+_RUT = {"rut": {"description": "RUT de 12 dígitos, con o sin separadores (21-999983-001-9); se valida el dígito "
+                              "verificador.",
+                "schema": {"type": "string", "pattern": "^(?:[0-9][-. ]?){11}[0-9]$", "examples": ["219999830019"]}}}
 _ENV = {"DGI_BACKEND": "CFE_DGI_BACKEND", "DGI_CACHE_SECONDS": "CFE_DGI_CACHE_SECONDS",
         "DGI_TIMEOUT_SECONDS": "CFE_DGI_TIMEOUT_SECONDS", "DGI_SOAP_URL": "CFE_DGI_SOAP_URL",
         "DGI_WSDL_PATH": "CFE_DGI_WSDL_PATH", "DGI_SIGNATURE_DIGEST": "CFE_DGI_SIGNATURE_DIGEST"}

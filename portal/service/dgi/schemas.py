@@ -14,16 +14,20 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# Ids are 64-bit database integers: a larger one cannot name a record, and would overflow the query.
+_DB_ID_LIMIT = 2**63
 _DOC_TYPES = "1 NIE, 2 RUT, 3 CI, 4 otros, 5 pasaporte, 6 DNI, 7 NIFE"
 
 
 class DgiQuery(BaseModel):
     """What every DGI lookup needs: the company that asks and the certificate it asks with."""
 
-    idEmpresa: int = Field(gt=0, description="Empresa por la que se consulta: debe ser la del llamante "
-                                             "(la del token o la de la clave de API).", examples=[1])
-    idCertificado: int = Field(gt=0, description="Certificado de la empresa con el que se consulta a DGI; "
-                                                 "debe estar vigente hoy.", examples=[1])
+    idEmpresa: int = Field(gt=0, lt=_DB_ID_LIMIT, examples=[1],
+                           description="Empresa por la que se consulta: debe ser la del llamante "
+                                       "(la del token o la de la clave de API).")
+    idCertificado: int = Field(gt=0, lt=_DB_ID_LIMIT, examples=[1],
+                               description="Certificado de la empresa con el que se consulta a DGI; "
+                                           "debe estar vigente hoy.")
 
 
 class NombreEntidadQuery(DgiQuery):

@@ -20,6 +20,7 @@ from sqlalchemy import select
 from portal.service import db
 from portal.service.identity.claims import access_token_claims, userinfo
 from portal.service.identity.keys import load_signing_keys
+from portal.service.identity.revocation import revoke_access_token
 from portal.service.models import OAuthAuthorizationCode, OAuthClient, OAuthToken, User
 
 SCOPES = ["openid", "profile", "email", "cfe"]
@@ -141,6 +142,8 @@ class TokenRevocation(RevocationEndpoint):
         now = int(time.time())
         token.access_token_revoked_at = now
         token.refresh_token_revoked_at = now
+        # The access token is a JWT the API would go on accepting until it expires: list it as revoked.
+        revoke_access_token(db.session(), token.access_token)
         db.session().commit()
 
 

@@ -7,7 +7,7 @@ import logging
 from urllib.parse import urlencode
 
 from authlib.oauth2 import OAuth2Error
-from flask import Blueprint, abort, current_app, g, jsonify, redirect, render_template, request, session
+from flask import Blueprint, abort, current_app, g, jsonify, redirect, render_template, request
 from flask_wtf import FlaskForm
 from limits import parse
 from sqlalchemy import func, select
@@ -15,8 +15,9 @@ from wtforms import EmailField, PasswordField
 from wtforms.validators import DataRequired, Email, Length
 
 from portal.service import db
-from portal.service.auth import decode_access_token
+from portal.service.auth import decode_access_token, live_user_id
 from portal.service.errors import Unauthorized
+from portal.service.identity import sessions
 from portal.service.identity.claims import userinfo as userinfo_claims
 from portal.service.identity.passwords import verify_password
 from portal.service.identity.provider import TokenRevocation
@@ -39,12 +40,6 @@ class SignInForm(FlaskForm):
 
 def _server():
     return current_app.extensions["authorization_server"]
-
-
-def _signed_in_user() -> User | None:
-    user_id = session.get("idp_user_id")
-    user = db.session().get(User, user_id) if user_id else None
-    return user if user and user.active else None
 
 
 def _locale() -> str:
@@ -107,7 +102,7 @@ def authorize():
         return render_template("signin_error.html", t=texts_for(locale), error=error.error,
                                description=error.description), 400
     form = SignInForm()
-    user = _signed_in_user()
+    user = sessions.signed_in_user()
     status = 200
     if user is None and request.method == "POST":
         email = (form.email.data or "").strip().lower()
@@ -117,9 +112,7 @@ def authorize():
         elif form.validate_on_submit():
             candidate = db.session().scalar(select(User).where(func.lower(User.email) == email))
             if candidate and candidate.active and verify_password(candidate.password_hash, form.password.data):
-                session.clear()
-                session["idp_user_id"] = candidate.id
-                session.permanent = True
+                sessions.start(candidate)
                 user = candidate
                 log.info("sign-in ok user=%s request_id=%s", candidate.id, g.get("request_id"))
             else:
@@ -153,16 +146,14 @@ def userinfo():
     if not header.lower().startswith("bearer "):
         raise Unauthorized()
     claims = decode_access_token(header[7:].strip())
-    user = db.session().get(User, int(claims["sub"]))
-    if user is None or not user.active:
-        raise Unauthorized("El usuario no existe o está inactivo.", code="invalid_token")
+    user = db.session().get(User, live_user_id(claims))
     return jsonify(userinfo_claims(db.session(), user))
 
 
 @bp.route("/oauth/logout", methods=["GET", "POST"])
 def logout():
     """RP-initiated logout: end the provider's session and return to a registered post-logout URI."""
-    session.clear()
+    sessions.end()
     target = request.args.get("post_logout_redirect_uri", "")
     client_id = request.args.get("client_id", "")
     if target:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint
 
 from portal.service import db, idempotency
-from portal.service.api import ALL_ROLES, WRITERS, operation
+from portal.service.api import ALL_ROLES, WRITERS, idempotency_header, operation
 from portal.service.auth import JWT, Principal
 from portal.service.inteligente import listing, workflow
 from portal.service.inteligente.schemas import (
@@ -37,7 +37,8 @@ def confirmar(body: Confirmacion, principal: Principal):
 
 @operation(bp, "POST", "/emitir-inteligente", tag=TAG, summary="Emisión inteligente directa", auth=(JWT,),
            roles=WRITERS, body=SolicitudInteligente, responses={201: SolicitudEstado},
-           extra_headers={"Idempotency-Key": "Repetir con la misma clave devuelve la misma solicitud y comprobante."})
+           extra_headers={"Idempotency-Key": idempotency_header(
+               "Repetir con la misma clave devuelve la misma solicitud y comprobante.")})
 def emitir(body: SolicitudInteligente, principal: Principal):
     """Infers and issues in one step."""
     claim = idempotency.claim(principal.company_id, "inteligente.emitir", body.model_dump(mode="json", by_alias=True))

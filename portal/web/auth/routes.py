@@ -61,17 +61,20 @@ def callback():
 
 @bp.post("/logout")
 def logout():
-    """Revoke the refresh token at the provider, end the portal session, then the provider's."""
+    """Revoke the tokens at the provider, end the portal session, then the provider's."""
     tokens = session.get("tokens") or {}
-    if tokens.get("refresh_token"):
+    # Revoking the refresh token revokes its access token too (the API refuses it from then on); with no
+    # refresh token, the access token is revoked by itself.
+    hint = "refresh_token" if tokens.get("refresh_token") else "access_token"
+    if tokens.get(hint):
         try:
             metadata = oidc().load_server_metadata()
             with OAuth2Session(current_app.config["OIDC_CLIENT_ID"],
                                current_app.config["OIDC_CLIENT_SECRET"]) as client:
-                client.revoke_token(metadata["revocation_endpoint"], tokens["refresh_token"],
-                                    token_type_hint="refresh_token", timeout=5)  # noqa: S106
+                client.revoke_token(metadata["revocation_endpoint"], tokens[hint], token_type_hint=hint,
+                                    timeout=5)
         except Exception:  # noqa: BLE001 - sign-out must still end the local session
-            log.warning("could not revoke the refresh token at sign-out", exc_info=True)
+            log.warning("could not revoke the tokens at sign-out", exc_info=True)
     id_token = tokens.get("id_token")
     end_session()
     flash(_("Cerraste la sesión."), "info")

@@ -6,6 +6,7 @@ show and how to label them. No amount is computed here.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -141,8 +142,15 @@ def receiver_rows(receiver: dict | None) -> list[tuple[str, str]]:
 
 def qr_svg(url: str) -> Markup:
     """The DGI verification QR as inline SVG, with no style attributes (the CSP forbids them)."""
+    return _qr_svg(url, str(_("Código QR de verificación")))
+
+
+@functools.lru_cache(maxsize=2048)
+def _qr_svg(url: str, title: str) -> Markup:
+    # A receipt's QR never changes, and encoding one (segno tries all eight masks) cost more than the rest of
+    # the receipt page together: make it once per receipt and language in each process.
     svg = segno.make(url, error="m").svg_inline(scale=1, omitsize=True, border=2, svgclass="qr-code",
-                                                lineclass=None, light="#fff", title=_("Código QR de verificación"))
+                                                lineclass=None, light="#fff", title=title)
     # segno escapes the title; the only other text is the path data it generates.
     return Markup('<svg role="img" {}'.format(svg.removeprefix("<svg ")))  # noqa: S704
 

@@ -1,0 +1,32 @@
+"""gunicorn settings of the CFE service in production (`make serve`; or `gunicorn -c deploy/gunicorn.conf.py
+'portal.service:create_app()'`). Every value can be overridden from the environment.
+
+Workers: issuing is CPU work (XML, XMLDSig, XSD) under Python's GIL, so one process uses one core. On
+PostgreSQL run one worker per core. On SQLite one process is the better choice: every write takes the
+database's single lock, and a second process waiting for it sleeps in SQLite's busy handler (back-off up to
+100 ms) while the first process's group commits keep the lock busy; within one process, concurrent issues
+share one transaction and one fsync instead (portal/service/groupcommit.py).
+"""
+
+import multiprocessing
+import os
+
+_sqlite = os.environ.get("CFE_DATABASE_URL", "sqlite").startswith("sqlite")
+
+bind = os.environ.get("CFE_SERVICE_BIND", "127.0.0.1:8000")
+worker_class = "gthread"
+workers = int(os.environ.get("CFE_SERVICE_WORKERS", 1 if _sqlite else multiprocessing.cpu_count()))
+# Threads wait on the database and on each other's group commit; enough of them keep the CPU busy and leave
+# some free for /healthz and reads while writers wait (a write waits at most CFE_WRITE_LOCK_TIMEOUT_SECONDS).
+threads = int(os.environ.get("CFE_SERVICE_THREADS", "16"))
+# A request that takes longer than this is a stuck worker: gunicorn restarts it (signing a 2 MB XML takes
+# well under a second; DGI lookups time out after at most 30 s).
+timeout = int(os.environ.get("CFE_SERVICE_TIMEOUT", "40"))
+graceful_timeout = 20
+keepalive = 15  # behind a reverse proxy that keeps connections to us open (deploy/nginx.conf)
+# Recycle workers now and then so a slow leak cannot grow without bound; jitter keeps them from all
+# restarting at once.
+max_requests = int(os.environ.get("CFE_SERVICE_MAX_REQUESTS", "100000"))
+max_requests_jitter = max_requests // 10
+accesslog = os.environ.get("CFE_SERVICE_ACCESS_LOG")  # the app logs every request itself; off by default
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")

@@ -1,0 +1,104 @@
+"""Group commit: writes that arrive together share one write transaction and one durable commit.
+
+Each request's work runs in a SAVEPOINT of its own inside the shared transaction, so its failure (a 422, an
+exhausted CAE) rolls back only its own changes, its receipt number included, and is raised in its own
+thread, while the others commit. No request is answered before the commit that makes its write durable.
+The work runs in the submitting request's context (a copy of its contextvars), so `g`, `current_app` and
+`url_for` are the submitter's even though another thread executes it.
+
+Leader and followers, no extra thread: a request that finds no batch running leads one batch (everything
+queued at that moment, up to MAX_BATCH), then hands the lead to the oldest request still queued. While a
+batch holds the lock, the next one gathers; under load one fsync serves many receipts, idle it costs nothing.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+
+MAX_BATCH = 64
+
+
+class _Job:
+    __slots__ = ("context", "done", "error", "lead", "result", "wake", "work")
+
+    def __init__(self, work: Callable[[Session], Any]):
+        self.work = work
+        self.context = contextvars.copy_context()
+        self.wake = threading.Event()
+        self.done = self.lead = False
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+
+class GroupCommit:
+    """Runs `work(session)` callables in shared write transactions (one per process and database)."""
+
+    def __init__(self, write_sessions: sessionmaker, on_failure: Callable[[BaseException], BaseException]):
+        self._write_sessions = write_sessions
+        self._on_failure = on_failure  # what every request of a batch whose BEGIN or COMMIT failed gets
+        self._mutex = threading.Lock()
+        self._queue: list[_Job] = []
+        self._leading = False
+
+    def run(self, work: Callable[[Session], Any]) -> Any:
+        """`work(session)`'s result once it is committed; its own exception if it raised (nothing of it kept)."""
+        job = _Job(work)
+        with self._mutex:
+            self._queue.append(job)
+            if not self._leading:
+                self._leading = job.lead = True
+        while not job.done:
+            if job.lead:
+                job.lead = False
+                self._lead_one_batch()
+                continue
+            job.wake.wait()
+            job.wake.clear()
+        if job.error is not None:
+            raise job.error
+        return job.result
+
+    def _lead_one_batch(self) -> None:
+        with self._mutex:
+            batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
+        try:
+            self._commit(batch)
+        finally:
+            with self._mutex:
+                successor = self._queue[0] if self._queue else None
+                if successor is None:
+                    self._leading = False
+                else:
+                    successor.lead = True
+            for job in batch:
+                job.done = True
+                job.wake.set()
+            if successor is not None:
+                successor.wake.set()
+
+    def _commit(self, batch: list[_Job]) -> None:
+        session = self._write_sessions()
+        try:
+            session.connection()  # BEGIN (IMMEDIATE on SQLite): the one wait for the lock, bounded
+            for job in batch:
+                savepoint = session.begin_nested()
+                try:
+                    job.result = job.context.run(job.work, session)
+                    savepoint.commit()
+                except Exception as exc:  # the request's own failure: undo its part only
+                    savepoint.rollback()
+                    job.error = exc
+            session.commit()
+        except BaseException as exc:
+            session.rollback()
+            failure = self._on_failure(exc)
+            for job in batch:
+                if job.error is None:
+                    job.error, job.result = failure, None
+        finally:
+            session.close()

@@ -1,0 +1,37 @@
+"""Access tokens revoked before they expire (sign-out at the portal, RFC 7009 revocation).
+
+Access tokens are JWTs the API checks by signature, so revoking one means remembering its `jti` until its
+`exp`. The API reads the list in the same query that reads the caller's memberships on every request
+(auth.py), so a revocation holds at once in every process that shares the database.
+"""
+
+from __future__ import annotations
+
+import time
+
+from flask import current_app
+from joserfc import jwt
+from joserfc.errors import JoseError
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from portal.service.identity.models import RevokedAccessToken
+
+
+def revoke_access_token(store: Session, access_token: str) -> None:
+    """Remember `access_token` (one of ours, read from the token table) as revoked until it expires."""
+    try:
+        claims = jwt.decode(access_token, current_app.extensions["identity_keys"].public_set).claims
+    except (JoseError, ValueError):
+        return
+    jti, exp = claims.get("jti"), claims.get("exp")
+    if not isinstance(jti, str) or not isinstance(exp, int) or exp <= time.time():
+        return
+    store.execute(delete(RevokedAccessToken).where(RevokedAccessToken.expires_at < int(time.time())))
+    if store.get(RevokedAccessToken, jti) is None:
+        store.add(RevokedAccessToken(jti=jti, expires_at=exp))
+
+
+def revoked_clause(jti: str):
+    """A boolean SQL expression: whether `jti` is revoked (used inside auth's per-request query)."""
+    return select(RevokedAccessToken.jti).where(RevokedAccessToken.jti == jti).exists()

@@ -1,0 +1,136 @@
+"""Group commit: writes arriving together share one transaction and one commit, each failure stays its own."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import requests
+from sqlalchemy import event, text
+
+from portal.service import db
+from tests.support import cfe_bodies as bodies
+
+EMITIR = "/api/v1/comprobante/emitir"
+
+
+def _count_commits(engine) -> list[int]:
+    commits = [0]
+
+    @event.listens_for(engine, "commit")
+    def _counted(_conn):
+        commits[0] += 1
+
+    return commits
+
+
+def test_requests_queued_behind_a_batch_commit_together_and_a_failure_undoes_only_its_own_rows(service_app):
+    engine = service_app.extensions["db_engine"]
+    with engine.begin() as conn:
+        conn.execute(text("CREATE TABLE probe (name TEXT PRIMARY KEY)"))
+    commits = _count_commits(engine)
+    first_inside, release_first = threading.Event(), threading.Event()
+
+    def work(name: str, fail: bool = False, hold: bool = False):
+        def run(session):
+            session.execute(text("INSERT INTO probe (name) VALUES (:n)"), {"n": name})
+            if hold:
+                first_inside.set()
+                assert release_first.wait(10)
+            if fail:
+                raise ValueError(f"{name} failed")
+            return name
+        return run
+
+    def submit(run):
+        with service_app.app_context():
+            try:
+                return db.grouped_write(run)
+            except ValueError as exc:
+                return exc
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        leader = pool.submit(submit, work("a", hold=True))
+        assert first_inside.wait(10)
+        followers = [pool.submit(submit, work(name, fail=name == "c")) for name in "bcdef"]
+        time.sleep(0.3)  # let every follower queue behind the running batch
+        release_first.set()
+        results = [leader.result(10)] + [f.result(10) for f in followers]
+
+    assert results[0] == "a" and results[1] == "b" and results[3:] == ["d", "e", "f"]
+    assert isinstance(results[2], ValueError) and str(results[2]) == "c failed"
+    with engine.connect() as conn:
+        assert sorted(conn.scalars(text("SELECT name FROM probe"))) == ["a", "b", "d", "e", "f"]
+    assert commits[0] == 2  # the leader's batch, then the five queued behind it in one transaction
+
+
+@pytest.fixture
+def served(live_service, live_token_for):
+    return live_service.url, {"Authorization": f"Bearer {live_token_for('usuario@demo.uy')}"}
+
+
+def test_concurrent_issues_share_commits_stay_gapless_and_a_bad_note_fails_alone(served, live_service):
+    url, headers = served
+    commits = _count_commits(live_service.app.extensions["db_engine"])
+    bad_note = bodies.note(102, 101, "A", 99_999)  # refers to a receipt that does not exist
+    start = threading.Barrier(24)
+
+    def post(index: int):
+        start.wait()
+        body = bad_note if index % 6 == 5 else bodies.body(bodies.ETICKET)
+        return requests.post(f"{url}{EMITIR}", json=body, headers={**headers, "Idempotency-Key": f"g-{index}"},
+                             timeout=60)
+
+    with ThreadPoolExecutor(max_workers=24) as pool:
+        answers = list(pool.map(post, range(24)))
+
+    issued = [a.json() for a in answers if a.status_code == 201]
+    refused = [a for a in answers if a.status_code != 201]
+    assert len(issued) == 20 and len(refused) == 4
+    assert all(a.status_code == 422 and a.json()["error"]["code"] == "validation_error" for a in refused)
+    assert sorted(r["nro"] for r in issued) == list(range(1, 21))
+    assert commits[0] < 20  # concurrent issues shared commits
+    # The 422s left no number used: the next receipt takes 21.
+    after = requests.post(f"{url}{EMITIR}", json=bodies.body(bodies.ETICKET), headers=headers, timeout=30)
+    assert after.status_code == 201 and after.json()["nro"] == 21
+
+
+def test_a_request_that_fails_after_taking_a_number_gives_it_back_to_the_next_in_its_batch(service_app):
+    from datetime import date
+
+    from portal.service.comprobante.numbering import allocate
+
+    first_inside, release_first = threading.Event(), threading.Event()
+
+    def take(fail: bool = False, hold: bool = False):
+        def run(session):
+            number = allocate(session, 1, 101, date.today()).numbering.nro
+            if hold:
+                first_inside.set()
+                assert release_first.wait(10)
+            if fail:
+                raise ValueError(number)
+            return number
+        return run
+
+    def submit(run):
+        with service_app.app_context():
+            try:
+                return db.grouped_write(run)
+            except ValueError as exc:
+                return f"failed holding {exc.args[0]}"
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        leader = pool.submit(submit, take(hold=True))
+        assert first_inside.wait(10)
+        queued = [pool.submit(submit, take(fail=index == 0)) for index in range(3)]
+        time.sleep(0.3)
+        release_first.set()
+        results = [leader.result(10)] + [f.result(10) for f in queued]
+
+    # The failed one had taken a number inside the shared transaction; its savepoint gave it back, and the
+    # others of its batch numbered on without a gap.
+    assert results[1] in ("failed holding 2", "failed holding 3")
+    assert sorted([results[0], *results[2:]]) == [1, 2, 3]

@@ -1,0 +1,77 @@
+"""A held write lock costs writers a bounded wait and a 503 with Retry-After, and never stops /healthz or reads.
+
+The service runs under gunicorn as `make serve` runs it, with few threads, so writers waiting for the lock
+would take every thread if their wait were not bounded (before: /healthz waited 7.6 s behind a 10 s lock,
+and writers got a 500 after 30 s).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import requests
+
+from tests.support import cfe_bodies as bodies
+from tests.support.processes import Gunicorn
+
+EMITIR = "/api/v1/comprobante/emitir"
+HOLD_SECONDS = 6
+
+
+@pytest.fixture
+def service(service_config, tmp_path):
+    server = Gunicorn("portal.service:create_app()", {"CFE_DATABASE_URL": service_config["DATABASE_URL"],
+                                                      "CFE_WRITE_LOCK_TIMEOUT_SECONDS": "1"},
+                      tmp_path / "service.log", threads=4)
+    yield server.start()
+    server.stop()
+
+
+def test_writers_get_503_with_retry_after_while_healthz_and_reads_answer(service, service_config, auth_headers):
+    headers = auth_headers("usuario@demo.uy")
+    first = requests.post(service.url + EMITIR, json=bodies.body(bodies.ETICKET), headers=headers, timeout=30)
+    assert first.status_code == 201
+    read_url = f"{service.url}/api/v1/comprobante/getByIdCfeEmitido?idCfeEmitido={first.json()['idCfeEmitido']}"
+
+    holder = sqlite3.connect(service_config["DATABASE_URL"].removeprefix("sqlite:///"), isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    held_until = time.monotonic() + HOLD_SECONDS
+    writer_answers, stop = [], threading.Event()
+
+    def keep_writing(index: int):
+        while not stop.is_set():
+            started = time.monotonic()
+            answer = requests.post(service.url + EMITIR, json=bodies.body(bodies.ETICKET),
+                                   headers={**headers, "Idempotency-Key": f"w{index}-{started}"}, timeout=30)
+            writer_answers.append((answer, time.monotonic() - started))
+
+    probes = []
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for index in range(8):  # twice the server's threads
+            pool.submit(keep_writing, index)
+        time.sleep(1.5)  # past the first bounded wait
+        while time.monotonic() < held_until - 0.5:
+            for url in (f"{service.url}/healthz", read_url):
+                started = time.monotonic()
+                answer = requests.get(url, headers=headers, timeout=10)
+                probes.append((url, answer.status_code, time.monotonic() - started))
+            time.sleep(0.2)
+        holder.rollback()
+        stop.set()
+    holder.close()
+
+    assert probes and all(status == 200 for _url, status, _s in probes), probes
+    slowest = max(seconds for _url, _status, seconds in probes)
+    assert slowest < 1.0, probes
+    busy = [(a, s) for a, s in writer_answers if a.status_code == 503]
+    assert busy and all(a.status_code in (201, 503) for a, _s in writer_answers)
+    for answer, seconds in busy:
+        assert answer.json()["error"]["code"] == "base_de_datos_ocupada"
+        assert int(answer.headers["Retry-After"]) >= 1
+        assert seconds < 3  # the bounded wait (1 s here), not the old 30 s
+    after = requests.post(service.url + EMITIR, json=bodies.body(bodies.ETICKET), headers=headers, timeout=30)
+    assert after.status_code == 201  # the lock released, writes go through again at once

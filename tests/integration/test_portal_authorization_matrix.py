@@ -1,0 +1,100 @@
+"""Who may open what in the portal: every route of its url_map, for anonymous visitors, each role, and a
+user of another company. A route missing from the tables below fails the test until it is classified."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import requests
+from bs4 import BeautifulSoup
+
+from tests.integration.test_authorization_matrix import OTHER_COMPANY_EMAIL, _add_other_company_user
+from tests.support import cfe_bodies as bodies
+
+PUBLIC = {"main.home", "auth.login", "auth.callback", "auth.logout", "main.healthz", "main.switch_language",
+          "static"}
+ANY_ROLE = {"main.session_card", "main.switch_company", "comprobantes.index", "comprobantes.lookup",
+            "comprobantes.receipt", "comprobantes.receipt_pdf", "comprobantes.receipt_xml", "dgi.index", "dgi.rut",
+            "dgi.nombre", "dgi.cva", "dgi.datos", "dgi.validate_document", "dgi.contexto", "inteligente.index",
+            "inteligente.status"}
+WRITERS = {"comprobantes.reference", "comprobantes.new", "comprobantes.preview", "comprobantes.preview_pdf",
+           "comprobantes.change_type", "comprobantes.add_line", "comprobantes.remove_line",
+           "comprobantes.document_check", "comprobantes.sign", "dgi.receptor", "inteligente.new",
+           "inteligente.preview", "inteligente.edit_lines", "inteligente.document_hint", "inteligente.review",
+           "inteligente.preview_pdf", "inteligente.confirm", "inteligente.repeat", "inteligente.result"}
+ADMIN_OR_SUPPORT = {"apikeys.index"}
+ADMIN = {"apikeys.create", "apikeys.revoke", "apikeys.rate_limit"}
+ALLOWED = {**dict.fromkeys(ANY_ROLE, {"admin", "usuario", "soporte"}),
+           **dict.fromkeys(WRITERS, {"admin", "usuario"}), **dict.fromkeys(ADMIN_OR_SUPPORT, {"admin", "soporte"}),
+           **dict.fromkeys(ADMIN, {"admin"})}
+EMAILS = {"admin": "admin@demo.uy", "usuario": "usuario@demo.uy", "soporte": "soporte@demo.uy"}
+RECEIPT_PAGES = {"comprobantes.receipt", "comprobantes.receipt_pdf", "comprobantes.receipt_xml"}
+
+
+def _csrf(client) -> str:
+    return BeautifulSoup(client.get("/").data, "html.parser").find("input", {"name": "csrf_token"})["value"]
+
+
+def _routes(app) -> list[tuple[str, str, str]]:
+    routes = []
+    for rule in app.url_map.iter_rules():
+        for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
+            routes.append((rule.endpoint, method, rule.rule))
+    return routes
+
+
+def _url(rule: str, receipt_id: str) -> str:
+    url = rule.replace("<receipt_id>", receipt_id)
+    return re.sub(r"<(?:\w+:)?\w+>", "x", url)
+
+
+@pytest.fixture
+def receipt_of_company_one(live_service, live_token_for) -> str:
+    answer = requests.post(live_service.url + "/api/v1/comprobante/emitir", json=bodies.body(bodies.ETICKET),
+                           headers={"Authorization": f"Bearer {live_token_for('usuario@demo.uy')}"}, timeout=30)
+    assert answer.status_code == 201, answer.text
+    return answer.json()["idCfeEmitido"]
+
+
+def test_every_portal_route_is_classified(portal_app):
+    unclassified = {endpoint for endpoint, _, _ in _routes(portal_app)} - PUBLIC - set(ALLOWED)
+    assert not unclassified, "say who may use these routes in the tables above"
+
+
+def test_anonymous_visitors_reach_only_public_routes(portal_app, portal_client):
+    token = _csrf(portal_client)
+    for endpoint, method, rule in _routes(portal_app):
+        if endpoint in PUBLIC:
+            continue
+        answer = portal_client.open(_url(rule, "x"), method=method, data={"csrf_token": token})
+        assert answer.status_code == 302 and "/auth/login" in answer.headers["Location"], (endpoint, method)
+
+
+@pytest.mark.parametrize("role", ["admin", "usuario", "soporte"])
+def test_each_role_reaches_exactly_its_routes(portal_app, signed_in, role, receipt_of_company_one):
+    client = signed_in(EMAILS[role])
+    token = _csrf(client)
+    for endpoint, method, rule in _routes(portal_app):
+        if endpoint in PUBLIC:
+            continue
+        answer = client.open(_url(rule, receipt_of_company_one), method=method,
+                             data={"csrf_token": token, "company_id": "1"})
+        if role in ALLOWED[endpoint]:
+            assert answer.status_code != 403 and "/auth/login" not in answer.headers.get("Location", ""), \
+                (endpoint, method, answer.status_code)
+        else:
+            assert answer.status_code == 403, (endpoint, method, answer.status_code)
+
+
+def test_a_user_of_another_company_gets_404_for_company_one_receipts(portal_app, signed_in, live_service,
+                                                                     receipt_of_company_one):
+    _add_other_company_user(live_service.app)
+    client = signed_in(OTHER_COMPANY_EMAIL)
+    for endpoint, method, rule in _routes(portal_app):
+        if endpoint in RECEIPT_PAGES:
+            answer = client.open(_url(rule, receipt_of_company_one), method=method)
+            assert answer.status_code == 404, (endpoint, answer.status_code)
+    page = client.get("/comprobantes/").get_data(as_text=True)
+    assert receipt_of_company_one not in page
+    assert client.post("/empresa", data={"csrf_token": _csrf(client), "company_id": "1"}).status_code == 403

@@ -1,0 +1,128 @@
+"""Sign-out and deactivation take effect at the API at once; the provider's session ends at logout."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import requests
+from bs4 import BeautifulSoup
+from sqlalchemy import update
+
+from portal.service import db
+from portal.service.models import User
+
+USERINFO = "/oauth/userinfo"
+API = "/api/v1/comprobante/getByIdCfeEmitido?idCfeEmitido=999999"  # any role; 404 means "token accepted"
+
+
+def _csrf(client) -> str:
+    return BeautifulSoup(client.get("/").data, "html.parser").find("input", {"name": "csrf_token"})["value"]
+
+
+def _api(service_url: str, token: str, path: str = API) -> int:
+    return requests.get(service_url + path, headers={"Authorization": f"Bearer {token}"}, timeout=10).status_code
+
+
+def _set_active(app, email: str, active: bool) -> None:
+    with app.app_context():
+        db.session().execute(update(User).where(User.email == email).values(active=active))
+        db.session().commit()
+
+
+def test_after_signing_out_of_the_portal_its_access_token_is_refused_by_the_api(signed_in, live_service):
+    client = signed_in("usuario@demo.uy")
+    with client.session_transaction() as session:
+        token = session["tokens"]["access_token"]
+    assert _api(live_service.url, token) == 404 and _api(live_service.url, token, USERINFO) == 200
+    assert client.post("/auth/logout", data={"csrf_token": _csrf(client)}).status_code == 303
+    answer = requests.get(live_service.url + API, headers={"Authorization": f"Bearer {token}"}, timeout=10)
+    assert answer.status_code == 401 and answer.json()["error"]["code"] == "invalid_token"
+    assert _api(live_service.url, token, USERINFO) == 401
+
+
+def test_a_deactivated_users_token_stops_working_at_once(live_service, live_token_for):
+    token = live_token_for("usuario@demo.uy")
+    assert _api(live_service.url, token) == 404
+    _set_active(live_service.app, "usuario@demo.uy", False)
+    assert _api(live_service.url, token) == 401
+    assert _api(live_service.url, token, USERINFO) == 401
+    _set_active(live_service.app, "usuario@demo.uy", True)
+    assert _api(live_service.url, token) == 404
+
+
+def test_revoking_an_access_token_at_the_provider_refuses_it(live_service):
+    redirect_uri = live_service.app.config["PORTAL_REDIRECT_URIS"][0]
+    url, verifier = _authorize(live_service.url, redirect_uri)
+    signed = _sign_in_at_provider(requests.Session(), url)
+    code = parse_qs(urlsplit(signed.headers["Location"]).query)["code"][0]
+    tokens = requests.post(live_service.url + "/oauth/token", timeout=10, data={
+        "grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri, "code_verifier": verifier},
+        auth=("cfe-portal", live_service.app.config["PORTAL_CLIENT_SECRET"])).json()
+    assert _api(live_service.url, tokens["access_token"]) == 404
+    revoked = requests.post(live_service.url + "/oauth/revoke", timeout=10,
+                            data={"token": tokens["access_token"], "token_type_hint": "access_token"},
+                            auth=("cfe-portal", live_service.app.config["PORTAL_CLIENT_SECRET"]))
+    assert revoked.status_code == 200
+    assert _api(live_service.url, tokens["access_token"]) == 401
+
+
+def _authorize(service_url: str, redirect_uri: str) -> tuple[str, str]:
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    return service_url + "/oauth/authorize?" + urlencode({
+        "response_type": "code", "client_id": "cfe-portal", "redirect_uri": redirect_uri, "state": "s",
+        "scope": "openid profile email cfe", "nonce": secrets.token_hex(8), "code_challenge": challenge,
+        "code_challenge_method": "S256"}), verifier
+
+
+def _authorize_url(service_url: str, redirect_uri: str) -> str:
+    return _authorize(service_url, redirect_uri)[0]
+
+
+def _sign_in_at_provider(browser: requests.Session, url: str) -> requests.Response:
+    page = browser.get(url, timeout=10)
+    form = BeautifulSoup(page.text, "html.parser").find("form")
+    data = {i["name"]: i.get("value", "") for i in form.find_all("input") if i.get("name")}
+    data.update(email="usuario@demo.uy", password="demo-password")
+    base = "{0.scheme}://{0.netloc}".format(urlsplit(url))
+    return browser.post(base + form["action"], data=data, allow_redirects=False, timeout=10)
+
+
+def test_the_provider_session_cookie_is_useless_after_logout(live_service, live_urls):
+    redirect_uri = live_service.app.config["PORTAL_REDIRECT_URIS"][0]
+    browser = requests.Session()
+    signed = _sign_in_at_provider(browser, _authorize_url(live_service.url, redirect_uri))
+    assert signed.status_code == 302 and "code" in parse_qs(urlsplit(signed.headers["Location"]).query)
+    cookie = browser.cookies.get("cfe_idp_session")
+    assert cookie and "idp_user_id" not in cookie  # the cookie names a session, not a user
+
+    # Signed in: the provider hands out codes without asking again.
+    again = browser.get(_authorize_url(live_service.url, redirect_uri), allow_redirects=False, timeout=10)
+    assert again.status_code == 302 and "code=" in again.headers["Location"]
+
+    browser.get(live_service.url + "/oauth/logout", timeout=10)
+    replay = requests.Session()
+    replay.cookies.set("cfe_idp_session", cookie)
+    answer = replay.get(_authorize_url(live_service.url, redirect_uri), allow_redirects=False, timeout=10)
+    assert answer.status_code == 200 and "password" in answer.text  # the sign-in page, no code
+
+
+def test_the_provider_session_ends_when_the_user_is_deactivated(live_service):
+    redirect_uri = live_service.app.config["PORTAL_REDIRECT_URIS"][0]
+    browser = requests.Session()
+    assert _sign_in_at_provider(browser, _authorize_url(live_service.url, redirect_uri)).status_code == 302
+    _set_active(live_service.app, "usuario@demo.uy", False)
+    answer = browser.get(_authorize_url(live_service.url, redirect_uri), allow_redirects=False, timeout=10)
+    assert answer.status_code == 200 and "password" in answer.text
+
+
+def test_signing_out_without_a_refresh_token_revokes_the_access_token(signed_in, live_service):
+    client = signed_in("usuario@demo.uy")
+    with client.session_transaction() as session:
+        token = session["tokens"]["access_token"]
+        session["tokens"] = {**session["tokens"], "refresh_token": None}
+    assert client.post("/auth/logout", data={"csrf_token": _csrf(client)}).status_code == 303
+    assert _api(live_service.url, token) == 401

@@ -1,0 +1,98 @@
+"""Real server processes for the tests that need them: gunicorn as `make serve` runs it, and redis-server."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import requests
+
+from portal import paths
+
+REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_until(check, what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if check():
+                return
+        except (OSError, requests.RequestException):
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"{what} did not answer within {timeout:.0f} s")
+
+
+class Gunicorn:
+    """One gunicorn server (master and workers in a process group of their own) with deploy/'s settings."""
+
+    def __init__(self, app: str, env: dict[str, str], log: Path, *, config: str = "gunicorn.conf.py",
+                 workers: int = 1, threads: int = 4):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._command = [sys.executable, "-m", "gunicorn", "-c", str(paths.PROJECT_ROOT / "deploy" / config),
+                         "-b", f"127.0.0.1:{self.port}", "--workers", str(workers), "--threads", str(threads),
+                         app]
+        self.env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}  # may be completed before start()
+        self._log = log
+        self.process: subprocess.Popen | None = None
+
+    def start(self, health: str = "/healthz") -> Gunicorn:
+        with self._log.open("a") as log:
+            self.process = subprocess.Popen(self._command, cwd=paths.PROJECT_ROOT, env=self.env,  # noqa: S603
+                                            stdout=log, stderr=log, start_new_session=True)
+        wait_until(lambda: requests.get(self.url + health, timeout=1).status_code == 200, f"gunicorn at {self.url}")
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL to the master and every worker at once: no cleanup, no graceful shutdown."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=5)
+
+    def log_text(self) -> str:
+        return self._log.read_text(errors="replace") if self._log.exists() else ""
+
+
+@contextlib.contextmanager
+def redis_server(directory: Path) -> Iterator[str]:
+    """A throwaway redis-server on a free port (no persistence); yields its URL."""
+    if not Path(REDIS_SERVER).exists():
+        raise AssertionError("redis-server is not installed: run `make test` (it installs it) or "
+                             "`sudo apt-get install redis-server`.")
+    import redis
+
+    port = free_port()
+    with (directory / "redis.log").open("w") as log:
+        process = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "",  # noqa: S603
+                                    "--appendonly", "no", "--dir", str(directory)], stdout=log, stderr=log)
+        try:
+            wait_until(lambda: redis.Redis(port=port, socket_timeout=0.5).ping(), "redis-server")
+            yield f"redis://127.0.0.1:{port}/0"
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
