@@ -375,7 +375,7 @@ def test_the_activity_record_says_who_what_when_request_and_receipt(usuario, por
     assert re.fullmatch(r"[0-9a-f]{32}", entry.request_id)
     row = soup(usuario.get("/comprobantes/")).select_one(".receipt-list tbody tr")
     cells = [td.get_text(strip=True) for td in row("td")]
-    assert cells[1:4] == ["e-Ticket A-0000001", "Consumo final", "UYU 376,00"]
+    assert cells[1:4] == ["e-Ticket A-0000001", "Consumo final", "$ 376,00"]
     assert row.a["href"] == f"/comprobantes/{receipt_id}"
 
 

@@ -91,14 +91,15 @@ def test_a_small_eticket_says_it_goes_in_the_daily_report_and_keeps_looking_slow
     assert badge["hx-trigger"] == "load delay:60s"
 
 
-def test_the_recent_list_asks_each_receipts_badge_at_once(signed_in):
+def test_the_receipt_list_shows_each_receipts_state_and_asks_again_later(signed_in):
     usuario = signed_in("usuario@demo.uy")
-    data = form_values(soup(usuario.get("/comprobantes/nuevo")), "form.receipt-form")
+    data = form_values(soup(usuario.get("/comprobantes/nuevo", follow_redirects=True)), "form.receipt-form")
     data.update({"lines-0-nom_item": "Café", "lines-0-cantidad": "2", "lines-0-precio_unitario": "122"})
     receipt_id = RECEIPT_URL.match(usuario.post("/comprobantes/nuevo", data=data).headers["Location"])[1]
-    badge = soup(usuario.get("/comprobantes/")).select_one(".recent-table tbody tr [data-testid=dgi-state]")
-    assert badge["data-state"] == "consultando" and badge["id"] == f"dgi-state-{receipt_id}"
-    assert (badge["hx-get"], badge["hx-trigger"]) == (f"/envios/estado/{receipt_id}", "load")
+    badge = soup(usuario.get("/comprobantes/")).select_one(".receipt-list tbody tr [data-testid=dgi-state]")
+    # The list knows the state already; a state that is not final asks again after its own interval.
+    assert badge["data-state"] == "pendiente_reporte" and badge["id"] == f"dgi-state-{receipt_id}"
+    assert (badge["hx-get"], badge["hx-trigger"]) == (f"/envios/estado/{receipt_id}", "load delay:60s")
     answer = soup(usuario.get(badge["hx-get"], headers=HTMX)).find(attrs={"data-testid": "dgi-state"})
     assert answer["id"] == badge["id"] and answer["data-state"] == "pendiente_reporte"
 

@@ -61,7 +61,8 @@ def test_rejected_receipts_are_counted_and_linked_to_their_page(signed_in, live_
     assert soup.find(attrs={"data-testid": "dgi-rejected"}).get_text(strip=True) == "1"
     link = soup.find(attrs={"data-testid": "dgi-latest-rejected"}).find("a")
     assert link["href"] == f"/comprobantes/{rejected.id}" and link.get_text(strip=True) == f"e-Ticket {rejected.number}"
-    assert "Rechazado por DGI" in _card(soup, "dgi") and "Pendiente de envío a DGI" in _card(soup, "dgi")
+    # A small e-Ticket waits for the daily report.
+    assert "Rechazado por DGI" in _card(soup, "dgi") and "Va en el reporte diario de DGI" in _card(soup, "dgi")
 
 
 def test_cae_and_certificate_warnings(signed_in, live_service):
