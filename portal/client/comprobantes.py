@@ -85,7 +85,7 @@ class IssuedReceipt:
             warnings=tuple(ReceiptWarning(w["codigo"], w["mensaje"]) for w in data.get("advertencias", [])),
             reference_history=_reference_history(data.get("historialReferencias", [])),
             payment_form=data.get("fmaPago"), due_date=_day(data.get("fchVenc")),
-            prices_include_tax=bool(data.get("mntBruto")), exchange_rate=_decimal(data.get("tpoCambio")),
+            prices_include_tax=data.get("mntBruto") in (1, True), exchange_rate=_decimal(data.get("tpoCambio")),
             lines=tuple(data.get("items", [])), adjustments=tuple(data.get("dscRcgGlobal", [])),
             payments=tuple(data.get("mediosPago", [])), adenda=data.get("adenda"),
             references=tuple(ReceiptReference.from_json(r) for r in data.get("referencias", [])),

@@ -111,7 +111,7 @@ def test_day_summary(as_user):
     line = summary.today_by_type[0]
     assert (line.cfe_type, line.currency, line.count) == (101, "UYU", 1)
     assert line.total == Decimal(str(issued.totals["mntPagar"])) == summary.today_by_currency[0].net
-    assert summary.dgi.by_status == (("pendiente", 1),) and summary.dgi.waiting == 1
+    assert summary.dgi.by_status == (("pendiente_reporte", 1),) and summary.dgi.waiting == 1
     assert summary.dgi.rejected == 0 and summary.dgi.latest_rejected == ()
     remito = next(r for r in summary.cae_ranges if r.range.serie == "R")
     assert remito.expiring and not remito.low_numbers and remito.warned and remito.range.remaining == 10

@@ -148,7 +148,7 @@ def test_csv_export_is_the_whole_filtered_set_for_a_spreadsheet(api_client, user
     assert nandu[0] == date.today().strftime("%d/%m/%Y")
     assert nandu[1] == "e-Factura" and nandu[5] == "Ñandú S.A."
     assert nandu[7] == issued["nandu"]["totales"]["mntTotal"].replace(".", ",")
-    assert nandu[9] == "Pendiente de envío"
+    assert nandu[9] == "Pendiente de envío a DGI"
 
 
 def test_other_formats_are_refused(api_client, user):

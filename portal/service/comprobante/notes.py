@@ -68,7 +68,10 @@ def with_reference_amounts(cfe: CfeInput, originals: list[Original]) -> CfeInput
 
 def shares_of(session: Session, cfe: CfeInput, originals: list[Original]) -> list[tuple[IssuedCfe, Decimal]]:
     """How much of the note goes against each original; for a credit note, refuse more than is left or
-    another currency (422 with the reference's field)."""
+    another currency (422 with the reference's field). A note with only a global reference (IndGlobal, no
+    receipt named) has no original to cap it."""
+    if not originals:
+        return []
     total = compute_totals(cfe).mnt_total
     if cfe.tipo_cfe not in CREDIT_NOTES:
         return [(found.record, total if len(originals) == 1 else Decimal("0.00")) for found in originals]

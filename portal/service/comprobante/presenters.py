@@ -44,7 +44,7 @@ def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session) -> Cf
     link = url_for("comprobante.get_by_id", idCfeEmitido=record.id, _external=True)
     source = record.input_json
     return CfeEmitido(
-        fma_pago=source.get("fmaPago"), fch_venc=source.get("fchVenc"), mnt_bruto=source.get("mntBruto", False),
+        fma_pago=source.get("fmaPago"), fch_venc=source.get("fchVenc"), mnt_bruto=_mnt_bruto(source.get("mntBruto")),
         tpo_cambio=source.get("tpoCambio"), items=source.get("items", []),
         dsc_rcg_global=source.get("dscRcgGlobal", []), medios_pago=source.get("mediosPago", []),
         info_adicional_doc=source.get("infoAdicionalDoc"), adenda=source.get("adenda"),
@@ -111,3 +111,10 @@ def resultado_busqueda(rows, following: str | None, totals) -> ResultadoBusqueda
     return ResultadoBusqueda(comprobantes=listed, siguiente=following, cantidad=sum(t.cantidad for t in totals),
                              totales=[TotalMoneda(moneda=t.moneda, cantidad=t.cantidad, mnt_total=t.mnt_total)
                                       for t in totals])
+
+
+def _mnt_bruto(stored) -> int | None:
+    """DGI's MntBruto as issued: receipts stored before it became 1/2/3 say true (1) or false (absent)."""
+    if stored is True:
+        return 1
+    return stored or None

@@ -61,7 +61,9 @@ class CfeEmitido(_Out):
         description="Cada aplicación de una referencia de cobro, la más reciente primero.")
     fma_pago: int | None = Field(None, alias="fmaPago", description="Forma de pago: 1 contado, 2 crédito.")
     fch_venc: date | None = Field(None, alias="fchVenc", description="Vencimiento del pago.")
-    mnt_bruto: bool = Field(False, alias="mntBruto", description="true si los precios incluyen IVA.")
+    mnt_bruto: int | None = Field(None, alias="mntBruto",
+                                  description="MntBruto de DGI: 1 si los precios incluyen IVA, 3 si son ventas de un "
+                                              "contribuyente de IVA mínimo o Monotributo; ausente con precios netos.")
     tpo_cambio: Decimal | None = Field(None, alias="tpoCambio")
     items: list[dict] = Field(default_factory=list, description="Las líneas tal como se emitieron (nomItem, "
                                                                 "cantidad, precioUnitario, ...).")
