@@ -413,16 +413,18 @@ def test_token_endpoint_userinfo_refresh_and_revocation(api_client, pg_service_a
     assert api_client.post("/oauth/token", data={"grant_type": "refresh_token",
                                                   "refresh_token": tokens["refresh_token"]},
                            auth=auth).status_code == 400
+    # A token from the code flow is accepted by the API itself...
+    bearer = {"Authorization": f"Bearer {fresh.json['access_token']}", "X-Empresa-Id": "1"}
+    issued = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=bearer)
+    assert issued.status_code == 201, issued.json
     revoked = api_client.post("/oauth/revoke", data={"token": fresh.json["refresh_token"],
                                                      "token_type_hint": "refresh_token"}, auth=auth)
     assert revoked.status_code == 200
     assert api_client.post("/oauth/token", data={"grant_type": "refresh_token",
                                                   "refresh_token": fresh.json["refresh_token"]},
                            auth=auth).status_code == 400
-    # A token from the code flow is accepted by the API itself.
-    issued = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET),
-                             headers={"Authorization": f"Bearer {fresh.json['access_token']}", "X-Empresa-Id": "1"})
-    assert issued.status_code == 201, issued.json
+    # ...until its grant is revoked (signing out): then the API refuses it at once, on PostgreSQL too.
+    assert api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=bearer).status_code == 401
 
 
 # --- operator commands --------------------------------------------------------------------------------------
