@@ -107,6 +107,7 @@ def test_entity_data_lookup_shows_address_and_activities(page: Page):
 def _assert_receipt_page_with_receiver(page: Page) -> None:
     expect(page).to_have_url(re.compile(r"/comprobantes/nuevo\?"))
     query = parse_qs(urlsplit(page.url).query)
+    assert query.pop("clave")  # the form's one-time key (never issuing twice) rides in its URL
     assert query == {"tipoCFE": ["111"], "tipoDocRecep": ["2"], "docRecep": [data.DGI_CEDE_RUT],
                      "rznSocRecep": ["DGI RUC PRUEBA CEDE"], "dirRecep": ["12 METROS 6855"],
                      "ciudadRecep": ["CASUPA"], "deptoRecep": ["LAVALLEJA"]}

@@ -85,7 +85,7 @@ def test_a_receipt_follows_its_dgi_state_from_pending_to_accepted_and_stops_aski
     shell.assert_no_csp_violations()
 
     page.get_by_role("link", name="Comprobantes", exact=True).first.click()
-    expect(page.locator(".recent-table [data-testid=dgi-state]").first).to_have_attribute("data-state", "aceptado")
+    expect(page.locator(".receipt-list [data-testid=dgi-state]").first).to_have_attribute("data-state", "aceptado")
     both_widths(page, shots, "recent-list")
 
 
