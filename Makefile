@@ -27,7 +27,10 @@ test: setup
 	@scripts/debian-packages.sh $(TEST_DEBS)
 	$(BIN)/python -m portal.devsecrets
 	$(BIN)/ruff check portal tests bench
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	# Two workers on the two cores; then, alone, the few tests whose bounds are latencies or that kill -9 real
+	# processes (marked `serial`), so another worker's load cannot make them fail.
+	$(BIN)/python -m pytest -n 2 -m "not serial" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m serial $(PYTEST_ARGS)
 
 setup: python-deps assets translations
 

@@ -22,6 +22,9 @@ from sqlalchemy import create_engine, text
 from tests.conftest import mint_token
 from tests.support import cfe_bodies as bodies
 
+# Timing-sensitive (latency bounds, kill -9 of real processes): run alone, after the parallel suite (Makefile).
+pytestmark = pytest.mark.serial
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -18,6 +18,9 @@ import requests
 from tests.support import cfe_bodies as bodies
 from tests.support.processes import Gunicorn
 
+# Timing-sensitive (latency bounds, kill -9 of real processes): run alone, after the parallel suite (Makefile).
+pytestmark = pytest.mark.serial
+
 EMITIR = "/api/v1/comprobante/emitir"
 HOLD_SECONDS = 6
 

@@ -8,6 +8,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 import requests
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
@@ -17,6 +18,9 @@ from portal.service.comprobante.models import IdempotencyRecord, IssuedCfe
 from portal.service.models import Certificate
 from tests.support import cfe_bodies as bodies
 from tests.support.processes import Gunicorn
+
+# Timing-sensitive (latency bounds, kill -9 of real processes): run alone, after the parallel suite (Makefile).
+pytestmark = pytest.mark.serial
 
 EMITIR = "/api/v1/comprobante/emitir"
 CLIENTS = 12

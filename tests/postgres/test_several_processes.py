@@ -19,6 +19,9 @@ from tests.support import cfe_bodies as bodies
 from tests.support.oidc import provider_sign_in
 from tests.support.processes import Gunicorn, redis_server
 
+# Timing-sensitive (latency bounds, kill -9 of real processes): run alone, after the parallel suite (Makefile).
+pytestmark = pytest.mark.serial
+
 EMITIR = "/api/v1/comprobante/emitir"
 
 
