@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from datetime import timedelta
+from types import ModuleType
 from typing import Any
 
 from flask import Flask, jsonify, render_template, send_from_directory
@@ -22,6 +23,13 @@ CONTENT_SECURITY_POLICY = (
     "connect-src 'self'; form-action 'self' {form_targets}; frame-ancestors 'none'; base-uri 'none'; "
     "object-src 'none'"
 )
+
+
+def area_routes() -> list[ModuleType]:
+    """Each area's routes module (importing one registers its operations); an area with tables and commands
+    but no endpoints (indices) has none."""
+    names = (f"portal.service.{area}.routes" for area in AREAS)
+    return [importlib.import_module(name) for name in names if importlib.util.find_spec(name) is not None]
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
@@ -56,10 +64,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from portal.service import identity
 
     identity.init_app(app)
-    for area in AREAS:
-        if importlib.util.find_spec(f"portal.service.{area}.routes") is None:
-            continue  # an area with tables and commands but no endpoints (indices)
-        routes = importlib.import_module(f"portal.service.{area}.routes")
+    for routes in area_routes():
         app.register_blueprint(routes.bp)
         if hasattr(routes, "init_app"):
             routes.init_app(app)

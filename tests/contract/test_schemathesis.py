@@ -8,7 +8,6 @@ cases were sent.
 
 from __future__ import annotations
 
-import importlib
 import shutil
 
 import pytest
@@ -61,11 +60,10 @@ def contract_service(service_db_template, tmp_path_factory):
 
 def _openapi_document() -> dict:
     """The document /api/v1/openapi.json serves, built at collection time (one test item per operation)."""
-    from portal.service import AREAS
+    from portal.service import area_routes
     from portal.service.openapi import build_document
 
-    for area in AREAS:
-        importlib.import_module(f"portal.service.{area}.routes")
+    area_routes()
     return build_document("http://127.0.0.1")
 
 

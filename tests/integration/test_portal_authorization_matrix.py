@@ -14,7 +14,8 @@ from tests.support import cfe_bodies as bodies
 
 PUBLIC = {"main.home", "auth.login", "auth.callback", "auth.logout", "main.healthz", "main.switch_language",
           "static"}
-ANY_ROLE = {"main.session_card", "main.switch_company", "comprobantes.index", "comprobantes.lookup",
+ANY_ROLE = {"main.day_summary", "main.switch_company", "comprobantes.index", "comprobantes.lookup",
+            "comprobantes.export", "correo.panel", "correo.history", "envios.state_badge", "envios.state_panel",
             "comprobantes.receipt", "comprobantes.receipt_pdf", "comprobantes.receipt_xml", "dgi.index", "dgi.rut",
             "dgi.nombre", "dgi.cva", "dgi.datos", "dgi.validate_document", "dgi.contexto", "inteligente.index",
             "inteligente.status"}
@@ -22,9 +23,13 @@ WRITERS = {"comprobantes.reference", "comprobantes.new", "comprobantes.preview",
            "comprobantes.change_type", "comprobantes.add_line", "comprobantes.remove_line",
            "comprobantes.document_check", "comprobantes.sign", "dgi.receptor", "inteligente.new",
            "inteligente.preview", "inteligente.edit_lines", "inteligente.document_hint", "inteligente.review",
-           "inteligente.preview_pdf", "inteligente.confirm", "inteligente.repeat", "inteligente.result"}
-ADMIN_OR_SUPPORT = {"apikeys.index"}
-ADMIN = {"apikeys.create", "apikeys.revoke", "apikeys.rate_limit"}
+           "inteligente.preview_pdf", "inteligente.confirm", "inteligente.repeat", "inteligente.result",
+           "comprobantes.note", "comprobantes.copy", "comprobantes.cancel", "correo.send", "envios.correct"}
+ADMIN_OR_SUPPORT = {"apikeys.index", "correo.mailbox", "correo.message", "correo.attachment", "envios.index",
+                    "envios.waiting"}
+ADMIN = {"apikeys.create", "apikeys.revoke", "apikeys.rate_limit", "empresa.settings", "empresa.branches",
+         "empresa.branch", "empresa.logo", "empresa.remove_logo", "empresa.logo_image", "empresa.certificates",
+         "empresa.cae", "empresa.audit", "envios.void", "envios.send_report", "envios.retry_envelope"}
 ALLOWED = {**dict.fromkeys(ANY_ROLE, {"admin", "usuario", "soporte"}),
            **dict.fromkeys(WRITERS, {"admin", "usuario"}), **dict.fromkeys(ADMIN_OR_SUPPORT, {"admin", "soporte"}),
            **dict.fromkeys(ADMIN, {"admin"})}
@@ -45,7 +50,7 @@ def _routes(app) -> list[tuple[str, str, str]]:
 
 
 def _url(rule: str, receipt_id: str) -> str:
-    url = rule.replace("<receipt_id>", receipt_id)
+    url = re.sub(r"<int:\w+>", "1", rule.replace("<receipt_id>", receipt_id))
     return re.sub(r"<(?:\w+:)?\w+>", "x", url)
 
 

@@ -183,7 +183,7 @@ class BorradorNotaQuery(BaseModel):
 
     id_cfe_emitido: str = Field(alias="idCfeEmitido", min_length=1, max_length=40,
                                 description="El comprobante que la nota ajusta.")
-    tipo: str = Field(json_schema_extra={"enum": ["credito", "debito"]},
+    tipo: str = Field(json_schema_extra={"enum": ["credito", "debito"], "examples": ["credito"]},
                       description="credito (nota de crédito parcial) o debito (nota de débito).")
 
     @field_validator("tipo")
