@@ -70,8 +70,12 @@ def _openapi_document() -> dict:
 # Every check runs. A schema-valid request may still break a business rule the schema cannot say (a RUT's
 # check digit, a CAE range that does not cover the date, a receipt of another company): 404, 409 and 422
 # with the error shape are the right answers to those, so positive-data acceptance counts them as accepted.
+# A body over its documented size is refused with 413 (the JSON error shape, documented), which counts as
+# rejecting it.
 CONFIG = SchemathesisConfig.from_dict({"checks": {
-    "positive_data_acceptance": {"expected-statuses": ["2xx", "401", "403", "404", "409", "422"]}}})
+    "positive_data_acceptance": {"expected-statuses": ["2xx", "401", "403", "404", "409", "422"]},
+    "negative_data_rejection": {"expected-statuses": ["400", "401", "403", "404", "405", "406", "409", "413",
+                                                      "415", "422", "428", "429", "5xx"]}}})
 schema = schemathesis.openapi.from_dict(_openapi_document(), config=CONFIG)
 
 

@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from portal import paths
 from portal.service import db, idempotency
-from portal.service.api import ALL_ROLES, WRITERS, operation
+from portal.service.api import ALL_ROLES, WRITERS, idempotency_header, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.correo import mailbox, sending, tasks, transport
@@ -94,8 +94,9 @@ def envio(send: MailSend) -> EnvioCorreo:
 
 @operation(bp, "POST", "/comprobante/<string:cfe_id>/envios", tag=TAG, summary="Enviar un comprobante por correo",
            auth=BOTH, roles=WRITERS, body=EnviarCorreo, path_params=_CFE,
-           extra_headers={"Idempotency-Key": "Clave única por envío: repetir la solicitud con la misma clave "
-                                             "devuelve el mismo envío, sin mandar otro correo."},
+           extra_headers={"Idempotency-Key": idempotency_header(
+               "Clave única por envío: repetir la solicitud con la misma clave devuelve el mismo envío, sin "
+               "mandar otro correo.")},
            responses={202: EnvioCorreo, 400: "Idempotency-Key no válida.", 404: "No existe o es de otra empresa.",
                       409: "La Idempotency-Key está en curso.", 415: "El cuerpo no es JSON.",
                       429: "Demasiados envíos en la última hora (10 por comprobante, 300 por empresa); ver "

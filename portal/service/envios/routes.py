@@ -7,7 +7,7 @@ from __future__ import annotations
 from flask import Blueprint
 
 from portal.service import db, idempotency, jobs
-from portal.service.api import ADMINS, operation
+from portal.service.api import ADMINS, idempotency_header, operation
 from portal.service.auth import JWT, Principal
 from portal.service.envios import listing, reports, schemas, sending, tasks, voids
 from portal.service.envios.models import DgiDailyReport
@@ -100,9 +100,9 @@ def list_voided(principal: Principal, query: schemas.Lista):
                       409: "Se pidieron más números de los que le quedan al CAE, o la Idempotency-Key está en "
                            "curso.",
                       422: "Datos no válidos, o la Idempotency-Key ya se usó con otro cuerpo."},
-           extra_headers={"Idempotency-Key": "Clave única por anulación (hasta 255 caracteres): repetir la "
-                                             "solicitud con la misma clave devuelve la misma anulación, sin "
-                                             "anular otros números."})
+           extra_headers={"Idempotency-Key": idempotency_header(
+               "Clave única por anulación (hasta 255 caracteres): repetir la solicitud con la misma clave "
+               "devuelve la misma anulación, sin anular otros números.")})
 def void_numbers(principal: Principal, body: schemas.AnulacionSolicitud):
     """Anula los próximos números sin usar del CAE con que se emitiría ese tipo (y serie): `cantidad` de
     ellos, o todos los que le quedan. Esos números no se usarán nunca y se informan en el reporte diario
