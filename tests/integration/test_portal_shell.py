@@ -10,6 +10,9 @@ import pytest
 import requests
 from bs4 import BeautifulSoup
 
+from tests.conftest import mint_token
+from tests.support import cfe_bodies as bodies
+
 
 def _csrf(client, path="/") -> str:
     page = client.get(path)
@@ -196,3 +199,15 @@ def test_a_wrong_method_is_a_page_in_the_users_language_not_werkzeugs_english(si
     assert "The method is not allowed" not in text
     expected = "Acción no permitida" if lang == "es" else "Action not allowed"
     assert expected in text
+
+
+def test_a_pdf_may_be_shown_by_the_browsers_viewer_but_framed_only_by_the_portal(signed_in, live_service):
+    client = signed_in()
+    receipt = requests.post(live_service.url + "/api/v1/comprobante/emitir", json=bodies.body(bodies.ETICKET),
+                            headers={"Authorization": f"Bearer {mint_token(live_service.app, 'usuario@demo.uy')}"},
+                            timeout=30).json()
+    answer = client.get(f"/comprobantes/{receipt['idCfeEmitido']}/pdf")
+    assert answer.status_code == 200 and answer.mimetype == "application/pdf"
+    csp = answer.headers["Content-Security-Policy"]
+    # Chromium's PDF viewer styles its wrapper inline; nothing of ours runs in a PDF, and only we frame it.
+    assert "style-src 'unsafe-inline'" in csp and "frame-ancestors 'self'" in csp and "script-src" not in csp
