@@ -82,6 +82,17 @@ def service_config(service_db_template: Path, tmp_path: Path) -> dict:
 
 
 @pytest.fixture
+def smtp():
+    """A real SMTP server on 127.0.0.1 (aiosmtpd) that keeps what it receives; see tests/support/smtp.py."""
+    from tests.support.smtp import LocalSmtp, RecordingHandler
+
+    server = LocalSmtp(RecordingHandler())
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
 def service_app(service_config):
     from portal.service import create_app
 

@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 from portal.client import CfeClient
 from tests.browser.pages import Shell
 from tests.support import cfe_bodies as bodies
-from tests.support.smtp import LocalSmtp, RecordingHandler
+from tests.support.smtp import mail_config
 from tests.support.worker import running_worker
 
 
@@ -30,16 +30,8 @@ class MailSection:
 
 
 @pytest.fixture
-def smtp():
-    server = LocalSmtp(RecordingHandler())
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
 def service_config(service_config, smtp, tmp_path):
-    return {**service_config, "SMTP_URL": smtp.url, "MAILBOX_DIR": str(tmp_path / "mailbox")}
+    return mail_config(service_config, smtp, tmp_path)
 
 
 @pytest.fixture

@@ -8,20 +8,12 @@ from portal.client import CfeClient, Forbidden, NotFound, ValidationError
 from portal.client.correo import MailSend, MailSends
 from portal.service import jobs
 from tests.support import cfe_bodies as bodies
-from tests.support.smtp import LocalSmtp, RecordingHandler
-
-
-@pytest.fixture
-def smtp():
-    server = LocalSmtp(RecordingHandler())
-    server.start()
-    yield server
-    server.stop()
+from tests.support.smtp import mail_config
 
 
 @pytest.fixture
 def service_config(service_config, smtp, tmp_path):
-    return {**service_config, "SMTP_URL": smtp.url, "MAILBOX_DIR": str(tmp_path / "mailbox")}
+    return mail_config(service_config, smtp, tmp_path)
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from portal.service import jobs
 from tests.integration.test_comprobantes_portal import eticket, issue, soup
-from tests.integration.test_correo_portal import service_api, service_config, smtp  # noqa: F401 - fixtures
+from tests.integration.test_correo_portal import service_api, service_config  # noqa: F401 - fixtures
 
 
 def test_issuing_with_an_address_mails_the_receipt_once(signed_in, service_api, smtp):  # noqa: F811

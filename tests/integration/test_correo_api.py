@@ -15,14 +15,6 @@ from tests.support.cfe_bodies import issue
 from tests.support.smtp import LocalSmtp, RecordingHandler, password_check
 
 
-@pytest.fixture
-def smtp():
-    server = LocalSmtp(RecordingHandler())
-    server.start()
-    yield server
-    server.stop()
-
-
 @pytest.fixture(autouse=True)
 def worker_runs_in_the_test_app(service_app):
     jobs.use_app(service_app)

@@ -10,7 +10,7 @@ from bs4 import BeautifulSoup
 from portal.client import CfeClient
 from portal.service import jobs
 from tests.support import cfe_bodies as bodies
-from tests.support.smtp import LocalSmtp, RecordingHandler
+from tests.support.smtp import mail_config
 
 HTMX = {"HX-Request": "true"}
 
@@ -24,16 +24,8 @@ def form_values(page: BeautifulSoup) -> dict[str, str]:
 
 
 @pytest.fixture
-def smtp():
-    server = LocalSmtp(RecordingHandler())
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
 def service_config(service_config, smtp, tmp_path):
-    return {**service_config, "SMTP_URL": smtp.url, "MAILBOX_DIR": str(tmp_path / "mailbox")}
+    return mail_config(service_config, smtp, tmp_path)
 
 
 @pytest.fixture

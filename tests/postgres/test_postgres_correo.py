@@ -8,21 +8,12 @@ import pytest
 from portal.service import jobs
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue
-from tests.support.smtp import LocalSmtp, RecordingHandler
-
-
-@pytest.fixture
-def smtp():
-    server = LocalSmtp(RecordingHandler())
-    server.start()
-    yield server
-    server.stop()
+from tests.support.smtp import mail_config
 
 
 @pytest.fixture
 def service_config(service_config, smtp, tmp_path):
-    return {**service_config, "JOBS_URL": "memory://", "SMTP_URL": smtp.url,
-            "MAILBOX_DIR": str(tmp_path / "mailbox")}
+    return {**mail_config(service_config, smtp, tmp_path), "JOBS_URL": "memory://"}
 
 
 def test_a_send_is_recorded_delivered_once_and_read_back(api_client, auth_headers, service_app, smtp):

@@ -65,3 +65,8 @@ def password_check(username: str, password: str):
         return AuthResult(success=auth_data.login == username.encode() and auth_data.password == password.encode())
 
     return authenticate
+
+
+def mail_config(service_config: dict, smtp: LocalSmtp, tmp_path) -> dict:
+    """A test service's settings that send its mail to `smtp` and keep its development mailbox in tmp_path."""
+    return {**service_config, "SMTP_URL": smtp.url, "MAILBOX_DIR": str(tmp_path / "mailbox")}
