@@ -14,7 +14,8 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 _CSP_WATCH = """
 window.__cspViolations = [];
 document.addEventListener('securitypolicyviolation', (e) => {
-  window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI);
+  window.__cspViolations.push([e.violatedDirective, e.blockedURI, e.documentURI, e.sourceFile, e.lineNumber,
+                               e.sample].join(' '));
 });
 """
 

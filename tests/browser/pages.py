@@ -7,6 +7,13 @@ from playwright.sync_api import Page, expect
 DEMO_PASSWORD = "demo-password"
 
 
+def screenshot(page: Page, path) -> None:
+    """A full-page screenshot that leaves the page alone: Playwright's default caret hiding writes a style
+    attribute into every input, and htmx copies it onto swapped-in content, a CSP violation of the test's own
+    making."""
+    page.screenshot(path=str(path), full_page=True, caret="initial")
+
+
 class SignInPage:
     def __init__(self, page: Page):
         self.page = page
@@ -37,7 +44,8 @@ class Shell:
         self.page.get_by_role("button", name="Salir").or_(self.page.get_by_role("button", name="Sign out")).click()
 
     def assert_no_csp_violations(self) -> None:
-        assert self.page.evaluate("window.__cspViolations || []") == []
+        violations = self.page.evaluate("window.__cspViolations || []")
+        assert violations == [], violations
 
 
 class ApiKeysPage:

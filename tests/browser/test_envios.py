@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import ReceiptsPage, Shell
+from tests.browser.pages import ReceiptsPage, Shell, screenshot
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
 
 DESKTOP, PHONE = {"width": 1366, "height": 900}, {"width": 390, "height": 844}
@@ -39,7 +39,7 @@ def both_widths(page: Page, shots: Path, name: str, *, phone_fits: bool = True) 
     """A full-page screenshot at desktop and phone width; on the phone nothing may scroll sideways."""
     for label, size in (("1366", DESKTOP), ("390", PHONE)):
         page.set_viewport_size(size)
-        page.screenshot(path=str(shots / f"{name}-{label}.png"), full_page=True)
+        screenshot(page, shots / f"{name}-{label}.png")
         if size is PHONE and phone_fits:
             overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
             assert overflow <= 0, f"{name}: {overflow}px of horizontal scroll at 390 px: {page.evaluate(_WIDE)}"

@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from portal.client import CfeClient
 from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
-from tests.browser.pages import RequestStatusPage, Shell, SmartIssuancePage
+from tests.browser.pages import RequestStatusPage, Shell, SmartIssuancePage, screenshot
 
 NOT_ELECTRONIC_RUT = "215550030019"  # DGI sandbox: warns receptor_no_emisor_electronico
 LINE = {"descripcion": "Consultoría", "cantidad": "2", "precio": "1000"}
@@ -46,7 +46,7 @@ def test_usuario_previews_goes_back_acknowledges_the_warning_and_issues_once(pag
     flow.fill_line(3, "Por error", "1", "1")
     flow.remove_line(3)
     expect(flow.line_field(2, "Descripción")).to_have_value("Libro técnico")  # typed text survives the swaps
-    page.screenshot(path=str(tmp_path / "inteligente-step1.png"), full_page=True)
+    screenshot(page, tmp_path / "inteligente-step1.png")
     with page.expect_response(re.compile(r"/previsualizacion\.pdf$")) as pdf:  # the iframe's PDF
         flow.preview()
     assert pdf.value.status == 200 and pdf.value.headers["content-type"] == "application/pdf"
@@ -56,7 +56,7 @@ def test_usuario_previews_goes_back_acknowledges_the_warning_and_issues_once(pag
     expect(flow.receiver).to_contain_text("de DGI")
     expect(flow.total("mntPagar")).to_have_text("$ 15.900,00")
     expect(page.locator("iframe.pdf-frame")).to_be_visible()
-    page.screenshot(path=str(tmp_path / "inteligente-step2.png"), full_page=True)
+    screenshot(page, tmp_path / "inteligente-step2.png")
 
     flow.go_back_and_edit()
     expect(flow.line_field(2, "Descripción")).to_have_value("Libro técnico")
@@ -105,7 +105,7 @@ def test_soporte_looks_the_request_up_and_copies_the_support_details(page: Page,
     expect(page.get_by_test_id("dgi-state")).to_have_attribute("data-state", "pendiente")
     receipt_id = issued.receipt_ids[0]
     expect(page.get_by_role("link", name=receipt_id)).to_have_attribute("href", f"/comprobantes/{receipt_id}")
-    page.screenshot(path=str(tmp_path / "inteligente-status.png"), full_page=True)
+    screenshot(page, tmp_path / "inteligente-status.png")
 
     copied = status.copy_support_details()
     assert issued.id in copied and receipt_id in copied and "issued (final)" in copied
@@ -142,7 +142,7 @@ def test_soporte_finds_a_request_by_its_receipt_number_as_people_type_it(page: P
     expect(status.rows.first).to_have_attribute("data-request-id", previewed.id)
     shots = Path("/tmp/shots-craft")
     shots.mkdir(exist_ok=True)
-    page.screenshot(path=str(shots / "solicitudes-1366.png"), full_page=True)
+    screenshot(page, shots / "solicitudes-1366.png")
 
     receipt = wanted.receipt
     status.search_box.fill(f"{receipt.serie} {receipt.nro:07d}")  # no Enter: the list filters as you type
@@ -164,5 +164,5 @@ def test_soporte_finds_a_request_by_its_receipt_number_as_people_type_it(page: P
     status.search_box.fill("")
     expect(status.rows).to_have_count(3)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    page.screenshot(path=str(shots / "solicitudes-390.png"), full_page=True)
+    screenshot(page, shots / "solicitudes-390.png")
     shell.assert_no_csp_violations()
