@@ -27,6 +27,7 @@ test: setup
 	@scripts/debian-packages.sh $(TEST_DEBS)
 	$(BIN)/python -m portal.devsecrets
 	$(BIN)/ruff check portal tests bench
+	$(BIN)/ruff format --check portal tests bench
 	# Two workers on the two cores; then, alone, the few tests whose bounds are latencies or that kill -9 real
 	# processes (marked `serial`), so another worker's load cannot make them fail.
 	$(BIN)/python -m pytest -n 2 -m "not serial" $(PYTEST_ARGS)
@@ -54,6 +55,7 @@ translations: python-deps
 
 lint: python-deps
 	$(BIN)/ruff check portal tests bench
+	$(BIN)/ruff format --check portal tests bench
 
 clean:
 	rm -rf $(VENV) node_modules static/vendor var

@@ -69,14 +69,25 @@ def tree_cpu_seconds(root_pid: int) -> float:
 
 
 def machine() -> str:
-    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                  if line.startswith("model name")), platform.processor())
+    model = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
     return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
 
 
 def environment(workdir: Path, database_url: str) -> dict[str, str]:
-    env = {**os.environ, "CFE_VAR_DIR": str(workdir), "CFE_SECRETS_DIR": str(workdir / "secrets"),
-           "CFE_DATABASE_URL": database_url, "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        "CFE_VAR_DIR": str(workdir),
+        "CFE_SECRETS_DIR": str(workdir / "secrets"),
+        "CFE_DATABASE_URL": database_url,
+        "PYTHONPATH": str(ROOT),
+    }
     # A worktree sits one level deeper than the checkout that ../shared/domain is relative to.
     if "CFE_XSD_DIR" not in env and not (ROOT.parent / "shared/domain/dgi-xsd").is_dir():
         env.setdefault("CFE_DOMAIN_DIR", str(ROOT.parent.parent / "shared/domain"))
@@ -87,29 +98,58 @@ def prepare(env: dict[str, str]) -> str:
     """Secrets, schema, demo data; returns an access token for usuario@demo.uy (a writer of Demo S.A.)."""
     subprocess.run([PYTHON, "-m", "portal.devsecrets"], env=env, check=True, capture_output=True)  # noqa: S603
     for command in (["migrate"], ["seed"]):
-        subprocess.run([PYTHON, "-m", "portal.service", *command], env=env, check=True,  # noqa: S603
-                       capture_output=True)
-    return subprocess.run([PYTHON, "-m", "portal.service", "token", "usuario@demo.uy", "--lifetime", "3600"],  # noqa: S603
-                          env=env, check=True, capture_output=True, text=True).stdout.strip()
+        subprocess.run(  # noqa: S603
+            [PYTHON, "-m", "portal.service", *command],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+    return subprocess.run(  # noqa: S603
+        [PYTHON, "-m", "portal.service", "token", "usuario@demo.uy", "--lifetime", "3600"],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
 
 
-def start_service(env: dict[str, str], port: int, workers: int | None, threads: int | None,
-                  log: Path) -> subprocess.Popen:
-    command = [PYTHON, "-m", "gunicorn", "-c", str(ROOT / "deploy/gunicorn.conf.py"), "-b", f"127.0.0.1:{port}",
-               "--access-logfile", "/dev/null"]
+def start_service(
+    env: dict[str, str], port: int, workers: int | None, threads: int | None, log: Path
+) -> subprocess.Popen:
+    command = [
+        PYTHON,
+        "-m",
+        "gunicorn",
+        "-c",
+        str(ROOT / "deploy/gunicorn.conf.py"),
+        "-b",
+        f"127.0.0.1:{port}",
+        "--access-logfile",
+        "/dev/null",
+    ]
     if not (ROOT / "deploy/gunicorn.conf.py").exists():
         command = [PYTHON, "-m", "gunicorn", "-b", f"127.0.0.1:{port}", "--workers", "1", "--threads", "8"]
     if workers:
         command += ["--workers", str(workers)]
     if threads:
         command += ["--threads", str(threads)]
-    process = subprocess.Popen([*command, "portal.service:create_app()"], env=env, cwd=ROOT,  # noqa: S603
-                               stdout=log.open("w"), stderr=subprocess.STDOUT)
+    process = subprocess.Popen(  # noqa: S603
+        [*command, "portal.service:create_app()"],
+        env=env,
+        cwd=ROOT,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
-            outcome = loadgen.run("127.0.0.1", port, lambda: loadgen.request_bytes("GET", "/healthz", "b", {}),
-                                  connections=1, seconds=0.01)
+            outcome = loadgen.run(
+                "127.0.0.1",
+                port,
+                lambda: loadgen.request_bytes("GET", "/healthz", "b", {}),
+                connections=1,
+                seconds=0.01,
+            )
             if outcome.statuses.get(200):
                 return process
         except OSError:
@@ -119,15 +159,27 @@ def start_service(env: dict[str, str], port: int, workers: int | None, threads: 
 
 
 def issue_request_factory(port: int, token: str):
-    body = json.dumps({"tipoCFE": 101, "fmaPago": 1, "mntBruto": True,
-                       "items": [{"indFact": 3, "nomItem": "Café", "cantidad": "2", "precioUnitario": "122"},
-                                 {"indFact": 2, "nomItem": "Medialuna", "cantidad": "3",
-                                  "precioUnitario": "44"}]}).encode()
+    body = json.dumps(
+        {
+            "tipoCFE": 101,
+            "fmaPago": 1,
+            "mntBruto": True,
+            "items": [
+                {"indFact": 3, "nomItem": "Café", "cantidad": "2", "precioUnitario": "122"},
+                {"indFact": 2, "nomItem": "Medialuna", "cantidad": "3", "precioUnitario": "44"},
+            ],
+        }
+    ).encode()
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
 
     def make() -> bytes:
-        return loadgen.request_bytes("POST", "/api/v1/comprobante/emitir", f"127.0.0.1:{port}",
-                                     {**headers, "Idempotency-Key": uuid.uuid4().hex}, body)
+        return loadgen.request_bytes(
+            "POST",
+            "/api/v1/comprobante/emitir",
+            f"127.0.0.1:{port}",
+            {**headers, "Idempotency-Key": uuid.uuid4().hex},
+            body,
+        )
 
     return make
 
@@ -175,8 +227,11 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=None, help="gunicorn workers (default: deploy's)")
     parser.add_argument("--threads", type=int, default=None, help="threads per worker (default: deploy's)")
     parser.add_argument("--port", type=int, default=8115)
-    parser.add_argument("--database-url", default=None,
-                        help="an empty PostgreSQL database (postgresql+psycopg://...) instead of a new SQLite file")
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        help="an empty PostgreSQL database (postgresql+psycopg://...) instead of a new SQLite file",
+    )
     args = parser.parse_args()
 
     load_before = os.getloadavg()
@@ -191,8 +246,9 @@ def main() -> int:
         loadgen.run("127.0.0.1", args.port, make, connections=4, seconds=1.0, keep_bodies=True)  # warm-up
         for level in (int(c) for c in args.connections.split(",")):
             cpu_before, server_before = os.times(), tree_cpu_seconds(service.pid)
-            outcome = loadgen.run("127.0.0.1", args.port, make, connections=level, seconds=args.seconds,
-                                  keep_bodies=True)
+            outcome = loadgen.run(
+                "127.0.0.1", args.port, make, connections=level, seconds=args.seconds, keep_bodies=True
+            )
             cpu_after, server_after = os.times(), tree_cpu_seconds(service.pid)
             acknowledged += [json.loads(body) for body in outcome.bodies]
             generator = cpu_after.user - cpu_before.user + cpu_after.system - cpu_before.system
@@ -203,23 +259,31 @@ def main() -> int:
     checks = check_database(env, acknowledged)
     shutil.rmtree(workdir, ignore_errors=True)
 
-    print(f"\nmachine: {machine()}; load average before the run: {load_before[0]:.2f} {load_before[1]:.2f} "
-          f"{load_before[2]:.2f}")
+    print(
+        f"\nmachine: {machine()}; load average before the run: {load_before[0]:.2f} {load_before[1]:.2f} "
+        f"{load_before[2]:.2f}"
+    )
     print(f"raw RSA-2048 signing, openssl speed -multi {os.cpu_count()}: {rsa:,.0f} signs/s\n")
     cores = os.cpu_count() or 1
-    print("| connections | receipts/s | share of raw RSA | p50 | p99 | non-2xx | CPU ms per receipt: service "
-          f"+ load generator | receipts/s {cores} idle cores could give |")
+    print(
+        "| connections | receipts/s | share of raw RSA | p50 | p99 | non-2xx | CPU ms per receipt: service "
+        f"+ load generator | receipts/s {cores} idle cores could give |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for level, outcome, generator_cpu, server_cpu in rows:
         rate = outcome.ok / outcome.seconds
         errors = {s: n for s, n in outcome.statuses.items() if not 200 <= s < 300}
         per_receipt = (server_cpu + generator_cpu) * 1000 / max(outcome.ok, 1)
-        print(f"| {level} | {rate:,.0f} | {rate / rsa:.1%} | {outcome.percentile(0.5):.1f} ms | "
-              f"{outcome.percentile(0.99):.1f} ms | {errors or 0} | {server_cpu * 1000 / max(outcome.ok, 1):.1f}"
-              f" + {generator_cpu * 1000 / max(outcome.ok, 1):.1f} | {cores * 1000 / per_receipt:,.0f} |")
-    print(f"\nafter the run: {checks['stored']} receipts stored (warm-up included), {len(acknowledged)} "
-          f"acknowledged with 201; gaps {checks['gaps']}, duplicates {checks['duplicates']}, acknowledged but "
-          f"missing {checks['lost']}, invalid signature or XSD {checks['invalid']}")
+        print(
+            f"| {level} | {rate:,.0f} | {rate / rsa:.1%} | {outcome.percentile(0.5):.1f} ms | "
+            f"{outcome.percentile(0.99):.1f} ms | {errors or 0} | {server_cpu * 1000 / max(outcome.ok, 1):.1f}"
+            f" + {generator_cpu * 1000 / max(outcome.ok, 1):.1f} | {cores * 1000 / per_receipt:,.0f} |"
+        )
+    print(
+        f"\nafter the run: {checks['stored']} receipts stored (warm-up included), {len(acknowledged)} "
+        f"acknowledged with 201; gaps {checks['gaps']}, duplicates {checks['duplicates']}, acknowledged but "
+        f"missing {checks['lost']}, invalid signature or XSD {checks['invalid']}"
+    )
     sound = not (checks["gaps"] or checks["duplicates"] or checks["lost"] or checks["invalid"])
     return 0 if sound else 1
 

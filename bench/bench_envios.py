@@ -64,8 +64,11 @@ def main() -> int:
     burst_start = time.perf_counter()
     for _ in range(args.receipts):
         start = time.perf_counter()
-        answer = client.post("/api/v1/comprobante/emitir", json=bodies.body(bodies.EFACTURA),
-                             headers={**headers, "Idempotency-Key": uuid.uuid4().hex})
+        answer = client.post(
+            "/api/v1/comprobante/emitir",
+            json=bodies.body(bodies.EFACTURA),
+            headers={**headers, "Idempotency-Key": uuid.uuid4().hex},
+        )
         emitir_ms.append((time.perf_counter() - start) * 1000)
         assert answer.status_code == 201, answer.json
     burst_seconds = time.perf_counter() - burst_start
@@ -87,8 +90,9 @@ def main() -> int:
             for task in jobs.huey.read_schedule(jobs.huey._get_timestamp().replace(year=9999)):
                 task.eta = None
                 jobs.huey.execute(task)
-            accepted = session.scalar(select(func.count()).select_from(DgiSubmission)
-                                      .where(DgiSubmission.state == "aceptado"))
+            accepted = session.scalar(
+                select(func.count()).select_from(DgiSubmission).where(DgiSubmission.state == "aceptado")
+            )
             session.rollback()
             if accepted == args.receipts:
                 break
@@ -101,25 +105,52 @@ def main() -> int:
     road_rate = args.receipts / road_seconds
     decide_share = statistics.median(decide_ms) / statistics.median(emitir_ms)
     rows = [
-        ("POST emitir in-process, e-Factura, with the DGI hook", f"{statistics.median(emitir_ms):.1f} ms",
-         f"{issue_rate:.0f} receipts/s", "", ""),
-        ("the hook's envelope-or-report decision (e-Ticket)", f"{statistics.median(decide_ms):.2f} ms",
-         f"{decide_share:.1%} of an issue", "< 5%", "met" if decide_share < 0.05 else "NOT met"),
-        (f"wake-up tasks enqueued for {args.receipts} receipts in {burst_seconds:.1f} s", "",
-         str(wakeups), f"<= {int(burst_seconds) + 1}", "met" if wakeups <= int(burst_seconds) + 1 else "NOT met"),
-        (f"pack, send, DGI answers: {args.receipts} receipts in {envelopes} envelopes", f"{road_seconds:.1f} s",
-         f"{road_rate:.0f} receipts/s", "", ""),
-        ("road to DGI / issuing (same run)", "", f"{road_rate / issue_rate:.1f}x", ">= 1x",
-         "met" if road_rate >= issue_rate else "NOT met"),
+        (
+            "POST emitir in-process, e-Factura, with the DGI hook",
+            f"{statistics.median(emitir_ms):.1f} ms",
+            f"{issue_rate:.0f} receipts/s",
+            "",
+            "",
+        ),
+        (
+            "the hook's envelope-or-report decision (e-Ticket)",
+            f"{statistics.median(decide_ms):.2f} ms",
+            f"{decide_share:.1%} of an issue",
+            "< 5%",
+            "met" if decide_share < 0.05 else "NOT met",
+        ),
+        (
+            f"wake-up tasks enqueued for {args.receipts} receipts in {burst_seconds:.1f} s",
+            "",
+            str(wakeups),
+            f"<= {int(burst_seconds) + 1}",
+            "met" if wakeups <= int(burst_seconds) + 1 else "NOT met",
+        ),
+        (
+            f"pack, send, DGI answers: {args.receipts} receipts in {envelopes} envelopes",
+            f"{road_seconds:.1f} s",
+            f"{road_rate:.0f} receipts/s",
+            "",
+            "",
+        ),
+        (
+            "road to DGI / issuing (same run)",
+            "",
+            f"{road_rate / issue_rate:.1f}x",
+            ">= 1x",
+            "met" if road_rate >= issue_rate else "NOT met",
+        ),
     ]
     table = "\n".join(f"| {a} | {b} | {c} | {d} | {e} |" for a, b, c, d, e in rows)
-    section = (f"## Envíos a DGI\n\nMeasured by `bench/bench_envios.py` on {date.today()} (embedded DGI simulator, "
-               f"SQLite, tasks run in the benchmark's process; load average {os.getloadavg()[0]:.1f} on "
-               f"{os.cpu_count()} cores, shared with other work, so absolute times are noisy: read the ratios)."
-               "\n\n| measure | p50 | value | target | |\n"
-               f"|---|---|---|---|---|\n{table}\n\nIn `make run` the worker polls its queue (huey), so a single "
-               "e-Factura takes a few seconds from issue to \"aceptado\" (measured 3.4-7.3 s with `make run` "
-               "on this loaded machine); the target is 30 s.\n")
+    section = (
+        f"## Envíos a DGI\n\nMeasured by `bench/bench_envios.py` on {date.today()} (embedded DGI simulator, "
+        f"SQLite, tasks run in the benchmark's process; load average {os.getloadavg()[0]:.1f} on "
+        f"{os.cpu_count()} cores, shared with other work, so absolute times are noisy: read the ratios)."
+        "\n\n| measure | p50 | value | target | |\n"
+        f"|---|---|---|---|---|\n{table}\n\nIn `make run` the worker polls its queue (huey), so a single "
+        'e-Factura takes a few seconds from issue to "aceptado" (measured 3.4-7.3 s with `make run` '
+        "on this loaded machine); the target is 30 s.\n"
+    )
     print(section)
     if args.write:
         text = args.write.read_text() if args.write.exists() else "# Performance\n"

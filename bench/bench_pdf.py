@@ -47,16 +47,23 @@ def main() -> int:
     from portal.service.cfe.signing import CfeSigner
 
     lines = [{"indFact": 3, "nomItem": f"Artículo {i}", "cantidad": "2", "precioUnitario": "99.90"} for i in range(10)]
-    cfe = parse_cfe_input({"tipoCFE": 101, "fmaPago": 1, "mntBruto": True, "items": lines,
-                           "adenda": "Gracias por su compra."})
-    issuer = Issuer(rut="219999830019", razon_social="Demo S.A.", cdg_dgi_sucursal=1,
-                    domicilio_fiscal="Av. 18 de Julio 1234", ciudad="Montevideo", departamento="Montevideo",
-                    resolucion="Res. DGI 1234/2024", url_verificacion="https://www.demo.com.uy/verificar")
+    cfe = parse_cfe_input(
+        {"tipoCFE": 101, "fmaPago": 1, "mntBruto": True, "items": lines, "adenda": "Gracias por su compra."}
+    )
+    issuer = Issuer(
+        rut="219999830019",
+        razon_social="Demo S.A.",
+        cdg_dgi_sucursal=1,
+        domicilio_fiscal="Av. 18 de Julio 1234",
+        ciudad="Montevideo",
+        departamento="Montevideo",
+        resolucion="Res. DGI 1234/2024",
+        url_verificacion="https://www.demo.com.uy/verificar",
+    )
     signer = CfeSigner(*generate_self_signed("219999830019", "bench"))
     signed = []
     for number in range(1, args.receipts + 1):  # distinct receipts: distinct digests, QR links and codes
-        numbering = Numbering(serie="A", nro=number, cae_id=90260000011, dnro=1, hnro=100000,
-                              fec_venc=date(2030, 1, 1))
+        numbering = Numbering(serie="A", nro=number, cae_id=90260000011, dnro=1, hnro=100000, fec_venc=date(2030, 1, 1))
         signed.append(build_signed_cfe(cfe, issuer, numbering, signer, ui_value=Decimal("6.1642")))
 
     def cpu_ms(paper: str) -> list[float]:
@@ -64,8 +71,14 @@ def main() -> int:
         for receipt in signed:
             qr_png.cache_clear()
             start = time.process_time()
-            render_receipt(receipt.xml, issuer, adenda=cfe.adenda, security_code=receipt.security_code,
-                           qr_url=receipt.qr_url, paper=paper)
+            render_receipt(
+                receipt.xml,
+                issuer,
+                adenda=cfe.adenda,
+                security_code=receipt.security_code,
+                qr_url=receipt.qr_url,
+                paper=paper,
+            )
             samples.append((time.process_time() - start) * 1000)
         return samples
 

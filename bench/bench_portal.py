@@ -30,14 +30,23 @@ def start_portal(env: dict[str, str], port: int, log: Path):
     import subprocess
     import time
 
-    command = [PYTHON, "-m", "gunicorn", "-c", str(ROOT / "deploy/gunicorn-portal.conf.py"), "-b",
-               f"127.0.0.1:{port}", "portal.web:create_app()"]
+    command = [
+        PYTHON,
+        "-m",
+        "gunicorn",
+        "-c",
+        str(ROOT / "deploy/gunicorn-portal.conf.py"),
+        "-b",
+        f"127.0.0.1:{port}",
+        "portal.web:create_app()",
+    ]
     process = subprocess.Popen(command, env=env, cwd=ROOT, stdout=log.open("w"), stderr=subprocess.STDOUT)  # noqa: S603
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
-            if loadgen.run("127.0.0.1", port, lambda: loadgen.request_bytes("GET", "/", "b", {}),
-                           connections=1, seconds=0.01).statuses.get(200):
+            if loadgen.run(
+                "127.0.0.1", port, lambda: loadgen.request_bytes("GET", "/", "b", {}), connections=1, seconds=0.01
+            ).statuses.get(200):
                 return process
         except OSError:
             time.sleep(0.2)
@@ -61,22 +70,41 @@ def main() -> int:
     workdir = Path(tempfile.mkdtemp(prefix="cfe-bench-", dir=ROOT / "var" if (ROOT / "var").is_dir() else None))
     service_url, portal_url = f"http://127.0.0.1:{args.service_port}", f"http://127.0.0.1:{args.portal_port}"
     env = environment(workdir, f"sqlite:///{workdir / 'service.db'}")
-    env.update(CFE_ISSUER_URL=service_url, CFE_SERVICE_URL=service_url,
-               CFE_PORTAL_REDIRECT_URIS=f"{portal_url}/auth/callback", CFE_PORTAL_POST_LOGOUT_URIS=f"{portal_url}/",
-               PORTAL_DATABASE_URL=f"sqlite:///{workdir / 'portal.db'}", PORTAL_PUBLIC_URL=portal_url)
+    env.update(
+        CFE_ISSUER_URL=service_url,
+        CFE_SERVICE_URL=service_url,
+        CFE_PORTAL_REDIRECT_URIS=f"{portal_url}/auth/callback",
+        CFE_PORTAL_POST_LOGOUT_URIS=f"{portal_url}/",
+        PORTAL_DATABASE_URL=f"sqlite:///{workdir / 'portal.db'}",
+        PORTAL_PUBLIC_URL=portal_url,
+    )
     token = prepare(env)
     import subprocess
 
-    subprocess.run([PYTHON, "-c", "from portal.web.activity import upgrade; from portal.web.config import "  # noqa: S603
-                    "load_config; upgrade(load_config()['PORTAL_DATABASE_URL'])"], env=env, check=True)
+    subprocess.run(  # noqa: S603
+        [
+            PYTHON,
+            "-c",
+            "from portal.web.activity import upgrade; from portal.web.config import "
+            "load_config; upgrade(load_config()['PORTAL_DATABASE_URL'])",
+        ],
+        env=env,
+        check=True,
+    )
     service = start_service(env, args.service_port, None, None, workdir / "service.log")
     portal = start_portal(env, args.portal_port, workdir / "portal.log")
     try:
-        receipt = requests.post(f"{service_url}/api/v1/comprobante/emitir", timeout=30,
-                                headers={"Authorization": f"Bearer {token}"},
-                                json={"tipoCFE": 101, "fmaPago": 1, "mntBruto": True,
-                                      "items": [{"indFact": 3, "nomItem": "Café", "cantidad": "2",
-                                                 "precioUnitario": "122"}]}).json()
+        receipt = requests.post(
+            f"{service_url}/api/v1/comprobante/emitir",
+            timeout=30,
+            headers={"Authorization": f"Bearer {token}"},
+            json={
+                "tipoCFE": 101,
+                "fmaPago": 1,
+                "mntBruto": True,
+                "items": [{"indFact": 3, "nomItem": "Café", "cantidad": "2", "precioUnitario": "122"}],
+            },
+        ).json()
         browser = requests.Session()
         start = browser.get(f"{portal_url}/auth/login", allow_redirects=False, timeout=10)
         answer = provider_sign_in(start.headers["Location"], "usuario@demo.uy")
@@ -92,8 +120,9 @@ def main() -> int:
         results = {}
         for name, request in (("landing", landing), ("receipt", receipt_page), ("landing again", landing)):
             loadgen.run("127.0.0.1", args.portal_port, lambda r=request: r, connections=4, seconds=0.5)
-            results[name] = loadgen.run("127.0.0.1", args.portal_port, lambda r=request: r,
-                                        connections=args.connections, seconds=args.seconds)
+            results[name] = loadgen.run(
+                "127.0.0.1", args.portal_port, lambda r=request: r, connections=args.connections, seconds=args.seconds
+            )
     finally:
         for process in (portal, service):
             process.terminate()
@@ -101,16 +130,22 @@ def main() -> int:
         shutil.rmtree(workdir, ignore_errors=True)
 
     print(f"\nmachine: {machine()}; load average before the run: {' '.join(f'{x:.2f}' for x in load_before)}")
-    print(f"{args.connections} connections, {args.seconds:.0f} s each; portal and service under gunicorn with "
-          "deploy/'s settings\n")
+    print(
+        f"{args.connections} connections, {args.seconds:.0f} s each; portal and service under gunicorn with "
+        "deploy/'s settings\n"
+    )
     print("| page | pages/s | p50 | p99 | non-200 |")
     print("|---|---|---|---|---|")
     for name, outcome in results.items():
         other = {s: n for s, n in outcome.statuses.items() if s != 200}
-        print(f"| {name} | {outcome.statuses.get(200, 0) / outcome.seconds:,.0f} | {outcome.percentile(0.5):.1f} ms"
-              f" | {outcome.percentile(0.99):.1f} ms | {other or 0} |")
-    landing_rate = (results["landing"].statuses.get(200, 0) / results["landing"].seconds
-                    + results["landing again"].statuses.get(200, 0) / results["landing again"].seconds) / 2
+        print(
+            f"| {name} | {outcome.statuses.get(200, 0) / outcome.seconds:,.0f} | {outcome.percentile(0.5):.1f} ms"
+            f" | {outcome.percentile(0.99):.1f} ms | {other or 0} |"
+        )
+    landing_rate = (
+        results["landing"].statuses.get(200, 0) / results["landing"].seconds
+        + results["landing again"].statuses.get(200, 0) / results["landing again"].seconds
+    ) / 2
     receipt_rate = results["receipt"].statuses.get(200, 0) / results["receipt"].seconds
     print(f"\nreceipt page / landing page: {receipt_rate / landing_rate:.0%} (target: at least 30%)")
     return 0

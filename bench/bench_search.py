@@ -26,12 +26,31 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 TARGET_P95_MS = 100
-NAMES = ("Ferretería", "Almacén", "Farmacia", "Panadería", "Estudio", "Distribuidora", "Transportes",
-         "Ñandú", "Librería", "Constructora", "Óptica", "Carnicería")
+NAMES = (
+    "Ferretería",
+    "Almacén",
+    "Farmacia",
+    "Panadería",
+    "Estudio",
+    "Distribuidora",
+    "Transportes",
+    "Ñandú",
+    "Librería",
+    "Constructora",
+    "Óptica",
+    "Carnicería",
+)
 PLACES = ("del Centro", "Norte", "Oriental", "Pocitos", "del Prado", "Cordón", "Malvín", "La Teja", "Unión")
-SEARCH_INDEXES = ("ix_cfe_emitido_listado", "ix_cfe_emitido_moneda", "ix_cfe_emitido_nro",
-                  "ix_cfe_emitido_receptor_doc", "ix_cfe_emitido_receptor_busqueda", "ix_cfe_emitido_dgi_status",
-                  "ix_cfe_emitido_request_id", "ix_cfe_emitido_idempotency_key")
+SEARCH_INDEXES = (
+    "ix_cfe_emitido_listado",
+    "ix_cfe_emitido_moneda",
+    "ix_cfe_emitido_nro",
+    "ix_cfe_emitido_receptor_doc",
+    "ix_cfe_emitido_receptor_busqueda",
+    "ix_cfe_emitido_dgi_status",
+    "ix_cfe_emitido_request_id",
+    "ix_cfe_emitido_idempotency_key",
+)
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -52,8 +71,9 @@ def _fill(app, count: int) -> dict:
         template = db.session().scalar(select(IssuedCfe))
         columns = {c.name: getattr(template, c.key) for c in IssuedCfe.__table__.columns}
         columns["xml"] = template.xml[:1500]  # the list never reads it; keep the file a realistic width
-        receivers = [(f"21{rng.randrange(10**9, 10**10)}", f"{rng.choice(NAMES)} {rng.choice(PLACES)} {i}")
-                     for i in range(3000)]
+        receivers = [
+            (f"21{rng.randrange(10**9, 10**10)}", f"{rng.choice(NAMES)} {rng.choice(PLACES)} {i}") for i in range(3000)
+        ]
         today = datetime.now(UTC).date()
         numbers = {101: 0, 111: 0}
         rows = []
@@ -62,16 +82,28 @@ def _fill(app, count: int) -> dict:
             numbers[tipo] += 1
             doc, name = rng.choice(receivers)
             day = today - timedelta(days=int((count - i) * 365 / count))
-            rows.append({**columns, "id": f"bench{i:027d}", "tipo_cfe": tipo, "nro": numbers[tipo] + 1,
-                         "fch_emis": day, "tpo_moneda": "USD" if rng.random() < 0.1 else "UYU",
-                         "mnt_total": round(rng.uniform(100, 90000), 2), "mnt_pagar": round(rng.uniform(100, 90000), 2),
-                         "receptor_doc": doc, "receptor_nombre": name, "receptor_busqueda": folded(name),
-                         "dgi_status": "rechazado" if rng.random() < 0.002 else "aceptado",
-                         "request_id": f"req{i:029d}", "idempotency_key": f"key-{i}"})
+            rows.append(
+                {
+                    **columns,
+                    "id": f"bench{i:027d}",
+                    "tipo_cfe": tipo,
+                    "nro": numbers[tipo] + 1,
+                    "fch_emis": day,
+                    "tpo_moneda": "USD" if rng.random() < 0.1 else "UYU",
+                    "mnt_total": round(rng.uniform(100, 90000), 2),
+                    "mnt_pagar": round(rng.uniform(100, 90000), 2),
+                    "receptor_doc": doc,
+                    "receptor_nombre": name,
+                    "receptor_busqueda": folded(name),
+                    "dgi_status": "rechazado" if rng.random() < 0.002 else "aceptado",
+                    "request_id": f"req{i:029d}",
+                    "idempotency_key": f"key-{i}",
+                }
+            )
         start = time.perf_counter()
         with db.write_transaction() as session:
             for chunk in range(0, count, 10_000):
-                session.execute(insert(IssuedCfe), rows[chunk:chunk + 10_000])
+                session.execute(insert(IssuedCfe), rows[chunk : chunk + 10_000])
         fill_s = time.perf_counter() - start
     middle = rows[count // 2]
     return {"fill_s": fill_s, "today": today, "middle": middle, "name": middle["receptor_nombre"]}
@@ -143,8 +175,11 @@ def main() -> int:
     queries = _queries(facts)
     indexed = _measure(client, headers, queries, args.repeat)
     start = time.perf_counter()
-    export = client.get("/api/v1/comprobante/buscar", headers={**headers, "Accept": "text/csv"},
-                        query_string={"desde": (facts["today"] - timedelta(days=30)).isoformat()})
+    export = client.get(
+        "/api/v1/comprobante/buscar",
+        headers={**headers, "Accept": "text/csv"},
+        query_string={"desde": (facts["today"] - timedelta(days=30)).isoformat()},
+    )
     csv_rows = export.data.count(b"\r\n") - 1
     csv_ms = (time.perf_counter() - start) * 1000
     with app.app_context(), db.write_transaction() as session:
@@ -156,13 +191,19 @@ def main() -> int:
 
 
 def _report(count, fill_s, queries, indexed, bare, csv_rows, csv_ms) -> str:
-    lines = [f"Receipt search over {count:,} receipts of one company (bench/bench_search.py, "
-             f"{datetime.now(UTC):%Y-%m-%d}, {platform.machine()}, {os.cpu_count()} cores, SQLite)",
-             f"Bulk fill: {fill_s:.1f} s. Target: p95 < {TARGET_P95_MS} ms per query, whole endpoint in-process.", "",
-             "| query | p50 | p95 | p95 without the search indexes | ratio | target |", "|---|---|---|---|---|---|"]
+    lines = [
+        f"Receipt search over {count:,} receipts of one company (bench/bench_search.py, "
+        f"{datetime.now(UTC):%Y-%m-%d}, {platform.machine()}, {os.cpu_count()} cores, SQLite)",
+        f"Bulk fill: {fill_s:.1f} s. Target: p95 < {TARGET_P95_MS} ms per query, whole endpoint in-process.",
+        "",
+        "| query | p50 | p95 | p95 without the search indexes | ratio | target |",
+        "|---|---|---|---|---|---|",
+    ]
     for (name, _params), (p50, p95), (_bp50, bare95) in zip(queries, indexed, bare, strict=True):
-        lines.append(f"| {name} | {p50:.1f} ms | {p95:.1f} ms | {bare95:.1f} ms | {bare95 / p95:.1f}x | "
-                     f"{'met' if p95 < TARGET_P95_MS else '**missed**'} |")
+        lines.append(
+            f"| {name} | {p50:.1f} ms | {p95:.1f} ms | {bare95:.1f} ms | {bare95 / p95:.1f}x | "
+            f"{'met' if p95 < TARGET_P95_MS else '**missed**'} |"
+        )
     lines.append(f"\nCSV export of the last 30 days ({csv_rows:,} rows, streamed): {csv_ms:.0f} ms.")
     return "\n".join(lines)
 

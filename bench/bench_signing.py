@@ -51,8 +51,14 @@ def main() -> int:
 
     lines = [{"indFact": 3, "nomItem": f"Artículo {i}", "cantidad": "2", "precioUnitario": "99.90"} for i in range(10)]
     cfe = parse_cfe_input({"tipoCFE": 101, "fmaPago": 1, "mntBruto": True, "items": lines})
-    issuer = Issuer(rut="219999830019", razon_social="Demo S.A.", cdg_dgi_sucursal=1,
-                    domicilio_fiscal="Av. 18 de Julio 1234", ciudad="Montevideo", departamento="Montevideo")
+    issuer = Issuer(
+        rut="219999830019",
+        razon_social="Demo S.A.",
+        cdg_dgi_sucursal=1,
+        domicilio_fiscal="Av. 18 de Julio 1234",
+        ciudad="Montevideo",
+        departamento="Montevideo",
+    )
     numbering = Numbering(serie="A", nro=1, cae_id=90260000011, dnro=1, hnro=100000, fec_venc=date(2030, 1, 1))
     signer = CfeSigner(*generate_self_signed("219999830019", "bench"))
     load_schema()
@@ -78,12 +84,15 @@ def main() -> int:
     print(f"raw RSA-2048 signing, one process (openssl speed): {rsa_before:,.0f} before, {rsa_after:,.0f} after\n")
     print("| step (10-line e-Ticket) | per second | ms each | share of raw RSA |")
     print("|---|---|---|---|")
-    print(f"| XMLDSig signature (CfeSigner.sign) | {1000 / sign_ms:,.0f} | {sign_ms:.3f} | "
-          f"{1000 / sign_ms / rsa:.0%} |")
+    print(
+        f"| XMLDSig signature (CfeSigner.sign) | {1000 / sign_ms:,.0f} | {sign_ms:.3f} | {1000 / sign_ms / rsa:.0%} |"
+    )
     print(f"| building the XML (build_cfe_xml, totals) | {build:,.0f} | {1000 / build:.3f} | |")
     print(f"| XSD validation (validate_cfe) | {xsd:,.0f} | {1000 / xsd:.3f} | |")
-    print(f"| build_signed_cfe (rules, totals, XML, signature, XSD) | {whole:,.0f} | {1000 / whole:.3f} | "
-          f"{whole / rsa:.0%} |")
+    print(
+        f"| build_signed_cfe (rules, totals, XML, signature, XSD) | {whole:,.0f} | {1000 / whole:.3f} | "
+        f"{whole / rsa:.0%} |"
+    )
     return 0
 
 

@@ -56,8 +56,9 @@ async def _read_response(reader: asyncio.StreamReader) -> tuple[int, bytes, bool
     return status, body, close
 
 
-async def _connection(host: str, port: int, make_request: Callable[[], bytes], deadline: float,
-                      outcome: Outcome, keep_bodies: bool) -> None:
+async def _connection(
+    host: str, port: int, make_request: Callable[[], bytes], deadline: float, outcome: Outcome, keep_bodies: bool
+) -> None:
     reader, writer = await asyncio.open_connection(host, port)
     try:
         while time.perf_counter() < deadline:
@@ -75,16 +76,24 @@ async def _connection(host: str, port: int, make_request: Callable[[], bytes], d
         writer.close()
 
 
-def run(host: str, port: int, make_request: Callable[[], bytes], *, connections: int, seconds: float,
-        keep_bodies: bool = False) -> Outcome:
+def run(
+    host: str,
+    port: int,
+    make_request: Callable[[], bytes],
+    *,
+    connections: int,
+    seconds: float,
+    keep_bodies: bool = False,
+) -> Outcome:
     """`connections` clients, each sending `make_request()` back to back for `seconds`."""
     outcome = Outcome()
 
     async def main() -> None:
         deadline = time.perf_counter() + seconds
         started = time.perf_counter()
-        await asyncio.gather(*(_connection(host, port, make_request, deadline, outcome, keep_bodies)
-                               for _ in range(connections)))
+        await asyncio.gather(
+            *(_connection(host, port, make_request, deadline, outcome, keep_bodies) for _ in range(connections))
+        )
         outcome.seconds = time.perf_counter() - started
 
     asyncio.run(main())

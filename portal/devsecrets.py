@@ -46,8 +46,9 @@ def ensure_secrets() -> list[str]:
 
     def rsa_pem() -> str:
         key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-        return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                 serialization.NoEncryption()).decode()
+        return key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        ).decode()
 
     generators = {
         "portal-secret-key": lambda: secrets.token_urlsafe(48),

@@ -64,8 +64,14 @@ def main() -> int:
         print("generated development secrets:", ", ".join(created))
     env = _environment(args.service_port, args.portal_port)
     _run(["-m", "portal.service", "migrate"], env)
-    _run(["-c", "from portal.web.activity import upgrade; from portal.web.config import load_config; "
-                "upgrade(load_config()['PORTAL_DATABASE_URL'])"], env)
+    _run(
+        [
+            "-c",
+            "from portal.web.activity import upgrade; from portal.web.config import load_config; "
+            "upgrade(load_config()['PORTAL_DATABASE_URL'])",
+        ],
+        env,
+    )
     _run(["-m", "portal.service", "seed"], env)
 
     gunicorn = [sys.executable, "-m", "gunicorn", "--access-logfile", "-", "--graceful-timeout", "5"]
@@ -82,14 +88,34 @@ def main() -> int:
 
   Ctrl-C stops everything.
 """
-    run_together([
-        [*gunicorn, "-b", f"127.0.0.1:{args.service_port}", "--workers", "1", "--threads", "8",
-         "portal.service:create_app()"],
-        [*gunicorn, "-b", f"127.0.0.1:{args.portal_port}", "--workers", "2", "--threads", "4",
-         "portal.web:create_app()"],
-        # Background work (DGI submission, e-mail) on huey over SQLite: no extra server on one machine.
-        [sys.executable, "-m", "portal.service", "worker"],
-    ], env, banner)
+    run_together(
+        [
+            [
+                *gunicorn,
+                "-b",
+                f"127.0.0.1:{args.service_port}",
+                "--workers",
+                "1",
+                "--threads",
+                "8",
+                "portal.service:create_app()",
+            ],
+            [
+                *gunicorn,
+                "-b",
+                f"127.0.0.1:{args.portal_port}",
+                "--workers",
+                "2",
+                "--threads",
+                "4",
+                "portal.web:create_app()",
+            ],
+            # Background work (DGI submission, e-mail) on huey over SQLite: no extra server on one machine.
+            [sys.executable, "-m", "portal.service", "worker"],
+        ],
+        env,
+        banner,
+    )
     return 0
 
 

@@ -19,18 +19,23 @@ DEPLOY = paths.PROJECT_ROOT / "deploy"
 
 
 def main() -> int:
-    migrate_portal = ("from portal.web.activity import upgrade; from portal.web.config import load_config; "
-                      "upgrade(load_config()['PORTAL_DATABASE_URL'])")
+    migrate_portal = (
+        "from portal.web.activity import upgrade; from portal.web.config import load_config; "
+        "upgrade(load_config()['PORTAL_DATABASE_URL'])"
+    )
     for command in (["-m", "portal.service", "migrate"], ["-c", migrate_portal]):
         subprocess.run([sys.executable, *command], check=True)  # noqa: S603 - our own modules
     gunicorn = [sys.executable, "-m", "gunicorn"]
-    run_together([
-        [*gunicorn, "-c", str(DEPLOY / "gunicorn.conf.py"), "portal.service:create_app()"],
-        [*gunicorn, "-c", str(DEPLOY / "gunicorn-portal.conf.py"), "portal.web:create_app()"],
-        # The background worker (DGI submission, e-mail): the queue is CFE_JOBS_URL (Redis for several machines).
-        [sys.executable, "-m", "portal.service", "worker"],
-    ], None, "CFE service, portal and background worker started (deploy/gunicorn*.conf.py); SIGTERM or Ctrl-C "
-             "stops them.")
+    run_together(
+        [
+            [*gunicorn, "-c", str(DEPLOY / "gunicorn.conf.py"), "portal.service:create_app()"],
+            [*gunicorn, "-c", str(DEPLOY / "gunicorn-portal.conf.py"), "portal.web:create_app()"],
+            # The background worker (DGI submission, e-mail): the queue is CFE_JOBS_URL (Redis for several machines).
+            [sys.executable, "-m", "portal.service", "worker"],
+        ],
+        None,
+        "CFE service, portal and background worker started (deploy/gunicorn*.conf.py); SIGTERM or Ctrl-C stops them.",
+    )
     return 0
 
 

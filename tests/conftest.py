@@ -31,8 +31,15 @@ def _isolated_environment(run_dir: Path) -> Iterator[None]:
     saved = dict(os.environ)
     os.environ["CFE_VAR_DIR"] = str(run_dir / "var")
     os.environ["CFE_SECRETS_DIR"] = str(run_dir / "secrets")
-    for name in ("CFE_DATABASE_URL", "PORTAL_DATABASE_URL", "CFE_RATELIMIT_STORAGE_URL", "CFE_ISSUER_URL",
-                 "CFE_SERVICE_URL", "PORTAL_SESSION_REDIS_URL", "CFE_JOBS_URL"):
+    for name in (
+        "CFE_DATABASE_URL",
+        "PORTAL_DATABASE_URL",
+        "CFE_RATELIMIT_STORAGE_URL",
+        "CFE_ISSUER_URL",
+        "CFE_SERVICE_URL",
+        "PORTAL_SESSION_REDIS_URL",
+        "CFE_JOBS_URL",
+    ):
         os.environ.pop(name, None)
     from portal.devsecrets import ensure_secrets
 
@@ -77,8 +84,11 @@ def _copy_db(template: Path, target: Path) -> str:
 def service_config(service_db_template: Path, tmp_path: Path) -> dict:
     # memory://: each test app gets an empty queue of its own; tests run what was enqueued with
     # portal.service.jobs.run_pending() (or start a real worker) when they mean to.
-    return {"DATABASE_URL": _copy_db(service_db_template, tmp_path / "service.db"), "TESTING": True,
-            "JOBS_URL": "memory://"}
+    return {
+        "DATABASE_URL": _copy_db(service_db_template, tmp_path / "service.db"),
+        "TESTING": True,
+        "JOBS_URL": "memory://",
+    }
 
 
 @pytest.fixture
@@ -154,8 +164,7 @@ class LiveServer:
         self.url = f"http://127.0.0.1:{self.server.server_port}"
         # A short poll interval: shutdown() waits up to one interval, and the default 0.5 s per live server
         # was almost half of the suite's non-browser time.
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02},
-                                       daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     def _dispatch(self, environ, start_response):
         return self.app(environ, start_response)
@@ -189,9 +198,12 @@ def live_service(live_urls, service_config):
     from portal.service.seed import sync_portal_client
 
     service, portal = live_urls
-    config = {**service_config, "ISSUER": service.url,
-              "PORTAL_REDIRECT_URIS": [f"{portal.url}/auth/callback"],
-              "PORTAL_POST_LOGOUT_URIS": [f"{portal.url}/"]}
+    config = {
+        **service_config,
+        "ISSUER": service.url,
+        "PORTAL_REDIRECT_URIS": [f"{portal.url}/auth/callback"],
+        "PORTAL_POST_LOGOUT_URIS": [f"{portal.url}/"],
+    }
     app = create_app(config)
     with app.app_context():
         sync_portal_client(service_db.session())
@@ -203,9 +215,14 @@ def live_service(live_urls, service_config):
 
 @pytest.fixture
 def portal_config(live_urls, live_service, portal_db_template, tmp_path) -> dict:
-    return {"CFE_SERVICE_URL": live_service.url, "OIDC_ISSUER": live_service.url, "TESTING": True,
-            "PORTAL_DATABASE_URL": _copy_db(portal_db_template, tmp_path / "portal.db"),
-            "SESSION_DIR": str(tmp_path / "sessions"), "SERVER_NAME": live_urls[1].url.split("//")[1]}
+    return {
+        "CFE_SERVICE_URL": live_service.url,
+        "OIDC_ISSUER": live_service.url,
+        "TESTING": True,
+        "PORTAL_DATABASE_URL": _copy_db(portal_db_template, tmp_path / "portal.db"),
+        "SESSION_DIR": str(tmp_path / "sessions"),
+        "SERVER_NAME": live_urls[1].url.split("//")[1],
+    }
 
 
 @pytest.fixture

@@ -22,5 +22,16 @@ from portal.client.errors import (
     ValidationError,
 )
 
-__all__ = ["CfeClient", "CfeError", "Conflict", "FieldError", "Forbidden", "NotFound", "RateLimited",
-           "ServiceUnavailable", "Unauthorized", "UserApi", "ValidationError"]
+__all__ = [
+    "CfeClient",
+    "CfeError",
+    "Conflict",
+    "FieldError",
+    "Forbidden",
+    "NotFound",
+    "RateLimited",
+    "ServiceUnavailable",
+    "Unauthorized",
+    "UserApi",
+    "ValidationError",
+]

@@ -13,8 +13,7 @@ from portal.client.inteligente import InteligenteApi
 from portal.client.models import UserInfo
 
 
-class UserApi(ComprobantesApi, ApiKeysApi, DgiApi, InteligenteApi, EmpresaApi, EnviosApi, CorreoApi,
-              Transport):
+class UserApi(ComprobantesApi, ApiKeysApi, DgiApi, InteligenteApi, EmpresaApi, EnviosApi, CorreoApi, Transport):
     """The service as one caller sees it."""
 
     def userinfo(self) -> UserInfo:

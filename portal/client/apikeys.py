@@ -34,8 +34,7 @@ class WindowUsage:
 
     @classmethod
     def from_json(cls, data: dict) -> WindowUsage:
-        return cls(used=int(data["usados"]), remaining=int(data["restantes"]),
-                   resets_at=_moment(data["reiniciaEn"]))
+        return cls(used=int(data["usados"]), remaining=int(data["restantes"]), resets_at=_moment(data["reiniciaEn"]))
 
 
 @dataclass(frozen=True)
@@ -50,8 +49,13 @@ class ApiKeyEvent:
 
     @classmethod
     def from_json(cls, data: dict) -> ApiKeyEvent:
-        return cls(action=data["accion"], actor=data["actor"], at=_moment(data["fecha"]),
-                   old=data.get("anterior"), new=data.get("nuevo"))
+        return cls(
+            action=data["accion"],
+            actor=data["actor"],
+            at=_moment(data["fecha"]),
+            old=data.get("anterior"),
+            new=data.get("nuevo"),
+        )
 
 
 @dataclass(frozen=True)
@@ -75,12 +79,20 @@ class ApiKey:
 
     @classmethod
     def from_json(cls, data: dict) -> ApiKey:
-        return cls(id=data["id"], prefix=data["prefijo"], name=data["nombre"], status=data["estado"],
-                   created_at=_moment(data["creadaEn"]), created_by=data["creadaPor"],
-                   last_used_at=_moment(data.get("ultimoUso")), revoked_at=_moment(data.get("revocadaEn")),
-                   revoked_by=data.get("revocadaPor"), rate_limit=RateLimit.from_json(data["rateLimit"]),
-                   usage=WindowUsage.from_json(data["uso"]) if data.get("uso") else None,
-                   events=tuple(ApiKeyEvent.from_json(e) for e in data.get("eventos", [])))
+        return cls(
+            id=data["id"],
+            prefix=data["prefijo"],
+            name=data["nombre"],
+            status=data["estado"],
+            created_at=_moment(data["creadaEn"]),
+            created_by=data["creadaPor"],
+            last_used_at=_moment(data.get("ultimoUso")),
+            revoked_at=_moment(data.get("revocadaEn")),
+            revoked_by=data.get("revocadaPor"),
+            rate_limit=RateLimit.from_json(data["rateLimit"]),
+            usage=WindowUsage.from_json(data["uso"]) if data.get("uso") else None,
+            events=tuple(ApiKeyEvent.from_json(e) for e in data.get("eventos", [])),
+        )
 
 
 @dataclass(frozen=True)
@@ -112,5 +124,6 @@ class ApiKeysApi(Transport):
         return ApiKey.from_json(self._json("POST", f"/api/v1/apikeys/{quote(key_id, safe='')}/revocar"))
 
     def set_api_key_rate_limit(self, key_id: str, rate_limit: RateLimit) -> ApiKey:
-        return ApiKey.from_json(self._json("POST", f"/api/v1/apikeys/{quote(key_id, safe='')}/rate-limit",
-                                           json=rate_limit.to_json()))
+        return ApiKey.from_json(
+            self._json("POST", f"/api/v1/apikeys/{quote(key_id, safe='')}/rate-limit", json=rate_limit.to_json())
+        )

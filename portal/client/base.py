@@ -37,8 +37,15 @@ class _CappedRetry(Retry):
 class CfeClient:
     """The process-wide client: holds the connection pool and the settings."""
 
-    def __init__(self, base_url: str, *, connect_timeout: float = 3.05, read_timeout: float = 20.0,
-                 retries: int = 2, user_agent: str = "cfe-portal"):
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        connect_timeout: float = 3.05,
+        read_timeout: float = 20.0,
+        retries: int = 2,
+        user_agent: str = "cfe-portal",
+    ):
         self.base_url = base_url.rstrip("/")
         self.timeout = (connect_timeout, read_timeout)
         self.session = requests.Session()
@@ -54,15 +61,28 @@ class CfeClient:
     def _adapter(retries: int, *, retry_on_status: bool) -> HTTPAdapter:
         # A refused connection never reached the service, so it is retried for every method; a 502/503/504
         # may have, so only safe calls (GET, or POST with an Idempotency-Key) retry on status.
-        retry = _CappedRetry(total=retries, connect=retries, read=0, status=retries if retry_on_status else 0,
-                             backoff_factor=0.2, status_forcelist=_RETRY_STATUSES,
-                             allowed_methods=frozenset({"GET", "HEAD", "POST"}),
-                             respect_retry_after_header=True, raise_on_status=False)
+        retry = _CappedRetry(
+            total=retries,
+            connect=retries,
+            read=0,
+            status=retries if retry_on_status else 0,
+            backoff_factor=0.2,
+            status_forcelist=_RETRY_STATUSES,
+            allowed_methods=frozenset({"GET", "HEAD", "POST"}),
+            respect_retry_after_header=True,
+            raise_on_status=False,
+        )
         return HTTPAdapter(max_retries=retry, pool_connections=4, pool_maxsize=16)
 
-    def as_user(self, access_token: str | None = None, *, company_id: int | None = None,
-                api_key: str | None = None, locale: str | None = None,
-                request_id: str | None = None):
+    def as_user(
+        self,
+        access_token: str | None = None,
+        *,
+        company_id: int | None = None,
+        api_key: str | None = None,
+        locale: str | None = None,
+        request_id: str | None = None,
+    ):
         from portal.client.api import UserApi
 
         """An API view that sends this caller's credentials with every call."""
@@ -77,9 +97,16 @@ class CfeClient:
             headers["Accept-Language"] = locale
         return UserApi(self, headers, request_id)
 
-    def request(self, method: str, path: str, *, headers: dict[str, str], idempotent: bool,
-                retry_on_status: bool = True,
-                **kwargs: Any) -> requests.Response:
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        headers: dict[str, str],
+        idempotent: bool,
+        retry_on_status: bool = True,
+        **kwargs: Any,
+    ) -> requests.Response:
         """Send one request; raise a CfeError for anything but 2xx."""
         url = self.base_url + path
         safe = (method == "GET" or idempotent) and retry_on_status
@@ -88,12 +115,19 @@ class CfeClient:
             response = self._send(session_adapter, method, url, headers, kwargs)
         except (requests.Timeout, requests.ConnectionError) as exc:
             if _is_read_timeout(exc):
-                raise errors.ServiceUnavailable("El servicio CFE no respondió a tiempo.", code="timeout",
-                                                request_id=headers.get("X-Request-ID")) from exc
-            raise errors.ServiceUnavailable("No se pudo conectar con el servicio CFE.", code="unreachable",
-                                            request_id=headers.get("X-Request-ID")) from exc
-        log.info("%s %s -> %s request_id=%s", method, path, response.status_code,
-                 response.headers.get("X-Request-ID", headers.get("X-Request-ID")))
+                raise errors.ServiceUnavailable(
+                    "El servicio CFE no respondió a tiempo.", code="timeout", request_id=headers.get("X-Request-ID")
+                ) from exc
+            raise errors.ServiceUnavailable(
+                "No se pudo conectar con el servicio CFE.", code="unreachable", request_id=headers.get("X-Request-ID")
+            ) from exc
+        log.info(
+            "%s %s -> %s request_id=%s",
+            method,
+            path,
+            response.status_code,
+            response.headers.get("X-Request-ID", headers.get("X-Request-ID")),
+        )
         if response.status_code >= 400:
             raise _error_from(response, headers.get("X-Request-ID"))
         return response
@@ -123,8 +157,14 @@ def _error_from(response: requests.Response, sent_request_id: str | None) -> err
         pass
     retry_after = response.headers.get("Retry-After")
     cls = errors.error_for_status(response.status_code)
-    return cls(message, status=response.status_code, code=code, fields=fields, request_id=request_id,
-               retry_after=float(retry_after) if retry_after and retry_after.isdigit() else None)
+    return cls(
+        message,
+        status=response.status_code,
+        code=code,
+        fields=fields,
+        request_id=request_id,
+        retry_after=float(retry_after) if retry_after and retry_after.isdigit() else None,
+    )
 
 
 class Transport:
@@ -135,17 +175,26 @@ class Transport:
         self._headers = headers
         self.request_id = request_id
 
-    def _request(self, method: str, path: str, *, idempotency_key: str | None = None,
-                 accept: str = "application/json", headers_extra: dict[str, str] | None = None,
-                 retry_on_status: bool = True, **kwargs: Any) -> requests.Response:
+    def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        idempotency_key: str | None = None,
+        accept: str = "application/json",
+        headers_extra: dict[str, str] | None = None,
+        retry_on_status: bool = True,
+        **kwargs: Any,
+    ) -> requests.Response:
         headers = dict(self._headers)
         headers.update(headers_extra or {})
         headers["X-Request-ID"] = self.request_id or uuid.uuid4().hex
         headers["Accept"] = accept
         if idempotency_key:
             headers["Idempotency-Key"] = idempotency_key
-        return self._client.request(method, path, headers=headers, idempotent=bool(idempotency_key),
-                                    retry_on_status=retry_on_status, **kwargs)
+        return self._client.request(
+            method, path, headers=headers, idempotent=bool(idempotency_key), retry_on_status=retry_on_status, **kwargs
+        )
 
     def _json(self, method: str, path: str, **kwargs: Any) -> Any:
         return self._request(method, path, **kwargs).json()

@@ -28,10 +28,21 @@ class ReceiptSummary:
     @classmethod
     def from_json(cls, data: dict) -> ReceiptSummary:
         receiver = data.get("receptor") or {}
-        return cls(data["idCfeEmitido"], int(data["tipoCFE"]), data["serie"], int(data["nro"]), data["numero"],
-                   date.fromisoformat(data["fchEmis"]), data["tpoMoneda"], Decimal(data["mntTotal"]),
-                   Decimal(data["mntPagar"]), receiver.get("docRecep"), receiver.get("rznSocRecep"),
-                   data["estadoDGI"], data.get("solicitud"))
+        return cls(
+            data["idCfeEmitido"],
+            int(data["tipoCFE"]),
+            data["serie"],
+            int(data["nro"]),
+            data["numero"],
+            date.fromisoformat(data["fchEmis"]),
+            data["tpoMoneda"],
+            Decimal(data["mntTotal"]),
+            Decimal(data["mntPagar"]),
+            receiver.get("docRecep"),
+            receiver.get("rznSocRecep"),
+            data["estadoDGI"],
+            data.get("solicitud"),
+        )
 
 
 @dataclass(frozen=True)
@@ -52,7 +63,9 @@ class ReceiptPage:
 
     @classmethod
     def from_json(cls, data: dict) -> ReceiptPage:
-        return cls(tuple(ReceiptSummary.from_json(r) for r in data["comprobantes"]), data.get("siguiente"),
-                   int(data["cantidad"]),
-                   tuple(CurrencyTotal(t["moneda"], int(t["cantidad"]), Decimal(t["mntTotal"]))
-                         for t in data["totales"]))
+        return cls(
+            tuple(ReceiptSummary.from_json(r) for r in data["comprobantes"]),
+            data.get("siguiente"),
+            int(data["cantidad"]),
+            tuple(CurrencyTotal(t["moneda"], int(t["cantidad"]), Decimal(t["mntTotal"])) for t in data["totales"]),
+        )

@@ -12,9 +12,22 @@ from portal.client.envios import DgiState
 from portal.client.models import parse_datetime as _dt
 
 BASE = "/api/v1/comprobante"
-__all__ = ["AppliedReference", "CaeInfo", "ComprobantesApi", "CurrencyTotal", "IssuedReceipt", "NoteDraft",
-           "PreviewLink", "ReceiptPage", "ReceiptReference", "ReceiptSummary", "ReceiptWarning", "ReferenceChange",
-           "RelatedNote", "SignedXml"]
+__all__ = [
+    "AppliedReference",
+    "CaeInfo",
+    "ComprobantesApi",
+    "CurrencyTotal",
+    "IssuedReceipt",
+    "NoteDraft",
+    "PreviewLink",
+    "ReceiptPage",
+    "ReceiptReference",
+    "ReceiptSummary",
+    "ReceiptWarning",
+    "ReferenceChange",
+    "RelatedNote",
+    "SignedXml",
+]
 
 
 @dataclass(frozen=True)
@@ -75,23 +88,37 @@ class IssuedReceipt:
     def from_json(cls, data: dict) -> IssuedReceipt:
         cae = data["cae"]
         return cls(
-            id=data["idCfeEmitido"], tipo_cfe=int(data["tipoCFE"]), serie=data["serie"], nro=int(data["nro"]),
-            issue_date=date.fromisoformat(data["fchEmis"]), signed_at=_dt(data["tmstFirma"]),
-            currency=data["tpoMoneda"], receiver=data.get("receptor"), totals=data["totales"],
-            security_code=data["codigoSeguridad"], qr_url=data["urlQR"],
+            id=data["idCfeEmitido"],
+            tipo_cfe=int(data["tipoCFE"]),
+            serie=data["serie"],
+            nro=int(data["nro"]),
+            issue_date=date.fromisoformat(data["fchEmis"]),
+            signed_at=_dt(data["tmstFirma"]),
+            currency=data["tpoMoneda"],
+            receiver=data.get("receptor"),
+            totals=data["totales"],
+            security_code=data["codigoSeguridad"],
+            qr_url=data["urlQR"],
             cae=CaeInfo(cae["caeId"], int(cae["dNro"]), int(cae["hNro"]), date.fromisoformat(cae["fecVenc"])),
-            dgi_status=data["estadoDGI"], collection_reference=data.get("referenciaCobro"),
-            created_by=data["creadoPor"], created_at=_dt(data["creadoEn"]),
+            dgi_status=data["estadoDGI"],
+            collection_reference=data.get("referenciaCobro"),
+            created_by=data["creadoPor"],
+            created_at=_dt(data["creadoEn"]),
             warnings=tuple(ReceiptWarning(w["codigo"], w["mensaje"]) for w in data.get("advertencias", [])),
             reference_history=_reference_history(data.get("historialReferencias", [])),
-            payment_form=data.get("fmaPago"), due_date=_day(data.get("fchVenc")),
-            prices_include_tax=data.get("mntBruto") in (1, True), exchange_rate=_decimal(data.get("tpoCambio")),
-            lines=tuple(data.get("items", [])), adjustments=tuple(data.get("dscRcgGlobal", [])),
-            payments=tuple(data.get("mediosPago", [])), adenda=data.get("adenda"),
+            payment_form=data.get("fmaPago"),
+            due_date=_day(data.get("fchVenc")),
+            prices_include_tax=data.get("mntBruto") in (1, True),
+            exchange_rate=_decimal(data.get("tpoCambio")),
+            lines=tuple(data.get("items", [])),
+            adjustments=tuple(data.get("dscRcgGlobal", [])),
+            payments=tuple(data.get("mediosPago", [])),
+            adenda=data.get("adenda"),
             references=tuple(ReceiptReference.from_json(r) for r in data.get("referencias", [])),
             notes=tuple(RelatedNote.from_json(n) for n in data.get("notas", [])),
             creditable_balance=_decimal(data.get("saldoAcreditable")),
-            dgi=DgiState.from_json(data["dgi"]) if data.get("dgi") else None)
+            dgi=DgiState.from_json(data["dgi"]) if data.get("dgi") else None,
+        )
 
 
 def _day(value: str | None) -> date | None:
@@ -122,9 +149,17 @@ class ReceiptReference:
 
     @classmethod
     def from_json(cls, data: dict) -> ReceiptReference:
-        return cls(data.get("tpoDocRef"), data.get("serie"), data.get("nroCFERef"), data.get("razonRef"),
-                   _day(data.get("fechaCFEref")), _decimal(data.get("mntCFEref")), data.get("tpoMonedaRef"),
-                   data.get("idCfeEmitido"), data.get("indGlobal") == 1)
+        return cls(
+            data.get("tpoDocRef"),
+            data.get("serie"),
+            data.get("nroCFERef"),
+            data.get("razonRef"),
+            _day(data.get("fechaCFEref")),
+            _decimal(data.get("mntCFEref")),
+            data.get("tpoMonedaRef"),
+            data.get("idCfeEmitido"),
+            data.get("indGlobal") == 1,
+        )
 
 
 @dataclass(frozen=True)
@@ -146,9 +181,16 @@ class RelatedNote:
 
     @classmethod
     def from_json(cls, data: dict) -> RelatedNote:
-        return cls(data["idCfeEmitido"], int(data["tipoCFE"]), data["serie"], int(data["nro"]),
-                   date.fromisoformat(data["fchEmis"]), data["tpoMoneda"], Decimal(data["mntTotal"]),
-                   Decimal(data["montoAplicado"]))
+        return cls(
+            data["idCfeEmitido"],
+            int(data["tipoCFE"]),
+            data["serie"],
+            int(data["nro"]),
+            date.fromisoformat(data["fchEmis"]),
+            data["tpoMoneda"],
+            Decimal(data["mntTotal"]),
+            Decimal(data["montoAplicado"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -185,8 +227,10 @@ class ReferenceChange:
 
 
 def _reference_history(items: list[dict]) -> tuple[ReferenceChange, ...]:
-    return tuple(ReferenceChange(h.get("referenciaAnterior"), h["referenciaCobro"], h.get("observacion"), h["por"],
-                                 _dt(h["en"])) for h in items)
+    return tuple(
+        ReferenceChange(h.get("referenciaAnterior"), h["referenciaCobro"], h.get("observacion"), h["por"], _dt(h["en"]))
+        for h in items
+    )
 
 
 @dataclass(frozen=True)
@@ -198,16 +242,18 @@ class AppliedReference:
 
     @classmethod
     def from_json(cls, data: dict) -> AppliedReference:
-        return cls(data["idCfeEmitido"], data["referenciaCobro"], bool(data["cambio"]),
-                   _reference_history(data.get("historial", [])))
+        return cls(
+            data["idCfeEmitido"],
+            data["referenciaCobro"],
+            bool(data["cambio"]),
+            _reference_history(data.get("historial", [])),
+        )
 
 
 @dataclass(frozen=True)
 class SignedXml:
     xml: bytes
     digest: str | None
-
-
 
 
 def _issued(response) -> IssuedReceipt:
@@ -228,13 +274,20 @@ class ComprobantesApi(Transport):
 
     def cancel_with_credit_note(self, receipt_id: str, reason: str, *, idempotency_key: str) -> IssuedReceipt:
         """POST notaCreditoTotal: the credit note of the whole receipt."""
-        return _issued(self._request("POST", f"{BASE}/notaCreditoTotal", idempotency_key=idempotency_key,
-                                     json={"idCfeEmitido": receipt_id, "razon": reason}))
+        return _issued(
+            self._request(
+                "POST",
+                f"{BASE}/notaCreditoTotal",
+                idempotency_key=idempotency_key,
+                json={"idCfeEmitido": receipt_id, "razon": reason},
+            )
+        )
 
     def note_draft(self, receipt_id: str, kind: str) -> NoteDraft:
         """GET borradorNota; `kind` is "credito" or "debito"."""
-        return NoteDraft.from_json(self._json("GET", f"{BASE}/borradorNota",
-                                              params={"idCfeEmitido": receipt_id, "tipo": kind}))
+        return NoteDraft.from_json(
+            self._json("GET", f"{BASE}/borradorNota", params={"idCfeEmitido": receipt_id, "tipo": kind})
+        )
 
     def search_receipts(self, filters: dict, *, cursor: str | None = None, limit: int = 50) -> ReceiptPage:
         """GET buscar with the service's filter names (desde, hasta, tipoCFE, numero, receptor, ...)."""
@@ -246,17 +299,20 @@ class ComprobantesApi(Transport):
         return self._request("GET", f"{BASE}/buscar", params=_present(filters), accept="text/csv").content
 
     def get_receipt(self, receipt_id: str) -> IssuedReceipt:
-        return IssuedReceipt.from_json(self._json("GET", f"{BASE}/getByIdCfeEmitido",
-                                                  params={"idCfeEmitido": receipt_id}))
+        return IssuedReceipt.from_json(
+            self._json("GET", f"{BASE}/getByIdCfeEmitido", params={"idCfeEmitido": receipt_id})
+        )
 
     def get_receipt_xml(self, receipt_id: str) -> bytes:
         """The signed XML exactly as signed."""
-        return self._request("GET", f"{BASE}/getByIdCfeEmitido", params={"idCfeEmitido": receipt_id},
-                             accept="application/xml").content
+        return self._request(
+            "GET", f"{BASE}/getByIdCfeEmitido", params={"idCfeEmitido": receipt_id}, accept="application/xml"
+        ).content
 
     def get_receipt_pdf(self, receipt_id: str) -> bytes:
-        return self._request("GET", f"{BASE}/getByIdCfeEmitido", params={"idCfeEmitido": receipt_id},
-                             accept="application/pdf").content
+        return self._request(
+            "GET", f"{BASE}/getByIdCfeEmitido", params={"idCfeEmitido": receipt_id}, accept="application/pdf"
+        ).content
 
     def preview_pdf(self, cfe: dict) -> bytes:
         """POST previsualizar with Accept: application/pdf (watermarked, consumes no number)."""
@@ -269,8 +325,13 @@ class ComprobantesApi(Transport):
         return self._request("GET", f"{BASE}/previsualizar/{token}", accept="application/pdf").content
 
     def sign_xml(self, xml: bytes) -> SignedXml:
-        response = self._request("POST", f"{BASE}/firmarXml", data=xml, accept="application/xml",
-                                 headers_extra={"Content-Type": "application/xml"})
+        response = self._request(
+            "POST",
+            f"{BASE}/firmarXml",
+            data=xml,
+            accept="application/xml",
+            headers_extra={"Content-Type": "application/xml"},
+        )
         return SignedXml(response.content, response.headers.get("X-CFE-Digest"))
 
     def reapply_reference(self, receipt_id: str, reference: str, note: str | None = None) -> AppliedReference:

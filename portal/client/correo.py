@@ -35,10 +35,18 @@ class MailSend:
 
     @classmethod
     def from_json(cls, data: dict) -> MailSend:
-        return cls(id=data["id"], receipt_id=data["idCfeEmitido"], recipients=tuple(data["destinatarios"]),
-                   state=data["estado"], attempts=int(data["intentos"]), error=data.get("error"),
-                   next_attempt_at=_moment(data.get("proximoIntento")), created_by=data["creadoPor"],
-                   created_at=_moment(data["creadoEn"]), sent_at=_moment(data.get("enviadoEn")))
+        return cls(
+            id=data["id"],
+            receipt_id=data["idCfeEmitido"],
+            recipients=tuple(data["destinatarios"]),
+            state=data["estado"],
+            attempts=int(data["intentos"]),
+            error=data.get("error"),
+            next_attempt_at=_moment(data.get("proximoIntento")),
+            created_by=data["creadoPor"],
+            created_at=_moment(data["creadoEn"]),
+            sent_at=_moment(data.get("enviadoEn")),
+        )
 
 
 @dataclass(frozen=True)
@@ -57,9 +65,12 @@ class MailSends:
 
     @classmethod
     def from_json(cls, data: dict) -> MailSends:
-        return cls(receipt_id=data["idCfeEmitido"], suggested=tuple(data["sugeridos"]),
-                   dev_mailbox=bool(data["buzonDesarrollo"]),
-                   sends=tuple(MailSend.from_json(item) for item in data["envios"]))
+        return cls(
+            receipt_id=data["idCfeEmitido"],
+            suggested=tuple(data["sugeridos"]),
+            dev_mailbox=bool(data["buzonDesarrollo"]),
+            sends=tuple(MailSend.from_json(item) for item in data["envios"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -81,10 +92,15 @@ class MailboxMessage:
 
     @classmethod
     def from_json(cls, data: dict) -> MailboxMessage:
-        return cls(id=data["id"], sender=data["de"], to=data["para"], subject=data["asunto"],
-                   date=_moment(data.get("fecha")), text=data.get("texto"),
-                   attachments=tuple(MailboxAttachment(a["nombre"], a["tipo"], int(a["bytes"]))
-                                     for a in data["adjuntos"]))
+        return cls(
+            id=data["id"],
+            sender=data["de"],
+            to=data["para"],
+            subject=data["asunto"],
+            date=_moment(data.get("fecha")),
+            text=data.get("texto"),
+            attachments=tuple(MailboxAttachment(a["nombre"], a["tipo"], int(a["bytes"])) for a in data["adjuntos"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -95,11 +111,16 @@ class Download:
 
 
 class CorreoApi(Transport):
-    def send_receipt_by_mail(self, receipt_id: str, recipients: list[str], *,
-                             idempotency_key: str | None = None) -> MailSend:
+    def send_receipt_by_mail(
+        self, receipt_id: str, recipients: list[str], *, idempotency_key: str | None = None
+    ) -> MailSend:
         """Queue a send of the receipt's PDF and XML; the same key again returns the same send, `replayed`."""
-        response = self._request("POST", f"{BASE}/comprobante/{quote(receipt_id, safe='')}/envios",
-                                 json={"destinatarios": recipients}, idempotency_key=idempotency_key)
+        response = self._request(
+            "POST",
+            f"{BASE}/comprobante/{quote(receipt_id, safe='')}/envios",
+            json={"destinatarios": recipients},
+            idempotency_key=idempotency_key,
+        )
         send = MailSend.from_json(response.json())
         return replace(send, replayed=True) if response.headers.get("Idempotent-Replayed") == "true" else send
 
@@ -114,8 +135,10 @@ class CorreoApi(Transport):
         return MailboxMessage.from_json(self._json("GET", f"{BASE}/buzon/{quote(message_id, safe='')}"))
 
     def dev_mailbox_attachment(self, message_id: str, index: int) -> Download:
-        response = self._request("GET", f"{BASE}/buzon/{quote(message_id, safe='')}/adjuntos/{int(index)}",
-                                 accept="*/*")
+        response = self._request(
+            "GET", f"{BASE}/buzon/{quote(message_id, safe='')}/adjuntos/{int(index)}", accept="*/*"
+        )
         filename = response.headers.get("Content-Disposition", "").partition('filename="')[2].rstrip('"')
-        return Download(response.content, response.headers.get("Content-Type", "application/octet-stream"),
-                        filename or "adjunto")
+        return Download(
+            response.content, response.headers.get("Content-Type", "application/octet-stream"), filename or "adjunto"
+        )

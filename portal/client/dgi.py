@@ -18,8 +18,6 @@ from portal.client.models import parse_date as _day
 BASE = "/api/v1/dgi"
 
 
-
-
 @dataclass(frozen=True)
 class Contact:
     """A contact of an address as DGI lists it: kind ("CORREO ELECTRONICO", "TELEFONO FIJO") and value."""
@@ -47,10 +45,16 @@ class Address:
 
     @classmethod
     def from_json(cls, data: dict) -> Address:
-        return cls(street=data["calle"], number=data.get("numero"), apartment=data.get("apartamento"),
-                   locality=data["localidad"], department_id=data.get("departamentoId"),
-                   department=data["departamentoNombre"], postal_code=data.get("codigoPostal"),
-                   contacts=tuple(Contact.from_json(c) for c in data.get("contactos") or ()))
+        return cls(
+            street=data["calle"],
+            number=data.get("numero"),
+            apartment=data.get("apartamento"),
+            locality=data["localidad"],
+            department_id=data.get("departamentoId"),
+            department=data["departamentoNombre"],
+            postal_code=data.get("codigoPostal"),
+            contacts=tuple(Contact.from_json(c) for c in data.get("contactos") or ()),
+        )
 
     @property
     def street_line(self) -> str:
@@ -98,10 +102,15 @@ class Entity:
         address = data.get("domicilioFiscal")
         activities = data.get("actividades")
         return cls(
-            rut=data["rut"], name=data["denominacion"], trade_name=data.get("nombreFantasia"),
-            entity_type=data["tipoEntidad"], entity_type_description=data["tipoEntidadDescripcion"],
-            state=data["estadoActividad"], state_description=data["estadoActividadDescripcion"],
-            active=bool(data["activo"]), started=_day(data.get("fechaInicioActividad")),
+            rut=data["rut"],
+            name=data["denominacion"],
+            trade_name=data.get("nombreFantasia"),
+            entity_type=data["tipoEntidad"],
+            entity_type_description=data["tipoEntidadDescripcion"],
+            state=data["estadoActividad"],
+            state_description=data["estadoActividadDescripcion"],
+            active=bool(data["activo"]),
+            started=_day(data.get("fechaInicioActividad")),
             electronic_issuer=data.get("emisorElectronico"),
             electronic_issuer_since=_day(data.get("emisorElectronicoDesde")),
             address=Address.from_json(address) if address else None,
@@ -136,31 +145,40 @@ class CvaStatus:
 
     @classmethod
     def from_json(cls, data: dict) -> CvaStatus:
-        return cls(rut=data["rut"], name=data["denominacion"], current=bool(data["vigente"]),
-                   state=data["estado"], number=data.get("numero"), issued=_day(data.get("fechaEmision")),
-                   expires=_day(data.get("fechaVencimiento")))
+        return cls(
+            rut=data["rut"],
+            name=data["denominacion"],
+            current=bool(data["vigente"]),
+            state=data["estado"],
+            number=data.get("numero"),
+            issued=_day(data.get("fechaEmision")),
+            expires=_day(data.get("fechaVencimiento")),
+        )
 
 
 class DgiApi(Transport):
     """The DGI endpoints (one method per endpoint). Each takes the company and the certificate to use."""
 
     def _dgi(self, path: str, company_id: int, certificate_id: int, **params: Any) -> Any:
-        as_company = Transport(self._client, {**self._headers, "X-Empresa-Id": str(company_id)},
-                               self.request_id)
+        as_company = Transport(self._client, {**self._headers, "X-Empresa-Id": str(company_id)}, self.request_id)
         # A 502/504 here means DGI failed after the service already waited its bounded timeout: asking again
         # would triple the person's wait, so these calls are not retried on status.
-        return as_company._json("GET", BASE + path, retry_on_status=False,
-                                params={"idEmpresa": company_id, "idCertificado": certificate_id, **params})
+        return as_company._json(
+            "GET",
+            BASE + path,
+            retry_on_status=False,
+            params={"idEmpresa": company_id, "idCertificado": certificate_id, **params},
+        )
 
     def lookup_rut(self, rut: str, *, company_id: int, certificate_id: int) -> Entity:
         """GET /dgi/consultaRut/{rut}: the taxpayer's identity (no address, no activities)."""
         return Entity.from_json(self._dgi(f"/consultaRut/{quote(rut, safe='')}", company_id, certificate_id))
 
-    def lookup_entity_name(self, doc_type: int, number: str, *, company_id: int,
-                           certificate_id: int) -> EntityName:
+    def lookup_entity_name(self, doc_type: int, number: str, *, company_id: int, certificate_id: int) -> EntityName:
         """GET /dgi/consultaNombreEntidad: the name registered for a NIE (1), RUT (2) or CI (3)."""
-        return EntityName.from_json(self._dgi("/consultaNombreEntidad", company_id, certificate_id,
-                                              tipoDoc=doc_type, nroDoc=number))
+        return EntityName.from_json(
+            self._dgi("/consultaNombreEntidad", company_id, certificate_id, tipoDoc=doc_type, nroDoc=number)
+        )
 
     def lookup_cva(self, rut: str, *, company_id: int, certificate_id: int) -> CvaStatus:
         """GET /dgi/consultaCva/{rut}: the taxpayer's annual tax-compliance certificate."""
@@ -168,5 +186,4 @@ class DgiApi(Transport):
 
     def lookup_entity_data(self, rut: str, *, company_id: int, certificate_id: int) -> Entity:
         """GET /dgi/consultaDatosEntidad/{rut}: identity, fiscal address with contacts, activities."""
-        return Entity.from_json(self._dgi(f"/consultaDatosEntidad/{quote(rut, safe='')}", company_id,
-                                          certificate_id))
+        return Entity.from_json(self._dgi(f"/consultaDatosEntidad/{quote(rut, safe='')}", company_id, certificate_id))

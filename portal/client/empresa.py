@@ -23,8 +23,9 @@ class Logo:
 
     @classmethod
     def from_json(cls, data: dict) -> Logo:
-        return cls(mimetype=data["tipo"], size_bytes=int(data["bytes"]), width=int(data["ancho"]),
-                   height=int(data["alto"]))
+        return cls(
+            mimetype=data["tipo"], size_bytes=int(data["bytes"]), width=int(data["ancho"]), height=int(data["alto"])
+        )
 
 
 @dataclass(frozen=True)
@@ -46,18 +47,29 @@ class FiscalSettings:
 
     @classmethod
     def from_json(cls, data: dict) -> FiscalSettings:
-        return cls(regime=data["regimen"], exemption_norm=data.get("normaExoneracion"),
-                   resolution=data.get("resolucion"), issuer_since=_day(data.get("fechaEmisor")),
-                   iva_al_dia=bool(data["ivaAlDia"]), verification_url=data.get("urlVerificacion"),
-                   paper=data["formatoPapel"], rut=data.get("rut", ""), company_name=data.get("razonSocial", ""),
-                   logo=Logo.from_json(data["logo"]) if data.get("logo") else None,
-                   updated_at=_moment(data.get("actualizadoEn")), updated_by=data.get("actualizadoPor"))
+        return cls(
+            regime=data["regimen"],
+            exemption_norm=data.get("normaExoneracion"),
+            resolution=data.get("resolucion"),
+            issuer_since=_day(data.get("fechaEmisor")),
+            iva_al_dia=bool(data["ivaAlDia"]),
+            verification_url=data.get("urlVerificacion"),
+            paper=data["formatoPapel"],
+            rut=data.get("rut", ""),
+            company_name=data.get("razonSocial", ""),
+            logo=Logo.from_json(data["logo"]) if data.get("logo") else None,
+            updated_at=_moment(data.get("actualizadoEn")),
+            updated_by=data.get("actualizadoPor"),
+        )
 
     def to_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {"regimen": self.regime, "ivaAlDia": self.iva_al_dia, "formatoPapel": self.paper}
-        optional = {"normaExoneracion": self.exemption_norm, "resolucion": self.resolution,
-                    "fechaEmisor": self.issuer_since.isoformat() if self.issuer_since else None,
-                    "urlVerificacion": self.verification_url}
+        optional = {
+            "normaExoneracion": self.exemption_norm,
+            "resolucion": self.resolution,
+            "fechaEmisor": self.issuer_since.isoformat() if self.issuer_since else None,
+            "urlVerificacion": self.verification_url,
+        }
         body.update({name: value for name, value in optional.items() if value})
         return body
 
@@ -74,12 +86,25 @@ class Branch:
 
     @classmethod
     def from_json(cls, data: dict) -> Branch:
-        return cls(id=int(data["id"]), code=int(data["codigo"]), name=data["nombre"], address=data["domicilio"],
-                   city=data["ciudad"], department=data["departamento"], default=bool(data["predeterminada"]))
+        return cls(
+            id=int(data["id"]),
+            code=int(data["codigo"]),
+            name=data["nombre"],
+            address=data["domicilio"],
+            city=data["ciudad"],
+            department=data["departamento"],
+            default=bool(data["predeterminada"]),
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"codigo": self.code, "nombre": self.name, "domicilio": self.address, "ciudad": self.city,
-                "departamento": self.department, "predeterminada": self.default}
+        return {
+            "codigo": self.code,
+            "nombre": self.name,
+            "domicilio": self.address,
+            "ciudad": self.city,
+            "departamento": self.department,
+            "predeterminada": self.default,
+        }
 
 
 @dataclass(frozen=True)
@@ -101,9 +126,18 @@ class SigningCertificate:
 
     @classmethod
     def from_json(cls, data: dict) -> SigningCertificate:
-        return cls(id=int(data["id"]), name=data["nombre"], subject=data["sujeto"], issuer=data["emisor"],
-                   serial=data["serie"], rut=data.get("rut"), valid_from=_moment(data["desde"]),
-                   valid_to=_moment(data["hasta"]), days_left=int(data["diasRestantes"]), status=data["estado"])
+        return cls(
+            id=int(data["id"]),
+            name=data["nombre"],
+            subject=data["sujeto"],
+            issuer=data["emisor"],
+            serial=data["serie"],
+            rut=data.get("rut"),
+            valid_from=_moment(data["desde"]),
+            valid_to=_moment(data["hasta"]),
+            days_left=int(data["diasRestantes"]),
+            status=data["estado"],
+        )
 
 
 @dataclass(frozen=True)
@@ -125,12 +159,22 @@ class CaeRange:
 
     @classmethod
     def from_json(cls, data: dict) -> CaeRange:
-        return cls(id=int(data["id"]), cae_id=int(data["caeId"]), cfe_type=int(data["tipoCFE"]),
-                   serie=data["serie"], first=int(data["desde"]), last=int(data["hasta"]),
-                   next=int(data["proximo"]), remaining=int(data["restantes"]),
-                   authorised_on=_day(data["fechaAutorizacion"]), expires_on=_day(data["vencimiento"]),
-                   days_left=int(data["diasRestantes"]), status=data["estado"], special=data.get("caeEspecial"),
-                   source=data["origen"])
+        return cls(
+            id=int(data["id"]),
+            cae_id=int(data["caeId"]),
+            cfe_type=int(data["tipoCFE"]),
+            serie=data["serie"],
+            first=int(data["desde"]),
+            last=int(data["hasta"]),
+            next=int(data["proximo"]),
+            remaining=int(data["restantes"]),
+            authorised_on=_day(data["fechaAutorizacion"]),
+            expires_on=_day(data["vencimiento"]),
+            days_left=int(data["diasRestantes"]),
+            status=data["estado"],
+            special=data.get("caeEspecial"),
+            source=data["origen"],
+        )
 
 
 @dataclass(frozen=True)
@@ -149,8 +193,13 @@ class AuditEvent:
 
     @classmethod
     def from_json(cls, data: dict) -> AuditEvent:
-        return cls(at=_moment(data["fecha"]), actor=data["actor"], action=data["accion"], target=data.get("objeto"),
-                   changes=data.get("cambios") or {})
+        return cls(
+            at=_moment(data["fecha"]),
+            actor=data["actor"],
+            action=data["accion"],
+            target=data.get("objeto"),
+            changes=data.get("cambios") or {},
+        )
 
 
 @dataclass(frozen=True)
@@ -164,8 +213,12 @@ class TodayLine:
 
     @classmethod
     def from_json(cls, data: dict) -> TodayLine:
-        return cls(cfe_type=int(data["tipoCFE"]), currency=data["moneda"], count=int(data["cantidad"]),
-                   total=Decimal(str(data["total"])))
+        return cls(
+            cfe_type=int(data["tipoCFE"]),
+            currency=data["moneda"],
+            count=int(data["cantidad"]),
+            total=Decimal(str(data["total"])),
+        )
 
 
 @dataclass(frozen=True)
@@ -192,8 +245,14 @@ class RejectedReceipt:
 
     @classmethod
     def from_json(cls, data: dict) -> RejectedReceipt:
-        return cls(id=data["id"], cfe_type=int(data["tipoCFE"]), serie=data["serie"], number=int(data["nro"]),
-                   issued_on=_day(data["fecha"]), dgi_status=data["estado"])
+        return cls(
+            id=data["id"],
+            cfe_type=int(data["tipoCFE"]),
+            serie=data["serie"],
+            number=int(data["nro"]),
+            issued_on=_day(data["fecha"]),
+            dgi_status=data["estado"],
+        )
 
 
 @dataclass(frozen=True)
@@ -205,9 +264,12 @@ class DgiSummary:
 
     @classmethod
     def from_json(cls, data: dict) -> DgiSummary:
-        return cls(by_status=tuple((s["estado"], int(s["cantidad"])) for s in data["porEstado"]),
-                   waiting=int(data["enEspera"]), rejected=int(data["rechazados"]),
-                   latest_rejected=tuple(RejectedReceipt.from_json(r) for r in data["ultimosRechazados"]))
+        return cls(
+            by_status=tuple((s["estado"], int(s["cantidad"])) for s in data["porEstado"]),
+            waiting=int(data["enEspera"]),
+            rejected=int(data["rechazados"]),
+            latest_rejected=tuple(RejectedReceipt.from_json(r) for r in data["ultimosRechazados"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -225,8 +287,9 @@ class CaeRangeInUse:
     @classmethod
     def from_json(cls, data: dict) -> CaeRangeInUse:
         warnings = data.get("avisos") or ()
-        return cls(range=CaeRange.from_json(data), low_numbers="pocos_numeros" in warnings,
-                   expiring="por_vencer" in warnings)
+        return cls(
+            range=CaeRange.from_json(data), low_numbers="pocos_numeros" in warnings, expiring="por_vencer" in warnings
+        )
 
 
 @dataclass(frozen=True)
@@ -245,13 +308,16 @@ class DaySummary:
     @classmethod
     def from_json(cls, data: dict) -> DaySummary:
         today = data["hoy"]
-        return cls(day=_day(today["fecha"]), receipts_today=int(today["cantidad"]),
-                   today_by_type=tuple(TodayLine.from_json(t) for t in today["porTipo"]),
-                   today_by_currency=tuple(CurrencyTotal.from_json(t) for t in today["porMoneda"]),
-                   dgi=DgiSummary.from_json(data["dgi"]),
-                   cae_ranges=tuple(CaeRangeInUse.from_json(r) for r in data["cae"]),
-                   types_without_cae=tuple(int(t) for t in data["tiposSinCae"]),
-                   certificates=tuple(SigningCertificate.from_json(c) for c in data["certificados"]))
+        return cls(
+            day=_day(today["fecha"]),
+            receipts_today=int(today["cantidad"]),
+            today_by_type=tuple(TodayLine.from_json(t) for t in today["porTipo"]),
+            today_by_currency=tuple(CurrencyTotal.from_json(t) for t in today["porMoneda"]),
+            dgi=DgiSummary.from_json(data["dgi"]),
+            cae_ranges=tuple(CaeRangeInUse.from_json(r) for r in data["cae"]),
+            types_without_cae=tuple(int(t) for t in data["tiposSinCae"]),
+            certificates=tuple(SigningCertificate.from_json(c) for c in data["certificados"]),
+        )
 
 
 class EmpresaApi(Transport):
@@ -278,8 +344,7 @@ class EmpresaApi(Transport):
         return response.content, response.headers.get("Content-Type", "application/octet-stream")
 
     def upload_logo(self, image: bytes, mimetype: str) -> Logo:
-        return Logo.from_json(self._json("PUT", f"{BASE}/logo", data=image,
-                                         headers_extra={"Content-Type": mimetype}))
+        return Logo.from_json(self._json("PUT", f"{BASE}/logo", data=image, headers_extra={"Content-Type": mimetype}))
 
     def delete_logo(self) -> None:
         self._request("DELETE", f"{BASE}/logo")
@@ -290,9 +355,14 @@ class EmpresaApi(Transport):
 
     def upload_certificate(self, p12: bytes, password: str, name: str | None = None) -> SigningCertificate:
         form = {"password": password, **({"nombre": name} if name else {})}
-        return SigningCertificate.from_json(self._json(
-            "POST", f"{BASE}/certificados", data=form,
-            files={"archivo": ("certificado.p12", p12, "application/x-pkcs12")}))
+        return SigningCertificate.from_json(
+            self._json(
+                "POST",
+                f"{BASE}/certificados",
+                data=form,
+                files={"archivo": ("certificado.p12", p12, "application/x-pkcs12")},
+            )
+        )
 
     def list_cae_ranges(self) -> tuple[CaeRange, ...]:
         return tuple(CaeRange.from_json(r) for r in self._json("GET", f"{BASE}/cae")["rangos"])

@@ -47,8 +47,14 @@ class EnvelopeRef:
 
     @classmethod
     def from_json(cls, data: dict) -> EnvelopeRef:
-        return cls(int(data["idSobre"]), int(data["idEmisor"]), data["archivo"], data["estado"], data.get("acuse"),
-                   data.get("idReceptor"))
+        return cls(
+            int(data["idSobre"]),
+            int(data["idEmisor"]),
+            data["archivo"],
+            data["estado"],
+            data.get("acuse"),
+            data.get("idReceptor"),
+        )
 
 
 @dataclass(frozen=True)
@@ -64,8 +70,14 @@ class ReportRef:
 
     @classmethod
     def from_json(cls, data: dict) -> ReportRef:
-        return cls(_int(data.get("idReporte")), _date(data["fecha"]), _int(data.get("secEnvio")),
-                   data.get("archivo"), data["estado"], data.get("acuse"))
+        return cls(
+            _int(data.get("idReporte")),
+            _date(data["fecha"]),
+            _int(data.get("secEnvio")),
+            data.get("archivo"),
+            data["estado"],
+            data.get("acuse"),
+        )
 
 
 @dataclass(frozen=True)
@@ -93,13 +105,18 @@ class DgiState:
     @classmethod
     def from_json(cls, data: dict) -> DgiState:
         return cls(
-            state=data["estado"], description=data.get("descripcion") or "", final=bool(data.get("final")),
-            route=data.get("via"), motives=_motives(data.get("motivos")),
+            state=data["estado"],
+            description=data.get("descripcion") or "",
+            final=bool(data.get("final")),
+            route=data.get("via"),
+            motives=_motives(data.get("motivos")),
             envelope=EnvelopeRef.from_json(data["sobre"]) if data.get("sobre") else None,
             report=ReportRef.from_json(data["reporte"]) if data.get("reporte") else None,
             overdue=bool(data.get("demorado")),
             times={key: _dt(value) for key, value in (data.get("fechas") or {}).items() if value},
-            corrects=data.get("corrige"), corrected_by=data.get("corregidoPor"))
+            corrects=data.get("corrige"),
+            corrected_by=data.get("corregidoPor"),
+        )
 
 
 @dataclass(frozen=True)
@@ -129,14 +146,26 @@ class Envelope:
     @classmethod
     def from_json(cls, data: dict) -> Envelope:
         return cls(
-            id=int(data["idSobre"]), idemisor=int(data["idEmisor"]), file_name=data["archivo"],
-            count=int(data["cantidadCfe"]), state=data["estado"], ack=data.get("acuse"),
-            motives=_motives(data.get("motivos")), id_receptor=data.get("idReceptor"),
-            query_after=_dt(data.get("consultarDesde")), attempts=int(data.get("intentos") or 0),
-            last_error=data.get("ultimoError"), next_attempt=_dt(data.get("proximoIntento")),
-            accepted=int(data.get("aceptados") or 0), rejected=int(data.get("rechazados") or 0),
-            overdue=bool(data.get("demorado")), created_at=_dt(data["creadoEn"]), sent_at=_dt(data.get("enviadoEn")),
-            received_at=_dt(data.get("recibidoEn")), answered_at=_dt(data.get("respondidoEn")))
+            id=int(data["idSobre"]),
+            idemisor=int(data["idEmisor"]),
+            file_name=data["archivo"],
+            count=int(data["cantidadCfe"]),
+            state=data["estado"],
+            ack=data.get("acuse"),
+            motives=_motives(data.get("motivos")),
+            id_receptor=data.get("idReceptor"),
+            query_after=_dt(data.get("consultarDesde")),
+            attempts=int(data.get("intentos") or 0),
+            last_error=data.get("ultimoError"),
+            next_attempt=_dt(data.get("proximoIntento")),
+            accepted=int(data.get("aceptados") or 0),
+            rejected=int(data.get("rechazados") or 0),
+            overdue=bool(data.get("demorado")),
+            created_at=_dt(data["creadoEn"]),
+            sent_at=_dt(data.get("enviadoEn")),
+            received_at=_dt(data.get("recibidoEn")),
+            answered_at=_dt(data.get("respondidoEn")),
+        )
 
 
 @dataclass(frozen=True)
@@ -164,11 +193,20 @@ class WaitingReceipt:
     @classmethod
     def from_json(cls, data: dict) -> WaitingReceipt:
         return cls(
-            id=data["idCfeEmitido"], tipo_cfe=int(data["tipoCFE"]), serie=data["serie"], nro=int(data["nro"]),
-            state=data["estado"], description=data.get("descripcion") or "", wait_reason=data.get("motivoEspera"),
-            motives=_motives(data.get("motivos")), envelope_id=_int(data.get("idSobre")),
-            attempts=int(data.get("intentos") or 0), next_attempt=_dt(data.get("proximoIntento")),
-            overdue=bool(data.get("demorado")), registered_at=_dt(data["registradoEn"]))
+            id=data["idCfeEmitido"],
+            tipo_cfe=int(data["tipoCFE"]),
+            serie=data["serie"],
+            nro=int(data["nro"]),
+            state=data["estado"],
+            description=data.get("descripcion") or "",
+            wait_reason=data.get("motivoEspera"),
+            motives=_motives(data.get("motivos")),
+            envelope_id=_int(data.get("idSobre")),
+            attempts=int(data.get("intentos") or 0),
+            next_attempt=_dt(data.get("proximoIntento")),
+            overdue=bool(data.get("demorado")),
+            registered_at=_dt(data["registradoEn"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -192,11 +230,20 @@ class DailyReport:
     @classmethod
     def from_json(cls, data: dict) -> DailyReport:
         return cls(
-            id=int(data["idReporte"]), day=_date(data["fecha"]), sequence=int(data["secEnvio"]),
-            file_name=data["archivo"], count=int(data["cantidadComprobantes"]), state=data["estado"],
-            ack=data.get("acuse"), motives=_motives(data.get("motivos")), attempts=int(data.get("intentos") or 0),
-            last_error=data.get("ultimoError"), created_by=data["creadoPor"], created_at=_dt(data["creadoEn"]),
-            answered_at=_dt(data.get("respondidoEn")))
+            id=int(data["idReporte"]),
+            day=_date(data["fecha"]),
+            sequence=int(data["secEnvio"]),
+            file_name=data["archivo"],
+            count=int(data["cantidadComprobantes"]),
+            state=data["estado"],
+            ack=data.get("acuse"),
+            motives=_motives(data.get("motivos")),
+            attempts=int(data.get("intentos") or 0),
+            last_error=data.get("ultimoError"),
+            created_by=data["creadoPor"],
+            created_at=_dt(data["creadoEn"]),
+            answered_at=_dt(data.get("respondidoEn")),
+        )
 
 
 @dataclass(frozen=True)
@@ -219,10 +266,18 @@ class VoidedRange:
     @classmethod
     def from_json(cls, data: dict) -> VoidedRange:
         return cls(
-            id=int(data["idAnulacion"]), tipo_cfe=int(data["tipoCFE"]), serie=data["serie"],
-            first=int(data["nroDesde"]), last=int(data["nroHasta"]), day=_date(data["fecha"]), source=data["origen"],
-            reason=data["motivo"], receipt_id=data.get("idCfeEmitido"), created_by=data["creadoPor"],
-            created_at=_dt(data["creadoEn"]))
+            id=int(data["idAnulacion"]),
+            tipo_cfe=int(data["tipoCFE"]),
+            serie=data["serie"],
+            first=int(data["nroDesde"]),
+            last=int(data["nroHasta"]),
+            day=_date(data["fecha"]),
+            source=data["origen"],
+            reason=data["motivo"],
+            receipt_id=data.get("idCfeEmitido"),
+            created_by=data["creadoPor"],
+            created_at=_dt(data["creadoEn"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -250,8 +305,11 @@ class EnviosApi(Transport):
 
     def list_waiting(self, *, limit: int = 50, offset: int = 0) -> Page[WaitingReceipt]:
         data = self._json("GET", f"{BASE}/pendientes", params={"limit": limit, "offset": offset})
-        return Page(tuple(WaitingReceipt.from_json(p) for p in data["pendientes"]), int(data["total"]),
-                    int(data.get("demorados") or 0))
+        return Page(
+            tuple(WaitingReceipt.from_json(p) for p in data["pendientes"]),
+            int(data["total"]),
+            int(data.get("demorados") or 0),
+        )
 
     def list_daily_reports(self, *, limit: int = 50, offset: int = 0) -> Page[DailyReport]:
         data = self._json("GET", f"{BASE}/reportes", params={"limit": limit, "offset": offset})
@@ -266,8 +324,9 @@ class EnviosApi(Transport):
         data = self._json("GET", f"{BASE}/anulaciones", params={"limit": limit, "offset": offset})
         return Page(tuple(VoidedRange.from_json(a) for a in data["anulaciones"]), int(data["total"]))
 
-    def void_numbers(self, tipo_cfe: int, *, reason: str, serie: str | None = None, count: int | None = None,
-                     idempotency_key: str) -> VoidedRange:
+    def void_numbers(
+        self, tipo_cfe: int, *, reason: str, serie: str | None = None, count: int | None = None, idempotency_key: str
+    ) -> VoidedRange:
         """Void the next `count` unused numbers (all that are left without it) of the CAE that would number
         `tipo_cfe` (and `serie`). The key makes a double click or a retry void once."""
         body: dict = {"tipoCFE": tipo_cfe, "motivo": reason}
@@ -275,5 +334,6 @@ class EnviosApi(Transport):
             body["serie"] = serie
         if count is not None:
             body["cantidad"] = count
-        return VoidedRange.from_json(self._json("POST", f"{BASE}/anulaciones", json=body,
-                                                idempotency_key=idempotency_key))
+        return VoidedRange.from_json(
+            self._json("POST", f"{BASE}/anulaciones", json=body, idempotency_key=idempotency_key)
+        )

@@ -15,9 +15,16 @@ class FieldError:
 class CfeError(Exception):
     """Any failure talking to the service. `request_id` is the X-Request-ID to quote to support."""
 
-    def __init__(self, message: str, *, status: int | None = None, code: str = "error",
-                 fields: tuple[FieldError, ...] = (), request_id: str | None = None,
-                 retry_after: float | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        code: str = "error",
+        fields: tuple[FieldError, ...] = (),
+        request_id: str | None = None,
+        retry_after: float | None = None,
+    ):
         super().__init__(message)
         self.message = message
         self.status = status
@@ -67,8 +74,13 @@ class ServiceUnavailable(CfeError):
 
 
 STATUS_ERRORS: dict[int, type[CfeError]] = {
-    400: BadRequest, 401: Unauthorized, 403: Forbidden, 404: NotFound, 409: Conflict,
-    422: ValidationError, 429: RateLimited,
+    400: BadRequest,
+    401: Unauthorized,
+    403: Forbidden,
+    404: NotFound,
+    409: Conflict,
+    422: ValidationError,
+    429: RateLimited,
 }
 
 

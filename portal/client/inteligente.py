@@ -13,8 +13,6 @@ from portal.client.models import parse_datetime as _dt
 BASE = "/api/v1/cfe"
 
 
-
-
 @dataclass(frozen=True)
 class Inference:
     field: str
@@ -68,17 +66,29 @@ class SmartRequest:
     def from_json(cls, data: dict) -> SmartRequest:
         error = data.get("error") or {}
         return cls(
-            id=data["requestId"], mode=data["modo"], state=data["estado"], final=bool(data.get("final")),
-            draft=data["borrador"], draft_hash=data["hashBorrador"], totals=data["totales"],
+            id=data["requestId"],
+            mode=data["modo"],
+            state=data["estado"],
+            final=bool(data.get("final")),
+            draft=data["borrador"],
+            draft_hash=data["hashBorrador"],
+            totals=data["totales"],
             inferences=tuple(Inference(i["campo"], i["valor"], i["motivo"]) for i in data.get("inferencias", [])),
             warnings=tuple(SmartWarning(w["codigo"], w["mensaje"]) for w in data.get("advertencias", [])),
-            preview_url=data.get("previsualizacionUrl"), expires_at=_dt(data.get("venceEn")),
+            preview_url=data.get("previsualizacionUrl"),
+            expires_at=_dt(data.get("venceEn")),
             receipt_ids=tuple(data.get("cfeEmitidos", [])),
             receipt=IssuedReceipt.from_json(data["comprobante"]) if data.get("comprobante") else None,
-            dgi_status=data.get("estadoDGI"), error_code=error.get("codigo"), error_message=error.get("mensaje"),
-            timeline=tuple(TimelineEvent(e["estado"], _dt(e["en"]), e["por"], e.get("detalle"))
-                           for e in data.get("lineaDeTiempo", [])),
-            created_by=data["creadoPor"], created_at=_dt(data["creadoEn"]))
+            dgi_status=data.get("estadoDGI"),
+            error_code=error.get("codigo"),
+            error_message=error.get("mensaje"),
+            timeline=tuple(
+                TimelineEvent(e["estado"], _dt(e["en"]), e["por"], e.get("detalle"))
+                for e in data.get("lineaDeTiempo", [])
+            ),
+            created_by=data["creadoPor"],
+            created_at=_dt(data["creadoEn"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -112,11 +122,27 @@ class SmartRequestSummary:
     @classmethod
     def from_json(cls, data: dict) -> SmartRequestSummary:
         cfe = data.get("comprobante")
-        receipt = SmartReceiptSummary(
-            id=cfe["idCfeEmitido"], tipo_cfe=int(cfe["tipoCFE"]), serie=cfe["serie"], nro=int(cfe["nro"]),
-            currency=cfe["tpoMoneda"], total=Decimal(str(cfe["mntTotal"]))) if cfe else None
-        return cls(id=data["requestId"], state=data["estado"], mode=data["modo"], created_at=_dt(data["creadoEn"]),
-                   created_by=data["creadoPor"], receipt=receipt, error_code=data.get("codigoError"))
+        receipt = (
+            SmartReceiptSummary(
+                id=cfe["idCfeEmitido"],
+                tipo_cfe=int(cfe["tipoCFE"]),
+                serie=cfe["serie"],
+                nro=int(cfe["nro"]),
+                currency=cfe["tpoMoneda"],
+                total=Decimal(str(cfe["mntTotal"])),
+            )
+            if cfe
+            else None
+        )
+        return cls(
+            id=data["requestId"],
+            state=data["estado"],
+            mode=data["modo"],
+            created_at=_dt(data["creadoEn"]),
+            created_by=data["creadoPor"],
+            receipt=receipt,
+            error_code=data.get("codigoError"),
+        )
 
 
 @dataclass(frozen=True)
@@ -128,8 +154,10 @@ class SmartRequestPage:
 
     @classmethod
     def from_json(cls, data: dict) -> SmartRequestPage:
-        return cls(items=tuple(SmartRequestSummary.from_json(i) for i in data["solicitudes"]),
-                   next_cursor=data.get("siguienteCursor"))
+        return cls(
+            items=tuple(SmartRequestSummary.from_json(i) for i in data["solicitudes"]),
+            next_cursor=data.get("siguienteCursor"),
+        )
 
 
 class InteligenteApi(Transport):
@@ -143,23 +171,42 @@ class InteligenteApi(Transport):
         """Issue exactly the previewed draft; confirming twice returns the same receipt."""
         body = {"requestId": request_id, "hashBorrador": draft_hash, "advertenciasAceptadas": accepted_warnings}
         # Confirming is idempotent on the service side, so it is safe to retry like a keyed POST.
-        return SmartRequest.from_json(self._json("POST", f"{BASE}/confirmar-emision-inteligente", json=body,
-                                                 idempotency_key=f"confirm-{request_id}"))
+        return SmartRequest.from_json(
+            self._json(
+                "POST", f"{BASE}/confirmar-emision-inteligente", json=body, idempotency_key=f"confirm-{request_id}"
+            )
+        )
 
     def smart_issue(self, request: dict, *, idempotency_key: str) -> SmartRequest:
-        return SmartRequest.from_json(self._json("POST", f"{BASE}/emitir-inteligente", json=request,
-                                                 idempotency_key=idempotency_key))
+        return SmartRequest.from_json(
+            self._json("POST", f"{BASE}/emitir-inteligente", json=request, idempotency_key=idempotency_key)
+        )
 
     def smart_request(self, request_id: str) -> SmartRequest:
         return SmartRequest.from_json(self._json("GET", f"{BASE}/emision-inteligente/{request_id}"))
 
-    def smart_requests(self, *, state: str | None = None, created_by: str | None = None, since: date | None = None,
-                       until: date | None = None, number: str | None = None, cursor: str | None = None,
-                       limit: int | None = None) -> SmartRequestPage:
+    def smart_requests(
+        self,
+        *,
+        state: str | None = None,
+        created_by: str | None = None,
+        since: date | None = None,
+        until: date | None = None,
+        number: str | None = None,
+        cursor: str | None = None,
+        limit: int | None = None,
+    ) -> SmartRequestPage:
         """The company's requests, newest first. `number` is the receipt's number as typed ("A-15", "15");
         `since`/`until` are days in Montevideo, inclusive; `cursor` is a page's `next_cursor`."""
-        params = {"estado": state, "creadoPor": created_by, "desde": since.isoformat() if since else None,
-                  "hasta": until.isoformat() if until else None, "numero": number, "cursor": cursor,
-                  "limite": limit}
-        return SmartRequestPage.from_json(self._json("GET", f"{BASE}/emision-inteligente",
-                                                     params={k: v for k, v in params.items() if v is not None}))
+        params = {
+            "estado": state,
+            "creadoPor": created_by,
+            "desde": since.isoformat() if since else None,
+            "hasta": until.isoformat() if until else None,
+            "numero": number,
+            "cursor": cursor,
+            "limite": limit,
+        }
+        return SmartRequestPage.from_json(
+            self._json("GET", f"{BASE}/emision-inteligente", params={k: v for k, v in params.items() if v is not None})
+        )

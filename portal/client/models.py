@@ -36,8 +36,13 @@ class CompanyMembership:
 
     @classmethod
     def from_json(cls, data: dict) -> CompanyMembership:
-        return cls(id=int(data["id"]), rut=data["rut"], name=data["nombre"], role=data["rol"],
-                   certificates=tuple(CertificateRef.from_json(c) for c in data.get("certificados", [])))
+        return cls(
+            id=int(data["id"]),
+            rut=data["rut"],
+            name=data["nombre"],
+            role=data["rol"],
+            certificates=tuple(CertificateRef.from_json(c) for c in data.get("certificados", [])),
+        )
 
 
 @dataclass(frozen=True)
@@ -50,9 +55,13 @@ class UserInfo:
 
     @classmethod
     def from_json(cls, data: dict) -> UserInfo:
-        return cls(sub=str(data["sub"]), email=data.get("email", ""), name=data.get("name", ""),
-                   locale=data.get("locale", "es"),
-                   companies=tuple(CompanyMembership.from_json(c) for c in data.get("empresas", [])))
+        return cls(
+            sub=str(data["sub"]),
+            email=data.get("email", ""),
+            name=data.get("name", ""),
+            locale=data.get("locale", "es"),
+            companies=tuple(CompanyMembership.from_json(c) for c in data.get("empresas", [])),
+        )
 
     def company(self, company_id: int | None) -> CompanyMembership | None:
         return next((c for c in self.companies if c.id == company_id), None)

@@ -18,9 +18,25 @@ PAPER_FORMATS = ("a4", "80mm", "57mm")
 
 # Uruguay's 19 departments, as DGI writes them.
 DEPARTMENTS = (
-    "Artigas", "Canelones", "Cerro Largo", "Colonia", "Durazno", "Flores", "Florida", "Lavalleja",
-    "Maldonado", "Montevideo", "Paysandú", "Río Negro", "Rivera", "Rocha", "Salto", "San José", "Soriano",
-    "Tacuarembó", "Treinta y Tres",
+    "Artigas",
+    "Canelones",
+    "Cerro Largo",
+    "Colonia",
+    "Durazno",
+    "Flores",
+    "Florida",
+    "Lavalleja",
+    "Maldonado",
+    "Montevideo",
+    "Paysandú",
+    "Río Negro",
+    "Rivera",
+    "Rocha",
+    "Salto",
+    "San José",
+    "Soriano",
+    "Tacuarembó",
+    "Treinta y Tres",
 )
 
 MAX_BRANCH_CODE = 9999

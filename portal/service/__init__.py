@@ -100,14 +100,14 @@ def _register_platform_routes(app: Flask) -> None:
     @app.after_request
     def _security_headers(response):
         targets = " ".join(sorted({uri.split("/auth/")[0] for uri in app.config["PORTAL_REDIRECT_URIS"]}))
-        response.headers.setdefault("Content-Security-Policy",
-                                    CONTENT_SECURITY_POLICY.format(form_targets=targets))
+        response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY.format(form_targets=targets))
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         response.headers.setdefault("X-Frame-Options", "DENY")
         if app.config["HSTS"]:
-            response.headers.setdefault("Strict-Transport-Security",
-                                        f"max-age={app.config['HSTS_SECONDS']}; includeSubDomains")
+            response.headers.setdefault(
+                "Strict-Transport-Security", f"max-age={app.config['HSTS_SECONDS']}; includeSubDomains"
+            )
         if response.mimetype == "application/json" or response.mimetype == "text/html":
             response.headers.setdefault("Cache-Control", "no-store")
         return response

@@ -1,11 +1,11 @@
 """Operator commands: `python -m portal.service COMMAND`.
 
-    migrate                 bring the database schema up to date (Alembic)
-    seed                    create the demo data (development only; idempotent)
-    token EMAIL             print a valid access token for that user (signed with the service's key)
-    import-cert FILE.p12    import a company's PKCS#12 signing certificate
-    worker                  run the background worker (DGI submission, e-mail), huey's consumer
-    serve                   run the service (gunicorn in production; this is werkzeug, for development)
+migrate                 bring the database schema up to date (Alembic)
+seed                    create the demo data (development only; idempotent)
+token EMAIL             print a valid access token for that user (signed with the service's key)
+import-cert FILE.p12    import a company's PKCS#12 signing certificate
+worker                  run the background worker (DGI submission, e-mail), huey's consumer
+serve                   run the service (gunicorn in production; this is werkzeug, for development)
 """
 
 from __future__ import annotations

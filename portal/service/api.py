@@ -108,8 +108,9 @@ def validation_fields(exc: ValidationError) -> list[FieldError]:
 
 def parse_json_body(model: type[BaseModel]) -> BaseModel:
     if not request.mimetype == "application/json":
-        raise ApiError("El cuerpo debe ser JSON (Content-Type: application/json).",
-                       code="unsupported_media_type", status=415)
+        raise ApiError(
+            "El cuerpo debe ser JSON (Content-Type: application/json).", code="unsupported_media_type", status=415
+        )
     raw = request.get_data(cache=True)
     try:
         return model.model_validate_json(raw or b"{}")
@@ -130,8 +131,7 @@ def to_response(result: Any, status: int = 200) -> Response:
     if isinstance(result, tuple):
         result, status = result
     if isinstance(result, BaseModel):
-        response = Response(result.model_dump_json(by_alias=True, exclude_none=True),
-                            mimetype="application/json")
+        response = Response(result.model_dump_json(by_alias=True, exclude_none=True), mimetype="application/json")
     else:
         response = jsonify(result)
     response.status_code = status
@@ -140,8 +140,10 @@ def to_response(result: Any, status: int = 200) -> Response:
 
 def idempotency_header(description: str) -> dict:
     """The `Idempotency-Key` header of an operation: its description and the schema the decorator enforces."""
-    return {"description": description, "schema": {
-        "type": "string", "minLength": 1, "maxLength": 255, "pattern": r"^[!-~][ -~]*$"}}
+    return {
+        "description": description,
+        "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": r"^[!-~][ -~]*$"},
+    }
 
 
 def check_headers(declared: dict[str, str | dict]) -> None:
@@ -151,20 +153,36 @@ def check_headers(declared: dict[str, str | dict]) -> None:
         schema = spec.get("schema", {}) if isinstance(spec, dict) else {}
         if value is None or not schema:
             continue
-        fits = (schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", len(value))
-                and re.fullmatch(schema.get("pattern", ".*"), value) is not None)
+        fits = (
+            schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", len(value))
+            and re.fullmatch(schema.get("pattern", ".*"), value) is not None
+        )
         if not fits:
-            raise ApiError(f"El encabezado {name} no es válido (hasta {schema.get('maxLength')} caracteres "
-                           "imprimibles).", code="header_invalido", status=400)
+            raise ApiError(
+                f"El encabezado {name} no es válido (hasta {schema.get('maxLength')} caracteres imprimibles).",
+                code="header_invalido",
+                status=400,
+            )
 
 
-def operation(bp: Blueprint, method: str, rule: str, *, tag: str, summary: str, description: str = "",
-              auth: tuple[str, ...] = (JWT,), roles: Iterable[Role] | None = ALL_ROLES,
-              body: type[BaseModel] | None = None, body_content_type: str = "application/json",
-              query: type[BaseModel] | None = None, responses: dict[int, Any] | None = None,
-              path_params: dict[str, str | dict] | None = None,
-              extra_headers: dict[str, str | dict] | None = None,
-              raw_body: dict[str, Any] | None = None) -> Callable:
+def operation(
+    bp: Blueprint,
+    method: str,
+    rule: str,
+    *,
+    tag: str,
+    summary: str,
+    description: str = "",
+    auth: tuple[str, ...] = (JWT,),
+    roles: Iterable[Role] | None = ALL_ROLES,
+    body: type[BaseModel] | None = None,
+    body_content_type: str = "application/json",
+    query: type[BaseModel] | None = None,
+    responses: dict[int, Any] | None = None,
+    path_params: dict[str, str | dict] | None = None,
+    extra_headers: dict[str, str | dict] | None = None,
+    raw_body: dict[str, Any] | None = None,
+) -> Callable:
     """Register `view` on `bp` at `rule` and in the OpenAPI registry (see the module docstring).
 
     `raw_body` documents a non-JSON body the view reads itself: an OpenAPI requestBody `content` mapping,
@@ -189,12 +207,25 @@ def operation(bp: Blueprint, method: str, rule: str, *, tag: str, summary: str, 
         for converter in ("<", ">"):
             openapi_path = openapi_path.replace(converter, "{" if converter == "<" else "}")
         openapi_path = openapi_path.replace("{string:", "{").replace("{int:", "{")
-        OPERATIONS.append(Operation(
-            method=method.lower(), path=openapi_path, tag=tag, summary=summary,
-            description=description or (view.__doc__ or "").strip(), operation_id=view.__name__,
-            auth=auth, roles=roles, body=body, body_content_type=body_content_type, query=query,
-            responses=responses or {200: None}, path_params=path_params or {},
-            extra_headers=extra_headers or {}, raw_body=raw_body))
+        OPERATIONS.append(
+            Operation(
+                method=method.lower(),
+                path=openapi_path,
+                tag=tag,
+                summary=summary,
+                description=description or (view.__doc__ or "").strip(),
+                operation_id=view.__name__,
+                auth=auth,
+                roles=roles,
+                body=body,
+                body_content_type=body_content_type,
+                query=query,
+                responses=responses or {200: None},
+                path_params=path_params or {},
+                extra_headers=extra_headers or {},
+                raw_body=raw_body,
+            )
+        )
         return wrapper
 
     return decorator

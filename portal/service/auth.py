@@ -75,8 +75,7 @@ def _requested_company_id(memberships: list[Membership]) -> int:
     if raw is None:
         if len(memberships) == 1:
             return memberships[0].company_id
-        raise ApiError("Indique la empresa con el encabezado X-Empresa-Id.", code="empresa_requerida",
-                       status=422)
+        raise ApiError("Indique la empresa con el encabezado X-Empresa-Id.", code="empresa_requerida", status=422)
     company_id = plain_id(raw)
     if company_id is None:
         raise ApiError("idEmpresa debe ser un número.", code="empresa_invalida", status=422)
@@ -112,9 +111,16 @@ def _memberships_of_live_token(claims: dict) -> list[Membership]:
     """
     jti = claims.get("jti")
     revoked = revoked_clause(jti) if isinstance(jti, str) else literal(False)
-    rows = db.session().execute(
-        select(User.active, revoked, Membership).select_from(User)
-        .outerjoin(Membership, Membership.user_id == User.id).where(User.id == user_id_of(claims))).all()
+    rows = (
+        db.session()
+        .execute(
+            select(User.active, revoked, Membership)
+            .select_from(User)
+            .outerjoin(Membership, Membership.user_id == User.id)
+            .where(User.id == user_id_of(claims))
+        )
+        .all()
+    )
     if rows and rows[0][1]:
         raise Unauthorized("El token de acceso fue revocado (se cerró la sesión).", code="invalid_token")
     if not rows or not rows[0][0]:

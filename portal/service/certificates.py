@@ -56,7 +56,7 @@ def _info(cert: x509.Certificate) -> CertificateInfo:
         not_before=cert.not_valid_before_utc,
         not_after=cert.not_valid_after_utc,
         rut=_rut_from_subject(cert),
-        sha256_fingerprint=":".join(fingerprint[i:i + 2] for i in range(0, len(fingerprint), 2)),
+        sha256_fingerprint=":".join(fingerprint[i : i + 2] for i in range(0, len(fingerprint), 2)),
     )
 
 
@@ -71,12 +71,14 @@ def generate_self_signed(rut: str, common_name: str, days: int = 730) -> tuple[b
     For development and tests only: DGI accepts certificates from its authorised CAs.
     """
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    name = x509.Name([
-        x509.NameAttribute(NameOID.COMMON_NAME, common_name),
-        x509.NameAttribute(NameOID.SERIAL_NUMBER, f"RUC{rut}"),
-        x509.NameAttribute(NameOID.ORGANIZATION_NAME, common_name),
-        x509.NameAttribute(NameOID.COUNTRY_NAME, "UY"),
-    ])
+    name = x509.Name(
+        [
+            x509.NameAttribute(NameOID.COMMON_NAME, common_name),
+            x509.NameAttribute(NameOID.SERIAL_NUMBER, f"RUC{rut}"),
+            x509.NameAttribute(NameOID.ORGANIZATION_NAME, common_name),
+            x509.NameAttribute(NameOID.COUNTRY_NAME, "UY"),
+        ]
+    )
     now = dt.datetime.now(dt.UTC)
     cert = (
         x509.CertificateBuilder()
@@ -87,13 +89,25 @@ def generate_self_signed(rut: str, common_name: str, days: int = 730) -> tuple[b
         .not_valid_before(now - dt.timedelta(minutes=5))
         .not_valid_after(now + dt.timedelta(days=days))
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(x509.KeyUsage(digital_signature=True, content_commitment=True, key_encipherment=False,
-                                     data_encipherment=False, key_agreement=False, key_cert_sign=False,
-                                     crl_sign=False, encipher_only=False, decipher_only=False), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                content_commitment=True,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=False,
+                crl_sign=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
         .sign(key, hashes.SHA256())
     )
-    key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     return key_pem, cert.public_bytes(serialization.Encoding.PEM)
 
 
@@ -105,8 +119,9 @@ def load_pkcs12(data: bytes, password: bytes | None) -> tuple[bytes, bytes, Cert
     key, cert, _chain = pkcs12.load_key_and_certificates(data, password)
     if key is None or cert is None:
         raise ValueError("El archivo PKCS#12 no contiene clave privada y certificado.")
-    key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     return key_pem, cert.public_bytes(serialization.Encoding.PEM), _info(cert)
 
 
@@ -114,8 +129,7 @@ def to_pkcs12(key_pem: bytes, cert_pem: bytes, password: bytes | None, name: str
     """A PKCS#12 file holding the key and certificate (for tests and for handing a certificate around)."""
     key = serialization.load_pem_private_key(key_pem, password=None)
     cert = x509.load_pem_x509_certificate(cert_pem)
-    encryption = (serialization.BestAvailableEncryption(password) if password
-                  else serialization.NoEncryption())
+    encryption = serialization.BestAvailableEncryption(password) if password else serialization.NoEncryption()
     return pkcs12.serialize_key_and_certificates(name.encode(), key, cert, None, encryption)
 
 
@@ -124,6 +138,6 @@ def key_matches_certificate(key_pem: bytes, cert_pem: bytes, password: bytes | N
     key = serialization.load_pem_private_key(key_pem, password=password)
     cert = x509.load_pem_x509_certificate(cert_pem)
     public = cert.public_key()
-    return key.public_key().public_bytes(serialization.Encoding.DER,
-                                         serialization.PublicFormat.SubjectPublicKeyInfo) == \
-        public.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return key.public_key().public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    ) == public.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)

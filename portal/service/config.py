@@ -42,10 +42,8 @@ def load_config() -> dict:
         # The portal is a registered OIDC client; seed creates it from these.
         "PORTAL_CLIENT_ID": _env("CFE_PORTAL_CLIENT_ID", "cfe-portal"),
         "PORTAL_CLIENT_SECRET": _env("CFE_PORTAL_CLIENT_SECRET") or read_secret("portal-client-secret"),
-        "PORTAL_REDIRECT_URIS": (_env("CFE_PORTAL_REDIRECT_URIS", "http://127.0.0.1:5000/auth/callback")
-                                 or "").split(),
-        "PORTAL_POST_LOGOUT_URIS": (_env("CFE_PORTAL_POST_LOGOUT_URIS", "http://127.0.0.1:5000/")
-                                    or "").split(),
+        "PORTAL_REDIRECT_URIS": (_env("CFE_PORTAL_REDIRECT_URIS", "http://127.0.0.1:5000/auth/callback") or "").split(),
+        "PORTAL_POST_LOGOUT_URIS": (_env("CFE_PORTAL_POST_LOGOUT_URIS", "http://127.0.0.1:5000/") or "").split(),
         # limits storage: memory:// for one process, redis://host:port/db when several serve the API.
         "RATELIMIT_STORAGE_URL": _env("CFE_RATELIMIT_STORAGE_URL", "memory://"),
         # Background work (portal/service/jobs.py): huey on SQLite for one machine, redis://... for several.

@@ -39,8 +39,15 @@ DEFAULT_LOCK_TIMEOUT = 2.0
 # Once the lock was seen held past the whole wait, later writers wait only this long (the lock may be free again).
 SHORT_WAIT = 0.1
 # SQLite's and PostgreSQL's ways of saying "someone else holds the lock" (lock_timeout, deadlock victim).
-_BUSY_MARKERS = ("database is locked", "database is busy", "lock timeout", "lock_timeout", "deadlock detected",
-                 "could not obtain lock", "canceling statement due to lock timeout")
+_BUSY_MARKERS = (
+    "database is locked",
+    "database is busy",
+    "lock timeout",
+    "lock_timeout",
+    "deadlock detected",
+    "could not obtain lock",
+    "canceling statement due to lock timeout",
+)
 
 
 class DatabaseBusy(ApiError):
@@ -49,8 +56,9 @@ class DatabaseBusy(ApiError):
     status, code = 503, "base_de_datos_ocupada"
 
     def __init__(self, retry_after: int = 1):
-        super().__init__("La base de datos está ocupada; reintente en unos segundos.",
-                         headers={"Retry-After": str(retry_after)})
+        super().__init__(
+            "La base de datos está ocupada; reintente en unos segundos.", headers={"Retry-After": str(retry_after)}
+        )
 
 
 def is_busy_error(exc: BaseException) -> bool:
@@ -84,8 +92,9 @@ def make_engine(url: str, lock_timeout: float = DEFAULT_LOCK_TIMEOUT, gate: Writ
         # A pool, unbounded: a request may hold its read session while it waits for a write session, so a cap
         # could leave every connection held by a reader waiting for a writer. Connections stay open, so no
         # request pays the WAL checkpoint that closing the last one costs.
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": lock_timeout},
-                               pool_size=8, max_overflow=-1)
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False, "timeout": lock_timeout}, pool_size=8, max_overflow=-1
+        )
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn, _record):  # pragma: no cover - exercised by every test
@@ -140,8 +149,9 @@ def init_app(app: Flask) -> None:
     app.extensions["db_engine"] = engine
     app.extensions["db_sessionmaker"] = sessionmaker(bind=engine, expire_on_commit=False)
     # Writers that read first (counters, idempotency keys) take SQLite's write lock at BEGIN.
-    app.extensions["db_write_sessionmaker"] = sessionmaker(bind=engine.execution_options(writer=True),
-                                                           expire_on_commit=False)
+    app.extensions["db_write_sessionmaker"] = sessionmaker(
+        bind=engine.execution_options(writer=True), expire_on_commit=False
+    )
     app.extensions["db_retry_after"] = retry_after = max(1, round(lock_timeout))
 
     def _batch_failure(exc: BaseException) -> BaseException:
@@ -162,8 +172,9 @@ def init_app(app: Flask) -> None:
             busy = DatabaseBusy(app.extensions["db_retry_after"])
             return error_response(busy.code, busy.message, busy.status, headers=busy.headers)
         log.exception("database error request_id=%s", g.get("request_id"))
-        return error_response("internal_error",
-                              "Error interno del servicio. Informe el código de solicitud a soporte.", 500)
+        return error_response(
+            "internal_error", "Error interno del servicio. Informe el código de solicitud a soporte.", 500
+        )
 
 
 @contextlib.contextmanager

@@ -32,8 +32,15 @@ class ApiError(Exception):
     status = 400
     code = "bad_request"
 
-    def __init__(self, message: str, *, code: str | None = None, status: int | None = None,
-                 fields: list[FieldError] | None = None, headers: dict[str, str] | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        status: int | None = None,
+        fields: list[FieldError] | None = None,
+        headers: dict[str, str] | None = None,
+    ):
         super().__init__(message)
         self.message = message
         self.code = code or self.code
@@ -78,8 +85,14 @@ class UpstreamTimeout(ApiError):
 
 
 def error_body(code: str, message: str, fields: list[FieldError] | None = None) -> dict:
-    return {"error": {"code": code, "message": message, "fields": [asdict(f) for f in fields or []],
-                      "requestId": g.get("request_id")}}
+    return {
+        "error": {
+            "code": code,
+            "message": message,
+            "fields": [asdict(f) for f in fields or []],
+            "requestId": g.get("request_id"),
+        }
+    }
 
 
 def error_response(code: str, message: str, status: int, fields=None, headers=None):
@@ -154,5 +167,6 @@ def init_app(app: Flask) -> None:
         log.exception("unhandled error request_id=%s", g.get("request_id"))
         if not _wants_json():
             return "Error interno. Código de solicitud: " + str(g.get("request_id")), 500
-        return error_response("internal_error",
-                              "Error interno del servicio. Informe el código de solicitud a soporte.", 500)
+        return error_response(
+            "internal_error", "Error interno del servicio. Informe el código de solicitud a soporte.", 500
+        )

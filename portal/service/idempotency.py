@@ -66,8 +66,11 @@ class RequestedKey:
 def _header_key() -> str | None:
     key = request.headers.get("Idempotency-Key")
     if key is not None and (not 1 <= len(key) <= MAX_KEY_LENGTH or not key.isprintable()):
-        raise ApiError("Idempotency-Key debe tener entre 1 y 255 caracteres imprimibles.",
-                       code="idempotency_key_invalid", status=400)
+        raise ApiError(
+            "Idempotency-Key debe tener entre 1 y 255 caracteres imprimibles.",
+            code="idempotency_key_invalid",
+            status=400,
+        )
     return key
 
 
@@ -87,14 +90,19 @@ def lookup(session, company_id: int, requested: RequestedKey) -> Response | None
     """Inside the caller's write transaction: the replay of the key's first outcome, or None when the key is
     free (then the caller does its work and `record`s the outcome in the same transaction). 422 if the key
     came with another body; 409 while a two-step claim on it is younger than STALE_AFTER."""
-    record = session.scalar(select(IdempotencyRecord).where(
-        IdempotencyRecord.company_id == company_id, IdempotencyRecord.scope == requested.scope,
-        IdempotencyRecord.key == requested.key))
+    record = session.scalar(
+        select(IdempotencyRecord).where(
+            IdempotencyRecord.company_id == company_id,
+            IdempotencyRecord.scope == requested.scope,
+            IdempotencyRecord.key == requested.key,
+        )
+    )
     if record is None:
         return None
     if record.request_hash != requested.fingerprint:
-        raise ApiError("Esta Idempotency-Key ya se usó con otro cuerpo de solicitud.",
-                       code="idempotency_key_reused", status=422)
+        raise ApiError(
+            "Esta Idempotency-Key ya se usó con otro cuerpo de solicitud.", code="idempotency_key_reused", status=422
+        )
     if record.state == "done":
         return replay_response(record.response_status, record.response_body)
     if datetime.now(UTC) - _aware(record.created_at) < STALE_AFTER:
@@ -109,11 +117,23 @@ def record(session, company_id: int, requested: RequestedKey, status: int, body:
     older than KEEP_FOR). On PostgreSQL a concurrent first request with the same key makes this wait for it
     and then raise IntegrityError: look the key up again (in a new transaction) to replay its outcome."""
     now = datetime.now(UTC)
-    session.execute(delete(IdempotencyRecord).where(IdempotencyRecord.company_id == company_id,
-                                                    IdempotencyRecord.created_at < now - KEEP_FOR))
-    session.add(IdempotencyRecord(company_id=company_id, scope=requested.scope, key=requested.key,
-                                  request_hash=requested.fingerprint, state="done", response_status=status,
-                                  response_body=body, created_at=now))
+    session.execute(
+        delete(IdempotencyRecord).where(
+            IdempotencyRecord.company_id == company_id, IdempotencyRecord.created_at < now - KEEP_FOR
+        )
+    )
+    session.add(
+        IdempotencyRecord(
+            company_id=company_id,
+            scope=requested.scope,
+            key=requested.key,
+            request_hash=requested.fingerprint,
+            state="done",
+            response_status=status,
+            response_body=body,
+            created_at=now,
+        )
+    )
     session.flush()
 
 
@@ -137,19 +157,30 @@ def claim(company_id: int, scope: str, payload: object) -> Claim:
 
 
 def _in_progress() -> Conflict:
-    return Conflict("Una solicitud con esta Idempotency-Key todavía está en curso; reintente en unos segundos.",
-                    code="idempotency_in_progress")
+    return Conflict(
+        "Una solicitud con esta Idempotency-Key todavía está en curso; reintente en unos segundos.",
+        code="idempotency_in_progress",
+    )
 
 
 def _claim(company_id: int, scope: str, key: str, fingerprint: str) -> Claim:
     now = datetime.now(UTC)
     with db.write_transaction() as session:
-        record = session.scalar(select(IdempotencyRecord).where(
-            IdempotencyRecord.company_id == company_id, IdempotencyRecord.scope == scope,
-            IdempotencyRecord.key == key).with_for_update())
+        record = session.scalar(
+            select(IdempotencyRecord)
+            .where(
+                IdempotencyRecord.company_id == company_id,
+                IdempotencyRecord.scope == scope,
+                IdempotencyRecord.key == key,
+            )
+            .with_for_update()
+        )
         if record is not None and record.request_hash != fingerprint:
-            raise ApiError("Esta Idempotency-Key ya se usó con otro cuerpo de solicitud.",
-                           code="idempotency_key_reused", status=422)
+            raise ApiError(
+                "Esta Idempotency-Key ya se usó con otro cuerpo de solicitud.",
+                code="idempotency_key_reused",
+                status=422,
+            )
         if record is not None and record.state == "done":
             return Claim(replay=replay_response(record.response_status, record.response_body))
         if record is not None and now - _aware(record.created_at) < STALE_AFTER:
@@ -157,10 +188,19 @@ def _claim(company_id: int, scope: str, key: str, fingerprint: str) -> Claim:
         if record is None:
             # Keys live at least KEEP_FOR; each new claim sweeps the company's older ones (created_at is indexed),
             # so the table stays small without a scheduled job.
-            session.execute(delete(IdempotencyRecord).where(IdempotencyRecord.company_id == company_id,
-                                                            IdempotencyRecord.created_at < now - KEEP_FOR))
-            record = IdempotencyRecord(company_id=company_id, scope=scope, key=key, request_hash=fingerprint,
-                                       state="in_progress", created_at=now)
+            session.execute(
+                delete(IdempotencyRecord).where(
+                    IdempotencyRecord.company_id == company_id, IdempotencyRecord.created_at < now - KEEP_FOR
+                )
+            )
+            record = IdempotencyRecord(
+                company_id=company_id,
+                scope=scope,
+                key=key,
+                request_hash=fingerprint,
+                state="in_progress",
+                created_at=now,
+            )
             session.add(record)
         else:
             record.created_at = now  # take over an abandoned claim
@@ -187,6 +227,7 @@ def release(claim_: Claim) -> None:
 def purge_expired() -> int:
     """Delete keys older than KEEP_FOR; returns how many."""
     with db.write_transaction() as session:
-        result = session.execute(delete(IdempotencyRecord).where(
-            IdempotencyRecord.created_at < datetime.now(UTC) - KEEP_FOR))
+        result = session.execute(
+            delete(IdempotencyRecord).where(IdempotencyRecord.created_at < datetime.now(UTC) - KEEP_FOR)
+        )
         return result.rowcount or 0

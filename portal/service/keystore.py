@@ -28,10 +28,17 @@ def _fernet() -> Fernet:
 def store_certificate(db: Session, company: Company, name: str, key_pem: bytes, cert_pem: bytes) -> Certificate:
     """Add a certificate (and its encrypted key) to a company; the caller commits."""
     info = certificate_info(cert_pem)
-    cert = Certificate(company_id=company.id, name=name, cert_pem=cert_pem.decode(),
-                       key_encrypted=_fernet().encrypt(key_pem), serial=str(info.serial),
-                       subject=info.subject, issuer=info.issuer, not_before=info.not_before,
-                       not_after=info.not_after)
+    cert = Certificate(
+        company_id=company.id,
+        name=name,
+        cert_pem=cert_pem.decode(),
+        key_encrypted=_fernet().encrypt(key_pem),
+        serial=str(info.serial),
+        subject=info.subject,
+        issuer=info.issuer,
+        not_before=info.not_before,
+        not_after=info.not_after,
+    )
     db.add(cert)
     return cert
 

@@ -107,8 +107,7 @@ def _response(value: Any, status: int) -> dict:
 
 def _path_param(name: str, spec: str | dict) -> dict:
     """A path (or header) parameter; `spec` is its description, or {"description", "schema"} with a format."""
-    description, schema = (spec, {"type": "string"}) if isinstance(spec, str) else (
-        spec["description"], spec["schema"])
+    description, schema = (spec, {"type": "string"}) if isinstance(spec, str) else (spec["description"], spec["schema"])
     return {"name": name, "in": "path", "required": True, "schema": schema, "description": description}
 
 
@@ -147,8 +146,12 @@ def fresh_examples(document: dict, today: date | None = None) -> dict:
     range has expired) and a DGI lookup's answer would look stale. Shifting every date by the same number of
     days keeps each example's own intervals (issue date, due date, referenced receipt) as they were written.
     """
-    request_examples = [media for methods in document.get("paths", {}).values() for entry in methods.values()
-                        for media in entry.get("requestBody", {}).get("content", {}).values()]
+    request_examples = [
+        media
+        for methods in document.get("paths", {}).values()
+        for entry in methods.values()
+        for media in entry.get("requestBody", {}).get("content", {}).values()
+    ]
     found = list(_dates_in(_example_values(request_examples)))
     if not found:
         return document
@@ -166,8 +169,10 @@ def _example_values(value: Any) -> list:
 
 def _shift_example_dates(value: Any, delta: timedelta) -> Any:
     if isinstance(value, dict):
-        return {key: _shift_dates(item, delta) if key in ("example", "examples") else
-                _shift_example_dates(item, delta) for key, item in value.items()}
+        return {
+            key: _shift_dates(item, delta) if key in ("example", "examples") else _shift_example_dates(item, delta)
+            for key, item in value.items()
+        }
     if isinstance(value, list):
         return [_shift_example_dates(item, delta) for item in value]
     return value
@@ -185,8 +190,9 @@ def _operation(op: Operation) -> dict:
         entry["description"] = op.description
     entry["security"] = [{"bearerAuth": []} if a == JWT else {"apiKeyAuth": []} for a in op.auth]
     params = [_path_param(name, desc) for name, desc in op.path_params.items()]
-    params += [{**_path_param(name, desc), "in": "header", "required": False}
-               for name, desc in op.extra_headers.items()]
+    params += [
+        {**_path_param(name, desc), "in": "header", "required": False} for name, desc in op.extra_headers.items()
+    ]
     if op.query is not None:
         schema = op.query.model_json_schema()
         required = set(schema.get("required", []))
@@ -263,31 +269,33 @@ def build_document(server_url: str) -> dict:
     paths: dict[str, dict] = {}
     for op in sorted(OPERATIONS, key=lambda o: (o.tag, o.path)):
         paths.setdefault(op.path, {})[op.method] = _operation(op)
-    return fresh_examples({
-        "openapi": "3.1.0",
-        "info": {
-            "title": "Servicio CFE",
-            "version": "1.0.0",
-            "description": "Emisión y gestión de Comprobantes Fiscales Electrónicos (DGI, Uruguay).",
-        },
-        "servers": [{"url": server_url}],
-        "tags": [{"name": t} for t in ("Comprobante", "Empresa API Key", "DGI", "Emision Inteligente", "Empresa")],
-        "paths": paths,
-        "components": {
-            "schemas": schemas,
-            "securitySchemes": {
-                "bearerAuth": {
-                    "type": "http",
-                    "scheme": "bearer",
-                    "bearerFormat": "JWT",
-                    "description": "Token de acceso del proveedor de identidad del servicio.",
-                },
-                "apiKeyAuth": {
-                    "type": "apiKey",
-                    "in": "header",
-                    "name": "X-API-Key",
-                    "description": "Clave de API de la empresa (grupos Comprobante y DGI).",
+    return fresh_examples(
+        {
+            "openapi": "3.1.0",
+            "info": {
+                "title": "Servicio CFE",
+                "version": "1.0.0",
+                "description": "Emisión y gestión de Comprobantes Fiscales Electrónicos (DGI, Uruguay).",
+            },
+            "servers": [{"url": server_url}],
+            "tags": [{"name": t} for t in ("Comprobante", "Empresa API Key", "DGI", "Emision Inteligente", "Empresa")],
+            "paths": paths,
+            "components": {
+                "schemas": schemas,
+                "securitySchemes": {
+                    "bearerAuth": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "bearerFormat": "JWT",
+                        "description": "Token de acceso del proveedor de identidad del servicio.",
+                    },
+                    "apiKeyAuth": {
+                        "type": "apiKey",
+                        "in": "header",
+                        "name": "X-API-Key",
+                        "description": "Clave de API de la empresa (grupos Comprobante y DGI).",
+                    },
                 },
             },
-        },
-    })
+        }
+    )

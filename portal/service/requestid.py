@@ -29,7 +29,13 @@ def init_app(app: Flask) -> None:
         response.headers["X-Request-ID"] = g.get("request_id", "")
         elapsed_ms = (time.perf_counter() - g.get("request_started", time.perf_counter())) * 1000
         principal = g.get("principal")
-        access_log.info("%s %s %s %.1fms request_id=%s who=%s", request.method, request.path,
-                        response.status_code, elapsed_ms, g.get("request_id"),
-                        principal.describe() if principal else "-")
+        access_log.info(
+            "%s %s %s %.1fms request_id=%s who=%s",
+            request.method,
+            request.path,
+            response.status_code,
+            elapsed_ms,
+            g.get("request_id"),
+            principal.describe() if principal else "-",
+        )
         return response

@@ -23,20 +23,39 @@ from portal.service.models import Certificate, Company, Membership, OAuthClient,
 DEMO_PASSWORD = "demo-password"  # noqa: S105 - documented development-only credential
 
 DEMO_COMPANIES = [
-    {"rut": "219999830019", "razon_social": "Demo S.A.", "nombre_comercial": "Demo",
-     "giro": "Comercio minorista", "telefono": "29001234", "correo": "facturacion@demo.uy",
-     "sucursal": "Casa central", "cdg_dgi_sucursal": 1, "domicilio_fiscal": "Av. 18 de Julio 1234",
-     "ciudad": "Montevideo", "departamento": "Montevideo", "verification_url": "https://demo.uy/cfe"},
-    {"rut": "211003420017", "razon_social": "Comercial del Norte S.R.L.", "nombre_comercial": "Del Norte",
-     "giro": "Venta al por mayor", "telefono": "47321234", "correo": "admin@delnorte.uy",
-     "sucursal": "Salto", "cdg_dgi_sucursal": 1, "domicilio_fiscal": "Uruguay 456",
-     "ciudad": "Salto", "departamento": "Salto", "verification_url": None},
+    {
+        "rut": "219999830019",
+        "razon_social": "Demo S.A.",
+        "nombre_comercial": "Demo",
+        "giro": "Comercio minorista",
+        "telefono": "29001234",
+        "correo": "facturacion@demo.uy",
+        "sucursal": "Casa central",
+        "cdg_dgi_sucursal": 1,
+        "domicilio_fiscal": "Av. 18 de Julio 1234",
+        "ciudad": "Montevideo",
+        "departamento": "Montevideo",
+        "verification_url": "https://demo.uy/cfe",
+    },
+    {
+        "rut": "211003420017",
+        "razon_social": "Comercial del Norte S.R.L.",
+        "nombre_comercial": "Del Norte",
+        "giro": "Venta al por mayor",
+        "telefono": "47321234",
+        "correo": "admin@delnorte.uy",
+        "sucursal": "Salto",
+        "cdg_dgi_sucursal": 1,
+        "domicilio_fiscal": "Uruguay 456",
+        "ciudad": "Salto",
+        "departamento": "Salto",
+        "verification_url": None,
+    },
 ]
 
 # (email, name, {company RUT: role})
 DEMO_USERS = [
-    ("admin@demo.uy", "Ana Administradora",
-     {"219999830019": Role.ADMIN, "211003420017": Role.ADMIN}),
+    ("admin@demo.uy", "Ana Administradora", {"219999830019": Role.ADMIN, "211003420017": Role.ADMIN}),
     ("soporte@demo.uy", "Sergio Soporte", {"219999830019": Role.SOPORTE}),
     ("usuario@demo.uy", "Úrsula Usuaria", {"219999830019": Role.USUARIO}),
 ]
@@ -62,12 +81,17 @@ def sync_portal_client(session: Session) -> tuple[OAuthClient, bool]:
         session.add(client)
     client.client_secret = config["PORTAL_CLIENT_SECRET"]
     # Keep the registered redirect URIs in step with the configuration (ports can be overridden).
-    client.set_client_metadata({
-        "client_name": "Portal CFE", "redirect_uris": config["PORTAL_REDIRECT_URIS"],
-        "post_logout_redirect_uris": config["PORTAL_POST_LOGOUT_URIS"],
-        "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
-        "scope": "openid profile email cfe", "token_endpoint_auth_method": "client_secret_basic",
-    })
+    client.set_client_metadata(
+        {
+            "client_name": "Portal CFE",
+            "redirect_uris": config["PORTAL_REDIRECT_URIS"],
+            "post_logout_redirect_uris": config["PORTAL_POST_LOGOUT_URIS"],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "scope": "openid profile email cfe",
+            "token_endpoint_auth_method": "client_secret_basic",
+        }
+    )
     return client, created
 
 
@@ -105,8 +129,9 @@ def seed_demo() -> Iterator[str]:
             session.flush()
             yield f"user {email} created"
         for rut, role in roles.items():
-            exists = session.scalar(select(Membership).where(Membership.user_id == user.id,
-                                                             Membership.company_id == companies[rut].id))
+            exists = session.scalar(
+                select(Membership).where(Membership.user_id == user.id, Membership.company_id == companies[rut].id)
+            )
             if exists is None:
                 session.add(Membership(user_id=user.id, company_id=companies[rut].id, role=role.value))
     _, created = sync_portal_client(session)

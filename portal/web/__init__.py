@@ -20,19 +20,30 @@ _ACTIVITY_RESOLUTION_SECONDS = 60
 
 
 def _session_settings(app: Flask) -> dict[str, Any]:
-    common = {"SESSION_PERMANENT": True, "PERMANENT_SESSION_LIFETIME": app.config["ABSOLUTE_TIMEOUT"],
-              "SESSION_COOKIE_NAME": "cfe_portal_session", "SESSION_COOKIE_HTTPONLY": True,
-              "SESSION_COOKIE_SAMESITE": "Lax", "SESSION_COOKIE_SECURE": app.config["SECURE_COOKIES"],
-              # Write the stored session only when a request changed it: a concurrent request that merely
-              # read it (a poll, an asset) must not save its stale copy over the OAuth state or fresh tokens.
-              "SESSION_REFRESH_EACH_REQUEST": False}
+    common = {
+        "SESSION_PERMANENT": True,
+        "PERMANENT_SESSION_LIFETIME": app.config["ABSOLUTE_TIMEOUT"],
+        "SESSION_COOKIE_NAME": "cfe_portal_session",
+        "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SAMESITE": "Lax",
+        "SESSION_COOKIE_SECURE": app.config["SECURE_COOKIES"],
+        # Write the stored session only when a request changed it: a concurrent request that merely
+        # read it (a poll, an asset) must not save its stale copy over the OAuth state or fresh tokens.
+        "SESSION_REFRESH_EACH_REQUEST": False,
+    }
     if app.config.get("SESSION_REDIS_URL"):
         import redis
 
-        return {**common, "SESSION_TYPE": "redis",
-                "SESSION_REDIS": redis.Redis.from_url(app.config["SESSION_REDIS_URL"])}
-    return {**common, "SESSION_TYPE": "cachelib",
-            "SESSION_CACHELIB": FileSystemCache(app.config["SESSION_DIR"], threshold=5000, mode=0o600)}
+        return {
+            **common,
+            "SESSION_TYPE": "redis",
+            "SESSION_REDIS": redis.Redis.from_url(app.config["SESSION_REDIS_URL"]),
+        }
+    return {
+        **common,
+        "SESSION_TYPE": "cachelib",
+        "SESSION_CACHELIB": FileSystemCache(app.config["SESSION_DIR"], threshold=5000, mode=0o600),
+    }
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
@@ -81,10 +92,11 @@ def _register_oidc_client(app: Flask) -> None:
     oauth.init_app(app)
     app.extensions["oidc_registry"] = oauth
     oauth.register(
-        "cfe", client_id=app.config["OIDC_CLIENT_ID"], client_secret=app.config["OIDC_CLIENT_SECRET"],
+        "cfe",
+        client_id=app.config["OIDC_CLIENT_ID"],
+        client_secret=app.config["OIDC_CLIENT_SECRET"],
         server_metadata_url=f"{issuer}/.well-known/openid-configuration",
-        client_kwargs={"scope": "openid profile email cfe", "code_challenge_method": "S256",
-                       "timeout": 10},
+        client_kwargs={"scope": "openid profile email cfe", "code_challenge_method": "S256", "timeout": 10},
     )
 
 
@@ -99,8 +111,11 @@ def _register_request_hooks(app: Flask) -> None:
         g.request_id = uuid.uuid4().hex
         if session_expired():
             session.clear()
-        elif "login_at" in session and request.endpoint != "static" \
-                and time.time() - session.get("last_seen", 0) > _ACTIVITY_RESOLUTION_SECONDS:
+        elif (
+            "login_at" in session
+            and request.endpoint != "static"
+            and time.time() - session.get("last_seen", 0) > _ACTIVITY_RESOLUTION_SECONDS
+        ):
             # Recording activity at most once a minute keeps the idle timeout exact to the minute while
             # most requests leave the stored session untouched.
             session["last_seen"] = time.time()

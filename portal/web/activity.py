@@ -26,17 +26,18 @@ class Activity(PortalBase):
     request_id: Mapped[str | None] = mapped_column(String(128))
     cfe_id: Mapped[str | None] = mapped_column(String(64), index=True)
     summary: Mapped[str | None] = mapped_column(String(300))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=lambda: datetime.now(UTC),
-                                                 index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=lambda: datetime.now(UTC), index=True)
 
 
 def init_app(app: Flask) -> None:
     url = app.config["PORTAL_DATABASE_URL"]
     engine = create_engine(url, connect_args={"check_same_thread": False} if url.startswith("sqlite") else {})
     if url.startswith("sqlite"):
+
         @event.listens_for(engine, "connect")
         def _wal(dbapi_conn, _record):  # pragma: no cover - exercised by every test
             dbapi_conn.execute("PRAGMA journal_mode=WAL")
+
     app.extensions["portal_sessionmaker"] = sessionmaker(bind=engine, expire_on_commit=False)
 
 
@@ -47,9 +48,17 @@ def _session() -> Session:
 def record(action: str, *, cfe_id: str | None = None, summary: str | None = None) -> None:
     """Note that the current user did `action` in their current company."""
     with _session() as db:
-        db.add(Activity(company_id=current_user.company.id, user_sub=current_user.sub,
-                        user_email=current_user.email, action=action, request_id=g.get("request_id"),
-                        cfe_id=cfe_id, summary=summary))
+        db.add(
+            Activity(
+                company_id=current_user.company.id,
+                user_sub=current_user.sub,
+                user_email=current_user.email,
+                action=action,
+                request_id=g.get("request_id"),
+                cfe_id=cfe_id,
+                summary=summary,
+            )
+        )
         db.commit()
 
 

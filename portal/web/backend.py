@@ -28,9 +28,11 @@ def service_client() -> CfeClient:
     """The process-wide client (one connection pool per process)."""
     client = current_app.extensions.get("cfe_client")
     if client is None:
-        client = CfeClient(current_app.config["CFE_SERVICE_URL"],
-                           connect_timeout=current_app.config["SERVICE_CONNECT_TIMEOUT"],
-                           read_timeout=current_app.config["SERVICE_READ_TIMEOUT"])
+        client = CfeClient(
+            current_app.config["CFE_SERVICE_URL"],
+            connect_timeout=current_app.config["SERVICE_CONNECT_TIMEOUT"],
+            read_timeout=current_app.config["SERVICE_READ_TIMEOUT"],
+        )
         current_app.extensions["cfe_client"] = client
     return client
 
@@ -56,6 +58,9 @@ def _fresh_access_token() -> str:
 
 def api() -> UserApi:
     """The service, as the signed-in user acting for their current company."""
-    return service_client().as_user(_fresh_access_token(), company_id=session.get("company_id"),
-                                    locale=str(get_locale() or "es"), request_id=g.get("request_id"))
-
+    return service_client().as_user(
+        _fresh_access_token(),
+        company_id=session.get("company_id"),
+        locale=str(get_locale() or "es"),
+        request_id=g.get("request_id"),
+    )

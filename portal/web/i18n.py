@@ -46,7 +46,7 @@ def money(value: Decimal | float | str | None, currency: str | None = None) -> s
 
 
 def currency_sign(currency: str | None) -> str:
-    """"$" for pesos, "U$S" for dollars, the ISO code otherwise (select labels, table headers)."""
+    """ "$" for pesos, "U$S" for dollars, the ISO code otherwise (select labels, table headers)."""
     return CURRENCY_SIGNS.get(currency or "", currency or "")
 
 

@@ -25,7 +25,7 @@ def parse_decimal(text: str | None) -> Decimal | None:
         return None
     if "," in text and "." in text:
         thousands = "." if text.rfind(",") > text.rfind(".") else ","
-        whole = text[:text.rfind("," if thousands == "." else ".")]
+        whole = text[: text.rfind("," if thousands == "." else ".")]
         if not _GROUPED.fullmatch(whole.replace(thousands, ",")):
             raise ValueError(text)
         text = text.replace(thousands, "")

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from flask import Flask, current_app, request
 
-_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
-        "connect-src 'self'; frame-src 'self'; form-action 'self' {idp}; frame-ancestors {frames}; "
-        "base-uri 'none'; object-src 'none'")
+_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
+    "connect-src 'self'; frame-src 'self'; form-action 'self' {idp}; frame-ancestors {frames}; "
+    "base-uri 'none'; object-src 'none'"
+)
 
-_PDF_CSP = ("default-src 'none'; style-src 'unsafe-inline'; frame-ancestors {frames}; base-uri 'none'; "
-            "form-action 'none'")
+_PDF_CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors {frames}; base-uri 'none'; form-action 'none'"
+)
 
 
 def init_app(app: Flask) -> None:
@@ -32,8 +35,9 @@ def init_app(app: Flask) -> None:
         response.headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
         response.headers.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
         if current_app.config["HSTS"]:
-            response.headers.setdefault("Strict-Transport-Security",
-                                        f"max-age={current_app.config['HSTS_SECONDS']}; includeSubDomains")
+            response.headers.setdefault(
+                "Strict-Transport-Security", f"max-age={current_app.config['HSTS_SECONDS']}; includeSubDomains"
+            )
         if frames == "'none'":
             response.headers.setdefault("X-Frame-Options", "DENY")
         if response.mimetype == "text/html" or request.endpoint != "static":

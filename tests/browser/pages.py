@@ -21,8 +21,7 @@ class SignInPage:
     def sign_in(self, email: str, password: str = DEMO_PASSWORD) -> None:
         self.page.get_by_label("Correo electrónico").or_(self.page.get_by_label("E-mail")).fill(email)
         self.page.get_by_label("Contraseña").or_(self.page.get_by_label("Password")).fill(password)
-        self.page.get_by_role("button", name="Ingresar").or_(
-            self.page.get_by_role("button", name="Sign in")).click()
+        self.page.get_by_role("button", name="Ingresar").or_(self.page.get_by_role("button", name="Sign in")).click()
 
 
 class Shell:
@@ -121,7 +120,8 @@ class DgiPage:
 
     def document_field(self):
         return self.page.get_by_role("textbox", name="RUT", exact=True).or_(
-            self.page.get_by_role("textbox", name="Número de documento"))
+            self.page.get_by_role("textbox", name="Número de documento")
+        )
 
     def type_document(self, value: str) -> None:
         field = self.document_field()
@@ -164,8 +164,16 @@ class SmartIssuancePage:
     def line_field(self, number: int, field: str):
         return self.page.get_by_label(f"{field}, línea {number}", exact=True)
 
-    def fill_line(self, number: int, description: str, quantity: str, price: str, *, category: str | None = None,
-                  rate: str | None = None) -> None:
+    def fill_line(
+        self,
+        number: int,
+        description: str,
+        quantity: str,
+        price: str,
+        *,
+        category: str | None = None,
+        rate: str | None = None,
+    ) -> None:
         self.line_field(number, "Descripción").fill(description)
         self.line_field(number, "Cantidad").fill(quantity)
         self.line_field(number, "Precio unitario").fill(price)
@@ -276,8 +284,7 @@ class ReceiptsPage:
             chosen = self.page.get_by_label("Tipo de comprobante").select_option(label=label)
         expect(self.page.get_by_label("Tipo de comprobante")).to_have_value(chosen[0])
 
-    def fill_receiver(self, *, doc_type: str, number: str, name: str = "", address: str = "",
-                      city: str = "") -> None:
+    def fill_receiver(self, *, doc_type: str, number: str, name: str = "", address: str = "", city: str = "") -> None:
         self.page.get_by_label("Tipo de documento").select_option(label=doc_type)
         self.page.get_by_label("Número de documento").fill(number)
         for label, value in (("Nombre o razón social", name), ("Dirección", address), ("Ciudad", city)):
@@ -287,8 +294,9 @@ class ReceiptsPage:
     def receiver_hint(self):
         return self.page.locator("#doc_recep-hint")
 
-    def fill_line(self, n: int, description: str, quantity: str, price: str | None = None,
-                  indicator: str | None = None) -> None:
+    def fill_line(
+        self, n: int, description: str, quantity: str, price: str | None = None, indicator: str | None = None
+    ) -> None:
         if indicator:
             self.page.get_by_label(f"Indicador de facturación, línea {n}").select_option(label=indicator)
         self.page.get_by_label(f"Descripción, línea {n}").fill(description)
@@ -320,8 +328,7 @@ class ReceiptsPage:
 
     def totals(self) -> dict[str, str]:
         rows = self.page.get_by_test_id("totals").locator("tr")
-        return {row.locator("th").inner_text().strip(): row.locator("td").inner_text().strip()
-                for row in rows.all()}
+        return {row.locator("th").inner_text().strip(): row.locator("td").inner_text().strip() for row in rows.all()}
 
     def open_pdf(self) -> Page:
         """Open the receipt's PDF in a new tab (the browser's PDF viewer); returns the tab."""
@@ -336,6 +343,7 @@ class ReceiptsPage:
         self.page.get_by_role("link", name="Comprobantes", exact=True).first.click()
         self.page.get_by_label("Número", exact=True).fill(receipt_id)
         self.page.get_by_role("button", name="Buscar").click()
+
     def fill_retention(self, n: int, code: str, rate: str, base: str, amount: str) -> None:
         self.page.get_by_label(f"Código de retención, línea {n}").fill(code)
         self.page.get_by_label(f"Tasa, línea {n}").fill(rate)

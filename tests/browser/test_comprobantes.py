@@ -53,8 +53,13 @@ def test_issue_an_efactura_in_dollars_with_the_receiver_checked_as_typed(page: P
     shell, receipts = _signed_in(page)
     receipts.open_new()
     receipts.choose_type("e-Factura")
-    receipts.fill_receiver(doc_type="RUT", number="21-484436-001-8", name="DIRECCION GENERAL IMPOSITIVA",
-                           address="Fernandez Crespo 1534", city="Montevideo")
+    receipts.fill_receiver(
+        doc_type="RUT",
+        number="21-484436-001-8",
+        name="DIRECCION GENERAL IMPOSITIVA",
+        address="Fernandez Crespo 1534",
+        city="Montevideo",
+    )
     expect(receipts.receiver_hint()).to_have_text("RUT válido: 21-484436-001-8")
     page.get_by_label("Forma de pago").select_option(label="Crédito")
     page.get_by_label("Moneda").select_option("USD")
@@ -77,8 +82,13 @@ def test_an_invalid_receiver_shows_the_error_next_to_the_field_with_the_input_ke
     shell, receipts = _signed_in(page)
     receipts.open_new()
     receipts.choose_type("e-Factura")
-    receipts.fill_receiver(doc_type="RUT", number="214844360019", name="Cliente con RUT mal escrito",
-                           address="Av. 18 de Julio 1000", city="Montevideo")
+    receipts.fill_receiver(
+        doc_type="RUT",
+        number="214844360019",
+        name="Cliente con RUT mal escrito",
+        address="Av. 18 de Julio 1000",
+        city="Montevideo",
+    )
     expect(receipts.receiver_hint()).to_have_text("Dígito verificador incorrecto.")  # as typed, before sending
     receipts.fill_line(1, "Servicio", "1", "1000")
     page.get_by_role("button", name="Previsualizar").click()

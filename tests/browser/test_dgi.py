@@ -108,9 +108,15 @@ def _assert_receipt_page_with_receiver(page: Page) -> None:
     expect(page).to_have_url(re.compile(r"/comprobantes/nuevo\?"))
     query = parse_qs(urlsplit(page.url).query)
     assert query.pop("clave")  # the form's one-time key (never issuing twice) rides in its URL
-    assert query == {"tipoCFE": ["111"], "tipoDocRecep": ["2"], "docRecep": [data.DGI_CEDE_RUT],
-                     "rznSocRecep": ["DGI RUC PRUEBA CEDE"], "dirRecep": ["12 METROS 6855"],
-                     "ciudadRecep": ["CASUPA"], "deptoRecep": ["LAVALLEJA"]}
+    assert query == {
+        "tipoCFE": ["111"],
+        "tipoDocRecep": ["2"],
+        "docRecep": [data.DGI_CEDE_RUT],
+        "rznSocRecep": ["DGI RUC PRUEBA CEDE"],
+        "dirRecep": ["12 METROS 6855"],
+        "ciudadRecep": ["CASUPA"],
+        "deptoRecep": ["LAVALLEJA"],
+    }
     # The receipts page reads those parameters: the receiver's fields arrive filled in.
     values = page.locator("form input, form select").evaluate_all("(fields) => fields.map(f => f.value)")
     for value in (data.DGI_CEDE_RUT, "DGI RUC PRUEBA CEDE", "12 METROS 6855", "CASUPA", "111"):
@@ -160,4 +166,3 @@ def test_the_chosen_certificate_is_remembered(page: Page):
     dgi.look_up()
     expect(dgi.result.get_by_test_id("cva-state")).to_have_text("VIGENTE")
     Shell(page).assert_no_csp_violations()
-

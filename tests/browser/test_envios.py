@@ -50,8 +50,9 @@ def issue_efactura(page: Page, receiver_name: str) -> str:
     receipts = ReceiptsPage(page)
     receipts.open_new()
     receipts.choose_type("e-Factura")
-    receipts.fill_receiver(doc_type="RUT", number="214844360018", name=receiver_name,
-                           address="Fernandez Crespo 1534", city="Montevideo")
+    receipts.fill_receiver(
+        doc_type="RUT", number="214844360018", name=receiver_name, address="Fernandez Crespo 1534", city="Montevideo"
+    )
     receipts.fill_line(1, "Consultoría", "10", "1500")
     receipts.issue()
     return receipts.receipt_id()
@@ -63,8 +64,7 @@ def dgi_requests(page: Page) -> list[str]:
     return seen
 
 
-def test_a_receipt_follows_its_dgi_state_from_pending_to_accepted_and_stops_asking(page: Page, live_service,
-                                                                                   shots):
+def test_a_receipt_follows_its_dgi_state_from_pending_to_accepted_and_stops_asking(page: Page, live_service, shots):
     shell = Shell(page)
     shell.open_home_and_sign_in("usuario@demo.uy")
     issue_efactura(page, "DIRECCION GENERAL IMPOSITIVA")

@@ -85,8 +85,9 @@ def test_usuario_previews_goes_back_acknowledges_the_warning_and_issues_once(pag
 
 
 def test_soporte_looks_the_request_up_and_copies_the_support_details(page: Page, context, service_api, tmp_path):
-    issued = service_api.smart_issue({"receptor": {"documento": "219999830019"}, "lineas": [LINE]},
-                                     idempotency_key="browser-soporte-1")
+    issued = service_api.smart_issue(
+        {"receptor": {"documento": "219999830019"}, "lineas": [LINE]}, idempotency_key="browser-soporte-1"
+    )
     context.grant_permissions(["clipboard-read", "clipboard-write"])
     shell = Shell(page)
     shell.open_home_and_sign_in("soporte@demo.uy")

@@ -38,8 +38,7 @@ def _pages(app) -> list[str]:
     paths = set()
     for rule in app.url_map.iter_rules():
         download = rule.rule.rsplit("/", 1)[-1].count(".") > 0  # exportar.csv, a PDF: files, not pages
-        if "GET" in rule.methods and not rule.arguments and not rule.rule.startswith(SKIPPED_PREFIXES) \
-                and not download:
+        if "GET" in rule.methods and not rule.arguments and not rule.rule.startswith(SKIPPED_PREFIXES) and not download:
             paths.add(rule.rule)
     return sorted(paths)
 

@@ -38,8 +38,9 @@ def _no_sideways_scroll(page: Page) -> None:
 
 
 def test_find_a_receipt_issued_through_the_api_by_its_number(page: Page, service_api):
-    issued = [service_api.issue_receipt(bodies.body(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
-              for _ in range(3)]
+    issued = [
+        service_api.issue_receipt(bodies.body(bodies.ETICKET), idempotency_key=uuid.uuid4().hex) for _ in range(3)
+    ]
     shell, listing, _receipts = _signed_in(page)
     listing.open()
     expect(listing.rows()).to_have_count(3)
@@ -75,8 +76,9 @@ def test_filter_by_date_and_receiver_and_download_the_csv(page: Page, service_ap
     text = Path(download.path()).read_bytes().decode("utf-8")
     assert text.startswith("\ufeff")
     rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=";"))
-    assert len(rows) == 2 and rows[1][5] == "Comercial del Norte" and rows[1][0] == receipt.issue_date.strftime(
-        "%d/%m/%Y")
+    assert (
+        len(rows) == 2 and rows[1][5] == "Comercial del Norte" and rows[1][0] == receipt.issue_date.strftime("%d/%m/%Y")
+    )
     shell.assert_no_csp_violations()
 
 
@@ -115,8 +117,13 @@ def test_issue_an_eresguardo(page: Page):
     shell, _listing, receipts = _signed_in(page)
     receipts.open_new()
     receipts.choose_type("e-Resguardo")
-    receipts.fill_receiver(doc_type="RUT", number="214844360018", name="DIRECCION GENERAL IMPOSITIVA",
-                           address="Fernandez Crespo 1534", city="Montevideo")
+    receipts.fill_receiver(
+        doc_type="RUT",
+        number="214844360018",
+        name="DIRECCION GENERAL IMPOSITIVA",
+        address="Fernandez Crespo 1534",
+        city="Montevideo",
+    )
     receipts.fill_retention(1, "2183165", "50", "22.000,00", "11.000,00")
     receipts.issue()
     expect(page.get_by_role("heading", level=1)).to_have_text("e-Resguardo A-0000001")
@@ -133,8 +140,11 @@ def test_list_receipt_and_new_pages_fit_a_phone_and_a_laptop(page: Page, service
     SHOTS.mkdir(parents=True, exist_ok=True)
     for width, height in ((1366, 900), (390, 844)):
         page.set_viewport_size({"width": width, "height": height})
-        for name, path in (("list", "/comprobantes/"), ("receipt", f"/comprobantes/{factura.id}"),
-                           ("new", "/comprobantes/nuevo")):
+        for name, path in (
+            ("list", "/comprobantes/"),
+            ("receipt", f"/comprobantes/{factura.id}"),
+            ("new", "/comprobantes/nuevo"),
+        ):
             page.goto(path)
             page.wait_for_load_state("networkidle")
             screenshot(page, SHOTS / f"{name}-{width}.png")

@@ -8,11 +8,14 @@ from playwright.sync_api import Page, expect
 from tests.browser.pages import Shell
 
 
-@pytest.mark.parametrize(("email", "nav"), [
-    ("admin@demo.uy", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI", "Empresa"]),
-    ("soporte@demo.uy", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI"]),
-    ("usuario@demo.uy", ["Comprobantes", "DGI", "Emisión inteligente"]),
-])
+@pytest.mark.parametrize(
+    ("email", "nav"),
+    [
+        ("admin@demo.uy", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI", "Empresa"]),
+        ("soporte@demo.uy", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI"]),
+        ("usuario@demo.uy", ["Comprobantes", "DGI", "Emisión inteligente"]),
+    ],
+)
 def test_each_role_signs_in_sees_its_navigation_switches_language_and_signs_out(page: Page, email, nav):
     shell = Shell(page)
     shell.open_home_and_sign_in(email)

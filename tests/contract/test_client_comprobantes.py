@@ -23,14 +23,14 @@ def test_search_by_number_pages_totals_and_csv(api):
     found = api.search_receipts({"numero": f"A {issued[1].nro:07d}", "tipoCFE": 101})
     assert [r.id for r in found.receipts] == [issued[1].id]
     assert found.receipts[0].number == issued[1].number and found.receipts[0].total == Decimal(
-        issued[1].totals["mntTotal"])
+        issued[1].totals["mntTotal"]
+    )
     first = api.search_receipts({"tipoCFE": 101}, limit=2)
     assert first.count == 3 and len(first.receipts) == 2 and first.next_cursor
     second = api.search_receipts({"tipoCFE": 101}, cursor=first.next_cursor, limit=2)
     assert [r.id for r in first.receipts + second.receipts] == [r.id for r in reversed(issued)]
     assert second.next_cursor is None and first.totals[0].currency == "UYU" and first.totals[0].count == 3
-    rows = list(csv.reader(io.StringIO(api.export_receipts_csv({"tipoCFE": 101}).decode("utf-8-sig")),
-                           delimiter=";"))
+    rows = list(csv.reader(io.StringIO(api.export_receipts_csv({"tipoCFE": 101}).decode("utf-8-sig")), delimiter=";"))
     assert len(rows) == 4 and rows[0][0] == "Fecha"
     with pytest.raises(ValidationError) as caught:
         api.search_receipts({"numero": "no es un número"})
@@ -49,7 +49,8 @@ def test_cancel_with_credit_note_links_both_ways(api):
     note = api.cancel_with_credit_note(factura.id, "Error de precio", idempotency_key=uuid.uuid4().hex)
     assert note.tipo_cfe == 112 and note.references[0].receipt_id == factura.id
     assert note.references[0].reason == "Error de precio" and note.references[0].amount == Decimal(
-        factura.totals["mntTotal"])
+        factura.totals["mntTotal"]
+    )
     original = api.get_receipt(factura.id)
     assert [n.receipt_id for n in original.notes] == [note.id] and original.creditable_balance == 0
     assert [line["nomItem"] for line in original.lines] == ["Consultoría", "Libros"]

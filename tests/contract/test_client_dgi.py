@@ -18,8 +18,9 @@ IDS = {"company_id": 1, "certificate_id": 1}
 
 @pytest.fixture
 def api(live_service, live_token_for):
-    return CfeClient(live_service.url, retries=0).as_user(live_token_for("usuario@demo.uy"), company_id=1,
-                                                          request_id="dgi-contract")
+    return CfeClient(live_service.url, retries=0).as_user(
+        live_token_for("usuario@demo.uy"), company_id=1, request_id="dgi-contract"
+    )
 
 
 def test_lookup_rut_is_the_identity_only(api):
@@ -35,15 +36,18 @@ def test_lookup_entity_data_has_address_contacts_and_activities(api):
     entity = api.lookup_entity_data(data.DGI_CEDE_RUT, **IDS)
     assert isinstance(entity.address, Address)
     assert (entity.address.street_line, entity.address.locality, entity.address.department) == (
-        "12 METROS 6855", "CASUPA", "LAVALLEJA")
+        "12 METROS 6855",
+        "CASUPA",
+        "LAVALLEJA",
+    )
     assert entity.address.contacts[0] == Contact("CORREO ELECTRONICO", "PLANPROD@DGI.GUB.UY")
-    assert entity.activities[0] == Activity("47115", "COMERCIO AL POR MENOR REALIZADO POR LOS FREE SHOPS",
-                                            date(2020, 12, 10))
+    assert entity.activities[0] == Activity(
+        "47115", "COMERCIO AL POR MENOR REALIZADO POR LOS FREE SHOPS", date(2020, 12, 10)
+    )
 
 
 def test_lookup_entity_name_and_cva(api):
-    assert api.lookup_entity_name(3, "1.335.321-4", **IDS) == EntityName(3, "13353214",
-                                                                         "RODRIGUEZ SILVA JUAN CARLOS")
+    assert api.lookup_entity_name(3, "1.335.321-4", **IDS) == EntityName(3, "13353214", "RODRIGUEZ SILVA JUAN CARLOS")
     current = api.lookup_cva(data.DEMO_RUT, **IDS)
     assert isinstance(current, CvaStatus) and (current.state, current.current) == ("VIGENTE", True)
     assert current.issued <= montevideo_today() <= current.expires

@@ -33,8 +33,9 @@ def test_settings_round_trip(as_user):
     seeded = api.get_fiscal_settings()
     assert isinstance(seeded, FiscalSettings) and seeded.regime == "general" and seeded.resolution == "1516/2021"
     assert seeded.rut == "219999830019" and seeded.logo is None
-    changed = api.update_fiscal_settings(FiscalSettings(regime="exonerado", exemption_norm="Ley 18.083",
-                                                        issuer_since=date(2021, 3, 1), paper="80mm"))
+    changed = api.update_fiscal_settings(
+        FiscalSettings(regime="exonerado", exemption_norm="Ley 18.083", issuer_since=date(2021, 3, 1), paper="80mm")
+    )
     assert changed.issuer_since == date(2021, 3, 1) and changed.resolution is None and changed.paper == "80mm"
     assert changed.updated_by == "admin@demo.uy" and changed.updated_at is not None
     with pytest.raises(ValidationError) as error:
@@ -44,11 +45,14 @@ def test_settings_round_trip(as_user):
 
 def test_branches(as_user):
     api = as_user()
-    created = api.create_branch(Branch(code=4, name="Centro", address="Colonia 1000", city="Montevideo",
-                                       department="Montevideo"))
+    created = api.create_branch(
+        Branch(code=4, name="Centro", address="Colonia 1000", city="Montevideo", department="Montevideo")
+    )
     assert created.id and created.code == 4 and not created.default
-    updated = api.update_branch(created.id, Branch(code=4, name="Centro", address="Colonia 1001",
-                                                   city="Montevideo", department="Montevideo", default=True))
+    updated = api.update_branch(
+        created.id,
+        Branch(code=4, name="Centro", address="Colonia 1001", city="Montevideo", department="Montevideo", default=True),
+    )
     assert updated.default and [b.code for b in api.list_branches() if b.default] == [4]
     with pytest.raises(ValidationError) as error:
         api.create_branch(Branch(code=4, name="Otra", address="X 1", city="Salto", department="Salto"))

@@ -56,8 +56,9 @@ def test_a_receipts_dgi_state_is_typed_from_pending_to_accepted_and_rejected(as_
     assert state.since == max(state.times.values()) and state.since.tzinfo is not None
     refused = usuario.get_receipt(rejected.id).dgi
     assert refused.state == "rechazado" and refused.final
-    assert refused.motives[0] == DgiMotive("E12", "Información en Zona de Referencia no existe en los registros",
-                                           refused.motives[0].detail)
+    assert refused.motives[0] == DgiMotive(
+        "E12", "Información en Zona de Referencia no existe en los registros", refused.motives[0].detail
+    )
     daily = usuario.get_receipt(ticket.id).dgi
     assert daily.route == "reporte" and isinstance(daily.report, ReportRef)
     assert daily.report.day == ticket.issue_date and daily.report.id is None and daily.report.state == "por_enviar"

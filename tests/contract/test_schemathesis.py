@@ -72,16 +72,42 @@ def _openapi_document() -> dict:
 # with the error shape are the right answers to those, so positive-data acceptance counts them as accepted.
 # A body over its documented size is refused with 413 (the JSON error shape, documented), which counts as
 # rejecting it.
-CONFIG = SchemathesisConfig.from_dict({"checks": {
-    "positive_data_acceptance": {"expected-statuses": ["2xx", "401", "403", "404", "409", "422"]},
-    "negative_data_rejection": {"expected-statuses": ["400", "401", "403", "404", "405", "406", "409", "413",
-                                                      "415", "422", "428", "429", "5xx"]}}})
+CONFIG = SchemathesisConfig.from_dict(
+    {
+        "checks": {
+            "positive_data_acceptance": {"expected-statuses": ["2xx", "401", "403", "404", "409", "422"]},
+            "negative_data_rejection": {
+                "expected-statuses": [
+                    "400",
+                    "401",
+                    "403",
+                    "404",
+                    "405",
+                    "406",
+                    "409",
+                    "413",
+                    "415",
+                    "422",
+                    "428",
+                    "429",
+                    "5xx",
+                ]
+            },
+        }
+    }
+)
 schema = schemathesis.openapi.from_dict(_openapi_document(), config=CONFIG)
 
 
 @schema.parametrize()
-@settings(max_examples=EXAMPLES_PER_OPERATION, derandomize=True, deadline=None, database=None,
-          suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate])
+@settings(
+    max_examples=EXAMPLES_PER_OPERATION,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    phases=[Phase.explicit, Phase.generate],
+)
 def test_every_generated_request_gets_a_documented_answer(case, contract_service):
     server, token = contract_service
     SENT.append(case.operation.label)
@@ -119,8 +145,14 @@ def test_every_request_example_works_as_it_stands(live_service):
             continue  # the path names a record the example cannot know
         headers = {"Authorization": f"Bearer {token}", "Content-Type": media}
         data = example.encode() if isinstance(example, str) else None
-        answer = requests.request(method, live_service.url + path, headers=headers, data=data,
-                                  json=None if data is not None else example, timeout=30)
+        answer = requests.request(
+            method,
+            live_service.url + path,
+            headers=headers,
+            data=data,
+            json=None if data is not None else example,
+            timeout=30,
+        )
         sent += 1
         absent = answer.status_code == 404 and answer.json()["error"]["code"] in _ABSENT_RECORD_CODES
         if not (answer.ok or absent):

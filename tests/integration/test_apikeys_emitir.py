@@ -5,8 +5,12 @@ from __future__ import annotations
 EMITIR = "/api/v1/comprobante/emitir"
 GET = "/api/v1/comprobante/getByIdCfeEmitido"
 # The smallest valid e-Ticket: a final consumer, no receptor, amounts with VAT included.
-ETICKET = {"tipoCFE": 101, "fmaPago": 1, "mntBruto": True,
-           "items": [{"indFact": 3, "nomItem": "Café", "cantidad": "2", "precioUnitario": "122"}]}
+ETICKET = {
+    "tipoCFE": 101,
+    "fmaPago": 1,
+    "mntBruto": True,
+    "items": [{"indFact": 3, "nomItem": "Café", "cantidad": "2", "precioUnitario": "122"}],
+}
 
 
 def test_a_key_created_through_the_api_issues_a_receipt_with_x_api_key(api_client, auth_headers):
@@ -24,8 +28,9 @@ def test_a_key_created_through_the_api_issues_a_receipt_with_x_api_key(api_clien
 
     fetched = api_client.get(GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"]}, headers=as_key)
     assert fetched.status_code == 200 and fetched.json["nro"] == receipt["nro"]
-    other_company = api_client.get(GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"]},
-                                   headers=auth_headers("admin@demo.uy", 2))
+    other_company = api_client.get(
+        GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"]}, headers=auth_headers("admin@demo.uy", 2)
+    )
     assert other_company.status_code == 404
 
     api_client.post(f"/api/v1/apikeys/{created.json['id']}/revocar", headers=auth_headers("admin@demo.uy", 1))

@@ -49,8 +49,7 @@ def test_admin_sees_the_create_dialog_and_an_empty_list(admin):
     assert "todavía no tiene claves" in soup.find(id="apikeys-list").get_text()
 
 
-def test_creating_with_htmx_shows_the_secret_once_closes_the_dialog_and_updates_the_list(admin, live_service,
-                                                                                          caplog):
+def test_creating_with_htmx_shows_the_secret_once_closes_the_dialog_and_updates_the_list(admin, live_service, caplog):
     caplog.set_level(logging.DEBUG)
     answer = _create(admin, "ERP central", "120", "60", headers=HTMX)
     assert answer.status_code == 201
@@ -86,15 +85,19 @@ def test_creating_without_javascript_answers_the_page_with_the_secret_not_a_redi
     assert soup.find("input", id="new-key-secret")["value"].startswith("cfe_live_")
 
 
-@pytest.mark.parametrize(("fields", "field", "message"), [
-    ({"nombre": ""}, "nombre", "Poné un nombre"),
-    ({"nombre": "x" * 81}, "nombre", "Máximo 80"),
-    ({"limite": "0"}, "limite", "Entre 1 y 100000"),
-    ({"ventana": "86401"}, "ventana", "Entre 1 y 86400 segundos"),
-    ({"limite": "muchas"}, "limite", "número entero"),
-])
-def test_invalid_create_is_422_with_the_error_next_to_the_field_and_the_input_kept(admin, live_service,
-                                                                                    fields, field, message):
+@pytest.mark.parametrize(
+    ("fields", "field", "message"),
+    [
+        ({"nombre": ""}, "nombre", "Poné un nombre"),
+        ({"nombre": "x" * 81}, "nombre", "Máximo 80"),
+        ({"limite": "0"}, "limite", "Entre 1 y 100000"),
+        ({"ventana": "86401"}, "ventana", "Entre 1 y 86400 segundos"),
+        ({"limite": "muchas"}, "limite", "número entero"),
+    ],
+)
+def test_invalid_create_is_422_with_the_error_next_to_the_field_and_the_input_kept(
+    admin, live_service, fields, field, message
+):
     values = {"nombre": "ERP", "limite": "600", "ventana": "60", **fields}
     answer = _create(admin, headers=HTMX, **values)
     assert answer.status_code == 422
@@ -201,8 +204,12 @@ def test_soporte_reads_the_list_without_any_control_and_cannot_post(signed_in, l
 
 def test_usuario_is_refused_every_api_keys_route(signed_in):
     usuario = signed_in("usuario@demo.uy")
-    for method, path in (("GET", "/apikeys/"), ("POST", "/apikeys/"), ("POST", "/apikeys/ak_x/revocar"),
-                         ("POST", "/apikeys/ak_x/rate-limit")):
+    for method, path in (
+        ("GET", "/apikeys/"),
+        ("POST", "/apikeys/"),
+        ("POST", "/apikeys/ak_x/revocar"),
+        ("POST", "/apikeys/ak_x/rate-limit"),
+    ):
         answer = usuario.open(path, method=method, data={"csrf_token": _csrf_of_home(usuario)})
         assert answer.status_code == 403, path
 

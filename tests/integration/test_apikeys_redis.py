@@ -71,12 +71,28 @@ def _stop(process: subprocess.Popen) -> None:
 @pytest.fixture
 def redis_url(tmp_path: Path) -> Iterator[str]:
     if not Path(REDIS_SERVER).exists():
-        pytest.fail("redis-server is not installed: run `make test` (it installs it) or "
-                    "`sudo apt-get install redis-server`.")
+        pytest.fail(
+            "redis-server is not installed: run `make test` (it installs it) or `sudo apt-get install redis-server`."
+        )
     port = _free_port()
     log = (tmp_path / "redis.log").open("w")
-    process = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                "--appendonly", "no", "--dir", str(tmp_path)], stdout=log, stderr=log)
+    process = subprocess.Popen(
+        [
+            REDIS_SERVER,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(tmp_path),
+        ],
+        stdout=log,
+        stderr=log,
+    )
     try:
         import redis
 
@@ -90,17 +106,40 @@ def redis_url(tmp_path: Path) -> Iterator[str]:
 @pytest.fixture
 def two_services(redis_url, service_config, tmp_path) -> Iterator[tuple[str, str]]:
     """Two gunicorn processes on two ports, on the test's database, counting limits in the same Redis."""
-    env = {**os.environ, "CFE_DATABASE_URL": service_config["DATABASE_URL"],
-           "CFE_RATELIMIT_STORAGE_URL": redis_url, "PYTHONUNBUFFERED": "1"}
+    env = {
+        **os.environ,
+        "CFE_DATABASE_URL": service_config["DATABASE_URL"],
+        "CFE_RATELIMIT_STORAGE_URL": redis_url,
+        "PYTHONUNBUFFERED": "1",
+    }
     processes, urls = [], []
     try:
         for name in ("a", "b"):
             port = _free_port()
             log = (tmp_path / f"service-{name}.log").open("w")
-            processes.append((subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1",
-                 "--threads", "2", "tests.integration.test_apikeys_redis:service_with_probe()"],
-                cwd=paths.PROJECT_ROOT, env=env, stdout=log, stderr=log), log))
+            processes.append(
+                (
+                    subprocess.Popen(
+                        [
+                            sys.executable,
+                            "-m",
+                            "gunicorn",
+                            "--bind",
+                            f"127.0.0.1:{port}",
+                            "--workers",
+                            "1",
+                            "--threads",
+                            "2",
+                            "tests.integration.test_apikeys_redis:service_with_probe()",
+                        ],
+                        cwd=paths.PROJECT_ROOT,
+                        env=env,
+                        stdout=log,
+                        stderr=log,
+                    ),
+                    log,
+                )
+            )
             urls.append(f"http://127.0.0.1:{port}")
         for url in urls:
             _wait_until(lambda url=url: requests.get(f"{url}/healthz", timeout=1).ok, f"service at {url}")
@@ -114,8 +153,12 @@ def two_services(redis_url, service_config, tmp_path) -> Iterator[tuple[str, str
 def test_two_processes_sharing_redis_enforce_one_limit_and_one_revocation(two_services, auth_headers):
     a, b = two_services
     admin = auth_headers("admin@demo.uy", 1)
-    created = requests.post(f"{a}/api/v1/apikeys", headers=admin, timeout=10,
-                            json={"nombre": "dos procesos", "rateLimit": {"limite": 3, "ventanaSegundos": 60}})
+    created = requests.post(
+        f"{a}/api/v1/apikeys",
+        headers=admin,
+        timeout=10,
+        json={"nombre": "dos procesos", "rateLimit": {"limite": 3, "ventanaSegundos": 60}},
+    )
     assert created.status_code == 201, created.text
     key = created.json()
     as_key = {"X-API-Key": key["clave"]}
@@ -131,8 +174,12 @@ def test_two_processes_sharing_redis_enforce_one_limit_and_one_revocation(two_se
     usage = requests.get(f"{b}/api/v1/apikeys", headers=admin, timeout=10).json()["claves"][0]["uso"]
     assert usage["usados"] == 3 and usage["restantes"] == 0
 
-    raised = requests.post(f"{b}/api/v1/apikeys/{key['id']}/rate-limit", headers=admin, timeout=10,
-                           json={"limite": 5, "ventanaSegundos": 60})
+    raised = requests.post(
+        f"{b}/api/v1/apikeys/{key['id']}/rate-limit",
+        headers=admin,
+        timeout=10,
+        json={"limite": 5, "ventanaSegundos": 60},
+    )
     assert raised.status_code == 200
     assert requests.get(a + PROBE, headers=as_key, timeout=10).status_code != 429
 

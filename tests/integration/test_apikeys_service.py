@@ -31,8 +31,12 @@ def _add_whoami(app):
     def quien():
         principal = authenticate((JWT, API_KEY))
         require_role(principal, WRITERS)
-        return {"empresa": principal.company_id, "rol": principal.role.value, "tipo": principal.kind,
-                "clave": principal.api_key_id}
+        return {
+            "empresa": principal.company_id,
+            "rol": principal.role.value,
+            "tipo": principal.kind,
+            "clave": principal.api_key_id,
+        }
 
 
 @pytest.fixture
@@ -114,31 +118,44 @@ def test_jwt_keeps_working_where_keys_are_accepted_and_carries_no_ratelimit_head
     assert "RateLimit" not in answer.headers
 
 
-@pytest.mark.parametrize(("method", "path"), [
-    ("GET", "/api/v1/apikeys"), ("POST", "/api/v1/apikeys"),
-    ("POST", "/api/v1/apikeys/{id}/revocar"), ("POST", "/api/v1/apikeys/{id}/rate-limit"),
-])
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/api/v1/apikeys"),
+        ("POST", "/api/v1/apikeys"),
+        ("POST", "/api/v1/apikeys/{id}/revocar"),
+        ("POST", "/api/v1/apikeys/{id}/rate-limit"),
+    ],
+)
 def test_the_api_key_group_accepts_only_a_jwt(client, admin, method, path):
     key = create_key(client, admin)
-    answer = client.open(path.format(id=key["id"]), method=method, headers={"X-API-Key": key["clave"]},
-                         json={"limite": 1, "ventanaSegundos": 1})
+    answer = client.open(
+        path.format(id=key["id"]),
+        method=method,
+        headers={"X-API-Key": key["clave"]},
+        json={"limite": 1, "ventanaSegundos": 1},
+    )
     assert answer.status_code == 401
     assert answer.json["error"]["code"] == "jwt_required"
 
 
-@pytest.mark.parametrize(("email", "allowed"), [
-    ("admin@demo.uy", {"list", "create", "revoke", "limit"}),
-    ("soporte@demo.uy", {"list"}),
-    ("usuario@demo.uy", set()),
-])
+@pytest.mark.parametrize(
+    ("email", "allowed"),
+    [
+        ("admin@demo.uy", {"list", "create", "revoke", "limit"}),
+        ("soporte@demo.uy", {"list"}),
+        ("usuario@demo.uy", set()),
+    ],
+)
 def test_roles_admin_does_everything_soporte_lists_usuario_gets_403(client, admin, auth_headers, email, allowed):
     key = create_key(client, admin)
     headers = auth_headers(email, 1)
     calls = {
         "list": lambda: client.get("/api/v1/apikeys", headers=headers),
         "create": lambda: client.post("/api/v1/apikeys", json={"nombre": "x"}, headers=headers),
-        "limit": lambda: client.post(f"/api/v1/apikeys/{key['id']}/rate-limit", headers=headers,
-                                     json={"limite": 5, "ventanaSegundos": 60}),
+        "limit": lambda: client.post(
+            f"/api/v1/apikeys/{key['id']}/rate-limit", headers=headers, json={"limite": 5, "ventanaSegundos": 60}
+        ),
         "revoke": lambda: client.post(f"/api/v1/apikeys/{key['id']}/revocar", headers=headers),
     }
     for name, call in calls.items():
@@ -152,8 +169,9 @@ def test_roles_admin_does_everything_soporte_lists_usuario_gets_403(client, admi
 
 def test_after_rate_limit_3_per_60s_the_4th_request_gets_429_with_retry_after(client, admin):
     key = create_key(client, admin)
-    changed = client.post(f"/api/v1/apikeys/{key['id']}/rate-limit", headers=admin,
-                          json={"limite": 3, "ventanaSegundos": 60})
+    changed = client.post(
+        f"/api/v1/apikeys/{key['id']}/rate-limit", headers=admin, json={"limite": 3, "ventanaSegundos": 60}
+    )
     assert changed.status_code == 200
     assert changed.json["rateLimit"] == {"limite": 3, "ventanaSegundos": 60}
     headers = {"X-API-Key": key["clave"]}
@@ -206,8 +224,9 @@ def test_a_revoked_key_gets_401_on_its_next_request_and_revoking_again_changes_n
     assert again.status_code == 200 and again.json == revoked.json
     assert [e["accion"] for e in again.json["eventos"]] == ["revocar", "crear"]
 
-    limit = client.post(f"/api/v1/apikeys/{key['id']}/rate-limit", headers=admin,
-                        json={"limite": 5, "ventanaSegundos": 60})
+    limit = client.post(
+        f"/api/v1/apikeys/{key['id']}/rate-limit", headers=admin, json={"limite": 5, "ventanaSegundos": 60}
+    )
     assert limit.status_code == 409 and limit.json["error"]["code"] == "clave_revocada"
 
 
@@ -233,28 +252,38 @@ def test_a_key_of_company_a_cannot_touch_company_b(client, auth_headers):
     assert client.get(WHOAMI + "?idEmpresa=1", headers=as_a).status_code == 200
 
 
-@pytest.mark.parametrize("raw", [
-    "nonsense", "cfe_live_", "cfe_live_" + "A" * 43, "cfe_live_" + "A" * 200, "cfe_live_ñandú",
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "nonsense",
+        "cfe_live_",
+        "cfe_live_" + "A" * 43,
+        "cfe_live_" + "A" * 200,
+        "cfe_live_ñandú",
+    ],
+)
 def test_unknown_or_malformed_keys_get_401(client, raw):
     answer = client.get(WHOAMI, headers={"X-API-Key": raw})
     assert answer.status_code == 401
     assert answer.json["error"]["code"] == "invalid_api_key"
 
 
-@pytest.mark.parametrize(("body", "field", "code"), [
-    ({"limite": 0, "ventanaSegundos": 60}, "limite", "greater_than_equal"),
-    ({"limite": 100_001, "ventanaSegundos": 60}, "limite", "less_than_equal"),
-    ({"limite": 10, "ventanaSegundos": 0}, "ventanaSegundos", "greater_than_equal"),
-    ({"limite": 10, "ventanaSegundos": 86_401}, "ventanaSegundos", "less_than_equal"),
-    ({"limite": "10", "ventanaSegundos": 60}, "limite", "int_type"),
-    ({"limite": True, "ventanaSegundos": 60}, "limite", "int_type"),
-    ({"limite": 2.5, "ventanaSegundos": 60}, "limite", "int_type"),
-    ({"limite": None, "ventanaSegundos": 60}, "limite", "int_type"),
-    ({"ventanaSegundos": 60}, "limite", "missing"),
-    ({"limite": 10, "ventanaSegundos": 60, "ventana": 5}, "ventana", "extra_forbidden"),
-    ([10, 60], "body", "model_type"),
-])
+@pytest.mark.parametrize(
+    ("body", "field", "code"),
+    [
+        ({"limite": 0, "ventanaSegundos": 60}, "limite", "greater_than_equal"),
+        ({"limite": 100_001, "ventanaSegundos": 60}, "limite", "less_than_equal"),
+        ({"limite": 10, "ventanaSegundos": 0}, "ventanaSegundos", "greater_than_equal"),
+        ({"limite": 10, "ventanaSegundos": 86_401}, "ventanaSegundos", "less_than_equal"),
+        ({"limite": "10", "ventanaSegundos": 60}, "limite", "int_type"),
+        ({"limite": True, "ventanaSegundos": 60}, "limite", "int_type"),
+        ({"limite": 2.5, "ventanaSegundos": 60}, "limite", "int_type"),
+        ({"limite": None, "ventanaSegundos": 60}, "limite", "int_type"),
+        ({"ventanaSegundos": 60}, "limite", "missing"),
+        ({"limite": 10, "ventanaSegundos": 60, "ventana": 5}, "ventana", "extra_forbidden"),
+        ([10, 60], "body", "model_type"),
+    ],
+)
 def test_bad_rate_limits_get_422_naming_the_field(client, admin, body, field, code):
     key = create_key(client, admin)
     answer = client.post(f"/api/v1/apikeys/{key['id']}/rate-limit", json=body, headers=admin)
@@ -265,17 +294,19 @@ def test_bad_rate_limits_get_422_naming_the_field(client, admin, body, field, co
     assert listed(client, admin)[key["id"]]["rateLimit"] == {"limite": 600, "ventanaSegundos": 60}
 
 
-@pytest.mark.parametrize(("body", "field", "code"), [
-    ({"nombre": ""}, "nombre", "string_too_short"),
-    ({"nombre": "   "}, "nombre", "string_too_short"),
-    ({"nombre": "x" * 81}, "nombre", "string_too_long"),
-    ({"nombre": 5}, "nombre", "string_type"),
-    ({"nombre": "a\x00b"}, "nombre", "value_error"),
-    ({}, "nombre", "missing"),
-    ({"nombre": "x", "rateLimit": {"limite": 0, "ventanaSegundos": 60}}, "rateLimit.limite",
-     "greater_than_equal"),
-    ({"nombre": "x", "clave": "cfe_live_mine"}, "clave", "extra_forbidden"),
-])
+@pytest.mark.parametrize(
+    ("body", "field", "code"),
+    [
+        ({"nombre": ""}, "nombre", "string_too_short"),
+        ({"nombre": "   "}, "nombre", "string_too_short"),
+        ({"nombre": "x" * 81}, "nombre", "string_too_long"),
+        ({"nombre": 5}, "nombre", "string_type"),
+        ({"nombre": "a\x00b"}, "nombre", "value_error"),
+        ({}, "nombre", "missing"),
+        ({"nombre": "x", "rateLimit": {"limite": 0, "ventanaSegundos": 60}}, "rateLimit.limite", "greater_than_equal"),
+        ({"nombre": "x", "clave": "cfe_live_mine"}, "clave", "extra_forbidden"),
+    ],
+)
 def test_bad_create_bodies_get_422_and_create_nothing(client, admin, body, field, code):
     answer = client.post("/api/v1/apikeys", json=body, headers=admin)
     assert answer.status_code == 422
@@ -284,8 +315,9 @@ def test_bad_create_bodies_get_422_and_create_nothing(client, admin, body, field
 
 
 def test_malformed_bodies_and_unknown_ids_get_clear_4xx(client, admin):
-    not_json = client.post("/api/v1/apikeys", data="nombre=x", headers=admin,
-                           content_type="application/x-www-form-urlencoded")
+    not_json = client.post(
+        "/api/v1/apikeys", data="nombre=x", headers=admin, content_type="application/x-www-form-urlencoded"
+    )
     assert not_json.status_code == 415 and not_json.json["error"]["code"] == "unsupported_media_type"
     broken = client.post("/api/v1/apikeys", data="{nombre", headers=admin, content_type="application/json")
     assert broken.status_code == 422 and broken.json["error"]["fields"][0]["code"] == "json_invalid"
@@ -325,8 +357,11 @@ def test_last_use_is_recorded_at_most_once_a_minute(client, admin, keyed_app):
 
     with keyed_app.app_context():
         session = db.session()
-        session.execute(update(ApiKey).where(ApiKey.public_id == key["id"])
-                        .values(last_used_at=datetime.now(UTC) - timedelta(minutes=2)))
+        session.execute(
+            update(ApiKey)
+            .where(ApiKey.public_id == key["id"])
+            .values(last_used_at=datetime.now(UTC) - timedelta(minutes=2))
+        )
         session.commit()
     client.get(WHOAMI, headers={"X-API-Key": key["clave"]})
     assert datetime.fromisoformat(listed(client, admin)[key["id"]]["ultimoUso"]) > datetime.fromisoformat(first)
@@ -376,11 +411,15 @@ def test_redis_down_fails_open_the_limit_but_never_the_key_checks(service_config
 
 def test_the_four_operations_are_documented_as_jwt_only(client):
     doc = client.get("/api/v1/openapi.json").json
-    operations = {(m, p): doc["paths"][p][m] for p in doc["paths"] if p.startswith("/api/v1/apikeys")
-                  for m in doc["paths"][p]}
-    assert set(operations) == {("get", "/api/v1/apikeys"), ("post", "/api/v1/apikeys"),
-                               ("post", "/api/v1/apikeys/{apikey_id}/revocar"),
-                               ("post", "/api/v1/apikeys/{apikey_id}/rate-limit")}
+    operations = {
+        (m, p): doc["paths"][p][m] for p in doc["paths"] if p.startswith("/api/v1/apikeys") for m in doc["paths"][p]
+    }
+    assert set(operations) == {
+        ("get", "/api/v1/apikeys"),
+        ("post", "/api/v1/apikeys"),
+        ("post", "/api/v1/apikeys/{apikey_id}/revocar"),
+        ("post", "/api/v1/apikeys/{apikey_id}/rate-limit"),
+    }
     for op in operations.values():
         assert op["tags"] == ["Empresa API Key"]
         assert op["security"] == [{"bearerAuth": []}]

@@ -24,13 +24,32 @@ ROLES = ("admin", "usuario", "soporte")
 EMAILS = {"admin": "admin@demo.uy", "usuario": "usuario@demo.uy", "soporte": "soporte@demo.uy"}
 OTHER_COMPANY_EMAIL = "norte@demo.uy"  # admin of company 2 (Comercial del Norte) only
 # Service routes that are not API operations, and who may use them.
-SERVICE_PLATFORM = {"healthz", "openapi_document", "api_reference", "static_files", "identity.discovery",
-                    "identity.jwks", "identity.authorize", "identity.issue_token", "identity.revoke_token",
-                    "identity.userinfo", "identity.logout"}
+SERVICE_PLATFORM = {
+    "healthz",
+    "openapi_document",
+    "api_reference",
+    "static_files",
+    "identity.discovery",
+    "identity.jwks",
+    "identity.authorize",
+    "identity.issue_token",
+    "identity.revoke_token",
+    "identity.userinfo",
+    "identity.logout",
+}
 # Parameters that name a record of one company (a caller of another company must get 404), and those that
 # name nothing of ours (a RUT asked of DGI).
-RECORD_PARAMS = {"token", "request_id", "apikey_id", "idCfeEmitido", "requestId", "cfe_id", "branch_id", "id_sobre",
-                 "mensaje_id"}
+RECORD_PARAMS = {
+    "token",
+    "request_id",
+    "apikey_id",
+    "idCfeEmitido",
+    "requestId",
+    "cfe_id",
+    "branch_id",
+    "id_sobre",
+    "mensaje_id",
+}
 FREE_PARAMS = {"rut", "idEmpresa", "idCertificado", "tipoDoc", "nroDoc", "numero"}
 
 
@@ -51,17 +70,31 @@ def company_one_records(api_client, auth_headers, service_app) -> dict:
     admin, user = auth_headers("admin@demo.uy", 1), auth_headers("usuario@demo.uy")
     receipt = bodies.issue(api_client, user, bodies.body(bodies.ETICKET))
     key = api_client.post("/api/v1/apikeys", json={"nombre": "Matriz"}, headers=admin).json
-    preview = api_client.post("/api/v1/comprobante/previsualizar", json=bodies.body(bodies.ETICKET),
-                              headers={**user, "Accept": "application/json"}).json
-    smart = api_client.post("/api/v1/cfe/previsualizar-emision-inteligente", headers=user, json={
-        "lineas": [{"descripcion": "Servicio", "cantidad": "1", "precio": "100"}]}).json
+    preview = api_client.post(
+        "/api/v1/comprobante/previsualizar",
+        json=bodies.body(bodies.ETICKET),
+        headers={**user, "Accept": "application/json"},
+    ).json
+    smart = api_client.post(
+        "/api/v1/cfe/previsualizar-emision-inteligente",
+        headers=user,
+        json={"lineas": [{"descripcion": "Servicio", "cantidad": "1", "precio": "100"}]},
+    ).json
     branches = api_client.get("/api/v1/empresa/sucursales", headers=admin).json
     branch = branches[0] if isinstance(branches, list) else next(iter(branches.values()))[0]
     # An envelope and a mailbox message of company 1 are named by ids that may not exist yet: company 2 must
     # get 404 all the same, never another answer.
-    return {"idCfeEmitido": receipt["idCfeEmitido"], "apikey_id": key["id"], "token": preview["token"],
-            "request_id": smart["requestId"], "requestId": smart["requestId"], "cfe_id": receipt["idCfeEmitido"],
-            "branch_id": branch["id"], "id_sobre": 1, "mensaje_id": "mensaje-de-la-empresa-1"}
+    return {
+        "idCfeEmitido": receipt["idCfeEmitido"],
+        "apikey_id": key["id"],
+        "token": preview["token"],
+        "request_id": smart["requestId"],
+        "requestId": smart["requestId"],
+        "cfe_id": receipt["idCfeEmitido"],
+        "branch_id": branch["id"],
+        "id_sobre": 1,
+        "mensaje_id": "mensaje-de-la-empresa-1",
+    }
 
 
 def _example(model) -> dict:
@@ -129,8 +162,7 @@ def test_every_service_route_is_an_operation_or_classified(service_app):
 
 
 @pytest.mark.parametrize("op", OPERATIONS, ids=lambda op: f"{op.method.upper()} {op.path}")
-def test_every_operation_for_anonymous_each_role_and_another_company(api_client, auth_headers, op,
-                                                                     company_one_records):
+def test_every_operation_for_anonymous_each_role_and_another_company(api_client, auth_headers, op, company_one_records):
     anonymous = _call(api_client, op, company_one_records, {})
     assert anonymous.status_code == 401, anonymous.json
     for role in ROLES:

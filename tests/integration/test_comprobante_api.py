@@ -385,8 +385,11 @@ def test_openapi_describes_the_comprobante_operations_with_examples(api_client):
 def test_the_receipt_carries_its_collection_reference_history(api_client, user):
     receipt = _issue(api_client, user, bodies.body(bodies.ETICKET))
     for reference in ("COB-1", "COB-2"):
-        api_client.post("/api/v1/comprobante/reaplicarReferencia", headers=user,
-                        json={"idCfeEmitido": receipt["idCfeEmitido"], "referenciaCobro": reference})
+        api_client.post(
+            "/api/v1/comprobante/reaplicarReferencia",
+            headers=user,
+            json={"idCfeEmitido": receipt["idCfeEmitido"], "referenciaCobro": reference},
+        )
     fetched = api_client.get(GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"]}, headers=user).json
     assert [h["referenciaCobro"] for h in fetched["historialReferencias"]] == ["COB-2", "COB-1"]
 
@@ -396,10 +399,16 @@ def test_idempotency_keys_older_than_a_day_are_swept_by_new_claims(api_client, u
     _issue(api_client, user, bodies.body(bodies.ETICKET), **{"Idempotency-Key": "an-hour-ago"})
     with service_app.app_context():
         session = db.session()
-        session.execute(update(IdempotencyRecord).where(IdempotencyRecord.key == "yesterday")
-                        .values(created_at=datetime.now(UTC) - timedelta(hours=25)))
-        session.execute(update(IdempotencyRecord).where(IdempotencyRecord.key == "an-hour-ago")
-                        .values(created_at=datetime.now(UTC) - timedelta(hours=1)))
+        session.execute(
+            update(IdempotencyRecord)
+            .where(IdempotencyRecord.key == "yesterday")
+            .values(created_at=datetime.now(UTC) - timedelta(hours=25))
+        )
+        session.execute(
+            update(IdempotencyRecord)
+            .where(IdempotencyRecord.key == "an-hour-ago")
+            .values(created_at=datetime.now(UTC) - timedelta(hours=1))
+        )
         session.commit()
     _issue(api_client, user, bodies.body(bodies.ETICKET), **{"Idempotency-Key": "now"})
     with service_app.app_context():

@@ -26,8 +26,7 @@ def user(auth_headers):
 @pytest.fixture
 def factura(api_client, user):
     body = bodies.body(bodies.EFACTURA)
-    body.update(tpoMoneda="USD", tpoCambio="39.250", fmaPago=2, fchVenc="2050-01-31",
-                adenda="Orden de compra 4512")
+    body.update(tpoMoneda="USD", tpoCambio="39.250", fmaPago=2, fchVenc="2050-01-31", adenda="Orden de compra 4512")
     return issue(api_client, user, body)
 
 
@@ -46,8 +45,11 @@ def test_receipt_json_carries_what_the_pdf_shows(api_client, user, factura):
 
 
 def test_full_credit_note_cancels_the_receipt_and_both_link(api_client, user, factura):
-    answer = api_client.post(FULL, json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "Emitida por error"},
-                             headers={**user, "Idempotency-Key": "anular-1"})
+    answer = api_client.post(
+        FULL,
+        json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "Emitida por error"},
+        headers={**user, "Idempotency-Key": "anular-1"},
+    )
     assert answer.status_code == 201, answer.json
     note = answer.json
     assert note["tipoCFE"] == 112 and note["tpoMoneda"] == "USD" and note["tpoCambio"] == "39.250"
@@ -59,8 +61,11 @@ def test_full_credit_note_cancels_the_receipt_and_both_link(api_client, user, fa
     original = _get(api_client, user, factura["idCfeEmitido"])
     assert [n["idCfeEmitido"] for n in original["notas"]] == [note["idCfeEmitido"]]
     assert original["saldoAcreditable"] == "0.00"
-    again = api_client.post(FULL, json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "Emitida por error"},
-                            headers={**user, "Idempotency-Key": "anular-1"})
+    again = api_client.post(
+        FULL,
+        json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "Emitida por error"},
+        headers={**user, "Idempotency-Key": "anular-1"},
+    )
     assert again.headers.get("Idempotent-Replayed") == "true"
     assert again.json["idCfeEmitido"] == note["idCfeEmitido"]
     other = api_client.post(FULL, json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "Otra vez"}, headers=user)
@@ -68,10 +73,12 @@ def test_full_credit_note_cancels_the_receipt_and_both_link(api_client, user, fa
 
 
 def test_note_xml_writes_the_reference_fields_of_xsd_1_44_and_validates(api_client, user, factura):
-    note = api_client.post(FULL, json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "Devolución"},
-                           headers=user).json
-    xml = api_client.get(GET, query_string={"idCfeEmitido": note["idCfeEmitido"]},
-                         headers={**user, "Accept": "application/xml"}).data
+    note = api_client.post(
+        FULL, json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "Devolución"}, headers=user
+    ).json
+    xml = api_client.get(
+        GET, query_string={"idCfeEmitido": note["idCfeEmitido"]}, headers={**user, "Accept": "application/xml"}
+    ).data
     doc = etree.fromstring(xml)
     ref = doc.find(".//c:Referencia/c:Referencia", NS)
     assert ref.findtext("c:MntCFEref", namespaces=NS) == factura["totales"]["mntTotal"]
@@ -83,16 +90,19 @@ def test_note_xml_writes_the_reference_fields_of_xsd_1_44_and_validates(api_clie
 
 def test_a_credit_note_never_exceeds_what_is_left_nor_changes_currency(api_client, user, factura):
     total = Decimal(factura["totales"]["mntTotal"])
-    draft = api_client.get(DRAFT, query_string={"idCfeEmitido": factura["idCfeEmitido"], "tipo": "credito"},
-                           headers=user)
+    draft = api_client.get(
+        DRAFT, query_string={"idCfeEmitido": factura["idCfeEmitido"], "tipo": "credito"}, headers=user
+    )
     assert draft.status_code == 200 and Decimal(draft.json["saldoAcreditable"]) == total
     partial = draft.json["borrador"]
     partial["items"] = [{"indFact": 1, "nomItem": "Libros devueltos", "cantidad": "1", "precioUnitario": "100"}]
     issue(api_client, user, partial)
     left = Decimal(_get(api_client, user, factura["idCfeEmitido"])["saldoAcreditable"])
     assert left == total - 100
-    too_much = {**partial, "items": [{"indFact": 1, "nomItem": "Todo", "cantidad": "1",
-                                      "precioUnitario": str(left + 1)}]}
+    too_much = {
+        **partial,
+        "items": [{"indFact": 1, "nomItem": "Todo", "cantidad": "1", "precioUnitario": str(left + 1)}],
+    }
     refused = api_client.post("/api/v1/comprobante/emitir", json=too_much, headers=user)
     assert refused.status_code == 422 and refused.json["error"]["fields"][0]["code"] == "supera_saldo"
     pesos = {**partial, "tpoMoneda": "UYU"}
@@ -107,8 +117,9 @@ def test_a_credit_note_never_exceeds_what_is_left_nor_changes_currency(api_clien
 
 
 def test_debit_note_draft_issues_as_it_stands(api_client, user, factura):
-    draft = api_client.get(DRAFT, query_string={"idCfeEmitido": factura["idCfeEmitido"], "tipo": "debito"},
-                           headers=user)
+    draft = api_client.get(
+        DRAFT, query_string={"idCfeEmitido": factura["idCfeEmitido"], "tipo": "debito"}, headers=user
+    )
     assert draft.status_code == 200 and draft.json["borrador"]["tipoCFE"] == 113
     assert "saldoAcreditable" not in draft.json
     note = issue(api_client, user, draft.json["borrador"])
@@ -121,15 +132,22 @@ def test_reason_is_required_and_other_companies_get_404(api_client, user, auth_h
     missing = api_client.post(FULL, json={"idCfeEmitido": factura["idCfeEmitido"]}, headers=user)
     assert missing.status_code == 422 and missing.json["error"]["fields"][0]["field"] == "razon"
     other = auth_headers("admin@demo.uy", company_id=2)
-    assert api_client.post(FULL, json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "x"},
-                           headers=other).status_code == 404
-    assert api_client.get(DRAFT, query_string={"idCfeEmitido": factura["idCfeEmitido"], "tipo": "credito"},
-                          headers=other).status_code == 404
+    assert (
+        api_client.post(FULL, json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "x"}, headers=other).status_code
+        == 404
+    )
+    assert (
+        api_client.get(
+            DRAFT, query_string={"idCfeEmitido": factura["idCfeEmitido"], "tipo": "credito"}, headers=other
+        ).status_code
+        == 404
+    )
 
 
 def test_support_staff_cannot_cancel(api_client, auth_headers, factura):
-    answer = api_client.post(FULL, json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "x"},
-                             headers=auth_headers("soporte@demo.uy"))
+    answer = api_client.post(
+        FULL, json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "x"}, headers=auth_headers("soporte@demo.uy")
+    )
     assert answer.status_code == 403
 
 

@@ -37,8 +37,9 @@ def _width_mm(pdf: bytes, tmp_path) -> float:
 
 def _text(pdf: bytes, tmp_path) -> str:
     (tmp_path / "doc.pdf").write_bytes(pdf)
-    return subprocess.run(["pdftotext", str(tmp_path / "doc.pdf"), "-"], capture_output=True, text=True,
-                          check=True).stdout
+    return subprocess.run(
+        ["pdftotext", str(tmp_path / "doc.pdf"), "-"], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def _settings(service_app, **values) -> None:
@@ -54,21 +55,22 @@ def _settings(service_app, **values) -> None:
 @pytest.mark.parametrize(("formato", "width"), [("80mm", 80), ("57mm", 57), ("a4", 210)])
 def test_an_eticket_prints_on_the_paper_asked_for(formato, width, api_client, user, tmp_path):
     receipt = issue(api_client, user, bodies.body(bodies.ETICKET))
-    answer = api_client.get(GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"], "formato": formato},
-                            headers=user)
+    answer = api_client.get(
+        GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"], "formato": formato}, headers=user
+    )
     assert answer.status_code == 200 and answer.mimetype == "application/pdf"
     assert _width_mm(answer.data, tmp_path) == pytest.approx(width, abs=0.2)
 
 
 def test_a_roll_for_an_efactura_is_a_clear_422(api_client, user):
     receipt = issue(api_client, user, bodies.body(bodies.EFACTURA))
-    answer = api_client.get(GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"], "formato": "80mm"},
-                            headers=user)
+    answer = api_client.get(
+        GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"], "formato": "80mm"}, headers=user
+    )
     assert answer.status_code == 422
     error = answer.json["error"]
     assert error["fields"][0]["field"] == "formato" and "e-Ticket" in error["fields"][0]["message"]
-    unknown = api_client.get(GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"], "formato": "a5"},
-                             headers=user)
+    unknown = api_client.get(GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"], "formato": "a5"}, headers=user)
     assert unknown.status_code == 422 and unknown.json["error"]["fields"][0]["field"] == "formato"
 
 
@@ -76,8 +78,9 @@ def test_preview_prints_on_a_roll_and_refuses_one_for_other_types(api_client, us
     roll = api_client.post(PREVIEW, query_string={"formato": "57mm"}, json=bodies.body(bodies.ETICKET), headers=user)
     assert roll.status_code == 200 and _width_mm(roll.data, tmp_path) == pytest.approx(57, abs=0.2)
     assert "SIN VALOR FISCAL" in _text(roll.data, tmp_path)
-    refused = api_client.post(PREVIEW, query_string={"formato": "57mm"}, json=bodies.body(bodies.EFACTURA),
-                              headers=user)
+    refused = api_client.post(
+        PREVIEW, query_string={"formato": "57mm"}, json=bodies.body(bodies.EFACTURA), headers=user
+    )
     assert refused.status_code == 422 and refused.json["error"]["fields"][0]["field"] == "formato"
 
 

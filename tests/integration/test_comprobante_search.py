@@ -62,8 +62,9 @@ def test_lists_every_receipt_newest_first_with_totals_per_currency(api_client, u
 @pytest.mark.parametrize("typed", ["A-{n}", "A {n:07d}", "A{n}", "a-{n}", "{n}", "A-000{n}"])
 def test_finds_a_receipt_by_its_number_however_it_is_typed(api_client, user, issued, typed):
     wanted = issued["tickets"][1]
-    answer = api_client.get(BUSCAR, query_string={"numero": typed.format(n=wanted["nro"]), "tipoCFE": 101},
-                            headers=user)
+    answer = api_client.get(
+        BUSCAR, query_string={"numero": typed.format(n=wanted["nro"]), "tipoCFE": 101}, headers=user
+    )
     assert _ids(answer) == [wanted["idCfeEmitido"]]
 
 
@@ -92,8 +93,10 @@ def test_filters_by_issue_date_range(api_client, user, issued, service_app):
     last_month = date.today() - timedelta(days=30)
     with service_app.app_context(), db.write_transaction() as session:
         session.execute(update(IssuedCfe).where(IssuedCfe.id == old).values(fch_emis=last_month))
-    window = {"desde": (last_month - timedelta(days=1)).isoformat(),
-              "hasta": (last_month + timedelta(days=1)).isoformat()}
+    window = {
+        "desde": (last_month - timedelta(days=1)).isoformat(),
+        "hasta": (last_month + timedelta(days=1)).isoformat(),
+    }
     assert _ids(api_client.get(BUSCAR, query_string=window, headers=user)) == [old]
     recent = _ids(api_client.get(BUSCAR, query_string={"desde": date.today().isoformat()}, headers=user))
     assert old not in recent and len(recent) == 4
@@ -116,16 +119,25 @@ def test_another_company_sees_none_of_them(api_client, auth_headers, issued):
     assert _ids(answer) == [] and answer.json["cantidad"] == 0 and answer.json["totales"] == []
 
 
-@pytest.mark.parametrize("params, field", [
-    ({"numero": "A-B-15"}, "numero"), ({"desde": "2026-02-30"}, "desde"), ({"cursor": "no-es-un-cursor"}, "cursor"),
-    ({"estadoDGI": "perdido"}, "estadoDGI"), ({"limite": 500}, "limite"), ({"orden": "x"}, "orden"),
-])
+@pytest.mark.parametrize(
+    "params, field",
+    [
+        ({"numero": "A-B-15"}, "numero"),
+        ({"desde": "2026-02-30"}, "desde"),
+        ({"cursor": "no-es-un-cursor"}, "cursor"),
+        ({"estadoDGI": "perdido"}, "estadoDGI"),
+        ({"limite": 500}, "limite"),
+        ({"orden": "x"}, "orden"),
+    ],
+)
 def test_bad_filters_get_a_422_naming_the_field(api_client, user, params, field):
     answer = api_client.get(BUSCAR, query_string=params, headers=user)
     assert answer.status_code == 422
     assert [f["field"] for f in answer.json["error"]["fields"]] == [field]
-    assert all(word not in answer.json["error"]["message"] + str(answer.json["error"]["fields"])
-               for word in ("Value error", "Input should"))
+    assert all(
+        word not in answer.json["error"]["message"] + str(answer.json["error"]["fields"])
+        for word in ("Value error", "Input should")
+    )
 
 
 def test_reversed_date_range_is_refused_in_spanish(api_client, user):
@@ -135,8 +147,9 @@ def test_reversed_date_range_is_refused_in_spanish(api_client, user):
 
 
 def test_csv_export_is_the_whole_filtered_set_for_a_spreadsheet(api_client, user, issued):
-    with api_client.get(BUSCAR, query_string={"tipoCFE": 111, "limite": 1},
-                        headers={**user, "Accept": "text/csv"}) as answer:  # streamed: closed as a server would
+    with api_client.get(
+        BUSCAR, query_string={"tipoCFE": 111, "limite": 1}, headers={**user, "Accept": "text/csv"}
+    ) as answer:  # streamed: closed as a server would
         assert answer.status_code == 200 and answer.mimetype == "text/csv"
         assert "attachment" in answer.headers["Content-Disposition"]
         text = answer.data.decode("utf-8")
@@ -158,8 +171,12 @@ def test_other_formats_are_refused(api_client, user):
 
 def test_credit_notes_subtract_from_the_totals(api_client, user):
     factura = issue(api_client, user, bodies.body(bodies.EFACTURA))
-    api_client.post("/api/v1/comprobante/notaCreditoTotal", headers=user,
-                    json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "Error"})
+    api_client.post(
+        "/api/v1/comprobante/notaCreditoTotal",
+        headers=user,
+        json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "Error"},
+    )
     answer = api_client.get(BUSCAR, headers=user)
     assert answer.json["cantidad"] == 2 and answer.json["totales"] == [
-        {"moneda": "UYU", "cantidad": 2, "mntTotal": "0.00"}]
+        {"moneda": "UYU", "cantidad": 2, "mntTotal": "0.00"}
+    ]

@@ -25,8 +25,9 @@ def service_api(live_service, live_token_for):
 
 
 def test_a_receipt_issued_through_the_api_is_found_by_its_number(usuario, service_api):
-    receipts = [service_api.issue_receipt(bodies.body(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
-                for _ in range(3)]
+    receipts = [
+        service_api.issue_receipt(bodies.body(bodies.ETICKET), idempotency_key=uuid.uuid4().hex) for _ in range(3)
+    ]
     page = soup(usuario.get("/comprobantes/"))
     assert len(page.select(".receipt-list tbody tr")) == 3
     assert page.select_one("[data-testid=result-count]").get_text(" ", strip=True).startswith("3 comprobantes")
@@ -106,14 +107,18 @@ def test_cancel_with_a_full_credit_note_links_both_and_never_twice(usuario, sign
     assert "Anulado" in cancelled.select_one("[data-testid=creditable-balance]").get_text()
     assert cancelled.find("button", string="Anular con nota de crédito") is None
     soporte = signed_in("soporte@demo.uy")
-    assert soporte.post(f"/comprobantes/{original}/anular",
-                        data={"csrf_token": csrf(soporte), "razon": "x"}).status_code == 403
+    assert (
+        soporte.post(f"/comprobantes/{original}/anular", data={"csrf_token": csrf(soporte), "razon": "x"}).status_code
+        == 403
+    )
 
 
 def test_receipt_page_shows_payments_and_discounts_of_a_receipt_issued_through_the_api(usuario, service_api):
     body = bodies.body(bodies.ETICKET)
-    body.update(mediosPago=[{"glosaMP": "Efectivo", "valorPago": "300.00"}],
-                dscRcgGlobal=[{"tpoMovDR": "D", "glosaDR": "Descuento contado", "valorDR": "10.00", "indFactDR": 3}])
+    body.update(
+        mediosPago=[{"glosaMP": "Efectivo", "valorPago": "300.00"}],
+        dscRcgGlobal=[{"tpoMovDR": "D", "glosaDR": "Descuento contado", "valorDR": "10.00", "indFactDR": 3}],
+    )
     receipt = service_api.issue_receipt(body, idempotency_key=uuid.uuid4().hex)
     page = soup(usuario.get(f"/comprobantes/{receipt.id}"))
     assert "Efectivo" in page.select_one("[data-testid=payments]").get_text()
@@ -134,8 +139,7 @@ def test_issue_another_like_it(usuario):
     original = issue(usuario, efactura(usuario))
     link = soup(usuario.get(f"/comprobantes/{original}")).find("a", string="Emitir otro igual")["href"]
     data = form_values(soup(usuario.get(link, follow_redirects=True)))
-    assert (data["tipo_cfe"], data["doc_recep"], data["lines-0-nom_item"]) == ("111", "214844360018",
-                                                                                "Consultoría")
+    assert (data["tipo_cfe"], data["doc_recep"], data["lines-0-nom_item"]) == ("111", "214844360018", "Consultoría")
     copy = soup(usuario.get(f"/comprobantes/{issue(usuario, data)}"))
     assert copy.h1.get_text(strip=True) == "e-Factura A-0000002"
 
@@ -143,10 +147,19 @@ def test_issue_another_like_it(usuario):
 def test_an_eresguardo_is_issued_with_its_retention_lines(usuario):
     data = form_values(soup(usuario.get("/comprobantes/nuevo?tipoCFE=182", follow_redirects=True)))
     assert "lines-0-cod_ret" in data and "lines-0-precio_unitario" not in data and "fma_pago" not in data
-    data.update({"tipo_doc_recep": "2", "doc_recep": "214844360018", "rzn_soc_recep": "DGI",
-                 "dir_recep": "Fernandez Crespo 1534", "ciudad_recep": "Montevideo",
-                 "lines-0-cod_ret": "2183165", "lines-0-tasa": "50", "lines-0-base": "22.000,00",
-                 "lines-0-valor": "11.000,00"})
+    data.update(
+        {
+            "tipo_doc_recep": "2",
+            "doc_recep": "214844360018",
+            "rzn_soc_recep": "DGI",
+            "dir_recep": "Fernandez Crespo 1534",
+            "ciudad_recep": "Montevideo",
+            "lines-0-cod_ret": "2183165",
+            "lines-0-tasa": "50",
+            "lines-0-base": "22.000,00",
+            "lines-0-valor": "11.000,00",
+        }
+    )
     page = soup(usuario.get(f"/comprobantes/{issue(usuario, data)}"))
     assert page.h1.get_text(strip=True) == "e-Resguardo A-0000001"
     lines = page.select_one("[data-testid=receipt-lines]").get_text(" ", strip=True)
@@ -155,8 +168,15 @@ def test_an_eresguardo_is_issued_with_its_retention_lines(usuario):
 
 def test_an_eresguardo_line_without_amount_is_refused_on_that_line(usuario):
     data = form_values(soup(usuario.get("/comprobantes/nuevo?tipoCFE=182", follow_redirects=True)))
-    data.update({"tipo_doc_recep": "2", "doc_recep": "214844360018", "rzn_soc_recep": "DGI",
-                 "lines-0-cod_ret": "2183165", "lines-0-tasa": "50"})
+    data.update(
+        {
+            "tipo_doc_recep": "2",
+            "doc_recep": "214844360018",
+            "rzn_soc_recep": "DGI",
+            "lines-0-cod_ret": "2183165",
+            "lines-0-tasa": "50",
+        }
+    )
     answer = usuario.post("/comprobantes/nuevo", data=data)
     assert answer.status_code == 422
     assert soup(answer).select_one("#lines-0-cod_ret")["value"] == "2183165"

@@ -52,19 +52,37 @@ def eticket(client) -> dict[str, str]:
     data = new_form(client)
     lines = soup(client.post("/comprobantes/nuevo/lineas", data=data, headers=HTMX))
     data = {**data, **form_values(lines, "#lines")}
-    data.update({"lines-0-nom_item": "Café", "lines-0-cantidad": "2", "lines-0-precio_unitario": "122",
-                 "lines-1-ind_fact": "2", "lines-1-nom_item": "Medialuna", "lines-1-cantidad": "3",
-                 "lines-1-precio_unitario": "44"})
+    data.update(
+        {
+            "lines-0-nom_item": "Café",
+            "lines-0-cantidad": "2",
+            "lines-0-precio_unitario": "122",
+            "lines-1-ind_fact": "2",
+            "lines-1-nom_item": "Medialuna",
+            "lines-1-cantidad": "3",
+            "lines-1-precio_unitario": "44",
+        }
+    )
     return data
 
 
 def efactura(client) -> dict[str, str]:
     data = new_form(client, "?tipoCFE=111")
-    data.update({"fma_pago": "2", "tipo_doc_recep": "2", "doc_recep": "21-484436-001-8",
-                 "rzn_soc_recep": "DIRECCION GENERAL IMPOSITIVA", "dir_recep": "Fernandez Crespo 1534",
-                 "ciudad_recep": "Montevideo", "depto_recep": "Montevideo",
-                 "lines-0-nom_item": "Consultoría", "lines-0-cantidad": "10", "lines-0-uni_med": "h",
-                 "lines-0-precio_unitario": "1.500,00"})
+    data.update(
+        {
+            "fma_pago": "2",
+            "tipo_doc_recep": "2",
+            "doc_recep": "21-484436-001-8",
+            "rzn_soc_recep": "DIRECCION GENERAL IMPOSITIVA",
+            "dir_recep": "Fernandez Crespo 1534",
+            "ciudad_recep": "Montevideo",
+            "depto_recep": "Montevideo",
+            "lines-0-nom_item": "Consultoría",
+            "lines-0-cantidad": "10",
+            "lines-0-uni_med": "h",
+            "lines-0-precio_unitario": "1.500,00",
+        }
+    )
     data.pop("mnt_bruto", None)  # unchecked: net prices
     return data
 
@@ -92,8 +110,9 @@ def test_usuario_issues_an_eticket_and_lands_on_its_page_with_the_services_total
     assert page.status_code == 200
     html = soup(page)
     assert html.h1.get_text(strip=True) == "e-Ticket A-0000001"
-    totals = {row.th.get_text(strip=True): row.td.get_text(strip=True)
-              for row in html.select("[data-testid=totals] tr")}
+    totals = {
+        row.th.get_text(strip=True): row.td.get_text(strip=True) for row in html.select("[data-testid=totals] tr")
+    }
     # 244 with 22 % IVA included and 132 with 10 %: the service's arithmetic, shown as it says.
     assert totals["Neto gravado a tasa básica (22 %)"] == "$ 200,00"
     assert totals["IVA tasa básica (22 %)"] == "$ 44,00"
@@ -114,8 +133,9 @@ def test_an_efactura_issued_with_htmx_redirects_with_hx_redirect(usuario):
     html = soup(usuario.get(f"/comprobantes/{receipt_id}"))
     assert html.h1.get_text(strip=True) == "e-Factura A-0000001"
     assert "21-484436-001-8" in html.get_text()  # the receiver, as DGI prints a RUT
-    totals = {row.th.get_text(strip=True): row.td.get_text(strip=True)
-              for row in html.select("[data-testid=totals] tr")}
+    totals = {
+        row.th.get_text(strip=True): row.td.get_text(strip=True) for row in html.select("[data-testid=totals] tr")
+    }
     assert totals["Neto gravado a tasa básica (22 %)"] == "$ 15.000,00"
     assert totals["Total a pagar"] == "$ 18.300,00"
 
@@ -159,10 +179,12 @@ def test_lines_are_added_and_removed_as_fragments_keeping_what_was_typed(usuario
     assert len(html.select("tbody tr")) == 2 and html.select_one("#lines-0-nom_item")["value"] == "Primera"
     assert html.select_one("#lines-1-nom_item").has_attr("autofocus")
     data = {**data, **form_values(html, "#lines"), "lines-1-nom_item": "Segunda"}
-    data = {**data, **form_values(soup(usuario.post("/comprobantes/nuevo/lineas", data=data, headers=HTMX)),
-                                  "#lines"), "lines-2-nom_item": "Tercera"}
-    removed = soup(usuario.post("/comprobantes/nuevo/lineas/quitar", data={**data, "remove_line": "0"},
-                                headers=HTMX))
+    data = {
+        **data,
+        **form_values(soup(usuario.post("/comprobantes/nuevo/lineas", data=data, headers=HTMX)), "#lines"),
+        "lines-2-nom_item": "Tercera",
+    }
+    removed = soup(usuario.post("/comprobantes/nuevo/lineas/quitar", data={**data, "remove_line": "0"}, headers=HTMX))
     assert [i["value"] for i in removed.select("input[name$=nom_item]")] == ["Segunda", "Tercera"]
     assert [i["name"] for i in removed.select("input[name$=nom_item]")] == ["lines-0-nom_item", "lines-1-nom_item"]
     plain = usuario.post("/comprobantes/nuevo/lineas", data=data)
@@ -183,8 +205,10 @@ def test_changing_the_type_reshapes_the_form_and_keeps_the_input(usuario):
 
 def test_the_receiver_hint_checks_the_check_digit_as_the_user_types(usuario):
     def hint(doc_type, number):
-        answer = usuario.get("/comprobantes/nuevo/documento?" + urlencode(
-            {"tipo_doc_recep": doc_type, "doc_recep": number}), headers=HTMX)
+        answer = usuario.get(
+            "/comprobantes/nuevo/documento?" + urlencode({"tipo_doc_recep": doc_type, "doc_recep": number}),
+            headers=HTMX,
+        )
         assert answer.status_code == 200
         element = soup(answer).select_one("#doc_recep-hint")
         return element["class"], element.get_text(strip=True)
@@ -245,8 +269,13 @@ def test_soporte_sees_receipts_but_is_refused_issuing_signing_and_references(sig
     assert soporte.get("/comprobantes/nuevo").status_code == 403
     assert soporte.get("/comprobantes/firmar").status_code == 403
     assert soporte.get("/comprobantes/nuevo/documento?tipo_doc_recep=2&doc_recep=1").status_code == 403
-    for path in ("/comprobantes/nuevo", "/comprobantes/nuevo/previsualizar", "/comprobantes/nuevo/lineas",
-                 f"/comprobantes/{receipt_id}/referencia", "/comprobantes/firmar"):
+    for path in (
+        "/comprobantes/nuevo",
+        "/comprobantes/nuevo/previsualizar",
+        "/comprobantes/nuevo/lineas",
+        f"/comprobantes/{receipt_id}/referencia",
+        "/comprobantes/firmar",
+    ):
         assert soporte.post(path, data={"csrf_token": token}).status_code == 403, path
 
 
@@ -277,8 +306,10 @@ def test_the_one_box_takes_an_id_too_and_says_when_none_matches(usuario):
     assert field["value"] == "0123456789abcdef0123456789abcdef" and field["aria-invalid"] == "true"
     assert "No hay un comprobante con ese identificador" in soup(missing).select_one("#numero-error").get_text()
     nonsense = usuario.get("/comprobantes/?numero=a%20b%3Cc")
-    assert nonsense.status_code == 422 and "Escribí la serie y el número" in soup(nonsense).select_one(
-        "#numero-error").get_text()
+    assert (
+        nonsense.status_code == 422
+        and "Escribí la serie y el número" in soup(nonsense).select_one("#numero-error").get_text()
+    )
 
 
 def test_another_companys_receipt_is_not_found(usuario, signed_in):
@@ -299,8 +330,11 @@ def _unsigned(signed: bytes) -> bytes:
 def test_sign_an_xml_downloads_the_signed_file(usuario, portal_app):
     receipt_id = issue(usuario, eticket(usuario))
     unsigned = _unsigned(usuario.get(f"/comprobantes/{receipt_id}/xml").data)
-    answer = usuario.post("/comprobantes/firmar", content_type="multipart/form-data", data={
-        "csrf_token": csrf(usuario), "archivo": (io.BytesIO(unsigned), "mi factura.xml")})
+    answer = usuario.post(
+        "/comprobantes/firmar",
+        content_type="multipart/form-data",
+        data={"csrf_token": csrf(usuario), "archivo": (io.BytesIO(unsigned), "mi factura.xml")},
+    )
     assert answer.status_code == 200 and answer.mimetype == "application/xml"
     assert answer.headers["Content-Disposition"] == 'attachment; filename="mi_factura-firmado.xml"'
     assert etree.fromstring(answer.data).find("{http://www.w3.org/2000/09/xmldsig#}Signature") is not None
@@ -312,13 +346,22 @@ def test_sign_an_xml_downloads_the_signed_file(usuario, portal_app):
     assert signed[0].request_id
 
 
-@pytest.mark.parametrize(("payload", "needle"), [
-    (b"<CFE xmlns='http://cfe.dgi.gub.uy'>\n<eTck>\n</CFE>", "línea"),
-    (b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e "boom">]><CFE xmlns="http://cfe.dgi.gub.uy">&e;</CFE>', "DOCTYPE"),
-])
+@pytest.mark.parametrize(
+    ("payload", "needle"),
+    [
+        (b"<CFE xmlns='http://cfe.dgi.gub.uy'>\n<eTck>\n</CFE>", "línea"),
+        (
+            b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e "boom">]><CFE xmlns="http://cfe.dgi.gub.uy">&e;</CFE>',
+            "DOCTYPE",
+        ),
+    ],
+)
 def test_sign_an_xml_shows_the_services_errors_plainly(usuario, payload, needle):
-    answer = usuario.post("/comprobantes/firmar", content_type="multipart/form-data", data={
-        "csrf_token": csrf(usuario), "archivo": (io.BytesIO(payload), "roto.xml")})
+    answer = usuario.post(
+        "/comprobantes/firmar",
+        content_type="multipart/form-data",
+        data={"csrf_token": csrf(usuario), "archivo": (io.BytesIO(payload), "roto.xml")},
+    )
     assert answer.status_code == 422
     error = soup(answer).select_one("#archivo-error")
     assert error is not None and needle in error.get_text()
@@ -330,8 +373,16 @@ def test_sign_an_xml_without_a_file_or_too_big_is_422(usuario):
     empty = usuario.post("/comprobantes/firmar", content_type="multipart/form-data", data={"csrf_token": token})
     assert empty.status_code == 422 and "Elegí un archivo XML." in empty.get_data(as_text=True)
     # Encoded in memory: the test client would spool a body this big to a temporary file it never closes.
-    boundary, body = encode_multipart(MultiDict({"csrf_token": token, "archivo": FileStorage(
-        io.BytesIO(b" " * (2 * 1024 * 1024 + 1)), "grande.xml", content_type="application/xml")}))
+    boundary, body = encode_multipart(
+        MultiDict(
+            {
+                "csrf_token": token,
+                "archivo": FileStorage(
+                    io.BytesIO(b" " * (2 * 1024 * 1024 + 1)), "grande.xml", content_type="application/xml"
+                ),
+            }
+        )
+    )
     big = usuario.post("/comprobantes/firmar", data=body, content_type=f"multipart/form-data; boundary={boundary}")
     assert big.status_code == 422 and "supera los 2 MB" in big.get_data(as_text=True)
 
@@ -370,8 +421,11 @@ def test_the_activity_record_says_who_what_when_request_and_receipt(usuario, por
         from portal.web.activity import recent
 
         entry = recent(1, action="cfe_emitido")[0]
-    assert (entry.user_email, entry.cfe_id, entry.summary) == ("usuario@demo.uy", receipt_id,
-                                                               "e-Ticket A-0000001 · UYU 376,00")
+    assert (entry.user_email, entry.cfe_id, entry.summary) == (
+        "usuario@demo.uy",
+        receipt_id,
+        "e-Ticket A-0000001 · UYU 376,00",
+    )
     assert re.fullmatch(r"[0-9a-f]{32}", entry.request_id)
     row = soup(usuario.get("/comprobantes/")).select_one(".receipt-list tbody tr")
     cells = [td.get_text(strip=True) for td in row("td")]
@@ -380,16 +434,31 @@ def test_the_activity_record_says_who_what_when_request_and_receipt(usuario, por
 
 
 def test_the_form_is_prefilled_from_query_parameters(usuario):
-    query = urlencode({"tipoCFE": "111", "tipoDocRecep": "2", "docRecep": "214844360018",
-                       "rznSocRecep": "DIRECCION GENERAL IMPOSITIVA", "dirRecep": "Fernandez Crespo 1534",
-                       "ciudadRecep": "Montevideo", "deptoRecep": "Montevideo"})
+    query = urlencode(
+        {
+            "tipoCFE": "111",
+            "tipoDocRecep": "2",
+            "docRecep": "214844360018",
+            "rznSocRecep": "DIRECCION GENERAL IMPOSITIVA",
+            "dirRecep": "Fernandez Crespo 1534",
+            "ciudadRecep": "Montevideo",
+            "deptoRecep": "Montevideo",
+        }
+    )
     html = soup(usuario.get(f"/comprobantes/nuevo?{query}", follow_redirects=True))
     assert html.select_one("#tipo_cfe option[selected]")["value"] == "111"
     assert html.select_one("#tipo_doc_recep option[selected]")["value"] == "2"
-    values = {name: html.select_one(f"#{name}")["value"] for name in
-              ("doc_recep", "rzn_soc_recep", "dir_recep", "ciudad_recep", "depto_recep")}
-    assert values == {"doc_recep": "214844360018", "rzn_soc_recep": "DIRECCION GENERAL IMPOSITIVA",
-                      "dir_recep": "Fernandez Crespo 1534", "ciudad_recep": "Montevideo", "depto_recep": "Montevideo"}
+    values = {
+        name: html.select_one(f"#{name}")["value"]
+        for name in ("doc_recep", "rzn_soc_recep", "dir_recep", "ciudad_recep", "depto_recep")
+    }
+    assert values == {
+        "doc_recep": "214844360018",
+        "rzn_soc_recep": "DIRECCION GENERAL IMPOSITIVA",
+        "dir_recep": "Fernandez Crespo 1534",
+        "ciudad_recep": "Montevideo",
+        "depto_recep": "Montevideo",
+    }
     assert html.select_one("#doc_recep-hint").get_text(strip=True) == "RUT válido: 21-484436-001-8"
     odd = soup(usuario.get("/comprobantes/nuevo?tipoCFE=999&tipoDocRecep=x", follow_redirects=True))
     assert odd.select_one("#tipo_cfe option[selected]")["value"] == "101"
@@ -411,9 +480,18 @@ def test_a_partial_credit_note_from_the_receipt_page_refers_to_the_receipt(usuar
 
 def test_an_eremito_has_no_prices(usuario):
     data = form_values(soup(usuario.post("/comprobantes/nuevo/tipo", data={**new_form(usuario), "tipo_cfe": "181"})))
-    data.update({"tipo_doc_recep": "2", "doc_recep": "214844360018", "rzn_soc_recep": "DGI",
-                 "dir_recep": "Fernandez Crespo 1534", "ciudad_recep": "Montevideo",
-                 "lines-0-nom_item": "Manzanas", "lines-0-cantidad": "10", "lines-0-uni_med": "kg"})
+    data.update(
+        {
+            "tipo_doc_recep": "2",
+            "doc_recep": "214844360018",
+            "rzn_soc_recep": "DGI",
+            "dir_recep": "Fernandez Crespo 1534",
+            "ciudad_recep": "Montevideo",
+            "lines-0-nom_item": "Manzanas",
+            "lines-0-cantidad": "10",
+            "lines-0-uni_med": "kg",
+        }
+    )
     page = soup(usuario.get(f"/comprobantes/{issue(usuario, data)}"))
     assert page.h1.get_text(strip=True) == "e-Remito A-0000001"
 

@@ -24,8 +24,13 @@ def worker_runs_in_the_test_app(service_app):
 
 @pytest.fixture
 def service_config(service_config, smtp, tmp_path):
-    return {**service_config, "SMTP_URL": smtp.url, "MAIL_FROM": "comprobantes@demo.uy",
-            "MAILBOX_DIR": str(tmp_path / "mailbox"), "MAIL_RETRY_BASE_SECONDS": 60}
+    return {
+        **service_config,
+        "SMTP_URL": smtp.url,
+        "MAIL_FROM": "comprobantes@demo.uy",
+        "MAILBOX_DIR": str(tmp_path / "mailbox"),
+        "MAIL_RETRY_BASE_SECONDS": 60,
+    }
 
 
 @pytest.fixture
@@ -39,8 +44,9 @@ def factura(api_client, user):
 
 
 def _send(api_client, headers, cfe_id, recipients, **extra):
-    return api_client.post(f"/api/v1/correo/comprobante/{cfe_id}/envios", json={"destinatarios": recipients},
-                           headers={**headers, **extra})
+    return api_client.post(
+        f"/api/v1/correo/comprobante/{cfe_id}/envios", json={"destinatarios": recipients}, headers={**headers, **extra}
+    )
 
 
 def _sends(api_client, headers, cfe_id):
@@ -77,8 +83,11 @@ def test_a_receipt_arrives_with_its_pdf_and_signed_xml(api_client, service_app, 
     assert pdf.get_filename() == f"e-Factura_{number}.pdf" and pdf.get_content_type() == "application/pdf"
     assert pdf.get_payload(decode=True).startswith(b"%PDF")
     assert xml.get_filename() == f"e-Factura_{number}.xml"
-    signed = api_client.get("/api/v1/comprobante/getByIdCfeEmitido", headers={**user, "Accept": "application/xml"},
-                            query_string={"idCfeEmitido": factura["idCfeEmitido"]}).data
+    signed = api_client.get(
+        "/api/v1/comprobante/getByIdCfeEmitido",
+        headers={**user, "Accept": "application/xml"},
+        query_string={"idCfeEmitido": factura["idCfeEmitido"]},
+    ).data
     assert xml.get_payload(decode=True) == signed
     assert etree.fromstring(signed).find(".//{http://www.w3.org/2000/09/xmldsig#}Signature") is not None
 
@@ -205,8 +214,7 @@ def test_the_sweep_sends_what_a_lost_wake_up_left_queued(api_client, user, factu
 
 @pytest.fixture
 def auth_smtp():
-    server = LocalSmtp(RecordingHandler(), authenticator=password_check("envios", "s3creta"),
-                       auth_require_tls=False)
+    server = LocalSmtp(RecordingHandler(), authenticator=password_check("envios", "s3creta"), auth_require_tls=False)
     server.start()
     yield server
     server.stop()

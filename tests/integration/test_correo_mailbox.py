@@ -26,8 +26,9 @@ def test_a_send_lands_in_the_development_mailbox(api_client, auth_headers, tmp_p
     user, admin = auth_headers("usuario@demo.uy"), auth_headers("admin@demo.uy", company_id=1)
     factura = issue(api_client, user, bodies.body(bodies.EFACTURA))
     cfe_id = factura["idCfeEmitido"]
-    sent = api_client.post(f"/api/v1/correo/comprobante/{cfe_id}/envios",
-                           json={"destinatarios": ["compras@cliente.com.uy"]}, headers=user)
+    sent = api_client.post(
+        f"/api/v1/correo/comprobante/{cfe_id}/envios", json={"destinatarios": ["compras@cliente.com.uy"]}, headers=user
+    )
     assert sent.status_code == 202
     jobs.run_pending()
     panel = api_client.get(f"/api/v1/correo/comprobante/{cfe_id}/envios", headers=user).json
@@ -38,8 +39,10 @@ def test_a_send_lands_in_the_development_mailbox(api_client, auth_headers, tmp_p
         [listed] = api_client.get("/api/v1/correo/buzon", headers=reader).json["mensajes"]
         assert listed["id"] == sent.json["id"] and listed["para"] == "compras@cliente.com.uy"
     assert api_client.get("/api/v1/correo/buzon", headers=user).status_code == 403
-    assert api_client.get("/api/v1/correo/buzon", headers=auth_headers("admin@demo.uy", company_id=2)
-                          ).json["mensajes"] == []
+    assert (
+        api_client.get("/api/v1/correo/buzon", headers=auth_headers("admin@demo.uy", company_id=2)).json["mensajes"]
+        == []
+    )
 
     message = api_client.get(f"/api/v1/correo/buzon/{sent.json['id']}", headers=admin).json
     assert message["asunto"].startswith("e-Factura ") and "Te enviamos" in message["texto"]
@@ -47,6 +50,10 @@ def test_a_send_lands_in_the_development_mailbox(api_client, auth_headers, tmp_p
     pdf = api_client.get(f"/api/v1/correo/buzon/{sent.json['id']}/adjuntos/0", headers=admin)
     assert pdf.status_code == 200 and pdf.data.startswith(b"%PDF") and pdf.mimetype == "application/pdf"
     assert api_client.get(f"/api/v1/correo/buzon/{sent.json['id']}/adjuntos/2", headers=admin).status_code == 404
-    assert api_client.get(f"/api/v1/correo/buzon/{sent.json['id']}",
-                          headers=auth_headers("admin@demo.uy", company_id=2)).status_code == 404
+    assert (
+        api_client.get(
+            f"/api/v1/correo/buzon/{sent.json['id']}", headers=auth_headers("admin@demo.uy", company_id=2)
+        ).status_code
+        == 404
+    )
     assert api_client.get("/api/v1/correo/buzon/..%2f..%2fetc", headers=admin).status_code == 404

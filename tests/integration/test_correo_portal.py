@@ -81,8 +81,10 @@ def test_send_from_the_section_and_follow_the_history(signed_in, receipt_id, ser
 
 def test_a_bad_address_keeps_what_was_typed(signed_in, receipt_id, service_api):
     client = signed_in("usuario@demo.uy")
-    data = {**form_values(soup(client.get(f"/correo/comprobantes/{receipt_id}"))),
-            "destinatarios": "bien@cliente.com.uy, mal@"}
+    data = {
+        **form_values(soup(client.get(f"/correo/comprobantes/{receipt_id}"))),
+        "destinatarios": "bien@cliente.com.uy, mal@",
+    }
     answer = client.post(f"/correo/comprobantes/{receipt_id}", data=data, headers=HTMX)
     assert answer.status_code == 422
     page = soup(answer)
@@ -93,8 +95,10 @@ def test_a_bad_address_keeps_what_was_typed(signed_in, receipt_id, service_api):
 
 def test_a_plain_post_returns_to_the_receipt(signed_in, receipt_id):
     client = signed_in("usuario@demo.uy")
-    data = {**form_values(soup(client.get(f"/correo/comprobantes/{receipt_id}"))),
-            "destinatarios": "compras@cliente.com.uy"}
+    data = {
+        **form_values(soup(client.get(f"/correo/comprobantes/{receipt_id}"))),
+        "destinatarios": "compras@cliente.com.uy",
+    }
     answer = client.post(f"/correo/comprobantes/{receipt_id}", data=data)
     assert answer.status_code == 303 and answer.headers["Location"].endswith(f"/comprobantes/{receipt_id}")
 
@@ -103,8 +107,7 @@ def test_soporte_sees_the_history_but_cannot_send(signed_in, receipt_id):
     client = signed_in("soporte@demo.uy")
     page = soup(client.get(f"/correo/comprobantes/{receipt_id}", headers=HTMX))
     assert page.select_one("#mail-history") is not None and page.select_one("form.mail-form") is None
-    assert client.post(f"/correo/comprobantes/{receipt_id}", data={"destinatarios": "a@b.uy"}).status_code in (
-        400, 403)
+    assert client.post(f"/correo/comprobantes/{receipt_id}", data={"destinatarios": "a@b.uy"}).status_code in (400, 403)
 
 
 def test_with_smtp_there_is_no_mailbox_page(signed_in):

@@ -24,8 +24,11 @@ from tests.support.dgi_standin import RunningStandIn
 
 Q = "idEmpresa=1&idCertificado=1"
 DEMO_CERT, NORTE_CERT = 1, 2  # the seed's certificates of company 1 (Demo S.A.) and 2 (Comercial del Norte)
-NS = {"soap": "http://schemas.xmlsoap.org/soap/envelope/", "ds": "http://www.w3.org/2000/09/xmldsig#",
-      "wsse": "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"}
+NS = {
+    "soap": "http://schemas.xmlsoap.org/soap/envelope/",
+    "ds": "http://www.w3.org/2000/09/xmldsig#",
+    "wsse": "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd",
+}
 
 
 @pytest.fixture
@@ -37,6 +40,7 @@ def jwt(auth_headers):
 def get(api_client, jwt):
     def call(path: str, headers: dict | None = None):
         return api_client.get(f"/api/v1/dgi/{path}", headers=jwt if headers is None else headers)
+
     return call
 
 
@@ -46,13 +50,26 @@ def _fields(answer) -> list[tuple[str, str]]:
 
 def _certificate_pem(not_before: dt.datetime, not_after: dt.datetime) -> tuple[bytes, bytes]:
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Demo S.A."),
-                      x509.NameAttribute(NameOID.SERIAL_NUMBER, "RUC219999830019")])
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(not_before).not_valid_after(not_after)
-            .sign(key, hashes.SHA256()))
-    return (key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                              serialization.NoEncryption()), cert.public_bytes(serialization.Encoding.PEM))
+    name = x509.Name(
+        [
+            x509.NameAttribute(NameOID.COMMON_NAME, "Demo S.A."),
+            x509.NameAttribute(NameOID.SERIAL_NUMBER, "RUC219999830019"),
+        ]
+    )
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(not_before)
+        .not_valid_after(not_after)
+        .sign(key, hashes.SHA256())
+    )
+    return (
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()),
+        cert.public_bytes(serialization.Encoding.PEM),
+    )
 
 
 def _add_certificate(app, company_id: int, not_before: dt.datetime, not_after: dt.datetime) -> int:
@@ -63,8 +80,7 @@ def _add_certificate(app, company_id: int, not_before: dt.datetime, not_after: d
     key_pem, cert_pem = _certificate_pem(not_before, not_after)
     with app.app_context():
         session = db.session()
-        cert = store_certificate(session, session.get(Company, company_id), "Certificado de prueba", key_pem,
-                                 cert_pem)
+        cert = store_certificate(session, session.get(Company, company_id), "Certificado de prueba", key_pem, cert_pem)
         session.commit()
         return cert.id
 
@@ -95,6 +111,7 @@ def soap(service_app, standin) -> RunningStandIn:
 
 # --- answers ---------------------------------------------------------------------------------------------
 
+
 def test_consulta_rut_answers_the_identity_as_the_library_shapes_it(get):
     answer = get(f"consultaRut/{data.DEMO_RUT}?{Q}")
     assert answer.status_code == 200
@@ -124,11 +141,14 @@ def test_inactive_and_suspended_taxpayers_say_so(get):
     assert (suspended["activo"], suspended["estadoActividad"]) == (False, "SU")
 
 
-@pytest.mark.parametrize(("rut", "estado", "vigente", "dated"), [
-    (data.DEMO_RUT, "VIGENTE", True, True),
-    (data.EXPIRED_CVA_RUT, "VENCIDO", False, True),
-    (data.NO_CVA_RUT, "SIN_CERTIFICADO", False, False),
-])
+@pytest.mark.parametrize(
+    ("rut", "estado", "vigente", "dated"),
+    [
+        (data.DEMO_RUT, "VIGENTE", True, True),
+        (data.EXPIRED_CVA_RUT, "VENCIDO", False, True),
+        (data.NO_CVA_RUT, "SIN_CERTIFICADO", False, False),
+    ],
+)
 def test_consulta_cva_in_its_three_states_with_dates(get, rut, estado, vigente, dated):
     body = get(f"consultaCva/{rut}?{Q}").get_json()
     assert (body["estado"], body["vigente"]) == (estado, vigente)
@@ -140,17 +160,19 @@ def test_consulta_cva_in_its_three_states_with_dates(get, rut, estado, vigente, 
         assert body["fechaVencimiento"] < today
 
 
-@pytest.mark.parametrize(("tipo", "numero", "nombre"), [
-    (3, "1.335.321-4", "RODRIGUEZ SILVA JUAN CARLOS"),
-    (1, data.PERSON_NIE, "SCHMIDT ANNA"),
-    (2, data.DGI_RUT, "DIRECCION GENERAL IMPOSITIVA"),
-    (3, data.INDIVIDUAL_CI, "GONZALEZ PEREZ MARIA FERNANDA"),
-])
+@pytest.mark.parametrize(
+    ("tipo", "numero", "nombre"),
+    [
+        (3, "1.335.321-4", "RODRIGUEZ SILVA JUAN CARLOS"),
+        (1, data.PERSON_NIE, "SCHMIDT ANNA"),
+        (2, data.DGI_RUT, "DIRECCION GENERAL IMPOSITIVA"),
+        (3, data.INDIVIDUAL_CI, "GONZALEZ PEREZ MARIA FERNANDA"),
+    ],
+)
 def test_consulta_nombre_entidad_by_ci_nie_and_rut(get, tipo, numero, nombre):
     answer = get(f"consultaNombreEntidad?{Q}&tipoDoc={tipo}&nroDoc={numero}")
     assert answer.status_code == 200
-    assert answer.get_json() == {"tipoDoc": tipo, "nroDoc": numero.replace(".", "").replace("-", ""),
-                                 "nombre": nombre}
+    assert answer.get_json() == {"tipoDoc": tipo, "nroDoc": numero.replace(".", "").replace("-", ""), "nombre": nombre}
 
 
 @pytest.mark.parametrize("email", ["admin@demo.uy", "soporte@demo.uy", "usuario@demo.uy"])
@@ -158,9 +180,15 @@ def test_every_role_may_look_up(get, auth_headers, email):
     assert get(f"consultaRut/{data.DEMO_RUT}?{Q}", auth_headers(email, 1)).status_code == 200
 
 
-@pytest.mark.parametrize("path", [f"consultaRut/{data.UNKNOWN_RUT}?{Q}", f"consultaCva/{data.UNKNOWN_RUT}?{Q}",
-                                  f"consultaDatosEntidad/{data.UNKNOWN_RUT}?{Q}",
-                                  f"consultaNombreEntidad?{Q}&tipoDoc=3&nroDoc={data.UNKNOWN_CI}"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"consultaRut/{data.UNKNOWN_RUT}?{Q}",
+        f"consultaCva/{data.UNKNOWN_RUT}?{Q}",
+        f"consultaDatosEntidad/{data.UNKNOWN_RUT}?{Q}",
+        f"consultaNombreEntidad?{Q}&tipoDoc=3&nroDoc={data.UNKNOWN_CI}",
+    ],
+)
 def test_an_unknown_taxpayer_is_404(get, path):
     answer = get(path)
     assert answer.status_code == 404
@@ -173,26 +201,30 @@ def test_without_a_credential_it_is_401(get):
 
 # --- validation ------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("path", "expected"), [
-    (f"consultaRut/219999830018?{Q}", [("rut", "check_digit")]),
-    (f"consultaCva/21999983001?{Q}", [("rut", "format")]),
-    (f"consultaDatosEntidad/2199998300190?{Q}", [("rut", "format")]),
-    (f"consultaRut/21999983001X?{Q}", [("rut", "format")]),
-    (f"consultaNombreEntidad?{Q}&tipoDoc=3&nroDoc=13353215", [("nroDoc", "check_digit")]),
-    (f"consultaNombreEntidad?{Q}&tipoDoc=3&nroDoc=123456789", [("nroDoc", "format")]),
-    (f"consultaNombreEntidad?{Q}&tipoDoc=1&nroDoc=934020102", [("nroDoc", "check_digit")]),
-    (f"consultaNombreEntidad?{Q}&tipoDoc=2&nroDoc=21999983001", [("nroDoc", "format")]),
-    (f"consultaNombreEntidad?{Q}&tipoDoc=3&nroDoc=", [("nroDoc", "required")]),
-    (f"consultaNombreEntidad?{Q}&tipoDoc=9&nroDoc=13353214", [("tipoDoc", "invalid")]),
-    (f"consultaNombreEntidad?{Q}&tipoDoc=5&nroDoc=AB123456", [("tipoDoc", "unsupported")]),
-    (f"consultaNombreEntidad?{Q}&tipoDoc=CI&nroDoc=13353214", [("tipoDoc", "int_parsing")]),
-    (f"consultaNombreEntidad?{Q}&nroDoc=13353214", [("tipoDoc", "missing")]),
-    (f"consultaNombreEntidad?{Q}&tipoDoc=3", [("nroDoc", "missing")]),
-    (f"consultaRut/{data.DEMO_RUT}?idEmpresa=1", [("idCertificado", "missing")]),
-    (f"consultaRut/{data.DEMO_RUT}?idEmpresa=1&idCertificado=uno", [("idCertificado", "int_parsing")]),
-    (f"consultaRut/{data.DEMO_RUT}?idEmpresa=1&idCertificado=0", [("idCertificado", "greater_than")]),
-    (f"consultaRut/{data.DEMO_RUT}?idCertificado=1", [("idEmpresa", "missing")]),
-])
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        (f"consultaRut/219999830018?{Q}", [("rut", "check_digit")]),
+        (f"consultaCva/21999983001?{Q}", [("rut", "format")]),
+        (f"consultaDatosEntidad/2199998300190?{Q}", [("rut", "format")]),
+        (f"consultaRut/21999983001X?{Q}", [("rut", "format")]),
+        (f"consultaNombreEntidad?{Q}&tipoDoc=3&nroDoc=13353215", [("nroDoc", "check_digit")]),
+        (f"consultaNombreEntidad?{Q}&tipoDoc=3&nroDoc=123456789", [("nroDoc", "format")]),
+        (f"consultaNombreEntidad?{Q}&tipoDoc=1&nroDoc=934020102", [("nroDoc", "check_digit")]),
+        (f"consultaNombreEntidad?{Q}&tipoDoc=2&nroDoc=21999983001", [("nroDoc", "format")]),
+        (f"consultaNombreEntidad?{Q}&tipoDoc=3&nroDoc=", [("nroDoc", "required")]),
+        (f"consultaNombreEntidad?{Q}&tipoDoc=9&nroDoc=13353214", [("tipoDoc", "invalid")]),
+        (f"consultaNombreEntidad?{Q}&tipoDoc=5&nroDoc=AB123456", [("tipoDoc", "unsupported")]),
+        (f"consultaNombreEntidad?{Q}&tipoDoc=CI&nroDoc=13353214", [("tipoDoc", "int_parsing")]),
+        (f"consultaNombreEntidad?{Q}&nroDoc=13353214", [("tipoDoc", "missing")]),
+        (f"consultaNombreEntidad?{Q}&tipoDoc=3", [("nroDoc", "missing")]),
+        (f"consultaRut/{data.DEMO_RUT}?idEmpresa=1", [("idCertificado", "missing")]),
+        (f"consultaRut/{data.DEMO_RUT}?idEmpresa=1&idCertificado=uno", [("idCertificado", "int_parsing")]),
+        (f"consultaRut/{data.DEMO_RUT}?idEmpresa=1&idCertificado=0", [("idCertificado", "greater_than")]),
+        (f"consultaRut/{data.DEMO_RUT}?idCertificado=1", [("idEmpresa", "missing")]),
+    ],
+)
 def test_every_validation_error_is_a_422_naming_the_field(get, path, expected):
     answer = get(path)
     assert answer.status_code == 422, answer.get_json()
@@ -215,14 +247,17 @@ def test_a_malformed_rut_never_reaches_dgi(get, soap):
 
 # --- company and certificate -----------------------------------------------------------------------------
 
+
 def test_a_company_the_user_does_not_belong_to_is_refused(get):
     answer = get(f"consultaRut/{data.DEMO_RUT}?idEmpresa=2&idCertificado={NORTE_CERT}")
     assert answer.status_code == 403 and answer.get_json()["error"]["code"] == "empresa_ajena"
 
 
 def test_idempresa_must_be_the_company_the_caller_acts_for(get, auth_headers):
-    answer = get(f"consultaRut/{data.DEMO_RUT}?idEmpresa=2&idCertificado={NORTE_CERT}",
-                 auth_headers("admin@demo.uy", company_id=1))
+    answer = get(
+        f"consultaRut/{data.DEMO_RUT}?idEmpresa=2&idCertificado={NORTE_CERT}",
+        auth_headers("admin@demo.uy", company_id=1),
+    )
     assert answer.status_code == 403 and answer.get_json()["error"]["code"] == "empresa_ajena"
 
 
@@ -266,6 +301,7 @@ def test_a_bad_document_and_an_expired_certificate_are_reported_together(get, se
 
 
 # --- cache -----------------------------------------------------------------------------------------------
+
 
 def test_a_repeated_lookup_is_answered_from_the_cache(get, soap):
     first = get(f"consultaDatosEntidad/{data.DGI_CEDE_RUT}?{Q}")
@@ -311,6 +347,7 @@ def test_a_wrong_backend_setting_stops_the_service_at_start(service_config):
 
 # --- DGI failures ----------------------------------------------------------------------------------------
 
+
 def test_a_slow_dgi_is_a_504_within_the_configured_timeout(get, service_app, soap):
     soap.app.delay = 5
     service_app.config["DGI_TIMEOUT_SECONDS"] = 0.5
@@ -327,8 +364,9 @@ def test_an_unreachable_dgi_is_a_502(get, service_app):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    service_app.config.update(DGI_BACKEND="soap", DGI_SOAP_URL=f"http://127.0.0.1:{port}/ePrueba/x",
-                              DGI_TIMEOUT_SECONDS=2)
+    service_app.config.update(
+        DGI_BACKEND="soap", DGI_SOAP_URL=f"http://127.0.0.1:{port}/ePrueba/x", DGI_TIMEOUT_SECONDS=2
+    )
     answer = get(f"consultaRut/{data.DEMO_RUT}?{Q}")
     assert answer.status_code == 502
     assert answer.get_json()["error"]["code"] == "dgi_unavailable"
@@ -336,6 +374,7 @@ def test_an_unreachable_dgi_is_a_502(get, service_app):
 
 
 # --- SOAP backend end to end -----------------------------------------------------------------------------
+
 
 def test_the_soap_backend_signs_with_the_chosen_company_certificate(get, service_app, soap):
     soap.app.trusted = {_certificate_der(service_app, DEMO_CERT)}  # DGI knows only Demo S.A.'s certificate
@@ -352,8 +391,7 @@ def test_the_soap_backend_signs_with_the_chosen_company_certificate(get, service
 
 def test_the_soap_backend_with_another_certificate_is_refused_by_dgi(get, auth_headers, service_app, soap):
     soap.app.trusted = {_certificate_der(service_app, DEMO_CERT)}
-    answer = get(f"consultaRut/{data.DEMO_RUT}?idEmpresa=2&idCertificado={NORTE_CERT}",
-                 auth_headers("admin@demo.uy"))
+    answer = get(f"consultaRut/{data.DEMO_RUT}?idEmpresa=2&idCertificado={NORTE_CERT}", auth_headers("admin@demo.uy"))
     assert answer.status_code == 502 and answer.get_json()["error"]["code"] == "dgi_fault"
     assert soap.app.last_verified.certificate_der == _certificate_der(service_app, NORTE_CERT)
 
@@ -366,8 +404,9 @@ def test_the_soap_backend_answers_rut_and_name_by_rut_and_404_for_unknown(get, s
     assert unknown.status_code == 404 and unknown.get_json()["error"]["code"] == "taxpayer_not_found"
 
 
-@pytest.mark.parametrize("path", [f"consultaCva/{data.DEMO_RUT}?{Q}",
-                                  f"consultaNombreEntidad?{Q}&tipoDoc=3&nroDoc={data.PERSON_CI}"])
+@pytest.mark.parametrize(
+    "path", [f"consultaCva/{data.DEMO_RUT}?{Q}", f"consultaNombreEntidad?{Q}&tipoDoc=3&nroDoc={data.PERSON_CI}"]
+)
 def test_what_dgi_offers_no_web_service_for_is_501_with_soap(get, soap, path):
     answer = get(path)
     assert answer.status_code == 501 and answer.get_json()["error"]["code"] == "dgi_not_offered"
@@ -375,11 +414,15 @@ def test_what_dgi_offers_no_web_service_for_is_501_with_soap(get, soap, path):
 
 # --- OpenAPI ---------------------------------------------------------------------------------------------
 
+
 def test_the_four_lookups_are_documented(api_client):
     doc = api_client.get("/api/v1/openapi.json").get_json()
-    paths = {"/api/v1/dgi/consultaRut/{rut}": "Entidad", "/api/v1/dgi/consultaNombreEntidad": "NombreEntidad",
-             "/api/v1/dgi/consultaCva/{rut}": "EstadoCva",
-             "/api/v1/dgi/consultaDatosEntidad/{rut}": "DatosEntidad"}
+    paths = {
+        "/api/v1/dgi/consultaRut/{rut}": "Entidad",
+        "/api/v1/dgi/consultaNombreEntidad": "NombreEntidad",
+        "/api/v1/dgi/consultaCva/{rut}": "EstadoCva",
+        "/api/v1/dgi/consultaDatosEntidad/{rut}": "DatosEntidad",
+    }
     for path, schema in paths.items():
         op = doc["paths"][path]["get"]
         assert op["tags"] == ["DGI"]

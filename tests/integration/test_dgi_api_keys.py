@@ -15,11 +15,14 @@ DEMO_CERT, NORTE_CERT = 1, 2
 @pytest.fixture
 def key_for(api_client, auth_headers):
     """key_for(company_id) -> headers with a new API key of that company (made by admin@demo.uy)."""
+
     def create(company_id: int = 1) -> dict[str, str]:
-        answer = api_client.post("/api/v1/apikeys", json={"nombre": "Consultas DGI"},
-                                 headers=auth_headers("admin@demo.uy", company_id))
+        answer = api_client.post(
+            "/api/v1/apikeys", json={"nombre": "Consultas DGI"}, headers=auth_headers("admin@demo.uy", company_id)
+        )
         assert answer.status_code == 201, answer.get_json()
         return {"X-API-Key": answer.get_json()["clave"]}
+
     return create
 
 
@@ -28,14 +31,23 @@ def get(api_client):
     return lambda path, headers: api_client.get(f"/api/v1/dgi/{path}", headers=headers)
 
 
-@pytest.mark.parametrize(("path", "key", "value"), [
-    (f"consultaRut/{data.DEMO_RUT}?idEmpresa=1&idCertificado=1", "denominacion", "DGI RUC PRUEBA NO CEDE"),
-    ("consultaNombreEntidad?idEmpresa=1&idCertificado=1&tipoDoc=3&nroDoc=13353214", "nombre",
-     "RODRIGUEZ SILVA JUAN CARLOS"),
-    (f"consultaCva/{data.EXPIRED_CVA_RUT}?idEmpresa=1&idCertificado=1", "estado", "VENCIDO"),
-    (f"consultaDatosEntidad/{data.INDIVIDUAL_RUT}?idEmpresa=1&idCertificado=1", "tipoEntidadDescripcion",
-     "UNIPERSONAL"),
-])
+@pytest.mark.parametrize(
+    ("path", "key", "value"),
+    [
+        (f"consultaRut/{data.DEMO_RUT}?idEmpresa=1&idCertificado=1", "denominacion", "DGI RUC PRUEBA NO CEDE"),
+        (
+            "consultaNombreEntidad?idEmpresa=1&idCertificado=1&tipoDoc=3&nroDoc=13353214",
+            "nombre",
+            "RODRIGUEZ SILVA JUAN CARLOS",
+        ),
+        (f"consultaCva/{data.EXPIRED_CVA_RUT}?idEmpresa=1&idCertificado=1", "estado", "VENCIDO"),
+        (
+            f"consultaDatosEntidad/{data.INDIVIDUAL_RUT}?idEmpresa=1&idCertificado=1",
+            "tipoEntidadDescripcion",
+            "UNIPERSONAL",
+        ),
+    ],
+)
 def test_each_lookup_with_an_api_key(get, key_for, path, key, value):
     answer = get(path, key_for(1))
     assert answer.status_code == 200, answer.get_json()

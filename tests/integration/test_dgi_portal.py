@@ -66,6 +66,7 @@ def slow_standin():
 
 # --- the page --------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("email", ["admin@demo.uy", "soporte@demo.uy", "usuario@demo.uy"])
 def test_every_role_gets_the_page_with_four_lookups_and_its_certificate_chosen(signed_in, email):
     page = signed_in(email).get("/dgi/")
@@ -95,15 +96,19 @@ def test_a_lookup_url_is_a_full_page_and_its_htmx_request_only_the_lookup_block(
 
 
 def test_each_form_gets_its_own_url_and_pushes_it(usuario):
-    for tab, endpoint in (("rut", "/dgi/rut"), ("nombre", "/dgi/nombre"), ("cva", "/dgi/cva"),
-                          ("datos", "/dgi/datos")):
+    for tab, endpoint in (("rut", "/dgi/rut"), ("nombre", "/dgi/nombre"), ("cva", "/dgi/cva"), ("datos", "/dgi/datos")):
         form = _soup(usuario.get(endpoint)).find("form", class_="dgi-form")
         assert (form["method"], form["action"], form["hx-get"], form["hx-push-url"]) == (
-            "get", endpoint, endpoint, "true"), tab
+            "get",
+            endpoint,
+            endpoint,
+            "true",
+        ), tab
         assert form["hx-disinherit"] == "*"  # the live document check inside must not push its own URL
 
 
 # --- results ---------------------------------------------------------------------------------------------
+
 
 def test_a_rut_result_is_laid_out_for_a_person(usuario):
     soup = _soup(usuario.get("/dgi/rut?rut=21-999983-001-9"))
@@ -120,10 +125,13 @@ def test_a_rut_result_is_laid_out_for_a_person(usuario):
     assert soup.find("input", id="rut")["value"] == "21-999983-001-9"
 
 
-@pytest.mark.parametrize(("rut", "label", "css"), [
-    (data.INACTIVE_RUT, "Clausurado", "badge-bad"),
-    (data.SUSPENDED_RUT, "Suspendido", "badge-warn"),
-])
+@pytest.mark.parametrize(
+    ("rut", "label", "css"),
+    [
+        (data.INACTIVE_RUT, "Clausurado", "badge-bad"),
+        (data.SUSPENDED_RUT, "Suspendido", "badge-warn"),
+    ],
+)
 def test_a_taxpayer_that_is_not_active_says_so_in_its_badge(usuario, rut, label, css):
     soup = _soup(usuario.get(f"/dgi/rut?rut={rut}"))
     state = _testid(soup, "entity-state")
@@ -137,17 +145,22 @@ def test_entity_data_shows_address_contacts_and_activities(usuario):
     assert "12 METROS 6855" in address and "CASUPA, LAVALLEJA" in address
     contacts = _testid(soup, "entity-contacts").get_text(" ", strip=True)
     assert "Correo electrónico" in contacts and "planprod@dgi.gub.uy" in contacts and "25062222" in contacts
-    rows = [[td.get_text(strip=True) for td in tr.find_all("td")]
-            for tr in _testid(soup, "entity-activities").find("tbody").find_all("tr")]
+    rows = [
+        [td.get_text(strip=True) for td in tr.find_all("td")]
+        for tr in _testid(soup, "entity-activities").find("tbody").find_all("tr")
+    ]
     assert [r[0] for r in rows] == ["47115", "84110"]
     assert rows[0][1] == "COMERCIO AL POR MENOR REALIZADO POR LOS FREE SHOPS" and "2020" in rows[0][2]
 
 
-@pytest.mark.parametrize(("rut", "label", "css", "dated"), [
-    (data.DEMO_RUT, "VIGENTE", "badge-ok", True),
-    (data.EXPIRED_CVA_RUT, "VENCIDO", "badge-bad", True),
-    (data.NO_CVA_RUT, "SIN CERTIFICADO", "badge-neutral", False),
-])
+@pytest.mark.parametrize(
+    ("rut", "label", "css", "dated"),
+    [
+        (data.DEMO_RUT, "VIGENTE", "badge-ok", True),
+        (data.EXPIRED_CVA_RUT, "VENCIDO", "badge-bad", True),
+        (data.NO_CVA_RUT, "SIN CERTIFICADO", "badge-neutral", False),
+    ],
+)
 def test_the_cva_is_a_clear_badge_with_its_dates(usuario, rut, label, css, dated):
     soup = _soup(usuario.get(f"/dgi/cva?rut={rut}"))
     badge = _testid(soup, "cva-state")
@@ -162,8 +175,12 @@ def test_a_name_by_document_offers_an_e_ticket_to_that_person(usuario):
     assert _testid(soup, "entity-document").get_text(" ", strip=True) == "CI 1.335.321-4"
     link = urlsplit(_testid(soup, "use-as-receiver")["href"])
     assert link.path == "/comprobantes/nuevo"
-    assert parse_qs(link.query) == {"tipoCFE": ["101"], "tipoDocRecep": ["3"], "docRecep": ["13353214"],
-                                    "rznSocRecep": ["RODRIGUEZ SILVA JUAN CARLOS"]}
+    assert parse_qs(link.query) == {
+        "tipoCFE": ["101"],
+        "tipoDocRecep": ["3"],
+        "docRecep": ["13353214"],
+        "rznSocRecep": ["RODRIGUEZ SILVA JUAN CARLOS"],
+    }
 
 
 def test_an_unknown_taxpayer_is_explained_in_place_keeping_the_form(usuario):
@@ -176,9 +193,15 @@ def test_an_unknown_taxpayer_is_explained_in_place_keeping_the_form(usuario):
 
 # --- use as receiver -------------------------------------------------------------------------------------
 
-RECEIVER = {"tipoCFE": ["111"], "tipoDocRecep": ["2"], "docRecep": [data.DGI_CEDE_RUT],
-            "rznSocRecep": ["DGI RUC PRUEBA CEDE"], "dirRecep": ["12 METROS 6855"], "ciudadRecep": ["CASUPA"],
-            "deptoRecep": ["LAVALLEJA"]}
+RECEIVER = {
+    "tipoCFE": ["111"],
+    "tipoDocRecep": ["2"],
+    "docRecep": [data.DGI_CEDE_RUT],
+    "rznSocRecep": ["DGI RUC PRUEBA CEDE"],
+    "dirRecep": ["12 METROS 6855"],
+    "ciudadRecep": ["CASUPA"],
+    "deptoRecep": ["LAVALLEJA"],
+}
 
 
 def test_use_as_receiver_from_a_rut_result_opens_a_receipt_with_the_receiver_filled_in(usuario):
@@ -200,8 +223,7 @@ def test_soporte_who_cannot_issue_is_not_offered_use_as_receiver(signed_in):
     assert soporte.get(f"/dgi/receptor?rut={data.DGI_CEDE_RUT}").status_code == 403
 
 
-def test_the_receipt_link_uses_the_receipts_endpoint_when_it_exists_and_its_path_otherwise(portal_app,
-                                                                                           monkeypatch):
+def test_the_receipt_link_uses_the_receipts_endpoint_when_it_exists_and_its_path_otherwise(portal_app, monkeypatch):
     from portal.web.dgi import viewmodels as vm
 
     if "comprobantes.new" not in portal_app.view_functions:
@@ -216,16 +238,20 @@ def test_the_receipt_link_uses_the_receipts_endpoint_when_it_exists_and_its_path
 
 # --- invalid input ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("url", "field", "message"), [
-    ("/dgi/rut?rut=21-999983-001-8", "rut", "dígito verificador"),
-    ("/dgi/cva?rut=2199998300", "rut", "12 dígitos"),
-    ("/dgi/datos?rut=", "rut", "Ingresá el número"),
-    ("/dgi/rut?rut=21999983001X", "rut", "12 dígitos"),
-    ("/dgi/nombre?tipoDoc=3&nroDoc=1.335.321-5", "nroDoc", "dígito verificador"),
-    ("/dgi/nombre?tipoDoc=1&nroDoc=12", "nroDoc", "de 3 a 9 dígitos"),
-    ("/dgi/nombre?tipoDoc=5&nroDoc=AB123", "tipoDoc", "Elegí NIE, RUT o CI"),
-    ("/dgi/nombre?tipoDoc=CI&nroDoc=13353214", "tipoDoc", "Elegí NIE, RUT o CI"),
-])
+
+@pytest.mark.parametrize(
+    ("url", "field", "message"),
+    [
+        ("/dgi/rut?rut=21-999983-001-8", "rut", "dígito verificador"),
+        ("/dgi/cva?rut=2199998300", "rut", "12 dígitos"),
+        ("/dgi/datos?rut=", "rut", "Ingresá el número"),
+        ("/dgi/rut?rut=21999983001X", "rut", "12 dígitos"),
+        ("/dgi/nombre?tipoDoc=3&nroDoc=1.335.321-5", "nroDoc", "dígito verificador"),
+        ("/dgi/nombre?tipoDoc=1&nroDoc=12", "nroDoc", "de 3 a 9 dígitos"),
+        ("/dgi/nombre?tipoDoc=5&nroDoc=AB123", "tipoDoc", "Elegí NIE, RUT o CI"),
+        ("/dgi/nombre?tipoDoc=CI&nroDoc=13353214", "tipoDoc", "Elegí NIE, RUT o CI"),
+    ],
+)
 def test_invalid_input_is_a_422_with_the_error_next_to_the_field_and_the_input_kept(usuario, url, field, message):
     for headers in ({}, HTMX):
         answer = usuario.get(url, headers=headers)
@@ -255,16 +281,20 @@ def test_the_services_field_errors_land_next_to_the_fields(usuario, monkeypatch)
 
 # --- the as-you-type check -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("query", "expected", "valid"), [
-    ("tipoDoc=2&rut=219999830019", "RUT válido: 21-999983-001-9", "true"),
-    ("tipoDoc=2&rut=21-999983-001-8", "El dígito verificador no es correcto", "false"),
-    ("tipoDoc=2&rut=2199", "Un RUT tiene 12 dígitos", "false"),
-    ("tipoDoc=3&nroDoc=1.335.321-4", "Cédula válida: 1.335.321-4", "true"),
-    ("tipoDoc=3&nroDoc=13353215", "El dígito verificador no es correcto", "false"),
-    ("tipoDoc=3&nroDoc=123456789", "Una cédula tiene de 2 a 8 dígitos", "false"),
-    ("tipoDoc=1&nroDoc=934020101", "NIE válido: 93.402.010-1", "true"),
-    ("tipoDoc=5&nroDoc=AB12", "DGI solo registra NIE, RUT y CI", "false"),
-])
+
+@pytest.mark.parametrize(
+    ("query", "expected", "valid"),
+    [
+        ("tipoDoc=2&rut=219999830019", "RUT válido: 21-999983-001-9", "true"),
+        ("tipoDoc=2&rut=21-999983-001-8", "El dígito verificador no es correcto", "false"),
+        ("tipoDoc=2&rut=2199", "Un RUT tiene 12 dígitos", "false"),
+        ("tipoDoc=3&nroDoc=1.335.321-4", "Cédula válida: 1.335.321-4", "true"),
+        ("tipoDoc=3&nroDoc=13353215", "El dígito verificador no es correcto", "false"),
+        ("tipoDoc=3&nroDoc=123456789", "Una cédula tiene de 2 a 8 dígitos", "false"),
+        ("tipoDoc=1&nroDoc=934020101", "NIE válido: 93.402.010-1", "true"),
+        ("tipoDoc=5&nroDoc=AB12", "DGI solo registra NIE, RUT y CI", "false"),
+    ],
+)
 def test_the_document_check_as_the_user_types(usuario, query, expected, valid):
     answer = usuario.get(f"/dgi/validar-documento?{query}", headers=HTMX)
     assert answer.status_code == 200
@@ -288,10 +318,12 @@ def test_each_document_field_asks_for_the_check_as_the_user_types(usuario):
 
 # --- company and certificate -----------------------------------------------------------------------------
 
+
 def test_the_chosen_certificate_is_remembered_and_used(signed_in, live_service):
     admin = signed_in("admin@demo.uy")
-    answer = admin.post("/dgi/contexto", data={"contexto": "2:2", "next": f"/dgi/rut?rut={data.DEMO_RUT}",
-                                               "csrf_token": _csrf(admin)})
+    answer = admin.post(
+        "/dgi/contexto", data={"contexto": "2:2", "next": f"/dgi/rut?rut={data.DEMO_RUT}", "csrf_token": _csrf(admin)}
+    )
     assert answer.status_code == 303 and answer.headers["Location"] == f"/dgi/rut?rut={data.DEMO_RUT}"
     assert _soup(admin.get("/dgi/")).find("select", id="contexto").find("option", selected=True)["value"] == "2:2"
     # The lookups now go out with Comercial del Norte's certificate: expire it, and the service says so.
@@ -323,8 +355,9 @@ def test_an_expired_certificate_is_listed_but_cannot_be_chosen(signed_in, live_s
 
 
 def test_after_choosing_only_same_site_paths_are_followed(usuario):
-    answer = usuario.post("/dgi/contexto", data={"contexto": "1:1", "next": "//evil.example/dgi/",
-                                                 "csrf_token": _csrf(usuario)})
+    answer = usuario.post(
+        "/dgi/contexto", data={"contexto": "1:1", "next": "//evil.example/dgi/", "csrf_token": _csrf(usuario)}
+    )
     assert answer.status_code == 303 and answer.headers["Location"] == "/dgi/"
 
 
@@ -342,8 +375,13 @@ def test_operator_mode_when_the_service_lists_no_certificates(usuario, monkeypat
     from portal.client.api import UserApi
 
     listed = UserApi.userinfo
-    monkeypatch.setattr(UserApi, "userinfo", lambda self: replace(
-        listed(self), companies=tuple(replace(c, certificates=()) for c in listed(self).companies)))
+    monkeypatch.setattr(
+        UserApi,
+        "userinfo",
+        lambda self: replace(
+            listed(self), companies=tuple(replace(c, certificates=()) for c in listed(self).companies)
+        ),
+    )
     soup = _soup(usuario.get("/dgi/"))
     assert soup.find("select", id="contexto") is None
     assert soup.find("input", id="idEmpresa")["value"] == "1" and soup.find("input", id="idCertificado")
@@ -365,6 +403,7 @@ def test_operator_mode_when_the_service_lists_no_certificates(usuario, monkeypat
 
 
 # --- DGI failures ----------------------------------------------------------------------------------------
+
 
 def test_an_unreachable_dgi_shows_a_retry_in_place_keeping_the_form(usuario, live_service, closed_port_url):
     live_service.app.config.update(DGI_BACKEND="soap", DGI_SOAP_URL=closed_port_url, DGI_TIMEOUT_SECONDS=2)
@@ -411,6 +450,7 @@ def test_the_service_down_is_still_the_portals_503(usuario, live_service):
 
 # --- English ---------------------------------------------------------------------------------------------
 
+
 def test_the_page_in_english(usuario):
     with usuario.session_transaction() as session:
         session["lang"] = "en"
@@ -418,6 +458,10 @@ def test_the_page_in_english(usuario):
     assert soup.find("h1").get_text() == "DGI lookups"
     assert _testid(soup, "cva-state").get_text() == "EXPIRED"
     assert [a.get_text(strip=True) for a in soup.select("nav.dgi-tabs a")] == [
-        "RUT", "Name by document", "CVA", "Entity data"]
+        "RUT",
+        "Name by document",
+        "CVA",
+        "Entity data",
+    ]
     hint = usuario.get("/dgi/validar-documento?tipoDoc=2&rut=219999830018").get_data(as_text=True)
     assert "check digit" in hint

@@ -50,8 +50,9 @@ def _refused(api_client, user, service_app, body: dict, field: str, code: str) -
     before = _counters(service_app)
     answer = api_client.post(EMITIR, json=body, headers=user)
     assert answer.status_code == 422, answer.json
-    assert {"field": field, "code": code} in [{"field": f["field"], "code": f["code"]}
-                                              for f in answer.json["error"]["fields"]], answer.json
+    assert {"field": field, "code": code} in [
+        {"field": f["field"], "code": f["code"]} for f in answer.json["error"]["fields"]
+    ], answer.json
     assert _counters(service_app) == before  # no number was taken
     return answer.json["error"]
 
@@ -98,24 +99,39 @@ def test_a_c10_an_iva_minimo_issuer_must_send_mnt_bruto_3(api_client, user, serv
 
 def test_g_c5_mnt_bruto_3_with_an_ordinary_cae_takes_no_number(api_client, user, service_app):
     _settings(service_app, regimen="iva_minimo")
-    body = {"tipoCFE": 101, "fmaPago": 1, "mntBruto": 3,
-            "items": [{"indFact": 16, "nomItem": "Empanada", "cantidad": "3", "precioUnitario": "90"}]}
+    body = {
+        "tipoCFE": 101,
+        "fmaPago": 1,
+        "mntBruto": 3,
+        "items": [{"indFact": 16, "nomItem": "Empanada", "cantidad": "3", "precioUnitario": "90"}],
+    }
     # Checked by the engine once the CAE is known; the transaction rolls the number back.
     _refused(api_client, user, service_app, body, "caeData.caeEspecial", "required")
 
 
 def test_an_iva_included_efactura_totals_exactly_13300_and_its_credit_note_2000(api_client, user):
-    factura = _issue(api_client, user, {
-        "tipoCFE": 111, "fmaPago": 2, "mntBruto": 1, "receptor": bodies.BUYER,
-        "items": [{"indFact": 3, "nomItem": "Notebook", "cantidad": "1", "precioUnitario": "12000"},
-                  {"indFact": 2, "nomItem": "Libro", "cantidad": "3", "precioUnitario": "450",
-                   "descuentoMonto": "50"}]})
+    factura = _issue(
+        api_client,
+        user,
+        {
+            "tipoCFE": 111,
+            "fmaPago": 2,
+            "mntBruto": 1,
+            "receptor": bodies.BUYER,
+            "items": [
+                {"indFact": 3, "nomItem": "Notebook", "cantidad": "1", "precioUnitario": "12000"},
+                {"indFact": 2, "nomItem": "Libro", "cantidad": "3", "precioUnitario": "450", "descuentoMonto": "50"},
+            ],
+        },
+    )
     assert factura["totales"]["mntTotal"] == factura["totales"]["mntPagar"] == "13300.00"
-    xml = api_client.get(GET, query_string={"idCfeEmitido": factura["idCfeEmitido"]},
-                         headers={**user, "Accept": "application/xml"}).data
+    xml = api_client.get(
+        GET, query_string={"idCfeEmitido": factura["idCfeEmitido"]}, headers={**user, "Accept": "application/xml"}
+    ).data
     assert etree.fromstring(xml).findtext(".//c:MntPagar", namespaces=NS) == "13300.00"
-    pdf = api_client.get(GET, query_string={"idCfeEmitido": factura["idCfeEmitido"]},
-                         headers={**user, "Accept": "application/pdf"}).data
+    pdf = api_client.get(
+        GET, query_string={"idCfeEmitido": factura["idCfeEmitido"]}, headers={**user, "Accept": "application/pdf"}
+    ).data
     printed = extract_text(io.BytesIO(pdf))
     assert "13.300,00" in printed and "13.300,01" not in printed
     note = bodies.note(112, 111, factura["serie"], factura["nro"])
@@ -126,8 +142,9 @@ def test_an_iva_included_efactura_totals_exactly_13300_and_its_credit_note_2000(
 def test_a_c17_an_issuer_without_iva_al_dia_writes_it(api_client, user, service_app):
     _settings(service_app, iva_al_dia=False)
     receipt = _issue(api_client, user, _ticket())  # issuing checks CFEDGI.xsd
-    xml = api_client.get(GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"]},
-                         headers={**user, "Accept": "application/xml"}).data
+    xml = api_client.get(
+        GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"]}, headers={**user, "Accept": "application/xml"}
+    ).data
     assert etree.fromstring(xml).findtext(".//c:IVAalDia", namespaces=NS) == "1"
 
 
@@ -172,15 +189,20 @@ def test_smart_issuance_of_an_iva_minimo_company_sells_without_iva(api_client, u
     _settings(service_app, regimen="iva_minimo")
     with service_app.app_context():
         session = db.session()
-        for cae in session.scalars(select(CaeRangeRecord).where(CaeRangeRecord.company_id == 1,
-                                                                CaeRangeRecord.tipo_cfe == 101)):
+        for cae in session.scalars(
+            select(CaeRangeRecord).where(CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 101)
+        ):
             cae.cae_especial = 2  # DGI gives IVA mínimo issuers special CAEs
         session.commit()
-    answer = api_client.post("/api/v1/cfe/emitir-inteligente", headers=user,
-                             json={"lineas": [{"descripcion": "Empanadas", "cantidad": "6", "precio": "90"}]})
+    answer = api_client.post(
+        "/api/v1/cfe/emitir-inteligente",
+        headers=user,
+        json={"lineas": [{"descripcion": "Empanadas", "cantidad": "6", "precio": "90"}]},
+    )
     assert answer.status_code == 201, answer.json
-    receipt = api_client.get(GET, query_string={"idCfeEmitido": answer.json["cfeEmitidos"][0]},
-                             headers={**user, "Accept": "application/xml"}).data
+    receipt = api_client.get(
+        GET, query_string={"idCfeEmitido": answer.json["cfeEmitidos"][0]}, headers={**user, "Accept": "application/xml"}
+    ).data
     root = etree.fromstring(receipt)
     assert root.findtext(".//c:MntBruto", namespaces=NS) == "3"
     assert root.findtext(".//c:IndFact", namespaces=NS) == "16"

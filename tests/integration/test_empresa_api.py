@@ -10,10 +10,20 @@ import pytest
 from tests.support.empresa_files import OTHER_RUT, cae_xml, image, p12
 
 BASE = "/api/v1/empresa"
-SETTINGS = {"regimen": "general", "resolucion": "2020/2023", "ivaAlDia": True,
-            "urlVerificacion": "https://demo.uy/verificar", "formatoPapel": "80mm"}
-BRANCH = {"codigo": 7, "nombre": "Pocitos", "domicilio": "Av. Brasil 2890", "ciudad": "Montevideo",
-          "departamento": "Montevideo"}
+SETTINGS = {
+    "regimen": "general",
+    "resolucion": "2020/2023",
+    "ivaAlDia": True,
+    "urlVerificacion": "https://demo.uy/verificar",
+    "formatoPapel": "80mm",
+}
+BRANCH = {
+    "codigo": 7,
+    "nombre": "Pocitos",
+    "domicilio": "Av. Brasil 2890",
+    "ciudad": "Montevideo",
+    "departamento": "Montevideo",
+}
 
 
 @pytest.fixture
@@ -38,6 +48,7 @@ def audit(api_client, headers) -> list[dict]:
 
 # Settings ---------------------------------------------------------------------------------------------------
 
+
 def test_seeded_settings_are_readable_by_every_member(api_client, auth_headers):
     for email in ("admin@demo.uy", "soporte@demo.uy", "usuario@demo.uy"):
         answer = api_client.get(f"{BASE}/configuracion", headers=auth_headers(email, 1))
@@ -54,25 +65,30 @@ def test_admin_changes_settings_and_the_audit_says_what_changed(api_client, admi
     assert again["resolucion"] == "2020/2023" and again["urlVerificacion"] == "https://demo.uy/verificar"
     event = audit(api_client, admin)[0]
     assert event["accion"] == "configuracion" and event["actor"] == "admin@demo.uy"
-    assert event["cambios"] == {"resolucion": {"antes": "1516/2021", "despues": "2020/2023"},
-                                "urlVerificacion": {"antes": "https://demo.uy/cfe", "despues": "https://demo.uy/verificar"},
-                                "formatoPapel": {"antes": "a4", "despues": "80mm"}}
+    assert event["cambios"] == {
+        "resolucion": {"antes": "1516/2021", "despues": "2020/2023"},
+        "urlVerificacion": {"antes": "https://demo.uy/cfe", "despues": "https://demo.uy/verificar"},
+        "formatoPapel": {"antes": "a4", "despues": "80mm"},
+    }
     # The same values again change nothing and record nothing.
     api_client.put(f"{BASE}/configuracion", json=SETTINGS, headers=admin)
     assert len([e for e in audit(api_client, admin) if e["accion"] == "configuracion"]) == 1
 
 
-@pytest.mark.parametrize(("body", "field", "words"), [
-    ({"regimen": "exonerado"}, "normaExoneracion", "norma"),
-    ({"regimen": "general", "normaExoneracion": "Ley 1"}, "normaExoneracion", "exoneradas"),
-    ({"regimen": "general", "resolucion": "1/2020", "fechaEmisor": "2020-01-01"}, "fechaEmisor", "no las dos"),
-    ({"regimen": "monotributo", "ivaAlDia": True}, "ivaAlDia", "Monotributo"),
-    ({"regimen": "general", "resolucion": "Res 12"}, "resolucion", "número/año"),
-    ({"regimen": "general", "urlVerificacion": "demo.uy"}, "urlVerificacion", "https://"),
-    ({"regimen": "feudal"}, "regimen", "Valor no permitido"),
-    ({"regimen": "general", "formatoPapel": "carta"}, "formatoPapel", "Valor no permitido"),
-    ({"regimen": "general", "fechaEmisor": "ayer"}, "fechaEmisor", "Fecha no válida"),
-])
+@pytest.mark.parametrize(
+    ("body", "field", "words"),
+    [
+        ({"regimen": "exonerado"}, "normaExoneracion", "norma"),
+        ({"regimen": "general", "normaExoneracion": "Ley 1"}, "normaExoneracion", "exoneradas"),
+        ({"regimen": "general", "resolucion": "1/2020", "fechaEmisor": "2020-01-01"}, "fechaEmisor", "no las dos"),
+        ({"regimen": "monotributo", "ivaAlDia": True}, "ivaAlDia", "Monotributo"),
+        ({"regimen": "general", "resolucion": "Res 12"}, "resolucion", "número/año"),
+        ({"regimen": "general", "urlVerificacion": "demo.uy"}, "urlVerificacion", "https://"),
+        ({"regimen": "feudal"}, "regimen", "Valor no permitido"),
+        ({"regimen": "general", "formatoPapel": "carta"}, "formatoPapel", "Valor no permitido"),
+        ({"regimen": "general", "fechaEmisor": "ayer"}, "fechaEmisor", "Fecha no válida"),
+    ],
+)
 def test_inconsistent_settings_are_a_422_on_the_field(api_client, admin, body, field, words):
     answer = api_client.put(f"{BASE}/configuracion", json=body, headers=admin)
     assert answer.status_code == 422
@@ -85,20 +101,29 @@ def test_exonerated_and_monotributo_settings_are_accepted(api_client, admin):
     answer = api_client.put(f"{BASE}/configuracion", json=body, headers=admin)
     assert answer.status_code == 200 and answer.json["fechaEmisor"] == "2021-03-01"
     assert "resolucion" not in answer.json
-    answer = api_client.put(f"{BASE}/configuracion", json={"regimen": "monotributo", "ivaAlDia": False},
-                            headers=admin)
+    answer = api_client.put(f"{BASE}/configuracion", json={"regimen": "monotributo", "ivaAlDia": False}, headers=admin)
     assert answer.status_code == 200 and answer.json["ivaAlDia"] is False
 
 
 @pytest.mark.parametrize("email", ["usuario@demo.uy", "soporte@demo.uy"])
 def test_only_admins_change_anything(api_client, auth_headers, email):
     headers = auth_headers(email, 1)
-    attempts = [("put", "/configuracion", {"json": SETTINGS}), ("post", "/sucursales", {"json": BRANCH}),
-                ("put", "/sucursales/1", {"json": BRANCH}),
-                ("put", "/logo", {"data": image(), "content_type": "image/png"}), ("delete", "/logo", {}),
-                ("post", "/cae", {"data": cae_xml(), "content_type": "application/xml"}),
-                ("post", "/certificados", {"data": {"archivo": (_file(p12()), "c.p12"), "password": "clave-p12"},
-                                           "content_type": "multipart/form-data"})]
+    attempts = [
+        ("put", "/configuracion", {"json": SETTINGS}),
+        ("post", "/sucursales", {"json": BRANCH}),
+        ("put", "/sucursales/1", {"json": BRANCH}),
+        ("put", "/logo", {"data": image(), "content_type": "image/png"}),
+        ("delete", "/logo", {}),
+        ("post", "/cae", {"data": cae_xml(), "content_type": "application/xml"}),
+        (
+            "post",
+            "/certificados",
+            {
+                "data": {"archivo": (_file(p12()), "c.p12"), "password": "clave-p12"},
+                "content_type": "multipart/form-data",
+            },
+        ),
+    ]
     for method, path, kwargs in attempts:
         answer = getattr(api_client, method)(BASE + path, headers=headers, **kwargs)
         assert answer.status_code == 403, (method, path)
@@ -116,6 +141,7 @@ def test_without_a_token_is_401(api_client):
 
 # Branches ---------------------------------------------------------------------------------------------------
 
+
 def test_branches_list_create_update_and_one_default(api_client, admin, usuario):
     listed = api_client.get(f"{BASE}/sucursales", headers=usuario).json["sucursales"]
     assert [(b["codigo"], b["nombre"], b["predeterminada"]) for b in listed] == [(1, "Casa central", True)]
@@ -123,8 +149,11 @@ def test_branches_list_create_update_and_one_default(api_client, admin, usuario)
     assert created.status_code == 201 and created.json["predeterminada"] is True
     listed = {b["codigo"]: b for b in api_client.get(f"{BASE}/sucursales", headers=admin).json["sucursales"]}
     assert listed[1]["predeterminada"] is False and listed[7]["predeterminada"] is True
-    changed = api_client.put(f"{BASE}/sucursales/{created.json['id']}",
-                             json={**BRANCH, "nombre": "Pocitos II", "predeterminada": True}, headers=admin)
+    changed = api_client.put(
+        f"{BASE}/sucursales/{created.json['id']}",
+        json={**BRANCH, "nombre": "Pocitos II", "predeterminada": True},
+        headers=admin,
+    )
     assert changed.status_code == 200 and changed.json["nombre"] == "Pocitos II"
     events = audit(api_client, admin)
     assert events[0]["accion"] == "sucursal_modificada"
@@ -138,8 +167,7 @@ def test_branch_refusals(api_client, admin):
     assert duplicate.status_code == 422 and "código 1" in fields(duplicate)["codigo"]
     too_big = api_client.post(f"{BASE}/sucursales", json={**BRANCH, "codigo": 10000}, headers=admin)
     assert too_big.status_code == 422 and "codigo" in fields(too_big)
-    unknown_department = api_client.post(f"{BASE}/sucursales", json={**BRANCH, "departamento": "Narnia"},
-                                         headers=admin)
+    unknown_department = api_client.post(f"{BASE}/sucursales", json={**BRANCH, "departamento": "Narnia"}, headers=admin)
     assert unknown_department.status_code == 422 and "departamento" in fields(unknown_department)
     long_name = api_client.post(f"{BASE}/sucursales", json={**BRANCH, "nombre": "x" * 21}, headers=admin)
     assert long_name.status_code == 422 and "nombre" in fields(long_name)
@@ -156,6 +184,7 @@ def test_another_companys_branch_is_a_404(api_client, auth_headers):
 
 # Logo -------------------------------------------------------------------------------------------------------
 
+
 def test_logo_upload_download_and_removal(api_client, admin, usuario):
     assert api_client.get(f"{BASE}/logo", headers=usuario).status_code == 404
     answer = api_client.put(f"{BASE}/logo", data=image("JPEG"), content_type="image/jpeg", headers=admin)
@@ -169,15 +198,18 @@ def test_logo_upload_download_and_removal(api_client, admin, usuario):
     assert audit(api_client, admin)[0]["accion"] == "logo_quitado"
 
 
-@pytest.mark.parametrize(("data", "content_type", "status", "words"), [
-    (b"\x89PNG\r\n\x1a\n" + b"not really", "image/png", 422, "no es una imagen"),
-    (image("PNG")[:-40], "image/png", 422, "no es una imagen"),
-    (image("GIF"), "image/png", 422, "PNG o JPEG"),
-    (image("PNG", (4001, 20)), "image/png", 422, "4001×20"),
-    (image("PNG", (8, 8)), "image/png", 422, "entre 16"),
-    (b"\0" * (512 * 1024 + 1), "image/png", 413, "512 KB"),
-    (image("PNG"), "text/plain", 415, "PNG o JPEG"),
-])
+@pytest.mark.parametrize(
+    ("data", "content_type", "status", "words"),
+    [
+        (b"\x89PNG\r\n\x1a\n" + b"not really", "image/png", 422, "no es una imagen"),
+        (image("PNG")[:-40], "image/png", 422, "no es una imagen"),
+        (image("GIF"), "image/png", 422, "PNG o JPEG"),
+        (image("PNG", (4001, 20)), "image/png", 422, "4001×20"),
+        (image("PNG", (8, 8)), "image/png", 422, "entre 16"),
+        (b"\0" * (512 * 1024 + 1), "image/png", 413, "512 KB"),
+        (image("PNG"), "text/plain", 415, "PNG o JPEG"),
+    ],
+)
 def test_bad_logos_are_refused(api_client, admin, data, content_type, status, words):
     answer = api_client.put(f"{BASE}/logo", data=data, content_type=content_type, headers=admin)
     assert answer.status_code == status, answer.json
@@ -186,6 +218,7 @@ def test_bad_logos_are_refused(api_client, admin, data, content_type, status, wo
 
 # Certificates -----------------------------------------------------------------------------------------------
 
+
 def _file(data: bytes):
     import io
 
@@ -193,8 +226,12 @@ def _file(data: bytes):
 
 
 def upload_cert(api_client, headers, data: bytes, password: str = "clave-p12", **form):
-    return api_client.post(f"{BASE}/certificados", headers=headers, content_type="multipart/form-data",
-                           data={"archivo": (_file(data), "firma.p12"), "password": password, **form})
+    return api_client.post(
+        f"{BASE}/certificados",
+        headers=headers,
+        content_type="multipart/form-data",
+        data={"archivo": (_file(data), "firma.p12"), "password": password, **form},
+    )
 
 
 def test_certificate_upload_lists_days_left_and_audits_no_secret(api_client, admin, usuario):
@@ -214,13 +251,16 @@ def test_certificate_upload_lists_days_left_and_audits_no_secret(api_client, adm
     assert again.status_code == 201  # a new certificate (new serial) for the same key is another certificate
 
 
-@pytest.mark.parametrize(("kwargs", "field", "words"), [
-    ({"password": "otra"}, "password", "contraseña"),
-    ({"data": b"no soy un p12"}, "password", ".p12"),
-    ({"data": p12(OTHER_RUT)}, "archivo", "RUT 211003420017"),
-    ({"data": p12(None)}, "archivo", "no indica un RUT"),
-    ({"data": p12(valid_from_days=-400, valid_to_days=-2)}, "archivo", "venció"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "field", "words"),
+    [
+        ({"password": "otra"}, "password", "contraseña"),
+        ({"data": b"no soy un p12"}, "password", ".p12"),
+        ({"data": p12(OTHER_RUT)}, "archivo", "RUT 211003420017"),
+        ({"data": p12(None)}, "archivo", "no indica un RUT"),
+        ({"data": p12(valid_from_days=-400, valid_to_days=-2)}, "archivo", "venció"),
+    ],
+)
 def test_certificate_refusals_are_clear_422s(api_client, admin, kwargs, field, words):
     answer = upload_cert(api_client, admin, kwargs.pop("data", p12()), **kwargs)
     assert answer.status_code == 422, answer.json
@@ -228,8 +268,9 @@ def test_certificate_refusals_are_clear_422s(api_client, admin, kwargs, field, w
 
 
 def test_certificate_upload_without_file_or_multipart(api_client, admin):
-    answer = api_client.post(f"{BASE}/certificados", headers=admin, content_type="multipart/form-data",
-                             data={"password": "x"})
+    answer = api_client.post(
+        f"{BASE}/certificados", headers=admin, content_type="multipart/form-data", data={"password": "x"}
+    )
     assert answer.status_code == 422 and "archivo" in fields(answer)
     assert api_client.post(f"{BASE}/certificados", headers=admin, json={}).status_code == 415
     big = upload_cert(api_client, admin, b"\0" * (64 * 1024 + 1))
@@ -237,6 +278,7 @@ def test_certificate_upload_without_file_or_multipart(api_client, admin):
 
 
 # CAE --------------------------------------------------------------------------------------------------------
+
 
 def upload_cae(api_client, headers, xml: bytes):
     return api_client.post(f"{BASE}/cae", data=xml, content_type="application/xml", headers=headers)
@@ -259,14 +301,17 @@ def test_cae_expiring_soon_is_flagged(api_client, admin):
     assert answer.status_code == 201 and answer.json["estado"] == "por_vencer" and answer.json["diasRestantes"] == 10
 
 
-@pytest.mark.parametrize(("xml", "code", "words"), [
-    (cae_xml(rut=OTHER_RUT), "otro_rut", "RUT 211003420017"),
-    (cae_xml(serie="A", dnro=50, hnro=60, cae_id=90260000025), "superpuesto", "se superponen"),
-    (cae_xml(expires_in_days=-1), "vencido", "venció"),
-    (b"<CAE xmlns='http://cfe.dgi.gub.uy'/>", "cae_invalido", "CAE.xsd"),
-    (b"<?xml version='1.0'?><!DOCTYPE x [<!ENTITY a 'b'>]><CAE/>", "cae_invalido", "CAE.xsd"),
-    (b"no es xml", "cae_invalido", "CAE"),
-])
+@pytest.mark.parametrize(
+    ("xml", "code", "words"),
+    [
+        (cae_xml(rut=OTHER_RUT), "otro_rut", "RUT 211003420017"),
+        (cae_xml(serie="A", dnro=50, hnro=60, cae_id=90260000025), "superpuesto", "se superponen"),
+        (cae_xml(expires_in_days=-1), "vencido", "venció"),
+        (b"<CAE xmlns='http://cfe.dgi.gub.uy'/>", "cae_invalido", "CAE.xsd"),
+        (b"<?xml version='1.0'?><!DOCTYPE x [<!ENTITY a 'b'>]><CAE/>", "cae_invalido", "CAE.xsd"),
+        (b"no es xml", "cae_invalido", "CAE"),
+    ],
+)
 def test_cae_refusals_are_clear_422s(api_client, admin, xml, code, words):
     answer = upload_cae(api_client, admin, xml)
     assert answer.status_code == 422, answer.json
@@ -278,8 +323,18 @@ def test_unsigned_cae_fails_the_schema(api_client, admin):
     from tests.support.empresa_files import today_montevideo
 
     today = today_montevideo()
-    unsigned = build_cae_xml(CaeRange(rut="219999830019", tipo_cfe=101, serie="D", dnro=1, hnro=9, cae_id=1,
-                                      fecha_autorizacion=today, vencimiento=today.replace(year=today.year + 1)))
+    unsigned = build_cae_xml(
+        CaeRange(
+            rut="219999830019",
+            tipo_cfe=101,
+            serie="D",
+            dnro=1,
+            hnro=9,
+            cae_id=1,
+            fecha_autorizacion=today,
+            vencimiento=today.replace(year=today.year + 1),
+        )
+    )
     assert upload_cae(api_client, admin, unsigned).status_code == 422
 
 
@@ -296,6 +351,7 @@ def test_another_companys_records_are_not_listed(api_client, auth_headers):
 
 
 # What issuing takes from the settings ----------------------------------------------------------------------
+
 
 def _issued_record(service_app, receipt_id: str):
     from portal.service import db
@@ -314,9 +370,16 @@ def _remaining(api_client, headers, tipo: int) -> int:
 def test_a_receipt_is_issued_from_the_branch_it_names_with_the_settings(api_client, service_app, admin):
     from tests.support.cfe_bodies import ETICKET, issue
 
-    api_client.put(f"{BASE}/configuracion", json={"regimen": "general", "fechaEmisor": "2021-03-01",
-                                                   "ivaAlDia": False, "urlVerificacion": "https://demo.uy/v"},
-                   headers=admin)
+    api_client.put(
+        f"{BASE}/configuracion",
+        json={
+            "regimen": "general",
+            "fechaEmisor": "2021-03-01",
+            "ivaAlDia": False,
+            "urlVerificacion": "https://demo.uy/v",
+        },
+        headers=admin,
+    )
     api_client.post(f"{BASE}/sucursales", json=BRANCH, headers=admin)
     receipt = issue(api_client, admin, {**ETICKET, "cdgDGISucur": 7})
     issuer, xml = _issued_record(service_app, receipt["idCfeEmitido"])

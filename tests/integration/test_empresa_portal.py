@@ -28,16 +28,29 @@ def admin(signed_in):
     return signed_in("admin@demo.uy")
 
 
-SETTINGS = {"regimen": "general", "norma": "", "resolucion": "77/2024", "fecha_emisor": "", "iva_al_dia": "y",
-            "url_verificacion": "https://demo.uy/verificar", "formato_papel": "80mm"}
+SETTINGS = {
+    "regimen": "general",
+    "norma": "",
+    "resolucion": "77/2024",
+    "fecha_emisor": "",
+    "iva_al_dia": "y",
+    "url_verificacion": "https://demo.uy/verificar",
+    "formato_papel": "80mm",
+}
 
 
 @pytest.mark.parametrize("email", ["usuario@demo.uy", "soporte@demo.uy"])
 def test_only_admins_see_and_use_the_area(signed_in, email):
     client = signed_in(email)
     assert "/empresa/" not in client.get("/").get_data(as_text=True)
-    for path in ("/empresa/", "/empresa/sucursales", "/empresa/logo", "/empresa/certificados", "/empresa/cae",
-                 "/empresa/auditoria"):
+    for path in (
+        "/empresa/",
+        "/empresa/sucursales",
+        "/empresa/logo",
+        "/empresa/certificados",
+        "/empresa/cae",
+        "/empresa/auditoria",
+    ):
         assert client.get(path).status_code == 403, path
     assert client.post("/empresa/", data={**SETTINGS, "csrf_token": _csrf(client, "/")}).status_code == 403
 
@@ -46,8 +59,14 @@ def test_admin_sees_the_link_and_the_seeded_settings(admin):
     assert 'href="/empresa/"' in admin.get("/").get_data(as_text=True)
     soup = _soup(admin.get("/empresa/"))
     tabs = soup.find("nav", class_="empresa-tabs").find_all("a")
-    assert [a.get_text(strip=True) for a in tabs] == ["Datos fiscales", "Sucursales", "Logo", "Certificados", "CAE",
-                                                      "Auditoría"]
+    assert [a.get_text(strip=True) for a in tabs] == [
+        "Datos fiscales",
+        "Sucursales",
+        "Logo",
+        "Certificados",
+        "CAE",
+        "Auditoría",
+    ]
     assert tabs[0]["aria-current"] == "page"
     assert soup.find(id="resolucion")["value"] == "1516/2021"
     assert soup.find(id="url_verificacion")["value"] == "https://demo.uy/cfe"
@@ -80,8 +99,13 @@ def test_settings_without_csrf_are_refused(admin):
     assert admin.post("/empresa/", data=SETTINGS).status_code == 400
 
 
-BRANCH = {"codigo": "12", "nombre": "Cordón", "domicilio": "Av. 18 de Julio 2000", "ciudad": "Montevideo",
-          "departamento": "Montevideo"}
+BRANCH = {
+    "codigo": "12",
+    "nombre": "Cordón",
+    "domicilio": "Av. 18 de Julio 2000",
+    "ciudad": "Montevideo",
+    "departamento": "Montevideo",
+}
 
 
 def test_branches_add_change_and_duplicate_code(admin):
@@ -96,9 +120,17 @@ def test_branches_add_change_and_duplicate_code(admin):
     bad = admin.post("/empresa/sucursales", data={**BRANCH, "codigo": "12a", "csrf_token": token})
     assert bad.status_code == 422 and "entre 0 y 9999" in _error(bad, "codigo")
     link = _soup(admin.get("/empresa/sucursales")).select_one('a[href^="/empresa/sucursales/"]')  # code 1 first
-    edit = admin.post(link["href"], data={**BRANCH, "codigo": "1", "nombre": "Central",
-                                          "domicilio": "Av. 18 de Julio 1234", "predeterminada": "y",
-                                          "csrf_token": token})
+    edit = admin.post(
+        link["href"],
+        data={
+            **BRANCH,
+            "codigo": "1",
+            "nombre": "Central",
+            "domicilio": "Av. 18 de Julio 1234",
+            "predeterminada": "y",
+            "csrf_token": token,
+        },
+    )
     assert edit.status_code == 303
     assert "Central" in admin.get("/empresa/sucursales").get_data(as_text=True)
 
@@ -107,21 +139,30 @@ def test_another_companys_branch_is_a_404(admin, live_service):
     from portal.client import CfeClient
     from tests.conftest import mint_token
 
-    theirs = CfeClient(live_service.url).as_user(mint_token(live_service.app, "admin@demo.uy"),
-                                                 company_id=2).list_branches()[0]
+    theirs = (
+        CfeClient(live_service.url)
+        .as_user(mint_token(live_service.app, "admin@demo.uy"), company_id=2)
+        .list_branches()[0]
+    )
     assert admin.get(f"/empresa/sucursales/{theirs.id}").status_code == 404
 
 
 def test_logo_upload_preview_and_removal(admin):
     token = _csrf(admin, "/empresa/logo")
-    answer = admin.post("/empresa/logo", data={"archivo": (io.BytesIO(image()), "logo.png"), "csrf_token": token},
-                        content_type="multipart/form-data")
+    answer = admin.post(
+        "/empresa/logo",
+        data={"archivo": (io.BytesIO(image()), "logo.png"), "csrf_token": token},
+        content_type="multipart/form-data",
+    )
     assert answer.status_code == 303
     preview = admin.get("/empresa/logo/imagen")
     assert preview.status_code == 200 and preview.mimetype == "image/png" and preview.data == image()
     assert _soup(admin.get("/empresa/logo")).find("img", class_="logo-preview") is not None
-    broken = admin.post("/empresa/logo", data={"archivo": (io.BytesIO(b"\x89PNG nope"), "logo.png"),
-                                               "csrf_token": token}, content_type="multipart/form-data")
+    broken = admin.post(
+        "/empresa/logo",
+        data={"archivo": (io.BytesIO(b"\x89PNG nope"), "logo.png"), "csrf_token": token},
+        content_type="multipart/form-data",
+    )
     assert broken.status_code == 422 and "no es una imagen" in _error(broken, "archivo")
     assert admin.post("/empresa/logo/quitar", data={"csrf_token": token}).status_code == 303
     assert admin.get("/empresa/logo/imagen").status_code == 404
@@ -129,9 +170,11 @@ def test_logo_upload_preview_and_removal(admin):
 
 def _upload_cert(admin, data: bytes, password="clave-p12", name="archivo.p12"):
     token = _csrf(admin, "/empresa/certificados")
-    return admin.post("/empresa/certificados", content_type="multipart/form-data",
-                      data={"archivo": (io.BytesIO(data), name), "password": password, "nombre": "",
-                            "csrf_token": token})
+    return admin.post(
+        "/empresa/certificados",
+        content_type="multipart/form-data",
+        data={"archivo": (io.BytesIO(data), name), "password": password, "nombre": "", "csrf_token": token},
+    )
 
 
 def test_certificate_upload_warns_30_days_before_and_never_echoes_the_password(admin):
@@ -166,8 +209,11 @@ def test_cae_upload_shows_the_range_and_refusals_stay_on_the_field(admin):
     token = _csrf(admin, "/empresa/cae")
 
     def upload(xml: bytes):
-        return admin.post("/empresa/cae", content_type="multipart/form-data",
-                          data={"archivo": (io.BytesIO(xml), "CAE.xml"), "csrf_token": token})
+        return admin.post(
+            "/empresa/cae",
+            content_type="multipart/form-data",
+            data={"archivo": (io.BytesIO(xml), "CAE.xml"), "csrf_token": token},
+        )
 
     assert upload(cae_xml(tipo=111, serie="K", dnro=1, hnro=300)).status_code == 303
     page = admin.get("/empresa/cae")

@@ -29,14 +29,19 @@ def _set(service_app, model, where, **values):
         db.session().commit()
 
 
-def test_today_counts_and_totals_by_type_and_currency_of_the_company_only(api_client, auth_headers, usuario,
-                                                                         service_app):
+def test_today_counts_and_totals_by_type_and_currency_of_the_company_only(
+    api_client, auth_headers, usuario, service_app
+):
     tickets = [bodies.issue(api_client, usuario, bodies.body(bodies.ETICKET)) for _ in range(2)]
     invoice = bodies.issue(api_client, usuario, {**bodies.body(bodies.EFACTURA), **IN_DOLLARS})
     credit = bodies.issue(api_client, usuario, bodies.note(102, 101, tickets[0]["serie"], tickets[0]["nro"]))
     yesterday = bodies.issue(api_client, usuario, bodies.body(bodies.ETICKET))
-    _set(service_app, IssuedCfe, [IssuedCfe.id == yesterday["idCfeEmitido"]],
-         fch_emis=today_montevideo() - timedelta(days=1))
+    _set(
+        service_app,
+        IssuedCfe,
+        [IssuedCfe.id == yesterday["idCfeEmitido"]],
+        fch_emis=today_montevideo() - timedelta(days=1),
+    )
     bodies.issue(api_client, auth_headers("admin@demo.uy", 2), bodies.body(bodies.ETICKET))  # another company
 
     answer = api_client.get(SUMMARY, headers=usuario)
@@ -48,7 +53,10 @@ def test_today_counts_and_totals_by_type_and_currency_of_the_company_only(api_cl
         return float(receipt["totales"]["mntPagar"])
 
     assert [(t["tipoCFE"], t["moneda"], t["cantidad"], float(t["total"])) for t in today["porTipo"]] == [
-        (101, "UYU", 2, 2 * paid(tickets[0])), (102, "UYU", 1, paid(credit)), (111, "USD", 1, paid(invoice))]
+        (101, "UYU", 2, 2 * paid(tickets[0])),
+        (102, "UYU", 1, paid(credit)),
+        (111, "USD", 1, paid(invoice)),
+    ]
     by_currency = {t["moneda"]: (t["cantidad"], float(t["neto"])) for t in today["porMoneda"]}
     assert by_currency == {"UYU": (3, 2 * paid(tickets[0]) - paid(credit)), "USD": (1, paid(invoice))}
 
@@ -69,7 +77,11 @@ def test_dgi_states_waiting_rejected_and_the_latest_rejected(api_client, auth_he
     assert set(latest) == {issued[1]["idCfeEmitido"], issued[2]["idCfeEmitido"]}  # never Del Norte's
     first = latest[issued[1]["idCfeEmitido"]]
     assert (first["tipoCFE"], first["serie"], first["nro"], first["estado"]) == (
-        101, issued[1]["serie"], issued[1]["nro"], "rechazado")
+        101,
+        issued[1]["serie"],
+        issued[1]["nro"],
+        "rechazado",
+    )
 
 
 def _cae_of(api_client, headers, tipo):
@@ -94,10 +106,18 @@ def test_cae_warns_under_ten_percent_left_and_within_thirty_days(api_client, usu
 
 
 def test_exhausted_and_expired_types_are_named_and_not_listed(api_client, usuario, service_app):
-    _set(service_app, CaeRangeRecord, [CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 101],
-         next_nro=CaeRangeRecord.hnro + 1)
-    _set(service_app, CaeRangeRecord, [CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 111],
-         vencimiento=today_montevideo() - timedelta(days=1))
+    _set(
+        service_app,
+        CaeRangeRecord,
+        [CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 101],
+        next_nro=CaeRangeRecord.hnro + 1,
+    )
+    _set(
+        service_app,
+        CaeRangeRecord,
+        [CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 111],
+        vencimiento=today_montevideo() - timedelta(days=1),
+    )
     summary = api_client.get(SUMMARY, headers=usuario).json
     assert summary["tiposSinCae"] == [101, 111]
     assert not {101, 111} & {r["tipoCFE"] for r in summary["cae"]}

@@ -36,14 +36,24 @@ def _free_port() -> int:
 
 @pytest.fixture
 def setup(service_config, service_app, tmp_path):
-    env = {**os.environ, "CFE_DATABASE_URL": service_config["DATABASE_URL"],
-           "CFE_JOBS_URL": f"sqlite:///{tmp_path / 'jobs.db'}", "CFE_ENVIOS_SEND_LEASE_SECONDS": "2",
-           "CFE_DGI_SIMULATOR_ANSWER_SECONDS": "1", "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        "CFE_DATABASE_URL": service_config["DATABASE_URL"],
+        "CFE_JOBS_URL": f"sqlite:///{tmp_path / 'jobs.db'}",
+        "CFE_ENVIOS_SEND_LEASE_SECONDS": "2",
+        "CFE_DGI_SIMULATOR_ANSWER_SECONDS": "1",
+        "PYTHONPATH": str(ROOT),
+    }
     processes: list[subprocess.Popen] = []
 
     def start(*args: str) -> subprocess.Popen:
-        process = subprocess.Popen([sys.executable, "-m", "portal.service", *args], env=env, cwd=ROOT,  # noqa: S603
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "portal.service", *args],
+            env=env,
+            cwd=ROOT,  # noqa: S603
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         processes.append(process)
         return process
 
@@ -85,8 +95,9 @@ def test_kill_9_of_service_and_worker_mid_envelope_loses_nothing_and_sends_nothi
 
     def issue(_):
         try:
-            return requests.post(url, json=bodies.body(bodies.EFACTURA), timeout=30,
-                                 headers={"Authorization": f"Bearer {token}"}).status_code
+            return requests.post(
+                url, json=bodies.body(bodies.EFACTURA), timeout=30, headers={"Authorization": f"Bearer {token}"}
+            ).status_code
         except requests.RequestException:
             return None
 
@@ -110,16 +121,19 @@ def test_kill_9_of_service_and_worker_mid_envelope_loses_nothing_and_sends_nothi
     _kill(worker)
 
     start("worker")
-    _wait(lambda: _scalar(engine, "SELECT count(*) FROM dgi_envio_cfe WHERE state = 'aceptado'") == issued, 180,
-          "every receipt accepted", step=0.5)
+    _wait(
+        lambda: _scalar(engine, "SELECT count(*) FROM dgi_envio_cfe WHERE state = 'aceptado'") == issued,
+        180,
+        "every receipt accepted",
+        step=0.5,
+    )
     # Each receipt went in exactly one envelope, DGI (the simulator) saw each receipt once and each envelope
     # number once, and no answer speaks of a duplicate.
     assert _scalar(engine, "SELECT count(*) FROM dgisim_cfe") == issued
     assert _scalar(engine, "SELECT count(DISTINCT cfe_id) FROM dgi_envio_cfe WHERE envelope_id IS NOT NULL") == issued
     assert _scalar(engine, "SELECT count(*) FROM dgisim_sobre") == _scalar(engine, "SELECT count(*) FROM dgi_sobre")
     assert _scalar(engine, "SELECT sum(cfe_count) FROM dgi_sobre") == issued
-    assert not _scalar(engine, "SELECT count(*) FROM dgi_envio_cfe WHERE motives LIKE '%E02%' "
-                               "OR motives LIKE '%S08%'")
+    assert not _scalar(engine, "SELECT count(*) FROM dgi_envio_cfe WHERE motives LIKE '%E02%' OR motives LIKE '%S08%'")
     assert not _scalar(engine, "SELECT count(*) FROM dgi_sobre WHERE state <> 'respondido'")
 
 

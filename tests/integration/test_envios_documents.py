@@ -42,8 +42,7 @@ def _sample(prefix: str) -> etree._Element:
     return etree.parse(str(path)).getroot()
 
 
-def test_an_envelope_is_valid_matches_dgis_sample_and_carries_the_cfes_bytes_unchanged(api_client, admin,
-                                                                                      service_app):
+def test_an_envelope_is_valid_matches_dgis_sample_and_carries_the_cfes_bytes_unchanged(api_client, admin, service_app):
     issued = [issue(api_client, admin, bodies.body(kind)) for kind in (bodies.EFACTURA, bodies.EREMITO)]
     drain(service_app)
     with service_app.app_context():
@@ -73,8 +72,9 @@ def test_the_daily_report_is_valid_matches_dgis_sample_and_counts_every_number(a
     rejected = bodies.body(bodies.EFACTURA)
     rejected["receptor"]["rznSocRecep"] = f"Cliente {REJECT_MARKER}E14"
     issue(api_client, admin, rejected)
-    voided = api_client.post("/api/v1/envios/anulaciones", headers=admin,
-                             json={"tipoCFE": 101, "cantidad": 2, "motivo": "Talonario dañado"})
+    voided = api_client.post(
+        "/api/v1/envios/anulaciones", headers=admin, json={"tipoCFE": 101, "cantidad": 2, "motivo": "Talonario dañado"}
+    )
     assert voided.status_code == 201, voided.json
     drain(service_app)
 
@@ -99,19 +99,21 @@ def test_the_daily_report_is_valid_matches_dgis_sample_and_counts_every_number(a
         tck = root.find(f"{D}Rsmn_Tck/{D}RsmnData")
         sample_tck = sample.find(f"{D}Rsmn_Tck/{D}RsmnData")
         assert _names(tck)[:6] == _names(sample_tck) and _names(tck)[6] == "RngDocsAnulados"
-        assert _names(tck.find(f"{D}Montos/{D}Mnts_FyT_Item")) == _names(
-            sample_tck.find(f"{D}Montos/{D}Mnts_FyT_Item"))
+        assert _names(tck.find(f"{D}Montos/{D}Mnts_FyT_Item")) == _names(sample_tck.find(f"{D}Montos/{D}Mnts_FyT_Item"))
         # 4 e-Tickets issued (1 above the threshold) + 2 voided; 2 e-Facturas, one voided by DGI's rejection
-        assert [tck.findtext(f"{D}{n}") for n in ("CantDocsUtil", "CantDocsMay_topeUI", "CantDocsAnulados",
-                                                   "CantDocsEmi")] == ["6", "1", "2", "4"]
+        assert [
+            tck.findtext(f"{D}{n}") for n in ("CantDocsUtil", "CantDocsMay_topeUI", "CantDocsAnulados", "CantDocsEmi")
+        ] == ["6", "1", "2", "4"]
         fac = root.find(f"{D}Rsmn_Fac/{D}RsmnData")
-        assert [fac.findtext(f"{D}{n}") for n in ("CantDocsUtil", "CantDocsAnulados", "CantDocsEmi")] == \
-            ["2", "1", "1"]
+        assert [fac.findtext(f"{D}{n}") for n in ("CantDocsUtil", "CantDocsAnulados", "CantDocsEmi")] == ["2", "1", "1"]
         assert root.findtext(f"{D}Caratula/{D}CantComprobantes") == "8"
 
     for ticket in small:
-        dgi = api_client.get("/api/v1/comprobante/getByIdCfeEmitido", headers=admin,
-                             query_string={"idCfeEmitido": ticket["idCfeEmitido"]}).json["dgi"]
+        dgi = api_client.get(
+            "/api/v1/comprobante/getByIdCfeEmitido",
+            headers=admin,
+            query_string={"idCfeEmitido": ticket["idCfeEmitido"]},
+        ).json["dgi"]
         assert dgi["estado"] == "en_reporte" and dgi["reporte"]["fecha"] == TODAY.isoformat()
         assert dgi["reporte"]["acuse"] == "AR" and dgi["final"] is True
 
@@ -126,11 +128,12 @@ def test_voiding_takes_the_next_unused_numbers_once_per_idempotency_key(api_clie
     assert remito["nro"] == first.json["nroHasta"] + 1
     listed = api_client.get("/api/v1/envios/anulaciones", headers=admin).json
     assert listed["total"] == 1 and listed["anulaciones"][0]["origen"] == "operador"
-    too_many = api_client.post("/api/v1/envios/anulaciones", headers=admin,
-                               json={**body, "cantidad": 999_999})
+    too_many = api_client.post("/api/v1/envios/anulaciones", headers=admin, json={**body, "cantidad": 999_999})
     assert too_many.status_code == 409 and too_many.json["error"]["code"] == "anulacion_excede_cae"
-    assert api_client.post("/api/v1/envios/anulaciones", headers=auth_headers("soporte@demo.uy"),
-                           json=body).status_code == 403
+    assert (
+        api_client.post("/api/v1/envios/anulaciones", headers=auth_headers("soporte@demo.uy"), json=body).status_code
+        == 403
+    )
 
 
 def test_support_lists_envelopes_and_waiting_receipts_but_cannot_act(api_client, admin, auth_headers, service_app):
@@ -142,27 +145,39 @@ def test_support_lists_envelopes_and_waiting_receipts_but_cannot_act(api_client,
     assert api_client.get("/api/v1/envios/pendientes", headers=support).json["total"] == 0
     [sobre] = api_client.get("/api/v1/envios/sobres", headers=support).json["sobres"]
     assert sobre["estado"] == "respondido" and sobre["acuse"] == "AS" and sobre["aceptados"] == 1
-    assert api_client.post("/api/v1/envios/reportes", headers=support,
-                           json={"fecha": TODAY.isoformat()}).status_code == 403
+    assert (
+        api_client.post("/api/v1/envios/reportes", headers=support, json={"fecha": TODAY.isoformat()}).status_code
+        == 403
+    )
     assert api_client.get("/api/v1/envios/sobres", headers=auth_headers("usuario@demo.uy")).status_code == 403
     other = api_client.get("/api/v1/envios/sobres", headers=auth_headers("admin@demo.uy", 2)).json
     assert other["sobres"] == []
 
 
 def test_a_future_day_cannot_be_reported(api_client, admin):
-    answer = api_client.post("/api/v1/envios/reportes", headers=admin,
-                             json={"fecha": (TODAY + timedelta(days=1)).isoformat()})
+    answer = api_client.post(
+        "/api/v1/envios/reportes", headers=admin, json={"fecha": (TODAY + timedelta(days=1)).isoformat()}
+    )
     assert answer.status_code == 422 and answer.json["error"]["fields"][0]["field"] == "fecha"
 
 
 def test_openapi_documents_the_operations_and_their_examples_work_as_they_stand(api_client, admin):
     doc = api_client.get("/api/v1/openapi.json").json
-    operations = {(method, path): op for path, item in doc["paths"].items() if path.startswith("/api/v1/envios")
-                  for method, op in item.items()}
-    assert set(operations) == {("get", "/api/v1/envios/sobres"), ("get", "/api/v1/envios/pendientes"),
-                               ("get", "/api/v1/envios/reportes"), ("post", "/api/v1/envios/reportes"),
-                               ("get", "/api/v1/envios/anulaciones"), ("post", "/api/v1/envios/anulaciones"),
-                               ("post", "/api/v1/envios/sobres/{id_sobre}/reintentar")}
+    operations = {
+        (method, path): op
+        for path, item in doc["paths"].items()
+        if path.startswith("/api/v1/envios")
+        for method, op in item.items()
+    }
+    assert set(operations) == {
+        ("get", "/api/v1/envios/sobres"),
+        ("get", "/api/v1/envios/pendientes"),
+        ("get", "/api/v1/envios/reportes"),
+        ("post", "/api/v1/envios/reportes"),
+        ("get", "/api/v1/envios/anulaciones"),
+        ("post", "/api/v1/envios/anulaciones"),
+        ("post", "/api/v1/envios/sobres/{id_sobre}/reintentar"),
+    }
     for (method, path), op in operations.items():
         assert {"401", "403", "500"} <= set(op["responses"]), (method, path)
         assert "422" in op["responses"] or path.endswith("reintentar"), (method, path)

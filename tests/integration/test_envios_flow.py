@@ -39,8 +39,10 @@ def test_an_efactura_reaches_accepted_with_dgis_token_and_times(api_client, user
     assert dgi["estado"] == "aceptado" and dgi["final"] is True
     assert dgi["sobre"]["acuse"] == "AS" and dgi["sobre"]["token"]
     assert {"registrado", "enSobre", "recibido", "respondido"} <= set(dgi["fechas"])
-    assert api_client.get(GET, query_string={"idCfeEmitido": cfe["idCfeEmitido"]},
-                          headers=user).json["estadoDGI"] == "aceptado"
+    assert (
+        api_client.get(GET, query_string={"idCfeEmitido": cfe["idCfeEmitido"]}, headers=user).json["estadoDGI"]
+        == "aceptado"
+    )
 
 
 def test_a_small_eticket_belongs_to_todays_daily_report(api_client, user, service_app):
@@ -79,7 +81,6 @@ def test_many_receipts_share_one_envelope_valid_against_envio_cfe_xsd(api_client
         assert root.tag == "{http://cfe.dgi.gub.uy}EnvioCFE"
 
 
-
 def test_emitir_corregido_links_both_receipts_once(api_client, user, service_app, auth_headers):
     body = bodies.body(bodies.EFACTURA)
     body["receptor"]["rznSocRecep"] = f"Cliente {REJECT_MARKER}E07"
@@ -90,18 +91,30 @@ def test_emitir_corregido_links_both_receipts_once(api_client, user, service_app
     assert fixed["dgi"]["corrige"] == rejected["idCfeEmitido"]
     assert dgi_of(api_client, user, rejected["idCfeEmitido"])["corregidoPor"] == fixed["idCfeEmitido"]
     for target, code in ((rejected, "already_corrected"), (accepted, "not_rejected")):
-        answer = api_client.post("/api/v1/comprobante/emitir", headers=user,
-                                 json={**bodies.body(bodies.EFACTURA), "corrigeA": target["idCfeEmitido"]})
+        answer = api_client.post(
+            "/api/v1/comprobante/emitir",
+            headers=user,
+            json={**bodies.body(bodies.EFACTURA), "corrigeA": target["idCfeEmitido"]},
+        )
         assert answer.status_code == 422 and answer.json["error"]["fields"][0] == {
-            "field": "corrigeA", "code": code, "message": answer.json["error"]["fields"][0]["message"]}
-    other = api_client.post("/api/v1/comprobante/emitir", headers=auth_headers("admin@demo.uy", 2),
-                            json={**bodies.body(bodies.EFACTURA), "corrigeA": rejected["idCfeEmitido"]})
+            "field": "corrigeA",
+            "code": code,
+            "message": answer.json["error"]["fields"][0]["message"],
+        }
+    other = api_client.post(
+        "/api/v1/comprobante/emitir",
+        headers=auth_headers("admin@demo.uy", 2),
+        json={**bodies.body(bodies.EFACTURA), "corrigeA": rejected["idCfeEmitido"]},
+    )
     assert other.status_code == 422 and other.json["error"]["fields"][0]["code"] == "not_found"
 
 
 def test_the_smart_issuance_consult_carries_the_dgi_state(api_client, user, service_app):
-    request = api_client.post("/api/v1/cfe/emitir-inteligente", headers=user,
-                              json={"lineas": [{"descripcion": "Café", "cantidad": "1", "precio": "100"}]}).json
+    request = api_client.post(
+        "/api/v1/cfe/emitir-inteligente",
+        headers=user,
+        json={"lineas": [{"descripcion": "Café", "cantidad": "1", "precio": "100"}]},
+    ).json
     drain(service_app)
     consult = api_client.get(f"/api/v1/cfe/emision-inteligente/{request['requestId']}", headers=user).json
     assert consult["comprobante"]["dgi"]["estado"] == consult["estadoDGI"] == "pendiente_reporte"

@@ -81,8 +81,7 @@ def test_the_receipt_page_polls_its_dgi_panel_until_dgi_accepts(signed_in, issue
     assert soup(fragment).find("html") is None  # a fragment, not a page
 
 
-def test_a_small_eticket_says_it_goes_in_the_daily_report_and_keeps_looking_slowly(signed_in, issue_api,
-                                                                                    live_service):
+def test_a_small_eticket_says_it_goes_in_the_daily_report_and_keeps_looking_slowly(signed_in, issue_api, live_service):
     usuario = signed_in("usuario@demo.uy")
     receipt_id = issue_api(bodies.body(bodies.ETICKET))["idCfeEmitido"]
     drain(live_service.app)
@@ -104,8 +103,9 @@ def test_the_receipt_list_shows_each_receipts_state_and_asks_again_later(signed_
     assert answer["id"] == badge["id"] and answer["data-state"] == "pendiente_reporte"
 
 
-def test_a_rejected_receipt_shows_dgis_reason_no_fiscal_validity_and_the_way_forward(signed_in, issue_api,
-                                                                                      live_service):
+def test_a_rejected_receipt_shows_dgis_reason_no_fiscal_validity_and_the_way_forward(
+    signed_in, issue_api, live_service
+):
     receipt_id = issue_api(rejected_efactura("E07"))["idCfeEmitido"]
     drain(live_service.app)
     usuario, soporte = signed_in("usuario@demo.uy"), signed_in("soporte@demo.uy")
@@ -113,8 +113,11 @@ def test_a_rejected_receipt_shows_dgis_reason_no_fiscal_validity_and_the_way_for
     text = block.get_text(" ", strip=True)
     assert block["data-state"] == "rechazado" and not block.has_attr("hx-get")
     assert "E07 Fecha Firma de CFE no se corresponde con fecha CAE" in text
-    assert block.find(attrs={"data-testid": "dgi-no-validity"}).get_text(" ", strip=True).startswith(
-        "Este comprobante no tiene validez fiscal.")
+    assert (
+        block.find(attrs={"data-testid": "dgi-no-validity"})
+        .get_text(" ", strip=True)
+        .startswith("Este comprobante no tiene validez fiscal.")
+    )
     assert block.find(attrs={"data-testid": "issue-corrected"})["href"] == f"/envios/corregir/{receipt_id}"
     # Support staff see the same reason but cannot issue, so they are not offered the correction.
     support_block = panel(soporte, receipt_id)
@@ -122,8 +125,7 @@ def test_a_rejected_receipt_shows_dgis_reason_no_fiscal_validity_and_the_way_for
     assert soporte.get(f"/envios/corregir/{receipt_id}").status_code == 403
 
 
-def test_emitir_corregido_prefills_the_form_issues_a_new_number_and_links_both_ways(signed_in, issue_api,
-                                                                                     live_service):
+def test_emitir_corregido_prefills_the_form_issues_a_new_number_and_links_both_ways(signed_in, issue_api, live_service):
     rejected = issue_api(rejected_efactura("E14"))
     drain(live_service.app)
     usuario = signed_in("usuario@demo.uy")
@@ -135,9 +137,15 @@ def test_emitir_corregido_prefills_the_form_issues_a_new_number_and_links_both_w
     assert data["corrige"] == rejected["idCfeEmitido"] and data["tipo_cfe"] == "111"
     assert (data["doc_recep"], data["rzn_soc_recep"]) == ("214844360018", f"Cliente {REJECT_MARKER}E14")
     assert (data["lines-0-nom_item"], data["lines-0-cantidad"], data["lines-0-precio_unitario"]) == (
-        "Consultoría", "10", "1500")
+        "Consultoría",
+        "10",
+        "1500",
+    )
     assert (data["lines-1-nom_item"], data["lines-1-precio_unitario"], data["lines-1-uni_med"]) == (
-        "Libros", "350,25", "")
+        "Libros",
+        "350,25",
+        "",
+    )
 
     data["rzn_soc_recep"] = "DIRECCION GENERAL IMPOSITIVA"  # what was wrong, fixed
     answer = usuario.post("/comprobantes/nuevo", data=data)
@@ -179,25 +187,36 @@ def test_another_companys_receipt_is_a_404_everywhere(signed_in, issue_api, live
     admin = signed_in("admin@demo.uy")
     assert admin.get(f"/envios/estado/{receipt_id}").status_code == 200
     switch_to_company_2(admin)
-    for path in (f"/envios/estado/{receipt_id}", f"/envios/estado/{receipt_id}/detalle",
-                 f"/envios/corregir/{receipt_id}", "/envios/estado/no-es-un-id!"):
+    for path in (
+        f"/envios/estado/{receipt_id}",
+        f"/envios/estado/{receipt_id}/detalle",
+        f"/envios/corregir/{receipt_id}",
+        "/envios/estado/no-es-un-id!",
+    ):
         assert admin.get(path).status_code == 404, path
 
 
-def test_the_smart_issuance_status_shows_the_receipts_dgi_badge_which_polls_until_final(signed_in, live_service,
-                                                                                       live_token_for):
+def test_the_smart_issuance_status_shows_the_receipts_dgi_badge_which_polls_until_final(
+    signed_in, live_service, live_token_for
+):
     from portal.client import CfeClient
 
     api = CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"), company_id=1)
-    issued = api.smart_issue({"receptor": {"documento": "214844360018"},
-                              "lineas": [{"descripcion": "Consultoría", "cantidad": "1", "precio": "9000"}]},
-                             idempotency_key="smart-dgi-badge")
+    issued = api.smart_issue(
+        {
+            "receptor": {"documento": "214844360018"},
+            "lineas": [{"descripcion": "Consultoría", "cantidad": "1", "precio": "9000"}],
+        },
+        idempotency_key="smart-dgi-badge",
+    )
     soporte = signed_in("soporte@demo.uy")
     badge = soup(soporte.get(f"/inteligente/solicitudes?request_id={issued.id}")).find(
-        attrs={"data-testid": "dgi-state"})
+        attrs={"data-testid": "dgi-state"}
+    )
     receipt_id = issued.receipt.id
     assert badge["data-state"] == "pendiente" and badge["hx-get"] == f"/envios/estado/{receipt_id}"
     drain(live_service.app)
     badge = soup(soporte.get(f"/inteligente/solicitudes?request_id={issued.id}")).find(
-        attrs={"data-testid": "dgi-state"})
+        attrs={"data-testid": "dgi-state"}
+    )
     assert badge["data-state"] == "aceptado" and not badge.has_attr("hx-get")

@@ -95,10 +95,17 @@ def test_dgi_already_holding_the_receipt_is_reconciled_not_resent(api_client, us
         from portal.service.models import Certificate
 
         cert = session.get(Certificate, record.certificate_id).cert_pem.encode()
-        earlier = envelope.build_envelope([record.xml], rut_receptor="214844360018", rut_emisor="219999830019",
-                                          idemisor=900, moment=record.tmst_firma, cert_pem=cert)
-        SimulatedDgi(service_app.config).send_envelope(earlier, file_name="Sob.xml",
-                                                       credentials=Credentials("219999830019", b"", b""))
+        earlier = envelope.build_envelope(
+            [record.xml],
+            rut_receptor="214844360018",
+            rut_emisor="219999830019",
+            idemisor=900,
+            moment=record.tmst_firma,
+            cert_pem=cert,
+        )
+        SimulatedDgi(service_app.config).send_envelope(
+            earlier, file_name="Sob.xml", credentials=Credentials("219999830019", b"", b"")
+        )
     drain(service_app)
     with service_app.app_context():
         sub = db.new_session().get(DgiSubmission, cfe["idCfeEmitido"])
@@ -153,5 +160,4 @@ def test_an_admin_retries_a_refused_envelope_in_a_new_one(api_client, user, auth
     sobres = api_client.get("/api/v1/envios/sobres", headers=admin).json["sobres"]
     assert [s["estado"] for s in sobres] == ["respondido", "rechazado"]
     assert api_client.post(url, headers=admin).status_code == 202  # nothing left in it: harmless
-    assert api_client.post(f"/api/v1/envios/sobres/{sobres[0]['idSobre']}/reintentar",
-                           headers=admin).status_code == 409
+    assert api_client.post(f"/api/v1/envios/sobres/{sobres[0]['idSobre']}/reintentar", headers=admin).status_code == 409

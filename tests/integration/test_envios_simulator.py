@@ -51,9 +51,14 @@ def company_cert() -> bytes:
 
 
 def sobre(cfes: list[bytes], idemisor: int = 1, cert_pem: bytes | None = None, rut_receptor="214844360018") -> bytes:
-    return envelope.build_envelope(cfes, rut_receptor=rut_receptor, rut_emisor=RUT, idemisor=idemisor,
-                                   moment=datetime.now(MONTEVIDEO).replace(microsecond=0),
-                                   cert_pem=cert_pem or company_cert())
+    return envelope.build_envelope(
+        cfes,
+        rut_receptor=rut_receptor,
+        rut_emisor=RUT,
+        idemisor=idemisor,
+        moment=datetime.now(MONTEVIDEO).replace(microsecond=0),
+        cert_pem=cert_pem or company_cert(),
+    )
 
 
 def send(sim: SimulatedDgi, data: bytes, idemisor: int = 1) -> acks.EnvelopeAck:
@@ -95,19 +100,32 @@ def _expired_cert() -> bytes:
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     name = x509.Name([x509.NameAttribute(x509.NameOID.SERIAL_NUMBER, f"RUC{RUT}")])
     now = datetime.now(MONTEVIDEO)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - timedelta(days=30))
-            .not_valid_after(now - timedelta(days=1)).sign(key, hashes.SHA256()))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(days=30))
+        .not_valid_after(now - timedelta(days=1))
+        .sign(key, hashes.SHA256())
+    )
     return cert.public_bytes(serialization.Encoding.PEM)
 
 
-@pytest.mark.parametrize("code, spoil", [
-    ("S01", lambda data: b"<EnvioCFE"),
-    ("S07", lambda data: data + b" " * (2 * 1024 * 1024)),
-    ("S04", lambda data: data.replace(b"<DGICFE:CantCFE>1</DGICFE:CantCFE>", b"")),
-    ("S05", lambda data: data.replace(b"<DGICFE:CantCFE>1</DGICFE:CantCFE>", b"<DGICFE:CantCFE>2</DGICFE:CantCFE>")),
-    ("S02", lambda data: data.replace(b"<DGICFE:RutReceptor>214844360018", b"<DGICFE:RutReceptor>211003420017")),
-])
+@pytest.mark.parametrize(
+    "code, spoil",
+    [
+        ("S01", lambda data: b"<EnvioCFE"),
+        ("S07", lambda data: data + b" " * (2 * 1024 * 1024)),
+        ("S04", lambda data: data.replace(b"<DGICFE:CantCFE>1</DGICFE:CantCFE>", b"")),
+        (
+            "S05",
+            lambda data: data.replace(b"<DGICFE:CantCFE>1</DGICFE:CantCFE>", b"<DGICFE:CantCFE>2</DGICFE:CantCFE>"),
+        ),
+        ("S02", lambda data: data.replace(b"<DGICFE:RutReceptor>214844360018", b"<DGICFE:RutReceptor>211003420017")),
+    ],
+)
 def test_envelope_rejections(api_client, user, ctx, code, spoil):
     data = sobre([signed_xml(issue(api_client, user, bodies.body(bodies.EFACTURA))["idCfeEmitido"])])
     answer = send(ctx, spoil(data))
@@ -153,8 +171,9 @@ def test_totals_off_by_more_than_a_cent_per_rate_are_e05(api_client, user, ctx):
     record = issue(api_client, user, bodies.body(bodies.EFACTURA))
     cfe = signed_xml(record["idCfeEmitido"])
     total = record["totales"]["mntTotal"]
-    spoiled = cfe.replace(f"<MntTotal>{total}</MntTotal>".encode(),
-                          f"<MntTotal>{float(total) + 0.05:.2f}</MntTotal>".encode())
+    spoiled = cfe.replace(
+        f"<MntTotal>{total}</MntTotal>".encode(), f"<MntTotal>{float(total) + 0.05:.2f}</MntTotal>".encode()
+    )
     assert spoiled != cfe
     [verdict] = verdicts(ctx, sobre([spoiled]))
     assert "E05" in codes(verdict)
@@ -164,8 +183,9 @@ def test_one_cent_per_rate_is_tolerated(api_client, user, ctx):
     record = issue(api_client, user, bodies.body(bodies.EFACTURA))
     cfe = signed_xml(record["idCfeEmitido"])
     total = record["totales"]["mntTotal"]
-    shifted = cfe.replace(f"<MntTotal>{total}</MntTotal>".encode(),
-                          f"<MntTotal>{float(total) + 0.01:.2f}</MntTotal>".encode())
+    shifted = cfe.replace(
+        f"<MntTotal>{total}</MntTotal>".encode(), f"<MntTotal>{float(total) + 0.01:.2f}</MntTotal>".encode()
+    )
     [verdict] = verdicts(ctx, sobre([shifted]))
     assert "E05" not in codes(verdict) and codes(verdict) == {"E04"}  # the signature still catches the change
 
@@ -183,8 +203,11 @@ def test_a_number_outside_its_cae_is_e03_and_a_foreign_cae_is_e09(api_client, us
 
 def test_a_signature_outside_the_caes_dates_is_e07(api_client, user, ctx):
     record = issue(api_client, user, bodies.body(bodies.EFACTURA))
-    db.session().execute(update(CaeRangeRecord).where(CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 111)
-                         .values(fecha_autorizacion=date.today() + timedelta(days=1)))
+    db.session().execute(
+        update(CaeRangeRecord)
+        .where(CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 111)
+        .values(fecha_autorizacion=date.today() + timedelta(days=1))
+    )
     db.session().commit()
     [verdict] = verdicts(ctx, sobre([signed_xml(record["idCfeEmitido"])]))
     assert codes(verdict) == {"E07"}
@@ -193,9 +216,20 @@ def test_a_signature_outside_the_caes_dates_is_e07(api_client, user, ctx):
 def test_a_number_voided_before_is_e01(api_client, user, ctx):
     record = issue(api_client, user, bodies.body(bodies.EFACTURA))
     stored = db.session().get(IssuedCfe, record["idCfeEmitido"])
-    db.session().add(VoidedRange(company_id=1, cae_range_id=stored.cae_range_id, tipo_cfe=111, serie=stored.serie,
-                                 nro_desde=stored.nro, nro_hasta=stored.nro, fecha=date.today(), source="operador",
-                                 reason="prueba", created_by="test"))
+    db.session().add(
+        VoidedRange(
+            company_id=1,
+            cae_range_id=stored.cae_range_id,
+            tipo_cfe=111,
+            serie=stored.serie,
+            nro_desde=stored.nro,
+            nro_hasta=stored.nro,
+            fecha=date.today(),
+            source="operador",
+            reason="prueba",
+            created_by="test",
+        )
+    )
     db.session().commit()
     [verdict] = verdicts(ctx, sobre([stored.xml]))
     assert codes(verdict) == {"E01"}
@@ -214,8 +248,7 @@ def test_a_note_referring_to_a_receipt_dgi_has_not_seen_is_e12(api_client, user,
 # --- daily reports -------------------------------------------------------------------------------------
 
 
-def _report(fecha: date, sec: int = 1, signer: CfeSigner | None = None, rut: str = RUT,
-            later_by: int = 0) -> bytes:
+def _report(fecha: date, sec: int = 1, signer: CfeSigner | None = None, rut: str = RUT, later_by: int = 0) -> bytes:
     """A signed daily report; `later_by` seconds make otherwise equal reports differ in their bytes."""
     from portal.service.comprobante.issuing import signer_for
 
@@ -242,11 +275,11 @@ def test_report_answers(ctx):
     assert send_report(ctx, _report(yesterday, sec=2)) == ("AR", [])
     assert send_report(ctx, b"<Reporte") == ("BA", ["R01"])
     assert send_report(ctx, _report(yesterday + timedelta(days=3))) == ("BR", ["R06"])
-    tampered = _report(yesterday - timedelta(days=1)).replace(b"<ns1:CantComprobantes>0<",
-                                                              b"<ns1:CantComprobantes>5<")
+    tampered = _report(yesterday - timedelta(days=1)).replace(b"<ns1:CantComprobantes>0<", b"<ns1:CantComprobantes>5<")
     assert send_report(ctx, tampered) == ("BR", ["R03"])
     key, cert = generate_self_signed("211003420017", "otra empresa")
     assert send_report(ctx, _report(yesterday - timedelta(days=2), signer=CfeSigner(key, cert))) == ("BR", ["R02"])
-    invalid = etree.tostring(etree.fromstring(_report(yesterday - timedelta(days=4))).find(
-        "{http://cfe.dgi.gub.uy}Caratula"))
+    invalid = etree.tostring(
+        etree.fromstring(_report(yesterday - timedelta(days=4))).find("{http://cfe.dgi.gub.uy}Caratula")
+    )
     assert send_report(ctx, invalid)[1] == ["R04"]

@@ -69,8 +69,9 @@ def company_certificate_der(app) -> bytes:
     return x509.load_pem_x509_certificate(pem.encode()).public_bytes(Encoding.DER)
 
 
-def test_receipts_are_sent_and_answered_over_soap_with_the_companys_signature(api_client, auth_headers,
-                                                                              service_app, standin):
+def test_receipts_are_sent_and_answered_over_soap_with_the_companys_signature(
+    api_client, auth_headers, service_app, standin
+):
     user = auth_headers("usuario@demo.uy")
     accepted = bodies.issue(api_client, user, bodies.body(bodies.EFACTURA))
     body = bodies.body(bodies.EFACTURA)
@@ -89,8 +90,7 @@ def test_receipts_are_sent_and_answered_over_soap_with_the_companys_signature(ap
     assert sobre["token"] and f"<Token>{sobre['token']}</Token>" in calls[1].xml_data
 
 
-def test_an_envelope_dgi_has_not_processed_yet_is_asked_again_later(api_client, auth_headers, service_app,
-                                                                    standin):
+def test_an_envelope_dgi_has_not_processed_yet_is_asked_again_later(api_client, auth_headers, service_app, standin):
     standin.app.reception.reception.answer_delay = timedelta(hours=1)
     user = auth_headers("usuario@demo.uy")
     cfe = bodies.issue(api_client, user, bodies.body(bodies.EFACTURA))
@@ -102,8 +102,9 @@ def test_an_envelope_dgi_has_not_processed_yet_is_asked_again_later(api_client, 
     assert len({c.xml_data for c in queries}) == 1
 
 
-def test_a_dgi_that_does_not_answer_leaves_the_envelope_to_be_resent_unchanged(api_client, auth_headers,
-                                                                               service_app, standin):
+def test_a_dgi_that_does_not_answer_leaves_the_envelope_to_be_resent_unchanged(
+    api_client, auth_headers, service_app, standin
+):
     standin.app.fault = ("SOAP-ENV:Server", "Servicio temporalmente no disponible")
     user = auth_headers("usuario@demo.uy")
     cfe = bodies.issue(api_client, user, bodies.body(bodies.EFACTURA))
@@ -124,8 +125,9 @@ def test_a_dgi_that_does_not_answer_leaves_the_envelope_to_be_resent_unchanged(a
 def test_the_daily_report_goes_over_soap_and_dgi_answers_ar(api_client, auth_headers, service_app, standin):
     user = auth_headers("usuario@demo.uy")
     bodies.issue(api_client, user, bodies.body(bodies.ETICKET))
-    answer = api_client.post("/api/v1/envios/reportes", json={"fecha": today().isoformat()},
-                             headers=auth_headers("admin@demo.uy", 1))
+    answer = api_client.post(
+        "/api/v1/envios/reportes", json={"fecha": today().isoformat()}, headers=auth_headers("admin@demo.uy", 1)
+    )
     assert answer.status_code == 202, answer.json
     drain(service_app)
     reports = api_client.get("/api/v1/envios/reportes", headers=auth_headers("admin@demo.uy", 1)).json["reportes"]

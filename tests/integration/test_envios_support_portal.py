@@ -39,9 +39,10 @@ def rows(page: BeautifulSoup, testid: str) -> list[str]:
     return [tr.get_text(" ", strip=True) for tr in table.select("tbody tr")] if table else []
 
 
-@pytest.mark.parametrize(("email", "status", "has_form"), [("usuario@demo.uy", 403, False),
-                                                           ("soporte@demo.uy", 200, False),
-                                                           ("admin@demo.uy", 200, True)])
+@pytest.mark.parametrize(
+    ("email", "status", "has_form"),
+    [("usuario@demo.uy", 403, False), ("soporte@demo.uy", 200, False), ("admin@demo.uy", 200, True)],
+)
 def test_support_and_admins_see_the_page_only_admins_void(signed_in, email, status, has_form):
     client = signed_in(email)
     answer = client.get("/envios/")
@@ -59,8 +60,9 @@ def test_support_and_admins_see_the_page_only_admins_void(signed_in, email, stat
         assert client.post("/envios/anular", data=data).status_code == 403
 
 
-def test_the_page_lists_envelopes_waiting_receipts_and_numbers_voided_by_a_rejection(signed_in, issue_api,
-                                                                                     live_service):
+def test_the_page_lists_envelopes_waiting_receipts_and_numbers_voided_by_a_rejection(
+    signed_in, issue_api, live_service
+):
     accepted = issue_api(bodies.body(bodies.EFACTURA))
     rejected_body = bodies.body(bodies.EFACTURA)
     rejected_body["receptor"] = {**rejected_body["receptor"], "rznSocRecep": f"X {REJECT_MARKER}E09"}
@@ -171,8 +173,11 @@ def test_the_admin_retries_an_envelope_in_error_and_it_reaches_dgi(signed_in, is
     receipt = issue_api(bodies.body(bodies.EFACTURA))
     with live_service.app.app_context():  # packed, then a delivery that failed for good (say, a renewed cert)
         (envelope_id,) = sending.pack(1)
-        db.session().execute(update(DgiEnvelope).where(DgiEnvelope.id == envelope_id)
-                             .values(state="error", last_error="Certificado rechazado"))
+        db.session().execute(
+            update(DgiEnvelope)
+            .where(DgiEnvelope.id == envelope_id)
+            .values(state="error", last_error="Certificado rechazado")
+        )
         db.session().commit()
     admin = signed_in("admin@demo.uy")
     page = soup(admin.get("/envios/"))
@@ -192,8 +197,9 @@ def test_the_admin_retries_an_envelope_in_error_and_it_reaches_dgi(signed_in, is
     assert badge["data-state"] == "aceptado"
 
 
-def test_the_waiting_section_refreshes_itself_while_receipts_wait_and_stops_when_none_do(signed_in, issue_api,
-                                                                                         live_service):
+def test_the_waiting_section_refreshes_itself_while_receipts_wait_and_stops_when_none_do(
+    signed_in, issue_api, live_service
+):
     issue_api(bodies.body(bodies.EFACTURA))
     soporte = signed_in("soporte@demo.uy")
     section = soup(soporte.get("/envios/")).find(attrs={"data-testid": "waiting-section"})

@@ -42,6 +42,7 @@ def test_requests_queued_behind_a_batch_commit_together_and_a_failure_undoes_onl
             if fail:
                 raise ValueError(f"{name} failed")
             return name
+
         return run
 
     def submit(run):
@@ -80,8 +81,9 @@ def test_concurrent_issues_share_commits_stay_gapless_and_a_bad_note_fails_alone
     def post(index: int):
         start.wait()
         body = bad_note if index % 6 == 5 else bodies.body(bodies.ETICKET)
-        return requests.post(f"{url}{EMITIR}", json=body, headers={**headers, "Idempotency-Key": f"g-{index}"},
-                             timeout=60)
+        return requests.post(
+            f"{url}{EMITIR}", json=body, headers={**headers, "Idempotency-Key": f"g-{index}"}, timeout=60
+        )
 
     with ThreadPoolExecutor(max_workers=24) as pool:
         answers = list(pool.map(post, range(24)))
@@ -113,6 +115,7 @@ def test_a_request_that_fails_after_taking_a_number_gives_it_back_to_the_next_in
             if fail:
                 raise ValueError(number)
             return number
+
         return run
 
     def submit(run):

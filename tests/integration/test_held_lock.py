@@ -27,9 +27,12 @@ HOLD_SECONDS = 6
 
 @pytest.fixture
 def service(service_config, tmp_path):
-    server = Gunicorn("portal.service:create_app()", {"CFE_DATABASE_URL": service_config["DATABASE_URL"],
-                                                      "CFE_WRITE_LOCK_TIMEOUT_SECONDS": "1"},
-                      tmp_path / "service.log", threads=4)
+    server = Gunicorn(
+        "portal.service:create_app()",
+        {"CFE_DATABASE_URL": service_config["DATABASE_URL"], "CFE_WRITE_LOCK_TIMEOUT_SECONDS": "1"},
+        tmp_path / "service.log",
+        threads=4,
+    )
     yield server.start()
     server.stop()
 
@@ -48,8 +51,12 @@ def test_writers_get_503_with_retry_after_while_healthz_and_reads_answer(service
     def keep_writing(index: int):
         while not stop.is_set():
             started = time.monotonic()
-            answer = requests.post(service.url + EMITIR, json=bodies.body(bodies.ETICKET),
-                                   headers={**headers, "Idempotency-Key": f"w{index}-{started}"}, timeout=30)
+            answer = requests.post(
+                service.url + EMITIR,
+                json=bodies.body(bodies.ETICKET),
+                headers={**headers, "Idempotency-Key": f"w{index}-{started}"},
+                timeout=30,
+            )
             writer_answers.append((answer, time.monotonic() - started))
 
     probes = []

@@ -29,10 +29,13 @@ from portal.service.cfe import xmlsafe
 MiB = 1024 * 1024
 CFE = b'<CFE xmlns="http://cfe.dgi.gub.uy" version="1.0">'
 UNSIGNED_ETICKET = CFE + b"<eTck><Encabezado/></eTck></CFE>"
-LAUGHS = (b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
-          + b"".join(b'<!ENTITY lol%d "%s">' % (i, b"&lol%d;" % (i - 1) * 10 if i > 1 else b"&lol;" * 10)
-                     for i in range(1, 10))
-          + b']><CFE xmlns="http://cfe.dgi.gub.uy">&lol9;</CFE>')
+LAUGHS = (
+    b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+    + b"".join(
+        b'<!ENTITY lol%d "%s">' % (i, b"&lol%d;" % (i - 1) * 10 if i > 1 else b"&lol;" * 10) for i in range(1, 10)
+    )
+    + b']><CFE xmlns="http://cfe.dgi.gub.uy">&lol9;</CFE>'
+)
 
 
 def _attributes(count: int) -> bytes:
@@ -41,15 +44,19 @@ def _attributes(count: int) -> bytes:
 
 CORPUS: dict[str, tuple[bytes, set[int]]] = {
     "entity expansion": (LAUGHS, {422}),
-    "external entity": (b'<?xml version="1.0"?><!DOCTYPE CFE [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
-                        b'<CFE xmlns="http://cfe.dgi.gub.uy">&x;</CFE>', {422}),
+    "external entity": (
+        b'<?xml version="1.0"?><!DOCTYPE CFE [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+        b'<CFE xmlns="http://cfe.dgi.gub.uy">&x;</CFE>',
+        {422},
+    ),
     "external DTD": (b'<!DOCTYPE CFE SYSTEM "http://127.0.0.1:9/cfe.dtd"><CFE xmlns="http://cfe.dgi.gub.uy"/>', {422}),
     "parameter entities": (b'<!DOCTYPE CFE [<!ENTITY % p SYSTEM "file:///etc/passwd"> %p;]><CFE/>', {422}),
-    "xinclude": (CFE + b'<xi:include xmlns:xi="http://www.w3.org/2001/XInclude" href="file:///etc/passwd" '
-                 b'parse="text"/></CFE>', {422}),
+    "xinclude": (
+        CFE + b'<xi:include xmlns:xi="http://www.w3.org/2001/XInclude" href="file:///etc/passwd" parse="text"/></CFE>',
+        {422},
+    ),
     "huge": (CFE + b"x" * (2 * MiB) + b"</CFE>", {413}),
-    "huge chunk of text just under the cap": (CFE + b"<eTck>" + b"x" * (2 * MiB - 200) + b"</eTck></CFE>",
-                                              {413}),
+    "huge chunk of text just under the cap": (CFE + b"<eTck>" + b"x" * (2 * MiB - 200) + b"</eTck></CFE>", {413}),
     "deep": (CFE + b"<a>" * 20_000 + b"</a>" * 20_000 + b"</CFE>", {422}),
     "deep under the parser's own limit": (CFE + b"<a>" * 200 + b"</a>" * 200 + b"</CFE>", {422}),
     "wide": (CFE + b"<a/>" * 400_000 + b"</CFE>", {422}),
@@ -57,11 +64,12 @@ CORPUS: dict[str, tuple[bytes, set[int]]] = {
     "comments": (CFE + b"<!---->" * 250_000 + b"</CFE>", {422}),
     "many attributes on one element": (CFE + b"<eTck " + _attributes(60_000) + b"/></CFE>", {422}),
     "attributes just over the per-element cap": (CFE + b"<eTck " + _attributes(33) + b"/></CFE>", {422}),
-    "many namespaces on one element": (CFE + b"<eTck " + b" ".join(b'xmlns:p%d="urn:p%d"' % (i, i)
-                                                                  for i in range(60_000)) + b"/></CFE>", {422}),
+    "many namespaces on one element": (
+        CFE + b"<eTck " + b" ".join(b'xmlns:p%d="urn:p%d"' % (i, i) for i in range(60_000)) + b"/></CFE>",
+        {422},
+    ),
     "many attributes across elements": (CFE + b'<a x="1" y="2"/>' * 20_000 + b"</CFE>", {422}),
-    "utf-16": ('<?xml version="1.0" encoding="UTF-16"?><CFE xmlns="http://cfe.dgi.gub.uy"/>'.encode("utf-16"),
-               {422}),
+    "utf-16": ('<?xml version="1.0" encoding="UTF-16"?><CFE xmlns="http://cfe.dgi.gub.uy"/>'.encode("utf-16"), {422}),
     "utf-7 declared": (b'<?xml version="1.0" encoding="UTF-7"?><CFE xmlns="http://cfe.dgi.gub.uy"/>', {422}),
     "ebcdic declared": (b'<?xml version="1.0" encoding="EBCDIC-US"?><CFE/>', {422}),
     "invalid utf-8 bytes": (CFE + b"<eTck>\xff\xfe\xc3\x28</eTck></CFE>", {422}),
@@ -86,11 +94,27 @@ def service(service_config):
     from tests.conftest import mint_token
 
     url = f"http://127.0.0.1:{_free_port()}"
-    env = {**os.environ, "CFE_DATABASE_URL": service_config["DATABASE_URL"], "CFE_ISSUER_URL": url,
-           "CFE_SERVICE_BIND": url.removeprefix("http://"), "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy/gunicorn.conf.py"),  # noqa: S603
-                                "portal.service:create_app()"], env=env, cwd=ROOT,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "CFE_DATABASE_URL": service_config["DATABASE_URL"],
+        "CFE_ISSUER_URL": url,
+        "CFE_SERVICE_BIND": url.removeprefix("http://"),
+        "PYTHONPATH": str(ROOT),
+    }
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "-c",
+            str(ROOT / "deploy/gunicorn.conf.py"),  # noqa: S603
+            "portal.service:create_app()",
+        ],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         for _ in range(200):
             try:
@@ -159,8 +183,12 @@ def test_eight_at_a_time_every_answer_within_a_second_and_healthz_under_100_ms(s
     url, _token = service
     post(UNSIGNED_ETICKET)  # the first signature loads the key and the XSDs: not what this test measures
     slowdown = machine_slowdown()
-    prober = subprocess.Popen([sys.executable, "-c", PROBE, url], stdin=subprocess.PIPE,  # noqa: S603
-                              stdout=subprocess.PIPE, text=True)
+    prober = subprocess.Popen(
+        [sys.executable, "-c", PROBE, url],
+        stdin=subprocess.PIPE,  # noqa: S603
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert prober.stdout.readline().strip() == "ready"
     try:
         with ThreadPoolExecutor(max_workers=8) as pool:

@@ -26,8 +26,9 @@ def test_the_service_secure_cookie_can_be_forced_off(service_config):
     app.extensions["db_engine"].dispose()
 
 
-@pytest.mark.parametrize(("public_url", "secure"), [("https://portal.example.uy", True),
-                                                    ("http://127.0.0.1:5000", False)])
+@pytest.mark.parametrize(
+    ("public_url", "secure"), [("https://portal.example.uy", True), ("http://127.0.0.1:5000", False)]
+)
 def test_the_portal_follows_its_public_url(portal_config, public_url, secure):
     from portal.web import create_app
 

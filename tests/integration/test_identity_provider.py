@@ -22,8 +22,14 @@ def _pkce() -> tuple[str, str]:
 
 
 def _authorize_query(challenge: str | None, **extra) -> str:
-    params = {"response_type": "code", "client_id": "cfe-portal", "redirect_uri": PORTAL_CALLBACK,
-              "scope": "openid profile email cfe", "state": "st4te", "nonce": "n0nce"}
+    params = {
+        "response_type": "code",
+        "client_id": "cfe-portal",
+        "redirect_uri": PORTAL_CALLBACK,
+        "scope": "openid profile email cfe",
+        "state": "st4te",
+        "nonce": "n0nce",
+    }
     if challenge:
         params.update(code_challenge=challenge, code_challenge_method="S256")
     params.update(extra)
@@ -47,9 +53,16 @@ def _code_flow(api_client, service_app, email="usuario@demo.uy"):
     assert answer.status_code == 302
     query = parse_qs(urlsplit(answer.headers["Location"]).query)
     assert query["state"] == ["st4te"]
-    tokens = api_client.post("/oauth/token", data={
-        "grant_type": "authorization_code", "code": query["code"][0], "redirect_uri": PORTAL_CALLBACK,
-        "code_verifier": verifier}, auth=("cfe-portal", _client_secret(service_app)))
+    tokens = api_client.post(
+        "/oauth/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": query["code"][0],
+            "redirect_uri": PORTAL_CALLBACK,
+            "code_verifier": verifier,
+        },
+        auth=("cfe-portal", _client_secret(service_app)),
+    )
     assert tokens.status_code == 200, tokens.json
     return tokens.json
 
@@ -96,9 +109,16 @@ def test_code_exchange_with_wrong_verifier_fails(api_client, service_app):
     _, challenge = _pkce()
     answer = _sign_in(api_client, _authorize_query(challenge), "usuario@demo.uy")
     code = parse_qs(urlsplit(answer.headers["Location"]).query)["code"][0]
-    tokens = api_client.post("/oauth/token", data={
-        "grant_type": "authorization_code", "code": code, "redirect_uri": PORTAL_CALLBACK,
-        "code_verifier": secrets.token_urlsafe(48)}, auth=("cfe-portal", _client_secret(service_app)))
+    tokens = api_client.post(
+        "/oauth/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": PORTAL_CALLBACK,
+            "code_verifier": secrets.token_urlsafe(48),
+        },
+        auth=("cfe-portal", _client_secret(service_app)),
+    )
     assert tokens.status_code == 400 and tokens.json["error"] == "invalid_grant"
 
 
@@ -112,23 +132,27 @@ def test_unknown_redirect_uri_shows_an_error_instead_of_redirecting(api_client):
 def test_refresh_token_rotates_and_the_old_one_stops_working(api_client, service_app):
     tokens = _code_flow(api_client, service_app)
     auth = ("cfe-portal", _client_secret(service_app))
-    fresh = api_client.post("/oauth/token", data={"grant_type": "refresh_token",
-                                                  "refresh_token": tokens["refresh_token"]}, auth=auth)
+    fresh = api_client.post(
+        "/oauth/token", data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]}, auth=auth
+    )
     assert fresh.status_code == 200
     assert fresh.json["refresh_token"] != tokens["refresh_token"]
-    again = api_client.post("/oauth/token", data={"grant_type": "refresh_token",
-                                                  "refresh_token": tokens["refresh_token"]}, auth=auth)
+    again = api_client.post(
+        "/oauth/token", data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]}, auth=auth
+    )
     assert again.status_code == 400
 
 
 def test_revoked_refresh_token_cannot_be_used(api_client, service_app):
     tokens = _code_flow(api_client, service_app)
     auth = ("cfe-portal", _client_secret(service_app))
-    revoked = api_client.post("/oauth/revoke", data={"token": tokens["refresh_token"],
-                                                     "token_type_hint": "refresh_token"}, auth=auth)
+    revoked = api_client.post(
+        "/oauth/revoke", data={"token": tokens["refresh_token"], "token_type_hint": "refresh_token"}, auth=auth
+    )
     assert revoked.status_code == 200
-    refresh = api_client.post("/oauth/token", data={"grant_type": "refresh_token",
-                                                    "refresh_token": tokens["refresh_token"]}, auth=auth)
+    refresh = api_client.post(
+        "/oauth/token", data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]}, auth=auth
+    )
     assert refresh.status_code == 400
 
 
@@ -136,8 +160,7 @@ def test_userinfo_lists_companies_roles_and_certificates(api_client, service_app
     tokens = _code_flow(api_client, service_app, "admin@demo.uy")
     info = api_client.get("/oauth/userinfo", headers={"Authorization": f"Bearer {tokens['access_token']}"}).json
     assert info["email"] == "admin@demo.uy"
-    assert [(c["rut"], c["rol"]) for c in info["empresas"]] == [("219999830019", "admin"),
-                                                                 ("211003420017", "admin")]
+    assert [(c["rut"], c["rol"]) for c in info["empresas"]] == [("219999830019", "admin"), ("211003420017", "admin")]
     assert info["empresas"][0]["certificados"][0]["id"] >= 1
 
 

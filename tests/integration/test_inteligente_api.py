@@ -277,8 +277,7 @@ def test_jwt_only_and_writers_only(api_client, auth_headers):
     )
 
 
-def test_the_receiver_comes_from_dgis_soap_service_signed_with_the_companys_certificate(api_client, user,
-                                                                                        service_app):
+def test_the_receiver_comes_from_dgis_soap_service_signed_with_the_companys_certificate(api_client, user, service_app):
     from tests.support.dgi_standin import RunningStandIn
 
     standin = RunningStandIn()

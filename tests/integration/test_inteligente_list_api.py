@@ -46,11 +46,15 @@ def made(api_client, auth_headers, service_app):
     previewed = api_client.post(PREVIEW, json={"lineas": [LINE]}, headers=usuario).json
     doomed = api_client.post(PREVIEW, json={"lineas": [LINE]}, headers=usuario).json
     with service_app.app_context():
-        db.session().execute(update(CaeRangeRecord).where(CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe
-                                                          == 101).values(next_nro=CaeRangeRecord.hnro + 1))
+        db.session().execute(
+            update(CaeRangeRecord)
+            .where(CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 101)
+            .values(next_nro=CaeRangeRecord.hnro + 1)
+        )
         db.session().commit()
-    failed = api_client.post(CONFIRM, headers=usuario, json={"requestId": doomed["requestId"],
-                                                             "hashBorrador": doomed["hashBorrador"]})
+    failed = api_client.post(
+        CONFIRM, headers=usuario, json={"requestId": doomed["requestId"], "hashBorrador": doomed["hashBorrador"]}
+    )
     assert failed.status_code == 409 and failed.json["error"]["code"] == "cae_agotado"
     other = _issue(api_client, auth_headers("admin@demo.uy", company_id=2))
     moments = {  # Montevideo is UTC-3: 02:30 UTC on the 20th is still the 19th there
@@ -62,9 +66,14 @@ def made(api_client, auth_headers, service_app):
     }
     for request_id, moment in moments.items():
         _set_created(service_app, request_id, moment)
-    return {"issued": issued, "by_admin": by_admin, "previewed": previewed, "failed": doomed, "other": other,
-            "newest_first": [doomed["requestId"], previewed["requestId"], by_admin["requestId"],
-                             issued["requestId"]]}
+    return {
+        "issued": issued,
+        "by_admin": by_admin,
+        "previewed": previewed,
+        "failed": doomed,
+        "other": other,
+        "newest_first": [doomed["requestId"], previewed["requestId"], by_admin["requestId"], issued["requestId"]],
+    }
 
 
 def test_newest_first_with_the_receipt_or_the_failure_and_never_another_companys(api_client, auth_headers, made):
@@ -74,8 +83,14 @@ def test_newest_first_with_the_receipt_or_the_failure_and_never_another_companys
     issued = items[made["issued"]["requestId"]]
     receipt = made["issued"]["comprobante"]
     assert issued["estado"] == "issued" and issued["modo"] == "direct" and issued["creadoPor"] == "usuario@demo.uy"
-    assert issued["comprobante"] == {"idCfeEmitido": receipt["idCfeEmitido"], "tipoCFE": 101, "serie": "A",
-                                     "nro": receipt["nro"], "tpoMoneda": "UYU", "mntTotal": "244.00"}
+    assert issued["comprobante"] == {
+        "idCfeEmitido": receipt["idCfeEmitido"],
+        "tipoCFE": 101,
+        "serie": "A",
+        "nro": receipt["nro"],
+        "tpoMoneda": "UYU",
+        "mntTotal": "244.00",
+    }
     assert issued["creadoEn"].startswith("2026-11-19T15:00:00")
     failed = items[made["failed"]["requestId"]]
     assert failed["estado"] == "failed" and failed["codigoError"] == "cae_agotado" and "comprobante" not in failed
@@ -116,20 +131,25 @@ def test_state_creator_and_days_filter_and_add_up(api_client, auth_headers, made
     assert ids(hasta="2026-11-18") == [] and ids(desde="2026-11-21", hasta="2026-11-19") == []
 
 
-def test_a_lapsed_preview_is_listed_as_expired_without_anyone_consulting_it(api_client, auth_headers, made,
-                                                                             service_app):
+def test_a_lapsed_preview_is_listed_as_expired_without_anyone_consulting_it(
+    api_client, auth_headers, made, service_app
+):
     previewed = made["previewed"]["requestId"]
     with service_app.app_context():
-        db.session().execute(update(SmartRequest).where(SmartRequest.id == previewed)
-                             .values(expires_at=datetime.now(UTC) - timedelta(seconds=1)))
+        db.session().execute(
+            update(SmartRequest)
+            .where(SmartRequest.id == previewed)
+            .values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
+        )
         db.session().commit()
     soporte = auth_headers("soporte@demo.uy")
     assert _ids(api_client.get(LIST, query_string={"estado": "expired"}, headers=soporte)) == [previewed]
     assert _ids(api_client.get(LIST, query_string={"estado": "preview"}, headers=soporte)) == []
 
 
-def test_pages_follow_the_cursor_without_repeating_or_skipping_even_on_equal_moments(api_client, auth_headers,
-                                                                                   made, service_app):
+def test_pages_follow_the_cursor_without_repeating_or_skipping_even_on_equal_moments(
+    api_client, auth_headers, made, service_app
+):
     soporte = auth_headers("soporte@demo.uy")
     same = datetime(2026, 11, 20, 14, 0, tzinfo=UTC)  # three requests created in the same microsecond
     for key in ("previewed", "by_admin", "issued"):
@@ -137,8 +157,9 @@ def test_pages_follow_the_cursor_without_repeating_or_skipping_even_on_equal_mom
     everything = _ids(api_client.get(LIST, headers=soporte))
     seen, cursor = [], None
     while True:
-        page = api_client.get(LIST, query_string={"limite": 1, **({"cursor": cursor} if cursor else {})},
-                              headers=soporte)
+        page = api_client.get(
+            LIST, query_string={"limite": 1, **({"cursor": cursor} if cursor else {})}, headers=soporte
+        )
         seen += _ids(page)
         if len(seen) == 1:
             newer = api_client.post(PREVIEW, json={"lineas": [LINE]}, headers=auth_headers("usuario@demo.uy"))
@@ -161,18 +182,30 @@ def test_the_default_page_is_20_and_at_most_100(api_client, auth_headers, servic
     assert len(api_client.get(LIST, query_string={"limite": 100}, headers=usuario).json["solicitudes"]) == 21
 
 
-@pytest.mark.parametrize(("field", "value", "code", "message"), [
-    ("numero", "A--15", "numero_invalido", "Escribí la serie y el número, como A-15."),
-    ("numero", "Factura 15", "numero_invalido", "Escribí la serie y el número, como A-15."),
-    ("estado", "emitida", "estado_invalido", "Elegí un estado: preview, confirmed, issued, failed o expired."),
-    ("desde", "23/11/2026", "fecha_invalida", "Esa fecha no es válida: escribila como año-mes-día, por ejemplo "
-                                              "2026-11-23."),
-    ("hasta", "0", "fecha_invalida", "Esa fecha no es válida: escribila como año-mes-día, por ejemplo 2026-11-23."),
-    ("limite", "101", "limite_invalido", "Pedí entre 1 y 100 solicitudes por página."),
-    ("limite", "0", "limite_invalido", "Pedí entre 1 y 100 solicitudes por página."),
-    ("cursor", "ei_3f2a", "cursor_invalido", "Ese cursor no es válido: usá el siguienteCursor de la página "
-                                             "anterior, o pedí la primera página sin cursor."),
-])
+@pytest.mark.parametrize(
+    ("field", "value", "code", "message"),
+    [
+        ("numero", "A--15", "numero_invalido", "Escribí la serie y el número, como A-15."),
+        ("numero", "Factura 15", "numero_invalido", "Escribí la serie y el número, como A-15."),
+        ("estado", "emitida", "estado_invalido", "Elegí un estado: preview, confirmed, issued, failed o expired."),
+        (
+            "desde",
+            "23/11/2026",
+            "fecha_invalida",
+            "Esa fecha no es válida: escribila como año-mes-día, por ejemplo 2026-11-23.",
+        ),
+        ("hasta", "0", "fecha_invalida", "Esa fecha no es válida: escribila como año-mes-día, por ejemplo 2026-11-23."),
+        ("limite", "101", "limite_invalido", "Pedí entre 1 y 100 solicitudes por página."),
+        ("limite", "0", "limite_invalido", "Pedí entre 1 y 100 solicitudes por página."),
+        (
+            "cursor",
+            "ei_3f2a",
+            "cursor_invalido",
+            "Ese cursor no es válido: usá el siguienteCursor de la página "
+            "anterior, o pedí la primera página sin cursor.",
+        ),
+    ],
+)
 def test_bad_filters_are_422_with_a_message_for_people(api_client, auth_headers, field, value, code, message):
     answer = api_client.get(LIST, query_string={field: value}, headers=auth_headers("soporte@demo.uy"))
     assert answer.status_code == 422
@@ -197,7 +230,14 @@ def test_the_operation_is_documented_with_its_filters_an_example_and_every_statu
     doc = api_client.get("/api/v1/openapi.json").json
     operation = doc["paths"][LIST]["get"]
     assert {p["name"] for p in operation["parameters"] if p["in"] == "query"} == {
-        "estado", "creadoPor", "desde", "hasta", "numero", "cursor", "limite"}
+        "estado",
+        "creadoPor",
+        "desde",
+        "hasta",
+        "numero",
+        "cursor",
+        "limite",
+    }
     assert {"200", "401", "403", "422", "500"} <= set(operation["responses"])
     assert operation["security"] == [{"bearerAuth": []}]
     example = doc["components"]["schemas"]["ListaSolicitudes"]["examples"][0]

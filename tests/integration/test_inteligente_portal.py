@@ -29,14 +29,30 @@ def _csrf(client, path="/inteligente/solicitudes") -> str:
 
 def _step1(client, *lines, **fields) -> dict:
     """A step-1 post: `lines` are (description, quantity, price[, rate[, category]])."""
-    data = {"csrf_token": _csrf(client), "documento": "", "nombre": "", "precios_incluyen_iva": "y",
-            "moneda": "UYU", "tipo_cambio": "", "forma_pago": "1", "ref_id": "", "ref_tipo": "credito",
-            "ref_razon": "", "adenda": ""}
+    data = {
+        "csrf_token": _csrf(client),
+        "documento": "",
+        "nombre": "",
+        "precios_incluyen_iva": "y",
+        "moneda": "UYU",
+        "tipo_cambio": "",
+        "forma_pago": "1",
+        "ref_id": "",
+        "ref_tipo": "credito",
+        "ref_razon": "",
+        "adenda": "",
+    }
     for index, line in enumerate(lines or [("Consultoría", "10", "1500")]):
         description, quantity, price, rate, category = (*line, "", "")[:5]
-        data.update({f"lineas-{index}-descripcion": description, f"lineas-{index}-cantidad": quantity,
-                     f"lineas-{index}-precio": price, f"lineas-{index}-tasa": rate,
-                     f"lineas-{index}-categoria": category})
+        data.update(
+            {
+                f"lineas-{index}-descripcion": description,
+                f"lineas-{index}-cantidad": quantity,
+                f"lineas-{index}-precio": price,
+                f"lineas-{index}-tasa": rate,
+                f"lineas-{index}-categoria": category,
+            }
+        )
     data.update(fields)
     return {k: v for k, v in data.items() if v is not None}
 
@@ -52,8 +68,11 @@ def _preview(client, data) -> str:
 def _confirm_form(client, request_id, accepted=()) -> dict:
     """What step 2's confirm form posts (read from the page, as a browser would)."""
     page = _soup(client.get(f"/inteligente/nueva/{request_id}"))
-    return {"csrf_token": page.find("input", {"name": "csrf_token"})["value"],
-            "hash": page.find("input", {"name": "hash"})["value"], "aceptadas": list(accepted)}
+    return {
+        "csrf_token": page.find("input", {"name": "csrf_token"})["value"],
+        "hash": page.find("input", {"name": "hash"})["value"],
+        "aceptadas": list(accepted),
+    }
 
 
 def _confirm(client, request_id, accepted=(), headers=None, form=None):
@@ -137,8 +156,10 @@ def test_the_confirm_button_disables_itself_while_issuing(usuario):
 
 def test_service_field_errors_land_next_to_their_fields_and_the_input_is_kept(usuario, live_service):
     before = _receipts(live_service)
-    answer = usuario.post("/inteligente/nueva", data=_step1(
-        usuario, ("Café", "2", "120"), ("Libro", "1", "1.1234567", "", "libros"), documento="1.335.321-4"))
+    answer = usuario.post(
+        "/inteligente/nueva",
+        data=_step1(usuario, ("Café", "2", "120"), ("Libro", "1", "1.1234567", "", "libros"), documento="1.335.321-4"),
+    )
     assert answer.status_code == 422
     page = _soup(answer)
     assert "decimales" in page.find(id="lineas-1-precio-error").get_text()
@@ -149,10 +170,13 @@ def test_service_field_errors_land_next_to_their_fields_and_the_input_is_kept(us
     assert _receipts(live_service) == before
 
 
-@pytest.mark.parametrize(("fields", "error_id", "text"), [
-    ({"documento": "12345"}, "documento-error", "No es un RUT ni una cédula"),
-    ({"moneda": "USD", "tipo_cambio": "39.1234"}, "tipo_cambio-error", "decimales"),
-])
+@pytest.mark.parametrize(
+    ("fields", "error_id", "text"),
+    [
+        ({"documento": "12345"}, "documento-error", "No es un RUT ni una cédula"),
+        ({"moneda": "USD", "tipo_cambio": "39.1234"}, "tipo_cambio-error", "decimales"),
+    ],
+)
 def test_errors_about_the_inferred_receipt_land_on_the_input_that_caused_them(usuario, fields, error_id, text):
     answer = usuario.post("/inteligente/nueva", data=_step1(usuario, **fields))
     assert answer.status_code == 422 and text in _soup(answer).find(id=error_id).get_text()
@@ -175,8 +199,15 @@ def test_a_reference_to_a_missing_receipt_is_a_field_error(usuario):
 
 
 def test_going_back_from_the_preview_keeps_what_was_typed(usuario):
-    data = _step1(usuario, ("Café", "2", "120"), ("Medialuna", "3", "44", "", "alimentos_basicos"),
-                  documento="1.335.321-4", precios_incluyen_iva=None, forma_pago="2", adenda="Mesa 4")
+    data = _step1(
+        usuario,
+        ("Café", "2", "120"),
+        ("Medialuna", "3", "44", "", "alimentos_basicos"),
+        documento="1.335.321-4",
+        precios_incluyen_iva=None,
+        forma_pago="2",
+        adenda="Mesa 4",
+    )
     request_id = _preview(usuario, data)
     back = _soup(usuario.get(f"/inteligente/nueva?desde={request_id}"))
     assert back.find(id="documento")["value"] == "1.335.321-4"
@@ -198,8 +229,10 @@ def test_lines_are_added_and_removed_in_place_keeping_what_was_typed(usuario):
     assert len(page.select("tbody tr")) == 3 and page.find(id="lineas-2-descripcion").has_attr("autofocus")
     assert page.find(id="lineas-1-descripcion")["value"] == "Torta"
 
-    removed = BeautifulSoup(usuario.post("/inteligente/nueva/lineas", data={**data, "quitar": "0"},
-                                         headers=HTMX).get_data(as_text=True), "html.parser")
+    removed = BeautifulSoup(
+        usuario.post("/inteligente/nueva/lineas", data={**data, "quitar": "0"}, headers=HTMX).get_data(as_text=True),
+        "html.parser",
+    )
     assert [r.find("input")["value"] for r in removed.select("tbody tr")] == ["Torta"]
     assert removed.find(id="lineas-0-descripcion")["value"] == "Torta"  # renumbered
     assert removed.find("button", attrs={"name": "quitar"}).has_attr("disabled")  # the last line stays
@@ -209,8 +242,9 @@ def test_lines_are_added_and_removed_in_place_keeping_what_was_typed(usuario):
     assert len(_soup(usuario.get("/inteligente/nueva")).select("#lineas tbody tr")) == 3
 
 
-@pytest.mark.parametrize(("document", "kind"), [
-    ("21-999983-001-9", "rut"), ("1.335.321-4", "ci"), ("12345", "unknown"), ("", "empty")])
+@pytest.mark.parametrize(
+    ("document", "kind"), [("21-999983-001-9", "rut"), ("1.335.321-4", "ci"), ("12345", "unknown"), ("", "empty")]
+)
 def test_the_document_hint_says_what_the_receiver_will_get(usuario, document, kind):
     answer = usuario.get("/inteligente/nueva/documento", query_string={"documento": document}, headers=HTMX)
     assert answer.status_code == 200 and "<html" not in answer.get_data(as_text=True)
@@ -237,8 +271,12 @@ def test_warnings_must_be_acknowledged_before_issuing(usuario, live_service):
 def test_an_expired_preview_says_so_and_previews_again_from_the_same_input(usuario, live_service):
     request_id = _preview(usuario, _step1(usuario, ("Libro de cocina", "1", "900", "", "libros")))
     form = _confirm_form(usuario, request_id)
-    _service_update(live_service, update(SmartRequest).where(SmartRequest.id == request_id)
-                    .values(expires_at=datetime.now(UTC) - timedelta(seconds=1)))
+    _service_update(
+        live_service,
+        update(SmartRequest)
+        .where(SmartRequest.id == request_id)
+        .values(expires_at=datetime.now(UTC) - timedelta(seconds=1)),
+    )
     refused = _confirm(usuario, request_id, form=form)
     assert refused.status_code == 409
     page = _soup(refused)
@@ -268,8 +306,9 @@ def test_a_preview_is_reachable_only_from_the_session_that_made_it(usuario, sign
     other = signed_in("admin@demo.uy")
     assert other.get(f"/inteligente/nueva/{request_id}").status_code == 404
     assert other.get(f"/inteligente/nueva/{request_id}/previsualizacion.pdf").status_code == 404
-    assert other.post(f"/inteligente/nueva/{request_id}/confirmar",
-                      data={"csrf_token": _csrf(other)}).status_code == 404
+    assert (
+        other.post(f"/inteligente/nueva/{request_id}/confirmar", data={"csrf_token": _csrf(other)}).status_code == 404
+    )
 
 
 def test_status_page_shows_timeline_receipt_and_support_details_and_does_not_poll_when_final(usuario, signed_in):
@@ -311,8 +350,10 @@ def test_status_block_polls_itself_while_the_request_is_moving(usuario):
 def test_a_failed_request_shows_its_error_code(usuario, live_service):
     request_id = _preview(usuario, _step1(usuario))
     form = _confirm_form(usuario, request_id)
-    _service_update(live_service, update(CaeRangeRecord).where(CaeRangeRecord.tipo_cfe == 101)
-                    .values(next_nro=CaeRangeRecord.hnro + 1))
+    _service_update(
+        live_service,
+        update(CaeRangeRecord).where(CaeRangeRecord.tipo_cfe == 101).values(next_nro=CaeRangeRecord.hnro + 1),
+    )
     failed = _confirm(usuario, request_id, form=form)
     assert failed.status_code == 409 and "cae_agotado" in failed.get_data(as_text=True)
     page = _soup(usuario.get(f"/inteligente/solicitudes?request_id={request_id}"))

@@ -50,8 +50,13 @@ def test_the_page_lists_recent_requests_with_state_receipt_and_a_link_to_each(so
     assert receipt == f"e-Ticket {issued.receipt.number}"
     assert "$ 244,00" in row.get_text()
     assert row.find("a")["href"] == f"{PAGE}?request_id={issued.id}"
-    assert _soup(answer).find("tr", attrs={"data-request-id": previewed.id}).find(
-        attrs={"data-testid": "request-state"}).get_text(strip=True) == "Previsualizada"
+    assert (
+        _soup(answer)
+        .find("tr", attrs={"data-request-id": previewed.id})
+        .find(attrs={"data-testid": "request-state"})
+        .get_text(strip=True)
+        == "Previsualizada"
+    )
 
 
 def test_live_filtering_answers_only_the_list_fragment(soporte, service_api, issued):
@@ -123,7 +128,11 @@ def test_the_page_speaks_english(soporte, issued):
     page = _soup(soporte.get(PAGE))
     assert page.find("h1").get_text(strip=True) == "Issuance requests"
     assert page.find("label", attrs={"for": "hasta"}).get_text(strip=True) == "Until"
-    assert page.find("tr", attrs={"data-request-id": issued.id}).find(
-        attrs={"data-testid": "request-state"}).get_text(strip=True) == "Issued"
+    assert (
+        page.find("tr", attrs={"data-request-id": issued.id})
+        .find(attrs={"data-testid": "request-state"})
+        .get_text(strip=True)
+        == "Issued"
+    )
     empty = _soup(soporte.get(PAGE, query_string={"q": "Z-9999999"})).find(class_="empty-state").get_text(strip=True)
     assert empty == "No request matches that search. Check the number or remove a filter."

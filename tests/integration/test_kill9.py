@@ -26,10 +26,15 @@ EMITIR = "/api/v1/comprobante/emitir"
 CLIENTS = 12
 
 
-def test_retries_after_kill_9_get_their_receipts_at_once_and_numbering_stays_whole(service_config, auth_headers,
-                                                                                 tmp_path):
-    service = Gunicorn("portal.service:create_app()", {"CFE_DATABASE_URL": service_config["DATABASE_URL"]},
-                       tmp_path / "service.log", threads=8).start()
+def test_retries_after_kill_9_get_their_receipts_at_once_and_numbering_stays_whole(
+    service_config, auth_headers, tmp_path
+):
+    service = Gunicorn(
+        "portal.service:create_app()",
+        {"CFE_DATABASE_URL": service_config["DATABASE_URL"]},
+        tmp_path / "service.log",
+        threads=8,
+    ).start()
     headers = auth_headers("usuario@demo.uy")
     acknowledged: dict[str, dict] = {}
     unanswered: list[str] = []
@@ -39,8 +44,12 @@ def test_retries_after_kill_9_get_their_receipts_at_once_and_numbering_stays_who
         for n in range(10_000):
             key = f"c{index}-{n}"
             try:
-                answer = requests.post(service.url + EMITIR, json=bodies.body(bodies.ETICKET),
-                                       headers={**headers, "Idempotency-Key": key}, timeout=30)
+                answer = requests.post(
+                    service.url + EMITIR,
+                    json=bodies.body(bodies.ETICKET),
+                    headers={**headers, "Idempotency-Key": key},
+                    timeout=30,
+                )
             except requests.ConnectionError:
                 unanswered.append(key)  # sent, maybe issued, never answered: the caller must retry it
                 return
@@ -63,8 +72,12 @@ def test_retries_after_kill_9_get_their_receipts_at_once_and_numbering_stays_who
         started = time.monotonic()
         retried = {}
         for key in unanswered:
-            answer = requests.post(service.url + EMITIR, json=bodies.body(bodies.ETICKET),
-                                   headers={**headers, "Idempotency-Key": key}, timeout=30)
+            answer = requests.post(
+                service.url + EMITIR,
+                json=bodies.body(bodies.ETICKET),
+                headers={**headers, "Idempotency-Key": key},
+                timeout=30,
+            )
             assert answer.status_code == 201, answer.text  # never 409 "in progress" for a dead process's key
             retried[key] = answer.json()
         assert time.monotonic() - started < 10

@@ -12,27 +12,87 @@ from bs4 import BeautifulSoup
 from tests.integration.test_authorization_matrix import OTHER_COMPANY_EMAIL, _add_other_company_user
 from tests.support import cfe_bodies as bodies
 
-PUBLIC = {"main.home", "auth.login", "auth.callback", "auth.logout", "main.healthz", "main.switch_language",
-          "static"}
-ANY_ROLE = {"main.day_summary", "main.switch_company", "comprobantes.index", "comprobantes.lookup",
-            "comprobantes.export", "correo.panel", "correo.history", "envios.state_badge", "envios.state_panel",
-            "comprobantes.receipt", "comprobantes.receipt_pdf", "comprobantes.receipt_xml", "dgi.index", "dgi.rut",
-            "dgi.nombre", "dgi.cva", "dgi.datos", "dgi.validate_document", "dgi.contexto", "inteligente.index",
-            "inteligente.status"}
-WRITERS = {"comprobantes.reference", "comprobantes.new", "comprobantes.preview", "comprobantes.preview_pdf",
-           "comprobantes.change_type", "comprobantes.add_line", "comprobantes.remove_line",
-           "comprobantes.document_check", "comprobantes.sign", "dgi.receptor", "inteligente.new",
-           "inteligente.preview", "inteligente.edit_lines", "inteligente.document_hint", "inteligente.review",
-           "inteligente.preview_pdf", "inteligente.confirm", "inteligente.repeat", "inteligente.result",
-           "comprobantes.note", "comprobantes.copy", "comprobantes.cancel", "correo.send", "envios.correct"}
-ADMIN_OR_SUPPORT = {"apikeys.index", "correo.mailbox", "correo.message", "correo.attachment", "envios.index",
-                    "envios.waiting"}
-ADMIN = {"apikeys.create", "apikeys.revoke", "apikeys.rate_limit", "empresa.settings", "empresa.branches",
-         "empresa.branch", "empresa.logo", "empresa.remove_logo", "empresa.logo_image", "empresa.certificates",
-         "empresa.cae", "empresa.audit", "envios.void", "envios.send_report", "envios.retry_envelope"}
-ALLOWED = {**dict.fromkeys(ANY_ROLE, {"admin", "usuario", "soporte"}),
-           **dict.fromkeys(WRITERS, {"admin", "usuario"}), **dict.fromkeys(ADMIN_OR_SUPPORT, {"admin", "soporte"}),
-           **dict.fromkeys(ADMIN, {"admin"})}
+PUBLIC = {"main.home", "auth.login", "auth.callback", "auth.logout", "main.healthz", "main.switch_language", "static"}
+ANY_ROLE = {
+    "main.day_summary",
+    "main.switch_company",
+    "comprobantes.index",
+    "comprobantes.lookup",
+    "comprobantes.export",
+    "correo.panel",
+    "correo.history",
+    "envios.state_badge",
+    "envios.state_panel",
+    "comprobantes.receipt",
+    "comprobantes.receipt_pdf",
+    "comprobantes.receipt_xml",
+    "dgi.index",
+    "dgi.rut",
+    "dgi.nombre",
+    "dgi.cva",
+    "dgi.datos",
+    "dgi.validate_document",
+    "dgi.contexto",
+    "inteligente.index",
+    "inteligente.status",
+}
+WRITERS = {
+    "comprobantes.reference",
+    "comprobantes.new",
+    "comprobantes.preview",
+    "comprobantes.preview_pdf",
+    "comprobantes.change_type",
+    "comprobantes.add_line",
+    "comprobantes.remove_line",
+    "comprobantes.document_check",
+    "comprobantes.sign",
+    "dgi.receptor",
+    "inteligente.new",
+    "inteligente.preview",
+    "inteligente.edit_lines",
+    "inteligente.document_hint",
+    "inteligente.review",
+    "inteligente.preview_pdf",
+    "inteligente.confirm",
+    "inteligente.repeat",
+    "inteligente.result",
+    "comprobantes.note",
+    "comprobantes.copy",
+    "comprobantes.cancel",
+    "correo.send",
+    "envios.correct",
+}
+ADMIN_OR_SUPPORT = {
+    "apikeys.index",
+    "correo.mailbox",
+    "correo.message",
+    "correo.attachment",
+    "envios.index",
+    "envios.waiting",
+}
+ADMIN = {
+    "apikeys.create",
+    "apikeys.revoke",
+    "apikeys.rate_limit",
+    "empresa.settings",
+    "empresa.branches",
+    "empresa.branch",
+    "empresa.logo",
+    "empresa.remove_logo",
+    "empresa.logo_image",
+    "empresa.certificates",
+    "empresa.cae",
+    "empresa.audit",
+    "envios.void",
+    "envios.send_report",
+    "envios.retry_envelope",
+}
+ALLOWED = {
+    **dict.fromkeys(ANY_ROLE, {"admin", "usuario", "soporte"}),
+    **dict.fromkeys(WRITERS, {"admin", "usuario"}),
+    **dict.fromkeys(ADMIN_OR_SUPPORT, {"admin", "soporte"}),
+    **dict.fromkeys(ADMIN, {"admin"}),
+}
 EMAILS = {"admin": "admin@demo.uy", "usuario": "usuario@demo.uy", "soporte": "soporte@demo.uy"}
 RECEIPT_PAGES = {"comprobantes.receipt", "comprobantes.receipt_pdf", "comprobantes.receipt_xml"}
 
@@ -56,8 +116,12 @@ def _url(rule: str, receipt_id: str) -> str:
 
 @pytest.fixture
 def receipt_of_company_one(live_service, live_token_for) -> str:
-    answer = requests.post(live_service.url + "/api/v1/comprobante/emitir", json=bodies.body(bodies.ETICKET),
-                           headers={"Authorization": f"Bearer {live_token_for('usuario@demo.uy')}"}, timeout=30)
+    answer = requests.post(
+        live_service.url + "/api/v1/comprobante/emitir",
+        json=bodies.body(bodies.ETICKET),
+        headers={"Authorization": f"Bearer {live_token_for('usuario@demo.uy')}"},
+        timeout=30,
+    )
     assert answer.status_code == 201, answer.text
     return answer.json()["idCfeEmitido"]
 
@@ -83,17 +147,22 @@ def test_each_role_reaches_exactly_its_routes(portal_app, signed_in, role, recei
     for endpoint, method, rule in _routes(portal_app):
         if endpoint in PUBLIC:
             continue
-        answer = client.open(_url(rule, receipt_of_company_one), method=method,
-                             data={"csrf_token": token, "company_id": "1"})
+        answer = client.open(
+            _url(rule, receipt_of_company_one), method=method, data={"csrf_token": token, "company_id": "1"}
+        )
         if role in ALLOWED[endpoint]:
-            assert answer.status_code != 403 and "/auth/login" not in answer.headers.get("Location", ""), \
-                (endpoint, method, answer.status_code)
+            assert answer.status_code != 403 and "/auth/login" not in answer.headers.get("Location", ""), (
+                endpoint,
+                method,
+                answer.status_code,
+            )
         else:
             assert answer.status_code == 403, (endpoint, method, answer.status_code)
 
 
-def test_a_user_of_another_company_gets_404_for_company_one_receipts(portal_app, signed_in, live_service,
-                                                                     receipt_of_company_one):
+def test_a_user_of_another_company_gets_404_for_company_one_receipts(
+    portal_app, signed_in, live_service, receipt_of_company_one
+):
     _add_other_company_user(live_service.app)
     client = signed_in(OTHER_COMPANY_EMAIL)
     for endpoint, method, rule in _routes(portal_app):

@@ -44,8 +44,10 @@ def test_todays_receipts_and_totals_in_pesos_and_dollars(signed_in, live_service
     soup = _soup(signed_in("usuario@demo.uy").get("/"))
     today = _card(soup, "today")
     assert today_montevideo().strftime("%d/%m/%Y") in today and "2 comprobantes" in today
-    rows = [[td.get_text(strip=True) for td in tr.find_all("td")]
-            for tr in soup.find(attrs={"data-testid": "card-today"}).select("tbody tr")]
+    rows = [
+        [td.get_text(strip=True) for td in tr.find_all("td")]
+        for tr in soup.find(attrs={"data-testid": "card-today"}).select("tbody tr")
+    ]
     assert rows[0] == ["e-Ticket", "1", "$ 376,00"] and float(ticket.totals["mntPagar"]) == 376
     assert rows[1][0] == "e-Factura" and rows[1][2].startswith("U$S ")
     net = soup.find(attrs={"data-testid": "today-net"}).get_text(" ", strip=True)
@@ -66,18 +68,33 @@ def test_rejected_receipts_are_counted_and_linked_to_their_page(signed_in, live_
 
 
 def test_cae_and_certificate_warnings(signed_in, live_service):
-    _set(live_service, CaeRangeRecord, [CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 101],
-         next_nro=99_001)
-    _set(live_service, CaeRangeRecord, [CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 111],
-         vencimiento=today_montevideo() + timedelta(days=12))
-    _set(live_service, CaeRangeRecord, [CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 181],
-         next_nro=CaeRangeRecord.hnro + 1)
-    _set(live_service, Certificate, [Certificate.company_id == 1],
-         not_after=datetime.now(UTC) + timedelta(days=20, hours=12))
+    _set(
+        live_service, CaeRangeRecord, [CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 101], next_nro=99_001
+    )
+    _set(
+        live_service,
+        CaeRangeRecord,
+        [CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 111],
+        vencimiento=today_montevideo() + timedelta(days=12),
+    )
+    _set(
+        live_service,
+        CaeRangeRecord,
+        [CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 181],
+        next_nro=CaeRangeRecord.hnro + 1,
+    )
+    _set(
+        live_service,
+        Certificate,
+        [Certificate.company_id == 1],
+        not_after=datetime.now(UTC) + timedelta(days=20, hours=12),
+    )
     soup = _soup(signed_in("usuario@demo.uy").get("/"))
     cae = _card(soup, "cae")
-    rows = {" ".join(tr.td.get_text(" ").split()): [" ".join(td.get_text(" ").split()) for td in tr.find_all("td")[1:]]
-            for tr in soup.find(attrs={"data-testid": "card-cae"}).select("tbody tr")}
+    rows = {
+        " ".join(tr.td.get_text(" ").split()): [" ".join(td.get_text(" ").split()) for td in tr.find_all("td")[1:]]
+        for tr in soup.find(attrs={"data-testid": "card-cae"}).select("tbody tr")
+    }
     in_twelve_days = (today_montevideo() + timedelta(days=12)).strftime("%d/%m/%Y")
     assert rows["e-Ticket A"][0] == "1.000 Menos del 10 %"  # split() also splits the no-break space
     assert rows["e-Factura A"] == ["100.000", f"{in_twelve_days} Vence en 12 días"]
@@ -89,11 +106,14 @@ def test_cae_and_certificate_warnings(signed_in, live_service):
     assert "Cargar un CAE" not in cae  # an admin's action
 
 
-@pytest.mark.parametrize(("email", "actions"), [
-    ("admin@demo.uy", ["Nuevo comprobante", "Emisión inteligente", "Consultar DGI", "Claves de API", "Empresa"]),
-    ("usuario@demo.uy", ["Nuevo comprobante", "Emisión inteligente", "Consultar DGI"]),
-    ("soporte@demo.uy", ["Consultar DGI"]),
-])
+@pytest.mark.parametrize(
+    ("email", "actions"),
+    [
+        ("admin@demo.uy", ["Nuevo comprobante", "Emisión inteligente", "Consultar DGI", "Claves de API", "Empresa"]),
+        ("usuario@demo.uy", ["Nuevo comprobante", "Emisión inteligente", "Consultar DGI"]),
+        ("soporte@demo.uy", ["Consultar DGI"]),
+    ],
+)
 def test_main_actions_by_role_and_labelled_cards(signed_in, email, actions):
     soup = _soup(signed_in(email).get("/"))
     assert [a.get_text(strip=True) for a in soup.select("nav.home-actions a")] == actions
@@ -118,8 +138,15 @@ def test_english(signed_in):
     token = _soup(client.get("/")).find("input", {"name": "csrf_token"})["value"]
     client.post("/idioma", data={"lang": "en", "csrf_token": token})
     text = _soup(client.get("/")).find("main").get_text(" ", strip=True)
-    for words in ("Your day", "Today's receipts", "Status at DGI", "CAE numbers", "Signing certificates",
-                  "New receipt", "Left"):
+    for words in (
+        "Your day",
+        "Today's receipts",
+        "Status at DGI",
+        "CAE numbers",
+        "Signing certificates",
+        "New receipt",
+        "Left",
+    ):
         assert words in text
 
 

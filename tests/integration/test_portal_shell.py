@@ -32,12 +32,18 @@ def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_clie
     assert protected.headers["Location"].startswith("/auth/login?next=/comprobantes/")
 
 
-@pytest.mark.parametrize(("email", "role", "nav"), [
-    ("admin@demo.uy", "admin",
-     ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI", "Empresa"]),
-    ("soporte@demo.uy", "soporte", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI"]),
-    ("usuario@demo.uy", "usuario", ["Comprobantes", "DGI", "Emisión inteligente"]),
-])
+@pytest.mark.parametrize(
+    ("email", "role", "nav"),
+    [
+        (
+            "admin@demo.uy",
+            "admin",
+            ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI", "Empresa"],
+        ),
+        ("soporte@demo.uy", "soporte", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI"]),
+        ("usuario@demo.uy", "usuario", ["Comprobantes", "DGI", "Emisión inteligente"]),
+    ],
+)
 def test_home_greets_who_is_signed_in_and_shows_the_navigation_of_the_role(signed_in, email, role, nav):
     client = signed_in(email)
     html = client.get("/").get_data(as_text=True)
@@ -82,16 +88,21 @@ def test_company_switch_for_a_user_of_two_companies(signed_in):
     token = _csrf(client)
     assert client.post("/empresa", data={"company_id": "2", "csrf_token": token}).status_code == 303
     html = client.get("/").get_data(as_text=True)
-    assert "Comercial del Norte" in BeautifulSoup(html, "html.parser").find(
-        attrs={"data-testid": "who-company"}).get_text()
+    assert (
+        "Comercial del Norte"
+        in BeautifulSoup(html, "html.parser").find(attrs={"data-testid": "who-company"}).get_text()
+    )
     assert client.post("/empresa", data={"company_id": "99", "csrf_token": token}).status_code == 403
 
 
-@pytest.mark.parametrize(("was_on", "lands_on"), [
-    ("/dgi/cva?nroDoc=1", "/dgi/cva?nroDoc=1"),  # the same page
-    ("/comprobantes/0123456789abcdef", "/comprobantes/"),  # a record of the other company: its area's list
-    ("//evil.example/x", "/"),
-])
+@pytest.mark.parametrize(
+    ("was_on", "lands_on"),
+    [
+        ("/dgi/cva?nroDoc=1", "/dgi/cva?nroDoc=1"),  # the same page
+        ("/comprobantes/0123456789abcdef", "/comprobantes/"),  # a record of the other company: its area's list
+        ("//evil.example/x", "/"),
+    ],
+)
 def test_switching_company_stays_on_the_page_the_user_was_on(signed_in, was_on, lands_on):
     client = signed_in("admin@demo.uy")
     answer = client.post("/empresa", data={"company_id": "2", "next": was_on, "csrf_token": _csrf(client)})
@@ -144,9 +155,12 @@ def test_sign_out_revokes_the_refresh_token(signed_in, live_service, portal_app)
         refresh_token = session["tokens"]["refresh_token"]
     answer = client.post("/auth/logout", data={"csrf_token": _csrf(client)})
     assert answer.status_code == 303 and "/oauth/logout" in answer.headers["Location"]
-    reuse = requests.post(f"{live_service.url}/oauth/token", timeout=5,
-                          data={"grant_type": "refresh_token", "refresh_token": refresh_token},
-                          auth=(portal_app.config["OIDC_CLIENT_ID"], portal_app.config["OIDC_CLIENT_SECRET"]))
+    reuse = requests.post(
+        f"{live_service.url}/oauth/token",
+        timeout=5,
+        data={"grant_type": "refresh_token", "refresh_token": refresh_token},
+        auth=(portal_app.config["OIDC_CLIENT_ID"], portal_app.config["OIDC_CLIENT_SECRET"]),
+    )
     assert reuse.status_code == 400
     assert client.get("/comprobantes/").status_code == 302
 
@@ -203,9 +217,12 @@ def test_a_wrong_method_is_a_page_in_the_users_language_not_werkzeugs_english(si
 
 def test_a_pdf_may_be_shown_by_the_browsers_viewer_but_framed_only_by_the_portal(signed_in, live_service):
     client = signed_in()
-    receipt = requests.post(live_service.url + "/api/v1/comprobante/emitir", json=bodies.body(bodies.ETICKET),
-                            headers={"Authorization": f"Bearer {mint_token(live_service.app, 'usuario@demo.uy')}"},
-                            timeout=30).json()
+    receipt = requests.post(
+        live_service.url + "/api/v1/comprobante/emitir",
+        json=bodies.body(bodies.ETICKET),
+        headers={"Authorization": f"Bearer {mint_token(live_service.app, 'usuario@demo.uy')}"},
+        timeout=30,
+    ).json()
     answer = client.get(f"/comprobantes/{receipt['idCfeEmitido']}/pdf")
     assert answer.status_code == 200 and answer.mimetype == "application/pdf"
     csp = answer.headers["Content-Security-Policy"]

@@ -30,19 +30,28 @@ def test_a_company_id_that_is_not_plain_ascii_digits_is_a_422(api_client, auth_h
 
 
 def test_a_superscript_digit_in_a_dgi_lookup_is_a_422(api_client, auth_headers):
-    answer = api_client.get(f"/api/v1/dgi/consultaRut/{data.DEMO_RUT}?idEmpresa=\u00b2&idCertificado=1",
-                            headers=auth_headers("admin@demo.uy"))
+    answer = api_client.get(
+        f"/api/v1/dgi/consultaRut/{data.DEMO_RUT}?idEmpresa=\u00b2&idCertificado=1",
+        headers=auth_headers("admin@demo.uy"),
+    )
     assert answer.status_code == 422
 
 
-@pytest.mark.parametrize("path", [f"consultaRut/{data.DEMO_RUT}", f"consultaCva/{data.DEMO_RUT}",
-                                  f"consultaDatosEntidad/{data.DEMO_RUT}",
-                                  "consultaNombreEntidad?tipoDoc=3&nroDoc=13353214&"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"consultaRut/{data.DEMO_RUT}",
+        f"consultaCva/{data.DEMO_RUT}",
+        f"consultaDatosEntidad/{data.DEMO_RUT}",
+        "consultaNombreEntidad?tipoDoc=3&nroDoc=13353214&",
+    ],
+)
 @pytest.mark.parametrize("certificate", [2**63, 2**63 - 1, 10**30])
 def test_a_huge_certificate_id_is_a_clear_error_on_every_dgi_lookup(api_client, auth_headers, path, certificate):
     separator = "" if path.endswith("&") else "?"
-    answer = api_client.get(f"/api/v1/dgi/{path}{separator}idEmpresa=1&idCertificado={certificate}",
-                            headers=auth_headers("usuario@demo.uy"))
+    answer = api_client.get(
+        f"/api/v1/dgi/{path}{separator}idEmpresa=1&idCertificado={certificate}", headers=auth_headers("usuario@demo.uy")
+    )
     assert answer.status_code in (404, 422), answer.get_data(as_text=True)[:300]
     assert answer.get_json()["error"]["code"] in ("validation_error", "certificado_no_encontrado")
 
@@ -50,8 +59,9 @@ def test_a_huge_certificate_id_is_a_clear_error_on_every_dgi_lookup(api_client, 
 def test_signing_an_xml_just_under_the_limit_whose_signature_passes_it_is_answered(api_client, auth_headers):
     head, tail = b'<CFE xmlns="http://cfe.dgi.gub.uy" version="1.0"><eTck><TmstFirma>', b"</TmstFirma></eTck></CFE>"
     body = head + b"x" * (2 * 1024 * 1024 - 200 - len(head) - len(tail)) + tail
-    answer = api_client.post("/api/v1/comprobante/firmarXml", data=body,
-                             headers={**auth_headers("usuario@demo.uy"), **XML})
+    answer = api_client.post(
+        "/api/v1/comprobante/firmarXml", data=body, headers={**auth_headers("usuario@demo.uy"), **XML}
+    )
     error = _assert_error(answer, 413, "payload_too_large")
     assert "firmado" in error["message"]
 
@@ -61,15 +71,23 @@ def test_a_token_whose_subject_is_not_a_user_number_is_a_401(service_app, api_cl
     keys = service_app.extensions["identity_keys"]
     import time
 
-    claims = {"iss": service_app.config["ISSUER"], "aud": service_app.config["API_AUDIENCE"], "sub": sub,
-              "exp": int(time.time()) + 300, "iat": int(time.time()), "jti": "x"}
+    claims = {
+        "iss": service_app.config["ISSUER"],
+        "aud": service_app.config["API_AUDIENCE"],
+        "sub": sub,
+        "exp": int(time.time()) + 300,
+        "iat": int(time.time()),
+        "jti": "x",
+    }
     token = jwt.encode({"alg": "RS256", "typ": "at+jwt", "kid": keys.kid}, claims, keys.private_key)
     for path in ("/api/v1/apikeys", "/oauth/userinfo"):
         _assert_error(api_client.get(path, headers={"Authorization": f"Bearer {token}"}), 401, "invalid_token")
 
 
-@pytest.mark.parametrize(("path", "content_type"), [("/api/v1/comprobante/firmarXml", "application/xml"),
-                                                    ("/api/v1/comprobante/emitir", "application/json")])
+@pytest.mark.parametrize(
+    ("path", "content_type"),
+    [("/api/v1/comprobante/firmarXml", "application/xml"), ("/api/v1/comprobante/emitir", "application/json")],
+)
 def test_a_chunked_body_over_the_cap_is_refused_whole_with_413(live_service, live_token_for, path, content_type):
     def chunks():
         yield b"<CFE xmlns='http://cfe.dgi.gub.uy'>" if content_type.endswith("xml") else b'{"tipoCFE": 101, "x": "'
@@ -84,14 +102,18 @@ def test_a_chunked_body_over_the_cap_is_refused_whole_with_413(live_service, liv
 
 def test_a_small_chunked_body_is_read_whole(live_service, live_token_for):
     headers = {"Authorization": f"Bearer {live_token_for('usuario@demo.uy')}", "Content-Type": "application/xml"}
-    answer = requests.post(live_service.url + "/api/v1/comprobante/firmarXml", data=iter([b"<other", b"/>"]),
-                           headers=headers, timeout=30)
+    answer = requests.post(
+        live_service.url + "/api/v1/comprobante/firmarXml", data=iter([b"<other", b"/>"]), headers=headers, timeout=30
+    )
     assert answer.status_code == 422 and "CFE" in answer.json()["error"]["message"]
 
 
 @pytest.mark.parametrize("doc_type", [1, 2, 3])
 @pytest.mark.parametrize("number", ["1335321\u00b2", "1\u00b2", "\uff11\uff13\uff13\uff15\uff13\uff12\uff11\uff14"])
 def test_a_document_number_with_non_ascii_digits_is_a_422(api_client, auth_headers, doc_type, number):
-    answer = api_client.get("/api/v1/dgi/consultaNombreEntidad", headers=auth_headers("usuario@demo.uy"),
-                            query_string={"idEmpresa": 1, "idCertificado": 1, "tipoDoc": doc_type, "nroDoc": number})
+    answer = api_client.get(
+        "/api/v1/dgi/consultaNombreEntidad",
+        headers=auth_headers("usuario@demo.uy"),
+        query_string={"idEmpresa": 1, "idCertificado": 1, "tipoDoc": doc_type, "nroDoc": number},
+    )
     _assert_error(answer, 422, "validation_error")

@@ -9,10 +9,13 @@ def test_healthz(api_client):
     assert api_client.get("/healthz").json == {"status": "ok"}
 
 
-@pytest.mark.parametrize(("method", "path", "status", "code"), [
-    ("GET", "/api/v1/no-such-thing", 404, "not_found"),
-    ("DELETE", "/api/v1/openapi.json", 405, "method_not_allowed"),
-])
+@pytest.mark.parametrize(
+    ("method", "path", "status", "code"),
+    [
+        ("GET", "/api/v1/no-such-thing", 404, "not_found"),
+        ("DELETE", "/api/v1/openapi.json", 405, "method_not_allowed"),
+    ],
+)
 def test_http_errors_use_the_json_error_shape(api_client, method, path, status, code):
     answer = api_client.open(path, method=method)
     assert answer.status_code == status
@@ -72,15 +75,24 @@ def test_service_pages_carry_a_strict_content_security_policy(api_client):
 
 
 SEED_OPERATIONS = {
-    ("post", "/api/v1/comprobante/emitir"), ("post", "/api/v1/comprobante/firmarXml"),
-    ("get", "/api/v1/comprobante/getByIdCfeEmitido"), ("post", "/api/v1/comprobante/reaplicarReferencia"),
-    ("get", "/api/v1/comprobante/previsualizar/{token}"), ("post", "/api/v1/comprobante/previsualizar"),
-    ("get", "/api/v1/apikeys"), ("post", "/api/v1/apikeys"), ("post", "/api/v1/apikeys/{apikey_id}/revocar"),
+    ("post", "/api/v1/comprobante/emitir"),
+    ("post", "/api/v1/comprobante/firmarXml"),
+    ("get", "/api/v1/comprobante/getByIdCfeEmitido"),
+    ("post", "/api/v1/comprobante/reaplicarReferencia"),
+    ("get", "/api/v1/comprobante/previsualizar/{token}"),
+    ("post", "/api/v1/comprobante/previsualizar"),
+    ("get", "/api/v1/apikeys"),
+    ("post", "/api/v1/apikeys"),
+    ("post", "/api/v1/apikeys/{apikey_id}/revocar"),
     ("post", "/api/v1/apikeys/{apikey_id}/rate-limit"),
-    ("get", "/api/v1/dgi/consultaRut/{rut}"), ("get", "/api/v1/dgi/consultaNombreEntidad"),
-    ("get", "/api/v1/dgi/consultaCva/{rut}"), ("get", "/api/v1/dgi/consultaDatosEntidad/{rut}"),
-    ("post", "/api/v1/cfe/emitir-inteligente"), ("post", "/api/v1/cfe/previsualizar-emision-inteligente"),
-    ("post", "/api/v1/cfe/confirmar-emision-inteligente"), ("get", "/api/v1/cfe/emision-inteligente/{request_id}"),
+    ("get", "/api/v1/dgi/consultaRut/{rut}"),
+    ("get", "/api/v1/dgi/consultaNombreEntidad"),
+    ("get", "/api/v1/dgi/consultaCva/{rut}"),
+    ("get", "/api/v1/dgi/consultaDatosEntidad/{rut}"),
+    ("post", "/api/v1/cfe/emitir-inteligente"),
+    ("post", "/api/v1/cfe/previsualizar-emision-inteligente"),
+    ("post", "/api/v1/cfe/confirmar-emision-inteligente"),
+    ("get", "/api/v1/cfe/emision-inteligente/{request_id}"),
 }
 
 

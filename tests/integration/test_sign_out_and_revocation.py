@@ -58,13 +58,24 @@ def test_revoking_an_access_token_at_the_provider_refuses_it(live_service):
     url, verifier = _authorize(live_service.url, redirect_uri)
     signed = _sign_in_at_provider(requests.Session(), url)
     code = parse_qs(urlsplit(signed.headers["Location"]).query)["code"][0]
-    tokens = requests.post(live_service.url + "/oauth/token", timeout=10, data={
-        "grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri, "code_verifier": verifier},
-        auth=("cfe-portal", live_service.app.config["PORTAL_CLIENT_SECRET"])).json()
+    tokens = requests.post(
+        live_service.url + "/oauth/token",
+        timeout=10,
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": redirect_uri,
+            "code_verifier": verifier,
+        },
+        auth=("cfe-portal", live_service.app.config["PORTAL_CLIENT_SECRET"]),
+    ).json()
     assert _api(live_service.url, tokens["access_token"]) == 404
-    revoked = requests.post(live_service.url + "/oauth/revoke", timeout=10,
-                            data={"token": tokens["access_token"], "token_type_hint": "access_token"},
-                            auth=("cfe-portal", live_service.app.config["PORTAL_CLIENT_SECRET"]))
+    revoked = requests.post(
+        live_service.url + "/oauth/revoke",
+        timeout=10,
+        data={"token": tokens["access_token"], "token_type_hint": "access_token"},
+        auth=("cfe-portal", live_service.app.config["PORTAL_CLIENT_SECRET"]),
+    )
     assert revoked.status_code == 200
     assert _api(live_service.url, tokens["access_token"]) == 401
 
@@ -72,10 +83,18 @@ def test_revoking_an_access_token_at_the_provider_refuses_it(live_service):
 def _authorize(service_url: str, redirect_uri: str) -> tuple[str, str]:
     verifier = secrets.token_urlsafe(48)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-    return service_url + "/oauth/authorize?" + urlencode({
-        "response_type": "code", "client_id": "cfe-portal", "redirect_uri": redirect_uri, "state": "s",
-        "scope": "openid profile email cfe", "nonce": secrets.token_hex(8), "code_challenge": challenge,
-        "code_challenge_method": "S256"}), verifier
+    return service_url + "/oauth/authorize?" + urlencode(
+        {
+            "response_type": "code",
+            "client_id": "cfe-portal",
+            "redirect_uri": redirect_uri,
+            "state": "s",
+            "scope": "openid profile email cfe",
+            "nonce": secrets.token_hex(8),
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+        }
+    ), verifier
 
 
 def _authorize_url(service_url: str, redirect_uri: str) -> str:

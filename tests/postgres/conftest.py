@@ -29,8 +29,10 @@ from pathlib import Path
 import psycopg
 import pytest
 
-MISSING = ("PostgreSQL's server binaries (initdb, pg_ctl) are not installed: run make test (it installs "
-           "postgresql) or `sudo apt-get install postgresql`.")
+MISSING = (
+    "PostgreSQL's server binaries (initdb, pg_ctl) are not installed: run make test (it installs "
+    "postgresql) or `sudo apt-get install postgresql`."
+)
 TEMPLATE_DB = "cfe_template"
 SUPERUSER = "postgres"
 
@@ -43,8 +45,9 @@ def pytest_collection_modifyitems(items):
 
 def _server_bin_dir() -> Path:
     """The newest installed server's bin dir (/usr/lib/postgresql/<version>/bin)."""
-    found = [Path(p).parent for p in glob.glob("/usr/lib/postgresql/*/bin/initdb")
-             if Path(p).with_name("pg_ctl").exists()]
+    found = [
+        Path(p).parent for p in glob.glob("/usr/lib/postgresql/*/bin/initdb") if Path(p).with_name("pg_ctl").exists()
+    ]
     if not found:
         pytest.fail(MISSING)
     return max(found, key=lambda bin_dir: int(bin_dir.parent.name) if bin_dir.parent.name.isdigit() else 0)
@@ -68,8 +71,7 @@ class PostgresServer:
 
     def admin(self) -> psycopg.Connection:
         """An autocommit connection to the maintenance database (CREATE/DROP DATABASE)."""
-        return psycopg.connect(host="127.0.0.1", port=self.port, user=SUPERUSER, dbname="postgres",
-                               autocommit=True)
+        return psycopg.connect(host="127.0.0.1", port=self.port, user=SUPERUSER, dbname="postgres", autocommit=True)
 
     def connect(self, database: str, **kwargs) -> psycopg.Connection:
         return psycopg.connect(host="127.0.0.1", port=self.port, user=SUPERUSER, dbname=database, **kwargs)
@@ -88,11 +90,27 @@ def _start(bin_dir: Path, data_dir: Path, base: Path, log: Path, owner: str | No
     """Start the server on a free port (tried again if another process took the port first); the port."""
     for attempt in range(3):
         port = _free_port()
-        options = (f"-c port={port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={base} "
-                   "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
+        options = (
+            f"-c port={port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={base} "
+            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        )
         try:
-            _run_as_owner([str(bin_dir / "pg_ctl"), "-D", str(data_dir), "-l", str(log), "-o", options, "-w",
-                           "-t", "60", "start"], owner)
+            _run_as_owner(
+                [
+                    str(bin_dir / "pg_ctl"),
+                    "-D",
+                    str(data_dir),
+                    "-l",
+                    str(log),
+                    "-o",
+                    options,
+                    "-w",
+                    "-t",
+                    "60",
+                    "start",
+                ],
+                owner,
+            )
             return port
         except RuntimeError as exc:
             if attempt == 2:
@@ -119,8 +137,20 @@ def postgres_server() -> Iterator[PostgresServer]:
         os.chown(base, account.pw_uid, account.pw_gid)
     data_dir, log = base / "data", base / "server.log"
     try:
-        _run_as_owner([str(bin_dir / "initdb"), "-D", str(data_dir), "-U", SUPERUSER, "--auth=trust",
-                       "--encoding=UTF8", "--locale=C", "--no-sync"], owner)
+        _run_as_owner(
+            [
+                str(bin_dir / "initdb"),
+                "-D",
+                str(data_dir),
+                "-U",
+                SUPERUSER,
+                "--auth=trust",
+                "--encoding=UTF8",
+                "--locale=C",
+                "--no-sync",
+            ],
+            owner,
+        )
         port = _start(bin_dir, data_dir, base, log, owner)
     except BaseException:
         shutil.rmtree(base, ignore_errors=True)
@@ -201,4 +231,3 @@ def pg_service_app(service_app):
     `service_app` (and so as `api_client`, `auth_headers`, `token_for`) inside tests/postgres."""
     assert service_app.extensions["db_engine"].dialect.name == "postgresql"
     return service_app
-

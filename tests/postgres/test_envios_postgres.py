@@ -26,8 +26,14 @@ def test_the_road_to_dgi_on_postgresql(api_client, auth_headers, service_app):
     body["receptor"]["rznSocRecep"] = f"Cliente {REJECT_MARKER}E09"
     rejected = issue(api_client, admin, body)
     ticket = issue(api_client, admin, bodies.body(bodies.ETICKET))
-    assert api_client.post("/api/v1/envios/anulaciones", headers=admin,
-                           json={"tipoCFE": 181, "cantidad": 2, "motivo": "Talonario dañado"}).status_code == 201
+    assert (
+        api_client.post(
+            "/api/v1/envios/anulaciones",
+            headers=admin,
+            json={"tipoCFE": 181, "cantidad": 2, "motivo": "Talonario dañado"},
+        ).status_code
+        == 201
+    )
     drain(service_app)
 
     def dgi(cfe):

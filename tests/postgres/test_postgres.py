@@ -54,8 +54,9 @@ def wait_for_lock_waiters(server, database: str, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     with server.admin() as admin:
         while time.monotonic() < deadline:
-            if admin.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND wait_event_type = 'Lock'",
-                             (database,)).fetchone()[0]:
+            if admin.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND wait_event_type = 'Lock'", (database,)
+            ).fetchone()[0]:
                 return
             time.sleep(0.02)
     raise AssertionError(f"no session of {database} waited for a lock within {timeout:.0f} s")
@@ -74,8 +75,7 @@ def _schema_differences(url: str) -> list:
 # --- schema and demo data ----------------------------------------------------------------------------------
 
 
-def test_migrations_build_exactly_the_models_on_postgresql_and_go_down_and_up_again(postgres_server,
-                                                                                   empty_pg_database):
+def test_migrations_build_exactly_the_models_on_postgresql_and_go_down_and_up_again(postgres_server, empty_pg_database):
     url = postgres_server.url(empty_pg_database)
     upgrade(url)
     assert _schema_differences(url) == []
@@ -101,8 +101,10 @@ def test_migrations_build_exactly_the_models_on_postgresql_and_go_down_and_up_ag
 
 
 def _counts(session) -> dict[str, int]:
-    return {model.__tablename__: session.scalar(select(func.count()).select_from(model))
-            for model in (Company, User, Membership, OAuthClient, Certificate, CaeRangeRecord)}
+    return {
+        model.__tablename__: session.scalar(select(func.count()).select_from(model))
+        for model in (Company, User, Membership, OAuthClient, Certificate, CaeRangeRecord)
+    }
 
 
 def test_seed_creates_the_demo_data_and_a_second_run_changes_nothing(pg_service_app):
@@ -166,29 +168,45 @@ def test_numbers_are_sequential_and_a_failed_issue_consumes_none(api_client, use
 
 def test_an_exhausted_range_is_a_409(api_client, user, pg_service_app):
     with pg_service_app.app_context():
-        db.session().execute(update(CaeRangeRecord).where(CaeRangeRecord.company_id == 1,
-                                                          CaeRangeRecord.tipo_cfe == 101)
-                             .values(next_nro=CaeRangeRecord.hnro + 1))
+        db.session().execute(
+            update(CaeRangeRecord)
+            .where(CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 101)
+            .values(next_nro=CaeRangeRecord.hnro + 1)
+        )
         db.session().commit()
     answer = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=user)
     assert answer.status_code == 409 and answer.json["error"]["code"] == "cae_agotado"
 
 
 def test_preview_links_and_collection_references_are_stored_and_read_back(api_client, user):
-    link = api_client.post("/api/v1/comprobante/previsualizar", json=bodies.body(bodies.EFACTURA),
-                           headers={**user, "Accept": "application/json"})
+    link = api_client.post(
+        "/api/v1/comprobante/previsualizar",
+        json=bodies.body(bodies.EFACTURA),
+        headers={**user, "Accept": "application/json"},
+    )
     assert link.status_code == 201, link.json
     pdf = api_client.get(urlsplit(link.json["url"]).path, headers=user)
     assert pdf.status_code == 200 and pdf.data.startswith(b"%PDF")  # the PDF came back from bytea whole
     receipt = _issue(api_client, user, bodies.body(bodies.EFACTURA))
     for reference in ("COB-1", "COB-2", "COB-2"):
-        answer = api_client.post("/api/v1/comprobante/reaplicarReferencia", headers=user, json={
-            "idCfeEmitido": receipt["idCfeEmitido"], "referenciaCobro": reference, "observacion": "Transferencia"})
+        answer = api_client.post(
+            "/api/v1/comprobante/reaplicarReferencia",
+            headers=user,
+            json={
+                "idCfeEmitido": receipt["idCfeEmitido"],
+                "referenciaCobro": reference,
+                "observacion": "Transferencia",
+            },
+        )
         assert answer.status_code == 200, answer.json
     assert answer.json["cambio"] is False
     assert [h["referenciaCobro"] for h in answer.json["historial"]] == ["COB-2", "COB-1"]
-    assert api_client.get(GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"]},
-                          headers=user).json["referenciaCobro"] == "COB-2"
+    assert (
+        api_client.get(GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"]}, headers=user).json[
+            "referenciaCobro"
+        ]
+        == "COB-2"
+    )
 
 
 # --- idempotency --------------------------------------------------------------------------------------------
@@ -199,8 +217,9 @@ def test_same_key_same_body_replays_and_other_body_is_422(api_client, user, pg_s
     again = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers={**user, "Idempotency-Key": "pos-1-0001"})
     assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
     assert again.json == first
-    other = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET) | {"fmaPago": 2},
-                            headers={**user, "Idempotency-Key": "pos-1-0001"})
+    other = api_client.post(
+        EMITIR, json=bodies.body(bodies.ETICKET) | {"fmaPago": 2}, headers={**user, "Idempotency-Key": "pos-1-0001"}
+    )
     assert other.status_code == 422 and other.json["error"]["code"] == "idempotency_key_reused"
     assert _issue(api_client, user, bodies.body(bodies.ETICKET))["nro"] == first["nro"] + 1
     with pg_service_app.app_context():
@@ -215,8 +234,7 @@ def test_same_key_same_body_replays_and_other_body_is_422(api_client, user, pg_s
         assert purge_expired() == 1
 
 
-def test_a_key_whose_first_claim_is_still_uncommitted_gets_409_not_500(api_client, user, postgres_server,
-                                                                          pg_database):
+def test_a_key_whose_first_claim_is_still_uncommitted_gets_409_not_500(api_client, user, postgres_server, pg_database):
     """The race of two first claims, made deterministic: another transaction has inserted the same key but
     not committed. The request's own INSERT then waits on the unique index, and fails once that commits."""
     from portal.service.cfe import CfeInput
@@ -226,12 +244,15 @@ def test_a_key_whose_first_claim_is_still_uncommitted_gets_409_not_500(api_clien
     competitor = postgres_server.connect(pg_database)
     competitor.execute(
         "INSERT INTO idempotency_key (company_id, scope, key, request_hash, state, created_at) "
-        "VALUES (1, 'comprobante.emitir', 'racing', %s, 'in_progress', now())", (request_fingerprint(payload),))
+        "VALUES (1, 'comprobante.emitir', 'racing', %s, 'in_progress', now())",
+        (request_fingerprint(payload),),
+    )
     outcome = {}
 
     def request_it():
-        outcome["answer"] = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET),
-                                            headers={**user, "Idempotency-Key": "racing"})
+        outcome["answer"] = api_client.post(
+            EMITIR, json=bodies.body(bodies.ETICKET), headers={**user, "Idempotency-Key": "racing"}
+        )
 
     worker = threading.Thread(target=request_it)
     worker.start()
@@ -249,16 +270,20 @@ def test_a_key_whose_first_claim_is_still_uncommitted_gets_409_not_500(api_clien
 # --- numbering under concurrency ----------------------------------------------------------------------------
 
 
-def test_numbering_waits_for_the_counter_row_lock_and_reads_the_committed_value(api_client, user,
-                                                                                postgres_server, pg_database):
+def test_numbering_waits_for_the_counter_row_lock_and_reads_the_committed_value(
+    api_client, user, postgres_server, pg_database
+):
     """SELECT ... FOR UPDATE really serialises issuers: a transaction holding the e-Ticket counter makes the
     request wait, and the request then numbers from the value that transaction committed."""
     holder = postgres_server.connect(pg_database)
     holder.execute("SELECT next_nro FROM cae_range WHERE company_id = 1 AND tipo_cfe = 101 FOR UPDATE")
     holder.execute("UPDATE cae_range SET next_nro = 41 WHERE company_id = 1 AND tipo_cfe = 101")
     outcome = {}
-    worker = threading.Thread(target=lambda: outcome.setdefault(
-        "answer", api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=user)))
+    worker = threading.Thread(
+        target=lambda: outcome.setdefault(
+            "answer", api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=user)
+        )
+    )
     worker.start()
     try:
         wait_for_lock_waiters(postgres_server, pg_database)
@@ -303,8 +328,9 @@ def test_32_concurrent_issuers_get_gapless_unique_numbers(live_service, live_tok
     assert len({r.id for r in receipts}) == ISSUERS
     with live_service.app.app_context():
         stored = db.session().scalars(select(IssuedCfe.nro).where(IssuedCfe.tipo_cfe == 101)).all()
-        counter = db.session().scalar(select(CaeRangeRecord.next_nro).where(CaeRangeRecord.company_id == 1,
-                                                                            CaeRangeRecord.tipo_cfe == 101))
+        counter = db.session().scalar(
+            select(CaeRangeRecord.next_nro).where(CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 101)
+        )
     assert sorted(stored) == list(range(1, ISSUERS + 1)) and counter == ISSUERS + 1
 
 
@@ -335,14 +361,22 @@ def test_concurrent_retries_with_one_key_issue_one_receipt(live_service, live_to
 
 
 def _confirm(api_client, headers, preview, **extra):
-    return api_client.post(CONFIRM, headers=headers, json={
-        "requestId": preview["requestId"], "hashBorrador": preview["hashBorrador"],
-        "advertenciasAceptadas": sorted({w["codigo"] for w in preview["advertencias"]}), **extra})
+    return api_client.post(
+        CONFIRM,
+        headers=headers,
+        json={
+            "requestId": preview["requestId"],
+            "hashBorrador": preview["hashBorrador"],
+            "advertenciasAceptadas": sorted({w["codigo"] for w in preview["advertencias"]}),
+            **extra,
+        },
+    )
 
 
 def test_smart_preview_then_confirm_issues_the_preview_once(api_client, user):
-    answer = api_client.post(PREVIEW, json={"receptor": {"documento": "219999830019"}, "lineas": [SERVICE_LINE]},
-                             headers=user)
+    answer = api_client.post(
+        PREVIEW, json={"receptor": {"documento": "219999830019"}, "lineas": [SERVICE_LINE]}, headers=user
+    )
     assert answer.status_code == 201, answer.json
     preview = answer.json
     pdf = api_client.get(urlsplit(preview["previsualizacionUrl"]).path, headers=user)
@@ -381,19 +415,42 @@ def _sign_in(api_client, path: str, email: str, password: str = "demo-password")
 def _code_flow(api_client, app, email):
     verifier = secrets.token_urlsafe(48)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-    query = urlencode({"response_type": "code", "client_id": "cfe-portal", "redirect_uri": PORTAL_CALLBACK,
-                       "scope": "openid profile email cfe", "state": "st4te", "nonce": "n0nce",
-                       "code_challenge": challenge, "code_challenge_method": "S256"})
+    query = urlencode(
+        {
+            "response_type": "code",
+            "client_id": "cfe-portal",
+            "redirect_uri": PORTAL_CALLBACK,
+            "scope": "openid profile email cfe",
+            "state": "st4te",
+            "nonce": "n0nce",
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+        }
+    )
     answer = _sign_in(api_client, "/oauth/authorize?" + query, email)
     assert answer.status_code == 302, answer.get_data(as_text=True)[:500]
     code = parse_qs(urlsplit(answer.headers["Location"]).query)["code"][0]
-    tokens = api_client.post("/oauth/token", data={
-        "grant_type": "authorization_code", "code": code, "redirect_uri": PORTAL_CALLBACK,
-        "code_verifier": verifier}, auth=("cfe-portal", app.config["PORTAL_CLIENT_SECRET"]))
+    tokens = api_client.post(
+        "/oauth/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": PORTAL_CALLBACK,
+            "code_verifier": verifier,
+        },
+        auth=("cfe-portal", app.config["PORTAL_CLIENT_SECRET"]),
+    )
     assert tokens.status_code == 200, tokens.json
-    reused = api_client.post("/oauth/token", data={
-        "grant_type": "authorization_code", "code": code, "redirect_uri": PORTAL_CALLBACK,
-        "code_verifier": verifier}, auth=("cfe-portal", app.config["PORTAL_CLIENT_SECRET"]))
+    reused = api_client.post(
+        "/oauth/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": PORTAL_CALLBACK,
+            "code_verifier": verifier,
+        },
+        auth=("cfe-portal", app.config["PORTAL_CLIENT_SECRET"]),
+    )
     assert reused.status_code == 400  # the code row was deleted
     return tokens.json
 
@@ -403,26 +460,38 @@ def test_token_endpoint_userinfo_refresh_and_revocation(api_client, pg_service_a
     info = api_client.get("/oauth/userinfo", headers={"Authorization": f"Bearer {tokens['access_token']}"})
     assert info.status_code == 200, info.json
     assert info.json["email"] == "admin@demo.uy"
-    assert [(c["rut"], c["rol"]) for c in info.json["empresas"]] == [("219999830019", "admin"),
-                                                                      ("211003420017", "admin")]
+    assert [(c["rut"], c["rol"]) for c in info.json["empresas"]] == [
+        ("219999830019", "admin"),
+        ("211003420017", "admin"),
+    ]
     assert info.json["empresas"][0]["certificados"][0]["vence"] > datetime.now(UTC).date().isoformat()
     auth = ("cfe-portal", pg_service_app.config["PORTAL_CLIENT_SECRET"])
-    fresh = api_client.post("/oauth/token", data={"grant_type": "refresh_token",
-                                                  "refresh_token": tokens["refresh_token"]}, auth=auth)
+    fresh = api_client.post(
+        "/oauth/token", data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]}, auth=auth
+    )
     assert fresh.status_code == 200 and fresh.json["refresh_token"] != tokens["refresh_token"]
-    assert api_client.post("/oauth/token", data={"grant_type": "refresh_token",
-                                                  "refresh_token": tokens["refresh_token"]},
-                           auth=auth).status_code == 400
+    assert (
+        api_client.post(
+            "/oauth/token", data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]}, auth=auth
+        ).status_code
+        == 400
+    )
     # A token from the code flow is accepted by the API itself...
     bearer = {"Authorization": f"Bearer {fresh.json['access_token']}", "X-Empresa-Id": "1"}
     issued = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=bearer)
     assert issued.status_code == 201, issued.json
-    revoked = api_client.post("/oauth/revoke", data={"token": fresh.json["refresh_token"],
-                                                     "token_type_hint": "refresh_token"}, auth=auth)
+    revoked = api_client.post(
+        "/oauth/revoke", data={"token": fresh.json["refresh_token"], "token_type_hint": "refresh_token"}, auth=auth
+    )
     assert revoked.status_code == 200
-    assert api_client.post("/oauth/token", data={"grant_type": "refresh_token",
-                                                  "refresh_token": fresh.json["refresh_token"]},
-                           auth=auth).status_code == 400
+    assert (
+        api_client.post(
+            "/oauth/token",
+            data={"grant_type": "refresh_token", "refresh_token": fresh.json["refresh_token"]},
+            auth=auth,
+        ).status_code
+        == 400
+    )
     # ...until its grant is revoked (signing out): then the API refuses it at once, on PostgreSQL too.
     assert api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=bearer).status_code == 401
 
@@ -440,8 +509,9 @@ def test_operator_commands_token_and_import_cert_with_a_long_subject(pg_service_
     runner = CliRunner()
     minted = runner.invoke(cli, ["token", "soporte@demo.uy"])
     assert minted.exit_code == 0, minted.output
-    info = pg_service_app.test_client().get("/oauth/userinfo",
-                                            headers={"Authorization": f"Bearer {minted.output.strip()}"})
+    info = pg_service_app.test_client().get(
+        "/oauth/userinfo", headers={"Authorization": f"Bearer {minted.output.strip()}"}
+    )
     assert info.status_code == 200 and info.json["email"] == "soporte@demo.uy"
     # A CA puts the company's full name in CN and O: the subject outgrows the 120-character name column.
     long_name = "DEMO SOCIEDAD ANONIMA - CASA CENTRAL Y SUCURSALES DEL INTERIOR"  # 62 of CN's 64 characters
@@ -449,13 +519,19 @@ def test_operator_commands_token_and_import_cert_with_a_long_subject(pg_service_
     subject = certificate_info(cert_pem).subject
     assert len(subject) > 120
     (tmp_path / "demo.p12").write_bytes(to_pkcs12(key_pem, cert_pem, None))
-    imported = runner.invoke(cli, ["import-cert", str(tmp_path / "demo.p12"), "--empresa", "219999830019",
-                                   "--password", ""])
+    imported = runner.invoke(
+        cli, ["import-cert", str(tmp_path / "demo.p12"), "--empresa", "219999830019", "--password", ""]
+    )
     assert imported.exit_code == 0, imported.output
     with pg_service_app.app_context():
-        stored = db.session().scalars(select(Certificate).where(Certificate.company_id == 1)
-                                      .order_by(Certificate.id.desc())).first()
+        stored = (
+            db.session()
+            .scalars(select(Certificate).where(Certificate.company_id == 1).order_by(Certificate.id.desc()))
+            .first()
+        )
         assert stored.subject == subject and stored.name == subject[:120]
-    too_long = runner.invoke(cli, ["import-cert", str(tmp_path / "demo.p12"), "--empresa", "219999830019",
-                                   "--password", "", "--name", "x" * 121])
+    too_long = runner.invoke(
+        cli,
+        ["import-cert", str(tmp_path / "demo.p12"), "--empresa", "219999830019", "--password", "", "--name", "x" * 121],
+    )
     assert too_long.exit_code == 2 and "--name" in too_long.output

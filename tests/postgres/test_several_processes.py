@@ -53,28 +53,45 @@ def cluster(postgres_server, pg_template, tmp_path_factory) -> Iterator[Cluster]
     pg_url = postgres_server.url(service_database)
     portal_url = postgres_server.url(portal_db)
     upgrade_portal_db(portal_url)
-    services = [Gunicorn("portal.service:create_app()", {}, tmp_path / f"service-{n}.log", threads=8)
-                for n in "ab"]
-    portals = [Gunicorn("portal.web:create_app()", {}, tmp_path / f"portal-{n}.log",
-                        config="gunicorn-portal.conf.py", threads=4) for n in "ab"]
+    services = [Gunicorn("portal.service:create_app()", {}, tmp_path / f"service-{n}.log", threads=8) for n in "ab"]
+    portals = [
+        Gunicorn(
+            "portal.web:create_app()", {}, tmp_path / f"portal-{n}.log", config="gunicorn-portal.conf.py", threads=4
+        )
+        for n in "ab"
+    ]
     callbacks = " ".join(f"{p.url}/auth/callback" for p in portals)
     logouts = " ".join(f"{p.url}/" for p in portals)
     issuer = services[0].url  # one OpenID provider identity, whichever process answers
-    app = create_app({"DATABASE_URL": pg_url, "ISSUER": issuer, "PORTAL_REDIRECT_URIS": callbacks.split(),
-                      "PORTAL_POST_LOGOUT_URIS": logouts.split()})
+    app = create_app(
+        {
+            "DATABASE_URL": pg_url,
+            "ISSUER": issuer,
+            "PORTAL_REDIRECT_URIS": callbacks.split(),
+            "PORTAL_POST_LOGOUT_URIS": logouts.split(),
+        }
+    )
     with service_db.command_context(app):
         sync_portal_client(service_db.session())
         service_db.session().commit()
     try:
         with redis_server(tmp_path) as redis_url:
             for service in services:
-                service.env.update(CFE_DATABASE_URL=pg_url, CFE_RATELIMIT_STORAGE_URL=redis_url,
-                                   CFE_ISSUER_URL=issuer, CFE_PORTAL_REDIRECT_URIS=callbacks,
-                                   CFE_PORTAL_POST_LOGOUT_URIS=logouts)
+                service.env.update(
+                    CFE_DATABASE_URL=pg_url,
+                    CFE_RATELIMIT_STORAGE_URL=redis_url,
+                    CFE_ISSUER_URL=issuer,
+                    CFE_PORTAL_REDIRECT_URIS=callbacks,
+                    CFE_PORTAL_POST_LOGOUT_URIS=logouts,
+                )
             for portal, service in zip(portals, services, strict=True):
-                portal.env.update(CFE_SERVICE_URL=service.url, CFE_ISSUER_URL=issuer,
-                                  PORTAL_DATABASE_URL=portal_url, PORTAL_SESSION_REDIS_URL=redis_url,
-                                  PORTAL_PUBLIC_URL=portal.url)
+                portal.env.update(
+                    CFE_SERVICE_URL=service.url,
+                    CFE_ISSUER_URL=issuer,
+                    PORTAL_DATABASE_URL=portal_url,
+                    PORTAL_SESSION_REDIS_URL=redis_url,
+                    PORTAL_PUBLIC_URL=portal.url,
+                )
             for server in services:
                 server.start()
             for server in portals:
@@ -99,8 +116,12 @@ def test_issuing_through_both_processes_is_gapless_and_one_key_gives_one_receipt
         base = a if index % 2 else b
         answers = []
         for n in range(8):
-            answer = requests.post(base + EMITIR, json=bodies.body(bodies.ETICKET), timeout=60,
-                                   headers={**headers, "Idempotency-Key": f"p{index}-{n}"})
+            answer = requests.post(
+                base + EMITIR,
+                json=bodies.body(bodies.ETICKET),
+                timeout=60,
+                headers={**headers, "Idempotency-Key": f"p{index}-{n}"},
+            )
             assert answer.status_code == 201, answer.text
             answers.append(answer.json())
         return answers
@@ -110,8 +131,12 @@ def test_issuing_through_both_processes_is_gapless_and_one_key_gives_one_receipt
 
         def post(base: str) -> requests.Response:
             pair.wait()
-            return requests.post(base + EMITIR, json=bodies.body(bodies.ETICKET), timeout=60,
-                                 headers={**headers, "Idempotency-Key": f"shared-{index}"})
+            return requests.post(
+                base + EMITIR,
+                json=bodies.body(bodies.ETICKET),
+                timeout=60,
+                headers={**headers, "Idempotency-Key": f"shared-{index}"},
+            )
 
         with ThreadPoolExecutor(max_workers=2) as pool:
             return list(pool.map(post, (a, b)))
@@ -132,8 +157,12 @@ def test_issuing_through_both_processes_is_gapless_and_one_key_gives_one_receipt
 def test_rate_limits_and_revocation_hold_across_service_processes(cluster):
     a, b = (s.url for s in cluster.services)
     admin = cluster.headers("admin@demo.uy", 1)
-    created = requests.post(f"{a}/api/v1/apikeys", headers=admin, timeout=10,
-                            json={"nombre": "dos procesos", "rateLimit": {"limite": 3, "ventanaSegundos": 60}})
+    created = requests.post(
+        f"{a}/api/v1/apikeys",
+        headers=admin,
+        timeout=10,
+        json={"nombre": "dos procesos", "rateLimit": {"limite": 3, "ventanaSegundos": 60}},
+    )
     assert created.status_code == 201, created.text
     key = created.json()
     as_key = {"X-API-Key": key["clave"]}

@@ -4,47 +4,80 @@ from __future__ import annotations
 
 import copy
 
-BUYER = {"tipoDocRecep": 2, "codPaisRecep": "UY", "docRecep": "214844360018",
-         "rznSocRecep": "DIRECCION GENERAL IMPOSITIVA", "dirRecep": "Fernandez Crespo 1534",
-         "ciudadRecep": "Montevideo", "deptoRecep": "Montevideo"}
+BUYER = {
+    "tipoDocRecep": 2,
+    "codPaisRecep": "UY",
+    "docRecep": "214844360018",
+    "rznSocRecep": "DIRECCION GENERAL IMPOSITIVA",
+    "dirRecep": "Fernandez Crespo 1534",
+    "ciudadRecep": "Montevideo",
+    "deptoRecep": "Montevideo",
+}
 
 # DGI's sample e-Ticket (prices with IVA): totals known to the cent (CFE-URUGUAY.md §3).
 DGI_SAMPLE_ETICKET = {
-    "tipoCFE": 101, "fmaPago": 1, "mntBruto": True,
+    "tipoCFE": 101,
+    "fmaPago": 1,
+    "mntBruto": True,
     "receptor": {"tipoDocRecep": 3, "codPaisRecep": "UY", "docRecep": "13353214"},
-    "items": [{"indFact": 3, "nomItem": "Bananas", "cantidad": "40", "uniMed": "kg", "precioUnitario": "4200"},
-              {"indFact": 2, "nomItem": "Manzanas", "cantidad": "18", "uniMed": "kg", "precioUnitario": "22"},
-              {"indFact": 1, "nomItem": "Papas", "cantidad": "12", "uniMed": "kg", "precioUnitario": "35"}],
+    "items": [
+        {"indFact": 3, "nomItem": "Bananas", "cantidad": "40", "uniMed": "kg", "precioUnitario": "4200"},
+        {"indFact": 2, "nomItem": "Manzanas", "cantidad": "18", "uniMed": "kg", "precioUnitario": "22"},
+        {"indFact": 1, "nomItem": "Papas", "cantidad": "12", "uniMed": "kg", "precioUnitario": "35"},
+    ],
 }
 
-ETICKET = {"tipoCFE": 101, "fmaPago": 1, "mntBruto": True,
-           "items": [{"indFact": 3, "nomItem": "Café", "cantidad": "2", "precioUnitario": "122"},
-                     {"indFact": 2, "nomItem": "Medialuna", "cantidad": "3", "precioUnitario": "44"}]}
+ETICKET = {
+    "tipoCFE": 101,
+    "fmaPago": 1,
+    "mntBruto": True,
+    "items": [
+        {"indFact": 3, "nomItem": "Café", "cantidad": "2", "precioUnitario": "122"},
+        {"indFact": 2, "nomItem": "Medialuna", "cantidad": "3", "precioUnitario": "44"},
+    ],
+}
 
-EFACTURA = {"tipoCFE": 111, "fmaPago": 2, "receptor": BUYER,
-            "items": [{"indFact": 3, "nomItem": "Consultoría", "cantidad": "10", "uniMed": "h",
-                       "precioUnitario": "1500"},
-                      {"indFact": 1, "nomItem": "Libros", "cantidad": "2", "precioUnitario": "350.25"}]}
+EFACTURA = {
+    "tipoCFE": 111,
+    "fmaPago": 2,
+    "receptor": BUYER,
+    "items": [
+        {"indFact": 3, "nomItem": "Consultoría", "cantidad": "10", "uniMed": "h", "precioUnitario": "1500"},
+        {"indFact": 1, "nomItem": "Libros", "cantidad": "2", "precioUnitario": "350.25"},
+    ],
+}
 
 
 def note(tipo: int, referenced_type: int, serie: str, nro: int) -> dict:
-    body = {"tipoCFE": tipo, "fmaPago": 1,
-            "items": [{"indFact": 3, "nomItem": "Ajuste", "cantidad": "1", "precioUnitario": "100"}],
-            "referencias": [{"tpoDocRef": referenced_type, "serie": serie, "nroCFERef": nro,
-                             "razonRef": "Ajuste de precio"}]}
+    body = {
+        "tipoCFE": tipo,
+        "fmaPago": 1,
+        "items": [{"indFact": 3, "nomItem": "Ajuste", "cantidad": "1", "precioUnitario": "100"}],
+        "referencias": [
+            {"tpoDocRef": referenced_type, "serie": serie, "nroCFERef": nro, "razonRef": "Ajuste de precio"}
+        ],
+    }
     if tipo in (112, 113):
         body["receptor"] = BUYER
     return body
 
 
-EREMITO = {"tipoCFE": 181, "tipoTraslado": 1, "receptor": BUYER,
-           "items": [{"nomItem": "Manzanas", "cantidad": "10", "uniMed": "kg"},
-                     {"nomItem": "Arroz", "cantidad": "8.5", "uniMed": "kg"}]}
+EREMITO = {
+    "tipoCFE": 181,
+    "tipoTraslado": 1,
+    "receptor": BUYER,
+    "items": [
+        {"nomItem": "Manzanas", "cantidad": "10", "uniMed": "kg"},
+        {"nomItem": "Arroz", "cantidad": "8.5", "uniMed": "kg"},
+    ],
+}
 
-ERESGUARDO = {"tipoCFE": 182, "receptor": BUYER,
-              "items": [{"retencPercep": [{"codRet": "2183165", "tasa": "50", "mntSujetoaRet": "22000",
-                                           "valRetPerc": "11000"}]}],
-              "referencias": [{"tpoDocRef": 111, "serie": "A", "nroCFERef": 25}]}
+ERESGUARDO = {
+    "tipoCFE": 182,
+    "receptor": BUYER,
+    "items": [{"retencPercep": [{"codRet": "2183165", "tasa": "50", "mntSujetoaRet": "22000", "valRetPerc": "11000"}]}],
+    "referencias": [{"tpoDocRef": 111, "serie": "A", "nroCFERef": 25}],
+}
 
 
 def body(kind: dict) -> dict:

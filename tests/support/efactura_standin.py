@@ -81,8 +81,9 @@ class EfacturaStandIn:
             return _fault(f"WS-Security: {exc}")
         if self.trusted is not None and verified.certificate_der not in self.trusted:
             return _fault("WS-Security: certificate not registered")
-        xml_data = envelope.findtext(f"{{{SOAP_ENV}}}Body/{{{NAMESPACE}}}WS_eFactura.{operation}"
-                                     f"/{{{NAMESPACE}}}Datain/{{{NAMESPACE}}}xmlData")
+        xml_data = envelope.findtext(
+            f"{{{SOAP_ENV}}}Body/{{{NAMESPACE}}}WS_eFactura.{operation}/{{{NAMESPACE}}}Datain/{{{NAMESPACE}}}xmlData"
+        )
         if xml_data is None:
             return _fault(f"WS_eFactura.{operation}/Datain/xmlData is missing")
         self.calls.append(Call(operation, xml_data, raw, verified, answered=not self.fault))
@@ -112,8 +113,9 @@ class EfacturaStandIn:
         except (etree.XMLSyntaxError, DgiReceptionError) as exc:
             return respuesta(1, "El XML recibido no está bien formado", str(exc))
         if ack is None:
-            return respuesta(105, "El sobre con el Id Receptor especificado aún no ha sido procesado. "
-                                  "Vuelva a consultar luego")
+            return respuesta(
+                105, "El sobre con el Id Receptor especificado aún no ha sido procesado. Vuelva a consultar luego"
+            )
         return ack
 
 
@@ -132,8 +134,7 @@ class RunningEfacturaStandIn:
         self.app = app
         self.server = make_server("127.0.0.1", 0, app, threaded=True)
         self.url = f"http://127.0.0.1:{self.server.server_port}/ePrueba/ws_eprueba"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
-                                       daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
 
     def stop(self) -> None:

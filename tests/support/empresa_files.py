@@ -26,21 +26,28 @@ def _key() -> rsa.RSAPrivateKey:
     return rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
 
-def certificate_pem(rut: str | None, *, valid_from_days: int = -1, valid_to_days: int = 365,
-                    name: str = "Empresa de prueba") -> tuple[bytes, bytes]:
+def certificate_pem(
+    rut: str | None, *, valid_from_days: int = -1, valid_to_days: int = 365, name: str = "Empresa de prueba"
+) -> tuple[bytes, bytes]:
     """(key PEM, certificate PEM) valid from/to that many days from now, SERIALNUMBER=RUC<rut>."""
     attributes = [x509.NameAttribute(NameOID.COMMON_NAME, name)]
     if rut:
         attributes.append(x509.NameAttribute(NameOID.SERIAL_NUMBER, f"RUC{rut}"))
     subject = x509.Name(attributes)
     now = dt.datetime.now(dt.UTC)
-    cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject).public_key(_key().public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(now + dt.timedelta(days=valid_from_days))
-            .not_valid_after(now + dt.timedelta(days=valid_to_days))
-            .sign(_key(), hashes.SHA256()))
-    key_pem = _key().private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                   serialization.NoEncryption())
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(_key().public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now + dt.timedelta(days=valid_from_days))
+        .not_valid_after(now + dt.timedelta(days=valid_to_days))
+        .sign(_key(), hashes.SHA256())
+    )
+    key_pem = _key().private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     return key_pem, cert.public_bytes(serialization.Encoding.PEM)
 
 
@@ -55,13 +62,28 @@ def _dgi_signer() -> CfeSigner:
     return CfeSigner(key_pem, cert_pem)
 
 
-def cae_xml(*, rut: str = DEMO_RUT, tipo: int = 101, serie: str = "B", dnro: int = 1, hnro: int = 5000,
-            cae_id: int = 90260000017, expires_in_days: int = 700) -> bytes:
+def cae_xml(
+    *,
+    rut: str = DEMO_RUT,
+    tipo: int = 101,
+    serie: str = "B",
+    dnro: int = 1,
+    hnro: int = 5000,
+    cae_id: int = 90260000017,
+    expires_in_days: int = 700,
+) -> bytes:
     """A CAE file signed as DGI signs them (valid against CAE.xsd), expiring that many days from today."""
     today = today_montevideo()
-    cae = CaeRange(rut=rut, tipo_cfe=tipo, serie=serie, dnro=dnro, hnro=hnro, cae_id=cae_id,
-                   fecha_autorizacion=today - dt.timedelta(days=30),
-                   vencimiento=today + dt.timedelta(days=expires_in_days))
+    cae = CaeRange(
+        rut=rut,
+        tipo_cfe=tipo,
+        serie=serie,
+        dnro=dnro,
+        hnro=hnro,
+        cae_id=cae_id,
+        fecha_autorizacion=today - dt.timedelta(days=30),
+        vencimiento=today + dt.timedelta(days=expires_in_days),
+    )
     return build_cae_xml(cae, _dgi_signer())
 
 

@@ -6,8 +6,11 @@ from portal.service import jobs
 
 # The simulator answers at once and rejects receivers named "<marker><motive>" (a development setting).
 REJECT_MARKER = "RECHAZAR-"
-ENVIOS_CONFIG = {"ENVIOS_DEBOUNCE_SECONDS": 0, "DGI_SIMULATOR_ANSWER_SECONDS": 0,
-                 "DGI_SIMULATOR_REJECT_MARKER": REJECT_MARKER}
+ENVIOS_CONFIG = {
+    "ENVIOS_DEBOUNCE_SECONDS": 0,
+    "DGI_SIMULATOR_ANSWER_SECONDS": 0,
+    "DGI_SIMULATOR_REJECT_MARKER": REJECT_MARKER,
+}
 
 
 def drain(app, rounds: int = 20) -> None:

@@ -41,21 +41,46 @@ def wait_until(check, what: str, timeout: float = 30.0) -> None:
 class Gunicorn:
     """One gunicorn server (master and workers in a process group of their own) with deploy/'s settings."""
 
-    def __init__(self, app: str, env: dict[str, str], log: Path, *, config: str = "gunicorn.conf.py",
-                 workers: int = 1, threads: int = 4):
+    def __init__(
+        self,
+        app: str,
+        env: dict[str, str],
+        log: Path,
+        *,
+        config: str = "gunicorn.conf.py",
+        workers: int = 1,
+        threads: int = 4,
+    ):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self._command = [sys.executable, "-m", "gunicorn", "-c", str(paths.PROJECT_ROOT / "deploy" / config),
-                         "-b", f"127.0.0.1:{self.port}", "--workers", str(workers), "--threads", str(threads),
-                         app]
+        self._command = [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "-c",
+            str(paths.PROJECT_ROOT / "deploy" / config),
+            "-b",
+            f"127.0.0.1:{self.port}",
+            "--workers",
+            str(workers),
+            "--threads",
+            str(threads),
+            app,
+        ]
         self.env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}  # may be completed before start()
         self._log = log
         self.process: subprocess.Popen | None = None
 
     def start(self, health: str = "/healthz") -> Gunicorn:
         with self._log.open("a") as log:
-            self.process = subprocess.Popen(self._command, cwd=paths.PROJECT_ROOT, env=self.env,  # noqa: S603
-                                            stdout=log, stderr=log, start_new_session=True)
+            self.process = subprocess.Popen(
+                self._command,
+                cwd=paths.PROJECT_ROOT,
+                env=self.env,  # noqa: S603
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+            )
         wait_until(lambda: requests.get(self.url + health, timeout=1).status_code == 200, f"gunicorn at {self.url}")
         return self
 
@@ -82,14 +107,30 @@ class Gunicorn:
 def redis_server(directory: Path) -> Iterator[str]:
     """A throwaway redis-server on a free port (no persistence); yields its URL."""
     if not Path(REDIS_SERVER).exists():
-        raise AssertionError("redis-server is not installed: run `make test` (it installs it) or "
-                             "`sudo apt-get install redis-server`.")
+        raise AssertionError(
+            "redis-server is not installed: run `make test` (it installs it) or `sudo apt-get install redis-server`."
+        )
     import redis
 
     port = free_port()
     with (directory / "redis.log").open("w") as log:
-        process = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "",  # noqa: S603
-                                    "--appendonly", "no", "--dir", str(directory)], stdout=log, stderr=log)
+        process = subprocess.Popen(
+            [
+                REDIS_SERVER,
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",  # noqa: S603
+                "--appendonly",
+                "no",
+                "--dir",
+                str(directory),
+            ],
+            stdout=log,
+            stderr=log,
+        )
         try:
             wait_until(lambda: redis.Redis(port=port, socket_timeout=0.5).ping(), "redis-server")
             yield f"redis://127.0.0.1:{port}/0"

@@ -12,8 +12,9 @@ from portal.service import jobs
 @contextlib.contextmanager
 def running_worker(app) -> Iterator[None]:
     jobs.use_app(app)
-    consumer = jobs.huey.create_consumer(workers=1, worker_type="thread", periodic=False,
-                                         initial_delay=0.05, max_delay=0.2, check_worker_health=False)
+    consumer = jobs.huey.create_consumer(
+        workers=1, worker_type="thread", periodic=False, initial_delay=0.05, max_delay=0.2, check_worker_health=False
+    )
     consumer.start()
     try:
         yield

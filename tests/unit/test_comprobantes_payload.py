@@ -17,13 +17,27 @@ from portal.web.comprobantes.payload import build_body, form_data, form_target
 from portal.web.numbers import AmbiguousNumber, parse_decimal
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("", None), ("  ", None), (None, None), ("122", Decimal("122")), ("1234,56", Decimal("1234.56")),
-    ("1.234,56", Decimal("1234.56")), ("1,234.56", Decimal("1234.56")), ("39,250", Decimal("39.250")),
-    ("0,5", Decimal("0.5")), ("1 500", Decimal("1500")), ("-3", Decimal("-3")), ("1.234.567", Decimal(1234567)),
-    ("1,234,567", Decimal(1234567)), ("85.5", Decimal("85.5")), ("0.125", Decimal("0.125")),
-    ("1234.500", Decimal("1234.500")),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", None),
+        ("  ", None),
+        (None, None),
+        ("122", Decimal("122")),
+        ("1234,56", Decimal("1234.56")),
+        ("1.234,56", Decimal("1234.56")),
+        ("1,234.56", Decimal("1234.56")),
+        ("39,250", Decimal("39.250")),
+        ("0,5", Decimal("0.5")),
+        ("1 500", Decimal("1500")),
+        ("-3", Decimal("-3")),
+        ("1.234.567", Decimal(1234567)),
+        ("1,234,567", Decimal(1234567)),
+        ("85.5", Decimal("85.5")),
+        ("0.125", Decimal("0.125")),
+        ("1234.500", Decimal("1234.500")),
+    ],
+)
 def test_numbers_are_read_as_typed_in_uruguay_or_with_a_decimal_point(text, expected):
     assert parse_decimal(text) == expected
 
@@ -48,43 +62,109 @@ def test_uruguayan_formatting_reads_back_exactly(value):
 
 
 def _line(**values) -> dict:
-    return {"ind_fact": 3, "nom_item": "", "cantidad": Decimal(1), "uni_med": "", "precio_unitario": None,
-            "descuento": None, **values}
+    return {
+        "ind_fact": 3,
+        "nom_item": "",
+        "cantidad": Decimal(1),
+        "uni_med": "",
+        "precio_unitario": None,
+        "descuento": None,
+        **values,
+    }
 
 
 def _form(**values) -> dict:
-    data = {"tipo_cfe": 101, "fch_emis": date(2026, 11, 22), "fma_pago": 1, "fch_venc": None,
-            "tpo_moneda": "UYU", "tpo_cambio": None, "mnt_bruto": True, "tipo_traslado": 1,
-            "tipo_doc_recep": "", "cod_pais_recep": "UY", "doc_recep": "", "rzn_soc_recep": "", "dir_recep": "",
-            "ciudad_recep": "", "depto_recep": "", "lines": [_line(nom_item="Café", cantidad=Decimal(2),
-                                                                   precio_unitario=Decimal(122))],
-            "ref_tipo": 101, "ref_serie": "", "ref_nro": "", "ref_razon": "", "ref_fecha": None, "adenda": ""}
+    data = {
+        "tipo_cfe": 101,
+        "fch_emis": date(2026, 11, 22),
+        "fma_pago": 1,
+        "fch_venc": None,
+        "tpo_moneda": "UYU",
+        "tpo_cambio": None,
+        "mnt_bruto": True,
+        "tipo_traslado": 1,
+        "tipo_doc_recep": "",
+        "cod_pais_recep": "UY",
+        "doc_recep": "",
+        "rzn_soc_recep": "",
+        "dir_recep": "",
+        "ciudad_recep": "",
+        "depto_recep": "",
+        "lines": [_line(nom_item="Café", cantidad=Decimal(2), precio_unitario=Decimal(122))],
+        "ref_tipo": 101,
+        "ref_serie": "",
+        "ref_nro": "",
+        "ref_razon": "",
+        "ref_fecha": None,
+        "adenda": "",
+    }
     data.update(values)
     return data
 
 
 def test_an_eticket_body_is_what_the_service_accepts_and_blank_lines_are_skipped():
-    lines = [_line(nom_item="Café", cantidad=Decimal(2), precio_unitario=Decimal(122)), _line(),
-             _line(ind_fact=2, nom_item="Medialuna", cantidad=Decimal(3), uni_med="u", precio_unitario=Decimal(44),
-                   descuento=Decimal("1.50"))]
+    lines = [
+        _line(nom_item="Café", cantidad=Decimal(2), precio_unitario=Decimal(122)),
+        _line(),
+        _line(
+            ind_fact=2,
+            nom_item="Medialuna",
+            cantidad=Decimal(3),
+            uni_med="u",
+            precio_unitario=Decimal(44),
+            descuento=Decimal("1.50"),
+        ),
+    ]
     body = build_body(_form(lines=lines))
     assert body.json == {
-        "tipoCFE": 101, "fchEmis": "2026-11-22", "fmaPago": 1, "mntBruto": True, "tpoMoneda": "UYU",
-        "items": [{"indFact": 3, "nomItem": "Café", "cantidad": "2", "precioUnitario": "122"},
-                  {"indFact": 2, "nomItem": "Medialuna", "cantidad": "3", "uniMed": "u", "precioUnitario": "44",
-                   "descuentoMonto": "1.50"}]}
+        "tipoCFE": 101,
+        "fchEmis": "2026-11-22",
+        "fmaPago": 1,
+        "mntBruto": True,
+        "tpoMoneda": "UYU",
+        "items": [
+            {"indFact": 3, "nomItem": "Café", "cantidad": "2", "precioUnitario": "122"},
+            {
+                "indFact": 2,
+                "nomItem": "Medialuna",
+                "cantidad": "3",
+                "uniMed": "u",
+                "precioUnitario": "44",
+                "descuentoMonto": "1.50",
+            },
+        ],
+    }
     assert body.line_rows == (0, 2)
     parse_cfe_input(body.json)
 
 
 def test_an_efactura_in_dollars_carries_the_receiver_and_the_exchange_rate():
-    body = build_body(_form(tipo_cfe=111, fma_pago=2, fch_venc=date(2026, 12, 22), tpo_moneda="USD",
-                            tpo_cambio=Decimal("39.250"), mnt_bruto=False, tipo_doc_recep="2",
-                            doc_recep=" 21-484436-001-8 ", rzn_soc_recep="DGI", dir_recep="Fernandez Crespo 1534",
-                            ciudad_recep="Montevideo", depto_recep="Montevideo", cod_pais_recep="ar"))
-    assert body.json["receptor"] == {"tipoDocRecep": 2, "codPaisRecep": "UY", "docRecep": "21-484436-001-8",
-                                     "rznSocRecep": "DGI", "dirRecep": "Fernandez Crespo 1534",
-                                     "ciudadRecep": "Montevideo", "deptoRecep": "Montevideo"}
+    body = build_body(
+        _form(
+            tipo_cfe=111,
+            fma_pago=2,
+            fch_venc=date(2026, 12, 22),
+            tpo_moneda="USD",
+            tpo_cambio=Decimal("39.250"),
+            mnt_bruto=False,
+            tipo_doc_recep="2",
+            doc_recep=" 21-484436-001-8 ",
+            rzn_soc_recep="DGI",
+            dir_recep="Fernandez Crespo 1534",
+            ciudad_recep="Montevideo",
+            depto_recep="Montevideo",
+            cod_pais_recep="ar",
+        )
+    )
+    assert body.json["receptor"] == {
+        "tipoDocRecep": 2,
+        "codPaisRecep": "UY",
+        "docRecep": "21-484436-001-8",
+        "rznSocRecep": "DGI",
+        "dirRecep": "Fernandez Crespo 1534",
+        "ciudadRecep": "Montevideo",
+        "deptoRecep": "Montevideo",
+    }
     assert (body.json["tpoCambio"], body.json["fchVenc"], body.json["mntBruto"]) == ("39.250", "2026-12-22", False)
     assert parse_cfe_input(body.json).receptor.doc_recep == "214844360018"
 
@@ -96,60 +176,96 @@ def test_a_foreign_document_keeps_its_country_and_uyu_sends_no_exchange_rate():
 
 
 def test_an_eremito_has_no_prices_payment_or_currency():
-    body = build_body(_form(tipo_cfe=181, tipo_traslado=2, lines=[
-        _line(nom_item="Manzanas", cantidad=Decimal(10), uni_med="kg", precio_unitario=Decimal(5))]))
-    assert body.json == {"tipoCFE": 181, "fchEmis": "2026-11-22", "tipoTraslado": 2,
-                         "items": [{"nomItem": "Manzanas", "cantidad": "10", "uniMed": "kg"}]}
+    body = build_body(
+        _form(
+            tipo_cfe=181,
+            tipo_traslado=2,
+            lines=[_line(nom_item="Manzanas", cantidad=Decimal(10), uni_med="kg", precio_unitario=Decimal(5))],
+        )
+    )
+    assert body.json == {
+        "tipoCFE": 181,
+        "fchEmis": "2026-11-22",
+        "tipoTraslado": 2,
+        "items": [{"nomItem": "Manzanas", "cantidad": "10", "uniMed": "kg"}],
+    }
 
 
 def test_a_note_carries_its_reference_and_an_empty_one_lets_the_service_say_so():
-    body = build_body(_form(tipo_cfe=102, ref_tipo=101, ref_serie="a", ref_nro="12", ref_razon="Devolución",
-                            ref_fecha=date(2026, 11, 1)))
-    assert body.json["referencias"] == [{"tpoDocRef": 101, "serie": "A", "nroCFERef": 12,
-                                         "razonRef": "Devolución", "fechaCFEref": "2026-11-01"}]
+    body = build_body(
+        _form(
+            tipo_cfe=102, ref_tipo=101, ref_serie="a", ref_nro="12", ref_razon="Devolución", ref_fecha=date(2026, 11, 1)
+        )
+    )
+    assert body.json["referencias"] == [
+        {"tpoDocRef": 101, "serie": "A", "nroCFERef": 12, "razonRef": "Devolución", "fechaCFEref": "2026-11-01"}
+    ]
     parse_cfe_input(body.json)
     assert build_body(_form(tipo_cfe=102)).json["referencias"] == []
     assert "referencias" not in build_body(_form(ref_serie="A")).json  # only notes refer
 
 
-@pytest.mark.parametrize(("path", "target"), [
-    ("receptor.docRecep", ("doc_recep",)),
-    ("receptor.codPaisRecep", ("cod_pais_recep",)),
-    ("receptor", ("tipo_doc_recep",)),
-    ("tpoCambio", ("tpo_cambio",)),
-    ("fchVenc", ("fch_venc",)),
-    ("items[1].precioUnitario", ("lines", 2, "precio_unitario")),
-    ("items[0].descuentoMonto", ("lines", 0, "descuento")),
-    ("items[1]", ("lines", 2, "nom_item")),
-    ("items", ("lines", 0, "nom_item")),
-    ("referencias[0].nroCFERef", ("ref_nro",)),
-    ("referencias", ("ref_nro",)),
-    ("items[5].precioUnitario", None),
-    ("items[0].retencPercep[0].codRet", ("lines", 0, "cod_ret")),  # an e-Resguardo line
-    ("caeData.hNro", None),
-    ("body", None),
-    ("línea 3", None),
-])
+@pytest.mark.parametrize(
+    ("path", "target"),
+    [
+        ("receptor.docRecep", ("doc_recep",)),
+        ("receptor.codPaisRecep", ("cod_pais_recep",)),
+        ("receptor", ("tipo_doc_recep",)),
+        ("tpoCambio", ("tpo_cambio",)),
+        ("fchVenc", ("fch_venc",)),
+        ("items[1].precioUnitario", ("lines", 2, "precio_unitario")),
+        ("items[0].descuentoMonto", ("lines", 0, "descuento")),
+        ("items[1]", ("lines", 2, "nom_item")),
+        ("items", ("lines", 0, "nom_item")),
+        ("referencias[0].nroCFERef", ("ref_nro",)),
+        ("referencias", ("ref_nro",)),
+        ("items[5].precioUnitario", None),
+        ("items[0].retencPercep[0].codRet", ("lines", 0, "cod_ret")),  # an e-Resguardo line
+        ("caeData.hNro", None),
+        ("body", None),
+        ("línea 3", None),
+    ],
+)
 def test_service_error_paths_map_onto_the_form(path, target):
     assert form_target(path, (0, 2)) == target
 
 
 def test_removing_a_line_renumbers_the_rest():
-    posted = MultiDict([("csrf_token", "t"), ("lines-0-nom_item", "a"), ("lines-0-cantidad", "1"),
-                        ("lines-3-nom_item", "b"), ("lines-7-nom_item", "c"), ("lines-7-cantidad", "3")])
+    posted = MultiDict(
+        [
+            ("csrf_token", "t"),
+            ("lines-0-nom_item", "a"),
+            ("lines-0-cantidad", "1"),
+            ("lines-3-nom_item", "b"),
+            ("lines-7-nom_item", "c"),
+            ("lines-7-cantidad", "3"),
+        ]
+    )
     kept = renumbered(posted, drop=3)
-    assert list(kept.items(multi=True)) == [("csrf_token", "t"), ("lines-0-nom_item", "a"), ("lines-0-cantidad", "1"),
-                                            ("lines-1-nom_item", "c"), ("lines-1-cantidad", "3")]
+    assert list(kept.items(multi=True)) == [
+        ("csrf_token", "t"),
+        ("lines-0-nom_item", "a"),
+        ("lines-0-cantidad", "1"),
+        ("lines-1-nom_item", "c"),
+        ("lines-1-cantidad", "3"),
+    ]
     assert renumbered(posted).getlist("lines-1-nom_item") == ["b"]
 
 
 def test_an_eresguardo_line_is_one_retention_and_comes_back_to_the_form():
-    data = {"tipo_cfe": 182, "tpo_moneda": "UYU", "tipo_doc_recep": "2", "doc_recep": "214844360018",
-            "lines": [{"cod_ret": " 2183165 ", "tasa": Decimal("50"), "base": Decimal("22000.00"),
-                       "valor": Decimal("11000.00")}]}
+    data = {
+        "tipo_cfe": 182,
+        "tpo_moneda": "UYU",
+        "tipo_doc_recep": "2",
+        "doc_recep": "214844360018",
+        "lines": [
+            {"cod_ret": " 2183165 ", "tasa": Decimal("50"), "base": Decimal("22000.00"), "valor": Decimal("11000.00")}
+        ],
+    }
     body = build_body(data).json
     assert "fmaPago" not in body and "mntBruto" not in body
-    assert body["items"] == [{"retencPercep": [{"codRet": "2183165", "tasa": "50", "mntSujetoaRet": "22000.00",
-                                                "valRetPerc": "11000.00"}]}]
+    assert body["items"] == [
+        {"retencPercep": [{"codRet": "2183165", "tasa": "50", "mntSujetoaRet": "22000.00", "valRetPerc": "11000.00"}]}
+    ]
     again = form_data(body)["lines"][0]
     assert (again["cod_ret"], again["valor"], again["base"]) == ("2183165", Decimal("11000.00"), Decimal("22000.00"))

@@ -7,13 +7,18 @@ import pytest
 from portal.service.correo.transport import SmtpSettings
 
 
-@pytest.mark.parametrize(("url", "expected"), [
-    ("smtp://mail.example.com", ("mail.example.com", 25, "none", None, None, 30.0)),
-    ("smtp://u:p@mail.example.com:587?starttls=1", ("mail.example.com", 587, "starttls", "u", "p", 30.0)),
-    ("smtp://u:p@mail.example.com?starttls=true&timeout=5", ("mail.example.com", 587, "starttls", "u", "p", 5.0)),
-    ("smtps://envios%40demo.uy:cl%2Fave@smtp.example.com", ("smtp.example.com", 465, "ssl", "envios@demo.uy",
-                                                            "cl/ave", 30.0)),
-])
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("smtp://mail.example.com", ("mail.example.com", 25, "none", None, None, 30.0)),
+        ("smtp://u:p@mail.example.com:587?starttls=1", ("mail.example.com", 587, "starttls", "u", "p", 30.0)),
+        ("smtp://u:p@mail.example.com?starttls=true&timeout=5", ("mail.example.com", 587, "starttls", "u", "p", 5.0)),
+        (
+            "smtps://envios%40demo.uy:cl%2Fave@smtp.example.com",
+            ("smtp.example.com", 465, "ssl", "envios@demo.uy", "cl/ave", 30.0),
+        ),
+    ],
+)
 def test_urls(url, expected):
     s = SmtpSettings.from_url(url)
     assert (s.host, s.port, s.tls, s.username, s.password, s.timeout) == expected

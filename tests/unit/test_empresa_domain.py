@@ -21,14 +21,18 @@ def test_diff_keeps_only_what_changed_with_dates_as_text():
 
     before = {"regimen": "general", "fechaEmisor": None, "ivaAlDia": True}
     after = {"regimen": "general", "fechaEmisor": date(2021, 3, 1), "ivaAlDia": False}
-    assert diff(before, after) == {"fechaEmisor": {"antes": None, "despues": "2021-03-01"},
-                                   "ivaAlDia": {"antes": True, "despues": False}}
+    assert diff(before, after) == {
+        "fechaEmisor": {"antes": None, "despues": "2021-03-01"},
+        "ivaAlDia": {"antes": True, "despues": False},
+    }
 
 
 def test_settings_problems_name_their_field():
     assert SettingsIn(regimen="general").problems() == []
-    fields = [field for field, _ in SettingsIn(regimen="monotributo_mides", ivaAlDia=True,
-                                               normaExoneracion="Ley 1").problems()]
+    fields = [
+        field
+        for field, _ in SettingsIn(regimen="monotributo_mides", ivaAlDia=True, normaExoneracion="Ley 1").problems()
+    ]
     assert fields == ["normaExoneracion", "ivaAlDia"]
 
 
@@ -36,13 +40,22 @@ def test_audit_rows_show_values_as_people_read_them(portal_app):
     from portal.client.empresa import AuditEvent
     from portal.web.empresa.audit_view import audit_rows
 
-    event = AuditEvent(at=datetime(2026, 11, 23, tzinfo=UTC), actor="admin@demo.uy", action="configuracion",
-                       target=None, changes={"formatoPapel": {"antes": "a4", "despues": "57mm"},
-                                             "fechaEmisor": {"antes": None, "despues": "2021-03-01"},
-                                             "ivaAlDia": {"antes": True, "despues": False}})
+    event = AuditEvent(
+        at=datetime(2026, 11, 23, tzinfo=UTC),
+        actor="admin@demo.uy",
+        action="configuracion",
+        target=None,
+        changes={
+            "formatoPapel": {"antes": "a4", "despues": "57mm"},
+            "fechaEmisor": {"antes": None, "despues": "2021-03-01"},
+            "ivaAlDia": {"antes": True, "despues": False},
+        },
+    )
     with portal_app.test_request_context():
         (row,) = audit_rows((event,))
     assert row.action == "Cambió los datos fiscales"
     assert [(c.label, c.before, c.after) for c in row.changes] == [
-        ("Formato de impresión", "A4", "Rollo térmico de 57 mm"), ("Fecha emisor", "—", "01/03/2021"),
-        ("IVA al día", "Sí", "No")]
+        ("Formato de impresión", "A4", "Rollo térmico de 57 mm"),
+        ("Fecha emisor", "—", "01/03/2021"),
+        ("IVA al día", "Sí", "No"),
+    ]

@@ -22,9 +22,19 @@ from portal.web.inteligente.payload import (
 
 
 def _values(**overrides) -> dict:
-    values = {"documento": "", "nombre": "", "precios_incluyen_iva": True, "moneda": "UYU", "tipo_cambio": "",
-              "forma_pago": "1", "ref_id": "", "ref_tipo": "credito", "ref_razon": "", "adenda": "",
-              "lineas": [{"descripcion": "Café", "cantidad": "2", "precio": "122", "tasa": "", "categoria": ""}]}
+    values = {
+        "documento": "",
+        "nombre": "",
+        "precios_incluyen_iva": True,
+        "moneda": "UYU",
+        "tipo_cambio": "",
+        "forma_pago": "1",
+        "ref_id": "",
+        "ref_tipo": "credito",
+        "ref_razon": "",
+        "adenda": "",
+        "lineas": [{"descripcion": "Café", "cantidad": "2", "precio": "122", "tasa": "", "categoria": ""}],
+    }
     values.update(overrides)
     return values
 
@@ -34,10 +44,20 @@ def test_the_static_choices_match_the_service_tables():
     assert set(RATES) == set(RATE_TO_IND_FACT)
 
 
-@pytest.mark.parametrize(("typed", "value"), [
-    ("1500", "1500"), ("1500.5", "1500.5"), ("1500,5", "1500.5"), ("1.500,50", "1500.50"),
-    ("1,500.50", "1500.50"), ("1.234.567", "1234567"), (" 12 ", "12"), ("0", "0"), ("0,000001", "0.000001"),
-])
+@pytest.mark.parametrize(
+    ("typed", "value"),
+    [
+        ("1500", "1500"),
+        ("1500.5", "1500.5"),
+        ("1500,5", "1500.5"),
+        ("1.500,50", "1500.50"),
+        ("1,500.50", "1500.50"),
+        ("1.234.567", "1234567"),
+        (" 12 ", "12"),
+        ("0", "0"),
+        ("0,000001", "0.000001"),
+    ],
+)
 def test_numbers_as_people_type_them(typed, value):
     assert parse_amount(typed) == Decimal(value)
 
@@ -55,18 +75,31 @@ def test_a_lone_dot_before_three_digits_is_asked_about_as_on_the_receipts_form(t
         parse_amount(typed)
 
 
-@given(st.decimals(min_value=0, max_value=10**12, places=2, allow_nan=False, allow_infinity=False),
-       st.sampled_from(["es_UY", "en_US"]))
+@given(
+    st.decimals(min_value=0, max_value=10**12, places=2, allow_nan=False, allow_infinity=False),
+    st.sampled_from(["es_UY", "en_US"]),
+)
 def test_amounts_formatted_for_either_language_parse_back(amount, locale):
     assert parse_amount(format_decimal(amount, format="#,##0.00", locale=locale)) == amount
     assert parse_amount(str(amount)) == amount
 
 
-@pytest.mark.parametrize(("document", "kind"), [
-    ("219999830019", "rut"), ("21-999983-001-9", "rut"), ("21.999983.001.9", "rut"), ("219999830018", "unknown"),
-    ("13353214", "ci"), ("1.335.321-4", "ci"), ("13353215", "unknown"), ("", "empty"), ("   ", "empty"),
-    ("AB123456", "unknown"), ("RUT 219999830019", "unknown"),
-])
+@pytest.mark.parametrize(
+    ("document", "kind"),
+    [
+        ("219999830019", "rut"),
+        ("21-999983-001-9", "rut"),
+        ("21.999983.001.9", "rut"),
+        ("219999830018", "unknown"),
+        ("13353214", "ci"),
+        ("1.335.321-4", "ci"),
+        ("13353215", "unknown"),
+        ("", "empty"),
+        ("   ", "empty"),
+        ("AB123456", "unknown"),
+        ("RUT 219999830019", "unknown"),
+    ],
+)
 def test_documents_are_classified_as_the_service_infers_them(document, kind):
     assert classify_document(document) == kind
 
@@ -74,21 +107,48 @@ def test_documents_are_classified_as_the_service_infers_them(document, kind):
 def test_a_minimal_input_is_a_minimal_body():
     assert to_request(_values()) == {
         "lineas": [{"descripcion": "Café", "cantidad": "2", "precio": "122"}],
-        "preciosIncluyenIva": True, "moneda": "UYU", "formaPago": 1}
+        "preciosIncluyenIva": True,
+        "moneda": "UYU",
+        "formaPago": 1,
+    }
 
 
 def test_every_optional_part_when_given():
-    body = to_request(_values(
-        documento=" 21-999983-001-9 ", nombre="Cliente", precios_incluyen_iva=False, moneda="USD", tipo_cambio="39,5",
-        forma_pago="2", ref_id="cfe_123", ref_tipo="debito", ref_razon="Intereses", adenda="Mesa 4",
-        lineas=[{"descripcion": " Libro ", "cantidad": "1,5", "precio": "1.500,50", "tasa": "exenta",
-                 "categoria": "libros"}]))
+    body = to_request(
+        _values(
+            documento=" 21-999983-001-9 ",
+            nombre="Cliente",
+            precios_incluyen_iva=False,
+            moneda="USD",
+            tipo_cambio="39,5",
+            forma_pago="2",
+            ref_id="cfe_123",
+            ref_tipo="debito",
+            ref_razon="Intereses",
+            adenda="Mesa 4",
+            lineas=[
+                {
+                    "descripcion": " Libro ",
+                    "cantidad": "1,5",
+                    "precio": "1.500,50",
+                    "tasa": "exenta",
+                    "categoria": "libros",
+                }
+            ],
+        )
+    )
     assert body == {
-        "lineas": [{"descripcion": "Libro", "cantidad": "1.5", "precio": "1500.50", "tasa": "exenta",
-                    "categoria": "libros"}],
-        "preciosIncluyenIva": False, "moneda": "USD", "formaPago": 2, "tipoCambio": "39.5",
+        "lineas": [
+            {"descripcion": "Libro", "cantidad": "1.5", "precio": "1500.50", "tasa": "exenta", "categoria": "libros"}
+        ],
+        "preciosIncluyenIva": False,
+        "moneda": "USD",
+        "formaPago": 2,
+        "tipoCambio": "39.5",
         "receptor": {"documento": "21-999983-001-9", "nombre": "Cliente"},
-        "referencia": {"idCfeEmitido": "cfe_123", "tipo": "debito", "razon": "Intereses"}, "adenda": "Mesa 4"}
+        "referencia": {"idCfeEmitido": "cfe_123", "tipo": "debito", "razon": "Intereses"},
+        "adenda": "Mesa 4",
+    }
 
 
 def test_an_exchange_rate_for_pesos_and_a_name_without_a_document_are_left_out():
@@ -97,28 +157,52 @@ def test_an_exchange_rate_for_pesos_and_a_name_without_a_document_are_left_out()
 
 
 def test_unparseable_numbers_go_as_typed_so_the_service_says_what_is_wrong():
-    assert to_request(_values(lineas=[{"descripcion": "x", "cantidad": "dos", "precio": "1"}]))["lineas"][0][
-        "cantidad"] == "dos"
+    assert (
+        to_request(_values(lineas=[{"descripcion": "x", "cantidad": "dos", "precio": "1"}]))["lineas"][0]["cantidad"]
+        == "dos"
+    )
 
 
-@pytest.mark.parametrize(("path", "field"), [
-    ("lineas[2].precio", "lineas-2-precio"), ("lineas[0].descripcion", "lineas-0-descripcion"),
-    ("lineas[1]", "lineas-1-descripcion"), ("lineas[3].descuentoPct", "lineas-3-precio"),
-    ("items[4].precioUnitario", "lineas-4-precio"), ("items[0].indFact", "lineas-0-tasa"),
-    ("items[0].nomItem", "lineas-0-descripcion"), ("lineas", "lineas"), ("items", "lineas"),
-    ("receptor.documento", "documento"), ("receptor", "documento"), ("receptor.docRecep", "documento"),
-    ("receptor.rznSocRecep", "nombre"), ("receptor.ciudadRecep", "documento"), ("tpoCambio", "tipo_cambio"),
-    ("tipoCambio", "tipo_cambio"), ("referencia.razon", "ref_razon"), ("referencias[0].nroCFERef", "ref_id"),
-    ("fmaPago", "forma_pago"), ("adenda", "adenda"), ("body", None), ("fchEmis", None), ("caeData.dNro", None),
-])
+@pytest.mark.parametrize(
+    ("path", "field"),
+    [
+        ("lineas[2].precio", "lineas-2-precio"),
+        ("lineas[0].descripcion", "lineas-0-descripcion"),
+        ("lineas[1]", "lineas-1-descripcion"),
+        ("lineas[3].descuentoPct", "lineas-3-precio"),
+        ("items[4].precioUnitario", "lineas-4-precio"),
+        ("items[0].indFact", "lineas-0-tasa"),
+        ("items[0].nomItem", "lineas-0-descripcion"),
+        ("lineas", "lineas"),
+        ("items", "lineas"),
+        ("receptor.documento", "documento"),
+        ("receptor", "documento"),
+        ("receptor.docRecep", "documento"),
+        ("receptor.rznSocRecep", "nombre"),
+        ("receptor.ciudadRecep", "documento"),
+        ("tpoCambio", "tipo_cambio"),
+        ("tipoCambio", "tipo_cambio"),
+        ("referencia.razon", "ref_razon"),
+        ("referencias[0].nroCFERef", "ref_id"),
+        ("fmaPago", "forma_pago"),
+        ("adenda", "adenda"),
+        ("body", None),
+        ("fchEmis", None),
+        ("caeData.dNro", None),
+    ],
+)
 def test_service_field_paths_map_onto_the_form(path, field):
     assert form_field(path) == field
 
 
 def test_errors_are_grouped_per_field_and_the_rest_kept_apart():
-    placed, loose = place_errors([("lineas[0].precio", "Demasiados decimales."),
-                                  ("items[0].precioUnitario", "Demasiados decimales."),
-                                  ("lineas[0].precio", "Debe ser mayor o igual que 0."),
-                                  ("fchEmis", "Fecha fuera de rango.")])
+    placed, loose = place_errors(
+        [
+            ("lineas[0].precio", "Demasiados decimales."),
+            ("items[0].precioUnitario", "Demasiados decimales."),
+            ("lineas[0].precio", "Debe ser mayor o igual que 0."),
+            ("fchEmis", "Fecha fuera de rango."),
+        ]
+    )
     assert placed == {"lineas-0-precio": ["Demasiados decimales.", "Debe ser mayor o igual que 0."]}
     assert loose == ["Fecha fuera de rango."]

@@ -18,8 +18,24 @@ def _msgid(message) -> str:
 
 def test_every_portal_string_has_an_english_translation(tmp_path):
     pot = tmp_path / "all.pot"
-    subprocess.run([sys.executable, "-m", "babel.messages.frontend", "extract", "-F", "babel.cfg", "-k", "_l",
-                    "-o", str(pot), "."], cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "babel.messages.frontend",
+            "extract",
+            "-F",
+            "babel.cfg",
+            "-k",
+            "_l",
+            "-o",
+            str(pot),
+            ".",
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
     translated = set()
     for path in glob.glob(str(ROOT / "portal/web/**/translations/en/LC_MESSAGES/messages.po"), recursive=True):
         with open(path, "rb") as handle:

@@ -98,10 +98,14 @@ def _touch(key: ApiKey) -> None:
         return
     try:
         with db.new_session() as session:
-            session.execute(update(ApiKey).where(
-                ApiKey.id == key.id,
-                or_(ApiKey.last_used_at.is_(None), ApiKey.last_used_at < now - LAST_USED_GRANULARITY),
-            ).values(last_used_at=now))
+            session.execute(
+                update(ApiKey)
+                .where(
+                    ApiKey.id == key.id,
+                    or_(ApiKey.last_used_at.is_(None), ApiKey.last_used_at < now - LAST_USED_GRANULARITY),
+                )
+                .values(last_used_at=now)
+            )
             session.commit()
     except Exception:  # noqa: BLE001 - bookkeeping must never fail the caller's request
         log.warning("could not record the last use of api key %s", key.public_id, exc_info=True)

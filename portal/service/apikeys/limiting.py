@@ -63,8 +63,10 @@ class WindowUsage:
         return datetime.fromtimestamp(self.reset_at if self.used else time.time(), UTC)
 
     def headers(self) -> dict[str, str]:
-        return {"RateLimit-Policy": f'"{POLICY}";q={self.limit};w={self.window_seconds}',
-                "RateLimit": f'"{POLICY}";r={self.remaining};t={self.reset_in()}'}
+        return {
+            "RateLimit-Policy": f'"{POLICY}";q={self.limit};w={self.window_seconds}',
+            "RateLimit": f'"{POLICY}";r={self.remaining};t={self.reset_in()}',
+        }
 
 
 class _Breaker:
@@ -140,9 +142,13 @@ def consume(key: ApiKey) -> None:
     g.apikey_ratelimit_headers = window.headers()
     if not allowed:
         retry_after = max(window.reset_in(), 1)
-        raise ApiError(f"Se superó el límite de la clave de API ({key.rate_limit} solicitudes cada "
-                       f"{key.rate_window_seconds} s). Reintente en {retry_after} s.",
-                       code="rate_limited", status=429, headers={"Retry-After": str(retry_after)})
+        raise ApiError(
+            f"Se superó el límite de la clave de API ({key.rate_limit} solicitudes cada "
+            f"{key.rate_window_seconds} s). Reintente en {retry_after} s.",
+            code="rate_limited",
+            status=429,
+            headers={"Retry-After": str(retry_after)},
+        )
 
 
 def init_app(app: Flask) -> None:

@@ -32,8 +32,11 @@ _ACTIONS = {"create": "crear", "revoke": "revocar", "rate_limit": "rate-limit"}
 
 def list_keys(principal: Principal) -> list[ApiKeyOut]:
     keys = db.session().scalars(
-        select(ApiKey).where(ApiKey.company_id == principal.company_id)
-        .options(selectinload(ApiKey.events)).order_by(ApiKey.created_at.desc(), ApiKey.id.desc()))
+        select(ApiKey)
+        .where(ApiKey.company_id == principal.company_id)
+        .options(selectinload(ApiKey.events))
+        .order_by(ApiKey.created_at.desc(), ApiKey.id.desc())
+    )
     return [present(key) for key in keys]
 
 
@@ -41,10 +44,17 @@ def create_key(principal: Principal, body: ApiKeyCreate) -> ApiKeyCreated:
     secret = credentials.new_secret()
     limit = body.rateLimit or RateLimit(limite=DEFAULT_LIMIT, ventanaSegundos=DEFAULT_WINDOW_SECONDS)
     with db.write_transaction() as session:
-        key = ApiKey(public_id=credentials.new_public_id(), company_id=principal.company_id, name=body.nombre,
-                     prefix=credentials.shown_prefix(secret), key_hash=credentials.key_hash(secret),
-                     rate_limit=limit.limite, rate_window_seconds=limit.ventanaSegundos,
-                     created_at=datetime.now(UTC), created_by=principal.actor)
+        key = ApiKey(
+            public_id=credentials.new_public_id(),
+            company_id=principal.company_id,
+            name=body.nombre,
+            prefix=credentials.shown_prefix(secret),
+            key_hash=credentials.key_hash(secret),
+            rate_limit=limit.limite,
+            rate_window_seconds=limit.ventanaSegundos,
+            created_at=datetime.now(UTC),
+            created_by=principal.actor,
+        )
         session.add(key)
         session.flush()
         _record(session, key, principal, "create", None, {"nombre": key.name, "rateLimit": limit.as_dict()})
@@ -76,8 +86,7 @@ def set_rate_limit(principal: Principal, public_id: str, limit: RateLimit) -> Ap
 
 
 def _find(session: Session, principal: Principal, public_id: str) -> ApiKey:
-    key = session.scalar(select(ApiKey).where(ApiKey.public_id == public_id,
-                                              ApiKey.company_id == principal.company_id))
+    key = session.scalar(select(ApiKey).where(ApiKey.public_id == public_id, ApiKey.company_id == principal.company_id))
     if key is None:
         raise NotFound("No existe esa clave de API en la empresa.", code="apikey_not_found")
     return key
@@ -86,26 +95,51 @@ def _find(session: Session, principal: Principal, public_id: str) -> ApiKey:
 def _present_committed(key_id: int) -> ApiKeyOut:
     # A session of its own: the request's may hold a read snapshot from before the write committed.
     with db.new_session() as session:
-        return present(session.scalars(
-            select(ApiKey).where(ApiKey.id == key_id).options(selectinload(ApiKey.events))).one())
+        return present(
+            session.scalars(select(ApiKey).where(ApiKey.id == key_id).options(selectinload(ApiKey.events))).one()
+        )
 
 
-def _record(session: Session, key: ApiKey, principal: Principal, action: str, old: dict | None,
-            new: dict | None) -> None:
-    session.add(ApiKeyEvent(api_key_id=key.id, company_id=key.company_id, action=action, actor=principal.actor,
-                            at=datetime.now(UTC), old_value=old, new_value=new))
+def _record(
+    session: Session, key: ApiKey, principal: Principal, action: str, old: dict | None, new: dict | None
+) -> None:
+    session.add(
+        ApiKeyEvent(
+            api_key_id=key.id,
+            company_id=key.company_id,
+            action=action,
+            actor=principal.actor,
+            at=datetime.now(UTC),
+            old_value=old,
+            new_value=new,
+        )
+    )
 
 
 def present(key: ApiKey) -> ApiKeyOut:
     window = limiting.usage(key) if key.active else None
     return ApiKeyOut(
-        id=key.public_id, prefijo=key.prefix, nombre=key.name, estado="activa" if key.active else "revocada",
-        creadaEn=credentials.aware(key.created_at), creadaPor=key.created_by,
-        ultimoUso=credentials.aware(key.last_used_at), revocadaEn=credentials.aware(key.revoked_at),
+        id=key.public_id,
+        prefijo=key.prefix,
+        nombre=key.name,
+        estado="activa" if key.active else "revocada",
+        creadaEn=credentials.aware(key.created_at),
+        creadaPor=key.created_by,
+        ultimoUso=credentials.aware(key.last_used_at),
+        revocadaEn=credentials.aware(key.revoked_at),
         revocadaPor=key.revoked_by,
         rateLimit=RateLimit(limite=key.rate_limit, ventanaSegundos=key.rate_window_seconds),
         uso=Usage(usados=window.used, restantes=window.remaining, reiniciaEn=window.reset_datetime())
-        if window else None,
-        eventos=[ApiKeyEventOut(accion=_ACTIONS[e.action], actor=e.actor, fecha=credentials.aware(e.at),
-                                anterior=e.old_value, nuevo=e.new_value) for e in key.events],
+        if window
+        else None,
+        eventos=[
+            ApiKeyEventOut(
+                accion=_ACTIONS[e.action],
+                actor=e.actor,
+                fecha=credentials.aware(e.at),
+                anterior=e.old_value,
+                nuevo=e.new_value,
+            )
+            for e in key.events
+        ],
     )

@@ -33,8 +33,9 @@ class ApiKey(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     revoked_by: Mapped[str | None] = mapped_column(String(254))
 
-    events: Mapped[list[ApiKeyEvent]] = relationship(back_populates="api_key", order_by="ApiKeyEvent.id.desc()",
-                                                     cascade="all, delete-orphan")
+    events: Mapped[list[ApiKeyEvent]] = relationship(
+        back_populates="api_key", order_by="ApiKeyEvent.id.desc()", cascade="all, delete-orphan"
+    )
 
     @property
     def active(self) -> bool:

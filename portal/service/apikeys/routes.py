@@ -21,16 +21,33 @@ READERS = (Role.ADMIN, Role.SOPORTE)
 _ID = {"apikey_id": "Identificador público de la clave (`ak_...`), como lo da la lista."}
 
 
-@operation(bp, "GET", "", tag=TAG, summary="Listar las claves de API de la empresa", auth=(JWT,), roles=READERS,
-           responses={200: ApiKeyList})
+@operation(
+    bp,
+    "GET",
+    "",
+    tag=TAG,
+    summary="Listar las claves de API de la empresa",
+    auth=(JWT,),
+    roles=READERS,
+    responses={200: ApiKeyList},
+)
 def list_api_keys(principal: Principal):
     """Las claves de la empresa, activas y revocadas, con su límite, el uso de la ventana actual y su
     historial. La clave completa no aparece nunca: solo su prefijo."""
     return ApiKeyList(claves=management.list_keys(principal))
 
 
-@operation(bp, "POST", "", tag=TAG, summary="Crear una clave de API", auth=(JWT,), roles=ADMINS,
-           body=ApiKeyCreate, responses={201: ApiKeyCreated})
+@operation(
+    bp,
+    "POST",
+    "",
+    tag=TAG,
+    summary="Crear una clave de API",
+    auth=(JWT,),
+    roles=ADMINS,
+    body=ApiKeyCreate,
+    responses={201: ApiKeyCreated},
+)
 def create_api_key(principal: Principal, body: ApiKeyCreate):
     """Crea una clave para la empresa. La respuesta trae `clave`, la clave completa, por única vez: el
     servicio guarda solo un hash. Sin `rateLimit`, el límite es de 600 solicitudes cada 60 segundos."""
@@ -40,20 +57,35 @@ def create_api_key(principal: Principal, body: ApiKeyCreate):
     return response
 
 
-@operation(bp, "POST", "/<string:apikey_id>/revocar", tag=TAG, summary="Revocar una clave de API",
-           auth=(JWT,), roles=ADMINS, responses={200: ApiKeyOut, 404: "No existe esa clave en la empresa."},
-           path_params=_ID)
+@operation(
+    bp,
+    "POST",
+    "/<string:apikey_id>/revocar",
+    tag=TAG,
+    summary="Revocar una clave de API",
+    auth=(JWT,),
+    roles=ADMINS,
+    responses={200: ApiKeyOut, 404: "No existe esa clave en la empresa."},
+    path_params=_ID,
+)
 def revoke_api_key(principal: Principal, apikey_id: str):
     """La clave deja de valer desde la solicitud siguiente, en todos los procesos del servicio. Revocar una
     clave ya revocada no cambia nada y la devuelve como está."""
     return management.revoke_key(principal, apikey_id)
 
 
-@operation(bp, "POST", "/<string:apikey_id>/rate-limit", tag=TAG, summary="Cambiar el límite de una clave",
-           auth=(JWT,), roles=ADMINS, body=RateLimit,
-           responses={200: ApiKeyOut, 404: "No existe esa clave en la empresa.",
-                      409: "La clave está revocada."},
-           path_params=_ID)
+@operation(
+    bp,
+    "POST",
+    "/<string:apikey_id>/rate-limit",
+    tag=TAG,
+    summary="Cambiar el límite de una clave",
+    auth=(JWT,),
+    roles=ADMINS,
+    body=RateLimit,
+    responses={200: ApiKeyOut, 404: "No existe esa clave en la empresa.", 409: "La clave está revocada."},
+    path_params=_ID,
+)
 def update_api_key_rate_limit(principal: Principal, apikey_id: str, body: RateLimit):
     """Cambia el límite (`limite` solicitudes cada `ventanaSegundos`, 1-100000 y 1-86400). Vale desde la
     solicitud siguiente, con una ventana nueva. Las respuestas a solicitudes hechas con la clave informan

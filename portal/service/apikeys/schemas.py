@@ -19,8 +19,10 @@ Window = Annotated[StrictInt, Field(ge=1, le=MAX_WINDOW_SECONDS, description="La
 class RateLimit(BaseModel):
     """Límite de solicitudes de una clave: `limite` solicitudes cada `ventanaSegundos` (ventana móvil)."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={
-        "examples": [{"limite": 600, "ventanaSegundos": 60}, {"limite": 3, "ventanaSegundos": 60}]})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"limite": 600, "ventanaSegundos": 60}, {"limite": 3, "ventanaSegundos": 60}]},
+    )
 
     limite: Limit
     ventanaSegundos: Window  # noqa: N815 - the API's field names are lower camel case
@@ -32,9 +34,16 @@ class RateLimit(BaseModel):
 class ApiKeyCreate(BaseModel):
     """Una clave nueva: un nombre para reconocerla y, si se quiere, su límite (600 por 60 s si no)."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, json_schema_extra={
-        "examples": [{"nombre": "ERP de facturación"},
-                     {"nombre": "Tienda web", "rateLimit": {"limite": 120, "ventanaSegundos": 60}}]})
+    model_config = ConfigDict(
+        extra="forbid",
+        str_strip_whitespace=True,
+        json_schema_extra={
+            "examples": [
+                {"nombre": "ERP de facturación"},
+                {"nombre": "Tienda web", "rateLimit": {"limite": 120, "ventanaSegundos": 60}},
+            ]
+        },
+    )
 
     nombre: StrictStr = Field(min_length=1, max_length=80, description="Para reconocer la clave en la lista.")
     rateLimit: RateLimit | None = None  # noqa: N815
@@ -57,7 +66,8 @@ class Usage(_Out):
     usados: int = Field(description="Solicitudes contadas en la ventana actual.")
     restantes: int = Field(description="Solicitudes que quedan antes de recibir 429.")
     reiniciaEn: datetime = Field(  # noqa: N815
-        description="Cuándo se libera la solicitud más antigua de la ventana (ahora, si no hay ninguna).")
+        description="Cuándo se libera la solicitud más antigua de la ventana (ahora, si no hay ninguna)."
+    )
 
 
 class ApiKeyEventOut(_Out):
@@ -74,8 +84,9 @@ class ApiKeyOut(_Out):
     """Una clave de API de la empresa. La clave completa no se muestra nunca, salvo al crearla."""
 
     id: str = Field(description="Identificador público de la clave (no es secreto).", examples=["ak_3kTz9QpWm2Lx"])
-    prefijo: str = Field(description="Primeros caracteres de la clave, para reconocerla.",
-                         examples=["cfe_live_Xy7Pq3a"])
+    prefijo: str = Field(
+        description="Primeros caracteres de la clave, para reconocerla.", examples=["cfe_live_Xy7Pq3a"]
+    )
     nombre: str
     estado: Literal["activa", "revocada"]
     creadaEn: datetime  # noqa: N815
@@ -85,15 +96,18 @@ class ApiKeyOut(_Out):
     revocadaPor: str | None = None  # noqa: N815
     rateLimit: RateLimit  # noqa: N815
     uso: Usage | None = Field(default=None, description="Ausente si el almacenamiento de límites no responde.")
-    eventos: list[ApiKeyEventOut] = Field(default_factory=list,
-                                          description="Historial, del más reciente al más antiguo.")
+    eventos: list[ApiKeyEventOut] = Field(
+        default_factory=list, description="Historial, del más reciente al más antiguo."
+    )
 
 
 class ApiKeyCreated(ApiKeyOut):
     """La clave recién creada, con `clave`: el único momento en que se muestra completa."""
 
-    clave: str = Field(description="La clave completa. Guárdela ahora: no se vuelve a mostrar.",
-                       examples=["cfe_live_Xy7Pq3aV0c2m9Tq4cJ1nX8rB6wLzD5fHkA3sE0uYiOg"])
+    clave: str = Field(
+        description="La clave completa. Guárdela ahora: no se vuelve a mostrar.",
+        examples=["cfe_live_Xy7Pq3aV0c2m9Tq4cJ1nX8rB6wLzD5fHkA3sE0uYiOg"],
+    )
 
 
 class ApiKeyList(_Out):

@@ -32,10 +32,28 @@ from portal.service.cfe.signing import CfeSigner, verify_signature
 from portal.service.cfe.xml import build_cfe_xml
 
 __all__ = [
-    "CaeError", "CfeError", "CfeInput", "CfeSchemaError", "CfeSigner", "CfeValidationError", "Emission",
-    "FieldError", "Issuer", "Numbering", "SignedCfe", "Totals", "XmlInputError", "build_signed_cfe",
-    "compute_totals", "parse_cfe_input", "render_pdf", "render_preview_pdf", "render_signed_pdf",
-    "validate", "verify_signature", "warm_up",
+    "CaeError",
+    "CfeError",
+    "CfeInput",
+    "CfeSchemaError",
+    "CfeSigner",
+    "CfeValidationError",
+    "Emission",
+    "FieldError",
+    "Issuer",
+    "Numbering",
+    "SignedCfe",
+    "Totals",
+    "XmlInputError",
+    "build_signed_cfe",
+    "compute_totals",
+    "parse_cfe_input",
+    "render_pdf",
+    "render_preview_pdf",
+    "render_signed_pdf",
+    "validate",
+    "verify_signature",
+    "warm_up",
 ]
 
 
@@ -59,9 +77,17 @@ class SignedCfe:
     tmst_firma: datetime
 
 
-def build_signed_cfe(cfe: CfeInput, issuer: Issuer, numbering: Numbering, signer: CfeSigner,
-                     ui_value: Decimal, now: datetime | None = None, *,
-                     qr_base_url: str = DGI_QR_BASE_URL, qr_date_format: str = "%Y%m%d") -> SignedCfe:
+def build_signed_cfe(
+    cfe: CfeInput,
+    issuer: Issuer,
+    numbering: Numbering,
+    signer: CfeSigner,
+    ui_value: Decimal,
+    now: datetime | None = None,
+    *,
+    qr_base_url: str = DGI_QR_BASE_URL,
+    qr_date_format: str = "%Y%m%d",
+) -> SignedCfe:
     """Validate, total, build, sign and schema-check one receipt.
 
     `ui_value` is the Unidad Indexada in pesos for the e-Ticket identification threshold (the value at
@@ -75,8 +101,9 @@ def build_signed_cfe(cfe: CfeInput, issuer: Issuer, numbering: Numbering, signer
     if problems:
         raise ValueError("Emisor mal configurado: " + "; ".join(problems))
     moment = now or datetime.now(MONTEVIDEO)
-    emission = Emission(signing_date=moment.date(), regimen=issuer.regimen, cae_allocated=True,
-                        cae_especial=numbering.cae_especial)
+    emission = Emission(
+        signing_date=moment.date(), regimen=issuer.regimen, cae_allocated=True, cae_especial=numbering.cae_especial
+    )
     errors = validate(cfe, ui_value=ui_value, emission=emission)
     # DGI rejects a CFE signed after its CAE expired (E07), whatever its issue date.
     errors += numbering_errors(numbering, max(cfe.fch_emis, moment.date()))
@@ -89,19 +116,48 @@ def build_signed_cfe(cfe: CfeInput, issuer: Issuer, numbering: Numbering, signer
         if schema_errors:
             raise CfeSchemaError(schema_errors)
     # The QR date: DGI's text names the signature date, receipts in circulation show the issue date.
-    url = qr_url_for(issuer.rut, cfe.tipo_cfe, numbering.serie, numbering.nro, totals, cfe.fch_emis,
-                     signed.digest, base_url=qr_base_url, date_format=qr_date_format)
-    return SignedCfe(xml=signed.xml, totals=totals, digest=signed.digest, security_code=signed.security_code,
-                     qr_url=url, tmst_firma=moment)
+    url = qr_url_for(
+        issuer.rut,
+        cfe.tipo_cfe,
+        numbering.serie,
+        numbering.nro,
+        totals,
+        cfe.fch_emis,
+        signed.digest,
+        base_url=qr_base_url,
+        date_format=qr_date_format,
+    )
+    return SignedCfe(
+        xml=signed.xml,
+        totals=totals,
+        digest=signed.digest,
+        security_code=signed.security_code,
+        qr_url=url,
+        tmst_firma=moment,
+    )
 
 
-def render_signed_pdf(cfe: CfeInput, issuer: Issuer, numbering: Numbering, signed: SignedCfe, *,
-                      logo: bytes | None = None, paper: str = "a4") -> bytes:
+def render_signed_pdf(
+    cfe: CfeInput,
+    issuer: Issuer,
+    numbering: Numbering,
+    signed: SignedCfe,
+    *,
+    logo: bytes | None = None,
+    paper: str = "a4",
+) -> bytes:
     """The printed representation of a receipt signed by `build_signed_cfe`, read from its signed XML (the
     number and CAE are in it; `cfe` supplies only the unsigned adenda)."""
     del numbering  # kept for callers; the signed XML carries serie, number and CAE
-    return render_receipt(signed.xml, issuer, adenda=cfe.adenda, security_code=signed.security_code,
-                          qr_url=signed.qr_url, logo=logo, paper=paper)
+    return render_receipt(
+        signed.xml,
+        issuer,
+        adenda=cfe.adenda,
+        security_code=signed.security_code,
+        qr_url=signed.qr_url,
+        logo=logo,
+        paper=paper,
+    )
 
 
 def render_preview_pdf(cfe: CfeInput, issuer: Issuer, *, logo: bytes | None = None, paper: str = "a4") -> bytes:

@@ -56,8 +56,15 @@ class Totals:
     @property
     def mnt_neto(self) -> Decimal:
         """Σ A-C112..A-C118, the net amount DGI compares with the e-Ticket identification threshold."""
-        return (self.mnt_no_grv + self.mnt_expo_y_asim + self.mnt_impuesto_perc + self.mnt_iva_en_susp
-                + self.mnt_neto_iva_tasa_min + self.mnt_neto_iva_tasa_basica + self.mnt_neto_iva_otra)
+        return (
+            self.mnt_no_grv
+            + self.mnt_expo_y_asim
+            + self.mnt_impuesto_perc
+            + self.mnt_iva_en_susp
+            + self.mnt_neto_iva_tasa_min
+            + self.mnt_neto_iva_tasa_basica
+            + self.mnt_neto_iva_otra
+        )
 
 
 def line_amount(item: Item) -> Decimal:
@@ -109,9 +116,10 @@ def iva_within_dgi_tolerance(net: Decimal, rate: Decimal, iva: Decimal) -> bool:
 
 def iva_tolerance_problems(totals: Totals) -> list[str]:
     """The IVA totals (A-C121, A-C122) that stray more than DGI's cent from net x rate; empty when fine."""
-    checks = (("MntIVATasaMin", totals.mnt_neto_iva_tasa_min, totals.iva_tasa_min, totals.mnt_iva_tasa_min),
-              ("MntIVATasaBasica", totals.mnt_neto_iva_tasa_basica, totals.iva_tasa_basica,
-               totals.mnt_iva_tasa_basica))
+    checks = (
+        ("MntIVATasaMin", totals.mnt_neto_iva_tasa_min, totals.iva_tasa_min, totals.mnt_iva_tasa_min),
+        ("MntIVATasaBasica", totals.mnt_neto_iva_tasa_basica, totals.iva_tasa_basica, totals.mnt_iva_tasa_basica),
+    )
     return [name for name, net, rate, iva in checks if not iva_within_dgi_tolerance(net, rate, iva)]
 
 
@@ -123,8 +131,13 @@ def compute_totals(cfe: CfeInput) -> Totals:
         return Totals(line_amounts=(ZERO,) * count, cant_lin_det=count)
     retenc, retenido, credito = _retentions(cfe)
     if element == "eResg":
-        return Totals(line_amounts=(ZERO,) * count, cant_lin_det=count, retenc_percep=retenc,
-                      mnt_tot_retenido=retenido, mnt_tot_cred_fisc=credito)
+        return Totals(
+            line_amounts=(ZERO,) * count,
+            cant_lin_det=count,
+            retenc_percep=retenc,
+            mnt_tot_retenido=retenido,
+            mnt_tot_cred_fisc=credito,
+        )
 
     amounts = tuple(line_amount(item) for item in cfe.items)
     bases = _bases(cfe, amounts)
@@ -132,16 +145,29 @@ def compute_totals(cfe: CfeInput) -> Totals:
     neto_basica, iva_basica = _net_and_iva(bases[3], IVA_BASICA, gross=cfe.mnt_bruto == 1)
     iva_otra = cfe.mnt_iva_otra or ZERO
     parts = dict(
-        mnt_no_grv=bases[1] + bases[16], mnt_expo_y_asim=bases[10], mnt_impuesto_perc=bases[11],
-        mnt_iva_en_susp=bases[12], mnt_neto_iva_tasa_min=neto_min, mnt_neto_iva_tasa_basica=neto_basica,
+        mnt_no_grv=bases[1] + bases[16],
+        mnt_expo_y_asim=bases[10],
+        mnt_impuesto_perc=bases[11],
+        mnt_iva_en_susp=bases[12],
+        mnt_neto_iva_tasa_min=neto_min,
+        mnt_neto_iva_tasa_basica=neto_basica,
         mnt_neto_iva_otra=bases[4],
     )
     total = sum(parts.values(), ZERO) + iva_min + iva_basica + iva_otra
     monto_nf = bases[6] - bases[7]
     return Totals(
-        line_amounts=amounts, **parts, mnt_iva_tasa_min=iva_min, mnt_iva_tasa_basica=iva_basica,
-        mnt_iva_otra=iva_otra, mnt_total=total, mnt_tot_retenido=retenido, mnt_tot_cred_fisc=credito,
-        cant_lin_det=count, retenc_percep=retenc, monto_nf=monto_nf, mnt_pagar=total + retenido + monto_nf,
+        line_amounts=amounts,
+        **parts,
+        mnt_iva_tasa_min=iva_min,
+        mnt_iva_tasa_basica=iva_basica,
+        mnt_iva_otra=iva_otra,
+        mnt_total=total,
+        mnt_tot_retenido=retenido,
+        mnt_tot_cred_fisc=credito,
+        cant_lin_det=count,
+        retenc_percep=retenc,
+        monto_nf=monto_nf,
+        mnt_pagar=total + retenido + monto_nf,
     )
 
 

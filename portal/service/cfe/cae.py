@@ -50,9 +50,16 @@ class CaeRange:
         """The CAEData of a receipt numbered `nro` under this CAE."""
         if not self.contains(nro):
             raise ValueError(f"El número {nro} no está en el rango {self.dnro}-{self.hnro}.")
-        return Numbering(serie=self.serie, nro=nro, cae_id=self.cae_id, dnro=self.dnro, hnro=self.hnro,
-                         fec_venc=self.vencimiento, cae_especial=self.cae_especial,
-                         causal_cae_esp=self.causal_cae_esp)
+        return Numbering(
+            serie=self.serie,
+            nro=nro,
+            cae_id=self.cae_id,
+            dnro=self.dnro,
+            hnro=self.hnro,
+            fec_venc=self.vencimiento,
+            cae_especial=self.cae_especial,
+            causal_cae_esp=self.causal_cae_esp,
+        )
 
 
 def parse_cae(xml_bytes: bytes, *, strict: bool = True) -> CaeRange:
@@ -79,14 +86,22 @@ def parse_cae(xml_bytes: bytes, *, strict: bool = True) -> CaeRange:
         return value.strip() if value else None
 
     try:
-        optional_int = {tag: int(v) if (v := text(tag, required=False)) else None
-                        for tag in ("CAEEspecial", "CausalCAEEsp")}
+        optional_int = {
+            tag: int(v) if (v := text(tag, required=False)) else None for tag in ("CAEEspecial", "CausalCAEEsp")
+        }
         stamp = root.findtext(_Q + "TmstFrma")
         cae = CaeRange(
-            rut=text("RucE"), tipo_cfe=int(text("TCFE")), serie=text("Serie"), dnro=int(text("DNro")),
-            hnro=int(text("HNro")), cae_id=int(text("NA")), fecha_autorizacion=date.fromisoformat(text("FA")),
-            vencimiento=date.fromisoformat(text("FVD")), tipo_autorizacion=text("TA", required=False),
-            cae_especial=optional_int["CAEEspecial"], causal_cae_esp=optional_int["CausalCAEEsp"],
+            rut=text("RucE"),
+            tipo_cfe=int(text("TCFE")),
+            serie=text("Serie"),
+            dnro=int(text("DNro")),
+            hnro=int(text("HNro")),
+            cae_id=int(text("NA")),
+            fecha_autorizacion=date.fromisoformat(text("FA")),
+            vencimiento=date.fromisoformat(text("FVD")),
+            tipo_autorizacion=text("TA", required=False),
+            cae_especial=optional_int["CAEEspecial"],
+            causal_cae_esp=optional_int["CausalCAEEsp"],
             tmst_firma=datetime.fromisoformat(stamp.strip()) if stamp else None,
         )
     except ValueError as exc:
@@ -102,10 +117,19 @@ def build_cae_xml(cae: CaeRange, signer: CfeSigner | None = None) -> bytes:
     stamp = cae.tmst_firma or datetime.combine(cae.fecha_autorizacion, datetime.min.time())
     etree.SubElement(root, _Q + "TmstFrma").text = format_timestamp(stamp)
     da = etree.SubElement(root, _Q + "DA")
-    values = [("RucE", cae.rut), ("TCFE", cae.tipo_cfe), ("Serie", cae.serie), ("DNro", cae.dnro),
-              ("HNro", cae.hnro), ("TA", cae.tipo_autorizacion or "E"), ("NA", cae.cae_id),
-              ("FA", cae.fecha_autorizacion.isoformat()), ("FVD", cae.vencimiento.isoformat()),
-              ("CAEEspecial", cae.cae_especial), ("CausalCAEEsp", cae.causal_cae_esp)]
+    values = [
+        ("RucE", cae.rut),
+        ("TCFE", cae.tipo_cfe),
+        ("Serie", cae.serie),
+        ("DNro", cae.dnro),
+        ("HNro", cae.hnro),
+        ("TA", cae.tipo_autorizacion or "E"),
+        ("NA", cae.cae_id),
+        ("FA", cae.fecha_autorizacion.isoformat()),
+        ("FVD", cae.vencimiento.isoformat()),
+        ("CAEEspecial", cae.cae_especial),
+        ("CausalCAEEsp", cae.causal_cae_esp),
+    ]
     for tag, value in values:
         if value is not None:
             etree.SubElement(da, _Q + tag).text = str(value)

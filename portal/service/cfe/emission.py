@@ -17,8 +17,17 @@ REGIMENES = ("general", "iva_minimo", "monotributo", "monotributo_mides", "exone
 # Issuers whose sales are documented with MntBruto 3 and a CAE especial 2-4 (A-C10, G-C5).
 SMALL_TAXPAYER_REGIMES = frozenset({"iva_minimo", "monotributo", "monotributo_mides"})
 
-_ISSUER_LIMITS = {"razon_social": 150, "nombre_comercial": 30, "giro": 100, "telefono": 20, "correo": 80,
-                  "sucursal": 20, "domicilio_fiscal": 70, "ciudad": 30, "departamento": 30}
+_ISSUER_LIMITS = {
+    "razon_social": 150,
+    "nombre_comercial": 30,
+    "giro": 100,
+    "telefono": 20,
+    "correo": 80,
+    "sucursal": 20,
+    "domicilio_fiscal": 70,
+    "ciudad": 30,
+    "departamento": 30,
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,8 +100,9 @@ class Numbering:
         if not _SERIE.match(self.serie):
             found.append(("serie", "format", "Serie inválida."))
         if not 1 <= self.dnro <= self.nro <= self.hnro <= 9_999_999:
-            found.append(("nro", "out_of_range", f"El número {self.nro} no está en el rango del CAE "
-                                                 f"{self.dnro}-{self.hnro}."))
+            found.append(
+                ("nro", "out_of_range", f"El número {self.nro} no está en el rango del CAE {self.dnro}-{self.hnro}.")
+            )
         if not 0 < self.cae_id <= 99_999_999_999:
             found.append(("caeId", "format", "El número de CAE debe tener hasta 11 dígitos."))
         if self.fec_venc < fch_emis:

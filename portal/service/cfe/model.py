@@ -30,8 +30,19 @@ from portal.service.cfe.model_parts import (
     reject_control_chars,
 )
 
-__all__ = ["CfeInput", "CodItem", "DscRcgGlobal", "Item", "MedioPago", "Receptor", "Referencia",
-           "RetencPercep", "SupportedCfeType", "parse_cfe_input", "today_montevideo"]
+__all__ = [
+    "CfeInput",
+    "CodItem",
+    "DscRcgGlobal",
+    "Item",
+    "MedioPago",
+    "Receptor",
+    "Referencia",
+    "RetencPercep",
+    "SupportedCfeType",
+    "parse_cfe_input",
+    "today_montevideo",
+]
 
 MONTEVIDEO = ZoneInfo("America/Montevideo")
 SupportedCfeType = Literal[101, 102, 103, 111, 112, 113, 181, 182]
@@ -43,7 +54,10 @@ def today_montevideo() -> date:
 
 
 _ETICKET_EXAMPLE = {
-    "tipoCFE": 101, "fmaPago": 1, "mntBruto": 1, "tpoMoneda": "UYU",
+    "tipoCFE": 101,
+    "fmaPago": 1,
+    "mntBruto": 1,
+    "tpoMoneda": "UYU",
     "items": [
         {"indFact": 3, "nomItem": "Bananas", "cantidad": "40", "uniMed": "kg", "precioUnitario": "4200"},
         {"indFact": 2, "nomItem": "Manzanas", "cantidad": "18", "uniMed": "kg", "precioUnitario": "22"},
@@ -53,18 +67,39 @@ _ETICKET_EXAMPLE = {
     "mediosPago": [{"glosaMP": "Efectivo", "valorPago": "168816.00"}],
 }
 _EFACTURA_EXAMPLE = {
-    "tipoCFE": 111, "fmaPago": 2,
-    "tpoMoneda": "USD", "tpoCambio": "39.250",
-    "receptor": {"tipoDocRecep": 2, "docRecep": "214844360018", "rznSocRecep": "DGI",
-                 "dirRecep": "Fernandez Crespo 1534", "ciudadRecep": "Montevideo"},
-    "items": [{"indFact": 3, "nomItem": "Consultoría", "cantidad": "10", "uniMed": "h",
-               "precioUnitario": "85.50", "codItem": [{"tpoCod": "INT1", "cod": "CONS-H"}]}],
+    "tipoCFE": 111,
+    "fmaPago": 2,
+    "tpoMoneda": "USD",
+    "tpoCambio": "39.250",
+    "receptor": {
+        "tipoDocRecep": 2,
+        "docRecep": "214844360018",
+        "rznSocRecep": "DGI",
+        "dirRecep": "Fernandez Crespo 1534",
+        "ciudadRecep": "Montevideo",
+    },
+    "items": [
+        {
+            "indFact": 3,
+            "nomItem": "Consultoría",
+            "cantidad": "10",
+            "uniMed": "h",
+            "precioUnitario": "85.50",
+            "codItem": [{"tpoCod": "INT1", "cod": "CONS-H"}],
+        }
+    ],
     "adenda": "Orden de compra 4512. Gracias por su compra.",
 }
 _NOTE_EXAMPLE = {
-    "tipoCFE": 112, "fmaPago": 1,
-    "receptor": {"tipoDocRecep": 2, "docRecep": "214844360018", "rznSocRecep": "DGI",
-                 "dirRecep": "Fernandez Crespo 1534", "ciudadRecep": "Montevideo"},
+    "tipoCFE": 112,
+    "fmaPago": 1,
+    "receptor": {
+        "tipoDocRecep": 2,
+        "docRecep": "214844360018",
+        "rznSocRecep": "DGI",
+        "dirRecep": "Fernandez Crespo 1534",
+        "ciudadRecep": "Montevideo",
+    },
     "items": [{"indFact": 3, "nomItem": "Devolución consultoría", "cantidad": "1", "precioUnitario": "85.50"}],
     "referencias": [{"indGlobal": 1, "razonRef": "Hora no prestada, facturas de consultoría de mayo"}],
 }
@@ -79,66 +114,113 @@ class CfeInput(BaseModel):
     """
 
     model_config = ConfigDict(
-        extra="forbid", populate_by_name=True, frozen=True, str_strip_whitespace=True,
+        extra="forbid",
+        populate_by_name=True,
+        frozen=True,
+        str_strip_whitespace=True,
         field_title_generator=json_title,
-        json_schema_extra={"examples": [_ETICKET_EXAMPLE, _EFACTURA_EXAMPLE, _NOTE_EXAMPLE]})
+        json_schema_extra={"examples": [_ETICKET_EXAMPLE, _EFACTURA_EXAMPLE, _NOTE_EXAMPLE]},
+    )
 
     tipo_cfe: SupportedCfeType = Field(
         alias="tipoCFE",
         description="Tipo de CFE (A-C2): 101 e-Ticket, 102/103 NC/ND de e-Ticket, 111 e-Factura, "
-                    "112/113 NC/ND de e-Factura, 181 e-Remito, 182 e-Resguardo.")
-    fch_emis: date = Field(default_factory=today_montevideo, alias="fchEmis",
-                           description="Fecha del comprobante (A-C5); por defecto hoy en Montevideo.")
+        "112/113 NC/ND de e-Factura, 181 e-Remito, 182 e-Resguardo.",
+    )
+    fch_emis: date = Field(
+        default_factory=today_montevideo,
+        alias="fchEmis",
+        description="Fecha del comprobante (A-C5); por defecto hoy en Montevideo.",
+    )
     fma_pago: Literal[1, 2] | None = Field(
-        None, alias="fmaPago",
+        None,
+        alias="fmaPago",
         description="Forma de pago (A-C11): 1 contado, 2 crédito. Obligatoria en e-Ticket, e-Factura y sus "
-                    "notas; no aplica a e-Remito ni e-Resguardo.")
-    fch_venc: date | None = Field(None, alias="fchVenc",
-                                  description="Fecha de vencimiento del pago (A-C12); no anterior a fchEmis.")
+        "notas; no aplica a e-Remito ni e-Resguardo.",
+    )
+    fch_venc: date | None = Field(
+        None, alias="fchVenc", description="Fecha de vencimiento del pago (A-C12); no anterior a fchEmis."
+    )
     mnt_bruto: Literal[1, 2, 3] | None = Field(
-        None, alias="mntBruto",
+        None,
+        alias="mntBruto",
         description="Indicador de montos brutos (A-C10): 1 los precios incluyen IVA; 2 incluyen IMEBA y "
-                    "adicionales (solo e-Boleta de entrada, no admitido aquí); 3 ventas de un contribuyente IVA "
-                    "mínimo, Monotributo o Monotributo Social MIDES (obligatorio para ellos). Ausente: precios "
-                    "sin IVA. Por compatibilidad se acepta true como 1 y false como ausente.")
-    tpo_moneda: str = Field("UYU", alias="tpoMoneda", pattern=r"^[A-Z]{3}$",
-                            description="Moneda, ISO 4217 más UYI (Unidad Indexada) y UYR (Unidad "
-                                        "Reajustable) (A-C110). No aplica a e-Remito.")
+        "adicionales (solo e-Boleta de entrada, no admitido aquí); 3 ventas de un contribuyente IVA "
+        "mínimo, Monotributo o Monotributo Social MIDES (obligatorio para ellos). Ausente: precios "
+        "sin IVA. Por compatibilidad se acepta true como 1 y false como ausente.",
+    )
+    tpo_moneda: str = Field(
+        "UYU",
+        alias="tpoMoneda",
+        pattern=r"^[A-Z]{3}$",
+        description="Moneda, ISO 4217 más UYI (Unidad Indexada) y UYR (Unidad "
+        "Reajustable) (A-C110). No aplica a e-Remito.",
+    )
     tpo_cambio: Decimal | None = Field(
-        None, alias="tpoCambio", gt=0, le=Decimal("9999.999"), max_digits=7, decimal_places=3,
+        None,
+        alias="tpoCambio",
+        gt=0,
+        le=Decimal("9999.999"),
+        max_digits=7,
+        decimal_places=3,
         description="Pesos uruguayos por unidad de la moneda, hasta 3 decimales (A-C111); obligatorio si "
-                    "tpoMoneda no es UYU.")
-    info_adicional_doc: str | None = Field(None, alias="infoAdicionalDoc", max_length=150,
-                                           description="Información adicional del comprobante (A-C16).")
+        "tpoMoneda no es UYU.",
+    )
+    info_adicional_doc: str | None = Field(
+        None, alias="infoAdicionalDoc", max_length=150, description="Información adicional del comprobante (A-C16)."
+    )
     receptor: Receptor | None = Field(
-        None, description="Receptor. Obligatorio en e-Factura, e-Remito, e-Resguardo y en e-Tickets cuyo "
-                          "neto supera el tope en UI de la tabla E de DGI o que documentan retenciones.")
-    items: list[Item] = Field(min_length=1, max_length=700,
-                              description="Líneas de detalle: hasta 700 en e-Ticket y sus notas, 200 en el resto.")
-    dsc_rcg_global: list[DscRcgGlobal] = Field(default_factory=list, alias="dscRcgGlobal", max_length=20,
-                                               description="Descuentos y recargos globales (zona D).")
-    medios_pago: list[MedioPago] = Field(default_factory=list, alias="mediosPago", max_length=40,
-                                         description="Medios de pago (zona E).")
-    referencias: list[Referencia] = Field(default_factory=list, max_length=40,
-                                          description="Comprobantes referenciados (zona F); al menos uno en "
-                                                      "notas de crédito y débito.")
+        None,
+        description="Receptor. Obligatorio en e-Factura, e-Remito, e-Resguardo y en e-Tickets cuyo "
+        "neto supera el tope en UI de la tabla E de DGI o que documentan retenciones.",
+    )
+    items: list[Item] = Field(
+        min_length=1,
+        max_length=700,
+        description="Líneas de detalle: hasta 700 en e-Ticket y sus notas, 200 en el resto.",
+    )
+    dsc_rcg_global: list[DscRcgGlobal] = Field(
+        default_factory=list,
+        alias="dscRcgGlobal",
+        max_length=20,
+        description="Descuentos y recargos globales (zona D).",
+    )
+    medios_pago: list[MedioPago] = Field(
+        default_factory=list, alias="mediosPago", max_length=40, description="Medios de pago (zona E)."
+    )
+    referencias: list[Referencia] = Field(
+        default_factory=list,
+        max_length=40,
+        description="Comprobantes referenciados (zona F); al menos uno en notas de crédito y débito.",
+    )
     tipo_traslado: Literal[1, 2] | None = Field(
-        None, alias="tipoTraslado",
-        description="Solo e-Remito, obligatorio: 1 venta, 2 traslado interno (A-C13).")
+        None, alias="tipoTraslado", description="Solo e-Remito, obligatorio: 1 venta, 2 traslado interno (A-C13)."
+    )
     fch_valor: date | None = Field(None, alias="fchValor", description="Solo e-Resguardo: fecha valor (A-C5.1).")
     mnt_iva_otra: MontoPositivo | None = Field(
-        None, alias="mntIVAOtra",
+        None,
+        alias="mntIVAOtra",
         description="IVA a otra tasa o sobre fictos (A-C123); obligatorio si hay ítems con indFact 4, "
-                    "porque DGI no fija esa tasa.")
-    adenda: str | None = Field(None, max_length=10000,
-                               description="Texto libre impreso en la zona ADENDA; no se firma ni va a DGI.")
+        "porque DGI no fija esa tasa.",
+    )
+    adenda: str | None = Field(
+        None, max_length=10000, description="Texto libre impreso en la zona ADENDA; no se firma ni va a DGI."
+    )
     cdg_dgi_sucur: int | None = Field(
-        None, alias="cdgDGISucur", ge=0, le=9999,
+        None,
+        alias="cdgDGISucur",
+        ge=0,
+        le=9999,
         description="Código de DGI de la sucursal que emite (A-C47), una de las de la empresa; por defecto la "
-                    "predeterminada.")
-    corrige_a: str | None = Field(None, alias="corrigeA", pattern=r"^[0-9a-f]{32}$",
-                                  description="Solo al corregir: el idCfeEmitido del comprobante que DGI rechazó "
-                                              "y que este reemplaza (quedan vinculados). No va en el CFE.")
+        "predeterminada.",
+    )
+    corrige_a: str | None = Field(
+        None,
+        alias="corrigeA",
+        pattern=r"^[0-9a-f]{32}$",
+        description="Solo al corregir: el idCfeEmitido del comprobante que DGI rechazó "
+        "y que este reemplaza (quedan vinculados). No va en el CFE.",
+    )
 
     _no_control_chars = field_validator("*")(reject_control_chars)
 

@@ -29,8 +29,16 @@ LOGO_H = 16.0
 M, T = words.MANDATORY_PT, words.TEXT_PT
 
 
-def render_receipt(xml: bytes, issuer: Issuer, *, adenda: str | None = None, security_code: str | None = None,
-                   qr_url: str | None = None, logo: bytes | None = None, paper: str = "a4") -> bytes:
+def render_receipt(
+    xml: bytes,
+    issuer: Issuer,
+    *,
+    adenda: str | None = None,
+    security_code: str | None = None,
+    qr_url: str | None = None,
+    logo: bytes | None = None,
+    paper: str = "a4",
+) -> bytes:
     """A signed receipt printed from its signed XML; `issuer` is the settings snapshot taken when it was
     issued, `adenda` the stored adenda, `security_code`/`qr_url` the stored ones (else read from the XML)."""
     printable = from_xml(xml, issuer, adenda=adenda, security_code=security_code, qr_link=qr_url)
@@ -97,12 +105,16 @@ class _A4(ReceiptPage):
         names = self.lines_of(issuer.razon_social, width, 12, bold=True)
         self.name_pt, self.name_h = (12, 5.5) if len(names) <= 2 else (9.5, 4.4)  # 150 characters: 3 lines
         self.names = names if len(names) <= 2 else self.lines_of(issuer.razon_social, width, 9.5, bold=True)[:3]
-        self.mandatory = [part for text in (issuer.nombre_comercial, issuer.domicilio,
-                                            f"{issuer.ciudad} - {issuer.departamento}") if text
-                          for part in self.lines_of(text, width)]
+        self.mandatory = [
+            part
+            for text in (issuer.nombre_comercial, issuer.domicilio, f"{issuer.ciudad} - {issuer.departamento}")
+            if text
+            for part in self.lines_of(text, width)
+        ]
         contact = " · ".join(v for v in (issuer.telefono, issuer.correo) if v)
-        self.optional = [v for v in (contact, issuer.giro, f"Sucursal: {issuer.sucursal}" if issuer.sucursal
-                                     else None) if v]
+        self.optional = [
+            v for v in (contact, issuer.giro, f"Sucursal: {issuer.sucursal}" if issuer.sucursal else None) if v
+        ]
         needed = TOP + len(self.names) * self.name_h + len(self.mandatory) * 4.2 + (self.box_h + 2 if box else 0) + 3
         self.receiver_top = max(RECEIVER_TOP, needed)
         self.body_top = self.receiver_top + BODY_TOP - RECEIVER_TOP
@@ -169,8 +181,12 @@ class _A4(ReceiptPage):
             return
         place = ", ".join(v for v in (receiver.ciudad, receiver.depto, receiver.pais_nombre) if v)
         x, width = LEFT + box_w + 3, RIGHT - LEFT - box_w - 3
-        lines = [(part, bold) for text, bold in ((receiver.nombre, True), (receiver.direccion, False), (place, False))
-                 if text for part in self.lines_of(text, width, bold=bold)]
+        lines = [
+            (part, bold)
+            for text, bold in ((receiver.nombre, True), (receiver.direccion, False), (place, False))
+            if text
+            for part in self.lines_of(text, width, bold=bold)
+        ]
         if receiver.compra_id:
             lines.append((f"Orden de compra: {receiver.compra_id}", False))
         for row, (text, bold) in enumerate(lines[:4]):  # 4 lines fit above the body (names: 150 characters)
@@ -184,19 +200,30 @@ class _A4(ReceiptPage):
         self.set_xy(150, line + 36)
         self.cell(RIGHT - 150, 4.2, f"Página {self.page_no()} de {{nb}}", align="R")
         if doc.preview:
-            self.put(LEFT, line + 6, RIGHT - LEFT, "Vista previa: SIN VALOR FISCAL. No es un comprobante.",
-                     size=M, bold=True, align="C", h=6)
+            self.put(
+                LEFT,
+                line + 6,
+                RIGHT - LEFT,
+                "Vista previa: SIN VALOR FISCAL. No es un comprobante.",
+                size=M,
+                bold=True,
+                align="C",
+                h=6,
+            )
             return
         qr_top = line + QR_CLEAR
         self.qr(doc.qr_url, LEFT, qr_top, QR_SIZE)
         # DGI: under the QR, the legend "Código de seguridad" and the first 6 characters of the hash.
-        self.put(LEFT, qr_top + QR_SIZE + QR_CLEAR, 60, f"Código de seguridad: {doc.security_code}", bold=True,
-                 h=4.2)
+        self.put(LEFT, qr_top + QR_SIZE + QR_CLEAR, 60, f"Código de seguridad: {doc.security_code}", bold=True, h=4.2)
         if not self.last_page:  # DGI: the rest of the footer only on the last page
             return
         text_x = LEFT + QR_SIZE + QR_CLEAR + 1
-        legends = [words.issuer_legend(doc), words.verification_phrase(doc), words.iva_al_dia(doc),
-                   *words.cae_lines(doc)]
+        legends = [
+            words.issuer_legend(doc),
+            words.verification_phrase(doc),
+            words.iva_al_dia(doc),
+            *words.cae_lines(doc),
+        ]
         y = qr_top
         for legend in (v for v in legends if v):
             self.put(text_x, y, 150 - 3 - text_x, legend)
@@ -207,8 +234,7 @@ class _A4(ReceiptPage):
         """DGI: a box of at least 2 x 1 cm reading "Fecha de vencimiento" and the date, 3 mm characters."""
         self.rect(x, y, RIGHT - x, 15)
         self.put(x, y + 1, RIGHT - x, "Fecha de vencimiento", size=M, align="C", h=6)
-        self.put(x, y + 7.5, RIGHT - x, f"CAE {words.day(self.doc.cae.fec_venc)}", size=M, bold=True, align="C",
-                 h=6)
+        self.put(x, y + 7.5, RIGHT - x, f"CAE {words.day(self.doc.cae.fec_venc)}", size=M, bold=True, align="C", h=6)
 
     # -- used by pdf_body ------------------------------------------------------------------------------
     def table_header(self) -> None:

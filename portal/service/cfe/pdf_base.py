@@ -58,8 +58,18 @@ class ReceiptPage(FPDF):
             self.set_font(self.fontset.family, "B" if bold else "", size)
             self._font_now = (size, bold)
 
-    def put(self, x: float, y: float, w: float, text: str, size: float = words.TEXT_PT, bold: bool = False,
-            align: str = "L", h: float = 4.2, shrink: bool = False) -> None:
+    def put(
+        self,
+        x: float,
+        y: float,
+        w: float,
+        text: str,
+        size: float = words.TEXT_PT,
+        bold: bool = False,
+        align: str = "L",
+        h: float = 4.2,
+        shrink: bool = False,
+    ) -> None:
         """One line of text in the box (x, y, w, h), aligned like fpdf's cell() but about twice as fast.
         Text wider than the box is first set smaller when `shrink` (amounts: never below TEXT_PT), then cut
         with "..." rather than spilling over a neighbour; callers size their boxes so that mandatory text

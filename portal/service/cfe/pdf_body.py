@@ -19,12 +19,25 @@ LEFT, RIGHT, LINE = 10.0, 200.0, 4.2
 M = words.MANDATORY_PT
 # The rate column fits its longest label ("No fact.", "IVA mín.") at 8.5 pt; tests check none is cut.
 # Amounts up to 999.999.999.999,99 fit their columns at 8.5 pt.
-_ITEM_COLUMNS = [("Descripción", 60, "L"), ("IVA", 16, "C"), ("Cant.", 14, "R"), ("Unid.", 12, "C"),
-                 ("P. unitario", 30, "R"), ("Desc./Rec.", 26, "R"), ("Importe", 32, "R")]
+_ITEM_COLUMNS = [
+    ("Descripción", 60, "L"),
+    ("IVA", 16, "C"),
+    ("Cant.", 14, "R"),
+    ("Unid.", 12, "C"),
+    ("P. unitario", 30, "R"),
+    ("Desc./Rec.", 26, "R"),
+    ("Importe", 32, "R"),
+]
 _NO_IVA_COLUMNS = [("Descripción", 76, "L"), *_ITEM_COLUMNS[2:]]
 _REMITO_COLUMNS = [("Descripción", 130, "L"), ("Cantidad", 30, "R"), ("Unidad", 30, "C")]
-_RESGUARDO_COLUMNS = [("Línea", 14, "C"), ("Código", 30, "L"), ("Tasa %", 26, "R"),
-                      ("Monto sujeto a retención", 50, "R"), ("Valor retenido", 40, "R"), ("", 30, "C")]
+_RESGUARDO_COLUMNS = [
+    ("Línea", 14, "C"),
+    ("Código", 30, "L"),
+    ("Tasa %", 26, "R"),
+    ("Monto sujeto a retención", 50, "R"),
+    ("Valor retenido", 40, "R"),
+    ("", 30, "C"),
+]
 
 
 def draw_body(pdf: _A4) -> None:
@@ -57,7 +70,7 @@ def draw_body(pdf: _A4) -> None:
 
 
 def _legends(pdf: _A4) -> None:
-    """"Pagos por cuenta de terceros", "Bienes de Terceros ...": 3 mm characters, no fixed place."""
+    """ "Pagos por cuenta de terceros", "Bienes de Terceros ...": 3 mm characters, no fixed place."""
     for legend in words.header_legends(pdf.doc):
         for line in pdf.lines_of(legend, RIGHT - LEFT, M, bold=True):
             y = pdf.get_y()
@@ -95,10 +108,22 @@ def _item_rows(pdf: _A4, remito: bool) -> None:
             quantity = f"-{quantity}" if line.ind_fact == 8 else quantity  # an item that reduces a remito
             _cells(pdf, y, [quantity, line.unit or ""])
         else:
-            adjust = " ".join(filter(None, (f"-{words.money(line.discount)}" if line.discount else "",
-                                            f"+{words.money(line.surcharge)}" if line.surcharge else "")))
-            values = [quantity, line.unit or "", words.trimmed(line.unit_price or Decimal(0), 2, 6), adjust,
-                      words.money(line.amount or Decimal(0))]
+            adjust = " ".join(
+                filter(
+                    None,
+                    (
+                        f"-{words.money(line.discount)}" if line.discount else "",
+                        f"+{words.money(line.surcharge)}" if line.surcharge else "",
+                    ),
+                )
+            )
+            values = [
+                quantity,
+                line.unit or "",
+                words.trimmed(line.unit_price or Decimal(0), 2, 6),
+                adjust,
+                words.money(line.amount or Decimal(0)),
+            ]
             if doc.mentions_iva:
                 values.insert(0, words.ind_fact_label(doc, line.ind_fact))
             _cells(pdf, y, values)
@@ -110,9 +135,19 @@ def _retention_rows(pdf: _A4) -> None:
         for ret in line.retentions:
             pdf.room(LINE)
             y = pdf.get_y()
-            _cells(pdf, y, [str(line.number), ret.code, words.trimmed(ret.rate, 0, 3) if ret.rate is not None else "",
-                            words.money(ret.base or Decimal(0)), words.money(ret.value),
-                            "Anula" if line.ind_fact == 9 else ""], first=0)
+            _cells(
+                pdf,
+                y,
+                [
+                    str(line.number),
+                    ret.code,
+                    words.trimmed(ret.rate, 0, 3) if ret.rate is not None else "",
+                    words.money(ret.base or Decimal(0)),
+                    words.money(ret.value),
+                    "Anula" if line.ind_fact == 9 else "",
+                ],
+                first=0,
+            )
             pdf.set_y(y + LINE)
 
 
@@ -130,9 +165,12 @@ def _totals(pdf: _A4) -> None:
 
 def _discounts(pdf: _A4) -> None:
     doc = pdf.doc
-    lines = [f"{'Descuento' if dr.kind == 'D' else 'Recargo'}: {dr.glosa}"
-             f"{f' ({words.ind_fact_label(doc, dr.ind_fact)})' if words.ind_fact_label(doc, dr.ind_fact) else ''}"
-             f" {'-' if dr.kind == 'D' else '+'}{words.money(dr.value)}" for dr in doc.adjustments]
+    lines = [
+        f"{'Descuento' if dr.kind == 'D' else 'Recargo'}: {dr.glosa}"
+        f"{f' ({words.ind_fact_label(doc, dr.ind_fact)})' if words.ind_fact_label(doc, dr.ind_fact) else ''}"
+        f" {'-' if dr.kind == 'D' else '+'}{words.money(dr.value)}"
+        for dr in doc.adjustments
+    ]
     _section(pdf, "Descuentos y recargos globales", lines)
 
 

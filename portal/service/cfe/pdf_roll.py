@@ -57,8 +57,10 @@ class _Roll(ReceiptPage):
     # -- row makers ----------------------------------------------------------------------------------
     def para(self, text: str, size: float = T, bold: bool = False, align: str = "C") -> list[_Row]:
         height = BIG_LINE if size >= M else LINE
-        return [_Row(height, lambda y, line=line: self.put(MARGIN, y, self.inner, line, size, bold, align, height))
-                for line in self.lines_of(text, self.inner, size, bold)]
+        return [
+            _Row(height, lambda y, line=line: self.put(MARGIN, y, self.inner, line, size, bold, align, height))
+            for line in self.lines_of(text, self.inner, size, bold)
+        ]
 
     def pair(self, label: str, value: str, size: float = T, bold: bool = False) -> list[_Row]:
         """Label left, amount right; on two lines when they do not fit on one."""
@@ -66,8 +68,15 @@ class _Roll(ReceiptPage):
         room = self.inner - 2 * self.c_margin - 2
         height = BIG_LINE if size >= M else LINE
         if self.get_string_width(label) + self.get_string_width(value) <= room:
-            return [_Row(height, lambda y: (self.put(MARGIN, y, self.inner, label, size, bold, "L", height),
-                                            self.put(MARGIN, y, self.inner, value, size, bold, "R", height)))]
+            return [
+                _Row(
+                    height,
+                    lambda y: (
+                        self.put(MARGIN, y, self.inner, label, size, bold, "L", height),
+                        self.put(MARGIN, y, self.inner, value, size, bold, "R", height),
+                    ),
+                )
+            ]
         return [*self.para(label, size, bold, "L"), *self.para(value, size, bold, "R")]
 
     def boxed(self, rows: list[_Row], padding: float = 1.0, min_height: float = 10.5) -> list[_Row]:
@@ -103,16 +112,23 @@ class _Roll(ReceiptPage):
         rows += self._items() + self.rule() + self._totals() + self._extras()
         rows += self.rule() + self._footer()
         if doc.adenda:
-            rows += self.gap(5.0) + self.boxed([*self.para("ADENDA", T, True, "L"),
-                                                *self.para(doc.adenda, T, False, "L")], min_height=0)
+            rows += self.gap(5.0) + self.boxed(
+                [*self.para("ADENDA", T, True, "L"), *self.para(doc.adenda, T, False, "L")], min_height=0
+            )
         return rows
 
     def _issuer(self) -> list[_Row]:
         issuer = self.doc.emisor
         rows = self.para(issuer.razon_social, 10, True)
-        for line in (issuer.nombre_comercial, issuer.domicilio, f"{issuer.ciudad} - {issuer.departamento}",
-                     issuer.telefono, issuer.correo, issuer.giro,
-                     f"Sucursal: {issuer.sucursal}" if issuer.sucursal else None):
+        for line in (
+            issuer.nombre_comercial,
+            issuer.domicilio,
+            f"{issuer.ciudad} - {issuer.departamento}",
+            issuer.telefono,
+            issuer.correo,
+            issuer.giro,
+            f"Sucursal: {issuer.sucursal}" if issuer.sucursal else None,
+        ):
             if line:
                 rows += self.para(line)
         box = words.regime_box(self.doc)
@@ -175,8 +191,9 @@ class _Roll(ReceiptPage):
         doc, rows = self.doc, []
         for dr in doc.adjustments:
             sign = "-" if dr.kind == "D" else "+"
-            rows += self.pair(f"{'Descuento' if dr.kind == 'D' else 'Recargo'}: {dr.glosa}",
-                              f"{sign}{words.money(dr.value)}")
+            rows += self.pair(
+                f"{'Descuento' if dr.kind == 'D' else 'Recargo'}: {dr.glosa}", f"{sign}{words.money(dr.value)}"
+            )
         for label, value, strong in words.total_rows(doc):
             big = strong and label.startswith("TOTAL A PAGAR")
             rows += self.pair(label, words.money(value), M if big else T, strong)
@@ -201,13 +218,21 @@ class _Roll(ReceiptPage):
         if doc.preview:
             return self.para("Vista previa: SIN VALOR FISCAL. No es un comprobante.", M, True)
         size = self.qr_size
-        rows = [_Row(size + 2 * QR_CLEAR,
-                     lambda y: self.qr(doc.qr_url, MARGIN + (self.inner - size) / 2, y + QR_CLEAR, size))]
+        rows = [
+            _Row(
+                size + 2 * QR_CLEAR, lambda y: self.qr(doc.qr_url, MARGIN + (self.inner - size) / 2, y + QR_CLEAR, size)
+            )
+        ]
         rows += self.para(f"Código de seguridad: {doc.security_code}", T, True)
-        for legend in (words.issuer_legend(doc), words.verification_phrase(doc), words.iva_al_dia(doc),
-                       *words.cae_lines(doc)):
+        for legend in (
+            words.issuer_legend(doc),
+            words.verification_phrase(doc),
+            words.iva_al_dia(doc),
+            *words.cae_lines(doc),
+        ):
             if legend:
                 rows += self.para(legend)
-        rows += self.gap(1.0) + self.boxed([*self.para("Fecha de vencimiento", M),
-                                            *self.para(f"CAE {words.day(doc.cae.fec_venc)}", M, True)])
+        rows += self.gap(1.0) + self.boxed(
+            [*self.para("Fecha de vencimiento", M), *self.para(f"CAE {words.day(doc.cae.fec_venc)}", M, True)]
+        )
         return rows

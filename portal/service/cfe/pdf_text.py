@@ -22,10 +22,33 @@ FMA_PAGO = {1: "Contado", 2: "Crédito"}
 TIPO_TRASLADO = {1: "Venta", 2: "Traslado interno"}
 DOC_TYPE = {1: "NIE", 2: "RUT", 3: "C.I.", 4: "Otro", 5: "Pasaporte", 6: "DNI", 7: "NIFE"}
 # What each IndFact prints in the rate column; DGI asks for the sign instead of the code for 7, 8 and 9.
-IND_FACT = {1: "Exento", 2: "10%", 3: "22%", 4: "Otra", 5: "Gratis", 6: "No fact.", 7: "-", 8: "-", 9: "-",
-            10: "Export.", 11: "Percib.", 12: "Susp.", 16: "IVA mín."}
-SHORT_TYPE = {101: "e-Ticket", 102: "NC e-Ticket", 103: "ND e-Ticket", 111: "e-Factura", 112: "NC e-Factura",
-              113: "ND e-Factura", 121: "e-Fact. Exp.", 124: "e-Rem. Exp.", 181: "e-Remito", 182: "e-Resguardo"}
+IND_FACT = {
+    1: "Exento",
+    2: "10%",
+    3: "22%",
+    4: "Otra",
+    5: "Gratis",
+    6: "No fact.",
+    7: "-",
+    8: "-",
+    9: "-",
+    10: "Export.",
+    11: "Percib.",
+    12: "Susp.",
+    16: "IVA mín.",
+}
+SHORT_TYPE = {
+    101: "e-Ticket",
+    102: "NC e-Ticket",
+    103: "ND e-Ticket",
+    111: "e-Factura",
+    112: "NC e-Factura",
+    113: "ND e-Factura",
+    121: "e-Fact. Exp.",
+    124: "e-Rem. Exp.",
+    181: "e-Remito",
+    182: "e-Resguardo",
+}
 
 
 def _group(integer_part: str) -> str:
@@ -75,8 +98,11 @@ def reference_line(ref: Reference) -> str:
 
 
 # -- legends (CFE v25, "Formato de la representación impresa") ----------------------------------------------
-_REGIME_BOX = {"iva_minimo": "Contribuyente IVA MINIMO", "monotributo": "MONOTRIBUTO",
-               "monotributo_mides": "MONOTRIBUTO SOCIAL MIDES"}
+_REGIME_BOX = {
+    "iva_minimo": "Contribuyente IVA MINIMO",
+    "monotributo": "MONOTRIBUTO",
+    "monotributo_mides": "MONOTRIBUTO SOCIAL MIDES",
+}
 _NO_IVA_AL_DIA = {1: "No IVA al día emisor", 2: "No IVA al día mandante", 3: "No IVA al día emisor y mandante"}
 DGI_SITE = "www.dgi.gub.uy"
 
@@ -117,7 +143,7 @@ def receiver_document(doc: Printable) -> str | None:
 
 
 def issuer_legend(doc: Printable) -> str | None:
-    """"Res. NNN/año" when the issuer entered by resolution, else "Fecha emisor: dd/mm/aaaa" (section 5)."""
+    """ "Res. NNN/año" when the issuer entered by resolution, else "Fecha emisor: dd/mm/aaaa" (section 5)."""
     settings = doc.settings
     if settings.resolucion:
         return settings.resolucion
@@ -182,18 +208,25 @@ def total_rows(doc: Printable) -> list[tuple[str, Decimal, bool]]:
         return [*rows, (f"TOTAL RETENIDO {currency}", t.get("MntTotRetenido", Decimal(0)), True)]
     rows = []
     if doc.mentions_iva:
-        labels = (("MntNoGrv", "Exento / no gravado"), ("MntExpoyAsim", "Exportación y asimiladas"),
-                  ("MntImpuestoPerc", "Impuesto percibido"), ("MntIVaenSusp", "IVA en suspenso"),
-                  ("MntNetoIvaTasaMin", f"Neto IVA tasa mínima {_rate(t.get('IVATasaMin'))}"),
-                  ("MntNetoIVATasaBasica", f"Neto IVA tasa básica {_rate(t.get('IVATasaBasica'))}"),
-                  ("MntNetoIVAOtra", "Neto IVA otra tasa"),
-                  ("MntIVATasaMin", f"IVA tasa mínima {_rate(t.get('IVATasaMin'))}"),
-                  ("MntIVATasaBasica", f"IVA tasa básica {_rate(t.get('IVATasaBasica'))}"),
-                  ("MntIVAOtra", "IVA otra tasa"))
+        labels = (
+            ("MntNoGrv", "Exento / no gravado"),
+            ("MntExpoyAsim", "Exportación y asimiladas"),
+            ("MntImpuestoPerc", "Impuesto percibido"),
+            ("MntIVaenSusp", "IVA en suspenso"),
+            ("MntNetoIvaTasaMin", f"Neto IVA tasa mínima {_rate(t.get('IVATasaMin'))}"),
+            ("MntNetoIVATasaBasica", f"Neto IVA tasa básica {_rate(t.get('IVATasaBasica'))}"),
+            ("MntNetoIVAOtra", "Neto IVA otra tasa"),
+            ("MntIVATasaMin", f"IVA tasa mínima {_rate(t.get('IVATasaMin'))}"),
+            ("MntIVATasaBasica", f"IVA tasa básica {_rate(t.get('IVATasaBasica'))}"),
+            ("MntIVAOtra", "IVA otra tasa"),
+        )
         rows += [(label, t[tag], False) for tag, label in labels if t.get(tag)]
     rows.append((f"TOTAL {currency}", t.get("MntTotal", Decimal(0)), True))
-    for tag, label in (("MntTotRetenido", "Retenciones / percepciones"), ("MntTotCredFisc", "Créditos fiscales"),
-                       ("MontoNF", "Monto no facturable")):
+    for tag, label in (
+        ("MntTotRetenido", "Retenciones / percepciones"),
+        ("MntTotCredFisc", "Créditos fiscales"),
+        ("MontoNF", "Monto no facturable"),
+    ):
         if t.get(tag):
             rows.append((label, t[tag], False))
     rows.append((f"TOTAL A PAGAR {currency}", t.get("MntPagar", Decimal(0)), True))

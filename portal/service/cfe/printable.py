@@ -182,60 +182,108 @@ def from_input(cfe: CfeInput, settings: Issuer) -> Printable:
     return from_xml(root, settings, adenda=cfe.adenda, preview=True)
 
 
-def from_xml(xml: bytes | etree._Element, settings: Issuer, *, adenda: str | None = None,
-             security_code: str | None = None, qr_link: str | None = None, preview: bool = False) -> Printable:
+def from_xml(
+    xml: bytes | etree._Element,
+    settings: Issuer,
+    *,
+    adenda: str | None = None,
+    security_code: str | None = None,
+    qr_link: str | None = None,
+    preview: bool = False,
+) -> Printable:
     """The printable view of a CFE XML (signed, or the unsigned XML of a preview)."""
     root = xml if isinstance(xml, etree._Element) else parse_untrusted(xml).getroot()
     doc = root[0] if root.tag.endswith("}CFE") else root
     id_doc, emisor = doc.find("c:Encabezado/c:IdDoc", _NS), doc.find("c:Encabezado/c:Emisor", _NS)
     totales = doc.find("c:Encabezado/c:Totales", _NS)
-    party = Party(rut=_text(emisor, "RUCEmisor"), razon_social=_text(emisor, "RznSoc"),
-                  nombre_comercial=_text(emisor, "NomComercial"), giro=_text(emisor, "GiroEmis"),
-                  telefono=_text(emisor, "Telefono"), correo=_text(emisor, "CorreoEmisor"),
-                  sucursal=_text(emisor, "EmiSucursal"), domicilio=_text(emisor, "DomFiscal"),
-                  ciudad=_text(emisor, "Ciudad"), departamento=_text(emisor, "Departamento"))
+    party = Party(
+        rut=_text(emisor, "RUCEmisor"),
+        razon_social=_text(emisor, "RznSoc"),
+        nombre_comercial=_text(emisor, "NomComercial"),
+        giro=_text(emisor, "GiroEmis"),
+        telefono=_text(emisor, "Telefono"),
+        correo=_text(emisor, "CorreoEmisor"),
+        sucursal=_text(emisor, "EmiSucursal"),
+        domicilio=_text(emisor, "DomFiscal"),
+        ciudad=_text(emisor, "Ciudad"),
+        departamento=_text(emisor, "Departamento"),
+    )
     owner = None
     if _int(id_doc, "IndPropiedad") == 1:
         owner = (_text(id_doc, "RznSocProp") or "", _text(id_doc, "DocProp") or _text(id_doc, "DocPropExt") or "")
     cae = None if preview else _cae(doc.find("c:CAEData", _NS))
     printable = Printable(
-        tipo_cfe=int(_text(id_doc, "TipoCFE")), serie=None if preview else _text(id_doc, "Serie"),
-        nro=None if preview else _int(id_doc, "Nro"), fch_emis=_date(id_doc, "FchEmis"),
-        fma_pago=_int(id_doc, "FmaPago"), fch_venc=_date(id_doc, "FchVenc"), mnt_bruto=_int(id_doc, "MntBruto"),
-        tpo_moneda=_text(totales, "TpoMoneda"), tpo_cambio=_dec(totales, "TpoCambio"),
-        info_adicional=_text(id_doc, "InfoAdicionalDoc"), tipo_traslado=_int(id_doc, "TipoTraslado"),
-        fch_valor=_date(id_doc, "FchValor"), iva_al_dia_code=_int(id_doc, "IVAalDia"),
-        pagos_terceros=_int(id_doc, "IndPagCta3ros") == 1, cobranza=_int(id_doc, "IndCobPropia") == 1,
-        bienes_terceros=owner, emisor=party, receiver=_receiver(doc.find("c:Encabezado/c:Receptor", _NS)),
-        totals={_local(child): Decimal(child.text) for child in totales
-                if _local(child) not in ("TpoMoneda", "TpoCambio", "CantLinDet", "RetencPercep")},
-        retentions_total=tuple((_text(group, "CodRet"), _dec(group, "ValRetPerc"))
-                               for group in totales.findall("c:RetencPercep", _NS)),
+        tipo_cfe=int(_text(id_doc, "TipoCFE")),
+        serie=None if preview else _text(id_doc, "Serie"),
+        nro=None if preview else _int(id_doc, "Nro"),
+        fch_emis=_date(id_doc, "FchEmis"),
+        fma_pago=_int(id_doc, "FmaPago"),
+        fch_venc=_date(id_doc, "FchVenc"),
+        mnt_bruto=_int(id_doc, "MntBruto"),
+        tpo_moneda=_text(totales, "TpoMoneda"),
+        tpo_cambio=_dec(totales, "TpoCambio"),
+        info_adicional=_text(id_doc, "InfoAdicionalDoc"),
+        tipo_traslado=_int(id_doc, "TipoTraslado"),
+        fch_valor=_date(id_doc, "FchValor"),
+        iva_al_dia_code=_int(id_doc, "IVAalDia"),
+        pagos_terceros=_int(id_doc, "IndPagCta3ros") == 1,
+        cobranza=_int(id_doc, "IndCobPropia") == 1,
+        bienes_terceros=owner,
+        emisor=party,
+        receiver=_receiver(doc.find("c:Encabezado/c:Receptor", _NS)),
+        totals={
+            _local(child): Decimal(child.text)
+            for child in totales
+            if _local(child) not in ("TpoMoneda", "TpoCambio", "CantLinDet", "RetencPercep")
+        },
+        retentions_total=tuple(
+            (_text(group, "CodRet"), _dec(group, "ValRetPerc")) for group in totales.findall("c:RetencPercep", _NS)
+        ),
         cant_lin_det=_int(totales, "CantLinDet") or 0,
         lines=tuple(_line(item) for item in doc.findall("c:Detalle/c:Item", _NS)),
-        adjustments=tuple(Adjustment(kind=_text(dr, "TpoMovDR"), glosa=_text(dr, "GlosaDR") or "",
-                                     value=_dec(dr, "ValorDR"), ind_fact=_int(dr, "IndFactDR"))
-                          for dr in doc.findall("c:DscRcgGlobal/c:DRG_Item", _NS)),
-        payments=tuple((_text(mp, "GlosaMP") or "", _dec(mp, "ValorPago"))
-                       for mp in doc.findall("c:MediosPago/c:MedioPago", _NS)),
-        references=tuple(Reference(ind_global=_int(ref, "IndGlobal") == 1, tipo=_int(ref, "TpoDocRef"),
-                                   serie=_text(ref, "Serie"), nro=_int(ref, "NroCFERef"),
-                                   razon=_text(ref, "RazonRef"), fecha=_date(ref, "FechaCFEref"))
-                         for ref in doc.findall("c:Referencia/c:Referencia", _NS)),
-        cae=cae, settings=settings, adenda=adenda, preview=preview)
+        adjustments=tuple(
+            Adjustment(
+                kind=_text(dr, "TpoMovDR"),
+                glosa=_text(dr, "GlosaDR") or "",
+                value=_dec(dr, "ValorDR"),
+                ind_fact=_int(dr, "IndFactDR"),
+            )
+            for dr in doc.findall("c:DscRcgGlobal/c:DRG_Item", _NS)
+        ),
+        payments=tuple(
+            (_text(mp, "GlosaMP") or "", _dec(mp, "ValorPago")) for mp in doc.findall("c:MediosPago/c:MedioPago", _NS)
+        ),
+        references=tuple(
+            Reference(
+                ind_global=_int(ref, "IndGlobal") == 1,
+                tipo=_int(ref, "TpoDocRef"),
+                serie=_text(ref, "Serie"),
+                nro=_int(ref, "NroCFERef"),
+                razon=_text(ref, "RazonRef"),
+                fecha=_date(ref, "FechaCFEref"),
+            )
+            for ref in doc.findall("c:Referencia/c:Referencia", _NS)
+        ),
+        cae=cae,
+        settings=settings,
+        adenda=adenda,
+        preview=preview,
+    )
     if preview:
         return printable
     digest = root.findtext(".//ds:SignedInfo/ds:Reference/ds:DigestValue", namespaces=_NS)
     if not digest and not (security_code and qr_link):
         raise ValueError("Un comprobante firmado necesita su firma (DigestValue) para el QR.")
-    return replace(printable, security_code=security_code or digest[:6],
-                   qr_url=qr_link or _qr_link(printable, doc, digest))
+    return replace(
+        printable, security_code=security_code or digest[:6], qr_url=qr_link or _qr_link(printable, doc, digest)
+    )
 
 
 def _qr_link(doc: Printable, node: etree._Element, digest: str) -> str:
     """DGI's link, as `build_signed_cfe` makes it, from the XML alone (for records stored without it)."""
     amount = {"eRem": Decimal(0), "eResg": doc.totals.get("MntTotRetenido", Decimal(0))}.get(
-        doc.element, doc.totals.get("MntPagar", Decimal(0)))
+        doc.element, doc.totals.get("MntPagar", Decimal(0))
+    )
     return qr_url(doc.emisor.rut, doc.tipo_cfe, doc.serie, doc.nro, amount, doc.fch_emis, digest)
 
 
@@ -268,27 +316,51 @@ def _date(node: etree._Element | None, tag: str) -> date | None:
 def _receiver(node: etree._Element | None) -> Receiver | None:
     if node is None:
         return None
-    return Receiver(tipo_doc=_int(node, "TipoDocRecep"), pais=_text(node, "CodPaisRecep"),
-                    doc=_text(node, "DocRecep") or _text(node, "DocRecepExt"), nombre=_text(node, "RznSocRecep"),
-                    direccion=_text(node, "DirRecep"), ciudad=_text(node, "CiudadRecep"),
-                    depto=_text(node, "DeptoRecep"), pais_nombre=_text(node, "PaisRecep"),
-                    compra_id=_text(node, "CompraID"))
+    return Receiver(
+        tipo_doc=_int(node, "TipoDocRecep"),
+        pais=_text(node, "CodPaisRecep"),
+        doc=_text(node, "DocRecep") or _text(node, "DocRecepExt"),
+        nombre=_text(node, "RznSocRecep"),
+        direccion=_text(node, "DirRecep"),
+        ciudad=_text(node, "CiudadRecep"),
+        depto=_text(node, "DeptoRecep"),
+        pais_nombre=_text(node, "PaisRecep"),
+        compra_id=_text(node, "CompraID"),
+    )
 
 
 def _line(item: etree._Element) -> Line:
     return Line(
-        number=_int(item, "NroLinDet") or 0, ind_fact=_int(item, "IndFact"), name=_text(item, "NomItem") or "",
+        number=_int(item, "NroLinDet") or 0,
+        ind_fact=_int(item, "IndFact"),
+        name=_text(item, "NomItem") or "",
         description=_text(item, "DscItem"),
         codes=tuple(f"{_text(code, 'TpoCod')} {_text(code, 'Cod')}" for code in item.findall("c:CodItem", _NS)),
-        quantity=_dec(item, "Cantidad"), unit=_text(item, "UniMed"), unit_price=_dec(item, "PrecioUnitario"),
-        discount=_dec(item, "DescuentoMonto"), surcharge=_dec(item, "RecargoMnt"), amount=_dec(item, "MontoItem"),
-        retentions=tuple(Retention(code=_text(ret, "CodRet"), rate=_dec(ret, "Tasa"), base=_dec(ret, "MntSujetoaRet"),
-                                   value=_dec(ret, "ValRetPerc"))
-                         for ret in item.findall("c:RetencPercep", _NS)))
+        quantity=_dec(item, "Cantidad"),
+        unit=_text(item, "UniMed"),
+        unit_price=_dec(item, "PrecioUnitario"),
+        discount=_dec(item, "DescuentoMonto"),
+        surcharge=_dec(item, "RecargoMnt"),
+        amount=_dec(item, "MontoItem"),
+        retentions=tuple(
+            Retention(
+                code=_text(ret, "CodRet"),
+                rate=_dec(ret, "Tasa"),
+                base=_dec(ret, "MntSujetoaRet"),
+                value=_dec(ret, "ValRetPerc"),
+            )
+            for ret in item.findall("c:RetencPercep", _NS)
+        ),
+    )
 
 
 def _cae(node: etree._Element | None) -> Cae | None:
     if node is None:
         return None
-    return Cae(cae_id=_int(node, "CAE_ID"), dnro=_int(node, "DNro"), hnro=_int(node, "HNro"),
-               fec_venc=_date(node, "FecVenc"), especial=_int(node, "CAEEspecial"))
+    return Cae(
+        cae_id=_int(node, "CAE_ID"),
+        dnro=_int(node, "DNro"),
+        hnro=_int(node, "HNro"),
+        fec_venc=_date(node, "FecVenc"),
+        especial=_int(node, "CAEEspecial"),
+    )

@@ -23,16 +23,34 @@ from portal.service.cfe.xml import format_decimal
 DGI_QR_BASE_URL = "https://www.efactura.dgi.gub.uy/consultaQR/cfe"
 
 
-def qr_url(ruc: str, tipo_cfe: int, serie: str, nro: int, monto: Decimal, fecha: date, digest: str, *,
-           base_url: str = DGI_QR_BASE_URL, date_format: str = "%Y%m%d") -> str:
+def qr_url(
+    ruc: str,
+    tipo_cfe: int,
+    serie: str,
+    nro: int,
+    monto: Decimal,
+    fecha: date,
+    digest: str,
+    *,
+    base_url: str = DGI_QR_BASE_URL,
+    date_format: str = "%Y%m%d",
+) -> str:
     """The verification link of one receipt; `digest` is the signature's base64 DigestValue."""
-    fields = (ruc, str(tipo_cfe), serie, str(nro), format_decimal(monto, 2), fecha.strftime(date_format),
-              quote(digest, safe=""))
+    fields = (
+        ruc,
+        str(tipo_cfe),
+        serie,
+        str(nro),
+        format_decimal(monto, 2),
+        fecha.strftime(date_format),
+        quote(digest, safe=""),
+    )
     return f"{base_url}?{','.join(fields)}"
 
 
-def qr_url_for(ruc: str, tipo_cfe: int, serie: str, nro: int, totals: Totals, fecha: date, digest: str,
-               **options: str) -> str:
+def qr_url_for(
+    ruc: str, tipo_cfe: int, serie: str, nro: int, totals: Totals, fecha: date, digest: str, **options: str
+) -> str:
     """`qr_url` with DGI's amount for the type: MntPagar, 0 for e-Remito, MntTotRetenido for e-Resguardo."""
     return qr_url(ruc, tipo_cfe, serie, nro, qr_amount(tipo_cfe, totals), fecha, digest, **options)
 

@@ -35,15 +35,35 @@ _UI_THRESHOLD_BEFORE = Decimal(10000)
 _UI_THRESHOLD_SINCE = date(2022, 11, 1)
 _MIN_DATE, _MAX_DATE = date(2011, 10, 1), date(2050, 12, 31)
 _DNI_COUNTRIES = frozenset({"AR", "BR", "CL", "PY"})
-_DOC_ERRORS = {"required": "Falta el número de documento.",
-               "format": "Formato de documento inválido.",
-               "check_digit": "Dígito verificador incorrecto."}
+_DOC_ERRORS = {
+    "required": "Falta el número de documento.",
+    "format": "Formato de documento inválido.",
+    "check_digit": "Dígito verificador incorrecto.",
+}
 _GTIN_LENGTHS = {"GTIN8": 8, "GTIN12": 12, "GTIN13": 13, "GTIN14": 14}
 # Item fields that each kind of detail line does not have in the XSD (JSON names).
-_NOT_IN_REMITO = ("precioUnitario", "descuentoPct", "descuentoMonto", "recargoPct", "recargoMnt",
-                  "retencPercep", "indAgenteResp")
-_NOT_IN_RESGUARDO = ("nomItem", "dscItem", "cantidad", "uniMed", "precioUnitario", "descuentoPct",
-                     "descuentoMonto", "recargoPct", "recargoMnt", "codItem", "indAgenteResp")
+_NOT_IN_REMITO = (
+    "precioUnitario",
+    "descuentoPct",
+    "descuentoMonto",
+    "recargoPct",
+    "recargoMnt",
+    "retencPercep",
+    "indAgenteResp",
+)
+_NOT_IN_RESGUARDO = (
+    "nomItem",
+    "dscItem",
+    "cantidad",
+    "uniMed",
+    "precioUnitario",
+    "descuentoPct",
+    "descuentoMonto",
+    "recargoPct",
+    "recargoMnt",
+    "codItem",
+    "indAgenteResp",
+)
 
 
 class _Errors(list):
@@ -111,10 +131,16 @@ def _header(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
     if cfe.fch_venc and cfe.fch_venc < cfe.fch_emis:
         errors.add("fchVenc", "before_issue_date", "El vencimiento no puede ser anterior a la fecha del comprobante.")
     not_applicable = {
-        "fmaPago": not invoice_like, "fchVenc": not invoice_like, "mntBruto": not invoice_like,
-        "dscRcgGlobal": not invoice_like, "mediosPago": not invoice_like, "mntIVAOtra": not invoice_like,
-        "tpoMoneda": kind.element == "eRem", "tpoCambio": kind.element == "eRem",
-        "tipoTraslado": kind.element != "eRem", "fchValor": kind.element != "eResg",
+        "fmaPago": not invoice_like,
+        "fchVenc": not invoice_like,
+        "mntBruto": not invoice_like,
+        "dscRcgGlobal": not invoice_like,
+        "mediosPago": not invoice_like,
+        "mntIVAOtra": not invoice_like,
+        "tpoMoneda": kind.element == "eRem",
+        "tpoCambio": kind.element == "eRem",
+        "tipoTraslado": kind.element != "eRem",
+        "fchValor": kind.element != "eResg",
     }
     for alias, flagged in not_applicable.items():
         if flagged and _given(cfe, alias):
@@ -141,16 +167,25 @@ def _items(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
             _item_fields(item, where, "retencPercep", _NOT_IN_RESGUARDO, IND_FACT_ERESG, kind, errors)
             for j, ret in enumerate(item.retenc_percep):
                 if ret.mnt_sujetoa_ret is None:
-                    errors.add(f"{where}.retencPercep[{j}].mntSujetoaRet", "required",
-                               "El monto sujeto a retención es obligatorio en e-Resguardo.")
+                    errors.add(
+                        f"{where}.retencPercep[{j}].mntSujetoaRet",
+                        "required",
+                        "El monto sujeto a retención es obligatorio en e-Resguardo.",
+                    )
         else:
-            _item_fields(item, where, "indFact nomItem cantidad precioUnitario", (), IND_FACT_ETCK_EFACT,
-                         kind, errors)
+            _item_fields(item, where, "indFact nomItem cantidad precioUnitario", (), IND_FACT_ETCK_EFACT, kind, errors)
             _priced_item(cfe, item, where, errors)
 
 
-def _item_fields(item: Item, where: str, required: str, absent: tuple[str, ...], allowed: frozenset[int],
-                 kind: CfeType, errors: _Errors) -> None:
+def _item_fields(
+    item: Item,
+    where: str,
+    required: str,
+    absent: tuple[str, ...],
+    allowed: frozenset[int],
+    kind: CfeType,
+    errors: _Errors,
+) -> None:
     for alias in required.split():
         if alias == "retencPercep" and not item.retenc_percep:
             errors.add(f"{where}.retencPercep", "required", "Indicá al menos una retención o percepción.")
@@ -166,8 +201,9 @@ def _item_fields(item: Item, where: str, required: str, absent: tuple[str, ...],
             errors.add(f"{where}.codItem[{j}].cod", "check_digit", f"Código {code.tpo_cod} inválido.")
     if item.ind_fact is not None and item.ind_fact not in allowed:
         allowed_text = ", ".join(str(v) for v in sorted(allowed))
-        errors.add(f"{where}.indFact", "not_allowed",
-                   f"{kind.name_es} admite los indicadores de facturación {allowed_text}.")
+        errors.add(
+            f"{where}.indFact", "not_allowed", f"{kind.name_es} admite los indicadores de facturación {allowed_text}."
+        )
 
 
 def _priced_item(cfe: CfeInput, item: Item, where: str, errors: _Errors) -> None:
@@ -176,14 +212,20 @@ def _priced_item(cfe: CfeInput, item: Item, where: str, errors: _Errors) -> None
     if item.recargo_pct is not None and item.recargo_mnt is None:
         errors.add(f"{where}.recargoMnt", "required", "Si hay un porcentaje de recargo, indicá también su monto.")
     if item.retenc_percep and item.ind_agente_resp is None:
-        errors.add(f"{where}.indAgenteResp", "required",
-                   "Indicá si sos agente o responsable (R o A) cuando el ítem lleva retenciones.")
+        errors.add(
+            f"{where}.indAgenteResp",
+            "required",
+            "Indicá si sos agente o responsable (R o A) cuando el ítem lleva retenciones.",
+        )
     if item.ind_fact == 5 and (item.precio_unitario or line_amount(item)):
         errors.add(f"{where}.precioUnitario", "must_be_zero", "Una entrega gratuita (indicador 5) vale 0.")
     if item.ind_fact == 4:
         if cfe.mnt_bruto == 1:
-            errors.add(f"{where}.indFact", "not_supported",
-                       "Los ítems gravados a otra tasa (indicador 4) no se admiten con precios con IVA incluido.")
+            errors.add(
+                f"{where}.indFact",
+                "not_supported",
+                "Los ítems gravados a otra tasa (indicador 4) no se admiten con precios con IVA incluido.",
+            )
         if not cfe.mnt_iva_otra:
             errors.add("mntIVAOtra", "required", "Indicá el IVA a otra tasa de los ítems con indicador 4.")
 
@@ -207,27 +249,38 @@ def _references(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
         if ref.tpo_doc_ref is not None:
             family = ELEMENT_TYPES[kind.element] if kind.is_note else ALL_CFE_TYPES
             if ref.tpo_doc_ref not in family:
-                errors.add(f"{where}.tpoDocRef", "not_allowed",
-                           f"Tipo de comprobante no admitido como referencia de {kind.name_es}.")
+                errors.add(
+                    f"{where}.tpoDocRef",
+                    "not_allowed",
+                    f"Tipo de comprobante no admitido como referencia de {kind.name_es}.",
+                )
         key = (ref.tpo_doc_ref, ref.serie, ref.nro_cfe_ref)
         if key in seen:
             errors.add(where, "duplicate", "Comprobante referenciado más de una vez.")
         seen.add(key)
         if ref.fecha_cfe_ref and not _MIN_DATE <= ref.fecha_cfe_ref <= _MAX_DATE:
-            errors.add(f"{where}.fechaCFEref", "out_of_range",
-                       "La fecha debe estar entre el 01/10/2011 y el 31/12/2050.")
+            errors.add(
+                f"{where}.fechaCFEref", "out_of_range", "La fecha debe estar entre el 01/10/2011 y el 31/12/2050."
+            )
 
 
 def _totals(cfe: CfeInput, totals: Totals, errors: _Errors) -> None:
-    non_negative = {"no gravado": totals.mnt_no_grv, "de impuesto percibido": totals.mnt_impuesto_perc,
-                    "de IVA en suspenso": totals.mnt_iva_en_susp,
-                    "neto a tasa mínima": totals.mnt_neto_iva_tasa_min,
-                    "neto a tasa básica": totals.mnt_neto_iva_tasa_basica,
-                    "neto a otra tasa": totals.mnt_neto_iva_otra, "del comprobante": totals.mnt_total}
+    non_negative = {
+        "no gravado": totals.mnt_no_grv,
+        "de impuesto percibido": totals.mnt_impuesto_perc,
+        "de IVA en suspenso": totals.mnt_iva_en_susp,
+        "neto a tasa mínima": totals.mnt_neto_iva_tasa_min,
+        "neto a tasa básica": totals.mnt_neto_iva_tasa_basica,
+        "neto a otra tasa": totals.mnt_neto_iva_otra,
+        "del comprobante": totals.mnt_total,
+    }
     for name, value in non_negative.items():
         if value < 0:
-            errors.add("dscRcgGlobal" if cfe.dsc_rcg_global else "items", "negative_total",
-                       f"El total {name} quedaría negativo ({value}): revisá los descuentos.")
+            errors.add(
+                "dscRcgGlobal" if cfe.dsc_rcg_global else "items",
+                "negative_total",
+                f"El total {name} quedaría negativo ({value}): revisá los descuentos.",
+            )
     if len(totals.retenc_percep) > 20:
         errors.add("items", "too_many", "Hasta 20 códigos de retención o percepción distintos por comprobante.")
 
@@ -248,8 +301,11 @@ def _receptor(cfe: CfeInput, kind: CfeType, totals: Totals | None, limit_uyu: De
         _document(receptor, errors)
     if kind.requires_rut_receiver and receptor.tipo_doc_recep not in (None, DocType.RUT):
         errors.add("receptor.tipoDocRecep", "rut_required", "La e-Factura y sus notas exigen un receptor con RUT (2).")
-    required = {"eFact": "rznSocRecep dirRecep ciudadRecep", "eRem": "rznSocRecep dirRecep ciudadRecep",
-                "eResg": "rznSocRecep"}.get(kind.element, "")
+    required = {
+        "eFact": "rznSocRecep dirRecep ciudadRecep",
+        "eRem": "rznSocRecep dirRecep ciudadRecep",
+        "eResg": "rznSocRecep",
+    }.get(kind.element, "")
     for alias in required.split():
         if not getattr(receptor, _attr(receptor, alias)):
             errors.add(f"receptor.{alias}", "required", f"Obligatorio en {kind.name_es}.")

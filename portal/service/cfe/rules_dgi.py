@@ -24,8 +24,13 @@ _NOT_FOR_EXONERATED = frozenset({2, 3, 4, 11, 12})
 # B-C4 16: "Sólo para ítems vendidos por contribuyentes con obligación IVA mínimo, Monotributo o
 # Monotributo Social MIDES".
 _ONLY_SMALL_TAXPAYERS = frozenset({16})
-_REGIME_NAMES = {"general": "IVA general", "iva_minimo": "IVA mínimo", "monotributo": "Monotributo",
-                 "monotributo_mides": "Monotributo Social MIDES", "exonerado": "exonerado"}
+_REGIME_NAMES = {
+    "general": "IVA general",
+    "iva_minimo": "IVA mínimo",
+    "monotributo": "Monotributo",
+    "monotributo_mides": "Monotributo Social MIDES",
+    "exonerado": "exonerado",
+}
 
 
 @dataclass(frozen=True)
@@ -54,55 +59,85 @@ def check(cfe: CfeInput, kind: CfeType, emission: Emission, errors) -> None:
 def _dates(cfe: CfeInput, kind: CfeType, signing_date: date, errors) -> None:
     latest = signing_date + timedelta(days=DAYS_AHEAD_ALLOWED)
     if cfe.fch_emis > latest:
-        errors.add("fchEmis", "too_far_ahead", f"La fecha del comprobante puede ser a lo sumo "
-                                               f"{DAYS_AHEAD_ALLOWED} días posterior a hoy (hasta el "
-                                               f"{latest:%d/%m/%Y}).")
+        errors.add(
+            "fchEmis",
+            "too_far_ahead",
+            f"La fecha del comprobante puede ser a lo sumo "
+            f"{DAYS_AHEAD_ALLOWED} días posterior a hoy (hasta el "
+            f"{latest:%d/%m/%Y}).",
+        )
     for i, ref in enumerate(cfe.referencias):
         if ref.fecha_cfe_ref and ref.fecha_cfe_ref > latest:
-            errors.add(f"referencias[{i}].fechaCFEref", "too_far_ahead",
-                       f"La fecha del comprobante referenciado no puede pasar del {latest:%d/%m/%Y}.")
+            errors.add(
+                f"referencias[{i}].fechaCFEref",
+                "too_far_ahead",
+                f"La fecha del comprobante referenciado no puede pasar del {latest:%d/%m/%Y}.",
+            )
     if kind.element == "eResg" and cfe.fch_valor is not None:
         if (cfe.fch_valor.year, cfe.fch_valor.month) > (cfe.fch_emis.year, cfe.fch_emis.month):
-            errors.add("fchValor", "after_issue_month",
-                       "La fecha valor no puede ser de un mes posterior al de la fecha del comprobante.")
+            errors.add(
+                "fchValor",
+                "after_issue_month",
+                "La fecha valor no puede ser de un mes posterior al de la fecha del comprobante.",
+            )
 
 
 def _prices(cfe: CfeInput, errors) -> None:
     for i, item in enumerate(cfe.items):
         if item.precio_unitario is not None and item.precio_unitario <= 0 and item.ind_fact != 5:
-            errors.add(f"items[{i}].precioUnitario", "must_be_positive",
-                       "El precio unitario debe ser mayor que 0 (solo una entrega gratuita vale 0).")
+            errors.add(
+                f"items[{i}].precioUnitario",
+                "must_be_positive",
+                "El precio unitario debe ser mayor que 0 (solo una entrega gratuita vale 0).",
+            )
         if item.ind_agente_resp is not None and not item.retenc_percep:
-            errors.add(f"items[{i}].retencPercep", "required",
-                       "Un ítem con agente o responsable de retención debe detallar sus retenciones o percepciones.")
+            errors.add(
+                f"items[{i}].retencPercep",
+                "required",
+                "Un ítem con agente o responsable de retención debe detallar sus retenciones o percepciones.",
+            )
 
 
 def _gross_indicator(cfe: CfeInput, emission: Emission, errors) -> None:
     small = emission.regimen in SMALL_TAXPAYER_REGIMES
     regime = _REGIME_NAMES.get(emission.regimen, emission.regimen)
     if cfe.mnt_bruto == 2:
-        errors.add("mntBruto", "not_supported",
-                   "Los precios con IMEBA y adicionales incluidos (montos brutos 2) solo corresponden a la "
-                   "e-Boleta de entrada.")
+        errors.add(
+            "mntBruto",
+            "not_supported",
+            "Los precios con IMEBA y adicionales incluidos (montos brutos 2) solo corresponden a la "
+            "e-Boleta de entrada.",
+        )
     elif small and cfe.mnt_bruto != 3:
-        errors.add("mntBruto", "regime_requires_3",
-                   f"Como contribuyente {regime}, el comprobante se emite como venta sin IVA discriminado "
-                   "(montos brutos 3).")
+        errors.add(
+            "mntBruto",
+            "regime_requires_3",
+            f"Como contribuyente {regime}, el comprobante se emite como venta sin IVA discriminado (montos brutos 3).",
+        )
     elif not small and cfe.mnt_bruto == 3:
-        errors.add("mntBruto", "not_allowed_for_regime",
-                   "Las ventas sin IVA discriminado (montos brutos 3) son solo de contribuyentes IVA mínimo, "
-                   "Monotributo o Monotributo Social MIDES.")
+        errors.add(
+            "mntBruto",
+            "not_allowed_for_regime",
+            "Las ventas sin IVA discriminado (montos brutos 3) son solo de contribuyentes IVA mínimo, "
+            "Monotributo o Monotributo Social MIDES.",
+        )
     if not emission.cae_allocated:
         return
     # G-C5 and A-C10, "y viceversa": the CAE especial 2-4 and MntBruto 3 go together.
     if emission.cae_especial in (2, 3, 4) and cfe.mnt_bruto != 3:
-        errors.add("mntBruto", "cae_requires_3",
-                   "El CAE de tu empresa es especial de IVA mínimo o Monotributo: el comprobante se emite como "
-                   "venta sin IVA discriminado (montos brutos 3).")
+        errors.add(
+            "mntBruto",
+            "cae_requires_3",
+            "El CAE de tu empresa es especial de IVA mínimo o Monotributo: el comprobante se emite como "
+            "venta sin IVA discriminado (montos brutos 3).",
+        )
     elif emission.cae_especial not in (2, 3, 4) and cfe.mnt_bruto == 3:
-        errors.add("caeData.caeEspecial", "required",
-                   "Para vender sin IVA discriminado hace falta el CAE especial que DGI otorga a IVA mínimo o "
-                   "Monotributo; importá ese CAE.")
+        errors.add(
+            "caeData.caeEspecial",
+            "required",
+            "Para vender sin IVA discriminado hace falta el CAE especial que DGI otorga a IVA mínimo o "
+            "Monotributo; importá ese CAE.",
+        )
 
 
 def _indicators(cfe: CfeInput, emission: Emission, errors) -> None:
@@ -114,13 +149,21 @@ def _indicators(cfe: CfeInput, emission: Emission, errors) -> None:
         if indicator is None:
             continue
         if small and indicator in _NOT_FOR_SMALL_TAXPAYERS:
-            errors.add(field, "not_allowed_for_regime",
-                       "Las ventas sin IVA discriminado (IVA mínimo o Monotributo) no llevan ítems con IVA ni "
-                       "exentos (indicadores 1, 2, 3, 4, 11, 12): usá el indicador 16.")
+            errors.add(
+                field,
+                "not_allowed_for_regime",
+                "Las ventas sin IVA discriminado (IVA mínimo o Monotributo) no llevan ítems con IVA ni "
+                "exentos (indicadores 1, 2, 3, 4, 11, 12): usá el indicador 16.",
+            )
         elif exonerated and indicator in _NOT_FOR_EXONERATED:
-            errors.add(field, "not_allowed_for_regime",
-                       "Un contribuyente exonerado no factura ítems gravados (indicadores 2, 3, 4, 11, 12).")
+            errors.add(
+                field,
+                "not_allowed_for_regime",
+                "Un contribuyente exonerado no factura ítems gravados (indicadores 2, 3, 4, 11, 12).",
+            )
         elif not small and indicator in _ONLY_SMALL_TAXPAYERS:
-            errors.add(field, "not_allowed_for_regime",
-                       "El indicador 16 es solo para contribuyentes IVA mínimo, Monotributo o Monotributo "
-                       "Social MIDES.")
+            errors.add(
+                field,
+                "not_allowed_for_regime",
+                "El indicador 16 es solo para contribuyentes IVA mínimo, Monotributo o Monotributo Social MIDES.",
+            )

@@ -51,8 +51,9 @@ def security_code(digest: str) -> str:
 class CfeSigner:
     """Signs CFEs (and CAE files) with one private key and its certificate, loaded once."""
 
-    def __init__(self, key_pem: bytes, cert_pem: bytes, *, algorithm: str = "sha256",
-                 key_password: bytes | None = None):
+    def __init__(
+        self, key_pem: bytes, cert_pem: bytes, *, algorithm: str = "sha256", key_password: bytes | None = None
+    ):
         if algorithm not in _ALGORITHMS:
             raise ValueError(f"algorithm debe ser uno de {sorted(_ALGORITHMS)}")
         if not key_matches_certificate(key_pem, cert_pem, key_password):
@@ -105,12 +106,16 @@ class CfeSigner:
         """
         root = parse_untrusted(xml_bytes, max_bytes=max_bytes).getroot()
         if root.tag != f"{{{CFE_NS}}}CFE":
-            raise XmlInputError(f"El elemento raíz debe ser CFE del espacio de nombres {CFE_NS}; se recibió "
-                                f"{root.tag}.", root.sourceline, None)
+            raise XmlInputError(
+                f"El elemento raíz debe ser CFE del espacio de nombres {CFE_NS}; se recibió {root.tag}.",
+                root.sourceline,
+                None,
+            )
         existing = root.find(f".//{_DS}Signature")
         if existing is not None:
-            raise XmlInputError("El CFE ya contiene una firma (ds:Signature); envíe el CFE sin firmar.",
-                                existing.sourceline, None)
+            raise XmlInputError(
+                "El CFE ya contiene una firma (ds:Signature); envíe el CFE sin firmar.", existing.sourceline, None
+            )
         return self.sign(root)
 
 
@@ -151,8 +156,13 @@ def verify_signature(signed_bytes: bytes, cert_pem: bytes | None = None) -> bool
             return False
     context = xmlsec.SignatureContext()
     context.key = key
-    for transform in (_C.TransformEnveloped, _C.TransformInclC14N, _C.TransformExclC14N,
-                      _C.TransformSha1, _C.TransformSha256):
+    for transform in (
+        _C.TransformEnveloped,
+        _C.TransformInclC14N,
+        _C.TransformExclC14N,
+        _C.TransformSha1,
+        _C.TransformSha256,
+    ):
         context.enable_reference_transform(transform)
     for transform in (_C.TransformInclC14N, _C.TransformExclC14N, _C.TransformRsaSha1, _C.TransformRsaSha256):
         context.enable_signature_transform(transform)

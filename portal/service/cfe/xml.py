@@ -54,8 +54,9 @@ def _money(value: Decimal) -> str:
     return format_decimal(value, 2)
 
 
-def build_cfe_xml(cfe: CfeInput, issuer: Issuer, numbering: Numbering, totals: Totals,
-                  tmst_firma: datetime) -> etree._Element:
+def build_cfe_xml(
+    cfe: CfeInput, issuer: Issuer, numbering: Numbering, totals: Totals, tmst_firma: datetime
+) -> etree._Element:
     """The <CFE version="1.0"> element, ready to be signed; `tmst_firma` becomes TmstFirma."""
     element = cfe_type(cfe.tipo_cfe).element
     root = etree.Element(_Q + "CFE", nsmap={None: CFE_NS}, version="1.0")
@@ -152,11 +153,15 @@ def _totales(node: etree._Element, cfe: CfeInput, totals: Totals, element: str) 
         _sub(node, "CantLinDet", totals.cant_lin_det)
         _retentions_total(node, totals)
         return
-    optional_nets = (("MntNoGrv", totals.mnt_no_grv), ("MntExpoyAsim", totals.mnt_expo_y_asim),
-                     ("MntImpuestoPerc", totals.mnt_impuesto_perc), ("MntIVaenSusp", totals.mnt_iva_en_susp),
-                     ("MntNetoIvaTasaMin", totals.mnt_neto_iva_tasa_min),
-                     ("MntNetoIVATasaBasica", totals.mnt_neto_iva_tasa_basica),
-                     ("MntNetoIVAOtra", totals.mnt_neto_iva_otra))
+    optional_nets = (
+        ("MntNoGrv", totals.mnt_no_grv),
+        ("MntExpoyAsim", totals.mnt_expo_y_asim),
+        ("MntImpuestoPerc", totals.mnt_impuesto_perc),
+        ("MntIVaenSusp", totals.mnt_iva_en_susp),
+        ("MntNetoIvaTasaMin", totals.mnt_neto_iva_tasa_min),
+        ("MntNetoIVATasaBasica", totals.mnt_neto_iva_tasa_basica),
+        ("MntNetoIVAOtra", totals.mnt_neto_iva_otra),
+    )
     for tag, value in optional_nets:
         if value:
             _sub(node, tag, _money(value))
@@ -166,9 +171,11 @@ def _totales(node: etree._Element, cfe: CfeInput, totals: Totals, element: str) 
         _sub(node, "IVATasaMin", format_decimal(totals.iva_tasa_min, 3))
         _sub(node, "IVATasaBasica", format_decimal(totals.iva_tasa_basica, 3))
     # Each IVA appears exactly when its net does (A-C116 > 0 requires A-C121, and so on).
-    for tag, net, tax in (("MntIVATasaMin", totals.mnt_neto_iva_tasa_min, totals.mnt_iva_tasa_min),
-                          ("MntIVATasaBasica", totals.mnt_neto_iva_tasa_basica, totals.mnt_iva_tasa_basica),
-                          ("MntIVAOtra", totals.mnt_neto_iva_otra, totals.mnt_iva_otra)):
+    for tag, net, tax in (
+        ("MntIVATasaMin", totals.mnt_neto_iva_tasa_min, totals.mnt_iva_tasa_min),
+        ("MntIVATasaBasica", totals.mnt_neto_iva_tasa_basica, totals.mnt_iva_tasa_basica),
+        ("MntIVAOtra", totals.mnt_neto_iva_otra, totals.mnt_iva_otra),
+    ):
         if net:
             _sub(node, tag, _money(tax))
     _sub(node, "MntTotal", _money(totals.mnt_total))
@@ -210,8 +217,12 @@ def _item(node: etree._Element, number: int, item: Item, amount: Decimal, elemen
     if element == "eRem":
         return
     _sub(node, "PrecioUnitario", format_decimal(item.precio_unitario, 6))
-    for tag, value, places in (("DescuentoPct", item.descuento_pct, 3), ("DescuentoMonto", item.descuento_monto, 2),
-                               ("RecargoPct", item.recargo_pct, 3), ("RecargoMnt", item.recargo_mnt, 2)):
+    for tag, value, places in (
+        ("DescuentoPct", item.descuento_pct, 3),
+        ("DescuentoMonto", item.descuento_monto, 2),
+        ("RecargoPct", item.recargo_pct, 3),
+        ("RecargoMnt", item.recargo_mnt, 2),
+    ):
         if value is not None:
             _sub(node, tag, format_decimal(value, places))
     _item_retentions(node, item)

@@ -60,8 +60,15 @@ _XINCLUDE = etree.XPath("(//xi:*)[1]", namespaces={"xi": XINCLUDE_NS})
 
 def _parser() -> etree.XMLParser:
     # A parser per call: lxml parsers keep state and are not meant to be shared between threads.
-    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
-                           huge_tree=False, remove_comments=False, remove_pis=False)
+    return etree.XMLParser(
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        dtd_validation=False,
+        huge_tree=False,
+        remove_comments=False,
+        remove_pis=False,
+    )
 
 
 class XmlIntakeBusy(CfeError):
@@ -124,8 +131,11 @@ def parse_untrusted(data: bytes, *, max_bytes: int = MAX_XML_BYTES) -> etree._El
 
 def _check_encoding(data: bytes) -> None:
     declared = _DECLARED_ENCODING.match(data)
-    if b"\x00" in data or data.startswith((b"\xfe\xff", b"\xff\xfe")) or (
-            declared and declared.group(1).lower() not in _ASCII_COMPATIBLE):
+    if (
+        b"\x00" in data
+        or data.startswith((b"\xfe\xff", b"\xff\xfe"))
+        or (declared and declared.group(1).lower() not in _ASCII_COMPATIBLE)
+    ):
         raise XmlInputError("El XML debe estar codificado en UTF-8.")
 
 
@@ -135,8 +145,11 @@ def _check_shape(root: etree._Element, data: bytes, tags: int) -> None:
     if data.count(b"=") > min(MAX_ATTRIBUTES_PER_ELEMENT, MAX_NAMESPACES):
         crowded = _CROWDED_ELEMENT(root)
         if crowded:
-            raise XmlInputError(f"Un elemento tiene más de {MAX_ATTRIBUTES_PER_ELEMENT} atributos o espacios de "
-                                "nombres.", crowded[0].sourceline, None)
+            raise XmlInputError(
+                f"Un elemento tiene más de {MAX_ATTRIBUTES_PER_ELEMENT} atributos o espacios de nombres.",
+                crowded[0].sourceline,
+                None,
+            )
     if tags > MAX_DEPTH and _TOO_DEEP(root):
         raise XmlInputError(f"El XML anida más de {MAX_DEPTH} niveles de elementos.")
     xinclude = _XINCLUDE(root) if XINCLUDE_NS.encode() in data else None

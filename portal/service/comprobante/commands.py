@@ -38,8 +38,10 @@ def import_cae(path: str, company_rut: str, lenient: bool) -> None:
             sys.exit(1)
         session.commit()
         verb = "imported" if created else "already present"
-        click.echo(f"CAE {cae.cae_id} {verb}: type {cae.tipo_cfe}, serie {cae.serie}, numbers {cae.dnro}-{cae.hnro}, "
-                   f"valid until {cae.vencimiento}")
+        click.echo(
+            f"CAE {cae.cae_id} {verb}: type {cae.tipo_cfe}, serie {cae.serie}, numbers {cae.dnro}-{cae.hnro}, "
+            f"valid until {cae.vencimiento}"
+        )
 
 
 COMMANDS = [import_cae]

@@ -11,8 +11,20 @@ from decimal import Decimal
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.dgi_states import DGI_STATES
 
-HEADER = ("Fecha", "Tipo", "Serie", "Número", "Documento del receptor", "Receptor", "Moneda", "Total",
-          "Total a pagar", "Estado DGI", "Identificador", "Solicitud")
+HEADER = (
+    "Fecha",
+    "Tipo",
+    "Serie",
+    "Número",
+    "Documento del receptor",
+    "Receptor",
+    "Moneda",
+    "Total",
+    "Total a pagar",
+    "Estado DGI",
+    "Identificador",
+    "Solicitud",
+)
 _BATCH = 500
 
 
@@ -26,9 +38,20 @@ def _type(code: int) -> str:
 
 
 def csv_row(row) -> tuple:
-    return (row.fch_emis.strftime("%d/%m/%Y"), _type(row.tipo_cfe), row.serie, row.nro, row.receptor_doc or "",
-            row.receptor_nombre or "", row.tpo_moneda, _amount(row.mnt_total), _amount(row.mnt_pagar),
-            DGI_STATES.get(row.dgi_status, row.dgi_status), row.id, row.request_id or "")
+    return (
+        row.fch_emis.strftime("%d/%m/%Y"),
+        _type(row.tipo_cfe),
+        row.serie,
+        row.nro,
+        row.receptor_doc or "",
+        row.receptor_nombre or "",
+        row.tpo_moneda,
+        _amount(row.mnt_total),
+        _amount(row.mnt_pagar),
+        DGI_STATES.get(row.dgi_status, row.dgi_status),
+        row.id,
+        row.request_id or "",
+    )
 
 
 def csv_chunks(rows: Iterable) -> Iterator[str]:

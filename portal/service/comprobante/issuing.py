@@ -62,9 +62,15 @@ def issuer_for(company: Company, cfe: CfeInput | None = None) -> Issuer:
     """The issuer of `cfe`: the company, the branch it names (`cdgDGISucur`, else the default branch; an
     unknown code is a 422) and the regime and legends of the company's settings (empresa area)."""
     branch_code = cfe.cdg_dgi_sucur if cfe is not None else None
-    return Issuer(rut=company.rut, razon_social=company.razon_social, nombre_comercial=company.nombre_comercial,
-                  giro=company.giro, telefono=company.telefono, correo=company.correo,
-                  **issuer_fields(object_session(company), company, branch_code))
+    return Issuer(
+        rut=company.rut,
+        razon_social=company.razon_social,
+        nombre_comercial=company.nombre_comercial,
+        giro=company.giro,
+        telefono=company.telefono,
+        correo=company.correo,
+        **issuer_fields(object_session(company), company, branch_code),
+    )
 
 
 def signing_certificate(session: Session, company_id: int, certificate_id: int | None = None) -> Certificate:
@@ -73,11 +79,15 @@ def signing_certificate(session: Session, company_id: int, certificate_id: int |
     query = select(Certificate).where(Certificate.company_id == company_id)
     if certificate_id is not None:
         query = query.where(Certificate.id == certificate_id)
-    candidates = [c for c in session.scalars(query.order_by(Certificate.not_after.desc()))
-                  if _aware(c.not_before) <= now <= _aware(c.not_after)]
+    candidates = [
+        c
+        for c in session.scalars(query.order_by(Certificate.not_after.desc()))
+        if _aware(c.not_before) <= now <= _aware(c.not_after)
+    ]
     if not candidates:
-        raise ApiError("La empresa no tiene un certificado de firma vigente.", code="sin_certificado_vigente",
-                       status=409)
+        raise ApiError(
+            "La empresa no tiene un certificado de firma vigente.", code="sin_certificado_vigente", status=409
+        )
     return candidates[0]
 
 
@@ -88,8 +98,9 @@ def _aware(moment: datetime) -> datetime:
 def signer_for(cert: Certificate) -> CfeSigner:
     """The certificate's signer, built once per process (parsing a key costs ~30 ms)."""
     algorithm = current_app.config.get("CFE_SIGNATURE_ALGORITHM", "sha256")
-    return cached_per_certificate(f"signer-{algorithm}", cert, lambda c: CfeSigner(
-        private_key_pem(c), c.cert_pem.encode(), algorithm=algorithm))
+    return cached_per_certificate(
+        f"signer-{algorithm}", cert, lambda c: CfeSigner(private_key_pem(c), c.cert_pem.encode(), algorithm=algorithm)
+    )
 
 
 def field_errors(exc: CfeValidationError) -> list[FieldError]:
@@ -104,8 +115,9 @@ def check_rules(cfe: CfeInput, company: Company) -> Issuer:
     emission = Emission(signing_date=today_montevideo(), regimen=issuer.regimen)
     errors = validate(cfe, ui_value=ui_value_on(cfe.fch_emis), emission=emission)
     if errors:
-        raise ValidationFailed([FieldError(e.field, e.code, e.message) for e in errors],
-                               message="El comprobante no es válido.")
+        raise ValidationFailed(
+            [FieldError(e.field, e.code, e.message) for e in errors], message="El comprobante no es válido."
+        )
     return issuer
 
 
@@ -120,17 +132,34 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[
         if getattr(ref, "ind_global", None) == 1:
             continue
         # Locked: two credit notes of the same receipt must see each other's amounts (PostgreSQL).
-        found = session.scalar(select(IssuedCfe).where(
-            IssuedCfe.company_id == company_id, IssuedCfe.tipo_cfe == ref.tpo_doc_ref,
-            IssuedCfe.serie == ref.serie, IssuedCfe.nro == ref.nro_cfe_ref).with_for_update())
+        found = session.scalar(
+            select(IssuedCfe)
+            .where(
+                IssuedCfe.company_id == company_id,
+                IssuedCfe.tipo_cfe == ref.tpo_doc_ref,
+                IssuedCfe.serie == ref.serie,
+                IssuedCfe.nro == ref.nro_cfe_ref,
+            )
+            .with_for_update()
+        )
         if ref.tpo_doc_ref not in (base, base + 1, base + 2):
-            problems.append(FieldError(f"referencias[{index}].tpoDocRef", "not_allowed",
-                                       f"Una nota del tipo {cfe.tipo_cfe} solo puede referir comprobantes "
-                                       f"{base}, {base + 1} o {base + 2}."))
+            problems.append(
+                FieldError(
+                    f"referencias[{index}].tpoDocRef",
+                    "not_allowed",
+                    f"Una nota del tipo {cfe.tipo_cfe} solo puede referir comprobantes "
+                    f"{base}, {base + 1} o {base + 2}.",
+                )
+            )
         elif found is None:
-            problems.append(FieldError(f"referencias[{index}].nroCFERef", "not_found",
-                                       f"No existe el comprobante {ref.tpo_doc_ref} {ref.serie}-{ref.nro_cfe_ref} "
-                                       "emitido por esta empresa."))
+            problems.append(
+                FieldError(
+                    f"referencias[{index}].nroCFERef",
+                    "not_found",
+                    f"No existe el comprobante {ref.tpo_doc_ref} {ref.serie}-{ref.nro_cfe_ref} "
+                    "emitido por esta empresa.",
+                )
+            )
         else:
             originals.append(notes.Original(index, found))
     if problems:
@@ -141,13 +170,24 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[
 def totals_json(totals: Totals) -> dict:
     """The totals with DGI's names (lower camelCase), amounts as strings with their exact decimals."""
     names = {
-        "mnt_no_grv": "mntNoGrv", "mnt_expo_y_asim": "mntExpoyAsim", "mnt_impuesto_perc": "mntImpuestoPerc",
-        "mnt_iva_en_susp": "mntIVaenSusp", "mnt_neto_iva_tasa_min": "mntNetoIvaTasaMin",
-        "mnt_neto_iva_tasa_basica": "mntNetoIVATasaBasica", "mnt_neto_iva_otra": "mntNetoIVAOtra",
-        "iva_tasa_min": "ivaTasaMin", "iva_tasa_basica": "ivaTasaBasica", "mnt_iva_tasa_min": "mntIVATasaMin",
-        "mnt_iva_tasa_basica": "mntIVATasaBasica", "mnt_iva_otra": "mntIVAOtra", "mnt_total": "mntTotal",
-        "mnt_tot_retenido": "mntTotRetenido", "mnt_tot_cred_fisc": "mntTotCredFisc", "cant_lin_det": "cantLinDet",
-        "monto_nf": "montoNF", "mnt_pagar": "mntPagar",
+        "mnt_no_grv": "mntNoGrv",
+        "mnt_expo_y_asim": "mntExpoyAsim",
+        "mnt_impuesto_perc": "mntImpuestoPerc",
+        "mnt_iva_en_susp": "mntIVaenSusp",
+        "mnt_neto_iva_tasa_min": "mntNetoIvaTasaMin",
+        "mnt_neto_iva_tasa_basica": "mntNetoIVATasaBasica",
+        "mnt_neto_iva_otra": "mntNetoIVAOtra",
+        "iva_tasa_min": "ivaTasaMin",
+        "iva_tasa_basica": "ivaTasaBasica",
+        "mnt_iva_tasa_min": "mntIVATasaMin",
+        "mnt_iva_tasa_basica": "mntIVATasaBasica",
+        "mnt_iva_otra": "mntIVAOtra",
+        "mnt_total": "mntTotal",
+        "mnt_tot_retenido": "mntTotRetenido",
+        "mnt_tot_cred_fisc": "mntTotCredFisc",
+        "cant_lin_det": "cantLinDet",
+        "monto_nf": "montoNF",
+        "mnt_pagar": "mntPagar",
     }
     data = asdict(totals)
     result: dict = {camel: _plain(data[snake]) for snake, camel in names.items()}
@@ -157,12 +197,16 @@ def totals_json(totals: Totals) -> dict:
 
 
 def _plain(value):
-    return f"{value:.2f}" if isinstance(value, Decimal) and value == value.quantize(Decimal("0.01")) else (
-        str(value) if isinstance(value, Decimal) else value)
+    return (
+        f"{value:.2f}"
+        if isinstance(value, Decimal) and value == value.quantize(Decimal("0.01"))
+        else (str(value) if isinstance(value, Decimal) else value)
+    )
 
 
-def issue(principal: Principal, cfe: CfeInput, *, on_stored=None,
-          idempotency_key: idempotency.RequestedKey | None = None) -> IssueResult:
+def issue(
+    principal: Principal, cfe: CfeInput, *, on_stored=None, idempotency_key: idempotency.RequestedKey | None = None
+) -> IssueResult:
     """Number, sign and store one receipt in a single write transaction. `on_stored(session, result)` runs
     inside that transaction (whatever must commit with the receipt: the idempotency key's outcome). With
     `idempotency_key`, a key already used answers with `replay` instead, and nothing is issued."""
@@ -198,15 +242,17 @@ def _issue_in(session: Session, principal: Principal, cfe: CfeInput, on_stored) 
     cert = signing_certificate(session, company.id)
     allocation = allocate(session, company.id, cfe.tipo_cfe, cfe.fch_emis)
     try:
-        signed = build_signed_cfe(cfe, issuer, allocation.numbering, signer_for(cert),
-                                  ui_value=ui_value_on(cfe.fch_emis, session))
+        signed = build_signed_cfe(
+            cfe, issuer, allocation.numbering, signer_for(cert), ui_value=ui_value_on(cfe.fch_emis, session)
+        )
     except CfeValidationError as exc:
         raise ValidationFailed(field_errors(exc), message=exc.message) from exc
     except CfeSchemaError:
         current_app.logger.exception("generated CFE failed DGI's XSD")
         raise
-    record = _store(session, principal, company, cfe, issuer, allocation.numbering, allocation.range.id,
-                    cert.id, signed)
+    record = _store(
+        session, principal, company, cfe, issuer, allocation.numbering, allocation.range.id, cert.id, signed
+    )
     record_issued(session, record, cfe)  # the receipt's road to DGI, committed with it
     notes.link(session, record, shares)
     result = IssueResult(record, [allocation.warning] if allocation.warning else [])
@@ -218,17 +264,32 @@ def _issue_in(session: Session, principal: Principal, cfe: CfeInput, on_stored) 
 def _store(session, principal, company, cfe, issuer, numbering: Numbering, range_id, cert_id, signed: SignedCfe):
     receptor = cfe.receptor
     record = IssuedCfe(
-        id=uuid.uuid4().hex, company_id=company.id, cae_range_id=range_id, tipo_cfe=cfe.tipo_cfe,
-        serie=numbering.serie, nro=numbering.nro, fch_emis=cfe.fch_emis, tmst_firma=signed.tmst_firma,
-        tpo_moneda=cfe.tpo_moneda, mnt_total=signed.totals.mnt_total, mnt_pagar=signed.totals.mnt_pagar,
+        id=uuid.uuid4().hex,
+        company_id=company.id,
+        cae_range_id=range_id,
+        tipo_cfe=cfe.tipo_cfe,
+        serie=numbering.serie,
+        nro=numbering.nro,
+        fch_emis=cfe.fch_emis,
+        tmst_firma=signed.tmst_firma,
+        tpo_moneda=cfe.tpo_moneda,
+        mnt_total=signed.totals.mnt_total,
+        mnt_pagar=signed.totals.mnt_pagar,
         receptor_doc=receptor.doc_recep if receptor else None,
         receptor_nombre=receptor.rzn_soc_recep if receptor else None,
         receptor_busqueda=folded(receptor.rzn_soc_recep) if receptor else None,
-        input_json=cfe.model_dump(mode="json", by_alias=True, exclude_none=True), issuer_json=asdict(issuer),
-        totals_json=totals_json(signed.totals), xml=signed.xml, digest=signed.digest,
-        security_code=signed.security_code, qr_url=signed.qr_url, certificate_id=cert_id,
-        created_by=principal.actor, request_id=g.get("request_id"),
-        idempotency_key=request.headers.get("Idempotency-Key") if has_request_context() else None)
+        input_json=cfe.model_dump(mode="json", by_alias=True, exclude_none=True),
+        issuer_json=asdict(issuer),
+        totals_json=totals_json(signed.totals),
+        xml=signed.xml,
+        digest=signed.digest,
+        security_code=signed.security_code,
+        qr_url=signed.qr_url,
+        certificate_id=cert_id,
+        created_by=principal.actor,
+        request_id=g.get("request_id"),
+        idempotency_key=request.headers.get("Idempotency-Key") if has_request_context() else None,
+    )
     session.add(record)
     session.flush()
     return record
@@ -238,16 +299,31 @@ def numbering_of(record: IssuedCfe, session: Session) -> Numbering:
     from portal.service.comprobante.models import CaeRangeRecord
 
     cae = session.get(CaeRangeRecord, record.cae_range_id)
-    return Numbering(serie=record.serie, nro=record.nro, cae_id=cae.cae_id, dnro=cae.dnro, hnro=cae.hnro,
-                     fec_venc=cae.vencimiento, cae_especial=cae.cae_especial, causal_cae_esp=cae.causal_cae_esp)
+    return Numbering(
+        serie=record.serie,
+        nro=record.nro,
+        cae_id=cae.cae_id,
+        dnro=cae.dnro,
+        hnro=cae.hnro,
+        fec_venc=cae.vencimiento,
+        cae_especial=cae.cae_especial,
+        causal_cae_esp=cae.causal_cae_esp,
+    )
 
 
 def receipt_pdf(record: IssuedCfe, *, logo: bytes | None = None, paper: str = "a4") -> bytes:
     """The printed representation, read from the signed XML as stored (number and CAE included), with the
     adenda and the issuer settings snapshot taken when it was issued: a reprint never disagrees with what
     was signed."""
-    return render_receipt(record.xml, Issuer(**record.issuer_json), adenda=record.input_json.get("adenda"),
-                          security_code=record.security_code, qr_url=record.qr_url, logo=logo, paper=paper)
+    return render_receipt(
+        record.xml,
+        Issuer(**record.issuer_json),
+        adenda=record.input_json.get("adenda"),
+        security_code=record.security_code,
+        qr_url=record.qr_url,
+        logo=logo,
+        paper=paper,
+    )
 
 
 def preview_pdf(company: Company, cfe: CfeInput, *, logo: bytes | None = None, paper: str = "a4") -> bytes:

@@ -68,8 +68,17 @@ class IssuedCfe(Base):
         UniqueConstraint("company_id", "tipo_cfe", "serie", "nro"),
         # The receipt list (search.py): its order (date, number, id, newest first), then the columns its
         # totals add up and most filters test, so a page and the totals of a filtered set read only the index.
-        Index("ix_cfe_emitido_listado", "company_id", "fch_emis", "nro", "id", "tipo_cfe", "tpo_moneda",
-              "mnt_total", "dgi_status"),
+        Index(
+            "ix_cfe_emitido_listado",
+            "company_id",
+            "fch_emis",
+            "nro",
+            "id",
+            "tipo_cfe",
+            "tpo_moneda",
+            "mnt_total",
+            "dgi_status",
+        ),
         Index("ix_cfe_emitido_moneda", "company_id", "tpo_moneda"),
         Index("ix_cfe_emitido_nro", "company_id", "nro"),
         Index("ix_cfe_emitido_receptor_doc", "company_id", "receptor_doc"),

@@ -17,8 +17,9 @@ from portal.service.errors import ApiError, Conflict, NotFound
 
 
 def _original(principal: Principal, cfe_id: str) -> IssuedCfe:
-    record = db.session().scalar(select(IssuedCfe).where(IssuedCfe.id == cfe_id,
-                                                         IssuedCfe.company_id == principal.company_id))
+    record = db.session().scalar(
+        select(IssuedCfe).where(IssuedCfe.id == cfe_id, IssuedCfe.company_id == principal.company_id)
+    )
     if record is None:
         raise NotFound("No existe un comprobante con ese idCfeEmitido en su empresa.", code="cfe_no_encontrado")
     return record
@@ -31,23 +32,40 @@ def _untouched(original: IssuedCfe) -> None:
         return
     left = notes.remaining(db.session(), original)
     if not left:
-        raise Conflict("Este comprobante ya está anulado: sus notas de crédito cubren todo su monto.",
-                       code="ya_anulado")
-    raise Conflict(f"Este comprobante ya tiene notas de crédito por {already:.2f}; para acreditar lo que queda "
-                   f"({left:.2f}) emita una nota de crédito parcial.", code="acreditado_en_parte")
+        raise Conflict(
+            "Este comprobante ya está anulado: sus notas de crédito cubren todo su monto.", code="ya_anulado"
+        )
+    raise Conflict(
+        f"Este comprobante ya tiene notas de crédito por {already:.2f}; para acreditar lo que queda "
+        f"({left:.2f}) emita una nota de crédito parcial.",
+        code="acreditado_en_parte",
+    )
 
 
-@operation(bp, "POST", "/notaCreditoTotal", tag=TAG, summary="Anular un comprobante con nota de crédito",
-           auth=BOTH, roles=WRITERS, body=NotaCreditoTotal, extra_headers=_IDEMPOTENCY,
-           responses={201: CfeEmitido, 400: "Idempotency-Key con formato inválido.",
-                      404: "No existe o es de otra empresa.",
-                      409: "El comprobante no admite nota de crédito, ya tiene notas de crédito, no hay CAE "
-                           "vigente o la Idempotency-Key está en curso."})
+@operation(
+    bp,
+    "POST",
+    "/notaCreditoTotal",
+    tag=TAG,
+    summary="Anular un comprobante con nota de crédito",
+    auth=BOTH,
+    roles=WRITERS,
+    body=NotaCreditoTotal,
+    extra_headers=_IDEMPOTENCY,
+    responses={
+        201: CfeEmitido,
+        400: "Idempotency-Key con formato inválido.",
+        404: "No existe o es de otra empresa.",
+        409: "El comprobante no admite nota de crédito, ya tiene notas de crédito, no hay CAE "
+        "vigente o la Idempotency-Key está en curso.",
+    },
+)
 def nota_credito_total(body: NotaCreditoTotal, principal: Principal):
     """Issues the credit note of the whole receipt: same lines, currency and exchange rate, the reference
     (with MntCFEref, TpoMonedaRef, TpoCambioRef) filled in, and the reason given."""
-    claim = idempotency.claim(principal.company_id, "comprobante.notaCreditoTotal",
-                              body.model_dump(mode="json", by_alias=True))
+    claim = idempotency.claim(
+        principal.company_id, "comprobante.notaCreditoTotal", body.model_dump(mode="json", by_alias=True)
+    )
     if claim.replay is not None:
         return claim.replay
 
@@ -57,18 +75,30 @@ def nota_credito_total(body: NotaCreditoTotal, principal: Principal):
     try:
         original = _original(principal, body.id_cfe_emitido)
         _untouched(original)
-        result = issuing.issue(principal, notes.full_credit_note(original, body.razon, body.fch_emis),
-                               on_stored=remember)
+        result = issuing.issue(
+            principal, notes.full_credit_note(original, body.razon, body.fch_emis), on_stored=remember
+        )
     except Exception:
         idempotency.release(claim)
         raise
     return cfe_emitido(result.cfe, result.warnings, db.session()), 201
 
 
-@operation(bp, "GET", "/borradorNota", tag=TAG, summary="Borrador de nota de crédito parcial o de débito",
-           auth=BOTH, roles=ALL_ROLES, query=BorradorNotaQuery,
-           responses={200: BorradorNota, 404: "No existe o es de otra empresa.",
-                      409: "Ese comprobante no admite ese tipo de nota."})
+@operation(
+    bp,
+    "GET",
+    "/borradorNota",
+    tag=TAG,
+    summary="Borrador de nota de crédito parcial o de débito",
+    auth=BOTH,
+    roles=ALL_ROLES,
+    query=BorradorNotaQuery,
+    responses={
+        200: BorradorNota,
+        404: "No existe o es de otra empresa.",
+        409: "Ese comprobante no admite ese tipo de nota.",
+    },
+)
 def borrador_nota(query: BorradorNotaQuery, principal: Principal):
     """The body of a note for the receipt, to edit (lines, amounts) and send to emitir: its receiver,
     currency, exchange rate, price mode and lines, and the reference to it. Nothing is issued."""
@@ -77,5 +107,8 @@ def borrador_nota(query: BorradorNotaQuery, principal: Principal):
     if original.tipo_cfe not in table:
         raise ApiError("Ese comprobante no admite una nota de ese tipo.", code="tipo_sin_nota", status=409)
     left = notes.remaining(db.session(), original) if query.tipo == "credito" else None
-    return BorradorNota(borrador=notes.note_draft(original, table[original.tipo_cfe]), saldo_acreditable=left,
-                        id_cfe_original=original.id)
+    return BorradorNota(
+        borrador=notes.note_draft(original, table[original.tipo_cfe]),
+        saldo_acreditable=left,
+        id_cfe_original=original.id,
+    )

@@ -37,15 +37,19 @@ class Original:
 
 def credited(session: Session, original_id: str) -> Decimal:
     """The sum of the credit notes already set against a receipt."""
-    total = session.scalar(select(func.coalesce(func.sum(NoteReference.amount), 0)).where(
-        NoteReference.original_id == original_id, NoteReference.is_credit.is_(True)))
+    total = session.scalar(
+        select(func.coalesce(func.sum(NoteReference.amount), 0)).where(
+            NoteReference.original_id == original_id, NoteReference.is_credit.is_(True)
+        )
+    )
     return Decimal(str(total)).quantize(Decimal("0.01"))
 
 
 def remaining(session: Session, original: IssuedCfe) -> Decimal:
     """What a credit note can still take from `original`."""
-    return max(Decimal(str(original.mnt_total)).quantize(Decimal("0.01")) - credited(session, original.id),
-               Decimal("0.00"))
+    return max(
+        Decimal(str(original.mnt_total)).quantize(Decimal("0.01")) - credited(session, original.id), Decimal("0.00")
+    )
 
 
 def with_reference_amounts(cfe: CfeInput, originals: list[Original]) -> CfeInput:
@@ -56,13 +60,18 @@ def with_reference_amounts(cfe: CfeInput, originals: list[Original]) -> CfeInput
     for found in originals:
         ref, record = refs[found.index], found.record
         rate = record.input_json.get("tpoCambio")
-        refs[found.index] = ref.model_copy(update={
-            "mnt_cfe_ref": ref.mnt_cfe_ref if ref.mnt_cfe_ref is not None else
-            Decimal(str(record.mnt_total)).quantize(Decimal("0.01")),
-            "tpo_moneda_ref": ref.tpo_moneda_ref or record.tpo_moneda,
-            "tpo_cambio_ref": ref.tpo_cambio_ref if ref.tpo_cambio_ref is not None or rate is None
-            else Decimal(str(rate)),
-            "fecha_cfe_ref": ref.fecha_cfe_ref or record.fch_emis})
+        refs[found.index] = ref.model_copy(
+            update={
+                "mnt_cfe_ref": ref.mnt_cfe_ref
+                if ref.mnt_cfe_ref is not None
+                else Decimal(str(record.mnt_total)).quantize(Decimal("0.01")),
+                "tpo_moneda_ref": ref.tpo_moneda_ref or record.tpo_moneda,
+                "tpo_cambio_ref": ref.tpo_cambio_ref
+                if ref.tpo_cambio_ref is not None or rate is None
+                else Decimal(str(rate)),
+                "fecha_cfe_ref": ref.fecha_cfe_ref or record.fch_emis,
+            }
+        )
     return cfe.model_copy(update={"referencias": refs})
 
 
@@ -79,21 +88,36 @@ def shares_of(session: Session, cfe: CfeInput, originals: list[Original]) -> lis
     for found in originals:
         record, where = found.record, f"referencias[{found.index}]"
         if record.tpo_moneda != cfe.tpo_moneda:
-            problems.append(FieldError("tpoMoneda", "moneda_distinta",
-                                       f"La nota de crédito debe ser en {record.tpo_moneda}, la moneda del "
-                                       f"comprobante {record.serie}-{record.nro}."))
+            problems.append(
+                FieldError(
+                    "tpoMoneda",
+                    "moneda_distinta",
+                    f"La nota de crédito debe ser en {record.tpo_moneda}, la moneda del "
+                    f"comprobante {record.serie}-{record.nro}.",
+                )
+            )
             continue
         share = min(left_to_place, remaining(session, record))
         shares.append((record, share))
         left_to_place -= share
         if share == 0 and left_to_place > 0:
-            problems.append(FieldError(f"{where}.nroCFERef", "sin_saldo",
-                                       f"El comprobante {record.serie}-{record.nro} ya está acreditado por completo."))
+            problems.append(
+                FieldError(
+                    f"{where}.nroCFERef",
+                    "sin_saldo",
+                    f"El comprobante {record.serie}-{record.nro} ya está acreditado por completo.",
+                )
+            )
     if not problems and left_to_place > 0:
         left = sum((remaining(session, found.record) for found in originals), Decimal("0.00"))
-        problems.append(FieldError("items", "supera_saldo",
-                                   f"La nota de crédito ({total:.2f}) supera lo que queda por acreditar del "
-                                   f"comprobante referido ({left:.2f}); emití una nota por ese saldo o menos."))
+        problems.append(
+            FieldError(
+                "items",
+                "supera_saldo",
+                f"La nota de crédito ({total:.2f}) supera lo que queda por acreditar del "
+                f"comprobante referido ({left:.2f}); emití una nota por ese saldo o menos.",
+            )
+        )
     if problems:
         raise ValidationFailed(problems, message="La nota de crédito no corresponde al comprobante referido.")
     return shares
@@ -101,21 +125,36 @@ def shares_of(session: Session, cfe: CfeInput, originals: list[Original]) -> lis
 
 def link(session: Session, note: IssuedCfe, shares: list[tuple[IssuedCfe, Decimal]]) -> None:
     for original, amount in shares:
-        session.add(NoteReference(company_id=note.company_id, note_id=note.id, original_id=original.id,
-                                  is_credit=note.tipo_cfe in CREDIT_NOTES, amount=amount))
+        session.add(
+            NoteReference(
+                company_id=note.company_id,
+                note_id=note.id,
+                original_id=original.id,
+                is_credit=note.tipo_cfe in CREDIT_NOTES,
+                amount=amount,
+            )
+        )
 
 
 def _reference(original: IssuedCfe, reason: str | None) -> dict:
-    return {"tpoDocRef": original.tipo_cfe, "serie": original.serie, "nroCFERef": original.nro,
-            **({"razonRef": reason} if reason else {}), "fechaCFEref": original.fch_emis.isoformat()}
+    return {
+        "tpoDocRef": original.tipo_cfe,
+        "serie": original.serie,
+        "nroCFERef": original.nro,
+        **({"razonRef": reason} if reason else {}),
+        "fechaCFEref": original.fch_emis.isoformat(),
+    }
 
 
 def note_draft(original: IssuedCfe, note_type: int, reason: str | None = None) -> dict:
     """A note of `note_type` for `original` as CfeInput JSON: the receiver, currency, exchange rate, price
     mode and payment form of the original, its lines (to trim for a partial note), and the reference."""
     source = original.input_json
-    draft = {key: source[key] for key in ("fmaPago", "mntBruto", "tpoMoneda", "tpoCambio", "receptor",
-                                          "mntIVAOtra") if key in source}
+    draft = {
+        key: source[key]
+        for key in ("fmaPago", "mntBruto", "tpoMoneda", "tpoCambio", "receptor", "mntIVAOtra")
+        if key in source
+    }
     draft.update(tipoCFE=note_type, items=source.get("items", []), referencias=[_reference(original, reason)])
     return draft
 
@@ -124,8 +163,11 @@ def full_credit_note(original: IssuedCfe, reason: str, issue_date: date | None =
     """The credit note that cancels `original` entirely: same lines, discounts and surcharges."""
     note_type = CREDIT_NOTE_FOR.get(original.tipo_cfe)
     if note_type is None:
-        raise ApiError(f"Un {CFE_TYPES[original.tipo_cfe].name_es} no se anula con nota de crédito.",
-                       code="tipo_sin_nota", status=409)
+        raise ApiError(
+            f"Un {CFE_TYPES[original.tipo_cfe].name_es} no se anula con nota de crédito.",
+            code="tipo_sin_nota",
+            status=409,
+        )
     draft = note_draft(original, note_type, reason)
     if original.input_json.get("dscRcgGlobal"):
         draft["dscRcgGlobal"] = original.input_json["dscRcgGlobal"]

@@ -29,15 +29,26 @@ def import_range(session: Session, company: Company, cae: CaeRange, xml: bytes |
     """Add a CAE range to a company (the caller commits). The CAE must be the company's own."""
     if cae.rut != company.rut:
         raise ValueError(f"El CAE es del RUT {cae.rut}, no de {company.rut}.")
-    existing = session.scalar(select(CaeRangeRecord).where(CaeRangeRecord.company_id == company.id,
-                                                           CaeRangeRecord.cae_id == cae.cae_id))
+    existing = session.scalar(
+        select(CaeRangeRecord).where(CaeRangeRecord.company_id == company.id, CaeRangeRecord.cae_id == cae.cae_id)
+    )
     if existing:
         return existing, False
-    record = CaeRangeRecord(company_id=company.id, tipo_cfe=cae.tipo_cfe, serie=cae.serie, dnro=cae.dnro,
-                            hnro=cae.hnro, next_nro=cae.dnro, cae_id=cae.cae_id,
-                            fecha_autorizacion=cae.fecha_autorizacion, vencimiento=cae.vencimiento,
-                            cae_especial=cae.cae_especial, causal_cae_esp=cae.causal_cae_esp, source=source,
-                            xml=xml)
+    record = CaeRangeRecord(
+        company_id=company.id,
+        tipo_cfe=cae.tipo_cfe,
+        serie=cae.serie,
+        dnro=cae.dnro,
+        hnro=cae.hnro,
+        next_nro=cae.dnro,
+        cae_id=cae.cae_id,
+        fecha_autorizacion=cae.fecha_autorizacion,
+        vencimiento=cae.vencimiento,
+        cae_especial=cae.cae_especial,
+        causal_cae_esp=cae.causal_cae_esp,
+        source=source,
+        xml=xml,
+    )
     session.add(record)
     return record, True
 
@@ -47,30 +58,55 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
 
     Raises a 409 `cae_agotado` / `cae_vencido` / `sin_cae` when no range can number the receipt.
     """
-    ranges = list(session.scalars(
-        select(CaeRangeRecord).where(CaeRangeRecord.company_id == company_id, CaeRangeRecord.tipo_cfe == tipo_cfe)
-        .order_by(CaeRangeRecord.vencimiento, CaeRangeRecord.id).with_for_update()))
+    ranges = list(
+        session.scalars(
+            select(CaeRangeRecord)
+            .where(CaeRangeRecord.company_id == company_id, CaeRangeRecord.tipo_cfe == tipo_cfe)
+            .order_by(CaeRangeRecord.vencimiento, CaeRangeRecord.id)
+            .with_for_update()
+        )
+    )
     if not ranges:
-        raise ApiError(f"La empresa no tiene CAE para el tipo {tipo_cfe}. Importe el archivo de CAE de DGI.",
-                       code="sin_cae", status=409)
-    usable = [r for r in ranges if r.next_nro <= r.hnro and r.vencimiento >= fch_emis
-              and r.fecha_autorizacion <= fch_emis]
+        raise ApiError(
+            f"La empresa no tiene CAE para el tipo {tipo_cfe}. Importe el archivo de CAE de DGI.",
+            code="sin_cae",
+            status=409,
+        )
+    usable = [
+        r for r in ranges if r.next_nro <= r.hnro and r.vencimiento >= fch_emis and r.fecha_autorizacion <= fch_emis
+    ]
     if not usable:
         if all(r.next_nro > r.hnro for r in ranges):
-            raise ApiError(f"Se agotaron los números de CAE para el tipo {tipo_cfe}. Solicite un nuevo CAE a DGI.",
-                           code="cae_agotado", status=409)
-        raise ApiError(f"Los CAE del tipo {tipo_cfe} están vencidos (o no vigentes) para la fecha {fch_emis}. "
-                       "Solicite un nuevo CAE a DGI.", code="cae_vencido", status=409)
+            raise ApiError(
+                f"Se agotaron los números de CAE para el tipo {tipo_cfe}. Solicite un nuevo CAE a DGI.",
+                code="cae_agotado",
+                status=409,
+            )
+        raise ApiError(
+            f"Los CAE del tipo {tipo_cfe} están vencidos (o no vigentes) para la fecha {fch_emis}. "
+            "Solicite un nuevo CAE a DGI.",
+            code="cae_vencido",
+            status=409,
+        )
     chosen = usable[0]
     nro = chosen.next_nro
     chosen.next_nro = nro + 1
-    numbering = Numbering(serie=chosen.serie, nro=nro, cae_id=chosen.cae_id, dnro=chosen.dnro, hnro=chosen.hnro,
-                          fec_venc=chosen.vencimiento, cae_especial=chosen.cae_especial,
-                          causal_cae_esp=chosen.causal_cae_esp)
+    numbering = Numbering(
+        serie=chosen.serie,
+        nro=nro,
+        cae_id=chosen.cae_id,
+        dnro=chosen.dnro,
+        hnro=chosen.hnro,
+        fec_venc=chosen.vencimiento,
+        cae_especial=chosen.cae_especial,
+        causal_cae_esp=chosen.causal_cae_esp,
+    )
     remaining_after = chosen.hnro - nro
     warning = None
     if remaining_after < chosen.size * LOW_RANGE_SHARE:
-        warning = {"codigo": "cae_por_agotarse",
-                   "mensaje": f"Quedan {remaining_after} números en el CAE {chosen.cae_id} (serie {chosen.serie}, "
-                              f"tipo {tipo_cfe}). Solicite un nuevo CAE a DGI."}
+        warning = {
+            "codigo": "cae_por_agotarse",
+            "mensaje": f"Quedan {remaining_after} números en el CAE {chosen.cae_id} (serie {chosen.serie}, "
+            f"tipo {tipo_cfe}). Solicite un nuevo CAE a DGI.",
+        }
     return Allocation(chosen, numbering, warning)

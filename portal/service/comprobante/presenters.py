@@ -44,27 +44,50 @@ def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session) -> Cf
     link = url_for("comprobante.get_by_id", idCfeEmitido=record.id, _external=True)
     source = record.input_json
     return CfeEmitido(
-        fma_pago=source.get("fmaPago"), fch_venc=source.get("fchVenc"), mnt_bruto=_mnt_bruto(source.get("mntBruto")),
-        tpo_cambio=source.get("tpoCambio"), items=source.get("items", []),
-        dsc_rcg_global=source.get("dscRcgGlobal", []), medios_pago=source.get("mediosPago", []),
-        info_adicional_doc=source.get("infoAdicionalDoc"), adenda=source.get("adenda"),
-        referencias=_references(session, record), notas=_notes(session, record),
+        fma_pago=source.get("fmaPago"),
+        fch_venc=source.get("fchVenc"),
+        mnt_bruto=_mnt_bruto(source.get("mntBruto")),
+        tpo_cambio=source.get("tpoCambio"),
+        items=source.get("items", []),
+        dsc_rcg_global=source.get("dscRcgGlobal", []),
+        medios_pago=source.get("mediosPago", []),
+        info_adicional_doc=source.get("infoAdicionalDoc"),
+        adenda=source.get("adenda"),
+        referencias=_references(session, record),
+        notas=_notes(session, record),
         saldo_acreditable=notes.remaining(session, record) if record.tipo_cfe in notes.CREDIT_NOTE_FOR else None,
-        id_cfe_emitido=record.id, tipo_cfe=record.tipo_cfe, serie=record.serie, nro=record.nro,
-        fch_emis=record.fch_emis, tmst_firma=signed_at(record.tmst_firma), tpo_moneda=record.tpo_moneda,
-        receptor=record.input_json.get("receptor"), totales=record.totals_json,
-        codigo_seguridad=record.security_code, url_qr=record.qr_url,
+        id_cfe_emitido=record.id,
+        tipo_cfe=record.tipo_cfe,
+        serie=record.serie,
+        nro=record.nro,
+        fch_emis=record.fch_emis,
+        tmst_firma=signed_at(record.tmst_firma),
+        tpo_moneda=record.tpo_moneda,
+        receptor=record.input_json.get("receptor"),
+        totales=record.totals_json,
+        codigo_seguridad=record.security_code,
+        url_qr=record.qr_url,
         cae=CaeData(cae_id=f"{cae.cae_id:011d}", dnro=cae.dnro, hnro=cae.hnro, vencimiento=cae.vencimiento),
-        estado_dgi=record.dgi_status, referencia_cobro=record.referencia_cobro, creado_por=record.created_by,
-        creado_en=utc(record.created_at), advertencias=[Advertencia(**w) for w in warnings],
-        historial_referencias=_history(session, record), enlaces={"self": link, "xml": link, "pdf": link},
-        dgi=dgi_state(session, record))
+        estado_dgi=record.dgi_status,
+        referencia_cobro=record.referencia_cobro,
+        creado_por=record.created_by,
+        creado_en=utc(record.created_at),
+        advertencias=[Advertencia(**w) for w in warnings],
+        historial_referencias=_history(session, record),
+        enlaces={"self": link, "xml": link, "pdf": link},
+        dgi=dgi_state(session, record),
+    )
 
 
 def _references(session: Session, record: IssuedCfe) -> list[ReferenciaEmitida]:
-    linked = {(r.tipo_cfe, r.serie, r.nro): r.id for r in session.execute(
-        select(IssuedCfe.tipo_cfe, IssuedCfe.serie, IssuedCfe.nro, IssuedCfe.id)
-        .join(NoteReference, NoteReference.original_id == IssuedCfe.id).where(NoteReference.note_id == record.id))}
+    linked = {
+        (r.tipo_cfe, r.serie, r.nro): r.id
+        for r in session.execute(
+            select(IssuedCfe.tipo_cfe, IssuedCfe.serie, IssuedCfe.nro, IssuedCfe.id)
+            .join(NoteReference, NoteReference.original_id == IssuedCfe.id)
+            .where(NoteReference.note_id == record.id)
+        )
+    }
     result = []
     for ref in record.input_json.get("referencias", []):
         found = linked.get((ref.get("tpoDocRef"), ref.get("serie"), ref.get("nroCFERef")))
@@ -74,25 +97,56 @@ def _references(session: Session, record: IssuedCfe) -> list[ReferenciaEmitida]:
 
 def _notes(session: Session, record: IssuedCfe) -> list[NotaRelacionada]:
     rows = session.execute(
-        select(IssuedCfe.id, IssuedCfe.tipo_cfe, IssuedCfe.serie, IssuedCfe.nro, IssuedCfe.fch_emis,
-               IssuedCfe.tpo_moneda, IssuedCfe.mnt_total, NoteReference.amount)
-        .join(NoteReference, NoteReference.note_id == IssuedCfe.id).where(NoteReference.original_id == record.id)
-        .order_by(IssuedCfe.fch_emis, IssuedCfe.created_at))
-    return [NotaRelacionada(id_cfe_emitido=r.id, tipo_cfe=r.tipo_cfe, serie=r.serie, nro=r.nro, fch_emis=r.fch_emis,
-                            tpo_moneda=r.tpo_moneda, mnt_total=_cents(r.mnt_total), monto_aplicado=_cents(r.amount))
-            for r in rows]
+        select(
+            IssuedCfe.id,
+            IssuedCfe.tipo_cfe,
+            IssuedCfe.serie,
+            IssuedCfe.nro,
+            IssuedCfe.fch_emis,
+            IssuedCfe.tpo_moneda,
+            IssuedCfe.mnt_total,
+            NoteReference.amount,
+        )
+        .join(NoteReference, NoteReference.note_id == IssuedCfe.id)
+        .where(NoteReference.original_id == record.id)
+        .order_by(IssuedCfe.fch_emis, IssuedCfe.created_at)
+    )
+    return [
+        NotaRelacionada(
+            id_cfe_emitido=r.id,
+            tipo_cfe=r.tipo_cfe,
+            serie=r.serie,
+            nro=r.nro,
+            fch_emis=r.fch_emis,
+            tpo_moneda=r.tpo_moneda,
+            mnt_total=_cents(r.mnt_total),
+            monto_aplicado=_cents(r.amount),
+        )
+        for r in rows
+    ]
 
 
 def _history(session: Session, record: IssuedCfe) -> list[CambioReferencia]:
-    history = session.scalars(select(ReferenceChange).where(ReferenceChange.cfe_id == record.id)
-                              .order_by(ReferenceChange.at.desc(), ReferenceChange.id.desc()))
-    return [CambioReferencia(referencia_anterior=h.previous, referencia_cobro=h.reference, observacion=h.note,
-                             por=h.actor, en=utc(h.at)) for h in history]
+    history = session.scalars(
+        select(ReferenceChange)
+        .where(ReferenceChange.cfe_id == record.id)
+        .order_by(ReferenceChange.at.desc(), ReferenceChange.id.desc())
+    )
+    return [
+        CambioReferencia(
+            referencia_anterior=h.previous, referencia_cobro=h.reference, observacion=h.note, por=h.actor, en=utc(h.at)
+        )
+        for h in history
+    ]
 
 
 def referencia_aplicada(session: Session, record: IssuedCfe, changed: bool) -> ReferenciaAplicada:
-    return ReferenciaAplicada(id_cfe_emitido=record.id, referencia_cobro=record.referencia_cobro, cambio=changed,
-                              historial=_history(session, record))
+    return ReferenciaAplicada(
+        id_cfe_emitido=record.id,
+        referencia_cobro=record.referencia_cobro,
+        cambio=changed,
+        historial=_history(session, record),
+    )
 
 
 def _cents(value) -> Decimal:
@@ -100,17 +154,32 @@ def _cents(value) -> Decimal:
 
 
 def resultado_busqueda(rows, following: str | None, totals) -> ResultadoBusqueda:
-    listed = [ResumenCfe(
-        id_cfe_emitido=row.id, tipo_cfe=row.tipo_cfe, serie=row.serie, nro=row.nro,
-        numero=f"{row.serie}-{row.nro:07d}", fch_emis=row.fch_emis, tpo_moneda=row.tpo_moneda,
-        mnt_total=_cents(row.mnt_total), mnt_pagar=_cents(row.mnt_pagar), estado_dgi=row.dgi_status,
-        solicitud=row.request_id,
-        receptor=ReceptorResumen(doc_recep=row.receptor_doc, rzn_soc_recep=row.receptor_nombre)
-        if row.receptor_doc or row.receptor_nombre else None,
-        creado_en=utc(row.created_at)) for row in rows]
-    return ResultadoBusqueda(comprobantes=listed, siguiente=following, cantidad=sum(t.cantidad for t in totals),
-                             totales=[TotalMoneda(moneda=t.moneda, cantidad=t.cantidad, mnt_total=t.mnt_total)
-                                      for t in totals])
+    listed = [
+        ResumenCfe(
+            id_cfe_emitido=row.id,
+            tipo_cfe=row.tipo_cfe,
+            serie=row.serie,
+            nro=row.nro,
+            numero=f"{row.serie}-{row.nro:07d}",
+            fch_emis=row.fch_emis,
+            tpo_moneda=row.tpo_moneda,
+            mnt_total=_cents(row.mnt_total),
+            mnt_pagar=_cents(row.mnt_pagar),
+            estado_dgi=row.dgi_status,
+            solicitud=row.request_id,
+            receptor=ReceptorResumen(doc_recep=row.receptor_doc, rzn_soc_recep=row.receptor_nombre)
+            if row.receptor_doc or row.receptor_nombre
+            else None,
+            creado_en=utc(row.created_at),
+        )
+        for row in rows
+    ]
+    return ResultadoBusqueda(
+        comprobantes=listed,
+        siguiente=following,
+        cantidad=sum(t.cantidad for t in totals),
+        totales=[TotalMoneda(moneda=t.moneda, cantidad=t.cantidad, mnt_total=t.mnt_total) for t in totals],
+    )
 
 
 def _mnt_bruto(stored) -> int | None:

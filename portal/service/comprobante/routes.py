@@ -40,11 +40,16 @@ TAG = "Comprobante"
 BOTH = (JWT, API_KEY)
 PREVIEW_LIFETIME = timedelta(minutes=10)
 _PDF = {"description": "El PDF.", "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}
-_ROLL_422 = ("Datos no válidos (`fields` indica cuáles), o `formato` 80mm/57mm pedido para un tipo que no es "
-             "e-Ticket ni sus notas.")
-_IDEMPOTENCY = {"Idempotency-Key": idempotency_header(
-    "Clave única por comprobante (hasta 255 caracteres): repetir la solicitud con la misma clave devuelve el "
-    "mismo comprobante, sin emitir otro.")}
+_ROLL_422 = (
+    "Datos no válidos (`fields` indica cuáles), o `formato` 80mm/57mm pedido para un tipo que no es "
+    "e-Ticket ni sus notas."
+)
+_IDEMPOTENCY = {
+    "Idempotency-Key": idempotency_header(
+        "Clave única por comprobante (hasta 255 caracteres): repetir la solicitud con la misma clave devuelve el "
+        "mismo comprobante, sin emitir otro."
+    )
+}
 
 
 def _negotiate(*offers: str) -> str:
@@ -53,14 +58,24 @@ def _negotiate(*offers: str) -> str:
         return offers[0]
     best = request.accept_mimetypes.best_match(offers)
     if best is None:
-        raise ApiError("Formato no disponible; use Accept: " + ", ".join(offers) + ".", code="not_acceptable",
-                       status=406)
+        raise ApiError(
+            "Formato no disponible; use Accept: " + ", ".join(offers) + ".", code="not_acceptable", status=406
+        )
     return best
 
 
-@operation(bp, "POST", "/emitir", tag=TAG, summary="Emitir un comprobante", auth=BOTH, roles=WRITERS,
-           body=CfeInput, responses={201: CfeEmitido, 409: "Sin CAE vigente o Idempotency-Key en curso."},
-           extra_headers=_IDEMPOTENCY)
+@operation(
+    bp,
+    "POST",
+    "/emitir",
+    tag=TAG,
+    summary="Emitir un comprobante",
+    auth=BOTH,
+    roles=WRITERS,
+    body=CfeInput,
+    responses={201: CfeEmitido, 409: "Sin CAE vigente o Idempotency-Key en curso."},
+    extra_headers=_IDEMPOTENCY,
+)
 def emitir(body: CfeInput, principal: Principal):
     """Numbers, signs and stores a CFE (XML per CFEDGI.xsd 1.44.2, XMLDSig) and returns it."""
     key = idempotency.requested_key("comprobante.emitir", body.model_dump(mode="json", by_alias=True))
@@ -82,21 +97,37 @@ def _as_json(record, warnings, session) -> dict:
     return cfe_emitido(record, warnings, session).model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-@operation(bp, "GET", "/getByIdCfeEmitido", tag=TAG, summary="Obtener un comprobante emitido", auth=BOTH,
-           roles=ALL_ROLES, query=GetByIdQuery,
-           responses={200: {"description": "JSON por defecto; el XML firmado con Accept: application/xml; el "
-                                           "PDF con Accept: application/pdf.",
-                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CfeEmitido"}},
-                                        "application/xml": {"schema": {"type": "string"}},
-                                        "application/pdf": {"schema": {"type": "string", "format": "binary"}}}},
-                      404: "No existe o es de otra empresa.", 406: "Formato no disponible.",
-                      422: _ROLL_422})
+@operation(
+    bp,
+    "GET",
+    "/getByIdCfeEmitido",
+    tag=TAG,
+    summary="Obtener un comprobante emitido",
+    auth=BOTH,
+    roles=ALL_ROLES,
+    query=GetByIdQuery,
+    responses={
+        200: {
+            "description": "JSON por defecto; el XML firmado con Accept: application/xml; el "
+            "PDF con Accept: application/pdf.",
+            "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/CfeEmitido"}},
+                "application/xml": {"schema": {"type": "string"}},
+                "application/pdf": {"schema": {"type": "string", "format": "binary"}},
+            },
+        },
+        404: "No existe o es de otra empresa.",
+        406: "Formato no disponible.",
+        422: _ROLL_422,
+    },
+)
 def get_by_id(query: GetByIdQuery, principal: Principal):
     """Returns an issued receipt: JSON, the signed XML exactly as signed, or its PDF (Accept header), printed
     from the signed XML on A4 or, for e-Tickets and their notes, on an 80 or 57 mm roll (`formato`)."""
     session = db.session()
-    record = session.scalar(select(IssuedCfe).where(IssuedCfe.id == query.id_cfe_emitido,
-                                                    IssuedCfe.company_id == principal.company_id))
+    record = session.scalar(
+        select(IssuedCfe).where(IssuedCfe.id == query.id_cfe_emitido, IssuedCfe.company_id == principal.company_id)
+    )
     if record is None:
         raise NotFound("No existe un comprobante con ese idCfeEmitido en su empresa.", code="cfe_no_encontrado")
     wanted = _negotiate("application/json", "application/xml", "application/pdf")
@@ -107,8 +138,9 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
         paper = _paper(session, principal.company_id, record.tipo_cfe, query.formato)
         pdf = issuing.receipt_pdf(record, logo=company_logo(session, principal.company_id), paper=paper)
         return _download(pdf, "application/pdf", f"{name}.pdf")
-    response = Response(cfe_emitido(record, [], session).model_dump_json(by_alias=True, exclude_none=True),
-                        mimetype="application/json")
+    response = Response(
+        cfe_emitido(record, [], session).model_dump_json(by_alias=True, exclude_none=True), mimetype="application/json"
+    )
     response.vary.add("Accept")
     return response
 
@@ -121,18 +153,35 @@ def _paper(session, company_id: int, tipo_cfe: int, asked: str | None) -> str:
     try:
         check_paper(tipo_cfe, asked)
     except PaperNotAllowed as exc:
-        raise ValidationFailed([FieldError("formato", "not_allowed", str(exc))],
-                               message="Ese formato de papel no corresponde a este tipo de comprobante.") from exc
+        raise ValidationFailed(
+            [FieldError("formato", "not_allowed", str(exc))],
+            message="Ese formato de papel no corresponde a este tipo de comprobante.",
+        ) from exc
     return asked
-@operation(bp, "GET", "/buscar", tag=TAG, summary="Buscar comprobantes emitidos", auth=BOTH, roles=ALL_ROLES,
-           query=BuscarQuery,
-           responses={200: {"description": "Una página en JSON (por defecto), o con Accept: text/csv todos los que "
-                                           "cumplen los filtros, en CSV para planilla (`;`, coma decimal, "
-                                           "dd/mm/aaaa, UTF-8 con BOM).",
-                            "content": {"application/json": {"schema": {
-                                "$ref": "#/components/schemas/ResultadoBusqueda"}},
-                                        "text/csv": {"schema": {"type": "string"}}}},
-                      406: "Formato no disponible."})
+
+
+@operation(
+    bp,
+    "GET",
+    "/buscar",
+    tag=TAG,
+    summary="Buscar comprobantes emitidos",
+    auth=BOTH,
+    roles=ALL_ROLES,
+    query=BuscarQuery,
+    responses={
+        200: {
+            "description": "Una página en JSON (por defecto), o con Accept: text/csv todos los que "
+            "cumplen los filtros, en CSV para planilla (`;`, coma decimal, "
+            "dd/mm/aaaa, UTF-8 con BOM).",
+            "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/ResultadoBusqueda"}},
+                "text/csv": {"schema": {"type": "string"}},
+            },
+        },
+        406: "Formato no disponible.",
+    },
+)
 def buscar(query: BuscarQuery, principal: Principal):
     """The company's receipts however they were issued, newest first (date, then number); filters combine
     with AND. Pages with a cursor (`siguiente`) that stays valid while receipts are being issued."""
@@ -141,16 +190,22 @@ def buscar(query: BuscarQuery, principal: Principal):
     where = search.conditions(principal.company_id, filters)
     session = db.session()
     if wanted == "text/csv":
-        response = Response(csv_chunks(search.every_row_closing(db.new_session(), where)),
-                            mimetype="text/csv")
+        response = Response(csv_chunks(search.every_row_closing(db.new_session(), where)), mimetype="text/csv")
         response.headers["Content-Disposition"] = 'attachment; filename="comprobantes.csv"'
         response.vary.add("Accept")
         return response
     try:
         rows, following = search.page(session, where, query.cursor, query.limite)
     except ValueError as exc:
-        raise ValidationFailed([FieldError("cursor", "cursor_invalido", "El cursor no es válido: usá el valor "
-                                                                        "`siguiente` de la página anterior.")]) from exc
+        raise ValidationFailed(
+            [
+                FieldError(
+                    "cursor",
+                    "cursor_invalido",
+                    "El cursor no es válido: usá el valor `siguiente` de la página anterior.",
+                )
+            ]
+        ) from exc
     result: ResultadoBusqueda = resultado_busqueda(rows, following, search.totals(session, where))
     response = Response(result.model_dump_json(by_alias=True), mimetype="application/json")
     response.vary.add("Accept")
@@ -167,35 +222,53 @@ def _download(content: bytes, mimetype: str, filename: str) -> Response:
 # A whole (small) unsigned e-Ticket, so that the example signs as it stands.
 _UNSIGNED_EXAMPLE = (
     '<CFE xmlns="http://cfe.dgi.gub.uy" version="1.0"><eTck><TmstFirma>2026-11-22T10:00:00-03:00</TmstFirma>'
-    '<Encabezado><IdDoc><TipoCFE>101</TipoCFE><Serie>A</Serie><Nro>1</Nro><FchEmis>2026-11-22</FchEmis>'
-    '<FmaPago>1</FmaPago></IdDoc><Emisor><RUCEmisor>219999830019</RUCEmisor><RznSoc>Demo S.A.</RznSoc>'
-    '<CdgDGISucur>1</CdgDGISucur><DomFiscal>Av. 18 de Julio 1000</DomFiscal><Ciudad>Montevideo</Ciudad>'
-    '<Departamento>Montevideo</Departamento></Emisor><Totales><TpoMoneda>UYU</TpoMoneda>'
-    '<MntNoGrv>100.00</MntNoGrv><MntTotal>100.00</MntTotal><CantLinDet>1</CantLinDet><MntPagar>100.00</MntPagar>'
-    '</Totales></Encabezado><Detalle><Item><NroLinDet>1</NroLinDet><IndFact>1</IndFact><NomItem>Servicio</NomItem>'
-    '<Cantidad>1</Cantidad><PrecioUnitario>100.00</PrecioUnitario><MontoItem>100.00</MontoItem></Item></Detalle>'
-    '</eTck></CFE>')
+    "<Encabezado><IdDoc><TipoCFE>101</TipoCFE><Serie>A</Serie><Nro>1</Nro><FchEmis>2026-11-22</FchEmis>"
+    "<FmaPago>1</FmaPago></IdDoc><Emisor><RUCEmisor>219999830019</RUCEmisor><RznSoc>Demo S.A.</RznSoc>"
+    "<CdgDGISucur>1</CdgDGISucur><DomFiscal>Av. 18 de Julio 1000</DomFiscal><Ciudad>Montevideo</Ciudad>"
+    "<Departamento>Montevideo</Departamento></Emisor><Totales><TpoMoneda>UYU</TpoMoneda>"
+    "<MntNoGrv>100.00</MntNoGrv><MntTotal>100.00</MntTotal><CantLinDet>1</CantLinDet><MntPagar>100.00</MntPagar>"
+    "</Totales></Encabezado><Detalle><Item><NroLinDet>1</NroLinDet><IndFact>1</IndFact><NomItem>Servicio</NomItem>"
+    "<Cantidad>1</Cantidad><PrecioUnitario>100.00</PrecioUnitario><MontoItem>100.00</MontoItem></Item></Detalle>"
+    "</eTck></CFE>"
+)
 
 
 _SIGNATURE_OVERHEAD = 2048  # the Signature element around the certificate, in bytes
 
 
 def _signed_too_large() -> ApiError:
-    return ApiError(f"El CFE firmado superaría el máximo de {MAX_XML_BYTES // 1024} KB; envíe uno más chico.",
-                    code="payload_too_large", status=413)
+    return ApiError(
+        f"El CFE firmado superaría el máximo de {MAX_XML_BYTES // 1024} KB; envíe uno más chico.",
+        code="payload_too_large",
+        status=413,
+    )
 
 
-@operation(bp, "POST", "/firmarXml", tag=TAG, summary="Firmar un XML", auth=BOTH, roles=WRITERS,
-           raw_body={"application/xml": {"schema": {"type": "string"}, "example": _UNSIGNED_EXAMPLE}},
-           responses={200: {"description": "El CFE firmado (XMLDSig enveloped, C14N inclusiva).",
-                            "content": {"application/xml": {"schema": {"type": "string"}}}},
-                      409: "Sin certificado vigente.", 413: "Más de 2 MB, o el CFE firmado los superaría.",
-                      503: "Demasiados documentos XML en proceso a la vez (Retry-After)."})
+@operation(
+    bp,
+    "POST",
+    "/firmarXml",
+    tag=TAG,
+    summary="Firmar un XML",
+    auth=BOTH,
+    roles=WRITERS,
+    raw_body={"application/xml": {"schema": {"type": "string"}, "example": _UNSIGNED_EXAMPLE}},
+    responses={
+        200: {
+            "description": "El CFE firmado (XMLDSig enveloped, C14N inclusiva).",
+            "content": {"application/xml": {"schema": {"type": "string"}}},
+        },
+        409: "Sin certificado vigente.",
+        413: "Más de 2 MB, o el CFE firmado los superaría.",
+        503: "Demasiados documentos XML en proceso a la vez (Retry-After).",
+    },
+)
 def firmar_xml(principal: Principal):
     """Signs an unsigned CFE with the company's certificate. DOCTYPEs are refused; errors say where."""
     if request.mimetype not in ("application/xml", "text/xml"):
-        raise ApiError("El cuerpo debe ser XML (Content-Type: application/xml).", code="unsupported_media_type",
-                       status=415)
+        raise ApiError(
+            "El cuerpo debe ser XML (Content-Type: application/xml).", code="unsupported_media_type", status=415
+        )
     cert = issuing.signing_certificate(db.session(), principal.company_id)
     data = request.get_data()
     # The signature adds a few KB (most of it the certificate): an input that near the cap would sign into a
@@ -222,14 +295,29 @@ def firmar_xml(principal: Principal):
     return response
 
 
-@operation(bp, "POST", "/previsualizar", tag=TAG, summary="Previsualizar un comprobante (PDF)", auth=BOTH,
-           roles=WRITERS, body=CfeInput,
-           responses={200: {"description": "Con Accept: application/pdf, el PDF con marca SIN VALOR FISCAL; con "
-                                           "Accept: application/json, un enlace temporal.",
-                            "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}},
-                                        "application/json": {"schema": {"$ref": "#/components/schemas/PreviewLink"}}}},
-                      201: PreviewLink, 422: _ROLL_422},
-           query=PreviewQuery)
+@operation(
+    bp,
+    "POST",
+    "/previsualizar",
+    tag=TAG,
+    summary="Previsualizar un comprobante (PDF)",
+    auth=BOTH,
+    roles=WRITERS,
+    body=CfeInput,
+    responses={
+        200: {
+            "description": "Con Accept: application/pdf, el PDF con marca SIN VALOR FISCAL; con "
+            "Accept: application/json, un enlace temporal.",
+            "content": {
+                "application/pdf": {"schema": {"type": "string", "format": "binary"}},
+                "application/json": {"schema": {"$ref": "#/components/schemas/PreviewLink"}},
+            },
+        },
+        201: PreviewLink,
+        422: _ROLL_422,
+    },
+    query=PreviewQuery,
+)
 def previsualizar(body: CfeInput, query: PreviewQuery, principal: Principal):
     """Renders the receipt as it would print, watermarked SIN VALOR FISCAL; consumes no number. `formato`
     chooses A4 or, for e-Tickets and their notes, an 80 or 57 mm roll (another type on a roll is a 422)."""
@@ -245,8 +333,9 @@ def previsualizar(body: CfeInput, query: PreviewQuery, principal: Principal):
     with db.write_transaction() as session:
         session.execute(delete(PreviewToken).where(PreviewToken.expires_at < datetime.now(UTC)))
         session.add(PreviewToken(token_hash=_hash(token), company_id=company.id, pdf=pdf, expires_at=expires))
-    link = PreviewLink(token=token, url=url_for("comprobante.previsualizar_token", token=token, _external=True),
-                       expires_at=expires)
+    link = PreviewLink(
+        token=token, url=url_for("comprobante.previsualizar_token", token=token, _external=True), expires_at=expires
+    )
     return link, 201
 
 
@@ -254,14 +343,21 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-@operation(bp, "GET", "/previsualizar/<token>", tag=TAG, summary="PDF de previsualización por token",
-           auth=BOTH, roles=ALL_ROLES, path_params={"token": "El token que devolvió previsualizar."},
-           responses={200: _PDF, 404: "Token inexistente, vencido o de otra empresa."})
+@operation(
+    bp,
+    "GET",
+    "/previsualizar/<token>",
+    tag=TAG,
+    summary="PDF de previsualización por token",
+    auth=BOTH,
+    roles=ALL_ROLES,
+    path_params={"token": "El token que devolvió previsualizar."},
+    responses={200: _PDF, 404: "Token inexistente, vencido o de otra empresa."},
+)
 def previsualizar_token(token: str, principal: Principal):
     """Serves a preview PDF while its token lives (10 minutes)."""
     record = db.session().get(PreviewToken, _hash(token)) if len(token) <= 100 else None
-    if record is None or record.company_id != principal.company_id or \
-            _aware(record.expires_at) < datetime.now(UTC):
+    if record is None or record.company_id != principal.company_id or _aware(record.expires_at) < datetime.now(UTC):
         raise NotFound("La previsualización no existe o venció.", code="previsualizacion_no_encontrada")
     response = _download(record.pdf, "application/pdf", "previsualizacion.pdf")
     response.headers["Cache-Control"] = "no-store"
@@ -272,22 +368,38 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-@operation(bp, "POST", "/reaplicarReferencia", tag=TAG, summary="Reaplicar una referencia de cobro", auth=BOTH,
-           roles=WRITERS, body=ReaplicarReferencia, responses={200: ReferenciaAplicada, 404: "No existe."})
+@operation(
+    bp,
+    "POST",
+    "/reaplicarReferencia",
+    tag=TAG,
+    summary="Reaplicar una referencia de cobro",
+    auth=BOTH,
+    roles=WRITERS,
+    body=ReaplicarReferencia,
+    responses={200: ReferenciaAplicada, 404: "No existe."},
+)
 def reaplicar_referencia(body: ReaplicarReferencia, principal: Principal):
     """Links a receipt to a collection reference again; recorded with who and when; replaying is harmless."""
     with db.write_transaction() as session:
-        record = session.scalar(select(IssuedCfe).where(IssuedCfe.id == body.id_cfe_emitido,
-                                                        IssuedCfe.company_id == principal.company_id))
+        record = session.scalar(
+            select(IssuedCfe).where(IssuedCfe.id == body.id_cfe_emitido, IssuedCfe.company_id == principal.company_id)
+        )
         if record is None:
-            raise NotFound("No existe un comprobante con ese idCfeEmitido en su empresa.",
-                           code="cfe_no_encontrado")
+            raise NotFound("No existe un comprobante con ese idCfeEmitido en su empresa.", code="cfe_no_encontrado")
         changed = record.referencia_cobro != body.referencia_cobro
         if changed:
-            session.add(ReferenceChange(cfe_id=record.id, company_id=record.company_id,
-                                        previous=record.referencia_cobro, reference=body.referencia_cobro,
-                                        note=body.observacion, actor=principal.actor,
-                                        request_id=g.get("request_id")))
+            session.add(
+                ReferenceChange(
+                    cfe_id=record.id,
+                    company_id=record.company_id,
+                    previous=record.referencia_cobro,
+                    reference=body.referencia_cobro,
+                    note=body.observacion,
+                    actor=principal.actor,
+                    request_id=g.get("request_id"),
+                )
+            )
             record.referencia_cobro = body.referencia_cobro
         session.flush()
         return referencia_aplicada(session, record, changed)

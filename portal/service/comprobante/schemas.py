@@ -48,38 +48,52 @@ class CfeEmitido(_Out):
     codigo_seguridad: str = Field(alias="codigoSeguridad", description="Primeros 6 caracteres del DigestValue.")
     url_qr: str = Field(alias="urlQR", description="URL de verificación de DGI codificada en el QR.")
     cae: CaeData
-    estado_dgi: str = Field(alias="estadoDGI", description="Estado ante DGI (el detalle, en `dgi`): pendiente, "
-                                                         "en_sobre, recibido, aceptado, rechazado, observado, "
-                                                         "sobre_rechazado, pendiente_reporte, en_reporte.")
+    estado_dgi: str = Field(
+        alias="estadoDGI",
+        description="Estado ante DGI (el detalle, en `dgi`): pendiente, "
+        "en_sobre, recibido, aceptado, rechazado, observado, "
+        "sobre_rechazado, pendiente_reporte, en_reporte.",
+    )
     dgi: EstadoDgi | None = Field(None, description="El camino a DGI: estado, motivos, sobre, reporte, fechas.")
     referencia_cobro: str | None = Field(None, alias="referenciaCobro")
     creado_por: str = Field(alias="creadoPor")
     creado_en: datetime = Field(alias="creadoEn")
     advertencias: list[Advertencia] = Field(default_factory=list)
     historial_referencias: list[CambioReferencia] = Field(
-        default_factory=list, alias="historialReferencias",
-        description="Cada aplicación de una referencia de cobro, la más reciente primero.")
+        default_factory=list,
+        alias="historialReferencias",
+        description="Cada aplicación de una referencia de cobro, la más reciente primero.",
+    )
     fma_pago: int | None = Field(None, alias="fmaPago", description="Forma de pago: 1 contado, 2 crédito.")
     fch_venc: date | None = Field(None, alias="fchVenc", description="Vencimiento del pago.")
-    mnt_bruto: int | None = Field(None, alias="mntBruto",
-                                  description="MntBruto de DGI: 1 si los precios incluyen IVA, 3 si son ventas de un "
-                                              "contribuyente de IVA mínimo o Monotributo; ausente con precios netos.")
+    mnt_bruto: int | None = Field(
+        None,
+        alias="mntBruto",
+        description="MntBruto de DGI: 1 si los precios incluyen IVA, 3 si son ventas de un "
+        "contribuyente de IVA mínimo o Monotributo; ausente con precios netos.",
+    )
     tpo_cambio: Decimal | None = Field(None, alias="tpoCambio")
-    items: list[dict] = Field(default_factory=list, description="Las líneas tal como se emitieron (nomItem, "
-                                                                "cantidad, precioUnitario, ...).")
+    items: list[dict] = Field(
+        default_factory=list, description="Las líneas tal como se emitieron (nomItem, cantidad, precioUnitario, ...)."
+    )
     dsc_rcg_global: list[dict] = Field(default_factory=list, alias="dscRcgGlobal")
     medios_pago: list[dict] = Field(default_factory=list, alias="mediosPago")
     info_adicional_doc: str | None = Field(None, alias="infoAdicionalDoc")
     adenda: str | None = None
     referencias: list[ReferenciaEmitida] = Field(
-        default_factory=list, description="Los comprobantes que esta nota ajusta (zona F), con su idCfeEmitido "
-                                          "cuando los emitió esta empresa.")
-    notas: list[NotaRelacionada] = Field(default_factory=list,
-                                         description="Las notas de crédito y débito que refieren este comprobante.")
+        default_factory=list,
+        description="Los comprobantes que esta nota ajusta (zona F), con su idCfeEmitido "
+        "cuando los emitió esta empresa.",
+    )
+    notas: list[NotaRelacionada] = Field(
+        default_factory=list, description="Las notas de crédito y débito que refieren este comprobante."
+    )
     saldo_acreditable: Decimal | None = Field(
-        None, alias="saldoAcreditable",
+        None,
+        alias="saldoAcreditable",
         description="Lo que una nota de crédito puede acreditar todavía: el total menos las notas de crédito "
-                    "ya emitidas. Solo en comprobantes que admiten nota de crédito.")
+        "ya emitidas. Solo en comprobantes que admiten nota de crédito.",
+    )
     enlaces: dict = Field(description="xml y pdf: la misma URL con Accept application/xml o application/pdf.")
 
 
@@ -107,8 +121,9 @@ class NotaRelacionada(_Out):
     fch_emis: date = Field(alias="fchEmis")
     tpo_moneda: str = Field(alias="tpoMoneda")
     mnt_total: Decimal = Field(alias="mntTotal")
-    monto_aplicado: Decimal = Field(alias="montoAplicado", description="Parte del total de la nota que se "
-                                                                       "imputa a este comprobante.")
+    monto_aplicado: Decimal = Field(
+        alias="montoAplicado", description="Parte del total de la nota que se imputa a este comprobante."
+    )
 
 
 class PreviewLink(_Out):
@@ -119,13 +134,16 @@ class PreviewLink(_Out):
     expires_at: datetime = Field(alias="expiresAt")
 
 
-_FORMATO = ("Papel del PDF: a4, o rollo térmico de 80mm o 57mm (solo e-Ticket y sus notas, 101 a 103). Por "
-            "defecto, el formato configurado por la empresa (A4 si es un rollo y el tipo no lo admite).")
+_FORMATO = (
+    "Papel del PDF: a4, o rollo térmico de 80mm o 57mm (solo e-Ticket y sus notas, 101 a 103). Por "
+    "defecto, el formato configurado por la empresa (A4 si es un rollo y el tipo no lo admite)."
+)
 
 
 class GetByIdQuery(BaseModel):
-    id_cfe_emitido: str = Field(alias="idCfeEmitido", min_length=1, max_length=40,
-                                description="El idCfeEmitido que devolvió emitir.")
+    id_cfe_emitido: str = Field(
+        alias="idCfeEmitido", min_length=1, max_length=40, description="El idCfeEmitido que devolvió emitir."
+    )
     formato: Literal["a4", "80mm", "57mm"] | None = Field(None, description=_FORMATO)
 
 
@@ -136,14 +154,28 @@ class PreviewQuery(BaseModel):
 class ReaplicarReferencia(BaseModel):
     """Link an issued receipt to a collection (payment) reference, again."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=True,
-                              json_schema_extra={"examples": [
-                                  {"idCfeEmitido": "3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8",
-                                   "referenciaCobro": "COB-2026-000123", "observacion": "Pago por transferencia"}]})
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+        str_strip_whitespace=True,
+        json_schema_extra={
+            "examples": [
+                {
+                    "idCfeEmitido": "3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8",
+                    "referenciaCobro": "COB-2026-000123",
+                    "observacion": "Pago por transferencia",
+                }
+            ]
+        },
+    )
 
     id_cfe_emitido: str = Field(alias="idCfeEmitido", min_length=1, max_length=40)
-    referencia_cobro: str = Field(alias="referenciaCobro", min_length=1, max_length=100,
-                                  description="Identificador del cobro en el sistema de cobranza.")
+    referencia_cobro: str = Field(
+        alias="referenciaCobro",
+        min_length=1,
+        max_length=100,
+        description="Identificador del cobro en el sistema de cobranza.",
+    )
     observacion: str | None = Field(None, max_length=200)
 
 
@@ -167,13 +199,18 @@ class ReferenciaAplicada(_Out):
 class NotaCreditoTotal(BaseModel):
     """Cancel a receipt with the credit note of its whole amount."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=True,
-                              json_schema_extra={"examples": [
-                                  {"idCfeEmitido": "3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8",
-                                   "razon": "Factura emitida por error"}]})
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+        str_strip_whitespace=True,
+        json_schema_extra={
+            "examples": [{"idCfeEmitido": "3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8", "razon": "Factura emitida por error"}]
+        },
+    )
 
-    id_cfe_emitido: str = Field(alias="idCfeEmitido", min_length=1, max_length=40,
-                                description="El comprobante a anular.")
+    id_cfe_emitido: str = Field(
+        alias="idCfeEmitido", min_length=1, max_length=40, description="El comprobante a anular."
+    )
     razon: str = Field(min_length=1, max_length=90, description="Motivo (RazonRef); se imprime en la nota.")
     fch_emis: date | None = Field(None, alias="fchEmis", description="Fecha de la nota; por defecto hoy.")
 
@@ -181,10 +218,13 @@ class NotaCreditoTotal(BaseModel):
 class BorradorNotaQuery(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    id_cfe_emitido: str = Field(alias="idCfeEmitido", min_length=1, max_length=40,
-                                description="El comprobante que la nota ajusta.")
-    tipo: str = Field(json_schema_extra={"enum": ["credito", "debito"], "examples": ["credito"]},
-                      description="credito (nota de crédito parcial) o debito (nota de débito).")
+    id_cfe_emitido: str = Field(
+        alias="idCfeEmitido", min_length=1, max_length=40, description="El comprobante que la nota ajusta."
+    )
+    tipo: str = Field(
+        json_schema_extra={"enum": ["credito", "debito"], "examples": ["credito"]},
+        description="credito (nota de crédito parcial) o debito (nota de débito).",
+    )
 
     @field_validator("tipo")
     @classmethod
@@ -199,8 +239,9 @@ class BorradorNota(_Out):
     reference to it filled in."""
 
     borrador: dict = Field(description="Cuerpo para emitir (mismo formato que POST emitir).")
-    saldo_acreditable: Decimal | None = Field(None, alias="saldoAcreditable",
-                                              description="Máximo que puede acreditar una nota de crédito.")
+    saldo_acreditable: Decimal | None = Field(
+        None, alias="saldoAcreditable", description="Máximo que puede acreditar una nota de crédito."
+    )
     id_cfe_original: str = Field(alias="idCfeOriginal")
 
 
@@ -211,24 +252,41 @@ class BuscarQuery(BaseModel):
 
     desde: date | None = Field(None, description="Fecha de emisión desde (inclusive), AAAA-MM-DD.")
     hasta: date | None = Field(None, description="Fecha de emisión hasta (inclusive), AAAA-MM-DD.")
-    tipo_cfe: int | None = Field(None, alias="tipoCFE", json_schema_extra={"enum": sorted(CFE_TYPES)},
-                                 description="Tipo de CFE, p. ej. 111.")
-    numero: str | None = Field(None, max_length=20,
-                               description="Serie y número como se escriba: A-15, A 0000015, A15, o solo 15.")
-    receptor: str | None = Field(None, min_length=1, max_length=150,
-                                 description="Comienzo del documento (con o sin puntos y guiones) o del nombre "
-                                             "del receptor; sin distinguir mayúsculas ni tildes.")
-    monto_desde: Decimal | None = Field(None, alias="montoDesde", ge=0, max_digits=17, decimal_places=2,
-                                        description="Monto total desde (inclusive), en la moneda del comprobante.")
-    monto_hasta: Decimal | None = Field(None, alias="montoHasta", ge=0, max_digits=17, decimal_places=2,
-                                        description="Monto total hasta (inclusive).")
+    tipo_cfe: int | None = Field(
+        None, alias="tipoCFE", json_schema_extra={"enum": sorted(CFE_TYPES)}, description="Tipo de CFE, p. ej. 111."
+    )
+    numero: str | None = Field(
+        None, max_length=20, description="Serie y número como se escriba: A-15, A 0000015, A15, o solo 15."
+    )
+    receptor: str | None = Field(
+        None,
+        min_length=1,
+        max_length=150,
+        description="Comienzo del documento (con o sin puntos y guiones) o del nombre "
+        "del receptor; sin distinguir mayúsculas ni tildes.",
+    )
+    monto_desde: Decimal | None = Field(
+        None,
+        alias="montoDesde",
+        ge=0,
+        max_digits=17,
+        decimal_places=2,
+        description="Monto total desde (inclusive), en la moneda del comprobante.",
+    )
+    monto_hasta: Decimal | None = Field(
+        None, alias="montoHasta", ge=0, max_digits=17, decimal_places=2, description="Monto total hasta (inclusive)."
+    )
     moneda: str | None = Field(None, pattern=r"^[A-Z]{3}$", description="Moneda ISO 4217, p. ej. UYU o USD.")
-    estado_dgi: str | None = Field(None, alias="estadoDGI", json_schema_extra={"enum": list(DGI_STATES)},
-                                   description="Estado ante DGI: " + ", ".join(DGI_STATES) + ".")
-    referencia: str | None = Field(None, max_length=255,
-                                   description="El X-Request-ID o la Idempotency-Key con que se emitió.")
-    cursor: str | None = Field(None, max_length=200,
-                               description="El valor `siguiente` de la página anterior.")
+    estado_dgi: str | None = Field(
+        None,
+        alias="estadoDGI",
+        json_schema_extra={"enum": list(DGI_STATES)},
+        description="Estado ante DGI: " + ", ".join(DGI_STATES) + ".",
+    )
+    referencia: str | None = Field(
+        None, max_length=255, description="El X-Request-ID o la Idempotency-Key con que se emitió."
+    )
+    cursor: str | None = Field(None, max_length=200, description="El valor `siguiente` de la página anterior.")
     limite: int = Field(50, ge=1, le=200, description="Comprobantes por página (1 a 200).")
 
     @field_validator("numero")
@@ -238,24 +296,29 @@ class BuscarQuery(BaseModel):
             try:
                 parse_number(value)
             except ValueError:
-                raise PydanticCustomError("numero_invalido", "Escribí la serie y el número, como A-15 o A 0000015, "
-                                                             "o solo el número.") from None
+                raise PydanticCustomError(
+                    "numero_invalido", "Escribí la serie y el número, como A-15 o A 0000015, o solo el número."
+                ) from None
         return value or None
 
     @field_validator("tipo_cfe")
     @classmethod
     def _type(cls, value: int | None) -> int | None:
         if value is not None and value not in CFE_TYPES:
-            raise PydanticCustomError("tipo_invalido", "Tipo de CFE desconocido; se espera {expected}.",
-                                      {"expected": ", ".join(map(str, sorted(CFE_TYPES)))})
+            raise PydanticCustomError(
+                "tipo_invalido",
+                "Tipo de CFE desconocido; se espera {expected}.",
+                {"expected": ", ".join(map(str, sorted(CFE_TYPES)))},
+            )
         return value
 
     @field_validator("estado_dgi")
     @classmethod
     def _state(cls, value: str | None) -> str | None:
         if value and value not in DGI_STATES:
-            raise PydanticCustomError("estado_invalido", "Estado desconocido; se espera {expected}.",
-                                      {"expected": ", ".join(DGI_STATES)})
+            raise PydanticCustomError(
+                "estado_invalido", "Estado desconocido; se espera {expected}.", {"expected": ", ".join(DGI_STATES)}
+            )
         return value or None
 
     @model_validator(mode="after")
@@ -293,8 +356,9 @@ class ResumenCfe(_Out):
 class TotalMoneda(_Out):
     moneda: str
     cantidad: int
-    mnt_total: Decimal = Field(alias="mntTotal", description="Suma de los montos totales en esa moneda; las "
-                                                             "notas de crédito restan.")
+    mnt_total: Decimal = Field(
+        alias="mntTotal", description="Suma de los montos totales en esa moneda; las notas de crédito restan."
+    )
 
 
 class ResultadoBusqueda(_Out):

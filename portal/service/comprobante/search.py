@@ -27,9 +27,21 @@ _NUMBER = re.compile(r"^\s*(?:([A-Za-z]{1,2}|[1-9][A-Za-z])\s*[-\s]?\s*)?0*(\d{1
 
 CENT = Decimal("0.01")
 CREDIT_NOTE_TYPES = (102, 112)
-LISTED = (IssuedCfe.id, IssuedCfe.tipo_cfe, IssuedCfe.serie, IssuedCfe.nro, IssuedCfe.fch_emis,
-          IssuedCfe.tpo_moneda, IssuedCfe.mnt_total, IssuedCfe.mnt_pagar, IssuedCfe.receptor_doc,
-          IssuedCfe.receptor_nombre, IssuedCfe.dgi_status, IssuedCfe.request_id, IssuedCfe.created_at)
+LISTED = (
+    IssuedCfe.id,
+    IssuedCfe.tipo_cfe,
+    IssuedCfe.serie,
+    IssuedCfe.nro,
+    IssuedCfe.fch_emis,
+    IssuedCfe.tpo_moneda,
+    IssuedCfe.mnt_total,
+    IssuedCfe.mnt_pagar,
+    IssuedCfe.receptor_doc,
+    IssuedCfe.receptor_nombre,
+    IssuedCfe.dgi_status,
+    IssuedCfe.request_id,
+    IssuedCfe.created_at,
+)
 _ORDER = (IssuedCfe.fch_emis.desc(), IssuedCfe.nro.desc(), IssuedCfe.id.desc())
 
 
@@ -148,18 +160,20 @@ def totals(session: Session, where: list) -> list[CurrencyTotal]:
     company = where[0]
     cents_each = func.round(IssuedCfe.mnt_total * 100)
     signed = case((IssuedCfe.tipo_cfe.in_(CREDIT_NOTE_TYPES), -cents_each), else_=cents_each)
-    currencies = session.scalars(select(IssuedCfe.tpo_moneda).where(company).distinct()
-                                 .order_by(IssuedCfe.tpo_moneda)).all()
+    currencies = session.scalars(
+        select(IssuedCfe.tpo_moneda).where(company).distinct().order_by(IssuedCfe.tpo_moneda)
+    ).all()
     if not currencies:
         return []
     columns = []
     for code in currencies:
         mine = IssuedCfe.tpo_moneda == code
-        columns += [func.count(case((mine, 1))),
-                    cast(func.sum(case((mine, signed))), BigInteger)]
+        columns += [func.count(case((mine, 1))), cast(func.sum(case((mine, signed))), BigInteger)]
     sums = session.execute(select(*columns).where(*where)).one()
-    found = [CurrencyTotal(code, sums[2 * i], (Decimal(int(sums[2 * i + 1] or 0)) / 100).quantize(CENT))
-             for i, code in enumerate(currencies)]
+    found = [
+        CurrencyTotal(code, sums[2 * i], (Decimal(int(sums[2 * i + 1] or 0)) / 100).quantize(CENT))
+        for i, code in enumerate(currencies)
+    ]
     return [total for total in found if total.cantidad]
 
 

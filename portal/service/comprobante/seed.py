@@ -25,7 +25,15 @@ def seed_demo(session: Session, companies: list) -> Iterator[str]:
         for type_index, code in enumerate(sorted(CFE_TYPES), start=1):
             # "90" + 2-digit year + 6-digit sequence + a digit: the shape of DGI's CAE numbers.
             cae_id = int(f"90{today:%y}{company_index:02d}{type_index:04d}0")
-            cae = CaeRange(rut=company.rut, tipo_cfe=code, serie="A", dnro=1, hnro=DEMO_RANGE_SIZE, cae_id=cae_id,
-                           fecha_autorizacion=today - timedelta(days=30), vencimiento=today + timedelta(days=700))
+            cae = CaeRange(
+                rut=company.rut,
+                tipo_cfe=code,
+                serie="A",
+                dnro=1,
+                hnro=DEMO_RANGE_SIZE,
+                cae_id=cae_id,
+                fecha_autorizacion=today - timedelta(days=30),
+                vencimiento=today + timedelta(days=700),
+            )
             import_range(session, company, cae, None, source="demo")
         yield f"demo CAE ranges (types {', '.join(map(str, sorted(CFE_TYPES)))}, serie A) for {company.razon_social}"

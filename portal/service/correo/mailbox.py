@@ -54,13 +54,19 @@ def store(company_id: int, name: str, message: EmailMessage) -> None:
 def _parse(path: Path) -> StoredMessage:
     message = BytesParser(policy=policy.default).parsebytes(path.read_bytes())
     body = message.get_body(preferencelist=("plain",))
-    attachments = tuple(Attachment(part.get_filename() or "adjunto", part.get_content_type(),
-                                   part.get_payload(decode=True) or b"")
-                        for part in message.iter_attachments())
-    return StoredMessage(id=path.stem, sender=str(message["From"] or ""), to=str(message["To"] or ""),
-                         subject=str(message["Subject"] or ""),
-                         date=parsedate_to_datetime(message["Date"]) if message["Date"] else None,
-                         text=body.get_content() if body is not None else "", attachments=attachments)
+    attachments = tuple(
+        Attachment(part.get_filename() or "adjunto", part.get_content_type(), part.get_payload(decode=True) or b"")
+        for part in message.iter_attachments()
+    )
+    return StoredMessage(
+        id=path.stem,
+        sender=str(message["From"] or ""),
+        to=str(message["To"] or ""),
+        subject=str(message["Subject"] or ""),
+        date=parsedate_to_datetime(message["Date"]) if message["Date"] else None,
+        text=body.get_content() if body is not None else "",
+        attachments=attachments,
+    )
 
 
 def messages(company_id: int, limit: int = 100) -> list[StoredMessage]:

@@ -20,13 +20,13 @@ _CURRENCY_SIGNS = {"UYU": "$", "USD": "U$S"}
 
 
 def receipt_label(record: IssuedCfe) -> str:
-    """"e-Factura A-0000015"."""
+    """ "e-Factura A-0000015"."""
     kind = CFE_TYPES[record.tipo_cfe].name_es if record.tipo_cfe in CFE_TYPES else f"CFE {record.tipo_cfe}"
     return f"{kind} {record.serie}-{record.nro:07d}"
 
 
 def file_stem(record: IssuedCfe) -> str:
-    """"e-Factura_A-0000015": the attachments' names, without spaces."""
+    """ "e-Factura_A-0000015": the attachments' names, without spaces."""
     return receipt_label(record).replace(" ", "_")
 
 
@@ -37,24 +37,30 @@ def _amount(record: IssuedCfe) -> str:
 
 def body_text(record: IssuedCfe, company: Company) -> str:
     greeting = f"Hola, {record.receptor_nombre}:" if record.receptor_nombre else "Hola:"
-    return "\n".join((
-        greeting,
-        "",
-        f"Te enviamos la {receipt_label(record)} que {company.razon_social} emitió el "
-        f"{record.fch_emis:%d/%m/%Y}, por {_amount(record)}.",
-        "",
-        "Adjuntamos su representación impresa (PDF) y el comprobante fiscal electrónico firmado (XML), que es "
-        "el que vale ante DGI. Podés verificarlo en el sitio de DGI:",
-        record.qr_url,
-        "",
-        "Si tenés alguna consulta sobre este comprobante, respondé a este correo.",
-        "",
-        company.razon_social,
-    )) + "\n"
+    return (
+        "\n".join(
+            (
+                greeting,
+                "",
+                f"Te enviamos la {receipt_label(record)} que {company.razon_social} emitió el "
+                f"{record.fch_emis:%d/%m/%Y}, por {_amount(record)}.",
+                "",
+                "Adjuntamos su representación impresa (PDF) y el comprobante fiscal electrónico firmado (XML), que es "
+                "el que vale ante DGI. Podés verificarlo en el sitio de DGI:",
+                record.qr_url,
+                "",
+                "Si tenés alguna consulta sobre este comprobante, respondé a este correo.",
+                "",
+                company.razon_social,
+            )
+        )
+        + "\n"
+    )
 
 
-def build(record: IssuedCfe, company: Company, recipients: list[str], pdf: bytes, *, sender: str,
-          now: datetime) -> EmailMessage:
+def build(
+    record: IssuedCfe, company: Company, recipients: list[str], pdf: bytes, *, sender: str, now: datetime
+) -> EmailMessage:
     message = EmailMessage()
     message["Subject"] = f"{receipt_label(record)} de {company.razon_social}"
     message["From"] = formataddr((company.razon_social, sender))

@@ -56,8 +56,9 @@ def init_app(app: Flask) -> None:
 
 
 def _receipt(principal: Principal, cfe_id: str) -> IssuedCfe:
-    record = db.session().scalar(select(IssuedCfe).where(IssuedCfe.id == cfe_id,
-                                                         IssuedCfe.company_id == principal.company_id))
+    record = db.session().scalar(
+        select(IssuedCfe).where(IssuedCfe.id == cfe_id, IssuedCfe.company_id == principal.company_id)
+    )
     if record is None:
         raise NotFound("No existe un comprobante con ese id en tu empresa.", code="cfe_no_encontrado")
     return record
@@ -73,9 +74,13 @@ def valid_recipients(addresses: list[str]) -> list[str]:
             checked = validate_email(address, check_deliverability=False, allow_smtputf8=False)
             normalized = checked.ascii_email or checked.normalized
         except EmailNotValidError:
-            problems.append(FieldError(f"destinatarios[{index}]", "correo_invalido",
-                                       f"«{address}» no es una dirección de correo: revisala (como "
-                                       "nombre@empresa.com.uy)."))
+            problems.append(
+                FieldError(
+                    f"destinatarios[{index}]",
+                    "correo_invalido",
+                    f"«{address}» no es una dirección de correo: revisala (como nombre@empresa.com.uy).",
+                )
+            )
             continue
         if normalized.lower() not in {known.lower() for known in clean}:
             clean.append(normalized)
@@ -86,30 +91,55 @@ def valid_recipients(addresses: list[str]) -> list[str]:
 
 def envio(send: MailSend) -> EnvioCorreo:
     aware = sending.aware  # SQLite hands back naive UTC moments; the API always says they are UTC
-    return EnvioCorreo(id=send.id, id_cfe_emitido=send.cfe_id, destinatarios=list(send.recipients),
-                       estado=send.state, intentos=send.attempts, error=send.last_error,
-                       proximo_intento=aware(send.next_attempt_at) if send.state == QUEUED else None,
-                       creado_por=send.created_by, creado_en=aware(send.created_at), enviado_en=aware(send.sent_at))
+    return EnvioCorreo(
+        id=send.id,
+        id_cfe_emitido=send.cfe_id,
+        destinatarios=list(send.recipients),
+        estado=send.state,
+        intentos=send.attempts,
+        error=send.last_error,
+        proximo_intento=aware(send.next_attempt_at) if send.state == QUEUED else None,
+        creado_por=send.created_by,
+        creado_en=aware(send.created_at),
+        enviado_en=aware(send.sent_at),
+    )
 
 
-@operation(bp, "POST", "/comprobante/<string:cfe_id>/envios", tag=TAG, summary="Enviar un comprobante por correo",
-           auth=BOTH, roles=WRITERS, body=EnviarCorreo, path_params=_CFE,
-           extra_headers={"Idempotency-Key": idempotency_header(
-               "Clave única por envío: repetir la solicitud con la misma clave devuelve el mismo envío, sin "
-               "mandar otro correo.")},
-           responses={202: EnvioCorreo, 400: "Idempotency-Key no válida.", 404: "No existe o es de otra empresa.",
-                      409: "La Idempotency-Key está en curso.", 415: "El cuerpo no es JSON.",
-                      429: "Demasiados envíos en la última hora (10 por comprobante, 300 por empresa); ver "
-                           "Retry-After."})
+@operation(
+    bp,
+    "POST",
+    "/comprobante/<string:cfe_id>/envios",
+    tag=TAG,
+    summary="Enviar un comprobante por correo",
+    auth=BOTH,
+    roles=WRITERS,
+    body=EnviarCorreo,
+    path_params=_CFE,
+    extra_headers={
+        "Idempotency-Key": idempotency_header(
+            "Clave única por envío: repetir la solicitud con la misma clave devuelve el mismo envío, sin "
+            "mandar otro correo."
+        )
+    },
+    responses={
+        202: EnvioCorreo,
+        400: "Idempotency-Key no válida.",
+        404: "No existe o es de otra empresa.",
+        409: "La Idempotency-Key está en curso.",
+        415: "El cuerpo no es JSON.",
+        429: "Demasiados envíos en la última hora (10 por comprobante, 300 por empresa); ver Retry-After.",
+    },
+)
 def enviar(cfe_id: str, body: EnviarCorreo, principal: Principal):
     """Records a send of the receipt's PDF and signed XML to the given addresses and answers at once; the
     e-mail goes out in the background, with retries. Follow it with GET …/envios."""
     record = _receipt(principal, cfe_id)
     recipients = valid_recipients(body.destinatarios) or sending.suggested_recipients(db.session(), record)
     if not recipients:
-        raise ValidationFailed([FieldError("destinatarios", "sin_destinatarios",
-                                           "Escribí al menos una dirección de correo del cliente.")],
-                               message="Escribí al menos una dirección de correo del cliente.")
+        raise ValidationFailed(
+            [FieldError("destinatarios", "sin_destinatarios", "Escribí al menos una dirección de correo del cliente.")],
+            message="Escribí al menos una dirección de correo del cliente.",
+        )
     claim = idempotency.claim(principal.company_id, "correo.enviar", {"cfe": cfe_id, "to": recipients})
     if claim.replay is not None:
         return claim.replay
@@ -131,13 +161,18 @@ def _count_send(company_id: int, cfe_id: str) -> None:
     storage failing lets the send through (logged): a lost e-mail costs more than an extra one."""
     company = str(company_id)
     try:
-        for limit, keys in ((SENDS_PER_COMPANY, ("correo-empresa", company)),
-                            (SENDS_PER_RECEIPT, ("correo-comprobante", company, cfe_id))):
+        for limit, keys in (
+            (SENDS_PER_COMPANY, ("correo-empresa", company)),
+            (SENDS_PER_RECEIPT, ("correo-comprobante", company, cfe_id)),
+        ):
             if not limiter().test(limit, *keys):
                 reset = limiter().get_window_stats(limit, *keys).reset_time
-                raise ApiError("Ya se enviaron muchos correos en la última hora; probá de nuevo más tarde.",
-                               code="demasiados_envios", status=429,
-                               headers={"Retry-After": str(max(int(reset - time.time()) + 1, 1))})
+                raise ApiError(
+                    "Ya se enviaron muchos correos en la última hora; probá de nuevo más tarde.",
+                    code="demasiados_envios",
+                    status=429,
+                    headers={"Retry-After": str(max(int(reset - time.time()) + 1, 1))},
+                )
         limiter().hit(SENDS_PER_COMPANY, "correo-empresa", company)
         limiter().hit(SENDS_PER_RECEIPT, "correo-comprobante", company, cfe_id)
     except ApiError:
@@ -146,17 +181,28 @@ def _count_send(company_id: int, cfe_id: str) -> None:
         log.warning("send limits not checked: the rate-limit storage failed", exc_info=True)
 
 
-@operation(bp, "GET", "/comprobante/<string:cfe_id>/envios", tag=TAG, summary="Envíos por correo de un comprobante",
-           auth=BOTH, roles=ALL_ROLES, path_params=_CFE,
-           responses={200: EnviosCorreo, 404: "No existe o es de otra empresa."})
+@operation(
+    bp,
+    "GET",
+    "/comprobante/<string:cfe_id>/envios",
+    tag=TAG,
+    summary="Envíos por correo de un comprobante",
+    auth=BOTH,
+    roles=ALL_ROLES,
+    path_params=_CFE,
+    responses={200: EnviosCorreo, 404: "No existe o es de otra empresa."},
+)
 def envios(cfe_id: str, principal: Principal):
     """The receipt's sends, newest first (to whom, when, state, attempts, the reason of a failure), and the
     addresses to suggest for the next one."""
     session = db.session()
     record = _receipt(principal, cfe_id)
-    return EnviosCorreo(id_cfe_emitido=record.id, sugeridos=sending.suggested_recipients(session, record),
-                        buzon_desarrollo=transport.uses_mailbox(),
-                        envios=[envio(send) for send in sending.sends_of(session, principal.company_id, record.id)])
+    return EnviosCorreo(
+        id_cfe_emitido=record.id,
+        sugeridos=sending.suggested_recipients(session, record),
+        buzon_desarrollo=transport.uses_mailbox(),
+        envios=[envio(send) for send in sending.sends_of(session, principal.company_id, record.id)],
+    )
 
 
 def _require_mailbox() -> None:
@@ -165,13 +211,28 @@ def _require_mailbox() -> None:
 
 
 def _summary(message: mailbox.StoredMessage) -> dict:
-    return {"id": message.id, "de": message.sender, "para": message.to, "asunto": message.subject,
-            "fecha": message.date, "adjuntos": [AdjuntoBuzon(nombre=a.filename, tipo=a.content_type,
-                                                             bytes=len(a.content)) for a in message.attachments]}
+    return {
+        "id": message.id,
+        "de": message.sender,
+        "para": message.to,
+        "asunto": message.subject,
+        "fecha": message.date,
+        "adjuntos": [
+            AdjuntoBuzon(nombre=a.filename, tipo=a.content_type, bytes=len(a.content)) for a in message.attachments
+        ],
+    }
 
 
-@operation(bp, "GET", "/buzon", tag=TAG, summary="Buzón de desarrollo", auth=(JWT,), roles=MAILBOX_READERS,
-           responses={200: Buzon, 404: _NO_MAILBOX})
+@operation(
+    bp,
+    "GET",
+    "/buzon",
+    tag=TAG,
+    summary="Buzón de desarrollo",
+    auth=(JWT,),
+    roles=MAILBOX_READERS,
+    responses={200: Buzon, 404: _NO_MAILBOX},
+)
 def buzon(principal: Principal):
     """Without an SMTP server (development), the e-mails the company's sends produced, newest first."""
     _require_mailbox()
@@ -186,22 +247,40 @@ def _stored(principal: Principal, mensaje_id: str) -> mailbox.StoredMessage:
     return message
 
 
-@operation(bp, "GET", "/buzon/<string:mensaje_id>", tag=TAG, summary="Un mensaje del buzón de desarrollo",
-           auth=(JWT,), roles=MAILBOX_READERS, path_params=_MESSAGE,
-           responses={200: MensajeBuzonCompleto, 404: _NO_MAILBOX})
+@operation(
+    bp,
+    "GET",
+    "/buzon/<string:mensaje_id>",
+    tag=TAG,
+    summary="Un mensaje del buzón de desarrollo",
+    auth=(JWT,),
+    roles=MAILBOX_READERS,
+    path_params=_MESSAGE,
+    responses={200: MensajeBuzonCompleto, 404: _NO_MAILBOX},
+)
 def mensaje(mensaje_id: str, principal: Principal):
     """One message of the development mailbox, with its text and the list of its attachments."""
     message = _stored(principal, mensaje_id)
     return MensajeBuzonCompleto(**_summary(message), texto=message.text)
 
 
-@operation(bp, "GET", "/buzon/<string:mensaje_id>/adjuntos/<int:numero>", tag=TAG,
-           summary="Un adjunto de un mensaje del buzón de desarrollo", auth=(JWT,), roles=MAILBOX_READERS,
-           path_params={**_MESSAGE, "numero": "Su posición en la lista de adjuntos, desde 0."},
-           responses={200: {"description": "El adjunto, con su tipo.",
-                            "content": {"application/octet-stream": {"schema": {"type": "string",
-                                                                                 "format": "binary"}}}},
-                      404: _NO_MAILBOX})
+@operation(
+    bp,
+    "GET",
+    "/buzon/<string:mensaje_id>/adjuntos/<int:numero>",
+    tag=TAG,
+    summary="Un adjunto de un mensaje del buzón de desarrollo",
+    auth=(JWT,),
+    roles=MAILBOX_READERS,
+    path_params={**_MESSAGE, "numero": "Su posición en la lista de adjuntos, desde 0."},
+    responses={
+        200: {
+            "description": "El adjunto, con su tipo.",
+            "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
+        },
+        404: _NO_MAILBOX,
+    },
+)
 def adjunto(mensaje_id: str, numero: int, principal: Principal):
     """An attachment as it was sent (the PDF or the XML)."""
     message = _stored(principal, mensaje_id)

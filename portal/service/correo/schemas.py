@@ -19,13 +19,18 @@ class _Out(BaseModel):
 class EnviarCorreo(BaseModel):
     """Send a receipt (PDF and signed XML) by e-mail."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, json_schema_extra={"examples": [
-        {"destinatarios": ["compras@cliente.com.uy", "contaduria@cliente.com.uy"]}]})
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+        json_schema_extra={"examples": [{"destinatarios": ["compras@cliente.com.uy", "contaduria@cliente.com.uy"]}]},
+    )
 
     destinatarios: list[Address] = Field(
-        default_factory=list, max_length=MAX_RECIPIENTS,
+        default_factory=list,
+        max_length=MAX_RECIPIENTS,
         description=f"Hasta {MAX_RECIPIENTS} direcciones. Si se omite, se usan las del último envío de este "
-                    "comprobante o de otro del mismo cliente.")
+        "comprobante o de otro del mismo cliente.",
+    )
 
 
 class EnvioCorreo(_Out):
@@ -37,8 +42,9 @@ class EnvioCorreo(_Out):
     estado: str = Field(description="en_cola, enviando, enviado o fallido.")
     intentos: int
     error: str | None = Field(None, description="Por qué falló el último intento (respuesta del servidor).")
-    proximo_intento: datetime | None = Field(None, alias="proximoIntento",
-                                             description="Cuándo se vuelve a intentar, si está en cola.")
+    proximo_intento: datetime | None = Field(
+        None, alias="proximoIntento", description="Cuándo se vuelve a intentar, si está en cola."
+    )
     creado_por: str = Field(alias="creadoPor")
     creado_en: datetime = Field(alias="creadoEn")
     enviado_en: datetime | None = Field(None, alias="enviadoEn")
@@ -49,9 +55,10 @@ class EnviosCorreo(_Out):
 
     id_cfe_emitido: str = Field(alias="idCfeEmitido")
     sugeridos: list[str] = Field(description="Las direcciones del último envío a este cliente.")
-    buzon_desarrollo: bool = Field(alias="buzonDesarrollo",
-                                   description="Verdadero cuando no hay servidor SMTP configurado y los correos "
-                                               "quedan en el buzón de desarrollo.")
+    buzon_desarrollo: bool = Field(
+        alias="buzonDesarrollo",
+        description="Verdadero cuando no hay servidor SMTP configurado y los correos quedan en el buzón de desarrollo.",
+    )
     envios: list[EnvioCorreo]
 
 

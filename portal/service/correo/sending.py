@@ -41,19 +41,31 @@ def retry_delay(attempts: int) -> timedelta:
 
 def queue_send(session, principal: Principal, record: IssuedCfe, recipients: list[str]) -> MailSend:
     """Record a send in the caller's transaction; the caller commits, then wakes the task."""
-    send = MailSend(id=uuid.uuid4().hex, company_id=principal.company_id, cfe_id=record.id,
-                    recipients=recipients, state=QUEUED, attempts=0, created_by=principal.actor,
-                    request_id=g.get("request_id") if has_request_context() else None,
-                    next_attempt_at=datetime.now(UTC))
+    send = MailSend(
+        id=uuid.uuid4().hex,
+        company_id=principal.company_id,
+        cfe_id=record.id,
+        recipients=recipients,
+        state=QUEUED,
+        attempts=0,
+        created_by=principal.actor,
+        request_id=g.get("request_id") if has_request_context() else None,
+        next_attempt_at=datetime.now(UTC),
+    )
     session.add(send)
     session.flush()
     return send
 
 
 def sends_of(session, company_id: int, cfe_id: str) -> list[MailSend]:
-    return list(session.scalars(select(MailSend).where(MailSend.company_id == company_id,
-                                                       MailSend.cfe_id == cfe_id)
-                                .order_by(MailSend.created_at.desc()).limit(50)))
+    return list(
+        session.scalars(
+            select(MailSend)
+            .where(MailSend.company_id == company_id, MailSend.cfe_id == cfe_id)
+            .order_by(MailSend.created_at.desc())
+            .limit(50)
+        )
+    )
 
 
 def suggested_recipients(session, record: IssuedCfe) -> list[str]:
@@ -64,10 +76,16 @@ def suggested_recipients(session, record: IssuedCfe) -> list[str]:
     if not record.receptor_doc:
         return []
     earlier = session.scalar(
-        select(MailSend).join(IssuedCfe, IssuedCfe.id == MailSend.cfe_id)
-        .where(IssuedCfe.company_id == record.company_id, IssuedCfe.receptor_doc == record.receptor_doc,
-               MailSend.company_id == record.company_id)
-        .order_by(MailSend.created_at.desc()).limit(1))
+        select(MailSend)
+        .join(IssuedCfe, IssuedCfe.id == MailSend.cfe_id)
+        .where(
+            IssuedCfe.company_id == record.company_id,
+            IssuedCfe.receptor_doc == record.receptor_doc,
+            MailSend.company_id == record.company_id,
+        )
+        .order_by(MailSend.created_at.desc())
+        .limit(1)
+    )
     return list(earlier.recipients) if earlier is not None else []
 
 
@@ -83,9 +101,12 @@ def _take_lease(send_id: str, now: datetime) -> bool:
     with db.write_transaction() as session:
         taken = session.execute(
             update(MailSend)
-            .where(MailSend.id == send_id,
-                   or_(MailSend.state == QUEUED, (MailSend.state == SENDING) & (MailSend.lease_until < now)))
-            .values(state=SENDING, lease_until=now + LEASE, attempts=MailSend.attempts + 1))
+            .where(
+                MailSend.id == send_id,
+                or_(MailSend.state == QUEUED, (MailSend.state == SENDING) & (MailSend.lease_until < now)),
+            )
+            .values(state=SENDING, lease_until=now + LEASE, attempts=MailSend.attempts + 1)
+        )
         return bool(taken.rowcount)
 
 
@@ -100,8 +121,9 @@ def attempt(send_id: str) -> Outcome:
         company = session.get(Company, send.company_id)
         try:
             pdf = issuing.receipt_pdf(record, logo=company_logo(session, company.id))
-            built = message.build(record, company, list(send.recipients), pdf,
-                                  sender=current_app.config["MAIL_FROM"], now=now)
+            built = message.build(
+                record, company, list(send.recipients), pdf, sender=current_app.config["MAIL_FROM"], now=now
+            )
         except Exception:
             log.exception("could not build the e-mail of send %s", send_id)
             return _finish(send_id, FAILED, error="No se pudo armar el correo del comprobante.")
@@ -116,8 +138,14 @@ def attempt(send_id: str) -> Outcome:
         return _finish(send_id, SENT, message_id=str(built["Message-ID"]))
 
 
-def _finish(send_id: str, state: str, *, error: str | None = None, next_attempt_at: datetime | None = None,
-            message_id: str | None = None) -> Outcome:
+def _finish(
+    send_id: str,
+    state: str,
+    *,
+    error: str | None = None,
+    next_attempt_at: datetime | None = None,
+    message_id: str | None = None,
+) -> Outcome:
     with db.write_transaction() as session:
         send = session.get(MailSend, send_id)
         send.state, send.lease_until = state, None
@@ -132,7 +160,16 @@ def _finish(send_id: str, state: str, *, error: str | None = None, next_attempt_
 def due_sends(now: datetime, limit: int = 200) -> list[str]:
     """Sends a lost wake-up left behind: waiting and due, or stuck mid-attempt past their lease."""
     with db.new_session() as session:
-        return list(session.scalars(
-            select(MailSend.id).where(or_((MailSend.state == QUEUED) & (MailSend.next_attempt_at <= now),
-                                          (MailSend.state == SENDING) & (MailSend.lease_until < now)))
-            .order_by(MailSend.next_attempt_at).limit(limit)))
+        return list(
+            session.scalars(
+                select(MailSend.id)
+                .where(
+                    or_(
+                        (MailSend.state == QUEUED) & (MailSend.next_attempt_at <= now),
+                        (MailSend.state == SENDING) & (MailSend.lease_until < now),
+                    )
+                )
+                .order_by(MailSend.next_attempt_at)
+                .limit(limit)
+            )
+        )

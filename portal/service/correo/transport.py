@@ -51,13 +51,20 @@ class SmtpSettings:
         if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
             raise ValueError("CFE_SMTP_URL debe ser smtp://[usuario:clave@]servidor[:puerto] o smtps://…")
         options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
-        tls = "ssl" if parts.scheme == "smtps" else (
-            "starttls" if options.get("starttls", "0").lower() in ("1", "true", "yes") else "none")
+        tls = (
+            "ssl"
+            if parts.scheme == "smtps"
+            else ("starttls" if options.get("starttls", "0").lower() in ("1", "true", "yes") else "none")
+        )
         default_port = {"ssl": 465, "starttls": 587, "none": 25}[tls]
-        return cls(host=parts.hostname, port=parts.port or default_port, tls=tls,
-                   username=unquote(parts.username) if parts.username else None,
-                   password=unquote(parts.password) if parts.password else None,
-                   timeout=float(options.get("timeout", DEFAULT_TIMEOUT)))
+        return cls(
+            host=parts.hostname,
+            port=parts.port or default_port,
+            tls=tls,
+            username=unquote(parts.username) if parts.username else None,
+            password=unquote(parts.password) if parts.password else None,
+            timeout=float(options.get("timeout", DEFAULT_TIMEOUT)),
+        )
 
 
 def uses_mailbox() -> bool:
@@ -77,17 +84,23 @@ def deliver(message: EmailMessage, company_id: int, name: str) -> None:
     except smtplib.SMTPRecipientsRefused as exc:
         codes = [code for code, _text in exc.recipients.values()]
         refused = ", ".join(f"{address} ({code} {_decode(text)})" for address, (code, text) in exc.recipients.items())
-        raise DeliveryError(f"El servidor de correo rechazó: {refused}",
-                            temporary=all(400 <= code < 500 for code in codes)) from exc
+        raise DeliveryError(
+            f"El servidor de correo rechazó: {refused}", temporary=all(400 <= code < 500 for code in codes)
+        ) from exc
     except smtplib.SMTPResponseException as exc:
-        raise DeliveryError(f"El servidor de correo respondió {exc.smtp_code} {_decode(exc.smtp_error)}",
-                            temporary=400 <= exc.smtp_code < 500) from exc
+        raise DeliveryError(
+            f"El servidor de correo respondió {exc.smtp_code} {_decode(exc.smtp_error)}",
+            temporary=400 <= exc.smtp_code < 500,
+        ) from exc
     except smtplib.SMTPNotSupportedError as exc:  # the server lacks what this message needs: it will next time too
         raise DeliveryError(f"El servidor de correo no admite este envío: {exc}", temporary=False) from exc
     except (smtplib.SMTPException, OSError) as exc:  # refused, dropped, timed out, TLS failed
         log.warning("SMTP %s:%s unreachable: %r", settings.host, settings.port, exc)
-        raise DeliveryError("No se pudo conectar con el servidor de correo (no respondió, rechazó la conexión o "
-                            "la cortó); se vuelve a intentar.", temporary=True) from exc
+        raise DeliveryError(
+            "No se pudo conectar con el servidor de correo (no respondió, rechazó la conexión o "
+            "la cortó); se vuelve a intentar.",
+            temporary=True,
+        ) from exc
 
 
 def _send_smtp(settings: SmtpSettings, message: EmailMessage) -> None:

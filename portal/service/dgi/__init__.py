@@ -15,7 +15,19 @@ from .models import Activity, Address, Contact, CvaStatus, Entity, EntityName
 from .registry import CachedRegistry, TaxpayerRegistry, make_registry
 
 __all__ = [
-    "Activity", "Address", "CachedRegistry", "Contact", "CvaStatus", "DgiError", "DgiInvalidInput",
-    "DgiNotOffered", "DgiTimeout", "DgiUnavailable", "Entity", "EntityName", "TaxpayerNotFound",
-    "TaxpayerRegistry", "make_registry",
+    "Activity",
+    "Address",
+    "CachedRegistry",
+    "Contact",
+    "CvaStatus",
+    "DgiError",
+    "DgiInvalidInput",
+    "DgiNotOffered",
+    "DgiTimeout",
+    "DgiUnavailable",
+    "Entity",
+    "EntityName",
+    "TaxpayerNotFound",
+    "TaxpayerRegistry",
+    "make_registry",
 ]

@@ -23,8 +23,14 @@ def _text(value: str) -> str:
 
 
 def _attr(value: str) -> str:
-    return (value.replace("&", "&amp;").replace("<", "&lt;").replace('"', "&quot;")
-            .replace("\t", "&#x9;").replace("\n", "&#xA;").replace("\r", "&#xD;"))
+    return (
+        value.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace('"', "&quot;")
+        .replace("\t", "&#x9;")
+        .replace("\n", "&#xA;")
+        .replace("\r", "&#xD;")
+    )
 
 
 def _attributes(el: etree._Element) -> tuple[list[tuple[str, str, str, str]], dict[str, str]]:

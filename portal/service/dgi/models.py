@@ -113,9 +113,16 @@ class Entity:
     def identity(self) -> Entity:
         """The same entity without address and activities: what `consulta_rut` answers."""
         return Entity(
-            self.rut, self.denominacion, self.nombre_fantasia, self.tipo_entidad,
-            self.tipo_entidad_descripcion, self.estado_actividad, self.estado_actividad_descripcion,
-            self.fecha_inicio_actividad, self.emisor_electronico, self.emisor_electronico_desde,
+            self.rut,
+            self.denominacion,
+            self.nombre_fantasia,
+            self.tipo_entidad,
+            self.tipo_entidad_descripcion,
+            self.estado_actividad,
+            self.estado_actividad_descripcion,
+            self.fecha_inicio_actividad,
+            self.emisor_electronico,
+            self.emisor_electronico_desde,
         )
 
     def to_json(self) -> dict:

@@ -46,25 +46,45 @@ def _add(parent: etree._Element, name: str, value: object = "") -> etree._Elemen
 def build_persona_xml(entity: Entity) -> str:
     """The `<Data>` text DGI answers for `entity` (which must carry its address and activities)."""
     root = etree.Element("WS_PersonaActEmpresarial")
-    for name, value in (("RUT", entity.rut), ("Denominacion", entity.denominacion),
-                        ("NombreFantasia", entity.nombre_fantasia), ("TipoEntidad", entity.tipo_entidad),
-                        ("DescripcionTipoEntidad", entity.tipo_entidad_descripcion),
-                        ("EstadoActividad", entity.estado_actividad),
-                        ("FechaInicioActivdad", entity.fecha_inicio_actividad or "0000-00-00")):
+    for name, value in (
+        ("RUT", entity.rut),
+        ("Denominacion", entity.denominacion),
+        ("NombreFantasia", entity.nombre_fantasia),
+        ("TipoEntidad", entity.tipo_entidad),
+        ("DescripcionTipoEntidad", entity.tipo_entidad_descripcion),
+        ("EstadoActividad", entity.estado_actividad),
+        ("FechaInicioActivdad", entity.fecha_inicio_actividad or "0000-00-00"),
+    ):
         _add(root, name, value)
     places = _add(root, "WS_DomFiscalLocPrincipal")
     address = entity.domicilio_fiscal
     if address is not None:
         item = _add(places, "WS_PersonaActEmpresarial.WS_DomFiscalLocPrincipalItem")
         for name, value in (
-            ("Local_Sec_Nro", 1), ("Local_Nom_Fnt", entity.nombre_fantasia), ("TipoLocal_Id", 1),
-            ("TipoLocal_Dsc", "PRINCIPAL"), ("Local_Fec_Ini", entity.fecha_inicio_actividad or "0000-00-00"),
-            ("Local_Fec_Canc", "0000-00-00"), ("TipoDom_Id", 2), ("TipoDom_Des", "FISCAL"), ("CalOcup_id", 2),
-            ("Calocup_Des", "ARRENDATARIO"), ("TerCod_Id", 0), ("Tercod_Des", ""), ("Calle_id", 0),
-            ("Calle_Nom", address.calle), ("Dom_Pta_Nro", address.numero), ("Dom_Bis_Flg", ""),
-            ("Dom_Ap_Nro", address.apartamento), ("Loc_Id", 0), ("Loc_Nom", address.localidad),
-            ("Dpto_Id", address.departamento_id), ("Dpto_Nom", address.departamento_nombre),
-            ("Dom_Pst_Cod", address.codigo_postal or 0), ("Dom_Coment", ""), ("Dom_Err_Cod", "N"),
+            ("Local_Sec_Nro", 1),
+            ("Local_Nom_Fnt", entity.nombre_fantasia),
+            ("TipoLocal_Id", 1),
+            ("TipoLocal_Dsc", "PRINCIPAL"),
+            ("Local_Fec_Ini", entity.fecha_inicio_actividad or "0000-00-00"),
+            ("Local_Fec_Canc", "0000-00-00"),
+            ("TipoDom_Id", 2),
+            ("TipoDom_Des", "FISCAL"),
+            ("CalOcup_id", 2),
+            ("Calocup_Des", "ARRENDATARIO"),
+            ("TerCod_Id", 0),
+            ("Tercod_Des", ""),
+            ("Calle_id", 0),
+            ("Calle_Nom", address.calle),
+            ("Dom_Pta_Nro", address.numero),
+            ("Dom_Bis_Flg", ""),
+            ("Dom_Ap_Nro", address.apartamento),
+            ("Loc_Id", 0),
+            ("Loc_Nom", address.localidad),
+            ("Dpto_Id", address.departamento_id),
+            ("Dpto_Nom", address.departamento_nombre),
+            ("Dom_Pst_Cod", address.codigo_postal or 0),
+            ("Dom_Coment", ""),
+            ("Dom_Err_Cod", "N"),
         ):
             _add(item, name, value)
         contacts = _add(item, "Contactos")
@@ -114,9 +134,16 @@ def _address(item: etree._Element) -> Address:
         for node in item.iterfind("{*}Contactos/{*}WS_Domicilio.WS_DomicilioItem.Contacto")
         if _text(node, "DomCtt_Val")
     )
-    return Address(_text(item, "Calle_Nom") or "", _text(item, "Dom_Pta_Nro"), _text(item, "Dom_Ap_Nro"),
-                   _text(item, "Loc_Nom") or "", int(dpto) if dpto and dpto.isdigit() else None,
-                   _text(item, "Dpto_Nom") or "", None if postal in (None, "0") else postal, contacts)
+    return Address(
+        _text(item, "Calle_Nom") or "",
+        _text(item, "Dom_Pta_Nro"),
+        _text(item, "Dom_Ap_Nro"),
+        _text(item, "Loc_Nom") or "",
+        int(dpto) if dpto and dpto.isdigit() else None,
+        _text(item, "Dpto_Nom") or "",
+        None if postal in (None, "0") else postal,
+        contacts,
+    )
 
 
 def parse_data(data: str) -> Entity:
@@ -143,16 +170,19 @@ def parse_data(data: str) -> Entity:
     item = root.find(_ADDRESS_PATH)
     started = _text(root, "FechaInicioActivdad") or _text(root, "FechaInicioActividad")
     activities = tuple(
-        Activity(_text(node, "GiroCod") or "", _text(node, "GiroNom") or "",
-                 _date(_text(node, "GiroFec_Ini")))
+        Activity(_text(node, "GiroCod") or "", _text(node, "GiroNom") or "", _date(_text(node, "GiroFec_Ini")))
         for node in root.iterfind(_ACTIVITY_PATH)
     )
     return Entity(
-        rut=rut, denominacion=denominacion, nombre_fantasia=_text(root, "NombreFantasia"),
+        rut=rut,
+        denominacion=denominacion,
+        nombre_fantasia=_text(root, "NombreFantasia"),
         tipo_entidad=_text(root, "TipoEntidad") or "",
         tipo_entidad_descripcion=_text(root, "DescripcionTipoEntidad") or "",
-        estado_actividad=state, estado_actividad_descripcion=ACTIVITY_STATES.get(state, "DESCONOCIDO"),
+        estado_actividad=state,
+        estado_actividad_descripcion=ACTIVITY_STATES.get(state, "DESCONOCIDO"),
         fecha_inicio_actividad=_date(started),
-        emisor_electronico=None, domicilio_fiscal=_address(item) if item is not None else None,
+        emisor_electronico=None,
+        domicilio_fiscal=_address(item) if item is not None else None,
         actividades=activities,
     )

@@ -32,8 +32,17 @@ from .errors import DgiError, DgiInvalidInput, DgiNotOffered, DgiTimeout, DgiUna
 from .models import CvaStatus, Entity, EntityName
 
 __all__ = [
-    "CachedRegistry", "CertificateLoader", "DgiError", "DgiInvalidInput", "DgiNotOffered", "DgiTimeout",
-    "DgiUnavailable", "TaxpayerNotFound", "TaxpayerRegistry", "make_registry", "normalize_document",
+    "CachedRegistry",
+    "CertificateLoader",
+    "DgiError",
+    "DgiInvalidInput",
+    "DgiNotOffered",
+    "DgiTimeout",
+    "DgiUnavailable",
+    "TaxpayerNotFound",
+    "TaxpayerRegistry",
+    "make_registry",
+    "normalize_document",
     "normalize_rut",
 ]
 
@@ -70,8 +79,9 @@ def normalize_document(tipo_doc: object, nro_doc: object) -> tuple[DocType, str]
     except ValueError:
         raise DgiInvalidInput("tipoDoc", "invalid", "Tipo de documento desconocido (1 a 7).") from None
     if doc_type not in URUGUAYAN_DOC_TYPES:
-        raise DgiInvalidInput("tipoDoc", "unsupported",
-                              "DGI solo registra documentos uruguayos: NIE (1), RUT (2) o CI (3).")
+        raise DgiInvalidInput(
+            "tipoDoc", "unsupported", "DGI solo registra documentos uruguayos: NIE (1), RUT (2) o CI (3)."
+        )
     value = str(nro_doc or "").strip().translate(_SEPARATORS)
     error = document_error(doc_type, value)
     if error:
@@ -127,9 +137,15 @@ class CachedRegistry(TaxpayerRegistry):
     The cache is an optimisation: if it fails (Redis down), the lookup goes to `inner` and is logged.
     """
 
-    def __init__(self, inner: TaxpayerRegistry, ttl_seconds: int = DEFAULT_CACHE_SECONDS,
-                 cache: BaseCache | None = None, *, not_found_seconds: int = NOT_FOUND_CACHE_SECONDS,
-                 key_prefix: str = "dgi:"):
+    def __init__(
+        self,
+        inner: TaxpayerRegistry,
+        ttl_seconds: int = DEFAULT_CACHE_SECONDS,
+        cache: BaseCache | None = None,
+        *,
+        not_found_seconds: int = NOT_FOUND_CACHE_SECONDS,
+        key_prefix: str = "dgi:",
+    ):
         if ttl_seconds <= 0:
             raise ValueError("ttl_seconds must be positive (cachelib reads 0 as 'never expires')")
         self.inner = inner
@@ -167,8 +183,9 @@ class CachedRegistry(TaxpayerRegistry):
         return self._cached(f"rut:{rut}", lambda: self.inner.consulta_rut(rut))
 
     def _consulta_nombre_entidad(self, doc_type: DocType, number: str) -> EntityName:
-        return self._cached(f"nombre:{int(doc_type)}:{number}",
-                            lambda: self.inner.consulta_nombre_entidad(doc_type, number))
+        return self._cached(
+            f"nombre:{int(doc_type)}:{number}", lambda: self.inner.consulta_nombre_entidad(doc_type, number)
+        )
 
     def _consulta_cva(self, rut: str) -> CvaStatus:
         return self._cached(f"cva:{rut}", lambda: self.inner.consulta_cva(rut))
@@ -200,8 +217,7 @@ def timeout_seconds(config: Mapping[str, Any]) -> float:
     return min(value, MAX_TIMEOUT_SECONDS)
 
 
-def make_registry(config: Mapping[str, Any],
-                  certificate: CertificateLoader | None = None) -> TaxpayerRegistry:
+def make_registry(config: Mapping[str, Any], certificate: CertificateLoader | None = None) -> TaxpayerRegistry:
     """The registry the configuration asks for, wrapped in the cache unless DGI_CACHE_SECONDS is 0.
 
     `certificate` overrides DGI_CERTIFICATE: the endpoint passes the loader of the company certificate the
@@ -220,14 +236,17 @@ def make_registry(config: Mapping[str, Any],
         loader = certificate or config.get("DGI_CERTIFICATE")
         if loader is None:
             raise ValueError("DGI_BACKEND=soap needs a certificate loader (DGI_CERTIFICATE)")
-        inner = SoapRegistry(loader, url=config.get("DGI_SOAP_URL"), timeout=timeout_seconds(config),
-                             wsdl_path=config.get("DGI_WSDL_PATH"),
-                             digest=str(config.get("DGI_SIGNATURE_DIGEST") or "sha256"))
+        inner = SoapRegistry(
+            loader,
+            url=config.get("DGI_SOAP_URL"),
+            timeout=timeout_seconds(config),
+            wsdl_path=config.get("DGI_WSDL_PATH"),
+            digest=str(config.get("DGI_SIGNATURE_DIGEST") or "sha256"),
+        )
     else:
         raise ValueError(f"DGI_BACKEND must be 'sandbox' or 'soap', not {backend!r}")
     ttl = int(config.get("DGI_CACHE_SECONDS", DEFAULT_CACHE_SECONDS))
     if ttl <= 0:
         return inner
     cache = config.get("DGI_CACHE")
-    return CachedRegistry(inner, ttl, cache if cache is not None else _default_cache(),
-                          key_prefix=f"dgi:{backend}:")
+    return CachedRegistry(inner, ttl, cache if cache is not None else _default_cache(), key_prefix=f"dgi:{backend}:")

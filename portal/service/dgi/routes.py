@@ -49,28 +49,41 @@ from portal.service.models import Certificate
 bp = Blueprint("dgi", __name__, url_prefix="/api/v1/dgi")
 
 TAG = "DGI"
-_RUT = {"rut": {"description": "RUT de 12 dígitos, con o sin separadores (21-999983-001-9); se valida el dígito "
-                              "verificador.",
-                "schema": {"type": "string", "pattern": "^(?:[0-9][-. ]?){11}[0-9]$", "examples": ["219999830019"]}}}
-_ENV = {"DGI_BACKEND": "CFE_DGI_BACKEND", "DGI_CACHE_SECONDS": "CFE_DGI_CACHE_SECONDS",
-        "DGI_TIMEOUT_SECONDS": "CFE_DGI_TIMEOUT_SECONDS", "DGI_SOAP_URL": "CFE_DGI_SOAP_URL",
-        "DGI_WSDL_PATH": "CFE_DGI_WSDL_PATH", "DGI_SIGNATURE_DIGEST": "CFE_DGI_SIGNATURE_DIGEST"}
+_RUT = {
+    "rut": {
+        "description": "RUT de 12 dígitos, con o sin separadores (21-999983-001-9); se valida el dígito verificador.",
+        "schema": {"type": "string", "pattern": "^(?:[0-9][-. ]?){11}[0-9]$", "examples": ["219999830019"]},
+    }
+}
+_ENV = {
+    "DGI_BACKEND": "CFE_DGI_BACKEND",
+    "DGI_CACHE_SECONDS": "CFE_DGI_CACHE_SECONDS",
+    "DGI_TIMEOUT_SECONDS": "CFE_DGI_TIMEOUT_SECONDS",
+    "DGI_SOAP_URL": "CFE_DGI_SOAP_URL",
+    "DGI_WSDL_PATH": "CFE_DGI_WSDL_PATH",
+    "DGI_SIGNATURE_DIGEST": "CFE_DGI_SIGNATURE_DIGEST",
+}
 _DEFAULTS = {"DGI_BACKEND": "sandbox", "DGI_CACHE_SECONDS": 300, "DGI_TIMEOUT_SECONDS": 10}
 
 
 def _error(description: str) -> dict:
-    return {"description": description,
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    }
 
 
 _ERRORS = {
     403: _error("idEmpresa no es la empresa del llamante (empresa_ajena), o el rol no alcanza."),
-    404: _error("El contribuyente no existe (taxpayer_not_found), o el certificado no es de la empresa "
-                "(certificado_no_encontrado)."),
-    422: _error("Documento mal formado (formato, largo, dígito verificador), parámetro faltante o no "
-                "numérico, o certificado vencido (certificado_vencido en idCertificado); `fields` dice cuál."),
-    502: _error("DGI no pudo responder (dgi_unavailable, dgi_fault, dgi_http_error, dgi_bad_answer, "
-                "dgi_error_<n>)."),
+    404: _error(
+        "El contribuyente no existe (taxpayer_not_found), o el certificado no es de la empresa "
+        "(certificado_no_encontrado)."
+    ),
+    422: _error(
+        "Documento mal formado (formato, largo, dígito verificador), parámetro faltante o no "
+        "numérico, o certificado vencido (certificado_vencido en idCertificado); `fields` dice cuál."
+    ),
+    502: _error("DGI no pudo responder (dgi_unavailable, dgi_fault, dgi_http_error, dgi_bad_answer, dgi_error_<n>)."),
     504: _error("DGI no respondió a tiempo (dgi_timeout)."),
 }
 _NOT_OFFERED = {501: _error("El servicio de DGI configurado no ofrece esta consulta (dgi_not_offered).")}
@@ -102,11 +115,11 @@ def _check_company(query: DgiQuery, principal: Principal) -> None:
 
 def _certificate(query: DgiQuery, principal: Principal) -> tuple[Certificate, list[FieldError]]:
     """The company's certificate, and the field error that says it is not valid today (if it is not)."""
-    cert = db.session().scalar(select(Certificate).where(Certificate.id == query.idCertificado,
-                                                         Certificate.company_id == principal.company_id))
+    cert = db.session().scalar(
+        select(Certificate).where(Certificate.id == query.idCertificado, Certificate.company_id == principal.company_id)
+    )
     if cert is None:
-        raise NotFound("La empresa no tiene un certificado con ese identificador.",
-                       code="certificado_no_encontrado")
+        raise NotFound("La empresa no tiene un certificado con ese identificador.", code="certificado_no_encontrado")
     now = datetime.now(UTC)
     not_before, not_after = (d if d.tzinfo else d.replace(tzinfo=UTC) for d in (cert.not_before, cert.not_after))
     if now > not_after:
@@ -114,8 +127,9 @@ def _certificate(query: DgiQuery, principal: Principal) -> tuple[Certificate, li
         return cert, [FieldError("idCertificado", "certificado_vencido", f"El certificado venció el {day}.")]
     if now < not_before:
         day = not_before.date().isoformat()
-        return cert, [FieldError("idCertificado", "certificado_no_vigente",
-                                 f"El certificado recién es válido desde el {day}.")]
+        return cert, [
+            FieldError("idCertificado", "certificado_no_vigente", f"El certificado recién es válido desde el {day}.")
+        ]
     return cert, []
 
 
@@ -127,8 +141,13 @@ def _input_errors(check: Callable[[], Any]) -> list[FieldError]:
     return []
 
 
-def _lookup(principal: Principal, query: DgiQuery, check: Callable[[], Any],
-            call: Callable[[dgi.TaxpayerRegistry], Any], schema: type[BaseModel]):
+def _lookup(
+    principal: Principal,
+    query: DgiQuery,
+    check: Callable[[], Any],
+    call: Callable[[dgi.TaxpayerRegistry], Any],
+    schema: type[BaseModel],
+):
     """Check company, certificate and input (one 422 for every bad field), look up, answer in `schema`."""
     _check_company(query, principal)
     cert, problems = _certificate(query, principal)
@@ -157,8 +176,16 @@ def _lookup(principal: Principal, query: DgiQuery, check: Callable[[], Any],
 _COMMON = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL_ROLES}
 
 
-@operation(bp, "GET", "/consultaRut/<string:rut>", summary="Consultar un RUT", query=DgiQuery,
-           responses={200: Entidad, **_ERRORS}, path_params=_RUT, **_COMMON)
+@operation(
+    bp,
+    "GET",
+    "/consultaRut/<string:rut>",
+    summary="Consultar un RUT",
+    query=DgiQuery,
+    responses={200: Entidad, **_ERRORS},
+    path_params=_RUT,
+    **_COMMON,
+)
 def consulta_rut(principal: Principal, query: DgiQuery, rut: str):
     """Identidad de un contribuyente según el servicio de RUT de DGI: denominación, nombre de fantasía, tipo
     de entidad, estado y fecha de inicio de actividad, y si es emisor electrónico. Sin domicilio ni
@@ -166,18 +193,38 @@ def consulta_rut(principal: Principal, query: DgiQuery, rut: str):
     return _lookup(principal, query, lambda: dgi.normalize_rut(rut), lambda r: r.consulta_rut(rut), Entidad)
 
 
-@operation(bp, "GET", "/consultaNombreEntidad", summary="Consultar el nombre de una entidad",
-           query=NombreEntidadQuery, responses={200: NombreEntidad, **_ERRORS, **_NOT_OFFERED}, **_COMMON)
+@operation(
+    bp,
+    "GET",
+    "/consultaNombreEntidad",
+    summary="Consultar el nombre de una entidad",
+    query=NombreEntidadQuery,
+    responses={200: NombreEntidad, **_ERRORS, **_NOT_OFFERED},
+    **_COMMON,
+)
 def consulta_nombre_entidad(principal: Principal, query: NombreEntidadQuery):
     """El nombre registrado para un documento: la denominación de un RUT o el nombre de la persona de una
     CI o un NIE. `tipoDoc` usa los códigos de DGI; DGI solo registra NIE (1), RUT (2) y CI (3), y los
     demás tipos son un 422. El servicio SOAP de DGI solo consulta por RUT: con él, CI y NIE son 501."""
-    return _lookup(principal, query, lambda: dgi.normalize_document(query.tipoDoc, query.nroDoc),
-                   lambda r: r.consulta_nombre_entidad(query.tipoDoc, query.nroDoc), NombreEntidad)
+    return _lookup(
+        principal,
+        query,
+        lambda: dgi.normalize_document(query.tipoDoc, query.nroDoc),
+        lambda r: r.consulta_nombre_entidad(query.tipoDoc, query.nroDoc),
+        NombreEntidad,
+    )
 
 
-@operation(bp, "GET", "/consultaCva/<string:rut>", summary="Consultar el CVA de un RUT", query=DgiQuery,
-           responses={200: EstadoCva, **_ERRORS, **_NOT_OFFERED}, path_params=_RUT, **_COMMON)
+@operation(
+    bp,
+    "GET",
+    "/consultaCva/<string:rut>",
+    summary="Consultar el CVA de un RUT",
+    query=DgiQuery,
+    responses={200: EstadoCva, **_ERRORS, **_NOT_OFFERED},
+    path_params=_RUT,
+    **_COMMON,
+)
 def consulta_cva(principal: Principal, query: DgiQuery, rut: str):
     """El Certificado de Vigencia Anual (Certificado Único) de DGI: si está vigente, con su número y sus
     fechas de emisión y vencimiento; si venció, los datos del último; SIN_CERTIFICADO si nunca tuvo.
@@ -185,13 +232,22 @@ def consulta_cva(principal: Principal, query: DgiQuery, rut: str):
     return _lookup(principal, query, lambda: dgi.normalize_rut(rut), lambda r: r.consulta_cva(rut), EstadoCva)
 
 
-@operation(bp, "GET", "/consultaDatosEntidad/<string:rut>", summary="Consultar los datos de una entidad",
-           query=DgiQuery, responses={200: DatosEntidad, **_ERRORS}, path_params=_RUT, **_COMMON)
+@operation(
+    bp,
+    "GET",
+    "/consultaDatosEntidad/<string:rut>",
+    summary="Consultar los datos de una entidad",
+    query=DgiQuery,
+    responses={200: DatosEntidad, **_ERRORS},
+    path_params=_RUT,
+    **_COMMON,
+)
 def consulta_datos_entidad(principal: Principal, query: DgiQuery, rut: str):
     """Todo lo que el registro de RUT de DGI tiene de un contribuyente: la identidad de consultaRut más el
     domicilio fiscal con sus contactos y las actividades (códigos CIIU, nombres y fechas de inicio)."""
-    return _lookup(principal, query, lambda: dgi.normalize_rut(rut), lambda r: r.consulta_datos_entidad(rut),
-                   DatosEntidad)
+    return _lookup(
+        principal, query, lambda: dgi.normalize_rut(rut), lambda r: r.consulta_datos_entidad(rut), DatosEntidad
+    )
 
 
 def init_app(app: Flask) -> None:

@@ -50,8 +50,21 @@ NO_CVA_RUT, INDIVIDUAL_RUT, SUSPENDED_RUT = "215550040014", "215550060015", "215
 INDIVIDUAL_CI, PERSON_CI, PERSON_NIE = "12345672", "13353214", "934020101"
 UNKNOWN_RUT, UNKNOWN_CI = "215550080016", "45678905"
 
-_PERSON_TRADES = ("10710", "43210", "45200", "47190", "56301", "69200", "69100", "86201", "86202", "96020",
-                  "49230", "01410", "62010")
+_PERSON_TRADES = (
+    "10710",
+    "43210",
+    "45200",
+    "47190",
+    "56301",
+    "69200",
+    "69100",
+    "86201",
+    "86202",
+    "96020",
+    "49230",
+    "01410",
+    "62010",
+)
 _PROFESSIONAL_TRADES = ("69200", "69100", "71100", "86201", "70200")
 _ACTIVITY = {code: (name, stems) for code, name, stems in cat.ACTIVITIES}
 _ACTIVITY_NAMES = {code: name for code, name, _ in cat.ACTIVITIES} | dict([cat.PUBLIC_ADMINISTRATION])
@@ -84,8 +97,9 @@ def cva_status(taxpayer: SandboxTaxpayer, today: date) -> CvaStatus:
         last = last.replace(year=today.year - 1)
     issued = last if plan.renewed else last.replace(year=last.year - 1)
     expires = issued.replace(year=issued.year + 1) - timedelta(days=1)
-    return CvaStatus(entity.rut, entity.denominacion, today <= expires, f"{issued.year}{entity.rut[2:8]}",
-                     issued, expires)
+    return CvaStatus(
+        entity.rut, entity.denominacion, today <= expires, f"{issued.year}{entity.rut[2:8]}", issued, expires
+    )
 
 
 def _rut(prefix: str, seq: int) -> str | None:
@@ -122,8 +136,10 @@ def _address(rng: random.Random, dept: int, email: str) -> Address:
 
 def _activities(rng: random.Random, primary: str, start: date) -> tuple[Activity, ...]:
     codes = [primary] + rng.sample([c for c, _, _ in cat.ACTIVITIES if c != primary], rng.randint(0, 2))
-    return tuple(Activity(code, _ACTIVITY[code][0], start if code == primary else
-                          _day(rng, start, date(2025, 12, 31))) for code in codes)
+    return tuple(
+        Activity(code, _ACTIVITY[code][0], start if code == primary else _day(rng, start, date(2025, 12, 31)))
+        for code in codes
+    )
 
 
 def _person(rng: random.Random) -> str:
@@ -148,8 +164,9 @@ def _generate_one(rng: random.Random, rut: str, dept: int, kind: str, ci: str | 
     elif kind in ("civil", "colectiva"):
         primary = rng.choice(_PROFESSIONAL_TRADES if kind == "civil" else _PERSON_TRADES)
         s1, s2 = rng.sample(cat.SURNAMES, 2)
-        denominacion = (f"{rng.choice(_ACTIVITY[primary][1])} {s1} {s2} Y ASOCIADOS" if kind == "civil"
-                        else f"{s1}, {s2} {suffix}")
+        denominacion = (
+            f"{rng.choice(_ACTIVITY[primary][1])} {s1} {s2} Y ASOCIADOS" if kind == "civil" else f"{s1}, {s2} {suffix}"
+        )
         fantasia = f"{rng.choice(_ACTIVITY[primary][1])} {s1}" if rng.random() < 0.5 else None
     else:
         primary = rng.choice(cat.ACTIVITIES)[0]
@@ -169,69 +186,192 @@ def _generate_one(rng: random.Random, rut: str, dept: int, kind: str, ci: str | 
         cva = CvaPlan(False, rng.randint(1, 12), rng.randint(1, 28)) if roll < 0.7 else None
     email_user = "ADMINISTRACION" if kind != "unipersonal" else _slug(denominacion.split()[-1])
     address = _address(rng, dept, f"{email_user}@{_slug(fantasia or denominacion)}.COM.UY")
-    entity = Entity(rut, denominacion, fantasia, tipo, cat.ENTITY_TYPES[tipo], state, ACTIVITY_STATES[state],
-                    start, emisor, since, address, _activities(rng, primary, start))
+    entity = Entity(
+        rut,
+        denominacion,
+        fantasia,
+        tipo,
+        cat.ENTITY_TYPES[tipo],
+        state,
+        ACTIVITY_STATES[state],
+        start,
+        emisor,
+        since,
+        address,
+        _activities(rng, primary, start),
+    )
     return SandboxTaxpayer(entity, cva, titular, titular_nombre)
 
 
 def _fixtures() -> list[SandboxTaxpayer]:
     def entity(rut, name, fantasia, tipo, state, start, since, address, acts):
         activities = tuple(Activity(code, _ACTIVITY_NAMES[code], day) for code, day in acts)
-        return Entity(rut, name, fantasia, tipo, cat.ENTITY_TYPES[tipo], state, ACTIVITY_STATES[state], start,
-                      since is not None, since, address, activities)
+        return Entity(
+            rut,
+            name,
+            fantasia,
+            tipo,
+            cat.ENTITY_TYPES[tipo],
+            state,
+            ACTIVITY_STATES[state],
+            start,
+            since is not None,
+            since,
+            address,
+            activities,
+        )
 
     def addr(calle, numero, localidad, dept_id, postal, email, phone, apto=None):
         dpto = next(d for d in cat.DEPARTMENTS if d[0] == dept_id)[1]
-        return Address(calle, numero, apto, localidad, dept_id, dpto, postal,
-                       (Contact("CORREO ELECTRONICO", email), Contact("TELEFONO FIJO", phone)))
+        return Address(
+            calle,
+            numero,
+            apto,
+            localidad,
+            dept_id,
+            dpto,
+            postal,
+            (Contact("CORREO ELECTRONICO", email), Contact("TELEFONO FIJO", phone)),
+        )
 
-    dgi_address = addr("AV. DANIEL FERNANDEZ CRESPO", "1534", "MONTEVIDEO", 10, "11200",
-                       "CONSULTAS@DGI.GUB.UY", "1344")
-    cede = entity(DGI_CEDE_RUT, "DGI RUC PRUEBA CEDE", "PRUEBA NUEVOS SERVICIOS  -", "27", "AA",
-                  date(2006, 9, 27), date(2012, 5, 11),
-                  addr("12 METROS", "6855", "CASUPA", 8, None, "PLANPROD@DGI.GUB.UY", "25062222"),
-                  [("47115", date(2020, 12, 10)), ("84110", date(2020, 12, 10))])
+    dgi_address = addr("AV. DANIEL FERNANDEZ CRESPO", "1534", "MONTEVIDEO", 10, "11200", "CONSULTAS@DGI.GUB.UY", "1344")
+    cede = entity(
+        DGI_CEDE_RUT,
+        "DGI RUC PRUEBA CEDE",
+        "PRUEBA NUEVOS SERVICIOS  -",
+        "27",
+        "AA",
+        date(2006, 9, 27),
+        date(2012, 5, 11),
+        addr("12 METROS", "6855", "CASUPA", 8, None, "PLANPROD@DGI.GUB.UY", "25062222"),
+        [("47115", date(2020, 12, 10)), ("84110", date(2020, 12, 10))],
+    )
     return [
-        SandboxTaxpayer(entity(DEMO_RUT, "DGI RUC PRUEBA NO CEDE", "EMPRESA DEMO", "27", "AA",
-                               date(2010, 1, 4), date(2012, 3, 1), replace(dgi_address, apartamento="201"),
-                               [("47190", date(2010, 1, 4)), ("62010", date(2015, 8, 3))]),
-                        CvaPlan(True, 3, 15)),
+        SandboxTaxpayer(
+            entity(
+                DEMO_RUT,
+                "DGI RUC PRUEBA NO CEDE",
+                "EMPRESA DEMO",
+                "27",
+                "AA",
+                date(2010, 1, 4),
+                date(2012, 3, 1),
+                replace(dgi_address, apartamento="201"),
+                [("47190", date(2010, 1, 4)), ("62010", date(2015, 8, 3))],
+            ),
+            CvaPlan(True, 3, 15),
+        ),
         SandboxTaxpayer(cede, CvaPlan(True, 9, 27)),
-        SandboxTaxpayer(entity(DGI_RUT, "DIRECCION GENERAL IMPOSITIVA", "DGI", "70", "AA",
-                               date(1990, 1, 2), date(2012, 1, 2), dgi_address,
-                               [("84110", date(1990, 1, 2))]),
-                        CvaPlan(True, 1, 2)),
-        SandboxTaxpayer(entity(INACTIVE_RUT, "FRIGORIFICO LA BLANQUEADA S.A.", "LA BLANQUEADA", "9", "CL",
-                               date(1988, 4, 12), None,
-                               addr("AV. GENERAL RIVERA", "3320", "MONTEVIDEO", 10, "11300",
-                                    "ADMINISTRACION@LABLANQUEADA.COM.UY", "27091234"),
-                               [("46900", date(1988, 4, 12))]), CvaPlan(False, 6, 1)),
-        SandboxTaxpayer(entity(EXPIRED_CVA_RUT, "TRANSPORTES DEL LITORAL S.R.L.", None, "8", "AA",
-                               date(2003, 2, 17), date(2018, 3, 1),
-                               addr("LEANDRO GOMEZ", "1120", "PAYSANDU", 11, "60000",
-                                    "ADMINISTRACION@TRANSLITORAL.COM.UY", "47223344"),
-                               [("49230", date(2003, 2, 17))]), CvaPlan(False, 4, 20)),
-        SandboxTaxpayer(entity(NOT_EMISOR_RUT, "PANADERIA EL HORNERO S.R.L.", "EL HORNERO", "8", "AA",
-                               date(1999, 10, 5), None,
-                               addr("25 DE MAYO", "145", "ROCHA", 14, "27000", "ELHORNERO@ADINET.COM.UY",
-                                    "44721122"),
-                               [("10710", date(1999, 10, 5))]), CvaPlan(True, 11, 5)),
-        SandboxTaxpayer(entity(NO_CVA_RUT, "SISTEMAS ARAZATI S.A.S.", "ARAZATI", "44", "AA", date(2021, 5, 3),
-                               date(2021, 6, 1),
-                               addr("25 DE AGOSTO", "612", "SAN JOSE DE MAYO", 16, "80000",
-                                    "HOLA@ARAZATI.COM.UY", "43429876"),
-                               [("62010", date(2021, 5, 3)), ("63110", date(2023, 1, 9))]), None),
-        SandboxTaxpayer(entity(INDIVIDUAL_RUT, "GONZALEZ PEREZ MARIA FERNANDA", "ESTUDIO CONTABLE GONZALEZ",
-                               "1", "AA", date(2014, 7, 1), date(2019, 2, 1),
-                               addr("SARANDI", "870", "MALDONADO", 9, "20000", "MFGONZALEZ@ADINET.COM.UY",
-                                    "42225566", apto="302"),
-                               [("69200", date(2014, 7, 1))]), CvaPlan(True, 7, 1),
-                        (DocType.CI, INDIVIDUAL_CI), "GONZALEZ PEREZ MARIA FERNANDA"),
-        SandboxTaxpayer(entity(SUSPENDED_RUT, "BAR EL MIRADOR S.R.L.", "EL MIRADOR", "8", "SU",
-                               date(2011, 12, 1), None,
-                               addr("18 DE JULIO", "233", "TACUAREMBO", 18, "45000", "ELMIRADOR@VERA.COM.UY",
-                                    "46324455"),
-                               [("56301", date(2011, 12, 1))]), None),
+        SandboxTaxpayer(
+            entity(
+                DGI_RUT,
+                "DIRECCION GENERAL IMPOSITIVA",
+                "DGI",
+                "70",
+                "AA",
+                date(1990, 1, 2),
+                date(2012, 1, 2),
+                dgi_address,
+                [("84110", date(1990, 1, 2))],
+            ),
+            CvaPlan(True, 1, 2),
+        ),
+        SandboxTaxpayer(
+            entity(
+                INACTIVE_RUT,
+                "FRIGORIFICO LA BLANQUEADA S.A.",
+                "LA BLANQUEADA",
+                "9",
+                "CL",
+                date(1988, 4, 12),
+                None,
+                addr(
+                    "AV. GENERAL RIVERA",
+                    "3320",
+                    "MONTEVIDEO",
+                    10,
+                    "11300",
+                    "ADMINISTRACION@LABLANQUEADA.COM.UY",
+                    "27091234",
+                ),
+                [("46900", date(1988, 4, 12))],
+            ),
+            CvaPlan(False, 6, 1),
+        ),
+        SandboxTaxpayer(
+            entity(
+                EXPIRED_CVA_RUT,
+                "TRANSPORTES DEL LITORAL S.R.L.",
+                None,
+                "8",
+                "AA",
+                date(2003, 2, 17),
+                date(2018, 3, 1),
+                addr(
+                    "LEANDRO GOMEZ", "1120", "PAYSANDU", 11, "60000", "ADMINISTRACION@TRANSLITORAL.COM.UY", "47223344"
+                ),
+                [("49230", date(2003, 2, 17))],
+            ),
+            CvaPlan(False, 4, 20),
+        ),
+        SandboxTaxpayer(
+            entity(
+                NOT_EMISOR_RUT,
+                "PANADERIA EL HORNERO S.R.L.",
+                "EL HORNERO",
+                "8",
+                "AA",
+                date(1999, 10, 5),
+                None,
+                addr("25 DE MAYO", "145", "ROCHA", 14, "27000", "ELHORNERO@ADINET.COM.UY", "44721122"),
+                [("10710", date(1999, 10, 5))],
+            ),
+            CvaPlan(True, 11, 5),
+        ),
+        SandboxTaxpayer(
+            entity(
+                NO_CVA_RUT,
+                "SISTEMAS ARAZATI S.A.S.",
+                "ARAZATI",
+                "44",
+                "AA",
+                date(2021, 5, 3),
+                date(2021, 6, 1),
+                addr("25 DE AGOSTO", "612", "SAN JOSE DE MAYO", 16, "80000", "HOLA@ARAZATI.COM.UY", "43429876"),
+                [("62010", date(2021, 5, 3)), ("63110", date(2023, 1, 9))],
+            ),
+            None,
+        ),
+        SandboxTaxpayer(
+            entity(
+                INDIVIDUAL_RUT,
+                "GONZALEZ PEREZ MARIA FERNANDA",
+                "ESTUDIO CONTABLE GONZALEZ",
+                "1",
+                "AA",
+                date(2014, 7, 1),
+                date(2019, 2, 1),
+                addr("SARANDI", "870", "MALDONADO", 9, "20000", "MFGONZALEZ@ADINET.COM.UY", "42225566", apto="302"),
+                [("69200", date(2014, 7, 1))],
+            ),
+            CvaPlan(True, 7, 1),
+            (DocType.CI, INDIVIDUAL_CI),
+            "GONZALEZ PEREZ MARIA FERNANDA",
+        ),
+        SandboxTaxpayer(
+            entity(
+                SUSPENDED_RUT,
+                "BAR EL MIRADOR S.R.L.",
+                "EL MIRADOR",
+                "8",
+                "SU",
+                date(2011, 12, 1),
+                None,
+                addr("18 DE JULIO", "233", "TACUAREMBO", 18, "45000", "ELMIRADOR@VERA.COM.UY", "46324455"),
+                [("56301", date(2011, 12, 1))],
+            ),
+            None,
+        ),
     ]
 
 
@@ -242,8 +382,19 @@ def taxpayers() -> Mapping[str, SandboxTaxpayer]:
     fixtures = _fixtures()
     used = {t.entity.rut for t in fixtures} | set(OTHER_DGI_TEST_RUTS) | {UNKNOWN_RUT}
     used_ci = {INDIVIDUAL_CI[:-1], PERSON_CI[:-1], PERSON_NIE[1:-1], UNKNOWN_CI[:-1]}
-    kinds = [k for k, weight in (("sa", 25), ("srl", 20), ("sas", 14), ("cooperativa", 6), ("civil", 8),
-                                 ("colectiva", 4), ("unipersonal", 23)) for _ in range(weight)]
+    kinds = [
+        k
+        for k, weight in (
+            ("sa", 25),
+            ("srl", 20),
+            ("sas", 14),
+            ("cooperativa", 6),
+            ("civil", 8),
+            ("colectiva", 4),
+            ("unipersonal", 23),
+        )
+        for _ in range(weight)
+    ]
     result = {t.entity.rut: t for t in fixtures}
     # DGI's other published example RUTs get generated profiles (their real holders are not modelled).
     planned = [(rut, rng.choice(("sa", "srl"))) for rut in OTHER_DGI_TEST_RUTS]
@@ -264,10 +415,13 @@ def taxpayers() -> Mapping[str, SandboxTaxpayer]:
             used_ci.add(ci[:-1])
         taxpayer = _generate_one(rng, rut, dept, kind, ci)
         if rut in OTHER_DGI_TEST_RUTS:  # keep DGI's examples usable: active, issuing, certificate current
-            entity = replace(taxpayer.entity, estado_actividad="AA", estado_actividad_descripcion="ACTIVO",
-                             emisor_electronico=True,
-                             emisor_electronico_desde=max(taxpayer.entity.fecha_inicio_actividad,
-                                                          date(2013, 6, 3)))
+            entity = replace(
+                taxpayer.entity,
+                estado_actividad="AA",
+                estado_actividad_descripcion="ACTIVO",
+                emisor_electronico=True,
+                emisor_electronico_desde=max(taxpayer.entity.fecha_inicio_actividad, date(2013, 6, 3)),
+            )
             taxpayer = SandboxTaxpayer(entity, CvaPlan(True, 5, 10))
         result[rut] = taxpayer
     return result
@@ -277,8 +431,7 @@ def taxpayers() -> Mapping[str, SandboxTaxpayer]:
 def people() -> Mapping[tuple[DocType, str], str]:
     """Names registered for NIE and CI numbers: the titulars of unipersonals and people without RUT."""
     rng = random.Random(SEED + 1)
-    names = {(DocType.CI, PERSON_CI): "RODRIGUEZ SILVA JUAN CARLOS",
-             (DocType.NIE, PERSON_NIE): "SCHMIDT ANNA"}
+    names = {(DocType.CI, PERSON_CI): "RODRIGUEZ SILVA JUAN CARLOS", (DocType.NIE, PERSON_NIE): "SCHMIDT ANNA"}
     for taxpayer in taxpayers().values():
         if taxpayer.titular:
             names[taxpayer.titular] = taxpayer.titular_nombre or taxpayer.entity.denominacion

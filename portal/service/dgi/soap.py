@@ -95,8 +95,7 @@ class _Transport(Transport):
         response = super().post_xml(address, envelope, headers)
         media_type = response.headers.get("Content-Type", "").partition(";")[0].strip().lower()
         if response.status_code >= 400 and not media_type.endswith("xml"):
-            raise zeep.exceptions.TransportError(f"HTTP {response.status_code}",
-                                                 status_code=response.status_code)
+            raise zeep.exceptions.TransportError(f"HTTP {response.status_code}", status_code=response.status_code)
         return response
 
 
@@ -112,9 +111,16 @@ class SoapRegistry(TaxpayerRegistry):
     `session` replaces the process-wide HTTP session (tests pass their own and close it).
     """
 
-    def __init__(self, certificate: CertificateLoader, *, url: str | None = None, timeout: float = 10.0,
-                 wsdl_path: str | Path | None = None, digest: str = "sha256",
-                 session: requests.Session | None = None):
+    def __init__(
+        self,
+        certificate: CertificateLoader,
+        *,
+        url: str | None = None,
+        timeout: float = 10.0,
+        wsdl_path: str | Path | None = None,
+        digest: str = "sha256",
+        session: requests.Session | None = None,
+    ):
         self._certificate = certificate
         self.url = url
         self.timeout = min(float(timeout), MAX_TIMEOUT_SECONDS)
@@ -130,10 +136,10 @@ class SoapRegistry(TaxpayerRegistry):
                 key_pem, cert_pem = self._certificate()
                 signer = _signer(_as_bytes(key_pem), _as_bytes(cert_pem), self.digest)
                 timeouts = (min(CONNECT_TIMEOUT_SECONDS, self.timeout), self.timeout)
-                transport = _Transport(session=self._session or shared_session(), timeout=self.timeout,
-                                      operation_timeout=timeouts)
-                client = zeep.Client(_wsdl(self.wsdl_path), wsse=signer, transport=transport,
-                                     settings=_SETTINGS)
+                transport = _Transport(
+                    session=self._session or shared_session(), timeout=self.timeout, operation_timeout=timeouts
+                )
+                client = zeep.Client(_wsdl(self.wsdl_path), wsse=signer, transport=transport, settings=_SETTINGS)
                 self._service = client.create_service(BINDING, self.url) if self.url else client.service
             return self._service
 

@@ -38,8 +38,10 @@ _ALGORITHMS = {
     "http://www.w3.org/2000/09/xmldsig#rsa-sha1": xmlsec.Transform.RSA_SHA1,
     "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256": xmlsec.Transform.RSA_SHA256,
 }
-_DIGESTS = {"http://www.w3.org/2000/09/xmldsig#sha1": hashlib.sha1,
-            "http://www.w3.org/2001/04/xmlenc#sha256": hashlib.sha256}
+_DIGESTS = {
+    "http://www.w3.org/2000/09/xmldsig#sha1": hashlib.sha1,
+    "http://www.w3.org/2001/04/xmlenc#sha256": hashlib.sha256,
+}
 _NS = {"soap": SOAP_ENV, "wsse": WSSE, "wsu": WSU, "ds": DS}
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
 
@@ -92,8 +94,12 @@ def verify_request(envelope: etree._Element) -> Verified:
     if body is None or body.get(f"{{{WSU}}}Id") not in signed_ids:
         raise SignatureError("the Body is not signed")
     token_ref = _one(signature, "ds:KeyInfo/wsse:SecurityTokenReference/wsse:Reference", "token reference")
-    token = _one(security, "wsse:BinarySecurityToken[@wsu:Id=$id]", "BinarySecurityToken",
-                 id=token_ref.get("URI", "").removeprefix("#"))
+    token = _one(
+        security,
+        "wsse:BinarySecurityToken[@wsu:Id=$id]",
+        "BinarySecurityToken",
+        id=token_ref.get("URI", "").removeprefix("#"),
+    )
     if token.get("ValueType") != X509_TOKEN:
         raise SignatureError("the token is not an X.509 certificate")
     certificate = base64.b64decode(token.text or "")
@@ -126,8 +132,9 @@ class StandIn:
     `trusted` (DER certificates), when given, limits who may call, like DGI's registered certificates.
     """
 
-    def __init__(self, registry: SandboxRegistry | None = None, *, delay: float = 0.0,
-                 trusted: set[bytes] | None = None):
+    def __init__(
+        self, registry: SandboxRegistry | None = None, *, delay: float = 0.0, trusted: set[bytes] | None = None
+    ):
         self.registry = registry or SandboxRegistry()
         self.delay = delay
         self.trusted = trusted
@@ -155,14 +162,16 @@ class StandIn:
             return _fault("WS-Security: certificate not registered")
         if self.delay:
             self.released.wait(self.delay)
-        rut = envelope.findtext(f"{{{SOAP_ENV}}}Body/{{{NAMESPACE}}}WS_PersonaGetActEmpresarial.Execute"
-                                f"/{{{NAMESPACE}}}Rut") or ""
+        rut = (
+            envelope.findtext(
+                f"{{{SOAP_ENV}}}Body/{{{NAMESPACE}}}WS_PersonaGetActEmpresarial.Execute/{{{NAMESPACE}}}Rut"
+            )
+            or ""
+        )
         try:
             data = build_persona_xml(self.registry.consulta_datos_entidad(rut.strip()))
         except DgiError:
-            data = build_error_xml("14", "Error al consumir el Servicio Web",
-                                   "RUT no disponible para pruebas")
-        answer = etree.Element(f"{{{NAMESPACE}}}WS_PersonaGetActEmpresarial.ExecuteResponse",
-                               nsmap={None: NAMESPACE})
+            data = build_error_xml("14", "Error al consumir el Servicio Web", "RUT no disponible para pruebas")
+        answer = etree.Element(f"{{{NAMESPACE}}}WS_PersonaGetActEmpresarial.ExecuteResponse", nsmap={None: NAMESPACE})
         etree.SubElement(answer, f"{{{NAMESPACE}}}Data").text = data
         return Response(_envelope(answer), content_type="text/xml; charset=utf-8")

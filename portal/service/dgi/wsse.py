@@ -33,15 +33,22 @@ WSSE = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secex
 WSU = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"
 EXC_C14N = "http://www.w3.org/2001/10/xml-exc-c14n#"
 X509_TOKEN = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-x509-token-profile-1.0#X509v3"  # noqa: S105
-BASE64_ENCODING = ("http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0"
-                   "#Base64Binary")
+BASE64_ENCODING = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary"
 
 # name -> (SignatureMethod, DigestMethod, hash, xmlsec transform)
 ALGORITHMS = {
-    "sha256": ("http://www.w3.org/2001/04/xmldsig-more#rsa-sha256", "http://www.w3.org/2001/04/xmlenc#sha256",
-               hashlib.sha256, xmlsec.Transform.RSA_SHA256),
-    "sha1": ("http://www.w3.org/2000/09/xmldsig#rsa-sha1", "http://www.w3.org/2000/09/xmldsig#sha1",
-             hashlib.sha1, xmlsec.Transform.RSA_SHA1),
+    "sha256": (
+        "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256",
+        "http://www.w3.org/2001/04/xmlenc#sha256",
+        hashlib.sha256,
+        xmlsec.Transform.RSA_SHA256,
+    ),
+    "sha1": (
+        "http://www.w3.org/2000/09/xmldsig#rsa-sha1",
+        "http://www.w3.org/2000/09/xmldsig#sha1",
+        hashlib.sha1,
+        xmlsec.Transform.RSA_SHA1,
+    ),
 }
 
 
@@ -98,13 +105,13 @@ def sign_envelope(envelope: etree._Element, key: xmlsec.Key, certificate_der: by
     etree.cleanup_namespaces(envelope, top_nsmap={"wsu": WSU})
 
     token_id = f"X509-{uuid.uuid4()}"
-    token = etree.SubElement(security, _q(WSSE, "BinarySecurityToken"),
-                             {"EncodingType": BASE64_ENCODING, "ValueType": X509_TOKEN})
+    token = etree.SubElement(
+        security, _q(WSSE, "BinarySecurityToken"), {"EncodingType": BASE64_ENCODING, "ValueType": X509_TOKEN}
+    )
     token.set(_q(WSU, "Id"), token_id)
     token.text = base64.b64encode(certificate_der).decode("ascii")
 
-    signature = etree.SubElement(security, _q(DS, "Signature"), {"Id": f"SIG-{uuid.uuid4()}"},
-                                 nsmap={"ds": DS})
+    signature = etree.SubElement(security, _q(DS, "Signature"), {"Id": f"SIG-{uuid.uuid4()}"}, nsmap={"ds": DS})
     signed_info = etree.SubElement(signature, _q(DS, "SignedInfo"))
     etree.SubElement(signed_info, _q(DS, "CanonicalizationMethod"), {"Algorithm": EXC_C14N})
     etree.SubElement(signed_info, _q(DS, "SignatureMethod"), {"Algorithm": signature_method})

@@ -27,20 +27,34 @@ def _plain(value: Any) -> Any:
 
 def diff(before: dict[str, Any], after: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """{field: {"antes": old, "despues": new}} for each field whose value changed."""
-    return {name: {"antes": _plain(before.get(name)), "despues": _plain(value)}
-            for name, value in after.items() if before.get(name) != value}
+    return {
+        name: {"antes": _plain(before.get(name)), "despues": _plain(value)}
+        for name, value in after.items()
+        if before.get(name) != value
+    }
 
 
-def record(session: Session, principal: Principal, action: str, changes: dict[str, Any],
-           target: str | None = None) -> None:
+def record(
+    session: Session, principal: Principal, action: str, changes: dict[str, Any], target: str | None = None
+) -> None:
     """Add an event to the caller's transaction. `changes` must never hold a secret or key material."""
-    session.add(AuditEvent(company_id=principal.company_id, actor=principal.actor, action=action,
-                           target=target, changes=changes))
+    session.add(
+        AuditEvent(
+            company_id=principal.company_id, actor=principal.actor, action=action, target=target, changes=changes
+        )
+    )
 
 
 def list_events(principal: Principal) -> AuditList:
     events = db.session().scalars(
-        select(AuditEvent).where(AuditEvent.company_id == principal.company_id)
-        .order_by(AuditEvent.id.desc()).limit(MAX_LISTED))
-    return AuditList(eventos=[AuditEventOut(fecha=aware(e.at), actor=e.actor, accion=e.action, objeto=e.target,
-                                            cambios=e.changes) for e in events])
+        select(AuditEvent)
+        .where(AuditEvent.company_id == principal.company_id)
+        .order_by(AuditEvent.id.desc())
+        .limit(MAX_LISTED)
+    )
+    return AuditList(
+        eventos=[
+            AuditEventOut(fecha=aware(e.at), actor=e.actor, accion=e.action, objeto=e.target, cambios=e.changes)
+            for e in events
+        ]
+    )

@@ -55,8 +55,7 @@ def create(principal: Principal, body: BranchIn) -> BranchOut:
         session.add(branch)
         _single_default(existing, branch)
         session.flush()
-        audit.record(session, principal, "sucursal_creada", _values(branch),
-                     target=f"{branch.codigo} {branch.nombre}")
+        audit.record(session, principal, "sucursal_creada", _values(branch), target=f"{branch.codigo} {branch.nombre}")
         result = _present(branch)
     return result
 
@@ -99,9 +98,13 @@ def for_receipt(session: Session, company: Company, code: int | None) -> dict[st
     """The Issuer's branch fields (sucursal, cdg_dgi_sucursal, domicilio_fiscal, ciudad, departamento)."""
     branches = _all(session, company.id)
     if not branches and code in (None, company.cdg_dgi_sucursal):
-        return {"sucursal": company.sucursal, "cdg_dgi_sucursal": company.cdg_dgi_sucursal,
-                "domicilio_fiscal": company.domicilio_fiscal, "ciudad": company.ciudad,
-                "departamento": company.departamento}
+        return {
+            "sucursal": company.sucursal,
+            "cdg_dgi_sucursal": company.cdg_dgi_sucursal,
+            "domicilio_fiscal": company.domicilio_fiscal,
+            "ciudad": company.ciudad,
+            "departamento": company.departamento,
+        }
     if code is None:
         chosen = next((b for b in branches if b.predeterminada), branches[0])
     else:
@@ -109,5 +112,10 @@ def for_receipt(session: Session, company: Company, code: int | None) -> dict[st
     if chosen is None:
         message = f"La empresa no tiene una sucursal con el código {code}."
         raise ValidationFailed([FieldError("cdgDGISucur", "sucursal_inexistente", message)], message=message)
-    return {"sucursal": chosen.nombre, "cdg_dgi_sucursal": chosen.codigo, "domicilio_fiscal": chosen.domicilio,
-            "ciudad": chosen.ciudad, "departamento": chosen.departamento}
+    return {
+        "sucursal": chosen.nombre,
+        "cdg_dgi_sucursal": chosen.codigo,
+        "domicilio_fiscal": chosen.domicilio,
+        "ciudad": chosen.ciudad,
+        "departamento": chosen.departamento,
+    }

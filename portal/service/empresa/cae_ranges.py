@@ -31,18 +31,33 @@ def present(record: CaeRangeRecord) -> CaeOut:
         state = "vencido"
     else:
         state = "por_vencer" if days_left < EXPIRY_WARNING_DAYS else "vigente"
-    return CaeOut(id=record.id, caeId=record.cae_id, tipoCFE=record.tipo_cfe, serie=record.serie,
-                  desde=record.dnro, hasta=record.hnro, proximo=min(record.next_nro, record.hnro),
-                  restantes=record.remaining, fechaAutorizacion=record.fecha_autorizacion,
-                  vencimiento=record.vencimiento, diasRestantes=days_left, estado=state,
-                  caeEspecial=record.cae_especial, origen=record.source)
+    return CaeOut(
+        id=record.id,
+        caeId=record.cae_id,
+        tipoCFE=record.tipo_cfe,
+        serie=record.serie,
+        desde=record.dnro,
+        hasta=record.hnro,
+        proximo=min(record.next_nro, record.hnro),
+        restantes=record.remaining,
+        fechaAutorizacion=record.fecha_autorizacion,
+        vencimiento=record.vencimiento,
+        diasRestantes=days_left,
+        estado=state,
+        caeEspecial=record.cae_especial,
+        origen=record.source,
+    )
 
 
 def company_ranges(company_id: int) -> list[CaeRangeRecord]:
     """The company's CAE ranges by type, serie and first number."""
-    return list(db.session().scalars(
-        select(CaeRangeRecord).where(CaeRangeRecord.company_id == company_id)
-        .order_by(CaeRangeRecord.tipo_cfe, CaeRangeRecord.serie, CaeRangeRecord.dnro)))
+    return list(
+        db.session().scalars(
+            select(CaeRangeRecord)
+            .where(CaeRangeRecord.company_id == company_id)
+            .order_by(CaeRangeRecord.tipo_cfe, CaeRangeRecord.serie, CaeRangeRecord.dnro)
+        )
+    )
 
 
 def list_ranges(principal: Principal) -> CaeList:
@@ -58,35 +73,59 @@ def upload(principal: Principal, xml: bytes) -> tuple[CaeOut, bool]:
     if not xml:
         raise _invalid("requerido", "Adjuntá el archivo de CAE que descargaste de DGI.")
     if len(xml) > CAE_MAX_BYTES:
-        raise ApiError(f"El archivo de CAE supera los {CAE_MAX_BYTES // 1024} KB.", code="archivo_muy_grande",
-                       status=413)
+        raise ApiError(
+            f"El archivo de CAE supera los {CAE_MAX_BYTES // 1024} KB.", code="archivo_muy_grande", status=413
+        )
     try:
         cae = parse_cae(xml, strict=True)
     except XmlInputError:
-        raise _invalid("xml_invalido", "El archivo no es un XML legible: subí el CAE tal como lo descargaste "
-                                       "de DGI.") from None
+        raise _invalid(
+            "xml_invalido", "El archivo no es un XML legible: subí el CAE tal como lo descargaste de DGI."
+        ) from None
     except CaeError:
         # The parser's and the XSD's own words are English and technical: the person needs only this.
-        raise _invalid("cae_invalido", "El archivo no es un CAE válido de DGI (no cumple el formato CAE.xsd): "
-                                       "subilo tal como lo descargaste, sin editarlo.") from None
+        raise _invalid(
+            "cae_invalido",
+            "El archivo no es un CAE válido de DGI (no cumple el formato CAE.xsd): "
+            "subilo tal como lo descargaste, sin editarlo.",
+        ) from None
     with db.write_transaction() as session:
         company = session.get(Company, principal.company_id)
         if cae.rut != company.rut:
             raise _invalid("otro_rut", f"El CAE es del RUT {cae.rut}, no del de la empresa ({company.rut}).")
         if cae.vencimiento < today_montevideo():
             raise _invalid("vencido", f"El CAE venció el {cae.vencimiento:%d/%m/%Y}.")
-        overlapping = session.scalar(select(CaeRangeRecord).where(
-            CaeRangeRecord.company_id == company.id, CaeRangeRecord.tipo_cfe == cae.tipo_cfe,
-            CaeRangeRecord.serie == cae.serie, CaeRangeRecord.cae_id != cae.cae_id,
-            CaeRangeRecord.dnro <= cae.hnro, CaeRangeRecord.hnro >= cae.dnro))
+        overlapping = session.scalar(
+            select(CaeRangeRecord).where(
+                CaeRangeRecord.company_id == company.id,
+                CaeRangeRecord.tipo_cfe == cae.tipo_cfe,
+                CaeRangeRecord.serie == cae.serie,
+                CaeRangeRecord.cae_id != cae.cae_id,
+                CaeRangeRecord.dnro <= cae.hnro,
+                CaeRangeRecord.hnro >= cae.dnro,
+            )
+        )
         if overlapping is not None:
-            raise _invalid("superpuesto", f"Los números {cae.dnro} a {cae.hnro} de la serie {cae.serie} se superponen "
-                                          f"con el CAE {overlapping.cae_id} ({overlapping.dnro} a {overlapping.hnro}).")
+            raise _invalid(
+                "superpuesto",
+                f"Los números {cae.dnro} a {cae.hnro} de la serie {cae.serie} se superponen "
+                f"con el CAE {overlapping.cae_id} ({overlapping.dnro} a {overlapping.hnro}).",
+            )
         record, created = import_range(session, company, cae, xml)
         session.flush()
         if created:
-            audit.record(session, principal, "cae_cargado",
-                         {"tipoCFE": cae.tipo_cfe, "serie": cae.serie, "desde": cae.dnro, "hasta": cae.hnro,
-                          "vencimiento": cae.vencimiento.isoformat()}, target=str(cae.cae_id))
+            audit.record(
+                session,
+                principal,
+                "cae_cargado",
+                {
+                    "tipoCFE": cae.tipo_cfe,
+                    "serie": cae.serie,
+                    "desde": cae.dnro,
+                    "hasta": cae.hnro,
+                    "vencimiento": cae.vencimiento.isoformat(),
+                },
+                target=str(cae.cae_id),
+            )
         result = present(record)
     return result, created

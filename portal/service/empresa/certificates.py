@@ -37,15 +37,29 @@ def present(cert: Certificate, now: datetime | None = None) -> CertificateOut:
         state = "no_vigente"
     else:
         state = "por_vencer" if days_left < EXPIRY_WARNING_DAYS else "vigente"
-    return CertificateOut(id=cert.id, nombre=cert.name, sujeto=cert.subject, emisor=cert.issuer, serie=cert.serial,
-                          rut=certificate_info(cert.cert_pem.encode()).rut, desde=not_before, hasta=not_after,
-                          diasRestantes=days_left, estado=state)
+    return CertificateOut(
+        id=cert.id,
+        nombre=cert.name,
+        sujeto=cert.subject,
+        emisor=cert.issuer,
+        serie=cert.serial,
+        rut=certificate_info(cert.cert_pem.encode()).rut,
+        desde=not_before,
+        hasta=not_after,
+        diasRestantes=days_left,
+        estado=state,
+    )
 
 
 def company_certificates(company_id: int) -> list[Certificate]:
     """The company's certificates, the one that expires last first."""
-    return list(db.session().scalars(select(Certificate).where(Certificate.company_id == company_id)
-                                     .order_by(Certificate.not_after.desc(), Certificate.id.desc())))
+    return list(
+        db.session().scalars(
+            select(Certificate)
+            .where(Certificate.company_id == company_id)
+            .order_by(Certificate.not_after.desc(), Certificate.id.desc())
+        )
+    )
 
 
 def list_certificates(principal: Principal) -> CertificateList:
@@ -61,8 +75,9 @@ def upload(principal: Principal, data: bytes | None, password: str, name: str | 
     if not data:
         raise _invalid("archivo", "requerido", "Adjuntá el archivo .p12 del certificado.")
     if len(data) > CERTIFICATE_MAX_BYTES:
-        raise ApiError(f"El certificado supera los {CERTIFICATE_MAX_BYTES // 1024} KB.",
-                       code="archivo_muy_grande", status=413)
+        raise ApiError(
+            f"El certificado supera los {CERTIFICATE_MAX_BYTES // 1024} KB.", code="archivo_muy_grande", status=413
+        )
     if len(password) > PASSWORD_LENGTH:
         raise _invalid("password", "longitud", "La contraseña es demasiado larga.")
     if name is not None and not 1 <= len(name.strip()) <= NAME_LENGTH:
@@ -71,8 +86,11 @@ def upload(principal: Principal, data: bytes | None, password: str, name: str | 
         key_pem, cert_pem, info = load_pkcs12(data, password.encode() or None)
     except (ValueError, TypeError, UnsupportedAlgorithm):
         # cryptography says the same for a wrong password and for a file that is not PKCS#12.
-        raise _invalid("password", "no_abre", "No se pudo abrir el certificado: revisá la contraseña y que el "
-                                              "archivo sea un .p12 o .pfx.") from None
+        raise _invalid(
+            "password",
+            "no_abre",
+            "No se pudo abrir el certificado: revisá la contraseña y que el archivo sea un .p12 o .pfx.",
+        ) from None
     with db.write_transaction() as session:
         company = session.get(Company, principal.company_id)
         if info.rut != company.rut:
@@ -83,14 +101,20 @@ def upload(principal: Principal, data: bytes | None, password: str, name: str | 
             raise _invalid("archivo", "vencido", f"El certificado venció el {info.not_after:%d/%m/%Y}.")
         if len(info.subject) > SUBJECT_LENGTH or len(info.issuer) > SUBJECT_LENGTH:
             raise _invalid("archivo", "demasiado_largo", "El sujeto o el emisor del certificado es demasiado largo.")
-        if session.scalar(select(Certificate.id).where(Certificate.company_id == company.id,
-                                                       Certificate.serial == str(info.serial))):
+        if session.scalar(
+            select(Certificate.id).where(Certificate.company_id == company.id, Certificate.serial == str(info.serial))
+        ):
             raise Conflict("Ese certificado ya está cargado.", code="certificado_duplicado")
-        cert = store_certificate(session, company, (name or "").strip() or info.subject[:NAME_LENGTH],
-                                 key_pem, cert_pem)
+        cert = store_certificate(
+            session, company, (name or "").strip() or info.subject[:NAME_LENGTH], key_pem, cert_pem
+        )
         session.flush()
         result = present(cert, now)
-        audit.record(session, principal, "certificado_cargado",
-                     {"sujeto": info.subject, "serie": str(info.serial), "hasta": info.not_after.isoformat()},
-                     target=cert.name)
+        audit.record(
+            session,
+            principal,
+            "certificado_cargado",
+            {"sujeto": info.subject, "serie": str(info.serial), "hasta": info.not_after.isoformat()},
+            target=cert.name,
+        )
     return result

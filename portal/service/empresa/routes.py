@@ -42,24 +42,49 @@ def _unsupported(expected: str) -> ApiError:
     return ApiError(f"El cuerpo debe ser {expected}.", code="unsupported_media_type", status=415)
 
 
-@operation(bp, "GET", "/configuracion", tag=TAG, summary="Ver los datos fiscales de la empresa", auth=AUTH,
-           roles=ALL_ROLES, responses={200: SettingsOut})
+@operation(
+    bp,
+    "GET",
+    "/configuracion",
+    tag=TAG,
+    summary="Ver los datos fiscales de la empresa",
+    auth=AUTH,
+    roles=ALL_ROLES,
+    responses={200: SettingsOut},
+)
 def get_settings(principal: Principal):
     """Régimen, norma de exoneración, resolución o fecha de ingreso, IVA al día, URL de verificación de
     e-Tickets, formato de papel y el logo cargado (solo sus datos; la imagen está en `/logo`)."""
     return settings.read(principal)
 
 
-@operation(bp, "PUT", "/configuracion", tag=TAG, summary="Cambiar los datos fiscales de la empresa", auth=AUTH,
-           roles=ADMINS, body=SettingsIn, responses={200: SettingsOut})
+@operation(
+    bp,
+    "PUT",
+    "/configuracion",
+    tag=TAG,
+    summary="Cambiar los datos fiscales de la empresa",
+    auth=AUTH,
+    roles=ADMINS,
+    body=SettingsIn,
+    responses={200: SettingsOut},
+)
 def put_settings(principal: Principal, body: SettingsIn):
     """Reemplaza los datos fiscales (los que no se envían vuelven a su valor por defecto). Valen para los
     comprobantes que se emitan desde ahora. Cada cambio queda en la auditoría con su valor anterior."""
     return settings.update(principal, body)
 
 
-@operation(bp, "GET", "/sucursales", tag=TAG, summary="Listar las sucursales", auth=(JWT, API_KEY),
-           roles=ALL_ROLES, responses={200: BranchList})
+@operation(
+    bp,
+    "GET",
+    "/sucursales",
+    tag=TAG,
+    summary="Listar las sucursales",
+    auth=(JWT, API_KEY),
+    roles=ALL_ROLES,
+    responses={200: BranchList},
+)
 def list_branches(principal: Principal):
     """Las sucursales registradas en DGI, por código. Un comprobante se emite desde la predeterminada, o
     desde la que indique su campo `cdgDGISucur`. También con una clave de API, para que el sistema que
@@ -67,17 +92,35 @@ def list_branches(principal: Principal):
     return branches.list_branches(principal)
 
 
-@operation(bp, "POST", "/sucursales", tag=TAG, summary="Agregar una sucursal", auth=AUTH, roles=ADMINS,
-           body=BranchIn, responses={201: BranchOut})
+@operation(
+    bp,
+    "POST",
+    "/sucursales",
+    tag=TAG,
+    summary="Agregar una sucursal",
+    auth=AUTH,
+    roles=ADMINS,
+    body=BranchIn,
+    responses={201: BranchOut},
+)
 def create_branch(principal: Principal, body: BranchIn):
     """Agrega una sucursal con su código de DGI (0-9999, único en la empresa). La primera queda como
     predeterminada; marcar otra como predeterminada desmarca la anterior."""
     return branches.create(principal, body), 201
 
 
-@operation(bp, "PUT", "/sucursales/<int:branch_id>", tag=TAG, summary="Cambiar una sucursal", auth=AUTH,
-           roles=ADMINS, body=BranchIn, responses={200: BranchOut, 404: "No existe esa sucursal en la empresa."},
-           path_params={"branch_id": "Identificador de la sucursal, como lo da la lista."})
+@operation(
+    bp,
+    "PUT",
+    "/sucursales/<int:branch_id>",
+    tag=TAG,
+    summary="Cambiar una sucursal",
+    auth=AUTH,
+    roles=ADMINS,
+    body=BranchIn,
+    responses={200: BranchOut, 404: "No existe esa sucursal en la empresa."},
+    path_params={"branch_id": "Identificador de la sucursal, como lo da la lista."},
+)
 def update_branch(principal: Principal, body: BranchIn, branch_id: int):
     """Reemplaza los datos de una sucursal. Para dejar de usar una como predeterminada, marcá otra."""
     return branches.update(principal, branch_id, body)
@@ -86,10 +129,19 @@ def update_branch(principal: Principal, body: BranchIn, branch_id: int):
 _IMAGE = {"schema": {"type": "string", "contentMediaType": "image/png"}}
 
 
-@operation(bp, "GET", "/logo", tag=TAG, summary="Descargar el logo", auth=AUTH, roles=ALL_ROLES,
-           responses={200: {"description": "La imagen, PNG o JPEG.",
-                            "content": {"image/png": _IMAGE, "image/jpeg": _IMAGE}},
-                      404: "La empresa no cargó un logo."})
+@operation(
+    bp,
+    "GET",
+    "/logo",
+    tag=TAG,
+    summary="Descargar el logo",
+    auth=AUTH,
+    roles=ALL_ROLES,
+    responses={
+        200: {"description": "La imagen, PNG o JPEG.", "content": {"image/png": _IMAGE, "image/jpeg": _IMAGE}},
+        404: "La empresa no cargó un logo.",
+    },
+)
 def get_logo(principal: Principal):
     """El logo tal como se cargó."""
     found = settings.logo_image(principal)
@@ -100,11 +152,21 @@ def get_logo(principal: Principal):
     return response
 
 
-@operation(bp, "PUT", "/logo", tag=TAG, summary="Cargar el logo", auth=AUTH, roles=ADMINS,
-           raw_body={"image/png": _IMAGE, "image/jpeg": {"schema": {"type": "string",
-                                                                     "contentMediaType": "image/jpeg"}}},
-           responses={200: LogoOut, 413: f"La imagen supera los {LOGO_MAX_BYTES // 1024} KB.",
-                      415: "No es image/png ni image/jpeg."})
+@operation(
+    bp,
+    "PUT",
+    "/logo",
+    tag=TAG,
+    summary="Cargar el logo",
+    auth=AUTH,
+    roles=ADMINS,
+    raw_body={"image/png": _IMAGE, "image/jpeg": {"schema": {"type": "string", "contentMediaType": "image/jpeg"}}},
+    responses={
+        200: LogoOut,
+        413: f"La imagen supera los {LOGO_MAX_BYTES // 1024} KB.",
+        415: "No es image/png ni image/jpeg.",
+    },
+)
 def put_logo(principal: Principal):
     """Carga (o reemplaza) el logo que se imprime en los comprobantes, a lo sumo en 1/5 de la página. PNG
     o JPEG, hasta 512 KB y entre 16 y 4000 píxeles por lado; la imagen se decodifica entera al cargarla,
@@ -114,39 +176,74 @@ def put_logo(principal: Principal):
     return settings.put_logo(principal, request.get_data()).logo
 
 
-@operation(bp, "DELETE", "/logo", tag=TAG, summary="Quitar el logo", auth=AUTH, roles=ADMINS,
-           responses={204: None})
+@operation(bp, "DELETE", "/logo", tag=TAG, summary="Quitar el logo", auth=AUTH, roles=ADMINS, responses={204: None})
 def delete_logo(principal: Principal):
     """Los comprobantes se imprimen sin logo desde ahora. Quitar un logo que no hay no cambia nada."""
     settings.delete_logo(principal)
     return Response(status=204)
 
 
-@operation(bp, "GET", "/certificados", tag=TAG, summary="Listar los certificados de firma", auth=AUTH,
-           roles=ALL_ROLES, responses={200: CertificateList})
+@operation(
+    bp,
+    "GET",
+    "/certificados",
+    tag=TAG,
+    summary="Listar los certificados de firma",
+    auth=AUTH,
+    roles=ALL_ROLES,
+    responses={200: CertificateList},
+)
 def list_certificates(principal: Principal):
     """Sujeto, número de serie, vigencia y días que le quedan a cada certificado; `estado` es `por_vencer`
     cuando vence dentro de 30 días. Firma el vigente que vence último."""
     return certificates.list_certificates(principal)
 
 
-_P12_FORM = {"multipart/form-data": {
-    "schema": {"type": "object", "required": ["archivo"], "properties": {
-        "archivo": {"type": "string", "format": "binary",
-                    "description": f"El archivo .p12 o .pfx, hasta {CERTIFICATE_MAX_BYTES // 1024} KB."},
-        "password": {"type": "string", "format": "password", "maxLength": 200,
-                     "description": "La contraseña del archivo (vacía si no tiene)."},
-        "nombre": {"type": "string", "maxLength": 120, "description": "Para reconocerlo; por defecto, su sujeto."},
-    }},
-    "encoding": {"archivo": {"contentType": "application/octet-stream"}},
-}}
+_P12_FORM = {
+    "multipart/form-data": {
+        "schema": {
+            "type": "object",
+            "required": ["archivo"],
+            "properties": {
+                "archivo": {
+                    "type": "string",
+                    "format": "binary",
+                    "description": f"El archivo .p12 o .pfx, hasta {CERTIFICATE_MAX_BYTES // 1024} KB.",
+                },
+                "password": {
+                    "type": "string",
+                    "format": "password",
+                    "maxLength": 200,
+                    "description": "La contraseña del archivo (vacía si no tiene).",
+                },
+                "nombre": {
+                    "type": "string",
+                    "maxLength": 120,
+                    "description": "Para reconocerlo; por defecto, su sujeto.",
+                },
+            },
+        },
+        "encoding": {"archivo": {"contentType": "application/octet-stream"}},
+    }
+}
 
 
-@operation(bp, "POST", "/certificados", tag=TAG, summary="Cargar un certificado de firma", auth=AUTH,
-           roles=ADMINS, raw_body=_P12_FORM,
-           responses={201: CertificateOut, 409: "Ese certificado ya está cargado.",
-                      413: f"El archivo supera los {CERTIFICATE_MAX_BYTES // 1024} KB.",
-                      415: "El cuerpo no es multipart/form-data."})
+@operation(
+    bp,
+    "POST",
+    "/certificados",
+    tag=TAG,
+    summary="Cargar un certificado de firma",
+    auth=AUTH,
+    roles=ADMINS,
+    raw_body=_P12_FORM,
+    responses={
+        201: CertificateOut,
+        409: "Ese certificado ya está cargado.",
+        413: f"El archivo supera los {CERTIFICATE_MAX_BYTES // 1024} KB.",
+        415: "El cuerpo no es multipart/form-data.",
+    },
+)
 def upload_certificate(principal: Principal):
     """Carga el certificado de firma de la empresa (PKCS#12 con su contraseña). Se rechaza (422) si la
     contraseña no lo abre, si su SERIALNUMBER no es el RUT de la empresa o si ya venció. La clave privada
@@ -159,21 +256,42 @@ def upload_certificate(principal: Principal):
     return certificates.upload(principal, data, password, request.form.get("nombre")), 201
 
 
-@operation(bp, "GET", "/cae", tag=TAG, summary="Listar los rangos de CAE", auth=AUTH, roles=ALL_ROLES,
-           responses={200: CaeList})
+@operation(
+    bp, "GET", "/cae", tag=TAG, summary="Listar los rangos de CAE", auth=AUTH, roles=ALL_ROLES, responses={200: CaeList}
+)
 def list_cae(principal: Principal):
     """Cada CAE con su tipo de CFE, serie, números (desde, hasta, próximo), cuántos quedan, vencimiento y
     `estado`: `por_vencer` dentro de 30 días, `vencido`, `agotado`."""
     return cae_ranges.list_ranges(principal)
 
 
-@operation(bp, "POST", "/cae", tag=TAG, summary="Cargar un archivo de CAE de DGI", auth=AUTH, roles=ADMINS,
-           raw_body={"application/xml": {"schema": {"type": "string", "maxLength": CAE_MAX_BYTES,
-                                                    "description": "El XML de CAE tal como lo entrega DGI."}}},
-           responses={201: CaeOut, 200: {"description": "Ese CAE ya estaba cargado; se devuelve como está.",
-                                         "content": {"application/json": {
-                                             "schema": {"$ref": "#/components/schemas/CaeOut"}}}},
-                      413: f"El archivo supera los {CAE_MAX_BYTES // 1024} KB.", 415: "El cuerpo no es XML."})
+@operation(
+    bp,
+    "POST",
+    "/cae",
+    tag=TAG,
+    summary="Cargar un archivo de CAE de DGI",
+    auth=AUTH,
+    roles=ADMINS,
+    raw_body={
+        "application/xml": {
+            "schema": {
+                "type": "string",
+                "maxLength": CAE_MAX_BYTES,
+                "description": "El XML de CAE tal como lo entrega DGI.",
+            }
+        }
+    },
+    responses={
+        201: CaeOut,
+        200: {
+            "description": "Ese CAE ya estaba cargado; se devuelve como está.",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CaeOut"}}},
+        },
+        413: f"El archivo supera los {CAE_MAX_BYTES // 1024} KB.",
+        415: "El cuerpo no es XML.",
+    },
+)
 def upload_cae(principal: Principal):
     """Carga el archivo de CAE que DGI entrega (un rango de números para un tipo de CFE y una serie). Se
     valida contra CAE.xsd 1.44.2; se rechaza (422) si es de otro RUT, si ya venció o si sus números se
@@ -184,8 +302,16 @@ def upload_cae(principal: Principal):
     return result, 201 if created else 200
 
 
-@operation(bp, "GET", "/resumen", tag=TAG, summary="Ver el día de la empresa de un vistazo", auth=(JWT, API_KEY),
-           roles=ALL_ROLES, responses={200: SummaryOut})
+@operation(
+    bp,
+    "GET",
+    "/resumen",
+    tag=TAG,
+    summary="Ver el día de la empresa de un vistazo",
+    auth=(JWT, API_KEY),
+    roles=ALL_ROLES,
+    responses={200: SummaryOut},
+)
 def get_summary(principal: Principal):
     """Los comprobantes con fecha de hoy (hora de Montevideo) por tipo y moneda, con lo facturado neto por
     moneda; cuántos comprobantes hay en cada estado ante DGI, cuántos esperan respuesta y los últimos
@@ -195,8 +321,16 @@ def get_summary(principal: Principal):
     return summary.day_summary(principal)
 
 
-@operation(bp, "GET", "/auditoria", tag=TAG, summary="Ver la auditoría de la configuración", auth=AUTH,
-           roles=READERS, responses={200: AuditList})
+@operation(
+    bp,
+    "GET",
+    "/auditoria",
+    tag=TAG,
+    summary="Ver la auditoría de la configuración",
+    auth=AUTH,
+    roles=READERS,
+    responses={200: AuditList},
+)
 def list_audit(principal: Principal):
     """Cada cambio de datos fiscales, sucursales, logo, certificados y CAE: quién, cuándo, qué y los valores
     antes y después. Nunca contraseñas ni claves."""

@@ -38,30 +38,57 @@ class _In(BaseModel):
 class SettingsIn(_In):
     """Los datos fiscales que se imprimen y que deciden las reglas: se reemplazan todos juntos."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, json_schema_extra={"examples": [
-        {"regimen": "general", "resolucion": "1234/2020", "ivaAlDia": True,
-         "urlVerificacion": "https://demo.uy/cfe", "formatoPapel": "a4"},
-        {"regimen": "exonerado", "normaExoneracion": "Ley 18.083 art. 19", "fechaEmisor": "2021-03-01",
-         "ivaAlDia": True, "formatoPapel": "80mm"},
-    ]})
+    model_config = ConfigDict(
+        extra="forbid",
+        str_strip_whitespace=True,
+        json_schema_extra={
+            "examples": [
+                {
+                    "regimen": "general",
+                    "resolucion": "1234/2020",
+                    "ivaAlDia": True,
+                    "urlVerificacion": "https://demo.uy/cfe",
+                    "formatoPapel": "a4",
+                },
+                {
+                    "regimen": "exonerado",
+                    "normaExoneracion": "Ley 18.083 art. 19",
+                    "fechaEmisor": "2021-03-01",
+                    "ivaAlDia": True,
+                    "formatoPapel": "80mm",
+                },
+            ]
+        },
+    )
 
     regimen: Regimen = Field(description="General, IVA mínimo, Monotributo, Monotributo social MIDES o exonerado.")
     normaExoneracion: StrictStr | None = Field(  # noqa: N815 - the API's field names are lower camel case
-        None, min_length=1, max_length=100,
-        description="La norma que exonera; obligatoria si regimen es exonerado, y solo entonces.")
+        None,
+        min_length=1,
+        max_length=100,
+        description="La norma que exonera; obligatoria si regimen es exonerado, y solo entonces.",
+    )
     resolucion: StrictStr | None = Field(
-        None, max_length=11, examples=["1234/2020"],
+        None,
+        max_length=11,
+        examples=["1234/2020"],
         description="Resolución de DGI que autoriza a emitir (número/año); se imprime «Res. 1234/2020». "
-                    "Va esta o fechaEmisor, no las dos.")
+        "Va esta o fechaEmisor, no las dos.",
+    )
     fechaEmisor: date | None = Field(  # noqa: N815
-        None, description="Fecha en que la empresa ingresó al régimen de CFE; se imprime «Fecha emisor».")
+        None, description="Fecha en que la empresa ingresó al régimen de CFE; se imprime «Fecha emisor»."
+    )
     ivaAlDia: StrictBool = Field(  # noqa: N815
-        True, description="Si la empresa tiene la constancia de estar al día con IVA (no en Monotributo).")
+        True, description="Si la empresa tiene la constancia de estar al día con IVA (no en Monotributo)."
+    )
     urlVerificacion: StrictStr | None = Field(  # noqa: N815
-        None, max_length=200,
-        description="Página de la empresa donde verificar e-Tickets; sin ella se imprime www.dgi.gub.uy.")
+        None,
+        max_length=200,
+        description="Página de la empresa donde verificar e-Tickets; sin ella se imprime www.dgi.gub.uy.",
+    )
     formatoPapel: Paper = Field(  # noqa: N815
-        "a4", description="Formato de impresión por defecto; los rollos térmicos solo para e-Tickets y sus notas.")
+        "a4", description="Formato de impresión por defecto; los rollos térmicos solo para e-Tickets y sus notas."
+    )
 
     @field_validator("resolucion")
     @classmethod
@@ -123,12 +150,29 @@ BranchCode = Annotated[StrictInt, Field(ge=0, le=MAX_BRANCH_CODE, description="C
 class BranchIn(_In):
     """Una sucursal registrada en DGI: su código, nombre y el domicilio que se imprime."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, json_schema_extra={"examples": [
-        {"codigo": 2, "nombre": "Pocitos", "domicilio": "Av. Brasil 2890", "ciudad": "Montevideo",
-         "departamento": "Montevideo"},
-        {"codigo": 3, "nombre": "Punta del Este", "domicilio": "Gorlero 800", "ciudad": "Punta del Este",
-         "departamento": "Maldonado", "predeterminada": True},
-    ]})
+    model_config = ConfigDict(
+        extra="forbid",
+        str_strip_whitespace=True,
+        json_schema_extra={
+            "examples": [
+                {
+                    "codigo": 2,
+                    "nombre": "Pocitos",
+                    "domicilio": "Av. Brasil 2890",
+                    "ciudad": "Montevideo",
+                    "departamento": "Montevideo",
+                },
+                {
+                    "codigo": 3,
+                    "nombre": "Punta del Este",
+                    "domicilio": "Gorlero 800",
+                    "ciudad": "Punta del Este",
+                    "departamento": "Maldonado",
+                    "predeterminada": True,
+                },
+            ]
+        },
+    )
 
     codigo: BranchCode
     nombre: StrictStr = Field(min_length=1, max_length=20)
@@ -169,7 +213,8 @@ class CertificateOut(BaseModel):
     hasta: datetime
     diasRestantes: int = Field(description="Días hasta el vencimiento (negativo si ya venció).")  # noqa: N815
     estado: Literal["vigente", "por_vencer", "vencido", "no_vigente"] = Field(
-        description="por_vencer: vence dentro de 30 días.")
+        description="por_vencer: vence dentro de 30 días."
+    )
 
 
 class CertificateList(BaseModel):
@@ -221,6 +266,7 @@ class AuditList(BaseModel):
 
 # The day at a glance (GET /resumen) ---------------------------------------------------------------------------
 
+
 class TodayByType(BaseModel):
     """Los comprobantes de hoy de un tipo en una moneda."""
 
@@ -235,8 +281,10 @@ class TodayByCurrency(BaseModel):
 
     moneda: str
     cantidad: int
-    neto: Decimal = Field(description="e-Tickets y e-Facturas más sus notas de débito, menos sus notas de "
-                                      "crédito (MntPagar); sin e-Remitos ni e-Resguardos.")
+    neto: Decimal = Field(
+        description="e-Tickets y e-Facturas más sus notas de débito, menos sus notas de "
+        "crédito (MntPagar); sin e-Remitos ni e-Resguardos."
+    )
 
 
 class TodayOut(BaseModel):
@@ -277,34 +325,86 @@ class CaeInUse(CaeOut):
     """Un rango de CAE con el que todavía se puede numerar."""
 
     avisos: list[Literal["pocos_numeros", "por_vencer"]] = Field(
-        description="pocos_numeros: queda menos del 10 % del rango; por_vencer: vence dentro de 30 días.")
+        description="pocos_numeros: queda menos del 10 % del rango; por_vencer: vence dentro de 30 días."
+    )
 
 
 class SummaryOut(BaseModel):
     """El día de la empresa de un vistazo: comprobantes de hoy, estado ante DGI, CAE y certificados."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{
-        "hoy": {"fecha": "2025-06-02", "cantidad": 3,
-                "porTipo": [{"tipoCFE": 101, "moneda": "UYU", "cantidad": 2, "total": "376.00"},
-                            {"tipoCFE": 111, "moneda": "USD", "cantidad": 1, "total": "1500.00"}],
-                "porMoneda": [{"moneda": "UYU", "cantidad": 2, "neto": "376.00"},
-                              {"moneda": "USD", "cantidad": 1, "neto": "1500.00"}]},
-        "dgi": {"porEstado": [{"estado": "aceptado", "cantidad": 40}, {"estado": "rechazado", "cantidad": 1}],
-                "enEspera": 0, "rechazados": 1,
-                "ultimosRechazados": [{"id": "0123456789abcdef", "tipoCFE": 111, "serie": "A", "nro": 25,
-                                       "fecha": "2025-06-01", "estado": "rechazado"}]},
-        "cae": [{"id": 1, "caeId": 90250100010, "tipoCFE": 101, "serie": "A", "desde": 1, "hasta": 1000,
-                 "proximo": 951, "restantes": 50, "fechaAutorizacion": "2025-01-02", "vencimiento": "2026-12-31",
-                 "diasRestantes": 577, "estado": "vigente", "origen": "dgi", "avisos": ["pocos_numeros"]}],
-        "tiposSinCae": [],
-        "certificados": [{"id": 1, "nombre": "Demo S.A.", "sujeto": "CN=Demo S.A.", "emisor": "CN=Correo Uruguayo",
-                          "serie": "4242", "rut": "219999830019", "desde": "2025-01-01T00:00:00Z",
-                          "hasta": "2025-06-20T00:00:00Z", "diasRestantes": 18, "estado": "por_vencer"}],
-    }]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "hoy": {
+                        "fecha": "2025-06-02",
+                        "cantidad": 3,
+                        "porTipo": [
+                            {"tipoCFE": 101, "moneda": "UYU", "cantidad": 2, "total": "376.00"},
+                            {"tipoCFE": 111, "moneda": "USD", "cantidad": 1, "total": "1500.00"},
+                        ],
+                        "porMoneda": [
+                            {"moneda": "UYU", "cantidad": 2, "neto": "376.00"},
+                            {"moneda": "USD", "cantidad": 1, "neto": "1500.00"},
+                        ],
+                    },
+                    "dgi": {
+                        "porEstado": [{"estado": "aceptado", "cantidad": 40}, {"estado": "rechazado", "cantidad": 1}],
+                        "enEspera": 0,
+                        "rechazados": 1,
+                        "ultimosRechazados": [
+                            {
+                                "id": "0123456789abcdef",
+                                "tipoCFE": 111,
+                                "serie": "A",
+                                "nro": 25,
+                                "fecha": "2025-06-01",
+                                "estado": "rechazado",
+                            }
+                        ],
+                    },
+                    "cae": [
+                        {
+                            "id": 1,
+                            "caeId": 90250100010,
+                            "tipoCFE": 101,
+                            "serie": "A",
+                            "desde": 1,
+                            "hasta": 1000,
+                            "proximo": 951,
+                            "restantes": 50,
+                            "fechaAutorizacion": "2025-01-02",
+                            "vencimiento": "2026-12-31",
+                            "diasRestantes": 577,
+                            "estado": "vigente",
+                            "origen": "dgi",
+                            "avisos": ["pocos_numeros"],
+                        }
+                    ],
+                    "tiposSinCae": [],
+                    "certificados": [
+                        {
+                            "id": 1,
+                            "nombre": "Demo S.A.",
+                            "sujeto": "CN=Demo S.A.",
+                            "emisor": "CN=Correo Uruguayo",
+                            "serie": "4242",
+                            "rut": "219999830019",
+                            "desde": "2025-01-01T00:00:00Z",
+                            "hasta": "2025-06-20T00:00:00Z",
+                            "diasRestantes": 18,
+                            "estado": "por_vencer",
+                        }
+                    ],
+                }
+            ]
+        }
+    )
 
     hoy: TodayOut
     dgi: DgiSummaryOut
     cae: list[CaeInUse] = Field(description="Los rangos que todavía numeran: ni agotados ni vencidos.")
     tiposSinCae: list[int] = Field(  # noqa: N815
-        description="Tipos de CFE con CAE cargados pero ninguno utilizable (agotados o vencidos).")
+        description="Tipos de CFE con CAE cargados pero ninguno utilizable (agotados o vencidos)."
+    )
     certificados: list[CertificateOut] = Field(description="Del que vence último al que vence primero.")

@@ -33,16 +33,29 @@ def _settings(session: Session, company_id: int) -> CompanySettings:
 
 
 def _values(row: CompanySettings, company: Company) -> dict[str, Any]:
-    return {"regimen": row.regimen, "normaExoneracion": row.norma_exoneracion, "resolucion": row.resolucion,
-            "fechaEmisor": row.fecha_emisor, "ivaAlDia": row.iva_al_dia,
-            "urlVerificacion": company.verification_url, "formatoPapel": row.formato_papel}
+    return {
+        "regimen": row.regimen,
+        "normaExoneracion": row.norma_exoneracion,
+        "resolucion": row.resolucion,
+        "fechaEmisor": row.fecha_emisor,
+        "ivaAlDia": row.iva_al_dia,
+        "urlVerificacion": company.verification_url,
+        "formatoPapel": row.formato_papel,
+    }
 
 
 def _present(row: CompanySettings, company: Company) -> SettingsOut:
-    logo = (LogoOut(tipo=row.logo_tipo, bytes=len(row.logo), ancho=row.logo_ancho, alto=row.logo_alto)
-            if row.logo else None)
-    return SettingsOut(rut=company.rut, razonSocial=company.razon_social, logo=logo,
-                       actualizadoEn=aware(row.updated_at), actualizadoPor=row.updated_by, **_values(row, company))
+    logo = (
+        LogoOut(tipo=row.logo_tipo, bytes=len(row.logo), ancho=row.logo_ancho, alto=row.logo_alto) if row.logo else None
+    )
+    return SettingsOut(
+        rut=company.rut,
+        razonSocial=company.razon_social,
+        logo=logo,
+        actualizadoEn=aware(row.updated_at),
+        actualizadoPor=row.updated_by,
+        **_values(row, company),
+    )
 
 
 def read(principal: Principal) -> SettingsOut:
@@ -54,8 +67,9 @@ def update(principal: Principal, body: SettingsIn) -> SettingsOut:
     """Replace the settings; only an actual change is recorded."""
     problems = body.problems()
     if problems:
-        raise ValidationFailed([FieldError(field, "inconsistente", message) for field, message in problems],
-                               message=problems[0][1])
+        raise ValidationFailed(
+            [FieldError(field, "inconsistente", message) for field, message in problems], message=problems[0][1]
+        )
     with db.write_transaction() as session:
         company = session.get(Company, principal.company_id)
         row = _settings(session, company.id)
@@ -91,8 +105,10 @@ def _decode_logo(data: bytes) -> tuple[str, int, int]:
             if kind is None:
                 raise invalid("El logo tiene que ser una imagen PNG o JPEG.")
             if max(width, height) > LOGO_MAX_SIDE or min(width, height) < LOGO_MIN_SIDE:
-                raise invalid(f"El logo tiene que medir entre {LOGO_MIN_SIDE} y {LOGO_MAX_SIDE} píxeles por lado "
-                              f"(este mide {width}×{height}).")
+                raise invalid(
+                    f"El logo tiene que medir entre {LOGO_MIN_SIDE} y {LOGO_MAX_SIDE} píxeles por lado "
+                    f"(este mide {width}×{height})."
+                )
             image.load()  # the whole image, so a truncated or corrupt file is refused now, not when printing
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError):
         raise invalid("El archivo no es una imagen PNG o JPEG válida.") from None
@@ -140,6 +156,7 @@ def logo_image(principal: Principal) -> tuple[bytes, str] | None:
 
 # What the rest of the service reads -------------------------------------------------------------------------
 
+
 def company_logo(session: Session, company_id: int) -> bytes | None:
     """The logo's bytes (PNG or JPEG, already decoded once on upload), or None."""
     row = session.get(CompanySettings, company_id)
@@ -157,7 +174,12 @@ def issuer_fields(session: Session, company: Company, branch_code: int | None = 
     default branch when None). An unknown code is a 422 on `cdgDGISucur`."""
     row = _settings(session, company.id)
     branch = branches.for_receipt(session, company, branch_code)
-    return {**branch, "regimen": row.regimen, "norma_exoneracion": row.norma_exoneracion,
-            "resolucion": f"Res. {row.resolucion}" if row.resolucion else None,
-            "fecha_emisor": row.fecha_emisor.isoformat() if row.fecha_emisor else None,
-            "iva_al_dia": row.iva_al_dia, "url_verificacion": company.verification_url}
+    return {
+        **branch,
+        "regimen": row.regimen,
+        "norma_exoneracion": row.norma_exoneracion,
+        "resolucion": f"Res. {row.resolucion}" if row.resolucion else None,
+        "fecha_emisor": row.fecha_emisor.isoformat() if row.fecha_emisor else None,
+        "iva_al_dia": row.iva_al_dia,
+        "url_verificacion": company.verification_url,
+    }

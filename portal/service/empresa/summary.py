@@ -39,8 +39,12 @@ CENT = Decimal("0.01")
 
 def day_summary(principal: Principal) -> SummaryOut:
     company_id = principal.company_id
-    return SummaryOut(hoy=_today(company_id), dgi=_dgi(company_id), **_cae(company_id),
-                      certificados=[certificates.present(c) for c in certificates.company_certificates(company_id)])
+    return SummaryOut(
+        hoy=_today(company_id),
+        dgi=_dgi(company_id),
+        **_cae(company_id),
+        certificados=[certificates.present(c) for c in certificates.company_certificates(company_id)],
+    )
 
 
 def _sign(tipo_cfe: int) -> int:
@@ -54,36 +58,58 @@ def _sign(tipo_cfe: int) -> int:
 
 def _today(company_id: int) -> TodayOut:
     today = today_montevideo()
-    rows = db.session().execute(
-        select(IssuedCfe.tipo_cfe, IssuedCfe.tpo_moneda, func.count(), func.sum(IssuedCfe.mnt_pagar))
-        .where(IssuedCfe.company_id == company_id, IssuedCfe.fch_emis == today)
-        .group_by(IssuedCfe.tipo_cfe, IssuedCfe.tpo_moneda)
-        .order_by(IssuedCfe.tipo_cfe, IssuedCfe.tpo_moneda)).all()
-    by_type = [TodayByType(tipoCFE=tipo, moneda=currency, cantidad=count, total=Decimal(str(total or 0)).quantize(CENT))
-               for tipo, currency, count, total in rows]
+    rows = (
+        db.session()
+        .execute(
+            select(IssuedCfe.tipo_cfe, IssuedCfe.tpo_moneda, func.count(), func.sum(IssuedCfe.mnt_pagar))
+            .where(IssuedCfe.company_id == company_id, IssuedCfe.fch_emis == today)
+            .group_by(IssuedCfe.tipo_cfe, IssuedCfe.tpo_moneda)
+            .order_by(IssuedCfe.tipo_cfe, IssuedCfe.tpo_moneda)
+        )
+        .all()
+    )
+    by_type = [
+        TodayByType(tipoCFE=tipo, moneda=currency, cantidad=count, total=Decimal(str(total or 0)).quantize(CENT))
+        for tipo, currency, count, total in rows
+    ]
     counts: dict[str, int] = defaultdict(int)
     net: dict[str, Decimal] = defaultdict(Decimal)
     for line in by_type:
         counts[line.moneda] += line.cantidad
         net[line.moneda] += _sign(line.tipoCFE) * line.total
-    return TodayOut(fecha=today, cantidad=sum(counts.values()), porTipo=by_type,
-                    porMoneda=[TodayByCurrency(moneda=m, cantidad=counts[m], neto=net[m]) for m in sorted(counts)])
+    return TodayOut(
+        fecha=today,
+        cantidad=sum(counts.values()),
+        porTipo=by_type,
+        porMoneda=[TodayByCurrency(moneda=m, cantidad=counts[m], neto=net[m]) for m in sorted(counts)],
+    )
 
 
 def _dgi(company_id: int) -> DgiSummaryOut:
     session = db.session()
     counts = session.execute(
-        select(IssuedCfe.dgi_status, func.count()).where(IssuedCfe.company_id == company_id)
-        .group_by(IssuedCfe.dgi_status).order_by(IssuedCfe.dgi_status)).all()
+        select(IssuedCfe.dgi_status, func.count())
+        .where(IssuedCfe.company_id == company_id)
+        .group_by(IssuedCfe.dgi_status)
+        .order_by(IssuedCfe.dgi_status)
+    ).all()
     rejected = session.scalars(
-        select(IssuedCfe).where(IssuedCfe.company_id == company_id, IssuedCfe.dgi_status.in_(REJECTED_STATES))
-        .order_by(IssuedCfe.created_at.desc(), IssuedCfe.id.desc()).limit(LATEST_REJECTED))
+        select(IssuedCfe)
+        .where(IssuedCfe.company_id == company_id, IssuedCfe.dgi_status.in_(REJECTED_STATES))
+        .order_by(IssuedCfe.created_at.desc(), IssuedCfe.id.desc())
+        .limit(LATEST_REJECTED)
+    )
     return DgiSummaryOut(
         porEstado=[DgiStateCount(estado=state, cantidad=count) for state, count in counts],
         enEspera=sum(count for state, count in counts if state not in SETTLED_STATES),
         rechazados=sum(count for state, count in counts if state in REJECTED_STATES),
-        ultimosRechazados=[RejectedReceipt(id=r.id, tipoCFE=r.tipo_cfe, serie=r.serie, nro=r.nro, fecha=r.fch_emis,
-                                           estado=r.dgi_status) for r in rejected])
+        ultimosRechazados=[
+            RejectedReceipt(
+                id=r.id, tipoCFE=r.tipo_cfe, serie=r.serie, nro=r.nro, fecha=r.fch_emis, estado=r.dgi_status
+            )
+            for r in rejected
+        ],
+    )
 
 
 def _cae(company_id: int) -> dict:

@@ -22,22 +22,46 @@ def _stamp(moment: datetime) -> str:
 
 
 def _motives(tag: str, motives: list[dict]) -> list[etree._Element]:
-    return [_E(tag, _E.Motivo(m["codigo"]), _E.Glosa(m["glosa"]),
-               *([_E.Detalle(m["detalle"])] if m.get("detalle") else [])) for m in motives]
+    return [
+        _E(tag, _E.Motivo(m["codigo"]), _E.Glosa(m["glosa"]), *([_E.Detalle(m["detalle"])] if m.get("detalle") else []))
+        for m in motives
+    ]
 
 
-def ack_sobre_document(*, rut_dgi: str, rut_emisor: str, id_respuesta: int, file_name: str, received: datetime,
-                       idemisor: int, id_receptor: int, count: int, estado: str, motives: list[dict],
-                       token: str | None, query_after: datetime | None) -> etree._Element:
+def ack_sobre_document(
+    *,
+    rut_dgi: str,
+    rut_emisor: str,
+    id_respuesta: int,
+    file_name: str,
+    received: datetime,
+    idemisor: int,
+    id_receptor: int,
+    count: int,
+    estado: str,
+    motives: list[dict],
+    token: str | None,
+    query_after: datetime | None,
+) -> etree._Element:
     """An unsigned ACKSobre (the caller signs it)."""
     detalle = _E.Detalle(_E.Estado(estado), *_motives("MotivosRechazo", motives))
     if token:
         detalle.append(_E.ParamConsulta(_E.Token(token), _E.Fechahora(_stamp(query_after))))
     return _E.ACKSobre(
-        _E.Caratula(_E.RUCReceptor(rut_dgi), _E.RUCEmisor(rut_emisor), _E.IDRespuesta(str(id_respuesta)),
-                    _E.NomArch(file_name[:40]), _E.FecHRecibido(_stamp(received)), _E.IDEmisor(str(idemisor)),
-                    _E.IDReceptor(str(id_receptor)), _E.CantidadCFE(str(count)), _E.Tmst(_stamp(received))),
-        detalle, version="1.0")
+        _E.Caratula(
+            _E.RUCReceptor(rut_dgi),
+            _E.RUCEmisor(rut_emisor),
+            _E.IDRespuesta(str(id_respuesta)),
+            _E.NomArch(file_name[:40]),
+            _E.FecHRecibido(_stamp(received)),
+            _E.IDEmisor(str(idemisor)),
+            _E.IDReceptor(str(id_receptor)),
+            _E.CantidadCFE(str(count)),
+            _E.Tmst(_stamp(received)),
+        ),
+        detalle,
+        version="1.0",
+    )
 
 
 @dataclass(frozen=True)
@@ -54,8 +78,18 @@ class CfeVerdict:
     tmst: str | None = None
 
 
-def ack_cfe_document(*, rut_dgi: str, rut_emisor: str, id_respuesta: int, file_name: str, received: datetime,
-                     idemisor: int, id_receptor: int, verdicts: list[CfeVerdict], answered: datetime):
+def ack_cfe_document(
+    *,
+    rut_dgi: str,
+    rut_emisor: str,
+    id_respuesta: int,
+    file_name: str,
+    received: datetime,
+    idemisor: int,
+    id_receptor: int,
+    verdicts: list[CfeVerdict],
+    answered: datetime,
+):
     """An unsigned ACKCFE with one ACKCFE_Det per CFE."""
     accepted = sum(v.estado == "AE" for v in verdicts)
     rejected = sum(v.estado == "BE" for v in verdicts)
@@ -72,23 +106,53 @@ def ack_cfe_document(*, rut_dgi: str, rut_emisor: str, id_respuesta: int, file_n
         det.extend(_motives("MotivosRechazoCF", v.motives))
         details.append(det)
     return _E.ACKCFE(
-        _E.Caratula(_E.RUCReceptor(rut_dgi), _E.RUCEmisor(rut_emisor), _E.IDRespuesta(str(id_respuesta)),
-                    _E.NomArch(file_name[:40]), _E.FecHRecibido(_stamp(received)), _E.IDEmisor(str(idemisor)),
-                    _E.IDReceptor(str(id_receptor)), _E.CantenSobre(str(len(verdicts))),
-                    _E.CantResponden(str(len(verdicts))), _E.CantCFEAceptados(str(accepted)),
-                    _E.CantCFERechazados(str(rejected)), _E.CantCFCAceptados("0"), _E.CantCFCObservados("0"),
-                    _E.CantOtrosRechazados("0"), _E.Tmst(_stamp(answered))),
-        *details, version="1.0")
+        _E.Caratula(
+            _E.RUCReceptor(rut_dgi),
+            _E.RUCEmisor(rut_emisor),
+            _E.IDRespuesta(str(id_respuesta)),
+            _E.NomArch(file_name[:40]),
+            _E.FecHRecibido(_stamp(received)),
+            _E.IDEmisor(str(idemisor)),
+            _E.IDReceptor(str(id_receptor)),
+            _E.CantenSobre(str(len(verdicts))),
+            _E.CantResponden(str(len(verdicts))),
+            _E.CantCFEAceptados(str(accepted)),
+            _E.CantCFERechazados(str(rejected)),
+            _E.CantCFCAceptados("0"),
+            _E.CantCFCObservados("0"),
+            _E.CantOtrosRechazados("0"),
+            _E.Tmst(_stamp(answered)),
+        ),
+        *details,
+        version="1.0",
+    )
 
 
-def ack_report_document(*, rut_dgi: str, rut_emisor: str, file_name: str, received: datetime, id_emisor: int,
-                        id_receptor: int, estado: str, motives: list[dict]) -> etree._Element:
+def ack_report_document(
+    *,
+    rut_dgi: str,
+    rut_emisor: str,
+    file_name: str,
+    received: datetime,
+    id_emisor: int,
+    id_receptor: int,
+    estado: str,
+    motives: list[dict],
+) -> etree._Element:
     """An unsigned ACKRepDiario."""
     return _E.ACKRepDiario(
-        _E.Caratula(_E.RUCReceptor(rut_dgi), _E.RUCEmisor(rut_emisor), _E.NomArch(file_name[:40]),
-                    _E.FecHRecibido(_stamp(received)), _E.IDEmisor(str(id_emisor)),
-                    _E.IDReceptor(str(id_receptor)), _E.Tmst(_stamp(received))),
-        _E.Detalle(_E.Estado(estado), *_motives("MotivosRechazo", motives)), version="1.0")
+        _E.Caratula(
+            _E.RUCReceptor(rut_dgi),
+            _E.RUCEmisor(rut_emisor),
+            _E.NomArch(file_name[:40]),
+            _E.FecHRecibido(_stamp(received)),
+            _E.IDEmisor(str(id_emisor)),
+            _E.IDReceptor(str(id_receptor)),
+            _E.Tmst(_stamp(received)),
+        ),
+        _E.Detalle(_E.Estado(estado), *_motives("MotivosRechazo", motives)),
+        version="1.0",
+    )
 
 
 # --- reading DGI's answers ------------------------------------------------------------------------------
@@ -114,8 +178,10 @@ def _text(el: etree._Element, path: str) -> str | None:
 
 
 def _read_motives(parent: etree._Element, tag: str) -> list[dict]:
-    return [motive(_text(m, "d:Motivo") or "", _text(m, "d:Detalle"))
-            for m in parent.findall(f"d:{tag}", namespaces={"d": NS})]
+    return [
+        motive(_text(m, "d:Motivo") or "", _text(m, "d:Detalle"))
+        for m in parent.findall(f"d:{tag}", namespaces={"d": NS})
+    ]
 
 
 @dataclass(frozen=True)
@@ -130,10 +196,13 @@ class EnvelopeAck:
 def read_ack_sobre(data: bytes) -> EnvelopeAck:
     root = _root(data, "ACKSobre")
     detalle = root.find("d:Detalle", namespaces={"d": NS})
-    return EnvelopeAck(estado=_text(root, "d:Detalle/d:Estado") or "", motives=_read_motives(detalle, "MotivosRechazo"),
-                       id_receptor=_text(root, "d:Caratula/d:IDReceptor"),
-                       token=_text(root, "d:Detalle/d:ParamConsulta/d:Token"),
-                       query_after=_text(root, "d:Detalle/d:ParamConsulta/d:Fechahora"))
+    return EnvelopeAck(
+        estado=_text(root, "d:Detalle/d:Estado") or "",
+        motives=_read_motives(detalle, "MotivosRechazo"),
+        id_receptor=_text(root, "d:Caratula/d:IDReceptor"),
+        token=_text(root, "d:Detalle/d:ParamConsulta/d:Token"),
+        query_after=_text(root, "d:Detalle/d:ParamConsulta/d:Fechahora"),
+    )
 
 
 def read_ack_cfe(data: bytes) -> list[CfeVerdict]:
@@ -141,10 +210,16 @@ def read_ack_cfe(data: bytes) -> list[CfeVerdict]:
     verdicts = []
     for det in root.findall("d:ACKCFE_Det", namespaces={"d": NS}):
         tipo, nro = _text(det, "d:TipoCFE"), _text(det, "d:NroCFE")
-        verdicts.append(CfeVerdict(ordinal=int(_text(det, "d:Nro_ordinal")), tipo_cfe=int(tipo) if tipo else None,
-                                   serie=_text(det, "d:Serie"), nro=int(nro) if nro else None,
-                                   estado=_text(det, "d:Estado") or "",
-                                   motives=_read_motives(det, "MotivosRechazoCF")))
+        verdicts.append(
+            CfeVerdict(
+                ordinal=int(_text(det, "d:Nro_ordinal")),
+                tipo_cfe=int(tipo) if tipo else None,
+                serie=_text(det, "d:Serie"),
+                nro=int(nro) if nro else None,
+                estado=_text(det, "d:Estado") or "",
+                motives=_read_motives(det, "MotivosRechazoCF"),
+            )
+        )
     return verdicts
 
 

@@ -24,7 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
-    "Credentials", "DgiPermanentError", "DgiReception", "DgiReceptionError", "DgiTransientError",
+    "Credentials",
+    "DgiPermanentError",
+    "DgiReception",
+    "DgiReceptionError",
+    "DgiTransientError",
     "make_reception",
 ]
 

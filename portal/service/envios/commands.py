@@ -33,9 +33,11 @@ def send_daily_report(company_rut: str, day: str | None) -> None:
         report_id = reports.build(company.id, fecha, "operador (línea de comandos)")
         reports.deliver(report_id)
         report = db.new_session().get(DgiDailyReport, report_id)
-        click.echo(f"{report.file_name}: {report.cfe_count} CFE, state {report.state}"
-                   + (f" ({report.ack_state})" if report.ack_state else "")
-                   + (f", {report.last_error}" if report.last_error else ""))
+        click.echo(
+            f"{report.file_name}: {report.cfe_count} CFE, state {report.state}"
+            + (f" ({report.ack_state})" if report.ack_state else "")
+            + (f", {report.last_error}" if report.last_error else "")
+        )
 
 
 @click.command("envios-barrer")

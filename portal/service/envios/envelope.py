@@ -18,8 +18,7 @@ from cryptography.hazmat.primitives.serialization import Encoding
 MAX_CFES = 250
 MAX_BYTES = 2 * 1024 * 1024
 _DECLARATION = re.compile(rb"^\s*<\?xml[^>]*\?>\s*")
-_HEAD = (b'<?xml version="1.0" encoding="UTF-8"?>\n'
-         b'<DGICFE:EnvioCFE xmlns:DGICFE="http://cfe.dgi.gub.uy" version="1.0">')
+_HEAD = b'<?xml version="1.0" encoding="UTF-8"?>\n<DGICFE:EnvioCFE xmlns:DGICFE="http://cfe.dgi.gub.uy" version="1.0">'
 _TAIL = b"</DGICFE:EnvioCFE>"
 # Room for the envelope's head, tail and Caratula (a 4 kB certificate in base64 included).
 OVERHEAD = len(_HEAD) + len(_TAIL) + 8192
@@ -41,20 +40,33 @@ def cfe_body(signed_xml: bytes) -> bytes:
     return _DECLARATION.sub(b"", signed_xml, count=1).rstrip()
 
 
-def caratula(*, rut_receptor: str, rut_emisor: str, idemisor: int, count: int, moment: datetime,
-             cert_pem: bytes) -> bytes:
-    fields = (("RutReceptor", rut_receptor), ("RUCEmisor", rut_emisor), ("Idemisor", str(idemisor)),
-              ("CantCFE", str(count)), ("Fecha", moment.isoformat(timespec="seconds")),
-              ("X509Certificate", certificate_base64(cert_pem)))
+def caratula(
+    *, rut_receptor: str, rut_emisor: str, idemisor: int, count: int, moment: datetime, cert_pem: bytes
+) -> bytes:
+    fields = (
+        ("RutReceptor", rut_receptor),
+        ("RUCEmisor", rut_emisor),
+        ("Idemisor", str(idemisor)),
+        ("CantCFE", str(count)),
+        ("Fecha", moment.isoformat(timespec="seconds")),
+        ("X509Certificate", certificate_base64(cert_pem)),
+    )
     inner = "".join(f"<DGICFE:{name}>{value}</DGICFE:{name}>" for name, value in fields)
     return f'<DGICFE:Caratula version="1.0">{inner}</DGICFE:Caratula>'.encode()
 
 
-def build_envelope(cfes: list[bytes], *, rut_receptor: str, rut_emisor: str, idemisor: int, moment: datetime,
-                   cert_pem: bytes) -> bytes:
+def build_envelope(
+    cfes: list[bytes], *, rut_receptor: str, rut_emisor: str, idemisor: int, moment: datetime, cert_pem: bytes
+) -> bytes:
     """The EnvioCFE document for 1..250 signed CFEs (values are digits, dates and base64: nothing to escape)."""
     if not 1 <= len(cfes) <= MAX_CFES:
         raise ValueError(f"Un sobre lleva de 1 a {MAX_CFES} comprobantes.")
-    head = caratula(rut_receptor=rut_receptor, rut_emisor=rut_emisor, idemisor=idemisor, count=len(cfes),
-                    moment=moment, cert_pem=cert_pem)
+    head = caratula(
+        rut_receptor=rut_receptor,
+        rut_emisor=rut_emisor,
+        idemisor=idemisor,
+        count=len(cfes),
+        moment=moment,
+        cert_pem=cert_pem,
+    )
     return b"".join([_HEAD, head, *(cfe_body(xml) for xml in cfes), _TAIL])

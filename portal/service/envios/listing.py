@@ -31,69 +31,137 @@ def envelopes(session, company_id: int, page: schemas.Lista, only_id: int | None
         query = query.where(DgiEnvelope.id == only_id)
     rows, total = _page(session, query, page)
     late = datetime.now(UTC) - timedelta(minutes=current_app.config["ENVIOS_OVERDUE_MINUTES"])
-    counts = dict(session.execute(select(DgiSubmission.envelope_id, func.count()).where(
-        DgiSubmission.envelope_id.in_([r[0].id for r in rows]), DgiSubmission.state == "rechazado")
-        .group_by(DgiSubmission.envelope_id)).all())
+    counts = dict(
+        session.execute(
+            select(DgiSubmission.envelope_id, func.count())
+            .where(DgiSubmission.envelope_id.in_([r[0].id for r in rows]), DgiSubmission.state == "rechazado")
+            .group_by(DgiSubmission.envelope_id)
+        ).all()
+    )
     result = []
     for (sobre,) in rows:
         rejected = counts.get(sobre.id, 0)
         answered = sobre.state == "respondido"
-        result.append(schemas.Sobre(
-            id_sobre=sobre.id, id_emisor=sobre.idemisor, archivo=sobre.file_name, cantidad_cfe=sobre.cfe_count,
-            estado=sobre.state, acuse=sobre.ack_state, motivos=sobre.ack_motives or [], id_receptor=sobre.id_receptor,
-            token=sobre.token, consultar_desde=_opt(sobre.query_after), intentos=sobre.attempts,
-            ultimo_error=sobre.last_error, proximo_intento=_opt(sobre.next_attempt_at),
-            aceptados=sobre.cfe_count - rejected if answered else 0, rechazados=rejected,
-            demorado=sobre.state in ("armado", "recibido", "error") and utc(sobre.created_at) < late,
-            creado_en=utc(sobre.created_at), enviado_en=_opt(sobre.sent_at), recibido_en=_opt(sobre.received_at),
-            respondido_en=_opt(sobre.answered_at)))
+        result.append(
+            schemas.Sobre(
+                id_sobre=sobre.id,
+                id_emisor=sobre.idemisor,
+                archivo=sobre.file_name,
+                cantidad_cfe=sobre.cfe_count,
+                estado=sobre.state,
+                acuse=sobre.ack_state,
+                motivos=sobre.ack_motives or [],
+                id_receptor=sobre.id_receptor,
+                token=sobre.token,
+                consultar_desde=_opt(sobre.query_after),
+                intentos=sobre.attempts,
+                ultimo_error=sobre.last_error,
+                proximo_intento=_opt(sobre.next_attempt_at),
+                aceptados=sobre.cfe_count - rejected if answered else 0,
+                rechazados=rejected,
+                demorado=sobre.state in ("armado", "recibido", "error") and utc(sobre.created_at) < late,
+                creado_en=utc(sobre.created_at),
+                enviado_en=_opt(sobre.sent_at),
+                recibido_en=_opt(sobre.received_at),
+                respondido_en=_opt(sobre.answered_at),
+            )
+        )
     return schemas.SobreLista(sobres=result, total=total)
 
 
 def waiting(session, company_id: int, page: schemas.Lista) -> schemas.PendienteLista:
     """Receipts sent one by one that have no final answer yet, oldest first."""
-    query = (select(DgiSubmission, IssuedCfe, DgiEnvelope)
-             .join(IssuedCfe, IssuedCfe.id == DgiSubmission.cfe_id)
-             .outerjoin(DgiEnvelope, DgiEnvelope.id == DgiSubmission.envelope_id)
-             .where(DgiSubmission.company_id == company_id, DgiSubmission.route == ROUTE_ENVELOPE,
-                    DgiSubmission.state.not_in(FINAL_STATES))
-             .order_by(DgiSubmission.created_at, DgiSubmission.cfe_id))
+    query = (
+        select(DgiSubmission, IssuedCfe, DgiEnvelope)
+        .join(IssuedCfe, IssuedCfe.id == DgiSubmission.cfe_id)
+        .outerjoin(DgiEnvelope, DgiEnvelope.id == DgiSubmission.envelope_id)
+        .where(
+            DgiSubmission.company_id == company_id,
+            DgiSubmission.route == ROUTE_ENVELOPE,
+            DgiSubmission.state.not_in(FINAL_STATES),
+        )
+        .order_by(DgiSubmission.created_at, DgiSubmission.cfe_id)
+    )
     rows, total = _page(session, query, page)
-    items = [schemas.Pendiente(
-        id_cfe_emitido=record.id, tipo_cfe=record.tipo_cfe, serie=record.serie, nro=record.nro, estado=sub.state,
-        descripcion=STATES.get(sub.state, ""), motivo_espera=sobre.last_error if sobre else None,
-        motivos=sub.motives or [], id_sobre=sobre.id if sobre else None, intentos=sobre.attempts if sobre else 0,
-        proximo_intento=_opt(sobre.next_attempt_at) if sobre else None, demorado=overdue(sub),
-        registrado_en=utc(sub.created_at)) for sub, record, sobre in rows]
+    items = [
+        schemas.Pendiente(
+            id_cfe_emitido=record.id,
+            tipo_cfe=record.tipo_cfe,
+            serie=record.serie,
+            nro=record.nro,
+            estado=sub.state,
+            descripcion=STATES.get(sub.state, ""),
+            motivo_espera=sobre.last_error if sobre else None,
+            motivos=sub.motives or [],
+            id_sobre=sobre.id if sobre else None,
+            intentos=sobre.attempts if sobre else 0,
+            proximo_intento=_opt(sobre.next_attempt_at) if sobre else None,
+            demorado=overdue(sub),
+            registrado_en=utc(sub.created_at),
+        )
+        for sub, record, sobre in rows
+    ]
     late = datetime.now(UTC) - timedelta(minutes=current_app.config["ENVIOS_OVERDUE_MINUTES"])
-    overdue_count = session.scalar(select(func.count()).select_from(DgiSubmission).where(
-        DgiSubmission.company_id == company_id, DgiSubmission.route == ROUTE_ENVELOPE,
-        DgiSubmission.state.not_in(FINAL_STATES), DgiSubmission.created_at < late))
+    overdue_count = session.scalar(
+        select(func.count())
+        .select_from(DgiSubmission)
+        .where(
+            DgiSubmission.company_id == company_id,
+            DgiSubmission.route == ROUTE_ENVELOPE,
+            DgiSubmission.state.not_in(FINAL_STATES),
+            DgiSubmission.created_at < late,
+        )
+    )
     return schemas.PendienteLista(pendientes=items, total=total, demorados=overdue_count)
 
 
 def report_out(report: DgiDailyReport) -> schemas.Reporte:
     return schemas.Reporte(
-        id_reporte=report.id, fecha=report.fecha, sec_envio=report.sec_envio, archivo=report.file_name,
-        cantidad_comprobantes=report.cfe_count, estado=report.state, acuse=report.ack_state,
-        motivos=report.ack_motives or [], intentos=report.attempts, ultimo_error=report.last_error,
-        creado_por=report.created_by, creado_en=utc(report.created_at), respondido_en=_opt(report.answered_at))
+        id_reporte=report.id,
+        fecha=report.fecha,
+        sec_envio=report.sec_envio,
+        archivo=report.file_name,
+        cantidad_comprobantes=report.cfe_count,
+        estado=report.state,
+        acuse=report.ack_state,
+        motivos=report.ack_motives or [],
+        intentos=report.attempts,
+        ultimo_error=report.last_error,
+        creado_por=report.created_by,
+        creado_en=utc(report.created_at),
+        respondido_en=_opt(report.answered_at),
+    )
 
 
 def daily_reports(session, company_id: int, page: schemas.Lista) -> schemas.ReporteLista:
-    rows, total = _page(session, select(DgiDailyReport).where(DgiDailyReport.company_id == company_id)
-                        .order_by(DgiDailyReport.fecha.desc(), DgiDailyReport.sec_envio.desc()), page)
+    rows, total = _page(
+        session,
+        select(DgiDailyReport)
+        .where(DgiDailyReport.company_id == company_id)
+        .order_by(DgiDailyReport.fecha.desc(), DgiDailyReport.sec_envio.desc()),
+        page,
+    )
     return schemas.ReporteLista(reportes=[report_out(r) for (r,) in rows], total=total)
 
 
 def void_out(voided: VoidedRange) -> schemas.Anulacion:
     return schemas.Anulacion(
-        id_anulacion=voided.id, tipo_cfe=voided.tipo_cfe, serie=voided.serie, nro_desde=voided.nro_desde,
-        nro_hasta=voided.nro_hasta, fecha=voided.fecha, origen=voided.source, motivo=voided.reason,
-        id_cfe_emitido=voided.cfe_id, creado_por=voided.created_by, creado_en=utc(voided.created_at))
+        id_anulacion=voided.id,
+        tipo_cfe=voided.tipo_cfe,
+        serie=voided.serie,
+        nro_desde=voided.nro_desde,
+        nro_hasta=voided.nro_hasta,
+        fecha=voided.fecha,
+        origen=voided.source,
+        motivo=voided.reason,
+        id_cfe_emitido=voided.cfe_id,
+        creado_por=voided.created_by,
+        creado_en=utc(voided.created_at),
+    )
 
 
 def voided_ranges(session, company_id: int, page: schemas.Lista) -> schemas.AnulacionLista:
-    rows, total = _page(session, select(VoidedRange).where(VoidedRange.company_id == company_id)
-                        .order_by(VoidedRange.id.desc()), page)
+    rows, total = _page(
+        session, select(VoidedRange).where(VoidedRange.company_id == company_id).order_by(VoidedRange.id.desc()), page
+    )
     return schemas.AnulacionLista(anulaciones=[void_out(v) for (v,) in rows], total=total)

@@ -16,14 +16,29 @@ NS = "http://cfe.dgi.gub.uy"
 _E = ElementMaker(namespace=NS, nsmap={"ns1": NS})
 
 # CFE type -> (element, kind of amounts), in ReporteDiarioCFE.xsd's order (types this service issues).
-SECTIONS = {101: ("Rsmn_Tck", "FyT"), 102: ("Rsmn_Tck_Nota_Credito", "FyT"), 103: ("Rsmn_Tck_Nota_Debito", "FyT"),
-            111: ("Rsmn_Fac", "FyT"), 112: ("Rsmn_Fac_Nota_Credito", "FyT"), 113: ("Rsmn_Fac_Nota_Debito", "FyT"),
-            181: ("Rsmn_Rem", "Rem"), 182: ("Rsmn_Resg", "Res")}
+SECTIONS = {
+    101: ("Rsmn_Tck", "FyT"),
+    102: ("Rsmn_Tck_Nota_Credito", "FyT"),
+    103: ("Rsmn_Tck_Nota_Debito", "FyT"),
+    111: ("Rsmn_Fac", "FyT"),
+    112: ("Rsmn_Fac_Nota_Credito", "FyT"),
+    113: ("Rsmn_Fac_Nota_Debito", "FyT"),
+    181: ("Rsmn_Rem", "Rem"),
+    182: ("Rsmn_Resg", "Res"),
+}
 # Mnts_FyT_Item element -> the receipt's total (totals_json names), in the schema's order.
-_FYT = (("TotMntNoGrv", "mntNoGrv"), ("TotMntExpyAsim", "mntExpoyAsim"), ("TotMntImpPerc", "mntImpuestoPerc"),
-        ("TotMntIVAenSusp", "mntIVaenSusp"), ("TotMntIVATasaMin", "mntNetoIvaTasaMin"),
-        ("TotMntIVATasaBas", "mntNetoIVATasaBasica"), ("TotMntIVAOtra", "mntNetoIVAOtra"),
-        ("MntIVATasaMin", "mntIVATasaMin"), ("MntIVATasaBas", "mntIVATasaBasica"), ("MntIVAOtra", "mntIVAOtra"))
+_FYT = (
+    ("TotMntNoGrv", "mntNoGrv"),
+    ("TotMntExpyAsim", "mntExpoyAsim"),
+    ("TotMntImpPerc", "mntImpuestoPerc"),
+    ("TotMntIVAenSusp", "mntIVaenSusp"),
+    ("TotMntIVATasaMin", "mntNetoIvaTasaMin"),
+    ("TotMntIVATasaBas", "mntNetoIVATasaBasica"),
+    ("TotMntIVAOtra", "mntNetoIVAOtra"),
+    ("MntIVATasaMin", "mntIVATasaMin"),
+    ("MntIVATasaBas", "mntIVATasaBasica"),
+    ("MntIVAOtra", "mntIVAOtra"),
+)
 
 
 @dataclass
@@ -36,8 +51,9 @@ class TypeSummary:
     voided: dict = field(default_factory=lambda: defaultdict(list))  # serie -> [(desde, hasta)]
     above_threshold: int = 0
 
-    def add_receipt(self, fecha: date, sucursal: int, serie: str, nro: int, totals: dict, rate: Decimal,
-                    sent_alone: bool) -> None:
+    def add_receipt(
+        self, fecha: date, sucursal: int, serie: str, nro: int, totals: dict, rate: Decimal, sent_alone: bool
+    ) -> None:
         key = (fecha, sucursal)
         sums = self.amounts[key]
         for _element, name in _FYT:
@@ -83,9 +99,16 @@ def _montos(kind: str, summary: TypeSummary) -> etree._Element | None:
         else:
             tasa_min, tasa_bas = summary.rates[(fecha, suc)]
             amounts = [getattr(_E, element)(_money(sums[name])) for element, name in _FYT]
-            items.append(_E.Mnts_FyT_Item(*head, *amounts, _E.IVATasaMin(str(tasa_min)), _E.IVATasaBas(str(tasa_bas)),
-                                          _E.TotMntTotal(_money(sums["mntTotal"])),
-                                          _E.TotMntRetenido(_money(sums["mntTotRetenido"]))))
+            items.append(
+                _E.Mnts_FyT_Item(
+                    *head,
+                    *amounts,
+                    _E.IVATasaMin(str(tasa_min)),
+                    _E.IVATasaBas(str(tasa_bas)),
+                    _E.TotMntTotal(_money(sums["mntTotal"])),
+                    _E.TotMntRetenido(_money(sums["mntTotRetenido"])),
+                )
+            )
     if not items:
         return None
     return _E.Montos(*items)
@@ -104,23 +127,33 @@ def _section(tipo: int, summary: TypeSummary) -> etree._Element:
     data.append(_E.CantDocsEmi(str(summary.issued_count)))
     used = [(serie, a, b) for serie, numbers in sorted(summary.issued.items()) for a, b in _runs(numbers)]
     if used:
-        data.append(_E.RngDocsUtil(*[_E.RDU_Item(_E.Serie(s), _E.NroDesde(str(a)), _E.NroHasta(str(b)))
-                                     for s, a, b in used]))
+        data.append(
+            _E.RngDocsUtil(*[_E.RDU_Item(_E.Serie(s), _E.NroDesde(str(a)), _E.NroHasta(str(b))) for s, a, b in used])
+        )
     voided = [(serie, a, b) for serie, ranges in sorted(summary.voided.items()) for a, b in sorted(ranges)]
     if voided:
-        data.append(_E.RngDocsAnulados(*[_E.RDA_Item(_E.Serie(s), _E.NroDesde(str(a)), _E.NroHasta(str(b)))
-                                         for s, a, b in voided]))
+        data.append(
+            _E.RngDocsAnulados(
+                *[_E.RDA_Item(_E.Serie(s), _E.NroDesde(str(a)), _E.NroHasta(str(b))) for s, a, b in voided]
+            )
+        )
     return getattr(_E, element)(_E.TipoComp(str(tipo)), data)
 
 
-def report_document(*, rut: str, fecha: date, sec_envio: int, signed_at: datetime,
-                    summaries: dict[int, TypeSummary]) -> etree._Element:
+def report_document(
+    *, rut: str, fecha: date, sec_envio: int, signed_at: datetime, summaries: dict[int, TypeSummary]
+) -> etree._Element:
     """The unsigned Reporte (the caller signs it with the company's certificate)."""
     sections = [_section(tipo, summaries[tipo]) for tipo in SECTIONS if tipo in summaries]
     count = sum(s.issued_count + s.voided_count for s in summaries.values())
-    caratula = _E.Caratula(_E.RUCEmisor(rut), _E.FechaResumen(fecha.isoformat()), _E.SecEnvio(str(sec_envio)),
-                           _E.TmstFirmaEnv(signed_at.isoformat(timespec="seconds")),
-                           _E.CantComprobantes(str(count)), version="1.0")
+    caratula = _E.Caratula(
+        _E.RUCEmisor(rut),
+        _E.FechaResumen(fecha.isoformat()),
+        _E.SecEnvio(str(sec_envio)),
+        _E.TmstFirmaEnv(signed_at.isoformat(timespec="seconds")),
+        _E.CantComprobantes(str(count)),
+        version="1.0",
+    )
     return _E.Reporte(caratula, *sections)
 
 

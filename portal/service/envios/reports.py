@@ -36,9 +36,12 @@ def build(company_id: int, fecha: date, actor: str) -> int:
     from portal.service.comprobante.issuing import signer_for, signing_certificate
 
     with db.write_transaction() as session:
-        last = session.scalar(select(DgiDailyReport).where(DgiDailyReport.company_id == company_id,
-                                                           DgiDailyReport.fecha == fecha)
-                              .order_by(DgiDailyReport.sec_envio.desc()).limit(1))
+        last = session.scalar(
+            select(DgiDailyReport)
+            .where(DgiDailyReport.company_id == company_id, DgiDailyReport.fecha == fecha)
+            .order_by(DgiDailyReport.sec_envio.desc())
+            .limit(1)
+        )
         if last is not None and last.state == "armado":
             return last.id
         company = session.get(Company, company_id)
@@ -46,13 +49,23 @@ def build(company_id: int, fecha: date, actor: str) -> int:
         sec = (last.sec_envio + 1) if last else 1
         summaries, receipts = _summaries(session, company_id, fecha)
         moment = datetime.now(MONTEVIDEO).replace(microsecond=0)
-        document = report_xml.report_document(rut=company.rut, fecha=fecha, sec_envio=sec, signed_at=moment,
-                                              summaries=summaries)
+        document = report_xml.report_document(
+            rut=company.rut, fecha=fecha, sec_envio=sec, signed_at=moment, summaries=summaries
+        )
         signed = signer_for(cert).sign(document)
-        report = DgiDailyReport(company_id=company_id, fecha=fecha, sec_envio=sec, xml=signed.xml,
-                                cfe_count=sum(s.issued_count + s.voided_count for s in summaries.values()),
-                                file_name=report_xml.file_name(company.rut, fecha, sec), state="armado",
-                                certificate_id=cert.id, ack_motives=[], attempts=0, created_by=actor)
+        report = DgiDailyReport(
+            company_id=company_id,
+            fecha=fecha,
+            sec_envio=sec,
+            xml=signed.xml,
+            cfe_count=sum(s.issued_count + s.voided_count for s in summaries.values()),
+            file_name=report_xml.file_name(company.rut, fecha, sec),
+            state="armado",
+            certificate_id=cert.id,
+            ack_motives=[],
+            attempts=0,
+            created_by=actor,
+        )
         session.add(report)
         session.flush()
         now = datetime.now(UTC)
@@ -65,20 +78,31 @@ def build(company_id: int, fecha: date, actor: str) -> int:
 
 def _summaries(session, company_id: int, fecha: date):
     summaries: dict[int, report_xml.TypeSummary] = {}
-    rows = session.execute(select(DgiSubmission, IssuedCfe).join(IssuedCfe, IssuedCfe.id == DgiSubmission.cfe_id)
-                           .where(IssuedCfe.company_id == company_id, IssuedCfe.fch_emis == fecha)).all()
+    rows = session.execute(
+        select(DgiSubmission, IssuedCfe)
+        .join(IssuedCfe, IssuedCfe.id == DgiSubmission.cfe_id)
+        .where(IssuedCfe.company_id == company_id, IssuedCfe.fch_emis == fecha)
+    ).all()
     for sub, record in rows:
         if sub.state == "rechazado" or record.tipo_cfe not in report_xml.SECTIONS:
             continue  # a receipt DGI rejected was not issued: its number is reported voided
         rate = Decimal(str(record.input_json.get("tpoCambio") or 1)) if record.tpo_moneda != "UYU" else Decimal(1)
         summaries.setdefault(record.tipo_cfe, report_xml.TypeSummary()).add_receipt(
-            record.fch_emis, int(record.issuer_json.get("cdg_dgi_sucursal") or 1), record.serie, record.nro,
-            record.totals_json, rate, sent_alone=sub.route == ROUTE_ENVELOPE)
-    for voided in session.scalars(select(VoidedRange).where(VoidedRange.company_id == company_id,
-                                                            VoidedRange.fecha == fecha)):
+            record.fch_emis,
+            int(record.issuer_json.get("cdg_dgi_sucursal") or 1),
+            record.serie,
+            record.nro,
+            record.totals_json,
+            rate,
+            sent_alone=sub.route == ROUTE_ENVELOPE,
+        )
+    for voided in session.scalars(
+        select(VoidedRange).where(VoidedRange.company_id == company_id, VoidedRange.fecha == fecha)
+    ):
         if voided.tipo_cfe in report_xml.SECTIONS:
             summaries.setdefault(voided.tipo_cfe, report_xml.TypeSummary()).voided[voided.serie].append(
-                (voided.nro_desde, voided.nro_hasta))
+                (voided.nro_desde, voided.nro_hasta)
+            )
     return summaries, [(s, r) for s, r in rows if s.state != "rechazado"]
 
 
@@ -120,9 +144,18 @@ def deliver(report_id: int) -> float | None:
 def pending_days(session, company_id: int, until: date) -> list[date]:
     """Days up to `until` with receipts or voids and no report yet (the periodic task builds them; a rejected
     report waits for support, who asks for the next sequence)."""
-    used = set(session.scalars(select(IssuedCfe.fch_emis).join(DgiSubmission, DgiSubmission.cfe_id == IssuedCfe.id)
-                               .where(IssuedCfe.company_id == company_id, IssuedCfe.fch_emis <= until).distinct()))
-    used |= set(session.scalars(select(VoidedRange.fecha).where(VoidedRange.company_id == company_id,
-                                                                 VoidedRange.fecha <= until).distinct()))
+    used = set(
+        session.scalars(
+            select(IssuedCfe.fch_emis)
+            .join(DgiSubmission, DgiSubmission.cfe_id == IssuedCfe.id)
+            .where(IssuedCfe.company_id == company_id, IssuedCfe.fch_emis <= until)
+            .distinct()
+        )
+    )
+    used |= set(
+        session.scalars(
+            select(VoidedRange.fecha).where(VoidedRange.company_id == company_id, VoidedRange.fecha <= until).distinct()
+        )
+    )
     done = set(session.scalars(select(DgiDailyReport.fecha).where(DgiDailyReport.company_id == company_id)))
     return sorted(used - done)

@@ -20,8 +20,17 @@ TAG = "Envíos a DGI"
 READERS = (Role.ADMIN, Role.SOPORTE)
 
 
-@operation(bp, "GET", "/sobres", tag=TAG, summary="Listar los sobres enviados a DGI", auth=(JWT,), roles=READERS,
-           query=schemas.Lista, responses={200: schemas.SobreLista})
+@operation(
+    bp,
+    "GET",
+    "/sobres",
+    tag=TAG,
+    summary="Listar los sobres enviados a DGI",
+    auth=(JWT,),
+    roles=READERS,
+    query=schemas.Lista,
+    responses={200: schemas.SobreLista},
+)
 def list_envelopes(principal: Principal, query: schemas.Lista):
     """Los sobres (EnvioCFE) de la empresa, el más reciente primero, con el acuse de DGI (AS/BS/BA y sus
     motivos S01-S08), el token para consultar la respuesta, los intentos y el último error. `demorado`
@@ -29,10 +38,21 @@ def list_envelopes(principal: Principal, query: schemas.Lista):
     return listing.envelopes(db.session(), principal.company_id, query)
 
 
-@operation(bp, "POST", "/sobres/<int:id_sobre>/reintentar", tag=TAG, summary="Reintentar un sobre", auth=(JWT,),
-           roles=ADMINS, path_params={"id_sobre": "idSobre, como lo da la lista de sobres."},
-           responses={202: schemas.Sobre, 404: "No existe ese sobre en la empresa.",
-                      409: "El sobre no está rechazado ni en error: no hay nada que reintentar."})
+@operation(
+    bp,
+    "POST",
+    "/sobres/<int:id_sobre>/reintentar",
+    tag=TAG,
+    summary="Reintentar un sobre",
+    auth=(JWT,),
+    roles=ADMINS,
+    path_params={"id_sobre": "idSobre, como lo da la lista de sobres."},
+    responses={
+        202: schemas.Sobre,
+        404: "No existe ese sobre en la empresa.",
+        409: "El sobre no está rechazado ni en error: no hay nada que reintentar.",
+    },
+)
 def retry_envelope(principal: Principal, id_sobre: int):
     """Para un sobre que DGI rechazó (BS/BA): sus comprobantes vuelven a pendientes y viajan en un sobre
     nuevo. Para un sobre en error (por ejemplo, un certificado que se renovó): se envía de nuevo tal cual,
@@ -40,8 +60,9 @@ def retry_envelope(principal: Principal, id_sobre: int):
     try:
         sobre = sending.retry(principal.company_id, id_sobre)
     except ValueError as exc:
-        raise Conflict("El sobre no está rechazado ni en error: no hay nada que reintentar.",
-                       code="sobre_no_reintentable") from exc
+        raise Conflict(
+            "El sobre no está rechazado ni en error: no hay nada que reintentar.", code="sobre_no_reintentable"
+        ) from exc
     if sobre is None:
         raise NotFound("No existe ese sobre en la empresa.", code="sobre_no_encontrado")
     wake = tasks.deliver_envelope if sobre.state == "armado" else tasks.pack_company
@@ -50,8 +71,17 @@ def retry_envelope(principal: Principal, id_sobre: int):
     return listing.envelopes(db.session(), principal.company_id, schemas.Lista(), only_id=sobre.id).sobres[0], 202
 
 
-@operation(bp, "GET", "/pendientes", tag=TAG, summary="Comprobantes esperando respuesta de DGI", auth=(JWT,),
-           roles=READERS, query=schemas.Lista, responses={200: schemas.PendienteLista})
+@operation(
+    bp,
+    "GET",
+    "/pendientes",
+    tag=TAG,
+    summary="Comprobantes esperando respuesta de DGI",
+    auth=(JWT,),
+    roles=READERS,
+    query=schemas.Lista,
+    responses={200: schemas.PendienteLista},
+)
 def list_waiting(principal: Principal, query: schemas.Lista):
     """Los comprobantes que van a DGI uno por uno y todavía no tienen respuesta final, el más antiguo
     primero: en qué estado están, por qué esperan (último error, reintentos, próximo intento) y si están
@@ -59,17 +89,34 @@ def list_waiting(principal: Principal, query: schemas.Lista):
     return listing.waiting(db.session(), principal.company_id, query)
 
 
-@operation(bp, "GET", "/reportes", tag=TAG, summary="Listar los reportes diarios", auth=(JWT,), roles=READERS,
-           query=schemas.Lista, responses={200: schemas.ReporteLista})
+@operation(
+    bp,
+    "GET",
+    "/reportes",
+    tag=TAG,
+    summary="Listar los reportes diarios",
+    auth=(JWT,),
+    roles=READERS,
+    query=schemas.Lista,
+    responses={200: schemas.ReporteLista},
+)
 def list_daily_reports(principal: Principal, query: schemas.Lista):
     """Los reportes diarios (ReporteDiarioCFE) de la empresa, el más reciente primero, con la respuesta de
     DGI (AR/BR/BA y sus motivos R01-R06)."""
     return listing.daily_reports(db.session(), principal.company_id, query)
 
 
-@operation(bp, "POST", "/reportes", tag=TAG, summary="Enviar el reporte diario de un día", auth=(JWT,),
-           roles=ADMINS, body=schemas.ReporteSolicitud,
-           responses={202: schemas.Reporte, 409: "La empresa no tiene un certificado de firma vigente."})
+@operation(
+    bp,
+    "POST",
+    "/reportes",
+    tag=TAG,
+    summary="Enviar el reporte diario de un día",
+    auth=(JWT,),
+    roles=ADMINS,
+    body=schemas.ReporteSolicitud,
+    responses={202: schemas.Reporte, 409: "La empresa no tiene un certificado de firma vigente."},
+)
 def send_daily_report(principal: Principal, body: schemas.ReporteSolicitud):
     """Arma el reporte diario del día pedido (todos los comprobantes usados ese día, los e-Tickets bajo el
     tope incluidos, y los números anulados ese día), lo firma, lo guarda y lo envía a DGI en segundo plano.
@@ -77,32 +124,54 @@ def send_daily_report(principal: Principal, body: schemas.ReporteSolicitud):
     enviado manda la secuencia siguiente (SecEnvio). Si el último envío de ese día aún no tiene respuesta,
     devuelve ese mismo. La respuesta de DGI aparece luego en la lista de reportes."""
     if body.fecha > reports.today():
-        raise ValidationFailed([FieldError("fecha", "future", "El día todavía no ocurrió.")],
-                               message="No se puede reportar un día futuro.")
+        raise ValidationFailed(
+            [FieldError("fecha", "future", "El día todavía no ocurrió.")], message="No se puede reportar un día futuro."
+        )
     report_id = reports.build(principal.company_id, body.fecha, principal.actor)
     jobs.enqueue_safely(lambda: tasks.deliver_report(report_id), "daily report delivery")
     return listing.report_out(db.session().get(DgiDailyReport, report_id)), 202
 
 
-@operation(bp, "GET", "/anulaciones", tag=TAG, summary="Listar los números anulados", auth=(JWT,), roles=READERS,
-           query=schemas.Lista, responses={200: schemas.AnulacionLista})
+@operation(
+    bp,
+    "GET",
+    "/anulaciones",
+    tag=TAG,
+    summary="Listar los números anulados",
+    auth=(JWT,),
+    roles=READERS,
+    query=schemas.Lista,
+    responses={200: schemas.AnulacionLista},
+)
 def list_voided(principal: Principal, query: schemas.Lista):
     """Los rangos de números anulados: los que anuló un administrador y los de comprobantes que DGI
     rechazó (origen rechazo_dgi), con el día en cuyo reporte diario se informan."""
     return listing.voided_ranges(db.session(), principal.company_id, query)
 
 
-@operation(bp, "POST", "/anulaciones", tag=TAG, summary="Anular números sin usar de un CAE", auth=(JWT,),
-           roles=ADMINS, body=schemas.AnulacionSolicitud,
-           responses={201: schemas.Anulacion,
-                      400: "Idempotency-Key no válida (1 a 255 caracteres imprimibles).",
-                      404: "La empresa no tiene números sin usar de un CAE de ese tipo (y serie).",
-                      409: "Se pidieron más números de los que le quedan al CAE, o la Idempotency-Key está en "
-                           "curso.",
-                      422: "Datos no válidos, o la Idempotency-Key ya se usó con otro cuerpo."},
-           extra_headers={"Idempotency-Key": idempotency_header(
-               "Clave única por anulación (hasta 255 caracteres): repetir la solicitud con la misma clave "
-               "devuelve la misma anulación, sin anular otros números.")})
+@operation(
+    bp,
+    "POST",
+    "/anulaciones",
+    tag=TAG,
+    summary="Anular números sin usar de un CAE",
+    auth=(JWT,),
+    roles=ADMINS,
+    body=schemas.AnulacionSolicitud,
+    responses={
+        201: schemas.Anulacion,
+        400: "Idempotency-Key no válida (1 a 255 caracteres imprimibles).",
+        404: "La empresa no tiene números sin usar de un CAE de ese tipo (y serie).",
+        409: "Se pidieron más números de los que le quedan al CAE, o la Idempotency-Key está en curso.",
+        422: "Datos no válidos, o la Idempotency-Key ya se usó con otro cuerpo.",
+    },
+    extra_headers={
+        "Idempotency-Key": idempotency_header(
+            "Clave única por anulación (hasta 255 caracteres): repetir la solicitud con la misma clave "
+            "devuelve la misma anulación, sin anular otros números."
+        )
+    },
+)
 def void_numbers(principal: Principal, body: schemas.AnulacionSolicitud):
     """Anula los próximos números sin usar del CAE con que se emitiría ese tipo (y serie): `cantidad` de
     ellos, o todos los que le quedan. Esos números no se usarán nunca y se informan en el reporte diario
@@ -121,4 +190,3 @@ def void_numbers(principal: Principal, body: schemas.AnulacionSolicitud):
         idempotency.release(claim)
         raise
     return listing.void_out(voided), 201
-

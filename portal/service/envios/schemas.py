@@ -38,7 +38,8 @@ class Sobre(_Out):
     cantidad_cfe: int = Field(alias="cantidadCfe")
     estado: Literal["armado", "recibido", "respondido", "rechazado", "error"] = Field(
         description="armado (guardado, enviándose), recibido (AS), respondido (DGI contestó por cada CFE), "
-                    "rechazado (BS/BA), error (requiere soporte).")
+        "rechazado (BS/BA), error (requiere soporte)."
+    )
     acuse: str | None = Field(None, description="Estado del ACKSobre de DGI: AS, BS o BA.")
     motivos: list[Motivo] = Field(default_factory=list)
     id_receptor: str | None = Field(None, alias="idReceptor", description="Número que DGI dio al sobre.")
@@ -70,8 +71,9 @@ class Pendiente(_Out):
     nro: int
     estado: str
     descripcion: str
-    motivo_espera: str | None = Field(None, alias="motivoEspera",
-                                      description="Último error o motivo de la espera (reintentos).")
+    motivo_espera: str | None = Field(
+        None, alias="motivoEspera", description="Último error o motivo de la espera (reintentos)."
+    )
     motivos: list[Motivo] = Field(default_factory=list)
     id_sobre: int | None = Field(None, alias="idSobre")
     intentos: int = 0
@@ -127,7 +129,8 @@ class Anulacion(_Out):
     nro_hasta: int = Field(alias="nroHasta")
     fecha: date = Field(description="Día en cuyo reporte diario se informa.")
     origen: Literal["operador", "rechazo_dgi"] = Field(
-        description="operador (anulación pedida) o rechazo_dgi (comprobante rechazado por DGI, Motivo_Cod RD).")
+        description="operador (anulación pedida) o rechazo_dgi (comprobante rechazado por DGI, Motivo_Cod RD)."
+    )
     motivo: str
     id_cfe_emitido: str | None = Field(None, alias="idCfeEmitido")
     creado_por: str = Field(alias="creadoPor")
@@ -142,14 +145,22 @@ class AnulacionLista(_Out):
 class AnulacionSolicitud(BaseModel):
     """Anular los próximos números sin usar de un CAE: `cantidad` de ellos, o todos los que quedan si se omite."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, json_schema_extra={"examples": [
-        {"tipoCFE": 181, "cantidad": 1, "motivo": "Formulario dañado al imprimir"},
-        {"tipoCFE": 182, "serie": "A", "cantidad": 2, "motivo": "Números que no se usarán"}]})
+    model_config = ConfigDict(
+        extra="forbid",
+        str_strip_whitespace=True,
+        json_schema_extra={
+            "examples": [
+                {"tipoCFE": 181, "cantidad": 1, "motivo": "Formulario dañado al imprimir"},
+                {"tipoCFE": 182, "serie": "A", "cantidad": 2, "motivo": "Números que no se usarán"},
+            ]
+        },
+    )
 
     tipoCFE: Literal[101, 102, 103, 111, 112, 113, 181, 182]  # noqa: N815 - the API's names
     serie: StrictStr | None = Field(None, min_length=1, max_length=2, pattern="^[A-Z]{1,2}$")
-    cantidad: StrictInt | None = Field(None, ge=1, le=1_000_000,
-                                       description="Cuántos números anular; sin él, todos los que quedan.")
+    cantidad: StrictInt | None = Field(
+        None, ge=1, le=1_000_000, description="Cuántos números anular; sin él, todos los que quedan."
+    )
     motivo: StrictStr = Field(min_length=3, max_length=200)
 
 
@@ -181,31 +192,58 @@ class AnulacionDelCfe(_Out):
 class EstadoDgi(_Out):
     """El camino del comprobante a DGI."""
 
-    model_config = ConfigDict(populate_by_name=True, json_schema_extra={"examples": [{
-        "estado": "rechazado", "descripcion": "DGI rechazó el comprobante (BE): no tiene validez fiscal y su "
-                                              "número quedó anulado.",
-        "final": True, "via": "sobre",
-        "motivos": [{"codigo": "E07", "glosa": "Fecha Firma de CFE no se corresponde con fecha CAE"}],
-        "sobre": {"idSobre": 12, "idEmisor": 12, "archivo": "Sob_219999830019_20261123_12.xml",
-                  "estado": "respondido", "acuse": "AS", "idReceptor": "40", "token": "q83v...", "ordinal": 1},
-        "anulacion": {"idAnulacion": 3, "motivo": "Comprobante anulado por rechazo de DGI (E07)"},
-        "demorado": False,
-        "fechas": {"registrado": "2026-11-23T14:00:00+00:00", "enSobre": "2026-11-23T14:00:01+00:00",
-                   "recibido": "2026-11-23T14:00:01+00:00", "respondido": "2026-11-23T14:00:04+00:00"}}]})
+    model_config = ConfigDict(
+        populate_by_name=True,
+        json_schema_extra={
+            "examples": [
+                {
+                    "estado": "rechazado",
+                    "descripcion": "DGI rechazó el comprobante (BE): no tiene validez fiscal y su "
+                    "número quedó anulado.",
+                    "final": True,
+                    "via": "sobre",
+                    "motivos": [{"codigo": "E07", "glosa": "Fecha Firma de CFE no se corresponde con fecha CAE"}],
+                    "sobre": {
+                        "idSobre": 12,
+                        "idEmisor": 12,
+                        "archivo": "Sob_219999830019_20261123_12.xml",
+                        "estado": "respondido",
+                        "acuse": "AS",
+                        "idReceptor": "40",
+                        "token": "q83v...",
+                        "ordinal": 1,
+                    },
+                    "anulacion": {"idAnulacion": 3, "motivo": "Comprobante anulado por rechazo de DGI (E07)"},
+                    "demorado": False,
+                    "fechas": {
+                        "registrado": "2026-11-23T14:00:00+00:00",
+                        "enSobre": "2026-11-23T14:00:01+00:00",
+                        "recibido": "2026-11-23T14:00:01+00:00",
+                        "respondido": "2026-11-23T14:00:04+00:00",
+                    },
+                }
+            ]
+        },
+    )
 
-    estado: str = Field(description="pendiente, en_sobre, recibido (AS), aceptado (AE), rechazado (BE), observado "
-                                    "(CE), sobre_rechazado (BS/BA), pendiente_reporte, en_reporte.")
+    estado: str = Field(
+        description="pendiente, en_sobre, recibido (AS), aceptado (AE), rechazado (BE), observado "
+        "(CE), sobre_rechazado (BS/BA), pendiente_reporte, en_reporte."
+    )
     descripcion: str
     final: bool = Field(description="true cuando el estado ya no cambia.")
     via: Literal["sobre", "reporte"] | None = Field(
-        None, description="sobre (uno por uno) o reporte (e-Ticket bajo el tope, en el reporte diario).")
+        None, description="sobre (uno por uno) o reporte (e-Ticket bajo el tope, en el reporte diario)."
+    )
     motivos: list[Motivo] = Field(default_factory=list, description="Motivos de DGI, con su texto.")
     sobre: SobreDelCfe | None = None
     reporte: ReporteDelCfe | None = None
     anulacion: AnulacionDelCfe | None = None
     corrige: str | None = Field(None, description="idCfeEmitido del comprobante rechazado que este corrige.")
-    corregido_por: str | None = Field(None, alias="corregidoPor",
-                                      description="idCfeEmitido del comprobante que corrigió a este (rechazado).")
+    corregido_por: str | None = Field(
+        None, alias="corregidoPor", description="idCfeEmitido del comprobante que corrigió a este (rechazado)."
+    )
     demorado: bool = False
-    fechas: dict[str, datetime] = Field(default_factory=dict, description="registrado, enSobre, recibido, "
-                                                                         "respondido, enReporte.")
+    fechas: dict[str, datetime] = Field(
+        default_factory=dict, description="registrado, enSobre, recibido, respondido, enReporte."
+    )

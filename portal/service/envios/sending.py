@@ -78,11 +78,17 @@ def pack(company_id: int) -> list[int]:
     while True:
         with db.write_transaction() as session:
             rows = session.execute(
-                select(DgiSubmission, IssuedCfe).join(IssuedCfe, IssuedCfe.id == DgiSubmission.cfe_id)
-                .where(DgiSubmission.company_id == company_id, DgiSubmission.route == ROUTE_ENVELOPE,
-                       DgiSubmission.state == "pendiente")
-                .order_by(DgiSubmission.created_at, IssuedCfe.nro).limit(envelope.MAX_CFES)
-                .with_for_update(of=DgiSubmission, skip_locked=True)).all()
+                select(DgiSubmission, IssuedCfe)
+                .join(IssuedCfe, IssuedCfe.id == DgiSubmission.cfe_id)
+                .where(
+                    DgiSubmission.company_id == company_id,
+                    DgiSubmission.route == ROUTE_ENVELOPE,
+                    DgiSubmission.state == "pendiente",
+                )
+                .order_by(DgiSubmission.created_at, IssuedCfe.nro)
+                .limit(envelope.MAX_CFES)
+                .with_for_update(of=DgiSubmission, skip_locked=True)
+            ).all()
             if not rows:
                 return built
             certificate_id = rows[0][1].certificate_id
@@ -100,15 +106,29 @@ def pack(company_id: int) -> list[int]:
 def _record_envelope(session, company_id: int, certificate_id: int, chosen) -> int:
     company = session.get(Company, company_id)
     cert = session.get(Certificate, certificate_id)
-    idemisor = (session.scalar(select(func.max(DgiEnvelope.idemisor)).where(DgiEnvelope.company_id == company_id))
-                or 0) + 1
+    idemisor = (
+        session.scalar(select(func.max(DgiEnvelope.idemisor)).where(DgiEnvelope.company_id == company_id)) or 0
+    ) + 1
     moment = datetime.now(MONTEVIDEO).replace(microsecond=0)
-    xml = envelope.build_envelope([record.xml for _sub, record in chosen],
-                                  rut_receptor=current_app.config["DGI_RUT"], rut_emisor=company.rut,
-                                  idemisor=idemisor, moment=moment, cert_pem=cert.cert_pem.encode())
-    sobre = DgiEnvelope(company_id=company_id, idemisor=idemisor, xml=xml, cfe_count=len(chosen),
-                        file_name=envelope.file_name(company.rut, moment, idemisor), certificate_id=certificate_id,
-                        state="armado", ack_motives=[], attempts=0)
+    xml = envelope.build_envelope(
+        [record.xml for _sub, record in chosen],
+        rut_receptor=current_app.config["DGI_RUT"],
+        rut_emisor=company.rut,
+        idemisor=idemisor,
+        moment=moment,
+        cert_pem=cert.cert_pem.encode(),
+    )
+    sobre = DgiEnvelope(
+        company_id=company_id,
+        idemisor=idemisor,
+        xml=xml,
+        cfe_count=len(chosen),
+        file_name=envelope.file_name(company.rut, moment, idemisor),
+        certificate_id=certificate_id,
+        state="armado",
+        ack_motives=[],
+        attempts=0,
+    )
     session.add(sobre)
     session.flush()
     now = _now()
@@ -188,8 +208,12 @@ def _moment(value: str | None) -> datetime | None:
 
 
 def _contents(session, envelope_id: int):
-    return session.execute(select(DgiSubmission, IssuedCfe).join(IssuedCfe, IssuedCfe.id == DgiSubmission.cfe_id)
-                           .where(DgiSubmission.envelope_id == envelope_id).order_by(DgiSubmission.ordinal)).all()
+    return session.execute(
+        select(DgiSubmission, IssuedCfe)
+        .join(IssuedCfe, IssuedCfe.id == DgiSubmission.cfe_id)
+        .where(DgiSubmission.envelope_id == envelope_id)
+        .order_by(DgiSubmission.ordinal)
+    ).all()
 
 
 def _failed(envelope_id: int, expected_state: str, error: str, retry_step: str | None) -> Next | None:
@@ -265,11 +289,21 @@ def void_by_rejection(session, record: IssuedCfe, motives: list[dict]) -> None:
     if session.scalar(select(VoidedRange.id).where(VoidedRange.cfe_id == record.id)):
         return
     codes = ", ".join(m["codigo"] for m in motives) or "BE"
-    session.add(VoidedRange(company_id=record.company_id, cae_range_id=record.cae_range_id, tipo_cfe=record.tipo_cfe,
-                            serie=record.serie, nro_desde=record.nro, nro_hasta=record.nro,
-                            fecha=datetime.now(MONTEVIDEO).date(), source="rechazo_dgi",
-                            reason=f"Comprobante anulado por rechazo de DGI ({codes})"[:200], cfe_id=record.id,
-                            created_by="DGI"))
+    session.add(
+        VoidedRange(
+            company_id=record.company_id,
+            cae_range_id=record.cae_range_id,
+            tipo_cfe=record.tipo_cfe,
+            serie=record.serie,
+            nro_desde=record.nro,
+            nro_hasta=record.nro,
+            fecha=datetime.now(MONTEVIDEO).date(),
+            source="rechazo_dgi",
+            reason=f"Comprobante anulado por rechazo de DGI ({codes})"[:200],
+            cfe_id=record.id,
+            created_by="DGI",
+        )
+    )
 
 
 # --- support's way forward -------------------------------------------------------------------------------

@@ -25,10 +25,22 @@ NS = {"d": "http://cfe.dgi.gub.uy"}
 _CENT = Decimal("0.01")
 _TICKET_TYPES = frozenset({101, 102, 103, 131, 132, 133, 201, 202, 203})
 # (net, rate, IVA) per IVA rate, DGI's A-C116/A-C119/A-C121 and A-C117/A-C120/A-C122.
-_RATES = (("MntNetoIvaTasaMin", "IVATasaMin", "MntIVATasaMin"),
-          ("MntNetoIVATasaBasica", "IVATasaBasica", "MntIVATasaBasica"))
-_NETS = ("MntNoGrv", "MntExpoyAsim", "MntImpuestoPerc", "MntIVaenSusp", "MntNetoIvaTasaMin",
-         "MntNetoIVATasaBasica", "MntNetoIVAOtra", "MntIVATasaMin", "MntIVATasaBasica", "MntIVAOtra")
+_RATES = (
+    ("MntNetoIvaTasaMin", "IVATasaMin", "MntIVATasaMin"),
+    ("MntNetoIVATasaBasica", "IVATasaBasica", "MntIVATasaBasica"),
+)
+_NETS = (
+    "MntNoGrv",
+    "MntExpoyAsim",
+    "MntImpuestoPerc",
+    "MntIVaenSusp",
+    "MntNetoIvaTasaMin",
+    "MntNetoIVATasaBasica",
+    "MntNetoIVAOtra",
+    "MntIVATasaMin",
+    "MntIVATasaBasica",
+    "MntIVAOtra",
+)
 
 
 @dataclass(frozen=True)
@@ -61,23 +73,36 @@ def facts(cfe: etree._Element) -> CfeFacts:
     def text(path: str) -> str:
         return (doc.findtext(path, namespaces=NS) or "").strip()
 
-    return CfeFacts(tipo_cfe=int(text("d:Encabezado/d:IdDoc/d:TipoCFE")), serie=text("d:Encabezado/d:IdDoc/d:Serie"),
-                    nro=int(text("d:Encabezado/d:IdDoc/d:Nro")), fecha=text("d:Encabezado/d:IdDoc/d:FchEmis"),
-                    tmst=text("d:TmstFirma"), rut=text("d:Encabezado/d:Emisor/d:RUCEmisor"),
-                    cae_id=int(text("d:CAEData/d:CAE_ID") or 0),
-                    receiver_name=text("d:Encabezado/d:Receptor/d:RznSocRecep"), element=doc)
+    return CfeFacts(
+        tipo_cfe=int(text("d:Encabezado/d:IdDoc/d:TipoCFE")),
+        serie=text("d:Encabezado/d:IdDoc/d:Serie"),
+        nro=int(text("d:Encabezado/d:IdDoc/d:Nro")),
+        fecha=text("d:Encabezado/d:IdDoc/d:FchEmis"),
+        tmst=text("d:TmstFirma"),
+        rut=text("d:Encabezado/d:Emisor/d:RUCEmisor"),
+        cae_id=int(text("d:CAEData/d:CAE_ID") or 0),
+        receiver_name=text("d:Encabezado/d:Receptor/d:RznSocRecep"),
+        element=doc,
+    )
 
 
-def check_cfe(session: Session, cfe: etree._Element, envelope: etree._Element, cert_pem: bytes, rut: str,
-              reject_marker: str = "") -> tuple[CfeFacts, list[dict]]:
+def check_cfe(
+    session: Session, cfe: etree._Element, envelope: etree._Element, cert_pem: bytes, rut: str, reject_marker: str = ""
+) -> tuple[CfeFacts, list[dict]]:
     """The motives DGI would reject this CFE for (empty: accepted)."""
     found = facts(cfe)
     motives = []
     if not verify_signature(standalone(cfe, envelope), cert_pem):
         motives.append(motive("E04", "La firma no verifica con el certificado del sobre."))
     motives += _cae_checks(session, found, rut)
-    if session.scalar(select(SimCfe.id).where(SimCfe.rut_emisor == rut, SimCfe.tipo_cfe == found.tipo_cfe,
-                                              SimCfe.serie == found.serie, SimCfe.nro == found.nro)):
+    if session.scalar(
+        select(SimCfe.id).where(
+            SimCfe.rut_emisor == rut,
+            SimCfe.tipo_cfe == found.tipo_cfe,
+            SimCfe.serie == found.serie,
+            SimCfe.nro == found.nro,
+        )
+    ):
         motives.append(motive("E02"))
     totals_problem = _totals_problem(found.element)
     if totals_problem:
@@ -90,8 +115,11 @@ def check_cfe(session: Session, cfe: etree._Element, envelope: etree._Element, c
 
 
 def _cae_checks(session: Session, found: CfeFacts, rut: str) -> list[dict]:
-    cae = session.scalar(select(CaeRangeRecord).join(Company, Company.id == CaeRangeRecord.company_id)
-                         .where(CaeRangeRecord.cae_id == found.cae_id, Company.rut == rut))
+    cae = session.scalar(
+        select(CaeRangeRecord)
+        .join(Company, Company.id == CaeRangeRecord.company_id)
+        .where(CaeRangeRecord.cae_id == found.cae_id, Company.rut == rut)
+    )
     if cae is None or cae.tipo_cfe != found.tipo_cfe or found.rut != rut:
         return [motive("E09", f"El CAE {found.cae_id} no autoriza el tipo {found.tipo_cfe} al RUT {found.rut}.")]
     problems = []
@@ -99,11 +127,22 @@ def _cae_checks(session: Session, found: CfeFacts, rut: str) -> list[dict]:
         problems.append(motive("E03", f"{found.serie}-{found.nro} fuera del rango {cae.serie} {cae.dnro}-{cae.hnro}."))
     signed_on = datetime.fromisoformat(found.tmst).date() if found.tmst else date.min
     if not cae.fecha_autorizacion <= signed_on <= cae.vencimiento:
-        problems.append(motive("E07", f"Firmado el {signed_on:%d/%m/%Y}, CAE vigente del "
-                                      f"{cae.fecha_autorizacion:%d/%m/%Y} al {cae.vencimiento:%d/%m/%Y}."))
-    voided = session.scalar(select(VoidedRange.id).where(
-        VoidedRange.cae_range_id == cae.id, VoidedRange.source == "operador", VoidedRange.serie == found.serie,
-        VoidedRange.nro_desde <= found.nro, VoidedRange.nro_hasta >= found.nro))
+        problems.append(
+            motive(
+                "E07",
+                f"Firmado el {signed_on:%d/%m/%Y}, CAE vigente del "
+                f"{cae.fecha_autorizacion:%d/%m/%Y} al {cae.vencimiento:%d/%m/%Y}.",
+            )
+        )
+    voided = session.scalar(
+        select(VoidedRange.id).where(
+            VoidedRange.cae_range_id == cae.id,
+            VoidedRange.source == "operador",
+            VoidedRange.serie == found.serie,
+            VoidedRange.nro_desde <= found.nro,
+            VoidedRange.nro_hasta >= found.nro,
+        )
+    )
     if voided:
         problems.append(motive("E01"))
     return problems
@@ -150,8 +189,11 @@ def _reference_checks(session: Session, found: CfeFacts, rut: str) -> list[dict]
         nro = int(ref.findtext("d:NroCFERef", default="0", namespaces=NS))
         if tipo in _TICKET_TYPES:
             continue
-        seen = session.scalar(select(SimCfe.estado).where(SimCfe.rut_emisor == rut, SimCfe.tipo_cfe == tipo,
-                                                          SimCfe.serie == serie, SimCfe.nro == nro))
+        seen = session.scalar(
+            select(SimCfe.estado).where(
+                SimCfe.rut_emisor == rut, SimCfe.tipo_cfe == tipo, SimCfe.serie == serie, SimCfe.nro == nro
+            )
+        )
         if seen not in ("AE", "CE"):
             problems.append(motive("E12", f"DGI no tiene registrado el comprobante {tipo} {serie}-{nro}."))
     return problems

@@ -59,34 +59,59 @@ class SimulatedDgi(DgiReception):
             root, problem = self._read_envelope(envelope_xml)
             idemisor = int(_text(root, "d:Caratula/d:Idemisor") or 0) if root is not None else 0
             rut = _text(root, "d:Caratula/d:RUCEmisor") if root is not None else credentials.rut
-            known = session.scalar(select(SimEnvelope).where(SimEnvelope.rut_emisor == rut,
-                                                             SimEnvelope.idemisor == idemisor))
+            known = session.scalar(
+                select(SimEnvelope).where(SimEnvelope.rut_emisor == rut, SimEnvelope.idemisor == idemisor)
+            )
             if known is not None and problem is None:
                 if known.sha256 == digest:  # the same envelope again: DGI's first answer, nothing counted twice
                     known.deliveries += 1
                     return known.ack_xml
                 problem = motive("S08", f"El sobre {idemisor} ya fue recibido con otro contenido.")
             token = base64.b64encode(secrets.token_bytes(24)).decode()
-            record = SimEnvelope(rut_emisor=rut or "", idemisor=idemisor, sha256=digest, token=token, ack_xml=b"",
-                                 ready_at=now + self.answer_delay, received_at=now)
+            record = SimEnvelope(
+                rut_emisor=rut or "",
+                idemisor=idemisor,
+                sha256=digest,
+                token=token,
+                ack_xml=b"",
+                ready_at=now + self.answer_delay,
+                received_at=now,
+            )
             if problem is None:
                 session.add(record)
                 session.flush()
                 verdicts = self._judge(session, root, record)
             count = len(root.findall("d:CFE", namespaces=NS)) if root is not None else 0
             ack = acks.ack_sobre_document(
-                rut_dgi=self.rut, rut_emisor=rut or credentials.rut, id_respuesta=record.id or 0,
-                file_name=file_name, received=now.astimezone(MONTEVIDEO), idemisor=idemisor, id_receptor=record.id or 0,
+                rut_dgi=self.rut,
+                rut_emisor=rut or credentials.rut,
+                id_respuesta=record.id or 0,
+                file_name=file_name,
+                received=now.astimezone(MONTEVIDEO),
+                idemisor=idemisor,
+                id_receptor=record.id or 0,
                 count=count,
                 estado="AS" if problem is None else ("BA" if problem["codigo"] in ("S01", "S07") else "BS"),
-                motives=[] if problem is None else [problem], token=record.token if problem is None else None,
-                query_after=record.ready_at.astimezone(MONTEVIDEO))
+                motives=[] if problem is None else [problem],
+                token=record.token if problem is None else None,
+                query_after=record.ready_at.astimezone(MONTEVIDEO),
+            )
             record.ack_xml = self._sign(session, ack)
             if problem is None:
-                record.answer_xml = self._sign(session, acks.ack_cfe_document(
-                    rut_dgi=self.rut, rut_emisor=rut, id_respuesta=record.id, file_name=file_name,
-                    received=now.astimezone(MONTEVIDEO), idemisor=idemisor, id_receptor=record.id, verdicts=verdicts,
-                    answered=record.ready_at.astimezone(MONTEVIDEO)))
+                record.answer_xml = self._sign(
+                    session,
+                    acks.ack_cfe_document(
+                        rut_dgi=self.rut,
+                        rut_emisor=rut,
+                        id_respuesta=record.id,
+                        file_name=file_name,
+                        received=now.astimezone(MONTEVIDEO),
+                        idemisor=idemisor,
+                        id_receptor=record.id,
+                        verdicts=verdicts,
+                        answered=record.ready_at.astimezone(MONTEVIDEO),
+                    ),
+                )
             return record.ack_xml
 
     def _read_envelope(self, data: bytes) -> tuple[etree._Element | None, dict | None]:
@@ -126,12 +151,29 @@ class SimulatedDgi(DgiReception):
         for ordinal, cfe in enumerate(root.findall("d:CFE", namespaces=NS), start=1):
             found, motives = simchecks.check_cfe(session, cfe, root, cert_pem, record.rut_emisor, self.reject_marker)
             estado = "BE" if motives else "AE"
-            verdicts.append(acks.CfeVerdict(ordinal=ordinal, tipo_cfe=found.tipo_cfe, serie=found.serie,
-                                            nro=found.nro, estado=estado, motives=motives, fecha=found.fecha,
-                                            tmst=found.tmst))
+            verdicts.append(
+                acks.CfeVerdict(
+                    ordinal=ordinal,
+                    tipo_cfe=found.tipo_cfe,
+                    serie=found.serie,
+                    nro=found.nro,
+                    estado=estado,
+                    motives=motives,
+                    fecha=found.fecha,
+                    tmst=found.tmst,
+                )
+            )
             if not any(m["codigo"] == "E02" for m in motives):
-                session.add(SimCfe(rut_emisor=record.rut_emisor, tipo_cfe=found.tipo_cfe, serie=found.serie,
-                                   nro=found.nro, envelope_id=record.id, estado=estado))
+                session.add(
+                    SimCfe(
+                        rut_emisor=record.rut_emisor,
+                        tipo_cfe=found.tipo_cfe,
+                        serie=found.serie,
+                        nro=found.nro,
+                        envelope_id=record.id,
+                        estado=estado,
+                    )
+                )
                 session.flush()
         return verdicts
 
@@ -157,24 +199,49 @@ class SimulatedDgi(DgiReception):
             else:
                 problem = self._report_problem(session, report_xml, root, now.date())
             rut = _text(root, "d:Caratula/d:RUCEmisor") if root is not None else credentials.rut
-            fecha = date.fromisoformat(_text(root, "d:Caratula/d:FechaResumen")) if root is not None and \
-                problem is None else None
+            fecha = (
+                date.fromisoformat(_text(root, "d:Caratula/d:FechaResumen"))
+                if root is not None and problem is None
+                else None
+            )
             sec = int(_text(root, "d:Caratula/d:SecEnvio") or 0) if root is not None else 0
             if fecha is not None:
-                same = session.scalar(select(SimReport).where(SimReport.rut_emisor == rut, SimReport.fecha == fecha,
-                                                              SimReport.sec_envio == sec))
+                same = session.scalar(
+                    select(SimReport).where(
+                        SimReport.rut_emisor == rut, SimReport.fecha == fecha, SimReport.sec_envio == sec
+                    )
+                )
                 if same is not None and same.sha256 == digest:
                     return same.ack_xml
                 if same is not None:
                     problem = motive("R05", f"La secuencia {sec} del {fecha:%d/%m/%Y} ya fue recibida.")
             estado = "AR" if problem is None else ("BA" if problem["codigo"] == "R01" else "BR")
             received_id = (session.scalar(select(func.max(SimReport.id))) or 0) + 1
-            ack = self._sign(session, acks.ack_report_document(
-                rut_dgi=self.rut, rut_emisor=rut or credentials.rut, file_name=file_name, received=now,
-                id_emisor=sec, id_receptor=received_id, estado=estado, motives=[] if problem is None else [problem]))
+            ack = self._sign(
+                session,
+                acks.ack_report_document(
+                    rut_dgi=self.rut,
+                    rut_emisor=rut or credentials.rut,
+                    file_name=file_name,
+                    received=now,
+                    id_emisor=sec,
+                    id_receptor=received_id,
+                    estado=estado,
+                    motives=[] if problem is None else [problem],
+                ),
+            )
             if problem is None:
-                session.add(SimReport(id=received_id, rut_emisor=rut, fecha=fecha, sec_envio=sec, sha256=digest,
-                                      estado=estado, ack_xml=ack))
+                session.add(
+                    SimReport(
+                        id=received_id,
+                        rut_emisor=rut,
+                        fecha=fecha,
+                        sec_envio=sec,
+                        sha256=digest,
+                        estado=estado,
+                        ack_xml=ack,
+                    )
+                )
             return ack
 
     def _report_problem(self, session, data: bytes, root: etree._Element, today: date) -> dict | None:
@@ -191,8 +258,12 @@ class SimulatedDgi(DgiReception):
         if fecha > today:
             return motive("R06")
         sec = int(_text(root, "d:Caratula/d:SecEnvio"))
-        received = session.scalar(select(func.max(SimReport.sec_envio)).where(
-            SimReport.rut_emisor == rut, SimReport.fecha == fecha)) or 0
+        received = (
+            session.scalar(
+                select(func.max(SimReport.sec_envio)).where(SimReport.rut_emisor == rut, SimReport.fecha == fecha)
+            )
+            or 0
+        )
         if sec not in (received, received + 1) or sec < 1:
             return motive("R05", f"Se esperaba la secuencia {received + 1}.")
         return None

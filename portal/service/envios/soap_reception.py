@@ -66,11 +66,14 @@ _TYPES = (
     f'<schema xmlns="http://www.w3.org/2001/XMLSchema" xmlns:tns="{NAMESPACE}" targetNamespace="{NAMESPACE}"'
     ' elementFormDefault="qualified">'
     '<complexType name="Data"><all><element name="xmlData" type="string"/></all></complexType>'
-    + "".join(f'<element name="WS_eFactura.{op}"><complexType><sequence>'
-              '<element minOccurs="1" maxOccurs="1" name="Datain" type="tns:Data"/></sequence></complexType>'
-              f'</element><element name="WS_eFactura.{op}Response"><complexType><sequence>'
-              '<element minOccurs="1" maxOccurs="1" name="Dataout" type="tns:Data"/></sequence></complexType>'
-              '</element>' for op in OPERATIONS)
+    + "".join(
+        f'<element name="WS_eFactura.{op}"><complexType><sequence>'
+        '<element minOccurs="1" maxOccurs="1" name="Datain" type="tns:Data"/></sequence></complexType>'
+        f'</element><element name="WS_eFactura.{op}Response"><complexType><sequence>'
+        '<element minOccurs="1" maxOccurs="1" name="Dataout" type="tns:Data"/></sequence></complexType>'
+        "</element>"
+        for op in OPERATIONS
+    )
     + "</schema>"
 ).encode("utf-8")
 
@@ -78,8 +81,11 @@ _TYPES = (
 # running" (100, 102; 104 also says "or there is no such envelope", which right after AS means "not yet").
 NOT_READY_CODES = frozenset({"13", "99", "105"})
 TRANSIENT_CODES = frozenset({"100", "102", "104"})
-_EXPECTED_ROOT = {"EFACRECEPCIONSOBRE": "ACKSobre", "EFACCONSULTARESTADOENVIO": "ACKCFE",
-                  "EFACRECEPCIONREPORTE": "ACKRepDiario"}
+_EXPECTED_ROOT = {
+    "EFACRECEPCIONSOBRE": "ACKSobre",
+    "EFACCONSULTARESTADOENVIO": "ACKCFE",
+    "EFACRECEPCIONREPORTE": "ACKRepDiario",
+}
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
 _DECLARED_ENCODING = re.compile(rb"^<\?xml[^>]*encoding=[\"']([A-Za-z0-9._-]+)")
 
@@ -162,12 +168,21 @@ class SoapReception(DgiReception):
                 try:
                     signer = _signer(credentials.key_pem, credentials.cert_pem, self.digest)
                 except ValueError as exc:
-                    raise DgiPermanentError("El certificado de la empresa no se puede usar para firmar.",
-                                            code="dgi_certificate") from exc
-                transport = _Transport(session=self._session or shared_session(), timeout=self.timeout,
-                                      operation_timeout=(min(CONNECT_TIMEOUT_SECONDS, self.timeout), self.timeout))
-                client = zeep.Client(_wsdl(self.wsdl_path), wsse=signer, transport=transport,
-                                     plugins=[_CdataPayload()], settings=_SETTINGS)
+                    raise DgiPermanentError(
+                        "El certificado de la empresa no se puede usar para firmar.", code="dgi_certificate"
+                    ) from exc
+                transport = _Transport(
+                    session=self._session or shared_session(),
+                    timeout=self.timeout,
+                    operation_timeout=(min(CONNECT_TIMEOUT_SECONDS, self.timeout), self.timeout),
+                )
+                client = zeep.Client(
+                    _wsdl(self.wsdl_path),
+                    wsse=signer,
+                    transport=transport,
+                    plugins=[_CdataPayload()],
+                    settings=_SETTINGS,
+                )
                 if len(self._services) >= 64:  # one per company certificate; keep the dict small
                     self._services.clear()
                 service = self._services[credentials] = client.create_service(BINDING, self.url)
@@ -209,13 +224,19 @@ def _read_answer(operation: str, answer: str) -> bytes | None:
         return raw
     if name in ("Respuestas", "Respuesta"):
         code = (root.findtext(".//{*}codigo") or root.findtext(".//codigo") or "").strip()
-        text = " ".join(filter(None, ((root.findtext(".//{*}descripcion") or "").strip(),
-                                      (root.findtext(".//{*}detalle") or "").strip())))
+        text = " ".join(
+            filter(
+                None,
+                ((root.findtext(".//{*}descripcion") or "").strip(), (root.findtext(".//{*}detalle") or "").strip()),
+            )
+        )
         if operation == "EFACCONSULTARESTADOENVIO" and code in NOT_READY_CODES:
             return None
         kind = DgiTransientError if code in TRANSIENT_CODES | NOT_READY_CODES else DgiPermanentError
-        raise kind(f"DGI no aceptó el pedido (código {code or '?'}): {text or 'sin detalle'}.",
-                   code=f"dgi_{code}" if code.isdigit() else "dgi_error")
+        raise kind(
+            f"DGI no aceptó el pedido (código {code or '?'}): {text or 'sin detalle'}.",
+            code=f"dgi_{code}" if code.isdigit() else "dgi_error",
+        )
     raise DgiTransientError(f"DGI respondió un documento inesperado ({name}).", code="dgi_bad_answer")
 
 

@@ -85,15 +85,29 @@ def sweep(margin: timedelta = SWEEP_MARGIN) -> dict[str, int]:
     fetched, reports not yet answered. Returns how many of each it woke."""
     cutoff = datetime.now(UTC) - margin
     with db.new_session() as session:
-        companies = set(session.scalars(select(DgiSubmission.company_id).where(
-            DgiSubmission.route == ROUTE_ENVELOPE, DgiSubmission.state == "pendiente",
-            DgiSubmission.created_at <= cutoff).distinct()))
+        companies = set(
+            session.scalars(
+                select(DgiSubmission.company_id)
+                .where(
+                    DgiSubmission.route == ROUTE_ENVELOPE,
+                    DgiSubmission.state == "pendiente",
+                    DgiSubmission.created_at <= cutoff,
+                )
+                .distinct()
+            )
+        )
         due = or_(DgiEnvelope.next_attempt_at.is_(None), DgiEnvelope.next_attempt_at <= cutoff)
-        to_deliver = list(session.scalars(select(DgiEnvelope.id).where(
-            DgiEnvelope.state == "armado", DgiEnvelope.created_at <= cutoff, due)))
+        to_deliver = list(
+            session.scalars(
+                select(DgiEnvelope.id).where(DgiEnvelope.state == "armado", DgiEnvelope.created_at <= cutoff, due)
+            )
+        )
         to_fetch = list(session.scalars(select(DgiEnvelope.id).where(DgiEnvelope.state == "recibido", due)))
-        to_report = list(session.scalars(select(DgiDailyReport.id).where(
-            DgiDailyReport.state == "armado", DgiDailyReport.created_at <= cutoff)))
+        to_report = list(
+            session.scalars(
+                select(DgiDailyReport.id).where(DgiDailyReport.state == "armado", DgiDailyReport.created_at <= cutoff)
+            )
+        )
     for company_id in companies:
         pack_company(company_id)
     for envelope_id in to_deliver:
@@ -102,8 +116,12 @@ def sweep(margin: timedelta = SWEEP_MARGIN) -> dict[str, int]:
         fetch_answers(envelope_id)
     for report_id in to_report:
         deliver_report(report_id)
-    return {"empresas": len(companies), "sobres": len(to_deliver), "respuestas": len(to_fetch),
-            "reportes": len(to_report)}
+    return {
+        "empresas": len(companies),
+        "sobres": len(to_deliver),
+        "respuestas": len(to_fetch),
+        "reportes": len(to_report),
+    }
 
 
 @jobs.huey.periodic_task(crontab(minute="*"))

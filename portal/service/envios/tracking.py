@@ -19,7 +19,7 @@ from portal.service.errors import FieldError, ValidationFailed
 
 
 def route_for(cfe: CfeInput) -> str:
-    """"sobre" for every CFE DGI must receive one by one; "reporte" for an e-Ticket below the Tabla E
+    """ "sobre" for every CFE DGI must receive one by one; "reporte" for an e-Ticket below the Tabla E
     threshold without retentions or perceptions. The threshold is the engine's own rule (the one that
     decides whether an e-Ticket must identify its receiver), asked rather than copied."""
     if cfe_type(cfe.tipo_cfe).element != "eTck":
@@ -35,13 +35,21 @@ def record_issued(session: Session, record: IssuedCfe, cfe: CfeInput) -> None:
     route = route_for(cfe)
     state = "pendiente" if route == ROUTE_ENVELOPE else "pendiente_reporte"
     record.dgi_status = state
-    session.add(DgiSubmission(cfe_id=record.id, company_id=record.company_id, route=route, state=state,
-                              motives=[], created_at=datetime.now(UTC),
-                              corrects=_link_correction(session, record, cfe.corrige_a)))
+    session.add(
+        DgiSubmission(
+            cfe_id=record.id,
+            company_id=record.company_id,
+            route=route,
+            state=state,
+            motives=[],
+            created_at=datetime.now(UTC),
+            corrects=_link_correction(session, record, cfe.corrige_a),
+        )
+    )
 
 
 def _link_correction(session: Session, record: IssuedCfe, rejected_id: str | None) -> str | None:
-    """"Emitir corregido": the new receipt replaces one DGI rejected, of the same company, once."""
+    """ "Emitir corregido": the new receipt replaces one DGI rejected, of the same company, once."""
     if rejected_id is None:
         return None
     rejected = session.get(DgiSubmission, rejected_id, with_for_update=True)
@@ -90,22 +98,52 @@ def dgi_state(session: Session, record: IssuedCfe) -> EstadoDgi:
     if report is None and sub.route == ROUTE_REPORT:
         reporte = {"fecha": record.fch_emis, "estado": "por_enviar"}
     else:
-        reporte = None if report is None else {
-            "idReporte": report.id, "fecha": report.fecha, "secEnvio": report.sec_envio,
-            "archivo": report.file_name, "estado": report.state, "acuse": report.ack_state}
-    return EstadoDgi.model_validate({
-        "estado": sub.state, "descripcion": STATES.get(sub.state, ""),
-        "final": sub.state in FINAL_STATES or (report is not None and report.state == "aceptado"),
-        "via": sub.route, "motivos": sub.motives or [],
-        "sobre": None if envelope is None else {
-            "idSobre": envelope.id, "idEmisor": envelope.idemisor, "archivo": envelope.file_name,
-            "estado": envelope.state, "acuse": envelope.ack_state, "idReceptor": envelope.id_receptor,
-            "token": envelope.token, "ordinal": sub.ordinal},
-        "reporte": reporte,
-        "corrige": sub.corrects, "corregidoPor": sub.corrected_by,
-        "anulacion": None if voided is None else {"idAnulacion": voided.id, "motivo": voided.reason},
-        "demorado": overdue(sub),
-        "fechas": {key: value for key, value in {
-            "registrado": _utc(sub.created_at), "enSobre": _utc(sub.packed_at), "recibido": _utc(sub.received_at),
-            "respondido": _utc(sub.answered_at), "enReporte": _utc(sub.reported_at)}.items() if value},
-    })
+        reporte = (
+            None
+            if report is None
+            else {
+                "idReporte": report.id,
+                "fecha": report.fecha,
+                "secEnvio": report.sec_envio,
+                "archivo": report.file_name,
+                "estado": report.state,
+                "acuse": report.ack_state,
+            }
+        )
+    return EstadoDgi.model_validate(
+        {
+            "estado": sub.state,
+            "descripcion": STATES.get(sub.state, ""),
+            "final": sub.state in FINAL_STATES or (report is not None and report.state == "aceptado"),
+            "via": sub.route,
+            "motivos": sub.motives or [],
+            "sobre": None
+            if envelope is None
+            else {
+                "idSobre": envelope.id,
+                "idEmisor": envelope.idemisor,
+                "archivo": envelope.file_name,
+                "estado": envelope.state,
+                "acuse": envelope.ack_state,
+                "idReceptor": envelope.id_receptor,
+                "token": envelope.token,
+                "ordinal": sub.ordinal,
+            },
+            "reporte": reporte,
+            "corrige": sub.corrects,
+            "corregidoPor": sub.corrected_by,
+            "anulacion": None if voided is None else {"idAnulacion": voided.id, "motivo": voided.reason},
+            "demorado": overdue(sub),
+            "fechas": {
+                key: value
+                for key, value in {
+                    "registrado": _utc(sub.created_at),
+                    "enSobre": _utc(sub.packed_at),
+                    "recibido": _utc(sub.received_at),
+                    "respondido": _utc(sub.answered_at),
+                    "enReporte": _utc(sub.reported_at),
+                }.items()
+                if value
+            },
+        }
+    )

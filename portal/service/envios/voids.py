@@ -16,29 +16,48 @@ from portal.service.envios.reports import today
 from portal.service.errors import ApiError
 
 
-def void_next(principal: Principal, tipo_cfe: int, serie: str | None, count: int | None, reason: str, *,
-              on_stored=None) -> VoidedRange:
+def void_next(
+    principal: Principal, tipo_cfe: int, serie: str | None, count: int | None, reason: str, *, on_stored=None
+) -> VoidedRange:
     """Void the next `count` unused numbers (all that are left when None) of the company's range of this type
     (and serie), the range issuing would take numbers from. `on_stored(session, voided)` runs inside the
     transaction (the Idempotency-Key's outcome is saved there)."""
     with db.write_transaction() as session:
-        query = select(CaeRangeRecord).where(CaeRangeRecord.company_id == principal.company_id,
-                                             CaeRangeRecord.tipo_cfe == tipo_cfe,
-                                             CaeRangeRecord.next_nro <= CaeRangeRecord.hnro)
+        query = select(CaeRangeRecord).where(
+            CaeRangeRecord.company_id == principal.company_id,
+            CaeRangeRecord.tipo_cfe == tipo_cfe,
+            CaeRangeRecord.next_nro <= CaeRangeRecord.hnro,
+        )
         if serie:
             query = query.where(CaeRangeRecord.serie == serie)
         cae = session.scalar(query.order_by(CaeRangeRecord.vencimiento, CaeRangeRecord.id).limit(1).with_for_update())
         if cae is None:
-            raise ApiError(f"La empresa no tiene números sin usar de CAE del tipo {tipo_cfe}"
-                           + (f", serie {serie}." if serie else "."), code="cae_no_encontrado", status=404)
+            raise ApiError(
+                f"La empresa no tiene números sin usar de CAE del tipo {tipo_cfe}"
+                + (f", serie {serie}." if serie else "."),
+                code="cae_no_encontrado",
+                status=404,
+            )
         last = cae.hnro if count is None else cae.next_nro + count - 1
         if last > cae.hnro:
-            raise ApiError(f"Al CAE le quedan {cae.hnro - cae.next_nro + 1} números sin usar "
-                           f"({cae.next_nro} a {cae.hnro}); no se pueden anular {count}.",
-                           code="anulacion_excede_cae", status=409)
-        voided = VoidedRange(company_id=principal.company_id, cae_range_id=cae.id, tipo_cfe=tipo_cfe, serie=cae.serie,
-                             nro_desde=cae.next_nro, nro_hasta=last, fecha=today(), source="operador",
-                             reason=reason, created_by=principal.actor)
+            raise ApiError(
+                f"Al CAE le quedan {cae.hnro - cae.next_nro + 1} números sin usar "
+                f"({cae.next_nro} a {cae.hnro}); no se pueden anular {count}.",
+                code="anulacion_excede_cae",
+                status=409,
+            )
+        voided = VoidedRange(
+            company_id=principal.company_id,
+            cae_range_id=cae.id,
+            tipo_cfe=tipo_cfe,
+            serie=cae.serie,
+            nro_desde=cae.next_nro,
+            nro_hasta=last,
+            fecha=today(),
+            source="operador",
+            reason=reason,
+            created_by=principal.actor,
+        )
         cae.next_nro = last + 1
         session.add(voided)
         session.flush()

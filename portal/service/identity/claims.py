@@ -15,16 +15,19 @@ from portal.service.models import Certificate, Membership, User
 
 def company_claims(db: Session, user: User, with_certificates: bool = False) -> list[dict]:
     """The user's companies with their role (and, for userinfo, the certificates usable for DGI lookups)."""
-    memberships = db.scalars(select(Membership).where(Membership.user_id == user.id)
-                             .order_by(Membership.company_id)).all()
+    memberships = db.scalars(
+        select(Membership).where(Membership.user_id == user.id).order_by(Membership.company_id)
+    ).all()
     result = []
     for m in memberships:
         entry = {"id": m.company_id, "rut": m.company.rut, "nombre": m.company.razon_social, "rol": m.role}
         if with_certificates:
-            certs = db.scalars(select(Certificate).where(Certificate.company_id == m.company_id)
-                               .order_by(Certificate.id)).all()
-            entry["certificados"] = [{"id": c.id, "nombre": c.name, "vence": c.not_after.date().isoformat()}
-                                     for c in certs]
+            certs = db.scalars(
+                select(Certificate).where(Certificate.company_id == m.company_id).order_by(Certificate.id)
+            ).all()
+            entry["certificados"] = [
+                {"id": c.id, "nombre": c.name, "vence": c.not_after.date().isoformat()} for c in certs
+            ]
         result.append(entry)
     return result
 
@@ -35,8 +38,14 @@ def access_token_claims(db: Session, user: User) -> dict:
 
 
 def userinfo(db: Session, user: User) -> dict:
-    return {"sub": str(user.id), "email": user.email, "email_verified": True, "name": user.name,
-            "locale": user.locale, "empresas": company_claims(db, user, with_certificates=True)}
+    return {
+        "sub": str(user.id),
+        "email": user.email,
+        "email_verified": True,
+        "name": user.name,
+        "locale": user.locale,
+        "empresas": company_claims(db, user, with_certificates=True),
+    }
 
 
 def mint_access_token(db: Session, user: User, client_id: str = "cli", lifetime: int | None = None) -> str:
@@ -47,10 +56,14 @@ def mint_access_token(db: Session, user: User, client_id: str = "cli", lifetime:
     keys = current_app.extensions["identity_keys"]
     now = int(time.time())
     claims = {
-        "iss": current_app.config["ISSUER"], "aud": current_app.config["API_AUDIENCE"],
-        "sub": str(user.id), "client_id": client_id, "iat": now,
+        "iss": current_app.config["ISSUER"],
+        "aud": current_app.config["API_AUDIENCE"],
+        "sub": str(user.id),
+        "client_id": client_id,
+        "iat": now,
         "exp": now + (lifetime or current_app.config["ACCESS_TOKEN_SECONDS"]),
-        "jti": uuid.uuid4().hex, "scope": "openid profile email cfe",
+        "jti": uuid.uuid4().hex,
+        "scope": "openid profile email cfe",
         **access_token_claims(db, user),
     }
     return jwt.encode({"alg": "RS256", "typ": "at+jwt", "kid": keys.kid}, claims, keys.private_key)

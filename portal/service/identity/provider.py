@@ -34,8 +34,9 @@ class RequiredS256Challenge(CodeChallenge):
     def validate_code_challenge(self, grant, redirect_uri):
         data = grant.request.payload.data
         if not data.get("code_challenge") or data.get("code_challenge_method") != "S256":
-            raise InvalidRequestError("PKCE is required: send code_challenge with code_challenge_method=S256.",
-                                      redirect_uri=redirect_uri)
+            raise InvalidRequestError(
+                "PKCE is required: send code_challenge with code_challenge_method=S256.", redirect_uri=redirect_uri
+            )
         return super().validate_code_challenge(grant, redirect_uri)
 
 
@@ -58,19 +59,27 @@ class AuthorizationCodeGrant(grants.AuthorizationCodeGrant):
     def save_authorization_code(self, code, request):
         payload = request.payload
         item = OAuthAuthorizationCode(
-            code=code, client_id=request.client.client_id, redirect_uri=payload.redirect_uri,
-            scope=payload.scope, user_id=request.user.id, nonce=payload.data.get("nonce"),
+            code=code,
+            client_id=request.client.client_id,
+            redirect_uri=payload.redirect_uri,
+            scope=payload.scope,
+            user_id=request.user.id,
+            nonce=payload.data.get("nonce"),
             code_challenge=payload.data.get("code_challenge"),
             code_challenge_method=payload.data.get("code_challenge_method"),
-            auth_time=int(time.time()))
+            auth_time=int(time.time()),
+        )
         session = db.session()
         session.add(item)
         session.commit()
         return item
 
     def query_authorization_code(self, code, client):
-        item = db.session().scalar(select(OAuthAuthorizationCode).where(
-            OAuthAuthorizationCode.code == code, OAuthAuthorizationCode.client_id == client.client_id))
+        item = db.session().scalar(
+            select(OAuthAuthorizationCode).where(
+                OAuthAuthorizationCode.code == code, OAuthAuthorizationCode.client_id == client.client_id
+            )
+        )
         # Codes live 5 minutes: long enough for a redirect, too short to be worth stealing.
         if item and not item.is_expired():
             return item
@@ -87,9 +96,14 @@ class AuthorizationCodeGrant(grants.AuthorizationCodeGrant):
 
 class OpenIDCodeExtension(OpenIDCode):
     def exists_nonce(self, nonce, request):
-        return db.session().scalar(select(OAuthAuthorizationCode.id).where(
-            OAuthAuthorizationCode.client_id == request.payload.client_id,
-            OAuthAuthorizationCode.nonce == nonce)) is not None
+        return (
+            db.session().scalar(
+                select(OAuthAuthorizationCode.id).where(
+                    OAuthAuthorizationCode.client_id == request.payload.client_id, OAuthAuthorizationCode.nonce == nonce
+                )
+            )
+            is not None
+        )
 
     def resolve_client_private_key(self, client):
         return current_app.extensions["identity_keys"].private_set
@@ -101,8 +115,7 @@ class OpenIDCodeExtension(OpenIDCode):
         return {"alg": "RS256", "kid": current_app.extensions["identity_keys"].kid}
 
     def get_client_claims(self, client):
-        return {"iss": current_app.config["ISSUER"], "aud": [client.get_client_id()],
-                "exp": int(time.time()) + 3600}
+        return {"iss": current_app.config["ISSUER"], "aud": [client.get_client_id()], "exp": int(time.time()) + 3600}
 
     def generate_user_info(self, user, scope):
         return UserInfo(userinfo(db.session(), user))
@@ -152,10 +165,16 @@ def _query_client(client_id):
 
 
 def _save_token(token, request):
-    item = OAuthToken(client_id=request.client.client_id, user_id=request.user.id,
-                      refresh_token_lifetime=current_app.config["REFRESH_TOKEN_SECONDS"], **{
-                          k: v for k, v in token.items() if k in (
-                              "token_type", "access_token", "refresh_token", "scope", "expires_in")})
+    item = OAuthToken(
+        client_id=request.client.client_id,
+        user_id=request.user.id,
+        refresh_token_lifetime=current_app.config["REFRESH_TOKEN_SECONDS"],
+        **{
+            k: v
+            for k, v in token.items()
+            if k in ("token_type", "access_token", "refresh_token", "scope", "expires_in")
+        },
+    )
     session = db.session()
     session.add(item)
     session.commit()
@@ -165,13 +184,15 @@ def init_app(app: Flask) -> None:
     app.extensions["identity_keys"] = load_signing_keys(app.config["JWT_PRIVATE_KEY_PEM"])
     app.config.setdefault("OAUTH2_SCOPES_SUPPORTED", SCOPES)
     server = AuthorizationServer(app, query_client=_query_client, save_token=_save_token)
-    generator = AccessTokenGenerator(issuer=app.config["ISSUER"],
-                                     refresh_token_generator=lambda **_: secrets.token_urlsafe(48))
+    generator = AccessTokenGenerator(
+        issuer=app.config["ISSUER"], refresh_token_generator=lambda **_: secrets.token_urlsafe(48)
+    )
     generator.DEFAULT_EXPIRES_IN = app.config["ACCESS_TOKEN_SECONDS"]
     generator.GRANT_TYPES_EXPIRES_IN = {}
     server.register_token_generator("default", generator)
-    server.register_grant(AuthorizationCodeGrant, [RequiredS256Challenge(required=True), OpenIDCodeExtension(
-        require_nonce=True)])
+    server.register_grant(
+        AuthorizationCodeGrant, [RequiredS256Challenge(required=True), OpenIDCodeExtension(require_nonce=True)]
+    )
     server.register_grant(RefreshTokenGrant)
     server.register_endpoint(TokenRevocation)
     app.extensions["authorization_server"] = server

@@ -49,8 +49,10 @@ def _locale() -> str:
 
 def _too_many_failures(email: str) -> bool:
     address = request.remote_addr or "-"
-    return not (limiter().test(_FAILS_PER_ACCOUNT, "signin-account", email)
-                and limiter().test(_FAILS_PER_ADDRESS, "signin-address", address))
+    return not (
+        limiter().test(_FAILS_PER_ACCOUNT, "signin-account", email)
+        and limiter().test(_FAILS_PER_ADDRESS, "signin-address", address)
+    )
 
 
 def _record_failure(email: str) -> None:
@@ -62,24 +64,26 @@ def _record_failure(email: str) -> None:
 def discovery():
     """The OpenID Provider metadata."""
     issuer = current_app.config["ISSUER"]
-    return jsonify({
-        "issuer": issuer,
-        "authorization_endpoint": f"{issuer}/oauth/authorize",
-        "token_endpoint": f"{issuer}/oauth/token",
-        "userinfo_endpoint": f"{issuer}/oauth/userinfo",
-        "jwks_uri": f"{issuer}/oauth/jwks",
-        "revocation_endpoint": f"{issuer}/oauth/revoke",
-        "end_session_endpoint": f"{issuer}/oauth/logout",
-        "response_types_supported": ["code"],
-        "grant_types_supported": ["authorization_code", "refresh_token"],
-        "subject_types_supported": ["public"],
-        "id_token_signing_alg_values_supported": ["RS256"],
-        "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
-        "code_challenge_methods_supported": ["S256"],
-        "scopes_supported": ["openid", "profile", "email", "cfe"],
-        "claims_supported": ["sub", "email", "name", "locale", "empresas"],
-        "ui_locales_supported": ["es-UY", "en"],
-    })
+    return jsonify(
+        {
+            "issuer": issuer,
+            "authorization_endpoint": f"{issuer}/oauth/authorize",
+            "token_endpoint": f"{issuer}/oauth/token",
+            "userinfo_endpoint": f"{issuer}/oauth/userinfo",
+            "jwks_uri": f"{issuer}/oauth/jwks",
+            "revocation_endpoint": f"{issuer}/oauth/revoke",
+            "end_session_endpoint": f"{issuer}/oauth/logout",
+            "response_types_supported": ["code"],
+            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "subject_types_supported": ["public"],
+            "id_token_signing_alg_values_supported": ["RS256"],
+            "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+            "code_challenge_methods_supported": ["S256"],
+            "scopes_supported": ["openid", "profile", "email", "cfe"],
+            "claims_supported": ["sub", "email", "name", "locale", "empresas"],
+            "ui_locales_supported": ["es-UY", "en"],
+        }
+    )
 
 
 @bp.get("/oauth/jwks")
@@ -99,8 +103,9 @@ def authorize():
             # The client and redirect URI are known good: report the error back to the client (RFC 6749).
             return _server().handle_error_response(request, error)
         # A bad client or redirect URI must never be redirected to: show the error here.
-        return render_template("signin_error.html", t=texts_for(locale), error=error.error,
-                               description=error.description), 400
+        return render_template(
+            "signin_error.html", t=texts_for(locale), error=error.error, description=error.description
+        ), 400
     form = SignInForm()
     user = sessions.signed_in_user()
     status = 200
@@ -122,8 +127,9 @@ def authorize():
         else:
             status = 422
     if user is None:
-        return render_template("signin.html", form=form, t=texts_for(locale), locale=locale,
-                               client=grant.client), status
+        return render_template(
+            "signin.html", form=form, t=texts_for(locale), locale=locale, client=grant.client
+        ), status
     return _server().create_authorization_response(grant_user=user, grant=grant)
 
 
@@ -158,7 +164,7 @@ def logout():
     client_id = request.args.get("client_id", "")
     if target:
         client = db.session().scalar(select(OAuthClient).where(OAuthClient.client_id == client_id))
-        allowed = (client.client_metadata.get("post_logout_redirect_uris", []) if client else [])
+        allowed = client.client_metadata.get("post_logout_redirect_uris", []) if client else []
         if target not in allowed:
             abort(400)
         state = request.args.get("state")

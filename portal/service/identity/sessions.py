@@ -32,8 +32,14 @@ def start(user: User) -> None:
     store = db.session()
     # Sessions that ended or expired more than a day ago are of no further use.
     store.execute(delete(ProviderSession).where(ProviderSession.expires_at < now - timedelta(days=1)))
-    store.add(ProviderSession(id_hash=_hash(session_id), user_id=user.id, created_at=now,
-                              expires_at=now + current_app.permanent_session_lifetime))
+    store.add(
+        ProviderSession(
+            id_hash=_hash(session_id),
+            user_id=user.id,
+            created_at=now,
+            expires_at=now + current_app.permanent_session_lifetime,
+        )
+    )
     store.commit()
     session.clear()
     session[_COOKIE_KEY] = session_id
@@ -56,8 +62,11 @@ def end() -> None:
     """End the browser's provider session (logout): the row is closed, the cookie emptied."""
     session_id = session.get(_COOKIE_KEY)
     if isinstance(session_id, str):
-        db.session().execute(update(ProviderSession).where(ProviderSession.id_hash == _hash(session_id))
-                             .values(ended_at=datetime.now(UTC)))
+        db.session().execute(
+            update(ProviderSession)
+            .where(ProviderSession.id_hash == _hash(session_id))
+            .values(ended_at=datetime.now(UTC))
+        )
         db.session().commit()
     session.clear()
 

@@ -19,8 +19,11 @@ def ui_value() -> None:
 @ui_value.command("set")
 @click.argument("year", type=int)
 @click.argument("value")
-@click.option("--source", default="INE, cotización del 31 de diciembre del año anterior",
-              help="Where the value comes from (kept with it).")
+@click.option(
+    "--source",
+    default="INE, cotización del 31 de diciembre del año anterior",
+    help="Where the value comes from (kept with it).",
+)
 @click.option("--unverified", is_flag=True, help="Mark the value as not checked against INE's publication.")
 def set_command(year: int, value: str, source: str, unverified: bool) -> None:
     """Set the UI in pesos for receipts issued in YEAR, e.g. `ui-value set 2027 6.7123`."""

@@ -26,7 +26,7 @@ _NUMBER = re.compile(r"^([A-Za-z]{0,2}) ?-? ?([0-9]{1,7})$")  # schemas.NUMBER_P
 
 
 def receipt_number(text: str) -> tuple[str | None, int]:
-    """"A-15", "a 0000015", "A15" -> ("A", 15); "15" -> (None, 15): without a serie, any serie."""
+    """ "A-15", "a 0000015", "A15" -> ("A", 15); "15" -> (None, 15): without a serie, any serie."""
     serie, number = _NUMBER.match(text).groups()
     return (serie.upper() or None), int(number)
 
@@ -57,11 +57,23 @@ def list_requests(principal: Principal, query: SolicitudesQuery) -> ListaSolicit
     lapsed = and_(SmartRequest.state == "preview", SmartRequest.expires_at < now)
     state = case((lapsed, literal("expired")), else_=SmartRequest.state)
     statement = (
-        select(SmartRequest.id, SmartRequest.mode, state.label("state"), SmartRequest.created_at,
-               SmartRequest.created_by, SmartRequest.error_code, IssuedCfe.id.label("cfe_id"), IssuedCfe.tipo_cfe,
-               IssuedCfe.serie, IssuedCfe.nro, IssuedCfe.tpo_moneda, IssuedCfe.mnt_total)
-        .outerjoin(IssuedCfe, and_(IssuedCfe.id == SmartRequest.cfe_id,
-                                   IssuedCfe.company_id == SmartRequest.company_id))
+        select(
+            SmartRequest.id,
+            SmartRequest.mode,
+            state.label("state"),
+            SmartRequest.created_at,
+            SmartRequest.created_by,
+            SmartRequest.error_code,
+            IssuedCfe.id.label("cfe_id"),
+            IssuedCfe.tipo_cfe,
+            IssuedCfe.serie,
+            IssuedCfe.nro,
+            IssuedCfe.tpo_moneda,
+            IssuedCfe.mnt_total,
+        )
+        .outerjoin(
+            IssuedCfe, and_(IssuedCfe.id == SmartRequest.cfe_id, IssuedCfe.company_id == SmartRequest.company_id)
+        )
         .where(SmartRequest.company_id == principal.company_id)
         .order_by(SmartRequest.created_at.desc(), SmartRequest.id.desc())
         .limit(query.limite + 1)
@@ -69,10 +81,12 @@ def list_requests(principal: Principal, query: SolicitudesQuery) -> ListaSolicit
     for condition in _filters(query, state):
         statement = statement.where(condition)
     rows = db.session().execute(statement).all()
-    page = rows[:query.limite]
+    page = rows[: query.limite]
     more = len(rows) > query.limite
-    return ListaSolicitudes(solicitudes=[_summary(row) for row in page],
-                            siguiente_cursor=cursor_for(page[-1].created_at, page[-1].id) if more else None)
+    return ListaSolicitudes(
+        solicitudes=[_summary(row) for row in page],
+        siguiente_cursor=cursor_for(page[-1].created_at, page[-1].id) if more else None,
+    )
 
 
 def _filters(query: SolicitudesQuery, state) -> list:
@@ -92,16 +106,29 @@ def _filters(query: SolicitudesQuery, state) -> list:
             conditions.append(IssuedCfe.serie == serie)
     if query.cursor:
         at, request_id = _position(query.cursor)
-        conditions.append(or_(SmartRequest.created_at < at,
-                              and_(SmartRequest.created_at == at, SmartRequest.id < request_id)))
+        conditions.append(
+            or_(SmartRequest.created_at < at, and_(SmartRequest.created_at == at, SmartRequest.id < request_id))
+        )
     return conditions
 
 
 def _summary(row) -> SolicitudResumen:
     receipt = None
     if row.cfe_id:
-        receipt = ComprobanteResumen(id_cfe_emitido=row.cfe_id, tipo_cfe=row.tipo_cfe, serie=row.serie,
-                                     nro=row.nro, tpo_moneda=row.tpo_moneda, mnt_total=row.mnt_total)
-    return SolicitudResumen(request_id=row.id, estado=row.state, modo=row.mode, creado_en=_utc(row.created_at),
-                            creado_por=row.created_by, comprobante=receipt,
-                            codigo_error=row.error_code if row.state == "failed" else None)
+        receipt = ComprobanteResumen(
+            id_cfe_emitido=row.cfe_id,
+            tipo_cfe=row.tipo_cfe,
+            serie=row.serie,
+            nro=row.nro,
+            tpo_moneda=row.tpo_moneda,
+            mnt_total=row.mnt_total,
+        )
+    return SolicitudResumen(
+        request_id=row.id,
+        estado=row.state,
+        modo=row.mode,
+        creado_en=_utc(row.created_at),
+        creado_por=row.created_by,
+        comprobante=receipt,
+        codigo_error=row.error_code if row.state == "failed" else None,
+    )

@@ -20,33 +20,63 @@ bp = Blueprint("inteligente", __name__, url_prefix="/api/v1/cfe")
 TAG = "Emision Inteligente"
 
 
-@operation(bp, "POST", "/previsualizar-emision-inteligente", tag=TAG, summary="Previsualizar una emisión inteligente",
-           auth=(JWT,), roles=WRITERS, body=SolicitudInteligente, responses={201: SolicitudEstado})
+@operation(
+    bp,
+    "POST",
+    "/previsualizar-emision-inteligente",
+    tag=TAG,
+    summary="Previsualizar una emisión inteligente",
+    auth=(JWT,),
+    roles=WRITERS,
+    body=SolicitudInteligente,
+    responses={201: SolicitudEstado},
+)
 def previsualizar(body: SolicitudInteligente, principal: Principal):
     """Works out the complete CFE from a minimal input and keeps it, with its PDF preview, for 15 minutes."""
     return workflow.describe(workflow.preview(principal, body)), 201
 
 
-@operation(bp, "POST", "/confirmar-emision-inteligente", tag=TAG, summary="Confirmar una emisión inteligente",
-           auth=(JWT,), roles=WRITERS, body=Confirmacion,
-           responses={200: SolicitudEstado, 404: "No existe.", 409: "Vencida, ya fallida o con el borrador cambiado."})
+@operation(
+    bp,
+    "POST",
+    "/confirmar-emision-inteligente",
+    tag=TAG,
+    summary="Confirmar una emisión inteligente",
+    auth=(JWT,),
+    roles=WRITERS,
+    body=Confirmacion,
+    responses={200: SolicitudEstado, 404: "No existe.", 409: "Vencida, ya fallida o con el borrador cambiado."},
+)
 def confirmar(body: Confirmacion, principal: Principal):
     """Issues exactly the previewed draft, once: confirming again returns the same receipt."""
     return workflow.describe(workflow.confirm(principal, body))
 
 
-@operation(bp, "POST", "/emitir-inteligente", tag=TAG, summary="Emisión inteligente directa", auth=(JWT,),
-           roles=WRITERS, body=SolicitudInteligente, responses={201: SolicitudEstado},
-           extra_headers={"Idempotency-Key": idempotency_header(
-               "Repetir con la misma clave devuelve la misma solicitud y comprobante.")})
+@operation(
+    bp,
+    "POST",
+    "/emitir-inteligente",
+    tag=TAG,
+    summary="Emisión inteligente directa",
+    auth=(JWT,),
+    roles=WRITERS,
+    body=SolicitudInteligente,
+    responses={201: SolicitudEstado},
+    extra_headers={
+        "Idempotency-Key": idempotency_header("Repetir con la misma clave devuelve la misma solicitud y comprobante.")
+    },
+)
 def emitir(body: SolicitudInteligente, principal: Principal):
     """Infers and issues in one step."""
     claim = idempotency.claim(principal.company_id, "inteligente.emitir", body.model_dump(mode="json", by_alias=True))
     if claim.replay is not None:
         return claim.replay
     try:
-        request = workflow.issue_directly(principal, body, on_issued=lambda session, stored: idempotency.complete(
-            session, claim, 201, workflow.replay_body(stored)))
+        request = workflow.issue_directly(
+            principal,
+            body,
+            on_issued=lambda session, stored: idempotency.complete(session, claim, 201, workflow.replay_body(stored)),
+        )
     except Exception:
         idempotency.release(claim)
         raise
@@ -56,8 +86,17 @@ def emitir(body: SolicitudInteligente, principal: Principal):
     return answer, 201
 
 
-@operation(bp, "GET", "/emision-inteligente", tag=TAG, summary="Listar las solicitudes de emisión de la empresa",
-           auth=(JWT,), roles=ALL_ROLES, query=SolicitudesQuery, responses={200: ListaSolicitudes})
+@operation(
+    bp,
+    "GET",
+    "/emision-inteligente",
+    tag=TAG,
+    summary="Listar las solicitudes de emisión de la empresa",
+    auth=(JWT,),
+    roles=ALL_ROLES,
+    query=SolicitudesQuery,
+    responses={200: ListaSolicitudes},
+)
 def listar(query: SolicitudesQuery, principal: Principal):
     """The company's requests, newest first, with the resulting receipt or the failure's code. Filters add up:
     state, who created it (start of the e-mail), days (Montevideo time), and the receipt's number as people
@@ -65,9 +104,17 @@ def listar(query: SolicitudesQuery, principal: Principal):
     return listing.list_requests(principal, query)
 
 
-@operation(bp, "GET", "/emision-inteligente/<request_id>", tag=TAG, summary="Consultar una solicitud de emisión",
-           auth=(JWT,), roles=ALL_ROLES, path_params={"request_id": "El requestId de la solicitud."},
-           responses={200: SolicitudEstado, 404: "No existe o es de otra empresa."})
+@operation(
+    bp,
+    "GET",
+    "/emision-inteligente/<request_id>",
+    tag=TAG,
+    summary="Consultar una solicitud de emisión",
+    auth=(JWT,),
+    roles=ALL_ROLES,
+    path_params={"request_id": "El requestId de la solicitud."},
+    responses={200: SolicitudEstado, 404: "No existe o es de otra empresa."},
+)
 def consultar(request_id: str, principal: Principal):
     """The request's state, timeline, warnings, resulting receipt and its DGI status, or why it failed."""
     return workflow.describe(workflow.consult(principal, request_id))

@@ -210,28 +210,47 @@ class SolicitudesQuery(BaseModel):
 
     model_config = ConfigDict(populate_by_name=True, extra="forbid")
 
-    estado: Annotated[_STATE | None, _spanish(
-        "Elegí un estado: preview, confirmed, issued, failed o expired.", "estado_invalido")] = Field(
-        None, description="Solo las solicitudes en este estado.", examples=["issued"])
-    creado_por: Annotated[str | None, _spanish(
-        "Escribí el comienzo del correo de quien la creó (hasta 254 caracteres).", "creado_por_invalido")] = Field(
-        None, alias="creadoPor", max_length=254, examples=["soporte@"],
-        description="Comienzo del correo de quien creó la solicitud (sin distinguir mayúsculas).")
-    desde: Day | None = Field(None, description="Creadas desde este día (hora de Montevideo), inclusive.",
-                              examples=["2026-11-01"])
-    hasta: Day | None = Field(None, description="Creadas hasta este día (hora de Montevideo), inclusive. Si es "
-                                                "anterior a desde, la lista sale vacía.", examples=["2026-11-30"])
-    numero: Annotated[str | None, _spanish(
-        "Escribí la serie y el número, como A-15.", "numero_invalido")] = Field(
-        None, pattern=NUMBER_PATTERN, max_length=12, examples=["A-15"],
+    estado: Annotated[
+        _STATE | None, _spanish("Elegí un estado: preview, confirmed, issued, failed o expired.", "estado_invalido")
+    ] = Field(None, description="Solo las solicitudes en este estado.", examples=["issued"])
+    creado_por: Annotated[
+        str | None,
+        _spanish("Escribí el comienzo del correo de quien la creó (hasta 254 caracteres).", "creado_por_invalido"),
+    ] = Field(
+        None,
+        alias="creadoPor",
+        max_length=254,
+        examples=["soporte@"],
+        description="Comienzo del correo de quien creó la solicitud (sin distinguir mayúsculas).",
+    )
+    desde: Day | None = Field(
+        None, description="Creadas desde este día (hora de Montevideo), inclusive.", examples=["2026-11-01"]
+    )
+    hasta: Day | None = Field(
+        None,
+        description="Creadas hasta este día (hora de Montevideo), inclusive. Si es "
+        "anterior a desde, la lista sale vacía.",
+        examples=["2026-11-30"],
+    )
+    numero: Annotated[str | None, _spanish("Escribí la serie y el número, como A-15.", "numero_invalido")] = Field(
+        None,
+        pattern=NUMBER_PATTERN,
+        max_length=12,
+        examples=["A-15"],
         description='Número del comprobante emitido, como se escriba: "A-15", "A 0000015", "A15" o "15" '
-                    "(sin serie, cualquier serie).")
-    cursor: Annotated[str | None, _spanish(
-        "Ese cursor no es válido: usá el siguienteCursor de la página anterior, o pedí la primera página sin "
-        "cursor.", "cursor_invalido")] = Field(
-        None, pattern=CURSOR_PATTERN, description="El siguienteCursor de la página anterior.")
+        "(sin serie, cualquier serie).",
+    )
+    cursor: Annotated[
+        str | None,
+        _spanish(
+            "Ese cursor no es válido: usá el siguienteCursor de la página anterior, o pedí la primera página sin "
+            "cursor.",
+            "cursor_invalido",
+        ),
+    ] = Field(None, pattern=CURSOR_PATTERN, description="El siguienteCursor de la página anterior.")
     limite: Annotated[int, _spanish("Pedí entre 1 y 100 solicitudes por página.", "limite_invalido")] = Field(
-        20, ge=1, le=100, description="Solicitudes por página (20 si no se indica, hasta 100).")
+        20, ge=1, le=100, description="Solicitudes por página (20 si no se indica, hasta 100)."
+    )
 
 
 class ComprobanteResumen(_Out):
@@ -256,19 +275,43 @@ class SolicitudResumen(_Out):
 class ListaSolicitudes(_Out):
     """A page of the company's requests, newest first."""
 
-    model_config = ConfigDict(populate_by_name=True, json_schema_extra={"examples": [{
-        "solicitudes": [
-            {"requestId": "ei_3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8", "estado": "issued", "modo": "direct",
-             "creadoEn": "2026-11-23T13:05:10.123456+00:00", "creadoPor": "usuario@demo.uy",
-             "comprobante": {"idCfeEmitido": "9b2e41c07d5f4a3e8c1d2f3a4b5c6d7e", "tipoCFE": 101, "serie": "A",
-                             "nro": 15, "tpoMoneda": "UYU", "mntTotal": "366.00"}},
-            {"requestId": "ei_0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f", "estado": "failed", "modo": "preview",
-             "creadoEn": "2026-11-23T12:58:41.500000+00:00", "creadoPor": "usuario@demo.uy",
-             "codigoError": "cae_agotado"},
-        ],
-        "siguienteCursor": "1795957121500000_0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f",
-    }]})
+    model_config = ConfigDict(
+        populate_by_name=True,
+        json_schema_extra={
+            "examples": [
+                {
+                    "solicitudes": [
+                        {
+                            "requestId": "ei_3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8",
+                            "estado": "issued",
+                            "modo": "direct",
+                            "creadoEn": "2026-11-23T13:05:10.123456+00:00",
+                            "creadoPor": "usuario@demo.uy",
+                            "comprobante": {
+                                "idCfeEmitido": "9b2e41c07d5f4a3e8c1d2f3a4b5c6d7e",
+                                "tipoCFE": 101,
+                                "serie": "A",
+                                "nro": 15,
+                                "tpoMoneda": "UYU",
+                                "mntTotal": "366.00",
+                            },
+                        },
+                        {
+                            "requestId": "ei_0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f",
+                            "estado": "failed",
+                            "modo": "preview",
+                            "creadoEn": "2026-11-23T12:58:41.500000+00:00",
+                            "creadoPor": "usuario@demo.uy",
+                            "codigoError": "cae_agotado",
+                        },
+                    ],
+                    "siguienteCursor": "1795957121500000_0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f",
+                }
+            ]
+        },
+    )
 
     solicitudes: list[SolicitudResumen]
-    siguiente_cursor: str | None = Field(None, alias="siguienteCursor",
-                                         description="Pasalo como cursor para la página siguiente; falta al final.")
+    siguiente_cursor: str | None = Field(
+        None, alias="siguienteCursor", description="Pasalo como cursor para la página siguiente; falta al final."
+    )

@@ -59,8 +59,16 @@ def draft_hash(draft_json: dict) -> str:
 def _event(session, request: SmartRequest, state: str, actor: str, detail: str | None = None) -> None:
     request.state = state
     request.updated_at = _now()
-    session.add(SmartRequestEvent(request_id=request.id, state=state, at=request.updated_at, actor=actor,
-                                  detail=detail, request_id_http=g.get("request_id")))
+    session.add(
+        SmartRequestEvent(
+            request_id=request.id,
+            state=state,
+            at=request.updated_at,
+            actor=actor,
+            detail=detail,
+            request_id_http=g.get("request_id"),
+        )
+    )
 
 
 def _new_request(principal: Principal, body: SolicitudInteligente, draft: Draft, mode: str) -> SmartRequest:
@@ -68,11 +76,20 @@ def _new_request(principal: Principal, body: SolicitudInteligente, draft: Draft,
     from portal.service.comprobante.issuing import totals_json
 
     return SmartRequest(
-        id="ei_" + uuid.uuid4().hex, company_id=principal.company_id, mode=mode, state="preview",
-        input_json=body.model_dump(mode="json", by_alias=True, exclude_none=True), draft_json=draft_json,
-        draft_hash=draft_hash(draft_json), totals_json=totals_json(compute_totals(draft.cfe)),
-        inferences_json=draft.findings.inferences, warnings_json=draft.findings.warnings,
-        created_by=principal.actor, created_at=_now(), updated_at=_now())
+        id="ei_" + uuid.uuid4().hex,
+        company_id=principal.company_id,
+        mode=mode,
+        state="preview",
+        input_json=body.model_dump(mode="json", by_alias=True, exclude_none=True),
+        draft_json=draft_json,
+        draft_hash=draft_hash(draft_json),
+        totals_json=totals_json(compute_totals(draft.cfe)),
+        inferences_json=draft.findings.inferences,
+        warnings_json=draft.findings.warnings,
+        created_by=principal.actor,
+        created_at=_now(),
+        updated_at=_now(),
+    )
 
 
 def _infer(principal: Principal, body: SolicitudInteligente) -> Draft:
@@ -92,8 +109,14 @@ def preview(principal: Principal, body: SolicitudInteligente) -> SmartRequest:
         request.expires_at = _now() + PREVIEW_LIFETIME
         request.preview_token = token
         session.add(request)
-        session.add(PreviewToken(token_hash=hashlib.sha256(token.encode()).hexdigest(), company_id=company.id,
-                                 pdf=pdf, expires_at=request.expires_at))
+        session.add(
+            PreviewToken(
+                token_hash=hashlib.sha256(token.encode()).hexdigest(),
+                company_id=company.id,
+                pdf=pdf,
+                expires_at=request.expires_at,
+            )
+        )
         _event(session, request, "preview", principal.actor, f"{len(draft.findings.warnings)} advertencia(s)")
     return request
 
@@ -121,17 +144,27 @@ def confirm(principal: Principal, body: Confirmacion) -> SmartRequest:
         if request.state == "expired":
             raise ApiError("La previsualización venció; genere una nueva.", code="solicitud_vencida", status=409)
         if request.state != "preview":
-            raise Conflict(f"La solicitud está en estado {request.state} y no se puede confirmar.",
-                           code="estado_invalido")
+            raise Conflict(
+                f"La solicitud está en estado {request.state} y no se puede confirmar.", code="estado_invalido"
+            )
         if body.hash_borrador and body.hash_borrador != request.draft_hash:
-            raise Conflict("El borrador cambió desde la previsualización; previsualice de nuevo.",
-                           code="borrador_modificado")
+            raise Conflict(
+                "El borrador cambió desde la previsualización; previsualice de nuevo.", code="borrador_modificado"
+            )
         missing = sorted({w["codigo"] for w in request.warnings_json} - set(body.advertencias_aceptadas))
         if missing:
-            raise ApiError("Acepte las advertencias antes de confirmar: " + ", ".join(missing) + ".",
-                           code="advertencias_sin_aceptar", status=422)
-        _event(session, request, "confirmed", principal.actor, "Advertencias aceptadas: "
-               + (", ".join(body.advertencias_aceptadas) or "ninguna"))
+            raise ApiError(
+                "Acepte las advertencias antes de confirmar: " + ", ".join(missing) + ".",
+                code="advertencias_sin_aceptar",
+                status=422,
+            )
+        _event(
+            session,
+            request,
+            "confirmed",
+            principal.actor,
+            "Advertencias aceptadas: " + (", ".join(body.advertencias_aceptadas) or "ninguna"),
+        )
     return _issue(principal, request.id)
 
 
@@ -144,8 +177,13 @@ def _issue(principal: Principal, request_id: str, on_issued=None) -> SmartReques
     def attach(tx_session, result):
         stored = tx_session.get(SmartRequest, request_id)
         stored.cfe_id = result.cfe.id
-        _event(tx_session, stored, "issued", principal.actor, f"CFE {result.cfe.tipo_cfe} "
-               f"{result.cfe.serie}-{result.cfe.nro}")
+        _event(
+            tx_session,
+            stored,
+            "issued",
+            principal.actor,
+            f"CFE {result.cfe.tipo_cfe} {result.cfe.serie}-{result.cfe.nro}",
+        )
         if on_issued is not None:
             on_issued(tx_session, stored)
 
@@ -186,8 +224,11 @@ def consult(principal: Principal, request_id: str) -> SmartRequest:
 def describe(request: SmartRequest) -> dict:
     """The request as the API shows it (see schemas.SolicitudEstado)."""
     session = db.session()
-    events = session.scalars(select(SmartRequestEvent).where(SmartRequestEvent.request_id == request.id)
-                             .order_by(SmartRequestEvent.at, SmartRequestEvent.id)).all()
+    events = session.scalars(
+        select(SmartRequestEvent)
+        .where(SmartRequestEvent.request_id == request.id)
+        .order_by(SmartRequestEvent.at, SmartRequestEvent.id)
+    ).all()
     receipt = session.get(IssuedCfe, request.cfe_id) if request.cfe_id else None
     preview_url = None
     if request.preview_token and request.state == "preview":
@@ -195,18 +236,27 @@ def describe(request: SmartRequest) -> dict:
 
         preview_url = url_for("comprobante.previsualizar_token", token=request.preview_token, _external=True)
     return {
-        "requestId": request.id, "modo": request.mode, "estado": request.state, "borrador": request.draft_json,
-        "hashBorrador": request.draft_hash, "totales": request.totals_json, "inferencias": request.inferences_json,
-        "advertencias": request.warnings_json, "previsualizacionUrl": preview_url,
+        "requestId": request.id,
+        "modo": request.mode,
+        "estado": request.state,
+        "borrador": request.draft_json,
+        "hashBorrador": request.draft_hash,
+        "totales": request.totals_json,
+        "inferencias": request.inferences_json,
+        "advertencias": request.warnings_json,
+        "previsualizacionUrl": preview_url,
         "venceEn": _aware(request.expires_at).isoformat() if request.expires_at else None,
         "cfeEmitidos": [request.cfe_id] if request.cfe_id else [],
         "comprobante": cfe_emitido(receipt, [], session).model_dump(mode="json", by_alias=True, exclude_none=True)
-        if receipt else None,
+        if receipt
+        else None,
         "estadoDGI": receipt.dgi_status if receipt else None,
         "error": {"codigo": request.error_code, "mensaje": request.error_message} if request.error_code else None,
-        "lineaDeTiempo": [{"estado": e.state, "en": _aware(e.at).isoformat(), "por": e.actor, "detalle": e.detail}
-                          for e in events],
-        "creadoPor": request.created_by, "creadoEn": _aware(request.created_at).isoformat(),
+        "lineaDeTiempo": [
+            {"estado": e.state, "en": _aware(e.at).isoformat(), "por": e.actor, "detalle": e.detail} for e in events
+        ],
+        "creadoPor": request.created_by,
+        "creadoEn": _aware(request.created_at).isoformat(),
         "final": request.state in FINAL_STATES,
     }
 

@@ -12,11 +12,13 @@ target_metadata = Base.metadata
 
 
 def run_migrations() -> None:
-    connectable = engine_from_config(config.get_section(config.config_ini_section, {}), prefix="sqlalchemy.",
-                                     poolclass=pool.NullPool)
+    connectable = engine_from_config(
+        config.get_section(config.config_ini_section, {}), prefix="sqlalchemy.", poolclass=pool.NullPool
+    )
     with connectable.connect() as connection:
-        context.configure(connection=connection, target_metadata=target_metadata,
-                          render_as_batch=connection.dialect.name == "sqlite")
+        context.configure(
+            connection=connection, target_metadata=target_metadata, render_as_batch=connection.dialect.name == "sqlite"
+        )
         with context.begin_transaction():
             context.run_migrations()
 

@@ -30,16 +30,31 @@ class _Integer(IntegerField):
 
 
 class _LimitFields:
-    limite = _Integer(_l("Solicitudes"), default=600, validators=[
-        InputRequired(_l("Indicá cuántas solicitudes.")),
-        NumberRange(1, MAX_LIMIT, _l("Entre %(min)s y %(max)s."))])
-    ventana = _Integer(_l("Segundos"), default=60, validators=[
-        InputRequired(_l("Indicá la ventana en segundos.")),
-        NumberRange(1, MAX_WINDOW_SECONDS, _l("Entre %(min)s y %(max)s segundos."))])
+    limite = _Integer(
+        _l("Solicitudes"),
+        default=600,
+        validators=[
+            InputRequired(_l("Indicá cuántas solicitudes.")),
+            NumberRange(1, MAX_LIMIT, _l("Entre %(min)s y %(max)s.")),
+        ],
+    )
+    ventana = _Integer(
+        _l("Segundos"),
+        default=60,
+        validators=[
+            InputRequired(_l("Indicá la ventana en segundos.")),
+            NumberRange(1, MAX_WINDOW_SECONDS, _l("Entre %(min)s y %(max)s segundos.")),
+        ],
+    )
 
     # The service's names for these fields (also inside the create body's rateLimit).
-    SERVICE_FIELDS = {"limite": "limite", "ventanaSegundos": "ventana", "rateLimit.limite": "limite",
-                      "rateLimit.ventanaSegundos": "ventana", "nombre": "nombre"}
+    SERVICE_FIELDS = {
+        "limite": "limite",
+        "ventanaSegundos": "ventana",
+        "rateLimit.limite": "limite",
+        "rateLimit.ventanaSegundos": "ventana",
+        "nombre": "nombre",
+    }
 
     def apply_service_errors(self, messages: dict[str, str]) -> bool:
         """Put the service's field errors next to our fields; False if none of them was ours."""
@@ -53,9 +68,14 @@ class _LimitFields:
 
 
 class CreateKeyForm(_LimitFields, FlaskForm):
-    nombre = StringField(_l("Nombre"), filters=[_strip], validators=[
-        InputRequired(_l("Poné un nombre para reconocer la clave.")),
-        Length(max=80, message=_l("Máximo %(max)d caracteres."))])
+    nombre = StringField(
+        _l("Nombre"),
+        filters=[_strip],
+        validators=[
+            InputRequired(_l("Poné un nombre para reconocer la clave.")),
+            Length(max=80, message=_l("Máximo %(max)d caracteres.")),
+        ],
+    )
 
 
 class RateLimitForm(_LimitFields, FlaskForm):

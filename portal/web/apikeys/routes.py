@@ -32,8 +32,6 @@ class KeyRow:
     form: RateLimitForm | None
 
 
-
-
 def _can_manage() -> bool:
     return current_user.role == "admin"
 
@@ -42,8 +40,11 @@ def _row(key: ApiKey, form: RateLimitForm | None = None) -> KeyRow:
     if not (_can_manage() and key.active):
         return KeyRow(key, None)
     if form is None:
-        form = RateLimitForm(prefix=key.id, formdata=None, data={"limite": key.rate_limit.limit,
-                                                                 "ventana": key.rate_limit.window_seconds})
+        form = RateLimitForm(
+            prefix=key.id,
+            formdata=None,
+            data={"limite": key.rate_limit.limit, "ventana": key.rate_limit.window_seconds},
+        )
     return KeyRow(key, form)
 
 
@@ -124,8 +125,15 @@ def rate_limit(key_id: str):
             if not form.apply_service_errors(exc.field_messages()):
                 raise
         else:
-            flash(_("La clave «%(name)s» ahora admite %(limit)s solicitudes cada %(window)s segundos.",
-                    name=key.name, limit=key.rate_limit.limit, window=key.rate_limit.window_seconds), "success")
+            flash(
+                _(
+                    "La clave «%(name)s» ahora admite %(limit)s solicitudes cada %(window)s segundos.",
+                    name=key.name,
+                    limit=key.rate_limit.limit,
+                    window=key.rate_limit.window_seconds,
+                ),
+                "success",
+            )
             if wants_fragment():
                 return _no_store(render(TEMPLATE, "row", row=_row(key), can_manage=True))
             return redirect_after_post("apikeys.index")

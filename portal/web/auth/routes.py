@@ -38,8 +38,9 @@ def login():
 def callback():
     """Finish the code flow: exchange the code (PKCE verifier, state and nonce checked by authlib)."""
     if "error" in request.args:
-        return render("auth/signin_failed.html", reason=request.args.get("error_description")
-                      or request.args["error"], status=400)
+        return render(
+            "auth/signin_failed.html", reason=request.args.get("error_description") or request.args["error"], status=400
+        )
     try:
         token = oidc().authorize_access_token()
     except OAuthError as exc:
@@ -47,7 +48,8 @@ def callback():
         return render("auth/signin_failed.html", reason=exc.description or exc.error, status=400)
     claims = token.get("userinfo") or {}
     if claims.get("aud") and current_app.config["OIDC_CLIENT_ID"] not in (
-            claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]):
+        claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
+    ):
         return render("auth/signin_failed.html", reason="audience", status=400)
     try:
         info = service_client().as_user(token["access_token"], locale=_locale()).userinfo()
@@ -69,10 +71,10 @@ def logout():
     if tokens.get(hint):
         try:
             metadata = oidc().load_server_metadata()
-            with OAuth2Session(current_app.config["OIDC_CLIENT_ID"],
-                               current_app.config["OIDC_CLIENT_SECRET"]) as client:
-                client.revoke_token(metadata["revocation_endpoint"], tokens[hint], token_type_hint=hint,
-                                    timeout=5)
+            with OAuth2Session(
+                current_app.config["OIDC_CLIENT_ID"], current_app.config["OIDC_CLIENT_SECRET"]
+            ) as client:
+                client.revoke_token(metadata["revocation_endpoint"], tokens[hint], token_type_hint=hint, timeout=5)
         except Exception:  # noqa: BLE001 - sign-out must still end the local session
             log.warning("could not revoke the tokens at sign-out", exc_info=True)
     id_token = tokens.get("id_token")
@@ -82,9 +84,10 @@ def logout():
     end_session_url = metadata.get("end_session_endpoint")
     if not end_session_url:
         return redirect(url_for("main.home"))
-    params = {"client_id": current_app.config["OIDC_CLIENT_ID"],
-              "post_logout_redirect_uri": url_for("main.home", _external=True)}
+    params = {
+        "client_id": current_app.config["OIDC_CLIENT_ID"],
+        "post_logout_redirect_uri": url_for("main.home", _external=True),
+    }
     if id_token:
         params["id_token_hint"] = id_token
     return redirect(f"{end_session_url}?{urlencode(params)}", code=303)
-

@@ -55,9 +55,12 @@ def start_session(userinfo: UserInfo, token: dict) -> None:
     """After a successful sign-in: a fresh session (new id, so a planted one is useless)."""
     current_app.session_interface.regenerate(session)
     session.clear()
-    session["user"] = {"sub": userinfo.sub, "email": userinfo.email, "name": userinfo.name,
-                       "companies": [{"id": c.id, "rut": c.rut, "name": c.name, "role": c.role}
-                                     for c in userinfo.companies]}
+    session["user"] = {
+        "sub": userinfo.sub,
+        "email": userinfo.email,
+        "name": userinfo.name,
+        "companies": [{"id": c.id, "rut": c.rut, "name": c.name, "role": c.role} for c in userinfo.companies],
+    }
     session["company_id"] = userinfo.companies[0].id if userinfo.companies else None
     store_token(token)
     now = time.time()
@@ -67,9 +70,12 @@ def start_session(userinfo: UserInfo, token: dict) -> None:
 
 
 def store_token(token: dict) -> None:
-    session["tokens"] = {"access_token": token["access_token"], "refresh_token": token.get("refresh_token"),
-                         "id_token": token.get("id_token") or session.get("tokens", {}).get("id_token"),
-                         "expires_at": token.get("expires_at") or time.time() + int(token.get("expires_in", 300))}
+    session["tokens"] = {
+        "access_token": token["access_token"],
+        "refresh_token": token.get("refresh_token"),
+        "id_token": token.get("id_token") or session.get("tokens", {}).get("id_token"),
+        "expires_at": token.get("expires_at") or time.time() + int(token.get("expires_in", 300)),
+    }
 
 
 def session_expired() -> bool:
@@ -124,6 +130,7 @@ def end_session() -> None:
 
 def role_required(*roles: str):
     """Refuse (403) unless the user's role in the current company is one of `roles`."""
+
     def decorator(view):
         @wraps(view)
         def wrapper(*args, **kwargs):
@@ -132,5 +139,7 @@ def role_required(*roles: str):
             if current_user.role not in roles:
                 abort(403)
             return view(*args, **kwargs)
+
         return wrapper
+
     return decorator

@@ -20,9 +20,11 @@ NO_HINT = Hint("", "")
 
 
 def _format_message(doc_type: int) -> str:
-    return {DocType.RUT: _("Un RUT tiene 12 dígitos."),
-            DocType.CI: _("Una cédula tiene de 2 a 8 dígitos, con el verificador."),
-            DocType.NIE: _("Un NIE tiene de 3 a 9 dígitos.")}.get(doc_type, _("Hasta 20 caracteres."))
+    return {
+        DocType.RUT: _("Un RUT tiene 12 dígitos."),
+        DocType.CI: _("Una cédula tiene de 2 a 8 dígitos, con el verificador."),
+        DocType.NIE: _("Un NIE tiene de 3 a 9 dígitos."),
+    }.get(doc_type, _("Hasta 20 caracteres."))
 
 
 def document_hint(doc_type: str | None, number: str | None) -> Hint:

@@ -64,16 +64,22 @@ class DecimalText(StringField):
 class LineForm(Form):
     """One detail line (a plain Form: the receipt form's CSRF token covers it)."""
 
-    ind_fact = SelectField(_l("Indicador de facturación"), choices=choices.options(choices.IND_FACT), coerce=int,
-                           default=3)
+    ind_fact = SelectField(
+        _l("Indicador de facturación"), choices=choices.options(choices.IND_FACT), coerce=int, default=3
+    )
     nom_item = StringField(_l("Descripción"), validators=[Length(max=80)])
     cantidad = DecimalText(_l("Cantidad"), default="1")
     uni_med = StringField(_l("Unidad"), validators=[Length(max=4)])
     precio_unitario = DecimalText(_l("Precio unitario"))
     descuento = DecimalText(_l("Descuento"))
     # e-Resguardo: a line is one retention
-    cod_ret = StringField(_l("Código de retención"), validators=[
-        Optional(), Regexp(r"^\s*\d{1,8}\s*$", message=_l("El código de DGI: hasta 8 dígitos, como 2183165."))])
+    cod_ret = StringField(
+        _l("Código de retención"),
+        validators=[
+            Optional(),
+            Regexp(r"^\s*\d{1,8}\s*$", message=_l("El código de DGI: hasta 8 dígitos, como 2183165.")),
+        ],
+    )
     tasa = DecimalText(_l("Tasa (%)"))
     base = DecimalText(_l("Monto sujeto a retención"))
     valor = DecimalText(_l("Monto retenido"))
@@ -83,25 +89,28 @@ class ReceiptForm(FlaskForm):
     """The issuing form. The idempotency key is made when the form is first shown and travels with it, so
     a double click or a browser retry issues one receipt."""
 
-    idempotency_key = HiddenField(default=lambda: uuid.uuid4().hex,
-                                  validators=[DataRequired(), Length(max=64)])
+    idempotency_key = HiddenField(default=lambda: uuid.uuid4().hex, validators=[DataRequired(), Length(max=64)])
     # The rejected receipt this one corrects ("Emitir corregido", portal/web/envios/correction.py).
     corrige = HiddenField(validators=[Optional(), Regexp(r"^[A-Za-z0-9_-]{1,40}$")])
-    tipo_cfe = SelectField(_l("Tipo de comprobante"), choices=choices.options(choices.CFE_TYPES), coerce=int,
-                           default=101)
+    tipo_cfe = SelectField(
+        _l("Tipo de comprobante"), choices=choices.options(choices.CFE_TYPES), coerce=int, default=101
+    )
     fch_emis = DateField(_l("Fecha"), default=today_montevideo, validators=[DataRequired()])
     fma_pago = SelectField(_l("Forma de pago"), choices=choices.options(choices.FMA_PAGO), coerce=int, default=1)
     fch_venc = DateField(_l("Vencimiento del pago"), validators=[Optional()])
     tpo_moneda = SelectField(_l("Moneda"), choices=choices.options(choices.CURRENCIES), default="UYU")
     tpo_cambio = DecimalText(_l("Tipo de cambio"))
     mnt_bruto = BooleanField(_l("Los precios incluyen IVA"), default=True)
-    tipo_traslado = SelectField(_l("Tipo de traslado"), choices=choices.options(choices.TRASLADO), coerce=int,
-                                default=1)
+    tipo_traslado = SelectField(
+        _l("Tipo de traslado"), choices=choices.options(choices.TRASLADO), coerce=int, default=1
+    )
 
     tipo_doc_recep = SelectField(_l("Tipo de documento"), choices=choices.options(choices.DOC_TYPES), default="")
-    cod_pais_recep = StringField(_l("País del documento"), default="UY",
-                                 validators=[Optional(), Regexp(r"^([A-Za-z]{2}|99)$",
-                                                                message=_l("Código de 2 letras (o 99)."))])
+    cod_pais_recep = StringField(
+        _l("País del documento"),
+        default="UY",
+        validators=[Optional(), Regexp(r"^([A-Za-z]{2}|99)$", message=_l("Código de 2 letras (o 99)."))],
+    )
     doc_recep = StringField(_l("Número de documento"), validators=[Length(max=20)])
     rzn_soc_recep = StringField(_l("Nombre o razón social"), validators=[Length(max=150)])
     dir_recep = StringField(_l("Dirección"), validators=[Length(max=70)])
@@ -110,11 +119,13 @@ class ReceiptForm(FlaskForm):
 
     lines = FieldList(FormField(LineForm), min_entries=1, max_entries=MAX_LINES)
 
-    ref_tipo = SelectField(_l("Tipo del comprobante referido"), choices=choices.options(choices.REFERENCE_TYPES),
-                           coerce=int, default=101)
+    ref_tipo = SelectField(
+        _l("Tipo del comprobante referido"), choices=choices.options(choices.REFERENCE_TYPES), coerce=int, default=101
+    )
     ref_serie = StringField(_l("Serie"), validators=[Length(max=2)])
-    ref_nro = StringField(_l("Número"), validators=[
-        Optional(), Regexp(r"^\d{1,7}$", message=_l("Un número de hasta 7 dígitos."))])
+    ref_nro = StringField(
+        _l("Número"), validators=[Optional(), Regexp(r"^\d{1,7}$", message=_l("Un número de hasta 7 dígitos."))]
+    )
     ref_razon = StringField(_l("Motivo"), validators=[Length(max=90)])
     ref_fecha = DateField(_l("Fecha del comprobante referido"), validators=[Optional()])
 
@@ -139,8 +150,9 @@ def prefilled_form(args: MultiDict) -> ReceiptForm:
         if not value:
             continue
         if name in ("tipo_cfe", "ref_tipo"):
-            if value.isdigit() and int(value) in dict(choices.CFE_TYPES if name == "tipo_cfe"
-                                                      else choices.REFERENCE_TYPES):
+            if value.isdigit() and int(value) in dict(
+                choices.CFE_TYPES if name == "tipo_cfe" else choices.REFERENCE_TYPES
+            ):
                 data[name] = int(value)
         elif name == "tipo_doc_recep":
             if value in dict(choices.DOC_TYPES):
@@ -181,10 +193,16 @@ class LookupForm(FlaskForm):
     class Meta:
         csrf = False
 
-    id = StringField(_l("Identificador del comprobante"), validators=[
-        DataRequired(message=_l("Ingresá el identificador del comprobante.")),
-        Regexp(r"^\s*[A-Za-z0-9_-]{1,40}\s*$", message=_l("Un identificador tiene letras y números, como "
-                                                            "3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8."))])
+    id = StringField(
+        _l("Identificador del comprobante"),
+        validators=[
+            DataRequired(message=_l("Ingresá el identificador del comprobante.")),
+            Regexp(
+                r"^\s*[A-Za-z0-9_-]{1,40}\s*$",
+                message=_l("Un identificador tiene letras y números, como 3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8."),
+            ),
+        ],
+    )
 
 
 class ReceiptFilterForm(FlaskForm):
@@ -206,9 +224,18 @@ class ReceiptFilterForm(FlaskForm):
     cursor = HiddenField(validators=[Optional(), Length(max=200)])
 
     # form field -> the service's filter name
-    SERVICE_NAMES = {"numero": "numero", "receptor": "receptor", "desde": "desde", "hasta": "hasta",
-                     "tipo": "tipoCFE", "moneda": "moneda", "estado": "estadoDGI", "monto_desde": "montoDesde",
-                     "monto_hasta": "montoHasta", "referencia": "referencia"}
+    SERVICE_NAMES = {
+        "numero": "numero",
+        "receptor": "receptor",
+        "desde": "desde",
+        "hasta": "hasta",
+        "tipo": "tipoCFE",
+        "moneda": "moneda",
+        "estado": "estadoDGI",
+        "monto_desde": "montoDesde",
+        "monto_hasta": "montoHasta",
+        "referencia": "referencia",
+    }
 
     def service_filters(self) -> dict:
         values = {}
@@ -220,20 +247,29 @@ class ReceiptFilterForm(FlaskForm):
 
     def query_args(self, **overrides) -> dict:
         """The filters as URL parameters (for links: CSV, next page, first page)."""
-        args = {name: self[name].raw_data[0] for name in self.SERVICE_NAMES
-                if self[name].raw_data and self[name].raw_data[0]}
+        args = {
+            name: self[name].raw_data[0]
+            for name in self.SERVICE_NAMES
+            if self[name].raw_data and self[name].raw_data[0]
+        }
         return {**args, **overrides}
 
 
 class SignXmlForm(FlaskForm):
-    archivo = FileField(_l("Archivo XML sin firmar"), validators=[
-        FileRequired(message=_l("Elegí un archivo XML.")),
-        FileSize(max_size=SIGN_MAX_BYTES, message=_l("El archivo supera los 2 MB."))])
+    archivo = FileField(
+        _l("Archivo XML sin firmar"),
+        validators=[
+            FileRequired(message=_l("Elegí un archivo XML.")),
+            FileSize(max_size=SIGN_MAX_BYTES, message=_l("El archivo supera los 2 MB.")),
+        ],
+    )
 
 
 class CollectionReferenceForm(FlaskForm):
-    referencia = StringField(_l("Referencia de cobro"), validators=[
-        DataRequired(message=_l("Ingresá la referencia de cobro.")), Length(max=100)])
+    referencia = StringField(
+        _l("Referencia de cobro"),
+        validators=[DataRequired(message=_l("Ingresá la referencia de cobro.")), Length(max=100)],
+    )
     observacion = StringField(_l("Observación"), validators=[Length(max=200)])
 
 
@@ -242,5 +278,7 @@ class CancelForm(FlaskForm):
     made when the page is shown, makes a second click (or a reload) return the same note."""
 
     idempotency_key = HiddenField(default=lambda: uuid.uuid4().hex, validators=[DataRequired(), Length(max=64)])
-    razon = StringField(_l("Motivo"), validators=[
-        DataRequired(message=_l("Escribí el motivo: se imprime en la nota de crédito.")), Length(max=90)])
+    razon = StringField(
+        _l("Motivo"),
+        validators=[DataRequired(message=_l("Escribí el motivo: se imprime en la nota de crédito.")), Length(max=90)],
+    )

@@ -69,8 +69,11 @@ class EditorView:
 def _view(form: forms.ReceiptForm, **extra) -> EditorView:
     tipo = form.tipo_cfe.data if form.tipo_cfe.data in dict(choices.CFE_TYPES) else 101
     if "hint" not in extra:
-        extra["hint"] = (Hint("error", form.doc_recep.errors[0]) if form.doc_recep.errors
-                         else document_hint(form.tipo_doc_recep.data, form.doc_recep.data))
+        extra["hint"] = (
+            Hint("error", form.doc_recep.errors[0])
+            if form.doc_recep.errors
+            else document_hint(form.tipo_doc_recep.data, form.doc_recep.data)
+        )
     return EditorView(tipo=tipo, **extra)
 
 
@@ -84,8 +87,10 @@ def form_key_redirect():
     again and the browser refills only what was typed). None when the URL already carries a key."""
     if _FORM_KEY.match(request.args.get("clave", "")):
         return None
-    return redirect(url_for(request.endpoint, **(request.view_args or {}),
-                            **{**request.args.to_dict(), "clave": uuid.uuid4().hex}), code=303)
+    return redirect(
+        url_for(request.endpoint, **(request.view_args or {}), **{**request.args.to_dict(), "clave": uuid.uuid4().hex}),
+        code=303,
+    )
 
 
 def fresh_editor(form: forms.ReceiptForm, **extra):
@@ -117,8 +122,15 @@ def _service_errors(form: forms.ReceiptForm, exc: client_errors.ValidationError,
     """The service's 422 on the form: each error next to its field, the rest in the banner."""
     if exc.code == "idempotency_key_reused":
         form.idempotency_key.data = uuid.uuid4().hex
-        return _invalid(form, banner=[_("Este formulario ya emitió un comprobante con otros datos. Si querés "
-                                        "emitir uno nuevo con estos datos, volvé a presionar Emitir.")])
+        return _invalid(
+            form,
+            banner=[
+                _(
+                    "Este formulario ya emitió un comprobante con otros datos. Si querés "
+                    "emitir uno nuevo con estos datos, volvé a presionar Emitir."
+                )
+            ],
+        )
     banner = [_("El servicio no aceptó el comprobante. Revisá los campos marcados.")]
     for problem in exc.fields:
         target = payload.form_target(problem.field, body.line_rows)
@@ -146,12 +158,13 @@ def _issue_once(body: dict, key: str):
 def _remember(receipt, key: str) -> None:
     """Record the issue once, and the form's key with it: the same form sent again (Back, reload, a second
     tab, a double click) finds its receipt instead of issuing another."""
-    issued = dict(list(session.get(_ISSUED_FORMS, {}).items())[-(_FORMS_KEPT - 1):])
+    issued = dict(list(session.get(_ISSUED_FORMS, {}).items())[-(_FORMS_KEPT - 1) :])
     session[_ISSUED_FORMS] = {**issued, key: receipt.id}
     what = f"{type_name(receipt.tipo_cfe)} {receipt.number}"
     if receipt.replayed:
-        flash(_("Este formulario ya se había enviado: es %(what)s, emitido antes. No se emitió otro.", what=what),
-              "info")
+        flash(
+            _("Este formulario ya se había enviado: es %(what)s, emitido antes. No se emitió otro.", what=what), "info"
+        )
         return
     activity.record("cfe_emitido", cfe_id=receipt.id, summary=activity_summary(receipt))
     flash(_("Emitiste %(what)s.", what=what), "success")
@@ -164,8 +177,13 @@ def _already_issued(key: str):
     receipt_id = session.get(_ISSUED_FORMS, {}).get(key)
     if receipt_id is None:
         return None
-    flash(_("Este formulario ya emitió este comprobante; no se emitió otro. Para emitir uno nuevo, usá "
-            "Nuevo comprobante o Emitir otro igual."), "info")
+    flash(
+        _(
+            "Este formulario ya emitió este comprobante; no se emitió otro. Para emitir uno nuevo, usá "
+            "Nuevo comprobante o Emitir otro igual."
+        ),
+        "info",
+    )
     return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
 
 
@@ -207,7 +225,7 @@ def preview():
         return _service_errors(form, exc, body)
     # The token stays in the server-side session; the page only knows a random handle.
     handle = secrets.token_urlsafe(12)
-    kept = list(session.get("cfe_previews", {}).items())[-(_PREVIEWS_KEPT - 1):]
+    kept = list(session.get("cfe_previews", {}).items())[-(_PREVIEWS_KEPT - 1) :]
     session["cfe_previews"] = {**dict(kept), handle: link.token}
     return _editor(form, preview_url=url_for("comprobantes.preview_pdf", handle=handle))
 

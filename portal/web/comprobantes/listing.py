@@ -40,11 +40,17 @@ class ListView:
 
 def _view(form: forms.ReceiptFilterForm, page: ReceiptPage | None) -> ListView:
     args = form.query_args()
-    following = url_for("comprobantes.index", **form.query_args(cursor=page.next_cursor)) \
-        if page and page.next_cursor else None
+    following = (
+        url_for("comprobantes.index", **form.query_args(cursor=page.next_cursor)) if page and page.next_cursor else None
+    )
     first = url_for("comprobantes.index", **args) if form.cursor.data else None
-    return ListView(page=page, filtered=bool(args), next_url=following, first_url=first,
-                    csv_url=url_for("comprobantes.export", **args))
+    return ListView(
+        page=page,
+        filtered=bool(args),
+        next_url=following,
+        first_url=first,
+        csv_url=url_for("comprobantes.export", **args),
+    )
 
 
 def _receipt_by_id(receipt_id: str):
@@ -76,8 +82,9 @@ def index():
         found = _receipt_by_id(form.numero.data.lower())
         if found:
             return found
-        form.numero.errors = [_("No hay un comprobante con ese identificador en %(company)s.",
-                                company=current_user.company.name)]
+        form.numero.errors = [
+            _("No hay un comprobante con ese identificador en %(company)s.", company=current_user.company.name)
+        ]
         return render("comprobantes/index.html", "results", status=404, form=form, view=_view(form, None))
     try:
         page = api().search_receipts(form.service_filters(), cursor=form.cursor.data or None, limit=PAGE_SIZE)

@@ -21,9 +21,15 @@ _KINDS = {"credito": "credito", "debito": "debito"}
 
 def _same_as(receipt: IssuedReceipt) -> dict:
     """The receipt as a body to issue again: same type, receiver, currency, terms and lines; new date."""
-    body = {"tipoCFE": receipt.tipo_cfe, "fmaPago": receipt.payment_form, "mntBruto": receipt.prices_include_tax,
-            "tpoMoneda": receipt.currency, "receptor": receipt.receiver, "items": list(receipt.lines),
-            "adenda": receipt.adenda}
+    body = {
+        "tipoCFE": receipt.tipo_cfe,
+        "fmaPago": receipt.payment_form,
+        "mntBruto": receipt.prices_include_tax,
+        "tpoMoneda": receipt.currency,
+        "receptor": receipt.receiver,
+        "items": list(receipt.lines),
+        "adenda": receipt.adenda,
+    }
     if receipt.exchange_rate is not None:
         body["tpoCambio"] = str(receipt.exchange_rate)
     return body
@@ -40,12 +46,19 @@ def note(receipt_id: str, kind: str):
         return keyed
     draft = api().note_draft(receipt_id, kind)
     original = api().get_receipt(receipt_id)
-    title = (_("Nota de crédito de %(what)s", what=f"{type_name(original.tipo_cfe)} {original.number}")
-             if kind == "credito" else _("Nota de débito de %(what)s",
-                                         what=f"{type_name(original.tipo_cfe)} {original.number}"))
+    title = (
+        _("Nota de crédito de %(what)s", what=f"{type_name(original.tipo_cfe)} {original.number}")
+        if kind == "credito"
+        else _("Nota de débito de %(what)s", what=f"{type_name(original.tipo_cfe)} {original.number}")
+    )
     if draft.creditable_balance is not None:
-        flash(_("Ajustá las líneas a lo que acreditás; queda por acreditar %(amount)s.",
-                amount=f"{original.currency} {draft.creditable_balance:.2f}".replace(".", ",")), "info")
+        flash(
+            _(
+                "Ajustá las líneas a lo que acreditás; queda por acreditar %(amount)s.",
+                amount=f"{original.currency} {draft.creditable_balance:.2f}".replace(".", ","),
+            ),
+            "info",
+        )
     return editor_for(forms.ReceiptForm(formdata=None, data=payload.form_data(draft.body)), title=title)
 
 
@@ -57,9 +70,10 @@ def copy(receipt_id: str):
     if keyed is not None:
         return keyed
     receipt = api().get_receipt(receipt_id)
-    return editor_for(forms.ReceiptForm(formdata=None, data=payload.form_data(_same_as(receipt))),
-                      title=_("Nuevo comprobante como %(what)s", what=f"{type_name(receipt.tipo_cfe)} "
-                                                                       f"{receipt.number}"))
+    return editor_for(
+        forms.ReceiptForm(formdata=None, data=payload.form_data(_same_as(receipt))),
+        title=_("Nuevo comprobante como %(what)s", what=f"{type_name(receipt.tipo_cfe)} {receipt.number}"),
+    )
 
 
 @bp.post("/<receipt_id>/anular")
@@ -72,20 +86,31 @@ def cancel(receipt_id: str):
     if not form.validate():
         return receipt_page(receipt_id, cancel_form=form, status=422)
     try:
-        note = api().cancel_with_credit_note(receipt_id, form.razon.data.strip(),
-                                             idempotency_key=form.idempotency_key.data)
+        note = api().cancel_with_credit_note(
+            receipt_id, form.razon.data.strip(), idempotency_key=form.idempotency_key.data
+        )
     except client_errors.Conflict as exc:
         flash(exc.message, "error")
         return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
     except client_errors.ValidationError as exc:
-        form.razon.errors = [*form.razon.errors, *(f.message for f in exc.fields), *([] if exc.fields else
-                                                                                       [exc.message])]
+        form.razon.errors = [
+            *form.razon.errors,
+            *(f.message for f in exc.fields),
+            *([] if exc.fields else [exc.message]),
+        ]
         return receipt_page(receipt_id, cancel_form=form, status=422)
     if note.replayed:
-        flash(_("Ya habías anulado este comprobante con %(what)s; no se emitió otra nota.",
-                what=f"{type_name(note.tipo_cfe)} {note.number}"), "info")
+        flash(
+            _(
+                "Ya habías anulado este comprobante con %(what)s; no se emitió otra nota.",
+                what=f"{type_name(note.tipo_cfe)} {note.number}",
+            ),
+            "info",
+        )
     else:
         activity.record("cfe_emitido", cfe_id=note.id, summary=activity_summary(note))
-        flash(_("Emitiste %(what)s, que anula el comprobante.", what=f"{type_name(note.tipo_cfe)} {note.number}"),
-              "success")
+        flash(
+            _("Emitiste %(what)s, que anula el comprobante.", what=f"{type_name(note.tipo_cfe)} {note.number}"),
+            "success",
+        )
     return redirect_after_post("comprobantes.receipt", receipt_id=note.id)

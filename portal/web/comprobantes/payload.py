@@ -24,25 +24,61 @@ RESGUARDO = 182
 # Query parameters the issuing form accepts to pre-fill itself (the DGI page's "use as receiver" link
 # sends the first seven; the receipt page's "credit/debit note" links add the reference).
 PREFILL_PARAMS = {
-    "tipoCFE": "tipo_cfe", "tipoDocRecep": "tipo_doc_recep", "docRecep": "doc_recep",
-    "rznSocRecep": "rzn_soc_recep", "dirRecep": "dir_recep", "ciudadRecep": "ciudad_recep",
-    "deptoRecep": "depto_recep", "refTipo": "ref_tipo", "refSerie": "ref_serie", "refNro": "ref_nro",
+    "tipoCFE": "tipo_cfe",
+    "tipoDocRecep": "tipo_doc_recep",
+    "docRecep": "doc_recep",
+    "rznSocRecep": "rzn_soc_recep",
+    "dirRecep": "dir_recep",
+    "ciudadRecep": "ciudad_recep",
+    "deptoRecep": "depto_recep",
+    "refTipo": "ref_tipo",
+    "refSerie": "ref_serie",
+    "refNro": "ref_nro",
     "refFecha": "ref_fecha",
 }
 
-_HEADER = {"tipoCFE": "tipo_cfe", "fchEmis": "fch_emis", "fmaPago": "fma_pago", "fchVenc": "fch_venc",
-           "mntBruto": "mnt_bruto", "tpoMoneda": "tpo_moneda", "tpoCambio": "tpo_cambio",
-           "tipoTraslado": "tipo_traslado", "adenda": "adenda", "receptor": "tipo_doc_recep",
-           "referencias": "ref_nro"}
-_RECEPTOR = {"tipoDocRecep": "tipo_doc_recep", "codPaisRecep": "cod_pais_recep", "docRecep": "doc_recep",
-             "rznSocRecep": "rzn_soc_recep", "dirRecep": "dir_recep", "ciudadRecep": "ciudad_recep",
-             "deptoRecep": "depto_recep"}
-_ITEM = {"retencPercep": "cod_ret", "indFact": "ind_fact",
-         "nomItem": "nom_item", "dscItem": "nom_item", "cantidad": "cantidad",
-         "uniMed": "uni_med", "precioUnitario": "precio_unitario", "descuentoMonto": "descuento",
-         "descuentoPct": "descuento"}
-_REFERENCE = {"tpoDocRef": "ref_tipo", "serie": "ref_serie", "nroCFERef": "ref_nro", "razonRef": "ref_razon",
-              "fechaCFEref": "ref_fecha"}
+_HEADER = {
+    "tipoCFE": "tipo_cfe",
+    "fchEmis": "fch_emis",
+    "fmaPago": "fma_pago",
+    "fchVenc": "fch_venc",
+    "mntBruto": "mnt_bruto",
+    "tpoMoneda": "tpo_moneda",
+    "tpoCambio": "tpo_cambio",
+    "tipoTraslado": "tipo_traslado",
+    "adenda": "adenda",
+    "receptor": "tipo_doc_recep",
+    "referencias": "ref_nro",
+}
+_RECEPTOR = {
+    "tipoDocRecep": "tipo_doc_recep",
+    "codPaisRecep": "cod_pais_recep",
+    "docRecep": "doc_recep",
+    "rznSocRecep": "rzn_soc_recep",
+    "dirRecep": "dir_recep",
+    "ciudadRecep": "ciudad_recep",
+    "deptoRecep": "depto_recep",
+}
+_ITEM = {
+    "retencPercep": "cod_ret",
+    "indFact": "ind_fact",
+    "nomItem": "nom_item",
+    "dscItem": "nom_item",
+    "cantidad": "cantidad",
+    "uniMed": "uni_med",
+    "precioUnitario": "precio_unitario",
+    "descuentoMonto": "descuento",
+    "descuentoPct": "descuento",
+}
+_REFERENCE = {
+    "tpoDocRef": "ref_tipo",
+    "serie": "ref_serie",
+    "nroCFERef": "ref_nro",
+    "razonRef": "ref_razon",
+    "fechaCFEref": "ref_fecha",
+}
+
+
 def _number(value: Decimal) -> str:
     return format(value, "f")
 
@@ -52,8 +88,13 @@ def _text(data: dict, name: str) -> str:
 
 
 def _blank_line(line: dict) -> bool:
-    return not (_text(line, "nom_item") or line.get("precio_unitario") is not None
-                or line.get("descuento") is not None or _text(line, "cod_ret") or line.get("valor") is not None)
+    return not (
+        _text(line, "nom_item")
+        or line.get("precio_unitario") is not None
+        or line.get("descuento") is not None
+        or _text(line, "cod_ret")
+        or line.get("valor") is not None
+    )
 
 
 def _retention(line: dict) -> dict:
@@ -86,8 +127,13 @@ def _item(line: dict, tipo: int) -> dict:
 
 
 def _receptor(data: dict) -> dict | None:
-    fields = {"docRecep": "doc_recep", "rznSocRecep": "rzn_soc_recep", "dirRecep": "dir_recep",
-              "ciudadRecep": "ciudad_recep", "deptoRecep": "depto_recep"}
+    fields = {
+        "docRecep": "doc_recep",
+        "rznSocRecep": "rzn_soc_recep",
+        "dirRecep": "dir_recep",
+        "ciudadRecep": "ciudad_recep",
+        "deptoRecep": "depto_recep",
+    }
     receptor = {api: _text(data, form) for api, form in fields.items() if _text(data, form)}
     doc_type = _text(data, "tipo_doc_recep")
     if doc_type:
@@ -102,10 +148,12 @@ def _receptor(data: dict) -> dict | None:
 def _reference(data: dict) -> dict | None:
     if not (_text(data, "ref_serie") or _text(data, "ref_nro") or _text(data, "ref_razon")):
         return None
-    reference: dict = {"tpoDocRef": int(data["ref_tipo"]) if data.get("ref_tipo") else None,
-                       "serie": _text(data, "ref_serie").upper() or None,
-                       "nroCFERef": int(_text(data, "ref_nro")) if _text(data, "ref_nro").isdigit() else None,
-                       "razonRef": _text(data, "ref_razon") or None}
+    reference: dict = {
+        "tpoDocRef": int(data["ref_tipo"]) if data.get("ref_tipo") else None,
+        "serie": _text(data, "ref_serie").upper() or None,
+        "nroCFERef": int(_text(data, "ref_nro")) if _text(data, "ref_nro").isdigit() else None,
+        "razonRef": _text(data, "ref_razon") or None,
+    }
     if isinstance(data.get("ref_fecha"), date):
         reference["fechaCFEref"] = data["ref_fecha"].isoformat()
     return {key: value for key, value in reference.items() if value is not None}
@@ -184,28 +232,44 @@ def _decimal(value) -> Decimal | None:
 
 def _line_data(item: dict) -> dict:
     retention = (item.get("retencPercep") or [{}])[0]
-    return {"ind_fact": item.get("indFact", 3), "nom_item": item.get("nomItem", ""),
-            "cantidad": _decimal(item.get("cantidad")), "uni_med": item.get("uniMed", ""),
-            "precio_unitario": _decimal(item.get("precioUnitario")), "descuento": _decimal(item.get("descuentoMonto")),
-            "cod_ret": retention.get("codRet", ""), "tasa": _decimal(retention.get("tasa")),
-            "base": _decimal(retention.get("mntSujetoaRet")), "valor": _decimal(retention.get("valRetPerc"))}
+    return {
+        "ind_fact": item.get("indFact", 3),
+        "nom_item": item.get("nomItem", ""),
+        "cantidad": _decimal(item.get("cantidad")),
+        "uni_med": item.get("uniMed", ""),
+        "precio_unitario": _decimal(item.get("precioUnitario")),
+        "descuento": _decimal(item.get("descuentoMonto")),
+        "cod_ret": retention.get("codRet", ""),
+        "tasa": _decimal(retention.get("tasa")),
+        "base": _decimal(retention.get("mntSujetoaRet")),
+        "valor": _decimal(retention.get("valRetPerc")),
+    }
 
 
 def form_data(body: dict) -> dict:
     """The issuing form's data for a service body (the inverse of build_body): a note's draft, or a receipt
     to issue again. Fields the form does not have (codes, payments) are left out."""
     receptor = body.get("receptor") or {}
-    data: dict = {"tipo_cfe": body.get("tipoCFE", 101), "fma_pago": body.get("fmaPago", 1),
-                  "mnt_bruto": bool(body.get("mntBruto")), "tpo_moneda": body.get("tpoMoneda", "UYU"),
-                  "tpo_cambio": _decimal(body.get("tpoCambio")), "adenda": body.get("adenda") or "",
-                  "tipo_doc_recep": str(receptor.get("tipoDocRecep") or ""),
-                  "cod_pais_recep": receptor.get("codPaisRecep") or "UY"}
+    data: dict = {
+        "tipo_cfe": body.get("tipoCFE", 101),
+        "fma_pago": body.get("fmaPago", 1),
+        "mnt_bruto": bool(body.get("mntBruto")),
+        "tpo_moneda": body.get("tpoMoneda", "UYU"),
+        "tpo_cambio": _decimal(body.get("tpoCambio")),
+        "adenda": body.get("adenda") or "",
+        "tipo_doc_recep": str(receptor.get("tipoDocRecep") or ""),
+        "cod_pais_recep": receptor.get("codPaisRecep") or "UY",
+    }
     if body.get("tipoTraslado"):
         data["tipo_traslado"] = body["tipoTraslado"]
     data.update({form: receptor[api] for api, form in _RECEPTOR.items() if receptor.get(api) and form not in data})
     data["lines"] = [_line_data(item) for item in body.get("items", [])]
     for reference in body.get("referencias", [])[:1]:
-        data.update(ref_tipo=reference.get("tpoDocRef"), ref_serie=reference.get("serie", ""),
-                    ref_nro=str(reference.get("nroCFERef") or ""), ref_razon=reference.get("razonRef", ""),
-                    ref_fecha=date.fromisoformat(reference["fechaCFEref"]) if reference.get("fechaCFEref") else None)
+        data.update(
+            ref_tipo=reference.get("tpoDocRef"),
+            ref_serie=reference.get("serie", ""),
+            ref_nro=str(reference.get("nroCFERef") or ""),
+            ref_razon=reference.get("razonRef", ""),
+            ref_fecha=date.fromisoformat(reference["fechaCFEref"]) if reference.get("fechaCFEref") else None,
+        )
     return data

@@ -120,8 +120,9 @@ def total_rows(totals: dict) -> list[TotalRow]:
             text = str(label) % {"rate": _rate(totals.get(rate_key))} if rate_key else str(label)
             rows.append(TotalRow(key, text, _amount(totals, key)))
     rows.append(TotalRow("mntTotal", _("Total"), _amount(totals, "mntTotal"), emphasis=True))
-    rows += [TotalRow(key, str(label), _amount(totals, key)) for key, label, _r in _AFTER_TOTAL_ROWS
-             if _amount(totals, key)]
+    rows += [
+        TotalRow(key, str(label), _amount(totals, key)) for key, label, _r in _AFTER_TOTAL_ROWS if _amount(totals, key)
+    ]
     rows.append(TotalRow("mntPagar", _("Total a pagar"), _amount(totals, "mntPagar"), emphasis=True))
     return rows
 
@@ -133,10 +134,16 @@ def receiver_rows(receiver: dict | None) -> list[tuple[str, str]]:
     number = receiver.get("docRecep") or ""
     if doc_type == DocType.RUT and is_valid_rut(number):
         number = format_rut(number)
-    rows = [(_("Documento"), f"{DOC_TYPE_NAMES.get(doc_type, '')} {number}".strip()),
-            (_("Nombre"), receiver.get("rznSocRecep") or ""),
-            (_("Dirección"), ", ".join(v for v in (receiver.get("dirRecep"), receiver.get("ciudadRecep"),
-                                                  receiver.get("deptoRecep")) if v))]
+    rows = [
+        (_("Documento"), f"{DOC_TYPE_NAMES.get(doc_type, '')} {number}".strip()),
+        (_("Nombre"), receiver.get("rznSocRecep") or ""),
+        (
+            _("Dirección"),
+            ", ".join(
+                v for v in (receiver.get("dirRecep"), receiver.get("ciudadRecep"), receiver.get("deptoRecep")) if v
+            ),
+        ),
+    ]
     return [(label, value) for label, value in rows if value]
 
 
@@ -149,39 +156,59 @@ def qr_svg(url: str) -> Markup:
 def _qr_svg(url: str, title: str) -> Markup:
     # A receipt's QR never changes, and encoding one (segno tries all eight masks) cost more than the rest of
     # the receipt page together: make it once per receipt and language in each process.
-    svg = segno.make(url, error="m").svg_inline(scale=1, omitsize=True, border=2, svgclass="qr-code",
-                                                lineclass=None, light="#fff", title=title)
+    svg = segno.make(url, error="m").svg_inline(
+        scale=1, omitsize=True, border=2, svgclass="qr-code", lineclass=None, light="#fff", title=title
+    )
     # segno escapes the title; the only other text is the path data it generates.
     return Markup('<svg role="img" {}'.format(svg.removeprefix("<svg ")))  # noqa: S704
 
 
 def _lines(receipt: IssuedReceipt) -> list[LineRow]:
     indicators = dict(IND_FACT)
-    return [LineRow(description=line.get("nomItem") or "", quantity=line.get("cantidad") or "",
-                    unit=line.get("uniMed") or "", price=line.get("precioUnitario"),
-                    discount=line.get("descuentoMonto"),
-                    indicator=str(indicators.get(line.get("indFact"), line.get("indFact") or "")),
-                    retentions=tuple(line.get("retencPercep") or ()))
-            for line in receipt.lines]
+    return [
+        LineRow(
+            description=line.get("nomItem") or "",
+            quantity=line.get("cantidad") or "",
+            unit=line.get("uniMed") or "",
+            price=line.get("precioUnitario"),
+            discount=line.get("descuentoMonto"),
+            indicator=str(indicators.get(line.get("indFact"), line.get("indFact") or "")),
+            retentions=tuple(line.get("retencPercep") or ()),
+        )
+        for line in receipt.lines
+    ]
 
 
 def _actions(receipt: IssuedReceipt) -> Actions:
     balance = receipt.creditable_balance
-    return Actions(cancel=receipt.tipo_cfe in CREDIT_NOTE_FOR and bool(balance) and not any(
-        n.tipo_cfe in CREDIT_NOTES for n in receipt.notes),
+    return Actions(
+        cancel=receipt.tipo_cfe in CREDIT_NOTE_FOR
+        and bool(balance)
+        and not any(n.tipo_cfe in CREDIT_NOTES for n in receipt.notes),
         partial_credit=receipt.tipo_cfe in CREDIT_NOTE_FOR and bool(balance),
-        debit=receipt.tipo_cfe in DEBIT_NOTE_OF, copy=receipt.tipo_cfe in dict(CFE_TYPE_CHOICES))
+        debit=receipt.tipo_cfe in DEBIT_NOTE_OF,
+        copy=receipt.tipo_cfe in dict(CFE_TYPE_CHOICES),
+    )
 
 
 def receipt_view(receipt: IssuedReceipt) -> ReceiptView:
     name = type_name(receipt.tipo_cfe)
     status = DGI_STATUS.get(receipt.dgi_status, (receipt.dgi_status, "badge-neutral"))
     return ReceiptView(
-        id=receipt.id, title=f"{name} {receipt.number}", type_name=name, number=receipt.number,
-        receipt=receipt, receiver=receiver_rows(receipt.receiver), totals=total_rows(receipt.totals),
-        qr_svg=qr_svg(receipt.qr_url), cae=receipt.cae, dgi_status=(str(status[0]), status[1]),
-        lines=_lines(receipt), actions=_actions(receipt),
-        payment_form=str(dict(FMA_PAGO).get(receipt.payment_form, "")) if receipt.payment_form else "")
+        id=receipt.id,
+        title=f"{name} {receipt.number}",
+        type_name=name,
+        number=receipt.number,
+        receipt=receipt,
+        receiver=receiver_rows(receipt.receiver),
+        totals=total_rows(receipt.totals),
+        qr_svg=qr_svg(receipt.qr_url),
+        cae=receipt.cae,
+        dgi_status=(str(status[0]), status[1]),
+        lines=_lines(receipt),
+        actions=_actions(receipt),
+        payment_form=str(dict(FMA_PAGO).get(receipt.payment_form, "")) if receipt.payment_form else "",
+    )
 
 
 def activity_summary(receipt: IssuedReceipt) -> str:

@@ -46,14 +46,27 @@ def _checked(receipt_id: str) -> str:
     return receipt_id
 
 
-def receipt_page(receipt_id: str, form: forms.CollectionReferenceForm | None = None, *, status: int = 200,
-                 applied=None, cancel_form: forms.CancelForm | None = None):
+def receipt_page(
+    receipt_id: str,
+    form: forms.CollectionReferenceForm | None = None,
+    *,
+    status: int = 200,
+    applied=None,
+    cancel_form: forms.CancelForm | None = None,
+):
     view = receipt_view(api().get_receipt(_checked(receipt_id)))
     if form is None:
         form = forms.CollectionReferenceForm(formdata=None, data={"referencia": view.receipt.collection_reference})
-    return render("comprobantes/receipt.html", "reference", status=status, view=view, reference_form=form,
-                  applied=applied, cancel_form=cancel_form or forms.CancelForm(formdata=None),
-                  cancel_open=cancel_form is not None)
+    return render(
+        "comprobantes/receipt.html",
+        "reference",
+        status=status,
+        view=view,
+        reference_form=form,
+        applied=applied,
+        cancel_form=cancel_form or forms.CancelForm(formdata=None),
+        cancel_open=cancel_form is not None,
+    )
 
 
 @bp.get("/<receipt_id>")
@@ -87,8 +100,9 @@ def reference(receipt_id: str):
     if not form.validate():
         return receipt_page(receipt_id, form, status=422)
     try:
-        applied = api().reapply_reference(receipt_id, form.referencia.data.strip(),
-                                          (form.observacion.data or "").strip() or None)
+        applied = api().reapply_reference(
+            receipt_id, form.referencia.data.strip(), (form.observacion.data or "").strip() or None
+        )
     except client_errors.ValidationError as exc:
         for problem in exc.fields:
             target = form[_REFERENCE_FIELDS.get(problem.field, "referencia")]
@@ -99,5 +113,8 @@ def reference(receipt_id: str):
     if not htmx:
         flash(_("Referencia de cobro aplicada: %(reference)s.", reference=applied.reference), "success")
         return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
-    return receipt_page(receipt_id, forms.CollectionReferenceForm(formdata=None, data={
-        "referencia": applied.reference}), applied=applied)
+    return receipt_page(
+        receipt_id,
+        forms.CollectionReferenceForm(formdata=None, data={"referencia": applied.reference}),
+        applied=applied,
+    )

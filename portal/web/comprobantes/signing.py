@@ -20,15 +20,17 @@ def sign():
     """Upload an unsigned CFE (up to 2 MB) and get it back signed, as a download; errors say where."""
     form = forms.SignXmlForm()
     if not form.validate_on_submit():
-        return render("comprobantes/sign.html", form=form, details=[],
-                      status=422 if request.method == "POST" else 200)
+        return render("comprobantes/sign.html", form=form, details=[], status=422 if request.method == "POST" else 200)
     upload = form.archivo.data
     try:
         signed = api().sign_xml(upload.read())
     except (client_errors.ValidationError, client_errors.BadRequest, client_errors.Conflict) as exc:
         details = [f"{problem.field}: {problem.message}" for problem in exc.fields]
-        form.archivo.errors.append(_("El servicio no pudo firmar el archivo.") if details else
-                                   _("El servicio no pudo firmar el archivo: %(reason)s", reason=exc.message))
+        form.archivo.errors.append(
+            _("El servicio no pudo firmar el archivo.")
+            if details
+            else _("El servicio no pudo firmar el archivo: %(reason)s", reason=exc.message)
+        )
         status = 409 if isinstance(exc, client_errors.Conflict) else 422
         return render("comprobantes/sign.html", form=form, details=details, status=status)
     name = signed_name(upload.filename)

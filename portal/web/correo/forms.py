@@ -15,15 +15,18 @@ _SEPARATORS = re.compile(r"[,;\s]+")
 
 
 def split_addresses(text: str | None) -> list[str]:
-    """"a@x.uy, b@y.uy; c@z.uy" -> three addresses (commas, semicolons, spaces or lines between them)."""
+    """ "a@x.uy, b@y.uy; c@z.uy" -> three addresses (commas, semicolons, spaces or lines between them)."""
     return [part for part in _SEPARATORS.split(text or "") if part]
 
 
 class SendForm(FlaskForm):
     destinatarios = StringField(
         _l("Direcciones de correo"),
-        validators=[InputRequired(message=_l("Escribí al menos una dirección de correo del cliente.")),
-                    Length(max=2600, message=_l("Son demasiadas direcciones: hasta %(n)s.", n=MAX_RECIPIENTS))])
+        validators=[
+            InputRequired(message=_l("Escribí al menos una dirección de correo del cliente.")),
+            Length(max=2600, message=_l("Son demasiadas direcciones: hasta %(n)s.", n=MAX_RECIPIENTS)),
+        ],
+    )
     # One-time key of this form, sent as the Idempotency-Key: a double click or a second submit of the same
     # form replays the first send instead of mailing the customer twice.
     clave = HiddenField(validators=[InputRequired(), Regexp(r"^[0-9a-f]{32}$")])

@@ -27,9 +27,15 @@ from portal.web.correo.forms import MAX_RECIPIENTS, split_addresses
 
 
 def recipients_field() -> StringField:
-    return StringField(_l("Enviar por correo a"), validators=[Optional(), Length(max=2600)],
-                       description=_l("Opcional: el PDF y el XML salen por correo apenas se emite. Separá varias "
-                                      "direcciones con comas (hasta %(n)s).", n=MAX_RECIPIENTS))
+    return StringField(
+        _l("Enviar por correo a"),
+        validators=[Optional(), Length(max=2600)],
+        description=_l(
+            "Opcional: el PDF y el XML salen por correo apenas se emite. Separá varias "
+            "direcciones con comas (hasta %(n)s).",
+            n=MAX_RECIPIENTS,
+        ),
+    )
 
 
 def send_after_issue(receipt, text: str | None, *, key: str) -> None:
@@ -40,8 +46,13 @@ def send_after_issue(receipt, text: str | None, *, key: str) -> None:
     try:
         sent = api().send_receipt_by_mail(receipt.id, addresses[:MAX_RECIPIENTS], idempotency_key=key)
     except ValidationError as exc:
-        flash(_("El comprobante se emitió, pero no lo pudimos enviar por correo: %(why)s Revisá las direcciones "
-                "en «Enviar por correo», más abajo.", why=next(iter(exc.field_messages().values()), exc.message)),
-              "warning")
+        flash(
+            _(
+                "El comprobante se emitió, pero no lo pudimos enviar por correo: %(why)s Revisá las direcciones "
+                "en «Enviar por correo», más abajo.",
+                why=next(iter(exc.field_messages().values()), exc.message),
+            ),
+            "warning",
+        )
         return
     flash(_("Lo enviamos por correo a %(to)s.", to=", ".join(sent.recipients)), "success")

@@ -26,8 +26,9 @@ def _panel(receipt_id: str, form: SendForm | None = None, *, status: int = 200, 
     can_send = current_user.role in WRITERS
     if can_send and form is None:
         form = SendForm.fresh(sends.suggested)
-    return render(PANEL, "panel", status=status, receipt_id=receipt_id, sends=sends, form=form,
-                  can_send=can_send, sent=sent)
+    return render(
+        PANEL, "panel", status=status, receipt_id=receipt_id, sends=sends, form=form, can_send=can_send, sent=sent
+    )
 
 
 @bp.get("/comprobantes/<receipt_id>")
@@ -51,8 +52,9 @@ def send(receipt_id: str):
     try:
         sent = api().send_receipt_by_mail(receipt_id, addresses, idempotency_key=form.clave.data)
     except ValidationError as exc:
-        form.destinatarios.errors = [_address_error(addresses, field, message)
-                                     for field, message in exc.field_messages().items()] or [str(exc)]
+        form.destinatarios.errors = [
+            _address_error(addresses, field, message) for field, message in exc.field_messages().items()
+        ] or [str(exc)]
         return _panel(receipt_id, form, status=422)
     if not wants_fragment():
         return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)

@@ -18,9 +18,11 @@ from wtforms.validators import InputRequired, NumberRange
 from portal.domain.identifiers import DocType, document_error, format_rut
 
 # The documents DGI keeps a registry of (the API refuses the others with a 422).
-DOC_TYPE_CHOICES = [SelectChoice(str(int(DocType.CI)), _l("CI (cédula de identidad)")),
-                    SelectChoice(str(int(DocType.RUT)), _l("RUT")),
-                    SelectChoice(str(int(DocType.NIE)), _l("NIE (extranjeros)"))]
+DOC_TYPE_CHOICES = [
+    SelectChoice(str(int(DocType.CI)), _l("CI (cédula de identidad)")),
+    SelectChoice(str(int(DocType.RUT)), _l("RUT")),
+    SelectChoice(str(int(DocType.NIE)), _l("NIE (extranjeros)")),
+]
 _SEPARATORS = str.maketrans("", "", ".- ")
 
 
@@ -59,8 +61,11 @@ def check_document(doc_type: int, raw: str | None) -> DocumentCheck:
         return DocumentCheck(False, _("El dígito verificador no es correcto: revisá el último número."))
     if problem == "type":
         return DocumentCheck(False, _("DGI solo registra NIE, RUT y CI."))
-    lengths = {DocType.RUT: _("Un RUT tiene 12 dígitos."), DocType.CI: _("Una cédula tiene de 2 a 8 dígitos."),
-               DocType.NIE: _("Un NIE tiene de 3 a 9 dígitos.")}
+    lengths = {
+        DocType.RUT: _("Un RUT tiene 12 dígitos."),
+        DocType.CI: _("Una cédula tiene de 2 a 8 dígitos."),
+        DocType.NIE: _("Un NIE tiene de 3 a 9 dígitos."),
+    }
     return DocumentCheck(False, lengths[DocType(doc_type)])
 
 
@@ -122,8 +127,12 @@ class RutForm(_GetForm):
 class NameForm(_GetForm):
     """consultaNombreEntidad: a document type and number."""
 
-    tipoDoc = _DocTypeSelect(_l("Tipo de documento"), choices=DOC_TYPE_CHOICES, coerce=int,  # noqa: N815
-                             default=DocType.CI)
+    tipoDoc = _DocTypeSelect(  # noqa: N815
+        _l("Tipo de documento"),
+        choices=DOC_TYPE_CHOICES,
+        coerce=int,
+        default=DocType.CI,
+    )
     nroDoc = StringField(_l("Número de documento"), validators=[_ValidDocument()])  # noqa: N815
 
 
@@ -149,7 +158,17 @@ class OperatorContextForm(FlaskForm):
     """The same choice typed as numbers, for when the identity provider lists no certificates."""
 
     # The service's parameter names, so its field errors map back without translation.
-    idEmpresa = _Integer(_l("Número de empresa (idEmpresa)"), validators=[  # noqa: N815
-        InputRequired(_l("Indicá la empresa.")), NumberRange(min=1, message=_l("Tiene que ser mayor que 0."))])
-    idCertificado = _Integer(_l("Número de certificado (idCertificado)"), validators=[  # noqa: N815
-        InputRequired(_l("Indicá el certificado.")), NumberRange(min=1, message=_l("Tiene que ser mayor que 0."))])
+    idEmpresa = _Integer(  # noqa: N815
+        _l("Número de empresa (idEmpresa)"),
+        validators=[
+            InputRequired(_l("Indicá la empresa.")),
+            NumberRange(min=1, message=_l("Tiene que ser mayor que 0.")),
+        ],
+    )
+    idCertificado = _Integer(  # noqa: N815
+        _l("Número de certificado (idCertificado)"),
+        validators=[
+            InputRequired(_l("Indicá el certificado.")),
+            NumberRange(min=1, message=_l("Tiene que ser mayor que 0.")),
+        ],
+    )

@@ -45,11 +45,19 @@ _MONTEVIDEO = ZoneInfo("America/Montevideo")
 # (key, tab label, endpoint, what the lookup answers)
 TABS = (
     ("rut", _l("RUT"), "dgi.rut", _l("Quién es un RUT: denominación, tipo de entidad y estado.")),
-    ("nombre", _l("Nombre por documento"), "dgi.nombre",
-     _l("El nombre que DGI registra para una cédula, un NIE o un RUT.")),
+    (
+        "nombre",
+        _l("Nombre por documento"),
+        "dgi.nombre",
+        _l("El nombre que DGI registra para una cédula, un NIE o un RUT."),
+    ),
     ("cva", _l("CVA"), "dgi.cva", _l("Si el RUT tiene vigente el Certificado Único de DGI (CVA).")),
-    ("datos", _l("Datos de la entidad"), "dgi.datos",
-     _l("Todo lo que DGI registra de un RUT: domicilio fiscal, contactos y actividades.")),
+    (
+        "datos",
+        _l("Datos de la entidad"),
+        "dgi.datos",
+        _l("Todo lo que DGI registra de un RUT: domicilio fiscal, contactos y actividades."),
+    ),
 )
 # Service field -> form field; the others (idEmpresa, idCertificado) are about the certificate choice.
 _FORM_FIELDS = {"rut": "rut", "tipoDoc": "tipoDoc", "nroDoc": "nroDoc"}
@@ -59,9 +67,15 @@ Lookup = Callable[[dict[str, int]], Any]
 
 @bp.context_processor
 def _helpers() -> dict[str, Any]:
-    return {"DocType": DocType, "format_document": format_document, "document_help": document_help,
-            "check_document": check_document, "receiver_url": vm.receiver_url,
-            "person_receiver_url": vm.person_receiver_url, "can_issue": current_user.role in WRITERS}
+    return {
+        "DocType": DocType,
+        "format_document": format_document,
+        "document_help": document_help,
+        "check_document": check_document,
+        "receiver_url": vm.receiver_url,
+        "person_receiver_url": vm.person_receiver_url,
+        "can_issue": current_user.role in WRITERS,
+    }
 
 
 def _today():
@@ -78,8 +92,11 @@ def _context_form(picker: vm.Picker) -> FlaskForm:
     selected = picker.selected
     if picker.operator:
         current = current_user.company.id if current_user.company else None
-        return OperatorContextForm(formdata=None, idEmpresa=selected.company_id if selected else current,
-                                   idCertificado=selected.certificate_id if selected else None)
+        return OperatorContextForm(
+            formdata=None,
+            idEmpresa=selected.company_id if selected else current,
+            idCertificado=selected.certificate_id if selected else None,
+        )
     form = ContextForm(formdata=None, contexto=f"{selected.company_id}:{selected.certificate_id}" if selected else "")
     form.contexto.choices = picker.choices()
     return form
@@ -88,9 +105,18 @@ def _context_form(picker: vm.Picker) -> FlaskForm:
 def _page(tab: str, form: FlaskForm, *, status: int = 200, context_form: FlaskForm | None = None, **extra):
     """The page on `tab`, or just its lookup block for htmx."""
     _key, label, endpoint, description = next(t for t in TABS if t[0] == tab)
-    context = {"tab": tab, "tabs": TABS, "tab_label": label, "tab_endpoint": endpoint,
-               "tab_description": description, "form": form, "result": None, "problem": None,
-               "plain_retry": False, **extra}
+    context = {
+        "tab": tab,
+        "tabs": TABS,
+        "tab_label": label,
+        "tab_endpoint": endpoint,
+        "tab_description": description,
+        "form": form,
+        "result": None,
+        "problem": None,
+        "plain_retry": False,
+        **extra,
+    }
     if not wants_fragment():
         picker = _picker()
         context.update(picker=picker, context_form=context_form or _context_form(picker))
@@ -108,8 +134,13 @@ def _apply_service_fields(form: FlaskForm, exc: client_errors.ValidationError) -
             others.append(error.message)
     if exc.fields and not others:
         return None
-    return vm.Problem(_("No se puede consultar con ese certificado"), _("Elegí otro certificado arriba."),
-                      fix_context=True, request_id=exc.request_id, details=tuple(others) or (exc.message,))
+    return vm.Problem(
+        _("No se puede consultar con ese certificado"),
+        _("Elegí otro certificado arriba."),
+        fix_context=True,
+        request_id=exc.request_id,
+        details=tuple(others) or (exc.message,),
+    )
 
 
 def _lookup(tab: str, form: FlaskForm, call: Lookup, done: Callable[[Any], Any] | None = None):
@@ -157,8 +188,9 @@ def rut():
 def nombre():
     """consultaNombreEntidad: the name registered for a CI, NIE or RUT."""
     form = NameForm(formdata=request.args)
-    return _lookup("nombre", form, lambda ids: api().lookup_entity_name(
-        form.tipoDoc.data, clean_document(form.nroDoc.data), **ids))
+    return _lookup(
+        "nombre", form, lambda ids: api().lookup_entity_name(form.tipoDoc.data, clean_document(form.nroDoc.data), **ids)
+    )
 
 
 @bp.get("/cva")
@@ -185,8 +217,12 @@ def datos():
 def receptor():
     """Start a receipt to a RUT: its data from DGI, then the receipt form with the receiver filled in."""
     form = RutForm(formdata=request.args)
-    return _lookup("rut", form, lambda ids: api().lookup_entity_data(clean_document(form.rut.data), **ids),
-                   done=lambda entity: redirect(vm.receiver_url(entity), code=303))
+    return _lookup(
+        "rut",
+        form,
+        lambda ids: api().lookup_entity_data(clean_document(form.rut.data), **ids),
+        done=lambda entity: redirect(vm.receiver_url(entity), code=303),
+    )
 
 
 @bp.get("/validar-documento")

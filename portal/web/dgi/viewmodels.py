@@ -78,8 +78,11 @@ class Picker:
 
     def choices(self) -> list[SelectChoice]:
         """One optgroup per company; expired certificates are listed but cannot be picked."""
-        return [SelectChoice(o.value, o.label, {"disabled": True} if o.expired else {}, c.label)
-                for c in self.companies for o in c.certificates]
+        return [
+            SelectChoice(o.value, o.label, {"disabled": True} if o.expired else {}, c.label)
+            for c in self.companies
+            for o in c.certificates
+        ]
 
     def allows(self, company_id: int, certificate_id: int) -> bool:
         value = f"{company_id}:{certificate_id}"
@@ -90,18 +93,29 @@ def build_picker(me: UserInfo, today: date) -> Picker:
     """The user's companies and certificates; the remembered choice, else the first usable certificate of
     the portal's current company (then of any company), which is remembered from then on."""
     companies = tuple(
-        CompanyOptions(c.id, f"{c.name} (RUT {c.rut})", tuple(
-            CertificateOption(f"{c.id}:{cert.id}",
-                              _("%(company)s · %(name)s, vence %(day)s", company=c.name, name=cert.name,
-                                day=day(cert.expires)),
-                              cert.expires < today)
-            for cert in c.certificates))
-        for c in me.companies)
+        CompanyOptions(
+            c.id,
+            f"{c.name} (RUT {c.rut})",
+            tuple(
+                CertificateOption(
+                    f"{c.id}:{cert.id}",
+                    _("%(company)s · %(name)s, vence %(day)s", company=c.name, name=cert.name, day=day(cert.expires)),
+                    cert.expires < today,
+                )
+                for cert in c.certificates
+            ),
+        )
+        for c in me.companies
+    )
     selected = remembered_context()
     if selected is None:
         current = current_user.company.id if current_user.company else None
-        usable = [(c.company_id, o) for c in sorted(companies, key=lambda c: c.company_id != current)
-                  for o in c.certificates if not o.expired]
+        usable = [
+            (c.company_id, o)
+            for c in sorted(companies, key=lambda c: c.company_id != current)
+            for o in c.certificates
+            if not o.expired
+        ]
         if usable:
             company_id, option = usable[0]
             selected = LookupContext(company_id, int(option.value.partition(":")[2]))
@@ -122,31 +136,49 @@ class Problem:
 
 
 def no_context_problem() -> Problem:
-    return Problem(_("Falta elegir el certificado"),
-                   _("Elegí arriba la empresa y el certificado con los que se consulta a DGI."), fix_context=True)
+    return Problem(
+        _("Falta elegir el certificado"),
+        _("Elegí arriba la empresa y el certificado con los que se consulta a DGI."),
+        fix_context=True,
+    )
 
 
 def problem_for(exc: client_errors.CfeError) -> Problem | None:
     """The Problem for the service errors the page explains in place; None for the others."""
     request_id = exc.request_id
     if exc.code == "taxpayer_not_found":
-        return Problem(_("DGI no tiene ese documento registrado"),
-                       _("Revisá el número: el dígito verificador es correcto, pero DGI no encontró a nadie "
-                         "con ese documento."), request_id=request_id)
+        return Problem(
+            _("DGI no tiene ese documento registrado"),
+            _("Revisá el número: el dígito verificador es correcto, pero DGI no encontró a nadie con ese documento."),
+            request_id=request_id,
+        )
     if exc.code in ("certificado_no_encontrado", "empresa_ajena"):
-        return Problem(_("No se puede consultar con ese certificado"),
-                       _("La empresa o el certificado elegidos no están disponibles para tu usuario. "
-                         "Elegí otros arriba."), fix_context=True, request_id=request_id)
+        return Problem(
+            _("No se puede consultar con ese certificado"),
+            _("La empresa o el certificado elegidos no están disponibles para tu usuario. Elegí otros arriba."),
+            fix_context=True,
+            request_id=request_id,
+        )
     if exc.code == "dgi_timeout":
-        return Problem(_("DGI no responde"), _("DGI no respondió a tiempo. Reintentá en unos segundos."),
-                       retry=True, request_id=request_id)
+        return Problem(
+            _("DGI no responde"),
+            _("DGI no respondió a tiempo. Reintentá en unos segundos."),
+            retry=True,
+            request_id=request_id,
+        )
     if exc.code == "dgi_not_offered":
         return Problem(_("DGI no ofrece esta consulta"), exc.message, request_id=request_id)
     if exc.code.startswith("dgi_"):
-        return Problem(_("DGI no responde"),
-                       _("El servicio de DGI falló o no está disponible. Reintentá en unos segundos; si "
-                         "sigue igual, avisá a soporte con el código de abajo."),
-                       retry=True, request_id=request_id, details=(exc.message,))
+        return Problem(
+            _("DGI no responde"),
+            _(
+                "El servicio de DGI falló o no está disponible. Reintentá en unos segundos; si "
+                "sigue igual, avisá a soporte con el código de abajo."
+            ),
+            retry=True,
+            request_id=request_id,
+            details=(exc.message,),
+        )
     return None
 
 
@@ -163,19 +195,28 @@ def receipt_url(**params: object) -> str:
 
 
 def _receiver(**fields: str | None) -> dict[str, str | None]:
-    return {k: (v[:_RECEIVER_LENGTHS[k]].strip() if v and k in _RECEIVER_LENGTHS else v) for k, v in fields.items()}
+    return {k: (v[: _RECEIVER_LENGTHS[k]].strip() if v and k in _RECEIVER_LENGTHS else v) for k, v in fields.items()}
 
 
 def receiver_url(entity: Entity) -> str:
     """An e-Factura to this RUT, with its name and (when known) its fiscal address."""
     address = entity.address
-    return receipt_url(tipoCFE=E_FACTURA, tipoDocRecep=int(DocType.RUT), docRecep=entity.rut, **_receiver(
-        rznSocRecep=entity.name, dirRecep=address.street_line if address else None,
-        ciudadRecep=address.locality if address else None, deptoRecep=address.department if address else None))
+    return receipt_url(
+        tipoCFE=E_FACTURA,
+        tipoDocRecep=int(DocType.RUT),
+        docRecep=entity.rut,
+        **_receiver(
+            rznSocRecep=entity.name,
+            dirRecep=address.street_line if address else None,
+            ciudadRecep=address.locality if address else None,
+            deptoRecep=address.department if address else None,
+        ),
+    )
 
 
 def person_receiver_url(found: EntityName) -> str:
     """An e-Ticket to a person (CI, NIE) or an e-Factura to a RUT, with the registered name."""
     kind = E_FACTURA if found.doc_type == DocType.RUT else E_TICKET
-    return receipt_url(tipoCFE=kind, tipoDocRecep=found.doc_type, docRecep=found.number,
-                       **_receiver(rznSocRecep=found.name))
+    return receipt_url(
+        tipoCFE=kind, tipoDocRecep=found.doc_type, docRecep=found.number, **_receiver(rznSocRecep=found.name)
+    )

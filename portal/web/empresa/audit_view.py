@@ -23,12 +23,25 @@ ACTIONS = {
     "cae_cargado": _l("Cargó un CAE"),
 }
 FIELDS = {
-    "regimen": _l("Régimen"), "normaExoneracion": _l("Norma de exoneración"), "resolucion": _l("Resolución"),
-    "fechaEmisor": _l("Fecha emisor"), "ivaAlDia": _l("IVA al día"), "urlVerificacion": _l("URL de verificación"),
-    "formatoPapel": _l("Formato de impresión"), "codigo": _l("Código"), "nombre": _l("Nombre"),
-    "domicilio": _l("Domicilio"), "ciudad": _l("Ciudad"), "departamento": _l("Departamento"),
-    "predeterminada": _l("Predeterminada"), "logo": _l("Logo"), "sujeto": _l("Sujeto"),
-    "serie": _l("Serie"), "hasta": _l("Hasta"), "tipoCFE": _l("Tipo de CFE"), "desde": _l("Desde"),
+    "regimen": _l("Régimen"),
+    "normaExoneracion": _l("Norma de exoneración"),
+    "resolucion": _l("Resolución"),
+    "fechaEmisor": _l("Fecha emisor"),
+    "ivaAlDia": _l("IVA al día"),
+    "urlVerificacion": _l("URL de verificación"),
+    "formatoPapel": _l("Formato de impresión"),
+    "codigo": _l("Código"),
+    "nombre": _l("Nombre"),
+    "domicilio": _l("Domicilio"),
+    "ciudad": _l("Ciudad"),
+    "departamento": _l("Departamento"),
+    "predeterminada": _l("Predeterminada"),
+    "logo": _l("Logo"),
+    "sujeto": _l("Sujeto"),
+    "serie": _l("Serie"),
+    "hasta": _l("Hasta"),
+    "tipoCFE": _l("Tipo de CFE"),
+    "desde": _l("Desde"),
     "vencimiento": _l("Vencimiento"),
 }
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T|$)")
@@ -71,5 +84,13 @@ def _change(name: str, value) -> Change:
 
 
 def audit_rows(events: tuple[AuditEvent, ...]) -> list[AuditRow]:
-    return [AuditRow(at=e.at, actor=e.actor, action=str(ACTIONS.get(e.action, e.action)), target=e.target,
-                     changes=tuple(_change(name, value) for name, value in e.changes.items())) for e in events]
+    return [
+        AuditRow(
+            at=e.at,
+            actor=e.actor,
+            action=str(ACTIONS.get(e.action, e.action)),
+            target=e.target,
+            changes=tuple(_change(name, value) for name, value in e.changes.items()),
+        )
+        for e in events
+    ]

@@ -40,43 +40,90 @@ class _ServiceErrors:
         return placed
 
 
-REGIME_LABELS = {"general": _l("IVA general"), "iva_minimo": _l("IVA mínimo"), "monotributo": _l("Monotributo"),
-                 "monotributo_mides": _l("Monotributo social MIDES"), "exonerado": _l("Exonerado de IVA")}
+REGIME_LABELS = {
+    "general": _l("IVA general"),
+    "iva_minimo": _l("IVA mínimo"),
+    "monotributo": _l("Monotributo"),
+    "monotributo_mides": _l("Monotributo social MIDES"),
+    "exonerado": _l("Exonerado de IVA"),
+}
 PAPER_LABELS = {"a4": _l("A4"), "80mm": _l("Rollo térmico de 80 mm"), "57mm": _l("Rollo térmico de 57 mm")}
 
 
 class SettingsForm(_ServiceErrors, FlaskForm):
-    SERVICE_FIELDS = {"normaExoneracion": "norma", "fechaEmisor": "fecha_emisor", "ivaAlDia": "iva_al_dia",
-                      "urlVerificacion": "url_verificacion", "formatoPapel": "formato_papel"}
+    SERVICE_FIELDS = {
+        "normaExoneracion": "norma",
+        "fechaEmisor": "fecha_emisor",
+        "ivaAlDia": "iva_al_dia",
+        "urlVerificacion": "url_verificacion",
+        "formatoPapel": "formato_papel",
+    }
 
-    regimen = SelectField(_l("Régimen"), choices=[SelectChoice(r, REGIME_LABELS[r]) for r in REGIMES],
-                          validators=[InputRequired()])
-    norma = StringField(_l("Norma de exoneración"), filters=[_strip],
-                        validators=[Length(max=100, message=_l("Máximo %(max)d caracteres."))])
-    resolucion = StringField(_l("Resolución de DGI"), filters=[_strip], validators=[Optional(), Regexp(
-        r"^\d{1,6}/\d{4}$", message=_l("Escribila como número/año, por ejemplo 1234/2020."))])
-    fecha_emisor = DateField(_l("Fecha de ingreso al régimen (Fecha emisor)"), validators=[Optional()],
-                             render_kw={"type": "date"})
+    regimen = SelectField(
+        _l("Régimen"), choices=[SelectChoice(r, REGIME_LABELS[r]) for r in REGIMES], validators=[InputRequired()]
+    )
+    norma = StringField(
+        _l("Norma de exoneración"),
+        filters=[_strip],
+        validators=[Length(max=100, message=_l("Máximo %(max)d caracteres."))],
+    )
+    resolucion = StringField(
+        _l("Resolución de DGI"),
+        filters=[_strip],
+        validators=[
+            Optional(),
+            Regexp(r"^\d{1,6}/\d{4}$", message=_l("Escribila como número/año, por ejemplo 1234/2020.")),
+        ],
+    )
+    fecha_emisor = DateField(
+        _l("Fecha de ingreso al régimen (Fecha emisor)"), validators=[Optional()], render_kw={"type": "date"}
+    )
     iva_al_dia = BooleanField(_l("La empresa tiene la constancia de IVA al día"))
-    url_verificacion = StringField(_l("Página para verificar e-Tickets"), filters=[_strip], validators=[
-        Length(max=200, message=_l("Máximo %(max)d caracteres.")),
-        Optional(), Regexp(r"^https?://\S+$", message=_l("Tiene que empezar con https://."))])
-    formato_papel = SelectField(_l("Formato de impresión por defecto"),
-                                choices=[SelectChoice(p, PAPER_LABELS[p]) for p in PAPER_FORMATS])
+    url_verificacion = StringField(
+        _l("Página para verificar e-Tickets"),
+        filters=[_strip],
+        validators=[
+            Length(max=200, message=_l("Máximo %(max)d caracteres.")),
+            Optional(),
+            Regexp(r"^https?://\S+$", message=_l("Tiene que empezar con https://.")),
+        ],
+    )
+    formato_papel = SelectField(
+        _l("Formato de impresión por defecto"), choices=[SelectChoice(p, PAPER_LABELS[p]) for p in PAPER_FORMATS]
+    )
 
 
 class BranchForm(_ServiceErrors, FlaskForm):
     # Text, not IntegerField: "12a" gets our message, and the code is read as typed (no 1.000 confusions).
-    codigo = StringField(_l("Código de sucursal en DGI"), filters=[_strip], validators=[
-        InputRequired(_l("Indicá el código que DGI le asignó a la sucursal.")),
-        Regexp(r"^\d{1,4}$", message=_l("Un número entero entre 0 y %(max)s.", max=MAX_BRANCH_CODE))])
-    nombre = StringField(_l("Nombre"), filters=[_strip], validators=[
-        InputRequired(_l("Poné un nombre para la sucursal.")),
-        Length(max=20, message=_l("Máximo %(max)d caracteres."))])
-    domicilio = StringField(_l("Domicilio"), filters=[_strip], validators=[
-        InputRequired(_l("Indicá el domicilio.")), Length(max=70, message=_l("Máximo %(max)d caracteres."))])
-    ciudad = StringField(_l("Ciudad"), filters=[_strip], validators=[
-        InputRequired(_l("Indicá la ciudad.")), Length(max=30, message=_l("Máximo %(max)d caracteres."))])
+    codigo = StringField(
+        _l("Código de sucursal en DGI"),
+        filters=[_strip],
+        validators=[
+            InputRequired(_l("Indicá el código que DGI le asignó a la sucursal.")),
+            Regexp(r"^\d{1,4}$", message=_l("Un número entero entre 0 y %(max)s.", max=MAX_BRANCH_CODE)),
+        ],
+    )
+    nombre = StringField(
+        _l("Nombre"),
+        filters=[_strip],
+        validators=[
+            InputRequired(_l("Poné un nombre para la sucursal.")),
+            Length(max=20, message=_l("Máximo %(max)d caracteres.")),
+        ],
+    )
+    domicilio = StringField(
+        _l("Domicilio"),
+        filters=[_strip],
+        validators=[
+            InputRequired(_l("Indicá el domicilio.")),
+            Length(max=70, message=_l("Máximo %(max)d caracteres.")),
+        ],
+    )
+    ciudad = StringField(
+        _l("Ciudad"),
+        filters=[_strip],
+        validators=[InputRequired(_l("Indicá la ciudad.")), Length(max=30, message=_l("Máximo %(max)d caracteres."))],
+    )
     departamento = SelectField(_l("Departamento"), choices=[SelectChoice(d) for d in DEPARTMENTS], default="Montevideo")
     predeterminada = BooleanField(_l("Emitir desde esta sucursal cuando el comprobante no indica otra"))
 
@@ -84,24 +131,39 @@ class BranchForm(_ServiceErrors, FlaskForm):
 class LogoForm(_ServiceErrors, FlaskForm):
     SERVICE_FIELDS = {"logo": "archivo"}
 
-    archivo = FileField(_l("Imagen del logo (PNG o JPEG)"), validators=[
-        FileRequired(_l("Elegí una imagen.")),
-        FileAllowed(["png", "jpg", "jpeg"], _l("Tiene que ser una imagen PNG o JPEG.")),
-        FileSize(max_size=LOGO_MAX_BYTES, message=_l("La imagen supera los 512 KB."))])
+    archivo = FileField(
+        _l("Imagen del logo (PNG o JPEG)"),
+        validators=[
+            FileRequired(_l("Elegí una imagen.")),
+            FileAllowed(["png", "jpg", "jpeg"], _l("Tiene que ser una imagen PNG o JPEG.")),
+            FileSize(max_size=LOGO_MAX_BYTES, message=_l("La imagen supera los 512 KB.")),
+        ],
+    )
 
 
 class CertificateForm(_ServiceErrors, FlaskForm):
-    archivo = FileField(_l("Archivo del certificado (.p12 o .pfx)"), validators=[
-        FileRequired(_l("Elegí el archivo del certificado.")),
-        FileAllowed(["p12", "pfx"], _l("Tiene que ser un archivo .p12 o .pfx.")),
-        FileSize(max_size=CERTIFICATE_MAX_BYTES, message=_l("El archivo supera los 64 KB."))])
+    archivo = FileField(
+        _l("Archivo del certificado (.p12 o .pfx)"),
+        validators=[
+            FileRequired(_l("Elegí el archivo del certificado.")),
+            FileAllowed(["p12", "pfx"], _l("Tiene que ser un archivo .p12 o .pfx.")),
+            FileSize(max_size=CERTIFICATE_MAX_BYTES, message=_l("El archivo supera los 64 KB.")),
+        ],
+    )
     password = PasswordField(_l("Contraseña del archivo"), validators=[Length(max=200)])
-    nombre = StringField(_l("Nombre (opcional)"), filters=[_strip],
-                         validators=[Length(max=120, message=_l("Máximo %(max)d caracteres."))])
+    nombre = StringField(
+        _l("Nombre (opcional)"),
+        filters=[_strip],
+        validators=[Length(max=120, message=_l("Máximo %(max)d caracteres."))],
+    )
 
 
 class CaeForm(_ServiceErrors, FlaskForm):
-    archivo = FileField(_l("Archivo de CAE de DGI (.xml)"), validators=[
-        FileRequired(_l("Elegí el archivo de CAE.")),
-        FileAllowed(["xml"], _l("Tiene que ser el archivo .xml que descargaste de DGI.")),
-        FileSize(max_size=CAE_MAX_BYTES, message=_l("El archivo supera los 64 KB."))])
+    archivo = FileField(
+        _l("Archivo de CAE de DGI (.xml)"),
+        validators=[
+            FileRequired(_l("Elegí el archivo de CAE.")),
+            FileAllowed(["xml"], _l("Tiene que ser el archivo .xml que descargaste de DGI.")),
+            FileSize(max_size=CAE_MAX_BYTES, message=_l("El archivo supera los 64 KB.")),
+        ],
+    )

@@ -22,8 +22,12 @@ __all__ = ["bp"]
 
 @bp.context_processor
 def _area_context():
-    return {"empresa_tabs": TABS, "cfe_type_names": {code: kind.name_es for code, kind in CFE_TYPES.items()},
-            "when": when, "count": count}
+    return {
+        "empresa_tabs": TABS,
+        "cfe_type_names": {code: kind.name_es for code, kind in CFE_TYPES.items()},
+        "when": when,
+        "count": count,
+    }
 
 
 def _status() -> int:
@@ -35,17 +39,35 @@ def _status() -> int:
 def settings():
     """Regime, legends, IVA al día, verification URL and paper: the data printed on every receipt."""
     current = api().get_fiscal_settings()
-    form = SettingsForm() if request.method == "POST" else SettingsForm(formdata=None, data={
-        "regimen": current.regime, "norma": current.exemption_norm, "resolucion": current.resolution,
-        "fecha_emisor": current.issuer_since, "iva_al_dia": current.iva_al_dia,
-        "url_verificacion": current.verification_url, "formato_papel": current.paper})
+    form = (
+        SettingsForm()
+        if request.method == "POST"
+        else SettingsForm(
+            formdata=None,
+            data={
+                "regimen": current.regime,
+                "norma": current.exemption_norm,
+                "resolucion": current.resolution,
+                "fecha_emisor": current.issuer_since,
+                "iva_al_dia": current.iva_al_dia,
+                "url_verificacion": current.verification_url,
+                "formato_papel": current.paper,
+            },
+        )
+    )
     if form.validate_on_submit():
         try:
-            api().update_fiscal_settings(FiscalSettings(
-                regime=form.regimen.data, exemption_norm=form.norma.data or None,
-                resolution=form.resolucion.data or None, issuer_since=form.fecha_emisor.data,
-                iva_al_dia=form.iva_al_dia.data, verification_url=form.url_verificacion.data or None,
-                paper=form.formato_papel.data))
+            api().update_fiscal_settings(
+                FiscalSettings(
+                    regime=form.regimen.data,
+                    exemption_norm=form.norma.data or None,
+                    resolution=form.resolucion.data or None,
+                    issuer_since=form.fecha_emisor.data,
+                    iva_al_dia=form.iva_al_dia.data,
+                    verification_url=form.url_verificacion.data or None,
+                    paper=form.formato_papel.data,
+                )
+            )
         except REFUSALS as exc:
             place_refusal(form, exc)
         else:
@@ -55,8 +77,14 @@ def settings():
 
 
 def _branch_from(form: BranchForm) -> Branch:
-    return Branch(code=int(form.codigo.data), name=form.nombre.data, address=form.domicilio.data,
-                  city=form.ciudad.data, department=form.departamento.data, default=form.predeterminada.data)
+    return Branch(
+        code=int(form.codigo.data),
+        name=form.nombre.data,
+        address=form.domicilio.data,
+        city=form.ciudad.data,
+        department=form.departamento.data,
+        default=form.predeterminada.data,
+    )
 
 
 @bp.route("/sucursales", methods=["GET", "POST"])
@@ -82,9 +110,21 @@ def branch(branch_id: int):
     found = next((b for b in api().list_branches() if b.id == branch_id), None)
     if found is None:
         raise NotFound(_("No existe esa sucursal."), status=404)
-    form = BranchForm() if request.method == "POST" else BranchForm(formdata=None, data={
-        "codigo": str(found.code), "nombre": found.name, "domicilio": found.address, "ciudad": found.city,
-        "departamento": found.department, "predeterminada": found.default})
+    form = (
+        BranchForm()
+        if request.method == "POST"
+        else BranchForm(
+            formdata=None,
+            data={
+                "codigo": str(found.code),
+                "nombre": found.name,
+                "domicilio": found.address,
+                "ciudad": found.city,
+                "departamento": found.department,
+                "predeterminada": found.default,
+            },
+        )
+    )
     if form.validate_on_submit():
         try:
             api().update_branch(branch_id, _branch_from(form))

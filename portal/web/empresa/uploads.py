@@ -25,18 +25,24 @@ def certificates():
     form = CertificateForm()
     if form.validate_on_submit():
         try:
-            cert = api().upload_certificate(form.archivo.data.read(), form.password.data or "",
-                                            form.nombre.data or None)
+            cert = api().upload_certificate(
+                form.archivo.data.read(), form.password.data or "", form.nombre.data or None
+            )
         except REFUSALS as exc:
             place_refusal(form, exc, "archivo")
         else:
-            flash(_("Cargaste el certificado «%(name)s»: vence el %(date)s.", name=cert.name,
-                    date=cert.valid_to.strftime("%d/%m/%Y")), "success")
+            flash(
+                _(
+                    "Cargaste el certificado «%(name)s»: vence el %(date)s.",
+                    name=cert.name,
+                    date=cert.valid_to.strftime("%d/%m/%Y"),
+                ),
+                "success",
+            )
             return redirect_after_post("empresa.certificates")
     # The password never goes back to the browser, not even after a refusal.
     form.password.data = ""
-    return render("empresa/certificates.html", form=form, certificates=api().list_certificates(),
-                  status=_status())
+    return render("empresa/certificates.html", form=form, certificates=api().list_certificates(), status=_status())
 
 
 @bp.route("/cae", methods=["GET", "POST"])
@@ -51,10 +57,22 @@ def cae():
             place_refusal(form, exc, "archivo")
         else:
             found = uploaded.range
-            message = (_("Cargaste el CAE %(cae)s: tipo %(type)s, serie %(serie)s, números %(first)s a %(last)s.")
-                       if uploaded.created else _("Ese CAE ya estaba cargado (%(cae)s, serie %(serie)s)."))
-            flash(message % {"cae": found.cae_id, "type": found.cfe_type, "serie": found.serie,
-                             "first": found.first, "last": found.last}, "success")
+            message = (
+                _("Cargaste el CAE %(cae)s: tipo %(type)s, serie %(serie)s, números %(first)s a %(last)s.")
+                if uploaded.created
+                else _("Ese CAE ya estaba cargado (%(cae)s, serie %(serie)s).")
+            )
+            flash(
+                message
+                % {
+                    "cae": found.cae_id,
+                    "type": found.cfe_type,
+                    "serie": found.serie,
+                    "first": found.first,
+                    "last": found.last,
+                },
+                "success",
+            )
             return redirect_after_post("empresa.cae")
     return render("empresa/cae.html", form=form, ranges=api().list_cae_ranges(), status=_status())
 

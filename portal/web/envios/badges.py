@@ -98,5 +98,11 @@ def receipt_panel(receipt, *, can_write: bool, labels: dict[str, str] | None = N
     badge = receipt_badge(receipt)
     if dgi is None:
         return DgiPanel(badge)
-    return DgiPanel(badge, dgi.since, dgi.corrects, dgi.corrected_by,
-                    can_correct=can_write and badge.rejected and not dgi.corrected_by, labels=labels or {})
+    return DgiPanel(
+        badge,
+        dgi.since,
+        dgi.corrects,
+        dgi.corrected_by,
+        can_correct=can_write and badge.rejected and not dgi.corrected_by,
+        labels=labels or {},
+    )

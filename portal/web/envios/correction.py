@@ -21,15 +21,28 @@ _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=Fals
 _PLACEHOLDER_UNIT = "N/A"  # what the service writes when a line has no unit
 
 # form field -> path under Encabezado
-_HEADER = {"tipo_cfe": "c:IdDoc/c:TipoCFE", "fma_pago": "c:IdDoc/c:FmaPago", "fch_venc": "c:IdDoc/c:FchVenc",
-           "tipo_traslado": "c:IdDoc/c:TipoTraslado", "tpo_moneda": "c:Totales/c:TpoMoneda",
-           "tipo_doc_recep": "c:Receptor/c:TipoDocRecep", "cod_pais_recep": "c:Receptor/c:CodPaisRecep",
-           "rzn_soc_recep": "c:Receptor/c:RznSocRecep", "dir_recep": "c:Receptor/c:DirRecep",
-           "ciudad_recep": "c:Receptor/c:CiudadRecep", "depto_recep": "c:Receptor/c:DeptoRecep"}
+_HEADER = {
+    "tipo_cfe": "c:IdDoc/c:TipoCFE",
+    "fma_pago": "c:IdDoc/c:FmaPago",
+    "fch_venc": "c:IdDoc/c:FchVenc",
+    "tipo_traslado": "c:IdDoc/c:TipoTraslado",
+    "tpo_moneda": "c:Totales/c:TpoMoneda",
+    "tipo_doc_recep": "c:Receptor/c:TipoDocRecep",
+    "cod_pais_recep": "c:Receptor/c:CodPaisRecep",
+    "rzn_soc_recep": "c:Receptor/c:RznSocRecep",
+    "dir_recep": "c:Receptor/c:DirRecep",
+    "ciudad_recep": "c:Receptor/c:CiudadRecep",
+    "depto_recep": "c:Receptor/c:DeptoRecep",
+}
 _LINE = {"ind_fact": "c:IndFact", "nom_item": "c:NomItem", "uni_med": "c:UniMed"}
 _LINE_NUMBERS = {"cantidad": "c:Cantidad", "precio_unitario": "c:PrecioUnitario", "descuento": "c:DescuentoMonto"}
-_REFERENCE = {"ref_tipo": "c:TpoDocRef", "ref_serie": "c:Serie", "ref_nro": "c:NroCFERef", "ref_razon": "c:RazonRef",
-              "ref_fecha": "c:FechaCFEref"}
+_REFERENCE = {
+    "ref_tipo": "c:TpoDocRef",
+    "ref_serie": "c:Serie",
+    "ref_nro": "c:NroCFERef",
+    "ref_razon": "c:RazonRef",
+    "ref_fecha": "c:FechaCFEref",
+}
 
 
 def form_number(text: str | None) -> str:

@@ -12,11 +12,19 @@ from portal.web.comprobantes.choices import TYPE_NAMES
 ROWS_SHOWN = 50
 
 # service state -> (label, badge tone)
-ENVELOPE_STATES = {"armado": (_l("Enviándose"), "warn"), "recibido": (_l("Recibido, esperando respuesta"), "warn"),
-                   "respondido": (_l("Respondido"), "ok"), "rechazado": (_l("Rechazado por DGI"), "bad"),
-                   "error": (_l("Con error: revisar"), "bad")}
-REPORT_STATES = {"armado": (_l("Enviándose"), "warn"), "aceptado": (_l("Recibido por DGI"), "ok"),
-                 "rechazado": (_l("Rechazado por DGI"), "bad"), "error": (_l("Con error: revisar"), "bad")}
+ENVELOPE_STATES = {
+    "armado": (_l("Enviándose"), "warn"),
+    "recibido": (_l("Recibido, esperando respuesta"), "warn"),
+    "respondido": (_l("Respondido"), "ok"),
+    "rechazado": (_l("Rechazado por DGI"), "bad"),
+    "error": (_l("Con error: revisar"), "bad"),
+}
+REPORT_STATES = {
+    "armado": (_l("Enviándose"), "warn"),
+    "aceptado": (_l("Recibido por DGI"), "ok"),
+    "rechazado": (_l("Rechazado por DGI"), "bad"),
+    "error": (_l("Con error: revisar"), "bad"),
+}
 RETRIABLE = frozenset({"rechazado", "error"})  # what the service's "reintentar" accepts
 VOID_SOURCES = {"operador": _l("Anulado por un administrador"), "rechazo_dgi": _l("Rechazado por DGI")}
 
@@ -44,5 +52,9 @@ class Overview:
 
 
 def load(api) -> Overview:
-    return Overview(api.list_waiting(limit=ROWS_SHOWN), api.list_envelopes(limit=ROWS_SHOWN),
-                    api.list_daily_reports(limit=ROWS_SHOWN), api.list_voided(limit=ROWS_SHOWN))
+    return Overview(
+        api.list_waiting(limit=ROWS_SHOWN),
+        api.list_envelopes(limit=ROWS_SHOWN),
+        api.list_daily_reports(limit=ROWS_SHOWN),
+        api.list_voided(limit=ROWS_SHOWN),
+    )

@@ -36,7 +36,7 @@ def _can_write() -> bool:
 
 
 def _receipt_label(receipt_id: str) -> str:
-    """"e-Factura A-0000001" for a linked receipt; its id if it cannot be read."""
+    """ "e-Factura A-0000001" for a linked receipt; its id if it cannot be read."""
     try:
         other = api().get_receipt(receipt_id)
     except client_errors.NotFound:
@@ -100,13 +100,15 @@ def correct(receipt_id: str):
     return issuing_editor(form)
 
 
-def _page(form: VoidForm | None = None, report_form: ReportForm | None = None, *, block: str | None = None,
-          status: int = 200):
+def _page(
+    form: VoidForm | None = None, report_form: ReportForm | None = None, *, block: str | None = None, status: int = 200
+):
     admin = current_user.role in ADMINS
     form = form or (VoidForm(formdata=None) if admin else None)
     report_form = report_form or (ReportForm(formdata=None) if admin else None)
-    return render(PAGE, block, status=status, view=overview.load(api()), form=form, report_form=report_form,
-                  ov=overview)
+    return render(
+        PAGE, block, status=status, view=overview.load(api()), form=form, report_form=report_form, ov=overview
+    )
 
 
 @bp.get("/")
@@ -144,8 +146,16 @@ def void():
         target = form.cantidad if isinstance(exc, client_errors.Conflict) else form.tipo_cfe
         target.errors = [*target.errors, exc.message]
         return _page(form, block="void", status=422)
-    flash(_("Anulaste los números %(first)s a %(last)s (serie %(serie)s) de %(type)s.", first=voided.first,
-            last=voided.last, serie=voided.serie, type=overview.type_name(voided.tipo_cfe)), "success")
+    flash(
+        _(
+            "Anulaste los números %(first)s a %(last)s (serie %(serie)s) de %(type)s.",
+            first=voided.first,
+            last=voided.last,
+            serie=voided.serie,
+            type=overview.type_name(voided.tipo_cfe),
+        ),
+        "success",
+    )
     # No #anchor: htmx's HX-Redirect to the same page plus a hash would only scroll, not load the new list.
     return redirect_after_post("envios.index")
 
@@ -160,11 +170,20 @@ def send_report():
     try:
         report = api().send_daily_report(form.fecha.data)
     except client_errors.ValidationError as exc:
-        form.fecha.errors = [*form.fecha.errors, *(p.message for p in exc.fields or ()), *(
-            () if exc.fields else (exc.message,))]
+        form.fecha.errors = [
+            *form.fecha.errors,
+            *(p.message for p in exc.fields or ()),
+            *(() if exc.fields else (exc.message,)),
+        ]
         return _page(report_form=form, block="report", status=422)
-    flash(_("Enviaste el reporte diario del %(day)s (envío %(sequence)s). La respuesta de DGI aparece en la lista.",
-            day=format_day(report.day), sequence=report.sequence), "success")
+    flash(
+        _(
+            "Enviaste el reporte diario del %(day)s (envío %(sequence)s). La respuesta de DGI aparece en la lista.",
+            day=format_day(report.day),
+            sequence=report.sequence,
+        ),
+        "success",
+    )
     return redirect_after_post("envios.index")
 
 
@@ -179,4 +198,3 @@ def retry_envelope(envelope_id: int):
     else:
         flash(_("Reintentaste el sobre Nº %(number)s.", number=envelope.idemisor), "success")
     return redirect_after_post("envios.index")
-

@@ -22,8 +22,13 @@ log = logging.getLogger("portal.web")
 
 
 def _error(status: int, title: str, message: str, *, retry_after: float | None = None):
-    context = {"error_status": status, "title": title, "message": message, "request_id": g.get("request_id"),
-               "retry_after": retry_after}
+    context = {
+        "error_status": status,
+        "title": title,
+        "message": message,
+        "request_id": g.get("request_id"),
+        "retry_after": retry_after,
+    }
     if htmx and not htmx.boosted:
         body = render("errors/error.html", "alert", status=status, **context)
         return htmx_response(body, retarget="#alerts", reswap="innerHTML")
@@ -33,20 +38,31 @@ def _error(status: int, title: str, message: str, *, retry_after: float | None =
 def init_app(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException):
-        titles = {403: _("No tenés permiso para ver esto"), 404: _("No encontramos esa página"),
-                  405: _("Acción no permitida"), 413: _("El archivo es demasiado grande"),
-                  400: _("La solicitud no es válida")}
-        messages = {403: _("Tu rol en esta empresa no permite esta acción. Si creés que es un error, "
-                           "pedile acceso a un administrador."),
-                    404: _("Revisá la dirección o volvé al inicio."),
-                    405: _("Esta dirección no acepta esa acción. Volvé a la página anterior y usá sus botones."),
-                    400: _("Revisá lo que enviaste y volvé a intentar."),
-                    413: _("Probá con un archivo más chico (máximo 2 MB).")}
+        titles = {
+            403: _("No tenés permiso para ver esto"),
+            404: _("No encontramos esa página"),
+            405: _("Acción no permitida"),
+            413: _("El archivo es demasiado grande"),
+            400: _("La solicitud no es válida"),
+        }
+        messages = {
+            403: _(
+                "Tu rol en esta empresa no permite esta acción. Si creés que es un error, "
+                "pedile acceso a un administrador."
+            ),
+            404: _("Revisá la dirección o volvé al inicio."),
+            405: _("Esta dirección no acepta esa acción. Volvé a la página anterior y usá sus botones."),
+            400: _("Revisá lo que enviaste y volvé a intentar."),
+            413: _("Probá con un archivo más chico (máximo 2 MB)."),
+        }
         if exc.code == 400 and "CSRF" in (exc.description or ""):
             return _error(400, _("La página venció"), _("Recargá la página y volvé a intentar."))
         # Never werkzeug's own name or description: they are English and technical.
-        return _error(exc.code or 500, titles.get(exc.code, _("No pudimos completar la solicitud")),
-                      messages.get(exc.code, _("Volvé a la página anterior o al inicio y probá de nuevo.")))
+        return _error(
+            exc.code or 500,
+            titles.get(exc.code, _("No pudimos completar la solicitud")),
+            messages.get(exc.code, _("Volvé a la página anterior o al inicio y probá de nuevo.")),
+        )
 
     @app.errorhandler(SessionExpired)
     @app.errorhandler(client_errors.Unauthorized)
@@ -59,15 +75,23 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(client_errors.ServiceUnavailable)
     def _service_down(exc: client_errors.ServiceUnavailable):
         log.warning("service unavailable: %s (code=%s request_id=%s)", exc.message, exc.code, exc.request_id)
-        return _error(503, _("El servicio CFE no está respondiendo"),
-                      _("No perdiste nada: tus datos siguen en el formulario. Esperá unos segundos y "
-                        "volvé a intentar; si sigue igual, avisá a soporte con el código de abajo."))
+        return _error(
+            503,
+            _("El servicio CFE no está respondiendo"),
+            _(
+                "No perdiste nada: tus datos siguen en el formulario. Esperá unos segundos y "
+                "volvé a intentar; si sigue igual, avisá a soporte con el código de abajo."
+            ),
+        )
 
     @app.errorhandler(client_errors.RateLimited)
     def _rate_limited(exc: client_errors.RateLimited):
-        return _error(429, _("Demasiadas solicitudes"),
-                      _("El servicio pidió esperar antes de seguir. Volvé a intentar en unos segundos."),
-                      retry_after=exc.retry_after)
+        return _error(
+            429,
+            _("Demasiadas solicitudes"),
+            _("El servicio pidió esperar antes de seguir. Volvé a intentar en unos segundos."),
+            retry_after=exc.retry_after,
+        )
 
     @app.errorhandler(client_errors.Forbidden)
     def _forbidden(exc: client_errors.Forbidden):
@@ -84,6 +108,8 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):
         log.exception("unhandled error on %s request_id=%s", request.path, g.get("request_id"))
-        return _error(500, _("Algo salió mal"),
-                      _("Fue un error nuestro. Volvé a intentar; si se repite, avisá a soporte con el "
-                        "código de abajo."))
+        return _error(
+            500,
+            _("Algo salió mal"),
+            _("Fue un error nuestro. Volvé a intentar; si se repite, avisá a soporte con el código de abajo."),
+        )

@@ -22,14 +22,26 @@ def _choices(*pairs) -> list[SelectChoice]:
     return [SelectChoice(value, label) for value, label in pairs]
 
 
-RATE_CHOICES = _choices(("", _l("Según categoría")), ("basica", _l("Básica 22%")), ("minima", _l("Mínima 10%")),
-                ("exenta", _l("Exenta")), ("no_facturable", _l("No facturable")))
+RATE_CHOICES = _choices(
+    ("", _l("Según categoría")),
+    ("basica", _l("Básica 22%")),
+    ("minima", _l("Mínima 10%")),
+    ("exenta", _l("Exenta")),
+    ("no_facturable", _l("No facturable")),
+)
 CATEGORY_CHOICES = _choices(
-    ("", _l("Sin categoría (básica)")), ("general", _l("General")), ("servicios", _l("Servicios")),
-    ("bebidas", _l("Bebidas")), ("alimentos_basicos", _l("Alimentos de la canasta básica")),
-    ("medicamentos", _l("Medicamentos")), ("hoteleria", _l("Hotelería")),
-    ("transporte_pasajeros", _l("Transporte de pasajeros")), ("libros", _l("Libros y diarios")),
-    ("leche", _l("Leche")), ("frutas_verduras", _l("Frutas y verduras frescas")), ("educacion", _l("Educación")),
+    ("", _l("Sin categoría (básica)")),
+    ("general", _l("General")),
+    ("servicios", _l("Servicios")),
+    ("bebidas", _l("Bebidas")),
+    ("alimentos_basicos", _l("Alimentos de la canasta básica")),
+    ("medicamentos", _l("Medicamentos")),
+    ("hoteleria", _l("Hotelería")),
+    ("transporte_pasajeros", _l("Transporte de pasajeros")),
+    ("libros", _l("Libros y diarios")),
+    ("leche", _l("Leche")),
+    ("frutas_verduras", _l("Frutas y verduras frescas")),
+    ("educacion", _l("Educación")),
 )
 
 
@@ -68,8 +80,11 @@ class _Number(StringField):
 
 
 class LineForm(Form):
-    descripcion = StringField(_l("Descripción"), filters=[_strip], validators=[
-        DataRequired(_l("Indicá qué se vende.")), Length(max=80, message=_l("Máximo %(max)d caracteres."))])
+    descripcion = StringField(
+        _l("Descripción"),
+        filters=[_strip],
+        validators=[DataRequired(_l("Indicá qué se vende.")), Length(max=80, message=_l("Máximo %(max)d caracteres."))],
+    )
     cantidad = _Number(_l("Cantidad"), [DataRequired(_l("Indicá la cantidad."))], positive=True, default="1")
     precio = _Number(_l("Precio unitario"), [DataRequired(_l("Indicá el precio."))])
     tasa = SelectField(_l("Tasa de IVA"), choices=RATE_CHOICES, default="", validate_choice=True)
@@ -83,24 +98,41 @@ class SmartForm(FlaskForm):
     class Meta:
         csrf = False
 
-    documento = StringField(_l("Documento del receptor"), filters=[_strip], validators=[
-        Optional(), Length(max=20, message=_l("Máximo %(max)d caracteres."))])
-    nombre = StringField(_l("Nombre del receptor"), filters=[_strip], validators=[
-        Optional(), Length(max=150, message=_l("Máximo %(max)d caracteres."))])
+    documento = StringField(
+        _l("Documento del receptor"),
+        filters=[_strip],
+        validators=[Optional(), Length(max=20, message=_l("Máximo %(max)d caracteres."))],
+    )
+    nombre = StringField(
+        _l("Nombre del receptor"),
+        filters=[_strip],
+        validators=[Optional(), Length(max=150, message=_l("Máximo %(max)d caracteres."))],
+    )
     precios_incluyen_iva = BooleanField(_l("Los precios incluyen IVA"), default=True)
     moneda = SelectField(_l("Moneda"), choices=_choices(*((c, c) for c in CURRENCIES)), default="UYU")
     tipo_cambio = _Number(_l("Tipo de cambio"), positive=True)
-    forma_pago = SelectField(_l("Forma de pago"), default="1",
-                             choices=_choices(("1", _l("Contado")), ("2", _l("Crédito"))))
+    forma_pago = SelectField(
+        _l("Forma de pago"), default="1", choices=_choices(("1", _l("Contado")), ("2", _l("Crédito")))
+    )
     lineas = FieldList(FormField(LineForm), min_entries=1, max_entries=MAX_LINES)
-    ref_id = StringField(_l("Comprobante que se ajusta (idCfeEmitido)"), filters=[_strip], validators=[
-        Optional(), Length(max=40, message=_l("Máximo %(max)d caracteres."))])
-    ref_tipo = SelectField(_l("Tipo de nota"), choices=_choices(
-        ("credito", _l("Nota de crédito")), ("debito", _l("Nota de débito"))), default="credito")
-    ref_razon = StringField(_l("Motivo de la nota"), filters=[_strip], validators=[
-        Length(max=90, message=_l("Máximo %(max)d caracteres."))])
-    adenda = TextAreaField(_l("Adenda (texto libre en el comprobante)"), filters=[_strip], validators=[
-        Length(max=10000, message=_l("Máximo %(max)d caracteres."))])
+    ref_id = StringField(
+        _l("Comprobante que se ajusta (idCfeEmitido)"),
+        filters=[_strip],
+        validators=[Optional(), Length(max=40, message=_l("Máximo %(max)d caracteres."))],
+    )
+    ref_tipo = SelectField(
+        _l("Tipo de nota"),
+        choices=_choices(("credito", _l("Nota de crédito")), ("debito", _l("Nota de débito"))),
+        default="credito",
+    )
+    ref_razon = StringField(
+        _l("Motivo de la nota"), filters=[_strip], validators=[Length(max=90, message=_l("Máximo %(max)d caracteres."))]
+    )
+    adenda = TextAreaField(
+        _l("Adenda (texto libre en el comprobante)"),
+        filters=[_strip],
+        validators=[Length(max=10000, message=_l("Máximo %(max)d caracteres."))],
+    )
 
     lines_errors: list[str] = []  # about the lines as a whole (too many, none)
 
@@ -161,9 +193,14 @@ def aria_attrs(field, hint: str | None = None, extra: dict | None = None) -> dic
     return attrs
 
 
-STATE_CHOICES = _choices(("", _l("Todos los estados")), ("issued", _l("Emitida")), ("failed", _l("Falló")),
-                         ("preview", _l("Previsualizada")), ("confirmed", _l("Confirmada")),
-                         ("expired", _l("Vencida")))
+STATE_CHOICES = _choices(
+    ("", _l("Todos los estados")),
+    ("issued", _l("Emitida")),
+    ("failed", _l("Falló")),
+    ("preview", _l("Previsualizada")),
+    ("confirmed", _l("Confirmada")),
+    ("expired", _l("Vencida")),
+)
 REQUEST_ID_PREFIX = "ei_"
 
 
@@ -186,17 +223,22 @@ class RequestSearchForm(Form):
     """The requests page's search box and filters. GET, so the URL holds them (reload and Back keep the list).
     The box takes a request id (ei_…) or a receipt's number; the service reads the number (A-15, A 0000015)."""
 
-    q = StringField(_l("Buscar"), filters=[_squeeze], validators=[
-        Optional(), Length(max=40, message=_l("Máximo %(max)d caracteres."))])
+    q = StringField(
+        _l("Buscar"),
+        filters=[_squeeze],
+        validators=[Optional(), Length(max=40, message=_l("Máximo %(max)d caracteres."))],
+    )
     estado = SelectField(_l("Estado"), choices=STATE_CHOICES, default="", validate_choice=True)
-    creado_por = StringField(_l("Creada por"), filters=[_strip], validators=[
-        Optional(), Length(max=254, message=_l("Máximo %(max)d caracteres."))])
+    creado_por = StringField(
+        _l("Creada por"),
+        filters=[_strip],
+        validators=[Optional(), Length(max=254, message=_l("Máximo %(max)d caracteres."))],
+    )
     desde = _Day(_l("Desde"), validators=[Optional()])
     hasta = _Day(_l("Hasta"), validators=[Optional()])
 
     # The service's filter names, for the errors it sends back about them.
-    SERVICE_FIELDS = {"numero": "q", "estado": "estado", "creadoPor": "creado_por", "desde": "desde",
-                      "hasta": "hasta"}
+    SERVICE_FIELDS = {"numero": "q", "estado": "estado", "creadoPor": "creado_por", "desde": "desde", "hasta": "hasta"}
 
     def validate_hasta(self, field):
         if field.data and self.desde.data and field.data < self.desde.data:
@@ -214,8 +256,13 @@ class RequestSearchForm(Form):
 
     def filters(self) -> dict:
         """The filters as the client's smart_requests takes them."""
-        return {"number": self.q.data or None, "state": self.estado.data or None,
-                "created_by": self.creado_por.data or None, "since": self.desde.data, "until": self.hasta.data}
+        return {
+            "number": self.q.data or None,
+            "state": self.estado.data or None,
+            "created_by": self.creado_por.data or None,
+            "since": self.desde.data,
+            "until": self.hasta.data,
+        }
 
     @classmethod
     def kept(cls, args) -> dict[str, str]:

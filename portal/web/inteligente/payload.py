@@ -11,10 +11,22 @@ from portal.domain.identifiers import digits_only, is_valid_ci, is_valid_rut
 from portal.web.numbers import AmbiguousNumber, parse_decimal
 
 # Keep in step with the service's CATEGORY_RATES (the portal does not import the service).
-CATEGORIES = ("general", "servicios", "bebidas", "alimentos_basicos", "medicamentos", "hoteleria",
-              "transporte_pasajeros", "libros", "leche", "frutas_verduras", "educacion")
+CATEGORIES = (
+    "general",
+    "servicios",
+    "bebidas",
+    "alimentos_basicos",
+    "medicamentos",
+    "hoteleria",
+    "transporte_pasajeros",
+    "libros",
+    "leche",
+    "frutas_verduras",
+    "educacion",
+)
 RATES = ("basica", "minima", "exenta", "no_facturable")
 CURRENCIES = ("UYU", "USD", "EUR", "ARS", "BRL")
+
 
 def parse_amount(text: str | None) -> Decimal | None:
     """A non-negative number read as every portal form reads numbers (portal.web.numbers), or None.
@@ -60,8 +72,11 @@ def _number(text: str) -> str:
 
 
 def _line(line: Mapping) -> dict:
-    result = {"descripcion": _text(line, "descripcion"), "cantidad": _number(_text(line, "cantidad")),
-              "precio": _number(_text(line, "precio"))}
+    result = {
+        "descripcion": _text(line, "descripcion"),
+        "cantidad": _number(_text(line, "cantidad")),
+        "precio": _number(_text(line, "precio")),
+    }
     if _text(line, "tasa"):
         result["tasa"] = _text(line, "tasa")
     if _text(line, "categoria"):
@@ -72,9 +87,12 @@ def _line(line: Mapping) -> dict:
 def to_request(values: Mapping) -> dict:
     """The body of previsualizar-emision-inteligente for step 1's values (the form's `data`)."""
     currency = _text(values, "moneda") or "UYU"
-    body: dict = {"lineas": [_line(line) for line in values.get("lineas") or []],
-                  "preciosIncluyenIva": bool(values.get("precios_incluyen_iva")),
-                  "moneda": currency, "formaPago": int(_text(values, "forma_pago") or 1)}
+    body: dict = {
+        "lineas": [_line(line) for line in values.get("lineas") or []],
+        "preciosIncluyenIva": bool(values.get("precios_incluyen_iva")),
+        "moneda": currency,
+        "formaPago": int(_text(values, "forma_pago") or 1),
+    }
     if _text(values, "documento"):
         body["receptor"] = {"documento": _text(values, "documento")}
         if _text(values, "nombre"):
@@ -82,8 +100,11 @@ def to_request(values: Mapping) -> dict:
     if currency != "UYU" and _text(values, "tipo_cambio"):
         body["tipoCambio"] = _number(_text(values, "tipo_cambio"))
     if _text(values, "ref_id"):
-        body["referencia"] = {"idCfeEmitido": _text(values, "ref_id"), "tipo": _text(values, "ref_tipo") or "credito",
-                              "razon": _text(values, "ref_razon")}
+        body["referencia"] = {
+            "idCfeEmitido": _text(values, "ref_id"),
+            "tipo": _text(values, "ref_tipo") or "credito",
+            "razon": _text(values, "ref_razon"),
+        }
     if _text(values, "adenda"):
         body["adenda"] = _text(values, "adenda")
     return body
@@ -91,17 +112,43 @@ def to_request(values: Mapping) -> dict:
 
 # The service's field paths (its input's, and the inferred draft's) -> the form's fields.
 _TOP_FIELDS = {
-    "receptor": "documento", "receptor.documento": "documento", "receptor.tipoDoc": "documento",
-    "receptor.pais": "documento", "receptor.nombre": "nombre", "receptor.tipoDocRecep": "documento",
-    "receptor.docRecep": "documento", "receptor.rznSocRecep": "nombre", "preciosIncluyenIva": "precios_incluyen_iva",
-    "mntBruto": "precios_incluyen_iva", "moneda": "moneda", "tpoMoneda": "moneda", "tipoCambio": "tipo_cambio",
-    "tpoCambio": "tipo_cambio", "formaPago": "forma_pago", "fmaPago": "forma_pago", "referencia": "ref_id",
-    "referencia.idCfeEmitido": "ref_id", "referencia.tipo": "ref_tipo", "referencia.razon": "ref_razon",
-    "referencias": "ref_id", "adenda": "adenda", "lineas": "lineas", "items": "lineas",
+    "receptor": "documento",
+    "receptor.documento": "documento",
+    "receptor.tipoDoc": "documento",
+    "receptor.pais": "documento",
+    "receptor.nombre": "nombre",
+    "receptor.tipoDocRecep": "documento",
+    "receptor.docRecep": "documento",
+    "receptor.rznSocRecep": "nombre",
+    "preciosIncluyenIva": "precios_incluyen_iva",
+    "mntBruto": "precios_incluyen_iva",
+    "moneda": "moneda",
+    "tpoMoneda": "moneda",
+    "tipoCambio": "tipo_cambio",
+    "tpoCambio": "tipo_cambio",
+    "formaPago": "forma_pago",
+    "fmaPago": "forma_pago",
+    "referencia": "ref_id",
+    "referencia.idCfeEmitido": "ref_id",
+    "referencia.tipo": "ref_tipo",
+    "referencia.razon": "ref_razon",
+    "referencias": "ref_id",
+    "adenda": "adenda",
+    "lineas": "lineas",
+    "items": "lineas",
 }
-_LINE_FIELDS = {"descripcion": "descripcion", "nomItem": "descripcion", "cantidad": "cantidad",
-                "precio": "precio", "precioUnitario": "precio", "tasa": "tasa", "indFact": "tasa",
-                "categoria": "categoria", "descuentoPct": "precio", "uniMed": "descripcion"}
+_LINE_FIELDS = {
+    "descripcion": "descripcion",
+    "nomItem": "descripcion",
+    "cantidad": "cantidad",
+    "precio": "precio",
+    "precioUnitario": "precio",
+    "tasa": "tasa",
+    "indFact": "tasa",
+    "categoria": "categoria",
+    "descuentoPct": "precio",
+    "uniMed": "descripcion",
+}
 _LINE_PATH = re.compile(r"^(?:lineas|items)\[(\d+)\](?:\.(\w+))?")
 
 

@@ -15,21 +15,41 @@ from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.identifiers import format_rut
 
 DOC_TYPES = {1: "NIE", 2: "RUT", 3: _l("Cédula"), 4: _l("Otro"), 5: _l("Pasaporte"), 6: "DNI", 7: "NIFE"}
-IND_FACT = {1: _l("Exento"), 2: _l("Mínima 10%"), 3: _l("Básica 22%"), 4: _l("Otra tasa"),
-            5: _l("Entrega gratuita"), 6: _l("No facturable"), 7: _l("No facturable negativo")}
+IND_FACT = {
+    1: _l("Exento"),
+    2: _l("Mínima 10%"),
+    3: _l("Básica 22%"),
+    4: _l("Otra tasa"),
+    5: _l("Entrega gratuita"),
+    6: _l("No facturable"),
+    7: _l("No facturable negativo"),
+}
 # Money totals in DGI's order; zero amounts are left out, except the two a clerk always reads.
-TOTALS = (("mntNoGrv", _l("No gravado")), ("mntExpoyAsim", _l("Exportación y asimiladas")),
-          ("mntNetoIvaTasaMin", _l("Neto tasa mínima")), ("mntNetoIVATasaBasica", _l("Neto tasa básica")),
-          ("mntNetoIVAOtra", _l("Neto otra tasa")), ("mntIVATasaMin", _l("IVA tasa mínima")),
-          ("mntIVATasaBasica", _l("IVA tasa básica")), ("mntIVAOtra", _l("IVA otra tasa")),
-          ("mntTotal", _l("Total")), ("mntTotRetenido", _l("Retenido / percibido")),
-          ("montoNF", _l("No facturable")), ("mntPagar", _l("Total a pagar")))
+TOTALS = (
+    ("mntNoGrv", _l("No gravado")),
+    ("mntExpoyAsim", _l("Exportación y asimiladas")),
+    ("mntNetoIvaTasaMin", _l("Neto tasa mínima")),
+    ("mntNetoIVATasaBasica", _l("Neto tasa básica")),
+    ("mntNetoIVAOtra", _l("Neto otra tasa")),
+    ("mntIVATasaMin", _l("IVA tasa mínima")),
+    ("mntIVATasaBasica", _l("IVA tasa básica")),
+    ("mntIVAOtra", _l("IVA otra tasa")),
+    ("mntTotal", _l("Total")),
+    ("mntTotRetenido", _l("Retenido / percibido")),
+    ("montoNF", _l("No facturable")),
+    ("mntPagar", _l("Total a pagar")),
+)
 ALWAYS_SHOWN = {"mntTotal", "mntPagar"}
 # The receiver fields the service fills from DGI's registry (its inferences say so, field by field).
 FROM_DGI = {"receptor.rznSocRecep", "receptor.dirRecep"}
 STATE_BADGES = {"issued": "ok", "failed": "bad", "expired": "bad", "confirmed": "warn", "preview": "neutral"}
-STATE_LABELS = {"preview": _l("Previsualizada"), "confirmed": _l("Confirmada"), "issued": _l("Emitida"),
-                "failed": _l("Falló"), "expired": _l("Vencida")}
+STATE_LABELS = {
+    "preview": _l("Previsualizada"),
+    "confirmed": _l("Confirmada"),
+    "issued": _l("Emitida"),
+    "failed": _l("Falló"),
+    "expired": _l("Vencida"),
+}
 
 
 @dataclass(frozen=True)
@@ -60,8 +80,10 @@ def receiver_rows(req: SmartRequest) -> list[Row]:
     shown = format_rut(number) if kind == 2 else number
     address = ", ".join(p for p in (receiver.get(k) for k in ("dirRecep", "ciudadRecep", "deptoRecep")) if p)
     rows = [Row(_l("Documento"), f"{DOC_TYPES.get(kind, kind)} {shown}", why.get("receptor.tipoDocRecep"))]
-    for field, label, value in (("receptor.rznSocRecep", _l("Nombre"), receiver.get("rznSocRecep")),
-                                ("receptor.dirRecep", _l("Dirección"), address)):
+    for field, label, value in (
+        ("receptor.rznSocRecep", _l("Nombre"), receiver.get("rznSocRecep")),
+        ("receptor.dirRecep", _l("Dirección"), address),
+    ):
         if value:
             rows.append(Row(label, value, why.get(field), from_dgi=field in FROM_DGI and field in why))
     return rows
@@ -70,15 +92,25 @@ def receiver_rows(req: SmartRequest) -> list[Row]:
 def item_rows(req: SmartRequest) -> list[dict]:
     why = {i.field: i.reason for i in req.inferences}
     amounts = req.totals.get("montosItems") or []
-    return [{"description": item.get("nomItem"), "quantity": item.get("cantidad"),
-             "price": item.get("precioUnitario"), "rate": IND_FACT.get(item.get("indFact"), item.get("indFact")),
-             "reason": why.get(f"items[{n}].indFact"), "amount": amounts[n] if n < len(amounts) else None}
-            for n, item in enumerate(req.draft.get("items") or [])]
+    return [
+        {
+            "description": item.get("nomItem"),
+            "quantity": item.get("cantidad"),
+            "price": item.get("precioUnitario"),
+            "rate": IND_FACT.get(item.get("indFact"), item.get("indFact")),
+            "reason": why.get(f"items[{n}].indFact"),
+            "amount": amounts[n] if n < len(amounts) else None,
+        }
+        for n, item in enumerate(req.draft.get("items") or [])
+    ]
 
 
 def total_rows(totals: dict) -> list[Row]:
-    return [Row(label, totals[key], key=key) for key, label in TOTALS
-            if key in totals and (key in ALWAYS_SHOWN or _nonzero(totals[key]))]
+    return [
+        Row(label, totals[key], key=key)
+        for key, label in TOTALS
+        if key in totals and (key in ALWAYS_SHOWN or _nonzero(totals[key]))
+    ]
 
 
 def _nonzero(value) -> bool:
@@ -93,12 +125,16 @@ def inference_rows(req: SmartRequest) -> list[Row]:
 
 
 def _field_label(field: str) -> object:
-    labels = {"tipoCFE": _l("Tipo de comprobante"), "receptor.tipoDocRecep": _l("Tipo de documento del receptor"),
-              "receptor.rznSocRecep": _l("Nombre del receptor"), "receptor.dirRecep": _l("Dirección del receptor")}
+    labels = {
+        "tipoCFE": _l("Tipo de comprobante"),
+        "receptor.tipoDocRecep": _l("Tipo de documento del receptor"),
+        "receptor.rznSocRecep": _l("Nombre del receptor"),
+        "receptor.dirRecep": _l("Dirección del receptor"),
+    }
     if field in labels:
         return labels[field]
     if field.startswith("items[") and field.endswith("].indFact"):
-        return _("Línea %(n)s: tasa de IVA", n=int(field[6:field.index("]")]) + 1)
+        return _("Línea %(n)s: tasa de IVA", n=int(field[6 : field.index("]")]) + 1)
     return field
 
 
@@ -129,14 +165,27 @@ def _iso(moment: datetime | None) -> str:
 
 def support_text(req: SmartRequest, now: datetime | None = None) -> str:
     """What support needs to find this request in the logs, as plain text to paste into a ticket."""
-    label = {"request": _("Solicitud"), "state": _("Estado"), "mode": _("Modo"), "created": _("Creada"),
-             "by": _("por"), "receipts": _("Comprobantes"), "code": _("código de seguridad"),
-             "dgi": _("Estado DGI"), "warnings": _("Advertencias"), "error": _("Error"),
-             "timeline": _("Línea de tiempo"), "looked_up": _("Consultada")}
-    lines = [f"{label['request']}: {req.id}", f"{label['state']}: {req.state}" + (" (final)" if req.final else ""),
-             f"{label['mode']}: {req.mode}",
-             f"{label['created']}: {_iso(req.created_at)} {label['by']} {req.created_by}",
-             f"{label['receipts']}: {', '.join(req.receipt_ids) or '-'}"]
+    label = {
+        "request": _("Solicitud"),
+        "state": _("Estado"),
+        "mode": _("Modo"),
+        "created": _("Creada"),
+        "by": _("por"),
+        "receipts": _("Comprobantes"),
+        "code": _("código de seguridad"),
+        "dgi": _("Estado DGI"),
+        "warnings": _("Advertencias"),
+        "error": _("Error"),
+        "timeline": _("Línea de tiempo"),
+        "looked_up": _("Consultada"),
+    }
+    lines = [
+        f"{label['request']}: {req.id}",
+        f"{label['state']}: {req.state}" + (" (final)" if req.final else ""),
+        f"{label['mode']}: {req.mode}",
+        f"{label['created']}: {_iso(req.created_at)} {label['by']} {req.created_by}",
+        f"{label['receipts']}: {', '.join(req.receipt_ids) or '-'}",
+    ]
     if req.receipt:
         lines.append(f"CFE: {req.receipt.tipo_cfe} {req.receipt.number} · {label['code']} {req.receipt.security_code}")
     if req.dgi_status:

@@ -21,8 +21,12 @@ from portal.web.rendering import redirect_after_post, render, wants_fragment
 
 bp = Blueprint("inteligente", __name__, url_prefix="/inteligente")
 WRITERS = ("admin", "usuario")
-STEP1, STEP2, RESULT, STATUS = ("inteligente/new.html", "inteligente/review.html", "inteligente/result.html",
-                                "inteligente/status.html")
+STEP1, STEP2, RESULT, STATUS = (
+    "inteligente/new.html",
+    "inteligente/review.html",
+    "inteligente/result.html",
+    "inteligente/status.html",
+)
 # Refusals of a confirmation after which previewing again (same input) is the way forward.
 REPREVIEW_CODES = ("solicitud_vencida", "borrador_modificado")
 REQUEST_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
@@ -75,8 +79,12 @@ def edit_lines():
 @role_required(*WRITERS)
 def document_hint():
     """What the receiver document being typed will make: e-Factura (RUT) or e-Ticket (cédula, nobody)."""
-    return render(STEP1, "document_hint", form=SmartForm.from_typed(flow.typed()),
-                  kind=classify_document(request.args.get("documento")))
+    return render(
+        STEP1,
+        "document_hint",
+        form=SmartForm.from_typed(flow.typed()),
+        kind=classify_document(request.args.get("documento")),
+    )
 
 
 @bp.get("/nueva/<request_id>")
@@ -137,8 +145,9 @@ def repeat(request_id: str):
 def result(request_id: str):
     """The outcome: the receipt with its links, or what happened to the request."""
     req = api().smart_request(request_id)
-    return render(RESULT, req=req, receipt_url=presenters.receipt_url(req.receipt.id) if req.receipt else None,
-                  p=presenters)
+    return render(
+        RESULT, req=req, receipt_url=presenters.receipt_url(req.receipt.id) if req.receipt else None, p=presenters
+    )
 
 
 @bp.get("/solicitudes")
@@ -165,8 +174,15 @@ def _one_request(search: RequestSearchForm, request_id: str, *, block: str):
     except NotFound:
         search.q.errors = [_("No existe esa solicitud en tu empresa.")]
         return render(STATUS, block, search=search, req=None, status=404)
-    return render(STATUS, block, search=search, req=req, p=presenters, support=presenters.support_text(req),
-                  receipt_urls={i: presenters.receipt_url(i) for i in req.receipt_ids})
+    return render(
+        STATUS,
+        block,
+        search=search,
+        req=req,
+        p=presenters,
+        support=presenters.support_text(req),
+        receipt_urls={i: presenters.receipt_url(i) for i in req.receipt_ids},
+    )
 
 
 def _requests(search: RequestSearchForm):
@@ -181,9 +197,16 @@ def _requests(search: RequestSearchForm):
         problems = [_("No pudimos abrir esa página de la lista.")] if search.apply_service_errors(exc.fields) else []
         return render(STATUS, "listing", search=search, page=None, problems=problems, status=422)
     filters = RequestSearchForm.kept(request.args)
-    return render(STATUS, "listing", search=search, page=page, p=presenters, paged=bool(cursor),
-                  next_url=url_for("inteligente.status", **filters, cursor=page.next_cursor)
-                  if page.next_cursor else None, first_url=url_for("inteligente.status", **filters))
+    return render(
+        STATUS,
+        "listing",
+        search=search,
+        page=page,
+        p=presenters,
+        paged=bool(cursor),
+        next_url=url_for("inteligente.status", **filters, cursor=page.next_cursor) if page.next_cursor else None,
+        first_url=url_for("inteligente.status", **filters),
+    )
 
 
 def _kept(request_id: str) -> dict:
@@ -192,8 +215,14 @@ def _kept(request_id: str) -> dict:
 
 
 def _step1(form: SmartForm, *, status: int = 200, problems=()):
-    return render(STEP1, form=form, problems=problems, invalid=status == 422,
-                  kind=classify_document(form.documento.data), status=status)
+    return render(
+        STEP1,
+        form=form,
+        problems=problems,
+        invalid=status == 422,
+        kind=classify_document(form.documento.data),
+        status=status,
+    )
 
 
 def _preview_from(form: SmartForm):
@@ -214,16 +243,34 @@ def _preview_from(form: SmartForm):
 
 
 def _replaced_message() -> str:
-    return _("Hiciste una previsualización más nueva de esta emisión: esta ya no se puede confirmar y no se "
-             "emitió nada. Seguí con la más reciente.")
+    return _(
+        "Hiciste una previsualización más nueva de esta emisión: esta ya no se puede confirmar y no se "
+        "emitió nada. Seguí con la más reciente."
+    )
 
 
-def _step2(req: SmartRequest, kept: dict, *, error: str | None = None, accepted=(), status: int = 200,
-           offer_repeat: bool = False):
+def _step2(
+    req: SmartRequest,
+    kept: dict,
+    *,
+    error: str | None = None,
+    accepted=(),
+    status: int = 200,
+    offer_repeat: bool = False,
+):
     replaced = kept.get("replaced_by")
-    return render(STEP2, "confirm", req=req, p=presenters, error=error, accepted=set(accepted), status=status,
-                  offer_repeat=offer_repeat or req.state == "expired", draft_hash=kept["hash"],
-                  replaced_url=url_for("inteligente.review", request_id=replaced) if replaced else None)
+    return render(
+        STEP2,
+        "confirm",
+        req=req,
+        p=presenters,
+        error=error,
+        accepted=set(accepted),
+        status=status,
+        offer_repeat=offer_repeat or req.state == "expired",
+        draft_hash=kept["hash"],
+        replaced_url=url_for("inteligente.review", request_id=replaced) if replaced else None,
+    )
 
 
 def _refused(request_id: str, kept: dict, exc: CfeError, accepted: list[str]):
@@ -232,21 +279,36 @@ def _refused(request_id: str, kept: dict, exc: CfeError, accepted: list[str]):
         return redirect_after_post("inteligente.result", request_id=request_id)
     messages = {
         "advertencias_sin_aceptar": _("Marcá «Leí y acepto» en cada advertencia para poder emitir."),
-        "solicitud_vencida": _("La previsualización venció (dura 15 minutos) y no se emitió nada. "
-                               "Previsualizá de nuevo con los mismos datos."),
-        "borrador_modificado": _("El comprobante cambió desde que lo previsualizaste y no se emitió nada. "
-                                 "Previsualizá de nuevo."),
+        "solicitud_vencida": _(
+            "La previsualización venció (dura 15 minutos) y no se emitió nada. "
+            "Previsualizá de nuevo con los mismos datos."
+        ),
+        "borrador_modificado": _(
+            "El comprobante cambió desde que lo previsualizaste y no se emitió nada. Previsualizá de nuevo."
+        ),
     }
-    return _step2(req, kept, error=messages.get(exc.code, exc.message), accepted=accepted,
-                  status=exc.status or 409, offer_repeat=exc.code in REPREVIEW_CODES)
+    return _step2(
+        req,
+        kept,
+        error=messages.get(exc.code, exc.message),
+        accepted=accepted,
+        status=exc.status or 409,
+        offer_repeat=exc.code in REPREVIEW_CODES,
+    )
 
 
 def _record_issue(req: SmartRequest) -> None:
     """One activity entry per receipt, even when the confirmation arrives twice."""
     receipt = req.receipt
-    if receipt is None or any(a.cfe_id == receipt.id for a in activity.recent(
-            current_user.company.id, action="emision_inteligente", limit=50)):
+    if receipt is None or any(
+        a.cfe_id == receipt.id for a in activity.recent(current_user.company.id, action="emision_inteligente", limit=50)
+    ):
         return
-    activity.record("emision_inteligente", cfe_id=receipt.id, summary=(
-        f"{presenters.type_name(receipt.tipo_cfe)} {receipt.number} · {receipt.currency} "
-        f"{receipt.totals.get('mntTotal', '')} · {req.id}"))
+    activity.record(
+        "emision_inteligente",
+        cfe_id=receipt.id,
+        summary=(
+            f"{presenters.type_name(receipt.tipo_cfe)} {receipt.number} · {receipt.currency} "
+            f"{receipt.totals.get('mntTotal', '')} · {req.id}"
+        ),
+    )

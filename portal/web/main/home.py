@@ -58,4 +58,5 @@ def home_view(summary: DaySummary) -> HomeView:
         dgi_states=tuple((dgi_state_name(state), count) for state, count in summary.dgi.by_status),
         cae_ranges=summary.cae_ranges,
         types_without_cae=tuple(type_name(code) for code in summary.types_without_cae),
-        certificates=summary.certificates)
+        certificates=summary.certificates,
+    )

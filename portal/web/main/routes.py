@@ -43,8 +43,16 @@ def _home_page():
         if wants_fragment():
             raise
         view, status = None, 503
-    return render("home.html", "summary", status=status, view=view, actions=actions_for(current_user.role),
-                  type_name=type_name, number=format_number, as_of=format_time(datetime.now(UTC), "HH:mm:ss"))
+    return render(
+        "home.html",
+        "summary",
+        status=status,
+        view=view,
+        actions=actions_for(current_user.role),
+        type_name=type_name,
+        number=format_number,
+        as_of=format_time(datetime.now(UTC), "HH:mm:ss"),
+    )
 
 
 @bp.post("/empresa")

@@ -42,8 +42,12 @@ class Box:
         return max(dx, dy)
 
     def contains(self, other: Box, slack: float = 0.2) -> bool:
-        return (self.x0 - slack <= other.x0 and other.x1 <= self.x1 + slack
-                and self.top - slack <= other.top and other.bottom <= self.bottom + slack)
+        return (
+            self.x0 - slack <= other.x0
+            and other.x1 <= self.x1 + slack
+            and self.top - slack <= other.top
+            and other.bottom <= self.bottom + slack
+        )
 
 
 @dataclass(frozen=True)
@@ -81,13 +85,17 @@ class Page:
             joined = "".join(char.text for char in visible)
             at = joined.find(wanted)
             if at >= 0:
-                return visible[at:at + len(wanted)]
+                return visible[at : at + len(wanted)]
         raise AssertionError(f"{text!r} is not on the page")
 
     def box_around(self, chars: list[Char]) -> Box:
         """The smallest drawn rectangle that contains `chars`."""
-        span = Box(min(c.box.x0 for c in chars), min(c.box.top for c in chars),
-                   max(c.box.x1 for c in chars), max(c.box.bottom for c in chars))
+        span = Box(
+            min(c.box.x0 for c in chars),
+            min(c.box.top for c in chars),
+            max(c.box.x1 for c in chars),
+            max(c.box.bottom for c in chars),
+        )
         frames = [s.box for s in self.strokes if s.is_rect and s.box.contains(span)]
         assert frames, "no frame drawn around the text"
         return min(frames, key=lambda b: b.width * b.height)
@@ -109,8 +117,13 @@ def _box(item, height_pt: float) -> Box:
 def _walk(node, page: Page, height_pt: float) -> None:
     for item in node:
         if isinstance(item, LTTextLine):
-            page.lines.append([Char(c.get_text(), c.size, c.size * _cap_height(c) * PT, _box(c, height_pt))
-                               for c in item if isinstance(c, LTChar)])
+            page.lines.append(
+                [
+                    Char(c.get_text(), c.size, c.size * _cap_height(c) * PT, _box(c, height_pt))
+                    for c in item
+                    if isinstance(c, LTChar)
+                ]
+            )
         elif isinstance(item, LTTextContainer | LTFigure):
             _walk(item, page, height_pt)
         elif isinstance(item, LTImage):

@@ -30,11 +30,17 @@ def _cfe(tipo=101, items=(), **fields) -> CfeInput:
 
 
 def test_dgi_sample_eticket_to_the_cent():
-    totals = compute_totals(_cfe(101, [
-        dict(ind_fact=3, nom_item="Bananas", cantidad=D(40), precio_unitario=D(4200)),
-        dict(ind_fact=2, nom_item="Manzanas", cantidad=D(18), precio_unitario=D(22)),
-        dict(ind_fact=1, nom_item="Papas", cantidad=D(12), precio_unitario=D(35)),
-    ], mnt_bruto=1))
+    totals = compute_totals(
+        _cfe(
+            101,
+            [
+                dict(ind_fact=3, nom_item="Bananas", cantidad=D(40), precio_unitario=D(4200)),
+                dict(ind_fact=2, nom_item="Manzanas", cantidad=D(18), precio_unitario=D(22)),
+                dict(ind_fact=1, nom_item="Papas", cantidad=D(12), precio_unitario=D(35)),
+            ],
+            mnt_bruto=1,
+        )
+    )
     assert totals.mnt_no_grv == D("420")
     assert totals.mnt_neto_iva_tasa_min == D("360")
     assert totals.mnt_neto_iva_tasa_basica == D("137704.92")
@@ -46,10 +52,16 @@ def test_dgi_sample_eticket_to_the_cent():
     assert totals.line_amounts == (D("168000"), D("396"), D("420"))
 
 
-_TOTAL_FIELDS = {"MntNoGrv": "mnt_no_grv", "MntNetoIvaTasaMin": "mnt_neto_iva_tasa_min",
-                 "MntNetoIVATasaBasica": "mnt_neto_iva_tasa_basica", "MntIVATasaMin": "mnt_iva_tasa_min",
-                 "MntIVATasaBasica": "mnt_iva_tasa_basica", "MntTotal": "mnt_total", "MontoNF": "monto_nf",
-                 "MntPagar": "mnt_pagar"}
+_TOTAL_FIELDS = {
+    "MntNoGrv": "mnt_no_grv",
+    "MntNetoIvaTasaMin": "mnt_neto_iva_tasa_min",
+    "MntNetoIVATasaBasica": "mnt_neto_iva_tasa_basica",
+    "MntIVATasaMin": "mnt_iva_tasa_min",
+    "MntIVATasaBasica": "mnt_iva_tasa_basica",
+    "MntTotal": "mnt_total",
+    "MontoNF": "monto_nf",
+    "MntPagar": "mnt_pagar",
+}
 
 
 def _sample_cfes():
@@ -59,11 +71,15 @@ def _sample_cfes():
 
 def _from_sample(cfe_element) -> tuple[CfeInput, etree._Element]:
     doc = cfe_element[0]
-    items = [dict(ind_fact=int(item.findtext("c:IndFact", namespaces=NS)),
-                  nom_item=item.findtext("c:NomItem", namespaces=NS),
-                  cantidad=D(item.findtext("c:Cantidad", namespaces=NS)),
-                  precio_unitario=D(item.findtext("c:PrecioUnitario", namespaces=NS)))
-             for item in doc.findall("c:Detalle/c:Item", NS)]
+    items = [
+        dict(
+            ind_fact=int(item.findtext("c:IndFact", namespaces=NS)),
+            nom_item=item.findtext("c:NomItem", namespaces=NS),
+            cantidad=D(item.findtext("c:Cantidad", namespaces=NS)),
+            precio_unitario=D(item.findtext("c:PrecioUnitario", namespaces=NS)),
+        )
+        for item in doc.findall("c:Detalle/c:Item", NS)
+    ]
     tipo = int(doc.findtext(".//c:TipoCFE", namespaces=NS))
     bruto = doc.findtext(".//c:MntBruto", namespaces=NS)
     cfe = _cfe(tipo, items, mnt_bruto=int(bruto) if bruto else None)
@@ -95,24 +111,50 @@ def test_every_dgi_sample_total_is_reproduced(tipo):
 
 
 def test_line_amount_formula_and_rounding():
-    item = Item(ind_fact=3, nom_item="x", cantidad=D("3.333"), precio_unitario=D("1.005005"),
-                descuento_monto=D("0.5"), recargo_mnt=D("0.25"))
+    item = Item(
+        ind_fact=3,
+        nom_item="x",
+        cantidad=D("3.333"),
+        precio_unitario=D("1.005005"),
+        descuento_monto=D("0.5"),
+        recargo_mnt=D("0.25"),
+    )
     assert line_amount(item) == round2(D("3.333") * D("1.005005") - D("0.5") + D("0.25")) == D("3.10")
     assert round2(D("0.005")) == D("0.01") and round2(D("-0.005")) == D("-0.01")  # half-up, not banker's
 
 
 def test_global_discounts_surcharges_non_billable_and_retentions():
-    totals = compute_totals(_cfe(111, [
-        dict(ind_fact=3, nom_item="a", cantidad=D(1), precio_unitario=D(1000),
-             ind_agente_resp="R", retenc_percep=[dict(cod_ret="2183158", val_ret_perc=D(50))]),
-        dict(ind_fact=2, nom_item="b", cantidad=D(1), precio_unitario=D(500),
-             ind_agente_resp="A", retenc_percep=[dict(cod_ret="2181410", val_ret_perc=D(7))]),
-        dict(ind_fact=6, nom_item="c", cantidad=D(1), precio_unitario=D(300)),
-        dict(ind_fact=7, nom_item="d", cantidad=D(1), precio_unitario=D(100)),
-        dict(ind_fact=10, nom_item="e", cantidad=D(1), precio_unitario=D(40)),
-    ], dsc_rcg_global=[dict(tpo_mov_dr="D", glosa_dr="desc", valor_dr=D(100), ind_fact_dr=3),
-                       dict(tpo_mov_dr="R", glosa_dr="rec", valor_dr=D(20), ind_fact_dr=2),
-                       dict(tpo_mov_dr="D", glosa_dr="nf", valor_dr=D(10), ind_fact_dr=7)]))
+    totals = compute_totals(
+        _cfe(
+            111,
+            [
+                dict(
+                    ind_fact=3,
+                    nom_item="a",
+                    cantidad=D(1),
+                    precio_unitario=D(1000),
+                    ind_agente_resp="R",
+                    retenc_percep=[dict(cod_ret="2183158", val_ret_perc=D(50))],
+                ),
+                dict(
+                    ind_fact=2,
+                    nom_item="b",
+                    cantidad=D(1),
+                    precio_unitario=D(500),
+                    ind_agente_resp="A",
+                    retenc_percep=[dict(cod_ret="2181410", val_ret_perc=D(7))],
+                ),
+                dict(ind_fact=6, nom_item="c", cantidad=D(1), precio_unitario=D(300)),
+                dict(ind_fact=7, nom_item="d", cantidad=D(1), precio_unitario=D(100)),
+                dict(ind_fact=10, nom_item="e", cantidad=D(1), precio_unitario=D(40)),
+            ],
+            dsc_rcg_global=[
+                dict(tpo_mov_dr="D", glosa_dr="desc", valor_dr=D(100), ind_fact_dr=3),
+                dict(tpo_mov_dr="R", glosa_dr="rec", valor_dr=D(20), ind_fact_dr=2),
+                dict(tpo_mov_dr="D", glosa_dr="nf", valor_dr=D(10), ind_fact_dr=7),
+            ],
+        )
+    )
     assert totals.mnt_neto_iva_tasa_basica == D(900) and totals.mnt_iva_tasa_basica == D(198)
     assert totals.mnt_neto_iva_tasa_min == D(520) and totals.mnt_iva_tasa_min == D(52)
     assert totals.mnt_expo_y_asim == D(40)
@@ -124,10 +166,17 @@ def test_global_discounts_surcharges_non_billable_and_retentions():
 
 
 def test_eresguardo_and_eremito_totals():
-    resguardo = compute_totals(_cfe(182, [
-        dict(retenc_percep=[dict(cod_ret="2183165", mnt_sujetoa_ret=D(22000), val_ret_perc=D(11000))]),
-        dict(ind_fact=9, retenc_percep=[dict(cod_ret="2183165", mnt_sujetoa_ret=D(2000), val_ret_perc=D(1000))]),
-    ]))
+    resguardo = compute_totals(
+        _cfe(
+            182,
+            [
+                dict(retenc_percep=[dict(cod_ret="2183165", mnt_sujetoa_ret=D(22000), val_ret_perc=D(11000))]),
+                dict(
+                    ind_fact=9, retenc_percep=[dict(cod_ret="2183165", mnt_sujetoa_ret=D(2000), val_ret_perc=D(1000))]
+                ),
+            ],
+        )
+    )
     assert resguardo.mnt_tot_retenido == D(10000) and resguardo.retenc_percep == (("2183165", D(10000)),)
     assert qr_amount(182, resguardo) == D(10000)
     remito = compute_totals(_cfe(181, [dict(nom_item="x", cantidad=D(3))]))
@@ -136,25 +185,44 @@ def test_eresguardo_and_eremito_totals():
 
 _AMOUNTS = st.decimals(min_value=D("0.000001"), max_value=D("99999.999999"), places=6, allow_nan=False)
 _QUANTITIES = st.decimals(min_value=D("0.001"), max_value=D("9999.999"), places=3, allow_nan=False)
-_LINES = st.lists(st.fixed_dictionaries({
-    "ind_fact": st.sampled_from([1, 2, 3, 6, 7, 10, 11, 12, 16]), "nom_item": st.just("x"),
-    "cantidad": _QUANTITIES, "precio_unitario": _AMOUNTS}), min_size=1, max_size=25)
+_LINES = st.lists(
+    st.fixed_dictionaries(
+        {
+            "ind_fact": st.sampled_from([1, 2, 3, 6, 7, 10, 11, 12, 16]),
+            "nom_item": st.just("x"),
+            "cantidad": _QUANTITIES,
+            "precio_unitario": _AMOUNTS,
+        }
+    ),
+    min_size=1,
+    max_size=25,
+)
 
 
 @settings(max_examples=150, deadline=None)
 @given(lines=_LINES, bruto=st.booleans())
 def test_total_is_the_sum_of_its_parts(lines, bruto):
     t = compute_totals(_cfe(111, lines, mnt_bruto=bruto))
-    assert t.mnt_total == (t.mnt_no_grv + t.mnt_expo_y_asim + t.mnt_impuesto_perc + t.mnt_iva_en_susp
-                           + t.mnt_neto_iva_tasa_min + t.mnt_neto_iva_tasa_basica + t.mnt_neto_iva_otra
-                           + t.mnt_iva_tasa_min + t.mnt_iva_tasa_basica + t.mnt_iva_otra)
+    assert t.mnt_total == (
+        t.mnt_no_grv
+        + t.mnt_expo_y_asim
+        + t.mnt_impuesto_perc
+        + t.mnt_iva_en_susp
+        + t.mnt_neto_iva_tasa_min
+        + t.mnt_neto_iva_tasa_basica
+        + t.mnt_neto_iva_otra
+        + t.mnt_iva_tasa_min
+        + t.mnt_iva_tasa_basica
+        + t.mnt_iva_otra
+    )
     assert t.mnt_pagar == t.mnt_total + t.mnt_tot_retenido + t.monto_nf
     for value in (t.mnt_total, t.mnt_pagar, t.mnt_neto_iva_tasa_basica, t.mnt_iva_tasa_min):
         assert value == round2(value)  # never more than 2 decimals
-    for ind_fact, net, iva, rate in ((3, t.mnt_neto_iva_tasa_basica, t.mnt_iva_tasa_basica, D(22)),
-                                     (2, t.mnt_neto_iva_tasa_min, t.mnt_iva_tasa_min, D(10))):
-        gross = sum((a for a, line in zip(t.line_amounts, lines, strict=True) if line["ind_fact"] == ind_fact),
-                    D(0))
+    for ind_fact, net, iva, rate in (
+        (3, t.mnt_neto_iva_tasa_basica, t.mnt_iva_tasa_basica, D(22)),
+        (2, t.mnt_neto_iva_tasa_min, t.mnt_iva_tasa_min, D(10)),
+    ):
+        gross = sum((a for a, line in zip(t.line_amounts, lines, strict=True) if line["ind_fact"] == ind_fact), D(0))
         if bruto:
             # IVA-inclusive prices: net + IVA is the gross exactly, and IVA stays within DGI's cent.
             assert net + iva == gross
@@ -181,8 +249,10 @@ def _gross_efactura(*items) -> Totals:
 
 def test_iva_included_efactura_totals_the_price_on_the_shelf():
     """Issue 11: 12.000 at 22% and 3 x 450 - 50 at 10%, prices including IVA, total exactly 13.300,00."""
-    t = _gross_efactura(dict(ind_fact=3, cantidad=D(1), precio_unitario=D(12000)),
-                        dict(ind_fact=2, cantidad=D(3), precio_unitario=D(450), descuento_monto=D(50)))
+    t = _gross_efactura(
+        dict(ind_fact=3, cantidad=D(1), precio_unitario=D(12000)),
+        dict(ind_fact=2, cantidad=D(3), precio_unitario=D(450), descuento_monto=D(50)),
+    )
     assert t.line_amounts == (D("12000.00"), D("1300.00"))
     assert (t.mnt_neto_iva_tasa_basica, t.mnt_iva_tasa_basica) == (D("9836.07"), D("2163.93"))
     assert (t.mnt_neto_iva_tasa_min, t.mnt_iva_tasa_min) == (D("1181.82"), D("118.18"))
@@ -191,10 +261,10 @@ def test_iva_included_efactura_totals_the_price_on_the_shelf():
 
 
 def test_iva_included_credit_note_of_2000_is_exactly_2000():
-    t = compute_totals(_cfe(112, [dict(ind_fact=3, nom_item="Devolución", cantidad=D(1),
-                                       precio_unitario=D(2000))], mnt_bruto=1))
-    assert (t.mnt_neto_iva_tasa_basica, t.mnt_iva_tasa_basica, t.mnt_total) == (D("1639.34"), D("360.66"),
-                                                                                  D("2000.00"))
+    t = compute_totals(
+        _cfe(112, [dict(ind_fact=3, nom_item="Devolución", cantidad=D(1), precio_unitario=D(2000))], mnt_bruto=1)
+    )
+    assert (t.mnt_neto_iva_tasa_basica, t.mnt_iva_tasa_basica, t.mnt_total) == (D("1639.34"), D("360.66"), D("2000.00"))
 
 
 def test_net_prices_keep_dgis_formula():

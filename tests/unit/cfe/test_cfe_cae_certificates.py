@@ -12,8 +12,16 @@ from portal.service.certificates import certificate_info, generate_self_signed, 
 from portal.service.cfe import CaeError, CfeSigner, verify_signature
 from portal.service.cfe.cae import CaeRange, build_cae_xml, parse_cae
 
-RANGE = CaeRange(rut="219999830019", tipo_cfe=111, serie="A", dnro=1, hnro=1000, cae_id=90240000208,
-                 fecha_autorizacion=date(2024, 1, 2), vencimiento=date(2026, 1, 2))
+RANGE = CaeRange(
+    rut="219999830019",
+    tipo_cfe=111,
+    serie="A",
+    dnro=1,
+    hnro=1000,
+    cae_id=90240000208,
+    fecha_autorizacion=date(2024, 1, 2),
+    vencimiento=date(2026, 1, 2),
+)
 
 
 def test_generated_signed_cae_round_trips_strictly(signer, key_and_cert):
@@ -23,8 +31,12 @@ def test_generated_signed_cae_round_trips_strictly(signer, key_and_cert):
     assert parsed == CaeRange(**{**RANGE.__dict__, "tmst_firma": parsed.tmst_firma})
     assert parsed.tipo_autorizacion == "E" and parsed.tmst_firma.utcoffset() == dt.timedelta(hours=-3)
     numbering = parsed.numbering(17)
-    assert (numbering.serie, numbering.nro, numbering.cae_id, numbering.fec_venc) == ("A", 17, 90240000208,
-                                                                                    date(2026, 1, 2))
+    assert (numbering.serie, numbering.nro, numbering.cae_id, numbering.fec_venc) == (
+        "A",
+        17,
+        90240000208,
+        date(2026, 1, 2),
+    )
     with pytest.raises(ValueError):
         parsed.numbering(1001)
 
@@ -48,18 +60,24 @@ def test_dgi_2012_samples_parse_leniently_and_fail_strictly(name):
 
 
 def test_dgi_eticket_sample_values():
-    cae = parse_cae((paths.dgi_samples_dir() / "cae" / "CAE_219999830019_90120000194_e-Ticket.xml").read_bytes(),
-                    strict=False)
+    cae = parse_cae(
+        (paths.dgi_samples_dir() / "cae" / "CAE_219999830019_90120000194_e-Ticket.xml").read_bytes(), strict=False
+    )
     assert (cae.tipo_cfe, cae.serie, cae.dnro, cae.hnro) == (101, "B", 1, 145778)
 
 
-@pytest.mark.parametrize("payload, fragment", [
-    (b'<!DOCTYPE CAE [<!ENTITY a "b">]><CAE xmlns="http://cfe.dgi.gub.uy"/>', "DOCTYPE"),
-    (b'<CFE xmlns="http://cfe.dgi.gub.uy"/>', "raíz"),
-    (b'<CAE xmlns="http://cfe.dgi.gub.uy" version="1.0"><TmstFrma>2024-01-01T00:00:00-03:00</TmstFrma></CAE>',
-     "DA"),
-    (b"<CAE", "ilegible"),
-])
+@pytest.mark.parametrize(
+    "payload, fragment",
+    [
+        (b'<!DOCTYPE CAE [<!ENTITY a "b">]><CAE xmlns="http://cfe.dgi.gub.uy"/>', "DOCTYPE"),
+        (b'<CFE xmlns="http://cfe.dgi.gub.uy"/>', "raíz"),
+        (
+            b'<CAE xmlns="http://cfe.dgi.gub.uy" version="1.0"><TmstFrma>2024-01-01T00:00:00-03:00</TmstFrma></CAE>',
+            "DA",
+        ),
+        (b"<CAE", "ilegible"),
+    ],
+)
 def test_bad_cae_files(payload, fragment):
     with pytest.raises(CaeError, match=fragment):
         parse_cae(payload, strict=False)

@@ -30,8 +30,9 @@ def _ticket(*items, **fields) -> dict:
 
 
 def _small_ticket(**fields) -> dict:
-    return _ticket({"indFact": 16, "nomItem": "Empanada", "cantidad": "3", "precioUnitario": "90"},
-                   mntBruto=3, **fields)
+    return _ticket(
+        {"indFact": 16, "nomItem": "Empanada", "cantidad": "3", "precioUnitario": "90"}, mntBruto=3, **fields
+    )
 
 
 def _signed_errors(caught) -> set[tuple[str, str]]:
@@ -133,9 +134,18 @@ def test_tabla_e_threshold_was_10000_ui_until_october_2022():
 # Rules that need the CAE range: checked by the engine once the number is known (the issue transaction rolls
 # the number back when they fail).
 
+
 def _special(cae_especial: int, causal: int | None = None) -> Numbering:
-    return Numbering(serie="A", nro=1, cae_id=90240000194, dnro=1, hnro=100, fec_venc=date(2026, 5, 10),
-                     cae_especial=cae_especial, causal_cae_esp=causal)
+    return Numbering(
+        serie="A",
+        nro=1,
+        cae_id=90240000194,
+        dnro=1,
+        hnro=100,
+        fec_venc=date(2026, 5, 10),
+        cae_especial=cae_especial,
+        causal_cae_esp=causal,
+    )
 
 
 @pytest.mark.parametrize("cae_especial", [2, 3, 4])
@@ -196,8 +206,10 @@ def test_a_c5_issue_date_within_dgis_calendar():
 
 def test_a_c3_a_c4_serie_and_number_of_the_cae():
     numbering = Numbering(serie="Ñ", nro=0, cae_id=90240000194, dnro=1, hnro=100, fec_venc=date(2026, 5, 10))
-    assert {(field, code) for field, code, _ in numbering.problems(TODAY)} == {("serie", "format"),
-                                                                                 ("nro", "out_of_range")}
+    assert {(field, code) for field, code, _ in numbering.problems(TODAY)} == {
+        ("serie", "format"),
+        ("nro", "out_of_range"),
+    }
 
 
 def test_a_c40_issuer_rut_check_digit(sign, issuer):

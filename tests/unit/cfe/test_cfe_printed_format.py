@@ -80,13 +80,29 @@ def _mandatory(tipo: int) -> list[str]:
 def test_every_mandatory_legend_is_printed(tipo, paper, standard, sign, realistic, tmp_path):
     text = _text(standard(tipo, paper)[0], tmp_path)
     code = sign(realistic[tipo]).security_code
-    for legend in ("219999830019", "DGI RUC PRUEBA NO CEDE", "Avda. Daniel Fernández Crespo 1534",
-                   "Serie A Nº 0000017", f"Código de seguridad: {code}", "Res. DGI 1234/2024",
-                   "CAE Nº 90240000194", "Serie A del Nº 1 al 100000", "Fecha de vencimiento", "CAE 10/05/2026"):
+    for legend in (
+        "219999830019",
+        "DGI RUC PRUEBA NO CEDE",
+        "Avda. Daniel Fernández Crespo 1534",
+        "Serie A Nº 0000017",
+        f"Código de seguridad: {code}",
+        "Res. DGI 1234/2024",
+        "CAE Nº 90240000194",
+        "Serie A del Nº 1 al 100000",
+        "Fecha de vencimiento",
+        "CAE 10/05/2026",
+    ):
         assert legend in text, legend
-    name = {101: "e-Ticket", 102: "Nota de Crédito de e-Ticket", 103: "Nota de Débito de e-Ticket",
-            111: "e-Factura", 112: "Nota de Crédito de e-Factura", 113: "Nota de Débito de e-Factura",
-            181: "e-Remito", 182: "e-Resguardo"}[tipo]
+    name = {
+        101: "e-Ticket",
+        102: "Nota de Crédito de e-Ticket",
+        103: "Nota de Débito de e-Ticket",
+        111: "e-Factura",
+        112: "Nota de Crédito de e-Factura",
+        113: "Nota de Débito de e-Factura",
+        181: "e-Remito",
+        182: "e-Resguardo",
+    }[tipo]
     short = name.replace("Nota de Crédito de ", "NC ").replace("Nota de Débito de ", "ND ")
     assert name in text or (paper == "57mm" and short in text)  # DGI allows NC/ND where the name does not fit
     assert ("IVA al día" in text) is (tipo < 180)  # A-C17 exists on e-Tickets and e-Facturas only
@@ -126,8 +142,15 @@ def test_boxes_qr_margins_and_strokes(tipo, paper, standard):
     assert all(c.box.top >= qr.bottom for c in code)
     assert code[0].box.x0 < qr.x1 and code[-1].box.x1 > qr.x0
     # 5 mm margins on every side, and no hairline a 200 dpi thermal head would drop.
-    inked = [Box(s.box.x0 - s.width_mm / 2, s.box.top - s.width_mm / 2, s.box.x1 + s.width_mm / 2,
-                 s.box.bottom + s.width_mm / 2) for s in page.strokes]  # a stroke's ink spreads both ways
+    inked = [
+        Box(
+            s.box.x0 - s.width_mm / 2,
+            s.box.top - s.width_mm / 2,
+            s.box.x1 + s.width_mm / 2,
+            s.box.bottom + s.width_mm / 2,
+        )
+        for s in page.strokes
+    ]  # a stroke's ink spreads both ways
     for item in [c.box for c in page.chars] + inked + page.images:
         assert item.x0 >= 5 and item.top >= 5 and item.x1 <= page.width - 5 and item.bottom <= page.height - 5, item
     assert all(s.width_mm >= 0.25 for s in page.strokes)
@@ -138,10 +161,18 @@ def test_lines_are_at_least_single_spaced(tipo, paper, standard):
     """DGI: "interlineado simple" at least. A character's box is one font size high, so two lines whose boxes
     do not overlap are spaced at least singly."""
     page = standard(tipo, paper)[1][0]
-    lines = [Box(min(c.box.x0 for c in line), min(c.box.top for c in line), max(c.box.x1 for c in line),
-                 max(c.box.bottom for c in line)) for line in page.lines if line]
+    lines = [
+        Box(
+            min(c.box.x0 for c in line),
+            min(c.box.top for c in line),
+            max(c.box.x1 for c in line),
+            max(c.box.bottom for c in line),
+        )
+        for line in page.lines
+        if line
+    ]
     for index, one in enumerate(lines):
-        for other in lines[index + 1:]:
+        for other in lines[index + 1 :]:
             overlap_x = min(one.x1, other.x1) - max(one.x0, other.x0)
             overlap_y = min(one.bottom, other.bottom) - max(one.top, other.top)
             assert overlap_x <= 0 or overlap_y <= 0.05, (one, other)
@@ -161,9 +192,15 @@ def test_a_roll_for_other_types_is_refused(tipo, printed):
         printed(tipo, "80mm")
 
 
-@pytest.mark.parametrize(("regimen", "legend"), [
-    ("iva_minimo", "Contribuyente IVA MINIMO"), ("monotributo", "MONOTRIBUTO"),
-    ("monotributo_mides", "MONOTRIBUTO SOCIAL MIDES"), ("exonerado", "Contribuyente Exonerado Ley 18.083 art. 52")])
+@pytest.mark.parametrize(
+    ("regimen", "legend"),
+    [
+        ("iva_minimo", "Contribuyente IVA MINIMO"),
+        ("monotributo", "MONOTRIBUTO"),
+        ("monotributo_mides", "MONOTRIBUTO SOCIAL MIDES"),
+        ("exonerado", "Contribuyente Exonerado Ley 18.083 art. 52"),
+    ],
+)
 @pytest.mark.parametrize("paper", ["a4", "80mm"])
 def test_regime_box_is_4_by_1_cm_with_3_mm_characters(regimen, legend, paper, realistic, sign, issuer, tmp_path):
     signed = sign(realistic[101])
@@ -231,8 +268,10 @@ def test_a_reprint_shows_what_was_signed_not_the_request(realistic, sign, issuer
 
 def test_the_rate_column_never_cuts_a_label(printed, realistic, tmp_path):
     body = realistic[111]
-    body["items"] = [{"indFact": n, "nomItem": f"Ítem {n}", "cantidad": "1", "precioUnitario": "0" if n == 5 else "10"}
-                     for n in (1, 2, 3, 5, 6)]
+    body["items"] = [
+        {"indFact": n, "nomItem": f"Ítem {n}", "cantidad": "1", "precioUnitario": "0" if n == 5 else "10"}
+        for n in (1, 2, 3, 5, 6)
+    ]
     body["dscRcgGlobal"] = []
     text = _text(printed(111, body=body), tmp_path)
     for label in ("Exento", "10%", "22%", "Gratis", "No fact."):
@@ -242,8 +281,9 @@ def test_the_rate_column_never_cuts_a_label(printed, realistic, tmp_path):
 
 def test_long_receipt_repeats_the_identification_and_qr_on_every_page(realistic, sign, issuer, numbering, tmp_path):
     body = realistic[111]
-    body["items"] = [{"indFact": 3, "nomItem": f"Artículo {n}", "cantidad": "1", "precioUnitario": "10"}
-                     for n in range(150)]
+    body["items"] = [
+        {"indFact": 3, "nomItem": f"Artículo {n}", "cantidad": "1", "precioUnitario": "10"} for n in range(150)
+    ]
     body["dscRcgGlobal"] = []
     signed = sign(body)
     pdf = render_signed_pdf(parse_cfe_input(body), issuer, numbering, signed)
@@ -251,8 +291,15 @@ def test_long_receipt_repeats_the_identification_and_qr_on_every_page(realistic,
     assert len(pages) > 1
     texts = _text(pdf, tmp_path).split("\f")
     for number, (page, text) in enumerate(zip(pages, texts, strict=False), start=1):
-        for legend in ("DGI RUC PRUEBA NO CEDE", "219999830019", "214844360018", "e-Factura", "Serie A Nº 0000017",
-                       f"Página {number} de {len(pages)}", f"Código de seguridad: {signed.security_code}"):
+        for legend in (
+            "DGI RUC PRUEBA NO CEDE",
+            "219999830019",
+            "214844360018",
+            "e-Factura",
+            "Serie A Nº 0000017",
+            f"Página {number} de {len(pages)}",
+            f"Código de seguridad: {signed.security_code}",
+        ):
             assert legend in text, (number, legend)
         assert len(page.images) == 1
         # DGI: the rest of the footer only on the last page.
@@ -270,8 +317,9 @@ def _logo() -> bytes:
 @pytest.mark.parametrize("paper", ["a4", "80mm"])
 def test_the_logo_sits_at_the_top_and_takes_at_most_a_fifth(paper, realistic, sign, issuer):
     signed = sign(realistic[101])
-    pdf = render_receipt(signed.xml, issuer, security_code=signed.security_code, qr_url=signed.qr_url,
-                         logo=_logo(), paper=paper)
+    pdf = render_receipt(
+        signed.xml, issuer, security_code=signed.security_code, qr_url=signed.qr_url, logo=_logo(), paper=paper
+    )
     page = measure(pdf)[0]
     logo = min(page.images, key=lambda box: box.top)
     assert logo.top < 11 and logo.width * logo.height <= page.width * page.height / 5
@@ -279,27 +327,44 @@ def test_the_logo_sits_at_the_top_and_takes_at_most_a_fifth(paper, realistic, si
 
 
 def test_a_logo_never_pushes_out_the_mandatory_issuer_lines(realistic, issuer, numbering, signer):
-    name = ("Cooperativa Agraria de Responsabilidad Limitada de Productores Hortifrutícolas, Vitivinícolas y "
-            "Lecheros del Litoral Norte y Centro Sur del Uruguay")[:150]
+    name = (
+        "Cooperativa Agraria de Responsabilidad Limitada de Productores Hortifrutícolas, Vitivinícolas y "
+        "Lecheros del Litoral Norte y Centro Sur del Uruguay"
+    )[:150]
     norma = "Ley 18.083 artículo 52, Decreto 150/007 artículo 3 y Resolución DGI 1.234/2020 numeral 4 literal b"
-    crowded = replace(issuer, razon_social=name, regimen="exonerado", norma_exoneracion=norma[:100],
-                      domicilio_fiscal="Avenida Daniel Fernández Crespo 1534 esquina Avenida General Rondeau 2")
+    crowded = replace(
+        issuer,
+        razon_social=name,
+        regimen="exonerado",
+        norma_exoneracion=norma[:100],
+        domicilio_fiscal="Avenida Daniel Fernández Crespo 1534 esquina Avenida General Rondeau 2",
+    )
     body = realistic[101]
     body["items"] = [{**item, "indFact": 1} for item in body["items"]]  # an exonerated issuer sells exempt
     signed = build_signed_cfe(parse_cfe_input(body), crowded, numbering, signer, UI_VALUE, SIGNED_AT)
-    pdf = render_receipt(signed.xml, crowded, security_code=signed.security_code, qr_url=signed.qr_url,
-                         logo=_logo())
+    pdf = render_receipt(signed.xml, crowded, security_code=signed.security_code, qr_url=signed.qr_url, logo=_logo())
     page = measure(pdf)[0]
     domicilio = page.find("Avenida Daniel Fernández Crespo 1534")
     box = page.box_around(page.find("Contribuyente Exonerado"))
     assert all(c.box.bottom <= box.top for c in domicilio + page.find("Almacén de Prueba") + page.find("Cooperativa"))
     assert box.bottom <= page.find("CONSUMO FINAL")[0].box.top
-    lines = [Box(min(c.box.x0 for c in line), min(c.box.top for c in line), max(c.box.x1 for c in line),
-                 max(c.box.bottom for c in line)) for line in page.lines if line]
+    lines = [
+        Box(
+            min(c.box.x0 for c in line),
+            min(c.box.top for c in line),
+            max(c.box.x1 for c in line),
+            max(c.box.bottom for c in line),
+        )
+        for line in page.lines
+        if line
+    ]
     for index, one in enumerate(lines):  # nothing overlaps, the logo included
-        for other in lines[index + 1:] + page.images:
-            assert one.gap(other) > 0 or min(one.x1, other.x1) <= max(one.x0, other.x0) or \
-                min(one.bottom, other.bottom) - max(one.top, other.top) <= 0.05, (one, other)
+        for other in lines[index + 1 :] + page.images:
+            assert (
+                one.gap(other) > 0
+                or min(one.x1, other.x1) <= max(one.x0, other.x0)
+                or min(one.bottom, other.bottom) - max(one.top, other.top) <= 0.05
+            ), (one, other)
 
 
 @pytest.mark.parametrize("paper", ["a4", "57mm"])
@@ -313,8 +378,9 @@ def test_preview_says_sin_valor_fiscal_and_has_no_fiscal_data(paper, realistic, 
 
 def test_large_amounts_print_whole(printed, realistic, tmp_path):
     body = realistic[111]
-    body["items"] = [{"indFact": 3, "nomItem": "Planta industrial", "cantidad": "10",
-                      "precioUnitario": "98765432109.87"}]
+    body["items"] = [
+        {"indFact": 3, "nomItem": "Planta industrial", "cantidad": "10", "precioUnitario": "98765432109.87"}
+    ]
     body["dscRcgGlobal"], body["mediosPago"] = [], []
     text = _text(printed(111, body=body), tmp_path)
     assert "987.654.321.098,70" in text and "217.283.950.641,71" in text and "1.204.938.271.740,41" in text
@@ -328,10 +394,12 @@ def test_an_older_snapshot_takes_the_regime_from_the_signed_xml(realistic, issue
     body = realistic[101]
     body["mntBruto"] = 3
     body["items"] = [{**item, "indFact": 16} for item in body["items"]]
-    signed = build_signed_cfe(parse_cfe_input(body), minimo, replace(numbering, cae_especial=2), signer, UI_VALUE,
-                              SIGNED_AT)
-    pdf = render_receipt(signed.xml, replace(issuer, regimen="general"), security_code=signed.security_code,
-                         qr_url=signed.qr_url)
+    signed = build_signed_cfe(
+        parse_cfe_input(body), minimo, replace(numbering, cae_especial=2), signer, UI_VALUE, SIGNED_AT
+    )
+    pdf = render_receipt(
+        signed.xml, replace(issuer, regimen="general"), security_code=signed.security_code, qr_url=signed.qr_url
+    )
     text = _text(pdf, tmp_path)
     assert "Contribuyente IVA MINIMO" in text
     assert "IVA" not in text.replace("IVA al día", "").replace("IVA MINIMO", "")

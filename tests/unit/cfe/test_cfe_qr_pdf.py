@@ -22,20 +22,43 @@ def _poppler(tool: str, pdf: bytes, tmp_path, *args: str) -> str:
     assert binary, f"{tool} (Debian package poppler-utils) must be installed"
     path = tmp_path / "receipt.pdf"
     path.write_bytes(pdf)
-    return subprocess.run([binary, *args, str(path), "-"] if tool == "pdftotext" else [binary, str(path)],
-                          capture_output=True, text=True, check=True, timeout=30).stdout
+    return subprocess.run(
+        [binary, *args, str(path), "-"] if tool == "pdftotext" else [binary, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
+    ).stdout
 
 
 def test_qr_url_percent_encodes_the_digest():
-    url = qr_url("219999830019", 111, "A", 758, Decimal("291.45"), date(2024, 10, 22),
-                 "dpmLMfgpd/WbZvORW8oErIkY+DtbsUHnh2gnmZyu5HY=")
-    assert url == ("https://www.efactura.dgi.gub.uy/consultaQR/cfe?219999830019,111,A,758,291.45,20241022,"
-                   "dpmLMfgpd%2FWbZvORW8oErIkY%2BDtbsUHnh2gnmZyu5HY%3D")
+    url = qr_url(
+        "219999830019",
+        111,
+        "A",
+        758,
+        Decimal("291.45"),
+        date(2024, 10, 22),
+        "dpmLMfgpd/WbZvORW8oErIkY+DtbsUHnh2gnmZyu5HY=",
+    )
+    assert url == (
+        "https://www.efactura.dgi.gub.uy/consultaQR/cfe?219999830019,111,A,758,291.45,20241022,"
+        "dpmLMfgpd%2FWbZvORW8oErIkY%2BDtbsUHnh2gnmZyu5HY%3D"
+    )
 
 
 def test_qr_url_options_and_amount_per_type(realistic):
-    url = qr_url("219999830019", 101, "A", 1, Decimal(1007), date(2026, 7, 30), "ab+c", date_format="%d/%m/%Y",
-                 base_url="https://efactura.testing.dgi.gub.uy/consultaQR/cfe")
+    url = qr_url(
+        "219999830019",
+        101,
+        "A",
+        1,
+        Decimal(1007),
+        date(2026, 7, 30),
+        "ab+c",
+        date_format="%d/%m/%Y",
+        base_url="https://efactura.testing.dgi.gub.uy/consultaQR/cfe",
+    )
     assert url == "https://efactura.testing.dgi.gub.uy/consultaQR/cfe?219999830019,101,A,1,1007.00,30/07/2026,ab%2Bc"
     remito = compute_totals(parse_cfe_input(realistic[181]))
     assert ",0.00,20240511," in qr_url_for("219999830019", 181, "A", 1, remito, date(2024, 5, 11), "x")
@@ -45,8 +68,10 @@ def test_qr_url_options_and_amount_per_type(realistic):
 
 def test_signed_cfe_carries_the_qr_url(realistic, sign, issuer, numbering):
     signed = sign(realistic[111])
-    assert signed.qr_url.startswith(f"https://www.efactura.dgi.gub.uy/consultaQR/cfe?{issuer.rut},111,"
-                                    f"{numbering.serie},{numbering.nro},29170.70,20240511,")
+    assert signed.qr_url.startswith(
+        f"https://www.efactura.dgi.gub.uy/consultaQR/cfe?{issuer.rut},111,"
+        f"{numbering.serie},{numbering.nro},29170.70,20240511,"
+    )
     assert "+" not in signed.qr_url and "/" not in signed.qr_url.split("?")[1]
 
 
@@ -61,11 +86,32 @@ def test_es_uy_number_formats():
 def test_invoice_shows_totals_per_rate_and_legends(realistic, sign, issuer, numbering, tmp_path):
     cfe = parse_cfe_input(realistic[111])
     text = _poppler("pdftotext", render_signed_pdf(cfe, issuer, numbering, sign(realistic[111])), tmp_path, "-layout")
-    for expected in ("e-Factura", "Forma de pago: Crédito", "Neto IVA tasa básica 22%", "8.910,00", "1.960,20",
-                     "Neto IVA tasa mínima 10%", "10.500,00", "1.050,00", "Exento / no gravado", "700,50",
-                     "TOTAL UYU", "23.120,70", "Monto no facturable", "5.000,00", "TOTAL A PAGAR UYU", "29.170,70",
-                     "ADENDA", "Entregar en depósito 2.", "Pronto pago 1%", "Transferencia", "Res. DGI 1234/2024",
-                     "Almacén de Prueba", "Avda. Daniel Fernández Crespo 1534", "214844360018"):
+    for expected in (
+        "e-Factura",
+        "Forma de pago: Crédito",
+        "Neto IVA tasa básica 22%",
+        "8.910,00",
+        "1.960,20",
+        "Neto IVA tasa mínima 10%",
+        "10.500,00",
+        "1.050,00",
+        "Exento / no gravado",
+        "700,50",
+        "TOTAL UYU",
+        "23.120,70",
+        "Monto no facturable",
+        "5.000,00",
+        "TOTAL A PAGAR UYU",
+        "29.170,70",
+        "ADENDA",
+        "Entregar en depósito 2.",
+        "Pronto pago 1%",
+        "Transferencia",
+        "Res. DGI 1234/2024",
+        "Almacén de Prueba",
+        "Avda. Daniel Fernández Crespo 1534",
+        "214844360018",
+    ):
         assert expected in text, expected
 
 

@@ -18,8 +18,13 @@ def _errors(body: dict, ui: Decimal = UI) -> set[tuple[str, str]]:
 
 
 def _ticket(amount: str = "100", **fields) -> dict:
-    return {"tipoCFE": 101, "fchEmis": "2024-05-11", "fmaPago": 1,
-            "items": [{"indFact": 3, "nomItem": "x", "cantidad": "1", "precioUnitario": amount}], **fields}
+    return {
+        "tipoCFE": 101,
+        "fchEmis": "2024-05-11",
+        "fmaPago": 1,
+        "items": [{"indFact": 3, "nomItem": "x", "cantidad": "1", "precioUnitario": amount}],
+        **fields,
+    }
 
 
 @pytest.mark.parametrize("tipo", [101, 102, 103, 111, 112, 113, 181, 182])
@@ -27,10 +32,17 @@ def test_realistic_inputs_pass(realistic, tipo):
     assert _errors(realistic[tipo]) == set()
 
 
-@pytest.mark.parametrize("doc_type, number, code", [
-    (2, "219999830018", "check_digit"), (2, "21999983001", "format"), (3, "13353215", "check_digit"),
-    (3, "1.335.321-5", "check_digit"), (1, "913353215", "check_digit"), (3, "12A", "format"),
-])
+@pytest.mark.parametrize(
+    "doc_type, number, code",
+    [
+        (2, "219999830018", "check_digit"),
+        (2, "21999983001", "format"),
+        (3, "13353215", "check_digit"),
+        (3, "1.335.321-5", "check_digit"),
+        (1, "913353215", "check_digit"),
+        (3, "12A", "format"),
+    ],
+)
 def test_check_digits(realistic, doc_type, number, code):
     body = realistic[111] if doc_type == 2 else _ticket(receptor={})
     body["receptor"] = {**body["receptor"], "tipoDocRecep": doc_type, "docRecep": number}
@@ -53,15 +65,20 @@ def test_efactura_requires_a_rut_receiver(realistic):
 def test_efactura_needs_name_and_address(realistic):
     body = realistic[112]
     body["receptor"] = {"tipoDocRecep": 2, "docRecep": "214844360018"}
-    assert {("receptor.rznSocRecep", "required"), ("receptor.dirRecep", "required"),
-            ("receptor.ciudadRecep", "required")} <= _errors(body)
+    assert {
+        ("receptor.rznSocRecep", "required"),
+        ("receptor.dirRecep", "required"),
+        ("receptor.ciudadRecep", "required"),
+    } <= _errors(body)
 
 
 def test_country_rules():
     assert ("receptor.codPaisRecep", "not_allowed") in _errors(
-        _ticket(receptor={"tipoDocRecep": 3, "codPaisRecep": "AR", "docRecep": "13353214"}))
+        _ticket(receptor={"tipoDocRecep": 3, "codPaisRecep": "AR", "docRecep": "13353214"})
+    )
     assert ("receptor.codPaisRecep", "not_allowed") in _errors(
-        _ticket(receptor={"tipoDocRecep": 6, "codPaisRecep": "US", "docRecep": "20111222"}))
+        _ticket(receptor={"tipoDocRecep": 6, "codPaisRecep": "US", "docRecep": "20111222"})
+    )
     assert ("receptor.codPaisRecep", "required") in _errors(_ticket(receptor={"tipoDocRecep": 5, "docRecep": "X1"}))
     assert _errors(_ticket(receptor={"tipoDocRecep": 5, "codPaisRecep": "99", "docRecep": "X1"})) == set()
     assert ("receptor.tipoDocRecep", "required") in _errors(_ticket(receptor={"docRecep": "13353214"}))
@@ -78,8 +95,9 @@ def test_eticket_identification_threshold_in_ui():
     # Foreign currency converts with tpoCambio: 800 USD x 39 = 31,200 pesos.
     assert ("receptor", "required") in _errors(_ticket("800", tpoMoneda="USD", tpoCambio="39"))
     assert _errors(_ticket("700", tpoMoneda="USD", tpoCambio="39")) == set()
-    assert ("receptor", "required") not in _errors(_ticket("30500.01", receptor={"tipoDocRecep": 3,
-                                                                                 "docRecep": "13353214"}))
+    assert ("receptor", "required") not in _errors(
+        _ticket("30500.01", receptor={"tipoDocRecep": 3, "docRecep": "13353214"})
+    )
 
 
 def test_eticket_with_retentions_always_identifies():
@@ -144,8 +162,9 @@ def test_fields_a_type_does_not_have(realistic):
     resguardo = realistic[182]
     resguardo["items"][0]["nomItem"] = "x"
     resguardo["items"][1]["retencPercep"][0].pop("mntSujetoaRet")
-    assert {("items[0].nomItem", "not_applicable"),
-            ("items[1].retencPercep[0].mntSujetoaRet", "required")} <= _errors(resguardo)
+    assert {("items[0].nomItem", "not_applicable"), ("items[1].retencPercep[0].mntSujetoaRet", "required")} <= _errors(
+        resguardo
+    )
     del realistic[181]["tipoTraslado"]
     assert ("tipoTraslado", "required") in _errors(realistic[181])
     assert ("tipoTraslado", "not_applicable") in _errors(_ticket(tipoTraslado=1))
@@ -193,17 +212,20 @@ def test_negative_totals_are_refused():
     assert ("dscRcgGlobal", "negative_total") in _errors(body)
 
 
-@pytest.mark.parametrize("body, field, code", [
-    ({"items": [{"cantidad": "1.2345"}]}, "items[0].cantidad", "decimal_places"),
-    ({"items": [{"precioUnitario": "1.1234567"}]}, "items[0].precioUnitario", "decimal_places"),
-    ({"tpoCambio": "39.1234"}, "tpoCambio", "decimal_places"),
-    ({"items": [{"descuentoMonto": "1.234"}]}, "items[0].descuentoMonto", "decimal_places"),
-    ({"items": [{"nomItem": "x" * 81}]}, "items[0].nomItem", "too_long"),
-    ({"items": [{"uniMed": "metros"}]}, "items[0].uniMed", "too_long"),
-    ({"tipoCFE": 121}, "tipoCFE", "not_allowed"),
-    ({"colorFavorito": "azul"}, "colorFavorito", "unknown_field"),
-    ({"adenda": "a\x00b"}, "adenda", "invalid"),
-])
+@pytest.mark.parametrize(
+    "body, field, code",
+    [
+        ({"items": [{"cantidad": "1.2345"}]}, "items[0].cantidad", "decimal_places"),
+        ({"items": [{"precioUnitario": "1.1234567"}]}, "items[0].precioUnitario", "decimal_places"),
+        ({"tpoCambio": "39.1234"}, "tpoCambio", "decimal_places"),
+        ({"items": [{"descuentoMonto": "1.234"}]}, "items[0].descuentoMonto", "decimal_places"),
+        ({"items": [{"nomItem": "x" * 81}]}, "items[0].nomItem", "too_long"),
+        ({"items": [{"uniMed": "metros"}]}, "items[0].uniMed", "too_long"),
+        ({"tipoCFE": 121}, "tipoCFE", "not_allowed"),
+        ({"colorFavorito": "azul"}, "colorFavorito", "unknown_field"),
+        ({"adenda": "a\x00b"}, "adenda", "invalid"),
+    ],
+)
 def test_shape_errors_come_back_as_field_errors(body, field, code):
     base = _ticket()
     items = body.pop("items", None)
@@ -218,8 +240,10 @@ def test_shape_errors_come_back_as_field_errors(body, field, code):
 
 
 def test_json_text_keeps_decimals_exact():
-    cfe = parse_cfe_input(b'{"tipoCFE": 101, "fchEmis": "2024-05-11", "fmaPago": 1, "items": '
-                          b'[{"indFact": 3, "nomItem": "x", "cantidad": 0.1, "precioUnitario": 0.3}]}')
+    cfe = parse_cfe_input(
+        b'{"tipoCFE": 101, "fchEmis": "2024-05-11", "fmaPago": 1, "items": '
+        b'[{"indFact": 3, "nomItem": "x", "cantidad": 0.1, "precioUnitario": 0.3}]}'
+    )
     assert cfe.items[0].cantidad == Decimal("0.1") and cfe.items[0].precio_unitario == Decimal("0.3")
 
 
@@ -240,8 +264,11 @@ def test_every_field_is_documented_for_openapi():
 
     from portal.service.cfe import model
 
-    models = [obj for obj in vars(model).values()
-              if isinstance(obj, type) and issubclass(obj, BaseModel) and obj is not BaseModel]
+    models = [
+        obj
+        for obj in vars(model).values()
+        if isinstance(obj, type) and issubclass(obj, BaseModel) and obj is not BaseModel
+    ]
     assert len(models) == 8
     for cls in models:
         assert cls.model_config.get("json_schema_extra", {}).get("examples"), cls.__name__
@@ -263,6 +290,9 @@ def test_build_refuses_an_expired_cae_at_signing_time(realistic, sign):
 
 def test_gtin_codes_carry_a_valid_check_digit(realistic):
     body = realistic[111]
-    body["items"][0]["codItem"] = [{"tpoCod": "GTIN13", "cod": "7730000000017"},
-                                   {"tpoCod": "GTIN8", "cod": "96385074"}, {"tpoCod": "INT1", "cod": "anything"}]
+    body["items"][0]["codItem"] = [
+        {"tpoCod": "GTIN13", "cod": "7730000000017"},
+        {"tpoCod": "GTIN8", "cod": "96385074"},
+        {"tpoCod": "INT1", "cod": "anything"},
+    ]
     assert {e for e in _errors(body) if e[0].startswith("items")} == {("items[0].codItem[0].cod", "check_digit")}

@@ -142,11 +142,11 @@ def test_build_raises_schema_error_instead_of_returning_invalid_xml(realistic, s
         sign(realistic[101])
 
 
-def test_sign_external_xml_signs_an_unsigned_cfe(realistic, issuer, numbering, signer, key_and_cert,
-                                               xmlsec1_verify):
+def test_sign_external_xml_signs_an_unsigned_cfe(realistic, issuer, numbering, signer, key_and_cert, xmlsec1_verify):
     cfe = parse_cfe_input(realistic[112])
-    unsigned = etree.tostring(build_cfe_xml(cfe, issuer, numbering, compute_totals(cfe), SIGNED_AT),
-                              encoding="UTF-8", xml_declaration=True)
+    unsigned = etree.tostring(
+        build_cfe_xml(cfe, issuer, numbering, compute_totals(cfe), SIGNED_AT), encoding="UTF-8", xml_declaration=True
+    )
     signed = signer.sign_external_xml(unsigned)
     assert validate_cfe(signed.xml) == []
     assert verify_signature(signed.xml, key_and_cert[1])
@@ -162,14 +162,20 @@ def test_sign_external_xml_refuses_an_already_signed_cfe(realistic, sign, signer
     assert caught.value.line == 2 and str(caught.value).endswith("(línea 2)")  # line 1 is the declaration
 
 
-@pytest.mark.parametrize("payload, fragment", [
-    (b'<?xml version="1.0"?>\n<!DOCTYPE CFE [<!ENTITY x "boom">]>\n<CFE xmlns="http://cfe.dgi.gub.uy" '
-     b'version="1.0">&x;</CFE>', "DOCTYPE"),
-    (b'<!doctype CFE SYSTEM "http://example.com/evil.dtd"><CFE/>', "DOCTYPE"),
-    (b'<CFE xmlns="urn:other" version="1.0"/>', "CFE"),
-    (b"", "vacío"),
-    (b'<CFE xmlns="http://cfe.dgi.gub.uy" version="1.0"><eTck>\n<unclosed></CFE>', "mal formado"),
-])
+@pytest.mark.parametrize(
+    "payload, fragment",
+    [
+        (
+            b'<?xml version="1.0"?>\n<!DOCTYPE CFE [<!ENTITY x "boom">]>\n<CFE xmlns="http://cfe.dgi.gub.uy" '
+            b'version="1.0">&x;</CFE>',
+            "DOCTYPE",
+        ),
+        (b'<!doctype CFE SYSTEM "http://example.com/evil.dtd"><CFE/>', "DOCTYPE"),
+        (b'<CFE xmlns="urn:other" version="1.0"/>', "CFE"),
+        (b"", "vacío"),
+        (b'<CFE xmlns="http://cfe.dgi.gub.uy" version="1.0"><eTck>\n<unclosed></CFE>', "mal formado"),
+    ],
+)
 def test_sign_external_xml_refuses_bad_input(signer, payload, fragment):
     with pytest.raises(XmlInputError) as caught:
         signer.sign_external_xml(payload)

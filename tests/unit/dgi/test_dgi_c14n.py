@@ -71,7 +71,8 @@ def test_the_dgi_payload_that_libxml2_refuses():
         b' xmlns:wsu="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd">'
         b'<soap-env:Body wsu:Id="id-1"><ns0:WS_PersonaGetActEmpresarial.Execute'
         b' xmlns:ns0="DGI_Modernizacion_Consolidado"><ns0:Rut>219000090011</ns0:Rut>'
-        b"</ns0:WS_PersonaGetActEmpresarial.Execute></soap-env:Body></soap-env:Envelope>")
+        b"</ns0:WS_PersonaGetActEmpresarial.Execute></soap-env:Body></soap-env:Envelope>"
+    )
     body = envelope[0]
     with pytest.raises(etree.C14NError):
         etree.tostring(body, method="c14n", exclusive=True)
@@ -79,4 +80,5 @@ def test_the_dgi_payload_that_libxml2_refuses():
         b'<soap-env:Body xmlns:soap-env="http://schemas.xmlsoap.org/soap/envelope/"'
         b' xmlns:wsu="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"'
         b' wsu:Id="id-1"><ns0:WS_PersonaGetActEmpresarial.Execute xmlns:ns0="DGI_Modernizacion_Consolidado">'
-        b"<ns0:Rut>219000090011</ns0:Rut></ns0:WS_PersonaGetActEmpresarial.Execute></soap-env:Body>")
+        b"<ns0:Rut>219000090011</ns0:Rut></ns0:WS_PersonaGetActEmpresarial.Execute></soap-env:Body>"
+    )

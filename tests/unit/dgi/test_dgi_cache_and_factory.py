@@ -70,7 +70,8 @@ def test_a_second_call_is_answered_from_the_cache(inner):
     assert registry.consulta_datos_entidad(data.DEMO_RUT) == first
     assert registry.consulta_cva(data.DEMO_RUT) == registry.consulta_cva(data.DEMO_RUT)
     assert registry.consulta_nombre_entidad(3, data.INDIVIDUAL_CI) == registry.consulta_nombre_entidad(
-        "3", "1.234.567-2")
+        "3", "1.234.567-2"
+    )
     assert inner.calls == [f"datos:{data.DEMO_RUT}", f"cva:{data.DEMO_RUT}", f"nombre:{data.INDIVIDUAL_CI}"]
 
 
@@ -141,9 +142,16 @@ def test_make_registry_without_cache():
 
 
 def test_make_registry_soap_reads_its_settings(certificate):
-    registry = make_registry({"DGI_BACKEND": "soap", "DGI_CACHE_SECONDS": "30", "DGI_TIMEOUT_SECONDS": "4.5",
-                              "DGI_SOAP_URL": "http://127.0.0.1:9/ws", "DGI_SIGNATURE_DIGEST": "sha1"},
-                             certificate=certificate.loader())
+    registry = make_registry(
+        {
+            "DGI_BACKEND": "soap",
+            "DGI_CACHE_SECONDS": "30",
+            "DGI_TIMEOUT_SECONDS": "4.5",
+            "DGI_SOAP_URL": "http://127.0.0.1:9/ws",
+            "DGI_SIGNATURE_DIGEST": "sha1",
+        },
+        certificate=certificate.loader(),
+    )
     assert isinstance(registry, CachedRegistry) and registry.ttl_seconds == 30
     soap = registry.inner
     assert isinstance(soap, SoapRegistry)
@@ -161,8 +169,10 @@ def test_make_registry_refuses_an_unknown_backend():
         make_registry({"DGI_BACKEND": "rest"})
 
 
-@pytest.mark.parametrize(("value", "expected"), [(None, 10.0), ("", 10.0), (1, 1.0), ("2.5", 2.5), (30, 30.0),
-                                                 (120, 30.0), (float("inf"), 30.0)])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(None, 10.0), ("", 10.0), (1, 1.0), ("2.5", 2.5), (30, 30.0), (120, 30.0), (float("inf"), 30.0)],
+)
 def test_the_timeout_is_bounded(value, expected):
     assert timeout_seconds({"DGI_TIMEOUT_SECONDS": value}) == expected
 

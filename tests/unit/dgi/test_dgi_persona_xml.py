@@ -61,17 +61,29 @@ DGI_SAMPLE = """<WS_PersonaActEmpresarial xmlns="DGI_Modernizacion_Consolidado">
 
 def test_reads_dgi_published_answer():
     entity = parse_data(DGI_SAMPLE)
-    assert (entity.rut, entity.tipo_entidad, entity.tipo_entidad_descripcion) == ("219000090011", "27",
-                                                                                  "SOCIEDAD CIVIL")
+    assert (entity.rut, entity.tipo_entidad, entity.tipo_entidad_descripcion) == (
+        "219000090011",
+        "27",
+        "SOCIEDAD CIVIL",
+    )
     assert entity.nombre_fantasia == "PRUEBA NUEVOS SERVICIOS  -"
     assert (entity.estado_actividad, entity.activo) == ("AA", True)
     assert entity.fecha_inicio_actividad == date(2006, 9, 27)
     assert entity.emisor_electronico is None  # this service does not say it
     assert entity.domicilio_fiscal == Address(
-        "12 METROS", "6855", None, "CASUPA", 8, "LAVALLEJA", None,
-        (Contact("CORREO ELECTRONICO", "PLANPROD@DGI.GUB.UY"), Contact("TELEFONO FIJO", "25062222")))
-    assert [(a.giro_cod, a.fecha_inicio) for a in entity.actividades] == [("47115", date(2020, 12, 10)),
-                                                                           ("84110", date(2020, 12, 10))]
+        "12 METROS",
+        "6855",
+        None,
+        "CASUPA",
+        8,
+        "LAVALLEJA",
+        None,
+        (Contact("CORREO ELECTRONICO", "PLANPROD@DGI.GUB.UY"), Contact("TELEFONO FIJO", "25062222")),
+    )
+    assert [(a.giro_cod, a.fecha_inicio) for a in entity.actividades] == [
+        ("47115", date(2020, 12, 10)),
+        ("84110", date(2020, 12, 10)),
+    ]
 
 
 def test_reads_the_corrected_spelling_of_the_start_date_and_unknown_states():
@@ -90,7 +102,8 @@ def test_what_the_stand_in_writes_reads_back_as_the_same_entity():
 
 def test_an_xml_declaration_inside_the_text_is_ignored():
     source = '<?xml version="1.0" encoding="ISO-8859-1"?>\n' + DGI_SAMPLE.replace(
-        "<Denominacion>DGI RUC PRUEBA CEDE Y DIRECCION GENERAL IMPOSITIVA", "<Denominacion>PEÑAROL S.A.")
+        "<Denominacion>DGI RUC PRUEBA CEDE Y DIRECCION GENERAL IMPOSITIVA", "<Denominacion>PEÑAROL S.A."
+    )
     assert parse_data(source).denominacion == "PEÑAROL S.A."
 
 
@@ -105,12 +118,15 @@ def test_other_dgi_errors_are_reported_with_their_code():
     assert caught.value.code == "dgi_error_7" and "Intente más tarde" in caught.value.message
 
 
-@pytest.mark.parametrize("answer", [
-    "not xml",
-    "<WS_PersonaActEmpresarial><Denominacion>X</Denominacion></WS_PersonaActEmpresarial>",  # no RUT
-    "<Otra><RUT>219000090011</RUT><Denominacion>X</Denominacion></Otra>",
-    '<!DOCTYPE r [<!ENTITY e "x">]><WS_PersonaActEmpresarial><RUT>1</RUT></WS_PersonaActEmpresarial>',
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "not xml",
+        "<WS_PersonaActEmpresarial><Denominacion>X</Denominacion></WS_PersonaActEmpresarial>",  # no RUT
+        "<Otra><RUT>219000090011</RUT><Denominacion>X</Denominacion></Otra>",
+        '<!DOCTYPE r [<!ENTITY e "x">]><WS_PersonaActEmpresarial><RUT>1</RUT></WS_PersonaActEmpresarial>',
+    ],
+)
 def test_unreadable_answers_are_bad_answers(answer):
     with pytest.raises(DgiUnavailable) as caught:
         parse_data(answer)

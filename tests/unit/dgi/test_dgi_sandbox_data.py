@@ -15,11 +15,37 @@ from portal.service.dgi.sandbox_catalog import ENTITY_TYPES
 
 TODAY = date(2026, 11, 22)  # the conftest's fixed date
 
-DEPARTMENTS = {"MONTEVIDEO", "CANELONES", "MALDONADO", "ROCHA", "COLONIA", "SAN JOSE", "SORIANO", "RIO NEGRO",
-               "PAYSANDU", "SALTO", "ARTIGAS", "RIVERA", "TACUAREMBO", "CERRO LARGO", "TREINTA Y TRES",
-               "LAVALLEJA", "FLORIDA", "DURAZNO", "FLORES"}
-DGI_TEST_RUTS = {"219999830019", "219000090011", "214844360018", "219999820013", "211003420017", "215080550011",
-                 "216753930012", "217628780017"}
+DEPARTMENTS = {
+    "MONTEVIDEO",
+    "CANELONES",
+    "MALDONADO",
+    "ROCHA",
+    "COLONIA",
+    "SAN JOSE",
+    "SORIANO",
+    "RIO NEGRO",
+    "PAYSANDU",
+    "SALTO",
+    "ARTIGAS",
+    "RIVERA",
+    "TACUAREMBO",
+    "CERRO LARGO",
+    "TREINTA Y TRES",
+    "LAVALLEJA",
+    "FLORIDA",
+    "DURAZNO",
+    "FLORES",
+}
+DGI_TEST_RUTS = {
+    "219999830019",
+    "219000090011",
+    "214844360018",
+    "219999820013",
+    "211003420017",
+    "215080550011",
+    "216753930012",
+    "217628780017",
+}
 
 
 def entities():
@@ -70,8 +96,14 @@ def test_electronic_issuers_and_not_with_a_start_date_only_for_issuers():
 
 def test_companies_of_every_kind_and_individuals():
     kinds = Counter(e.tipo_entidad_descripcion for e in entities())
-    for kind in ("SOCIEDAD ANONIMA", "SOCIEDAD DE RESPONSABILIDAD LIMITADA", "SOCIEDAD POR ACCIONES SIMPLIFICADA",
-                 "COOPERATIVA", "SOCIEDAD CIVIL", "UNIPERSONAL"):
+    for kind in (
+        "SOCIEDAD ANONIMA",
+        "SOCIEDAD DE RESPONSABILIDAD LIMITADA",
+        "SOCIEDAD POR ACCIONES SIMPLIFICADA",
+        "COOPERATIVA",
+        "SOCIEDAD CIVIL",
+        "UNIPERSONAL",
+    ):
         assert kinds[kind] >= 5, kind
     assert all(e.tipo_entidad_descripcion == ENTITY_TYPES[e.tipo_entidad] for e in entities())
     assert any(e.denominacion.endswith(" S.A.") for e in entities())
@@ -83,8 +115,9 @@ def test_activities_are_5_digit_ciiu_codes_including_the_common_ones():
     assert all(re.fullmatch(r"\d{5}", code) for code in codes)
     assert {"47111", "47190", "62010", "56101", "41000", "01110", "69200", "86201", "49230", "46900"} <= codes
     # no activity starts before the taxpayer does (DGI's own sample starts its activities later)
-    assert all(e.actividades and min(a.fecha_inicio for a in e.actividades) >= e.fecha_inicio_actividad
-               for e in entities())
+    assert all(
+        e.actividades and min(a.fecha_inicio for a in e.actividades) >= e.fecha_inicio_actividad for e in entities()
+    )
 
 
 def test_dgi_published_test_ruts_are_present():
@@ -124,8 +157,12 @@ def test_people_documents_have_valid_check_digits_and_unipersonals_have_a_titula
 
 @given(st.dates(min_value=date(2024, 1, 1), max_value=date(2045, 12, 31)))
 def test_cva_states_do_not_rot_whatever_the_date(today):
-    for rut, vigente in ((data.DEMO_RUT, True), (data.NOT_EMISOR_RUT, True), (data.EXPIRED_CVA_RUT, False),
-                         (data.INACTIVE_RUT, False)):
+    for rut, vigente in (
+        (data.DEMO_RUT, True),
+        (data.NOT_EMISOR_RUT, True),
+        (data.EXPIRED_CVA_RUT, False),
+        (data.INACTIVE_RUT, False),
+    ):
         status = data.cva_status(data.taxpayers()[rut], today)
         assert status.vigente is vigente
         if vigente:

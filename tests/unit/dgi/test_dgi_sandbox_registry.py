@@ -12,9 +12,19 @@ from portal.service.dgi import sandbox_data as data
 from portal.service.dgi.registry import TaxpayerRegistry
 from portal.service.dgi.sandbox import SandboxRegistry
 
-IDENTITY_KEYS = {"rut", "denominacion", "nombreFantasia", "tipoEntidad", "tipoEntidadDescripcion",
-                 "estadoActividad", "estadoActividadDescripcion", "activo", "fechaInicioActividad",
-                 "emisorElectronico", "emisorElectronicoDesde"}
+IDENTITY_KEYS = {
+    "rut",
+    "denominacion",
+    "nombreFantasia",
+    "tipoEntidad",
+    "tipoEntidadDescripcion",
+    "estadoActividad",
+    "estadoActividadDescripcion",
+    "activo",
+    "fechaInicioActividad",
+    "emisorElectronico",
+    "emisorElectronicoDesde",
+}
 
 
 def test_consulta_rut_answers_the_identity_only(sandbox):
@@ -32,21 +42,37 @@ def test_consulta_datos_entidad_answers_address_contacts_and_activities(sandbox)
     body = entity.to_json()
     assert set(body) == IDENTITY_KEYS | {"domicilioFiscal", "actividades"}
     assert body["domicilioFiscal"] == {
-        "calle": "12 METROS", "numero": "6855", "apartamento": None, "localidad": "CASUPA", "departamentoId": 8,
-        "departamentoNombre": "LAVALLEJA", "codigoPostal": None,
-        "contactos": [{"tipo": "CORREO ELECTRONICO", "valor": "PLANPROD@DGI.GUB.UY"},
-                      {"tipo": "TELEFONO FIJO", "valor": "25062222"}],
+        "calle": "12 METROS",
+        "numero": "6855",
+        "apartamento": None,
+        "localidad": "CASUPA",
+        "departamentoId": 8,
+        "departamentoNombre": "LAVALLEJA",
+        "codigoPostal": None,
+        "contactos": [
+            {"tipo": "CORREO ELECTRONICO", "valor": "PLANPROD@DGI.GUB.UY"},
+            {"tipo": "TELEFONO FIJO", "valor": "25062222"},
+        ],
     }
-    assert body["actividades"][0] == {"giroCod": "47115", "fechaInicio": "2020-12-10",
-                                      "giroNom": "COMERCIO AL POR MENOR REALIZADO POR LOS FREE SHOPS"}
+    assert body["actividades"][0] == {
+        "giroCod": "47115",
+        "fechaInicio": "2020-12-10",
+        "giroNom": "COMERCIO AL POR MENOR REALIZADO POR LOS FREE SHOPS",
+    }
     assert sandbox.consulta_rut(data.DGI_CEDE_RUT) == entity.identity()
 
 
 def test_consulta_cva_by_state(sandbox):
     current = sandbox.consulta_cva(data.DEMO_RUT).to_json()
-    assert current == {"rut": data.DEMO_RUT, "denominacion": "DGI RUC PRUEBA NO CEDE", "vigente": True,
-                       "estado": "VIGENTE", "numero": "2026999983", "fechaEmision": "2026-03-15",
-                       "fechaVencimiento": "2027-03-14"}
+    assert current == {
+        "rut": data.DEMO_RUT,
+        "denominacion": "DGI RUC PRUEBA NO CEDE",
+        "vigente": True,
+        "estado": "VIGENTE",
+        "numero": "2026999983",
+        "fechaEmision": "2026-03-15",
+        "fechaVencimiento": "2027-03-14",
+    }
     assert sandbox.consulta_cva(data.EXPIRED_CVA_RUT).to_json()["vigente"] is False
     none = sandbox.consulta_cva(data.NO_CVA_RUT).to_json()
     assert (none["estado"], none["numero"], none["fechaVencimiento"]) == ("SIN_CERTIFICADO", None, None)
@@ -57,14 +83,17 @@ def test_the_cva_clock_is_a_parameter():
     assert (later.vigente, later.fecha_emision) == (True, date(2027, 3, 15))
 
 
-@pytest.mark.parametrize(("tipo_doc", "nro_doc", "nombre"), [
-    (2, data.DGI_RUT, "DIRECCION GENERAL IMPOSITIVA"),
-    ("2", "21-484436-001-8", "DIRECCION GENERAL IMPOSITIVA"),
-    (3, data.INDIVIDUAL_CI, "GONZALEZ PEREZ MARIA FERNANDA"),
-    (3, "1.234.567-2", "GONZALEZ PEREZ MARIA FERNANDA"),
-    (3, data.PERSON_CI, "RODRIGUEZ SILVA JUAN CARLOS"),
-    (1, data.PERSON_NIE, "SCHMIDT ANNA"),
-])
+@pytest.mark.parametrize(
+    ("tipo_doc", "nro_doc", "nombre"),
+    [
+        (2, data.DGI_RUT, "DIRECCION GENERAL IMPOSITIVA"),
+        ("2", "21-484436-001-8", "DIRECCION GENERAL IMPOSITIVA"),
+        (3, data.INDIVIDUAL_CI, "GONZALEZ PEREZ MARIA FERNANDA"),
+        (3, "1.234.567-2", "GONZALEZ PEREZ MARIA FERNANDA"),
+        (3, data.PERSON_CI, "RODRIGUEZ SILVA JUAN CARLOS"),
+        (1, data.PERSON_NIE, "SCHMIDT ANNA"),
+    ],
+)
 def test_consulta_nombre_entidad_by_rut_ci_and_nie(sandbox, tipo_doc, nro_doc, nombre):
     name = sandbox.consulta_nombre_entidad(tipo_doc, nro_doc)
     assert name.nombre == nombre
@@ -79,13 +108,16 @@ def test_every_unipersonal_titular_is_found_by_document(sandbox):
             assert sandbox.consulta_nombre_entidad(doc_type, number).nombre == taxpayer.titular_nombre
 
 
-@pytest.mark.parametrize("call", [
-    lambda r: r.consulta_rut(data.UNKNOWN_RUT),
-    lambda r: r.consulta_datos_entidad(data.UNKNOWN_RUT),
-    lambda r: r.consulta_cva(data.UNKNOWN_RUT),
-    lambda r: r.consulta_nombre_entidad(2, data.UNKNOWN_RUT),
-    lambda r: r.consulta_nombre_entidad(3, data.UNKNOWN_CI),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda r: r.consulta_rut(data.UNKNOWN_RUT),
+        lambda r: r.consulta_datos_entidad(data.UNKNOWN_RUT),
+        lambda r: r.consulta_cva(data.UNKNOWN_RUT),
+        lambda r: r.consulta_nombre_entidad(2, data.UNKNOWN_RUT),
+        lambda r: r.consulta_nombre_entidad(3, data.UNKNOWN_CI),
+    ],
+)
 def test_unknown_documents_are_not_found(sandbox, call):
     with pytest.raises(TaxpayerNotFound) as caught:
         call(sandbox)
@@ -108,15 +140,18 @@ class SpyRegistry(TaxpayerRegistry):
         return self._consulta_datos_entidad(number)
 
 
-@pytest.mark.parametrize(("rut", "reason"), [
-    ("219999830018", "check_digit"),   # last digit changed
-    ("21999983001", "format"),         # 11 digits
-    ("2199998300190", "format"),       # 13 digits
-    ("21999983001X", "format"),
-    ("", "required"),
-    (None, "required"),
-    ("231234560013", "check_digit"),   # right check digit, but prefix 23 does not exist
-])
+@pytest.mark.parametrize(
+    ("rut", "reason"),
+    [
+        ("219999830018", "check_digit"),  # last digit changed
+        ("21999983001", "format"),  # 11 digits
+        ("2199998300190", "format"),  # 13 digits
+        ("21999983001X", "format"),
+        ("", "required"),
+        (None, "required"),
+        ("231234560013", "check_digit"),  # right check digit, but prefix 23 does not exist
+    ],
+)
 def test_invalid_ruts_are_refused_before_any_lookup(rut, reason):
     spy = SpyRegistry()
     for method in (spy.consulta_rut, spy.consulta_datos_entidad, spy.consulta_cva):
@@ -126,18 +161,21 @@ def test_invalid_ruts_are_refused_before_any_lookup(rut, reason):
     assert spy.calls == 0
 
 
-@pytest.mark.parametrize(("tipo_doc", "nro_doc", "field", "reason"), [
-    (9, "12345672", "tipoDoc", "invalid"),
-    (0, "12345672", "tipoDoc", "invalid"),
-    ("abc", "12345672", "tipoDoc", "invalid"),
-    (None, "12345672", "tipoDoc", "invalid"),
-    (5, "AB123456", "tipoDoc", "unsupported"),   # pasaporte: DGI keeps no registry of it
-    (3, "12345673", "nroDoc", "check_digit"),
-    (3, "123456789", "nroDoc", "format"),
-    (1, "934020102", "nroDoc", "check_digit"),
-    (2, "219999830018", "nroDoc", "check_digit"),
-    (3, "", "nroDoc", "required"),
-])
+@pytest.mark.parametrize(
+    ("tipo_doc", "nro_doc", "field", "reason"),
+    [
+        (9, "12345672", "tipoDoc", "invalid"),
+        (0, "12345672", "tipoDoc", "invalid"),
+        ("abc", "12345672", "tipoDoc", "invalid"),
+        (None, "12345672", "tipoDoc", "invalid"),
+        (5, "AB123456", "tipoDoc", "unsupported"),  # pasaporte: DGI keeps no registry of it
+        (3, "12345673", "nroDoc", "check_digit"),
+        (3, "123456789", "nroDoc", "format"),
+        (1, "934020102", "nroDoc", "check_digit"),
+        (2, "219999830018", "nroDoc", "check_digit"),
+        (3, "", "nroDoc", "required"),
+    ],
+)
 def test_invalid_documents_are_refused_before_any_lookup(tipo_doc, nro_doc, field, reason):
     spy = SpyRegistry()
     with pytest.raises(DgiInvalidInput) as caught:

@@ -26,9 +26,12 @@ from portal.service.dgi import sandbox_data as data
 from portal.service.dgi.soap import SoapRegistry, close_shared_session
 from portal.service.dgi.standin import SOAP_ACTION
 
-NS = {"soap": "http://schemas.xmlsoap.org/soap/envelope/", "ds": "http://www.w3.org/2000/09/xmldsig#",
-      "wsse": "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd",
-      "wsu": "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"}
+NS = {
+    "soap": "http://schemas.xmlsoap.org/soap/envelope/",
+    "ds": "http://www.w3.org/2000/09/xmldsig#",
+    "wsse": "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd",
+    "wsu": "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd",
+}
 
 
 def test_consulta_datos_entidad_reads_what_dgi_answers(soap_registry, sandbox):
@@ -47,8 +50,7 @@ def test_the_request_carries_a_body_signature_that_the_stand_in_verified(soap_re
     soap_registry.consulta_rut(data.DEMO_RUT)
     envelope = etree.fromstring(standin.app.last_request)
     (token,) = envelope.xpath("soap:Header/wsse:Security/wsse:BinarySecurityToken", namespaces=NS)
-    (reference,) = envelope.xpath("soap:Header/wsse:Security/ds:Signature/ds:SignedInfo/ds:Reference",
-                                  namespaces=NS)
+    (reference,) = envelope.xpath("soap:Header/wsse:Security/ds:Signature/ds:SignedInfo/ds:Reference", namespaces=NS)
     (body_id,) = envelope.xpath("soap:Body/@wsu:Id", namespaces=NS)
     assert token.text and reference.get("URI") == f"#{body_id}"
     assert standin.app.last_verified is not None
@@ -60,8 +62,9 @@ def test_the_stand_in_refuses_a_tampered_body(soap_registry, standin, http_sessi
     soap_registry.consulta_rut(data.DEMO_RUT)
     tampered = standin.app.last_request.replace(f">{data.DEMO_RUT}<".encode(), f">{data.DGI_RUT}<".encode())
     assert tampered != standin.app.last_request
-    response = http_session.post(standin.url, data=tampered,
-                                 headers={"SOAPAction": f'"{SOAP_ACTION}"', "Content-Type": "text/xml"})
+    response = http_session.post(
+        standin.url, data=tampered, headers={"SOAPAction": f'"{SOAP_ACTION}"', "Content-Type": "text/xml"}
+    )
     assert response.status_code == 500
     fault = etree.fromstring(response.content)
     assert "digest mismatch" in fault.findtext("soap:Body/soap:Fault/faultstring", namespaces=NS)
@@ -73,8 +76,11 @@ def test_the_stand_in_refuses_an_unsigned_request(soap_registry, standin, http_s
     envelope = etree.fromstring(standin.app.last_request)
     header = envelope.find("soap:Header", namespaces=NS)
     envelope.remove(header)
-    response = http_session.post(standin.url, data=etree.tostring(envelope),
-                                 headers={"SOAPAction": f'"{SOAP_ACTION}"', "Content-Type": "text/xml"})
+    response = http_session.post(
+        standin.url,
+        data=etree.tostring(envelope),
+        headers={"SOAPAction": f'"{SOAP_ACTION}"', "Content-Type": "text/xml"},
+    )
     assert response.status_code == 500 and b"wsse:Security" in response.content
 
 
@@ -106,8 +112,7 @@ def test_a_closed_port_is_unavailable(certificate, http_session):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    registry = SoapRegistry(certificate.loader(), url=f"http://127.0.0.1:{port}/ws", timeout=2,
-                            session=http_session)
+    registry = SoapRegistry(certificate.loader(), url=f"http://127.0.0.1:{port}/ws", timeout=2, session=http_session)
     with pytest.raises(DgiUnavailable) as caught:
         registry.consulta_rut(data.DEMO_RUT)
     assert (caught.value.status, caught.value.code) == (502, "dgi_unavailable")
@@ -115,15 +120,15 @@ def test_a_closed_port_is_unavailable(certificate, http_session):
 
 def test_an_http_error_page_is_unavailable(certificate, http_session):
     def gateway_down(environ, start_response):
-        return Response("<html>502 Bad Gateway</html>", status=502, content_type="text/html")(
-            environ, start_response)
+        return Response("<html>502 Bad Gateway</html>", status=502, content_type="text/html")(environ, start_response)
 
     server = make_server("127.0.0.1", 0, gateway_down, threaded=True)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
-        registry = SoapRegistry(certificate.loader(), url=f"http://127.0.0.1:{server.server_port}/ws",
-                                timeout=2, session=http_session)
+        registry = SoapRegistry(
+            certificate.loader(), url=f"http://127.0.0.1:{server.server_port}/ws", timeout=2, session=http_session
+        )
         with pytest.raises(DgiUnavailable) as caught:
             registry.consulta_rut(data.DEMO_RUT)
         assert caught.value.code == "dgi_http_error"
@@ -154,9 +159,16 @@ def test_invalid_input_is_refused_before_the_certificate_or_the_network(standin)
 
 
 def test_make_registry_builds_a_cached_soap_registry_that_works(standin, certificate):
-    registry = make_registry({"DGI_BACKEND": "soap", "DGI_SOAP_URL": standin.url, "DGI_TIMEOUT_SECONDS": 5,
-                              "DGI_CERTIFICATE": certificate.loader(), "DGI_CACHE_SECONDS": 60,
-                              "DGI_CACHE": SimpleCache()})
+    registry = make_registry(
+        {
+            "DGI_BACKEND": "soap",
+            "DGI_SOAP_URL": standin.url,
+            "DGI_TIMEOUT_SECONDS": 5,
+            "DGI_CERTIFICATE": certificate.loader(),
+            "DGI_CACHE_SECONDS": 60,
+            "DGI_CACHE": SimpleCache(),
+        }
+    )
     try:
         assert isinstance(registry, CachedRegistry)
         first = registry.consulta_rut(data.INDIVIDUAL_RUT)

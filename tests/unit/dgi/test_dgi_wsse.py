@@ -60,8 +60,7 @@ def test_the_stand_in_verifier_accepts_it(certificate, digest):
 def test_xmlsec_verifies_the_same_signature_when_the_payload_namespace_is_absolute(certificate):
     """With an absolute URI libxml2 can canonicalize, xmlsec's own XML-DSig processing (references,
     transforms, SignedInfo) accepts what BodySignature produced: it is a standard signature."""
-    source = etree.tostring(unsigned_envelope()).replace(b'"DGI_Modernizacion_Consolidado"',
-                                                         b'"urn:dgi:modernizacion"')
+    source = etree.tostring(unsigned_envelope()).replace(b'"DGI_Modernizacion_Consolidado"', b'"urn:dgi:modernizacion"')
     envelope, _ = BodySignature(certificate.key_pem, certificate.cert_pem).apply(etree.fromstring(source), {})
     envelope = etree.fromstring(etree.tostring(envelope))
     context = xmlsec.SignatureContext()

@@ -41,18 +41,28 @@ def app_context():
         yield
 
 
-@pytest.mark.parametrize(("state", "final", "poll"), [("pendiente", False, 3), ("recibido", False, 3),
-                                                      ("pendiente_reporte", False, 60), ("aceptado", True, None),
-                                                      ("rechazado", True, None), ("en_reporte", False, 30),
-                                                      ("en_reporte", True, None), ("estado_nuevo", False, 30)])
+@pytest.mark.parametrize(
+    ("state", "final", "poll"),
+    [
+        ("pendiente", False, 3),
+        ("recibido", False, 3),
+        ("pendiente_reporte", False, 60),
+        ("aceptado", True, None),
+        ("rechazado", True, None),
+        ("en_reporte", False, 30),
+        ("en_reporte", True, None),
+        ("estado_nuevo", False, 30),
+    ],
+)
 def test_a_badge_looks_again_until_the_service_says_final(state, final, poll):
     badge = dgi_badge("abc", state, final=final)
     assert badge.poll_seconds == poll and badge.final is final
 
 
 def test_a_rejected_badge_carries_dgis_reasons_and_says_it_is_rejected():
-    badge = dgi_badge("abc", "rechazado", [DgiMotive("E07", "Fecha Firma de CFE no se corresponde con fecha CAE")],
-                      final=True)
+    badge = dgi_badge(
+        "abc", "rechazado", [DgiMotive("E07", "Fecha Firma de CFE no se corresponde con fecha CAE")], final=True
+    )
     assert badge.rejected and badge.tone == "bad" and badge.label == "Rechazado por DGI"
     assert [(r.code, r.text) for r in badge.reasons] == [("E07", "Fecha Firma de CFE no se corresponde con fecha CAE")]
 
@@ -62,8 +72,18 @@ def test_a_list_that_only_knows_the_id_asks_at_once():
     assert (badge.state, badge.poll_seconds, badge.final) == ("consultando", 0, False)
 
 
-@pytest.mark.parametrize(("xml", "form"), [("1500.000000", "1500"), ("350.250000", "350,25"), ("8.500", "8,5"),
-                                           ("1.234", "1,234"), ("0.000", "0"), ("", ""), ("x", "")])
+@pytest.mark.parametrize(
+    ("xml", "form"),
+    [
+        ("1500.000000", "1500"),
+        ("350.250000", "350,25"),
+        ("8.500", "8,5"),
+        ("1.234", "1,234"),
+        ("0.000", "0"),
+        ("", ""),
+        ("x", ""),
+    ],
+)
 def test_numbers_are_written_as_the_form_reads_them(xml, form):
     assert form_number(xml) == form
 
@@ -77,13 +97,25 @@ def test_a_signed_cfe_reads_back_into_the_issuing_form_dated_today_and_linked_to
     data = correction_formdata(CFE, "3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8", date(2026, 11, 23))
     assert data["corrige"] == "3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8" and len(data["idempotency_key"]) == 32
     assert (data["fch_emis"], data["tipo_cfe"], data["fma_pago"], data["fch_venc"]) == (
-        "2026-11-23", "111", "2", "2026-12-20")
+        "2026-11-23",
+        "111",
+        "2",
+        "2026-12-20",
+    )
     assert (data["tpo_moneda"], data["tpo_cambio"], data["mnt_bruto"]) == ("USD", "39,25", "y")
     assert (data["tipo_doc_recep"], data["doc_recep"], data["rzn_soc_recep"]) == (
-        "2", "214844360018", "DIRECCION GENERAL IMPOSITIVA")
+        "2",
+        "214844360018",
+        "DIRECCION GENERAL IMPOSITIVA",
+    )
     assert "ciudad_recep" not in data
     assert [data[f"lines-0-{n}"] for n in ("ind_fact", "nom_item", "cantidad", "uni_med", "precio_unitario")] == [
-        "3", "Consultoría", "10", "h", "1500"]
+        "3",
+        "Consultoría",
+        "10",
+        "h",
+        "1500",
+    ]
     assert [data[f"lines-1-{n}"] for n in ("uni_med", "precio_unitario", "descuento")] == ["", "350,25", "5,5"]
     assert (data["ref_tipo"], data["ref_serie"], data["ref_nro"], data["ref_razon"]) == ("111", "A", "3", "Ajuste")
 

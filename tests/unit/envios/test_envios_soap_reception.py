@@ -28,21 +28,32 @@ from portal.service.envios.soap_reception import NAMESPACE, SoapReception, _read
 from tests.support.efactura_standin import EfacturaStandIn, RunningEfacturaStandIn, respuesta
 
 RUT = "219999830019"
-NS = {"soap": "http://schemas.xmlsoap.org/soap/envelope/", "ds": "http://www.w3.org/2000/09/xmldsig#",
-      "wsse": "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd",
-      "wsu": "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd",
-      "dgi": NAMESPACE}
-ENVELOPE = ('<?xml version="1.0" encoding="UTF-8"?>\n<EnvioCFE xmlns="http://cfe.dgi.gub.uy" version="1.0">'
-            '<Caratula version="1.0"><RutReceptor>214844360018</RutReceptor><RUCEmisor>219999830019'
-            '</RUCEmisor><Idemisor>7</Idemisor></Caratula><CFE version="1.0"><eFact><Nota>Ñandú &amp; '
-            'cía &lt;ok&gt;</Nota></eFact></CFE></EnvioCFE>').encode()
-ACK_SOBRE = b'<?xml version="1.0" encoding="UTF-8"?>\n<ACKSobre xmlns="http://cfe.dgi.gub.uy" version="1.0">' \
-            b"<Detalle><Estado>AS</Estado><ParamConsulta><Token>dG9rZW4=</Token></ParamConsulta></Detalle>" \
-            b"</ACKSobre>"
-ACK_CFE = b'<?xml version="1.0" encoding="UTF-8"?>\n<ACKCFE xmlns="http://cfe.dgi.gub.uy" version="1.0">' \
-          b"<ACKCFE_Det><Estado>AE</Estado></ACKCFE_Det></ACKCFE>"
-ACK_REPORTE = b'<?xml version="1.0" encoding="UTF-8"?>\n<ACKRepDiario xmlns="http://cfe.dgi.gub.uy" ' \
-              b'version="1.0"><Detalle><Estado>AR</Estado></Detalle></ACKRepDiario>'
+NS = {
+    "soap": "http://schemas.xmlsoap.org/soap/envelope/",
+    "ds": "http://www.w3.org/2000/09/xmldsig#",
+    "wsse": "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd",
+    "wsu": "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd",
+    "dgi": NAMESPACE,
+}
+ENVELOPE = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n<EnvioCFE xmlns="http://cfe.dgi.gub.uy" version="1.0">'
+    '<Caratula version="1.0"><RutReceptor>214844360018</RutReceptor><RUCEmisor>219999830019'
+    '</RUCEmisor><Idemisor>7</Idemisor></Caratula><CFE version="1.0"><eFact><Nota>Ñandú &amp; '
+    "cía &lt;ok&gt;</Nota></eFact></CFE></EnvioCFE>"
+).encode()
+ACK_SOBRE = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n<ACKSobre xmlns="http://cfe.dgi.gub.uy" version="1.0">'
+    b"<Detalle><Estado>AS</Estado><ParamConsulta><Token>dG9rZW4=</Token></ParamConsulta></Detalle>"
+    b"</ACKSobre>"
+)
+ACK_CFE = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n<ACKCFE xmlns="http://cfe.dgi.gub.uy" version="1.0">'
+    b"<ACKCFE_Det><Estado>AE</Estado></ACKCFE_Det></ACKCFE>"
+)
+ACK_REPORTE = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n<ACKRepDiario xmlns="http://cfe.dgi.gub.uy" '
+    b'version="1.0"><Detalle><Estado>AR</Estado></Detalle></ACKRepDiario>'
+)
 
 
 class ScriptedReception(DgiReception):
@@ -105,8 +116,7 @@ def test_an_envelope_reaches_dgi_byte_for_byte_and_its_acksobre_comes_back_uncha
     assert dgi.received == [("sobre", ENVELOPE)]
 
 
-def test_the_request_is_soap_1_1_with_a_cdata_payload_and_a_verified_body_signature(
-        client, standin, credentials):
+def test_the_request_is_soap_1_1_with_a_cdata_payload_and_a_verified_body_signature(client, standin, credentials):
     client.send_envelope(ENVELOPE, file_name="Sob.xml", credentials=credentials)
     (call,) = standin.app.calls
     assert call.operation == "EFACRECEPCIONSOBRE"
@@ -128,7 +138,9 @@ def test_the_status_query_is_not_ready_until_dgi_has_processed_the_envelope(clie
     assert dgi.received == [("consulta", ("4711", "dG9rZW4=")), ("consulta", ("4711", "dG9rZW4="))]
     query = etree.fromstring(standin.app.calls[0].xml_data.encode())
     assert (etree.QName(query).text, query.findtext("dgi:IdReceptor", namespaces=NS)) == (
-        f"{{{NAMESPACE}}}ConsultaCFE", "4711")
+        f"{{{NAMESPACE}}}ConsultaCFE",
+        "4711",
+    )
 
 
 def test_a_daily_report_gets_its_ackrepdiario(client, dgi, standin, credentials):
@@ -145,8 +157,7 @@ def test_a_token_that_is_not_base64_is_refused_before_the_network(client, standi
     assert standin.app.calls == []
 
 
-def test_a_key_that_does_not_match_its_certificate_fails_the_signature_permanently(standin, http_session,
-                                                                                  credentials):
+def test_a_key_that_does_not_match_its_certificate_fails_the_signature_permanently(standin, http_session, credentials):
     other_key, _ = generate_self_signed("211003420017", "OTRA")
     forged = Credentials(RUT, other_key, credentials.cert_pem)
     with pytest.raises(DgiPermanentError) as caught:
@@ -159,8 +170,11 @@ def test_a_key_that_does_not_match_its_certificate_fails_the_signature_permanent
 def test_a_tampered_body_is_refused_by_the_stand_in(client, standin, credentials, http_session):
     client.send_envelope(ENVELOPE, file_name="Sob.xml", credentials=credentials)
     tampered = standin.app.calls[0].raw.replace(b"<Idemisor>7<", b"<Idemisor>8<")
-    response = http_session.post(standin.url, data=tampered, headers={
-        "SOAPAction": f'"{NAMESPACE}action/AWS_EFACTURA.EFACRECEPCIONSOBRE"', "Content-Type": "text/xml"})
+    response = http_session.post(
+        standin.url,
+        data=tampered,
+        headers={"SOAPAction": f'"{NAMESPACE}action/AWS_EFACTURA.EFACRECEPCIONSOBRE"', "Content-Type": "text/xml"},
+    )
     assert response.status_code == 500 and b"digest mismatch" in response.content
     assert len(standin.app.calls) == 1
 
@@ -177,18 +191,21 @@ def test_an_unusable_certificate_is_a_permanent_error(client):
     assert caught.value.code == "dgi_certificate"
 
 
-@pytest.mark.parametrize(("faultcode", "error"), [("SOAP-ENV:Server", DgiTransientError),
-                                                  ("SOAP-ENV:Client", DgiPermanentError)])
+@pytest.mark.parametrize(
+    ("faultcode", "error"), [("SOAP-ENV:Server", DgiTransientError), ("SOAP-ENV:Client", DgiPermanentError)]
+)
 def test_soap_faults_are_transient_when_dgi_failed_and_permanent_when_the_request_did(
-        standin, client, credentials, faultcode, error):
+    standin, client, credentials, faultcode, error
+):
     standin.app.fault = (faultcode, "Servicio no disponible")
     with pytest.raises(error) as caught:
         client.send_report(b"<ReporteDiarioCFE/>", file_name="Rep.xml", credentials=credentials)
     assert type(caught.value) is error and caught.value.code == "dgi_fault"
 
 
-@pytest.mark.parametrize(("codigo", "error"), [(102, DgiTransientError), (108, DgiPermanentError),
-                                               (11, DgiPermanentError)])
+@pytest.mark.parametrize(
+    ("codigo", "error"), [(102, DgiTransientError), (108, DgiPermanentError), (11, DgiPermanentError)]
+)
 def test_dgi_service_exceptions_keep_their_code(dgi, client, credentials, codigo, error):
     dgi.envelope_answer = respuesta(codigo, "Descripción de DGI", "detalle")
     with pytest.raises(error) as caught:
@@ -210,8 +227,9 @@ def test_a_slow_dgi_times_out_within_the_bound(standin, http_session, credential
     standin.app.delay = 5
     started = time.monotonic()
     with pytest.raises(DgiTransientError) as caught:
-        reception(standin.url, http_session, timeout=0.5).send_envelope(ENVELOPE, file_name="S.xml",
-                                                                        credentials=credentials)
+        reception(standin.url, http_session, timeout=0.5).send_envelope(
+            ENVELOPE, file_name="S.xml", credentials=credentials
+        )
     assert time.monotonic() - started < 2.5
     assert caught.value.code == "dgi_timeout"
 
@@ -221,8 +239,9 @@ def test_a_closed_port_is_transient(http_session, credentials):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     with pytest.raises(DgiTransientError) as caught:
-        reception(f"http://127.0.0.1:{port}/ws", http_session).send_envelope(ENVELOPE, file_name="S.xml",
-                                                                             credentials=credentials)
+        reception(f"http://127.0.0.1:{port}/ws", http_session).send_envelope(
+            ENVELOPE, file_name="S.xml", credentials=credentials
+        )
     assert caught.value.code == "dgi_unavailable"
 
 
@@ -237,7 +256,8 @@ def test_an_html_error_page_is_an_http_error(http_session, credentials, status, 
     try:
         with pytest.raises(error) as caught:
             reception(f"http://127.0.0.1:{server.server_port}/ws", http_session).send_envelope(
-                ENVELOPE, file_name="S.xml", credentials=credentials)
+                ENVELOPE, file_name="S.xml", credentials=credentials
+            )
         assert type(caught.value) is error and caught.value.code == "dgi_http_error"
     finally:
         server.shutdown()
@@ -246,14 +266,17 @@ def test_an_html_error_page_is_an_http_error(http_session, credentials, status, 
 
 
 def test_make_reception_builds_the_soap_adapter_from_settings(standin):
-    adapter = make_reception({"DGI_RECEPTION": "soap", "DGI_RECEPTION_URL": standin.url,
-                              "DGI_RECEPTION_TIMEOUT_SECONDS": "500"})
+    adapter = make_reception(
+        {"DGI_RECEPTION": "soap", "DGI_RECEPTION_URL": standin.url, "DGI_RECEPTION_TIMEOUT_SECONDS": "500"}
+    )
     assert isinstance(adapter, SoapReception)
     assert (adapter.url, adapter.timeout) == (standin.url, 120.0)
 
 
 def test_an_answer_declaring_another_encoding_is_returned_in_that_encoding():
-    answer = '<?xml version="1.0" encoding="ISO-8859-1"?><ACKSobre xmlns="http://cfe.dgi.gub.uy"><G>Ñandú</G></ACKSobre>'
+    answer = (
+        '<?xml version="1.0" encoding="ISO-8859-1"?><ACKSobre xmlns="http://cfe.dgi.gub.uy"><G>Ñandú</G></ACKSobre>'
+    )
     raw = _read_answer("EFACRECEPCIONSOBRE", "\n  " + answer)
     assert raw == answer.encode("latin-1")
     assert etree.fromstring(raw).findtext("{*}G") == "Ñandú"
@@ -261,6 +284,9 @@ def test_an_answer_declaring_another_encoding_is_returned_in_that_encoding():
 
 def test_a_document_that_is_not_utf8_is_refused_before_the_network(client, standin, credentials):
     with pytest.raises(DgiPermanentError) as caught:
-        client.send_report('<?xml version="1.0" encoding="ISO-8859-1"?><R>Ñ</R>'.encode("latin-1"),
-                           file_name="Rep.xml", credentials=credentials)
+        client.send_report(
+            '<?xml version="1.0" encoding="ISO-8859-1"?><R>Ñ</R>'.encode("latin-1"),
+            file_name="Rep.xml",
+            credentials=credentials,
+        )
     assert caught.value.code == "dgi_bad_request" and standin.app.calls == []

@@ -15,8 +15,13 @@ from portal.service.envios import report_xml
 
 D = "{http://cfe.dgi.gub.uy}"
 DAY = date(2026, 11, 20)
-TOTALS = {"mntNetoIVATasaBasica": "100.00", "mntIVATasaBasica": "22.00", "mntTotal": "122.00",
-          "ivaTasaMin": "10", "ivaTasaBasica": "22"}
+TOTALS = {
+    "mntNetoIVATasaBasica": "100.00",
+    "mntIVATasaBasica": "22.00",
+    "mntTotal": "122.00",
+    "ivaTasaMin": "10",
+    "ivaTasaBasica": "22",
+}
 
 
 def test_foreign_currency_is_reported_in_pesos_and_numbers_as_ranges():
@@ -25,9 +30,13 @@ def test_foreign_currency_is_reported_in_pesos_and_numbers_as_ranges():
         summary.add_receipt(DAY, 1, "A", nro, TOTALS, Decimal(1), sent_alone=True)
     summary.add_receipt(DAY, 1, "A", 8, TOTALS, Decimal("40.125"), sent_alone=True)  # U$S at 40.125
     summary.voided["A"].append((4, 6))
-    document = report_xml.report_document(rut="219999830019", fecha=DAY, sec_envio=2,
-                                          signed_at=datetime(2026, 11, 21, 0, 10, tzinfo=MONTEVIDEO),
-                                          summaries={111: summary})
+    document = report_xml.report_document(
+        rut="219999830019",
+        fecha=DAY,
+        sec_envio=2,
+        signed_at=datetime(2026, 11, 21, 0, 10, tzinfo=MONTEVIDEO),
+        summaries={111: summary},
+    )
     signed = CfeSigner(*generate_self_signed("219999830019", "test")).sign(document).xml
     assert validate_xml(signed, "ReporteDiarioCFE.xsd") == []
     root = etree.fromstring(signed)
@@ -43,8 +52,13 @@ def test_foreign_currency_is_reported_in_pesos_and_numbers_as_ranges():
 
 
 def test_an_empty_day_is_a_valid_report_with_no_sections():
-    document = report_xml.report_document(rut="219999830019", fecha=DAY, sec_envio=1,
-                                          signed_at=datetime(2026, 11, 21, 0, 10, tzinfo=MONTEVIDEO), summaries={})
+    document = report_xml.report_document(
+        rut="219999830019",
+        fecha=DAY,
+        sec_envio=1,
+        signed_at=datetime(2026, 11, 21, 0, 10, tzinfo=MONTEVIDEO),
+        summaries={},
+    )
     signed = CfeSigner(*generate_self_signed("219999830019", "test")).sign(document).xml
     assert validate_xml(signed, "ReporteDiarioCFE.xsd") == []
     assert etree.fromstring(signed).findtext(f"{D}Caratula/{D}CantComprobantes") == "0"

@@ -16,9 +16,9 @@ from decimal import Decimal
 import sqlalchemy as sa
 from alembic import op
 
-revision = '0006_indices'
-down_revision = '0001_foundation'
-branch_labels = ('indices',)
+revision = "0006_indices"
+down_revision = "0001_foundation"
+branch_labels = ("indices",)
 depends_on = None
 
 _SOURCE = "INE, UI al 31/12/{previous} (valor recordado de la serie del INE; sin verificar)"
@@ -29,26 +29,34 @@ _SEED = (
     (2025, Decimal("6.1642")),
     (2026, Decimal("6.4230")),
 )
-_ESTIMATED_2026 = ("Estimado desde la cotización INE del 22/12/2025 (6,4208, publicada por El País); "
-                   "sin verificar")
+_ESTIMATED_2026 = "Estimado desde la cotización INE del 22/12/2025 (6,4208, publicada por El País); sin verificar"
 
 
 def upgrade() -> None:
-    table = op.create_table('ui_value',
-    sa.Column('year', sa.Integer(), autoincrement=False, nullable=False),
-    sa.Column('value', sa.Numeric(precision=10, scale=4), nullable=False),
-    sa.Column('source', sa.String(length=300), nullable=False),
-    sa.Column('verified', sa.Boolean(), nullable=False),
-    sa.Column('updated_at', sa.DateTime(timezone=True), nullable=False),
-    sa.PrimaryKeyConstraint('year')
+    table = op.create_table(
+        "ui_value",
+        sa.Column("year", sa.Integer(), autoincrement=False, nullable=False),
+        sa.Column("value", sa.Numeric(precision=10, scale=4), nullable=False),
+        sa.Column("source", sa.String(length=300), nullable=False),
+        sa.Column("verified", sa.Boolean(), nullable=False),
+        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+        sa.PrimaryKeyConstraint("year"),
     )
     seeded_at = datetime(2026, 11, 23, tzinfo=UTC)
-    op.bulk_insert(table, [
-        {"year": year, "value": value, "verified": False, "updated_at": seeded_at,
-         "source": _ESTIMATED_2026 if year == 2026 else _SOURCE.format(previous=year - 1)}
-        for year, value in _SEED
-    ])
+    op.bulk_insert(
+        table,
+        [
+            {
+                "year": year,
+                "value": value,
+                "verified": False,
+                "updated_at": seeded_at,
+                "source": _ESTIMATED_2026 if year == 2026 else _SOURCE.format(previous=year - 1),
+            }
+            for year, value in _SEED
+        ],
+    )
 
 
 def downgrade() -> None:
-    op.drop_table('ui_value')
+    op.drop_table("ui_value")
