@@ -41,10 +41,10 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=3.0)
     args = parser.parse_args()
 
+    from portal.domain.uruguay_time import MONTEVIDEO
     from portal.service.certificates import generate_self_signed
     from portal.service.cfe import build_signed_cfe, compute_totals, parse_cfe_input
     from portal.service.cfe.emission import Issuer, Numbering
-    from portal.service.cfe.model import MONTEVIDEO
     from portal.service.cfe.schema import load_schema, validate_cfe
     from portal.service.cfe.signing import CfeSigner
     from portal.service.cfe.xml import build_cfe_xml

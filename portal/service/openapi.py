@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
+from portal.domain.uruguay_time import today_montevideo
 from portal.service.api import OPERATIONS, Operation
 from portal.service.auth import API_KEY, JWT
 
@@ -155,7 +156,7 @@ def fresh_examples(document: dict, today: date | None = None) -> dict:
     found = list(_dates_in(_example_values(request_examples)))
     if not found:
         return document
-    delta = (today or date.today()) - max(found)
+    delta = (today or today_montevideo()) - max(found)
     return _shift_example_dates(document, delta)
 
 

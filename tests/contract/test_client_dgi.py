@@ -10,8 +10,8 @@ import pytest
 
 from portal.client import CfeClient, Forbidden, NotFound, ServiceUnavailable, ValidationError
 from portal.client.dgi import Activity, Address, Contact, CvaStatus, Entity, EntityName
+from portal.domain.uruguay_time import today_montevideo
 from portal.service.dgi import sandbox_data as data
-from portal.service.dgi.sandbox import montevideo_today
 
 IDS = {"company_id": 1, "certificate_id": 1}
 
@@ -50,7 +50,7 @@ def test_lookup_entity_name_and_cva(api):
     assert api.lookup_entity_name(3, "1.335.321-4", **IDS) == EntityName(3, "13353214", "RODRIGUEZ SILVA JUAN CARLOS")
     current = api.lookup_cva(data.DEMO_RUT, **IDS)
     assert isinstance(current, CvaStatus) and (current.state, current.current) == ("VIGENTE", True)
-    assert current.issued <= montevideo_today() <= current.expires
+    assert current.issued <= today_montevideo() <= current.expires
     never = api.lookup_cva(data.NO_CVA_RUT, **IDS)
     assert (never.state, never.number, never.issued, never.expires) == ("SIN_CERTIFICADO", None, None, None)
 

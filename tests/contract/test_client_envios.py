@@ -123,11 +123,11 @@ def test_voiding_numbers_is_typed_idempotent_and_refused_when_it_must_be(as_user
 
 def test_sending_a_days_report_is_typed(as_user, live_service):
     from portal.client.envios import DailyReport
-    from portal.service.envios.reports import today
+    from portal.domain.uruguay_time import today_montevideo
 
     admin = as_user("admin@demo.uy")
-    report = admin.send_daily_report(today())
-    assert isinstance(report, DailyReport) and report.day == today() and report.sequence == 1
+    report = admin.send_daily_report(today_montevideo())
+    assert isinstance(report, DailyReport) and report.day == today_montevideo() and report.sequence == 1
     assert report.state == "armado" and report.created_by == "admin@demo.uy"
     drain(live_service.app)
     (answered,) = admin.list_daily_reports().items

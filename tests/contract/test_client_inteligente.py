@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import uuid
-from datetime import date, timedelta
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 
 from portal.client import CfeClient, NotFound, ValidationError
+from portal.domain.uruguay_time import today_montevideo
 
 
 @pytest.fixture
@@ -58,8 +59,8 @@ def test_the_company_requests_come_back_typed_and_paged(api):
     found = api.smart_requests(
         number=f"{issued.receipt.serie} {issued.receipt.nro:07d}",
         state="issued",
-        since=date.today() - timedelta(days=1),
-        until=date.today() + timedelta(days=1),
+        since=today_montevideo() - timedelta(days=1),
+        until=today_montevideo() + timedelta(days=1),
     )
     assert [r.id for r in found.items] == [issued.id] and found.next_cursor is None
     with pytest.raises(ValidationError) as caught:

@@ -10,6 +10,7 @@ from lxml import etree
 from sqlalchemy import select, update
 
 from portal import paths
+from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
 from portal.service.comprobante.models import CaeRangeRecord, IdempotencyRecord, PreviewToken
 from portal.service.models import Certificate
@@ -221,7 +222,7 @@ def test_exhausted_and_expired_ranges_are_clear_errors(api_client, user, service
         session.execute(
             update(CaeRangeRecord)
             .where(CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 111)
-            .values(vencimiento=datetime.now(UTC).date() - timedelta(days=1))
+            .values(vencimiento=today_montevideo() - timedelta(days=1))
         )
         session.commit()
     exhausted = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=user)

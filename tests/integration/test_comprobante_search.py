@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import csv
 import io
-from datetime import date, timedelta
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import update
 
+from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
 from tests.support import cfe_bodies as bodies
@@ -90,7 +91,7 @@ def test_filters_by_type_currency_amount_state_and_reference(api_client, user, i
 
 def test_filters_by_issue_date_range(api_client, user, issued, service_app):
     old = issued["tickets"][0]["idCfeEmitido"]
-    last_month = date.today() - timedelta(days=30)
+    last_month = today_montevideo() - timedelta(days=30)
     with service_app.app_context(), db.write_transaction() as session:
         session.execute(update(IssuedCfe).where(IssuedCfe.id == old).values(fch_emis=last_month))
     window = {
@@ -98,7 +99,7 @@ def test_filters_by_issue_date_range(api_client, user, issued, service_app):
         "hasta": (last_month + timedelta(days=1)).isoformat(),
     }
     assert _ids(api_client.get(BUSCAR, query_string=window, headers=user)) == [old]
-    recent = _ids(api_client.get(BUSCAR, query_string={"desde": date.today().isoformat()}, headers=user))
+    recent = _ids(api_client.get(BUSCAR, query_string={"desde": today_montevideo().isoformat()}, headers=user))
     assert old not in recent and len(recent) == 4
 
 
@@ -158,7 +159,7 @@ def test_csv_export_is_the_whole_filtered_set_for_a_spreadsheet(api_client, user
     assert rows[0][:4] == ["Fecha", "Tipo", "Serie", "Número"]
     assert len(rows) == 3  # header + both e-Facturas (the page size does not cut an export)
     nandu = rows[1]
-    assert nandu[0] == date.today().strftime("%d/%m/%Y")
+    assert nandu[0] == today_montevideo().strftime("%d/%m/%Y")
     assert nandu[1] == "e-Factura" and nandu[5] == "Ñandú S.A."
     assert nandu[7] == issued["nandu"]["totales"]["mntTotal"].replace(".", ",")
     assert nandu[9] == "Pendiente de envío a DGI"

@@ -17,8 +17,9 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 from lxml import etree
 
+from portal.domain.uruguay_time import today_montevideo
 from portal.service.dgi import sandbox_data as data
-from portal.service.dgi.sandbox import SandboxRegistry, montevideo_today
+from portal.service.dgi.sandbox import SandboxRegistry
 from portal.service.dgi.standin import StandIn
 from tests.support.dgi_standin import RunningStandIn
 
@@ -153,7 +154,7 @@ def test_consulta_cva_in_its_three_states_with_dates(get, rut, estado, vigente, 
     body = get(f"consultaCva/{rut}?{Q}").get_json()
     assert (body["estado"], body["vigente"]) == (estado, vigente)
     assert (body["fechaEmision"] is not None, body["fechaVencimiento"] is not None) == (dated, dated)
-    today = montevideo_today().isoformat()
+    today = today_montevideo().isoformat()
     if estado == "VIGENTE":
         assert body["fechaEmision"] <= today <= body["fechaVencimiento"]
     if estado == "VENCIDO":

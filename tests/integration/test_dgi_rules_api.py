@@ -12,8 +12,8 @@ from lxml import etree
 from pdfminer.high_level import extract_text
 from sqlalchemy import select
 
+from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
-from portal.service.cfe.model import today_montevideo
 from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.empresa.models import CompanySettings
 from portal.service.indices.models import UiValue

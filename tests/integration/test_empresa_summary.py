@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import update
 
+from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
-from portal.service.cfe.model import today_montevideo
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.models import Certificate
 from tests.support import cfe_bodies as bodies

@@ -10,8 +10,8 @@ from lxml import etree
 from sqlalchemy import select
 
 from portal import paths
+from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service import db
-from portal.service.cfe.model import MONTEVIDEO
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import verify_signature
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope

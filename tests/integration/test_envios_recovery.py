@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
+from portal.domain.uruguay_time import today_montevideo
 from portal.service import db, jobs
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios import sending, tasks
@@ -127,9 +128,7 @@ def test_the_daily_task_reports_each_closed_day_once(api_client, user, service_a
     ticket = issue(api_client, user, bodies.body(bodies.ETICKET))
     drain(service_app)
     with service_app.app_context():
-        from portal.service.envios import reports
-
-        today = reports.today()
+        today = today_montevideo()
         assert tasks.daily_reports(until=today - timedelta(days=1)) == []  # today has not closed
         built = tasks.daily_reports(until=today)
         assert len(built) == 1 and tasks.daily_reports(until=today) == []

@@ -8,9 +8,9 @@ import pytest
 from lxml import etree
 from sqlalchemy import select, update
 
+from portal.domain.uruguay_time import MONTEVIDEO, today_montevideo
 from portal.service import db
 from portal.service.certificates import generate_self_signed
-from portal.service.cfe.model import MONTEVIDEO
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import CfeSigner, verify_signature
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
@@ -206,7 +206,7 @@ def test_a_signature_outside_the_caes_dates_is_e07(api_client, user, ctx):
     db.session().execute(
         update(CaeRangeRecord)
         .where(CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 111)
-        .values(fecha_autorizacion=date.today() + timedelta(days=1))
+        .values(fecha_autorizacion=today_montevideo() + timedelta(days=1))
     )
     db.session().commit()
     [verdict] = verdicts(ctx, sobre([signed_xml(record["idCfeEmitido"])]))
@@ -224,7 +224,7 @@ def test_a_number_voided_before_is_e01(api_client, user, ctx):
             serie=stored.serie,
             nro_desde=stored.nro,
             nro_hasta=stored.nro,
-            fecha=date.today(),
+            fecha=today_montevideo(),
             source="operador",
             reason="prueba",
             created_by="test",

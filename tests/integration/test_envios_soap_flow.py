@@ -13,11 +13,11 @@ from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 from sqlalchemy import select, update
 
+from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
 from portal.service.envios import tasks
 from portal.service.envios.adapter import DgiReception
 from portal.service.envios.models import DgiEnvelope
-from portal.service.envios.reports import today
 from portal.service.envios.simulator import SimulatedDgi
 from portal.service.models import Certificate
 from tests.support import cfe_bodies as bodies
@@ -126,7 +126,9 @@ def test_the_daily_report_goes_over_soap_and_dgi_answers_ar(api_client, auth_hea
     user = auth_headers("usuario@demo.uy")
     bodies.issue(api_client, user, bodies.body(bodies.ETICKET))
     answer = api_client.post(
-        "/api/v1/envios/reportes", json={"fecha": today().isoformat()}, headers=auth_headers("admin@demo.uy", 1)
+        "/api/v1/envios/reportes",
+        json={"fecha": today_montevideo().isoformat()},
+        headers=auth_headers("admin@demo.uy", 1),
     )
     assert answer.status_code == 202, answer.json
     drain(service_app)

@@ -10,6 +10,7 @@ import pytest
 import requests
 from sqlalchemy import event, text
 
+from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
 from tests.support import cfe_bodies as bodies
 
@@ -100,7 +101,6 @@ def test_concurrent_issues_share_commits_stay_gapless_and_a_bad_note_fails_alone
 
 
 def test_a_request_that_fails_after_taking_a_number_gives_it_back_to_the_next_in_its_batch(service_app):
-    from datetime import date
 
     from portal.service.comprobante.numbering import allocate
 
@@ -108,7 +108,7 @@ def test_a_request_that_fails_after_taking_a_number_gives_it_back_to_the_next_in
 
     def take(fail: bool = False, hold: bool = False):
         def run(session):
-            number = allocate(session, 1, 101, date.today()).numbering.nro
+            number = allocate(session, 1, 101, today_montevideo()).numbering.nro
             if hold:
                 first_inside.set()
                 assert release_first.wait(10)

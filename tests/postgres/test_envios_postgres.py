@@ -6,7 +6,7 @@ from datetime import datetime
 
 import pytest
 
-from portal.service.cfe.model import MONTEVIDEO
+from portal.domain.uruguay_time import MONTEVIDEO
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain

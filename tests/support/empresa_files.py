@@ -12,9 +12,9 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 from PIL import Image
 
+from portal.domain.uruguay_time import today_montevideo
 from portal.service.certificates import to_pkcs12
 from portal.service.cfe.cae import CaeRange, build_cae_xml
-from portal.service.cfe.model import today_montevideo
 from portal.service.cfe.signing import CfeSigner
 
 DEMO_RUT = "219999830019"

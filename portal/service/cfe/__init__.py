@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
+from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.cfe.amounts import Totals, compute_totals
 from portal.service.cfe.emission import Issuer, Numbering
 from portal.service.cfe.errors import (
@@ -22,7 +23,7 @@ from portal.service.cfe.errors import (
     XmlInputError,
 )
 from portal.service.cfe.fonts import font_set
-from portal.service.cfe.model import MONTEVIDEO, CfeInput, parse_cfe_input
+from portal.service.cfe.model import CfeInput, parse_cfe_input
 from portal.service.cfe.pdf import render_pdf, render_preview, render_receipt
 from portal.service.cfe.qr import DGI_QR_BASE_URL, qr_url_for
 from portal.service.cfe.rules import numbering_errors, validate

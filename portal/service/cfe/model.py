@@ -8,14 +8,14 @@ of types is closed.
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 from decimal import Decimal
 from typing import Any, Literal
-from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES
+from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.errors import CfeValidationError, FieldError
 from portal.service.cfe.model_parts import (
     CodItem,
@@ -41,16 +41,9 @@ __all__ = [
     "RetencPercep",
     "SupportedCfeType",
     "parse_cfe_input",
-    "today_montevideo",
 ]
 
-MONTEVIDEO = ZoneInfo("America/Montevideo")
 SupportedCfeType = Literal[101, 102, 103, 111, 112, 113, 181, 182]
-
-
-def today_montevideo() -> date:
-    """Today's date in Uruguay, whatever the server's time zone."""
-    return datetime.now(MONTEVIDEO).date()
 
 
 _ETICKET_EXAMPLE = {

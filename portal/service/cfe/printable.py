@@ -20,9 +20,10 @@ from decimal import Decimal
 from lxml import etree
 
 from portal.domain.cfe_types import cfe_type
+from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.cfe.amounts import compute_totals
 from portal.service.cfe.emission import Issuer, Numbering
-from portal.service.cfe.model import MONTEVIDEO, CfeInput
+from portal.service.cfe.model import CfeInput
 from portal.service.cfe.qr import qr_url
 from portal.service.cfe.xml import build_cfe_xml
 from portal.service.cfe.xmlsafe import parse_untrusted

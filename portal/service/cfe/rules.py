@@ -13,6 +13,7 @@ from stdnum import ean
 
 from portal.domain.cfe_types import CfeType, cfe_type
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES, DocType, document_error
+from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.amounts import Totals, compute_totals, line_amount
 from portal.service.cfe.codes import (
     ALL_CFE_TYPES,
@@ -25,7 +26,7 @@ from portal.service.cfe.codes import (
 )
 from portal.service.cfe.emission import Numbering
 from portal.service.cfe.errors import CfeValidationError, FieldError
-from portal.service.cfe.model import CfeInput, Item, Receptor, today_montevideo
+from portal.service.cfe.model import CfeInput, Item, Receptor
 from portal.service.cfe.rules_dgi import Emission, check
 
 # Tabla E: an e-Ticket whose net amount exceeds this many UI must identify the receiver and be sent to DGI:

@@ -14,10 +14,11 @@ from lxml import etree
 
 from portal.domain.cfe_types import cfe_type
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES
+from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.cfe.amounts import Totals
 from portal.service.cfe.codes import CREDITO_FISCAL_PREFIX
 from portal.service.cfe.emission import Issuer, Numbering
-from portal.service.cfe.model import MONTEVIDEO, CfeInput, Item, Receptor
+from portal.service.cfe.model import CfeInput, Item, Receptor
 
 CFE_NS = "http://cfe.dgi.gub.uy"
 _Q = f"{{{CFE_NS}}}"

@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, object_session
 
 from portal.domain.cfe_types import NOTE_BASE_TYPE
+from portal.domain.uruguay_time import today_montevideo
 from portal.service import db, idempotency, jobs
 from portal.service.auth import Principal
 from portal.service.cfe import (
@@ -32,7 +33,6 @@ from portal.service.cfe import (
     Totals,
     build_signed_cfe,
 )
-from portal.service.cfe.model import today_montevideo
 from portal.service.cfe.pdf import render_preview, render_receipt
 from portal.service.cfe.rules import validate
 from portal.service.cfe.rules_dgi import Emission

@@ -9,7 +9,7 @@ from flask import url_for
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.service.cfe.model import MONTEVIDEO
+from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.comprobante import notes
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, NoteReference, ReferenceChange
 from portal.service.comprobante.schemas import (

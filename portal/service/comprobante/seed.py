@@ -9,8 +9,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal.domain.cfe_types import CFE_TYPES
+from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.cae import CaeRange
-from portal.service.cfe.model import today_montevideo
 from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.comprobante.numbering import import_range
 

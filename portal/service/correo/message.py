@@ -7,15 +7,14 @@ from datetime import datetime
 from decimal import Decimal
 from email.message import EmailMessage
 from email.utils import format_datetime, formataddr, make_msgid
-from zoneinfo import ZoneInfo
 
 from babel.numbers import format_decimal
 
 from portal.domain.cfe_types import CFE_TYPES
+from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.models import Company
 
-MONTEVIDEO = ZoneInfo("America/Montevideo")
 _CURRENCY_SIGNS = {"UYU": "$", "USD": "U$S"}
 
 

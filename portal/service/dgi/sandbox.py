@@ -7,22 +7,15 @@ today's date in Montevideo, so the sandbox never rots; tests pass a fixed date.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date, datetime
-from zoneinfo import ZoneInfo
+from datetime import date
 
 from portal.domain.identifiers import DocType
+from portal.domain.uruguay_time import today_montevideo
 
 from .errors import TaxpayerNotFound
 from .models import CvaStatus, Entity, EntityName
 from .registry import TaxpayerRegistry
 from .sandbox_data import SandboxTaxpayer, cva_status, people, taxpayers
-
-_MONTEVIDEO = ZoneInfo("America/Montevideo")
-
-
-def montevideo_today() -> date:
-    """Today's date in Uruguay, whatever the server's time zone."""
-    return datetime.now(_MONTEVIDEO).date()
 
 
 class SandboxRegistry(TaxpayerRegistry):
@@ -33,7 +26,7 @@ class SandboxRegistry(TaxpayerRegistry):
             fixed = today
             self._today: Callable[[], date] = lambda: fixed
         else:
-            self._today = today or montevideo_today
+            self._today = today or today_montevideo
 
     def _taxpayer(self, rut: str) -> SandboxTaxpayer:
         taxpayer = taxpayers().get(rut)

@@ -9,11 +9,11 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from portal.domain.empresa import CAE_MAX_BYTES, EXPIRY_WARNING_DAYS
+from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
 from portal.service.auth import Principal
 from portal.service.cfe.cae import parse_cae
 from portal.service.cfe.errors import CaeError, XmlInputError
-from portal.service.cfe.model import today_montevideo
 from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.comprobante.numbering import import_range
 from portal.service.empresa import audit

@@ -13,9 +13,9 @@ from decimal import Decimal
 from sqlalchemy import func, select
 
 from portal.domain.cfe_types import CFE_TYPES
+from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
 from portal.service.auth import Principal
-from portal.service.cfe.model import today_montevideo
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.numbering import LOW_RANGE_SHARE
 from portal.service.empresa import cae_ranges, certificates

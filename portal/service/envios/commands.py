@@ -8,6 +8,7 @@ from datetime import date, timedelta
 import click
 from sqlalchemy import select
 
+from portal.domain.uruguay_time import today_montevideo
 from portal.service import create_app, db
 
 
@@ -26,8 +27,8 @@ def send_daily_report(company_rut: str, day: str | None) -> None:
         if company is None:
             click.echo(f"no company with RUT {company_rut}", err=True)
             sys.exit(1)
-        fecha = date.fromisoformat(day) if day else reports.today() - timedelta(days=1)
-        if fecha > reports.today():
+        fecha = date.fromisoformat(day) if day else today_montevideo() - timedelta(days=1)
+        if fecha > today_montevideo():
             click.echo("that day has not happened yet", err=True)
             sys.exit(1)
         report_id = reports.build(company.id, fecha, "operador (línea de comandos)")

@@ -13,8 +13,8 @@ from decimal import Decimal
 from flask import current_app
 from sqlalchemy import select
 
+from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service import db
-from portal.service.cfe.model import MONTEVIDEO
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios import acks, report_xml
 from portal.service.envios.adapter import DgiPermanentError, DgiTransientError
@@ -23,10 +23,6 @@ from portal.service.envios.sending import SLACK, as_utc, backoff, credentials, r
 from portal.service.envios.states import ROUTE_ENVELOPE, ROUTE_REPORT
 from portal.service.envios.tracking import set_state
 from portal.service.models import Company
-
-
-def today() -> date:
-    return datetime.now(MONTEVIDEO).date()
 
 
 def build(company_id: int, fecha: date, actor: str) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from flask import Blueprint
 
+from portal.domain.uruguay_time import today_montevideo
 from portal.service import db, idempotency, jobs
 from portal.service.api import ADMINS, idempotency_header, operation
 from portal.service.auth import JWT, Principal
@@ -123,7 +124,7 @@ def send_daily_report(principal: Principal, body: schemas.ReporteSolicitud):
     El sistema lo hace solo cada día a las 00:10 (hora de Montevideo); pedirlo otra vez para un día ya
     enviado manda la secuencia siguiente (SecEnvio). Si el último envío de ese día aún no tiene respuesta,
     devuelve ese mismo. La respuesta de DGI aparece luego en la lista de reportes."""
-    if body.fecha > reports.today():
+    if body.fecha > today_montevideo():
         raise ValidationFailed(
             [FieldError("fecha", "future", "El día todavía no ocurrió.")], message="No se puede reportar un día futuro."
         )

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
-from portal.service.cfe.model import MONTEVIDEO
+from portal.domain.uruguay_time import MONTEVIDEO
 
 
 class _Out(BaseModel):

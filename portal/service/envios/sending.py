@@ -15,8 +15,8 @@ from datetime import UTC, datetime, timedelta
 from flask import current_app
 from sqlalchemy import func, select
 
+from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service import db
-from portal.service.cfe.model import MONTEVIDEO
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.presenters import utc
 from portal.service.envios import acks, envelope

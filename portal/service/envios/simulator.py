@@ -28,10 +28,10 @@ from flask import current_app
 from lxml import etree
 from sqlalchemy import func, select
 
+from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service import db
 from portal.service.certificates import generate_self_signed
 from portal.service.cfe.errors import XmlInputError
-from portal.service.cfe.model import MONTEVIDEO
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import CfeSigner, verify_signature
 from portal.service.cfe.xmlsafe import parse_untrusted

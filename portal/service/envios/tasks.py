@@ -18,6 +18,7 @@ from flask import current_app
 from huey import crontab
 from sqlalchemy import or_, select
 
+from portal.domain.uruguay_time import today_montevideo
 from portal.service import db, jobs
 from portal.service.envios import reports, sending
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
@@ -144,7 +145,7 @@ def _sweep_on_start() -> None:
 
 def daily_reports(until=None) -> list[int]:
     """Build and send the report of every closed day that has none yet, for every company."""
-    until = until or reports.today() - timedelta(days=1)
+    until = until or today_montevideo() - timedelta(days=1)
     built = []
     with db.new_session() as session:
         companies = list(session.scalars(select(Company.id)))

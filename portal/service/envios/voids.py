@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
 from portal.service.auth import Principal
 from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.envios.models import VoidedRange
-from portal.service.envios.reports import today
 from portal.service.errors import ApiError
 
 
@@ -53,7 +53,7 @@ def void_next(
             serie=cae.serie,
             nro_desde=cae.next_nro,
             nro_hasta=last,
-            fecha=today(),
+            fecha=today_montevideo(),
             source="operador",
             reason=reason,
             created_by=principal.actor,

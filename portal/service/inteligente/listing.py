@@ -8,9 +8,9 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from sqlalchemy import and_, case, func, literal, or_, select
 
+from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service import db
 from portal.service.auth import Principal
-from portal.service.cfe import MONTEVIDEO
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.inteligente.models import SmartRequest
 from portal.service.inteligente.schemas import (

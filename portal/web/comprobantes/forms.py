@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import uuid
 from datetime import datetime
-from zoneinfo import ZoneInfo
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
@@ -26,6 +25,7 @@ from wtforms import (
 from wtforms.validators import DataRequired, Length, Optional, Regexp
 
 from portal.domain.cfe_types import NOTE_BASE_TYPE
+from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes import choices
 from portal.web.comprobantes.payload import PREFILL_PARAMS
 from portal.web.correo import on_issue
@@ -34,10 +34,6 @@ from portal.web.numbers import AmbiguousNumber, parse_decimal
 MAX_LINES = 700
 SIGN_MAX_BYTES = 2 * 1024 * 1024
 _LINE_KEY = re.compile(r"^lines-(\d+)-(.+)$")
-
-
-def today_montevideo():
-    return datetime.now(ZoneInfo("America/Montevideo")).date()
 
 
 class DecimalText(StringField):

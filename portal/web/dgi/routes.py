@@ -9,9 +9,7 @@ certificate are a POST (they change the session) and are remembered for the sess
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from flask import Blueprint, g, redirect, request, url_for
 from flask_babel import gettext as _
@@ -21,6 +19,7 @@ from flask_wtf import FlaskForm
 
 from portal.client import errors as client_errors
 from portal.domain.identifiers import DocType
+from portal.domain.uruguay_time import today_montevideo
 from portal.web.auth.session import role_required, safe_next
 from portal.web.backend import api
 from portal.web.dgi import viewmodels as vm
@@ -41,7 +40,6 @@ bp = Blueprint("dgi", __name__, url_prefix="/dgi")
 TEMPLATE = "dgi/index.html"
 ALL_ROLES = ("admin", "usuario", "soporte")
 WRITERS = ("admin", "usuario")  # who may issue receipts, so who is offered "use as receiver"
-_MONTEVIDEO = ZoneInfo("America/Montevideo")
 # (key, tab label, endpoint, what the lookup answers)
 TABS = (
     ("rut", _l("RUT"), "dgi.rut", _l("Quién es un RUT: denominación, tipo de entidad y estado.")),
@@ -78,13 +76,9 @@ def _helpers() -> dict[str, Any]:
     }
 
 
-def _today():
-    return datetime.now(_MONTEVIDEO).date()
-
-
 def _picker() -> vm.Picker:
     if "dgi_picker" not in g:
-        g.dgi_picker = vm.build_picker(api().userinfo(), _today())
+        g.dgi_picker = vm.build_picker(api().userinfo(), today_montevideo())
     return g.dgi_picker
 
 

@@ -9,8 +9,8 @@ from flask_wtf import FlaskForm
 from wtforms import BooleanField, DateField, HiddenField, IntegerField, SelectField, StringField
 from wtforms.validators import DataRequired, Length, NumberRange, Optional, Regexp
 
+from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes.choices import TYPE_NAMES, options
-from portal.web.comprobantes.forms import today_montevideo
 
 # The types whose numbers the service can void (its AnulacionSolicitud.tipoCFE).
 VOIDABLE_TYPES = (101, 102, 103, 111, 112, 113, 181, 182)

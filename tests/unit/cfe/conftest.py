@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.certificates import generate_self_signed
 from portal.service.cfe import CfeSigner, Issuer, Numbering, build_signed_cfe, parse_cfe_input
-from portal.service.cfe.model import MONTEVIDEO
 
 ISSUER_RUT = "219999830019"  # DGI's test issuer
 UI_VALUE = Decimal("6.1")  # pesos per Unidad Indexada, about the 2024 value

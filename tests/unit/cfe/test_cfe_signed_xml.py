@@ -10,6 +10,7 @@ import pytest
 from lxml import etree
 
 from portal import paths
+from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service import cfe as engine
 from portal.service.certificates import generate_self_signed
 from portal.service.cfe import (
@@ -21,7 +22,6 @@ from portal.service.cfe import (
     verify_signature,
 )
 from portal.service.cfe.codes import COUNTRIES, CURRENCIES
-from portal.service.cfe.model import MONTEVIDEO
 from portal.service.cfe.schema import schema_available, validate_cfe
 from portal.service.cfe.signing import digest_of
 from portal.service.cfe.xml import build_cfe_xml, format_decimal

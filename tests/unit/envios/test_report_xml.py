@@ -7,8 +7,8 @@ from decimal import Decimal
 
 from lxml import etree
 
+from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.certificates import generate_self_signed
-from portal.service.cfe.model import MONTEVIDEO
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import CfeSigner
 from portal.service.envios import report_xml
