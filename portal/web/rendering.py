@@ -18,14 +18,24 @@ def wants_fragment() -> bool:
     return bool(htmx) and not htmx.boosted and not htmx.history_restore_request
 
 
-def render(template: str, block: str | None = None, *, status: int = 200, **context):
-    """Render `block` of `template` for htmx, the whole page otherwise. Flashes ride along out of band."""
+def render(template: str, block: str | None = None, *, status: int = 200, oob_blocks: tuple[str, ...] = (), **context):
+    """Render `block` of `template` for htmx, the whole page otherwise. Flashes ride along out of band, and so
+    do `oob_blocks` (other parts of the page the answer updates, rendered with `oob=True`)."""
     if block and wants_fragment():
-        body = render_block(template, block, **context)
-        if any(True for _ in get_flashed_messages(with_categories=True)):
-            body += render_template("_flashes.html", oob=True)
-    else:
-        body = render_template(template, **context)
+        return fragment(template, block, status=status, oob_blocks=oob_blocks, **context)
+    response = make_response(render_template(template, **context), status)
+    response.vary.add("HX-Request")
+    return response
+
+
+def fragment(template: str, block: str, *, status: int = 200, oob_blocks: tuple[str, ...] = (), **context):
+    """Only `block` of `template`, for endpoints that only ever answer a part of a page (the hint beside a
+    field, a badge that polls itself), and for render's htmx answers."""
+    body = render_block(template, block, **context)
+    for name in oob_blocks:
+        body += render_block(template, name, **{**context, "oob": True})
+    if any(True for _ in get_flashed_messages(with_categories=True)):
+        body += render_template("_flashes.html", oob=True)
     response = make_response(body, status)
     response.vary.add("HX-Request")
     return response

@@ -236,10 +236,19 @@ def test_the_page_speaks_english_too(admin):
 
 
 def test_service_field_errors_land_on_the_form_fields(portal_app):
+    from portal.client.errors import FieldError, ValidationError
     from portal.web.apikeys.forms import CreateKeyForm
+    from portal.web.forms_common import apply_service_errors
 
     with portal_app.test_request_context():
         form = CreateKeyForm(formdata=None, meta={"csrf": False})
-        assert form.apply_service_errors({"rateLimit.ventanaSegundos": "Debe ser menor o igual que 86400."})
+        refusal = ValidationError(
+            "Revisá los datos.",
+            fields=(
+                FieldError("rateLimit.ventanaSegundos", "x", "Debe ser menor o igual que 86400."),
+                FieldError("otra.cosa", "x", "Otra cosa."),
+            ),
+        )
+        assert apply_service_errors(form, refusal, form.SERVICE_FIELDS) == ["Otra cosa."]
         assert form.ventana.errors == ["Debe ser menor o igual que 86400."]
-        assert not form.apply_service_errors({"otra.cosa": "x"})
+        assert form.form_errors == ["Otra cosa."]  # shown at the top of the form, not lost

@@ -166,7 +166,8 @@ def test_service_errors_on_a_line_and_unparseable_numbers_land_on_that_line(usua
     answer = usuario.post("/comprobantes/nuevo/previsualizar", data=data)
     html = soup(answer)
     assert answer.status_code == 422 and html.select_one("#lines-1-precio_unitario")["value"] == "doce"
-    assert html.select_one("#lines-1-precio_unitario-error").get_text(strip=True) == "Número inválido."
+    error = html.select_one("#lines-1-precio_unitario-error").get_text(strip=True)
+    assert error == "Tiene que ser un número, como 1.500,50."
 
 
 def test_lines_are_added_and_removed_as_fragments_keeping_what_was_typed(usuario):

@@ -118,7 +118,9 @@ def test_branches_add_change_and_duplicate_code(admin):
     assert duplicate.status_code == 422 and "código 1" in _error(duplicate, "codigo")
     assert _soup(duplicate).find(id="nombre")["value"] == "Cordón"
     bad = admin.post("/empresa/sucursales", data={**BRANCH, "codigo": "12a", "csrf_token": token})
-    assert bad.status_code == 422 and "entre 0 y 9999" in _error(bad, "codigo")
+    assert bad.status_code == 422 and "número entero" in _error(bad, "codigo")
+    far = admin.post("/empresa/sucursales", data={**BRANCH, "codigo": "12000", "csrf_token": token})
+    assert far.status_code == 422 and "entre 0 y 9999" in _error(far, "codigo")
     link = _soup(admin.get("/empresa/sucursales")).select_one('a[href^="/empresa/sucursales/"]')  # code 1 first
     edit = admin.post(
         link["href"],

@@ -13,7 +13,7 @@ from werkzeug.datastructures import MultiDict
 
 from portal.service.cfe import parse_cfe_input
 from portal.web.comprobantes.forms import renumbered
-from portal.web.comprobantes.payload import build_body, form_data, form_target
+from portal.web.comprobantes.payload import build_body, form_data
 from portal.web.numbers import AmbiguousNumber, parse_decimal
 
 
@@ -203,31 +203,6 @@ def test_a_note_carries_its_reference_and_an_empty_one_lets_the_service_say_so()
     parse_cfe_input(body.json)
     assert build_body(_form(tipo_cfe=102)).json["referencias"] == []
     assert "referencias" not in build_body(_form(ref_serie="A")).json  # only notes refer
-
-
-@pytest.mark.parametrize(
-    ("path", "target"),
-    [
-        ("receptor.docRecep", ("doc_recep",)),
-        ("receptor.codPaisRecep", ("cod_pais_recep",)),
-        ("receptor", ("tipo_doc_recep",)),
-        ("tpoCambio", ("tpo_cambio",)),
-        ("fchVenc", ("fch_venc",)),
-        ("items[1].precioUnitario", ("lines", 2, "precio_unitario")),
-        ("items[0].descuentoMonto", ("lines", 0, "descuento")),
-        ("items[1]", ("lines", 2, "nom_item")),
-        ("items", ("lines", 0, "nom_item")),
-        ("referencias[0].nroCFERef", ("ref_nro",)),
-        ("referencias", ("ref_nro",)),
-        ("items[5].precioUnitario", None),
-        ("items[0].retencPercep[0].codRet", ("lines", 0, "cod_ret")),  # an e-Resguardo line
-        ("caeData.hNro", None),
-        ("body", None),
-        ("línea 3", None),
-    ],
-)
-def test_service_error_paths_map_onto_the_form(path, target):
-    assert form_target(path, (0, 2)) == target
 
 
 def test_removing_a_line_renumbers_the_rest():

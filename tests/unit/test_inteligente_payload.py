@@ -1,4 +1,4 @@
-"""Step 1 of smart issuance as the service's body, and the service's field errors back onto the form."""
+"""Step 1 of smart issuance as the service's body (its field errors back onto the form: test_forms_common.py)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,7 @@ from portal.web.inteligente.payload import (
     CATEGORIES,
     RATES,
     classify_document,
-    form_field,
     parse_amount,
-    place_errors,
     to_request,
 )
 
@@ -161,48 +159,3 @@ def test_unparseable_numbers_go_as_typed_so_the_service_says_what_is_wrong():
         to_request(_values(lineas=[{"descripcion": "x", "cantidad": "dos", "precio": "1"}]))["lineas"][0]["cantidad"]
         == "dos"
     )
-
-
-@pytest.mark.parametrize(
-    ("path", "field"),
-    [
-        ("lineas[2].precio", "lineas-2-precio"),
-        ("lineas[0].descripcion", "lineas-0-descripcion"),
-        ("lineas[1]", "lineas-1-descripcion"),
-        ("lineas[3].descuentoPct", "lineas-3-precio"),
-        ("items[4].precioUnitario", "lineas-4-precio"),
-        ("items[0].indFact", "lineas-0-tasa"),
-        ("items[0].nomItem", "lineas-0-descripcion"),
-        ("lineas", "lineas"),
-        ("items", "lineas"),
-        ("receptor.documento", "documento"),
-        ("receptor", "documento"),
-        ("receptor.docRecep", "documento"),
-        ("receptor.rznSocRecep", "nombre"),
-        ("receptor.ciudadRecep", "documento"),
-        ("tpoCambio", "tipo_cambio"),
-        ("tipoCambio", "tipo_cambio"),
-        ("referencia.razon", "ref_razon"),
-        ("referencias[0].nroCFERef", "ref_id"),
-        ("fmaPago", "forma_pago"),
-        ("adenda", "adenda"),
-        ("body", None),
-        ("fchEmis", None),
-        ("caeData.dNro", None),
-    ],
-)
-def test_service_field_paths_map_onto_the_form(path, field):
-    assert form_field(path) == field
-
-
-def test_errors_are_grouped_per_field_and_the_rest_kept_apart():
-    placed, loose = place_errors(
-        [
-            ("lineas[0].precio", "Demasiados decimales."),
-            ("items[0].precioUnitario", "Demasiados decimales."),
-            ("lineas[0].precio", "Debe ser mayor o igual que 0."),
-            ("fchEmis", "Fecha fuera de rango."),
-        ]
-    )
-    assert placed == {"lineas-0-precio": ["Demasiados decimales.", "Debe ser mayor o igual que 0."]}
-    assert loose == ["Fecha fuera de rango."]

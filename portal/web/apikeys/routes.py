@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import Blueprint, flash, get_flashed_messages, make_response, render_template
+from flask import Blueprint, flash
 from flask_babel import gettext as _
 from flask_login import current_user
-from jinja2_fragments.flask import render_block
 
 from portal.client.apikeys import ApiKey, NewApiKey, RateLimit
 from portal.client.errors import NotFound, ValidationError
 from portal.web.apikeys.forms import CreateKeyForm, RateLimitForm
 from portal.web.auth.session import role_required
 from portal.web.backend import api
+from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import redirect_after_post, render, wants_fragment
 
 bp = Blueprint("apikeys", __name__, url_prefix="/apikeys")
@@ -76,8 +76,7 @@ def create():
         try:
             created = api().create_api_key(form.nombre.data, RateLimit(form.limite.data, form.ventana.data))
         except ValidationError as exc:
-            if not form.apply_service_errors(exc.field_messages()):
-                raise
+            apply_service_errors(form, exc, form.SERVICE_FIELDS)
         else:
             return _no_store(_created(created))
     if wants_fragment():
@@ -88,18 +87,9 @@ def create():
 def _created(created: NewApiKey):
     flash(_("Creaste la clave «%(name)s».", name=created.key.name), "success")
     context = _context(created=created)
-    if not wants_fragment():
-        return render(TEMPLATE, status=201, **context)
-    # The dialog's form comes back empty (and closes the dialog); the secret and the fresh list ride
-    # out of band into their places on the page.
-    body = render_block(TEMPLATE, "create_form", **context, dialog_done=True)
-    body += render_block(TEMPLATE, "new_key", **context, oob=True)
-    body += render_block(TEMPLATE, "keys", **context, oob=True)
-    if get_flashed_messages():
-        body += render_template("_flashes.html", oob=True)
-    response = make_response(body, 201)
-    response.vary.add("HX-Request")
-    return response
+    # For htmx, the dialog's form comes back empty (and closes the dialog); the secret and the fresh list
+    # ride out of band into their places on the page.
+    return render(TEMPLATE, "create_form", status=201, oob_blocks=("new_key", "keys"), **context, dialog_done=True)
 
 
 @bp.post("/<key_id>/revocar")
@@ -122,8 +112,7 @@ def rate_limit(key_id: str):
         try:
             key = api().set_api_key_rate_limit(key_id, RateLimit(form.limite.data, form.ventana.data))
         except ValidationError as exc:
-            if not form.apply_service_errors(exc.field_messages()):
-                raise
+            apply_service_errors(form, exc, form.SERVICE_FIELDS)
         else:
             flash(
                 _(

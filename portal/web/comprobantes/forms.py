@@ -29,32 +29,11 @@ from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes import choices
 from portal.web.comprobantes.payload import PREFILL_PARAMS
 from portal.web.correo import on_issue
-from portal.web.numbers import AmbiguousNumber, parse_decimal
+from portal.web.forms_common import NumberField
 
 MAX_LINES = 700
 SIGN_MAX_BYTES = 2 * 1024 * 1024
 _LINE_KEY = re.compile(r"^lines-(\d+)-(.+)$")
-
-
-class DecimalText(StringField):
-    """A number typed the Uruguayan way (1.234,56) or not (1234.56): `.data` is a Decimal or None, and the
-    text the user typed is what is shown again."""
-
-    def process_formdata(self, valuelist):
-        super().process_formdata(valuelist)
-        try:
-            self.data = parse_decimal(self.data)
-        except AmbiguousNumber:
-            self.data = None
-            raise ValueError(_l("¿Mil o uno con decimales? Escribí 1500 o 1,5.")) from None
-        except ValueError:
-            self.data = None
-            raise ValueError(_l("Número inválido.")) from None
-
-    def _value(self):
-        if self.raw_data:
-            return self.raw_data[0]
-        return "" if self.data is None else str(self.data)
 
 
 class LineForm(Form):
@@ -64,10 +43,10 @@ class LineForm(Form):
         _l("Indicador de facturación"), choices=choices.options(choices.IND_FACT), coerce=int, default=3
     )
     nom_item = StringField(_l("Descripción"), validators=[Length(max=80)])
-    cantidad = DecimalText(_l("Cantidad"), default="1")
+    cantidad = NumberField(_l("Cantidad"), default="1")
     uni_med = StringField(_l("Unidad"), validators=[Length(max=4)])
-    precio_unitario = DecimalText(_l("Precio unitario"))
-    descuento = DecimalText(_l("Descuento"))
+    precio_unitario = NumberField(_l("Precio unitario"))
+    descuento = NumberField(_l("Descuento"))
     # e-Resguardo: a line is one retention
     cod_ret = StringField(
         _l("Código de retención"),
@@ -76,9 +55,9 @@ class LineForm(Form):
             Regexp(r"^\s*\d{1,8}\s*$", message=_l("El código de DGI: hasta 8 dígitos, como 2183165.")),
         ],
     )
-    tasa = DecimalText(_l("Tasa (%)"))
-    base = DecimalText(_l("Monto sujeto a retención"))
-    valor = DecimalText(_l("Monto retenido"))
+    tasa = NumberField(_l("Tasa (%)"))
+    base = NumberField(_l("Monto sujeto a retención"))
+    valor = NumberField(_l("Monto retenido"))
 
 
 class ReceiptForm(FlaskForm):
@@ -95,7 +74,7 @@ class ReceiptForm(FlaskForm):
     fma_pago = SelectField(_l("Forma de pago"), choices=choices.options(choices.FMA_PAGO), coerce=int, default=1)
     fch_venc = DateField(_l("Vencimiento del pago"), validators=[Optional()])
     tpo_moneda = SelectField(_l("Moneda"), choices=choices.options(choices.CURRENCIES), default="UYU")
-    tpo_cambio = DecimalText(_l("Tipo de cambio"))
+    tpo_cambio = NumberField(_l("Tipo de cambio"))
     mnt_bruto = BooleanField(_l("Los precios incluyen IVA"), default=True)
     tipo_traslado = SelectField(
         _l("Tipo de traslado"), choices=choices.options(choices.TRASLADO), coerce=int, default=1
@@ -127,6 +106,46 @@ class ReceiptForm(FlaskForm):
 
     adenda = TextAreaField(_l("Adenda"), validators=[Length(max=10000)])
     enviar_a = on_issue.recipients_field()  # e-mail the PDF and XML as soon as it is issued (correo area)
+
+    # The service's field paths -> this form's fields (portal.web.forms_common.apply_service_errors).
+    SERVICE_FIELDS = {
+        "tipoCFE": "tipo_cfe",
+        "fchEmis": "fch_emis",
+        "fmaPago": "fma_pago",
+        "fchVenc": "fch_venc",
+        "mntBruto": "mnt_bruto",
+        "tpoMoneda": "tpo_moneda",
+        "tpoCambio": "tpo_cambio",
+        "tipoTraslado": "tipo_traslado",
+        "adenda": "adenda",
+        "receptor": "tipo_doc_recep",
+        "receptor.tipoDocRecep": "tipo_doc_recep",
+        "receptor.codPaisRecep": "cod_pais_recep",
+        "receptor.docRecep": "doc_recep",
+        "receptor.rznSocRecep": "rzn_soc_recep",
+        "receptor.dirRecep": "dir_recep",
+        "receptor.ciudadRecep": "ciudad_recep",
+        "receptor.deptoRecep": "depto_recep",
+        "items": "lines-[]-nom_item",
+        "items[]": "lines-[]-nom_item",
+        "items[].indFact": "lines-[]-ind_fact",
+        "items[].nomItem": "lines-[]-nom_item",
+        "items[].dscItem": "lines-[]-nom_item",
+        "items[].cantidad": "lines-[]-cantidad",
+        "items[].uniMed": "lines-[]-uni_med",
+        "items[].precioUnitario": "lines-[]-precio_unitario",
+        "items[].descuentoMonto": "lines-[]-descuento",
+        "items[].descuentoPct": "lines-[]-descuento",
+        "items[].retencPercep[].tasa": "lines-[]-tasa",
+        "items[].retencPercep[].mntSujetoaRet": "lines-[]-base",
+        "items[].retencPercep[].valRetPerc": "lines-[]-valor",
+        "items[].retencPercep.*": "lines-[]-cod_ret",
+        "referencias.*": "ref_nro",
+        "referencias[].tpoDocRef": "ref_tipo",
+        "referencias[].serie": "ref_serie",
+        "referencias[].razonRef": "ref_razon",
+        "referencias[].fechaCFEref": "ref_fecha",
+    }
 
     def fit_to_type(self) -> None:
         """Defaults that follow the type: an e-Factura's receiver has a RUT; a note refers to its base type."""
@@ -214,8 +233,8 @@ class ReceiptFilterForm(FlaskForm):
     tipo = SelectField(_l("Tipo"), choices=choices.options(choices.FILTER_TYPES), default="")
     moneda = SelectField(_l("Moneda"), choices=choices.options(choices.FILTER_CURRENCIES), default="")
     estado = SelectField(_l("Estado DGI"), choices=choices.options(choices.FILTER_STATES), default="")
-    monto_desde = DecimalText(_l("Monto desde"))
-    monto_hasta = DecimalText(_l("Monto hasta"))
+    monto_desde = NumberField(_l("Monto desde"))
+    monto_hasta = NumberField(_l("Monto hasta"))
     referencia = StringField(_l("Solicitud o clave de idempotencia"), validators=[Optional(), Length(max=255)])
     cursor = HiddenField(validators=[Optional(), Length(max=200)])
 

@@ -12,9 +12,8 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from flask import abort, flash, make_response, redirect, request, session, url_for
+from flask import abort, flash, redirect, request, session, url_for
 from flask_babel import gettext as _
-from jinja2_fragments.flask import render_block
 
 from portal.client import errors as client_errors
 from portal.domain.cfe_types import CFE_TYPES
@@ -26,7 +25,8 @@ from portal.web.comprobantes.documents import NO_HINT, Hint, document_hint
 from portal.web.comprobantes.files import file_response
 from portal.web.comprobantes.receipts import activity_summary, type_name
 from portal.web.correo import on_issue
-from portal.web.rendering import redirect_after_post, render
+from portal.web.forms_common import apply_service_errors
+from portal.web.rendering import fragment, redirect_after_post, render
 
 TEMPLATE = "comprobantes/new.html"
 _PREVIEWS_KEPT = 5
@@ -111,13 +111,6 @@ def _invalid(form: forms.ReceiptForm, *, banner: list[str] | None = None, status
     return _editor(form, status=status, banner=banner or [_("Revisá los campos marcados.")])
 
 
-def _field(form: forms.ReceiptForm, target: tuple):
-    if target[0] == "lines":
-        row, name = target[1], target[2]
-        return form.lines.entries[row].form[name] if row < len(form.lines.entries) else None
-    return form[target[0]]
-
-
 def _service_errors(form: forms.ReceiptForm, exc: client_errors.ValidationError, body: payload.Body):
     """The service's 422 on the form: each error next to its field, the rest in the banner."""
     if exc.code == "idempotency_key_reused":
@@ -131,17 +124,8 @@ def _service_errors(form: forms.ReceiptForm, exc: client_errors.ValidationError,
                 )
             ],
         )
-    banner = [_("El servicio no aceptó el comprobante. Revisá los campos marcados.")]
-    for problem in exc.fields:
-        target = payload.form_target(problem.field, body.line_rows)
-        where = _field(form, target) if target else None
-        if where is None:
-            banner.append(problem.message)
-        else:
-            where.errors = [*where.errors, problem.message]
-    if not exc.fields:
-        banner.append(exc.message)
-    return _invalid(form, banner=banner)
+    apply_service_errors(form, exc, forms.ReceiptForm.SERVICE_FIELDS, rows=body.line_rows)
+    return _invalid(form, banner=[_("El servicio no aceptó el comprobante. Revisá los campos marcados.")])
 
 
 def _issue_once(body: dict, key: str):
@@ -277,6 +261,4 @@ def remove_line():
 def document_check():
     """The hint next to the receiver's document: check digit validated as the user types."""
     hint = document_hint(request.args.get("tipo_doc_recep"), request.args.get("doc_recep"))
-    response = make_response(render_block(TEMPLATE, "doc_hint", view=EditorView(tipo=101, hint=hint)))
-    response.vary.add("HX-Request")
-    return response
+    return fragment(TEMPLATE, "doc_hint", view=EditorView(tipo=101, hint=hint))

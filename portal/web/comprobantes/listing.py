@@ -6,9 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from flask import redirect, request, url_for
+from flask import request, url_for
 from flask_babel import gettext as _
-from flask_htmx import make_response as htmx_response
 from flask_login import current_user, login_required
 
 from portal.client import errors as client_errors
@@ -17,8 +16,8 @@ from portal.web.backend import api
 from portal.web.comprobantes import bp, forms
 from portal.web.comprobantes.files import file_response
 from portal.web.comprobantes.receipts import type_name
-from portal.web.extensions import htmx
-from portal.web.rendering import render
+from portal.web.forms_common import apply_service_errors
+from portal.web.rendering import redirect_after_post, render
 
 PAGE_SIZE = 50
 _RECEIPT_ID = re.compile(r"^[0-9a-fA-F]{32}$")
@@ -59,16 +58,7 @@ def _receipt_by_id(receipt_id: str):
         api().get_receipt(receipt_id)
     except client_errors.NotFound:
         return None
-    target = url_for("comprobantes.receipt", receipt_id=receipt_id)
-    return htmx_response("", 200, redirect=target) if htmx else redirect(target, code=303)
-
-
-def _field_errors(form: forms.ReceiptFilterForm, exc: client_errors.ValidationError) -> None:
-    for problem in exc.fields:
-        target = form[_FIELDS[problem.field]] if problem.field in _FIELDS else form.numero
-        target.errors = [*target.errors, problem.message]
-    if not exc.fields:
-        form.numero.errors = [*form.numero.errors, exc.message]
+    return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
 
 
 @bp.get("/")
@@ -89,7 +79,7 @@ def index():
     try:
         page = api().search_receipts(form.service_filters(), cursor=form.cursor.data or None, limit=PAGE_SIZE)
     except client_errors.ValidationError as exc:
-        _field_errors(form, exc)
+        apply_service_errors(form, exc, _FIELDS)
         return render("comprobantes/index.html", "results", status=422, form=form, view=_view(form, None))
     return render("comprobantes/index.html", "results", form=form, view=_view(form, page))
 

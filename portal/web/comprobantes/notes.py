@@ -14,6 +14,7 @@ from portal.web.backend import api
 from portal.web.comprobantes import WRITERS, bp, forms, payload
 from portal.web.comprobantes.issuing import editor_for, form_key_redirect
 from portal.web.comprobantes.receipts import activity_summary, type_name
+from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import redirect_after_post
 
 _KINDS = {"credito": "credito", "debito": "debito"}
@@ -93,11 +94,7 @@ def cancel(receipt_id: str):
         flash(exc.message, "error")
         return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
     except client_errors.ValidationError as exc:
-        form.razon.errors = [
-            *form.razon.errors,
-            *(f.message for f in exc.fields),
-            *([] if exc.fields else [exc.message]),
-        ]
+        apply_service_errors(form, exc, {"razon": "razon", "razonRef": "razon"})
         return receipt_page(receipt_id, cancel_form=form, status=422)
     if note.replayed:
         flash(

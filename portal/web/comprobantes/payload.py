@@ -1,4 +1,4 @@
-"""The issuing form's data as the service's JSON body, and the service's error paths back onto the form.
+"""The issuing form's data as the service's JSON body, and a service body back as the form's data.
 
 Pure (no Flask, no I/O). The portal holds no tax logic: amounts travel as the user typed them (parsed
 into exact decimals) and every total, rate and rule is the service's. Which fields a CFE type carries is
@@ -7,14 +7,11 @@ decided here only so the body never sends a field DGI's format does not have for
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES
-
-_PATH = re.compile(r"^(?P<head>[A-Za-z]+)(?:\[(?P<index>\d+)\])?(?:\.(?P<rest>[A-Za-z]+))?")
 
 INVOICE_LIKE = frozenset({101, 102, 103, 111, 112, 113})
 NOTES = frozenset({102, 103, 112, 113})
@@ -37,19 +34,6 @@ PREFILL_PARAMS = {
     "refFecha": "ref_fecha",
 }
 
-_HEADER = {
-    "tipoCFE": "tipo_cfe",
-    "fchEmis": "fch_emis",
-    "fmaPago": "fma_pago",
-    "fchVenc": "fch_venc",
-    "mntBruto": "mnt_bruto",
-    "tpoMoneda": "tpo_moneda",
-    "tpoCambio": "tpo_cambio",
-    "tipoTraslado": "tipo_traslado",
-    "adenda": "adenda",
-    "receptor": "tipo_doc_recep",
-    "referencias": "ref_nro",
-}
 _RECEPTOR = {
     "tipoDocRecep": "tipo_doc_recep",
     "codPaisRecep": "cod_pais_recep",
@@ -58,24 +42,6 @@ _RECEPTOR = {
     "dirRecep": "dir_recep",
     "ciudadRecep": "ciudad_recep",
     "deptoRecep": "depto_recep",
-}
-_ITEM = {
-    "retencPercep": "cod_ret",
-    "indFact": "ind_fact",
-    "nomItem": "nom_item",
-    "dscItem": "nom_item",
-    "cantidad": "cantidad",
-    "uniMed": "uni_med",
-    "precioUnitario": "precio_unitario",
-    "descuentoMonto": "descuento",
-    "descuentoPct": "descuento",
-}
-_REFERENCE = {
-    "tpoDocRef": "ref_tipo",
-    "serie": "ref_serie",
-    "nroCFERef": "ref_nro",
-    "razonRef": "ref_razon",
-    "fechaCFEref": "ref_fecha",
 }
 
 
@@ -197,33 +163,6 @@ def build_body(data: dict) -> Body:
     if _text(data, "corrige"):
         body["corrigeA"] = _text(data, "corrige")
     return Body(body, tuple(rows))
-
-
-def form_target(path: str, line_rows: tuple[int, ...]) -> tuple[str | int, ...] | None:
-    """Where the service's error path ("items[2].precioUnitario") belongs on the form, or None (banner).
-
-    The answer is ("doc_recep",) for a top-level field or ("lines", row, "precio_unitario") for a line.
-    """
-    match = _PATH.match(path)
-    if not match:
-        return None
-    head, index, rest = match["head"], match["index"], match["rest"]
-    if head == "receptor" and rest:
-        return (_RECEPTOR[rest],) if rest in _RECEPTOR else None
-    if head == "items":
-        if index is None:
-            return ("lines", line_rows[0] if line_rows else 0, "nom_item")
-        row = line_rows[int(index)] if int(index) < len(line_rows) else None
-        if row is None:
-            return None
-        return ("lines", row, _ITEM.get(rest or "", "nom_item")) if not rest or rest in _ITEM else None
-    if head == "referencias":
-        if rest:
-            return (_REFERENCE[rest],) if rest in _REFERENCE else None
-        return ("ref_nro",)
-    if rest is None and index is None and head in _HEADER:
-        return (_HEADER[head],)
-    return None
 
 
 def _decimal(value) -> Decimal | None:

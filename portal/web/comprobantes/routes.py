@@ -21,6 +21,7 @@ from portal.web.comprobantes import signing as _signing  # noqa: F401 - register
 from portal.web.comprobantes.files import file_response
 from portal.web.comprobantes.receipts import receipt_view
 from portal.web.extensions import htmx
+from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import redirect_after_post, render
 
 __all__ = ["bp"]
@@ -104,9 +105,7 @@ def reference(receipt_id: str):
             receipt_id, form.referencia.data.strip(), (form.observacion.data or "").strip() or None
         )
     except client_errors.ValidationError as exc:
-        for problem in exc.fields:
-            target = form[_REFERENCE_FIELDS.get(problem.field, "referencia")]
-            target.errors = [*target.errors, problem.message]
+        apply_service_errors(form, exc, _REFERENCE_FIELDS)
         return receipt_page(receipt_id, form, status=422)
     if applied.changed:
         activity.record("referencia_reaplicada", cfe_id=receipt_id, summary=applied.reference)

@@ -11,6 +11,7 @@ from portal.client.errors import ValidationError
 from portal.web.auth.session import role_required
 from portal.web.backend import api
 from portal.web.correo.forms import MAX_RECIPIENTS, SendForm
+from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import redirect_after_post, render, wants_fragment
 
 bp = Blueprint("correo", __name__, url_prefix="/correo")
@@ -52,17 +53,11 @@ def send(receipt_id: str):
     try:
         sent = api().send_receipt_by_mail(receipt_id, addresses, idempotency_key=form.clave.data)
     except ValidationError as exc:
-        form.destinatarios.errors = [
-            _address_error(addresses, field, message) for field, message in exc.field_messages().items()
-        ] or [str(exc)]
+        apply_service_errors(form, exc, {"destinatarios.*": "destinatarios"})
         return _panel(receipt_id, form, status=422)
     if not wants_fragment():
         return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
     return _panel(receipt_id, SendForm.fresh(sent.recipients), sent=sent)
-
-
-def _address_error(addresses: list[str], field: str, message: str) -> str:
-    return message if field.startswith("destinatarios") else f"{field}: {message}"
 
 
 @bp.get("/comprobantes/<receipt_id>/envios")

@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import IntegerField, SelectField, StringField, ValidationError
+from wtforms import SelectField, StringField, ValidationError
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import InputRequired, NumberRange
+from wtforms.validators import NumberRange
 
 from portal.domain.identifiers import DocType, document_error, format_rut
+from portal.web.forms_common import NumberField, NumberRequired
 
 # The documents DGI keeps a registry of (the API refuses the others with a 422).
 DOC_TYPE_CHOICES = [
@@ -146,29 +147,23 @@ class ContextForm(FlaskForm):
         return int(company), int(certificate)
 
 
-class _Integer(IntegerField):
-    def process_formdata(self, valuelist):
-        try:
-            super().process_formdata(valuelist)
-        except ValueError as exc:
-            raise ValueError(_("Tiene que ser un número entero.")) from exc
-
-
 class OperatorContextForm(FlaskForm):
     """The same choice typed as numbers, for when the identity provider lists no certificates."""
 
     # The service's parameter names, so its field errors map back without translation.
-    idEmpresa = _Integer(  # noqa: N815
+    idEmpresa = NumberField(  # noqa: N815
         _l("Número de empresa (idEmpresa)"),
+        whole=True,
         validators=[
-            InputRequired(_l("Indicá la empresa.")),
+            NumberRequired(_l("Indicá la empresa.")),
             NumberRange(min=1, message=_l("Tiene que ser mayor que 0.")),
         ],
     )
-    idCertificado = _Integer(  # noqa: N815
+    idCertificado = NumberField(  # noqa: N815
         _l("Número de certificado (idCertificado)"),
+        whole=True,
         validators=[
-            InputRequired(_l("Indicá el certificado.")),
+            NumberRequired(_l("Indicá el certificado.")),
             NumberRange(min=1, message=_l("Tiene que ser mayor que 0.")),
         ],
     )

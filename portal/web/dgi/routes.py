@@ -33,6 +33,7 @@ from portal.web.dgi.forms import (
     document_help,
     format_document,
 )
+from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import render, wants_fragment
 
 bp = Blueprint("dgi", __name__, url_prefix="/dgi")
@@ -58,8 +59,6 @@ TABS = (
     ),
 )
 # Service field -> form field; the others (idEmpresa, idCertificado) are about the certificate choice.
-_FORM_FIELDS = {"rut": "rut", "tipoDoc": "tipoDoc", "nroDoc": "nroDoc"}
-
 Lookup = Callable[[dict[str, int]], Any]
 
 
@@ -118,22 +117,17 @@ def _page(tab: str, form: FlaskForm, *, status: int = 200, context_form: FlaskFo
 
 
 def _apply_service_fields(form: FlaskForm, exc: client_errors.ValidationError) -> vm.Problem | None:
-    """Put the service's field errors next to the form's fields; the certificate's become a Problem."""
-    others = []
-    for error in exc.fields:
-        name = _FORM_FIELDS.get(error.field)
-        if name and name in form:
-            form[name].errors = [*form[name].errors, error.message]
-        else:
-            others.append(error.message)
-    if exc.fields and not others:
+    """Put the service's field errors next to the form's fields (the service names them as the forms do);
+    the rest are about the company and certificate, and become a Problem."""
+    others = apply_service_errors(form, exc)
+    if not others:
         return None
     return vm.Problem(
         _("No se puede consultar con ese certificado"),
         _("Elegí otro certificado arriba."),
         fix_context=True,
         request_id=exc.request_id,
-        details=tuple(others) or (exc.message,),
+        details=tuple(others),
     )
 
 

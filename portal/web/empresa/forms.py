@@ -7,7 +7,7 @@ from flask_wtf import FlaskForm
 from flask_wtf.file import FileAllowed, FileField, FileRequired, FileSize
 from wtforms import BooleanField, DateField, PasswordField, SelectField, StringField
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import InputRequired, Length, Optional, Regexp
+from wtforms.validators import InputRequired, Length, NumberRange, Optional, Regexp
 
 from portal.domain.empresa import (
     CAE_MAX_BYTES,
@@ -18,26 +18,11 @@ from portal.domain.empresa import (
     PAPER_FORMATS,
     REGIMES,
 )
+from portal.web.forms_common import NumberField, NumberRequired
 
 
 def _strip(value):
     return value.strip() if isinstance(value, str) else value
-
-
-class _ServiceErrors:
-    """Puts the service's field errors (its names) next to this form's fields (ours)."""
-
-    SERVICE_FIELDS: dict[str, str] = {}
-
-    def apply_service_errors(self, messages: dict[str, str]) -> bool:
-        """True when at least one error found its field; the caller shows the rest as a banner."""
-        placed = False
-        for path, message in messages.items():
-            name = self.SERVICE_FIELDS.get(path, path)
-            if name in self._fields:
-                self._fields[name].errors = [*self._fields[name].errors, message]
-                placed = True
-        return placed
 
 
 REGIME_LABELS = {
@@ -50,8 +35,8 @@ REGIME_LABELS = {
 PAPER_LABELS = {"a4": _l("A4"), "80mm": _l("Rollo térmico de 80 mm"), "57mm": _l("Rollo térmico de 57 mm")}
 
 
-class SettingsForm(_ServiceErrors, FlaskForm):
-    SERVICE_FIELDS = {
+class SettingsForm(FlaskForm):
+    SERVICE_FIELDS = {  # the service's names -> ours (apply_service_errors)
         "normaExoneracion": "norma",
         "fechaEmisor": "fecha_emisor",
         "ivaAlDia": "iva_al_dia",
@@ -93,14 +78,15 @@ class SettingsForm(_ServiceErrors, FlaskForm):
     )
 
 
-class BranchForm(_ServiceErrors, FlaskForm):
-    # Text, not IntegerField: "12a" gets our message, and the code is read as typed (no 1.000 confusions).
-    codigo = StringField(
+class BranchForm(FlaskForm):
+    SERVICE_FIELDS: dict[str, str] = {}  # the service names these fields as this form does
+
+    codigo = NumberField(
         _l("Código de sucursal en DGI"),
-        filters=[_strip],
+        whole=True,
         validators=[
-            InputRequired(_l("Indicá el código que DGI le asignó a la sucursal.")),
-            Regexp(r"^\d{1,4}$", message=_l("Un número entero entre 0 y %(max)s.", max=MAX_BRANCH_CODE)),
+            NumberRequired(_l("Indicá el código que DGI le asignó a la sucursal.")),
+            NumberRange(0, MAX_BRANCH_CODE, _l("Un número entero entre 0 y %(max)s.")),
         ],
     )
     nombre = StringField(
@@ -128,8 +114,8 @@ class BranchForm(_ServiceErrors, FlaskForm):
     predeterminada = BooleanField(_l("Emitir desde esta sucursal cuando el comprobante no indica otra"))
 
 
-class LogoForm(_ServiceErrors, FlaskForm):
-    SERVICE_FIELDS = {"logo": "archivo"}
+class LogoForm(FlaskForm):
+    SERVICE_FIELDS = {"*": "archivo"}  # every refusal is about the image
 
     archivo = FileField(
         _l("Imagen del logo (PNG o JPEG)"),
@@ -141,7 +127,8 @@ class LogoForm(_ServiceErrors, FlaskForm):
     )
 
 
-class CertificateForm(_ServiceErrors, FlaskForm):
+class CertificateForm(FlaskForm):
+    SERVICE_FIELDS = {"*": "archivo"}  # password and nombre are named as the service names them
     archivo = FileField(
         _l("Archivo del certificado (.p12 o .pfx)"),
         validators=[
@@ -158,7 +145,8 @@ class CertificateForm(_ServiceErrors, FlaskForm):
     )
 
 
-class CaeForm(_ServiceErrors, FlaskForm):
+class CaeForm(FlaskForm):
+    SERVICE_FIELDS = {"*": "archivo"}
     archivo = FileField(
         _l("Archivo de CAE de DGI (.xml)"),
         validators=[

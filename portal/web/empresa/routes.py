@@ -14,7 +14,8 @@ from portal.web.backend import api
 from portal.web.empresa import bp
 from portal.web.empresa import uploads as _uploads  # noqa: F401 - registers its views on bp
 from portal.web.empresa.forms import BranchForm, LogoForm, SettingsForm
-from portal.web.empresa.views import REFUSALS, TABS, count, place_refusal, when
+from portal.web.empresa.views import REFUSALS, TABS, count, when
+from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import redirect_after_post, render
 
 __all__ = ["bp"]
@@ -69,7 +70,7 @@ def settings():
                 )
             )
         except REFUSALS as exc:
-            place_refusal(form, exc)
+            apply_service_errors(form, exc, form.SERVICE_FIELDS)
         else:
             flash(_("Guardaste los datos fiscales: valen para los comprobantes que emitas desde ahora."), "success")
             return redirect_after_post("empresa.settings")
@@ -96,7 +97,7 @@ def branches():
         try:
             created = api().create_branch(_branch_from(form))
         except REFUSALS as exc:
-            place_refusal(form, exc)
+            apply_service_errors(form, exc, form.SERVICE_FIELDS)
         else:
             flash(_("Agregaste la sucursal %(code)s «%(name)s».", code=created.code, name=created.name), "success")
             return redirect_after_post("empresa.branches")
@@ -129,7 +130,7 @@ def branch(branch_id: int):
         try:
             api().update_branch(branch_id, _branch_from(form))
         except REFUSALS as exc:
-            place_refusal(form, exc)
+            apply_service_errors(form, exc, form.SERVICE_FIELDS)
         else:
             flash(_("Guardaste la sucursal %(code)s.", code=form.codigo.data), "success")
             return redirect_after_post("empresa.branches")
@@ -148,7 +149,7 @@ def logo():
             is_png = (upload.filename or "").lower().endswith(".png")
             api().upload_logo(upload.read(), "image/png" if is_png else "image/jpeg")
         except REFUSALS as exc:
-            place_refusal(form, exc, "archivo")
+            apply_service_errors(form, exc, form.SERVICE_FIELDS)
         else:
             flash(_("Cargaste el logo: se imprime desde el próximo comprobante."), "success")
             return redirect_after_post("empresa.logo")

@@ -10,7 +10,8 @@ from portal.web.backend import api
 from portal.web.empresa import bp
 from portal.web.empresa.audit_view import audit_rows
 from portal.web.empresa.forms import CaeForm, CertificateForm
-from portal.web.empresa.views import REFUSALS, place_refusal
+from portal.web.empresa.views import REFUSALS
+from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import redirect_after_post, render
 
 
@@ -29,7 +30,7 @@ def certificates():
                 form.archivo.data.read(), form.password.data or "", form.nombre.data or None
             )
         except REFUSALS as exc:
-            place_refusal(form, exc, "archivo")
+            apply_service_errors(form, exc, form.SERVICE_FIELDS)
         else:
             flash(
                 _(
@@ -54,7 +55,7 @@ def cae():
         try:
             uploaded = api().upload_cae(form.archivo.data.read())
         except REFUSALS as exc:
-            place_refusal(form, exc, "archivo")
+            apply_service_errors(form, exc, form.SERVICE_FIELDS)
         else:
             found = uploaded.range
             message = (

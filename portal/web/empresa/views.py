@@ -1,5 +1,5 @@
-"""What every view of the empresa area shares: mapping the service's refusals onto a
-form, dates and times as people here write them, and the sub-navigation between the area's pages."""
+"""What every view of the empresa area shares: the service's refusals a form shows, dates and times as
+people here write them, and the sub-navigation between the area's pages."""
 
 from __future__ import annotations
 
@@ -41,14 +41,3 @@ def when(moment: datetime | None) -> str:
 def count(number: int) -> str:
     """100.000 in Spanish, 100,000 in English."""
     return format_decimal(number, locale=str(get_locale() or "es"))
-
-
-def place_refusal(form, exc, default_field: str | None = None) -> None:
-    """The service's field errors next to the form's fields; a refusal without one goes next to
-    `default_field` (an upload's file) or, failing that, above the form."""
-    if form.apply_service_errors(exc.field_messages()):
-        return
-    if default_field:
-        form[default_field].errors = [*form[default_field].errors, exc.message]
-    else:
-        form.form_errors.append(exc.message)

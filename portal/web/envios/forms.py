@@ -6,11 +6,12 @@ import uuid
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import BooleanField, DateField, HiddenField, IntegerField, SelectField, StringField
+from wtforms import BooleanField, DateField, HiddenField, SelectField, StringField
 from wtforms.validators import DataRequired, Length, NumberRange, Optional, Regexp
 
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes.choices import TYPE_NAMES, options
+from portal.web.forms_common import NumberField
 
 # The types whose numbers the service can void (its AnulacionSolicitud.tipoCFE).
 VOIDABLE_TYPES = (101, 102, 103, 111, 112, 113, 181, 182)
@@ -31,8 +32,9 @@ class VoidForm(FlaskForm):
         filters=[lambda v: (v or "").strip().upper() or None],
         validators=[Optional(), Regexp(r"^[A-Z]{1,2}$", message=_l("Una o dos letras."))],
     )
-    cantidad = IntegerField(
+    cantidad = NumberField(
         _l("Cantidad de números"),
+        whole=True,
         validators=[Optional(), NumberRange(min=1, max=1_000_000, message=_l("Entre 1 y 1.000.000."))],
     )
     motivo = StringField(

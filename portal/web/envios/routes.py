@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from flask import abort, flash, make_response, render_template_string
+from flask import abort, flash
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
@@ -19,16 +19,16 @@ from portal.web.envios import ADMINS, SUPPORT, WRITERS, bp, overview
 from portal.web.envios.badges import dgi_badge, receipt_badge, receipt_panel
 from portal.web.envios.correction import correction_formdata
 from portal.web.envios.forms import ReportForm, VoidForm
+from portal.web.forms_common import apply_service_errors
 from portal.web.i18n import day as format_day
-from portal.web.rendering import redirect_after_post, render
+from portal.web.rendering import fragment, redirect_after_post, render
 
 __all__ = ["bp"]
 _RECEIPT_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 PAGE = "envios/index.html"
 # the service's field -> the void form's field
 _VOID_FIELDS = {"tipoCFE": "tipo_cfe", "serie": "serie", "cantidad": "cantidad", "motivo": "motivo"}
-_BADGE = '{% from "_dgi_state.html" import dgi_state %}{{ dgi_state(badge) }}'
-_PANEL = '{% from "_dgi_state.html" import dgi_panel %}{{ dgi_panel(panel) }}'
+STATE = "envios/_state.html"
 
 
 def _can_write() -> bool:
@@ -62,8 +62,8 @@ def _checked(receipt_id: str) -> str:
     return receipt_id
 
 
-def _fragment(source: str, **context):
-    response = make_response(render_template_string(source, **context))
+def _state(block: str, **context):
+    response = fragment(STATE, block, **context)
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -72,14 +72,14 @@ def _fragment(source: str, **context):
 @login_required
 def state_badge(receipt_id: str):
     """A receipt's DGI badge alone: what the badge asks for again while its state is not final."""
-    return _fragment(_BADGE, badge=receipt_badge(api().get_receipt(_checked(receipt_id))))
+    return _state("badge", badge=receipt_badge(api().get_receipt(_checked(receipt_id))))
 
 
 @bp.get("/estado/<receipt_id>/detalle")
 @login_required
 def state_panel(receipt_id: str):
     """The receipt page's DGI panel alone (badge, DGI's reasons, what a rejection means, the correction)."""
-    return _fragment(_PANEL, panel=dgi_panel_for(api().get_receipt(_checked(receipt_id))))
+    return _state("panel", panel=dgi_panel_for(api().get_receipt(_checked(receipt_id))))
 
 
 @bp.get("/corregir/<receipt_id>")
@@ -136,11 +136,7 @@ def void():
     try:
         voided = api().void_numbers(**form.request())
     except client_errors.ValidationError as exc:
-        for problem in exc.fields or ():
-            field = form[_VOID_FIELDS.get(problem.field, "motivo")]
-            field.errors = [*field.errors, problem.message]
-        if not exc.fields:
-            form.motivo.errors = [*form.motivo.errors, exc.message]
+        apply_service_errors(form, exc, _VOID_FIELDS)
         return _page(form, block="void", status=422)
     except (client_errors.NotFound, client_errors.Conflict) as exc:
         target = form.cantidad if isinstance(exc, client_errors.Conflict) else form.tipo_cfe
@@ -170,11 +166,7 @@ def send_report():
     try:
         report = api().send_daily_report(form.fecha.data)
     except client_errors.ValidationError as exc:
-        form.fecha.errors = [
-            *form.fecha.errors,
-            *(p.message for p in exc.fields or ()),
-            *(() if exc.fields else (exc.message,)),
-        ]
+        apply_service_errors(form, exc, {"*": "fecha"})  # a day's report: every refusal is about the day
         return _page(report_form=form, block="report", status=422)
     flash(
         _(

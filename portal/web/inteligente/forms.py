@@ -1,5 +1,5 @@
 """Step 1 of smart issuance: who buys (optional) and what. The service infers and validates the rest; its
-field errors come back onto these fields (payload.place_errors)."""
+field errors come back onto these fields (SmartForm.SERVICE_FIELDS)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,10 @@ from flask_wtf import FlaskForm
 from werkzeug.datastructures import MultiDict
 from wtforms import BooleanField, DateField, FieldList, Form, FormField, SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import DataRequired, Length, Optional, StopValidation, ValidationError
-from wtforms.widgets import TextInput
+from wtforms.validators import DataRequired, Length, NumberRange, Optional, ValidationError
 
-from portal.web.inteligente.payload import CURRENCIES, parse_amount, place_errors
-from portal.web.numbers import AmbiguousNumber
+from portal.web.forms_common import NumberField, NumberRequired
+from portal.web.inteligente.payload import CURRENCIES
 
 MAX_LINES = 200
 
@@ -49,34 +48,12 @@ def _strip(value):
     return value.strip() if isinstance(value, str) else value
 
 
-class _Number(StringField):
-    """A number input whose data stays what was typed (so the form comes back exactly as left); it must
-    read as a non-negative number, and above zero when `positive`."""
+def _above_zero(form, field):
+    if field.data is not None and field.data <= 0:
+        raise ValidationError(_("Tiene que ser mayor que cero."))
 
-    # A text box, not <input type=number>: the browser's number input read "1.500,50" as 1,50 before our
-    # reading (portal.web.numbers) ever saw it. inputmode still brings up the numeric keyboard on a phone.
-    widget = TextInput()
 
-    def __call__(self, **kwargs):
-        kwargs.setdefault("inputmode", "decimal")
-        kwargs.setdefault("autocomplete", "off")
-        return super().__call__(**kwargs)
-
-    def __init__(self, label=None, validators=None, *, positive: bool = False, **kwargs):
-        super().__init__(label, validators, filters=[_strip], **kwargs)
-        self.positive = positive
-
-    def pre_validate(self, form):
-        if not self.data:
-            return
-        try:
-            value = parse_amount(self.data)
-        except AmbiguousNumber:
-            raise StopValidation(_("¿Mil o uno con decimales? Escribí 1500 o 1,5.")) from None
-        if value is None:
-            raise StopValidation(_("Tiene que ser un número."))
-        if self.positive and value <= 0:
-            raise StopValidation(_("Tiene que ser mayor que cero."))
+_NOT_NEGATIVE = NumberRange(min=0, message=_l("No puede ser negativo."))
 
 
 class LineForm(Form):
@@ -85,8 +62,8 @@ class LineForm(Form):
         filters=[_strip],
         validators=[DataRequired(_l("Indicá qué se vende.")), Length(max=80, message=_l("Máximo %(max)d caracteres."))],
     )
-    cantidad = _Number(_l("Cantidad"), [DataRequired(_l("Indicá la cantidad."))], positive=True, default="1")
-    precio = _Number(_l("Precio unitario"), [DataRequired(_l("Indicá el precio."))])
+    cantidad = NumberField(_l("Cantidad"), [NumberRequired(_l("Indicá la cantidad.")), _above_zero], default="1")
+    precio = NumberField(_l("Precio unitario"), [NumberRequired(_l("Indicá el precio.")), _NOT_NEGATIVE])
     tasa = SelectField(_l("Tasa de IVA"), choices=RATE_CHOICES, default="", validate_choice=True)
     categoria = SelectField(_l("Categoría"), choices=CATEGORY_CHOICES, default="", validate_choice=True)
 
@@ -110,7 +87,7 @@ class SmartForm(FlaskForm):
     )
     precios_incluyen_iva = BooleanField(_l("Los precios incluyen IVA"), default=True)
     moneda = SelectField(_l("Moneda"), choices=_choices(*((c, c) for c in CURRENCIES)), default="UYU")
-    tipo_cambio = _Number(_l("Tipo de cambio"), positive=True)
+    tipo_cambio = NumberField(_l("Tipo de cambio"), [_above_zero])
     forma_pago = SelectField(
         _l("Forma de pago"), default="1", choices=_choices(("1", _l("Contado")), ("2", _l("Crédito")))
     )
@@ -134,10 +111,42 @@ class SmartForm(FlaskForm):
         validators=[Length(max=10000, message=_l("Máximo %(max)d caracteres."))],
     )
 
-    lines_errors: list[str] = []  # about the lines as a whole (too many, none)
+    # The service's field paths (its input's, and the inferred draft's) -> this form's fields.
+    SERVICE_FIELDS = {
+        "receptor.*": "documento",
+        "receptor.nombre": "nombre",
+        "receptor.rznSocRecep": "nombre",
+        "preciosIncluyenIva": "precios_incluyen_iva",
+        "mntBruto": "precios_incluyen_iva",
+        "tpoMoneda": "moneda",
+        "tipoCambio": "tipo_cambio",
+        "tpoCambio": "tipo_cambio",
+        "formaPago": "forma_pago",
+        "fmaPago": "forma_pago",
+        "referencia": "ref_id",
+        "referencia.idCfeEmitido": "ref_id",
+        "referencia.tipo": "ref_tipo",
+        "referencia.razon": "ref_razon",
+        "referencias.*": "ref_id",
+        **{
+            f"{lines}[]{path}": f"lineas-[]-{field}"
+            for lines in ("lineas", "items")
+            for path, field in {
+                ".*": "descripcion",
+                ".nomItem": "descripcion",
+                ".cantidad": "cantidad",
+                ".precio": "precio",
+                ".precioUnitario": "precio",
+                ".descuentoPct": "precio",
+                ".tasa": "tasa",
+                ".indFact": "tasa",
+                ".categoria": "categoria",
+            }.items()
+        },
+    }
 
     def validate_tipo_cambio(self, field):
-        if self.moneda.data != "UYU" and not field.data:
+        if self.moneda.data != "UYU" and field.data is None and not field.errors:
             raise ValidationError(_("Indicá el tipo de cambio de %(currency)s.", currency=self.moneda.data))
 
     def validate_ref_razon(self, field):
@@ -160,37 +169,6 @@ class SmartForm(FlaskForm):
     def add_line(self) -> None:
         if len(self.lineas.entries) < MAX_LINES:
             self.lineas.append_entry()
-
-    def apply_service_errors(self, fields) -> list[str]:
-        """Put the service's field errors next to our fields; returns the messages that fit none."""
-        placed, loose = place_errors((f.field, f.message) for f in fields)
-        for name, messages in placed.items():
-            target = self._field_by_name(name)
-            if name == "lineas":
-                self.lines_errors = [*self.lines_errors, *messages]
-            elif target is None:
-                loose.extend(messages)
-            else:
-                target.errors = [*target.errors, *messages]
-        return loose
-
-    def _field_by_name(self, name: str):
-        if not name.startswith("lineas-"):
-            return self._fields.get(name)
-        _, index, field = name.split("-", 2)
-        entries = self.lineas.entries
-        return entries[int(index)].form[field] if int(index) < len(entries) else None
-
-
-def aria_attrs(field, hint: str | None = None, extra: dict | None = None) -> dict:
-    """The attributes that tie a field to its error and hint for screen readers, plus `extra`."""
-    attrs = dict(extra or {})
-    described = " ".join(x for x in (f"{field.id}-error" if field.errors else None, hint) if x)
-    if described:
-        attrs["aria-describedby"] = described
-    if field.errors:
-        attrs["aria-invalid"] = "true"
-    return attrs
 
 
 STATE_CHOICES = _choices(
@@ -237,7 +215,7 @@ class RequestSearchForm(Form):
     desde = _Day(_l("Desde"), validators=[Optional()])
     hasta = _Day(_l("Hasta"), validators=[Optional()])
 
-    # The service's filter names, for the errors it sends back about them.
+    # The service's filter names, for the errors it sends back about them (and for links that keep them).
     SERVICE_FIELDS = {"numero": "q", "estado": "estado", "creadoPor": "creado_por", "desde": "desde", "hasta": "hasta"}
 
     def validate_hasta(self, field):
@@ -268,14 +246,3 @@ class RequestSearchForm(Form):
     def kept(cls, args) -> dict[str, str]:
         """The filters in `args` (a request's), for links that keep them: pages, the first page."""
         return {name: args[name] for name in cls.SERVICE_FIELDS.values() if args.get(name)}
-
-    def apply_service_errors(self, fields) -> list[str]:
-        """The service's field errors next to our fields; returns those about no field of ours."""
-        loose = []
-        for error in fields:
-            target = self._fields.get(self.SERVICE_FIELDS.get(error.field, ""))
-            if target is None:
-                loose.append(error.message)
-            else:
-                target.errors = [*target.errors, error.message]
-        return loose

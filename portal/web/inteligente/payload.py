@@ -1,10 +1,10 @@
-"""From what the user typed in step 1 to the service's smart-issuance body, and the service's field errors
-back onto the form. Pure: no Flask, no I/O, so every rule here is unit-tested on plain dicts."""
+"""From what the user typed in step 1 to the service's smart-issuance body. Pure: no Flask, no I/O, so every
+rule here is unit-tested on plain dicts."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from decimal import Decimal
 
 from portal.domain.identifiers import digits_only, is_valid_ci, is_valid_rut
@@ -108,74 +108,3 @@ def to_request(values: Mapping) -> dict:
     if _text(values, "adenda"):
         body["adenda"] = _text(values, "adenda")
     return body
-
-
-# The service's field paths (its input's, and the inferred draft's) -> the form's fields.
-_TOP_FIELDS = {
-    "receptor": "documento",
-    "receptor.documento": "documento",
-    "receptor.tipoDoc": "documento",
-    "receptor.pais": "documento",
-    "receptor.nombre": "nombre",
-    "receptor.tipoDocRecep": "documento",
-    "receptor.docRecep": "documento",
-    "receptor.rznSocRecep": "nombre",
-    "preciosIncluyenIva": "precios_incluyen_iva",
-    "mntBruto": "precios_incluyen_iva",
-    "moneda": "moneda",
-    "tpoMoneda": "moneda",
-    "tipoCambio": "tipo_cambio",
-    "tpoCambio": "tipo_cambio",
-    "formaPago": "forma_pago",
-    "fmaPago": "forma_pago",
-    "referencia": "ref_id",
-    "referencia.idCfeEmitido": "ref_id",
-    "referencia.tipo": "ref_tipo",
-    "referencia.razon": "ref_razon",
-    "referencias": "ref_id",
-    "adenda": "adenda",
-    "lineas": "lineas",
-    "items": "lineas",
-}
-_LINE_FIELDS = {
-    "descripcion": "descripcion",
-    "nomItem": "descripcion",
-    "cantidad": "cantidad",
-    "precio": "precio",
-    "precioUnitario": "precio",
-    "tasa": "tasa",
-    "indFact": "tasa",
-    "categoria": "categoria",
-    "descuentoPct": "precio",
-    "uniMed": "descripcion",
-}
-_LINE_PATH = re.compile(r"^(?:lineas|items)\[(\d+)\](?:\.(\w+))?")
-
-
-def form_field(path: str) -> str | None:
-    """The form field for a service field path: "lineas-2-precio" for lineas[2].precio (and the draft's
-    items[2].precioUnitario), "documento" for receptor.documento; None when no field of step 1 fits."""
-    line = _LINE_PATH.match(path)
-    if line:
-        index, name = line.groups()
-        return f"lineas-{index}-{_LINE_FIELDS.get(name or '', 'descripcion')}"
-    if path in _TOP_FIELDS:
-        return _TOP_FIELDS[path]
-    if path.startswith("receptor."):
-        return "documento"
-    if path.startswith("referencias"):
-        return "ref_id"
-    return None
-
-
-def place_errors(fields: Iterable[tuple[str, str]]) -> tuple[dict[str, list[str]], list[str]]:
-    """Service (path, message) pairs -> ({form field: messages}, messages that fit no field)."""
-    placed: dict[str, list[str]] = {}
-    loose: list[str] = []
-    for path, message in fields:
-        name = form_field(path)
-        if name is None:
-            loose.append(message)
-        elif message not in placed.setdefault(name, []):
-            placed[name].append(message)
-    return placed, loose

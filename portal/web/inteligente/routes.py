@@ -14,8 +14,9 @@ from portal.client.inteligente import SmartRequest
 from portal.web import activity
 from portal.web.auth.session import role_required
 from portal.web.backend import api
+from portal.web.forms_common import apply_service_errors, typed_data
 from portal.web.inteligente import flow, presenters
-from portal.web.inteligente.forms import RequestSearchForm, SmartForm, aria_attrs
+from portal.web.inteligente.forms import RequestSearchForm, SmartForm
 from portal.web.inteligente.payload import classify_document, to_request
 from portal.web.rendering import redirect_after_post, render, wants_fragment
 
@@ -31,11 +32,6 @@ STEP1, STEP2, RESULT, STATUS = (
 REPREVIEW_CODES = ("solicitud_vencida", "borrador_modificado")
 REQUEST_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 PAGE_SIZE = 20
-
-
-@bp.context_processor
-def _template_helpers():
-    return {"aria": aria_attrs}
 
 
 @bp.get("/")
@@ -57,7 +53,7 @@ def new():
 def preview():
     """Step 1 -> 2: the service infers the complete receipt; 422 with the input kept when it cannot."""
     form = SmartForm()
-    flow.keep_typed(form.data)
+    flow.keep_typed(typed_data(form))
     return _preview_from(form)
 
 
@@ -69,7 +65,7 @@ def edit_lines():
     added = request.form.get("accion") == "agregar"
     if added:
         form.add_line()
-    flow.keep_typed(form.data)
+    flow.keep_typed(typed_data(form))
     if not wants_fragment():
         return redirect(url_for("inteligente.new"), code=303)
     return render(STEP1, "lines", form=form, focus="new" if added else "add")
@@ -194,7 +190,8 @@ def _requests(search: RequestSearchForm):
         page = api().smart_requests(**search.filters(), cursor=cursor, limit=PAGE_SIZE)
     except ValidationError as exc:
         # What fits none of our fields is the page's cursor (an old or hand-edited link).
-        problems = [_("No pudimos abrir esa página de la lista.")] if search.apply_service_errors(exc.fields) else []
+        loose = apply_service_errors(search, exc, RequestSearchForm.SERVICE_FIELDS)
+        problems = [_("No pudimos abrir esa página de la lista.")] if loose else []
         return render(STATUS, "listing", search=search, page=None, problems=problems, status=422)
     filters = RequestSearchForm.kept(request.args)
     return render(
@@ -214,11 +211,10 @@ def _kept(request_id: str) -> dict:
     return flow.preview(request_id) or abort(404)
 
 
-def _step1(form: SmartForm, *, status: int = 200, problems=()):
+def _step1(form: SmartForm, *, status: int = 200):
     return render(
         STEP1,
         form=form,
-        problems=problems,
         invalid=status == 422,
         kind=classify_document(form.documento.data),
         status=status,
@@ -229,16 +225,16 @@ def _preview_from(form: SmartForm):
     if not form.validate():
         return _step1(form, status=422)
     try:
-        req = api().smart_preview(to_request(form.data))
+        req = api().smart_preview(to_request(typed_data(form)))
     except ValidationError as exc:
-        loose = form.apply_service_errors(exc.fields)
-        return _step1(form, status=422, problems=loose if exc.fields else [exc.message])
+        apply_service_errors(form, exc, SmartForm.SERVICE_FIELDS)
+        return _step1(form, status=422)
     except NotFound as exc:
         if exc.code != "referencia_no_encontrada":
             raise
         form.ref_id.errors = [*form.ref_id.errors, exc.message]
         return _step1(form, status=422)
-    flow.remember_preview(req.id, req.preview_token, req.draft_hash, form.data)
+    flow.remember_preview(req.id, req.preview_token, req.draft_hash, typed_data(form))
     return redirect(url_for("inteligente.review", request_id=req.id), code=303)
 
 

@@ -1,0 +1,183 @@
+"""What every portal form shares: the one number field (numbers read the Uruguayan way, portal.web.numbers)
+and the one way the service's field errors land on a form.
+
+Every form keeps what the user typed: a number field shows its text again, never a reformatted value, and
+an error the service sends back is shown next to the field it is about, or at the top of the form when it
+is about none of them. No message is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+
+from flask_babel import lazy_gettext as _l
+from wtforms import FieldList, FormField, StringField
+from wtforms.validators import StopValidation
+from wtforms.widgets import TextInput
+
+from portal.client.errors import CfeError
+from portal.web.numbers import AmbiguousNumber, parse_decimal
+
+AMBIGUOUS = _l("¿Mil o uno con decimales? Escribí 1500 o 1,5.")
+NOT_A_NUMBER = _l("Tiene que ser un número, como 1.500,50.")
+NOT_WHOLE = _l("Tiene que ser un número entero, como 1500.")
+
+
+class NumberField(StringField):
+    """A number a person types: "1.500,50" and "1500.50" are both 1500.50, and "1.500" is asked about (one
+    thousand five hundred, or one and a half?) instead of guessed. `.data` is a Decimal (an int with
+    `whole=True`) or None when empty; the text typed is what the form shows again.
+
+    A text box, never <input type=number>: the browser's number input reads "1.500,50" as 1,50 before the
+    server sees it. inputmode still brings up the numeric keyboard on a phone.
+    """
+
+    widget = TextInput()
+
+    def __init__(self, label=None, validators=None, *, whole: bool = False, **kwargs):
+        super().__init__(label, validators, **kwargs)
+        self.whole = whole
+        self.text = ""
+
+    def __call__(self, **kwargs):
+        kwargs.setdefault("inputmode", "numeric" if self.whole else "decimal")
+        kwargs.setdefault("autocomplete", "off")
+        kwargs["data_number"] = True  # how tests find every number field of a page (tests/browser/test_numbers.py)
+        return super().__call__(**kwargs)
+
+    def process_data(self, value):
+        """A default, or the form's earlier `data`: a number, or the text typed before (kept as typed)."""
+        self.text = "" if value is None else str(value)
+        self.data = None
+        if isinstance(value, (Decimal, int)) and not isinstance(value, bool):
+            self.data = value
+        elif self.text:
+            self.data = self._read(self.text)
+
+    def process_formdata(self, valuelist):
+        if not valuelist:
+            return
+        self.text = valuelist[0].strip()
+        self.data = None
+        self.data = self._read(self.text)
+
+    def _read(self, text: str) -> Decimal | int | None:
+        try:
+            value = parse_decimal(text)
+        except AmbiguousNumber:
+            raise ValueError(str(AMBIGUOUS)) from None
+        except ValueError:
+            raise ValueError(str(NOT_WHOLE if self.whole else NOT_A_NUMBER)) from None
+        if value is not None and self.whole:
+            if value != value.to_integral_value():
+                raise ValueError(str(NOT_WHOLE))
+            return int(value)
+        return value
+
+    def _value(self):
+        return self.text
+
+
+class NumberRequired:
+    """The number must be there. 0 is a number (DataRequired would refuse it), and a form rebuilt from what
+    was typed earlier has no raw input (InputRequired would refuse that)."""
+
+    field_flags = {"required": True}
+
+    def __init__(self, message):
+        self.message = message
+
+    def __call__(self, form, field):
+        if field.errors:  # it could not be read: that is the message to show
+            raise StopValidation()
+        if field.data is None:
+            raise StopValidation(self.message)
+
+
+def typed_data(form) -> dict:
+    """The form's `data` with every number as the user typed it: to keep in the session and fill the form
+    again exactly as it was left (NumberField reads the text again)."""
+    result = {}
+    for name, field in form._fields.items():
+        if isinstance(field, NumberField):
+            result[name] = field.text
+        elif isinstance(field, FieldList):
+            result[name] = [typed_data(e.form) if isinstance(e, FormField) else e.data for e in field.entries]
+        elif isinstance(field, FormField):
+            result[name] = typed_data(field.form)
+        else:
+            result[name] = field.data
+    return result
+
+
+def apply_service_errors(
+    form, exc: CfeError, names: Mapping[str, str] | None = None, *, rows: Sequence[int] | None = None
+) -> list[str]:
+    """Puts each of the service's field errors (`exc.fields`) next to the form field it is about; the ones
+    about no field, or the error's own message when it names no field, go to `form.form_errors`, which the
+    `form_errors` macro (templates/_macros.html) shows at the top of the form. Returns those.
+
+    `names` maps the service's field paths to this form's fields, with `[]` standing for a list index:
+    {"items[].precioUnitario": "lines-[]-precio_unitario"} puts items[2].precioUnitario on lines-2-...; a
+    key ending in ".*" takes that path and everything under it ({"receptor.*": "documento"}). A path that is
+    not mapped but is a field's own name lands there. "*" names the field for everything else, for a form
+    that is about one thing (an upload: every refusal is about the file). `rows` translates the service's
+    list positions into the form's rows when the body left some out (blank lines are not sent).
+    """
+    names = names or {}
+    fields = _fields_by_name(form)
+    problems = [(_form_name(p.field, names, rows), p.message) for p in exc.fields] or [(None, exc.message)]
+    loose: list[str] = []
+    for name, message in problems:
+        target = fields.get(name or "") or fields.get(names.get("*", ""))
+        if target is None:
+            loose.append(message)
+        elif message not in target.errors:
+            target.errors = [*target.errors, message]
+    form.form_errors = [*form.form_errors, *(m for m in loose if m not in form.form_errors)]
+    return loose
+
+
+_INDEX = re.compile(r"\[(\d+)\]")
+
+
+def _form_name(path: str, names: Mapping[str, str], rows: Sequence[int] | None) -> str | None:
+    indices = [int(index) for index in _INDEX.findall(path)]
+    pattern = _INDEX.sub("[]", path)
+    target = names.get(pattern)
+    ancestor = pattern
+    while target is None and ancestor:
+        target = names.get(f"{ancestor}.*")
+        ancestor = re.sub(r"(\.\w+|\[\])$", "", ancestor) if re.search(r"(\.\w+|\[\])$", ancestor) else ""
+    if target is None:
+        return path
+    for position in range(target.count("[]")):
+        index = indices[position] if position < len(indices) else 0
+        if position == 0 and rows is not None:
+            if index >= len(rows):
+                return None
+            index = rows[index]
+        target = target.replace("[]", str(index), 1)
+    return target
+
+
+def _fields_by_name(form) -> dict:
+    """Every field of the form by its name without the form's prefix: "tipo_cfe", "lines-2-precio_unitario"
+    (a list's rows by position)."""
+    found = {}
+    for name, field in form._fields.items():
+        if isinstance(field, FieldList):
+            for position, entry in enumerate(field.entries):
+                if isinstance(entry, FormField):
+                    for sub_name, sub in _fields_by_name(entry.form).items():
+                        found[f"{name}-{position}-{sub_name}"] = sub
+                else:
+                    found[f"{name}-{position}"] = entry
+        elif isinstance(field, FormField):
+            for sub_name, sub in _fields_by_name(field.form).items():
+                found[f"{name}-{sub_name}"] = sub
+        else:
+            found[name] = field
+    return found

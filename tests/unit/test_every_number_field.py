@@ -1,0 +1,121 @@
+"""Every number a person types, in every form of the portal, goes through the one reading: "1.500,50" and
+"1500.50" are 1500.50, "1.500" is asked about. The forms are found, not listed, so a new form or field is
+checked without anyone remembering to add it here."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from decimal import Decimal
+
+import pytest
+from flask import Flask
+from flask_babel import Babel
+from werkzeug.datastructures import MultiDict
+from wtforms import DecimalField, FieldList, FloatField, FormField, IntegerField
+from wtforms.form import BaseForm
+
+import portal.web
+from portal.web.forms_common import AMBIGUOUS, NOT_WHOLE, NumberField
+
+SAME = ("1.500,50", "1500.50")
+
+
+def _form_classes() -> list[type]:
+    found = {}
+    for module in pkgutil.walk_packages(portal.web.__path__, "portal.web."):
+        if module.name.endswith(("forms", "forms_common")):
+            for _name, cls in inspect.getmembers(importlib.import_module(module.name), inspect.isclass):
+                if issubclass(cls, BaseForm) and cls.__module__ == module.name:
+                    found[f"{cls.__module__}.{cls.__qualname__}"] = cls
+    return [found[name] for name in sorted(found)]
+
+
+def _app() -> Flask:
+    app = Flask(__name__)
+    app.config.update(WTF_CSRF_ENABLED=False, SECRET_KEY="test")
+    Babel(app)
+    return app
+
+
+@pytest.fixture(autouse=True)
+def request_context():
+    with _app().test_request_context():
+        yield
+
+
+def _form(cls, formdata=None):
+    return cls(formdata=formdata) if formdata is not None else cls(formdata=None)
+
+
+def _number_fields(form, prefix="") -> dict[str, object]:
+    """name as posted -> field, through lists of sub-forms (one row is enough: every row is the same)."""
+    found = {}
+    for name, field in form._fields.items():
+        if isinstance(field, FieldList) and field.entries and isinstance(field.entries[0], FormField):
+            found |= _number_fields(field.entries[0].form, f"{prefix}{name}-0-")
+        elif isinstance(field, FormField):
+            found |= _number_fields(field.form, f"{prefix}{name}-")
+        elif isinstance(field, NumberField):
+            found[f"{prefix}{name}"] = field
+    return found
+
+
+def _all_fields(form):
+    for field in form:
+        if isinstance(field, FieldList):
+            for entry in field.entries:
+                yield from _all_fields(entry.form) if isinstance(entry, FormField) else [entry]
+        elif isinstance(field, FormField):
+            yield from _all_fields(field.form)
+        else:
+            yield field
+
+
+def _numbers_of_every_form() -> list[tuple[type, str]]:
+    with _app().test_request_context():
+        return [(cls, name) for cls in _form_classes() for name in sorted(_number_fields(_form(cls)))]
+
+
+EVERY_NUMBER = _numbers_of_every_form()
+
+
+def test_the_forms_are_found():
+    names = {f"{cls.__name__}.{name}" for cls, name in EVERY_NUMBER}
+    assert {
+        "ReceiptForm.lines-0-precio_unitario",
+        "ReceiptForm.tpo_cambio",
+        "ReceiptFilterForm.monto_desde",
+        "SmartForm.lineas-0-precio",
+        "CreateKeyForm.limite",
+        "RateLimitForm.ventana",
+        "BranchForm.codigo",
+        "VoidForm.cantidad",
+        "OperatorContextForm.idEmpresa",
+    } <= names
+    assert len(names) >= 20
+
+
+@pytest.mark.parametrize("cls", _form_classes(), ids=lambda cls: cls.__name__)
+def test_no_form_reads_a_number_any_other_way(cls):
+    """No WTForms number field (they read "1.500,50" as nothing), and no browser number input (it reads it
+    as 1,50 before the server sees it)."""
+    for field in _all_fields(_form(cls)):
+        assert not isinstance(field, (IntegerField, DecimalField, FloatField)), field.name
+        assert 'type="number"' not in str(field()), field.name
+
+
+@pytest.mark.parametrize(
+    ("cls", "name"), EVERY_NUMBER, ids=[f"{c.__module__.split('.')[-2]}.{c.__name__}.{n}" for c, n in EVERY_NUMBER]
+)
+@pytest.mark.parametrize("typed", [*SAME, "1.500"])
+def test_every_number_field_reads_the_uruguayan_way(cls, name, typed):
+    field = _number_fields(_form(cls, MultiDict({name: typed})))[name]
+    assert field._value() == typed  # what was typed is what the form shows again
+    if typed == "1.500":
+        assert field.data is None and field.process_errors == [str(AMBIGUOUS)]
+    elif field.whole:  # read as 1500.50 like everywhere, and refused for not being whole
+        assert field.data is None and field.process_errors == [str(NOT_WHOLE)]
+    else:
+        assert field.data == Decimal("1500.50") and field.process_errors == []
