@@ -284,7 +284,10 @@ def document_check():
     args = request.args
     hint = document_hint(args.get("tipo_doc_recep"), args.get("doc_recep"))
     dgi = receiver.dgi_check(args.get("tipo_doc_recep"), args.get("doc_recep"), args, fill=True)
-    response = make_response(render_block(TEMPLATE, "doc_hint", view=EditorView(tipo=101, hint=hint, dgi=dgi)))
+    view = EditorView(tipo=101, hint=hint, dgi=dgi)
+    # The hint replaces itself; DGI's part (a row of its own under the document) rides out of band.
+    html = render_block(TEMPLATE, "doc_hint", view=view) + render_block(TEMPLATE, "doc_dgi", view=view, oob=True)
+    response = make_response(html)
     response.vary.add("HX-Request")
     return response
 

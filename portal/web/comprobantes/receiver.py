@@ -134,7 +134,7 @@ def _fills(found: DgiReceiver, form: Mapping[str, str], record: dict[str, str]) 
             continue
         if value:
             new_record[name] = value
-        if value != current:
+        if value or current:  # asked again for the same document (the change after typing), it says so again
             fills.append(Fill(name, value, form.get(name) or "", str(label)))
     return tuple(fills), new_record
 
