@@ -140,3 +140,25 @@ def test_soporte_gets_no_suggestions(signed_in):
     soporte = signed_in("soporte@demo.uy")
 
     assert soporte.get(SUGGEST, query_string={"rzn_soc_recep": "Demo"}).status_code == 403
+
+
+def test_without_a_valid_certificate_the_form_says_so_and_lets_the_user_type(usuario, live_service):
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import update
+
+    from portal.service import db
+    from portal.service.models import Certificate
+
+    with live_service.app.app_context():
+        db.session().execute(
+            update(Certificate)
+            .where(Certificate.company_id == 1)
+            .values(not_after=datetime.now(UTC) - timedelta(days=1))
+        )
+        db.session().commit()
+
+    page = _check(usuario, dgi_data.INACTIVE_RUT)
+
+    assert "certificado vigente" in page.select_one('[data-testid="receiver-dgi-note"]').get_text()
+    assert not page.select("[data-fill-field]") and not page.select(".dgi-warnings")

@@ -157,3 +157,28 @@ def test_dgi_down_is_a_502_with_the_error_shape(api_client, usuario, service_app
     answer = api_client.get(DGI, query_string={"tipoDoc": 2, "nroDoc": "219000090011"}, headers=usuario)
 
     assert answer.status_code == 502 and answer.json["error"]["code"].startswith("dgi_")
+
+
+def test_the_lookup_signs_as_the_callers_company_only(api_client, auth_headers, service_app):
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import update
+
+    from portal.service import db
+    from portal.service.models import Certificate
+
+    with service_app.app_context():  # Comercial del Norte (company 2) has no valid certificate any more
+        db.session().execute(
+            update(Certificate)
+            .where(Certificate.company_id == 2)
+            .values(not_after=datetime.now(UTC) - timedelta(days=1))
+        )
+        db.session().commit()
+    query = {"tipoDoc": 2, "nroDoc": dgi_data.DEMO_RUT}
+
+    as_norte = api_client.get(DGI, query_string=query, headers=auth_headers("admin@demo.uy", 2))
+    as_demo = api_client.get(DGI, query_string=query, headers=auth_headers("admin@demo.uy", 1))
+
+    # The same user: as company 2 it never borrows company 1's certificate.
+    assert as_norte.status_code == 409 and as_norte.json["error"]["code"] == "sin_certificado_vigente"
+    assert as_demo.status_code == 200
