@@ -11,9 +11,12 @@ from portal.client.empresa import EmpresaApi
 from portal.client.envios import EnviosApi
 from portal.client.inteligente import InteligenteApi
 from portal.client.models import UserInfo
+from portal.client.receptores import ReceptoresApi
 
 
-class UserApi(ComprobantesApi, ApiKeysApi, DgiApi, InteligenteApi, EmpresaApi, EnviosApi, CorreoApi, Transport):
+class UserApi(
+    ComprobantesApi, ApiKeysApi, DgiApi, InteligenteApi, EmpresaApi, EnviosApi, CorreoApi, ReceptoresApi, Transport
+):
     """The service as one caller sees it."""
 
     def userinfo(self) -> UserInfo:

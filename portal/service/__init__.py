@@ -15,7 +15,7 @@ from portal import logsafe
 from portal.service import db, errors, jobs, ratelimit, requestid
 from portal.service.config import load_config
 
-AREAS = ("comprobante", "apikeys", "dgi", "inteligente", "empresa", "indices", "envios", "correo")
+AREAS = ("comprobante", "apikeys", "dgi", "inteligente", "empresa", "indices", "envios", "correo", "receptores")
 
 # Pages the service itself renders (sign-in, API reference) load only our own files.
 CONTENT_SECURITY_POLICY = (

@@ -85,4 +85,71 @@
     if (target) { target.scrollIntoView({block: "start"}); }
   });
 })();
+// The receiver fields (templates/comprobantes/new.html):
+// - elements marked data-fill-field that the document check brings in put DGI's data in that field, but
+//   only if it still holds data-fill-if (what the server saw): what the person typed meanwhile stays;
+// - a button marked data-receiver-pick (a past receiver) fills every receiver field, then asks the
+//   document check again so DGI's warnings for that receiver show; arrows move through the suggestions.
+(function () {
+  "use strict";
+  var RECEIVER_FIELDS = ["tipo_doc_recep", "cod_pais_recep", "doc_recep", "rzn_soc_recep", "dir_recep",
+    "ciudad_recep", "depto_recep"];
+
+  function closeSuggestions() {
+    Array.prototype.forEach.call(document.querySelectorAll(".receiver-suggestions"), function (box) {
+      box.replaceChildren();
+    });
+  }
+
+  document.addEventListener("htmx:load", function (event) {
+    var root = event.detail && event.detail.elt;
+    if (!root || root === document.body || !root.querySelectorAll) { return; }
+    Array.prototype.forEach.call(root.querySelectorAll("[data-fill-field]"), function (item) {
+      var field = document.getElementById(item.dataset.fillField);
+      if (!field || field.value !== item.dataset.fillIf) { item.remove(); return; }
+      field.value = item.dataset.fillValue;
+    });
+    Array.prototype.forEach.call(root.querySelectorAll("[data-dgi-filled]"), function (note) {
+      if (!note.querySelector("[data-fill-field]:not([hidden])")) { note.remove(); }
+    });
+  });
+
+  document.addEventListener("click", function (event) {
+    var pick = event.target.closest("[data-receiver-pick]");
+    if (!pick) { return; }
+    var chosen = JSON.parse(pick.dataset.receiverPick);
+    RECEIVER_FIELDS.forEach(function (name) {
+      var field = document.getElementById(name);
+      if (field && name in chosen) { field.value = chosen[name]; }
+    });
+    var record = document.getElementById("dgi_completado");
+    if (record) { record.value = ""; }  // these are the person's choice now, not DGI's
+    closeSuggestions();
+    var doc = document.getElementById("doc_recep");
+    if (doc) {
+      doc.dispatchEvent(new Event("change", {bubbles: true}));
+      doc.focus();
+    }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    var box = event.target.dataset && event.target.dataset.suggest
+      ? document.getElementById(event.target.dataset.suggest)
+      : event.target.closest(".receiver-suggestions");
+    if (!box) { return; }
+    var buttons = Array.prototype.slice.call(box.querySelectorAll("button"));
+    if (event.key === "Escape" && buttons.length) { closeSuggestions(); return; }
+    if (event.key !== "ArrowDown" && event.key !== "ArrowUp") { return; }
+    if (!buttons.length) { return; }
+    var at = buttons.indexOf(document.activeElement);
+    var next = event.key === "ArrowDown" ? Math.min(at + 1, buttons.length - 1) : at - 1;
+    event.preventDefault();
+    if (next < 0) {
+      var owner = document.querySelector("[data-suggest='" + box.id + "']");
+      if (owner) { owner.focus(); }
+    } else {
+      buttons[next].focus();
+    }
+  });
+})();
 // ---- end of comprobantes area ----

@@ -294,6 +294,14 @@ class ReceiptsPage:
     def receiver_hint(self):
         return self.page.locator("#doc_recep-hint")
 
+    def receiver_warnings(self):
+        """DGI's warnings about the typed receiver, next to the document field."""
+        return self.page.locator("#doc_recep-dgi .dgi-warnings li")
+
+    def receiver_suggestions(self):
+        """The company's past receivers offered under the field being typed in (buttons)."""
+        return self.page.get_by_test_id("receiver-suggestions").get_by_role("button")
+
     def fill_line(
         self, n: int, description: str, quantity: str, price: str | None = None, indicator: str | None = None
     ) -> None:

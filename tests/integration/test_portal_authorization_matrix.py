@@ -45,6 +45,7 @@ WRITERS = {
     "comprobantes.add_line",
     "comprobantes.remove_line",
     "comprobantes.document_check",
+    "comprobantes.receiver_suggestions",
     "comprobantes.sign",
     "dgi.receptor",
     "inteligente.new",

@@ -18,7 +18,8 @@ from portal.service.cfe.emission import SMALL_TAXPAYER_REGIMES
 from portal.service.cfe.rules import ui_threshold_on
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.comprobante.numbering import LOW_RANGE_SHARE
-from portal.service.dgi.registry import DgiError, TaxpayerNotFound, TaxpayerRegistry
+from portal.service.dgi.receiver import receiver_from_dgi
+from portal.service.dgi.registry import DgiError, TaxpayerRegistry
 from portal.service.empresa.models import CompanySettings
 from portal.service.errors import FieldError, NotFound, ValidationFailed
 from portal.service.indices.ui import ui_value_on
@@ -90,41 +91,17 @@ def _receiver(receptor: ReceptorInteligente | None, registry: TaxpayerRegistry, 
 
 def _from_dgi(rut: str, registry: TaxpayerRegistry, result: dict, work: Findings) -> None:
     try:
-        entity = registry.consulta_datos_entidad(rut)
-    except TaxpayerNotFound:
-        work.warn("receptor_no_encontrado", f"DGI no tiene registrado el RUT {rut}; revise el documento.")
-        return
+        found = receiver_from_dgi(registry, DocType.RUT, rut)
     except DgiError as exc:
         work.warn("dgi_no_disponible", f"No se pudo consultar a DGI ({exc.message}); se usan los datos ingresados.")
         return
-    address = entity.domicilio_fiscal
-    result["rznSocRecep"] = entity.denominacion[:150]
-    work.infer("receptor.rznSocRecep", result["rznSocRecep"], "Denominación registrada en DGI.")
-    if address:
-        street = " ".join(p for p in (address.calle, address.numero) if p)
-        result.update(
-            {
-                "dirRecep": street[:70],
-                "ciudadRecep": address.localidad[:30],
-                "deptoRecep": address.departamento_nombre[:30],
-            }
-        )
+    result.update(found.fields)
+    if "rznSocRecep" in found.fields:
+        work.infer("receptor.rznSocRecep", result["rznSocRecep"], "Denominación registrada en DGI.")
+    if "dirRecep" in found.fields:
         work.infer("receptor.dirRecep", result["dirRecep"], "Domicilio fiscal registrado en DGI.")
-    if not entity.activo:
-        work.warn(
-            "receptor_inactivo", f"El RUT {rut} figura sin actividad en DGI ({entity.estado_actividad_descripcion})."
-        )
-    if entity.emisor_electronico is False:
-        work.warn(
-            "receptor_no_emisor_electronico",
-            "El receptor no es emisor electrónico: entréguele el comprobante impreso o por correo.",
-        )
-    try:
-        cva = registry.consulta_cva(rut)
-        if not cva.vigente:
-            work.warn("cva_vencido", "El receptor no tiene el Certificado Único (CVA) de DGI vigente.")
-    except DgiError:
-        pass  # no CVA service (SOAP backend) or not found: nothing to warn about
+    for warning in found.warnings:
+        work.warn(warning.codigo, warning.mensaje)
 
 
 def _cfe_type(

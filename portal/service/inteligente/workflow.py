@@ -3,15 +3,12 @@ transition recorded in its timeline. Issuing reuses the Comprobante area's singl
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import secrets
 import uuid
-from collections import ChainMap
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-from flask import current_app, g
+from flask import g
 from sqlalchemy import select
 
 from portal.service import db
@@ -20,28 +17,15 @@ from portal.service.cfe import CfeInput, compute_totals
 from portal.service.comprobante import issuing
 from portal.service.comprobante.models import IssuedCfe, PreviewToken
 from portal.service.comprobante.presenters import cfe_emitido
-from portal.service.dgi.registry import TaxpayerRegistry, make_registry
+from portal.service.dgi.company import registry_for
 from portal.service.errors import ApiError, Conflict, NotFound
 from portal.service.idempotency import request_fingerprint
 from portal.service.inteligente.inference import Draft, infer_draft
 from portal.service.inteligente.models import FINAL_STATES, SmartRequest, SmartRequestEvent
 from portal.service.inteligente.schemas import Confirmacion, SolicitudInteligente
-from portal.service.keystore import private_key_pem
 from portal.service.models import Company
 
 PREVIEW_LIFETIME = timedelta(minutes=15)
-
-
-@contextlib.contextmanager
-def registry_for(company_id: int) -> Iterator[TaxpayerRegistry]:
-    """A DGI registry that signs with the company's certificate and shares the DGI endpoints' cache."""
-    cert = issuing.signing_certificate(db.session(), company_id)
-    config = ChainMap({"DGI_CACHE": current_app.extensions["dgi_cache"]}, current_app.config)
-    registry = make_registry(config, certificate=lambda: (private_key_pem(cert), cert.cert_pem.encode()))
-    try:
-        yield registry
-    finally:
-        registry.close()
 
 
 def _now() -> datetime:

@@ -20,7 +20,7 @@ from portal.domain.cfe_types import CFE_TYPES
 from portal.web import activity
 from portal.web.auth.session import role_required
 from portal.web.backend import api
-from portal.web.comprobantes import WRITERS, bp, choices, forms, payload
+from portal.web.comprobantes import WRITERS, bp, choices, forms, payload, receiver
 from portal.web.comprobantes.documents import NO_HINT, Hint, document_hint
 from portal.web.comprobantes.files import file_response
 from portal.web.comprobantes.receipts import activity_summary, type_name
@@ -48,6 +48,7 @@ class EditorView:
     departments: tuple[str, ...] = choices.DEPARTMENTS
     title: str | None = None
     issued_url: str | None = None  # this form (its key) already issued the receipt there
+    dgi: receiver.DgiCheck | None = None  # DGI's answer about the receiver's document, with its warnings
 
     @property
     def is_note(self) -> bool:
@@ -78,6 +79,9 @@ def _view(form: forms.ReceiptForm, **extra) -> EditorView:
 
 
 def _editor(form: forms.ReceiptForm, *, status: int = 200, **extra):
+    # The whole form again (preview, errors, another type): DGI's warnings stay in sight; nothing is filled.
+    if not form.doc_recep.errors:
+        extra["dgi"] = receiver.dgi_check(form.tipo_doc_recep.data, form.doc_recep.data, request.values, fill=False)
     return render(TEMPLATE, "editor", status=status, form=form, view=_view(form, **extra))
 
 
@@ -259,6 +263,18 @@ def remove_line():
 @bp.get("/nuevo/documento")
 @role_required(*WRITERS)
 def document_check():
-    """The hint next to the receiver's document: check digit validated as the user types."""
-    hint = document_hint(request.args.get("tipo_doc_recep"), request.args.get("doc_recep"))
-    return fragment(TEMPLATE, "doc_hint", view=EditorView(tipo=101, hint=hint))
+    """The hint next to the receiver's document as the user types: the check digit, then what DGI says of a
+    valid RUT or cédula (its warnings, and its data for the receiver fields the user left empty)."""
+    args = request.args
+    hint = document_hint(args.get("tipo_doc_recep"), args.get("doc_recep"))
+    dgi = receiver.dgi_check(args.get("tipo_doc_recep"), args.get("doc_recep"), args, fill=True)
+    # The hint replaces itself; DGI's part (a row of its own under the document) rides out of band.
+    return fragment(TEMPLATE, "doc_hint", oob_blocks=("doc_dgi",), view=EditorView(tipo=101, hint=hint, dgi=dgi))
+
+
+@bp.get("/nuevo/receptores")
+@role_required(*WRITERS)
+def receiver_suggestions():
+    """The company's past receivers whose name or document starts with what is typed (htmx, under the field)."""
+    typed = request.args.get("doc_recep") or request.args.get("rzn_soc_recep")
+    return fragment(TEMPLATE, "suggestions", suggestions=receiver.suggestions(typed))

@@ -1,0 +1,45 @@
+"""The company's past receivers: one per document, from its newest receipt to that document.
+
+Matching is the receipt list's receiver filter (comprobante.search.conditions: name prefix folded, or
+document prefix), so both find the same people and use the same (company_id, receptor_*) indexes.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from portal.service.comprobante.models import IssuedCfe
+from portal.service.comprobante.search import Filters, conditions
+
+_FIELDS = ("tipoDocRecep", "codPaisRecep", "docRecep", "rznSocRecep", "dirRecep", "ciudadRecep", "deptoRecep")
+
+
+def recent_receivers(session: Session, company_id: int, typed: str, limit: int) -> list[dict]:
+    """Up to `limit` receivers whose name or document starts with `typed`, the most recently used first."""
+    last_used = func.max(IssuedCfe.created_at)
+    latest = session.execute(
+        select(IssuedCfe.receptor_doc, last_used)
+        .where(*conditions(company_id, Filters(receptor=typed)), IssuedCfe.receptor_doc.is_not(None))
+        .group_by(IssuedCfe.receptor_doc)
+        .order_by(last_used.desc(), IssuedCfe.receptor_doc)
+        .limit(limit)
+    ).all()
+    if not latest:
+        return []
+    # Then each one's newest receipt, found through (company_id, receptor_doc): never a scan of the company.
+    # (Two plain IN lists: SQLite plans a row-value IN as a scan of the company's receipts.)
+    wanted = {(doc, last) for doc, last in latest}
+    rows = session.execute(
+        select(IssuedCfe.receptor_doc, IssuedCfe.created_at, IssuedCfe.input_json).where(
+            IssuedCfe.company_id == company_id,
+            IssuedCfe.receptor_doc.in_([doc for doc, _ in latest]),
+            IssuedCfe.created_at.in_([last for _, last in latest]),
+        )
+    ).all()
+    bodies = {doc: body for doc, at, body in rows if (doc, at) in wanted}
+    found = []
+    for doc, last in latest:
+        receiver = (bodies.get(doc) or {}).get("receptor") or {}
+        found.append({**{k: receiver.get(k) for k in _FIELDS}, "docRecep": doc, "ultimoUso": last})
+    return found

@@ -1,0 +1,181 @@
+"""The receiver fields helped by the service: DGI's data and warnings for the typed document, and the
+company's past receivers as suggestions.
+
+What the user typed is theirs: DGI fills only a field that is empty or still holds what DGI filled in
+before (the form carries those values in `dgi_completado`, so a field edited since is left alone). The
+warnings are the service's (GET /receptores/dgi, the same rules smart issuance uses); this module only
+decides how the form shows them. DGI failing never blocks issuing: the person is told and types the data.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date
+
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+
+from portal.client import errors as client_errors
+from portal.client.receptores import DgiReceiver, PastReceiver, ReceiverWarning
+from portal.domain.identifiers import URUGUAYAN_DOC_TYPES, digits_only, document_error, format_rut
+from portal.domain.uruguay_time import MONTEVIDEO
+from portal.web.backend import api
+
+log = logging.getLogger(__name__)
+
+RECORD_FIELD = "dgi_completado"
+_RECORD_MAX = 1000
+# Form field -> the DgiReceiver attribute that fills it, and how the "filled from DGI" note names it.
+FILLED = {
+    "rzn_soc_recep": ("name", _l("nombre o razón social")),
+    "dir_recep": ("address", _l("dirección")),
+    "ciudad_recep": ("city", _l("ciudad")),
+    "depto_recep": ("department", _l("departamento")),
+}
+SUGGESTIONS_SHOWN = 8
+MIN_TYPED = 2
+# Every RUT starts with 21 or 22: fewer digits than this select nearly every receipt and suggest nothing useful
+# (and cost the service a pass over all of them; see docs/PERFORMANCE.md, past receivers).
+MIN_DIGITS = 4
+
+
+@dataclass(frozen=True)
+class Fill:
+    """Put `value` in `field` if it still holds `if_value` when the answer arrives (the person may type
+    meanwhile: then their text stays). An empty value clears a field DGI filled for another document."""
+
+    field: str
+    value: str
+    if_value: str
+    label: str
+
+
+@dataclass(frozen=True)
+class DgiCheck:
+    state: str  # "found", "not_found", "unavailable", "no_certificate", "not_offered"
+    warnings: tuple[ReceiverWarning, ...] = ()
+    fills: tuple[Fill, ...] = ()
+    record: str = ""
+
+    @property
+    def filled_labels(self) -> list[str]:
+        return [f.label for f in self.fills if f.value]
+
+    @property
+    def note(self) -> str:
+        """What to tell the person when DGI did not answer for this document."""
+        return state_message(self.state)
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    receiver: PastReceiver
+    shown_number: str
+    data: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def last_used_day(self) -> date | None:
+        """The day of its last receipt, in Montevideo (the service keeps moments in UTC)."""
+        last = self.receiver.last_used
+        return last.astimezone(MONTEVIDEO).date() if last else None
+
+
+def lookup_document(doc_type: str | None, number: str | None) -> tuple[int, str] | None:
+    """(DGI doc type, digits) when the document is a Uruguayan one with a valid check digit, else None."""
+    if not (doc_type or "").isdigit() or int(doc_type) not in URUGUAYAN_DOC_TYPES:
+        return None
+    digits = digits_only((number or "").strip())
+    if not digits or document_error(int(doc_type), digits):
+        return None
+    return int(doc_type), digits
+
+
+def read_record(raw: str | None) -> dict[str, str]:
+    """The values DGI filled in before, as the form sent them back; anything malformed counts as none."""
+    try:
+        record = json.loads((raw or "")[:_RECORD_MAX] or "{}")
+    except ValueError:
+        return {}
+    if not isinstance(record, dict):
+        return {}
+    return {k: v for k, v in record.items() if k in FILLED and isinstance(v, str)}
+
+
+def dgi_check(doc_type: str | None, number: str | None, form: Mapping[str, str], *, fill: bool) -> DgiCheck | None:
+    """What DGI says of the document, for the form: warnings, and (with `fill`) which fields to fill in.
+    None when the document is not one DGI registers (or not valid yet)."""
+    document = lookup_document(doc_type, number)
+    if document is None:
+        return None
+    record = read_record(form.get(RECORD_FIELD))
+    try:
+        found = api().receiver_from_dgi(*document)
+    except client_errors.Conflict as exc:
+        state = "no_certificate" if exc.code == "sin_certificado_vigente" else "unavailable"
+        return DgiCheck(state, record=json.dumps(record))
+    except (client_errors.ServiceUnavailable, client_errors.RateLimited) as exc:
+        # 501: the configured DGI service does not register people; nothing to say about a cédula then.
+        log.info("DGI receiver lookup failed: %s %s", exc.status, exc.code)
+        return DgiCheck("not_offered" if exc.status == 501 else "unavailable", record=json.dumps(record))
+    if not fill:
+        return DgiCheck("found" if found.found else "not_found", found.warnings, record=json.dumps(record))
+    fills, record = _fills(found, form, record)
+    return DgiCheck("found" if found.found else "not_found", found.warnings, fills, json.dumps(record))
+
+
+def _fills(found: DgiReceiver, form: Mapping[str, str], record: dict[str, str]) -> tuple[tuple[Fill, ...], dict]:
+    """Fill the fields that are empty or still DGI's; clear those DGI filled for another document."""
+    fills, new_record = [], {}
+    for name, (attribute, label) in FILLED.items():
+        current = (form.get(name) or "").strip()
+        ours = not current or current == record.get(name)
+        value = getattr(found, attribute) or ""
+        if not ours:
+            continue
+        if value:
+            new_record[name] = value
+        if value or current:  # asked again for the same document (the change after typing), it says so again
+            fills.append(Fill(name, value, form.get(name) or "", str(label)))
+    return tuple(fills), new_record
+
+
+def suggestions(typed: str | None) -> list[Suggestion]:
+    """The company's past receivers whose name or document starts with what was typed (none for less than two
+    letters or four digits); a service failure only means no suggestions."""
+    typed = (typed or "").strip()[:150]
+    number = all(ch.isdigit() or ch in ".- " for ch in typed)
+    if len(typed) < MIN_TYPED or (number and len(digits_only(typed)) < MIN_DIGITS):
+        return []
+    try:
+        found = api().past_receivers(typed, limit=SUGGESTIONS_SHOWN)
+    except (client_errors.ServiceUnavailable, client_errors.RateLimited, client_errors.ValidationError) as exc:
+        log.info("past receivers unavailable: %s %s", exc.status, exc.code)
+        return []
+    return [_suggestion(r) for r in found]
+
+
+def _suggestion(r: PastReceiver) -> Suggestion:
+    shown = format_rut(r.number) if r.doc_type == 2 and len(r.number) == 12 else r.number
+    data = {
+        "tipo_doc_recep": str(r.doc_type or ""),
+        "cod_pais_recep": r.country or "",
+        "doc_recep": r.number,
+        "rzn_soc_recep": r.name or "",
+        "dir_recep": r.address or "",
+        "ciudad_recep": r.city or "",
+        "depto_recep": r.department or "",
+    }
+    return Suggestion(r, shown, data)
+
+
+def state_message(state: str) -> str:
+    return {
+        "unavailable": _("No pudimos consultar a DGI ahora. Completá los datos a mano: podés emitir igual."),
+        "no_certificate": _(
+            "Para consultar a DGI tu empresa necesita un certificado vigente. Completá los datos a mano: "
+            "podés emitir igual."
+        ),
+    }.get(state, "")
