@@ -216,7 +216,7 @@ def test_a_note_carries_its_reference_and_an_empty_one_lets_the_service_say_so()
         ("items[1].precioUnitario", ("lines", 2, "precio_unitario")),
         ("items[0].descuentoMonto", ("lines", 0, "descuento")),
         ("items[1]", ("lines", 2, "nom_item")),
-        ("items", ("lines", 0, "nom_item")),
+        ("items", None),  # about all the lines (a negative total): the banner, not the first Descripción
         ("referencias[0].nroCFERef", ("ref_nro",)),
         ("referencias", ("ref_nro",)),
         ("items[5].precioUnitario", None),

@@ -211,8 +211,8 @@ def form_target(path: str, line_rows: tuple[int, ...]) -> tuple[str | int, ...] 
     if head == "receptor" and rest:
         return (_RECEPTOR[rest],) if rest in _RECEPTOR else None
     if head == "items":
-        if index is None:
-            return ("lines", line_rows[0] if line_rows else 0, "nom_item")
+        if index is None:  # about the lines as a whole (a negative total, too many lines): not one line's
+            return None
         row = line_rows[int(index)] if int(index) < len(line_rows) else None
         if row is None:
             return None
