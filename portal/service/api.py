@@ -20,6 +20,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ValidationError
 
+from portal.service import pydantic_errors
 from portal.service.auth import JWT, authenticate, require_role
 from portal.service.errors import ApiError, FieldError, ValidationFailed
 from portal.service.models import Role
@@ -50,60 +51,10 @@ class Operation:
 
 OPERATIONS: list[Operation] = []
 
-# Spanish messages for pydantic's error types; anything else falls back to pydantic's own text.
-_MESSAGES = {
-    "missing": "Campo requerido.",
-    "extra_forbidden": "Campo desconocido.",
-    "string_too_long": "Demasiado largo (máximo {max_length} caracteres).",
-    "string_too_short": "Demasiado corto (mínimo {min_length} caracteres).",
-    "string_pattern_mismatch": "Formato no válido.",
-    "too_long": "Demasiados elementos (máximo {max_length}).",
-    "too_short": "Faltan elementos (mínimo {min_length}).",
-    "int_parsing": "Debe ser un número entero.",
-    "int_type": "Debe ser un número entero.",
-    "decimal_parsing": "Debe ser un número.",
-    "decimal_type": "Debe ser un número.",
-    "decimal_max_places": "Demasiados decimales (máximo {decimal_places}).",
-    "decimal_max_digits": "Demasiados dígitos (máximo {max_digits}).",
-    "greater_than": "Debe ser mayor que {gt}.",
-    "greater_than_equal": "Debe ser mayor o igual que {ge}.",
-    "less_than": "Debe ser menor que {lt}.",
-    "less_than_equal": "Debe ser menor o igual que {le}.",
-    "literal_error": "Valor no permitido (se espera {expected}).",
-    "enum": "Valor no permitido (se espera {expected}).",
-    "date_from_datetime_parsing": "Fecha no válida (AAAA-MM-DD).",
-    "date_parsing": "Fecha no válida (AAAA-MM-DD).",
-    "date_type": "Fecha no válida (AAAA-MM-DD).",
-    "bool_parsing": "Debe ser verdadero o falso.",
-    "string_type": "Debe ser un texto.",
-    "model_type": "Debe ser un objeto.",
-    "list_type": "Debe ser una lista.",
-    "json_invalid": "El cuerpo no es JSON válido.",
-}
-
-
-def field_path(loc: Iterable[Any]) -> str:
-    """("items", 2, "cantidad") -> "items[2].cantidad"."""
-    path = ""
-    for part in loc:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        else:
-            path += ("." if path else "") + str(part)
-    return path
-
 
 def validation_fields(exc: ValidationError) -> list[FieldError]:
-    fields = []
-    for err in exc.errors(include_url=False):
-        template = _MESSAGES.get(err["type"])
-        try:
-            message = template.format(**err.get("ctx", {})) if template else err["msg"]
-        except (KeyError, IndexError):
-            message = err["msg"]
-        loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
-        fields.append(FieldError(field_path(loc) or "body", err["type"], message))
-    return fields
+    """Pydantic's errors as the API's field errors: pydantic's type is the `code`, the message is Spanish."""
+    return [FieldError(p.field, p.type, p.message) for p in pydantic_errors.problems(exc)]
 
 
 def parse_json_body(model: type[BaseModel]) -> BaseModel:

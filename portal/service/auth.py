@@ -75,10 +75,11 @@ def _requested_company_id(memberships: list[Membership]) -> int:
     if raw is None:
         if len(memberships) == 1:
             return memberships[0].company_id
-        raise ApiError("Indique la empresa con el encabezado X-Empresa-Id.", code="empresa_requerida", status=422)
+        raise ApiError("Indicá la empresa con el encabezado X-Empresa-Id.", code="empresa_requerida", status=422)
     company_id = plain_id(raw)
     if company_id is None:
-        raise ApiError("idEmpresa debe ser un número.", code="empresa_invalida", status=422)
+        message = "El número de empresa (X-Empresa-Id) tiene que ser un número entero."
+        raise ApiError(message, code="empresa_invalida", status=422)
     return company_id
 
 
@@ -143,7 +144,7 @@ def _principal_from_jwt(token: str) -> Principal:
     company_id = _requested_company_id(memberships)
     membership = next((m for m in memberships if m.company_id == company_id), None)
     if membership is None:
-        raise Forbidden("No tiene acceso a esa empresa.", code="empresa_ajena")
+        raise Forbidden("No tenés acceso a esa empresa.", code="empresa_ajena")
     return Principal(JWT, company_id, Role(membership.role), user_id=user_id, email=claims.get("email"))
 
 
@@ -169,4 +170,4 @@ def authenticate(schemes: Iterable[str]) -> Principal:
 
 def require_role(principal: Principal, roles: Iterable[Role] | None) -> None:
     if roles is not None and principal.role not in set(roles):
-        raise Forbidden("Su rol no permite esta operación.", code="rol_insuficiente")
+        raise Forbidden("Tu rol no permite esta operación.", code="rol_insuficiente")

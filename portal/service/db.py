@@ -57,7 +57,7 @@ class DatabaseBusy(ApiError):
 
     def __init__(self, retry_after: int = 1):
         super().__init__(
-            "La base de datos está ocupada; reintente en unos segundos.", headers={"Retry-After": str(retry_after)}
+            "La base de datos está ocupada; reintentá en unos segundos.", headers={"Retry-After": str(retry_after)}
         )
 
 
@@ -173,7 +173,7 @@ def init_app(app: Flask) -> None:
             return error_response(busy.code, busy.message, busy.status, headers=busy.headers)
         log.exception("database error request_id=%s", g.get("request_id"))
         return error_response(
-            "internal_error", "Error interno del servicio. Informe el código de solicitud a soporte.", 500
+            "internal_error", "Error interno del servicio. Pasale a soporte el código de solicitud.", 500
         )
 
 

@@ -168,5 +168,5 @@ def init_app(app: Flask) -> None:
         if not _wants_json():
             return "Error interno. Código de solicitud: " + str(g.get("request_id")), 500
         return error_response(
-            "internal_error", "Error interno del servicio. Informe el código de solicitud a soporte.", 500
+            "internal_error", "Error interno del servicio. Pasale a soporte el código de solicitud.", 500
         )

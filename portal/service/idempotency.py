@@ -158,7 +158,7 @@ def claim(company_id: int, scope: str, payload: object) -> Claim:
 
 def _in_progress() -> Conflict:
     return Conflict(
-        "Una solicitud con esta Idempotency-Key todavía está en curso; reintente en unos segundos.",
+        "Una solicitud con esta Idempotency-Key todavía está en curso; reintentá en unos segundos.",
         code="idempotency_in_progress",
     )
 

@@ -62,7 +62,7 @@ _ERROR_DESCRIPTIONS = {
     422: "Datos no válidos; `fields` indica cuáles.",
     429: "Límite de solicitudes excedido; ver Retry-After y RateLimit.",
     500: "Error interno; informe el requestId.",
-    503: "Servicio ocupado por un momento (base de datos o documentos en proceso); reintente tras Retry-After.",
+    503: "Servicio ocupado por un momento (base de datos o documentos en proceso); reintentá tras Retry-After.",
 }
 
 

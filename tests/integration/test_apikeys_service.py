@@ -188,6 +188,7 @@ def test_after_rate_limit_3_per_60s_the_4th_request_gets_429_with_retry_after(cl
     assert refused.json["error"]["code"] == "rate_limited"
     assert refused.json["error"]["requestId"] == refused.headers["X-Request-ID"]
     assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert refused.json["error"]["message"].endswith(f"Reintentá en {refused.headers['Retry-After']} s.")
     assert refused.headers["RateLimit-Policy"] == '"default";q=3;w=60'
     state = parse_ratelimit(refused.headers["RateLimit"])
     assert state["r"] == 0 and state["t"] == int(refused.headers["Retry-After"])

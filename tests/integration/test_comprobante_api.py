@@ -321,7 +321,7 @@ def test_firmar_xml_signs_an_unsigned_cfe(api_client, user, service_app, tmp_pat
             422,
             "DOCTYPE",
         ),
-        (b"<CFE xmlns='http://cfe.dgi.gub.uy'>\n<eTck>\n</CFE>", "application/xml", 422, "2"),
+        (b"<CFE xmlns='http://cfe.dgi.gub.uy'>\n<eTck>\n</CFE>", "application/xml", 422, "(línea 3, columna 7)"),
         (b"<other/>", "application/xml", 422, "CFE"),
         (b"{}", "application/json", 415, ""),
     ],

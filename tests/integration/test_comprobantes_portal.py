@@ -305,7 +305,10 @@ def test_the_one_box_takes_an_id_too_and_says_when_none_matches(usuario):
     assert missing.status_code == 404
     field = soup(missing).select_one("#numero")
     assert field["value"] == "0123456789abcdef0123456789abcdef" and field["aria-invalid"] == "true"
-    assert "No hay un comprobante con ese identificador" in soup(missing).select_one("#numero-error").get_text()
+    assert (
+        soup(missing).select_one("#numero-error").get_text(strip=True)
+        == "Demo S.A. no tiene un comprobante con ese identificador."
+    )
     nonsense = usuario.get("/comprobantes/?numero=a%20b%3Cc")
     assert (
         nonsense.status_code == 422

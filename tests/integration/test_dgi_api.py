@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 from lxml import etree
 
-from portal.domain.uruguay_time import today_montevideo
+from portal.domain.uruguay_time import day_in_uruguay, today_montevideo
 from portal.service.dgi import sandbox_data as data
 from portal.service.dgi.sandbox import SandboxRegistry
 from portal.service.dgi.standin import StandIn
@@ -284,7 +284,8 @@ def test_an_expired_certificate_is_a_422_on_idcertificado(get, service_app):
     answer = get(f"consultaRut/{data.DEMO_RUT}?idEmpresa=1&idCertificado={expired}")
     assert answer.status_code == 422
     assert _fields(answer) == [("idCertificado", "certificado_vencido")]
-    assert (now - dt.timedelta(days=2)).date().isoformat() in answer.get_json()["error"]["fields"][0]["message"]
+    last_day = day_in_uruguay(now - dt.timedelta(days=2))  # dd/mm/aaaa as Montevideo counts days
+    assert answer.get_json()["error"]["fields"][0]["message"] == f"El certificado venció el {last_day:%d/%m/%Y}."
 
 
 def test_a_certificate_not_valid_yet_is_a_422_too(get, service_app):
@@ -292,6 +293,9 @@ def test_a_certificate_not_valid_yet_is_a_422_too(get, service_app):
     future = _add_certificate(service_app, 1, now + dt.timedelta(days=3), now + dt.timedelta(days=400))
     answer = get(f"consultaCva/{data.DEMO_RUT}?idEmpresa=1&idCertificado={future}")
     assert answer.status_code == 422 and _fields(answer) == [("idCertificado", "certificado_no_vigente")]
+    first_day = day_in_uruguay(now + dt.timedelta(days=3))
+    message = answer.get_json()["error"]["fields"][0]["message"]
+    assert message == f"El certificado recién es válido desde el {first_day:%d/%m/%Y}."
 
 
 def test_a_bad_document_and_an_expired_certificate_are_reported_together(get, service_app):

@@ -123,7 +123,7 @@ def test_a_refusal_naming_no_field_goes_to_the_top_or_to_the_forms_one_field():
         ("items[1].precioUnitario", "lines-2-precio_unitario"),  # the body left out the blank line 1
         ("items[0].descuentoMonto", "lines-0-descuento"),
         ("items[1]", "lines-2-nom_item"),
-        ("items", "lines-0-nom_item"),
+        ("items", None),  # about all the lines (a negative total): the banner, not line 1
         ("items[0].retencPercep[0].codRet", "lines-0-cod_ret"),  # an e-Resguardo line
         ("items[0].retencPercep[0].valRetPerc", "lines-0-valor"),
         ("referencias[0].nroCFERef", "ref_nro"),

@@ -144,7 +144,7 @@ def consume(key: ApiKey) -> None:
         retry_after = max(window.reset_in(), 1)
         raise ApiError(
             f"Se superó el límite de la clave de API ({key.rate_limit} solicitudes cada "
-            f"{key.rate_window_seconds} s). Reintente en {retry_after} s.",
+            f"{key.rate_window_seconds} s). Reintentá en {retry_after} s.",
             code="rate_limited",
             status=429,
             headers={"Retry-After": str(retry_after)},

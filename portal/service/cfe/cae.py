@@ -10,6 +10,7 @@ reads them anyway.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime
 
@@ -67,14 +68,15 @@ def parse_cae(xml_bytes: bytes, *, strict: bool = True) -> CaeRange:
     try:
         tree = parse_untrusted(xml_bytes)
     except XmlInputError as exc:
-        raise CaeError(f"CAE ilegible: {exc}") from None
+        ours = str(exc)  # XmlInputError's Spanish, libxml2's English already said in words, with line and column
+        raise CaeError(f"El archivo de CAE no se puede leer. {ours}") from None
     root = tree.getroot()
     if root.tag != _Q + "CAE":
         raise CaeError(f"El elemento raíz debe ser CAE de {CFE_NS}.")
     if strict and schema_available(CAE_SCHEMA):
-        errors = validate_xml(tree, CAE_SCHEMA)
+        errors = validate_xml(xml_bytes, CAE_SCHEMA)  # the file's own line numbers
         if errors:
-            raise CaeError("El CAE no cumple CAE.xsd: " + "; ".join(errors[:3]))
+            raise CaeError(f"El archivo no sigue el formato de CAE de DGI (CAE.xsd, {_schema_problem(errors[0])}).")
     da = root.find(_Q + "DA")
     if da is None:
         raise CaeError("Falta el grupo DA del CAE.")
@@ -104,8 +106,8 @@ def parse_cae(xml_bytes: bytes, *, strict: bool = True) -> CaeRange:
             causal_cae_esp=optional_int["CausalCAEEsp"],
             tmst_firma=datetime.fromisoformat(stamp.strip()) if stamp else None,
         )
-    except ValueError as exc:
-        raise CaeError(f"Valor inválido en el CAE: {exc}") from None
+    except ValueError:
+        raise CaeError("El CAE tiene un número o una fecha que no se puede leer.") from None
     if cae.dnro > cae.hnro:
         raise CaeError("El CAE tiene DNro mayor que HNro.")
     return cae
@@ -136,3 +138,19 @@ def build_cae_xml(cae: CaeRange, signer: CfeSigner | None = None) -> bytes:
     if signer is not None:
         return signer.sign(root).xml
     return etree.tostring(root.getroottree(), encoding="UTF-8", xml_declaration=True)
+
+
+_ELEMENT = re.compile(r"Element '(?:\{[^}]*\})?([\w.-]+)'")
+_EXPECTED = re.compile(r"Expected is (?:one of )?\( ?(?:\{[^}]*\})?([\w.-]+)")
+
+
+def _schema_problem(error: str) -> str:
+    """libxml2's English ("línea 2: Element '{ns}NA': This element is not expected. Expected is ( {ns}TA ).")
+    said in Spanish with the line and the elements it names."""
+    line, _, detail = error.partition(": ")
+    element, expected = _ELEMENT.search(detail), _EXPECTED.search(detail)
+    if element and expected:
+        return f"{line}: en lugar de {element.group(1)} se esperaba {expected.group(1)}"
+    if element:
+        return f"{line}: el elemento {element.group(1)} no es válido"
+    return line

@@ -55,7 +55,8 @@ class XmlInputError(CfeError):
         where = ""
         if line:
             where = f" (línea {line}, columna {column})" if column else f" (línea {line})"
-        super().__init__(message + where)
+        # "... nombre (línea 3, columna 7)." : where goes inside the sentence, before its period
+        super().__init__(message.removesuffix(".") + where + "." if message.endswith(".") else message + where)
         self.message = message
         self.line = line
         self.column = column

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES
 from portal.domain.uruguay_time import today_montevideo
+from portal.service import pydantic_errors
 from portal.service.cfe.errors import CfeValidationError, FieldError
 from portal.service.cfe.model_parts import (
     CodItem,
@@ -240,61 +241,9 @@ class CfeInput(BaseModel):
         return receptor
 
 
-_MESSAGES = {
-    "missing": ("required", "Campo obligatorio."),
-    "extra_forbidden": ("unknown_field", "Campo no permitido."),
-    "string_too_long": ("too_long", "Máximo {max_length} caracteres."),
-    "string_too_short": ("too_short", "No puede estar vacío."),
-    "too_long": ("too_many", "Máximo {max_length} elementos."),
-    "too_short": ("too_few", "Debe tener al menos {min_length} elemento(s)."),
-    "decimal_max_places": ("decimal_places", "Máximo {decimal_places} decimales."),
-    "decimal_max_digits": ("too_many_digits", "Máximo {max_digits} dígitos."),
-    "decimal_whole_digits": ("too_many_digits", "Demasiados dígitos enteros."),
-    "greater_than": ("out_of_range", "Debe ser mayor que {gt}."),
-    "greater_than_equal": ("out_of_range", "Debe ser mayor o igual que {ge}."),
-    "less_than_equal": ("out_of_range", "Debe ser menor o igual que {le}."),
-    "literal_error": ("not_allowed", "Valor no permitido; se espera {expected}."),
-    "string_pattern_mismatch": ("format", "Formato inválido."),
-    "date_from_datetime_parsing": ("format", "Fecha inválida; formato AAAA-MM-DD."),
-    "date_parsing": ("format", "Fecha inválida; formato AAAA-MM-DD."),
-    "date_type": ("format", "Fecha inválida; formato AAAA-MM-DD."),
-    "decimal_parsing": ("format", "Número inválido."),
-    "decimal_type": ("format", "Número inválido."),
-    "int_parsing": ("format", "Número entero inválido."),
-    "int_type": ("format", "Número entero inválido."),
-    "bool_parsing": ("format", "Se espera true o false."),
-    "finite_number": ("format", "Número inválido."),
-    "json_invalid": ("format", "JSON inválido."),
-    "value_error": ("invalid", "Valor inválido: {error}."),
-    "model_type": ("format", "Se espera un objeto."),
-    "list_type": ("format", "Se espera una lista."),
-    "string_type": ("format", "Se espera un texto."),
-}
-
-
-def _path(loc: tuple[Any, ...]) -> str:
-    path = ""
-    for part in loc:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        else:
-            path += f".{part}" if path else str(part)
-    return path or "body"
-
-
 def field_errors_from_pydantic(error: ValidationError) -> list[FieldError]:
-    """Pydantic's errors as FieldErrors with JSON paths and Spanish messages."""
-    result = []
-    for err in error.errors(include_url=False):
-        code, template = _MESSAGES.get(err["type"], ("invalid", err["msg"]))
-        try:
-            message = template.format(**err.get("ctx", {}))
-        except (KeyError, IndexError):
-            message = template
-        if err["type"] == "literal_error":
-            message = message.replace(" or ", " o ")
-        result.append(FieldError(_path(err["loc"]), code, message))
-    return result
+    """Pydantic's errors as FieldErrors with JSON paths, the engine's codes and Spanish messages."""
+    return [FieldError(p.field, p.code, p.message) for p in pydantic_errors.problems(error)]
 
 
 def parse_cfe_input(data: dict | bytes | str) -> CfeInput:

@@ -27,6 +27,7 @@ from portal.service.cfe.codes import (
 from portal.service.cfe.emission import Numbering
 from portal.service.cfe.errors import CfeValidationError, FieldError
 from portal.service.cfe.model import CfeInput, Item, Receptor
+from portal.service.cfe.pdf_text import money
 from portal.service.cfe.rules_dgi import Emission, check
 
 # Tabla E: an e-Ticket whose net amount exceeds this many UI must identify the receiver and be sent to DGI:
@@ -280,7 +281,7 @@ def _totals(cfe: CfeInput, totals: Totals, errors: _Errors) -> None:
             errors.add(
                 "dscRcgGlobal" if cfe.dsc_rcg_global else "items",
                 "negative_total",
-                f"El total {name} quedaría negativo ({value}): revisá los descuentos.",
+                f"El total {name} quedaría negativo ({money(value)}): revisá los descuentos.",
             )
     if len(totals.retenc_percep) > 20:
         errors.add("items", "too_many", "Hasta 20 códigos de retención o percepción distintos por comprobante.")

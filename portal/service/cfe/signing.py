@@ -114,7 +114,7 @@ class CfeSigner:
         existing = root.find(f".//{_DS}Signature")
         if existing is not None:
             raise XmlInputError(
-                "El CFE ya contiene una firma (ds:Signature); envíe el CFE sin firmar.", existing.sourceline, None
+                "El CFE ya contiene una firma (ds:Signature); enviá el CFE sin firmar.", existing.sourceline, None
             )
         return self.sign(root)
 
@@ -178,5 +178,5 @@ def digest_of(signed_bytes: bytes) -> str:
     root = parse_untrusted(signed_bytes).getroot()
     signature = _signature_of(root)
     if signature is None:
-        raise XmlInputError("El documento no tiene una firma enveloped única sobre todo el documento.")
+        raise XmlInputError("El documento no tiene una única firma que cubra todo el documento.")
     return signature.findtext(f"{_DS}SignedInfo/{_DS}Reference/{_DS}DigestValue").strip()

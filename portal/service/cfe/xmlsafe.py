@@ -79,7 +79,7 @@ class XmlIntakeBusy(CfeError):
 def intake(cpu_seconds: float = CPU_SECONDS_PER_DOCUMENT, wait: float = INTAKE_WAIT_SECONDS) -> Iterator[None]:
     """One of the process's intake slots and a CPU budget for the work on one received document."""
     if not _intake_slots.acquire(timeout=wait):
-        raise XmlIntakeBusy("Hay demasiados documentos XML en proceso; reintente en unos segundos.")
+        raise XmlIntakeBusy("Hay demasiados documentos XML en proceso; reintentá en unos segundos.")
     token = _deadline.set(time.thread_time() + cpu_seconds)
     try:
         yield
@@ -92,7 +92,7 @@ def check_cpu_budget() -> None:
     """XmlInputError once the current `intake`'s CPU budget is spent (nothing outside one)."""
     deadline = _deadline.get()
     if deadline is not None and time.thread_time() > deadline:
-        raise XmlInputError("El XML es demasiado costoso de procesar; envíe un documento más simple.")
+        raise XmlInputError("El XML es demasiado costoso de procesar; enviá un documento más simple.")
 
 
 def parse_untrusted(data: bytes, *, max_bytes: int = MAX_XML_BYTES) -> etree._ElementTree:
@@ -119,7 +119,7 @@ def parse_untrusted(data: bytes, *, max_bytes: int = MAX_XML_BYTES) -> etree._El
         root = etree.fromstring(bytes(data), _parser())
     except etree.XMLSyntaxError as exc:
         line, column = exc.position if exc.position else (None, None)
-        raise XmlInputError(f"XML mal formado: {exc.msg}", line, column) from None
+        raise XmlInputError(f"El XML está mal formado: {_syntax_reason(exc)}.", line, column) from None
     tree = root.getroottree()
     # Catches a DOCTYPE the byte scan missed (UTF-16 input, for instance).
     if tree.docinfo.doctype or tree.docinfo.internalDTD is not None:
@@ -127,6 +127,32 @@ def parse_untrusted(data: bytes, *, max_bytes: int = MAX_XML_BYTES) -> etree._El
     _check_shape(root, bytes(data), tags)
     check_cpu_budget()
     return tree
+
+
+# libxml2's English, said for people; the line and column go with it. Codes: lxml.etree.ErrorTypes.
+_REASON_BY_NAME = {
+    "ERR_DOCUMENT_EMPTY": "no empieza con una etiqueta",
+    "ERR_DOCUMENT_END": "hay contenido después del elemento principal",
+    "ERR_TAG_NAME_MISMATCH": "una etiqueta se cierra con otro nombre",
+    "ERR_TAG_NOT_FINISHED": "termina antes de cerrar todas sus etiquetas",
+    "ERR_GT_REQUIRED": "una etiqueta no está cerrada con >",
+    "ERR_ATTRIBUTE_NOT_STARTED": "el valor de un atributo tiene que ir entre comillas",
+    "ERR_ATTRIBUTE_WITHOUT_VALUE": "un atributo no tiene valor",
+    "ERR_ATTRIBUTE_REDEFINED": "un atributo aparece dos veces en la misma etiqueta",
+    "ERR_UNDECLARED_ENTITY": "usa una entidad que no existe (un & se escribe &amp;)",
+    "ERR_NAME_REQUIRED": "tiene un & suelto (se escribe &amp;)",
+    "ERR_ENTITYREF_SEMICOL_MISSING": "tiene un & suelto (se escribe &amp;)",
+    "ERR_LT_IN_ATTRIBUTE": "el valor de un atributo tiene un < (se escribe &lt;)",
+    "ERR_INVALID_CHAR": "tiene un carácter que XML no admite",
+    "ERR_INVALID_ENCODING": "tiene bytes que no son UTF-8",
+    "ERR_RESERVED_XML_NAME": "la declaración <?xml ...?> tiene que ir al principio",
+    "NS_ERR_UNDEFINED_NAMESPACE": "usa un prefijo de espacio de nombres que no declaró",
+}
+_SYNTAX_REASONS = {getattr(etree.ErrorTypes, name): reason for name, reason in _REASON_BY_NAME.items()}
+
+
+def _syntax_reason(exc: etree.XMLSyntaxError) -> str:
+    return _SYNTAX_REASONS.get(exc.code, "no se puede leer")
 
 
 def _check_encoding(data: bytes) -> None:

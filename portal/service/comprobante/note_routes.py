@@ -8,6 +8,7 @@ from sqlalchemy import select
 from portal.service import db, idempotency
 from portal.service.api import ALL_ROLES, WRITERS, operation
 from portal.service.auth import Principal
+from portal.service.cfe.pdf_text import money
 from portal.service.comprobante import issuing, notes
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.presenters import cfe_emitido
@@ -21,7 +22,7 @@ def _original(principal: Principal, cfe_id: str) -> IssuedCfe:
         select(IssuedCfe).where(IssuedCfe.id == cfe_id, IssuedCfe.company_id == principal.company_id)
     )
     if record is None:
-        raise NotFound("No existe un comprobante con ese idCfeEmitido en su empresa.", code="cfe_no_encontrado")
+        raise NotFound("No existe ese comprobante en tu empresa.", code="cfe_no_encontrado")
     return record
 
 
@@ -36,8 +37,8 @@ def _untouched(original: IssuedCfe) -> None:
             "Este comprobante ya está anulado: sus notas de crédito cubren todo su monto.", code="ya_anulado"
         )
     raise Conflict(
-        f"Este comprobante ya tiene notas de crédito por {already:.2f}; para acreditar lo que queda "
-        f"({left:.2f}) emita una nota de crédito parcial.",
+        f"Este comprobante ya tiene notas de crédito por {money(already)}; para acreditar lo que queda "
+        f"({money(left)}) emití una nota de crédito parcial.",
         code="acreditado_en_parte",
     )
 

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from portal.domain.cfe_types import CFE_TYPES, NOTE_BASE_TYPE
 from portal.service.cfe import CfeInput, compute_totals
+from portal.service.cfe.pdf_text import money
 from portal.service.comprobante.models import IssuedCfe, NoteReference
 from portal.service.errors import ApiError, FieldError, ValidationFailed
 
@@ -114,8 +115,8 @@ def shares_of(session: Session, cfe: CfeInput, originals: list[Original]) -> lis
             FieldError(
                 "items",
                 "supera_saldo",
-                f"La nota de crédito ({total:.2f}) supera lo que queda por acreditar del "
-                f"comprobante referido ({left:.2f}); emití una nota por ese saldo o menos.",
+                f"La nota de crédito ({money(total)}) supera lo que queda por acreditar del "
+                f"comprobante referido ({money(left)}); emití una nota por ese saldo o menos.",
             )
         )
     if problems:

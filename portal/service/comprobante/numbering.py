@@ -68,7 +68,7 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
     )
     if not ranges:
         raise ApiError(
-            f"La empresa no tiene CAE para el tipo {tipo_cfe}. Importe el archivo de CAE de DGI.",
+            f"La empresa no tiene CAE para el tipo {tipo_cfe}. Importá el archivo de CAE de DGI.",
             code="sin_cae",
             status=409,
         )
@@ -78,13 +78,13 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
     if not usable:
         if all(r.next_nro > r.hnro for r in ranges):
             raise ApiError(
-                f"Se agotaron los números de CAE para el tipo {tipo_cfe}. Solicite un nuevo CAE a DGI.",
+                f"Se agotaron los números de CAE para el tipo {tipo_cfe}. Pedí un nuevo CAE a DGI.",
                 code="cae_agotado",
                 status=409,
             )
         raise ApiError(
-            f"Los CAE del tipo {tipo_cfe} están vencidos (o no vigentes) para la fecha {fch_emis}. "
-            "Solicite un nuevo CAE a DGI.",
+            f"Los CAE del tipo {tipo_cfe} están vencidos (o no vigentes) para el {fch_emis:%d/%m/%Y}. "
+            "Pedí un nuevo CAE a DGI.",
             code="cae_vencido",
             status=409,
         )
@@ -107,6 +107,6 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
         warning = {
             "codigo": "cae_por_agotarse",
             "mensaje": f"Quedan {remaining_after} números en el CAE {chosen.cae_id} (serie {chosen.serie}, "
-            f"tipo {tipo_cfe}). Solicite un nuevo CAE a DGI.",
+            f"tipo {tipo_cfe}). Pedí un nuevo CAE a DGI.",
         }
     return Allocation(chosen, numbering, warning)

@@ -59,7 +59,9 @@ def _negotiate(*offers: str) -> str:
     best = request.accept_mimetypes.best_match(offers)
     if best is None:
         raise ApiError(
-            "Formato no disponible; use Accept: " + ", ".join(offers) + ".", code="not_acceptable", status=406
+            "Formato no disponible; pedí uno de estos con Accept: " + ", ".join(offers) + ".",
+            code="not_acceptable",
+            status=406,
         )
     return best
 
@@ -129,7 +131,7 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
         select(IssuedCfe).where(IssuedCfe.id == query.id_cfe_emitido, IssuedCfe.company_id == principal.company_id)
     )
     if record is None:
-        raise NotFound("No existe un comprobante con ese idCfeEmitido en su empresa.", code="cfe_no_encontrado")
+        raise NotFound("No existe ese comprobante en tu empresa.", code="cfe_no_encontrado")
     wanted = _negotiate("application/json", "application/xml", "application/pdf")
     name = f"CFE_{record.tipo_cfe}_{record.serie}{record.nro:07d}"
     if wanted == "application/xml":
@@ -238,7 +240,7 @@ _SIGNATURE_OVERHEAD = 2048  # the Signature element around the certificate, in b
 
 def _signed_too_large() -> ApiError:
     return ApiError(
-        f"El CFE firmado superaría el máximo de {MAX_XML_BYTES // 1024} KB; envíe uno más chico.",
+        f"El CFE firmado superaría el máximo de {MAX_XML_BYTES // 1024} KB; enviá uno más chico.",
         code="payload_too_large",
         status=413,
     )
@@ -386,7 +388,7 @@ def reaplicar_referencia(body: ReaplicarReferencia, principal: Principal):
             select(IssuedCfe).where(IssuedCfe.id == body.id_cfe_emitido, IssuedCfe.company_id == principal.company_id)
         )
         if record is None:
-            raise NotFound("No existe un comprobante con ese idCfeEmitido en su empresa.", code="cfe_no_encontrado")
+            raise NotFound("No existe ese comprobante en tu empresa.", code="cfe_no_encontrado")
         changed = record.referencia_cobro != body.referencia_cobro
         if changed:
             session.add(

@@ -93,7 +93,12 @@ def deliver(message: EmailMessage, company_id: int, name: str) -> None:
             temporary=400 <= exc.smtp_code < 500,
         ) from exc
     except smtplib.SMTPNotSupportedError as exc:  # the server lacks what this message needs: it will next time too
-        raise DeliveryError(f"El servidor de correo no admite este envío: {exc}", temporary=False) from exc
+        log.warning("SMTP %s:%s cannot take this message: %s", settings.host, settings.port, exc)
+        raise DeliveryError(
+            "El servidor de correo no admite lo que este envío necesita (usuario y clave, o direcciones con tildes); "
+            "revisá CFE_SMTP_URL.",
+            temporary=False,
+        ) from exc
     except (smtplib.SMTPException, OSError) as exc:  # refused, dropped, timed out, TLS failed
         log.warning("SMTP %s:%s unreachable: %r", settings.host, settings.port, exc)
         raise DeliveryError(

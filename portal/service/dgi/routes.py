@@ -30,6 +30,7 @@ from flask import Blueprint, Flask, current_app
 from pydantic import BaseModel
 from sqlalchemy import select
 
+from portal.domain.uruguay_time import day_in_uruguay
 from portal.service import db
 from portal.service.api import ALL_ROLES, operation, to_response
 from portal.service.auth import API_KEY, JWT, Principal
@@ -110,7 +111,7 @@ def _check_company(query: DgiQuery, principal: Principal) -> None:
     # For a JWT, portal.service.auth already chose the company from idEmpresa (unless X-Empresa-Id named
     # another); an API key is bound to one company. Either way they must agree.
     if query.idEmpresa != principal.company_id:
-        raise Forbidden("No tiene acceso a esa empresa.", code="empresa_ajena")
+        raise Forbidden("No tenés acceso a esa empresa.", code="empresa_ajena")
 
 
 def _certificate(query: DgiQuery, principal: Principal) -> tuple[Certificate, list[FieldError]]:
@@ -123,13 +124,12 @@ def _certificate(query: DgiQuery, principal: Principal) -> tuple[Certificate, li
     now = datetime.now(UTC)
     not_before, not_after = (d if d.tzinfo else d.replace(tzinfo=UTC) for d in (cert.not_before, cert.not_after))
     if now > not_after:
-        day = not_after.date().isoformat()
-        return cert, [FieldError("idCertificado", "certificado_vencido", f"El certificado venció el {day}.")]
+        day = day_in_uruguay(not_after)
+        return cert, [FieldError("idCertificado", "certificado_vencido", f"El certificado venció el {day:%d/%m/%Y}.")]
     if now < not_before:
-        day = not_before.date().isoformat()
-        return cert, [
-            FieldError("idCertificado", "certificado_no_vigente", f"El certificado recién es válido desde el {day}.")
-        ]
+        day = day_in_uruguay(not_before)
+        message = f"El certificado recién es válido desde el {day:%d/%m/%Y}."
+        return cert, [FieldError("idCertificado", "certificado_no_vigente", message)]
     return cert, []
 
 

@@ -10,6 +10,7 @@ from datetime import datetime
 from lxml import etree
 from lxml.builder import ElementMaker
 
+from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.xmlsafe import parse_untrusted
 from portal.service.envios.states import motive
 
@@ -166,7 +167,8 @@ def _root(data: bytes, tag: str) -> etree._Element:
     try:
         root = parse_untrusted(data).getroot()
     except Exception as exc:  # any parse failure: the answer is unusable, the caller retries
-        raise AckUnreadable(f"Respuesta de DGI ilegible: {exc}") from exc
+        reason = str(exc) if isinstance(exc, XmlInputError) else "no es un XML que se pueda leer."
+        raise AckUnreadable(f"La respuesta de DGI no se puede leer: {reason[0].lower()}{reason[1:]}") from exc
     if root.tag != f"{{{NS}}}{tag}":
         raise AckUnreadable(f"DGI respondió {root.tag} en lugar de {tag}.")
     return root

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import time
 import uuid
-from datetime import UTC, date, datetime
 
 from flask import current_app
 from joserfc import jwt
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.domain.uruguay_time import MONTEVIDEO
+from portal.domain.uruguay_time import day_in_uruguay
 from portal.service.models import Certificate, Membership, User
 
 
@@ -28,15 +27,10 @@ def company_claims(db: Session, user: User, with_certificates: bool = False) -> 
                 select(Certificate).where(Certificate.company_id == m.company_id).order_by(Certificate.id)
             ).all()
             entry["certificados"] = [
-                {"id": c.id, "nombre": c.name, "vence": _day_in_uruguay(c.not_after).isoformat()} for c in certs
+                {"id": c.id, "nombre": c.name, "vence": day_in_uruguay(c.not_after).isoformat()} for c in certs
             ]
         result.append(entry)
     return result
-
-
-def _day_in_uruguay(moment: datetime) -> date:
-    """The certificate's last day as Uruguay counts days (it expires at an instant; UTC may be a day ahead)."""
-    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(MONTEVIDEO).date()
 
 
 def access_token_claims(db: Session, user: User) -> dict:

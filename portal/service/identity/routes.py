@@ -38,6 +38,15 @@ class SignInForm(FlaskForm):
     password = PasswordField(validators=[DataRequired(), Length(max=200)])
 
 
+def _form_problem(form: SignInForm) -> str:
+    """Which text says what is wrong with a sign-in form that did not validate."""
+    if "csrf_token" in form.errors:
+        return "expired_form"
+    if form.email.data and form.password.data:
+        return "bad_email"
+    return "missing_credentials"
+
+
 def _server():
     return current_app.extensions["authorization_server"]
 
@@ -125,6 +134,7 @@ def authorize():
                 form.form_errors.append(texts_for(locale)["bad_credentials"])
                 status = 422
         else:
+            form.form_errors.append(texts_for(locale)[_form_problem(form)])
             status = 422
     if user is None:
         return render_template(

@@ -15,6 +15,7 @@ from portal.domain.identifiers import DocType, digits_only, is_valid_ci, is_vali
 from portal.service.api import validation_fields
 from portal.service.cfe import CfeInput, compute_totals
 from portal.service.cfe.emission import SMALL_TAXPAYER_REGIMES
+from portal.service.cfe.pdf_text import money
 from portal.service.cfe.rules import ui_threshold_on
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.comprobante.numbering import LOW_RANGE_SHARE
@@ -65,7 +66,7 @@ def _doc_type(receptor: ReceptorInteligente, work: Findings) -> tuple[int, str]:
             FieldError(
                 "receptor.documento",
                 "tipo_no_deducible",
-                "No es un RUT ni una cédula válidos; indique tipoDoc (4 otros, 5 pasaporte, 6 DNI, 7 NIFE) y el país.",
+                "No es un RUT ni una cédula válidos; indicá qué documento es (pasaporte, DNI, NIFE u otro) y su país.",
             )
         ]
     )
@@ -155,7 +156,7 @@ def _referenced(session: Session, company_id: int, request: SolicitudInteligente
         select(IssuedCfe).where(IssuedCfe.id == request.referencia.id_cfe_emitido, IssuedCfe.company_id == company_id)
     )
     if found is None:
-        raise NotFound("No existe el comprobante referenciado en su empresa.", code="referencia_no_encontrada")
+        raise NotFound("No existe el comprobante referenciado en tu empresa.", code="referencia_no_encontrada")
     return found
 
 
@@ -245,7 +246,7 @@ def _warn_about_amounts(session: Session, company_id: int, draft: Draft) -> None
         draft.warn(
             "cae_por_agotarse",
             f"Quedan {sum(r.remaining for r in ranges)} números de CAE para el tipo "
-            f"{cfe.tipo_cfe}. Solicite un nuevo CAE a DGI.",
+            f"{cfe.tipo_cfe}. Pedí un nuevo CAE a DGI.",
         )
     recent = (
         select(IssuedCfe.mnt_total)
@@ -266,6 +267,6 @@ def _warn_about_amounts(session: Session, company_id: int, draft: Draft) -> None
     ):
         draft.warn(
             "total_inusual",
-            f"El total ({totals.mnt_total}) es más del triple del promedio de los últimos "
-            f"{count} comprobantes de este tipo ({Decimal(str(average)):.2f}).",
+            f"El total ({money(totals.mnt_total)}) es más del triple del promedio de los últimos "
+            f"{count} comprobantes de este tipo ({money(Decimal(str(average)))}).",
         )

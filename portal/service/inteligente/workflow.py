@@ -109,7 +109,7 @@ def _load(session, principal: Principal, request_id: str, lock: bool = False) ->
     query = select(SmartRequest).where(SmartRequest.id == request_id, SmartRequest.company_id == principal.company_id)
     found = session.scalar(query.with_for_update() if lock else query)
     if found is None:
-        raise NotFound("No existe esa solicitud de emisión en su empresa.", code="solicitud_no_encontrada")
+        raise NotFound("No existe esa solicitud de emisión en tu empresa.", code="solicitud_no_encontrada")
     return found
 
 
@@ -126,19 +126,19 @@ def confirm(principal: Principal, body: Confirmacion) -> SmartRequest:
         if request.state == "issued":
             return request
         if request.state == "expired":
-            raise ApiError("La previsualización venció; genere una nueva.", code="solicitud_vencida", status=409)
+            raise ApiError("La previsualización venció; generá una nueva.", code="solicitud_vencida", status=409)
         if request.state != "preview":
             raise Conflict(
                 f"La solicitud está en estado {request.state} y no se puede confirmar.", code="estado_invalido"
             )
         if body.hash_borrador and body.hash_borrador != request.draft_hash:
             raise Conflict(
-                "El borrador cambió desde la previsualización; previsualice de nuevo.", code="borrador_modificado"
+                "El borrador cambió desde la previsualización; previsualizá de nuevo.", code="borrador_modificado"
             )
         missing = sorted({w["codigo"] for w in request.warnings_json} - set(body.advertencias_aceptadas))
         if missing:
             raise ApiError(
-                "Acepte las advertencias antes de confirmar: " + ", ".join(missing) + ".",
+                "Aceptá las advertencias antes de confirmar: " + ", ".join(missing) + ".",
                 code="advertencias_sin_aceptar",
                 status=422,
             )

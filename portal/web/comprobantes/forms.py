@@ -126,7 +126,7 @@ class ReceiptForm(FlaskForm):
         "receptor.dirRecep": "dir_recep",
         "receptor.ciudadRecep": "ciudad_recep",
         "receptor.deptoRecep": "depto_recep",
-        "items": "lines-[]-nom_item",
+        # "items" alone is about all the lines (a negative total, too many lines): the banner, not line 1.
         "items[]": "lines-[]-nom_item",
         "items[].indFact": "lines-[]-ind_fact",
         "items[].nomItem": "lines-[]-nom_item",

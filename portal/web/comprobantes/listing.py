@@ -73,7 +73,7 @@ def index():
         if found:
             return found
         form.numero.errors = [
-            _("No hay un comprobante con ese identificador en %(company)s.", company=current_user.company.name)
+            _("%(company)s no tiene un comprobante con ese identificador.", company=current_user.company.name)
         ]
         return render("comprobantes/index.html", "results", status=404, form=form, view=_view(form, None))
     try:

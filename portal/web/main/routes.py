@@ -64,7 +64,7 @@ def switch_company():
         abort(403)
     session["company_id"] = wanted
     company = next(c for c in current_user.companies if c.id == wanted)
-    flash(_("Ahora trabajás en %(name)s.", name=company.name), "info")
+    flash(_("%(name)s: ahora trabajás en esta empresa.", name=company.name), "info")
     return redirect(_same_page_for_another_company(safe_next(request.form.get("next"))), code=303)
 
 

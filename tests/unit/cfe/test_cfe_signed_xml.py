@@ -159,7 +159,7 @@ def test_sign_external_xml_refuses_an_already_signed_cfe(realistic, sign, signer
     with pytest.raises(XmlInputError) as caught:
         signer.sign_external_xml(signed)
     assert "ya contiene una firma" in caught.value.message
-    assert caught.value.line == 2 and str(caught.value).endswith("(línea 2)")  # line 1 is the declaration
+    assert caught.value.line == 2 and str(caught.value).endswith("sin firmar (línea 2).")  # line 1 is the declaration
 
 
 @pytest.mark.parametrize(
