@@ -32,6 +32,8 @@ from portal.service.comprobante.models import IdempotencyRecord
 from portal.service.errors import ApiError, Conflict
 
 STALE_AFTER = timedelta(seconds=120)
+# The codes `lookup` answers with when the key, not the request, is the problem (nothing was attempted).
+KEY_ERRORS = frozenset({"idempotency_key_reused", "idempotency_in_progress"})
 KEEP_FOR = timedelta(hours=24)
 MAX_KEY_LENGTH = 255
 
