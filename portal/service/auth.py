@@ -7,6 +7,8 @@ API keys are verified by the apikeys area, which registers its verifier in `app.
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -51,7 +53,44 @@ ApiKeyVerifier = Callable[[str], Principal]
 
 
 def decode_access_token(token: str) -> dict:
-    """The claims of a valid access token issued by this service; Unauthorized otherwise."""
+    """The claims of a valid access token issued by this service; Unauthorized otherwise.
+
+    A token's signature and claims never change, so each process verifies a token once and remembers its
+    claims until it expires (`_VerifiedTokens`). Whether it was revoked or its user deactivated is not part of
+    this: that is read from the database on every request (`_memberships_of_live_token`)."""
+    verified = current_app.extensions.setdefault("verified_tokens", _VerifiedTokens())
+    claims = verified.get(token)
+    if claims is None:
+        claims = _verify_access_token(token)
+        verified.put(token, claims)
+    return claims
+
+
+class _VerifiedTokens:
+    """Claims of tokens whose signature this process checked, until their `exp`; at most MAX of them."""
+
+    MAX = 4096
+
+    def __init__(self) -> None:
+        self._claims: dict[str, dict] = {}
+        self._lock = threading.Lock()
+
+    def get(self, token: str) -> dict | None:
+        claims = self._claims.get(token)
+        if claims is not None and claims["exp"] <= time.time():
+            with self._lock:
+                self._claims.pop(token, None)
+            raise Unauthorized("El token de acceso no es válido o venció.", code="invalid_token")
+        return claims
+
+    def put(self, token: str, claims: dict) -> None:
+        with self._lock:
+            if len(self._claims) >= self.MAX:
+                self._claims.pop(next(iter(self._claims)))  # the oldest
+            self._claims[token] = claims
+
+
+def _verify_access_token(token: str) -> dict:
     keys = current_app.extensions["identity_keys"]
     try:
         decoded = jwt.decode(token, keys.public_set, algorithms=["RS256"])

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from flask import Response, request
-from sqlalchemy import delete, select
+from sqlalchemy import delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from portal.service import db
@@ -32,6 +32,8 @@ from portal.service.comprobante.models import IdempotencyRecord
 from portal.service.errors import ApiError, Conflict
 
 STALE_AFTER = timedelta(seconds=120)
+# The codes `lookup` answers with when the key, not the request, is the problem (nothing was attempted).
+KEY_ERRORS = frozenset({"idempotency_key_reused", "idempotency_in_progress"})
 KEEP_FOR = timedelta(hours=24)
 MAX_KEY_LENGTH = 255
 
@@ -122,8 +124,9 @@ def record(session, company_id: int, requested: RequestedKey, status: int, body:
             IdempotencyRecord.company_id == company_id, IdempotencyRecord.created_at < now - KEEP_FOR
         )
     )
-    session.add(
-        IdempotencyRecord(
+    # A Core INSERT: nothing reads the row back in this transaction, so the ORM's unit of work adds only cost.
+    session.execute(
+        insert(IdempotencyRecord).values(
             company_id=company_id,
             scope=requested.scope,
             key=requested.key,
@@ -134,7 +137,6 @@ def record(session, company_id: int, requested: RequestedKey, status: int, body:
             created_at=now,
         )
     )
-    session.flush()
 
 
 def claim(company_id: int, scope: str, payload: object) -> Claim:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import func, select, update
 
 from portal.service import db
+from portal.service.comprobante import issuing
 from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.inteligente.models import SmartRequest
 from tests.support import cfe_bodies as bodies
@@ -253,6 +254,54 @@ def test_direct_issue_with_the_same_idempotency_key_twice_gives_one_receipt(api_
         DIRECT, json={"lineas": [SERVICE_LINE | {"cantidad": "2"}]}, headers={**user, "Idempotency-Key": "erp-77"}
     )
     assert other.status_code == 422
+
+
+class _ProcessKilled(BaseException):
+    """The process dying mid-issue: nothing in it runs any cleanup (no except, no finally of its own)."""
+
+
+def _smart_requests(service_app) -> int:
+    with service_app.app_context():
+        return db.session().scalar(select(func.count()).select_from(SmartRequest))
+
+
+def test_a_direct_issue_killed_midway_leaves_nothing_and_its_retry_issues_at_once(
+    api_client, user, service_app, monkeypatch
+):
+    body, headers = {"lineas": [SERVICE_LINE]}, {**user, "Idempotency-Key": "erp-killed"}
+    before = _smart_requests(service_app)
+
+    def killed(*_args, **_kwargs):
+        raise _ProcessKilled
+
+    with monkeypatch.context() as patch:
+        patch.setattr(issuing, "build_signed_cfe", killed)  # dies after numbering, before storing
+        with pytest.raises(_ProcessKilled):
+            api_client.post(DIRECT, json=body, headers=headers)
+
+    retry = api_client.post(DIRECT, json=body, headers=headers)
+    assert retry.status_code == 201, retry.json  # not 409 "in progress" for 120 s
+    assert _smart_requests(service_app) == before + 1  # the retry's: the killed one left nothing half-made
+    assert retry.json["estado"] == "issued" and len(retry.json["cfeEmitidos"]) == 1
+    again = api_client.post(DIRECT, json=body, headers=headers)
+    assert again.headers["Idempotent-Replayed"] == "true" and again.json == retry.json
+
+
+def test_a_failed_direct_issue_is_kept_as_failed_and_its_key_is_not_spent(api_client, user, service_app):
+    with service_app.app_context():
+        db.session().execute(
+            update(CaeRangeRecord).where(CaeRangeRecord.tipo_cfe == 101).values(next_nro=CaeRangeRecord.hnro + 1)
+        )
+        db.session().commit()
+    headers = {**user, "Idempotency-Key": "erp-agotado"}
+    failed = api_client.post(DIRECT, json={"lineas": [SERVICE_LINE]}, headers=headers)
+    assert failed.status_code == 409 and failed.json["error"]["code"] == "cae_agotado"
+    listed = api_client.get("/api/v1/cfe/emision-inteligente", headers=user).json
+    newest = api_client.get(CONSULT + listed["solicitudes"][0]["requestId"], headers=user).json
+    assert newest["estado"] == "failed" and newest["error"]["codigo"] == "cae_agotado"
+    assert [e["estado"] for e in newest["lineaDeTiempo"]] == ["confirmed", "failed"]
+    again = api_client.post(DIRECT, json={"lineas": [SERVICE_LINE]}, headers=headers)
+    assert again.json["error"]["code"] == "cae_agotado" and "Idempotent-Replayed" not in again.headers
 
 
 def test_consult_shows_state_timeline_receipt_and_dgi_status(api_client, user, auth_headers):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
+import time
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import requests
@@ -145,3 +146,22 @@ def test_signing_out_without_a_refresh_token_revokes_the_access_token(signed_in,
         session["tokens"] = {**session["tokens"], "refresh_token": None}
     assert client.post("/auth/logout", data={"csrf_token": _csrf(client)}).status_code == 303
     assert _api(live_service.url, token) == 401
+
+
+def test_a_token_verified_once_is_still_refused_once_it_expires(api_client, token_for):
+    token = token_for("usuario@demo.uy", lifetime=2)
+    headers = {"Authorization": f"Bearer {token}"}
+    assert api_client.get(API, headers=headers).status_code == 404  # accepted (and its claims remembered)
+    time.sleep(3)
+    refused = api_client.get(API, headers=headers)
+    assert refused.status_code == 401 and refused.json["error"]["code"] == "invalid_token"
+
+
+def test_a_remembered_token_is_refused_at_its_next_request_once_its_user_is_deactivated(
+    api_client, token_for, service_app
+):
+    token = token_for("usuario@demo.uy")
+    headers = {"Authorization": f"Bearer {token}"}
+    assert api_client.get(API, headers=headers).status_code == 404
+    _set_active(service_app, "usuario@demo.uy", False)
+    assert api_client.get(API, headers=headers).status_code == 401

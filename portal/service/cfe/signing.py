@@ -11,6 +11,7 @@ Create one CfeSigner per certificate and keep it: parsing a PEM key costs about 
 from __future__ import annotations
 
 import base64
+import copy
 from dataclasses import dataclass
 
 import xmlsec
@@ -61,8 +62,34 @@ class CfeSigner:
         self.algorithm = algorithm
         self.cert_pem = cert_pem
         self.certificate: CertificateInfo = certificate_info(cert_pem)
+        # The key alone: xmlsec copies the key into every signing context, and a copy of key + certificate
+        # costs about a tenth of a signature. The certificate goes into the prepared Signature instead.
         self._key = xmlsec.Key.from_memory(key_pem, _C.KeyDataFormatPem, key_password)
-        self._key.load_cert_from_memory(cert_pem, _C.KeyDataFormatCertPem)
+        self._template = self._prepared_signature(key_pem, cert_pem, key_password)
+
+    def _prepared_signature(self, key_pem: bytes, cert_pem: bytes, key_password: bytes | None) -> etree._Element:
+        """The Signature element every signature starts from: DGI's layout, KeyInfo already filled in by xmlsec
+        (issuer, serial and certificate, written once here) and the digest and signature values left empty.
+        Signing a copy of it with the bare key gives the same bytes as building the template each time."""
+        sign_method, digest_method = _ALGORITHMS[self.algorithm]
+        root = etree.Element("Documento")
+        signature = xmlsec.template.create(root, _C.TransformInclC14N, sign_method)
+        root.append(signature)
+        reference = xmlsec.template.add_reference(signature, digest_method, uri="")
+        xmlsec.template.add_transform(reference, _C.TransformEnveloped)
+        xmlsec.template.add_transform(reference, _C.TransformInclC14N)
+        x509_data = xmlsec.template.add_x509_data(xmlsec.template.ensure_key_info(signature))
+        xmlsec.template.x509_data_add_issuer_serial(x509_data)
+        xmlsec.template.x509_data_add_certificate(x509_data)
+        key_with_certificate = xmlsec.Key.from_memory(key_pem, _C.KeyDataFormatPem, key_password)
+        key_with_certificate.load_cert_from_memory(cert_pem, _C.KeyDataFormatCertPem)
+        context = xmlsec.SignatureContext()
+        context.key = key_with_certificate
+        context.sign(signature)
+        for value in (f"{_DS}SignedInfo/{_DS}Reference/{_DS}DigestValue", f"{_DS}SignatureValue"):
+            signature.find(value).text = None
+        root.remove(signature)
+        return signature
 
     @classmethod
     def from_pkcs12(cls, data: bytes, password: bytes | None, *, algorithm: str = "sha256") -> CfeSigner:
@@ -80,15 +107,8 @@ class CfeSigner:
             raise ValueError("Se firma el elemento raíz de un documento, no un elemento interior.")
         if root.find(f".//{_DS}Signature") is not None:
             raise ValueError("El documento ya contiene una firma.")
-        sign_method, digest_method = _ALGORITHMS[self.algorithm]
-        signature = xmlsec.template.create(root, _C.TransformInclC14N, sign_method)
+        signature = copy.deepcopy(self._template)
         root.append(signature)
-        reference = xmlsec.template.add_reference(signature, digest_method, uri="")
-        xmlsec.template.add_transform(reference, _C.TransformEnveloped)
-        xmlsec.template.add_transform(reference, _C.TransformInclC14N)
-        x509_data = xmlsec.template.add_x509_data(xmlsec.template.ensure_key_info(signature))
-        xmlsec.template.x509_data_add_issuer_serial(x509_data)
-        xmlsec.template.x509_data_add_certificate(x509_data)
         context = xmlsec.SignatureContext()
         context.key = self._key
         context.sign(signature)

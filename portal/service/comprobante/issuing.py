@@ -111,14 +111,20 @@ def check_rules(cfe: CfeInput, company: Company) -> Issuer:
     """The engine's and DGI's blocking rules for this company's issuer (its regime) signing today, with the
     UI of the issue date's year: a 422 with one entry per field, raised before any number is taken.
     Returns the issuer it checked against."""
+    return _checked(cfe, company)[0]
+
+
+def _checked(cfe: CfeInput, company: Company) -> tuple[Issuer, Decimal]:
+    """`check_rules`, also returning the UI value it used (the issue signs with the same one)."""
     issuer = issuer_for(company, cfe)
+    ui_value = ui_value_on(cfe.fch_emis)
     emission = Emission(signing_date=today_montevideo(), regimen=issuer.regimen)
-    errors = validate(cfe, ui_value=ui_value_on(cfe.fch_emis), emission=emission)
+    errors = validate(cfe, ui_value=ui_value, emission=emission)
     if errors:
         raise ValidationFailed(
             [FieldError(e.field, e.code, e.message) for e in errors], message="El comprobante no es válido."
         )
-    return issuer
+    return issuer, ui_value
 
 
 def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[notes.Original]:
@@ -210,14 +216,16 @@ def issue(
     """Number, sign and store one receipt in a single write transaction. `on_stored(session, result)` runs
     inside that transaction (whatever must commit with the receipt: the idempotency key's outcome). With
     `idempotency_key`, a key already used answers with `replay` instead, and nothing is issued."""
-    check_rules(cfe, db.session().get(Company, principal.company_id))
+    # Read once, before the write transaction: the issue signs with the issuer and UI value it was checked
+    # against, and the shared write lock is not held while they are read.
+    issuer, ui_value = _checked(cfe, db.session().get(Company, principal.company_id))
 
     def work(session: Session) -> IssueResult:
         if idempotency_key is not None:
             replay = idempotency.lookup(session, principal.company_id, idempotency_key)
             if replay is not None:
                 return IssueResult(None, [], replay)
-        return _issue_in(session, principal, cfe, on_stored)
+        return _issue_in(session, principal, cfe, issuer, ui_value, on_stored)
 
     try:
         result = db.grouped_write(work)
@@ -232,40 +240,42 @@ def issue(
     return result
 
 
-def _issue_in(session: Session, principal: Principal, cfe: CfeInput, on_stored) -> IssueResult:
+def _issue_in(
+    session: Session, principal: Principal, cfe: CfeInput, issuer: Issuer, ui_value: Decimal, on_stored
+) -> IssueResult:
     """The issue itself, in the (shared) write transaction `session`."""
-    company = session.get(Company, principal.company_id)
-    originals = _check_references(session, company.id, cfe)
+    company_id = principal.company_id
+    originals = _check_references(session, company_id, cfe)
     shares = notes.shares_of(session, cfe, originals)
     cfe = notes.with_reference_amounts(cfe, originals)
-    issuer = issuer_for(company, cfe)
-    cert = signing_certificate(session, company.id)
-    allocation = allocate(session, company.id, cfe.tipo_cfe, cfe.fch_emis)
+    cert = signing_certificate(session, company_id)
+    allocation = allocate(session, company_id, cfe.tipo_cfe, cfe.fch_emis)
     try:
-        signed = build_signed_cfe(
-            cfe, issuer, allocation.numbering, signer_for(cert), ui_value=ui_value_on(cfe.fch_emis, session)
-        )
+        signed = build_signed_cfe(cfe, issuer, allocation.numbering, signer_for(cert), ui_value=ui_value)
     except CfeValidationError as exc:
         raise ValidationFailed(field_errors(exc), message=exc.message) from exc
     except CfeSchemaError:
         current_app.logger.exception("generated CFE failed DGI's XSD")
         raise
-    record = _store(
-        session, principal, company, cfe, issuer, allocation.numbering, allocation.range.id, cert.id, signed
-    )
-    record_issued(session, record, cfe)  # the receipt's road to DGI, committed with it
+    record = _new_record(principal, cfe, issuer, allocation.numbering, allocation.range.id, cert.id, signed)
+    session.add(record)
+    # The receipt's road to DGI, committed with it. Held here while on_stored runs: the session keeps only weak
+    # references, and the answer reads it (one SELECT less).
+    submission = record_issued(session, record, cfe)
     notes.link(session, record, shares)
+    session.flush()  # one flush: the receipt (with its DGI state), its road to DGI, its note links
     result = IssueResult(record, [allocation.warning] if allocation.warning else [])
     if on_stored is not None:
         on_stored(session, result)
+    del submission
     return result
 
 
-def _store(session, principal, company, cfe, issuer, numbering: Numbering, range_id, cert_id, signed: SignedCfe):
+def _new_record(principal, cfe, issuer, numbering: Numbering, range_id, cert_id, signed: SignedCfe) -> IssuedCfe:
     receptor = cfe.receptor
-    record = IssuedCfe(
+    return IssuedCfe(
         id=uuid.uuid4().hex,
-        company_id=company.id,
+        company_id=principal.company_id,
         cae_range_id=range_id,
         tipo_cfe=cfe.tipo_cfe,
         serie=numbering.serie,
@@ -290,9 +300,6 @@ def _store(session, principal, company, cfe, issuer, numbering: Numbering, range
         request_id=g.get("request_id"),
         idempotency_key=request.headers.get("Idempotency-Key") if has_request_context() else None,
     )
-    session.add(record)
-    session.flush()
-    return record
 
 
 def numbering_of(record: IssuedCfe, session: Session) -> Numbering:

@@ -39,8 +39,11 @@ def utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
-def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session) -> CfeEmitido:
+def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, just_issued: bool = False) -> CfeEmitido:
+    """The receipt as the API shows it. `just_issued`: stored in `session`'s transaction a moment ago, so no
+    note, credit or reference change can point at it yet (two queries less on the issuing path)."""
     cae = session.get(CaeRangeRecord, record.cae_range_id)
+    related = [] if just_issued else _related_notes(session, record)
     link = url_for("comprobante.get_by_id", idCfeEmitido=record.id, _external=True)
     source = record.input_json
     return CfeEmitido(
@@ -54,8 +57,8 @@ def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session) -> Cf
         info_adicional_doc=source.get("infoAdicionalDoc"),
         adenda=source.get("adenda"),
         referencias=_references(session, record),
-        notas=_notes(session, record),
-        saldo_acreditable=notes.remaining(session, record) if record.tipo_cfe in notes.CREDIT_NOTE_FOR else None,
+        notas=[_note(r) for r in related],
+        saldo_acreditable=_creditable(record, related),
         id_cfe_emitido=record.id,
         tipo_cfe=record.tipo_cfe,
         serie=record.serie,
@@ -73,13 +76,23 @@ def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session) -> Cf
         creado_por=record.created_by,
         creado_en=utc(record.created_at),
         advertencias=[Advertencia(**w) for w in warnings],
-        historial_referencias=_history(session, record),
+        historial_referencias=[] if just_issued else _history(session, record),
         enlaces={"self": link, "xml": link, "pdf": link},
         dgi=dgi_state(session, record),
     )
 
 
+def _creditable(record: IssuedCfe, related) -> Decimal | None:
+    """What a credit note can still take (notes.remaining), from the notes already read."""
+    if record.tipo_cfe not in notes.CREDIT_NOTE_FOR:
+        return None
+    credited = sum((_cents(r.amount) for r in related if r.is_credit), Decimal("0.00"))
+    return max(_cents(record.mnt_total) - credited, Decimal("0.00"))
+
+
 def _references(session: Session, record: IssuedCfe) -> list[ReferenciaEmitida]:
+    if not record.input_json.get("referencias"):
+        return []
     linked = {
         (r.tipo_cfe, r.serie, r.nro): r.id
         for r in session.execute(
@@ -95,35 +108,39 @@ def _references(session: Session, record: IssuedCfe) -> list[ReferenciaEmitida]:
     return result
 
 
-def _notes(session: Session, record: IssuedCfe) -> list[NotaRelacionada]:
-    rows = session.execute(
-        select(
-            IssuedCfe.id,
-            IssuedCfe.tipo_cfe,
-            IssuedCfe.serie,
-            IssuedCfe.nro,
-            IssuedCfe.fch_emis,
-            IssuedCfe.tpo_moneda,
-            IssuedCfe.mnt_total,
-            NoteReference.amount,
+def _related_notes(session: Session, record: IssuedCfe) -> list:
+    """The notes that reference `record`, with the amount each applies to it, oldest first."""
+    return list(
+        session.execute(
+            select(
+                IssuedCfe.id,
+                IssuedCfe.tipo_cfe,
+                IssuedCfe.serie,
+                IssuedCfe.nro,
+                IssuedCfe.fch_emis,
+                IssuedCfe.tpo_moneda,
+                IssuedCfe.mnt_total,
+                NoteReference.amount,
+                NoteReference.is_credit,
+            )
+            .join(NoteReference, NoteReference.note_id == IssuedCfe.id)
+            .where(NoteReference.original_id == record.id)
+            .order_by(IssuedCfe.fch_emis, IssuedCfe.created_at)
         )
-        .join(NoteReference, NoteReference.note_id == IssuedCfe.id)
-        .where(NoteReference.original_id == record.id)
-        .order_by(IssuedCfe.fch_emis, IssuedCfe.created_at)
     )
-    return [
-        NotaRelacionada(
-            id_cfe_emitido=r.id,
-            tipo_cfe=r.tipo_cfe,
-            serie=r.serie,
-            nro=r.nro,
-            fch_emis=r.fch_emis,
-            tpo_moneda=r.tpo_moneda,
-            mnt_total=_cents(r.mnt_total),
-            monto_aplicado=_cents(r.amount),
-        )
-        for r in rows
-    ]
+
+
+def _note(row) -> NotaRelacionada:
+    return NotaRelacionada(
+        id_cfe_emitido=row.id,
+        tipo_cfe=row.tipo_cfe,
+        serie=row.serie,
+        nro=row.nro,
+        fch_emis=row.fch_emis,
+        tpo_moneda=row.tpo_moneda,
+        mnt_total=_cents(row.mnt_total),
+        monto_aplicado=_cents(row.amount),
+    )
 
 
 def _history(session: Session, record: IssuedCfe) -> list[CambioReferencia]:

@@ -85,7 +85,7 @@ def emitir(body: CfeInput, principal: Principal):
 
     def remember(session, result):
         # The answer is built once, inside the transaction: it is what a replay of the key will send too.
-        answer.update(_as_json(result.cfe, result.warnings, session))
+        answer.update(_as_json(result.cfe, result.warnings, session, just_issued=True))
         if key is not None:
             idempotency.record(session, principal.company_id, key, 201, answer)
 
@@ -95,8 +95,9 @@ def emitir(body: CfeInput, principal: Principal):
     return answer, 201
 
 
-def _as_json(record, warnings, session) -> dict:
-    return cfe_emitido(record, warnings, session).model_dump(mode="json", by_alias=True, exclude_none=True)
+def _as_json(record, warnings, session, *, just_issued: bool = False) -> dict:
+    answer = cfe_emitido(record, warnings, session, just_issued=just_issued)
+    return answer.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 @operation(

@@ -30,22 +30,22 @@ def route_for(cfe: CfeInput) -> str:
     return ROUTE_ENVELOPE if must_identify else ROUTE_REPORT
 
 
-def record_issued(session: Session, record: IssuedCfe, cfe: CfeInput) -> None:
+def record_issued(session: Session, record: IssuedCfe, cfe: CfeInput) -> DgiSubmission:
     """Called inside the transaction that stores the receipt: from its commit on, it cannot be forgotten."""
     route = route_for(cfe)
     state = "pendiente" if route == ROUTE_ENVELOPE else "pendiente_reporte"
     record.dgi_status = state
-    session.add(
-        DgiSubmission(
-            cfe_id=record.id,
-            company_id=record.company_id,
-            route=route,
-            state=state,
-            motives=[],
-            created_at=datetime.now(UTC),
-            corrects=_link_correction(session, record, cfe.corrige_a),
-        )
+    submission = DgiSubmission(
+        cfe_id=record.id,
+        company_id=record.company_id,
+        route=route,
+        state=state,
+        motives=[],
+        created_at=datetime.now(UTC),
+        corrects=_link_correction(session, record, cfe.corrige_a),
     )
+    session.add(submission)
+    return submission
 
 
 def _link_correction(session: Session, record: IssuedCfe, rejected_id: str | None) -> str | None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from flask import Blueprint
+from flask import Blueprint, Response
 
-from portal.service import db, idempotency
+from portal.service import idempotency
 from portal.service.api import ALL_ROLES, WRITERS, idempotency_header, operation
 from portal.service.auth import JWT, Principal
 from portal.service.inteligente import listing, workflow
@@ -68,22 +68,9 @@ def confirmar(body: Confirmacion, principal: Principal):
 )
 def emitir(body: SolicitudInteligente, principal: Principal):
     """Infers and issues in one step."""
-    claim = idempotency.claim(principal.company_id, "inteligente.emitir", body.model_dump(mode="json", by_alias=True))
-    if claim.replay is not None:
-        return claim.replay
-    try:
-        request = workflow.issue_directly(
-            principal,
-            body,
-            on_issued=lambda session, stored: idempotency.complete(session, claim, 201, workflow.replay_body(stored)),
-        )
-    except Exception:
-        idempotency.release(claim)
-        raise
-    answer = workflow.describe(request)
-    with db.write_transaction() as session:
-        idempotency.complete(session, claim, 201, answer)  # the full answer replaces the minimal one
-    return answer, 201
+    key = idempotency.requested_key("inteligente.emitir", body.model_dump(mode="json", by_alias=True))
+    outcome = workflow.issue_directly(principal, body, key)
+    return outcome if isinstance(outcome, Response) else (outcome, 201)
 
 
 @operation(

@@ -8,10 +8,11 @@ import secrets
 import uuid
 from datetime import UTC, datetime, timedelta
 
-from flask import g
+from flask import Response, g
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
-from portal.service import db
+from portal.service import db, idempotency
 from portal.service.auth import Principal
 from portal.service.cfe import CfeInput, compute_totals
 from portal.service.comprobante import issuing
@@ -19,7 +20,7 @@ from portal.service.comprobante.models import IssuedCfe, PreviewToken
 from portal.service.comprobante.presenters import cfe_emitido
 from portal.service.dgi.company import registry_for
 from portal.service.errors import ApiError, Conflict, NotFound
-from portal.service.idempotency import request_fingerprint
+from portal.service.idempotency import RequestedKey, request_fingerprint
 from portal.service.inteligente.inference import Draft, infer_draft
 from portal.service.inteligente.models import FINAL_STATES, SmartRequest, SmartRequestEvent
 from portal.service.inteligente.schemas import Confirmacion, SolicitudInteligente
@@ -152,24 +153,14 @@ def confirm(principal: Principal, body: Confirmacion) -> SmartRequest:
     return _issue(principal, request.id)
 
 
-def _issue(principal: Principal, request_id: str, on_issued=None) -> SmartRequest:
+def _issue(principal: Principal, request_id: str) -> SmartRequest:
     """Issue the request's draft; the request becomes `issued` in the same transaction as the receipt."""
     session = db.session()
     request = _load(session, principal, request_id)
     cfe = CfeInput.model_validate(request.draft_json)
 
     def attach(tx_session, result):
-        stored = tx_session.get(SmartRequest, request_id)
-        stored.cfe_id = result.cfe.id
-        _event(
-            tx_session,
-            stored,
-            "issued",
-            principal.actor,
-            f"CFE {result.cfe.tipo_cfe} {result.cfe.serie}-{result.cfe.nro}",
-        )
-        if on_issued is not None:
-            on_issued(tx_session, stored)
+        _issued(tx_session, tx_session.get(SmartRequest, request_id), result.cfe, principal.actor)
 
     try:
         issuing.issue(principal, cfe, on_stored=attach)
@@ -179,6 +170,11 @@ def _issue(principal: Principal, request_id: str, on_issued=None) -> SmartReques
     return _load(db.session(), principal, request_id)
 
 
+def _issued(session, request: SmartRequest, receipt: IssuedCfe, actor: str) -> None:
+    request.cfe_id = receipt.id
+    _event(session, request, "issued", actor, f"CFE {receipt.tipo_cfe} {receipt.serie}-{receipt.nro}")
+
+
 def _fail(principal: Principal, request_id: str, code: str, message: str) -> None:
     with db.write_transaction() as session:
         request = session.get(SmartRequest, request_id)
@@ -186,16 +182,43 @@ def _fail(principal: Principal, request_id: str, code: str, message: str) -> Non
         _event(session, request, "failed", principal.actor, f"{code}: {message}")
 
 
-def issue_directly(principal: Principal, body: SolicitudInteligente, on_issued=None) -> SmartRequest:
-    """Infer and issue in one step. `on_issued(session, request)` runs in the issuing transaction (the
-    route stores the Idempotency-Key's outcome there, so a key never outlives an unrecorded receipt)."""
+def issue_directly(
+    principal: Principal, body: SolicitudInteligente, idempotency_key: RequestedKey | None = None
+) -> dict | Response:
+    """Infer and issue in one step: the answer (see `describe`), or the replay of the Idempotency-Key's first
+    outcome. The key is looked up, and the request, its receipt and the key's outcome are stored, in ONE
+    transaction (emitir's `issuing.issue`): a process killed mid-issue leaves no claim behind, so a retry with
+    the same key issues at once. A request that fails is kept as `failed`, saying why."""
     draft = _infer(principal, body)
     issuing.check_rules(draft.cfe, db.session().get(Company, principal.company_id))
-    with db.write_transaction() as session:
+    answer = {}
+
+    def attach(session, result):
         request = _new_request(principal, body, draft, "direct")
         session.add(request)
         _event(session, request, "confirmed", principal.actor, "Emisión directa")
-    return _issue(principal, request.id, on_issued)
+        _issued(session, request, result.cfe, principal.actor)
+        session.flush()
+        answer.update(describe(request, session))  # also what a replay of the key sends
+        if idempotency_key is not None:
+            idempotency.record(session, principal.company_id, idempotency_key, 201, answer)
+
+    try:
+        result = issuing.issue(principal, draft.cfe, on_stored=attach, idempotency_key=idempotency_key)
+    except ApiError as exc:
+        if exc.code not in idempotency.KEY_ERRORS:
+            _failed_directly(principal, body, draft, exc)
+        raise
+    return result.replay if result.replay is not None else answer
+
+
+def _failed_directly(principal: Principal, body: SolicitudInteligente, draft: Draft, exc: ApiError) -> None:
+    with db.write_transaction() as session:
+        request = _new_request(principal, body, draft, "direct")
+        request.error_code, request.error_message = exc.code, exc.message
+        session.add(request)
+        _event(session, request, "confirmed", principal.actor, "Emisión directa")
+        _event(session, request, "failed", principal.actor, f"{exc.code}: {exc.message}")
 
 
 def consult(principal: Principal, request_id: str) -> SmartRequest:
@@ -205,9 +228,10 @@ def consult(principal: Principal, request_id: str) -> SmartRequest:
         return request
 
 
-def describe(request: SmartRequest) -> dict:
-    """The request as the API shows it (see schemas.SolicitudEstado)."""
-    session = db.session()
+def describe(request: SmartRequest, session: Session | None = None) -> dict:
+    """The request as the API shows it (see schemas.SolicitudEstado); read through `session` (default: the
+    request's)."""
+    session = session or db.session()
     events = session.scalars(
         select(SmartRequestEvent)
         .where(SmartRequestEvent.request_id == request.id)
@@ -243,8 +267,3 @@ def describe(request: SmartRequest) -> dict:
         "creadoEn": _aware(request.created_at).isoformat(),
         "final": request.state in FINAL_STATES,
     }
-
-
-def replay_body(request: SmartRequest) -> dict:
-    """What an Idempotency-Key replay returns if the full answer could not be stored: enough to find it."""
-    return {"requestId": request.id, "estado": request.state, "cfeEmitidos": [request.cfe_id] if request.cfe_id else []}
