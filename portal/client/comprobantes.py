@@ -6,10 +6,13 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import Decimal
 
+from portal.client import errors
 from portal.client.base import Transport
-from portal.client.comprobante_list import CurrencyTotal, ReceiptPage, ReceiptSummary
+from portal.client.cfe import Adjustment, CfeRequest, Line, Payment, Receiver
+from portal.client.comprobante_list import CurrencyTotal, ReceiptFilters, ReceiptPage, ReceiptSummary
 from portal.client.envios import DgiState
 from portal.client.models import parse_datetime as _dt
+from portal.client.totals import Totals
 
 BASE = "/api/v1/comprobante"
 __all__ = [
@@ -20,6 +23,7 @@ __all__ = [
     "IssuedReceipt",
     "NoteDraft",
     "PreviewLink",
+    "ReceiptFilters",
     "ReceiptPage",
     "ReceiptReference",
     "ReceiptSummary",
@@ -46,7 +50,7 @@ class ReceiptWarning:
 
 @dataclass(frozen=True)
 class IssuedReceipt:
-    """A receipt as the service issued it. `totals` keeps DGI's names (mntTotal, mntPagar, ...)."""
+    """A receipt as the service issued it, with the totals the service computed."""
 
     id: str
     tipo_cfe: int
@@ -55,8 +59,8 @@ class IssuedReceipt:
     issue_date: date
     signed_at: datetime
     currency: str
-    receiver: dict | None
-    totals: dict
+    receiver: Receiver | None
+    totals: Totals
     security_code: str
     qr_url: str
     cae: CaeInfo
@@ -71,9 +75,9 @@ class IssuedReceipt:
     due_date: date | None = None
     prices_include_tax: bool = False
     exchange_rate: Decimal | None = None
-    lines: tuple[dict, ...] = ()
-    adjustments: tuple[dict, ...] = ()
-    payments: tuple[dict, ...] = ()
+    lines: tuple[Line, ...] = ()
+    adjustments: tuple[Adjustment, ...] = ()
+    payments: tuple[Payment, ...] = ()
     adenda: str | None = None
     references: tuple[ReceiptReference, ...] = ()
     notes: tuple[RelatedNote, ...] = ()
@@ -95,8 +99,8 @@ class IssuedReceipt:
             issue_date=date.fromisoformat(data["fchEmis"]),
             signed_at=_dt(data["tmstFirma"]),
             currency=data["tpoMoneda"],
-            receiver=data.get("receptor"),
-            totals=data["totales"],
+            receiver=Receiver.from_json(data["receptor"]) if data.get("receptor") else None,
+            totals=Totals.from_json(data["totales"]),
             security_code=data["codigoSeguridad"],
             qr_url=data["urlQR"],
             cae=CaeInfo(cae["caeId"], int(cae["dNro"]), int(cae["hNro"]), date.fromisoformat(cae["fecVenc"])),
@@ -110,9 +114,9 @@ class IssuedReceipt:
             due_date=_day(data.get("fchVenc")),
             prices_include_tax=data.get("mntBruto") in (1, True),
             exchange_rate=_decimal(data.get("tpoCambio")),
-            lines=tuple(data.get("items", [])),
-            adjustments=tuple(data.get("dscRcgGlobal", [])),
-            payments=tuple(data.get("mediosPago", [])),
+            lines=tuple(Line.from_json(item) for item in data.get("items", [])),
+            adjustments=tuple(Adjustment.from_json(a) for a in data.get("dscRcgGlobal", [])),
+            payments=tuple(Payment.from_json(p) for p in data.get("mediosPago", [])),
             adenda=data.get("adenda"),
             references=tuple(ReceiptReference.from_json(r) for r in data.get("referencias", [])),
             notes=tuple(RelatedNote.from_json(n) for n in data.get("notas", [])),
@@ -195,15 +199,17 @@ class RelatedNote:
 
 @dataclass(frozen=True)
 class NoteDraft:
-    """The body of a note prefilled from its original (the emitir format), and what is left to credit."""
+    """A note prefilled from its original, ready to edit and issue, and what is left to credit."""
 
-    body: dict
+    draft: CfeRequest
     original_id: str
     creditable_balance: Decimal | None
 
     @classmethod
     def from_json(cls, data: dict) -> NoteDraft:
-        return cls(data["borrador"], data["idCfeOriginal"], _decimal(data.get("saldoAcreditable")))
+        return cls(
+            CfeRequest.from_json(data["borrador"]), data["idCfeOriginal"], _decimal(data.get("saldoAcreditable"))
+        )
 
 
 @dataclass(frozen=True)
@@ -261,16 +267,12 @@ def _issued(response) -> IssuedReceipt:
     return replace(receipt, replayed=True) if response.headers.get("Idempotent-Replayed") == "true" else receipt
 
 
-def _present(filters: dict) -> dict:
-    return {name: value for name, value in filters.items() if value not in (None, "")}
-
-
 class ComprobantesApi(Transport):
     """The Comprobante endpoints."""
 
-    def issue_receipt(self, cfe: dict, *, idempotency_key: str) -> IssuedReceipt:
+    def issue_receipt(self, cfe: CfeRequest, *, idempotency_key: str) -> IssuedReceipt:
         """POST emitir. The key makes a retry (or a double click) return the same receipt, `replayed`."""
-        return _issued(self._request("POST", f"{BASE}/emitir", json=cfe, idempotency_key=idempotency_key))
+        return _issued(self._request("POST", f"{BASE}/emitir", json=cfe.to_json(), idempotency_key=idempotency_key))
 
     def cancel_with_credit_note(self, receipt_id: str, reason: str, *, idempotency_key: str) -> IssuedReceipt:
         """POST notaCreditoTotal: the credit note of the whole receipt."""
@@ -289,14 +291,20 @@ class ComprobantesApi(Transport):
             self._json("GET", f"{BASE}/borradorNota", params={"idCfeEmitido": receipt_id, "tipo": kind})
         )
 
-    def search_receipts(self, filters: dict, *, cursor: str | None = None, limit: int = 50) -> ReceiptPage:
-        """GET buscar with the service's filter names (desde, hasta, tipoCFE, numero, receptor, ...)."""
-        params = {**_present(filters), "limite": limit, **({"cursor": cursor} if cursor else {})}
-        return ReceiptPage.from_json(self._json("GET", f"{BASE}/buscar", params=params))
+    def search_receipts(self, filters: ReceiptFilters, *, cursor: str | None = None, limit: int = 50) -> ReceiptPage:
+        """GET buscar: a page of the receipts the filters match, newest first, with the totals of all."""
+        params = {**filters.to_params(), "limite": limit, **({"cursor": cursor} if cursor else {})}
+        try:
+            return ReceiptPage.from_json(self._json("GET", f"{BASE}/buscar", params=params))
+        except errors.ValidationError as exc:
+            raise errors.with_field_names(exc, ReceiptFilters.FIELDS) from None
 
-    def export_receipts_csv(self, filters: dict) -> bytes:
+    def export_receipts_csv(self, filters: ReceiptFilters) -> bytes:
         """Every receipt the filters match, as the service's CSV (es-UY, `;`, UTF-8 with BOM)."""
-        return self._request("GET", f"{BASE}/buscar", params=_present(filters), accept="text/csv").content
+        try:
+            return self._request("GET", f"{BASE}/buscar", params=filters.to_params(), accept="text/csv").content
+        except errors.ValidationError as exc:
+            raise errors.with_field_names(exc, ReceiptFilters.FIELDS) from None
 
     def get_receipt(self, receipt_id: str) -> IssuedReceipt:
         return IssuedReceipt.from_json(
@@ -314,12 +322,12 @@ class ComprobantesApi(Transport):
             "GET", f"{BASE}/getByIdCfeEmitido", params={"idCfeEmitido": receipt_id}, accept="application/pdf"
         ).content
 
-    def preview_pdf(self, cfe: dict) -> bytes:
+    def preview_pdf(self, cfe: CfeRequest) -> bytes:
         """POST previsualizar with Accept: application/pdf (watermarked, consumes no number)."""
-        return self._request("POST", f"{BASE}/previsualizar", json=cfe, accept="application/pdf").content
+        return self._request("POST", f"{BASE}/previsualizar", json=cfe.to_json(), accept="application/pdf").content
 
-    def preview_link(self, cfe: dict) -> PreviewLink:
-        return PreviewLink.from_json(self._json("POST", f"{BASE}/previsualizar", json=cfe))
+    def preview_link(self, cfe: CfeRequest) -> PreviewLink:
+        return PreviewLink.from_json(self._json("POST", f"{BASE}/previsualizar", json=cfe.to_json()))
 
     def preview_by_token(self, token: str) -> bytes:
         return self._request("GET", f"{BASE}/previsualizar/{token}", accept="application/pdf").content

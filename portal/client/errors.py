@@ -65,6 +65,13 @@ class ValidationError(CfeError):
     """422: `fields` says what is wrong with which input."""
 
 
+def with_field_names(exc: CfeError, names: dict[str, str]) -> CfeError:
+    """The same error with its field paths renamed (the service's name -> the request class's field), so a
+    caller maps errors onto the typed request it sent, never onto the service's JSON names."""
+    exc.fields = tuple(FieldError(names.get(f.field, f.field), f.code, f.message) for f in exc.fields)
+    return exc
+
+
 class RateLimited(CfeError):
     """429: `retry_after` says when to try again."""
 

@@ -8,6 +8,7 @@ from datetime import date, datetime
 import pytest
 
 from portal.client import CfeClient, Conflict, Forbidden, NotFound, ValidationError
+from portal.client.cfe import CfeRequest
 from portal.client.envios import (
     DgiMotive,
     DgiState,
@@ -36,7 +37,9 @@ def as_user(live_service):
 
 
 def issue(api, body: dict):
-    return api.issue_receipt(body, idempotency_key=f"contract-{datetime.now().timestamp()}-{id(body)}")
+    return api.issue_receipt(
+        CfeRequest.from_json(body), idempotency_key=f"contract-{datetime.now().timestamp()}-{id(body)}"
+    )
 
 
 def test_a_receipts_dgi_state_is_typed_from_pending_to_accepted_and_rejected(as_user, live_service):

@@ -24,7 +24,8 @@ from wtforms import (
 )
 from wtforms.validators import DataRequired, Length, Optional, Regexp
 
-from portal.domain.cfe_types import NOTE_BASE_TYPE
+from portal.client.comprobante_list import ReceiptFilters
+from portal.domain.cfe_types import NOTE_BASE_TYPE, RUT_RECEIVER_TYPES
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes import choices
 from portal.web.comprobantes.payload import PREFILL_PARAMS
@@ -131,7 +132,7 @@ class ReceiptForm(FlaskForm):
     def fit_to_type(self) -> None:
         """Defaults that follow the type: an e-Factura's receiver has a RUT; a note refers to its base type."""
         tipo = self.tipo_cfe.data
-        if tipo in (111, 112, 113) and not self.tipo_doc_recep.data:
+        if tipo in RUT_RECEIVER_TYPES and not self.tipo_doc_recep.data:
             self.tipo_doc_recep.data = "2"
         if tipo in NOTE_BASE_TYPE and not (self.ref_serie.data or self.ref_nro.data):
             self.ref_tipo.data = NOTE_BASE_TYPE[tipo]
@@ -219,33 +220,33 @@ class ReceiptFilterForm(FlaskForm):
     referencia = StringField(_l("Solicitud o clave de idempotencia"), validators=[Optional(), Length(max=255)])
     cursor = HiddenField(validators=[Optional(), Length(max=200)])
 
-    # form field -> the service's filter name
-    SERVICE_NAMES = {
-        "numero": "numero",
-        "receptor": "receptor",
-        "desde": "desde",
-        "hasta": "hasta",
-        "tipo": "tipoCFE",
-        "moneda": "moneda",
-        "estado": "estadoDGI",
-        "monto_desde": "montoDesde",
-        "monto_hasta": "montoHasta",
-        "referencia": "referencia",
+    # form field -> the ReceiptFilters field it fills
+    FILTER_FIELDS = {
+        "numero": "number",
+        "receptor": "receiver",
+        "desde": "since",
+        "hasta": "until",
+        "tipo": "tipo_cfe",
+        "moneda": "currency",
+        "estado": "dgi_state",
+        "monto_desde": "amount_from",
+        "monto_hasta": "amount_to",
+        "referencia": "reference",
     }
 
-    def service_filters(self) -> dict:
-        values = {}
-        for name, service_name in self.SERVICE_NAMES.items():
-            value = self[name].data
-            if value not in (None, ""):
-                values[service_name] = value.isoformat() if hasattr(value, "isoformat") else str(value).strip()
-        return values
+    def service_filters(self) -> ReceiptFilters:
+        values = {
+            field: self[name].data.strip() if isinstance(self[name].data, str) else self[name].data
+            for name, field in self.FILTER_FIELDS.items()
+        }
+        values["tipo_cfe"] = int(values["tipo_cfe"]) if values["tipo_cfe"] else None
+        return ReceiptFilters(**{field: value if value != "" else None for field, value in values.items()})
 
     def query_args(self, **overrides) -> dict:
         """The filters as URL parameters (for links: CSV, next page, first page)."""
         args = {
             name: self[name].raw_data[0]
-            for name in self.SERVICE_NAMES
+            for name in self.FILTER_FIELDS
             if self[name].raw_data and self[name].raw_data[0]
         }
         return {**args, **overrides}
