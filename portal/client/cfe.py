@@ -8,34 +8,15 @@ what the service answers. Amounts are exact decimals, dates are dates.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from portal.client.models import parse_date
+from portal.client.models import json_object, parse_date
 
 
 def _decimal(value) -> Decimal | None:
     return None if value in (None, "") else Decimal(str(value))
-
-
-def _plain(value: Decimal) -> str:
-    return format(value, "f")
-
-
-def _present(pairs: Iterable[tuple[str, object]]) -> dict:
-    """The JSON object of the pairs that are set; decimals as exact strings, dates as ISO days."""
-    result: dict = {}
-    for name, value in pairs:
-        if value is None or value == "" or value == ():
-            continue
-        if isinstance(value, Decimal):
-            value = _plain(value)
-        elif isinstance(value, date):
-            value = value.isoformat()
-        result[name] = value
-    return result
 
 
 @dataclass(frozen=True)
@@ -54,7 +35,7 @@ class Receiver:
     purchase_order: str | None = None
 
     def to_json(self) -> dict:
-        return _present(
+        return json_object(
             (
                 ("tipoDocRecep", self.doc_type),
                 ("codPaisRecep", self.country),
@@ -104,7 +85,7 @@ class Retention:
     base: Decimal | None = None
 
     def to_json(self) -> dict:
-        return _present(
+        return json_object(
             (("codRet", self.code), ("tasa", self.rate), ("mntSujetoaRet", self.base), ("valRetPerc", self.amount))
         )
 
@@ -137,7 +118,7 @@ class Line:
     retentions: tuple[Retention, ...] = ()
 
     def to_json(self) -> dict:
-        body = _present(
+        body = json_object(
             (
                 ("indFact", self.ind_fact),
                 ("indAgenteResp", self.agent),
@@ -190,7 +171,7 @@ class Adjustment:
     code: int | None = None
 
     def to_json(self) -> dict:
-        return _present(
+        return json_object(
             (
                 ("tpoMovDR", self.movement),
                 ("tpoDR", self.kind),
@@ -226,7 +207,7 @@ class Payment:
     code: int | None = None
 
     def to_json(self) -> dict:
-        return _present((("codMP", self.code), ("glosaMP", self.description), ("valorPago", self.amount)))
+        return json_object((("codMP", self.code), ("glosaMP", self.description), ("valorPago", self.amount)))
 
     @classmethod
     def from_json(cls, data: dict) -> Payment:
@@ -246,7 +227,7 @@ class Reference:
     global_reference: bool = False
 
     def to_json(self) -> dict:
-        return _present(
+        return json_object(
             (
                 ("indGlobal", 1 if self.global_reference else None),
                 ("tpoDocRef", self.tipo_cfe),
@@ -306,7 +287,7 @@ class CfeRequest:
         return self.gross_amounts == PRICES_INCLUDE_IVA
 
     def to_json(self) -> dict:
-        body = _present(
+        body = json_object(
             (
                 ("tipoCFE", self.tipo_cfe),
                 ("fchEmis", self.issue_date),
