@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
@@ -183,13 +183,33 @@ class UploadedCae:
     created: bool  # False: that CAE was already loaded
 
 
+AuditValue = str | int | float | bool | None
+
+
+@dataclass(frozen=True)
+class AuditChange:
+    """One setting an event touched: `field` is its name as the service records it (regimen, formatoPapel,
+    tipoCFE, ...); `changed` False when the event records a value (a branch created) rather than a change."""
+
+    field: str
+    after: AuditValue
+    before: AuditValue = None
+    changed: bool = False
+
+    @classmethod
+    def from_item(cls, name: str, value) -> AuditChange:
+        if isinstance(value, dict) and set(value) == {"antes", "despues"}:
+            return cls(name, value["despues"], value["antes"], changed=True)
+        return cls(name, value)
+
+
 @dataclass(frozen=True)
 class AuditEvent:
     at: datetime
     actor: str
     action: str
     target: str | None
-    changes: dict[str, Any] = field(default_factory=dict)
+    changes: tuple[AuditChange, ...] = ()
 
     @classmethod
     def from_json(cls, data: dict) -> AuditEvent:
@@ -198,7 +218,7 @@ class AuditEvent:
             actor=data["actor"],
             action=data["accion"],
             target=data.get("objeto"),
-            changes=data.get("cambios") or {},
+            changes=tuple(AuditChange.from_item(name, value) for name, value in (data.get("cambios") or {}).items()),
         )
 
 
