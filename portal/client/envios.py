@@ -81,6 +81,33 @@ class ReportRef:
 
 
 @dataclass(frozen=True)
+class DgiMoments:
+    """When the receipt reached each step on its way to DGI (None: not yet, or not on its route)."""
+
+    registered: datetime | None = None
+    packed: datetime | None = None  # put in an envelope
+    received: datetime | None = None  # DGI acknowledged the envelope
+    answered: datetime | None = None  # DGI answered for the receipt
+    reported: datetime | None = None  # summarised in a daily report
+
+    @property
+    def latest(self) -> datetime | None:
+        return max(
+            (m for m in (self.registered, self.packed, self.received, self.answered, self.reported) if m), default=None
+        )
+
+    @classmethod
+    def from_json(cls, data: dict) -> DgiMoments:
+        return cls(
+            registered=_dt(data.get("registrado")),
+            packed=_dt(data.get("enSobre")),
+            received=_dt(data.get("recibido")),
+            answered=_dt(data.get("respondido")),
+            reported=_dt(data.get("enReporte")),
+        )
+
+
+@dataclass(frozen=True)
 class DgiState:
     """Where a receipt stands with DGI. `route` is "sobre" (sent in an envelope) or "reporte" (an e-Ticket
     below the threshold, summarised in the daily report); `final` says the state will not change again."""
@@ -93,14 +120,14 @@ class DgiState:
     envelope: EnvelopeRef | None
     report: ReportRef | None
     overdue: bool
-    times: dict[str, datetime]
+    moments: DgiMoments
     corrects: str | None = None
     corrected_by: str | None = None
 
     @property
     def since(self) -> datetime | None:
         """When the receipt reached its current step (the latest of its recorded moments)."""
-        return max(self.times.values(), default=None)
+        return self.moments.latest
 
     @classmethod
     def from_json(cls, data: dict) -> DgiState:
@@ -113,7 +140,7 @@ class DgiState:
             envelope=EnvelopeRef.from_json(data["sobre"]) if data.get("sobre") else None,
             report=ReportRef.from_json(data["reporte"]) if data.get("reporte") else None,
             overdue=bool(data.get("demorado")),
-            times={key: _dt(value) for key, value in (data.get("fechas") or {}).items() if value},
+            moments=DgiMoments.from_json(data.get("fechas") or {}),
             corrects=data.get("corrige"),
             corrected_by=data.get("corregidoPor"),
         )

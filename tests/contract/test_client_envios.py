@@ -55,8 +55,9 @@ def test_a_receipts_dgi_state_is_typed_from_pending_to_accepted_and_rejected(as_
     state = usuario.get_receipt(accepted.id).dgi
     assert (state.state, state.final, state.route, state.overdue) == ("aceptado", True, "sobre", False)
     assert isinstance(state.envelope, EnvelopeRef) and state.envelope.ack == "AS" and state.envelope.id_receptor
-    assert {"registrado", "enSobre", "recibido", "respondido"} <= set(state.times)
-    assert state.since == max(state.times.values()) and state.since.tzinfo is not None
+    moments = state.moments
+    assert moments.registered <= moments.packed <= moments.received <= moments.answered and not moments.reported
+    assert state.since == moments.answered and state.since.tzinfo is not None
     refused = usuario.get_receipt(rejected.id).dgi
     assert refused.state == "rechazado" and refused.final
     assert refused.motives[0] == DgiMotive(
