@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Generic, TypeVar
 
+from portal.client import errors
 from portal.client.base import Transport
+from portal.client.models import json_object
 from portal.client.models import parse_date as _date
 from portal.client.models import parse_datetime as _dt
 
@@ -317,6 +319,8 @@ class Page(Generic[T]):  # noqa: UP046 - Python 3.11 has no class type parameter
 
 
 BASE = "/api/v1/envios"
+# The service's field -> void_numbers' parameter.
+_VOID_PARAMETERS = {"tipoCFE": "tipo_cfe", "motivo": "reason", "serie": "serie", "cantidad": "count"}
 
 
 class EnviosApi(Transport):
@@ -355,12 +359,11 @@ class EnviosApi(Transport):
         self, tipo_cfe: int, *, reason: str, serie: str | None = None, count: int | None = None, idempotency_key: str
     ) -> VoidedRange:
         """Void the next `count` unused numbers (all that are left without it) of the CAE that would number
-        `tipo_cfe` (and `serie`). The key makes a double click or a retry void once."""
-        body: dict = {"tipoCFE": tipo_cfe, "motivo": reason}
-        if serie:
-            body["serie"] = serie
-        if count is not None:
-            body["cantidad"] = count
-        return VoidedRange.from_json(
-            self._json("POST", f"{BASE}/anulaciones", json=body, idempotency_key=idempotency_key)
-        )
+        `tipo_cfe` (and `serie`). The key makes a double click or a retry void once. Field errors name these
+        parameters (tipo_cfe, reason, serie, count)."""
+        body = json_object((("tipoCFE", tipo_cfe), ("motivo", reason), ("serie", serie), ("cantidad", count)))
+        try:
+            data = self._json("POST", f"{BASE}/anulaciones", json=body, idempotency_key=idempotency_key)
+        except errors.ValidationError as exc:
+            raise errors.with_field_names(exc, _VOID_PARAMETERS) from None
+        return VoidedRange.from_json(data)

@@ -116,7 +116,7 @@ def test_voiding_numbers_is_typed_idempotent_and_refused_when_it_must_be(as_user
         admin.void_numbers(181, reason="Demasiados", count=999_999, idempotency_key="void-contract-2")
     with pytest.raises(ValidationError) as caught:
         admin.void_numbers(181, reason="x", idempotency_key="void-contract-3")
-    assert [f.field for f in caught.value.fields] == ["motivo"]
+    assert [f.field for f in caught.value.fields] == ["reason"]  # named after the parameter, not the JSON
     with pytest.raises(NotFound):
         admin.void_numbers(182, serie="Z", reason="No hay CAE de esa serie", idempotency_key="void-contract-4")
     with pytest.raises(Forbidden):
