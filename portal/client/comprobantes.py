@@ -10,7 +10,7 @@ from portal.client import errors
 from portal.client.base import Transport
 from portal.client.cfe import Adjustment, CfeRequest, Line, Payment, Receiver
 from portal.client.comprobante_list import CurrencyTotal, ReceiptFilters, ReceiptPage, ReceiptSummary
-from portal.client.envios import DgiState
+from portal.client.dgi_state import DgiState
 from portal.client.models import parse_datetime as _dt
 from portal.client.totals import Totals
 
