@@ -42,6 +42,8 @@ DEBIT_NOTE_OF = {101: 103, 111: 113}
 CREDIT_NOTE_FOR = {101: 102, 103: 102, 111: 112, 113: 112}
 CREDIT_NOTES = frozenset(CREDIT_NOTE_FOR.values())
 
+E_TICKET = 101
+E_FACTURA = 111
 E_REMITO = 181
 E_RESGUARDO = 182
 NOTE_TYPES = frozenset(t.code for t in _TYPES if t.is_note)
