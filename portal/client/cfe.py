@@ -9,6 +9,7 @@ what the service answers. Amounts are exact decimals, dates are dates.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -129,3 +130,95 @@ class CfeRequest:
             branch_code=data.get("cdgDGISucur"),
             corrects=data.get("corrigeA"),
         )
+
+
+# The service's names -> CfeRequest's, part by part: (field, the part's own table) for a nested part.
+_RETENTION_FIELDS = {"codRet": "code", "tasa": "rate", "mntSujetoaRet": "base", "valRetPerc": "amount"}
+_FIELD_NAMES: dict = {
+    "tipoCFE": "tipo_cfe",
+    "fchEmis": "issue_date",
+    "fmaPago": "payment_form",
+    "fchVenc": "due_date",
+    "mntBruto": "gross_amounts",
+    "tpoMoneda": "currency",
+    "tpoCambio": "exchange_rate",
+    "infoAdicionalDoc": "additional_info",
+    "tipoTraslado": "transfer_kind",
+    "fchValor": "value_date",
+    "mntIVAOtra": "other_rate_iva",
+    "adenda": "adenda",
+    "cdgDGISucur": "branch_code",
+    "corrigeA": "corrects",
+    "receptor": (
+        "receiver",
+        {
+            "tipoDocRecep": "doc_type",
+            "codPaisRecep": "country",
+            "docRecep": "document",
+            "rznSocRecep": "name",
+            "dirRecep": "address",
+            "ciudadRecep": "city",
+            "deptoRecep": "department",
+            "paisRecep": "country_name",
+            "cp": "postal_code",
+            "compraId": "purchase_order",
+        },
+    ),
+    "items": (
+        "lines",
+        {
+            "indFact": "ind_fact",
+            "indAgenteResp": "agent",
+            "nomItem": "name",
+            "dscItem": "description",
+            "cantidad": "quantity",
+            "uniMed": "unit",
+            "precioUnitario": "unit_price",
+            "descuentoPct": "discount_pct",
+            "descuentoMonto": "discount",
+            "recargoPct": "surcharge_pct",
+            "recargoMnt": "surcharge",
+            "codItem": ("codes", {"tpoCod": "kind", "cod": "code"}),
+            "retencPercep": ("retentions", _RETENTION_FIELDS),
+        },
+    ),
+    "dscRcgGlobal": (
+        "adjustments",
+        {
+            "tpoMovDR": "movement",
+            "tpoDR": "kind",
+            "codDR": "code",
+            "glosaDR": "description",
+            "valorDR": "amount",
+            "indFactDR": "ind_fact",
+        },
+    ),
+    "mediosPago": ("payments", {"codMP": "code", "glosaMP": "description", "valorPago": "amount"}),
+    "referencias": (
+        "references",
+        {
+            "indGlobal": "global_reference",
+            "tpoDocRef": "tipo_cfe",
+            "serie": "serie",
+            "nroCFERef": "number",
+            "razonRef": "reason",
+            "fechaCFEref": "issue_date",
+            "mntCFEref": "amount",
+        },
+    ),
+}
+_SEGMENT = re.compile(r"^(?P<name>[A-Za-z_]+)(?P<index>(?:\[\d+\])*)$")
+
+
+def field_path(path: str) -> str:
+    """A field error's path in CfeRequest's names: "items[1].precioUnitario" -> "lines[1].unit_price",
+    "receptor.docRecep" -> "receiver.document". What it does not know (such as "body") is left as it is."""
+    names, parts = _FIELD_NAMES, []
+    for segment in path.split("."):
+        match = _SEGMENT.match(segment)
+        known = names.get(match["name"]) if match and names else None
+        if known is None:
+            return path
+        field, names = known if isinstance(known, tuple) else (known, None)
+        parts.append(field + match["index"])
+    return ".".join(parts)

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from portal.client import errors
 from portal.client.base import Transport
-from portal.client.cfe import Adjustment, CfeRequest, Line, Payment, Receiver
+from portal.client.cfe import Adjustment, CfeRequest, Line, Payment, Receiver, field_path
 from portal.client.comprobante_list import CurrencyTotal, ReceiptFilters, ReceiptPage, ReceiptSummary
 from portal.client.dgi_state import DgiState
 from portal.client.models import parse_datetime as _dt
@@ -271,8 +271,10 @@ class ComprobantesApi(Transport):
     """The Comprobante endpoints."""
 
     def issue_receipt(self, cfe: CfeRequest, *, idempotency_key: str) -> IssuedReceipt:
-        """POST emitir. The key makes a retry (or a double click) return the same receipt, `replayed`."""
-        return _issued(self._request("POST", f"{BASE}/emitir", json=cfe.to_json(), idempotency_key=idempotency_key))
+        """POST emitir. The key makes a retry (or a double click) return the same receipt, `replayed`. Field
+        errors name CfeRequest's fields ("lines[1].unit_price"), as do the previews'."""
+        with errors.fields_named(field_path):
+            return _issued(self._request("POST", f"{BASE}/emitir", json=cfe.to_json(), idempotency_key=idempotency_key))
 
     def cancel_with_credit_note(self, receipt_id: str, reason: str, *, idempotency_key: str) -> IssuedReceipt:
         """POST notaCreditoTotal: the credit note of the whole receipt."""
@@ -294,17 +296,13 @@ class ComprobantesApi(Transport):
     def search_receipts(self, filters: ReceiptFilters, *, cursor: str | None = None, limit: int = 50) -> ReceiptPage:
         """GET buscar: a page of the receipts the filters match, newest first, with the totals of all."""
         params = {**filters.to_params(), "limite": limit, **({"cursor": cursor} if cursor else {})}
-        try:
+        with errors.fields_named(ReceiptFilters.FIELDS):
             return ReceiptPage.from_json(self._json("GET", f"{BASE}/buscar", params=params))
-        except errors.ValidationError as exc:
-            raise errors.with_field_names(exc, ReceiptFilters.FIELDS) from None
 
     def export_receipts_csv(self, filters: ReceiptFilters) -> bytes:
         """Every receipt the filters match, as the service's CSV (es-UY, `;`, UTF-8 with BOM)."""
-        try:
+        with errors.fields_named(ReceiptFilters.FIELDS):
             return self._request("GET", f"{BASE}/buscar", params=filters.to_params(), accept="text/csv").content
-        except errors.ValidationError as exc:
-            raise errors.with_field_names(exc, ReceiptFilters.FIELDS) from None
 
     def get_receipt(self, receipt_id: str) -> IssuedReceipt:
         return IssuedReceipt.from_json(
@@ -324,10 +322,12 @@ class ComprobantesApi(Transport):
 
     def preview_pdf(self, cfe: CfeRequest) -> bytes:
         """POST previsualizar with Accept: application/pdf (watermarked, consumes no number)."""
-        return self._request("POST", f"{BASE}/previsualizar", json=cfe.to_json(), accept="application/pdf").content
+        with errors.fields_named(field_path):
+            return self._request("POST", f"{BASE}/previsualizar", json=cfe.to_json(), accept="application/pdf").content
 
     def preview_link(self, cfe: CfeRequest) -> PreviewLink:
-        return PreviewLink.from_json(self._json("POST", f"{BASE}/previsualizar", json=cfe.to_json()))
+        with errors.fields_named(field_path):
+            return PreviewLink.from_json(self._json("POST", f"{BASE}/previsualizar", json=cfe.to_json()))
 
     def preview_by_token(self, token: str) -> bytes:
         return self._request("GET", f"{BASE}/previsualizar/{token}", accept="application/pdf").content

@@ -245,8 +245,7 @@ class EnviosApi(Transport):
         `tipo_cfe` (and `serie`). The key makes a double click or a retry void once. Field errors name these
         parameters (tipo_cfe, reason, serie, count)."""
         body = json_object((("tipoCFE", tipo_cfe), ("motivo", reason), ("serie", serie), ("cantidad", count)))
-        try:
-            data = self._json("POST", f"{BASE}/anulaciones", json=body, idempotency_key=idempotency_key)
-        except errors.ValidationError as exc:
-            raise errors.with_field_names(exc, _VOID_PARAMETERS) from None
-        return VoidedRange.from_json(data)
+        with errors.fields_named(_VOID_PARAMETERS):
+            return VoidedRange.from_json(
+                self._json("POST", f"{BASE}/anulaciones", json=body, idempotency_key=idempotency_key)
+            )

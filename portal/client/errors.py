@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 
@@ -65,11 +67,16 @@ class ValidationError(CfeError):
     """422: `fields` says what is wrong with which input."""
 
 
-def with_field_names(exc: CfeError, names: dict[str, str]) -> CfeError:
-    """The same error with its field paths renamed (the service's name -> the request class's field), so a
-    caller maps errors onto the typed request it sent, never onto the service's JSON names."""
-    exc.fields = tuple(FieldError(names.get(f.field, f.field), f.code, f.message) for f in exc.fields)
-    return exc
+@contextmanager
+def fields_named(rename: dict[str, str] | Callable[[str], str]) -> Iterator[None]:
+    """A ValidationError raised inside comes out with its field paths renamed (the service's name -> the
+    request's field), so a caller maps errors onto the typed request it sent, never onto the JSON's names."""
+    to_name = rename if callable(rename) else (lambda path: rename.get(path, path))
+    try:
+        yield
+    except ValidationError as exc:
+        exc.fields = tuple(FieldError(to_name(f.field), f.code, f.message) for f in exc.fields)
+        raise
 
 
 class RateLimited(CfeError):

@@ -166,3 +166,15 @@ def test_an_eresguardo_and_an_eremito_carry_their_own_parts(api):
         ("Manzanas", Decimal("10")),
         ("Arroz", Decimal("8.5")),
     ]
+
+
+def test_a_refused_request_names_its_own_fields(api):
+    factura = bodies.request(bodies.EFACTURA)
+    negative = replace(factura, lines=(factura.lines[0], replace(factura.lines[1], unit_price=Decimal("-1"))))
+    with pytest.raises(ValidationError) as caught:
+        api.preview_link(negative)
+    assert [f.field for f in caught.value.fields] == ["lines[1].unit_price"]
+    wrong_rut = replace(factura, receiver=replace(factura.receiver, document="214844360019"))
+    with pytest.raises(ValidationError) as caught:
+        api.issue_receipt(wrong_rut, idempotency_key=uuid.uuid4().hex)
+    assert [f.field for f in caught.value.fields] == ["receiver.document"]

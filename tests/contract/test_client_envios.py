@@ -79,7 +79,7 @@ def test_a_correction_is_linked_both_ways(as_user, live_service):
     assert usuario.get_receipt(rejected.id).dgi.corrected_by == corrected.id
     with pytest.raises(ValidationError) as caught:
         issue(usuario, {**bodies.body(bodies.EFACTURA), "corrigeA": rejected.id})
-    assert [f.field for f in caught.value.fields] == ["corrigeA"]
+    assert [f.field for f in caught.value.fields] == ["corrects"]  # CfeRequest's field, not the JSON's
 
 
 def test_the_support_lists_are_typed_pages(as_user, live_service):

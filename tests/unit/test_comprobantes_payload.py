@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from werkzeug.datastructures import MultiDict
 
+from portal.client.cfe import field_path
 from portal.service.cfe import parse_cfe_input
 from portal.web.comprobantes.forms import renumbered
 from portal.web.comprobantes.payload import build_body, form_data, form_target
@@ -228,7 +229,24 @@ def test_a_note_carries_its_reference_and_an_empty_one_lets_the_service_say_so()
     ],
 )
 def test_service_error_paths_map_onto_the_form(path, target):
-    assert form_target(path, (0, 2)) == target
+    """The service's path, as the client renames it onto CfeRequest's fields, lands on the form's field."""
+    assert form_target(field_path(path), (0, 2)) == target
+
+
+@pytest.mark.parametrize(
+    ("path", "renamed"),
+    [
+        ("items[1].precioUnitario", "lines[1].unit_price"),
+        ("receptor.docRecep", "receiver.document"),
+        ("items[0].retencPercep[0].codRet", "lines[0].retentions[0].code"),
+        ("referencias[0].fechaCFEref", "references[0].issue_date"),
+        ("corrigeA", "corrects"),
+        ("receptor.docRecep.extra", "receptor.docRecep.extra"),
+        ("caeData.hNro", "caeData.hNro"),
+    ],
+)
+def test_the_client_names_field_errors_after_the_request(path, renamed):
+    assert field_path(path) == renamed
 
 
 def test_removing_a_line_renumbers_the_rest():

@@ -1,4 +1,4 @@
-"""The issuing form's data as the client's typed request (`CfeRequest`), and the service's error paths
+"""The issuing form's data as the client's typed request (`CfeRequest`), and the request's field errors
 back onto the form.
 
 Pure (no Flask, no I/O). The portal holds no tax logic: amounts travel as the user typed them (parsed
@@ -17,7 +17,7 @@ from portal.client.cfe import PRICES_INCLUDE_IVA, CfeRequest, Line, Receiver, Re
 from portal.domain.cfe_types import E_REMITO, E_RESGUARDO, IND_FACT_BASIC_RATE, INVOICE_TYPES, NOTE_TYPES
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES
 
-_PATH = re.compile(r"^(?P<head>[A-Za-z]+)(?:\[(?P<index>\d+)\])?(?:\.(?P<rest>[A-Za-z]+))?")
+_PATH = re.compile(r"^(?P<head>[a-z_]+)(?:\[(?P<index>\d+)\])?(?:\.(?P<rest>[a-z_]+))?")
 
 # Query parameters the issuing form accepts to pre-fill itself (the DGI page's "use as receiver" link
 # sends the first seven; the receipt page's "credit/debit note" links add the reference).
@@ -35,45 +35,46 @@ PREFILL_PARAMS = {
     "refFecha": "ref_fecha",
 }
 
+# CfeRequest's field paths (as the client names the service's field errors) -> the form's fields.
 _HEADER = {
-    "tipoCFE": "tipo_cfe",
-    "fchEmis": "fch_emis",
-    "fmaPago": "fma_pago",
-    "fchVenc": "fch_venc",
-    "mntBruto": "mnt_bruto",
-    "tpoMoneda": "tpo_moneda",
-    "tpoCambio": "tpo_cambio",
-    "tipoTraslado": "tipo_traslado",
+    "tipo_cfe": "tipo_cfe",
+    "issue_date": "fch_emis",
+    "payment_form": "fma_pago",
+    "due_date": "fch_venc",
+    "gross_amounts": "mnt_bruto",
+    "currency": "tpo_moneda",
+    "exchange_rate": "tpo_cambio",
+    "transfer_kind": "tipo_traslado",
     "adenda": "adenda",
-    "receptor": "tipo_doc_recep",
-    "referencias": "ref_nro",
+    "receiver": "tipo_doc_recep",
+    "references": "ref_nro",
 }
-_RECEPTOR = {
-    "tipoDocRecep": "tipo_doc_recep",
-    "codPaisRecep": "cod_pais_recep",
-    "docRecep": "doc_recep",
-    "rznSocRecep": "rzn_soc_recep",
-    "dirRecep": "dir_recep",
-    "ciudadRecep": "ciudad_recep",
-    "deptoRecep": "depto_recep",
+_RECEIVER = {
+    "doc_type": "tipo_doc_recep",
+    "country": "cod_pais_recep",
+    "document": "doc_recep",
+    "name": "rzn_soc_recep",
+    "address": "dir_recep",
+    "city": "ciudad_recep",
+    "department": "depto_recep",
 }
-_ITEM = {
-    "retencPercep": "cod_ret",
-    "indFact": "ind_fact",
-    "nomItem": "nom_item",
-    "dscItem": "nom_item",
-    "cantidad": "cantidad",
-    "uniMed": "uni_med",
-    "precioUnitario": "precio_unitario",
-    "descuentoMonto": "descuento",
-    "descuentoPct": "descuento",
+_LINE = {
+    "retentions": "cod_ret",
+    "ind_fact": "ind_fact",
+    "name": "nom_item",
+    "description": "nom_item",
+    "quantity": "cantidad",
+    "unit": "uni_med",
+    "unit_price": "precio_unitario",
+    "discount": "descuento",
+    "discount_pct": "descuento",
 }
 _REFERENCE = {
-    "tpoDocRef": "ref_tipo",
+    "tipo_cfe": "ref_tipo",
     "serie": "ref_serie",
-    "nroCFERef": "ref_nro",
-    "razonRef": "ref_razon",
-    "fechaCFEref": "ref_fecha",
+    "number": "ref_nro",
+    "reason": "ref_razon",
+    "issue_date": "ref_fecha",
 }
 
 
@@ -171,7 +172,7 @@ def build_body(data: dict) -> Body:
 
 
 def form_target(path: str, line_rows: tuple[int, ...]) -> tuple[str | int, ...] | None:
-    """Where the service's error path ("items[2].precioUnitario") belongs on the form, or None (banner).
+    """Where a field error of the request ("lines[2].unit_price") belongs on the form, or None (banner).
 
     The answer is ("doc_recep",) for a top-level field or ("lines", row, "precio_unitario") for a line.
     """
@@ -179,16 +180,16 @@ def form_target(path: str, line_rows: tuple[int, ...]) -> tuple[str | int, ...] 
     if not match:
         return None
     head, index, rest = match["head"], match["index"], match["rest"]
-    if head == "receptor" and rest:
-        return (_RECEPTOR[rest],) if rest in _RECEPTOR else None
-    if head == "items":
+    if head == "receiver" and rest:
+        return (_RECEIVER[rest],) if rest in _RECEIVER else None
+    if head == "lines":
         if index is None:
             return ("lines", line_rows[0] if line_rows else 0, "nom_item")
         row = line_rows[int(index)] if int(index) < len(line_rows) else None
         if row is None:
             return None
-        return ("lines", row, _ITEM.get(rest or "", "nom_item")) if not rest or rest in _ITEM else None
-    if head == "referencias":
+        return ("lines", row, _LINE.get(rest or "", "nom_item")) if not rest or rest in _LINE else None
+    if head == "references":
         if rest:
             return (_REFERENCE[rest],) if rest in _REFERENCE else None
         return ("ref_nro",)
