@@ -9,6 +9,13 @@ from decimal import Decimal
 from portal.client import errors
 from portal.client.base import Transport
 from portal.client.cfe import Adjustment, CfeRequest, Line, Payment, Receiver, field_path
+from portal.client.comprobante_links import (
+    AppliedReference,
+    ReceiptReference,
+    ReferenceChange,
+    RelatedNote,
+    reference_history,
+)
 from portal.client.comprobante_list import CurrencyTotal, ReceiptFilters, ReceiptPage, ReceiptSummary
 from portal.client.dgi_state import DgiState
 from portal.client.models import parse_datetime as _dt
@@ -109,7 +116,7 @@ class IssuedReceipt:
             created_by=data["creadoPor"],
             created_at=_dt(data["creadoEn"]),
             warnings=tuple(ReceiptWarning(w["codigo"], w["mensaje"]) for w in data.get("advertencias", [])),
-            reference_history=_reference_history(data.get("historialReferencias", [])),
+            reference_history=reference_history(data.get("historialReferencias", [])),
             payment_form=data.get("fmaPago"),
             due_date=_day(data.get("fchVenc")),
             prices_include_tax=data.get("mntBruto") in (1, True),
@@ -131,70 +138,6 @@ def _day(value: str | None) -> date | None:
 
 def _decimal(value) -> Decimal | None:
     return None if value is None else Decimal(str(value))
-
-
-@dataclass(frozen=True)
-class ReceiptReference:
-    """A receipt a note refers to; `receipt_id` when it is one of the company's."""
-
-    tipo_cfe: int | None
-    serie: str | None
-    nro: int | None
-    reason: str | None
-    issue_date: date | None
-    amount: Decimal | None
-    currency: str | None
-    receipt_id: str | None
-    global_reference: bool = False
-
-    @property
-    def number(self) -> str:
-        return f"{self.serie}-{self.nro:07d}" if self.serie and self.nro else ""
-
-    @classmethod
-    def from_json(cls, data: dict) -> ReceiptReference:
-        return cls(
-            data.get("tpoDocRef"),
-            data.get("serie"),
-            data.get("nroCFERef"),
-            data.get("razonRef"),
-            _day(data.get("fechaCFEref")),
-            _decimal(data.get("mntCFEref")),
-            data.get("tpoMonedaRef"),
-            data.get("idCfeEmitido"),
-            data.get("indGlobal") == 1,
-        )
-
-
-@dataclass(frozen=True)
-class RelatedNote:
-    """A credit or debit note that refers to the receipt."""
-
-    receipt_id: str
-    tipo_cfe: int
-    serie: str
-    nro: int
-    issue_date: date
-    currency: str
-    total: Decimal
-    applied: Decimal
-
-    @property
-    def number(self) -> str:
-        return f"{self.serie}-{self.nro:07d}"
-
-    @classmethod
-    def from_json(cls, data: dict) -> RelatedNote:
-        return cls(
-            data["idCfeEmitido"],
-            int(data["tipoCFE"]),
-            data["serie"],
-            int(data["nro"]),
-            date.fromisoformat(data["fchEmis"]),
-            data["tpoMoneda"],
-            Decimal(data["mntTotal"]),
-            Decimal(data["montoAplicado"]),
-        )
 
 
 @dataclass(frozen=True)
@@ -221,39 +164,6 @@ class PreviewLink:
     @classmethod
     def from_json(cls, data: dict) -> PreviewLink:
         return cls(data["token"], data["url"], _dt(data["expiresAt"]))
-
-
-@dataclass(frozen=True)
-class ReferenceChange:
-    previous: str | None
-    reference: str
-    note: str | None
-    by: str
-    at: datetime
-
-
-def _reference_history(items: list[dict]) -> tuple[ReferenceChange, ...]:
-    return tuple(
-        ReferenceChange(h.get("referenciaAnterior"), h["referenciaCobro"], h.get("observacion"), h["por"], _dt(h["en"]))
-        for h in items
-    )
-
-
-@dataclass(frozen=True)
-class AppliedReference:
-    receipt_id: str
-    reference: str
-    changed: bool
-    history: tuple[ReferenceChange, ...]
-
-    @classmethod
-    def from_json(cls, data: dict) -> AppliedReference:
-        return cls(
-            data["idCfeEmitido"],
-            data["referenciaCobro"],
-            bool(data["cambio"]),
-            _reference_history(data.get("historial", [])),
-        )
 
 
 @dataclass(frozen=True)
