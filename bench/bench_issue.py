@@ -121,7 +121,7 @@ def main() -> int:
     before = args.receipts
 
     def remote_issue(_):
-        return remote.as_user(token).issue_receipt(bodies.body(bodies.ETICKET), idempotency_key=uuid.uuid4().hex).nro
+        return remote.as_user(token).issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=uuid.uuid4().hex).nro
 
     start = time.perf_counter()
     with ThreadPoolExecutor(max_workers=8) as pool:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 from urllib.parse import quote
 
 from portal.client.base import Transport
@@ -39,22 +38,27 @@ class WindowUsage:
 
 @dataclass(frozen=True)
 class ApiKeyEvent:
-    """A create ("crear"), revoke ("revocar") or limit change ("rate-limit"), with the values around it."""
+    """A create ("crear"), revoke ("revocar") or limit change ("rate-limit"): the limit before (a change) and
+    after (a creation or a change), and the name a key was created with."""
 
     action: str
     actor: str
     at: datetime
-    old: dict[str, Any] | None
-    new: dict[str, Any] | None
+    rate_limit_before: RateLimit | None = None
+    rate_limit_after: RateLimit | None = None
+    name: str | None = None
 
     @classmethod
     def from_json(cls, data: dict) -> ApiKeyEvent:
+        old, new = data.get("anterior") or {}, data.get("nuevo") or {}
+        before, after = old, new.get("rateLimit", new)  # a creation nests its limit; a change is the limit
         return cls(
             action=data["accion"],
             actor=data["actor"],
             at=_moment(data["fecha"]),
-            old=data.get("anterior"),
-            new=data.get("nuevo"),
+            rate_limit_before=RateLimit.from_json(before) if "limite" in before else None,
+            rate_limit_after=RateLimit.from_json(after) if "limite" in after else None,
+            name=new.get("nombre"),
         )
 
 
@@ -115,7 +119,7 @@ class ApiKeysApi(Transport):
         return tuple(ApiKey.from_json(k) for k in self._json("GET", "/api/v1/apikeys")["claves"])
 
     def create_api_key(self, name: str, rate_limit: RateLimit | None = None) -> NewApiKey:
-        body: dict[str, Any] = {"nombre": name}
+        body: dict[str, object] = {"nombre": name}
         if rate_limit is not None:
             body["rateLimit"] = rate_limit.to_json()
         return NewApiKey.from_json(self._json("POST", "/api/v1/apikeys", json=body))

@@ -83,9 +83,9 @@ class CfeClient:
         locale: str | None = None,
         request_id: str | None = None,
     ):
-        from portal.client.api import UserApi
-
         """An API view that sends this caller's credentials with every call."""
+        from portal.client.api import UserApi  # api.py builds on this module
+
         headers = {}
         if access_token:
             headers["Authorization"] = f"Bearer {access_token}"
@@ -97,7 +97,7 @@ class CfeClient:
             headers["Accept-Language"] = locale
         return UserApi(self, headers, request_id)
 
-    def request(
+    def _send_request(
         self,
         method: str,
         path: str,
@@ -107,7 +107,8 @@ class CfeClient:
         retry_on_status: bool = True,
         **kwargs: Any,
     ) -> requests.Response:
-        """Send one request; raise a CfeError for anything but 2xx."""
+        """Send one request; raise a CfeError for anything but 2xx. Only `Transport` calls it: what the
+        portal sees of the client is `as_user` and the typed methods of `UserApi`."""
         url = self.base_url + path
         safe = (method == "GET" or idempotent) and retry_on_status
         session_adapter = self._safe if safe else self._unsafe
@@ -192,7 +193,7 @@ class Transport:
         headers["Accept"] = accept
         if idempotency_key:
             headers["Idempotency-Key"] = idempotency_key
-        return self._client.request(
+        return self._client._send_request(
             method, path, headers=headers, idempotent=bool(idempotency_key), retry_on_status=retry_on_status, **kwargs
         )
 

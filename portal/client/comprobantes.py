@@ -6,10 +6,20 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import Decimal
 
+from portal.client import errors
 from portal.client.base import Transport
-from portal.client.comprobante_list import CurrencyTotal, ReceiptPage, ReceiptSummary
-from portal.client.envios import DgiState
+from portal.client.cfe import Adjustment, CfeRequest, Line, Payment, Receiver, field_path
+from portal.client.comprobante_links import (
+    AppliedReference,
+    ReceiptReference,
+    ReferenceChange,
+    RelatedNote,
+    reference_history,
+)
+from portal.client.comprobante_list import CurrencyTotal, ReceiptFilters, ReceiptPage, ReceiptSummary
+from portal.client.dgi_state import DgiState
 from portal.client.models import parse_datetime as _dt
+from portal.client.totals import Totals
 
 BASE = "/api/v1/comprobante"
 __all__ = [
@@ -20,6 +30,7 @@ __all__ = [
     "IssuedReceipt",
     "NoteDraft",
     "PreviewLink",
+    "ReceiptFilters",
     "ReceiptPage",
     "ReceiptReference",
     "ReceiptSummary",
@@ -46,7 +57,7 @@ class ReceiptWarning:
 
 @dataclass(frozen=True)
 class IssuedReceipt:
-    """A receipt as the service issued it. `totals` keeps DGI's names (mntTotal, mntPagar, ...)."""
+    """A receipt as the service issued it, with the totals the service computed."""
 
     id: str
     tipo_cfe: int
@@ -55,8 +66,8 @@ class IssuedReceipt:
     issue_date: date
     signed_at: datetime
     currency: str
-    receiver: dict | None
-    totals: dict
+    receiver: Receiver | None
+    totals: Totals
     security_code: str
     qr_url: str
     cae: CaeInfo
@@ -71,9 +82,9 @@ class IssuedReceipt:
     due_date: date | None = None
     prices_include_tax: bool = False
     exchange_rate: Decimal | None = None
-    lines: tuple[dict, ...] = ()
-    adjustments: tuple[dict, ...] = ()
-    payments: tuple[dict, ...] = ()
+    lines: tuple[Line, ...] = ()
+    adjustments: tuple[Adjustment, ...] = ()
+    payments: tuple[Payment, ...] = ()
     adenda: str | None = None
     references: tuple[ReceiptReference, ...] = ()
     notes: tuple[RelatedNote, ...] = ()
@@ -95,8 +106,8 @@ class IssuedReceipt:
             issue_date=date.fromisoformat(data["fchEmis"]),
             signed_at=_dt(data["tmstFirma"]),
             currency=data["tpoMoneda"],
-            receiver=data.get("receptor"),
-            totals=data["totales"],
+            receiver=Receiver.from_json(data["receptor"]) if data.get("receptor") else None,
+            totals=Totals.from_json(data["totales"]),
             security_code=data["codigoSeguridad"],
             qr_url=data["urlQR"],
             cae=CaeInfo(cae["caeId"], int(cae["dNro"]), int(cae["hNro"]), date.fromisoformat(cae["fecVenc"])),
@@ -105,14 +116,14 @@ class IssuedReceipt:
             created_by=data["creadoPor"],
             created_at=_dt(data["creadoEn"]),
             warnings=tuple(ReceiptWarning(w["codigo"], w["mensaje"]) for w in data.get("advertencias", [])),
-            reference_history=_reference_history(data.get("historialReferencias", [])),
+            reference_history=reference_history(data.get("historialReferencias", [])),
             payment_form=data.get("fmaPago"),
             due_date=_day(data.get("fchVenc")),
             prices_include_tax=data.get("mntBruto") in (1, True),
             exchange_rate=_decimal(data.get("tpoCambio")),
-            lines=tuple(data.get("items", [])),
-            adjustments=tuple(data.get("dscRcgGlobal", [])),
-            payments=tuple(data.get("mediosPago", [])),
+            lines=tuple(Line.from_json(item) for item in data.get("items", [])),
+            adjustments=tuple(Adjustment.from_json(a) for a in data.get("dscRcgGlobal", [])),
+            payments=tuple(Payment.from_json(p) for p in data.get("mediosPago", [])),
             adenda=data.get("adenda"),
             references=tuple(ReceiptReference.from_json(r) for r in data.get("referencias", [])),
             notes=tuple(RelatedNote.from_json(n) for n in data.get("notas", [])),
@@ -130,80 +141,18 @@ def _decimal(value) -> Decimal | None:
 
 
 @dataclass(frozen=True)
-class ReceiptReference:
-    """A receipt a note refers to; `receipt_id` when it is one of the company's."""
-
-    tipo_cfe: int | None
-    serie: str | None
-    nro: int | None
-    reason: str | None
-    issue_date: date | None
-    amount: Decimal | None
-    currency: str | None
-    receipt_id: str | None
-    global_reference: bool = False
-
-    @property
-    def number(self) -> str:
-        return f"{self.serie}-{self.nro:07d}" if self.serie and self.nro else ""
-
-    @classmethod
-    def from_json(cls, data: dict) -> ReceiptReference:
-        return cls(
-            data.get("tpoDocRef"),
-            data.get("serie"),
-            data.get("nroCFERef"),
-            data.get("razonRef"),
-            _day(data.get("fechaCFEref")),
-            _decimal(data.get("mntCFEref")),
-            data.get("tpoMonedaRef"),
-            data.get("idCfeEmitido"),
-            data.get("indGlobal") == 1,
-        )
-
-
-@dataclass(frozen=True)
-class RelatedNote:
-    """A credit or debit note that refers to the receipt."""
-
-    receipt_id: str
-    tipo_cfe: int
-    serie: str
-    nro: int
-    issue_date: date
-    currency: str
-    total: Decimal
-    applied: Decimal
-
-    @property
-    def number(self) -> str:
-        return f"{self.serie}-{self.nro:07d}"
-
-    @classmethod
-    def from_json(cls, data: dict) -> RelatedNote:
-        return cls(
-            data["idCfeEmitido"],
-            int(data["tipoCFE"]),
-            data["serie"],
-            int(data["nro"]),
-            date.fromisoformat(data["fchEmis"]),
-            data["tpoMoneda"],
-            Decimal(data["mntTotal"]),
-            Decimal(data["montoAplicado"]),
-        )
-
-
-@dataclass(frozen=True)
 class NoteDraft:
-    """The body of a note prefilled from its original (the emitir format), and what is left to credit."""
+    """A note prefilled from its original, ready to edit and issue, and what is left to credit."""
 
-    body: dict
+    draft: CfeRequest
     original_id: str
     creditable_balance: Decimal | None
 
     @classmethod
     def from_json(cls, data: dict) -> NoteDraft:
-        return cls(data["borrador"], data["idCfeOriginal"], _decimal(data.get("saldoAcreditable")))
+        return cls(
+            CfeRequest.from_json(data["borrador"]), data["idCfeOriginal"], _decimal(data.get("saldoAcreditable"))
+        )
 
 
 @dataclass(frozen=True)
@@ -218,39 +167,6 @@ class PreviewLink:
 
 
 @dataclass(frozen=True)
-class ReferenceChange:
-    previous: str | None
-    reference: str
-    note: str | None
-    by: str
-    at: datetime
-
-
-def _reference_history(items: list[dict]) -> tuple[ReferenceChange, ...]:
-    return tuple(
-        ReferenceChange(h.get("referenciaAnterior"), h["referenciaCobro"], h.get("observacion"), h["por"], _dt(h["en"]))
-        for h in items
-    )
-
-
-@dataclass(frozen=True)
-class AppliedReference:
-    receipt_id: str
-    reference: str
-    changed: bool
-    history: tuple[ReferenceChange, ...]
-
-    @classmethod
-    def from_json(cls, data: dict) -> AppliedReference:
-        return cls(
-            data["idCfeEmitido"],
-            data["referenciaCobro"],
-            bool(data["cambio"]),
-            _reference_history(data.get("historial", [])),
-        )
-
-
-@dataclass(frozen=True)
 class SignedXml:
     xml: bytes
     digest: str | None
@@ -261,16 +177,14 @@ def _issued(response) -> IssuedReceipt:
     return replace(receipt, replayed=True) if response.headers.get("Idempotent-Replayed") == "true" else receipt
 
 
-def _present(filters: dict) -> dict:
-    return {name: value for name, value in filters.items() if value not in (None, "")}
-
-
 class ComprobantesApi(Transport):
     """The Comprobante endpoints."""
 
-    def issue_receipt(self, cfe: dict, *, idempotency_key: str) -> IssuedReceipt:
-        """POST emitir. The key makes a retry (or a double click) return the same receipt, `replayed`."""
-        return _issued(self._request("POST", f"{BASE}/emitir", json=cfe, idempotency_key=idempotency_key))
+    def issue_receipt(self, cfe: CfeRequest, *, idempotency_key: str) -> IssuedReceipt:
+        """POST emitir. The key makes a retry (or a double click) return the same receipt, `replayed`. Field
+        errors name CfeRequest's fields ("lines[1].unit_price"), as do the previews'."""
+        with errors.fields_named(field_path):
+            return _issued(self._request("POST", f"{BASE}/emitir", json=cfe.to_json(), idempotency_key=idempotency_key))
 
     def cancel_with_credit_note(self, receipt_id: str, reason: str, *, idempotency_key: str) -> IssuedReceipt:
         """POST notaCreditoTotal: the credit note of the whole receipt."""
@@ -289,14 +203,16 @@ class ComprobantesApi(Transport):
             self._json("GET", f"{BASE}/borradorNota", params={"idCfeEmitido": receipt_id, "tipo": kind})
         )
 
-    def search_receipts(self, filters: dict, *, cursor: str | None = None, limit: int = 50) -> ReceiptPage:
-        """GET buscar with the service's filter names (desde, hasta, tipoCFE, numero, receptor, ...)."""
-        params = {**_present(filters), "limite": limit, **({"cursor": cursor} if cursor else {})}
-        return ReceiptPage.from_json(self._json("GET", f"{BASE}/buscar", params=params))
+    def search_receipts(self, filters: ReceiptFilters, *, cursor: str | None = None, limit: int = 50) -> ReceiptPage:
+        """GET buscar: a page of the receipts the filters match, newest first, with the totals of all."""
+        params = {**filters.to_params(), "limite": limit, **({"cursor": cursor} if cursor else {})}
+        with errors.fields_named(ReceiptFilters.FIELDS):
+            return ReceiptPage.from_json(self._json("GET", f"{BASE}/buscar", params=params))
 
-    def export_receipts_csv(self, filters: dict) -> bytes:
+    def export_receipts_csv(self, filters: ReceiptFilters) -> bytes:
         """Every receipt the filters match, as the service's CSV (es-UY, `;`, UTF-8 with BOM)."""
-        return self._request("GET", f"{BASE}/buscar", params=_present(filters), accept="text/csv").content
+        with errors.fields_named(ReceiptFilters.FIELDS):
+            return self._request("GET", f"{BASE}/buscar", params=filters.to_params(), accept="text/csv").content
 
     def get_receipt(self, receipt_id: str) -> IssuedReceipt:
         return IssuedReceipt.from_json(
@@ -314,12 +230,14 @@ class ComprobantesApi(Transport):
             "GET", f"{BASE}/getByIdCfeEmitido", params={"idCfeEmitido": receipt_id}, accept="application/pdf"
         ).content
 
-    def preview_pdf(self, cfe: dict) -> bytes:
+    def preview_pdf(self, cfe: CfeRequest) -> bytes:
         """POST previsualizar with Accept: application/pdf (watermarked, consumes no number)."""
-        return self._request("POST", f"{BASE}/previsualizar", json=cfe, accept="application/pdf").content
+        with errors.fields_named(field_path):
+            return self._request("POST", f"{BASE}/previsualizar", json=cfe.to_json(), accept="application/pdf").content
 
-    def preview_link(self, cfe: dict) -> PreviewLink:
-        return PreviewLink.from_json(self._json("POST", f"{BASE}/previsualizar", json=cfe))
+    def preview_link(self, cfe: CfeRequest) -> PreviewLink:
+        with errors.fields_named(field_path):
+            return PreviewLink.from_json(self._json("POST", f"{BASE}/previsualizar", json=cfe.to_json()))
 
     def preview_by_token(self, token: str) -> bytes:
         return self._request("GET", f"{BASE}/previsualizar/{token}", accept="application/pdf").content

@@ -1,5 +1,5 @@
-"""Client side of the envios area: a receipt's DGI state (the `dgi` key of getByIdCfeEmitido), and the
-"Envíos a DGI" endpoints (envelopes, receipts waiting, daily reports, voided ranges, voiding a range)."""
+"""Client side of the envios area: the "Envíos a DGI" endpoints (envelopes, receipts waiting, daily reports,
+voided ranges, voiding a range). A receipt's DGI state is in dgi_state.py (re-exported here)."""
 
 from __future__ import annotations
 
@@ -7,116 +7,28 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Generic, TypeVar
 
+from portal.client import errors
 from portal.client.base import Transport
+from portal.client.dgi_state import DgiMoments, DgiMotive, DgiState, EnvelopeRef, ReportRef, int_or_none, motives
+from portal.client.models import json_object
 from portal.client.models import parse_date as _date
 from portal.client.models import parse_datetime as _dt
 
-
-@dataclass(frozen=True)
-class DgiMotive:
-    """One of DGI's motive codes (S01-S08, E01-E15, R01-R06) with DGI's own text, and ours when there is one."""
-
-    code: str
-    text: str
-    detail: str | None = None
-
-    @classmethod
-    def from_json(cls, data: dict) -> DgiMotive:
-        return cls(data["codigo"], data.get("glosa") or "", data.get("detalle"))
-
-
-def _motives(items) -> tuple[DgiMotive, ...]:
-    return tuple(DgiMotive.from_json(m) for m in items or ())
-
+__all__ = [
+    "DailyReport",
+    "DgiMoments",
+    "DgiMotive",
+    "DgiState",
+    "Envelope",
+    "EnvelopeRef",
+    "EnviosApi",
+    "Page",
+    "ReportRef",
+    "VoidedRange",
+    "WaitingReceipt",
+]
 
 T = TypeVar("T")
-
-
-def _int(value) -> int | None:
-    return None if value is None else int(value)
-
-
-@dataclass(frozen=True)
-class EnvelopeRef:
-    id: int
-    idemisor: int
-    file_name: str
-    state: str
-    ack: str | None
-    id_receptor: str | None
-
-    @classmethod
-    def from_json(cls, data: dict) -> EnvelopeRef:
-        return cls(
-            int(data["idSobre"]),
-            int(data["idEmisor"]),
-            data["archivo"],
-            data["estado"],
-            data.get("acuse"),
-            data.get("idReceptor"),
-        )
-
-
-@dataclass(frozen=True)
-class ReportRef:
-    """The daily report a receipt goes in; before the day closes it has no id yet (state "por_enviar")."""
-
-    id: int | None
-    day: date
-    sequence: int | None
-    file_name: str | None
-    state: str
-    ack: str | None
-
-    @classmethod
-    def from_json(cls, data: dict) -> ReportRef:
-        return cls(
-            _int(data.get("idReporte")),
-            _date(data["fecha"]),
-            _int(data.get("secEnvio")),
-            data.get("archivo"),
-            data["estado"],
-            data.get("acuse"),
-        )
-
-
-@dataclass(frozen=True)
-class DgiState:
-    """Where a receipt stands with DGI. `route` is "sobre" (sent in an envelope) or "reporte" (an e-Ticket
-    below the threshold, summarised in the daily report); `final` says the state will not change again."""
-
-    state: str
-    description: str
-    final: bool
-    route: str | None
-    motives: tuple[DgiMotive, ...]
-    envelope: EnvelopeRef | None
-    report: ReportRef | None
-    overdue: bool
-    times: dict[str, datetime]
-    corrects: str | None = None
-    corrected_by: str | None = None
-
-    @property
-    def since(self) -> datetime | None:
-        """When the receipt reached its current step (the latest of its recorded moments)."""
-        return max(self.times.values(), default=None)
-
-    @classmethod
-    def from_json(cls, data: dict) -> DgiState:
-        return cls(
-            state=data["estado"],
-            description=data.get("descripcion") or "",
-            final=bool(data.get("final")),
-            route=data.get("via"),
-            motives=_motives(data.get("motivos")),
-            envelope=EnvelopeRef.from_json(data["sobre"]) if data.get("sobre") else None,
-            report=ReportRef.from_json(data["reporte"]) if data.get("reporte") else None,
-            overdue=bool(data.get("demorado")),
-            times={key: _dt(value) for key, value in (data.get("fechas") or {}).items() if value},
-            corrects=data.get("corrige"),
-            corrected_by=data.get("corregidoPor"),
-        )
 
 
 @dataclass(frozen=True)
@@ -152,7 +64,7 @@ class Envelope:
             count=int(data["cantidadCfe"]),
             state=data["estado"],
             ack=data.get("acuse"),
-            motives=_motives(data.get("motivos")),
+            motives=motives(data.get("motivos")),
             id_receptor=data.get("idReceptor"),
             query_after=_dt(data.get("consultarDesde")),
             attempts=int(data.get("intentos") or 0),
@@ -200,8 +112,8 @@ class WaitingReceipt:
             state=data["estado"],
             description=data.get("descripcion") or "",
             wait_reason=data.get("motivoEspera"),
-            motives=_motives(data.get("motivos")),
-            envelope_id=_int(data.get("idSobre")),
+            motives=motives(data.get("motivos")),
+            envelope_id=int_or_none(data.get("idSobre")),
             attempts=int(data.get("intentos") or 0),
             next_attempt=_dt(data.get("proximoIntento")),
             overdue=bool(data.get("demorado")),
@@ -237,7 +149,7 @@ class DailyReport:
             count=int(data["cantidadComprobantes"]),
             state=data["estado"],
             ack=data.get("acuse"),
-            motives=_motives(data.get("motivos")),
+            motives=motives(data.get("motivos")),
             attempts=int(data.get("intentos") or 0),
             last_error=data.get("ultimoError"),
             created_by=data["creadoPor"],
@@ -290,6 +202,8 @@ class Page(Generic[T]):  # noqa: UP046 - Python 3.11 has no class type parameter
 
 
 BASE = "/api/v1/envios"
+# The service's field -> void_numbers' parameter.
+_VOID_PARAMETERS = {"tipoCFE": "tipo_cfe", "motivo": "reason", "serie": "serie", "cantidad": "count"}
 
 
 class EnviosApi(Transport):
@@ -328,12 +242,10 @@ class EnviosApi(Transport):
         self, tipo_cfe: int, *, reason: str, serie: str | None = None, count: int | None = None, idempotency_key: str
     ) -> VoidedRange:
         """Void the next `count` unused numbers (all that are left without it) of the CAE that would number
-        `tipo_cfe` (and `serie`). The key makes a double click or a retry void once."""
-        body: dict = {"tipoCFE": tipo_cfe, "motivo": reason}
-        if serie:
-            body["serie"] = serie
-        if count is not None:
-            body["cantidad"] = count
-        return VoidedRange.from_json(
-            self._json("POST", f"{BASE}/anulaciones", json=body, idempotency_key=idempotency_key)
-        )
+        `tipo_cfe` (and `serie`). The key makes a double click or a retry void once. Field errors name these
+        parameters (tipo_cfe, reason, serie, count)."""
+        body = json_object((("tipoCFE", tipo_cfe), ("motivo", reason), ("serie", serie), ("cantidad", count)))
+        with errors.fields_named(_VOID_PARAMETERS):
+            return VoidedRange.from_json(
+                self._json("POST", f"{BASE}/anulaciones", json=body, idempotency_key=idempotency_key)
+            )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 
@@ -63,6 +65,18 @@ class Conflict(CfeError):
 
 class ValidationError(CfeError):
     """422: `fields` says what is wrong with which input."""
+
+
+@contextmanager
+def fields_named(rename: dict[str, str] | Callable[[str], str]) -> Iterator[None]:
+    """A ValidationError raised inside comes out with its field paths renamed (the service's name -> the
+    request's field), so a caller maps errors onto the typed request it sent, never onto the JSON's names."""
+    to_name = rename if callable(rename) else (lambda path: rename.get(path, path))
+    try:
+        yield
+    except ValidationError as exc:
+        exc.fields = tuple(FieldError(to_name(f.field), f.code, f.message) for f in exc.fields)
+        raise
 
 
 class RateLimited(CfeError):

@@ -7,8 +7,23 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from portal.client.base import Transport
+from portal.client.cfe import CfeRequest
 from portal.client.comprobantes import IssuedReceipt
+from portal.client.inteligente_requests import SmartIssueRequest, SmartLine, SmartReceiver, SmartReference
 from portal.client.models import parse_datetime as _dt
+from portal.client.totals import Totals
+
+__all__ = [
+    "Inference",
+    "InteligenteApi",
+    "SmartIssueRequest",
+    "SmartLine",
+    "SmartReceiver",
+    "SmartReference",
+    "SmartRequest",
+    "SmartRequestPage",
+    "SmartRequestSummary",
+]
 
 BASE = "/api/v1/cfe"
 
@@ -36,15 +51,15 @@ class TimelineEvent:
 
 @dataclass(frozen=True)
 class SmartRequest:
-    """An issuance request: `draft` is the complete CFE (the body emitir would take)."""
+    """An issuance request: `draft` is the complete CFE the service inferred (what emitir would take)."""
 
     id: str
     mode: str
     state: str
     final: bool
-    draft: dict
+    draft: CfeRequest
     draft_hash: str
-    totals: dict
+    totals: Totals
     inferences: tuple[Inference, ...]
     warnings: tuple[SmartWarning, ...]
     preview_url: str | None
@@ -70,9 +85,9 @@ class SmartRequest:
             mode=data["modo"],
             state=data["estado"],
             final=bool(data.get("final")),
-            draft=data["borrador"],
+            draft=CfeRequest.from_json(data["borrador"]),
             draft_hash=data["hashBorrador"],
-            totals=data["totales"],
+            totals=Totals.from_json(data["totales"]),
             inferences=tuple(Inference(i["campo"], i["valor"], i["motivo"]) for i in data.get("inferencias", [])),
             warnings=tuple(SmartWarning(w["codigo"], w["mensaje"]) for w in data.get("advertencias", [])),
             preview_url=data.get("previsualizacionUrl"),
@@ -163,9 +178,11 @@ class SmartRequestPage:
 class InteligenteApi(Transport):
     """The Emision Inteligente endpoints (Bearer JWT only)."""
 
-    def smart_preview(self, request: dict) -> SmartRequest:
+    def smart_preview(self, request: SmartIssueRequest) -> SmartRequest:
         """Infer the complete CFE from a minimal input; kept 15 minutes for confirmation."""
-        return SmartRequest.from_json(self._json("POST", f"{BASE}/previsualizar-emision-inteligente", json=request))
+        return SmartRequest.from_json(
+            self._json("POST", f"{BASE}/previsualizar-emision-inteligente", json=request.to_json())
+        )
 
     def smart_confirm(self, request_id: str, draft_hash: str, accepted_warnings: list[str]) -> SmartRequest:
         """Issue exactly the previewed draft; confirming twice returns the same receipt."""
@@ -177,9 +194,9 @@ class InteligenteApi(Transport):
             )
         )
 
-    def smart_issue(self, request: dict, *, idempotency_key: str) -> SmartRequest:
+    def smart_issue(self, request: SmartIssueRequest, *, idempotency_key: str) -> SmartRequest:
         return SmartRequest.from_json(
-            self._json("POST", f"{BASE}/emitir-inteligente", json=request, idempotency_key=idempotency_key)
+            self._json("POST", f"{BASE}/emitir-inteligente", json=request.to_json(), idempotency_key=idempotency_key)
         )
 
     def smart_request(self, request_id: str) -> SmartRequest:

@@ -1,9 +1,12 @@
-"""Typed results of the service's answers. Each has `from_json` and is frozen: views never see raw dicts."""
+"""Typed results of the service's answers (each has `from_json` and is frozen: views never see raw dicts), and
+the helpers request classes build their JSON with."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
+from decimal import Decimal
 
 
 def parse_datetime(value: str | None) -> datetime | None:
@@ -13,6 +16,20 @@ def parse_datetime(value: str | None) -> datetime | None:
 
 def parse_date(value: str | None) -> date | None:
     return date.fromisoformat(value[:10]) if value else None
+
+
+def json_object(pairs: Iterable[tuple[str, object]]) -> dict:
+    """The JSON object of the pairs that are set; decimals as exact strings, dates as ISO days."""
+    result: dict = {}
+    for name, value in pairs:
+        if value is None or value == "" or value == ():
+            continue
+        if isinstance(value, Decimal):
+            value = format(value, "f")
+        elif isinstance(value, date):
+            value = value.isoformat()
+        result[name] = value
+    return result
 
 
 @dataclass(frozen=True)

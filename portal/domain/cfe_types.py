@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,30 @@ CFE_TYPES: dict[int, CfeType] = {t.code: t for t in _TYPES}
 NOTE_BASE_TYPE = {102: 101, 103: 101, 112: 111, 113: 111}
 CREDIT_NOTE_OF = {101: 102, 111: 112}
 DEBIT_NOTE_OF = {101: 103, 111: 113}
+# The credit note that credits a receipt: a debit note can itself be credited.
+CREDIT_NOTE_FOR = {101: 102, 103: 102, 111: 112, 113: 112}
+CREDIT_NOTES = frozenset(CREDIT_NOTE_FOR.values())
+
+E_TICKET = 101
+E_FACTURA = 111
+E_REMITO = 181
+E_RESGUARDO = 182
+NOTE_TYPES = frozenset(t.code for t in _TYPES if t.is_note)
+# The e-Ticket and e-Factura families: the types with payment terms, prices and IVA (not e-Remito/e-Resguardo).
+INVOICE_TYPES = frozenset(t.code for t in _TYPES if t.element in ("eTck", "eFact"))
+# The types whose receiver must be identified by RUT (e-Factura and its notes).
+RUT_RECEIVER_TYPES = frozenset(t.code for t in _TYPES if t.requires_rut_receiver)
+
+# IVA indicators of a line (IndFact, B-C4) that the e-Ticket and e-Factura families use, with DGI's rates.
+IND_FACT_EXEMPT = 1
+IND_FACT_MINIMUM_RATE = 2
+IND_FACT_BASIC_RATE = 3
+IND_FACT_OTHER_RATE = 4
+IND_FACT_FREE = 5
+IND_FACT_NOT_BILLABLE = 6
+IND_FACT_NOT_BILLABLE_NEGATIVE = 7
+IVA_MINIMUM_RATE = Decimal("10")
+IVA_BASIC_RATE = Decimal("22")
 
 
 def cfe_type(code: int) -> CfeType:

@@ -204,8 +204,8 @@ class SmartIssuancePage:
     def receiver(self):
         return self.page.get_by_test_id("receiver")
 
-    def total(self, dgi_name: str):
-        return self.page.locator(f'[data-testid=totals] tr[data-total="{dgi_name}"] td')
+    def total(self, field: str):
+        return self.page.locator(f'[data-testid=totals] tr[data-total="{field}"] td')
 
     def go_back_and_edit(self) -> None:
         self.page.get_by_role("button", name="Volver y editar").click()  # a link styled as a button

@@ -39,7 +39,7 @@ def receipt(live_service):
     from tests.conftest import mint_token
 
     api = CfeClient(live_service.url).as_user(mint_token(live_service.app, "usuario@demo.uy"), company_id=1)
-    return api.issue_receipt(bodies.body(bodies.EFACTURA), idempotency_key="browser-correo")
+    return api.issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key="browser-correo")
 
 
 def test_send_a_receipt_by_mail_and_see_it_arrive(page: Page, live_service, receipt, smtp):

@@ -4,6 +4,7 @@ going back to edit, clicking twice), and support staff look the request up and c
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -11,12 +12,13 @@ from playwright.sync_api import Page, expect
 from sqlalchemy import func, select
 
 from portal.client import CfeClient
+from portal.client.inteligente import SmartIssueRequest, SmartLine, SmartReceiver
 from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
 from tests.browser.pages import RequestStatusPage, Shell, SmartIssuancePage, screenshot
 
 NOT_ELECTRONIC_RUT = "215550030019"  # DGI sandbox: warns receptor_no_emisor_electronico
-LINE = {"descripcion": "Consultoría", "cantidad": "2", "precio": "1000"}
+LINE = SmartLine("Consultoría", Decimal("2"), Decimal("1000"))
 
 
 def _receipts(live_service) -> int:
@@ -54,7 +56,7 @@ def test_usuario_previews_goes_back_acknowledges_the_warning_and_issues_once(pag
     expect(flow.cfe_type).to_have_text("e-Factura")
     expect(flow.receiver).to_contain_text("PANADERIA EL HORNERO")
     expect(flow.receiver).to_contain_text("de DGI")
-    expect(flow.total("mntPagar")).to_have_text("$ 15.900,00")
+    expect(flow.total("to_pay")).to_have_text("$ 15.900,00")
     expect(page.locator("iframe.pdf-frame")).to_be_visible()
     screenshot(page, tmp_path / "inteligente-step2.png")
 
@@ -64,7 +66,7 @@ def test_usuario_previews_goes_back_acknowledges_the_warning_and_issues_once(pag
     expect(page.get_by_label("Documento del receptor")).to_have_value(NOT_ELECTRONIC_RUT)
     flow.line_field(1, "Cantidad").fill("5")
     flow.preview()
-    expect(flow.total("mntPagar")).to_have_text("$ 8.400,00")
+    expect(flow.total("to_pay")).to_have_text("$ 8.400,00")
 
     before = _receipts(live_service)
     flow.confirm()  # the warning is not acknowledged yet
@@ -86,7 +88,7 @@ def test_usuario_previews_goes_back_acknowledges_the_warning_and_issues_once(pag
 
 def test_soporte_looks_the_request_up_and_copies_the_support_details(page: Page, context, service_api, tmp_path):
     issued = service_api.smart_issue(
-        {"receptor": {"documento": "219999830019"}, "lineas": [LINE]}, idempotency_key="browser-soporte-1"
+        SmartIssueRequest(lines=(LINE,), receiver=SmartReceiver("219999830019")), idempotency_key="browser-soporte-1"
     )
     context.grant_permissions(["clipboard-read", "clipboard-write"])
     shell = Shell(page)
@@ -115,7 +117,7 @@ def test_soporte_looks_the_request_up_and_copies_the_support_details(page: Page,
 
 
 def test_the_status_page_refreshes_itself_until_the_request_is_final(page: Page, service_api):
-    preview = service_api.smart_preview({"lineas": [LINE]})
+    preview = service_api.smart_preview(SmartIssueRequest(lines=(LINE,)))
     shell = Shell(page)
     shell.open_home_and_sign_in("soporte@demo.uy")
     status = RequestStatusPage(page)
@@ -131,9 +133,9 @@ def test_the_status_page_refreshes_itself_until_the_request_is_final(page: Page,
 
 
 def test_soporte_finds_a_request_by_its_receipt_number_as_people_type_it(page: Page, service_api):
-    wanted = service_api.smart_issue({"lineas": [LINE]}, idempotency_key="browser-soporte-number")
-    other = service_api.smart_issue({"lineas": [LINE]}, idempotency_key="browser-soporte-other")
-    previewed = service_api.smart_preview({"lineas": [LINE]})
+    wanted = service_api.smart_issue(SmartIssueRequest(lines=(LINE,)), idempotency_key="browser-soporte-number")
+    other = service_api.smart_issue(SmartIssueRequest(lines=(LINE,)), idempotency_key="browser-soporte-other")
+    previewed = service_api.smart_preview(SmartIssueRequest(lines=(LINE,)))
     shell = Shell(page)
     shell.open_home_and_sign_in("soporte@demo.uy")
     status = RequestStatusPage(page)

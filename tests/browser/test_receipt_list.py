@@ -9,6 +9,7 @@ import csv
 import io
 import re
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -39,7 +40,7 @@ def _no_sideways_scroll(page: Page) -> None:
 
 def test_find_a_receipt_issued_through_the_api_by_its_number(page: Page, service_api):
     issued = [
-        service_api.issue_receipt(bodies.body(bodies.ETICKET), idempotency_key=uuid.uuid4().hex) for _ in range(3)
+        service_api.issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=uuid.uuid4().hex) for _ in range(3)
     ]
     shell, listing, _receipts = _signed_in(page)
     listing.open()
@@ -56,9 +57,9 @@ def test_find_a_receipt_issued_through_the_api_by_its_number(page: Page, service
 
 
 def test_filter_by_date_and_receiver_and_download_the_csv(page: Page, service_api):
-    norte = bodies.body(bodies.EFACTURA)
-    norte["receptor"] = {**bodies.BUYER, "docRecep": "211003420017", "rznSocRecep": "Comercial del Norte"}
-    service_api.issue_receipt(bodies.body(bodies.EFACTURA), idempotency_key=uuid.uuid4().hex)
+    norte = bodies.request(bodies.EFACTURA)
+    norte = replace(norte, receiver=replace(norte.receiver, document="211003420017", name="Comercial del Norte"))
+    service_api.issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key=uuid.uuid4().hex)
     receipt = service_api.issue_receipt(norte, idempotency_key=uuid.uuid4().hex)
     shell, listing, _receipts = _signed_in(page)
     listing.open()
@@ -83,7 +84,7 @@ def test_filter_by_date_and_receiver_and_download_the_csv(page: Page, service_ap
 
 
 def test_cancel_an_efactura_with_a_full_credit_note_and_see_both_linked(page: Page, service_api):
-    factura = service_api.issue_receipt(bodies.body(bodies.EFACTURA), idempotency_key=uuid.uuid4().hex)
+    factura = service_api.issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key=uuid.uuid4().hex)
     shell, _listing, receipts = _signed_in(page)
     page.goto(f"/comprobantes/{factura.id}")
     receipts.cancel_with_credit_note("Factura emitida por error")
@@ -132,10 +133,10 @@ def test_issue_an_eresguardo(page: Page):
 
 
 def test_list_receipt_and_new_pages_fit_a_phone_and_a_laptop(page: Page, service_api):
-    factura = service_api.issue_receipt(bodies.body(bodies.EFACTURA), idempotency_key=uuid.uuid4().hex)
+    factura = service_api.issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key=uuid.uuid4().hex)
     service_api.cancel_with_credit_note(factura.id, "Error de precio", idempotency_key=uuid.uuid4().hex)
     for _ in range(2):
-        service_api.issue_receipt(bodies.body(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
+        service_api.issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
     shell, listing, _receipts = _signed_in(page)
     SHOTS.mkdir(parents=True, exist_ok=True)
     for width, height in ((1366, 900), (390, 844)):

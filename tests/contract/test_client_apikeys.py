@@ -51,12 +51,13 @@ def test_create_list_change_limit_and_revoke_are_typed(as_user):
     (listed,) = admin.list_api_keys()
     assert listed.id == created.key.id and listed.last_used_at is None
     assert [e.action for e in listed.events] == ["crear"]
+    assert (listed.events[0].name, listed.events[0].rate_limit_after) == ("ERP", RateLimit(10, 30))
 
     changed = admin.set_api_key_rate_limit(listed.id, RateLimit(limit=3, window_seconds=60))
     assert changed.rate_limit == RateLimit(3, 60)
     assert changed.events[0].action == "rate-limit"
-    assert changed.events[0].old == {"limite": 10, "ventanaSegundos": 30}
-    assert changed.events[0].new == {"limite": 3, "ventanaSegundos": 60}
+    assert changed.events[0].rate_limit_before == RateLimit(10, 30)
+    assert changed.events[0].rate_limit_after == RateLimit(3, 60)
 
     revoked = admin.revoke_api_key(listed.id)
     assert revoked.status == "revocada" and not revoked.active

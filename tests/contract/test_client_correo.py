@@ -28,7 +28,7 @@ def as_user(live_service):
 
 @pytest.fixture
 def receipt_id(as_user) -> str:
-    return as_user("usuario@demo.uy").issue_receipt(bodies.body(bodies.EFACTURA), idempotency_key="factura-1").id
+    return as_user("usuario@demo.uy").issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key="factura-1").id
 
 
 def test_send_and_follow_a_receipt_by_mail(as_user, receipt_id, smtp):

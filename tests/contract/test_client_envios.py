@@ -8,6 +8,7 @@ from datetime import date, datetime
 import pytest
 
 from portal.client import CfeClient, Conflict, Forbidden, NotFound, ValidationError
+from portal.client.cfe import CfeRequest
 from portal.client.envios import (
     DgiMotive,
     DgiState,
@@ -36,7 +37,9 @@ def as_user(live_service):
 
 
 def issue(api, body: dict):
-    return api.issue_receipt(body, idempotency_key=f"contract-{datetime.now().timestamp()}-{id(body)}")
+    return api.issue_receipt(
+        CfeRequest.from_json(body), idempotency_key=f"contract-{datetime.now().timestamp()}-{id(body)}"
+    )
 
 
 def test_a_receipts_dgi_state_is_typed_from_pending_to_accepted_and_rejected(as_user, live_service):
@@ -52,8 +55,9 @@ def test_a_receipts_dgi_state_is_typed_from_pending_to_accepted_and_rejected(as_
     state = usuario.get_receipt(accepted.id).dgi
     assert (state.state, state.final, state.route, state.overdue) == ("aceptado", True, "sobre", False)
     assert isinstance(state.envelope, EnvelopeRef) and state.envelope.ack == "AS" and state.envelope.id_receptor
-    assert {"registrado", "enSobre", "recibido", "respondido"} <= set(state.times)
-    assert state.since == max(state.times.values()) and state.since.tzinfo is not None
+    moments = state.moments
+    assert moments.registered <= moments.packed <= moments.received <= moments.answered and not moments.reported
+    assert state.since == moments.answered and state.since.tzinfo is not None
     refused = usuario.get_receipt(rejected.id).dgi
     assert refused.state == "rechazado" and refused.final
     assert refused.motives[0] == DgiMotive(
@@ -75,7 +79,7 @@ def test_a_correction_is_linked_both_ways(as_user, live_service):
     assert usuario.get_receipt(rejected.id).dgi.corrected_by == corrected.id
     with pytest.raises(ValidationError) as caught:
         issue(usuario, {**bodies.body(bodies.EFACTURA), "corrigeA": rejected.id})
-    assert [f.field for f in caught.value.fields] == ["corrigeA"]
+    assert [f.field for f in caught.value.fields] == ["corrects"]  # CfeRequest's field, not the JSON's
 
 
 def test_the_support_lists_are_typed_pages(as_user, live_service):
@@ -112,7 +116,7 @@ def test_voiding_numbers_is_typed_idempotent_and_refused_when_it_must_be(as_user
         admin.void_numbers(181, reason="Demasiados", count=999_999, idempotency_key="void-contract-2")
     with pytest.raises(ValidationError) as caught:
         admin.void_numbers(181, reason="x", idempotency_key="void-contract-3")
-    assert [f.field for f in caught.value.fields] == ["motivo"]
+    assert [f.field for f in caught.value.fields] == ["reason"]  # named after the parameter, not the JSON
     with pytest.raises(NotFound):
         admin.void_numbers(182, serie="Z", reason="No hay CAE de esa serie", idempotency_key="void-contract-4")
     with pytest.raises(Forbidden):

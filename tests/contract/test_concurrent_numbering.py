@@ -16,7 +16,7 @@ def test_32_concurrent_issuers_get_gapless_unique_numbers(live_service, live_tok
     token = live_token_for("usuario@demo.uy")
 
     def issue(_):
-        return client.as_user(token).issue_receipt(bodies.body(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
+        return client.as_user(token).issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
 
     with ThreadPoolExecutor(max_workers=ISSUERS) as pool:
         receipts = list(pool.map(issue, range(ISSUERS)))
@@ -34,7 +34,7 @@ def test_concurrent_retries_with_one_key_issue_one_receipt(live_service, live_to
 
     def issue(_):
         try:
-            return client.as_user(token).issue_receipt(bodies.body(bodies.ETICKET), idempotency_key=key).id
+            return client.as_user(token).issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=key).id
         except Conflict:
             return "conflict"
 
@@ -42,5 +42,5 @@ def test_concurrent_retries_with_one_key_issue_one_receipt(live_service, live_to
         outcomes = list(pool.map(issue, range(8)))
     ids = {o for o in outcomes if o != "conflict"}
     assert len(ids) == 1, outcomes  # every caller that got a receipt got the same one
-    after = client.as_user(token).issue_receipt(bodies.body(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
+    after = client.as_user(token).issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
     assert after.nro == 2  # and only one number was used

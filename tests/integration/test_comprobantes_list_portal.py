@@ -6,10 +6,13 @@ from __future__ import annotations
 import csv
 import io
 import uuid
+from dataclasses import replace
+from decimal import Decimal
 
 import pytest
 
 from portal.client import CfeClient
+from portal.client.cfe import Adjustment, Payment
 from tests.integration.test_comprobantes_portal import HTMX, csrf, efactura, form_values, issue, soup
 from tests.support import cfe_bodies as bodies
 
@@ -26,7 +29,7 @@ def service_api(live_service, live_token_for):
 
 def test_a_receipt_issued_through_the_api_is_found_by_its_number(usuario, service_api):
     receipts = [
-        service_api.issue_receipt(bodies.body(bodies.ETICKET), idempotency_key=uuid.uuid4().hex) for _ in range(3)
+        service_api.issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=uuid.uuid4().hex) for _ in range(3)
     ]
     page = soup(usuario.get("/comprobantes/"))
     assert len(page.select(".receipt-list tbody tr")) == 3
@@ -41,9 +44,9 @@ def test_a_receipt_issued_through_the_api_is_found_by_its_number(usuario, servic
 
 
 def test_filters_live_in_the_url_and_the_csv_is_the_same_query(usuario, service_api):
-    buyer = bodies.body(bodies.EFACTURA)
-    buyer["receptor"] = {**bodies.BUYER, "docRecep": "211003420017", "rznSocRecep": "Comercial del Norte"}
-    service_api.issue_receipt(bodies.body(bodies.EFACTURA), idempotency_key=uuid.uuid4().hex)
+    buyer = bodies.request(bodies.EFACTURA)
+    buyer = replace(buyer, receiver=replace(buyer.receiver, document="211003420017", name="Comercial del Norte"))
+    service_api.issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key=uuid.uuid4().hex)
     norte = service_api.issue_receipt(buyer, idempotency_key=uuid.uuid4().hex)
     today = norte.issue_date.isoformat()
     page = soup(usuario.get(f"/comprobantes/?receptor=comercial&desde={today}&hasta={today}"))
@@ -70,7 +73,7 @@ def test_bad_filters_are_shown_next_to_the_field_and_kept(usuario):
 
 def test_pages_follow_a_cursor(usuario, service_api):
     for _ in range(3):
-        service_api.issue_receipt(bodies.body(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
+        service_api.issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
     from portal.web.comprobantes import listing
 
     listing.PAGE_SIZE, original = 2, listing.PAGE_SIZE
@@ -114,10 +117,10 @@ def test_cancel_with_a_full_credit_note_links_both_and_never_twice(usuario, sign
 
 
 def test_receipt_page_shows_payments_and_discounts_of_a_receipt_issued_through_the_api(usuario, service_api):
-    body = bodies.body(bodies.ETICKET)
-    body.update(
-        mediosPago=[{"glosaMP": "Efectivo", "valorPago": "300.00"}],
-        dscRcgGlobal=[{"tpoMovDR": "D", "glosaDR": "Descuento contado", "valorDR": "10.00", "indFactDR": 3}],
+    body = bodies.request(
+        bodies.ETICKET,
+        payments=(Payment("Efectivo", Decimal("300.00")),),
+        adjustments=(Adjustment("D", "Descuento contado", Decimal("10.00"), ind_fact=3),),
     )
     receipt = service_api.issue_receipt(body, idempotency_key=uuid.uuid4().hex)
     page = soup(usuario.get(f"/comprobantes/{receipt.id}"))

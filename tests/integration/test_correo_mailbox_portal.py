@@ -22,7 +22,7 @@ def sent(live_service):
 
     jobs.use_app(live_service.app)
     api = CfeClient(live_service.url).as_user(mint_token(live_service.app, "usuario@demo.uy"), company_id=1)
-    receipt = api.issue_receipt(bodies.body(bodies.EFACTURA), idempotency_key="buzon-1")
+    receipt = api.issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key="buzon-1")
     send = api.send_receipt_by_mail(receipt.id, ["compras@cliente.com.uy"])
     jobs.run_pending()
     yield send

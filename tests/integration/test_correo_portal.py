@@ -39,7 +39,7 @@ def service_api(live_service):
 
 @pytest.fixture
 def receipt_id(service_api) -> str:
-    return service_api.issue_receipt(bodies.body(bodies.EFACTURA), idempotency_key="portal-correo").id
+    return service_api.issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key="portal-correo").id
 
 
 def test_the_receipt_page_loads_the_send_section(signed_in, receipt_id):
@@ -124,12 +124,12 @@ def test_sending_as_a_receipt_is_issued(portal_app, signed_in, service_api, smtp
     cookie = signed_in("usuario@demo.uy").get_cookie("cfe_portal_session", domain="127.0.0.1").value
     with portal_app.test_request_context(headers={"Cookie": f"cfe_portal_session={cookie}"}):
         key = "0" * 32
-        receipt = api().issue_receipt(bodies.body(bodies.EFACTURA), idempotency_key=key)
+        receipt = api().issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key=key)
         send_after_issue(receipt, "compras@cliente.com.uy; conta@cliente.com.uy", key=key)
-        replayed = api().issue_receipt(bodies.body(bodies.EFACTURA), idempotency_key=key)
+        replayed = api().issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key=key)
         send_after_issue(replayed, "compras@cliente.com.uy; conta@cliente.com.uy", key=key)  # the form again
         send_after_issue(receipt, "", key="1" * 32)  # no addresses typed: no send
-        other = api().issue_receipt(bodies.body(bodies.EFACTURA), idempotency_key="2" * 32)
+        other = api().issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key="2" * 32)
         send_after_issue(other, "mal@", key="2" * 32)
         messages = get_flashed_messages(with_categories=True)
     assert messages[0] == ("success", "Lo enviamos por correo a compras@cliente.com.uy, conta@cliente.com.uy.")

@@ -5,6 +5,7 @@ the tests run: the DGI badge and panel that refresh themselves until final, a re
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 import pytest
 from bs4 import BeautifulSoup
@@ -200,13 +201,13 @@ def test_the_smart_issuance_status_shows_the_receipts_dgi_badge_which_polls_unti
     signed_in, live_service, live_token_for
 ):
     from portal.client import CfeClient
+    from portal.client.inteligente import SmartIssueRequest, SmartLine, SmartReceiver
 
     api = CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"), company_id=1)
     issued = api.smart_issue(
-        {
-            "receptor": {"documento": "214844360018"},
-            "lineas": [{"descripcion": "Consultoría", "cantidad": "1", "precio": "9000"}],
-        },
+        SmartIssueRequest(
+            lines=(SmartLine("Consultoría", Decimal("1"), Decimal("9000")),), receiver=SmartReceiver("214844360018")
+        ),
         idempotency_key="smart-dgi-badge",
     )
     soporte = signed_in("soporte@demo.uy")

@@ -4,15 +4,17 @@ id or by receipt number (typed any way), filtered live with htmx, paged, each ro
 from __future__ import annotations
 
 import uuid
+from decimal import Decimal
 
 import pytest
 from bs4 import BeautifulSoup
 
 from portal.client import CfeClient
+from portal.client.inteligente import SmartIssueRequest, SmartLine
 
 PAGE = "/inteligente/solicitudes"
 HTMX = {"HX-Request": "true"}
-LINE = {"descripcion": "Café", "cantidad": "2", "precio": "122"}
+ONE_LINE = SmartIssueRequest(lines=(SmartLine("Café", Decimal("2"), Decimal("122")),))
 
 
 def _soup(response) -> BeautifulSoup:
@@ -31,7 +33,7 @@ def service_api(live_service, live_token_for):
 
 @pytest.fixture
 def issued(service_api):
-    return service_api.smart_issue({"lineas": [LINE]}, idempotency_key=uuid.uuid4().hex)
+    return service_api.smart_issue(ONE_LINE, idempotency_key=uuid.uuid4().hex)
 
 
 @pytest.fixture
@@ -40,7 +42,7 @@ def soporte(signed_in):
 
 
 def test_the_page_lists_recent_requests_with_state_receipt_and_a_link_to_each(soporte, service_api, issued):
-    previewed = service_api.smart_preview({"lineas": [LINE]})
+    previewed = service_api.smart_preview(ONE_LINE)
     answer = soporte.get(PAGE)
     assert answer.status_code == 200 and "<html" in answer.get_data(as_text=True)
     assert _rows(answer) == [previewed.id, issued.id]
@@ -60,7 +62,7 @@ def test_the_page_lists_recent_requests_with_state_receipt_and_a_link_to_each(so
 
 
 def test_live_filtering_answers_only_the_list_fragment(soporte, service_api, issued):
-    service_api.smart_preview({"lineas": [LINE]})
+    service_api.smart_preview(ONE_LINE)
     answer = soporte.get(PAGE, query_string={"estado": "issued"}, headers=HTMX)
     html = answer.get_data(as_text=True)
     assert answer.status_code == 200 and html.lstrip().startswith('<div id="solicitudes"') and "<html" not in html
@@ -72,7 +74,7 @@ def test_live_filtering_answers_only_the_list_fragment(soporte, service_api, iss
 
 @pytest.mark.parametrize("typed", ["{serie}-{nro}", "{serie} {nro:07d}", "{serie}{nro}", "{nro}", "  {serie}   {nro} "])
 def test_a_receipt_number_typed_any_way_finds_its_request(soporte, service_api, issued, typed):
-    service_api.smart_issue({"lineas": [LINE]}, idempotency_key=uuid.uuid4().hex)  # another number
+    service_api.smart_issue(ONE_LINE, idempotency_key=uuid.uuid4().hex)  # another number
     query = typed.format(serie=issued.receipt.serie, nro=issued.receipt.nro)
     assert _rows(soporte.get(PAGE, query_string={"q": query})) == [issued.id]
     assert _rows(soporte.get(PAGE, query_string={"q": query}, headers=HTMX)) == [issued.id]
@@ -105,7 +107,7 @@ def test_what_the_list_cannot_read_is_422_with_the_input_kept(soporte):
 
 
 def test_pages_of_twenty_keep_the_filters_and_go_back_to_the_newest(soporte, service_api):
-    made = [service_api.smart_preview({"lineas": [LINE]}).id for _ in range(21)]
+    made = [service_api.smart_preview(ONE_LINE).id for _ in range(21)]
     first = soporte.get(PAGE, query_string={"estado": "preview"})
     assert _rows(first) == made[::-1][:20]
     following = _soup(first).find("a", rel="next")["href"]

@@ -12,6 +12,7 @@ from bs4 import BeautifulSoup
 from sqlalchemy import update
 
 from portal.client import CfeClient
+from portal.client.cfe import CfeRequest
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
@@ -29,7 +30,7 @@ def _card(soup: BeautifulSoup, name: str) -> str:
 
 def _issue(live_service, live_token_for, body: dict):
     api = CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"), company_id=1)
-    return api.issue_receipt(body, idempotency_key=uuid.uuid4().hex)
+    return api.issue_receipt(CfeRequest.from_json(body), idempotency_key=uuid.uuid4().hex)
 
 
 def _set(live_service, model, where, **values):
@@ -48,7 +49,7 @@ def test_todays_receipts_and_totals_in_pesos_and_dollars(signed_in, live_service
         [td.get_text(strip=True) for td in tr.find_all("td")]
         for tr in soup.find(attrs={"data-testid": "card-today"}).select("tbody tr")
     ]
-    assert rows[0] == ["e-Ticket", "1", "$ 376,00"] and float(ticket.totals["mntPagar"]) == 376
+    assert rows[0] == ["e-Ticket", "1", "$ 376,00"] and ticket.totals.to_pay == 376
     assert rows[1][0] == "e-Factura" and rows[1][2].startswith("U$S ")
     net = soup.find(attrs={"data-testid": "today-net"}).get_text(" ", strip=True)
     assert "$ 376,00" in net and "U$S" in net

@@ -320,7 +320,7 @@ def test_32_concurrent_issuers_get_gapless_unique_numbers(live_service, live_tok
 
     def issue(_):
         start.wait()
-        return client.as_user(token).issue_receipt(bodies.body(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
+        return client.as_user(token).issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
 
     with ThreadPoolExecutor(max_workers=ISSUERS) as pool:
         receipts = list(pool.map(issue, range(ISSUERS)))
@@ -345,7 +345,7 @@ def test_concurrent_retries_with_one_key_issue_one_receipt(live_service, live_to
     def issue(_):
         barrier.wait()
         try:
-            return client.as_user(token).issue_receipt(bodies.body(bodies.ETICKET), idempotency_key=key).id
+            return client.as_user(token).issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=key).id
         except Conflict:
             return "conflict"
 
@@ -353,7 +353,7 @@ def test_concurrent_retries_with_one_key_issue_one_receipt(live_service, live_to
         outcomes = list(pool.map(issue, range(8)))  # a 500 would raise here
     ids = {o for o in outcomes if o != "conflict"}
     assert len(ids) == 1, outcomes
-    after = client.as_user(token).issue_receipt(bodies.body(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
+    after = client.as_user(token).issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
     assert after.nro == 2
 
 

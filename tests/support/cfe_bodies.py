@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
+
+from portal.client.cfe import CfeRequest
 
 BUYER = {
     "tipoDocRecep": 2,
@@ -82,6 +85,11 @@ ERESGUARDO = {
 
 def body(kind: dict) -> dict:
     return copy.deepcopy(kind)
+
+
+def request(kind: dict, **changes) -> CfeRequest:
+    """The body as the client's typed request (what the portal sends), with `changes` to its fields."""
+    return replace(CfeRequest.from_json(body(kind)), **changes)
 
 
 def issue(api_client, headers: dict, body: dict, **extra_headers) -> dict:

@@ -1,5 +1,5 @@
-"""The issuing form's data as the service's JSON body, and the service's error paths back onto the form.
-The body is checked against the service's own input model, so the portal cannot drift from the API."""
+"""The issuing form's data as the client's typed request, and the service's error paths back onto the form.
+The request's JSON is checked against the service's own input model, so the portal cannot drift from the API."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from werkzeug.datastructures import MultiDict
 
+from portal.client.cfe import field_path
 from portal.service.cfe import parse_cfe_input
 from portal.web.comprobantes.forms import renumbered
 from portal.web.comprobantes.payload import build_body, form_data
@@ -116,11 +117,11 @@ def test_an_eticket_body_is_what_the_service_accepts_and_blank_lines_are_skipped
         ),
     ]
     body = build_body(_form(lines=lines))
-    assert body.json == {
+    assert body.cfe.to_json() == {
         "tipoCFE": 101,
         "fchEmis": "2026-11-22",
         "fmaPago": 1,
-        "mntBruto": True,
+        "mntBruto": 1,
         "tpoMoneda": "UYU",
         "items": [
             {"indFact": 3, "nomItem": "Café", "cantidad": "2", "precioUnitario": "122"},
@@ -135,7 +136,7 @@ def test_an_eticket_body_is_what_the_service_accepts_and_blank_lines_are_skipped
         ],
     }
     assert body.line_rows == (0, 2)
-    parse_cfe_input(body.json)
+    parse_cfe_input(body.cfe.to_json())
 
 
 def test_an_efactura_in_dollars_carries_the_receiver_and_the_exchange_rate():
@@ -156,7 +157,7 @@ def test_an_efactura_in_dollars_carries_the_receiver_and_the_exchange_rate():
             cod_pais_recep="ar",
         )
     )
-    assert body.json["receptor"] == {
+    assert body.cfe.to_json()["receptor"] == {
         "tipoDocRecep": 2,
         "codPaisRecep": "UY",
         "docRecep": "21-484436-001-8",
@@ -165,14 +166,15 @@ def test_an_efactura_in_dollars_carries_the_receiver_and_the_exchange_rate():
         "ciudadRecep": "Montevideo",
         "deptoRecep": "Montevideo",
     }
-    assert (body.json["tpoCambio"], body.json["fchVenc"], body.json["mntBruto"]) == ("39.250", "2026-12-22", False)
-    assert parse_cfe_input(body.json).receptor.doc_recep == "214844360018"
+    sent = body.cfe.to_json()
+    assert (sent["tpoCambio"], sent["fchVenc"], "mntBruto" in sent) == ("39.250", "2026-12-22", False)
+    assert parse_cfe_input(body.cfe.to_json()).receptor.doc_recep == "214844360018"
 
 
 def test_a_foreign_document_keeps_its_country_and_uyu_sends_no_exchange_rate():
     body = build_body(_form(tipo_doc_recep="5", doc_recep="AB123", cod_pais_recep="ar", tpo_cambio=Decimal(40)))
-    assert body.json["receptor"] == {"tipoDocRecep": 5, "codPaisRecep": "AR", "docRecep": "AB123"}
-    assert "tpoCambio" not in body.json
+    assert body.cfe.to_json()["receptor"] == {"tipoDocRecep": 5, "codPaisRecep": "AR", "docRecep": "AB123"}
+    assert "tpoCambio" not in body.cfe.to_json()
 
 
 def test_an_eremito_has_no_prices_payment_or_currency():
@@ -183,7 +185,7 @@ def test_an_eremito_has_no_prices_payment_or_currency():
             lines=[_line(nom_item="Manzanas", cantidad=Decimal(10), uni_med="kg", precio_unitario=Decimal(5))],
         )
     )
-    assert body.json == {
+    assert body.cfe.to_json() == {
         "tipoCFE": 181,
         "fchEmis": "2026-11-22",
         "tipoTraslado": 2,
@@ -197,12 +199,28 @@ def test_a_note_carries_its_reference_and_an_empty_one_lets_the_service_say_so()
             tipo_cfe=102, ref_tipo=101, ref_serie="a", ref_nro="12", ref_razon="Devolución", ref_fecha=date(2026, 11, 1)
         )
     )
-    assert body.json["referencias"] == [
+    assert body.cfe.to_json()["referencias"] == [
         {"tpoDocRef": 101, "serie": "A", "nroCFERef": 12, "razonRef": "Devolución", "fechaCFEref": "2026-11-01"}
     ]
-    parse_cfe_input(body.json)
-    assert build_body(_form(tipo_cfe=102)).json["referencias"] == []
-    assert "referencias" not in build_body(_form(ref_serie="A")).json  # only notes refer
+    parse_cfe_input(body.cfe.to_json())
+    assert build_body(_form(tipo_cfe=102)).cfe.references == ()
+    assert build_body(_form(ref_serie="A")).cfe.references == ()  # only notes refer
+
+
+@pytest.mark.parametrize(
+    ("path", "renamed"),
+    [
+        ("items[1].precioUnitario", "lines[1].unit_price"),
+        ("receptor.docRecep", "receiver.document"),
+        ("items[0].retencPercep[0].codRet", "lines[0].retentions[0].code"),
+        ("referencias[0].fechaCFEref", "references[0].issue_date"),
+        ("corrigeA", "corrects"),
+        ("receptor.docRecep.extra", "receptor.docRecep.extra"),
+        ("caeData.hNro", "caeData.hNro"),
+    ],
+)
+def test_the_client_names_field_errors_after_the_request(path, renamed):
+    assert field_path(path) == renamed
 
 
 def test_removing_a_line_renumbers_the_rest():
@@ -237,10 +255,11 @@ def test_an_eresguardo_line_is_one_retention_and_comes_back_to_the_form():
             {"cod_ret": " 2183165 ", "tasa": Decimal("50"), "base": Decimal("22000.00"), "valor": Decimal("11000.00")}
         ],
     }
-    body = build_body(data).json
+    request = build_body(data).cfe
+    body = request.to_json()
     assert "fmaPago" not in body and "mntBruto" not in body
     assert body["items"] == [
         {"retencPercep": [{"codRet": "2183165", "tasa": "50", "mntSujetoaRet": "22000.00", "valRetPerc": "11000.00"}]}
     ]
-    again = form_data(body)["lines"][0]
+    again = form_data(request)["lines"][0]
     assert (again["cod_ret"], again["valor"], again["base"]) == ("2183165", Decimal("11000.00"), Decimal("22000.00"))

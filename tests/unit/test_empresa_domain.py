@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from portal.domain.empresa import PAPER_FORMATS, REGIMES
 from portal.service.cfe.emission import REGIMENES
 from portal.service.cfe.pdf_base import PAPERS
@@ -40,16 +38,18 @@ def test_audit_rows_show_values_as_people_read_them(portal_app):
     from portal.client.empresa import AuditEvent
     from portal.web.empresa.audit_view import audit_rows
 
-    event = AuditEvent(
-        at=datetime(2026, 11, 23, tzinfo=UTC),
-        actor="admin@demo.uy",
-        action="configuracion",
-        target=None,
-        changes={
-            "formatoPapel": {"antes": "a4", "despues": "57mm"},
-            "fechaEmisor": {"antes": None, "despues": "2021-03-01"},
-            "ivaAlDia": {"antes": True, "despues": False},
-        },
+    event = AuditEvent.from_json(
+        {
+            "fecha": "2026-11-23T00:00:00+00:00",
+            "actor": "admin@demo.uy",
+            "accion": "configuracion",
+            "cambios": {
+                "formatoPapel": {"antes": "a4", "despues": "57mm"},
+                "fechaEmisor": {"antes": None, "despues": "2021-03-01"},
+                "ivaAlDia": {"antes": True, "despues": False},
+                "serie": "A",
+            },
+        }
     )
     with portal_app.test_request_context():
         (row,) = audit_rows((event,))
@@ -58,4 +58,5 @@ def test_audit_rows_show_values_as_people_read_them(portal_app):
         ("Formato de impresión", "A4", "Rollo térmico de 57 mm"),
         ("Fecha emisor", "—", "01/03/2021"),
         ("IVA al día", "Sí", "No"),
+        ("Serie", None, "A"),
     ]

@@ -114,21 +114,21 @@ def test_a_refusal_naming_no_field_goes_to_the_top_or_to_the_forms_one_field():
 
 @pytest.mark.parametrize(
     ("path", "field"),
-    [
-        ("receptor.docRecep", "doc_recep"),
-        ("receptor.codPaisRecep", "cod_pais_recep"),
-        ("receptor", "tipo_doc_recep"),
-        ("tpoCambio", "tpo_cambio"),
-        ("fchVenc", "fch_venc"),
-        ("items[1].precioUnitario", "lines-2-precio_unitario"),  # the body left out the blank line 1
-        ("items[0].descuentoMonto", "lines-0-descuento"),
-        ("items[1]", "lines-2-nom_item"),
-        ("items", None),  # about all the lines (a negative total): the banner, not line 1
-        ("items[0].retencPercep[0].codRet", "lines-0-cod_ret"),  # an e-Resguardo line
-        ("items[0].retencPercep[0].valRetPerc", "lines-0-valor"),
-        ("referencias[0].nroCFERef", "ref_nro"),
-        ("referencias", "ref_nro"),
-        ("items[5].precioUnitario", None),
+    [  # the request's names, as the client renames the service's field errors (portal.client.cfe.field_path)
+        ("receiver.document", "doc_recep"),
+        ("receiver.country", "cod_pais_recep"),
+        ("receiver", "tipo_doc_recep"),
+        ("exchange_rate", "tpo_cambio"),
+        ("due_date", "fch_venc"),
+        ("lines[1].unit_price", "lines-2-precio_unitario"),  # the body left out the blank line 1
+        ("lines[0].discount", "lines-0-descuento"),
+        ("lines[1]", "lines-2-nom_item"),
+        ("lines", None),  # about all the lines (a negative total): the banner, not line 1
+        ("lines[0].retentions[0].code", "lines-0-cod_ret"),  # an e-Resguardo line
+        ("lines[0].retentions[0].amount", "lines-0-valor"),
+        ("references[0].number", "ref_nro"),
+        ("references", "ref_nro"),
+        ("lines[5].unit_price", None),
         ("caeData.hNro", None),
         ("body", None),
         ("línea 3", None),

@@ -7,7 +7,7 @@ the XSD.
 
 from __future__ import annotations
 
-from decimal import Decimal
+from portal.domain.cfe_types import IVA_BASIC_RATE, IVA_MINIMUM_RATE
 
 CURRENCIES = frozenset(
     (
@@ -37,8 +37,9 @@ COUNTRIES = frozenset(
 )
 
 
-IVA_MINIMA = Decimal("10")
-IVA_BASICA = Decimal("22")
+# DGI's IVA rates, the same facts the portal shows (portal.domain.cfe_types).
+IVA_MINIMA = IVA_MINIMUM_RATE
+IVA_BASICA = IVA_BASIC_RATE
 
 # IndFact (B-C4), by the XSD element's enumeration.
 IND_FACT_ETCK_EFACT = frozenset({1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 16})

@@ -15,17 +15,15 @@ from decimal import Decimal
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from portal.domain.cfe_types import CFE_TYPES, NOTE_BASE_TYPE
+from portal.domain.cfe_types import CFE_TYPES, CREDIT_NOTE_FOR, CREDIT_NOTES, DEBIT_NOTE_OF, NOTE_BASE_TYPE
 from portal.service.cfe import CfeInput, compute_totals
 from portal.service.cfe.pdf_text import money
 from portal.service.comprobante.models import IssuedCfe, NoteReference
 from portal.service.errors import ApiError, FieldError, ValidationFailed
 
-CREDIT_NOTES = frozenset({102, 112})
-# What each receipt's credit and debit notes are: an e-Ticket's are 102/103, an e-Factura's 112/113, and a
-# debit note can itself be credited.
-CREDIT_NOTE_FOR = {101: 102, 103: 102, 111: 112, 113: 112}
-DEBIT_NOTE_FOR = {101: 103, 111: 113}
+# What each receipt's credit and debit notes are (portal.domain.cfe_types): an e-Ticket's are 102/103, an
+# e-Factura's 112/113, and a debit note can itself be credited.
+DEBIT_NOTE_FOR = DEBIT_NOTE_OF
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from portal.domain.cfe_types import CREDIT_NOTE_OF, DEBIT_NOTE_OF
 from portal.domain.identifiers import DocType, digits_only, is_valid_ci, is_valid_rut
+from portal.domain.iva_categories import CATEGORY_RATES, RATE_TO_IND_FACT
 from portal.service.api import validation_fields
 from portal.service.cfe import CfeInput, compute_totals
 from portal.service.cfe.emission import SMALL_TAXPAYER_REGIMES
@@ -24,7 +25,6 @@ from portal.service.dgi.registry import DgiError, TaxpayerRegistry
 from portal.service.empresa.models import CompanySettings
 from portal.service.errors import FieldError, NotFound, ValidationFailed
 from portal.service.indices.ui import ui_value_on
-from portal.service.inteligente.categories import CATEGORY_RATES, RATE_TO_IND_FACT
 from portal.service.inteligente.schemas import ReceptorInteligente, SolicitudInteligente
 
 # A total above this multiple of the company's recent average for the type is flagged as unusual.

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WrapValidator
 from pydantic_core import PydanticCustomError
 
-from portal.service.inteligente.categories import CATEGORY_RATES
+from portal.domain.iva_categories import CATEGORY_RATES
 
 
 class _In(BaseModel):

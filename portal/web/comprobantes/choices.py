@@ -5,6 +5,15 @@ from __future__ import annotations
 from flask_babel import lazy_gettext as _l
 from wtforms.fields.choices import SelectChoice
 
+from portal.domain.cfe_types import (
+    IND_FACT_BASIC_RATE,
+    IND_FACT_EXEMPT,
+    IND_FACT_FREE,
+    IND_FACT_MINIMUM_RATE,
+    IND_FACT_NOT_BILLABLE,
+    IND_FACT_NOT_BILLABLE_NEGATIVE,
+    INVOICE_TYPES,
+)
 from portal.web.envios.badges import STATES as DGI_BADGES
 
 CFE_TYPES = [
@@ -20,7 +29,7 @@ CFE_TYPES = [
 
 TYPE_NAMES = dict(CFE_TYPES)
 
-REFERENCE_TYPES = [(code, label) for code, label in CFE_TYPES if code not in (181, 182)]
+REFERENCE_TYPES = [(code, label) for code, label in CFE_TYPES if code in INVOICE_TYPES]
 
 FMA_PAGO = [(1, _l("Contado")), (2, _l("Crédito"))]
 
@@ -39,13 +48,14 @@ DOC_TYPES = [
 
 DOC_TYPE_NAMES = {int(code): label for code, label in DOC_TYPES if code}
 
+# The portal's one table of IVA indicator labels (the issuing form offers them; pages show them).
 IND_FACT = [
-    (3, _l("IVA básica (22 %)")),
-    (2, _l("IVA mínima (10 %)")),
-    (1, _l("Exento de IVA")),
-    (5, _l("Entrega gratuita")),
-    (6, _l("No facturable")),
-    (7, _l("No facturable negativo")),
+    (IND_FACT_BASIC_RATE, _l("IVA básica (22 %)")),
+    (IND_FACT_MINIMUM_RATE, _l("IVA mínima (10 %)")),
+    (IND_FACT_EXEMPT, _l("Exento de IVA")),
+    (IND_FACT_FREE, _l("Entrega gratuita")),
+    (IND_FACT_NOT_BILLABLE, _l("No facturable")),
+    (IND_FACT_NOT_BILLABLE_NEGATIVE, _l("No facturable negativo")),
 ]
 
 CURRENCIES = [

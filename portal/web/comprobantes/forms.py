@@ -24,7 +24,8 @@ from wtforms import (
 )
 from wtforms.validators import DataRequired, Length, Optional, Regexp
 
-from portal.domain.cfe_types import NOTE_BASE_TYPE
+from portal.client.comprobante_list import ReceiptFilters
+from portal.domain.cfe_types import NOTE_BASE_TYPE, RUT_RECEIVER_TYPES
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes import choices
 from portal.web.comprobantes.payload import PREFILL_PARAMS
@@ -108,49 +109,50 @@ class ReceiptForm(FlaskForm):
     enviar_a = on_issue.recipients_field()  # e-mail the PDF and XML as soon as it is issued (correo area)
 
     # The service's field paths -> this form's fields (portal.web.forms_common.apply_service_errors).
+    # The request's field paths, as the client names the service's field errors (CfeRequest's names).
     SERVICE_FIELDS = {
-        "tipoCFE": "tipo_cfe",
-        "fchEmis": "fch_emis",
-        "fmaPago": "fma_pago",
-        "fchVenc": "fch_venc",
-        "mntBruto": "mnt_bruto",
-        "tpoMoneda": "tpo_moneda",
-        "tpoCambio": "tpo_cambio",
-        "tipoTraslado": "tipo_traslado",
+        "tipo_cfe": "tipo_cfe",
+        "issue_date": "fch_emis",
+        "payment_form": "fma_pago",
+        "due_date": "fch_venc",
+        "gross_amounts": "mnt_bruto",
+        "currency": "tpo_moneda",
+        "exchange_rate": "tpo_cambio",
+        "transfer_kind": "tipo_traslado",
         "adenda": "adenda",
-        "receptor": "tipo_doc_recep",
-        "receptor.tipoDocRecep": "tipo_doc_recep",
-        "receptor.codPaisRecep": "cod_pais_recep",
-        "receptor.docRecep": "doc_recep",
-        "receptor.rznSocRecep": "rzn_soc_recep",
-        "receptor.dirRecep": "dir_recep",
-        "receptor.ciudadRecep": "ciudad_recep",
-        "receptor.deptoRecep": "depto_recep",
-        # "items" alone is about all the lines (a negative total, too many lines): the banner, not line 1.
-        "items[]": "lines-[]-nom_item",
-        "items[].indFact": "lines-[]-ind_fact",
-        "items[].nomItem": "lines-[]-nom_item",
-        "items[].dscItem": "lines-[]-nom_item",
-        "items[].cantidad": "lines-[]-cantidad",
-        "items[].uniMed": "lines-[]-uni_med",
-        "items[].precioUnitario": "lines-[]-precio_unitario",
-        "items[].descuentoMonto": "lines-[]-descuento",
-        "items[].descuentoPct": "lines-[]-descuento",
-        "items[].retencPercep[].tasa": "lines-[]-tasa",
-        "items[].retencPercep[].mntSujetoaRet": "lines-[]-base",
-        "items[].retencPercep[].valRetPerc": "lines-[]-valor",
-        "items[].retencPercep.*": "lines-[]-cod_ret",
-        "referencias.*": "ref_nro",
-        "referencias[].tpoDocRef": "ref_tipo",
-        "referencias[].serie": "ref_serie",
-        "referencias[].razonRef": "ref_razon",
-        "referencias[].fechaCFEref": "ref_fecha",
+        "receiver": "tipo_doc_recep",
+        "receiver.doc_type": "tipo_doc_recep",
+        "receiver.country": "cod_pais_recep",
+        "receiver.document": "doc_recep",
+        "receiver.name": "rzn_soc_recep",
+        "receiver.address": "dir_recep",
+        "receiver.city": "ciudad_recep",
+        "receiver.department": "depto_recep",
+        # "lines" alone is about all the lines (a negative total, too many lines): the banner, not line 1.
+        "lines[]": "lines-[]-nom_item",
+        "lines[].ind_fact": "lines-[]-ind_fact",
+        "lines[].name": "lines-[]-nom_item",
+        "lines[].description": "lines-[]-nom_item",
+        "lines[].quantity": "lines-[]-cantidad",
+        "lines[].unit": "lines-[]-uni_med",
+        "lines[].unit_price": "lines-[]-precio_unitario",
+        "lines[].discount": "lines-[]-descuento",
+        "lines[].discount_pct": "lines-[]-descuento",
+        "lines[].retentions[].rate": "lines-[]-tasa",
+        "lines[].retentions[].base": "lines-[]-base",
+        "lines[].retentions[].amount": "lines-[]-valor",
+        "lines[].retentions.*": "lines-[]-cod_ret",
+        "references.*": "ref_nro",
+        "references[].tipo_cfe": "ref_tipo",
+        "references[].serie": "ref_serie",
+        "references[].reason": "ref_razon",
+        "references[].issue_date": "ref_fecha",
     }
 
     def fit_to_type(self) -> None:
         """Defaults that follow the type: an e-Factura's receiver has a RUT; a note refers to its base type."""
         tipo = self.tipo_cfe.data
-        if tipo in (111, 112, 113) and not self.tipo_doc_recep.data:
+        if tipo in RUT_RECEIVER_TYPES and not self.tipo_doc_recep.data:
             self.tipo_doc_recep.data = "2"
         if tipo in NOTE_BASE_TYPE and not (self.ref_serie.data or self.ref_nro.data):
             self.ref_tipo.data = NOTE_BASE_TYPE[tipo]
@@ -238,33 +240,33 @@ class ReceiptFilterForm(FlaskForm):
     referencia = StringField(_l("Solicitud o clave de idempotencia"), validators=[Optional(), Length(max=255)])
     cursor = HiddenField(validators=[Optional(), Length(max=200)])
 
-    # form field -> the service's filter name
-    SERVICE_NAMES = {
-        "numero": "numero",
-        "receptor": "receptor",
-        "desde": "desde",
-        "hasta": "hasta",
-        "tipo": "tipoCFE",
-        "moneda": "moneda",
-        "estado": "estadoDGI",
-        "monto_desde": "montoDesde",
-        "monto_hasta": "montoHasta",
-        "referencia": "referencia",
+    # form field -> the ReceiptFilters field it fills
+    FILTER_FIELDS = {
+        "numero": "number",
+        "receptor": "receiver",
+        "desde": "since",
+        "hasta": "until",
+        "tipo": "tipo_cfe",
+        "moneda": "currency",
+        "estado": "dgi_state",
+        "monto_desde": "amount_from",
+        "monto_hasta": "amount_to",
+        "referencia": "reference",
     }
 
-    def service_filters(self) -> dict:
-        values = {}
-        for name, service_name in self.SERVICE_NAMES.items():
-            value = self[name].data
-            if value not in (None, ""):
-                values[service_name] = value.isoformat() if hasattr(value, "isoformat") else str(value).strip()
-        return values
+    def service_filters(self) -> ReceiptFilters:
+        values = {
+            field: self[name].data.strip() if isinstance(self[name].data, str) else self[name].data
+            for name, field in self.FILTER_FIELDS.items()
+        }
+        values["tipo_cfe"] = int(values["tipo_cfe"]) if values["tipo_cfe"] else None
+        return ReceiptFilters(**{field: value if value != "" else None for field, value in values.items()})
 
     def query_args(self, **overrides) -> dict:
         """The filters as URL parameters (for links: CSV, next page, first page)."""
         args = {
             name: self[name].raw_data[0]
-            for name in self.SERVICE_NAMES
+            for name in self.FILTER_FIELDS
             if self[name].raw_data and self[name].raw_data[0]
         }
         return {**args, **overrides}

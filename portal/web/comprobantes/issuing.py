@@ -1,7 +1,8 @@
 """Issuing a receipt from the portal: the form, its lines and receiver hint (htmx), the preview and the issue.
 
-The service does all the arithmetic and every rule: the portal builds the JSON body, shows the service's
-preview PDF (with its totals), and maps the service's 422 field paths back onto the form.
+The service does all the arithmetic and every rule: the portal builds the client's typed request
+(payload.py), shows the service's preview PDF (with its totals), and maps the service's 422 field paths back
+onto the form.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from flask import abort, flash, redirect, request, session, url_for
 from flask_babel import gettext as _
 
 from portal.client import errors as client_errors
-from portal.domain.cfe_types import CFE_TYPES
+from portal.client.cfe import CfeRequest
+from portal.domain.cfe_types import CFE_TYPES, E_REMITO, E_RESGUARDO, NOTE_TYPES
 from portal.web import activity
 from portal.web.auth.session import role_required
 from portal.web.backend import api
@@ -52,15 +54,15 @@ class EditorView:
 
     @property
     def is_note(self) -> bool:
-        return self.tipo in payload.NOTES
+        return self.tipo in NOTE_TYPES
 
     @property
     def is_remito(self) -> bool:
-        return self.tipo == payload.REMITO
+        return self.tipo == E_REMITO
 
     @property
     def is_resguardo(self) -> bool:
-        return self.tipo == payload.RESGUARDO
+        return self.tipo == E_RESGUARDO
 
     @property
     def max_lines(self) -> int:
@@ -132,10 +134,10 @@ def _service_errors(form: forms.ReceiptForm, exc: client_errors.ValidationError,
     return _invalid(form, banner=[_("El servicio no aceptó el comprobante. Revisá los campos marcados.")])
 
 
-def _issue_once(body: dict, key: str):
+def _issue_once(cfe: CfeRequest, key: str):
     for wait in (*_IN_PROGRESS_WAITS, None):
         try:
-            return api().issue_receipt(body, idempotency_key=key)
+            return api().issue_receipt(cfe, idempotency_key=key)
         except client_errors.Conflict as exc:
             if exc.code != "idempotency_in_progress" or wait is None:
                 raise
@@ -189,7 +191,7 @@ def new():
         return _invalid(form)
     body = payload.build_body(form.data)
     try:
-        receipt = _issue_once(body.json, form.idempotency_key.data)
+        receipt = _issue_once(body.cfe, form.idempotency_key.data)
     except client_errors.ValidationError as exc:
         return _service_errors(form, exc, body)
     except client_errors.Conflict as exc:
@@ -208,7 +210,7 @@ def preview():
         return _invalid(form)
     body = payload.build_body(form.data)
     try:
-        link = api().preview_link(body.json)
+        link = api().preview_link(body.cfe)
     except client_errors.ValidationError as exc:
         return _service_errors(form, exc, body)
     # The token stays in the server-side session; the page only knows a random handle.

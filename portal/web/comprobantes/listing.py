@@ -21,7 +21,7 @@ from portal.web.rendering import redirect_after_post, render
 
 PAGE_SIZE = 50
 _RECEIPT_ID = re.compile(r"^[0-9a-fA-F]{32}$")
-_FIELDS = {service: name for name, service in forms.ReceiptFilterForm.SERVICE_NAMES.items()}
+_FIELDS = {field: name for name, field in forms.ReceiptFilterForm.FILTER_FIELDS.items()}
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from flask import abort, flash
 from flask_babel import gettext as _
 
 from portal.client import errors as client_errors
+from portal.client.cfe import PRICES_INCLUDE_IVA, CfeRequest
 from portal.client.comprobantes import IssuedReceipt
 from portal.web import activity
 from portal.web.auth.session import role_required
@@ -20,20 +21,18 @@ from portal.web.rendering import redirect_after_post
 _KINDS = {"credito": "credito", "debito": "debito"}
 
 
-def _same_as(receipt: IssuedReceipt) -> dict:
-    """The receipt as a body to issue again: same type, receiver, currency, terms and lines; new date."""
-    body = {
-        "tipoCFE": receipt.tipo_cfe,
-        "fmaPago": receipt.payment_form,
-        "mntBruto": receipt.prices_include_tax,
-        "tpoMoneda": receipt.currency,
-        "receptor": receipt.receiver,
-        "items": list(receipt.lines),
-        "adenda": receipt.adenda,
-    }
-    if receipt.exchange_rate is not None:
-        body["tpoCambio"] = str(receipt.exchange_rate)
-    return body
+def _same_as(receipt: IssuedReceipt) -> CfeRequest:
+    """The receipt as a request to issue again: same type, receiver, currency, terms and lines; new date."""
+    return CfeRequest(
+        tipo_cfe=receipt.tipo_cfe,
+        payment_form=receipt.payment_form,
+        gross_amounts=PRICES_INCLUDE_IVA if receipt.prices_include_tax else None,
+        currency=receipt.currency,
+        exchange_rate=receipt.exchange_rate,
+        receiver=receipt.receiver,
+        lines=receipt.lines,
+        adenda=receipt.adenda,
+    )
 
 
 @bp.get("/<receipt_id>/nota/<kind>")
@@ -60,7 +59,7 @@ def note(receipt_id: str, kind: str):
             ),
             "info",
         )
-    return editor_for(forms.ReceiptForm(formdata=None, data=payload.form_data(draft.body)), title=title)
+    return editor_for(forms.ReceiptForm(formdata=None, data=payload.form_data(draft.draft)), title=title)
 
 
 @bp.get("/<receipt_id>/copiar")

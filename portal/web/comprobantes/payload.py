@@ -1,22 +1,20 @@
-"""The issuing form's data as the service's JSON body, and a service body back as the form's data.
+"""The issuing form's data as the client's typed request (`CfeRequest`), and the request's field errors
+back onto the form.
 
 Pure (no Flask, no I/O). The portal holds no tax logic: amounts travel as the user typed them (parsed
-into exact decimals) and every total, rate and rule is the service's. Which fields a CFE type carries is
-decided here only so the body never sends a field DGI's format does not have for that type.
+into exact decimals) and every total, rate and rule is the service's. Which fields a CFE type carries
+(portal.domain.cfe_types) is applied here only so the request never sends a field DGI's format does not
+have for that type.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from decimal import Decimal
 
+from portal.client.cfe import PRICES_INCLUDE_IVA, CfeRequest, Line, Receiver, Reference, Retention
+from portal.domain.cfe_types import E_REMITO, E_RESGUARDO, IND_FACT_BASIC_RATE, INVOICE_TYPES, NOTE_TYPES
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES
-
-INVOICE_LIKE = frozenset({101, 102, 103, 111, 112, 113})
-NOTES = frozenset({102, 103, 112, 113})
-REMITO = 181
-RESGUARDO = 182
 
 # Query parameters the issuing form accepts to pre-fill itself (the DGI page's "use as receiver" link
 # sends the first seven; the receipt page's "credit/debit note" links add the reference).
@@ -34,21 +32,6 @@ PREFILL_PARAMS = {
     "refFecha": "ref_fecha",
 }
 
-_RECEPTOR = {
-    "tipoDocRecep": "tipo_doc_recep",
-    "codPaisRecep": "cod_pais_recep",
-    "docRecep": "doc_recep",
-    "rznSocRecep": "rzn_soc_recep",
-    "dirRecep": "dir_recep",
-    "ciudadRecep": "ciudad_recep",
-    "deptoRecep": "depto_recep",
-}
-
-
-def _number(value: Decimal) -> str:
-    return format(value, "f")
-
-
 def _text(data: dict, name: str) -> str:
     return (data.get(name) or "").strip()
 
@@ -63,152 +46,133 @@ def _blank_line(line: dict) -> bool:
     )
 
 
-def _retention(line: dict) -> dict:
-    """An e-Resguardo line: one retention (code, rate, base, amount)."""
-    retention: dict = {"codRet": _text(line, "cod_ret")}
-    for form_name, api_name in (("tasa", "tasa"), ("base", "mntSujetoaRet"), ("valor", "valRetPerc")):
-        if line.get(form_name) is not None:
-            retention[api_name] = _number(line[form_name])
-    return {"retencPercep": [{k: v for k, v in retention.items() if v != ""}]}
+def _line(line: dict, tipo: int) -> Line:
+    if tipo == E_RESGUARDO:  # one retention per line: code, rate, base, amount
+        retention = Retention(
+            code=_text(line, "cod_ret"), rate=line.get("tasa"), base=line.get("base"), amount=line.get("valor")
+        )
+        return Line(retentions=(retention,))
+    priced = tipo in INVOICE_TYPES
+    return Line(
+        name=_text(line, "nom_item") or None,
+        quantity=line.get("cantidad"),
+        unit=_text(line, "uni_med") or None,
+        ind_fact=int(line["ind_fact"]) if priced and line.get("ind_fact") else None,
+        unit_price=line.get("precio_unitario") if priced else None,
+        discount=(line.get("descuento") or None) if priced else None,
+    )
 
 
-def _item(line: dict, tipo: int) -> dict:
-    if tipo == RESGUARDO:
-        return _retention(line)
-    item: dict = {}
-    if tipo in INVOICE_LIKE and line.get("ind_fact"):
-        item["indFact"] = int(line["ind_fact"])
-    if _text(line, "nom_item"):
-        item["nomItem"] = _text(line, "nom_item")
-    if line.get("cantidad") is not None:
-        item["cantidad"] = _number(line["cantidad"])
-    if _text(line, "uni_med"):
-        item["uniMed"] = _text(line, "uni_med")
-    if tipo in INVOICE_LIKE:
-        if line.get("precio_unitario") is not None:
-            item["precioUnitario"] = _number(line["precio_unitario"])
-        if line.get("descuento"):
-            item["descuentoMonto"] = _number(line["descuento"])
-    return item
+def _receiver(data: dict) -> Receiver | None:
+    doc_type = int(_text(data, "tipo_doc_recep")) if _text(data, "tipo_doc_recep") else None
+    country = None
+    if doc_type is not None:
+        country = "UY" if doc_type in URUGUAYAN_DOC_TYPES else _text(data, "cod_pais_recep").upper() or None
+    receiver = Receiver(
+        doc_type=doc_type,
+        country=country,
+        document=_text(data, "doc_recep") or None,
+        name=_text(data, "rzn_soc_recep") or None,
+        address=_text(data, "dir_recep") or None,
+        city=_text(data, "ciudad_recep") or None,
+        department=_text(data, "depto_recep") or None,
+    )
+    return None if receiver == Receiver() else receiver
 
 
-def _receptor(data: dict) -> dict | None:
-    fields = {
-        "docRecep": "doc_recep",
-        "rznSocRecep": "rzn_soc_recep",
-        "dirRecep": "dir_recep",
-        "ciudadRecep": "ciudad_recep",
-        "deptoRecep": "depto_recep",
-    }
-    receptor = {api: _text(data, form) for api, form in fields.items() if _text(data, form)}
-    doc_type = _text(data, "tipo_doc_recep")
-    if doc_type:
-        receptor["tipoDocRecep"] = int(doc_type)
-        country = _text(data, "cod_pais_recep").upper()
-        receptor["codPaisRecep"] = "UY" if int(doc_type) in URUGUAYAN_DOC_TYPES else country or None
-        if receptor["codPaisRecep"] is None:
-            del receptor["codPaisRecep"]
-    return receptor or None
-
-
-def _reference(data: dict) -> dict | None:
+def _reference(data: dict) -> Reference | None:
     if not (_text(data, "ref_serie") or _text(data, "ref_nro") or _text(data, "ref_razon")):
         return None
-    reference: dict = {
-        "tpoDocRef": int(data["ref_tipo"]) if data.get("ref_tipo") else None,
-        "serie": _text(data, "ref_serie").upper() or None,
-        "nroCFERef": int(_text(data, "ref_nro")) if _text(data, "ref_nro").isdigit() else None,
-        "razonRef": _text(data, "ref_razon") or None,
-    }
-    if isinstance(data.get("ref_fecha"), date):
-        reference["fechaCFEref"] = data["ref_fecha"].isoformat()
-    return {key: value for key, value in reference.items() if value is not None}
+    return Reference(
+        tipo_cfe=int(data["ref_tipo"]) if data.get("ref_tipo") else None,
+        serie=_text(data, "ref_serie").upper() or None,
+        number=int(_text(data, "ref_nro")) if _text(data, "ref_nro").isdigit() else None,
+        reason=_text(data, "ref_razon") or None,
+        issue_date=data["ref_fecha"] if isinstance(data.get("ref_fecha"), date) else None,
+    )
 
 
 @dataclass(frozen=True)
 class Body:
-    """The JSON body, and for each of its items the form line it came from (blank lines are skipped)."""
+    """The typed request, and for each of its lines the form line it came from (blank lines are skipped)."""
 
-    json: dict
+    cfe: CfeRequest
     line_rows: tuple[int, ...]
 
 
 def build_body(data: dict) -> Body:
-    """The service's "issue a CFE" body from the form's data (`form.data`: decimals and dates parsed)."""
+    """The service's "issue a CFE" request from the form's data (`form.data`: decimals and dates parsed)."""
     tipo = int(data["tipo_cfe"])
-    body: dict = {"tipoCFE": tipo}
-    if isinstance(data.get("fch_emis"), date):
-        body["fchEmis"] = data["fch_emis"].isoformat()
-    if tipo in INVOICE_LIKE:
-        body["fmaPago"] = int(data.get("fma_pago") or 1)
-        if isinstance(data.get("fch_venc"), date):
-            body["fchVenc"] = data["fch_venc"].isoformat()
-        body["mntBruto"] = bool(data.get("mnt_bruto"))
-    if tipo != REMITO:
-        body["tpoMoneda"] = _text(data, "tpo_moneda") or "UYU"
-        if body["tpoMoneda"] != "UYU" and data.get("tpo_cambio") is not None:
-            body["tpoCambio"] = _number(data["tpo_cambio"])
-    else:
-        body["tipoTraslado"] = int(data.get("tipo_traslado") or 1)
-    receptor = _receptor(data)
-    if receptor:
-        body["receptor"] = receptor
-    rows = [i for i, line in enumerate(data.get("lines") or []) if not _blank_line(line)]
-    body["items"] = [_item(data["lines"][i], tipo) for i in rows]
-    if tipo in NOTES:
-        reference = _reference(data)
-        body["referencias"] = [reference] if reference else []
-    if _text(data, "adenda"):
-        body["adenda"] = _text(data, "adenda")
-    if _text(data, "corrige"):
-        body["corrigeA"] = _text(data, "corrige")
-    return Body(body, tuple(rows))
+    invoice = tipo in INVOICE_TYPES
+    currency = (_text(data, "tpo_moneda") or "UYU") if tipo != E_REMITO else None
+    rows = tuple(i for i, line in enumerate(data.get("lines") or []) if not _blank_line(line))
+    reference = _reference(data) if tipo in NOTE_TYPES else None
+    cfe = CfeRequest(
+        tipo_cfe=tipo,
+        issue_date=data["fch_emis"] if isinstance(data.get("fch_emis"), date) else None,
+        payment_form=int(data.get("fma_pago") or 1) if invoice else None,
+        due_date=data["fch_venc"] if invoice and isinstance(data.get("fch_venc"), date) else None,
+        gross_amounts=PRICES_INCLUDE_IVA if invoice and data.get("mnt_bruto") else None,
+        currency=currency,
+        exchange_rate=data.get("tpo_cambio") if currency not in (None, "UYU") else None,
+        transfer_kind=int(data.get("tipo_traslado") or 1) if tipo == E_REMITO else None,
+        receiver=_receiver(data),
+        lines=tuple(_line(data["lines"][i], tipo) for i in rows),
+        references=(reference,) if reference else (),
+        adenda=_text(data, "adenda") or None,
+        corrects=_text(data, "corrige") or None,
+    )
+    return Body(cfe, rows)
 
 
-def _decimal(value) -> Decimal | None:
-    return None if value in (None, "") else Decimal(str(value))
-
-
-def _line_data(item: dict) -> dict:
-    retention = (item.get("retencPercep") or [{}])[0]
+def _line_data(line: Line) -> dict:
+    retention = line.retentions[0] if line.retentions else Retention(code="")
     return {
-        "ind_fact": item.get("indFact", 3),
-        "nom_item": item.get("nomItem", ""),
-        "cantidad": _decimal(item.get("cantidad")),
-        "uni_med": item.get("uniMed", ""),
-        "precio_unitario": _decimal(item.get("precioUnitario")),
-        "descuento": _decimal(item.get("descuentoMonto")),
-        "cod_ret": retention.get("codRet", ""),
-        "tasa": _decimal(retention.get("tasa")),
-        "base": _decimal(retention.get("mntSujetoaRet")),
-        "valor": _decimal(retention.get("valRetPerc")),
+        "ind_fact": line.ind_fact or IND_FACT_BASIC_RATE,
+        "nom_item": line.name or "",
+        "cantidad": line.quantity,
+        "uni_med": line.unit or "",
+        "precio_unitario": line.unit_price,
+        "descuento": line.discount,
+        "cod_ret": retention.code,
+        "tasa": retention.rate,
+        "base": retention.base,
+        "valor": retention.amount,
     }
 
 
-def form_data(body: dict) -> dict:
-    """The issuing form's data for a service body (the inverse of build_body): a note's draft, or a receipt
-    to issue again. Fields the form does not have (codes, payments) are left out."""
-    receptor = body.get("receptor") or {}
+def form_data(cfe: CfeRequest) -> dict:
+    """The issuing form's data for a request (the inverse of build_body): a note's draft, or a receipt to
+    issue again. What the form does not have (codes, payments) is left out."""
+    receiver = cfe.receiver or Receiver()
     data: dict = {
-        "tipo_cfe": body.get("tipoCFE", 101),
-        "fma_pago": body.get("fmaPago", 1),
-        "mnt_bruto": bool(body.get("mntBruto")),
-        "tpo_moneda": body.get("tpoMoneda", "UYU"),
-        "tpo_cambio": _decimal(body.get("tpoCambio")),
-        "adenda": body.get("adenda") or "",
-        "tipo_doc_recep": str(receptor.get("tipoDocRecep") or ""),
-        "cod_pais_recep": receptor.get("codPaisRecep") or "UY",
+        "tipo_cfe": cfe.tipo_cfe,
+        "fma_pago": cfe.payment_form or 1,
+        "mnt_bruto": cfe.prices_include_tax,
+        "tpo_moneda": cfe.currency or "UYU",
+        "tpo_cambio": cfe.exchange_rate,
+        "adenda": cfe.adenda or "",
+        "tipo_doc_recep": str(receiver.doc_type or ""),
+        "cod_pais_recep": receiver.country or "UY",
+        "lines": [_line_data(line) for line in cfe.lines],
     }
-    if body.get("tipoTraslado"):
-        data["tipo_traslado"] = body["tipoTraslado"]
-    data.update({form: receptor[api] for api, form in _RECEPTOR.items() if receptor.get(api) and form not in data})
-    data["lines"] = [_line_data(item) for item in body.get("items", [])]
-    for reference in body.get("referencias", [])[:1]:
+    for name, value in (
+        ("doc_recep", receiver.document),
+        ("rzn_soc_recep", receiver.name),
+        ("dir_recep", receiver.address),
+        ("ciudad_recep", receiver.city),
+        ("depto_recep", receiver.department),
+    ):
+        if value:
+            data[name] = value
+    if cfe.transfer_kind:
+        data["tipo_traslado"] = cfe.transfer_kind
+    for reference in cfe.references[:1]:
         data.update(
-            ref_tipo=reference.get("tpoDocRef"),
-            ref_serie=reference.get("serie", ""),
-            ref_nro=str(reference.get("nroCFERef") or ""),
-            ref_razon=reference.get("razonRef", ""),
-            ref_fecha=date.fromisoformat(reference["fechaCFEref"]) if reference.get("fechaCFEref") else None,
+            ref_tipo=reference.tipo_cfe,
+            ref_serie=reference.serie or "",
+            ref_nro=str(reference.number or ""),
+            ref_razon=reference.reason or "",
+            ref_fecha=reference.issue_date,
         )
     return data

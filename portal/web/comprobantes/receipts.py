@@ -1,6 +1,6 @@
 """View models of an issued receipt: what the receipt page shows, built from the service's answer.
 
-Totals are the service's own (`IssuedReceipt.totals`, DGI's names); this module only chooses which to
+Totals are the service's own (`IssuedReceipt.totals`); this module only chooses which to
 show and how to label them. No amount is computed here.
 """
 
@@ -16,33 +16,31 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 
+from portal.client.cfe import Receiver, Retention
 from portal.client.comprobantes import CaeInfo, IssuedReceipt
-from portal.domain.cfe_types import CFE_TYPES, DEBIT_NOTE_OF
+from portal.client.totals import Totals
+from portal.domain.cfe_types import CFE_TYPES, CREDIT_NOTE_FOR, CREDIT_NOTES, DEBIT_NOTE_OF
 from portal.domain.identifiers import DocType, format_rut, is_valid_rut
 from portal.web.comprobantes.choices import CFE_TYPES as CFE_TYPE_CHOICES
 from portal.web.comprobantes.choices import DGI_STATUS, DOC_TYPE_NAMES, FMA_PAGO, IND_FACT, TYPE_NAMES
 
-# A receipt's credit note (a debit note can be credited too); the service decides what is left to credit.
-CREDIT_NOTE_FOR = {101: 102, 103: 102, 111: 112, 113: 112}
-CREDIT_NOTES = frozenset(CREDIT_NOTE_FOR.values())
-
-# (key in totals, label, key of the rate shown in the label)
+# (Totals field, label, Totals field of the rate shown in the label)
 _TAX_ROWS = (
-    ("mntNetoIvaTasaMin", _l("Neto gravado a tasa mínima (%(rate)s %%)"), "ivaTasaMin"),
-    ("mntNetoIVATasaBasica", _l("Neto gravado a tasa básica (%(rate)s %%)"), "ivaTasaBasica"),
-    ("mntNetoIVAOtra", _l("Neto gravado a otra tasa"), None),
-    ("mntIVATasaMin", _l("IVA tasa mínima (%(rate)s %%)"), "ivaTasaMin"),
-    ("mntIVATasaBasica", _l("IVA tasa básica (%(rate)s %%)"), "ivaTasaBasica"),
-    ("mntIVAOtra", _l("IVA otra tasa"), None),
-    ("mntNoGrv", _l("No gravado y exento"), None),
-    ("mntExpoyAsim", _l("Exportación y asimiladas"), None),
-    ("mntImpuestoPerc", _l("Impuesto percibido"), None),
-    ("mntIVaenSusp", _l("IVA en suspenso"), None),
+    ("net_minimum_rate", _l("Neto gravado a tasa mínima (%(rate)s %%)"), "minimum_rate"),
+    ("net_basic_rate", _l("Neto gravado a tasa básica (%(rate)s %%)"), "basic_rate"),
+    ("net_other_rate", _l("Neto gravado a otra tasa"), None),
+    ("iva_minimum_rate", _l("IVA tasa mínima (%(rate)s %%)"), "minimum_rate"),
+    ("iva_basic_rate", _l("IVA tasa básica (%(rate)s %%)"), "basic_rate"),
+    ("iva_other_rate", _l("IVA otra tasa"), None),
+    ("untaxed", _l("No gravado y exento"), None),
+    ("export", _l("Exportación y asimiladas"), None),
+    ("perceived_tax", _l("Impuesto percibido"), None),
+    ("suspended_iva", _l("IVA en suspenso"), None),
 )
 _AFTER_TOTAL_ROWS = (
-    ("mntTotRetenido", _l("Retenciones y percepciones"), None),
-    ("mntTotCredFisc", _l("Crédito fiscal"), None),
-    ("montoNF", _l("No facturable"), None),
+    ("withheld", _l("Retenciones y percepciones"), None),
+    ("fiscal_credit", _l("Crédito fiscal"), None),
+    ("not_billable", _l("No facturable"), None),
 )
 
 
@@ -60,9 +58,9 @@ class LineRow:
     quantity: str
     unit: str
     price: str | None
-    discount: str | None
+    discount: Decimal | None
     indicator: str
-    retentions: tuple[dict, ...] = ()
+    retentions: tuple[Retention, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -100,49 +98,36 @@ def type_name(tipo: int) -> str:
     return str(TYPE_NAMES.get(tipo, tipo))
 
 
-def _rate(value) -> str:
-    text = str(value or "")
+def _rate(value: Decimal) -> str:
+    text = format(value, "f")
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def _amount(totals: dict, key: str) -> Decimal:
-    try:
-        return Decimal(str(totals.get(key) or "0"))
-    except ArithmeticError:
-        return Decimal(0)
-
-
-def total_rows(totals: dict) -> list[TotalRow]:
+def total_rows(totals: Totals) -> list[TotalRow]:
     """The service's totals worth showing: every non-zero amount, plus the total and the amount to pay."""
     rows = []
     for key, label, rate_key in _TAX_ROWS:
-        if _amount(totals, key):
-            text = str(label) % {"rate": _rate(totals.get(rate_key))} if rate_key else str(label)
-            rows.append(TotalRow(key, text, _amount(totals, key)))
-    rows.append(TotalRow("mntTotal", _("Total"), _amount(totals, "mntTotal"), emphasis=True))
+        if totals.amount(key):
+            text = str(label) % {"rate": _rate(totals.amount(rate_key))} if rate_key else str(label)
+            rows.append(TotalRow(key, text, totals.amount(key)))
+    rows.append(TotalRow("total", _("Total"), totals.total, emphasis=True))
     rows += [
-        TotalRow(key, str(label), _amount(totals, key)) for key, label, _r in _AFTER_TOTAL_ROWS if _amount(totals, key)
+        TotalRow(key, str(label), totals.amount(key)) for key, label, _r in _AFTER_TOTAL_ROWS if totals.amount(key)
     ]
-    rows.append(TotalRow("mntPagar", _("Total a pagar"), _amount(totals, "mntPagar"), emphasis=True))
+    rows.append(TotalRow("to_pay", _("Total a pagar"), totals.to_pay, emphasis=True))
     return rows
 
 
-def receiver_rows(receiver: dict | None) -> list[tuple[str, str]]:
+def receiver_rows(receiver: Receiver | None) -> list[tuple[str, str]]:
     if not receiver:
         return []
-    doc_type = receiver.get("tipoDocRecep")
-    number = receiver.get("docRecep") or ""
-    if doc_type == DocType.RUT and is_valid_rut(number):
+    number = receiver.document or ""
+    if receiver.doc_type == DocType.RUT and is_valid_rut(number):
         number = format_rut(number)
     rows = [
-        (_("Documento"), f"{DOC_TYPE_NAMES.get(doc_type, '')} {number}".strip()),
-        (_("Nombre"), receiver.get("rznSocRecep") or ""),
-        (
-            _("Dirección"),
-            ", ".join(
-                v for v in (receiver.get("dirRecep"), receiver.get("ciudadRecep"), receiver.get("deptoRecep")) if v
-            ),
-        ),
+        (_("Documento"), f"{DOC_TYPE_NAMES.get(receiver.doc_type, '')} {number}".strip()),
+        (_("Nombre"), receiver.name or ""),
+        (_("Dirección"), ", ".join(v for v in (receiver.address, receiver.city, receiver.department) if v)),
     ]
     return [(label, value) for label, value in rows if value]
 
@@ -167,13 +152,13 @@ def _lines(receipt: IssuedReceipt) -> list[LineRow]:
     indicators = dict(IND_FACT)
     return [
         LineRow(
-            description=line.get("nomItem") or "",
-            quantity=line.get("cantidad") or "",
-            unit=line.get("uniMed") or "",
-            price=line.get("precioUnitario"),
-            discount=line.get("descuentoMonto"),
-            indicator=str(indicators.get(line.get("indFact"), line.get("indFact") or "")),
-            retentions=tuple(line.get("retencPercep") or ()),
+            description=line.name or "",
+            quantity=format(line.quantity, "f") if line.quantity is not None else "",
+            unit=line.unit or "",
+            price=line.unit_price,
+            discount=line.discount,
+            indicator=str(indicators.get(line.ind_fact, line.ind_fact or "")),
+            retentions=line.retentions,
         )
         for line in receipt.lines
     ]
@@ -215,5 +200,5 @@ def activity_summary(receipt: IssuedReceipt) -> str:
     """What the activity record says about an issued receipt, e.g. "e-Ticket A-0000012 · UYU 376,00".
     Stored once, so it uses DGI's Spanish names and Uruguayan number format whatever the user's language."""
     kind = CFE_TYPES.get(receipt.tipo_cfe)
-    amount = format_decimal(_amount(receipt.totals, "mntPagar"), format="#,##0.00", locale="es_UY")
+    amount = format_decimal(receipt.totals.to_pay, format="#,##0.00", locale="es_UY")
     return f"{kind.short_es if kind else receipt.tipo_cfe} {receipt.number} · {receipt.currency} {amount}"

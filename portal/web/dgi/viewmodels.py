@@ -15,13 +15,13 @@ from wtforms.fields.choices import SelectChoice
 from portal.client import errors as client_errors
 from portal.client.dgi import Entity, EntityName
 from portal.client.models import UserInfo
+from portal.domain.cfe_types import E_FACTURA, E_TICKET
 from portal.domain.identifiers import DocType
 from portal.web.i18n import day
 
 SESSION_KEY = "dgi_contexto"
 RECEIPT_ENDPOINT = "comprobantes.new"
 RECEIPT_PATH = "/comprobantes/nuevo"
-E_TICKET, E_FACTURA = 101, 111
 # Lengths of the receiver fields in DGI's CFE schema (RznSocRecep, DirRecep, CiudadRecep, DeptoRecep).
 _RECEIVER_LENGTHS = {"rznSocRecep": 150, "dirRecep": 70, "ciudadRecep": 30, "deptoRecep": 30}
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-from portal.client.empresa import AuditEvent
+from portal.client.empresa import AuditChange, AuditEvent
 from portal.domain.cfe_types import CFE_TYPES
 from portal.web.empresa.forms import PAPER_LABELS, REGIME_LABELS
 
@@ -74,13 +74,13 @@ def _shown(value) -> str:
     return str(_VALUES.get(value, value)) if isinstance(value, str) else str(value)
 
 
-def _change(name: str, value) -> Change:
-    label = str(FIELDS.get(name, name))
-    if name == "tipoCFE" and value in CFE_TYPES:
-        return Change(label, None, CFE_TYPES[value].name_es)
-    if isinstance(value, dict) and set(value) == {"antes", "despues"}:
-        return Change(label, _shown(value["antes"]), _shown(value["despues"]))
-    return Change(label, None, _shown(value))
+def _change(change: AuditChange) -> Change:
+    label = str(FIELDS.get(change.field, change.field))
+    if change.field == "tipoCFE" and change.after in CFE_TYPES:
+        return Change(label, None, CFE_TYPES[change.after].name_es)
+    if change.changed:
+        return Change(label, _shown(change.before), _shown(change.after))
+    return Change(label, None, _shown(change.after))
 
 
 def audit_rows(events: tuple[AuditEvent, ...]) -> list[AuditRow]:
@@ -90,7 +90,7 @@ def audit_rows(events: tuple[AuditEvent, ...]) -> list[AuditRow]:
             actor=e.actor,
             action=str(ACTIONS.get(e.action, e.action)),
             target=e.target,
-            changes=tuple(_change(name, value) for name, value in e.changes.items()),
+            changes=tuple(_change(change) for change in e.changes),
         )
         for e in events
     ]

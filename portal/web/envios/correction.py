@@ -3,7 +3,7 @@ new number.
 
 The data come from the receipt's own signed XML (what DGI saw), read back into the issuing form's fields:
 header, receiver, lines and reference. The date is today's (a new receipt), and the form carries the
-rejected receipt's id in `corrige`, which the issue sends as `corrigeA` so the service links both ways.
+rejected receipt's id in `corrige`, which the issue sends as the request's `corrects` so the service links both ways.
 Numbers are written the way the form reads them (decimal comma, no grouping: 1500, 350,25).
 """
 

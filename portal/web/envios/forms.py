@@ -9,12 +9,13 @@ from flask_wtf import FlaskForm
 from wtforms import BooleanField, DateField, HiddenField, SelectField, StringField
 from wtforms.validators import DataRequired, Length, NumberRange, Optional, Regexp
 
+from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes.choices import TYPE_NAMES, options
 from portal.web.forms_common import NumberField
 
-# The types whose numbers the service can void (its AnulacionSolicitud.tipoCFE).
-VOIDABLE_TYPES = (101, 102, 103, 111, 112, 113, 181, 182)
+# The types whose numbers the service can void (its AnulacionSolicitud.tipoCFE): every supported type.
+VOIDABLE_TYPES = tuple(CFE_TYPES)
 
 
 class VoidForm(FlaskForm):

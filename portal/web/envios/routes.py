@@ -26,8 +26,8 @@ from portal.web.rendering import fragment, redirect_after_post, render
 __all__ = ["bp"]
 _RECEIPT_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 PAGE = "envios/index.html"
-# the service's field -> the void form's field
-_VOID_FIELDS = {"tipoCFE": "tipo_cfe", "serie": "serie", "cantidad": "cantidad", "motivo": "motivo"}
+# void_numbers' parameter -> the void form's field
+_VOID_FIELDS = {"tipo_cfe": "tipo_cfe", "serie": "serie", "count": "cantidad", "reason": "motivo"}
 STATE = "envios/_state.html"
 
 

@@ -1,5 +1,5 @@
-"""From what the user typed in step 1 to the service's smart-issuance body. Pure: no Flask, no I/O, so every
-rule here is unit-tested on plain dicts."""
+"""From what the user typed in step 1 to the client's smart-issuance request. Pure: no Flask, no I/O, so
+every rule here is unit-tested on plain dicts."""
 
 from __future__ import annotations
 
@@ -7,24 +7,13 @@ import re
 from collections.abc import Mapping
 from decimal import Decimal
 
+from portal.client.inteligente_requests import SmartIssueRequest, SmartLine, SmartReceiver, SmartReference
 from portal.domain.identifiers import digits_only, is_valid_ci, is_valid_rut
+from portal.domain.iva_categories import CATEGORY_RATES, RATE_TO_IND_FACT
 from portal.web.numbers import AmbiguousNumber, parse_decimal
 
-# Keep in step with the service's CATEGORY_RATES (the portal does not import the service).
-CATEGORIES = (
-    "general",
-    "servicios",
-    "bebidas",
-    "alimentos_basicos",
-    "medicamentos",
-    "hoteleria",
-    "transporte_pasajeros",
-    "libros",
-    "leche",
-    "frutas_verduras",
-    "educacion",
-)
-RATES = ("basica", "minima", "exenta", "no_facturable")
+CATEGORIES = tuple(CATEGORY_RATES)
+RATES = tuple(RATE_TO_IND_FACT)
 CURRENCIES = ("UYU", "USD", "EUR", "ARS", "BRL")
 
 
@@ -63,48 +52,41 @@ def _text(values: Mapping, name: str) -> str:
     return (values.get(name) or "").strip()
 
 
-def _number(text: str) -> str:
-    try:
-        parsed = parse_amount(text)
-    except AmbiguousNumber:  # the form refuses it before a body is built; keep the text if it gets here
-        return text
-    return str(parsed) if parsed is not None else text
+def _number(text: str) -> Decimal:
+    """A number the form already checked (SmartForm's number fields refuse anything else)."""
+    parsed = parse_amount(text)
+    if parsed is None:
+        raise ValueError(f"not a number: {text!r}")
+    return parsed
 
 
-def _line(line: Mapping) -> dict:
-    result = {
-        "descripcion": _text(line, "descripcion"),
-        "cantidad": _number(_text(line, "cantidad")),
-        "precio": _number(_text(line, "precio")),
-    }
-    if _text(line, "tasa"):
-        result["tasa"] = _text(line, "tasa")
-    if _text(line, "categoria"):
-        result["categoria"] = _text(line, "categoria")
-    return result
+def _line(line: Mapping) -> SmartLine:
+    return SmartLine(
+        description=_text(line, "descripcion"),
+        quantity=_number(_text(line, "cantidad")),
+        price=_number(_text(line, "precio")),
+        rate=_text(line, "tasa") or None,
+        category=_text(line, "categoria") or None,
+    )
 
 
-def to_request(values: Mapping) -> dict:
-    """The body of previsualizar-emision-inteligente for step 1's values (the form's `data`)."""
+def to_request(values: Mapping) -> SmartIssueRequest:
+    """The smart-issuance request for step 1's values (the validated form's `data`)."""
     currency = _text(values, "moneda") or "UYU"
-    body: dict = {
-        "lineas": [_line(line) for line in values.get("lineas") or []],
-        "preciosIncluyenIva": bool(values.get("precios_incluyen_iva")),
-        "moneda": currency,
-        "formaPago": int(_text(values, "forma_pago") or 1),
-    }
-    if _text(values, "documento"):
-        body["receptor"] = {"documento": _text(values, "documento")}
-        if _text(values, "nombre"):
-            body["receptor"]["nombre"] = _text(values, "nombre")
-    if currency != "UYU" and _text(values, "tipo_cambio"):
-        body["tipoCambio"] = _number(_text(values, "tipo_cambio"))
-    if _text(values, "ref_id"):
-        body["referencia"] = {
-            "idCfeEmitido": _text(values, "ref_id"),
-            "tipo": _text(values, "ref_tipo") or "credito",
-            "razon": _text(values, "ref_razon"),
-        }
-    if _text(values, "adenda"):
-        body["adenda"] = _text(values, "adenda")
-    return body
+    document = _text(values, "documento")
+    return SmartIssueRequest(
+        lines=tuple(_line(line) for line in values.get("lineas") or []),
+        prices_include_tax=bool(values.get("precios_incluyen_iva")),
+        currency=currency,
+        payment_form=int(_text(values, "forma_pago") or 1),
+        receiver=SmartReceiver(document, name=_text(values, "nombre") or None) if document else None,
+        exchange_rate=_number(_text(values, "tipo_cambio"))
+        if currency != "UYU" and _text(values, "tipo_cambio")
+        else None,
+        reference=SmartReference(
+            _text(values, "ref_id"), _text(values, "ref_razon"), _text(values, "ref_tipo") or "credito"
+        )
+        if _text(values, "ref_id")
+        else None,
+        adenda=_text(values, "adenda") or None,
+    )

@@ -11,35 +11,31 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from portal.client.inteligente import SmartRequest
+from portal.client.totals import Totals
 from portal.domain.cfe_types import CFE_TYPES
-from portal.domain.identifiers import format_rut
+from portal.domain.identifiers import DocType, format_rut
+from portal.web.comprobantes.choices import IND_FACT as IND_FACT_CHOICES
 
 DOC_TYPES = {1: "NIE", 2: "RUT", 3: _l("Cédula"), 4: _l("Otro"), 5: _l("Pasaporte"), 6: "DNI", 7: "NIFE"}
-IND_FACT = {
-    1: _l("Exento"),
-    2: _l("Mínima 10%"),
-    3: _l("Básica 22%"),
-    4: _l("Otra tasa"),
-    5: _l("Entrega gratuita"),
-    6: _l("No facturable"),
-    7: _l("No facturable negativo"),
-}
-# Money totals in DGI's order; zero amounts are left out, except the two a clerk always reads.
+# The portal's one table of IVA indicator labels (the issuing form's), keyed by portal.domain.cfe_types.
+IND_FACT = dict(IND_FACT_CHOICES)
+# Money totals in DGI's order (fields of the client's Totals); zero amounts are left out, except the two a
+# clerk always reads.
 TOTALS = (
-    ("mntNoGrv", _l("No gravado")),
-    ("mntExpoyAsim", _l("Exportación y asimiladas")),
-    ("mntNetoIvaTasaMin", _l("Neto tasa mínima")),
-    ("mntNetoIVATasaBasica", _l("Neto tasa básica")),
-    ("mntNetoIVAOtra", _l("Neto otra tasa")),
-    ("mntIVATasaMin", _l("IVA tasa mínima")),
-    ("mntIVATasaBasica", _l("IVA tasa básica")),
-    ("mntIVAOtra", _l("IVA otra tasa")),
-    ("mntTotal", _l("Total")),
-    ("mntTotRetenido", _l("Retenido / percibido")),
-    ("montoNF", _l("No facturable")),
-    ("mntPagar", _l("Total a pagar")),
+    ("untaxed", _l("No gravado")),
+    ("export", _l("Exportación y asimiladas")),
+    ("net_minimum_rate", _l("Neto tasa mínima")),
+    ("net_basic_rate", _l("Neto tasa básica")),
+    ("net_other_rate", _l("Neto otra tasa")),
+    ("iva_minimum_rate", _l("IVA tasa mínima")),
+    ("iva_basic_rate", _l("IVA tasa básica")),
+    ("iva_other_rate", _l("IVA otra tasa")),
+    ("total", _l("Total")),
+    ("withheld", _l("Retenido / percibido")),
+    ("not_billable", _l("No facturable")),
+    ("to_pay", _l("Total a pagar")),
 )
-ALWAYS_SHOWN = {"mntTotal", "mntPagar"}
+ALWAYS_SHOWN = {"total", "to_pay"}
 # The receiver fields the service fills from DGI's registry (its inferences say so, field by field).
 FROM_DGI = {"receptor.rznSocRecep", "receptor.dirRecep"}
 STATE_BADGES = {"issued": "ok", "failed": "bad", "expired": "bad", "confirmed": "warn", "preview": "neutral"}
@@ -72,16 +68,16 @@ def reason(req: SmartRequest, field: str) -> str | None:
 
 
 def receiver_rows(req: SmartRequest) -> list[Row]:
-    receiver = req.draft.get("receptor")
+    receiver = req.draft.receiver
     if not receiver:
         return []
     why = {i.field: i.reason for i in req.inferences}
-    kind, number = receiver.get("tipoDocRecep"), receiver.get("docRecep", "")
-    shown = format_rut(number) if kind == 2 else number
-    address = ", ".join(p for p in (receiver.get(k) for k in ("dirRecep", "ciudadRecep", "deptoRecep")) if p)
+    kind, number = receiver.doc_type, receiver.document or ""
+    shown = format_rut(number) if kind == DocType.RUT else number
+    address = ", ".join(p for p in (receiver.address, receiver.city, receiver.department) if p)
     rows = [Row(_l("Documento"), f"{DOC_TYPES.get(kind, kind)} {shown}", why.get("receptor.tipoDocRecep"))]
     for field, label, value in (
-        ("receptor.rznSocRecep", _l("Nombre"), receiver.get("rznSocRecep")),
+        ("receptor.rznSocRecep", _l("Nombre"), receiver.name),
         ("receptor.dirRecep", _l("Dirección"), address),
     ):
         if value:
@@ -91,33 +87,24 @@ def receiver_rows(req: SmartRequest) -> list[Row]:
 
 def item_rows(req: SmartRequest) -> list[dict]:
     why = {i.field: i.reason for i in req.inferences}
-    amounts = req.totals.get("montosItems") or []
+    amounts = req.totals.line_amounts
     return [
         {
-            "description": item.get("nomItem"),
-            "quantity": item.get("cantidad"),
-            "price": item.get("precioUnitario"),
-            "rate": IND_FACT.get(item.get("indFact"), item.get("indFact")),
+            "description": line.name,
+            "quantity": line.quantity,
+            "price": line.unit_price,
+            "rate": IND_FACT.get(line.ind_fact, line.ind_fact),
             "reason": why.get(f"items[{n}].indFact"),
             "amount": amounts[n] if n < len(amounts) else None,
         }
-        for n, item in enumerate(req.draft.get("items") or [])
+        for n, line in enumerate(req.draft.lines)
     ]
 
 
-def total_rows(totals: dict) -> list[Row]:
+def total_rows(totals: Totals) -> list[Row]:
     return [
-        Row(label, totals[key], key=key)
-        for key, label in TOTALS
-        if key in totals and (key in ALWAYS_SHOWN or _nonzero(totals[key]))
+        Row(label, totals.amount(key), key=key) for key, label in TOTALS if key in ALWAYS_SHOWN or totals.amount(key)
     ]
-
-
-def _nonzero(value) -> bool:
-    try:
-        return float(value) != 0
-    except (TypeError, ValueError):
-        return False
 
 
 def inference_rows(req: SmartRequest) -> list[Row]:

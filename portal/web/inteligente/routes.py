@@ -305,6 +305,6 @@ def _record_issue(req: SmartRequest) -> None:
         cfe_id=receipt.id,
         summary=(
             f"{presenters.type_name(receipt.tipo_cfe)} {receipt.number} · {receipt.currency} "
-            f"{receipt.totals.get('mntTotal', '')} · {req.id}"
+            f"{receipt.totals.total} · {req.id}"
         ),
     )

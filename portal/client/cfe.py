@@ -1,0 +1,224 @@
+"""A CFE as the portal writes and reads it: what POST emitir takes (`CfeRequest`), with its parts from
+cfe_parts.py.
+
+The same classes describe a receipt the service issued (its receiver, lines, discounts, payments), a
+note's draft and smart issuance's inferred draft, so the portal never reads or writes the service's
+camelCase JSON. `to_json` leaves out what is not set, as the service's input does; `from_json` reads
+what the service answers. Amounts are exact decimals, dates are dates.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from portal.client.cfe_parts import (
+    Adjustment,
+    ItemCode,
+    Line,
+    Payment,
+    Receiver,
+    Reference,
+    Retention,
+    decimal_or_none,
+)
+from portal.client.models import json_object, parse_date
+
+__all__ = [
+    "PRICES_INCLUDE_IVA",
+    "SMALL_TAXPAYER_SALES",
+    "Adjustment",
+    "CfeRequest",
+    "ItemCode",
+    "Line",
+    "Payment",
+    "Receiver",
+    "Reference",
+    "Retention",
+]
+
+# DGI's MntBruto (A-C10): 1 the prices include IVA; 3 sales of an IVA mínimo or Monotributo taxpayer.
+PRICES_INCLUDE_IVA = 1
+SMALL_TAXPAYER_SALES = 3
+
+
+@dataclass(frozen=True)
+class CfeRequest:
+    """The body of POST emitir and previsualizar. The service assigns serie, number and CAE, computes every
+    total and checks DGI's rules; what is None is left to its defaults (today, UYU, the default branch)."""
+
+    tipo_cfe: int
+    lines: tuple[Line, ...]
+    receiver: Receiver | None = None
+    issue_date: date | None = None
+    payment_form: int | None = None  # 1 cash, 2 credit
+    due_date: date | None = None
+    gross_amounts: int | None = None  # PRICES_INCLUDE_IVA or SMALL_TAXPAYER_SALES; None: prices without IVA
+    currency: str | None = None
+    exchange_rate: Decimal | None = None
+    adjustments: tuple[Adjustment, ...] = ()
+    payments: tuple[Payment, ...] = ()
+    references: tuple[Reference, ...] = ()
+    transfer_kind: int | None = None  # e-Remito: 1 sale, 2 internal transfer
+    value_date: date | None = None  # e-Resguardo
+    other_rate_iva: Decimal | None = None
+    additional_info: str | None = None
+    adenda: str | None = None
+    branch_code: int | None = None
+    corrects: str | None = None  # the id of the rejected receipt this one replaces
+
+    @property
+    def prices_include_tax(self) -> bool:
+        return self.gross_amounts == PRICES_INCLUDE_IVA
+
+    def to_json(self) -> dict:
+        body = json_object(
+            (
+                ("tipoCFE", self.tipo_cfe),
+                ("fchEmis", self.issue_date),
+                ("fmaPago", self.payment_form),
+                ("fchVenc", self.due_date),
+                ("mntBruto", self.gross_amounts),
+                ("tpoMoneda", self.currency),
+                ("tpoCambio", self.exchange_rate),
+                ("infoAdicionalDoc", self.additional_info),
+                ("tipoTraslado", self.transfer_kind),
+                ("fchValor", self.value_date),
+                ("mntIVAOtra", self.other_rate_iva),
+                ("adenda", self.adenda),
+                ("cdgDGISucur", self.branch_code),
+                ("corrigeA", self.corrects),
+            )
+        )
+        if self.receiver is not None:
+            body["receptor"] = self.receiver.to_json()
+        body["items"] = [line.to_json() for line in self.lines]
+        for name, parts in (
+            ("dscRcgGlobal", self.adjustments),
+            ("mediosPago", self.payments),
+            ("referencias", self.references),
+        ):
+            if parts:
+                body[name] = [part.to_json() for part in parts]
+        return body
+
+    @classmethod
+    def from_json(cls, data: dict) -> CfeRequest:
+        gross = data.get("mntBruto")
+        if isinstance(gross, bool):  # the service's older boolean form
+            gross = PRICES_INCLUDE_IVA if gross else None
+        return cls(
+            tipo_cfe=int(data["tipoCFE"]),
+            lines=tuple(Line.from_json(item) for item in data.get("items") or ()),
+            receiver=Receiver.from_json(data["receptor"]) if data.get("receptor") else None,
+            issue_date=parse_date(data.get("fchEmis")),
+            payment_form=data.get("fmaPago"),
+            due_date=parse_date(data.get("fchVenc")),
+            gross_amounts=gross,
+            currency=data.get("tpoMoneda"),
+            exchange_rate=decimal_or_none(data.get("tpoCambio")),
+            adjustments=tuple(Adjustment.from_json(a) for a in data.get("dscRcgGlobal") or ()),
+            payments=tuple(Payment.from_json(p) for p in data.get("mediosPago") or ()),
+            references=tuple(Reference.from_json(r) for r in data.get("referencias") or ()),
+            transfer_kind=data.get("tipoTraslado"),
+            value_date=parse_date(data.get("fchValor")),
+            other_rate_iva=decimal_or_none(data.get("mntIVAOtra")),
+            additional_info=data.get("infoAdicionalDoc"),
+            adenda=data.get("adenda"),
+            branch_code=data.get("cdgDGISucur"),
+            corrects=data.get("corrigeA"),
+        )
+
+
+# The service's names -> CfeRequest's, part by part: (field, the part's own table) for a nested part.
+_RETENTION_FIELDS = {"codRet": "code", "tasa": "rate", "mntSujetoaRet": "base", "valRetPerc": "amount"}
+_FIELD_NAMES: dict = {
+    "tipoCFE": "tipo_cfe",
+    "fchEmis": "issue_date",
+    "fmaPago": "payment_form",
+    "fchVenc": "due_date",
+    "mntBruto": "gross_amounts",
+    "tpoMoneda": "currency",
+    "tpoCambio": "exchange_rate",
+    "infoAdicionalDoc": "additional_info",
+    "tipoTraslado": "transfer_kind",
+    "fchValor": "value_date",
+    "mntIVAOtra": "other_rate_iva",
+    "adenda": "adenda",
+    "cdgDGISucur": "branch_code",
+    "corrigeA": "corrects",
+    "receptor": (
+        "receiver",
+        {
+            "tipoDocRecep": "doc_type",
+            "codPaisRecep": "country",
+            "docRecep": "document",
+            "rznSocRecep": "name",
+            "dirRecep": "address",
+            "ciudadRecep": "city",
+            "deptoRecep": "department",
+            "paisRecep": "country_name",
+            "cp": "postal_code",
+            "compraId": "purchase_order",
+        },
+    ),
+    "items": (
+        "lines",
+        {
+            "indFact": "ind_fact",
+            "indAgenteResp": "agent",
+            "nomItem": "name",
+            "dscItem": "description",
+            "cantidad": "quantity",
+            "uniMed": "unit",
+            "precioUnitario": "unit_price",
+            "descuentoPct": "discount_pct",
+            "descuentoMonto": "discount",
+            "recargoPct": "surcharge_pct",
+            "recargoMnt": "surcharge",
+            "codItem": ("codes", {"tpoCod": "kind", "cod": "code"}),
+            "retencPercep": ("retentions", _RETENTION_FIELDS),
+        },
+    ),
+    "dscRcgGlobal": (
+        "adjustments",
+        {
+            "tpoMovDR": "movement",
+            "tpoDR": "kind",
+            "codDR": "code",
+            "glosaDR": "description",
+            "valorDR": "amount",
+            "indFactDR": "ind_fact",
+        },
+    ),
+    "mediosPago": ("payments", {"codMP": "code", "glosaMP": "description", "valorPago": "amount"}),
+    "referencias": (
+        "references",
+        {
+            "indGlobal": "global_reference",
+            "tpoDocRef": "tipo_cfe",
+            "serie": "serie",
+            "nroCFERef": "number",
+            "razonRef": "reason",
+            "fechaCFEref": "issue_date",
+            "mntCFEref": "amount",
+        },
+    ),
+}
+_SEGMENT = re.compile(r"^(?P<name>[A-Za-z_]+)(?P<index>(?:\[\d+\])*)$")
+
+
+def field_path(path: str) -> str:
+    """A field error's path in CfeRequest's names: "items[1].precioUnitario" -> "lines[1].unit_price",
+    "receptor.docRecep" -> "receiver.document". What it does not know (such as "body") is left as it is."""
+    names, parts = _FIELD_NAMES, []
+    for segment in path.split("."):
+        match = _SEGMENT.match(segment)
+        known = names.get(match["name"]) if match and names else None
+        if known is None:
+            return path
+        field, names = known if isinstance(known, tuple) else (known, None)
+        parts.append(field + match["index"])
+    return ".".join(parts)

@@ -1,0 +1,219 @@
+"""The company's fiscal settings, branches, logo, signing certificates, CAE ranges and audit, typed. The ones
+an admin changes carry `to_json` (the body of the update)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from portal.client.models import parse_date as _day
+from portal.client.models import parse_datetime as _moment
+
+
+@dataclass(frozen=True)
+class Logo:
+    mimetype: str
+    size_bytes: int
+    width: int
+    height: int
+
+    @classmethod
+    def from_json(cls, data: dict) -> Logo:
+        return cls(
+            mimetype=data["tipo"], size_bytes=int(data["bytes"]), width=int(data["ancho"]), height=int(data["alto"])
+        )
+
+
+@dataclass(frozen=True)
+class FiscalSettings:
+    """What the company prints and which rules apply to it. `to_json` is the body of an update."""
+
+    regime: str  # general | iva_minimo | monotributo | monotributo_mides | exonerado
+    exemption_norm: str | None = None
+    resolution: str | None = None  # "1234/2020"
+    issuer_since: date | None = None  # "Fecha emisor"
+    iva_al_dia: bool = True
+    verification_url: str | None = None
+    paper: str = "a4"  # a4 | 80mm | 57mm
+    rut: str = ""
+    company_name: str = ""
+    logo: Logo | None = None
+    updated_at: datetime | None = None
+    updated_by: str | None = None
+
+    @classmethod
+    def from_json(cls, data: dict) -> FiscalSettings:
+        return cls(
+            regime=data["regimen"],
+            exemption_norm=data.get("normaExoneracion"),
+            resolution=data.get("resolucion"),
+            issuer_since=_day(data.get("fechaEmisor")),
+            iva_al_dia=bool(data["ivaAlDia"]),
+            verification_url=data.get("urlVerificacion"),
+            paper=data["formatoPapel"],
+            rut=data.get("rut", ""),
+            company_name=data.get("razonSocial", ""),
+            logo=Logo.from_json(data["logo"]) if data.get("logo") else None,
+            updated_at=_moment(data.get("actualizadoEn")),
+            updated_by=data.get("actualizadoPor"),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"regimen": self.regime, "ivaAlDia": self.iva_al_dia, "formatoPapel": self.paper}
+        optional = {
+            "normaExoneracion": self.exemption_norm,
+            "resolucion": self.resolution,
+            "fechaEmisor": self.issuer_since.isoformat() if self.issuer_since else None,
+            "urlVerificacion": self.verification_url,
+        }
+        body.update({name: value for name, value in optional.items() if value})
+        return body
+
+
+@dataclass(frozen=True)
+class Branch:
+    code: int
+    name: str
+    address: str
+    city: str
+    department: str
+    default: bool = False
+    id: int | None = None  # None for one not created yet
+
+    @classmethod
+    def from_json(cls, data: dict) -> Branch:
+        return cls(
+            id=int(data["id"]),
+            code=int(data["codigo"]),
+            name=data["nombre"],
+            address=data["domicilio"],
+            city=data["ciudad"],
+            department=data["departamento"],
+            default=bool(data["predeterminada"]),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "codigo": self.code,
+            "nombre": self.name,
+            "domicilio": self.address,
+            "ciudad": self.city,
+            "departamento": self.department,
+            "predeterminada": self.default,
+        }
+
+
+@dataclass(frozen=True)
+class SigningCertificate:
+    id: int
+    name: str
+    subject: str
+    issuer: str
+    serial: str
+    rut: str | None
+    valid_from: datetime
+    valid_to: datetime
+    days_left: int
+    status: str  # vigente | por_vencer (within 30 days) | vencido | no_vigente
+
+    @property
+    def expiring(self) -> bool:
+        return self.status == "por_vencer"
+
+    @classmethod
+    def from_json(cls, data: dict) -> SigningCertificate:
+        return cls(
+            id=int(data["id"]),
+            name=data["nombre"],
+            subject=data["sujeto"],
+            issuer=data["emisor"],
+            serial=data["serie"],
+            rut=data.get("rut"),
+            valid_from=_moment(data["desde"]),
+            valid_to=_moment(data["hasta"]),
+            days_left=int(data["diasRestantes"]),
+            status=data["estado"],
+        )
+
+
+@dataclass(frozen=True)
+class CaeRange:
+    id: int
+    cae_id: int
+    cfe_type: int
+    serie: str
+    first: int
+    last: int
+    next: int
+    remaining: int
+    authorised_on: date
+    expires_on: date
+    days_left: int
+    status: str  # vigente | por_vencer | vencido | agotado
+    special: int | None
+    source: str
+
+    @classmethod
+    def from_json(cls, data: dict) -> CaeRange:
+        return cls(
+            id=int(data["id"]),
+            cae_id=int(data["caeId"]),
+            cfe_type=int(data["tipoCFE"]),
+            serie=data["serie"],
+            first=int(data["desde"]),
+            last=int(data["hasta"]),
+            next=int(data["proximo"]),
+            remaining=int(data["restantes"]),
+            authorised_on=_day(data["fechaAutorizacion"]),
+            expires_on=_day(data["vencimiento"]),
+            days_left=int(data["diasRestantes"]),
+            status=data["estado"],
+            special=data.get("caeEspecial"),
+            source=data["origen"],
+        )
+
+
+@dataclass(frozen=True)
+class UploadedCae:
+    range: CaeRange
+    created: bool  # False: that CAE was already loaded
+
+
+AuditValue = str | int | float | bool | None
+
+
+@dataclass(frozen=True)
+class AuditChange:
+    """One setting an event touched: `field` is its name as the service records it (regimen, formatoPapel,
+    tipoCFE, ...); `changed` False when the event records a value (a branch created) rather than a change."""
+
+    field: str
+    after: AuditValue
+    before: AuditValue = None
+    changed: bool = False
+
+    @classmethod
+    def from_item(cls, name: str, value) -> AuditChange:
+        if isinstance(value, dict) and set(value) == {"antes", "despues"}:
+            return cls(name, value["despues"], value["antes"], changed=True)
+        return cls(name, value)
+
+
+@dataclass(frozen=True)
+class AuditEvent:
+    at: datetime
+    actor: str
+    action: str
+    target: str | None
+    changes: tuple[AuditChange, ...] = ()
+
+    @classmethod
+    def from_json(cls, data: dict) -> AuditEvent:
+        return cls(
+            at=_moment(data["fecha"]),
+            actor=data["actor"],
+            action=data["accion"],
+            target=data.get("objeto"),
+            changes=tuple(AuditChange.from_item(name, value) for name, value in (data.get("cambios") or {}).items()),
+        )

@@ -1,0 +1,108 @@
+"""What smart issuance takes: a receiver's document and lines, from which the service infers the whole CFE."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from portal.client.models import json_object
+
+
+@dataclass(frozen=True)
+class SmartLine:
+    """A line as a clerk says it. `rate` ("basica", "minima", "exenta", "no_facturable") or `category`
+    (portal.domain.iva_categories) chooses the IVA; with neither the service infers it."""
+
+    description: str
+    quantity: Decimal
+    price: Decimal
+    unit: str | None = None
+    rate: str | None = None
+    category: str | None = None
+    discount_pct: Decimal | None = None
+
+    def to_json(self) -> dict:
+        return json_object(
+            (
+                ("descripcion", self.description),
+                ("cantidad", self.quantity),
+                ("precio", self.price),
+                ("unidad", self.unit),
+                ("tasa", self.rate),
+                ("categoria", self.category),
+                ("descuentoPct", self.discount_pct),
+            )
+        )
+
+
+@dataclass(frozen=True)
+class SmartReceiver:
+    """Who buys: a RUT, a cédula or another document; the service looks up the rest in DGI's registry."""
+
+    document: str
+    doc_type: int | None = None
+    country: str | None = None
+    name: str | None = None
+    address: str | None = None
+    city: str | None = None
+    department: str | None = None
+
+    def to_json(self) -> dict:
+        return json_object(
+            (
+                ("documento", self.document),
+                ("tipoDoc", self.doc_type),
+                ("pais", self.country),
+                ("nombre", self.name),
+                ("direccion", self.address),
+                ("ciudad", self.city),
+                ("departamento", self.department),
+            )
+        )
+
+
+@dataclass(frozen=True)
+class SmartReference:
+    """The receipt a credit ("credito") or debit ("debito") note adjusts, and why."""
+
+    receipt_id: str
+    reason: str
+    kind: str = "credito"
+
+    def to_json(self) -> dict:
+        return {"idCfeEmitido": self.receipt_id, "tipo": self.kind, "razon": self.reason}
+
+
+@dataclass(frozen=True)
+class SmartIssueRequest:
+    """The body of previsualizar-emision-inteligente and emitir-inteligente. `tipo_cfe` forces the type
+    instead of letting the service infer it."""
+
+    lines: tuple[SmartLine, ...]
+    receiver: SmartReceiver | None = None
+    prices_include_tax: bool = True
+    currency: str = "UYU"
+    exchange_rate: Decimal | None = None
+    payment_form: int = 1
+    reference: SmartReference | None = None
+    adenda: str | None = None
+    tipo_cfe: int | None = None
+
+    def to_json(self) -> dict:
+        body = json_object(
+            (
+                ("preciosIncluyenIva", self.prices_include_tax),
+                ("moneda", self.currency),
+                ("tipoCambio", self.exchange_rate),
+                ("formaPago", self.payment_form),
+                ("adenda", self.adenda),
+            )
+        )
+        body["lineas"] = [line.to_json() for line in self.lines]
+        if self.receiver is not None:
+            body["receptor"] = self.receiver.to_json()
+        if self.reference is not None:
+            body["referencia"] = self.reference.to_json()
+        if self.tipo_cfe is not None:
+            body["pistas"] = {"tipoCFE": self.tipo_cfe}
+        return body
