@@ -12,3 +12,10 @@ MONTEVIDEO = ZoneInfo("America/Montevideo")
 def today_montevideo() -> date:
     """Today's date in Uruguay."""
     return datetime.now(MONTEVIDEO).date()
+
+
+def montevideo_time(moment: datetime) -> datetime:
+    """`moment` on Uruguay's clock. A naive one is taken as Montevideo's wall-clock time already: DGI's
+    documents (a CAE's TmstFirma, an ACKSobre's consulting time) may carry times without an offset, and those
+    are Uruguay's. Stored moments are never naive (portal/sqltypes.UtcDateTime)."""
+    return moment.replace(tzinfo=MONTEVIDEO) if moment.tzinfo is None else moment.astimezone(MONTEVIDEO)

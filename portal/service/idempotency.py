@@ -50,10 +50,6 @@ def request_fingerprint(payload: object) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 @dataclass(frozen=True)
 class RequestedKey:
     """The request's Idempotency-Key, where it applies (`scope`) and the fingerprint of its body."""
@@ -105,7 +101,7 @@ def lookup(session, company_id: int, requested: RequestedKey) -> Response | None
         )
     if record.state == "done":
         return replay_response(record.response_status, record.response_body)
-    if datetime.now(UTC) - _aware(record.created_at) < STALE_AFTER:
+    if datetime.now(UTC) - record.created_at < STALE_AFTER:
         raise _in_progress()
     session.delete(record)  # a two-step claim abandoned by a crashed worker
     session.flush()
@@ -183,7 +179,7 @@ def _claim(company_id: int, scope: str, key: str, fingerprint: str) -> Claim:
             )
         if record is not None and record.state == "done":
             return Claim(replay=replay_response(record.response_status, record.response_body))
-        if record is not None and now - _aware(record.created_at) < STALE_AFTER:
+        if record is not None and now - record.created_at < STALE_AFTER:
             raise _in_progress()
         if record is None:
             # Keys live at least KEEP_FOR; each new claim sweeps the company's older ones (created_at is indexed),

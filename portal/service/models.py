@@ -14,10 +14,11 @@ from authlib.integrations.sqla_oauth2 import (
     OAuth2ClientMixin,
     OAuth2TokenMixin,
 )
-from sqlalchemy import DateTime, ForeignKey, Integer, LargeBinary, String, Text, UniqueConstraint
+from sqlalchemy import ForeignKey, Integer, LargeBinary, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from portal.service.db import Base, utcnow
+from portal.sqltypes import UtcDateTime
 
 
 class Role(StrEnum):
@@ -45,7 +46,7 @@ class Company(Base):
     departamento: Mapped[str] = mapped_column(String(30))
     # Printed on e-Tickets: "Puede verificar comprobante en <url>".
     verification_url: Mapped[str | None] = mapped_column(String(200))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
     memberships: Mapped[list[Membership]] = relationship(back_populates="company")
     certificates: Mapped[list[Certificate]] = relationship(back_populates="company")
@@ -60,7 +61,7 @@ class User(Base):
     password_hash: Mapped[str] = mapped_column(String(200))
     locale: Mapped[str] = mapped_column(String(10), default="es")
     active: Mapped[bool] = mapped_column(default=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
     memberships: Mapped[list[Membership]] = relationship(back_populates="user")
 
@@ -95,9 +96,9 @@ class Certificate(Base):
     serial: Mapped[str] = mapped_column(String(80))
     subject: Mapped[str] = mapped_column(String(400))
     issuer: Mapped[str] = mapped_column(String(400))
-    not_before: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    not_after: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    not_before: Mapped[datetime] = mapped_column(UtcDateTime())
+    not_after: Mapped[datetime] = mapped_column(UtcDateTime())
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
     company: Mapped[Company] = relationship(back_populates="certificates")
 

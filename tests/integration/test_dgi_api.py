@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 from lxml import etree
 
-from portal.domain.uruguay_time import today_montevideo
+from portal.domain.uruguay_time import MONTEVIDEO, today_montevideo
 from portal.service.dgi import sandbox_data as data
 from portal.service.dgi.sandbox import SandboxRegistry
 from portal.service.dgi.standin import StandIn
@@ -284,7 +284,9 @@ def test_an_expired_certificate_is_a_422_on_idcertificado(get, service_app):
     answer = get(f"consultaRut/{data.DEMO_RUT}?idEmpresa=1&idCertificado={expired}")
     assert answer.status_code == 422
     assert _fields(answer) == [("idCertificado", "certificado_vencido")]
-    assert (now - dt.timedelta(days=2)).date().isoformat() in answer.get_json()["error"]["fields"][0]["message"]
+    # The day DGI's message names is Montevideo's (UTC is a day ahead from 21:00 to midnight there).
+    day = (now - dt.timedelta(days=2)).astimezone(MONTEVIDEO).date().isoformat()
+    assert day in answer.get_json()["error"]["fields"][0]["message"]
 
 
 def test_a_certificate_not_valid_yet_is_a_422_too(get, service_app):

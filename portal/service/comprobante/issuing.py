@@ -80,19 +80,13 @@ def signing_certificate(session: Session, company_id: int, certificate_id: int |
     if certificate_id is not None:
         query = query.where(Certificate.id == certificate_id)
     candidates = [
-        c
-        for c in session.scalars(query.order_by(Certificate.not_after.desc()))
-        if _aware(c.not_before) <= now <= _aware(c.not_after)
+        c for c in session.scalars(query.order_by(Certificate.not_after.desc())) if c.not_before <= now <= c.not_after
     ]
     if not candidates:
         raise ApiError(
             "La empresa no tiene un certificado de firma vigente.", code="sin_certificado_vigente", status=409
         )
     return candidates[0]
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def signer_for(cert: Certificate) -> CfeSigner:

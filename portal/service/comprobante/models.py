@@ -11,7 +11,6 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Date,
-    DateTime,
     ForeignKey,
     Index,
     Integer,
@@ -23,6 +22,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from portal.service.db import Base, utcnow
+from portal.sqltypes import UtcDateTime
 
 
 class CaeRangeRecord(Base):
@@ -49,7 +49,7 @@ class CaeRangeRecord(Base):
     causal_cae_esp: Mapped[int | None] = mapped_column(Integer)
     source: Mapped[str] = mapped_column(String(20), default="dgi")  # "dgi" file import or "demo"
     xml: Mapped[bytes | None] = mapped_column(LargeBinary)
-    imported_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    imported_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
     @property
     def remaining(self) -> int:
@@ -95,7 +95,7 @@ class IssuedCfe(Base):
     serie: Mapped[str] = mapped_column(String(2))
     nro: Mapped[int] = mapped_column(Integer)
     fch_emis: Mapped[date] = mapped_column(Date)
-    tmst_firma: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    tmst_firma: Mapped[datetime] = mapped_column(UtcDateTime())
     tpo_moneda: Mapped[str] = mapped_column(String(3))
     mnt_total: Mapped[float] = mapped_column(Numeric(17, 2))
     mnt_pagar: Mapped[float] = mapped_column(Numeric(17, 2))
@@ -116,7 +116,7 @@ class IssuedCfe(Base):
     created_by: Mapped[str] = mapped_column(String(254))
     request_id: Mapped[str | None] = mapped_column(String(128))
     idempotency_key: Mapped[str | None] = mapped_column(String(255))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
 class NoteReference(Base):
@@ -145,8 +145,8 @@ class PreviewToken(Base):
     token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
     pdf: Mapped[bytes] = mapped_column(LargeBinary)
-    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime(), index=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
 class ReferenceChange(Base):
@@ -162,7 +162,7 @@ class ReferenceChange(Base):
     note: Mapped[str | None] = mapped_column(String(200))
     actor: Mapped[str] = mapped_column(String(254))
     request_id: Mapped[str | None] = mapped_column(String(128))
-    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
 class IdempotencyRecord(Base):
@@ -182,4 +182,4 @@ class IdempotencyRecord(Base):
     state: Mapped[str] = mapped_column(String(12))  # in_progress | done
     response_status: Mapped[int | None] = mapped_column(Integer)
     response_body: Mapped[dict | None] = mapped_column(JSON)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow, index=True)

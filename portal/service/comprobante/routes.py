@@ -357,15 +357,11 @@ def _hash(token: str) -> str:
 def previsualizar_token(token: str, principal: Principal):
     """Serves a preview PDF while its token lives (10 minutes)."""
     record = db.session().get(PreviewToken, _hash(token)) if len(token) <= 100 else None
-    if record is None or record.company_id != principal.company_id or _aware(record.expires_at) < datetime.now(UTC):
+    if record is None or record.company_id != principal.company_id or record.expires_at < datetime.now(UTC):
         raise NotFound("La previsualización no existe o venció.", code="previsualizacion_no_encontrada")
     response = _download(record.pdf, "application/pdf", "previsualizacion.pdf")
     response.headers["Cache-Control"] = "no-store"
     return response
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 @operation(

@@ -90,7 +90,6 @@ def valid_recipients(addresses: list[str]) -> list[str]:
 
 
 def envio(send: MailSend) -> EnvioCorreo:
-    aware = sending.aware  # SQLite hands back naive UTC moments; the API always says they are UTC
     return EnvioCorreo(
         id=send.id,
         id_cfe_emitido=send.cfe_id,
@@ -98,10 +97,10 @@ def envio(send: MailSend) -> EnvioCorreo:
         estado=send.state,
         intentos=send.attempts,
         error=send.last_error,
-        proximo_intento=aware(send.next_attempt_at) if send.state == QUEUED else None,
+        proximo_intento=send.next_attempt_at if send.state == QUEUED else None,
         creado_por=send.created_by,
-        creado_en=aware(send.created_at),
-        enviado_en=aware(send.sent_at),
+        creado_en=send.created_at,
+        enviado_en=send.sent_at,
     )
 
 

@@ -30,6 +30,7 @@ from flask import Blueprint, Flask, current_app
 from pydantic import BaseModel
 from sqlalchemy import select
 
+from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service import db
 from portal.service.api import ALL_ROLES, operation, to_response
 from portal.service.auth import API_KEY, JWT, Principal
@@ -121,12 +122,12 @@ def _certificate(query: DgiQuery, principal: Principal) -> tuple[Certificate, li
     if cert is None:
         raise NotFound("La empresa no tiene un certificado con ese identificador.", code="certificado_no_encontrado")
     now = datetime.now(UTC)
-    not_before, not_after = (d if d.tzinfo else d.replace(tzinfo=UTC) for d in (cert.not_before, cert.not_after))
-    if now > not_after:
-        day = not_after.date().isoformat()
+    # The days named are Uruguay's (a certificate ending at 01:00 UTC ends the evening before in Montevideo).
+    if now > cert.not_after:
+        day = cert.not_after.astimezone(MONTEVIDEO).date().isoformat()
         return cert, [FieldError("idCertificado", "certificado_vencido", f"El certificado venció el {day}.")]
-    if now < not_before:
-        day = not_before.date().isoformat()
+    if now < cert.not_before:
+        day = cert.not_before.astimezone(MONTEVIDEO).date().isoformat()
         return cert, [
             FieldError("idCertificado", "certificado_no_vigente", f"El certificado recién es válido desde el {day}.")
         ]

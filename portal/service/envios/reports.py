@@ -19,7 +19,7 @@ from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios import acks, report_xml
 from portal.service.envios.adapter import DgiPermanentError, DgiTransientError
 from portal.service.envios.models import DgiDailyReport, DgiSubmission, VoidedRange
-from portal.service.envios.sending import SLACK, as_utc, backoff, credentials, reception
+from portal.service.envios.sending import backoff, credentials, lease_held, reception
 from portal.service.envios.states import ROUTE_ENVELOPE, ROUTE_REPORT
 from portal.service.envios.tracking import set_state
 from portal.service.models import Company
@@ -107,7 +107,7 @@ def deliver(report_id: int) -> float | None:
     with db.write_transaction() as session:  # a lease, as for envelopes (sending.deliver)
         report = session.get(DgiDailyReport, report_id)
         now = datetime.now(UTC)
-        if report is None or report.state != "armado" or as_utc(report.next_attempt_at) > now + SLACK:
+        if report is None or report.state != "armado" or lease_held(report.next_attempt_at, now):
             return None
         report.next_attempt_at = now + timedelta(seconds=current_app.config["ENVIOS_SEND_LEASE_SECONDS"])
         creds = credentials(session, report.company_id, report.certificate_id)

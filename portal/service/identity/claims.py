@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 
 from flask import current_app
 from joserfc import jwt
@@ -36,7 +36,7 @@ def company_claims(db: Session, user: User, with_certificates: bool = False) -> 
 
 def _day_in_uruguay(moment: datetime) -> date:
     """The certificate's last day as Uruguay counts days (it expires at an instant; UTC may be a day ahead)."""
-    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(MONTEVIDEO).date()
+    return moment.astimezone(MONTEVIDEO).date()
 
 
 def access_token_claims(db: Session, user: User) -> dict:

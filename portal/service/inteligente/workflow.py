@@ -48,10 +48,6 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def _aware(moment: datetime | None) -> datetime | None:
-    return moment if moment is None or moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 def draft_hash(draft_json: dict) -> str:
     return request_fingerprint(draft_json)
 
@@ -130,7 +126,7 @@ def _load(session, principal: Principal, request_id: str, lock: bool = False) ->
 
 
 def expire_if_due(session, request: SmartRequest) -> None:
-    if request.state == "preview" and request.expires_at and _aware(request.expires_at) < _now():
+    if request.state == "preview" and request.expires_at and request.expires_at < _now():
         _event(session, request, "expired", "sistema", "La previsualización venció sin confirmarse.")
 
 
@@ -245,7 +241,7 @@ def describe(request: SmartRequest) -> dict:
         "inferencias": request.inferences_json,
         "advertencias": request.warnings_json,
         "previsualizacionUrl": preview_url,
-        "venceEn": _aware(request.expires_at).isoformat() if request.expires_at else None,
+        "venceEn": request.expires_at.isoformat() if request.expires_at else None,
         "cfeEmitidos": [request.cfe_id] if request.cfe_id else [],
         "comprobante": cfe_emitido(receipt, [], session).model_dump(mode="json", by_alias=True, exclude_none=True)
         if receipt
@@ -253,10 +249,10 @@ def describe(request: SmartRequest) -> dict:
         "estadoDGI": receipt.dgi_status if receipt else None,
         "error": {"codigo": request.error_code, "mensaje": request.error_message} if request.error_code else None,
         "lineaDeTiempo": [
-            {"estado": e.state, "en": _aware(e.at).isoformat(), "por": e.actor, "detalle": e.detail} for e in events
+            {"estado": e.state, "en": e.at.isoformat(), "por": e.actor, "detalle": e.detail} for e in events
         ],
         "creadoPor": request.created_by,
-        "creadoEn": _aware(request.created_at).isoformat(),
+        "creadoEn": request.created_at.isoformat(),
         "final": request.state in FINAL_STATES,
     }
 
