@@ -404,7 +404,8 @@ def reaplicar_referencia(body: ReaplicarReferencia, principal: Principal):
 def init_app(app: Flask) -> None:
     # DGI's samples sign with SHA-1; current receipts carry SHA-256 digests (see CFE-URUGUAY.md §4).
     app.config.setdefault("CFE_SIGNATURE_ALGORITHM", "sha256")
-    warm_up()  # compile DGI's XSD and cut the PDF font now (once per process), not on the first receipt
+    # Compile DGI's XSD and cut the PDF font now (once per process), not on the first receipt.
+    warm_up(app.config["PDF_FONT"], app.config["FONT_DIR"])
 
 
 from portal.service.comprobante import note_routes as _note_routes  # noqa: E402,F401 - registers its views on bp
