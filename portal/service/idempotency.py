@@ -28,8 +28,8 @@ from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 
 from portal.service import db
-from portal.service.comprobante.models import IdempotencyRecord
 from portal.service.errors import ApiError, Conflict
+from portal.service.models import IdempotencyRecord
 
 STALE_AFTER = timedelta(seconds=120)
 KEEP_FOR = timedelta(hours=24)

@@ -1,5 +1,6 @@
 """Tables of the Comprobante area: CAE ranges (with their number counters), issued receipts, preview
-tokens and the history of collection references."""
+tokens and the history of collection references. (Idempotency keys, shared by every area that honours
+Idempotency-Key, are a platform table: portal/service/models.py.)"""
 
 from __future__ import annotations
 
@@ -163,23 +164,3 @@ class ReferenceChange(Base):
     actor: Mapped[str] = mapped_column(String(254))
     request_id: Mapped[str | None] = mapped_column(String(128))
     at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
-
-
-class IdempotencyRecord(Base):
-    """The first outcome of a request per (company, scope, Idempotency-Key), kept at least 24 hours.
-
-    Shared by every endpoint that honours Idempotency-Key (`scope` tells them apart).
-    """
-
-    __tablename__ = "idempotency_key"
-    __table_args__ = (UniqueConstraint("company_id", "scope", "key"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    company_id: Mapped[int] = mapped_column(Integer)
-    scope: Mapped[str] = mapped_column(String(40))
-    key: Mapped[str] = mapped_column(String(255))
-    request_hash: Mapped[str] = mapped_column(String(64))
-    state: Mapped[str] = mapped_column(String(12))  # in_progress | done
-    response_status: Mapped[int | None] = mapped_column(Integer)
-    response_body: Mapped[dict | None] = mapped_column(JSON)
-    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow, index=True)
