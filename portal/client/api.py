@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from portal.client.apikeys import ApiKeysApi
-from portal.client.base import Transport
 from portal.client.comprobantes import ComprobantesApi
 from portal.client.correo import CorreoApi
 from portal.client.dgi import DgiApi
@@ -11,6 +10,7 @@ from portal.client.empresa import EmpresaApi
 from portal.client.envios import EnviosApi
 from portal.client.inteligente import InteligenteApi
 from portal.client.models import UserInfo
+from portal.client.transport import Transport
 
 
 class UserApi(ComprobantesApi, ApiKeysApi, DgiApi, InteligenteApi, EmpresaApi, EnviosApi, CorreoApi, Transport):

@@ -7,8 +7,8 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
-from portal.client.base import Transport
 from portal.client.models import parse_datetime as _moment
+from portal.client.transport import Transport
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,10 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import Decimal
 
-from portal.client.base import Transport
 from portal.client.comprobante_list import CurrencyTotal, ReceiptPage, ReceiptSummary
 from portal.client.envios import DgiState
 from portal.client.models import parse_datetime as _dt
+from portal.client.transport import Transport
 
 BASE = "/api/v1/comprobante"
 __all__ = [

@@ -7,9 +7,9 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from portal.client.base import Transport
 from portal.client.models import parse_date as _day
 from portal.client.models import parse_datetime as _moment
+from portal.client.transport import Transport
 
 BASE = "/api/v1/empresa"
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Generic, TypeVar
 
-from portal.client.base import Transport
 from portal.client.models import parse_date as _date
 from portal.client.models import parse_datetime as _dt
+from portal.client.transport import Transport
 
 
 @dataclass(frozen=True)

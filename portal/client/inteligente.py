@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 
-from portal.client.base import Transport
 from portal.client.comprobantes import IssuedReceipt
 from portal.client.models import parse_datetime as _dt
+from portal.client.transport import Transport
 
 BASE = "/api/v1/cfe"
 

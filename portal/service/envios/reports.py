@@ -22,6 +22,7 @@ from portal.service.envios.models import DgiDailyReport, DgiSubmission, VoidedRa
 from portal.service.envios.sending import backoff, credentials, lease_held, reception
 from portal.service.envios.states import ROUTE_ENVELOPE, ROUTE_REPORT
 from portal.service.envios.tracking import set_state
+from portal.service.keystore import signer_for, signing_certificate
 from portal.service.models import Company
 
 
@@ -29,7 +30,6 @@ def build(company_id: int, fecha: date, actor: str) -> int:
     """Record the next report of `fecha` for the company; returns its id. A day whose last report is still
     unanswered gets that one back (it will be resent as it is), not a new sequence."""
     # Imported here: issuing imports this area (its after-commit wake-up), so a top-level import would cycle.
-    from portal.service.comprobante.issuing import signer_for, signing_certificate
 
     with db.write_transaction() as session:
         last = session.scalar(

@@ -24,9 +24,9 @@ from portal.service.envios.adapter import (
     DgiPermanentError,
     DgiReception,
     DgiTransientError,
-    make_reception,
 )
 from portal.service.envios.models import DgiEnvelope, DgiSubmission, VoidedRange
+from portal.service.envios.receptions import make_reception
 from portal.service.envios.states import ROUTE_ENVELOPE
 from portal.service.envios.tracking import set_state
 from portal.service.keystore import private_key_pem

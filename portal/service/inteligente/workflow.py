@@ -14,10 +14,11 @@ from datetime import UTC, datetime, timedelta
 from flask import current_app, g
 from sqlalchemy import select
 
-from portal.service import db
+from portal.service import db, keystore
 from portal.service.auth import Principal
 from portal.service.cfe import CfeInput, compute_totals
 from portal.service.comprobante import issuing
+from portal.service.comprobante.issuing import totals_json
 from portal.service.comprobante.models import IssuedCfe, PreviewToken
 from portal.service.comprobante.presenters import cfe_emitido
 from portal.service.dgi.registry import TaxpayerRegistry, make_registry
@@ -35,7 +36,7 @@ PREVIEW_LIFETIME = timedelta(minutes=15)
 @contextlib.contextmanager
 def registry_for(company_id: int) -> Iterator[TaxpayerRegistry]:
     """A DGI registry that signs with the company's certificate and shares the DGI endpoints' cache."""
-    cert = issuing.signing_certificate(db.session(), company_id)
+    cert = keystore.signing_certificate(db.session(), company_id)
     config = ChainMap({"DGI_CACHE": current_app.extensions["dgi_cache"]}, current_app.config)
     registry = make_registry(config, certificate=lambda: (private_key_pem(cert), cert.cert_pem.encode()))
     try:
@@ -69,7 +70,6 @@ def _event(session, request: SmartRequest, state: str, actor: str, detail: str |
 
 def _new_request(principal: Principal, body: SolicitudInteligente, draft: Draft, mode: str) -> SmartRequest:
     draft_json = draft.cfe.model_dump(mode="json", by_alias=True, exclude_none=True)
-    from portal.service.comprobante.issuing import totals_json
 
     return SmartRequest(
         id="ei_" + uuid.uuid4().hex,
