@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from portal.client.apikeys import ApiKeysApi
-from portal.client.base import Transport
 from portal.client.comprobantes import ComprobantesApi
 from portal.client.correo import CorreoApi
 from portal.client.dgi import DgiApi
@@ -12,6 +11,7 @@ from portal.client.envios import EnviosApi
 from portal.client.inteligente import InteligenteApi
 from portal.client.models import UserInfo
 from portal.client.receptores import ReceptoresApi
+from portal.client.transport import Transport
 
 
 class UserApi(

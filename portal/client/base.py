@@ -1,9 +1,8 @@
-"""Transport: one `requests.Session` per process, timeouts on every call, retries only where safe."""
+"""CfeClient: one `requests.Session` per process, timeouts on every call, retries only where safe."""
 
 from __future__ import annotations
 
 import logging
-import uuid
 from typing import Any
 
 import requests
@@ -12,6 +11,7 @@ from urllib3.exceptions import ReadTimeoutError
 from urllib3.util.retry import Retry
 
 from portal.client import errors
+from portal.client.api import UserApi
 
 log = logging.getLogger("portal.client")
 
@@ -82,10 +82,8 @@ class CfeClient:
         api_key: str | None = None,
         locale: str | None = None,
         request_id: str | None = None,
-    ):
+    ) -> UserApi:
         """An API view that sends this caller's credentials with every call."""
-        from portal.client.api import UserApi  # api.py builds on this module
-
         headers = {}
         if access_token:
             headers["Authorization"] = f"Bearer {access_token}"
@@ -166,36 +164,3 @@ def _error_from(response: requests.Response, sent_request_id: str | None) -> err
         request_id=request_id,
         retry_after=float(retry_after) if retry_after and retry_after.isdigit() else None,
     )
-
-
-class Transport:
-    """What every area's methods build on: one call as one user (or API key)."""
-
-    def __init__(self, client: CfeClient, headers: dict[str, str], request_id: str | None):
-        self._client = client
-        self._headers = headers
-        self.request_id = request_id
-
-    def _request(
-        self,
-        method: str,
-        path: str,
-        *,
-        idempotency_key: str | None = None,
-        accept: str = "application/json",
-        headers_extra: dict[str, str] | None = None,
-        retry_on_status: bool = True,
-        **kwargs: Any,
-    ) -> requests.Response:
-        headers = dict(self._headers)
-        headers.update(headers_extra or {})
-        headers["X-Request-ID"] = self.request_id or uuid.uuid4().hex
-        headers["Accept"] = accept
-        if idempotency_key:
-            headers["Idempotency-Key"] = idempotency_key
-        return self._client._send_request(
-            method, path, headers=headers, idempotent=bool(idempotency_key), retry_on_status=retry_on_status, **kwargs
-        )
-
-    def _json(self, method: str, path: str, **kwargs: Any) -> Any:
-        return self._request(method, path, **kwargs).json()

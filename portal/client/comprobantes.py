@@ -7,7 +7,6 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from portal.client import errors
-from portal.client.base import Transport
 from portal.client.cfe import Adjustment, CfeRequest, Line, Payment, Receiver, field_path
 from portal.client.comprobante_links import (
     AppliedReference,
@@ -20,6 +19,7 @@ from portal.client.comprobante_list import CurrencyTotal, ReceiptFilters, Receip
 from portal.client.dgi_state import DgiState
 from portal.client.models import parse_datetime as _dt
 from portal.client.totals import Totals
+from portal.client.transport import Transport
 
 BASE = "/api/v1/comprobante"
 __all__ = [

@@ -6,8 +6,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from urllib.parse import quote
 
-from portal.client.base import Transport
 from portal.client.models import parse_datetime as _moment
+from portal.client.transport import Transport
 
 BASE = "/api/v1/correo"
 FINAL_STATES = ("enviado", "fallido")

@@ -12,8 +12,8 @@ from datetime import date
 from typing import Any
 from urllib.parse import quote
 
-from portal.client.base import Transport
 from portal.client.models import parse_date as _day
+from portal.client.transport import Transport
 
 BASE = "/api/v1/dgi"
 

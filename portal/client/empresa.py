@@ -3,7 +3,6 @@ summary); their typed values are in empresa_records.py and empresa_summary.py (r
 
 from __future__ import annotations
 
-from portal.client.base import Transport
 from portal.client.empresa_records import (
     AuditChange,
     AuditEvent,
@@ -22,6 +21,7 @@ from portal.client.empresa_summary import (
     RejectedReceipt,
     TodayLine,
 )
+from portal.client.transport import Transport
 
 BASE = "/api/v1/empresa"
 __all__ = [

@@ -8,11 +8,11 @@ from datetime import date, datetime
 from typing import Generic, TypeVar
 
 from portal.client import errors
-from portal.client.base import Transport
 from portal.client.dgi_state import DgiMoments, DgiMotive, DgiState, EnvelopeRef, ReportRef, int_or_none, motives
 from portal.client.models import json_object
 from portal.client.models import parse_date as _date
 from portal.client.models import parse_datetime as _dt
+from portal.client.transport import Transport
 
 __all__ = [
     "DailyReport",

@@ -6,12 +6,12 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 
-from portal.client.base import Transport
 from portal.client.cfe import CfeRequest
 from portal.client.comprobantes import IssuedReceipt
 from portal.client.inteligente_requests import SmartIssueRequest, SmartLine, SmartReceiver, SmartReference
 from portal.client.models import parse_datetime as _dt
 from portal.client.totals import Totals
+from portal.client.transport import Transport
 
 __all__ = [
     "Inference",

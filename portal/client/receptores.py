@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from portal.client.base import Transport
 from portal.client.models import parse_datetime as _dt
+from portal.client.transport import Transport
 
 BASE = "/api/v1/receptores"
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from datetime import timedelta
 from types import ModuleType
 from typing import Any
@@ -12,10 +10,10 @@ from flask import Flask, jsonify, render_template, send_from_directory
 from sqlalchemy import text
 
 from portal import logsafe
-from portal.service import db, errors, jobs, ratelimit, requestid
+from portal.service import db, errors, identity, jobs, ratelimit, requestid
+from portal.service.areas import area_modules
 from portal.service.config import load_config
-
-AREAS = ("comprobante", "apikeys", "dgi", "inteligente", "empresa", "indices", "envios", "correo", "receptores")
+from portal.service.openapi import build_document
 
 # Pages the service itself renders (sign-in, API reference) load only our own files.
 CONTENT_SECURITY_POLICY = (
@@ -28,8 +26,7 @@ CONTENT_SECURITY_POLICY = (
 def area_routes() -> list[ModuleType]:
     """Each area's routes module (importing one registers its operations); an area with tables and commands
     but no endpoints (indices) has none."""
-    names = (f"portal.service.{area}.routes" for area in AREAS)
-    return [importlib.import_module(name) for name in names if importlib.util.find_spec(name) is not None]
+    return area_modules("routes")
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
@@ -61,20 +58,17 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     db.init_app(app)
     ratelimit.init_app(app)
 
-    from portal.service import identity
-
     identity.init_app(app)
     for routes in area_routes():
         app.register_blueprint(routes.bp)
         if hasattr(routes, "init_app"):
             routes.init_app(app)
     _register_platform_routes(app)
-    jobs.init_app(app)
+    jobs.init_app(app, factory=create_app)
     return app
 
 
 def _register_platform_routes(app: Flask) -> None:
-    from portal.service.openapi import build_document
 
     @app.get("/healthz")
     def healthz():

@@ -15,7 +15,14 @@ import sys
 import click
 from sqlalchemy import func, select
 
-from portal.service import create_app, db
+from portal.service import create_app, db, jobs
+from portal.service.areas import area_modules
+from portal.service.certificates import load_pkcs12
+from portal.service.identity.claims import mint_access_token
+from portal.service.keystore import store_certificate
+from portal.service.migrations import upgrade
+from portal.service.models import Company, User
+from portal.service.seed import seed_demo
 
 
 @click.group()
@@ -26,7 +33,6 @@ def cli() -> None:
 @cli.command()
 def migrate() -> None:
     """Apply every pending migration."""
-    from portal.service.migrations import upgrade
 
     app = create_app()
     upgrade(app.config["DATABASE_URL"])
@@ -36,7 +42,6 @@ def migrate() -> None:
 @cli.command()
 def seed() -> None:
     """Create the demo companies, users, certificate and CAE ranges (development only; idempotent)."""
-    from portal.service.seed import seed_demo
 
     app = create_app()
     with db.command_context(app):
@@ -49,8 +54,6 @@ def seed() -> None:
 @click.option("--lifetime", type=int, default=None, help="Seconds the token lives (default: the configured).")
 def token(email: str, lifetime: int | None) -> None:
     """Print an access token for EMAIL."""
-    from portal.service.identity.claims import mint_access_token
-    from portal.service.models import User
 
     app = create_app()
     with db.command_context(app):
@@ -73,9 +76,6 @@ def import_cert(path: str, company_rut: str, name: str | None, password: str) ->
     """Import a PKCS#12 (.p12/.pfx) certificate and key for a company."""
     if name is not None and not 1 <= len(name) <= NAME_LENGTH:
         raise click.BadParameter(f"from 1 to {NAME_LENGTH} characters", param_hint="--name")
-    from portal.service.certificates import load_pkcs12
-    from portal.service.keystore import store_certificate
-    from portal.service.models import Company
 
     app = create_app()
     with db.command_context(app):
@@ -104,7 +104,6 @@ def serve(host: str, port: int) -> None:
 @click.option("--workers", default=2, type=int, help="Threads that run tasks.")
 def worker(workers: int) -> None:
     """Run the background worker (DGI submission, e-mail): huey's consumer over CFE_JOBS_URL."""
-    from portal.service import jobs
 
     app = create_app()
     jobs.use_app(app)
@@ -113,16 +112,9 @@ def worker(workers: int) -> None:
 
 def _add_area_commands() -> None:
     """Areas add their own commands (e.g. comprobante's `import-cae`) in an optional `commands` module."""
-    import importlib
-    import importlib.util
-
-    from portal.service import AREAS
-
-    for area in AREAS:
-        name = f"portal.service.{area}.commands"
-        if importlib.util.find_spec(name) is not None:
-            for command in importlib.import_module(name).COMMANDS:
-                cli.add_command(command)
+    for area_commands in area_modules("commands"):
+        for command in area_commands.COMMANDS:
+            cli.add_command(command)
 
 
 _add_area_commands()

@@ -1,81 +1,116 @@
-"""The service's settings: defaults for development, every one overridable from the environment.
+"""The service's settings, read from the environment in this one place (README, "Configuration").
 
-Secrets are never defaults: they are read from the environment or from the files `make run` generates in
-the gitignored `var/secrets/` folder (see portal/devsecrets.py).
+Every setting has a development default except the secrets: those come from the environment or from the
+files `python -m portal.devsecrets` (run by `make run`) generates in the gitignored `var/secrets/`.
+Field names are the Flask config keys; aliases are the environment variables.
 """
 
 from __future__ import annotations
 
-import os
 from decimal import Decimal
 from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import NoDecode
 
 from portal import paths
 from portal.devsecrets import read_secret
+from portal.service.cfe.fonts import DEFAULT_FONT_DIR
+from portal.settings import AppSettings
 
 
-def _env(name: str, default: str | None = None) -> str | None:
-    value = os.environ.get(name)
-    return value if value not in (None, "") else default
+def _in_var(name: str):
+    return lambda: f"sqlite:///{paths.var_dir() / name}"
 
 
-def _flag(name: str) -> bool | None:
-    value = _env(name)
-    return None if value is None else value == "1"
+def _secret(variable: str, file_name: str):
+    """A secret: the environment's, else the generated development file's, else None (create_app refuses)."""
+    return Field(default_factory=lambda: read_secret(file_name), alias=variable, repr=False)
 
 
-def load_config() -> dict:
-    """Settings for `create_app`, from the environment with development defaults."""
-    var = paths.var_dir()
-    issuer = _env("CFE_ISSUER_URL", "http://127.0.0.1:8000")
-    return {
-        "DATABASE_URL": _env("CFE_DATABASE_URL", f"sqlite:///{var / 'service.db'}"),
-        "ISSUER": issuer.rstrip("/"),
-        # Audience of the access tokens the service accepts: the service's own API.
-        "API_AUDIENCE": _env("CFE_API_AUDIENCE", "cfe-api"),
-        "ACCESS_TOKEN_SECONDS": int(_env("CFE_ACCESS_TOKEN_SECONDS", "600")),
-        "REFRESH_TOKEN_SECONDS": int(_env("CFE_REFRESH_TOKEN_SECONDS", str(12 * 3600))),
-        "JWT_PRIVATE_KEY_PEM": _env("CFE_JWT_PRIVATE_KEY") or read_secret("jwt-signing-key.pem"),
-        "SECRET_KEY": _env("CFE_SERVICE_SECRET_KEY") or read_secret("service-secret-key"),
-        "API_KEY_PEPPER": _env("CFE_API_KEY_PEPPER") or read_secret("api-key-pepper"),
-        "FIELD_ENCRYPTION_KEY": _env("CFE_FIELD_ENCRYPTION_KEY") or read_secret("field-encryption-key"),
-        # The portal is a registered OIDC client; seed creates it from these.
-        "PORTAL_CLIENT_ID": _env("CFE_PORTAL_CLIENT_ID", "cfe-portal"),
-        "PORTAL_CLIENT_SECRET": _env("CFE_PORTAL_CLIENT_SECRET") or read_secret("portal-client-secret"),
-        "PORTAL_REDIRECT_URIS": (_env("CFE_PORTAL_REDIRECT_URIS", "http://127.0.0.1:5000/auth/callback") or "").split(),
-        "PORTAL_POST_LOGOUT_URIS": (_env("CFE_PORTAL_POST_LOGOUT_URIS", "http://127.0.0.1:5000/") or "").split(),
-        # limits storage: memory:// for one process, redis://host:port/db when several serve the API.
-        "RATELIMIT_STORAGE_URL": _env("CFE_RATELIMIT_STORAGE_URL", "memory://"),
-        # Background work (portal/service/jobs.py): huey on SQLite for one machine, redis://... for several.
-        "JOBS_URL": _env("CFE_JOBS_URL", f"sqlite:///{var / 'jobs.db'}"),
-        "CFE_XSD_DIR": str(paths.xsd_dir()),
-        # Unidad Indexada in UYU for an issue year missing from the ui_value table (indices area), which
-        # holds the value of 31 December of each previous year (Tabla E threshold = 5,000 UI).
-        "UI_VALUE_UYU": Decimal(_env("CFE_UI_VALUE_UYU", "6.1642")),
-        # How long a write waits for the database's write lock before answering 503 with Retry-After.
-        "WRITE_LOCK_TIMEOUT_SECONDS": float(_env("CFE_WRITE_LOCK_TIMEOUT_SECONDS", "2")),
-        "MAX_BODY_BYTES": int(_env("CFE_MAX_BODY_BYTES", str(2 * 1024 * 1024))),
-        # Unset: on exactly when the issuer's public URL is https (see create_app); "0"/"1" forces either way.
-        "SECURE_COOKIES": _flag("CFE_SECURE_COOKIES"),
-        "HSTS_SECONDS": int(_env("CFE_HSTS_SECONDS", str(365 * 24 * 3600))),
-        # The provider's sign-in session (server-side; the cookie holds only its random id).
-        "IDP_SESSION_HOURS": int(_env("CFE_IDP_SESSION_HOURS", "12")),
-        "STATIC_DIR": str(paths.static_dir()),
-        # Sending receipts to DGI (portal/service/envios): which reception, DGI's RUT, and timings.
-        "DGI_RECEPTION": _env("CFE_DGI_RECEPTION", "simulator"),  # simulator | soap
-        "DGI_RUT": _env("CFE_DGI_RUT", "214844360018"),
-        # ws_efactura (CFE_DGI_RECEPTION=soap): endpoint (default: the WSDL's, DGI's test host) and timeout.
-        "DGI_RECEPTION_URL": _env("CFE_DGI_RECEPTION_URL", ""),
-        "DGI_RECEPTION_TIMEOUT_SECONDS": float(_env("CFE_DGI_RECEPTION_TIMEOUT_SECONDS", "30")),
-        "ENVIOS_DEBOUNCE_SECONDS": float(_env("CFE_ENVIOS_DEBOUNCE_SECONDS", "1")),
-        "ENVIOS_OVERDUE_MINUTES": int(_env("CFE_ENVIOS_OVERDUE_MINUTES", "10")),
-        # A sender's claim on an envelope or report; longer than the slowest DGI call (SOAP timeout).
-        "ENVIOS_SEND_LEASE_SECONDS": float(_env("CFE_ENVIOS_SEND_LEASE_SECONDS", "60")),
-        "DGI_SIMULATOR_ANSWER_SECONDS": float(_env("CFE_DGI_SIMULATOR_ANSWER_SECONDS", "2")),
-        # Development only, off by default: receivers named "<marker>E07" get that DGI rejection (README).
-        "DGI_SIMULATOR_REJECT_MARKER": _env("CFE_DGI_SIMULATOR_REJECT_MARKER", ""),
-    }
+class ServiceSettings(AppSettings):
+    """Every setting of the service."""
+
+    DATABASE_URL: str = Field(default_factory=_in_var("service.db"), alias="CFE_DATABASE_URL")
+    ISSUER: str = Field("http://127.0.0.1:8000", alias="CFE_ISSUER_URL")
+    # Audience of the access tokens the service accepts: the service's own API.
+    API_AUDIENCE: str = Field("cfe-api", alias="CFE_API_AUDIENCE")
+    ACCESS_TOKEN_SECONDS: int = Field(600, gt=0, alias="CFE_ACCESS_TOKEN_SECONDS")
+    REFRESH_TOKEN_SECONDS: int = Field(12 * 3600, gt=0, alias="CFE_REFRESH_TOKEN_SECONDS")
+    JWT_PRIVATE_KEY_PEM: str | None = _secret("CFE_JWT_PRIVATE_KEY", "jwt-signing-key.pem")
+    SECRET_KEY: str | None = _secret("CFE_SERVICE_SECRET_KEY", "service-secret-key")
+    API_KEY_PEPPER: str | None = _secret("CFE_API_KEY_PEPPER", "api-key-pepper")
+    FIELD_ENCRYPTION_KEY: str | None = _secret("CFE_FIELD_ENCRYPTION_KEY", "field-encryption-key")
+    # The portal is a registered OIDC client; seed creates it from these.
+    PORTAL_CLIENT_ID: str = Field("cfe-portal", alias="CFE_PORTAL_CLIENT_ID")
+    PORTAL_CLIENT_SECRET: str | None = _secret("CFE_PORTAL_CLIENT_SECRET", "portal-client-secret")
+    PORTAL_REDIRECT_URIS: Annotated[list[str], NoDecode] = Field(
+        ["http://127.0.0.1:5000/auth/callback"], alias="CFE_PORTAL_REDIRECT_URIS"
+    )
+    PORTAL_POST_LOGOUT_URIS: Annotated[list[str], NoDecode] = Field(
+        ["http://127.0.0.1:5000/"], alias="CFE_PORTAL_POST_LOGOUT_URIS"
+    )
+    # limits storage: memory:// for one process, redis://host:port/db when several serve the API.
+    RATELIMIT_STORAGE_URL: str = Field("memory://", alias="CFE_RATELIMIT_STORAGE_URL")
+    # Background work (portal/service/jobs.py): huey on SQLite for one machine, redis://... for several.
+    JOBS_URL: str = Field(default_factory=_in_var("jobs.db"), alias="CFE_JOBS_URL")
+    # Unidad Indexada in UYU for an issue year missing from the ui_value table (indices area), which
+    # holds the value of 31 December of each previous year (Tabla E threshold = 5,000 UI).
+    UI_VALUE_UYU: Decimal = Field(Decimal("6.1642"), gt=0, alias="CFE_UI_VALUE_UYU")
+    # How long a write waits for the database's write lock before answering 503 with Retry-After.
+    WRITE_LOCK_TIMEOUT_SECONDS: float = Field(2.0, gt=0, alias="CFE_WRITE_LOCK_TIMEOUT_SECONDS")
+    MAX_BODY_BYTES: int = Field(2 * 1024 * 1024, gt=0, alias="CFE_MAX_BODY_BYTES")
+    # Unset: on exactly when the issuer's public URL is https (see create_app); "0"/"1" forces either way.
+    SECURE_COOKIES: bool | None = Field(None, alias="CFE_SECURE_COOKIES")
+    HSTS_SECONDS: int = Field(365 * 24 * 3600, ge=0, alias="CFE_HSTS_SECONDS")
+    # The provider's sign-in session (server-side; the cookie holds only its random id).
+    IDP_SESSION_HOURS: int = Field(12, gt=0, alias="CFE_IDP_SESSION_HOURS")
+    # DGI lookups (portal/service/dgi): the sandbox registry or DGI's SOAP service.
+    DGI_BACKEND: Literal["sandbox", "soap"] = Field("sandbox", alias="CFE_DGI_BACKEND")
+    DGI_CACHE_SECONDS: int = Field(300, ge=0, alias="CFE_DGI_CACHE_SECONDS")  # 0 turns the cache off
+    DGI_TIMEOUT_SECONDS: float = Field(10.0, gt=0, alias="CFE_DGI_TIMEOUT_SECONDS")  # capped at 30 by the registry
+    DGI_SOAP_URL: str | None = Field(None, alias="CFE_DGI_SOAP_URL")  # default: the WSDL's (DGI's test host)
+    DGI_WSDL_PATH: str | None = Field(None, alias="CFE_DGI_WSDL_PATH")
+    DGI_SIGNATURE_DIGEST: str | None = Field(None, alias="CFE_DGI_SIGNATURE_DIGEST")  # sha256 unless set
+    # Sending receipts to DGI (portal/service/envios): which reception, DGI's RUT, and timings.
+    DGI_RECEPTION: Literal["simulator", "soap"] = Field("simulator", alias="CFE_DGI_RECEPTION")
+    DGI_RUT: str = Field("214844360018", alias="CFE_DGI_RUT")
+    # ws_efactura (CFE_DGI_RECEPTION=soap): endpoint (default: the WSDL's, DGI's test host) and timeout.
+    DGI_RECEPTION_URL: str = Field("", alias="CFE_DGI_RECEPTION_URL")
+    DGI_RECEPTION_TIMEOUT_SECONDS: float = Field(30.0, gt=0, alias="CFE_DGI_RECEPTION_TIMEOUT_SECONDS")
+    ENVIOS_DEBOUNCE_SECONDS: float = Field(1.0, ge=0, alias="CFE_ENVIOS_DEBOUNCE_SECONDS")
+    ENVIOS_OVERDUE_MINUTES: int = Field(10, gt=0, alias="CFE_ENVIOS_OVERDUE_MINUTES")
+    # A sender's claim on an envelope or report; longer than the slowest DGI call (SOAP timeout).
+    ENVIOS_SEND_LEASE_SECONDS: float = Field(60.0, gt=0, alias="CFE_ENVIOS_SEND_LEASE_SECONDS")
+    DGI_SIMULATOR_ANSWER_SECONDS: float = Field(2.0, ge=0, alias="CFE_DGI_SIMULATOR_ANSWER_SECONDS")
+    # Development only, off by default: receivers named "<marker>E07" get that DGI rejection (README).
+    DGI_SIMULATOR_REJECT_MARKER: str = Field("", alias="CFE_DGI_SIMULATOR_REJECT_MARKER")
+    # Receipts by e-mail (portal/service/correo): unset SMTP_URL, they land in the development mailbox.
+    SMTP_URL: str | None = Field(None, alias="CFE_SMTP_URL")
+    MAIL_FROM: str = Field("comprobantes@localhost", alias="CFE_MAIL_FROM")
+    MAILBOX_DIR: str = Field(default_factory=lambda: str(paths.var_dir() / "mailbox"), alias="CFE_MAILBOX_DIR")
+    MAIL_RETRY_BASE_SECONDS: int = Field(60, gt=0, alias="CFE_MAIL_RETRY_BASE_SECONDS")
+    # The printed receipt's font (portal/service/cfe/fonts.py): PDF core Helvetica, or DejaVu embedded.
+    PDF_FONT: Literal["core", "dejavu"] = Field("core", alias="CFE_PDF_FONT")
+    FONT_DIR: Path = Field(DEFAULT_FONT_DIR, alias="CFE_FONT_DIR")
+
+    @field_validator("PORTAL_REDIRECT_URIS", "PORTAL_POST_LOGOUT_URIS", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        return value.split() if isinstance(value, str) else value
+
+    @field_validator("DGI_BACKEND", "DGI_RECEPTION", "PDF_FONT", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("ISSUER")
+    @classmethod
+    def _no_trailing_slash(cls, value: str) -> str:
+        return value.rstrip("/")
 
 
-def project_var_dir() -> Path:
-    return paths.var_dir()
+def load_config() -> dict[str, Any]:
+    """Settings for `create_app`: the environment's, with development defaults; paths from portal.paths."""
+    return {**ServiceSettings.load().flask_config(), "STATIC_DIR": str(paths.static_dir())}

@@ -28,8 +28,8 @@ from sqlalchemy import delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from portal.service import db
-from portal.service.comprobante.models import IdempotencyRecord
 from portal.service.errors import ApiError, Conflict
+from portal.service.models import IdempotencyRecord
 
 STALE_AFTER = timedelta(seconds=120)
 # The codes `lookup` answers with when the key, not the request, is the problem (nothing was attempted).
@@ -50,10 +50,6 @@ def request_fingerprint(payload: object) -> str:
     """A stable hash of the request body as parsed (key order and spacing do not matter)."""
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -107,7 +103,7 @@ def lookup(session, company_id: int, requested: RequestedKey) -> Response | None
         )
     if record.state == "done":
         return replay_response(record.response_status, record.response_body)
-    if datetime.now(UTC) - _aware(record.created_at) < STALE_AFTER:
+    if datetime.now(UTC) - record.created_at < STALE_AFTER:
         raise _in_progress()
     session.delete(record)  # a two-step claim abandoned by a crashed worker
     session.flush()
@@ -185,7 +181,7 @@ def _claim(company_id: int, scope: str, key: str, fingerprint: str) -> Claim:
             )
         if record is not None and record.state == "done":
             return Claim(replay=replay_response(record.response_status, record.response_body))
-        if record is not None and now - _aware(record.created_at) < STALE_AFTER:
+        if record is not None and now - record.created_at < STALE_AFTER:
             raise _in_progress()
         if record is None:
             # Keys live at least KEEP_FOR; each new claim sweeps the company's older ones (created_at is indexed),

@@ -32,6 +32,8 @@ from flask import Flask, current_app, has_app_context
 from huey import Huey
 from huey.storage import MemoryStorage, RedisStorage, SqliteStorage
 
+from portal.service.areas import area_modules
+
 log = logging.getLogger("portal.service.jobs")
 
 QUEUE_NAME = "cfe"
@@ -41,6 +43,7 @@ TASK_MODULES: tuple[str, ...] = ()  # areas append their `portal.service.<area>.
 huey = Huey(QUEUE_NAME, storage_class=MemoryStorage, utc=True)
 
 _worker_app: Flask | None = None
+_app_factory: Callable[[], Flask] | None = None
 _worker_app_lock = threading.Lock()
 _configured_url: str | None = None
 
@@ -69,20 +72,19 @@ def configure(url: str) -> None:
     _configured_url = url
 
 
-def init_app(app: Flask) -> None:
-    """Called by the service's create_app: the queue this app enqueues into, and every area's tasks."""
+def init_app(app: Flask, factory: Callable[[], Flask]) -> None:
+    """Called by the service's create_app: the queue this app enqueues into, every area's tasks, and the
+    factory a worker builds its own app with (passed in: the app package imports this module)."""
+    global _app_factory
+    _app_factory = factory
     configure(app.config["JOBS_URL"])
     register_tasks()
 
 
 def register_tasks() -> None:
     """Import every area's tasks module so huey knows the tasks by name (enqueuer and worker alike)."""
-    from portal.service import AREAS
 
-    for area in AREAS:
-        name = f"portal.service.{area}.tasks"
-        if importlib.util.find_spec(name) is not None:
-            importlib.import_module(name)
+    area_modules("tasks")
     for name in TASK_MODULES:
         importlib.import_module(name)
 
@@ -109,9 +111,9 @@ def worker_app() -> Flask:
     global _worker_app
     with _worker_app_lock:
         if _worker_app is None:
-            from portal.service import create_app
-
-            _worker_app = create_app()
+            if _app_factory is None:
+                raise RuntimeError("No service app for the task: create_app() (or jobs.use_app) comes first.")
+            _worker_app = _app_factory()
         return _worker_app
 
 

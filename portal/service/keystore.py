@@ -7,12 +7,16 @@ the database, so a copy of the database alone does not yield a signing key.
 from __future__ import annotations
 
 import threading
+from datetime import UTC, datetime
 
 from cryptography.fernet import Fernet
 from flask import current_app
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal.service.certificates import certificate_info
+from portal.service.cfe.signing import CfeSigner
+from portal.service.errors import ApiError
 from portal.service.models import Certificate, Company
 
 _cache_lock = threading.Lock()
@@ -56,3 +60,27 @@ def cached_per_certificate(kind: str, cert: Certificate, build):
         if key not in cache:
             cache[key] = build(cert)
         return cache[key]
+
+
+def signing_certificate(session: Session, company_id: int, certificate_id: int | None = None) -> Certificate:
+    """The certificate that signs for the company: the one asked for, or the valid one expiring last."""
+    now = datetime.now(UTC)
+    query = select(Certificate).where(Certificate.company_id == company_id)
+    if certificate_id is not None:
+        query = query.where(Certificate.id == certificate_id)
+    candidates = [
+        c for c in session.scalars(query.order_by(Certificate.not_after.desc())) if c.not_before <= now <= c.not_after
+    ]
+    if not candidates:
+        raise ApiError(
+            "La empresa no tiene un certificado de firma vigente.", code="sin_certificado_vigente", status=409
+        )
+    return candidates[0]
+
+
+def signer_for(cert: Certificate) -> CfeSigner:
+    """The certificate's signer, built once per process (parsing a key costs ~30 ms)."""
+    algorithm = current_app.config.get("CFE_SIGNATURE_ALGORITHM", "sha256")
+    return cached_per_certificate(
+        f"signer-{algorithm}", cert, lambda c: CfeSigner(private_key_pem(c), c.cert_pem.encode(), algorithm=algorithm)
+    )

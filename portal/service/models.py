@@ -1,4 +1,5 @@
-"""The service's core tables: companies, users, memberships, certificates and the OIDC provider's records.
+"""The service's core tables: companies, users, memberships, certificates, idempotency keys and the OIDC
+provider's records.
 
 Feature areas keep their own tables in their own packages (comprobante/models.py, apikeys/models.py, ...);
 every one of them imports `Base` from portal.service.db so Alembic sees a single metadata.
@@ -14,10 +15,11 @@ from authlib.integrations.sqla_oauth2 import (
     OAuth2ClientMixin,
     OAuth2TokenMixin,
 )
-from sqlalchemy import DateTime, ForeignKey, Integer, LargeBinary, String, Text, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, Integer, LargeBinary, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from portal.service.db import Base, utcnow
+from portal.sqltypes import UtcDateTime
 
 
 class Role(StrEnum):
@@ -45,7 +47,7 @@ class Company(Base):
     departamento: Mapped[str] = mapped_column(String(30))
     # Printed on e-Tickets: "Puede verificar comprobante en <url>".
     verification_url: Mapped[str | None] = mapped_column(String(200))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
     memberships: Mapped[list[Membership]] = relationship(back_populates="company")
     certificates: Mapped[list[Certificate]] = relationship(back_populates="company")
@@ -60,7 +62,7 @@ class User(Base):
     password_hash: Mapped[str] = mapped_column(String(200))
     locale: Mapped[str] = mapped_column(String(10), default="es")
     active: Mapped[bool] = mapped_column(default=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
     memberships: Mapped[list[Membership]] = relationship(back_populates="user")
 
@@ -95,11 +97,31 @@ class Certificate(Base):
     serial: Mapped[str] = mapped_column(String(80))
     subject: Mapped[str] = mapped_column(String(400))
     issuer: Mapped[str] = mapped_column(String(400))
-    not_before: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    not_after: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    not_before: Mapped[datetime] = mapped_column(UtcDateTime())
+    not_after: Mapped[datetime] = mapped_column(UtcDateTime())
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
     company: Mapped[Company] = relationship(back_populates="certificates")
+
+
+class IdempotencyRecord(Base):
+    """The first outcome of a request per (company, scope, Idempotency-Key), kept at least 24 hours.
+
+    Shared by every endpoint that honours Idempotency-Key (`scope` tells them apart).
+    """
+
+    __tablename__ = "idempotency_key"
+    __table_args__ = (UniqueConstraint("company_id", "scope", "key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    company_id: Mapped[int] = mapped_column(Integer)
+    scope: Mapped[str] = mapped_column(String(40))
+    key: Mapped[str] = mapped_column(String(255))
+    request_hash: Mapped[str] = mapped_column(String(64))
+    state: Mapped[str] = mapped_column(String(12))  # in_progress | done
+    response_status: Mapped[int | None] = mapped_column(Integer)
+    response_body: Mapped[dict | None] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow, index=True)
 
 
 class OAuthClient(Base, OAuth2ClientMixin):

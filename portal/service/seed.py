@@ -6,8 +6,6 @@ The demo passwords are public (README): never run this against a production data
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import time
 from collections.abc import Iterator
 
@@ -16,8 +14,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal import devsecrets
-from portal.service import AREAS, db
+from portal.service import db
+from portal.service.areas import area_modules
+from portal.service.certificates import generate_self_signed
 from portal.service.identity.passwords import hash_password
+from portal.service.keystore import store_certificate
 from portal.service.models import Certificate, Company, Membership, OAuthClient, Role, User
 
 DEMO_PASSWORD = "demo-password"  # noqa: S105 - documented development-only credential
@@ -98,8 +99,6 @@ def sync_portal_client(session: Session) -> tuple[OAuthClient, bool]:
 def _demo_certificate(session: Session, company: Company) -> bool:
     if session.scalar(select(Certificate.id).where(Certificate.company_id == company.id)):
         return False
-    from portal.service.certificates import generate_self_signed
-    from portal.service.keystore import store_certificate
 
     key_name, cert_name = f"demo-{company.rut}-key.pem", f"demo-{company.rut}-cert.pem"
     key_pem, cert_pem = devsecrets.read_secret(key_name), devsecrets.read_secret(cert_name)
@@ -141,9 +140,7 @@ def seed_demo() -> Iterator[str]:
         if _demo_certificate(session, company):
             yield f"demo signing certificate for {company.razon_social} created"
     session.commit()
-    for area in AREAS:
-        name = f"portal.service.{area}.seed"
-        if importlib.util.find_spec(name) is not None:
-            yield from importlib.import_module(name).seed_demo(session, list(companies.values()))
-            session.commit()
+    for area_seed in area_modules("seed"):
+        yield from area_seed.seed_demo(session, list(companies.values()))
+        session.commit()
     yield "demo data ready"

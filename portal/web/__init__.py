@@ -12,8 +12,12 @@ from flask import Flask, g, request
 
 from portal import logsafe, paths
 from portal.web import activity, errors, i18n, security
+from portal.web.auth import bp as auth_bp
+from portal.web.auth.session import session_expired
 from portal.web.config import load_config
 from portal.web.extensions import csrf, htmx, login_manager, new_oauth_registry, server_session
+from portal.web.main import bp as main_bp
+from portal.web.navigation import visible_nav
 
 AREAS = ("comprobantes", "apikeys", "dgi", "inteligente", "envios", "empresa", "correo")
 _ACTIVITY_RESOLUTION_SECONDS = 60
@@ -74,9 +78,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     activity.init_app(app)
     _register_oidc_client(app)
 
-    from portal.web.auth import bp as auth_bp
-    from portal.web.main import bp as main_bp
-
     app.register_blueprint(auth_bp)
     app.register_blueprint(main_bp)
     for area in AREAS:
@@ -102,9 +103,6 @@ def _register_oidc_client(app: Flask) -> None:
 
 def _register_request_hooks(app: Flask) -> None:
     from flask import session
-
-    from portal.web.auth.session import session_expired
-    from portal.web.navigation import visible_nav
 
     @app.before_request
     def _before():

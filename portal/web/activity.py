@@ -7,8 +7,10 @@ from datetime import UTC, datetime
 
 from flask import Flask, current_app, g
 from flask_login import current_user
-from sqlalchemy import DateTime, Integer, String, create_engine, event, select
+from sqlalchemy import Integer, String, create_engine, event, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+from portal.sqltypes import UtcDateTime
 
 
 class PortalBase(DeclarativeBase):
@@ -26,7 +28,7 @@ class Activity(PortalBase):
     request_id: Mapped[str | None] = mapped_column(String(128))
     cfe_id: Mapped[str | None] = mapped_column(String(64), index=True)
     summary: Mapped[str | None] = mapped_column(String(300))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=lambda: datetime.now(UTC), index=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=lambda: datetime.now(UTC), index=True)
 
 
 def init_app(app: Flask) -> None:

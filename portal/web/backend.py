@@ -14,6 +14,7 @@ from flask import current_app, g, session
 from flask_babel import get_locale
 
 from portal.client import CfeClient, UserApi
+from portal.web.auth.session import store_token
 from portal.web.extensions import oidc
 
 log = logging.getLogger("portal.web.backend")
@@ -50,7 +51,6 @@ def _fresh_access_token() -> str:
     except Exception as exc:  # noqa: BLE001 - any failure to refresh means: sign in again
         log.info("token refresh failed: %s", exc)
         raise SessionExpired() from exc
-    from portal.web.auth.session import store_token
 
     store_token(new)
     return new["access_token"]

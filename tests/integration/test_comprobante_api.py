@@ -12,8 +12,8 @@ from sqlalchemy import select, update
 from portal import paths
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
-from portal.service.comprobante.models import CaeRangeRecord, IdempotencyRecord, PreviewToken
-from portal.service.models import Certificate
+from portal.service.comprobante.models import CaeRangeRecord, PreviewToken
+from portal.service.models import Certificate, IdempotencyRecord
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue as _issue
 

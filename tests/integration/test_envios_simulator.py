@@ -250,7 +250,7 @@ def test_a_note_referring_to_a_receipt_dgi_has_not_seen_is_e12(api_client, user,
 
 def _report(fecha: date, sec: int = 1, signer: CfeSigner | None = None, rut: str = RUT, later_by: int = 0) -> bytes:
     """A signed daily report; `later_by` seconds make otherwise equal reports differ in their bytes."""
-    from portal.service.comprobante.issuing import signer_for
+    from portal.service.keystore import signer_for
 
     signed_at = datetime.now(MONTEVIDEO).replace(microsecond=0) + timedelta(seconds=later_by)
     document = report_xml.report_document(rut=rut, fecha=fecha, sec_envio=sec, signed_at=signed_at, summaries={})

@@ -14,8 +14,8 @@ from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
 from portal.service.cfe.signing import verify_signature
-from portal.service.comprobante.models import IdempotencyRecord, IssuedCfe
-from portal.service.models import Certificate
+from portal.service.comprobante.models import IssuedCfe
+from portal.service.models import Certificate, IdempotencyRecord
 from tests.support import cfe_bodies as bodies
 from tests.support.processes import Gunicorn
 

@@ -25,11 +25,11 @@ from sqlalchemy.pool import NullPool
 
 from portal.client import CfeClient
 from portal.service import db
-from portal.service.comprobante.models import CaeRangeRecord, IdempotencyRecord, IssuedCfe
+from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.db import Base
 from portal.service.migrations import alembic_config, upgrade
 from portal.service.model_registry import load_all_models
-from portal.service.models import Certificate, Company, Membership, OAuthClient, User
+from portal.service.models import Certificate, Company, IdempotencyRecord, Membership, OAuthClient, User
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue as _issue
 

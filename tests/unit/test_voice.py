@@ -4,8 +4,6 @@ the source, and every pydantic error its request models can produce, said in Spa
 from __future__ import annotations
 
 import ast
-import importlib
-import importlib.util
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -245,13 +243,11 @@ def _error_types(schema: dict, unknown: set[str]) -> set[str]:
 
 
 def request_models() -> list[type[BaseModel]]:
-    from portal.service import AREAS
     from portal.service.api import OPERATIONS
+    from portal.service.areas import area_modules
     from portal.service.cfe.model import CfeInput
 
-    for area in AREAS:
-        if importlib.util.find_spec(f"portal.service.{area}.routes"):
-            importlib.import_module(f"portal.service.{area}.routes")
+    area_modules("routes")  # importing the routes registers every operation
     models = {m for op in OPERATIONS for m in (op.body, op.query) if isinstance(m, type)}
     return sorted(models | {CfeInput}, key=lambda m: m.__name__)
 

@@ -51,13 +51,6 @@ def key_hash(secret: str) -> str:
     return hmac.new(pepper.encode(), secret.encode(), hashlib.sha256).hexdigest()
 
 
-def aware(moment: datetime | None) -> datetime | None:
-    """SQLite returns naive datetimes for timezone-aware columns; they are UTC."""
-    if moment is not None and moment.tzinfo is None:
-        return moment.replace(tzinfo=UTC)
-    return moment
-
-
 def _invalid() -> Unauthorized:
     return Unauthorized("La clave de API no es válida.", code="invalid_api_key")
 
@@ -93,7 +86,7 @@ def _refuse_other_company(key: ApiKey) -> None:
 def _touch(key: ApiKey) -> None:
     """Record the last use, at most once a minute per key: not a database write per request."""
     now = datetime.now(UTC)
-    last = aware(key.last_used_at)
+    last = key.last_used_at
     if last is not None and now - last < LAST_USED_GRANULARITY:
         return
     try:

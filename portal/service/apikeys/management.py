@@ -123,10 +123,10 @@ def present(key: ApiKey) -> ApiKeyOut:
         prefijo=key.prefix,
         nombre=key.name,
         estado="activa" if key.active else "revocada",
-        creadaEn=credentials.aware(key.created_at),
+        creadaEn=key.created_at,
         creadaPor=key.created_by,
-        ultimoUso=credentials.aware(key.last_used_at),
-        revocadaEn=credentials.aware(key.revoked_at),
+        ultimoUso=key.last_used_at,
+        revocadaEn=key.revoked_at,
         revocadaPor=key.revoked_by,
         rateLimit=RateLimit(limite=key.rate_limit, ventanaSegundos=key.rate_window_seconds),
         uso=Usage(usados=window.used, restantes=window.remaining, reiniciaEn=window.reset_datetime())
@@ -136,7 +136,7 @@ def present(key: ApiKey) -> ApiKeyOut:
             ApiKeyEventOut(
                 accion=_ACTIONS[e.action],
                 actor=e.actor,
-                fecha=credentials.aware(e.at),
+                fecha=e.at,
                 anterior=e.old_value,
                 nuevo=e.new_value,
             )

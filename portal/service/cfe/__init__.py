@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from pathlib import Path
 
 from portal.domain.uruguay_time import MONTEVIDEO
+from portal.service.cfe import fonts
 from portal.service.cfe.amounts import Totals, compute_totals
 from portal.service.cfe.emission import Issuer, Numbering
 from portal.service.cfe.errors import (
@@ -22,7 +24,7 @@ from portal.service.cfe.errors import (
     FieldError,
     XmlInputError,
 )
-from portal.service.cfe.fonts import font_set
+from portal.service.cfe.fonts import DEFAULT_FONT_DIR
 from portal.service.cfe.model import CfeInput, parse_cfe_input
 from portal.service.cfe.pdf import render_pdf, render_preview, render_receipt
 from portal.service.cfe.qr import DGI_QR_BASE_URL, qr_url_for
@@ -58,12 +60,14 @@ __all__ = [
 ]
 
 
-def warm_up() -> None:
-    """Do the once-per-process work now (compile CFEDGI.xsd, cut the PDF font) instead of on the first
-    request; call it at application start. Signing keys are loaded by creating the CfeSigner."""
+def warm_up(pdf_font: str = "core", font_dir: Path = DEFAULT_FONT_DIR) -> None:
+    """Choose the PDF font and do the once-per-process work now (compile CFEDGI.xsd, cut the font) instead
+    of on the first request; call it at application start. Signing keys are loaded by creating the
+    CfeSigner."""
     if schema_available():
         load_schema()
-    font_set()
+    fonts.configure(pdf_font, font_dir)
+    fonts.font_set()
 
 
 @dataclass(frozen=True)

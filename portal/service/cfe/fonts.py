@@ -1,4 +1,5 @@
-"""The PDF's font: the PDF core Helvetica by default, or DejaVu Sans embedded (CFE_PDF_FONT=dejavu).
+"""The PDF's font: the PDF core Helvetica by default, or DejaVu Sans embedded (CFE_PDF_FONT=dejavu; the
+service's settings choose it through `configure`, called at start by cfe.warm_up).
 
 Helvetica is one of the 14 fonts every PDF reader and printer has, so nothing is embedded or subset per
 receipt: that is most of what keeps a receipt under 10 ms of CPU. It is written in Windows-1252, which
@@ -13,7 +14,6 @@ document, about 25 ms more per receipt.
 from __future__ import annotations
 
 import atexit
-import os
 import shutil
 import tempfile
 import threading
@@ -41,6 +41,7 @@ _RANGES = (
 )
 _lock = threading.Lock()
 _cached: FontSet | None = None
+_choice: tuple[str, Path] = ("core", DEFAULT_FONT_DIR)
 
 
 def _cp1252() -> frozenset[int]:
@@ -71,11 +72,6 @@ class FontSet:
         return "".join(ch if ord(ch) in self.charset or ch in "\n\t" else "?" for ch in text)
 
 
-def font_dir() -> Path:
-    """Where DejaVu is looked for (`CFE_FONT_DIR` overrides Debian's path)."""
-    return Path(os.environ.get("CFE_FONT_DIR", DEFAULT_FONT_DIR))
-
-
 def _subset(source: Path, target: Path, codepoints: list[int]) -> None:
     from fontTools import subset  # fpdf2's own dependency; imported here because only this path needs it
 
@@ -94,19 +90,27 @@ def _subset(source: Path, target: Path, codepoints: list[int]) -> None:
         font.close()
 
 
+def configure(font: str, folder: Path) -> None:
+    """Choose the process's font ("core" or "dejavu", and DejaVu's folder); the next font_set() builds it."""
+    global _cached, _choice
+    with _lock:
+        if _choice != (font, Path(folder)):
+            _choice, _cached = (font, Path(folder)), None
+
+
 def font_set() -> FontSet:
     """The process-wide FontSet, built on first use."""
     global _cached
     with _lock:
         if _cached is None:
-            _cached = _build()
+            _cached = _build(*_choice)
         return _cached
 
 
-def _build() -> FontSet:
+def _build(font: str = "core", folder: Path = DEFAULT_FONT_DIR) -> FontSet:
     codepoints = [cp for low, high in _RANGES for cp in range(low, high + 1)]
-    sources = {style: font_dir() / name for style, name in _FILES.items()}
-    if os.environ.get("CFE_PDF_FONT", "core") != "dejavu" or not all(path.is_file() for path in sources.values()):
+    sources = {style: folder / name for style, name in _FILES.items()}
+    if font != "dejavu" or not all(path.is_file() for path in sources.values()):
         return FontSet("Helvetica", None, _CP1252)
     folder = Path(tempfile.mkdtemp(prefix="cfe-fonts-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)

@@ -14,7 +14,7 @@ from lxml import etree
 
 from portal.domain.cfe_types import cfe_type
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES
-from portal.domain.uruguay_time import MONTEVIDEO
+from portal.domain.uruguay_time import montevideo_time
 from portal.service.cfe.amounts import Totals
 from portal.service.cfe.codes import CREDITO_FISCAL_PREFIX
 from portal.service.cfe.emission import Issuer, Numbering
@@ -33,10 +33,8 @@ def format_decimal(value: Decimal | int, places: int) -> str:
 
 
 def format_timestamp(moment: datetime) -> str:
-    """xs:dateTime with its UTC offset, as TmstFirma wants it; a naive time is taken as Montevideo's."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=MONTEVIDEO)
-    return moment.replace(microsecond=0).isoformat()
+    """xs:dateTime on Uruguay's clock with its offset, as TmstFirma wants it; a naive time is Montevideo's."""
+    return montevideo_time(moment).replace(microsecond=0).isoformat()
 
 
 def _sub(parent: etree._Element, tag: str, value: object = None) -> etree._Element:

@@ -8,6 +8,10 @@ import click
 from sqlalchemy import select
 
 from portal.service import create_app, db
+from portal.service.cfe.cae import parse_cae
+from portal.service.cfe.errors import CaeError, XmlInputError
+from portal.service.comprobante.numbering import import_range
+from portal.service.models import Company
 
 
 @click.command("import-cae")
@@ -16,10 +20,6 @@ from portal.service import create_app, db
 @click.option("--lenient", is_flag=True, help="Accept old DGI files (before <TA>) that fail CAE.xsd 1.44.2.")
 def import_cae(path: str, company_rut: str, lenient: bool) -> None:
     """Import a DGI CAE XML file (a numbering range for one CFE type and serie)."""
-    from portal.service.cfe.cae import parse_cae
-    from portal.service.cfe.errors import CaeError, XmlInputError
-    from portal.service.comprobante.numbering import import_range
-    from portal.service.models import Company
 
     app = create_app()
     with db.command_context(app):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
 from decimal import Decimal
 
 from flask import Response, current_app, g, has_request_context, request
@@ -25,7 +24,6 @@ from portal.service.auth import Principal
 from portal.service.cfe import (
     CfeInput,
     CfeSchemaError,
-    CfeSigner,
     CfeValidationError,
     Issuer,
     Numbering,
@@ -37,16 +35,16 @@ from portal.service.cfe.pdf import render_preview, render_receipt
 from portal.service.cfe.rules import validate
 from portal.service.cfe.rules_dgi import Emission
 from portal.service.comprobante import notes
-from portal.service.comprobante.models import IssuedCfe
+from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.comprobante.numbering import allocate
 from portal.service.comprobante.search import folded
 from portal.service.empresa.settings import issuer_fields
 from portal.service.envios.tasks import wake_packer
 from portal.service.envios.tracking import record_issued
-from portal.service.errors import ApiError, FieldError, ValidationFailed
+from portal.service.errors import FieldError, ValidationFailed
 from portal.service.indices.ui import ui_value_on
-from portal.service.keystore import cached_per_certificate, private_key_pem
-from portal.service.models import Certificate, Company
+from portal.service.keystore import signer_for, signing_certificate
+from portal.service.models import Company
 
 
 @dataclass(frozen=True)
@@ -70,36 +68,6 @@ def issuer_for(company: Company, cfe: CfeInput | None = None) -> Issuer:
         telefono=company.telefono,
         correo=company.correo,
         **issuer_fields(object_session(company), company, branch_code),
-    )
-
-
-def signing_certificate(session: Session, company_id: int, certificate_id: int | None = None) -> Certificate:
-    """The certificate that signs for the company: the one asked for, or the valid one expiring last."""
-    now = datetime.now(UTC)
-    query = select(Certificate).where(Certificate.company_id == company_id)
-    if certificate_id is not None:
-        query = query.where(Certificate.id == certificate_id)
-    candidates = [
-        c
-        for c in session.scalars(query.order_by(Certificate.not_after.desc()))
-        if _aware(c.not_before) <= now <= _aware(c.not_after)
-    ]
-    if not candidates:
-        raise ApiError(
-            "La empresa no tiene un certificado de firma vigente.", code="sin_certificado_vigente", status=409
-        )
-    return candidates[0]
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-def signer_for(cert: Certificate) -> CfeSigner:
-    """The certificate's signer, built once per process (parsing a key costs ~30 ms)."""
-    algorithm = current_app.config.get("CFE_SIGNATURE_ALGORITHM", "sha256")
-    return cached_per_certificate(
-        f"signer-{algorithm}", cert, lambda c: CfeSigner(private_key_pem(c), c.cert_pem.encode(), algorithm=algorithm)
     )
 
 
@@ -303,7 +271,6 @@ def _new_record(principal, cfe, issuer, numbering: Numbering, range_id, cert_id,
 
 
 def numbering_of(record: IssuedCfe, session: Session) -> Numbering:
-    from portal.service.comprobante.models import CaeRangeRecord
 
     cae = session.get(CaeRangeRecord, record.cae_range_id)
     return Numbering(

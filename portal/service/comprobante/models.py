@@ -1,5 +1,6 @@
 """Tables of the Comprobante area: CAE ranges (with their number counters), issued receipts, preview
-tokens and the history of collection references."""
+tokens and the history of collection references. (Idempotency keys, shared by every area that honours
+Idempotency-Key, are a platform table: portal/service/models.py.)"""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Date,
-    DateTime,
     ForeignKey,
     Index,
     Integer,
@@ -23,6 +23,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from portal.service.db import Base, utcnow
+from portal.sqltypes import UtcDateTime
 
 
 class CaeRangeRecord(Base):
@@ -49,7 +50,7 @@ class CaeRangeRecord(Base):
     causal_cae_esp: Mapped[int | None] = mapped_column(Integer)
     source: Mapped[str] = mapped_column(String(20), default="dgi")  # "dgi" file import or "demo"
     xml: Mapped[bytes | None] = mapped_column(LargeBinary)
-    imported_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    imported_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
     @property
     def remaining(self) -> int:
@@ -95,7 +96,7 @@ class IssuedCfe(Base):
     serie: Mapped[str] = mapped_column(String(2))
     nro: Mapped[int] = mapped_column(Integer)
     fch_emis: Mapped[date] = mapped_column(Date)
-    tmst_firma: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    tmst_firma: Mapped[datetime] = mapped_column(UtcDateTime())
     tpo_moneda: Mapped[str] = mapped_column(String(3))
     mnt_total: Mapped[float] = mapped_column(Numeric(17, 2))
     mnt_pagar: Mapped[float] = mapped_column(Numeric(17, 2))
@@ -116,7 +117,7 @@ class IssuedCfe(Base):
     created_by: Mapped[str] = mapped_column(String(254))
     request_id: Mapped[str | None] = mapped_column(String(128))
     idempotency_key: Mapped[str | None] = mapped_column(String(255))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
 class NoteReference(Base):
@@ -145,8 +146,8 @@ class PreviewToken(Base):
     token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
     pdf: Mapped[bytes] = mapped_column(LargeBinary)
-    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime(), index=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
 class ReferenceChange(Base):
@@ -162,24 +163,4 @@ class ReferenceChange(Base):
     note: Mapped[str | None] = mapped_column(String(200))
     actor: Mapped[str] = mapped_column(String(254))
     request_id: Mapped[str | None] = mapped_column(String(128))
-    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-
-
-class IdempotencyRecord(Base):
-    """The first outcome of a request per (company, scope, Idempotency-Key), kept at least 24 hours.
-
-    Shared by every endpoint that honours Idempotency-Key (`scope` tells them apart).
-    """
-
-    __tablename__ = "idempotency_key"
-    __table_args__ = (UniqueConstraint("company_id", "scope", "key"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    company_id: Mapped[int] = mapped_column(Integer)
-    scope: Mapped[str] = mapped_column(String(40))
-    key: Mapped[str] = mapped_column(String(255))
-    request_hash: Mapped[str] = mapped_column(String(64))
-    state: Mapped[str] = mapped_column(String(12))  # in_progress | done
-    response_status: Mapped[int | None] = mapped_column(Integer)
-    response_body: Mapped[dict | None] = mapped_column(JSON)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
+    at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)

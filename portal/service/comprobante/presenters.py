@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from decimal import Decimal
 
 from flask import url_for
@@ -26,17 +25,6 @@ from portal.service.comprobante.schemas import (
     TotalMoneda,
 )
 from portal.service.envios.tracking import dgi_state
-
-
-def signed_at(moment: datetime) -> datetime:
-    """TmstFirma as the XML carries it, in Uruguay's time, whatever the database gave back: PostgreSQL
-    returns timestamptz in UTC, SQLite the wall-clock time it was given without its offset."""
-    return moment.replace(tzinfo=MONTEVIDEO) if moment.tzinfo is None else moment.astimezone(MONTEVIDEO)
-
-
-def utc(moment: datetime) -> datetime:
-    """A stored UTC moment, with its offset (SQLite gives it back naive)."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, just_issued: bool = False) -> CfeEmitido:
@@ -64,7 +52,7 @@ def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, ju
         serie=record.serie,
         nro=record.nro,
         fch_emis=record.fch_emis,
-        tmst_firma=signed_at(record.tmst_firma),
+        tmst_firma=record.tmst_firma.astimezone(MONTEVIDEO),  # TmstFirma as the XML carries it
         tpo_moneda=record.tpo_moneda,
         receptor=record.input_json.get("receptor"),
         totales=record.totals_json,
@@ -74,7 +62,7 @@ def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, ju
         estado_dgi=record.dgi_status,
         referencia_cobro=record.referencia_cobro,
         creado_por=record.created_by,
-        creado_en=utc(record.created_at),
+        creado_en=record.created_at,
         advertencias=[Advertencia(**w) for w in warnings],
         historial_referencias=[] if just_issued else _history(session, record),
         enlaces={"self": link, "xml": link, "pdf": link},
@@ -151,7 +139,7 @@ def _history(session: Session, record: IssuedCfe) -> list[CambioReferencia]:
     )
     return [
         CambioReferencia(
-            referencia_anterior=h.previous, referencia_cobro=h.reference, observacion=h.note, por=h.actor, en=utc(h.at)
+            referencia_anterior=h.previous, referencia_cobro=h.reference, observacion=h.note, por=h.actor, en=h.at
         )
         for h in history
     ]
@@ -187,7 +175,7 @@ def resultado_busqueda(rows, following: str | None, totals) -> ResultadoBusqueda
             receptor=ReceptorResumen(doc_recep=row.receptor_doc, rzn_soc_recep=row.receptor_nombre)
             if row.receptor_doc or row.receptor_nombre
             else None,
-            creado_en=utc(row.created_at),
+            creado_en=row.created_at,
         )
         for row in rows
     ]

@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-import hashlib
-import secrets
-from datetime import UTC, datetime, timedelta
+from flask import Blueprint, Flask, Response, request, url_for
+from sqlalchemy import select
 
-from flask import Blueprint, Flask, Response, g, request, url_for
-from sqlalchemy import delete, select
-
-from portal.service import db, idempotency
+from portal.service import db, idempotency, keystore
 from portal.service.api import ALL_ROLES, WRITERS, idempotency_header, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.cfe import CfeInput, XmlInputError, warm_up
 from portal.service.cfe.pdf_base import PAPERS, ROLL_TYPES, PaperNotAllowed, check_paper
 from portal.service.cfe.schema import schema_available, validate_cfe
 from portal.service.cfe.xmlsafe import MAX_XML_BYTES, XmlIntakeBusy, intake
-from portal.service.comprobante import issuing, search
+from portal.service.comprobante import issuing, previews, references, search
 from portal.service.comprobante.export import csv_chunks
-from portal.service.comprobante.models import IssuedCfe, PreviewToken, ReferenceChange
-from portal.service.comprobante.presenters import cfe_emitido, referencia_aplicada, resultado_busqueda
+from portal.service.comprobante.models import IssuedCfe
+from portal.service.comprobante.presenters import cfe_emitido, resultado_busqueda
 from portal.service.comprobante.schemas import (
     BuscarQuery,
     CfeEmitido,
@@ -38,7 +34,6 @@ bp = Blueprint("comprobante", __name__, url_prefix="/api/v1/comprobante")
 
 TAG = "Comprobante"
 BOTH = (JWT, API_KEY)
-PREVIEW_LIFETIME = timedelta(minutes=10)
 _PDF = {"description": "El PDF.", "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}
 _ROLL_422 = (
     "Datos no válidos (`fields` indica cuáles), o `formato` 80mm/57mm pedido para un tipo que no es "
@@ -272,7 +267,7 @@ def firmar_xml(principal: Principal):
         raise ApiError(
             "El cuerpo debe ser XML (Content-Type: application/xml).", code="unsupported_media_type", status=415
         )
-    cert = issuing.signing_certificate(db.session(), principal.company_id)
+    cert = keystore.signing_certificate(db.session(), principal.company_id)
     data = request.get_data()
     # The signature adds a few KB (most of it the certificate): an input that near the cap would sign into a
     # document past it, which nobody may send on. Refused before any work; the check after signing is exact.
@@ -281,7 +276,7 @@ def firmar_xml(principal: Principal):
     try:
         # Parsing, signing and re-reading for the schema share one CPU budget and one of a few intake slots.
         with intake():
-            signed = issuing.signer_for(cert).sign_external_xml(data)
+            signed = keystore.signer_for(cert).sign_external_xml(data)
             if len(signed.xml) > MAX_XML_BYTES:
                 raise _signed_too_large()
             schema_errors = validate_cfe(signed.xml) if schema_available() else []
@@ -331,19 +326,11 @@ def previsualizar(body: CfeInput, query: PreviewQuery, principal: Principal):
     pdf = issuing.preview_pdf(company, body, logo=company_logo(session, company.id), paper=paper)
     if wanted == "application/pdf":
         return _download(pdf, "application/pdf", "previsualizacion.pdf")
-    token = secrets.token_urlsafe(32)
-    expires = datetime.now(UTC) + PREVIEW_LIFETIME
-    with db.write_transaction() as session:
-        session.execute(delete(PreviewToken).where(PreviewToken.expires_at < datetime.now(UTC)))
-        session.add(PreviewToken(token_hash=_hash(token), company_id=company.id, pdf=pdf, expires_at=expires))
+    token, expires = previews.store(company.id, pdf)
     link = PreviewLink(
         token=token, url=url_for("comprobante.previsualizar_token", token=token, _external=True), expires_at=expires
     )
     return link, 201
-
-
-def _hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 @operation(
@@ -359,16 +346,12 @@ def _hash(token: str) -> str:
 )
 def previsualizar_token(token: str, principal: Principal):
     """Serves a preview PDF while its token lives (10 minutes)."""
-    record = db.session().get(PreviewToken, _hash(token)) if len(token) <= 100 else None
-    if record is None or record.company_id != principal.company_id or _aware(record.expires_at) < datetime.now(UTC):
+    pdf = previews.find(token, principal.company_id)
+    if pdf is None:
         raise NotFound("La previsualización no existe o venció.", code="previsualizacion_no_encontrada")
-    response = _download(record.pdf, "application/pdf", "previsualizacion.pdf")
+    response = _download(pdf, "application/pdf", "previsualizacion.pdf")
     response.headers["Cache-Control"] = "no-store"
     return response
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 @operation(
@@ -384,34 +367,14 @@ def _aware(moment: datetime) -> datetime:
 )
 def reaplicar_referencia(body: ReaplicarReferencia, principal: Principal):
     """Links a receipt to a collection reference again; recorded with who and when; replaying is harmless."""
-    with db.write_transaction() as session:
-        record = session.scalar(
-            select(IssuedCfe).where(IssuedCfe.id == body.id_cfe_emitido, IssuedCfe.company_id == principal.company_id)
-        )
-        if record is None:
-            raise NotFound("No existe ese comprobante en tu empresa.", code="cfe_no_encontrado")
-        changed = record.referencia_cobro != body.referencia_cobro
-        if changed:
-            session.add(
-                ReferenceChange(
-                    cfe_id=record.id,
-                    company_id=record.company_id,
-                    previous=record.referencia_cobro,
-                    reference=body.referencia_cobro,
-                    note=body.observacion,
-                    actor=principal.actor,
-                    request_id=g.get("request_id"),
-                )
-            )
-            record.referencia_cobro = body.referencia_cobro
-        session.flush()
-        return referencia_aplicada(session, record, changed)
+    return references.reapply(principal, body)
 
 
 def init_app(app: Flask) -> None:
     # DGI's samples sign with SHA-1; current receipts carry SHA-256 digests (see CFE-URUGUAY.md §4).
     app.config.setdefault("CFE_SIGNATURE_ALGORITHM", "sha256")
-    warm_up()  # compile DGI's XSD and cut the PDF font now (once per process), not on the first receipt
+    # Compile DGI's XSD and cut the PDF font now (once per process), not on the first receipt.
+    warm_up(app.config["PDF_FONT"], app.config["FONT_DIR"])
 
 
 from portal.service.comprobante import note_routes as _note_routes  # noqa: E402,F401 - registers its views on bp

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String
+from sqlalchemy import JSON, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from portal.service.db import Base, utcnow
+from portal.sqltypes import UtcDateTime
 
 QUEUED = "en_cola"
 SENDING = "enviando"
@@ -37,10 +38,10 @@ class MailSend(Base):
     state: Mapped[str] = mapped_column(String(12), default=QUEUED)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(String(500))
-    next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    next_attempt_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
+    lease_until: Mapped[datetime | None] = mapped_column(UtcDateTime())
     message_id: Mapped[str | None] = mapped_column(String(255))
     created_by: Mapped[str] = mapped_column(String(254))
     request_id: Mapped[str | None] = mapped_column(String(128))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import time
 
 from email_validator import EmailNotValidError, validate_email
@@ -11,7 +10,6 @@ from flask import Blueprint, Flask, Response
 from limits import parse
 from sqlalchemy import select
 
-from portal import paths
 from portal.service import db, idempotency
 from portal.service.api import ALL_ROLES, WRITERS, idempotency_header, operation
 from portal.service.auth import API_KEY, JWT, Principal
@@ -46,11 +44,7 @@ log = logging.getLogger("portal.service.correo")
 
 
 def init_app(app: Flask) -> None:
-    """Mail settings from the environment (tests pass their own in create_app's test_config)."""
-    app.config.setdefault("SMTP_URL", os.environ.get("CFE_SMTP_URL") or None)
-    app.config.setdefault("MAIL_FROM", os.environ.get("CFE_MAIL_FROM") or "comprobantes@localhost")
-    app.config.setdefault("MAILBOX_DIR", os.environ.get("CFE_MAILBOX_DIR") or str(paths.var_dir() / "mailbox"))
-    app.config.setdefault("MAIL_RETRY_BASE_SECONDS", int(os.environ.get("CFE_MAIL_RETRY_BASE_SECONDS", "60")))
+    """Check the mail settings (portal/service/config.py) at start-up."""
     if app.config["SMTP_URL"]:
         transport.SmtpSettings.from_url(app.config["SMTP_URL"])  # a malformed URL stops the start, not a send
 
@@ -90,7 +84,6 @@ def valid_recipients(addresses: list[str]) -> list[str]:
 
 
 def envio(send: MailSend) -> EnvioCorreo:
-    aware = sending.aware  # SQLite hands back naive UTC moments; the API always says they are UTC
     return EnvioCorreo(
         id=send.id,
         id_cfe_emitido=send.cfe_id,
@@ -98,10 +91,10 @@ def envio(send: MailSend) -> EnvioCorreo:
         estado=send.state,
         intentos=send.attempts,
         error=send.last_error,
-        proximo_intento=aware(send.next_attempt_at) if send.state == QUEUED else None,
+        proximo_intento=send.next_attempt_at if send.state == QUEUED else None,
         creado_por=send.created_by,
-        creado_en=aware(send.created_at),
-        enviado_en=aware(send.sent_at),
+        creado_en=send.created_at,
+        enviado_en=send.sent_at,
     )
 
 

@@ -30,10 +30,6 @@ MAX_ATTEMPTS = 6
 LEASE = timedelta(minutes=5)
 
 
-def aware(moment: datetime | None) -> datetime | None:
-    return moment.replace(tzinfo=UTC) if moment is not None and moment.tzinfo is None else moment
-
-
 def retry_delay(attempts: int) -> timedelta:
     """Wait before attempt `attempts + 1`: base, 2×base, 4×base… (1, 2, 4, 8, 16 minutes by default)."""
     return timedelta(seconds=current_app.config["MAIL_RETRY_BASE_SECONDS"] * 2 ** (attempts - 1))

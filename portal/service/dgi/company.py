@@ -14,15 +14,14 @@ from collections.abc import Iterator
 from flask import current_app
 
 from portal.service import db
-from portal.service.comprobante import issuing
 from portal.service.dgi.registry import TaxpayerRegistry, make_registry
-from portal.service.keystore import private_key_pem
+from portal.service.keystore import private_key_pem, signing_certificate
 
 
 @contextlib.contextmanager
 def registry_for(company_id: int) -> Iterator[TaxpayerRegistry]:
     """A DGI registry that signs with the company's certificate and shares the DGI endpoints' cache."""
-    cert = issuing.signing_certificate(db.session(), company_id)
+    cert = signing_certificate(db.session(), company_id)
     config = ChainMap({"DGI_CACHE": current_app.extensions["dgi_cache"]}, current_app.config)
     registry = make_registry(config, certificate=lambda: (private_key_pem(cert), cert.cert_pem.encode()))
     try:

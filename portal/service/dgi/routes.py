@@ -6,20 +6,13 @@ service authenticates the caller by the certificate that signs the request). A m
 is a 422 before anything is looked up; DGI's own failures keep the library's codes (502 dgi_*, 504
 dgi_timeout, 501 dgi_not_offered).
 
-Settings (app.config, read from the environment by `init_app` unless already set):
-
-    DGI_BACKEND          CFE_DGI_BACKEND           sandbox (default) | soap
-    DGI_CACHE_SECONDS    CFE_DGI_CACHE_SECONDS     300; 0 turns the cache off
-    DGI_TIMEOUT_SECONDS  CFE_DGI_TIMEOUT_SECONDS   10, capped at 30 by the library
-    DGI_SOAP_URL         CFE_DGI_SOAP_URL          DGI's test host unless set
-    DGI_WSDL_PATH        CFE_DGI_WSDL_PATH         the shared samples' WSDL
-    DGI_SIGNATURE_DIGEST CFE_DGI_SIGNATURE_DIGEST  sha256 | sha1
-    DGI_CACHE            (object)                  a cachelib cache; default: one SimpleCache per app
+Settings: DGI_BACKEND, DGI_CACHE_SECONDS, DGI_TIMEOUT_SECONDS, DGI_SOAP_URL, DGI_WSDL_PATH and
+DGI_SIGNATURE_DIGEST come from the environment through portal/service/config.py (CFE_DGI_*); DGI_CACHE
+(a cachelib cache object, tests only) defaults to one SimpleCache per app.
 """
 
 from __future__ import annotations
 
-import os
 from collections import ChainMap
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -56,15 +49,6 @@ _RUT = {
         "schema": {"type": "string", "pattern": "^(?:[0-9][-. ]?){11}[0-9]$", "examples": ["219999830019"]},
     }
 }
-_ENV = {
-    "DGI_BACKEND": "CFE_DGI_BACKEND",
-    "DGI_CACHE_SECONDS": "CFE_DGI_CACHE_SECONDS",
-    "DGI_TIMEOUT_SECONDS": "CFE_DGI_TIMEOUT_SECONDS",
-    "DGI_SOAP_URL": "CFE_DGI_SOAP_URL",
-    "DGI_WSDL_PATH": "CFE_DGI_WSDL_PATH",
-    "DGI_SIGNATURE_DIGEST": "CFE_DGI_SIGNATURE_DIGEST",
-}
-_DEFAULTS = {"DGI_BACKEND": "sandbox", "DGI_CACHE_SECONDS": 300, "DGI_TIMEOUT_SECONDS": 10}
 
 
 def _error(description: str) -> dict:
@@ -122,12 +106,11 @@ def _certificate(query: DgiQuery, principal: Principal) -> tuple[Certificate, li
     if cert is None:
         raise NotFound("La empresa no tiene un certificado con ese identificador.", code="certificado_no_encontrado")
     now = datetime.now(UTC)
-    not_before, not_after = (d if d.tzinfo else d.replace(tzinfo=UTC) for d in (cert.not_before, cert.not_after))
-    if now > not_after:
-        day = day_in_uruguay(not_after)
+    if now > cert.not_after:
+        day = day_in_uruguay(cert.not_after)
         return cert, [FieldError("idCertificado", "certificado_vencido", f"El certificado venció el {day:%d/%m/%Y}.")]
-    if now < not_before:
-        day = day_in_uruguay(not_before)
+    if now < cert.not_before:
+        day = day_in_uruguay(cert.not_before)
         message = f"El certificado recién es válido desde el {day:%d/%m/%Y}."
         return cert, [FieldError("idCertificado", "certificado_no_vigente", message)]
     return cert, []
@@ -251,13 +234,7 @@ def consulta_datos_entidad(principal: Principal, query: DgiQuery, rut: str):
 
 
 def init_app(app: Flask) -> None:
-    """Read the DGI settings (environment unless the app was given them) and check them at start-up."""
-    for key, env in _ENV.items():
-        if key not in app.config and os.environ.get(env):
-            app.config[key] = os.environ[env]
-    for key, value in _DEFAULTS.items():
-        app.config.setdefault(key, value)
-    app.config["DGI_CACHE_SECONDS"] = int(app.config["DGI_CACHE_SECONDS"])
+    """Check the DGI settings at start-up (a test's own may differ from the environment's)."""
     # One cache per app (not the library's process-wide default), so two apps in one process never mix.
     cache = app.config.get("DGI_CACHE")
     app.extensions["dgi_cache"] = cache if cache is not None else SimpleCache(threshold=5000)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import date
 from typing import Any
 
 from sqlalchemy import select
@@ -14,11 +14,6 @@ from portal.service.empresa.models import AuditEvent
 from portal.service.empresa.schemas import AuditEventOut, AuditList
 
 MAX_LISTED = 200
-
-
-def aware(moment: datetime | None) -> datetime | None:
-    """SQLite hands back naive UTC moments: label them, so the API always says the offset."""
-    return moment.replace(tzinfo=UTC) if moment is not None and moment.tzinfo is None else moment
 
 
 def _plain(value: Any) -> Any:
@@ -54,7 +49,7 @@ def list_events(principal: Principal) -> AuditList:
     )
     return AuditList(
         eventos=[
-            AuditEventOut(fecha=aware(e.at), actor=e.actor, accion=e.action, objeto=e.target, cambios=e.changes)
+            AuditEventOut(fecha=e.at, actor=e.actor, accion=e.action, objeto=e.target, cambios=e.changes)
             for e in events
         ]
     )

@@ -16,7 +16,6 @@ from portal.service import db
 from portal.service.auth import Principal
 from portal.service.certificates import certificate_info, load_pkcs12
 from portal.service.empresa import audit
-from portal.service.empresa.audit import aware
 from portal.service.empresa.schemas import CertificateList, CertificateOut
 from portal.service.errors import ApiError, Conflict, FieldError, ValidationFailed
 from portal.service.keystore import store_certificate
@@ -29,11 +28,10 @@ PASSWORD_LENGTH = 200
 
 def present(cert: Certificate, now: datetime | None = None) -> CertificateOut:
     now = now or datetime.now(UTC)
-    not_before, not_after = aware(cert.not_before), aware(cert.not_after)
-    days_left = (not_after - now).days
-    if now > not_after:
+    days_left = (cert.not_after - now).days
+    if now > cert.not_after:
         state = "vencido"
-    elif now < not_before:
+    elif now < cert.not_before:
         state = "no_vigente"
     else:
         state = "por_vencer" if days_left < EXPIRY_WARNING_DAYS else "vigente"
@@ -44,8 +42,8 @@ def present(cert: Certificate, now: datetime | None = None) -> CertificateOut:
         emisor=cert.issuer,
         serie=cert.serial,
         rut=certificate_info(cert.cert_pem.encode()).rut,
-        desde=not_before,
-        hasta=not_after,
+        desde=cert.not_before,
+        hasta=cert.not_after,
         diasRestantes=days_left,
         estado=state,
     )

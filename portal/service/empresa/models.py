@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import JSON, Boolean, Date, DateTime, ForeignKey, Integer, LargeBinary, String, UniqueConstraint
+from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, LargeBinary, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from portal.service.db import Base, utcnow
+from portal.sqltypes import UtcDateTime
 
 
 class CompanySettings(Base):
@@ -31,7 +32,7 @@ class CompanySettings(Base):
     logo_tipo: Mapped[str | None] = mapped_column(String(20))  # image/png | image/jpeg
     logo_ancho: Mapped[int | None] = mapped_column(Integer)
     logo_alto: Mapped[int | None] = mapped_column(Integer)
-    updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     updated_by: Mapped[str | None] = mapped_column(String(254))
 
 
@@ -49,7 +50,7 @@ class Branch(Base):
     ciudad: Mapped[str] = mapped_column(String(30))
     departamento: Mapped[str] = mapped_column(String(30))
     predeterminada: Mapped[bool] = mapped_column(Boolean, default=False)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
 class AuditEvent(Base):
@@ -63,7 +64,7 @@ class AuditEvent(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
-    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
     actor: Mapped[str] = mapped_column(String(254))
     action: Mapped[str] = mapped_column(String(30))
     target: Mapped[str | None] = mapped_column(String(120))

@@ -17,7 +17,6 @@ from portal.domain.empresa import LOGO_MAX_BYTES, LOGO_MAX_SIDE, LOGO_MIN_SIDE
 from portal.service import db
 from portal.service.auth import Principal
 from portal.service.empresa import audit, branches
-from portal.service.empresa.audit import aware
 from portal.service.empresa.models import CompanySettings
 from portal.service.empresa.schemas import LogoOut, SettingsIn, SettingsOut
 from portal.service.errors import ApiError, FieldError, ValidationFailed
@@ -52,7 +51,7 @@ def _present(row: CompanySettings, company: Company) -> SettingsOut:
         rut=company.rut,
         razonSocial=company.razon_social,
         logo=logo,
-        actualizadoEn=aware(row.updated_at),
+        actualizadoEn=row.updated_at,
         actualizadoPor=row.updated_by,
         **_values(row, company),
     )

@@ -19,9 +19,7 @@ errors: they come back as ACK documents (BS/BA, BE, BR).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 __all__ = [
     "Credentials",
@@ -29,7 +27,6 @@ __all__ = [
     "DgiReception",
     "DgiReceptionError",
     "DgiTransientError",
-    "make_reception",
 ]
 
 
@@ -77,17 +74,3 @@ class DgiReception(ABC):
     @abstractmethod
     def send_report(self, report_xml: bytes, *, file_name: str, credentials: Credentials) -> bytes:
         """EFACRECEPCIONREPORTE: deliver a signed ReporteDiarioCFE; return DGI's ACKRepDiario (AR / BR)."""
-
-
-def make_reception(config: Mapping[str, Any]) -> DgiReception:
-    """The adapter `DGI_RECEPTION` names ("simulator" by default, or "soap")."""
-    kind = config.get("DGI_RECEPTION", "simulator")
-    if kind == "simulator":
-        from portal.service.envios.simulator import SimulatedDgi
-
-        return SimulatedDgi(config)
-    if kind == "soap":
-        from portal.service.envios.soap_reception import SoapReception  # dgi-edge's module
-
-        return SoapReception(config)
-    raise ValueError(f"CFE_DGI_RECEPTION no reconocida: {kind!r} (simulator o soap)")

@@ -9,7 +9,10 @@ import click
 from sqlalchemy import select
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import create_app, db
+from portal.service import create_app, db, jobs
+from portal.service.envios import reports, tasks
+from portal.service.envios.models import DgiDailyReport
+from portal.service.models import Company
 
 
 @click.command("envios-reporte")
@@ -17,9 +20,6 @@ from portal.service import create_app, db
 @click.option("--fecha", "day", default=None, help="Day to report, AAAA-MM-DD (default: yesterday in Montevideo).")
 def send_daily_report(company_rut: str, day: str | None) -> None:
     """Build the company's daily report (ReporteDiarioCFE) of a day and send it to DGI now."""
-    from portal.service.envios import reports
-    from portal.service.envios.models import DgiDailyReport
-    from portal.service.models import Company
 
     app = create_app()
     with db.command_context(app):
@@ -45,8 +45,6 @@ def send_daily_report(company_rut: str, day: str | None) -> None:
 def sweep() -> None:
     """Wake everything waiting for DGI now (pending receipts, unacknowledged envelopes, answers, reports); the
     worker does it every minute on its own."""
-    from portal.service import jobs
-    from portal.service.envios import tasks
 
     app = create_app()
     with db.command_context(app):

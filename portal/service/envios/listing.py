@@ -9,15 +9,10 @@ from flask import current_app
 from sqlalchemy import func, select
 
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.comprobante.presenters import utc
 from portal.service.envios import schemas
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission, VoidedRange
 from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, STATES
 from portal.service.envios.tracking import overdue
-
-
-def _opt(moment: datetime | None) -> datetime | None:
-    return utc(moment) if moment is not None else None
 
 
 def _page(session, query, page: schemas.Lista):
@@ -53,17 +48,17 @@ def envelopes(session, company_id: int, page: schemas.Lista, only_id: int | None
                 motivos=sobre.ack_motives or [],
                 id_receptor=sobre.id_receptor,
                 token=sobre.token,
-                consultar_desde=_opt(sobre.query_after),
+                consultar_desde=sobre.query_after,
                 intentos=sobre.attempts,
                 ultimo_error=sobre.last_error,
-                proximo_intento=_opt(sobre.next_attempt_at),
+                proximo_intento=sobre.next_attempt_at,
                 aceptados=sobre.cfe_count - rejected if answered else 0,
                 rechazados=rejected,
-                demorado=sobre.state in ("armado", "recibido", "error") and utc(sobre.created_at) < late,
-                creado_en=utc(sobre.created_at),
-                enviado_en=_opt(sobre.sent_at),
-                recibido_en=_opt(sobre.received_at),
-                respondido_en=_opt(sobre.answered_at),
+                demorado=sobre.state in ("armado", "recibido", "error") and sobre.created_at < late,
+                creado_en=sobre.created_at,
+                enviado_en=sobre.sent_at,
+                recibido_en=sobre.received_at,
+                respondido_en=sobre.answered_at,
             )
         )
     return schemas.SobreLista(sobres=result, total=total)
@@ -95,9 +90,9 @@ def waiting(session, company_id: int, page: schemas.Lista) -> schemas.PendienteL
             motivos=sub.motives or [],
             id_sobre=sobre.id if sobre else None,
             intentos=sobre.attempts if sobre else 0,
-            proximo_intento=_opt(sobre.next_attempt_at) if sobre else None,
+            proximo_intento=sobre.next_attempt_at if sobre else None,
             demorado=overdue(sub),
-            registrado_en=utc(sub.created_at),
+            registrado_en=sub.created_at,
         )
         for sub, record, sobre in rows
     ]
@@ -128,8 +123,8 @@ def report_out(report: DgiDailyReport) -> schemas.Reporte:
         intentos=report.attempts,
         ultimo_error=report.last_error,
         creado_por=report.created_by,
-        creado_en=utc(report.created_at),
-        respondido_en=_opt(report.answered_at),
+        creado_en=report.created_at,
+        respondido_en=report.answered_at,
     )
 
 
@@ -156,7 +151,7 @@ def void_out(voided: VoidedRange) -> schemas.Anulacion:
         motivo=voided.reason,
         id_cfe_emitido=voided.cfe_id,
         creado_por=voided.created_by,
-        creado_en=utc(voided.created_at),
+        creado_en=voided.created_at,
     )
 
 

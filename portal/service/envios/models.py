@@ -13,7 +13,6 @@ from datetime import date, datetime
 from sqlalchemy import (
     JSON,
     Date,
-    DateTime,
     ForeignKey,
     Index,
     Integer,
@@ -25,6 +24,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from portal.service.db import Base, utcnow
+from portal.sqltypes import UtcDateTime
 
 
 class DgiSubmission(Base):
@@ -45,11 +45,11 @@ class DgiSubmission(Base):
     motives: Mapped[list] = mapped_column(JSON, default=list)  # [{"codigo", "glosa", "detalle"}]
     corrects: Mapped[str | None] = mapped_column(String(40))  # the rejected receipt this one re-issues
     corrected_by: Mapped[str | None] = mapped_column(String(40))  # the receipt that re-issued this rejected one
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    packed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    received_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    answered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    reported_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
+    packed_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    received_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    answered_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    reported_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
 
 
 class DgiEnvelope(Base):
@@ -72,15 +72,15 @@ class DgiEnvelope(Base):
     ack_xml: Mapped[bytes | None] = mapped_column(LargeBinary)
     id_receptor: Mapped[str | None] = mapped_column(String(10))
     token: Mapped[str | None] = mapped_column(Text)
-    query_after: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    query_after: Mapped[datetime | None] = mapped_column(UtcDateTime())
     answer_xml: Mapped[bytes | None] = mapped_column(LargeBinary)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(String(500))
-    next_attempt_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    received_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    answered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    next_attempt_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    received_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    answered_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
 
 
 class DgiDailyReport(Base):
@@ -104,11 +104,11 @@ class DgiDailyReport(Base):
     ack_xml: Mapped[bytes | None] = mapped_column(LargeBinary)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(String(500))
-    next_attempt_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    next_attempt_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     created_by: Mapped[str] = mapped_column(String(254))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    answered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    answered_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
 
 
 class VoidedRange(Base):
@@ -129,7 +129,7 @@ class VoidedRange(Base):
     reason: Mapped[str] = mapped_column(String(200))
     cfe_id: Mapped[str | None] = mapped_column(String(40))
     created_by: Mapped[str] = mapped_column(String(254))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
 class SimEnvelope(Base):
@@ -146,8 +146,8 @@ class SimEnvelope(Base):
     deliveries: Mapped[int] = mapped_column(Integer, default=1)
     ack_xml: Mapped[bytes] = mapped_column(LargeBinary)
     answer_xml: Mapped[bytes | None] = mapped_column(LargeBinary)
-    ready_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    ready_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    received_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
 class SimCfe(Base):
@@ -163,7 +163,7 @@ class SimCfe(Base):
     nro: Mapped[int] = mapped_column(Integer)
     envelope_id: Mapped[int] = mapped_column(ForeignKey("dgisim_sobre.id"))
     estado: Mapped[str] = mapped_column(String(2))
-    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    received_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
 class SimReport(Base):
@@ -179,7 +179,7 @@ class SimReport(Base):
     sha256: Mapped[str] = mapped_column(String(64))
     estado: Mapped[str] = mapped_column(String(2))
     ack_xml: Mapped[bytes] = mapped_column(LargeBinary)
-    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    received_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
 class SimKey(Base):

@@ -19,9 +19,10 @@ from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios import acks, report_xml
 from portal.service.envios.adapter import DgiPermanentError, DgiTransientError
 from portal.service.envios.models import DgiDailyReport, DgiSubmission, VoidedRange
-from portal.service.envios.sending import SLACK, as_utc, backoff, credentials, reception
+from portal.service.envios.sending import backoff, credentials, lease_held, reception
 from portal.service.envios.states import ROUTE_ENVELOPE, ROUTE_REPORT
 from portal.service.envios.tracking import set_state
+from portal.service.keystore import signer_for, signing_certificate
 from portal.service.models import Company
 
 
@@ -29,7 +30,6 @@ def build(company_id: int, fecha: date, actor: str) -> int:
     """Record the next report of `fecha` for the company; returns its id. A day whose last report is still
     unanswered gets that one back (it will be resent as it is), not a new sequence."""
     # Imported here: issuing imports this area (its after-commit wake-up), so a top-level import would cycle.
-    from portal.service.comprobante.issuing import signer_for, signing_certificate
 
     with db.write_transaction() as session:
         last = session.scalar(
@@ -107,7 +107,7 @@ def deliver(report_id: int) -> float | None:
     with db.write_transaction() as session:  # a lease, as for envelopes (sending.deliver)
         report = session.get(DgiDailyReport, report_id)
         now = datetime.now(UTC)
-        if report is None or report.state != "armado" or as_utc(report.next_attempt_at) > now + SLACK:
+        if report is None or report.state != "armado" or lease_held(report.next_attempt_at, now):
             return None
         report.next_attempt_at = now + timedelta(seconds=current_app.config["ENVIOS_SEND_LEASE_SECONDS"])
         creds = credentials(session, report.company_id, report.certificate_id)

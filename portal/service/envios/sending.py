@@ -15,19 +15,18 @@ from datetime import UTC, datetime, timedelta
 from flask import current_app
 from sqlalchemy import func, select
 
-from portal.domain.uruguay_time import MONTEVIDEO
+from portal.domain.uruguay_time import MONTEVIDEO, montevideo_time
 from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.comprobante.presenters import utc
 from portal.service.envios import acks, envelope
 from portal.service.envios.adapter import (
     Credentials,
     DgiPermanentError,
     DgiReception,
     DgiTransientError,
-    make_reception,
 )
 from portal.service.envios.models import DgiEnvelope, DgiSubmission, VoidedRange
+from portal.service.envios.receptions import make_reception
 from portal.service.envios.states import ROUTE_ENVELOPE
 from portal.service.envios.tracking import set_state
 from portal.service.keystore import private_key_pem
@@ -150,8 +149,7 @@ def deliver(envelope_id: int) -> Next | None:
     with db.write_transaction() as session:
         sobre = session.get(DgiEnvelope, envelope_id)
         now = _now()
-        # A retry scheduled for next_attempt_at may start a moment early (clocks): a second of slack.
-        if sobre is None or sobre.state != "armado" or as_utc(sobre.next_attempt_at) > now + SLACK:
+        if sobre is None or sobre.state != "armado" or lease_held(sobre.next_attempt_at, now):
             return None
         sobre.next_attempt_at = now + timedelta(seconds=current_app.config["ENVIOS_SEND_LEASE_SECONDS"])
         creds = credentials(session, sobre.company_id, sobre.certificate_id)
@@ -192,19 +190,19 @@ def deliver(envelope_id: int) -> Next | None:
                 set_state(sub, record, "sobre_rechazado")
         if answer.estado != "AS":
             return None
-        return Next("fetch", envelope_id, max((as_utc(sobre.query_after) - now).total_seconds(), 0.5))
+        return Next("fetch", envelope_id, max((sobre.query_after - now).total_seconds(), 0.5))
 
 
-def as_utc(moment: datetime | None) -> datetime:
-    """A stored moment with its UTC offset (SQLite returns it naive); the distant past when there is none."""
-    return utc(moment) if moment is not None else datetime.min.replace(tzinfo=UTC)
+def lease_held(next_attempt_at: datetime | None, now: datetime) -> bool:
+    """Whether another sender's lease (or a retry scheduled for later) still holds. A retry scheduled for
+    next_attempt_at may start a moment early (clocks): a second of slack."""
+    return next_attempt_at is not None and next_attempt_at > now + SLACK
 
 
 def _moment(value: str | None) -> datetime | None:
     if not value:
         return None
-    moment = datetime.fromisoformat(value)
-    return (moment if moment.tzinfo else moment.replace(tzinfo=MONTEVIDEO)).astimezone(UTC)
+    return montevideo_time(datetime.fromisoformat(value)).astimezone(UTC)
 
 
 def _contents(session, envelope_id: int):

@@ -182,7 +182,7 @@ class SimulatedDgi(DgiReception):
             record = session.get(SimEnvelope, int(id_receptor))
             if record is None or not secrets.compare_digest(record.token, token) or record.answer_xml is None:
                 raise DgiPermanentError("DGI no reconoce el token del sobre.", code="dgi_token_desconocido")
-            if datetime.now(UTC) < _aware(record.ready_at):
+            if datetime.now(UTC) < record.ready_at:
                 return None
             return record.answer_xml
 
@@ -304,7 +304,3 @@ def _pem(cert_b64: str | None) -> bytes:
 
 def _serials(cert: x509.Certificate) -> set[str]:
     return {attr.value for attr in cert.subject.get_attributes_for_oid(x509.NameOID.SERIAL_NUMBER)}
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

@@ -72,19 +72,12 @@ def set_state(sub: DgiSubmission, record: IssuedCfe, state: str) -> None:
     record.dgi_status = state
 
 
-def _utc(moment: datetime | None) -> str | None:
-    if moment is None:
-        return None
-    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC).isoformat()
-
-
 def overdue(sub: DgiSubmission, now: datetime | None = None) -> bool:
     """Whether a receipt has waited longer than expected for its next step (support sees it flagged)."""
     if sub.state in FINAL_STATES or sub.route == ROUTE_REPORT:
         return False
     now = now or datetime.now(UTC)
-    created = sub.created_at if sub.created_at.tzinfo else sub.created_at.replace(tzinfo=UTC)
-    return now - created > timedelta(minutes=current_app.config["ENVIOS_OVERDUE_MINUTES"])
+    return now - sub.created_at > timedelta(minutes=current_app.config["ENVIOS_OVERDUE_MINUTES"])
 
 
 def dgi_state(session: Session, record: IssuedCfe) -> EstadoDgi:
@@ -137,11 +130,11 @@ def dgi_state(session: Session, record: IssuedCfe) -> EstadoDgi:
             "fechas": {
                 key: value
                 for key, value in {
-                    "registrado": _utc(sub.created_at),
-                    "enSobre": _utc(sub.packed_at),
-                    "recibido": _utc(sub.received_at),
-                    "respondido": _utc(sub.answered_at),
-                    "enReporte": _utc(sub.reported_at),
+                    "registrado": sub.created_at,
+                    "enSobre": sub.packed_at,
+                    "recibido": sub.received_at,
+                    "respondido": sub.answered_at,
+                    "enReporte": sub.reported_at,
                 }.items()
                 if value
             },

@@ -1,6 +1,15 @@
 """The service's OpenID Connect provider (authlib): discovery, JWKS, code flow with PKCE, RS256 JWT access
 tokens, refresh tokens, userinfo, revocation, its own sign-in page and logout."""
 
-from portal.service.identity.provider import init_app
+from flask import Flask
+
+from portal.service.identity import provider, routes
+
+
+def init_app(app: Flask) -> None:
+    """The authorization server (provider) and its endpoints (routes, which build on the provider)."""
+    provider.init_app(app)
+    app.register_blueprint(routes.bp)
+
 
 __all__ = ["init_app"]

@@ -196,7 +196,3 @@ def init_app(app: Flask) -> None:
     server.register_grant(RefreshTokenGrant)
     server.register_endpoint(TokenRevocation)
     app.extensions["authorization_server"] = server
-
-    from portal.service.identity.routes import bp
-
-    app.register_blueprint(bp)

@@ -52,7 +52,7 @@ def signed_in_user() -> User | None:
     if not isinstance(session_id, str):
         return None
     row = db.session().get(ProviderSession, _hash(session_id))
-    if row is None or row.ended_at is not None or _aware(row.expires_at) <= datetime.now(UTC):
+    if row is None or row.ended_at is not None or row.expires_at <= datetime.now(UTC):
         return None
     user = db.session().get(User, row.user_id)
     return user if user and user.active else None
@@ -69,8 +69,3 @@ def end() -> None:
         )
         db.session().commit()
     session.clear()
-
-
-def _aware(moment: datetime) -> datetime:
-    # SQLite returns naive datetimes for timezone-aware columns; they were stored in UTC.
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

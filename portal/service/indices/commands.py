@@ -9,6 +9,8 @@ import click
 from sqlalchemy import select
 
 from portal.service import create_app, db
+from portal.service.indices.models import UiValue
+from portal.service.indices.ui import set_ui_value
 
 
 @click.group("ui-value")
@@ -27,7 +29,6 @@ def ui_value() -> None:
 @click.option("--unverified", is_flag=True, help="Mark the value as not checked against INE's publication.")
 def set_command(year: int, value: str, source: str, unverified: bool) -> None:
     """Set the UI in pesos for receipts issued in YEAR, e.g. `ui-value set 2027 6.7123`."""
-    from portal.service.indices.ui import set_ui_value
 
     try:
         amount = Decimal(value.replace(",", "."))
@@ -49,7 +50,6 @@ def set_command(year: int, value: str, source: str, unverified: bool) -> None:
 @ui_value.command("list")
 def list_command() -> None:
     """Print the table, one year per line."""
-    from portal.service.indices.models import UiValue
 
     app = create_app()
     with db.command_context(app):

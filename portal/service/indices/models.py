@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import Boolean, DateTime, Integer, Numeric, String
+from sqlalchemy import Boolean, Integer, Numeric, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from portal.service.db import Base, utcnow
+from portal.sqltypes import UtcDateTime
 
 
 class UiValue(Base):
@@ -21,4 +22,4 @@ class UiValue(Base):
     value: Mapped[Decimal] = mapped_column(Numeric(10, 4))
     source: Mapped[str] = mapped_column(String(300))
     verified: Mapped[bool] = mapped_column(Boolean, default=False)  # checked against INE's publication
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow, onupdate=utcnow)

@@ -31,14 +31,9 @@ def receipt_number(text: str) -> tuple[str | None, int]:
     return (serie.upper() or None), int(number)
 
 
-def _utc(moment: datetime) -> datetime:
-    # SQLite hands back naive datetimes; every moment the service stores is UTC.
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
 def cursor_for(created_at: datetime, request_id: str) -> str:
     """The position after this request: its creation in microseconds since 1970, and its id's hex."""
-    return f"{(_utc(created_at) - _EPOCH) // _MICROSECOND}_{request_id.removeprefix('ei_')}"
+    return f"{(created_at - _EPOCH) // _MICROSECOND}_{request_id.removeprefix('ei_')}"
 
 
 def _position(cursor: str) -> tuple[datetime, str]:
@@ -127,7 +122,7 @@ def _summary(row) -> SolicitudResumen:
         request_id=row.id,
         estado=row.state,
         modo=row.mode,
-        creado_en=_utc(row.created_at),
+        creado_en=row.created_at,
         creado_por=row.created_by,
         comprobante=receipt,
         codigo_error=row.error_code if row.state == "failed" else None,

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from portal.service.db import Base, utcnow
+from portal.sqltypes import UtcDateTime
 
 # preview -> confirmed -> issued; preview -> expired; confirmed -> failed; direct requests: created -> issued|failed
 STATES = ("preview", "confirmed", "issued", "failed", "expired")
@@ -30,13 +31,13 @@ class SmartRequest(Base):
     inferences_json: Mapped[list] = mapped_column(JSON)
     warnings_json: Mapped[list] = mapped_column(JSON)
     preview_token: Mapped[str | None] = mapped_column(String(64))
-    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     cfe_id: Mapped[str | None] = mapped_column(String(40))
     error_code: Mapped[str | None] = mapped_column(String(60))
     error_message: Mapped[str | None] = mapped_column(Text)
     created_by: Mapped[str] = mapped_column(String(254))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
 class SmartRequestEvent(Base):
@@ -47,7 +48,7 @@ class SmartRequestEvent(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     request_id: Mapped[str] = mapped_column(ForeignKey("emision_inteligente.id", ondelete="CASCADE"), index=True)
     state: Mapped[str] = mapped_column(String(12))
-    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
     actor: Mapped[str] = mapped_column(String(254))
     detail: Mapped[str | None] = mapped_column(Text)
     request_id_http: Mapped[str | None] = mapped_column(String(128))

@@ -16,6 +16,7 @@ from portal.service import db, idempotency
 from portal.service.auth import Principal
 from portal.service.cfe import CfeInput, compute_totals
 from portal.service.comprobante import issuing
+from portal.service.comprobante.issuing import totals_json
 from portal.service.comprobante.models import IssuedCfe, PreviewToken
 from portal.service.comprobante.presenters import cfe_emitido
 from portal.service.dgi.company import registry_for
@@ -31,10 +32,6 @@ PREVIEW_LIFETIME = timedelta(minutes=15)
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-def _aware(moment: datetime | None) -> datetime | None:
-    return moment if moment is None or moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def draft_hash(draft_json: dict) -> str:
@@ -58,7 +55,6 @@ def _event(session, request: SmartRequest, state: str, actor: str, detail: str |
 
 def _new_request(principal: Principal, body: SolicitudInteligente, draft: Draft, mode: str) -> SmartRequest:
     draft_json = draft.cfe.model_dump(mode="json", by_alias=True, exclude_none=True)
-    from portal.service.comprobante.issuing import totals_json
 
     return SmartRequest(
         id="ei_" + uuid.uuid4().hex,
@@ -115,7 +111,7 @@ def _load(session, principal: Principal, request_id: str, lock: bool = False) ->
 
 
 def expire_if_due(session, request: SmartRequest) -> None:
-    if request.state == "preview" and request.expires_at and _aware(request.expires_at) < _now():
+    if request.state == "preview" and request.expires_at and request.expires_at < _now():
         _event(session, request, "expired", "sistema", "La previsualización venció sin confirmarse.")
 
 
@@ -253,7 +249,7 @@ def describe(request: SmartRequest, session: Session | None = None) -> dict:
         "inferencias": request.inferences_json,
         "advertencias": request.warnings_json,
         "previsualizacionUrl": preview_url,
-        "venceEn": _aware(request.expires_at).isoformat() if request.expires_at else None,
+        "venceEn": request.expires_at.isoformat() if request.expires_at else None,
         "cfeEmitidos": [request.cfe_id] if request.cfe_id else [],
         "comprobante": cfe_emitido(receipt, [], session).model_dump(mode="json", by_alias=True, exclude_none=True)
         if receipt
@@ -261,9 +257,9 @@ def describe(request: SmartRequest, session: Session | None = None) -> dict:
         "estadoDGI": receipt.dgi_status if receipt else None,
         "error": {"codigo": request.error_code, "mensaje": request.error_message} if request.error_code else None,
         "lineaDeTiempo": [
-            {"estado": e.state, "en": _aware(e.at).isoformat(), "por": e.actor, "detalle": e.detail} for e in events
+            {"estado": e.state, "en": e.at.isoformat(), "por": e.actor, "detalle": e.detail} for e in events
         ],
         "creadoPor": request.created_by,
-        "creadoEn": _aware(request.created_at).isoformat(),
+        "creadoEn": request.created_at.isoformat(),
         "final": request.state in FINAL_STATES,
     }

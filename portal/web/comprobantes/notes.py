@@ -14,6 +14,7 @@ from portal.web.auth.session import role_required
 from portal.web.backend import api
 from portal.web.comprobantes import WRITERS, bp, forms, payload
 from portal.web.comprobantes.issuing import editor_for, form_key_redirect
+from portal.web.comprobantes.page import receipt_page
 from portal.web.comprobantes.receipts import activity_summary, type_name
 from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import redirect_after_post
@@ -80,7 +81,6 @@ def copy(receipt_id: str):
 @role_required(*WRITERS)
 def cancel(receipt_id: str):
     """Cancel with a full credit note (one confirmation, reason required), then show the note."""
-    from portal.web.comprobantes.routes import receipt_page
 
     form = forms.CancelForm()
     if not form.validate():

@@ -32,6 +32,7 @@ PREFILL_PARAMS = {
     "refFecha": "ref_fecha",
 }
 
+
 def _text(data: dict, name: str) -> str:
     return (data.get(name) or "").strip()
 

@@ -3,9 +3,7 @@ lives in listing.py, issuing in issuing.py, notes from a receipt in notes.py, si
 
 from __future__ import annotations
 
-import re
-
-from flask import abort, flash, redirect, request, url_for
+from flask import flash, redirect, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
@@ -19,13 +17,12 @@ from portal.web.comprobantes import listing as _listing  # noqa: F401 - register
 from portal.web.comprobantes import notes as _notes  # noqa: F401 - registers its views on bp
 from portal.web.comprobantes import signing as _signing  # noqa: F401 - registers its views on bp
 from portal.web.comprobantes.files import file_response
-from portal.web.comprobantes.receipts import receipt_view
+from portal.web.comprobantes.page import checked_id, receipt_page
 from portal.web.extensions import htmx
 from portal.web.forms_common import apply_service_errors
-from portal.web.rendering import redirect_after_post, render
+from portal.web.rendering import redirect_after_post
 
 __all__ = ["bp"]
-_RECEIPT_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 _REFERENCE_FIELDS = {"referenciaCobro": "referencia", "observacion": "observacion"}
 
 
@@ -41,47 +38,18 @@ def lookup():
     return redirect(url_for("comprobantes.index", numero=(request.args.get("id") or "").strip()[:40]), code=303)
 
 
-def _checked(receipt_id: str) -> str:
-    if not _RECEIPT_ID.match(receipt_id):
-        abort(404)
-    return receipt_id
-
-
-def receipt_page(
-    receipt_id: str,
-    form: forms.CollectionReferenceForm | None = None,
-    *,
-    status: int = 200,
-    applied=None,
-    cancel_form: forms.CancelForm | None = None,
-):
-    view = receipt_view(api().get_receipt(_checked(receipt_id)))
-    if form is None:
-        form = forms.CollectionReferenceForm(formdata=None, data={"referencia": view.receipt.collection_reference})
-    return render(
-        "comprobantes/receipt.html",
-        "reference",
-        status=status,
-        view=view,
-        reference_form=form,
-        applied=applied,
-        cancel_form=cancel_form or forms.CancelForm(formdata=None),
-        cancel_open=cancel_form is not None,
-    )
-
-
 @bp.get("/<receipt_id>")
 @login_required
 def receipt(receipt_id: str):
     """A receipt: its data, the service's totals, security code, QR, CAE, the PDF inline and the XML."""
-    return receipt_page(_checked(receipt_id))
+    return receipt_page(checked_id(receipt_id))
 
 
 @bp.get("/<receipt_id>/pdf")
 @login_required
 def receipt_pdf(receipt_id: str):
     """The receipt's PDF, inline (the receipt page frames it)."""
-    pdf = api().get_receipt_pdf(_checked(receipt_id))
+    pdf = api().get_receipt_pdf(checked_id(receipt_id))
     return file_response(pdf, "application/pdf", f"comprobante-{receipt_id}.pdf", inline=True)
 
 
@@ -89,7 +57,7 @@ def receipt_pdf(receipt_id: str):
 @login_required
 def receipt_xml(receipt_id: str):
     """The signed XML exactly as the service signed it, as a download."""
-    xml = api().get_receipt_xml(_checked(receipt_id))
+    xml = api().get_receipt_xml(checked_id(receipt_id))
     return file_response(xml, "application/xml", f"comprobante-{receipt_id}.xml", inline=False)
 
 
@@ -97,7 +65,7 @@ def receipt_xml(receipt_id: str):
 @role_required(*WRITERS)
 def reference(receipt_id: str):
     """Reapply a collection reference; htmx swaps the reference block, which shows the history."""
-    receipt_id, form = _checked(receipt_id), forms.CollectionReferenceForm()
+    receipt_id, form = checked_id(receipt_id), forms.CollectionReferenceForm()
     if not form.validate():
         return receipt_page(receipt_id, form, status=422)
     try:

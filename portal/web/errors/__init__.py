@@ -14,6 +14,7 @@ from flask_htmx import make_response as htmx_response
 from werkzeug.exceptions import HTTPException
 
 from portal.client import errors as client_errors
+from portal.web.auth.session import end_session
 from portal.web.backend import SessionExpired
 from portal.web.extensions import htmx, login_manager
 from portal.web.rendering import render
@@ -67,7 +68,6 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(SessionExpired)
     @app.errorhandler(client_errors.Unauthorized)
     def _expired(_exc):
-        from portal.web.auth.session import end_session
 
         end_session()
         return login_manager.unauthorized()

@@ -143,8 +143,7 @@ def test_characters_outside_the_font_do_not_break_rendering(realistic, issuer, t
 def test_dejavu_can_be_embedded_instead_of_the_core_font(realistic, issuer, tmp_path, monkeypatch):
     from portal.service.cfe import fonts, pdf_base
 
-    monkeypatch.setenv("CFE_PDF_FONT", "dejavu")
-    dejavu = fonts._build()
+    dejavu = fonts._build("dejavu")
     assert dejavu.family == "DejaVu" and dejavu.files is not None
     monkeypatch.setattr(pdf_base, "font_set", lambda: dejavu)
     body = realistic[101]

@@ -22,8 +22,8 @@ from portal.service.envios.adapter import (
     DgiPermanentError,
     DgiReception,
     DgiTransientError,
-    make_reception,
 )
+from portal.service.envios.receptions import make_reception
 from portal.service.envios.soap_reception import NAMESPACE, SoapReception, _read_answer
 from tests.support.efactura_standin import EfacturaStandIn, RunningEfacturaStandIn, respuesta
 
