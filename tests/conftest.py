@@ -44,9 +44,25 @@ def _isolated_environment(run_dir: Path) -> Iterator[None]:
     from portal.devsecrets import ensure_secrets
 
     ensure_secrets()
-    yield
+    with pytest.MonkeyPatch.context() as patch:
+        _cheap_password_hashing(patch)
+        yield
     os.environ.clear()
     os.environ.update(saved)
+
+
+def _cheap_password_hashing(patch: pytest.MonkeyPatch) -> None:
+    """Real argon2id hashes, with argon2's own parameters for tests (argon2.profiles.CHEAPEST): production's
+    cost about 0.2 s of CPU per sign-in on purpose, and the suite signs in through the provider hundreds of
+    times. The demo users are seeded after this, so their stored hashes are cheap to verify too, also in
+    the server processes some tests start."""
+    from argon2 import PasswordHasher, profiles
+
+    from portal.service.identity import passwords
+
+    hasher = PasswordHasher.from_parameters(profiles.CHEAPEST)
+    patch.setattr(passwords, "_hasher", hasher)
+    patch.setattr(passwords, "_DUMMY_HASH", hasher.hash("timing-equaliser"))
 
 
 @pytest.fixture(scope="session")
@@ -164,7 +180,7 @@ class LiveServer:
         self.url = f"http://127.0.0.1:{self.server.server_port}"
         # A short poll interval: shutdown() waits up to one interval, and the default 0.5 s per live server
         # was almost half of the suite's non-browser time.
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
 
     def _dispatch(self, environ, start_response):
         return self.app(environ, start_response)
