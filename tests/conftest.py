@@ -1,7 +1,9 @@
 """Shared fixtures: isolated secrets and databases, the service and the portal as apps and as live servers.
 
 Every test gets its own copy of a migrated, seeded service database (copying a file is much faster than
-migrating and hashing demo passwords again), and live servers run in threads on port 0.
+migrating and hashing demo passwords again), and live servers run in threads on port 0 and stop within 10 ms.
+Passwords are hashed with argon2's parameters for tests (see _cheap_password_hashing); what else keeps the
+suite fast is in docs/PERFORMANCE.md, "The test suite".
 """
 
 from __future__ import annotations
