@@ -1,7 +1,9 @@
 """Shared fixtures: isolated secrets and databases, the service and the portal as apps and as live servers.
 
 Every test gets its own copy of a migrated, seeded service database (copying a file is much faster than
-migrating and hashing demo passwords again), and live servers run in threads on port 0.
+migrating and hashing demo passwords again), and live servers run in threads on port 0 and stop within 10 ms.
+Passwords are hashed with argon2's parameters for tests (see _cheap_password_hashing); what else keeps the
+suite fast is in docs/PERFORMANCE.md, "The test suite".
 """
 
 from __future__ import annotations
@@ -44,9 +46,25 @@ def _isolated_environment(run_dir: Path) -> Iterator[None]:
     from portal.devsecrets import ensure_secrets
 
     ensure_secrets()
-    yield
+    with pytest.MonkeyPatch.context() as patch:
+        _cheap_password_hashing(patch)
+        yield
     os.environ.clear()
     os.environ.update(saved)
+
+
+def _cheap_password_hashing(patch: pytest.MonkeyPatch) -> None:
+    """Real argon2id hashes, with argon2's own parameters for tests (argon2.profiles.CHEAPEST): production's
+    cost about 0.2 s of CPU per sign-in on purpose, and the suite signs in through the provider hundreds of
+    times. The demo users are seeded after this, so their stored hashes are cheap to verify too, also in
+    the server processes some tests start."""
+    from argon2 import PasswordHasher, profiles
+
+    from portal.service.identity import passwords
+
+    hasher = PasswordHasher.from_parameters(profiles.CHEAPEST)
+    patch.setattr(passwords, "_hasher", hasher)
+    patch.setattr(passwords, "_DUMMY_HASH", hasher.hash("timing-equaliser"))
 
 
 @pytest.fixture(scope="session")
@@ -164,7 +182,7 @@ class LiveServer:
         self.url = f"http://127.0.0.1:{self.server.server_port}"
         # A short poll interval: shutdown() waits up to one interval, and the default 0.5 s per live server
         # was almost half of the suite's non-browser time.
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
 
     def _dispatch(self, environ, start_response):
         return self.app(environ, start_response)

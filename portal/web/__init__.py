@@ -7,8 +7,9 @@ import time
 import uuid
 from typing import Any
 
-from cachelib import FileSystemCache
+from cachelib import FileSystemCache, SimpleCache
 from flask import Flask, g, request
+from jinja2 import MemcachedBytecodeCache
 
 from portal import logsafe, paths
 from portal.web import activity, errors, i18n, security
@@ -21,6 +22,11 @@ from portal.web.navigation import visible_nav
 
 AREAS = ("comprobantes", "apikeys", "dgi", "inteligente", "envios", "empresa", "correo")
 _ACTIVITY_RESOLUTION_SECONDS = 60
+# Compiled templates shared by every portal app of the process (all configure Jinja alike), so a template is
+# compiled once per process, not once per app: tests build hundreds of apps, and compiling the templates a
+# page uses cost more CPU than the request. Entries are checked against the template's source, so an edited
+# template is compiled again.
+_COMPILED_TEMPLATES = MemcachedBytecodeCache(SimpleCache(threshold=2000, default_timeout=0))
 
 
 def _session_settings(app: Flask) -> dict[str, Any]:
@@ -63,6 +69,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config["SECURE_COOKIES"] = https
     app.config["HSTS"] = https and app.config["HSTS_SECONDS"] > 0
     app.config.update(_session_settings(app))
+    app.jinja_env.bytecode_cache = _COMPILED_TEMPLATES
     app.config.setdefault("MAX_CONTENT_LENGTH", 2 * 1024 * 1024 + 64 * 1024)
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)  # the session's own timeouts bound the token's life
     logsafe.install("portal")

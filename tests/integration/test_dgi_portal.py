@@ -55,7 +55,7 @@ def closed_port_url() -> str:
 def slow_standin():
     app = StandIn(SandboxRegistry(), delay=5)
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}/ePrueba/ws_personaGetActEmpresarialPrueba"
     app.released.set()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -87,12 +88,18 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture
-def service(service_config):
-    """The service under gunicorn with the production settings, on a free port; yields (url, token)."""
+@pytest.fixture(scope="module")
+def service(service_db_template, tmp_path_factory):
+    """The service under gunicorn with the production settings, on a free port; yields (url, token).
+
+    Started once per module (a gunicorn start costs more than a test here): firmarXml signs and stores
+    nothing, so every document is sent to the same fresh process, as the serial test sends them all at once."""
     from portal.service import create_app
     from tests.conftest import mint_token
 
+    database = tmp_path_factory.mktemp("hostile") / "service.db"
+    shutil.copyfile(service_db_template, database)
+    service_config = {"DATABASE_URL": f"sqlite:///{database}", "TESTING": True, "JOBS_URL": "memory://"}
     url = f"http://127.0.0.1:{_free_port()}"
     env = {
         **os.environ,

@@ -17,7 +17,7 @@ from portal.service.cfe.signing import verify_signature
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.models import Certificate, IdempotencyRecord
 from tests.support import cfe_bodies as bodies
-from tests.support.processes import Gunicorn
+from tests.support.processes import Gunicorn, wait_until
 
 # Timing-sensitive (latency bounds, kill -9 of real processes): run alone, after the parallel suite (Makefile).
 pytestmark = pytest.mark.serial
@@ -61,7 +61,13 @@ def test_retries_after_kill_9_get_their_receipts_at_once_and_numbering_stays_who
     try:
         with ThreadPoolExecutor(max_workers=CLIENTS) as pool:
             futures = [pool.submit(client, i) for i in range(CLIENTS)]
-            time.sleep(2.0)
+            # Kill as soon as more receipts were acknowledged than there are clients (every client busy with
+            # its next one), not after a fixed time; a client that failed ends the wait and raises below.
+            wait_until(
+                lambda: len(acknowledged) > CLIENTS or any(f.done() for f in futures),
+                "receipts acknowledged before the kill",
+                timeout=60,
+            )
             service.kill()
             killed.set()
             for future in futures:

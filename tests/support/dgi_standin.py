@@ -17,7 +17,7 @@ class RunningStandIn:
         self.app = app or StandIn(SandboxRegistry())
         self.server = make_server("127.0.0.1", 0, self.app, threaded=True)
         self.url = f"http://127.0.0.1:{self.server.server_port}/ePrueba/ws_personaGetActEmpresarialPrueba"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
         self.thread.start()
 
     def stop(self) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from joserfc.jwk import KeySet, RSAKey
 
@@ -21,8 +22,12 @@ class SigningKeys:
         return self.public_set.as_dict(private=False)
 
 
+@lru_cache(maxsize=8)
 def load_signing_keys(private_pem: str) -> SigningKeys:
-    """Keys from a PEM private key; the key id is its RFC 7638 thumbprint, stable across restarts."""
+    """Keys from a PEM private key; the key id is its RFC 7638 thumbprint, stable across restarts.
+
+    Cached per PEM: parsing checks the RSA key (about 80 ms of CPU, most of what create_app costs), and the
+    keys are immutable, so every app of a process with the same key (tests make hundreds) shares one."""
     if not private_pem:
         raise RuntimeError("No JWT signing key: run `make run` (it generates one) or set CFE_JWT_PRIVATE_KEY.")
     probe = RSAKey.import_key(private_pem)

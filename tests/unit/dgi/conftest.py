@@ -90,7 +90,7 @@ def standin() -> Iterator[RunningStandIn]:
     """The DGI stand-in served by werkzeug on 127.0.0.1, port 0, in a thread."""
     app = StandIn(SandboxRegistry(today=TODAY))
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     yield RunningStandIn(app, f"http://127.0.0.1:{server.server_port}/ePrueba/ws_personaGetActEmpresarialPrueba")
     app.released.set()  # a test that made it slow must not hold the shutdown

@@ -123,7 +123,7 @@ def test_an_http_error_page_is_unavailable(certificate, http_session):
         return Response("<html>502 Bad Gateway</html>", status=502, content_type="text/html")(environ, start_response)
 
     server = make_server("127.0.0.1", 0, gateway_down, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     try:
         registry = SoapRegistry(

@@ -251,7 +251,7 @@ def test_an_html_error_page_is_an_http_error(http_session, credentials, status, 
         return Response("<html>error</html>", status=status, content_type="text/html")(environ, start_response)
 
     server = make_server("127.0.0.1", 0, page, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     try:
         with pytest.raises(error) as caught:
