@@ -72,7 +72,7 @@ def test_smart_issuance_reads_a_price_the_uruguayan_way(page: Page, typed):
     flow.fill_line(1, "Consultoría", "2", typed)
     expect(flow.line_field(1, "Precio unitario")).to_have_value(typed)  # the browser kept what was typed
     flow.preview()
-    expect(flow.total("mntPagar")).to_have_text("$ 3.001,00")  # 2 × 1.500,50, prices with IVA (e-Ticket)
+    expect(flow.total("to_pay")).to_have_text("$ 3.001,00")  # 2 × 1.500,50, prices with IVA (e-Ticket)
 
 
 def test_smart_issuance_asks_about_1500_in_every_number_field(page: Page):
