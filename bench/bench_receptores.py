@@ -16,7 +16,6 @@ import os
 import platform
 import statistics
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -48,33 +47,9 @@ def main() -> int:
     parser.add_argument("--receipts", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=30)
     args = parser.parse_args()
-    workdir = tempfile.mkdtemp(prefix="cfe-bench-receptores-")
-    os.environ["CFE_VAR_DIR"] = workdir
-    os.environ["CFE_SECRETS_DIR"] = os.path.join(workdir, "secrets")
-    from portal.devsecrets import ensure_secrets
+    from bench.bench_search import filled_service
 
-    ensure_secrets()
-    from sqlalchemy import text
-
-    from bench.bench_search import _fill
-    from portal.service import create_app, db
-    from portal.service.migrations import upgrade
-    from portal.service.seed import seed_demo
-    from tests.conftest import mint_token
-    from tests.support import cfe_bodies as bodies
-
-    url = f"sqlite:///{workdir}/bench.db"
-    upgrade(url)
-    app = create_app({"DATABASE_URL": url})
-    with app.app_context():
-        list(seed_demo())
-    headers = {"Authorization": f"Bearer {mint_token(app, 'usuario@demo.uy')}"}
-    client = app.test_client()
-    issued = client.post("/api/v1/comprobante/emitir", json=bodies.body(bodies.EFACTURA), headers=headers)
-    assert issued.status_code == 201, issued.json
-    facts = _fill(app, args.receipts)
-    with app.app_context(), db.write_transaction() as session:
-        session.execute(text("ANALYZE"))
+    _app, client, headers, facts = filled_service("cfe-bench-receptores-", args.receipts)
     typed = [
         ("name, 2 letters 'fe'", "fe"),
         ("name 'ferreteria nor'", "ferreteria nor"),

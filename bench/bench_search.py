@@ -141,12 +141,11 @@ def _measure(client, headers, queries, repeat: int) -> list[tuple[float, float]]
     return results
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--receipts", type=int, default=100_000)
-    parser.add_argument("--repeat", type=int, default=30)
-    args = parser.parse_args()
-    workdir = tempfile.mkdtemp(prefix="cfe-bench-search-")
+def filled_service(prefix: str, receipts: int):
+    """A service app on a throwaway SQLite database with the demo data, one e-Factura issued through the API
+    and `receipts` more bulk-filled, analysed: (app, test client, usuario's headers, the fill's facts). Shared
+    with bench_receptores.py."""
+    workdir = tempfile.mkdtemp(prefix=prefix)
     os.environ["CFE_VAR_DIR"] = workdir
     os.environ["CFE_SECRETS_DIR"] = os.path.join(workdir, "secrets")
     from portal.devsecrets import ensure_secrets
@@ -169,9 +168,22 @@ def main() -> int:
     client = app.test_client()
     issued = client.post("/api/v1/comprobante/emitir", json=bodies.body(bodies.EFACTURA), headers=headers)
     assert issued.status_code == 201, issued.json
-    facts = _fill(app, args.receipts)
+    facts = _fill(app, receipts)
     with app.app_context(), db.write_transaction() as session:
         session.execute(text("ANALYZE"))
+    return app, client, headers, facts
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--receipts", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=30)
+    args = parser.parse_args()
+    app, client, headers, facts = filled_service("cfe-bench-search-", args.receipts)
+    from sqlalchemy import text
+
+    from portal.service import db
+
     queries = _queries(facts)
     indexed = _measure(client, headers, queries, args.repeat)
     start = time.perf_counter()
