@@ -35,6 +35,9 @@ class Shell:
         self.page.get_by_role("button", name="Ingresar").first.click()
         SignInPage(self.page).sign_in(email)
         expect(self.page.get_by_test_id("who-email")).to_have_text(email)
+        # The page's scripts are deferred: a person (or a test) acting before they ran would change the company
+        # select with nothing listening yet (the no-script "Cambiar" button is still there then).
+        self.page.wait_for_load_state("domcontentloaded")
 
     def nav_labels(self) -> list[str]:
         return self.page.locator("ul.areas a").all_inner_texts()
