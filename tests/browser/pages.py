@@ -285,6 +285,9 @@ class ReceiptsPage:
     def choose_type(self, label: str) -> None:
         with self.page.expect_response(lambda r: r.url.endswith("/comprobantes/nuevo/tipo")):
             chosen = self.page.get_by_label("Tipo de comprobante").select_option(label=label)
+        # The answer replaces the form: wait until htmx has swapped and settled it, or what is typed next would
+        # go into the old form and be lost.
+        self.page.wait_for_function("!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')")
         expect(self.page.get_by_label("Tipo de comprobante")).to_have_value(chosen[0])
 
     def fill_receiver(self, *, doc_type: str, number: str, name: str = "", address: str = "", city: str = "") -> None:
