@@ -29,6 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import samples  # noqa: E402
+
 TARGETS = {"sign_p95_ms": 10, "pdf_p95_ms": 50, "emitir_p95_ms": 100, "concurrent_per_s": 40, "rss_mb": 400}
 
 
@@ -67,27 +69,14 @@ def main() -> int:
     from portal.client import CfeClient
     from portal.service import create_app
     from portal.service.certificates import generate_self_signed
-    from portal.service.cfe import build_signed_cfe, parse_cfe_input, render_signed_pdf
-    from portal.service.cfe.emission import Issuer, Numbering
+    from portal.service.cfe import build_signed_cfe, render_signed_pdf
     from portal.service.cfe.signing import CfeSigner
     from portal.service.migrations import upgrade
     from portal.service.seed import seed_demo
     from tests.conftest import mint_token
     from tests.support import cfe_bodies as bodies
 
-    lines = [{"indFact": 3, "nomItem": f"Artículo {i}", "cantidad": "2", "precioUnitario": "99.90"} for i in range(10)]
-    cfe = parse_cfe_input({"tipoCFE": 101, "fmaPago": 1, "mntBruto": True, "items": lines})
-    issuer = Issuer(
-        rut="219999830019",
-        razon_social="Demo S.A.",
-        cdg_dgi_sucursal=1,
-        domicilio_fiscal="Av. 18 de Julio 1234",
-        ciudad="Montevideo",
-        departamento="Montevideo",
-    )
-    numbering = Numbering(
-        serie="A", nro=1, cae_id=90260000011, dnro=1, hnro=100000, fec_venc=datetime(2028, 1, 1).date()
-    )
+    cfe, issuer, numbering = samples.ten_line_eticket(), samples.demo_issuer(), samples.numbering()
     signer = CfeSigner(*generate_self_signed("219999830019", "bench"))
     from decimal import Decimal
 

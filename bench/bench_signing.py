@@ -15,7 +15,6 @@ import copy
 import os
 import sys
 import time
-from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
@@ -24,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 if not (ROOT.parent / "shared/domain/dgi-xsd").is_dir():
     os.environ.setdefault("CFE_DOMAIN_DIR", str(ROOT.parent.parent / "shared/domain"))
 
+from bench import samples  # noqa: E402
 from bench.bench_emitir import machine, raw_rsa_signs_per_second  # noqa: E402
 
 
@@ -43,23 +43,12 @@ def main() -> int:
 
     from portal.domain.uruguay_time import MONTEVIDEO
     from portal.service.certificates import generate_self_signed
-    from portal.service.cfe import build_signed_cfe, compute_totals, parse_cfe_input
-    from portal.service.cfe.emission import Issuer, Numbering
+    from portal.service.cfe import build_signed_cfe, compute_totals
     from portal.service.cfe.schema import load_schema, validate_cfe
     from portal.service.cfe.signing import CfeSigner
     from portal.service.cfe.xml import build_cfe_xml
 
-    lines = [{"indFact": 3, "nomItem": f"Artículo {i}", "cantidad": "2", "precioUnitario": "99.90"} for i in range(10)]
-    cfe = parse_cfe_input({"tipoCFE": 101, "fmaPago": 1, "mntBruto": True, "items": lines})
-    issuer = Issuer(
-        rut="219999830019",
-        razon_social="Demo S.A.",
-        cdg_dgi_sucursal=1,
-        domicilio_fiscal="Av. 18 de Julio 1234",
-        ciudad="Montevideo",
-        departamento="Montevideo",
-    )
-    numbering = Numbering(serie="A", nro=1, cae_id=90260000011, dnro=1, hnro=100000, fec_venc=date(2030, 1, 1))
+    cfe, issuer, numbering = samples.ten_line_eticket(), samples.demo_issuer(), samples.numbering()
     signer = CfeSigner(*generate_self_signed("219999830019", "bench"))
     load_schema()
     from datetime import datetime

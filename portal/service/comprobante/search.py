@@ -20,13 +20,13 @@ from decimal import Decimal
 from sqlalchemy import BigInteger, and_, case, cast, func, or_, select, tuple_
 from sqlalchemy.orm import Session
 
+from portal.domain.cfe_types import CREDIT_NOTES
 from portal.service.comprobante.models import IssuedCfe
 
 # "A-15", "A 0000015", "A15", "a-15", "1A 15" or only the number, "15".
 _NUMBER = re.compile(r"^\s*(?:([A-Za-z]{1,2}|[1-9][A-Za-z])\s*[-\s]?\s*)?0*(\d{1,7})\s*$")
 
 CENT = Decimal("0.01")
-CREDIT_NOTE_TYPES = (102, 112)
 LISTED = (
     IssuedCfe.id,
     IssuedCfe.tipo_cfe,
@@ -159,7 +159,7 @@ def totals(session: Session, where: list) -> list[CurrencyTotal]:
     in cents as integers, so the sum is exact on SQLite too (where amounts are stored as REAL)."""
     company = where[0]
     cents_each = func.round(IssuedCfe.mnt_total * 100)
-    signed = case((IssuedCfe.tipo_cfe.in_(CREDIT_NOTE_TYPES), -cents_each), else_=cents_each)
+    signed = case((IssuedCfe.tipo_cfe.in_(sorted(CREDIT_NOTES)), -cents_each), else_=cents_each)
     currencies = session.scalars(
         select(IssuedCfe.tpo_moneda).where(company).distinct().order_by(IssuedCfe.tpo_moneda)
     ).all()

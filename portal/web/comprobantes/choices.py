@@ -68,28 +68,6 @@ CURRENCIES = [
     ("UYR", _l("UYR · unidad reajustable")),
 ]
 
-DEPARTMENTS = (
-    "Artigas",
-    "Canelones",
-    "Cerro Largo",
-    "Colonia",
-    "Durazno",
-    "Flores",
-    "Florida",
-    "Lavalleja",
-    "Maldonado",
-    "Montevideo",
-    "Paysandú",
-    "Río Negro",
-    "Rivera",
-    "Rocha",
-    "Salto",
-    "San José",
-    "Soriano",
-    "Tacuarembó",
-    "Treinta y Tres",
-)
-
 # The DGI states with their portal labels and badges: one table, the DGI badge's (portal/web/envios/badges.py).
 DGI_STATUS = {code: (label, f"badge-{tone}") for code, (label, tone, _poll) in DGI_BADGES.items()}
 

@@ -19,6 +19,7 @@ from flask_babel import gettext as _
 from portal.client import errors as client_errors
 from portal.client.cfe import CfeRequest
 from portal.domain.cfe_types import CFE_TYPES, E_REMITO, E_RESGUARDO, NOTE_TYPES
+from portal.domain.empresa import DEPARTMENTS
 from portal.web import activity
 from portal.web.auth.session import role_required
 from portal.web.backend import api
@@ -47,7 +48,7 @@ class EditorView:
     preview_url: str | None = None
     hint: Hint = NO_HINT
     focus_line: int | None = None
-    departments: tuple[str, ...] = choices.DEPARTMENTS
+    departments: tuple[str, ...] = DEPARTMENTS
     title: str | None = None
     issued_url: str | None = None  # this form (its key) already issued the receipt there
     dgi: receiver.DgiCheck | None = None  # DGI's answer about the receiver's document, with its warnings
