@@ -287,7 +287,8 @@ class ReceiptsPage:
             chosen = self.page.get_by_label("Tipo de comprobante").select_option(label=label)
         # The answer replaces the form: wait until htmx has swapped and settled it, or what is typed next would
         # go into the old form and be lost.
-        self.page.wait_for_function("!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')")
+        # A selector, not wait_for_function: a string predicate is eval'd in the page, which its CSP refuses.
+        expect(self.page.locator(".htmx-request, .htmx-swapping, .htmx-settling")).to_have_count(0)
         expect(self.page.get_by_label("Tipo de comprobante")).to_have_value(chosen[0])
 
     def fill_receiver(self, *, doc_type: str, number: str, name: str = "", address: str = "", city: str = "") -> None:
