@@ -10,6 +10,10 @@ PORTAL_PORT ?= 5000
 RUNTIME_DEBS := fonts-dejavu-core
 TEST_DEBS := $(RUNTIME_DEBS) chromium xmlsec1 poppler-utils redis-server postgresql
 TRANSLATION_DIRS := $(wildcard portal/web/translations portal/web/*/translations)
+# Python's bytecode cache on, whatever the environment says: without it every process (each pytest worker, each
+# server a test starts) compiles the code base again and pytest rewrites every test module's asserts anew,
+# 11 s of CPU per worker at collection alone. The caches are __pycache__ folders, ignored by git.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run serve test setup python-deps assets translations lint clean
 
