@@ -14,6 +14,14 @@ def screenshot(page: Page, path) -> None:
     page.screenshot(path=str(path), full_page=True, caret="initial")
 
 
+def settled(page: Page) -> None:
+    """Wait until the page has loaded and htmx has no request, swap or settle under way (what it fetches on
+    load included). Not Playwright's "networkidle", which waits for half a second of silence on every page."""
+    page.wait_for_load_state("load")
+    # A selector, not wait_for_function: a string predicate is eval'd in the page, which its CSP refuses.
+    expect(page.locator(".htmx-request, .htmx-swapping, .htmx-settling")).to_have_count(0)
+
+
 class SignInPage:
     def __init__(self, page: Page):
         self.page = page
@@ -287,8 +295,7 @@ class ReceiptsPage:
             chosen = self.page.get_by_label("Tipo de comprobante").select_option(label=label)
         # The answer replaces the form: wait until htmx has swapped and settled it, or what is typed next would
         # go into the old form and be lost.
-        # A selector, not wait_for_function: a string predicate is eval'd in the page, which its CSP refuses.
-        expect(self.page.locator(".htmx-request, .htmx-swapping, .htmx-settling")).to_have_count(0)
+        settled(self.page)
         expect(self.page.get_by_label("Tipo de comprobante")).to_have_value(chosen[0])
 
     def fill_receiver(self, *, doc_type: str, number: str, name: str = "", address: str = "", city: str = "") -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.pages import Shell
+from tests.browser.pages import Shell, settled
 
 WIDTHS = (1366, 390)
 # Not pages a person reads: sign-in/out hops, downloads, fragments polled by htmx, static files.
@@ -53,7 +53,7 @@ def test_every_page_fits_desktop_and_phone(page, portal_app, email):
             response = page.goto(path)
             if response is None or response.status >= 400:
                 continue  # a page this role may not open (403) is not a layout
-            page.wait_for_load_state("networkidle")
+            settled(page)
             scroll_width = page.evaluate("document.documentElement.scrollWidth")
             if scroll_width > width:
                 problems.append(f"{path} at {width}px scrolls sideways ({scroll_width}px)")

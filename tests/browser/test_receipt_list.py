@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from portal.client import CfeClient
-from tests.browser.pages import ReceiptListPage, ReceiptsPage, Shell, screenshot
+from tests.browser.pages import ReceiptListPage, ReceiptsPage, Shell, screenshot, settled
 from tests.support import cfe_bodies as bodies
 
 SHOTS = Path("/tmp/shots-receipts")
@@ -147,7 +147,7 @@ def test_list_receipt_and_new_pages_fit_a_phone_and_a_laptop(page: Page, service
             ("new", "/comprobantes/nuevo"),
         ):
             page.goto(path)
-            page.wait_for_load_state("networkidle")
+            settled(page)
             screenshot(page, SHOTS / f"{name}-{width}.png")
             _no_sideways_scroll(page)
     shell.assert_no_csp_violations()
