@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal
+
+# The days a CFE can carry (the range of dates DGI's CFE schema and rules admit): none before the regime began.
+FIRST_CFE_DAY, LAST_CFE_DAY = date(2011, 10, 1), date(2050, 12, 31)
 
 
 @dataclass(frozen=True)

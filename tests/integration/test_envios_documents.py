@@ -161,6 +161,22 @@ def test_a_future_day_cannot_be_reported(api_client, admin):
     assert answer.status_code == 422 and answer.json["error"]["fields"][0]["field"] == "fecha"
 
 
+@pytest.mark.parametrize(
+    ("fecha", "code"),
+    [
+        (0, "date_type"),  # a number: pydantic read it as a Unix time, and a report of 01/01/1970 was made
+        (0.0, "date_type"),
+        ("1700000000", "date_type"),
+        ("2011-09-30", "out_of_range"),
+    ],
+)
+def test_a_day_is_written_as_a_day_and_not_before_the_cfe_began(api_client, admin, fecha, code):
+    answer = api_client.post("/api/v1/envios/reportes", headers=admin, json={"fecha": fecha})
+    assert answer.status_code == 422
+    assert [(f["field"], f["code"]) for f in answer.json["error"]["fields"]] == [("fecha", code)]
+    assert api_client.get("/api/v1/envios/reportes", headers=admin).json["reportes"] == []
+
+
 def test_openapi_documents_the_operations_and_their_examples_work_as_they_stand(api_client, admin):
     doc = api_client.get("/api/v1/openapi.json").json
     operations = {

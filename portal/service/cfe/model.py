@@ -8,7 +8,6 @@ of types is closed.
 
 from __future__ import annotations
 
-from datetime import date
 from decimal import Decimal
 from typing import Literal
 
@@ -20,6 +19,7 @@ from portal.service import pydantic_errors
 from portal.service.cfe.errors import CfeValidationError, FieldError
 from portal.service.cfe.model_parts import (
     CodItem,
+    Day,
     DscRcgGlobal,
     Item,
     MedioPago,
@@ -121,7 +121,7 @@ class CfeInput(BaseModel):
         description="Tipo de CFE (A-C2): 101 e-Ticket, 102/103 NC/ND de e-Ticket, 111 e-Factura, "
         "112/113 NC/ND de e-Factura, 181 e-Remito, 182 e-Resguardo.",
     )
-    fch_emis: date = Field(
+    fch_emis: Day = Field(
         default_factory=today_montevideo,
         alias="fchEmis",
         description="Fecha del comprobante (A-C5); por defecto hoy en Montevideo.",
@@ -132,7 +132,7 @@ class CfeInput(BaseModel):
         description="Forma de pago (A-C11): 1 contado, 2 crédito. Obligatoria en e-Ticket, e-Factura y sus "
         "notas; no aplica a e-Remito ni e-Resguardo.",
     )
-    fch_venc: date | None = Field(
+    fch_venc: Day | None = Field(
         None, alias="fchVenc", description="Fecha de vencimiento del pago (A-C12); no anterior a fchEmis."
     )
     mnt_bruto: Literal[1, 2, 3] | None = Field(
@@ -190,7 +190,7 @@ class CfeInput(BaseModel):
     tipo_traslado: Literal[1, 2] | None = Field(
         None, alias="tipoTraslado", description="Solo e-Remito, obligatorio: 1 venta, 2 traslado interno (A-C13)."
     )
-    fch_valor: date | None = Field(None, alias="fchValor", description="Solo e-Resguardo: fecha valor (A-C5.1).")
+    fch_valor: Day | None = Field(None, alias="fchValor", description="Solo e-Resguardo: fecha valor (A-C5.1).")
     mnt_iva_otra: MontoPositivo | None = Field(
         None,
         alias="mntIVAOtra",

@@ -7,11 +7,13 @@ that depend on the CFE type live in rules.py.
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 _MAX_MONTO = Decimal("999999999999999.99")
 
@@ -21,6 +23,19 @@ MontoPositivo = Annotated[Decimal, Field(max_digits=17, decimal_places=2, ge=0, 
 # PctType: 3 integer digits and 3 decimals.
 Pct = Annotated[Decimal, Field(max_digits=6, decimal_places=3, ge=0, le=Decimal("999.999"))]
 Serie = Annotated[str, Field(pattern=r"^([A-Z]{1,2}|[1-9][A-Z])$", description="Serie: A-Z, AA-ZZ o 1A-9Z.")]
+
+_WRITTEN_DAY = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+
+
+def _written_day(value: object) -> object:
+    # pydantic's lax mode reads a number, or text of digits, as a Unix time: {"fecha": 0} was 1970-01-01.
+    if isinstance(value, int | float) or (isinstance(value, str) and not _WRITTEN_DAY.match(value)):
+        raise PydanticCustomError("date_type", "Fecha no válida: se escribe AAAA-MM-DD.")
+    return value
+
+
+# A calendar day as a request writes it, AAAA-MM-DD: every date a request body or query carries.
+Day = Annotated[date, BeforeValidator(_written_day)]
 
 
 def reject_control_chars(value: object) -> object:
@@ -274,7 +289,7 @@ class Referencia(_Part):
         None, alias="nroCFERef", ge=1, le=9999999, description="Número del comprobante referenciado (F-C5)."
     )
     razon_ref: str | None = Field(None, alias="razonRef", max_length=90, description="Razón (F-C6).")
-    fecha_cfe_ref: date | None = Field(
+    fecha_cfe_ref: Day | None = Field(
         None, alias="fechaCFEref", description="Fecha del comprobante referenciado (F-C7)."
     )
     mnt_cfe_ref: MontoPositivo | None = Field(

@@ -11,7 +11,7 @@ from decimal import Decimal
 
 from stdnum import ean
 
-from portal.domain.cfe_types import CfeType, cfe_type
+from portal.domain.cfe_types import FIRST_CFE_DAY, LAST_CFE_DAY, CfeType, cfe_type
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES, DocType, document_error
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.amounts import Totals, compute_totals, line_amount
@@ -35,7 +35,7 @@ from portal.service.cfe.rules_dgi import Emission, check
 UI_THRESHOLD = Decimal(5000)
 _UI_THRESHOLD_BEFORE = Decimal(10000)
 _UI_THRESHOLD_SINCE = date(2022, 11, 1)
-_MIN_DATE, _MAX_DATE = date(2011, 10, 1), date(2050, 12, 31)
+_MIN_DATE, _MAX_DATE = FIRST_CFE_DAY, LAST_CFE_DAY
 _DNI_COUNTRIES = frozenset({"AR", "BR", "CL", "PY"})
 _DOC_ERRORS = {
     "required": "Falta el número de documento.",

@@ -11,6 +11,7 @@ from pydantic_core import PydanticCustomError
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.dgi_states import DGI_STATES
+from portal.service.cfe.model_parts import Day
 from portal.service.comprobante.search import parse_number
 from portal.service.envios.schemas import EstadoDgi
 
@@ -212,7 +213,7 @@ class NotaCreditoTotal(BaseModel):
         alias="idCfeEmitido", min_length=1, max_length=40, description="El comprobante a anular."
     )
     razon: str = Field(min_length=1, max_length=90, description="Motivo (RazonRef); se imprime en la nota.")
-    fch_emis: date | None = Field(None, alias="fchEmis", description="Fecha de la nota; por defecto hoy.")
+    fch_emis: Day | None = Field(None, alias="fchEmis", description="Fecha de la nota; por defecto hoy.")
 
 
 class BorradorNotaQuery(BaseModel):
@@ -250,8 +251,8 @@ class BuscarQuery(BaseModel):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=True)
 
-    desde: date | None = Field(None, description="Fecha de emisión desde (inclusive), AAAA-MM-DD.")
-    hasta: date | None = Field(None, description="Fecha de emisión hasta (inclusive), AAAA-MM-DD.")
+    desde: Day | None = Field(None, description="Fecha de emisión desde (inclusive), AAAA-MM-DD.")
+    hasta: Day | None = Field(None, description="Fecha de emisión hasta (inclusive), AAAA-MM-DD.")
     tipo_cfe: int | None = Field(
         None, alias="tipoCFE", json_schema_extra={"enum": sorted(CFE_TYPES)}, description="Tipo de CFE, p. ej. 111."
     )

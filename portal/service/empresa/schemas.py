@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 from pydantic_core import PydanticCustomError
 
 from portal.domain.empresa import DEPARTMENTS, MAX_BRANCH_CODE, NO_IVA_AL_DIA
+from portal.service.cfe.model_parts import Day
 
 Regimen = Literal["general", "iva_minimo", "monotributo", "monotributo_mides", "exonerado"]
 Paper = Literal["a4", "80mm", "57mm"]
@@ -75,7 +76,7 @@ class SettingsIn(_In):
         description="Resolución de DGI que autoriza a emitir (número/año); se imprime «Res. 1234/2020». "
         "Va esta o fechaEmisor, no las dos.",
     )
-    fechaEmisor: date | None = Field(  # noqa: N815
+    fechaEmisor: Day | None = Field(  # noqa: N815
         None, description="Fecha en que la empresa ingresó al régimen de CFE; se imprime «Fecha emisor»."
     )
     ivaAlDia: StrictBool = Field(  # noqa: N815

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from flask import Blueprint
 
+from portal.domain.cfe_types import FIRST_CFE_DAY
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db, idempotency, jobs
 from portal.service.api import ADMINS, idempotency_header, operation
@@ -127,6 +128,11 @@ def send_daily_report(principal: Principal, body: schemas.ReporteSolicitud):
     if body.fecha > today_montevideo():
         raise ValidationFailed(
             [FieldError("fecha", "future", "El día todavía no ocurrió.")], message="No se puede reportar un día futuro."
+        )
+    if body.fecha < FIRST_CFE_DAY:
+        raise ValidationFailed(
+            [FieldError("fecha", "out_of_range", "Ese día es anterior al 01/10/2011, cuando empezaron los CFE.")],
+            message="No hay reportes diarios de días anteriores a los CFE.",
         )
     report_id = reports.build(principal.company_id, body.fecha, principal.actor)
     jobs.enqueue_safely(lambda: tasks.deliver_report(report_id), "daily report delivery")

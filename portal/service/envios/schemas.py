@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from portal.domain.uruguay_time import MONTEVIDEO
+from portal.service.cfe.model_parts import Day
 
 
 class _Out(BaseModel):
@@ -118,7 +119,7 @@ class ReporteSolicitud(BaseModel):
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"fecha": _yesterday()}]})
 
-    fecha: date = Field(description="Día a reportar (AAAA-MM-DD), hasta hoy.")
+    fecha: Day = Field(description="Día a reportar (AAAA-MM-DD), hasta hoy.")
 
 
 class Anulacion(_Out):

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import re
-from datetime import date, datetime
+from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WrapValidator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WrapValidator
 from pydantic_core import PydanticCustomError
 
 from portal.domain.iva_categories import CATEGORY_RATES
+from portal.service.cfe.model_parts import Day
 
 
 class _In(BaseModel):
@@ -178,7 +178,6 @@ _STATE = Literal["preview", "confirmed", "issued", "failed", "expired"]
 # without DGI's leading zeros ("A-15", "A 0000015", "A15", "15"). The parser in listing.py reads the same.
 NUMBER_PATTERN = r"^[A-Za-z]{0,2} ?-? ?[0-9]{1,7}$"
 CURSOR_PATTERN = r"^[0-9]{1,16}_[0-9a-f]{32}$"
-_DAY = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 
 
 def _spanish(message: str, code: str):
@@ -193,15 +192,8 @@ def _spanish(message: str, code: str):
     return WrapValidator(validate)
 
 
-def _day_only(value):
-    # pydantic would read "0" as 1970-01-01; a filter date is a calendar day written year-month-day.
-    if isinstance(value, str) and not _DAY.match(value):
-        raise PydanticCustomError("fecha_invalida", "x")
-    return value
-
-
 _DAY_MESSAGE = "Esa fecha no es válida: escribila como año-mes-día, por ejemplo 2026-11-23."
-Day = Annotated[date, BeforeValidator(_day_only), _spanish(_DAY_MESSAGE, "fecha_invalida")]
+FilterDay = Annotated[Day, _spanish(_DAY_MESSAGE, "fecha_invalida")]
 
 
 class SolicitudesQuery(BaseModel):
@@ -223,10 +215,10 @@ class SolicitudesQuery(BaseModel):
         examples=["soporte@"],
         description="Comienzo del correo de quien creó la solicitud (sin distinguir mayúsculas).",
     )
-    desde: Day | None = Field(
+    desde: FilterDay | None = Field(
         None, description="Creadas desde este día (hora de Montevideo), inclusive.", examples=["2026-11-01"]
     )
-    hasta: Day | None = Field(
+    hasta: FilterDay | None = Field(
         None,
         description="Creadas hasta este día (hora de Montevideo), inclusive. Si es "
         "anterior a desde, la lista sale vacía.",
