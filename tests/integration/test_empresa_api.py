@@ -3,6 +3,7 @@ checks; every refusal a clear 422 (or 409/413/415) and never a secret in the aud
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 import pytest
@@ -265,6 +266,15 @@ def test_certificate_refusals_are_clear_422s(api_client, admin, kwargs, field, w
     answer = upload_cert(api_client, admin, kwargs.pop("data", p12()), **kwargs)
     assert answer.status_code == 422, answer.json
     assert words in fields(answer)[field]
+
+
+def test_an_expired_certificate_is_refused_with_the_day_it_expired_in_uruguay(api_client, admin):
+    # 01:00 UTC two days ago is 22:00 of the day before in Montevideo: the owner saw it expire that day.
+    two_days_ago = dt.datetime.now(dt.UTC).replace(hour=1, minute=0, second=0, microsecond=0) - dt.timedelta(days=2)
+    answer = upload_cert(api_client, admin, p12(valid_from_days=-400, valid_to=two_days_ago))
+    uruguay_day = two_days_ago.date() - dt.timedelta(days=1)
+    assert answer.status_code == 422
+    assert answer.json["error"]["fields"][0]["message"] == f"El certificado venció el {uruguay_day:%d/%m/%Y}."
 
 
 def test_certificate_upload_without_file_or_multipart(api_client, admin):

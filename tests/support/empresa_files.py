@@ -27,9 +27,15 @@ def _key() -> rsa.RSAPrivateKey:
 
 
 def certificate_pem(
-    rut: str | None, *, valid_from_days: int = -1, valid_to_days: int = 365, name: str = "Empresa de prueba"
+    rut: str | None,
+    *,
+    valid_from_days: int = -1,
+    valid_to_days: int = 365,
+    valid_to: dt.datetime | None = None,
+    name: str = "Empresa de prueba",
 ) -> tuple[bytes, bytes]:
-    """(key PEM, certificate PEM) valid from/to that many days from now, SERIALNUMBER=RUC<rut>."""
+    """(key PEM, certificate PEM) valid from/to that many days from now (or to the instant `valid_to`),
+    SERIALNUMBER=RUC<rut>."""
     attributes = [x509.NameAttribute(NameOID.COMMON_NAME, name)]
     if rut:
         attributes.append(x509.NameAttribute(NameOID.SERIAL_NUMBER, f"RUC{rut}"))
@@ -42,7 +48,7 @@ def certificate_pem(
         .public_key(_key().public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(now + dt.timedelta(days=valid_from_days))
-        .not_valid_after(now + dt.timedelta(days=valid_to_days))
+        .not_valid_after(valid_to or now + dt.timedelta(days=valid_to_days))
         .sign(_key(), hashes.SHA256())
     )
     key_pem = _key().private_bytes(

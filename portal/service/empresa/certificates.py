@@ -12,6 +12,7 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from sqlalchemy import select
 
 from portal.domain.empresa import CERTIFICATE_MAX_BYTES, EXPIRY_WARNING_DAYS
+from portal.domain.uruguay_time import day_in_uruguay
 from portal.service import db
 from portal.service.auth import Principal
 from portal.service.certificates import certificate_info, load_pkcs12
@@ -96,7 +97,7 @@ def upload(principal: Principal, data: bytes | None, password: str, name: str | 
             raise _invalid("archivo", "otro_rut", f"El certificado {found}, no del de la empresa ({company.rut}).")
         now = datetime.now(UTC)
         if info.not_after < now:
-            raise _invalid("archivo", "vencido", f"El certificado venció el {info.not_after:%d/%m/%Y}.")
+            raise _invalid("archivo", "vencido", f"El certificado venció el {day_in_uruguay(info.not_after):%d/%m/%Y}.")
         if len(info.subject) > SUBJECT_LENGTH or len(info.issuer) > SUBJECT_LENGTH:
             raise _invalid("archivo", "demasiado_largo", "El sujeto o el emisor del certificado es demasiado largo.")
         if session.scalar(
