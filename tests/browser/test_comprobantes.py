@@ -151,3 +151,32 @@ def test_enter_in_a_field_previews_and_a_double_click_issues_one_receipt(page: P
     page.get_by_role("link", name="Comprobantes", exact=True).first.click()
     expect(page.locator(".receipt-list tbody tr")).to_have_count(1)
     shell.assert_no_csp_violations()
+
+
+def test_text_typed_while_the_form_changes_type_is_kept(page: Page):
+    """Choosing another type re-renders the whole form; what the person types before the new form arrives
+    goes into the old one and must be carried over. The answer is held back until the typing is done, so
+    the window is there on every run."""
+    shell, receipts = _signed_in(page)
+    receipts.open_new()
+    held = []
+    page.route("**/comprobantes/nuevo/tipo", lambda route: held.append(route))
+    page.get_by_label("Tipo de comprobante").select_option(label="e-Factura")
+    page.wait_for_function("() => !!document.querySelector('#receipt-editor .htmx-request')")  # sent, not answered
+    while not held:  # the route's handler runs when Playwright next hears from the browser
+        page.wait_for_timeout(10)
+    page.evaluate("document.querySelector('#receipt-editor form').dataset.old = 'yes'")
+    page.get_by_label("Descripción, línea 1").press_sequentially("Pan flauta", delay=5)
+    page.get_by_label("Dirección", exact=True).fill("Av. 18 de Julio 1234")
+    page.get_by_label("Cantidad, línea 1").fill("")  # emptied on purpose is typed too
+
+    held[0].continue_()
+    page.wait_for_function(
+        "() => !document.querySelector('form[data-old], .htmx-request, .htmx-swapping, .htmx-settling')"
+    )
+    expect(page.get_by_label("Tipo de comprobante")).to_have_value("111")
+    expect(page.get_by_label("Descripción, línea 1")).to_have_value("Pan flauta")
+    expect(page.get_by_label("Dirección", exact=True)).to_have_value("Av. 18 de Julio 1234")
+    expect(page.get_by_label("Cantidad, línea 1")).to_have_value("")
+    expect(page.get_by_label("Cantidad, línea 1")).to_be_focused()  # the next keystroke goes where the last did
+    shell.assert_no_csp_violations()
