@@ -19,7 +19,7 @@ from flask_babel import gettext as _
 from portal.client import errors as client_errors
 from portal.client.cfe import CfeRequest
 from portal.domain.cfe_types import CFE_TYPES, E_REMITO, E_RESGUARDO, NOTE_TYPES
-from portal.domain.empresa import DEPARTMENTS
+from portal.domain.empresa import DEPARTMENTS, SMALL_TAXPAYER_REGIMES
 from portal.web import activity
 from portal.web.auth.session import role_required
 from portal.web.backend import api
@@ -103,6 +103,8 @@ def form_key_redirect():
 def fresh_editor(form: forms.ReceiptForm, **extra):
     """A new form under the URL's key; if that key already issued a receipt here, the page says which."""
     form.idempotency_key.data = request.args["clave"]
+    form.ventas_sin_iva.data = "1" if api().get_fiscal_settings().regime in SMALL_TAXPAYER_REGIMES else ""
+    form.fit_to_regime()
     receipt_id = session.get(_ISSUED_FORMS, {}).get(form.idempotency_key.data)
     if receipt_id:
         extra["issued_url"] = url_for("comprobantes.receipt", receipt_id=receipt_id)
@@ -252,6 +254,7 @@ def add_line():
     view = _view(form)
     if len(form.lines.entries) < view.max_lines:
         form.lines.append_entry()
+        form.fit_to_regime()
     return _lines(form, focus_line=len(form.lines.entries) - 1)
 
 
