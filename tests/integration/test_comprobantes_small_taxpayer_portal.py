@@ -17,14 +17,15 @@ NS = {"c": "http://cfe.dgi.gub.uy"}
 
 
 def _make_small_taxpayer(live_service, regimen: str) -> None:
-    """Company 1 becomes `regimen`, with the CAE especial DGI gives such issuers (2 IVA mínimo, 3 Monotributo)."""
+    """Company 1 becomes `regimen`, with the CAE especial DGI gives such issuers (2 IVA mínimo, 3 Monotributo;
+    an ordinary CAE for the general regime)."""
     with live_service.app.app_context():
         session = db.session()
         row = session.get(CompanySettings, 1) or CompanySettings(company_id=1, formato_papel="a4", iva_al_dia=True)
         row.regimen = regimen
         session.add(row)
         for cae in session.scalars(select(CaeRangeRecord).where(CaeRangeRecord.company_id == 1)):
-            cae.cae_especial = 2 if regimen == "iva_minimo" else 3
+            cae.cae_especial = {"iva_minimo": 2, "monotributo": 3}.get(regimen)
         session.commit()
 
 
@@ -76,9 +77,7 @@ def test_a_form_opened_before_the_company_left_iva_minimo_gets_the_services_refu
     """The form remembers what the company was when it was opened; the service checks what it is now."""
     _make_small_taxpayer(live_service, "iva_minimo")
     data = new_form(usuario)
-    with live_service.app.app_context():
-        db.session().get(CompanySettings, 1).regimen = "general"
-        db.session().commit()
+    _make_small_taxpayer(live_service, "general")  # an admin changed it meanwhile
     data.update({"lines-0-nom_item": "Empanadas", "lines-0-cantidad": "6", "lines-0-precio_unitario": "90"})
     answer = usuario.post("/comprobantes/nuevo", data=data)
     assert answer.status_code == 422
@@ -86,6 +85,14 @@ def test_a_form_opened_before_the_company_left_iva_minimo_gets_the_services_refu
     error = page.select_one("#mnt_bruto-error").get_text(" ", strip=True)
     assert "solo de contribuyentes IVA mínimo, Monotributo" in error
     assert page.select_one("input[name=lines-0-nom_item]")["value"] == "Empanadas"  # what was typed is kept
+    # The form the company needs now: the switch back (next to its error), no sale without IVA to send again.
+    assert page.select_one("input[name=mnt_bruto]") is not None and not page.select("[data-testid=sells-without-iva]")
+    data = form_values(page)
+    assert data["ventas_sin_iva"] == "" and data["mnt_bruto"] == "y"  # the prices typed were final
+    assert data["lines-0-ind_fact"] == "3"  # indicator 16 is not this company's: the basic rate instead
+    root = _xml(usuario, issue(usuario, data))
+    assert root.findtext(".//c:IdDoc/c:MntBruto", namespaces=NS) == "1"
+    assert root.findtext(".//c:Totales/c:MntTotal", namespaces=NS) == "540.00"  # 6 x 90, IVA included
 
 
 def test_a_general_company_still_sends_prices_with_iva_as_mnt_bruto_1(usuario):

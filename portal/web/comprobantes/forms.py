@@ -25,7 +25,7 @@ from wtforms import (
 from wtforms.validators import AnyOf, DataRequired, Length, Optional, Regexp
 
 from portal.client.comprobante_list import ReceiptFilters
-from portal.domain.cfe_types import IND_FACT_SMALL_TAXPAYER, NOTE_BASE_TYPE, RUT_RECEIVER_TYPES
+from portal.domain.cfe_types import NOTE_BASE_TYPE, RUT_RECEIVER_TYPES
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes import choices
 from portal.web.comprobantes.payload import PREFILL_PARAMS
@@ -163,13 +163,14 @@ class ReceiptForm(FlaskForm):
     def fit_to_regime(self, *, fill: bool = True) -> None:
         """Each line offers the indicators the company may use. With `fill` (a form being shown, a line
         added), a line holding one it may not (a new line's default, a receipt copied from before a change
-        of regime) takes the sale without IVA; what was posted is left for validation to answer."""
+        of regime) takes the first offered: the sale without IVA, or the basic rate; what was posted is left
+        for validation to answer."""
         offered = choices.LINE_IND_FACT_SMALL_TAXPAYER if self.sells_without_iva else choices.LINE_IND_FACT
         codes = {code for code, _label in offered}
         for entry in self.lines:
             entry.form.ind_fact.choices = choices.options(offered)
-            if fill and self.sells_without_iva and entry.form.ind_fact.data not in codes:
-                entry.form.ind_fact.data = IND_FACT_SMALL_TAXPAYER
+            if fill and entry.form.ind_fact.data not in codes:
+                entry.form.ind_fact.data = offered[0][0]
 
     def fit_to_type(self) -> None:
         """Defaults that follow the type: an e-Factura's receiver has a RUT; a note refers to its base type."""
