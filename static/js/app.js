@@ -155,7 +155,9 @@
 // A form htmx re-renders (another receipt type, a line added) is swapped in about 100 ms after it was sent:
 // what the person typed in that window went into the old form and was lost. Inside an element marked
 // data-keep-typing, the values sent are noted as the request leaves; those that changed before the answer
-// is swapped in are put into the new form's fields of the same name (what the person typed wins).
+// is swapped in are put into the new form's fields of the same name (what the person typed wins). A request
+// from an element marked data-renumbers (a line's remove button) is left alone: after it, a name means
+// another line.
 (function () {
   "use strict";
   var sent = new WeakMap();  // the swap target -> its values when the request left
@@ -175,6 +177,8 @@
 
   document.addEventListener("htmx:beforeRequest", function (event) {
     var target = event.detail.target;
+    var renumbers = event.detail.elt && event.detail.elt.closest && event.detail.elt.closest("[data-renumbers]");
+    if (renumbers) { sent.delete(target); return; }
     if (target && target.closest && target.closest("[data-keep-typing]")) { sent.set(target, valuesIn(target)); }
   });
 
