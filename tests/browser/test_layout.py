@@ -4,9 +4,6 @@ url_map, so a new page is measured without anyone remembering to add it here."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from tests.browser.pages import Shell, screenshot
@@ -81,15 +78,6 @@ _LINE_LABELS = """(selector) => {
   }
   return {missing, texts};
 }"""
-
-
-@pytest.fixture
-def shots(tmp_path) -> Path:
-    """Where screenshots go: PORTAL_SCREENSHOTS, to look at them before committing a layout change, or the
-    test's own temporary directory."""
-    folder = Path(os.environ.get("PORTAL_SCREENSHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 @pytest.mark.parametrize(
