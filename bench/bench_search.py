@@ -45,7 +45,7 @@ SEARCH_INDEXES = (
     "ix_cfe_emitido_listado",
     "ix_cfe_emitido_moneda",
     "ix_cfe_emitido_nro",
-    "ix_cfe_emitido_receptor_doc",
+    "ix_cfe_emitido_receptor_doc_reciente",
     "ix_cfe_emitido_receptor_busqueda",
     "ix_cfe_emitido_dgi_status",
     "ix_cfe_emitido_request_id",

@@ -213,12 +213,18 @@ _SEGMENT = re.compile(r"^(?P<name>[A-Za-z_]+)(?P<index>(?:\[\d+\])*)$")
 def field_path(path: str) -> str:
     """A field error's path in CfeRequest's names: "items[1].precioUnitario" -> "lines[1].unit_price",
     "receptor.docRecep" -> "receiver.document". What it does not know (such as "body") is left as it is."""
-    names, parts = _FIELD_NAMES, []
+    return renamed_path(path, _FIELD_NAMES) or path
+
+
+def renamed_path(path: str, names: dict) -> str | None:
+    """`path` in the names of `names` (the service's name -> the request's, or (the request's, the part's own
+    table) for a nested part, like _FIELD_NAMES); None when a part of it is not in the table."""
+    parts = []
     for segment in path.split("."):
         match = _SEGMENT.match(segment)
         known = names.get(match["name"]) if match and names else None
         if known is None:
-            return path
+            return None
         field, names = known if isinstance(known, tuple) else (known, None)
         parts.append(field + match["index"])
     return ".".join(parts)

@@ -6,9 +6,16 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 
+from portal.client import errors
 from portal.client.cfe import CfeRequest
 from portal.client.comprobantes import IssuedReceipt
-from portal.client.inteligente_requests import SmartIssueRequest, SmartLine, SmartReceiver, SmartReference
+from portal.client.inteligente_requests import (
+    SmartIssueRequest,
+    SmartLine,
+    SmartReceiver,
+    SmartReference,
+    field_path,
+)
 from portal.client.models import parse_datetime as _dt
 from portal.client.totals import Totals
 from portal.client.transport import Transport
@@ -179,10 +186,12 @@ class InteligenteApi(Transport):
     """The Emision Inteligente endpoints (Bearer JWT only)."""
 
     def smart_preview(self, request: SmartIssueRequest) -> SmartRequest:
-        """Infer the complete CFE from a minimal input; kept 15 minutes for confirmation."""
-        return SmartRequest.from_json(
-            self._json("POST", f"{BASE}/previsualizar-emision-inteligente", json=request.to_json())
-        )
+        """Infer the complete CFE from a minimal input; kept 15 minutes for confirmation. Field errors name
+        SmartIssueRequest's fields ("lines[0].price"), or CfeRequest's for the inferred CFE's."""
+        with errors.fields_named(field_path):
+            return SmartRequest.from_json(
+                self._json("POST", f"{BASE}/previsualizar-emision-inteligente", json=request.to_json())
+            )
 
     def smart_confirm(self, request_id: str, draft_hash: str, accepted_warnings: list[str]) -> SmartRequest:
         """Issue exactly the previewed draft; confirming twice returns the same receipt."""
@@ -195,9 +204,13 @@ class InteligenteApi(Transport):
         )
 
     def smart_issue(self, request: SmartIssueRequest, *, idempotency_key: str) -> SmartRequest:
-        return SmartRequest.from_json(
-            self._json("POST", f"{BASE}/emitir-inteligente", json=request.to_json(), idempotency_key=idempotency_key)
-        )
+        """Infer and issue at once; field errors are named as smart_preview's."""
+        with errors.fields_named(field_path):
+            return SmartRequest.from_json(
+                self._json(
+                    "POST", f"{BASE}/emitir-inteligente", json=request.to_json(), idempotency_key=idempotency_key
+                )
+            )
 
     def smart_request(self, request_id: str) -> SmartRequest:
         return SmartRequest.from_json(self._json("GET", f"{BASE}/emision-inteligente/{request_id}"))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from portal.client.cfe import field_path as cfe_field_path
+from portal.client.cfe import renamed_path
 from portal.client.models import json_object
 
 
@@ -106,3 +108,45 @@ class SmartIssueRequest:
         if self.tipo_cfe is not None:
             body["pistas"] = {"tipoCFE": self.tipo_cfe}
         return body
+
+
+# The service's names of smart issuance's input -> SmartIssueRequest's, part by part (as in portal/client/cfe.py).
+_FIELD_NAMES: dict = {
+    "lineas": (
+        "lines",
+        {
+            "descripcion": "description",
+            "cantidad": "quantity",
+            "precio": "price",
+            "unidad": "unit",
+            "tasa": "rate",
+            "categoria": "category",
+            "descuentoPct": "discount_pct",
+        },
+    ),
+    "receptor": (
+        "receiver",
+        {
+            "documento": "document",
+            "tipoDoc": "doc_type",
+            "pais": "country",
+            "nombre": "name",
+            "direccion": "address",
+            "ciudad": "city",
+            "departamento": "department",
+        },
+    ),
+    "preciosIncluyenIva": "prices_include_tax",
+    "moneda": "currency",
+    "tipoCambio": "exchange_rate",
+    "formaPago": "payment_form",
+    "adenda": "adenda",
+    "referencia": ("reference", {"idCfeEmitido": "receipt_id", "tipo": "kind", "razon": "reason"}),
+}
+
+
+def field_path(path: str) -> str:
+    """A smart issuance field error's path in SmartIssueRequest's names ("lineas[0].precio" ->
+    "lines[0].price"), or, when it is about the CFE the service inferred, in CfeRequest's ("items[0].indFact"
+    -> "lines[0].ind_fact": the draft's item i is the request's line i)."""
+    return renamed_path(path, _FIELD_NAMES) or cfe_field_path(path)

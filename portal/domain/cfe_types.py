@@ -64,6 +64,9 @@ IND_FACT_OTHER_RATE = 4
 IND_FACT_FREE = 5
 IND_FACT_NOT_BILLABLE = 6
 IND_FACT_NOT_BILLABLE_NEGATIVE = 7
+IND_FACT_SMALL_TAXPAYER = 16  # a sale by an IVA mínimo or Monotributo taxpayer (no IVA)
+# The indicators an IVA mínimo or Monotributo taxpayer may not use (B-C4): its sales carry no IVA and are not exempt.
+IND_FACT_NOT_FOR_SMALL_TAXPAYERS = frozenset({1, 2, 3, 4, 11, 12})
 IVA_MINIMUM_RATE = Decimal("10")
 IVA_BASIC_RATE = Decimal("22")
 

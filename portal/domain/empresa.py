@@ -10,6 +10,9 @@ REGIMES = {
     "monotributo_mides": "Monotributo social MIDES",
     "exonerado": "Exonerado de IVA",
 }
+# Regimes whose sales carry no IVA: documented with MntBruto 3, lines with IndFact 16 and a CAE especial 2-4
+# (DGI A-C10, B-C4, G-C5).
+SMALL_TAXPAYER_REGIMES = frozenset({"iva_minimo", "monotributo", "monotributo_mides"})
 # Regimes that print no IVA-al-día statement (DGI: "no corresponde a Monotributo").
 NO_IVA_AL_DIA = ("monotributo", "monotributo_mides")
 

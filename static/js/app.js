@@ -152,4 +152,59 @@
     }
   });
 })();
+// A form htmx re-renders (another receipt type, a line added) is swapped in about 100 ms after it was sent:
+// what the person typed in that window went into the old form and was lost. Inside an element marked
+// data-keep-typing, the values sent are noted as the request leaves; those that changed before the answer
+// is swapped in are put into the new form's fields of the same name (what the person typed wins). A request
+// from an element marked data-renumbers (a line's remove button) is left alone: after it, a name means
+// another line.
+(function () {
+  "use strict";
+  var sent = new WeakMap();  // the swap target -> its values when the request left
+
+  function keyOf(field) {
+    return field.type === "checkbox" || field.type === "radio" ? field.name + "=" + field.value : field.name;
+  }
+
+  function valuesIn(root) {
+    var values = {};
+    Array.prototype.forEach.call(root.querySelectorAll("input[name], select[name], textarea[name]"), function (field) {
+      if (/^(hidden|submit|button|file|image|reset)$/.test(field.type)) { return; }
+      values[keyOf(field)] = field.type === "checkbox" || field.type === "radio" ? field.checked : field.value;
+    });
+    return values;
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var target = event.detail.target;
+    var renumbers = event.detail.elt && event.detail.elt.closest && event.detail.elt.closest("[data-renumbers]");
+    if (renumbers) { sent.delete(target); return; }
+    if (target && target.closest && target.closest("[data-keep-typing]")) { sent.set(target, valuesIn(target)); }
+  });
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    var before = sent.get(target);
+    if (!before) { return; }
+    sent.delete(target);
+    var now = valuesIn(target);
+    var typed = Object.keys(now).filter(function (key) { return key in before && now[key] !== before[key]; });
+    if (!typed.length || !target.id || !event.detail.shouldSwap) { return; }
+    // Once swapped in: the new content carries the target's id (outerHTML) or sits inside it (innerHTML).
+    document.addEventListener("htmx:afterSwap", function restore() {
+      document.removeEventListener("htmx:afterSwap", restore);
+      var root = document.getElementById(target.id);
+      if (!root) { return; }
+      Array.prototype.forEach.call(root.querySelectorAll("input[name], select[name], textarea[name]"), function (field) {
+        var key = keyOf(field);
+        if (typed.indexOf(key) < 0) { return; }
+        var offered = field.tagName !== "SELECT" || Array.prototype.some.call(field.options, function (option) {
+          return option.value === now[key];
+        });
+        if (!offered) { return; }  // a choice the new form no longer has
+        if (field.type === "checkbox" || field.type === "radio") { field.checked = now[key]; } else { field.value = now[key]; }
+      });
+    });
+  });
+})();
 // ---- end of comprobantes area ----

@@ -3,6 +3,7 @@ and a live service. Every page a test opens is watched for Content-Security-Poli
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -64,3 +65,12 @@ def page(context):
     yield page
     csp_messages = [m for m in console_errors if "Content Security Policy" in m]
     assert not csp_messages, csp_messages
+
+
+@pytest.fixture
+def shots(tmp_path) -> Path:
+    """Where screenshots go: CFE_SHOTS_DIR when set (to look at them before a layout change is committed), the
+    test's tmp_path otherwise."""
+    folder = Path(os.environ.get("CFE_SHOTS_DIR") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

@@ -4,10 +4,11 @@ again by its id; an invalid receiver is refused next to the field with what was 
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import ReceiptsPage, Shell
+from tests.browser.pages import ReceiptsPage, Shell, settled
 
 
 def _signed_in(page: Page, email: str = "usuario@demo.uy") -> tuple[Shell, ReceiptsPage]:
@@ -151,3 +152,57 @@ def test_enter_in_a_field_previews_and_a_double_click_issues_one_receipt(page: P
     page.get_by_role("link", name="Comprobantes", exact=True).first.click()
     expect(page.locator(".receipt-list tbody tr")).to_have_count(1)
     shell.assert_no_csp_violations()
+
+
+def test_text_typed_while_the_form_changes_type_is_kept(page: Page):
+    """Choosing another type re-renders the whole form; what the person types before the new form arrives
+    goes into the old one and must be carried over. The answer is held back until the typing is done, so
+    the window is there on every run."""
+    shell, receipts = _signed_in(page)
+    receipts.open_new()
+    with _answer_held(page, "**/comprobantes/nuevo/tipo", "#receipt-editor form"):
+        page.get_by_label("Tipo de comprobante").select_option(label="e-Factura")
+        page.get_by_label("Descripción, línea 1").press_sequentially("Pan flauta", delay=5)
+        page.get_by_label("Dirección", exact=True).fill("Av. 18 de Julio 1234")
+        page.get_by_label("Cantidad, línea 1").fill("")  # emptied on purpose is typed too
+    expect(page.get_by_label("Tipo de comprobante")).to_have_value("111")
+    expect(page.get_by_label("Descripción, línea 1")).to_have_value("Pan flauta")
+    expect(page.get_by_label("Dirección", exact=True)).to_have_value("Av. 18 de Julio 1234")
+    expect(page.get_by_label("Cantidad, línea 1")).to_have_value("")
+    expect(page.get_by_label("Cantidad, línea 1")).to_be_focused()  # the next keystroke goes where the last did
+    shell.assert_no_csp_violations()
+
+
+def test_text_typed_while_a_line_is_removed_never_lands_on_another_line(page: Page):
+    """Removing a line numbers the others again: a field's name then means another line, so what was typed
+    meanwhile is not carried over by name (it would overwrite the next line)."""
+    shell, receipts = _signed_in(page)
+    receipts.open_new()
+    receipts.fill_line(1, "Uno", "1", "10")
+    receipts.add_line()
+    receipts.fill_line(2, "Dos", "2", "20")
+    receipts.add_line()
+    receipts.fill_line(3, "Tres", "3", "30")
+    with _answer_held(page, "**/comprobantes/nuevo/lineas/quitar", "#lines"):
+        receipts.remove_line(1)
+        page.get_by_label("Descripción, línea 2").fill("Dos bis")
+    expect(page.get_by_label("Descripción, línea 1")).to_have_value("Dos")
+    expect(page.get_by_label("Descripción, línea 2")).to_have_value("Tres")
+    shell.assert_no_csp_violations()
+
+
+@contextmanager
+def _answer_held(page: Page, url: str, swapped: str):
+    """Hold the answer to the htmx request the block's first action sends until the block is done, then let
+    it through and wait until it is swapped in: the window in which a person types into the old content,
+    there on every run instead of for ~100 ms."""
+    held = []
+    page.route(url, lambda route: held.append(route))
+    page.evaluate("(selector) => { document.querySelector(selector).dataset.old = 'yes'; }", swapped)
+    yield
+    while not held:  # the route's handler runs when Playwright next hears from the browser
+        page.wait_for_timeout(10)
+    held[0].continue_()
+    page.unroute(url)
+    expect(page.locator("[data-old]")).to_have_count(0)  # the old content is gone: the answer was swapped in
+    settled(page)

@@ -5,10 +5,8 @@ fills every field. No CSP violation; nothing scrolls sideways at 390 px. Screens
 from __future__ import annotations
 
 import copy
-import os
 from pathlib import Path
 
-import pytest
 import requests
 from playwright.sync_api import Page, expect
 
@@ -17,13 +15,6 @@ from tests.browser.pages import ReceiptsPage, Shell, screenshot
 from tests.support import cfe_bodies as bodies
 
 DESKTOP, PHONE = {"width": 1366, "height": 900}, {"width": 390, "height": 844}
-
-
-@pytest.fixture
-def shots(tmp_path) -> Path:
-    folder = Path(os.environ.get("CFE_SHOTS_DIR") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def _both_widths(page: Page, shots: Path, name: str) -> None:

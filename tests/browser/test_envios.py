@@ -5,7 +5,6 @@ says why, that it has no fiscal validity, and leads to its corrected re-issue, l
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -25,14 +24,6 @@ _WIDE = """[...document.querySelectorAll('body *')].filter(e => e.getBoundingCli
 @pytest.fixture
 def service_config(service_config):
     return {**service_config, **ENVIOS_CONFIG}
-
-
-@pytest.fixture
-def shots(tmp_path) -> Path:
-    """Where screenshots go: CFE_SHOTS_DIR when set (to look at them), the test's tmp_path otherwise."""
-    folder = Path(os.environ.get("CFE_SHOTS_DIR") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def both_widths(page: Page, shots: Path, name: str, *, phone_fits: bool = True) -> None:

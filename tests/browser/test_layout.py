@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.pages import Shell, settled
+from tests.browser.pages import Shell, screenshot, settled
 
 WIDTHS = (1366, 390)
 # Not pages a person reads: sign-in/out hops, downloads, fragments polled by htmx, static files.
@@ -59,4 +59,53 @@ def test_every_page_fits_desktop_and_phone(page, portal_app, email):
                 problems.append(f"{path} at {width}px scrolls sideways ({scroll_width}px)")
             problems += [f"{path} at {width}px: {cut}" for cut in page.evaluate(_CUT_CONTROLS, width)]
     assert problems == []
+    assert page.evaluate("window.__cspViolations || []") == []
+
+
+# A line field's label, as the person sees it: laid out (not visually hidden), on screen, above its field, and
+# what the page shows at the label's middle. Returns the fields whose label fails, and the labels' texts.
+_LINE_LABELS = """(selector) => {
+  const missing = [], texts = [];
+  for (const el of document.querySelectorAll(`${selector} tbody :is(input:not([type=hidden]), select, textarea)`)) {
+    const field = el.getBoundingClientRect();
+    const label = [...el.labels].find((l) => {
+      const r = l.getBoundingClientRect();
+      const middle = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return r.width > 20 && r.height > 8 && r.left >= 0 && r.right <= window.innerWidth
+        && r.bottom <= field.top + 2 && l.innerText.trim() !== "" && l.contains(middle);
+    });
+    if (label) texts.push(label.innerText.trim()); else missing.push(el.name);
+  }
+  return {missing, texts};
+}"""
+
+
+@pytest.mark.parametrize(
+    ("path", "table", "expected"),
+    [
+        ("/inteligente/nueva", "#lineas", ["Descripción", "Cantidad", "Precio unitario", "Tasa de IVA", "Categoría"]),
+        ("/comprobantes/nuevo", "#lines", ["Descripción", "Cantidad", "Unidad", "Precio unitario", "Descuento"]),
+    ],
+)
+def test_every_line_field_has_a_visible_label_on_a_phone(page, shots, path, table, expected):
+    """On a phone the lines stack as cards and the column headers are gone: each field shows its own label, so
+    a person can tell the quantity from the price. On a desktop the headers name them and the labels stay
+    for screen readers only."""
+    Shell(page).open_home_and_sign_in("usuario@demo.uy")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(path)
+    settled(page)
+    page.locator(table).scroll_into_view_if_needed()
+    labels = page.evaluate(_LINE_LABELS, table)
+    assert labels["missing"] == []
+    for name in expected:
+        assert f"{name}, línea 1" in labels["texts"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert page.evaluate(_CUT_CONTROLS, 390) == []
+    screenshot(page, shots / f"{path.strip('/').replace('/', '-')}-390.png")
+
+    page.set_viewport_size({"width": 1366, "height": 900})
+    assert page.evaluate(_LINE_LABELS, table)["missing"] != []  # the column headers label them instead
+    assert page.locator(f"{table} thead th").first.is_visible()
+    screenshot(page, shots / f"{path.strip('/').replace('/', '-')}-1366.png")
     assert page.evaluate("window.__cspViolations || []") == []

@@ -39,7 +39,10 @@ def test_direct_issue_and_errors_are_typed(api):
     assert issued.receipt is not None and issued.receipt.nro >= 1
     with pytest.raises(ValidationError) as caught:
         api.smart_preview(SmartIssueRequest(lines=()))
-    assert caught.value.fields[0].field == "lineas"
+    assert caught.value.fields[0].field == "lines"  # the request's name, not the service's "lineas"
+    with pytest.raises(ValidationError) as caught:
+        api.smart_preview(SmartIssueRequest(lines=(SmartLine("Café", Decimal("1"), Decimal("-5")),)))
+    assert "lines[0].price" in [f.field for f in caught.value.fields]
     with pytest.raises(NotFound):
         api.smart_request("ei_missing")
 

@@ -114,8 +114,9 @@ def test_past_receivers_are_suggested_by_name_or_document(usuario):
 
     by_name = soup(usuario.get(SUGGEST, query_string={"rzn_soc_recep": "ñand"}, headers=HTMX))
     by_doc = soup(usuario.get(SUGGEST, query_string={"doc_recep": "21-484436"}, headers=HTMX))
+    by_two_digits = soup(usuario.get(SUGGEST, query_string={"doc_recep": "21"}, headers=HTMX))
     too_short = usuario.get(SUGGEST, query_string={"rzn_soc_recep": "ñ"}, headers=HTMX)
-    too_few_digits = usuario.get(SUGGEST, query_string={"doc_recep": "21-4"}, headers=HTMX)
+    too_few_digits = usuario.get(SUGGEST, query_string={"doc_recep": "2-"}, headers=HTMX)
 
     button = by_name.select_one("[data-receiver-pick]")
     picked = json.loads(button["data-receiver-pick"])
@@ -123,6 +124,7 @@ def test_past_receivers_are_suggested_by_name_or_document(usuario):
     assert picked["tipo_doc_recep"] == "2" and button["type"] == "button"
     assert "21-484436-001-8" in button.get_text()
     assert by_doc.select_one("[data-receiver-pick]")
+    assert "21-484436-001-8" in by_two_digits.select_one("[data-receiver-pick]").get_text()
     assert too_short.get_data(as_text=True).strip() == "" and too_few_digits.get_data(as_text=True).strip() == ""
 
 

@@ -193,6 +193,22 @@ def test_an_eremito_has_no_prices_payment_or_currency():
     }
 
 
+@pytest.mark.parametrize(
+    ("tipo_cfe", "ventas_sin_iva", "mnt_bruto", "expected"),
+    [
+        (101, "", True, 1),  # prices with IVA included
+        (111, "", False, None),  # IVA added to the prices
+        (101, "1", True, 3),  # an IVA mínimo or Monotributo company: sales without IVA, whatever the switch
+        (112, "1", False, 3),  # its notes too
+        (181, "1", True, None),  # an e-Remito carries no prices at all
+    ],
+)
+def test_dgis_mnt_bruto_follows_the_switch_or_the_sale_without_iva(tipo_cfe, ventas_sin_iva, mnt_bruto, expected):
+    body = build_body(_form(tipo_cfe=tipo_cfe, ventas_sin_iva=ventas_sin_iva, mnt_bruto=mnt_bruto))
+    assert body.cfe.gross_amounts == expected
+    assert body.cfe.to_json().get("mntBruto") == expected
+
+
 def test_a_note_carries_its_reference_and_an_empty_one_lets_the_service_say_so():
     body = build_body(
         _form(

@@ -11,6 +11,7 @@ from werkzeug.datastructures import MultiDict
 from wtforms import FieldList, Form, FormField, StringField
 
 from portal.client.errors import FieldError, ValidationError
+from portal.client.inteligente_requests import field_path as smart_field_path
 from portal.web.comprobantes.forms import ReceiptForm
 from portal.web.forms_common import NumberField, NumberRequired, _fields_by_name, apply_service_errors, typed_data
 from portal.web.inteligente.forms import SmartForm
@@ -143,7 +144,7 @@ def test_the_receipt_forms_service_paths(path, field):
 
 @pytest.mark.parametrize(
     ("path", "field"),
-    [
+    [  # the service's paths (its input's, the inferred CFE's), renamed by the client as it raises them
         ("lineas[0].descripcion", "lineas-0-descripcion"),
         ("lineas[1]", "lineas-1-descripcion"),
         ("lineas[1].descuentoPct", "lineas-1-precio"),
@@ -164,6 +165,6 @@ def test_the_receipt_forms_service_paths(path, field):
 )
 def test_the_smart_forms_service_paths(path, field):
     form = SmartForm(formdata=MultiDict({"lineas-0-descripcion": "a", "lineas-1-descripcion": "b"}))
-    apply_service_errors(form, _refusal((path, "Mal.")), SmartForm.SERVICE_FIELDS)
+    apply_service_errors(form, _refusal((smart_field_path(path), "Mal.")), SmartForm.SERVICE_FIELDS)
     placed = [name for name, f in _fields_by_name(form).items() if "Mal." in f.errors]
     assert placed == ([field] if field else []) and form.form_errors == ([] if field else ["Mal."])

@@ -14,8 +14,6 @@ _SERIE = re.compile(r"^([A-Z]{1,2}|[1-9][A-Z])$")
 # The issuer's tax regime: "general" (IVA general), IVA mínimo (literal E), Monotributo, Monotributo
 # social MIDES, or exonerated of IVA.
 REGIMENES = ("general", "iva_minimo", "monotributo", "monotributo_mides", "exonerado")
-# Issuers whose sales are documented with MntBruto 3 and a CAE especial 2-4 (A-C10, G-C5).
-SMALL_TAXPAYER_REGIMES = frozenset({"iva_minimo", "monotributo", "monotributo_mides"})
 
 _ISSUER_LIMITS = {
     "razon_social": 150,

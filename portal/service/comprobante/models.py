@@ -82,7 +82,9 @@ class IssuedCfe(Base):
         ),
         Index("ix_cfe_emitido_moneda", "company_id", "tpo_moneda"),
         Index("ix_cfe_emitido_nro", "company_id", "nro"),
-        Index("ix_cfe_emitido_receptor_doc", "company_id", "receptor_doc"),
+        # Past receivers (receptores/past.py): each document's newest receipt read from the index alone; its
+        # leading columns serve every lookup by document.
+        Index("ix_cfe_emitido_receptor_doc_reciente", "company_id", "receptor_doc", "created_at"),
         Index("ix_cfe_emitido_receptor_busqueda", "company_id", "receptor_busqueda"),
         Index("ix_cfe_emitido_dgi_status", "company_id", "dgi_status"),
         Index("ix_cfe_emitido_request_id", "company_id", "request_id"),

@@ -82,6 +82,18 @@ def _prefix(column, prefix: str):
     return and_(column >= prefix, column < upper, column.like(escaped + "%", escape="\\"))
 
 
+def receiver_options(typed: str) -> list:
+    """What the receiver filter matches, any of: the folded name starts with `typed`, or the document does."""
+    typed = typed.strip()
+    digits = "".join(ch for ch in typed if ch.isdigit())
+    options = [_prefix(IssuedCfe.receptor_busqueda, folded(typed))]
+    if digits and all(ch.isdigit() or ch in ".- " for ch in typed):
+        options.append(_prefix(IssuedCfe.receptor_doc, digits))  # 21-100342-001-7 finds 211003420017
+    else:
+        options.append(_prefix(IssuedCfe.receptor_doc, typed))  # foreign documents keep their letters
+    return options
+
+
 def conditions(company_id: int, f: Filters) -> list:
     where = [IssuedCfe.company_id == company_id]
     if f.desde:
@@ -96,14 +108,7 @@ def conditions(company_id: int, f: Filters) -> list:
         if serie:
             where.append(IssuedCfe.serie == serie)
     if f.receptor:
-        typed = f.receptor.strip()
-        digits = "".join(ch for ch in typed if ch.isdigit())
-        options = [_prefix(IssuedCfe.receptor_busqueda, folded(typed))]
-        if digits and all(ch.isdigit() or ch in ".- " for ch in typed):
-            options.append(_prefix(IssuedCfe.receptor_doc, digits))  # 21-100342-001-7 finds 211003420017
-        else:
-            options.append(_prefix(IssuedCfe.receptor_doc, typed))  # foreign documents keep their letters
-        where.append(or_(*options))
+        where.append(or_(*receiver_options(f.receptor)))
     if f.monto_desde is not None:
         where.append(IssuedCfe.mnt_total >= f.monto_desde)
     if f.monto_hasta is not None:

@@ -11,11 +11,11 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from portal.domain.cfe_types import CREDIT_NOTE_OF, DEBIT_NOTE_OF
+from portal.domain.empresa import SMALL_TAXPAYER_REGIMES
 from portal.domain.identifiers import DocType, digits_only, is_valid_ci, is_valid_rut
 from portal.domain.iva_categories import CATEGORY_RATES, RATE_TO_IND_FACT
 from portal.service.api import validation_fields
 from portal.service.cfe import CfeInput, compute_totals
-from portal.service.cfe.emission import SMALL_TAXPAYER_REGIMES
 from portal.service.cfe.pdf_text import money
 from portal.service.cfe.rules import ui_threshold_on
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe

@@ -12,6 +12,8 @@ from portal.domain.cfe_types import (
     IND_FACT_MINIMUM_RATE,
     IND_FACT_NOT_BILLABLE,
     IND_FACT_NOT_BILLABLE_NEGATIVE,
+    IND_FACT_NOT_FOR_SMALL_TAXPAYERS,
+    IND_FACT_SMALL_TAXPAYER,
     INVOICE_TYPES,
 )
 from portal.web.envios.badges import STATES as DGI_BADGES
@@ -56,7 +58,15 @@ IND_FACT = [
     (IND_FACT_FREE, _l("Entrega gratuita")),
     (IND_FACT_NOT_BILLABLE, _l("No facturable")),
     (IND_FACT_NOT_BILLABLE_NEGATIVE, _l("No facturable negativo")),
+    (IND_FACT_SMALL_TAXPAYER, _l("Venta sin IVA")),
 ]
+# What a line may be: an IVA mínimo or Monotributo company sells without IVA (and has no exempt sales); every
+# other company never uses that indicator (DGI B-C4).
+LINE_IND_FACT = [pair for pair in IND_FACT if pair[0] != IND_FACT_SMALL_TAXPAYER]
+LINE_IND_FACT_SMALL_TAXPAYER = sorted(  # the sale without IVA first: a new line's default
+    (pair for pair in IND_FACT if pair[0] not in IND_FACT_NOT_FOR_SMALL_TAXPAYERS),
+    key=lambda pair: pair[0] != IND_FACT_SMALL_TAXPAYER,
+)
 
 CURRENCIES = [
     ("UYU", _l("UYU · peso uruguayo")),

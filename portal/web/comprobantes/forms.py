@@ -22,7 +22,7 @@ from wtforms import (
     StringField,
     TextAreaField,
 )
-from wtforms.validators import DataRequired, Length, Optional, Regexp
+from wtforms.validators import AnyOf, DataRequired, Length, Optional, Regexp
 
 from portal.client.comprobante_list import ReceiptFilters
 from portal.domain.cfe_types import NOTE_BASE_TYPE, RUT_RECEIVER_TYPES
@@ -41,7 +41,7 @@ class LineForm(Form):
     """One detail line (a plain Form: the receipt form's CSRF token covers it)."""
 
     ind_fact = SelectField(
-        _l("Indicador de facturación"), choices=choices.options(choices.IND_FACT), coerce=int, default=3
+        _l("Indicador de facturación"), choices=choices.options(choices.LINE_IND_FACT), coerce=int, default=3
     )
     nom_item = StringField(_l("Descripción"), validators=[Length(max=80)])
     cantidad = NumberField(_l("Cantidad"), default="1")
@@ -77,6 +77,9 @@ class ReceiptForm(FlaskForm):
     tpo_moneda = SelectField(_l("Moneda"), choices=choices.options(choices.CURRENCIES), default="UYU")
     tpo_cambio = NumberField(_l("Tipo de cambio"))
     mnt_bruto = BooleanField(_l("Los precios incluyen IVA"), default=True)
+    # "1" when the company sells without IVA (IVA mínimo or Monotributo: DGI's MntBruto 3). The service's
+    # settings say so when the form is first shown (issuing.fresh_editor); the form carries it from there.
+    ventas_sin_iva = HiddenField(validators=[Optional(), AnyOf(("", "1"))])
     tipo_traslado = SelectField(
         _l("Tipo de traslado"), choices=choices.options(choices.TRASLADO), coerce=int, default=1
     )
@@ -148,6 +151,26 @@ class ReceiptForm(FlaskForm):
         "references[].reason": "ref_razon",
         "references[].issue_date": "ref_fecha",
     }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fit_to_regime(fill=False)
+
+    @property
+    def sells_without_iva(self) -> bool:
+        return self.ventas_sin_iva.data == "1"
+
+    def fit_to_regime(self, *, fill: bool = True) -> None:
+        """Each line offers the indicators the company may use. With `fill` (a form being shown, a line
+        added), a line holding one it may not (a new line's default, a receipt copied from before a change
+        of regime) takes the first offered: the sale without IVA, or the basic rate; what was posted is left
+        for validation to answer."""
+        offered = choices.LINE_IND_FACT_SMALL_TAXPAYER if self.sells_without_iva else choices.LINE_IND_FACT
+        codes = {code for code, _label in offered}
+        for entry in self.lines:
+            entry.form.ind_fact.choices = choices.options(offered)
+            if fill and entry.form.ind_fact.data not in codes:
+                entry.form.ind_fact.data = offered[0][0]
 
     def fit_to_type(self) -> None:
         """Defaults that follow the type: an e-Factura's receiver has a RUT; a note refers to its base type."""

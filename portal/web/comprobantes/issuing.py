@@ -19,7 +19,7 @@ from flask_babel import gettext as _
 from portal.client import errors as client_errors
 from portal.client.cfe import CfeRequest
 from portal.domain.cfe_types import CFE_TYPES, E_REMITO, E_RESGUARDO, NOTE_TYPES
-from portal.domain.empresa import DEPARTMENTS
+from portal.domain.empresa import DEPARTMENTS, SMALL_TAXPAYER_REGIMES
 from portal.web import activity
 from portal.web.auth.session import role_required
 from portal.web.backend import api
@@ -100,9 +100,19 @@ def form_key_redirect():
     )
 
 
+def _fit_to_company(form: forms.ReceiptForm) -> None:
+    """The form as the company sells now: without IVA (IVA mínimo, Monotributo) or not, as the service says."""
+    was_without_iva = form.sells_without_iva
+    form.ventas_sin_iva.data = "1" if api().get_fiscal_settings().regime in SMALL_TAXPAYER_REGIMES else ""
+    if was_without_iva and not form.sells_without_iva:
+        form.mnt_bruto.data = True  # the prices typed were final: they include the IVA now charged
+    form.fit_to_regime()
+
+
 def fresh_editor(form: forms.ReceiptForm, **extra):
     """A new form under the URL's key; if that key already issued a receipt here, the page says which."""
     form.idempotency_key.data = request.args["clave"]
+    _fit_to_company(form)
     receipt_id = session.get(_ISSUED_FORMS, {}).get(form.idempotency_key.data)
     if receipt_id:
         extra["issued_url"] = url_for("comprobantes.receipt", receipt_id=receipt_id)
@@ -132,6 +142,8 @@ def _service_errors(form: forms.ReceiptForm, exc: client_errors.ValidationError,
             ],
         )
     apply_service_errors(form, exc, forms.ReceiptForm.SERVICE_FIELDS, rows=body.line_rows)
+    if any(problem.field == "gross_amounts" for problem in exc.fields):
+        _fit_to_company(form)  # the regime changed since the form was opened: show the form it needs now
     return _invalid(form, banner=[_("El servicio no aceptó el comprobante. Revisá los campos marcados.")])
 
 
@@ -252,6 +264,7 @@ def add_line():
     view = _view(form)
     if len(form.lines.entries) < view.max_lines:
         form.lines.append_entry()
+        form.fit_to_regime()
     return _lines(form, focus_line=len(form.lines.entries) - 1)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from portal.client.cfe import PRICES_INCLUDE_IVA, CfeRequest, Line, Receiver, Reference, Retention
+from portal.client.cfe import PRICES_INCLUDE_IVA, SMALL_TAXPAYER_SALES, CfeRequest, Line, Receiver, Reference, Retention
 from portal.domain.cfe_types import E_REMITO, E_RESGUARDO, IND_FACT_BASIC_RATE, INVOICE_TYPES, NOTE_TYPES
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES
 
@@ -113,7 +113,7 @@ def build_body(data: dict) -> Body:
         issue_date=data["fch_emis"] if isinstance(data.get("fch_emis"), date) else None,
         payment_form=int(data.get("fma_pago") or 1) if invoice else None,
         due_date=data["fch_venc"] if invoice and isinstance(data.get("fch_venc"), date) else None,
-        gross_amounts=PRICES_INCLUDE_IVA if invoice and data.get("mnt_bruto") else None,
+        gross_amounts=_gross_amounts(data) if invoice else None,
         currency=currency,
         exchange_rate=data.get("tpo_cambio") if currency not in (None, "UYU") else None,
         transfer_kind=int(data.get("tipo_traslado") or 1) if tipo == E_REMITO else None,
@@ -124,6 +124,14 @@ def build_body(data: dict) -> Body:
         corrects=_text(data, "corrige") or None,
     )
     return Body(cfe, rows)
+
+
+def _gross_amounts(data: dict) -> int | None:
+    """DGI's MntBruto: an IVA mínimo or Monotributo company's sales carry no IVA (3); otherwise the prices
+    include IVA (1) or IVA is added to them (absent)."""
+    if data.get("ventas_sin_iva") == "1":
+        return SMALL_TAXPAYER_SALES
+    return PRICES_INCLUDE_IVA if data.get("mnt_bruto") else None
 
 
 def _line_data(line: Line) -> dict:

@@ -37,9 +37,9 @@ FILLED = {
 }
 SUGGESTIONS_SHOWN = 8
 MIN_TYPED = 2
-# Every RUT starts with 21 or 22: fewer digits than this select nearly every receipt and suggest nothing useful
-# (and cost the service a pass over all of them; see docs/PERFORMANCE.md, past receivers).
-MIN_DIGITS = 4
+# Two digits ("21") already narrow the suggestions to the most recent receivers with that prefix, and the
+# service answers them from an index (docs/PERFORMANCE.md, past receivers); one digit is a keystroke too early.
+MIN_DIGITS = 2
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ def _fills(found: DgiReceiver, form: Mapping[str, str], record: dict[str, str]) 
 
 def suggestions(typed: str | None) -> list[Suggestion]:
     """The company's past receivers whose name or document starts with what was typed (none for less than two
-    letters or four digits); a service failure only means no suggestions."""
+    letters or two digits); a service failure only means no suggestions."""
     typed = (typed or "").strip()[:150]
     number = all(ch.isdigit() or ch in ".- " for ch in typed)
     if len(typed) < MIN_TYPED or (number and len(digits_only(typed)) < MIN_DIGITS):

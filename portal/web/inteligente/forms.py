@@ -111,38 +111,28 @@ class SmartForm(FlaskForm):
         validators=[Length(max=10000, message=_l("Máximo %(max)d caracteres."))],
     )
 
-    # The service's field paths (its input's, and the inferred draft's) -> this form's fields.
+    # The request's field paths, as the client names the service's field errors: SmartIssueRequest's, and
+    # CfeRequest's for the CFE the service inferred from it (its line i is the form's line i).
     SERVICE_FIELDS = {
-        "receptor.*": "documento",
-        "receptor.nombre": "nombre",
-        "receptor.rznSocRecep": "nombre",
-        "preciosIncluyenIva": "precios_incluyen_iva",
-        "mntBruto": "precios_incluyen_iva",
-        "tpoMoneda": "moneda",
-        "tipoCambio": "tipo_cambio",
-        "tpoCambio": "tipo_cambio",
-        "formaPago": "forma_pago",
-        "fmaPago": "forma_pago",
-        "referencia": "ref_id",
-        "referencia.idCfeEmitido": "ref_id",
-        "referencia.tipo": "ref_tipo",
-        "referencia.razon": "ref_razon",
-        "referencias.*": "ref_id",
-        **{
-            f"{lines}[]{path}": f"lineas-[]-{field}"
-            for lines in ("lineas", "items")
-            for path, field in {
-                ".*": "descripcion",
-                ".nomItem": "descripcion",
-                ".cantidad": "cantidad",
-                ".precio": "precio",
-                ".precioUnitario": "precio",
-                ".descuentoPct": "precio",
-                ".tasa": "tasa",
-                ".indFact": "tasa",
-                ".categoria": "categoria",
-            }.items()
-        },
+        "receiver.*": "documento",
+        "receiver.name": "nombre",
+        "prices_include_tax": "precios_incluyen_iva",
+        "gross_amounts": "precios_incluyen_iva",
+        "currency": "moneda",
+        "exchange_rate": "tipo_cambio",
+        "payment_form": "forma_pago",
+        "reference.*": "ref_id",
+        "reference.kind": "ref_tipo",
+        "reference.reason": "ref_razon",
+        "references.*": "ref_id",
+        "lines[].*": "lineas-[]-descripcion",
+        "lines[].quantity": "lineas-[]-cantidad",
+        "lines[].price": "lineas-[]-precio",
+        "lines[].unit_price": "lineas-[]-precio",
+        "lines[].discount_pct": "lineas-[]-precio",
+        "lines[].rate": "lineas-[]-tasa",
+        "lines[].ind_fact": "lineas-[]-tasa",
+        "lines[].category": "lineas-[]-categoria",
     }
 
     def validate_tipo_cambio(self, field):
