@@ -219,7 +219,8 @@ def _issue_in(
     cert = signing_certificate(session, company_id)
     allocation = allocate(session, company_id, cfe.tipo_cfe, cfe.fch_emis)
     try:
-        signed = build_signed_cfe(cfe, issuer, allocation.numbering, signer_for(cert), ui_value=ui_value)
+        # `_checked` validated this input before the number was taken: only the CAE's own rules run again.
+        signed = build_signed_cfe(cfe, issuer, allocation.numbering, signer_for(cert), ui_value=ui_value, checked=True)
     except CfeValidationError as exc:
         raise ValidationFailed(field_errors(exc), message=exc.message) from exc
     except CfeSchemaError:
@@ -229,7 +230,7 @@ def _issue_in(
     session.add(record)
     # The receipt's road to DGI, committed with it. Held here while on_stored runs: the session keeps only weak
     # references, and the answer reads it (one SELECT less).
-    submission = record_issued(session, record, cfe)
+    submission = record_issued(session, record, cfe, ui_value, signed.totals)
     notes.link(session, record, shares)
     session.flush()  # one flush: the receipt (with its DGI state), its road to DGI, its note links
     result = IssueResult(record, [allocation.warning] if allocation.warning else [])
