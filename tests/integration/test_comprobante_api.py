@@ -395,7 +395,10 @@ def test_the_receipt_carries_its_collection_reference_history(api_client, user):
     assert [h["referenciaCobro"] for h in fetched["historialReferencias"]] == ["COB-2", "COB-1"]
 
 
-def test_idempotency_keys_older_than_a_day_are_swept_by_new_claims(api_client, user, service_app):
+def test_idempotency_keys_older_than_a_day_are_swept_by_new_claims(api_client, user, service_app, monkeypatch):
+    from portal.service import idempotency
+
+    monkeypatch.setattr(idempotency, "SWEEP_EVERY", timedelta(0))  # by default at most once a minute per process
     _issue(api_client, user, bodies.body(bodies.ETICKET), **{"Idempotency-Key": "yesterday"})
     _issue(api_client, user, bodies.body(bodies.ETICKET), **{"Idempotency-Key": "an-hour-ago"})
     with service_app.app_context():
