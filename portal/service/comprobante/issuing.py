@@ -9,7 +9,7 @@ number back, so numbering stays gapless. Issues arriving together share that tra
 from __future__ import annotations
 
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from decimal import Decimal
 
 from flask import Response, current_app, g, has_request_context, request
@@ -147,8 +147,7 @@ def totals_json(totals: Totals) -> dict:
         "monto_nf": "montoNF",
         "mnt_pagar": "mntPagar",
     }
-    data = asdict(totals)
-    result: dict = {camel: _plain(data[snake]) for snake, camel in names.items()}
+    result: dict = {camel: _plain(getattr(totals, snake)) for snake, camel in names.items()}
     result["montosItems"] = [_plain(v) for v in totals.line_amounts]
     result["retencPercep"] = [{"codRet": code, "valRetPerc": _plain(value)} for code, value in totals.retenc_percep]
     return result
@@ -242,7 +241,7 @@ def _new_record(principal, cfe, issuer, numbering: Numbering, range_id, cert_id,
         receptor_nombre=receptor.rzn_soc_recep if receptor else None,
         receptor_busqueda=folded(receptor.rzn_soc_recep) if receptor else None,
         input_json=cfe.model_dump(mode="json", by_alias=True, exclude_none=True),
-        issuer_json=asdict(issuer),
+        issuer_json=dict(vars(issuer)),  # flat, JSON-ready values (asdict would deep-copy each)
         totals_json=totals_json(signed.totals),
         xml=signed.xml,
         digest=signed.digest,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from portal.service.cfe import Numbering
@@ -16,6 +16,13 @@ from portal.service.models import Company
 
 # Below this share of the range left, responses carry a warning so someone requests a new CAE in time.
 LOW_RANGE_SHARE = 0.10
+# Every issue runs this; built once (building a statement costs about as much as running it).
+_RANGES_OF_TYPE = (
+    select(CaeRangeRecord)
+    .where(CaeRangeRecord.company_id == bindparam("company_id"), CaeRangeRecord.tipo_cfe == bindparam("tipo_cfe"))
+    .order_by(CaeRangeRecord.vencimiento, CaeRangeRecord.id)
+    .with_for_update()
+)
 
 
 @dataclass(frozen=True)
@@ -58,14 +65,7 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
 
     Raises a 409 `cae_agotado` / `cae_vencido` / `sin_cae` when no range can number the receipt.
     """
-    ranges = list(
-        session.scalars(
-            select(CaeRangeRecord)
-            .where(CaeRangeRecord.company_id == company_id, CaeRangeRecord.tipo_cfe == tipo_cfe)
-            .order_by(CaeRangeRecord.vencimiento, CaeRangeRecord.id)
-            .with_for_update()
-        )
-    )
+    ranges = list(session.scalars(_RANGES_OF_TYPE, {"company_id": company_id, "tipo_cfe": tipo_cfe}))
     if not ranges:
         raise ApiError(
             f"La empresa no tiene CAE para el tipo {tipo_cfe}. Importá el archivo de CAE de DGI.",
