@@ -32,8 +32,9 @@ def route_for(cfe: CfeInput, ui_value: Decimal, totals: Totals) -> str:
 def record_issued(
     session: Session, record: IssuedCfe, cfe: CfeInput, ui_value: Decimal, totals: Totals
 ) -> DgiSubmission:
-    """Called inside the transaction that stores the receipt: from its commit on, it cannot be forgotten.
-    `ui_value` and `totals` are the ones the receipt was signed with."""
+    """The receipt's road to DGI (sets its DGI state too), for the caller to store with it, in the transaction
+    that stores the receipt: from its commit on, it cannot be forgotten. `ui_value` and `totals` are the ones
+    the receipt was signed with."""
     route = route_for(cfe, ui_value, totals)
     state = "pendiente" if route == ROUTE_ENVELOPE else "pendiente_reporte"
     record.dgi_status = state
@@ -46,7 +47,6 @@ def record_issued(
         created_at=datetime.now(UTC),
         corrects=_link_correction(session, record, cfe.corrige_a),
     )
-    session.add(submission)
     return submission
 
 
