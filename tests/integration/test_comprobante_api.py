@@ -142,6 +142,32 @@ def test_idempotency_key_still_in_progress_is_409(api_client, user, service_app)
     assert answer.status_code == 409 and answer.json["error"]["code"] == "idempotency_in_progress"
 
 
+def test_a_claim_abandoned_by_a_crashed_worker_is_taken_over(api_client, user, service_app):
+    from portal.service.cfe import CfeInput
+    from portal.service.idempotency import STALE_AFTER, request_fingerprint
+
+    payload = CfeInput.model_validate(bodies.body(bodies.ETICKET)).model_dump(mode="json", by_alias=True)
+    with service_app.app_context():
+        session = db.session()
+        session.add(
+            IdempotencyRecord(
+                company_id=1,
+                scope="comprobante.emitir",
+                key="crashed",
+                request_hash=request_fingerprint(payload),
+                state="in_progress",
+                created_at=datetime.now(UTC) - STALE_AFTER - timedelta(seconds=1),
+            )
+        )
+        session.commit()
+    headers = {**user, "Idempotency-Key": "crashed"}
+    first = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=headers)
+    assert first.status_code == 201, first.json
+    again = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=headers)
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    assert again.json["idCfeEmitido"] == first.json["idCfeEmitido"]
+
+
 def test_a_failed_issue_releases_the_key_and_consumes_no_number(api_client, user):
     bad = bodies.body(bodies.EFACTURA)
     bad["receptor"] = {**bad["receptor"], "docRecep": "214844360019"}
