@@ -43,7 +43,7 @@ def main() -> int:
     from sqlalchemy import func, select
 
     from portal.service import create_app, db, jobs
-    from portal.service.cfe import parse_cfe_input
+    from portal.service.cfe import compute_totals, parse_cfe_input
     from portal.service.envios import tracking
     from portal.service.envios.models import DgiEnvelope, DgiSubmission
     from portal.service.migrations import upgrade
@@ -79,7 +79,7 @@ def main() -> int:
         decide_ms = []
         for _ in range(500):
             start = time.perf_counter()
-            tracking.route_for(ticket)
+            tracking.route_for(ticket, app.config["UI_VALUE_UYU"], compute_totals(ticket))
             decide_ms.append((time.perf_counter() - start) * 1000)
 
     road_start = time.perf_counter()

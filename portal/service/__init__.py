@@ -10,7 +10,7 @@ from flask import Flask, jsonify, render_template, send_from_directory
 from sqlalchemy import text
 
 from portal import logsafe
-from portal.service import db, errors, identity, jobs, ratelimit, requestid
+from portal.service import db, errors, identity, jobs, ratelimit, readcache, requestid
 from portal.service.areas import area_modules
 from portal.service.config import load_config
 from portal.service.openapi import build_document
@@ -56,6 +56,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     requestid.init_app(app)
     errors.init_app(app)
     db.init_app(app)
+    readcache.init_app(app)
     ratelimit.init_app(app)
 
     identity.init_app(app)

@@ -12,19 +12,20 @@ transactions:
 - Same key, other body: 422 `idempotency_key_reused`. Same key while the first is running: 409.
 - A claim left behind by a crashed worker is taken over after `STALE_AFTER`.
 - A request that fails validation releases its claim, so the caller can fix the body and retry.
-Keys are kept at least 24 hours; each new claim deletes the company's older ones (`purge_expired` does it
-for every company).
+Keys are kept at least 24 hours; each new claim, and each `record` at most once a minute per process, deletes
+the company's older ones (`purge_expired` does it for every company).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from flask import Response, request
-from sqlalchemy import delete, insert, select
+from sqlalchemy import bindparam, delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from portal.service import db
@@ -35,7 +36,21 @@ STALE_AFTER = timedelta(seconds=120)
 # The codes `lookup` answers with when the key, not the request, is the problem (nothing was attempted).
 KEY_ERRORS = frozenset({"idempotency_key_reused", "idempotency_in_progress"})
 KEEP_FOR = timedelta(hours=24)
+SWEEP_EVERY = timedelta(minutes=1)
 MAX_KEY_LENGTH = 255
+
+# The statements every issue runs, built once (building a statement costs about as much as running it).
+_FIND_KEY = select(IdempotencyRecord).where(
+    IdempotencyRecord.company_id == bindparam("company_id"),
+    IdempotencyRecord.scope == bindparam("scope"),
+    IdempotencyRecord.key == bindparam("key"),
+)
+_SWEEP = delete(IdempotencyRecord.__table__).where(
+    IdempotencyRecord.company_id == bindparam("company_id"), IdempotencyRecord.created_at < bindparam("before")
+)
+_INSERT_DONE = insert(IdempotencyRecord.__table__)
+_last_sweep: dict[int, datetime] = {}
+_sweeps_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -88,13 +103,7 @@ def lookup(session, company_id: int, requested: RequestedKey) -> Response | None
     """Inside the caller's write transaction: the replay of the key's first outcome, or None when the key is
     free (then the caller does its work and `record`s the outcome in the same transaction). 422 if the key
     came with another body; 409 while a two-step claim on it is younger than STALE_AFTER."""
-    record = session.scalar(
-        select(IdempotencyRecord).where(
-            IdempotencyRecord.company_id == company_id,
-            IdempotencyRecord.scope == requested.scope,
-            IdempotencyRecord.key == requested.key,
-        )
-    )
+    record = session.scalar(_FIND_KEY, {"company_id": company_id, "scope": requested.scope, "key": requested.key})
     if record is None:
         return None
     if record.request_hash != requested.fingerprint:
@@ -111,28 +120,39 @@ def lookup(session, company_id: int, requested: RequestedKey) -> Response | None
 
 
 def record(session, company_id: int, requested: RequestedKey, status: int, body: dict) -> None:
-    """Store the outcome under the key in the caller's transaction (which also sweeps the company's keys
-    older than KEEP_FOR). On PostgreSQL a concurrent first request with the same key makes this wait for it
-    and then raise IntegrityError: look the key up again (in a new transaction) to replay its outcome."""
+    """Store the outcome under the key in the caller's transaction (which, once a minute per process, also
+    sweeps the company's keys older than KEEP_FOR). On PostgreSQL a concurrent first request with the same
+    key makes this wait for it and then raise IntegrityError: look the key up again (in a new transaction)
+    to replay its outcome."""
     now = datetime.now(UTC)
-    session.execute(
-        delete(IdempotencyRecord).where(
-            IdempotencyRecord.company_id == company_id, IdempotencyRecord.created_at < now - KEEP_FOR
-        )
+    connection = session.connection()
+    if _sweep_due(company_id, now):
+        connection.execute(_SWEEP, {"company_id": company_id, "before": now - KEEP_FOR})
+    # A Core INSERT, built once: nothing reads the row back in this transaction, so the ORM's unit of work
+    # (and building the statement per call) adds only cost.
+    connection.execute(
+        _INSERT_DONE,
+        {
+            "company_id": company_id,
+            "scope": requested.scope,
+            "key": requested.key,
+            "request_hash": requested.fingerprint,
+            "state": "done",
+            "response_status": status,
+            "response_body": body,
+            "created_at": now,
+        },
     )
-    # A Core INSERT: nothing reads the row back in this transaction, so the ORM's unit of work adds only cost.
-    session.execute(
-        insert(IdempotencyRecord).values(
-            company_id=company_id,
-            scope=requested.scope,
-            key=requested.key,
-            request_hash=requested.fingerprint,
-            state="done",
-            response_status=status,
-            response_body=body,
-            created_at=now,
-        )
-    )
+
+
+def _sweep_due(company_id: int, now: datetime) -> bool:
+    """Whether `record` sweeps the company's old keys now: at most once per SWEEP_EVERY per process (keys
+    still live at least KEEP_FOR; the sweep only keeps the table small)."""
+    with _sweeps_lock:
+        if _last_sweep.get(company_id, datetime.min.replace(tzinfo=UTC)) > now - SWEEP_EVERY:
+            return False
+        _last_sweep[company_id] = now
+        return True
 
 
 def claim(company_id: int, scope: str, payload: object) -> Claim:

@@ -142,6 +142,32 @@ def test_idempotency_key_still_in_progress_is_409(api_client, user, service_app)
     assert answer.status_code == 409 and answer.json["error"]["code"] == "idempotency_in_progress"
 
 
+def test_a_claim_abandoned_by_a_crashed_worker_is_taken_over(api_client, user, service_app):
+    from portal.service.cfe import CfeInput
+    from portal.service.idempotency import STALE_AFTER, request_fingerprint
+
+    payload = CfeInput.model_validate(bodies.body(bodies.ETICKET)).model_dump(mode="json", by_alias=True)
+    with service_app.app_context():
+        session = db.session()
+        session.add(
+            IdempotencyRecord(
+                company_id=1,
+                scope="comprobante.emitir",
+                key="crashed",
+                request_hash=request_fingerprint(payload),
+                state="in_progress",
+                created_at=datetime.now(UTC) - STALE_AFTER - timedelta(seconds=1),
+            )
+        )
+        session.commit()
+    headers = {**user, "Idempotency-Key": "crashed"}
+    first = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=headers)
+    assert first.status_code == 201, first.json
+    again = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=headers)
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    assert again.json["idCfeEmitido"] == first.json["idCfeEmitido"]
+
+
 def test_a_failed_issue_releases_the_key_and_consumes_no_number(api_client, user):
     bad = bodies.body(bodies.EFACTURA)
     bad["receptor"] = {**bad["receptor"], "docRecep": "214844360019"}
@@ -395,7 +421,10 @@ def test_the_receipt_carries_its_collection_reference_history(api_client, user):
     assert [h["referenciaCobro"] for h in fetched["historialReferencias"]] == ["COB-2", "COB-1"]
 
 
-def test_idempotency_keys_older_than_a_day_are_swept_by_new_claims(api_client, user, service_app):
+def test_idempotency_keys_older_than_a_day_are_swept_by_new_claims(api_client, user, service_app, monkeypatch):
+    from portal.service import idempotency
+
+    monkeypatch.setattr(idempotency, "SWEEP_EVERY", timedelta(0))  # by default at most once a minute per process
     _issue(api_client, user, bodies.body(bodies.ETICKET), **{"Idempotency-Key": "yesterday"})
     _issue(api_client, user, bodies.body(bodies.ETICKET), **{"Idempotency-Key": "an-hour-ago"})
     with service_app.app_context():

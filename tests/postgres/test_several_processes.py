@@ -5,6 +5,7 @@ revocations hold across processes, and portal sessions are shared and survive a 
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -13,6 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 import requests
+from lxml import etree
 
 from tests.conftest import mint_token
 from tests.support import cfe_bodies as bodies
@@ -176,6 +178,36 @@ def test_rate_limits_and_revocation_hold_across_service_processes(cluster):
     assert revoked.status_code == 200
     for base in (a, b):
         assert requests.get(base + probe, headers=as_key, timeout=10).json()["error"]["code"] == "revoked_api_key"
+
+
+def test_a_settings_change_through_one_process_signs_the_other_ones_receipts_within_seconds(cluster):
+    # Each process keeps the issuer a moment (CFE_READ_CACHE_SECONDS, 2 s by default; readcache.py): a change
+    # made through the other process reaches it within that bound.
+    a, b = (s.url for s in cluster.services)
+    admin = cluster.headers("admin@demo.uy", 1)
+
+    def iva_al_dia_flag_issued_at(base: str) -> str | None:
+        answer = requests.post(base + EMITIR, json=bodies.body(bodies.ETICKET), headers=admin, timeout=60)
+        assert answer.status_code == 201, answer.text
+        xml = requests.get(
+            f"{base}/api/v1/comprobante/getByIdCfeEmitido",
+            params={"idCfeEmitido": answer.json()["idCfeEmitido"]},
+            headers={**admin, "Accept": "application/xml"},
+            timeout=30,
+        ).content
+        return etree.fromstring(xml).findtext(".//{http://cfe.dgi.gub.uy}IVAalDia")
+
+    settings = {"regimen": "general", "ivaAlDia": True, "formatoPapel": "a4"}
+    assert iva_al_dia_flag_issued_at(b) is None  # b now keeps the issuer
+    changed = requests.put(
+        f"{a}/api/v1/empresa/configuracion", json={**settings, "ivaAlDia": False}, headers=admin, timeout=10
+    )
+    assert changed.status_code == 200, changed.text
+    time.sleep(2.2)
+    try:
+        assert iva_al_dia_flag_issued_at(b) == "1"
+    finally:
+        requests.put(f"{a}/api/v1/empresa/configuracion", json=settings, headers=admin, timeout=10)
 
 
 def _sign_in(browser: requests.Session, portal: str, email: str) -> None:

@@ -28,7 +28,7 @@ from portal.service.cfe.fonts import DEFAULT_FONT_DIR
 from portal.service.cfe.model import CfeInput, parse_cfe_input
 from portal.service.cfe.pdf import render_pdf, render_preview, render_receipt
 from portal.service.cfe.qr import DGI_QR_BASE_URL, qr_url_for
-from portal.service.cfe.rules import numbering_errors, validate
+from portal.service.cfe.rules import cae_errors, numbering_errors, validate
 from portal.service.cfe.rules_dgi import Emission
 from portal.service.cfe.schema import load_schema, schema_available, validate_cfe
 from portal.service.cfe.signing import CfeSigner, verify_signature
@@ -92,6 +92,7 @@ def build_signed_cfe(
     *,
     qr_base_url: str = DGI_QR_BASE_URL,
     qr_date_format: str = "%Y%m%d",
+    checked: bool = False,
 ) -> SignedCfe:
     """Validate, total, build, sign and schema-check one receipt.
 
@@ -101,6 +102,10 @@ def build_signed_cfe(
     blocking rules for this issuer and CAE, or "caeData.*" for an unusable number or expired CAE),
     CfeSchemaError if the result breaks CFEDGI.xsd (a defect of ours), and ValueError for an issuer
     configuration DGI would reject. The XSD check runs whenever the XSD folder is present.
+
+    `checked`: the caller ran `validate` on this `cfe` with this `ui_value` and the issuer's regime on the
+    signing day, before taking the number, and it found nothing (issuing does); then only the rules the
+    allocated CAE decides run here (`cae_errors`), with the same outcome as validating everything again.
     """
     problems = issuer.problems()
     if problems:
@@ -109,7 +114,7 @@ def build_signed_cfe(
     emission = Emission(
         signing_date=moment.date(), regimen=issuer.regimen, cae_allocated=True, cae_especial=numbering.cae_especial
     )
-    errors = validate(cfe, ui_value=ui_value, emission=emission)
+    errors = cae_errors(cfe, emission) if checked else validate(cfe, ui_value=ui_value, emission=emission)
     # DGI rejects a CFE signed after its CAE expired (E07), whatever its issue date.
     errors += numbering_errors(numbering, max(cfe.fch_emis, moment.date()))
     if errors:

@@ -28,7 +28,7 @@ from portal.service.cfe.emission import Numbering
 from portal.service.cfe.errors import CfeValidationError, FieldError
 from portal.service.cfe.model import CfeInput, Item, Receptor
 from portal.service.cfe.pdf_text import money
-from portal.service.cfe.rules_dgi import Emission, check
+from portal.service.cfe.rules_dgi import Emission, check, check_cae
 
 # Tabla E: an e-Ticket whose net amount exceeds this many UI must identify the receiver and be sent to DGI:
 # 10.000 UI from 08/05/2012 to 31/10/2022, 5.000 UI since 01/11/2022.
@@ -106,8 +106,32 @@ def validate(cfe: CfeInput, *, ui_value: Decimal, emission: Emission | None = No
     totals = None if any(e.field.startswith("items") for e in errors) else compute_totals(cfe)
     if totals is not None:
         _totals(cfe, totals, errors)
-    _receptor(cfe, kind, totals, ui_value * ui_threshold_on(cfe.fch_emis), errors)
+    _receptor(cfe, kind, receiver_required(cfe, ui_value, totals), errors)
     return list(errors)
+
+
+def cae_errors(cfe: CfeInput, emission: Emission) -> list[FieldError]:
+    """What `validate` adds once the number is allocated (`emission.cae_allocated`): the rules its CAE
+    especial decides. For a receipt `validate` found clean with the same ui_value, regime and input, before
+    its number was taken (the issue checks before it numbers): the other rules would only repeat that."""
+    errors = _Errors()
+    check_cae(cfe, cfe_type(cfe.tipo_cfe), emission, errors)
+    return list(errors)
+
+
+def receiver_required(cfe: CfeInput, ui_value: Decimal, totals: Totals | None) -> bool:
+    """Whether the receipt must identify its receiver: always for e-Factura, e-Remito and e-Resguardo; an
+    e-Ticket when it has retentions or perceptions or its net amount in pesos passes Tabla E's threshold
+    (`ui_value` is the UI of the issue date's year). `totals` is compute_totals(cfe), None when its lines
+    are in error (then only retentions count)."""
+    kind = cfe_type(cfe.tipo_cfe)
+    if kind.element != "eTck":
+        return kind.element in ("eFact", "eRem", "eResg")
+    if any(item.retenc_percep for item in cfe.items):
+        return True
+    net = totals.mnt_neto if totals else Decimal(0)
+    net_uyu = net if cfe.tpo_moneda == "UYU" else net * (cfe.tpo_cambio or 0)
+    return net_uyu > ui_value * ui_threshold_on(cfe.fch_emis)
 
 
 def ensure_valid(cfe: CfeInput, *, ui_value: Decimal, emission: Emission | None = None) -> None:
@@ -287,14 +311,8 @@ def _totals(cfe: CfeInput, totals: Totals, errors: _Errors) -> None:
         errors.add("items", "too_many", "Hasta 20 códigos de retención o percepción distintos por comprobante.")
 
 
-def _receptor(cfe: CfeInput, kind: CfeType, totals: Totals | None, limit_uyu: Decimal, errors: _Errors) -> None:
+def _receptor(cfe: CfeInput, kind: CfeType, must_identify: bool, errors: _Errors) -> None:
     receptor = cfe.receptor
-    must_identify = kind.element in ("eFact", "eRem", "eResg")
-    if kind.element == "eTck":
-        has_retentions = any(item.retenc_percep for item in cfe.items)
-        net = totals.mnt_neto if totals else Decimal(0)
-        net_uyu = net if cfe.tpo_moneda == "UYU" else net * (cfe.tpo_cambio or 0)
-        must_identify = has_retentions or net_uyu > limit_uyu
     if receptor is None:
         if must_identify:
             errors.add("receptor", "required", f"{kind.name_es} debe identificar al receptor.")

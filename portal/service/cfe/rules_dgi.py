@@ -56,6 +56,14 @@ def check(cfe: CfeInput, kind: CfeType, emission: Emission, errors) -> None:
         _indicators(cfe, emission, errors)
 
 
+def check_cae(cfe: CfeInput, kind: CfeType, emission: Emission, errors) -> None:
+    """The part of `check` the allocated CAE decides (G-C5 with A-C10, an exonerated CAE's indicators). Run
+    alone for a receipt `check` passed before its number was taken: the rest would only repeat."""
+    if kind.element in ("eTck", "eFact"):
+        _gross_indicator(cfe, emission, errors)
+        _indicators(cfe, emission, errors)
+
+
 def _dates(cfe: CfeInput, kind: CfeType, signing_date: date, errors) -> None:
     latest = signing_date + timedelta(days=DAYS_AHEAD_ALLOWED)
     if cfe.fch_emis > latest:

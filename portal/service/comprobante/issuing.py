@@ -9,13 +9,14 @@ number back, so numbering stays gapless. Issues arriving together share that tra
 from __future__ import annotations
 
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from flask import Response, current_app, g, has_request_context, request
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, object_session
+from sqlalchemy.orm import Session
 
 from portal.domain.cfe_types import NOTE_BASE_TYPE
 from portal.domain.uruguay_time import today_montevideo
@@ -35,15 +36,14 @@ from portal.service.cfe.pdf import render_preview, render_receipt
 from portal.service.cfe.rules import validate
 from portal.service.cfe.rules_dgi import Emission
 from portal.service.comprobante import notes
+from portal.service.comprobante.issuer import cached_issuer, issuer_for, signing_key
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.comprobante.numbering import allocate
 from portal.service.comprobante.search import folded
-from portal.service.empresa.settings import issuer_fields
 from portal.service.envios.tasks import wake_packer
 from portal.service.envios.tracking import record_issued
 from portal.service.errors import FieldError, ValidationFailed
 from portal.service.indices.ui import ui_value_on
-from portal.service.keystore import signer_for, signing_certificate
 from portal.service.models import Company
 
 
@@ -56,21 +56,6 @@ class IssueResult:
     replay: Response | None = None
 
 
-def issuer_for(company: Company, cfe: CfeInput | None = None) -> Issuer:
-    """The issuer of `cfe`: the company, the branch it names (`cdgDGISucur`, else the default branch; an
-    unknown code is a 422) and the regime and legends of the company's settings (empresa area)."""
-    branch_code = cfe.cdg_dgi_sucur if cfe is not None else None
-    return Issuer(
-        rut=company.rut,
-        razon_social=company.razon_social,
-        nombre_comercial=company.nombre_comercial,
-        giro=company.giro,
-        telefono=company.telefono,
-        correo=company.correo,
-        **issuer_fields(object_session(company), company, branch_code),
-    )
-
-
 def field_errors(exc: CfeValidationError) -> list[FieldError]:
     return [FieldError(e.field, e.code, e.message) for e in exc.errors]
 
@@ -79,12 +64,12 @@ def check_rules(cfe: CfeInput, company: Company) -> Issuer:
     """The engine's and DGI's blocking rules for this company's issuer (its regime) signing today, with the
     UI of the issue date's year: a 422 with one entry per field, raised before any number is taken.
     Returns the issuer it checked against."""
-    return _checked(cfe, company)[0]
+    return _checked(cfe, company.id)[0]
 
 
-def _checked(cfe: CfeInput, company: Company) -> tuple[Issuer, Decimal]:
+def _checked(cfe: CfeInput, company_id: int) -> tuple[Issuer, Decimal]:
     """`check_rules`, also returning the UI value it used (the issue signs with the same one)."""
-    issuer = issuer_for(company, cfe)
+    issuer = cached_issuer(company_id, cfe)
     ui_value = ui_value_on(cfe.fch_emis)
     emission = Emission(signing_date=today_montevideo(), regimen=issuer.regimen)
     errors = validate(cfe, ui_value=ui_value, emission=emission)
@@ -163,8 +148,7 @@ def totals_json(totals: Totals) -> dict:
         "monto_nf": "montoNF",
         "mnt_pagar": "mntPagar",
     }
-    data = asdict(totals)
-    result: dict = {camel: _plain(data[snake]) for snake, camel in names.items()}
+    result: dict = {camel: _plain(getattr(totals, snake)) for snake, camel in names.items()}
     result["montosItems"] = [_plain(v) for v in totals.line_amounts]
     result["retencPercep"] = [{"codRet": code, "valRetPerc": _plain(value)} for code, value in totals.retenc_percep]
     return result
@@ -186,7 +170,7 @@ def issue(
     `idempotency_key`, a key already used answers with `replay` instead, and nothing is issued."""
     # Read once, before the write transaction: the issue signs with the issuer and UI value it was checked
     # against, and the shared write lock is not held while they are read.
-    issuer, ui_value = _checked(cfe, db.session().get(Company, principal.company_id))
+    issuer, ui_value = _checked(cfe, principal.company_id)
 
     def work(session: Session) -> IssueResult:
         if idempotency_key is not None:
@@ -216,22 +200,23 @@ def _issue_in(
     originals = _check_references(session, company_id, cfe)
     shares = notes.shares_of(session, cfe, originals)
     cfe = notes.with_reference_amounts(cfe, originals)
-    cert = signing_certificate(session, company_id)
+    key = signing_key(session, company_id)
     allocation = allocate(session, company_id, cfe.tipo_cfe, cfe.fch_emis)
     try:
-        signed = build_signed_cfe(cfe, issuer, allocation.numbering, signer_for(cert), ui_value=ui_value)
+        # `_checked` validated this input before the number was taken: only the CAE's own rules run again.
+        signed = build_signed_cfe(cfe, issuer, allocation.numbering, key.signer, ui_value=ui_value, checked=True)
     except CfeValidationError as exc:
         raise ValidationFailed(field_errors(exc), message=exc.message) from exc
     except CfeSchemaError:
         current_app.logger.exception("generated CFE failed DGI's XSD")
         raise
-    record = _new_record(principal, cfe, issuer, allocation.numbering, allocation.range.id, cert.id, signed)
-    session.add(record)
+    record = _new_record(principal, cfe, issuer, allocation.numbering, allocation.range.id, key.certificate_id, signed)
     # The receipt's road to DGI, committed with it. Held here while on_stored runs: the session keeps only weak
     # references, and the answer reads it (one SELECT less).
-    submission = record_issued(session, record, cfe)
+    submission = record_issued(session, record, cfe, ui_value, signed.totals)
+    db.insert_loaded(session, record, submission)  # two Core INSERTs: cheaper than the unit of work's flush
     notes.link(session, record, shares)
-    session.flush()  # one flush: the receipt (with its DGI state), its road to DGI, its note links
+    session.flush()  # a note's links (the rest is written already)
     result = IssueResult(record, [allocation.warning] if allocation.warning else [])
     if on_stored is not None:
         on_stored(session, result)
@@ -257,7 +242,7 @@ def _new_record(principal, cfe, issuer, numbering: Numbering, range_id, cert_id,
         receptor_nombre=receptor.rzn_soc_recep if receptor else None,
         receptor_busqueda=folded(receptor.rzn_soc_recep) if receptor else None,
         input_json=cfe.model_dump(mode="json", by_alias=True, exclude_none=True),
-        issuer_json=asdict(issuer),
+        issuer_json=dict(vars(issuer)),  # flat, JSON-ready values (asdict would deep-copy each)
         totals_json=totals_json(signed.totals),
         xml=signed.xml,
         digest=signed.digest,
@@ -267,6 +252,8 @@ def _new_record(principal, cfe, issuer, numbering: Numbering, range_id, cert_id,
         created_by=principal.actor,
         request_id=g.get("request_id"),
         idempotency_key=request.headers.get("Idempotency-Key") if has_request_context() else None,
+        referencia_cobro=None,
+        created_at=datetime.now(UTC),
     )
 
 

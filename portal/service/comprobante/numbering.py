@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from portal.service.cfe import Numbering
 from portal.service.cfe.cae import CaeRange
@@ -16,6 +17,19 @@ from portal.service.models import Company
 
 # Below this share of the range left, responses carry a warning so someone requests a new CAE in time.
 LOW_RANGE_SHARE = 0.10
+# Every issue runs this; built once (building a statement costs about as much as running it).
+_RANGES_OF_TYPE = (
+    select(CaeRangeRecord)
+    .where(CaeRangeRecord.company_id == bindparam("company_id"), CaeRangeRecord.tipo_cfe == bindparam("tipo_cfe"))
+    .order_by(CaeRangeRecord.vencimiento, CaeRangeRecord.id)
+    .with_for_update()
+    .execution_options(populate_existing=True)
+)
+_TAKE_NUMBER = (
+    update(CaeRangeRecord.__table__)
+    .where(CaeRangeRecord.id == bindparam("range_id"))
+    .values(next_nro=bindparam("following"))
+)
 
 
 @dataclass(frozen=True)
@@ -58,14 +72,7 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
 
     Raises a 409 `cae_agotado` / `cae_vencido` / `sin_cae` when no range can number the receipt.
     """
-    ranges = list(
-        session.scalars(
-            select(CaeRangeRecord)
-            .where(CaeRangeRecord.company_id == company_id, CaeRangeRecord.tipo_cfe == tipo_cfe)
-            .order_by(CaeRangeRecord.vencimiento, CaeRangeRecord.id)
-            .with_for_update()
-        )
-    )
+    ranges = list(session.scalars(_RANGES_OF_TYPE, {"company_id": company_id, "tipo_cfe": tipo_cfe}))
     if not ranges:
         raise ApiError(
             f"La empresa no tiene CAE para el tipo {tipo_cfe}. Importá el archivo de CAE de DGI.",
@@ -90,7 +97,11 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
         )
     chosen = usable[0]
     nro = chosen.next_nro
-    chosen.next_nro = nro + 1
+    # A Core UPDATE, and the loaded row told its new value: no unit-of-work flush for it. The query above
+    # reloads the rows every time (populate_existing), so a number given back by a rolled-back savepoint is
+    # seen by the next issue of the batch.
+    session.execute(_TAKE_NUMBER, {"range_id": chosen.id, "following": nro + 1})
+    set_committed_value(chosen, "next_nro", nro + 1)
     numbering = Numbering(
         serie=chosen.serie,
         nro=nro,

@@ -4,13 +4,14 @@ packer and DGI's answers, and presented with the receipt (the `dgi` key of getBy
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 from flask import current_app
 from sqlalchemy.orm import Session
 
 from portal.domain.cfe_types import cfe_type
-from portal.service.cfe import CfeInput
-from portal.service.cfe.rules import validate
+from portal.service.cfe import CfeInput, Totals
+from portal.service.cfe.rules import receiver_required
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission, VoidedRange
 from portal.service.envios.schemas import EstadoDgi
@@ -18,21 +19,23 @@ from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, ROUTE_REP
 from portal.service.errors import FieldError, ValidationFailed
 
 
-def route_for(cfe: CfeInput) -> str:
+def route_for(cfe: CfeInput, ui_value: Decimal, totals: Totals) -> str:
     """ "sobre" for every CFE DGI must receive one by one; "reporte" for an e-Ticket below the Tabla E
     threshold without retentions or perceptions. The threshold is the engine's own rule (the one that
-    decides whether an e-Ticket must identify its receiver), asked rather than copied."""
+    decides whether an e-Ticket must identify its receiver), asked rather than copied, with the UI the
+    receipt was checked and signed with."""
     if cfe_type(cfe.tipo_cfe).element != "eTck":
         return ROUTE_ENVELOPE
-    anonymous = cfe.model_copy(update={"receptor": None})
-    errors = validate(anonymous, ui_value=current_app.config["UI_VALUE_UYU"])
-    must_identify = any(e.field == "receptor" and e.code == "required" for e in errors)
-    return ROUTE_ENVELOPE if must_identify else ROUTE_REPORT
+    return ROUTE_ENVELOPE if receiver_required(cfe, ui_value, totals) else ROUTE_REPORT
 
 
-def record_issued(session: Session, record: IssuedCfe, cfe: CfeInput) -> DgiSubmission:
-    """Called inside the transaction that stores the receipt: from its commit on, it cannot be forgotten."""
-    route = route_for(cfe)
+def record_issued(
+    session: Session, record: IssuedCfe, cfe: CfeInput, ui_value: Decimal, totals: Totals
+) -> DgiSubmission:
+    """The receipt's road to DGI (sets its DGI state too), for the caller to store with it, in the transaction
+    that stores the receipt: from its commit on, it cannot be forgotten. `ui_value` and `totals` are the ones
+    the receipt was signed with."""
+    route = route_for(cfe, ui_value, totals)
     state = "pendiente" if route == ROUTE_ENVELOPE else "pendiente_reporte"
     record.dgi_status = state
     submission = DgiSubmission(
@@ -44,7 +47,6 @@ def record_issued(session: Session, record: IssuedCfe, cfe: CfeInput) -> DgiSubm
         created_at=datetime.now(UTC),
         corrects=_link_correction(session, record, cfe.corrige_a),
     )
-    session.add(submission)
     return submission
 
 

@@ -10,8 +10,10 @@ from decimal import Decimal
 from flask import current_app
 from sqlalchemy.orm import Session
 
-from portal.service import db
+from portal.service import db, readcache
 from portal.service.indices.models import UiValue
+
+readcache.watch(UiValue)
 
 # The quote has 4 decimals (INE publishes it so); a value outside this range is a typing mistake.
 MIN_VALUE, MAX_VALUE = Decimal("0.0001"), Decimal("999999.9999")
@@ -25,9 +27,15 @@ def ui_value_in(session: Session, year: int, fallback: Decimal) -> Decimal:
 
 def ui_value_on(fch_emis: date, session: Session | None = None) -> Decimal:
     """The UI Tabla E uses for a receipt issued on `fch_emis` (31 December of the year before), in the
-    current app; `session` defaults to the request's."""
-    session = session if session is not None else db.session()
-    return ui_value_in(session, fch_emis.year, current_app.config["UI_VALUE_UYU"])
+    current app; `session` defaults to the request's. The table's row is kept per process for a moment
+    (readcache: a value set through another process is used within CFE_READ_CACHE_SECONDS)."""
+
+    def table_value() -> Decimal | None:
+        row = (session if session is not None else db.session()).get(UiValue, fch_emis.year)
+        return Decimal(row.value) if row is not None else None
+
+    value = readcache.get(("ui_value", fch_emis.year), table_value)
+    return value if value is not None else current_app.config["UI_VALUE_UYU"]
 
 
 def set_ui_value(session: Session, year: int, value: Decimal, source: str, verified: bool = True) -> UiValue:

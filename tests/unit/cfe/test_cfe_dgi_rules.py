@@ -222,3 +222,45 @@ def test_a_c127_at_most_20_retention_codes(realistic):
     line = body["items"][0]
     body["items"] = [{"retencPercep": [dict(line["retencPercep"][0], codRet=str(2183100 + i))]} for i in range(21)]
     assert ("items", "too_many") in _errors(body)
+
+
+@pytest.mark.parametrize(
+    ("regimen", "body", "cae_especial", "causal", "expected"),
+    [
+        ("general", _ticket(), 2, None, {("mntBruto", "cae_requires_3")}),
+        ("iva_minimo", _small_ticket(), None, None, {("caeData.caeEspecial", "required")}),
+        (
+            "general",
+            _ticket({"indFact": 3, "nomItem": "x", "cantidad": "1", "precioUnitario": "9"}),
+            1,
+            12,
+            {("items[0].indFact", "not_allowed_for_regime")},
+        ),
+        (
+            "general",
+            _ticket({"indFact": 1, "nomItem": "x", "cantidad": "1", "precioUnitario": "9"}),
+            1,
+            None,
+            {("caeData.causalCAEEsp", "required")},
+        ),
+        ("general", _ticket(), None, None, set()),
+    ],
+)
+def test_a_receipt_checked_before_numbering_gets_the_same_cae_errors_as_a_full_validation(
+    sign, issuer, regimen, body, cae_especial, causal, expected
+):
+    # Issuing validates before it takes a number, then signs with checked=True (only the CAE's rules run
+    # again): the outcome must be the full validation's, the same errors in the same order.
+    assert _errors(body, regimen) == set()  # what issuing checks first
+    options = {"issuer": dataclasses.replace(issuer, regimen=regimen)}
+    if cae_especial is not None:
+        options["numbering"] = _special(cae_especial, causal)
+    outcomes = []
+    for checked in (False, True):
+        try:
+            sign(body, checked=checked, **options)
+            outcomes.append([])
+        except CfeValidationError as exc:
+            outcomes.append(exc.errors)
+    assert outcomes[0] == outcomes[1]
+    assert {(e.field, e.code) for e in outcomes[1]} == expected

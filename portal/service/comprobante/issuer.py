@@ -1,0 +1,66 @@
+"""Who signs a receipt: the issuer (the company, its settings, the branch) and the signing certificate, each
+kept per process for a moment (portal/service/readcache.py) since issuing reads them for every receipt."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy.orm import Session, object_session
+
+from portal.service import db, readcache
+from portal.service.cfe import CfeInput, CfeSigner, Issuer
+from portal.service.empresa.models import Branch, CompanySettings
+from portal.service.empresa.settings import issuer_fields
+from portal.service.keystore import signer_for, signing_certificate
+from portal.service.models import Certificate, Company
+
+# The tables behind what this module keeps: a commit of one of them in this process empties the caches at once.
+readcache.watch(Company, CompanySettings, Branch, Certificate)
+
+
+def issuer_for(company: Company, cfe: CfeInput | None = None) -> Issuer:
+    """The issuer of `cfe`: the company, the branch it names (`cdgDGISucur`, else the default branch; an
+    unknown code is a 422) and the regime and legends of the company's settings (empresa area)."""
+    branch_code = cfe.cdg_dgi_sucur if cfe is not None else None
+    return Issuer(
+        rut=company.rut,
+        razon_social=company.razon_social,
+        nombre_comercial=company.nombre_comercial,
+        giro=company.giro,
+        telefono=company.telefono,
+        correo=company.correo,
+        **issuer_fields(object_session(company), company, branch_code),
+    )
+
+
+def cached_issuer(company_id: int, cfe: CfeInput) -> Issuer:
+    """`issuer_for` the company and the branch `cfe` names, kept per process for a moment (readcache: a
+    change of the company, its settings or branches is used within CFE_READ_CACHE_SECONDS everywhere)."""
+    return readcache.get(
+        ("issuer", company_id, cfe.cdg_dgi_sucur), lambda: issuer_for(db.session().get(Company, company_id), cfe)
+    )
+
+
+@dataclass(frozen=True)
+class SigningKey:
+    """The company's signing certificate as issuing needs it, plain values (kept across requests)."""
+
+    certificate_id: int
+    not_before: datetime
+    not_after: datetime
+    signer: CfeSigner
+
+
+def signing_key(session: Session, company_id: int) -> SigningKey:
+    """The certificate that signs for the company and its signer, kept per process for a moment (readcache: an
+    upload is used within CFE_READ_CACHE_SECONDS everywhere); read again at once when it is no longer valid."""
+
+    def load() -> SigningKey:
+        cert = signing_certificate(session, company_id)  # 409 when none is valid (not kept)
+        return SigningKey(cert.id, cert.not_before, cert.not_after, signer_for(cert))
+
+    key = readcache.get(("signing_key", company_id), load)
+    if not key.not_before <= datetime.now(UTC) <= key.not_after:
+        key = load()
+    return key
