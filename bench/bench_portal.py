@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import loadgen  # noqa: E402
-from bench.bench_emitir import PYTHON, environment, machine, prepare, start_service  # noqa: E402
+from bench.bench_emitir import PYTHON, environment, machine, prepare, start_service, tree_cpu_seconds  # noqa: E402
 
 
 def bench_portal_app():
@@ -137,13 +137,16 @@ def main() -> int:
         receipt_page = loadgen.request_bytes("GET", page, host, {"Cookie": cookie})
         trivial = loadgen.request_bytes("GET", "/bench/trivial", host, {})
         assert browser.get(portal_url + "/bench/trivial", timeout=10).status_code == 200
-        results = {}
+        results, cpu = {}, {}
         pages = (("landing", landing), ("trivial", trivial), ("receipt", receipt_page), ("landing again", landing))
         for name, request in pages:
             loadgen.run("127.0.0.1", args.portal_port, lambda r=request: r, connections=4, seconds=0.5)
+            before = tree_cpu_seconds(portal.pid), tree_cpu_seconds(service.pid)
             results[name] = loadgen.run(
                 "127.0.0.1", args.portal_port, lambda r=request: r, connections=args.connections, seconds=args.seconds
             )
+            # CPU seconds of each server over the run: which one is the bottleneck (the service is one process).
+            cpu[name] = tree_cpu_seconds(portal.pid) - before[0], tree_cpu_seconds(service.pid) - before[1]
     finally:
         for process in (portal, service):
             process.terminate()
@@ -157,13 +160,17 @@ def main() -> int:
         f"{args.connections} connections, {args.seconds:.0f} s each; portal and service under gunicorn with "
         "deploy/'s settings\n"
     )
-    print("| page | pages/s | p50 | p99 | non-200 |")
-    print("|---|---|---|---|---|")
+    print("| page | pages/s | p50 | p99 | non-200 | CPU ms per page: portal + service | cores busy: portal, service |")
+    print("|---|---|---|---|---|---|---|")
     for name, outcome in results.items():
         other = {s: n for s, n in outcome.statuses.items() if s != 200}
+        done = max(outcome.statuses.get(200, 0), 1)
+        portal_cpu, service_cpu = cpu[name]
         print(
             f"| {name} | {outcome.statuses.get(200, 0) / outcome.seconds:,.0f} | {outcome.percentile(0.5):.1f} ms"
-            f" | {outcome.percentile(0.99):.1f} ms | {other or 0} |"
+            f" | {outcome.percentile(0.99):.1f} ms | {other or 0} | {portal_cpu * 1000 / done:.2f} + "
+            f"{service_cpu * 1000 / done:.2f} | {portal_cpu / outcome.seconds:.2f}, "
+            f"{service_cpu / outcome.seconds:.2f} |"
         )
     landing_rate = (
         results["landing"].statuses.get(200, 0) / results["landing"].seconds
