@@ -4,9 +4,11 @@
 
 Starts the service and the portal as `make serve` does (gunicorn with deploy/'s settings) on throwaway SQLite
 databases with the demo data, issues one receipt, signs in through the real identity provider, then keeps N
-connections busy on each page in turn: `/` without a session (template rendering only) and
-`/comprobantes/<id>` signed in (session, token, a call to the service, the page). Both through the same
-servers in the same run, so the ratio holds whatever else the machine is doing.
+connections busy on each page in turn: `/` without a session (the landing page: base.html's layout, a few
+translated strings and CSRF tokens), `/comprobantes/<id>` signed in (session, token, a call to the service,
+the page), and a truly trivial Jinja page (a one-line template, `/bench/trivial`, added to the same portal app
+by `bench_portal_app` below, for the bench only). All through the same servers in the same run, so the ratios
+hold whatever else the machine is doing.
 """
 
 from __future__ import annotations
@@ -23,7 +25,23 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import loadgen  # noqa: E402
-from bench.bench_emitir import PYTHON, environment, machine, prepare, start_service  # noqa: E402
+from bench.bench_emitir import PYTHON, environment, machine, prepare, start_service, tree_cpu_seconds  # noqa: E402
+
+
+def bench_portal_app():
+    """The portal as deployed, plus one route that renders a trivial Jinja template (the issue's "trivial
+    Jinja page"), so it runs in the same app, server and settings as the pages it is compared with."""
+    from flask import render_template_string
+
+    from portal.web import create_app
+
+    app = create_app()
+
+    @app.get("/bench/trivial")
+    def trivial():
+        return render_template_string("<!doctype html><title>{{ title }}</title><p>{{ text }}</p>", title="T", text="x")
+
+    return app
 
 
 def start_portal(env: dict[str, str], port: int, log: Path):
@@ -38,7 +56,7 @@ def start_portal(env: dict[str, str], port: int, log: Path):
         str(ROOT / "deploy/gunicorn-portal.conf.py"),
         "-b",
         f"127.0.0.1:{port}",
-        "portal.web:create_app()",
+        "bench.bench_portal:bench_portal_app()",
     ]
     process = subprocess.Popen(command, env=env, cwd=ROOT, stdout=log.open("w"), stderr=subprocess.STDOUT)  # noqa: S603
     deadline = time.monotonic() + 60
@@ -117,37 +135,51 @@ def main() -> int:
         host = f"127.0.0.1:{args.portal_port}"
         landing = loadgen.request_bytes("GET", "/", host, {})
         receipt_page = loadgen.request_bytes("GET", page, host, {"Cookie": cookie})
-        results = {}
-        for name, request in (("landing", landing), ("receipt", receipt_page), ("landing again", landing)):
+        trivial = loadgen.request_bytes("GET", "/bench/trivial", host, {})
+        assert browser.get(portal_url + "/bench/trivial", timeout=10).status_code == 200
+        results, cpu = {}, {}
+        pages = (("landing", landing), ("trivial", trivial), ("receipt", receipt_page), ("landing again", landing))
+        for name, request in pages:
             loadgen.run("127.0.0.1", args.portal_port, lambda r=request: r, connections=4, seconds=0.5)
+            before = tree_cpu_seconds(portal.pid), tree_cpu_seconds(service.pid)
             results[name] = loadgen.run(
                 "127.0.0.1", args.portal_port, lambda r=request: r, connections=args.connections, seconds=args.seconds
             )
+            # CPU seconds of each server over the run: which one is the bottleneck (the service is one process).
+            cpu[name] = tree_cpu_seconds(portal.pid) - before[0], tree_cpu_seconds(service.pid) - before[1]
     finally:
         for process in (portal, service):
             process.terminate()
             process.wait(timeout=30)
         shutil.rmtree(workdir, ignore_errors=True)
 
+    load_after = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"\nmachine: {machine()}; load average before the run: {' '.join(f'{x:.2f}' for x in load_before)}")
+    print(f"load average after the run: {load_after}")
     print(
         f"{args.connections} connections, {args.seconds:.0f} s each; portal and service under gunicorn with "
         "deploy/'s settings\n"
     )
-    print("| page | pages/s | p50 | p99 | non-200 |")
-    print("|---|---|---|---|---|")
+    print("| page | pages/s | p50 | p99 | non-200 | CPU ms per page: portal + service | cores busy: portal, service |")
+    print("|---|---|---|---|---|---|---|")
     for name, outcome in results.items():
         other = {s: n for s, n in outcome.statuses.items() if s != 200}
+        done = max(outcome.statuses.get(200, 0), 1)
+        portal_cpu, service_cpu = cpu[name]
         print(
             f"| {name} | {outcome.statuses.get(200, 0) / outcome.seconds:,.0f} | {outcome.percentile(0.5):.1f} ms"
-            f" | {outcome.percentile(0.99):.1f} ms | {other or 0} |"
+            f" | {outcome.percentile(0.99):.1f} ms | {other or 0} | {portal_cpu * 1000 / done:.2f} + "
+            f"{service_cpu * 1000 / done:.2f} | {portal_cpu / outcome.seconds:.2f}, "
+            f"{service_cpu / outcome.seconds:.2f} |"
         )
     landing_rate = (
         results["landing"].statuses.get(200, 0) / results["landing"].seconds
         + results["landing again"].statuses.get(200, 0) / results["landing again"].seconds
     ) / 2
     receipt_rate = results["receipt"].statuses.get(200, 0) / results["receipt"].seconds
+    trivial_rate = results["trivial"].statuses.get(200, 0) / results["trivial"].seconds
     print(f"\nreceipt page / landing page: {receipt_rate / landing_rate:.0%} (target: at least 30%)")
+    print(f"receipt page / trivial Jinja page: {receipt_rate / trivial_rate:.0%}")
     return 0
 
 

@@ -72,6 +72,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.jinja_env.bytecode_cache = _COMPILED_TEMPLATES
     app.config.setdefault("MAX_CONTENT_LENGTH", 2 * 1024 * 1024 + 64 * 1024)
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)  # the session's own timeouts bound the token's life
+    # wtforms' messages are translated by PortalForm's Meta (catalog cached per language), not by flask-wtf,
+    # which loads the catalog again on every request that builds a form.
+    app.config["WTF_I18N_ENABLED"] = False
     logsafe.install("portal")
 
     server_session.init_app(app)

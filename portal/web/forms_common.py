@@ -1,5 +1,5 @@
-"""What every portal form shares: the one number field (numbers read the Uruguayan way, portal.web.numbers)
-and the one way the service's field errors land on a form.
+"""What every portal form shares: its base class (PortalForm), the one number field (numbers read the
+Uruguayan way, portal.web.numbers) and the one way the service's field errors land on a form.
 
 Every form keeps what the user typed: a number field shows its text again, never a reformatted value, and
 an error the service sends back is shown next to the field it is about, or at the top of the form when it
@@ -12,7 +12,9 @@ import re
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
+from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
 from wtforms import FieldList, FormField, StringField
 from wtforms.validators import StopValidation
 from wtforms.widgets import TextInput
@@ -23,6 +25,19 @@ from portal.web.numbers import AmbiguousNumber, parse_decimal
 AMBIGUOUS = _l("¿Mil o uno con decimales? Escribí 1500 o 1,5.")
 NOT_A_NUMBER = _l("Tiene que ser un número, como 1.500,50.")
 NOT_WHOLE = _l("Tiene que ser un número entero, como 1500.")
+
+
+class PortalForm(FlaskForm):
+    """The base of every portal form. wtforms' own messages ("Not a valid choice.") come from wtforms'
+    catalog in the request's language, loaded once per process and language: wtforms keeps the catalog per
+    `locales` (`Meta.cache_translations`, on by default). flask-wtf's own i18n (off: WTF_I18N_ENABLED in
+    create_app) read the catalog from disk again on every request that built a form."""
+
+    class Meta:
+        @property
+        def locales(self) -> list[str] | bool:
+            locale = get_locale()  # None outside a request: wtforms' English, as flask-wtf did
+            return [str(locale)] if locale else False
 
 
 class NumberField(StringField):

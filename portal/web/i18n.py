@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import date, datetime
 from decimal import Decimal
 
+from babel import Locale
 from babel.dates import format_date, format_datetime
-from babel.numbers import format_decimal
-from flask import Flask, request, session
-from flask_babel import get_locale, get_timezone
+from babel.numbers import parse_pattern
+from babel.support import NullTranslations
+from flask import Flask, g, request, session
+from flask_babel import get_locale, get_timezone, get_translations
 
 from portal import paths
 from portal.web.extensions import babel
@@ -25,8 +28,14 @@ def select_locale() -> str:
     return request.accept_languages.best_match(SUPPORTED_LOCALES) or "es"
 
 
-def _format_locale() -> str:
-    return _FORMAT_LOCALES.get(str(get_locale() or "es"), "es_UY")
+def _format_locale() -> Locale:
+    return _babel_locale(str(get_locale() or "es"))
+
+
+@functools.cache
+def _babel_locale(language: str) -> Locale:
+    # Parsed once per process: Babel parses a locale name again on every format_* call given a string.
+    return Locale.parse(_FORMAT_LOCALES.get(language, "es_UY"))
 
 
 # Currency signs as Uruguayans write them (and as the printed receipt does); other currencies by ISO code.
@@ -35,13 +44,15 @@ CURRENCY_SIGNS = {"UYU": "$", "USD": "U$S"}
 # Uruguayan, and one reading of 05/11 across the portal and the PDF matters more than US habits.
 DATE_FORMAT = "dd/MM/yyyy"
 MOMENT_FORMAT = "dd/MM/yyyy HH:mm"
+# Amounts always with two decimals; the pattern parsed once (babel's format_decimal parses it on every call).
+_AMOUNT = parse_pattern("#,##0.00")
 
 
 def money(value: Decimal | float | str | None, currency: str | None = None) -> str:
     """1.234,56 in Spanish, 1,234.56 in English; "$ 1.234,56" for pesos and "U$S 1.234,56" for dollars."""
     if value is None or value == "":
         return ""
-    text = format_decimal(Decimal(str(value)), format="#,##0.00", locale=_format_locale())
+    text = _AMOUNT.apply(Decimal(str(value)), _format_locale())
     return f"{CURRENCY_SIGNS.get(currency, currency)} {text}" if currency else text
 
 
@@ -75,10 +86,30 @@ def translation_directories() -> str:
     return ";".join(str(d) for d in dirs)
 
 
+def request_translations() -> NullTranslations:
+    """The request's catalog, asked of flask-babel once per request. flask-babel keeps the merged catalogs
+    once per process and language, but finding them (its domain, the request's locale, its cache) costs more
+    than the lookup itself, and a page calls _() some sixty times. The portal never changes language within
+    a request (the switch redirects), so the first answer holds for the whole request."""
+    translations = g.get("_portal_translations")
+    if translations is None:
+        translations = g._portal_translations = get_translations()
+    return translations
+
+
 def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_DEFAULT_LOCALE", "es")
     app.config.setdefault("BABEL_DEFAULT_TIMEZONE", "America/Montevideo")
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", translation_directories())
     babel.init_app(app, locale_selector=select_locale)
+    # The templates' _() as flask-babel installs it (newstyle: autoescaped, %-formatted by Jinja), over the
+    # request's catalog found once.
+    app.jinja_env.install_gettext_callables(
+        gettext=lambda s: request_translations().ugettext(s),
+        ngettext=lambda s, p, n: request_translations().ungettext(s, p, n),
+        pgettext=lambda c, s: request_translations().upgettext(c, s),
+        npgettext=lambda c, s, p, n: request_translations().unpgettext(c, s, p, n),
+        newstyle=True,
+    )
     app.jinja_env.filters.update(money=money, day=day, moment=moment, currency_sign=currency_sign)
     app.jinja_env.globals.update(current_locale=lambda: str(get_locale() or "es"))

@@ -529,3 +529,26 @@ def test_each_form_has_its_key_in_its_url_and_back_brings_the_same_key(usuario):
     back = soup(usuario.get(f"/comprobantes/nuevo?clave={data['idempotency_key']}"))
     assert back.select_one("[data-testid=form-already-issued] a")["href"] == f"/comprobantes/{first}"
     assert issue(usuario, form_values(back) | {k: v for k, v in data.items() if k.startswith("lines")}) == first
+
+
+def test_spanish_and_english_pages_one_after_another_each_come_out_in_their_own_language(usuario, signed_in):
+    """The catalogs, Babel locales and wtforms' messages are kept per process and language: a page in one
+    language right after one in the other must not take anything of it."""
+    english = signed_in("usuario@demo.uy")
+    english.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": csrf(english)})
+    receipt = f"/comprobantes/{issue(usuario, efactura(usuario))}"
+    bad_filter = "/comprobantes/?desde=mal"
+    for _ in range(2):
+        es = soup(usuario.get(receipt))
+        assert es.html["lang"] == "es-UY"
+        assert es.find("h2", id="data-heading").get_text(strip=True) == "Datos"
+        assert es.select_one("[data-testid=amount-to-pay]").get_text(strip=True) == "$ 18.300,00"
+        assert es.find("label", attrs={"for": "referencia"}).get_text(strip=True) == "Referencia de cobro"
+        en = soup(english.get(receipt))
+        assert en.html["lang"] == "en"
+        assert en.find("h2", id="data-heading").get_text(strip=True) == "Details"
+        assert en.select_one("[data-testid=amount-to-pay]").get_text(strip=True) == "$ 18,300.00"
+        assert en.find("label", attrs={"for": "referencia"}).get_text(strip=True) == "Collection reference"
+        # wtforms' own message, from its catalog in each language
+        assert "Desde: No es una fecha válida." in usuario.get(bad_filter).get_data(as_text=True)
+        assert "From: Not a valid date value." in english.get(bad_filter).get_data(as_text=True)

@@ -168,3 +168,25 @@ def test_the_smart_forms_service_paths(path, field):
     apply_service_errors(form, _refusal((smart_field_path(path), "Mal.")), SmartForm.SERVICE_FIELDS)
     placed = [name for name, f in _fields_by_name(form).items() if "Mal." in f.errors]
     assert placed == ([field] if field else []) and form.form_errors == ([] if field else ["Mal."])
+
+
+def test_every_form_of_the_portal_is_a_portal_form():
+    """With flask-wtf's i18n off (create_app), a form outside PortalForm would show wtforms' messages in
+    English on a Spanish page."""
+    import importlib
+
+    from flask_wtf import FlaskForm
+
+    from portal.web import AREAS
+    from portal.web.forms_common import PortalForm
+
+    for area in AREAS:
+        importlib.import_module(f"portal.web.{area}.routes")
+    found, pending = [], list(FlaskForm.__subclasses__())
+    while pending:
+        form = pending.pop()
+        pending += form.__subclasses__()
+        if form.__module__.startswith("portal.web"):
+            found.append(form)
+    assert len(found) > 15
+    assert [f.__qualname__ for f in found if not issubclass(f, PortalForm)] == []

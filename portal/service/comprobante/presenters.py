@@ -64,7 +64,9 @@ def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, ju
         creado_por=record.created_by,
         creado_en=record.created_at,
         advertencias=[Advertencia(**w) for w in warnings],
-        historial_referencias=[] if just_issued else _history(session, record),
+        # A change is recorded only when a reference is applied, and an applied one can never be emptied
+        # (ReaplicarReferencia): a receipt without a reference has no history to read.
+        historial_referencias=[] if just_issued or record.referencia_cobro is None else _history(session, record),
         enlaces={"self": link, "xml": link, "pdf": link},
         dgi=dgi_state(session, record),
     )

@@ -14,7 +14,7 @@ from portal.service.cfe.schema import schema_available, validate_cfe
 from portal.service.cfe.xmlsafe import MAX_XML_BYTES, XmlIntakeBusy, intake
 from portal.service.comprobante import issuing, previews, references, search
 from portal.service.comprobante.export import csv_chunks
-from portal.service.comprobante.models import IssuedCfe
+from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.comprobante.presenters import cfe_emitido, resultado_busqueda
 from portal.service.comprobante.schemas import (
     BuscarQuery,
@@ -27,6 +27,7 @@ from portal.service.comprobante.schemas import (
     ResultadoBusqueda,
 )
 from portal.service.empresa.settings import company_logo, default_paper
+from portal.service.envios.models import DgiSubmission
 from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
 from portal.service.models import Company
 
@@ -123,11 +124,17 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
     """Returns an issued receipt: JSON, the signed XML exactly as signed, or its PDF (Accept header), printed
     from the signed XML on A4 or, for e-Tickets and their notes, on an 80 or 57 mm roll (`formato`)."""
     session = db.session()
-    record = session.scalar(
-        select(IssuedCfe).where(IssuedCfe.id == query.id_cfe_emitido, IssuedCfe.company_id == principal.company_id)
-    )
-    if record is None:
+    # The receipt with its CAE range and its DGI state in one query: the answer's session.get() of those two
+    # then finds them in the session instead of asking the database again.
+    found = session.execute(
+        select(IssuedCfe, CaeRangeRecord, DgiSubmission)
+        .join(CaeRangeRecord, CaeRangeRecord.id == IssuedCfe.cae_range_id)
+        .outerjoin(DgiSubmission, DgiSubmission.cfe_id == IssuedCfe.id)
+        .where(IssuedCfe.id == query.id_cfe_emitido, IssuedCfe.company_id == principal.company_id)
+    ).first()
+    if found is None:
         raise NotFound("No existe ese comprobante en tu empresa.", code="cfe_no_encontrado")
+    record = found[0]
     wanted = _negotiate("application/json", "application/xml", "application/pdf")
     name = f"CFE_{record.tipo_cfe}_{record.serie}{record.nro:07d}"
     if wanted == "application/xml":

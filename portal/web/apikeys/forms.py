@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import StringField
 from wtforms.validators import InputRequired, Length, NumberRange
 
-from portal.web.forms_common import NumberField, NumberRequired
+from portal.web.forms_common import NumberField, NumberRequired, PortalForm
 
 MAX_LIMIT = 100_000
 MAX_WINDOW_SECONDS = 86_400
@@ -47,7 +46,7 @@ class _LimitFields:
     }
 
 
-class CreateKeyForm(_LimitFields, FlaskForm):
+class CreateKeyForm(_LimitFields, PortalForm):
     nombre = StringField(
         _l("Nombre"),
         filters=[_strip],
@@ -58,5 +57,5 @@ class CreateKeyForm(_LimitFields, FlaskForm):
     )
 
 
-class RateLimitForm(_LimitFields, FlaskForm):
+class RateLimitForm(_LimitFields, PortalForm):
     """One per row: build it with prefix=<key id> so each row's fields have their own ids."""

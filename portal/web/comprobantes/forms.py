@@ -8,7 +8,6 @@ import uuid
 from datetime import datetime
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired, FileSize
 from werkzeug.datastructures import MultiDict
 from wtforms import (
@@ -30,7 +29,7 @@ from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes import choices
 from portal.web.comprobantes.payload import PREFILL_PARAMS
 from portal.web.correo import on_issue
-from portal.web.forms_common import NumberField
+from portal.web.forms_common import NumberField, PortalForm
 
 MAX_LINES = 700
 SIGN_MAX_BYTES = 2 * 1024 * 1024
@@ -61,7 +60,7 @@ class LineForm(Form):
     valor = NumberField(_l("Monto retenido"))
 
 
-class ReceiptForm(FlaskForm):
+class ReceiptForm(PortalForm):
     """The issuing form. The idempotency key is made when the form is first shown and travels with it, so
     a double click or a browser retry issues one receipt."""
 
@@ -227,7 +226,7 @@ def renumbered(formdata: MultiDict, *, drop: int | None = None) -> MultiDict:
     return result
 
 
-class LookupForm(FlaskForm):
+class LookupForm(PortalForm):
     """Find a receipt by the id the service gave it (a GET form: no CSRF needed)."""
 
     class Meta:
@@ -245,7 +244,7 @@ class LookupForm(FlaskForm):
     )
 
 
-class ReceiptFilterForm(FlaskForm):
+class ReceiptFilterForm(PortalForm):
     """The receipt list's filters (a GET form: the URL holds the query, so it can be shared and reloaded)."""
 
     class Meta:
@@ -295,7 +294,7 @@ class ReceiptFilterForm(FlaskForm):
         return {**args, **overrides}
 
 
-class SignXmlForm(FlaskForm):
+class SignXmlForm(PortalForm):
     archivo = FileField(
         _l("Archivo XML sin firmar"),
         validators=[
@@ -305,7 +304,7 @@ class SignXmlForm(FlaskForm):
     )
 
 
-class CollectionReferenceForm(FlaskForm):
+class CollectionReferenceForm(PortalForm):
     referencia = StringField(
         _l("Referencia de cobro"),
         validators=[DataRequired(message=_l("Ingresá la referencia de cobro.")), Length(max=100)],
@@ -313,7 +312,7 @@ class CollectionReferenceForm(FlaskForm):
     observacion = StringField(_l("Observación"), validators=[Length(max=200)])
 
 
-class CancelForm(FlaskForm):
+class CancelForm(PortalForm):
     """Cancel a receipt with the credit note of its whole amount: the reason is printed on the note. The key,
     made when the page is shown, makes a second click (or a reload) return the same note."""
 

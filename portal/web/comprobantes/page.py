@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 
 from flask import abort
+from flask_login import current_user
 
 from portal.web.backend import api
-from portal.web.comprobantes import forms
+from portal.web.comprobantes import WRITERS, forms
 from portal.web.comprobantes.receipts import receipt_view
 from portal.web.rendering import render
 
@@ -29,10 +30,15 @@ def receipt_page(
     applied=None,
     cancel_form: forms.CancelForm | None = None,
 ):
-    """The receipt's page (its reference form, or the cancel form re-shown with errors)."""
+    """The receipt's page (its reference form, or the cancel form re-shown with errors). The page shows its
+    two forms only to those who may write, so only they get them built."""
     view = receipt_view(api().get_receipt(checked_id(receipt_id)))
-    if form is None:
+    writer = current_user.role in WRITERS
+    if form is None and writer:
         form = forms.CollectionReferenceForm(formdata=None, data={"referencia": view.receipt.collection_reference})
+    cancel_open = cancel_form is not None
+    if not cancel_open and writer and view.actions.cancel:
+        cancel_form = forms.CancelForm(formdata=None)
     return render(
         "comprobantes/receipt.html",
         "reference",
@@ -40,6 +46,6 @@ def receipt_page(
         view=view,
         reference_form=form,
         applied=applied,
-        cancel_form=cancel_form or forms.CancelForm(formdata=None),
-        cancel_open=cancel_form is not None,
+        cancel_form=cancel_form,
+        cancel_open=cancel_open,
     )

@@ -6,9 +6,10 @@ import re
 import uuid
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import HiddenField, StringField
 from wtforms.validators import InputRequired, Length, Regexp
+
+from portal.web.forms_common import PortalForm
 
 MAX_RECIPIENTS = 10
 _SEPARATORS = re.compile(r"[,;\s]+")
@@ -19,7 +20,7 @@ def split_addresses(text: str | None) -> list[str]:
     return [part for part in _SEPARATORS.split(text or "") if part]
 
 
-class SendForm(FlaskForm):
+class SendForm(PortalForm):
     destinatarios = StringField(
         _l("Direcciones de correo"),
         validators=[

@@ -3,7 +3,7 @@ and what the issuing view calls once the receipt exists.
 
 The issuing view (comprobantes area) wires it in three lines:
 
-    class ReceiptForm(FlaskForm):
+    class ReceiptForm(PortalForm):
         enviar_a = on_issue.recipients_field()                      # the field
     {% include "correo/_on_issue_field.html" %}                     # in the form, with `form` in scope
     on_issue.send_after_issue(receipt, form.enviar_a.data, key=form.idempotency_key.data)   # after issuing

@@ -10,13 +10,12 @@ from dataclasses import dataclass
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import SelectField, StringField, ValidationError
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import NumberRange
 
 from portal.domain.identifiers import DocType, document_error, format_rut
-from portal.web.forms_common import NumberField, NumberRequired
+from portal.web.forms_common import NumberField, NumberRequired, PortalForm
 
 # The documents DGI keeps a registry of (the API refuses the others with a 422).
 DOC_TYPE_CHOICES = [
@@ -114,7 +113,7 @@ class _DocTypeSelect(_Select):
     invalid_message = _l("Elegí NIE, RUT o CI.")
 
 
-class _GetForm(FlaskForm):
+class _GetForm(PortalForm):
     class Meta:
         csrf = False  # a lookup changes nothing; its URL is meant to be shared and pushed to history
 
@@ -137,7 +136,7 @@ class NameForm(_GetForm):
     nroDoc = StringField(_l("Número de documento"), validators=[_ValidDocument()])  # noqa: N815
 
 
-class ContextForm(FlaskForm):
+class ContextForm(PortalForm):
     """Company and certificate, picked from those the identity provider lists (value "company:certificate")."""
 
     contexto = _Select(_l("Empresa y certificado"), choices=[])
@@ -147,7 +146,7 @@ class ContextForm(FlaskForm):
         return int(company), int(certificate)
 
 
-class OperatorContextForm(FlaskForm):
+class OperatorContextForm(PortalForm):
     """The same choice typed as numbers, for when the identity provider lists no certificates."""
 
     # The service's parameter names, so its field errors map back without translation.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from flask_wtf.file import FileAllowed, FileField, FileRequired, FileSize
 from wtforms import BooleanField, DateField, PasswordField, SelectField, StringField
 from wtforms.fields.choices import SelectChoice
@@ -18,7 +17,7 @@ from portal.domain.empresa import (
     PAPER_FORMATS,
     REGIMES,
 )
-from portal.web.forms_common import NumberField, NumberRequired
+from portal.web.forms_common import NumberField, NumberRequired, PortalForm
 
 
 def _strip(value):
@@ -35,7 +34,7 @@ REGIME_LABELS = {
 PAPER_LABELS = {"a4": _l("A4"), "80mm": _l("Rollo térmico de 80 mm"), "57mm": _l("Rollo térmico de 57 mm")}
 
 
-class SettingsForm(FlaskForm):
+class SettingsForm(PortalForm):
     SERVICE_FIELDS = {  # the service's names -> ours (apply_service_errors)
         "normaExoneracion": "norma",
         "fechaEmisor": "fecha_emisor",
@@ -78,7 +77,7 @@ class SettingsForm(FlaskForm):
     )
 
 
-class BranchForm(FlaskForm):
+class BranchForm(PortalForm):
     SERVICE_FIELDS: dict[str, str] = {}  # the service names these fields as this form does
 
     codigo = NumberField(
@@ -114,7 +113,7 @@ class BranchForm(FlaskForm):
     predeterminada = BooleanField(_l("Emitir desde esta sucursal cuando el comprobante no indica otra"))
 
 
-class LogoForm(FlaskForm):
+class LogoForm(PortalForm):
     SERVICE_FIELDS = {"*": "archivo"}  # every refusal is about the image
 
     archivo = FileField(
@@ -127,7 +126,7 @@ class LogoForm(FlaskForm):
     )
 
 
-class CertificateForm(FlaskForm):
+class CertificateForm(PortalForm):
     SERVICE_FIELDS = {"*": "archivo"}  # password and nombre are named as the service names them
     archivo = FileField(
         _l("Archivo del certificado (.p12 o .pfx)"),
@@ -145,7 +144,7 @@ class CertificateForm(FlaskForm):
     )
 
 
-class CaeForm(FlaskForm):
+class CaeForm(PortalForm):
     SERVICE_FIELDS = {"*": "archivo"}
     archivo = FileField(
         _l("Archivo de CAE de DGI (.xml)"),

@@ -5,20 +5,19 @@ from __future__ import annotations
 import uuid
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import BooleanField, DateField, HiddenField, SelectField, StringField
 from wtforms.validators import DataRequired, Length, NumberRange, Optional, Regexp
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes.choices import TYPE_NAMES, options
-from portal.web.forms_common import NumberField
+from portal.web.forms_common import NumberField, PortalForm
 
 # The types whose numbers the service can void (its AnulacionSolicitud.tipoCFE): every supported type.
 VOIDABLE_TYPES = tuple(CFE_TYPES)
 
 
-class VoidForm(FlaskForm):
+class VoidForm(PortalForm):
     """The idempotency key is made when the form is shown: a double click or a browser retry voids once."""
 
     idempotency_key = HiddenField(default=lambda: uuid.uuid4().hex, validators=[DataRequired(), Length(max=64)])
@@ -61,7 +60,7 @@ class VoidForm(FlaskForm):
         }
 
 
-class ReportForm(FlaskForm):
+class ReportForm(PortalForm):
     """Send a day's report now (after a rejection, or before the nightly run)."""
 
     fecha = DateField(_l("Día"), default=today_montevideo, validators=[DataRequired(message=_l("Indicá el día."))])

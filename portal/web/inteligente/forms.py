@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from werkzeug.datastructures import MultiDict
 from wtforms import BooleanField, DateField, FieldList, Form, FormField, SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Length, NumberRange, Optional, ValidationError
 
-from portal.web.forms_common import NumberField, NumberRequired
+from portal.web.forms_common import NumberField, NumberRequired, PortalForm
 from portal.web.inteligente.payload import CURRENCIES
 
 MAX_LINES = 200
@@ -68,7 +67,7 @@ class LineForm(Form):
     categoria = SelectField(_l("Categoría"), choices=CATEGORY_CHOICES, default="", validate_choice=True)
 
 
-class SmartForm(FlaskForm):
+class SmartForm(PortalForm):
     """Step 1. Rebuilt from the session when the user comes back, so it carries no CSRF field of its own:
     CSRFProtect checks every POST (templates add the token)."""
 
