@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import loadgen  # noqa: E402
+from bench import loadgen, samples  # noqa: E402
 
 PYTHON = sys.executable
 
@@ -159,17 +159,7 @@ def start_service(
 
 
 def issue_request_factory(port: int, token: str):
-    body = json.dumps(
-        {
-            "tipoCFE": 101,
-            "fmaPago": 1,
-            "mntBruto": True,
-            "items": [
-                {"indFact": 3, "nomItem": "Café", "cantidad": "2", "precioUnitario": "122"},
-                {"indFact": 2, "nomItem": "Medialuna", "cantidad": "3", "precioUnitario": "44"},
-            ],
-        }
-    ).encode()
+    body = samples.TWO_LINE_ETICKET_BODY
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
 
     def make() -> bytes:

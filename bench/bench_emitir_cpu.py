@@ -30,17 +30,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-BODY = json.dumps(
-    {
-        "tipoCFE": 101,
-        "fmaPago": 1,
-        "mntBruto": True,
-        "items": [
-            {"indFact": 3, "nomItem": "Café", "cantidad": "2", "precioUnitario": "122"},
-            {"indFact": 2, "nomItem": "Medialuna", "cantidad": "3", "precioUnitario": "44"},
-        ],
-    }
-).encode()
+from bench import samples  # noqa: E402
+
+BODY = samples.TWO_LINE_ETICKET_BODY
 
 
 def issuing_client(workdir: str):

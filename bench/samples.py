@@ -1,9 +1,24 @@
-"""The receipt every in-process bench signs or prints: a 10-line e-Ticket of the demo company, issued under a
-CAE range that is valid for years. One place, so the benches measure the same document."""
+"""The receipts the benches use: a 10-line e-Ticket of the demo company that the in-process benches sign or
+print, issued under a CAE range valid for years, and the body the HTTP benches send. One place, so the benches
+measure the same documents."""
 
 from __future__ import annotations
 
+import json
 from datetime import date
+
+# The body the HTTP benches issue (an e-Ticket of two lines, no receiver), as bytes on the wire.
+TWO_LINE_ETICKET_BODY = json.dumps(
+    {
+        "tipoCFE": 101,
+        "fmaPago": 1,
+        "mntBruto": True,
+        "items": [
+            {"indFact": 3, "nomItem": "Café", "cantidad": "2", "precioUnitario": "122"},
+            {"indFact": 2, "nomItem": "Medialuna", "cantidad": "3", "precioUnitario": "44"},
+        ],
+    }
+).encode()
 
 
 def ten_line_eticket(**extra):
