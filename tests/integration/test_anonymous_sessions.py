@@ -8,6 +8,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from tests.support.oidc import sign_in_portal_client
+from tests.support.processes import redis_server
 
 SESSION_COOKIE = "cfe_portal_session"
 
@@ -26,6 +27,24 @@ def test_anonymous_page_views_store_no_session_and_set_no_cookie(portal_app, pat
         assert SESSION_COOKIE not in answer.headers.get("Set-Cookie", "")
         assert client.get_cookie(SESSION_COOKIE, domain="127.0.0.1") is None
     assert _stored_sessions(portal_app) == []
+
+
+@pytest.mark.redis
+def test_with_redis_sessions_anonymous_page_views_leave_no_keys_and_sign_in_leaves_one(
+    portal_config, live_service, tmp_path
+):
+    import redis
+
+    from portal.web import create_app
+
+    with redis_server(tmp_path) as url:
+        app = create_app({**portal_config, "SESSION_REDIS_URL": url})
+        for path in ("/", "/no-existe", "/", "/comprobantes/"):
+            app.test_client().get(path)
+        store = redis.Redis.from_url(url)
+        assert store.dbsize() == 0
+        sign_in_portal_client(app.test_client(), live_service.url, "usuario@demo.uy")
+        assert store.dbsize() == 1
 
 
 def test_the_public_page_offers_the_language_switch_without_a_session(portal_app, portal_client):
