@@ -5,7 +5,7 @@
 Starts the service and the portal as `make serve` does (gunicorn with deploy/'s settings) on throwaway SQLite
 databases with the demo data, issues one receipt, signs in through the real identity provider, then keeps N
 connections busy on each page in turn: `/` without a session (the landing page: base.html's layout, a few
-translated strings and CSRF tokens), `/comprobantes/<id>` signed in (session, token, a call to the service,
+translated strings; it stores no session), `/comprobantes/<id>` signed in (session, token, a call to the service,
 the page), and a truly trivial Jinja page (a one-line template, `/bench/trivial`, added to the same portal app
 by `bench_portal_app` below, for the bench only). All through the same servers in the same run, so the ratios
 hold whatever else the machine is doing.

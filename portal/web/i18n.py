@@ -3,29 +3,46 @@
 from __future__ import annotations
 
 import functools
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from babel import Locale
 from babel.dates import format_date, format_datetime
 from babel.numbers import parse_pattern
 from babel.support import NullTranslations
-from flask import Flask, g, request, session
+from flask import Flask, Response, current_app, g, request, session
 from flask_babel import get_locale, get_timezone, get_translations
 
 from portal import paths
 from portal.web.extensions import babel
 
 SUPPORTED_LOCALES = ("es", "en")
+# The language chosen before signing in (or on any page) lives in its own cookie, not in the session: an
+# anonymous visitor has no session, and the choice outlives signing in and out.
+LANGUAGE_COOKIE = "lang"
+_LANGUAGE_COOKIE_AGE = timedelta(days=365)
 # Babel locale used for formatting: es means Uruguayan Spanish (1.234,56; dd/mm/aaaa).
 _FORMAT_LOCALES = {"es": "es_UY", "en": "en_US"}
 
 
 def select_locale() -> str:
-    chosen = session.get("lang")
-    if chosen in SUPPORTED_LOCALES:
-        return chosen
+    for chosen in (session.get("lang"), request.cookies.get(LANGUAGE_COOKIE)):
+        if chosen in SUPPORTED_LOCALES:
+            return chosen
     return request.accept_languages.best_match(SUPPORTED_LOCALES) or "es"
+
+
+def remember_language(response: Response, lang: str) -> Response:
+    """Keep the visitor's language for a year (HttpOnly: no script reads it; Lax: sent when coming back)."""
+    response.set_cookie(
+        LANGUAGE_COOKIE,
+        lang,
+        max_age=_LANGUAGE_COOKIE_AGE,
+        httponly=True,
+        samesite="Lax",
+        secure=current_app.config["SECURE_COOKIES"],
+    )
+    return response
 
 
 def _format_locale() -> Locale:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import Shell
+from tests.browser.pages import Shell, SignInPage
 
 
 @pytest.mark.parametrize(
@@ -66,3 +66,15 @@ def test_company_switcher_changes_the_working_company(page: Page):
     page.get_by_label("Empresa").select_option(label="Comercial del Norte S.R.L.")
     expect(page.get_by_test_id("who-company")).to_contain_text("Comercial del Norte")
     shell.assert_no_csp_violations()
+
+
+def test_a_visitor_chooses_english_before_signing_in_and_keeps_it_after(page: Page, context):
+    page.goto("/")
+    page.get_by_role("button", name="English").click()
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    assert not any(c["name"] == "cfe_portal_session" for c in context.cookies())  # still no session
+    page.get_by_role("button", name="Sign in").first.click()
+    SignInPage(page).sign_in("usuario@demo.uy")
+    expect(page.get_by_role("heading", name="Your day")).to_be_visible()
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    Shell(page).assert_no_csp_violations()

@@ -13,7 +13,7 @@ from werkzeug.exceptions import HTTPException
 from portal.client.errors import ServiceUnavailable
 from portal.web.auth.session import safe_next
 from portal.web.backend import api
-from portal.web.i18n import SUPPORTED_LOCALES
+from portal.web.i18n import SUPPORTED_LOCALES, remember_language
 from portal.web.main import bp
 from portal.web.main.home import actions_for, home_view, type_name
 from portal.web.rendering import render, wants_fragment
@@ -86,11 +86,24 @@ def _same_page_for_another_company(path: str | None) -> str:
 
 @bp.post("/idioma")
 def switch_language():
-    """Switch between Spanish (Uruguay) and English; remembered in the session."""
+    """Switch between Spanish (Uruguay) and English (signed-in users' form, CSRF-checked); remembered in the
+    session and in the language cookie, so it outlives signing out."""
     lang = request.form.get("lang", "es")
+    response = redirect(safe_next(request.form.get("next")) or url_for("main.home"), code=303)
     if lang in SUPPORTED_LOCALES:
         session["lang"] = lang
-    return redirect(safe_next(request.form.get("next")) or url_for("main.home"), code=303)
+        remember_language(response, lang)
+    return response
+
+
+@bp.get("/idioma/<lang>")
+def choose_language(lang: str):
+    """The anonymous visitor's language switch: a link that only sets the language cookie. It needs no session
+    (a CSRF token would make every anonymous page view store one), and a forged link can do no more than
+    change the language, which the visitor sees and switches back."""
+    if lang not in SUPPORTED_LOCALES:
+        abort(404)
+    return remember_language(redirect(safe_next(request.args.get("next")) or url_for("main.home"), code=303), lang)
 
 
 @bp.get("/healthz")
