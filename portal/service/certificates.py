@@ -8,6 +8,7 @@ subject as SERIALNUMBER=RUC<12 digits>; `CertificateInfo.rut` reads it from ther
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from dataclasses import dataclass
 
 from cryptography import x509
@@ -133,8 +134,13 @@ def to_pkcs12(key_pem: bytes, cert_pem: bytes, password: bytes | None, name: str
     return pkcs12.serialize_key_and_certificates(name.encode(), key, cert, None, encryption)
 
 
+@functools.lru_cache(maxsize=64)
 def key_matches_certificate(key_pem: bytes, cert_pem: bytes, password: bytes | None = None) -> bool:
-    """Whether the private key is the one whose public half the certificate certifies."""
+    """Whether the private key is the one whose public half the certificate certifies.
+
+    Loading the key checks it whole (OpenSSL's RSA key check, about 30 ms): a malformed key's signatures
+    could give its factors away, so the check stays, but once per process for a given key and certificate (every
+    signer built for it, in every app of the process, asks the same question)."""
     key = serialization.load_pem_private_key(key_pem, password=password)
     cert = x509.load_pem_x509_certificate(cert_pem)
     public = cert.public_key()
