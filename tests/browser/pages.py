@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from playwright.sync_api import Page, expect
 
 DEMO_PASSWORD = "demo-password"
@@ -20,6 +22,23 @@ def settled(page: Page) -> None:
     page.wait_for_load_state("load")
     # A selector, not wait_for_function: a string predicate is eval'd in the page, which its CSP refuses.
     expect(page.locator(".htmx-request, .htmx-swapping, .htmx-settling")).to_have_count(0)
+
+
+@contextmanager
+def answer_held(page: Page, url: str, swapped: str):
+    """Hold the answer to the htmx request the block's first action sends until the block is done, then let
+    it through and wait until it is swapped in: the window in which a person types into the old content,
+    there on every run instead of for ~100 ms."""
+    held = []
+    page.route(url, lambda route: held.append(route))
+    page.evaluate("(selector) => { document.querySelector(selector).dataset.old = 'yes'; }", swapped)
+    yield
+    while not held:  # the route's handler runs when Playwright next hears from the browser
+        page.wait_for_timeout(10)
+    held[0].continue_()
+    page.unroute(url)
+    expect(page.locator("[data-old]")).to_have_count(0)  # the old content is gone: the answer was swapped in
+    settled(page)
 
 
 class SignInPage:

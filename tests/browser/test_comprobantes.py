@@ -4,11 +4,10 @@ again by its id; an invalid receiver is refused next to the field with what was 
 from __future__ import annotations
 
 import re
-from contextlib import contextmanager
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import ReceiptsPage, Shell, settled
+from tests.browser.pages import ReceiptsPage, Shell, answer_held
 
 
 def _signed_in(page: Page, email: str = "usuario@demo.uy") -> tuple[Shell, ReceiptsPage]:
@@ -160,7 +159,7 @@ def test_text_typed_while_the_form_changes_type_is_kept(page: Page):
     the window is there on every run."""
     shell, receipts = _signed_in(page)
     receipts.open_new()
-    with _answer_held(page, "**/comprobantes/nuevo/tipo", "#receipt-editor form"):
+    with answer_held(page, "**/comprobantes/nuevo/tipo", "#receipt-editor form"):
         page.get_by_label("Tipo de comprobante").select_option(label="e-Factura")
         page.get_by_label("Descripción, línea 1").press_sequentially("Pan flauta", delay=5)
         page.get_by_label("Dirección", exact=True).fill("Av. 18 de Julio 1234")
@@ -183,26 +182,9 @@ def test_text_typed_while_a_line_is_removed_never_lands_on_another_line(page: Pa
     receipts.fill_line(2, "Dos", "2", "20")
     receipts.add_line()
     receipts.fill_line(3, "Tres", "3", "30")
-    with _answer_held(page, "**/comprobantes/nuevo/lineas/quitar", "#lines"):
+    with answer_held(page, "**/comprobantes/nuevo/lineas/quitar", "#lines"):
         receipts.remove_line(1)
         page.get_by_label("Descripción, línea 2").fill("Dos bis")
     expect(page.get_by_label("Descripción, línea 1")).to_have_value("Dos")
     expect(page.get_by_label("Descripción, línea 2")).to_have_value("Tres")
     shell.assert_no_csp_violations()
-
-
-@contextmanager
-def _answer_held(page: Page, url: str, swapped: str):
-    """Hold the answer to the htmx request the block's first action sends until the block is done, then let
-    it through and wait until it is swapped in: the window in which a person types into the old content,
-    there on every run instead of for ~100 ms."""
-    held = []
-    page.route(url, lambda route: held.append(route))
-    page.evaluate("(selector) => { document.querySelector(selector).dataset.old = 'yes'; }", swapped)
-    yield
-    while not held:  # the route's handler runs when Playwright next hears from the browser
-        page.wait_for_timeout(10)
-    held[0].continue_()
-    page.unroute(url)
-    expect(page.locator("[data-old]")).to_have_count(0)  # the old content is gone: the answer was swapped in
-    settled(page)

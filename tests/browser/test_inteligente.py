@@ -15,7 +15,7 @@ from portal.client import CfeClient
 from portal.client.inteligente import SmartIssueRequest, SmartLine, SmartReceiver
 from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
-from tests.browser.pages import RequestStatusPage, Shell, SmartIssuancePage, screenshot
+from tests.browser.pages import RequestStatusPage, Shell, SmartIssuancePage, answer_held, screenshot
 
 NOT_ELECTRONIC_RUT = "215550030019"  # DGI sandbox: warns receptor_no_emisor_electronico
 LINE = SmartLine("Consultoría", Decimal("2"), Decimal("1000"))
@@ -84,6 +84,32 @@ def test_usuario_previews_goes_back_acknowledges_the_warning_and_issues_once(pag
     expect(status.state).to_have_text("Emitida")
     assert status.timeline_states() == ["preview", "confirmed", "issued"]
     shell.assert_no_csp_violations()
+
+
+def test_text_typed_while_a_line_is_added_or_removed_stays_where_it_was_typed(page: Page):
+    """The lines are re-rendered by the service's answer (~100 ms): what is typed meanwhile is carried into the
+    new lines by name, except after a removal, which numbers the lines again (a name then means another line)."""
+    Shell(page).open_home_and_sign_in("usuario@demo.uy")
+    flow = SmartIssuancePage(page)
+    flow.open()
+    flow.fill_line(1, "Consultoría", "10", "1500")
+    with answer_held(page, "**/inteligente/nueva/lineas", "#lineas"):
+        page.get_by_role("button", name="Agregar línea").click()
+        flow.line_field(1, "Cantidad").fill("12")
+    expect(flow.lines).to_have_count(2)
+    expect(flow.line_field(1, "Cantidad")).to_have_value("12")
+    expect(flow.line_field(1, "Descripción")).to_have_value("Consultoría")
+
+    flow.fill_line(2, "Libro", "1", "900")
+    flow.add_line()
+    flow.fill_line(3, "Mapa", "2", "300")
+    with answer_held(page, "**/inteligente/nueva/lineas", "#lineas"):
+        flow.page.get_by_role("button", name="Quitar la línea 1").click()
+        flow.line_field(2, "Descripción").fill("Libro usado")
+    expect(flow.lines).to_have_count(2)
+    expect(flow.line_field(1, "Descripción")).to_have_value("Libro")
+    expect(flow.line_field(2, "Descripción")).to_have_value("Mapa")
+    Shell(page).assert_no_csp_violations()
 
 
 def test_soporte_looks_the_request_up_and_copies_the_support_details(page: Page, context, service_api, tmp_path):
