@@ -158,7 +158,7 @@ def test_a_dgi_failure_offers_a_retry_that_works(page: Page, live_service):
 
 def test_the_chosen_certificate_is_remembered(page: Page):
     dgi = _signed_in_on_dgi(page, "admin@demo.uy")
-    dgi.choose_certificate("Comercial del Norte", "Comercial del Norte S.R.L. · Certificado de prueba")
+    dgi.choose_certificate("Comercial del Norte", "Comercial del Norte S.R.L. · vence")
     expect(dgi.certificate_picker()).to_have_value("2:2")  # submitted on change, back on the page
     dgi.open("/dgi/cva")
     expect(dgi.certificate_picker()).to_have_value("2:2")

@@ -34,6 +34,25 @@ _CUT_CONTROLS = """(width) => {
 }"""
 
 
+# A select whose chosen option does not fit shows it cut ("UYU · peso uruguay"): the option's text, in the
+# select's own font, against the room the select leaves for it (its padding holds the arrow).
+_CUT_SELECTS = """() => {
+  const canvas = document.createElement("canvas").getContext("2d");
+  const out = [];
+  for (const el of document.querySelectorAll("select:not([multiple])")) {
+    const option = el.options[el.selectedIndex];
+    const style = getComputedStyle(el);
+    if (!option || el.offsetParent === null) continue;
+    canvas.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const room = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const needed = canvas.measureText(option.text.trim()).width;
+    const sizes = `${Math.round(needed)} > ${Math.round(room)}px`;
+    if (needed > room + 1) out.push(`select ${el.name || el.id}: "${option.text.trim()}" (${sizes})`);
+  }
+  return out;
+}"""
+
+
 def _pages(app) -> list[str]:
     paths = set()
     for rule in app.url_map.iter_rules():
@@ -58,7 +77,8 @@ def test_every_page_fits_desktop_and_phone(page, portal_app, email):
             if scroll_width > width:
                 problems.append(f"{path} at {width}px scrolls sideways ({scroll_width}px)")
             problems += [f"{path} at {width}px: {cut}" for cut in page.evaluate(_CUT_CONTROLS, width)]
-    assert problems == []
+            problems += [f"{path} at {width}px: {cut}" for cut in page.evaluate(_CUT_SELECTS)]
+    assert problems == [], "\n".join(problems)
     assert page.evaluate("window.__cspViolations || []") == []
 
 

@@ -75,7 +75,8 @@ def test_every_role_gets_the_page_with_four_lookups_and_its_certificate_chosen(s
     tabs = [a.get_text(strip=True) for a in soup.select("nav.dgi-tabs a")]
     assert tabs == ["RUT", "Nombre por documento", "CVA", "Datos de la entidad"]
     selected = soup.find("select", id="contexto").find("option", selected=True)
-    assert selected["value"] == "1:1" and "Certificado de prueba" in selected.get_text()
+    assert selected["value"] == "1:1" and selected.get_text().startswith("Demo S.A. · vence ")
+    assert "Las consultas se firman con «Certificado de prueba" in soup.find(id="contexto-hint").get_text()
 
 
 def test_a_user_of_two_companies_sees_both_companies_certificates(signed_in):

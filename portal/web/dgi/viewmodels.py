@@ -54,8 +54,9 @@ def remember_context(company_id: int, certificate_id: int) -> None:
 @dataclass(frozen=True)
 class CertificateOption:
     value: str
-    label: str
+    label: str  # short enough for a phone's select: the company and the expiry day
     expired: bool
+    name: str  # the certificate's own name, said under the select (a select cannot wrap a long label)
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,13 @@ class Picker:
     @property
     def operator(self) -> bool:
         return not any(c.certificates for c in self.companies)
+
+    @property
+    def selected_certificate(self) -> CertificateOption | None:
+        if self.selected is None:
+            return None
+        value = f"{self.selected.company_id}:{self.selected.certificate_id}"
+        return next((o for c in self.companies for o in c.certificates if o.value == value), None)
 
     def choices(self) -> list[SelectChoice]:
         """One optgroup per company; expired certificates are listed but cannot be picked."""
@@ -99,8 +107,9 @@ def build_picker(me: UserInfo, today: date) -> Picker:
             tuple(
                 CertificateOption(
                     f"{c.id}:{cert.id}",
-                    _("%(company)s · %(name)s, vence %(day)s", company=c.name, name=cert.name, day=day(cert.expires)),
+                    _("%(company)s · vence %(day)s", company=c.name, day=day(cert.expires)),
                     cert.expires < today,
+                    cert.name,
                 )
                 for cert in c.certificates
             ),
