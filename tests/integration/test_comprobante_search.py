@@ -7,12 +7,14 @@ import io
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import text, update
 
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
+from portal.service.comprobante.search import Filters, conditions, page, totals
 from tests.support import cfe_bodies as bodies
+from tests.support import receipt_copies
 from tests.support.cfe_bodies import issue
 
 BUSCAR = "/api/v1/comprobante/buscar"
@@ -180,4 +182,64 @@ def test_credit_notes_subtract_from_the_totals(api_client, user):
     answer = api_client.get(BUSCAR, headers=user)
     assert answer.json["cantidad"] == 2 and answer.json["totales"] == [
         {"moneda": "UYU", "cantidad": 2, "mntTotal": "0.00"}
+    ]
+
+
+def _every_page(api_client, user, params: dict) -> tuple[list[str], int]:
+    """The ids of every page of a search, following its cursors, and the count the first page gave."""
+    answer = api_client.get(BUSCAR, query_string={**params, "limite": 37}, headers=user)
+    seen, count = _ids(answer), answer.json["cantidad"]
+    while answer.json["siguiente"]:
+        answer = api_client.get(
+            BUSCAR, query_string={**params, "limite": 37, "cursor": answer.json["siguiente"]}, headers=user
+        )
+        seen += _ids(answer)
+    return seen, count
+
+
+@pytest.mark.parametrize(
+    "typed, tipo",
+    [
+        ("21", None),  # RUT prefix of most receipts, and the start of the name "21 de Setiembre"
+        ("12", None),
+        ("21-100342", None),
+        ("fe", None),
+        ("ferreteria nor", None),
+        ("ÑANDÚ", None),
+        ("optica union", None),
+        ("AR20", None),
+        ("21", 111),
+        ("fe", 101),
+    ],
+)
+def test_receiver_filter_finds_what_a_plain_reading_finds_page_after_page(api_client, user, service_app, typed, tipo):
+    issue(api_client, user, bodies.body(bodies.EFACTURA))
+    rows = receipt_copies.fill(service_app, 300)
+    wanted = [r for r in rows if receipt_copies.receiver_matches(r, typed) and tipo in (None, r["tipo_cfe"])]
+    seen, count = _every_page(api_client, user, {"receptor": typed, **({"tipoCFE": tipo} if tipo else {})})
+    assert seen == receipt_copies.in_list_order(wanted) and count == len(wanted)
+    assert 0 < count < len(rows)
+
+
+def test_receiver_filter_reads_only_the_list_index_on_sqlite(api_client, user, service_app):
+    """The page and the totals test the receiver on ix_cfe_emitido_listado's entries in list order: no pass
+    over the table, no receiver index (whose matches SQLite read from the table one by one), no sort."""
+    issue(api_client, user, bodies.body(bodies.EFACTURA))
+    company = receipt_copies.fill(service_app, 300)[0]["company_id"]
+    with service_app.app_context(), db.write_transaction() as session:
+        session.execute(text("ANALYZE"))  # as a real database has statistics (the bench runs it too)
+    with service_app.app_context():
+        session = db.session()
+        where = conditions(company, Filters(receptor="21"))
+        with receipt_copies.statements_run(session) as run:
+            page(session, where, None, 50)
+            totals(session, where)
+        filtered = [(sql, parameters) for sql, parameters in run if "receptor_doc >=" in sql]
+        plans = [
+            [row[3] for row in session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", parameters)]
+            for sql, parameters in filtered
+        ]
+    assert plans == [
+        ["SEARCH cfe_emitido USING INDEX ix_cfe_emitido_listado (company_id=?)"],
+        ["SEARCH cfe_emitido USING COVERING INDEX ix_cfe_emitido_listado (company_id=?)"],
     ]

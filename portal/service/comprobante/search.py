@@ -4,6 +4,7 @@ Order: issue date, then number, then id, newest first. The cursor is the last ro
 receipt issued while someone pages can only appear before the page they are on, never shift or repeat the
 rest (keyset pagination, stable under concurrent issuing). Only the listed columns are read: never the XML.
 Each filter has an index (migration 0008_comprobante_search); prefix filters compare ranges so SQLite uses it.
+The receiver filter is the exception: it is tested on the list's own index entries (migration 0017).
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from sqlalchemy import BigInteger, and_, case, cast, func, or_, select, tuple_
+from sqlalchemy import BigInteger, String, and_, case, cast, func, or_, select, tuple_
+from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.functions import FunctionElement
 
 from portal.domain.cfe_types import CREDIT_NOTES
 from portal.service.comprobante.models import IssuedCfe
@@ -82,15 +85,36 @@ def _prefix(column, prefix: str):
     return and_(column >= prefix, column < upper, column.like(escaped + "%", escape="\\"))
 
 
-def receiver_options(typed: str) -> list:
+class InListing(FunctionElement):
+    """A column the receipt list tests on the entries of its own index (ix_cfe_emitido_listado) as it walks
+    them in list order. SQLite gets `+column`, which keeps it off the column's own index: a short receiver
+    text matches most receipts, and SQLite, which cannot tell how many, answered the OR of the two receiver
+    indexes by reading every match from the table, for the page and again for the totals. PostgreSQL
+    weighs both plans from its statistics, so it gets the plain column."""
+
+    type = String()
+    inherit_cache = True
+
+
+@compiles(InListing)
+def _plain_column(element, compiler, **kw):
+    return compiler.process(element.clauses, **kw)
+
+
+@compiles(InListing, "sqlite")
+def _column_off_its_index(element, compiler, **kw):
+    return "+" + compiler.process(element.clauses, **kw)
+
+
+def receiver_options(typed: str, doc=IssuedCfe.receptor_doc, name=IssuedCfe.receptor_busqueda) -> list:
     """What the receiver filter matches, any of: the folded name starts with `typed`, or the document does."""
     typed = typed.strip()
     digits = "".join(ch for ch in typed if ch.isdigit())
-    options = [_prefix(IssuedCfe.receptor_busqueda, folded(typed))]
+    options = [_prefix(name, folded(typed))]
     if digits and all(ch.isdigit() or ch in ".- " for ch in typed):
-        options.append(_prefix(IssuedCfe.receptor_doc, digits))  # 21-100342-001-7 finds 211003420017
+        options.append(_prefix(doc, digits))  # 21-100342-001-7 finds 211003420017
     else:
-        options.append(_prefix(IssuedCfe.receptor_doc, typed))  # foreign documents keep their letters
+        options.append(_prefix(doc, typed))  # foreign documents keep their letters
     return options
 
 
@@ -108,7 +132,8 @@ def conditions(company_id: int, f: Filters) -> list:
         if serie:
             where.append(IssuedCfe.serie == serie)
     if f.receptor:
-        where.append(or_(*receiver_options(f.receptor)))
+        listed = {"doc": InListing(IssuedCfe.receptor_doc), "name": InListing(IssuedCfe.receptor_busqueda)}
+        where.append(or_(*receiver_options(f.receptor, **listed)))
     if f.monto_desde is not None:
         where.append(IssuedCfe.mnt_total >= f.monto_desde)
     if f.monto_hasta is not None:
