@@ -91,7 +91,7 @@ def test_receiver_filter_pages_along_the_list_index_on_postgresql(
     with service_app.app_context():
         session = db.session()
         with receipt_copies.statements_run(session) as run:
-            page(session, conditions(company, Filters(receptor="21")), None, 50)
+            page(session, conditions(session, company, Filters(receptor="21")), None, 50)
         (sql, parameters) = run[-1]
         plan = "\n".join(row[0] for row in session.connection().exec_driver_sql(f"EXPLAIN {sql}", parameters))
     assert "Index Scan Backward using ix_cfe_emitido_listado" in plan, plan
