@@ -119,6 +119,8 @@ def _queries(facts: dict) -> list[tuple[str, dict]]:
         ("e-Factura number 'A-12345'", {"tipoCFE": middle["tipo_cfe"], "numero": f"A-{middle['nro']}"}),
         ("receiver name prefix 'ferreteria nor'", {"receptor": "ferreteria nor"}),
         ("receiver RUT prefix (6 digits)", {"receptor": middle["receptor_doc"][:6]}),
+        ("receiver RUT prefix, 2 digits '21' (every receipt)", {"receptor": "21"}),
+        ("receiver name, 2 letters 'fe'", {"receptor": "fe"}),
         ("e-Facturas in USD", {"tipoCFE": 111, "moneda": "USD"}),
         ("amount between 50,000 and 50,500", {"montoDesde": "50000", "montoHasta": "50500"}),
         ("DGI state rechazado (rare)", {"estadoDGI": "rechazado"}),

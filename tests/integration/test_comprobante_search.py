@@ -7,12 +7,14 @@ import io
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import select, text, update
 
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
+from portal.service.comprobante import search
 from portal.service.comprobante.models import IssuedCfe
 from tests.support import cfe_bodies as bodies
+from tests.support import receipt_copies
 from tests.support.cfe_bodies import issue
 
 BUSCAR = "/api/v1/comprobante/buscar"
@@ -181,3 +183,79 @@ def test_credit_notes_subtract_from_the_totals(api_client, user):
     assert answer.json["cantidad"] == 2 and answer.json["totales"] == [
         {"moneda": "UYU", "cantidad": 2, "mntTotal": "0.00"}
     ]
+
+
+def _every_page(api_client, user, params: dict) -> tuple[list[str], int]:
+    """The ids of every page of a search, following its cursors, and the count the first page gave."""
+    answer = api_client.get(BUSCAR, query_string={**params, "limite": 37}, headers=user)
+    seen, count = _ids(answer), answer.json["cantidad"]
+    while answer.json["siguiente"]:
+        answer = api_client.get(
+            BUSCAR, query_string={**params, "limite": 37, "cursor": answer.json["siguiente"]}, headers=user
+        )
+        seen += _ids(answer)
+    return seen, count
+
+
+RECEIVER_TEXTS = (
+    ("21", None),  # RUT prefix of most receipts, and the start of the name "21 de Setiembre"
+    ("12", None),
+    ("21-100342", None),
+    ("fe", None),
+    ("ferreteria nor", None),
+    ("ÑANDÚ", None),
+    ("optica union", None),
+    ("AR20", None),
+    ("21", 111),
+    ("fe", 101),
+)
+
+
+@pytest.mark.parametrize("many", [0, 10**9], ids=["along the list index", "from the receiver indexes"])
+def test_receiver_filter_finds_what_a_plain_reading_finds_page_after_page(
+    api_client, user, service_app, monkeypatch, many
+):
+    monkeypatch.setattr(search, "MANY_RECEIVER_MATCHES", many)
+    issue(api_client, user, bodies.body(bodies.EFACTURA))
+    rows = receipt_copies.fill(service_app, 300)
+    for typed, tipo in RECEIVER_TEXTS:
+        wanted = [r for r in rows if receipt_copies.receiver_matches(r, typed) and tipo in (None, r["tipo_cfe"])]
+        seen, count = _every_page(api_client, user, {"receptor": typed, **({"tipoCFE": tipo} if tipo else {})})
+        assert seen == receipt_copies.in_list_order(wanted) and count == len(wanted), (typed, tipo)
+        assert 0 < count < len(rows)
+
+
+def _plans(service_app, typed: str) -> list[list[str]]:
+    """SQLite's plans for the page and the totals of the receipts whose receiver starts with `typed`."""
+    with service_app.app_context():
+        session = db.session()
+        company = session.scalar(select(IssuedCfe.company_id))
+        with receipt_copies.statements_run(session) as run:
+            where = search.conditions(session, company, search.Filters(receptor=typed))
+            search.page(session, where, None, 50)
+            search.totals(session, where)
+        return [
+            [row[3] for row in session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", parameters)]
+            for sql, parameters in run
+            if "receptor_doc" in sql and ("ORDER BY" in sql or "sum(" in sql)
+        ]
+
+
+def test_receiver_filter_reads_no_receipt_from_the_table_it_does_not_list_on_sqlite(
+    api_client, user, service_app, monkeypatch
+):
+    """Many matches ("21", most receipts): tested on ix_cfe_emitido_listado's entries in list order, so the
+    page stops after its rows and the totals read only that index, never the receipts from the table one by
+    one through the receiver indexes. Few matches: found through the receiver indexes."""
+    monkeypatch.setattr(search, "MANY_RECEIVER_MATCHES", 100)
+    issue(api_client, user, bodies.body(bodies.EFACTURA))
+    receipt_copies.fill(service_app, 300)
+    with service_app.app_context(), db.write_transaction() as session:
+        session.execute(text("ANALYZE"))  # as a real database has statistics (the bench runs it too)
+    assert _plans(service_app, "21") == [
+        ["SEARCH cfe_emitido USING INDEX ix_cfe_emitido_listado (company_id=?)"],
+        ["SEARCH cfe_emitido USING COVERING INDEX ix_cfe_emitido_listado (company_id=?)"],
+    ]
+    few_page, few_totals = _plans(service_app, "AR20")
+    assert few_page[0] == few_totals[0] == "MULTI-INDEX OR"
+    assert any("ix_cfe_emitido_receptor_doc_reciente (company_id=? AND receptor_doc>?" in s for s in few_totals)

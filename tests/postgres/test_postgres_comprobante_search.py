@@ -8,7 +8,10 @@ import io
 
 import pytest
 
+from portal.service import db
+from portal.service.comprobante.search import Filters, conditions, page
 from tests.support import cfe_bodies as bodies
+from tests.support import receipt_copies
 from tests.support.cfe_bodies import issue
 
 BUSCAR = "/api/v1/comprobante/buscar"
@@ -53,3 +56,43 @@ def test_search_pages_totals_and_csv_on_postgresql(api_client, user):
         json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "Otra vez"},
     )
     assert again.status_code == 409 and again.json["error"]["code"] == "ya_anulado"
+
+
+def _every_page(api_client, user, params: dict) -> tuple[list[str], int]:
+    answer = api_client.get(BUSCAR, query_string={**params, "limite": 37}, headers=user)
+    seen, count = [c["idCfeEmitido"] for c in answer.json["comprobantes"]], answer.json["cantidad"]
+    while answer.json["siguiente"]:
+        answer = api_client.get(
+            BUSCAR, query_string={**params, "limite": 37, "cursor": answer.json["siguiente"]}, headers=user
+        )
+        seen += [c["idCfeEmitido"] for c in answer.json["comprobantes"]]
+    return seen, count
+
+
+def test_receiver_filter_finds_what_a_plain_reading_finds_on_postgresql(api_client, user, service_app):
+    issue(api_client, user, bodies.body(bodies.EFACTURA))
+    rows = receipt_copies.fill(service_app, 300)
+    for typed in ("21", "21-100342", "fe", "ÑANDÚ", "AR20"):
+        wanted = [r for r in rows if receipt_copies.receiver_matches(r, typed)]
+        seen, count = _every_page(api_client, user, {"receptor": typed})
+        assert seen == receipt_copies.in_list_order(wanted) and count == len(wanted), typed
+
+
+def test_receiver_filter_pages_along_the_list_index_on_postgresql(
+    api_client, user, service_app, postgres_server, pg_database
+):
+    """With statistics of 3,000 receipts, the page of "21" (most of them) walks the list's index in its order
+    and stops after its rows: no pass over the table, no sort. (The totals must add up every match; there
+    PostgreSQL weighs the table against the indexes by its statistics, and for most of a table it reads it.)"""
+    issue(api_client, user, bodies.body(bodies.EFACTURA))
+    company = receipt_copies.fill(service_app, 3000)[0]["company_id"]
+    with postgres_server.connect(pg_database, autocommit=True) as admin:
+        admin.execute("VACUUM ANALYZE cfe_emitido")
+    with service_app.app_context():
+        session = db.session()
+        with receipt_copies.statements_run(session) as run:
+            page(session, conditions(session, company, Filters(receptor="21")), None, 50)
+        (sql, parameters) = run[-1]
+        plan = "\n".join(row[0] for row in session.connection().exec_driver_sql(f"EXPLAIN {sql}", parameters))
+    assert "Index Scan Backward using ix_cfe_emitido_listado" in plan, plan
+    assert "Seq Scan" not in plan and "Sort" not in plan and "receptor_doc >=" in sql, plan

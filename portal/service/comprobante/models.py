@@ -68,7 +68,8 @@ class IssuedCfe(Base):
     __table_args__ = (
         UniqueConstraint("company_id", "tipo_cfe", "serie", "nro"),
         # The receipt list (search.py): its order (date, number, id, newest first), then the columns its
-        # totals add up and most filters test, so a page and the totals of a filtered set read only the index.
+        # totals add up and most filters test (the receiver filter included, migration 0017), so a page and
+        # the totals of a filtered set read only the index.
         Index(
             "ix_cfe_emitido_listado",
             "company_id",
@@ -79,6 +80,8 @@ class IssuedCfe(Base):
             "tpo_moneda",
             "mnt_total",
             "dgi_status",
+            "receptor_doc",
+            "receptor_busqueda",
         ),
         Index("ix_cfe_emitido_moneda", "company_id", "tpo_moneda"),
         Index("ix_cfe_emitido_nro", "company_id", "nro"),

@@ -192,8 +192,8 @@ def buscar(query: BuscarQuery, principal: Principal):
     with AND. Pages with a cursor (`siguiente`) that stays valid while receipts are being issued."""
     wanted = _negotiate("application/json", "text/csv")
     filters = search.Filters(**query.model_dump(exclude={"cursor", "limite"}))
-    where = search.conditions(principal.company_id, filters)
     session = db.session()
+    where = search.conditions(session, principal.company_id, filters)
     if wanted == "text/csv":
         response = Response(csv_chunks(search.every_row_closing(db.new_session(), where)), mimetype="text/csv")
         response.headers["Content-Disposition"] = 'attachment; filename="comprobantes.csv"'

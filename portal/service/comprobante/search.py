@@ -4,6 +4,8 @@ Order: issue date, then number, then id, newest first. The cursor is the last ro
 receipt issued while someone pages can only appear before the page they are on, never shift or repeat the
 rest (keyset pagination, stable under concurrent issuing). Only the listed columns are read: never the XML.
 Each filter has an index (migration 0008_comprobante_search); prefix filters compare ranges so SQLite uses it.
+A receiver text that matches many receipts is the exception: it is tested on the list's own index entries
+(migration 0017), see receiver_condition.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from sqlalchemy import BigInteger, and_, case, cast, func, or_, select, tuple_
+from sqlalchemy import BigInteger, String, and_, case, cast, func, or_, select, tuple_
+from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.functions import FunctionElement
 
 from portal.domain.cfe_types import CREDIT_NOTES
 from portal.service.comprobante.models import IssuedCfe
@@ -82,19 +86,68 @@ def _prefix(column, prefix: str):
     return and_(column >= prefix, column < upper, column.like(escaped + "%", escape="\\"))
 
 
-def receiver_options(typed: str) -> list:
+# Past this many matches, reading each from the table costs more than walking the whole list's index (on
+# 100,000 receipts the walk is about what the unfiltered list costs; each match read is a table lookup).
+MANY_RECEIVER_MATCHES = 1000
+
+
+class InListing(FunctionElement):
+    """A column the receipt list tests on the entries of its own index (ix_cfe_emitido_listado) as it walks
+    them in list order: SQLite gets `+column`, which keeps it off the column's own index."""
+
+    type = String()
+    inherit_cache = True
+
+
+@compiles(InListing)
+def _plain_column(element, compiler, **kw):
+    return compiler.process(element.clauses, **kw)
+
+
+@compiles(InListing, "sqlite")
+def _column_off_its_index(element, compiler, **kw):
+    return "+" + compiler.process(element.clauses, **kw)
+
+
+def receiver_options(typed: str, doc=IssuedCfe.receptor_doc, name=IssuedCfe.receptor_busqueda) -> list:
     """What the receiver filter matches, any of: the folded name starts with `typed`, or the document does."""
     typed = typed.strip()
     digits = "".join(ch for ch in typed if ch.isdigit())
-    options = [_prefix(IssuedCfe.receptor_busqueda, folded(typed))]
+    options = [_prefix(name, folded(typed))]
     if digits and all(ch.isdigit() or ch in ".- " for ch in typed):
-        options.append(_prefix(IssuedCfe.receptor_doc, digits))  # 21-100342-001-7 finds 211003420017
+        options.append(_prefix(doc, digits))  # 21-100342-001-7 finds 211003420017
     else:
-        options.append(_prefix(IssuedCfe.receptor_doc, typed))  # foreign documents keep their letters
+        options.append(_prefix(doc, typed))  # foreign documents keep their letters
     return options
 
 
-def conditions(company_id: int, f: Filters) -> list:
+def receiver_condition(session: Session, company_id: int, typed: str):
+    """The receiver filter. SQLite cannot tell how many receipts a prefix matches and answers the OR of the
+    two receiver indexes by reading every match from the table, for the page and again for the totals: for
+    "21" that is every receipt. So it first counts, from those indexes alone and up to
+    MANY_RECEIVER_MATCHES, what each way of matching finds; past that the filter is tested on the list's
+    index instead. PostgreSQL weighs both plans from its statistics and gets the plain filter."""
+    options = receiver_options(typed)
+    if session.get_bind().dialect.name != "sqlite":
+        return or_(*options)
+    found = sum(
+        session.scalar(
+            select(func.count()).select_from(
+                select(IssuedCfe.company_id)
+                .where(IssuedCfe.company_id == company_id, option)
+                .limit(MANY_RECEIVER_MATCHES)
+                .subquery()
+            )
+        )
+        for option in options
+    )
+    if found < MANY_RECEIVER_MATCHES:
+        return or_(*options)
+    listed = {"doc": InListing(IssuedCfe.receptor_doc), "name": InListing(IssuedCfe.receptor_busqueda)}
+    return or_(*receiver_options(typed, **listed))
+
+
+def conditions(session: Session, company_id: int, f: Filters) -> list:
     where = [IssuedCfe.company_id == company_id]
     if f.desde:
         where.append(IssuedCfe.fch_emis >= f.desde)
@@ -108,7 +161,7 @@ def conditions(company_id: int, f: Filters) -> list:
         if serie:
             where.append(IssuedCfe.serie == serie)
     if f.receptor:
-        where.append(or_(*receiver_options(f.receptor)))
+        where.append(receiver_condition(session, company_id, f.receptor))
     if f.monto_desde is not None:
         where.append(IssuedCfe.mnt_total >= f.monto_desde)
     if f.monto_hasta is not None:
