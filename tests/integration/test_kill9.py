@@ -50,8 +50,10 @@ def test_retries_after_kill_9_get_their_receipts_at_once_and_numbering_stays_who
                     headers={**headers, "Idempotency-Key": key},
                     timeout=30,
                 )
-            except requests.ConnectionError:
-                unanswered.append(key)  # sent, maybe issued, never answered: the caller must retry it
+            except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError):
+                # Sent, maybe issued, never answered (or the answer cut off mid-body by the kill): the caller must
+                # retry it.
+                unanswered.append(key)
                 return
             assert answer.status_code == 201, answer.text
             acknowledged[key] = answer.json()
