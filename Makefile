@@ -32,9 +32,10 @@ test: setup
 	$(BIN)/python -m portal.devsecrets
 	$(BIN)/ruff check portal tests bench
 	$(BIN)/ruff format --check portal tests bench
-	# Two workers on the two cores; then, alone, the few tests whose bounds are latencies or that kill -9 real
-	# processes (marked `serial`), so another worker's load cannot make them fail.
-	$(BIN)/python -m pytest -n 2 -m "not serial" $(PYTEST_ARGS)
+	# Three workers on the two cores (the tests wait on browsers and servers often enough that two left a third of
+	# the machine idle: 347 s with two, 295 s with three, docs/PERFORMANCE.md); then, alone, the few tests whose
+	# bounds are latencies or that kill -9 real processes (marked `serial`), so other workers cannot make them fail.
+	$(BIN)/python -m pytest -n 3 -m "not serial" $(PYTEST_ARGS)
 	$(BIN)/python -m pytest -m serial $(PYTEST_ARGS)
 
 setup: python-deps assets translations
