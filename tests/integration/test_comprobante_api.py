@@ -121,7 +121,9 @@ def test_same_idempotency_key_with_another_body_is_422(api_client, user):
     assert answer.status_code == 422 and answer.json["error"]["code"] == "idempotency_key_reused"
 
 
-def test_idempotency_key_still_in_progress_is_409(api_client, user, service_app):
+def _claimed_key(service_app, key: str, **columns) -> None:
+    """An Idempotency-Key left "in progress" for an e-Ticket body, as a request still issuing (or a crashed one)
+    leaves it."""
     from portal.service.cfe import CfeInput
     from portal.service.idempotency import request_fingerprint
 
@@ -132,34 +134,25 @@ def test_idempotency_key_still_in_progress_is_409(api_client, user, service_app)
             IdempotencyRecord(
                 company_id=1,
                 scope="comprobante.emitir",
-                key="busy",
+                key=key,
                 request_hash=request_fingerprint(payload),
                 state="in_progress",
+                **columns,
             )
         )
         session.commit()
+
+
+def test_idempotency_key_still_in_progress_is_409(api_client, user, service_app):
+    _claimed_key(service_app, "busy")
     answer = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers={**user, "Idempotency-Key": "busy"})
     assert answer.status_code == 409 and answer.json["error"]["code"] == "idempotency_in_progress"
 
 
 def test_a_claim_abandoned_by_a_crashed_worker_is_taken_over(api_client, user, service_app):
-    from portal.service.cfe import CfeInput
-    from portal.service.idempotency import STALE_AFTER, request_fingerprint
+    from portal.service.idempotency import STALE_AFTER
 
-    payload = CfeInput.model_validate(bodies.body(bodies.ETICKET)).model_dump(mode="json", by_alias=True)
-    with service_app.app_context():
-        session = db.session()
-        session.add(
-            IdempotencyRecord(
-                company_id=1,
-                scope="comprobante.emitir",
-                key="crashed",
-                request_hash=request_fingerprint(payload),
-                state="in_progress",
-                created_at=datetime.now(UTC) - STALE_AFTER - timedelta(seconds=1),
-            )
-        )
-        session.commit()
+    _claimed_key(service_app, "crashed", created_at=datetime.now(UTC) - STALE_AFTER - timedelta(seconds=1))
     headers = {**user, "Idempotency-Key": "crashed"}
     first = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=headers)
     assert first.status_code == 201, first.json
