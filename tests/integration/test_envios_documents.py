@@ -3,14 +3,14 @@ daily report and voiding operations of the API."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from lxml import etree
 from sqlalchemy import select
 
 from portal import paths
-from portal.domain.uruguay_time import MONTEVIDEO
+from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import verify_signature
@@ -20,7 +20,7 @@ from tests.support.cfe_bodies import issue
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
 
 D = "{http://cfe.dgi.gub.uy}"
-TODAY = datetime.now(MONTEVIDEO).date()
+TODAY = today_montevideo()
 
 
 @pytest.fixture

@@ -267,7 +267,7 @@ def send_report(sim, data: bytes) -> tuple[str, list[str]]:
 
 
 def test_report_answers(ctx):
-    yesterday = datetime.now(MONTEVIDEO).date() - timedelta(days=1)
+    yesterday = today_montevideo() - timedelta(days=1)
     first = _report(yesterday)
     assert send_report(ctx, first) == ("AR", [])
     assert send_report(ctx, first) == ("AR", [])  # the same report again: its first answer

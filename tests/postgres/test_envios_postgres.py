@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import pytest
 
-from portal.domain.uruguay_time import MONTEVIDEO
+from portal.domain.uruguay_time import today_montevideo
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
@@ -41,7 +39,7 @@ def test_the_road_to_dgi_on_postgresql(api_client, auth_headers, service_app):
 
     assert dgi(accepted)["estado"] == "aceptado"
     assert dgi(rejected)["estado"] == "rechazado" and dgi(rejected)["anulacion"] is not None
-    today = datetime.now(MONTEVIDEO).date().isoformat()
+    today = today_montevideo().isoformat()
     assert api_client.post("/api/v1/envios/reportes", headers=admin, json={"fecha": today}).status_code == 202
     drain(service_app)
     assert dgi(ticket)["estado"] == "en_reporte" and dgi(ticket)["reporte"]["acuse"] == "AR"

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
-from portal.domain.uruguay_time import MONTEVIDEO
+from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.model_parts import Day
 
 
@@ -111,7 +111,7 @@ class ReporteLista(_Out):
 
 
 def _yesterday() -> str:
-    return (datetime.now(MONTEVIDEO).date() - timedelta(days=1)).isoformat()
+    return (today_montevideo() - timedelta(days=1)).isoformat()
 
 
 class ReporteSolicitud(BaseModel):

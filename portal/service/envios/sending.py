@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from flask import current_app
 from sqlalchemy import func, select
 
-from portal.domain.uruguay_time import MONTEVIDEO, montevideo_time
+from portal.domain.uruguay_time import MONTEVIDEO, montevideo_time, today_montevideo
 from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios import acks, envelope
@@ -295,7 +295,7 @@ def void_by_rejection(session, record: IssuedCfe, motives: list[dict]) -> None:
             serie=record.serie,
             nro_desde=record.nro,
             nro_hasta=record.nro,
-            fecha=datetime.now(MONTEVIDEO).date(),
+            fecha=today_montevideo(),
             source="rechazo_dgi",
             reason=f"Comprobante anulado por rechazo de DGI ({codes})"[:200],
             cfe_id=record.id,
