@@ -4,7 +4,7 @@ be reached, a duplicate answer reconciled rather than resent, the sweep, and the
 from __future__ import annotations
 
 import time
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 import pytest
 from sqlalchemy import select
@@ -120,6 +120,29 @@ def test_the_sweep_picks_up_a_lost_wake_up(api_client, user, service_app):
     assert _state(service_app, cfe["idCfeEmitido"]) == "pendiente"
     with service_app.app_context():
         assert tasks.sweep(timedelta(0))["empresas"] == 1
+    drain(service_app)
+    assert _state(service_app, cfe["idCfeEmitido"]) == "aceptado"
+
+
+def test_a_restarted_worker_schedules_what_a_killed_sender_left_under_lease(api_client, user, service_app):
+    """The sender was killed mid-delivery: its lease still holds when the worker restarts. The restart's
+    sweep schedules the delivery for the lease's end instead of leaving it to a periodic sweep (up to
+    SWEEP_MARGIN plus a minute later); the ordinary sweep leaves a held lease alone."""
+    cfe = issue(api_client, user, bodies.body(bodies.EFACTURA))
+    while jobs.huey.dequeue() is not None:  # the worker that would pack and deliver is killed ...
+        pass
+    lease_end = sending._now() + sending.SLACK + timedelta(seconds=0.5)
+    with service_app.app_context():
+        [envelope_id] = sending.pack(1)
+        with db.write_transaction() as session:
+            session.get(DgiEnvelope, envelope_id).next_attempt_at = lease_end  # ... while it sends, under lease
+        assert tasks.sweep(timedelta(0))["programados"] == 0
+        assert jobs.huey.pending() == []
+        assert tasks.sweep(timedelta(0), restarting=True)["programados"] == 1
+    [scheduled] = jobs.huey.pending()
+    assert scheduled.name.endswith("deliver_envelope") and scheduled.args == (envelope_id,)
+    assert abs((scheduled.eta.replace(tzinfo=UTC) - lease_end).total_seconds()) < 0.2
+    time.sleep(max((lease_end - sending.SLACK - sending._now()).total_seconds(), 0))  # the task's time comes
     drain(service_app)
     assert _state(service_app, cfe["idCfeEmitido"]) == "aceptado"
 

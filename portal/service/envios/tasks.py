@@ -81,10 +81,15 @@ def deliver_report(report_id: int) -> None:
         deliver_report.schedule((report_id,), delay=delay)
 
 
-def sweep(margin: timedelta = SWEEP_MARGIN) -> dict[str, int]:
+def sweep(margin: timedelta = SWEEP_MARGIN, *, restarting: bool = False) -> dict[str, int]:
     """Wake whatever is overdue: pending receipts, built envelopes not yet acknowledged, answers not yet
-    fetched, reports not yet answered. Returns how many of each it woke."""
-    cutoff = datetime.now(UTC) - margin
+    fetched, reports not yet answered. Returns how many of each it woke.
+
+    `restarting` (the worker's first sweep): an envelope whose lease a killed sender still holds, or whose
+    answers are not due yet, is also scheduled for the moment it falls due (`programados`). Without that it
+    waits for a periodic sweep, up to SWEEP_MARGIN plus a minute after the lease ends."""
+    now = datetime.now(UTC)
+    cutoff = now - margin
     with db.new_session() as session:
         companies = set(
             session.scalars(
@@ -109,6 +114,15 @@ def sweep(margin: timedelta = SWEEP_MARGIN) -> dict[str, int]:
                 select(DgiDailyReport.id).where(DgiDailyReport.state == "armado", DgiDailyReport.created_at <= cutoff)
             )
         )
+        later = (
+            session.execute(
+                select(DgiEnvelope.id, DgiEnvelope.state, DgiEnvelope.next_attempt_at).where(
+                    DgiEnvelope.state.in_(("armado", "recibido")), DgiEnvelope.next_attempt_at > cutoff
+                )
+            ).all()
+            if restarting
+            else []
+        )
     for company_id in companies:
         pack_company(company_id)
     for envelope_id in to_deliver:
@@ -117,11 +131,15 @@ def sweep(margin: timedelta = SWEEP_MARGIN) -> dict[str, int]:
         fetch_answers(envelope_id)
     for report_id in to_report:
         deliver_report(report_id)
+    for envelope_id, state, due_at in later:
+        task = deliver_envelope if state == "armado" else fetch_answers
+        task.schedule((envelope_id,), delay=max((due_at - now).total_seconds(), 0.0))
     return {
         "empresas": len(companies),
         "sobres": len(to_deliver),
         "respuestas": len(to_fetch),
         "reportes": len(to_report),
+        "programados": len(later),
     }
 
 
@@ -134,8 +152,9 @@ def periodic_sweep() -> None:
 @jobs.huey.task()
 @jobs.in_app_context
 def startup_sweep() -> None:
-    """After a restart, nothing recorded waits for the next minute: everything unfinished is woken now."""
-    sweep(timedelta(0))
+    """After a restart, nothing recorded waits for the next minute: everything unfinished is woken now, or
+    scheduled for when it falls due."""
+    sweep(timedelta(0), restarting=True)
 
 
 @jobs.huey.on_startup()
