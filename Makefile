@@ -15,7 +15,7 @@ TRANSLATION_DIRS := $(wildcard portal/web/translations portal/web/*/translations
 # 11 s of CPU per worker at collection alone. The caches are __pycache__ folders, ignored by git.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run serve test setup python-deps assets translations lint clean
+.PHONY: run serve test fuzz setup python-deps assets translations lint clean
 
 run: setup
 	@scripts/debian-packages.sh $(RUNTIME_DEBS)
@@ -37,6 +37,11 @@ test: setup
 	# bounds are latencies or that kill -9 real processes (marked `serial`), so other workers cannot make them fail.
 	$(BIN)/python -m pytest -n 3 -m "not serial" $(PYTEST_ARGS)
 	$(BIN)/python -m pytest -m serial $(PYTEST_ARGS)
+
+# A longer schemathesis run than `make test`'s: 300 generated requests per operation besides the coverage
+# cases (about 20,000 in all, some minutes). Worth running after changing an endpoint or the OpenAPI document.
+fuzz: setup
+	CFE_FUZZ_EXAMPLES=300 $(BIN)/python -m pytest -n 3 tests/contract/test_schemathesis.py $(PYTEST_ARGS)
 
 setup: python-deps assets translations
 
