@@ -48,6 +48,7 @@ def _isolated_environment(run_dir: Path) -> Iterator[None]:
     ensure_secrets()
     with pytest.MonkeyPatch.context() as patch:
         _cheap_password_hashing(patch)
+        _shared_url_builders(patch)
         yield
     os.environ.clear()
     os.environ.update(saved)
@@ -65,6 +66,34 @@ def _cheap_password_hashing(patch: pytest.MonkeyPatch) -> None:
     hasher = PasswordHasher.from_parameters(profiles.CHEAPEST)
     patch.setattr(passwords, "_hasher", hasher)
     patch.setattr(passwords, "_DUMMY_HASH", hasher.hash("timing-equaliser"))
+
+
+def _shared_url_builders(patch: pytest.MonkeyPatch) -> None:
+    """werkzeug writes and compiles two Python functions (ast, then compile()) for every URL rule of every app,
+    to build its URLs: about 25 ms of CPU per service-and-portal pair, and the suite creates thousands of apps.
+    Such a function depends only on the rule's parsed parts and its defaults (it reaches the rule's own
+    converters through its `self` argument when called), so rules alike in those share one.
+    tests/unit/test_url_builders.py checks every URL of both apps against werkzeug's own, uncached."""
+    from werkzeug.routing.rules import Rule
+
+    compile_builder = Rule._compile_builder
+    builders: dict[tuple, object] = {}
+
+    def shared_builder(rule: Rule, append_unknown: bool = True):
+        defaults = rule.defaults or {}
+        if any(is_dynamic and name in defaults for is_dynamic, name in rule._trace):
+            return compile_builder(rule, append_unknown)  # a converter turns the default into text: not shared
+        try:
+            key = (tuple(rule._trace), tuple(sorted(defaults.items())), append_unknown)
+            hash(key)
+        except TypeError:  # a default that cannot be a key
+            return compile_builder(rule, append_unknown)
+        if key not in builders:
+            builders[key] = compile_builder(rule, append_unknown)
+        return builders[key]
+
+    shared_builder.werkzeug_compile_builder = compile_builder
+    patch.setattr(Rule, "_compile_builder", shared_builder)
 
 
 @pytest.fixture(scope="session")
