@@ -447,4 +447,7 @@ class EmpresaPage:
         return self.page.locator(f'[data-testid="cae-range"][data-cae="{cae_id}"]')
 
     def has_horizontal_scroll(self) -> bool:
+        # Once the page has loaded: measured while its stylesheet or logo was still arriving, a busy machine
+        # saw the unstyled page wider than the phone.
+        settled(self.page)
         return self.page.evaluate("document.documentElement.scrollWidth > window.innerWidth")
