@@ -23,6 +23,24 @@ from tests.support.oidc import sign_in_portal_client
 _RUN_DIR = Path(os.environ.get("PYTEST_RUN_DIR", "")) if os.environ.get("PYTEST_RUN_DIR") else None
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """`pytest -m serial` (make test's second phase) needs only the modules that mark tests `serial`; importing
+    all the others (schemathesis writes its cases at import) was 8 s of that phase. A serial test is marked in
+    its own module (`pytestmark` or a decorator), which is what this reads."""
+    if config.option.markexpr != "serial" or collection_path.suffix != ".py":
+        return None
+    if collection_path.name.startswith("test_") and "pytest.mark.serial" not in collection_path.read_text():
+        return True
+    return None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test marked `serial` some other way (a conftest hook, say) would run in neither phase of make test."""
+    for item in items:
+        if item.get_closest_marker("serial") and "pytest.mark.serial" not in item.path.read_text():
+            raise pytest.UsageError(f"{item.nodeid}: mark serial tests with pytest.mark.serial in their module")
+
+
 @pytest.fixture(scope="session")
 def run_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("run")
