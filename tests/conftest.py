@@ -8,6 +8,7 @@ suite fast is in docs/PERFORMANCE.md, "The test suite".
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import threading
@@ -32,6 +33,18 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     if collection_path.name.startswith("test_") and "pytest.mark.serial" not in collection_path.read_text():
         return True
     return None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Python's cyclic garbage collector took about a sixth of an integration run's time: every collection of
+    the oldest generation walks every module, class and function the suite imported, and the tests allocate
+    containers by the million (apps, pages parsed with BeautifulSoup). Those imported objects live for the
+    whole run, so they are frozen out of the collector's reach, and the youngest generation is collected after
+    100,000 allocations instead of 700: GC time 3.5 -> 1.3 s over 109 portal and API tests, about 15 MB more
+    memory (docs/PERFORMANCE.md, "The test suite")."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
