@@ -18,7 +18,7 @@ from tests.browser.pages import Shell, SignInPage
 )
 def test_each_role_signs_in_sees_its_navigation_switches_language_and_signs_out(page: Page, email, nav):
     shell = Shell(page)
-    shell.open_home_and_sign_in(email)
+    shell.sign_in_through_the_pages(email)
     assert shell.nav_labels() == nav
     shell.assert_no_csp_violations()
 

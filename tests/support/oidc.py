@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urljoin, urlsplit
 
 import requests
 from bs4 import BeautifulSoup
@@ -10,17 +10,21 @@ from bs4 import BeautifulSoup
 DEMO_PASSWORD = "demo-password"
 
 
+def filled_sign_in_form(page_url: str, html: str, email: str, password: str = DEMO_PASSWORD) -> tuple[str, dict]:
+    """The provider's sign-in form at `page_url` filled in: where it posts, and what (its CSRF field included)."""
+    form = BeautifulSoup(html, "html.parser").find("form")
+    data = {i["name"]: i.get("value", "") for i in form.find_all("input") if i.get("name")}
+    data.update(email=email, password=password)
+    return urljoin(page_url, form["action"]), data
+
+
 def provider_sign_in(authorize_url: str, email: str, password: str = DEMO_PASSWORD) -> requests.Response:
     """Open the provider's sign-in page at `authorize_url`, post the credentials, stop at the redirect."""
     browser = requests.Session()
     page = browser.get(authorize_url, allow_redirects=False, timeout=10)
     page.raise_for_status()
-    form = BeautifulSoup(page.text, "html.parser").find("form")
-    data = {i["name"]: i.get("value", "") for i in form.find_all("input") if i.get("name")}
-    data.update(email=email, password=password)
-    action = form["action"]
-    base = "{0.scheme}://{0.netloc}".format(urlsplit(authorize_url))
-    return browser.post(base + action, data=data, allow_redirects=False, timeout=10)
+    action, data = filled_sign_in_form(authorize_url, page.text, email, password)
+    return browser.post(action, data=data, allow_redirects=False, timeout=10)
 
 
 def sign_in_portal_client(client, service_url: str, email: str, password: str = DEMO_PASSWORD) -> None:
