@@ -73,12 +73,18 @@ def test_an_unreachable_dgi_is_retried_with_backoff_and_the_same_bytes(api_clien
         assert sobre.next_attempt_at is not None
         first_bytes = sobre.xml
     assert sending.backoff(1) < sending.backoff(2) < sending.backoff(3) <= sending.MAX_DELAY_SECONDS
-    deadline = time.monotonic() + 20
-    while _state(service_app, cfe["idCfeEmitido"]) != "aceptado" and time.monotonic() < deadline:
-        jobs.run_pending()  # as the consumer does: a task due later waits in the schedule ...
-        for task in jobs.huey.read_schedule():  # ... and runs when its time comes
-            jobs.huey.execute(task)
-        time.sleep(0.1)
+    for failures in (1, 2):
+        jobs.run_pending()  # as the consumer does: the retry, due later, waits in the schedule ...
+        [retry] = jobs.huey.read_schedule(jobs.huey._get_timestamp().replace(year=9999))
+        wait = (retry.eta - jobs.huey._get_timestamp()).total_seconds()
+        assert sending.backoff(failures) - 1 < wait <= sending.backoff(failures)
+        # ... for the backoff of its attempt. Its time comes now rather than after a sleep: the task's and the
+        # envelope's (which a sender keeps until then) both.
+        retry.eta = None
+        with service_app.app_context(), db.write_transaction() as session:
+            session.scalars(select(DgiEnvelope)).one().next_attempt_at = sending._now()
+        jobs.huey.execute(retry)
+    drain(service_app)  # the third delivery reaches the simulator, and its answers are fetched
     assert _state(service_app, cfe["idCfeEmitido"]) == "aceptado"
     with service_app.app_context():
         sobre = db.new_session().scalars(select(DgiEnvelope)).one()
