@@ -4,23 +4,18 @@ is refused by the other. Real processes (gunicorn), a real redis-server, the sam
 from __future__ import annotations
 
 import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import requests
 
-from portal import paths
+from tests.support.processes import Gunicorn, redis_server
 
 pytestmark = pytest.mark.redis
 
-REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 PROBE = "/api/v1/_test/quien"
+APP = "tests.integration.test_apikeys_redis:service_with_probe()"
 
 
 def service_with_probe():
@@ -41,113 +36,28 @@ def service_with_probe():
     return app
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _wait_until(check, what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if check():
-                return
-        except (OSError, requests.RequestException):
-            pass
-        time.sleep(0.1)
-    raise AssertionError(f"{what} did not start within {timeout:.0f} s")
-
-
-def _stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=5)
-
-
 @pytest.fixture
 def redis_url(tmp_path: Path) -> Iterator[str]:
-    if not Path(REDIS_SERVER).exists():
-        pytest.fail(
-            "redis-server is not installed: run `make test` (it installs it) or `sudo apt-get install redis-server`."
-        )
-    port = _free_port()
-    log = (tmp_path / "redis.log").open("w")
-    process = subprocess.Popen(
-        [
-            REDIS_SERVER,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(tmp_path),
-        ],
-        stdout=log,
-        stderr=log,
-    )
-    try:
-        import redis
-
-        _wait_until(lambda: redis.Redis(port=port, socket_timeout=0.5).ping(), "redis-server")
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        _stop(process)
-        log.close()
+    with redis_server(tmp_path) as url:
+        yield url
 
 
 @pytest.fixture
 def two_services(redis_url, service_config, tmp_path) -> Iterator[tuple[str, str]]:
     """Two gunicorn processes on two ports, on the test's database, counting limits in the same Redis."""
-    env = {
-        **os.environ,
-        "CFE_DATABASE_URL": service_config["DATABASE_URL"],
-        "CFE_RATELIMIT_STORAGE_URL": redis_url,
-        "PYTHONUNBUFFERED": "1",
-    }
-    processes, urls = [], []
+    env = {"CFE_DATABASE_URL": service_config["DATABASE_URL"], "CFE_RATELIMIT_STORAGE_URL": redis_url}
+    services = [Gunicorn(APP, env, tmp_path / f"service-{name}.log", workers=1, threads=2) for name in ("a", "b")]
     try:
-        for name in ("a", "b"):
-            port = _free_port()
-            log = (tmp_path / f"service-{name}.log").open("w")
-            processes.append(
-                (
-                    subprocess.Popen(
-                        [
-                            sys.executable,
-                            "-m",
-                            "gunicorn",
-                            "--bind",
-                            f"127.0.0.1:{port}",
-                            "--workers",
-                            "1",
-                            "--threads",
-                            "2",
-                            "tests.integration.test_apikeys_redis:service_with_probe()",
-                        ],
-                        cwd=paths.PROJECT_ROOT,
-                        env=env,
-                        stdout=log,
-                        stderr=log,
-                    ),
-                    log,
-                )
-            )
-            urls.append(f"http://127.0.0.1:{port}")
-        for url in urls:
-            _wait_until(lambda url=url: requests.get(f"{url}/healthz", timeout=1).ok, f"service at {url}")
-        yield urls[0], urls[1]
+        for service in services:
+            service.launch()
+        for service in services:
+            service.wait_ready()
+        yield services[0].url, services[1].url
     finally:
-        for process, log in processes:
-            _stop(process)
-            log.close()
+        for service in services:
+            service.terminate()
+        for service in services:
+            service.stop()
 
 
 def test_two_processes_sharing_redis_enforce_one_limit_and_one_revocation(two_services, auth_headers):

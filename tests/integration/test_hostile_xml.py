@@ -13,19 +13,17 @@ piece of work; 1 on an idle machine, where the limits are exactly 1 s and 100 ms
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 import requests
 
 from portal.service.cfe import xmlsafe
+from tests.support.processes import Gunicorn
 
 MiB = 1024 * 1024
 CFE = b'<CFE xmlns="http://cfe.dgi.gub.uy" version="1.0">'
@@ -79,15 +77,6 @@ CORPUS: dict[str, tuple[bytes, set[int]]] = {
 }
 
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def service(service_db_template, tmp_path_factory):
     """The service under gunicorn with the production settings, on a free port; yields (url, token).
@@ -97,45 +86,22 @@ def service(service_db_template, tmp_path_factory):
     from portal.service import create_app
     from tests.conftest import mint_token
 
-    database = tmp_path_factory.mktemp("hostile") / "service.db"
+    folder = tmp_path_factory.mktemp("hostile")
+    database = folder / "service.db"
     shutil.copyfile(service_db_template, database)
     service_config = {"DATABASE_URL": f"sqlite:///{database}", "TESTING": True, "JOBS_URL": "memory://"}
-    url = f"http://127.0.0.1:{_free_port()}"
-    env = {
-        **os.environ,
-        "CFE_DATABASE_URL": service_config["DATABASE_URL"],
-        "CFE_ISSUER_URL": url,
-        "CFE_SERVICE_BIND": url.removeprefix("http://"),
-        "PYTHONPATH": str(ROOT),
-    }
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "-c",
-            str(ROOT / "deploy/gunicorn.conf.py"),  # noqa: S603
-            "portal.service:create_app()",
-        ],
-        env=env,
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    env = {"CFE_DATABASE_URL": service_config["DATABASE_URL"]}
+    # deploy/gunicorn.conf.py's 16 threads: the serial test's 8 documents at a time leave /healthz threads.
+    server = Gunicorn("portal.service:create_app()", env, folder / "gunicorn.log", threads=16)
+    server.env["CFE_ISSUER_URL"] = server.url
     try:
-        for _ in range(200):
-            try:
-                if requests.get(url + "/healthz", timeout=1).status_code == 200:
-                    break
-            except requests.RequestException:
-                time.sleep(0.1)
-        app = create_app({**service_config, "ISSUER": url})
+        server.start()
+        app = create_app({**service_config, "ISSUER": server.url})
         token = mint_token(app, "usuario@demo.uy")
         app.extensions["db_engine"].dispose()
-        yield url, token
+        yield server.url, token
     finally:
-        process.terminate()
-        process.wait(timeout=20)
+        server.stop()
 
 
 @pytest.fixture

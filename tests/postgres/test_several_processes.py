@@ -94,10 +94,12 @@ def cluster(postgres_server, pg_template, tmp_path_factory) -> Iterator[Cluster]
                     PORTAL_SESSION_REDIS_URL=redis_url,
                     PORTAL_PUBLIC_URL=portal.url,
                 )
+            for server in [*services, *portals]:
+                server.launch()
             for server in services:
-                server.start()
+                server.wait_ready()
             for server in portals:
-                server.start(health="/")
+                server.wait_ready(health="/")
             yield Cluster(services, portals, app)
     finally:
         for server in [*portals, *services]:

@@ -72,6 +72,10 @@ class Gunicorn:
         self.process: subprocess.Popen | None = None
 
     def start(self, health: str = "/healthz") -> Gunicorn:
+        return self.launch().wait_ready(health)
+
+    def launch(self) -> Gunicorn:
+        """Start the process without waiting for it to answer: several servers then boot side by side."""
         with self._log.open("a") as log:
             self.process = subprocess.Popen(
                 self._command,
@@ -81,6 +85,9 @@ class Gunicorn:
                 stderr=log,
                 start_new_session=True,
             )
+        return self
+
+    def wait_ready(self, health: str = "/healthz") -> Gunicorn:
         wait_until(lambda: requests.get(self.url + health, timeout=1).status_code == 200, f"gunicorn at {self.url}")
         return self
 
@@ -90,15 +97,17 @@ class Gunicorn:
         self.process.wait(timeout=10)
 
     def terminate(self) -> None:
-        """Ask for a graceful stop (SIGTERM) without waiting for it: several servers then stop side by side
-        (each takes a second or two to finish), and stop() waits for each."""
+        """Ask for a quick stop without waiting for it: several servers then stop side by side, and stop()
+        waits for each. SIGINT is gunicorn's quick shutdown (workers exit at once); its graceful one (SIGTERM)
+        let each worker finish for a second or two, time a test's teardown has no use for: what a request
+        committed is on disk either way."""
         if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
+            self.process.send_signal(signal.SIGINT)
 
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:
             return
-        self.process.terminate()
+        self.terminate()
         try:
             self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:
