@@ -17,8 +17,6 @@ from portal.service.cfe.model import CfeInput
 # A-C5 and F-C7: "debe ser ≤ fecha del servidor de DGI + 60 días"; we sign at once, so the signature date
 # stands for DGI's server date.
 DAYS_AHEAD_ALLOWED = 60
-# B-C4 / D-C7: "Si A-C10=3, no puede utilizar indicadores 1, 2, 3, 4, 11 ni 12".
-_NOT_FOR_SMALL_TAXPAYERS = IND_FACT_NOT_FOR_SMALL_TAXPAYERS
 # G-C5: "Si G-C5=1, ... B-C4 debe ser distinto de 2, 3, 4, 11 y 12" (an exonerated issuer charges no IVA).
 _NOT_FOR_EXONERATED = frozenset({2, 3, 4, 11, 12})
 # B-C4 16: "Sólo para ítems vendidos por contribuyentes con obligación IVA mínimo, Monotributo o
@@ -156,7 +154,7 @@ def _indicators(cfe: CfeInput, emission: Emission, errors) -> None:
     for field, indicator in lines:
         if indicator is None:
             continue
-        if small and indicator in _NOT_FOR_SMALL_TAXPAYERS:
+        if small and indicator in IND_FACT_NOT_FOR_SMALL_TAXPAYERS:  # B-C4 / D-C7
             errors.add(
                 field,
                 "not_allowed_for_regime",
