@@ -151,7 +151,7 @@ class DgiPage:
     def open_from_navigation(self) -> None:
         self.page.get_by_role("navigation", name="Principal").get_by_role("link", name="DGI", exact=True).click()
         expect(self.page.get_by_role("heading", name="Consultas a DGI")).to_be_visible()
-        self.page.wait_for_load_state("domcontentloaded")  # the deferred scripts ran: the picker submits on change
+        settled(self.page)  # the deferred scripts ran: the picker submits on change
 
     def tab(self, name: str) -> None:
         self.page.get_by_role("navigation", name="Tipo de consulta").get_by_role("link", name=name).click()
@@ -205,6 +205,7 @@ class SmartIssuancePage:
     def open_from_navigation(self) -> None:
         self.page.get_by_role("navigation", name="Principal").get_by_role("link", name="Emisión inteligente").click()
         expect(self.page.get_by_role("heading", name="Nueva emisión inteligente")).to_be_visible()
+        settled(self.page)
 
     def set_receiver(self, document: str) -> None:
         self.page.get_by_label("Documento del receptor").fill(document)
@@ -325,7 +326,7 @@ class ReceiptsPage:
         expect(self.page.get_by_role("heading", name="Nuevo comprobante")).to_be_visible()
         # The heading shows before htmx has wired the form (deferred script): a type chosen that early sent
         # no request, and choose_type waited 30 s for one on a loaded machine.
-        self.page.wait_for_load_state("load")
+        settled(self.page)
 
     def choose_type(self, label: str) -> None:
         with self.page.expect_response(lambda r: r.url.endswith("/comprobantes/nuevo/tipo")):
@@ -430,6 +431,7 @@ class ReceiptListPage:
     def open(self) -> None:
         self.page.get_by_role("link", name="Comprobantes", exact=True).first.click()
         expect(self.page.get_by_role("heading", name="Comprobantes", level=1)).to_be_visible()
+        settled(self.page)  # as in open_new: a filter typed before htmx wired it sends nothing
 
     def rows(self):
         return self.page.locator(".receipt-list tbody tr")
