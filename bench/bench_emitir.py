@@ -94,6 +94,22 @@ def environment(workdir: Path, database_url: str) -> dict[str, str]:
     return env
 
 
+def portal_environment(workdir: Path, service_url: str, portal_url: str) -> dict[str, str]:
+    """environment() for a service and a portal that know each other (sign-in redirects, the portal's
+    database and sessions in `workdir`)."""
+    env = environment(workdir, f"sqlite:///{workdir / 'service.db'}")
+    env.update(
+        CFE_ISSUER_URL=service_url,
+        CFE_SERVICE_URL=service_url,
+        CFE_PORTAL_REDIRECT_URIS=f"{portal_url}/auth/callback",
+        CFE_PORTAL_POST_LOGOUT_URIS=f"{portal_url}/",
+        PORTAL_DATABASE_URL=f"sqlite:///{workdir / 'portal.db'}",
+        PORTAL_PUBLIC_URL=portal_url,
+        PORTAL_SESSION_DIR=str(workdir / "sessions"),
+    )
+    return env
+
+
 def prepare(env: dict[str, str]) -> str:
     """Secrets, schema, demo data; returns an access token for usuario@demo.uy (a writer of Demo S.A.)."""
     subprocess.run([PYTHON, "-m", "portal.devsecrets"], env=env, check=True, capture_output=True)  # noqa: S603

@@ -22,7 +22,6 @@ import pstats
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -35,27 +34,11 @@ from bench import samples  # noqa: E402
 BODY = samples.TWO_LINE_ETICKET_BODY
 
 
-def issuing_client(workdir: str):
-    """An app on a fresh SQLite file in `workdir` with the demo data, and issue() posting one receipt."""
-    os.environ["CFE_VAR_DIR"] = workdir
-    os.environ["CFE_SECRETS_DIR"] = os.path.join(workdir, "secrets")
-    if not (ROOT.parent / "shared/domain/dgi-xsd").is_dir():  # a worktree sits one level deeper
-        os.environ.setdefault("CFE_DOMAIN_DIR", str(ROOT.parent.parent / "shared/domain"))
-    from portal.devsecrets import ensure_secrets
-
-    ensure_secrets()
-    from portal.service import create_app
-    from portal.service.migrations import upgrade
-    from portal.service.seed import seed_demo
-    from tests.conftest import mint_token
-
-    url = f"sqlite:///{workdir}/service.db"
-    upgrade(url)
-    app = create_app({"DATABASE_URL": url})
-    with app.app_context():
-        list(seed_demo())
+def issuing_client(prefix: str):
+    """An app on a fresh SQLite file with the demo data, and issue() posting one receipt."""
+    app, token = samples.demo_service(samples.demo_environment(prefix))
     client = app.test_client()
-    headers = {"Authorization": f"Bearer {mint_token(app, 'usuario@demo.uy')}", "Content-Type": "application/json"}
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
 
     def issue() -> None:
         answer = client.post(
@@ -150,7 +133,7 @@ def main() -> int:
         return 0
 
     with contextlib.redirect_stdout(sys.stderr):  # the app's start-up chatter, away from the results
-        issue = issuing_client(tempfile.mkdtemp(prefix="cfe-bench-cpu-"))
+        issue = issuing_client("cfe-bench-cpu-")
     if args.serve:
         serve(issue)
         return 0

@@ -19,7 +19,6 @@ import os
 import re
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from datetime import date
@@ -28,36 +27,26 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import samples  # noqa: E402
+
 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--receipts", type=int, default=500)
     parser.add_argument("--write", type=Path, default=None, help="Markdown file whose envios section to rewrite")
     args = parser.parse_args()
-    workdir = tempfile.mkdtemp(prefix="cfe-bench-envios-")
-    os.environ["CFE_VAR_DIR"] = workdir
-    os.environ["CFE_SECRETS_DIR"] = os.path.join(workdir, "secrets")
-    from portal.devsecrets import ensure_secrets
-
-    ensure_secrets()
+    workdir = samples.demo_environment("cfe-bench-envios-")
     from sqlalchemy import func, select
 
-    from portal.service import create_app, db, jobs
+    from portal.service import db, jobs
     from portal.service.cfe import compute_totals, parse_cfe_input
     from portal.service.envios import tracking
     from portal.service.envios.models import DgiEnvelope, DgiSubmission
-    from portal.service.migrations import upgrade
-    from portal.service.seed import seed_demo
-    from tests.conftest import mint_token
     from tests.support import cfe_bodies as bodies
 
-    url = f"sqlite:///{workdir}/bench.db"
-    upgrade(url)
-    app = create_app({"DATABASE_URL": url, "JOBS_URL": "memory://", "DGI_SIMULATOR_ANSWER_SECONDS": 0})
-    with app.app_context():
-        list(seed_demo())
+    app, token = samples.demo_service(workdir, {"JOBS_URL": "memory://", "DGI_SIMULATOR_ANSWER_SECONDS": 0})
     jobs.use_app(app)
-    headers = {"Authorization": f"Bearer {mint_token(app, 'usuario@demo.uy')}"}
+    headers = {"Authorization": f"Bearer {token}"}
     client = app.test_client()
 
     emitir_ms = []

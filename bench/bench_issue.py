@@ -18,7 +18,6 @@ import platform
 import resource
 import statistics
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -48,32 +47,19 @@ def _timed(fn, count: int) -> list[float]:
     return samples
 
 
-def _environment(workdir: str) -> None:
-    os.environ["CFE_VAR_DIR"] = workdir
-    os.environ["CFE_SECRETS_DIR"] = os.path.join(workdir, "secrets")
-    from portal.devsecrets import ensure_secrets
-
-    ensure_secrets()
-
-
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--receipts", type=int, default=300)
     parser.add_argument("--write", type=Path, default=None, help="Markdown file to write the results to")
     args = parser.parse_args()
-    workdir = tempfile.mkdtemp(prefix="cfe-bench-")
-    _environment(workdir)
+    workdir = samples.demo_environment("cfe-bench-")
 
     from werkzeug.serving import make_server
 
     from portal.client import CfeClient
-    from portal.service import create_app
     from portal.service.certificates import generate_self_signed
     from portal.service.cfe import build_signed_cfe, render_signed_pdf
     from portal.service.cfe.signing import CfeSigner
-    from portal.service.migrations import upgrade
-    from portal.service.seed import seed_demo
-    from tests.conftest import mint_token
     from tests.support import cfe_bodies as bodies
 
     cfe, issuer, numbering = samples.ten_line_eticket(), samples.demo_issuer(), samples.numbering()
@@ -84,12 +70,7 @@ def main() -> int:
     sign_ms = _timed(lambda: build_signed_cfe(cfe, issuer, numbering, signer, ui_value=Decimal("6.1642")), 300)
     pdf_ms = _timed(lambda: render_signed_pdf(cfe, issuer, numbering, signed), 100)
 
-    url = f"sqlite:///{workdir}/bench.db"
-    upgrade(url)
-    app = create_app({"DATABASE_URL": url})
-    with app.app_context():
-        list(seed_demo())
-    token = mint_token(app, "usuario@demo.uy")
+    app, token = samples.demo_service(workdir)
     client = app.test_client()
     headers = {"Authorization": f"Bearer {token}"}
 

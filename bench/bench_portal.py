@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import loadgen  # noqa: E402
-from bench.bench_emitir import PYTHON, environment, machine, prepare, start_service, tree_cpu_seconds  # noqa: E402
+from bench.bench_emitir import PYTHON, machine, portal_environment, prepare, start_service, tree_cpu_seconds  # noqa: E402
 
 
 def bench_portal_app():
@@ -87,15 +87,7 @@ def main() -> int:
     load_before = os.getloadavg()
     workdir = Path(tempfile.mkdtemp(prefix="cfe-bench-", dir=ROOT / "var" if (ROOT / "var").is_dir() else None))
     service_url, portal_url = f"http://127.0.0.1:{args.service_port}", f"http://127.0.0.1:{args.portal_port}"
-    env = environment(workdir, f"sqlite:///{workdir / 'service.db'}")
-    env.update(
-        CFE_ISSUER_URL=service_url,
-        CFE_SERVICE_URL=service_url,
-        CFE_PORTAL_REDIRECT_URIS=f"{portal_url}/auth/callback",
-        CFE_PORTAL_POST_LOGOUT_URIS=f"{portal_url}/",
-        PORTAL_DATABASE_URL=f"sqlite:///{workdir / 'portal.db'}",
-        PORTAL_PUBLIC_URL=portal_url,
-    )
+    env = portal_environment(workdir, service_url, portal_url)
     token = prepare(env)
     import subprocess
 

@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 from flask import Flask  # noqa: E402
 from flask.testing import FlaskClient  # noqa: E402
 
-from bench.bench_emitir import environment, prepare, start_service, tree_cpu_seconds  # noqa: E402
+from bench.bench_emitir import portal_environment, prepare, start_service, tree_cpu_seconds  # noqa: E402
 
 
 def _timed(client, path: str, pages: int, service_pid: int, batches: int) -> list[tuple[float, float]]:
@@ -93,16 +93,7 @@ def running(service_port: int = 8118, portal_host: str = "127.0.0.1:8119") -> It
 
     workdir = Path(tempfile.mkdtemp(prefix="cfe-bench-", dir=ROOT / "var" if (ROOT / "var").is_dir() else None))
     service_url = f"http://127.0.0.1:{service_port}"
-    env = environment(workdir, f"sqlite:///{workdir / 'service.db'}")
-    env.update(
-        CFE_ISSUER_URL=service_url,
-        CFE_SERVICE_URL=service_url,
-        CFE_PORTAL_REDIRECT_URIS=f"http://{portal_host}/auth/callback",
-        CFE_PORTAL_POST_LOGOUT_URIS=f"http://{portal_host}/",
-        PORTAL_DATABASE_URL=f"sqlite:///{workdir / 'portal.db'}",
-        PORTAL_PUBLIC_URL=f"http://{portal_host}",
-        PORTAL_SESSION_DIR=str(workdir / "sessions"),
-    )
+    env = portal_environment(workdir, service_url, f"http://{portal_host}")
     token = prepare(env)
     os.environ.update(env)
     from portal.web import activity

@@ -17,13 +17,14 @@ import platform
 import random
 import statistics
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench import samples  # noqa: E402
 
 TARGET_P95_MS = 100
 NAMES = (
@@ -147,26 +148,13 @@ def filled_service(prefix: str, receipts: int):
     """A service app on a throwaway SQLite database with the demo data, one e-Factura issued through the API
     and `receipts` more bulk-filled, analysed: (app, test client, usuario's headers, the fill's facts). Shared
     with bench_receptores.py."""
-    workdir = tempfile.mkdtemp(prefix=prefix)
-    os.environ["CFE_VAR_DIR"] = workdir
-    os.environ["CFE_SECRETS_DIR"] = os.path.join(workdir, "secrets")
-    from portal.devsecrets import ensure_secrets
-
-    ensure_secrets()
+    app, token = samples.demo_service(samples.demo_environment(prefix))
     from sqlalchemy import text
 
-    from portal.service import create_app, db
-    from portal.service.migrations import upgrade
-    from portal.service.seed import seed_demo
-    from tests.conftest import mint_token
+    from portal.service import db
     from tests.support import cfe_bodies as bodies
 
-    url = f"sqlite:///{workdir}/bench.db"
-    upgrade(url)
-    app = create_app({"DATABASE_URL": url})
-    with app.app_context():
-        list(seed_demo())
-    headers = {"Authorization": f"Bearer {mint_token(app, 'usuario@demo.uy')}"}
+    headers = {"Authorization": f"Bearer {token}"}
     client = app.test_client()
     issued = client.post("/api/v1/comprobante/emitir", json=bodies.body(bodies.EFACTURA), headers=headers)
     assert issued.status_code == 201, issued.json

@@ -1,24 +1,50 @@
-"""The receipts the benches use: a 10-line e-Ticket of the demo company that the in-process benches sign or
-print, issued under a CAE range valid for years, and the body the HTTP benches send. One place, so the benches
-measure the same documents."""
+"""What the benches share: a 10-line e-Ticket of the demo company that the in-process benches sign or print,
+issued under a CAE range valid for years; the body the HTTP benches send; and the in-process service on a
+throwaway database with the demo data. One place, so the benches measure the same documents the same way."""
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from datetime import date
+from pathlib import Path
 
-# The body the HTTP benches issue (an e-Ticket of two lines, no receiver), as bytes on the wire.
-TWO_LINE_ETICKET_BODY = json.dumps(
-    {
-        "tipoCFE": 101,
-        "fmaPago": 1,
-        "mntBruto": True,
-        "items": [
-            {"indFact": 3, "nomItem": "Café", "cantidad": "2", "precioUnitario": "122"},
-            {"indFact": 2, "nomItem": "Medialuna", "cantidad": "3", "precioUnitario": "44"},
-        ],
-    }
-).encode()
+from tests.support.cfe_bodies import ETICKET
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The body the HTTP benches issue (the tests' two-line e-Ticket, no receiver), as bytes on the wire.
+TWO_LINE_ETICKET_BODY = json.dumps(ETICKET).encode()
+
+
+def demo_environment(prefix: str) -> str:
+    """A throwaway folder for this process's var/ and secrets (generated), before any app is built."""
+    workdir = tempfile.mkdtemp(prefix=prefix)
+    os.environ["CFE_VAR_DIR"] = workdir
+    os.environ["CFE_SECRETS_DIR"] = os.path.join(workdir, "secrets")
+    if not (ROOT.parent / "shared/domain/dgi-xsd").is_dir():  # a worktree sits one level deeper
+        os.environ.setdefault("CFE_DOMAIN_DIR", str(ROOT.parent.parent / "shared/domain"))
+    from portal.devsecrets import ensure_secrets
+
+    ensure_secrets()
+    return workdir
+
+
+def demo_service(workdir: str, config: dict | None = None):
+    """The service app, in this process, on a migrated SQLite file in `workdir` with the demo data, and an
+    access token of usuario@demo.uy (a writer of Demo S.A.)."""
+    from portal.service import create_app
+    from portal.service.migrations import upgrade
+    from portal.service.seed import seed_demo
+    from tests.conftest import mint_token
+
+    url = f"sqlite:///{workdir}/service.db"
+    upgrade(url)
+    app = create_app({"DATABASE_URL": url, **(config or {})})
+    with app.app_context():
+        list(seed_demo())
+    return app, mint_token(app, "usuario@demo.uy")
 
 
 def ten_line_eticket(**extra):
