@@ -40,7 +40,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     the oldest generation walks every module, class and function the suite imported, and the tests allocate
     containers by the million (apps, pages parsed with BeautifulSoup). Those imported objects live for the
     whole run, so they are frozen out of the collector's reach, and the youngest generation is collected after
-    100,000 allocations instead of 700: GC time 3.5 -> 1.3 s over 109 portal and API tests, about 15 MB more
+    100,000 allocations instead of 700: GC time 3.5 -> 1.2 s over 109 portal and API tests, about 15 MB more
     memory (docs/PERFORMANCE.md, "The test suite")."""
     gc.collect()
     gc.freeze()
