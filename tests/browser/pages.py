@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
 from tests.support.oidc import DEMO_PASSWORD, filled_sign_in_form
@@ -38,6 +39,23 @@ def answer_held(page: Page, url: str, swapped: str):
     held[0].continue_()
     page.unroute(url)
     expect(page.locator("[data-old]")).to_have_count(0)  # the old content is gone: the answer was swapped in
+    settled(page)
+
+
+@contextmanager
+def answers_held_in_order(page: Page, url: str, *, until: str):
+    """Hold every answer to requests for `url` until one whose URL contains `until` has been asked for, then let
+    them through in the order they were asked (each one's answer may already be refused: htmx aborts a request a
+    later one replaces)."""
+    held = []
+    page.route(url, lambda route: held.append(route))
+    yield
+    while not any(until in route.request.url for route in held):
+        page.wait_for_timeout(10)
+    page.unroute(url)
+    for route in held:
+        with suppress(PlaywrightError):
+            route.continue_()
     settled(page)
 
 

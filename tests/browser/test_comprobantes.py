@@ -7,7 +7,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import ReceiptsPage, Shell, answer_held
+from tests.browser.pages import ReceiptsPage, Shell, answer_held, answers_held_in_order
 
 
 def _signed_in(page: Page, email: str = "usuario@demo.uy") -> tuple[Shell, ReceiptsPage]:
@@ -53,13 +53,17 @@ def test_issue_an_efactura_in_dollars_with_the_receiver_checked_as_typed(page: P
     shell, receipts = _signed_in(page)
     receipts.open_new()
     receipts.choose_type("e-Factura")
-    receipts.fill_receiver(
-        doc_type="RUT",
-        number="21-484436-001-8",
-        name="DIRECCION GENERAL IMPOSITIVA",
-        address="Fernandez Crespo 1534",
-        city="Montevideo",
-    )
+    # Choosing the document type and typing the number each ask for the hint. The type's answer is held until the
+    # number's question is out, then let through first: as on a slow connection, where it used to land after the
+    # number's question had picked its target, and the hint stayed blank.
+    with answers_held_in_order(page, "**/comprobantes/nuevo/documento?*", until="doc_recep=21-484436-001-8"):
+        receipts.fill_receiver(
+            doc_type="RUT",
+            number="21-484436-001-8",
+            name="DIRECCION GENERAL IMPOSITIVA",
+            address="Fernandez Crespo 1534",
+            city="Montevideo",
+        )
     expect(receipts.receiver_hint()).to_have_text("RUT válido: 21-484436-001-8")
     page.get_by_label("Forma de pago").select_option(label="Crédito")
     page.get_by_label("Moneda").select_option("USD")
