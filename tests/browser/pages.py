@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextlib import contextmanager, suppress
+from pathlib import Path
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
@@ -23,6 +24,27 @@ def settled(page: Page) -> None:
     page.wait_for_load_state("load")
     # A selector, not wait_for_function: a string predicate is eval'd in the page, which its CSP refuses.
     expect(page.locator(".htmx-request, .htmx-swapping, .htmx-settling")).to_have_count(0)
+
+
+DESKTOP, PHONE = {"width": 1366, "height": 900}, {"width": 390, "height": 844}
+# The outermost elements that stick out to the right of the viewport (for the failure message).
+_WIDE = """[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right >
+  document.documentElement.clientWidth + 1 && !e.parentElement.closest('.table-scroll'))
+  .slice(0, 5).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
+
+
+def both_widths(page: Page, shots: Path, name: str, *, phone_fits: bool = True) -> None:
+    """A full-page screenshot at desktop and phone width; on the phone nothing may scroll sideways. Measured once
+    the page has loaded its stylesheets: a page just reached by a link is in the DOM before they apply, and its
+    phone layout with them."""
+    settled(page)
+    for label, size in (("1366", DESKTOP), ("390", PHONE)):
+        page.set_viewport_size(size)
+        screenshot(page, shots / f"{name}-{label}.png")
+        if size is PHONE and phone_fits:
+            overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            assert overflow <= 0, f"{name}: {overflow}px of horizontal scroll at 390 px: {page.evaluate(_WIDE)}"
+    page.set_viewport_size(DESKTOP)
 
 
 @contextmanager

@@ -5,26 +5,13 @@ fills every field. No CSP violation; nothing scrolls sideways at 390 px. Screens
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 import requests
 from playwright.sync_api import Page, expect
 
 from portal.service.dgi import sandbox_data as dgi_data
-from tests.browser.pages import ReceiptsPage, Shell, screenshot
+from tests.browser.pages import ReceiptsPage, Shell, both_widths
 from tests.support import cfe_bodies as bodies
-
-DESKTOP, PHONE = {"width": 1366, "height": 900}, {"width": 390, "height": 844}
-
-
-def _both_widths(page: Page, shots: Path, name: str) -> None:
-    for label, size in (("1366", DESKTOP), ("390", PHONE)):
-        page.set_viewport_size(size)
-        screenshot(page, shots / f"{name}-{label}.png")
-        if size is PHONE:
-            overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
-            assert overflow <= 0, f"{name}: {overflow}px of horizontal scroll at 390 px"
-    page.set_viewport_size(DESKTOP)
 
 
 def _issue_to_a_past_receiver(live_service, live_token_for) -> None:
@@ -58,14 +45,14 @@ def test_typing_a_rut_fills_from_dgi_and_a_past_receiver_is_picked(page: Page, l
     page.get_by_label("Número de documento").blur()  # a change event: asked again, it still says what it filled
     expect(page.get_by_text("Datos completados desde DGI:")).to_be_visible()
     expect(page.get_by_label("Ciudad", exact=True)).to_have_value("Paso Molino")
-    _both_widths(page, shots, "receiver-dgi-warning")
+    both_widths(page, shots, "receiver-dgi-warning")
 
     name = page.get_by_label("Nombre o razón social")
     name.fill("")
     name.press_sequentially("ñan", delay=30)
     expect(receipts.receiver_suggestions()).to_have_count(1)
     expect(receipts.receiver_suggestions().first).to_contain_text("21-484436-001-8")
-    _both_widths(page, shots, "receiver-suggestions")
+    both_widths(page, shots, "receiver-suggestions")
     name.press("ArrowDown")
     expect(receipts.receiver_suggestions().first).to_be_focused()
     page.keyboard.press("Enter")

@@ -6,35 +6,17 @@ says why, that it has no fiscal validity, and leads to its corrected re-issue, l
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import ReceiptsPage, Shell, screenshot
+from tests.browser.pages import ReceiptsPage, Shell, both_widths
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
-
-DESKTOP, PHONE = {"width": 1366, "height": 900}, {"width": 390, "height": 844}
-# The outermost elements that stick out to the right of the viewport (for the failure message).
-_WIDE = """[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right >
-  document.documentElement.clientWidth + 1 && !e.parentElement.closest('.table-scroll'))
-  .slice(0, 5).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
 
 
 @pytest.fixture
 def service_config(service_config):
     return {**service_config, **ENVIOS_CONFIG}
-
-
-def both_widths(page: Page, shots: Path, name: str, *, phone_fits: bool = True) -> None:
-    """A full-page screenshot at desktop and phone width; on the phone nothing may scroll sideways."""
-    for label, size in (("1366", DESKTOP), ("390", PHONE)):
-        page.set_viewport_size(size)
-        screenshot(page, shots / f"{name}-{label}.png")
-        if size is PHONE and phone_fits:
-            overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
-            assert overflow <= 0, f"{name}: {overflow}px of horizontal scroll at 390 px: {page.evaluate(_WIDE)}"
-    page.set_viewport_size(DESKTOP)
 
 
 def issue_efactura(page: Page, receiver_name: str) -> str:
