@@ -20,6 +20,8 @@ from werkzeug.serving import make_server
 
 from tests.support.oidc import sign_in_portal_client
 
+pytest_plugins = ["tests.support.case_count"]
+
 # Isolate every run from the developer's var/ before any project module reads its settings.
 _RUN_DIR = Path(os.environ.get("PYTEST_RUN_DIR", "")) if os.environ.get("PYTEST_RUN_DIR") else None
 
