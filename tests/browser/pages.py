@@ -275,6 +275,8 @@ class SmartIssuancePage:
         count = self.lines.count()
         self.page.get_by_role("button", name="Agregar línea").click()
         expect(self.lines).to_have_count(count + 1)
+        # htmx moves the focus to the new line once it has settled: typing before that may land in two fields.
+        expect(self.line_field(count + 1, "Descripción")).to_be_focused()
 
     def remove_line(self, number: int) -> None:
         count = self.lines.count()
@@ -430,13 +432,19 @@ class ReceiptsPage:
         rows = self.page.get_by_test_id("totals").locator("tr")
         return {row.locator("th").inner_text().strip(): row.locator("td").inner_text().strip() for row in rows.all()}
 
-    def open_pdf(self) -> Page:
-        """Open the receipt's PDF in a new tab (the browser's PDF viewer); returns the tab."""
-        with self.page.context.expect_page() as opened:
+    def open_pdf(self) -> tuple[str, int, str]:
+        """Open the receipt's PDF in a new tab, close it again; returns the URL, status and content type the tab
+        was sent. (The headless browser the tests drive has no PDF viewer: it would save the file, so what is
+        checked is what the tab received.)"""
+        context = self.page.context
+        self.page.wait_for_load_state("load")  # the page's own PDF frame has had its answer: the next is the tab's
+        is_pdf = lambda r: r.url.endswith("/pdf")  # noqa: E731
+        with context.expect_page() as opened, context.expect_event("response", is_pdf) as sent:
             self.page.get_by_role("button", name="Abrir PDF").click()
-        tab = opened.value
-        tab.wait_for_load_state()
-        return tab
+        answer = sent.value
+        received = answer.url, answer.status, answer.header_value("content-type")
+        opened.value.close()
+        return received
 
     def find_by_id(self, receipt_id: str) -> None:
         """The list's one box takes the id too: it goes straight to the receipt."""

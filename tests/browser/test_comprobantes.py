@@ -18,10 +18,9 @@ def _signed_in(page: Page, email: str = "usuario@demo.uy") -> tuple[Shell, Recei
 
 def _open_pdf_and_find_again(page: Page, shell: Shell, receipts: ReceiptsPage, title: str) -> None:
     receipt_id = receipts.receipt_id()
-    tab = receipts.open_pdf()
-    assert tab.url.endswith(f"/comprobantes/{receipt_id}/pdf")
-    assert tab.evaluate("document.contentType") == "application/pdf"
-    tab.close()
+    url, status, content_type = receipts.open_pdf()
+    assert url.endswith(f"/comprobantes/{receipt_id}/pdf")
+    assert status == 200 and content_type == "application/pdf"
     receipts.find_by_id(receipt_id)
     expect(page).to_have_url(re.compile(f"/comprobantes/{receipt_id}$"))
     expect(page.get_by_role("heading", level=1)).to_have_text(title)
