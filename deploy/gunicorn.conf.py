@@ -30,3 +30,7 @@ max_requests = int(os.environ.get("CFE_SERVICE_MAX_REQUESTS", "100000"))
 max_requests_jitter = max_requests // 10
 accesslog = os.environ.get("CFE_SERVICE_ACCESS_LOG")  # the app logs every request itself; off by default
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# gunicorn 27 opens a control socket for `gunicornc` (change the worker count, stop the server) at one path per
+# user ($HOME/.gunicorn/gunicorn.ctl): the service and the portal would take it from each other, and nothing here
+# uses it. systemd or the process manager starts and stops the servers.
+control_socket_disable = True
