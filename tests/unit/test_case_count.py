@@ -24,11 +24,15 @@ def test_every_generated_request_gets_a_documented_answer(operation):
 @pytest.fixture
 def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("PYTHONPATH", str(REPO))
+    # Only the plugins these runs need: importing playwright's, schemathesis' and hypothesis' in every process
+    # (a run and its two workers) was most of their time.
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     pytester.makepyfile(test_cases=STAND_IN)
 
     def run(minimum: int, *args: str) -> pytest.RunResult:
         monkeypatch.setenv("CFE_FUZZ_MIN_CASES", str(minimum))
-        return pytester.runpytest_subprocess("-p", "tests.support.case_count", "-p", "no:cacheprovider", *args)
+        plugins = ("-p", "xdist.plugin", "-p", "tests.support.case_count", "-p", "no:cacheprovider")
+        return pytester.runpytest_subprocess(*plugins, *args)
 
     return run
 
