@@ -77,8 +77,8 @@ def page(context):
 
 @pytest.fixture
 def shots(tmp_path) -> Path:
-    """Where screenshots go: CFE_SHOTS_DIR when set (to look at them before a layout change is committed), the
-    test's tmp_path otherwise."""
+    """Where screenshots go: CFE_SHOTS_DIR, set to look at them before a layout change is committed (without it,
+    pages.screenshot takes none and this is the test's tmp_path)."""
     folder = Path(os.environ.get("CFE_SHOTS_DIR") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
     return folder

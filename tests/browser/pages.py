@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -14,8 +15,10 @@ from tests.support.oidc import DEMO_PASSWORD, filled_sign_in_form
 def screenshot(page: Page, path) -> None:
     """A full-page screenshot that leaves the page alone: Playwright's default caret hiding writes a style
     attribute into every input, and htmx copies it onto swapped-in content, a CSP violation of the test's own
-    making."""
-    page.screenshot(path=str(path), full_page=True, caret="initial")
+    making. Taken only when CFE_SHOTS_DIR asks for screenshots to look at: each cost chromium about 0.3 s of
+    CPU, and a failing test gets pytest-playwright's own screenshot anyway."""
+    if os.environ.get("CFE_SHOTS_DIR"):
+        page.screenshot(path=str(path), full_page=True, caret="initial")
 
 
 def settled(page: Page) -> None:

@@ -32,7 +32,7 @@ def service_api(live_service, live_token_for):
     return CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"), company_id=1)
 
 
-def test_usuario_previews_goes_back_acknowledges_the_warning_and_issues_once(page: Page, live_service, tmp_path):
+def test_usuario_previews_goes_back_acknowledges_the_warning_and_issues_once(page: Page, live_service, shots):
     shell = Shell(page)
     shell.open_home_and_sign_in("usuario@demo.uy")
     flow = SmartIssuancePage(page)
@@ -48,7 +48,7 @@ def test_usuario_previews_goes_back_acknowledges_the_warning_and_issues_once(pag
     flow.fill_line(3, "Por error", "1", "1")
     flow.remove_line(3)
     expect(flow.line_field(2, "Descripción")).to_have_value("Libro técnico")  # typed text survives the swaps
-    screenshot(page, tmp_path / "inteligente-step1.png")
+    screenshot(page, shots / "inteligente-step1.png")
     with page.expect_response(re.compile(r"/previsualizacion\.pdf$")) as pdf:  # the iframe's PDF
         flow.preview()
     assert pdf.value.status == 200 and pdf.value.headers["content-type"] == "application/pdf"
@@ -58,7 +58,7 @@ def test_usuario_previews_goes_back_acknowledges_the_warning_and_issues_once(pag
     expect(flow.receiver).to_contain_text("de DGI")
     expect(flow.total("to_pay")).to_have_text("$ 15.900,00")
     expect(page.locator("iframe.pdf-frame")).to_be_visible()
-    screenshot(page, tmp_path / "inteligente-step2.png")
+    screenshot(page, shots / "inteligente-step2.png")
 
     flow.go_back_and_edit()
     expect(flow.line_field(2, "Descripción")).to_have_value("Libro técnico")
@@ -112,7 +112,7 @@ def test_text_typed_while_a_line_is_added_or_removed_stays_where_it_was_typed(pa
     Shell(page).assert_no_csp_violations()
 
 
-def test_soporte_looks_the_request_up_and_copies_the_support_details(page: Page, context, service_api, tmp_path):
+def test_soporte_looks_the_request_up_and_copies_the_support_details(page: Page, context, service_api, shots):
     issued = service_api.smart_issue(
         SmartIssueRequest(lines=(LINE,), receiver=SmartReceiver("219999830019")), idempotency_key="browser-soporte-1"
     )
@@ -134,7 +134,7 @@ def test_soporte_looks_the_request_up_and_copies_the_support_details(page: Page,
     expect(page.get_by_test_id("dgi-state")).to_have_attribute("data-state", "pendiente")
     receipt_id = issued.receipt_ids[0]
     expect(page.get_by_role("link", name=receipt_id)).to_have_attribute("href", f"/comprobantes/{receipt_id}")
-    screenshot(page, tmp_path / "inteligente-status.png")
+    screenshot(page, shots / "inteligente-status.png")
 
     copied = status.copy_support_details()
     assert issued.id in copied and receipt_id in copied and "issued (final)" in copied

@@ -49,7 +49,7 @@ def test_the_receipts_form_reads_a_price_the_uruguayan_way(page: Page, typed):
 
 
 @pytest.mark.parametrize("kind", ["e-Ticket", "e-Resguardo"])
-def test_the_receipts_form_asks_about_1500_in_every_number_field(page: Page, kind, tmp_path):
+def test_the_receipts_form_asks_about_1500_in_every_number_field(page: Page, kind, shots):
     shell = Shell(page)
     shell.open_home_and_sign_in("usuario@demo.uy")
     receipts = ReceiptsPage(page)
@@ -60,7 +60,7 @@ def test_the_receipts_form_asks_about_1500_in_every_number_field(page: Page, kin
     assert "tpo_cambio" in ids and ("lines-0-precio_unitario" in ids or "lines-0-valor" in ids)
     page.get_by_role("button", name="Previsualizar").click()
     _asked_everywhere(page, ids)
-    screenshot(page, tmp_path / f"numbers-{kind}.png")
+    screenshot(page, shots / f"numbers-{kind}.png")
     shell.assert_no_csp_violations()
 
 

@@ -19,8 +19,6 @@ from portal.client import CfeClient
 from tests.browser.pages import ReceiptListPage, ReceiptsPage, Shell, screenshot, settled
 from tests.support import cfe_bodies as bodies
 
-SHOTS = Path("/tmp/shots-receipts")
-
 
 @pytest.fixture
 def service_api(live_service, live_token_for):
@@ -132,13 +130,12 @@ def test_issue_an_eresguardo(page: Page):
     shell.assert_no_csp_violations()
 
 
-def test_list_receipt_and_new_pages_fit_a_phone_and_a_laptop(page: Page, service_api):
+def test_list_receipt_and_new_pages_fit_a_phone_and_a_laptop(page: Page, service_api, shots):
     factura = service_api.issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key=uuid.uuid4().hex)
     service_api.cancel_with_credit_note(factura.id, "Error de precio", idempotency_key=uuid.uuid4().hex)
     for _ in range(2):
         service_api.issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
     shell, listing, _receipts = _signed_in(page)
-    SHOTS.mkdir(parents=True, exist_ok=True)
     for width, height in ((1366, 900), (390, 844)):
         page.set_viewport_size({"width": width, "height": height})
         for name, path in (
@@ -148,6 +145,6 @@ def test_list_receipt_and_new_pages_fit_a_phone_and_a_laptop(page: Page, service
         ):
             page.goto(path)
             settled(page)
-            screenshot(page, SHOTS / f"{name}-{width}.png")
+            screenshot(page, shots / f"{name}-{width}.png")
             _no_sideways_scroll(page)
     shell.assert_no_csp_violations()
