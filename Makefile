@@ -33,10 +33,10 @@ test: setup
 	$(BIN)/ruff check portal tests bench
 	$(BIN)/ruff format --check portal tests bench
 	# Three workers on the two cores (the tests wait on browsers and servers often enough that two left a third of
-	# the machine idle: 347 s with two, 295 s with three, docs/PERFORMANCE.md), handed tests two at a time: xdist's
-	# default first hands each worker a quarter of its share in collection order: one got every browser test
-	# and ran 66 s after the others had finished (docs/PERFORMANCE.md). Then, alone, the few tests whose bounds are latencies or that kill -9
-	# real processes (marked `serial`), so other workers cannot make them fail.
+	# the machine idle: 347 s with two, 295 s with three), handed tests two at a time: xdist's default first hands
+	# each worker a quarter of its share in collection order, and the one that got every browser test ran 66 s after
+	# the others had finished (docs/PERFORMANCE.md). Then, alone, the few tests whose bounds are latencies or that
+	# kill -9 real processes (marked `serial`), so other workers cannot make them fail.
 	$(BIN)/python -m pytest -n 3 --maxschedchunk 2 -m "not serial" $(PYTEST_ARGS)
 	$(BIN)/python -m pytest -m serial $(PYTEST_ARGS)
 
