@@ -147,4 +147,7 @@ def test_list_receipt_and_new_pages_fit_a_phone_and_a_laptop(page: Page, service
             settled(page)
             screenshot(page, shots / f"{name}-{width}.png")
             _no_sideways_scroll(page)
+            if name == "receipt":  # every line reads whole: as a table beside the PDF, as cards on a phone
+                lines = page.get_by_test_id("receipt-lines")
+                assert lines.evaluate("t => t.parentElement.scrollWidth <= t.parentElement.clientWidth"), width
     shell.assert_no_csp_violations()
