@@ -37,9 +37,9 @@ _WIDE = """[...document.querySelectorAll('body *')].filter(e => e.getBoundingCli
 
 
 def both_widths(page: Page, shots: Path, name: str, *, phone_fits: bool = True) -> None:
-    """A full-page screenshot at desktop and phone width; on the phone nothing may scroll sideways. Measured once
-    the page has loaded its stylesheets: a page just reached by a link is in the DOM before they apply, and its
-    phone layout with them."""
+    """The page at desktop and phone width (a screenshot of each when CFE_SHOTS_DIR asks for them); on the phone
+    nothing may scroll sideways. Measured once the page has loaded its stylesheets: a page just reached by a link
+    is in the DOM before they apply, and its phone layout with them."""
     settled(page)
     for label, size in (("1366", DESKTOP), ("390", PHONE)):
         page.set_viewport_size(size)
@@ -82,6 +82,10 @@ def answers_held_in_order(page: Page, url: str, *, until: str):
         with suppress(PlaywrightError):
             route.continue_()
     settled(page)
+
+
+def _is_pdf(response) -> bool:
+    return response.url.endswith("/pdf")
 
 
 class SignInPage:
@@ -441,8 +445,7 @@ class ReceiptsPage:
         checked is what the tab received.)"""
         context = self.page.context
         self.page.wait_for_load_state("load")  # the page's own PDF frame has had its answer: the next is the tab's
-        is_pdf = lambda r: r.url.endswith("/pdf")  # noqa: E731
-        with context.expect_page() as opened, context.expect_event("response", is_pdf) as sent:
+        with context.expect_page() as opened, context.expect_event("response", _is_pdf) as sent:
             self.page.get_by_role("button", name="Abrir PDF").click()
         answer = sent.value
         received = answer.url, answer.status, answer.header_value("content-type")
