@@ -15,7 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal.service.certificates import certificate_info
-from portal.service.cfe.signing import CfeSigner
+from portal.service.cfe.signing import CfeSigner, shared_signer
 from portal.service.errors import ApiError
 from portal.service.models import Certificate, Company
 
@@ -82,5 +82,5 @@ def signer_for(cert: Certificate) -> CfeSigner:
     """The certificate's signer, built once per process (parsing a key costs ~30 ms)."""
     algorithm = current_app.config.get("CFE_SIGNATURE_ALGORITHM", "sha256")
     return cached_per_certificate(
-        f"signer-{algorithm}", cert, lambda c: CfeSigner(private_key_pem(c), c.cert_pem.encode(), algorithm=algorithm)
+        f"signer-{algorithm}", cert, lambda c: shared_signer(private_key_pem(c), c.cert_pem.encode(), algorithm)
     )

@@ -5,7 +5,8 @@ Reference URI="" whose transforms are enveloped-signature then inclusive C14N 1.
 CanonicalizationMethod, and KeyInfo/X509Data with X509IssuerSerial and X509Certificate. RSA-SHA256 with a
 SHA-256 digest by default; RSA-SHA1 on request, as DGI's older samples use.
 
-Create one CfeSigner per certificate and keep it: parsing a PEM key costs about 30 ms, a signature under 1.
+Create one CfeSigner per certificate and keep it (`shared_signer`): parsing a PEM key costs about 30 ms, a
+signature under 1.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import base64
 import copy
 from dataclasses import dataclass
+from functools import lru_cache
 
 import xmlsec
 from lxml import etree
@@ -47,6 +49,15 @@ class SignedXml:
 def security_code(digest: str) -> str:
     """The first 6 characters of a base64 DigestValue, printed under the QR."""
     return digest[:6]
+
+
+@lru_cache(maxsize=64)
+def shared_signer(key_pem: bytes, cert_pem: bytes, algorithm: str = "sha256") -> CfeSigner:
+    """The one CfeSigner of this process for a key, certificate and algorithm. Keyed by their bytes rather than
+    by a database row, so every app of the process shares it: the test suite builds thousands of apps on copies
+    of one database, and each rebuilt the same signers (three key parses each). A signer keeps no state between
+    signatures, so sharing it across threads and apps is safe."""
+    return CfeSigner(key_pem, cert_pem, algorithm=algorithm)
 
 
 class CfeSigner:

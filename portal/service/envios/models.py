@@ -183,7 +183,8 @@ class SimReport(Base):
 
 
 class SimKey(Base):
-    """The simulator's own signing key and certificate (DGI signs its acknowledgements), made on first use."""
+    """The simulator's own signing key and certificate (DGI signs its acknowledgements): made with the demo data, or on
+    first use."""
 
     __tablename__ = "dgisim_clave"
 

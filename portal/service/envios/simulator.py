@@ -33,7 +33,7 @@ from portal.service import db
 from portal.service.certificates import generate_self_signed
 from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.schema import validate_xml
-from portal.service.cfe.signing import CfeSigner, verify_signature
+from portal.service.cfe.signing import shared_signer, verify_signature
 from portal.service.cfe.xmlsafe import parse_untrusted
 from portal.service.envios import acks, simchecks
 from portal.service.envios.adapter import Credentials, DgiPermanentError, DgiReception
@@ -270,18 +270,23 @@ class SimulatedDgi(DgiReception):
 
     # --- the simulator's own signature ---------------------------------------------------------------
 
-    def _sign(self, session, document: etree._Element) -> bytes:
+    def signing_key(self, session) -> SimKey:
+        """The simulator's key and certificate, made on first use (the demo data makes them up front)."""
         key = session.get(SimKey, 1)
-        fernet = Fernet(current_app.config["FIELD_ENCRYPTION_KEY"])
         if key is None:
             key_pem, cert_pem = generate_self_signed(self.rut, "DGI (simulador de desarrollo)", days=3650)
-            key = SimKey(id=1, key_pem=fernet.encrypt(key_pem), cert_pem=cert_pem)
+            key = SimKey(id=1, key_pem=_fernet().encrypt(key_pem), cert_pem=cert_pem)
             session.add(key)
             session.flush()
-        cache = current_app.extensions.setdefault("dgi_simulator_signer", {})
-        if key.cert_pem not in cache:
-            cache[key.cert_pem] = CfeSigner(fernet.decrypt(key.key_pem), key.cert_pem)
-        return cache[key.cert_pem].sign(document).xml
+        return key
+
+    def _sign(self, session, document: etree._Element) -> bytes:
+        key = self.signing_key(session)
+        return shared_signer(_fernet().decrypt(key.key_pem), key.cert_pem).sign(document).xml
+
+
+def _fernet() -> Fernet:
+    return Fernet(current_app.config["FIELD_ENCRYPTION_KEY"])
 
 
 def _text(root: etree._Element | None, path: str) -> str | None:
