@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections import defaultdict
 
 from flask import current_app
 from joserfc import jwt
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, joinedload
 
 from portal.domain.uruguay_time import day_in_uruguay
 from portal.service.models import Certificate, Membership, User
@@ -16,18 +17,26 @@ from portal.service.models import Certificate, Membership, User
 
 def company_claims(db: Session, user: User, with_certificates: bool = False) -> list[dict]:
     """The user's companies with their role (and, for userinfo, the certificates usable for DGI lookups)."""
+    # Two queries whatever the number of companies (each membership's company and certificates were one query
+    # apiece), on every sign-in, token and userinfo answer.
     memberships = db.scalars(
-        select(Membership).where(Membership.user_id == user.id).order_by(Membership.company_id)
+        select(Membership)
+        .options(joinedload(Membership.company))
+        .where(Membership.user_id == user.id)
+        .order_by(Membership.company_id)
     ).all()
+    certificates = defaultdict(list)
+    if with_certificates and memberships:
+        query = select(Certificate).where(Certificate.company_id.in_([m.company_id for m in memberships]))
+        for cert in db.scalars(query.order_by(Certificate.id)):
+            certificates[cert.company_id].append(cert)
     result = []
     for m in memberships:
         entry = {"id": m.company_id, "rut": m.company.rut, "nombre": m.company.razon_social, "rol": m.role}
         if with_certificates:
-            certs = db.scalars(
-                select(Certificate).where(Certificate.company_id == m.company_id).order_by(Certificate.id)
-            ).all()
             entry["certificados"] = [
-                {"id": c.id, "nombre": c.name, "vence": day_in_uruguay(c.not_after).isoformat()} for c in certs
+                {"id": c.id, "nombre": c.name, "vence": day_in_uruguay(c.not_after).isoformat()}
+                for c in certificates[m.company_id]
             ]
         result.append(entry)
     return result
