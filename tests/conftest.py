@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from werkzeug.serving import make_server
 
-from tests.support.oidc import sign_in_portal_client
+from tests.support.oidc import sign_in_portal_client, start_portal_session
 
 pytest_plugins = ["tests.support.case_count"]
 
@@ -197,8 +197,9 @@ def api_client(service_app):
     return service_app.test_client()
 
 
-def mint_token(app, email: str, lifetime: int | None = None) -> str:
-    """A valid access token of `app`'s provider for `email`, minted as the `token` CLI does."""
+def mint_token(app, email: str, lifetime: int | None = None, client_id: str = "cli") -> str:
+    """A valid access token of `app`'s provider for `email`, minted as the `token` CLI does (or, with the portal's
+    client id, as the provider issues it to the portal)."""
     from sqlalchemy import select
 
     from portal.service import db
@@ -207,7 +208,7 @@ def mint_token(app, email: str, lifetime: int | None = None) -> str:
 
     with app.app_context():
         user = db.session().scalar(select(User).where(User.email == email))
-        return mint_access_token(db.session(), user, lifetime=lifetime)
+        return mint_access_token(db.session(), user, client_id=client_id, lifetime=lifetime)
 
 
 @pytest.fixture
@@ -326,7 +327,22 @@ def portal_client(portal_app):
 
 @pytest.fixture
 def signed_in(portal_app, live_service):
-    """signed_in(email) -> a portal test client that went through the real OIDC sign-in."""
+    """signed_in(email) -> a portal test client signed in with a token of the live service's provider, its session
+    started by the portal's own code (tests.support.oidc.start_portal_session). Tests about the sign-in itself
+    use `signed_in_through_provider`."""
+
+    def sign_in(email: str = "usuario@demo.uy"):
+        client = portal_app.test_client()
+        token = mint_token(live_service.app, email, client_id=portal_app.config["OIDC_CLIENT_ID"])
+        start_portal_session(client, portal_app, token)
+        return client
+
+    return sign_in
+
+
+@pytest.fixture
+def signed_in_through_provider(portal_app, live_service):
+    """signed_in_through_provider(email) -> a portal test client that went through the real OIDC code flow."""
 
     def sign_in(email: str = "usuario@demo.uy"):
         client = portal_app.test_client()

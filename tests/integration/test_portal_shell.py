@@ -60,8 +60,8 @@ def test_usuario_is_refused_the_api_keys_page_by_the_server(signed_in):
     assert "No tenés permiso" in page.get_data(as_text=True)
 
 
-def test_tokens_stay_on_the_server(signed_in):
-    client = signed_in()
+def test_tokens_stay_on_the_server(signed_in_through_provider):
+    client = signed_in_through_provider()
     cookie = client.get_cookie("cfe_portal_session", domain="127.0.0.1")
     assert cookie is not None and cookie.http_only and cookie.same_site == "Lax"
     assert "eyJ" not in cookie.value and len(cookie.value) < 120
@@ -165,8 +165,8 @@ def test_sign_out_revokes_the_refresh_token(signed_in, live_service, portal_app)
     assert client.get("/comprobantes/").status_code == 302
 
 
-def test_expired_access_token_is_refreshed_on_the_server(signed_in):
-    client = signed_in()
+def test_expired_access_token_is_refreshed_on_the_server(signed_in_through_provider):
+    client = signed_in_through_provider()
     with client.session_transaction() as session:
         old = session["tokens"]["access_token"]
         session["tokens"] = {**session["tokens"], "expires_at": time.time() - 1}

@@ -33,8 +33,10 @@ def _set_active(app, email: str, active: bool) -> None:
         db.session().commit()
 
 
-def test_after_signing_out_of_the_portal_its_access_token_is_refused_by_the_api(signed_in, live_service):
-    client = signed_in("usuario@demo.uy")
+def test_after_signing_out_of_the_portal_its_access_token_is_refused_by_the_api(
+    signed_in_through_provider, live_service
+):
+    client = signed_in_through_provider("usuario@demo.uy")
     with client.session_transaction() as session:
         token = session["tokens"]["access_token"]
     assert _api(live_service.url, token) == 404 and _api(live_service.url, token, USERINFO) == 200
@@ -139,8 +141,8 @@ def test_the_provider_session_ends_when_the_user_is_deactivated(live_service):
     assert answer.status_code == 200 and "password" in answer.text
 
 
-def test_signing_out_without_a_refresh_token_revokes_the_access_token(signed_in, live_service):
-    client = signed_in("usuario@demo.uy")
+def test_signing_out_without_a_refresh_token_revokes_the_access_token(signed_in_through_provider, live_service):
+    client = signed_in_through_provider("usuario@demo.uy")
     with client.session_transaction() as session:
         token = session["tokens"]["access_token"]
         session["tokens"] = {**session["tokens"], "refresh_token": None}
