@@ -3,8 +3,8 @@
 The OpenAPI document is the service's own, built from every area's registered operations, so an endpoint
 added later is covered without touching this file. Generation is derandomized (the same cases every run).
 Each operation gets schemathesis' coverage cases (boundaries, every documented constraint broken, wrong
-types, unexpected methods: about 4,800 in all) plus CFE_FUZZ_EXAMPLES generated ones (20 by default, about
-1,000 more; `make fuzz` runs 300). The run fails if it sent fewer than 1,000 in all (tests/support/case_count.py,
+types, unexpected methods: about 4,800 in all) plus CFE_FUZZ_EXAMPLES generated ones (10 by default, about
+500 more; `make fuzz` runs 300). The run fails if it sent fewer than 1,000 in all (tests/support/case_count.py,
 which adds up what every xdist worker sent).
 """
 
@@ -22,7 +22,7 @@ from schemathesis.config import SchemathesisConfig
 from tests.conftest import LiveServer, mint_token
 from tests.support.case_count import SENT
 
-EXAMPLES_PER_OPERATION = int(os.environ.get("CFE_FUZZ_EXAMPLES", "20"))
+EXAMPLES_PER_OPERATION = int(os.environ.get("CFE_FUZZ_EXAMPLES", "10"))
 
 
 def _add_single_company_admin(app) -> str:
