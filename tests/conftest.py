@@ -334,7 +334,7 @@ def signed_in(portal_app, live_service):
     def sign_in(email: str = "usuario@demo.uy"):
         client = portal_app.test_client()
         token = mint_token(live_service.app, email, client_id=portal_app.config["OIDC_CLIENT_ID"])
-        start_portal_session(client, portal_app, token)
+        start_portal_session(client, portal_app, token, live_service.app.config["ACCESS_TOKEN_SECONDS"])
         return client
 
     return sign_in

@@ -3,8 +3,6 @@ else, with a token the provider minted and the portal's own session start (`star
 
 from __future__ import annotations
 
-import base64
-import json
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import requests
@@ -43,26 +41,21 @@ def sign_in_portal_client(client, service_url: str, email: str, password: str = 
     assert done.status_code == 302, done.get_data(as_text=True)[:500]
 
 
-def start_portal_session(client, portal_app, access_token: str) -> None:
+def start_portal_session(client, portal_app, access_token: str, expires_in: int) -> None:
     """Sign `client` in with an access token minted in-process (`mint_token`, as the `token` CLI does) instead of
-    the code flow: what the portal's /auth/callback does once it holds the provider's tokens (userinfo from the
-    service, `start_session`, flask-login), run by the portal's own functions, then the session cookie handed to
-    the client. The code flow itself is the subject of the tests that use `sign_in_portal_client` (sign-in,
-    sign-out, refresh, the provider's pages); for the hundreds of others it was 30 ms of CPU per test.
+    the code flow: the portal's /auth/callback once it holds the provider's tokens (`begin_session`), run in a
+    request of the portal app, then its session cookie handed to the client. The code flow itself is the subject
+    of the tests that use `sign_in_portal_client` (sign-in, sign-out, refresh, the provider's pages); for the
+    hundreds of others it was 30 ms of CPU per test.
 
     The session has no refresh token (as the callback stores it when the provider gives none), so a test about
     refreshing or about what sign-in stores must go through `sign_in_portal_client`."""
     from flask import session
-    from flask_login import login_user
 
-    from portal.web.auth.session import PortalUser, start_session
-    from portal.web.backend import service_client
+    from portal.web.auth.routes import begin_session
 
     with portal_app.test_request_context("/auth/callback"):
-        info = service_client().as_user(access_token).userinfo()
-        expires_at = json.loads(base64.urlsafe_b64decode(access_token.split(".")[1] + "=="))["exp"]
-        start_session(info, {"access_token": access_token, "expires_at": expires_at})
-        login_user(PortalUser(session["user"]))
+        begin_session({"access_token": access_token, "expires_in": expires_in})
         response = portal_app.response_class()
         portal_app.session_interface.save_session(portal_app, session._get_current_object(), response)
     name = portal_app.config["SESSION_COOKIE_NAME"]

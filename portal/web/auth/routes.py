@@ -51,14 +51,20 @@ def callback():
         claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
     ):
         return render("auth/signin_failed.html", reason="audience", status=400)
+    after = session.get("after_login") or url_for("main.home")
     try:
-        info = service_client().as_user(token["access_token"], locale=_locale()).userinfo()
+        begin_session(token)
     except CfeError as exc:
         return render("auth/signin_failed.html", reason=exc.message, status=503)
-    after = session.get("after_login") or url_for("main.home")
+    return redirect(after)
+
+
+def begin_session(token: dict) -> None:
+    """Sign the user in with the provider's tokens: their companies from the service's userinfo, a fresh session,
+    flask-login's user. Raises CfeError when the service does not answer (nothing is stored then)."""
+    info = service_client().as_user(token["access_token"], locale=_locale()).userinfo()
     start_session(info, token)
     login_user(PortalUser(session["user"]))
-    return redirect(after)
 
 
 @bp.post("/logout")
