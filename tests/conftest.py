@@ -82,6 +82,7 @@ def _isolated_environment(run_dir: Path) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         _cheap_password_hashing(patch)
         _shared_url_builders(patch)
+        _shared_compiled_statements(patch)
         yield
     os.environ.clear()
     os.environ.update(saved)
@@ -127,6 +128,55 @@ def _shared_url_builders(patch: pytest.MonkeyPatch) -> None:
 
     shared_builder.werkzeug_compile_builder = compile_builder
     patch.setattr(Rule, "_compile_builder", shared_builder)
+
+
+class SharedCompiledStatements:
+    """One compiled-statement cache for every engine of the process whose dialects are alike.
+
+    SQLAlchemy keeps compiled SQL per Engine, keyed by that engine's dialect object. Production has one engine per
+    database and process, so each statement compiles once. The suite builds an engine for every test app, and
+    compiling the same statements again for each was 12% of the integration tests' CPU (py-spy). Two dialects of
+    the same class, driver module, paramstyle and server version compile a statement to the same SQL and bind
+    processing, so the key here names the dialect by those instead of by identity (read when the statement is
+    compiled, after the first connection has told the dialect its server version).
+    tests/unit/test_shared_compiled_statements.py checks the SQL against the library's own, uncached."""
+
+    def __init__(self, size: int = 5000):
+        from sqlalchemy.util import LRUCache
+
+        self.entries = LRUCache(size)
+
+    @staticmethod
+    def _key(key: tuple) -> tuple:
+        dialect = key[0]
+        like = (type(dialect), dialect.dbapi, dialect.paramstyle, dialect.server_version_info)
+        return (like, *key[1:])
+
+    def get(self, key: tuple, default=None):
+        return self.entries.get(self._key(key), default)
+
+    def __setitem__(self, key: tuple, compiled) -> None:
+        self.entries[self._key(key)] = compiled
+
+    def clear(self) -> None:
+        self.entries.clear()
+
+
+def _shared_compiled_statements(patch: pytest.MonkeyPatch) -> None:
+    """Every engine uses one SharedCompiledStatements (see its docstring), unless it turned caching off
+    (query_cache_size=0). A property rather than a wrapped Engine.__init__: create_engine reads that signature
+    to tell the engine's arguments from the pool's and the dialect's."""
+    from sqlalchemy.engine.base import Engine
+
+    shared = SharedCompiledStatements()
+
+    def compiled_cache(engine: Engine):
+        return shared if engine.__dict__.get("_own_compiled_cache") is not None else None
+
+    def set_compiled_cache(engine: Engine, cache) -> None:
+        engine.__dict__["_own_compiled_cache"] = cache
+
+    patch.setattr(Engine, "_compiled_cache", property(compiled_cache, set_compiled_cache), raising=False)
 
 
 @pytest.fixture(scope="session")
