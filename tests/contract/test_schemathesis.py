@@ -18,6 +18,7 @@ import requests
 import schemathesis
 from hypothesis import HealthCheck, Phase, settings
 from schemathesis.config import SchemathesisConfig
+from schemathesis.transport.requests import ManagedCookiesSession
 
 from tests.conftest import LiveServer, mint_token
 from tests.support.case_count import SENT
@@ -55,7 +56,10 @@ def contract_service(service_db_template, tmp_path_factory):
     app = create_app({"DATABASE_URL": f"sqlite:///{target}", "TESTING": True, "ISSUER": server.url})
     token = _add_single_company_admin(app)
     server.start(app)
-    yield server, token
+    # Kept-alive connections, as schemathesis' own runner sends its cases: its ManagedCookiesSession drops
+    # whatever cookies an answer set before the next case, so no case is sent with another's state.
+    with ManagedCookiesSession() as session:
+        yield server, token, session
     server.stop()
     app.extensions["db_engine"].dispose()
 
@@ -111,9 +115,9 @@ schema = schemathesis.openapi.from_dict(_openapi_document(), config=CONFIG)
     phases=[Phase.explicit, Phase.generate],
 )
 def test_every_generated_request_gets_a_documented_answer(case, contract_service):
-    server, token = contract_service
+    server, token, session = contract_service
     SENT.append(case.operation.label)
-    case.call_and_validate(base_url=server.url, headers={"Authorization": f"Bearer {token}"})
+    case.call_and_validate(base_url=server.url, session=session, headers={"Authorization": f"Bearer {token}"})
 
 
 def _request_examples(document: dict):
