@@ -282,13 +282,16 @@ class SmartIssuancePage:
         count = self.lines.count()
         self.page.get_by_role("button", name="Agregar línea").click()
         expect(self.lines).to_have_count(count + 1)
-        # htmx moves the focus to the new line once it has settled: typing before that may land in two fields.
+        # htmx moves the focus to the new line once it has settled: typing before that may land in two fields
+        # (Playwright's fill focuses a field, then inserts the text wherever the focus is by then).
+        settled(self.page)
         expect(self.line_field(count + 1, "Descripción")).to_be_focused()
 
     def remove_line(self, number: int) -> None:
         count = self.lines.count()
         self.page.get_by_role("button", name=f"Quitar la línea {number}").click()
         expect(self.lines).to_have_count(count - 1)
+        settled(self.page)
 
     def preview(self) -> None:
         self.page.get_by_role("button", name="Previsualizar", exact=True).click()
@@ -416,6 +419,7 @@ class ReceiptsPage:
     def add_line(self) -> None:
         count = self.page.locator("#lines tbody tr").count()
         self.page.get_by_role("button", name="Agregar línea").click()
+        settled(self.page)  # see SmartIssuancePage.add_line
         expect(self.page.get_by_label(f"Descripción, línea {count + 1}")).to_be_focused()
 
     def remove_line(self, n: int) -> None:
