@@ -1,5 +1,6 @@
 """What every portal form shares: its base class (PortalForm), the one number field (numbers read the
-Uruguayan way, portal.web.numbers) and the one way the service's field errors land on a form.
+Uruguayan way, portal.web.numbers), the one day field (dd/mm/aaaa whatever the browser's language) and the
+one way the service's field errors land on a form.
 
 Every form keeps what the user typed: a number field shows its text again, never a reformatted value, and
 an error the service sends back is shown next to the field it is about, or at the top of the form when it
@@ -10,8 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from datetime import date
 from decimal import Decimal
 
+from babel.dates import parse_date
 from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
@@ -25,6 +28,8 @@ from portal.web.numbers import AmbiguousNumber, parse_decimal
 AMBIGUOUS = _l("¿Mil o uno con decimales? Escribí 1500 o 1,5.")
 NOT_A_NUMBER = _l("Tiene que ser un número, como 1.500,50.")
 NOT_WHOLE = _l("Tiene que ser un número entero, como 1500.")
+NOT_A_DAY = _l("Escribí la fecha como día/mes/año, por ejemplo 24/11/2026.")
+NO_SUCH_DAY = _l("Esa fecha no existe en el calendario.")
 
 
 class PortalForm(FlaskForm):
@@ -95,6 +100,69 @@ class NumberField(StringField):
         return self.text
 
 
+def form_day(value: date) -> str:
+    """A day as a day field shows it: 04/03/2026."""
+    return value.strftime("%d/%m/%Y")
+
+
+class DayField(StringField):
+    """A day a person types, read as Uruguayans write it: "24/11/2026", "24/11/26", "24-11-2026" and "24.11.2026"
+    are all 24 November 2026; "2026-11-24" (ISO: a link, a pasted value) too. `.data` is a date or None when
+    empty; the text typed is what the form shows again, and a day the form starts with shows as dd/mm/aaaa.
+
+    A text box, not <input type=date>: that one shows the browser's own order (11/24/2026 in an English
+    browser) while the portal and the printed receipt say 24/11/2026. Babel reads the numbers in es_UY's order;
+    the shape is checked first because Babel ignores what follows the year ("24/11/2026x").
+    """
+
+    widget = TextInput()
+    _SHAPE = re.compile(r"\d{1,2}[/.\- ]\d{1,2}[/.\- ](\d{2}|\d{4})|\d{4}-\d{1,2}-\d{1,2}")
+
+    def __init__(self, label=None, validators=None, **kwargs):
+        super().__init__(label, validators, **kwargs)
+        self.text = ""
+
+    def __call__(self, **kwargs):
+        kwargs.pop("type", None)
+        kwargs.setdefault("inputmode", "numeric")
+        kwargs.setdefault("autocomplete", "off")
+        kwargs.setdefault("maxlength", 10)
+        kwargs.setdefault("placeholder", _l("dd/mm/aaaa"))
+        kwargs["data_day"] = True  # how tests find every day field of a page
+        return super().__call__(**kwargs)
+
+    def process_data(self, value):
+        """A default (a date, or a callable giving one), or the form's earlier data: a date or the text typed."""
+        self.data = None
+        if isinstance(value, date):
+            self.data = value
+            self.text = form_day(value)
+        else:
+            self.text = "" if value is None else str(value).strip()
+            if self.text:
+                self.data = self._read(self.text)
+
+    def process_formdata(self, valuelist):
+        if not valuelist:
+            return
+        self.text = valuelist[0].strip()
+        self.data = None
+        self.data = self._read(self.text)
+
+    def _read(self, text: str) -> date | None:
+        if not text:
+            return None
+        if not self._SHAPE.fullmatch(text):
+            raise ValueError(str(NOT_A_DAY))
+        try:
+            return parse_date(text, locale="es_UY")
+        except ValueError:  # 31/02/2026, month 13
+            raise ValueError(str(NO_SUCH_DAY)) from None
+
+    def _value(self):
+        return self.text
+
+
 class NumberRequired:
     """The number must be there. 0 is a number (DataRequired would refuse it), and a form rebuilt from what
     was typed earlier has no raw input (InputRequired would refuse that)."""
@@ -116,7 +184,7 @@ def typed_data(form) -> dict:
     again exactly as it was left (NumberField reads the text again)."""
     result = {}
     for name, field in form._fields.items():
-        if isinstance(field, NumberField):
+        if isinstance(field, (NumberField, DayField)):
             result[name] = field.text
         elif isinstance(field, FieldList):
             result[name] = [typed_data(e.form) if isinstance(e, FormField) else e.data for e in field.entries]

@@ -62,8 +62,15 @@ def test_filter_by_date_and_receiver_and_download_the_csv(page: Page, service_ap
     shell, listing, _receipts = _signed_in(page)
     listing.open()
     expect(listing.rows()).to_have_count(2)
-    page.get_by_label("Desde", exact=True).fill(receipt.issue_date.isoformat())
-    page.get_by_label("Hasta", exact=True).fill(receipt.issue_date.isoformat())
+    day = receipt.issue_date.strftime("%d/%m/%Y")  # as Uruguayans write it, whatever the browser's language
+    # A day half typed is not a filter yet: the list waits until the field is left (no "not a date" meanwhile).
+    page.get_by_label("Desde", exact=True).press_sequentially(day[:4])
+    page.wait_for_timeout(600)  # past the 400 ms pause after which other filters apply
+    expect(page.get_by_text("Escribí la fecha como")).to_have_count(0)
+    page.get_by_label("Desde", exact=True).press_sequentially(day[4:])
+    with page.expect_response(lambda r: "/comprobantes/?" in r.url and "desde=" in r.url):
+        page.get_by_label("Hasta", exact=True).focus()  # leaving Desde applies it
+    page.get_by_label("Hasta", exact=True).fill(day)
     listing.type_filter("Receptor", "comercial del")
     expect(listing.rows()).to_have_count(1)
     expect(listing.rows().first).to_contain_text("Comercial del Norte")

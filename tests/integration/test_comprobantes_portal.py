@@ -537,7 +537,7 @@ def test_spanish_and_english_pages_one_after_another_each_come_out_in_their_own_
     english = signed_in("usuario@demo.uy")
     english.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": csrf(english)})
     receipt = f"/comprobantes/{issue(usuario, efactura(usuario))}"
-    bad_filter = "/comprobantes/?desde=mal"
+    bad_filter = "/comprobantes/?tipo=mal"
     for _ in range(2):
         es = soup(usuario.get(receipt))
         assert es.html["lang"] == "es-UY"
@@ -550,5 +550,5 @@ def test_spanish_and_english_pages_one_after_another_each_come_out_in_their_own_
         assert en.select_one("[data-testid=amount-to-pay]").get_text(strip=True) == "$ 18,300.00"
         assert en.find("label", attrs={"for": "referencia"}).get_text(strip=True) == "Collection reference"
         # wtforms' own message, from its catalog in each language
-        assert "Desde: No es una fecha válida." in usuario.get(bad_filter).get_data(as_text=True)
-        assert "From: Not a valid date value." in english.get(bad_filter).get_data(as_text=True)
+        assert "Opción inválida." in usuario.get(bad_filter).get_data(as_text=True)
+        assert "Not a valid choice." in english.get(bad_filter).get_data(as_text=True)

@@ -1,23 +1,25 @@
 """Every number a person types, in every form of the portal, goes through the one reading: "1.500,50" and
-"1500.50" are 1500.50, "1.500" is asked about. The forms are found, not listed, so a new form or field is
-checked without anyone remembering to add it here."""
+"1500.50" are 1500.50, "1.500" is asked about. Every day, the same way: "24/11/2026" whatever the browser's
+language. The forms are found, not listed, so a new form or field is checked without anyone remembering to
+add it here."""
 
 from __future__ import annotations
 
 import importlib
 import inspect
 import pkgutil
+from datetime import date
 from decimal import Decimal
 
 import pytest
 from flask import Flask
 from flask_babel import Babel
 from werkzeug.datastructures import MultiDict
-from wtforms import DecimalField, FieldList, FloatField, FormField, IntegerField
+from wtforms import DateField, DateTimeField, DecimalField, FieldList, FloatField, FormField, IntegerField
 from wtforms.form import BaseForm
 
 import portal.web
-from portal.web.forms_common import AMBIGUOUS, NOT_WHOLE, NumberField
+from portal.web.forms_common import AMBIGUOUS, NO_SUCH_DAY, NOT_A_DAY, NOT_WHOLE, DayField, NumberField
 
 SAME = ("1.500,50", "1500.50")
 
@@ -49,15 +51,15 @@ def _form(cls, formdata=None):
     return cls(formdata=formdata) if formdata is not None else cls(formdata=None)
 
 
-def _number_fields(form, prefix="") -> dict[str, object]:
+def _number_fields(form, prefix="", kind=NumberField) -> dict[str, object]:
     """name as posted -> field, through lists of sub-forms (one row is enough: every row is the same)."""
     found = {}
     for name, field in form._fields.items():
         if isinstance(field, FieldList) and field.entries and isinstance(field.entries[0], FormField):
-            found |= _number_fields(field.entries[0].form, f"{prefix}{name}-0-")
+            found |= _number_fields(field.entries[0].form, f"{prefix}{name}-0-", kind)
         elif isinstance(field, FormField):
-            found |= _number_fields(field.form, f"{prefix}{name}-")
-        elif isinstance(field, NumberField):
+            found |= _number_fields(field.form, f"{prefix}{name}-", kind)
+        elif isinstance(field, kind):
             found[f"{prefix}{name}"] = field
     return found
 
@@ -79,6 +81,14 @@ def _numbers_of_every_form() -> list[tuple[type, str]]:
 
 
 EVERY_NUMBER = _numbers_of_every_form()
+
+
+def _days_of_every_form() -> list[tuple[type, str]]:
+    with _app().test_request_context():
+        return [(cls, name) for cls in _form_classes() for name in sorted(_number_fields(_form(cls), kind=DayField))]
+
+
+EVERY_DAY = _days_of_every_form()
 
 
 def test_the_forms_are_found():
@@ -104,6 +114,9 @@ def test_no_form_reads_a_number_any_other_way(cls):
     for field in _all_fields(_form(cls)):
         assert not isinstance(field, (IntegerField, DecimalField, FloatField)), field.name
         assert 'type="number"' not in str(field()), field.name
+        # nor a day: <input type=date> shows the browser's order (11/24/2026 in an English browser)
+        assert not isinstance(field, (DateField, DateTimeField)), field.name
+        assert 'type="date' not in str(field()), field.name
 
 
 @pytest.mark.parametrize(
@@ -119,3 +132,48 @@ def test_every_number_field_reads_the_uruguayan_way(cls, name, typed):
         assert field.data is None and field.process_errors == [str(NOT_WHOLE)]
     else:
         assert field.data == Decimal("1500.50") and field.process_errors == []
+
+
+def test_the_day_fields_are_found():
+    names = {f"{cls.__name__}.{name}" for cls, name in EVERY_DAY}
+    assert {
+        "ReceiptForm.fch_emis",
+        "ReceiptForm.fch_venc",
+        "ReceiptForm.ref_fecha",
+        "ReceiptFilterForm.desde",
+        "RequestSearchForm.hasta",
+        "ReportForm.fecha",
+        "SettingsForm.fecha_emisor",
+    } <= names
+
+
+@pytest.mark.parametrize(
+    ("cls", "name"), EVERY_DAY, ids=[f"{c.__module__.split('.')[-2]}.{c.__name__}.{n}" for c, n in EVERY_DAY]
+)
+@pytest.mark.parametrize(
+    ("typed", "day", "error"),
+    [
+        ("24/11/2026", date(2026, 11, 24), None),
+        ("4/3/26", date(2026, 3, 4), None),  # 4 March: day first, as in Uruguay
+        ("24-11-2026", date(2026, 11, 24), None),
+        ("24.11.2026", date(2026, 11, 24), None),
+        ("2026-11-24", date(2026, 11, 24), None),  # ISO: links, pasted values
+        ("31/02/2026", None, NO_SUCH_DAY),
+        ("24/11/2026x", None, NOT_A_DAY),
+        ("mañana", None, NOT_A_DAY),
+    ],
+)
+def test_every_day_field_reads_the_uruguayan_way(cls, name, typed, day, error):
+    field = _number_fields(_form(cls, MultiDict({name: typed})), kind=DayField)[name]
+    assert field._value() == typed  # what was typed is what the form shows again
+    assert field.data == day
+    assert field.process_errors == ([str(error)] if error else [])
+    html = str(field())
+    assert 'inputmode="numeric"' in html and "dd/mm/aaaa" in html
+
+
+def test_a_day_the_form_starts_with_shows_day_first():
+    from portal.web.comprobantes.forms import ReceiptForm
+
+    form = ReceiptForm(formdata=None, data={"fch_emis": date(2026, 3, 4)})
+    assert form.fch_emis._value() == "04/03/2026" and form.fch_emis.data == date(2026, 3, 4)

@@ -12,7 +12,6 @@ from flask_wtf.file import FileField, FileRequired, FileSize
 from werkzeug.datastructures import MultiDict
 from wtforms import (
     BooleanField,
-    DateField,
     FieldList,
     Form,
     FormField,
@@ -29,7 +28,7 @@ from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes import choices
 from portal.web.comprobantes.payload import PREFILL_PARAMS
 from portal.web.correo import on_issue
-from portal.web.forms_common import NumberField, PortalForm
+from portal.web.forms_common import DayField, NumberField, PortalForm
 
 MAX_LINES = 700
 SIGN_MAX_BYTES = 2 * 1024 * 1024
@@ -70,9 +69,9 @@ class ReceiptForm(PortalForm):
     tipo_cfe = SelectField(
         _l("Tipo de comprobante"), choices=choices.options(choices.CFE_TYPES), coerce=int, default=101
     )
-    fch_emis = DateField(_l("Fecha"), default=today_montevideo, validators=[DataRequired()])
+    fch_emis = DayField(_l("Fecha"), default=today_montevideo, validators=[DataRequired()])
     fma_pago = SelectField(_l("Forma de pago"), choices=choices.options(choices.FMA_PAGO), coerce=int, default=1)
-    fch_venc = DateField(_l("Vencimiento del pago"), validators=[Optional()])
+    fch_venc = DayField(_l("Vencimiento del pago"), validators=[Optional()])
     tpo_moneda = SelectField(_l("Moneda"), choices=choices.options(choices.CURRENCIES), default="UYU")
     tpo_cambio = NumberField(_l("Tipo de cambio"))
     mnt_bruto = BooleanField(_l("Los precios incluyen IVA"), default=True)
@@ -105,7 +104,7 @@ class ReceiptForm(PortalForm):
         _l("Número"), validators=[Optional(), Regexp(r"^\d{1,7}$", message=_l("Un número de hasta 7 dígitos."))]
     )
     ref_razon = StringField(_l("Motivo"), validators=[Length(max=90)])
-    ref_fecha = DateField(_l("Fecha del comprobante referido"), validators=[Optional()])
+    ref_fecha = DayField(_l("Fecha del comprobante referido"), validators=[Optional()])
 
     adenda = TextAreaField(_l("Adenda"), validators=[Length(max=10000)])
     enviar_a = on_issue.recipients_field()  # e-mail the PDF and XML as soon as it is issued (correo area)
@@ -252,8 +251,8 @@ class ReceiptFilterForm(PortalForm):
 
     numero = StringField(_l("Número"), validators=[Optional(), Length(max=40)])
     receptor = StringField(_l("Receptor"), validators=[Optional(), Length(max=150)])
-    desde = DateField(_l("Desde"), validators=[Optional()])
-    hasta = DateField(_l("Hasta"), validators=[Optional()])
+    desde = DayField(_l("Desde"), validators=[Optional()])
+    hasta = DayField(_l("Hasta"), validators=[Optional()])
     tipo = SelectField(_l("Tipo"), choices=choices.options(choices.FILTER_TYPES), default="")
     moneda = SelectField(_l("Moneda"), choices=choices.options(choices.FILTER_CURRENCIES), default="")
     estado = SelectField(_l("Estado DGI"), choices=choices.options(choices.FILTER_STATES), default="")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf.file import FileAllowed, FileField, FileRequired, FileSize
-from wtforms import BooleanField, DateField, PasswordField, SelectField, StringField
+from wtforms import BooleanField, PasswordField, SelectField, StringField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, Regexp
 
@@ -17,7 +17,7 @@ from portal.domain.empresa import (
     PAPER_FORMATS,
     REGIMES,
 )
-from portal.web.forms_common import NumberField, NumberRequired, PortalForm
+from portal.web.forms_common import DayField, NumberField, NumberRequired, PortalForm
 
 
 def _strip(value):
@@ -59,9 +59,7 @@ class SettingsForm(PortalForm):
             Regexp(r"^\d{1,6}/\d{4}$", message=_l("Escribila como número/año, por ejemplo 1234/2020.")),
         ],
     )
-    fecha_emisor = DateField(
-        _l("Fecha de ingreso al régimen (Fecha emisor)"), validators=[Optional()], render_kw={"type": "date"}
-    )
+    fecha_emisor = DayField(_l("Fecha de ingreso al régimen (Fecha emisor)"), validators=[Optional()])
     iva_al_dia = BooleanField(_l("La empresa tiene la constancia de IVA al día"))
     url_verificacion = StringField(
         _l("Página para verificar e-Tickets"),

@@ -16,6 +16,8 @@ from decimal import Decimal, InvalidOperation
 from lxml import etree
 from werkzeug.datastructures import MultiDict
 
+from portal.web.forms_common import form_day
+
 NS = {"c": "http://cfe.dgi.gub.uy"}
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
 _PLACEHOLDER_UNIT = "N/A"  # what the service writes when a line has no unit
@@ -45,6 +47,9 @@ _REFERENCE = {
 }
 
 
+_DAYS = ("fch_venc", "ref_fecha")
+
+
 def form_number(text: str | None) -> str:
     """'1500.000000' -> '1500', '350.250000' -> '350,25' (the form's reading: a lone comma is decimal)."""
     try:
@@ -66,7 +71,7 @@ def correction_formdata(xml: bytes, receipt_id: str, today: date) -> MultiDict:
     header = document.find("c:Encabezado", NS) if document is not None else None
     if header is None:
         raise ValueError("not a CFE")
-    data = MultiDict({"corrige": receipt_id, "idempotency_key": uuid.uuid4().hex, "fch_emis": today.isoformat()})
+    data = MultiDict({"corrige": receipt_id, "idempotency_key": uuid.uuid4().hex, "fch_emis": form_day(today)})
     for name, path in _HEADER.items():
         if value := _text(header, path):
             data[name] = value
@@ -85,4 +90,7 @@ def correction_formdata(xml: bytes, receipt_id: str, today: date) -> MultiDict:
     if reference is not None:
         for name, path in _REFERENCE.items():
             data[name] = _text(reference, path)
+    for name in _DAYS:
+        if data.get(name):  # ISO in the XML, dd/mm/aaaa in the form
+            data[name] = form_day(date.fromisoformat(data[name]))
     return data

@@ -5,13 +5,13 @@ from __future__ import annotations
 import uuid
 
 from flask_babel import lazy_gettext as _l
-from wtforms import BooleanField, DateField, HiddenField, SelectField, StringField
+from wtforms import BooleanField, HiddenField, SelectField, StringField
 from wtforms.validators import DataRequired, Length, NumberRange, Optional, Regexp
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes.choices import TYPE_NAMES, options
-from portal.web.forms_common import NumberField, PortalForm
+from portal.web.forms_common import DayField, NumberField, PortalForm
 
 # The types whose numbers the service can void (its AnulacionSolicitud.tipoCFE): every supported type.
 VOIDABLE_TYPES = tuple(CFE_TYPES)
@@ -63,4 +63,4 @@ class VoidForm(PortalForm):
 class ReportForm(PortalForm):
     """Send a day's report now (after a rejection, or before the nightly run)."""
 
-    fecha = DateField(_l("Día"), default=today_montevideo, validators=[DataRequired(message=_l("Indicá el día."))])
+    fecha = DayField(_l("Día"), default=today_montevideo, validators=[DataRequired(message=_l("Indicá el día."))])

@@ -6,11 +6,11 @@ from __future__ import annotations
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from werkzeug.datastructures import MultiDict
-from wtforms import BooleanField, DateField, FieldList, Form, FormField, SelectField, StringField, TextAreaField
+from wtforms import BooleanField, FieldList, Form, FormField, SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Length, NumberRange, Optional, ValidationError
 
-from portal.web.forms_common import NumberField, NumberRequired, PortalForm
+from portal.web.forms_common import DayField, NumberField, NumberRequired, PortalForm
 from portal.web.inteligente.payload import CURRENCIES
 
 MAX_LINES = 200
@@ -176,16 +176,6 @@ def _squeeze(value):
     return " ".join(value.split()) if isinstance(value, str) else value
 
 
-class _Day(DateField):
-    """A day from a date input (the browser sends year-month-day whatever it shows)."""
-
-    def process_formdata(self, valuelist):
-        try:
-            super().process_formdata(valuelist)
-        except ValueError:
-            raise ValueError(_("Elegí una fecha válida.")) from None
-
-
 class RequestSearchForm(Form):
     """The requests page's search box and filters. GET, so the URL holds them (reload and Back keep the list).
     The box takes a request id (ei_…) or a receipt's number; the service reads the number (A-15, A 0000015)."""
@@ -201,8 +191,8 @@ class RequestSearchForm(Form):
         filters=[_strip],
         validators=[Optional(), Length(max=254, message=_l("Máximo %(max)d caracteres."))],
     )
-    desde = _Day(_l("Desde"), validators=[Optional()])
-    hasta = _Day(_l("Hasta"), validators=[Optional()])
+    desde = DayField(_l("Desde"), validators=[Optional()])
+    hasta = DayField(_l("Hasta"), validators=[Optional()])
 
     # The service's filter names, for the errors it sends back about them (and for links that keep them).
     SERVICE_FIELDS = {"numero": "q", "estado": "estado", "creadoPor": "creado_por", "desde": "desde", "hasta": "hasta"}

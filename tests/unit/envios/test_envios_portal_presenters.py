@@ -97,10 +97,10 @@ def test_a_signed_cfe_reads_back_into_the_issuing_form_dated_today_and_linked_to
     data = correction_formdata(CFE, "3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8", date(2026, 11, 23))
     assert data["corrige"] == "3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8" and len(data["idempotency_key"]) == 32
     assert (data["fch_emis"], data["tipo_cfe"], data["fma_pago"], data["fch_venc"]) == (
-        "2026-11-23",
+        "23/11/2026",
         "111",
         "2",
-        "2026-12-20",
+        "20/12/2026",
     )
     assert (data["tpo_moneda"], data["tpo_cambio"], data["mnt_bruto"]) == ("USD", "39,25", "y")
     assert (data["tipo_doc_recep"], data["doc_recep"], data["rzn_soc_recep"]) == (
