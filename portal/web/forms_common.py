@@ -45,7 +45,31 @@ class PortalForm(FlaskForm):
             return [str(locale)] if locale else False
 
 
-class NumberField(StringField):
+class TypedTextField(StringField):
+    """A text box read into `.data` by `_read` (a ValueError's text is the error shown); the text typed, not
+    a reformatted value, is what the form shows again."""
+
+    widget = TextInput()
+
+    def __init__(self, label=None, validators=None, **kwargs):
+        super().__init__(label, validators, **kwargs)
+        self.text = ""
+
+    def process_formdata(self, valuelist):
+        if not valuelist:
+            return
+        self.text = valuelist[0].strip()
+        self.data = None
+        self.data = self._read(self.text)
+
+    def _read(self, text: str):
+        raise NotImplementedError
+
+    def _value(self):
+        return self.text
+
+
+class NumberField(TypedTextField):
     """A number a person types: "1.500,50" and "1500.50" are both 1500.50, and "1.500" is asked about (one
     thousand five hundred, or one and a half?) instead of guessed. `.data` is a Decimal (an int with
     `whole=True`) or None when empty; the text typed is what the form shows again.
@@ -54,12 +78,9 @@ class NumberField(StringField):
     server sees it. inputmode still brings up the numeric keyboard on a phone.
     """
 
-    widget = TextInput()
-
     def __init__(self, label=None, validators=None, *, whole: bool = False, **kwargs):
         super().__init__(label, validators, **kwargs)
         self.whole = whole
-        self.text = ""
 
     def __call__(self, **kwargs):
         kwargs.setdefault("inputmode", "numeric" if self.whole else "decimal")
@@ -76,13 +97,6 @@ class NumberField(StringField):
         elif self.text:
             self.data = self._read(self.text)
 
-    def process_formdata(self, valuelist):
-        if not valuelist:
-            return
-        self.text = valuelist[0].strip()
-        self.data = None
-        self.data = self._read(self.text)
-
     def _read(self, text: str) -> Decimal | int | None:
         try:
             value = parse_decimal(text)
@@ -96,16 +110,13 @@ class NumberField(StringField):
             return int(value)
         return value
 
-    def _value(self):
-        return self.text
-
 
 def form_day(value: date) -> str:
     """A day as a day field shows it: 04/03/2026."""
     return value.strftime("%d/%m/%Y")
 
 
-class DayField(StringField):
+class DayField(TypedTextField):
     """A day a person types, read as Uruguayans write it: "24/11/2026", "24/11/26", "24-11-2026" and "24.11.2026"
     are all 24 November 2026; "2026-11-24" (ISO: a link, a pasted value) too. `.data` is a date or None when
     empty; the text typed is what the form shows again, and a day the form starts with shows as dd/mm/aaaa.
@@ -115,12 +126,7 @@ class DayField(StringField):
     the shape is checked first because Babel ignores what follows the year ("24/11/2026x").
     """
 
-    widget = TextInput()
     _SHAPE = re.compile(r"\d{1,2}[/.\- ]\d{1,2}[/.\- ](\d{2}|\d{4})|\d{4}-\d{1,2}-\d{1,2}")
-
-    def __init__(self, label=None, validators=None, **kwargs):
-        super().__init__(label, validators, **kwargs)
-        self.text = ""
 
     def __call__(self, **kwargs):
         kwargs.pop("type", None)
@@ -142,13 +148,6 @@ class DayField(StringField):
             if self.text:
                 self.data = self._read(self.text)
 
-    def process_formdata(self, valuelist):
-        if not valuelist:
-            return
-        self.text = valuelist[0].strip()
-        self.data = None
-        self.data = self._read(self.text)
-
     def _read(self, text: str) -> date | None:
         if not text:
             return None
@@ -158,9 +157,6 @@ class DayField(StringField):
             return parse_date(text, locale="es_UY")
         except ValueError:  # 31/02/2026, month 13
             raise ValueError(str(NO_SUCH_DAY)) from None
-
-    def _value(self):
-        return self.text
 
 
 class NumberRequired:
@@ -184,7 +180,7 @@ def typed_data(form) -> dict:
     again exactly as it was left (NumberField reads the text again)."""
     result = {}
     for name, field in form._fields.items():
-        if isinstance(field, (NumberField, DayField)):
+        if isinstance(field, TypedTextField):
             result[name] = field.text
         elif isinstance(field, FieldList):
             result[name] = [typed_data(e.form) if isinstance(e, FormField) else e.data for e in field.entries]
