@@ -130,7 +130,7 @@ class DayField(TypedTextField):
 
     def __call__(self, **kwargs):
         kwargs.pop("type", None)
-        kwargs.setdefault("inputmode", "numeric")
+        # No inputmode=numeric: a phone's numeric keypad has no "/" (iOS's none at all).
         kwargs.setdefault("autocomplete", "off")
         kwargs.setdefault("maxlength", 10)
         kwargs.setdefault("placeholder", _l("dd/mm/aaaa"))
