@@ -65,6 +65,10 @@ class TypedTextField(StringField):
     def _read(self, text: str):
         raise NotImplementedError
 
+    def pre_validate(self, form):
+        if self.process_errors:  # the text could not be read: that is the one message, not also "required"
+            raise StopValidation()
+
     def _value(self):
         return self.text
 

@@ -177,3 +177,13 @@ def test_a_day_the_form_starts_with_shows_day_first():
 
     form = ReceiptForm(formdata=None, data={"fch_emis": date(2026, 3, 4)})
     assert form.fch_emis._value() == "04/03/2026" and form.fch_emis.data == date(2026, 3, 4)
+
+
+def test_a_day_that_cannot_be_read_gets_one_message_not_also_required():
+    from portal.web.envios.forms import ReportForm
+
+    form = ReportForm(formdata=MultiDict({"fecha": "mañana"}), meta={"csrf": False})
+    assert not form.validate()
+    assert form.fecha.errors == [str(NOT_A_DAY)]
+    empty = ReportForm(formdata=MultiDict({"fecha": ""}), meta={"csrf": False})
+    assert not empty.validate() and empty.fecha.errors == ["Indicá el día."]
