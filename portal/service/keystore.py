@@ -19,7 +19,8 @@ from portal.service.errors import ApiError
 from portal.service.models import Certificate, Company
 
 
-def _fernet() -> Fernet:
+def field_cipher() -> Fernet:
+    """The cipher of private keys at rest (company certificates, the DGI simulator's own key)."""
     key = current_app.config.get("FIELD_ENCRYPTION_KEY")
     if not key:
         raise RuntimeError("No field encryption key: run `make run` or set CFE_FIELD_ENCRYPTION_KEY.")
@@ -33,7 +34,7 @@ def store_certificate(db: Session, company: Company, name: str, key_pem: bytes, 
         company_id=company.id,
         name=name,
         cert_pem=cert_pem.decode(),
-        key_encrypted=_fernet().encrypt(key_pem),
+        key_encrypted=field_cipher().encrypt(key_pem),
         serial=str(info.serial),
         subject=info.subject,
         issuer=info.issuer,
@@ -46,7 +47,7 @@ def store_certificate(db: Session, company: Company, name: str, key_pem: bytes, 
 
 def private_key_pem(cert: Certificate) -> bytes:
     """The decrypted private key. Callers that sign keep what they build from it (see signer_for)."""
-    return _fernet().decrypt(cert.key_encrypted)
+    return field_cipher().decrypt(cert.key_encrypted)
 
 
 def signing_certificate(session: Session, company_id: int, certificate_id: int | None = None) -> Certificate:

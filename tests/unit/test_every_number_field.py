@@ -51,14 +51,14 @@ def _form(cls, formdata=None):
     return cls(formdata=formdata) if formdata is not None else cls(formdata=None)
 
 
-def _number_fields(form, prefix="", kind=NumberField) -> dict[str, object]:
-    """name as posted -> field, through lists of sub-forms (one row is enough: every row is the same)."""
+def _typed_fields(form, prefix="", kind=NumberField) -> dict[str, object]:
+    """name as posted -> field of `kind`, through lists of sub-forms (one row is enough: every row is the same)."""
     found = {}
     for name, field in form._fields.items():
         if isinstance(field, FieldList) and field.entries and isinstance(field.entries[0], FormField):
-            found |= _number_fields(field.entries[0].form, f"{prefix}{name}-0-", kind)
+            found |= _typed_fields(field.entries[0].form, f"{prefix}{name}-0-", kind)
         elif isinstance(field, FormField):
-            found |= _number_fields(field.form, f"{prefix}{name}-", kind)
+            found |= _typed_fields(field.form, f"{prefix}{name}-", kind)
         elif isinstance(field, kind):
             found[f"{prefix}{name}"] = field
     return found
@@ -77,15 +77,19 @@ def _all_fields(form):
 
 def _numbers_of_every_form() -> list[tuple[type, str]]:
     with _app().test_request_context():
-        return [(cls, name) for cls in _form_classes() for name in sorted(_number_fields(_form(cls)))]
+        return [(cls, name) for cls in _form_classes() for name in sorted(_typed_fields(_form(cls)))]
 
 
 EVERY_NUMBER = _numbers_of_every_form()
 
 
+def _ids(fields: list[tuple[type, str]]) -> list[str]:
+    return [f"{cls.__module__.split('.')[-2]}.{cls.__name__}.{name}" for cls, name in fields]
+
+
 def _days_of_every_form() -> list[tuple[type, str]]:
     with _app().test_request_context():
-        return [(cls, name) for cls in _form_classes() for name in sorted(_number_fields(_form(cls), kind=DayField))]
+        return [(cls, name) for cls in _form_classes() for name in sorted(_typed_fields(_form(cls), kind=DayField))]
 
 
 EVERY_DAY = _days_of_every_form()
@@ -119,12 +123,10 @@ def test_no_form_reads_a_number_any_other_way(cls):
         assert 'type="date' not in str(field()), field.name
 
 
-@pytest.mark.parametrize(
-    ("cls", "name"), EVERY_NUMBER, ids=[f"{c.__module__.split('.')[-2]}.{c.__name__}.{n}" for c, n in EVERY_NUMBER]
-)
+@pytest.mark.parametrize(("cls", "name"), EVERY_NUMBER, ids=_ids(EVERY_NUMBER))
 @pytest.mark.parametrize("typed", [*SAME, "1.500"])
 def test_every_number_field_reads_the_uruguayan_way(cls, name, typed):
-    field = _number_fields(_form(cls, MultiDict({name: typed})))[name]
+    field = _typed_fields(_form(cls, MultiDict({name: typed})))[name]
     assert field._value() == typed  # what was typed is what the form shows again
     if typed == "1.500":
         assert field.data is None and field.process_errors == [str(AMBIGUOUS)]
@@ -147,9 +149,7 @@ def test_the_day_fields_are_found():
     } <= names
 
 
-@pytest.mark.parametrize(
-    ("cls", "name"), EVERY_DAY, ids=[f"{c.__module__.split('.')[-2]}.{c.__name__}.{n}" for c, n in EVERY_DAY]
-)
+@pytest.mark.parametrize(("cls", "name"), EVERY_DAY, ids=_ids(EVERY_DAY))
 @pytest.mark.parametrize(
     ("typed", "day", "error"),
     [
@@ -164,7 +164,7 @@ def test_the_day_fields_are_found():
     ],
 )
 def test_every_day_field_reads_the_uruguayan_way(cls, name, typed, day, error):
-    field = _number_fields(_form(cls, MultiDict({name: typed})), kind=DayField)[name]
+    field = _typed_fields(_form(cls, MultiDict({name: typed})), kind=DayField)[name]
     assert field._value() == typed  # what was typed is what the form shows again
     assert field.data == day
     assert field.process_errors == ([str(error)] if error else [])

@@ -22,9 +22,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from cryptography import x509
-from cryptography.fernet import Fernet
 from cryptography.hazmat.primitives.serialization import Encoding
-from flask import current_app
 from lxml import etree
 from sqlalchemy import func, select
 
@@ -40,6 +38,7 @@ from portal.service.envios.adapter import Credentials, DgiPermanentError, DgiRec
 from portal.service.envios.envelope import MAX_BYTES
 from portal.service.envios.models import SimCfe, SimEnvelope, SimKey, SimReport
 from portal.service.envios.states import motive
+from portal.service.keystore import field_cipher
 
 NS = {"d": "http://cfe.dgi.gub.uy", "ds": "http://www.w3.org/2000/09/xmldsig#"}
 
@@ -275,18 +274,14 @@ class SimulatedDgi(DgiReception):
         key = session.get(SimKey, 1)
         if key is None:
             key_pem, cert_pem = generate_self_signed(self.rut, "DGI (simulador de desarrollo)", days=3650)
-            key = SimKey(id=1, key_pem=_fernet().encrypt(key_pem), cert_pem=cert_pem)
+            key = SimKey(id=1, key_pem=field_cipher().encrypt(key_pem), cert_pem=cert_pem)
             session.add(key)
             session.flush()
         return key
 
     def _sign(self, session, document: etree._Element) -> bytes:
         key = self.signing_key(session)
-        return shared_signer(_fernet().decrypt(key.key_pem), key.cert_pem).sign(document).xml
-
-
-def _fernet() -> Fernet:
-    return Fernet(current_app.config["FIELD_ENCRYPTION_KEY"])
+        return shared_signer(field_cipher().decrypt(key.key_pem), key.cert_pem).sign(document).xml
 
 
 def _text(root: etree._Element | None, path: str) -> str | None:
