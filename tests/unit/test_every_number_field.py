@@ -75,24 +75,18 @@ def _all_fields(form):
             yield field
 
 
-def _numbers_of_every_form() -> list[tuple[type, str]]:
+def _every_form_field(kind: type) -> list[tuple[type, str]]:
+    """(form class, name as posted) of every field of `kind` in every portal form."""
     with _app().test_request_context():
-        return [(cls, name) for cls in _form_classes() for name in sorted(_typed_fields(_form(cls)))]
+        return [(cls, name) for cls in _form_classes() for name in sorted(_typed_fields(_form(cls), kind=kind))]
 
 
-EVERY_NUMBER = _numbers_of_every_form()
+EVERY_NUMBER = _every_form_field(NumberField)
+EVERY_DAY = _every_form_field(DayField)
 
 
 def _ids(fields: list[tuple[type, str]]) -> list[str]:
     return [f"{cls.__module__.split('.')[-2]}.{cls.__name__}.{name}" for cls, name in fields]
-
-
-def _days_of_every_form() -> list[tuple[type, str]]:
-    with _app().test_request_context():
-        return [(cls, name) for cls in _form_classes() for name in sorted(_typed_fields(_form(cls), kind=DayField))]
-
-
-EVERY_DAY = _days_of_every_form()
 
 
 def test_the_forms_are_found():
