@@ -15,7 +15,7 @@ TRANSLATION_DIRS := $(wildcard portal/web/translations portal/web/*/translations
 # 11 s of CPU per worker at collection alone. The caches are __pycache__ folders, ignored by git.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run serve test fuzz setup python-deps assets translations lint clean
+.PHONY: run serve test fuzz setup python-deps lock assets translations lint clean
 
 run: setup
 	@scripts/debian-packages.sh $(RUNTIME_DEBS)
@@ -49,11 +49,24 @@ setup: python-deps assets translations
 
 python-deps: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+# Exactly the versions in requirements.lock, each checked against its hash, so a fresh machine (CI) runs what the
+# suite last passed with, not whatever was released since; then this project itself, editable, without resolving.
+$(VENV)/.installed: pyproject.toml requirements.lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,postgres]'
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	@touch $@
+
+# requirements.lock from pyproject.toml (runtime, test and postgres extras) with pip-tools, in a venv of its own.
+# Existing pins are kept unless pyproject.toml no longer admits them; `make lock LOCK_ARGS=--upgrade` takes the newest
+# releases (then run `make test`). Run it after changing a dependency in pyproject.toml.
+LOCK_TOOLS := var/lock-tools
+lock:
+	@test -x $(LOCK_TOOLS)/bin/pip-compile || ($(PYTHON) -m venv $(LOCK_TOOLS) && $(LOCK_TOOLS)/bin/pip install --quiet pip-tools==7.6.2)
+	CUSTOM_COMPILE_COMMAND="make lock" $(LOCK_TOOLS)/bin/pip-compile --quiet --extra test --extra postgres \
+		--generate-hashes --strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links $(LOCK_ARGS) \
+		-o requirements.lock pyproject.toml
 
 assets: static/vendor/.installed
 
