@@ -1,21 +1,21 @@
 """gunicorn settings of the CFE service in production (`make serve`; or `gunicorn -c deploy/gunicorn.conf.py
 'portal.service:create_app()'`). Every value can be overridden from the environment.
 
-Workers: issuing is CPU work (XML, XMLDSig, XSD) under Python's GIL, so one process uses one core. On
-PostgreSQL run one worker per core. On SQLite one process is the better choice: every write takes the
-database's single lock, and a second process waiting for it sleeps in SQLite's busy handler (back-off up to
-100 ms) while the first process's group commits keep the lock busy; within one process, concurrent issues
-share one transaction and one fsync instead (portal/service/groupcommit.py).
+Workers: issuing is CPU work (XML, XMLDSig, XSD) under Python's GIL, so one process uses one core: run one
+worker per core. On SQLite the processes' writers take turns for the database's single lock in the kernel's
+queue (portal/service/db.py, WriterTurns), and within a process concurrent issues share one transaction and one
+fsync (portal/service/groupcommit.py). Rate limits are counted where CFE_RATELIMIT_STORAGE_URL says: in memory
+each process would count its own, so without Redis the service keeps to one process.
 """
 
 import multiprocessing
 import os
 
-_sqlite = os.environ.get("CFE_DATABASE_URL", "sqlite").startswith("sqlite")
+_limits_shared = not os.environ.get("CFE_RATELIMIT_STORAGE_URL", "memory://").startswith("memory://")
 
 bind = os.environ.get("CFE_SERVICE_BIND", "127.0.0.1:8000")
 worker_class = "gthread"
-workers = int(os.environ.get("CFE_SERVICE_WORKERS", 1 if _sqlite else multiprocessing.cpu_count()))
+workers = int(os.environ.get("CFE_SERVICE_WORKERS", multiprocessing.cpu_count() if _limits_shared else 1))
 # Threads wait on the database and on each other's group commit; enough of them keep the CPU busy and leave
 # some free for /healthz and reads while writers wait (a write waits at most CFE_WRITE_LOCK_TIMEOUT_SECONDS).
 threads = int(os.environ.get("CFE_SERVICE_THREADS", "16"))

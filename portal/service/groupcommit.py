@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextvars
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -38,8 +39,14 @@ class _Job:
 class GroupCommit:
     """Runs `work(session)` callables in shared write transactions (one per process and database)."""
 
-    def __init__(self, write_sessions: sessionmaker, on_failure: Callable[[BaseException], BaseException]):
+    def __init__(
+        self,
+        write_sessions: sessionmaker,
+        writer_turn: Callable[[], AbstractContextManager],
+        on_failure: Callable[[BaseException], BaseException],
+    ):
         self._write_sessions = write_sessions
+        self._writer_turn = writer_turn  # held around each batch's transaction (other processes' writers wait)
         self._on_failure = on_failure  # what every request of a batch whose BEGIN or COMMIT failed gets
         self._mutex = threading.Lock()
         self._queue: list[_Job] = []
@@ -84,18 +91,22 @@ class GroupCommit:
     def _commit(self, batch: list[_Job]) -> None:
         session = self._write_sessions()
         try:
-            session.connection()  # BEGIN (IMMEDIATE on SQLite): the one wait for the lock, bounded
-            for job in batch:
-                savepoint = session.begin_nested()
+            with self._writer_turn():  # ends after the COMMIT or ROLLBACK, when the lock is free for others
                 try:
-                    job.result = job.context.run(job.work, session)
-                    savepoint.commit()
-                except Exception as exc:  # the request's own failure: undo its part only
-                    savepoint.rollback()
-                    job.error = exc
-            session.commit()
+                    session.connection()  # BEGIN (IMMEDIATE on SQLite): the one wait for the lock, bounded
+                    for job in batch:
+                        savepoint = session.begin_nested()
+                        try:
+                            job.result = job.context.run(job.work, session)
+                            savepoint.commit()
+                        except Exception as exc:  # the request's own failure: undo its part only
+                            savepoint.rollback()
+                            job.error = exc
+                    session.commit()
+                except BaseException:
+                    session.rollback()
+                    raise
         except BaseException as exc:
-            session.rollback()
             failure = self._on_failure(exc)
             for job in batch:
                 if job.error is None:

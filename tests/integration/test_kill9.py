@@ -29,10 +29,13 @@ CLIENTS = 12
 def test_retries_after_kill_9_get_their_receipts_at_once_and_numbering_stays_whole(
     service_config, auth_headers, tmp_path
 ):
+    # Two processes on the one SQLite file, as production runs with shared rate limits: the killed ones may hold
+    # the writers' turn (db.WriterTurns) and SQLite's lock, and the restarted ones must get both at once.
     service = Gunicorn(
         "portal.service:create_app()",
         {"CFE_DATABASE_URL": service_config["DATABASE_URL"]},
         tmp_path / "service.log",
+        workers=2,
         threads=8,
     ).start()
     headers = auth_headers("usuario@demo.uy")
