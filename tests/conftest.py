@@ -222,6 +222,30 @@ def service_config(service_db_template: Path, tmp_path: Path) -> dict:
 
 
 @pytest.fixture
+def gunicorn_service(service_config, tmp_path):
+    """start(workers=..., threads=..., **environment) runs the service as `make serve` does, under gunicorn with
+    deploy/gunicorn.conf.py, on this test's SQLite database; every server started is stopped afterwards."""
+    from tests.support.processes import Gunicorn
+
+    servers = []
+
+    def start(*, workers: int = 1, threads: int = 4, **environment: str):
+        server = Gunicorn(
+            "portal.service:create_app()",
+            {"CFE_DATABASE_URL": service_config["DATABASE_URL"], **environment},
+            tmp_path / "service.log",
+            workers=workers,
+            threads=threads,
+        )
+        servers.append(server)
+        return server.start()
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
 def smtp():
     """A real SMTP server on 127.0.0.1 (aiosmtpd) that keeps what it receives; see tests/support/smtp.py."""
     from tests.support.smtp import LocalSmtp, RecordingHandler

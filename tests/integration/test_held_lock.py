@@ -16,7 +16,6 @@ import pytest
 import requests
 
 from tests.support import cfe_bodies as bodies
-from tests.support.processes import Gunicorn
 
 # Timing-sensitive (latency bounds, kill -9 of real processes): run alone, after the parallel suite (Makefile).
 pytestmark = pytest.mark.serial
@@ -26,15 +25,8 @@ HOLD_SECONDS = 4  # probes from 1.5 s (past the first bounded wait) until 0.5 s 
 
 
 @pytest.fixture
-def service(service_config, tmp_path):
-    server = Gunicorn(
-        "portal.service:create_app()",
-        {"CFE_DATABASE_URL": service_config["DATABASE_URL"], "CFE_WRITE_LOCK_TIMEOUT_SECONDS": "1"},
-        tmp_path / "service.log",
-        threads=4,
-    )
-    yield server.start()
-    server.stop()
+def service(gunicorn_service):
+    return gunicorn_service(threads=4, CFE_WRITE_LOCK_TIMEOUT_SECONDS="1")
 
 
 def test_writers_get_503_with_retry_after_while_healthz_and_reads_answer(service, service_config, auth_headers):

@@ -17,7 +17,7 @@ from portal.service.cfe.signing import verify_signature
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.models import Certificate, IdempotencyRecord
 from tests.support import cfe_bodies as bodies
-from tests.support.processes import Gunicorn, wait_until
+from tests.support.processes import wait_until
 
 # Timing-sensitive (latency bounds, kill -9 of real processes): run alone, after the parallel suite (Makefile).
 pytestmark = pytest.mark.serial
@@ -27,17 +27,11 @@ CLIENTS = 12
 
 
 def test_retries_after_kill_9_get_their_receipts_at_once_and_numbering_stays_whole(
-    service_config, auth_headers, tmp_path
+    gunicorn_service, service_config, auth_headers
 ):
     # Two processes on the one SQLite file, as production runs with shared rate limits: the killed ones may hold
     # the writers' turn (db.WriterTurns) and SQLite's lock, and the restarted ones must get both at once.
-    service = Gunicorn(
-        "portal.service:create_app()",
-        {"CFE_DATABASE_URL": service_config["DATABASE_URL"]},
-        tmp_path / "service.log",
-        workers=2,
-        threads=8,
-    ).start()
+    service = gunicorn_service(workers=2, threads=8)
     headers = auth_headers("usuario@demo.uy")
     acknowledged: dict[str, dict] = {}
     unanswered: list[str] = []

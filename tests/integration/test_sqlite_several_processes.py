@@ -14,20 +14,15 @@ from sqlalchemy.orm import Session
 
 from portal.service.comprobante.models import IssuedCfe
 from tests.support import cfe_bodies as bodies
-from tests.support.processes import Gunicorn
 
 EMITIR = "/api/v1/comprobante/emitir"
 CLIENTS, EACH = 16, 6
 
 
-def test_two_processes_on_one_sqlite_file_issue_gaplessly_without_busy_answers(service_config, auth_headers, tmp_path):
-    service = Gunicorn(
-        "portal.service:create_app()",
-        {"CFE_DATABASE_URL": service_config["DATABASE_URL"]},
-        tmp_path / "service.log",
-        workers=2,
-        threads=8,
-    ).start()
+def test_two_processes_on_one_sqlite_file_issue_gaplessly_without_busy_answers(
+    gunicorn_service, service_config, auth_headers
+):
+    service = gunicorn_service(workers=2, threads=8)
     headers = auth_headers("usuario@demo.uy")
 
     def client(index: int) -> list[requests.Response]:
@@ -42,11 +37,8 @@ def test_two_processes_on_one_sqlite_file_issue_gaplessly_without_busy_answers(s
                 for n in range(EACH)
             ]
 
-    try:
-        with ThreadPoolExecutor(max_workers=CLIENTS) as pool:
-            answers = [answer for answers in pool.map(client, range(CLIENTS)) for answer in answers]
-    finally:
-        service.stop()
+    with ThreadPoolExecutor(max_workers=CLIENTS) as pool:
+        answers = [answer for answers in pool.map(client, range(CLIENTS)) for answer in answers]
 
     assert [a.status_code for a in answers] == [201] * CLIENTS * EACH, {a.status_code: a.text for a in answers}
     engine = create_engine(service_config["DATABASE_URL"])
