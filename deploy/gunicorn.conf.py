@@ -34,3 +34,11 @@ forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 # user ($HOME/.gunicorn/gunicorn.ctl): the service and the portal would take it from each other, and nothing here
 # uses it. systemd or the process manager starts and stops the servers.
 control_socket_disable = True
+
+
+def on_starting(server):
+    if workers > 1 and not _limits_shared:
+        server.log.warning(
+            "%d service processes count rate limits in memory, each its own: set CFE_RATELIMIT_STORAGE_URL to Redis",
+            workers,
+        )
