@@ -56,6 +56,8 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet --require-hashes -r requirements.lock
 	$(BIN)/python -m pip install --quiet --no-deps -e .
+	@# A runtime dependency added to pyproject.toml but not yet to the lock fails here, not at import: `make lock`.
+	$(BIN)/python -m pip check
 	@touch $@
 
 # requirements.lock from pyproject.toml (runtime, test and postgres extras) with pip-tools, in a venv of its own.

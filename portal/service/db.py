@@ -64,6 +64,11 @@ class DatabaseBusy(ApiError):
         )
 
 
+def retry_after_seconds(lock_timeout: float) -> int:
+    """The Retry-After of a DatabaseBusy: about as long as a writer waits for the lock, at least a second."""
+    return max(1, round(lock_timeout))
+
+
 def is_busy_error(exc: BaseException) -> bool:
     """Whether `exc` means the lock was held by someone else too long (not a bug, not bad input)."""
     return isinstance(exc, OperationalError) and any(m in str(exc.orig).lower() for m in _BUSY_MARKERS)
@@ -115,7 +120,7 @@ class WriterTurns:
         started = time.monotonic()
         if not self._in_process.acquire(timeout=wait):
             self._gate.note(busy=True)
-            raise DatabaseBusy(max(1, round(self._lock_timeout)))
+            raise DatabaseBusy(retry_after_seconds(self._lock_timeout))
         try:
             descriptor = self._take(wait - (time.monotonic() - started))
             try:
@@ -154,7 +159,7 @@ class WriterTurns:
                     given_up = True
         if given_up:
             self._gate.note(busy=True)
-            raise DatabaseBusy(max(1, round(self._lock_timeout)))
+            raise DatabaseBusy(retry_after_seconds(self._lock_timeout))
         return descriptor
 
 
@@ -239,7 +244,7 @@ def init_app(app: Flask) -> None:
     app.extensions["db_write_sessionmaker"] = sessionmaker(
         bind=engine.execution_options(writer=True), expire_on_commit=False
     )
-    app.extensions["db_retry_after"] = retry_after = max(1, round(lock_timeout))
+    app.extensions["db_retry_after"] = retry_after = retry_after_seconds(lock_timeout)
 
     def _batch_failure(exc: BaseException) -> BaseException:
         return DatabaseBusy(retry_after) if is_busy_error(exc) else exc
