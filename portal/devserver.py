@@ -74,7 +74,9 @@ def main() -> int:
     )
     _run(["-m", "portal.service", "seed"], env)
 
-    gunicorn = [sys.executable, "-m", "gunicorn", "--access-logfile", "-", "--graceful-timeout", "5"]
+    # No control socket: both servers would take the same per-user path from each other, and nothing uses it
+    # (deploy/'s settings turn it off too).
+    gunicorn = [sys.executable, "-m", "gunicorn", "--graceful-timeout", "5", "--no-control-socket"]
     banner = f"""
   CFE service  http://127.0.0.1:{args.service_port}   (API reference: /api/v1/docs)
   Portal       http://127.0.0.1:{args.portal_port}
@@ -102,6 +104,9 @@ def main() -> int:
             ],
             [
                 *gunicorn,
+                # The service logs every request itself (portal.service.access); the portal has gunicorn's log.
+                "--access-logfile",
+                "-",
                 "-b",
                 f"127.0.0.1:{args.portal_port}",
                 "--workers",
