@@ -130,8 +130,14 @@ def prepare(env: dict[str, str]) -> str:
 
 
 def start_service(
-    env: dict[str, str], port: int, workers: int | None, threads: int | None, log: Path
+    env: dict[str, str],
+    port: int,
+    workers: int | None,
+    threads: int | None,
+    log: Path,
+    app: str = "portal.service:create_app()",
 ) -> subprocess.Popen:
+    """gunicorn with deploy/'s settings serving `app` (it must answer GET /healthz), once it answers."""
     command = [
         PYTHON,
         "-m",
@@ -150,7 +156,7 @@ def start_service(
     if threads:
         command += ["--threads", str(threads)]
     process = subprocess.Popen(  # noqa: S603
-        [*command, "portal.service:create_app()"],
+        [*command, app],
         env=env,
         cwd=ROOT,
         stdout=log.open("w"),
