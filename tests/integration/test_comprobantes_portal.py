@@ -552,3 +552,19 @@ def test_spanish_and_english_pages_one_after_another_each_come_out_in_their_own_
         # wtforms' own message, from its catalog in each language
         assert "Opción inválida." in usuario.get(bad_filter).get_data(as_text=True)
         assert "Not a valid choice." in english.get(bad_filter).get_data(as_text=True)
+
+
+def test_service_down_advice_matches_what_is_left_on_the_screen(usuario, live_service):
+    data = eticket(usuario)
+    live_service.stop()
+    banner = usuario.post("/comprobantes/nuevo/previsualizar", data=data, headers=HTMX)
+    assert banner.status_code == 503 and banner.headers["HX-Retarget"] == "#alerts"
+    text = soup(banner).get_text(" ", strip=True)
+    # The form stays under the banner: sending it again is the way forward, not a link that reloads it empty.
+    assert "tus datos siguen en el formulario" in text and soup(banner).find("a", string="Reintentar") is None
+    plain = usuario.post("/comprobantes/nuevo/previsualizar", data=data)
+    assert plain.status_code == 503
+    assert "tus datos siguen" not in soup(plain).get_text() and soup(plain).find("a", string="Reintentar") is None
+    page = usuario.get("/comprobantes/?receptor=Acme")
+    assert page.status_code == 503 and "tus datos siguen" not in soup(page).get_text()
+    assert soup(page).find("a", string="Reintentar")["href"].endswith("/comprobantes/?receptor=Acme")

@@ -36,6 +36,23 @@ def _error(status: int, title: str, message: str, *, retry_after: float | None =
     return render("errors/error.html", status=status, **context)
 
 
+def _service_down_advice() -> str:
+    """What to do when the service does not answer, by what is still on the user's screen: an htmx form gets
+    the banner above it and keeps what was typed; a full-page form post has replaced the form; a page view only
+    needs another try."""
+    if request.method == "GET":
+        return _("Esperá unos segundos y volvé a intentar; si sigue igual, avisá a soporte con el código de abajo.")
+    if htmx and not htmx.boosted:
+        return _(
+            "No perdiste nada: tus datos siguen en el formulario. Esperá unos segundos y volvé a enviarlo; "
+            "si sigue igual, avisá a soporte con el código de abajo."
+        )
+    return _(
+        "Volvé a la página anterior y enviá el formulario de nuevo en unos segundos; si sigue igual, avisá a "
+        "soporte con el código de abajo."
+    )
+
+
 def init_app(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException):
@@ -75,14 +92,7 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(client_errors.ServiceUnavailable)
     def _service_down(exc: client_errors.ServiceUnavailable):
         log.warning("service unavailable: %s (code=%s request_id=%s)", exc.message, exc.code, exc.request_id)
-        return _error(
-            503,
-            _("El servicio CFE no está respondiendo"),
-            _(
-                "No perdiste nada: tus datos siguen en el formulario. Esperá unos segundos y "
-                "volvé a intentar; si sigue igual, avisá a soporte con el código de abajo."
-            ),
-        )
+        return _error(503, _("El servicio CFE no está respondiendo"), _service_down_advice())
 
     @app.errorhandler(client_errors.RateLimited)
     def _rate_limited(exc: client_errors.RateLimited):
