@@ -110,7 +110,8 @@ def build_signed_cfe(
     problems = issuer.problems()
     if problems:
         raise ValueError("Emisor mal configurado: " + "; ".join(problems))
-    moment = now or datetime.now(MONTEVIDEO)
+    # TmstFirma carries whole seconds: the time kept with the receipt (and answered by the API) is the signed one.
+    moment = (now or datetime.now(MONTEVIDEO)).replace(microsecond=0)
     emission = Emission(
         signing_date=moment.date(), regimen=issuer.regimen, cae_allocated=True, cae_especial=numbering.cae_especial
     )

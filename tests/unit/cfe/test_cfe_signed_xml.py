@@ -226,3 +226,17 @@ def test_one_signer_serves_many_threads(realistic, sign, key_and_cert):
         results = list(pool.map(sign, bodies))
     assert all(verify_signature(result.xml, key_and_cert[1]) for result in results)
     assert all(validate_cfe(result.xml) == [] for result in results)
+
+
+def test_the_signature_time_kept_is_the_one_signed(realistic, issuer, numbering, signer):
+    # TmstFirma carries whole seconds; the time the receipt keeps (and the API answers) must be that one.
+    signed = engine.build_signed_cfe(
+        parse_cfe_input(realistic[101]),
+        issuer,
+        numbering,
+        signer,
+        Decimal("6.1"),
+        datetime(2024, 5, 11, 15, 56, 20, 419432, tzinfo=MONTEVIDEO),
+    )
+    stamp = etree.fromstring(signed.xml).findtext(".//{http://cfe.dgi.gub.uy}TmstFirma")
+    assert datetime.fromisoformat(stamp) == signed.tmst_firma
