@@ -348,4 +348,8 @@ def _document(receptor: Receptor, errors: _Errors) -> None:
     elif country is None:
         errors.add("receptor.codPaisRecep", "required", "Indicá el país del documento (o 99).")
     elif country not in COUNTRIES:
-        errors.add("receptor.codPaisRecep", "not_allowed", "País desconocido (ISO 3166-1 alfa-2 o 99).")
+        errors.add(
+            "receptor.codPaisRecep",
+            "not_allowed",
+            "No conocemos ese país: usá su código de dos letras (AR, BR, US…) o 99 si no está en la lista.",
+        )
