@@ -104,6 +104,22 @@ def test_entity_data_lookup_shows_address_and_activities(page: Page):
     Shell(page).assert_no_csp_violations()
 
 
+def test_entity_data_values_keep_their_lines_on_a_phone(page: Page):
+    page.set_viewport_size({"width": 390, "height": 844})
+    dgi = _signed_in_on_dgi(page)
+    dgi.tab("Datos de la entidad")
+    dgi.type_document(data.DGI_CEDE_RUT)
+    dgi.look_up()
+    expect(dgi.result.get_by_test_id("entity-address")).to_contain_text("12 METROS 6855")
+    # The values get the width: a RUT or a date is never broken over lines by a wide label column.
+    lines = dgi.result.locator("dl.facts dd").evaluate_all(
+        "(values) => values.filter(v => /^[0-9][0-9/-]+$/.test(v.textContent.trim()))"
+        ".map(v => [v.textContent.trim(), v.getBoundingClientRect().height / "
+        "parseFloat(getComputedStyle(v).lineHeight)])"
+    )
+    assert lines and all(height < 1.5 for _text, height in lines), lines
+
+
 def _assert_receipt_page_with_receiver(page: Page) -> None:
     expect(page).to_have_url(re.compile(r"/comprobantes/nuevo\?"))
     query = parse_qs(urlsplit(page.url).query)
