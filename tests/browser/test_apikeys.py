@@ -86,6 +86,16 @@ def test_an_impossible_limit_is_refused_next_to_it_and_nothing_changes(page: Pag
     expect(keys.row("Tienda web").get_by_label("Solicitudes")).to_have_value("120")
 
 
+def test_a_key_without_a_name_is_refused_by_the_portal_in_its_own_words(page: Page):
+    Shell(page).open_home_and_sign_in("admin@demo.uy")
+    keys = ApiKeysPage(page)
+    keys.open()
+    keys.create("")
+    # Not the browser's "Please fill out this field": the portal's message, in the dialog, next to the field.
+    expect(keys.dialog.get_by_label("Nombre")).to_have_attribute("aria-invalid", "true")
+    expect(keys.dialog.locator(".field-error").first).to_be_visible()
+
+
 def test_soporte_sees_the_list_read_only(page: Page, existing_key):
     shell = Shell(page)
     shell.open_home_and_sign_in("soporte@demo.uy")

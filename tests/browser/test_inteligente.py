@@ -86,6 +86,16 @@ def test_usuario_previews_goes_back_acknowledges_the_warning_and_issues_once(pag
     shell.assert_no_csp_violations()
 
 
+def test_an_empty_line_is_refused_by_the_portal_in_its_own_words(page: Page):
+    Shell(page).open_home_and_sign_in("usuario@demo.uy")
+    flow = SmartIssuancePage(page)
+    flow.open()
+    page.get_by_role("button", name="Previsualizar", exact=True).click()
+    # Not the browser's "Please fill out this field": the portal's message, next to the field.
+    expect(page.locator("#lineas-0-descripcion-error")).to_contain_text("Indicá qué se vende")
+    expect(flow.line_field(1, "Descripción")).to_have_attribute("aria-invalid", "true")
+
+
 def test_text_typed_while_a_line_is_added_or_removed_stays_where_it_was_typed(page: Page):
     """The lines are re-rendered by the service's answer (~100 ms): what is typed meanwhile is carried into the
     new lines by name, except after a removal, which numbers the lines again (a name then means another line)."""
