@@ -119,6 +119,10 @@ def test_branches_add_change_and_duplicate_code(admin):
     assert _soup(duplicate).find(id="nombre")["value"] == "Cordón"
     bad = admin.post("/empresa/sucursales", data={**BRANCH, "codigo": "12a", "csrf_token": token})
     assert bad.status_code == 422 and "número entero" in _error(bad, "codigo")
+    no_department = admin.post("/empresa/sucursales", data={**BRANCH, "departamento": "", "csrf_token": token})
+    assert no_department.status_code == 422 and "Elegí el departamento" in _error(no_department, "departamento")
+    fresh = _soup(admin.get("/empresa/sucursales")).find(id="departamento")
+    assert fresh.find("option", selected=True) is None or fresh.find("option", selected=True)["value"] == ""
     far = admin.post("/empresa/sucursales", data={**BRANCH, "codigo": "12000", "csrf_token": token})
     assert far.status_code == 422 and "entre 0 y 9999" in _error(far, "codigo")
     link = _soup(admin.get("/empresa/sucursales")).select_one('a[href^="/empresa/sucursales/"]')  # code 1 first

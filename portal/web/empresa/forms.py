@@ -107,7 +107,12 @@ class BranchForm(PortalForm):
         filters=[_strip],
         validators=[InputRequired(_l("Indicá la ciudad.")), Length(max=30, message=_l("Máximo %(max)d caracteres."))],
     )
-    departamento = SelectField(_l("Departamento"), choices=[SelectChoice(d) for d in DEPARTMENTS], default="Montevideo")
+    # No department chosen in advance: a branch in Salto would otherwise be saved as being in Montevideo.
+    departamento = SelectField(
+        _l("Departamento"),
+        choices=[SelectChoice("", _l("Elegí el departamento")), *(SelectChoice(d) for d in DEPARTMENTS)],
+        validators=[InputRequired(_l("Elegí el departamento."))],
+    )
     predeterminada = BooleanField(_l("Emitir desde esta sucursal cuando el comprobante no indica otra"))
 
 
