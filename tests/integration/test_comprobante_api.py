@@ -195,6 +195,40 @@ def test_invalid_efactura_gets_422_per_field(api_client, user, change, field, co
     assert fields.get(field) == code, fields
 
 
+def _with_text(path: str, text: str) -> dict:
+    body = bodies.body(bodies.EFACTURA)
+    body["items"][0]["codItem"] = [{"tpoCod": "INT1", "cod": "C1"}]
+    body["mediosPago"] = [{"glosaMP": "Efectivo", "valorPago": "1"}]
+    *parents, last = path.replace("[0]", ".0").split(".")
+    target = body
+    for part in parents:
+        target = target[int(part)] if part.isdigit() else target[part]
+    target[last] = text
+    return body
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        "items[0].nomItem",
+        "items[0].uniMed",
+        "items[0].codItem[0].cod",
+        "receptor.rznSocRecep",
+        "infoAdicionalDoc",
+        "mediosPago[0].glosaMP",
+    ],
+)
+@pytest.mark.parametrize("char", ["\ufffe", "\uffff", "\x0b"])
+def test_a_text_with_a_character_xml_cannot_carry_is_a_422_on_the_field(api_client, user, field, char):
+    body = _with_text(field, f"a{char}b")
+    for url in (EMITIR, "/api/v1/comprobante/previsualizar"):
+        answer = api_client.post(url, json=body, headers=user)
+        assert answer.status_code == 422, answer.json
+        assert answer.json["error"]["code"] == "validation_error"
+        problems = {f["field"]: f["message"] for f in answer.json["error"]["fields"]}
+        assert f"U+{ord(char):04X}" in problems[field], problems
+
+
 def test_a_note_must_reference_an_existing_receipt_of_the_company(api_client, user):
     answer = api_client.post(EMITIR, json=bodies.note(112, 111, "A", 999), headers=user)
     assert answer.status_code == 422
