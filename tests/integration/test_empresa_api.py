@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.support.empresa_files import OTHER_RUT, cae_xml, image, p12
+from tests.support.empresa_files import OTHER_RUT, cae_xml, ec_p12, image, p12
 
 BASE = "/api/v1/empresa"
 SETTINGS = {
@@ -278,6 +278,7 @@ def test_certificate_upload_lists_days_left_and_audits_no_secret(api_client, adm
         ({"data": p12(OTHER_RUT)}, "archivo", "RUT 211003420017"),
         ({"data": p12(None)}, "archivo", "no indica un RUT"),
         ({"data": p12(valid_from_days=-400, valid_to_days=-2)}, "archivo", "venció"),
+        ({"data": ec_p12()}, "archivo", "no es RSA"),
     ],
 )
 def test_certificate_refusals_are_clear_422s(api_client, admin, kwargs, field, words):
