@@ -376,6 +376,7 @@ def test_firmar_xml_signs_an_unsigned_cfe(api_client, user, service_app, tmp_pat
         ),
         (b"<CFE xmlns='http://cfe.dgi.gub.uy'>\n<eTck>\n</CFE>", "application/xml", 422, "(línea 3, columna 7)"),
         (b"<other/>", "application/xml", 422, "CFE"),
+        (b'<CFE xmlns="http://cfe.dgi.gub.uy"><a xmlns:p="x"/></CFE>', "application/xml", 422, "URI absoluta"),
         (b"{}", "application/json", 415, ""),
     ],
 )
