@@ -264,6 +264,22 @@ def test_get_by_id_serves_json_the_exact_signed_xml_and_pdf(api_client, user):
     assert api_client.get(GET, query_string=query, headers=user).json["idCfeEmitido"] == receipt["idCfeEmitido"]
 
 
+def test_accept_with_parameters_still_names_its_type(api_client, user):
+    # "application/json; charset=utf-8" is what many HTTP clients send: it asks for JSON, not for a 406.
+    receipt = _issue(api_client, user, bodies.body(bodies.ETICKET))
+    json_utf8 = {**user, "Accept": "application/json; charset=utf-8"}
+    got = api_client.get(GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"]}, headers=json_utf8)
+    assert got.status_code == 200 and got.json["idCfeEmitido"] == receipt["idCfeEmitido"]
+    found = api_client.get("/api/v1/comprobante/buscar", headers=json_utf8)
+    assert found.status_code == 200 and found.mimetype == "application/json"
+    link = api_client.post("/api/v1/comprobante/previsualizar", json=bodies.body(bodies.ETICKET), headers=json_utf8)
+    assert link.status_code == 201 and link.json["token"]
+    pdf_first = {**user, "Accept": "application/json;q=0.5, application/pdf;version=1.7"}
+    assert api_client.get(GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"]}, headers=pdf_first).mimetype == (
+        "application/pdf"
+    )
+
+
 def test_exhausted_and_expired_ranges_are_clear_errors(api_client, user, service_app):
     with service_app.app_context():
         session = db.session()
