@@ -112,18 +112,41 @@ def generate_self_signed(rut: str, common_name: str, days: int = 730) -> tuple[b
     return key_pem, cert.public_bytes(serialization.Encoding.PEM)
 
 
+class UnusableSigningKey(ValueError):
+    """The file opens, but its key cannot sign CFEs; the message says why, for the person who uploaded it."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 def load_pkcs12(data: bytes, password: bytes | None) -> tuple[bytes, bytes, CertificateInfo]:
     """The key and certificate of a .p12/.pfx file as PEM, plus the certificate's description.
 
-    ValueError when the password is wrong or the file lacks a key or a certificate.
+    ValueError when the password is wrong or the file lacks a key or a certificate; UnusableSigningKey when
+    the key is not RSA (CFEs are signed RSA-SHA256: an EC key stored here made every signing a 500) or is
+    not the certificate's.
     """
     key, cert, _chain = pkcs12.load_key_and_certificates(data, password)
     if key is None or cert is None:
         raise ValueError("El archivo PKCS#12 no contiene clave privada y certificado.")
+    if not isinstance(key, rsa.RSAPrivateKey):
+        raise UnusableSigningKey(
+            "La clave del certificado no es RSA: DGI pide firmar con RSA-SHA256. "
+            "Pedile a la autoridad certificadora un certificado con clave RSA.",
+            "clave_no_rsa",
+        )
     key_pem = key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
-    return key_pem, cert.public_bytes(serialization.Encoding.PEM), _info(cert)
+    cert_pem = cert.public_bytes(serialization.Encoding.PEM)
+    if not key_matches_certificate(key_pem, cert_pem):
+        raise UnusableSigningKey(
+            "La clave privada del archivo no corresponde a su certificado: exportá de nuevo el .p12 "
+            "con la clave y el certificado juntos.",
+            "clave_no_corresponde",
+        )
+    return key_pem, cert_pem, _info(cert)
 
 
 def to_pkcs12(key_pem: bytes, cert_pem: bytes, password: bytes | None, name: str = "cfe") -> bytes:

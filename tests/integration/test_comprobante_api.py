@@ -195,6 +195,40 @@ def test_invalid_efactura_gets_422_per_field(api_client, user, change, field, co
     assert fields.get(field) == code, fields
 
 
+def _with_text(path: str, text: str) -> dict:
+    body = bodies.body(bodies.EFACTURA)
+    body["items"][0]["codItem"] = [{"tpoCod": "INT1", "cod": "C1"}]
+    body["mediosPago"] = [{"glosaMP": "Efectivo", "valorPago": "1"}]
+    *parents, last = path.replace("[0]", ".0").split(".")
+    target = body
+    for part in parents:
+        target = target[int(part)] if part.isdigit() else target[part]
+    target[last] = text
+    return body
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        "items[0].nomItem",
+        "items[0].uniMed",
+        "items[0].codItem[0].cod",
+        "receptor.rznSocRecep",
+        "infoAdicionalDoc",
+        "mediosPago[0].glosaMP",
+    ],
+)
+@pytest.mark.parametrize("char", ["\ufffe", "\uffff", "\x0b"])
+def test_a_text_with_a_character_xml_cannot_carry_is_a_422_on_the_field(api_client, user, field, char):
+    body = _with_text(field, f"a{char}b")
+    for url in (EMITIR, "/api/v1/comprobante/previsualizar"):
+        answer = api_client.post(url, json=body, headers=user)
+        assert answer.status_code == 422, answer.json
+        assert answer.json["error"]["code"] == "validation_error"
+        problems = {f["field"]: f["message"] for f in answer.json["error"]["fields"]}
+        assert f"U+{ord(char):04X}" in problems[field], problems
+
+
 def test_a_note_must_reference_an_existing_receipt_of_the_company(api_client, user):
     answer = api_client.post(EMITIR, json=bodies.note(112, 111, "A", 999), headers=user)
     assert answer.status_code == 422
@@ -228,6 +262,22 @@ def test_get_by_id_serves_json_the_exact_signed_xml_and_pdf(api_client, user):
     assert pdf.mimetype == "application/pdf" and pdf.data.startswith(b"%PDF")
     assert api_client.get(GET, query_string=query, headers={**user, "Accept": "text/html"}).status_code == 406
     assert api_client.get(GET, query_string=query, headers=user).json["idCfeEmitido"] == receipt["idCfeEmitido"]
+
+
+def test_accept_with_parameters_still_names_its_type(api_client, user):
+    # "application/json; charset=utf-8" is what many HTTP clients send: it asks for JSON, not for a 406.
+    receipt = _issue(api_client, user, bodies.body(bodies.ETICKET))
+    json_utf8 = {**user, "Accept": "application/json; charset=utf-8"}
+    got = api_client.get(GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"]}, headers=json_utf8)
+    assert got.status_code == 200 and got.json["idCfeEmitido"] == receipt["idCfeEmitido"]
+    found = api_client.get("/api/v1/comprobante/buscar", headers=json_utf8)
+    assert found.status_code == 200 and found.mimetype == "application/json"
+    link = api_client.post("/api/v1/comprobante/previsualizar", json=bodies.body(bodies.ETICKET), headers=json_utf8)
+    assert link.status_code == 201 and link.json["token"]
+    pdf_first = {**user, "Accept": "application/json;q=0.5, application/pdf;version=1.7"}
+    assert api_client.get(GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"]}, headers=pdf_first).mimetype == (
+        "application/pdf"
+    )
 
 
 def test_exhausted_and_expired_ranges_are_clear_errors(api_client, user, service_app):
@@ -342,6 +392,7 @@ def test_firmar_xml_signs_an_unsigned_cfe(api_client, user, service_app, tmp_pat
         ),
         (b"<CFE xmlns='http://cfe.dgi.gub.uy'>\n<eTck>\n</CFE>", "application/xml", 422, "(línea 3, columna 7)"),
         (b"<other/>", "application/xml", 422, "CFE"),
+        (b'<CFE xmlns="http://cfe.dgi.gub.uy"><a xmlns:p="x"/></CFE>', "application/xml", 422, "URI absoluta"),
         (b"{}", "application/json", 415, ""),
     ],
 )

@@ -44,6 +44,13 @@ def test_receipt_json_carries_what_the_pdf_shows(api_client, user, factura):
     assert receipt["notas"] == [] and receipt["saldoAcreditable"] == receipt["totales"]["mntTotal"]
 
 
+def test_a_reason_with_a_character_xml_cannot_carry_is_a_422_on_razon(api_client, user, factura):
+    body = {"idCfeEmitido": factura["idCfeEmitido"], "razon": "Error \ufffe"}
+    answer = api_client.post(FULL, json=body, headers=user)
+    assert answer.status_code == 422, answer.json
+    assert [(f["field"], "U+FFFE" in f["message"]) for f in answer.json["error"]["fields"]] == [("razon", True)]
+
+
 def test_full_credit_note_cancels_the_receipt_and_both_link(api_client, user, factura):
     answer = api_client.post(
         FULL,

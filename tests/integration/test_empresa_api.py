@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.support.empresa_files import OTHER_RUT, cae_xml, image, p12
+from tests.support.empresa_files import OTHER_RUT, cae_xml, ec_p12, image, p12
 
 BASE = "/api/v1/empresa"
 SETTINGS = {
@@ -176,6 +176,24 @@ def test_branch_refusals(api_client, admin):
     assert only_default.status_code == 422 and "otra" in fields(only_default)["predeterminada"]
 
 
+@pytest.mark.parametrize("char", ["\ufffe", "\uffff", "\x00", "\x85", "\t"])
+@pytest.mark.parametrize("field", ["nombre", "domicilio", "ciudad"])
+def test_a_branch_with_a_character_xml_cannot_carry_is_a_422_on_the_field(api_client, admin, field, char):
+    # Stored, it would make every later issue of the company a 500 (lxml refuses to build the CFE).
+    answer = api_client.post(
+        f"{BASE}/sucursales", json={**BRANCH, field: f"Calle {char} 1", "predeterminada": True}, headers=admin
+    )
+    assert answer.status_code == 422, answer.json
+    assert answer.json["error"]["code"] == "validation_error"
+    assert f"U+{ord(char):04X}" in fields(answer)[field]
+
+
+def test_settings_with_a_character_xml_cannot_carry_are_a_422_on_the_field(api_client, admin):
+    body = {"regimen": "exonerado", "normaExoneracion": "Ley \uffff 18.083", "fechaEmisor": "2021-03-01"}
+    answer = api_client.put(f"{BASE}/configuracion", json={**body, "ivaAlDia": True}, headers=admin)
+    assert answer.status_code == 422 and "U+FFFF" in fields(answer)["normaExoneracion"]
+
+
 def test_another_companys_branch_is_a_404(api_client, auth_headers):
     other = auth_headers("admin@demo.uy", 2)
     theirs = api_client.get(f"{BASE}/sucursales", headers=other).json["sucursales"][0]
@@ -260,6 +278,7 @@ def test_certificate_upload_lists_days_left_and_audits_no_secret(api_client, adm
         ({"data": p12(OTHER_RUT)}, "archivo", "RUT 211003420017"),
         ({"data": p12(None)}, "archivo", "no indica un RUT"),
         ({"data": p12(valid_from_days=-400, valid_to_days=-2)}, "archivo", "venció"),
+        ({"data": ec_p12()}, "archivo", "no es RSA"),
     ],
 )
 def test_certificate_refusals_are_clear_422s(api_client, admin, kwargs, field, words):

@@ -168,6 +168,13 @@ def test_the_daily_task_reports_each_closed_day_once(api_client, user, service_a
     assert _state(service_app, ticket["idCfeEmitido"]) == "en_reporte"
 
 
+@pytest.mark.parametrize("id_sobre", [2**63, 2**64, 10**30])
+def test_an_envelope_id_past_the_databases_integers_is_a_404(api_client, auth_headers, id_sobre):
+    # It overflowed SQLite's integer in the query: a 500 (OverflowError), not "no such envelope".
+    answer = api_client.post(f"/api/v1/envios/sobres/{id_sobre}/reintentar", headers=auth_headers("admin@demo.uy", 1))
+    assert answer.status_code == 404 and answer.json["error"]["code"] == "sobre_no_encontrado"
+
+
 def test_an_admin_retries_a_refused_envelope_in_a_new_one(api_client, user, auth_headers, service_app):
     admin = auth_headers("admin@demo.uy", 1)
     cfe = issue(api_client, user, bodies.body(bodies.EFACTURA))

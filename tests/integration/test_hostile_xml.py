@@ -74,6 +74,9 @@ CORPUS: dict[str, tuple[bytes, set[int]]] = {
     "invalid utf-8 bytes": (CFE + b"<eTck>\xff\xfe\xc3\x28</eTck></CFE>", {422}),
     "nul bytes": (CFE + b"\x00" * 1000 + b"</CFE>", {422}),
     "unclosed": (CFE + b"<eTck>" * 10, {422}),
+    # C14N (signing) refuses a relative namespace URI; it was a 500 from xmlsec.
+    "relative namespace URI": (b'<CFE xmlns="http://cfe.dgi.gub.uy"><a xmlns:p="x"/></CFE>', {422}),
+    "relative default namespace URI": (CFE + b'<a xmlns="rel/ns"/></CFE>', {422}),
 }
 
 

@@ -58,6 +58,14 @@ def test_rut_receiver_gets_an_efactura_with_name_and_address_from_dgi(api_client
     assert "RUT" in reasons["tipoCFE"] and "DGI" in reasons["receptor.rznSocRecep"]
 
 
+@pytest.mark.parametrize("url", [PREVIEW, DIRECT])
+def test_a_description_with_a_character_xml_cannot_carry_is_a_422_on_the_line(api_client, user, url):
+    answer = api_client.post(url, json={"lineas": [{**SERVICE_LINE, "descripcion": "Caf\uffff"}]}, headers=user)
+    assert answer.status_code == 422, answer.json
+    problems = {f["field"]: f["message"] for f in answer.json["error"]["fields"]}
+    assert "U+FFFF" in problems["lineas[0].descripcion"], problems
+
+
 def test_no_receiver_or_a_ci_gets_an_eticket(api_client, user):
     assert _preview(api_client, user, {"lineas": [SERVICE_LINE]})["borrador"]["tipoCFE"] == 101
     with_ci = _preview(api_client, user, {"receptor": {"documento": "1.335.321-4"}, "lineas": [SERVICE_LINE]})

@@ -8,7 +8,8 @@ from functools import cache
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import NameOID
 from PIL import Image
 
@@ -55,6 +56,25 @@ def certificate_pem(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
     return key_pem, cert.public_bytes(serialization.Encoding.PEM)
+
+
+def ec_p12(password: str = "clave-p12") -> bytes:
+    """A .p12 of the demo company that opens but cannot sign CFEs: a SECP256R1 key and its certificate."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.SERIAL_NUMBER, f"RUC{DEMO_RUT}")])
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=365))
+        .sign(key, hashes.SHA256())
+    )
+    encryption = serialization.BestAvailableEncryption(password.encode())
+    return pkcs12.serialize_key_and_certificates(b"cfe", key, cert, None, encryption)
 
 
 def p12(rut: str | None = DEMO_RUT, password: str = "clave-p12", **validity) -> bytes:

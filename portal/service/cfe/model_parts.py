@@ -15,6 +15,8 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from portal.service.cfe.xmlchars import xml_text
+
 _MAX_MONTO = Decimal("999999999999999.99")
 
 # MontoType / Monto_admite_negType: 15 integer digits and 2 decimals.
@@ -39,10 +41,8 @@ Day = Annotated[date, BeforeValidator(_written_day)]
 
 
 def reject_control_chars(value: object) -> object:
-    """XML 1.0 cannot carry control characters other than tab and newlines; refuse them at the door."""
-    if isinstance(value, str) and any(ord(ch) < 32 and ch not in "\t\n\r" for ch in value):
-        raise ValueError("contiene caracteres de control no admitidos")
-    return value
+    """What XML 1.0 cannot carry (and control characters other than tab and newlines): refused at the door."""
+    return xml_text(value)
 
 
 def json_title(name: str, info) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask, Response, request, url_for
 from sqlalchemy import select
+from werkzeug.datastructures import MIMEAccept
 
 from portal.service import db, idempotency, keystore
 from portal.service.api import ALL_ROLES, WRITERS, idempotency_header, operation
@@ -52,7 +53,10 @@ def _negotiate(*offers: str) -> str:
     """The best of `offers` for the Accept header (the first when Accept says nothing); 406 otherwise."""
     if not request.headers.get("Accept") or request.accept_mimetypes.provided is False:
         return offers[0]
-    best = request.accept_mimetypes.best_match(offers)
+    # Werkzeug matches parameters too: "application/json; charset=utf-8" would match no offer. Only the
+    # type (and q) decides here.
+    accept = MIMEAccept([(value.split(";", 1)[0].strip(), q) for value, q in request.accept_mimetypes])
+    best = accept.best_match(offers)
     if best is None:
         raise ApiError(
             "Formato no disponible; pedí uno de estos con Accept: " + ", ".join(offers) + ".",

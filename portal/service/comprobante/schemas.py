@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.dgi_states import DGI_STATES
-from portal.service.cfe.model_parts import Day
+from portal.service.cfe.model_parts import Day, reject_control_chars
 from portal.service.comprobante.search import parse_number
 from portal.service.envios.schemas import EstadoDgi
 
@@ -212,7 +212,9 @@ class NotaCreditoTotal(BaseModel):
     id_cfe_emitido: str = Field(
         alias="idCfeEmitido", min_length=1, max_length=40, description="El comprobante a anular."
     )
-    razon: str = Field(min_length=1, max_length=90, description="Motivo (RazonRef); se imprime en la nota.")
+    razon: Annotated[str, AfterValidator(reject_control_chars)] = Field(
+        min_length=1, max_length=90, description="Motivo (RazonRef); se imprime en la nota."
+    )
     fch_emis: Day | None = Field(None, alias="fchEmis", description="Fecha de la nota; por defecto hoy.")
 
 

@@ -15,7 +15,7 @@ from portal.domain.empresa import CERTIFICATE_MAX_BYTES, EXPIRY_WARNING_DAYS
 from portal.domain.uruguay_time import day_in_uruguay
 from portal.service import db
 from portal.service.auth import Principal
-from portal.service.certificates import certificate_info, load_pkcs12
+from portal.service.certificates import UnusableSigningKey, certificate_info, load_pkcs12
 from portal.service.empresa import audit
 from portal.service.empresa.schemas import CertificateList, CertificateOut
 from portal.service.errors import ApiError, Conflict, FieldError, ValidationFailed
@@ -83,6 +83,8 @@ def upload(principal: Principal, data: bytes | None, password: str, name: str | 
         raise _invalid("nombre", "longitud", f"El nombre va de 1 a {NAME_LENGTH} caracteres.")
     try:
         key_pem, cert_pem, info = load_pkcs12(data, password.encode() or None)
+    except UnusableSigningKey as exc:
+        raise _invalid("archivo", exc.code, str(exc)) from None
     except (ValueError, TypeError, UnsupportedAlgorithm):
         # cryptography says the same for a wrong password and for a file that is not PKCS#12.
         raise _invalid(

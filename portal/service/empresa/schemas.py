@@ -12,6 +12,7 @@ from pydantic_core import PydanticCustomError
 
 from portal.domain.empresa import DEPARTMENTS, MAX_BRANCH_CODE, NO_IVA_AL_DIA
 from portal.service.cfe.model_parts import Day
+from portal.service.cfe.xmlchars import xml_one_line
 
 Regimen = Literal["general", "iva_minimo", "monotributo", "monotributo_mides", "exonerado"]
 Paper = Literal["a4", "80mm", "57mm"]
@@ -21,19 +22,13 @@ _RESOLUTION = re.compile(r"^\d{1,6}/\d{4}$")
 _URL = re.compile(r"^https?://[^\s/$.?#][^\s]*$", re.IGNORECASE)
 
 
-def _printable(value: str | None) -> str | None:
-    if value is not None and any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in value):
-        raise PydanticCustomError("control_chars", "No puede contener caracteres de control.")
-    return value
-
-
 class _In(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     @field_validator("*")
     @classmethod
     def _no_control_chars(cls, value):
-        return _printable(value) if isinstance(value, str) else value
+        return xml_one_line(value)  # every text here is printed in the CFE
 
 
 class SettingsIn(_In):

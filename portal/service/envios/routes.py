@@ -10,7 +10,7 @@ from portal.domain.cfe_types import FIRST_CFE_DAY
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db, idempotency, jobs
 from portal.service.api import ADMINS, idempotency_header, operation
-from portal.service.auth import JWT, Principal
+from portal.service.auth import JWT, Principal, plain_id
 from portal.service.envios import listing, reports, schemas, sending, tasks, voids
 from portal.service.envios.models import DgiDailyReport
 from portal.service.errors import Conflict, FieldError, NotFound, ValidationFailed
@@ -59,6 +59,8 @@ def retry_envelope(principal: Principal, id_sobre: int):
     """Para un sobre que DGI rechazó (BS/BA): sus comprobantes vuelven a pendientes y viajan en un sobre
     nuevo. Para un sobre en error (por ejemplo, un certificado que se renovó): se envía de nuevo tal cual,
     los mismos bytes. El resultado aparece luego en la lista de sobres."""
+    if plain_id(str(id_sobre)) is None:  # past the database's integers: no such envelope, not an overflow
+        raise NotFound("No existe ese sobre en la empresa.", code="sobre_no_encontrado")
     try:
         sobre = sending.retry(principal.company_id, id_sobre)
     except ValueError as exc:

@@ -8,7 +8,13 @@ from datetime import date
 import pytest
 
 from portal import paths
-from portal.service.certificates import certificate_info, generate_self_signed, load_pkcs12, to_pkcs12
+from portal.service.certificates import (
+    UnusableSigningKey,
+    certificate_info,
+    generate_self_signed,
+    load_pkcs12,
+    to_pkcs12,
+)
 from portal.service.cfe import CaeError, CfeSigner, verify_signature
 from portal.service.cfe.cae import CaeRange, build_cae_xml, parse_cae
 
@@ -106,6 +112,22 @@ def test_pkcs12_round_trip(key_and_cert, password):
 def test_pkcs12_wrong_password(key_and_cert):
     with pytest.raises(ValueError):
         load_pkcs12(to_pkcs12(*key_and_cert, b"secreto"), b"otra")
+
+
+def test_pkcs12_whose_key_is_not_the_certificates_is_refused(key_and_cert, monkeypatch):
+    # cryptography will not write such a file, and OpenSSL pairs a key with its own certificate when it
+    # reads one; the check stands guard should a reader ever hand over another pair.
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.serialization import pkcs12
+
+    key_pem, _ = key_and_cert
+    _, other_cert_pem = generate_self_signed("219999830019", "Otra clave")
+    pair = (serialization.load_pem_private_key(key_pem, None), x509.load_pem_x509_certificate(other_cert_pem), [])
+    monkeypatch.setattr(pkcs12, "load_key_and_certificates", lambda data, password: pair)
+    with pytest.raises(UnusableSigningKey, match="no corresponde a su certificado") as refused:
+        load_pkcs12(b"p12", None)
+    assert refused.value.code == "clave_no_corresponde"
 
 
 def test_certificate_without_rut():
