@@ -106,6 +106,25 @@ def test_numbers_are_sequential_per_type(api_client, user):
     assert _issue(api_client, user, bodies.body(bodies.EFACTURA))["nro"] == 1
 
 
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (
+            {"items": [{"indFact": 3, "nomItem": "x", "cantidad": "100000", "precioUnitario": "99999999999"}]},
+            "items[0]",
+        ),
+        ({"fchVenc": "2100-01-01"}, "fchVenc"),
+    ],
+)
+def test_what_dgi_cannot_carry_is_refused_alike_by_preview_and_issue(api_client, user, change, field):
+    # The XSD check after signing found these first, as a 500 from emitir while previsualizar said yes.
+    body = {**bodies.body(bodies.EFACTURA), **change}
+    for path in (EMITIR, "/api/v1/comprobante/previsualizar"):
+        answer = api_client.post(path, json=body, headers=user)
+        assert answer.status_code == 422, (path, answer.json)
+        assert any(f["field"].startswith(field) for f in answer.json["error"]["fields"]), answer.json
+
+
 def test_same_idempotency_key_and_body_returns_the_same_receipt(api_client, user):
     first = _issue(api_client, user, bodies.body(bodies.ETICKET), **{"Idempotency-Key": "pos-1-0001"})
     again = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers={**user, "Idempotency-Key": "pos-1-0001"})

@@ -17,11 +17,10 @@ from pydantic_core import PydanticCustomError
 
 from portal.service.cfe.xmlchars import xml_text
 
-_MAX_MONTO = Decimal("999999999999999.99")
-
-# MontoType / Monto_admite_negType: 15 integer digits and 2 decimals.
-Monto = Annotated[Decimal, Field(max_digits=17, decimal_places=2, ge=-_MAX_MONTO, le=_MAX_MONTO)]
-MontoPositivo = Annotated[Decimal, Field(max_digits=17, decimal_places=2, ge=0, le=_MAX_MONTO)]
+# MontoType / Monto_admite_negType: 15 integer digits and 2 decimals (rules.py holds computed amounts to it too).
+MAX_AMOUNT = Decimal("999999999999999.99")
+Monto = Annotated[Decimal, Field(max_digits=17, decimal_places=2, ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
+MontoPositivo = Annotated[Decimal, Field(max_digits=17, decimal_places=2, ge=0, le=MAX_AMOUNT)]
 # PctType: 3 integer digits and 3 decimals.
 Pct = Annotated[Decimal, Field(max_digits=6, decimal_places=3, ge=0, le=Decimal("999.999"))]
 Serie = Annotated[str, Field(pattern=r"^([A-Z]{1,2}|[1-9][A-Z])$", description="Serie: A-Z, AA-ZZ o 1A-9Z.")]

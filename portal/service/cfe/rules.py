@@ -27,6 +27,7 @@ from portal.service.cfe.codes import (
 from portal.service.cfe.emission import Numbering
 from portal.service.cfe.errors import CfeValidationError, FieldError
 from portal.service.cfe.model import CfeInput, Item, Receptor
+from portal.service.cfe.model_parts import MAX_AMOUNT
 from portal.service.cfe.pdf_text import money
 from portal.service.cfe.rules_dgi import Emission, check, check_cae
 
@@ -36,6 +37,7 @@ UI_THRESHOLD = Decimal(5000)
 _UI_THRESHOLD_BEFORE = Decimal(10000)
 _UI_THRESHOLD_SINCE = date(2022, 11, 1)
 _MIN_DATE, _MAX_DATE = FIRST_CFE_DAY, LAST_CFE_DAY
+_TOO_LARGE = "pasaría de 999.999.999.999.999,99, lo más que admite DGI."
 _DNI_COUNTRIES = frozenset({"AR", "BR", "CL", "PY"})
 _DOC_ERRORS = {
     "required": "Falta el número de documento.",
@@ -156,6 +158,8 @@ def _header(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
         errors.add("fchValor", "out_of_range", "La fecha valor debe estar entre el 01/10/2011 y el 31/12/2050.")
     if cfe.fch_venc and cfe.fch_venc < cfe.fch_emis:
         errors.add("fchVenc", "before_issue_date", "El vencimiento no puede ser anterior a la fecha del comprobante.")
+    if cfe.fch_venc and cfe.fch_venc > _MAX_DATE:
+        errors.add("fchVenc", "out_of_range", "El vencimiento no puede pasar del 31/12/2050 (lo más que admite DGI).")
     not_applicable = {
         "fmaPago": not invoice_like,
         "fchVenc": not invoice_like,
@@ -309,6 +313,14 @@ def _totals(cfe: CfeInput, totals: Totals, errors: _Errors) -> None:
             )
     if len(totals.retenc_percep) > 20:
         errors.add("items", "too_many", "Hasta 20 códigos de retención o percepción distintos por comprobante.")
+    # Each amount fits in its own field, but a line (quantity x price) or a total may not fit DGI's.
+    for index, amount in enumerate(totals.line_amounts):
+        if abs(amount) > MAX_AMOUNT:
+            errors.add(f"items[{index}].precioUnitario", "too_large", f"El importe de la línea {_TOO_LARGE}")
+    amounts = [value for value in vars(totals).values() if isinstance(value, Decimal)]
+    amounts += [amount for _code, amount in totals.retenc_percep]
+    if any(abs(amount) > MAX_AMOUNT for amount in amounts):
+        errors.add("items", "too_large", f"Un total del comprobante {_TOO_LARGE}")
 
 
 def _receptor(cfe: CfeInput, kind: CfeType, must_identify: bool, errors: _Errors) -> None:

@@ -296,3 +296,13 @@ def test_gtin_codes_carry_a_valid_check_digit(realistic):
         {"tpoCod": "INT1", "cod": "anything"},
     ]
     assert {e for e in _errors(body) if e[0].startswith("items")} == {("items[0].codItem[0].cod", "check_digit")}
+
+
+def test_amounts_and_dates_past_what_dgi_admits_are_refused():
+    huge_line = {"indFact": 3, "nomItem": "x", "cantidad": "100000", "precioUnitario": "99999999999"}
+    assert ("items[0].precioUnitario", "too_large") in _errors({**_ticket(), "items": [huge_line]})
+    each_fits = {"indFact": 3, "nomItem": "x", "cantidad": "60000", "precioUnitario": "10000000000"}
+    found = _errors({**_ticket(), "items": [each_fits, each_fits]})
+    assert ("items", "too_large") in found and not any(field.startswith("items[") for field, _code in found)
+    assert ("fchVenc", "out_of_range") in _errors(_ticket(fchVenc="2100-01-01"))
+    assert not _errors(_ticket(fchVenc="2050-12-31"))
