@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import time
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
@@ -184,6 +185,32 @@ def test_service_down_is_a_503_page_with_a_way_forward(signed_in, live_service):
     assert "no está respondiendo" in text and "Reintentar" in text
     fragment = client.get("/", headers={"HX-Request": "true"})
     assert fragment.status_code == 503 and fragment.headers["HX-Retarget"] == "#alerts"
+
+
+def test_sign_in_while_the_service_is_down_is_the_503_page_with_a_way_forward(portal_client, live_service):
+    live_service.stop()
+    page = portal_client.get("/auth/login")
+    assert page.status_code == 503
+    text = page.get_data(as_text=True)
+    assert "no está respondiendo" in text and "Reintentar" in text and "Algo salió mal" not in text
+
+
+def test_service_down_between_sign_in_and_its_callback_is_the_503_page(portal_client, live_service):
+    state = parse_qs(urlsplit(portal_client.get("/auth/login").headers["Location"]).query)["state"][0]
+    live_service.stop()
+    callback = portal_client.get(f"/auth/callback?code=x&state={state}")
+    assert callback.status_code == 503 and "no está respondiendo" in callback.get_data(as_text=True)
+
+
+def test_sign_out_while_the_service_is_down_still_ends_the_portal_session_and_says_so(signed_in, live_service):
+    client = signed_in()
+    token = _csrf(client)
+    live_service.stop()
+    answer = client.post("/auth/logout", data={"csrf_token": token})
+    assert answer.status_code in (302, 303) and answer.headers["Location"].endswith("/")
+    assert client.get("/comprobantes/").status_code == 302
+    home = client.get("/").get_data(as_text=True)
+    assert "Cerraste la sesión en el portal" in home
 
 
 def test_security_headers_on_every_page(portal_client):
