@@ -552,3 +552,10 @@ def test_spanish_and_english_pages_one_after_another_each_come_out_in_their_own_
         # wtforms' own message, from its catalog in each language
         assert "Opción inválida." in usuario.get(bad_filter).get_data(as_text=True)
         assert "Not a valid choice." in english.get(bad_filter).get_data(as_text=True)
+
+
+def test_issuing_another_like_a_receipt_without_units_leaves_the_unit_empty_not_n_a(usuario):
+    receipt_id = issue(usuario, eticket(usuario))  # its lines have no unit: the service writes N/A (B-C10)
+    page = soup(usuario.get(f"/comprobantes/{receipt_id}/copiar", follow_redirects=True))
+    units = [field.get("value", "") for field in page.select("input[name$=-uni_med]")]
+    assert units and units == [""] * len(units)
