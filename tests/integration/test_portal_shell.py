@@ -38,7 +38,7 @@ def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_clie
     [
         (
             "admin@demo.uy",
-            "admin",
+            "administrador",
             ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI", "Empresa"],
         ),
         ("soporte@demo.uy", "soporte", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI"]),
@@ -76,6 +76,23 @@ def test_language_switch_needs_csrf_and_changes_the_page_language(signed_in):
     assert answer.status_code == 303
     html = client.get("/").get_data(as_text=True)
     assert '<html lang="en"' in html and "Receipts" in _nav_labels(html)
+
+
+@pytest.mark.parametrize(
+    ("email", "spanish", "english"),
+    [
+        ("usuario@demo.uy", "usuario", "user"),
+        ("soporte@demo.uy", "soporte", "support"),
+        ("admin@demo.uy", "administrador", "administrator"),
+    ],
+)
+def test_the_footer_names_the_role_in_the_pages_language(signed_in, email, spanish, english):
+    client = signed_in(email)
+    footer = BeautifulSoup(client.get("/").data, "html.parser").select_one("footer").get_text(" ", strip=True)
+    assert f"{email} ({spanish})" in footer
+    client.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": _csrf(client)})
+    footer = BeautifulSoup(client.get("/").data, "html.parser").select_one("footer").get_text(" ", strip=True)
+    assert f"{email} ({english})" in footer
 
 
 def test_open_redirects_are_refused_after_the_language_switch(signed_in):
