@@ -559,3 +559,9 @@ def test_issuing_another_like_a_receipt_without_units_leaves_the_unit_empty_not_
     page = soup(usuario.get(f"/comprobantes/{receipt_id}/copiar", follow_redirects=True))
     units = [field.get("value", "") for field in page.select("input[name$=-uni_med]")]
     assert units and units == [""] * len(units)
+
+
+def test_a_partial_credit_note_says_what_is_left_to_credit_as_money(usuario):
+    receipt_id = issue(usuario, eticket(usuario))
+    text = soup(usuario.get(f"/comprobantes/{receipt_id}/nota/credito", follow_redirects=True)).get_text()
+    assert "queda por acreditar $\u00a0376,00." in text
