@@ -18,7 +18,7 @@ from portal.web.auth.session import session_expired
 from portal.web.config import load_config
 from portal.web.extensions import csrf, htmx, login_manager, new_oauth_registry, server_session
 from portal.web.main import bp as main_bp
-from portal.web.navigation import visible_nav
+from portal.web.navigation import role_label, visible_nav
 
 AREAS = ("comprobantes", "apikeys", "dgi", "inteligente", "envios", "empresa", "correo")
 _ACTIVITY_RESOLUTION_SECONDS = 60
@@ -135,4 +135,4 @@ def _register_request_hooks(app: Flask) -> None:
 
     @app.context_processor
     def _layout_context():
-        return {"nav_items": visible_nav()}
+        return {"nav_items": visible_nav(), "role_label": role_label}

@@ -66,11 +66,12 @@ _AMOUNT = parse_pattern("#,##0.00")
 
 
 def money(value: Decimal | float | str | None, currency: str | None = None) -> str:
-    """1.234,56 in Spanish, 1,234.56 in English; "$ 1.234,56" for pesos and "U$S 1.234,56" for dollars."""
+    """1.234,56 in Spanish, 1,234.56 in English; "$ 1.234,56" for pesos and "U$S 1.234,56" for dollars, the
+    sign and the number joined by a no-break space so a narrow column never leaves the "$" alone on a line."""
     if value is None or value == "":
         return ""
     text = _AMOUNT.apply(Decimal(str(value)), _format_locale())
-    return f"{CURRENCY_SIGNS.get(currency, currency)} {text}" if currency else text
+    return f"{CURRENCY_SIGNS.get(currency, currency)}\u00a0{text}" if currency else text
 
 
 def currency_sign(currency: str | None) -> str:

@@ -9,6 +9,12 @@ from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 
 ALL = ("admin", "usuario", "soporte")
+# A role as people read it, in the page's language (the role itself stays the service's word).
+ROLE_LABELS = {"admin": _l("administrador"), "usuario": _l("usuario"), "soporte": _l("soporte")}
+
+
+def role_label(role: str) -> str:
+    return str(ROLE_LABELS.get(role, role))
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ def test_issue_an_eticket_preview_first_open_the_pdf_and_find_it_again(page: Pag
     receipts.open_new()
     receipts.fill_line(1, "Café", "2", "122")
     receipts.add_line()
-    receipts.fill_line(2, "Medialuna", "3", "44", indicator="IVA mínima (10 %)")
+    receipts.fill_line(2, "Medialuna", "3", "44", indicator="IVA mínima (10\u00a0%)")
     pdf = receipts.preview()
     assert pdf.status == 200 and pdf.header_value("content-type") == "application/pdf"
     shell.assert_no_csp_violations()
@@ -41,7 +41,7 @@ def test_issue_an_eticket_preview_first_open_the_pdf_and_find_it_again(page: Pag
     expect(page.get_by_role("heading", level=1)).to_have_text("e-Ticket A-0000001")
     expect(page.get_by_text("Emitiste e-Ticket A-0000001.")).to_be_visible()
     totals = receipts.totals()
-    assert totals["IVA tasa básica (22 %)"] == "$ 44,00" and totals["Total a pagar"] == "$ 376,00"
+    assert totals["IVA tasa básica (22\u00a0%)"] == "$\u00a044,00" and totals["Total a pagar"] == "$\u00a0376,00"
     expect(page.get_by_test_id("security-code")).to_have_text(re.compile(r"^[A-Za-z0-9+/=]{6}$"))
     expect(page.get_by_role("img", name="Código QR de verificación")).to_be_visible()
     expect(page.get_by_title("Representación impresa del comprobante (PDF)")).to_be_visible()
@@ -75,8 +75,8 @@ def test_issue_an_efactura_in_dollars_with_the_receiver_checked_as_typed(page: P
     receipts.issue()
     expect(page.get_by_role("heading", level=1)).to_have_text("e-Factura A-0000001")
     totals = receipts.totals()
-    assert totals["Neto gravado a tasa básica (22 %)"] == "U$S 855,00"
-    assert totals["Total a pagar"] == "U$S 1.043,10"
+    assert totals["Neto gravado a tasa básica (22\u00a0%)"] == "U$S\u00a0855,00"
+    assert totals["Total a pagar"] == "U$S\u00a01.043,10"
     expect(page.get_by_text("21-484436-001-8")).to_be_visible()
     _open_pdf_and_find_again(page, shell, receipts, "e-Factura A-0000001")
 

@@ -3,6 +3,7 @@ sent again neither issues nor mails twice), and it reaches the local SMTP server
 
 from __future__ import annotations
 
+from portal.client.comprobante_list import ReceiptFilters
 from portal.service import jobs
 from tests.integration.test_comprobantes_portal import eticket, issue, soup
 from tests.integration.test_correo_portal import service_api, service_config  # noqa: F401 - fixtures
@@ -21,3 +22,21 @@ def test_issuing_with_an_address_mails_the_receipt_once(signed_in, service_api, 
     assert arrived.envelope_to == ["compras@cliente.com.uy"]
     attachments = [part.get_filename() for part in arrived.message.iter_attachments()]
     assert any(name.endswith(".pdf") for name in attachments) and any(name.endswith(".xml") for name in attachments)
+
+
+def test_an_invalid_address_is_refused_on_preview_and_before_issuing_keeping_what_was_typed(
+    signed_in,
+    service_api,  # noqa: F811
+):
+    usuario = signed_in("usuario@demo.uy")
+    typed = "no-es-correo, otro@@x, bien@cliente.com.uy"
+    data = {**eticket(usuario), "enviar_a": typed}
+    issued_before = service_api.search_receipts(ReceiptFilters()).count
+    for path in ("/comprobantes/nuevo/previsualizar", "/comprobantes/nuevo"):
+        answer = usuario.post(path, data=data)
+        assert answer.status_code == 422, path
+        page = soup(answer)
+        assert page.find("input", {"name": "enviar_a"})["value"] == typed
+        error = page.select_one("#enviar_a-error").get_text()
+        assert "«no-es-correo»" in error and "«otro@@x»" in error and "bien@cliente" not in error
+    assert service_api.search_receipts(ReceiptFilters()).count == issued_before

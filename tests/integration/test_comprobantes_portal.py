@@ -114,10 +114,10 @@ def test_usuario_issues_an_eticket_and_lands_on_its_page_with_the_services_total
         row.th.get_text(strip=True): row.td.get_text(strip=True) for row in html.select("[data-testid=totals] tr")
     }
     # 244 with 22 % IVA included and 132 with 10 %: the service's arithmetic, shown as it says.
-    assert totals["Neto gravado a tasa básica (22 %)"] == "$ 200,00"
-    assert totals["IVA tasa básica (22 %)"] == "$ 44,00"
-    assert totals["Neto gravado a tasa mínima (10 %)"] == "$ 120,00"
-    assert totals["Total a pagar"] == "$ 376,00"
+    assert totals["Neto gravado a tasa básica (22\u00a0%)"] == "$\u00a0200,00"
+    assert totals["IVA tasa básica (22\u00a0%)"] == "$\u00a044,00"
+    assert totals["Neto gravado a tasa mínima (10\u00a0%)"] == "$\u00a0120,00"
+    assert totals["Total a pagar"] == "$\u00a0376,00"
     assert "Emitiste e-Ticket A-0000001." in page.get_data(as_text=True)
     assert re.fullmatch(r"[A-Za-z0-9+/=]{6}", html.select_one("[data-testid=security-code]").get_text(strip=True))
     qr = html.select_one(".qr svg")
@@ -136,8 +136,8 @@ def test_an_efactura_issued_with_htmx_redirects_with_hx_redirect(usuario):
     totals = {
         row.th.get_text(strip=True): row.td.get_text(strip=True) for row in html.select("[data-testid=totals] tr")
     }
-    assert totals["Neto gravado a tasa básica (22 %)"] == "$ 15.000,00"
-    assert totals["Total a pagar"] == "$ 18.300,00"
+    assert totals["Neto gravado a tasa básica (22\u00a0%)"] == "$\u00a015.000,00"
+    assert totals["Total a pagar"] == "$\u00a018.300,00"
 
 
 def test_invalid_receiver_is_422_with_the_error_next_to_the_field_and_the_input_kept(usuario):
@@ -433,7 +433,7 @@ def test_the_activity_record_says_who_what_when_request_and_receipt(usuario, por
     assert re.fullmatch(r"[0-9a-f]{32}", entry.request_id)
     row = soup(usuario.get("/comprobantes/")).select_one(".receipt-list tbody tr")
     cells = [td.get_text(strip=True) for td in row("td")]
-    assert cells[1:4] == ["e-Ticket A-0000001", "Consumo final", "$ 376,00"]
+    assert cells[1:4] == ["e-Ticket A-0000001", "Consumo final", "$\u00a0376,00"]
     assert row.a["href"] == f"/comprobantes/{receipt_id}"
 
 
@@ -542,12 +542,12 @@ def test_spanish_and_english_pages_one_after_another_each_come_out_in_their_own_
         es = soup(usuario.get(receipt))
         assert es.html["lang"] == "es-UY"
         assert es.find("h2", id="data-heading").get_text(strip=True) == "Datos"
-        assert es.select_one("[data-testid=amount-to-pay]").get_text(strip=True) == "$ 18.300,00"
+        assert es.select_one("[data-testid=amount-to-pay]").get_text(strip=True) == "$\u00a018.300,00"
         assert es.find("label", attrs={"for": "referencia"}).get_text(strip=True) == "Referencia de cobro"
         en = soup(english.get(receipt))
         assert en.html["lang"] == "en"
         assert en.find("h2", id="data-heading").get_text(strip=True) == "Details"
-        assert en.select_one("[data-testid=amount-to-pay]").get_text(strip=True) == "$ 18,300.00"
+        assert en.select_one("[data-testid=amount-to-pay]").get_text(strip=True) == "$\u00a018,300.00"
         assert en.find("label", attrs={"for": "referencia"}).get_text(strip=True) == "Collection reference"
         # wtforms' own message, from its catalog in each language
         assert "Opción inválida." in usuario.get(bad_filter).get_data(as_text=True)
@@ -568,3 +568,16 @@ def test_service_down_advice_matches_what_is_left_on_the_screen(usuario, live_se
     page = usuario.get("/comprobantes/?receptor=Acme")
     assert page.status_code == 503 and "tus datos siguen" not in soup(page).get_text()
     assert soup(page).find("a", string="Reintentar")["href"].endswith("/comprobantes/?receptor=Acme")
+
+
+def test_issuing_another_like_a_receipt_without_units_leaves_the_unit_empty_not_n_a(usuario):
+    receipt_id = issue(usuario, eticket(usuario))  # its lines have no unit: the service writes N/A (B-C10)
+    page = soup(usuario.get(f"/comprobantes/{receipt_id}/copiar", follow_redirects=True))
+    units = [field.get("value", "") for field in page.select("input[name$=-uni_med]")]
+    assert units and units == [""] * len(units)
+
+
+def test_a_partial_credit_note_says_what_is_left_to_credit_as_money(usuario):
+    receipt_id = issue(usuario, eticket(usuario))
+    text = soup(usuario.get(f"/comprobantes/{receipt_id}/nota/credito", follow_redirects=True)).get_text()
+    assert "queda por acreditar $\u00a0376,00." in text

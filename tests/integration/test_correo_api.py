@@ -78,7 +78,7 @@ def test_a_receipt_arrives_with_its_pdf_and_signed_xml(api_client, service_app, 
     number = f"{factura['serie']}-{factura['nro']:07d}"
     assert message["Subject"] == f"e-Factura {number} de Demo S.A."
     assert "comprobantes@demo.uy" in message["From"]
-    assert f"Te enviamos la e-Factura {number}" in message.get_body(("plain",)).get_content()
+    assert f"Te enviamos el comprobante e-Factura {number}" in message.get_body(("plain",)).get_content()
     pdf, xml = list(message.iter_attachments())
     assert pdf.get_filename() == f"e-Factura_{number}.pdf" and pdf.get_content_type() == "application/pdf"
     assert pdf.get_payload(decode=True).startswith(b"%PDF")

@@ -88,6 +88,13 @@ def test_admin_changes_settings_and_the_audit_says_what_changed(api_client, admi
         ({"regimen": "feudal"}, "regimen", "Valor no permitido"),
         ({"regimen": "general", "formatoPapel": "carta"}, "formatoPapel", "Valor no permitido"),
         ({"regimen": "general", "fechaEmisor": "ayer"}, "fechaEmisor", "Fecha no válida"),
+        ({"regimen": "general"}, "resolucion", "una de las dos"),
+        ({"regimen": "general", "resolucion": "", "fechaEmisor": None}, "resolucion", "una de las dos"),
+        (
+            {"regimen": "general", "fechaEmisor": (dt.date.today() + dt.timedelta(days=2)).isoformat()},
+            "fechaEmisor",
+            "futuro",
+        ),
     ],
 )
 def test_inconsistent_settings_are_a_422_on_the_field(api_client, admin, body, field, words):
@@ -102,7 +109,11 @@ def test_exonerated_and_monotributo_settings_are_accepted(api_client, admin):
     answer = api_client.put(f"{BASE}/configuracion", json=body, headers=admin)
     assert answer.status_code == 200 and answer.json["fechaEmisor"] == "2021-03-01"
     assert "resolucion" not in answer.json
-    answer = api_client.put(f"{BASE}/configuracion", json={"regimen": "monotributo", "ivaAlDia": False}, headers=admin)
+    answer = api_client.put(
+        f"{BASE}/configuracion",
+        json={"regimen": "monotributo", "ivaAlDia": False, "resolucion": "12/2022"},
+        headers=admin,
+    )
     assert answer.status_code == 200 and answer.json["ivaAlDia"] is False
 
 

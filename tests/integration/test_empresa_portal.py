@@ -95,6 +95,17 @@ def test_a_refused_setting_keeps_the_input_with_the_error_next_to_the_field(admi
     assert bad_format.status_code == 422 and "1234/2020" in _error(bad_format, "resolucion")
 
 
+def test_settings_need_the_resolution_or_the_issuer_date_and_refuse_a_future_date(admin):
+    neither = admin.post("/empresa/", data={**SETTINGS, "resolucion": "", "csrf_token": _csrf(admin)})
+    assert neither.status_code == 422 and "una de las dos" in _error(neither, "resolucion")
+    future = admin.post(
+        "/empresa/", data={**SETTINGS, "resolucion": "", "fecha_emisor": "01/01/2099", "csrf_token": _csrf(admin)}
+    )
+    assert future.status_code == 422 and "futuro" in _error(future, "fecha_emisor")
+    assert _soup(future).find(id="fecha_emisor")["value"] == "01/01/2099"
+    assert _soup(admin.get("/empresa/")).find(id="resolucion")["value"] == "1516/2021"
+
+
 def test_settings_without_csrf_are_refused(admin):
     assert admin.post("/empresa/", data=SETTINGS).status_code == 400
 

@@ -108,7 +108,7 @@ def test_usuario_walks_input_preview_confirm_and_gets_one_receipt(usuario, live_
     receiver = page.find(attrs={"data-testid": "receiver"}).get_text(" ", strip=True)
     assert "RUT 21-999983-001-9" in receiver and "de DGI" in receiver
     totals = {row["data-total"]: row.td.get_text(strip=True) for row in page.select("[data-testid=totals] tr")}
-    assert totals["net_basic_rate"] == "$ 15.000,00" and totals["to_pay"] == "$ 18.300,00"
+    assert totals["net_basic_rate"] == "$\u00a015.000,00" and totals["to_pay"] == "$\u00a018.300,00"
     assert "tasa básica" in page.find(attrs={"data-testid": "inferences"}).get_text()
     assert page.find("iframe")["src"] == f"/inteligente/nueva/{request_id}/previsualizacion.pdf"
     pdf = usuario.get(f"/inteligente/nueva/{request_id}/previsualizacion.pdf")
@@ -120,7 +120,7 @@ def test_usuario_walks_input_preview_confirm_and_gets_one_receipt(usuario, live_
     assert _receipts(live_service) == before + 1
     result = _soup(usuario.get(done.headers["Location"]))
     assert re.fullmatch(r"e-Factura A-\d{7}", result.find(attrs={"data-testid": "result-receipt"}).get_text(strip=True))
-    assert result.find(attrs={"data-testid": "result-total"}).get_text(strip=True) == "$ 18.300,00"
+    assert result.find(attrs={"data-testid": "result-total"}).get_text(strip=True) == "$\u00a018.300,00"
     assert result.find(attrs={"data-testid": "security-code"}).get_text(strip=True)
     links = {a.get_text(strip=True): a["href"] for a in result.select("a[role=button]")}
     assert re.fullmatch(r"/comprobantes/\S+", links["Ver el comprobante"])

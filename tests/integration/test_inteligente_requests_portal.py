@@ -50,7 +50,7 @@ def test_the_page_lists_recent_requests_with_state_receipt_and_a_link_to_each(so
     assert row.find(attrs={"data-testid": "request-state"})["data-state"] == "issued"
     receipt = row.find(attrs={"data-testid": "request-receipt"}).get_text(strip=True)
     assert receipt == f"e-Ticket {issued.receipt.number}"
-    assert "$ 244,00" in row.get_text()
+    assert "$\u00a0244,00" in row.get_text()
     assert row.find("a")["href"] == f"{PAGE}?request_id={issued.id}"
     assert (
         _soup(answer)

@@ -49,10 +49,10 @@ def test_todays_receipts_and_totals_in_pesos_and_dollars(signed_in, live_service
         [td.get_text(strip=True) for td in tr.find_all("td")]
         for tr in soup.find(attrs={"data-testid": "card-today"}).select("tbody tr")
     ]
-    assert rows[0] == ["e-Ticket", "1", "$ 376,00"] and ticket.totals.to_pay == 376
-    assert rows[1][0] == "e-Factura" and rows[1][2].startswith("U$S ")
+    assert rows[0] == ["e-Ticket", "1", "$\u00a0376,00"] and ticket.totals.to_pay == 376
+    assert rows[1][0] == "e-Factura" and rows[1][2].startswith("U$S\u00a0")
     net = soup.find(attrs={"data-testid": "today-net"}).get_text(" ", strip=True)
-    assert "$ 376,00" in net and "U$S" in net
+    assert "$\u00a0376,00" in net and "U$S" in net
 
 
 def test_rejected_receipts_are_counted_and_linked_to_their_page(signed_in, live_service, live_token_for):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import time
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
@@ -37,7 +38,7 @@ def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_clie
     [
         (
             "admin@demo.uy",
-            "admin",
+            "administrador",
             ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI", "Empresa"],
         ),
         ("soporte@demo.uy", "soporte", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI"]),
@@ -75,6 +76,23 @@ def test_language_switch_needs_csrf_and_changes_the_page_language(signed_in):
     assert answer.status_code == 303
     html = client.get("/").get_data(as_text=True)
     assert '<html lang="en"' in html and "Receipts" in _nav_labels(html)
+
+
+@pytest.mark.parametrize(
+    ("email", "spanish", "english"),
+    [
+        ("usuario@demo.uy", "usuario", "user"),
+        ("soporte@demo.uy", "soporte", "support"),
+        ("admin@demo.uy", "administrador", "administrator"),
+    ],
+)
+def test_the_footer_names_the_role_in_the_pages_language(signed_in, email, spanish, english):
+    client = signed_in(email)
+    footer = BeautifulSoup(client.get("/").data, "html.parser").select_one("footer").get_text(" ", strip=True)
+    assert f"{email} ({spanish})" in footer
+    client.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": _csrf(client)})
+    footer = BeautifulSoup(client.get("/").data, "html.parser").select_one("footer").get_text(" ", strip=True)
+    assert f"{email} ({english})" in footer
 
 
 def test_open_redirects_are_refused_after_the_language_switch(signed_in):
@@ -184,6 +202,32 @@ def test_service_down_is_a_503_page_with_a_way_forward(signed_in, live_service):
     assert "no está respondiendo" in text and "Reintentar" in text
     fragment = client.get("/", headers={"HX-Request": "true"})
     assert fragment.status_code == 503 and fragment.headers["HX-Retarget"] == "#alerts"
+
+
+def test_sign_in_while_the_service_is_down_is_the_503_page_with_a_way_forward(portal_client, live_service):
+    live_service.stop()
+    page = portal_client.get("/auth/login")
+    assert page.status_code == 503
+    text = page.get_data(as_text=True)
+    assert "no está respondiendo" in text and "Reintentar" in text and "Algo salió mal" not in text
+
+
+def test_service_down_between_sign_in_and_its_callback_is_the_503_page(portal_client, live_service):
+    state = parse_qs(urlsplit(portal_client.get("/auth/login").headers["Location"]).query)["state"][0]
+    live_service.stop()
+    callback = portal_client.get(f"/auth/callback?code=x&state={state}")
+    assert callback.status_code == 503 and "no está respondiendo" in callback.get_data(as_text=True)
+
+
+def test_sign_out_while_the_service_is_down_still_ends_the_portal_session_and_says_so(signed_in, live_service):
+    client = signed_in()
+    token = _csrf(client)
+    live_service.stop()
+    answer = client.post("/auth/logout", data={"csrf_token": token})
+    assert answer.status_code in (302, 303) and answer.headers["Location"].endswith("/")
+    assert client.get("/comprobantes/").status_code == 302
+    home = client.get("/").get_data(as_text=True)
+    assert "Cerraste la sesión en el portal" in home
 
 
 def test_security_headers_on_every_page(portal_client):

@@ -199,7 +199,7 @@ def test_a_settings_change_through_one_process_signs_the_other_ones_receipts_wit
         ).content
         return etree.fromstring(xml).findtext(".//{http://cfe.dgi.gub.uy}IVAalDia")
 
-    settings = {"regimen": "general", "ivaAlDia": True, "formatoPapel": "a4"}
+    settings = {"regimen": "general", "resolucion": "1516/2021", "ivaAlDia": True, "formatoPapel": "a4"}
     assert iva_al_dia_flag_issued_at(b) is None  # b now keeps the issuer
     changed = requests.put(
         f"{a}/api/v1/empresa/configuracion", json={**settings, "ivaAlDia": False}, headers=admin, timeout=10

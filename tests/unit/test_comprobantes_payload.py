@@ -3,6 +3,7 @@ The request's JSON is checked against the service's own input model, so the port
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from decimal import Decimal
 
@@ -279,3 +280,9 @@ def test_an_eresguardo_line_is_one_retention_and_comes_back_to_the_form():
     ]
     again = form_data(request)["lines"][0]
     assert (again["cod_ret"], again["valor"], again["base"]) == ("2183165", Decimal("11000.00"), Decimal("22000.00"))
+
+
+def test_a_line_without_a_unit_comes_back_to_the_form_with_the_unit_empty():
+    request = build_body({"tipo_cfe": 101, "lines": [{"nom_item": "Café", "cantidad": Decimal(1)}]}).cfe
+    assert form_data(replace(request, lines=(replace(request.lines[0], unit="N/A"),)))["lines"][0]["uni_med"] == ""
+    assert form_data(replace(request, lines=(replace(request.lines[0], unit="kg"),)))["lines"][0]["uni_med"] == "kg"

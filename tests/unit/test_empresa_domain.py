@@ -26,10 +26,13 @@ def test_diff_keeps_only_what_changed_with_dates_as_text():
 
 
 def test_settings_problems_name_their_field():
-    assert SettingsIn(regimen="general").problems() == []
+    assert SettingsIn(regimen="general", resolucion="1/2020").problems() == []
+    assert [field for field, _ in SettingsIn(regimen="general").problems()] == ["resolucion"]
     fields = [
         field
-        for field, _ in SettingsIn(regimen="monotributo_mides", ivaAlDia=True, normaExoneracion="Ley 1").problems()
+        for field, _ in SettingsIn(
+            regimen="monotributo_mides", ivaAlDia=True, normaExoneracion="Ley 1", fechaEmisor="2021-03-01"
+        ).problems()
     ]
     assert fields == ["normaExoneracion", "ivaAlDia"]
 

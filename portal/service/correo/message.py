@@ -41,7 +41,7 @@ def body_text(record: IssuedCfe, company: Company) -> str:
             (
                 greeting,
                 "",
-                f"Te enviamos la {receipt_label(record)} que {company.razon_social} emitió el "
+                f"Te enviamos el comprobante {receipt_label(record)} que {company.razon_social} emitió el "
                 f"{record.fch_emis:%d/%m/%Y}, por {_amount(record)}.",
                 "",
                 "Adjuntamos su representación impresa (PDF) y el comprobante fiscal electrónico firmado (XML), que es "

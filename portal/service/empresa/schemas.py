@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 from pydantic_core import PydanticCustomError
 
 from portal.domain.empresa import DEPARTMENTS, MAX_BRANCH_CODE, NO_IVA_AL_DIA
+from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.model_parts import Day
 from portal.service.cfe.xmlchars import xml_one_line
 
@@ -69,7 +70,7 @@ class SettingsIn(_In):
         max_length=11,
         examples=["1234/2020"],
         description="Resolución de DGI que autoriza a emitir (número/año); se imprime «Res. 1234/2020». "
-        "Va esta o fechaEmisor, no las dos.",
+        "Va esta o fechaEmisor: exactamente una de las dos.",
     )
     fechaEmisor: Day | None = Field(  # noqa: N815
         None, description="Fecha en que la empresa ingresó al régimen de CFE; se imprime «Fecha emisor»."
@@ -109,6 +110,14 @@ class SettingsIn(_In):
             found.append(("normaExoneracion", "La norma solo corresponde a empresas exoneradas."))
         if self.resolucion and self.fechaEmisor:
             found.append(("fechaEmisor", "Indicá la resolución o la fecha de ingreso, no las dos."))
+        if not self.resolucion and not self.fechaEmisor:
+            found.append(
+                ("resolucion", "Indicá la resolución de DGI o la fecha de ingreso al régimen: una de las dos.")
+            )
+        if self.fechaEmisor and self.fechaEmisor > today_montevideo():
+            found.append(
+                ("fechaEmisor", "La fecha de ingreso no puede estar en el futuro: indicá la de la constancia.")
+            )
         if self.regimen in NO_IVA_AL_DIA and self.ivaAlDia:
             found.append(("ivaAlDia", "La constancia de IVA al día no corresponde a Monotributo."))
         return found

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from urllib.parse import urlencode
 
+import requests
 from authlib.integrations.base_client.errors import OAuthError
 from authlib.integrations.requests_client import OAuth2Session
 from flask import current_app, flash, redirect, request, session, url_for
@@ -12,7 +15,7 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import login_user
 
-from portal.client import CfeError
+from portal.client import CfeError, ServiceUnavailable
 from portal.web.auth import bp
 from portal.web.auth.session import PortalUser, end_session, safe_next, start_session
 from portal.web.backend import service_client
@@ -26,12 +29,23 @@ def _locale() -> str:
     return str(get_locale() or "es")
 
 
+@contextmanager
+def _provider_reachable() -> Iterator[None]:
+    """The provider is the service: when it does not answer, say so as for any call through the client (the 503
+    page with "Reintentar"), not as an error of ours."""
+    try:
+        yield
+    except (requests.ConnectionError, requests.Timeout) as exc:
+        raise ServiceUnavailable(f"identity provider unreachable: {exc}", status=503, code="unavailable") from exc
+
+
 @bp.get("/login")
 def login():
     """Start the code flow at the service's identity provider."""
     session["after_login"] = safe_next(request.args.get("next")) or url_for("main.home")
     redirect_uri = url_for("auth.callback", _external=True)
-    return oidc().authorize_redirect(redirect_uri, ui_locales=_locale())
+    with _provider_reachable():
+        return oidc().authorize_redirect(redirect_uri, ui_locales=_locale())
 
 
 @bp.get("/callback")
@@ -42,7 +56,8 @@ def callback():
             "auth/signin_failed.html", reason=request.args.get("error_description") or request.args["error"], status=400
         )
     try:
-        token = oidc().authorize_access_token()
+        with _provider_reachable():
+            token = oidc().authorize_access_token()
     except OAuthError as exc:
         log.warning("sign-in failed: %s", exc)
         return render("auth/signin_failed.html", reason=exc.description or exc.error, status=400)
@@ -85,8 +100,19 @@ def logout():
             log.warning("could not revoke the tokens at sign-out", exc_info=True)
     id_token = tokens.get("id_token")
     end_session()
+    try:
+        metadata = oidc().load_server_metadata()
+    except (requests.ConnectionError, requests.Timeout):
+        log.warning("identity provider unreachable at sign-out; the portal session ended anyway")
+        flash(
+            _(
+                "Cerraste la sesión en el portal. El servicio no respondió, así que la sesión de ingreso puede "
+                "seguir abierta en este navegador: si la computadora es compartida, cerrá el navegador."
+            ),
+            "warning",
+        )
+        return redirect(url_for("main.home"), code=303)
     flash(_("Cerraste la sesión."), "info")
-    metadata = oidc().load_server_metadata()
     end_session_url = metadata.get("end_session_endpoint")
     if not end_session_url:
         return redirect(url_for("main.home"))

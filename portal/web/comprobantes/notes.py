@@ -17,6 +17,7 @@ from portal.web.comprobantes.issuing import editor_for, form_key_redirect
 from portal.web.comprobantes.page import receipt_page
 from portal.web.comprobantes.receipts import activity_summary, type_name
 from portal.web.forms_common import apply_service_errors
+from portal.web.i18n import money
 from portal.web.rendering import redirect_after_post
 
 _KINDS = {"credito": "credito", "debito": "debito"}
@@ -56,7 +57,7 @@ def note(receipt_id: str, kind: str):
         flash(
             _(
                 "Ajustá las líneas a lo que acreditás; queda por acreditar %(amount)s.",
-                amount=f"{original.currency} {draft.creditable_balance:.2f}".replace(".", ","),
+                amount=money(draft.creditable_balance, original.currency),
             ),
             "info",
         )

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from datetime import date
 
 from portal.client.cfe import PRICES_INCLUDE_IVA, SMALL_TAXPAYER_SALES, CfeRequest, Line, Receiver, Reference, Retention
-from portal.domain.cfe_types import E_REMITO, E_RESGUARDO, IND_FACT_BASIC_RATE, INVOICE_TYPES, NOTE_TYPES
+from portal.domain.cfe_types import (
+    E_REMITO,
+    E_RESGUARDO,
+    IND_FACT_BASIC_RATE,
+    INVOICE_TYPES,
+    NO_UNIT,
+    NOTE_TYPES,
+)
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES
 
 # Query parameters the issuing form accepts to pre-fill itself (the DGI page's "use as receiver" link
@@ -140,7 +147,7 @@ def _line_data(line: Line) -> dict:
         "ind_fact": line.ind_fact or IND_FACT_BASIC_RATE,
         "nom_item": line.name or "",
         "cantidad": line.quantity,
-        "uni_med": line.unit or "",
+        "uni_med": "" if line.unit in (None, NO_UNIT) else line.unit,
         "precio_unitario": line.unit_price,
         "descuento": line.discount,
         "cod_ret": retention.code,

@@ -26,11 +26,11 @@ from portal.web.comprobantes.choices import DGI_STATUS, DOC_TYPE_NAMES, FMA_PAGO
 
 # (Totals field, label, Totals field of the rate shown in the label)
 _TAX_ROWS = (
-    ("net_minimum_rate", _l("Neto gravado a tasa mínima (%(rate)s %%)"), "minimum_rate"),
-    ("net_basic_rate", _l("Neto gravado a tasa básica (%(rate)s %%)"), "basic_rate"),
+    ("net_minimum_rate", _l("Neto gravado a tasa mínima (%(rate)s\u00a0%%)"), "minimum_rate"),
+    ("net_basic_rate", _l("Neto gravado a tasa básica (%(rate)s\u00a0%%)"), "basic_rate"),
     ("net_other_rate", _l("Neto gravado a otra tasa"), None),
-    ("iva_minimum_rate", _l("IVA tasa mínima (%(rate)s %%)"), "minimum_rate"),
-    ("iva_basic_rate", _l("IVA tasa básica (%(rate)s %%)"), "basic_rate"),
+    ("iva_minimum_rate", _l("IVA tasa mínima (%(rate)s\u00a0%%)"), "minimum_rate"),
+    ("iva_basic_rate", _l("IVA tasa básica (%(rate)s\u00a0%%)"), "basic_rate"),
     ("iva_other_rate", _l("IVA otra tasa"), None),
     ("untaxed", _l("No gravado y exento"), None),
     ("export", _l("Exportación y asimiladas"), None),

@@ -15,21 +15,44 @@ issue: the person is told, and the receipt's page offers the send again.
 
 from __future__ import annotations
 
+from email_validator import EmailNotValidError, validate_email
 from flask import flash
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from flask_babel import ngettext
 from wtforms import StringField
 from wtforms.validators import Length, Optional
+from wtforms.validators import ValidationError as FieldInvalid
 
 from portal.client.errors import ValidationError
 from portal.web.backend import api
 from portal.web.correo.forms import MAX_RECIPIENTS, split_addresses
 
 
+def _addresses_look_valid(_form, field) -> None:
+    """Syntax only, as the service checks it (no SMTPUTF8, no DNS): a typo is refused before the receipt is
+    issued, not after. The service still checks each address again when the send is queued."""
+    bad = []
+    for address in split_addresses(field.data):
+        try:
+            validate_email(address, check_deliverability=False, allow_smtputf8=False)
+        except EmailNotValidError:
+            bad.append(f"«{address}»")
+    if bad:
+        raise FieldInvalid(
+            ngettext(
+                "%(addresses)s no es una dirección de correo: revisala (como nombre@empresa.com.uy).",
+                "%(addresses)s no son direcciones de correo: revisalas (como nombre@empresa.com.uy).",
+                len(bad),
+                addresses=", ".join(bad),
+            )
+        )
+
+
 def recipients_field() -> StringField:
     return StringField(
         _l("Enviar por correo a"),
-        validators=[Optional(), Length(max=2600)],
+        validators=[Optional(), Length(max=2600), _addresses_look_valid],
         description=_l(
             "Opcional: el PDF y el XML salen por correo apenas se emite. Separá varias "
             "direcciones con comas (hasta %(n)s).",

@@ -16,11 +16,11 @@ from decimal import Decimal, InvalidOperation
 from lxml import etree
 from werkzeug.datastructures import MultiDict
 
+from portal.domain.cfe_types import NO_UNIT
 from portal.web.forms_common import form_day
 
 NS = {"c": "http://cfe.dgi.gub.uy"}
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
-_PLACEHOLDER_UNIT = "N/A"  # what the service writes when a line has no unit
 
 # form field -> path under Encabezado
 _HEADER = {
@@ -83,7 +83,7 @@ def correction_formdata(xml: bytes, receipt_id: str, today: date) -> MultiDict:
     for row, item in enumerate(document.iterfind("c:Detalle/c:Item", NS)):
         for name, path in _LINE.items():
             value = _text(item, path)
-            data[f"lines-{row}-{name}"] = "" if name == "uni_med" and value == _PLACEHOLDER_UNIT else value
+            data[f"lines-{row}-{name}"] = "" if name == "uni_med" and value == NO_UNIT else value
         for name, path in _LINE_NUMBERS.items():
             data[f"lines-{row}-{name}"] = form_number(_text(item, path)) if _text(item, path) else ""
     reference = document.find("c:Referencia/c:Referencia", NS)
