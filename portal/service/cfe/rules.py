@@ -316,7 +316,7 @@ def _totals(cfe: CfeInput, totals: Totals, errors: _Errors) -> None:
     # Each amount fits in its own field, but a line (quantity x price) or a total may not fit DGI's.
     for index, amount in enumerate(totals.line_amounts):
         if abs(amount) > MAX_AMOUNT:
-            errors.add(f"items[{index}].precioUnitario", "too_large", f"El importe de la línea {_TOO_LARGE}")
+            errors.add(f"items[{index}].precioUnitario", "too_large", f"El monto de la línea {_TOO_LARGE}")
     amounts = [value for value in vars(totals).values() if isinstance(value, Decimal)]
     amounts += [amount for _code, amount in totals.retenc_percep]
     if any(abs(amount) > MAX_AMOUNT for amount in amounts):
