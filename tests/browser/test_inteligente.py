@@ -15,7 +15,7 @@ from portal.client import CfeClient
 from portal.client.inteligente import SmartIssueRequest, SmartLine, SmartReceiver
 from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
-from tests.browser.pages import RequestStatusPage, Shell, SmartIssuancePage, answer_held, screenshot
+from tests.browser.pages import RequestStatusPage, Shell, SmartIssuancePage, answer_held, both_widths, screenshot
 
 NOT_ELECTRONIC_RUT = "215550030019"  # DGI sandbox: warns receptor_no_emisor_electronico
 LINE = SmartLine("Consultoría", Decimal("2"), Decimal("1000"))
@@ -150,6 +150,15 @@ def test_soporte_looks_the_request_up_and_copies_the_support_details(page: Page,
     assert issued.id in copied and receipt_id in copied and "issued (final)" in copied
     assert "Línea de tiempo:" in copied
     shell.assert_no_csp_violations()
+
+
+def test_a_request_and_its_result_fit_a_phone(page: Page, service_api, shots):
+    issued = service_api.smart_issue(SmartIssueRequest(lines=(LINE,)), idempotency_key="browser-phone-width")
+    Shell(page).open_home_and_sign_in("usuario@demo.uy")
+    page.goto(f"/inteligente/nueva/{issued.id}/resultado")
+    both_widths(page, shots, "inteligente-resultado")  # the request's id and the DGI badge wrap
+    page.goto(f"/inteligente/solicitudes?request_id={issued.id}")
+    both_widths(page, shots, "inteligente-solicitud")
 
 
 def test_the_status_page_refreshes_itself_until_the_request_is_final(page: Page, service_api):
