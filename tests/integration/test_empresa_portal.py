@@ -248,3 +248,5 @@ def test_pages_in_english(admin):
     admin.post("/idioma", data={"lang": "en", "csrf_token": token, "next": "/empresa/"})
     page = admin.get("/empresa/cae").get_data(as_text=True)
     assert "CAE ranges" in page and "Upload the CAE" in page
+    # The types read as on every other page, in the page's language.
+    assert "e-Ticket credit note" in page and "Nota de Crédito" not in page

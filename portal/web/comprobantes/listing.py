@@ -15,7 +15,6 @@ from portal.client.comprobantes import ReceiptPage
 from portal.web.backend import api
 from portal.web.comprobantes import bp, forms
 from portal.web.comprobantes.files import file_response
-from portal.web.comprobantes.receipts import type_name
 from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import redirect_after_post, render
 
@@ -31,10 +30,6 @@ class ListView:
     next_url: str | None
     first_url: str | None
     csv_url: str
-
-    @staticmethod
-    def type_name(code: int) -> str:
-        return type_name(code)
 
 
 def _view(form: forms.ReceiptFilterForm, page: ReceiptPage | None) -> ListView:

@@ -13,9 +13,10 @@ from portal.web import activity
 from portal.web.auth.session import role_required
 from portal.web.backend import api
 from portal.web.comprobantes import WRITERS, bp, forms, payload
+from portal.web.comprobantes.choices import type_name
 from portal.web.comprobantes.issuing import editor_for, form_key_redirect
 from portal.web.comprobantes.page import receipt_page
-from portal.web.comprobantes.receipts import activity_summary, type_name
+from portal.web.comprobantes.receipts import activity_summary
 from portal.web.forms_common import apply_service_errors
 from portal.web.i18n import money
 from portal.web.rendering import redirect_after_post

@@ -22,7 +22,7 @@ from portal.client.totals import Totals
 from portal.domain.cfe_types import CFE_TYPES, CREDIT_NOTE_FOR, CREDIT_NOTES, DEBIT_NOTE_OF
 from portal.domain.identifiers import DocType, format_rut, is_valid_rut
 from portal.web.comprobantes.choices import CFE_TYPES as CFE_TYPE_CHOICES
-from portal.web.comprobantes.choices import DGI_STATUS, DOC_TYPE_NAMES, FMA_PAGO, IND_FACT, TYPE_NAMES
+from portal.web.comprobantes.choices import DGI_STATUS, DOC_TYPE_NAMES, FMA_PAGO, IND_FACT, type_name
 
 # (Totals field, label, Totals field of the rate shown in the label)
 _TAX_ROWS = (
@@ -92,10 +92,6 @@ class ReceiptView:
     @staticmethod
     def name_of(code: int | None) -> str:
         return type_name(code) if code else ""
-
-
-def type_name(tipo: int) -> str:
-    return str(TYPE_NAMES.get(tipo, tipo))
 
 
 def _rate(value: Decimal) -> str:

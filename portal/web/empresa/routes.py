@@ -8,7 +8,6 @@ from flask_babel import gettext as _
 
 from portal.client.empresa import Branch, FiscalSettings
 from portal.client.errors import NotFound
-from portal.domain.cfe_types import CFE_TYPES
 from portal.web.auth.session import role_required
 from portal.web.backend import api
 from portal.web.empresa import bp
@@ -25,7 +24,6 @@ __all__ = ["bp"]
 def _area_context():
     return {
         "empresa_tabs": TABS,
-        "cfe_type_names": {code: kind.name_es for code, kind in CFE_TYPES.items()},
         "when": when,
         "count": count,
     }

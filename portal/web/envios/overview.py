@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from flask_babel import lazy_gettext as _l
 
 from portal.client.envios import DailyReport, Envelope, Page, VoidedRange, WaitingReceipt
-from portal.web.comprobantes.choices import TYPE_NAMES
 
 ROWS_SHOWN = 50
 
@@ -32,10 +31,6 @@ VOID_SOURCES = {"operador": _l("Anulado por un administrador"), "rechazo_dgi": _
 def state(table: dict, code: str) -> tuple[str, str]:
     label, tone = table.get(code, (code, "neutral"))
     return str(label), tone
-
-
-def type_name(tipo: int) -> str:
-    return str(TYPE_NAMES.get(tipo, tipo))
 
 
 @dataclass(frozen=True)

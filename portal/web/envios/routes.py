@@ -13,8 +13,8 @@ from portal.client import errors as client_errors
 from portal.web.auth.session import role_required
 from portal.web.backend import api
 from portal.web.comprobantes import forms as receipt_forms
+from portal.web.comprobantes.choices import type_name
 from portal.web.comprobantes.issuing import _editor as issuing_editor
-from portal.web.comprobantes.receipts import type_name
 from portal.web.envios import ADMINS, SUPPORT, WRITERS, bp, overview
 from portal.web.envios.badges import dgi_badge, receipt_badge, receipt_panel
 from portal.web.envios.correction import correction_formdata
@@ -148,7 +148,7 @@ def void():
             first=voided.first,
             last=voided.last,
             serie=voided.serie,
-            type=overview.type_name(voided.tipo_cfe),
+            type=type_name(voided.tipo_cfe),
         ),
         "success",
     )

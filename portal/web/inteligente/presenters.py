@@ -12,9 +12,9 @@ from flask_babel import lazy_gettext as _l
 
 from portal.client.inteligente import SmartRequest
 from portal.client.totals import Totals
-from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.identifiers import DocType, format_rut
 from portal.web.comprobantes.choices import IND_FACT as IND_FACT_CHOICES
+from portal.web.comprobantes.choices import type_name
 
 DOC_TYPES = {1: "NIE", 2: "RUT", 3: _l("Cédula"), 4: _l("Otro"), 5: _l("Pasaporte"), 6: "DNI", 7: "NIFE"}
 # The portal's one table of IVA indicator labels (the issuing form's), keyed by portal.domain.cfe_types.
@@ -55,11 +55,6 @@ class Row:
     reason: str | None = None
     from_dgi: bool = False
     key: str = ""
-
-
-def type_name(code: int | None) -> str:
-    kind = CFE_TYPES.get(int(code)) if code is not None else None
-    return kind.name_es if kind else str(code or "")
 
 
 def reason(req: SmartRequest, field: str) -> str | None:

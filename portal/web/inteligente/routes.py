@@ -14,6 +14,7 @@ from portal.client.inteligente import SmartRequest
 from portal.web import activity
 from portal.web.auth.session import role_required
 from portal.web.backend import api
+from portal.web.comprobantes.choices import type_name
 from portal.web.forms_common import apply_service_errors, typed_data
 from portal.web.inteligente import flow, presenters
 from portal.web.inteligente.forms import RequestSearchForm, SmartForm
@@ -304,7 +305,6 @@ def _record_issue(req: SmartRequest) -> None:
         "emision_inteligente",
         cfe_id=receipt.id,
         summary=(
-            f"{presenters.type_name(receipt.tipo_cfe)} {receipt.number} · {receipt.currency} "
-            f"{receipt.totals.total} · {req.id}"
+            f"{type_name(receipt.tipo_cfe)} {receipt.number} · {receipt.currency} {receipt.totals.total} · {req.id}"
         ),
     )

@@ -9,7 +9,7 @@ from flask_babel import lazy_gettext as _l
 
 from portal.client.empresa import CaeRangeInUse, CurrencyTotal, DaySummary, SigningCertificate
 from portal.web.comprobantes import WRITERS
-from portal.web.comprobantes.choices import DGI_STATUS, TYPE_NAMES
+from portal.web.comprobantes.choices import DGI_STATUS, type_name
 
 
 @dataclass(frozen=True)
@@ -30,10 +30,6 @@ _ACTIONS = (
 
 def actions_for(role: str | None) -> list[Action]:
     return [action for action, roles in _ACTIONS if role in roles]
-
-
-def type_name(code: int) -> str:
-    return str(TYPE_NAMES.get(code, code))
 
 
 def dgi_state_name(state: str) -> str:

@@ -15,7 +15,7 @@ from portal.web.auth.session import safe_next
 from portal.web.backend import api
 from portal.web.i18n import SUPPORTED_LOCALES, remember_language
 from portal.web.main import bp
-from portal.web.main.home import actions_for, home_view, type_name
+from portal.web.main.home import actions_for, home_view
 from portal.web.rendering import render, wants_fragment
 
 
@@ -49,7 +49,6 @@ def _home_page():
         status=status,
         view=view,
         actions=actions_for(current_user.role),
-        type_name=type_name,
         number=format_number,
         as_of=format_time(datetime.now(UTC), "HH:mm:ss"),
     )
