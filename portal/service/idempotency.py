@@ -99,6 +99,26 @@ def replay_response(status: int, body: dict) -> Response:
     return response
 
 
+def recorded(company_id: int, requested: RequestedKey) -> Response | None:
+    """Before any check of the request: the replay of the key's finished outcome, or None (a free key, or one
+    still in progress: the caller's `lookup` in its write transaction decides those). Only reads. A retry of a
+    request that succeeded gets its answer back even if the rules it passed have changed since (another regime,
+    a CAE expired): an error would invite the caller to issue a duplicate. 422 if the key came with another
+    body."""
+    found = db.session().scalar(_FIND_KEY, {"company_id": company_id, "scope": requested.scope, "key": requested.key})
+    if found is None or found.state != "done":
+        return None
+    if found.request_hash != requested.fingerprint:
+        raise _reused()
+    return replay_response(found.response_status, found.response_body)
+
+
+def _reused() -> ApiError:
+    return ApiError(
+        "Esta Idempotency-Key ya se usó con otro cuerpo de solicitud.", code="idempotency_key_reused", status=422
+    )
+
+
 def lookup(session, company_id: int, requested: RequestedKey) -> Response | None:
     """Inside the caller's write transaction: the replay of the key's first outcome, or None when the key is
     free (then the caller does its work and `record`s the outcome in the same transaction). 422 if the key
@@ -107,9 +127,7 @@ def lookup(session, company_id: int, requested: RequestedKey) -> Response | None
     if record is None:
         return None
     if record.request_hash != requested.fingerprint:
-        raise ApiError(
-            "Esta Idempotency-Key ya se usó con otro cuerpo de solicitud.", code="idempotency_key_reused", status=422
-        )
+        raise _reused()
     if record.state == "done":
         return replay_response(record.response_status, record.response_body)
     if datetime.now(UTC) - record.created_at < STALE_AFTER:
@@ -194,11 +212,7 @@ def _claim(company_id: int, scope: str, key: str, fingerprint: str) -> Claim:
             .with_for_update()
         )
         if record is not None and record.request_hash != fingerprint:
-            raise ApiError(
-                "Esta Idempotency-Key ya se usó con otro cuerpo de solicitud.",
-                code="idempotency_key_reused",
-                status=422,
-            )
+            raise _reused()
         if record is not None and record.state == "done":
             return Claim(replay=replay_response(record.response_status, record.response_body))
         if record is not None and now - record.created_at < STALE_AFTER:

@@ -437,3 +437,18 @@ def test_idempotency_keys_older_than_a_day_are_swept_by_new_claims(api_client, u
     with service_app.app_context():
         keys = set(db.session().scalars(select(IdempotencyRecord.key)))
     assert keys == {"an-hour-ago", "now"}
+
+
+def test_a_retry_replays_its_receipt_even_when_the_rules_changed_since(api_client, user, auth_headers):
+    headers = {**user, "Idempotency-Key": "before-the-regime-changed"}
+    first = _issue(api_client, user, bodies.body(bodies.ETICKET), **headers)
+    admin = auth_headers("admin@demo.uy", 1)
+    changed = api_client.put("/api/v1/empresa/configuracion", json={"regimen": "iva_minimo"}, headers=admin)
+    assert changed.status_code == 200, changed.json
+    # The same e-Ticket issued afresh now breaks a rule of the new regime...
+    assert api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=user).status_code == 422
+    # ...but the retry of the one already issued gets that receipt back, not the rule.
+    again = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=headers)
+    assert again.status_code == 201, again.json
+    assert again.headers["Idempotent-Replayed"] == "true" and again.json["idCfeEmitido"] == first["idCfeEmitido"]
+
