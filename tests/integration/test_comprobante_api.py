@@ -124,10 +124,9 @@ def test_same_idempotency_key_with_another_body_is_422(api_client, user):
 def _claimed_key(service_app, key: str, **columns) -> None:
     """An Idempotency-Key left "in progress" for an e-Ticket body, as a request still issuing (or a crashed one)
     leaves it."""
-    from portal.service.cfe import CfeInput
     from portal.service.idempotency import request_fingerprint
 
-    payload = CfeInput.model_validate(bodies.body(bodies.ETICKET)).model_dump(mode="json", by_alias=True)
+    payload = bodies.body(bodies.ETICKET)  # fingerprinted as sent
     with service_app.app_context():
         session = db.session()
         session.add(
@@ -452,3 +451,19 @@ def test_a_retry_replays_its_receipt_even_when_the_rules_changed_since(api_clien
     assert again.status_code == 201, again.json
     assert again.headers["Idempotent-Replayed"] == "true" and again.json["idCfeEmitido"] == first["idCfeEmitido"]
 
+
+def test_a_retry_after_midnight_without_fch_emis_replays_its_receipt(api_client, user, monkeypatch):
+    from portal.domain import uruguay_time
+
+    headers = {**user, "Idempotency-Key": "sent-at-23-59"}
+    first = _issue(api_client, user, bodies.body(bodies.ETICKET), **headers)
+
+    class Tomorrow(datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return datetime.now(tz) + timedelta(days=1)
+
+    monkeypatch.setattr(uruguay_time, "datetime", Tomorrow)  # fchEmis, left out, now defaults to tomorrow
+    again = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=headers)
+    assert again.status_code == 201, again.json
+    assert again.headers["Idempotent-Replayed"] == "true" and again.json["idCfeEmitido"] == first["idCfeEmitido"]

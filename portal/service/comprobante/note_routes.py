@@ -64,9 +64,7 @@ def _untouched(original: IssuedCfe) -> None:
 def nota_credito_total(body: NotaCreditoTotal, principal: Principal):
     """Issues the credit note of the whole receipt: same lines, currency and exchange rate, the reference
     (with MntCFEref, TpoMonedaRef, TpoCambioRef) filled in, and the reason given."""
-    claim = idempotency.claim(
-        principal.company_id, "comprobante.notaCreditoTotal", body.model_dump(mode="json", by_alias=True)
-    )
+    claim = idempotency.claim(principal.company_id, "comprobante.notaCreditoTotal")
     if claim.replay is not None:
         return claim.replay
 
