@@ -1,8 +1,8 @@
 """DGI's CAE files uploaded by admins: validated against CAE.xsd, the company's own, not overlapping.
 
 The same parsing and storage as `import-cae` (cfe.cae.parse_cae, comprobante.numbering.import_range).
-Uploading a CAE already loaded changes nothing and answers it as it is.
-"""
+Uploading a CAE already loaded changes nothing and answers it as it is; a file with the number of a CAE loaded
+and other contents is a 409 (`numbering.import_range`)."""
 
 from __future__ import annotations
 

@@ -288,6 +288,7 @@ def list_cae(principal: Principal):
             "description": "Ese CAE ya estaba cargado; se devuelve como está.",
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CaeOut"}}},
         },
+        409: "`cae_distinto`: ya hay un CAE cargado con ese número y otros datos.",
         413: f"El archivo supera los {CAE_MAX_BYTES // 1024} KB.",
         415: "El cuerpo no es XML.",
     },
