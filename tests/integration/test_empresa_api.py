@@ -318,6 +318,11 @@ def test_a_cae_number_already_loaded_with_other_contents_is_a_409(api_client, ad
     assert upload_cae(api_client, admin, cae_xml(**first)).status_code == 200  # the same file again: as it is
 
 
+def test_a_cae_authorized_from_a_future_day_is_not_yet_valid(api_client, admin):
+    answer = upload_cae(api_client, admin, cae_xml(serie="F", authorized_days_ago=-5))
+    assert answer.status_code == 201 and answer.json["estado"] == "no_vigente"
+
+
 def test_cae_expiring_soon_is_flagged(api_client, admin):
     answer = upload_cae(api_client, admin, cae_xml(expires_in_days=10))
     assert answer.status_code == 201 and answer.json["estado"] == "por_vencer" and answer.json["diasRestantes"] == 10

@@ -29,6 +29,8 @@ def present(record: CaeRangeRecord) -> CaeOut:
         state = "agotado"
     elif days_left < 0:
         state = "vencido"
+    elif today < record.fecha_autorizacion:
+        state = "no_vigente"  # numbers nothing before its authorization day (numbering.allocate)
     else:
         state = "por_vencer" if days_left < EXPIRY_WARNING_DAYS else "vigente"
     return CaeOut(

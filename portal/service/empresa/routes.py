@@ -261,7 +261,8 @@ def upload_certificate(principal: Principal):
 )
 def list_cae(principal: Principal):
     """Cada CAE con su tipo de CFE, serie, números (desde, hasta, próximo), cuántos quedan, vencimiento y
-    `estado`: `por_vencer` dentro de 30 días, `vencido`, `agotado`."""
+    `estado`: `por_vencer` dentro de 30 días, `vencido`, `agotado`, `no_vigente` (autorizado desde un día que
+    todavía no llegó)."""
     return cae_ranges.list_ranges(principal)
 
 
