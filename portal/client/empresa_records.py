@@ -150,7 +150,7 @@ class CaeRange:
     authorised_on: date
     expires_on: date
     days_left: int
-    status: str  # vigente | por_vencer | vencido | agotado
+    status: str  # vigente | por_vencer | vencido | agotado | no_vigente
     special: int | None
     source: str
 

@@ -8,7 +8,8 @@ one key at the same moment: the second waits on the first's row (unique constrai
 The two-step form below (`claim`, `complete`, `release`) serves endpoints whose work spans several
 transactions:
 - The first request with a key claims it (state in_progress) in a short transaction of its own.
-- Same key, same body, finished: the stored answer is replayed (`Idempotent-Replayed: true`).
+- Same key, same body (as the client sent it, not as a model completed it), finished: the stored answer is
+  replayed (`Idempotent-Replayed: true`).
 - Same key, other body: 422 `idempotency_key_reused`. Same key while the first is running: 409.
 - A claim left behind by a crashed worker is taken over after `STALE_AFTER`.
 - A request that fails validation releases its claim, so the caller can fix the body and retry.
@@ -23,6 +24,7 @@ import json
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 from flask import Response, request
 from sqlalchemy import bindparam, delete, insert, select
@@ -67,6 +69,15 @@ def request_fingerprint(payload: object) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+def _sent_fingerprint(path: dict | None) -> str:
+    """The fingerprint of what the client sent: its JSON body as parsed (numbers kept exactly as written), with
+    the `path` parameters that name what the request acts on. Never the values a model fills in: a default
+    such as fchEmis (today) moves at midnight, and the retry of a finished request must still replay."""
+    raw = request.get_data(cache=True)
+    body = json.loads(raw, parse_float=Decimal) if raw else {}
+    return request_fingerprint(body if path is None else {"path": path, "body": body})
+
+
 @dataclass(frozen=True)
 class RequestedKey:
     """The request's Idempotency-Key, where it applies (`scope`) and the fingerprint of its body."""
@@ -87,16 +98,36 @@ def _header_key() -> str | None:
     return key
 
 
-def requested_key(scope: str, payload: object) -> RequestedKey | None:
+def requested_key(scope: str, *, path: dict | None = None) -> RequestedKey | None:
     """The request's Idempotency-Key (400 if malformed), or None when it sent none."""
     key = _header_key()
-    return None if key is None else RequestedKey(scope, key, request_fingerprint(payload))
+    return None if key is None else RequestedKey(scope, key, _sent_fingerprint(path))
 
 
 def replay_response(status: int, body: dict) -> Response:
     response = Response(json.dumps(body, ensure_ascii=False), status=status, mimetype="application/json")
     response.headers["Idempotent-Replayed"] = "true"
     return response
+
+
+def recorded(company_id: int, requested: RequestedKey) -> Response | None:
+    """Before any check of the request: the replay of the key's finished outcome, or None (a free key, or one
+    still in progress: the caller's `lookup` in its write transaction decides those). Only reads. A retry of a
+    request that succeeded gets its answer back even if the rules it passed have changed since (another regime,
+    a CAE expired): an error would invite the caller to issue a duplicate. 422 if the key came with another
+    body."""
+    found = db.session().scalar(_FIND_KEY, {"company_id": company_id, "scope": requested.scope, "key": requested.key})
+    if found is None or found.state != "done":
+        return None
+    if found.request_hash != requested.fingerprint:
+        raise _reused()
+    return replay_response(found.response_status, found.response_body)
+
+
+def _reused() -> ApiError:
+    return ApiError(
+        "Esta Idempotency-Key ya se usó con otro cuerpo de solicitud.", code="idempotency_key_reused", status=422
+    )
 
 
 def lookup(session, company_id: int, requested: RequestedKey) -> Response | None:
@@ -107,9 +138,7 @@ def lookup(session, company_id: int, requested: RequestedKey) -> Response | None
     if record is None:
         return None
     if record.request_hash != requested.fingerprint:
-        raise ApiError(
-            "Esta Idempotency-Key ya se usó con otro cuerpo de solicitud.", code="idempotency_key_reused", status=422
-        )
+        raise _reused()
     if record.state == "done":
         return replay_response(record.response_status, record.response_body)
     if datetime.now(UTC) - record.created_at < STALE_AFTER:
@@ -155,12 +184,13 @@ def _sweep_due(company_id: int, now: datetime) -> bool:
         return True
 
 
-def claim(company_id: int, scope: str, payload: object) -> Claim:
-    """Claim the request's Idempotency-Key (if any) or produce the replay of its first outcome."""
+def claim(company_id: int, scope: str, *, path: dict | None = None) -> Claim:
+    """Claim the request's Idempotency-Key (if any) or produce the replay of its first outcome. `path`: the
+    path parameters the body does not carry (the receipt a request acts on)."""
     key = _header_key()
     if key is None:
         return Claim()
-    fingerprint = request_fingerprint(payload)
+    fingerprint = _sent_fingerprint(path)
     try:
         return _claim(company_id, scope, key, fingerprint)
     except IntegrityError:
@@ -194,11 +224,7 @@ def _claim(company_id: int, scope: str, key: str, fingerprint: str) -> Claim:
             .with_for_update()
         )
         if record is not None and record.request_hash != fingerprint:
-            raise ApiError(
-                "Esta Idempotency-Key ya se usó con otro cuerpo de solicitud.",
-                code="idempotency_key_reused",
-                status=422,
-            )
+            raise _reused()
         if record is not None and record.state == "done":
             return Claim(replay=replay_response(record.response_status, record.response_body))
         if record is not None and now - record.created_at < STALE_AFTER:

@@ -143,10 +143,9 @@ def test_same_idempotency_key_with_another_body_is_422(api_client, user):
 def _claimed_key(service_app, key: str, **columns) -> None:
     """An Idempotency-Key left "in progress" for an e-Ticket body, as a request still issuing (or a crashed one)
     leaves it."""
-    from portal.service.cfe import CfeInput
     from portal.service.idempotency import request_fingerprint
 
-    payload = CfeInput.model_validate(bodies.body(bodies.ETICKET)).model_dump(mode="json", by_alias=True)
+    payload = bodies.body(bodies.ETICKET)  # fingerprinted as sent
     with service_app.app_context():
         session = db.session()
         session.add(
@@ -507,3 +506,34 @@ def test_idempotency_keys_older_than_a_day_are_swept_by_new_claims(api_client, u
     with service_app.app_context():
         keys = set(db.session().scalars(select(IdempotencyRecord.key)))
     assert keys == {"an-hour-ago", "now"}
+
+
+def test_a_retry_replays_its_receipt_even_when_the_rules_changed_since(api_client, user, auth_headers):
+    headers = {**user, "Idempotency-Key": "before-the-regime-changed"}
+    first = _issue(api_client, user, bodies.body(bodies.ETICKET), **headers)
+    admin = auth_headers("admin@demo.uy", 1)
+    changed = api_client.put("/api/v1/empresa/configuracion", json={"regimen": "iva_minimo"}, headers=admin)
+    assert changed.status_code == 200, changed.json
+    # The same e-Ticket issued afresh now breaks a rule of the new regime...
+    assert api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=user).status_code == 422
+    # ...but the retry of the one already issued gets that receipt back, not the rule.
+    again = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=headers)
+    assert again.status_code == 201, again.json
+    assert again.headers["Idempotent-Replayed"] == "true" and again.json["idCfeEmitido"] == first["idCfeEmitido"]
+
+
+def test_a_retry_after_midnight_without_fch_emis_replays_its_receipt(api_client, user, monkeypatch):
+    from portal.domain import uruguay_time
+
+    headers = {**user, "Idempotency-Key": "sent-at-23-59"}
+    first = _issue(api_client, user, bodies.body(bodies.ETICKET), **headers)
+
+    class Tomorrow(datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return datetime.now(tz) + timedelta(days=1)
+
+    monkeypatch.setattr(uruguay_time, "datetime", Tomorrow)  # fchEmis, left out, now defaults to tomorrow
+    again = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=headers)
+    assert again.status_code == 201, again.json
+    assert again.headers["Idempotent-Replayed"] == "true" and again.json["idCfeEmitido"] == first["idCfeEmitido"]

@@ -79,6 +79,24 @@ def test_full_credit_note_cancels_the_receipt_and_both_link(api_client, user, fa
     assert other.status_code == 409 and other.json["error"]["code"] == "ya_anulado"
 
 
+def test_a_full_credit_note_that_loses_the_race_gets_ya_anulado_too(api_client, user, monkeypatch):
+    from portal.service.comprobante import notes
+
+    factura = issue(api_client, user, bodies.body(bodies.EFACTURA))
+    body = {"idCfeEmitido": factura["idCfeEmitido"], "razon": "Emitida por error"}
+    assert api_client.post(FULL, json=body, headers=user).status_code == 201
+    real, calls = notes.credited, []
+
+    def checked_before_the_winner_committed(session, cfe_id):
+        calls.append(cfe_id)
+        return Decimal("0.00") if len(calls) == 1 else real(session, cfe_id)
+
+    # Four at once: the losers' check before the issue saw no note yet; the one inside the issue sees the winner's.
+    monkeypatch.setattr(notes, "credited", checked_before_the_winner_committed)
+    loser = api_client.post(FULL, json=body, headers=user)
+    assert loser.status_code == 409 and loser.json["error"]["code"] == "ya_anulado", loser.json
+
+
 def test_note_xml_writes_the_reference_fields_of_xsd_1_44_and_validates(api_client, user, factura):
     note = api_client.post(
         FULL, json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "Devolución"}, headers=user

@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import io
 from datetime import timedelta
+from decimal import Decimal
+from types import SimpleNamespace
 
 import pytest
 from sqlalchemy import select, text, update
@@ -12,6 +14,7 @@ from sqlalchemy import select, text, update
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
 from portal.service.comprobante import search
+from portal.service.comprobante.export import csv_row, text_cell
 from portal.service.comprobante.models import IssuedCfe
 from tests.support import cfe_bodies as bodies
 from tests.support import receipt_copies
@@ -165,6 +168,47 @@ def test_csv_export_is_the_whole_filtered_set_for_a_spreadsheet(api_client, user
     assert nandu[1] == "e-Factura" and nandu[5] == "Ñandú S.A."
     assert nandu[7] == issued["nandu"]["totales"]["mntTotal"].replace(".", ",")
     assert nandu[9] == "Pendiente de envío a DGI"
+
+
+def _csv_rows(api_client, user, **filters) -> list[list[str]]:
+    with api_client.get(BUSCAR, query_string=filters, headers={**user, "Accept": "text/csv"}) as answer:
+        assert answer.status_code == 200
+        text = answer.data.decode("utf-8")
+    return list(csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=";"))
+
+
+@pytest.mark.parametrize("name", ['=HYPERLINK("http://x";"a")', "+54 cuotas", "-1+1", "@SUM(A1)"])
+def test_csv_export_writes_a_formula_a_receiver_typed_as_plain_text(api_client, user, name):
+    factura = bodies.body(bodies.EFACTURA)
+    factura["receptor"] = {**bodies.BUYER, "rznSocRecep": name}
+    issue(api_client, user, factura)
+    rows = _csv_rows(api_client, user, tipoCFE=111)
+    assert rows[1][5] == "'" + name  # a spreadsheet shows it as typed and never runs it
+
+
+@pytest.mark.parametrize("value", ["\tTab", "\rCR", "=1+1"])
+def test_a_text_cell_starting_like_a_formula_is_quoted(value):
+    # Tab and CR: the service strips them off a receiver's name, but not necessarily off every text it exports.
+    assert text_cell(value) == "'" + value and text_cell("Ñandú S.A.") == "Ñandú S.A."
+
+
+def test_csv_export_keeps_amounts_as_numbers():
+    row = SimpleNamespace(
+        fch_emis=today_montevideo(),
+        tipo_cfe=102,
+        serie="A",
+        nro=7,
+        receptor_doc=None,
+        receptor_nombre="-Ajuste",
+        tpo_moneda="UYU",
+        mnt_total=Decimal("-1250.5"),
+        mnt_pagar=Decimal("-1250.5"),
+        dgi_status="pendiente",
+        id="abc",
+        request_id=None,
+    )
+    cells = csv_row(row)
+    assert cells[5] == "'-Ajuste" and cells[7] == cells[8] == "-1250,50"
 
 
 def test_other_formats_are_refused(api_client, user):

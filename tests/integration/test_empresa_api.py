@@ -336,6 +336,23 @@ def test_cae_upload_lists_the_range_and_is_idempotent(api_client, admin, usuario
     assert len([e for e in audit(api_client, admin) if e["accion"] == "cae_cargado"]) == 1
 
 
+@pytest.mark.parametrize("changes", [{"serie": "D", "hnro": 1000}, {"tipo": 111}, {"hnro": 11}])
+def test_a_cae_number_already_loaded_with_other_contents_is_a_409(api_client, admin, changes):
+    first = {"tipo": 101, "serie": "C", "dnro": 1, "hnro": 10, "cae_id": 90260000033}
+    assert upload_cae(api_client, admin, cae_xml(**first)).status_code == 201
+    answer = upload_cae(api_client, admin, cae_xml(**(first | changes)))
+    assert answer.status_code == 409 and answer.json["error"]["code"] == "cae_distinto"
+    assert "90260000033" in answer.json["error"]["message"]
+    loaded = [r for r in api_client.get(f"{BASE}/cae", headers=admin).json["rangos"] if r["caeId"] == 90260000033]
+    assert [(r["tipoCFE"], r["serie"], r["desde"], r["hasta"]) for r in loaded] == [(101, "C", 1, 10)]
+    assert upload_cae(api_client, admin, cae_xml(**first)).status_code == 200  # the same file again: as it is
+
+
+def test_a_cae_authorized_from_a_future_day_is_not_yet_valid(api_client, admin):
+    answer = upload_cae(api_client, admin, cae_xml(serie="F", authorized_days_ago=-5))
+    assert answer.status_code == 201 and answer.json["estado"] == "no_vigente"
+
+
 def test_cae_expiring_soon_is_flagged(api_client, admin):
     answer = upload_cae(api_client, admin, cae_xml(expires_in_days=10))
     assert answer.status_code == 201 and answer.json["estado"] == "por_vencer" and answer.json["diasRestantes"] == 10

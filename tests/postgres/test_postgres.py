@@ -237,10 +237,9 @@ def test_same_key_same_body_replays_and_other_body_is_422(api_client, user, pg_s
 def test_a_key_whose_first_claim_is_still_uncommitted_gets_409_not_500(api_client, user, postgres_server, pg_database):
     """The race of two first claims, made deterministic: another transaction has inserted the same key but
     not committed. The request's own INSERT then waits on the unique index, and fails once that commits."""
-    from portal.service.cfe import CfeInput
     from portal.service.idempotency import request_fingerprint
 
-    payload = CfeInput.model_validate(bodies.body(bodies.ETICKET)).model_dump(mode="json", by_alias=True)
+    payload = bodies.body(bodies.ETICKET)  # fingerprinted as sent
     competitor = postgres_server.connect(pg_database)
     competitor.execute(
         "INSERT INTO idempotency_key (company_id, scope, key, request_hash, state, created_at) "

@@ -97,8 +97,10 @@ def cae_xml(
     hnro: int = 5000,
     cae_id: int = 90260000017,
     expires_in_days: int = 700,
+    authorized_days_ago: int = 30,
 ) -> bytes:
-    """A CAE file signed as DGI signs them (valid against CAE.xsd), expiring that many days from today."""
+    """A CAE file signed as DGI signs them (valid against CAE.xsd), authorized and expiring that many days from
+    today (a negative `authorized_days_ago`: valid only from a future day)."""
     today = today_montevideo()
     cae = CaeRange(
         rut=rut,
@@ -107,7 +109,7 @@ def cae_xml(
         dnro=dnro,
         hnro=hnro,
         cae_id=cae_id,
-        fecha_autorizacion=today - dt.timedelta(days=30),
+        fecha_autorizacion=today - dt.timedelta(days=authorized_days_ago),
         vencimiento=today + dt.timedelta(days=expires_in_days),
     )
     return build_cae_xml(cae, _dgi_signer())

@@ -11,6 +11,7 @@ from portal.service import create_app, db
 from portal.service.cfe.cae import parse_cae
 from portal.service.cfe.errors import CaeError, XmlInputError
 from portal.service.comprobante.numbering import import_range
+from portal.service.errors import ApiError
 from portal.service.models import Company
 
 
@@ -33,7 +34,7 @@ def import_cae(path: str, company_rut: str, lenient: bool) -> None:
         try:
             cae = parse_cae(xml, strict=not lenient)
             record, created = import_range(session, company, cae, xml)
-        except (CaeError, XmlInputError, ValueError) as exc:
+        except (CaeError, XmlInputError, ValueError, ApiError) as exc:
             click.echo(f"not imported: {exc}", err=True)
             sys.exit(1)
         session.commit()

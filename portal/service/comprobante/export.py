@@ -1,5 +1,6 @@
 """The receipt list as CSV for a spreadsheet in Uruguay: `;` between fields, decimal comma, dd/mm/aaaa,
-UTF-8 with a byte-order mark (without it Excel reads the file as Windows-1252 and breaks "Crédito")."""
+UTF-8 with a byte-order mark (without it Excel reads the file as Windows-1252 and breaks "Crédito"). Text that
+people typed (a receiver's name) never becomes a formula (`text_cell`). The portal's export is this file."""
 
 from __future__ import annotations
 
@@ -26,6 +27,15 @@ HEADER = (
     "Solicitud",
 )
 _BATCH = 500
+# What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def text_cell(value: str) -> str:
+    """A text cell as a spreadsheet must show it: one that starts like a formula (`=HYPERLINK(...)` as a
+    receiver's name) gets a leading `'`, so it is shown as typed and never run. Only for text: an amount such as
+    -12,50 stays a number."""
+    return "'" + value if value.startswith(_FORMULA_STARTS) else value
 
 
 def _amount(value) -> str:
@@ -40,17 +50,17 @@ def _type(code: int) -> str:
 def csv_row(row) -> tuple:
     return (
         row.fch_emis.strftime("%d/%m/%Y"),
-        _type(row.tipo_cfe),
-        row.serie,
+        text_cell(_type(row.tipo_cfe)),
+        text_cell(row.serie),
         row.nro,
-        row.receptor_doc or "",
-        row.receptor_nombre or "",
-        row.tpo_moneda,
+        text_cell(row.receptor_doc or ""),
+        text_cell(row.receptor_nombre or ""),
+        text_cell(row.tpo_moneda),
         _amount(row.mnt_total),
         _amount(row.mnt_pagar),
-        DGI_STATES.get(row.dgi_status, row.dgi_status),
-        row.id,
-        row.request_id or "",
+        text_cell(DGI_STATES.get(row.dgi_status, row.dgi_status)),
+        text_cell(row.id),
+        text_cell(row.request_id or ""),
     )
 
 

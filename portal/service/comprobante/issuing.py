@@ -168,6 +168,11 @@ def issue(
     """Number, sign and store one receipt in a single write transaction. `on_stored(session, result)` runs
     inside that transaction (whatever must commit with the receipt: the idempotency key's outcome). With
     `idempotency_key`, a key already used answers with `replay` instead, and nothing is issued."""
+    if idempotency_key is not None:
+        # A retry of an issue that succeeded replays it before any rule is checked again (rules change).
+        replay = idempotency.recorded(principal.company_id, idempotency_key)
+        if replay is not None:
+            return IssueResult(None, [], replay)
     # Read once, before the write transaction: the issue signs with the issuer and UI value it was checked
     # against, and the shared write lock is not held while they are read.
     issuer, ui_value = _checked(cfe, principal.company_id)

@@ -14,7 +14,7 @@ from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.presenters import cfe_emitido
 from portal.service.comprobante.routes import _IDEMPOTENCY, BOTH, TAG, _as_json, bp
 from portal.service.comprobante.schemas import BorradorNota, BorradorNotaQuery, CfeEmitido, NotaCreditoTotal
-from portal.service.errors import ApiError, Conflict, NotFound
+from portal.service.errors import ApiError, Conflict, NotFound, ValidationFailed
 
 
 def _original(principal: Principal, cfe_id: str) -> IssuedCfe:
@@ -24,6 +24,10 @@ def _original(principal: Principal, cfe_id: str) -> IssuedCfe:
     if record is None:
         raise NotFound("No existe ese comprobante en tu empresa.", code="cfe_no_encontrado")
     return record
+
+
+# The codes the issue's balance check (notes.shares_of, in the write transaction) refuses a credit note with.
+_NO_BALANCE = frozenset({"sin_saldo", "supera_saldo"})
 
 
 def _untouched(original: IssuedCfe) -> None:
@@ -64,9 +68,7 @@ def _untouched(original: IssuedCfe) -> None:
 def nota_credito_total(body: NotaCreditoTotal, principal: Principal):
     """Issues the credit note of the whole receipt: same lines, currency and exchange rate, the reference
     (with MntCFEref, TpoMonedaRef, TpoCambioRef) filled in, and the reason given."""
-    claim = idempotency.claim(
-        principal.company_id, "comprobante.notaCreditoTotal", body.model_dump(mode="json", by_alias=True)
-    )
+    claim = idempotency.claim(principal.company_id, "comprobante.notaCreditoTotal")
     if claim.replay is not None:
         return claim.replay
 
@@ -76,9 +78,18 @@ def nota_credito_total(body: NotaCreditoTotal, principal: Principal):
     try:
         original = _original(principal, body.id_cfe_emitido)
         _untouched(original)
-        result = issuing.issue(
-            principal, notes.full_credit_note(original, body.razon, body.fch_emis), on_stored=remember
-        )
+        try:
+            result = issuing.issue(
+                principal, notes.full_credit_note(original, body.razon, body.fch_emis), on_stored=remember
+            )
+        except ValidationFailed as exc:
+            if not {f.code for f in exc.fields} & _NO_BALANCE:
+                raise
+            # Another note was committed after the check above (concurrent requests): answer as a request made
+            # after it would (ya_anulado), not with the issue's 422 on a field this request never sent.
+            db.session().rollback()  # end the snapshot the check above read
+            _untouched(original)
+            raise
     except Exception:
         idempotency.release(claim)
         raise

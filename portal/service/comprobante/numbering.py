@@ -12,7 +12,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from portal.service.cfe import Numbering
 from portal.service.cfe.cae import CaeRange
 from portal.service.comprobante.models import CaeRangeRecord
-from portal.service.errors import ApiError
+from portal.service.errors import ApiError, Conflict
 from portal.service.models import Company
 
 # Below this share of the range left, responses carry a warning so someone requests a new CAE in time.
@@ -40,13 +40,22 @@ class Allocation:
 
 
 def import_range(session: Session, company: Company, cae: CaeRange, xml: bytes | None, source: str = "dgi"):
-    """Add a CAE range to a company (the caller commits). The CAE must be the company's own."""
+    """Add a CAE range to a company (the caller commits). The CAE must be the company's own. The same CAE again
+    is the range already loaded (not new); another file with the number of a CAE loaded is a 409 `cae_distinto`:
+    DGI never reuses a CAE number, so one of the two files is not DGI's as it was issued."""
     if cae.rut != company.rut:
         raise ValueError(f"El CAE es del RUT {cae.rut}, no de {company.rut}.")
     existing = session.scalar(
         select(CaeRangeRecord).where(CaeRangeRecord.company_id == company.id, CaeRangeRecord.cae_id == cae.cae_id)
     )
     if existing:
+        if _contents(existing) != _contents(cae):
+            raise Conflict(
+                f"El CAE {cae.cae_id} ya está cargado con otros datos (tipo {existing.tipo_cfe}, serie "
+                f"{existing.serie}, números {existing.dnro} a {existing.hnro}): revisá que el archivo sea el que "
+                "te entregó DGI, sin editarlo.",
+                code="cae_distinto",
+            )
         return existing, False
     record = CaeRangeRecord(
         company_id=company.id,
@@ -65,6 +74,20 @@ def import_range(session: Session, company: Company, cae: CaeRange, xml: bytes |
     )
     session.add(record)
     return record, True
+
+
+def _contents(cae: CaeRange | CaeRangeRecord) -> tuple:
+    """What DGI authorized with a CAE number: the same in a file and in the range loaded from it."""
+    return (
+        cae.tipo_cfe,
+        cae.serie,
+        cae.dnro,
+        cae.hnro,
+        cae.fecha_autorizacion,
+        cae.vencimiento,
+        cae.cae_especial,
+        cae.causal_cae_esp,
+    )
 
 
 def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -> Allocation:

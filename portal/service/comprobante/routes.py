@@ -80,7 +80,7 @@ def _negotiate(*offers: str) -> str:
 )
 def emitir(body: CfeInput, principal: Principal):
     """Numbers, signs and stores a CFE (XML per CFEDGI.xsd 1.44.2, XMLDSig) and returns it."""
-    key = idempotency.requested_key("comprobante.emitir", body.model_dump(mode="json", by_alias=True))
+    key = idempotency.requested_key("comprobante.emitir")
     answer = {}
 
     def remember(session, result):

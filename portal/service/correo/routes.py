@@ -133,7 +133,7 @@ def enviar(cfe_id: str, body: EnviarCorreo, principal: Principal):
             [FieldError("destinatarios", "sin_destinatarios", "Escribí al menos una dirección de correo del cliente.")],
             message="Escribí al menos una dirección de correo del cliente.",
         )
-    claim = idempotency.claim(principal.company_id, "correo.enviar", {"cfe": cfe_id, "to": recipients})
+    claim = idempotency.claim(principal.company_id, "correo.enviar", path={"cfe": cfe_id})
     if claim.replay is not None:
         return claim.replay
     try:

@@ -1,8 +1,8 @@
 """DGI's CAE files uploaded by admins: validated against CAE.xsd, the company's own, not overlapping.
 
 The same parsing and storage as `import-cae` (cfe.cae.parse_cae, comprobante.numbering.import_range).
-Uploading a CAE already loaded changes nothing and answers it as it is.
-"""
+Uploading a CAE already loaded changes nothing and answers it as it is; a file with the number of a CAE loaded
+and other contents is a 409 (`numbering.import_range`)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,8 @@ def present(record: CaeRangeRecord) -> CaeOut:
         state = "agotado"
     elif days_left < 0:
         state = "vencido"
+    elif today < record.fecha_autorizacion:
+        state = "no_vigente"  # numbers nothing before its authorization day (numbering.allocate)
     else:
         state = "por_vencer" if days_left < EXPIRY_WARNING_DAYS else "vigente"
     return CaeOut(

@@ -261,7 +261,8 @@ def upload_certificate(principal: Principal):
 )
 def list_cae(principal: Principal):
     """Cada CAE con su tipo de CFE, serie, números (desde, hasta, próximo), cuántos quedan, vencimiento y
-    `estado`: `por_vencer` dentro de 30 días, `vencido`, `agotado`."""
+    `estado`: `por_vencer` dentro de 30 días, `vencido`, `agotado`, `no_vigente` (autorizado desde un día que
+    todavía no llegó)."""
     return cae_ranges.list_ranges(principal)
 
 
@@ -288,6 +289,7 @@ def list_cae(principal: Principal):
             "description": "Ese CAE ya estaba cargado; se devuelve como está.",
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CaeOut"}}},
         },
+        409: "`cae_distinto`: ya hay un CAE cargado con ese número y otros datos.",
         413: f"El archivo supera los {CAE_MAX_BYTES // 1024} KB.",
         415: "El cuerpo no es XML.",
     },

@@ -242,7 +242,9 @@ class CaeOut(BaseModel):
     fechaAutorizacion: date  # noqa: N815
     vencimiento: date
     diasRestantes: int  # noqa: N815
-    estado: Literal["vigente", "por_vencer", "vencido", "agotado"]
+    estado: Literal["vigente", "por_vencer", "vencido", "agotado", "no_vigente"] = Field(
+        description="por_vencer: vence dentro de 30 días; no_vigente: autorizado desde un día que todavía no llegó."
+    )
     caeEspecial: int | None = None  # noqa: N815
     origen: str = Field(description="dgi (archivo de DGI) o demo.")
 

@@ -185,7 +185,7 @@ def void_numbers(principal: Principal, body: schemas.AnulacionSolicitud):
     """Anula los próximos números sin usar del CAE con que se emitiría ese tipo (y serie): `cantidad` de
     ellos, o todos los que le quedan. Esos números no se usarán nunca y se informan en el reporte diario
     de hoy. Indicá el motivo."""
-    claim = idempotency.claim(principal.company_id, "envios.anular", body.model_dump(mode="json"))
+    claim = idempotency.claim(principal.company_id, "envios.anular")
     if claim.replay is not None:
         return claim.replay
 

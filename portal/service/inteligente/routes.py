@@ -68,7 +68,7 @@ def confirmar(body: Confirmacion, principal: Principal):
 )
 def emitir(body: SolicitudInteligente, principal: Principal):
     """Infers and issues in one step."""
-    key = idempotency.requested_key("inteligente.emitir", body.model_dump(mode="json", by_alias=True))
+    key = idempotency.requested_key("inteligente.emitir")
     outcome = workflow.issue_directly(principal, body, key)
     return outcome if isinstance(outcome, Response) else (outcome, 201)
 
