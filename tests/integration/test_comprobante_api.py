@@ -512,7 +512,9 @@ def test_a_retry_replays_its_receipt_even_when_the_rules_changed_since(api_clien
     headers = {**user, "Idempotency-Key": "before-the-regime-changed"}
     first = _issue(api_client, user, bodies.body(bodies.ETICKET), **headers)
     admin = auth_headers("admin@demo.uy", 1)
-    changed = api_client.put("/api/v1/empresa/configuracion", json={"regimen": "iva_minimo"}, headers=admin)
+    changed = api_client.put(
+        "/api/v1/empresa/configuracion", json={"regimen": "iva_minimo", "resolucion": "1516/2021"}, headers=admin
+    )
     assert changed.status_code == 200, changed.json
     # The same e-Ticket issued afresh now breaks a rule of the new regime...
     assert api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=user).status_code == 422
