@@ -9,7 +9,6 @@ from functools import cache
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
-from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import NameOID
 from PIL import Image
 
@@ -34,9 +33,11 @@ def certificate_pem(
     valid_to_days: int = 365,
     valid_to: dt.datetime | None = None,
     name: str = "Empresa de prueba",
+    key: rsa.RSAPrivateKey | ec.EllipticCurvePrivateKey | None = None,
 ) -> tuple[bytes, bytes]:
     """(key PEM, certificate PEM) valid from/to that many days from now (or to the instant `valid_to`),
-    SERIALNUMBER=RUC<rut>."""
+    SERIALNUMBER=RUC<rut>; with the shared RSA key unless `key` is given."""
+    key = key or _key()
     attributes = [x509.NameAttribute(NameOID.COMMON_NAME, name)]
     if rut:
         attributes.append(x509.NameAttribute(NameOID.SERIAL_NUMBER, f"RUC{rut}"))
@@ -46,13 +47,13 @@ def certificate_pem(
         x509.CertificateBuilder()
         .subject_name(subject)
         .issuer_name(subject)
-        .public_key(_key().public_key())
+        .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(now + dt.timedelta(days=valid_from_days))
         .not_valid_after(valid_to or now + dt.timedelta(days=valid_to_days))
-        .sign(_key(), hashes.SHA256())
+        .sign(key, hashes.SHA256())
     )
-    key_pem = _key().private_bytes(
+    key_pem = key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
     return key_pem, cert.public_bytes(serialization.Encoding.PEM)
@@ -60,21 +61,8 @@ def certificate_pem(
 
 def ec_p12(password: str = "clave-p12") -> bytes:
     """A .p12 of the demo company that opens but cannot sign CFEs: a SECP256R1 key and its certificate."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.SERIAL_NUMBER, f"RUC{DEMO_RUT}")])
-    now = dt.datetime.now(dt.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(days=1))
-        .not_valid_after(now + dt.timedelta(days=365))
-        .sign(key, hashes.SHA256())
-    )
-    encryption = serialization.BestAvailableEncryption(password.encode())
-    return pkcs12.serialize_key_and_certificates(b"cfe", key, cert, None, encryption)
+    key_pem, cert_pem = certificate_pem(DEMO_RUT, key=ec.generate_private_key(ec.SECP256R1()))
+    return to_pkcs12(key_pem, cert_pem, password.encode())
 
 
 def p12(rut: str | None = DEMO_RUT, password: str = "clave-p12", **validity) -> bytes:
