@@ -513,6 +513,9 @@ def test_english_pages_are_translated(usuario):
     html = soup(usuario.get("/comprobantes/nuevo", follow_redirects=True))
     assert html.h1.get_text(strip=True) == "New receipt"
     assert html.find("label", attrs={"for": "doc_recep"}).get_text(strip=True) == "Document number"
+    # The examples in the number errors are written the English way.
+    listing = usuario.get("/comprobantes/?monto_desde=abc&monto_hasta=1.500").get_data(as_text=True)
+    assert "like 1,500.50" in listing and "Type 1500 or 1.5" in listing
 
 
 def test_each_form_has_its_key_in_its_url_and_back_brings_the_same_key(usuario):
