@@ -584,3 +584,15 @@ def test_a_partial_credit_note_says_what_is_left_to_credit_as_money(usuario):
     receipt_id = issue(usuario, eticket(usuario))
     text = soup(usuario.get(f"/comprobantes/{receipt_id}/nota/credito", follow_redirects=True)).get_text()
     assert "queda por acreditar $\u00a0376,00." in text
+
+
+def test_a_receipt_without_lines_says_what_the_first_line_needs(usuario):
+    data = new_form(usuario)
+    for path in ("/comprobantes/nuevo/previsualizar", "/comprobantes/nuevo"):
+        answer = usuario.post(path, data=data, headers=HTMX)
+        assert answer.status_code == 422
+        error = soup(answer).find(id="lines-0-nom_item-error")
+        # Next to the line, saying what it needs; not the service's "at least one element" in the banner alone.
+        assert error is not None and "qué se vende, la cantidad y el precio" in error.get_text()
+    resguardo = usuario.post("/comprobantes/nuevo", data=new_form(usuario, "?tipoCFE=182"), headers=HTMX)
+    assert "al menos una retención" in soup(resguardo).find(id="lines-0-cod_ret-error").get_text()

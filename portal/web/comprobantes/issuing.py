@@ -129,6 +129,19 @@ def _invalid(form: forms.ReceiptForm, *, banner: list[str] | None = None, status
     return _editor(form, status=status, banner=banner or [_("Revisá los campos marcados.")])
 
 
+def _without_lines(form: forms.ReceiptForm, body: payload.Body):
+    """A form whose lines are all blank: the first line says what it needs (the service's "at least one
+    element" named no field and no line), or None when there is a line to send."""
+    if body.line_rows:
+        return None
+    first = form.lines.entries[0].form
+    if int(form.tipo_cfe.data or 0) == E_RESGUARDO:
+        first.cod_ret.errors = [_("Completá al menos una retención: código, tasa, base y monto.")]
+    else:
+        first.nom_item.errors = [_("Completá al menos una línea: qué se vende, la cantidad y el precio.")]
+    return _invalid(form)
+
+
 def _service_errors(form: forms.ReceiptForm, exc: client_errors.ValidationError, body: payload.Body):
     """The service's 422 on the form: each error next to its field, the rest in the banner."""
     if exc.code == "idempotency_key_reused":
@@ -204,6 +217,8 @@ def new():
     if not form.validate():
         return _invalid(form)
     body = payload.build_body(form.data)
+    if (no_lines := _without_lines(form, body)) is not None:
+        return no_lines
     try:
         receipt = _issue_once(body.cfe, form.idempotency_key.data)
     except client_errors.ValidationError as exc:
@@ -223,6 +238,8 @@ def preview():
     if not form.validate():
         return _invalid(form)
     body = payload.build_body(form.data)
+    if (no_lines := _without_lines(form, body)) is not None:
+        return no_lines
     try:
         link = api().preview_link(body.cfe)
     except client_errors.ValidationError as exc:
