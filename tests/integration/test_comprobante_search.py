@@ -150,6 +150,9 @@ def test_reversed_date_range_is_refused_in_spanish(api_client, user):
     answer = api_client.get(BUSCAR, query_string={"desde": "2026-05-02", "hasta": "2026-05-01"}, headers=user)
     assert answer.status_code == 422
     assert "posterior" in answer.json["error"]["fields"][0]["message"]
+    assert answer.json["error"]["fields"][0]["field"] == "hasta"  # a query parameter, not "body"
+    amounts = api_client.get(BUSCAR, query_string={"montoDesde": "10", "montoHasta": "5"}, headers=user)
+    assert amounts.status_code == 422 and amounts.json["error"]["fields"][0]["field"] == "montoHasta"
 
 
 def test_csv_export_is_the_whole_filtered_set_for_a_spreadsheet(api_client, user, issued):

@@ -6,7 +6,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from portal.domain.cfe_types import CFE_TYPES
@@ -324,13 +324,20 @@ class BuscarQuery(BaseModel):
             )
         return value or None
 
-    @model_validator(mode="after")
-    def _ranges(self) -> BuscarQuery:
-        if self.desde and self.hasta and self.desde > self.hasta:
+    # On the range's upper end, so the error names a query parameter (a model-level error names none).
+    @field_validator("hasta")
+    @classmethod
+    def _day_range(cls, value: date | None, info: ValidationInfo) -> date | None:
+        if value and info.data.get("desde") and info.data["desde"] > value:
             raise PydanticCustomError("rango_invalido", "La fecha desde es posterior a la fecha hasta.")
-        if self.monto_desde is not None and self.monto_hasta is not None and self.monto_desde > self.monto_hasta:
+        return value
+
+    @field_validator("monto_hasta")
+    @classmethod
+    def _amount_range(cls, value: Decimal | None, info: ValidationInfo) -> Decimal | None:
+        if value is not None and info.data.get("monto_desde") is not None and info.data["monto_desde"] > value:
             raise PydanticCustomError("rango_invalido", "El monto desde es mayor que el monto hasta.")
-        return self
+        return value
 
 
 class ReceptorResumen(_Out):
