@@ -9,7 +9,7 @@ from decimal import Decimal
 # The days a CFE can carry (the range of dates DGI's CFE schema and rules admit): none before the regime began.
 FIRST_CFE_DAY, LAST_CFE_DAY = date(2011, 10, 1), date(2050, 12, 31)
 
-# The unit of measure (B-C10) a line carries when it has none: a form shows it as an empty field.
+# The unit of measure (B-C10) a line carries when it has none: the service writes it, a form shows an empty field.
 NO_UNIT = "N/A"
 
 

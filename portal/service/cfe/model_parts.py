@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from portal.domain.cfe_types import NO_UNIT
 from portal.service.cfe.xmlchars import xml_text
 
 # MontoType / Monto_admite_negType: 15 integer digits and 2 decimals (rules.py holds computed amounts to it too).
@@ -182,7 +183,7 @@ class Item(_Part):
         description="Cantidad, hasta 3 decimales (B-C9); negativa solo para anular un ítem del mismo CFE.",
     )
     uni_med: str = Field(
-        "N/A",
+        NO_UNIT,
         alias="uniMed",
         min_length=1,
         max_length=4,

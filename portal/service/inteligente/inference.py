@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from portal.domain.cfe_types import CREDIT_NOTE_OF, DEBIT_NOTE_OF
+from portal.domain.cfe_types import CREDIT_NOTE_OF, DEBIT_NOTE_OF, NO_UNIT
 from portal.domain.empresa import SMALL_TAXPAYER_REGIMES
 from portal.domain.identifiers import DocType, digits_only, is_valid_ci, is_valid_rut
 from portal.domain.iva_categories import CATEGORY_RATES, RATE_TO_IND_FACT
@@ -139,7 +139,7 @@ def _items(request: SolicitudInteligente, work: Findings) -> list[dict]:
             "indFact": ind_fact,
             "nomItem": line.descripcion,
             "cantidad": str(line.cantidad),
-            "uniMed": line.unidad or "N/A",
+            "uniMed": line.unidad or NO_UNIT,
             "precioUnitario": str(line.precio),
         }
         if line.descuento_pct:
