@@ -8,7 +8,18 @@ import importlib
 import importlib.util
 from types import ModuleType
 
-AREAS = ("comprobante", "apikeys", "dgi", "inteligente", "empresa", "indices", "envios", "correo", "receptores")
+AREAS = (
+    "comprobante",
+    "apikeys",
+    "dgi",
+    "inteligente",
+    "empresa",
+    "indices",
+    "envios",
+    "correo",
+    "receptores",
+    "intercambio",
+)
 
 
 def area_modules(kind: str) -> list[ModuleType]:

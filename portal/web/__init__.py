@@ -20,7 +20,15 @@ from portal.web.extensions import csrf, htmx, login_manager, new_oauth_registry,
 from portal.web.main import bp as main_bp
 from portal.web.navigation import role_label, visible_nav
 
-AREAS = ("comprobantes", "apikeys", "dgi", "inteligente", "envios", "empresa", "correo")
+AREAS = (
+    "comprobantes",
+    "apikeys",
+    "dgi",
+    "inteligente",
+    "envios",
+    "empresa",
+    "correo",
+)
 _ACTIVITY_RESOLUTION_SECONDS = 60
 # Compiled templates shared by every portal app of the process (all configure Jinja alike), so a template is
 # compiled once per process, not once per app: tests build hundreds of apps, and compiling the templates a
