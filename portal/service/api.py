@@ -19,6 +19,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ValidationError
+from werkzeug.datastructures import MIMEAccept
 
 from portal.service import pydantic_errors
 from portal.service.auth import JWT, authenticate, require_role
@@ -184,3 +185,20 @@ def operation(
 
 def dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False)
+
+
+def negotiate(*offers: str) -> str:
+    """The best of `offers` for the Accept header (the first when Accept says nothing); 406 otherwise."""
+    if not request.headers.get("Accept") or request.accept_mimetypes.provided is False:
+        return offers[0]
+    # Werkzeug matches parameters too: "application/json; charset=utf-8" would match no offer. Only the
+    # type (and q) decides here.
+    accept = MIMEAccept([(value.split(";", 1)[0].strip(), q) for value, q in request.accept_mimetypes])
+    best = accept.best_match(offers)
+    if best is None:
+        raise ApiError(
+            "Formato no disponible; pedí uno de estos con Accept: " + ", ".join(offers) + ".",
+            code="not_acceptable",
+            status=406,
+        )
+    return best

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask, Response, request, url_for
 from sqlalchemy import select
-from werkzeug.datastructures import MIMEAccept
 
 from portal.service import db, idempotency, keystore
-from portal.service.api import ALL_ROLES, WRITERS, idempotency_header, operation
+from portal.service.api import ALL_ROLES, WRITERS, idempotency_header, negotiate, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.cfe import CfeInput, XmlInputError, warm_up
 from portal.service.cfe.pdf_base import PAPERS, ROLL_TYPES, PaperNotAllowed, check_paper
@@ -47,23 +46,6 @@ _IDEMPOTENCY = {
         "mismo comprobante, sin emitir otro."
     )
 }
-
-
-def _negotiate(*offers: str) -> str:
-    """The best of `offers` for the Accept header (the first when Accept says nothing); 406 otherwise."""
-    if not request.headers.get("Accept") or request.accept_mimetypes.provided is False:
-        return offers[0]
-    # Werkzeug matches parameters too: "application/json; charset=utf-8" would match no offer. Only the
-    # type (and q) decides here.
-    accept = MIMEAccept([(value.split(";", 1)[0].strip(), q) for value, q in request.accept_mimetypes])
-    best = accept.best_match(offers)
-    if best is None:
-        raise ApiError(
-            "Formato no disponible; pedí uno de estos con Accept: " + ", ".join(offers) + ".",
-            code="not_acceptable",
-            status=406,
-        )
-    return best
 
 
 @operation(
@@ -139,7 +121,7 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
     if found is None:
         raise NotFound("No existe ese comprobante en tu empresa.", code="cfe_no_encontrado")
     record = found[0]
-    wanted = _negotiate("application/json", "application/xml", "application/pdf")
+    wanted = negotiate("application/json", "application/xml", "application/pdf")
     name = f"CFE_{record.tipo_cfe}_{record.serie}{record.nro:07d}"
     if wanted == "application/xml":
         return _download(record.xml, "application/xml", f"{name}.xml")
@@ -194,7 +176,7 @@ def _paper(session, company_id: int, tipo_cfe: int, asked: str | None) -> str:
 def buscar(query: BuscarQuery, principal: Principal):
     """The company's receipts however they were issued, newest first (date, then number); filters combine
     with AND. Pages with a cursor (`siguiente`) that stays valid while receipts are being issued."""
-    wanted = _negotiate("application/json", "text/csv")
+    wanted = negotiate("application/json", "text/csv")
     filters = search.Filters(**query.model_dump(exclude={"cursor", "limite"}))
     session = db.session()
     where = search.conditions(session, principal.company_id, filters)
@@ -330,7 +312,7 @@ def firmar_xml(principal: Principal):
 def previsualizar(body: CfeInput, query: PreviewQuery, principal: Principal):
     """Renders the receipt as it would print, watermarked SIN VALOR FISCAL; consumes no number. `formato`
     chooses A4 or, for e-Tickets and their notes, an 80 or 57 mm roll (another type on a roll is a 422)."""
-    wanted = _negotiate("application/pdf", "application/json")
+    wanted = negotiate("application/pdf", "application/json")
     session = db.session()
     company = session.get(Company, principal.company_id)
     paper = _paper(session, company.id, body.tipo_cfe, query.formato)

@@ -1,0 +1,117 @@
+"""HTTP endpoints of the informes group: the IVA sales book of a period as JSON, CSV or XLSX."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from decimal import Decimal
+
+from flask import Blueprint, Response, send_file
+
+from portal.service import db
+from portal.service.api import ALL_ROLES, negotiate, operation
+from portal.service.auth import API_KEY, JWT, Principal
+from portal.service.informes import files
+from portal.service.informes.schemas import LibroVentas, VentasQuery
+from portal.service.informes.ventas import AMOUNT_NAMES, BookRow, BookSummary, book_rows
+
+bp = Blueprint("informes", __name__, url_prefix="/api/v1/informes")
+TAG = "Informes"
+_MEDIA = {"json": "application/json", "csv": "text/csv", "xlsx": files.XLSX}
+
+
+def _importes(amounts: dict[str, Decimal]) -> dict[str, str]:
+    return {name: f"{amounts[name]:.2f}" for name in AMOUNT_NAMES}
+
+
+def _fila(row: BookRow) -> dict[str, object]:
+    return {
+        "id": row.id,
+        "fecha": row.fecha.isoformat(),
+        "tipoCFE": row.tipo_cfe,
+        "serie": row.serie,
+        "nro": row.nro,
+        "docReceptor": row.receptor_doc,
+        "nombreReceptor": row.receptor_nombre,
+        "moneda": row.moneda,
+        "tipoCambio": f"{row.tipo_cambio:f}",
+        "estadoDgi": row.dgi_status,
+        "importes": _importes(row.amounts),
+        "importesPesos": _importes(row.amounts_uyu),
+    }
+
+
+def _json_chunks(query: VentasQuery, rows: Iterator[BookRow], summary: BookSummary) -> Iterator[str]:
+    """The book as one JSON document written row by row, its totals at the end (they are known only then)."""
+    yield json.dumps({"desde": query.desde.isoformat(), "hasta": query.hasta.isoformat()})[:-1] + ', "filas": ['
+    first = True
+    for row in rows:
+        summary.add(row)
+        if row.rejected:
+            continue
+        yield ("" if first else ",") + json.dumps(_fila(row), ensure_ascii=False)
+        first = False
+    closing = {
+        "rechazados": [_fila(row) for row in summary.rejected],
+        "cantidad": summary.total.count,
+        "totalesPesos": _importes(summary.total.amounts),
+        "porTipo": [
+            {"tipoCFE": code, "cantidad": t.count, "importesPesos": _importes(t.amounts)}
+            for code, t in sorted(summary.by_type.items())
+        ],
+        "porMoneda": [
+            {
+                "moneda": currency,
+                "cantidad": summary.by_currency[currency].count,
+                "importes": _importes(own),
+                "importesPesos": _importes(summary.by_currency[currency].amounts),
+            }
+            for currency, own in sorted(summary.by_currency_own.items())
+        ],
+        "declaracion": {key: f"{value:.2f}" for key, value in summary.declaration.items()},
+    }
+    yield "]," + json.dumps(closing, ensure_ascii=False)[1:]
+
+
+@operation(
+    bp,
+    "GET",
+    "/ventas",
+    tag=TAG,
+    summary="Libro de ventas (IVA) de un período",
+    auth=(JWT, API_KEY),
+    roles=ALL_ROLES,
+    query=VentasQuery,
+    responses={
+        200: {
+            "description": "El libro: una fila por comprobante (fecha, tipo, serie y número, receptor, moneda y "
+            "tipo de cambio, neto exento, a tasa mínima, básica y otra, IVA por tasa, percepciones, retenciones y "
+            "total, en la moneda del CFE y en pesos; las notas de crédito negativas), los rechazados por DGI "
+            "aparte, totales por tipo y moneda y las cifras de la declaración de IVA. JSON (LibroVentas), CSV "
+            "(`;`, coma decimal) o XLSX, por `formato` o por Accept.",
+            "content": {
+                "application/json": {
+                    "schema": LibroVentas.model_json_schema(ref_template="#/components/schemas/{model}")
+                },
+                "text/csv": {"schema": {"type": "string"}},
+                files.XLSX: {"schema": {"type": "string", "format": "binary"}},
+            },
+        },
+        406: "Formato no disponible (not_acceptable).",
+    },
+)
+def ventas(principal: Principal, query: VentasQuery):
+    """El libro de ventas del período: los comprobantes de venta (e-Ticket, e-Factura y sus notas) emitidos
+    entre `desde` y `hasta`, con los importes que firmaron; los que DGI rechazó van aparte y no suman."""
+    wanted = _MEDIA[query.formato] if query.formato else negotiate("application/json", "text/csv", files.XLSX)
+    summary = BookSummary()
+    rows = book_rows(db.new_session(), principal.company_id, query.desde, query.hasta)
+    name = f"libro-ventas-{query.desde:%Y%m%d}-{query.hasta:%Y%m%d}"
+    if wanted == files.XLSX:
+        body = files.xlsx_file(rows, summary, query.desde, query.hasta)
+        return send_file(body, mimetype=files.XLSX, as_attachment=True, download_name=f"{name}.xlsx")
+    chunks = files.csv_chunks(rows, summary) if wanted == "text/csv" else _json_chunks(query, rows, summary)
+    response = Response(chunks, mimetype=wanted)
+    if wanted == "text/csv":
+        response.headers["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+    return response
