@@ -163,3 +163,31 @@ def test_soporte_reads_the_book_and_a_period_is_checked(api_client, auth_headers
     assert too_long.status_code == 422 and too_long.json["error"]["fields"][0]["code"] == "periodo_demasiado_largo"
     assert api_client.get(VENTAS, query_string={"desde": "2026-01-01"}, headers=soporte).status_code == 422
     assert api_client.get(VENTAS, query_string=_period()).status_code == 401
+
+
+def test_the_period_at_a_glance_adds_up_what_the_book_files(api_client, user, month):
+    period = _period()
+    book = api_client.get(VENTAS, query_string=period, headers=user).json
+    answer = api_client.get("/api/v1/informes/periodo", query_string=period, headers=user)
+    assert answer.status_code == 200, answer.json
+    glance = answer.json
+    assert glance["agrupacion"] == "dia" and len(glance["serie"]) == 4
+    assert glance["totalPesos"] == book["totalesPesos"]["total"] and glance["cantidad"] == book["cantidad"]
+    assert sum(Decimal(day["totalPesos"]) for day in glance["serie"]) == Decimal(book["totalesPesos"]["total"])
+    assert glance["iva"] == book["declaracion"]
+    assert glance["rechazados"] == 1
+    assert {t["tipoCFE"] for t in glance["porTipo"]} == {101, 111, 112, 113}
+    top = glance["principalesClientes"][0]
+    assert top["docRecep"] == bodies.BUYER["docRecep"]
+    states = {s["estado"]: s["cantidad"] for s in glance["estadosDgi"]}
+    assert states["rechazado"] == 1 and sum(states.values()) == len(month["book"]) + 2  # the e-Remito counts here
+
+
+def test_a_year_is_drawn_month_by_month(api_client, user, month):
+    today = today_montevideo()
+    year = {"desde": (today - timedelta(days=364)).isoformat(), "hasta": today.isoformat()}
+    glance = api_client.get("/api/v1/informes/periodo", query_string=year, headers=user).json
+    assert glance["agrupacion"] == "mes"
+    assert all(day["fecha"].endswith("-01") for day in glance["serie"])
+    assert len(glance["serie"]) in (12, 13)
+    assert sum(Decimal(m["totalPesos"]) for m in glance["serie"]) == Decimal(glance["totalPesos"])

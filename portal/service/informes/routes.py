@@ -12,7 +12,8 @@ from portal.service import db
 from portal.service.api import ALL_ROLES, negotiate, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.informes import files
-from portal.service.informes.schemas import LibroVentas, VentasQuery
+from portal.service.informes.periodo import period_report
+from portal.service.informes.schemas import LibroVentas, Periodo, PeriodoQuery, VentasQuery
 from portal.service.informes.ventas import AMOUNT_NAMES, BookRow, BookSummary, book_rows
 
 bp = Blueprint("informes", __name__, url_prefix="/api/v1/informes")
@@ -115,3 +116,61 @@ def ventas(principal: Principal, query: VentasQuery):
     if wanted == "text/csv":
         response.headers["Content-Disposition"] = f'attachment; filename="{name}.csv"'
     return response
+
+
+def _money(value: Decimal) -> str:
+    return f"{value:.2f}"
+
+
+@operation(
+    bp,
+    "GET",
+    "/periodo",
+    tag=TAG,
+    summary="Un período de un vistazo",
+    auth=(JWT, API_KEY),
+    roles=ALL_ROLES,
+    query=PeriodoQuery,
+    responses={200: Periodo},
+)
+def periodo(principal: Principal, query: PeriodoQuery):
+    """Las ventas del período según el libro de ventas (en pesos, sin los rechazados por DGI): por tipo, moneda,
+    sucursal y día (períodos de hasta 62 días) o mes, el neto y el IVA por tasa y los diez principales clientes;
+    y cuántos comprobantes de cada tipo hay en cada estado ante DGI."""
+    report = period_report(db.session(), db.new_session(), principal.company_id, query.desde, query.hasta)
+    book = report.book
+    return {
+        "desde": query.desde.isoformat(),
+        "hasta": query.hasta.isoformat(),
+        "agrupacion": "dia" if report.by_day else "mes",
+        "cantidad": book.total.count,
+        "totalPesos": _money(book.total.amounts["total"]),
+        "rechazados": len(book.rejected),
+        "iva": {key: _money(value) for key, value in book.declaration.items()},
+        "porTipo": [
+            {"tipoCFE": code, "cantidad": t.count, "totalPesos": _money(t.amounts["total"])}
+            for code, t in sorted(book.by_type.items())
+        ],
+        "porMoneda": [
+            {
+                "moneda": currency,
+                "cantidad": book.by_currency[currency].count,
+                "total": _money(own["total"]),
+                "totalPesos": _money(book.by_currency[currency].amounts["total"]),
+            }
+            for currency, own in sorted(book.by_currency_own.items())
+        ],
+        "porSucursal": [
+            {"cdgDGISucur": code, "cantidad": b.count, "totalPesos": _money(b.total)}
+            for code, b in sorted(report.branches.items(), key=lambda item: item[0] or 0)
+        ],
+        "serie": [
+            {"fecha": day.isoformat(), "cantidad": b.count, "totalPesos": _money(b.total)}
+            for day, b in sorted(report.timeline.items())
+        ],
+        "principalesClientes": [
+            {"docRecep": doc, "rznSocRecep": name, "cantidad": b.count, "totalPesos": _money(b.total)}
+            for doc, name, b in report.top_customers()
+        ],
+        "estadosDgi": [{"estado": state, "cantidad": count} for state, count in report.dgi_states.items()],
+    }

@@ -16,16 +16,13 @@ from portal.service.cfe.model_parts import Day
 MAX_DAYS = 366
 
 
-class VentasQuery(BaseModel):
-    """The period of the sales book, both days included, and the file format."""
+class PeriodoQuery(BaseModel):
+    """A period, both days included."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=True)
 
     desde: Day = Field(description="Primer día del período (AAAA-MM-DD).")
     hasta: Day = Field(description="Último día del período (AAAA-MM-DD), a lo sumo 366 días después de desde.")
-    formato: Literal["json", "csv", "xlsx"] | None = Field(
-        None, description="json, csv o xlsx; sin él decide el encabezado Accept (JSON por defecto)."
-    )
 
     @field_validator("hasta")
     @classmethod
@@ -36,6 +33,14 @@ class VentasQuery(BaseModel):
         if start is not None and (value - start).days >= MAX_DAYS:
             raise PydanticCustomError("periodo_demasiado_largo", "El período abarca a lo sumo 366 días.")
         return value
+
+
+class VentasQuery(PeriodoQuery):
+    """The period of the sales book and the file format."""
+
+    formato: Literal["json", "csv", "xlsx"] | None = Field(
+        None, description="json, csv o xlsx; sin él decide el encabezado Accept (JSON por defecto)."
+    )
 
 
 class _Camel(BaseModel):
@@ -118,3 +123,55 @@ class LibroVentas(_Camel):
     por_tipo: list[TotalTipo]
     por_moneda: list[TotalMoneda]
     declaracion: Declaracion
+
+
+class Cantidad(_Camel):
+    cantidad: int
+    total_pesos: Decimal
+
+
+class PeriodoTipo(Cantidad):
+    tipo_cfe: int = Field(alias="tipoCFE")
+
+
+class PeriodoMoneda(Cantidad):
+    moneda: str
+    total: Decimal = Field(description="En la moneda.")
+
+
+class PeriodoSucursal(Cantidad):
+    cdg_dgi_sucur: int | None = Field(alias="cdgDGISucur")
+
+
+class PeriodoDia(Cantidad):
+    fecha: date = Field(description="El día, o el primero del mes cuando la agrupación es por mes.")
+
+
+class PeriodoCliente(Cantidad):
+    doc_recep: str = Field(alias="docRecep")
+    rzn_soc_recep: str = Field(alias="rznSocRecep")
+
+
+class PeriodoEstado(_Camel):
+    estado: str
+    cantidad: int
+
+
+class Periodo(_Camel):
+    """Un período de un vistazo: lo que suma el libro de ventas (sin los rechazados por DGI), por tipo, moneda,
+    sucursal y día o mes, el neto y el IVA por tasa, los principales clientes, y los estados ante DGI de todos
+    los comprobantes del período."""
+
+    desde: date
+    hasta: date
+    agrupacion: Literal["dia", "mes"]
+    cantidad: int
+    total_pesos: Decimal
+    rechazados: int
+    iva: Declaracion
+    por_tipo: list[PeriodoTipo]
+    por_moneda: list[PeriodoMoneda]
+    por_sucursal: list[PeriodoSucursal]
+    serie: list[PeriodoDia]
+    principales_clientes: list[PeriodoCliente]
+    estados_dgi: list[PeriodoEstado]

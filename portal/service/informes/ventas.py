@@ -58,6 +58,7 @@ class BookRow:
     moneda: str
     tipo_cambio: Decimal
     dgi_status: str
+    sucursal: int | None  # the DGI branch code it was issued from (cdgDGISucur)
     amounts: dict[str, Decimal]  # in the receipt's currency, signed (credit notes negative)
     amounts_uyu: dict[str, Decimal]  # the same in pesos, each rounded half-up to the cent
 
@@ -141,6 +142,7 @@ class ReceiptColumns(Protocol):
     dgi_status: str
     totals_json: dict[str, Any]
     tpo_cambio: str | None
+    sucursal: int | None
 
 
 def to_row(record: ReceiptColumns) -> BookRow:
@@ -166,6 +168,7 @@ def to_row(record: ReceiptColumns) -> BookRow:
         moneda=record.tpo_moneda,
         tipo_cambio=rate,
         dgi_status=record.dgi_status,
+        sucursal=record.sucursal,
         amounts=amounts,
         amounts_uyu=in_pesos,
     )
@@ -189,6 +192,7 @@ def book_rows(session: Session, company_id: int, desde: date, hasta: date) -> It
             IssuedCfe.dgi_status,
             IssuedCfe.totals_json,
             rate,
+            IssuedCfe.issuer_json["cdg_dgi_sucursal"].as_integer().label("sucursal"),
         )
         .where(
             IssuedCfe.company_id == company_id,
