@@ -8,6 +8,7 @@ from portal.client.correo import CorreoApi
 from portal.client.dgi import DgiApi
 from portal.client.empresa import EmpresaApi
 from portal.client.envios import EnviosApi
+from portal.client.informes import InformesApi
 from portal.client.inteligente import InteligenteApi
 from portal.client.models import UserInfo
 from portal.client.receptores import ReceptoresApi
@@ -15,7 +16,16 @@ from portal.client.transport import Transport
 
 
 class UserApi(
-    ComprobantesApi, ApiKeysApi, DgiApi, InteligenteApi, EmpresaApi, EnviosApi, CorreoApi, ReceptoresApi, Transport
+    ComprobantesApi,
+    ApiKeysApi,
+    DgiApi,
+    InteligenteApi,
+    EmpresaApi,
+    EnviosApi,
+    CorreoApi,
+    ReceptoresApi,
+    InformesApi,
+    Transport,
 ):
     """The service as one caller sees it."""
 
