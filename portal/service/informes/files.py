@@ -18,7 +18,7 @@ from openpyxl.worksheet._write_only import WriteOnlyWorksheet
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.service.comprobante.export import text_cell
-from portal.service.informes.ventas import AMOUNT_NAMES, BookRow, BookSummary
+from portal.service.informes.ventas import AMOUNT_NAMES, ZERO, BookRow, BookSummary
 
 AMOUNT_LABELS: dict[str, str] = {
     "noGravado": "Exento y no gravado",
@@ -70,11 +70,12 @@ def type_name(code: int) -> str:
     return kind.name_es if kind else str(code)
 
 
-def _comma(value: Decimal) -> str:
-    return f"{value:.2f}".replace(".", ",")
+def _comma(value: Decimal | None) -> str:
+    return "0,00" if value is None else f"{value:.2f}".replace(".", ",")
 
 
 def _csv_row(row: BookRow) -> tuple[object, ...]:
+    own, uyu = row.amounts, row.amounts_uyu
     return (
         row.fecha.strftime("%d/%m/%Y"),
         text_cell(type_name(row.tipo_cfe)),
@@ -84,8 +85,8 @@ def _csv_row(row: BookRow) -> tuple[object, ...]:
         text_cell(row.receptor_nombre or ""),
         text_cell(row.moneda),
         f"{row.tipo_cambio:f}".replace(".", ","),
-        *(_comma(row.amounts[name]) for name in AMOUNT_NAMES),
-        *(_comma(row.amounts_uyu[name]) for name in AMOUNT_NAMES),
+        *[_comma(own.get(name)) for name in AMOUNT_NAMES],
+        *[_comma(uyu.get(name)) for name in AMOUNT_NAMES],
         text_cell(row.dgi_status),
     )
 
@@ -119,7 +120,10 @@ def _cells(sheet: WriteOnlyWorksheet, row: BookRow) -> list[object]:
     rate = WriteOnlyCell(sheet, value=row.tipo_cambio)
     rate.number_format = "0.000"
     amounts = []
-    for value in (*(row.amounts[n] for n in AMOUNT_NAMES), *(row.amounts_uyu[n] for n in AMOUNT_NAMES)):
+    for value in (
+        *(row.amounts.get(n, ZERO) for n in AMOUNT_NAMES),
+        *(row.amounts_uyu.get(n, ZERO) for n in AMOUNT_NAMES),
+    ):
         cell = WriteOnlyCell(sheet, value=value)
         cell.number_format = "#,##0.00"
         amounts.append(cell)
@@ -141,7 +145,8 @@ def xlsx_file(rows: Iterable[BookRow], summary: BookSummary, desde: date, hasta:
             sheet.append(_cells(sheet, row))
     overview = book.create_sheet("Resumen")
     overview.append([f"Libro de ventas del {desde:%d/%m/%Y} al {hasta:%d/%m/%Y}", None])
-    overview.append(["Comprobantes en el libro", summary.total.count])
+    total = summary.total
+    overview.append(["Comprobantes en el libro", total.count])
     overview.append([])
     overview.append(["Para la declaración de IVA (en pesos)", None])
     for key, value in summary.declaration.items():
@@ -152,8 +157,8 @@ def xlsx_file(rows: Iterable[BookRow], summary: BookSummary, desde: date, hasta:
         overview.append([type_name(code), totals.count, *(totals.amounts[n] for n in AMOUNT_NAMES)])
     overview.append([])
     overview.append(["Por moneda (en la moneda)", "Cantidad", *(AMOUNT_LABELS[n] for n in AMOUNT_NAMES)])
-    for currency, own in sorted(summary.by_currency_own.items()):
-        overview.append([currency, summary.by_currency[currency].count, *(own[n] for n in AMOUNT_NAMES)])
+    for currency, totals in sorted(summary.by_currency.items()):
+        overview.append([currency, totals.count, *(totals.own[n] for n in AMOUNT_NAMES)])
     rejected = book.create_sheet("Rechazados por DGI")
     rejected.append(list(HEADER))
     for row in summary.rejected:

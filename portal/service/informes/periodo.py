@@ -27,7 +27,7 @@ class Bucket:
 
     def add(self, row: BookRow) -> None:
         self.count += 1
-        self.total += row.amounts_uyu["total"]
+        self.total += row.amounts_uyu.get("total", ZERO)
 
 
 @dataclass

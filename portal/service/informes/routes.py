@@ -22,7 +22,8 @@ _MEDIA = {"json": "application/json", "csv": "text/csv", "xlsx": files.XLSX}
 
 
 def _importes(amounts: dict[str, Decimal]) -> dict[str, str]:
-    return {name: f"{amounts[name]:.2f}" for name in AMOUNT_NAMES}
+    """Every amount column, zeros included (a row's `amounts` leave them out)."""
+    return {name: f"{amounts[name]:.2f}" if name in amounts else "0.00" for name in AMOUNT_NAMES}
 
 
 def _fila(row: BookRow) -> dict[str, object]:
@@ -52,22 +53,23 @@ def _json_chunks(query: VentasQuery, rows: Iterator[BookRow], summary: BookSumma
             continue
         yield ("" if first else ",") + json.dumps(_fila(row), ensure_ascii=False)
         first = False
+    total, by_type, by_currency = summary.total, summary.by_type, summary.by_currency
     closing = {
         "rechazados": [_fila(row) for row in summary.rejected],
-        "cantidad": summary.total.count,
-        "totalesPesos": _importes(summary.total.amounts),
+        "cantidad": total.count,
+        "totalesPesos": _importes(total.amounts),
         "porTipo": [
             {"tipoCFE": code, "cantidad": t.count, "importesPesos": _importes(t.amounts)}
-            for code, t in sorted(summary.by_type.items())
+            for code, t in sorted(by_type.items())
         ],
         "porMoneda": [
             {
                 "moneda": currency,
-                "cantidad": summary.by_currency[currency].count,
-                "importes": _importes(own),
-                "importesPesos": _importes(summary.by_currency[currency].amounts),
+                "cantidad": t.count,
+                "importes": _importes(t.own),
+                "importesPesos": _importes(t.amounts),
             }
-            for currency, own in sorted(summary.by_currency_own.items())
+            for currency, t in sorted(by_currency.items())
         ],
         "declaracion": {key: f"{value:.2f}" for key, value in summary.declaration.items()},
     }
@@ -139,26 +141,27 @@ def periodo(principal: Principal, query: PeriodoQuery):
     y cuántos comprobantes de cada tipo hay en cada estado ante DGI."""
     report = period_report(db.session(), db.new_session(), principal.company_id, query.desde, query.hasta)
     book = report.book
+    total, by_type, by_currency = book.total, book.by_type, book.by_currency
     return {
         "desde": query.desde.isoformat(),
         "hasta": query.hasta.isoformat(),
         "agrupacion": "dia" if report.by_day else "mes",
-        "cantidad": book.total.count,
-        "totalPesos": _money(book.total.amounts["total"]),
+        "cantidad": total.count,
+        "totalPesos": _money(total.amounts["total"]),
         "rechazados": len(book.rejected),
         "iva": {key: _money(value) for key, value in book.declaration.items()},
         "porTipo": [
             {"tipoCFE": code, "cantidad": t.count, "totalPesos": _money(t.amounts["total"])}
-            for code, t in sorted(book.by_type.items())
+            for code, t in sorted(by_type.items())
         ],
         "porMoneda": [
             {
                 "moneda": currency,
-                "cantidad": book.by_currency[currency].count,
-                "total": _money(own["total"]),
-                "totalPesos": _money(book.by_currency[currency].amounts["total"]),
+                "cantidad": t.count,
+                "total": _money(t.own["total"]),
+                "totalPesos": _money(t.amounts["total"]),
             }
-            for currency, own in sorted(book.by_currency_own.items())
+            for currency, t in sorted(by_currency.items())
         ],
         "porSucursal": [
             {"cdgDGISucur": code, "cantidad": b.count, "totalPesos": _money(b.total)}

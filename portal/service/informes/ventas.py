@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Protocol
+from typing import Protocol
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -59,48 +59,80 @@ class BookRow:
     tipo_cambio: Decimal
     dgi_status: str
     sucursal: int | None  # the DGI branch code it was issued from (cdgDGISucur)
-    amounts: dict[str, Decimal]  # in the receipt's currency, signed (credit notes negative)
-    amounts_uyu: dict[str, Decimal]  # the same in pesos, each rounded half-up to the cent
+    # The amounts that are not zero (a missing name is zero: most receipts use two or three of the twelve), in the
+    # receipt's currency, signed (credit notes negative), and the same in pesos, each rounded half-up to the cent.
+    amounts: dict[str, Decimal]
+    amounts_uyu: dict[str, Decimal]
 
     @property
     def rejected(self) -> bool:
         return self.dgi_status == REJECTED
 
 
+def _zeros() -> dict[str, Decimal]:
+    return dict.fromkeys(AMOUNT_NAMES, ZERO)
+
+
 @dataclass
 class Totals:
-    """Sums of the book's amount columns, in pesos."""
+    """How many receipts, and the sums of the book's amount columns in pesos (and in their own currency)."""
 
     count: int = 0
-    amounts: dict[str, Decimal] = field(default_factory=lambda: dict.fromkeys(AMOUNT_NAMES, ZERO))
+    amounts: dict[str, Decimal] = field(default_factory=_zeros)  # in pesos
+    own: dict[str, Decimal] = field(default_factory=_zeros)  # in the currency (meaningful within one currency)
 
     def add(self, row: BookRow) -> None:
         self.count += 1
+        for name, value in row.amounts_uyu.items():
+            self.amounts[name] += value
+        for name, value in row.amounts.items():
+            self.own[name] += value
+
+    def merge(self, other: Totals) -> None:
+        self.count += other.count
         for name in AMOUNT_NAMES:
-            self.amounts[name] += row.amounts_uyu[name]
+            self.amounts[name] += other.amounts[name]
+            self.own[name] += other.own[name]
 
 
 @dataclass
 class BookSummary:
-    """What the book adds up as its rows go by: totals in pesos overall, per type and per currency (the latter in
-    the currency's own amounts too), and the rejected receipts apart."""
+    """What the book adds up as its rows go by, kept per (type, currency) and combined on demand: totals in
+    pesos overall, per type and per currency (the latter in the currency's own amounts too), and the rejected
+    receipts apart."""
 
-    total: Totals = field(default_factory=Totals)
-    by_type: dict[int, Totals] = field(default_factory=dict)
-    by_currency: dict[str, Totals] = field(default_factory=dict)
-    by_currency_own: dict[str, dict[str, Decimal]] = field(default_factory=dict)
+    groups: dict[tuple[int, str], Totals] = field(default_factory=dict)
     rejected: list[BookRow] = field(default_factory=list)
 
     def add(self, row: BookRow) -> None:
         if row.rejected:
             self.rejected.append(row)
             return
-        self.total.add(row)
-        self.by_type.setdefault(row.tipo_cfe, Totals()).add(row)
-        self.by_currency.setdefault(row.moneda, Totals()).add(row)
-        own = self.by_currency_own.setdefault(row.moneda, dict.fromkeys(AMOUNT_NAMES, ZERO))
-        for name in AMOUNT_NAMES:
-            own[name] += row.amounts[name]
+        group = self.groups.get((row.tipo_cfe, row.moneda))
+        if group is None:
+            group = self.groups[(row.tipo_cfe, row.moneda)] = Totals()
+        group.add(row)
+
+    def _combined(self, key: int) -> dict[object, Totals]:
+        combined: dict[object, Totals] = {}
+        for group_key, totals in self.groups.items():
+            combined.setdefault(group_key[key], Totals()).merge(totals)
+        return combined
+
+    @property
+    def total(self) -> Totals:
+        every = Totals()
+        for totals in self.groups.values():
+            every.merge(totals)
+        return every
+
+    @property
+    def by_type(self) -> dict[int, Totals]:
+        return self._combined(0)  # type: ignore[return-value]
+
+    @property
+    def by_currency(self) -> dict[str, Totals]:
+        return self._combined(1)  # type: ignore[return-value]
 
     @property
     def declaration(self) -> dict[str, Decimal]:
@@ -123,13 +155,14 @@ class BookSummary:
         }
 
 
-def _decimal(value: object) -> Decimal:
-    return ZERO if value in (None, "") else Decimal(str(value))
+# How a zero is written in the stored totals (amounts as strings with their exact decimals).
+_ZERO_TEXTS = frozenset({None, "", "0", "0.0", "0.00"})
 
 
 class ReceiptColumns(Protocol):
-    """What the book reads of a receipt: IssuedCfe's columns, and `tpo_cambio`, the rate it was signed with
-    (TpoCambio of its Zona A; absent in pesos)."""
+    """What the book reads of a receipt: IssuedCfe's columns, the rate it was signed with (TpoCambio of its
+    Zona A; absent in pesos), its branch, and each amount column of AMOUNT_COLUMNS by the book's name, as
+    the stored totals write it."""
 
     id: str
     fch_emis: date
@@ -140,22 +173,30 @@ class ReceiptColumns(Protocol):
     receptor_nombre: str | None
     tpo_moneda: str
     dgi_status: str
-    totals_json: dict[str, Any]
     tpo_cambio: str | None
     sucursal: int | None
+
+    def __getitem__(self, index: slice) -> tuple[str | None, ...]: ...
+
+
+# Where the amount columns start in the statement's row (they come last, in AMOUNT_COLUMNS' order).
+_FIRST_AMOUNT = 11
 
 
 def to_row(record: ReceiptColumns) -> BookRow:
     """A receipt as a line of the book."""
     kind = CFE_TYPES.get(record.tipo_cfe)
-    sign = Decimal(-1) if kind is not None and kind.note_sign < 0 else Decimal(1)
-    rate = _decimal(record.tpo_cambio) or Decimal(1)
-    totals = record.totals_json
-    amounts = {name: sign * _decimal(totals.get(source)) for name, source in AMOUNT_COLUMNS}
-    if record.tpo_moneda == "UYU":
-        rate = Decimal(1)
-        in_pesos = dict(amounts)
+    credit = kind is not None and kind.note_sign < 0
+    amounts: dict[str, Decimal] = {}
+    for name, text in zip(AMOUNT_NAMES, record[_FIRST_AMOUNT:], strict=True):
+        if text not in _ZERO_TEXTS:
+            value = Decimal(text)
+            if value:
+                amounts[name] = -value if credit else value
+    if record.tpo_moneda == "UYU" or record.tpo_cambio in _ZERO_TEXTS:
+        rate, in_pesos = Decimal(1), amounts
     else:
+        rate = Decimal(record.tpo_cambio)  # type: ignore[arg-type]  # not None: checked above
         in_pesos = {name: (value * rate).quantize(CENT, ROUND_HALF_UP) for name, value in amounts.items()}
     return BookRow(
         id=record.id,
@@ -177,8 +218,8 @@ def to_row(record: ReceiptColumns) -> BookRow:
 def book_rows(session: Session, company_id: int, desde: date, hasta: date) -> Iterator[BookRow]:
     """The period's receipts in the book's order (date, type, serie, number), read in batches from `session`
     (one of its own: a long download holds neither the request's session nor its context), which is closed when
-    the last row has been read."""
-    rate = IssuedCfe.input_json["tpoCambio"].as_string().label("tpo_cambio")
+    the last row has been read. The amounts are read out of the stored totals by the database (one JSON value
+    each), not by decoding every receipt's JSON in Python: a third of the time at 100,000 receipts."""
     statement = (
         select(
             IssuedCfe.id,
@@ -190,9 +231,9 @@ def book_rows(session: Session, company_id: int, desde: date, hasta: date) -> It
             IssuedCfe.receptor_nombre,
             IssuedCfe.tpo_moneda,
             IssuedCfe.dgi_status,
-            IssuedCfe.totals_json,
-            rate,
+            IssuedCfe.input_json["tpoCambio"].as_string().label("tpo_cambio"),
             IssuedCfe.issuer_json["cdg_dgi_sucursal"].as_integer().label("sucursal"),
+            *(IssuedCfe.totals_json[source].as_string().label(name) for name, source in AMOUNT_COLUMNS),
         )
         .where(
             IssuedCfe.company_id == company_id,
@@ -204,7 +245,8 @@ def book_rows(session: Session, company_id: int, desde: date, hasta: date) -> It
         .execution_options(yield_per=_BATCH)
     )
     try:
-        for record in session.execute(statement):
+        # Core rows, not the ORM's: the ORM's loading was a sixth of the time and nothing here is an entity.
+        for record in session.connection().execute(statement):
             yield to_row(record)  # type: ignore[arg-type]  # a Row has the columns by name
     finally:
         session.close()
