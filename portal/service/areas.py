@@ -20,6 +20,7 @@ AREAS = (
     "receptores",
     "intercambio",
     "informes",
+    "cotizaciones",
 )
 
 

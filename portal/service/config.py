@@ -89,6 +89,12 @@ class ServiceSettings(AppSettings):
     DGI_SIMULATOR_ANSWER_SECONDS: float = Field(2.0, ge=0, alias="CFE_DGI_SIMULATOR_ANSWER_SECONDS")
     # Development only, off by default: receivers named "<marker>E07" get that DGI rejection (README).
     DGI_SIMULATOR_REJECT_MARKER: str = Field("", alias="CFE_DGI_SIMULATOR_REJECT_MARKER")
+    # Exchange rates (portal/service/cotizaciones): the BCU's web service, or its stand-in's figures in process.
+    RATES_SOURCE: Literal["standin", "bcu"] = Field("standin", alias="CFE_RATES_SOURCE")
+    BCU_URL: str = Field(
+        "https://cotizaciones.bcu.gub.uy/wscotizaciones/servlet/awsbcucotizaciones", alias="CFE_BCU_URL"
+    )
+    BCU_TIMEOUT_SECONDS: float = Field(20.0, gt=0, le=60, alias="CFE_BCU_TIMEOUT_SECONDS")
     # Receipts by e-mail (portal/service/correo): unset SMTP_URL, they land in the development mailbox.
     SMTP_URL: str | None = Field(None, alias="CFE_SMTP_URL")
     MAIL_FROM: str = Field("comprobantes@localhost", alias="CFE_MAIL_FROM")
