@@ -5,6 +5,7 @@ from __future__ import annotations
 from portal.client.apikeys import ApiKeysApi
 from portal.client.comprobantes import ComprobantesApi
 from portal.client.correo import CorreoApi
+from portal.client.cotizaciones import CotizacionesApi
 from portal.client.dgi import DgiApi
 from portal.client.empresa import EmpresaApi
 from portal.client.envios import EnviosApi
@@ -25,6 +26,7 @@ class UserApi(
     CorreoApi,
     ReceptoresApi,
     InformesApi,
+    CotizacionesApi,
     Transport,
 ):
     """The service as one caller sees it."""
