@@ -21,6 +21,7 @@ class ElectronicIssuer:
     ws_url: str | None
     transition_from: date | None
     transition_to: date | None
+    tech_email: str | None = None  # the provider's technical contact (ws_consultas PROV variant)
 
 
 def find_issuer(session: Session, rut: str) -> ElectronicIssuer | None:
@@ -35,15 +36,31 @@ def find_issuer(session: Session, rut: str) -> ElectronicIssuer | None:
         ws_url=row.ws_url,
         transition_from=row.transition_from,
         transition_to=row.transition_to,
+        tech_email=row.tech_email,
     )
 
 
-def upsert_issuer(session: Session, issuer: ElectronicIssuer) -> None:
-    """Adds or replaces one directory entry (the caller commits)."""
+ELECTRONIC_RECEIVER = (
+    "Receptor electrónico: figura en el directorio de emisores electrónicos de DGI; además de DGI, el "
+    "comprobante se le entrega firmado por intercambio."
+)
+
+
+def is_electronic_receiver(rut: str) -> bool:
+    """Whether this RUT is in the directory (read with the request's session)."""
+    from portal.service import db  # the request's session; imported here so the seam stays import-light
+
+    return db.session().get(ElectronicIssuerRow, rut) is not None
+
+
+def upsert_issuer(session: Session, issuer: ElectronicIssuer, source: str = "dgi") -> None:
+    """Adds or replaces one directory entry (the caller commits). `source`: "dgi" or "simulador"."""
     row = session.get(ElectronicIssuerRow, issuer.rut) or ElectronicIssuerRow(rut=issuer.rut)
     row.name = issuer.name
     row.exchange_email = issuer.exchange_email
     row.ws_url = issuer.ws_url
     row.transition_from = issuer.transition_from
     row.transition_to = issuer.transition_to
+    row.tech_email = issuer.tech_email
+    row.source = source
     session.add(row)
