@@ -46,6 +46,7 @@ from portal.service.errors import FieldError, ValidationFailed
 from portal.service.indices.ui import ui_value_on
 from portal.service.intercambio import sending as exchange
 from portal.service.intercambio.tasks import wake_exchange
+from portal.service.intercambio.tracking import link_correcting_note
 from portal.service.models import Company
 
 
@@ -230,6 +231,7 @@ def _issue_in(
     exchanged = exchange.record_issued(
         session, record, cfe.receptor.tipo_doc_recep if cfe.receptor else None, issuer.rut
     )
+    link_correcting_note(session, record, [original.record for original in originals])
     session.flush()  # a note's links (the rest is written already)
     result = IssueResult(record, [allocation.warning] if allocation.warning else [], exchange=exchanged)
     if on_stored is not None:

@@ -95,7 +95,9 @@ class ExchangeCfe(Base):
     ordinal: Mapped[int | None] = mapped_column(Integer)
     motives: Mapped[list] = mapped_column(JSON, default=list)  # [{"codigo", "glosa", "detalle"}]
     commercial: Mapped[bool] = mapped_column(default=False)  # a BE with a commercial motive (E20-E60)
-    note_id: Mapped[str | None] = mapped_column(String(40))  # the correcting credit note of a commercial rejection
+    note_id: Mapped[str | None] = mapped_column(
+        String(40), index=True
+    )  # the correcting credit note of a commercial rejection
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
     packed_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime())

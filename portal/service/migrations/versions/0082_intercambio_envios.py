@@ -90,6 +90,7 @@ def upgrade() -> None:
     )
     op.create_index("ix_intercambio_cfe_company_state", "intercambio_cfe", ["company_id", "state"])
     op.create_index("ix_intercambio_cfe_envelope_id", "intercambio_cfe", ["envelope_id"])
+    op.create_index("ix_intercambio_cfe_note_id", "intercambio_cfe", ["note_id"])
 
 
 def downgrade() -> None:
