@@ -11,11 +11,9 @@ from portal.service import db
 from portal.service.intercambio import answers, transport
 from tests.browser.pages import Shell, both_widths
 from tests.conftest import mint_token
-from tests.integration.test_intercambio_answers import _ack_cfe, _ack_sobre
-from tests.integration.test_intercambio_sending import to_norte
 from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG, drain
-from tests.support.exchange import RecordingTransport
+from tests.support.exchange import RecordingTransport, receiver_ack_cfe, receiver_ack_sobre, to_norte
 
 
 @pytest.fixture
@@ -32,9 +30,9 @@ def test_the_three_channels_side_by_side_and_a_commercial_rejection(page: Page, 
     drain(live_service.app)
     commercial = [{"codigo": "E24", "glosa": "Diferencia de precios y/o descuentos", "detalle": "Lista de octubre"}]
     with live_service.app.app_context(), db.write_transaction() as session:
-        answers.record_answer(session, 1, _ack_sobre(live_service.app), "correo")
+        answers.record_answer(session, 1, receiver_ack_sobre(live_service.app), "correo")
         answers.record_answer(
-            session, 1, _ack_cfe(live_service.app, [first, second], [("AE", []), ("BE", commercial)]), "correo"
+            session, 1, receiver_ack_cfe(live_service.app, [first, second], [("AE", []), ("BE", commercial)]), "correo"
         )
 
     Shell(page).open_home_and_sign_in("usuario@demo.uy")
@@ -46,7 +44,9 @@ def test_the_three_channels_side_by_side_and_a_commercial_rejection(page: Page, 
     offer = channels.get_by_test_id("exchange-credit-note")
     expect(offer).to_be_visible()
     # Side by side on a desktop: the three cells share one row.
-    tops = [page.get_by_test_id(name).bounding_box()["y"] for name in ("channel-dgi", "channel-exchange", "channel-mail")]
+    tops = [
+        page.get_by_test_id(name).bounding_box()["y"] for name in ("channel-dgi", "channel-exchange", "channel-mail")
+    ]
     assert max(tops) - min(tops) < 2, tops
     both_widths(page, shots, "receipt-channels-rejected")
 

@@ -4,27 +4,20 @@ prefilled credit note and the link both ways."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import pytest
 from sqlalchemy import select
 
-from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service import db
 from portal.service.certificates import generate_self_signed
 from portal.service.cfe.signing import shared_signer
 from portal.service.envios import acks
 from portal.service.intercambio import answers
 from portal.service.intercambio.models import ExchangeCfe, ExchangeEnvelope
-from portal.service.keystore import signer_for
-from portal.service.models import Certificate
-from tests.integration.test_intercambio_sending import NORTE, to_norte
 from tests.support.cfe_bodies import issue
 from tests.support.envios import ENVIOS_CONFIG, drain
-from tests.support.exchange import RecordingTransport
+from tests.support.exchange import NORTE, RecordingTransport, receiver_ack_cfe, receiver_ack_sobre, to_norte
 
 GET = "/api/v1/comprobante/getByIdCfeEmitido"
-NOW = datetime.now(MONTEVIDEO).replace(microsecond=0)
 
 
 @pytest.fixture
@@ -46,54 +39,6 @@ def delivered(api_client, user, service_app, monkeypatch):
     cfes = [issue(api_client, user, to_norte()), issue(api_client, user, to_norte(adenda=None))]
     drain(service_app)
     return cfes
-
-
-def _norte_signer(app):
-    with app.app_context():
-        cert = db.session().scalar(select(Certificate).where(Certificate.company_id == 2))
-        return signer_for(cert)
-
-
-def _ack_sobre(app, estado="AS", motives=(), idemisor=1, signer=None, rut=NORTE) -> bytes:
-    root = acks.ack_sobre_document(
-        rut_dgi=rut,
-        rut_emisor="219999830019",
-        id_respuesta=7,
-        file_name="Sob_219999830019_1.xml",
-        received=NOW,
-        idemisor=idemisor,
-        id_receptor=40,
-        count=2,
-        estado=estado,
-        motives=list(motives),
-        token=None,
-        query_after=None,
-    )
-    with app.app_context():
-        return (signer or _norte_signer(app)).sign(root).xml
-
-
-def _ack_cfe(app, cfes, verdicts) -> bytes:
-    lines = [
-        acks.CfeVerdict(ordinal, cfe["tipoCFE"], cfe["serie"], cfe["nro"], estado, motives)
-        for ordinal, (cfe, (estado, motives)) in enumerate(zip(cfes, verdicts, strict=True), start=1)
-    ]
-    root = acks.ack_cfe_document(
-        rut_dgi=NORTE,
-        rut_emisor="219999830019",
-        id_respuesta=8,
-        file_name="Sob_219999830019_1.xml",
-        received=NOW,
-        idemisor=1,
-        id_receptor=40,
-        verdicts=lines,
-        answered=NOW,
-    )
-    for tag in ("CantCFCAceptados", "CantCFCObservados", "CantOtrosRechazados"):
-        for node in root.iter(f"{{{acks.NS}}}{tag}"):
-            node.getparent().remove(node)
-    with app.app_context():
-        return _norte_signer(app).sign(root).xml
 
 
 def _record(app, document: bytes) -> None:
@@ -124,12 +69,12 @@ def test_the_receipt_json_carries_the_receiver_state_beside_dgi(api_client, user
 
 
 def test_envelope_then_cfe_answers_move_each_receipt(api_client, user, service_app, delivered):
-    _record(service_app, _ack_sobre(service_app))
+    _record(service_app, receiver_ack_sobre(service_app))
     first, second = (_exchange(api_client, user, c["idCfeEmitido"]) for c in delivered)
     assert first["estado"] == second["estado"] == "sobre_recibido" and first["sobre"]["acuse"] == "AS"
     rejection = [acks.motive("E05")]
     commercial = [{"codigo": "E24", "glosa": "Diferencia de precios y/o descuentos", "detalle": "Lista 2026"}]
-    document = _ack_cfe(service_app, delivered, [("AE", []), ("BE", commercial)])
+    document = receiver_ack_cfe(service_app, delivered, [("AE", []), ("BE", commercial)])
     _record(service_app, document)
     _record(service_app, document)  # the same answer twice changes nothing
     first, second = (_exchange(api_client, user, c["idCfeEmitido"]) for c in delivered)
@@ -138,21 +83,21 @@ def test_envelope_then_cfe_answers_move_each_receipt(api_client, user, service_a
     assert second["motivos"][0]["codigo"] == "E24" and second["motivos"][0]["glosa"].startswith("Diferencia")
     assert "borradorNota" in second["borradorNota"] and "borradorNota" not in first
     # A later message may reject the first one too (after the receiver's own approval), with DGI's motive.
-    _record(service_app, _ack_cfe(service_app, delivered, [("BE", rejection), ("BE", commercial)]))
+    _record(service_app, receiver_ack_cfe(service_app, delivered, [("BE", rejection), ("BE", commercial)]))
     first = _exchange(api_client, user, delivered[0]["idCfeEmitido"])
     assert first["estado"] == "rechazado" and first["rechazoComercial"] is False and "borradorNota" not in first
 
 
 def test_a_rejected_envelope_is_recorded_with_its_s_code(api_client, user, service_app, delivered):
-    _record(service_app, _ack_sobre(service_app, "BS", [acks.motive("S02")]))
+    _record(service_app, receiver_ack_sobre(service_app, "BS", [acks.motive("S02")]))
     state = _exchange(api_client, user, delivered[0]["idCfeEmitido"])
     assert state["estado"] == "sobre_rechazado" and state["motivos"][0]["codigo"] == "S02"
     assert state["sobre"]["acuse"] == "BS" and state["final"] is True
 
 
 def test_a_duplicate_envelope_answer_does_not_undo_the_first(api_client, user, service_app, delivered):
-    _record(service_app, _ack_sobre(service_app))
-    _record(service_app, _ack_sobre(service_app, "BS", [acks.motive("S08")]))  # our resend, already held
+    _record(service_app, receiver_ack_sobre(service_app))
+    _record(service_app, receiver_ack_sobre(service_app, "BS", [acks.motive("S08")]))  # our resend, already held
     assert _exchange(api_client, user, delivered[0]["idCfeEmitido"])["estado"] == "sobre_recibido"
 
 
@@ -160,16 +105,16 @@ def test_answers_that_are_not_signed_by_the_receiver_or_not_ours_are_refused(ser
     key, cert = generate_self_signed(NORTE, "Impostor")
     impostor = shared_signer(key, cert, "sha256")
     with pytest.raises(answers.AnswerRejected) as refused:
-        _record(service_app, _ack_sobre(service_app, signer=impostor))
+        _record(service_app, receiver_ack_sobre(service_app, signer=impostor))
     assert refused.value.code == "firma_invalida"
-    tampered = _ack_sobre(service_app).replace(b"<Estado>AS</Estado>", b"<Estado>BS</Estado>")
+    tampered = receiver_ack_sobre(service_app).replace(b"<Estado>AS</Estado>", b"<Estado>BS</Estado>")
     with pytest.raises(answers.AnswerRejected, match="firma"):
         _record(service_app, tampered)
     with pytest.raises(answers.AnswerRejected) as unknown:
-        _record(service_app, _ack_sobre(service_app, idemisor=99))
+        _record(service_app, receiver_ack_sobre(service_app, idemisor=99))
     assert unknown.value.code == "sobre_desconocido"
     with pytest.raises(answers.AnswerRejected) as other:
-        _record(service_app, _ack_sobre(service_app, rut="215550030019"))  # not the envelope's receiver
+        _record(service_app, receiver_ack_sobre(service_app, rut="215550030019"))  # not the envelope's receiver
     assert other.value.code == "sobre_desconocido"
     for hostile in (b"<x/>", b"no xml", b'<!DOCTYPE a [<!ENTITY b "c">]><a>&b;</a>'):
         with pytest.raises(answers.AnswerRejected) as bad:
@@ -185,16 +130,18 @@ def test_an_outside_receiver_is_verified_with_the_certificate_it_signed_with(ser
     with service_app.app_context(), db.write_transaction() as session:
         session.get(ExchangeEnvelope, 1).receiver_rut = "215550020013"
     key, cert = generate_self_signed("215550020013", "Receptor externo")
-    _record(service_app, _ack_sobre(service_app, signer=shared_signer(key, cert, "sha256"), rut="215550020013"))
+    _record(service_app, receiver_ack_sobre(service_app, signer=shared_signer(key, cert, "sha256"), rut="215550020013"))
     key, cert = generate_self_signed("215550040014", "Otro RUT")
     with pytest.raises(answers.AnswerRejected) as refused:
-        _record(service_app, _ack_sobre(service_app, signer=shared_signer(key, cert, "sha256"), rut="215550020013"))
+        _record(
+            service_app, receiver_ack_sobre(service_app, signer=shared_signer(key, cert, "sha256"), rut="215550020013")
+        )
     assert refused.value.code == "certificado_invalido"
 
 
 def test_a_commercial_rejection_offers_the_prefilled_credit_note_and_links_it(api_client, user, service_app, delivered):
     commercial = [{"codigo": "E24", "glosa": "Diferencia de precios y/o descuentos"}]
-    _record(service_app, _ack_cfe(service_app, delivered, [("AE", []), ("BE", commercial)]))
+    _record(service_app, receiver_ack_cfe(service_app, delivered, [("AE", []), ("BE", commercial)]))
     rejected = delivered[1]["idCfeEmitido"]
     draft_url = _exchange(api_client, user, rejected)["borradorNota"]
     draft = api_client.get(draft_url.split("localhost", 1)[-1], headers=user)

@@ -9,11 +9,9 @@ from bs4 import BeautifulSoup
 
 from portal.service import db
 from portal.service.intercambio import answers, transport
-from tests.integration.test_intercambio_answers import _ack_cfe
-from tests.integration.test_intercambio_sending import NORTE, to_norte
 from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG, drain
-from tests.support.exchange import RecordingTransport
+from tests.support.exchange import NORTE, RecordingTransport, receiver_ack_cfe, to_norte
 
 
 @pytest.fixture
@@ -61,7 +59,7 @@ def test_a_commercial_rejection_offers_the_note_then_links_it(signed_in, issue_a
     first, second = issue_api(to_norte()), issue_api(to_norte(adenda=None))
     drain(live_service.app)
     commercial = [{"codigo": "E24", "glosa": "Diferencia de precios y/o descuentos"}]
-    document = _ack_cfe(live_service.app, [first, second], [("AE", []), ("BE", commercial)])
+    document = receiver_ack_cfe(live_service.app, [first, second], [("AE", []), ("BE", commercial)])
     with live_service.app.app_context(), db.write_transaction() as session:
         answers.record_answer(session, 1, document, "correo")
     client = signed_in()

@@ -21,9 +21,8 @@ from portal.service.models import Certificate
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
-from tests.support.exchange import BUSY, REFUSED, RecordingTransport
+from tests.support.exchange import BUSY, NORTE, REFUSED, RecordingTransport, to_norte
 
-NORTE = "211003420017"
 NS = {"d": "http://cfe.dgi.gub.uy", "ds": "http://www.w3.org/2000/09/xmldsig#"}
 
 
@@ -42,14 +41,6 @@ def wire(monkeypatch):
     fake = RecordingTransport()
     monkeypatch.setattr(transport, "deliver", fake)
     return fake
-
-
-def to_norte(name: str = "Comercial del Norte S.R.L.", adenda: str | None = "Orden de compra 4512 & cía.") -> dict:
-    body = bodies.body(bodies.EFACTURA)
-    body["receptor"] = {**body["receptor"], "docRecep": NORTE, "rznSocRecep": name}
-    if adenda:
-        body["adenda"] = adenda
-    return body
 
 
 def _rows(app, model):

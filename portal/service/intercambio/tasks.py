@@ -5,8 +5,6 @@ rejected after delivery, and a sweep every minute that picks up whatever a lost 
 
 from __future__ import annotations
 
-import threading
-import time
 from datetime import UTC, datetime, timedelta
 
 from flask import current_app
@@ -51,8 +49,7 @@ def _on_start() -> None:
 
 # --- delivering receipts to electronic receivers ------------------------------------------------------------
 
-_scheduled: dict[int, float] = {}  # company id -> when its scheduled packer run starts (this process)
-_scheduled_lock = threading.Lock()
+_wakes = jobs.Debouncer()  # company id -> its scheduled packer run (this process)
 SWEEP_MARGIN = timedelta(seconds=30)
 WAIT_FOR_DGI_SECONDS = 5.0
 
@@ -64,12 +61,8 @@ def wake_exchange(company_id: int) -> None:
     if delay <= 0:
         pack_exchange(company_id)
         return
-    now = time.time()
-    with _scheduled_lock:
-        if _scheduled.get(company_id, 0.0) > now:
-            return
-        _scheduled[company_id] = now + delay
-    pack_exchange.schedule((company_id,), delay=delay)
+    if _wakes.claim(company_id, delay):
+        pack_exchange.schedule((company_id,), delay=delay)
 
 
 def _follow(step: sending.Next | None) -> None:
