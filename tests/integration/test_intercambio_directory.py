@@ -145,3 +145,21 @@ def test_the_receiver_lookup_says_receptor_electronico(api_client, auth_headers)
     )
     assert other.json["receptorElectronico"] is False
     assert "receptor_no_emisor_electronico" in {w["codigo"] for w in other.json["advertencias"]}
+
+
+def test_smart_issuance_says_receptor_electronico(api_client, auth_headers):
+    user = auth_headers("usuario@demo.uy")
+    line = {"descripcion": "Consultoría", "cantidad": "10", "precio": "1500"}
+
+    def inferences(document: str) -> dict:
+        answer = api_client.post(
+            "/api/v1/cfe/previsualizar-emision-inteligente",
+            json={"receptor": {"documento": document}, "lineas": [line]},
+            headers=user,
+        )
+        assert answer.status_code == 201, answer.json
+        return {i["campo"]: i for i in answer.json["inferencias"]}
+
+    listed = inferences(NORTE)["receptor.electronico"]
+    assert listed["valor"] is True and listed["motivo"].startswith("Receptor electrónico")
+    assert "receptor.electronico" not in inferences(NOT_EMISOR_RUT)

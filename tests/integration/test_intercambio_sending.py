@@ -228,3 +228,15 @@ def test_dgi_rejecting_a_delivered_receipt_notifies_the_receiver(api_client, use
         tasks.sweep(timedelta(0))
     drain(service_app)
     assert len(wire.of("NOTIFICACIONANULACIONCFE")) == 1  # recorded once, sent once
+
+
+def test_more_than_250_receipts_make_a_second_envelope_with_the_next_number(api_client, user, service_app, wire):
+    ids = {issue(api_client, user, to_norte(adenda=None))["idCfeEmitido"] for _ in range(envelope.MAX_CFES + 1)}
+    drain(service_app)
+    sent = wire.of("SOBRE")
+    counts = [etree.fromstring(call.document).findtext("d:Caratula/d:CantCFE", namespaces=NS) for call in sent]
+    numbers = [etree.fromstring(call.document).findtext("d:Caratula/d:Idemisor", namespaces=NS) for call in sent]
+    assert sorted(counts, key=int) == ["1", "250"] and sorted(numbers) == ["1", "2"]
+    assert all(validate_xml(call.document, "EnvioCFE_entreEmpresas.xsd") == [] for call in sent)
+    assert all(len(call.document) <= envelope.MAX_BYTES for call in sent)
+    assert {ex.cfe_id for ex in _rows(service_app, ExchangeCfe) if ex.state == "enviado"} == ids

@@ -141,6 +141,13 @@ def deliver(notice_id: int) -> float | None:
         delivered, temporary, detail, channel = result.delivered, result.temporary, result.detail, result.channel
     except LookupError as exc:
         delivered, temporary, detail, channel = False, False, str(exc), None
+    except NotImplementedError:  # a build without the delivery channels: kept, and retried once they exist
+        delivered, temporary, detail, channel = (
+            False,
+            True,
+            "No hay transporte de intercambio en esta instalación.",
+            None,
+        )
     except Exception as exc:  # recorded and retried, never lost
         current_app.logger.exception("DGI-rejection notice %s could not be delivered", notice_id)
         delivered, temporary, detail, channel = False, True, f"Error inesperado: {exc}", None

@@ -166,6 +166,8 @@ def deliver(envelope_id: int) -> Next | None:
         return _failed(envelope_id, "El receptor ya no figura en el directorio de emisores electrónicos.", False)
     try:
         result = transport.deliver(company_id, receiver, "SOBRE", xml, name)
+    except NotImplementedError:  # a build without the delivery channels: kept, and retried once they exist
+        return _failed(envelope_id, "No hay transporte de intercambio en esta instalación.", True)
     except Exception as exc:  # a defect of ours or of the channel: recorded and retried, never lost
         current_app.logger.exception("exchange envelope %s could not be delivered", envelope_id)
         return _failed(envelope_id, f"Error inesperado: {exc}", True)
