@@ -36,6 +36,9 @@ def daily_directory() -> None:
 @jobs.huey.task(name="intercambio.startup")
 @jobs.in_app_context
 def startup() -> None:
+    """When the worker starts: nothing recorded waits for the next minute (everything unfinished is woken now,
+    or scheduled for when a killed sender's lease runs out), and a directory never refreshed is refreshed."""
+    sweep(timedelta(0), restarting=True)
     with db.new_session() as session:
         never = refresh.last_refresh(session) is None
     if never:
@@ -97,9 +100,10 @@ def deliver_notice(notice_id: int) -> None:
         deliver_notice.schedule((notice_id,), delay=delay)
 
 
-def sweep(margin: timedelta = SWEEP_MARGIN) -> dict[str, int]:
+def sweep(margin: timedelta = SWEEP_MARGIN, *, restarting: bool = False) -> dict[str, int]:
     """Wake whatever is overdue: pending receipts, envelopes and notices not delivered (a lost wake-up, a killed
-    worker whose lease ran out), receipts DGI rejected after they were delivered."""
+    worker whose lease ran out), receipts DGI rejected after they were delivered. `restarting`: an envelope
+    whose lease (or backoff) still holds is also scheduled for the moment it ends."""
     now = datetime.now(UTC)
     cutoff = now - margin
     with db.new_session() as session:
@@ -118,6 +122,15 @@ def sweep(margin: timedelta = SWEEP_MARGIN) -> dict[str, int]:
                 )
             )
         )
+        later = (
+            session.execute(
+                select(ExchangeEnvelope.id, ExchangeEnvelope.next_attempt_at).where(
+                    ExchangeEnvelope.state == "armado", ExchangeEnvelope.next_attempt_at > now
+                )
+            ).all()
+            if restarting
+            else []
+        )
         notice_due = or_(DgiRejectionNotice.next_attempt_at.is_(None), DgiRejectionNotice.next_attempt_at <= now)
         pending_notices = list(
             session.scalars(
@@ -132,7 +145,14 @@ def sweep(margin: timedelta = SWEEP_MARGIN) -> dict[str, int]:
         deliver_exchange(envelope_id)
     for notice_id in pending_notices:
         deliver_notice(notice_id)
-    return {"empresas": len(companies), "sobres": len(envelopes), "avisos": len(pending_notices)}
+    for envelope_id, due_at in later:
+        deliver_exchange.schedule((envelope_id,), delay=max((due_at - now).total_seconds(), 0.0))
+    return {
+        "empresas": len(companies),
+        "sobres": len(envelopes),
+        "avisos": len(pending_notices),
+        "programados": len(later),
+    }
 
 
 @jobs.huey.periodic_task(crontab(minute="*"), name="intercambio.sweep")
