@@ -10,6 +10,7 @@ from datetime import date
 
 from sqlalchemy.orm import Session
 
+from portal.service import db
 from portal.service.intercambio.models import ElectronicIssuerRow
 
 
@@ -48,8 +49,6 @@ ELECTRONIC_RECEIVER = (
 
 def is_electronic_receiver(rut: str) -> bool:
     """Whether this RUT is in the directory (read with the request's session)."""
-    from portal.service import db  # the request's session; imported here so the seam stays import-light
-
     return db.session().get(ElectronicIssuerRow, rut) is not None
 
 
