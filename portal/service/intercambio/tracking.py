@@ -48,6 +48,8 @@ def corrected_receipt(session: Session, note: IssuedCfe) -> str | None:
 
 def exchange_state(session: Session, record: IssuedCfe) -> EstadoIntercambio | None:
     """None when the receipt does not go to an electronic receiver."""
+    if not (record.receptor_doc and len(record.receptor_doc) == 12):
+        return None  # no RUT receiver (most e-Tickets): nothing to read
     ex = session.get(ExchangeCfe, record.id)
     if ex is None:
         return None
