@@ -79,6 +79,8 @@ def test_a_commercial_rejection_offers_the_note_then_links_it(signed_in, issue_a
     page = soup(client.get(f"/comprobantes/{second['idCfeEmitido']}"))
     link = page.select_one("[data-testid=exchange-note] a")
     assert link["href"].endswith(note["idCfeEmitido"])
+    back = soup(client.get(f"/comprobantes/{note['idCfeEmitido']}")).select_one("[data-testid=exchange-corrects] a")
+    assert back["href"].endswith(second["idCfeEmitido"])
 
 
 def _note_body(live_service, receipt_id: str) -> dict:

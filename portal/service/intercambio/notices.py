@@ -28,7 +28,7 @@ from portal.service.models import Company
 NS = "http://cfe.dgi.gub.uy"
 SCHEMA = "CFEs_Anulados_x_RechazoDGI.xsd"
 GLOSA = "Comprobante anulado por rechazo de DGI"
-DELIVERED = ("enviado", "sobre_recibido", "sobre_rechazado", "aceptado", "rechazado")
+DELIVERED = ("enviado", "sobre_recibido", "aceptado", "rechazado")  # the receiver holds it (not after a BS)
 _E = ElementMaker(namespace=NS, nsmap={None: NS})
 
 
