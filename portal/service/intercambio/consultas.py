@@ -23,6 +23,7 @@ from datetime import date, datetime
 from typing import Literal
 
 import requests
+import urllib3
 from lxml import etree
 
 from portal.service.dgi.soap import CONNECT_TIMEOUT_SECONDS, _signer, shared_session
@@ -181,8 +182,9 @@ class ConsultasClient:
                 timeout=(min(CONNECT_TIMEOUT_SECONDS, self.timeout), self.timeout),
                 stream=True,
             )
-            body = response.raw.read(MAX_ANSWER_BYTES + 1, decode_content=True)
-        except requests.RequestException as exc:
+            with response:  # streamed: read at most the limit, and give the connection back
+                body = response.raw.read(MAX_ANSWER_BYTES + 1, decode_content=True)
+        except (requests.RequestException, urllib3.exceptions.HTTPError) as exc:  # raw reads raise urllib3's
             raise DirectoryUnavailable(f"No se pudo conectar con ws_consultas de DGI: {exc}") from exc
         if len(body) > MAX_ANSWER_BYTES:
             raise DirectoryUnavailable("La respuesta de DGI supera el tamaño admitido.")
