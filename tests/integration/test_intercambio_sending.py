@@ -240,3 +240,13 @@ def test_more_than_250_receipts_make_a_second_envelope_with_the_next_number(api_
     assert all(validate_xml(call.document, "EnvioCFE_entreEmpresas.xsd") == [] for call in sent)
     assert all(len(call.document) <= envelope.MAX_BYTES for call in sent)
     assert {ex.cfe_id for ex in _rows(service_app, ExchangeCfe) if ex.state == "enviado"} == ids
+
+
+def test_a_receiver_whose_electronic_start_has_not_come_gets_nothing_by_exchange(api_client, user, service_app, wire):
+    from portal.service.intercambio.models import ElectronicIssuerRow
+
+    with service_app.app_context(), db.write_transaction() as session:
+        session.get(ElectronicIssuerRow, NORTE).transition_from = datetime.now(UTC).date() + timedelta(days=30)
+    issue(api_client, user, to_norte())
+    drain(service_app)
+    assert _rows(service_app, ExchangeCfe) == [] and wire.calls == []

@@ -24,6 +24,10 @@ class ElectronicIssuer:
     transition_to: date | None
     tech_email: str | None = None  # the provider's technical contact (ws_consultas PROV variant)
 
+    def receives_on(self, day: date) -> bool:
+        """Whether it is an electronic receiver on `day`: listed, and its start (FECHA_INICIO) has come."""
+        return self.transition_from is None or self.transition_from <= day
+
 
 def find_issuer(session: Session, rut: str) -> ElectronicIssuer | None:
     """The electronic issuer with this RUT, or None when the RUT is not an electronic receiver."""

@@ -51,8 +51,9 @@ def record_issued(session: Session, record: IssuedCfe, doc_type: int | None, iss
     rut = record.receptor_doc
     if not (100 <= record.tipo_cfe < 200) or doc_type != RUT_DOC_TYPE or not rut or rut == issuer_rut:
         return False
-    if session.get(ElectronicIssuerRow, rut) is None:
-        return False
+    row = session.get(ElectronicIssuerRow, rut)
+    if row is None or (row.transition_from is not None and row.transition_from > record.fch_emis):
+        return False  # not an electronic issuer, or not yet on the receipt's date
     session.add(
         ExchangeCfe(
             cfe_id=record.id,
