@@ -10,6 +10,7 @@ from datetime import date
 
 from sqlalchemy.orm import Session
 
+from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
 from portal.service.intercambio.models import ElectronicIssuerRow
 
@@ -52,8 +53,9 @@ ELECTRONIC_RECEIVER = (
 
 
 def is_electronic_receiver(rut: str) -> bool:
-    """Whether this RUT is in the directory (read with the request's session)."""
-    return db.session().get(ElectronicIssuerRow, rut) is not None
+    """Whether this RUT is an electronic receiver today (the directory, read with the request's session)."""
+    row = db.session().get(ElectronicIssuerRow, rut)
+    return row is not None and (row.transition_from is None or row.transition_from <= today_montevideo())
 
 
 def upsert_issuer(session: Session, issuer: ElectronicIssuer, source: str = "dgi") -> None:
