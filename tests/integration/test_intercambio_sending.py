@@ -97,10 +97,17 @@ def test_an_efactura_to_an_electronic_receiver_is_delivered_in_a_valid_envelope(
         [stored] = session.scalars(select(ExchangeEnvelope))
         assert stored.xml == sobre.document and stored.state == "entregado" and stored.channel == "ws"
         session.close()
-    # The bytes in the envelope are the signed ones: tampering with one is caught by xmlsec1.
-    tampered = sobre.document.split(b"<DGICFE:CFE_Adenda>")[1].split(b"<DGICFE:Adenda>")[0]
-    tampered = tampered.split(b"</DGICFE:CFE_Adenda>")[0].replace(b"Libros", b"Libras", 1)
-    assert _xmlsec1(tampered, cert, tmp_path, "tampered").returncode != 0
+    # What a receiver does: each CFE cut out of the envelope verifies on its own with xmlsec1; tampered, it fails.
+    pieces = [_cfe_in(item) for item in sobre.document.split(b"<DGICFE:CFE_Adenda>")[1:]]
+    for index, piece in enumerate(pieces):
+        verified = _xmlsec1(piece, cert, tmp_path, f"piece{index}")
+        assert verified.returncode == 0, verified.stderr
+    assert _xmlsec1(pieces[0].replace(b"Libros", b"Libras", 1), cert, tmp_path, "tampered").returncode != 0
+
+
+def _cfe_in(item: bytes) -> bytes:
+    """The CFE's bytes inside one CFE_Adenda of the envelope (the adenda, outside the signature, left out)."""
+    return item.split(b"</DGICFE:CFE_Adenda>")[0].split(b"<DGICFE:Adenda>")[0]
 
 
 def test_only_electronic_receivers_and_never_twice(api_client, user, service_app, wire):
