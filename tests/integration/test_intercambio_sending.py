@@ -257,3 +257,24 @@ def test_a_receiver_whose_electronic_start_has_not_come_gets_nothing_by_exchange
     issue(api_client, user, to_norte())
     drain(service_app)
     assert _rows(service_app, ExchangeCfe) == [] and wire.calls == []
+
+
+def test_support_retries_a_failed_envelope_from_the_command_line(
+    api_client, user, service_app, service_config, wire, monkeypatch
+):
+    from click.testing import CliRunner
+
+    from portal.service.__main__ import cli
+
+    wire.outcomes = [REFUSED]
+    issue(api_client, user, to_norte())
+    drain(service_app)
+    [sobre] = _rows(service_app, ExchangeEnvelope)
+    monkeypatch.setenv("CFE_DATABASE_URL", service_config["DATABASE_URL"])
+    monkeypatch.setenv("CFE_JOBS_URL", "immediate://")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["intercambio", "reintentar", "--empresa", NORTE, str(sobre.id)]).exit_code == 1
+    result = runner.invoke(cli, ["intercambio", "reintentar", "--empresa", "219999830019", str(sobre.id)])
+    assert result.exit_code == 0, result.output
+    assert [s.state for s in _rows(service_app, ExchangeEnvelope)] == ["entregado"]
+    assert len(wire.of("SOBRE")) == 2
