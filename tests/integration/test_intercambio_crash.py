@@ -14,29 +14,15 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine
 
+from tests.integration.test_envios_crash import _scalar, _wait
 from tests.support.cfe_bodies import issue
 from tests.support.exchange import to_norte
 
 pytestmark = pytest.mark.serial  # kills real processes: run alone, after the parallel suite (Makefile)
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _scalar(engine, sql: str):
-    with engine.connect() as connection:
-        return connection.execute(text(sql)).scalar()
-
-
-def _wait(condition, timeout: float, what: str, step: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(step)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_kill_9_mid_delivery_resends_the_same_envelope_once(service_config, service_app, auth_headers, tmp_path):
