@@ -17,6 +17,7 @@ from portal.client.comprobante_links import (
 )
 from portal.client.comprobante_list import CurrencyTotal, ReceiptFilters, ReceiptPage, ReceiptSummary
 from portal.client.dgi_state import DgiState
+from portal.client.exchange_state import ExchangeState
 from portal.client.models import parse_datetime as _dt
 from portal.client.totals import Totals
 from portal.client.transport import Transport
@@ -89,6 +90,8 @@ class IssuedReceipt:
     references: tuple[ReceiptReference, ...] = ()
     notes: tuple[RelatedNote, ...] = ()
     creditable_balance: Decimal | None = None
+    exchange: ExchangeState | None = None  # to an electronic receiver (intercambio)
+    corrects_rejection_of: str | None = None  # a credit note correcting a receiver's commercial rejection
     replayed: bool = False  # the service answered an Idempotency-Key already used: issued before, not now
 
     @property
@@ -129,6 +132,8 @@ class IssuedReceipt:
             notes=tuple(RelatedNote.from_json(n) for n in data.get("notas", [])),
             creditable_balance=_decimal(data.get("saldoAcreditable")),
             dgi=DgiState.from_json(data["dgi"]) if data.get("dgi") else None,
+            exchange=ExchangeState.from_json(data["intercambio"]) if data.get("intercambio") else None,
+            corrects_rejection_of=data.get("corrigeRechazoComercial"),
         )
 
 

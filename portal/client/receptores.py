@@ -59,12 +59,14 @@ class DgiReceiver(Receiver):
 
     found: bool = False
     warnings: tuple[ReceiverWarning, ...] = ()
+    electronic: bool = False  # in DGI's directory of electronic issuers: receipts also go by the exchange
 
     @classmethod
     def from_json(cls, data: dict) -> DgiReceiver:
         return cls(
             **cls._fields(data),
             found=bool(data["encontrado"]),
+            electronic=bool(data.get("receptorElectronico")),
             warnings=tuple(ReceiverWarning(w["codigo"], w["mensaje"]) for w in data.get("advertencias") or ()),
         )
 

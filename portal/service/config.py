@@ -103,6 +103,16 @@ class ServiceSettings(AppSettings):
     # The printed receipt's font (portal/service/cfe/fonts.py): PDF core Helvetica, or DejaVu embedded.
     PDF_FONT: Literal["core", "dejavu"] = Field("core", alias="CFE_PDF_FONT")
     FONT_DIR: Path = Field(DEFAULT_FONT_DIR, alias="CFE_FONT_DIR")
+    # Company-to-company exchange, issuer's side (portal/service/intercambio): where the directory of electronic
+    # issuers comes from (the embedded simulator's list, or DGI's ws_consultas), and the delivery timings.
+    INTERCAMBIO_DIRECTORY: Literal["simulator", "soap"] = Field("simulator", alias="CFE_INTERCAMBIO_DIRECTORY")
+    INTERCAMBIO_CONSULTAS_URL: str = Field("", alias="CFE_INTERCAMBIO_CONSULTAS_URL")  # default: DGI's test host
+    INTERCAMBIO_CONSULTAS_TIMEOUT_SECONDS: float = Field(60.0, gt=0, alias="CFE_INTERCAMBIO_CONSULTAS_TIMEOUT_SECONDS")
+    # The demo companies' exchange web service in the simulator's directory (empty: they get the mailbox).
+    INTERCAMBIO_LOCAL_WS_URL: str = Field("", alias="CFE_INTERCAMBIO_LOCAL_WS_URL")
+    INTERCAMBIO_DELAY_SECONDS: float = Field(2.0, ge=0, alias="CFE_INTERCAMBIO_DELAY_SECONDS")
+    INTERCAMBIO_SEND_LEASE_SECONDS: float = Field(120.0, gt=0, alias="CFE_INTERCAMBIO_SEND_LEASE_SECONDS")
+    INTERCAMBIO_MAX_ATTEMPTS: int = Field(12, gt=0, alias="CFE_INTERCAMBIO_MAX_ATTEMPTS")
 
     @field_validator("PORTAL_REDIRECT_URIS", "PORTAL_POST_LOGOUT_URIS", mode="before")
     @classmethod

@@ -44,6 +44,9 @@ from portal.service.envios.tasks import wake_packer
 from portal.service.envios.tracking import record_issued
 from portal.service.errors import FieldError, ValidationFailed
 from portal.service.indices.ui import ui_value_on
+from portal.service.intercambio import sending as exchange
+from portal.service.intercambio.tasks import wake_exchange
+from portal.service.intercambio.tracking import link_correcting_note
 from portal.service.models import Company
 
 
@@ -54,6 +57,7 @@ class IssueResult:
     cfe: IssuedCfe | None
     warnings: list[dict]
     replay: Response | None = None
+    exchange: bool = False  # to be delivered to an electronic receiver (intercambio)
 
 
 def field_errors(exc: CfeValidationError) -> list[FieldError]:
@@ -194,6 +198,8 @@ def issue(
     if result.cfe is not None:
         company_id = result.cfe.company_id
         jobs.enqueue_safely(lambda: wake_packer(company_id), "envios wake-up")
+        if result.exchange:
+            jobs.enqueue_safely(lambda: wake_exchange(company_id), "intercambio wake-up")
     return result
 
 
@@ -221,8 +227,13 @@ def _issue_in(
     submission = record_issued(session, record, cfe, ui_value, signed.totals)
     db.insert_loaded(session, record, submission)  # two Core INSERTs: cheaper than the unit of work's flush
     notes.link(session, record, shares)
+    # To an electronic receiver: its delivery by the exchange, committed with the receipt too.
+    exchanged = exchange.record_issued(
+        session, record, cfe.receptor.tipo_doc_recep if cfe.receptor else None, issuer.rut
+    )
+    link_correcting_note(session, record, [original.record for original in originals])
     session.flush()  # a note's links (the rest is written already)
-    result = IssueResult(record, [allocation.warning] if allocation.warning else [])
+    result = IssueResult(record, [allocation.warning] if allocation.warning else [], exchange=exchanged)
     if on_stored is not None:
         on_stored(session, result)
     del submission

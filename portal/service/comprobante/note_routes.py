@@ -15,6 +15,7 @@ from portal.service.comprobante.presenters import cfe_emitido
 from portal.service.comprobante.routes import _IDEMPOTENCY, BOTH, TAG, _as_json, bp
 from portal.service.comprobante.schemas import BorradorNota, BorradorNotaQuery, CfeEmitido, NotaCreditoTotal
 from portal.service.errors import ApiError, Conflict, NotFound, ValidationFailed
+from portal.service.intercambio.tracking import commercial_rejection, rejection_reason
 
 
 def _original(principal: Principal, cfe_id: str) -> IssuedCfe:
@@ -119,8 +120,10 @@ def borrador_nota(query: BorradorNotaQuery, principal: Principal):
     if original.tipo_cfe not in table:
         raise ApiError("Ese comprobante no admite una nota de ese tipo.", code="tipo_sin_nota", status=409)
     left = notes.remaining(db.session(), original) if query.tipo == "credito" else None
+    # A receiver's commercial rejection (intercambio): the note's reason is the receiver's motive.
+    rejected = commercial_rejection(db.session(), original) if query.tipo == "credito" else None
     return BorradorNota(
-        borrador=notes.note_draft(original, table[original.tipo_cfe]),
+        borrador=notes.note_draft(original, table[original.tipo_cfe], rejection_reason(rejected) if rejected else None),
         saldo_acreditable=left,
         id_cfe_original=original.id,
     )

@@ -25,6 +25,7 @@ from portal.service.comprobante.schemas import (
     TotalMoneda,
 )
 from portal.service.envios.tracking import dgi_state
+from portal.service.intercambio.tracking import corrected_receipt, exchange_state
 
 
 def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, just_issued: bool = False) -> CfeEmitido:
@@ -69,6 +70,8 @@ def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, ju
         historial_referencias=[] if just_issued or record.referencia_cobro is None else _history(session, record),
         enlaces={"self": link, "xml": link, "pdf": link},
         dgi=dgi_state(session, record),
+        intercambio=exchange_state(session, record),
+        corrige_rechazo_comercial=corrected_receipt(session, record),
     )
 
 

@@ -28,6 +28,7 @@ from portal.service.empresa.models import CompanySettings
 from portal.service.errors import FieldError, NotFound, ValidationFailed
 from portal.service.indices.ui import ui_value_on
 from portal.service.inteligente.schemas import ReceptorInteligente, SolicitudInteligente
+from portal.service.intercambio.directory import ELECTRONIC_RECEIVER, is_electronic_receiver
 
 # A total above this multiple of the company's recent average for the type is flagged as unusual.
 UNUSUAL_TOTAL_FACTOR = Decimal(3)
@@ -94,7 +95,7 @@ def _receiver(receptor: ReceptorInteligente | None, registry: TaxpayerRegistry, 
 
 def _from_dgi(rut: str, registry: TaxpayerRegistry, result: dict, work: Findings) -> None:
     try:
-        found = receiver_from_dgi(registry, DocType.RUT, rut)
+        found = receiver_from_dgi(registry, DocType.RUT, rut, electronic=is_electronic_receiver)
     except DgiError as exc:
         work.warn("dgi_no_disponible", f"No se pudo consultar a DGI ({exc.message}); se usan los datos ingresados.")
         return
@@ -103,6 +104,8 @@ def _from_dgi(rut: str, registry: TaxpayerRegistry, result: dict, work: Findings
         work.infer("receptor.rznSocRecep", result["rznSocRecep"], "Denominación registrada en DGI.")
     if "dirRecep" in found.fields:
         work.infer("receptor.dirRecep", result["dirRecep"], "Domicilio fiscal registrado en DGI.")
+    if found.electronic:
+        work.infer("receptor.electronico", True, ELECTRONIC_RECEIVER)
     for warning in found.warnings:
         work.warn(warning.codigo, warning.mensaje)
 
