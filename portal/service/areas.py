@@ -21,6 +21,7 @@ AREAS = (
     "intercambio",
     "informes",
     "cotizaciones",
+    "clientes",
 )
 
 
