@@ -22,6 +22,7 @@ AREAS = (
     "informes",
     "cotizaciones",
     "clientes",
+    "productos",
 )
 
 
