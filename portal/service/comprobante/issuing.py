@@ -18,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from portal.domain.cfe_types import NOTE_BASE_TYPE
+from portal.domain.cfe_types import CFE_TYPES, NOTE_REFERENCE_TYPES
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db, idempotency, jobs
 from portal.service.auth import Principal
@@ -81,15 +81,18 @@ def _checked(cfe: CfeInput, company_id: int) -> tuple[Issuer, Decimal]:
 
 
 def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[notes.Original]:
-    """A credit or debit note must point at receipts this company issued (same family of types); returns
-    the receipts it names."""
-    base = NOTE_BASE_TYPE.get(cfe.tipo_cfe)
-    if base is None:
+    """A credit or debit note must point at receipts this company issued, of a type the note may reference
+    (NOTE_REFERENCE_TYPES), that DGI did not reject, with the original's date; returns the receipts it names.
+    Runs in the issue's write transaction before the number is taken, so a refusal burns no number."""
+    allowed = NOTE_REFERENCE_TYPES.get(cfe.tipo_cfe)
+    if allowed is None:
         return []
     problems, originals = [], []
     for index, ref in enumerate(cfe.referencias):
         if getattr(ref, "ind_global", None) == 1:
             continue
+        where = f"referencias[{index}]"
+        named = f"{ref.serie}-{ref.nro_cfe_ref}"
         # Locked: two credit notes of the same receipt must see each other's amounts (PostgreSQL).
         found = session.scalar(
             select(IssuedCfe)
@@ -101,28 +104,43 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[
             )
             .with_for_update()
         )
-        if ref.tpo_doc_ref not in (base, base + 1, base + 2):
+        if ref.tpo_doc_ref not in allowed:
+            kinds = " o ".join(CFE_TYPES[code].name_es for code in sorted(allowed))
             problems.append(
                 FieldError(
-                    f"referencias[{index}].tpoDocRef",
-                    "not_allowed",
-                    f"Una nota del tipo {cfe.tipo_cfe} solo puede referir comprobantes "
-                    f"{base}, {base + 1} o {base + 2}.",
+                    f"{where}.tpoDocRef", "not_allowed", f"Una {CFE_TYPES[cfe.tipo_cfe].name_es} solo refiere {kinds}."
                 )
             )
         elif found is None:
             problems.append(
                 FieldError(
-                    f"referencias[{index}].nroCFERef",
+                    f"{where}.nroCFERef",
                     "not_found",
-                    f"No existe el comprobante {ref.tpo_doc_ref} {ref.serie}-{ref.nro_cfe_ref} "
-                    "emitido por esta empresa.",
+                    f"No existe el comprobante {ref.tpo_doc_ref} {named} emitido por esta empresa.",
+                )
+            )
+        elif found.dgi_status == "rechazado":
+            problems.append(
+                FieldError(
+                    f"{where}.nroCFERef",
+                    "rechazado_por_dgi",
+                    f"DGI rechazó el {CFE_TYPES[found.tipo_cfe].name_es} {named}: no tiene validez fiscal y no "
+                    "admite notas (DGI las rechazaría, E12). Emití el comprobante corregido.",
+                )
+            )
+        elif ref.fecha_cfe_ref is not None and ref.fecha_cfe_ref != found.fch_emis:
+            problems.append(
+                FieldError(
+                    f"{where}.fechaCFEref",
+                    "fecha_distinta",
+                    f"El comprobante {named} es del {found.fch_emis:%d/%m/%Y}: la referencia lleva su fecha "
+                    "(dejala vacía y se toma del comprobante).",
                 )
             )
         else:
             originals.append(notes.Original(index, found))
     if problems:
-        raise ValidationFailed(problems, message="La nota refiere comprobantes que no existen.")
+        raise ValidationFailed(problems, message="La nota no corresponde a los comprobantes que refiere.")
     return originals
 
 
