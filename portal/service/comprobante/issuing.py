@@ -36,10 +36,11 @@ from portal.service.cfe.pdf import render_preview, render_receipt
 from portal.service.cfe.rules import validate
 from portal.service.cfe.rules_dgi import Emission
 from portal.service.comprobante import notes
-from portal.service.comprobante.issuer import cached_issuer, issuer_for, signing_key
-from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
+from portal.service.comprobante.issuer import cached_issuer, issuer_for, print_settings, signing_key
+from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, PrintedLogo
 from portal.service.comprobante.numbering import allocate
 from portal.service.comprobante.search import folded
+from portal.service.empresa.settings import company_logo, default_paper
 from portal.service.envios.tasks import wake_packer
 from portal.service.envios.tracking import record_issued
 from portal.service.errors import FieldError, ValidationFailed
@@ -234,6 +235,7 @@ def _issue_in(
         current_app.logger.exception("generated CFE failed DGI's XSD")
         raise
     record = _new_record(principal, cfe, issuer, allocation.numbering, allocation.range.id, key.certificate_id, signed)
+    _snapshot_print_settings(session, record)
     # The receipt's road to DGI, committed with it. Held here while on_stored runs: the session keeps only weak
     # references, and the answer reads it (one SELECT less).
     submission = record_issued(session, record, cfe, ui_value, signed.totals)
@@ -295,10 +297,36 @@ def numbering_of(record: IssuedCfe, session: Session) -> Numbering:
     )
 
 
+def _snapshot_print_settings(session: Session, record: IssuedCfe) -> None:
+    """Record with the receipt the paper and logo the company's settings print now (its issuer is in
+    issuer_json already): its PDF comes from what was true when it was signed, whatever changes later."""
+    settings = print_settings(record.company_id)
+    record.print_paper, record.print_logo_sha256 = settings.paper, settings.logo_sha256
+    if settings.logo_sha256 and session.get(PrintedLogo, (record.company_id, settings.logo_sha256)) is None:
+        session.add(PrintedLogo(company_id=record.company_id, sha256=settings.logo_sha256, data=settings.logo))
+
+
+def printed_logo(session: Session, record: IssuedCfe) -> bytes | None:
+    """The logo `record` was issued with; for a receipt issued before snapshots (print_paper NULL), the
+    company's logo of the day, as such receipts always printed."""
+    if record.print_paper is None:
+        return company_logo(session, record.company_id)
+    if record.print_logo_sha256 is None:
+        return None
+    logo = session.get(PrintedLogo, (record.company_id, record.print_logo_sha256))
+    return logo.data if logo is not None else None
+
+
+def printed_paper(session: Session, record: IssuedCfe) -> str:
+    """The paper `record` prints on unless another is asked for: the company's default when it was issued (the
+    company's default of the day for a receipt issued before snapshots)."""
+    return record.print_paper or default_paper(session, record.company_id)
+
+
 def receipt_pdf(record: IssuedCfe, *, logo: bytes | None = None, paper: str = "a4") -> bytes:
     """The printed representation, read from the signed XML as stored (number and CAE included), with the
     adenda and the issuer settings snapshot taken when it was issued: a reprint never disagrees with what
-    was signed."""
+    was signed. `logo` is printed_logo(session, record) for an issued receipt."""
     return render_receipt(
         record.xml,
         Issuer(**record.issuer_json),
