@@ -193,10 +193,12 @@ def test_openapi_documents_the_operations_and_their_examples_work_as_they_stand(
         ("get", "/api/v1/envios/anulaciones"),
         ("post", "/api/v1/envios/anulaciones"),
         ("post", "/api/v1/envios/sobres/{id_sobre}/reintentar"),
+        ("get", "/api/v1/envios/sobres/{id_sobre}/{documento}"),
+        ("get", "/api/v1/envios/reportes/{id_reporte}/{documento}"),
     }
     for (method, path), op in operations.items():
         assert {"401", "403", "500"} <= set(op["responses"]), (method, path)
-        assert "422" in op["responses"] or path.endswith("reintentar"), (method, path)
+        assert "422" in op["responses"] or path.endswith(("reintentar", "{documento}")), (method, path)
         if method == "post" and "requestBody" in op:
             success = "202" if path.endswith("reportes") else "201"
             examples = op["requestBody"]["content"]["application/json"]["examples"]

@@ -17,7 +17,7 @@ from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service import db
 from portal.service.cfe.rules import ui_threshold_on
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.envios import acks, report_xml
+from portal.service.envios import ack_trust, acks, report_xml
 from portal.service.envios.adapter import DgiPermanentError, DgiTransientError
 from portal.service.envios.models import DgiDailyReport, DgiSubmission, VoidedRange
 from portal.service.envios.sending import backoff, credentials, lease_held, reception
@@ -134,7 +134,8 @@ def deliver(report_id: int) -> float | None:
         creds = credentials(session, report.company_id, report.certificate_id)
         xml, name = report.xml, report.file_name
     try:
-        estado, motives = acks.read_ack_report(reception().send_report(xml, file_name=name, credentials=creds))
+        ack_xml = reception().send_report(xml, file_name=name, credentials=creds)
+        estado, motives = acks.read_ack_report(ack_xml)
         data = None
     except (DgiTransientError, acks.AckUnreadable, DgiPermanentError) as exc:
         estado, motives, data = None, [], exc
@@ -152,7 +153,8 @@ def deliver(report_id: int) -> float | None:
             report.next_attempt_at = now + timedelta(seconds=backoff(report.attempts))
             return backoff(report.attempts)
         report.sent_at = report.answered_at = now
-        report.ack_state, report.ack_motives = estado, motives
+        report.ack_state, report.ack_motives, report.ack_xml = estado, motives, ack_xml
+        report.ack_signature = ack_trust.signature_state(session, ack_xml, f"ACKRepDiario of report {report_id}")
         report.state = "aceptado" if estado == "AR" else "rechazado"
         report.last_error, report.next_attempt_at = None, None
     return None
