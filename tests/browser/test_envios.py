@@ -125,5 +125,8 @@ def test_support_follows_submissions_and_an_admin_voids_numbers(page: Page, live
     page.get_by_role("button", name="Anular números").click()
     expect(page.get_by_text("Anulaste los números 1 a 5 (serie A) de e-Remito.")).to_be_visible()
     expect(page.get_by_test_id("voided")).to_contain_text("Talonario de remitos dañado")
+    with page.expect_download() as download:  # DGI's acknowledgement of the first envelope, as it came
+        page.get_by_test_id("envelopes").get_by_role("link", name="Acuse XML").first.click()
+    assert download.value.suggested_filename.startswith("ACKSobre_Sob_219999830019_")
     both_widths(page, shots, "envios-page")
     shell.assert_no_csp_violations()

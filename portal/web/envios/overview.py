@@ -27,10 +27,10 @@ REPORT_STATES = {
 RETRIABLE = frozenset({"rechazado", "error"})  # what the service's "reintentar" accepts
 # What an envelope or a report offers to download (the service's names): label of each link.
 DOCUMENTS = {
-    "sobre": _l("Sobre enviado"),
-    "reporte": _l("Reporte enviado"),
-    "acuse": _l("Acuse de DGI"),
-    "respuesta": _l("Respuesta por comprobante"),
+    "sobre": _l("Sobre XML"),
+    "reporte": _l("Reporte XML"),
+    "acuse": _l("Acuse XML"),
+    "respuesta": _l("Respuesta XML"),
 }
 # An acknowledgement whose signature did not verify against DGI's trusted certificate: what support reads.
 UNVERIFIED_SIGNATURES = {
