@@ -116,3 +116,12 @@ def test_acknowledgements_that_do_not_verify_against_the_trusted_certificate_are
     report = _report_answered(api_client, admin, service_app)
     assert report["firmaAcuse"] == "invalida"
     assert "not verified: invalida" in caplog.text
+
+
+def test_a_trusted_certificate_setting_that_names_no_certificate_stops_the_service_at_start(service_config, tmp_path):
+    from portal.service import create_app
+
+    (tmp_path / "not-a-cert.pem").write_text("hola")
+    for path in (tmp_path / "missing.pem", tmp_path / "not-a-cert.pem"):
+        with pytest.raises(ValueError, match="CFE_DGI_TRUSTED_CERT"):
+            create_app({**service_config, "DGI_TRUSTED_CERT_PATH": str(path)})

@@ -14,7 +14,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from flask import current_app
+from cryptography import x509
+from flask import Flask, current_app
 from sqlalchemy.orm import Session
 
 from portal.service.cfe.signing import verify_signature
@@ -26,6 +27,18 @@ VERIFIED = "verificada"  # signed by the trusted DGI certificate
 INVALID = "invalida"  # no signature, a broken one, or another certificate's
 NO_CERTIFICATE = "sin_certificado"  # no trusted certificate configured: nothing to verify against
 SIGNATURE_STATES = (VERIFIED, INVALID, NO_CERTIFICATE)
+
+
+def check_setting(app: Flask) -> None:
+    """Stop the service at start when CFE_DGI_TRUSTED_CERT names no readable PEM certificate: otherwise every
+    acknowledgement would fail later, one by one, inside the worker."""
+    path = app.config.get("DGI_TRUSTED_CERT_PATH")
+    if not path:
+        return
+    try:
+        x509.load_pem_x509_certificate(Path(path).read_bytes())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"CFE_DGI_TRUSTED_CERT: {path} no es un certificado PEM legible ({exc}).") from exc
 
 
 def trusted_certificate(session: Session) -> bytes | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from flask import Blueprint, Response
+from flask import Blueprint, Flask, Response
 from sqlalchemy import select
 
 from portal.domain.cfe_types import FIRST_CFE_DAY
@@ -14,7 +14,7 @@ from portal.domain.uruguay_time import today_montevideo
 from portal.service import db, idempotency, jobs
 from portal.service.api import ADMINS, idempotency_header, operation
 from portal.service.auth import JWT, Principal, plain_id
-from portal.service.envios import listing, reports, schemas, sending, tasks, voids
+from portal.service.envios import ack_trust, listing, reports, schemas, sending, tasks, voids
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope
 from portal.service.errors import Conflict, FieldError, NotFound, ValidationFailed
 from portal.service.models import Role
@@ -23,6 +23,10 @@ bp = Blueprint("envios", __name__, url_prefix="/api/v1/envios")
 
 TAG = "Envíos a DGI"
 READERS = (Role.ADMIN, Role.SOPORTE)
+
+
+def init_app(app: Flask) -> None:
+    ack_trust.check_setting(app)
 
 
 @operation(
