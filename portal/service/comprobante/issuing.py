@@ -15,6 +15,8 @@ from decimal import Decimal
 
 from flask import Response, current_app, g, has_request_context, request
 from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -125,8 +127,8 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[
                 FieldError(
                     f"{where}.nroCFERef",
                     "rechazado_por_dgi",
-                    f"DGI rechazó el {CFE_TYPES[found.tipo_cfe].name_es} {named}: no tiene validez fiscal y no "
-                    "admite notas (DGI las rechazaría, E12). Emití el comprobante corregido.",
+                    f"DGI rechazó el comprobante {CFE_TYPES[found.tipo_cfe].name_es} {named}: no tiene validez "
+                    "fiscal y no admite notas (DGI las rechazaría, E12). Emití el comprobante corregido.",
                 )
             )
         elif ref.fecha_cfe_ref is not None and ref.fecha_cfe_ref != found.fch_emis:
@@ -303,7 +305,10 @@ def _snapshot_print_settings(session: Session, record: IssuedCfe) -> None:
     settings = print_settings(record.company_id)
     record.print_paper, record.print_logo_sha256 = settings.paper, settings.logo_sha256
     if settings.logo_sha256 and session.get(PrintedLogo, (record.company_id, settings.logo_sha256)) is None:
-        session.add(PrintedLogo(company_id=record.company_id, sha256=settings.logo_sha256, data=settings.logo))
+        # ON CONFLICT DO NOTHING: two first receipts with a new logo, issued at once (PostgreSQL), store it once.
+        insert = postgresql_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+        values = {"company_id": record.company_id, "sha256": settings.logo_sha256, "data": settings.logo}
+        session.execute(insert(PrintedLogo).values(**values, created_at=datetime.now(UTC)).on_conflict_do_nothing())
 
 
 def printed_logo(session: Session, record: IssuedCfe) -> bytes | None:
