@@ -162,16 +162,12 @@ def _lines(receipt: IssuedReceipt) -> list[LineRow]:
 
 def _actions(receipt: IssuedReceipt) -> Actions:
     balance = receipt.creditable_balance
-    # A receipt DGI rejected has no fiscal existence: no note on it (the service refuses them, DGI's E12); its
-    # way forward is "Emitir corregido", in the DGI panel.
-    notes_fit = receipt.dgi_status != "rechazado"
     return Actions(
-        cancel=notes_fit
-        and receipt.tipo_cfe in CREDIT_NOTE_FOR
+        cancel=receipt.tipo_cfe in CREDIT_NOTE_FOR
         and bool(balance)
         and not any(n.tipo_cfe in CREDIT_NOTES for n in receipt.notes),
-        partial_credit=notes_fit and receipt.tipo_cfe in CREDIT_NOTE_FOR and bool(balance),
-        debit=notes_fit and receipt.tipo_cfe in DEBIT_NOTE_OF,
+        partial_credit=receipt.tipo_cfe in CREDIT_NOTE_FOR and bool(balance),
+        debit=receipt.tipo_cfe in DEBIT_NOTE_OF,
         copy=receipt.tipo_cfe in dict(CFE_TYPE_CHOICES),
     )
 
