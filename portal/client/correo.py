@@ -6,6 +6,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from urllib.parse import quote
 
+import requests
+
 from portal.client.models import parse_datetime as _moment
 from portal.client.transport import Transport
 
@@ -109,6 +111,14 @@ class Download:
     content_type: str
     filename: str
 
+    @classmethod
+    def of(cls, response: requests.Response, default_name: str) -> Download:
+        """A file the service answered, named as its Content-Disposition says."""
+        filename = response.headers.get("Content-Disposition", "").partition('filename="')[2].rstrip('"')
+        return cls(
+            response.content, response.headers.get("Content-Type", "application/octet-stream"), filename or default_name
+        )
+
 
 class CorreoApi(Transport):
     def send_receipt_by_mail(
@@ -138,7 +148,4 @@ class CorreoApi(Transport):
         response = self._request(
             "GET", f"{BASE}/buzon/{quote(message_id, safe='')}/adjuntos/{int(index)}", accept="*/*"
         )
-        filename = response.headers.get("Content-Disposition", "").partition('filename="')[2].rstrip('"')
-        return Download(
-            response.content, response.headers.get("Content-Type", "application/octet-stream"), filename or "adjunto"
-        )
+        return Download.of(response, "adjunto")

@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Generic, TypeVar
+from urllib.parse import quote
 
 from portal.client import errors
+from portal.client.correo import Download
 from portal.client.dgi_state import DgiMoments, DgiMotive, DgiState, EnvelopeRef, ReportRef, int_or_none, motives
 from portal.client.models import json_object
 from portal.client.models import parse_date as _date
@@ -19,6 +21,7 @@ __all__ = [
     "DgiMoments",
     "DgiMotive",
     "DgiState",
+    "Download",
     "Envelope",
     "EnvelopeRef",
     "EnviosApi",
@@ -42,6 +45,11 @@ class Envelope:
     state: str
     ack: str | None
     motives: tuple[DgiMotive, ...]
+    # Whether DGI's ACKSobre / ACKCFE verified against DGI's trusted certificate: "verificada", "invalida",
+    # "sin_certificado", or None (no acknowledgement yet, or one received before the check existed).
+    ack_signature: str | None
+    answer_signature: str | None
+    documents: tuple[str, ...]  # what envelope_document downloads: "sobre", "acuse", "respuesta"
     id_receptor: str | None
     query_after: datetime | None
     attempts: int
@@ -65,6 +73,9 @@ class Envelope:
             state=data["estado"],
             ack=data.get("acuse"),
             motives=motives(data.get("motivos")),
+            ack_signature=data.get("firmaAcuse"),
+            answer_signature=data.get("firmaRespuesta"),
+            documents=tuple(data.get("documentos") or ()),
             id_receptor=data.get("idReceptor"),
             query_after=_dt(data.get("consultarDesde")),
             attempts=int(data.get("intentos") or 0),
@@ -133,6 +144,8 @@ class DailyReport:
     state: str
     ack: str | None
     motives: tuple[DgiMotive, ...]
+    ack_signature: str | None  # as Envelope's, for the ACKRepDiario
+    documents: tuple[str, ...]  # what report_document downloads: "reporte", "acuse"
     attempts: int
     last_error: str | None
     created_by: str
@@ -150,6 +163,8 @@ class DailyReport:
             state=data["estado"],
             ack=data.get("acuse"),
             motives=motives(data.get("motivos")),
+            ack_signature=data.get("firmaAcuse"),
+            documents=tuple(data.get("documentos") or ()),
             attempts=int(data.get("intentos") or 0),
             last_error=data.get("ultimoError"),
             created_by=data["creadoPor"],
@@ -216,6 +231,17 @@ class EnviosApi(Transport):
     def retry_envelope(self, envelope_id: int) -> Envelope:
         """Retry an envelope DGI refused (its receipts go in a new one) or one in error (the same bytes again)."""
         return Envelope.from_json(self._json("POST", f"{BASE}/sobres/{int(envelope_id)}/reintentar"))
+
+    def envelope_document(self, envelope_id: int, document: str) -> Download:
+        """The envelope as sent ("sobre") or DGI's ACKSobre ("acuse") or ACKCFE ("respuesta"), as stored."""
+        return self._download(f"{BASE}/sobres/{int(envelope_id)}/{quote(document, safe='')}")
+
+    def report_document(self, report_id: int, document: str) -> Download:
+        """The daily report as sent ("reporte") or DGI's ACKRepDiario ("acuse"), as stored."""
+        return self._download(f"{BASE}/reportes/{int(report_id)}/{quote(document, safe='')}")
+
+    def _download(self, path: str) -> Download:
+        return Download.of(self._request("GET", path, accept="application/xml"), "documento.xml")
 
     def list_waiting(self, *, limit: int = 50, offset: int = 0) -> Page[WaitingReceipt]:
         data = self._json("GET", f"{BASE}/pendientes", params={"limit": limit, "offset": offset})

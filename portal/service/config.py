@@ -79,6 +79,9 @@ class ServiceSettings(AppSettings):
     # Sending receipts to DGI (portal/service/envios): which reception, DGI's RUT, and timings.
     DGI_RECEPTION: Literal["simulator", "soap"] = Field("simulator", alias="CFE_DGI_RECEPTION")
     DGI_RUT: str = Field("214844360018", alias="CFE_DGI_RUT")
+    # DGI's certificate (PEM file) its acknowledgements must verify against (envios/ack_trust.py); empty with the
+    # simulator: the simulator's own certificate.
+    DGI_TRUSTED_CERT_PATH: str | None = Field(None, alias="CFE_DGI_TRUSTED_CERT")
     # ws_efactura (CFE_DGI_RECEPTION=soap): endpoint (default: the WSDL's, DGI's test host) and timeout.
     DGI_RECEPTION_URL: str = Field("", alias="CFE_DGI_RECEPTION_URL")
     DGI_RECEPTION_TIMEOUT_SECONDS: float = Field(30.0, gt=0, alias="CFE_DGI_RECEPTION_TIMEOUT_SECONDS")

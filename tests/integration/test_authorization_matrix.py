@@ -48,9 +48,10 @@ RECORD_PARAMS = {
     "cfe_id",
     "branch_id",
     "id_sobre",
+    "id_reporte",
     "mensaje_id",
 }
-FREE_PARAMS = {"rut", "idEmpresa", "idCertificado", "tipoDoc", "nroDoc", "numero"}
+FREE_PARAMS = {"rut", "idEmpresa", "idCertificado", "tipoDoc", "nroDoc", "numero", "documento"}
 
 
 def _add_other_company_user(app) -> None:
@@ -93,6 +94,8 @@ def company_one_records(api_client, auth_headers, service_app) -> dict:
         "cfe_id": receipt["idCfeEmitido"],
         "branch_id": branch["id"],
         "id_sobre": 1,
+        "id_reporte": 1,
+        "documento": "acuse",  # of an envelope or a report: one both paths name
         "mensaje_id": "mensaje-de-la-empresa-1",
     }
 

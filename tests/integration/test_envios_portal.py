@@ -120,6 +120,10 @@ def test_a_rejected_receipt_shows_dgis_reason_no_fiscal_validity_and_the_way_for
         .startswith("Este comprobante no tiene validez fiscal.")
     )
     assert block.find(attrs={"data-testid": "issue-corrected"})["href"] == f"/envios/corregir/{receipt_id}"
+    # No note is offered on it (the service would refuse it: DGI rejects notes on a rejected receipt, E12).
+    page = soup(usuario.get(f"/comprobantes/{receipt_id}"))
+    assert page.find("button", string="Anular con nota de crédito") is None
+    assert not page.select(f'a[href^="/comprobantes/{receipt_id}/nota/"]')
     # Support staff see the same reason but cannot issue, so they are not offered the correction.
     support_block = panel(soporte, receipt_id)
     assert "E07" in support_block.get_text() and support_block.find(attrs={"data-testid": "issue-corrected"}) is None

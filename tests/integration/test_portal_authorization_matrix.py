@@ -81,6 +81,8 @@ ADMIN_OR_SUPPORT = {
     "correo.attachment",
     "envios.index",
     "envios.waiting",
+    "envios.envelope_document",
+    "envios.report_document",
 }
 ADMIN = {
     "apikeys.create",

@@ -11,7 +11,7 @@ from decimal import Decimal
 
 from stdnum import ean
 
-from portal.domain.cfe_types import FIRST_CFE_DAY, LAST_CFE_DAY, CfeType, cfe_type
+from portal.domain.cfe_types import FIRST_CFE_DAY, LAST_CFE_DAY, NOTE_REFERENCE_TYPES, CfeType, cfe_type
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES, DocType, document_error
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.amounts import Totals, compute_totals, line_amount
@@ -277,12 +277,14 @@ def _references(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
             if getattr(ref, _attr(ref, alias)) is None:
                 errors.add(f"{where}.{alias}", "required", "Campo obligatorio (o una referencia global con su razón).")
         if ref.tpo_doc_ref is not None:
-            family = ELEMENT_TYPES[kind.element] if kind.is_note else ALL_CFE_TYPES
-            if ref.tpo_doc_ref not in family:
+            allowed = NOTE_REFERENCE_TYPES.get(kind.code) or (ELEMENT_TYPES[kind.element] if kind.is_note else None)
+            if ref.tpo_doc_ref not in (allowed or ALL_CFE_TYPES):
+                only = kind.code in NOTE_REFERENCE_TYPES and " o ".join(cfe_type(c).name_es for c in sorted(allowed))
                 errors.add(
                     f"{where}.tpoDocRef",
                     "not_allowed",
-                    f"Tipo de comprobante no admitido como referencia de {kind.name_es}.",
+                    f"Tipo de comprobante no admitido como referencia de {kind.name_es}"
+                    + (f": solo {only}." if only else "."),
                 )
         key = (ref.tpo_doc_ref, ref.serie, ref.nro_cfe_ref)
         if key in seen:

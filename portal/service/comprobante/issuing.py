@@ -15,10 +15,12 @@ from decimal import Decimal
 
 from flask import Response, current_app, g, has_request_context, request
 from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from portal.domain.cfe_types import NOTE_BASE_TYPE
+from portal.domain.cfe_types import CFE_TYPES, NOTE_REFERENCE_TYPES
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db, idempotency, jobs
 from portal.service.auth import Principal
@@ -36,10 +38,11 @@ from portal.service.cfe.pdf import render_preview, render_receipt
 from portal.service.cfe.rules import validate
 from portal.service.cfe.rules_dgi import Emission
 from portal.service.comprobante import notes
-from portal.service.comprobante.issuer import cached_issuer, issuer_for, signing_key
-from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
+from portal.service.comprobante.issuer import cached_issuer, issuer_for, print_settings, signing_key
+from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, PrintedLogo
 from portal.service.comprobante.numbering import allocate
 from portal.service.comprobante.search import folded
+from portal.service.empresa.settings import company_logo, default_paper
 from portal.service.envios.tasks import wake_packer
 from portal.service.envios.tracking import record_issued
 from portal.service.errors import FieldError, ValidationFailed
@@ -85,15 +88,18 @@ def _checked(cfe: CfeInput, company_id: int) -> tuple[Issuer, Decimal]:
 
 
 def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[notes.Original]:
-    """A credit or debit note must point at receipts this company issued (same family of types); returns
-    the receipts it names."""
-    base = NOTE_BASE_TYPE.get(cfe.tipo_cfe)
-    if base is None:
+    """A credit or debit note must point at receipts this company issued, of a type the note may reference
+    (NOTE_REFERENCE_TYPES), that DGI did not reject, with the original's date; returns the receipts it names.
+    Runs in the issue's write transaction before the number is taken, so a refusal burns no number."""
+    allowed = NOTE_REFERENCE_TYPES.get(cfe.tipo_cfe)
+    if allowed is None:
         return []
     problems, originals = [], []
     for index, ref in enumerate(cfe.referencias):
         if getattr(ref, "ind_global", None) == 1:
             continue
+        where = f"referencias[{index}]"
+        named = f"{ref.serie}-{ref.nro_cfe_ref}"
         # Locked: two credit notes of the same receipt must see each other's amounts (PostgreSQL).
         found = session.scalar(
             select(IssuedCfe)
@@ -105,28 +111,43 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[
             )
             .with_for_update()
         )
-        if ref.tpo_doc_ref not in (base, base + 1, base + 2):
+        if ref.tpo_doc_ref not in allowed:
+            kinds = " o ".join(CFE_TYPES[code].name_es for code in sorted(allowed))
             problems.append(
                 FieldError(
-                    f"referencias[{index}].tpoDocRef",
-                    "not_allowed",
-                    f"Una nota del tipo {cfe.tipo_cfe} solo puede referir comprobantes "
-                    f"{base}, {base + 1} o {base + 2}.",
+                    f"{where}.tpoDocRef", "not_allowed", f"Una {CFE_TYPES[cfe.tipo_cfe].name_es} solo refiere {kinds}."
                 )
             )
         elif found is None:
             problems.append(
                 FieldError(
-                    f"referencias[{index}].nroCFERef",
+                    f"{where}.nroCFERef",
                     "not_found",
-                    f"No existe el comprobante {ref.tpo_doc_ref} {ref.serie}-{ref.nro_cfe_ref} "
-                    "emitido por esta empresa.",
+                    f"No existe el comprobante {ref.tpo_doc_ref} {named} emitido por esta empresa.",
+                )
+            )
+        elif found.dgi_status == "rechazado":
+            problems.append(
+                FieldError(
+                    f"{where}.nroCFERef",
+                    "rechazado_por_dgi",
+                    f"DGI rechazó el comprobante {CFE_TYPES[found.tipo_cfe].name_es} {named}: no tiene validez "
+                    "fiscal y no admite notas (DGI las rechazaría, E12). Emití el comprobante corregido.",
+                )
+            )
+        elif ref.fecha_cfe_ref is not None and ref.fecha_cfe_ref != found.fch_emis:
+            problems.append(
+                FieldError(
+                    f"{where}.fechaCFEref",
+                    "fecha_distinta",
+                    f"El comprobante {named} es del {found.fch_emis:%d/%m/%Y}: la referencia lleva su fecha "
+                    "(dejala vacía y se toma del comprobante).",
                 )
             )
         else:
             originals.append(notes.Original(index, found))
     if problems:
-        raise ValidationFailed(problems, message="La nota refiere comprobantes que no existen.")
+        raise ValidationFailed(problems, message="La nota no corresponde a los comprobantes que refiere.")
     return originals
 
 
@@ -222,6 +243,7 @@ def _issue_in(
         current_app.logger.exception("generated CFE failed DGI's XSD")
         raise
     record = _new_record(principal, cfe, issuer, allocation.numbering, allocation.range.id, key.certificate_id, signed)
+    _snapshot_print_settings(session, record)
     # The receipt's road to DGI, committed with it. Held here while on_stored runs: the session keeps only weak
     # references, and the answer reads it (one SELECT less).
     submission = record_issued(session, record, cfe, ui_value, signed.totals)
@@ -288,10 +310,39 @@ def numbering_of(record: IssuedCfe, session: Session) -> Numbering:
     )
 
 
+def _snapshot_print_settings(session: Session, record: IssuedCfe) -> None:
+    """Record with the receipt the paper and logo the company's settings print now (its issuer is in
+    issuer_json already): its PDF comes from what was true when it was signed, whatever changes later."""
+    settings = print_settings(record.company_id)
+    record.print_paper, record.print_logo_sha256 = settings.paper, settings.logo_sha256
+    if settings.logo_sha256 and session.get(PrintedLogo, (record.company_id, settings.logo_sha256)) is None:
+        # ON CONFLICT DO NOTHING: two first receipts with a new logo, issued at once (PostgreSQL), store it once.
+        insert = postgresql_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+        values = {"company_id": record.company_id, "sha256": settings.logo_sha256, "data": settings.logo}
+        session.execute(insert(PrintedLogo).values(**values, created_at=datetime.now(UTC)).on_conflict_do_nothing())
+
+
+def printed_logo(session: Session, record: IssuedCfe) -> bytes | None:
+    """The logo `record` was issued with; for a receipt issued before snapshots (print_paper NULL), the
+    company's logo of the day, as such receipts always printed."""
+    if record.print_paper is None:
+        return company_logo(session, record.company_id)
+    if record.print_logo_sha256 is None:
+        return None
+    logo = session.get(PrintedLogo, (record.company_id, record.print_logo_sha256))
+    return logo.data if logo is not None else None
+
+
+def printed_paper(session: Session, record: IssuedCfe) -> str:
+    """The paper `record` prints on unless another is asked for: the company's default when it was issued (the
+    company's default of the day for a receipt issued before snapshots)."""
+    return record.print_paper or default_paper(session, record.company_id)
+
+
 def receipt_pdf(record: IssuedCfe, *, logo: bytes | None = None, paper: str = "a4") -> bytes:
     """The printed representation, read from the signed XML as stored (number and CAE included), with the
     adenda and the issuer settings snapshot taken when it was issued: a reprint never disagrees with what
-    was signed."""
+    was signed. `logo` is printed_logo(session, record) for an issued receipt."""
     return render_receipt(
         record.xml,
         Issuer(**record.issuer_json),

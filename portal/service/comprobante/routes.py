@@ -126,8 +126,8 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
     if wanted == "application/xml":
         return _download(record.xml, "application/xml", f"{name}.xml")
     if wanted == "application/pdf":
-        paper = _paper(session, principal.company_id, record.tipo_cfe, query.formato)
-        pdf = issuing.receipt_pdf(record, logo=company_logo(session, principal.company_id), paper=paper)
+        paper = _paper(issuing.printed_paper(session, record), record.tipo_cfe, query.formato)
+        pdf = issuing.receipt_pdf(record, logo=issuing.printed_logo(session, record), paper=paper)
         return _download(pdf, "application/pdf", f"{name}.pdf")
     response = Response(
         cfe_emitido(record, [], session).model_dump_json(by_alias=True, exclude_none=True), mimetype="application/json"
@@ -136,10 +136,10 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
     return response
 
 
-def _paper(session, company_id: int, tipo_cfe: int, asked: str | None) -> str:
-    """The paper asked for (a roll for another type is a 422), else the company's default, else A4."""
+def _paper(default: str, tipo_cfe: int, asked: str | None) -> str:
+    """The paper asked for (a roll for another type is a 422), else `default` (the receipt's, as it was
+    issued), else A4."""
     if asked is None:
-        default = default_paper(session, company_id)
         return default if default in PAPERS and (default == "a4" or tipo_cfe in ROLL_TYPES) else "a4"
     try:
         check_paper(tipo_cfe, asked)
@@ -315,7 +315,7 @@ def previsualizar(body: CfeInput, query: PreviewQuery, principal: Principal):
     wanted = negotiate("application/pdf", "application/json")
     session = db.session()
     company = session.get(Company, principal.company_id)
-    paper = _paper(session, company.id, body.tipo_cfe, query.formato)
+    paper = _paper(default_paper(session, company.id), body.tipo_cfe, query.formato)
     pdf = issuing.preview_pdf(company, body, logo=company_logo(session, company.id), paper=paper)
     if wanted == "application/pdf":
         return _download(pdf, "application/pdf", "previsualizacion.pdf")

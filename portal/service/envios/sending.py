@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from portal.domain.uruguay_time import MONTEVIDEO, montevideo_time, today_montevideo
 from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.envios import acks, envelope
+from portal.service.envios import ack_trust, acks, envelope
 from portal.service.envios.adapter import (
     Credentials,
     DgiPermanentError,
@@ -155,7 +155,8 @@ def deliver(envelope_id: int) -> Next | None:
         creds = credentials(session, sobre.company_id, sobre.certificate_id)
         xml, name = sobre.xml, sobre.file_name
     try:
-        answer = acks.read_ack_sobre(reception().send_envelope(xml, file_name=name, credentials=creds))
+        ack_xml = reception().send_envelope(xml, file_name=name, credentials=creds)
+        answer = acks.read_ack_sobre(ack_xml)
     except (DgiTransientError, acks.AckUnreadable) as exc:
         return _failed(envelope_id, "armado", str(exc), "deliver")
     except DgiPermanentError as exc:
@@ -169,6 +170,8 @@ def deliver(envelope_id: int) -> Next | None:
             return None
         now = _now()
         sobre.ack_state, sobre.ack_motives, sobre.sent_at = answer.estado, answer.motives, sobre.sent_at or now
+        sobre.ack_xml = ack_xml
+        sobre.ack_signature = ack_trust.signature_state(session, ack_xml, f"ACKSobre of envelope {envelope_id}")
         if answer.estado == "AS":
             sobre.state, sobre.received_at = "recibido", now
             sobre.id_receptor, sobre.token = answer.id_receptor, answer.token
@@ -259,6 +262,7 @@ def fetch(envelope_id: int) -> Next | None:
             return None
         now = _now()
         sobre.state, sobre.answer_xml, sobre.answered_at = "respondido", data, now
+        sobre.answer_signature = ack_trust.signature_state(session, data, f"ACKCFE of envelope {envelope_id}")
         sobre.next_attempt_at, sobre.last_error = None, None
         by_ordinal = {v.ordinal: v for v in verdicts}
         for sub, record in _contents(session, envelope_id):

@@ -14,6 +14,7 @@ from portal.web.auth.session import role_required
 from portal.web.backend import api
 from portal.web.comprobantes import forms as receipt_forms
 from portal.web.comprobantes.choices import type_name
+from portal.web.comprobantes.files import file_response
 from portal.web.comprobantes.issuing import _editor as issuing_editor
 from portal.web.envios import ADMINS, SUPPORT, WRITERS, bp, overview
 from portal.web.envios.badges import dgi_badge, receipt_badge, receipt_panel
@@ -190,3 +191,23 @@ def retry_envelope(envelope_id: int):
     else:
         flash(_("Reintentaste el sobre Nº %(number)s.", number=envelope.idemisor), "success")
     return redirect_after_post("envios.index")
+
+
+@bp.get("/sobres/<int:envelope_id>/<document>")
+@role_required(*SUPPORT)
+def envelope_document(envelope_id: int, document: str):
+    """An envelope as sent, or DGI's acknowledgement or per-receipt answer as it came (XML download)."""
+    if document not in ("sobre", "acuse", "respuesta"):
+        abort(404)
+    download = api().envelope_document(envelope_id, document)
+    return file_response(download.content, "application/xml", download.filename, inline=False)
+
+
+@bp.get("/reportes/<int:report_id>/<document>")
+@role_required(*SUPPORT)
+def report_document(report_id: int, document: str):
+    """A daily report as sent, or DGI's acknowledgement as it came (XML download)."""
+    if document not in ("reporte", "acuse"):
+        abort(404)
+    download = api().report_document(report_id, document)
+    return file_response(download.content, "application/xml", download.filename, inline=False)

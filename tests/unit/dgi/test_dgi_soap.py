@@ -104,7 +104,7 @@ def test_a_slow_dgi_times_out(standin, certificate, http_session):
     started = time.monotonic()
     with pytest.raises(DgiTimeout) as caught:
         registry.consulta_rut(data.DEMO_RUT)
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < standin.app.delay  # cut short by the timeout, not DGI's late answer
     assert (caught.value.status, caught.value.code) == (504, "dgi_timeout")
 
 
