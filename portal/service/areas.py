@@ -19,6 +19,8 @@ AREAS = (
     "correo",
     "receptores",
     "intercambio",
+    "eventos",
+    "webhooks",
 )
 
 

@@ -49,6 +49,7 @@ RECORD_PARAMS = {
     "branch_id",
     "id_sobre",
     "mensaje_id",
+    "webhook_id",
 }
 FREE_PARAMS = {"rut", "idEmpresa", "idCertificado", "tipoDoc", "nroDoc", "numero"}
 

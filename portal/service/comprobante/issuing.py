@@ -43,6 +43,7 @@ from portal.service.comprobante.search import folded
 from portal.service.envios.tasks import wake_packer
 from portal.service.envios.tracking import record_issued
 from portal.service.errors import FieldError, ValidationFailed
+from portal.service.eventos.publishing import publish, receipt
 from portal.service.indices.ui import ui_value_on
 from portal.service.models import Company
 
@@ -221,6 +222,7 @@ def _issue_in(
     submission = record_issued(session, record, cfe, ui_value, signed.totals)
     db.insert_loaded(session, record, submission)  # two Core INSERTs: cheaper than the unit of work's flush
     notes.link(session, record, shares)
+    publish(session, company_id, "comprobante.emitido", receipt(record))  # one INSERT: the webhooks' outbox
     session.flush()  # a note's links (the rest is written already)
     result = IssueResult(record, [allocation.warning] if allocation.warning else [])
     if on_stored is not None:
