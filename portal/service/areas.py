@@ -21,6 +21,7 @@ AREAS = (
     "intercambio",
     "eventos",
     "webhooks",
+    "salud",
 )
 
 

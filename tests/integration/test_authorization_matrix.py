@@ -50,6 +50,7 @@ RECORD_PARAMS = {
     "id_sobre",
     "mensaje_id",
     "webhook_id",
+    "aviso_id",
 }
 FREE_PARAMS = {"rut", "idEmpresa", "idCertificado", "tipoDoc", "nroDoc", "numero"}
 
