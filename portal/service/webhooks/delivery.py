@@ -2,14 +2,15 @@
 
 `fan_out` turns each event not yet dispatched into one delivery per active endpoint of its company that
 hears its type. `deliver_due` takes a lease on a batch of due deliveries, sends them (one keep-alive HTTP
-session per endpoint, endpoints in parallel), and records every attempt and its outcome in one transaction.
+session per connection, up to four connections per endpoint and eight in all, in parallel), and records
+every attempt and its outcome in one transaction.
 
 At least once: a delivery is final only once an endpoint answered 2xx (delivered) or a day of retries has
 passed (failed); a worker that dies mid-batch leaves leases that expire, and the sweep sends them again.
 Retries back off exponentially (WEBHOOKS_RETRY_BASE_SECONDS × 4ⁿ, at most four hours between attempts).
 An endpoint whose attempts have all failed for WEBHOOKS_RETRY_HOURS is disabled and its admins are told.
-After one failure in a batch the endpoint's other deliveries wait for that one's retry: a server that is
-down is not sent a whole batch of 10-second timeouts.
+After a failure on one connection, the rest of that connection's share waits for the failed one's retry: a
+server that is down is not sent a whole batch of 10-second timeouts.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ BATCH = 500
 LEASE = timedelta(minutes=2)
 MAX_DELAY = timedelta(hours=4)
 HEAD_BYTES = 500
-PARALLEL_ENDPOINTS = 8
+PARALLEL_CONNECTIONS = 8
+CONNECTIONS_PER_ENDPOINT = 4
 
 
 def _now() -> datetime:
@@ -216,13 +218,19 @@ def deliver_due(now: datetime | None = None, limit: int = BATCH, delivery_id: in
     for job in jobs:
         by_endpoint[job.endpoint_id].append(job)
     orphans = [job for job in jobs if job.endpoint_id not in targets]  # disabled or deleted meanwhile
-    groups = [(targets[eid], group) for eid, group in by_endpoint.items() if eid in targets]
+    # Up to CONNECTIONS_PER_ENDPOINT keep-alive connections per endpoint, each sending its share in order.
+    groups = [
+        (targets[eid], group[lane::CONNECTIONS_PER_ENDPOINT])
+        for eid, group in by_endpoint.items()
+        if eid in targets
+        for lane in range(min(CONNECTIONS_PER_ENDPOINT, len(group)))
+    ]
     settings = _Settings.from_app()
     results: list[_Result] = []
     if len(groups) == 1:
         results = _send_group(settings, *groups[0])
     elif groups:
-        with ThreadPoolExecutor(min(PARALLEL_ENDPOINTS, len(groups))) as pool:
+        with ThreadPoolExecutor(min(PARALLEL_CONNECTIONS, len(groups))) as pool:
             for part in pool.map(lambda g: _send_group(settings, *g), groups):
                 results.extend(part)
     _record(now, results, orphans, targets)
