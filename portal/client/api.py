@@ -11,11 +11,23 @@ from portal.client.envios import EnviosApi
 from portal.client.inteligente import InteligenteApi
 from portal.client.models import UserInfo
 from portal.client.receptores import ReceptoresApi
+from portal.client.salud import SaludApi
 from portal.client.transport import Transport
+from portal.client.webhooks import WebhooksApi
 
 
 class UserApi(
-    ComprobantesApi, ApiKeysApi, DgiApi, InteligenteApi, EmpresaApi, EnviosApi, CorreoApi, ReceptoresApi, Transport
+    ComprobantesApi,
+    ApiKeysApi,
+    DgiApi,
+    InteligenteApi,
+    EmpresaApi,
+    EnviosApi,
+    CorreoApi,
+    ReceptoresApi,
+    WebhooksApi,
+    SaludApi,
+    Transport,
 ):
     """The service as one caller sees it."""
 

@@ -31,6 +31,7 @@ NAV = (
     NavItem("inteligente.index", _l("Emisión inteligente"), ALL),
     NavItem("envios.index", _l("Envíos a DGI"), ("admin", "soporte")),
     NavItem("empresa.settings", _l("Empresa"), ("admin",)),
+    NavItem("webhooks.index", _l("Webhooks"), ("admin",)),
 )
 
 
