@@ -42,6 +42,11 @@ class Concern:
         return f"{self.state}:{self.level}"
 
 
+def _n(value: int) -> str:
+    """A count as Uruguay writes it: 100.000."""
+    return f"{value:,}".replace(",", ".")
+
+
 def certificate(days_left: int | None, not_after: date | None) -> Concern:
     if days_left is None:
         return Concern(
@@ -123,7 +128,7 @@ def cae_range(
             key,
             "cae",
             PROBLEM,
-            f"El {name} venció con {remaining} números sin usar: hay que anularlos en el reporte diario.",
+            f"El {name} venció con {_n(remaining)} números sin usar: hay que anularlos en el reporte diario.",
             "Anular los números que quedaron",
             ENVIOS_PAGE,
             level=0,
@@ -142,11 +147,11 @@ def cae_range(
         )
     findings: list[tuple[str, int, str]] = []
     if days_of_use is not None and days_of_use < CAE_CRITICAL_DAYS_OF_USE:
-        findings.append((PROBLEM, 2, f"quedan {remaining} números, unos {days_of_use:.0f} días al ritmo actual"))
+        findings.append((PROBLEM, 2, f"quedan {_n(remaining)} números, unos {days_of_use:.0f} días al ritmo actual"))
     elif days_of_use is not None and days_of_use < CAE_MIN_DAYS_OF_USE:
-        findings.append((WARNING, 3, f"quedan {remaining} números, unos {days_of_use:.0f} días al ritmo actual"))
+        findings.append((WARNING, 3, f"quedan {_n(remaining)} números, unos {days_of_use:.0f} días al ritmo actual"))
     elif remaining <= size * CAE_LOW_SHARE:
-        findings.append((WARNING, 4, f"queda el {remaining * 100 // size}% de sus números ({remaining})"))
+        findings.append((WARNING, 4, f"queda el {remaining * 100 // size}% de sus números ({_n(remaining)})"))
     if days_to_expiry <= CAE_EXPIRY_PROBLEM_DAYS:
         findings.append((PROBLEM, 5, f"vence en {days_to_expiry} días; lo que quede sin usar se deberá anular"))
     elif days_to_expiry <= CAE_EXPIRY_WARNING_DAYS:
@@ -156,7 +161,7 @@ def cae_range(
             key,
             "cae",
             OK,
-            f"El {name} tiene {remaining} números y vence en {days_to_expiry} días.",
+            f"El {name} tiene {_n(remaining)} números y vence en {days_to_expiry} días.",
             "Nada que hacer",
             CAE_PAGE,
             facts=facts,

@@ -32,7 +32,11 @@ def _request(form: WebhookForm) -> WebhookRequest:
 @role_required("admin")
 def index():
     """The company's webhooks and the form to register one."""
-    return _index(WebhookForm(formdata=None, data={"eventos": ["comprobante.aceptado", "comprobante.rechazado"]}))
+    return _index(_empty_form())
+
+
+def _empty_form() -> WebhookForm:
+    return WebhookForm(formdata=None, data={"eventos": ["comprobante.aceptado", "comprobante.rechazado"]})
 
 
 def _index(form: WebhookForm, *, status: int = 200, created: NewSecret | None = None):
@@ -52,7 +56,7 @@ def create():
             apply_service_errors(form, exc, form.SERVICE_FIELDS)
         else:
             flash(_("Registraste el webhook %(url)s.", url=created.webhook.url), "success")
-            return _index(WebhookForm(formdata=None), status=201, created=created)
+            return _index(_empty_form(), status=201, created=created)
     return _index(form, status=422)
 
 
