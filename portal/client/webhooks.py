@@ -116,7 +116,7 @@ class WebhooksApi(Transport):
     """The webhooks endpoints (Bearer JWT; admins manage, soporte reads)."""
 
     def list_event_types(self) -> tuple[EventType, ...]:
-        data = self._json("GET", f"{BASE}/eventos")
+        data = self._json("GET", "/api/v1/eventos")
         return tuple(EventType(e["nombre"], e["descripcion"]) for e in data["items"])
 
     def list_webhooks(self) -> tuple[Webhook, ...]:

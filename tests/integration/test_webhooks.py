@@ -293,7 +293,7 @@ def test_roles_and_companies(client, auth_headers, receiver):
 
 def test_change_replace_and_the_event_catalogue(client, auth_headers, receiver):
     headers = auth_headers(ADMIN, company_id=1)
-    catalogue = {e["nombre"] for e in client.get("/api/v1/webhooks/eventos", headers=headers).json["items"]}
+    catalogue = {e["nombre"] for e in client.get("/api/v1/eventos", headers=headers).json["items"]}
     assert {"comprobante.emitido", "sobre.rechazado", "reporte.rechazado", "cae.por_agotarse"} <= catalogue
     assert {"certificado.por_vencer", "recibido.nuevo", "intercambio.respuesta"} <= catalogue
     created = _register(client, headers, f"{receiver.url}/x", ["comprobante.emitido"])

@@ -11,14 +11,11 @@ from flask import Blueprint, Flask, Response
 from portal.service.api import ADMINS, operation, to_response
 from portal.service.auth import JWT, Principal
 from portal.service.eventos import publishing
-from portal.service.eventos.catalogue import EVENTS
 from portal.service.models import Role
 from portal.service.webhooks import management, tasks
 from portal.service.webhooks.schemas import (
     AttemptPage,
     AttemptQuery,
-    EventCatalogue,
-    EventType,
     SecretRotated,
     SecretRotation,
     TestSent,
@@ -42,23 +39,6 @@ def _no_store(model, status: int) -> Response:
     response = to_response(model, status)
     response.headers["Cache-Control"] = "no-store"
     return response
-
-
-@operation(
-    bp,
-    "GET",
-    "/eventos",
-    tag=TAG,
-    summary="Los eventos que se pueden escuchar",
-    auth=(JWT,),
-    roles=READERS,
-    responses={200: EventCatalogue},
-)
-def list_event_types(principal: Principal):
-    """Cada evento con lo que significa. Los datos de cada uno llevan identificadores y estados, nunca secretos."""
-    return EventCatalogue(
-        items=[EventType(nombre=n, descripcion=d) for n, d in EVENTS.items() if n != "webhook.prueba"]
-    )
 
 
 @operation(
