@@ -318,3 +318,36 @@ def test_the_outbox_row_is_written_in_the_issuing_transaction(app, client, auth_
     assert event.data["idCfe"] == receipt["idCfeEmitido"] and event.company_id == 1
     assert json.dumps(event.data).count(":") < 12  # ids and states, not the receipt
     assert WebhookEndpoint  # the table exists even with no endpoint registered
+
+
+def test_an_envelope_dgi_refuses_is_an_event_and_a_problem_of_the_watch(app, client, auth_headers, receiver):
+    from portal.service.envios.simulator import SimulatedDgi
+
+    headers = auth_headers(ADMIN, company_id=1)
+    created = _register(client, headers, f"{receiver.url}/sobres", ["sobre.rechazado"])
+    issue(client, headers, body(EFACTURA))
+    app.extensions["dgi_reception"] = SimulatedDgi(app.config)
+    app.config["DGI_RUT"] = "211003420017"  # envelopes addressed to the wrong RUT: DGI refuses them (S02)
+    drain(app)
+    [refused] = receiver.of_path("/sobres")
+    payload = _verified(refused, created["secreto"])
+    assert payload["type"] == "sobre.rechazado"
+    assert payload["data"]["motivos"] == ["S02"] and payload["data"]["estado"] == "BS"
+    assert payload["data"]["cantidadCfe"] == 1
+    health = client.get("/api/v1/empresa/salud", headers=headers).json
+    [envelopes] = [i for i in health["items"] if i["clave"] == "sobres_rechazados"]
+    assert envelopes["estado"] == "problem" and envelopes["datos"]["comprobantes"] == 1
+    assert health["estado"] == "problem"
+
+
+def test_old_events_are_purged_with_their_attempts(app, client, auth_headers, receiver):
+    headers = auth_headers(ADMIN, company_id=1)
+    created = _register(client, headers, f"{receiver.url}/old", ["comprobante.emitido"])
+    issue(client, headers, body(ETICKET))
+    drain(app)
+    path = f"/api/v1/webhooks/{created['id']}/entregas"
+    assert len(client.get(path, headers=headers).json["items"]) == 1
+    with app.app_context():
+        assert delivery.purge(datetime.now(UTC) + timedelta(days=29)) == 0
+        assert delivery.purge(datetime.now(UTC) + timedelta(days=31)) == 1
+    assert client.get(path, headers=headers).json["items"] == []

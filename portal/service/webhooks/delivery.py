@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 
 import requests
 from flask import current_app
-from sqlalchemy import insert, select, update
+from sqlalchemy import delete, insert, select, update
 
 from portal.service import db
 from portal.service.eventos.models import Event
@@ -408,3 +408,12 @@ def due_deliveries(now: datetime | None = None) -> bool:
             )
             is not None
         )
+
+
+def purge(now: datetime | None = None) -> int:
+    """Forget events dispatched more than WEBHOOKS_KEEP_DAYS ago, with their deliveries and attempts (the
+    foreign keys cascade). Every delivery is final a day after its event, so nothing pending is lost."""
+    now = now or _now()
+    cutoff = now - timedelta(days=int(current_app.config["WEBHOOKS_KEEP_DAYS"]))
+    with db.write_transaction() as session:
+        return session.execute(delete(Event).where(Event.dispatched_at < cutoff)).rowcount

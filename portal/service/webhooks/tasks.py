@@ -81,3 +81,10 @@ def wake_fan_out() -> None:
             return
         _scheduled_until = now + delay
     jobs.enqueue_safely(lambda: run_webhooks.schedule(delay=delay), "webhook fan-out")
+
+
+# 04:30 UTC: after the daily reports and the watch's run, before the working day.
+@jobs.huey.periodic_task(crontab(minute="30", hour="4"), name="webhooks.purge")
+@jobs.in_app_context
+def purge_old_events() -> int:
+    return delivery.purge()
