@@ -161,6 +161,8 @@ def test_an_endpoint_failing_for_a_day_is_disabled_and_the_admins_are_told(app, 
         assert _delivery_states(app) == ["fallida"]
         notices = mailbox.messages(1)
     assert any("desactivado" in m.subject.lower() for m in notices), [m.subject for m in notices]
+    [notice] = client.get("/api/v1/empresa/avisos", headers=headers).json["items"]
+    assert notice["tipo"] == "webhook" and notice["enlace"] == f"/webhooks/{created['id']}"
 
     # Once re-enabled by an admin, it hears new events again, with a clean record.
     receiver.script.statuses = [200]
