@@ -24,7 +24,7 @@ from portal.service.eventos.models import Event
 _PUBLISHED = "eventos.published"
 _EVENT_TABLE = Event.__table__
 
-_waker: Callable[[], None] | None = None
+_waker: Callable[[set[int]], None] | None = None
 
 
 def new_event_id() -> str:
@@ -41,7 +41,7 @@ def publish(session: Session, company_id: int, event_type: str, data: dict[str, 
             id=event_id, company_id=company_id, type=event_type, data=data, created_at=datetime.now(UTC)
         )
     )
-    session.info[_PUBLISHED] = True
+    session.info.setdefault(_PUBLISHED, set()).add(company_id)
     return event_id
 
 
@@ -65,17 +65,18 @@ def receipt_verdict(session: Session, record: IssuedCfe, motives: list[dict]) ->
         publish(session, record.company_id, f"comprobante.{record.dgi_status}", receipt(record, motivos=codes))
 
 
-def configure(waker: Callable[[], None]) -> None:
-    """Called by the webhooks area: what wakes the fan-out after a commit that published (it debounces)."""
+def configure(waker: Callable[[set[int]], None]) -> None:
+    """Called by the webhooks area: what wakes the fan-out after a commit that published events of these
+    companies (it debounces, and skips companies with no webhook)."""
     global _waker
     _waker = waker
 
 
 @event.listens_for(Session, "after_commit")
 def _wake_after_commit(session: Session) -> None:
-    if not session.info.pop(_PUBLISHED, False) or _waker is None:
-        return
-    _waker()
+    companies = session.info.pop(_PUBLISHED, None)
+    if companies and _waker is not None:
+        _waker(companies)
 
 
 @event.listens_for(Session, "after_rollback")

@@ -16,9 +16,11 @@ from flask import current_app, has_app_context
 from huey import crontab
 from sqlalchemy import func, select
 
-from portal.service import db, jobs
+from portal.service import db, jobs, readcache
 from portal.service.webhooks import delivery
-from portal.service.webhooks.models import PENDING, WebhookDelivery
+from portal.service.webhooks.models import PENDING, WebhookDelivery, WebhookEndpoint
+
+readcache.watch(WebhookEndpoint)
 
 DEFAULT_DEBOUNCE = 0.5
 _scheduled_until = 0.0  # this process's scheduled run starts then (monotonic clock)
@@ -66,11 +68,30 @@ def wake_delivery() -> None:
     jobs.enqueue_safely(lambda: run_webhooks(), "webhook delivery")
 
 
-def wake_fan_out() -> None:
-    """Called after a commit that published events (eventos.publishing). While a run scheduled by this process
-    has not started yet, that run will see these events too: no task of their own (1,000 receipts a second
-    enqueue about two tasks a second)."""
-    delay = float(current_app.config["WEBHOOKS_DEBOUNCE_SECONDS"]) if has_app_context() else DEFAULT_DEBOUNCE
+def listening_companies() -> frozenset[int]:
+    """The companies with an active webhook, kept per process for a moment (readcache; a change of an
+    endpoint in this process empties it at once)."""
+
+    def load() -> frozenset[int]:
+        with db.new_session() as session:
+            return frozenset(
+                session.scalars(select(WebhookEndpoint.company_id).where(WebhookEndpoint.active.is_(True)).distinct())
+            )
+
+    return readcache.get("webhooks.listening", load)
+
+
+def wake_fan_out(companies: set[int]) -> None:
+    """Called after a commit that published events of `companies` (eventos.publishing). A company with no
+    webhook wakes nothing (its events are marked dispatched by the next run or sweep). While a run scheduled
+    by this process has not started yet, that run will see these events too: no task of their own (1,000
+    receipts a second enqueue about two tasks a second)."""
+    if not has_app_context():
+        delay = DEFAULT_DEBOUNCE
+    elif not companies & listening_companies():
+        return
+    else:
+        delay = float(current_app.config["WEBHOOKS_DEBOUNCE_SECONDS"])
     if delay <= 0:
         wake_delivery()
         return
