@@ -139,3 +139,52 @@ def test_another_area_adds_its_concern_through_the_extension_point(app, client, 
     finally:
         checks.CHECKS.remove(mailbox_run)
     assert items[-1]["clave"] == "intercambio_buzon"
+
+
+def test_receipts_waiting_on_dgi_longer_than_the_configured_time(app, client, auth_headers):
+    from portal.service.envios.models import DgiSubmission
+    from tests.support.cfe_bodies import EFACTURA, body, issue
+
+    headers = auth_headers(ADMIN, company_id=1)
+    receipt = issue(client, headers, body(EFACTURA))  # nothing drains the queue: it waits for DGI
+
+    def waiting() -> dict:
+        items = client.get("/api/v1/empresa/salud", headers=headers).json["items"]
+        return next(i for i in items if i["clave"] == "dgi_demorados")
+
+    assert waiting()["estado"] == "ok"
+    limit = app.config["ENVIOS_OVERDUE_MINUTES"]
+    with app.app_context(), db.write_transaction() as session:
+        session.get(DgiSubmission, receipt["idCfeEmitido"]).created_at = datetime.now(UTC) - timedelta(
+            minutes=limit + 1
+        )
+    late = waiting()
+    assert late["estado"] == "warning" and late["datos"]["cantidad"] == 1 and late["enlace"] == "/envios/pendientes"
+
+
+def test_yesterdays_report_rejected_is_a_problem(app, client, auth_headers):
+    from portal.domain.uruguay_time import today_montevideo
+    from portal.service.envios.models import DgiDailyReport
+
+    yesterday = today_montevideo() - timedelta(days=1)
+    with app.app_context(), db.write_transaction() as session:
+        certificate_id = session.scalars(select(Certificate.id).where(Certificate.company_id == 1)).first()
+        session.add(
+            DgiDailyReport(
+                company_id=1,
+                fecha=yesterday,
+                sec_envio=1,
+                file_name="Rep.xml",
+                xml=b"<x/>",
+                cfe_count=0,
+                certificate_id=certificate_id,
+                state="rechazado",
+                ack_state="BR",
+                ack_motives=[{"codigo": "R05", "glosa": "secuencia"}],
+                attempts=1,
+                created_by="sistema",
+            )
+        )
+    items = client.get("/api/v1/empresa/salud", headers=auth_headers(ADMIN, company_id=1)).json["items"]
+    report = next(i for i in items if i["clave"] == "reporte_diario")
+    assert report["estado"] == "problem" and report["datos"]["fecha"] == yesterday.isoformat()
