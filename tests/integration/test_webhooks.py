@@ -349,7 +349,12 @@ def test_old_events_are_purged_with_their_attempts(app, client, auth_headers, re
     drain(app)
     path = f"/api/v1/webhooks/{created['id']}/entregas"
     assert len(client.get(path, headers=headers).json["items"]) == 1
+    created_by_company_two = auth_headers(ADMIN, company_id=2)
+    issue(client, created_by_company_two, body(ETICKET))  # no webhook hears company 2
     with app.app_context():
+        delivery.fan_out()
+        assert delivery.purge(datetime.now(UTC) + timedelta(hours=23)) == 0
+        assert delivery.purge(datetime.now(UTC) + timedelta(days=2)) == 1  # the event nobody heard
         assert delivery.purge(datetime.now(UTC) + timedelta(days=29)) == 0
         assert delivery.purge(datetime.now(UTC) + timedelta(days=31)) == 1
     assert client.get(path, headers=headers).json["items"] == []

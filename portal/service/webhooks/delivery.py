@@ -412,8 +412,12 @@ def due_deliveries(now: datetime | None = None) -> bool:
 
 def purge(now: datetime | None = None) -> int:
     """Forget events dispatched more than WEBHOOKS_KEEP_DAYS ago, with their deliveries and attempts (the
-    foreign keys cascade). Every delivery is final a day after its event, so nothing pending is lost."""
+    foreign keys cascade), and after a day those no webhook heard (a company without webhooks). Every delivery
+    is final a day after its event, so nothing pending is lost."""
     now = now or _now()
     cutoff = now - timedelta(days=int(current_app.config["WEBHOOKS_KEEP_DAYS"]))
+    unheard = ~select(WebhookDelivery.id).where(WebhookDelivery.event_id == Event.id).exists()
     with db.write_transaction() as session:
-        return session.execute(delete(Event).where(Event.dispatched_at < cutoff)).rowcount
+        old = session.execute(delete(Event).where(Event.dispatched_at < cutoff)).rowcount
+        quiet = session.execute(delete(Event).where(Event.dispatched_at < now - timedelta(days=1), unheard)).rowcount
+        return old + quiet
