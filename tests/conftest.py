@@ -66,6 +66,7 @@ def _isolated_environment(run_dir: Path) -> Iterator[None]:
     saved = dict(os.environ)
     os.environ["CFE_VAR_DIR"] = str(run_dir / "var")
     os.environ["CFE_SECRETS_DIR"] = str(run_dir / "secrets")
+    os.environ["CFE_WEBHOOKS_ALLOW_PRIVATE"] = "1"  # the tests' webhook receivers listen on 127.0.0.1
     for name in (
         "CFE_DATABASE_URL",
         "PORTAL_DATABASE_URL",

@@ -21,6 +21,9 @@ AREAS = (
     "intercambio",
     "informes",
     "cotizaciones",
+    "eventos",
+    "webhooks",
+    "salud",
 )
 
 

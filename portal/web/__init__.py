@@ -29,6 +29,8 @@ AREAS = (
     "empresa",
     "correo",
     "informes",
+    "webhooks",
+    "avisos",
 )
 _ACTIVITY_RESOLUTION_SECONDS = 60
 # Compiled templates shared by every portal app of the process (all configure Jinja alike), so a template is

@@ -50,6 +50,8 @@ RECORD_PARAMS = {
     "id_sobre",
     "id_reporte",
     "mensaje_id",
+    "webhook_id",
+    "aviso_id",
 }
 FREE_PARAMS = {"rut", "idEmpresa", "idCertificado", "tipoDoc", "nroDoc", "numero", "documento"}
 

@@ -46,6 +46,11 @@ ANY_ROLE = {
     "dgi.contexto",
     "inteligente.index",
     "inteligente.status",
+    "avisos.index",
+    "avisos.bell",
+    "avisos.health",
+    "avisos.read",
+    "avisos.read_all",
 }
 WRITERS = {
     "comprobantes.reference",
@@ -100,6 +105,14 @@ ADMIN = {
     "envios.void",
     "envios.send_report",
     "envios.retry_envelope",
+    "webhooks.index",
+    "webhooks.create",
+    "webhooks.detail",
+    "webhooks.update",
+    "webhooks.test",
+    "webhooks.rotate",
+    "webhooks.toggle",
+    "webhooks.delete",
 }
 ALLOWED = {
     **dict.fromkeys(ANY_ROLE, {"admin", "usuario", "soporte"}),

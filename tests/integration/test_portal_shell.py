@@ -39,7 +39,7 @@ def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_clie
         (
             "admin@demo.uy",
             "administrador",
-            ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI", "Empresa"],
+            ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI", "Empresa", "Webhooks"],
         ),
         ("soporte@demo.uy", "soporte", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI"]),
         ("usuario@demo.uy", "usuario", ["Comprobantes", "DGI", "Emisión inteligente"]),

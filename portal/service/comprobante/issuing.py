@@ -46,6 +46,7 @@ from portal.service.empresa.settings import company_logo, default_paper
 from portal.service.envios.tasks import wake_packer
 from portal.service.envios.tracking import record_issued
 from portal.service.errors import FieldError, ValidationFailed
+from portal.service.eventos.publishing import publish, receipt
 from portal.service.indices.ui import ui_value_on
 from portal.service.intercambio import sending as exchange
 from portal.service.intercambio.tasks import wake_exchange
@@ -254,6 +255,7 @@ def _issue_in(
         session, record, cfe.receptor.tipo_doc_recep if cfe.receptor else None, issuer.rut
     )
     link_correcting_note(session, record, [original.record for original in originals])
+    publish(session, company_id, "comprobante.emitido", receipt(record))  # one INSERT: the webhooks' outbox
     session.flush()  # a note's links (the rest is written already)
     result = IssueResult(record, [allocation.warning] if allocation.warning else [], exchange=exchanged)
     if on_stored is not None:

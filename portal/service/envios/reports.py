@@ -23,6 +23,7 @@ from portal.service.envios.models import DgiDailyReport, DgiSubmission, VoidedRa
 from portal.service.envios.sending import backoff, credentials, lease_held, reception
 from portal.service.envios.states import ROUTE_REPORT
 from portal.service.envios.tracking import set_state
+from portal.service.eventos.publishing import publish
 from portal.service.indices.ui import ui_value_on
 from portal.service.keystore import signer_for, signing_certificate
 from portal.service.models import Company
@@ -157,7 +158,20 @@ def deliver(report_id: int) -> float | None:
         report.ack_signature = ack_trust.signature_state(session, ack_xml, f"ACKRepDiario of report {report_id}")
         report.state = "aceptado" if estado == "AR" else "rechazado"
         report.last_error, report.next_attempt_at = None, None
+        if report.state == "rechazado":
+            publish(session, report.company_id, "reporte.rechazado", _report_event(report))
     return None
+
+
+def _report_event(report: DgiDailyReport) -> dict:
+    codes = [m["codigo"] for m in report.ack_motives or []]
+    return {
+        "idReporte": report.id,
+        "fecha": report.fecha.isoformat(),
+        "secEnvio": report.sec_envio,
+        "estado": report.ack_state,
+        "motivos": codes,
+    }
 
 
 def pending_days(session, company_id: int, until: date) -> list[date]:

@@ -29,6 +29,7 @@ from portal.service.envios.models import DgiEnvelope, DgiSubmission, VoidedRange
 from portal.service.envios.receptions import make_reception
 from portal.service.envios.states import ROUTE_ENVELOPE
 from portal.service.envios.tracking import set_state
+from portal.service.eventos.publishing import publish, receipt_verdict
 from portal.service.keystore import private_key_pem
 from portal.service.models import Certificate, Company
 
@@ -192,8 +193,20 @@ def deliver(envelope_id: int) -> Next | None:
                 sub.motives = answer.motives
                 set_state(sub, record, "sobre_rechazado")
         if answer.estado != "AS":
+            publish(session, sobre.company_id, "sobre.rechazado", _envelope_event(sobre))
             return None
         return Next("fetch", envelope_id, max((sobre.query_after - now).total_seconds(), 0.5))
+
+
+def _envelope_event(sobre: DgiEnvelope) -> dict:
+    codes = [m["codigo"] for m in sobre.ack_motives or []]
+    return {
+        "idSobre": sobre.id,
+        "idEmisor": sobre.idemisor,
+        "estado": sobre.ack_state,
+        "motivos": codes,
+        "cantidadCfe": sobre.cfe_count,
+    }
 
 
 def lease_held(next_attempt_at: datetime | None, now: datetime) -> bool:
@@ -283,6 +296,7 @@ def _record_verdict(session, sub: DgiSubmission, record: IssuedCfe, verdict: ack
     else:
         set_state(sub, record, "rechazado")
         void_by_rejection(session, record, verdict.motives)
+    receipt_verdict(session, record, verdict.motives)
 
 
 def void_by_rejection(session, record: IssuedCfe, motives: list[dict]) -> None:
