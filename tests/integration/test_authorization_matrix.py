@@ -36,6 +36,7 @@ SERVICE_PLATFORM = {
     "identity.revoke_token",
     "identity.userinfo",
     "identity.logout",
+    "bcu_standin.execute",  # the BCU stand-in's SOAP endpoint (development and tests; no company data)
 }
 # Parameters that name a record of one company (a caller of another company must get 404), and those that
 # name nothing of ours (a RUT asked of DGI).

@@ -51,6 +51,8 @@ ANY_ROLE = {
     "avisos.health",
     "avisos.read",
     "avisos.read_all",
+    "informes.index",
+    "informes.book",
 }
 WRITERS = {
     "comprobantes.reference",
@@ -138,6 +140,7 @@ def _routes(app) -> list[tuple[str, str, str]]:
 
 def _url(rule: str, receipt_id: str) -> str:
     url = re.sub(r"<int:\w+>", "1", rule.replace("<receipt_id>", receipt_id))
+    url = re.sub(r"<any\((\w+)[^>]*>", r"\1", url)  # an any() converter: its first choice
     return re.sub(r"<(?:\w+:)?\w+>", "x", url)
 
 
