@@ -71,7 +71,10 @@ class ValidationError(CfeError):
 def fields_named(rename: dict[str, str] | Callable[[str], str]) -> Iterator[None]:
     """A ValidationError raised inside comes out with its field paths renamed (the service's name -> the
     request's field), so a caller maps errors onto the typed request it sent, never onto the JSON's names."""
-    to_name = rename if callable(rename) else (lambda path: rename.get(path, path))
+
+    def to_name(path: str) -> str:
+        return rename(path) if callable(rename) else rename.get(path, path)
+
     try:
         yield
     except ValidationError as exc:
