@@ -82,6 +82,11 @@ def fields_named(rename: dict[str, str] | Callable[[str], str]) -> Iterator[None
         raise
 
 
+class SignInRefused(CfeError):
+    """The identity provider refused a sign-in step (an OAuth error such as `invalid_grant` in `code`: a used or
+    expired code, a revoked refresh token), or answered with a token that does not check out."""
+
+
 class RateLimited(CfeError):
     """429: `retry_after` says when to try again."""
 
