@@ -82,6 +82,7 @@ class IssuedReceipt:
     dgi: DgiState | None = None
     payment_form: int | None = None
     due_date: date | None = None
+    transfer_kind: int | None = None  # e-Remito: 1 sale, 2 internal transfer
     prices_include_tax: bool = False
     exchange_rate: Decimal | None = None
     lines: tuple[Line, ...] = ()
@@ -121,6 +122,7 @@ class IssuedReceipt:
             reference_history=reference_history(data.get("historialReferencias", [])),
             payment_form=data.get("fmaPago"),
             due_date=optional_date(data.get("fchVenc")),
+            transfer_kind=data.get("tipoTraslado"),
             prices_include_tax=data.get("mntBruto") in (1, True),
             exchange_rate=_decimal(data.get("tpoCambio")),
             lines=tuple(Line.from_json(item) for item in data.get("items", [])),

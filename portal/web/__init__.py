@@ -14,11 +14,9 @@ from jinja2 import MemcachedBytecodeCache
 from portal import logsafe, paths
 from portal.client.oidc import OidcClient
 from portal.web import activity, errors, i18n, security
-from portal.web.auth import bp as auth_bp
 from portal.web.auth.session import session_expired
 from portal.web.config import load_config
 from portal.web.extensions import csrf, htmx, login_manager, server_session
-from portal.web.main import bp as main_bp
 from portal.web.navigation import role_label, visible_nav
 
 AREAS = (
@@ -97,9 +95,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     activity.init_app(app)
     _register_oidc_client(app)
 
-    app.register_blueprint(auth_bp)
-    app.register_blueprint(main_bp)
-    for area in AREAS:
+    # Each area's routes module adds its views to the area's `bp` (defined in the package, as flaskr does).
+    for area in ("auth", "main", *AREAS):
         app.register_blueprint(importlib.import_module(f"portal.web.{area}.routes").bp)
 
     _register_request_hooks(app)

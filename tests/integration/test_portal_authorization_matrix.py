@@ -72,7 +72,7 @@ WRITERS = {
     "comprobantes.copy",
     "comprobantes.cancel",
     "correo.send",
-    "envios.correct",
+    "comprobantes.correct",
 }
 ADMIN_OR_SUPPORT = {
     "apikeys.index",

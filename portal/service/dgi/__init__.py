@@ -11,8 +11,9 @@ with a WS-Security signed Body, see soap and wsse). `standin` is a local DGI loo
 """
 
 from .errors import DgiError, DgiInvalidInput, DgiNotOffered, DgiTimeout, DgiUnavailable, TaxpayerNotFound
+from .factory import make_registry
 from .models import Activity, Address, Contact, CvaStatus, Entity, EntityName
-from .registry import CachedRegistry, TaxpayerRegistry, make_registry
+from .registry import CachedRegistry, TaxpayerRegistry
 
 __all__ = [
     "Activity",
