@@ -20,8 +20,7 @@ from lxml import etree
 from portal.domain.uruguay_time import day_in_uruguay, today_montevideo
 from portal.service.dgi import sandbox_data as data
 from portal.service.dgi.sandbox import SandboxRegistry
-from portal.service.dgi.standin import StandIn
-from tests.support.dgi_standin import RunningStandIn
+from tests.support.dgi_standin import RunningStandIn, StandIn
 
 Q = "idEmpresa=1&idCertificado=1"
 DEMO_CERT, NORTE_CERT = 1, 2  # the seed's certificates of company 1 (Demo S.A.) and 2 (Comercial del Norte)

@@ -16,7 +16,7 @@ from werkzeug.serving import make_server
 
 from portal.service.dgi import sandbox_data as data
 from portal.service.dgi.sandbox import SandboxRegistry
-from portal.service.dgi.standin import StandIn
+from tests.support.dgi_standin import StandIn
 
 HTMX = {"HX-Request": "true"}
 

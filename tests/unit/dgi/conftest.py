@@ -17,7 +17,7 @@ from werkzeug.serving import make_server
 
 from portal.service.dgi.sandbox import SandboxRegistry
 from portal.service.dgi.soap import SoapRegistry
-from portal.service.dgi.standin import StandIn
+from tests.support.dgi_standin import StandIn
 
 TODAY = datetime.date(2026, 11, 22)
 

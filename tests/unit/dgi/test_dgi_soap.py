@@ -24,7 +24,7 @@ from portal.service.dgi import (
 )
 from portal.service.dgi import sandbox_data as data
 from portal.service.dgi.soap import SoapRegistry, close_shared_session
-from portal.service.dgi.standin import SOAP_ACTION
+from tests.support.dgi_standin import SOAP_ACTION
 
 NS = {
     "soap": "http://schemas.xmlsoap.org/soap/envelope/",
