@@ -17,12 +17,10 @@ from werkzeug.serving import make_server
 from portal.service.dgi import sandbox_data as data
 from portal.service.dgi.sandbox import SandboxRegistry
 from tests.support.dgi_standin import StandIn
+from tests.support.html import csrf
+from tests.support.html import soup as _soup
 
 HTMX = {"HX-Request": "true"}
-
-
-def _soup(answer) -> BeautifulSoup:
-    return BeautifulSoup(answer.get_data(as_text=True), "html.parser")
 
 
 def _testid(soup, name: str):
@@ -36,7 +34,7 @@ def _hint(soup, field_id: str) -> str:
 
 
 def _csrf(client, path="/dgi/") -> str:
-    return _soup(client.get(path)).find("input", {"name": "csrf_token"})["value"]
+    return csrf(client, path)
 
 
 @pytest.fixture

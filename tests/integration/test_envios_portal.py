@@ -12,6 +12,7 @@ from bs4 import BeautifulSoup
 
 from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
+from tests.support.html import soup
 
 HTMX = {"HX-Request": "true"}
 RECEIPT_URL = re.compile(r"^/comprobantes/([0-9a-f]{32})$")
@@ -20,10 +21,6 @@ RECEIPT_URL = re.compile(r"^/comprobantes/([0-9a-f]{32})$")
 @pytest.fixture
 def service_config(service_config):
     return {**service_config, **ENVIOS_CONFIG}
-
-
-def soup(response) -> BeautifulSoup:
-    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
 
 
 def form_values(page: BeautifulSoup, selector: str) -> dict[str, str]:
