@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import datetime as dt
 import socket
-import threading
 from dataclasses import replace
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from bs4 import BeautifulSoup
-from werkzeug.serving import make_server
 
 from portal.service.dgi import sandbox_data as data
 from portal.service.dgi.sandbox import SandboxRegistry
-from tests.support.dgi_standin import StandIn
+from tests.support.dgi_standin import RunningStandIn, StandIn
 from tests.support.html import csrf
 from tests.support.html import soup as _soup
 
@@ -51,15 +49,9 @@ def closed_port_url() -> str:
 
 @pytest.fixture
 def slow_standin():
-    app = StandIn(SandboxRegistry(), delay=5)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/ePrueba/ws_personaGetActEmpresarialPrueba"
-    app.released.set()
-    server.shutdown()
-    thread.join(timeout=5)
-    server.server_close()
+    running = RunningStandIn(StandIn(SandboxRegistry(), delay=5))
+    yield running.url
+    running.stop()
 
 
 # --- the page --------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ the same bytes as Exclusive C14N 1.0) and the RSA signature is checked by xmlsec
 key of the BinarySecurityToken certificate.
 
     app = StandIn(delay=0)                 # set app.delay (seconds) to simulate a slow DGI
-    server = werkzeug.serving.make_server("127.0.0.1", 0, app, threaded=True)
+    server = tests.support.servers.LiveServer().start(app)   # or RunningStandIn(app), below
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ from dataclasses import dataclass
 
 import xmlsec
 from lxml import etree
-from werkzeug.serving import make_server
 from werkzeug.wrappers import Request, Response
 
 from portal.service.dgi.errors import DgiError
 from portal.service.dgi.persona_xml import build_error_xml, build_persona_xml
 from portal.service.dgi.sandbox import SandboxRegistry
 from portal.service.dgi.wsse import DS, EXC_C14N, WSSE, WSU, X509_TOKEN
+from tests.support.servers import LiveServer
 
 SOAP_ENV = "http://schemas.xmlsoap.org/soap/envelope/"
 NAMESPACE = "DGI_Modernizacion_Consolidado"
@@ -184,13 +184,9 @@ class RunningStandIn:
 
     def __init__(self, app: StandIn | None = None):
         self.app = app or StandIn(SandboxRegistry())
-        self.server = make_server("127.0.0.1", 0, self.app, threaded=True)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/ePrueba/ws_personaGetActEmpresarialPrueba"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-        self.thread.start()
+        self.server = LiveServer().start(self.app)
+        self.url = f"{self.server.url}/ePrueba/ws_personaGetActEmpresarialPrueba"
 
     def stop(self) -> None:
-        self.app.released.set()
-        self.server.shutdown()
-        self.thread.join(timeout=5)
-        self.server.server_close()
+        self.app.released.set()  # a test that made it slow must not hold the shutdown
+        self.server.stop()

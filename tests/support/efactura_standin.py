@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 from lxml import etree
-from werkzeug.serving import make_server
 from werkzeug.wrappers import Request, Response
 
 from portal.service.envios.adapter import Credentials, DgiReception, DgiReceptionError
 from portal.service.envios.soap_reception import NAMESPACE, OPERATIONS
 from tests.support.dgi_standin import SOAP_ENV, SignatureError, Verified, soap_envelope, soap_fault, verify_request
+from tests.support.servers import LiveServer
 
 SOAP_ACTIONS = {f"{NAMESPACE}action/AWS_EFACTURA.{op}": op for op in OPERATIONS}
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
@@ -132,13 +132,9 @@ class RunningEfacturaStandIn:
 
     def __init__(self, app: EfacturaStandIn):
         self.app = app
-        self.server = make_server("127.0.0.1", 0, app, threaded=True)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/ePrueba/ws_eprueba"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-        self.thread.start()
+        self.server = LiveServer().start(app)
+        self.url = f"{self.server.url}/ePrueba/ws_eprueba"
 
     def stop(self) -> None:
         self.app.released.set()
-        self.server.shutdown()
-        self.thread.join(timeout=5)
-        self.server.server_close()
+        self.server.stop()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -13,11 +12,10 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
-from werkzeug.serving import make_server
 
 from portal.service.dgi.sandbox import SandboxRegistry
 from portal.service.dgi.soap import SoapRegistry
-from tests.support.dgi_standin import StandIn
+from tests.support.dgi_standin import RunningStandIn, StandIn
 
 TODAY = datetime.date(2026, 11, 22)
 
@@ -79,24 +77,12 @@ def sandbox() -> SandboxRegistry:
     return SandboxRegistry(today=TODAY)
 
 
-@dataclass
-class RunningStandIn:
-    app: StandIn
-    url: str
-
-
 @pytest.fixture
 def standin() -> Iterator[RunningStandIn]:
-    """The DGI stand-in served by werkzeug on 127.0.0.1, port 0, in a thread."""
-    app = StandIn(SandboxRegistry(today=TODAY))
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    yield RunningStandIn(app, f"http://127.0.0.1:{server.server_port}/ePrueba/ws_personaGetActEmpresarialPrueba")
-    app.released.set()  # a test that made it slow must not hold the shutdown
-    server.shutdown()
-    thread.join(timeout=5)
-    server.server_close()
+    """The DGI stand-in served on 127.0.0.1, port 0, in a thread."""
+    running = RunningStandIn(StandIn(SandboxRegistry(today=TODAY)))
+    yield running
+    running.stop()
 
 
 @pytest.fixture
