@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 import requests
 
-from portal.client.models import parse_datetime as _moment
+from portal.client.models import JsonObject, optional_datetime, parse_datetime
 from portal.client.transport import Transport
 
 BASE = "/api/v1/correo"
@@ -36,7 +36,7 @@ class MailSend:
         return self.state in FINAL_STATES
 
     @classmethod
-    def from_json(cls, data: dict) -> MailSend:
+    def from_json(cls, data: JsonObject) -> MailSend:
         return cls(
             id=data["id"],
             receipt_id=data["idCfeEmitido"],
@@ -44,10 +44,10 @@ class MailSend:
             state=data["estado"],
             attempts=int(data["intentos"]),
             error=data.get("error"),
-            next_attempt_at=_moment(data.get("proximoIntento")),
+            next_attempt_at=optional_datetime(data.get("proximoIntento")),
             created_by=data["creadoPor"],
-            created_at=_moment(data["creadoEn"]),
-            sent_at=_moment(data.get("enviadoEn")),
+            created_at=parse_datetime(data["creadoEn"]),
+            sent_at=optional_datetime(data.get("enviadoEn")),
         )
 
 
@@ -66,7 +66,7 @@ class MailSends:
         return any(not send.final for send in self.sends)
 
     @classmethod
-    def from_json(cls, data: dict) -> MailSends:
+    def from_json(cls, data: JsonObject) -> MailSends:
         return cls(
             receipt_id=data["idCfeEmitido"],
             suggested=tuple(data["sugeridos"]),
@@ -93,13 +93,13 @@ class MailboxMessage:
     text: str | None = None  # only when one message is read
 
     @classmethod
-    def from_json(cls, data: dict) -> MailboxMessage:
+    def from_json(cls, data: JsonObject) -> MailboxMessage:
         return cls(
             id=data["id"],
             sender=data["de"],
             to=data["para"],
             subject=data["asunto"],
-            date=_moment(data.get("fecha")),
+            date=optional_datetime(data.get("fecha")),
             text=data.get("texto"),
             attachments=tuple(MailboxAttachment(a["nombre"], a["tipo"], int(a["bytes"])) for a in data["adjuntos"]),
         )

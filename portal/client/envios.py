@@ -11,9 +11,7 @@ from urllib.parse import quote
 from portal.client import errors
 from portal.client.correo import Download
 from portal.client.dgi_state import DgiMoments, DgiMotive, DgiState, EnvelopeRef, ReportRef, int_or_none, motives
-from portal.client.models import json_object
-from portal.client.models import parse_date as _date
-from portal.client.models import parse_datetime as _dt
+from portal.client.models import JsonObject, json_object, optional_datetime, parse_date, parse_datetime
 from portal.client.transport import Transport
 
 __all__ = [
@@ -64,7 +62,7 @@ class Envelope:
     answered_at: datetime | None
 
     @classmethod
-    def from_json(cls, data: dict) -> Envelope:
+    def from_json(cls, data: JsonObject) -> Envelope:
         return cls(
             id=int(data["idSobre"]),
             idemisor=int(data["idEmisor"]),
@@ -77,17 +75,17 @@ class Envelope:
             answer_signature=data.get("firmaRespuesta"),
             documents=tuple(data.get("documentos") or ()),
             id_receptor=data.get("idReceptor"),
-            query_after=_dt(data.get("consultarDesde")),
+            query_after=optional_datetime(data.get("consultarDesde")),
             attempts=int(data.get("intentos") or 0),
             last_error=data.get("ultimoError"),
-            next_attempt=_dt(data.get("proximoIntento")),
+            next_attempt=optional_datetime(data.get("proximoIntento")),
             accepted=int(data.get("aceptados") or 0),
             rejected=int(data.get("rechazados") or 0),
             overdue=bool(data.get("demorado")),
-            created_at=_dt(data["creadoEn"]),
-            sent_at=_dt(data.get("enviadoEn")),
-            received_at=_dt(data.get("recibidoEn")),
-            answered_at=_dt(data.get("respondidoEn")),
+            created_at=parse_datetime(data["creadoEn"]),
+            sent_at=optional_datetime(data.get("enviadoEn")),
+            received_at=optional_datetime(data.get("recibidoEn")),
+            answered_at=optional_datetime(data.get("respondidoEn")),
         )
 
 
@@ -114,7 +112,7 @@ class WaitingReceipt:
         return f"{self.serie}-{self.nro:07d}"
 
     @classmethod
-    def from_json(cls, data: dict) -> WaitingReceipt:
+    def from_json(cls, data: JsonObject) -> WaitingReceipt:
         return cls(
             id=data["idCfeEmitido"],
             tipo_cfe=int(data["tipoCFE"]),
@@ -126,9 +124,9 @@ class WaitingReceipt:
             motives=motives(data.get("motivos")),
             envelope_id=int_or_none(data.get("idSobre")),
             attempts=int(data.get("intentos") or 0),
-            next_attempt=_dt(data.get("proximoIntento")),
+            next_attempt=optional_datetime(data.get("proximoIntento")),
             overdue=bool(data.get("demorado")),
-            registered_at=_dt(data["registradoEn"]),
+            registered_at=parse_datetime(data["registradoEn"]),
         )
 
 
@@ -153,10 +151,10 @@ class DailyReport:
     answered_at: datetime | None
 
     @classmethod
-    def from_json(cls, data: dict) -> DailyReport:
+    def from_json(cls, data: JsonObject) -> DailyReport:
         return cls(
             id=int(data["idReporte"]),
-            day=_date(data["fecha"]),
+            day=parse_date(data["fecha"]),
             sequence=int(data["secEnvio"]),
             file_name=data["archivo"],
             count=int(data["cantidadComprobantes"]),
@@ -168,8 +166,8 @@ class DailyReport:
             attempts=int(data.get("intentos") or 0),
             last_error=data.get("ultimoError"),
             created_by=data["creadoPor"],
-            created_at=_dt(data["creadoEn"]),
-            answered_at=_dt(data.get("respondidoEn")),
+            created_at=parse_datetime(data["creadoEn"]),
+            answered_at=optional_datetime(data.get("respondidoEn")),
         )
 
 
@@ -191,19 +189,19 @@ class VoidedRange:
     created_at: datetime
 
     @classmethod
-    def from_json(cls, data: dict) -> VoidedRange:
+    def from_json(cls, data: JsonObject) -> VoidedRange:
         return cls(
             id=int(data["idAnulacion"]),
             tipo_cfe=int(data["tipoCFE"]),
             serie=data["serie"],
             first=int(data["nroDesde"]),
             last=int(data["nroHasta"]),
-            day=_date(data["fecha"]),
+            day=parse_date(data["fecha"]),
             source=data["origen"],
             reason=data["motivo"],
             receipt_id=data.get("idCfeEmitido"),
             created_by=data["creadoPor"],
-            created_at=_dt(data["creadoEn"]),
+            created_at=parse_datetime(data["creadoEn"]),
         )
 
 

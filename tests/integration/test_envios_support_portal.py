@@ -10,6 +10,7 @@ from bs4 import BeautifulSoup
 from portal.domain.uruguay_time import today_montevideo
 from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
+from tests.support.html import soup
 
 HTMX = {"HX-Request": "true"}
 
@@ -17,10 +18,6 @@ HTMX = {"HX-Request": "true"}
 @pytest.fixture
 def service_config(service_config):
     return {**service_config, **ENVIOS_CONFIG}
-
-
-def soup(response) -> BeautifulSoup:
-    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
 
 
 @pytest.fixture

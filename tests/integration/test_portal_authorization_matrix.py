@@ -7,12 +7,12 @@ import re
 
 import pytest
 import requests
-from bs4 import BeautifulSoup
 from flask import session
 from flask_wtf.csrf import generate_csrf
 
 from tests.integration.test_authorization_matrix import OTHER_COMPANY_EMAIL, _add_other_company_user
 from tests.support import cfe_bodies as bodies
+from tests.support.html import csrf as _csrf
 
 PUBLIC = {
     "main.home",
@@ -79,7 +79,7 @@ WRITERS = {
     "comprobantes.copy",
     "comprobantes.cancel",
     "correo.send",
-    "envios.correct",
+    "comprobantes.correct",
 }
 ADMIN_OR_SUPPORT = {
     "apikeys.index",
@@ -124,10 +124,6 @@ ALLOWED = {
 }
 EMAILS = {"admin": "admin@demo.uy", "usuario": "usuario@demo.uy", "soporte": "soporte@demo.uy"}
 RECEIPT_PAGES = {"comprobantes.receipt", "comprobantes.receipt_pdf", "comprobantes.receipt_xml"}
-
-
-def _csrf(client) -> str:
-    return BeautifulSoup(client.get("/").data, "html.parser").find("input", {"name": "csrf_token"})["value"]
 
 
 def _routes(app) -> list[tuple[str, str, str]]:

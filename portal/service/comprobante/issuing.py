@@ -32,7 +32,7 @@ from portal.service.cfe import (
     Numbering,
     SignedCfe,
     Totals,
-    build_signed_cfe,
+    sign_validated_cfe,
 )
 from portal.service.cfe.pdf import render_preview, render_receipt
 from portal.service.cfe.rules import validate
@@ -75,17 +75,18 @@ def check_rules(cfe: CfeInput, company: Company) -> Issuer:
     return _checked(cfe, company.id)[0]
 
 
-def _checked(cfe: CfeInput, company_id: int) -> tuple[Issuer, Decimal]:
-    """`check_rules`, also returning the UI value it used (the issue signs with the same one)."""
+def _checked(cfe: CfeInput, company_id: int) -> tuple[Issuer, Decimal, Totals]:
+    """`check_rules`, also returning the UI value it used (the issue signs with the same one) and the totals it
+    computed (the issue signs with those)."""
     issuer = cached_issuer(company_id, cfe)
     ui_value = ui_value_on(cfe.fch_emis)
     emission = Emission(signing_date=today_montevideo(), regimen=issuer.regimen)
-    errors = validate(cfe, ui_value=ui_value, emission=emission)
-    if errors:
+    checked = validate(cfe, ui_value=ui_value, emission=emission)
+    if checked.errors or checked.totals is None:
         raise ValidationFailed(
-            [FieldError(e.field, e.code, e.message) for e in errors], message="El comprobante no es válido."
+            [FieldError(e.field, e.code, e.message) for e in checked.errors], message="El comprobante no es válido."
         )
-    return issuer, ui_value
+    return issuer, ui_value, checked.totals
 
 
 def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[notes.Original]:
@@ -201,14 +202,14 @@ def issue(
             return IssueResult(None, [], replay)
     # Read once, before the write transaction: the issue signs with the issuer and UI value it was checked
     # against, and the shared write lock is not held while they are read.
-    issuer, ui_value = _checked(cfe, principal.company_id)
+    issuer, ui_value, totals = _checked(cfe, principal.company_id)
 
     def work(session: Session) -> IssueResult:
         if idempotency_key is not None:
             replay = idempotency.lookup(session, principal.company_id, idempotency_key)
             if replay is not None:
                 return IssueResult(None, [], replay)
-        return _issue_in(session, principal, cfe, issuer, ui_value, on_stored)
+        return _issue_in(session, principal, cfe, issuer, ui_value, totals, on_stored)
 
     try:
         result = db.grouped_write(work)
@@ -226,7 +227,13 @@ def issue(
 
 
 def _issue_in(
-    session: Session, principal: Principal, cfe: CfeInput, issuer: Issuer, ui_value: Decimal, on_stored
+    session: Session,
+    principal: Principal,
+    cfe: CfeInput,
+    issuer: Issuer,
+    ui_value: Decimal,
+    totals: Totals,
+    on_stored,
 ) -> IssueResult:
     """The issue itself, in the (shared) write transaction `session`."""
     company_id = principal.company_id
@@ -236,8 +243,9 @@ def _issue_in(
     key = signing_key(session, company_id)
     allocation = allocate(session, company_id, cfe.tipo_cfe, cfe.fch_emis)
     try:
-        # `_checked` validated this input before the number was taken: only the CAE's own rules run again.
-        signed = build_signed_cfe(cfe, issuer, allocation.numbering, key.signer, ui_value=ui_value, checked=True)
+        # `_checked` validated this input before the number was taken: only the CAE's own rules run again, and
+        # the totals are the ones it computed (the reference amounts filled in above do not change them).
+        signed = sign_validated_cfe(cfe, totals, issuer, allocation.numbering, key.signer)
     except CfeValidationError as exc:
         raise ValidationFailed(field_errors(exc), message=exc.message) from exc
     except CfeSchemaError:
