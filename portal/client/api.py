@@ -13,7 +13,9 @@ from portal.client.informes import InformesApi
 from portal.client.inteligente import InteligenteApi
 from portal.client.models import UserInfo
 from portal.client.receptores import ReceptoresApi
+from portal.client.salud import SaludApi
 from portal.client.transport import Transport
+from portal.client.webhooks import WebhooksApi
 
 
 class UserApi(
@@ -27,6 +29,8 @@ class UserApi(
     ReceptoresApi,
     InformesApi,
     CotizacionesApi,
+    WebhooksApi,
+    SaludApi,
     Transport,
 ):
     """The service as one caller sees it."""

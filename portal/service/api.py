@@ -53,9 +53,18 @@ class Operation:
 OPERATIONS: list[Operation] = []
 
 
+# Pydantic's types whose API code is the CFE engine's: a list over its cap (701 lines) is `too_many`, as
+# docs/DGI-RULES.md documents and the engine answers, not pydantic's `too_long` (which reads as a string's).
+_ENGINE_CODES = frozenset({"too_long"})
+
+
 def validation_fields(exc: ValidationError) -> list[FieldError]:
-    """Pydantic's errors as the API's field errors: pydantic's type is the `code`, the message is Spanish."""
-    return [FieldError(p.field, p.type, p.message) for p in pydantic_errors.problems(exc)]
+    """Pydantic's errors as the API's field errors: pydantic's type is the `code` (a list's length excepted, see
+    _ENGINE_CODES), the message is Spanish."""
+    return [
+        FieldError(p.field, p.code if p.type in _ENGINE_CODES else p.type, p.message)
+        for p in pydantic_errors.problems(exc)
+    ]
 
 
 def parse_json_body(model: type[BaseModel]) -> BaseModel:

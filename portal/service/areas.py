@@ -23,6 +23,9 @@ AREAS = (
     "cotizaciones",
     "clientes",
     "productos",
+    "eventos",
+    "webhooks",
+    "salud",
 )
 
 

@@ -79,6 +79,9 @@ class ServiceSettings(AppSettings):
     # Sending receipts to DGI (portal/service/envios): which reception, DGI's RUT, and timings.
     DGI_RECEPTION: Literal["simulator", "soap"] = Field("simulator", alias="CFE_DGI_RECEPTION")
     DGI_RUT: str = Field("214844360018", alias="CFE_DGI_RUT")
+    # DGI's certificate (PEM file) its acknowledgements must verify against (envios/ack_trust.py); empty with the
+    # simulator: the simulator's own certificate.
+    DGI_TRUSTED_CERT_PATH: str | None = Field(None, alias="CFE_DGI_TRUSTED_CERT")
     # ws_efactura (CFE_DGI_RECEPTION=soap): endpoint (default: the WSDL's, DGI's test host) and timeout.
     DGI_RECEPTION_URL: str = Field("", alias="CFE_DGI_RECEPTION_URL")
     DGI_RECEPTION_TIMEOUT_SECONDS: float = Field(30.0, gt=0, alias="CFE_DGI_RECEPTION_TIMEOUT_SECONDS")
@@ -100,6 +103,14 @@ class ServiceSettings(AppSettings):
     MAIL_FROM: str = Field("comprobantes@localhost", alias="CFE_MAIL_FROM")
     MAILBOX_DIR: str = Field(default_factory=lambda: str(paths.var_dir() / "mailbox"), alias="CFE_MAILBOX_DIR")
     MAIL_RETRY_BASE_SECONDS: int = Field(60, gt=0, alias="CFE_MAIL_RETRY_BASE_SECONDS")
+    # Webhooks (portal/service/webhooks): private and loopback addresses only where a developer's receiver runs.
+    WEBHOOKS_ALLOW_PRIVATE: bool = Field(False, alias="CFE_WEBHOOKS_ALLOW_PRIVATE")
+    WEBHOOKS_TIMEOUT_SECONDS: float = Field(10.0, gt=0, le=30, alias="CFE_WEBHOOKS_TIMEOUT_SECONDS")
+    WEBHOOKS_RETRY_BASE_SECONDS: float = Field(10.0, gt=0, alias="CFE_WEBHOOKS_RETRY_BASE_SECONDS")
+    WEBHOOKS_RETRY_HOURS: float = Field(24.0, gt=0, alias="CFE_WEBHOOKS_RETRY_HOURS")
+    WEBHOOKS_DEBOUNCE_SECONDS: float = Field(0.5, ge=0, alias="CFE_WEBHOOKS_DEBOUNCE_SECONDS")
+    # Events, deliveries and attempts are kept this long (the attempts page, support), then purged daily.
+    WEBHOOKS_KEEP_DAYS: int = Field(30, ge=2, alias="CFE_WEBHOOKS_KEEP_DAYS")
     # The printed receipt's font (portal/service/cfe/fonts.py): PDF core Helvetica, or DejaVu embedded.
     PDF_FONT: Literal["core", "dejavu"] = Field("core", alias="CFE_PDF_FONT")
     FONT_DIR: Path = Field(DEFAULT_FONT_DIR, alias="CFE_FONT_DIR")

@@ -32,6 +32,7 @@ NAV = (
     NavItem("informes.index", _l("Informes"), ALL),
     NavItem("envios.index", _l("Envíos a DGI"), ("admin", "soporte")),
     NavItem("empresa.settings", _l("Empresa"), ("admin",)),
+    NavItem("webhooks.index", _l("Webhooks"), ("admin",)),
 )
 
 

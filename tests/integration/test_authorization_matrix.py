@@ -36,6 +36,7 @@ SERVICE_PLATFORM = {
     "identity.revoke_token",
     "identity.userinfo",
     "identity.logout",
+    "bcu_standin.execute",  # the BCU stand-in's SOAP endpoint (development and tests; no company data)
 }
 # Parameters that name a record of one company (a caller of another company must get 404), and those that
 # name nothing of ours (a RUT asked of DGI).
@@ -48,9 +49,14 @@ RECORD_PARAMS = {
     "cfe_id",
     "branch_id",
     "id_sobre",
+    "id_reporte",
     "mensaje_id",
+    "webhook_id",
+    "cliente_id",
+    "producto_id",
+    "aviso_id",
 }
-FREE_PARAMS = {"rut", "idEmpresa", "idCertificado", "tipoDoc", "nroDoc", "numero"}
+FREE_PARAMS = {"rut", "idEmpresa", "idCertificado", "tipoDoc", "nroDoc", "numero", "documento"}
 
 
 def _add_other_company_user(app) -> None:
@@ -93,6 +99,8 @@ def company_one_records(api_client, auth_headers, service_app) -> dict:
         "cfe_id": receipt["idCfeEmitido"],
         "branch_id": branch["id"],
         "id_sobre": 1,
+        "id_reporte": 1,
+        "documento": "acuse",  # of an envelope or a report: one both paths name
         "mensaje_id": "mensaje-de-la-empresa-1",
     }
 

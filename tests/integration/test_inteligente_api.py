@@ -284,7 +284,7 @@ def test_a_direct_issue_killed_midway_leaves_nothing_and_its_retry_issues_at_onc
         raise _ProcessKilled
 
     with monkeypatch.context() as patch:
-        patch.setattr(issuing, "build_signed_cfe", killed)  # dies after numbering, before storing
+        patch.setattr(issuing, "sign_validated_cfe", killed)  # dies after numbering, before storing
         with pytest.raises(_ProcessKilled):
             api_client.post(DIRECT, json=body, headers=headers)
 

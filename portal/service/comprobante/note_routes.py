@@ -10,9 +10,9 @@ from portal.service.api import ALL_ROLES, WRITERS, operation
 from portal.service.auth import Principal
 from portal.service.cfe.pdf_text import money
 from portal.service.comprobante import issuing, notes
+from portal.service.comprobante.blueprint import BOTH, IDEMPOTENCY, TAG, bp
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.comprobante.presenters import cfe_emitido
-from portal.service.comprobante.routes import _IDEMPOTENCY, BOTH, TAG, _as_json, bp
+from portal.service.comprobante.presenters import cfe_emitido, cfe_emitido_json
 from portal.service.comprobante.schemas import BorradorNota, BorradorNotaQuery, CfeEmitido, NotaCreditoTotal
 from portal.service.errors import ApiError, Conflict, NotFound, ValidationFailed
 from portal.service.intercambio.tracking import commercial_rejection, rejection_reason
@@ -57,7 +57,7 @@ def _untouched(original: IssuedCfe) -> None:
     auth=BOTH,
     roles=WRITERS,
     body=NotaCreditoTotal,
-    extra_headers=_IDEMPOTENCY,
+    extra_headers=IDEMPOTENCY,
     responses={
         201: CfeEmitido,
         400: "Idempotency-Key con formato inválido.",
@@ -74,7 +74,7 @@ def nota_credito_total(body: NotaCreditoTotal, principal: Principal):
         return claim.replay
 
     def remember(session, result):
-        idempotency.complete(session, claim, 201, _as_json(result.cfe, result.warnings, session))
+        idempotency.complete(session, claim, 201, cfe_emitido_json(result.cfe, result.warnings, session))
 
     try:
         original = _original(principal, body.id_cfe_emitido)

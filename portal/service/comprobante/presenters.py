@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from flask import url_for
 from sqlalchemy import select
@@ -28,6 +29,14 @@ from portal.service.envios.tracking import dgi_state
 from portal.service.intercambio.tracking import corrected_receipt, exchange_state
 
 
+def cfe_emitido_json(
+    record: IssuedCfe, warnings: list[dict], session: Session, *, just_issued: bool = False
+) -> dict[str, Any]:
+    """`cfe_emitido` as the JSON the endpoints answer (camelCase, nothing unset)."""
+    answer = cfe_emitido(record, warnings, session, just_issued=just_issued)
+    return answer.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
 def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, just_issued: bool = False) -> CfeEmitido:
     """The receipt as the API shows it. `just_issued`: stored in `session`'s transaction a moment ago, so no
     note, credit or reference change can point at it yet (two queries less on the issuing path)."""
@@ -38,6 +47,7 @@ def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, ju
     return CfeEmitido(
         fma_pago=source.get("fmaPago"),
         fch_venc=source.get("fchVenc"),
+        tipo_traslado=source.get("tipoTraslado"),
         mnt_bruto=_mnt_bruto(source.get("mntBruto")),
         tpo_cambio=source.get("tpoCambio"),
         items=source.get("items", []),

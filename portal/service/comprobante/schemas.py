@@ -78,6 +78,7 @@ class CfeEmitido(_Out):
     )
     fma_pago: int | None = Field(None, alias="fmaPago", description="Forma de pago: 1 contado, 2 crédito.")
     fch_venc: date | None = Field(None, alias="fchVenc", description="Vencimiento del pago.")
+    tipo_traslado: int | None = Field(None, alias="tipoTraslado", description="e-Remito: 1 venta, 2 traslado interno.")
     mnt_bruto: int | None = Field(
         None,
         alias="mntBruto",
