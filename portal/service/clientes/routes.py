@@ -25,6 +25,7 @@ bp = Blueprint("clientes", __name__, url_prefix="/api/v1/clientes")
 TAG = "Clientes"
 _READ = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL_ROLES}
 _WRITE = {"tag": TAG, "auth": (JWT, API_KEY), "roles": WRITERS}
+MAX_ID = 2**31 - 1
 _ID = {"cliente_id": "El id del cliente, como lo da la lista."}
 
 
@@ -53,8 +54,9 @@ def _caught_up(principal: Principal) -> None:
         catalog.sync_from_receipts(session, principal.company_id)
 
 
-def _customer(principal: Principal, customer_id: int) -> Customer:
-    found = db.session().get(Customer, customer_id)
+def _customer(session, principal: Principal, customer_id: int) -> Customer:
+    # An id past the column's range names no customer (and would overflow the database's integer).
+    found = session.get(Customer, customer_id) if customer_id <= MAX_ID else None
     if found is None or found.company_id != principal.company_id:
         raise NotFound("La empresa no tiene ese cliente.", code="cliente_no_encontrado")
     return found
@@ -134,7 +136,7 @@ def _apply(customer: Customer, body: NuevoCliente | CambioCliente) -> None:
 @operation(
     bp,
     "GET",
-    "/<int(max=2147483647):cliente_id>",
+    "/<int:cliente_id>",
     summary="Un cliente con su saldo y sus comprobantes",
     path_params=_ID,
     responses={200: FichaCliente, 404: "La empresa no tiene ese cliente (cliente_no_encontrado)."},
@@ -144,8 +146,8 @@ def ficha(principal: Principal, cliente_id: int):
     """El cliente, su saldo de ventas a crédito por moneda (ventas a crédito y notas de débito menos notas de
     crédito, sin los rechazados por DGI) y sus últimos 20 comprobantes."""
     _caught_up(principal)
-    customer = _customer(principal, cliente_id)
     session = db.session()
+    customer = _customer(session, principal, cliente_id)
     receipts = [
         {
             "id": r.id,
@@ -169,7 +171,7 @@ def ficha(principal: Principal, cliente_id: int):
 @operation(
     bp,
     "PATCH",
-    "/<int(max=2147483647):cliente_id>",
+    "/<int:cliente_id>",
     summary="Cambiar los datos de un cliente",
     path_params=_ID,
     body=CambioCliente,
@@ -179,8 +181,6 @@ def ficha(principal: Principal, cliente_id: int):
 def cambiar(principal: Principal, cliente_id: int, body: CambioCliente):
     """Cambia lo que se envía (nombre, domicilio, correo, moneda y condiciones de pago); el documento no cambia."""
     with db.write_transaction() as session:
-        customer = session.get(Customer, cliente_id)
-        if customer is None or customer.company_id != principal.company_id:
-            raise NotFound("La empresa no tiene ese cliente.", code="cliente_no_encontrado")
+        customer = _customer(session, principal, cliente_id)
         _apply(customer, body)
     return _json(customer)

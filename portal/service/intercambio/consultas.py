@@ -11,7 +11,7 @@ services (namespace http://dgi.gub.uy, `WS_eFactura_Consultas.<OPERATION>` and `
               URL (the receiver's exchange web service) and MAIL_TECNICO
 
 Everything about the wire shape lives in `build_request` and `parse_answer` (the stand-in in
-`portal.service.intercambio.standin` answers with `build_answer`), so that when DGI's WSDL is at hand only
+`tests.support.consultas_standin_app` answers with `build_answer`), so that when DGI's WSDL is at hand only
 this module changes. The parser is lenient on names (any element with a RUC child is an item, names
 compared without case) because those are the part the description leaves open.
 """
@@ -26,7 +26,7 @@ import requests
 import urllib3
 from lxml import etree
 
-from portal.service.dgi.soap import CONNECT_TIMEOUT_SECONDS, _signer, shared_session
+from portal.service.dgi.soap import CONNECT_TIMEOUT_SECONDS, body_signer, shared_session
 from portal.service.intercambio.directory import ElectronicIssuer
 
 NAMESPACE = "http://dgi.gub.uy"
@@ -164,7 +164,7 @@ class ConsultasClient:
         digest: str = "sha256",
         session: requests.Session | None = None,
     ):
-        self._signature = _signer(key_pem, cert_pem, digest)
+        self._signature = body_signer(key_pem, cert_pem, digest)
         self.url = url or DGI_TEST_URL
         self.timeout = timeout
         self._session = session

@@ -27,6 +27,7 @@ bp = Blueprint("productos", __name__, url_prefix="/api/v1/productos")
 TAG = "Productos"
 _READ = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL_ROLES}
 _WRITE = {"tag": TAG, "auth": (JWT, API_KEY), "roles": WRITERS}
+MAX_ID = 2**31 - 1
 _ID = {"producto_id": "El id del producto, como lo da la lista."}
 _NOT_FOUND = "La empresa no tiene ese producto (producto_no_encontrado)."
 _COLUMNS = {
@@ -60,7 +61,8 @@ def _json(product: Product) -> dict:
 
 
 def _product(session, principal: Principal, producto_id: int) -> Product:
-    found = session.get(Product, producto_id)
+    # An id past the column's range names no product (and would overflow the database's integer).
+    found = session.get(Product, producto_id) if producto_id <= MAX_ID else None
     if found is None or found.company_id != principal.company_id:
         raise NotFound("La empresa no tiene ese producto.", code="producto_no_encontrado")
     return found
@@ -115,7 +117,7 @@ def crear(principal: Principal, body: NuevoProducto):
 @operation(
     bp,
     "GET",
-    "/<int(max=2147483647):producto_id>",
+    "/<int:producto_id>",
     summary="Un producto",
     path_params=_ID,
     responses={200: Producto, 404: _NOT_FOUND},
@@ -129,7 +131,7 @@ def ver(principal: Principal, producto_id: int):
 @operation(
     bp,
     "PATCH",
-    "/<int(max=2147483647):producto_id>",
+    "/<int:producto_id>",
     summary="Cambiar un producto",
     path_params=_ID,
     body=CambioProducto,
@@ -149,7 +151,7 @@ def cambiar(principal: Principal, producto_id: int, body: CambioProducto):
 @operation(
     bp,
     "DELETE",
-    "/<int(max=2147483647):producto_id>",
+    "/<int:producto_id>",
     summary="Quitar un producto",
     path_params=_ID,
     responses={204: "Quitado.", 404: _NOT_FOUND},
