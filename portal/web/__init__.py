@@ -28,6 +28,8 @@ AREAS = (
     "empresa",
     "correo",
     "informes",
+    "clientes",
+    "productos",
     "webhooks",
     "avisos",
 )

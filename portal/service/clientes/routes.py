@@ -44,7 +44,7 @@ def _json(customer: Customer) -> dict:
         "fmaPago": customer.payment_terms,
         "diasCredito": customer.credit_days,
         "origen": customer.source,
-        "ultimoComprobante": customer.last_receipt_at,
+        "ultimoComprobante": customer.last_receipt_at.isoformat() if customer.last_receipt_at else None,
     }
 
 
