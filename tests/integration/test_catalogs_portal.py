@@ -80,7 +80,7 @@ def test_products_are_added_found_and_imported_whole(signed_in):
     found = soup(portal.get("/productos/", query_string={"q": "grano"}))
     assert "CAF-1" in found.find(attrs={"data-testid": "product-results"}).get_text()
     assert "1.500,50" in found.find(attrs={"data-testid": "product-results"}).get_text()
-    bad = io.BytesIO("codigo;nombre;precio\nA;Uno;diez\n".encode())
+    bad = io.BytesIO(b"codigo;nombre;precio\nA;Uno;diez\n")
     refused = portal.post(
         "/productos/importar",
         data={"csrf_token": csrf(portal, "/productos/importar"), "archivo": (bad, "lista.csv")},
@@ -89,7 +89,7 @@ def test_products_are_added_found_and_imported_whole(signed_in):
     assert refused.status_code == 422
     problems = soup(refused).find(attrs={"data-testid": "import-problems"}).get_text(" ", strip=True)
     assert "filas[2].precio" in problems and "no es un precio" in problems
-    good = io.BytesIO("codigo;nombre;precio\nA;Uno;10\nB;Dos;20,5\n".encode())
+    good = io.BytesIO(b"codigo;nombre;precio\nA;Uno;10\nB;Dos;20,5\n")
     imported = portal.post(
         "/productos/importar",
         data={"csrf_token": csrf(portal, "/productos/importar"), "archivo": (good, "lista.csv")},

@@ -53,8 +53,17 @@ ANY_ROLE = {
     "avisos.read_all",
     "informes.index",
     "informes.book",
+    "clientes.index",
+    "clientes.card",
+    "productos.index",
 }
 WRITERS = {
+    "clientes.new",
+    "clientes.update",
+    "productos.new",
+    "productos.edit",
+    "productos.remove",
+    "productos.import_list",
     "comprobantes.reference",
     "comprobantes.new",
     "comprobantes.preview",

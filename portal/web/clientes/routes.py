@@ -91,26 +91,34 @@ def new():
     return render("clientes/new.html", "form", status=status, form=form)
 
 
-@bp.route("/<int:customer_id>", methods=["GET", "POST"])
-@login_required
-def card(customer_id: int):
-    """A customer: its data (editable by usuario and admin), balance of credit sales and latest receipts."""
+def _card(customer_id: int):
     try:
-        found = api().get_customer(customer_id)
+        return api().get_customer(customer_id)
     except NotFound:
         abort(404)
+
+
+@bp.get("/<int:customer_id>")
+@login_required
+def card(customer_id: int):
+    """A customer: its data (a form for usuario and admin), balance of credit sales and latest receipts."""
+    found = _card(customer_id)
     form = _filled(found.customer) if _can_edit() else None
-    if request.method == "POST":
-        if not _can_edit():
-            abort(403)
-        form = CustomerForm()
-        if form.validate():
-            try:
-                api().update_customer(customer_id, _changes(form))
-            except ValidationError as exc:
-                apply_service_errors(form, exc, form.SERVICE_FIELDS)
-            else:
-                flash(_("Cambios guardados."), "success")
-                return redirect_after_post("clientes.card", customer_id=customer_id)
-        return render("clientes/card.html", "form", status=422, card=found, form=form)
     return render("clientes/card.html", card=found, form=form)
+
+
+@bp.post("/<int:customer_id>")
+@role_required(*WRITERS)
+def update(customer_id: int):
+    """Save the customer's data; an error re-renders the form with what was typed."""
+    found = _card(customer_id)
+    form = CustomerForm()
+    if form.validate():
+        try:
+            api().update_customer(customer_id, _changes(form))
+        except ValidationError as exc:
+            apply_service_errors(form, exc, form.SERVICE_FIELDS)
+        else:
+            flash(_("Cambios guardados."), "success")
+            return redirect_after_post("clientes.card", customer_id=customer_id)
+    return render("clientes/card.html", "form", status=422, card=found, form=form)
