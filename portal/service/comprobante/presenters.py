@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from flask import url_for
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -25,6 +24,7 @@ from portal.service.comprobante.schemas import (
     TotalMoneda,
 )
 from portal.service.envios.tracking import dgi_state
+from portal.service.publicurl import public_url
 
 
 def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, just_issued: bool = False) -> CfeEmitido:
@@ -32,7 +32,7 @@ def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, ju
     note, credit or reference change can point at it yet (two queries less on the issuing path)."""
     cae = session.get(CaeRangeRecord, record.cae_range_id)
     related = [] if just_issued else _related_notes(session, record)
-    link = url_for("comprobante.get_by_id", idCfeEmitido=record.id, _external=True)
+    link = public_url("comprobante.get_by_id", idCfeEmitido=record.id)
     source = record.input_json
     return CfeEmitido(
         fma_pago=source.get("fmaPago"),

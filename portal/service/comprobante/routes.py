@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, Response, request, url_for
+from flask import Blueprint, Flask, Response, request
 from sqlalchemy import select
 from werkzeug.datastructures import MIMEAccept
 
@@ -31,6 +31,7 @@ from portal.service.empresa.settings import company_logo, default_paper
 from portal.service.envios.models import DgiSubmission
 from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
 from portal.service.models import Company
+from portal.service.publicurl import public_url
 
 bp = Blueprint("comprobante", __name__, url_prefix="/api/v1/comprobante")
 
@@ -338,9 +339,7 @@ def previsualizar(body: CfeInput, query: PreviewQuery, principal: Principal):
     if wanted == "application/pdf":
         return _download(pdf, "application/pdf", "previsualizacion.pdf")
     token, expires = previews.store(company.id, pdf)
-    link = PreviewLink(
-        token=token, url=url_for("comprobante.previsualizar_token", token=token, _external=True), expires_at=expires
-    )
+    link = PreviewLink(token=token, url=public_url("comprobante.previsualizar_token", token=token), expires_at=expires)
     return link, 201
 
 

@@ -26,6 +26,7 @@ from portal.service.inteligente.inference import Draft, infer_draft
 from portal.service.inteligente.models import FINAL_STATES, SmartRequest, SmartRequestEvent
 from portal.service.inteligente.schemas import Confirmacion, SolicitudInteligente
 from portal.service.models import Company
+from portal.service.publicurl import public_url
 
 PREVIEW_LIFETIME = timedelta(minutes=15)
 
@@ -236,9 +237,7 @@ def describe(request: SmartRequest, session: Session | None = None) -> dict:
     receipt = session.get(IssuedCfe, request.cfe_id) if request.cfe_id else None
     preview_url = None
     if request.preview_token and request.state == "preview":
-        from flask import url_for
-
-        preview_url = url_for("comprobante.previsualizar_token", token=request.preview_token, _external=True)
+        preview_url = public_url("comprobante.previsualizar_token", token=request.preview_token)
     return {
         "requestId": request.id,
         "modo": request.mode,
