@@ -216,7 +216,7 @@ class CfeInput(BaseModel):
         "y que este reemplaza (quedan vinculados). No va en el CFE.",
     )
 
-    _no_control_chars = field_validator("*")(reject_control_chars)
+    _no_control_chars = field_validator("*", mode="before")(reject_control_chars)
 
     @field_validator("mnt_bruto", mode="before")
     @classmethod

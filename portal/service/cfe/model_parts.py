@@ -41,7 +41,7 @@ Day = Annotated[date, BeforeValidator(_written_day)]
 
 
 def reject_control_chars(value: object) -> object:
-    """What XML 1.0 cannot carry (and control characters other than tab and newlines): refused at the door."""
+    """What cannot be printed and signed in a CFE (portal.service.cfe.xmlchars): refused or normalised at the door."""
     return xml_text(value)
 
 
@@ -55,7 +55,7 @@ class _Part(BaseModel):
         extra="forbid", populate_by_name=True, frozen=True, str_strip_whitespace=True, field_title_generator=json_title
     )
 
-    _no_control_chars = field_validator("*")(reject_control_chars)
+    _no_control_chars = field_validator("*", mode="before")(reject_control_chars)
 
 
 class Receptor(_Part):

@@ -6,7 +6,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from portal.domain.cfe_types import CFE_TYPES
@@ -212,7 +212,7 @@ class NotaCreditoTotal(BaseModel):
     id_cfe_emitido: str = Field(
         alias="idCfeEmitido", min_length=1, max_length=40, description="El comprobante a anular."
     )
-    razon: Annotated[str, AfterValidator(reject_control_chars)] = Field(
+    razon: Annotated[str, BeforeValidator(reject_control_chars)] = Field(
         min_length=1, max_length=90, description="Motivo (RazonRef); se imprime en la nota."
     )
     fch_emis: Day | None = Field(None, alias="fchEmis", description="Fecha de la nota; por defecto hoy.")

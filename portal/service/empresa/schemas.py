@@ -26,7 +26,7 @@ _URL = re.compile(r"^https?://[^\s/$.?#][^\s]*$", re.IGNORECASE)
 class _In(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-    @field_validator("*")
+    @field_validator("*", mode="before")
     @classmethod
     def _no_control_chars(cls, value):
         return xml_one_line(value)  # every text here is printed in the CFE

@@ -16,7 +16,7 @@ from portal.service.cfe.model_parts import Day, reject_control_chars
 class _In(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=True)
 
-    _xml_text = field_validator("*")(reject_control_chars)  # what is written here goes into the CFE
+    _xml_text = field_validator("*", mode="before")(reject_control_chars)  # what is written here goes into the CFE
 
 
 class LineaInteligente(_In):
