@@ -125,7 +125,10 @@ def test_the_provider_session_cookie_is_useless_after_logout(live_service, live_
     again = browser.get(_authorize_url(live_service.url, redirect_uri), allow_redirects=False, timeout=10)
     assert again.status_code == 302 and "code=" in again.headers["Location"]
 
-    browser.get(live_service.url + "/oauth/logout", timeout=10)
+    asked = browser.get(live_service.url + "/oauth/logout", timeout=10)  # no id_token_hint: asked first
+    form = BeautifulSoup(asked.text, "html.parser").find("form", {"method": "post"})
+    fields = {i["name"]: i.get("value", "") for i in form.find_all("input") if i.get("name")}
+    assert browser.post(live_service.url + form["action"], data=fields, timeout=10).status_code == 200
     replay = requests.Session()
     replay.cookies.set("cfe_idp_session", cookie)
     answer = replay.get(_authorize_url(live_service.url, redirect_uri), allow_redirects=False, timeout=10)

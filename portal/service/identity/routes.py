@@ -7,7 +7,7 @@ import logging
 from urllib.parse import urlencode
 
 from authlib.oauth2 import OAuth2Error
-from flask import Blueprint, abort, current_app, g, jsonify, redirect, render_template, request
+from flask import Blueprint, current_app, g, jsonify, redirect, render_template, request
 from flask_wtf import FlaskForm
 from limits import parse
 from sqlalchemy import func, select
@@ -17,12 +17,12 @@ from wtforms.validators import DataRequired, Email, Length
 from portal.service import db
 from portal.service.auth import decode_access_token, live_user_id
 from portal.service.errors import Unauthorized
-from portal.service.identity import sessions
+from portal.service.identity import logout_requests, sessions
 from portal.service.identity.claims import userinfo as userinfo_claims
 from portal.service.identity.passwords import verify_password
 from portal.service.identity.provider import TokenRevocation
 from portal.service.identity.texts import texts_for
-from portal.service.models import OAuthClient, User
+from portal.service.models import User
 from portal.service.ratelimit import limiter
 
 bp = Blueprint("identity", __name__)
@@ -52,7 +52,7 @@ def _server():
 
 
 def _locale() -> str:
-    wanted = (request.args.get("ui_locales") or request.args.get("lang") or "").split()
+    wanted = (request.values.get("ui_locales") or request.values.get("lang") or "").split()
     return "en" if wanted and wanted[0].lower().startswith("en") else "es"
 
 
@@ -168,15 +168,40 @@ def userinfo():
 
 @bp.route("/oauth/logout", methods=["GET", "POST"])
 def logout():
-    """RP-initiated logout: end the provider's session and return to a registered post-logout URI."""
+    """RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0): end the provider's session and return to a
+    post-logout URI registered for the client. Without a valid `id_token_hint` of the signed-in user the person is
+    asked first (a form with a CSRF token), so a link or an image cannot sign anyone out."""
+    locale = _locale()
+    params = request.values
+    try:
+        request_ = logout_requests.read(params)
+    except logout_requests.LogoutRefused as refused:
+        return render_template(
+            "signin_error.html", t=texts_for(locale), error=refused.error, description=refused.description
+        ), 400
+    form = LogoutForm()
+    if "confirm" in params:
+        if not form.validate_on_submit():
+            return _confirm_page(form, request_, locale, 400)
+    elif not logout_requests.hinted_by_this_user(request_, sessions.signed_in_user()):
+        if sessions.signed_in_user() is not None:
+            return _confirm_page(form, request_, locale, 200)
     sessions.end()
-    target = request.args.get("post_logout_redirect_uri", "")
-    client_id = request.args.get("client_id", "")
-    if target:
-        client = db.session().scalar(select(OAuthClient).where(OAuthClient.client_id == client_id))
-        allowed = client.client_metadata.get("post_logout_redirect_uris", []) if client else []
-        if target not in allowed:
-            abort(400)
-        state = request.args.get("state")
-        return redirect(target + (("?" + urlencode({"state": state})) if state else ""))
-    return render_template("signed_out.html", t=texts_for(_locale()))
+    if request_.redirect_uri:
+        state = request_.state
+        return redirect(request_.redirect_uri + (("?" + urlencode({"state": state})) if state else ""), code=303)
+    return render_template("signed_out.html", t=texts_for(locale))
+
+
+class LogoutForm(FlaskForm):
+    """The confirmation's form: only its CSRF token."""
+
+
+def _confirm_page(form: LogoutForm, request_: logout_requests.LogoutRequest, locale: str, status: int):
+    return render_template(
+        "logout_confirm.html",
+        form=form,
+        logout=request_,
+        t={**texts_for(locale), "title": texts_for(locale)["logout_title"]},
+        locale=locale,
+    ), status

@@ -116,9 +116,12 @@ def logout():
     end_session_url = metadata.get("end_session_endpoint")
     if not end_session_url:
         return redirect(url_for("main.home"))
+    # RP-Initiated Logout 1.0: with the ID token as hint the provider signs its session out at once; a session
+    # without one (none was issued) gets the provider's confirmation page, in the user's language.
     params = {
         "client_id": current_app.config["OIDC_CLIENT_ID"],
         "post_logout_redirect_uri": url_for("main.home", _external=True),
+        "ui_locales": _locale(),
     }
     if id_token:
         params["id_token_hint"] = id_token
