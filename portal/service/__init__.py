@@ -41,7 +41,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.config["HSTS"] = https and app.config.get("HSTS_SECONDS", 0) > 0
     app.config.update(
         MAX_CONTENT_LENGTH=app.config["MAX_BODY_BYTES"],
-        SESSION_COOKIE_NAME="cfe_idp_session",
+        # Over https the cookie that holds the provider's session and its CSRF secret is `__Host-`: the browser
+        # then takes it only from this host, Secure, for the whole path, so a sibling subdomain cannot plant one.
+        SESSION_COOKIE_NAME=("__Host-" if app.config["SECURE_COOKIES"] else "") + "cfe_idp_session",
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_SECURE=app.config["SECURE_COOKIES"],
