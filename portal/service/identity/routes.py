@@ -28,9 +28,15 @@ from portal.service.ratelimit import limiter
 bp = Blueprint("identity", __name__)
 log = logging.getLogger("portal.service.identity")
 
-# Sign-in failures are limited per e-mail (guessing one account) and per address (spraying many).
-_FAILS_PER_ACCOUNT = parse("5/5 minutes")
+# Sign-in failures are throttled so that guessing is slow but the account's owner is not locked out by others:
+# - per account and source address (one source guessing one account): the tight limit;
+# - per source address (one source spraying many accounts);
+# - per account from every source together (a distributed guess): a looser limit, which a source the account
+#   signed in from in the last 30 days (its owner's usual one) does not count against.
+_FAILS_PER_ACCOUNT_AND_SOURCE = parse("5/5 minutes")
 _FAILS_PER_ADDRESS = parse("30/15 minutes")
+_FAILS_PER_ACCOUNT = parse("50/15 minutes")
+_KNOWN_SOURCE_SECONDS = 30 * 24 * 3600
 
 
 class SignInForm(FlaskForm):
@@ -56,17 +62,33 @@ def _locale() -> str:
     return "en" if wanted and wanted[0].lower().startswith("en") else "es"
 
 
+def _address() -> str:
+    return request.remote_addr or "-"
+
+
+def _known_source_key(email: str) -> str:
+    return f"signin-known/{email}/{_address()}"
+
+
 def _too_many_failures(email: str) -> bool:
-    address = request.remote_addr or "-"
-    return not (
-        limiter().test(_FAILS_PER_ACCOUNT, "signin-account", email)
-        and limiter().test(_FAILS_PER_ADDRESS, "signin-address", address)
-    )
+    address = _address()
+    if not limiter().test(_FAILS_PER_ACCOUNT_AND_SOURCE, "signin-account-source", email, address):
+        return True
+    if not limiter().test(_FAILS_PER_ADDRESS, "signin-address", address):
+        return True
+    if current_app.extensions["ratelimit_storage"].get(_known_source_key(email)) > 0:
+        return False  # the owner's usual source: others' failures do not keep them out
+    return not limiter().test(_FAILS_PER_ACCOUNT, "signin-account", email)
 
 
 def _record_failure(email: str) -> None:
+    limiter().hit(_FAILS_PER_ACCOUNT_AND_SOURCE, "signin-account-source", email, _address())
+    limiter().hit(_FAILS_PER_ADDRESS, "signin-address", _address())
     limiter().hit(_FAILS_PER_ACCOUNT, "signin-account", email)
-    limiter().hit(_FAILS_PER_ADDRESS, "signin-address", request.remote_addr or "-")
+
+
+def _record_success(email: str) -> None:
+    current_app.extensions["ratelimit_storage"].incr(_known_source_key(email), _KNOWN_SOURCE_SECONDS)
 
 
 @bp.get("/.well-known/openid-configuration")
@@ -127,6 +149,7 @@ def authorize():
             candidate = db.session().scalar(select(User).where(func.lower(User.email) == email))
             if candidate and candidate.active and verify_password(candidate.password_hash, form.password.data):
                 sessions.start(candidate)
+                _record_success(email)
                 user = candidate
                 log.info("sign-in ok user=%s request_id=%s", candidate.id, g.get("request_id"))
             else:
