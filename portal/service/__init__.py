@@ -14,6 +14,7 @@ from portal.service import db, errors, identity, jobs, ratelimit, readcache, req
 from portal.service.areas import area_modules
 from portal.service.config import load_config
 from portal.service.openapi import build_document
+from portal.service.slowbody import BodyReadDeadline
 
 # Pages the service itself renders (sign-in, API reference) load only our own files.
 CONTENT_SECURITY_POLICY = (
@@ -68,6 +69,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
             routes.init_app(app)
     _register_platform_routes(app)
     jobs.init_app(app, factory=create_app)
+    app.wsgi_app = BodyReadDeadline(
+        app.wsgi_app, idle_seconds=app.config["BODY_IDLE_SECONDS"], limit=app.config["MAX_CONTENT_LENGTH"]
+    )
     return app
 
 
