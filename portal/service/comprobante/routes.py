@@ -6,7 +6,7 @@ from flask import Blueprint, Flask, Response, request
 from sqlalchemy import select
 from werkzeug.datastructures import MIMEAccept
 
-from portal.service import db, idempotency, keystore
+from portal.service import db, idempotency, keystore, responses
 from portal.service.api import ALL_ROLES, WRITERS, idempotency_header, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.cfe import CfeInput, XmlInputError, warm_up
@@ -98,7 +98,7 @@ def emitir(body: CfeInput, principal: Principal):
 
 def _as_json(record, warnings, session, *, just_issued: bool = False) -> dict:
     answer = cfe_emitido(record, warnings, session, just_issued=just_issued)
-    return answer.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return responses.dump(answer)
 
 
 @operation(
@@ -148,9 +148,7 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
         paper = _paper(session, principal.company_id, record.tipo_cfe, query.formato)
         pdf = issuing.receipt_pdf(record, logo=company_logo(session, principal.company_id), paper=paper)
         return _download(pdf, "application/pdf", f"{name}.pdf")
-    response = Response(
-        cfe_emitido(record, [], session).model_dump_json(by_alias=True, exclude_none=True), mimetype="application/json"
-    )
+    response = Response(responses.dump_json(cfe_emitido(record, [], session)), mimetype="application/json")
     response.vary.add("Accept")
     return response
 

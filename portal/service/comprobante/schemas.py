@@ -12,6 +12,7 @@ from pydantic_core import PydanticCustomError
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.dgi_states import DGI_STATES
 from portal.service.cfe.model_parts import Day, reject_control_chars
+from portal.service.cfe.xmlchars import text_pattern
 from portal.service.comprobante.search import parse_number
 from portal.service.envios.schemas import EstadoDgi
 
@@ -213,7 +214,10 @@ class NotaCreditoTotal(BaseModel):
         alias="idCfeEmitido", min_length=1, max_length=40, description="El comprobante a anular."
     )
     razon: Annotated[str, BeforeValidator(reject_control_chars)] = Field(
-        min_length=1, max_length=90, description="Motivo (RazonRef); se imprime en la nota."
+        min_length=1,
+        max_length=90,
+        description="Motivo (RazonRef); se imprime en la nota.",
+        json_schema_extra={"pattern": text_pattern()},
     )
     fch_emis: Day | None = Field(None, alias="fchEmis", description="Fecha de la nota; por defecto hoy.")
 
