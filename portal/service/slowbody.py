@@ -19,6 +19,8 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from portal.service.errors import _read_up_to
+
 log = logging.getLogger("portal.service")
 
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
@@ -40,7 +42,7 @@ class BodyReadDeadline:
         previous = sock.gettimeout()
         try:
             sock.settimeout(self.idle_seconds)
-            body = _read(environ["wsgi.input"], wanted)
+            body = _read_up_to(environ["wsgi.input"], wanted)
         except (TimeoutError, OSError) as exc:
             log.warning("request body stopped arriving (%s) from %s", type(exc).__name__, environ.get("REMOTE_ADDR"))
             return _timeout(start_response)
@@ -67,17 +69,6 @@ class BodyReadDeadline:
         if "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
             return self.limit + 1
         return 0
-
-
-def _read(stream: Any, wanted: int) -> bytes:
-    parts, size = [], 0
-    while size < wanted:
-        part = stream.read(min(65536, wanted - size))
-        if not part:
-            break
-        parts.append(part)
-        size += len(part)
-    return b"".join(parts)
 
 
 def _timeout(start_response: Callable[..., Any]) -> list[bytes]:
