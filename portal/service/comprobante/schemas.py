@@ -16,6 +16,9 @@ from portal.service.cfe.xmlchars import text_pattern
 from portal.service.comprobante.search import parse_number
 from portal.service.envios.schemas import EstadoDgi
 
+# The body models strip spaces before measuring: a text of only spaces is empty, so say "some non-space" too.
+_NOT_BLANK = r"\S"
+
 
 class _Out(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
@@ -171,11 +174,12 @@ class ReaplicarReferencia(BaseModel):
         },
     )
 
-    id_cfe_emitido: str = Field(alias="idCfeEmitido", min_length=1, max_length=40)
+    id_cfe_emitido: str = Field(alias="idCfeEmitido", min_length=1, max_length=40, pattern=_NOT_BLANK)
     referencia_cobro: str = Field(
         alias="referenciaCobro",
         min_length=1,
         max_length=100,
+        pattern=_NOT_BLANK,
         description="Identificador del cobro en el sistema de cobranza.",
     )
     observacion: str | None = Field(None, max_length=200)
@@ -211,7 +215,7 @@ class NotaCreditoTotal(BaseModel):
     )
 
     id_cfe_emitido: str = Field(
-        alias="idCfeEmitido", min_length=1, max_length=40, description="El comprobante a anular."
+        alias="idCfeEmitido", min_length=1, max_length=40, pattern=_NOT_BLANK, description="El comprobante a anular."
     )
     razon: Annotated[str, BeforeValidator(reject_control_chars)] = Field(
         min_length=1,
