@@ -30,12 +30,12 @@ def test_search_pages_totals_and_csv_on_postgresql(api_client, user):
     found = api_client.get(
         BUSCAR, query_string={"receptor": "NANDU", "numero": f"A {factura['nro']:07d}"}, headers=user
     )
-    assert [c["idCfeEmitido"] for c in found.json["comprobantes"]] == [factura["idCfeEmitido"]]
+    assert [c["idCfeEmitido"] for c in found.json["items"]] == [factura["idCfeEmitido"]]
     first = api_client.get(BUSCAR, query_string={"tipoCFE": 101, "limite": 2}, headers=user).json
     second = api_client.get(
-        BUSCAR, query_string={"tipoCFE": 101, "limite": 2, "cursor": first["siguiente"]}, headers=user
+        BUSCAR, query_string={"tipoCFE": 101, "limite": 2, "cursor": first["siguienteCursor"]}, headers=user
     ).json
-    assert [c["idCfeEmitido"] for c in first["comprobantes"] + second["comprobantes"]] == [
+    assert [c["idCfeEmitido"] for c in first["items"] + second["items"]] == [
         t["idCfeEmitido"] for t in reversed(tickets)
     ]
     api_client.post(
@@ -60,12 +60,12 @@ def test_search_pages_totals_and_csv_on_postgresql(api_client, user):
 
 def _every_page(api_client, user, params: dict) -> tuple[list[str], int]:
     answer = api_client.get(BUSCAR, query_string={**params, "limite": 37}, headers=user)
-    seen, count = [c["idCfeEmitido"] for c in answer.json["comprobantes"]], answer.json["cantidad"]
-    while answer.json["siguiente"]:
+    seen, count = [c["idCfeEmitido"] for c in answer.json["items"]], answer.json["total"]
+    while answer.json["siguienteCursor"]:
         answer = api_client.get(
-            BUSCAR, query_string={**params, "limite": 37, "cursor": answer.json["siguiente"]}, headers=user
+            BUSCAR, query_string={**params, "limite": 37, "cursor": answer.json["siguienteCursor"]}, headers=user
         )
-        seen += [c["idCfeEmitido"] for c in answer.json["comprobantes"]]
+        seen += [c["idCfeEmitido"] for c in answer.json["items"]]
     return seen, count
 
 

@@ -182,9 +182,9 @@ def resultado_busqueda(rows, following: str | None, totals) -> ResultadoBusqueda
         for row in rows
     ]
     return ResultadoBusqueda(
-        comprobantes=listed,
-        siguiente=following,
-        cantidad=sum(t.cantidad for t in totals),
+        items=listed,
+        siguiente_cursor=following,
+        total=sum(t.cantidad for t in totals),
         totales=[TotalMoneda(moneda=t.moneda, cantidad=t.cantidad, mnt_total=t.mnt_total) for t in totals],
     )
 

@@ -193,7 +193,7 @@ def _paper(session, company_id: int, tipo_cfe: int, asked: str | None) -> str:
 )
 def buscar(query: BuscarQuery, principal: Principal):
     """The company's receipts however they were issued, newest first (date, then number); filters combine
-    with AND. Pages with a cursor (`siguiente`) that stays valid while receipts are being issued."""
+    with AND. Pages with a cursor (`siguienteCursor`) that stays valid while receipts are being issued."""
     wanted = _negotiate("application/json", "text/csv")
     filters = search.Filters(**query.model_dump(exclude={"cursor", "limite"}))
     session = db.session()
@@ -203,18 +203,7 @@ def buscar(query: BuscarQuery, principal: Principal):
         response.headers["Content-Disposition"] = 'attachment; filename="comprobantes.csv"'
         response.vary.add("Accept")
         return response
-    try:
-        rows, following = search.page(session, where, query.cursor, query.limite)
-    except ValueError as exc:
-        raise ValidationFailed(
-            [
-                FieldError(
-                    "cursor",
-                    "cursor_invalido",
-                    "El cursor no es válido: usá el valor `siguiente` de la página anterior.",
-                )
-            ]
-        ) from exc
+    rows, following = search.page(session, where, query.cursor, query.limite)
     result: ResultadoBusqueda = resultado_busqueda(rows, following, search.totals(session, where))
     response = Response(result.model_dump_json(by_alias=True), mimetype="application/json")
     response.vary.add("Accept")

@@ -14,6 +14,7 @@ from portal.domain.dgi_states import DGI_STATES
 from portal.service.cfe.model_parts import Day, reject_control_chars
 from portal.service.comprobante.search import parse_number
 from portal.service.envios.schemas import EstadoDgi
+from portal.service.paging import CURSOR_DESCRIPTION, CURSOR_PATTERN, Page
 
 
 class _Out(BaseModel):
@@ -289,8 +290,8 @@ class BuscarQuery(BaseModel):
     referencia: str | None = Field(
         None, max_length=255, description="El X-Request-ID o la Idempotency-Key con que se emitió."
     )
-    cursor: str | None = Field(None, max_length=200, description="El valor `siguiente` de la página anterior.")
-    limite: int = Field(50, ge=1, le=200, description="Comprobantes por página (1 a 200).")
+    cursor: str | None = Field(None, max_length=200, pattern=CURSOR_PATTERN, description=CURSOR_DESCRIPTION)
+    limite: int = Field(50, ge=1, le=200, description="Comprobantes por página (50 si no se indica, hasta 200).")
 
     @field_validator("numero")
     @classmethod
@@ -371,12 +372,10 @@ class TotalMoneda(_Out):
     )
 
 
-class ResultadoBusqueda(_Out):
+class ResultadoBusqueda(Page[ResumenCfe]):
     """A page of the company's receipts, newest first, and the totals of everything the filters match."""
 
-    comprobantes: list[ResumenCfe]
-    siguiente: str | None = Field(None, description="Cursor de la página siguiente; null en la última.")
-    cantidad: int = Field(description="Cuántos comprobantes cumplen los filtros (todas las páginas).")
+    total: int = Field(description="Cuántos comprobantes cumplen los filtros (todas las páginas).")
     totales: list[TotalMoneda] = Field(description="Cantidad y suma por moneda de todos los que cumplen.")
 
 

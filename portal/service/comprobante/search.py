@@ -10,8 +10,6 @@ A receiver text that matches many receipts is the exception: it is tested on the
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -25,6 +23,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.functions import FunctionElement
 
 from portal.domain.cfe_types import CREDIT_NOTES
+from portal.service import paging
 from portal.service.comprobante.models import IssuedCfe
 
 # "A-15", "A 0000015", "A15", "a-15", "1A 15" or only the number, "15".
@@ -46,7 +45,6 @@ LISTED = (
     IssuedCfe.request_id,
     IssuedCfe.created_at,
 )
-_ORDER = (IssuedCfe.fch_emis.desc(), IssuedCfe.nro.desc(), IssuedCfe.id.desc())
 
 
 def folded(text: str | None) -> str | None:
@@ -175,30 +173,14 @@ def conditions(session: Session, company_id: int, f: Filters) -> list:
     return where
 
 
-def encode_cursor(row) -> str:
-    raw = f"{row.fch_emis.isoformat()}|{row.nro}|{row.id}".encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[date, int, str]:
-    """The position a cursor names; ValueError if it was not made by encode_cursor."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        day, nro, cfe_id = raw.split("|")
-        return date.fromisoformat(day), int(nro), cfe_id
-    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
-        raise ValueError(cursor) from exc
+ORDER = (IssuedCfe.fch_emis, IssuedCfe.nro, IssuedCfe.id)
 
 
 def page(session: Session, where: list, cursor: str | None, limit: int) -> tuple[list, str | None]:
     """One page of rows (LISTED columns) and the cursor of the next, or None on the last page."""
-    query = select(*LISTED).where(*where)
-    if cursor:
-        query = query.where(tuple_(IssuedCfe.fch_emis, IssuedCfe.nro, IssuedCfe.id) < decode_cursor(cursor))
-    rows = session.execute(query.order_by(*_ORDER).limit(limit + 1)).all()
-    if len(rows) <= limit:
-        return rows, None
-    return rows[:limit], encode_cursor(rows[limit - 1])
+    return paging.keyset(
+        session, select(*LISTED).where(*where), ORDER, cursor, limit, lambda row: (row.fch_emis, row.nro, row.id)
+    )
 
 
 @dataclass(frozen=True)
@@ -242,8 +224,8 @@ def every_row(session: Session, where: list, batch: int = 1000) -> Iterator:
     while True:
         query = select(*LISTED).where(*where)
         if position is not None:
-            query = query.where(tuple_(IssuedCfe.fch_emis, IssuedCfe.nro, IssuedCfe.id) < position)
-        rows = session.execute(query.order_by(*_ORDER).limit(batch)).all()
+            query = query.where(tuple_(*ORDER) < position)
+        rows = session.execute(query.order_by(*(column.desc() for column in ORDER)).limit(batch)).all()
         yield from rows
         if len(rows) < batch:
             return

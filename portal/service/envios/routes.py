@@ -72,7 +72,7 @@ def retry_envelope(principal: Principal, id_sobre: int):
     wake = tasks.deliver_envelope if sobre.state == "armado" else tasks.pack_company
     target = sobre.id if sobre.state == "armado" else principal.company_id
     jobs.enqueue_safely(lambda: wake(target), "envios retry")
-    return listing.envelopes(db.session(), principal.company_id, schemas.Lista(), only_id=sobre.id).sobres[0], 202
+    return listing.envelopes(db.session(), principal.company_id, schemas.Lista(), only_id=sobre.id).items[0], 202
 
 
 @operation(
@@ -87,7 +87,7 @@ def retry_envelope(principal: Principal, id_sobre: int):
     responses={200: schemas.PendienteLista},
 )
 def list_waiting(principal: Principal, query: schemas.Lista):
-    """Los comprobantes que van a DGI uno por uno y todavía no tienen respuesta final, el más antiguo
+    """Los comprobantes que van a DGI uno por uno y todavía no tienen respuesta final, el más reciente
     primero: en qué estado están, por qué esperan (último error, reintentos, próximo intento) y si están
     demorados. Los e-Tickets bajo el tope de UI van en el reporte diario y no figuran aquí."""
     return listing.waiting(db.session(), principal.company_id, query)

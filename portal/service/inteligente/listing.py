@@ -79,7 +79,7 @@ def list_requests(principal: Principal, query: SolicitudesQuery) -> ListaSolicit
     page = rows[: query.limite]
     more = len(rows) > query.limite
     return ListaSolicitudes(
-        solicitudes=[_summary(row) for row in page],
+        items=[_summary(row) for row in page],
         siguiente_cursor=cursor_for(page[-1].created_at, page[-1].id) if more else None,
     )
 

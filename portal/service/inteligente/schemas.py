@@ -11,6 +11,7 @@ from pydantic_core import PydanticCustomError
 
 from portal.domain.iva_categories import CATEGORY_RATES
 from portal.service.cfe.model_parts import Day, reject_control_chars
+from portal.service.paging import Page
 
 
 class _In(BaseModel):
@@ -266,7 +267,7 @@ class SolicitudResumen(_Out):
     codigo_error: str | None = Field(None, alias="codigoError", description="Por qué falló, si falló.")
 
 
-class ListaSolicitudes(_Out):
+class ListaSolicitudes(Page[SolicitudResumen]):
     """A page of the company's requests, newest first."""
 
     model_config = ConfigDict(
@@ -274,7 +275,7 @@ class ListaSolicitudes(_Out):
         json_schema_extra={
             "examples": [
                 {
-                    "solicitudes": [
+                    "items": [
                         {
                             "requestId": "ei_3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8",
                             "estado": "issued",
@@ -303,9 +304,4 @@ class ListaSolicitudes(_Out):
                 }
             ]
         },
-    )
-
-    solicitudes: list[SolicitudResumen]
-    siguiente_cursor: str | None = Field(
-        None, alias="siguienteCursor", description="Pasalo como cursor para la página siguiente; falta al final."
     )

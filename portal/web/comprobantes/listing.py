@@ -11,11 +11,13 @@ from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
 from portal.client import errors as client_errors
-from portal.client.comprobantes import ReceiptPage
+from portal.client.comprobantes import ReceiptSummary
+from portal.client.pages import Page
 from portal.web.backend import api
 from portal.web.comprobantes import bp, forms
 from portal.web.comprobantes.files import file_response
 from portal.web.forms_common import apply_service_errors
+from portal.web.paging import PagedView, paged_view
 from portal.web.rendering import redirect_after_post, render
 
 PAGE_SIZE = 50
@@ -25,24 +27,16 @@ _FIELDS = {field: name for name, field in forms.ReceiptFilterForm.FILTER_FIELDS.
 
 @dataclass(frozen=True)
 class ListView:
-    page: ReceiptPage | None
+    paged: PagedView[ReceiptSummary]
     filtered: bool
-    next_url: str | None
-    first_url: str | None
     csv_url: str
 
 
-def _view(form: forms.ReceiptFilterForm, page: ReceiptPage | None) -> ListView:
+def _view(form: forms.ReceiptFilterForm, page: Page[ReceiptSummary] | None) -> ListView:
     args = form.query_args()
-    following = (
-        url_for("comprobantes.index", **form.query_args(cursor=page.next_cursor)) if page and page.next_cursor else None
-    )
-    first = url_for("comprobantes.index", **args) if form.cursor.data else None
     return ListView(
-        page=page,
+        paged=paged_view("comprobantes.index", page, args, form.cursor.data or None),
         filtered=bool(args),
-        next_url=following,
-        first_url=first,
         csv_url=url_for("comprobantes.export", **args),
     )
 

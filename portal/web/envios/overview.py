@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from flask_babel import lazy_gettext as _l
 
-from portal.client.envios import DailyReport, Envelope, Page, VoidedRange, WaitingReceipt
+from portal.client.envios import DailyReport, Envelope, VoidedRange, WaitingReceipt
+from portal.client.pages import Page
 
 ROWS_SHOWN = 50
 
@@ -43,7 +44,7 @@ class Overview:
     @property
     def overdue(self) -> int:
         """Receipts and envelopes waiting longer than expected (the service decides what "longer" is)."""
-        return self.waiting.overdue + sum(1 for envelope in self.envelopes.items if envelope.overdue)
+        return (self.waiting.overdue or 0) + sum(1 for envelope in self.envelopes.items if envelope.overdue)
 
 
 def load(api) -> Overview:

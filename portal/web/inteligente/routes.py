@@ -19,6 +19,7 @@ from portal.web.forms_common import apply_service_errors, typed_data
 from portal.web.inteligente import flow, presenters
 from portal.web.inteligente.forms import RequestSearchForm, SmartForm
 from portal.web.inteligente.payload import classify_document, to_request
+from portal.web.paging import paged_view, requested_cursor
 from portal.web.rendering import redirect_after_post, render, wants_fragment
 
 bp = Blueprint("inteligente", __name__, url_prefix="/inteligente")
@@ -186,7 +187,7 @@ def _requests(search: RequestSearchForm):
     """A page of the company's requests matching the filters (the URL's cursor says which page)."""
     if not search.validate():
         return render(STATUS, "listing", search=search, page=None, status=422)
-    cursor = request.args.get("cursor") or None
+    cursor = requested_cursor()
     try:
         page = api().smart_requests(**search.filters(), cursor=cursor, limit=PAGE_SIZE)
     except ValidationError as exc:
@@ -194,17 +195,8 @@ def _requests(search: RequestSearchForm):
         loose = apply_service_errors(search, exc, RequestSearchForm.SERVICE_FIELDS)
         problems = [_("No pudimos abrir esa página de la lista.")] if loose else []
         return render(STATUS, "listing", search=search, page=None, problems=problems, status=422)
-    filters = RequestSearchForm.kept(request.args)
-    return render(
-        STATUS,
-        "listing",
-        search=search,
-        page=page,
-        p=presenters,
-        paged=bool(cursor),
-        next_url=url_for("inteligente.status", **filters, cursor=page.next_cursor) if page.next_cursor else None,
-        first_url=url_for("inteligente.status", **filters),
-    )
+    paged = paged_view("inteligente.status", page, RequestSearchForm.kept(request.args), cursor)
+    return render(STATUS, "listing", search=search, page=page, p=presenters, paged=paged)
 
 
 def _kept(request_id: str) -> dict:

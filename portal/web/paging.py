@@ -1,0 +1,41 @@
+"""The one paged-view helper of the portal's list pages: a page of a service list (`portal.client.pages.Page`)
+and the links to the next page and back to the first, with the page's filters kept in the URL."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from flask import request, url_for
+
+from portal.client.pages import Page
+
+T = TypeVar("T")
+MAX_CURSOR = 200
+
+
+@dataclass(frozen=True)
+class PagedView(Generic[T]):  # noqa: UP046 - Python 3.11 has no class type parameters
+    """What a list template shows: the page (None when the query was refused), `next_url` (None on the last
+    page) and `first_url` (None on the first page)."""
+
+    page: Page[T] | None
+    next_url: str | None
+    first_url: str | None
+
+    @property
+    def items(self) -> tuple[T, ...]:
+        return self.page.items if self.page else ()
+
+
+def requested_cursor() -> str | None:
+    """The page the URL asks for: its `cursor`, or None for the first page (an overlong one is no page)."""
+    cursor = request.args.get("cursor") or None
+    return cursor if cursor is None or len(cursor) <= MAX_CURSOR else None
+
+
+def paged_view(endpoint: str, page: Page[T] | None, filters: Mapping[str, str], cursor: str | None) -> PagedView[T]:
+    """The view of `page`, asked for with `cursor`, of the list at `endpoint` narrowed by `filters` (URL args)."""
+    following = url_for(endpoint, **filters, cursor=page.next_cursor) if page and page.next_cursor else None
+    return PagedView(page, following, url_for(endpoint, **filters) if cursor else None)
