@@ -42,7 +42,9 @@ class Page(BaseModel, Generic[T]):  # noqa: UP046 - pydantic generics, Python 3.
 
     items: list[T]
     siguiente_cursor: str | None = Field(
-        None, alias="siguienteCursor", description="Pasalo como `cursor` para la página siguiente; null en la última."
+        None,
+        alias="siguienteCursor",
+        description="Pasalo como `cursor` para la página siguiente; falta (o es null) en la última.",
     )
 
 

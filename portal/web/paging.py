@@ -3,12 +3,13 @@ and the links to the next page and back to the first, with the page's filters ke
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from flask import request, url_for
 
+from portal.client.errors import ValidationError
 from portal.client.pages import Page
 
 T = TypeVar("T")
@@ -33,6 +34,19 @@ def requested_cursor() -> str | None:
     """The page the URL asks for: its `cursor`, or None for the first page (an overlong one is no page)."""
     cursor = request.args.get("cursor") or None
     return cursor if cursor is None or len(cursor) <= MAX_CURSOR else None
+
+
+def load(
+    endpoint: str, fetch: Callable[[str | None], Page[T]], filters: Mapping[str, str] | None = None
+) -> PagedView[T]:
+    """The page the URL asks for of a list with no filters of its own to validate: `fetch(cursor)` asks the
+    service; a cursor the service refuses (an old or hand-edited link) gives the first page."""
+    cursor = requested_cursor()
+    try:
+        page = fetch(cursor)
+    except ValidationError:
+        cursor, page = None, fetch(None)
+    return paged_view(endpoint, page, filters or {}, cursor)
 
 
 def paged_view(endpoint: str, page: Page[T] | None, filters: Mapping[str, str], cursor: str | None) -> PagedView[T]:

@@ -13,6 +13,7 @@ from portal.service.apikeys import credentials, limiting, management
 from portal.service.apikeys.schemas import ApiKeyCreate, ApiKeyCreated, ApiKeyList, ApiKeyOut, RateLimit
 from portal.service.auth import JWT, Principal
 from portal.service.models import Role
+from portal.service.paging import PageQuery
 
 bp = Blueprint("apikeys", __name__, url_prefix="/api/v1/apikeys")
 
@@ -29,12 +30,13 @@ _ID = {"apikey_id": "Identificador público de la clave (`ak_...`), como lo da l
     summary="Listar las claves de API de la empresa",
     auth=(JWT,),
     roles=READERS,
+    query=PageQuery,
     responses={200: ApiKeyList},
 )
-def list_api_keys(principal: Principal):
+def list_api_keys(principal: Principal, query: PageQuery):
     """Las claves de la empresa, activas y revocadas, con su límite, el uso de la ventana actual y su
     historial. La clave completa no aparece nunca: solo su prefijo."""
-    return ApiKeyList(claves=management.list_keys(principal))
+    return management.list_keys(principal, query)
 
 
 @operation(

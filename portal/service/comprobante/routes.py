@@ -187,6 +187,7 @@ def _paper(session, company_id: int, tipo_cfe: int, asked: str | None) -> str:
                 "application/json": {"schema": {"$ref": "#/components/schemas/ResultadoBusqueda"}},
                 "text/csv": {"schema": {"type": "string"}},
             },
+            "model": ResultadoBusqueda,
         },
         406: "Formato no disponible.",
     },

@@ -229,7 +229,7 @@ def _summary(message: mailbox.StoredMessage) -> dict:
 def buzon(principal: Principal):
     """Without an SMTP server (development), the e-mails the company's sends produced, newest first."""
     _require_mailbox()
-    return Buzon(mensajes=[MensajeBuzon(**_summary(m)) for m in mailbox.messages(principal.company_id)])
+    return Buzon(items=[MensajeBuzon(**_summary(m)) for m in mailbox.messages(principal.company_id)])
 
 
 def _stored(principal: Principal, mensaje_id: str) -> mailbox.StoredMessage:

@@ -30,6 +30,7 @@ from portal.service.empresa.schemas import (
 )
 from portal.service.errors import ApiError, NotFound
 from portal.service.models import Role
+from portal.service.paging import PageQuery
 
 bp = Blueprint("empresa", __name__, url_prefix="/api/v1/empresa")
 
@@ -331,9 +332,10 @@ def get_summary(principal: Principal):
     summary="Ver la auditoría de la configuración",
     auth=AUTH,
     roles=READERS,
+    query=PageQuery,
     responses={200: AuditList},
 )
-def list_audit(principal: Principal):
+def list_audit(principal: Principal, query: PageQuery):
     """Cada cambio de datos fiscales, sucursales, logo, certificados y CAE: quién, cuándo, qué y los valores
     antes y después. Nunca contraseñas ni claves."""
-    return audit.list_events(principal)
+    return audit.list_events(principal, query)

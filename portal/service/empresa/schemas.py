@@ -14,6 +14,7 @@ from portal.domain.empresa import DEPARTMENTS, MAX_BRANCH_CODE, NO_IVA_AL_DIA
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.model_parts import Day
 from portal.service.cfe.xmlchars import xml_one_line
+from portal.service.paging import Page
 
 Regimen = Literal["general", "iva_minimo", "monotributo", "monotributo_mides", "exonerado"]
 Paper = Literal["a4", "80mm", "57mm"]
@@ -202,7 +203,7 @@ class BranchOut(BaseModel):
 class BranchList(BaseModel):
     """Las sucursales de la empresa, por código."""
 
-    sucursales: list[BranchOut]
+    items: list[BranchOut]
 
 
 class CertificateOut(BaseModel):
@@ -225,7 +226,7 @@ class CertificateOut(BaseModel):
 class CertificateList(BaseModel):
     """Los certificados de la empresa, del que vence último al que vence primero."""
 
-    certificados: list[CertificateOut]
+    items: list[CertificateOut]
 
 
 class CaeOut(BaseModel):
@@ -252,7 +253,7 @@ class CaeOut(BaseModel):
 class CaeList(BaseModel):
     """Los rangos de CAE de la empresa, por tipo y serie."""
 
-    rangos: list[CaeOut]
+    items: list[CaeOut]
 
 
 class AuditEventOut(BaseModel):
@@ -265,10 +266,8 @@ class AuditEventOut(BaseModel):
     cambios: dict[str, Any]
 
 
-class AuditList(BaseModel):
-    """Los cambios, del más reciente al más antiguo (hasta 200)."""
-
-    eventos: list[AuditEventOut]
+class AuditList(Page[AuditEventOut]):
+    """Los cambios, del más reciente al más antiguo."""
 
 
 # The day at a glance (GET /resumen) ---------------------------------------------------------------------------

@@ -33,7 +33,7 @@ def listar(principal: Principal, query: ReceptoresQuery):
     """Los receptores de los comprobantes de la empresa cuyo nombre o documento empieza con `q`, uno por
     documento (con los datos de su último comprobante), los usados más recientemente primero; hasta `limite`."""
     found = recent_receivers(db.session(), principal.company_id, query.q, query.limite)
-    return ListaReceptores.model_validate({"receptores": found})
+    return ListaReceptores.model_validate({"items": found})
 
 
 @operation(

@@ -14,6 +14,7 @@ from flask_login import current_user
 
 from portal.client.apikeys import ApiKey, NewApiKey, RateLimit
 from portal.client.errors import NotFound, ValidationError
+from portal.web import paging
 from portal.web.apikeys.forms import CreateKeyForm, RateLimitForm
 from portal.web.auth.session import role_required
 from portal.web.backend import api
@@ -50,9 +51,21 @@ def _row(key: ApiKey, form: RateLimitForm | None = None) -> KeyRow:
 
 def _context(*, forms: dict[str, RateLimitForm] | None = None, **extra) -> dict:
     forms = forms or {}
-    rows = [_row(key, forms.get(key.id)) for key in api().list_api_keys()]
+    paged = paging.load("apikeys.index", lambda cursor: api().list_api_keys(cursor=cursor))
+    rows = [_row(key, forms.get(key.id)) for key in paged.items]
     extra.setdefault("create_form", CreateKeyForm(formdata=None))
-    return {"rows": rows, "can_manage": _can_manage(), **extra}
+    return {"rows": rows, "paged": paged, "can_manage": _can_manage(), **extra}
+
+
+def _find_key(key_id: str) -> ApiKey | None:
+    """The company's key with this id, looked for page by page."""
+    cursor = None
+    while True:
+        page = api().list_api_keys(cursor=cursor, limit=200)
+        found = next((k for k in page.items if k.id == key_id), None)
+        if found or not page.next_cursor:
+            return found
+        cursor = page.next_cursor
 
 
 def _no_store(response):
@@ -127,7 +140,7 @@ def rate_limit(key_id: str):
                 return _no_store(render(TEMPLATE, "row", row=_row(key), can_manage=True))
             return redirect_after_post("apikeys.index")
     if wants_fragment():
-        key = next((k for k in api().list_api_keys() if k.id == key_id), None)
+        key = _find_key(key_id)
         if key is None:
             raise NotFound(_("No existe esa clave."), status=404)
         return _no_store(render(TEMPLATE, "row", status=422, row=_row(key, form), can_manage=True))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import flash, request
 from flask_babel import gettext as _
 
+from portal.web import paging
 from portal.web.auth.session import role_required
 from portal.web.backend import api
 from portal.web.empresa import bp
@@ -82,4 +83,5 @@ def cae():
 @role_required("admin")
 def audit():
     """Every change to the company's settings: who, when, what, before and after."""
-    return render("empresa/audit.html", rows=audit_rows(api().list_audit()))
+    paged = paging.load("empresa.audit", lambda cursor: api().list_audit(cursor=cursor))
+    return render("empresa/audit.html", paged=paged, audit_rows=audit_rows)
