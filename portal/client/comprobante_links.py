@@ -10,6 +10,7 @@ from decimal import Decimal
 from portal.client.cfe_parts import decimal_or_none as _decimal
 from portal.client.models import parse_date as _day
 from portal.client.models import parse_datetime as _dt
+from portal.domain.receipt_numbers import printed
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class ReceiptReference:
 
     @property
     def number(self) -> str:
-        return f"{self.serie}-{self.nro:07d}" if self.serie and self.nro else ""
+        return printed(self.serie, self.nro) if self.serie and self.nro else ""
 
     @classmethod
     def from_json(cls, data: dict) -> ReceiptReference:
@@ -60,7 +61,7 @@ class RelatedNote:
 
     @property
     def number(self) -> str:
-        return f"{self.serie}-{self.nro:07d}"
+        return printed(self.serie, self.nro)
 
     @classmethod
     def from_json(cls, data: dict) -> RelatedNote:

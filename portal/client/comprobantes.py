@@ -21,6 +21,7 @@ from portal.client.models import parse_datetime as _dt
 from portal.client.pages import CurrencyTotal, Page, page_params
 from portal.client.totals import Totals
 from portal.client.transport import Transport
+from portal.domain.receipt_numbers import printed
 
 BASE = "/api/v1/comprobante"
 __all__ = [
@@ -93,7 +94,7 @@ class IssuedReceipt:
 
     @property
     def number(self) -> str:
-        return f"{self.serie}-{self.nro:07d}"
+        return printed(self.serie, self.nro)
 
     @classmethod
     def from_json(cls, data: dict) -> IssuedReceipt:

@@ -13,6 +13,7 @@ from portal.client.models import parse_date as _date
 from portal.client.models import parse_datetime as _dt
 from portal.client.pages import Page, page_params
 from portal.client.transport import Transport
+from portal.domain.receipt_numbers import printed
 
 __all__ = [
     "DailyReport",
@@ -98,7 +99,7 @@ class WaitingReceipt:
 
     @property
     def number(self) -> str:
-        return f"{self.serie}-{self.nro:07d}"
+        return printed(self.serie, self.nro)
 
     @classmethod
     def from_json(cls, data: dict) -> WaitingReceipt:

@@ -20,6 +20,7 @@ from portal.client.models import parse_datetime as _dt
 from portal.client.pages import Page
 from portal.client.totals import Totals
 from portal.client.transport import Transport
+from portal.domain.receipt_numbers import printed
 
 __all__ = [
     "Inference",
@@ -126,7 +127,7 @@ class SmartReceiptSummary:
 
     @property
     def number(self) -> str:
-        return f"{self.serie}-{self.nro:07d}"
+        return printed(self.serie, self.nro)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from flask import url_for
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from portal.domain.receipt_numbers import printed
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.comprobante import notes
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, NoteReference, ReferenceChange
@@ -167,7 +168,7 @@ def resultado_busqueda(rows, following: str | None, totals) -> ResultadoBusqueda
             tipo_cfe=row.tipo_cfe,
             serie=row.serie,
             nro=row.nro,
-            numero=f"{row.serie}-{row.nro:07d}",
+            numero=printed(row.serie, row.nro),
             fch_emis=row.fch_emis,
             tpo_moneda=row.tpo_moneda,
             mnt_total=_cents(row.mnt_total),

@@ -11,8 +11,8 @@ from pydantic_core import PydanticCustomError
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.dgi_states import DGI_STATES
+from portal.domain.receipt_numbers import MAX_TYPED, PATTERN, is_receipt_number
 from portal.service.cfe.model_parts import Day, reject_control_chars
-from portal.service.comprobante.search import parse_number
 from portal.service.envios.schemas import EstadoDgi
 from portal.service.paging import CURSOR_DESCRIPTION, CURSOR_PATTERN, Page
 
@@ -260,7 +260,10 @@ class BuscarQuery(BaseModel):
         None, alias="tipoCFE", json_schema_extra={"enum": sorted(CFE_TYPES)}, description="Tipo de CFE, p. ej. 111."
     )
     numero: str | None = Field(
-        None, max_length=20, description="Serie y número como se escriba: A-15, A 0000015, A15, o solo 15."
+        None,
+        max_length=MAX_TYPED,
+        json_schema_extra={"pattern": PATTERN},
+        description="Serie y número como se escriba: A-15, A 0000015, A15, o solo 15.",
     )
     receptor: str | None = Field(
         None,
@@ -296,13 +299,10 @@ class BuscarQuery(BaseModel):
     @field_validator("numero")
     @classmethod
     def _number(cls, value: str | None) -> str | None:
-        if value:
-            try:
-                parse_number(value)
-            except ValueError:
-                raise PydanticCustomError(
-                    "numero_invalido", "Escribí la serie y el número, como A-15 o A 0000015, o solo el número."
-                ) from None
+        if value and not is_receipt_number(value):
+            raise PydanticCustomError(
+                "numero_invalido", "Escribí la serie y el número, como A-15 o A 0000015, o solo el número."
+            )
         return value or None
 
     @field_validator("tipo_cfe")

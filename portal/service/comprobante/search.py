@@ -10,7 +10,6 @@ A receiver text that matches many receipts is the exception: it is tested on the
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,11 +22,9 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.functions import FunctionElement
 
 from portal.domain.cfe_types import CREDIT_NOTES
+from portal.domain.receipt_numbers import ReceiptNumber
 from portal.service import paging
 from portal.service.comprobante.models import IssuedCfe
-
-# "A-15", "A 0000015", "A15", "a-15", "1A 15" or only the number, "15".
-_NUMBER = re.compile(r"^\s*(?:([A-Za-z]{1,2}|[1-9][A-Za-z])\s*[-\s]?\s*)?0*(\d{1,7})\s*$")
 
 CENT = Decimal("0.01")
 LISTED = (
@@ -53,14 +50,6 @@ def folded(text: str | None) -> str | None:
         return None
     decomposed = unicodedata.normalize("NFKD", text)
     return " ".join("".join(c for c in decomposed if not unicodedata.combining(c)).casefold().split())[:150]
-
-
-def parse_number(text: str) -> tuple[str | None, int]:
-    """(serie or None, number) from what a person types; ValueError if it is not a receipt number."""
-    match = _NUMBER.match(text)
-    if not match or int(match[2]) == 0:
-        raise ValueError(text)
-    return (match[1].upper() if match[1] else None), int(match[2])
 
 
 @dataclass(frozen=True)
@@ -154,10 +143,10 @@ def conditions(session: Session, company_id: int, f: Filters) -> list:
     if f.tipo_cfe:
         where.append(IssuedCfe.tipo_cfe == f.tipo_cfe)
     if f.numero:
-        serie, nro = parse_number(f.numero)
-        where.append(IssuedCfe.nro == nro)
-        if serie:
-            where.append(IssuedCfe.serie == serie)
+        typed = ReceiptNumber.parse(f.numero)
+        where.append(IssuedCfe.nro == typed.number)
+        if typed.serie:
+            where.append(IssuedCfe.serie == typed.serie)
     if f.receptor:
         where.append(receiver_condition(session, company_id, f.receptor))
     if f.monto_desde is not None:

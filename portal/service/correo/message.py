@@ -11,6 +11,7 @@ from email.utils import format_datetime, formataddr, make_msgid
 from babel.numbers import format_decimal
 
 from portal.domain.cfe_types import CFE_TYPES
+from portal.domain.receipt_numbers import printed
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.models import Company
@@ -21,7 +22,7 @@ _CURRENCY_SIGNS = {"UYU": "$", "USD": "U$S"}
 def receipt_label(record: IssuedCfe) -> str:
     """ "e-Factura A-0000015"."""
     kind = CFE_TYPES[record.tipo_cfe].name_es if record.tipo_cfe in CFE_TYPES else f"CFE {record.tipo_cfe}"
-    return f"{kind} {record.serie}-{record.nro:07d}"
+    return f"{kind} {printed(record.serie, record.nro)}"
 
 
 def file_stem(record: IssuedCfe) -> str:

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, date, datetime, time, timedelta
 
 from sqlalchemy import and_, case, func, literal, or_, select
 
+from portal.domain.receipt_numbers import ReceiptNumber
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service import db
 from portal.service.auth import Principal
@@ -22,13 +22,6 @@ from portal.service.inteligente.schemas import (
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
-_NUMBER = re.compile(r"^([A-Za-z]{0,2}) ?-? ?([0-9]{1,7})$")  # schemas.NUMBER_PATTERN, with its two parts
-
-
-def receipt_number(text: str) -> tuple[str | None, int]:
-    """ "A-15", "a 0000015", "A15" -> ("A", 15); "15" -> (None, 15): without a serie, any serie."""
-    serie, number = _NUMBER.match(text).groups()
-    return (serie.upper() or None), int(number)
 
 
 def cursor_for(created_at: datetime, request_id: str) -> str:
@@ -95,10 +88,10 @@ def _filters(query: SolicitudesQuery, state) -> list:
     if query.hasta and query.hasta < date.max:
         conditions.append(SmartRequest.created_at < _day_start(query.hasta + timedelta(days=1)))
     if query.numero:
-        serie, number = receipt_number(query.numero)
-        conditions.append(IssuedCfe.nro == number)
-        if serie:
-            conditions.append(IssuedCfe.serie == serie)
+        typed = ReceiptNumber.parse(query.numero)
+        conditions.append(IssuedCfe.nro == typed.number)
+        if typed.serie:
+            conditions.append(IssuedCfe.serie == typed.serie)
     if query.cursor:
         at, request_id = _position(query.cursor)
         conditions.append(

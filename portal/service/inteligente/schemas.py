@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WrapValidator, field_validator
 from pydantic_core import PydanticCustomError
 
+from portal.domain import receipt_numbers
 from portal.domain.iva_categories import CATEGORY_RATES
 from portal.service.cfe.model_parts import Day, reject_control_chars
 from portal.service.paging import Page
@@ -177,9 +178,6 @@ class SolicitudEstado(_Out):
 # --- The company's requests, newest first (support looks requests up here) ---
 
 _STATE = Literal["preview", "confirmed", "issued", "failed", "expired"]
-# What the number filter accepts: an optional serie, an optional dash or spaces, up to 7 digits with or
-# without DGI's leading zeros ("A-15", "A 0000015", "A15", "15"). The parser in listing.py reads the same.
-NUMBER_PATTERN = r"^[A-Za-z]{0,2} ?-? ?[0-9]{1,7}$"
 CURSOR_PATTERN = r"^[0-9]{1,16}_[0-9a-f]{32}$"
 
 
@@ -229,8 +227,8 @@ class SolicitudesQuery(BaseModel):
     )
     numero: Annotated[str | None, _spanish("Escribí la serie y el número, como A-15.", "numero_invalido")] = Field(
         None,
-        pattern=NUMBER_PATTERN,
-        max_length=12,
+        pattern=receipt_numbers.PATTERN,
+        max_length=receipt_numbers.MAX_TYPED,
         examples=["A-15"],
         description='Número del comprobante emitido, como se escriba: "A-15", "A 0000015", "A15" o "15" '
         "(sin serie, cualquier serie).",
