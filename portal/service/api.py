@@ -23,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 from portal.service import pydantic_errors
 from portal.service.auth import JWT, authenticate, require_role
 from portal.service.errors import ApiError, FieldError, ValidationFailed
+from portal.service.i18n import _
 from portal.service.models import Role
 
 ALL_ROLES = (Role.ADMIN, Role.USUARIO, Role.SOPORTE)
@@ -52,15 +53,16 @@ class Operation:
 OPERATIONS: list[Operation] = []
 
 
-def validation_fields(exc: ValidationError) -> list[FieldError]:
-    """Pydantic's errors as the API's field errors: pydantic's type is the `code`, the message is Spanish."""
-    return [FieldError(p.field, p.type, p.message) for p in pydantic_errors.problems(exc)]
+def validation_fields(exc: ValidationError, parameters: type[BaseModel] | None = None) -> list[FieldError]:
+    """Pydantic's errors as the API's field errors: pydantic's type (or a validator's own) is the `code`, the
+    message comes from the catalogue (pydantic_errors); a query's shared parameters answer their own code."""
+    return [FieldError(p.field, p.type, p.message) for p in pydantic_errors.problems(exc, parameters)]
 
 
 def parse_json_body(model: type[BaseModel]) -> BaseModel:
     if not request.mimetype == "application/json":
         raise ApiError(
-            "El cuerpo debe ser JSON (Content-Type: application/json).", code="unsupported_media_type", status=415
+            _("El cuerpo debe ser JSON (Content-Type: application/json)."), code="unsupported_media_type", status=415
         )
     raw = request.get_data(cache=True)
     try:
@@ -73,7 +75,7 @@ def parse_query(model: type[BaseModel]) -> BaseModel:
     try:
         return model.model_validate(request.args.to_dict())
     except ValidationError as exc:
-        raise ValidationFailed(validation_fields(exc)) from exc
+        raise ValidationFailed(validation_fields(exc, model)) from exc
 
 
 def to_response(result: Any, status: int = 200) -> Response:

@@ -20,6 +20,7 @@ from sqlalchemy import Select, tuple_
 from sqlalchemy.orm import Session
 
 from portal.service.errors import FieldError, ValidationFailed
+from portal.service.pydantic_errors import PARAMETERS
 
 CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,200}$"
 CURSOR_DESCRIPTION = "El `siguienteCursor` de la página anterior; sin él, la primera página."
@@ -81,13 +82,9 @@ def decode_cursor(cursor: str, length: int) -> tuple:
 
 
 def invalid_cursor() -> ValidationFailed:
-    return ValidationFailed(
-        [
-            FieldError(
-                "cursor", "cursor_invalido", "El cursor no es válido: usá el siguienteCursor de la página anterior."
-            )
-        ]
-    )
+    """A cursor that fits the pattern but was not made by this list: what any other bad cursor answers."""
+    code, message = PARAMETERS["cursor"]
+    return ValidationFailed([FieldError("cursor", code, message)])
 
 
 def keyset(

@@ -185,24 +185,33 @@ def test_the_default_page_is_20_and_at_most_100(api_client, auth_headers, servic
 @pytest.mark.parametrize(
     ("field", "value", "code", "message"),
     [
-        ("numero", "A--15", "numero_invalido", "Escribí la serie y el número, como A-15."),
-        ("numero", "Factura 15", "numero_invalido", "Escribí la serie y el número, como A-15."),
+        (
+            "numero",
+            "A--15",
+            "numero_invalido",
+            "Escribí la serie y el número, como A-15 o A 0000015, o solo el número.",
+        ),
+        (
+            "numero",
+            "Factura 15",
+            "numero_invalido",
+            "Escribí la serie y el número, como A-15 o A 0000015, o solo el número.",
+        ),
         ("estado", "emitida", "estado_invalido", "Elegí un estado: preview, confirmed, issued, failed o expired."),
         (
             "desde",
             "23/11/2026",
             "fecha_invalida",
-            "Esa fecha no es válida: escribila como año-mes-día, por ejemplo 2026-11-23.",
+            "Esa fecha no es válida: se escribe AAAA-MM-DD.",
         ),
-        ("hasta", "0", "fecha_invalida", "Esa fecha no es válida: escribila como año-mes-día, por ejemplo 2026-11-23."),
-        ("limite", "101", "limite_invalido", "Pedí entre 1 y 100 solicitudes por página."),
-        ("limite", "0", "limite_invalido", "Pedí entre 1 y 100 solicitudes por página."),
+        ("hasta", "0", "fecha_invalida", "Esa fecha no es válida: se escribe AAAA-MM-DD."),
+        ("limite", "101", "limite_invalido", "Pedí entre 1 y 100 por página."),
+        ("limite", "0", "limite_invalido", "Pedí entre 1 y 100 por página."),
         (
             "cursor",
             "ei_3f2a",
             "cursor_invalido",
-            "Ese cursor no es válido: usá el siguienteCursor de la página "
-            "anterior, o pedí la primera página sin cursor.",
+            "Ese cursor no es válido: usá el que dio la página anterior, o pedí la primera página sin cursor.",
         ),
     ],
 )

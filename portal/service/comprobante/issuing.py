@@ -43,6 +43,7 @@ from portal.service.comprobante.search import folded
 from portal.service.envios.tasks import wake_packer
 from portal.service.envios.tracking import record_issued
 from portal.service.errors import FieldError, ValidationFailed
+from portal.service.i18n import _
 from portal.service.indices.ui import ui_value_on
 from portal.service.models import Company
 
@@ -75,7 +76,7 @@ def _checked(cfe: CfeInput, company_id: int) -> tuple[Issuer, Decimal]:
     errors = validate(cfe, ui_value=ui_value, emission=emission)
     if errors:
         raise ValidationFailed(
-            [FieldError(e.field, e.code, e.message) for e in errors], message="El comprobante no es válido."
+            [FieldError(e.field, e.code, e.message) for e in errors], message=_("El comprobante no es válido.")
         )
     return issuer, ui_value
 
@@ -106,8 +107,13 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[
                 FieldError(
                     f"referencias[{index}].tpoDocRef",
                     "not_allowed",
-                    f"Una nota del tipo {cfe.tipo_cfe} solo puede referir comprobantes "
-                    f"{base}, {base + 1} o {base + 2}.",
+                    _(
+                        "Una nota del tipo {tipo} solo puede referir comprobantes {a}, {b} o {c}.",
+                        tipo=cfe.tipo_cfe,
+                        a=base,
+                        b=base + 1,
+                        c=base + 2,
+                    ),
                 )
             )
         elif found is None:
@@ -115,14 +121,17 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[
                 FieldError(
                     f"referencias[{index}].nroCFERef",
                     "not_found",
-                    f"No existe el comprobante {ref.tpo_doc_ref} {ref.serie}-{ref.nro_cfe_ref} "
-                    "emitido por esta empresa.",
+                    _(
+                        "No existe el comprobante {tipo} {numero} emitido por esta empresa.",
+                        tipo=ref.tpo_doc_ref,
+                        numero=f"{ref.serie}-{ref.nro_cfe_ref}",
+                    ),
                 )
             )
         else:
             originals.append(notes.Original(index, found))
     if problems:
-        raise ValidationFailed(problems, message="La nota refiere comprobantes que no existen.")
+        raise ValidationFailed(problems, message=_("La nota refiere comprobantes que no existen."))
     return originals
 
 

@@ -15,6 +15,7 @@ from portal.service.comprobante.presenters import cfe_emitido
 from portal.service.comprobante.routes import _IDEMPOTENCY, BOTH, TAG, _as_json, bp
 from portal.service.comprobante.schemas import BorradorNota, BorradorNotaQuery, CfeEmitido, NotaCreditoTotal
 from portal.service.errors import ApiError, Conflict, NotFound, ValidationFailed
+from portal.service.i18n import _
 
 
 def _original(principal: Principal, cfe_id: str) -> IssuedCfe:
@@ -22,7 +23,7 @@ def _original(principal: Principal, cfe_id: str) -> IssuedCfe:
         select(IssuedCfe).where(IssuedCfe.id == cfe_id, IssuedCfe.company_id == principal.company_id)
     )
     if record is None:
-        raise NotFound("No existe ese comprobante en tu empresa.", code="cfe_no_encontrado")
+        raise NotFound(_("No existe ese comprobante en tu empresa."), code="cfe_no_encontrado")
     return record
 
 
@@ -38,11 +39,15 @@ def _untouched(original: IssuedCfe) -> None:
     left = notes.remaining(db.session(), original)
     if not left:
         raise Conflict(
-            "Este comprobante ya está anulado: sus notas de crédito cubren todo su monto.", code="ya_anulado"
+            _("Este comprobante ya está anulado: sus notas de crédito cubren todo su monto."), code="ya_anulado"
         )
     raise Conflict(
-        f"Este comprobante ya tiene notas de crédito por {money(already)}; para acreditar lo que queda "
-        f"({money(left)}) emití una nota de crédito parcial.",
+        _(
+            "Este comprobante ya tiene notas de crédito por {acreditado}; para acreditar lo que queda ({saldo}) "
+            "emití una nota de crédito parcial.",
+            acreditado=money(already),
+            saldo=money(left),
+        ),
         code="acreditado_en_parte",
     )
 
@@ -117,7 +122,7 @@ def borrador_nota(query: BorradorNotaQuery, principal: Principal):
     original = _original(principal, query.id_cfe_emitido)
     table = notes.CREDIT_NOTE_FOR if query.tipo == "credito" else notes.DEBIT_NOTE_FOR
     if original.tipo_cfe not in table:
-        raise ApiError("Ese comprobante no admite una nota de ese tipo.", code="tipo_sin_nota", status=409)
+        raise ApiError(_("Ese comprobante no admite una nota de ese tipo."), code="tipo_sin_nota", status=409)
     left = notes.remaining(db.session(), original) if query.tipo == "credito" else None
     return BorradorNota(
         borrador=notes.note_draft(original, table[original.tipo_cfe]),

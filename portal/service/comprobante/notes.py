@@ -20,6 +20,7 @@ from portal.service.cfe import CfeInput, compute_totals
 from portal.service.cfe.pdf_text import money
 from portal.service.comprobante.models import IssuedCfe, NoteReference
 from portal.service.errors import ApiError, FieldError, ValidationFailed
+from portal.service.i18n import _
 
 # What each receipt's credit and debit notes are (portal.domain.cfe_types): an e-Ticket's are 102/103, an
 # e-Factura's 112/113, and a debit note can itself be credited.
@@ -91,8 +92,11 @@ def shares_of(session: Session, cfe: CfeInput, originals: list[Original]) -> lis
                 FieldError(
                     "tpoMoneda",
                     "moneda_distinta",
-                    f"La nota de crédito debe ser en {record.tpo_moneda}, la moneda del "
-                    f"comprobante {record.serie}-{record.nro}.",
+                    _(
+                        "La nota de crédito debe ser en {moneda}, la moneda del comprobante {numero}.",
+                        moneda=record.tpo_moneda,
+                        numero=f"{record.serie}-{record.nro}",
+                    ),
                 )
             )
             continue
@@ -104,7 +108,10 @@ def shares_of(session: Session, cfe: CfeInput, originals: list[Original]) -> lis
                 FieldError(
                     f"{where}.nroCFERef",
                     "sin_saldo",
-                    f"El comprobante {record.serie}-{record.nro} ya está acreditado por completo.",
+                    _(
+                        "El comprobante {numero} ya está acreditado por completo.",
+                        numero=f"{record.serie}-{record.nro}",
+                    ),
                 )
             )
     if not problems and left_to_place > 0:
@@ -113,12 +120,16 @@ def shares_of(session: Session, cfe: CfeInput, originals: list[Original]) -> lis
             FieldError(
                 "items",
                 "supera_saldo",
-                f"La nota de crédito ({money(total)}) supera lo que queda por acreditar del "
-                f"comprobante referido ({money(left)}); emití una nota por ese saldo o menos.",
+                _(
+                    "La nota de crédito ({total}) supera lo que queda por acreditar del comprobante referido "
+                    "({saldo}); emití una nota por ese saldo o menos.",
+                    total=money(total),
+                    saldo=money(left),
+                ),
             )
         )
     if problems:
-        raise ValidationFailed(problems, message="La nota de crédito no corresponde al comprobante referido.")
+        raise ValidationFailed(problems, message=_("La nota de crédito no corresponde al comprobante referido."))
     return shares
 
 

@@ -14,7 +14,7 @@ from portal.service.cfe.pdf_base import PAPERS, ROLL_TYPES, PaperNotAllowed, che
 from portal.service.cfe.schema import schema_available, validate_cfe
 from portal.service.cfe.xmlsafe import MAX_XML_BYTES, XmlIntakeBusy, intake
 from portal.service.comprobante import issuing, previews, references, search
-from portal.service.comprobante.export import csv_chunks
+from portal.service.comprobante.export import HEADER, csv_chunks
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.comprobante.presenters import cfe_emitido, resultado_busqueda
 from portal.service.comprobante.schemas import (
@@ -30,6 +30,7 @@ from portal.service.comprobante.schemas import (
 from portal.service.empresa.settings import company_logo, default_paper
 from portal.service.envios.models import DgiSubmission
 from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
+from portal.service.i18n import _, language, say
 from portal.service.models import Company
 
 bp = Blueprint("comprobante", __name__, url_prefix="/api/v1/comprobante")
@@ -137,7 +138,7 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
         .where(IssuedCfe.id == query.id_cfe_emitido, IssuedCfe.company_id == principal.company_id)
     ).first()
     if found is None:
-        raise NotFound("No existe ese comprobante en tu empresa.", code="cfe_no_encontrado")
+        raise NotFound(_("No existe ese comprobante en tu empresa."), code="cfe_no_encontrado")
     record = found[0]
     wanted = _negotiate("application/json", "application/xml", "application/pdf")
     name = f"CFE_{record.tipo_cfe}_{record.serie}{record.nro:07d}"
@@ -200,7 +201,10 @@ def buscar(query: BuscarQuery, principal: Principal):
     session = db.session()
     where = search.conditions(session, principal.company_id, filters)
     if wanted == "text/csv":
-        response = Response(csv_chunks(search.every_row_closing(db.new_session(), where)), mimetype="text/csv")
+        header = [say(name) for name in HEADER]
+        response = Response(csv_chunks(search.every_row_closing(db.new_session(), where), header), mimetype="text/csv")
+        response.headers["Content-Language"] = language()
+        response.vary.add("Accept-Language")
         response.headers["Content-Disposition"] = 'attachment; filename="comprobantes.csv"'
         response.vary.add("Accept")
         return response
@@ -349,7 +353,7 @@ def previsualizar_token(token: str, principal: Principal):
     """Serves a preview PDF while its token lives (10 minutes)."""
     pdf = previews.find(token, principal.company_id)
     if pdf is None:
-        raise NotFound("La previsualización no existe o venció.", code="previsualizacion_no_encontrada")
+        raise NotFound(_("La previsualización no existe o venció."), code="previsualizacion_no_encontrada")
     response = _download(pdf, "application/pdf", "previsualizacion.pdf")
     response.headers["Cache-Control"] = "no-store"
     return response

@@ -14,7 +14,9 @@ from portal.domain.dgi_states import DGI_STATES
 from portal.domain.receipt_numbers import MAX_TYPED, PATTERN, is_receipt_number
 from portal.service.cfe.model_parts import Day, reject_control_chars
 from portal.service.envios.schemas import EstadoDgi
+from portal.service.i18n import _
 from portal.service.paging import CURSOR_DESCRIPTION, CURSOR_PATTERN, Page
+from portal.service.pydantic_errors import PARAMETERS, refuse
 
 
 class _Out(BaseModel):
@@ -262,7 +264,7 @@ class BuscarQuery(BaseModel):
     numero: str | None = Field(
         None,
         max_length=MAX_TYPED,
-        json_schema_extra={"pattern": PATTERN},
+        pattern=PATTERN,
         description="Serie y número como se escriba: A-15, A 0000015, A15, o solo 15.",
     )
     receptor: str | None = Field(
@@ -300,19 +302,16 @@ class BuscarQuery(BaseModel):
     @classmethod
     def _number(cls, value: str | None) -> str | None:
         if value and not is_receipt_number(value):
-            raise PydanticCustomError(
-                "numero_invalido", "Escribí la serie y el número, como A-15 o A 0000015, o solo el número."
-            )
+            raise refuse(*PARAMETERS["numero"])
         return value or None
 
     @field_validator("tipo_cfe")
     @classmethod
     def _type(cls, value: int | None) -> int | None:
         if value is not None and value not in CFE_TYPES:
-            raise PydanticCustomError(
+            raise refuse(
                 "tipo_invalido",
-                "Tipo de CFE desconocido; se espera {expected}.",
-                {"expected": ", ".join(map(str, sorted(CFE_TYPES)))},
+                _("Tipo de CFE desconocido; se espera {expected}.", expected=", ".join(map(str, sorted(CFE_TYPES)))),
             )
         return value
 
@@ -320,8 +319,8 @@ class BuscarQuery(BaseModel):
     @classmethod
     def _state(cls, value: str | None) -> str | None:
         if value and value not in DGI_STATES:
-            raise PydanticCustomError(
-                "estado_invalido", "Estado desconocido; se espera {expected}.", {"expected": ", ".join(DGI_STATES)}
+            raise refuse(
+                "estado_invalido", _("Estado desconocido; se espera {expected}.", expected=", ".join(DGI_STATES))
             )
         return value or None
 
@@ -330,14 +329,14 @@ class BuscarQuery(BaseModel):
     @classmethod
     def _day_range(cls, value: date | None, info: ValidationInfo) -> date | None:
         if value and info.data.get("desde") and info.data["desde"] > value:
-            raise PydanticCustomError("rango_invalido", "La fecha desde es posterior a la fecha hasta.")
+            raise refuse("rango_invalido", _("La fecha desde es posterior a la fecha hasta."))
         return value
 
     @field_validator("monto_hasta")
     @classmethod
     def _amount_range(cls, value: Decimal | None, info: ValidationInfo) -> Decimal | None:
         if value is not None and info.data.get("monto_desde") is not None and info.data["monto_desde"] > value:
-            raise PydanticCustomError("rango_invalido", "El monto desde es mayor que el monto hasta.")
+            raise refuse("rango_invalido", _("El monto desde es mayor que el monto hasta."))
         return value
 
 

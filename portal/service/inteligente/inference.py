@@ -14,6 +14,7 @@ from portal.domain.cfe_types import CREDIT_NOTE_OF, DEBIT_NOTE_OF, NO_UNIT
 from portal.domain.empresa import SMALL_TAXPAYER_REGIMES
 from portal.domain.identifiers import DocType, digits_only, is_valid_ci, is_valid_rut
 from portal.domain.iva_categories import CATEGORY_RATES, RATE_TO_IND_FACT
+from portal.service import i18n
 from portal.service.api import validation_fields
 from portal.service.cfe import CfeInput, compute_totals
 from portal.service.cfe.pdf_text import money
@@ -24,6 +25,7 @@ from portal.service.dgi.receiver import receiver_from_dgi
 from portal.service.dgi.registry import DgiError, TaxpayerRegistry
 from portal.service.empresa.models import CompanySettings
 from portal.service.errors import FieldError, NotFound, ValidationFailed
+from portal.service.i18n import _
 from portal.service.indices.ui import ui_value_on
 from portal.service.inteligente.schemas import ReceptorInteligente, SolicitudInteligente
 
@@ -43,7 +45,7 @@ class Findings:
         self.inferences.append({"campo": campo, "valor": valor, "motivo": motivo})
 
     def warn(self, codigo: str, mensaje: str) -> None:
-        self.warnings.append({"codigo": codigo, "mensaje": mensaje})
+        self.warnings.append({"codigo": codigo, **i18n.stored(mensaje)})
 
 
 def _doc_type(receptor: ReceptorInteligente, work: Findings) -> tuple[int, str]:
@@ -94,7 +96,10 @@ def _from_dgi(rut: str, registry: TaxpayerRegistry, result: dict, work: Findings
     try:
         found = receiver_from_dgi(registry, DocType.RUT, rut)
     except DgiError as exc:
-        work.warn("dgi_no_disponible", f"No se pudo consultar a DGI ({exc.message}); se usan los datos ingresados.")
+        work.warn(
+            "dgi_no_disponible",
+            _("No se pudo consultar a DGI ({detalle}); se usan los datos ingresados.", detalle=exc.message),
+        )
         return
     result.update(found.fields)
     if "rznSocRecep" in found.fields:
@@ -232,8 +237,11 @@ def _warn_about_amounts(session: Session, company_id: int, draft: Draft) -> None
     if cfe.tipo_cfe in (101, 102, 103) and cfe.receptor and totals.mnt_neto * rate > limit:
         draft.warn(
             "eticket_supera_tope",
-            f"El neto supera {threshold} UI: este e-Ticket se envía a DGI "
-            "individualmente y debe identificar al receptor.",
+            _(
+                "El neto supera {tope} UI: este e-Ticket se envía a DGI individualmente y debe identificar al "
+                "receptor.",
+                tope=threshold,
+            ),
         )
     ranges = session.scalars(
         select(CaeRangeRecord).where(
@@ -245,8 +253,11 @@ def _warn_about_amounts(session: Session, company_id: int, draft: Draft) -> None
     if ranges and sum(r.remaining for r in ranges) < max(r.size for r in ranges) * LOW_RANGE_SHARE:
         draft.warn(
             "cae_por_agotarse",
-            f"Quedan {sum(r.remaining for r in ranges)} números de CAE para el tipo "
-            f"{cfe.tipo_cfe}. Pedí un nuevo CAE a DGI.",
+            _(
+                "Quedan {cantidad} números de CAE para el tipo {tipo}. Pedí un nuevo CAE a DGI.",
+                cantidad=sum(r.remaining for r in ranges),
+                tipo=cfe.tipo_cfe,
+            ),
         )
     recent = (
         select(IssuedCfe.mnt_total)
@@ -267,6 +278,11 @@ def _warn_about_amounts(session: Session, company_id: int, draft: Draft) -> None
     ):
         draft.warn(
             "total_inusual",
-            f"El total ({money(totals.mnt_total)}) es más del triple del promedio de los últimos "
-            f"{count} comprobantes de este tipo ({money(Decimal(str(average)))}).",
+            _(
+                "El total ({total}) es más del triple del promedio de los últimos {cantidad} comprobantes de "
+                "este tipo ({promedio}).",
+                total=money(totals.mnt_total),
+                cantidad=count,
+                promedio=money(Decimal(str(average))),
+            ),
         )

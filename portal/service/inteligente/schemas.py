@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, WrapValidator, field_validator
-from pydantic_core import PydanticCustomError
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from portal.domain import receipt_numbers
 from portal.domain.iva_categories import CATEGORY_RATES
@@ -181,51 +180,30 @@ _STATE = Literal["preview", "confirmed", "issued", "failed", "expired"]
 CURSOR_PATTERN = r"^[0-9]{1,16}_[0-9a-f]{32}$"
 
 
-def _spanish(message: str, code: str):
-    """A wrap validator that answers any failure of the field with one message in the product's voice."""
-
-    def validate(value, handler):
-        try:
-            return handler(value)
-        except ValidationError:
-            raise PydanticCustomError(code, message) from None
-
-    return WrapValidator(validate)
-
-
-_DAY_MESSAGE = "Esa fecha no es válida: escribila como año-mes-día, por ejemplo 2026-11-23."
-FilterDay = Annotated[Day, _spanish(_DAY_MESSAGE, "fecha_invalida")]
-
-
 class SolicitudesQuery(BaseModel):
     """Filters of the list of the company's requests; every one is optional and they add up. An unknown
     parameter is refused (a misspelt filter would otherwise list everything)."""
 
     model_config = ConfigDict(populate_by_name=True, extra="forbid")
 
-    estado: Annotated[
-        _STATE | None, _spanish("Elegí un estado: preview, confirmed, issued, failed o expired.", "estado_invalido")
-    ] = Field(None, description="Solo las solicitudes en este estado.", examples=["issued"])
-    creado_por: Annotated[
-        str | None,
-        _spanish("Escribí el comienzo del correo de quien la creó (hasta 254 caracteres).", "creado_por_invalido"),
-    ] = Field(
+    estado: _STATE | None = Field(None, description="Solo las solicitudes en este estado.", examples=["issued"])
+    creado_por: str | None = Field(
         None,
         alias="creadoPor",
         max_length=254,
         examples=["soporte@"],
         description="Comienzo del correo de quien creó la solicitud (sin distinguir mayúsculas).",
     )
-    desde: FilterDay | None = Field(
+    desde: Day | None = Field(
         None, description="Creadas desde este día (hora de Montevideo), inclusive.", examples=["2026-11-01"]
     )
-    hasta: FilterDay | None = Field(
+    hasta: Day | None = Field(
         None,
         description="Creadas hasta este día (hora de Montevideo), inclusive. Si es "
         "anterior a desde, la lista sale vacía.",
         examples=["2026-11-30"],
     )
-    numero: Annotated[str | None, _spanish("Escribí la serie y el número, como A-15.", "numero_invalido")] = Field(
+    numero: str | None = Field(
         None,
         pattern=receipt_numbers.PATTERN,
         max_length=receipt_numbers.MAX_TYPED,
@@ -233,17 +211,8 @@ class SolicitudesQuery(BaseModel):
         description='Número del comprobante emitido, como se escriba: "A-15", "A 0000015", "A15" o "15" '
         "(sin serie, cualquier serie).",
     )
-    cursor: Annotated[
-        str | None,
-        _spanish(
-            "Ese cursor no es válido: usá el siguienteCursor de la página anterior, o pedí la primera página sin "
-            "cursor.",
-            "cursor_invalido",
-        ),
-    ] = Field(None, pattern=CURSOR_PATTERN, description="El siguienteCursor de la página anterior.")
-    limite: Annotated[int, _spanish("Pedí entre 1 y 100 solicitudes por página.", "limite_invalido")] = Field(
-        20, ge=1, le=100, description="Solicitudes por página (20 si no se indica, hasta 100)."
-    )
+    cursor: str | None = Field(None, pattern=CURSOR_PATTERN, description="El siguienteCursor de la página anterior.")
+    limite: int = Field(20, ge=1, le=100, description="Solicitudes por página (20 si no se indica, hasta 100).")
 
 
 class ComprobanteResumen(_Out):

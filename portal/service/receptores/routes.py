@@ -12,6 +12,7 @@ from portal.service.dgi import registry as dgi
 from portal.service.dgi.company import registry_for
 from portal.service.dgi.receiver import receiver_from_dgi
 from portal.service.errors import ApiError, FieldError, ValidationFailed
+from portal.service.i18n import say
 from portal.service.receptores.past import recent_receivers
 from portal.service.receptores.schemas import ListaReceptores, ReceptorDgi, ReceptorDgiQuery, ReceptoresQuery
 
@@ -71,6 +72,6 @@ def desde_dgi(principal: Principal, query: ReceptorDgiQuery):
             "tipoDocRecep": int(doc_type),
             "docRecep": number,
             **found.fields,
-            "advertencias": [{"codigo": w.codigo, "mensaje": w.mensaje} for w in found.warnings],
+            "advertencias": [{"codigo": w.codigo, "mensaje": say(w.mensaje)} for w in found.warnings],
         }
     )
