@@ -20,15 +20,11 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ValidationError
 
+from portal.domain.roles import ALL
 from portal.service import pydantic_errors
 from portal.service.auth import JWT, authenticate, require_role
 from portal.service.errors import ApiError, FieldError, ValidationFailed
 from portal.service.i18n import _
-from portal.service.models import Role
-
-ALL_ROLES = (Role.ADMIN, Role.USUARIO, Role.SOPORTE)
-WRITERS = (Role.ADMIN, Role.USUARIO)
-ADMINS = (Role.ADMIN,)
 
 
 @dataclass
@@ -40,7 +36,7 @@ class Operation:
     description: str
     operation_id: str
     auth: tuple[str, ...]
-    roles: tuple[Role, ...] | None
+    roles: tuple[str, ...] | None  # portal.domain.roles
     body: type[BaseModel] | None
     body_content_type: str
     query: type[BaseModel] | None
@@ -127,7 +123,7 @@ def operation(
     summary: str,
     description: str = "",
     auth: tuple[str, ...] = (JWT,),
-    roles: Iterable[Role] | None = ALL_ROLES,
+    roles: Iterable[str] | None = ALL,
     body: type[BaseModel] | None = None,
     body_content_type: str = "application/json",
     query: type[BaseModel] | None = None,

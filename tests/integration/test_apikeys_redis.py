@@ -21,8 +21,8 @@ APP = "tests.integration.test_apikeys_redis:service_with_probe()"
 def service_with_probe():
     """The service as `make run` builds it, plus one test-only view that accepts JWT or API key (as the
     Comprobante and DGI groups do). gunicorn loads it from this module."""
+    from portal.domain.roles import WRITERS
     from portal.service import create_app
-    from portal.service.api import WRITERS
     from portal.service.auth import API_KEY, JWT, authenticate, require_role
 
     app = create_app()

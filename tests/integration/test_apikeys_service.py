@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select, update
 
-from portal.service.api import WRITERS
+from portal.domain.roles import WRITERS
 from portal.service.auth import API_KEY, JWT, authenticate, require_role
 
 WHOAMI = "/api/v1/_test/quien"

@@ -8,17 +8,16 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask
 
-from portal.service.api import ADMINS, operation, to_response
+from portal.domain.roles import ADMINS, READERS
+from portal.service.api import operation, to_response
 from portal.service.apikeys import credentials, limiting, management
 from portal.service.apikeys.schemas import ApiKeyCreate, ApiKeyCreated, ApiKeyList, ApiKeyOut, RateLimit
 from portal.service.auth import JWT, Principal
-from portal.service.models import Role
 from portal.service.paging import PageQuery
 
 bp = Blueprint("apikeys", __name__, url_prefix="/api/v1/apikeys")
 
 TAG = "Empresa API Key"
-READERS = (Role.ADMIN, Role.SOPORTE)
 _ID = {"apikey_id": "Identificador público de la clave (`ak_...`), como lo da la lista."}
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from portal.domain.roles import ALL, WRITERS
 from portal.service import db, idempotency
-from portal.service.api import ALL_ROLES, WRITERS, operation
+from portal.service.api import operation
 from portal.service.auth import Principal
 from portal.service.cfe.pdf_text import money
 from portal.service.comprobante import issuing, notes
@@ -108,7 +109,7 @@ def nota_credito_total(body: NotaCreditoTotal, principal: Principal):
     tag=TAG,
     summary="Borrador de nota de crédito parcial o de débito",
     auth=BOTH,
-    roles=ALL_ROLES,
+    roles=ALL,
     query=BorradorNotaQuery,
     responses={
         200: BorradorNota,

@@ -6,8 +6,9 @@ from flask import Blueprint, Flask, Response, request, url_for
 from sqlalchemy import select
 from werkzeug.datastructures import MIMEAccept
 
+from portal.domain.roles import ALL, WRITERS
 from portal.service import db, idempotency, keystore
-from portal.service.api import ALL_ROLES, WRITERS, idempotency_header, operation
+from portal.service.api import idempotency_header, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.cfe import CfeInput, XmlInputError, warm_up
 from portal.service.cfe.pdf_base import PAPERS, ROLL_TYPES, PaperNotAllowed, check_paper
@@ -108,7 +109,7 @@ def _as_json(record, warnings, session, *, just_issued: bool = False) -> dict:
     tag=TAG,
     summary="Obtener un comprobante emitido",
     auth=BOTH,
-    roles=ALL_ROLES,
+    roles=ALL,
     query=GetByIdQuery,
     responses={
         200: {
@@ -177,7 +178,7 @@ def _paper(session, company_id: int, tipo_cfe: int, asked: str | None) -> str:
     tag=TAG,
     summary="Buscar comprobantes emitidos",
     auth=BOTH,
-    roles=ALL_ROLES,
+    roles=ALL,
     query=BuscarQuery,
     responses={
         200: {
@@ -345,7 +346,7 @@ def previsualizar(body: CfeInput, query: PreviewQuery, principal: Principal):
     tag=TAG,
     summary="PDF de previsualización por token",
     auth=BOTH,
-    roles=ALL_ROLES,
+    roles=ALL,
     path_params={"token": "El token que devolvió previsualizar."},
     responses={200: _PDF, 404: "Token inexistente, vencido o de otra empresa."},
 )

@@ -7,19 +7,18 @@ from __future__ import annotations
 from flask import Blueprint
 
 from portal.domain.cfe_types import FIRST_CFE_DAY
+from portal.domain.roles import ADMINS, READERS
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db, idempotency, jobs
-from portal.service.api import ADMINS, idempotency_header, operation
+from portal.service.api import idempotency_header, operation
 from portal.service.auth import JWT, Principal, plain_id
 from portal.service.envios import listing, reports, schemas, sending, tasks, voids
 from portal.service.envios.models import DgiDailyReport
 from portal.service.errors import Conflict, FieldError, NotFound, ValidationFailed
-from portal.service.models import Role
 
 bp = Blueprint("envios", __name__, url_prefix="/api/v1/envios")
 
 TAG = "Envíos a DGI"
-READERS = (Role.ADMIN, Role.SOPORTE)
 
 
 @operation(

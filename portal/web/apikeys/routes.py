@@ -14,9 +14,10 @@ from flask_login import current_user
 
 from portal.client.apikeys import ApiKey, NewApiKey, RateLimit
 from portal.client.errors import NotFound, ValidationError
+from portal.domain import roles
 from portal.web import paging
 from portal.web.apikeys.forms import CreateKeyForm, RateLimitForm
-from portal.web.auth.session import role_required
+from portal.web.auth.session import admin_required, reader_required
 from portal.web.backend import api
 from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import redirect_after_post, render, wants_fragment
@@ -34,7 +35,7 @@ class KeyRow:
 
 
 def _can_manage() -> bool:
-    return current_user.role == "admin"
+    return current_user.role in roles.ADMINS
 
 
 def _row(key: ApiKey, form: RateLimitForm | None = None) -> KeyRow:
@@ -74,14 +75,14 @@ def _no_store(response):
 
 
 @bp.get("/")
-@role_required("admin", "soporte")
+@reader_required
 def index():
     """The company's keys with their limit, current usage and history."""
     return _no_store(render(TEMPLATE, "keys", **_context()))
 
 
 @bp.post("/")
-@role_required("admin")
+@admin_required
 def create():
     """Create a key and show its secret, once, in this very response."""
     form = CreateKeyForm()
@@ -106,7 +107,7 @@ def _created(created: NewApiKey):
 
 
 @bp.post("/<key_id>/revocar")
-@role_required("admin")
+@admin_required
 def revoke(key_id: str):
     """Revoke a key: it stops working on its next request."""
     key = api().revoke_api_key(key_id)
@@ -117,7 +118,7 @@ def revoke(key_id: str):
 
 
 @bp.post("/<key_id>/rate-limit")
-@role_required("admin")
+@admin_required
 def rate_limit(key_id: str):
     """Change a key's limit in place; invalid input comes back next to the field (422)."""
     form = RateLimitForm(prefix=key_id)

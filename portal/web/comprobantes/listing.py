@@ -8,11 +8,12 @@ from dataclasses import dataclass
 
 from flask import request, url_for
 from flask_babel import gettext as _
-from flask_login import current_user, login_required
+from flask_login import current_user
 
 from portal.client import errors as client_errors
 from portal.client.comprobantes import ReceiptSummary
 from portal.client.pages import Page
+from portal.web.auth.session import member_required
 from portal.web.backend import api
 from portal.web.comprobantes import bp, forms
 from portal.web.comprobantes.files import file_response
@@ -51,7 +52,7 @@ def _receipt_by_id(receipt_id: str):
 
 
 @bp.get("/")
-@login_required
+@member_required
 def index():
     """The receipt list; htmx asks for the results block alone as the filters change."""
     form = forms.ReceiptFilterForm(formdata=request.args)
@@ -74,7 +75,7 @@ def index():
 
 
 @bp.get("/exportar.csv")
-@login_required
+@member_required
 def export():
     """The CSV of the same query (every receipt it matches, not one page), as the service writes it."""
     form = forms.ReceiptFilterForm(formdata=request.args)

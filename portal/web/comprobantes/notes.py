@@ -10,9 +10,9 @@ from portal.client import errors as client_errors
 from portal.client.cfe import PRICES_INCLUDE_IVA, CfeRequest
 from portal.client.comprobantes import IssuedReceipt
 from portal.web import activity
-from portal.web.auth.session import role_required
+from portal.web.auth.session import writer_required
 from portal.web.backend import api
-from portal.web.comprobantes import WRITERS, bp, forms, payload
+from portal.web.comprobantes import bp, forms, payload
 from portal.web.comprobantes.choices import type_name
 from portal.web.comprobantes.issuing import editor_for, form_key_redirect
 from portal.web.comprobantes.page import receipt_page
@@ -39,7 +39,7 @@ def _same_as(receipt: IssuedReceipt) -> CfeRequest:
 
 
 @bp.get("/<receipt_id>/nota/<kind>")
-@role_required(*WRITERS)
+@writer_required
 def note(receipt_id: str, kind: str):
     """The issuing form as a partial credit note or a debit note of the receipt, prefilled from it."""
     if kind not in _KINDS:
@@ -66,7 +66,7 @@ def note(receipt_id: str, kind: str):
 
 
 @bp.get("/<receipt_id>/copiar")
-@role_required(*WRITERS)
+@writer_required
 def copy(receipt_id: str):
     """The issuing form as a new receipt like this one (today's date, a new number)."""
     keyed = form_key_redirect()
@@ -80,7 +80,7 @@ def copy(receipt_id: str):
 
 
 @bp.post("/<receipt_id>/anular")
-@role_required(*WRITERS)
+@writer_required
 def cancel(receipt_id: str):
     """Cancel with a full credit note (one confirmation, reason required), then show the note."""
 

@@ -6,7 +6,7 @@ from flask import flash, request
 from flask_babel import gettext as _
 
 from portal.web import paging
-from portal.web.auth.session import role_required
+from portal.web.auth.session import admin_required
 from portal.web.backend import api
 from portal.web.empresa import bp
 from portal.web.empresa.audit_view import audit_rows
@@ -21,7 +21,7 @@ def _status() -> int:
 
 
 @bp.route("/certificados", methods=["GET", "POST"])
-@role_required("admin")
+@admin_required
 def certificates():
     """The company's signing certificates with their days left, and a form to upload a new one."""
     form = CertificateForm()
@@ -48,7 +48,7 @@ def certificates():
 
 
 @bp.route("/cae", methods=["GET", "POST"])
-@role_required("admin")
+@admin_required
 def cae():
     """The company's CAE ranges with the numbers left and their expiry, and a form to upload DGI's file."""
     form = CaeForm()
@@ -80,7 +80,7 @@ def cae():
 
 
 @bp.get("/auditoria")
-@role_required("admin")
+@admin_required
 def audit():
     """Every change to the company's settings: who, when, what, before and after."""
     paged = paging.load("empresa.audit", lambda cursor: api().list_audit(cursor=cursor))

@@ -7,15 +7,16 @@ import re
 
 from flask import abort, flash
 from flask_babel import gettext as _
-from flask_login import current_user, login_required
+from flask_login import current_user
 
 from portal.client import errors as client_errors
-from portal.web.auth.session import role_required
+from portal.domain import roles
+from portal.web.auth.session import admin_required, member_required, reader_required, writer_required
 from portal.web.backend import api
 from portal.web.comprobantes import forms as receipt_forms
 from portal.web.comprobantes.choices import type_name
 from portal.web.comprobantes.issuing import _editor as issuing_editor
-from portal.web.envios import ADMINS, SUPPORT, WRITERS, bp, overview
+from portal.web.envios import bp, overview
 from portal.web.envios.badges import dgi_badge, receipt_badge, receipt_panel
 from portal.web.envios.correction import correction_formdata
 from portal.web.envios.forms import ReportForm, VoidForm
@@ -32,7 +33,7 @@ STATE = "envios/_state.html"
 
 
 def _can_write() -> bool:
-    return current_user.is_authenticated and current_user.role in WRITERS
+    return current_user.is_authenticated and current_user.role in roles.WRITERS
 
 
 def _receipt_label(receipt_id: str) -> str:
@@ -69,21 +70,21 @@ def _state(block: str, **context):
 
 
 @bp.get("/estado/<receipt_id>")
-@login_required
+@member_required
 def state_badge(receipt_id: str):
     """A receipt's DGI badge alone: what the badge asks for again while its state is not final."""
     return _state("badge", badge=receipt_badge(api().get_receipt(_checked(receipt_id))))
 
 
 @bp.get("/estado/<receipt_id>/detalle")
-@login_required
+@member_required
 def state_panel(receipt_id: str):
     """The receipt page's DGI panel alone (badge, DGI's reasons, what a rejection means, the correction)."""
     return _state("panel", panel=dgi_panel_for(api().get_receipt(_checked(receipt_id))))
 
 
 @bp.get("/corregir/<receipt_id>")
-@role_required(*WRITERS)
+@writer_required
 def correct(receipt_id: str):
     """The issuing form filled with a rejected receipt's data, to issue it corrected under a new number."""
     receipt = api().get_receipt(_checked(receipt_id))
@@ -103,7 +104,7 @@ def correct(receipt_id: str):
 def _page(
     form: VoidForm | None = None, report_form: ReportForm | None = None, *, block: str | None = None, status: int = 200
 ):
-    admin = current_user.role in ADMINS
+    admin = current_user.role in roles.ADMINS
     form = form or (VoidForm(formdata=None) if admin else None)
     report_form = report_form or (ReportForm(formdata=None) if admin else None)
     return render(
@@ -112,7 +113,7 @@ def _page(
 
 
 @bp.get("/")
-@role_required(*SUPPORT)
+@reader_required
 def index():
     """Envelopes with DGI's acknowledgements, receipts waiting or retrying (and why), daily reports with their
     answer, voided ranges; late items flagged. Admins also get the form to void unused numbers."""
@@ -120,14 +121,14 @@ def index():
 
 
 @bp.get("/pendientes")
-@role_required(*SUPPORT)
+@reader_required
 def waiting():
     """The receipts still waiting for DGI: what their section asks for every few seconds while any waits."""
     return _page(block="waiting")
 
 
 @bp.post("/anular")
-@role_required(*ADMINS)
+@admin_required
 def void():
     """Void the next unused numbers of a CAE; errors next to the fields (422), the page again on success."""
     form = VoidForm()
@@ -157,7 +158,7 @@ def void():
 
 
 @bp.post("/reporte")
-@role_required(*ADMINS)
+@admin_required
 def send_report():
     """Send a day's report now; DGI's answer shows in the list once it arrives."""
     form = ReportForm()
@@ -180,7 +181,7 @@ def send_report():
 
 
 @bp.post("/sobres/<int:envelope_id>/reintentar")
-@role_required(*ADMINS)
+@admin_required
 def retry_envelope(envelope_id: int):
     """Retry a refused or failed envelope; the list shows how it goes."""
     try:

@@ -7,12 +7,13 @@ import re
 
 from flask import Blueprint, abort, make_response, redirect, request, url_for
 from flask_babel import gettext as _
-from flask_login import current_user, login_required
+from flask_login import current_user
 
 from portal.client.errors import CfeError, Conflict, NotFound, ValidationError
 from portal.client.inteligente import SmartRequest
+from portal.domain import roles
 from portal.web import activity
-from portal.web.auth.session import role_required
+from portal.web.auth.session import member_required, writer_required
 from portal.web.backend import api
 from portal.web.comprobantes.choices import type_name
 from portal.web.forms_common import apply_service_errors, typed_data
@@ -23,7 +24,6 @@ from portal.web.paging import paged_view, requested_cursor
 from portal.web.rendering import redirect_after_post, render, wants_fragment
 
 bp = Blueprint("inteligente", __name__, url_prefix="/inteligente")
-WRITERS = ("admin", "usuario")
 STEP1, STEP2, RESULT, STATUS = (
     "inteligente/new.html",
     "inteligente/review.html",
@@ -37,21 +37,21 @@ PAGE_SIZE = 20
 
 
 @bp.get("/")
-@login_required
+@member_required
 def index():
     """The area's entry: the flow for the roles that issue, the status lookup for support."""
-    return redirect(url_for("inteligente.new" if current_user.role in WRITERS else "inteligente.status"))
+    return redirect(url_for("inteligente.new" if current_user.role in roles.WRITERS else "inteligente.status"))
 
 
 @bp.get("/nueva")
-@role_required(*WRITERS)
+@writer_required
 def new():
     """Step 1, filled with what the user typed earlier in this session (or for preview ?desde=<id>)."""
     return _step1(SmartForm.from_typed(flow.typed(request.args.get("desde"))))
 
 
 @bp.post("/nueva")
-@role_required(*WRITERS)
+@writer_required
 def preview():
     """Step 1 -> 2: the service infers the complete receipt; 422 with the input kept when it cannot."""
     form = SmartForm()
@@ -60,7 +60,7 @@ def preview():
 
 
 @bp.post("/nueva/lineas")
-@role_required(*WRITERS)
+@writer_required
 def edit_lines():
     """Adds or removes a line in place, keeping everything typed (without JavaScript: back to step 1)."""
     form = SmartForm.without_line(request.form, request.form.get("quitar", type=int))
@@ -74,7 +74,7 @@ def edit_lines():
 
 
 @bp.get("/nueva/documento")
-@role_required(*WRITERS)
+@writer_required
 def document_hint():
     """What the receiver document being typed will make: e-Factura (RUT) or e-Ticket (cédula, nobody)."""
     return render(
@@ -86,7 +86,7 @@ def document_hint():
 
 
 @bp.get("/nueva/<request_id>")
-@role_required(*WRITERS)
+@writer_required
 def review(request_id: str):
     """Step 2: the inferred receipt, what was inferred and why, warnings to acknowledge, the PDF."""
     kept = _kept(request_id)
@@ -99,7 +99,7 @@ def review(request_id: str):
 
 
 @bp.get("/nueva/<request_id>/previsualizacion.pdf")
-@role_required(*WRITERS)
+@writer_required
 def preview_pdf(request_id: str):
     """The preview's PDF, from the service, for this session's own previews only."""
     kept = _kept(request_id)
@@ -112,7 +112,7 @@ def preview_pdf(request_id: str):
 
 
 @bp.post("/nueva/<request_id>/confirmar")
-@role_required(*WRITERS)
+@writer_required
 def confirm(request_id: str):
     """Step 3: issue exactly what was previewed, once (confirming again returns the same receipt)."""
     kept = _kept(request_id)
@@ -132,14 +132,14 @@ def confirm(request_id: str):
 
 
 @bp.post("/nueva/<request_id>/repetir")
-@role_required(*WRITERS)
+@writer_required
 def repeat(request_id: str):
     """Preview again from what was typed (the preview expired or changed); nothing was issued."""
     return _preview_from(SmartForm.from_typed(_kept(request_id)["typed"]))
 
 
 @bp.get("/nueva/<request_id>/resultado")
-@role_required(*WRITERS)
+@writer_required
 def result(request_id: str):
     """The outcome: the receipt with its links, or what happened to the request."""
     req = api().smart_request(request_id)
@@ -149,7 +149,7 @@ def result(request_id: str):
 
 
 @bp.get("/solicitudes")
-@login_required
+@member_required
 def status():
     """The company's requests, newest first, searched and filtered live; an ei_… id (typed or linked) shows
     that request: state, timeline, receipt and DGI state, polling until final."""
