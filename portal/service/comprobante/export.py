@@ -7,10 +7,10 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Iterator
-from decimal import Decimal
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.dgi_states import DGI_STATES
+from portal.service.cfe.pdf_text import number
 from portal.service.i18n import _
 
 HEADER = (
@@ -40,7 +40,7 @@ def text_cell(value: str) -> str:
 
 
 def _amount(value) -> str:
-    return f"{Decimal(str(value)):.2f}".replace(".", ",")
+    return number(value, 2, grouped=False)
 
 
 def _type(code: int) -> str:

@@ -31,6 +31,7 @@ from portal.service.comprobante.schemas import (
 from portal.service.empresa.settings import company_logo, default_paper
 from portal.service.envios.models import DgiSubmission
 from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
+from portal.service.files import file_response
 from portal.service.i18n import _, language, say
 from portal.service.models import Company
 
@@ -203,11 +204,9 @@ def buscar(query: BuscarQuery, principal: Principal):
     where = search.conditions(session, principal.company_id, filters)
     if wanted == "text/csv":
         header = [say(name) for name in HEADER]
-        response = Response(csv_chunks(search.every_row_closing(db.new_session(), where), header), mimetype="text/csv")
+        rows = csv_chunks(search.every_row_closing(db.new_session(), where), header)
+        response = file_response(rows, "text/csv", "comprobantes.csv", inline=False, vary=("Accept", "Accept-Language"))
         response.headers["Content-Language"] = language()
-        response.vary.add("Accept-Language")
-        response.headers["Content-Disposition"] = 'attachment; filename="comprobantes.csv"'
-        response.vary.add("Accept")
         return response
     rows, following = search.page(session, where, query.cursor, query.limite)
     result: ResultadoBusqueda = resultado_busqueda(rows, following, search.totals(session, where))
@@ -217,10 +216,7 @@ def buscar(query: BuscarQuery, principal: Principal):
 
 
 def _download(content: bytes, mimetype: str, filename: str) -> Response:
-    response = Response(content, mimetype=mimetype)
-    response.headers["Content-Disposition"] = f'inline; filename="{filename}"'
-    response.vary.add("Accept")
-    return response
+    return file_response(content, mimetype, filename, inline=True, vary=("Accept",))
 
 
 # A whole (small) unsigned e-Ticket, so that the example signs as it stands.

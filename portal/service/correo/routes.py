@@ -6,7 +6,7 @@ import logging
 import time
 
 from email_validator import EmailNotValidError, validate_email
-from flask import Blueprint, Flask, Response
+from flask import Blueprint, Flask
 from limits import parse
 from sqlalchemy import select
 
@@ -27,6 +27,7 @@ from portal.service.correo.schemas import (
     MensajeBuzonCompleto,
 )
 from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
+from portal.service.files import file_response
 from portal.service.ratelimit import limiter
 
 bp = Blueprint("correo", __name__, url_prefix="/api/v1/correo")
@@ -279,6 +280,4 @@ def adjunto(mensaje_id: str, numero: int, principal: Principal):
     if not 0 <= numero < len(message.attachments):
         raise NotFound("Ese mensaje no tiene ese adjunto.", code="adjunto_no_encontrado")
     attachment = message.attachments[numero]
-    response = Response(attachment.content, mimetype=attachment.content_type)
-    response.headers["Content-Disposition"] = f'attachment; filename="{attachment.filename}"'
-    return response
+    return file_response(attachment.content, attachment.content_type, attachment.filename, inline=False)

@@ -26,9 +26,9 @@ from portal.web.backend import api
 from portal.web.comprobantes import bp, choices, forms, payload, receiver
 from portal.web.comprobantes.choices import type_name
 from portal.web.comprobantes.documents import NO_HINT, Hint, document_hint
-from portal.web.comprobantes.files import file_response
 from portal.web.comprobantes.receipts import activity_summary
 from portal.web.correo import on_issue
+from portal.web.files import file_response
 from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import fragment, redirect_after_post, render
 

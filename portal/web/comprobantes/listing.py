@@ -16,7 +16,7 @@ from portal.client.pages import Page
 from portal.web.auth.session import member_required
 from portal.web.backend import api
 from portal.web.comprobantes import bp, forms
-from portal.web.comprobantes.files import file_response
+from portal.web.files import file_response
 from portal.web.forms_common import apply_service_errors
 from portal.web.paging import PagedView, paged_view
 from portal.web.rendering import redirect_after_post, render

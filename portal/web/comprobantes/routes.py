@@ -17,9 +17,9 @@ from portal.web.comprobantes import issuing as _issuing  # noqa: F401 - register
 from portal.web.comprobantes import listing as _listing  # noqa: F401 - registers its views on bp
 from portal.web.comprobantes import notes as _notes  # noqa: F401 - registers its views on bp
 from portal.web.comprobantes import signing as _signing  # noqa: F401 - registers its views on bp
-from portal.web.comprobantes.files import file_response
 from portal.web.comprobantes.page import checked_id, receipt_page
 from portal.web.extensions import htmx
+from portal.web.files import file_response
 from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import redirect_after_post
 

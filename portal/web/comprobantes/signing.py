@@ -10,7 +10,8 @@ from portal.web import activity
 from portal.web.auth.session import writer_required
 from portal.web.backend import api
 from portal.web.comprobantes import bp, forms
-from portal.web.comprobantes.files import file_response, signed_name
+from portal.web.comprobantes.files import signed_name
+from portal.web.files import file_response
 from portal.web.rendering import render
 
 

@@ -3,7 +3,7 @@ any is waiting), and, in development (no SMTP server), the mailbox where those e
 
 from __future__ import annotations
 
-from flask import Blueprint, make_response
+from flask import Blueprint
 from flask_babel import gettext as _
 from flask_login import current_user
 
@@ -12,6 +12,7 @@ from portal.domain import roles
 from portal.web.auth.session import member_required, reader_required, writer_required
 from portal.web.backend import api
 from portal.web.correo.forms import MAX_RECIPIENTS, SendForm
+from portal.web.files import file_response
 from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import redirect_after_post, render, wants_fragment
 
@@ -86,7 +87,4 @@ def message(message_id: str):
 def attachment(message_id: str, index: int):
     """An attachment as it was sent."""
     download = api().dev_mailbox_attachment(message_id, index)
-    response = make_response(download.content)
-    response.headers["Content-Type"] = download.content_type
-    response.headers["Content-Disposition"] = f'attachment; filename="{download.filename}"'
-    return response
+    return file_response(download.content, download.content_type, download.filename, inline=False)

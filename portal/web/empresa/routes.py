@@ -13,7 +13,7 @@ from portal.web.backend import api
 from portal.web.empresa import bp
 from portal.web.empresa import uploads as _uploads  # noqa: F401 - registers its views on bp
 from portal.web.empresa.forms import BranchForm, LogoForm, SettingsForm
-from portal.web.empresa.views import REFUSALS, TABS, count, when
+from portal.web.empresa.views import REFUSALS, TABS, count
 from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import redirect_after_post, render
 
@@ -24,7 +24,6 @@ __all__ = ["bp"]
 def _area_context():
     return {
         "empresa_tabs": TABS,
-        "when": when,
         "count": count,
     }
 

@@ -13,6 +13,7 @@ from portal.web.empresa.audit_view import audit_rows
 from portal.web.empresa.forms import CaeForm, CertificateForm
 from portal.web.empresa.views import REFUSALS
 from portal.web.forms_common import apply_service_errors
+from portal.web.i18n import day
 from portal.web.rendering import redirect_after_post, render
 
 
@@ -37,7 +38,7 @@ def certificates():
                 _(
                     "Cargaste el certificado «%(name)s»: vence el %(date)s.",
                     name=cert.name,
-                    date=cert.valid_to.strftime("%d/%m/%Y"),
+                    date=day(cert.valid_to),
                 ),
                 "success",
             )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from flask import Blueprint, abort, make_response, redirect, request, url_for
+from flask import Blueprint, abort, redirect, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user
 
@@ -16,6 +16,7 @@ from portal.web import activity
 from portal.web.auth.session import member_required, writer_required
 from portal.web.backend import api
 from portal.web.comprobantes.choices import type_name
+from portal.web.files import file_response
 from portal.web.forms_common import apply_service_errors, typed_data
 from portal.web.inteligente import flow, presenters
 from portal.web.inteligente.forms import RequestSearchForm, SmartForm
@@ -105,10 +106,7 @@ def preview_pdf(request_id: str):
     kept = _kept(request_id)
     if not kept.get("token"):
         abort(404)
-    response = make_response(api().preview_by_token(kept["token"]))
-    response.mimetype = "application/pdf"
-    response.headers["Content-Disposition"] = 'inline; filename="previsualizacion.pdf"'
-    return response
+    return file_response(api().preview_by_token(kept["token"]), "application/pdf", "previsualizacion.pdf", inline=True)
 
 
 @bp.post("/nueva/<request_id>/confirmar")
