@@ -255,6 +255,10 @@ RECEIVER_TEXTS = (
     ("AR20", None),
     ("21", 111),
     ("fe", 101),
+    ("arapey", None),  # a word in the middle of the name: "Viajes Arapey S.R.L."
+    ("prado", None),
+    ("norte ferreteria", None),  # every word, in any order
+    ("s.r.l", None),
 )
 
 
@@ -272,7 +276,7 @@ def test_receiver_filter_finds_what_a_plain_reading_finds_page_after_page(
         assert 0 < count < len(rows)
 
 
-def _plans(service_app, typed: str) -> list[list[str]]:
+def _plans(service_app, typed: str, table: str = "receptor_doc") -> list[list[str]]:
     """SQLite's plans for the page and the totals of the receipts whose receiver starts with `typed`."""
     with service_app.app_context():
         session = db.session()
@@ -284,7 +288,7 @@ def _plans(service_app, typed: str) -> list[list[str]]:
         return [
             [row[3] for row in session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", parameters)]
             for sql, parameters in run
-            if "receptor_doc" in sql and ("ORDER BY" in sql or "sum(" in sql)
+            if table in sql and ("ORDER BY" in sql or "sum(" in sql or table != "receptor_doc")
         ]
 
 
@@ -303,6 +307,23 @@ def test_receiver_filter_reads_no_receipt_from_the_table_it_does_not_list_on_sql
         ["SEARCH cfe_emitido USING INDEX ix_cfe_emitido_listado (company_id=?)"],
         ["SEARCH cfe_emitido USING COVERING INDEX ix_cfe_emitido_listado (company_id=?)"],
     ]
-    few_page, few_totals = _plans(service_app, "AR20")
-    assert few_page[0] == few_totals[0] == "MULTI-INDEX OR"
-    assert any("ix_cfe_emitido_receptor_doc_reciente (company_id=? AND receptor_doc>?" in s for s in few_totals)
+    few_page, few_totals = _plans(service_app, "AR20")  # no name has a word starting "ar20": the document alone
+    assert all(
+        "ix_cfe_emitido_receptor_doc_reciente (company_id=? AND receptor_doc>?" in p[0] for p in (few_page, few_totals)
+    )
+
+
+def test_a_word_in_the_middle_of_a_name_is_found_through_the_word_tables_key_on_sqlite(api_client, user, service_app):
+    """#25 item 18: "arapey" finds "Viajes Arapey S.R.L." with no `LIKE '%arapey%'` over the receipts: the
+    typed word is a range on cfe_receptor_palabra's key, then the names are looked up as values."""
+    issue(api_client, user, bodies.body(bodies.EFACTURA))
+    receipt_copies.fill(service_app, 300)
+    with service_app.app_context(), db.write_transaction() as session:
+        session.execute(text("ANALYZE"))
+    (words,) = _plans(service_app, "arapey", table="cfe_receptor_palabra")
+    assert words == [
+        "SEARCH cfe_receptor_palabra USING COVERING INDEX sqlite_autoindex_cfe_receptor_palabra_1 "
+        "(company_id=? AND palabra>? AND palabra<?)"
+    ]
+    found = api_client.get(BUSCAR, query_string={"receptor": "Arapey"}, headers=user).json["items"]
+    assert found and {r["receptor"]["rznSocRecep"] for r in found} == {"Viajes Arapey S.R.L."}

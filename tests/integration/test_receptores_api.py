@@ -44,7 +44,7 @@ def test_past_receivers_newest_used_first_one_per_document(api_client, usuario):
     assert found[0]["tipoDocRecep"] == 2 and found[0]["codPaisRecep"] == "UY" and found[0]["ultimoUso"]
 
 
-def test_past_receivers_match_the_start_of_the_name_or_of_the_document(api_client, usuario):
+def test_past_receivers_match_a_word_of_the_name_or_the_start_of_the_document(api_client, usuario):
     bodies.issue(api_client, usuario, _efactura_to("214844360018", "Ñandú Servicios"))
     bodies.issue(api_client, usuario, _efactura_to("219999830019", "Otra Empresa"))
 
@@ -54,7 +54,8 @@ def test_past_receivers_match_the_start_of_the_name_or_of_the_document(api_clien
 
     assert [r["rznSocRecep"] for r in by_name] == ["Ñandú Servicios"]
     assert [r["docRecep"] for r in by_typed_rut] == ["219999830019"]
-    assert in_the_middle == []
+    assert [r["rznSocRecep"] for r in in_the_middle] == ["Ñandú Servicios"]  # as the receipt list matches
+    assert api_client.get(PAST, query_string={"q": "ervicios"}, headers=usuario).json["items"] == []
 
 
 def test_past_receivers_respect_the_limit(api_client, usuario):

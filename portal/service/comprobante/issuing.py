@@ -39,7 +39,7 @@ from portal.service.comprobante import notes
 from portal.service.comprobante.issuer import cached_issuer, issuer_for, signing_key
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.comprobante.numbering import allocate
-from portal.service.comprobante.search import folded
+from portal.service.comprobante.search import folded, remember_receiver
 from portal.service.envios.tasks import wake_packer
 from portal.service.envios.tracking import record_issued
 from portal.service.errors import FieldError, ValidationFailed
@@ -229,6 +229,7 @@ def _issue_in(
     # references, and the answer reads it (one SELECT less).
     submission = record_issued(session, record, cfe, ui_value, signed.totals)
     db.insert_loaded(session, record, submission)  # two Core INSERTs: cheaper than the unit of work's flush
+    remember_receiver(session, company_id, record.receptor_busqueda)
     notes.link(session, record, shares)
     session.flush()  # a note's links (the rest is written already)
     result = IssueResult(record, [allocation.warning] if allocation.warning else [])

@@ -4,19 +4,37 @@ Order: issue date, then number, then id, newest first. The cursor is the last ro
 receipt issued while someone pages can only appear before the page they are on, never shift or repeat the
 rest (keyset pagination, stable under concurrent issuing). Only the listed columns are read: never the XML.
 Each filter has an index (migration 0008_comprobante_search); prefix filters compare ranges so SQLite uses it.
-A receiver text that matches many receipts is the exception: it is tested on the list's own index entries
-(migration 0017), see receiver_condition.
+A receiver's name matches when every typed word starts a word of it, anywhere in the name ("arapey" finds
+"Viajes Arapey S.R.L."): the words of each name are kept in cfe_receptor_palabra (migration 0060), so a typed
+word is a range on that table's key, never a `LIKE '%x%'` over the receipts. A receiver text that matches many
+receipts is tested on the list's own index entries (migration 0017), see receiver_condition.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from sqlalchemy import BigInteger, String, and_, case, cast, func, or_, select, tuple_
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    String,
+    and_,
+    case,
+    cast,
+    false,
+    func,
+    intersect,
+    or_,
+    select,
+    tuple_,
+)
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.functions import FunctionElement
@@ -24,7 +42,7 @@ from sqlalchemy.sql.functions import FunctionElement
 from portal.domain.cfe_types import CREDIT_NOTES
 from portal.domain.receipt_numbers import ReceiptNumber
 from portal.service import paging
-from portal.service.comprobante.models import IssuedCfe
+from portal.service.comprobante.models import IssuedCfe, ReceiverWord
 
 CENT = Decimal("0.01")
 LISTED = (
@@ -44,12 +62,31 @@ LISTED = (
 )
 
 
+_WORD = re.compile(r"\w[\w.]*")  # letters and digits; dots inside kept, so "s.r.l" starts "s.r.l."
+
+
 def folded(text: str | None) -> str | None:
     """A name as it is searched: lower case, accents removed, spaces collapsed ("Ñandú  S.A." -> "nandu s.a.")."""
     if not text:
         return None
     decomposed = unicodedata.normalize("NFKD", text)
     return " ".join("".join(c for c in decomposed if not unicodedata.combining(c)).casefold().split())[:150]
+
+
+def name_words(folded_name: str | None) -> list[str]:
+    """The words a folded name is searched by: "viajes arapey s.r.l." -> ["viajes", "arapey", "s.r.l."]."""
+    return list(dict.fromkeys(word[:150] for word in _WORD.findall(folded_name or "")))
+
+
+def remember_receiver(session: Session, company_id: int, folded_name: str | None) -> None:
+    """Keep the words of a receiver's folded name (in the issuing transaction); a name already kept costs one
+    conflict-ignoring INSERT."""
+    rows = [{"company_id": company_id, "palabra": w, "nombre": folded_name} for w in name_words(folded_name)]
+    if not rows:
+        return
+    dialect = session.get_bind().dialect.name
+    insert = sqlite_insert if dialect == "sqlite" else postgresql_insert
+    session.execute(insert(ReceiverWord).on_conflict_do_nothing(), rows)
 
 
 @dataclass(frozen=True)
@@ -96,11 +133,33 @@ def _column_off_its_index(element, compiler, **kw):
     return "+" + compiler.process(element.clauses, **kw)
 
 
-def receiver_options(typed: str, doc=IssuedCfe.receptor_doc, name=IssuedCfe.receptor_busqueda) -> list:
-    """What the receiver filter matches, any of: the folded name starts with `typed`, or the document does."""
+# Past this many names, the names are matched by their subquery rather than listed as values.
+MANY_NAMES = 500
+
+
+def _named(session: Session, company_id: int, typed: str, name) -> ColumnElement[bool]:
+    """Every typed word starts some word of the name (in any order, anywhere in it). The names are read first
+    from the word table (a range on its key per word), so the receipts are matched against a short list of
+    values, which both databases look up in their (company_id, receptor_busqueda) index."""
+    words = name_words(folded(typed))
+    if not words:
+        return false()
+    mine = ReceiverWord.company_id == company_id
+    each = [select(ReceiverWord.nombre).where(mine, _prefix(ReceiverWord.palabra, w)) for w in words]
+    names = session.scalars(intersect(*each) if len(each) > 1 else each[0].limit(MANY_NAMES + 1)).all()
+    if len(names) > MANY_NAMES:
+        return and_(*(name.in_(words_of) for words_of in each))
+    return name.in_(sorted(set(names))) if names else false()
+
+
+def receiver_options(
+    session: Session, company_id: int, typed: str, doc=IssuedCfe.receptor_doc, name=IssuedCfe.receptor_busqueda
+) -> list:
+    """What the receiver filter matches, any of: every typed word starts a word of the folded name, or the
+    document starts with what was typed."""
     typed = typed.strip()
     digits = "".join(ch for ch in typed if ch.isdigit())
-    options = [_prefix(name, folded(typed))]
+    options = [_named(session, company_id, typed, name)]
     if digits and all(ch.isdigit() or ch in ".- " for ch in typed):
         options.append(_prefix(doc, digits))  # 21-100342-001-7 finds 211003420017
     else:
@@ -114,7 +173,7 @@ def receiver_condition(session: Session, company_id: int, typed: str):
     "21" that is every receipt. So it first counts, from those indexes alone and up to
     MANY_RECEIVER_MATCHES, what each way of matching finds; past that the filter is tested on the list's
     index instead. PostgreSQL weighs both plans from its statistics and gets the plain filter."""
-    options = receiver_options(typed)
+    options = receiver_options(session, company_id, typed)
     if session.get_bind().dialect.name != "sqlite":
         return or_(*options)
     found = sum(
@@ -131,7 +190,7 @@ def receiver_condition(session: Session, company_id: int, typed: str):
     if found < MANY_RECEIVER_MATCHES:
         return or_(*options)
     listed = {"doc": InListing(IssuedCfe.receptor_doc), "name": InListing(IssuedCfe.receptor_busqueda)}
-    return or_(*receiver_options(typed, **listed))
+    return or_(*receiver_options(session, company_id, typed, **listed))
 
 
 def conditions(session: Session, company_id: int, f: Filters) -> list:
