@@ -72,7 +72,7 @@ def _every_page(api_client, user, params: dict) -> tuple[list[str], int]:
 def test_receiver_filter_finds_what_a_plain_reading_finds_on_postgresql(api_client, user, service_app):
     issue(api_client, user, bodies.body(bodies.EFACTURA))
     rows = receipt_copies.fill(service_app, 300)
-    for typed in ("21", "21-100342", "fe", "ÑANDÚ", "AR20"):
+    for typed in ("21", "21-100342", "fe", "ÑANDÚ", "AR20", "arapey", "norte ferreteria", "s.r.l"):
         wanted = [r for r in rows if receipt_copies.receiver_matches(r, typed)]
         seen, count = _every_page(api_client, user, {"receptor": typed})
         assert seen == receipt_copies.in_list_order(wanted) and count == len(wanted), typed
