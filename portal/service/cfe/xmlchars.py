@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from pydantic_core import PydanticCustomError
+from portal.service.i18n import _
+from portal.service.pydantic_errors import refuse
 
 _ALLOWED = "\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff"
 _FORBIDDEN_ONE_LINE = re.compile(f"[^{_ALLOWED}]")
@@ -24,10 +25,12 @@ def xml_text(value: object, *, line_breaks: bool = True) -> object:
         return value
     found = (_FORBIDDEN_LINES if line_breaks else _FORBIDDEN_ONE_LINE).search(value)
     if found:
-        raise PydanticCustomError(
+        raise refuse(
             "control_chars",
-            "Contiene un carácter que no se puede usar ({char}): borralo y volvé a intentar.",
-            {"char": f"U+{ord(found.group()):04X}"},
+            _(
+                "Contiene un carácter que no se puede usar ({char}): borralo y volvé a intentar.",
+                char=f"U+{ord(found.group()):04X}",
+            ),
         )
     return value
 

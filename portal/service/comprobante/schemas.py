@@ -7,7 +7,6 @@ from decimal import Decimal
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
-from pydantic_core import PydanticCustomError
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.dgi_states import DGI_STATES
@@ -236,7 +235,7 @@ class BorradorNotaQuery(BaseModel):
     @classmethod
     def _kind(cls, value: str) -> str:
         if value not in ("credito", "debito"):
-            raise PydanticCustomError("tipo_invalido", "Se espera credito o debito.")
+            raise refuse("tipo_invalido", _("Se espera credito o debito."))
         return value
 
 

@@ -8,13 +8,14 @@ from decimal import Decimal
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
-from pydantic_core import PydanticCustomError
 
 from portal.domain.empresa import DEPARTMENTS, MAX_BRANCH_CODE, NO_IVA_AL_DIA
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.model_parts import Day
 from portal.service.cfe.xmlchars import xml_one_line
+from portal.service.i18n import _
 from portal.service.paging import Page
+from portal.service.pydantic_errors import refuse
 
 Regimen = Literal["general", "iva_minimo", "monotributo", "monotributo_mides", "exonerado"]
 Paper = Literal["a4", "80mm", "57mm"]
@@ -92,14 +93,14 @@ class SettingsIn(_In):
     @classmethod
     def _resolution(cls, value: str | None) -> str | None:
         if value and not _RESOLUTION.match(value):
-            raise PydanticCustomError("format", "Escribila como número/año, por ejemplo 1234/2020.")
+            raise refuse("format", _("Escribila como número/año, por ejemplo 1234/2020."))
         return value or None
 
     @field_validator("urlVerificacion")
     @classmethod
     def _url(cls, value: str | None) -> str | None:
         if value and not _URL.match(value):
-            raise PydanticCustomError("format", "Tiene que ser una dirección web que empiece con https://.")
+            raise refuse("format", _("Tiene que ser una dirección web que empiece con https://."))
         return value or None
 
     def problems(self) -> list[tuple[str, str]]:
