@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, time, timedelta
 
-from sqlalchemy import and_, case, func, literal, or_, select
+from sqlalchemy import and_, case, func, literal, select
 
 from portal.domain.receipt_numbers import ReceiptNumber
 from portal.domain.uruguay_time import MONTEVIDEO
@@ -19,19 +19,7 @@ from portal.service.inteligente.schemas import (
     SolicitudesQuery,
     SolicitudResumen,
 )
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND = timedelta(microseconds=1)
-
-
-def cursor_for(created_at: datetime, request_id: str) -> str:
-    """The position after this request: its creation in microseconds since 1970, and its id's hex."""
-    return f"{(created_at - _EPOCH) // _MICROSECOND}_{request_id.removeprefix('ei_')}"
-
-
-def _position(cursor: str) -> tuple[datetime, str]:
-    micros, hex_id = cursor.split("_")
-    return _EPOCH + int(micros) * _MICROSECOND, "ei_" + hex_id
+from portal.service.paging import keyset
 
 
 def _day_start(day: date) -> datetime:
@@ -63,18 +51,14 @@ def list_requests(principal: Principal, query: SolicitudesQuery) -> ListaSolicit
             IssuedCfe, and_(IssuedCfe.id == SmartRequest.cfe_id, IssuedCfe.company_id == SmartRequest.company_id)
         )
         .where(SmartRequest.company_id == principal.company_id)
-        .order_by(SmartRequest.created_at.desc(), SmartRequest.id.desc())
-        .limit(query.limite + 1)
     )
     for condition in _filters(query, state):
         statement = statement.where(condition)
-    rows = db.session().execute(statement).all()
-    page = rows[: query.limite]
-    more = len(rows) > query.limite
-    return ListaSolicitudes(
-        items=[_summary(row) for row in page],
-        siguiente_cursor=cursor_for(page[-1].created_at, page[-1].id) if more else None,
+    order = (SmartRequest.created_at, SmartRequest.id)
+    page, following = keyset(
+        db.session(), statement, order, query.cursor, query.limite, lambda row: (row.created_at, row.id)
     )
+    return ListaSolicitudes(items=[_summary(row) for row in page], siguiente_cursor=following)
 
 
 def _filters(query: SolicitudesQuery, state) -> list:
@@ -92,11 +76,6 @@ def _filters(query: SolicitudesQuery, state) -> list:
         conditions.append(IssuedCfe.nro == typed.number)
         if typed.serie:
             conditions.append(IssuedCfe.serie == typed.serie)
-    if query.cursor:
-        at, request_id = _position(query.cursor)
-        conditions.append(
-            or_(SmartRequest.created_at < at, and_(SmartRequest.created_at == at, SmartRequest.id < request_id))
-        )
     return conditions
 
 

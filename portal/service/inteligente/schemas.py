@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from portal.domain import receipt_numbers
 from portal.domain.iva_categories import CATEGORY_RATES
 from portal.service.cfe.model_parts import Day, reject_control_chars
-from portal.service.paging import Page
+from portal.service.paging import CURSOR_DESCRIPTION, CURSOR_PATTERN, Page
 
 
 class _In(BaseModel):
@@ -177,7 +177,6 @@ class SolicitudEstado(_Out):
 # --- The company's requests, newest first (support looks requests up here) ---
 
 _STATE = Literal["preview", "confirmed", "issued", "failed", "expired"]
-CURSOR_PATTERN = r"^[0-9]{1,16}_[0-9a-f]{32}$"
 
 
 class SolicitudesQuery(BaseModel):
@@ -211,7 +210,7 @@ class SolicitudesQuery(BaseModel):
         description='Número del comprobante emitido, como se escriba: "A-15", "A 0000015", "A15" o "15" '
         "(sin serie, cualquier serie).",
     )
-    cursor: str | None = Field(None, pattern=CURSOR_PATTERN, description="El siguienteCursor de la página anterior.")
+    cursor: str | None = Field(None, max_length=200, pattern=CURSOR_PATTERN, description=CURSOR_DESCRIPTION)
     limite: int = Field(20, ge=1, le=100, description="Solicitudes por página (20 si no se indica, hasta 100).")
 
 
@@ -267,7 +266,7 @@ class ListaSolicitudes(Page[SolicitudResumen]):
                             "codigoError": "cae_agotado",
                         },
                     ],
-                    "siguienteCursor": "1795957121500000_0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f",
+                    "siguienteCursor": "W1sidCIsIjIwMjYtMTEtMjNUMTI6NTg6NDEuNTAwMDAwKzAwOjAwIl0sWyJzIiwiZWlfMGMxZCJdXQ",
                 }
             ]
         },
