@@ -33,8 +33,6 @@ from sqlalchemy import (
     select,
     tuple_,
 )
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.functions import FunctionElement
@@ -78,15 +76,22 @@ def name_words(folded_name: str | None) -> list[str]:
     return list(dict.fromkeys(word[:150] for word in _WORD.findall(folded_name or "")))
 
 
+# One plain statement per issue, sent to the driver as it is: the name is usually kept already, and the
+# ORM's or Core's statement building cost several times the INSERT itself (issuing is the hot path).
+_KEEP_WORDS = {
+    "sqlite": "INSERT OR IGNORE INTO cfe_receptor_palabra (company_id, palabra, nombre) VALUES (?, ?, ?)",
+    "postgresql": "INSERT INTO cfe_receptor_palabra (company_id, palabra, nombre) VALUES (%s, %s, %s) "
+    "ON CONFLICT DO NOTHING",
+}
+
+
 def remember_receiver(session: Session, company_id: int, folded_name: str | None) -> None:
     """Keep the words of a receiver's folded name (in the issuing transaction); a name already kept costs one
     conflict-ignoring INSERT."""
-    rows = [{"company_id": company_id, "palabra": w, "nombre": folded_name} for w in name_words(folded_name)]
-    if not rows:
-        return
-    dialect = session.get_bind().dialect.name
-    insert = sqlite_insert if dialect == "sqlite" else postgresql_insert
-    session.execute(insert(ReceiverWord).on_conflict_do_nothing(), rows)
+    rows = [(company_id, word, folded_name) for word in name_words(folded_name)]
+    if rows:
+        connection = session.connection()
+        connection.exec_driver_sql(_KEEP_WORDS[connection.dialect.name], rows)
 
 
 @dataclass(frozen=True)
