@@ -141,3 +141,15 @@ def test_a_shared_parameter_answers_one_code_on_every_list(api_client, admin, pa
     answer = api_client.get(path, query_string={parameter: value}, headers=admin)
     assert answer.status_code == 422, answer.json
     assert [(f["field"], f["code"]) for f in answer.json["error"]["fields"]] == [(parameter, code)], answer.json
+
+
+def test_a_rule_of_the_cfe_engine(api_client, user):
+    body = {**bodies.body(bodies.EFACTURA), "tpoMoneda": "USD"}
+    body.pop("tpoCambio", None)
+    spanish, english = _both(api_client, "POST", "/api/v1/comprobante/emitir", user, json=body)
+    assert spanish.status_code == english.status_code == 422
+    said = {f["field"]: f["message"] for f in english.json["error"]["fields"]}
+    assert said["tpoCambio"] == "The exchange rate is required when the currency is not UYU."
+    assert {f["field"]: f["message"] for f in spanish.json["error"]["fields"]}["tpoCambio"] == (
+        "El tipo de cambio es obligatorio si la moneda no es UYU."
+    )
