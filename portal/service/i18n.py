@@ -81,22 +81,22 @@ def say(message: str, lang: str | None = None) -> str:
     return said.rstrip(".") if message.without_period else said
 
 
-def stored(message: str) -> dict[str, Any]:
-    """A message as a JSON record keeps it (its Spanish, and its catalogue entry and values when it has them),
-    so an answer given later says it in that request's language (`said`)."""
+def stored(message: str, key: str = "mensaje") -> dict[str, Any]:
+    """A message as a JSON record keeps it under `key` (its Spanish, and its catalogue entry and values when it
+    has them), so an answer given later says it in that request's language (`said`)."""
     if not isinstance(message, Text):
-        return {"mensaje": str(message)}
+        return {key: str(message)}
     return {
-        "mensaje": str(message),
+        key: str(message),
         "plantilla": message.template,
         "valores": {k: str(v) for k, v in message.params.items()},
     }
 
 
-def said(record: dict[str, Any]) -> str:
-    """The message a `stored` record keeps, in the request's language."""
+def said(record: dict[str, Any], key: str = "mensaje") -> str:
+    """The message a `stored` record keeps (under `key`), in the request's language."""
     if "plantilla" not in record:
-        return say(record.get("mensaje") or "")
+        return say(record.get(key) or "")
     return say(Text(record["plantilla"], **record.get("valores", {})))
 
 

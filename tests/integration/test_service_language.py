@@ -96,6 +96,11 @@ def test_smart_issuance_warnings_stored_and_said_in_each_requests_language(api_c
     again = {w["codigo"]: w["mensaje"] for w in spanish["advertencias"]}
     assert again["receptor_no_emisor_electronico"].startswith("El receptor no es emisor electrónico")
     assert set(again) == set(said)
+    why = {i["campo"]: i["motivo"] for i in english.json["inferencias"]}
+    assert why["tipoCFE"] == "The receiver has a RUT: an e-Factura."
+    assert {i["campo"]: i["motivo"] for i in spanish["inferencias"]}["tipoCFE"] == (
+        "El receptor tiene RUT: corresponde e-Factura."
+    )
 
 
 def test_the_csv_headers(api_client, user):

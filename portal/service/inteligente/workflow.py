@@ -247,7 +247,9 @@ def describe(request: SmartRequest, session: Session | None = None) -> dict:
         "borrador": request.draft_json,
         "hashBorrador": request.draft_hash,
         "totales": request.totals_json,
-        "inferencias": request.inferences_json,
+        "inferencias": [
+            {"campo": i["campo"], "valor": i["valor"], "motivo": said(i, "motivo")} for i in request.inferences_json
+        ],
         "advertencias": [{"codigo": w["codigo"], "mensaje": said(w)} for w in request.warnings_json],
         "previsualizacionUrl": preview_url,
         "venceEn": request.expires_at.isoformat() if request.expires_at else None,
