@@ -9,13 +9,13 @@ PORTAL_PORT ?= 5000
 # chromium-headless-shell (browser tests; Debian's chromium, headless only, see tests/browser/conftest.py).
 RUNTIME_DEBS := fonts-dejavu-core
 TEST_DEBS := $(RUNTIME_DEBS) chromium-headless-shell xmlsec1 poppler-utils redis-server postgresql
-TRANSLATION_DIRS := $(wildcard portal/web/translations portal/web/*/translations)
+TRANSLATION_DIRS := $(wildcard portal/web/translations portal/web/*/translations) portal/service/translations
 # Python's bytecode cache on, whatever the environment says: without it every process (each pytest worker, each
 # server a test starts) compiles the code base again and pytest rewrites every test module's asserts anew,
 # 11 s of CPU per worker at collection alone. The caches are __pycache__ folders, ignored by git.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run serve test test-fast typecheck format fuzz setup python-deps lock assets translations lint clean
+.PHONY: run serve test test-fast typecheck format fuzz setup python-deps lock assets translations service-messages lint clean
 
 run: setup
 	@scripts/debian-packages.sh $(RUNTIME_DEBS)
@@ -94,6 +94,14 @@ static/vendor/.installed: package.json package-lock.json scripts/vendor-assets.s
 
 translations: python-deps
 	@for dir in $(TRANSLATION_DIRS); do $(BIN)/pybabel compile --statistics -d $$dir >/dev/null || exit 1; done
+
+# The service's one message catalogue: extract the `_()` messages of portal/service and merge them into the
+# English catalogue (translate what comes out empty; tests/unit/test_service_messages.py checks none is left).
+service-messages: python-deps
+	$(BIN)/pybabel extract -F babel-service.cfg --no-default-keywords -k _ --no-location --omit-header \
+		--sort-output -o portal/service/translations/messages.pot .
+	$(BIN)/pybabel update -i portal/service/translations/messages.pot -d portal/service/translations \
+		--no-location --omit-header --no-fuzzy-matching -w 116
 
 lint: python-deps
 	$(BIN)/ruff check portal tests bench scripts

@@ -7,6 +7,7 @@ from datetime import datetime
 from urllib.parse import quote
 
 from portal.client.models import JsonObject, optional_datetime, parse_datetime
+from portal.client.pages import Page, page_params
 from portal.client.transport import Transport
 
 
@@ -117,9 +118,9 @@ class NewApiKey:
 class ApiKeysApi(Transport):
     """The Empresa API Key endpoints (one method per endpoint). Bearer JWT only, admins (soporte lists)."""
 
-    def list_api_keys(self) -> tuple[ApiKey, ...]:
-        """The company's keys, newest first, revoked ones included."""
-        return tuple(ApiKey.from_json(k) for k in self._json("GET", "/api/v1/apikeys")["claves"])
+    def list_api_keys(self, *, cursor: str | None = None, limit: int | None = None) -> Page[ApiKey]:
+        """A page of the company's keys, newest first, revoked ones included."""
+        return Page.from_json(self._json("GET", "/api/v1/apikeys", params=page_params(cursor, limit)), ApiKey.from_json)
 
     def create_api_key(self, name: str, rate_limit: RateLimit | None = None) -> NewApiKey:
         body: dict[str, object] = {"nombre": name}

@@ -9,6 +9,7 @@ from decimal import Decimal
 
 from portal.client.cfe_parts import decimal_or_none as _decimal
 from portal.client.models import JsonObject, optional_date, parse_datetime
+from portal.domain.receipt_numbers import printed
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class ReceiptReference:
 
     @property
     def number(self) -> str:
-        return f"{self.serie}-{self.nro:07d}" if self.serie and self.nro else ""
+        return printed(self.serie, self.nro) if self.serie and self.nro else ""
 
     @classmethod
     def from_json(cls, data: JsonObject) -> ReceiptReference:
@@ -59,7 +60,7 @@ class RelatedNote:
 
     @property
     def number(self) -> str:
-        return f"{self.serie}-{self.nro:07d}"
+        return printed(self.serie, self.nro)
 
     @classmethod
     def from_json(cls, data: JsonObject) -> RelatedNote:

@@ -92,29 +92,3 @@ class ReceiptSummary:
             data["estadoDGI"],
             data.get("solicitud"),
         )
-
-
-@dataclass(frozen=True)
-class CurrencyTotal:
-    currency: str
-    count: int
-    total: Decimal
-
-
-@dataclass(frozen=True)
-class ReceiptPage:
-    """A page of the company's receipts and the totals of everything the filters match."""
-
-    receipts: tuple[ReceiptSummary, ...]
-    next_cursor: str | None
-    count: int
-    totals: tuple[CurrencyTotal, ...]
-
-    @classmethod
-    def from_json(cls, data: JsonObject) -> ReceiptPage:
-        return cls(
-            tuple(ReceiptSummary.from_json(r) for r in data["comprobantes"]),
-            data.get("siguiente"),
-            int(data["cantidad"]),
-            tuple(CurrencyTotal(t["moneda"], int(t["cantidad"]), Decimal(t["mntTotal"])) for t in data["totales"]),
-        )

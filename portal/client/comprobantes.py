@@ -17,12 +17,14 @@ from portal.client.comprobante_links import (
     RelatedNote,
     reference_history,
 )
-from portal.client.comprobante_list import CurrencyTotal, ReceiptFilters, ReceiptPage, ReceiptSummary
+from portal.client.comprobante_list import ReceiptFilters, ReceiptSummary
 from portal.client.dgi_state import DgiState
 from portal.client.exchange_state import ExchangeState
 from portal.client.models import JsonObject, optional_date, parse_datetime
+from portal.client.pages import CurrencyTotal, Page, page_params
 from portal.client.totals import Totals
 from portal.client.transport import Transport
+from portal.domain.receipt_numbers import printed
 
 BASE = "/api/v1/comprobante"
 __all__ = [
@@ -34,7 +36,6 @@ __all__ = [
     "NoteDraft",
     "PreviewLink",
     "ReceiptFilters",
-    "ReceiptPage",
     "ReceiptReference",
     "ReceiptSummary",
     "ReceiptWarning",
@@ -99,7 +100,7 @@ class IssuedReceipt:
 
     @property
     def number(self) -> str:
-        return f"{self.serie}-{self.nro:07d}"
+        return printed(self.serie, self.nro)
 
     @classmethod
     def from_json(cls, data: JsonObject) -> IssuedReceipt:
@@ -208,11 +209,14 @@ class ComprobantesApi(Transport):
             self._json("GET", f"{BASE}/borradorNota", params={"idCfeEmitido": receipt_id, "tipo": kind})
         )
 
-    def search_receipts(self, filters: ReceiptFilters, *, cursor: str | None = None, limit: int = 50) -> ReceiptPage:
-        """GET buscar: a page of the receipts the filters match, newest first, with the totals of all."""
-        params = {**filters.to_params(), "limite": limit, **({"cursor": cursor} if cursor else {})}
+    def search_receipts(
+        self, filters: ReceiptFilters, *, cursor: str | None = None, limit: int | None = None
+    ) -> Page[ReceiptSummary]:
+        """GET buscar: a page of the receipts the filters match, newest first, with the count (`total`) and
+        the per-currency `totals` of all."""
+        params = {**filters.to_params(), **page_params(cursor, limit)}
         with errors.fields_named(ReceiptFilters.FIELDS):
-            return ReceiptPage.from_json(self._json("GET", f"{BASE}/buscar", params=params))
+            return Page.from_json(self._json("GET", f"{BASE}/buscar", params=params), ReceiptSummary.from_json)
 
     def export_receipts_csv(self, filters: ReceiptFilters) -> bytes:
         """Every receipt the filters match, as the service's CSV (es-UY, `;`, UTF-8 with BOM)."""

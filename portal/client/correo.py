@@ -139,7 +139,7 @@ class CorreoApi(Transport):
 
     def dev_mailbox(self) -> tuple[MailboxMessage, ...]:
         """The development mailbox (admins and soporte); NotFound when an SMTP server is configured."""
-        return tuple(MailboxMessage.from_json(item) for item in self._json("GET", f"{BASE}/buzon")["mensajes"])
+        return tuple(MailboxMessage.from_json(item) for item in self._json("GET", f"{BASE}/buzon")["items"])
 
     def dev_mailbox_message(self, message_id: str) -> MailboxMessage:
         return MailboxMessage.from_json(self._json("GET", f"{BASE}/buzon/{quote(message_id, safe='')}"))

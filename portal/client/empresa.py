@@ -21,6 +21,7 @@ from portal.client.empresa_summary import (
     RejectedReceipt,
     TodayLine,
 )
+from portal.client.pages import Page, page_params
 from portal.client.transport import Transport
 
 BASE = "/api/v1/empresa"
@@ -53,7 +54,7 @@ class EmpresaApi(Transport):
         return FiscalSettings.from_json(self._json("PUT", f"{BASE}/configuracion", json=settings.to_json()))
 
     def list_branches(self) -> tuple[Branch, ...]:
-        return tuple(Branch.from_json(b) for b in self._json("GET", f"{BASE}/sucursales")["sucursales"])
+        return tuple(Branch.from_json(b) for b in self._json("GET", f"{BASE}/sucursales")["items"])
 
     def create_branch(self, branch: Branch) -> Branch:
         return Branch.from_json(self._json("POST", f"{BASE}/sucursales", json=branch.to_json()))
@@ -74,7 +75,7 @@ class EmpresaApi(Transport):
 
     def list_certificates(self) -> tuple[SigningCertificate, ...]:
         data = self._json("GET", f"{BASE}/certificados")
-        return tuple(SigningCertificate.from_json(c) for c in data["certificados"])
+        return tuple(SigningCertificate.from_json(c) for c in data["items"])
 
     def upload_certificate(self, p12: bytes, password: str, name: str | None = None) -> SigningCertificate:
         form = {"password": password, **({"nombre": name} if name else {})}
@@ -88,7 +89,7 @@ class EmpresaApi(Transport):
         )
 
     def list_cae_ranges(self) -> tuple[CaeRange, ...]:
-        return tuple(CaeRange.from_json(r) for r in self._json("GET", f"{BASE}/cae")["rangos"])
+        return tuple(CaeRange.from_json(r) for r in self._json("GET", f"{BASE}/cae")["items"])
 
     def upload_cae(self, xml: bytes) -> UploadedCae:
         response = self._request("POST", f"{BASE}/cae", data=xml, headers_extra={"Content-Type": "application/xml"})
@@ -97,5 +98,7 @@ class EmpresaApi(Transport):
     def get_day_summary(self) -> DaySummary:
         return DaySummary.from_json(self._json("GET", f"{BASE}/resumen"))
 
-    def list_audit(self) -> tuple[AuditEvent, ...]:
-        return tuple(AuditEvent.from_json(e) for e in self._json("GET", f"{BASE}/auditoria")["eventos"])
+    def list_audit(self, *, cursor: str | None = None, limit: int | None = None) -> Page[AuditEvent]:
+        """A page of the changes to the company's settings, newest first."""
+        data = self._json("GET", f"{BASE}/auditoria", params=page_params(cursor, limit))
+        return Page.from_json(data, AuditEvent.from_json)

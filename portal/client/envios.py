@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Generic, TypeVar
 from urllib.parse import quote
 
 from portal.client import errors
 from portal.client.correo import Download
 from portal.client.dgi_state import DgiMoments, DgiMotive, DgiState, EnvelopeRef, ReportRef, int_or_none, motives
 from portal.client.models import JsonObject, json_object, optional_datetime, parse_date, parse_datetime
+from portal.client.pages import Page, page_params
 from portal.client.transport import Transport
+from portal.domain.receipt_numbers import printed
 
 __all__ = [
     "DailyReport",
@@ -28,8 +29,6 @@ __all__ = [
     "VoidedRange",
     "WaitingReceipt",
 ]
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -109,7 +108,7 @@ class WaitingReceipt:
 
     @property
     def number(self) -> str:
-        return f"{self.serie}-{self.nro:07d}"
+        return printed(self.serie, self.nro)
 
     @classmethod
     def from_json(cls, data: JsonObject) -> WaitingReceipt:
@@ -205,15 +204,6 @@ class VoidedRange:
         )
 
 
-@dataclass(frozen=True)
-class Page(Generic[T]):  # noqa: UP046 - Python 3.11 has no class type parameters
-    """One page of a list: its items and how many there are in all (`overdue`: of them, late ones)."""
-
-    items: tuple[T, ...]
-    total: int
-    overdue: int = 0
-
-
 BASE = "/api/v1/envios"
 # The service's field -> void_numbers' parameter.
 _VOID_PARAMETERS = {"tipoCFE": "tipo_cfe", "motivo": "reason", "serie": "serie", "cantidad": "count"}
@@ -222,9 +212,10 @@ _VOID_PARAMETERS = {"tipoCFE": "tipo_cfe", "motivo": "reason", "serie": "serie",
 class EnviosApi(Transport):
     """The Envíos a DGI endpoints (Bearer JWT; admin and soporte read, admin voids)."""
 
-    def list_envelopes(self, *, limit: int = 50, offset: int = 0) -> Page[Envelope]:
-        data = self._json("GET", f"{BASE}/sobres", params={"limit": limit, "offset": offset})
-        return Page(tuple(Envelope.from_json(e) for e in data["sobres"]), int(data["total"]))
+    def list_envelopes(self, *, cursor: str | None = None, limit: int | None = None) -> Page[Envelope]:
+        return Page.from_json(
+            self._json("GET", f"{BASE}/sobres", params=page_params(cursor, limit)), Envelope.from_json
+        )
 
     def retry_envelope(self, envelope_id: int) -> Envelope:
         """Retry an envelope DGI refused (its receipts go in a new one) or one in error (the same bytes again)."""
@@ -241,26 +232,25 @@ class EnviosApi(Transport):
     def _download(self, path: str) -> Download:
         return Download.of(self._request("GET", path, accept="application/xml"), "documento.xml")
 
-    def list_waiting(self, *, limit: int = 50, offset: int = 0) -> Page[WaitingReceipt]:
-        data = self._json("GET", f"{BASE}/pendientes", params={"limit": limit, "offset": offset})
-        return Page(
-            tuple(WaitingReceipt.from_json(p) for p in data["pendientes"]),
-            int(data["total"]),
-            int(data.get("demorados") or 0),
+    def list_waiting(self, *, cursor: str | None = None, limit: int | None = None) -> Page[WaitingReceipt]:
+        return Page.from_json(
+            self._json("GET", f"{BASE}/pendientes", params=page_params(cursor, limit)), WaitingReceipt.from_json
         )
 
-    def list_daily_reports(self, *, limit: int = 50, offset: int = 0) -> Page[DailyReport]:
-        data = self._json("GET", f"{BASE}/reportes", params={"limit": limit, "offset": offset})
-        return Page(tuple(DailyReport.from_json(r) for r in data["reportes"]), int(data["total"]))
+    def list_daily_reports(self, *, cursor: str | None = None, limit: int | None = None) -> Page[DailyReport]:
+        return Page.from_json(
+            self._json("GET", f"{BASE}/reportes", params=page_params(cursor, limit)), DailyReport.from_json
+        )
 
     def send_daily_report(self, day: date) -> DailyReport:
         """Build, sign and send the daily report of `day` (the service does it by itself each night). Asking
         again while the last one of that day has no answer returns that one; otherwise the next sequence."""
         return DailyReport.from_json(self._json("POST", f"{BASE}/reportes", json={"fecha": day.isoformat()}))
 
-    def list_voided(self, *, limit: int = 50, offset: int = 0) -> Page[VoidedRange]:
-        data = self._json("GET", f"{BASE}/anulaciones", params={"limit": limit, "offset": offset})
-        return Page(tuple(VoidedRange.from_json(a) for a in data["anulaciones"]), int(data["total"]))
+    def list_voided(self, *, cursor: str | None = None, limit: int | None = None) -> Page[VoidedRange]:
+        return Page.from_json(
+            self._json("GET", f"{BASE}/anulaciones", params=page_params(cursor, limit)), VoidedRange.from_json
+        )
 
     def void_numbers(
         self, tipo_cfe: int, *, reason: str, serie: str | None = None, count: int | None = None, idempotency_key: str

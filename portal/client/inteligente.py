@@ -17,8 +17,10 @@ from portal.client.inteligente_requests import (
     field_path,
 )
 from portal.client.models import JsonObject, optional_datetime, parse_datetime
+from portal.client.pages import Page
 from portal.client.totals import Totals
 from portal.client.transport import Transport
+from portal.domain.receipt_numbers import printed
 
 __all__ = [
     "Inference",
@@ -28,7 +30,6 @@ __all__ = [
     "SmartReceiver",
     "SmartReference",
     "SmartRequest",
-    "SmartRequestPage",
     "SmartRequestSummary",
 ]
 
@@ -126,7 +127,7 @@ class SmartReceiptSummary:
 
     @property
     def number(self) -> str:
-        return f"{self.serie}-{self.nro:07d}"
+        return printed(self.serie, self.nro)
 
 
 @dataclass(frozen=True)
@@ -164,21 +165,6 @@ class SmartRequestSummary:
             created_by=data["creadoPor"],
             receipt=receipt,
             error_code=data.get("codigoError"),
-        )
-
-
-@dataclass(frozen=True)
-class SmartRequestPage:
-    """A page of requests, newest first; `next_cursor` fetches the following page (None on the last)."""
-
-    items: tuple[SmartRequestSummary, ...]
-    next_cursor: str | None
-
-    @classmethod
-    def from_json(cls, data: JsonObject) -> SmartRequestPage:
-        return cls(
-            items=tuple(SmartRequestSummary.from_json(i) for i in data["solicitudes"]),
-            next_cursor=data.get("siguienteCursor"),
         )
 
 
@@ -225,7 +211,7 @@ class InteligenteApi(Transport):
         number: str | None = None,
         cursor: str | None = None,
         limit: int | None = None,
-    ) -> SmartRequestPage:
+    ) -> Page[SmartRequestSummary]:
         """The company's requests, newest first. `number` is the receipt's number as typed ("A-15", "15");
         `since`/`until` are days in Montevideo, inclusive; `cursor` is a page's `next_cursor`."""
         params = {
@@ -237,6 +223,7 @@ class InteligenteApi(Transport):
             "cursor": cursor,
             "limite": limit,
         }
-        return SmartRequestPage.from_json(
-            self._json("GET", f"{BASE}/emision-inteligente", params={k: v for k, v in params.items() if v is not None})
+        params = {k: v for k, v in params.items() if v is not None}
+        return Page.from_json(
+            self._json("GET", f"{BASE}/emision-inteligente", params=params), SmartRequestSummary.from_json
         )

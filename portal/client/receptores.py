@@ -77,7 +77,7 @@ class ReceptoresApi(Transport):
     def past_receivers(self, typed: str, *, limit: int = 10) -> tuple[PastReceiver, ...]:
         """GET /receptores: receivers whose name or document starts with `typed`, newest used first."""
         data = self._json("GET", BASE, params={"q": typed, "limite": limit})
-        return tuple(PastReceiver.from_json(r) for r in data["receptores"])
+        return tuple(PastReceiver.from_json(r) for r in data["items"])
 
     def receiver_from_dgi(self, doc_type: int, number: str) -> DgiReceiver:
         """GET /receptores/dgi: the receiver's data at DGI and the warnings about that taxpayer."""

@@ -21,15 +21,12 @@ from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ValidationError
 from werkzeug.datastructures import MIMEAccept
 
+from portal.domain.roles import ALL
 from portal.service import pydantic_errors
 from portal.service.auth import JWT, authenticate, require_role
 from portal.service.errors import ApiError, FieldError, ValidationFailed
-from portal.service.models import Role
+from portal.service.i18n import _
 from portal.service.responses import dump_json
-
-ALL_ROLES = (Role.ADMIN, Role.USUARIO, Role.SOPORTE)
-WRITERS = (Role.ADMIN, Role.USUARIO)
-ADMINS = (Role.ADMIN,)
 
 
 @dataclass
@@ -41,7 +38,7 @@ class Operation:
     description: str
     operation_id: str
     auth: tuple[str, ...]
-    roles: tuple[Role, ...] | None
+    roles: tuple[str, ...] | None  # portal.domain.roles
     body: type[BaseModel] | None
     body_content_type: str
     query: type[BaseModel] | None
@@ -59,12 +56,13 @@ OPERATIONS: list[Operation] = []
 _ENGINE_CODES = frozenset({"too_long"})
 
 
-def validation_fields(exc: ValidationError) -> list[FieldError]:
-    """Pydantic's errors as the API's field errors: pydantic's type is the `code` (a list's length excepted, see
-    _ENGINE_CODES), the message is Spanish."""
+def validation_fields(exc: ValidationError, parameters: type[BaseModel] | None = None) -> list[FieldError]:
+    """Pydantic's errors as the API's field errors: pydantic's type (or a validator's own) is the `code` (a list's
+    length excepted, see _ENGINE_CODES), the message comes from the catalogue (pydantic_errors); a query's shared
+    parameters answer their own code."""
     return [
         FieldError(p.field, p.code if p.type in _ENGINE_CODES else p.type, p.message)
-        for p in pydantic_errors.problems(exc)
+        for p in pydantic_errors.problems(exc, parameters)
     ]
 
 
@@ -86,7 +84,7 @@ def parse_json_body(model: type[BaseModel]) -> BaseModel:
         return model.model_validate({})
     if not request.mimetype == "application/json":
         raise ApiError(
-            "El cuerpo debe ser JSON (Content-Type: application/json).", code="unsupported_media_type", status=415
+            _("El cuerpo debe ser JSON (Content-Type: application/json)."), code="unsupported_media_type", status=415
         )
     try:
         # An empty required body is refused field by field, as `{}` would be.
@@ -99,7 +97,7 @@ def parse_query(model: type[BaseModel]) -> BaseModel:
     try:
         return model.model_validate(request.args.to_dict())
     except ValidationError as exc:
-        raise ValidationFailed(validation_fields(exc)) from exc
+        raise ValidationFailed(validation_fields(exc, model)) from exc
 
 
 def to_response(result: Any, status: int = 200) -> Response:
@@ -151,7 +149,7 @@ def operation(
     summary: str,
     description: str = "",
     auth: tuple[str, ...] = (JWT,),
-    roles: Iterable[Role] | None = ALL_ROLES,
+    roles: Iterable[str] | None = ALL,
     body: type[BaseModel] | None = None,
     body_content_type: str = "application/json",
     query: type[BaseModel] | None = None,

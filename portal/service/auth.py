@@ -216,6 +216,6 @@ def authenticate(schemes: Iterable[str]) -> Principal:
     return principal
 
 
-def require_role(principal: Principal, roles: Iterable[Role] | None) -> None:
+def require_role(principal: Principal, roles: Iterable[str] | None) -> None:
     if roles is not None and principal.role not in set(roles):
         raise Forbidden("Tu rol no permite esta operación.", code="rol_insuficiente")

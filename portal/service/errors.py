@@ -3,7 +3,8 @@
     {"error": {"code": "validation_error", "message": "...", "fields": [{"field", "code", "message"}],
                "requestId": "..."}}
 
-`code` is stable and meant for programs; `message` is Spanish (DGI's language) for people; `fields` lists
+`code` is stable and meant for programs and never translated; `message` is for people, in the language the
+request asks for (`Accept-Language`, es-UY by default, or English; `portal.service.i18n`); `fields` lists
 what was wrong with which input, as a dotted path ("receptor.docRecep", "items[2].cantidad").
 """
 
@@ -15,6 +16,8 @@ from dataclasses import asdict, dataclass
 
 from flask import Flask, g, jsonify, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+
+from portal.service.i18n import _, language, say
 
 log = logging.getLogger("portal.service")
 
@@ -52,14 +55,14 @@ class ApiError(Exception):
 class ValidationFailed(ApiError):
     status, code = 422, "validation_error"
 
-    def __init__(self, fields: list[FieldError], message: str = "Los datos enviados no son válidos.", **kw):
+    def __init__(self, fields: list[FieldError], message: str = _("Los datos enviados no son válidos."), **kw):
         super().__init__(message, fields=fields, **kw)
 
 
 class Unauthorized(ApiError):
     status, code = 401, "unauthorized"
 
-    def __init__(self, message: str = "Falta una credencial válida.", **kw):
+    def __init__(self, message: str = _("Falta una credencial válida."), **kw):
         kw.setdefault("headers", {"WWW-Authenticate": 'Bearer realm="cfe-api"'})
         super().__init__(message, **kw)
 
@@ -88,8 +91,8 @@ def error_body(code: str, message: str, fields: list[FieldError] | None = None) 
     return {
         "error": {
             "code": code,
-            "message": message,
-            "fields": [asdict(f) for f in fields or []],
+            "message": say(message),
+            "fields": [{**asdict(f), "message": say(f.message)} for f in fields or []],
             "requestId": g.get("request_id"),
         }
     }
@@ -98,18 +101,20 @@ def error_body(code: str, message: str, fields: list[FieldError] | None = None) 
 def error_response(code: str, message: str, status: int, fields=None, headers=None):
     response = jsonify(error_body(code, message, fields))
     response.status_code = status
+    response.headers["Content-Language"] = language()
+    response.vary.add("Accept-Language")
     response.headers.update(headers or {})
     return response
 
 
 # Spanish messages for the HTTP errors werkzeug raises before a view runs.
 _HTTP_MESSAGES = {
-    400: ("bad_request", "La solicitud no es válida."),
-    404: ("not_found", "No existe ese recurso."),
-    405: ("method_not_allowed", "Ese método no está permitido en este recurso."),
-    406: ("not_acceptable", "No se puede responder en el formato pedido (Accept)."),
-    413: ("payload_too_large", "El cuerpo de la solicitud es demasiado grande."),
-    415: ("unsupported_media_type", "El tipo de contenido no es el esperado."),
+    400: ("bad_request", _("La solicitud no es válida.")),
+    404: ("not_found", _("No existe ese recurso.")),
+    405: ("method_not_allowed", _("Ese método no está permitido en este recurso.")),
+    406: ("not_acceptable", _("No se puede responder en el formato pedido (Accept).")),
+    413: ("payload_too_large", _("El cuerpo de la solicitud es demasiado grande.")),
+    415: ("unsupported_media_type", _("El tipo de contenido no es el esperado.")),
 }
 
 
@@ -168,5 +173,5 @@ def init_app(app: Flask) -> None:
         if not _wants_json():
             return "Error interno. Código de solicitud: " + str(g.get("request_id")), 500
         return error_response(
-            "internal_error", "Error interno del servicio. Pasale a soporte el código de solicitud.", 500
+            "internal_error", _("Error interno del servicio. Pasale a soporte el código de solicitud."), 500
         )

@@ -18,16 +18,17 @@ from authlib.integrations.sqla_oauth2 import (
 from sqlalchemy import JSON, ForeignKey, Integer, LargeBinary, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from portal.domain import roles
 from portal.service.db import Base, utcnow
 from portal.sqltypes import UtcDateTime
 
 
 class Role(StrEnum):
-    """What a member may do within one company."""
+    """What a member may do within one company (portal.domain.roles says each role and the groups of them)."""
 
-    USUARIO = "usuario"  # issues and looks up receipts
-    SOPORTE = "soporte"  # reads everything of the company, changes nothing
-    ADMIN = "admin"  # everything, API keys and rate limits included
+    USUARIO = roles.USUARIO
+    SOPORTE = roles.SOPORTE
+    ADMIN = roles.ADMIN
 
 
 class Company(Base):

@@ -82,6 +82,8 @@ def _models() -> list[type[BaseModel]]:
     seen: dict[str, type[BaseModel]] = {}
     for op in OPERATIONS:
         candidates = [op.body, op.query, *op.responses.values()]
+        # A response written out by hand (several media types) names its JSON model under "model".
+        candidates += [v.get("model") for v in op.responses.values() if isinstance(v, dict)]
         for model in candidates:
             if isinstance(model, type) and issubclass(model, BaseModel):
                 seen[model.__name__] = model
@@ -102,7 +104,7 @@ def _response(value: Any, status: int) -> dict:
             "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{value.__name__}"}}},
         }
     if isinstance(value, dict):
-        return value
+        return {key: item for key, item in value.items() if key != "model"}
     return {"description": value or ("Sin contenido." if status == 204 else "OK")}
 
 

@@ -23,6 +23,7 @@ from wtforms.validators import StopValidation
 from wtforms.widgets import TextInput
 
 from portal.client.errors import CfeError
+from portal.web.i18n import day
 from portal.web.numbers import AmbiguousNumber, parse_decimal
 
 AMBIGUOUS = _l("¿Mil o uno con decimales? Escribí 1500 o 1,5.")
@@ -121,8 +122,8 @@ class NumberField(TypedTextField):
 
 
 def form_day(value: date) -> str:
-    """A day as a day field shows it: 04/03/2026."""
-    return value.strftime("%d/%m/%Y")
+    """A day as a day field shows it: 04/03/2026 (as every page writes a day)."""
+    return day(value)
 
 
 class DayField(TypedTextField):

@@ -14,6 +14,7 @@ from flask import Flask, Response, current_app, g, request, session
 from flask_babel import get_locale, get_timezone, get_translations
 
 from portal import paths
+from portal.domain.money import currency_sign
 from portal.web.extensions import babel
 
 SUPPORTED_LOCALES = ("es", "en")
@@ -56,7 +57,6 @@ def _babel_locale(language: str) -> Locale:
 
 
 # Currency signs as Uruguayans write them (and as the printed receipt does); other currencies by ISO code.
-CURRENCY_SIGNS = {"UYU": "$", "USD": "U$S"}
 # Dates as on the printed receipt (dd/mm/aaaa) and 24-hour times, in both languages: the documents are
 # Uruguayan, and one reading of 05/11 across the portal and the PDF matters more than US habits.
 DATE_FORMAT = "dd/MM/yyyy"
@@ -71,12 +71,7 @@ def money(value: Decimal | float | str | None, currency: str | None = None) -> s
     if value is None or value == "":
         return ""
     text = _AMOUNT.apply(Decimal(str(value)), _format_locale())
-    return f"{CURRENCY_SIGNS.get(currency, currency)}\u00a0{text}" if currency else text
-
-
-def currency_sign(currency: str | None) -> str:
-    """ "$" for pesos, "U$S" for dollars, the ISO code otherwise (select labels, table headers)."""
-    return CURRENCY_SIGNS.get(currency or "", currency or "")
+    return f"{currency_sign(currency)}\u00a0{text}" if currency else text
 
 
 def day(value: date | str | None) -> str:

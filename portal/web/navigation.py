@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 
-ALL = ("admin", "usuario", "soporte")
+from portal.domain import roles
+
 # A role as people read it, in the page's language (the role itself stays the service's word).
-ROLE_LABELS = {"admin": _l("administrador"), "usuario": _l("usuario"), "soporte": _l("soporte")}
+ROLE_LABELS = {roles.ADMIN: _l("administrador"), roles.USUARIO: _l("usuario"), roles.SOPORTE: _l("soporte")}
 
 
 def role_label(role: str) -> str:
@@ -25,16 +26,16 @@ class NavItem:
 
 
 NAV = (
-    NavItem("comprobantes.index", _l("Comprobantes"), ALL),
-    NavItem("apikeys.index", _l("Claves de API"), ("admin", "soporte")),
-    NavItem("dgi.index", _l("DGI"), ALL),
-    NavItem("inteligente.index", _l("Emisión inteligente"), ALL),
-    NavItem("informes.index", _l("Informes"), ALL),
-    NavItem("clientes.index", _l("Clientes"), ALL),
-    NavItem("productos.index", _l("Productos"), ALL),
-    NavItem("envios.index", _l("Envíos a DGI"), ("admin", "soporte")),
-    NavItem("empresa.settings", _l("Empresa"), ("admin",)),
-    NavItem("webhooks.index", _l("Webhooks"), ("admin",)),
+    NavItem("comprobantes.index", _l("Comprobantes"), roles.ALL),
+    NavItem("apikeys.index", _l("Claves de API"), roles.READERS),
+    NavItem("dgi.index", _l("DGI"), roles.ALL),
+    NavItem("inteligente.index", _l("Emisión inteligente"), roles.ALL),
+    NavItem("informes.index", _l("Informes"), roles.ALL),
+    NavItem("clientes.index", _l("Clientes"), roles.ALL),
+    NavItem("productos.index", _l("Productos"), roles.ALL),
+    NavItem("envios.index", _l("Envíos a DGI"), roles.READERS),
+    NavItem("empresa.settings", _l("Empresa"), roles.ADMINS),
+    NavItem("webhooks.index", _l("Webhooks"), roles.ADMINS),
 )
 
 

@@ -48,7 +48,7 @@ def test_create_list_change_limit_and_revoke_are_typed(as_user):
     assert created.key.created_by == "admin@demo.uy" and created.key.created_at.tzinfo is not None
     assert isinstance(created.key.usage, WindowUsage) and created.key.usage.remaining == 10
 
-    (listed,) = admin.list_api_keys()
+    (listed,) = admin.list_api_keys().items
     assert listed.id == created.key.id and listed.last_used_at is None
     assert [e.action for e in listed.events] == ["crear"]
     assert (listed.events[0].name, listed.events[0].rate_limit_after) == ("ERP", RateLimit(10, 30))
@@ -73,7 +73,7 @@ def test_errors_map_to_the_client_hierarchy_with_fields(as_user):
         admin.revoke_api_key("ak_nope/../../x")
     with pytest.raises(Forbidden):
         as_user("soporte@demo.uy").create_api_key("no")
-    assert as_user("soporte@demo.uy").list_api_keys() == ()
+    assert as_user("soporte@demo.uy").list_api_keys().items == ()
     with pytest.raises(Forbidden):
         as_user("usuario@demo.uy").list_api_keys()
 

@@ -27,15 +27,15 @@ def api(live_service, live_token_for):
 def test_search_by_number_pages_totals_and_csv(api):
     issued = [api.issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=uuid.uuid4().hex) for _ in range(3)]
     found = api.search_receipts(ReceiptFilters(number=f"A {issued[1].nro:07d}", tipo_cfe=101))
-    assert [r.id for r in found.receipts] == [issued[1].id]
-    assert found.receipts[0].number == issued[1].number and found.receipts[0].total == issued[1].totals.total
+    assert [r.id for r in found.items] == [issued[1].id]
+    assert found.items[0].number == issued[1].number and found.items[0].total == issued[1].totals.total
     tickets = ReceiptFilters(tipo_cfe=101, since=issued[0].issue_date, amount_from=issued[0].totals.total)
     first = api.search_receipts(tickets, limit=2)
-    assert first.count == 3 and len(first.receipts) == 2 and first.next_cursor
+    assert first.total == 3 and len(first.items) == 2 and first.next_cursor
     second = api.search_receipts(tickets, cursor=first.next_cursor, limit=2)
-    assert [r.id for r in first.receipts + second.receipts] == [r.id for r in reversed(issued)]
+    assert [r.id for r in first.items + second.items] == [r.id for r in reversed(issued)]
     assert second.next_cursor is None and first.totals[0].currency == "UYU" and first.totals[0].count == 3
-    assert api.search_receipts(ReceiptFilters(amount_from=issued[0].totals.total + 1)).count == 0
+    assert api.search_receipts(ReceiptFilters(amount_from=issued[0].totals.total + 1)).total == 0
     rows = list(csv.reader(io.StringIO(api.export_receipts_csv(tickets).decode("utf-8-sig")), delimiter=";"))
     assert len(rows) == 4 and rows[0][0] == "Fecha"
 

@@ -91,7 +91,7 @@ def test_cae_ranges_and_audit(as_user):
     assert (uploaded.range.cfe_type, uploaded.range.serie, uploaded.range.remaining) == (181, "R", 10)
     assert not api.upload_cae(cae_xml(tipo=181, serie="R", dnro=10, hnro=19)).created
     assert any(r.cae_id == uploaded.range.cae_id for r in api.list_cae_ranges())
-    events = api.list_audit()
+    events = api.list_audit().items
     assert isinstance(events[0], AuditEvent) and events[0].action == "cae_cargado"
     assert AuditChange("serie", "R") in events[0].changes
 

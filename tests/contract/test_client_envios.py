@@ -103,7 +103,14 @@ def test_the_support_lists_are_typed_pages(as_user, live_service):
     assert isinstance(voided.items[0], VoidedRange) and voided.items[0].source == "rechazo_dgi"
     reports = soporte.list_daily_reports()
     assert reports.total == 0 and reports.items == ()
-    assert isinstance(soporte.list_voided(limit=1, offset=5), Page)
+    admin = as_user("admin@demo.uy")
+    for key in ("contract-page-1", "contract-page-2"):
+        admin.void_numbers(181, reason="Talonario dañado", count=1, idempotency_key=key)
+    first = soporte.list_voided(limit=2)
+    second = soporte.list_voided(cursor=first.next_cursor, limit=2)
+    assert first.next_cursor and second.next_cursor is None and first.total == second.total == 3
+    listed = [v.id for v in first.items + second.items]
+    assert listed == sorted(listed, reverse=True) and len(set(listed)) == 3
 
 
 def test_voiding_numbers_is_typed_idempotent_and_refused_when_it_must_be(as_user):

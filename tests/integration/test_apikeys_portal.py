@@ -28,7 +28,7 @@ def _only_key(live_service, email="admin@demo.uy", company_id=1):
     from tests.conftest import mint_token
 
     api = CfeClient(live_service.url).as_user(mint_token(live_service.app, email), company_id=company_id)
-    (key,) = api.list_api_keys()
+    (key,) = api.list_api_keys().items
     return key
 
 

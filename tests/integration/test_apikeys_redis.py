@@ -21,8 +21,8 @@ APP = "tests.integration.test_apikeys_redis:service_with_probe()"
 def service_with_probe():
     """The service as `make run` builds it, plus one test-only view that accepts JWT or API key (as the
     Comprobante and DGI groups do). gunicorn loads it from this module."""
+    from portal.domain.roles import WRITERS
     from portal.service import create_app
-    from portal.service.api import WRITERS
     from portal.service.auth import API_KEY, JWT, authenticate, require_role
 
     app = create_app()
@@ -81,7 +81,7 @@ def test_two_processes_sharing_redis_enforce_one_limit_and_one_revocation(two_se
     assert 1 <= int(last.headers["Retry-After"]) <= 60
     assert last.headers["RateLimit-Policy"] == '"default";q=3;w=60'
 
-    usage = requests.get(f"{b}/api/v1/apikeys", headers=admin, timeout=10).json()["claves"][0]["uso"]
+    usage = requests.get(f"{b}/api/v1/apikeys", headers=admin, timeout=10).json()["items"][0]["uso"]
     assert usage["usados"] == 3 and usage["restantes"] == 0
 
     raised = requests.post(

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select, update
 
-from portal.service.api import WRITERS
+from portal.domain.roles import WRITERS
 from portal.service.auth import API_KEY, JWT, authenticate, require_role
 
 WHOAMI = "/api/v1/_test/quien"
@@ -59,7 +59,7 @@ def create_key(client, headers, nombre="ERP de prueba", **rate_limit) -> dict:
 def listed(client, headers) -> dict[str, dict]:
     answer = client.get("/api/v1/apikeys", headers=headers)
     assert answer.status_code == 200, answer.json
-    return {k["id"]: k for k in answer.json["claves"]}
+    return {k["id"]: k for k in answer.json["items"]}
 
 
 def parse_ratelimit(value: str) -> dict[str, int]:
@@ -83,7 +83,7 @@ def test_create_answers_the_key_once_and_the_service_keeps_only_its_hmac(client,
 
     listing = client.get("/api/v1/apikeys", headers=admin)
     assert secret not in listing.get_data(as_text=True)
-    assert "clave" not in listing.json["claves"][0]
+    assert "clave" not in listing.json["items"][0]
 
     from portal.service import db
     from portal.service.apikeys.models import ApiKey

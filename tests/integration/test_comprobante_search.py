@@ -49,17 +49,17 @@ def _newest_first(*receipts) -> list[str]:
 
 def _ids(answer) -> list[str]:
     assert answer.status_code == 200, answer.json
-    return [c["idCfeEmitido"] for c in answer.json["comprobantes"]]
+    return [c["idCfeEmitido"] for c in answer.json["items"]]
 
 
 def test_lists_every_receipt_newest_first_with_totals_per_currency(api_client, user, issued):
     answer = api_client.get(BUSCAR, headers=user)
     assert _ids(answer) == _newest_first(issued["nandu"], issued["dollars"], *issued["tickets"])
-    first = next(c for c in answer.json["comprobantes"] if c["idCfeEmitido"] == issued["nandu"]["idCfeEmitido"])
+    first = next(c for c in answer.json["items"] if c["idCfeEmitido"] == issued["nandu"]["idCfeEmitido"])
     assert first["numero"] == f"A-{issued['nandu']['nro']:07d}"
     assert first["receptor"] == {"docRecep": "211003420017", "rznSocRecep": "Ñandú S.A."}
     totals = {t["moneda"]: t for t in answer.json["totales"]}
-    assert answer.json["cantidad"] == 5
+    assert answer.json["total"] == 5
     assert totals["USD"]["cantidad"] == 1 and totals["USD"]["mntTotal"] == issued["dollars"]["totales"]["mntTotal"]
     pesos = sum(float(r["totales"]["mntTotal"]) for r in (*issued["tickets"], issued["nandu"]))
     assert float(totals["UYU"]["mntTotal"]) == pytest.approx(pesos)
@@ -110,19 +110,19 @@ def test_filters_by_issue_date_range(api_client, user, issued, service_app):
 
 def test_pages_stay_stable_while_receipts_are_issued(api_client, user, issued):
     first = api_client.get(BUSCAR, query_string={"limite": 2}, headers=user)
-    assert len(_ids(first)) == 2 and first.json["cantidad"] == 5
+    assert len(_ids(first)) == 2 and first.json["total"] == 5
     issue(api_client, user, bodies.body(bodies.ETICKET))  # the newest e-Ticket: before the cursor
-    second = api_client.get(BUSCAR, query_string={"limite": 2, "cursor": first.json["siguiente"]}, headers=user)
-    third = api_client.get(BUSCAR, query_string={"limite": 2, "cursor": second.json["siguiente"]}, headers=user)
+    second = api_client.get(BUSCAR, query_string={"limite": 2, "cursor": first.json["siguienteCursor"]}, headers=user)
+    third = api_client.get(BUSCAR, query_string={"limite": 2, "cursor": second.json["siguienteCursor"]}, headers=user)
     seen = _ids(first) + _ids(second) + _ids(third)
     assert seen == _newest_first(issued["nandu"], issued["dollars"], *issued["tickets"])
-    assert third.json["siguiente"] is None
+    assert third.json["siguienteCursor"] is None
 
 
 def test_another_company_sees_none_of_them(api_client, auth_headers, issued):
     other = auth_headers("admin@demo.uy", company_id=2)
     answer = api_client.get(BUSCAR, headers=other)
-    assert _ids(answer) == [] and answer.json["cantidad"] == 0 and answer.json["totales"] == []
+    assert _ids(answer) == [] and answer.json["total"] == 0 and answer.json["totales"] == []
 
 
 @pytest.mark.parametrize(
@@ -227,7 +227,7 @@ def test_credit_notes_subtract_from_the_totals(api_client, user):
         json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "Error"},
     )
     answer = api_client.get(BUSCAR, headers=user)
-    assert answer.json["cantidad"] == 2 and answer.json["totales"] == [
+    assert answer.json["total"] == 2 and answer.json["totales"] == [
         {"moneda": "UYU", "cantidad": 2, "mntTotal": "0.00"}
     ]
 
@@ -235,10 +235,10 @@ def test_credit_notes_subtract_from_the_totals(api_client, user):
 def _every_page(api_client, user, params: dict) -> tuple[list[str], int]:
     """The ids of every page of a search, following its cursors, and the count the first page gave."""
     answer = api_client.get(BUSCAR, query_string={**params, "limite": 37}, headers=user)
-    seen, count = _ids(answer), answer.json["cantidad"]
-    while answer.json["siguiente"]:
+    seen, count = _ids(answer), answer.json["total"]
+    while answer.json["siguienteCursor"]:
         answer = api_client.get(
-            BUSCAR, query_string={**params, "limite": 37, "cursor": answer.json["siguiente"]}, headers=user
+            BUSCAR, query_string={**params, "limite": 37, "cursor": answer.json["siguienteCursor"]}, headers=user
         )
         seen += _ids(answer)
     return seen, count
@@ -255,6 +255,10 @@ RECEIVER_TEXTS = (
     ("AR20", None),
     ("21", 111),
     ("fe", 101),
+    ("arapey", None),  # a word in the middle of the name: "Viajes Arapey S.R.L."
+    ("prado", None),
+    ("norte ferreteria", None),  # every word, in any order
+    ("s.r.l", None),
 )
 
 
@@ -272,7 +276,7 @@ def test_receiver_filter_finds_what_a_plain_reading_finds_page_after_page(
         assert 0 < count < len(rows)
 
 
-def _plans(service_app, typed: str) -> list[list[str]]:
+def _plans(service_app, typed: str, table: str = "receptor_doc") -> list[list[str]]:
     """SQLite's plans for the page and the totals of the receipts whose receiver starts with `typed`."""
     with service_app.app_context():
         session = db.session()
@@ -284,7 +288,7 @@ def _plans(service_app, typed: str) -> list[list[str]]:
         return [
             [row[3] for row in session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", parameters)]
             for sql, parameters in run
-            if "receptor_doc" in sql and ("ORDER BY" in sql or "sum(" in sql)
+            if table in sql and ("ORDER BY" in sql or "sum(" in sql or table != "receptor_doc")
         ]
 
 
@@ -303,6 +307,23 @@ def test_receiver_filter_reads_no_receipt_from_the_table_it_does_not_list_on_sql
         ["SEARCH cfe_emitido USING INDEX ix_cfe_emitido_listado (company_id=?)"],
         ["SEARCH cfe_emitido USING COVERING INDEX ix_cfe_emitido_listado (company_id=?)"],
     ]
-    few_page, few_totals = _plans(service_app, "AR20")
-    assert few_page[0] == few_totals[0] == "MULTI-INDEX OR"
-    assert any("ix_cfe_emitido_receptor_doc_reciente (company_id=? AND receptor_doc>?" in s for s in few_totals)
+    few_page, few_totals = _plans(service_app, "AR20")  # no name has a word starting "ar20": the document alone
+    assert all(
+        "ix_cfe_emitido_receptor_doc_reciente (company_id=? AND receptor_doc>?" in p[0] for p in (few_page, few_totals)
+    )
+
+
+def test_a_word_in_the_middle_of_a_name_is_found_through_the_word_tables_key_on_sqlite(api_client, user, service_app):
+    """#25 item 18: "arapey" finds "Viajes Arapey S.R.L." with no `LIKE '%arapey%'` over the receipts: the
+    typed word is a range on cfe_receptor_palabra's key, then the names are looked up as values."""
+    issue(api_client, user, bodies.body(bodies.EFACTURA))
+    receipt_copies.fill(service_app, 300)
+    with service_app.app_context(), db.write_transaction() as session:
+        session.execute(text("ANALYZE"))
+    (words,) = _plans(service_app, "arapey", table="cfe_receptor_palabra")
+    assert words == [
+        "SEARCH cfe_receptor_palabra USING COVERING INDEX sqlite_autoindex_cfe_receptor_palabra_1 "
+        "(company_id=? AND palabra>? AND palabra<?)"
+    ]
+    found = api_client.get(BUSCAR, query_string={"receptor": "Arapey"}, headers=user).json["items"]
+    assert found and {r["receptor"]["rznSocRecep"] for r in found} == {"Viajes Arapey S.R.L."}

@@ -183,3 +183,20 @@ def test_an_eresguardo_line_without_amount_is_refused_on_that_line(usuario):
     answer = usuario.post("/comprobantes/nuevo", data=data)
     assert answer.status_code == 422
     assert soup(answer).select_one("#lines-0-cod_ret")["value"] == "2183165"
+
+
+def test_the_portal_in_english_shows_the_services_words_in_english(usuario, service_api):
+    """#25 item 16: the portal asks the service in the user's language (Accept-Language)."""
+    service_api.issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
+    usuario.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": csrf(usuario)})
+    bad_number = usuario.get("/comprobantes/?numero=A-B-C")
+    assert bad_number.status_code == 422
+    assert (
+        soup(bad_number)
+        .select_one("#numero-error")
+        .get_text(" ", strip=True)
+        .endswith("Type the series and the number, such as A-15 or A 0000015, or only the number.")
+    )
+    download = usuario.get("/comprobantes/exportar.csv")
+    header = next(csv.reader(io.StringIO(download.data.decode("utf-8-sig")), delimiter=";"))
+    assert header[:4] == ["Date", "Type", "Series", "Number"]

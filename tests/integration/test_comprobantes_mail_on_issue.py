@@ -31,7 +31,7 @@ def test_an_invalid_address_is_refused_on_preview_and_before_issuing_keeping_wha
     usuario = signed_in("usuario@demo.uy")
     typed = "no-es-correo, otro@@x, bien@cliente.com.uy"
     data = {**eticket(usuario), "enviar_a": typed}
-    issued_before = service_api.search_receipts(ReceiptFilters()).count
+    issued_before = service_api.search_receipts(ReceiptFilters()).total
     for path in ("/comprobantes/nuevo/previsualizar", "/comprobantes/nuevo"):
         answer = usuario.post(path, data=data)
         assert answer.status_code == 422, path
@@ -39,4 +39,4 @@ def test_an_invalid_address_is_refused_on_preview_and_before_issuing_keeping_wha
         assert page.find("input", {"name": "enviar_a"})["value"] == typed
         error = page.select_one("#enviar_a-error").get_text()
         assert "«no-es-correo»" in error and "«otro@@x»" in error and "bien@cliente" not in error
-    assert service_api.search_receipts(ReceiptFilters()).count == issued_before
+    assert service_api.search_receipts(ReceiptFilters()).total == issued_before

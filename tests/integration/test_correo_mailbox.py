@@ -36,12 +36,11 @@ def test_a_send_lands_in_the_development_mailbox(api_client, auth_headers, tmp_p
     assert (tmp_path / "mailbox" / "1" / f"{sent.json['id']}.eml").is_file()
 
     for reader in (admin, auth_headers("soporte@demo.uy")):
-        [listed] = api_client.get("/api/v1/correo/buzon", headers=reader).json["mensajes"]
+        [listed] = api_client.get("/api/v1/correo/buzon", headers=reader).json["items"]
         assert listed["id"] == sent.json["id"] and listed["para"] == "compras@cliente.com.uy"
     assert api_client.get("/api/v1/correo/buzon", headers=user).status_code == 403
     assert (
-        api_client.get("/api/v1/correo/buzon", headers=auth_headers("admin@demo.uy", company_id=2)).json["mensajes"]
-        == []
+        api_client.get("/api/v1/correo/buzon", headers=auth_headers("admin@demo.uy", company_id=2)).json["items"] == []
     )
 
     message = api_client.get(f"/api/v1/correo/buzon/{sent.json['id']}", headers=admin).json

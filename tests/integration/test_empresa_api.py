@@ -44,7 +44,7 @@ def fields(answer) -> dict[str, str]:
 def audit(api_client, headers) -> list[dict]:
     answer = api_client.get(f"{BASE}/auditoria", headers=headers)
     assert answer.status_code == 200
-    return answer.json["eventos"]
+    return answer.json["items"]
 
 
 # Settings ---------------------------------------------------------------------------------------------------
@@ -155,11 +155,11 @@ def test_without_a_token_is_401(api_client):
 
 
 def test_branches_list_create_update_and_one_default(api_client, admin, usuario):
-    listed = api_client.get(f"{BASE}/sucursales", headers=usuario).json["sucursales"]
+    listed = api_client.get(f"{BASE}/sucursales", headers=usuario).json["items"]
     assert [(b["codigo"], b["nombre"], b["predeterminada"]) for b in listed] == [(1, "Casa central", True)]
     created = api_client.post(f"{BASE}/sucursales", json={**BRANCH, "predeterminada": True}, headers=admin)
     assert created.status_code == 201 and created.json["predeterminada"] is True
-    listed = {b["codigo"]: b for b in api_client.get(f"{BASE}/sucursales", headers=admin).json["sucursales"]}
+    listed = {b["codigo"]: b for b in api_client.get(f"{BASE}/sucursales", headers=admin).json["items"]}
     assert listed[1]["predeterminada"] is False and listed[7]["predeterminada"] is True
     changed = api_client.put(
         f"{BASE}/sucursales/{created.json['id']}",
@@ -207,7 +207,7 @@ def test_settings_with_a_character_xml_cannot_carry_are_a_422_on_the_field(api_c
 
 def test_another_companys_branch_is_a_404(api_client, auth_headers):
     other = auth_headers("admin@demo.uy", 2)
-    theirs = api_client.get(f"{BASE}/sucursales", headers=other).json["sucursales"][0]
+    theirs = api_client.get(f"{BASE}/sucursales", headers=other).json["items"][0]
     answer = api_client.put(f"{BASE}/sucursales/{theirs['id']}", json=BRANCH, headers=auth_headers("admin@demo.uy", 1))
     assert answer.status_code == 404 and answer.json["error"]["code"] == "sucursal_inexistente"
 
@@ -270,7 +270,7 @@ def test_certificate_upload_lists_days_left_and_audits_no_secret(api_client, adm
     assert answer.json["estado"] == "por_vencer" and answer.json["diasRestantes"] in (19, 20)
     assert answer.json["rut"] == "219999830019" and answer.json["nombre"] == "Firma 2026"
     assert "SERIALNUMBER=RUC219999830019" in answer.json["sujeto"]
-    listed = api_client.get(f"{BASE}/certificados", headers=usuario).json["certificados"]
+    listed = api_client.get(f"{BASE}/certificados", headers=usuario).json["items"]
     assert {c["nombre"] for c in listed} == {"Firma 2026", "Certificado de prueba (autofirmado)"}
     assert next(c for c in listed if c["nombre"] != "Firma 2026")["estado"] == "vigente"
     event = audit(api_client, admin)[0]
@@ -329,7 +329,7 @@ def test_cae_upload_lists_the_range_and_is_idempotent(api_client, admin, usuario
     assert answer.status_code == 201, answer.json
     assert (answer.json["tipoCFE"], answer.json["serie"], answer.json["restantes"]) == (111, "C", 2500)
     assert answer.json["estado"] == "vigente" and answer.json["origen"] == "dgi"
-    ranges = api_client.get(f"{BASE}/cae", headers=usuario).json["rangos"]
+    ranges = api_client.get(f"{BASE}/cae", headers=usuario).json["items"]
     assert any(r["caeId"] == 90260000017 and r["proximo"] == 1 for r in ranges)
     assert audit(api_client, admin)[0]["cambios"]["hasta"] == 2500
     assert upload_cae(api_client, admin, cae_xml(tipo=111, serie="C", dnro=1, hnro=2500)).status_code == 200
@@ -343,7 +343,7 @@ def test_a_cae_number_already_loaded_with_other_contents_is_a_409(api_client, ad
     answer = upload_cae(api_client, admin, cae_xml(**(first | changes)))
     assert answer.status_code == 409 and answer.json["error"]["code"] == "cae_distinto"
     assert "90260000033" in answer.json["error"]["message"]
-    loaded = [r for r in api_client.get(f"{BASE}/cae", headers=admin).json["rangos"] if r["caeId"] == 90260000033]
+    loaded = [r for r in api_client.get(f"{BASE}/cae", headers=admin).json["items"] if r["caeId"] == 90260000033]
     assert [(r["tipoCFE"], r["serie"], r["desde"], r["hasta"]) for r in loaded] == [(101, "C", 1, 10)]
     assert upload_cae(api_client, admin, cae_xml(**first)).status_code == 200  # the same file again: as it is
 
@@ -402,7 +402,7 @@ def test_cae_body_must_be_xml(api_client, admin):
 def test_another_companys_records_are_not_listed(api_client, auth_headers):
     mine = auth_headers("admin@demo.uy", 1)
     upload_cae(api_client, mine, cae_xml(serie="Z"))
-    theirs = api_client.get(f"{BASE}/cae", headers=auth_headers("admin@demo.uy", 2)).json["rangos"]
+    theirs = api_client.get(f"{BASE}/cae", headers=auth_headers("admin@demo.uy", 2)).json["items"]
     assert all(r["serie"] == "A" for r in theirs)
     assert audit(api_client, auth_headers("admin@demo.uy", 2)) == []
 
@@ -420,7 +420,7 @@ def _issued_record(service_app, receipt_id: str):
 
 
 def _remaining(api_client, headers, tipo: int) -> int:
-    ranges = api_client.get(f"{BASE}/cae", headers=headers).json["rangos"]
+    ranges = api_client.get(f"{BASE}/cae", headers=headers).json["items"]
     return next(r["restantes"] for r in ranges if r["tipoCFE"] == tipo and r["serie"] == "A")
 
 
@@ -481,7 +481,24 @@ def test_an_api_key_lists_branches_and_changes_nothing(api_client, admin):
     created = api_client.post("/api/v1/apikeys", json={"nombre": "ERP"}, headers=admin)
     as_key = {"X-API-Key": created.json["clave"]}
     listed = api_client.get(f"{BASE}/sucursales", headers=as_key)
-    assert listed.status_code == 200 and listed.json["sucursales"][0]["codigo"] == 1
+    assert listed.status_code == 200 and listed.json["items"][0]["codigo"] == 1
     assert "RateLimit" in listed.headers
     refused = api_client.post(f"{BASE}/sucursales", json=BRANCH, headers=as_key)
     assert refused.status_code == 401 and refused.json["error"]["code"] == "jwt_required"
+
+
+def test_the_audit_pages_newest_first_with_the_list_contract(api_client, admin):
+    for code, name in enumerate(("Uno", "Dos", "Tres"), start=31):
+        body = {**BRANCH, "codigo": code, "nombre": name}
+        assert api_client.post(f"{BASE}/sucursales", json=body, headers=admin).status_code == 201
+    first = api_client.get(f"{BASE}/auditoria", query_string={"limite": 2}, headers=admin).json
+    assert len(first["items"]) == 2 and first["siguienteCursor"]
+    rest = api_client.get(
+        f"{BASE}/auditoria", query_string={"limite": 2, "cursor": first["siguienteCursor"]}, headers=admin
+    ).json
+    every = audit(api_client, admin)
+    assert first["items"] + rest["items"][: len(every) - 2] == every
+    assert [e["objeto"] for e in every[:3]] == [e["objeto"] for e in first["items"] + rest["items"][:1]]
+    refused = api_client.get(f"{BASE}/auditoria", query_string={"cursor": "bm8tZXMtdW4tY3Vyc29y"}, headers=admin)
+    assert refused.status_code == 422 and refused.json["error"]["fields"][0]["code"] == "cursor_invalido"
+    assert api_client.get(f"{BASE}/auditoria", query_string={"limit": 2}, headers=admin).status_code == 422

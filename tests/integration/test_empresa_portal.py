@@ -247,3 +247,23 @@ def test_pages_in_english(admin):
     assert "CAE ranges" in page and "Upload the CAE" in page
     # The types read as on every other page, in the page's language.
     assert "e-Ticket credit note" in page and "Nota de Crédito" not in page
+
+
+def test_the_audit_page_pages_with_the_list_contract(admin, monkeypatch):
+    from portal.client.empresa import EmpresaApi
+
+    original = EmpresaApi.list_audit
+    monkeypatch.setattr(
+        EmpresaApi, "list_audit", lambda self, cursor=None, limit=None: original(self, cursor=cursor, limit=1)
+    )
+    for paper in ("80mm", "a4"):
+        assert (
+            admin.post("/empresa/", data={**SETTINGS, "formato_papel": paper, "csrf_token": _csrf(admin)}).status_code
+            == 303
+        )
+    first = _soup(admin.get("/empresa/auditoria"))
+    following = first.find("a", rel="next")["href"]
+    second = _soup(admin.get(following))
+    texts = [s.find(attrs={"data-testid": "audit"}).get_text(" ", strip=True) for s in (first, second)]
+    assert texts[0] != texts[1] and second.find("a", string="Primera página")["href"] == "/empresa/auditoria"
+    assert _soup(admin.get("/empresa/auditoria?cursor=estropeado")).find(attrs={"data-testid": "audit"})

@@ -82,7 +82,7 @@ def test_the_daily_report_is_valid_matches_dgis_sample_and_counts_every_number(a
     assert answer.status_code == 202, answer.json
     assert answer.json["estado"] == "armado" and answer.json["secEnvio"] == 1
     drain(service_app)
-    reports = api_client.get("/api/v1/envios/reportes", headers=admin).json["reportes"]
+    reports = api_client.get("/api/v1/envios/reportes", headers=admin).json["items"]
     assert reports[0]["estado"] == "aceptado" and reports[0]["acuse"] == "AR"
 
     with service_app.app_context():
@@ -127,7 +127,7 @@ def test_voiding_takes_the_next_unused_numbers_once_per_idempotency_key(api_clie
     remito = issue(api_client, admin, bodies.body(bodies.EREMITO))
     assert remito["nro"] == first.json["nroHasta"] + 1
     listed = api_client.get("/api/v1/envios/anulaciones", headers=admin).json
-    assert listed["total"] == 1 and listed["anulaciones"][0]["origen"] == "operador"
+    assert listed["total"] == 1 and listed["items"][0]["origen"] == "operador"
     too_many = api_client.post("/api/v1/envios/anulaciones", headers=admin, json={**body, "cantidad": 999_999})
     assert too_many.status_code == 409 and too_many.json["error"]["code"] == "anulacion_excede_cae"
     assert (
@@ -140,10 +140,10 @@ def test_support_lists_envelopes_and_waiting_receipts_but_cannot_act(api_client,
     issue(api_client, admin, bodies.body(bodies.EFACTURA))
     support = auth_headers("soporte@demo.uy")
     waiting = api_client.get("/api/v1/envios/pendientes", headers=support).json
-    assert waiting["total"] == 1 and waiting["pendientes"][0]["estado"] == "pendiente"
+    assert waiting["total"] == 1 and waiting["items"][0]["estado"] == "pendiente"
     drain(service_app)
     assert api_client.get("/api/v1/envios/pendientes", headers=support).json["total"] == 0
-    [sobre] = api_client.get("/api/v1/envios/sobres", headers=support).json["sobres"]
+    [sobre] = api_client.get("/api/v1/envios/sobres", headers=support).json["items"]
     assert sobre["estado"] == "respondido" and sobre["acuse"] == "AS" and sobre["aceptados"] == 1
     assert (
         api_client.post("/api/v1/envios/reportes", headers=support, json={"fecha": TODAY.isoformat()}).status_code
@@ -151,7 +151,7 @@ def test_support_lists_envelopes_and_waiting_receipts_but_cannot_act(api_client,
     )
     assert api_client.get("/api/v1/envios/sobres", headers=auth_headers("usuario@demo.uy")).status_code == 403
     other = api_client.get("/api/v1/envios/sobres", headers=auth_headers("admin@demo.uy", 2)).json
-    assert other["sobres"] == []
+    assert other["items"] == []
 
 
 def test_a_future_day_cannot_be_reported(api_client, admin):
@@ -174,7 +174,7 @@ def test_a_day_is_written_as_a_day_and_not_before_the_cfe_began(api_client, admi
     answer = api_client.post("/api/v1/envios/reportes", headers=admin, json={"fecha": fecha})
     assert answer.status_code == 422
     assert [(f["field"], f["code"]) for f in answer.json["error"]["fields"]] == [("fecha", code)]
-    assert api_client.get("/api/v1/envios/reportes", headers=admin).json["reportes"] == []
+    assert api_client.get("/api/v1/envios/reportes", headers=admin).json["items"] == []
 
 
 def test_openapi_documents_the_operations_and_their_examples_work_as_they_stand(api_client, admin):

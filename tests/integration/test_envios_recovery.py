@@ -185,7 +185,7 @@ def test_an_admin_retries_a_refused_envelope_in_a_new_one(api_client, user, auth
     service_app.extensions["dgi_reception"] = SimulatedDgi(service_app.config)
     service_app.config["DGI_RUT"] = "211003420017"  # envelopes addressed to the wrong RUT: DGI refuses them (S02)
     drain(service_app)
-    [refused] = api_client.get("/api/v1/envios/sobres", headers=admin).json["sobres"]
+    [refused] = api_client.get("/api/v1/envios/sobres", headers=admin).json["items"]
     assert refused["estado"] == "rechazado" and refused["motivos"][0]["codigo"] == "S02"
     assert _state(service_app, cfe["idCfeEmitido"]) == "sobre_rechazado"
     url = f"/api/v1/envios/sobres/{refused['idSobre']}/reintentar"
@@ -196,7 +196,7 @@ def test_an_admin_retries_a_refused_envelope_in_a_new_one(api_client, user, auth
     assert answer.status_code == 202 and answer.json["estado"] == "rechazado"
     drain(service_app)
     assert _state(service_app, cfe["idCfeEmitido"]) == "aceptado"
-    sobres = api_client.get("/api/v1/envios/sobres", headers=admin).json["sobres"]
+    sobres = api_client.get("/api/v1/envios/sobres", headers=admin).json["items"]
     assert [s["estado"] for s in sobres] == ["respondido", "rechazado"]
     assert api_client.post(url, headers=admin).status_code == 202  # nothing left in it: harmless
     assert api_client.post(f"/api/v1/envios/sobres/{sobres[0]['idSobre']}/reintentar", headers=admin).status_code == 409

@@ -132,7 +132,7 @@ def test_the_daily_report_goes_over_soap_and_dgi_answers_ar(api_client, auth_hea
     )
     assert answer.status_code == 202, answer.json
     drain(service_app)
-    reports = api_client.get("/api/v1/envios/reportes", headers=auth_headers("admin@demo.uy", 1)).json["reportes"]
+    reports = api_client.get("/api/v1/envios/reportes", headers=auth_headers("admin@demo.uy", 1)).json["items"]
     assert reports[0]["acuse"] == "AR" and reports[0]["estado"] == "aceptado"
     assert [c.operation for c in standin.app.calls] == ["EFACRECEPCIONREPORTE"]
     assert ":Reporte " in standin.app.calls[0].xml_data

@@ -262,3 +262,23 @@ def test_an_acknowledgement_that_does_not_verify_is_flagged_on_the_page(
     flags = page.select('[data-testid="envelopes"] [data-testid="unverified-ack"]')
     assert len(flags) == 2  # the ACKSobre and the ACKCFE
     assert "no es la del certificado de DGI configurado" in rows(page, "envelopes")[0]
+
+
+def test_each_list_pages_on_its_own_with_the_list_contract(signed_in, live_service, live_token_for, monkeypatch):
+    from portal.client import CfeClient
+    from portal.web.envios import overview
+
+    monkeypatch.setattr(overview, "ROWS_SHOWN", 2)
+    api = CfeClient(live_service.url).as_user(live_token_for("admin@demo.uy"), company_id=1)
+    for key in ("page-a", "page-b", "page-c"):
+        api.void_numbers(181, reason="Talonario dañado", count=1, idempotency_key=key)
+    admin = signed_in("admin@demo.uy")
+    first = soup(admin.get("/envios/"))
+    assert len(rows(first, "voided")) == 2 and "Se muestran 2 de 3" in first.get_text(" ", strip=True)
+    following = first.find("a", rel="next")["href"]
+    assert following.startswith("/envios/?anulaciones=")
+    second = soup(admin.get(following))
+    (last,) = rows(second, "voided")
+    assert last.startswith("e-Remito A 1 ")  # the oldest, after the two newest
+    assert second.find("a", string="Primera página")["href"] == "/envios/"
+    assert len(rows(soup(admin.get("/envios/?anulaciones=estropeado")), "voided")) == 2

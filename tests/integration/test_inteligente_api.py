@@ -306,7 +306,7 @@ def test_a_failed_direct_issue_is_kept_as_failed_and_its_key_is_not_spent(api_cl
     failed = api_client.post(DIRECT, json={"lineas": [SERVICE_LINE]}, headers=headers)
     assert failed.status_code == 409 and failed.json["error"]["code"] == "cae_agotado"
     listed = api_client.get("/api/v1/cfe/emision-inteligente", headers=user).json
-    newest = api_client.get(CONSULT + listed["solicitudes"][0]["requestId"], headers=user).json
+    newest = api_client.get(CONSULT + listed["items"][0]["requestId"], headers=user).json
     assert newest["estado"] == "failed" and newest["error"]["codigo"] == "cae_agotado"
     assert [e["estado"] for e in newest["lineaDeTiempo"]] == ["confirmed", "failed"]
     again = api_client.post(DIRECT, json={"lineas": [SERVICE_LINE]}, headers=headers)

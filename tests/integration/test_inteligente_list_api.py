@@ -33,7 +33,7 @@ def _set_created(service_app, request_id: str, moment: datetime) -> None:
 
 def _ids(answer) -> list[str]:
     assert answer.status_code == 200, answer.json
-    return [item["requestId"] for item in answer.json["solicitudes"]]
+    return [item["requestId"] for item in answer.json["items"]]
 
 
 @pytest.fixture
@@ -79,7 +79,7 @@ def made(api_client, auth_headers, service_app):
 def test_newest_first_with_the_receipt_or_the_failure_and_never_another_companys(api_client, auth_headers, made):
     answer = api_client.get(LIST, headers=auth_headers("soporte@demo.uy"))
     assert _ids(answer) == made["newest_first"] and "siguienteCursor" not in answer.json
-    items = {item["requestId"]: item for item in answer.json["solicitudes"]}
+    items = {item["requestId"]: item for item in answer.json["items"]}
     issued = items[made["issued"]["requestId"]]
     receipt = made["issued"]["comprobante"]
     assert issued["estado"] == "issued" and issued["modo"] == "direct" and issued["creadoPor"] == "usuario@demo.uy"
@@ -167,7 +167,7 @@ def test_pages_follow_the_cursor_without_repeating_or_skipping_even_on_equal_mom
         cursor = page.json.get("siguienteCursor")
         if not cursor:
             break
-        assert len(page.json["solicitudes"]) == 1
+        assert len(page.json["items"]) == 1
     assert seen == everything and len(set(seen)) == 4
 
 
@@ -176,33 +176,42 @@ def test_the_default_page_is_20_and_at_most_100(api_client, auth_headers, servic
     for _ in range(21):
         _issue(api_client, usuario)
     first = api_client.get(LIST, headers=usuario).json
-    assert len(first["solicitudes"]) == 20 and first["siguienteCursor"]
+    assert len(first["items"]) == 20 and first["siguienteCursor"]
     rest = api_client.get(LIST, query_string={"cursor": first["siguienteCursor"]}, headers=usuario).json
-    assert len(rest["solicitudes"]) == 1 and "siguienteCursor" not in rest
-    assert len(api_client.get(LIST, query_string={"limite": 100}, headers=usuario).json["solicitudes"]) == 21
+    assert len(rest["items"]) == 1 and "siguienteCursor" not in rest
+    assert len(api_client.get(LIST, query_string={"limite": 100}, headers=usuario).json["items"]) == 21
 
 
 @pytest.mark.parametrize(
     ("field", "value", "code", "message"),
     [
-        ("numero", "A--15", "numero_invalido", "Escribí la serie y el número, como A-15."),
-        ("numero", "Factura 15", "numero_invalido", "Escribí la serie y el número, como A-15."),
+        (
+            "numero",
+            "A--15",
+            "numero_invalido",
+            "Escribí la serie y el número, como A-15 o A 0000015, o solo el número.",
+        ),
+        (
+            "numero",
+            "Factura 15",
+            "numero_invalido",
+            "Escribí la serie y el número, como A-15 o A 0000015, o solo el número.",
+        ),
         ("estado", "emitida", "estado_invalido", "Elegí un estado: preview, confirmed, issued, failed o expired."),
         (
             "desde",
             "23/11/2026",
             "fecha_invalida",
-            "Esa fecha no es válida: escribila como año-mes-día, por ejemplo 2026-11-23.",
+            "Esa fecha no es válida: se escribe AAAA-MM-DD.",
         ),
-        ("hasta", "0", "fecha_invalida", "Esa fecha no es válida: escribila como año-mes-día, por ejemplo 2026-11-23."),
-        ("limite", "101", "limite_invalido", "Pedí entre 1 y 100 solicitudes por página."),
-        ("limite", "0", "limite_invalido", "Pedí entre 1 y 100 solicitudes por página."),
+        ("hasta", "0", "fecha_invalida", "Esa fecha no es válida: se escribe AAAA-MM-DD."),
+        ("limite", "101", "limite_invalido", "Pedí entre 1 y 100 por página."),
+        ("limite", "0", "limite_invalido", "Pedí entre 1 y 100 por página."),
         (
             "cursor",
             "ei_3f2a",
             "cursor_invalido",
-            "Ese cursor no es válido: usá el siguienteCursor de la página "
-            "anterior, o pedí la primera página sin cursor.",
+            "Ese cursor no es válido: usá el que dio la página anterior, o pedí la primera página sin cursor.",
         ),
     ],
 )
@@ -241,4 +250,4 @@ def test_the_operation_is_documented_with_its_filters_an_example_and_every_statu
     assert {"200", "401", "403", "422", "500"} <= set(operation["responses"])
     assert operation["security"] == [{"bearerAuth": []}]
     example = doc["components"]["schemas"]["ListaSolicitudes"]["examples"][0]
-    assert example["solicitudes"][0]["comprobante"]["serie"] == "A" and example["siguienteCursor"]
+    assert example["items"][0]["comprobante"]["serie"] == "A" and example["siguienteCursor"]

@@ -91,7 +91,8 @@ def test_what_the_list_cannot_read_is_422_with_the_input_kept(soporte):
     answer = soporte.get(PAGE, query_string={"q": "Factura quince"})
     page = _soup(answer)
     assert answer.status_code == 422 and page.find(id="q")["value"] == "Factura quince"
-    assert page.find(id="q-error").get_text(strip=True) == "Escribí la serie y el número, como A-15."
+    said = "Escribí la serie y el número, como A-15 o A 0000015, o solo el número."
+    assert page.find(id="q-error").get_text(strip=True) == said
     assert page.find(id="q")["aria-invalid"] == "true"
     swapped = soporte.get(PAGE, query_string={"desde": "2026-11-20", "hasta": "2026-11-19"}, headers=HTMX)
     assert swapped.status_code == 422

@@ -30,12 +30,12 @@ def test_search_pages_totals_and_csv_on_postgresql(api_client, user):
     found = api_client.get(
         BUSCAR, query_string={"receptor": "NANDU", "numero": f"A {factura['nro']:07d}"}, headers=user
     )
-    assert [c["idCfeEmitido"] for c in found.json["comprobantes"]] == [factura["idCfeEmitido"]]
+    assert [c["idCfeEmitido"] for c in found.json["items"]] == [factura["idCfeEmitido"]]
     first = api_client.get(BUSCAR, query_string={"tipoCFE": 101, "limite": 2}, headers=user).json
     second = api_client.get(
-        BUSCAR, query_string={"tipoCFE": 101, "limite": 2, "cursor": first["siguiente"]}, headers=user
+        BUSCAR, query_string={"tipoCFE": 101, "limite": 2, "cursor": first["siguienteCursor"]}, headers=user
     ).json
-    assert [c["idCfeEmitido"] for c in first["comprobantes"] + second["comprobantes"]] == [
+    assert [c["idCfeEmitido"] for c in first["items"] + second["items"]] == [
         t["idCfeEmitido"] for t in reversed(tickets)
     ]
     api_client.post(
@@ -60,19 +60,19 @@ def test_search_pages_totals_and_csv_on_postgresql(api_client, user):
 
 def _every_page(api_client, user, params: dict) -> tuple[list[str], int]:
     answer = api_client.get(BUSCAR, query_string={**params, "limite": 37}, headers=user)
-    seen, count = [c["idCfeEmitido"] for c in answer.json["comprobantes"]], answer.json["cantidad"]
-    while answer.json["siguiente"]:
+    seen, count = [c["idCfeEmitido"] for c in answer.json["items"]], answer.json["total"]
+    while answer.json["siguienteCursor"]:
         answer = api_client.get(
-            BUSCAR, query_string={**params, "limite": 37, "cursor": answer.json["siguiente"]}, headers=user
+            BUSCAR, query_string={**params, "limite": 37, "cursor": answer.json["siguienteCursor"]}, headers=user
         )
-        seen += [c["idCfeEmitido"] for c in answer.json["comprobantes"]]
+        seen += [c["idCfeEmitido"] for c in answer.json["items"]]
     return seen, count
 
 
 def test_receiver_filter_finds_what_a_plain_reading_finds_on_postgresql(api_client, user, service_app):
     issue(api_client, user, bodies.body(bodies.EFACTURA))
     rows = receipt_copies.fill(service_app, 300)
-    for typed in ("21", "21-100342", "fe", "ÑANDÚ", "AR20"):
+    for typed in ("21", "21-100342", "fe", "ÑANDÚ", "AR20", "arapey", "norte ferreteria", "s.r.l"):
         wanted = [r for r in rows if receipt_copies.receiver_matches(r, typed)]
         seen, count = _every_page(api_client, user, {"receptor": typed})
         assert seen == receipt_copies.in_list_order(wanted) and count == len(wanted), typed

@@ -40,7 +40,7 @@ def test_the_request_list_filters_and_pages_on_postgresql(api_client, auth_heade
         page = api_client.get(
             LIST, query_string={"limite": 1, **({"cursor": cursor} if cursor else {})}, headers=usuario
         ).json
-        seen += [item["requestId"] for item in page["solicitudes"]]
+        seen += [item["requestId"] for item in page["items"]]
         cursor = page.get("siguienteCursor")
         if not cursor:
             break
@@ -53,7 +53,7 @@ def test_the_request_list_filters_and_pages_on_postgresql(api_client, auth_heade
         query_string={"numero": f"{wanted['serie']} {wanted['nro']:07d}", "creadoPor": "USUARIO@"},
         headers=usuario,
     ).json
-    assert [item["requestId"] for item in found["solicitudes"]] == [issued[1]["requestId"]]
-    assert found["solicitudes"][0]["comprobante"]["mntTotal"] == "244.00"
+    assert [item["requestId"] for item in found["items"]] == [issued[1]["requestId"]]
+    assert found["items"][0]["comprobante"]["mntTotal"] == "244.00"
     expired = api_client.get(LIST, query_string={"estado": "expired"}, headers=usuario).json
-    assert [item["requestId"] for item in expired["solicitudes"]] == [lapsed["requestId"]]
+    assert [item["requestId"] for item in expired["items"]] == [lapsed["requestId"]]

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.comprobante.search import folded
+from portal.service.comprobante.search import folded, name_words, remember_receiver
 
 # Names with accents, a name that starts with digits ("21 de Setiembre": "21" matches its name and the RUTs
 # starting 21) and documents that start with 21, with 12 and with letters (a foreign one).
@@ -27,6 +27,7 @@ RECEIVERS = (
     ("AR20304050", "Librería Cordón"),
     ("216000000015", "Farmacia Ñu"),
     (None, "Consumidor final"),
+    ("217000000013", "Viajes Arapey S.R.L."),
 )
 
 
@@ -60,17 +61,22 @@ def fill(app, count: int, seed: int = 21) -> list[dict]:
             )
         with db.write_transaction() as session:
             session.execute(insert(IssuedCfe), rows)
+            for name in {row["receptor_busqueda"] for row in rows}:
+                remember_receiver(session, template.company_id, name)
         return [{**columns, "id": template.id}, *rows]
 
 
 def receiver_matches(row: dict, typed: str) -> bool:
-    """The receiver filter's meaning: the folded name starts with what was typed, folded; or the document
-    starts with it (only its digits when nothing but digits, dots, dashes and spaces was typed)."""
+    """The receiver filter's meaning: every word typed (folded) starts some word of the folded name, anywhere
+    in it; or the document starts with what was typed (only its digits when nothing but digits, dots, dashes
+    and spaces was typed)."""
     typed = typed.strip()
     digits = "".join(ch for ch in typed if ch.isdigit())
     doc_prefix = digits if digits and all(ch.isdigit() or ch in ".- " for ch in typed) else typed
     name, doc = row["receptor_busqueda"] or "", row["receptor_doc"] or ""
-    return name.startswith(folded(typed)) or doc.startswith(doc_prefix)
+    typed_words, words = name_words(folded(typed)), name_words(name)
+    named = bool(typed_words) and all(any(w.startswith(t) for w in words) for t in typed_words)
+    return named or doc.startswith(doc_prefix)
 
 
 def in_list_order(rows: list[dict]) -> list[str]:

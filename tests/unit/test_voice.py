@@ -26,6 +26,7 @@ MESSAGE_CALLS = {
     "DgiUnavailable", "DgiTimeout", "DgiInvalidInput", "DgiPermanentError", "DgiTransientError",
     "AckUnreadable", "DeliveryError", "warn", "add", "motive", "_invalid", "_fail", "error_response", "infer",
     "TaxpayerWarning",  # what portal/service/dgi/receiver.py warns about a receiver
+    "_", "refuse",  # a catalogue message (portal.service.i18n), a validator's refusal (pydantic_errors)
     "__init__",  # super().__init__("...") in an error class
 }  # fmt: skip
 MESSAGE_KEYWORDS = {"message", "mensaje", "detail"}
@@ -52,6 +53,8 @@ class Message:
 
 
 def _text(node: ast.AST) -> tuple[str, tuple[ast.FormattedValue, ...]] | None:
+    if isinstance(node, ast.Call) and _call_name(node) == "_" and node.args:  # _("... {name} ...", name=...)
+        return _text(node.args[0])
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value, ()
     if isinstance(node, ast.JoinedStr):
@@ -108,7 +111,11 @@ def service_messages() -> list[Message]:
 
 
 def table_messages() -> list[Message]:
-    return [Message(f"pydantic_errors.MESSAGES[{k!r}]", v[1], ()) for k, v in pydantic_errors.MESSAGES.items()]
+    return [
+        Message(f"pydantic_errors.{name}[{k!r}]", v[1], ())
+        for name, table in (("MESSAGES", pydantic_errors.MESSAGES), ("PARAMETERS", pydantic_errors.PARAMETERS))
+        for k, v in table.items()
+    ]
 
 
 def _problems(message: Message) -> list[str]:

@@ -19,25 +19,24 @@ from portal.service.apikeys.schemas import (
     ApiKeyCreate,
     ApiKeyCreated,
     ApiKeyEventOut,
+    ApiKeyList,
     ApiKeyOut,
     RateLimit,
     Usage,
 )
 from portal.service.auth import Principal
 from portal.service.errors import Conflict, NotFound
+from portal.service.paging import PageQuery, keyset
 
 # Stored action -> the word the API shows (the endpoint's name).
 _ACTIONS = {"create": "crear", "revoke": "revocar", "rate_limit": "rate-limit"}
 
 
-def list_keys(principal: Principal) -> list[ApiKeyOut]:
-    keys = db.session().scalars(
-        select(ApiKey)
-        .where(ApiKey.company_id == principal.company_id)
-        .options(selectinload(ApiKey.events))
-        .order_by(ApiKey.created_at.desc(), ApiKey.id.desc())
-    )
-    return [present(key) for key in keys]
+def list_keys(principal: Principal, page: PageQuery) -> ApiKeyList:
+    query = select(ApiKey).where(ApiKey.company_id == principal.company_id).options(selectinload(ApiKey.events))
+    order = (ApiKey.created_at, ApiKey.id)
+    rows, following = keyset(db.session(), query, order, page.cursor, page.limite, lambda r: (r[0].created_at, r[0].id))
+    return ApiKeyList(items=[present(key) for (key,) in rows], siguiente_cursor=following)
 
 
 def create_key(principal: Principal, body: ApiKeyCreate) -> ApiKeyCreated:

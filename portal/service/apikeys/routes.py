@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask
 
-from portal.service.api import ADMINS, operation, to_response
+from portal.domain.roles import ADMINS, READERS
+from portal.service.api import operation, to_response
 from portal.service.apikeys import credentials, limiting, management
 from portal.service.apikeys.schemas import ApiKeyCreate, ApiKeyCreated, ApiKeyList, ApiKeyOut, RateLimit
 from portal.service.auth import JWT, Principal
-from portal.service.models import Role
+from portal.service.paging import PageQuery
 
 bp = Blueprint("apikeys", __name__, url_prefix="/api/v1/apikeys")
 
 TAG = "Empresa API Key"
-READERS = (Role.ADMIN, Role.SOPORTE)
 _ID = {"apikey_id": "Identificador público de la clave (`ak_...`), como lo da la lista."}
 
 
@@ -29,12 +29,13 @@ _ID = {"apikey_id": "Identificador público de la clave (`ak_...`), como lo da l
     summary="Listar las claves de API de la empresa",
     auth=(JWT,),
     roles=READERS,
+    query=PageQuery,
     responses={200: ApiKeyList},
 )
-def list_api_keys(principal: Principal):
+def list_api_keys(principal: Principal, query: PageQuery):
     """Las claves de la empresa, activas y revocadas, con su límite, el uso de la ventana actual y su
     historial. La clave completa no aparece nunca: solo su prefijo."""
-    return ApiKeyList(claves=management.list_keys(principal))
+    return management.list_keys(principal, query)
 
 
 @operation(

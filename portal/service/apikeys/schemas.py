@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
 
 from portal.service.jsontypes import WHOLE_NUMBER
+from portal.service.paging import Page
 
 MAX_LIMIT = 100_000
 MAX_WINDOW_SECONDS = 86_400
@@ -114,7 +115,5 @@ class ApiKeyCreated(ApiKeyOut):
     )
 
 
-class ApiKeyList(_Out):
+class ApiKeyList(Page[ApiKeyOut]):
     """Las claves de la empresa (activas y revocadas), de la más nueva a la más vieja."""
-
-    claves: list[ApiKeyOut]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 
+from portal.domain.money import currency_sign
 from portal.service.cfe.printable import Printable, Reference
 
 MANDATORY_PT = 12.5  # serie/number, RUC, CFE type, forma de pago, CONSUMO FINAL / RUC COMPRADOR, boxes
@@ -60,16 +61,19 @@ def _group(integer_part: str) -> str:
     return sign + ".".join([digits, *groups])
 
 
-def number(value: Decimal | int, places: int) -> str:
-    """Fixed `places` decimals, dot thousands and comma decimals: 1234.5 -> '1.234,50'."""
-    text = format(Decimal(value).quantize(Decimal(1).scaleb(-places)), "f")
+def number(value: Decimal | int | float, places: int, *, grouped: bool = True) -> str:
+    """Fixed `places` decimals, dot thousands and comma decimals: 1234.5 -> '1.234,50' ('1234,50' not
+    `grouped`, as a spreadsheet cell wants it)."""
+    text = format(Decimal(str(value)).quantize(Decimal(1).scaleb(-places)), "f")
     integer, _, fraction = text.partition(".")
-    return _group(integer) + ("," + fraction if fraction else "")
+    return (_group(integer) if grouped else integer) + ("," + fraction if fraction else "")
 
 
-def money(value: Decimal) -> str:
-    """An amount with 2 decimals, es-UY style."""
-    return number(value, 2)
+def money(value: Decimal | int | float, currency: str | None = None) -> str:
+    """The service's one way to write an amount for people: 2 decimals, es-UY style, after the currency's
+    sign when given ("U$S 1.234,50")."""
+    amount = number(value, 2)
+    return f"{currency_sign(currency)} {amount}" if currency else amount
 
 
 def trimmed(value: Decimal, min_places: int, max_places: int) -> str:

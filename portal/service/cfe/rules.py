@@ -31,6 +31,7 @@ from portal.service.cfe.model import CfeInput, Item, Receptor
 from portal.service.cfe.model_parts import MAX_AMOUNT
 from portal.service.cfe.pdf_text import money
 from portal.service.cfe.rules_dgi import Emission, check, check_cae
+from portal.service.i18n import _
 
 # Tabla E: an e-Ticket whose net amount exceeds this many UI must identify the receiver and be sent to DGI:
 # 10.000 UI from 08/05/2012 to 31/10/2022, 5.000 UI since 01/11/2022.
@@ -38,12 +39,12 @@ UI_THRESHOLD = Decimal(5000)
 _UI_THRESHOLD_BEFORE = Decimal(10000)
 _UI_THRESHOLD_SINCE = date(2022, 11, 1)
 _MIN_DATE, _MAX_DATE = FIRST_CFE_DAY, LAST_CFE_DAY
-_TOO_LARGE = "pasaría de 999.999.999.999.999,99, lo más que admite DGI."
+_TOO_LARGE = _("pasaría de 999.999.999.999.999,99, lo más que admite DGI.")
 _DNI_COUNTRIES = frozenset({"AR", "BR", "CL", "PY"})
 _DOC_ERRORS = {
-    "required": "Falta el número de documento.",
-    "format": "Formato de documento inválido.",
-    "check_digit": "Dígito verificador incorrecto.",
+    "required": _("Falta el número de documento."),
+    "format": _("Formato de documento inválido."),
+    "check_digit": _("Dígito verificador incorrecto."),
 }
 _GTIN_LENGTHS = {"GTIN8": 8, "GTIN12": 12, "GTIN13": 13, "GTIN14": 14}
 # Item fields that each kind of detail line does not have in the XSD (JSON names).
@@ -161,15 +162,19 @@ def numbering_errors(numbering: Numbering, fch_emis: date) -> list[FieldError]:
 def _header(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
     invoice_like = kind.element in ("eTck", "eFact")
     if not _MIN_DATE <= cfe.fch_emis <= _MAX_DATE:
-        errors.add("fchEmis", "out_of_range", "La fecha debe estar entre el 01/10/2011 y el 31/12/2050.")
+        errors.add("fchEmis", "out_of_range", _("La fecha debe estar entre el 01/10/2011 y el 31/12/2050."))
     if invoice_like and cfe.fma_pago is None:
-        errors.add("fmaPago", "required", "Indicá la forma de pago: 1 contado, 2 crédito.")
+        errors.add("fmaPago", "required", _("Indicá la forma de pago: 1 contado, 2 crédito."))
     if cfe.fch_valor and not _MIN_DATE <= cfe.fch_valor <= _MAX_DATE:
-        errors.add("fchValor", "out_of_range", "La fecha valor debe estar entre el 01/10/2011 y el 31/12/2050.")
+        errors.add("fchValor", "out_of_range", _("La fecha valor debe estar entre el 01/10/2011 y el 31/12/2050."))
     if cfe.fch_venc and cfe.fch_venc < cfe.fch_emis:
-        errors.add("fchVenc", "before_issue_date", "El vencimiento no puede ser anterior a la fecha del comprobante.")
+        errors.add(
+            "fchVenc", "before_issue_date", _("El vencimiento no puede ser anterior a la fecha del comprobante.")
+        )
     if cfe.fch_venc and cfe.fch_venc > _MAX_DATE:
-        errors.add("fchVenc", "out_of_range", "El vencimiento no puede pasar del 31/12/2050 (lo más que admite DGI).")
+        errors.add(
+            "fchVenc", "out_of_range", _("El vencimiento no puede pasar del 31/12/2050 (lo más que admite DGI).")
+        )
     not_applicable = {
         "fmaPago": not invoice_like,
         "fchVenc": not invoice_like,
@@ -184,21 +189,27 @@ def _header(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
     }
     for alias, flagged in not_applicable.items():
         if flagged and _given(cfe, alias):
-            errors.add(alias, "not_applicable", f"No corresponde a {kind.name_es}.")
+            errors.add(alias, "not_applicable", _("No corresponde a {name_es}.", name_es=kind.name_es))
     if cfe.mnt_iva_otra is not None and not any(item.ind_fact == 4 for item in cfe.items):
-        errors.add("mntIVAOtra", "not_applicable", "Solo corresponde si hay ítems gravados a otra tasa (indicador 4).")
+        errors.add(
+            "mntIVAOtra", "not_applicable", _("Solo corresponde si hay ítems gravados a otra tasa (indicador 4).")
+        )
     if kind.element == "eRem" and cfe.tipo_traslado is None:
-        errors.add("tipoTraslado", "required", "Indicá el tipo de traslado: 1 venta, 2 traslado interno.")
+        errors.add("tipoTraslado", "required", _("Indicá el tipo de traslado: 1 venta, 2 traslado interno."))
     if kind.element != "eRem":
         if cfe.tpo_moneda not in CURRENCIES:
-            errors.add("tpoMoneda", "not_allowed", "Moneda desconocida (ISO 4217, UYI o UYR).")
+            errors.add("tpoMoneda", "not_allowed", _("Moneda desconocida (ISO 4217, UYI o UYR)."))
         elif cfe.tpo_moneda != "UYU" and cfe.tpo_cambio is None:
-            errors.add("tpoCambio", "required", "El tipo de cambio es obligatorio si la moneda no es UYU.")
+            errors.add("tpoCambio", "required", _("El tipo de cambio es obligatorio si la moneda no es UYU."))
 
 
 def _items(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
     if len(cfe.items) > kind.max_lines:
-        errors.add("items", "too_many", f"{kind.name_es} admite hasta {kind.max_lines} líneas.")
+        errors.add(
+            "items",
+            "too_many",
+            _("{name_es} admite hasta {max_lines} líneas.", name_es=kind.name_es, max_lines=kind.max_lines),
+        )
     for i, item in enumerate(cfe.items):
         where = f"items[{i}]"
         if kind.element == "eRem":
@@ -210,7 +221,7 @@ def _items(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
                     errors.add(
                         f"{where}.retencPercep[{j}].mntSujetoaRet",
                         "required",
-                        "El monto sujeto a retención es obligatorio en e-Resguardo.",
+                        _("El monto sujeto a retención es obligatorio en e-Resguardo."),
                     )
         else:
             _item_fields(item, where, "indFact nomItem cantidad precioUnitario", (), IND_FACT_ETCK_EFACT, kind, errors)
@@ -228,64 +239,78 @@ def _item_fields(
 ) -> None:
     for alias in required.split():
         if alias == "retencPercep" and not item.retenc_percep:
-            errors.add(f"{where}.retencPercep", "required", "Indicá al menos una retención o percepción.")
+            errors.add(f"{where}.retencPercep", "required", _("Indicá al menos una retención o percepción."))
         elif alias != "retencPercep" and getattr(item, _attr(item, alias)) is None:
-            errors.add(f"{where}.{alias}", "required", "Campo obligatorio.")
+            errors.add(f"{where}.{alias}", "required", _("Campo obligatorio."))
     for alias in absent:
         if _given(item, alias):
-            errors.add(f"{where}.{alias}", "not_applicable", f"No corresponde a {kind.name_es}.")
+            errors.add(f"{where}.{alias}", "not_applicable", _("No corresponde a {name_es}.", name_es=kind.name_es))
     for j, code in enumerate(item.cod_item):
         # B-C3: DGI checks the GS1 check digit of GTIN codes.
         length = _GTIN_LENGTHS.get(code.tpo_cod.upper())
         if length and not (len(code.cod) == length and ean.is_valid(code.cod)):
-            errors.add(f"{where}.codItem[{j}].cod", "check_digit", f"Código {code.tpo_cod} inválido.")
+            errors.add(
+                f"{where}.codItem[{j}].cod", "check_digit", _("Código {tpo_cod} inválido.", tpo_cod=code.tpo_cod)
+            )
     if item.ind_fact is not None and item.ind_fact not in allowed:
         allowed_text = ", ".join(str(v) for v in sorted(allowed))
         errors.add(
-            f"{where}.indFact", "not_allowed", f"{kind.name_es} admite los indicadores de facturación {allowed_text}."
+            f"{where}.indFact",
+            "not_allowed",
+            _(
+                "{name_es} admite los indicadores de facturación {allowed_text}.",
+                name_es=kind.name_es,
+                allowed_text=allowed_text,
+            ),
         )
 
 
 def _priced_item(cfe: CfeInput, item: Item, where: str, errors: _Errors) -> None:
     if item.descuento_pct is not None and item.descuento_monto is None:
-        errors.add(f"{where}.descuentoMonto", "required", "Si hay un porcentaje de descuento, indicá también su monto.")
+        errors.add(
+            f"{where}.descuentoMonto", "required", _("Si hay un porcentaje de descuento, indicá también su monto.")
+        )
     if item.recargo_pct is not None and item.recargo_mnt is None:
-        errors.add(f"{where}.recargoMnt", "required", "Si hay un porcentaje de recargo, indicá también su monto.")
+        errors.add(f"{where}.recargoMnt", "required", _("Si hay un porcentaje de recargo, indicá también su monto."))
     if item.retenc_percep and item.ind_agente_resp is None:
         errors.add(
             f"{where}.indAgenteResp",
             "required",
-            "Indicá si sos agente o responsable (R o A) cuando el ítem lleva retenciones.",
+            _("Indicá si sos agente o responsable (R o A) cuando el ítem lleva retenciones."),
         )
     if item.ind_fact == 5 and (item.precio_unitario or line_amount(item)):
-        errors.add(f"{where}.precioUnitario", "must_be_zero", "Una entrega gratuita (indicador 5) vale 0.")
+        errors.add(f"{where}.precioUnitario", "must_be_zero", _("Una entrega gratuita (indicador 5) vale 0."))
     if item.ind_fact == 4:
         if cfe.mnt_bruto == 1:
             errors.add(
                 f"{where}.indFact",
                 "not_supported",
-                "Los ítems gravados a otra tasa (indicador 4) no se admiten con precios con IVA incluido.",
+                _("Los ítems gravados a otra tasa (indicador 4) no se admiten con precios con IVA incluido."),
             )
         if not cfe.mnt_iva_otra:
-            errors.add("mntIVAOtra", "required", "Indicá el IVA a otra tasa de los ítems con indicador 4.")
+            errors.add("mntIVAOtra", "required", _("Indicá el IVA a otra tasa de los ítems con indicador 4."))
 
 
 def _references(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
     if kind.is_note and not cfe.referencias:
-        errors.add("referencias", "required", "Una nota de crédito o débito debe referenciar al menos un comprobante.")
+        errors.add(
+            "referencias", "required", _("Una nota de crédito o débito debe referenciar al menos un comprobante.")
+        )
     seen = set()
     for i, ref in enumerate(cfe.referencias):
         where = f"referencias[{i}]"
         if ref.ind_global == 1:
             if not ref.razon_ref:
-                errors.add(f"{where}.razonRef", "required", "Una referencia global necesita su razón.")
+                errors.add(f"{where}.razonRef", "required", _("Una referencia global necesita su razón."))
             for alias in ("tpoDocRef", "serie", "nroCFERef"):
                 if getattr(ref, _attr(ref, alias)) is not None:
-                    errors.add(f"{where}.{alias}", "not_applicable", "No corresponde en una referencia global.")
+                    errors.add(f"{where}.{alias}", "not_applicable", _("No corresponde en una referencia global."))
             continue
         for alias in ("tpoDocRef", "serie", "nroCFERef"):
             if getattr(ref, _attr(ref, alias)) is None:
-                errors.add(f"{where}.{alias}", "required", "Campo obligatorio (o una referencia global con su razón).")
+                errors.add(
+                    f"{where}.{alias}", "required", _("Campo obligatorio (o una referencia global con su razón).")
+                )
         if ref.tpo_doc_ref is not None:
             allowed = NOTE_REFERENCE_TYPES.get(kind.code) or (ELEMENT_TYPES[kind.element] if kind.is_note else None)
             if ref.tpo_doc_ref not in (allowed or ALL_CFE_TYPES):
@@ -293,16 +318,21 @@ def _references(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
                 errors.add(
                     f"{where}.tpoDocRef",
                     "not_allowed",
-                    f"Tipo de comprobante no admitido como referencia de {kind.name_es}"
-                    + (f": solo {only}." if only else "."),
+                    _(
+                        "Tipo de comprobante no admitido como referencia de {name_es}: solo {only}.",
+                        name_es=kind.name_es,
+                        only=only,
+                    )
+                    if only
+                    else _("Tipo de comprobante no admitido como referencia de {name_es}.", name_es=kind.name_es),
                 )
         key = (ref.tpo_doc_ref, ref.serie, ref.nro_cfe_ref)
         if key in seen:
-            errors.add(where, "duplicate", "Comprobante referenciado más de una vez.")
+            errors.add(where, "duplicate", _("Comprobante referenciado más de una vez."))
         seen.add(key)
         if ref.fecha_cfe_ref and not _MIN_DATE <= ref.fecha_cfe_ref <= _MAX_DATE:
             errors.add(
-                f"{where}.fechaCFEref", "out_of_range", "La fecha debe estar entre el 01/10/2011 y el 31/12/2050."
+                f"{where}.fechaCFEref", "out_of_range", _("La fecha debe estar entre el 01/10/2011 y el 31/12/2050.")
             )
 
 
@@ -321,30 +351,36 @@ def _totals(cfe: CfeInput, totals: Totals, errors: _Errors) -> None:
             errors.add(
                 "dscRcgGlobal" if cfe.dsc_rcg_global else "items",
                 "negative_total",
-                f"El total {name} quedaría negativo ({money(value)}): revisá los descuentos.",
+                _("El total {name} quedaría negativo ({money}): revisá los descuentos.", name=name, money=money(value)),
             )
     if len(totals.retenc_percep) > 20:
-        errors.add("items", "too_many", "Hasta 20 códigos de retención o percepción distintos por comprobante.")
+        errors.add("items", "too_many", _("Hasta 20 códigos de retención o percepción distintos por comprobante."))
     # Each amount fits in its own field, but a line (quantity x price) or a total may not fit DGI's.
     for index, amount in enumerate(totals.line_amounts):
         if abs(amount) > MAX_AMOUNT:
-            errors.add(f"items[{index}].precioUnitario", "too_large", f"El monto de la línea {_TOO_LARGE}")
+            errors.add(
+                f"items[{index}].precioUnitario",
+                "too_large",
+                _("El monto de la línea {too_large}", too_large=_TOO_LARGE),
+            )
     amounts = [value for value in vars(totals).values() if isinstance(value, Decimal)]
     amounts += [amount for _code, amount in totals.retenc_percep]
     if any(abs(amount) > MAX_AMOUNT for amount in amounts):
-        errors.add("items", "too_large", f"Un total del comprobante {_TOO_LARGE}")
+        errors.add("items", "too_large", _("Un total del comprobante {too_large}", too_large=_TOO_LARGE))
 
 
 def _receptor(cfe: CfeInput, kind: CfeType, must_identify: bool, errors: _Errors) -> None:
     receptor = cfe.receptor
     if receptor is None:
         if must_identify:
-            errors.add("receptor", "required", f"{kind.name_es} debe identificar al receptor.")
+            errors.add("receptor", "required", _("{name_es} debe identificar al receptor.", name_es=kind.name_es))
         return
     if must_identify or receptor.tipo_doc_recep is not None or receptor.doc_recep is not None:
         _document(receptor, errors)
     if kind.requires_rut_receiver and receptor.tipo_doc_recep not in (None, DocType.RUT):
-        errors.add("receptor.tipoDocRecep", "rut_required", "La e-Factura y sus notas exigen un receptor con RUT (2).")
+        errors.add(
+            "receptor.tipoDocRecep", "rut_required", _("La e-Factura y sus notas exigen un receptor con RUT (2).")
+        )
     required = {
         "eFact": "rznSocRecep dirRecep ciudadRecep",
         "eRem": "rznSocRecep dirRecep ciudadRecep",
@@ -352,28 +388,28 @@ def _receptor(cfe: CfeInput, kind: CfeType, must_identify: bool, errors: _Errors
     }.get(kind.element, "")
     for alias in required.split():
         if not getattr(receptor, _attr(receptor, alias)):
-            errors.add(f"receptor.{alias}", "required", f"Obligatorio en {kind.name_es}.")
+            errors.add(f"receptor.{alias}", "required", _("Obligatorio en {name_es}.", name_es=kind.name_es))
 
 
 def _document(receptor: Receptor, errors: _Errors) -> None:
     doc_type, number, country = receptor.tipo_doc_recep, receptor.doc_recep, receptor.cod_pais_recep
     if doc_type is None:
-        errors.add("receptor.tipoDocRecep", "required", "Indicá el tipo de documento del receptor.")
+        errors.add("receptor.tipoDocRecep", "required", _("Indicá el tipo de documento del receptor."))
         return
     problem = document_error(doc_type, number or "")
     if problem:
         errors.add("receptor.docRecep", problem, _DOC_ERRORS[problem])
     if doc_type in URUGUAYAN_DOC_TYPES:
         if country not in (None, "UY"):
-            errors.add("receptor.codPaisRecep", "not_allowed", "NIE, RUT y C.I. son de Uruguay: el país es UY.")
+            errors.add("receptor.codPaisRecep", "not_allowed", _("NIE, RUT y C.I. son de Uruguay: el país es UY."))
     elif doc_type == DocType.DNI:
         if country not in _DNI_COUNTRIES:
-            errors.add("receptor.codPaisRecep", "not_allowed", "El DNI corresponde a AR, BR, CL o PY.")
+            errors.add("receptor.codPaisRecep", "not_allowed", _("El DNI corresponde a AR, BR, CL o PY."))
     elif country is None:
-        errors.add("receptor.codPaisRecep", "required", "Indicá el país del documento (o 99).")
+        errors.add("receptor.codPaisRecep", "required", _("Indicá el país del documento (o 99)."))
     elif country not in COUNTRIES:
         errors.add(
             "receptor.codPaisRecep",
             "not_allowed",
-            "No conocemos ese país: usá su código de dos letras (AR, BR, US…) o 99 si no está en la lista.",
+            _("No conocemos ese país: usá su código de dos letras (AR, BR, US…) o 99 si no está en la lista."),
         )

@@ -13,6 +13,7 @@ from datetime import date, timedelta
 from portal.domain.cfe_types import IND_FACT_NOT_FOR_SMALL_TAXPAYERS, CfeType
 from portal.domain.empresa import SMALL_TAXPAYER_REGIMES
 from portal.service.cfe.model import CfeInput
+from portal.service.i18n import _
 
 # A-C5 and F-C7: "debe ser ≤ fecha del servidor de DGI + 60 días"; we sign at once, so the signature date
 # stands for DGI's server date.
@@ -68,23 +69,26 @@ def _dates(cfe: CfeInput, kind: CfeType, signing_date: date, errors) -> None:
         errors.add(
             "fchEmis",
             "too_far_ahead",
-            f"La fecha del comprobante puede ser a lo sumo "
-            f"{DAYS_AHEAD_ALLOWED} días posterior a hoy (hasta el "
-            f"{latest:%d/%m/%Y}).",
+            _(
+                "La fecha del comprobante puede ser a lo sumo {days_ahead_allowed} días posterior a hoy (hasta el "
+                "{latest:%d/%m/%Y}).",
+                days_ahead_allowed=DAYS_AHEAD_ALLOWED,
+                latest=latest,
+            ),
         )
     for i, ref in enumerate(cfe.referencias):
         if ref.fecha_cfe_ref and ref.fecha_cfe_ref > latest:
             errors.add(
                 f"referencias[{i}].fechaCFEref",
                 "too_far_ahead",
-                f"La fecha del comprobante referenciado no puede pasar del {latest:%d/%m/%Y}.",
+                _("La fecha del comprobante referenciado no puede pasar del {latest:%d/%m/%Y}.", latest=latest),
             )
     if kind.element == "eResg" and cfe.fch_valor is not None:
         if (cfe.fch_valor.year, cfe.fch_valor.month) > (cfe.fch_emis.year, cfe.fch_emis.month):
             errors.add(
                 "fchValor",
                 "after_issue_month",
-                "La fecha valor no puede ser de un mes posterior al de la fecha del comprobante.",
+                _("La fecha valor no puede ser de un mes posterior al de la fecha del comprobante."),
             )
 
 
@@ -94,13 +98,13 @@ def _prices(cfe: CfeInput, errors) -> None:
             errors.add(
                 f"items[{i}].precioUnitario",
                 "must_be_positive",
-                "El precio unitario debe ser mayor que 0 (solo una entrega gratuita vale 0).",
+                _("El precio unitario debe ser mayor que 0 (solo una entrega gratuita vale 0)."),
             )
         if item.ind_agente_resp is not None and not item.retenc_percep:
             errors.add(
                 f"items[{i}].retencPercep",
                 "required",
-                "Un ítem con agente o responsable de retención debe detallar sus retenciones o percepciones.",
+                _("Un ítem con agente o responsable de retención debe detallar sus retenciones o percepciones."),
             )
 
 
@@ -111,21 +115,29 @@ def _gross_indicator(cfe: CfeInput, emission: Emission, errors) -> None:
         errors.add(
             "mntBruto",
             "not_supported",
-            "Los precios con IMEBA y adicionales incluidos (montos brutos 2) solo corresponden a la "
-            "e-Boleta de entrada.",
+            _(
+                "Los precios con IMEBA y adicionales incluidos (montos brutos 2) solo corresponden a la "
+                "e-Boleta de entrada."
+            ),
         )
     elif small and cfe.mnt_bruto != 3:
         errors.add(
             "mntBruto",
             "regime_requires_3",
-            f"Como contribuyente {regime}, el comprobante se emite como venta sin IVA discriminado (montos brutos 3).",
+            _(
+                "Como contribuyente {regime}, el comprobante se emite como venta sin IVA discriminado (montos "
+                "brutos 3).",
+                regime=regime,
+            ),
         )
     elif not small and cfe.mnt_bruto == 3:
         errors.add(
             "mntBruto",
             "not_allowed_for_regime",
-            "Las ventas sin IVA discriminado (montos brutos 3) son solo de contribuyentes IVA mínimo, "
-            "Monotributo o Monotributo Social MIDES.",
+            _(
+                "Las ventas sin IVA discriminado (montos brutos 3) son solo de contribuyentes IVA mínimo, "
+                "Monotributo o Monotributo Social MIDES."
+            ),
         )
     if not emission.cae_allocated:
         return
@@ -134,15 +146,19 @@ def _gross_indicator(cfe: CfeInput, emission: Emission, errors) -> None:
         errors.add(
             "mntBruto",
             "cae_requires_3",
-            "El CAE de tu empresa es especial de IVA mínimo o Monotributo: el comprobante se emite como "
-            "venta sin IVA discriminado (montos brutos 3).",
+            _(
+                "El CAE de tu empresa es especial de IVA mínimo o Monotributo: el comprobante se emite como "
+                "venta sin IVA discriminado (montos brutos 3)."
+            ),
         )
     elif emission.cae_especial not in (2, 3, 4) and cfe.mnt_bruto == 3:
         errors.add(
             "caeData.caeEspecial",
             "required",
-            "Para vender sin IVA discriminado hace falta el CAE especial que DGI otorga a IVA mínimo o "
-            "Monotributo; importá ese CAE.",
+            _(
+                "Para vender sin IVA discriminado hace falta el CAE especial que DGI otorga a IVA mínimo o "
+                "Monotributo; importá ese CAE."
+            ),
         )
 
 
@@ -158,18 +174,20 @@ def _indicators(cfe: CfeInput, emission: Emission, errors) -> None:
             errors.add(
                 field,
                 "not_allowed_for_regime",
-                "Las ventas sin IVA discriminado (IVA mínimo o Monotributo) no llevan ítems con IVA ni "
-                "exentos (indicadores 1, 2, 3, 4, 11, 12): usá el indicador 16.",
+                _(
+                    "Las ventas sin IVA discriminado (IVA mínimo o Monotributo) no llevan ítems con IVA ni "
+                    "exentos (indicadores 1, 2, 3, 4, 11, 12): usá el indicador 16."
+                ),
             )
         elif exonerated and indicator in _NOT_FOR_EXONERATED:
             errors.add(
                 field,
                 "not_allowed_for_regime",
-                "Un contribuyente exonerado no factura ítems gravados (indicadores 2, 3, 4, 11, 12).",
+                _("Un contribuyente exonerado no factura ítems gravados (indicadores 2, 3, 4, 11, 12)."),
             )
         elif not small and indicator in _ONLY_SMALL_TAXPAYERS:
             errors.add(
                 field,
                 "not_allowed_for_regime",
-                "El indicador 16 es solo para contribuyentes IVA mínimo, Monotributo o Monotributo Social MIDES.",
+                _("El indicador 16 es solo para contribuyentes IVA mínimo, Monotributo o Monotributo Social MIDES."),
             )

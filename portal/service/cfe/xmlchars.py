@@ -25,7 +25,9 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, GetJsonSchemaHandler, field_validator
 from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import PydanticCustomError
+
+from portal.service.i18n import _
+from portal.service.pydantic_errors import refuse
 
 # Refused everywhere: outside XML 1.0's Char, or a C0/C1 control (tab and line breaks aside), as (first, last).
 _SURROGATES = (0xD800, 0xDFFF)
@@ -75,9 +77,33 @@ _FORBIDDEN_ONE_LINE = re.compile(f"[{_class(_CONTROLS + _LINE_BREAKS)}]")
 _FORBIDDEN_LINES = re.compile(f"[{_class(_CONTROLS)}]")
 _SPOOFING = re.compile(f"[{_class(_BIDI + _INVISIBLE + _PRIVATE)}]")
 _CLASSES = (
-    (re.compile(f"[{_class(_BIDI)}]"), "bidi_control", "una marca de dirección de escritura"),
-    (re.compile(f"[{_class(_INVISIBLE)}]"), "invisible_char", "un carácter invisible"),
-    (re.compile(f"[{_class(_PRIVATE)}]"), "private_use", "un carácter de uso privado, sin significado"),
+    (
+        re.compile(f"[{_class(_BIDI)}]"),
+        "bidi_control",
+        lambda char: _(
+            "Contiene una marca de dirección de escritura ({char}), que cambiaría cómo se lee el comprobante: "
+            "borralo y volvé a intentar.",
+            char=char,
+        ),
+    ),
+    (
+        re.compile(f"[{_class(_INVISIBLE)}]"),
+        "invisible_char",
+        lambda char: _(
+            "Contiene un carácter invisible ({char}), que cambiaría cómo se lee el comprobante: borralo y volvé a "
+            "intentar.",
+            char=char,
+        ),
+    ),
+    (
+        re.compile(f"[{_class(_PRIVATE)}]"),
+        "private_use",
+        lambda char: _(
+            "Contiene un carácter de uso privado, sin significado ({char}), que cambiaría cómo se lee el "
+            "comprobante: borralo y volvé a intentar.",
+            char=char,
+        ),
+    ),
 )
 _SPACES = re.compile(f"[{_class(_OTHER_SPACES)}]")
 _LINE_SEPARATORS = re.compile(f"[{_class(_LINE_SEPARATORS_RANGES)}]")
@@ -109,30 +135,25 @@ def xml_text(value: object, *, line_breaks: bool = True) -> object:
         return value
     separator = _LINE_SEPARATORS.search(value)
     if separator and not line_breaks:
-        raise PydanticCustomError(
-            "control_chars", "Es de una sola línea y contiene un salto de línea ({char}).", {"char": _char(separator)}
+        raise refuse(
+            "control_chars", _("Es de una sola línea y contiene un salto de línea ({char}).", char=_char(separator))
         )
     if separator:
         value = _LINE_SEPARATORS.sub("\n", value)
     value = _SPACES.sub(" ", value)
     spoofing = _SPOOFING.search(value)
     if spoofing:
-        for pattern, code, name in _CLASSES:
+        for pattern, code, message in _CLASSES:
             if pattern.match(spoofing.group()):
-                raise PydanticCustomError(
-                    code,
-                    "Contiene {name} ({char}), que cambiaría cómo se lee el comprobante: borralo y volvé a intentar.",
-                    {"name": name, "char": _char(spoofing)},
-                )
+                raise refuse(code, message(_char(spoofing)))
     found = (_FORBIDDEN_LINES if line_breaks else _FORBIDDEN_ONE_LINE).search(value)
     if found:
-        raise PydanticCustomError(
+        raise refuse(
             "control_chars",
-            "Contiene un carácter que no se puede usar ({char}): borralo y volvé a intentar.",
-            {"char": _char(found)},
+            _("Contiene un carácter que no se puede usar ({char}): borralo y volvé a intentar.", char=_char(found)),
         )
     if value and not value.strip():
-        raise PydanticCustomError("blank", "Tiene solo espacios: escribí el texto o no envíes el campo.")
+        raise refuse("blank", _("Tiene solo espacios: escribí el texto o no envíes el campo."))
     return value
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from flask import Blueprint
 from sqlalchemy import select
 
+from portal.domain.roles import ALL, WRITERS
 from portal.service import db
-from portal.service.api import ALL_ROLES, WRITERS, operation
+from portal.service.api import operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.clientes import catalog
 from portal.service.clientes.models import Customer
@@ -23,7 +24,7 @@ from portal.service.errors import ApiError, FieldError, NotFound, ValidationFail
 
 bp = Blueprint("clientes", __name__, url_prefix="/api/v1/clientes")
 TAG = "Clientes"
-_READ = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL_ROLES}
+_READ = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL}
 _WRITE = {"tag": TAG, "auth": (JWT, API_KEY), "roles": WRITERS}
 MAX_ID = 2**31 - 1
 _ID = {"cliente_id": "El id del cliente, como lo da la lista."}

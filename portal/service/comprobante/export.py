@@ -7,24 +7,25 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Iterator
-from decimal import Decimal
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.dgi_states import DGI_STATES
+from portal.service.cfe.pdf_text import number
+from portal.service.i18n import _
 
 HEADER = (
-    "Fecha",
-    "Tipo",
-    "Serie",
-    "Número",
-    "Documento del receptor",
-    "Receptor",
-    "Moneda",
-    "Total",
-    "Total a pagar",
-    "Estado DGI",
-    "Identificador",
-    "Solicitud",
+    _("Fecha"),
+    _("Tipo"),
+    _("Serie"),
+    _("Número"),
+    _("Documento del receptor"),
+    _("Receptor"),
+    _("Moneda"),
+    _("Total"),
+    _("Total a pagar"),
+    _("Estado DGI"),
+    _("Identificador"),
+    _("Solicitud"),
 )
 _BATCH = 500
 # What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
@@ -39,7 +40,7 @@ def text_cell(value: str) -> str:
 
 
 def _amount(value) -> str:
-    return f"{Decimal(str(value)):.2f}".replace(".", ",")
+    return number(value, 2, grouped=False)
 
 
 def _type(code: int) -> str:
@@ -64,12 +65,13 @@ def csv_row(row) -> tuple:
     )
 
 
-def csv_chunks(rows: Iterable) -> Iterator[str]:
-    """The file in chunks of a few hundred lines, so a long export starts at once and stays small in memory."""
+def csv_chunks(rows: Iterable, header: Iterable[str] = HEADER) -> Iterator[str]:
+    """The file in chunks of a few hundred lines, so a long export starts at once and stays small in memory.
+    `header`: the column names in the request's language (`say` them while the request is there)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=";", lineterminator="\r\n")
     buffer.write("\ufeff")
-    writer.writerow(HEADER)
+    writer.writerow(header)
     for count, row in enumerate(rows, start=1):
         writer.writerow(csv_row(row))
         if count % _BATCH == 0:

@@ -41,12 +41,13 @@ from portal.service.comprobante import notes
 from portal.service.comprobante.issuer import cached_issuer, issuer_for, print_settings, signing_key
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, PrintedLogo
 from portal.service.comprobante.numbering import allocate
-from portal.service.comprobante.search import folded
+from portal.service.comprobante.search import folded, remember_receiver
 from portal.service.empresa.settings import company_logo, default_paper
 from portal.service.envios.tasks import wake_packer
 from portal.service.envios.tracking import record_issued
 from portal.service.errors import FieldError, ValidationFailed
 from portal.service.eventos.publishing import publish, receipt
+from portal.service.i18n import _
 from portal.service.indices.ui import ui_value_on
 from portal.service.intercambio import sending as exchange
 from portal.service.intercambio.tasks import wake_exchange
@@ -84,7 +85,7 @@ def _checked(cfe: CfeInput, company_id: int) -> tuple[Issuer, Decimal, Totals]:
     checked = validate(cfe, ui_value=ui_value, emission=emission)
     if checked.errors or checked.totals is None:
         raise ValidationFailed(
-            [FieldError(e.field, e.code, e.message) for e in checked.errors], message="El comprobante no es válido."
+            [FieldError(e.field, e.code, e.message) for e in checked.errors], message=_("El comprobante no es válido.")
         )
     return issuer, ui_value, checked.totals
 
@@ -117,7 +118,9 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[
             kinds = " o ".join(CFE_TYPES[code].name_es for code in sorted(allowed))
             problems.append(
                 FieldError(
-                    f"{where}.tpoDocRef", "not_allowed", f"Una {CFE_TYPES[cfe.tipo_cfe].name_es} solo refiere {kinds}."
+                    f"{where}.tpoDocRef",
+                    "not_allowed",
+                    _("Una {tipo} solo refiere {kinds}.", tipo=CFE_TYPES[cfe.tipo_cfe].name_es, kinds=kinds),
                 )
             )
         elif found is None:
@@ -125,7 +128,11 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[
                 FieldError(
                     f"{where}.nroCFERef",
                     "not_found",
-                    f"No existe el comprobante {ref.tpo_doc_ref} {named} emitido por esta empresa.",
+                    _(
+                        "No existe el comprobante {tipo} {numero} emitido por esta empresa.",
+                        tipo=ref.tpo_doc_ref,
+                        numero=named,
+                    ),
                 )
             )
         elif found.dgi_status == "rechazado":
@@ -133,8 +140,12 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[
                 FieldError(
                     f"{where}.nroCFERef",
                     "rechazado_por_dgi",
-                    f"DGI rechazó el comprobante {CFE_TYPES[found.tipo_cfe].name_es} {named}: no tiene validez "
-                    "fiscal y no admite notas (DGI las rechazaría, E12). Emití el comprobante corregido.",
+                    _(
+                        "DGI rechazó el comprobante {tipo} {numero}: no tiene validez fiscal y no admite notas (DGI "
+                        "las rechazaría, E12). Emití el comprobante corregido.",
+                        tipo=CFE_TYPES[found.tipo_cfe].name_es,
+                        numero=named,
+                    ),
                 )
             )
         elif ref.fecha_cfe_ref is not None and ref.fecha_cfe_ref != found.fch_emis:
@@ -142,14 +153,18 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[
                 FieldError(
                     f"{where}.fechaCFEref",
                     "fecha_distinta",
-                    f"El comprobante {named} es del {found.fch_emis:%d/%m/%Y}: la referencia lleva su fecha "
-                    "(dejala vacía y se toma del comprobante).",
+                    _(
+                        "El comprobante {numero} es del {fecha}: la referencia lleva su fecha (dejala vacía y se "
+                        "toma del comprobante).",
+                        numero=named,
+                        fecha=f"{found.fch_emis:%d/%m/%Y}",
+                    ),
                 )
             )
         else:
             originals.append(notes.Original(index, found))
     if problems:
-        raise ValidationFailed(problems, message="La nota no corresponde a los comprobantes que refiere.")
+        raise ValidationFailed(problems, message=_("La nota no corresponde a los comprobantes que refiere."))
     return originals
 
 
@@ -257,6 +272,7 @@ def _issue_in(
     # references, and the answer reads it (one SELECT less).
     submission = record_issued(session, record, cfe, ui_value, signed.totals)
     db.insert_loaded(session, record, submission)  # two Core INSERTs: cheaper than the unit of work's flush
+    remember_receiver(session, company_id, record.receptor_busqueda)
     notes.link(session, record, shares)
     # To an electronic receiver: its delivery by the exchange, committed with the receipt too.
     exchanged = exchange.record_issued(

@@ -188,3 +188,16 @@ class ReferenceChange(Base):
     actor: Mapped[str] = mapped_column(String(254))
     request_id: Mapped[str | None] = mapped_column(String(128))
     at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
+
+
+class ReceiverWord(Base):
+    """A word of a receiver's name, as the receipt list searches it (search.name_words of the folded name):
+    one row per company, word and folded name, so "arapey" finds "viajes arapey s.r.l." through the primary
+    key's (company_id, palabra) prefix instead of reading every receipt (migration 0060_receptor_palabras).
+    Written with the receipt that first uses the name; never deleted (a name once used stays findable)."""
+
+    __tablename__ = "cfe_receptor_palabra"
+
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), primary_key=True)
+    palabra: Mapped[str] = mapped_column(String(150), primary_key=True)
+    nombre: Mapped[str] = mapped_column(String(150), primary_key=True)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from portal.domain.roles import ALL, WRITERS
 from portal.service import db, idempotency
-from portal.service.api import ALL_ROLES, WRITERS, operation
+from portal.service.api import operation
 from portal.service.auth import Principal
 from portal.service.cfe.pdf_text import money
 from portal.service.comprobante import issuing, notes
@@ -15,6 +16,7 @@ from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.presenters import cfe_emitido, cfe_emitido_json
 from portal.service.comprobante.schemas import BorradorNota, BorradorNotaQuery, CfeEmitido, NotaCreditoTotal
 from portal.service.errors import ApiError, Conflict, NotFound, ValidationFailed
+from portal.service.i18n import _
 from portal.service.intercambio.tracking import commercial_rejection, rejection_reason
 
 
@@ -23,7 +25,7 @@ def _original(principal: Principal, cfe_id: str) -> IssuedCfe:
         select(IssuedCfe).where(IssuedCfe.id == cfe_id, IssuedCfe.company_id == principal.company_id)
     )
     if record is None:
-        raise NotFound("No existe ese comprobante en tu empresa.", code="cfe_no_encontrado")
+        raise NotFound(_("No existe ese comprobante en tu empresa."), code="cfe_no_encontrado")
     return record
 
 
@@ -39,11 +41,15 @@ def _untouched(original: IssuedCfe) -> None:
     left = notes.remaining(db.session(), original)
     if not left:
         raise Conflict(
-            "Este comprobante ya está anulado: sus notas de crédito cubren todo su monto.", code="ya_anulado"
+            _("Este comprobante ya está anulado: sus notas de crédito cubren todo su monto."), code="ya_anulado"
         )
     raise Conflict(
-        f"Este comprobante ya tiene notas de crédito por {money(already)}; para acreditar lo que queda "
-        f"({money(left)}) emití una nota de crédito parcial.",
+        _(
+            "Este comprobante ya tiene notas de crédito por {acreditado}; para acreditar lo que queda ({saldo}) "
+            "emití una nota de crédito parcial.",
+            acreditado=money(already),
+            saldo=money(left),
+        ),
         code="acreditado_en_parte",
     )
 
@@ -104,7 +110,7 @@ def nota_credito_total(body: NotaCreditoTotal, principal: Principal):
     tag=TAG,
     summary="Borrador de nota de crédito parcial o de débito",
     auth=BOTH,
-    roles=ALL_ROLES,
+    roles=ALL,
     query=BorradorNotaQuery,
     responses={
         200: BorradorNota,
@@ -118,7 +124,7 @@ def borrador_nota(query: BorradorNotaQuery, principal: Principal):
     original = _original(principal, query.id_cfe_emitido)
     table = notes.CREDIT_NOTE_FOR if query.tipo == "credito" else notes.DEBIT_NOTE_FOR
     if original.tipo_cfe not in table:
-        raise ApiError("Ese comprobante no admite una nota de ese tipo.", code="tipo_sin_nota", status=409)
+        raise ApiError(_("Ese comprobante no admite una nota de ese tipo."), code="tipo_sin_nota", status=409)
     left = notes.remaining(db.session(), original) if query.tipo == "credito" else None
     # A receiver's commercial rejection (intercambio): the note's reason is the receiver's motive.
     rejected = commercial_rejection(db.session(), original) if query.tipo == "credito" else None

@@ -20,6 +20,7 @@ from portal.service.cfe import CfeInput, compute_totals
 from portal.service.cfe.pdf_text import money
 from portal.service.comprobante.models import IssuedCfe, NoteReference
 from portal.service.errors import ApiError, FieldError, ValidationFailed
+from portal.service.i18n import Text, _
 
 # What each receipt's credit and debit notes are (portal.domain.cfe_types): an e-Ticket's are 102/103, an
 # e-Factura's 112/113, and a debit note can itself be credited.
@@ -76,14 +77,23 @@ def with_reference_amounts(cfe: CfeInput, originals: list[Original]) -> CfeInput
 
 def _currency_problems(cfe: CfeInput, originals: list[Original]) -> list[FieldError]:
     """A note, credit or debit, is in its original's currency (F-C9: TpoMonedaRef = the original's)."""
-    kind = "crédito" if cfe.tipo_cfe in CREDIT_NOTES else "débito"
-    return [
-        FieldError(
-            "tpoMoneda",
-            "moneda_distinta",
-            f"La nota de {kind} debe ser en {found.record.tpo_moneda}, la moneda del "
-            f"comprobante {found.record.serie}-{found.record.nro}.",
+
+    def said(record: IssuedCfe) -> Text:
+        number = f"{record.serie}-{record.nro}"
+        if cfe.tipo_cfe in CREDIT_NOTES:
+            return _(
+                "La nota de crédito debe ser en {moneda}, la moneda del comprobante {numero}.",
+                moneda=record.tpo_moneda,
+                numero=number,
+            )
+        return _(
+            "La nota de débito debe ser en {moneda}, la moneda del comprobante {numero}.",
+            moneda=record.tpo_moneda,
+            numero=number,
         )
+
+    return [
+        FieldError("tpoMoneda", "moneda_distinta", said(found.record))
         for found in originals
         if found.record.tpo_moneda != cfe.tpo_moneda
     ]
@@ -96,7 +106,7 @@ def shares_of(session: Session, cfe: CfeInput, originals: list[Original]) -> lis
     if not originals:
         return []
     if currency := _currency_problems(cfe, originals):
-        raise ValidationFailed(currency, message="La nota no corresponde al comprobante referido.")
+        raise ValidationFailed(currency, message=_("La nota no corresponde al comprobante referido."))
     total = compute_totals(cfe).mnt_total
     if cfe.tipo_cfe not in CREDIT_NOTES:
         return [(found.record, total if len(originals) == 1 else Decimal("0.00")) for found in originals]
@@ -111,7 +121,10 @@ def shares_of(session: Session, cfe: CfeInput, originals: list[Original]) -> lis
                 FieldError(
                     f"{where}.nroCFERef",
                     "sin_saldo",
-                    f"El comprobante {record.serie}-{record.nro} ya está acreditado por completo.",
+                    _(
+                        "El comprobante {numero} ya está acreditado por completo.",
+                        numero=f"{record.serie}-{record.nro}",
+                    ),
                 )
             )
     if not problems and left_to_place > 0:
@@ -120,12 +133,16 @@ def shares_of(session: Session, cfe: CfeInput, originals: list[Original]) -> lis
             FieldError(
                 "items",
                 "supera_saldo",
-                f"La nota de crédito ({money(total)}) supera lo que queda por acreditar del "
-                f"comprobante referido ({money(left)}); emití una nota por ese saldo o menos.",
+                _(
+                    "La nota de crédito ({total}) supera lo que queda por acreditar del comprobante referido "
+                    "({saldo}); emití una nota por ese saldo o menos.",
+                    total=money(total),
+                    saldo=money(left),
+                ),
             )
         )
     if problems:
-        raise ValidationFailed(problems, message="La nota de crédito no corresponde al comprobante referido.")
+        raise ValidationFailed(problems, message=_("La nota de crédito no corresponde al comprobante referido."))
     return shares
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from portal.domain.receipt_numbers import printed
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service import responses
 from portal.service.comprobante import notes
@@ -180,7 +181,7 @@ def resultado_busqueda(rows, following: str | None, totals) -> ResultadoBusqueda
             tipo_cfe=row.tipo_cfe,
             serie=row.serie,
             nro=row.nro,
-            numero=f"{row.serie}-{row.nro:07d}",
+            numero=printed(row.serie, row.nro),
             fch_emis=row.fch_emis,
             tpo_moneda=row.tpo_moneda,
             mnt_total=_cents(row.mnt_total),
@@ -195,9 +196,9 @@ def resultado_busqueda(rows, following: str | None, totals) -> ResultadoBusqueda
         for row in rows
     ]
     return ResultadoBusqueda(
-        comprobantes=listed,
-        siguiente=following,
-        cantidad=sum(t.cantidad for t in totals),
+        items=listed,
+        siguiente_cursor=following,
+        total=sum(t.cantidad for t in totals),
         totales=[TotalMoneda(moneda=t.moneda, cantidad=t.cantidad, mnt_total=t.mnt_total) for t in totals],
     )
 

@@ -11,6 +11,7 @@ from portal.service.comprobante.models import IssuedCfe, ReferenceChange
 from portal.service.comprobante.presenters import referencia_aplicada
 from portal.service.comprobante.schemas import ReaplicarReferencia, ReferenciaAplicada
 from portal.service.errors import NotFound
+from portal.service.i18n import _
 
 
 def reapply(principal: Principal, body: ReaplicarReferencia) -> ReferenciaAplicada:
@@ -20,7 +21,7 @@ def reapply(principal: Principal, body: ReaplicarReferencia) -> ReferenciaAplica
             select(IssuedCfe).where(IssuedCfe.id == body.id_cfe_emitido, IssuedCfe.company_id == principal.company_id)
         )
         if record is None:
-            raise NotFound("No existe ese comprobante en tu empresa.", code="cfe_no_encontrado")
+            raise NotFound(_("No existe ese comprobante en tu empresa."), code="cfe_no_encontrado")
         changed = record.referencia_cobro != body.referencia_cobro
         if changed:
             session.add(

@@ -5,8 +5,9 @@ from __future__ import annotations
 from flask import Flask, Response, request
 from sqlalchemy import select
 
+from portal.domain.roles import ALL, WRITERS
 from portal.service import db, idempotency, keystore, responses
-from portal.service.api import ALL_ROLES, WRITERS, negotiate, operation
+from portal.service.api import negotiate, operation
 from portal.service.auth import Principal
 from portal.service.cfe import CfeInput, XmlInputError, warm_up
 from portal.service.cfe.pdf_base import PAPERS, ROLL_TYPES, PaperNotAllowed, check_paper
@@ -15,7 +16,7 @@ from portal.service.cfe.xmlsafe import MAX_XML_BYTES, XmlIntakeBusy, intake
 from portal.service.comprobante import issuing, previews, references, search
 from portal.service.comprobante import note_routes as _note_routes  # noqa: F401 - adds the note endpoints to bp
 from portal.service.comprobante.blueprint import BOTH, IDEMPOTENCY, TAG, bp
-from portal.service.comprobante.export import csv_chunks
+from portal.service.comprobante.export import HEADER, csv_chunks
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.comprobante.presenters import cfe_emitido, cfe_emitido_json, resultado_busqueda
 from portal.service.comprobante.schemas import (
@@ -31,6 +32,8 @@ from portal.service.comprobante.schemas import (
 from portal.service.empresa.settings import company_logo, default_paper
 from portal.service.envios.models import DgiSubmission
 from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
+from portal.service.files import file_response
+from portal.service.i18n import _, language, say
 from portal.service.models import Company
 from portal.service.publicurl import public_url
 
@@ -77,7 +80,7 @@ def emitir(body: CfeInput, principal: Principal):
     tag=TAG,
     summary="Obtener un comprobante emitido",
     auth=BOTH,
-    roles=ALL_ROLES,
+    roles=ALL,
     query=GetByIdQuery,
     responses={
         200: {
@@ -107,7 +110,7 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
         .where(IssuedCfe.id == query.id_cfe_emitido, IssuedCfe.company_id == principal.company_id)
     ).first()
     if found is None:
-        raise NotFound("No existe ese comprobante en tu empresa.", code="cfe_no_encontrado")
+        raise NotFound(_("No existe ese comprobante en tu empresa."), code="cfe_no_encontrado")
     record = found[0]
     wanted = negotiate("application/json", "application/xml", "application/pdf")
     name = f"CFE_{record.tipo_cfe}_{record.serie}{record.nro:07d}"
@@ -144,7 +147,7 @@ def _paper(default: str, tipo_cfe: int, asked: str | None) -> str:
     tag=TAG,
     summary="Buscar comprobantes emitidos",
     auth=BOTH,
-    roles=ALL_ROLES,
+    roles=ALL,
     query=BuscarQuery,
     responses={
         200: {
@@ -155,34 +158,25 @@ def _paper(default: str, tipo_cfe: int, asked: str | None) -> str:
                 "application/json": {"schema": {"$ref": "#/components/schemas/ResultadoBusqueda"}},
                 "text/csv": {"schema": {"type": "string"}},
             },
+            "model": ResultadoBusqueda,
         },
         406: "Formato no disponible.",
     },
 )
 def buscar(query: BuscarQuery, principal: Principal):
     """The company's receipts however they were issued, newest first (date, then number); filters combine
-    with AND. Pages with a cursor (`siguiente`) that stays valid while receipts are being issued."""
+    with AND. Pages with a cursor (`siguienteCursor`) that stays valid while receipts are being issued."""
     wanted = negotiate("application/json", "text/csv")
     filters = search.Filters(**query.model_dump(exclude={"cursor", "limite"}))
     session = db.session()
     where = search.conditions(session, principal.company_id, filters)
     if wanted == "text/csv":
-        response = Response(csv_chunks(search.every_row_closing(db.new_session(), where)), mimetype="text/csv")
-        response.headers["Content-Disposition"] = 'attachment; filename="comprobantes.csv"'
-        response.vary.add("Accept")
+        header = [say(name) for name in HEADER]
+        rows = csv_chunks(search.every_row_closing(db.new_session(), where), header)
+        response = file_response(rows, "text/csv", "comprobantes.csv", inline=False, vary=("Accept", "Accept-Language"))
+        response.headers["Content-Language"] = language()
         return response
-    try:
-        rows, following = search.page(session, where, query.cursor, query.limite)
-    except ValueError as exc:
-        raise ValidationFailed(
-            [
-                FieldError(
-                    "cursor",
-                    "cursor_invalido",
-                    "El cursor no es válido: usá el valor `siguiente` de la página anterior.",
-                )
-            ]
-        ) from exc
+    rows, following = search.page(session, where, query.cursor, query.limite)
     result: ResultadoBusqueda = resultado_busqueda(rows, following, search.totals(session, where))
     response = Response(result.model_dump_json(by_alias=True), mimetype="application/json")
     response.vary.add("Accept")
@@ -190,10 +184,7 @@ def buscar(query: BuscarQuery, principal: Principal):
 
 
 def _download(content: bytes, mimetype: str, filename: str) -> Response:
-    response = Response(content, mimetype=mimetype)
-    response.headers["Content-Disposition"] = f'inline; filename="{filename}"'
-    response.vary.add("Accept")
-    return response
+    return file_response(content, mimetype, filename, inline=True, vary=("Accept",))
 
 
 # A whole (small) unsigned e-Ticket, so that the example signs as it stands.
@@ -317,7 +308,7 @@ def previsualizar(body: CfeInput, query: PreviewQuery, principal: Principal):
     tag=TAG,
     summary="PDF de previsualización por token",
     auth=BOTH,
-    roles=ALL_ROLES,
+    roles=ALL,
     path_params={"token": "El token que devolvió previsualizar."},
     responses={200: _PDF, 404: "Token inexistente, vencido o de otra empresa."},
 )
@@ -325,7 +316,7 @@ def previsualizar_token(token: str, principal: Principal):
     """Serves a preview PDF while its token lives (10 minutes)."""
     pdf = previews.find(token, principal.company_id)
     if pdf is None:
-        raise NotFound("La previsualización no existe o venció.", code="previsualizacion_no_encontrada")
+        raise NotFound(_("La previsualización no existe o venció."), code="previsualizacion_no_encontrada")
     response = _download(pdf, "application/pdf", "previsualizacion.pdf")
     response.headers["Cache-Control"] = "no-store"
     return response

@@ -7,15 +7,17 @@ from decimal import Decimal
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator
-from pydantic_core import PydanticCustomError
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.dgi_states import DGI_STATES
+from portal.domain.receipt_numbers import MAX_TYPED, PATTERN, is_receipt_number
 from portal.service.cfe.model_parts import Day, reject_control_chars
 from portal.service.cfe.xmlchars import text_pattern
-from portal.service.comprobante.search import parse_number
 from portal.service.envios.schemas import EstadoDgi
+from portal.service.i18n import _
 from portal.service.intercambio.schemas import EstadoIntercambio
+from portal.service.paging import CURSOR_DESCRIPTION, CURSOR_PATTERN, Page
+from portal.service.pydantic_errors import PARAMETERS, refuse
 
 # The body models strip spaces before measuring: a text of only spaces is empty, so say "some non-space" too.
 _NOT_BLANK = r"\S"
@@ -253,7 +255,7 @@ class BorradorNotaQuery(BaseModel):
     @classmethod
     def _kind(cls, value: str) -> str:
         if value not in ("credito", "debito"):
-            raise PydanticCustomError("tipo_invalido", "Se espera credito o debito.")
+            raise refuse("tipo_invalido", _("Se espera credito o debito."))
         return value
 
 
@@ -279,7 +281,10 @@ class BuscarQuery(BaseModel):
         None, alias="tipoCFE", json_schema_extra={"enum": sorted(CFE_TYPES)}, description="Tipo de CFE, p. ej. 111."
     )
     numero: str | None = Field(
-        None, max_length=20, description="Serie y número como se escriba: A-15, A 0000015, A15, o solo 15."
+        None,
+        max_length=MAX_TYPED,
+        pattern=PATTERN,
+        description="Serie y número como se escriba: A-15, A 0000015, A15, o solo 15.",
     )
     receptor: str | None = Field(
         None,
@@ -309,29 +314,23 @@ class BuscarQuery(BaseModel):
     referencia: str | None = Field(
         None, max_length=255, description="El X-Request-ID o la Idempotency-Key con que se emitió."
     )
-    cursor: str | None = Field(None, max_length=200, description="El valor `siguiente` de la página anterior.")
-    limite: int = Field(50, ge=1, le=200, description="Comprobantes por página (1 a 200).")
+    cursor: str | None = Field(None, max_length=200, pattern=CURSOR_PATTERN, description=CURSOR_DESCRIPTION)
+    limite: int = Field(50, ge=1, le=200, description="Comprobantes por página (50 si no se indica, hasta 200).")
 
     @field_validator("numero")
     @classmethod
     def _number(cls, value: str | None) -> str | None:
-        if value:
-            try:
-                parse_number(value)
-            except ValueError:
-                raise PydanticCustomError(
-                    "numero_invalido", "Escribí la serie y el número, como A-15 o A 0000015, o solo el número."
-                ) from None
+        if value and not is_receipt_number(value):
+            raise refuse(*PARAMETERS["numero"])
         return value or None
 
     @field_validator("tipo_cfe")
     @classmethod
     def _type(cls, value: int | None) -> int | None:
         if value is not None and value not in CFE_TYPES:
-            raise PydanticCustomError(
+            raise refuse(
                 "tipo_invalido",
-                "Tipo de CFE desconocido; se espera {expected}.",
-                {"expected": ", ".join(map(str, sorted(CFE_TYPES)))},
+                _("Tipo de CFE desconocido; se espera {expected}.", expected=", ".join(map(str, sorted(CFE_TYPES)))),
             )
         return value
 
@@ -339,8 +338,8 @@ class BuscarQuery(BaseModel):
     @classmethod
     def _state(cls, value: str | None) -> str | None:
         if value and value not in DGI_STATES:
-            raise PydanticCustomError(
-                "estado_invalido", "Estado desconocido; se espera {expected}.", {"expected": ", ".join(DGI_STATES)}
+            raise refuse(
+                "estado_invalido", _("Estado desconocido; se espera {expected}.", expected=", ".join(DGI_STATES))
             )
         return value or None
 
@@ -349,14 +348,14 @@ class BuscarQuery(BaseModel):
     @classmethod
     def _day_range(cls, value: date | None, info: ValidationInfo) -> date | None:
         if value and info.data.get("desde") and info.data["desde"] > value:
-            raise PydanticCustomError("rango_invalido", "La fecha desde es posterior a la fecha hasta.")
+            raise refuse("rango_invalido", _("La fecha desde es posterior a la fecha hasta."))
         return value
 
     @field_validator("monto_hasta")
     @classmethod
     def _amount_range(cls, value: Decimal | None, info: ValidationInfo) -> Decimal | None:
         if value is not None and info.data.get("monto_desde") is not None and info.data["monto_desde"] > value:
-            raise PydanticCustomError("rango_invalido", "El monto desde es mayor que el monto hasta.")
+            raise refuse("rango_invalido", _("El monto desde es mayor que el monto hasta."))
         return value
 
 
@@ -391,12 +390,10 @@ class TotalMoneda(_Out):
     )
 
 
-class ResultadoBusqueda(_Out):
+class ResultadoBusqueda(Page[ResumenCfe]):
     """A page of the company's receipts, newest first, and the totals of everything the filters match."""
 
-    comprobantes: list[ResumenCfe]
-    siguiente: str | None = Field(None, description="Cursor de la página siguiente; null en la última.")
-    cantidad: int = Field(description="Cuántos comprobantes cumplen los filtros (todas las páginas).")
+    total: int = Field(description="Cuántos comprobantes cumplen los filtros (todas las páginas).")
     totales: list[TotalMoneda] = Field(description="Cantidad y suma por moneda de todos los que cumplen.")
 
 

@@ -4,14 +4,14 @@ Order: issue date, then number, then id, newest first. The cursor is the last ro
 receipt issued while someone pages can only appear before the page they are on, never shift or repeat the
 rest (keyset pagination, stable under concurrent issuing). Only the listed columns are read: never the XML.
 Each filter has an index (migration 0008_comprobante_search); prefix filters compare ranges so SQLite uses it.
-A receiver text that matches many receipts is the exception: it is tested on the list's own index entries
-(migration 0017), see receiver_condition.
+A receiver's name matches when every typed word starts a word of it, anywhere in the name ("arapey" finds
+"Viajes Arapey S.R.L."): the words of each name are kept in cfe_receptor_palabra (migration 0060), so a typed
+word is a range on that table's key, never a `LIKE '%x%'` over the receipts. A receiver text that matches many
+receipts is tested on the list's own index entries (migration 0017), see receiver_condition.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -19,16 +19,28 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from sqlalchemy import BigInteger, String, and_, case, cast, func, or_, select, tuple_
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    String,
+    and_,
+    case,
+    cast,
+    false,
+    func,
+    intersect,
+    or_,
+    select,
+    tuple_,
+)
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.functions import FunctionElement
 
 from portal.domain.cfe_types import CREDIT_NOTES
-from portal.service.comprobante.models import IssuedCfe
-
-# "A-15", "A 0000015", "A15", "a-15", "1A 15" or only the number, "15".
-_NUMBER = re.compile(r"^\s*(?:([A-Za-z]{1,2}|[1-9][A-Za-z])\s*[-\s]?\s*)?0*(\d{1,7})\s*$")
+from portal.domain.receipt_numbers import ReceiptNumber
+from portal.service import paging
+from portal.service.comprobante.models import IssuedCfe, ReceiverWord
 
 CENT = Decimal("0.01")
 LISTED = (
@@ -46,7 +58,9 @@ LISTED = (
     IssuedCfe.request_id,
     IssuedCfe.created_at,
 )
-_ORDER = (IssuedCfe.fch_emis.desc(), IssuedCfe.nro.desc(), IssuedCfe.id.desc())
+
+
+_WORD = re.compile(r"\w[\w.]*")  # letters and digits; dots inside kept, so "s.r.l" starts "s.r.l."
 
 
 def folded(text: str | None) -> str | None:
@@ -57,12 +71,27 @@ def folded(text: str | None) -> str | None:
     return " ".join("".join(c for c in decomposed if not unicodedata.combining(c)).casefold().split())[:150]
 
 
-def parse_number(text: str) -> tuple[str | None, int]:
-    """(serie or None, number) from what a person types; ValueError if it is not a receipt number."""
-    match = _NUMBER.match(text)
-    if not match or int(match[2]) == 0:
-        raise ValueError(text)
-    return (match[1].upper() if match[1] else None), int(match[2])
+def name_words(folded_name: str | None) -> list[str]:
+    """The words a folded name is searched by: "viajes arapey s.r.l." -> ["viajes", "arapey", "s.r.l."]."""
+    return list(dict.fromkeys(word[:150] for word in _WORD.findall(folded_name or "")))
+
+
+# One plain statement per issue, sent to the driver as it is: the name is usually kept already, and the
+# ORM's or Core's statement building cost several times the INSERT itself (issuing is the hot path).
+_KEEP_WORDS = {
+    "sqlite": "INSERT OR IGNORE INTO cfe_receptor_palabra (company_id, palabra, nombre) VALUES (?, ?, ?)",
+    "postgresql": "INSERT INTO cfe_receptor_palabra (company_id, palabra, nombre) VALUES (%s, %s, %s) "
+    "ON CONFLICT DO NOTHING",
+}
+
+
+def remember_receiver(session: Session, company_id: int, folded_name: str | None) -> None:
+    """Keep the words of a receiver's folded name (in the issuing transaction); a name already kept costs one
+    conflict-ignoring INSERT."""
+    rows = [(company_id, word, folded_name) for word in name_words(folded_name)]
+    if rows:
+        connection = session.connection()
+        connection.exec_driver_sql(_KEEP_WORDS[connection.dialect.name], rows)
 
 
 @dataclass(frozen=True)
@@ -109,11 +138,33 @@ def _column_off_its_index(element, compiler, **kw):
     return "+" + compiler.process(element.clauses, **kw)
 
 
-def receiver_options(typed: str, doc=IssuedCfe.receptor_doc, name=IssuedCfe.receptor_busqueda) -> list:
-    """What the receiver filter matches, any of: the folded name starts with `typed`, or the document does."""
+# Past this many names, the names are matched by their subquery rather than listed as values.
+MANY_NAMES = 500
+
+
+def _named(session: Session, company_id: int, typed: str, name) -> ColumnElement[bool]:
+    """Every typed word starts some word of the name (in any order, anywhere in it). The names are read first
+    from the word table (a range on its key per word), so the receipts are matched against a short list of
+    values, which both databases look up in their (company_id, receptor_busqueda) index."""
+    words = name_words(folded(typed))
+    if not words:
+        return false()
+    mine = ReceiverWord.company_id == company_id
+    each = [select(ReceiverWord.nombre).where(mine, _prefix(ReceiverWord.palabra, w)) for w in words]
+    names = session.scalars(intersect(*each) if len(each) > 1 else each[0].limit(MANY_NAMES + 1)).all()
+    if len(names) > MANY_NAMES:
+        return and_(*(name.in_(words_of) for words_of in each))
+    return name.in_(sorted(set(names))) if names else false()
+
+
+def receiver_options(
+    session: Session, company_id: int, typed: str, doc=IssuedCfe.receptor_doc, name=IssuedCfe.receptor_busqueda
+) -> list:
+    """What the receiver filter matches, any of: every typed word starts a word of the folded name, or the
+    document starts with what was typed."""
     typed = typed.strip()
     digits = "".join(ch for ch in typed if ch.isdigit())
-    options = [_prefix(name, folded(typed))]
+    options = [_named(session, company_id, typed, name)]
     if digits and all(ch.isdigit() or ch in ".- " for ch in typed):
         options.append(_prefix(doc, digits))  # 21-100342-001-7 finds 211003420017
     else:
@@ -127,7 +178,7 @@ def receiver_condition(session: Session, company_id: int, typed: str):
     "21" that is every receipt. So it first counts, from those indexes alone and up to
     MANY_RECEIVER_MATCHES, what each way of matching finds; past that the filter is tested on the list's
     index instead. PostgreSQL weighs both plans from its statistics and gets the plain filter."""
-    options = receiver_options(typed)
+    options = receiver_options(session, company_id, typed)
     if session.get_bind().dialect.name != "sqlite":
         return or_(*options)
     found = sum(
@@ -144,7 +195,7 @@ def receiver_condition(session: Session, company_id: int, typed: str):
     if found < MANY_RECEIVER_MATCHES:
         return or_(*options)
     listed = {"doc": InListing(IssuedCfe.receptor_doc), "name": InListing(IssuedCfe.receptor_busqueda)}
-    return or_(*receiver_options(typed, **listed))
+    return or_(*receiver_options(session, company_id, typed, **listed))
 
 
 def conditions(session: Session, company_id: int, f: Filters) -> list:
@@ -156,10 +207,10 @@ def conditions(session: Session, company_id: int, f: Filters) -> list:
     if f.tipo_cfe:
         where.append(IssuedCfe.tipo_cfe == f.tipo_cfe)
     if f.numero:
-        serie, nro = parse_number(f.numero)
-        where.append(IssuedCfe.nro == nro)
-        if serie:
-            where.append(IssuedCfe.serie == serie)
+        typed = ReceiptNumber.parse(f.numero)
+        where.append(IssuedCfe.nro == typed.number)
+        if typed.serie:
+            where.append(IssuedCfe.serie == typed.serie)
     if f.receptor:
         where.append(receiver_condition(session, company_id, f.receptor))
     if f.monto_desde is not None:
@@ -175,30 +226,14 @@ def conditions(session: Session, company_id: int, f: Filters) -> list:
     return where
 
 
-def encode_cursor(row) -> str:
-    raw = f"{row.fch_emis.isoformat()}|{row.nro}|{row.id}".encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[date, int, str]:
-    """The position a cursor names; ValueError if it was not made by encode_cursor."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        day, nro, cfe_id = raw.split("|")
-        return date.fromisoformat(day), int(nro), cfe_id
-    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
-        raise ValueError(cursor) from exc
+ORDER = (IssuedCfe.fch_emis, IssuedCfe.nro, IssuedCfe.id)
 
 
 def page(session: Session, where: list, cursor: str | None, limit: int) -> tuple[list, str | None]:
     """One page of rows (LISTED columns) and the cursor of the next, or None on the last page."""
-    query = select(*LISTED).where(*where)
-    if cursor:
-        query = query.where(tuple_(IssuedCfe.fch_emis, IssuedCfe.nro, IssuedCfe.id) < decode_cursor(cursor))
-    rows = session.execute(query.order_by(*_ORDER).limit(limit + 1)).all()
-    if len(rows) <= limit:
-        return rows, None
-    return rows[:limit], encode_cursor(rows[limit - 1])
+    return paging.keyset(
+        session, select(*LISTED).where(*where), ORDER, cursor, limit, lambda row: (row.fch_emis, row.nro, row.id)
+    )
 
 
 @dataclass(frozen=True)
@@ -242,8 +277,8 @@ def every_row(session: Session, where: list, batch: int = 1000) -> Iterator:
     while True:
         query = select(*LISTED).where(*where)
         if position is not None:
-            query = query.where(tuple_(IssuedCfe.fch_emis, IssuedCfe.nro, IssuedCfe.id) < position)
-        rows = session.execute(query.order_by(*_ORDER).limit(batch)).all()
+            query = query.where(tuple_(*ORDER) < position)
+        rows = session.execute(query.order_by(*(column.desc() for column in ORDER)).limit(batch)).all()
         yield from rows
         if len(rows) < batch:
             return

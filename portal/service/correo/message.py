@@ -4,24 +4,21 @@ signed XML attached, built with the standard library's EmailMessage."""
 from __future__ import annotations
 
 from datetime import datetime
-from decimal import Decimal
 from email.message import EmailMessage
 from email.utils import format_datetime, formataddr, make_msgid
 
-from babel.numbers import format_decimal
-
 from portal.domain.cfe_types import CFE_TYPES
+from portal.domain.receipt_numbers import printed
 from portal.domain.uruguay_time import MONTEVIDEO
+from portal.service.cfe.pdf_text import money
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.models import Company
-
-_CURRENCY_SIGNS = {"UYU": "$", "USD": "U$S"}
 
 
 def receipt_label(record: IssuedCfe) -> str:
     """ "e-Factura A-0000015"."""
     kind = CFE_TYPES[record.tipo_cfe].name_es if record.tipo_cfe in CFE_TYPES else f"CFE {record.tipo_cfe}"
-    return f"{kind} {record.serie}-{record.nro:07d}"
+    return f"{kind} {printed(record.serie, record.nro)}"
 
 
 def file_stem(record: IssuedCfe) -> str:
@@ -30,8 +27,7 @@ def file_stem(record: IssuedCfe) -> str:
 
 
 def _amount(record: IssuedCfe) -> str:
-    sign = _CURRENCY_SIGNS.get(record.tpo_moneda, record.tpo_moneda)
-    return f"{sign} {format_decimal(Decimal(str(record.mnt_total)), format='#,##0.00', locale='es_UY')}"
+    return money(record.mnt_total, record.tpo_moneda)
 
 
 def body_text(record: IssuedCfe, company: Company) -> str:

@@ -6,12 +6,13 @@ import logging
 import time
 
 from email_validator import EmailNotValidError, validate_email
-from flask import Blueprint, Flask, Response
+from flask import Blueprint, Flask
 from limits import parse
 from sqlalchemy import select
 
+from portal.domain.roles import ALL, READERS, WRITERS
 from portal.service import db, idempotency
-from portal.service.api import ALL_ROLES, WRITERS, idempotency_header, operation
+from portal.service.api import idempotency_header, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.correo import mailbox, sending, tasks, transport
@@ -26,7 +27,7 @@ from portal.service.correo.schemas import (
     MensajeBuzonCompleto,
 )
 from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
-from portal.service.models import Role
+from portal.service.files import file_response
 from portal.service.ratelimit import limiter
 
 bp = Blueprint("correo", __name__, url_prefix="/api/v1/correo")
@@ -36,7 +37,6 @@ BOTH = (JWT, API_KEY)
 _CFE = {"cfe_id": "El idCfeEmitido del comprobante."}
 _MESSAGE = {"mensaje_id": "El id del mensaje en el buzón de desarrollo."}
 _NO_MAILBOX = "No existe, o hay un servidor SMTP configurado y no hay buzón de desarrollo."
-MAILBOX_READERS = (Role.ADMIN, Role.SOPORTE)
 # A customer is not flooded with one receipt, and a company's account cannot be used to mail anyone at will.
 SENDS_PER_RECEIPT = parse("10/hour")
 SENDS_PER_COMPANY = parse("300/hour")
@@ -181,7 +181,7 @@ def _count_send(company_id: int, cfe_id: str) -> None:
     tag=TAG,
     summary="Envíos por correo de un comprobante",
     auth=BOTH,
-    roles=ALL_ROLES,
+    roles=ALL,
     path_params=_CFE,
     responses={200: EnviosCorreo, 404: "No existe o es de otra empresa."},
 )
@@ -223,13 +223,13 @@ def _summary(message: mailbox.StoredMessage) -> dict:
     tag=TAG,
     summary="Buzón de desarrollo",
     auth=(JWT,),
-    roles=MAILBOX_READERS,
+    roles=READERS,
     responses={200: Buzon, 404: _NO_MAILBOX},
 )
 def buzon(principal: Principal):
     """Without an SMTP server (development), the e-mails the company's sends produced, newest first."""
     _require_mailbox()
-    return Buzon(mensajes=[MensajeBuzon(**_summary(m)) for m in mailbox.messages(principal.company_id)])
+    return Buzon(items=[MensajeBuzon(**_summary(m)) for m in mailbox.messages(principal.company_id)])
 
 
 def _stored(principal: Principal, mensaje_id: str) -> mailbox.StoredMessage:
@@ -247,7 +247,7 @@ def _stored(principal: Principal, mensaje_id: str) -> mailbox.StoredMessage:
     tag=TAG,
     summary="Un mensaje del buzón de desarrollo",
     auth=(JWT,),
-    roles=MAILBOX_READERS,
+    roles=READERS,
     path_params=_MESSAGE,
     responses={200: MensajeBuzonCompleto, 404: _NO_MAILBOX},
 )
@@ -264,7 +264,7 @@ def mensaje(mensaje_id: str, principal: Principal):
     tag=TAG,
     summary="Un adjunto de un mensaje del buzón de desarrollo",
     auth=(JWT,),
-    roles=MAILBOX_READERS,
+    roles=READERS,
     path_params={**_MESSAGE, "numero": "Su posición en la lista de adjuntos, desde 0."},
     responses={
         200: {
@@ -280,6 +280,4 @@ def adjunto(mensaje_id: str, numero: int, principal: Principal):
     if not 0 <= numero < len(message.attachments):
         raise NotFound("Ese mensaje no tiene ese adjunto.", code="adjunto_no_encontrado")
     attachment = message.attachments[numero]
-    response = Response(attachment.content, mimetype=attachment.content_type)
-    response.headers["Content-Disposition"] = f'attachment; filename="{attachment.filename}"'
-    return response
+    return file_response(attachment.content, attachment.content_type, attachment.filename, inline=False)

@@ -84,4 +84,4 @@ class MensajeBuzonCompleto(MensajeBuzon):
 class Buzon(_Out):
     """The development mailbox of the company, newest first."""
 
-    mensajes: list[MensajeBuzon]
+    items: list[MensajeBuzon]

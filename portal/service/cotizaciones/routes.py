@@ -8,9 +8,10 @@ from datetime import date
 from flask import Blueprint, Flask, Response, abort, request
 from lxml import etree
 
+from portal.domain.roles import ALL
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
-from portal.service.api import ALL_ROLES, operation
+from portal.service.api import operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.cotizaciones import bcu
 from portal.service.cotizaciones.rates import rate_on
@@ -35,7 +36,7 @@ _MAX_REQUEST_BYTES = 16_384
     tag=TAG,
     summary="La cotización de una moneda para un día",
     auth=(JWT, API_KEY),
-    roles=ALL_ROLES,
+    roles=ALL,
     query=CotizacionQuery,
     responses={200: Cotizacion, 404: "No hay una cotización de esa moneda en los 10 días anteriores (sin_cotizacion)."},
 )

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from portal.domain.identifiers import DocType
+from portal.service.i18n import _
 
 from .errors import DgiError, TaxpayerNotFound
 from .models import Entity
@@ -53,7 +54,7 @@ def receiver_from_dgi(
     try:
         entity = registry.consulta_datos_entidad(number)
     except TaxpayerNotFound:
-        unknown = f"DGI no tiene registrado el RUT {number}; revisá el documento."
+        unknown = _("DGI no tiene registrado el RUT {rut}; revisá el documento.", rut=number)
         return DgiReceiver(found=False, warnings=(TaxpayerWarning("receptor_no_encontrado", unknown),))
     listed = electronic is not None and electronic(number)
     warnings = [w for w in _warnings(registry, entity) if not (listed and w.codigo == "receptor_no_emisor_electronico")]
@@ -83,20 +84,24 @@ def _warnings(registry: TaxpayerRegistry, entity: Entity) -> list[TaxpayerWarnin
         found.append(
             TaxpayerWarning(
                 "receptor_inactivo",
-                f"El RUT {entity.rut} figura sin actividad en DGI ({entity.estado_actividad_descripcion}).",
+                _(
+                    "El RUT {rut} figura sin actividad en DGI ({estado}).",
+                    rut=entity.rut,
+                    estado=entity.estado_actividad_descripcion,
+                ),
             )
         )
     if entity.emisor_electronico is False:
         found.append(
             TaxpayerWarning(
                 "receptor_no_emisor_electronico",
-                "El receptor no es emisor electrónico: entregale el comprobante impreso o por correo.",
+                _("El receptor no es emisor electrónico: entregale el comprobante impreso o por correo."),
             )
         )
     try:
         if not registry.consulta_cva(entity.rut).vigente:
             found.append(
-                TaxpayerWarning("cva_vencido", "El receptor no tiene el Certificado Único (CVA) de DGI vigente.")
+                TaxpayerWarning("cva_vencido", _("El receptor no tiene el Certificado Único (CVA) de DGI vigente."))
             )
     except DgiError:
         pass  # no CVA service (SOAP backend) or not found: nothing to warn about

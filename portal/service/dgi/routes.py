@@ -23,9 +23,10 @@ from flask import Blueprint, Flask, current_app
 from pydantic import BaseModel
 from sqlalchemy import select
 
+from portal.domain.roles import ALL
 from portal.domain.uruguay_time import day_in_uruguay
 from portal.service import db
-from portal.service.api import ALL_ROLES, operation, to_response
+from portal.service.api import operation, to_response
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.dgi import registry as dgi
 from portal.service.dgi.factory import make_registry
@@ -157,7 +158,7 @@ def _lookup(
     return response
 
 
-_COMMON = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL_ROLES}
+_COMMON = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL}
 
 
 @operation(

@@ -12,8 +12,7 @@ from portal.service import db
 from portal.service.auth import Principal
 from portal.service.empresa.models import AuditEvent
 from portal.service.empresa.schemas import AuditEventOut, AuditList
-
-MAX_LISTED = 200
+from portal.service.paging import PageQuery, keyset
 
 
 def _plain(value: Any) -> Any:
@@ -40,16 +39,13 @@ def record(
     )
 
 
-def list_events(principal: Principal) -> AuditList:
-    events = db.session().scalars(
-        select(AuditEvent)
-        .where(AuditEvent.company_id == principal.company_id)
-        .order_by(AuditEvent.id.desc())
-        .limit(MAX_LISTED)
-    )
+def list_events(principal: Principal, page: PageQuery) -> AuditList:
+    query = select(AuditEvent).where(AuditEvent.company_id == principal.company_id)
+    rows, following = keyset(db.session(), query, (AuditEvent.id,), page.cursor, page.limite, lambda r: (r[0].id,))
     return AuditList(
-        eventos=[
+        items=[
             AuditEventOut(fecha=e.at, actor=e.actor, accion=e.action, objeto=e.target, cambios=e.changes)
-            for e in events
-        ]
+            for (e,) in rows
+        ],
+        siguiente_cursor=following,
     )

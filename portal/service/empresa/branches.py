@@ -36,7 +36,7 @@ def _all(session: Session, company_id: int) -> list[Branch]:
 
 
 def list_branches(principal: Principal) -> BranchList:
-    return BranchList(sucursales=[_present(b) for b in _all(db.session(), principal.company_id)])
+    return BranchList(items=[_present(b) for b in _all(db.session(), principal.company_id)])
 
 
 def _duplicate_code(code: int) -> ValidationFailed:

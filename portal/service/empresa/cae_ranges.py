@@ -63,7 +63,7 @@ def company_ranges(company_id: int) -> list[CaeRangeRecord]:
 
 
 def list_ranges(principal: Principal) -> CaeList:
-    return CaeList(rangos=[present(r) for r in company_ranges(principal.company_id)])
+    return CaeList(items=[present(r) for r in company_ranges(principal.company_id)])
 
 
 def _invalid(code: str, message: str) -> ValidationFailed:

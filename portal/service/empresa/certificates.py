@@ -62,7 +62,7 @@ def company_certificates(company_id: int) -> list[Certificate]:
 
 
 def list_certificates(principal: Principal) -> CertificateList:
-    return CertificateList(certificados=[present(c) for c in company_certificates(principal.company_id)])
+    return CertificateList(items=[present(c) for c in company_certificates(principal.company_id)])
 
 
 def _invalid(field: str, code: str, message: str) -> ValidationFailed:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from flask import Blueprint, Response, request
 
 from portal.domain.empresa import CAE_MAX_BYTES, CERTIFICATE_MAX_BYTES, LOGO_MAX_BYTES
-from portal.service.api import ADMINS, ALL_ROLES, operation
+from portal.domain.roles import ADMINS, ALL, READERS
+from portal.service.api import operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.empresa import audit, branches, cae_ranges, certificates, settings, summary
 from portal.service.empresa.schemas import (
@@ -29,12 +30,11 @@ from portal.service.empresa.schemas import (
     SummaryOut,
 )
 from portal.service.errors import ApiError, NotFound
-from portal.service.models import Role
+from portal.service.paging import PageQuery
 
 bp = Blueprint("empresa", __name__, url_prefix="/api/v1/empresa")
 
 TAG = "Empresa"
-READERS = (Role.ADMIN, Role.SOPORTE)
 AUTH = (JWT,)
 
 
@@ -49,7 +49,7 @@ def _unsupported(expected: str) -> ApiError:
     tag=TAG,
     summary="Ver los datos fiscales de la empresa",
     auth=AUTH,
-    roles=ALL_ROLES,
+    roles=ALL,
     responses={200: SettingsOut},
 )
 def get_settings(principal: Principal):
@@ -82,7 +82,7 @@ def put_settings(principal: Principal, body: SettingsIn):
     tag=TAG,
     summary="Listar las sucursales",
     auth=(JWT, API_KEY),
-    roles=ALL_ROLES,
+    roles=ALL,
     responses={200: BranchList},
 )
 def list_branches(principal: Principal):
@@ -136,7 +136,7 @@ _IMAGE = {"schema": {"type": "string", "contentMediaType": "image/png"}}
     tag=TAG,
     summary="Descargar el logo",
     auth=AUTH,
-    roles=ALL_ROLES,
+    roles=ALL,
     responses={
         200: {"description": "La imagen, PNG o JPEG.", "content": {"image/png": _IMAGE, "image/jpeg": _IMAGE}},
         404: "La empresa no cargó un logo.",
@@ -190,7 +190,7 @@ def delete_logo(principal: Principal):
     tag=TAG,
     summary="Listar los certificados de firma",
     auth=AUTH,
-    roles=ALL_ROLES,
+    roles=ALL,
     responses={200: CertificateList},
 )
 def list_certificates(principal: Principal):
@@ -257,7 +257,7 @@ def upload_certificate(principal: Principal):
 
 
 @operation(
-    bp, "GET", "/cae", tag=TAG, summary="Listar los rangos de CAE", auth=AUTH, roles=ALL_ROLES, responses={200: CaeList}
+    bp, "GET", "/cae", tag=TAG, summary="Listar los rangos de CAE", auth=AUTH, roles=ALL, responses={200: CaeList}
 )
 def list_cae(principal: Principal):
     """Cada CAE con su tipo de CFE, serie, números (desde, hasta, próximo), cuántos quedan, vencimiento y
@@ -311,7 +311,7 @@ def upload_cae(principal: Principal):
     tag=TAG,
     summary="Ver el día de la empresa de un vistazo",
     auth=(JWT, API_KEY),
-    roles=ALL_ROLES,
+    roles=ALL,
     responses={200: SummaryOut},
 )
 def get_summary(principal: Principal):
@@ -331,9 +331,10 @@ def get_summary(principal: Principal):
     summary="Ver la auditoría de la configuración",
     auth=AUTH,
     roles=READERS,
+    query=PageQuery,
     responses={200: AuditList},
 )
-def list_audit(principal: Principal):
+def list_audit(principal: Principal, query: PageQuery):
     """Cada cambio de datos fiscales, sucursales, logo, certificados y CAE: quién, cuándo, qué y los valores
     antes y después. Nunca contraseñas ni claves."""
-    return audit.list_events(principal)
+    return audit.list_events(principal, query)

@@ -8,13 +8,15 @@ from decimal import Decimal
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
-from pydantic_core import PydanticCustomError
 
 from portal.domain.empresa import DEPARTMENTS, MAX_BRANCH_CODE, NO_IVA_AL_DIA
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.model_parts import Day
 from portal.service.cfe.xmlchars import PrintedText
+from portal.service.i18n import _
 from portal.service.jsontypes import WHOLE_NUMBER
+from portal.service.paging import Page
+from portal.service.pydantic_errors import refuse
 
 Regimen = Literal["general", "iva_minimo", "monotributo", "monotributo_mides", "exonerado"]
 Paper = Literal["a4", "80mm", "57mm"]
@@ -90,14 +92,14 @@ class SettingsIn(_In):
     @classmethod
     def _resolution(cls, value: str | None) -> str | None:
         if value and not _RESOLUTION.match(value):
-            raise PydanticCustomError("format", "Escribila como número/año, por ejemplo 1234/2020.")
+            raise refuse("format", _("Escribila como número/año, por ejemplo 1234/2020."))
         return value or None
 
     @field_validator("urlVerificacion")
     @classmethod
     def _url(cls, value: str | None) -> str | None:
         if value and not _URL.match(value):
-            raise PydanticCustomError("format", "Tiene que ser una dirección web que empiece con https://.")
+            raise refuse("format", _("Tiene que ser una dirección web que empiece con https://."))
         return value or None
 
     def problems(self) -> list[tuple[str, str]]:
@@ -203,7 +205,7 @@ class BranchOut(BaseModel):
 class BranchList(BaseModel):
     """Las sucursales de la empresa, por código."""
 
-    sucursales: list[BranchOut]
+    items: list[BranchOut]
 
 
 class CertificateOut(BaseModel):
@@ -226,7 +228,7 @@ class CertificateOut(BaseModel):
 class CertificateList(BaseModel):
     """Los certificados de la empresa, del que vence último al que vence primero."""
 
-    certificados: list[CertificateOut]
+    items: list[CertificateOut]
 
 
 class CaeOut(BaseModel):
@@ -253,7 +255,7 @@ class CaeOut(BaseModel):
 class CaeList(BaseModel):
     """Los rangos de CAE de la empresa, por tipo y serie."""
 
-    rangos: list[CaeOut]
+    items: list[CaeOut]
 
 
 class AuditEventOut(BaseModel):
@@ -266,10 +268,8 @@ class AuditEventOut(BaseModel):
     cambios: dict[str, Any]
 
 
-class AuditList(BaseModel):
-    """Los cambios, del más reciente al más antiguo (hasta 200)."""
-
-    eventos: list[AuditEventOut]
+class AuditList(Page[AuditEventOut]):
+    """Los cambios, del más reciente al más antiguo."""
 
 
 # The day at a glance (GET /resumen) ---------------------------------------------------------------------------

@@ -13,18 +13,25 @@ from portal.service.envios import schemas
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission, VoidedRange
 from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, STATES
 from portal.service.envios.tracking import overdue
+from portal.service.paging import keyset
 
 
-def _page(session, query, page: schemas.Lista):
-    total = session.scalar(select(func.count()).select_from(query.order_by(None).subquery()))
-    return session.execute(query.limit(page.limit).offset(page.offset)).all(), total
+def _page(session, query, order: tuple, page: schemas.Lista) -> tuple[list, str | None, int]:
+    """One page (newest first, keyset on `order`), the next page's cursor and how many there are in all."""
+    total = session.scalar(select(func.count()).select_from(query.subquery()))
+    rows, following = keyset(session, query, order, page.cursor, page.limite, lambda row: _key(row[0], order))
+    return rows, following, total
+
+
+def _key(record, order: tuple) -> tuple:
+    return tuple(getattr(record, column.key) for column in order)
 
 
 def envelopes(session, company_id: int, page: schemas.Lista, only_id: int | None = None) -> schemas.SobreLista:
-    query = select(DgiEnvelope).where(DgiEnvelope.company_id == company_id).order_by(DgiEnvelope.id.desc())
+    query = select(DgiEnvelope).where(DgiEnvelope.company_id == company_id)
     if only_id is not None:
         query = query.where(DgiEnvelope.id == only_id)
-    rows, total = _page(session, query, page)
+    rows, following, total = _page(session, query, (DgiEnvelope.id,), page)
     late = datetime.now(UTC) - timedelta(minutes=current_app.config["ENVIOS_OVERDUE_MINUTES"])
     counts = dict(
         session.execute(
@@ -68,11 +75,11 @@ def envelopes(session, company_id: int, page: schemas.Lista, only_id: int | None
                 respondido_en=sobre.answered_at,
             )
         )
-    return schemas.SobreLista(sobres=result, total=total)
+    return schemas.SobreLista(items=result, siguiente_cursor=following, total=total)
 
 
 def waiting(session, company_id: int, page: schemas.Lista) -> schemas.PendienteLista:
-    """Receipts sent one by one that have no final answer yet, oldest first."""
+    """Receipts sent one by one that have no final answer yet, the latest first."""
     query = (
         select(DgiSubmission, IssuedCfe, DgiEnvelope)
         .join(IssuedCfe, IssuedCfe.id == DgiSubmission.cfe_id)
@@ -82,9 +89,8 @@ def waiting(session, company_id: int, page: schemas.Lista) -> schemas.PendienteL
             DgiSubmission.route == ROUTE_ENVELOPE,
             DgiSubmission.state.not_in(FINAL_STATES),
         )
-        .order_by(DgiSubmission.created_at, DgiSubmission.cfe_id)
     )
-    rows, total = _page(session, query, page)
+    rows, following, total = _page(session, query, (DgiSubmission.created_at, DgiSubmission.cfe_id), page)
     items = [
         schemas.Pendiente(
             id_cfe_emitido=record.id,
@@ -114,7 +120,7 @@ def waiting(session, company_id: int, page: schemas.Lista) -> schemas.PendienteL
             DgiSubmission.created_at < late,
         )
     )
-    return schemas.PendienteLista(pendientes=items, total=total, demorados=overdue_count)
+    return schemas.PendienteLista(items=items, siguiente_cursor=following, total=total, demorados=overdue_count)
 
 
 def report_out(report: DgiDailyReport) -> schemas.Reporte:
@@ -138,14 +144,10 @@ def report_out(report: DgiDailyReport) -> schemas.Reporte:
 
 
 def daily_reports(session, company_id: int, page: schemas.Lista) -> schemas.ReporteLista:
-    rows, total = _page(
-        session,
-        select(DgiDailyReport)
-        .where(DgiDailyReport.company_id == company_id)
-        .order_by(DgiDailyReport.fecha.desc(), DgiDailyReport.sec_envio.desc()),
-        page,
-    )
-    return schemas.ReporteLista(reportes=[report_out(r) for (r,) in rows], total=total)
+    order = (DgiDailyReport.fecha, DgiDailyReport.sec_envio)
+    query = select(DgiDailyReport).where(DgiDailyReport.company_id == company_id)
+    rows, following, total = _page(session, query, order, page)
+    return schemas.ReporteLista(items=[report_out(r) for (r,) in rows], siguiente_cursor=following, total=total)
 
 
 def void_out(voided: VoidedRange) -> schemas.Anulacion:
@@ -165,7 +167,6 @@ def void_out(voided: VoidedRange) -> schemas.Anulacion:
 
 
 def voided_ranges(session, company_id: int, page: schemas.Lista) -> schemas.AnulacionLista:
-    rows, total = _page(
-        session, select(VoidedRange).where(VoidedRange.company_id == company_id).order_by(VoidedRange.id.desc()), page
-    )
-    return schemas.AnulacionLista(anulaciones=[void_out(v) for (v,) in rows], total=total)
+    query = select(VoidedRange).where(VoidedRange.company_id == company_id)
+    rows, following, total = _page(session, query, (VoidedRange.id,), page)
+    return schemas.AnulacionLista(items=[void_out(v) for (v,) in rows], siguiente_cursor=following, total=total)

@@ -12,6 +12,8 @@ from decimal import Decimal
 from lxml import etree
 from lxml.builder import ElementMaker
 
+from portal.service.cfe.xml import format_decimal
+
 NS = "http://cfe.dgi.gub.uy"
 _E = ElementMaker(namespace=NS, nsmap={"ns1": NS})
 
@@ -76,10 +78,6 @@ class TypeSummary:
         return sum(h - d + 1 for ranges in self.voided.values() for d, h in ranges)
 
 
-def _money(value: Decimal) -> str:
-    return f"{value.quantize(Decimal('0.01')):f}"
-
-
 def _runs(numbers: list[int]) -> list[tuple[int, int]]:
     """Consecutive numbers as (from, to) ranges."""
     runs: list[list[int]] = []
@@ -98,18 +96,18 @@ def _montos(kind: str, summary: TypeSummary) -> etree._Element | None:
         if kind == "Rem":
             items.append(_E.Mnts_Rem_Item(*head))
         elif kind == "Res":
-            items.append(_E.Mnts_Res_Item(*head, _E.TotMntRetenido(_money(sums["mntTotRetenido"]))))
+            items.append(_E.Mnts_Res_Item(*head, _E.TotMntRetenido(format_decimal(sums["mntTotRetenido"], 2))))
         else:
             tasa_min, tasa_bas = summary.rates[(fecha, suc)]
-            amounts = [getattr(_E, element)(_money(sums[name])) for element, name in _FYT]
+            amounts = [getattr(_E, element)(format_decimal(sums[name], 2)) for element, name in _FYT]
             items.append(
                 _E.Mnts_FyT_Item(
                     *head,
                     *amounts,
                     _E.IVATasaMin(str(tasa_min)),
                     _E.IVATasaBas(str(tasa_bas)),
-                    _E.TotMntTotal(_money(sums["mntTotal"])),
-                    _E.TotMntRetenido(_money(sums["mntTotRetenido"])),
+                    _E.TotMntTotal(format_decimal(sums["mntTotal"], 2)),
+                    _E.TotMntRetenido(format_decimal(sums["mntTotRetenido"], 2)),
                 )
             )
     if not items:

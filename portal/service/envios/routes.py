@@ -10,19 +10,18 @@ from flask import Blueprint, Flask, Response
 from sqlalchemy import select
 
 from portal.domain.cfe_types import FIRST_CFE_DAY
+from portal.domain.roles import ADMINS, READERS
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db, idempotency, jobs, responses
-from portal.service.api import ADMINS, idempotency_header, operation
+from portal.service.api import idempotency_header, operation
 from portal.service.auth import JWT, Principal, plain_id
 from portal.service.envios import ack_trust, listing, reports, schemas, sending, tasks, voids
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope
 from portal.service.errors import Conflict, FieldError, NotFound, ValidationFailed
-from portal.service.models import Role
 
 bp = Blueprint("envios", __name__, url_prefix="/api/v1/envios")
 
 TAG = "Envíos a DGI"
-READERS = (Role.ADMIN, Role.SOPORTE)
 
 
 def init_app(app: Flask) -> None:
@@ -79,7 +78,7 @@ def retry_envelope(principal: Principal, id_sobre: int):
     wake = tasks.deliver_envelope if sobre.state == "armado" else tasks.pack_company
     target = sobre.id if sobre.state == "armado" else principal.company_id
     jobs.enqueue_safely(lambda: wake(target), "envios retry")
-    return listing.envelopes(db.session(), principal.company_id, schemas.Lista(), only_id=sobre.id).sobres[0], 202
+    return listing.envelopes(db.session(), principal.company_id, schemas.Lista(), only_id=sobre.id).items[0], 202
 
 
 @operation(
@@ -94,7 +93,7 @@ def retry_envelope(principal: Principal, id_sobre: int):
     responses={200: schemas.PendienteLista},
 )
 def list_waiting(principal: Principal, query: schemas.Lista):
-    """Los comprobantes que van a DGI uno por uno y todavía no tienen respuesta final, el más antiguo
+    """Los comprobantes que van a DGI uno por uno y todavía no tienen respuesta final, el más reciente
     primero: en qué estado están, por qué esperan (último error, reintentos, próximo intento) y si están
     demorados. Los e-Tickets bajo el tope de UI van en el reporte diario y no figuran aquí."""
     return listing.waiting(db.session(), principal.company_id, query)

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.model_parts import Day
 from portal.service.jsontypes import WHOLE_NUMBER
+from portal.service.paging import Page, PageQuery
 
 
 class _Out(BaseModel):
@@ -24,13 +25,8 @@ class Motivo(_Out):
     detalle: str | None = None
 
 
-class Lista(BaseModel):
-    """Paginación de las listas."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    limit: int = Field(50, ge=1, le=200, description="Cuántos devolver (1-200).")
-    offset: int = Field(0, ge=0, le=1_000_000, description="Cuántos saltear.")
+class Lista(PageQuery):
+    """Una página de una lista de envíos: `cursor` y `limite` (la más reciente primero)."""
 
 
 FirmaDgi = Literal["verificada", "invalida", "sin_certificado"]
@@ -74,9 +70,8 @@ class Sobre(_Out):
     respondido_en: datetime | None = Field(None, alias="respondidoEn")
 
 
-class SobreLista(_Out):
-    sobres: list[Sobre]
-    total: int
+class SobreLista(Page[Sobre]):
+    total: int = Field(description="Cuántos sobres hay en total (todas las páginas).")
 
 
 class Pendiente(_Out):
@@ -99,10 +94,9 @@ class Pendiente(_Out):
     registrado_en: datetime = Field(alias="registradoEn")
 
 
-class PendienteLista(_Out):
-    pendientes: list[Pendiente]
-    total: int
-    demorados: int
+class PendienteLista(Page[Pendiente]):
+    total: int = Field(description="Cuántos esperan en total (todas las páginas).")
+    demorados: int = Field(description="De ellos, cuántos llevan más de lo esperado.")
 
 
 class Reporte(_Out):
@@ -127,9 +121,8 @@ class Reporte(_Out):
     respondido_en: datetime | None = Field(None, alias="respondidoEn")
 
 
-class ReporteLista(_Out):
-    reportes: list[Reporte]
-    total: int
+class ReporteLista(Page[Reporte]):
+    total: int = Field(description="Cuántos reportes hay en total (todas las páginas).")
 
 
 def _yesterday() -> str:
@@ -160,9 +153,8 @@ class Anulacion(_Out):
     creado_en: datetime = Field(alias="creadoEn")
 
 
-class AnulacionLista(_Out):
-    anulaciones: list[Anulacion]
-    total: int
+class AnulacionLista(Page[Anulacion]):
+    total: int = Field(description="Cuántos rangos anulados hay en total (todas las páginas).")
 
 
 class AnulacionSolicitud(BaseModel):

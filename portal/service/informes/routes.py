@@ -8,8 +8,9 @@ from decimal import Decimal
 
 from flask import Blueprint, Response, send_file
 
+from portal.domain.roles import ALL
 from portal.service import db
-from portal.service.api import ALL_ROLES, negotiate, operation
+from portal.service.api import negotiate, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.informes import files
 from portal.service.informes.periodo import period_report
@@ -83,7 +84,7 @@ def _json_chunks(query: VentasQuery, rows: Iterator[BookRow], summary: BookSumma
     tag=TAG,
     summary="Libro de ventas (IVA) de un período",
     auth=(JWT, API_KEY),
-    roles=ALL_ROLES,
+    roles=ALL,
     query=VentasQuery,
     responses={
         200: {
@@ -131,7 +132,7 @@ def _money(value: Decimal) -> str:
     tag=TAG,
     summary="Un período de un vistazo",
     auth=(JWT, API_KEY),
-    roles=ALL_ROLES,
+    roles=ALL,
     query=PeriodoQuery,
     responses={200: Periodo},
 )

@@ -15,6 +15,7 @@ from portal.domain.empresa import SMALL_TAXPAYER_REGIMES
 from portal.domain.identifiers import DocType, digits_only, is_valid_ci, is_valid_rut
 from portal.domain.iva_categories import CATEGORY_RATES, RATE_TO_IND_FACT
 from portal.domain.uruguay_time import today_montevideo
+from portal.service import i18n
 from portal.service.api import validation_fields
 from portal.service.cfe import CfeInput, compute_totals
 from portal.service.cfe.pdf_text import money
@@ -26,6 +27,7 @@ from portal.service.dgi.receiver import receiver_from_dgi
 from portal.service.dgi.registry import DgiError, TaxpayerRegistry
 from portal.service.empresa.models import CompanySettings
 from portal.service.errors import FieldError, NotFound, ValidationFailed
+from portal.service.i18n import _
 from portal.service.indices.ui import ui_value_on
 from portal.service.inteligente.schemas import ReceptorInteligente, SolicitudInteligente
 from portal.service.intercambio.directory import ELECTRONIC_RECEIVER, is_electronic_receiver
@@ -43,10 +45,10 @@ class Findings:
     warnings: list[dict] = field(default_factory=list)
 
     def infer(self, campo: str, valor, motivo: str) -> None:
-        self.inferences.append({"campo": campo, "valor": valor, "motivo": motivo})
+        self.inferences.append({"campo": campo, "valor": valor, **i18n.stored(motivo, "motivo")})
 
     def warn(self, codigo: str, mensaje: str) -> None:
-        self.warnings.append({"codigo": codigo, "mensaje": mensaje})
+        self.warnings.append({"codigo": codigo, **i18n.stored(mensaje)})
 
 
 def _doc_type(receptor: ReceptorInteligente, work: Findings) -> tuple[int, str]:
@@ -59,10 +61,10 @@ def _doc_type(receptor: ReceptorInteligente, work: Findings) -> tuple[int, str]:
         and len(digits) == 12
         and is_valid_rut(digits)
     ):
-        work.infer("receptor.tipoDocRecep", 2, "El documento es un RUT válido.")
+        work.infer("receptor.tipoDocRecep", 2, _("El documento es un RUT válido."))
         return DocType.RUT, digits
     if digits and len(digits) <= 8 and is_valid_ci(digits):
-        work.infer("receptor.tipoDocRecep", 3, "El documento es una cédula válida.")
+        work.infer("receptor.tipoDocRecep", 3, _("El documento es una cédula válida."))
         return DocType.CI, digits
     raise ValidationFailed(
         [
@@ -97,13 +99,16 @@ def _from_dgi(rut: str, registry: TaxpayerRegistry, result: dict, work: Findings
     try:
         found = receiver_from_dgi(registry, DocType.RUT, rut, electronic=is_electronic_receiver)
     except DgiError as exc:
-        work.warn("dgi_no_disponible", f"No se pudo consultar a DGI ({exc.message}); se usan los datos ingresados.")
+        work.warn(
+            "dgi_no_disponible",
+            _("No se pudo consultar a DGI ({detalle}); se usan los datos ingresados.", detalle=exc.message),
+        )
         return
     result.update(found.fields)
     if "rznSocRecep" in found.fields:
-        work.infer("receptor.rznSocRecep", result["rznSocRecep"], "Denominación registrada en DGI.")
+        work.infer("receptor.rznSocRecep", result["rznSocRecep"], _("Denominación registrada en DGI."))
     if "dirRecep" in found.fields:
-        work.infer("receptor.dirRecep", result["dirRecep"], "Domicilio fiscal registrado en DGI.")
+        work.infer("receptor.dirRecep", result["dirRecep"], _("Domicilio fiscal registrado en DGI."))
     if found.electronic:
         work.infer("receptor.electronico", True, ELECTRONIC_RECEIVER)
     for warning in found.warnings:
@@ -114,18 +119,26 @@ def _cfe_type(
     request: SolicitudInteligente, receiver: dict | None, referenced: IssuedCfe | None, work: Findings
 ) -> int:
     if request.pistas and request.pistas.tipo_cfe:
-        work.infer("tipoCFE", request.pistas.tipo_cfe, "Indicado en las pistas.")
+        work.infer("tipoCFE", request.pistas.tipo_cfe, _("Indicado en las pistas."))
         return request.pistas.tipo_cfe
     if referenced is not None:
         table = CREDIT_NOTE_OF if request.referencia.tipo == "credito" else DEBIT_NOTE_OF
         base = 101 if referenced.tipo_cfe in (101, 102, 103) else 111
         tipo = table[base]
-        work.infer("tipoCFE", tipo, f"Nota de {request.referencia.tipo} de un comprobante {referenced.tipo_cfe}.")
+        work.infer(
+            "tipoCFE",
+            tipo,
+            _(
+                "Nota de {tipo} de un comprobante {original}.",
+                tipo=request.referencia.tipo,
+                original=referenced.tipo_cfe,
+            ),
+        )
         return tipo
     if receiver and receiver["tipoDocRecep"] == DocType.RUT:
-        work.infer("tipoCFE", 111, "El receptor tiene RUT: corresponde e-Factura.")
+        work.infer("tipoCFE", 111, _("El receptor tiene RUT: corresponde e-Factura."))
         return 111
-    work.infer("tipoCFE", 101, "Receptor sin RUT (o sin receptor): corresponde e-Ticket.")
+    work.infer("tipoCFE", 101, _("Receptor sin RUT (o sin receptor): corresponde e-Ticket."))
     return 101
 
 
@@ -136,10 +149,14 @@ def _items(request: SolicitudInteligente, work: Findings) -> list[dict]:
             ind_fact = RATE_TO_IND_FACT[line.tasa]
         elif line.categoria:
             ind_fact, label = CATEGORY_RATES[line.categoria]
-            work.infer(f"items[{index}].indFact", ind_fact, f"Categoría {line.categoria}: {label}.")
+            work.infer(
+                f"items[{index}].indFact",
+                ind_fact,
+                _("Categoría {categoria}: {tasa}.", categoria=line.categoria, tasa=label),
+            )
         else:
             ind_fact = 3
-            work.infer(f"items[{index}].indFact", 3, "Sin tasa ni categoría: tasa básica 22%.")
+            work.infer(f"items[{index}].indFact", 3, _("Sin tasa ni categoría: tasa básica 22%."))
         item = {
             "indFact": ind_fact,
             "nomItem": line.descripcion,
@@ -234,11 +251,11 @@ def _fit_regime(session: Session, company_id: int, body: dict, work: Findings) -
     if regimen not in SMALL_TAXPAYER_REGIMES:
         return
     body["mntBruto"] = 3
-    work.infer("mntBruto", 3, "La empresa es contribuyente IVA mínimo o Monotributo: ventas sin IVA.")
+    work.infer("mntBruto", 3, _("La empresa es contribuyente IVA mínimo o Monotributo: ventas sin IVA."))
     for index, item in enumerate(body["items"]):
         if item["indFact"] in (1, 2, 3, 4, 11, 12):
             item["indFact"] = 16
-            work.infer(f"items[{index}].indFact", 16, "Venta de un contribuyente IVA mínimo o Monotributo.")
+            work.infer(f"items[{index}].indFact", 16, _("Venta de un contribuyente IVA mínimo o Monotributo."))
 
 
 def _warn_about_amounts(session: Session, company_id: int, draft: Draft) -> None:
@@ -250,8 +267,11 @@ def _warn_about_amounts(session: Session, company_id: int, draft: Draft) -> None
     if cfe.tipo_cfe in (101, 102, 103) and cfe.receptor and totals.mnt_neto * rate > limit:
         draft.warn(
             "eticket_supera_tope",
-            f"El neto supera {threshold} UI: este e-Ticket se envía a DGI "
-            "individualmente y debe identificar al receptor.",
+            _(
+                "El neto supera {tope} UI: este e-Ticket se envía a DGI individualmente y debe identificar al "
+                "receptor.",
+                tope=threshold,
+            ),
         )
     ranges = session.scalars(
         select(CaeRangeRecord).where(
@@ -263,8 +283,11 @@ def _warn_about_amounts(session: Session, company_id: int, draft: Draft) -> None
     if ranges and sum(r.remaining for r in ranges) < max(r.size for r in ranges) * LOW_RANGE_SHARE:
         draft.warn(
             "cae_por_agotarse",
-            f"Quedan {sum(r.remaining for r in ranges)} números de CAE para el tipo "
-            f"{cfe.tipo_cfe}. Pedí un nuevo CAE a DGI.",
+            _(
+                "Quedan {cantidad} números de CAE para el tipo {tipo}. Pedí un nuevo CAE a DGI.",
+                cantidad=sum(r.remaining for r in ranges),
+                tipo=cfe.tipo_cfe,
+            ),
         )
     recent = (
         select(IssuedCfe.mnt_total)
@@ -285,6 +308,11 @@ def _warn_about_amounts(session: Session, company_id: int, draft: Draft) -> None
     ):
         draft.warn(
             "total_inusual",
-            f"El total ({money(totals.mnt_total)}) es más del triple del promedio de los últimos "
-            f"{count} comprobantes de este tipo ({money(Decimal(str(average)))}).",
+            _(
+                "El total ({total}) es más del triple del promedio de los últimos {cantidad} comprobantes de "
+                "este tipo ({promedio}).",
+                total=money(totals.mnt_total),
+                cantidad=count,
+                promedio=money(Decimal(str(average))),
+            ),
         )

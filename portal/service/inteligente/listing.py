@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, date, datetime, time, timedelta
 
-from sqlalchemy import and_, case, func, literal, or_, select
+from sqlalchemy import and_, case, func, literal, select
 
+from portal.domain.receipt_numbers import ReceiptNumber
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service import db
 from portal.service.auth import Principal
@@ -19,26 +19,7 @@ from portal.service.inteligente.schemas import (
     SolicitudesQuery,
     SolicitudResumen,
 )
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND = timedelta(microseconds=1)
-_NUMBER = re.compile(r"^([A-Za-z]{0,2}) ?-? ?([0-9]{1,7})$")  # schemas.NUMBER_PATTERN, with its two parts
-
-
-def receipt_number(text: str) -> tuple[str | None, int]:
-    """ "A-15", "a 0000015", "A15" -> ("A", 15); "15" -> (None, 15): without a serie, any serie."""
-    serie, number = _NUMBER.match(text).groups()
-    return (serie.upper() or None), int(number)
-
-
-def cursor_for(created_at: datetime, request_id: str) -> str:
-    """The position after this request: its creation in microseconds since 1970, and its id's hex."""
-    return f"{(created_at - _EPOCH) // _MICROSECOND}_{request_id.removeprefix('ei_')}"
-
-
-def _position(cursor: str) -> tuple[datetime, str]:
-    micros, hex_id = cursor.split("_")
-    return _EPOCH + int(micros) * _MICROSECOND, "ei_" + hex_id
+from portal.service.paging import keyset
 
 
 def _day_start(day: date) -> datetime:
@@ -70,18 +51,14 @@ def list_requests(principal: Principal, query: SolicitudesQuery) -> ListaSolicit
             IssuedCfe, and_(IssuedCfe.id == SmartRequest.cfe_id, IssuedCfe.company_id == SmartRequest.company_id)
         )
         .where(SmartRequest.company_id == principal.company_id)
-        .order_by(SmartRequest.created_at.desc(), SmartRequest.id.desc())
-        .limit(query.limite + 1)
     )
     for condition in _filters(query, state):
         statement = statement.where(condition)
-    rows = db.session().execute(statement).all()
-    page = rows[: query.limite]
-    more = len(rows) > query.limite
-    return ListaSolicitudes(
-        solicitudes=[_summary(row) for row in page],
-        siguiente_cursor=cursor_for(page[-1].created_at, page[-1].id) if more else None,
+    order = (SmartRequest.created_at, SmartRequest.id)
+    page, following = keyset(
+        db.session(), statement, order, query.cursor, query.limite, lambda row: (row.created_at, row.id)
     )
+    return ListaSolicitudes(items=[_summary(row) for row in page], siguiente_cursor=following)
 
 
 def _filters(query: SolicitudesQuery, state) -> list:
@@ -95,15 +72,10 @@ def _filters(query: SolicitudesQuery, state) -> list:
     if query.hasta and query.hasta < date.max:
         conditions.append(SmartRequest.created_at < _day_start(query.hasta + timedelta(days=1)))
     if query.numero:
-        serie, number = receipt_number(query.numero)
-        conditions.append(IssuedCfe.nro == number)
-        if serie:
-            conditions.append(IssuedCfe.serie == serie)
-    if query.cursor:
-        at, request_id = _position(query.cursor)
-        conditions.append(
-            or_(SmartRequest.created_at < at, and_(SmartRequest.created_at == at, SmartRequest.id < request_id))
-        )
+        typed = ReceiptNumber.parse(query.numero)
+        conditions.append(IssuedCfe.nro == typed.number)
+        if typed.serie:
+            conditions.append(IssuedCfe.serie == typed.serie)
     return conditions
 
 

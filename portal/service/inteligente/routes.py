@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
+from portal.domain.roles import ALL, WRITERS
 from portal.service import idempotency
-from portal.service.api import ALL_ROLES, WRITERS, idempotency_header, operation
+from portal.service.api import idempotency_header, operation
 from portal.service.auth import JWT, Principal
 from portal.service.inteligente import listing, workflow
 from portal.service.inteligente.schemas import (
@@ -80,7 +81,7 @@ def emitir(body: SolicitudInteligente, principal: Principal):
     tag=TAG,
     summary="Listar las solicitudes de emisión de la empresa",
     auth=(JWT,),
-    roles=ALL_ROLES,
+    roles=ALL,
     query=SolicitudesQuery,
     responses={200: ListaSolicitudes},
 )
@@ -98,7 +99,7 @@ def listar(query: SolicitudesQuery, principal: Principal):
     tag=TAG,
     summary="Consultar una solicitud de emisión",
     auth=(JWT,),
-    roles=ALL_ROLES,
+    roles=ALL,
     path_params={"request_id": "El requestId de la solicitud."},
     responses={200: SolicitudEstado, 404: "No existe o es de otra empresa."},
 )

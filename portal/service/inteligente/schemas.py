@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, WrapValidator
-from pydantic_core import PydanticCustomError
+from pydantic import BaseModel, ConfigDict, Field
 
+from portal.domain import receipt_numbers
 from portal.domain.iva_categories import CATEGORY_RATES
 from portal.service.cfe.model_parts import Day
 from portal.service.cfe.xmlchars import PrintedText
+from portal.service.paging import CURSOR_DESCRIPTION, CURSOR_PATTERN, Page
 
 
 class _In(PrintedText):  # what is written here goes into the CFE
@@ -175,26 +176,6 @@ class SolicitudEstado(_Out):
 # --- The company's requests, newest first (support looks requests up here) ---
 
 _STATE = Literal["preview", "confirmed", "issued", "failed", "expired"]
-# What the number filter accepts: an optional serie, an optional dash or spaces, up to 7 digits with or
-# without DGI's leading zeros ("A-15", "A 0000015", "A15", "15"). The parser in listing.py reads the same.
-NUMBER_PATTERN = r"^[A-Za-z]{0,2} ?-? ?[0-9]{1,7}$"
-CURSOR_PATTERN = r"^[0-9]{1,16}_[0-9a-f]{32}$"
-
-
-def _spanish(message: str, code: str):
-    """A wrap validator that answers any failure of the field with one message in the product's voice."""
-
-    def validate(value, handler):
-        try:
-            return handler(value)
-        except ValidationError:
-            raise PydanticCustomError(code, message) from None
-
-    return WrapValidator(validate)
-
-
-_DAY_MESSAGE = "Esa fecha no es válida: escribila como año-mes-día, por ejemplo 2026-11-23."
-FilterDay = Annotated[Day, _spanish(_DAY_MESSAGE, "fecha_invalida")]
 
 
 class SolicitudesQuery(BaseModel):
@@ -203,47 +184,33 @@ class SolicitudesQuery(BaseModel):
 
     model_config = ConfigDict(populate_by_name=True, extra="forbid")
 
-    estado: Annotated[
-        _STATE | None, _spanish("Elegí un estado: preview, confirmed, issued, failed o expired.", "estado_invalido")
-    ] = Field(None, description="Solo las solicitudes en este estado.", examples=["issued"])
-    creado_por: Annotated[
-        str | None,
-        _spanish("Escribí el comienzo del correo de quien la creó (hasta 254 caracteres).", "creado_por_invalido"),
-    ] = Field(
+    estado: _STATE | None = Field(None, description="Solo las solicitudes en este estado.", examples=["issued"])
+    creado_por: str | None = Field(
         None,
         alias="creadoPor",
         max_length=254,
         examples=["soporte@"],
         description="Comienzo del correo de quien creó la solicitud (sin distinguir mayúsculas).",
     )
-    desde: FilterDay | None = Field(
+    desde: Day | None = Field(
         None, description="Creadas desde este día (hora de Montevideo), inclusive.", examples=["2026-11-01"]
     )
-    hasta: FilterDay | None = Field(
+    hasta: Day | None = Field(
         None,
         description="Creadas hasta este día (hora de Montevideo), inclusive. Si es "
         "anterior a desde, la lista sale vacía.",
         examples=["2026-11-30"],
     )
-    numero: Annotated[str | None, _spanish("Escribí la serie y el número, como A-15.", "numero_invalido")] = Field(
+    numero: str | None = Field(
         None,
-        pattern=NUMBER_PATTERN,
-        max_length=12,
+        pattern=receipt_numbers.PATTERN,
+        max_length=receipt_numbers.MAX_TYPED,
         examples=["A-15"],
         description='Número del comprobante emitido, como se escriba: "A-15", "A 0000015", "A15" o "15" '
         "(sin serie, cualquier serie).",
     )
-    cursor: Annotated[
-        str | None,
-        _spanish(
-            "Ese cursor no es válido: usá el siguienteCursor de la página anterior, o pedí la primera página sin "
-            "cursor.",
-            "cursor_invalido",
-        ),
-    ] = Field(None, pattern=CURSOR_PATTERN, description="El siguienteCursor de la página anterior.")
-    limite: Annotated[int, _spanish("Pedí entre 1 y 100 solicitudes por página.", "limite_invalido")] = Field(
-        20, ge=1, le=100, description="Solicitudes por página (20 si no se indica, hasta 100)."
-    )
+    cursor: str | None = Field(None, max_length=200, pattern=CURSOR_PATTERN, description=CURSOR_DESCRIPTION)
+    limite: int = Field(20, ge=1, le=100, description="Solicitudes por página (20 si no se indica, hasta 100).")
 
 
 class ComprobanteResumen(_Out):
@@ -265,7 +232,7 @@ class SolicitudResumen(_Out):
     codigo_error: str | None = Field(None, alias="codigoError", description="Por qué falló, si falló.")
 
 
-class ListaSolicitudes(_Out):
+class ListaSolicitudes(Page[SolicitudResumen]):
     """A page of the company's requests, newest first."""
 
     model_config = ConfigDict(
@@ -273,7 +240,7 @@ class ListaSolicitudes(_Out):
         json_schema_extra={
             "examples": [
                 {
-                    "solicitudes": [
+                    "items": [
                         {
                             "requestId": "ei_3f2a9c0e5b9d4e0fa1c2d3e4f5a6b7c8",
                             "estado": "issued",
@@ -298,13 +265,8 @@ class ListaSolicitudes(_Out):
                             "codigoError": "cae_agotado",
                         },
                     ],
-                    "siguienteCursor": "1795957121500000_0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f",
+                    "siguienteCursor": "W1sidCIsIjIwMjYtMTEtMjNUMTI6NTg6NDEuNTAwMDAwKzAwOjAwIl0sWyJzIiwiZWlfMGMxZCJdXQ",
                 }
             ]
         },
-    )
-
-    solicitudes: list[SolicitudResumen]
-    siguiente_cursor: str | None = Field(
-        None, alias="siguienteCursor", description="Pasalo como cursor para la página siguiente; falta al final."
     )

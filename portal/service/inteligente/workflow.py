@@ -21,6 +21,7 @@ from portal.service.comprobante.models import IssuedCfe, PreviewToken
 from portal.service.comprobante.presenters import cfe_emitido
 from portal.service.dgi.company import registry_for
 from portal.service.errors import ApiError, Conflict, NotFound
+from portal.service.i18n import said
 from portal.service.idempotency import RequestedKey, request_fingerprint
 from portal.service.inteligente.inference import Draft, infer_draft
 from portal.service.inteligente.models import FINAL_STATES, SmartRequest, SmartRequestEvent
@@ -245,8 +246,10 @@ def describe(request: SmartRequest, session: Session | None = None) -> dict:
         "borrador": request.draft_json,
         "hashBorrador": request.draft_hash,
         "totales": request.totals_json,
-        "inferencias": request.inferences_json,
-        "advertencias": request.warnings_json,
+        "inferencias": [
+            {"campo": i["campo"], "valor": i["valor"], "motivo": said(i, "motivo")} for i in request.inferences_json
+        ],
+        "advertencias": [{"codigo": w["codigo"], "mensaje": said(w)} for w in request.warnings_json],
         "previsualizacionUrl": preview_url,
         "venceEn": request.expires_at.isoformat() if request.expires_at else None,
         "cfeEmitidos": [request.cfe_id] if request.cfe_id else [],

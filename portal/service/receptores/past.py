@@ -1,7 +1,8 @@
 """The company's past receivers: one per document, from its newest receipt to that document.
 
-Matching is the receipt list's receiver filter (comprobante.search.receiver_options: name prefix folded, or
-document prefix), so both find the same people and use the same (company_id, receptor_*) indexes.
+Matching is the receipt list's receiver filter (comprobante.search.receiver_options: every typed word starts a
+word of the folded name, or the document starts with it), so both find the same people and use the same
+indexes.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def recent_receivers(session: Session, company_id: int, typed: str, limit: int) 
             select(IssuedCfe.receptor_doc, func.max(IssuedCfe.created_at).label("last_used"))
             .where(IssuedCfe.company_id == company_id, option, IssuedCfe.receptor_doc.is_not(None))
             .group_by(IssuedCfe.receptor_doc)
-            for option in receiver_options(typed)
+            for option in receiver_options(session, company_id, typed)
         )
     ).subquery()
     last_used = func.max(per_option.c.last_used)

@@ -5,20 +5,22 @@ from __future__ import annotations
 
 from flask import Blueprint
 
+from portal.domain.roles import ALL
 from portal.service import db
-from portal.service.api import ALL_ROLES, operation
+from portal.service.api import operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.dgi import registry as dgi
 from portal.service.dgi.company import registry_for
 from portal.service.dgi.receiver import receiver_from_dgi
 from portal.service.errors import ApiError, FieldError, ValidationFailed
+from portal.service.i18n import say
 from portal.service.intercambio.directory import is_electronic_receiver
 from portal.service.receptores.past import recent_receivers
 from portal.service.receptores.schemas import ListaReceptores, ReceptorDgi, ReceptorDgiQuery, ReceptoresQuery
 
 bp = Blueprint("receptores", __name__, url_prefix="/api/v1/receptores")
 TAG = "Receptores"
-_COMMON = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL_ROLES}
+_COMMON = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL}
 
 
 @operation(
@@ -34,7 +36,7 @@ def listar(principal: Principal, query: ReceptoresQuery):
     """Los receptores de los comprobantes de la empresa cuyo nombre o documento empieza con `q`, uno por
     documento (con los datos de su último comprobante), los usados más recientemente primero; hasta `limite`."""
     found = recent_receivers(db.session(), principal.company_id, query.q, query.limite)
-    return ListaReceptores.model_validate({"receptores": found})
+    return ListaReceptores.model_validate({"items": found})
 
 
 @operation(
@@ -73,6 +75,6 @@ def desde_dgi(principal: Principal, query: ReceptorDgiQuery):
             "docRecep": number,
             **found.fields,
             "receptorElectronico": found.electronic,
-            "advertencias": [{"codigo": w.codigo, "mensaje": w.mensaje} for w in found.warnings],
+            "advertencias": [{"codigo": w.codigo, "mensaje": say(w.mensaje)} for w in found.warnings],
         }
     )

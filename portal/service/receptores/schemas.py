@@ -44,7 +44,7 @@ class ListaReceptores(BaseModel):
         json_schema_extra={
             "examples": [
                 {
-                    "receptores": [
+                    "items": [
                         {
                             "tipoDocRecep": 2,
                             "codPaisRecep": "UY",
@@ -61,7 +61,7 @@ class ListaReceptores(BaseModel):
         }
     )
 
-    receptores: list[ReceptorPasado]
+    items: list[ReceptorPasado]
 
 
 class ReceptorDgiQuery(BaseModel):

@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 
 from flask import Blueprint, Response
 
+from portal.domain.roles import ALL
 from portal.service import db
-from portal.service.api import ALL_ROLES, operation
+from portal.service.api import operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.salud import checks, notices
 from portal.service.salud.concerns import SEVERITY
@@ -25,7 +26,7 @@ TAG = "Empresa"
     tag=TAG,
     summary="El control de cumplimiento de la empresa",
     auth=(JWT, API_KEY),
-    roles=ALL_ROLES,
+    roles=ALL,
     responses={200: HealthOut},
 )
 def get_health(principal: Principal):
@@ -54,7 +55,7 @@ def get_health(principal: Principal):
     tag=TAG,
     summary="Los avisos de la empresa",
     auth=(JWT,),
-    roles=ALL_ROLES,
+    roles=ALL,
     query=NoticeQuery,
     responses={200: NoticePage},
 )
@@ -71,7 +72,7 @@ def list_notices(principal: Principal, query: NoticeQuery):
     tag=TAG,
     summary="Marcar un aviso como leído",
     auth=(JWT,),
-    roles=ALL_ROLES,
+    roles=ALL,
     responses={204: None, 404: "No existe ese aviso en la empresa."},
     path_params={"aviso_id": "El id del aviso, como lo da la lista."},
 )
@@ -88,7 +89,7 @@ def read_notice(principal: Principal, aviso_id: int):
     tag=TAG,
     summary="Marcar todos los avisos como leídos",
     auth=(JWT,),
-    roles=ALL_ROLES,
+    roles=ALL,
     responses={204: None},
 )
 def read_all_notices(principal: Principal):

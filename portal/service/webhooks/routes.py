@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask, Response
 
-from portal.service.api import ADMINS, operation, to_response
+from portal.domain.roles import ADMINS
+from portal.service.api import operation, to_response
 from portal.service.auth import JWT, Principal
 from portal.service.eventos import publishing
 from portal.service.models import Role

@@ -14,8 +14,10 @@ from flask_login import current_user
 
 from portal.client.apikeys import ApiKey, NewApiKey, RateLimit
 from portal.client.errors import NotFound, ValidationError
+from portal.domain import roles
+from portal.web import paging
 from portal.web.apikeys.forms import CreateKeyForm, RateLimitForm
-from portal.web.auth.session import role_required
+from portal.web.auth.session import admin_required, reader_required
 from portal.web.backend import api
 from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import redirect_after_post, render, wants_fragment
@@ -33,7 +35,7 @@ class KeyRow:
 
 
 def _can_manage() -> bool:
-    return current_user.role == "admin"
+    return current_user.role in roles.ADMINS
 
 
 def _row(key: ApiKey, form: RateLimitForm | None = None) -> KeyRow:
@@ -50,9 +52,21 @@ def _row(key: ApiKey, form: RateLimitForm | None = None) -> KeyRow:
 
 def _context(*, forms: dict[str, RateLimitForm] | None = None, **extra) -> dict:
     forms = forms or {}
-    rows = [_row(key, forms.get(key.id)) for key in api().list_api_keys()]
+    paged = paging.load("apikeys.index", lambda cursor: api().list_api_keys(cursor=cursor))
+    rows = [_row(key, forms.get(key.id)) for key in paged.items]
     extra.setdefault("create_form", CreateKeyForm(formdata=None))
-    return {"rows": rows, "can_manage": _can_manage(), **extra}
+    return {"rows": rows, "paged": paged, "can_manage": _can_manage(), **extra}
+
+
+def _find_key(key_id: str) -> ApiKey | None:
+    """The company's key with this id, looked for page by page."""
+    cursor = None
+    while True:
+        page = api().list_api_keys(cursor=cursor, limit=200)
+        found = next((k for k in page.items if k.id == key_id), None)
+        if found or not page.next_cursor:
+            return found
+        cursor = page.next_cursor
 
 
 def _no_store(response):
@@ -61,14 +75,14 @@ def _no_store(response):
 
 
 @bp.get("/")
-@role_required("admin", "soporte")
+@reader_required
 def index():
     """The company's keys with their limit, current usage and history."""
     return _no_store(render(TEMPLATE, "keys", **_context()))
 
 
 @bp.post("/")
-@role_required("admin")
+@admin_required
 def create():
     """Create a key and show its secret, once, in this very response."""
     form = CreateKeyForm()
@@ -93,7 +107,7 @@ def _created(created: NewApiKey):
 
 
 @bp.post("/<key_id>/revocar")
-@role_required("admin")
+@admin_required
 def revoke(key_id: str):
     """Revoke a key: it stops working on its next request."""
     key = api().revoke_api_key(key_id)
@@ -104,7 +118,7 @@ def revoke(key_id: str):
 
 
 @bp.post("/<key_id>/rate-limit")
-@role_required("admin")
+@admin_required
 def rate_limit(key_id: str):
     """Change a key's limit in place; invalid input comes back next to the field (422)."""
     form = RateLimitForm(prefix=key_id)
@@ -127,7 +141,7 @@ def rate_limit(key_id: str):
                 return _no_store(render(TEMPLATE, "row", row=_row(key), can_manage=True))
             return redirect_after_post("apikeys.index")
     if wants_fragment():
-        key = next((k for k in api().list_api_keys() if k.id == key_id), None)
+        key = _find_key(key_id)
         if key is None:
             raise NotFound(_("No existe esa clave."), status=404)
         return _no_store(render(TEMPLATE, "row", status=422, row=_row(key, form), can_manage=True))

@@ -13,13 +13,12 @@ from urllib.parse import urlsplit
 
 from flask import abort, current_app, request, session, url_for
 from flask_htmx import make_response as htmx_response
-from flask_login import UserMixin, current_user, logout_user
+from flask_login import UserMixin, current_user, login_required, logout_user
 
 from portal.client.models import UserInfo
 from portal.client.oidc import Tokens
+from portal.domain import roles
 from portal.web.extensions import htmx, login_manager
-
-ROLES = ("admin", "usuario", "soporte")
 
 
 @dataclass(frozen=True)
@@ -145,3 +144,11 @@ def role_required(*roles: str):
         return wrapper
 
     return decorator
+
+
+# One decorator per meaning (portal.domain.roles): every view says which of these it is for.
+signed_in_required = login_required  # anyone signed in, with or without a company (choosing one)
+member_required = role_required(*roles.ALL)  # any member of the current company
+writer_required = role_required(*roles.WRITERS)  # who issues receipts
+reader_required = role_required(*roles.READERS)  # who follows the company's records (envíos, API keys)
+admin_required = role_required(*roles.ADMINS)

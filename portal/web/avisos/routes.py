@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from flask import Blueprint
 from flask_babel import lazy_gettext as _l
-from flask_login import login_required
 
 from portal.client.errors import ServiceUnavailable
+from portal.web.auth.session import member_required
 from portal.web.backend import api
 from portal.web.rendering import fragment, redirect_after_post, render, wants_fragment
 
@@ -18,14 +18,14 @@ STATE_LABELS = {"ok": _l("Bien"), "warning": _l("Atención"), "problem": _l("Pro
 
 
 @bp.get("/")
-@login_required
+@member_required
 def index():
     """Every notice of the company, newest first, and the watch as it stands now."""
     return render(TEMPLATE, "notices", page=api().list_notices(limit=50), health=api().health(), labels=STATE_LABELS)
 
 
 @bp.get("/campana")
-@login_required
+@member_required
 def bell():
     """The header's bell with the unread count (a fragment the header loads)."""
     try:
@@ -36,14 +36,14 @@ def bell():
 
 
 @bp.get("/salud")
-@login_required
+@member_required
 def health():
     """The compliance watch's summary, for the home page (a fragment it loads)."""
     return fragment("avisos/_health.html", "health", health=api().health(), labels=STATE_LABELS)
 
 
 @bp.post("/<int:notice_id>/leido")
-@login_required
+@member_required
 def read(notice_id: int):
     """Mark one notice read, for this person."""
     api().mark_notice_read(notice_id)
@@ -51,7 +51,7 @@ def read(notice_id: int):
 
 
 @bp.post("/leidos")
-@login_required
+@member_required
 def read_all():
     """Mark every notice read, for this person."""
     api().mark_all_notices_read()

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from flask import abort, flash, request, url_for
 from flask_babel import gettext as _
-from flask_login import current_user, login_required
+from flask_login import current_user
 
 from portal.client.clientes import Customer, CustomerChanges, NewCustomer
 from portal.client.errors import NotFound, ValidationError
-from portal.web.auth.session import role_required
+from portal.domain import roles
+from portal.web.auth.session import member_required, writer_required
 from portal.web.backend import api
 from portal.web.clientes import bp
 from portal.web.clientes.forms import CustomerForm, NewCustomerForm, SearchForm
@@ -17,12 +18,12 @@ from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import redirect_after_post, render
 
 __all__ = ["bp"]
-WRITERS = ("admin", "usuario")
+
 PAGE_SIZE = 50
 
 
 def _can_edit() -> bool:
-    return current_user.role in WRITERS
+    return current_user.role in roles.WRITERS
 
 
 def _changes(form: CustomerForm) -> CustomerChanges:
@@ -55,7 +56,7 @@ def _filled(customer: Customer) -> CustomerForm:
 
 
 @bp.get("/")
-@login_required
+@member_required
 def index():
     """The company's customers by name; the search narrows them as it is typed (htmx swaps the results)."""
     form = SearchForm(formdata=request.args)
@@ -68,7 +69,7 @@ def index():
 
 
 @bp.route("/nuevo", methods=["GET", "POST"])
-@role_required(*WRITERS)
+@writer_required
 def new():
     """Add a customer by hand (those of past receipts are added by themselves)."""
     form = NewCustomerForm()
@@ -99,7 +100,7 @@ def _card(customer_id: int):
 
 
 @bp.get("/<int:customer_id>")
-@login_required
+@member_required
 def card(customer_id: int):
     """A customer: its data (a form for usuario and admin), balance of credit sales and latest receipts."""
     found = _card(customer_id)
@@ -108,7 +109,7 @@ def card(customer_id: int):
 
 
 @bp.post("/<int:customer_id>")
-@role_required(*WRITERS)
+@writer_required
 def update(customer_id: int):
     """Save the customer's data; an error re-renders the form with what was typed."""
     found = _card(customer_id)

@@ -21,14 +21,14 @@ from portal.client.cfe import CfeRequest
 from portal.domain.cfe_types import CFE_TYPES, E_REMITO, E_RESGUARDO, NOTE_TYPES
 from portal.domain.empresa import DEPARTMENTS, SMALL_TAXPAYER_REGIMES
 from portal.web import activity
-from portal.web.auth.session import role_required
+from portal.web.auth.session import writer_required
 from portal.web.backend import api
-from portal.web.comprobantes import WRITERS, bp, choices, forms, payload, receiver
+from portal.web.comprobantes import bp, choices, forms, payload, receiver
 from portal.web.comprobantes.choices import type_name
 from portal.web.comprobantes.documents import NO_HINT, Hint, document_hint
-from portal.web.comprobantes.files import file_response
 from portal.web.comprobantes.receipts import activity_summary
 from portal.web.correo import on_issue
+from portal.web.files import file_response
 from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import fragment, redirect_after_post, render
 
@@ -205,7 +205,7 @@ def _already_issued(key: str):
 
 
 @bp.route("/nuevo", methods=["GET", "POST"])
-@role_required(*WRITERS)
+@writer_required
 def new():
     """The issuing form (GET, pre-filled from the query); POST issues the receipt and goes to its page."""
     if request.method == "GET":
@@ -231,7 +231,7 @@ def new():
 
 
 @bp.post("/nuevo/previsualizar")
-@role_required(*WRITERS)
+@writer_required
 def preview():
     """The receipt as it would print (the service's PDF, watermarked, with its totals), shown inline."""
     form = forms.ReceiptForm()
@@ -252,7 +252,7 @@ def preview():
 
 
 @bp.get("/previsualizacion/<handle>/pdf")
-@role_required(*WRITERS)
+@writer_required
 def preview_pdf(handle: str):
     """The preview PDF, proxied with the user's credentials (framed by the issuing page)."""
     token = session.get("cfe_previews", {}).get(handle)
@@ -262,7 +262,7 @@ def preview_pdf(handle: str):
 
 
 @bp.post("/nuevo/tipo")
-@role_required(*WRITERS)
+@writer_required
 def change_type():
     """The form again for another CFE type (its sections differ), keeping what was typed."""
     form = forms.ReceiptForm(formdata=forms.renumbered(request.form))
@@ -275,7 +275,7 @@ def _lines(form: forms.ReceiptForm, **extra):
 
 
 @bp.post("/nuevo/lineas")
-@role_required(*WRITERS)
+@writer_required
 def add_line():
     """One more detail line (the lines block again, for htmx; the whole form otherwise)."""
     form = forms.ReceiptForm(formdata=forms.renumbered(request.form))
@@ -287,7 +287,7 @@ def add_line():
 
 
 @bp.post("/nuevo/lineas/quitar")
-@role_required(*WRITERS)
+@writer_required
 def remove_line():
     """The lines without the one whose remove button was pressed, numbered again from 0."""
     drop = request.form.get("remove_line", type=int)
@@ -295,7 +295,7 @@ def remove_line():
 
 
 @bp.get("/nuevo/documento")
-@role_required(*WRITERS)
+@writer_required
 def document_check():
     """The hint next to the receiver's document as the user types: the check digit, then what DGI says of a
     valid RUT or cédula (its warnings, and its data for the receiver fields the user left empty)."""
@@ -307,7 +307,7 @@ def document_check():
 
 
 @bp.get("/nuevo/receptores")
-@role_required(*WRITERS)
+@writer_required
 def receiver_suggestions():
     """The company's past receivers whose name or document starts with what is typed (htmx, under the field)."""
     typed = request.args.get("doc_recep") or request.args.get("rzn_soc_recep")

@@ -8,14 +8,17 @@ from dataclasses import dataclass
 
 from flask import request, url_for
 from flask_babel import gettext as _
-from flask_login import current_user, login_required
+from flask_login import current_user
 
 from portal.client import errors as client_errors
-from portal.client.comprobantes import ReceiptPage
+from portal.client.comprobantes import ReceiptSummary
+from portal.client.pages import Page
+from portal.web.auth.session import member_required
 from portal.web.backend import api
 from portal.web.comprobantes import bp, forms
-from portal.web.comprobantes.files import file_response
+from portal.web.files import file_response
 from portal.web.forms_common import apply_service_errors
+from portal.web.paging import PagedView, paged_view
 from portal.web.rendering import redirect_after_post, render
 
 PAGE_SIZE = 50
@@ -25,24 +28,16 @@ _FIELDS = {field: name for name, field in forms.ReceiptFilterForm.FILTER_FIELDS.
 
 @dataclass(frozen=True)
 class ListView:
-    page: ReceiptPage | None
+    paged: PagedView[ReceiptSummary]
     filtered: bool
-    next_url: str | None
-    first_url: str | None
     csv_url: str
 
 
-def _view(form: forms.ReceiptFilterForm, page: ReceiptPage | None) -> ListView:
+def _view(form: forms.ReceiptFilterForm, page: Page[ReceiptSummary] | None) -> ListView:
     args = form.query_args()
-    following = (
-        url_for("comprobantes.index", **form.query_args(cursor=page.next_cursor)) if page and page.next_cursor else None
-    )
-    first = url_for("comprobantes.index", **args) if form.cursor.data else None
     return ListView(
-        page=page,
+        paged=paged_view("comprobantes.index", page, args, form.cursor.data or None),
         filtered=bool(args),
-        next_url=following,
-        first_url=first,
         csv_url=url_for("comprobantes.export", **args),
     )
 
@@ -57,7 +52,7 @@ def _receipt_by_id(receipt_id: str):
 
 
 @bp.get("/")
-@login_required
+@member_required
 def index():
     """The receipt list; htmx asks for the results block alone as the filters change."""
     form = forms.ReceiptFilterForm(formdata=request.args)
@@ -80,7 +75,7 @@ def index():
 
 
 @bp.get("/exportar.csv")
-@login_required
+@member_required
 def export():
     """The CSV of the same query (every receipt it matches, not one page), as the service writes it."""
     form = forms.ReceiptFilterForm(formdata=request.args)

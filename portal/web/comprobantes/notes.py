@@ -13,9 +13,9 @@ from portal.client import errors as client_errors
 from portal.client.cfe import PRICES_INCLUDE_IVA, CfeRequest, Reference
 from portal.client.comprobantes import IssuedReceipt
 from portal.web import activity
-from portal.web.auth.session import role_required
+from portal.web.auth.session import writer_required
 from portal.web.backend import api
-from portal.web.comprobantes import WRITERS, bp, forms, payload
+from portal.web.comprobantes import bp, forms, payload
 from portal.web.comprobantes.choices import type_name
 from portal.web.comprobantes.issuing import editor_for, form_key_redirect
 from portal.web.comprobantes.page import receipt_page
@@ -57,7 +57,7 @@ def _corrected(receipt: IssuedReceipt) -> CfeRequest:
 
 
 @bp.get("/<receipt_id>/nota/<kind>")
-@role_required(*WRITERS)
+@writer_required
 def note(receipt_id: str, kind: str):
     """The issuing form as a partial credit note or a debit note of the receipt, prefilled from it."""
     if kind not in _KINDS:
@@ -84,7 +84,7 @@ def note(receipt_id: str, kind: str):
 
 
 @bp.get("/<receipt_id>/copiar")
-@role_required(*WRITERS)
+@writer_required
 def copy(receipt_id: str):
     """The issuing form as a new receipt like this one (today's date, a new number)."""
     keyed = form_key_redirect()
@@ -98,7 +98,7 @@ def copy(receipt_id: str):
 
 
 @bp.get("/<receipt_id>/corregir")
-@role_required(*WRITERS)
+@writer_required
 def correct(receipt_id: str):
     """The issuing form filled with a rejected receipt's data, to issue it corrected under a new number."""
     receipt = api().get_receipt(receipt_id)
@@ -116,7 +116,7 @@ def correct(receipt_id: str):
 
 
 @bp.post("/<receipt_id>/anular")
-@role_required(*WRITERS)
+@writer_required
 def cancel(receipt_id: str):
     """Cancel with a full credit note (one confirmation, reason required), then show the note."""
 

@@ -7,8 +7,9 @@ import re
 from flask import abort
 from flask_login import current_user
 
+from portal.domain import roles
 from portal.web.backend import api
-from portal.web.comprobantes import WRITERS, forms
+from portal.web.comprobantes import forms
 from portal.web.comprobantes.channels import Channels, exchange_channel, mail_channel
 from portal.web.comprobantes.receipts import receipt_view
 from portal.web.rendering import render
@@ -34,7 +35,7 @@ def receipt_page(
     """The receipt's page (its reference form, or the cancel form re-shown with errors). The page shows its
     two forms only to those who may write, so only they get them built."""
     view = receipt_view(api().get_receipt(checked_id(receipt_id)))
-    writer = current_user.role in WRITERS
+    writer = current_user.role in roles.WRITERS
     if form is None and writer:
         form = forms.CollectionReferenceForm(formdata=None, data={"referencia": view.receipt.collection_reference})
     cancel_open = cancel_form is not None

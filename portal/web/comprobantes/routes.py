@@ -5,20 +5,21 @@ from __future__ import annotations
 
 from flask import flash, redirect, request, url_for
 from flask_babel import gettext as _
-from flask_login import current_user, login_required
+from flask_login import current_user
 
 from portal.client import errors as client_errors
+from portal.domain import roles
 from portal.web import activity
-from portal.web.auth.session import role_required
+from portal.web.auth.session import member_required, writer_required
 from portal.web.backend import api
-from portal.web.comprobantes import WRITERS, bp, forms
+from portal.web.comprobantes import bp, forms
 from portal.web.comprobantes import issuing as _issuing  # noqa: F401 - registers its views on bp
 from portal.web.comprobantes import listing as _listing  # noqa: F401 - registers its views on bp
 from portal.web.comprobantes import notes as _notes  # noqa: F401 - registers its views on bp
 from portal.web.comprobantes import signing as _signing  # noqa: F401 - registers its views on bp
-from portal.web.comprobantes.files import file_response
 from portal.web.comprobantes.page import checked_id, receipt_page
 from portal.web.extensions import htmx
+from portal.web.files import file_response
 from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import redirect_after_post
 
@@ -28,25 +29,25 @@ _REFERENCE_FIELDS = {"referenciaCobro": "referencia", "observacion": "observacio
 
 @bp.context_processor
 def _area_context():
-    return {"can_write": current_user.is_authenticated and current_user.role in WRITERS}
+    return {"can_write": current_user.is_authenticated and current_user.role in roles.WRITERS}
 
 
 @bp.get("/buscar")
-@login_required
+@member_required
 def lookup():
     """Old links to the id lookup: the list's one box now takes an id or a number."""
     return redirect(url_for("comprobantes.index", numero=(request.args.get("id") or "").strip()[:40]), code=303)
 
 
 @bp.get("/<receipt_id>")
-@login_required
+@member_required
 def receipt(receipt_id: str):
     """A receipt: its data, the service's totals, security code, QR, CAE, the PDF inline and the XML."""
     return receipt_page(checked_id(receipt_id))
 
 
 @bp.get("/<receipt_id>/pdf")
-@login_required
+@member_required
 def receipt_pdf(receipt_id: str):
     """The receipt's PDF, inline (the receipt page frames it)."""
     pdf = api().get_receipt_pdf(checked_id(receipt_id))
@@ -54,7 +55,7 @@ def receipt_pdf(receipt_id: str):
 
 
 @bp.get("/<receipt_id>/xml")
-@login_required
+@member_required
 def receipt_xml(receipt_id: str):
     """The signed XML exactly as the service signed it, as a download."""
     xml = api().get_receipt_xml(checked_id(receipt_id))
@@ -62,7 +63,7 @@ def receipt_xml(receipt_id: str):
 
 
 @bp.post("/<receipt_id>/referencia")
-@role_required(*WRITERS)
+@writer_required
 def reference(receipt_id: str):
     """Reapply a collection reference; htmx swaps the reference block, which shows the history."""
     receipt_id, form = checked_id(receipt_id), forms.CollectionReferenceForm()

@@ -7,15 +7,16 @@ from flask_babel import gettext as _
 
 from portal.client import errors as client_errors
 from portal.web import activity
-from portal.web.auth.session import role_required
+from portal.web.auth.session import writer_required
 from portal.web.backend import api
-from portal.web.comprobantes import WRITERS, bp, forms
-from portal.web.comprobantes.files import file_response, signed_name
+from portal.web.comprobantes import bp, forms
+from portal.web.comprobantes.files import signed_name
+from portal.web.files import file_response
 from portal.web.rendering import render
 
 
 @bp.route("/firmar", methods=["GET", "POST"])
-@role_required(*WRITERS)
+@writer_required
 def sign():
     """Upload an unsigned CFE (up to 2 MB) and get it back signed, as a download; errors say where."""
     form = forms.SignXmlForm()

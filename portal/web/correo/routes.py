@@ -3,14 +3,16 @@ any is waiting), and, in development (no SMTP server), the mailbox where those e
 
 from __future__ import annotations
 
-from flask import Blueprint, make_response
+from flask import Blueprint
 from flask_babel import gettext as _
 from flask_login import current_user
 
 from portal.client.errors import ValidationError
-from portal.web.auth.session import role_required
+from portal.domain import roles
+from portal.web.auth.session import member_required, reader_required, writer_required
 from portal.web.backend import api
 from portal.web.correo.forms import MAX_RECIPIENTS, SendForm
+from portal.web.files import file_response
 from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import redirect_after_post, render, wants_fragment
 
@@ -18,13 +20,11 @@ bp = Blueprint("correo", __name__, url_prefix="/correo")
 
 PANEL = "correo/panel.html"
 MAILBOX = "correo/mailbox.html"
-WRITERS = ("admin", "usuario")
-ALL = ("admin", "usuario", "soporte")
 
 
 def _panel(receipt_id: str, form: SendForm | None = None, *, status: int = 200, sent=None):
     sends = api().receipt_mail_sends(receipt_id)
-    can_send = current_user.role in WRITERS
+    can_send = current_user.role in roles.WRITERS
     if can_send and form is None:
         form = SendForm.fresh(sends.suggested)
     return render(
@@ -33,14 +33,14 @@ def _panel(receipt_id: str, form: SendForm | None = None, *, status: int = 200, 
 
 
 @bp.get("/comprobantes/<receipt_id>")
-@role_required(*ALL)
+@member_required
 def panel(receipt_id: str):
     """The "Enviar por correo" section of a receipt (loaded into its page; a page of its own without JS)."""
     return _panel(receipt_id)
 
 
 @bp.post("/comprobantes/<receipt_id>")
-@role_required(*WRITERS)
+@writer_required
 def send(receipt_id: str):
     """Queue a send of the receipt's PDF and XML to the addresses typed; the form's one-time key makes a
     second submit of the same form show the first send instead of mailing twice."""
@@ -61,7 +61,7 @@ def send(receipt_id: str):
 
 
 @bp.get("/comprobantes/<receipt_id>/envios")
-@role_required(*ALL)
+@member_required
 def history(receipt_id: str):
     """The history of sends alone: what the section polls while a send is waiting."""
     sends = api().receipt_mail_sends(receipt_id)
@@ -69,25 +69,22 @@ def history(receipt_id: str):
 
 
 @bp.get("/buzon")
-@role_required("admin", "soporte")
+@reader_required
 def mailbox():
     """Development only (no SMTP server): the e-mails the company's sends produced, newest first."""
     return render(MAILBOX, messages=api().dev_mailbox(), opened=None)
 
 
 @bp.get("/buzon/<message_id>")
-@role_required("admin", "soporte")
+@reader_required
 def message(message_id: str):
     """One e-mail of the development mailbox, its text and its attachments to download."""
     return render(MAILBOX, messages=api().dev_mailbox(), opened=api().dev_mailbox_message(message_id))
 
 
 @bp.get("/buzon/<message_id>/adjuntos/<int:index>")
-@role_required("admin", "soporte")
+@reader_required
 def attachment(message_id: str, index: int):
     """An attachment as it was sent."""
     download = api().dev_mailbox_attachment(message_id, index)
-    response = make_response(download.content)
-    response.headers["Content-Type"] = download.content_type
-    response.headers["Content-Disposition"] = f'attachment; filename="{download.filename}"'
-    return response
+    return file_response(download.content, download.content_type, download.filename, inline=False)

@@ -14,13 +14,14 @@ from typing import Any
 from flask import Blueprint, g, redirect, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_login import current_user, login_required
+from flask_login import current_user
 from flask_wtf import FlaskForm
 
 from portal.client import errors as client_errors
+from portal.domain import roles
 from portal.domain.identifiers import DocType
 from portal.domain.uruguay_time import today_montevideo
-from portal.web.auth.session import role_required, safe_next
+from portal.web.auth.session import member_required, safe_next, writer_required
 from portal.web.backend import api
 from portal.web.dgi import viewmodels as vm
 from portal.web.dgi.forms import (
@@ -39,8 +40,6 @@ from portal.web.rendering import render, wants_fragment
 bp = Blueprint("dgi", __name__, url_prefix="/dgi")
 
 TEMPLATE = "dgi/index.html"
-ALL_ROLES = ("admin", "usuario", "soporte")
-WRITERS = ("admin", "usuario")  # who may issue receipts, so who is offered "use as receiver"
 # (key, tab label, endpoint, what the lookup answers)
 TABS = (
     ("rut", _l("RUT"), "dgi.rut", _l("Quién es un RUT: denominación, tipo de entidad y estado.")),
@@ -71,7 +70,7 @@ def _helpers() -> dict[str, Any]:
         "check_document": check_document,
         "receiver_url": vm.receiver_url,
         "person_receiver_url": vm.person_receiver_url,
-        "can_issue": current_user.is_authenticated and current_user.role in WRITERS,
+        "can_issue": current_user.role in roles.WRITERS,
     }
 
 
@@ -154,16 +153,16 @@ def _lookup(tab: str, form: FlaskForm, call: Lookup, done: Callable[[Any], Any] 
 
 
 @bp.get("/")
-@login_required
-@role_required(*ALL_ROLES)
+@member_required
+@member_required
 def index():
     """The DGI page, on the RUT lookup."""
     return _page("rut", RutForm(formdata=None))
 
 
 @bp.get("/rut")
-@login_required
-@role_required(*ALL_ROLES)
+@member_required
+@member_required
 def rut():
     """consultaRut: who a RUT is and whether it is active."""
     form = RutForm(formdata=request.args)
@@ -171,8 +170,8 @@ def rut():
 
 
 @bp.get("/nombre")
-@login_required
-@role_required(*ALL_ROLES)
+@member_required
+@member_required
 def nombre():
     """consultaNombreEntidad: the name registered for a CI, NIE or RUT."""
     form = NameForm(formdata=request.args)
@@ -182,8 +181,8 @@ def nombre():
 
 
 @bp.get("/cva")
-@login_required
-@role_required(*ALL_ROLES)
+@member_required
+@member_required
 def cva():
     """consultaCva: the RUT's annual tax-compliance certificate."""
     form = RutForm(formdata=request.args)
@@ -191,8 +190,8 @@ def cva():
 
 
 @bp.get("/datos")
-@login_required
-@role_required(*ALL_ROLES)
+@member_required
+@member_required
 def datos():
     """consultaDatosEntidad: identity, fiscal address with contacts, and activities of a RUT."""
     form = RutForm(formdata=request.args)
@@ -200,8 +199,8 @@ def datos():
 
 
 @bp.get("/receptor")
-@login_required
-@role_required(*WRITERS)
+@member_required
+@writer_required
 def receptor():
     """Start a receipt to a RUT: its data from DGI, then the receipt form with the receiver filled in."""
     form = RutForm(formdata=request.args)
@@ -214,7 +213,7 @@ def receptor():
 
 
 @bp.get("/validar-documento")
-@login_required
+@member_required
 def validate_document():
     """The hint under a document field, as the user types: the formatted number, or what is wrong."""
     doc_type = request.args.get("tipoDoc", default=int(DocType.RUT), type=int)
@@ -224,8 +223,8 @@ def validate_document():
 
 
 @bp.post("/contexto")
-@login_required
-@role_required(*ALL_ROLES)
+@member_required
+@member_required
 def contexto():
     """Remember the company and certificate the lookups are made with (for this session)."""
     picker = _picker()

@@ -8,12 +8,12 @@ from flask_babel import gettext as _
 
 from portal.client.empresa import Branch, FiscalSettings
 from portal.client.errors import NotFound
-from portal.web.auth.session import role_required
+from portal.web.auth.session import admin_required
 from portal.web.backend import api
 from portal.web.empresa import bp
 from portal.web.empresa import uploads as _uploads  # noqa: F401 - registers its views on bp
 from portal.web.empresa.forms import BranchForm, LogoForm, SettingsForm
-from portal.web.empresa.views import REFUSALS, TABS, count, when
+from portal.web.empresa.views import REFUSALS, TABS, count
 from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import redirect_after_post, render
 
@@ -24,7 +24,6 @@ __all__ = ["bp"]
 def _area_context():
     return {
         "empresa_tabs": TABS,
-        "when": when,
         "count": count,
     }
 
@@ -34,7 +33,7 @@ def _status() -> int:
 
 
 @bp.route("/", methods=["GET", "POST"])
-@role_required("admin")
+@admin_required
 def settings():
     """Regime, legends, IVA al día, verification URL and paper: the data printed on every receipt."""
     current = api().get_fiscal_settings()
@@ -87,7 +86,7 @@ def _branch_from(form: BranchForm) -> Branch:
 
 
 @bp.route("/sucursales", methods=["GET", "POST"])
-@role_required("admin")
+@admin_required
 def branches():
     """The company's DGI branches, and a form to add one."""
     form = BranchForm() if request.method == "POST" else BranchForm(formdata=None)
@@ -103,7 +102,7 @@ def branches():
 
 
 @bp.route("/sucursales/<int:branch_id>", methods=["GET", "POST"])
-@role_required("admin")
+@admin_required
 def branch(branch_id: int):
     """Change one branch (another company's id is a 404, as the service says)."""
     found = next((b for b in api().list_branches() if b.id == branch_id), None)
@@ -136,7 +135,7 @@ def branch(branch_id: int):
 
 
 @bp.route("/logo", methods=["GET", "POST"])
-@role_required("admin")
+@admin_required
 def logo():
     """The logo printed on receipts: see it, replace it."""
     form = LogoForm()
@@ -155,7 +154,7 @@ def logo():
 
 
 @bp.post("/logo/quitar")
-@role_required("admin")
+@admin_required
 def remove_logo():
     """Receipts print without a logo from now on."""
     api().delete_logo()
@@ -164,7 +163,7 @@ def remove_logo():
 
 
 @bp.get("/logo/imagen")
-@role_required("admin")
+@admin_required
 def logo_image():
     """The logo as the service has it, for the page's preview."""
     content, mimetype = api().get_logo()

@@ -5,13 +5,15 @@ from __future__ import annotations
 from flask import flash, request
 from flask_babel import gettext as _
 
-from portal.web.auth.session import role_required
+from portal.web import paging
+from portal.web.auth.session import admin_required
 from portal.web.backend import api
 from portal.web.empresa import bp
 from portal.web.empresa.audit_view import audit_rows
 from portal.web.empresa.forms import CaeForm, CertificateForm
 from portal.web.empresa.views import REFUSALS
 from portal.web.forms_common import apply_service_errors
+from portal.web.i18n import day
 from portal.web.rendering import redirect_after_post, render
 
 
@@ -20,7 +22,7 @@ def _status() -> int:
 
 
 @bp.route("/certificados", methods=["GET", "POST"])
-@role_required("admin")
+@admin_required
 def certificates():
     """The company's signing certificates with their days left, and a form to upload a new one."""
     form = CertificateForm()
@@ -36,7 +38,7 @@ def certificates():
                 _(
                     "Cargaste el certificado «%(name)s»: vence el %(date)s.",
                     name=cert.name,
-                    date=cert.valid_to.strftime("%d/%m/%Y"),
+                    date=day(cert.valid_to),
                 ),
                 "success",
             )
@@ -47,7 +49,7 @@ def certificates():
 
 
 @bp.route("/cae", methods=["GET", "POST"])
-@role_required("admin")
+@admin_required
 def cae():
     """The company's CAE ranges with the numbers left and their expiry, and a form to upload DGI's file."""
     form = CaeForm()
@@ -79,7 +81,8 @@ def cae():
 
 
 @bp.get("/auditoria")
-@role_required("admin")
+@admin_required
 def audit():
     """Every change to the company's settings: who, when, what, before and after."""
-    return render("empresa/audit.html", rows=audit_rows(api().list_audit()))
+    paged = paging.load("empresa.audit", lambda cursor: api().list_audit(cursor=cursor))
+    return render("empresa/audit.html", paged=paged, audit_rows=audit_rows)

@@ -4,11 +4,9 @@ people here write them, and the sub-navigation between the area's pages."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
-from babel.dates import format_datetime
 from babel.numbers import format_decimal
-from flask_babel import get_locale, get_timezone
+from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 
 from portal.client.errors import BadRequest, Conflict, ValidationError
@@ -31,11 +29,6 @@ TABS = (
     Tab("empresa.cae", _l("CAE")),
     Tab("empresa.audit", _l("Auditoría")),
 )
-
-
-def when(moment: datetime | None) -> str:
-    """dd/mm/aaaa HH:MM in the user's time zone (24 hours, as people write it here, in both languages)."""
-    return format_datetime(moment, "dd/MM/yyyy HH:mm", tzinfo=get_timezone()) if moment else ""
 
 
 def count(number: int) -> str:

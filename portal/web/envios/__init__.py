@@ -6,7 +6,3 @@ from __future__ import annotations
 from flask import Blueprint
 
 bp = Blueprint("envios", __name__, url_prefix="/envios")
-
-SUPPORT = ("admin", "soporte")
-ADMINS = ("admin",)
-WRITERS = ("admin", "usuario")

@@ -6,7 +6,9 @@ from dataclasses import dataclass
 
 from flask_babel import lazy_gettext as _l
 
-from portal.client.envios import DailyReport, Envelope, Page, VoidedRange, WaitingReceipt
+from portal.client.envios import DailyReport, Envelope, VoidedRange, WaitingReceipt
+from portal.web import paging
+from portal.web.paging import PagedView
 
 ROWS_SHOWN = 50
 
@@ -47,21 +49,27 @@ def state(table: dict, code: str) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class Overview:
-    waiting: Page[WaitingReceipt]
-    envelopes: Page[Envelope]
-    reports: Page[DailyReport]
-    voided: Page[VoidedRange]
+    """The four lists, each a page of its own (its cursor in the URL under its own name)."""
+
+    waiting: PagedView[WaitingReceipt]
+    envelopes: PagedView[Envelope]
+    reports: PagedView[DailyReport]
+    voided: PagedView[VoidedRange]
 
     @property
     def overdue(self) -> int:
         """Receipts and envelopes waiting longer than expected (the service decides what "longer" is)."""
-        return self.waiting.overdue + sum(1 for envelope in self.envelopes.items if envelope.overdue)
+        waiting = self.waiting.page.overdue if self.waiting.page else 0
+        return (waiting or 0) + sum(1 for envelope in self.envelopes.items if envelope.overdue)
 
 
 def load(api) -> Overview:
+    def paged(param: str, fetch):
+        return paging.load("envios.index", lambda cursor: fetch(cursor=cursor, limit=ROWS_SHOWN), param=param)
+
     return Overview(
-        api.list_waiting(limit=ROWS_SHOWN),
-        api.list_envelopes(limit=ROWS_SHOWN),
-        api.list_daily_reports(limit=ROWS_SHOWN),
-        api.list_voided(limit=ROWS_SHOWN),
+        paged("pendientes", api.list_waiting),
+        paged("sobres", api.list_envelopes),
+        paged("reportes", api.list_daily_reports),
+        paged("anulaciones", api.list_voided),
     )

@@ -7,14 +7,15 @@ import re
 
 from flask import abort, flash
 from flask_babel import gettext as _
-from flask_login import current_user, login_required
+from flask_login import current_user
 
 from portal.client import errors as client_errors
-from portal.web.auth.session import role_required
+from portal.domain import roles
+from portal.web.auth.session import admin_required, member_required, reader_required
 from portal.web.backend import api
 from portal.web.comprobantes.choices import type_name
 from portal.web.comprobantes.files import file_response
-from portal.web.envios import ADMINS, SUPPORT, WRITERS, bp, overview
+from portal.web.envios import bp, overview
 from portal.web.envios.badges import dgi_badge, receipt_badge, receipt_panel
 from portal.web.envios.forms import ReportForm, VoidForm
 from portal.web.forms_common import apply_service_errors
@@ -30,7 +31,7 @@ STATE = "envios/_state.html"
 
 
 def _can_write() -> bool:
-    return current_user.is_authenticated and current_user.role in WRITERS
+    return current_user.is_authenticated and current_user.role in roles.WRITERS
 
 
 def _receipt_label(receipt_id: str) -> str:
@@ -67,14 +68,14 @@ def _state(block: str, **context):
 
 
 @bp.get("/estado/<receipt_id>")
-@login_required
+@member_required
 def state_badge(receipt_id: str):
     """A receipt's DGI badge alone: what the badge asks for again while its state is not final."""
     return _state("badge", badge=receipt_badge(api().get_receipt(_checked(receipt_id))))
 
 
 @bp.get("/estado/<receipt_id>/detalle")
-@login_required
+@member_required
 def state_panel(receipt_id: str):
     """The receipt page's DGI panel alone (badge, DGI's reasons, what a rejection means, the correction)."""
     return _state("panel", panel=dgi_panel_for(api().get_receipt(_checked(receipt_id))))
@@ -83,7 +84,7 @@ def state_panel(receipt_id: str):
 def _page(
     form: VoidForm | None = None, report_form: ReportForm | None = None, *, block: str | None = None, status: int = 200
 ):
-    admin = current_user.role in ADMINS
+    admin = current_user.role in roles.ADMINS
     form = form or (VoidForm(formdata=None) if admin else None)
     report_form = report_form or (ReportForm(formdata=None) if admin else None)
     return render(
@@ -92,7 +93,7 @@ def _page(
 
 
 @bp.get("/")
-@role_required(*SUPPORT)
+@reader_required
 def index():
     """Envelopes with DGI's acknowledgements, receipts waiting or retrying (and why), daily reports with their
     answer, voided ranges; late items flagged. Admins also get the form to void unused numbers."""
@@ -100,14 +101,14 @@ def index():
 
 
 @bp.get("/pendientes")
-@role_required(*SUPPORT)
+@reader_required
 def waiting():
     """The receipts still waiting for DGI: what their section asks for every few seconds while any waits."""
     return _page(block="waiting")
 
 
 @bp.post("/anular")
-@role_required(*ADMINS)
+@admin_required
 def void():
     """Void the next unused numbers of a CAE; errors next to the fields (422), the page again on success."""
     form = VoidForm()
@@ -137,7 +138,7 @@ def void():
 
 
 @bp.post("/reporte")
-@role_required(*ADMINS)
+@admin_required
 def send_report():
     """Send a day's report now; DGI's answer shows in the list once it arrives."""
     form = ReportForm()
@@ -160,7 +161,7 @@ def send_report():
 
 
 @bp.post("/sobres/<int:envelope_id>/reintentar")
-@role_required(*ADMINS)
+@admin_required
 def retry_envelope(envelope_id: int):
     """Retry a refused or failed envelope; the list shows how it goes."""
     try:
@@ -173,7 +174,7 @@ def retry_envelope(envelope_id: int):
 
 
 @bp.get("/sobres/<int:envelope_id>/<document>")
-@role_required(*SUPPORT)
+@reader_required
 def envelope_document(envelope_id: int, document: str):
     """An envelope as sent, or DGI's acknowledgement or per-receipt answer as it came (XML download)."""
     if document not in ("sobre", "acuse", "respuesta"):
@@ -183,7 +184,7 @@ def envelope_document(envelope_id: int, document: str):
 
 
 @bp.get("/reportes/<int:report_id>/<document>")
-@role_required(*SUPPORT)
+@reader_required
 def report_document(report_id: int, document: str):
     """A daily report as sent, or DGI's acknowledgement as it came (XML download)."""
     if document not in ("reporte", "acuse"):

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from flask import request, url_for
 from flask_babel import format_date
 from flask_babel import lazy_gettext as _l
-from flask_login import login_required
 
 from portal.client.informes import PeriodReport
 from portal.domain.uruguay_time import today_montevideo
+from portal.web.auth.session import member_required
 from portal.web.backend import api
 from portal.web.comprobantes.choices import type_name
 from portal.web.comprobantes.files import file_response
@@ -80,7 +80,7 @@ def _downloads(period: periods.Period) -> dict[str, str]:
 
 
 @bp.get("/")
-@login_required
+@member_required
 def index():
     """A period's sales: totals, charts of days or months and of types, IVA by rate, top customers, DGI states."""
     form = PeriodForm(formdata=request.args or None)
@@ -102,7 +102,7 @@ def index():
 
 
 @bp.get("/libro-ventas/<any(csv, xlsx):formato>")
-@login_required
+@member_required
 def book(formato: str):
     """The IVA sales book of the period, as the service writes it."""
     form = PeriodForm(formdata=request.args or None)

@@ -5,24 +5,26 @@ from __future__ import annotations
 
 import re
 
-from flask import Blueprint, abort, make_response, redirect, request, url_for
+from flask import Blueprint, abort, redirect, request, url_for
 from flask_babel import gettext as _
-from flask_login import current_user, login_required
+from flask_login import current_user
 
 from portal.client.errors import CfeError, Conflict, NotFound, ValidationError
 from portal.client.inteligente import SmartRequest
+from portal.domain import roles
 from portal.web import activity
-from portal.web.auth.session import role_required
+from portal.web.auth.session import member_required, writer_required
 from portal.web.backend import api
 from portal.web.comprobantes.choices import type_name
+from portal.web.files import file_response
 from portal.web.forms_common import apply_service_errors, typed_data
 from portal.web.inteligente import flow, presenters
 from portal.web.inteligente.forms import RequestSearchForm, SmartForm
 from portal.web.inteligente.payload import classify_document, to_request
+from portal.web.paging import paged_view, requested_cursor
 from portal.web.rendering import redirect_after_post, render, wants_fragment
 
 bp = Blueprint("inteligente", __name__, url_prefix="/inteligente")
-WRITERS = ("admin", "usuario")
 STEP1, STEP2, RESULT, STATUS = (
     "inteligente/new.html",
     "inteligente/review.html",
@@ -36,21 +38,21 @@ PAGE_SIZE = 20
 
 
 @bp.get("/")
-@login_required
+@member_required
 def index():
     """The area's entry: the flow for the roles that issue, the status lookup for support."""
-    return redirect(url_for("inteligente.new" if current_user.role in WRITERS else "inteligente.status"))
+    return redirect(url_for("inteligente.new" if current_user.role in roles.WRITERS else "inteligente.status"))
 
 
 @bp.get("/nueva")
-@role_required(*WRITERS)
+@writer_required
 def new():
     """Step 1, filled with what the user typed earlier in this session (or for preview ?desde=<id>)."""
     return _step1(SmartForm.from_typed(flow.typed(request.args.get("desde"))))
 
 
 @bp.post("/nueva")
-@role_required(*WRITERS)
+@writer_required
 def preview():
     """Step 1 -> 2: the service infers the complete receipt; 422 with the input kept when it cannot."""
     form = SmartForm()
@@ -59,7 +61,7 @@ def preview():
 
 
 @bp.post("/nueva/lineas")
-@role_required(*WRITERS)
+@writer_required
 def edit_lines():
     """Adds or removes a line in place, keeping everything typed (without JavaScript: back to step 1)."""
     form = SmartForm.without_line(request.form, request.form.get("quitar", type=int))
@@ -73,7 +75,7 @@ def edit_lines():
 
 
 @bp.get("/nueva/documento")
-@role_required(*WRITERS)
+@writer_required
 def document_hint():
     """What the receiver document being typed will make: e-Factura (RUT) or e-Ticket (cédula, nobody)."""
     return render(
@@ -85,7 +87,7 @@ def document_hint():
 
 
 @bp.get("/nueva/<request_id>")
-@role_required(*WRITERS)
+@writer_required
 def review(request_id: str):
     """Step 2: the inferred receipt, what was inferred and why, warnings to acknowledge, the PDF."""
     kept = _kept(request_id)
@@ -98,20 +100,17 @@ def review(request_id: str):
 
 
 @bp.get("/nueva/<request_id>/previsualizacion.pdf")
-@role_required(*WRITERS)
+@writer_required
 def preview_pdf(request_id: str):
     """The preview's PDF, from the service, for this session's own previews only."""
     kept = _kept(request_id)
     if not kept.get("token"):
         abort(404)
-    response = make_response(api().preview_by_token(kept["token"]))
-    response.mimetype = "application/pdf"
-    response.headers["Content-Disposition"] = 'inline; filename="previsualizacion.pdf"'
-    return response
+    return file_response(api().preview_by_token(kept["token"]), "application/pdf", "previsualizacion.pdf", inline=True)
 
 
 @bp.post("/nueva/<request_id>/confirmar")
-@role_required(*WRITERS)
+@writer_required
 def confirm(request_id: str):
     """Step 3: issue exactly what was previewed, once (confirming again returns the same receipt)."""
     kept = _kept(request_id)
@@ -131,14 +130,14 @@ def confirm(request_id: str):
 
 
 @bp.post("/nueva/<request_id>/repetir")
-@role_required(*WRITERS)
+@writer_required
 def repeat(request_id: str):
     """Preview again from what was typed (the preview expired or changed); nothing was issued."""
     return _preview_from(SmartForm.from_typed(_kept(request_id)["typed"]))
 
 
 @bp.get("/nueva/<request_id>/resultado")
-@role_required(*WRITERS)
+@writer_required
 def result(request_id: str):
     """The outcome: the receipt with its links, or what happened to the request."""
     req = api().smart_request(request_id)
@@ -148,7 +147,7 @@ def result(request_id: str):
 
 
 @bp.get("/solicitudes")
-@login_required
+@member_required
 def status():
     """The company's requests, newest first, searched and filtered live; an ei_… id (typed or linked) shows
     that request: state, timeline, receipt and DGI state, polling until final."""
@@ -186,7 +185,7 @@ def _requests(search: RequestSearchForm):
     """A page of the company's requests matching the filters (the URL's cursor says which page)."""
     if not search.validate():
         return render(STATUS, "listing", search=search, page=None, status=422)
-    cursor = request.args.get("cursor") or None
+    cursor = requested_cursor()
     try:
         page = api().smart_requests(**search.filters(), cursor=cursor, limit=PAGE_SIZE)
     except ValidationError as exc:
@@ -194,17 +193,8 @@ def _requests(search: RequestSearchForm):
         loose = apply_service_errors(search, exc, RequestSearchForm.SERVICE_FIELDS)
         problems = [_("No pudimos abrir esa página de la lista.")] if loose else []
         return render(STATUS, "listing", search=search, page=None, problems=problems, status=422)
-    filters = RequestSearchForm.kept(request.args)
-    return render(
-        STATUS,
-        "listing",
-        search=search,
-        page=page,
-        p=presenters,
-        paged=bool(cursor),
-        next_url=url_for("inteligente.status", **filters, cursor=page.next_cursor) if page.next_cursor else None,
-        first_url=url_for("inteligente.status", **filters),
-    )
+    paged = paged_view("inteligente.status", page, RequestSearchForm.kept(request.args), cursor)
+    return render(STATUS, "listing", search=search, page=page, p=presenters, paged=paged)
 
 
 def _kept(request_id: str) -> dict:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from flask_babel import lazy_gettext as _l
 
 from portal.client.empresa import CaeRangeInUse, CurrencyTotal, DaySummary, SigningCertificate
-from portal.web.comprobantes import WRITERS
+from portal.domain import roles
 from portal.web.comprobantes.choices import DGI_STATUS, type_name
 
 
@@ -20,11 +20,11 @@ class Action:
 
 
 _ACTIONS = (
-    (Action("comprobantes.new", _l("Nuevo comprobante"), primary=True), WRITERS),
-    (Action("inteligente.new", _l("Emisión inteligente")), WRITERS),
-    (Action("dgi.index", _l("Consultar DGI")), ("admin", "usuario", "soporte")),
-    (Action("apikeys.index", _l("Claves de API")), ("admin",)),
-    (Action("empresa.settings", _l("Empresa")), ("admin",)),
+    (Action("comprobantes.new", _l("Nuevo comprobante"), primary=True), roles.WRITERS),
+    (Action("inteligente.new", _l("Emisión inteligente")), roles.WRITERS),
+    (Action("dgi.index", _l("Consultar DGI")), roles.ALL),
+    (Action("apikeys.index", _l("Claves de API")), roles.ADMINS),
+    (Action("empresa.settings", _l("Empresa")), roles.ADMINS),
 )
 
 

@@ -7,11 +7,11 @@ from datetime import UTC, datetime
 from flask import abort, current_app, flash, redirect, request, session, url_for
 from flask_babel import format_number, format_time
 from flask_babel import gettext as _
-from flask_login import current_user, login_required
+from flask_login import current_user
 from werkzeug.exceptions import HTTPException
 
 from portal.client.errors import ServiceUnavailable
-from portal.web.auth.session import safe_next
+from portal.web.auth.session import member_required, safe_next, signed_in_required
 from portal.web.backend import api
 from portal.web.i18n import SUPPORTED_LOCALES, remember_language
 from portal.web.main import bp
@@ -28,7 +28,7 @@ def home():
 
 
 @bp.get("/resumen")
-@login_required
+@member_required
 def day_summary():
     """The day's summary, fresh from the service (the home page's refresh button swaps it in)."""
     return _home_page()
@@ -55,7 +55,7 @@ def _home_page():
 
 
 @bp.post("/empresa")
-@login_required
+@signed_in_required
 def switch_company():
     """Work within another of the user's companies."""
     wanted = request.form.get("company_id", type=int)

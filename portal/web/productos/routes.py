@@ -7,11 +7,12 @@ from decimal import Decimal
 
 from flask import abort, flash, request, url_for
 from flask_babel import gettext as _
-from flask_login import current_user, login_required
+from flask_login import current_user
 
 from portal.client.errors import NotFound, ValidationError
 from portal.client.productos import Product, ProductFields
-from portal.web.auth.session import role_required
+from portal.domain import roles
+from portal.web.auth.session import member_required, writer_required
 from portal.web.backend import api
 from portal.web.forms_common import apply_service_errors
 from portal.web.productos import bp
@@ -19,7 +20,7 @@ from portal.web.productos.forms import ImportForm, ProductForm, SearchForm, ind_
 from portal.web.rendering import redirect_after_post, render
 
 __all__ = ["bp"]
-WRITERS = ("admin", "usuario")
+
 PAGE_SIZE = 50
 MAX_IMPORT_BYTES = 1_000_000
 bp.add_app_template_global(ind_fact_label, "ind_fact_label")
@@ -53,7 +54,7 @@ def _filled(product: Product) -> ProductForm:
 
 
 @bp.get("/")
-@login_required
+@member_required
 def index():
     """The company's products by name; the search narrows them as it is typed."""
     form = SearchForm(formdata=request.args)
@@ -62,12 +63,12 @@ def index():
     page = api().list_products(form.q.data or None, cursor=form.cursor.data or None, limit=PAGE_SIZE)
     query = {"q": form.q.data} if form.q.data else {}
     following = url_for("productos.index", **query, cursor=page.next_cursor) if page.next_cursor else None
-    can_edit = current_user.role in WRITERS
+    can_edit = current_user.role in roles.WRITERS
     return render("productos/index.html", "results", form=form, page=page, next_url=following, can_edit=can_edit)
 
 
 @bp.route("/nuevo", methods=["GET", "POST"])
-@role_required(*WRITERS)
+@writer_required
 def new():
     """Add a product or service."""
     form = ProductForm()
@@ -84,7 +85,7 @@ def new():
 
 
 @bp.route("/<int:product_id>", methods=["GET", "POST"])
-@role_required(*WRITERS)
+@writer_required
 def edit(product_id: int):
     """Change a product; the receipts that used it keep what they said."""
     try:
@@ -105,7 +106,7 @@ def edit(product_id: int):
 
 
 @bp.post("/<int:product_id>/quitar")
-@role_required(*WRITERS)
+@writer_required
 def remove(product_id: int):
     """Take a product out of the catalogue."""
     try:
@@ -117,7 +118,7 @@ def remove(product_id: int):
 
 
 @bp.route("/importar", methods=["GET", "POST"])
-@role_required(*WRITERS)
+@writer_required
 def import_list():
     """A price list from CSV: all of it or nothing, with what is wrong in each refused row."""
     form = ImportForm()

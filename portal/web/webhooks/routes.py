@@ -9,7 +9,7 @@ from flask_babel import gettext as _
 
 from portal.client.errors import ValidationError
 from portal.client.webhooks import NewSecret, WebhookRequest
-from portal.web.auth.session import role_required
+from portal.web.auth.session import admin_required
 from portal.web.backend import api
 from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import redirect_after_post, render
@@ -29,7 +29,7 @@ def _request(form: WebhookForm) -> WebhookRequest:
 
 
 @bp.get("/")
-@role_required("admin")
+@admin_required
 def index():
     """The company's webhooks and the form to register one."""
     return _index(_empty_form())
@@ -45,7 +45,7 @@ def _index(form: WebhookForm, *, status: int = 200, created: NewSecret | None = 
 
 
 @bp.post("/")
-@role_required("admin")
+@admin_required
 def create():
     """Register a webhook and show its signing secret, once, in this very response."""
     form = WebhookForm()
@@ -61,7 +61,7 @@ def create():
 
 
 @bp.get("/<webhook_id>")
-@role_required("admin")
+@admin_required
 def detail(webhook_id: str):
     """One webhook: its settings, its actions and its delivery attempts."""
     webhook = api().get_webhook(webhook_id)
@@ -89,7 +89,7 @@ def _detail(webhook_id: str, form: WebhookForm, *, status: int = 200, secret: Ne
 
 
 @bp.post("/<webhook_id>")
-@role_required("admin")
+@admin_required
 def update(webhook_id: str):
     """Change the URL, the description or the events."""
     form = WebhookForm()
@@ -105,7 +105,7 @@ def update(webhook_id: str):
 
 
 @bp.post("/<webhook_id>/prueba")
-@role_required("admin")
+@admin_required
 def test(webhook_id: str):
     """Queue a test event; its attempt shows in the list in seconds."""
     api().send_webhook_test(webhook_id)
@@ -114,7 +114,7 @@ def test(webhook_id: str):
 
 
 @bp.post("/<webhook_id>/rotar")
-@role_required("admin")
+@admin_required
 def rotate(webhook_id: str):
     """A new signing secret, shown once; the old one signs too for the hours asked."""
     form = RotateForm()
@@ -131,7 +131,7 @@ def rotate(webhook_id: str):
 
 
 @bp.post("/<webhook_id>/estado")
-@role_required("admin")
+@admin_required
 def toggle(webhook_id: str):
     """Turn a webhook off, or back on (its failing streak forgotten)."""
     webhook = api().get_webhook(webhook_id)
@@ -141,7 +141,7 @@ def toggle(webhook_id: str):
 
 
 @bp.post("/<webhook_id>/borrar")
-@role_required("admin")
+@admin_required
 def delete(webhook_id: str):
     """Delete a webhook with its pending deliveries and history."""
     api().delete_webhook(webhook_id)

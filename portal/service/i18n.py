@@ -1,0 +1,106 @@
+"""The service's human messages in the language the client asks for (`Accept-Language`: es-UY by default,
+English), from one gettext catalogue (`portal/service/translations`, extracted with pybabel from the `_()`
+calls of the service, compiled by `make translations`). Codes are never translated.
+
+A message is written in Spanish, the source language, with `_("... {name} ...", name=value)`: that is a
+`Text`, a `str` that reads as the Spanish message wherever it goes (logs, tests, stored records) and remembers
+its catalogue entry and values, so the one place that answers it (`errors.error_body`, a response that
+carries messages) says it with `say()` in the request's language.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from babel.support import NullTranslations, Translations
+from flask import g, has_request_context, request
+
+DEFAULT = "es"
+LANGUAGES = ("es", "en")
+DIRECTORY = Path(__file__).parent / "translations"
+
+
+class Text(str):
+    """A message in Spanish that remembers its catalogue entry (`template`) and values (`params`)."""
+
+    template: str
+    params: dict[str, Any]
+    without_period: bool
+
+    def __new__(cls, template: str, /, **params: Any) -> Text:
+        text = super().__new__(cls, template.format(**params) if params else template)
+        text.template, text.params, text.without_period = template, params, False
+        return text
+
+    def stripped(self) -> Text:
+        """The same message without its final period (to be set inside another sentence)."""
+        text = Text(self.template, **self.params)
+        text.without_period = True
+        return text
+
+
+def _(template: str, /, **params: Any) -> Text:
+    """Mark a message for the catalogue; `{name}` placeholders take `params` (str.format)."""
+    return Text(template, **params)
+
+
+@lru_cache(maxsize=len(LANGUAGES))
+def _catalogue(language: str) -> NullTranslations:
+    if language == DEFAULT:
+        return NullTranslations()
+    return Translations.load(str(DIRECTORY), [language])
+
+
+def language() -> str:
+    """The language of this request's messages: the best of `Accept-Language` among ours, else Spanish."""
+    if not has_request_context():
+        return DEFAULT
+    chosen = g.get("language")
+    if chosen is None:
+        chosen = request.accept_languages.best_match(LANGUAGES, default=DEFAULT)
+        g.language = chosen
+    return chosen
+
+
+def say(message: str, lang: str | None = None) -> str:
+    """`message` in `lang` (the request's by default). A `Text` is said from its template and values (values
+    that are themselves `Text` are said too); a plain string is looked up as it is, and said as it is when the
+    catalogue does not have it (a message from elsewhere, such as DGI's)."""
+    lang = lang or language()
+    catalogue = _catalogue(lang)
+    if not isinstance(message, Text):
+        return catalogue.gettext(message) if message else message
+    params = {k: say(v, lang) if isinstance(v, Text) else v for k, v in message.params.items()}
+    said = catalogue.gettext(message.template)
+    try:
+        said = said.format(**params) if params else said
+    except (KeyError, IndexError, ValueError):  # a translation that lost a placeholder: the Spanish is right
+        said = str(message)
+    return said.rstrip(".") if message.without_period else said
+
+
+def stored(message: str, key: str = "mensaje") -> dict[str, Any]:
+    """A message as a JSON record keeps it under `key` (its Spanish, and its catalogue entry and values when it
+    has them), so an answer given later says it in that request's language (`said`)."""
+    if not isinstance(message, Text):
+        return {key: str(message)}
+    return {
+        key: str(message),
+        "plantilla": message.template,
+        "valores": {k: str(v) for k, v in message.params.items()},
+    }
+
+
+def said(record: dict[str, Any], key: str = "mensaje") -> str:
+    """The message a `stored` record keeps (under `key`), in the request's language."""
+    if "plantilla" not in record:
+        return say(record.get(key) or "")
+    return say(Text(record["plantilla"], **record.get("valores", {})))
+
+
+def vary(response):
+    """Responses whose words depend on Accept-Language say so to caches."""
+    response.vary.add("Accept-Language")
+    return response

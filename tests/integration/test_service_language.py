@@ -1,0 +1,160 @@
+"""The service answers people in the language the client asks for (Accept-Language: es-UY by default, English),
+from one catalogue; codes never change with the language, and a shared query parameter answers one code on
+every list."""
+
+from __future__ import annotations
+
+import csv
+import io
+from decimal import Decimal
+
+import pytest
+
+from tests.support import cfe_bodies as bodies
+from tests.support.cfe_bodies import issue
+
+ENGLISH = {"Accept-Language": "en-US,en;q=0.9"}
+BUSCAR = "/api/v1/comprobante/buscar"
+
+
+@pytest.fixture
+def user(auth_headers):
+    return auth_headers("usuario@demo.uy")
+
+
+@pytest.fixture
+def admin(auth_headers):
+    return auth_headers("admin@demo.uy", 1)
+
+
+def _both(api_client, method, path, headers, **kwargs):
+    """The same request in Spanish (no Accept-Language) and in English."""
+    spanish = api_client.open(path, method=method, headers=headers, **kwargs)
+    english = api_client.open(path, method=method, headers={**headers, **ENGLISH}, **kwargs)
+    return spanish, english
+
+
+def test_a_validation_message_of_the_table_and_of_a_parameter(api_client, user):
+    spanish, english = _both(api_client, "GET", BUSCAR, user, query_string={"limite": 0, "montoDesde": "diez"})
+    assert spanish.status_code == english.status_code == 422
+    said = {f["field"]: f for f in english.json["error"]["fields"]}
+    assert said["limite"]["message"] == "Ask for between 1 and 200 per page."
+    assert said["montoDesde"]["message"] == "It must be a number."
+    assert english.json["error"]["message"] == "The data sent is not valid."
+    assert [(f["field"], f["code"]) for f in spanish.json["error"]["fields"]] == [
+        (f["field"], f["code"]) for f in english.json["error"]["fields"]
+    ]
+    assert {f["field"]: f["message"] for f in spanish.json["error"]["fields"]}[
+        "limite"
+    ] == "Pedí entre 1 y 200 por página."
+    assert english.headers["Content-Language"] == "en" and spanish.headers["Content-Language"] == "es"
+    assert "Accept-Language" in english.headers["Vary"]
+
+
+def test_the_unknown_receipt_404(api_client, user):
+    path = "/api/v1/comprobante/getByIdCfeEmitido?idCfeEmitido=" + "0" * 32
+    spanish, english = _both(api_client, "GET", path, user)
+    assert spanish.status_code == english.status_code == 404
+    assert spanish.json["error"]["code"] == english.json["error"]["code"] == "cfe_no_encontrado"
+    assert spanish.json["error"]["message"] == "No existe ese comprobante en tu empresa."
+    assert english.json["error"]["message"] == "That receipt does not exist in your company."
+
+
+def test_over_credit_with_its_amounts(api_client, user):
+    factura = issue(api_client, user, bodies.body(bodies.EFACTURA))
+    draft = api_client.get(
+        "/api/v1/comprobante/borradorNota",
+        query_string={"idCfeEmitido": factura["idCfeEmitido"], "tipo": "credito"},
+        headers=user,
+    ).json
+    left = Decimal(draft["saldoAcreditable"])
+    note = {
+        **draft["borrador"],
+        "items": [{"indFact": 1, "nomItem": "Todo", "cantidad": "1", "precioUnitario": str(left + 1)}],
+    }
+    english = api_client.post("/api/v1/comprobante/emitir", json=note, headers={**user, **ENGLISH})
+    assert english.status_code == 422
+    (field,) = english.json["error"]["fields"]
+    assert field["code"] == "supera_saldo"
+    assert (
+        field["message"].startswith("The credit note (") and "issue a note for that balance or less" in field["message"]
+    )
+    assert english.json["error"]["message"] == "The credit note does not match the referenced receipt."
+
+
+def test_smart_issuance_warnings_stored_and_said_in_each_requests_language(api_client, user):
+    body = {
+        "receptor": {"documento": "215550030019", "nombre": "Cliente", "direccion": "Calle 1", "ciudad": "Montevideo"},
+        "lineas": [{"descripcion": "Consultoría", "cantidad": "10", "precio": "1500"}],
+    }
+    english = api_client.post("/api/v1/cfe/previsualizar-emision-inteligente", json=body, headers={**user, **ENGLISH})
+    assert english.status_code == 201, english.json
+    said = {w["codigo"]: w["mensaje"] for w in english.json["advertencias"]}
+    assert said["receptor_no_emisor_electronico"].startswith("The receiver is not an electronic issuer")
+    # The same stored request, consulted in Spanish, says its warnings in Spanish.
+    spanish = api_client.get(f"/api/v1/cfe/emision-inteligente/{english.json['requestId']}", headers=user).json
+    again = {w["codigo"]: w["mensaje"] for w in spanish["advertencias"]}
+    assert again["receptor_no_emisor_electronico"].startswith("El receptor no es emisor electrónico")
+    assert set(again) == set(said)
+    why = {i["campo"]: i["motivo"] for i in english.json["inferencias"]}
+    assert why["tipoCFE"] == "The receiver has a RUT: an e-Factura."
+    assert {i["campo"]: i["motivo"] for i in spanish["inferencias"]}["tipoCFE"] == (
+        "El receptor tiene RUT: corresponde e-Factura."
+    )
+
+
+def test_the_csv_headers(api_client, user):
+    issue(api_client, user, bodies.body(bodies.ETICKET))
+    spanish, english = _both(api_client, "GET", BUSCAR, {**user, "Accept": "text/csv"})
+    rows = [
+        next(csv.reader(io.StringIO(a.get_data(as_text=True).lstrip("\ufeff")), delimiter=";"))
+        for a in (spanish, english)
+    ]
+    assert rows[0][:4] == ["Fecha", "Tipo", "Serie", "Número"]
+    assert rows[1][:4] == ["Date", "Type", "Series", "Number"] and rows[1][-2:] == ["Identifier", "Request"]
+
+
+def test_spanish_is_the_default_and_es_uy_is_spanish(api_client, user):
+    for language in ("es-UY", "fr-FR", "*"):
+        answer = api_client.get(BUSCAR, query_string={"limite": 0}, headers={**user, "Accept-Language": language})
+        assert answer.json["error"]["fields"][0]["message"] == "Pedí entre 1 y 200 por página."
+
+
+LISTS = (
+    "/api/v1/envios/sobres",
+    "/api/v1/envios/pendientes",
+    "/api/v1/envios/reportes",
+    "/api/v1/envios/anulaciones",
+    BUSCAR,
+    "/api/v1/cfe/emision-inteligente",
+    "/api/v1/empresa/auditoria",
+    "/api/v1/apikeys",
+)
+
+
+@pytest.mark.parametrize("path", LISTS)
+@pytest.mark.parametrize(
+    ("parameter", "value", "code"),
+    [
+        ("limite", "0", "limite_invalido"),
+        ("limite", "muchos", "limite_invalido"),
+        ("cursor", "no es un cursor", "cursor_invalido"),
+        ("cursor", "bm8tZXMtdW4tY3Vyc29y", "cursor_invalido"),
+    ],
+)
+def test_a_shared_parameter_answers_one_code_on_every_list(api_client, admin, path, parameter, value, code):
+    answer = api_client.get(path, query_string={parameter: value}, headers=admin)
+    assert answer.status_code == 422, answer.json
+    assert [(f["field"], f["code"]) for f in answer.json["error"]["fields"]] == [(parameter, code)], answer.json
+
+
+def test_a_rule_of_the_cfe_engine(api_client, user):
+    body = {**bodies.body(bodies.EFACTURA), "tpoMoneda": "USD"}
+    body.pop("tpoCambio", None)
+    spanish, english = _both(api_client, "POST", "/api/v1/comprobante/emitir", user, json=body)
+    assert spanish.status_code == english.status_code == 422
+    said = {f["field"]: f["message"] for f in english.json["error"]["fields"]}
+    assert said["tpoCambio"] == "The exchange rate is required when the currency is not UYU."
+    assert {f["field"]: f["message"] for f in spanish.json["error"]["fields"]}["tpoCambio"] == (
+        "El tipo de cambio es obligatorio si la moneda no es UYU."
+    )

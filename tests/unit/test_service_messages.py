@@ -1,0 +1,74 @@
+"""The service's one message catalogue: every message the service marks with `_()` is in the English
+catalogue, translated, with the same placeholders, and the catalogue holds nothing the code no longer says."""
+
+from __future__ import annotations
+
+import re
+import string
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po
+
+from portal.service import i18n
+
+ROOT = Path(__file__).resolve().parents[2]
+CATALOGUE = ROOT / "portal/service/translations/en/LC_MESSAGES/messages.po"
+
+
+@pytest.fixture(scope="module")
+def extracted(tmp_path_factory) -> set[str]:
+    pot = tmp_path_factory.mktemp("service-messages") / "messages.pot"
+    subprocess.run(
+        [sys.executable, "-m", "babel.messages.frontend", "extract", "-F", "babel-service.cfg"]
+        + ["--no-default-keywords", "-k", "_", "-o", str(pot), "."],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
+    with open(pot, "rb") as handle:
+        return {m.id for m in read_po(handle) if m.id}
+
+
+@pytest.fixture(scope="module")
+def english() -> dict[str, str]:
+    with open(CATALOGUE, "rb") as handle:
+        return {m.id: m.string for m in read_po(handle, locale="en") if m.id}
+
+
+def _holes(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def test_every_message_the_service_marks_is_translated(extracted, english):
+    assert len(extracted) > 80
+    assert sorted(extracted - english.keys()) == []
+    assert sorted(m for m in extracted if not english[m]) == []
+
+
+def test_the_catalogue_holds_only_what_the_code_says(extracted, english):
+    assert sorted(english.keys() - extracted) == []
+
+
+def test_a_translation_keeps_the_placeholders(english):
+    assert [m for m, t in english.items() if _holes(m) != _holes(t)] == []
+
+
+def test_english_reads_as_english(english):
+    spanish_words = re.compile(r"\b(el|la|los|las|que|tiene|comprobante|válido|número)\b", re.IGNORECASE)
+    assert [t for t in english.values() if spanish_words.search(t)] == []
+
+
+def test_a_text_says_itself_in_each_language_and_stays_spanish_as_a_string():
+    text = i18n._("Máximo {max_length} caracteres.", max_length=5)
+    assert text == "Máximo 5 caracteres." and isinstance(text, str)
+    assert i18n.say(text, "en") == "At most 5 characters." and i18n.say(text, "es") == text
+    assert i18n.say("No existe ese comprobante en tu empresa.", "en") == "That receipt does not exist in your company."
+    assert i18n.say("Un texto que el catálogo no tiene.", "en") == "Un texto que el catálogo no tiene."
+    kept = i18n.stored(
+        i18n._("Quedan {cantidad} números de CAE para el tipo {tipo}. Pedí un nuevo CAE a DGI.", cantidad=3, tipo=101)
+    )
+    assert kept["mensaje"].startswith("Quedan 3 números")
+    assert i18n.said(kept) == kept["mensaje"]  # outside a request: Spanish
