@@ -27,6 +27,13 @@ def settled(page: Page) -> None:
     page.wait_for_load_state("load")
     # A selector, not wait_for_function: a string predicate is eval'd in the page, which its CSP refuses.
     expect(page.locator(".htmx-request, .htmx-swapping, .htmx-settling")).to_have_count(0)
+    expect(page.locator("html[data-axe-running]")).to_have_count(0)  # checked by axe (tests/browser/conftest.py)
+
+
+def axe_violations(page: Page) -> list[str]:
+    """Serious and critical axe violations of the page as it is now, at its current width (also logged as console
+    errors, which fail the test; tests/browser/conftest.py)."""
+    return page.evaluate("() => window.__axeCheck ? window.__axeCheck() : []")
 
 
 DESKTOP, PHONE = {"width": 1366, "height": 900}, {"width": 390, "height": 844}
@@ -37,13 +44,15 @@ _WIDE = """[...document.querySelectorAll('body *')].filter(e => e.getBoundingCli
 
 
 def both_widths(page: Page, shots: Path, name: str, *, phone_fits: bool = True) -> None:
-    """The page at desktop and phone width (a screenshot of each when CFE_SHOTS_DIR asks for them); on the phone
-    nothing may scroll sideways. Measured once the page has loaded its stylesheets: a page just reached by a link
-    is in the DOM before they apply, and its phone layout with them."""
+    """The page at desktop and phone width (a screenshot of each when CFE_SHOTS_DIR asks for them); axe finds
+    nothing serious at either, and on the phone nothing may scroll sideways. Measured once the page has loaded its
+    stylesheets: a page just reached by a link is in the DOM before they apply, and its phone layout with them."""
     settled(page)
     for label, size in (("1366", DESKTOP), ("390", PHONE)):
         page.set_viewport_size(size)
         screenshot(page, shots / f"{name}-{label}.png")
+        found = axe_violations(page)  # a box that scrolls sideways only on a phone, for one
+        assert found == [], f"{name} at {label} px: " + "\n".join(found)
         if size is PHONE and phone_fits:
             overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
             assert overflow <= 0, f"{name}: {overflow}px of horizontal scroll at 390 px: {page.evaluate(_WIDE)}"
