@@ -309,6 +309,17 @@
     if (elt && elt.removeAttribute) { elt.removeAttribute("aria-busy"); }
   });
 
+  // A swap that took away the element that had the focus (a revoked key's row and its dialog, a re-rendered card)
+  // leaves it on <body>: it goes to what replaced it, to its status or alert message if it has one.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    if (document.activeElement && document.activeElement !== document.body) { return; }
+    if (document.querySelector("dialog:modal")) { return; }
+    var id = event.detail.target && event.detail.target.id;
+    var replaced = id && document.getElementById(id);
+    if (!replaced || replaced.id === "alerts" || replaced.id === "announcer") { return; }
+    focusOn(replaced.querySelector("[role=status], [role=alert]") || replaced);
+  });
+
   // Tab and Shift+Tab go round inside a modal dialog instead of leaving the page.
   document.addEventListener("keydown", function (event) {
     if (event.key !== "Tab") { return; }

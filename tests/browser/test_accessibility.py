@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import ReceiptsPage, Shell, settled
+from tests.browser.pages import ApiKeysPage, DgiPage, ReceiptsPage, Shell, settled
 
 _DOWN = b'{"error": {"code": "unavailable", "message": "Mantenimiento", "fields": [], "requestId": "down-1"}}'
 
@@ -185,3 +185,26 @@ def test_a_link_that_looks_like_a_button_answers_space(page: Page):
     page.get_by_role("button", name="Nuevo comprobante").focus()
     page.keyboard.press("Space")
     expect(page).to_have_url(re.compile(r"/comprobantes/nuevo(\?|$)"))
+
+
+def test_a_dgi_lookup_result_takes_the_focus_and_is_announced(page: Page):
+    Shell(page).open_home_and_sign_in("usuario@demo.uy")
+    dgi = DgiPage(page)
+    dgi.open_from_navigation()
+    dgi.type_document("219999830019")
+    dgi.look_up()
+    expect(dgi.result).to_be_focused()
+    expect(page.locator("#announcer")).to_have_text("Respuesta de DGI: DGI RUC PRUEBA NO CEDE")
+
+
+def test_after_revoking_a_key_the_focus_is_on_its_row_not_lost(page: Page):
+    Shell(page).open_home_and_sign_in("admin@demo.uy")
+    keys = ApiKeysPage(page)
+    keys.open()
+    keys.create("Caja 1")
+    expect(keys.secret_field).to_be_visible()
+    keys.revoke("Caja 1")
+    expect(keys.row("Caja 1").get_by_text("Revocada", exact=True)).to_be_visible()
+    settled(page)
+    assert page.evaluate("document.activeElement !== document.body")
+    expect(keys.row("Caja 1")).to_be_focused()
