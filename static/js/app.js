@@ -348,3 +348,25 @@
   });
 })();
 // ---- end of focus, announcements and progress ----
+
+// The phone header's Menú button opens and closes the areas and tools (a disclosure: aria-expanded); Escape
+// closes it and gives the focus back to the button.
+(function () {
+  "use strict";
+  document.addEventListener("click", function (event) {
+    var toggle = event.target.closest("[data-menu-toggle]");
+    if (!toggle) { return; }
+    var header = toggle.closest(".site-header");
+    var open = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    header.classList.toggle("menu-open", open);
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") { return; }
+    var header = event.target.closest && event.target.closest(".site-header.menu-open");
+    var toggle = header && header.querySelector("[data-menu-toggle]");
+    if (!toggle) { return; }
+    toggle.click();
+    toggle.focus();
+  });
+})();

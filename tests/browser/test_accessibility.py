@@ -6,12 +6,13 @@ every page of every browser test: tests/browser/conftest.py.)"""
 
 from __future__ import annotations
 
+import os
 import re
 from contextlib import contextmanager
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import ApiKeysPage, DgiPage, ReceiptsPage, Shell, settled
+from tests.browser.pages import ApiKeysPage, DgiPage, ReceiptsPage, Shell, screenshot, settled
 
 _DOWN = b'{"error": {"code": "unavailable", "message": "Mantenimiento", "fields": [], "requestId": "down-1"}}'
 
@@ -44,7 +45,9 @@ def _in_viewport(page: Page, locator) -> bool:
     return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= size["height"]
 
 
-def test_issuing_while_the_service_is_down_shows_working_then_the_error_beside_the_button(page: Page, live_service):
+def test_issuing_while_the_service_is_down_shows_working_then_the_error_beside_the_button(
+    page: Page, live_service, shots
+):
     receipts = _new_receipt(page)
     receipts.fill_line(1, "Café", "2", "122")
     issue = page.get_by_role("button", name="Emitir comprobante")
@@ -67,6 +70,9 @@ def test_issuing_while_the_service_is_down_shows_working_then_the_error_beside_t
     expect(issue).not_to_have_attribute("aria-busy", "true")
     expect(page).to_have_title(re.compile("^Error: "))
     expect(page.locator("#alerts .error-banner")).to_have_count(0)  # not at the top, off screen
+    page.screenshot(path=str(shots / "issue-service-down.png"), caret="initial") if os.environ.get(
+        "CFE_SHOTS_DIR"
+    ) else None
 
 
 def test_a_refused_form_focuses_its_error_summary_and_says_error_in_the_title(page: Page):
@@ -208,3 +214,26 @@ def test_after_revoking_a_key_the_focus_is_on_its_row_not_lost(page: Page):
     settled(page)
     assert page.evaluate("document.activeElement !== document.body")
     expect(keys.row("Caja 1")).to_be_focused()
+
+
+def test_on_a_phone_the_header_folds_behind_a_menu_button(page: Page, shots):
+    Shell(page).open_home_and_sign_in("admin@demo.uy")
+    page.set_viewport_size({"width": 390, "height": 844})
+    menu = page.get_by_role("button", name="Menú")
+    areas = page.get_by_role("navigation", name="Principal").get_by_role("link", name="Comprobantes")
+    expect(menu).to_have_attribute("aria-expanded", "false")
+    expect(areas).to_be_hidden()
+    assert page.locator(".site-header").bounding_box()["height"] <= 90  # was 190 of 844 px
+    screenshot(page, shots / "header-390-closed.png")
+    menu.click()
+    expect(menu).to_have_attribute("aria-expanded", "true")
+    expect(areas).to_be_visible()
+    expect(page.get_by_role("button", name="Salir")).to_be_visible()
+    screenshot(page, shots / "header-390-open.png")
+    page.keyboard.press("Escape")
+    expect(areas).to_be_hidden()
+    expect(menu).to_be_focused()
+    page.set_viewport_size({"width": 1366, "height": 900})
+    expect(menu).to_be_hidden()
+    expect(areas).to_be_visible()
+    screenshot(page, shots / "header-1366.png")
