@@ -311,10 +311,16 @@
 
   // A swap that took away the element that had the focus (a revoked key's row and its dialog, a re-rendered card)
   // leaves it on <body>: it goes to what replaced it, to its status or alert message if it has one.
+  var focusedIn = null;  // the id of the swap target that held the focus when its answer came
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target, active = document.activeElement;
+    focusedIn = target && target.id && active && active !== document.body && target.contains(active) ? target.id : null;
+  });
   document.addEventListener("htmx:afterSettle", function (event) {
     if (document.activeElement && document.activeElement !== document.body) { return; }
     if (document.querySelector("dialog:modal")) { return; }
     var id = event.detail.target && event.detail.target.id;
+    if (!id || id !== focusedIn) { return; }  // a poll or another part of the page: the focus was not there
     var replaced = id && document.getElementById(id);
     if (!replaced || replaced.id === "alerts" || replaced.id === "announcer") { return; }
     focusOn(replaced.querySelector("[role=status], [role=alert]") || replaced);

@@ -237,3 +237,27 @@ def test_on_a_phone_the_header_folds_behind_a_menu_button(page: Page, shots):
     expect(menu).to_be_hidden()
     expect(areas).to_be_visible()
     screenshot(page, shots / "header-1366.png")
+
+
+def test_the_receipt_list_at_200_percent_zoom_and_the_lines_table_on_a_desktop(page: Page, shots):
+    receipts = _new_receipt(page)
+    receipts.fill_line(1, "Servicio de mantenimiento mensual de equipos", "1", "1000")
+    receipts.issue()
+    expect(page.get_by_role("heading", level=1)).to_have_text("e-Ticket A-0000001")
+    settled(page)
+    iva = page.get_by_test_id("receipt-lines").locator("tbody td").nth(4)
+    expect(iva).to_contain_text("IVA básica")
+    line_height = iva.evaluate("(el) => parseFloat(getComputedStyle(el).lineHeight)")
+    text_height = iva.evaluate(
+        "(el) => { const r = document.createRange(); r.selectNodeContents(el);"
+        " return r.getBoundingClientRect().height; }"
+    )
+    screenshot(page, shots / "receipt-1366.png")
+    assert text_height < 2 * line_height, f"'IVA básica (22 %)' takes {text_height / line_height:.1f} lines"
+
+    page.set_viewport_size({"width": 683, "height": 450})  # 1366 x 900 at 200 % zoom
+    page.goto("/comprobantes/")
+    settled(page)
+    screenshot(page, shots / "receipt-list-683.png")
+    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0, f"the list scrolls {overflow} px sideways at 683 px"
