@@ -213,3 +213,20 @@ def test_the_waiting_section_refreshes_itself_while_receipts_wait_and_stops_when
     assert not section.has_attr("hx-get") and "Ningún comprobante espera respuesta de DGI." in section.get_text()
     assert soup(soporte.get("/envios/pendientes")).h1.get_text(strip=True) == "Envíos a DGI"  # a page without htmx
     assert signed_in("usuario@demo.uy").get("/envios/pendientes").status_code == 403
+
+
+def test_an_empty_cantidad_voids_nothing_and_offers_the_whole_rest_with_its_count(signed_in):
+    admin = signed_in("admin@demo.uy")
+    data = void_form(soup(admin.get("/envios/")), cantidad="", motivo="Cierre del local", confirmar="y")
+    answer = admin.post("/envios/anular", data=data, headers=HTMX)
+    fragment = soup(answer)
+    assert answer.status_code == 422
+    assert "Indicá cuántos números anular" in fragment.select_one("#cantidad-error").get_text()
+    assert rows(soup(admin.get("/envios/")), "voided") == []  # nothing voided behind the one checkbox
+    rest = fragment.find(attrs={"data-testid": "void-rest"})
+    assert "Anular todo el resto: 100.000 números (del 1 al 100000, serie A)" in rest.get_text(" ", strip=True)
+    # Choosing it voids exactly the numbers it stated.
+    data = {**void_form(fragment, cantidad="", motivo="Cierre del local", confirmar="y"), "resto": "y"}
+    assert admin.post("/envios/anular", data=data).status_code == 303
+    (voided,) = rows(soup(admin.get("/envios/")), "voided")
+    assert "e-Remito A 1–100000" in voided
