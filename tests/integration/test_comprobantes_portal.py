@@ -472,13 +472,14 @@ def test_a_partial_credit_note_from_the_receipt_page_refers_to_the_receipt(usuar
     receipt_id = issue(usuario, efactura(usuario))
     link = soup(usuario.get(f"/comprobantes/{receipt_id}")).find("a", string="Nota de crédito parcial")["href"]
     page = soup(usuario.get(link, follow_redirects=True))
-    assert page.h1.get_text(strip=True) == "Nota de crédito de e-Factura A-0000001"
+    assert page.h1.get_text(strip=True) == "Nueva nota de crédito de e-Factura A-0000001"
     data = form_values(page)
     assert (data["tipo_cfe"], data["ref_tipo"], data["ref_serie"], data["ref_nro"]) == ("112", "111", "A", "1")
     assert data["doc_recep"] == "214844360018" and data["lines-0-nom_item"] == "Consultoría"
     data.update({"ref_razon": "Devolución", "lines-0-cantidad": "1"})
     note = soup(usuario.get(f"/comprobantes/{issue(usuario, data)}"))
-    assert note.h1.get_text(strip=True) == "Nota de crédito de e-Factura A-0000001"
+    # Both numbers, each with its own type: the note's own, then its original's.
+    assert note.h1.get_text(strip=True) == "Nota de crédito e-Factura A-0000001, de e-Factura A-0000001"
     assert note.select_one("[data-testid=related] a")["href"] == f"/comprobantes/{receipt_id}"
 
 

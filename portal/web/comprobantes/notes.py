@@ -50,9 +50,9 @@ def note(receipt_id: str, kind: str):
     draft = api().note_draft(receipt_id, kind)
     original = api().get_receipt(receipt_id)
     title = (
-        _("Nota de crédito de %(what)s", what=f"{type_name(original.tipo_cfe)} {original.number}")
+        _("Nueva nota de crédito de %(what)s", what=f"{type_name(original.tipo_cfe)} {original.number}")
         if kind == "credito"
-        else _("Nota de débito de %(what)s", what=f"{type_name(original.tipo_cfe)} {original.number}")
+        else _("Nueva nota de débito de %(what)s", what=f"{type_name(original.tipo_cfe)} {original.number}")
     )
     if draft.creditable_balance is not None:
         flash(

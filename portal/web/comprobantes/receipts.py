@@ -22,7 +22,15 @@ from portal.client.totals import Totals
 from portal.domain.cfe_types import CFE_TYPES, CREDIT_NOTE_FOR, CREDIT_NOTES, DEBIT_NOTE_OF
 from portal.domain.identifiers import DocType, format_rut, is_valid_rut
 from portal.web.comprobantes.choices import CFE_TYPES as CFE_TYPE_CHOICES
-from portal.web.comprobantes.choices import DGI_STATUS, DOC_TYPE_NAMES, FMA_PAGO, IND_FACT, type_name
+from portal.web.comprobantes.choices import (
+    DGI_STATUS,
+    DOC_TYPE_NAMES,
+    FMA_PAGO,
+    IND_FACT,
+    NOTE_NAMES,
+    numbered_name,
+    type_name,
+)
 
 # (Totals field, label, Totals field of the rate shown in the label)
 _TAX_ROWS = (
@@ -91,7 +99,8 @@ class ReceiptView:
 
     @staticmethod
     def name_of(code: int | None) -> str:
-        return type_name(code) if code else ""
+        """The name a number follows: a note's names itself, not its original (choices.NOTE_NAMES)."""
+        return str(NOTE_NAMES.get(code) or type_name(code)) if code else ""
 
 
 def _rate(value: Decimal) -> str:
@@ -172,12 +181,24 @@ def _actions(receipt: IssuedReceipt) -> Actions:
     )
 
 
+def _title(receipt: IssuedReceipt) -> str:
+    """The receipt's type and number; a note's says its original's too ("Nota de crédito e-Ticket A-0000003, de
+    e-Ticket A-0000001")."""
+    own = numbered_name(receipt.tipo_cfe, receipt.number)
+    originals = [r for r in receipt.references if r.tipo_cfe and r.number and not r.global_reference]
+    if receipt.tipo_cfe not in NOTE_NAMES or len(originals) != 1:
+        return own
+    return _(
+        "%(note)s, de %(original)s", note=own, original=f"{type_name(originals[0].tipo_cfe)} {originals[0].number}"
+    )
+
+
 def receipt_view(receipt: IssuedReceipt) -> ReceiptView:
     name = type_name(receipt.tipo_cfe)
     status = DGI_STATUS.get(receipt.dgi_status, (receipt.dgi_status, "badge-neutral"))
     return ReceiptView(
         id=receipt.id,
-        title=f"{name} {receipt.number}",
+        title=_title(receipt),
         type_name=name,
         number=receipt.number,
         receipt=receipt,
