@@ -44,6 +44,9 @@ def login():
     """Start the code flow at the service's identity provider."""
     session["after_login"] = safe_next(request.args.get("next")) or url_for("main.home")
     redirect_uri = url_for("auth.callback", _external=True)
+    # The provider's metadata is read once per process: after that, nothing here would notice the service is
+    # down, and the browser would be sent to an address that refuses it.
+    service_client().check_available()
     with _provider_reachable():
         return oidc().authorize_redirect(redirect_uri, ui_locales=_locale())
 
