@@ -365,7 +365,7 @@ def test_cae_expiring_soon_is_flagged(api_client, admin):
         (cae_xml(serie="A", dnro=50, hnro=60, cae_id=90260000025), "superpuesto", "se superponen"),
         (cae_xml(expires_in_days=-1), "vencido", "venció"),
         (b"<CAE xmlns='http://cfe.dgi.gub.uy'/>", "cae_invalido", "CAE.xsd"),
-        (b"<?xml version='1.0'?><!DOCTYPE x [<!ENTITY a 'b'>]><CAE/>", "cae_invalido", "CAE.xsd"),
+        (b"<?xml version='1.0'?><!DOCTYPE x [<!ENTITY a 'b'>]><CAE/>", "cae_invalido", "DOCTYPE"),
         (b"no es xml", "cae_invalido", "CAE"),
     ],
 )
@@ -373,6 +373,21 @@ def test_cae_refusals_are_clear_422s(api_client, admin, xml, code, words):
     answer = upload_cae(api_client, admin, xml)
     assert answer.status_code == 422, answer.json
     assert answer.json["error"]["fields"][0]["code"] == code and words in answer.json["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("xml", "words"),
+    [
+        (b"<CAE xmlns='http://cfe.dgi.gub.uy'/>", "línea 1: al elemento CAE le falta el atributo version"),
+        (
+            b"<CAE xmlns='http://cfe.dgi.gub.uy' version='1.0'><DA><RucE>1</RucE></DA></CAE>",
+            "línea 1: en lugar de DA se esperaba TmstFrma",
+        ),
+    ],
+)
+def test_a_cae_that_fails_the_schema_says_what_is_wrong_and_where(api_client, admin, xml, words):
+    answer = upload_cae(api_client, admin, xml)
+    assert answer.status_code == 422 and words in answer.json["error"]["message"], answer.json
 
 
 def test_unsigned_cae_fails_the_schema(api_client, admin):
