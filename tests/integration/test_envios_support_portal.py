@@ -72,7 +72,7 @@ def test_the_page_lists_envelopes_waiting_receipts_and_numbers_voided_by_a_rejec
     page = soup(signed_in("soporte@demo.uy").get("/envios/"))
 
     (envelope,) = rows(page, "envelopes")
-    assert "Sob_219999830019_" in envelope and "Respondido AS" in envelope
+    assert "Sob_219999830019_" in envelope and "Respondido sobre recibido (AS)" in envelope
     assert "Aceptados: 1 · rechazados: 1" in envelope
     (pending,) = rows(page, "waiting")
     assert f"e-Factura A-{waiting['nro']:07d}" in pending and "Pendiente de envío a DGI" in pending
@@ -159,7 +159,7 @@ def test_the_admin_sends_a_days_report_now_and_sees_dgis_answer(signed_in, issue
     drain(live_service.app)
     page = soup(admin.get("/envios/"))
     (report,) = rows(page, "reports")
-    assert "Recibido por DGI AR" in report and "admin@demo.uy" in report
+    assert "Recibido por DGI reporte recibido (AR)" in report and "admin@demo.uy" in report
     assert "Enviaste el reporte diario del" in page.get_text()
     assert soup(signed_in("soporte@demo.uy").get("/envios/")).select_one("#send-report") is None
 
