@@ -284,11 +284,14 @@ def test_pdf_and_xml_of_a_receipt(usuario):
     receipt_id = issue(usuario, eticket(usuario))
     pdf = usuario.get(f"/comprobantes/{receipt_id}/pdf")
     assert pdf.status_code == 200 and pdf.mimetype == "application/pdf" and pdf.data.startswith(b"%PDF")
-    assert pdf.headers["Content-Disposition"] == f'inline; filename="comprobante-{receipt_id}.pdf"'
+    # Named by the receipt's type and number, not its id: an ASCII name and the name as people write it.
+    assert pdf.headers["Content-Disposition"] == (
+        "inline; filename=\"e-Ticket_A-0000001.pdf\"; filename*=UTF-8''e-Ticket%20A-0000001.pdf"
+    )
     assert "frame-ancestors 'self'" in pdf.headers["Content-Security-Policy"]
     xml = usuario.get(f"/comprobantes/{receipt_id}/xml")
     assert xml.status_code == 200 and xml.mimetype == "application/xml"
-    assert xml.headers["Content-Disposition"] == f'attachment; filename="comprobante-{receipt_id}.xml"'
+    assert xml.headers["Content-Disposition"].startswith('attachment; filename="e-Ticket_A-0000001.xml"')
     root = etree.fromstring(xml.data)
     assert root.tag == "{http://cfe.dgi.gub.uy}CFE"
     assert root.find("{http://www.w3.org/2000/09/xmldsig#}Signature") is not None
