@@ -77,6 +77,7 @@ class Actions:
 
     cancel: bool
     partial_credit: bool
+    cancel_rest: bool  # after partial credit notes: one credit note for what is left
     debit: bool
     copy: bool
 
@@ -94,7 +95,7 @@ class ReceiptView:
     cae: CaeInfo
     dgi_status: tuple[str, str]
     lines: list[LineRow] = field(default_factory=list)
-    actions: Actions = Actions(False, False, False, False)
+    actions: Actions = Actions(False, False, False, False, False)
     payment_form: str = ""
 
     @staticmethod
@@ -176,6 +177,9 @@ def _actions(receipt: IssuedReceipt) -> Actions:
         and bool(balance)
         and not any(n.tipo_cfe in CREDIT_NOTES for n in receipt.notes),
         partial_credit=receipt.tipo_cfe in CREDIT_NOTE_FOR and bool(balance),
+        cancel_rest=receipt.tipo_cfe in CREDIT_NOTE_FOR
+        and bool(balance)
+        and any(n.tipo_cfe in CREDIT_NOTES for n in receipt.notes),
         debit=receipt.tipo_cfe in DEBIT_NOTE_OF,
         copy=receipt.tipo_cfe in dict(CFE_TYPE_CHOICES),
     )
