@@ -600,3 +600,23 @@ def test_a_receipt_without_lines_says_what_the_first_line_needs(usuario):
         assert error is not None and "qué se vende, la cantidad y el precio" in error.get_text()
     resguardo = usuario.post("/comprobantes/nuevo", data=new_form(usuario, "?tipoCFE=182"), headers=HTMX)
     assert "al menos una retención" in soup(resguardo).find(id="lines-0-cod_ret-error").get_text()
+
+
+def test_a_company_with_two_branches_chooses_the_one_it_issues_from(usuario, live_service, live_token_for):
+    page = soup(usuario.get("/comprobantes/nuevo", follow_redirects=True))
+    assert page.select_one("#sucursal") is None  # one branch: nothing to choose
+    service = live_service.app.test_client()
+    admin = {"Authorization": f"Bearer {live_token_for('admin@demo.uy')}", "X-Empresa-Id": "1"}
+    branch = {"codigo": 7, "nombre": "Pocitos", "domicilio": "Av. Brasil 2890", "ciudad": "Montevideo"}
+    created = service.post("/api/v1/empresa/sucursales", json={**branch, "departamento": "Montevideo"}, headers=admin)
+    assert created.status_code == 201, created.json
+
+    data = eticket(usuario)
+    options = {
+        o["value"]: o.get_text(strip=True)
+        for o in soup(usuario.get("/comprobantes/nuevo", follow_redirects=True)).select("#sucursal option")
+    }
+    assert "7" in options and options["7"].startswith("Pocitos")
+    receipt_id = issue(usuario, {**data, "sucursal": "7"})
+    xml = etree.fromstring(usuario.get(f"/comprobantes/{receipt_id}/xml").data)
+    assert xml.findtext(".//{http://cfe.dgi.gub.uy}CdgDGISucur") == "7"
