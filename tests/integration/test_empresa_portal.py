@@ -65,6 +65,7 @@ def test_admin_sees_the_link_and_the_seeded_settings(admin):
         "Logo",
         "Certificados",
         "CAE",
+        "Correo al cliente",
         "Auditoría",
     ]
     assert tabs[0]["aria-current"] == "page"
@@ -250,3 +251,23 @@ def test_pages_in_english(admin):
     assert "CAE ranges" in page and "Upload the CAE" in page
     # The types read as on every other page, in the page's language.
     assert "e-Ticket credit note" in page and "Nota de Crédito" not in page
+
+
+def test_the_admin_writes_the_customers_email_with_placeholders(admin, signed_in):
+    page = BeautifulSoup(admin.get("/empresa/correo").get_data(as_text=True), "html.parser")
+    assert "Le enviamos el comprobante {comprobante}" in page.select_one("#cuerpo").get_text()
+    assert "{saludo}" in page.select_one("[data-testid=mail-placeholders]").get_text()
+    token = page.select_one("input[name=csrf_token]")["value"]
+    refused = admin.post(
+        "/empresa/correo", data={"csrf_token": token, "asunto": "Su {comprobante}", "cuerpo": "{sin_esto}"}
+    )
+    assert refused.status_code == 422
+    kept = BeautifulSoup(refused.get_data(as_text=True), "html.parser")
+    assert "{sin_esto}" in kept.select_one("#cuerpo").get_text() and "No existe el marcador" in kept.get_text()
+    saved = admin.post(
+        "/empresa/correo", data={"csrf_token": token, "asunto": "Su {comprobante}", "cuerpo": "{saludo}\nGracias."}
+    )
+    assert saved.status_code == 303
+    again = BeautifulSoup(admin.get("/empresa/correo").get_data(as_text=True), "html.parser")
+    assert again.select_one("#asunto")["value"] == "Su {comprobante}"
+    assert signed_in("usuario@demo.uy").get("/empresa/correo").status_code == 403
