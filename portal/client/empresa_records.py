@@ -80,6 +80,7 @@ class Branch:
     department: str
     default: bool = False
     id: int | None = None  # None for one not created yet
+    active: bool = True  # False: retired (dada de baja), no receipt is issued from it
 
     @classmethod
     def from_json(cls, data: dict) -> Branch:
@@ -91,6 +92,7 @@ class Branch:
             city=data["ciudad"],
             department=data["departamento"],
             default=bool(data["predeterminada"]),
+            active=bool(data.get("activa", True)),
         )
 
     def to_json(self) -> dict[str, Any]:

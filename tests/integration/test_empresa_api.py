@@ -500,3 +500,31 @@ def test_an_api_key_lists_branches_and_changes_nothing(api_client, admin):
     assert "RateLimit" in listed.headers
     refused = api_client.post(f"{BASE}/sucursales", json=BRANCH, headers=as_key)
     assert refused.status_code == 401 and refused.json["error"]["code"] == "jwt_required"
+
+
+def test_a_branch_is_retired_audited_and_no_longer_issues(api_client, admin, auth_headers):
+    from tests.support import cfe_bodies as bodies
+
+    created = api_client.post(f"{BASE}/sucursales", json=BRANCH, headers=admin).json
+    default = next(
+        b for b in api_client.get(f"{BASE}/sucursales", headers=admin).json["sucursales"] if b["predeterminada"]
+    )
+    refused = api_client.post(f"{BASE}/sucursales/{default['id']}/baja", headers=admin)
+    assert refused.status_code == 409 and refused.json["error"]["code"] == "sucursal_predeterminada"
+    assert (
+        api_client.post(f"{BASE}/sucursales/{created['id']}/baja", headers=auth_headers("usuario@demo.uy")).status_code
+        == 403
+    )
+    retired = api_client.post(f"{BASE}/sucursales/{created['id']}/baja", headers=admin)
+    assert retired.status_code == 200 and retired.json["activa"] is False
+    assert api_client.post(f"{BASE}/sucursales/{created['id']}/baja", headers=admin).status_code == 200  # again: same
+    assert api_client.post(f"{BASE}/sucursales/999999/baja", headers=admin).status_code == 404
+    assert [e["accion"] for e in audit(api_client, admin)].count("sucursal_dada_de_baja") == 1
+
+    body = {**bodies.body(bodies.ETICKET), "cdgDGISucur": BRANCH["codigo"]}
+    answer = api_client.post(
+        "/api/v1/comprobante/emitir",
+        json=body,
+        headers={**auth_headers("usuario@demo.uy"), "Idempotency-Key": "baja-1"},
+    )
+    assert answer.status_code == 422 and answer.json["error"]["fields"][0]["code"] == "sucursal_dada_de_baja"

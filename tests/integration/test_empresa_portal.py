@@ -271,3 +271,30 @@ def test_the_admin_writes_the_customers_email_with_placeholders(admin, signed_in
     again = BeautifulSoup(admin.get("/empresa/correo").get_data(as_text=True), "html.parser")
     assert again.select_one("#asunto")["value"] == "Su {comprobante}"
     assert signed_in("usuario@demo.uy").get("/empresa/correo").status_code == 403
+
+
+def test_the_admin_retires_a_branch_and_the_issuing_form_no_longer_offers_it(admin, signed_in):
+    token = _csrf(admin, "/empresa/sucursales")
+    branch = {"codigo": "7", "nombre": "Pocitos", "domicilio": "Av. Brasil 2890", "ciudad": "Montevideo"}
+    assert (
+        admin.post(
+            "/empresa/sucursales", data={**branch, "departamento": "Montevideo", "csrf_token": token}
+        ).status_code
+        == 303
+    )
+    listing = _soup(admin.get("/empresa/sucursales"))
+    link = next(a["href"] for a in listing.select("[data-testid=branches] a") if "Pocitos" in a.get_text())
+    usuario = signed_in("usuario@demo.uy")
+    offered = [
+        o["value"] for o in _soup(usuario.get("/comprobantes/nuevo", follow_redirects=True)).select("#sucursal option")
+    ]
+    assert "7" in offered
+
+    page = _soup(admin.get(link))
+    form = page.find("form", action=f"{link}/baja")
+    answer = admin.post(form["action"], data={"csrf_token": form.find("input", attrs={"name": "csrf_token"})["value"]})
+    assert answer.status_code == 303
+    listing = _soup(admin.get("/empresa/sucursales"))
+    assert "Dada de baja" in listing.select_one("[data-testid=branches]").get_text()
+    assert _soup(admin.get(link)).find(attrs={"data-testid": "branch-retired"}) is not None
+    assert _soup(usuario.get("/comprobantes/nuevo", follow_redirects=True)).select_one("#sucursal") is None  # one left

@@ -126,6 +126,27 @@ def update_branch(principal: Principal, body: BranchIn, branch_id: int):
     return branches.update(principal, branch_id, body)
 
 
+@operation(
+    bp,
+    "POST",
+    "/sucursales/<int:branch_id>/baja",
+    tag=TAG,
+    summary="Dar de baja una sucursal",
+    auth=AUTH,
+    roles=ADMINS,
+    responses={
+        200: BranchOut,
+        404: "No existe esa sucursal en la empresa.",
+        409: "Es la predeterminada: marcá otra antes.",
+    },
+    path_params={"branch_id": "Identificador de la sucursal, como lo da la lista."},
+)
+def retire_branch(principal: Principal, branch_id: int):
+    """Da de baja una sucursal (queda registrado en la auditoría): no se emite más desde ella, y los
+    comprobantes emitidos desde ella la conservan. La predeterminada no se puede dar de baja."""
+    return branches.retire(principal, branch_id)
+
+
 _IMAGE = {"schema": {"type": "string", "contentMediaType": "image/png"}}
 
 

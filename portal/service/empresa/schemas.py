@@ -197,6 +197,7 @@ class BranchOut(BaseModel):
     ciudad: str
     departamento: str
     predeterminada: bool
+    activa: bool = Field(True, description="false: dada de baja; no se puede emitir desde ella.")
 
 
 class BranchList(BaseModel):

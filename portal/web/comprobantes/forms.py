@@ -166,6 +166,7 @@ class ReceiptForm(PortalForm):
 
     def offer_branches(self, branches: tuple[Branch, ...]) -> None:
         """The company's branches to choose from, the default one first chosen."""
+        branches = tuple(b for b in branches if b.active)
         self.sucursal.choices = [(b.code, f"{b.name} · {b.address}" if b.address else b.name) for b in branches]
         codes = {b.code for b in branches}
         if self.sucursal.data not in codes:

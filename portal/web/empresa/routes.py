@@ -136,6 +136,26 @@ def branch(branch_id: int):
     return render("empresa/branch.html", form=form, branch=found, status=_status())
 
 
+@bp.post("/sucursales/<int:branch_id>/baja")
+@role_required("admin")
+def retire_branch(branch_id: int):
+    """Retire a branch (the service refuses the default one, and says so)."""
+    try:
+        retired = api().retire_branch(branch_id)
+    except REFUSALS as exc:
+        flash(exc.message, "error")
+        return redirect_after_post("empresa.branch", branch_id=branch_id)
+    flash(
+        _(
+            "Diste de baja la sucursal %(code)s «%(name)s»: no se emite más desde ella.",
+            code=retired.code,
+            name=retired.name,
+        ),
+        "success",
+    )
+    return redirect_after_post("empresa.branches")
+
+
 @bp.route("/logo", methods=["GET", "POST"])
 @role_required("admin")
 def logo():
