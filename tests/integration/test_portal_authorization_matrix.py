@@ -71,6 +71,7 @@ WRITERS = {
     "comprobantes.note",
     "comprobantes.copy",
     "comprobantes.cancel",
+    "comprobantes.cancel_rest",
     "correo.send",
     "envios.correct",
 }
@@ -89,6 +90,8 @@ ADMIN = {
     "empresa.settings",
     "empresa.branches",
     "empresa.branch",
+    "empresa.retire_branch",
+    "empresa.mail",
     "empresa.logo",
     "empresa.remove_logo",
     "empresa.logo_image",
