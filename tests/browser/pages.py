@@ -93,6 +93,14 @@ def answers_held_in_order(page: Page, url: str, *, until: str):
     settled(page)
 
 
+def nav_link(page: Page, name: str, *, exact: bool = False):
+    """A link of the main navigation as a person reaches it: on a phone, behind the header's Menú button."""
+    menu = page.locator("[data-menu-toggle]")
+    if menu.is_visible() and menu.get_attribute("aria-expanded") != "true":
+        menu.click()
+    return page.get_by_role("navigation", name="Principal").get_by_role("link", name=name, exact=exact)
+
+
 def _is_pdf(response) -> bool:
     return response.url.endswith("/pdf")
 
@@ -205,7 +213,7 @@ class DgiPage:
         return self.page.goto(path)
 
     def open_from_navigation(self) -> None:
-        self.page.get_by_role("navigation", name="Principal").get_by_role("link", name="DGI", exact=True).click()
+        nav_link(self.page, "DGI", exact=True).click()
         expect(self.page.get_by_role("heading", name="Consultas a DGI")).to_be_visible()
         settled(self.page)  # the deferred scripts ran: the picker submits on change
 
@@ -259,7 +267,7 @@ class SmartIssuancePage:
         return self.page.goto("/inteligente/nueva")
 
     def open_from_navigation(self) -> None:
-        self.page.get_by_role("navigation", name="Principal").get_by_role("link", name="Emisión inteligente").click()
+        nav_link(self.page, "Emisión inteligente").click()
         expect(self.page.get_by_role("heading", name="Nueva emisión inteligente")).to_be_visible()
         settled(self.page)
 
@@ -521,7 +529,7 @@ class EmpresaPage:
         self.page = page
 
     def open_from_navigation(self) -> None:
-        self.page.get_by_role("navigation", name="Principal").get_by_role("link", name="Empresa").click()
+        nav_link(self.page, "Empresa").click()
 
     def tab(self, name: str) -> None:
         self.page.get_by_role("navigation", name="Configuración de la empresa").get_by_role("link", name=name).click()
