@@ -117,7 +117,7 @@ class SigningCertificate:
     valid_from: datetime
     valid_to: datetime
     days_left: int
-    status: str  # vigente | por_vencer (within 30 days) | vencido | no_vigente
+    status: str  # vigente | por_vencer (within 30 days) | vencido | no_vigente | dado_de_baja
 
     @property
     def expiring(self) -> bool:

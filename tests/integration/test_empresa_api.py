@@ -528,3 +528,41 @@ def test_a_branch_is_retired_audited_and_no_longer_issues(api_client, admin, aut
         headers={**auth_headers("usuario@demo.uy"), "Idempotency-Key": "baja-1"},
     )
     assert answer.status_code == 422 and answer.json["error"]["fields"][0]["code"] == "sucursal_dada_de_baja"
+
+
+def test_a_certificate_is_retired_audited_and_never_signs_again(api_client, admin, auth_headers):
+    from tests.support import cfe_bodies as bodies
+
+    (seeded,) = api_client.get(f"{BASE}/certificados", headers=admin).json["certificados"]
+    only = api_client.post(f"{BASE}/certificados/{seeded['id']}/baja", headers=admin)
+    assert only.status_code == 409 and only.json["error"]["code"] == "unico_certificado_vigente"
+    successor = upload_cert(api_client, admin, p12())
+    assert successor.status_code == 201, successor.json
+    user = auth_headers("usuario@demo.uy")
+    assert api_client.post(f"{BASE}/certificados/{seeded['id']}/baja", headers=user).status_code == 403
+    retired = api_client.post(f"{BASE}/certificados/{seeded['id']}/baja", headers=admin)
+    assert retired.status_code == 200 and retired.json["estado"] == "dado_de_baja"
+    assert api_client.post(f"{BASE}/certificados/{successor.json['id']}/baja", headers=admin).status_code == 409
+    assert api_client.post(f"{BASE}/certificados/999999/baja", headers=admin).status_code == 404
+    assert [e["accion"] for e in audit(api_client, admin)].count("certificado_dado_de_baja") == 1
+
+    issued = api_client.post(
+        "/api/v1/comprobante/emitir", json=bodies.body(bodies.ETICKET), headers={**user, "Idempotency-Key": "cert-baja"}
+    )
+    assert issued.status_code == 201, issued.json
+    xml = api_client.get(
+        "/api/v1/comprobante/getByIdCfeEmitido",
+        headers={**user, "Accept": "application/xml"},
+        query_string={"idCfeEmitido": issued.json["idCfeEmitido"]},
+    ).data
+    assert successor.json["serie"] in _signer_serial(xml)  # signed by the successor, not the retired one
+
+
+def _signer_serial(xml: bytes) -> str:
+    from cryptography import x509
+    from lxml import etree
+
+    pem = etree.fromstring(xml).findtext(".//{http://www.w3.org/2000/09/xmldsig#}X509Certificate")
+    import base64
+
+    return str(x509.load_der_x509_certificate(base64.b64decode(pem)).serial_number)

@@ -298,3 +298,20 @@ def test_the_admin_retires_a_branch_and_the_issuing_form_no_longer_offers_it(adm
     assert "Dada de baja" in listing.select_one("[data-testid=branches]").get_text()
     assert _soup(admin.get(link)).find(attrs={"data-testid": "branch-retired"}) is not None
     assert _soup(usuario.get("/comprobantes/nuevo", follow_redirects=True)).select_one("#sucursal") is None  # one left
+
+
+def test_the_admin_retires_a_certificate_once_its_successor_is_loaded(admin):
+    page = _soup(admin.get("/empresa/certificados"))
+    (form,) = page.select("[data-testid=certificate] form")
+    token = form.find("input", attrs={"name": "csrf_token"})["value"]
+    refused = admin.post(form["action"], data={"csrf_token": token}, follow_redirects=True)
+    assert "Es el único certificado vigente" in refused.get_data(as_text=True)
+    uploaded = admin.post(
+        "/empresa/certificados",
+        data={"csrf_token": token, "archivo": (io.BytesIO(p12()), "nuevo.p12"), "password": "clave-p12"},
+        content_type="multipart/form-data",
+    )
+    assert uploaded.status_code == 303
+    assert admin.post(form["action"], data={"csrf_token": token}).status_code == 303
+    rows = _soup(admin.get("/empresa/certificados")).select("[data-testid=certificate]")
+    assert len(rows) == 2 and sum("Dado de baja" in row.get_text() for row in rows) == 1

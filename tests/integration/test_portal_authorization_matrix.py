@@ -91,6 +91,7 @@ ADMIN = {
     "empresa.branches",
     "empresa.branch",
     "empresa.retire_branch",
+    "empresa.retire_certificate",
     "empresa.mail",
     "empresa.logo",
     "empresa.remove_logo",

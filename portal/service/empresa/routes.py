@@ -220,6 +220,27 @@ def list_certificates(principal: Principal):
     return certificates.list_certificates(principal)
 
 
+@operation(
+    bp,
+    "POST",
+    "/certificados/<int:certificate_id>/baja",
+    tag=TAG,
+    summary="Dar de baja un certificado de firma",
+    auth=AUTH,
+    roles=ADMINS,
+    responses={
+        200: CertificateOut,
+        404: "No existe ese certificado en la empresa.",
+        409: "Es el único vigente: cargá otro antes.",
+    },
+    path_params={"certificate_id": "Identificador del certificado, como lo da la lista."},
+)
+def retire_certificate(principal: Principal, certificate_id: int):
+    """Da de baja un certificado (por ejemplo, si su clave se vio comprometida): no firma más, y queda en la
+    auditoría. El único certificado vigente no se puede dar de baja: cargá antes el que lo reemplaza."""
+    return certificates.retire(principal, certificate_id)
+
+
 _P12_FORM = {
     "multipart/form-data": {
         "schema": {

@@ -218,8 +218,8 @@ class CertificateOut(BaseModel):
     desde: datetime
     hasta: datetime
     diasRestantes: int = Field(description="Días hasta el vencimiento (negativo si ya venció).")  # noqa: N815
-    estado: Literal["vigente", "por_vencer", "vencido", "no_vigente"] = Field(
-        description="por_vencer: vence dentro de 30 días."
+    estado: Literal["vigente", "por_vencer", "vencido", "no_vigente", "dado_de_baja"] = Field(
+        description="por_vencer: vence dentro de 30 días; dado_de_baja: un administrador lo retiró, no firma más."
     )
 
 
