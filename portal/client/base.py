@@ -77,6 +77,11 @@ class CfeClient:
         )
         return HTTPAdapter(max_retries=retry, pool_connections=4, pool_maxsize=16)
 
+    def check_available(self) -> None:
+        """Raise ServiceUnavailable unless the service answers its /healthz (before sending a browser to it, as
+        sign-in does: the browser would otherwise show its own "connection refused" page)."""
+        self._send_request("GET", "/healthz", headers={}, idempotent=True)
+
     def as_user(
         self,
         access_token: str | None = None,

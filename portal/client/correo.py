@@ -8,6 +8,7 @@ from urllib.parse import quote
 
 import requests
 
+from portal.client import errors
 from portal.client.models import JsonObject, optional_datetime, parse_datetime
 from portal.client.transport import Transport
 
@@ -120,7 +121,48 @@ class Download:
         )
 
 
+@dataclass(frozen=True)
+class MailPlaceholder:
+    """A {name} the mail's subject and text may use, and what it puts there."""
+
+    name: str
+    meaning: str
+
+
+@dataclass(frozen=True)
+class MailTemplate:
+    """The subject and text of the e-mail that carries a receipt: the company's own (`own`) or the default."""
+
+    subject: str
+    body: str
+    own: bool = False
+    placeholders: tuple[MailPlaceholder, ...] = ()
+
+    @classmethod
+    def from_json(cls, data: dict) -> MailTemplate:
+        return cls(
+            subject=data["asunto"],
+            body=data["cuerpo"],
+            own=bool(data.get("propia")),
+            placeholders=tuple(
+                MailPlaceholder(name, meaning) for name, meaning in (data.get("variables") or {}).items()
+            ),
+        )
+
+
 class CorreoApi(Transport):
+    def get_mail_template(self) -> MailTemplate:
+        """GET plantilla: the subject and text receipts go out with, and the placeholders they may use."""
+        return MailTemplate.from_json(self._json("GET", f"{BASE}/plantilla"))
+
+    def set_mail_template(self, *, subject: str, body: str) -> MailTemplate:
+        """PUT plantilla (admins): the company's own subject and text, from the next e-mail on. Field errors
+        name `subject` and `body`."""
+        with errors.fields_named({"asunto": "subject", "cuerpo": "body"}):
+            return MailTemplate.from_json(
+                self._json("PUT", f"{BASE}/plantilla", json={"asunto": subject, "cuerpo": body})
+            )
+
     def send_receipt_by_mail(
         self, receipt_id: str, recipients: list[str], *, idempotency_key: str | None = None
     ) -> MailSend:

@@ -62,6 +62,14 @@ class EmpresaApi(Transport):
     def update_branch(self, branch_id: int, branch: Branch) -> Branch:
         return Branch.from_json(self._json("PUT", f"{BASE}/sucursales/{int(branch_id)}", json=branch.to_json()))
 
+    def retire_branch(self, branch_id: int) -> Branch:
+        """Retire a branch (not the default one: Conflict); its receipts keep it, no new one uses it."""
+        return Branch.from_json(self._json("POST", f"{BASE}/sucursales/{int(branch_id)}/baja"))
+
+    def retire_certificate(self, certificate_id: int) -> SigningCertificate:
+        """Retire a signing certificate (not the only one in force: Conflict); it never signs again."""
+        return SigningCertificate.from_json(self._json("POST", f"{BASE}/certificados/{int(certificate_id)}/baja"))
+
     def get_logo(self) -> tuple[bytes, str]:
         """(image bytes, mimetype); NotFound when the company has none."""
         response = self._request("GET", f"{BASE}/logo", accept="image/png, image/jpeg")

@@ -79,6 +79,7 @@ class Branch:
     department: str
     default: bool = False
     id: int | None = None  # None for one not created yet
+    active: bool = True  # False: retired (dada de baja), no receipt is issued from it
 
     @classmethod
     def from_json(cls, data: JsonObject) -> Branch:
@@ -90,6 +91,7 @@ class Branch:
             city=data["ciudad"],
             department=data["departamento"],
             default=bool(data["predeterminada"]),
+            active=bool(data.get("activa", True)),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -114,7 +116,7 @@ class SigningCertificate:
     valid_from: datetime
     valid_to: datetime
     days_left: int
-    status: str  # vigente | por_vencer (within 30 days) | vencido | no_vigente
+    status: str  # vigente | por_vencer (within 30 days) | vencido | no_vigente | dado_de_baja
 
     @property
     def expiring(self) -> bool:

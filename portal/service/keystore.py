@@ -57,7 +57,9 @@ def signing_certificate(session: Session, company_id: int, certificate_id: int |
     if certificate_id is not None:
         query = query.where(Certificate.id == certificate_id)
     candidates = [
-        c for c in session.scalars(query.order_by(Certificate.not_after.desc())) if c.not_before <= now <= c.not_after
+        c
+        for c in session.scalars(query.order_by(Certificate.not_after.desc()))
+        if c.not_before <= now <= c.not_after and c.retired_at is None
     ]
     if not candidates:
         raise ApiError(

@@ -101,6 +101,8 @@ class Certificate(Base):
     not_before: Mapped[datetime] = mapped_column(UtcDateTime())
     not_after: Mapped[datetime] = mapped_column(UtcDateTime())
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
+    # Retired ("dado de baja" by an admin, e.g. a compromised key): never signs again.
+    retired_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
 
     company: Mapped[Company] = relationship(back_populates="certificates")
 

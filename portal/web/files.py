@@ -3,8 +3,15 @@ an upload), shown inline or downloaded."""
 
 from __future__ import annotations
 
+import re
+from urllib.parse import quote
+
 from flask import Response
 from werkzeug.utils import secure_filename
+
+# What a file name may not carry into a header or a file system: controls, quotes, slashes, and the characters
+# Windows refuses.
+_UNSAFE = re.compile(r'[\x00-\x1f\x7f"\\/:*?<>|]+')
 
 
 def safe_filename(name: str | None, fallback: str = "archivo") -> str:
@@ -13,8 +20,15 @@ def safe_filename(name: str | None, fallback: str = "archivo") -> str:
 
 
 def file_response(content: bytes, mimetype: str, filename: str | None, *, inline: bool) -> Response:
+    """`filename` as the browser saves it: an ASCII fallback (filename=) and, when the name has other characters
+    (a space, an accent: "e-Ticket A-0000001.pdf"), the name itself percent-encoded (filename*=, RFC 6266),
+    neither able to break the header."""
     response = Response(content, mimetype=mimetype)
-    disposition = "inline" if inline else "attachment"
-    response.headers["Content-Disposition"] = f'{disposition}; filename="{safe_filename(filename)}"'
+    fallback = safe_filename(filename)
+    header = f'{"inline" if inline else "attachment"}; filename="{fallback}"'
+    readable = _UNSAFE.sub("_", filename or "").strip(" .")
+    if readable and readable != fallback:
+        header += f"; filename*=UTF-8''{quote(readable, safe='')}"
+    response.headers["Content-Disposition"] = header
     response.headers["X-Content-Type-Options"] = "nosniff"
     return response

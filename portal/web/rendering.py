@@ -23,7 +23,8 @@ def render(template: str, block: str | None = None, *, status: int = 200, oob_bl
     do `oob_blocks` (other parts of the page the answer updates, rendered with `oob=True`)."""
     if block and wants_fragment():
         return fragment(template, block, status=status, oob_blocks=oob_blocks, **context)
-    response = make_response(render_template(template, **context), status)
+    # A form sent back with its errors (422) says so in the page's title too (base.html), as GOV.UK services do.
+    response = make_response(render_template(template, form_has_errors=status == 422, **context), status)
     response.vary.add("HX-Request")
     return response
 

@@ -208,3 +208,171 @@
   });
 })();
 // ---- end of comprobantes area ----
+
+// ---- Focus, announcements and progress after htmx updates (accessibility; portalfix) ----
+// - an error summary ([data-error-summary], the form_errors macro) or an error banner htmx brings in takes the
+//   focus, and the page's <title> says "Error: " while a form shows errors (as GOV.UK services do); without a
+//   summary, the first field marked invalid takes it;
+// - an element marked data-focus-after-swap (a lookup's result, a dialog's outcome) takes the focus;
+// - text marked data-announce is read out in the page's live region (#announcer), e.g. a DGI state that changed;
+// - an error the service gives a form (the 503 banner, retargeted to #alerts at the top) lands instead in the
+//   form's own slot beside its buttons ([data-form-alert]), where the person is looking;
+// - the button that sent a request is aria-busy until the answer (Pico draws a spinner) and says so;
+// - a <dialog> rendered open with data-show-modal is a real modal: reopened with showModal() (Escape closes it,
+//   the page behind is inert);
+// - a link with role="button" responds to Space as a button does.
+(function () {
+  "use strict";
+  var FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
+
+  function focusOn(element) {
+    if (!element) { return; }
+    if (!element.matches(FOCUSABLE)) { element.setAttribute("tabindex", "-1"); }
+    element.focus({preventScroll: true});
+    element.scrollIntoView({block: "center"});
+  }
+
+  function errorTitle() {
+    var prefix = document.body.dataset.errorTitle;
+    if (!prefix) { return; }
+    var shown = document.querySelector("[data-error-summary], #alerts .error-banner, [data-form-alert] .error-banner");
+    var has = document.title.indexOf(prefix) === 0;
+    if (shown && !has) { document.title = prefix + document.title; }
+    if (!shown && has) { document.title = document.title.slice(prefix.length); }
+  }
+
+  function announce(text) {
+    var region = document.getElementById("announcer");
+    if (!region || !text) { return; }
+    region.textContent = "";
+    window.setTimeout(function () { region.textContent = text; }, 50);
+  }
+
+  function showModals(root) {
+    var dialogs = root.querySelectorAll ? root.querySelectorAll("dialog[open][data-show-modal]") : [];
+    Array.prototype.forEach.call(dialogs, function (dialog) {
+      dialog.close();
+      dialog.showModal();
+      var invalid = dialog.querySelector("[aria-invalid=true]");
+      if (invalid) { invalid.focus(); }
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    showModals(document);
+    errorTitle();
+    var summary = document.querySelector("[data-error-summary]");
+    if (summary && !document.querySelector("dialog[open]")) { focusOn(summary); }
+  });
+
+  var lastStatus = 0;  // of the answer being swapped in (htmx:load comes between beforeSwap and afterSwap)
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var detail = event.detail;
+    lastStatus = detail.xhr ? detail.xhr.status : 0;
+    if (!detail.isError || !detail.target || detail.target.id !== "alerts") { return; }
+    var elt = detail.requestConfig && detail.requestConfig.elt;
+    var form = elt && elt.closest && elt.closest("form");
+    var slot = form && form.querySelector("[data-form-alert]");
+    if (slot) { detail.target = slot; }
+  });
+
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var target = event.detail.target;
+    if (target && (target.id === "alerts" || target.hasAttribute("data-form-alert"))) {
+      focusOn(target.querySelector(".error-banner"));
+    }
+  });
+
+  document.addEventListener("htmx:load", function (event) {
+    var root = event.detail && event.detail.elt;
+    if (!root || root === document.body || !root.querySelectorAll) { return; }
+    showModals(root.parentElement || root);
+    errorTitle();
+    var pick = function (selector) { return root.matches(selector) ? root : root.querySelector(selector); };
+    var summary = pick("[data-error-summary]");
+    var invalid = pick("[aria-invalid=true]");
+    var wanted = pick("[data-focus-after-swap]");
+    if (lastStatus >= 400 && summary) { focusOn(summary); } else if (lastStatus >= 400 && invalid) { focusOn(invalid); } else if (wanted) { focusOn(wanted); }
+    var said = root.matches("[data-announce]") ? [root] : Array.prototype.slice.call(root.querySelectorAll("[data-announce]"));
+    if (said.length) { announce(said.map(function (e) { return e.dataset.announce || e.textContent.trim(); }).join(" ")); }
+  });
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail.elt;
+    if (elt && elt.tagName === "BUTTON") { elt.setAttribute("aria-busy", "true"); }
+    var form = elt && elt.closest && elt.closest("form");
+    var slot = form && form.querySelector("[data-form-alert]");
+    if (slot && elt.tagName === "BUTTON") { slot.replaceChildren(); }
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var elt = event.detail.elt;
+    if (elt && elt.removeAttribute) { elt.removeAttribute("aria-busy"); }
+  });
+
+  // A swap that took away the element that had the focus (a revoked key's row and its dialog, a re-rendered card)
+  // leaves it on <body>: it goes to what replaced it, to its status or alert message if it has one.
+  var focusedIn = null;  // the id of the swap target that held the focus when its answer came
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target, active = document.activeElement;
+    focusedIn = target && target.id && active && active !== document.body && target.contains(active) ? target.id : null;
+  });
+  document.addEventListener("htmx:afterSettle", function (event) {
+    if (document.activeElement && document.activeElement !== document.body) { return; }
+    if (document.querySelector("dialog:modal")) { return; }
+    var id = event.detail.target && event.detail.target.id;
+    if (!id || id !== focusedIn) { return; }  // a poll or another part of the page: the focus was not there
+    var replaced = id && document.getElementById(id);
+    if (!replaced || replaced.id === "alerts" || replaced.id === "announcer") { return; }
+    focusOn(replaced.querySelector("[role=status], [role=alert]") || replaced);
+  });
+
+  // Tab and Shift+Tab go round inside a modal dialog instead of leaving the page.
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Tab") { return; }
+    var dialog = document.querySelector("dialog:modal");
+    if (!dialog) { return; }
+    var stops = Array.prototype.filter.call(dialog.querySelectorAll(FOCUSABLE), function (element) {
+      return !element.disabled && element.tabIndex >= 0 && element.getClientRects().length > 0;
+    });
+    if (!stops.length) { return; }
+    var first = stops[0], last = stops[stops.length - 1];
+    if (!event.shiftKey && (document.activeElement === last || !dialog.contains(document.activeElement))) {
+      event.preventDefault();
+      first.focus();
+    } else if (event.shiftKey && document.activeElement === first) {
+      event.preventDefault();
+      last.focus();
+    }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== " " || event.defaultPrevented) { return; }
+    var link = event.target.closest && event.target.closest("a[role=button][href]");
+    if (!link) { return; }
+    event.preventDefault();  // Space scrolls the page otherwise
+    link.click();
+  });
+})();
+// ---- end of focus, announcements and progress ----
+
+// The phone header's Menú button opens and closes the areas and tools (a disclosure: aria-expanded); Escape
+// closes it and gives the focus back to the button.
+(function () {
+  "use strict";
+  document.addEventListener("click", function (event) {
+    var toggle = event.target.closest("[data-menu-toggle]");
+    if (!toggle) { return; }
+    var header = toggle.closest(".site-header");
+    var open = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    header.classList.toggle("menu-open", open);
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") { return; }
+    var header = event.target.closest && event.target.closest(".site-header.menu-open");
+    var toggle = header && header.querySelector("[data-menu-toggle]");
+    if (!toggle) { return; }
+    toggle.click();
+    toggle.focus();
+  });
+})();

@@ -1,6 +1,11 @@
 """Browser tests: Playwright drives Debian's chromium (never a downloaded browser) against a live portal
 and a live service. Every page a test opens is watched for Content-Security-Policy violations.
 
+Every page is also checked by axe-core (npm, pinned in package-lock.json, copied to static/vendor/ at setup):
+injected before the page's own scripts, it runs when a page has loaded and again after each htmx update, and
+a test fails on any serious or critical WCAG 2.2 A/AA violation (`axe_violations(page)` checks the page as it
+is now, at its current width).
+
 The browser is Debian's chromium-headless-shell, built from the same chromium source package: the headless-only
 browser Playwright itself uses for headless runs. Debian's full `chromium` in headless mode took 2.5 times its
 CPU (chromium's processes: 24.9 s against 9.6 s for the same 13 tests; docs/PERFORMANCE.md), and the browser
@@ -12,10 +17,14 @@ CFE_TEST_BROWSER=/usr/bin/chromium.
 from __future__ import annotations
 
 import os
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
+
+from tests.browser.pages import axe_violations
 
 CHROMIUM = os.environ.get("CFE_TEST_BROWSER", "/usr/bin/chromium-headless-shell")
 
@@ -32,6 +41,57 @@ document.addEventListener('securitypolicyviolation', (e) => {
                                e.sample].join(' '));
 });
 """
+
+
+AXE = Path(__file__).resolve().parents[2] / "static/vendor/axe-core/axe.min.js"
+AXE_FAILURE = "axe violation: "
+# Runs axe in each top-level document when it has loaded and after htmx updates (one run at a time; a change
+# during a run asks for another). While a run is due or under way <html> carries data-axe-running, which
+# pages.settled() waits for, so a test does not leave a page before it was checked. Serious and critical
+# violations are logged as console errors, which the page fixture fails on. Injected by Playwright, so neither
+# the page's CSP nor its scripts stand in the way.
+_AXE_WATCH = """
+(function () {
+  if (window.top !== window || !window.axe) { return; }
+  var running = null, again = false, timer = null;
+  var OPTIONS = {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]},
+                 resultTypes: ["violations"]};
+  function busy(on) {
+    var root = document.documentElement;
+    if (!root) { return; }
+    if (on) { root.setAttribute("data-axe-running", ""); } else { root.removeAttribute("data-axe-running"); }
+  }
+  function serious(results) {
+    return results.violations.filter(function (v) { return v.impact === "serious" || v.impact === "critical"; })
+      .map(function (v) {
+        return v.impact + " " + v.id + ": " + v.help + " at " + location.pathname + " (" + window.innerWidth + " px): "
+          + v.nodes.slice(0, 4).map(function (n) { return n.target.join(" ") + (n.failureSummary ? " [" +
+            n.failureSummary.replace(/\\s+/g, " ").slice(0, 160) + "]" : ""); }).join("; ");
+      });
+  }
+  function run() {
+    if (running) { again = true; return running; }
+    // An htmx fragment opened on its own (tests/browser/test_layout.py opens every GET route) is not a page.
+    if (!document.title && !document.querySelector("main")) { busy(false); return Promise.resolve([]); }
+    busy(true);
+    running = window.axe.run(document, OPTIONS).then(serious, function (error) { return ["axe failed: " + error]; });
+    return running.then(function (found) {
+      found.forEach(function (line) { console.error("%AXE%" + line); });
+      running = null;
+      if (again) { again = false; run(); } else { busy(false); }
+      return found;
+    });
+  }
+  function soon() {
+    busy(true);
+    window.clearTimeout(timer);
+    timer = window.setTimeout(run, 30);
+  }
+  window.__axeCheck = function () { window.clearTimeout(timer); return (running || Promise.resolve()).then(run); };
+  window.addEventListener("load", soon);
+  document.addEventListener("htmx:afterSettle", soon);
+})();
+""".replace("%AXE%", AXE_FAILURE)
 
 
 def pytest_collection_modifyitems(items):
@@ -70,8 +130,13 @@ def browser_context_args(browser_context_args, live_portal):
 
 @pytest.fixture
 def page(context):
-    """A page that records CSP violations and console errors; the test fails if any happened."""
+    """A page that records CSP violations, console errors and axe's findings; the test fails on a CSP violation
+    or a serious accessibility violation on any page it visited."""
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: run `make setup` (scripts/vendor-assets.sh copies it from node_modules).")
     context.add_init_script(_CSP_WATCH)
+    context.add_init_script(path=AXE)
+    context.add_init_script(_AXE_WATCH)
     page = context.new_page()
     console_errors: list[str] = []
     page.on("console", lambda msg: console_errors.append(msg.text) if msg.type == "error" else None)
@@ -79,6 +144,10 @@ def page(context):
     yield page
     csp_messages = [m for m in console_errors if "Content Security Policy" in m]
     assert not csp_messages, csp_messages
+    axe_messages = [m.removeprefix(AXE_FAILURE) for m in console_errors if m.startswith(AXE_FAILURE)]
+    with suppress(PlaywrightError):  # the page as the test left it (a closed page or a download has none)
+        axe_messages += axe_violations(page)
+    assert not axe_messages, "\n".join(dict.fromkeys(axe_messages))
 
 
 @pytest.fixture

@@ -27,6 +27,13 @@ def settled(page: Page) -> None:
     page.wait_for_load_state("load")
     # A selector, not wait_for_function: a string predicate is eval'd in the page, which its CSP refuses.
     expect(page.locator(".htmx-request, .htmx-swapping, .htmx-settling")).to_have_count(0)
+    expect(page.locator("html[data-axe-running]")).to_have_count(0)  # checked by axe (tests/browser/conftest.py)
+
+
+def axe_violations(page: Page) -> list[str]:
+    """Serious and critical axe violations of the page as it is now, at its current width (also logged as console
+    errors, which fail the test; tests/browser/conftest.py)."""
+    return page.evaluate("() => window.__axeCheck ? window.__axeCheck() : []")
 
 
 DESKTOP, PHONE = {"width": 1366, "height": 900}, {"width": 390, "height": 844}
@@ -37,13 +44,15 @@ _WIDE = """[...document.querySelectorAll('body *')].filter(e => e.getBoundingCli
 
 
 def both_widths(page: Page, shots: Path, name: str, *, phone_fits: bool = True) -> None:
-    """The page at desktop and phone width (a screenshot of each when CFE_SHOTS_DIR asks for them); on the phone
-    nothing may scroll sideways. Measured once the page has loaded its stylesheets: a page just reached by a link
-    is in the DOM before they apply, and its phone layout with them."""
+    """The page at desktop and phone width (a screenshot of each when CFE_SHOTS_DIR asks for them); axe finds
+    nothing serious at either, and on the phone nothing may scroll sideways. Measured once the page has loaded its
+    stylesheets: a page just reached by a link is in the DOM before they apply, and its phone layout with them."""
     settled(page)
     for label, size in (("1366", DESKTOP), ("390", PHONE)):
         page.set_viewport_size(size)
         screenshot(page, shots / f"{name}-{label}.png")
+        found = axe_violations(page)  # a box that scrolls sideways only on a phone, for one
+        assert found == [], f"{name} at {label} px: " + "\n".join(found)
         if size is PHONE and phone_fits:
             overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
             assert overflow <= 0, f"{name}: {overflow}px of horizontal scroll at 390 px: {page.evaluate(_WIDE)}"
@@ -82,6 +91,14 @@ def answers_held_in_order(page: Page, url: str, *, until: str):
         with suppress(PlaywrightError):
             route.continue_()
     settled(page)
+
+
+def nav_link(page: Page, name: str, *, exact: bool = False):
+    """A link of the main navigation as a person reaches it: on a phone, behind the header's Menú button."""
+    menu = page.locator("[data-menu-toggle]")
+    if menu.is_visible() and menu.get_attribute("aria-expanded") != "true":
+        menu.click()
+    return page.get_by_role("navigation", name="Principal").get_by_role("link", name=name, exact=exact)
 
 
 def _is_pdf(response) -> bool:
@@ -196,7 +213,7 @@ class DgiPage:
         return self.page.goto(path)
 
     def open_from_navigation(self) -> None:
-        self.page.get_by_role("navigation", name="Principal").get_by_role("link", name="DGI", exact=True).click()
+        nav_link(self.page, "DGI", exact=True).click()
         expect(self.page.get_by_role("heading", name="Consultas a DGI")).to_be_visible()
         settled(self.page)  # the deferred scripts ran: the picker submits on change
 
@@ -250,7 +267,7 @@ class SmartIssuancePage:
         return self.page.goto("/inteligente/nueva")
 
     def open_from_navigation(self) -> None:
-        self.page.get_by_role("navigation", name="Principal").get_by_role("link", name="Emisión inteligente").click()
+        nav_link(self.page, "Emisión inteligente").click()
         expect(self.page.get_by_role("heading", name="Nueva emisión inteligente")).to_be_visible()
         settled(self.page)
 
@@ -512,7 +529,7 @@ class EmpresaPage:
         self.page = page
 
     def open_from_navigation(self) -> None:
-        self.page.get_by_role("navigation", name="Principal").get_by_role("link", name="Empresa").click()
+        nav_link(self.page, "Empresa").click()
 
     def tab(self, name: str) -> None:
         self.page.get_by_role("navigation", name="Configuración de la empresa").get_by_role("link", name=name).click()

@@ -8,7 +8,7 @@ from playwright.sync_api import Page, expect
 from tests.browser.pages import EmpresaPage, Shell
 from tests.support.empresa_files import OTHER_RUT, cae_xml
 
-TABS = ("Datos fiscales", "Sucursales", "Logo", "Certificados", "CAE", "Auditoría")
+TABS = ("Datos fiscales", "Sucursales", "Logo", "Certificados", "CAE", "Correo al cliente", "Auditoría")
 
 
 def test_admin_uploads_a_cae_file_and_sees_its_range(page: Page, tmp_path):

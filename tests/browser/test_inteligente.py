@@ -147,7 +147,7 @@ def test_soporte_looks_the_request_up_and_copies_the_support_details(page: Page,
     screenshot(page, shots / "inteligente-status.png")
 
     copied = status.copy_support_details()
-    assert issued.id in copied and receipt_id in copied and "issued (final)" in copied
+    assert issued.id in copied and receipt_id in copied and "Emitida (issued) · final" in copied
     assert "Línea de tiempo:" in copied
     shell.assert_no_csp_violations()
 

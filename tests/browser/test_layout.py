@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.pages import Shell, screenshot, settled
+from tests.browser.pages import Shell, axe_violations, screenshot, settled
 
 WIDTHS = (1366, 390)
 # Not pages a person reads: sign-in/out hops, downloads, fragments polled by htmx, static files.
@@ -82,6 +82,8 @@ def test_every_page_fits_desktop_and_phone(page, portal_app, email):
                 problems.append(f"{path} at {width}px scrolls sideways ({scroll_width}px)")
             problems += [f"{path} at {width}px: {cut}" for cut in page.evaluate(_CUT_CONTROLS, width)]
             problems += [f"{path} at {width}px: {cut}" for cut in page.evaluate(_CUT_SELECTS)]
+            # axe checks each page as it loads; a box that scrolls sideways only on a phone is checked here.
+            problems += [f"{path} at {width}px: {found}" for found in axe_violations(page)]
     assert problems == [], "\n".join(problems)
     assert page.evaluate("window.__cspViolations || []") == []
 

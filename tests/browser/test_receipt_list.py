@@ -93,12 +93,14 @@ def test_cancel_an_efactura_with_a_full_credit_note_and_see_both_linked(page: Pa
     shell, _listing, receipts = _signed_in(page)
     page.goto(f"/comprobantes/{factura.id}")
     receipts.cancel_with_credit_note("Factura emitida por error")
-    expect(page.get_by_role("heading", level=1)).to_have_text("Nota de crédito de e-Factura A-0000001")
+    expect(page.get_by_role("heading", level=1)).to_have_text(
+        "Nota de crédito e-Factura A-0000001, de e-Factura A-0000001"
+    )
     expect(receipts.related()).to_contain_text("Factura emitida por error")
     receipts.related().get_by_role("link", name="e-Factura A-0000001").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("e-Factura A-0000001")
     expect(receipts.related()).to_contain_text("Anulado")
-    expect(receipts.related().get_by_role("link", name="Nota de crédito de e-Factura A-0000001")).to_be_visible()
+    expect(receipts.related().get_by_role("link", name="Nota de crédito e-Factura A-0000001")).to_be_visible()
     expect(page.get_by_role("button", name="Anular con nota de crédito")).to_have_count(0)
     shell.assert_no_csp_violations()
 

@@ -100,7 +100,7 @@ def test_cancel_with_a_full_credit_note_links_both_and_never_twice(usuario, sign
     assert answer.status_code == 303
     note_id = answer.headers["Location"].rsplit("/", 1)[1]
     note = soup(usuario.get(f"/comprobantes/{note_id}"))
-    assert note.h1.get_text(strip=True) == "Nota de crédito de e-Factura A-0000001"
+    assert note.h1.get_text(strip=True) == "Nota de crédito e-Factura A-0000001, de e-Factura A-0000001"
     assert note.select_one("[data-testid=related] a")["href"] == f"/comprobantes/{original}"
     assert "Precio equivocado" in note.select_one("[data-testid=related]").get_text()
     again = usuario.post(f"/comprobantes/{original}/anular", data={**form, "razon": "Precio equivocado"})
@@ -200,3 +200,27 @@ def test_the_portal_in_english_shows_the_services_words_in_english(usuario, serv
     download = usuario.get("/comprobantes/exportar.csv")
     header = next(csv.reader(io.StringIO(download.data.decode("utf-8-sig")), delimiter=";"))
     assert header[:4] == ["Date", "Type", "Series", "Number"]
+
+
+def test_after_a_partial_credit_note_the_rest_is_cancelled_in_one_step(usuario):
+    original = issue(usuario, efactura(usuario))  # 10 h of Consultoría at 1.500,00
+    page = soup(usuario.get(f"/comprobantes/{original}"))
+    assert page.find("button", string="Anular el saldo") is None  # nothing credited yet: the whole-receipt cancel
+    link = page.find("a", string="Nota de crédito parcial")["href"]
+    partial = form_values(soup(usuario.get(link, follow_redirects=True)))
+    issue(usuario, {**partial, "ref_razon": "Devolución", "lines-0-cantidad": "3"})
+
+    page = soup(usuario.get(f"/comprobantes/{original}"))
+    assert page.find("button", string="Anular el saldo") is not None
+    assert page.find("button", string="Anular con nota de crédito") is None
+    form = form_values(page, "#cancel-dialog form")
+    assert page.select_one("#cancel-dialog form")["action"] == f"/comprobantes/{original}/anular-saldo"
+    answer = usuario.post(f"/comprobantes/{original}/anular-saldo", data={**form, "razon": "Fin del contrato"})
+    assert answer.status_code == 303
+    note = soup(usuario.get(answer.headers["Location"]))
+    assert note.h1.get_text(strip=True) == "Nota de crédito e-Factura A-0000002, de e-Factura A-0000001"
+    lines = [td.get_text(" ", strip=True) for td in note.select("[data-testid=receipt-lines] tbody td")]
+    assert lines[:2] == ["Consultoría", "7 h"]  # the 10 hours less the 3 already credited
+    after = soup(usuario.get(f"/comprobantes/{original}"))
+    assert after.find("button", string="Anular el saldo") is None  # nothing left to credit
+    assert "Fin del contrato" in note.select_one("[data-testid=related]").get_text()

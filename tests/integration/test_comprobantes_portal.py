@@ -283,11 +283,14 @@ def test_pdf_and_xml_of_a_receipt(usuario):
     receipt_id = issue(usuario, eticket(usuario))
     pdf = usuario.get(f"/comprobantes/{receipt_id}/pdf")
     assert pdf.status_code == 200 and pdf.mimetype == "application/pdf" and pdf.data.startswith(b"%PDF")
-    assert pdf.headers["Content-Disposition"] == f'inline; filename="comprobante-{receipt_id}.pdf"'
+    # Named by the receipt's type and number, not its id: an ASCII name and the name as people write it.
+    assert pdf.headers["Content-Disposition"] == (
+        "inline; filename=\"e-Ticket_A-0000001.pdf\"; filename*=UTF-8''e-Ticket%20A-0000001.pdf"
+    )
     assert "frame-ancestors 'self'" in pdf.headers["Content-Security-Policy"]
     xml = usuario.get(f"/comprobantes/{receipt_id}/xml")
     assert xml.status_code == 200 and xml.mimetype == "application/xml"
-    assert xml.headers["Content-Disposition"] == f'attachment; filename="comprobante-{receipt_id}.xml"'
+    assert xml.headers["Content-Disposition"].startswith('attachment; filename="e-Ticket_A-0000001.xml"')
     root = etree.fromstring(xml.data)
     assert root.tag == "{http://cfe.dgi.gub.uy}CFE"
     assert root.find("{http://www.w3.org/2000/09/xmldsig#}Signature") is not None
@@ -471,13 +474,14 @@ def test_a_partial_credit_note_from_the_receipt_page_refers_to_the_receipt(usuar
     receipt_id = issue(usuario, efactura(usuario))
     link = soup(usuario.get(f"/comprobantes/{receipt_id}")).find("a", string="Nota de crédito parcial")["href"]
     page = soup(usuario.get(link, follow_redirects=True))
-    assert page.h1.get_text(strip=True) == "Nota de crédito de e-Factura A-0000001"
+    assert page.h1.get_text(strip=True) == "Nueva nota de crédito de e-Factura A-0000001"
     data = form_values(page)
     assert (data["tipo_cfe"], data["ref_tipo"], data["ref_serie"], data["ref_nro"]) == ("112", "111", "A", "1")
     assert data["doc_recep"] == "214844360018" and data["lines-0-nom_item"] == "Consultoría"
     data.update({"ref_razon": "Devolución", "lines-0-cantidad": "1"})
     note = soup(usuario.get(f"/comprobantes/{issue(usuario, data)}"))
-    assert note.h1.get_text(strip=True) == "Nota de crédito de e-Factura A-0000001"
+    # Both numbers, each with its own type: the note's own, then its original's.
+    assert note.h1.get_text(strip=True) == "Nota de crédito e-Factura A-0000001, de e-Factura A-0000001"
     assert note.select_one("[data-testid=related] a")["href"] == f"/comprobantes/{receipt_id}"
 
 
@@ -595,3 +599,23 @@ def test_a_receipt_without_lines_says_what_the_first_line_needs(usuario):
         assert error is not None and "qué se vende, la cantidad y el precio" in error.get_text()
     resguardo = usuario.post("/comprobantes/nuevo", data=new_form(usuario, "?tipoCFE=182"), headers=HTMX)
     assert "al menos una retención" in soup(resguardo).find(id="lines-0-cod_ret-error").get_text()
+
+
+def test_a_company_with_two_branches_chooses_the_one_it_issues_from(usuario, live_service, live_token_for):
+    page = soup(usuario.get("/comprobantes/nuevo", follow_redirects=True))
+    assert page.select_one("#sucursal") is None  # one branch: nothing to choose
+    service = live_service.app.test_client()
+    admin = {"Authorization": f"Bearer {live_token_for('admin@demo.uy')}", "X-Empresa-Id": "1"}
+    branch = {"codigo": 7, "nombre": "Pocitos", "domicilio": "Av. Brasil 2890", "ciudad": "Montevideo"}
+    created = service.post("/api/v1/empresa/sucursales", json={**branch, "departamento": "Montevideo"}, headers=admin)
+    assert created.status_code == 201, created.json
+
+    data = eticket(usuario)
+    options = {
+        o["value"]: o.get_text(strip=True)
+        for o in soup(usuario.get("/comprobantes/nuevo", follow_redirects=True)).select("#sucursal option")
+    }
+    assert "7" in options and options["7"].startswith("Pocitos")
+    receipt_id = issue(usuario, {**data, "sucursal": "7"})
+    xml = etree.fromstring(usuario.get(f"/comprobantes/{receipt_id}/xml").data)
+    assert xml.findtext(".//{http://cfe.dgi.gub.uy}CdgDGISucur") == "7"

@@ -78,7 +78,7 @@ def test_a_receipt_arrives_with_its_pdf_and_signed_xml(api_client, service_app, 
     number = f"{factura['serie']}-{factura['nro']:07d}"
     assert message["Subject"] == f"e-Factura {number} de Demo S.A."
     assert "comprobantes@demo.uy" in message["From"]
-    assert f"Te enviamos el comprobante e-Factura {number}" in message.get_body(("plain",)).get_content()
+    assert f"Le enviamos el comprobante e-Factura {number}" in message.get_body(("plain",)).get_content()
     pdf, xml = list(message.iter_attachments())
     assert pdf.get_filename() == f"e-Factura_{number}.pdf" and pdf.get_content_type() == "application/pdf"
     assert pdf.get_payload(decode=True).startswith(b"%PDF")
@@ -238,3 +238,32 @@ def test_one_receipt_is_sent_at_most_ten_times_an_hour(api_client, user, factura
     assert len(_sends(api_client, user, cfe_id)["envios"]) == 10
     other = issue(api_client, user, bodies.body(bodies.EFACTURA))
     assert _send(api_client, user, other["idCfeEmitido"], ["otro@cliente.com.uy"]).status_code == 202
+
+
+def test_the_mail_is_in_usted_and_the_company_writes_its_own_with_placeholders(
+    api_client, auth_headers, user, factura, smtp
+):
+    admin = auth_headers("admin@demo.uy", 1)
+    default = api_client.get("/api/v1/correo/plantilla", headers=user).json
+    assert default["propia"] is False and "Le enviamos" in default["cuerpo"] and "comprobante" in default["variables"]
+    assert "Podés" not in default["cuerpo"] and "tenés" not in default["cuerpo"]  # no vos to a business customer
+
+    header_break = {"asunto": "Su {comprobante}\nBcc: x@y.uy", "cuerpo": "{saludo}"}
+    assert api_client.put("/api/v1/correo/plantilla", json=header_break, headers=admin).status_code == 422
+    own = {"asunto": "Su {comprobante} (de {empresa})", "cuerpo": "{saludo}\nTotal: {total}. {desconocido}"}
+    refused = api_client.put("/api/v1/correo/plantilla", json=own, headers=admin)
+    assert refused.status_code == 422 and "{desconocido}" in refused.json["error"]["message"]
+    assert api_client.put("/api/v1/correo/plantilla", json=own, headers=user).status_code == 403
+    own["cuerpo"] = "{saludo}\nTotal: {total}. {comprobante.__class__}"
+    saved = api_client.put("/api/v1/correo/plantilla", json=own, headers=admin)
+    assert saved.status_code == 200 and saved.json["propia"] is True
+
+    assert _send(api_client, user, factura["idCfeEmitido"], ["compras@cliente.com.uy"]).status_code == 202
+    jobs.run_pending()
+    [received] = smtp.recorder.received
+    number = f"{factura['serie']}-{factura['nro']:07d}"
+    assert received.message["Subject"] == f"Su e-Factura {number} (de Demo S.A.)"
+    text = received.message.get_body(("plain",)).get_content()
+    assert text.startswith("Estimado/a ") and "Total: $ " in text and "{comprobante.__class__}" in text
+    audit = api_client.get("/api/v1/empresa/auditoria", headers=admin).json
+    assert any(e["accion"] == "plantilla_correo" for e in audit["eventos"]), audit

@@ -44,7 +44,7 @@ def test_a_send_lands_in_the_development_mailbox(api_client, auth_headers, tmp_p
     )
 
     message = api_client.get(f"/api/v1/correo/buzon/{sent.json['id']}", headers=admin).json
-    assert message["asunto"].startswith("e-Factura ") and "Te enviamos" in message["texto"]
+    assert message["asunto"].startswith("e-Factura ") and "Le enviamos" in message["texto"]
     assert [a["tipo"] for a in message["adjuntos"]] == ["application/pdf", "application/xml"]
     pdf = api_client.get(f"/api/v1/correo/buzon/{sent.json['id']}/adjuntos/0", headers=admin)
     assert pdf.status_code == 200 and pdf.data.startswith(b"%PDF") and pdf.mimetype == "application/pdf"

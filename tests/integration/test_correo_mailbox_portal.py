@@ -37,7 +37,7 @@ def test_the_mailbox_lists_and_opens_a_message(signed_in, sent):
 
     opened = BeautifulSoup(client.get(f"/correo/buzon/{sent.id}").get_data(as_text=True), "html.parser")
     message = opened.select_one("[data-testid=mailbox-message]")
-    assert "Te enviamos el comprobante e-Factura" in message.select_one("pre").get_text()
+    assert "Le enviamos el comprobante e-Factura" in message.select_one("pre").get_text()
     names = [a.get_text() for a in message.select("li a")]
     assert names[0].endswith(".pdf") and names[1].endswith(".xml")
     pdf = client.get(f"/correo/buzon/{sent.id}/adjuntos/0")

@@ -365,7 +365,7 @@ def test_cae_expiring_soon_is_flagged(api_client, admin):
         (cae_xml(serie="A", dnro=50, hnro=60, cae_id=90260000025), "superpuesto", "se superponen"),
         (cae_xml(expires_in_days=-1), "vencido", "venció"),
         (b"<CAE xmlns='http://cfe.dgi.gub.uy'/>", "cae_invalido", "CAE.xsd"),
-        (b"<?xml version='1.0'?><!DOCTYPE x [<!ENTITY a 'b'>]><CAE/>", "cae_invalido", "CAE.xsd"),
+        (b"<?xml version='1.0'?><!DOCTYPE x [<!ENTITY a 'b'>]><CAE/>", "cae_invalido", "DOCTYPE"),
         (b"no es xml", "cae_invalido", "CAE"),
     ],
 )
@@ -373,6 +373,21 @@ def test_cae_refusals_are_clear_422s(api_client, admin, xml, code, words):
     answer = upload_cae(api_client, admin, xml)
     assert answer.status_code == 422, answer.json
     assert answer.json["error"]["fields"][0]["code"] == code and words in answer.json["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("xml", "words"),
+    [
+        (b"<CAE xmlns='http://cfe.dgi.gub.uy'/>", "línea 1: al elemento CAE le falta el atributo version"),
+        (
+            b"<CAE xmlns='http://cfe.dgi.gub.uy' version='1.0'><DA><RucE>1</RucE></DA></CAE>",
+            "línea 1: en lugar de DA se esperaba TmstFrma",
+        ),
+    ],
+)
+def test_a_cae_that_fails_the_schema_says_what_is_wrong_and_where(api_client, admin, xml, words):
+    answer = upload_cae(api_client, admin, xml)
+    assert answer.status_code == 422 and words in answer.json["error"]["message"], answer.json
 
 
 def test_unsigned_cae_fails_the_schema(api_client, admin):
@@ -502,3 +517,69 @@ def test_the_audit_pages_newest_first_with_the_list_contract(api_client, admin):
     refused = api_client.get(f"{BASE}/auditoria", query_string={"cursor": "bm8tZXMtdW4tY3Vyc29y"}, headers=admin)
     assert refused.status_code == 422 and refused.json["error"]["fields"][0]["code"] == "cursor_invalido"
     assert api_client.get(f"{BASE}/auditoria", query_string={"limit": 2}, headers=admin).status_code == 422
+
+
+def test_a_branch_is_retired_audited_and_no_longer_issues(api_client, admin, auth_headers):
+    from tests.support import cfe_bodies as bodies
+
+    created = api_client.post(f"{BASE}/sucursales", json=BRANCH, headers=admin).json
+    default = next(
+        b for b in api_client.get(f"{BASE}/sucursales", headers=admin).json["sucursales"] if b["predeterminada"]
+    )
+    refused = api_client.post(f"{BASE}/sucursales/{default['id']}/baja", headers=admin)
+    assert refused.status_code == 409 and refused.json["error"]["code"] == "sucursal_predeterminada"
+    assert (
+        api_client.post(f"{BASE}/sucursales/{created['id']}/baja", headers=auth_headers("usuario@demo.uy")).status_code
+        == 403
+    )
+    retired = api_client.post(f"{BASE}/sucursales/{created['id']}/baja", headers=admin)
+    assert retired.status_code == 200 and retired.json["activa"] is False
+    assert api_client.post(f"{BASE}/sucursales/{created['id']}/baja", headers=admin).status_code == 200  # again: same
+    assert api_client.post(f"{BASE}/sucursales/999999/baja", headers=admin).status_code == 404
+    assert [e["accion"] for e in audit(api_client, admin)].count("sucursal_dada_de_baja") == 1
+
+    body = {**bodies.body(bodies.ETICKET), "cdgDGISucur": BRANCH["codigo"]}
+    answer = api_client.post(
+        "/api/v1/comprobante/emitir",
+        json=body,
+        headers={**auth_headers("usuario@demo.uy"), "Idempotency-Key": "baja-1"},
+    )
+    assert answer.status_code == 422 and answer.json["error"]["fields"][0]["code"] == "sucursal_dada_de_baja"
+
+
+def test_a_certificate_is_retired_audited_and_never_signs_again(api_client, admin, auth_headers):
+    from tests.support import cfe_bodies as bodies
+
+    (seeded,) = api_client.get(f"{BASE}/certificados", headers=admin).json["certificados"]
+    only = api_client.post(f"{BASE}/certificados/{seeded['id']}/baja", headers=admin)
+    assert only.status_code == 409 and only.json["error"]["code"] == "unico_certificado_vigente"
+    successor = upload_cert(api_client, admin, p12())
+    assert successor.status_code == 201, successor.json
+    user = auth_headers("usuario@demo.uy")
+    assert api_client.post(f"{BASE}/certificados/{seeded['id']}/baja", headers=user).status_code == 403
+    retired = api_client.post(f"{BASE}/certificados/{seeded['id']}/baja", headers=admin)
+    assert retired.status_code == 200 and retired.json["estado"] == "dado_de_baja"
+    assert api_client.post(f"{BASE}/certificados/{successor.json['id']}/baja", headers=admin).status_code == 409
+    assert api_client.post(f"{BASE}/certificados/999999/baja", headers=admin).status_code == 404
+    assert [e["accion"] for e in audit(api_client, admin)].count("certificado_dado_de_baja") == 1
+
+    issued = api_client.post(
+        "/api/v1/comprobante/emitir", json=bodies.body(bodies.ETICKET), headers={**user, "Idempotency-Key": "cert-baja"}
+    )
+    assert issued.status_code == 201, issued.json
+    xml = api_client.get(
+        "/api/v1/comprobante/getByIdCfeEmitido",
+        headers={**user, "Accept": "application/xml"},
+        query_string={"idCfeEmitido": issued.json["idCfeEmitido"]},
+    ).data
+    assert successor.json["serie"] in _signer_serial(xml)  # signed by the successor, not the retired one
+
+
+def _signer_serial(xml: bytes) -> str:
+    from cryptography import x509
+    from lxml import etree
+
+    pem = etree.fromstring(xml).findtext(".//{http://www.w3.org/2000/09/xmldsig#}X509Certificate")
+    import base64
+
+    return str(x509.load_der_x509_certificate(base64.b64decode(pem)).serial_number)

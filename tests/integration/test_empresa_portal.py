@@ -62,6 +62,7 @@ def test_admin_sees_the_link_and_the_seeded_settings(admin):
         "Logo",
         "Certificados",
         "CAE",
+        "Correo al cliente",
         "Auditoría",
     ]
     assert tabs[0]["aria-current"] == "page"
@@ -267,3 +268,67 @@ def test_the_audit_page_pages_with_the_list_contract(admin, monkeypatch):
     texts = [s.find(attrs={"data-testid": "audit"}).get_text(" ", strip=True) for s in (first, second)]
     assert texts[0] != texts[1] and second.find("a", string="Primera página")["href"] == "/empresa/auditoria"
     assert _soup(admin.get("/empresa/auditoria?cursor=estropeado")).find(attrs={"data-testid": "audit"})
+
+
+def test_the_admin_writes_the_customers_email_with_placeholders(admin, signed_in):
+    page = _soup(admin.get("/empresa/correo"))
+    assert "Le enviamos el comprobante {comprobante}" in page.select_one("#cuerpo").get_text()
+    assert "{saludo}" in page.select_one("[data-testid=mail-placeholders]").get_text()
+    token = page.select_one("input[name=csrf_token]")["value"]
+    refused = admin.post(
+        "/empresa/correo", data={"csrf_token": token, "asunto": "Su {comprobante}", "cuerpo": "{sin_esto}"}
+    )
+    assert refused.status_code == 422
+    kept = _soup(refused)
+    assert "{sin_esto}" in kept.select_one("#cuerpo").get_text() and "No existe el marcador" in kept.get_text()
+    saved = admin.post(
+        "/empresa/correo", data={"csrf_token": token, "asunto": "Su {comprobante}", "cuerpo": "{saludo}\nGracias."}
+    )
+    assert saved.status_code == 303
+    again = _soup(admin.get("/empresa/correo"))
+    assert again.select_one("#asunto")["value"] == "Su {comprobante}"
+    assert signed_in("usuario@demo.uy").get("/empresa/correo").status_code == 403
+
+
+def test_the_admin_retires_a_branch_and_the_issuing_form_no_longer_offers_it(admin, signed_in):
+    token = _csrf(admin, "/empresa/sucursales")
+    branch = {"codigo": "7", "nombre": "Pocitos", "domicilio": "Av. Brasil 2890", "ciudad": "Montevideo"}
+    assert (
+        admin.post(
+            "/empresa/sucursales", data={**branch, "departamento": "Montevideo", "csrf_token": token}
+        ).status_code
+        == 303
+    )
+    listing = _soup(admin.get("/empresa/sucursales"))
+    link = next(a["href"] for a in listing.select("[data-testid=branches] a") if "Pocitos" in a.get_text())
+    usuario = signed_in("usuario@demo.uy")
+    offered = [
+        o["value"] for o in _soup(usuario.get("/comprobantes/nuevo", follow_redirects=True)).select("#sucursal option")
+    ]
+    assert "7" in offered
+
+    page = _soup(admin.get(link))
+    form = page.find("form", action=f"{link}/baja")
+    answer = admin.post(form["action"], data={"csrf_token": form.find("input", attrs={"name": "csrf_token"})["value"]})
+    assert answer.status_code == 303
+    listing = _soup(admin.get("/empresa/sucursales"))
+    assert "Dada de baja" in listing.select_one("[data-testid=branches]").get_text()
+    assert _soup(admin.get(link)).find(attrs={"data-testid": "branch-retired"}) is not None
+    assert _soup(usuario.get("/comprobantes/nuevo", follow_redirects=True)).select_one("#sucursal") is None  # one left
+
+
+def test_the_admin_retires_a_certificate_once_its_successor_is_loaded(admin):
+    page = _soup(admin.get("/empresa/certificados"))
+    (form,) = page.select("[data-testid=certificate] form")
+    token = form.find("input", attrs={"name": "csrf_token"})["value"]
+    refused = admin.post(form["action"], data={"csrf_token": token}, follow_redirects=True)
+    assert "Es el único certificado vigente" in refused.get_data(as_text=True)
+    uploaded = admin.post(
+        "/empresa/certificados",
+        data={"csrf_token": token, "archivo": (io.BytesIO(p12()), "nuevo.p12"), "password": "clave-p12"},
+        content_type="multipart/form-data",
+    )
+    assert uploaded.status_code == 303
+    assert admin.post(form["action"], data={"csrf_token": token}).status_code == 303
+    rows = _soup(admin.get("/empresa/certificados")).select("[data-testid=certificate]")
+    assert len(rows) == 2 and sum("Dado de baja" in row.get_text() for row in rows) == 1

@@ -70,7 +70,7 @@ def test_the_page_lists_envelopes_waiting_receipts_and_numbers_voided_by_a_rejec
     page = soup(signed_in("soporte@demo.uy").get("/envios/"))
 
     (envelope,) = rows(page, "envelopes")
-    assert "Sob_219999830019_" in envelope and "Respondido AS" in envelope
+    assert "Sob_219999830019_" in envelope and "Respondido sobre recibido (AS)" in envelope
     assert "Aceptados: 1 · rechazados: 1" in envelope
     (pending,) = rows(page, "waiting")
     assert f"e-Factura A-{waiting['nro']:07d}" in pending and "Pendiente de envío a DGI" in pending
@@ -157,7 +157,7 @@ def test_the_admin_sends_a_days_report_now_and_sees_dgis_answer(signed_in, issue
     drain(live_service.app)
     page = soup(admin.get("/envios/"))
     (report,) = rows(page, "reports")
-    assert "Recibido por DGI AR" in report and "admin@demo.uy" in report
+    assert "Recibido por DGI reporte recibido (AR)" in report and "admin@demo.uy" in report
     assert "Enviaste el reporte diario del" in page.get_text()
     assert soup(signed_in("soporte@demo.uy").get("/envios/")).select_one("#send-report") is None
 
@@ -282,3 +282,20 @@ def test_each_list_pages_on_its_own_with_the_list_contract(signed_in, live_servi
     assert last.startswith("e-Remito A 1 ")  # the oldest, after the two newest
     assert second.find("a", string="Primera página")["href"] == "/envios/"
     assert len(rows(soup(admin.get("/envios/?anulaciones=estropeado")), "voided")) == 2
+
+
+def test_an_empty_cantidad_voids_nothing_and_offers_the_whole_rest_with_its_count(signed_in):
+    admin = signed_in("admin@demo.uy")
+    data = void_form(soup(admin.get("/envios/")), cantidad="", motivo="Cierre del local", confirmar="y")
+    answer = admin.post("/envios/anular", data=data, headers=HTMX)
+    fragment = soup(answer)
+    assert answer.status_code == 422
+    assert "Indicá cuántos números anular" in fragment.select_one("#cantidad-error").get_text()
+    assert rows(soup(admin.get("/envios/")), "voided") == []  # nothing voided behind the one checkbox
+    rest = fragment.find(attrs={"data-testid": "void-rest"})
+    assert "Anular todo el resto: 100.000 números (del 1 al 100000, serie A)" in rest.get_text(" ", strip=True)
+    # Choosing it voids exactly the numbers it stated.
+    data = {**void_form(fragment, cantidad="", motivo="Cierre del local", confirmar="y"), "resto": "y"}
+    assert admin.post("/envios/anular", data=data).status_code == 303
+    (voided,) = rows(soup(admin.get("/envios/")), "voided")
+    assert "e-Remito A 1–100000" in voided

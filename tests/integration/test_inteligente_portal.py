@@ -327,8 +327,12 @@ def test_status_page_shows_timeline_receipt_and_support_details_and_does_not_pol
     assert re.fullmatch(r"e-Factura A-\d{7}", page.find(attrs={"data-testid": "receipt-number"}).get_text(strip=True))
     assert page.find(attrs={"data-testid": "dgi-state"})["data-state"] == "pendiente"
     details = page.find(id="support-details").get_text()
-    assert request_id in details and receipt_id in details and "Estado: issued (final)" in details
-    assert "usuario@demo.uy" in details and re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  issued", details)
+    assert request_id in details and receipt_id in details and "Estado: Emitida (issued) · final" in details
+    # Montevideo time only, as the rest of the page (no UTC beside it)
+    assert "usuario@demo.uy" in details and re.search(
+        r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d-03:00  Emitida \(issued\)", details
+    )
+    assert "Z " not in details
     assert page.find("button", attrs={"data-copy": "support-details"})
 
 

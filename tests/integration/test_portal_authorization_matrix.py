@@ -87,6 +87,7 @@ WRITERS = {
     "comprobantes.note",
     "comprobantes.copy",
     "comprobantes.cancel",
+    "comprobantes.cancel_rest",
     "correo.send",
     "comprobantes.correct",
 }
@@ -107,6 +108,9 @@ ADMIN = {
     "empresa.settings",
     "empresa.branches",
     "empresa.branch",
+    "empresa.retire_branch",
+    "empresa.retire_certificate",
+    "empresa.mail",
     "empresa.logo",
     "empresa.remove_logo",
     "empresa.logo_image",

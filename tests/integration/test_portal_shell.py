@@ -208,6 +208,14 @@ def test_sign_in_while_the_service_is_down_is_the_503_page_with_a_way_forward(po
     assert "no está respondiendo" in text and "Reintentar" in text and "Algo salió mal" not in text
 
 
+def test_sign_in_after_the_service_went_down_is_the_503_page_not_a_redirect_to_it(portal_client, live_service):
+    assert portal_client.get("/auth/login").status_code == 302  # the provider's metadata is read and kept
+    live_service.stop()
+    page = portal_client.get("/auth/login")
+    assert page.status_code == 503 and "Location" not in page.headers
+    assert "no está respondiendo" in page.get_data(as_text=True)
+
+
 def test_service_down_between_sign_in_and_its_callback_is_the_503_page(portal_client, live_service):
     state = parse_qs(urlsplit(portal_client.get("/auth/login").headers["Location"]).query)["state"][0]
     live_service.stop()

@@ -141,6 +141,7 @@ def build_cae_xml(cae: CaeRange, signer: CfeSigner | None = None) -> bytes:
 
 
 _ELEMENT = re.compile(r"Element '(?:\{[^}]*\})?([\w.-]+)'")
+_ATTRIBUTE = re.compile(r"attribute '([\w.-]+)'")
 _EXPECTED = re.compile(r"Expected is (?:one of )?\( ?(?:\{[^}]*\})?([\w.-]+)")
 
 
@@ -149,6 +150,13 @@ def _schema_problem(error: str) -> str:
     said in Spanish with the line and the elements it names."""
     line, _, detail = error.partition(": ")
     element, expected = _ELEMENT.search(detail), _EXPECTED.search(detail)
+    attribute = _ATTRIBUTE.search(detail)
+    if element and attribute and "required but missing" in detail:
+        return f"{line}: al elemento {element.group(1)} le falta el atributo {attribute.group(1)}"
+    if element and expected and "Missing child" in detail:
+        return f"{line}: al elemento {element.group(1)} le falta {expected.group(1)}"
+    if element and "is not a valid value" in detail:
+        return f"{line}: el valor de {element.group(1)} no es válido"
     if element and expected:
         return f"{line}: en lugar de {element.group(1)} se esperaba {expected.group(1)}"
     if element:

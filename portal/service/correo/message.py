@@ -1,8 +1,10 @@
-"""The e-mail that carries a receipt: Spanish subject and body in the product's voice, the PDF and the
-signed XML attached, built with the standard library's EmailMessage."""
+"""The e-mail that carries a receipt: Spanish subject and body, in usted by default or as the company wrote
+them (with the receipt's fields as placeholders), the PDF and the signed XML attached, built with the standard
+library's EmailMessage."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from email.message import EmailMessage
 from email.utils import format_datetime, formataddr, make_msgid
@@ -30,41 +32,77 @@ def _amount(record: IssuedCfe) -> str:
     return money(record.mnt_total, record.tpo_moneda)
 
 
-def body_text(record: IssuedCfe, company: Company) -> str:
-    greeting = f"Hola, {record.receptor_nombre}:" if record.receptor_nombre else "Hola:"
-    return (
-        "\n".join(
-            (
-                greeting,
-                "",
-                f"Te enviamos el comprobante {receipt_label(record)} que {company.razon_social} emitió el "
-                f"{record.fch_emis:%d/%m/%Y}, por {_amount(record)}.",
-                "",
-                "Adjuntamos su representación impresa (PDF) y el comprobante fiscal electrónico firmado (XML), que es "
-                "el que vale ante DGI. Podés verificarlo en el sitio de DGI:",
-                record.qr_url,
-                "",
-                "Si tenés alguna consulta sobre este comprobante, respondé a este correo.",
-                "",
-                company.razon_social,
-            )
-        )
-        + "\n"
-    )
+# The e-mail in usted: it goes to business customers. A company may write its own (GET/PUT
+# /api/v1/correo/plantilla); these are what it starts from. Placeholders: see PLACEHOLDERS.
+DEFAULT_SUBJECT = "{comprobante} de {empresa}"
+DEFAULT_BODY = """{saludo}
+
+Le enviamos el comprobante {comprobante} que {empresa} emitió el {fecha}, por {total}.
+
+Adjuntamos su representación impresa (PDF) y el comprobante fiscal electrónico firmado (XML), que es el que vale \
+ante DGI. Puede verificarlo en el sitio de DGI:
+{enlace}
+
+Si tiene alguna consulta sobre este comprobante, responda a este correo.
+
+{empresa}
+"""
+PLACEHOLDERS = {
+    "comprobante": "El tipo y número del comprobante (e-Factura A-0000015).",
+    "empresa": "La razón social de la empresa que lo emitió.",
+    "receptor": "El nombre del receptor (vacío en un e-Ticket a consumo final).",
+    "saludo": "«Estimado/a <receptor>:», o «Estimado/a cliente:» sin nombre.",
+    "fecha": "La fecha de emisión (dd/mm/aaaa).",
+    "total": "El total con su moneda ($ 1.220,00).",
+    "enlace": "La dirección para verificar el comprobante en DGI.",
+}
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def fill(template: str, values: dict[str, str]) -> str:
+    """`template` with each {name} of PLACEHOLDERS replaced; anything else, braces included, left as written
+    (never str.format: a company's text must not reach attributes or format specs)."""
+    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+
+
+def values(record: IssuedCfe, company: Company) -> dict[str, str]:
+    receiver = record.receptor_nombre or ""
+    return {
+        "comprobante": receipt_label(record),
+        "empresa": company.razon_social,
+        "receptor": receiver,
+        "saludo": f"Estimado/a {receiver}:" if receiver else "Estimado/a cliente:",
+        "fecha": f"{record.fch_emis:%d/%m/%Y}",
+        "total": _amount(record),
+        "enlace": record.qr_url,
+    }
+
+
+def body_text(record: IssuedCfe, company: Company, template: str = DEFAULT_BODY) -> str:
+    return fill(template, values(record, company)).rstrip("\n") + "\n"
 
 
 def build(
-    record: IssuedCfe, company: Company, recipients: list[str], pdf: bytes, *, sender: str, now: datetime
+    record: IssuedCfe,
+    company: Company,
+    recipients: list[str],
+    pdf: bytes,
+    *,
+    sender: str,
+    now: datetime,
+    subject: str = DEFAULT_SUBJECT,
+    body: str = DEFAULT_BODY,
 ) -> EmailMessage:
+    """The message, with the company's own subject and text when it wrote them (MailTemplate)."""
     message = EmailMessage()
-    message["Subject"] = f"{receipt_label(record)} de {company.razon_social}"
+    message["Subject"] = " ".join(fill(subject, values(record, company)).split())  # one line, whatever was typed
     message["From"] = formataddr((company.razon_social, sender))
     message["To"] = ", ".join(recipients)
     if company.correo:
         message["Reply-To"] = company.correo
     message["Date"] = format_datetime(now.astimezone(MONTEVIDEO))
     message["Message-ID"] = make_msgid(domain=sender.rpartition("@")[2] or None)
-    message.set_content(body_text(record, company))
+    message.set_content(body_text(record, company, body))
     stem = file_stem(record)
     message.add_attachment(pdf, maintype="application", subtype="pdf", filename=f"{stem}.pdf")
     message.add_attachment(bytes(record.xml), maintype="application", subtype="xml", filename=f"{stem}.xml")

@@ -45,3 +45,16 @@ class MailSend(Base):
     request_id: Mapped[str | None] = mapped_column(String(128))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+
+
+class MailTemplate(Base):
+    """A company's own subject and text of the e-mail that carries a receipt (placeholders such as
+    {comprobante} are filled per receipt by portal.service.correo.message). No row: the product's default."""
+
+    __tablename__ = "correo_plantilla"
+
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), primary_key=True)
+    subject: Mapped[str] = mapped_column(String(200))
+    body: Mapped[str] = mapped_column(String(4000))
+    updated_by: Mapped[str] = mapped_column(String(254))
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)

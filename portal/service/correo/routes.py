@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import logging
+import re
 import time
+from datetime import UTC, datetime
 
 from email_validator import EmailNotValidError, validate_email
 from flask import Blueprint, Flask
 from limits import parse
 from sqlalchemy import select
 
-from portal.domain.roles import ALL, READERS, WRITERS
+from portal.domain.roles import ADMINS, ALL, READERS, WRITERS
 from portal.service import db, idempotency
 from portal.service.api import idempotency_header, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.correo import mailbox, sending, tasks, transport
-from portal.service.correo.models import QUEUED, MailSend
+from portal.service.correo import message as mail_message
+from portal.service.correo.models import QUEUED, MailSend, MailTemplate
 from portal.service.correo.schemas import (
     AdjuntoBuzon,
     Buzon,
@@ -25,7 +28,10 @@ from portal.service.correo.schemas import (
     EnviosCorreo,
     MensajeBuzon,
     MensajeBuzonCompleto,
+    PlantillaCorreo,
+    PlantillaCorreoVigente,
 )
+from portal.service.empresa import audit
 from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
 from portal.service.files import file_response
 from portal.service.ratelimit import limiter
@@ -41,6 +47,7 @@ _NO_MAILBOX = "No existe, o hay un servidor SMTP configurado y no hay buzón de 
 SENDS_PER_RECEIPT = parse("10/hour")
 SENDS_PER_COMPANY = parse("300/hour")
 log = logging.getLogger("portal.service.correo")
+_PLACEHOLDER_NAMES = re.compile(r"\{(\w+)\}")
 
 
 def init_app(app: Flask) -> None:
@@ -281,3 +288,70 @@ def adjunto(mensaje_id: str, numero: int, principal: Principal):
         raise NotFound("Ese mensaje no tiene ese adjunto.", code="adjunto_no_encontrado")
     attachment = message.attachments[numero]
     return file_response(attachment.content, attachment.content_type, attachment.filename, inline=False)
+
+
+def _template(principal: Principal) -> PlantillaCorreoVigente:
+    own = db.session().get(MailTemplate, principal.company_id)
+    return PlantillaCorreoVigente(
+        asunto=own.subject if own else mail_message.DEFAULT_SUBJECT,
+        cuerpo=own.body if own else mail_message.DEFAULT_BODY,
+        propia=own is not None,
+        variables=mail_message.PLACEHOLDERS,
+    )
+
+
+@operation(
+    bp,
+    "GET",
+    "/plantilla",
+    tag=TAG,
+    summary="Asunto y texto del correo de un comprobante",
+    auth=BOTH,
+    roles=ALL,
+    responses={200: PlantillaCorreoVigente},
+)
+def plantilla(principal: Principal):
+    """The subject and text the company's receipts go out with (its own, or the default in usted), and the
+    placeholders they may use."""
+    return _template(principal)
+
+
+@operation(
+    bp,
+    "PUT",
+    "/plantilla",
+    tag=TAG,
+    summary="Cambiar el asunto y el texto del correo de un comprobante",
+    auth=(JWT,),
+    roles=ADMINS,
+    body=PlantillaCorreo,
+    responses={200: PlantillaCorreoVigente, 422: "Un marcador desconocido, o un texto vacío o demasiado largo."},
+)
+def cambiar_plantilla(body: PlantillaCorreo, principal: Principal):
+    """Set the company's own subject and text (from the next e-mail on); recorded in the company's audit."""
+    unknown = sorted(
+        {name for text in (body.asunto, body.cuerpo) for name in _PLACEHOLDER_NAMES.findall(text)}
+        - set(mail_message.PLACEHOLDERS)
+    )
+    if unknown:
+        raise ValidationFailed(
+            [FieldError("cuerpo", "marcador_desconocido", f"No existe el marcador {{{unknown[0]}}}.")],
+            message=f"No existe el marcador {{{unknown[0]}}}: los que hay son "
+            + ", ".join(f"{{{name}}}" for name in mail_message.PLACEHOLDERS)
+            + ".",
+        )
+    with db.write_transaction() as session:
+        own = session.get(MailTemplate, principal.company_id)
+        before = {"asunto": own.subject, "cuerpo": own.body} if own else {}
+        if own is None:
+            own = MailTemplate(company_id=principal.company_id)
+            session.add(own)
+        own.subject, own.body, own.updated_by = body.asunto, body.cuerpo, principal.actor
+        own.updated_at = datetime.now(UTC)
+        audit.record(
+            session,
+            principal,
+            "plantilla_correo",
+            {"asunto": [before.get("asunto"), body.asunto], "cuerpo": [before.get("cuerpo"), body.cuerpo]},
+        )
+    return _template(principal)

@@ -85,3 +85,36 @@ class Buzon(_Out):
     """The development mailbox of the company, newest first."""
 
     items: list[MensajeBuzon]
+
+
+class PlantillaCorreo(BaseModel):
+    """The subject and text of the e-mail that carries a receipt, with placeholders such as {comprobante}."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+        json_schema_extra={
+            "examples": [
+                {
+                    "asunto": "{comprobante} de {empresa}",
+                    "cuerpo": "{saludo}\n\nLe enviamos el comprobante {comprobante} por {total}.\n\n{empresa}",
+                }
+            ]
+        },
+    )
+
+    asunto: Annotated[
+        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f]*$")
+    ]
+    cuerpo: Annotated[
+        str, StringConstraints(min_length=1, max_length=4000, pattern=r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$")
+    ]
+
+
+class PlantillaCorreoVigente(_Out):
+    """The template in use: the company's own, or the product's default (`propia` false)."""
+
+    asunto: str
+    cuerpo: str
+    propia: bool
+    variables: dict[str, str] = Field(description="Cada marcador que se puede usar, entre llaves, y qué pone.")

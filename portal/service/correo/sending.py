@@ -20,7 +20,7 @@ from portal.service.auth import Principal
 from portal.service.comprobante import issuing
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.correo import message, transport
-from portal.service.correo.models import FAILED, QUEUED, SENDING, SENT, MailSend
+from portal.service.correo.models import FAILED, QUEUED, SENDING, SENT, MailSend, MailTemplate
 from portal.service.models import Company
 
 log = logging.getLogger("portal.service.correo")
@@ -116,8 +116,15 @@ def attempt(send_id: str) -> Outcome:
         company = session.get(Company, send.company_id)
         try:
             pdf = issuing.receipt_pdf(record, logo=issuing.printed_logo(session, record))
+            own = session.get(MailTemplate, company.id)
             built = message.build(
-                record, company, list(send.recipients), pdf, sender=current_app.config["MAIL_FROM"], now=now
+                record,
+                company,
+                list(send.recipients),
+                pdf,
+                sender=current_app.config["MAIL_FROM"],
+                now=now,
+                **({"subject": own.subject, "body": own.body} if own else {}),
             )
         except Exception:
             log.exception("could not build the e-mail of send %s", send_id)

@@ -6,6 +6,7 @@ none yet (created before this area) issues from the branch data on its `company`
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -17,14 +18,16 @@ from portal.service.auth import Principal
 from portal.service.empresa import audit
 from portal.service.empresa.models import Branch
 from portal.service.empresa.schemas import BranchIn, BranchList, BranchOut
-from portal.service.errors import FieldError, NotFound, ValidationFailed
+from portal.service.errors import Conflict, FieldError, NotFound, ValidationFailed
 from portal.service.models import Company
 
 _FIELDS = ("codigo", "nombre", "domicilio", "ciudad", "departamento", "predeterminada")
 
 
 def _present(branch: Branch) -> BranchOut:
-    return BranchOut(id=branch.id, **{name: getattr(branch, name) for name in _FIELDS})
+    return BranchOut(
+        id=branch.id, activa=branch.retired_at is None, **{name: getattr(branch, name) for name in _FIELDS}
+    )
 
 
 def _values(branch: Branch) -> dict[str, Any]:
@@ -72,6 +75,9 @@ def update(principal: Principal, branch_id: int, body: BranchIn) -> BranchOut:
         if branch.predeterminada and not body.predeterminada:
             message = "Para cambiar la sucursal predeterminada, marcá otra como predeterminada."
             raise ValidationFailed([FieldError("predeterminada", "unica", message)], message=message)
+        if branch.retired_at is not None and body.predeterminada:
+            message = "Esa sucursal está dada de baja: no puede ser la predeterminada."
+            raise ValidationFailed([FieldError("predeterminada", "dada_de_baja", message)], message=message)
         before = _values(branch)
         for name, value in body.model_dump().items():
             setattr(branch, name, value)
@@ -83,6 +89,31 @@ def update(principal: Principal, branch_id: int, body: BranchIn) -> BranchOut:
             session.flush()
         except IntegrityError:  # another admin took the code between our read and write
             raise _duplicate_code(body.codigo) from None
+        result = _present(branch)
+    return result
+
+
+def retire(principal: Principal, branch_id: int) -> BranchOut:
+    """Retire a branch: no receipt is issued from it again; those issued keep it. The default one cannot be
+    (mark another first); retiring one already retired changes nothing."""
+    with db.write_transaction() as session:
+        branch = next((b for b in _all(session, principal.company_id) if b.id == branch_id), None)
+        if branch is None:
+            raise NotFound("No existe esa sucursal en la empresa.", code="sucursal_inexistente")
+        if branch.predeterminada:
+            raise Conflict(
+                "Es la sucursal predeterminada: marcá otra como predeterminada antes de darla de baja.",
+                code="sucursal_predeterminada",
+            )
+        if branch.retired_at is None:
+            branch.retired_at = datetime.now(UTC)
+            audit.record(
+                session,
+                principal,
+                "sucursal_dada_de_baja",
+                {"activa": [True, False]},
+                target=f"{branch.codigo} {branch.nombre}",
+            )
         result = _present(branch)
     return result
 
@@ -112,6 +143,9 @@ def for_receipt(session: Session, company: Company, code: int | None) -> dict[st
     if chosen is None:
         message = f"La empresa no tiene una sucursal con el código {code}."
         raise ValidationFailed([FieldError("cdgDGISucur", "sucursal_inexistente", message)], message=message)
+    if chosen.retired_at is not None:
+        message = f"La sucursal {chosen.codigo} «{chosen.nombre}» está dada de baja: emití desde otra."
+        raise ValidationFailed([FieldError("cdgDGISucur", "sucursal_dada_de_baja", message)], message=message)
     return {
         "sucursal": chosen.nombre,
         "cdg_dgi_sucursal": chosen.codigo,

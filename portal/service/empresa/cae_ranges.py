@@ -84,12 +84,14 @@ def upload(principal: Principal, xml: bytes) -> tuple[CaeOut, bool]:
         raise _invalid(
             "xml_invalido", "El archivo no es un XML legible: subí el CAE tal como lo descargaste de DGI."
         ) from None
-    except CaeError:
-        # The parser's and the XSD's own words are English and technical: the person needs only this.
+    except CaeError as exc:
+        # parse_cae says the first thing wrong in words (the XSD's element and line, not libxml2's English), so
+        # the person can tell an edited file from an old one (DGI's files before 2013 have no TA element). Its
+        # messages are ours, checked for the voice where CaeError is raised (tests/unit/test_voice.py).
+        problem = str(exc)
         raise _invalid(
             "cae_invalido",
-            "El archivo no es un CAE válido de DGI (no cumple el formato CAE.xsd): "
-            "subilo tal como lo descargaste, sin editarlo.",
+            f"El archivo no es un CAE válido de DGI: {problem} Subilo tal como lo descargaste, sin editarlo.",
         ) from None
     with db.write_transaction() as session:
         company = session.get(Company, principal.company_id)

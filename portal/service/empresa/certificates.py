@@ -18,7 +18,7 @@ from portal.service.auth import Principal
 from portal.service.certificates import UnusableSigningKey, certificate_info, load_pkcs12
 from portal.service.empresa import audit
 from portal.service.empresa.schemas import CertificateList, CertificateOut
-from portal.service.errors import ApiError, Conflict, FieldError, ValidationFailed
+from portal.service.errors import ApiError, Conflict, FieldError, NotFound, ValidationFailed
 from portal.service.keystore import store_certificate
 from portal.service.models import Certificate, Company
 
@@ -30,7 +30,9 @@ PASSWORD_LENGTH = 200
 def present(cert: Certificate, now: datetime | None = None) -> CertificateOut:
     now = now or datetime.now(UTC)
     days_left = (cert.not_after - now).days
-    if now > cert.not_after:
+    if cert.retired_at is not None:
+        state = "dado_de_baja"
+    elif now > cert.not_after:
         state = "vencido"
     elif now < cert.not_before:
         state = "no_vigente"
@@ -118,4 +120,32 @@ def upload(principal: Principal, data: bytes | None, password: str, name: str | 
             {"sujeto": info.subject, "serie": str(info.serial), "hasta": info.not_after.isoformat()},
             target=cert.name,
         )
+    return result
+
+
+def retire(principal: Principal, certificate_id: int) -> CertificateOut:
+    """Retire a certificate: it never signs again (audited). Not the last one that can sign: the company would
+    stop issuing (upload its successor first). Retiring one already retired changes nothing."""
+    now = datetime.now(UTC)
+    with db.write_transaction() as session:
+        mine = list(session.scalars(select(Certificate).where(Certificate.company_id == principal.company_id)))
+        cert = next((c for c in mine if c.id == certificate_id), None)
+        if cert is None:
+            raise NotFound("No existe ese certificado en la empresa.", code="certificado_inexistente")
+        if cert.retired_at is None:
+            signing = [c for c in mine if c.retired_at is None and c.not_before <= now <= c.not_after]
+            if signing == [cert]:
+                raise Conflict(
+                    "Es el único certificado vigente de la empresa: cargá el que lo reemplaza antes de darlo de baja.",
+                    code="unico_certificado_vigente",
+                )
+            cert.retired_at = now
+            audit.record(
+                session,
+                principal,
+                "certificado_dado_de_baja",
+                {"activo": [True, False]},
+                target=f"{cert.name} ({cert.serial})",
+            )
+        result = present(cert, now)
     return result

@@ -51,6 +51,8 @@ class Branch(Base):
     departamento: Mapped[str] = mapped_column(String(30))
     predeterminada: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
+    # Retired ("dada de baja"): kept for the receipts issued from it, never offered or used again.
+    retired_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
 
 
 class AuditEvent(Base):

@@ -126,6 +126,27 @@ def update_branch(principal: Principal, body: BranchIn, branch_id: int):
     return branches.update(principal, branch_id, body)
 
 
+@operation(
+    bp,
+    "POST",
+    "/sucursales/<int:branch_id>/baja",
+    tag=TAG,
+    summary="Dar de baja una sucursal",
+    auth=AUTH,
+    roles=ADMINS,
+    responses={
+        200: BranchOut,
+        404: "No existe esa sucursal en la empresa.",
+        409: "Es la predeterminada: marcá otra antes.",
+    },
+    path_params={"branch_id": "Identificador de la sucursal, como lo da la lista."},
+)
+def retire_branch(principal: Principal, branch_id: int):
+    """Da de baja una sucursal (queda registrado en la auditoría): no se emite más desde ella, y los
+    comprobantes emitidos desde ella la conservan. La predeterminada no se puede dar de baja."""
+    return branches.retire(principal, branch_id)
+
+
 _IMAGE = {"schema": {"type": "string", "contentMediaType": "image/png"}}
 
 
@@ -197,6 +218,27 @@ def list_certificates(principal: Principal):
     """Sujeto, número de serie, vigencia y días que le quedan a cada certificado; `estado` es `por_vencer`
     cuando vence dentro de 30 días. Firma el vigente que vence último."""
     return certificates.list_certificates(principal)
+
+
+@operation(
+    bp,
+    "POST",
+    "/certificados/<int:certificate_id>/baja",
+    tag=TAG,
+    summary="Dar de baja un certificado de firma",
+    auth=AUTH,
+    roles=ADMINS,
+    responses={
+        200: CertificateOut,
+        404: "No existe ese certificado en la empresa.",
+        409: "Es el único vigente: cargá otro antes.",
+    },
+    path_params={"certificate_id": "Identificador del certificado, como lo da la lista."},
+)
+def retire_certificate(principal: Principal, certificate_id: int):
+    """Da de baja un certificado (por ejemplo, si su clave se vio comprometida): no firma más, y queda en la
+    auditoría. El único certificado vigente no se puede dar de baja: cargá antes el que lo reemplaza."""
+    return certificates.retire(principal, certificate_id)
 
 
 _P12_FORM = {

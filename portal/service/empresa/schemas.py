@@ -200,6 +200,7 @@ class BranchOut(BaseModel):
     ciudad: str
     departamento: str
     predeterminada: bool
+    activa: bool = Field(True, description="false: dada de baja; no se puede emitir desde ella.")
 
 
 class BranchList(BaseModel):
@@ -220,8 +221,8 @@ class CertificateOut(BaseModel):
     desde: datetime
     hasta: datetime
     diasRestantes: int = Field(description="Días hasta el vencimiento (negativo si ya venció).")  # noqa: N815
-    estado: Literal["vigente", "por_vencer", "vencido", "no_vigente"] = Field(
-        description="por_vencer: vence dentro de 30 días."
+    estado: Literal["vigente", "por_vencer", "vencido", "no_vigente", "dado_de_baja"] = Field(
+        description="por_vencer: vence dentro de 30 días; dado_de_baja: un administrador lo retiró, no firma más."
     )
 
 

@@ -43,7 +43,9 @@ def day_summary(principal: Principal) -> SummaryOut:
         hoy=_today(company_id),
         dgi=_dgi(company_id),
         **_cae(company_id),
-        certificados=[certificates.present(c) for c in certificates.company_certificates(company_id)],
+        certificados=[  # a retired one is history, not something to act on
+            certificates.present(c) for c in certificates.company_certificates(company_id) if c.retired_at is None
+        ],
     )
 
 

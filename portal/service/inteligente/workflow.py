@@ -100,7 +100,7 @@ def preview(principal: Principal, body: SolicitudInteligente) -> SmartRequest:
                 expires_at=request.expires_at,
             )
         )
-        _event(session, request, "preview", principal.actor, f"{len(draft.findings.warnings)} advertencia(s)")
+        _event(session, request, "preview", principal.actor, _warnings_detail(len(draft.findings.warnings)))
     return request
 
 
@@ -263,3 +263,8 @@ def describe(request: SmartRequest, session: Session | None = None) -> dict:
         "creadoEn": request.created_at.isoformat(),
         "final": request.state in FINAL_STATES,
     }
+
+
+def _warnings_detail(count: int) -> str:
+    """The preview event's detail in words ("1 advertencia", "2 advertencias"), not "advertencia(s)"."""
+    return f"{count} advertencia" if count == 1 else f"{count} advertencias"

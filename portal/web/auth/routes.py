@@ -33,6 +33,9 @@ def login() -> Response:
     """Start the code flow at the service's identity provider."""
     session["after_login"] = safe_next(request.args.get("next")) or url_for("main.home")
     redirect_uri = url_for("auth.callback", _external=True)
+    # The provider's metadata is read once per process: after that, nothing here would notice the service is
+    # down, and the browser would be sent to an address that refuses it.
+    service_client().check_available()
     start = oidc().authorization(redirect_uri, ui_locales=_locale())
     pending = dict(session.get(_PENDING) or {})
     pending[start.state] = {"nonce": start.nonce, "code_verifier": start.code_verifier, "redirect_uri": redirect_uri}

@@ -30,6 +30,19 @@ CFE_TYPES = [
 ]
 
 TYPE_NAMES = dict(CFE_TYPES)
+# A note named with its own number: "Nota de crédito de e-Ticket A-0000003" read as a note of e-Ticket A-0000003,
+# so a note's own number follows these names ("Nota de crédito e-Ticket A-0000003, de e-Ticket A-0000001").
+NOTE_NAMES = {
+    102: _l("Nota de crédito e-Ticket"),
+    103: _l("Nota de débito e-Ticket"),
+    112: _l("Nota de crédito e-Factura"),
+    113: _l("Nota de débito e-Factura"),
+}
+
+
+def numbered_name(code: int | None, number: str) -> str:
+    """A receipt's type and its own number, unambiguous for notes ("Nota de crédito e-Ticket A-0000003")."""
+    return f"{NOTE_NAMES[code] if code in NOTE_NAMES else type_name(code)} {number}"
 
 
 def type_name(code: int | None) -> str:

@@ -23,6 +23,7 @@ from wtforms import (
 from wtforms.validators import AnyOf, DataRequired, Length, Optional, Regexp
 
 from portal.client.comprobante_list import ReceiptFilters
+from portal.client.empresa_records import Branch
 from portal.domain.cfe_types import NOTE_BASE_TYPE, RUT_RECEIVER_TYPES
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes import choices
@@ -78,6 +79,15 @@ class ReceiptForm(PortalForm):
     # "1" when the company sells without IVA (IVA mínimo or Monotributo: DGI's MntBruto 3). The service's
     # settings say so when the form is first shown (issuing.fresh_editor); the form carries it from there.
     ventas_sin_iva = HiddenField(validators=[Optional(), AnyOf(("", "1"))])
+    # The branch the receipt is issued from (its address is printed, its code goes in the CFE). Offered when the
+    # company has more than one (issuing._editor fills the choices from the service); empty: the default one.
+    sucursal = SelectField(
+        _l("Sucursal"),
+        coerce=lambda v: int(v) if v not in (None, "", "None") else None,
+        choices=[],
+        validate_choice=False,
+        validators=[Optional()],
+    )
     tipo_traslado = SelectField(
         _l("Tipo de traslado"), choices=choices.options(choices.TRASLADO), coerce=int, default=1
     )
@@ -153,6 +163,15 @@ class ReceiptForm(PortalForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fit_to_regime(fill=False)
+
+    def offer_branches(self, branches: tuple[Branch, ...]) -> None:
+        """The company's branches to choose from, the default one first chosen."""
+        branches = tuple(b for b in branches if b.active)
+        self.sucursal.choices = [(b.code, f"{b.name} · {b.address}" if b.address else b.name) for b in branches]
+        codes = {b.code for b in branches}
+        if self.sucursal.data not in codes:
+            default = next((b.code for b in branches if b.default), None)
+            self.sucursal.data = default
 
     @property
     def sells_without_iva(self) -> bool:

@@ -86,6 +86,7 @@ def _editor(form: forms.ReceiptForm, *, status: int = 200, **extra):
     # The whole form again (preview, errors, another type): DGI's warnings stay in sight; nothing is filled.
     if not form.doc_recep.errors:
         extra["dgi"] = receiver.dgi_check(form.tipo_doc_recep.data, form.doc_recep.data, request.values, fill=False)
+    form.offer_branches(api().list_branches())
     return render(TEMPLATE, "editor", status=status, form=form, view=_view(form, **extra))
 
 

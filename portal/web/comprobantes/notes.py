@@ -12,11 +12,13 @@ from flask_babel import gettext as _
 from portal.client import errors as client_errors
 from portal.client.cfe import PRICES_INCLUDE_IVA, CfeRequest, Reference
 from portal.client.comprobantes import IssuedReceipt
+from portal.domain.cfe_types import CREDIT_NOTES
 from portal.web import activity
 from portal.web.auth.session import writer_required
 from portal.web.backend import api
 from portal.web.comprobantes import bp, forms, payload
-from portal.web.comprobantes.choices import type_name
+from portal.web.comprobantes.balance import rest_lines
+from portal.web.comprobantes.choices import numbered_name, type_name
 from portal.web.comprobantes.issuing import editor_for, form_key_redirect
 from portal.web.comprobantes.page import receipt_page
 from portal.web.comprobantes.receipts import activity_summary
@@ -68,9 +70,9 @@ def note(receipt_id: str, kind: str):
     draft = api().note_draft(receipt_id, kind)
     original = api().get_receipt(receipt_id)
     title = (
-        _("Nota de crédito de %(what)s", what=f"{type_name(original.tipo_cfe)} {original.number}")
+        _("Nueva nota de crédito de %(what)s", what=f"{type_name(original.tipo_cfe)} {original.number}")
         if kind == "credito"
-        else _("Nota de débito de %(what)s", what=f"{type_name(original.tipo_cfe)} {original.number}")
+        else _("Nueva nota de débito de %(what)s", what=f"{type_name(original.tipo_cfe)} {original.number}")
     )
     if draft.creditable_balance is not None:
         flash(
@@ -148,3 +150,33 @@ def cancel(receipt_id: str):
             "success",
         )
     return redirect_after_post("comprobantes.receipt", receipt_id=note.id)
+
+
+@bp.post("/<receipt_id>/anular-saldo")
+@writer_required
+def cancel_rest(receipt_id: str):
+    """After partial credit notes: one credit note for what is left (the lines less what the notes took), with
+    the service's own operations (the note's draft, then emitir). When the rest cannot be said line by line,
+    the partial note form opens with the balance to credit."""
+    form = forms.CancelForm()
+    if not form.validate():
+        return receipt_page(receipt_id, cancel_form=form, status=422)
+    original = api().get_receipt(receipt_id)
+    credited = [api().get_receipt(n.receipt_id).lines for n in original.notes if n.tipo_cfe in CREDIT_NOTES]
+    draft = api().note_draft(receipt_id, "credito").draft
+    lines = rest_lines(draft.lines, credited)
+    if not lines:
+        flash(_("No se puede calcular el saldo línea por línea: indicá en la nota qué acreditás."), "info")
+        return redirect_after_post("comprobantes.note", receipt_id=receipt_id, kind="credito")
+    reason = form.razon.data.strip()
+    note = replace(draft, lines=lines, references=tuple(replace(r, reason=reason) for r in draft.references))
+    try:
+        issued = api().issue_receipt(note, idempotency_key=form.idempotency_key.data)
+    except client_errors.ValidationError as exc:
+        flash(exc.message, "error")
+        return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
+    what = numbered_name(issued.tipo_cfe, issued.number)
+    if not issued.replayed:
+        activity.record("cfe_emitido", cfe_id=issued.id, summary=activity_summary(issued))
+    flash(_("Emitiste %(what)s, que anula el saldo del comprobante.", what=what), "success")
+    return redirect_after_post("comprobantes.receipt", receipt_id=issued.id)

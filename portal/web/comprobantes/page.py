@@ -39,7 +39,7 @@ def receipt_page(
     if form is None and writer:
         form = forms.CollectionReferenceForm(formdata=None, data={"referencia": view.receipt.collection_reference})
     cancel_open = cancel_form is not None
-    if not cancel_open and writer and view.actions.cancel:
+    if not cancel_open and writer and (view.actions.cancel or view.actions.cancel_rest):
         cancel_form = forms.CancelForm(formdata=None)
     return render(
         "comprobantes/receipt.html",

@@ -129,6 +129,7 @@ def build_body(data: dict) -> Body:
         references=(reference,) if reference else (),
         adenda=_text(data, "adenda") or None,
         corrects=_text(data, "corrige") or None,
+        branch_code=data.get("sucursal") or None,
     )
     return Body(cfe, rows)
 
@@ -168,6 +169,7 @@ def form_data(cfe: CfeRequest) -> dict:
         "tpo_moneda": cfe.currency or "UYU",
         "tpo_cambio": cfe.exchange_rate,
         "adenda": cfe.adenda or "",
+        "sucursal": cfe.branch_code,
         "tipo_doc_recep": str(receiver.doc_type or ""),
         "cod_pais_recep": receiver.country or "UY",
         "lines": [_line_data(line) for line in cfe.lines],

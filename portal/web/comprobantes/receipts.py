@@ -22,7 +22,15 @@ from portal.client.totals import Totals
 from portal.domain.cfe_types import CFE_TYPES, CREDIT_NOTE_FOR, CREDIT_NOTES, DEBIT_NOTE_OF
 from portal.domain.identifiers import DocType, format_rut, is_valid_rut
 from portal.web.comprobantes.choices import CFE_TYPES as CFE_TYPE_CHOICES
-from portal.web.comprobantes.choices import DGI_STATUS, DOC_TYPE_NAMES, FMA_PAGO, IND_FACT, type_name
+from portal.web.comprobantes.choices import (
+    DGI_STATUS,
+    DOC_TYPE_NAMES,
+    FMA_PAGO,
+    IND_FACT,
+    NOTE_NAMES,
+    numbered_name,
+    type_name,
+)
 
 # (Totals field, label, Totals field of the rate shown in the label)
 _TAX_ROWS = (
@@ -69,6 +77,7 @@ class Actions:
 
     cancel: bool
     partial_credit: bool
+    cancel_rest: bool  # after partial credit notes: one credit note for what is left
     debit: bool
     copy: bool
 
@@ -86,12 +95,13 @@ class ReceiptView:
     cae: CaeInfo
     dgi_status: tuple[str, str]
     lines: list[LineRow] = field(default_factory=list)
-    actions: Actions = Actions(False, False, False, False)
+    actions: Actions = Actions(False, False, False, False, False)
     payment_form: str = ""
 
     @staticmethod
     def name_of(code: int | None) -> str:
-        return type_name(code) if code else ""
+        """The name a number follows: a note's names itself, not its original (choices.NOTE_NAMES)."""
+        return str(NOTE_NAMES.get(code) or type_name(code)) if code else ""
 
 
 def _rate(value: Decimal) -> str:
@@ -170,8 +180,23 @@ def _actions(receipt: IssuedReceipt) -> Actions:
         and bool(balance)
         and not any(n.tipo_cfe in CREDIT_NOTES for n in receipt.notes),
         partial_credit=receipt.tipo_cfe in CREDIT_NOTE_FOR and bool(balance),
+        cancel_rest=receipt.tipo_cfe in CREDIT_NOTE_FOR
+        and bool(balance)
+        and any(n.tipo_cfe in CREDIT_NOTES for n in receipt.notes),
         debit=receipt.tipo_cfe in DEBIT_NOTE_OF,
         copy=receipt.tipo_cfe in dict(CFE_TYPE_CHOICES),
+    )
+
+
+def _title(receipt: IssuedReceipt) -> str:
+    """The receipt's type and number; a note's says its original's too ("Nota de crédito e-Ticket A-0000003, de
+    e-Ticket A-0000001")."""
+    own = numbered_name(receipt.tipo_cfe, receipt.number)
+    originals = [r for r in receipt.references if r.tipo_cfe and r.number and not r.global_reference]
+    if receipt.tipo_cfe not in NOTE_NAMES or len(originals) != 1:
+        return own
+    return _(
+        "%(note)s, de %(original)s", note=own, original=f"{type_name(originals[0].tipo_cfe)} {originals[0].number}"
     )
 
 
@@ -180,7 +205,7 @@ def receipt_view(receipt: IssuedReceipt) -> ReceiptView:
     status = DGI_STATUS.get(receipt.dgi_status, (receipt.dgi_status, "badge-neutral"))
     return ReceiptView(
         id=receipt.id,
-        title=f"{name} {receipt.number}",
+        title=_title(receipt),
         type_name=name,
         number=receipt.number,
         receipt=receipt,

@@ -17,6 +17,8 @@ from portal.web.comprobantes import issuing as _issuing  # noqa: F401 - register
 from portal.web.comprobantes import listing as _listing  # noqa: F401 - registers its views on bp
 from portal.web.comprobantes import notes as _notes  # noqa: F401 - registers its views on bp
 from portal.web.comprobantes import signing as _signing  # noqa: F401 - registers its views on bp
+from portal.web.comprobantes.choices import numbered_name
+from portal.web.comprobantes.files import receipt_file_name
 from portal.web.comprobantes.page import checked_id, receipt_page
 from portal.web.extensions import htmx
 from portal.web.files import file_response
@@ -50,16 +52,23 @@ def receipt(receipt_id: str):
 @member_required
 def receipt_pdf(receipt_id: str):
     """The receipt's PDF, inline (the receipt page frames it)."""
-    pdf = api().get_receipt_pdf(checked_id(receipt_id))
-    return file_response(pdf, "application/pdf", f"comprobante-{receipt_id}.pdf", inline=True)
+    receipt_id = checked_id(receipt_id)
+    pdf = api().get_receipt_pdf(receipt_id)
+    return file_response(pdf, "application/pdf", _file_name(receipt_id, "pdf"), inline=True)
 
 
 @bp.get("/<receipt_id>/xml")
 @member_required
 def receipt_xml(receipt_id: str):
     """The signed XML exactly as the service signed it, as a download."""
-    xml = api().get_receipt_xml(checked_id(receipt_id))
-    return file_response(xml, "application/xml", f"comprobante-{receipt_id}.xml", inline=False)
+    receipt_id = checked_id(receipt_id)
+    xml = api().get_receipt_xml(receipt_id)
+    return file_response(xml, "application/xml", _file_name(receipt_id, "xml"), inline=False)
+
+
+def _file_name(receipt_id: str, extension: str) -> str:
+    receipt = api().get_receipt(receipt_id)
+    return receipt_file_name(numbered_name(receipt.tipo_cfe, receipt.number), extension)
 
 
 @bp.post("/<receipt_id>/referencia")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf.file import FileAllowed, FileField, FileRequired, FileSize
-from wtforms import BooleanField, PasswordField, SelectField, StringField
+from wtforms import BooleanField, PasswordField, SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import InputRequired, Length, NumberRange, Optional, Regexp
+from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, Regexp
 
 from portal.domain.empresa import (
     CAE_MAX_BYTES,
@@ -156,4 +156,15 @@ class CaeForm(PortalForm):
             FileAllowed(["xml"], _l("Tiene que ser el archivo .xml que descargaste de DGI.")),
             FileSize(max_size=CAE_MAX_BYTES, message=_l("El archivo supera los 64 KB.")),
         ],
+    )
+
+
+class MailTemplateForm(PortalForm):
+    """The subject and text of the e-mail that carries each receipt to the customer."""
+
+    SERVICE_FIELDS = {"subject": "asunto", "body": "cuerpo", "*": "cuerpo"}
+
+    asunto = StringField(_l("Asunto"), validators=[DataRequired(message=_l("Escribí el asunto.")), Length(max=200)])
+    cuerpo = TextAreaField(
+        _l("Texto"), validators=[DataRequired(message=_l("Escribí el texto del correo.")), Length(max=4000)]
     )

@@ -11,6 +11,7 @@ from portal.client.errors import NotFound
 from portal.web.auth.session import admin_required
 from portal.web.backend import api
 from portal.web.empresa import bp
+from portal.web.empresa import mail as _mail  # noqa: F401 - registers its views on bp
 from portal.web.empresa import uploads as _uploads  # noqa: F401 - registers its views on bp
 from portal.web.empresa.forms import BranchForm, LogoForm, SettingsForm
 from portal.web.empresa.views import REFUSALS, TABS, count
@@ -132,6 +133,26 @@ def branch(branch_id: int):
             flash(_("Guardaste la sucursal %(code)s.", code=form.codigo.data), "success")
             return redirect_after_post("empresa.branches")
     return render("empresa/branch.html", form=form, branch=found, status=_status())
+
+
+@bp.post("/sucursales/<int:branch_id>/baja")
+@admin_required
+def retire_branch(branch_id: int):
+    """Retire a branch (the service refuses the default one, and says so)."""
+    try:
+        retired = api().retire_branch(branch_id)
+    except REFUSALS as exc:
+        flash(exc.message, "error")
+        return redirect_after_post("empresa.branch", branch_id=branch_id)
+    flash(
+        _(
+            "Diste de baja la sucursal %(code)s «%(name)s»: no se emite más desde ella.",
+            code=retired.code,
+            name=retired.name,
+        ),
+        "success",
+    )
+    return redirect_after_post("empresa.branches")
 
 
 @bp.route("/logo", methods=["GET", "POST"])

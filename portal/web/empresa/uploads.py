@@ -48,6 +48,19 @@ def certificates():
     return render("empresa/certificates.html", form=form, certificates=api().list_certificates(), status=_status())
 
 
+@bp.post("/certificados/<int:certificate_id>/baja")
+@admin_required
+def retire_certificate(certificate_id: int):
+    """Retire a certificate (the service refuses the only one in force, and says why)."""
+    try:
+        retired = api().retire_certificate(certificate_id)
+    except REFUSALS as exc:
+        flash(exc.message, "error")
+    else:
+        flash(_("Diste de baja el certificado «%(name)s»: no firma más.", name=retired.name), "success")
+    return redirect_after_post("empresa.certificates")
+
+
 @bp.route("/cae", methods=["GET", "POST"])
 @admin_required
 def cae():

@@ -27,6 +27,7 @@ TABS = (
     Tab("empresa.logo", _l("Logo")),
     Tab("empresa.certificates", _l("Certificados")),
     Tab("empresa.cae", _l("CAE")),
+    Tab("empresa.mail", _l("Correo al cliente")),
     Tab("empresa.audit", _l("Auditoría")),
 )
 

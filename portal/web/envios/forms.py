@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import uuid
 
+from flask_babel import format_decimal as format_number
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from wtforms import BooleanField, HiddenField, SelectField, StringField
 from wtforms.validators import DataRequired, Length, NumberRange, Optional, Regexp
 
+from portal.client.empresa_records import CaeRange
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes.choices import TYPE_NAMES, options
@@ -48,16 +51,61 @@ class VoidForm(PortalForm):
         _l("Entiendo que esos números no se podrán usar nunca."),
         validators=[DataRequired(message=_l("Confirmá que querés anularlos."))],
     )
+    # An empty Cantidad once voided every number left (about 99,990) behind the one checkbox above: now it is
+    # refused, and the whole rest is a choice of its own that states how many numbers it is (resto_cantidad, the
+    # count the person saw, is what is voided).
+    resto = BooleanField(_l("Anular todo el resto del CAE"))
+    resto_cantidad = HiddenField(validators=[Optional(), Regexp(r"^[1-9][0-9]{0,6}$")])
+
+    def count(self) -> int | None:
+        """How many numbers to void: Cantidad, or the whole rest when that was chosen with its count shown."""
+        if self.cantidad.data:
+            return int(self.cantidad.data)
+        if self.resto.data and self.resto_cantidad.data:
+            return int(self.resto_cantidad.data)
+        return None
+
+    def offer_rest(self, remaining: CaeRange | None) -> None:
+        """Cantidad was left empty: say so next to it and offer the whole rest of `remaining`, counted."""
+        if remaining is None:
+            self.cantidad.errors = [*self.cantidad.errors, _("Indicá cuántos números anular.")]
+            return
+        self.cantidad.errors = [
+            *self.cantidad.errors,
+            _("Indicá cuántos números anular, o elegí abajo anular todo el resto."),
+        ]
+        self.resto.data = False
+        self.resto_cantidad.data = str(remaining.remaining)
+        self.resto.label.text = _(
+            "Anular todo el resto: %(count)s números (del %(first)s al %(last)s, serie %(serie)s)",
+            count=format_number(remaining.remaining),
+            first=remaining.next,
+            last=remaining.last,
+            serie=remaining.serie,
+        )
 
     def request(self) -> dict:
         """What the service is asked for (portal.client.envios.EnviosApi.void_numbers)."""
         return {
             "tipo_cfe": self.tipo_cfe.data,
             "serie": self.serie.data,
-            "count": self.cantidad.data,
+            "count": self.count(),
             "reason": self.motivo.data.strip(),
             "idempotency_key": self.idempotency_key.data,
         }
+
+
+def rest_of_cae(ranges: tuple[CaeRange, ...], cfe_type: int, serie: str | None) -> CaeRange | None:
+    """The range that would number `cfe_type` (and `serie`) next: in force, numbers left."""
+    usable = [
+        r
+        for r in ranges
+        if r.cfe_type == cfe_type
+        and (serie is None or r.serie == serie)
+        and r.remaining > 0
+        and r.status in ("vigente", "por_vencer")
+    ]
+    return usable[0] if usable else None
 
 
 class ReportForm(PortalForm):

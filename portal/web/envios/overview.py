@@ -42,6 +42,26 @@ UNVERIFIED_SIGNATURES = {
 VOID_SOURCES = {"operador": _l("Anulado por un administrador"), "rechazo_dgi": _l("Rechazado por DGI")}
 
 
+# DGI's acknowledgement codes (ACKSobre, ACKRepDiario, ACKCFE), said in words; the code stays beside them for
+# support (../shared/domain/CFE-URUGUAY.md).
+ACK_WORDS = {
+    "AS": _l("sobre recibido"),
+    "BS": _l("sobre rechazado"),
+    "BA": _l("archivo rechazado"),
+    "AR": _l("reporte recibido"),
+    "BR": _l("reporte rechazado"),
+    "AE": _l("aceptado"),
+    "BE": _l("rechazado"),
+    "CE": _l("observado"),
+    "FE": _l("reliquidado"),
+}
+
+
+def ack_words(code: str) -> str:
+    """DGI's acknowledgement code in words ("sobre recibido"), the code itself if unknown."""
+    return str(ACK_WORDS.get(code, code))
+
+
 def state(table: dict, code: str) -> tuple[str, str]:
     label, tone = table.get(code, (code, "neutral"))
     return str(label), tone

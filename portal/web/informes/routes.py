@@ -13,7 +13,7 @@ from portal.domain.uruguay_time import today_montevideo
 from portal.web.auth.session import member_required
 from portal.web.backend import api
 from portal.web.comprobantes.choices import type_name
-from portal.web.comprobantes.files import file_response
+from portal.web.files import file_response
 from portal.web.i18n import day
 from portal.web.informes import bp, periods
 from portal.web.informes.forms import PeriodForm

@@ -13,6 +13,7 @@ from flask_babel import lazy_gettext as _l
 from portal.client.inteligente import SmartRequest
 from portal.client.totals import Totals
 from portal.domain.identifiers import DocType, format_rut
+from portal.domain.uruguay_time import montevideo_time
 from portal.web.comprobantes.choices import IND_FACT as IND_FACT_CHOICES
 from portal.web.comprobantes.choices import type_name
 
@@ -145,7 +146,12 @@ def receipt_url(receipt_id: str) -> str:
 
 
 def _iso(moment: datetime | None) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z") if moment else "-"
+    """Montevideo time, as every time the portal shows (with its offset, so a ticket is exact)."""
+    return montevideo_time(moment).isoformat(timespec="seconds") if moment else "-"
+
+
+def _state_words(state: str) -> str:
+    return f"{STATE_LABELS[state]} ({state})" if state in STATE_LABELS else state
 
 
 def support_text(req: SmartRequest, now: datetime | None = None) -> str:
@@ -166,7 +172,7 @@ def support_text(req: SmartRequest, now: datetime | None = None) -> str:
     }
     lines = [
         f"{label['request']}: {req.id}",
-        f"{label['state']}: {req.state}" + (" (final)" if req.final else ""),
+        f"{label['state']}: {_state_words(req.state)}" + (" · final" if req.final else ""),
         f"{label['mode']}: {req.mode}",
         f"{label['created']}: {_iso(req.created_at)} {label['by']} {req.created_by}",
         f"{label['receipts']}: {', '.join(req.receipt_ids) or '-'}",
@@ -176,10 +182,12 @@ def support_text(req: SmartRequest, now: datetime | None = None) -> str:
     if req.dgi_status:
         lines.append(f"{label['dgi']}: {req.dgi_status}")
     if req.warnings:
-        lines.append(f"{label['warnings']}: {', '.join(w.code for w in req.warnings)}")
+        lines.append(f"{label['warnings']}: {'; '.join(f'{w.message} ({w.code})' for w in req.warnings)}")
     if req.error_code:
         lines.append(f"{label['error']}: {req.error_code} — {req.error_message}")
     lines.append(f"{label['timeline']}:")
-    lines += [f"  {_iso(e.at)}  {e.state}  {e.by}" + (f"  {e.detail}" if e.detail else "") for e in req.timeline]
+    lines += [
+        f"  {_iso(e.at)}  {_state_words(e.state)}  {e.by}" + (f"  {e.detail}" if e.detail else "") for e in req.timeline
+    ]
     lines.append(f"{label['looked_up']}: {_iso(now or datetime.now(UTC))}")
     return "\n".join(lines)
