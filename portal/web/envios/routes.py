@@ -14,10 +14,10 @@ from portal.domain import roles
 from portal.web.auth.session import admin_required, member_required, reader_required
 from portal.web.backend import api
 from portal.web.comprobantes.choices import type_name
-from portal.web.files import file_response
 from portal.web.envios import bp, overview
 from portal.web.envios.badges import dgi_badge, receipt_badge, receipt_panel
 from portal.web.envios.forms import ReportForm, VoidForm, rest_of_cae
+from portal.web.files import file_response
 from portal.web.forms_common import apply_service_errors
 from portal.web.i18n import day as format_day
 from portal.web.rendering import fragment, redirect_after_post, render
