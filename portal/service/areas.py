@@ -19,6 +19,7 @@ AREAS = (
     "correo",
     "receptores",
     "intercambio",
+    "recibidos",
 )
 
 
