@@ -118,9 +118,9 @@ def _as_bytes(text: str) -> bytes:
     """The document's characters back as bytes in the encoding its declaration names (UTF-8 otherwise)."""
     declared = _DECLARED_ENCODING.match(text)
     try:
-        return text.strip().encode(declared.group(1) if declared else "utf-8", "xmlcharrefreplace")
+        return text.lstrip().encode(declared.group(1) if declared else "utf-8", "xmlcharrefreplace")
     except LookupError:
-        return text.strip().encode("utf-8")
+        return text.lstrip().encode("utf-8")
 
 
 def _company_id(operation: str, document: bytes) -> int | None:
