@@ -94,6 +94,8 @@ class ServiceSettings(AppSettings):
     MAIL_FROM: str = Field("comprobantes@localhost", alias="CFE_MAIL_FROM")
     MAILBOX_DIR: str = Field(default_factory=lambda: str(paths.var_dir() / "mailbox"), alias="CFE_MAILBOX_DIR")
     MAIL_RETRY_BASE_SECONDS: int = Field(60, gt=0, alias="CFE_MAIL_RETRY_BASE_SECONDS")
+    # Received CFEs (portal/service/recibidos): the claim on an answer being delivered; longer than the slowest send.
+    RECIBIDOS_ANSWER_LEASE_SECONDS: float = Field(300.0, gt=0, alias="CFE_RECIBIDOS_ANSWER_LEASE_SECONDS")
     # The printed receipt's font (portal/service/cfe/fonts.py): PDF core Helvetica, or DejaVu embedded.
     PDF_FONT: Literal["core", "dejavu"] = Field("core", alias="CFE_PDF_FONT")
     FONT_DIR: Path = Field(DEFAULT_FONT_DIR, alias="CFE_FONT_DIR")

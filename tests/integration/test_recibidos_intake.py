@@ -243,3 +243,60 @@ def test_a_failure_while_storing_leaves_nothing_half_stored(app, monkeypatch):
             session.scalar(select(func.count()).select_from(t)) for t in (ReceivedEnvelope, ReceivedCfe, ExchangeAnswer)
         ]
     assert counts == [0, 0, 0]
+
+
+def test_an_envelope_of_250_cfes_of_every_kind_gets_exactly_the_right_ackcfe_lines(app, tmp_path):
+    """DGI's envelope shape at its maximum: 250 CFEs, a mix of good ones and one of each rejection."""
+    yesterday = datetime.now(MONTEVIDEO).date() - timedelta(days=1)
+    other_issuer = Issuer(**{**sup.SUPPLIER.__dict__, "rut": "214844360018"})
+
+    def wrong_total(root):
+        root.find(".//d:Totales/d:MntTotal", namespaces=NS).text = "1.00"
+
+    eticket = {
+        "tipoCFE": 101,
+        "fmaPago": 1,
+        "mntBruto": True,
+        "items": [{"indFact": 3, "nomItem": "Café", "cantidad": "2", "precioUnitario": "122"}],
+    }
+    cfes: list[bytes] = []
+    expected: list[tuple[int, str, list[str]]] = []
+    by_ordinal: dict[int, bytes] = {}
+    for ordinal in range(1, 251):
+        kind = ordinal % 10
+        if kind == 0:
+            signed, codes = sup.cfe(ordinal, checked=False).replace(b"Fletes", b"FLETES"), ["E04"]
+        elif kind == 1:
+            signed, codes = sup.cfe(5000 + ordinal, hnro=999, checked=False), ["E03"]
+        elif kind == 2:
+            signed, codes = sup.cfe(ordinal, fec_venc=yesterday, checked=False), ["E07"]
+        elif kind == 3:
+            signed, codes = sup.cfe(ordinal, issuer=other_issuer, sign_with=sup.signer(), checked=False), ["E09"]
+        elif kind == 4:
+            signed, codes = sup.cfe(ordinal, tamper=wrong_total), ["E05"]
+        elif kind == 5 and ordinal > 10:
+            signed, codes = by_ordinal[ordinal - 6], ["E02"]  # the same as an accepted one earlier in the envelope
+        else:
+            body = eticket if kind == 7 else None  # e-Tickets beside e-Facturas, as in DGI's sample envelope
+            signed, codes = sup.cfe(ordinal, body=body, checked=False), []
+        by_ordinal[ordinal] = signed
+        cfes.append(signed)
+        expected.append((ordinal, "BE" if codes else "AE", codes))
+    data = sup.envelope(cfes, adendas=[f"Adenda {n}" if n % 3 == 0 else None for n in range(1, 251)])
+    assert len(data) < 2 * 1024 * 1024
+    result = _receive(app, data)
+    assert result.estado == "AS"
+    assert _cfe_lines(app, result) == expected
+    accepted = sum(1 for line in expected if line[1] == "AE")
+    assert (result.accepted, result.rejected) == (accepted, 250 - accepted)
+    ack = _answers(app, result)[1].document
+    assert validate_xml(ack, "ACKCFE_Partes.xsd") == []
+    root = etree.fromstring(ack)
+    assert root.findtext("d:Caratula/d:CantCFEAceptados", namespaces=NS) == str(accepted)
+    assert root.findtext("d:Caratula/d:CantenSobre", namespaces=NS) == "250"
+    checked = _xmlsec1(ack, _demo_cert(app), tmp_path, "ackcfe.xml")
+    assert checked.returncode == 0, checked.stderr
+    with app.app_context():
+        rows = db.session().scalars(select(ReceivedCfe).order_by(ReceivedCfe.ordinal)).all()
+    assert len(rows) == 250 and rows[2].adenda == "Adenda 3" and rows[0].adenda is None
+    assert all(row.xml == by_ordinal[row.ordinal].split(b"?>", 1)[1].lstrip() for row in rows)

@@ -37,7 +37,6 @@ from portal.service.recibidos.models import (
 log = logging.getLogger("portal.service.recibidos")
 
 MAX_ATTEMPTS = 8
-LEASE = timedelta(minutes=5)
 WAIT_FOR_SOBRE = timedelta(seconds=5)
 OPERATIONS: dict[str, transport.Operation] = {"ACKSobre": "RESPUESTASOBRE", "ACKCFE": "RESPUESTACFES"}
 
@@ -46,6 +45,10 @@ OPERATIONS: dict[str, transport.Operation] = {"ACKSobre": "RESPUESTASOBRE", "ACK
 class Outcome:
     state: str | None  # None: someone else holds it, or it is already final
     retry_in: timedelta | None = None
+
+
+def lease() -> timedelta:
+    return timedelta(seconds=float(current_app.config.get("RECIBIDOS_ANSWER_LEASE_SECONDS", 300)))
 
 
 def retry_delay(attempts: int) -> timedelta:
@@ -80,7 +83,7 @@ def _take_lease(answer_id: int, now: datetime) -> bool:
                     (ExchangeAnswer.state == SENDING) & (ExchangeAnswer.lease_until < now),
                 ),
             )
-            .values(state=SENDING, lease_until=now + LEASE, attempts=ExchangeAnswer.attempts + 1)
+            .values(state=SENDING, lease_until=now + lease(), attempts=ExchangeAnswer.attempts + 1)
         )
         return bool(taken.rowcount)
 
@@ -135,6 +138,20 @@ def _finish(
         if state == SENT:
             answer.sent_at, answer.delivered_by = datetime.now(UTC), by
     return Outcome(state)
+
+
+def unfinished(limit: int = 1000) -> list[tuple[int, datetime]]:
+    """Every answer not yet settled, with the moment it may be attempted (a worker's restart schedules them)."""
+    with db.new_session() as session:
+        rows = session.execute(
+            select(ExchangeAnswer.id, ExchangeAnswer.state, ExchangeAnswer.next_attempt_at, ExchangeAnswer.lease_until)
+            .where(ExchangeAnswer.state.in_((QUEUED, SENDING)))
+            .order_by(ExchangeAnswer.id)
+            .limit(limit)
+        ).all()
+    return [
+        (row.id, row.lease_until if row.state == SENDING and row.lease_until else row.next_attempt_at) for row in rows
+    ]
 
 
 def due_answers(now: datetime, limit: int = 200) -> list[int]:

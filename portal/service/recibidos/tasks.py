@@ -34,6 +34,24 @@ def sweep_answers() -> int:
     return len(due)
 
 
+@jobs.huey.task(name="recibidos.startup_sweep")
+@jobs.in_app_context
+def startup_sweep() -> int:
+    """After a restart nothing waits for the next minute: each unsettled answer is attempted when it falls due
+    (an answer a killed worker held, when its lease ends)."""
+    now = datetime.now(UTC)
+    pending = sending.unfinished()
+    for answer_id, due in pending:
+        delay = max((due - now).total_seconds(), 0.0) if due else 0.0
+        send_answer.schedule(args=(answer_id,), delay=delay + 0.1)
+    return len(pending)
+
+
+@jobs.huey.on_startup()
+def _sweep_on_start() -> None:
+    jobs.enqueue_safely(lambda: startup_sweep(), "recibidos startup sweep")
+
+
 def wake(answer_ids: Iterable[int]) -> None:
     """Enqueue the first attempt of answers just committed, in order (ACKSobre first)."""
     for answer_id in answer_ids:
