@@ -139,3 +139,40 @@ class ExchangeAnswer(Base):
     delivered_by: Mapped[str | None] = mapped_column(String(10))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+
+
+class ExchangeMailbox(Base):
+    """A company's exchange mailbox, read over IMAP by UID: where its suppliers' envelopes and the answers to its
+    own envelopes arrive. `last_uid` is the last message handled under `uidvalidity` (a new UIDVALIDITY starts
+    over, and what was already handled is recognised by `ProcessedMail`)."""
+
+    __tablename__ = "recibidos_buzon"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), unique=True)
+    url_encrypted: Mapped[bytes] = mapped_column(LargeBinary)  # imap[s]://user:password@host:port/FOLDER
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    uidvalidity: Mapped[int | None] = mapped_column(BigInteger)
+    last_uid: Mapped[int] = mapped_column(BigInteger, default=0)
+    last_polled_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    last_error: Mapped[str | None] = mapped_column(String(500))
+
+
+class ProcessedMail(Base):
+    """One document of one message of the mailbox, handled once: the message's Message-ID and the document's
+    hash. A bad one is kept here with what went wrong (and answered BS when it claimed to be an envelope)."""
+
+    __tablename__ = "recibidos_mensaje"
+    __table_args__ = (UniqueConstraint("company_id", "message_id", "sha256", name="uq_recibidos_mensaje"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"))
+    message_id: Mapped[str] = mapped_column(String(255))
+    sha256: Mapped[str] = mapped_column(String(64))
+    uid: Mapped[int] = mapped_column(BigInteger)
+    sender: Mapped[str | None] = mapped_column(String(254))
+    filename: Mapped[str | None] = mapped_column(String(200))
+    outcome: Mapped[str] = mapped_column(String(20))  # sobre | respuesta | anulacion | aparte
+    detail: Mapped[str | None] = mapped_column(String(500))
+    sobre_id: Mapped[int | None] = mapped_column(ForeignKey("recibidos_sobre.id", ondelete="SET NULL"))
+    received_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)

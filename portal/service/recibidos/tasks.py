@@ -56,3 +56,21 @@ def wake(answer_ids: Iterable[int]) -> None:
     """Enqueue the first attempt of answers just committed, in order (ACKSobre first)."""
     for answer_id in answer_ids:
         jobs.enqueue_safely(lambda answer_id=answer_id: send_answer(answer_id), f"exchange answer {answer_id}")
+
+
+@jobs.huey.periodic_task(crontab(minute="*"), name="recibidos.poll_mailboxes")
+@jobs.in_app_context
+def poll_mailboxes() -> int:
+    """Read every company's exchange mailbox (and the development one, when configured)."""
+    from portal.service.recibidos import mailbox  # it wakes answers through this module
+
+    return sum(poll_mailbox.call_local(mailbox_id) or 0 for mailbox_id in mailbox.mailboxes())
+
+
+@jobs.huey.task(name="recibidos.poll_mailbox")
+@jobs.in_app_context
+def poll_mailbox(mailbox_id: int) -> int:
+    """Handle the new messages of one mailbox."""
+    from portal.service.recibidos import mailbox
+
+    return mailbox.poll(mailbox_id)
