@@ -11,11 +11,21 @@ from portal.client.envios import EnviosApi
 from portal.client.inteligente import InteligenteApi
 from portal.client.models import UserInfo
 from portal.client.receptores import ReceptoresApi
+from portal.client.recibidos import RecibidosApi
 from portal.client.transport import Transport
 
 
 class UserApi(
-    ComprobantesApi, ApiKeysApi, DgiApi, InteligenteApi, EmpresaApi, EnviosApi, CorreoApi, ReceptoresApi, Transport
+    ComprobantesApi,
+    ApiKeysApi,
+    DgiApi,
+    InteligenteApi,
+    EmpresaApi,
+    EnviosApi,
+    CorreoApi,
+    ReceptoresApi,
+    RecibidosApi,
+    Transport,
 ):
     """The service as one caller sees it."""
 

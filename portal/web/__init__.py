@@ -28,6 +28,7 @@ AREAS = (
     "envios",
     "empresa",
     "correo",
+    "recibidos",
 )
 _ACTIVITY_RESOLUTION_SECONDS = 60
 # Compiled templates shared by every portal app of the process (all configure Jinja alike), so a template is

@@ -26,6 +26,7 @@ class NavItem:
 
 NAV = (
     NavItem("comprobantes.index", _l("Comprobantes"), ALL),
+    NavItem("recibidos.index", _l("Recibidos"), ALL),
     NavItem("apikeys.index", _l("Claves de API"), ("admin", "soporte")),
     NavItem("dgi.index", _l("DGI"), ALL),
     NavItem("inteligente.index", _l("Emisión inteligente"), ALL),
