@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from portal.service import create_app
-from portal.service.recibidos import intake
+from portal.service.recibidos import tasks
 from tests.support import recibidos as sup
 from tests.support.smtp import LocalSmtp, RecordingHandler
 
@@ -90,7 +90,7 @@ def test_kill_9_of_the_worker_mid_answer_loses_nothing_and_answers_once(service_
 
     try:
         with app.app_context():
-            result = intake.receive_and_answer(
+            result = tasks.receive_and_answer(
                 1, sup.envelope([sup.cfe(1), sup.cfe(2)]), "correo", reply_to="intercambio@norte.com.uy"
             )
         assert result.estado == "AS"

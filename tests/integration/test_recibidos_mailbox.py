@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from portal.service import db, jobs
 from portal.service.intercambio import answers
-from portal.service.recibidos import mailbox
+from portal.service.recibidos import mailbox, tasks
 from portal.service.recibidos.models import ExchangeAnswer, ExchangeMailbox, ProcessedMail, ReceivedEnvelope
 from tests.support import recibidos as sup
 from tests.support.imap import Dovecot
@@ -42,7 +42,7 @@ def _message(*attachments: tuple[str, bytes], message_id: str | None = None) -> 
 def _poll(app) -> int:
     with app.app_context():
         mailbox_id = db.session().scalar(select(ExchangeMailbox.id))
-        return mailbox.poll(mailbox_id)
+        return tasks.poll_mailbox.call_local(mailbox_id)
 
 
 def test_each_message_is_handled_once_and_answered_by_mail(service_app, dovecot, smtp, monkeypatch):
@@ -103,5 +103,5 @@ def test_the_development_mailbox_comes_from_the_settings(service_app, dovecot):
     dovecot.append(_message(("s.xml", sup.envelope([sup.cfe(1)]))))
     with service_app.app_context():
         [mailbox_id] = mailbox.mailboxes()
-        assert mailbox.poll(mailbox_id) == 1
+        assert tasks.poll_mailbox.call_local(mailbox_id) == 1
         assert db.session().scalar(select(ReceivedEnvelope.estado)) == "AS"

@@ -15,10 +15,9 @@ from decimal import Decimal, InvalidOperation
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.service import db
 from portal.service.envios.acks import CfeVerdict
 from portal.service.models import Company
-from portal.service.recibidos import acks, checks, tasks
+from portal.service.recibidos import acks, checks
 from portal.service.recibidos.models import CHANNELS, ReceivedCfe, ReceivedEnvelope
 from portal.service.recibidos.motives import motive
 
@@ -217,23 +216,3 @@ def _decimal(value: str | None) -> Decimal | None:
         return Decimal(value) if value else None
     except InvalidOperation:
         return None
-
-
-def receive_and_answer(
-    company_id: int,
-    envelope_bytes: bytes,
-    channel: str,
-    *,
-    reply_to: str | None = None,
-    source_name: str | None = None,
-) -> IntakeResult:
-    """`receive` in a write transaction of its own, committed, then the answers woken (every channel uses it)."""
-    with db.new_session() as session:
-        rut = session.get(Company, company_id).rut
-    now = datetime.now(UTC)
-    examined = examine(envelope_bytes, rut, now)
-    with db.write_transaction() as session:
-        company = session.get(Company, company_id)
-        result = record(session, company, examined, channel, reply_to=reply_to, source_name=source_name, now=now)
-    tasks.wake(result.answer_ids)
-    return result

@@ -24,6 +24,7 @@ import hashlib
 import logging
 import re
 import ssl
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email import policy
@@ -41,7 +42,7 @@ from portal.service.errors import ValidationFailed
 from portal.service.intercambio import answers
 from portal.service.keystore import field_cipher
 from portal.service.models import Company
-from portal.service.recibidos import annulments, intake, tasks, uploads
+from portal.service.recibidos import annulments, intake, uploads
 from portal.service.recibidos.models import ExchangeMailbox, ProcessedMail
 
 log = logging.getLogger("portal.service.recibidos")
@@ -115,8 +116,9 @@ def _connect(settings: ImapSettings) -> IMAPClient:
     return client
 
 
-def poll(mailbox_id: int) -> int:
-    """Handle every new message of one mailbox; returns how many messages were handled."""
+def poll(mailbox_id: int, wake: Callable[[list[int]], None] = lambda ids: None) -> int:
+    """Handle every new message of one mailbox; returns how many messages were handled. `wake` is given the
+    answers each envelope recorded, once committed (tasks.poll_mailbox passes tasks.wake)."""
     with db.new_session() as session:
         mailbox = session.get(ExchangeMailbox, mailbox_id)
         company_id, last_uid, known_validity = mailbox.company_id, mailbox.last_uid, mailbox.uidvalidity
@@ -134,7 +136,7 @@ def poll(mailbox_id: int) -> int:
                 fetched = client.fetch(batch, ["RFC822"])
                 for uid in batch:
                     raw = fetched.get(uid, {}).get(b"RFC822", b"")
-                    _handle_message(company_id, uid, raw)
+                    wake(_handle_message(company_id, uid, raw))
                     _advance(mailbox_id, validity, uid, None)
                     handled += 1
             _advance(mailbox_id, validity, None, None)
@@ -174,7 +176,7 @@ def documents(message: EmailMessage) -> list[tuple[str, bytes]]:
     return found
 
 
-def _handle_message(company_id: int, uid: int, raw: bytes) -> None:
+def _handle_message(company_id: int, uid: int, raw: bytes) -> list[int]:
     message = email.message_from_bytes(raw, policy=policy.default)
     message_id = (str(message.get("Message-ID") or "").strip() or f"<uid-{uid}@sin-message-id>")[:255]
     sender = parseaddr(str(message.get("Reply-To") or message.get("From") or ""))[1][:254] or None
@@ -195,10 +197,11 @@ def _handle_message(company_id: int, uid: int, raw: bytes) -> None:
                 detail="El mensaje no trae documentos XML.",
             ),
         )
-        return
+        return []
+    answer_ids: list[int] = []
     for name, data in found:
         try:
-            _handle_document(company_id, uid, message_id, sender, name, data)
+            answer_ids += _handle_document(company_id, uid, message_id, sender, name, data)
         except Exception:  # a defect: recorded once, never retried forever
             log.exception("exchange document %s of %s failed", name, message_id)
             _record(
@@ -213,6 +216,7 @@ def _handle_message(company_id: int, uid: int, raw: bytes) -> None:
                     detail="Error interno al procesar el documento.",
                 ),
             )
+    return answer_ids
 
 
 def _record(company_id: int, row: ProcessedMail) -> None:
@@ -238,10 +242,12 @@ def _seen(company_id: int, message_id: str, sha256: str) -> bool:
         )
 
 
-def _handle_document(company_id: int, uid: int, message_id: str, sender: str | None, name: str, data: bytes) -> None:
+def _handle_document(
+    company_id: int, uid: int, message_id: str, sender: str | None, name: str, data: bytes
+) -> list[int]:
     digest = hashlib.sha256(data).hexdigest()
     if _seen(company_id, message_id, digest):
-        return
+        return []
     row = ProcessedMail(message_id=message_id, sha256=digest, uid=uid, sender=sender, filename=name[:200])
     kind = _ROOT.search(data[:4096])
     root = kind.group(1).decode() if kind else None
@@ -252,11 +258,11 @@ def _handle_document(company_id: int, uid: int, message_id: str, sender: str | N
                 answers.record_answer(session, company_id, data, "correo")
                 row.company_id = company_id
                 session.add(row)
-            return
+            return []
         except (NotImplementedError, ValueError) as exc:
             row.outcome, row.detail = "aparte", f"La respuesta no se pudo registrar: {exc}"[:500]
             _record(company_id, row)
-            return
+            return []
     if root == "CFEs_Anulados_x_RechazoDGI":
         try:
             marked = annulments.record_notice(company_id, data)
@@ -264,7 +270,7 @@ def _handle_document(company_id: int, uid: int, message_id: str, sender: str | N
         except annulments.NoticeRefused as exc:
             row.outcome, row.detail = "aparte", str(exc)[:500]
         _record(company_id, row)
-        return
+        return []
     with db.new_session() as session:
         rut = session.get(Company, company_id).rut
     examined = intake.examine(data, rut)
@@ -282,4 +288,4 @@ def _handle_document(company_id: int, uid: int, message_id: str, sender: str | N
             session.add(row)
     except IntegrityError:
         return  # another poll handled the same message and document in the meantime
-    tasks.wake(result.answer_ids)
+    return result.answer_ids

@@ -13,7 +13,7 @@ from portal.service.cfe.emission import Issuer
 from portal.service.cfe.pdf import render_receipt
 from portal.service.comprobante.routes import _negotiate
 from portal.service.errors import FieldError, NotFound, ValidationFailed
-from portal.service.recibidos import decisions, intake, listing, tasks, uploads, ws
+from portal.service.recibidos import decisions, listing, tasks, uploads, ws
 from portal.service.recibidos.models import ReceivedCfe
 from portal.service.recibidos.schemas import (
     Motivo,
@@ -206,7 +206,7 @@ def subir(principal: Principal):
     channel = "portal" if request.headers.get("X-Canal") == "portal" else "api"
     results = []
     for envelope in envelopes:
-        result = intake.receive_and_answer(principal.company_id, envelope.data, channel, source_name=envelope.name)
+        result = tasks.receive_and_answer(principal.company_id, envelope.data, channel, source_name=envelope.name)
         results.append(
             ResultadoSobre(
                 archivo=envelope.name,

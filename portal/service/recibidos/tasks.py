@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 
 from huey import crontab
 
-from portal.service import jobs
-from portal.service.recibidos import sending
+from portal.service import db, jobs
+from portal.service.models import Company
+from portal.service.recibidos import intake, mailbox, sending
 
 
 @jobs.huey.task(retries=3, retry_delay=60, name="recibidos.send_answer")
@@ -62,15 +63,31 @@ def wake(answer_ids: Iterable[int]) -> None:
 @jobs.in_app_context
 def poll_mailboxes() -> int:
     """Read every company's exchange mailbox (and the development one, when configured)."""
-    from portal.service.recibidos import mailbox  # it wakes answers through this module
-
     return sum(poll_mailbox.call_local(mailbox_id) or 0 for mailbox_id in mailbox.mailboxes())
 
 
 @jobs.huey.task(name="recibidos.poll_mailbox")
 @jobs.in_app_context
 def poll_mailbox(mailbox_id: int) -> int:
-    """Handle the new messages of one mailbox."""
-    from portal.service.recibidos import mailbox
+    """Handle the new messages of one mailbox, and wake the answers they need."""
+    return mailbox.poll(mailbox_id, wake=wake)
 
-    return mailbox.poll(mailbox_id)
+
+def receive_and_answer(
+    company_id: int,
+    envelope_bytes: bytes,
+    channel: str,
+    *,
+    reply_to: str | None = None,
+    source_name: str | None = None,
+) -> intake.IntakeResult:
+    """`receive` in a write transaction of its own, committed, then the answers woken (every channel uses it)."""
+    with db.new_session() as session:
+        rut = session.get(Company, company_id).rut
+    now = datetime.now(UTC)
+    examined = intake.examine(envelope_bytes, rut, now)
+    with db.write_transaction() as session:
+        company = session.get(Company, company_id)
+        result = intake.record(session, company, examined, channel, reply_to=reply_to, source_name=source_name, now=now)
+    wake(result.answer_ids)
+    return result

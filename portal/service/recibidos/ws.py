@@ -34,7 +34,7 @@ from portal.service.dgi.standin import SOAP_ENV, SignatureError, _envelope, _fau
 from portal.service.intercambio import answers
 from portal.service.intercambio.transport import NAMESPACE, TYPES_NAME, WSDL_NAME
 from portal.service.models import Company
-from portal.service.recibidos import annulments, intake
+from portal.service.recibidos import annulments, tasks
 
 log = logging.getLogger("portal.service.recibidos")
 
@@ -136,7 +136,7 @@ def _dispatch(operation: str, n: int, document: bytes) -> str:
     if company_id is None:
         return respuesta(f"{n}001", "Receptor desconocido", "El RUT al que se dirige no es atendido por este servicio.")
     if operation == "SOBRE":
-        result = intake.receive_and_answer(company_id, document, "ws")
+        result = tasks.receive_and_answer(company_id, document, "ws")
         detail = f"Sobre {result.estado}: número de recepción {result.sobre_id}."
         if result.motives:
             detail += " " + "; ".join(f"{m['codigo']} {m['glosa']}" for m in result.motives)
