@@ -36,6 +36,9 @@ SERVICE_PLATFORM = {
     "identity.revoke_token",
     "identity.userinfo",
     "identity.logout",
+    # The exchange web service (aws_efactura_intercambio): SOAP, authenticated by its WS-Security signature.
+    "recibidos_ws.wsdl",
+    "recibidos_ws.soap",
 }
 # Parameters that name a record of one company (a caller of another company must get 404), and those that
 # name nothing of ours (a RUT asked of DGI).
@@ -49,6 +52,7 @@ RECORD_PARAMS = {
     "branch_id",
     "id_sobre",
     "mensaje_id",
+    "recibido_id",
 }
 FREE_PARAMS = {"rut", "idEmpresa", "idCertificado", "tipoDoc", "nroDoc", "numero"}
 
@@ -94,6 +98,7 @@ def company_one_records(api_client, auth_headers, service_app) -> dict:
         "branch_id": branch["id"],
         "id_sobre": 1,
         "mensaje_id": "mensaje-de-la-empresa-1",
+        "recibido_id": 1,
     }
 
 

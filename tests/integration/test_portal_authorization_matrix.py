@@ -46,6 +46,11 @@ ANY_ROLE = {
     "dgi.contexto",
     "inteligente.index",
     "inteligente.status",
+    "recibidos.index",
+    "recibidos.csv",
+    "recibidos.detail",
+    "recibidos.pdf",
+    "recibidos.xml",
 }
 WRITERS = {
     "comprobantes.reference",
@@ -73,6 +78,10 @@ WRITERS = {
     "comprobantes.cancel",
     "correo.send",
     "envios.correct",
+    "recibidos.upload",
+    "recibidos.accept",
+    "recibidos.reject",
+    "recibidos.book",
 }
 ADMIN_OR_SUPPORT = {
     "apikeys.index",
