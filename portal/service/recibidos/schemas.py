@@ -6,7 +6,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from portal.service.recibidos.motives import COMMERCIAL_MOTIVES
 
@@ -48,13 +48,20 @@ class RecibidosQuery(BaseModel):
         json_schema_extra={"examples": [{"proveedor": "2110", "numero": "A-15", "contabilizado": False}]},
     )
 
-    @model_validator(mode="after")
-    def _ranges(self) -> RecibidosQuery:
-        if self.desde and self.hasta and self.hasta < self.desde:
-            raise ValueError("hasta: la fecha hasta es anterior a desde")
-        if self.monto_desde is not None and self.monto_hasta is not None and self.monto_hasta < self.monto_desde:
-            raise ValueError("montoHasta: el monto hasta es menor que el monto desde")
-        return self
+    # On each range's upper end, so the error names a query parameter (a model-level error names none).
+    @field_validator("hasta")
+    @classmethod
+    def _day_range(cls, value: date | None, info: ValidationInfo) -> date | None:
+        if value and info.data.get("desde") and info.data["desde"] > value:
+            raise ValueError("La fecha hasta es anterior a la fecha desde.")
+        return value
+
+    @field_validator("monto_hasta")
+    @classmethod
+    def _amount_range(cls, value: Decimal | None, info: ValidationInfo) -> Decimal | None:
+        if value is not None and info.data.get("monto_desde") is not None and info.data["monto_desde"] > value:
+            raise ValueError("El monto hasta es menor que el monto desde.")
+        return value
 
 
 class Motivo(_Out):
