@@ -13,7 +13,6 @@ caller knows what is stored), its format E05 (schema, totals by DGI's formulas, 
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -28,6 +27,8 @@ from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import verify_signature
 from portal.service.cfe.xmlsafe import MAX_XML_BYTES, parse_untrusted
 from portal.service.envios import simchecks
+from portal.service.envios.simulator import _b64, _text
+from portal.service.envios.simulator import _serials as _ruc_serials
 from portal.service.recibidos.motives import motive
 
 CFE_NS = "http://cfe.dgi.gub.uy"
@@ -78,22 +79,6 @@ class Envelope:
     @property
     def dedupe_key(self) -> str | None:
         return None if self.rut_emisor is None or self.idemisor is None else f"{self.rut_emisor}:{self.idemisor}"
-
-
-def _text(root: etree._Element, path: str) -> str | None:
-    value = root.findtext(path, namespaces=NS)
-    return value.strip() if value is not None else None
-
-
-def _b64(value: str | None) -> bytes:
-    try:
-        return base64.b64decode("".join((value or "").split()), validate=True)
-    except ValueError:
-        return b""
-
-
-def _ruc_serials(cert: x509.Certificate) -> set[str]:
-    return {str(a.value) for a in cert.subject.get_attributes_for_oid(x509.NameOID.SERIAL_NUMBER)}
 
 
 def read_envelope(data: bytes, company_rut: str, *, now: datetime | None = None) -> Envelope:
