@@ -257,6 +257,14 @@ class EnvelopeResult:
         )
 
 
+@dataclass(frozen=True)
+class ReceivedSummary:
+    """The day at a glance: CFEs received today, and accepted ones not yet booked."""
+
+    today: int
+    unbooked: int
+
+
 class RecibidosApi(Transport):
     """The received CFEs (Bearer JWT or API key; soporte reads, usuario and admin act)."""
 
@@ -275,6 +283,11 @@ class RecibidosApi(Transport):
                 CurrencyTotal(t["moneda"], int(t["cantidad"]), Decimal(str(t["total"]))) for t in data["totales"]
             ),
         )
+
+    def received_summary(self) -> ReceivedSummary:
+        """How many CFEs arrived today and how many accepted ones are not booked yet (the home's day)."""
+        data = self._json("GET", f"{BASE}/resumen")
+        return ReceivedSummary(today=int(data["recibidosHoy"]), unbooked=int(data["sinContabilizar"]))
 
     def received_csv(self, filters: ReceivedFilters | None = None) -> bytes:
         """Every received CFE that matches, as a spreadsheet file."""

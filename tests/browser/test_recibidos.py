@@ -54,4 +54,8 @@ def test_receive_by_dropping_files_and_reject_commercially(page: Page, envelope_
     page.get_by_role("button", name="Rechazar", exact=True).click()
     expect(page.get_by_test_id("decision")).to_contain_text("E24 · Diferencia de precios o descuentos")
     screenshot(page, shots / f"recibidos-rejected-{width}.png")
+    page.goto("/")
+    expect(page.get_by_test_id("received-today")).to_have_text("3")
+    expect(page.get_by_test_id("received-unbooked")).to_have_text("1")  # A-1 rejected, A-3 refused on arrival
+    screenshot(page, shots / f"recibidos-home-{width}.png")
     shell.assert_no_csp_violations()

@@ -65,3 +65,10 @@ def test_soporte_reads_but_does_not_act(signed_in):
     assert page.select_one("form[data-dropzone]") is None
     token = json.loads(page.select_one("main")["hx-headers"])["X-CSRFToken"]
     assert soporte.post("/recibidos/subir", headers={"X-CSRFToken": token}).status_code == 403
+
+
+def test_the_home_shows_received_today_and_unbooked(usuario):
+    _upload(usuario, ("s.xml", sup.envelope([sup.cfe(1), sup.cfe(2)])))
+    home = BeautifulSoup(usuario.get("/").data, "html.parser")
+    assert home.select_one("[data-testid=received-today]").get_text(strip=True) == "2"
+    assert home.select_one("[data-testid=received-unbooked]").get_text(strip=True) == "2"

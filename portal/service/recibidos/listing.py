@@ -8,12 +8,13 @@ import csv
 import io
 import re
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime, time
 from decimal import Decimal
 
 from sqlalchemy import func, or_, select, tuple_
 from sqlalchemy.orm import Session
 
+from portal.domain.uruguay_time import MONTEVIDEO, today_montevideo
 from portal.service.cfe import printable
 from portal.service.cfe.emission import Issuer
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe, ReceivedEnvelope
@@ -26,6 +27,7 @@ from portal.service.recibidos.schemas import (
     RecibidoCompleto,
     RecibidosQuery,
     Respuesta,
+    ResumenRecibidos,
     TotalMoneda,
 )
 
@@ -256,3 +258,19 @@ def csv_chunks(session: Session, where: list) -> Iterator[str]:
         yield buffer.getvalue()
     finally:
         session.close()
+
+
+def summary(session: Session, company_id: int) -> ResumenRecibidos:
+    start = datetime.combine(today_montevideo(), time.min, tzinfo=MONTEVIDEO).astimezone(UTC)
+    mine = ReceivedCfe.company_id == company_id
+    today = session.scalar(select(func.count()).where(mine, ReceivedCfe.received_at >= start))
+    unbooked = session.scalar(
+        select(func.count()).where(
+            mine,
+            ReceivedCfe.estado == "AE",
+            ReceivedCfe.anulado_dgi.is_(False),
+            ReceivedCfe.contabilizado.is_(False),
+            or_(ReceivedCfe.decision.is_(None), ReceivedCfe.decision != "rechazado"),
+        )
+    )
+    return ResumenRecibidos(recibidos_hoy=today or 0, sin_contabilizar=unbooked or 0)

@@ -23,6 +23,7 @@ from portal.service.recibidos.schemas import (
     RecibidosQuery,
     ResultadoCarga,
     ResultadoSobre,
+    ResumenRecibidos,
 )
 
 bp = Blueprint("recibidos", __name__, url_prefix="/api/v1/recibidos")
@@ -115,6 +116,21 @@ def listar(query: RecibidosQuery, principal: Principal):
     response = Response(result.model_dump_json(by_alias=True), mimetype="application/json")
     response.vary.add("Accept")
     return response
+
+
+@operation(
+    bp,
+    "GET",
+    "/resumen",
+    tag=TAG,
+    summary="Resumen del día de los CFE recibidos",
+    auth=BOTH,
+    roles=ALL_ROLES,
+    responses={200: ResumenRecibidos},
+)
+def resumen(principal: Principal):
+    """How many CFEs arrived today and how many accepted ones wait to be booked."""
+    return listing.summary(db.session(), principal.company_id)
 
 
 @operation(

@@ -172,3 +172,16 @@ class Rechazar(BaseModel):
         "E26 diferencia de plazos, E27-E60 otro motivo acordado (el detalle es obligatorio)."
     )
     detalle: str | None = Field(None, max_length=500, description="El motivo en palabras, para el proveedor.")
+
+
+class ResumenRecibidos(_Out):
+    """The day at a glance of the received CFEs."""
+
+    model_config = ConfigDict(
+        populate_by_name=True, json_schema_extra={"examples": [{"recibidosHoy": 12, "sinContabilizar": 40}]}
+    )
+
+    recibidos_hoy: int = Field(alias="recibidosHoy", description="CFE recibidos hoy (hora de Montevideo).")
+    sin_contabilizar: int = Field(
+        alias="sinContabilizar", description="CFE recibidos y aceptados que todavía no se marcaron como contabilizados."
+    )
