@@ -94,10 +94,11 @@ def configure(session, company_id: int, url: str) -> ExchangeMailbox:
 
 def mailboxes() -> list[int]:
     """The mailboxes to poll, the development one from the settings included."""
-    with db.write_transaction() as session:
-        url = current_app.config.get("RECIBIDOS_IMAP_URL")
-        if url:
+    url = current_app.config.get("RECIBIDOS_IMAP_URL")
+    if url:
+        with db.write_transaction() as session:
             configure(session, int(current_app.config.get("RECIBIDOS_IMAP_EMPRESA") or 1), url)
+    with db.new_session() as session:
         return list(session.scalars(select(ExchangeMailbox.id).where(ExchangeMailbox.enabled.is_(True))))
 
 
