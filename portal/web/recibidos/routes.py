@@ -25,7 +25,7 @@ WRITERS = ("admin", "usuario")
 ALL = ("admin", "usuario", "soporte")
 
 
-def _list(form: ReceivedFilterForm, upload: UploadForm | None = None, *, status: int = 200, results=None):
+def _list(form: ReceivedFilterForm, upload: UploadForm | None = None, *, status: int = 200):
     page = None
     if form.validate():
         try:
@@ -40,7 +40,6 @@ def _list(form: ReceivedFilterForm, upload: UploadForm | None = None, *, status:
         form=form,
         upload=upload or UploadForm(),
         page=page,
-        results=results,
         can_write=current_user.role in WRITERS,
         type_name=type_name,
         csv_url=url_for("recibidos.csv", **args),
@@ -82,7 +81,28 @@ def upload():
     except ValidationError as exc:
         apply_service_errors(form, exc, {"files": "archivos", "*": "archivos"})
         return _list(filters, form, status=422)
-    return _list(filters, UploadForm(formdata=None), results=results)
+    for result in results:
+        if result.state == "AS":
+            flash(
+                _(
+                    "%(file)s: recibido, %(ok)d aceptado(s) y %(bad)d rechazado(s); se le responde al proveedor.",
+                    file=result.filename,
+                    ok=result.accepted,
+                    bad=result.rejected,
+                ),
+                "success",
+            )
+        else:
+            reasons = "; ".join(f"{m.code} {m.text}" + (f": {m.detail}" if m.detail else "") for m in result.motives)
+            flash(
+                _(
+                    "%(file)s: rechazado (%(reasons)s); se le avisa al proveedor.",
+                    file=result.filename,
+                    reasons=reasons,
+                ),
+                "error",
+            )
+    return redirect_after_post("recibidos.index")
 
 
 def _detail(received_id: int, reject: RejectForm | None = None, *, status: int = 200):
