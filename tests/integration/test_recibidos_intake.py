@@ -40,6 +40,7 @@ def _answers(app, result: intake.IntakeResult) -> list[ExchangeAnswer]:
 
 def _sobre_motive(app, result) -> str:
     answer = _answers(app, result)[0]
+    assert validate_xml(answer.document, "ACKSobre.xsd") == []  # DGI's Glosa for the motive, its lengths
     root = etree.fromstring(answer.document)
     assert root.findtext("d:Detalle/d:Estado", namespaces=NS) == "BS"
     return root.findtext("d:Detalle/d:MotivosRechazo/d:Motivo", namespaces=NS)
@@ -48,8 +49,13 @@ def _sobre_motive(app, result) -> str:
 def _cfe_lines(app, result) -> list[tuple[int, str, list[str]]]:
     return [
         (v.ordinal, v.estado, [m["codigo"] for m in v.motives])
-        for v in dgi_acks.read_ack_cfe(_answers(app, result)[1].document)
+        for v in dgi_acks.read_ack_cfe(_valid_ack_cfe(_answers(app, result)[1].document))
     ]
+
+
+def _valid_ack_cfe(document: bytes) -> bytes:
+    assert validate_xml(document, "ACKCFE_Partes.xsd") == []
+    return document
 
 
 @pytest.fixture

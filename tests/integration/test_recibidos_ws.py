@@ -188,3 +188,17 @@ def test_dgis_rejection_notice_marks_the_received_cfe_which_then_cannot_be_booke
 @pytest.fixture
 def usuario_headers(live_token_for):
     return {"Authorization": f"Bearer {live_token_for('usuario@demo.uy')}"}
+
+
+def test_a_company_that_cannot_sign_its_answers_asks_the_sender_to_retry(app, live_service):
+    from sqlalchemy import delete
+
+    from portal.service.models import Certificate
+
+    demo = _listed(app, sup.RECEIVER_RUT, live_service.url + PATH)
+    with app.app_context():
+        db.session().execute(delete(Certificate).where(Certificate.company_id == DEMO_ID))
+        db.session().commit()
+        result = transport.deliver(SUPPLIER_ID, demo, "SOBRE", sup.envelope([sup.cfe(1)]), "s.xml")
+        assert (result.delivered, result.temporary, result.detail[:4]) == (False, True, "1002")
+        assert db.session().scalar(select(ReceivedEnvelope.id)) is None  # nothing half-stored

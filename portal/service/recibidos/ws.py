@@ -31,6 +31,7 @@ from portal.service import db
 from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.xmlsafe import parse_untrusted
 from portal.service.dgi.standin import SOAP_ENV, SignatureError, _envelope, _fault, verify_request
+from portal.service.errors import ApiError
 from portal.service.intercambio import answers
 from portal.service.intercambio.transport import NAMESPACE, TYPES_NAME, WSDL_NAME
 from portal.service.models import Company
@@ -112,6 +113,11 @@ def soap() -> Response:
         return _response(operation, _dispatch(operation, n, document))
     except db.DatabaseBusy:
         return _response(operation, respuesta(f"{n}002", "Servicio ocupado", "Reintente en unos segundos."))
+    except ApiError as exc:  # the company cannot answer now (no valid signing certificate, ...)
+        return _response(operation, respuesta(f"{n}002", "No disponible", exc.message))
+    except Exception:  # a defect: the caller retries later, and never sees a stack trace
+        log.exception("exchange web service %s failed", operation)
+        return _response(operation, respuesta(f"{n}002", "Error interno", "Reintente más tarde."))
 
 
 def _as_bytes(text: str) -> bytes:
