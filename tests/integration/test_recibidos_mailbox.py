@@ -105,3 +105,29 @@ def test_the_development_mailbox_comes_from_the_settings(service_app, dovecot):
         [mailbox_id] = mailbox.mailboxes()
         assert tasks.poll_mailbox.call_local(mailbox_id) == 1
         assert db.session().scalar(select(ReceivedEnvelope.estado)) == "AS"
+
+
+def test_an_envelope_that_cannot_be_answered_now_stays_for_the_next_poll(service_app, dovecot):
+    from sqlalchemy import delete, insert
+
+    from portal.service.models import Certificate
+
+    with service_app.app_context():
+        mailbox.configure(db.session(), 1, dovecot.url)
+        saved = [
+            {c.name: getattr(row, c.name) for c in Certificate.__table__.columns}
+            for row in db.session().scalars(select(Certificate).where(Certificate.company_id == 1))
+        ]
+        db.session().execute(delete(Certificate).where(Certificate.company_id == 1))
+        db.session().commit()
+    dovecot.append(_message(("s.xml", sup.envelope([sup.cfe(1)]))))
+    assert _poll(service_app) == 0
+    with service_app.app_context():
+        box = db.session().scalar(select(ExchangeMailbox))
+        assert box.last_uid == 0 and "certificado" in box.last_error
+        assert db.session().scalar(select(ReceivedEnvelope.id)) is None
+        db.session().execute(insert(Certificate), saved)
+        db.session().commit()
+    assert _poll(service_app) == 1
+    with service_app.app_context():
+        assert db.session().scalar(select(ReceivedEnvelope.estado)) == "AS"

@@ -38,7 +38,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from portal.service import db
-from portal.service.errors import ValidationFailed
+from portal.service.errors import ApiError, ValidationFailed
 from portal.service.intercambio import answers
 from portal.service.keystore import field_cipher
 from portal.service.models import Company
@@ -144,6 +144,8 @@ def poll(mailbox_id: int, wake: Callable[[list[int]], None] = lambda ids: None) 
     except (OSError, ssl.SSLError, IMAPClient.Error) as exc:
         log.warning("exchange mailbox %s unreachable: %r", mailbox_id, exc)
         _advance(mailbox_id, None, None, f"No se pudo leer el buzón: {exc}"[:500])
+    except ApiError as exc:  # the message stays unread (its UID not passed): the next poll takes it again
+        _advance(mailbox_id, None, None, f"No se pudo procesar el buzón: {exc.message}"[:500])
     return handled
 
 
@@ -203,6 +205,8 @@ def _handle_message(company_id: int, uid: int, raw: bytes) -> list[int]:
     for name, data in found:
         try:
             answer_ids += _handle_document(company_id, uid, message_id, sender, name, data)
+        except (ApiError, db.DatabaseBusy):
+            raise  # the company cannot answer now (no signing certificate) or the database is busy: next poll
         except Exception:  # a defect: recorded once, never retried forever
             log.exception("exchange document %s of %s failed", name, message_id)
             _record(

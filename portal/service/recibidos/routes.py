@@ -212,7 +212,12 @@ def _pdf(row: ReceivedCfe, name: str) -> Response:
             }
         }
     },
-    responses={201: ResultadoCarga, 413: "La carga supera 20 MB.", 422: "Ningún archivo, o un archivo rechazado."},
+    responses={
+        201: ResultadoCarga,
+        409: "La empresa no tiene un certificado de firma vigente para firmar sus respuestas.",
+        413: "La carga supera 20 MB.",
+        422: "Ningún archivo, o un archivo rechazado.",
+    },
 )
 def subir(principal: Principal):
     """Receive uploaded envelopes."""
