@@ -35,7 +35,7 @@ def test_upload_list_and_act_on_a_received_cfe(usuario):
 
     filtered = BeautifulSoup(usuario.get("/recibidos/?numero=A-2").data, "html.parser")
     assert len(filtered.select("#received-results tbody tr")) == 1
-    csv = usuario.get("/recibidos/csv?numero=A-2")
+    csv = usuario.get("/recibidos/recibidos.csv?numero=A-2")
     assert csv.mimetype == "text/csv" and len(csv.get_data(as_text=True).strip().splitlines()) == 2
 
     link = rows[1].select_one("a")["href"]

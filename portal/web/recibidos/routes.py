@@ -54,7 +54,7 @@ def index():
     return _list(ReceivedFilterForm(request.args))
 
 
-@bp.get("/csv")
+@bp.get("/recibidos.csv")
 @role_required(*ALL)
 def csv():
     """Every received CFE that matches the filters, for a spreadsheet."""
