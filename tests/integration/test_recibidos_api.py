@@ -215,3 +215,13 @@ def test_answers_to_an_upload_go_to_the_supplier_by_mail_from_the_worker(api_cli
     attached = [next(m.message.iter_attachments()) for m in received_mail]
     assert [a.get_filename().split("_")[0] for a in attached] == ["ACKSobre", "ACKCFE"]
     assert validate_xml(attached[0].get_content(), "ACKSobre.xsd") == []
+
+
+def test_an_envelope_that_spends_its_whole_cpu_budget_is_refused_s01(api_client, usuario, monkeypatch):
+    from portal.service.recibidos import intake
+
+    monkeypatch.setattr(intake, "EXAMINE_CPU_SECONDS", 0.000001)
+    answer = _upload(api_client, usuario, ("s.xml", sup.envelope([sup.cfe(n) for n in range(1, 21)])))
+    [result] = answer.get_json()["sobres"]
+    assert result["estado"] == "BS" and result["motivos"][0]["codigo"] == "S01"
+    assert "costoso" in result["motivos"][0]["detalle"]

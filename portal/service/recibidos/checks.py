@@ -81,14 +81,23 @@ class Envelope:
         return None if self.rut_emisor is None or self.idemisor is None else f"{self.rut_emisor}:{self.idemisor}"
 
 
-def read_envelope(data: bytes, company_rut: str, *, now: datetime | None = None) -> Envelope:
-    """The envelope read and checked at the envelope level (see the module docstring)."""
-    envelope = Envelope(data=data, sha256=hashlib.sha256(data).hexdigest())
-    # What identifies the sender, read from the bytes first so that even a broken envelope can be answered.
+def refused(data: bytes, problem: dict | None) -> Envelope:
+    """An envelope known only by its bytes: who sent it, read from them so that even a broken one can be
+    answered, and `problem` (its BS motive)."""
     ruc = _RUC_IN_BYTES.search(data[:8192])
     idemisor = _IDEMISOR_IN_BYTES.search(data[:8192])
-    envelope.rut_emisor = ruc.group(1).decode() if ruc else None
-    envelope.idemisor = int(idemisor.group(1)) if idemisor else None
+    return Envelope(
+        data=data,
+        sha256=hashlib.sha256(data).hexdigest(),
+        problem=problem,
+        rut_emisor=ruc.group(1).decode() if ruc else None,
+        idemisor=int(idemisor.group(1)) if idemisor else None,
+    )
+
+
+def read_envelope(data: bytes, company_rut: str, *, now: datetime | None = None) -> Envelope:
+    """The envelope read and checked at the envelope level (see the module docstring)."""
+    envelope = refused(data, None)
     if len(data) > MAX_BYTES:
         envelope.problem = motive("S07", f"El sobre tiene {len(data) // 1024} KB; el máximo es {MAX_BYTES // 1024} KB.")
         return envelope

@@ -15,13 +15,18 @@ from decimal import Decimal, InvalidOperation
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from portal.service.cfe import xmlsafe
+from portal.service.cfe.errors import XmlInputError
 from portal.service.envios.acks import CfeVerdict
+from portal.service.errors import ApiError
 from portal.service.models import Company
 from portal.service.recibidos import acks, checks
 from portal.service.recibidos.models import CHANNELS, ReceivedCfe, ReceivedEnvelope
 from portal.service.recibidos.motives import motive
 
 NS = checks.NS
+# About 1 s of CPU for 250 CFEs on the development machine (bench/bench_intake.py); far more is an attack.
+EXAMINE_CPU_SECONDS = 15.0
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,19 @@ def examine(envelope_bytes: bytes, company_rut: str, now: datetime | None = None
         for item in envelope.items:
             item.motives = checks.check_cfe(item, envelope, company_rut)
     return envelope
+
+
+def examine_bounded(envelope_bytes: bytes, company_rut: str, now: datetime | None = None) -> checks.Envelope:
+    """`examine` in one of the process's XML intake slots with a CPU budget (portal.service.cfe.xmlsafe): a few
+    envelopes at once keep the cores, and the rest of the service answers meanwhile. Busy slots are a 503 (the
+    sender retries); an envelope that spends the whole budget is refused S01."""
+    try:
+        with xmlsafe.intake(cpu_seconds=EXAMINE_CPU_SECONDS):
+            return examine(envelope_bytes, company_rut, now)
+    except xmlsafe.XmlIntakeBusy as exc:
+        raise ApiError(str(exc), code="servicio_ocupado", status=503, headers={"Retry-After": "5"}) from exc
+    except XmlInputError as exc:  # a parse refused part way: the budget is spent
+        return checks.refused(envelope_bytes, motive("S01", str(exc)))
 
 
 def receive(

@@ -278,7 +278,7 @@ def _handle_document(
         return []
     with db.new_session() as session:
         rut = session.get(Company, company_id).rut
-    examined = intake.examine(data, rut)
+    examined = intake.examine_bounded(data, rut)
     try:
         with db.write_transaction() as session:
             company = session.get(Company, company_id)

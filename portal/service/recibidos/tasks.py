@@ -86,7 +86,7 @@ def receive_and_answer(
     with db.new_session() as session:
         rut = session.get(Company, company_id).rut
     now = datetime.now(UTC)
-    examined = intake.examine(envelope_bytes, rut, now)
+    examined = intake.examine_bounded(envelope_bytes, rut, now)
     for attempt in (1, 2):
         try:
             with db.write_transaction() as session:
@@ -100,6 +100,6 @@ def receive_and_answer(
             # Once more, the duplicate is now seen (S20, E02) and answered as such.
             if attempt == 2:
                 raise
-            examined = intake.examine(envelope_bytes, rut, now)
+            examined = intake.examine_bounded(envelope_bytes, rut, now)
     wake(result.answer_ids)
     return result
