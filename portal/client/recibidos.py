@@ -305,6 +305,10 @@ class RecibidosApi(Transport):
         """The printed representation, made from the supplier's XML."""
         return self._request("GET", f"{BASE}/{int(received_id)}", params={"formato": "pdf"}, accept="*/*").content
 
+    def received_answer_xml(self, received_id: int, answer_id: int) -> bytes:
+        """One of our signed answers about the CFE (ACKSobre or ACKCFE), as sent or to send by hand."""
+        return self._request("GET", f"{BASE}/{int(received_id)}/respuestas/{int(answer_id)}", accept="*/*").content
+
     def upload_envelopes(self, files: tuple[EnvelopeFile, ...]) -> tuple[EnvelopeResult, ...]:
         """Receive envelope files (XML) or ZIPs of them; a hostile file refuses the whole upload (ValidationError
         on `files`)."""

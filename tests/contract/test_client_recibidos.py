@@ -37,6 +37,8 @@ def test_the_received_cfes_through_the_client(api):
     assert dict(detail.totals)["MntTotal"] == detail.cfe.total > Decimal(0)
     assert [a.kind for a in detail.answers] == ["ACKSobre", "ACKCFE"]
     assert api.received_xml(first).startswith(b"<CFE") and api.received_pdf(first).startswith(b"%PDF")
+    ack_sobre = api.received_answer_xml(first, detail.answers[0].id)
+    assert b"<ACKSobre" in ack_sobre and b"<Estado>AS</Estado>" in ack_sobre
 
     assert api.accept_received(first).cfe.decision == "aceptado"
     assert api.book_received(first).cfe.booked and not api.unbook_received(first).cfe.booked

@@ -53,6 +53,7 @@ RECORD_PARAMS = {
     "id_sobre",
     "mensaje_id",
     "recibido_id",
+    "respuesta_id",
 }
 FREE_PARAMS = {"rut", "idEmpresa", "idCertificado", "tipoDoc", "nroDoc", "numero"}
 
@@ -99,6 +100,7 @@ def company_one_records(api_client, auth_headers, service_app) -> dict:
         "id_sobre": 1,
         "mensaje_id": "mensaje-de-la-empresa-1",
         "recibido_id": 1,
+        "respuesta_id": 1,
     }
 
 

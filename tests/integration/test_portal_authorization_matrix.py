@@ -51,6 +51,7 @@ ANY_ROLE = {
     "recibidos.detail",
     "recibidos.pdf",
     "recibidos.xml",
+    "recibidos.answer",
 }
 WRITERS = {
     "comprobantes.reference",

@@ -225,3 +225,15 @@ def test_an_envelope_that_spends_its_whole_cpu_budget_is_refused_s01(api_client,
     [result] = answer.get_json()["sobres"]
     assert result["estado"] == "BS" and result["motivos"][0]["codigo"] == "S01"
     assert "costoso" in result["motivos"][0]["detalle"]
+
+
+def test_our_answers_can_be_downloaded_only_through_their_own_cfe(api_client, usuario, auth_headers, received):
+    first = received["recibidos"][0]
+    answers = api_client.get(f"{URL}/{first}", headers=usuario).get_json()["respuestas"]
+    document = api_client.get(f"{URL}/{first}/respuestas/{answers[1]['id']}", headers=usuario)
+    assert document.status_code == 200 and b"<ACKCFE" in document.data
+    other = _upload(api_client, usuario, ("o.xml", sup.envelope([sup.cfe(50)], idemisor=50))).get_json()["sobres"][0]
+    foreign = api_client.get(f"{URL}/{other['recibidos'][0]}/respuestas/{answers[0]['id']}", headers=usuario)
+    assert foreign.status_code == 404
+    elsewhere = auth_headers("admin@demo.uy", company_id=2)
+    assert api_client.get(f"{URL}/{first}/respuestas/{answers[0]['id']}", headers=elsewhere).status_code == 404

@@ -14,7 +14,7 @@ from portal.service.cfe.pdf import render_receipt
 from portal.service.comprobante.routes import _negotiate
 from portal.service.errors import FieldError, NotFound, ValidationFailed
 from portal.service.recibidos import decisions, listing, tasks, uploads, ws
-from portal.service.recibidos.models import ReceivedCfe
+from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe
 from portal.service.recibidos.schemas import (
     Motivo,
     PaginaRecibidos,
@@ -170,6 +170,36 @@ def ver(recibido_id: int, principal: Principal):
     if formato != "json":
         raise ValidationFailed([FieldError("formato", "enum", "formato: json, xml o pdf.")])
     return listing.completo(db.session(), row)
+
+
+@operation(
+    bp,
+    "GET",
+    "/<int:recibido_id>/respuestas/<int:respuesta_id>",
+    tag=TAG,
+    summary="Descargar una de nuestras respuestas (ACKSobre o ACKCFE firmado)",
+    auth=BOTH,
+    roles=ALL_ROLES,
+    path_params={**_ID, "respuesta_id": "El id de la respuesta, como lo lista el CFE recibido."},
+    responses={
+        200: {"description": "El documento firmado.", "content": {"application/xml": {"schema": {"type": "string"}}}},
+        404: "No existe, no es de este CFE o es de otra empresa.",
+    },
+)
+def respuesta(recibido_id: int, respuesta_id: int, principal: Principal):
+    """One of our signed answers about this CFE (its envelope's ACKSobre and ACKCFE, or its own decision)."""
+    row = _row(principal, recibido_id)
+    answer = db.session().get(ExchangeAnswer, respuesta_id)
+    if (
+        answer is None
+        or answer.company_id != principal.company_id
+        or answer.sobre_id != row.sobre_id
+        or answer.cfe_id not in (None, row.id)
+    ):
+        raise NotFound("No existe esa respuesta para este CFE.", code="respuesta_no_encontrada")
+    response = Response(answer.document, mimetype="application/xml")
+    response.headers["Content-Disposition"] = f'attachment; filename="{answer.filename}"'
+    return response
 
 
 def _pdf(row: ReceivedCfe, name: str) -> Response:

@@ -144,6 +144,15 @@ def xml(received_id: int):
     return response
 
 
+@bp.get("/<int:received_id>/respuestas/<int:answer_id>")
+@role_required(*ALL)
+def answer(received_id: int, answer_id: int):
+    """One of our signed answers, to keep or to send by hand when no channel to the supplier is known."""
+    response = Response(api().received_answer_xml(received_id, answer_id), mimetype="application/xml")
+    response.headers["Content-Disposition"] = f'attachment; filename="respuesta-{answer_id}.xml"'
+    return response
+
+
 @bp.post("/<int:received_id>/aceptar")
 @role_required(*WRITERS)
 def accept(received_id: int):
