@@ -16,7 +16,7 @@ TRANSLATION_DIRS := $(wildcard portal/web/translations portal/web/*/translations
 # 11 s of CPU per worker at collection alone. The caches are __pycache__ folders, ignored by git.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run serve test fuzz setup python-deps lock assets translations lint clean
+.PHONY: run serve test test-fast typecheck format fuzz setup python-deps lock assets translations lint clean
 
 run: setup
 	@scripts/debian-packages.sh $(RUNTIME_DEBS)
@@ -31,8 +31,9 @@ serve: setup
 test: setup
 	@scripts/debian-packages.sh $(TEST_DEBS)
 	$(BIN)/python -m portal.devsecrets
-	$(BIN)/ruff check portal tests bench
-	$(BIN)/ruff format --check portal tests bench
+	$(BIN)/ruff check portal tests bench scripts
+	$(BIN)/ruff format --check portal tests bench scripts
+	$(BIN)/python scripts/typecheck.py
 	# Three workers on the two cores (the tests wait on browsers and servers often enough that two left a third of
 	# the machine idle: 347 s with two, 295 s with three), handed tests two at a time: xdist's default first hands
 	# each worker a quarter of its share in collection order, and the one that got every browser test ran 66 s after
@@ -40,6 +41,20 @@ test: setup
 	# kill -9 real processes (marked `serial`), so other workers cannot make them fail.
 	$(BIN)/python -m pytest -n 3 --maxschedchunk 2 -m "not serial" $(PYTEST_ARGS)
 	$(BIN)/python -m pytest -m serial $(PYTEST_ARGS)
+
+# The unit tests alone (no server, no browser, no database server): the quick loop while changing code.
+test-fast: python-deps translations
+	$(BIN)/python -m pytest tests/unit -q $(PYTEST_ARGS)
+
+# mypy with the pydantic plugin over portal/: portal.domain and portal.client strict, the rest held to
+# mypy-baseline.txt, which may shrink and never grow (scripts/typecheck.py). Incremental: var/mypy-cache.
+typecheck: python-deps
+	$(BIN)/python scripts/typecheck.py
+
+# Rewrites the code in the house style: ruff's formatter, then its fixable lint rules (imports sorted, ...).
+format: python-deps
+	$(BIN)/ruff format portal tests bench scripts
+	$(BIN)/ruff check --fix portal tests bench scripts
 
 # A longer schemathesis run than `make test`'s: 300 generated requests per operation besides the coverage
 # cases (about 20,000 in all, some minutes). Worth running after changing an endpoint or the OpenAPI document.
@@ -82,8 +97,8 @@ translations: python-deps
 	@for dir in $(TRANSLATION_DIRS); do $(BIN)/pybabel compile --statistics -d $$dir >/dev/null || exit 1; done
 
 lint: python-deps
-	$(BIN)/ruff check portal tests bench
-	$(BIN)/ruff format --check portal tests bench
+	$(BIN)/ruff check portal tests bench scripts
+	$(BIN)/ruff format --check portal tests bench scripts
 
 clean:
 	rm -rf $(VENV) node_modules static/vendor var

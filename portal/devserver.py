@@ -24,6 +24,7 @@ def _environment(service_port: int, portal_port: int) -> dict[str, str]:
     env.setdefault("CFE_SERVICE_URL", service_url)
     env.setdefault("CFE_PORTAL_REDIRECT_URIS", f"{portal_url}/auth/callback")
     env.setdefault("CFE_PORTAL_POST_LOGOUT_URIS", f"{portal_url}/")
+    env.setdefault("CFE_WEBHOOKS_ALLOW_PRIVATE", "1")  # a developer's local webhook receiver
     return env
 
 

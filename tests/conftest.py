@@ -11,14 +11,13 @@ from __future__ import annotations
 import gc
 import os
 import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from werkzeug.serving import make_server
 
 from tests.support.oidc import sign_in_portal_client, start_portal_session
+from tests.support.servers import LiveServer
 
 pytest_plugins = ["tests.support.case_count"]
 
@@ -66,6 +65,7 @@ def _isolated_environment(run_dir: Path) -> Iterator[None]:
     saved = dict(os.environ)
     os.environ["CFE_VAR_DIR"] = str(run_dir / "var")
     os.environ["CFE_SECRETS_DIR"] = str(run_dir / "secrets")
+    os.environ["CFE_WEBHOOKS_ALLOW_PRIVATE"] = "1"  # the tests' webhook receivers listen on 127.0.0.1
     for name in (
         "CFE_DATABASE_URL",
         "PORTAL_DATABASE_URL",
@@ -308,32 +308,6 @@ def auth_headers(token_for):
         return result
 
     return headers
-
-
-class LiveServer:
-    """A WSGI app served by werkzeug in a thread on 127.0.0.1, port chosen by the OS."""
-
-    def __init__(self):
-        self.app = None
-        self.server = make_server("127.0.0.1", 0, self._dispatch, threaded=True)
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-        # A short poll interval: shutdown() waits up to one interval, and the default 0.5 s per live server
-        # was almost half of the suite's non-browser time.
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-
-    def _dispatch(self, environ, start_response):
-        return self.app(environ, start_response)
-
-    def start(self, app) -> LiveServer:
-        self.app = app
-        self.thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self.thread.is_alive():
-            self.server.shutdown()
-            self.thread.join(timeout=5)
-        self.server.server_close()
 
 
 @pytest.fixture

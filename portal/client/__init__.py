@@ -18,6 +18,7 @@ from portal.client.errors import (
     NotFound,
     RateLimited,
     ServiceUnavailable,
+    SignInRefused,
     Unauthorized,
     ValidationError,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "NotFound",
     "RateLimited",
     "ServiceUnavailable",
+    "SignInRefused",
     "Unauthorized",
     "UserApi",
     "ValidationError",

@@ -5,14 +5,18 @@ from __future__ import annotations
 from portal.client.apikeys import ApiKeysApi
 from portal.client.comprobantes import ComprobantesApi
 from portal.client.correo import CorreoApi
+from portal.client.cotizaciones import CotizacionesApi
 from portal.client.dgi import DgiApi
 from portal.client.empresa import EmpresaApi
 from portal.client.envios import EnviosApi
+from portal.client.informes import InformesApi
 from portal.client.inteligente import InteligenteApi
 from portal.client.models import UserInfo
 from portal.client.receptores import ReceptoresApi
 from portal.client.recibidos import RecibidosApi
+from portal.client.salud import SaludApi
 from portal.client.transport import Transport
+from portal.client.webhooks import WebhooksApi
 
 
 class UserApi(
@@ -24,6 +28,10 @@ class UserApi(
     EnviosApi,
     CorreoApi,
     ReceptoresApi,
+    InformesApi,
+    CotizacionesApi,
+    WebhooksApi,
+    SaludApi,
     RecibidosApi,
     Transport,
 ):

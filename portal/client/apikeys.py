@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from urllib.parse import quote
 
-from portal.client.models import parse_datetime as _moment
+from portal.client.models import JsonObject, optional_datetime, parse_datetime
 from portal.client.transport import Transport
 
 
@@ -16,7 +16,7 @@ class RateLimit:
     window_seconds: int
 
     @classmethod
-    def from_json(cls, data: dict) -> RateLimit:
+    def from_json(cls, data: JsonObject) -> RateLimit:
         return cls(limit=int(data["limite"]), window_seconds=int(data["ventanaSegundos"]))
 
     def to_json(self) -> dict[str, int]:
@@ -32,8 +32,10 @@ class WindowUsage:
     resets_at: datetime
 
     @classmethod
-    def from_json(cls, data: dict) -> WindowUsage:
-        return cls(used=int(data["usados"]), remaining=int(data["restantes"]), resets_at=_moment(data["reiniciaEn"]))
+    def from_json(cls, data: JsonObject) -> WindowUsage:
+        return cls(
+            used=int(data["usados"]), remaining=int(data["restantes"]), resets_at=parse_datetime(data["reiniciaEn"])
+        )
 
 
 @dataclass(frozen=True)
@@ -49,13 +51,14 @@ class ApiKeyEvent:
     name: str | None = None
 
     @classmethod
-    def from_json(cls, data: dict) -> ApiKeyEvent:
-        old, new = data.get("anterior") or {}, data.get("nuevo") or {}
+    def from_json(cls, data: JsonObject) -> ApiKeyEvent:
+        old: JsonObject = data.get("anterior") or {}
+        new: JsonObject = data.get("nuevo") or {}
         before, after = old, new.get("rateLimit", new)  # a creation nests its limit; a change is the limit
         return cls(
             action=data["accion"],
             actor=data["actor"],
-            at=_moment(data["fecha"]),
+            at=parse_datetime(data["fecha"]),
             rate_limit_before=RateLimit.from_json(before) if "limite" in before else None,
             rate_limit_after=RateLimit.from_json(after) if "limite" in after else None,
             name=new.get("nombre"),
@@ -82,16 +85,16 @@ class ApiKey:
         return self.status == "activa"
 
     @classmethod
-    def from_json(cls, data: dict) -> ApiKey:
+    def from_json(cls, data: JsonObject) -> ApiKey:
         return cls(
             id=data["id"],
             prefix=data["prefijo"],
             name=data["nombre"],
             status=data["estado"],
-            created_at=_moment(data["creadaEn"]),
+            created_at=parse_datetime(data["creadaEn"]),
             created_by=data["creadaPor"],
-            last_used_at=_moment(data.get("ultimoUso")),
-            revoked_at=_moment(data.get("revocadaEn")),
+            last_used_at=optional_datetime(data.get("ultimoUso")),
+            revoked_at=optional_datetime(data.get("revocadaEn")),
             revoked_by=data.get("revocadaPor"),
             rate_limit=RateLimit.from_json(data["rateLimit"]),
             usage=WindowUsage.from_json(data["uso"]) if data.get("uso") else None,
@@ -107,7 +110,7 @@ class NewApiKey:
     secret: str = field(repr=False)  # a stray log line or traceback must not carry it
 
     @classmethod
-    def from_json(cls, data: dict) -> NewApiKey:
+    def from_json(cls, data: JsonObject) -> NewApiKey:
         return cls(key=ApiKey.from_json(data), secret=data["clave"])
 
 

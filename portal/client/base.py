@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 import requests
@@ -53,7 +54,9 @@ class CfeClient:
         # Proxies and CA bundle from the environment, read once: every call goes to the same host, and reading
         # them per call (requests scans os.environ each time) cost about 1 ms a request.
         settings = self.session.merge_environment_settings(self.base_url, {}, None, None, None)
-        self._send_settings = {k: v for k, v in settings.items() if k in ("verify", "cert", "proxies")}
+        self._verify: bool | str = True if settings["verify"] is None else settings["verify"]
+        self._cert: str | tuple[str, str] | None = settings["cert"]
+        self._proxies: Mapping[str, str] = settings["proxies"]
         self._safe = self._adapter(retries, retry_on_status=True)
         self._unsafe = self._adapter(retries, retry_on_status=False)
 
@@ -131,10 +134,12 @@ class CfeClient:
             raise _error_from(response, headers.get("X-Request-ID"))
         return response
 
-    def _send(self, adapter: HTTPAdapter, method: str, url: str, headers: dict, kwargs: dict):
+    def _send(
+        self, adapter: HTTPAdapter, method: str, url: str, headers: dict[str, str], kwargs: dict[str, Any]
+    ) -> requests.Response:
         # The session's mounted adapter retries; a non-idempotent call goes through the no-retry adapter.
         prepared = self.session.prepare_request(requests.Request(method, url, headers=headers, **kwargs))
-        return adapter.send(prepared, timeout=self.timeout, **self._send_settings)
+        return adapter.send(prepared, timeout=self.timeout, verify=self._verify, cert=self._cert, proxies=self._proxies)
 
 
 def _is_read_timeout(exc: Exception) -> bool:
@@ -147,7 +152,8 @@ def _is_read_timeout(exc: Exception) -> bool:
 
 def _error_from(response: requests.Response, sent_request_id: str | None) -> errors.CfeError:
     request_id = response.headers.get("X-Request-ID", sent_request_id)
-    code, message, fields = "http_error", f"El servicio respondió {response.status_code}.", ()
+    code, message = "http_error", f"El servicio respondió {response.status_code}."
+    fields: tuple[errors.FieldError, ...] = ()
     try:
         body = response.json()["error"]
         code, message = body.get("code", code), body.get("message", message)

@@ -10,6 +10,7 @@ what the service answers. Amounts are exact decimals, dates are dates.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -24,7 +25,7 @@ from portal.client.cfe_parts import (
     Retention,
     decimal_or_none,
 )
-from portal.client.models import json_object, parse_date
+from portal.client.models import JsonObject, json_object, optional_date
 
 __all__ = [
     "PRICES_INCLUDE_IVA",
@@ -73,7 +74,7 @@ class CfeRequest:
     def prices_include_tax(self) -> bool:
         return self.gross_amounts == PRICES_INCLUDE_IVA
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         body = json_object(
             (
                 ("tipoCFE", self.tipo_cfe),
@@ -105,7 +106,7 @@ class CfeRequest:
         return body
 
     @classmethod
-    def from_json(cls, data: dict) -> CfeRequest:
+    def from_json(cls, data: JsonObject) -> CfeRequest:
         gross = data.get("mntBruto")
         if isinstance(gross, bool):  # the service's older boolean form
             gross = PRICES_INCLUDE_IVA if gross else None
@@ -113,9 +114,9 @@ class CfeRequest:
             tipo_cfe=int(data["tipoCFE"]),
             lines=tuple(Line.from_json(item) for item in data.get("items") or ()),
             receiver=Receiver.from_json(data["receptor"]) if data.get("receptor") else None,
-            issue_date=parse_date(data.get("fchEmis")),
+            issue_date=optional_date(data.get("fchEmis")),
             payment_form=data.get("fmaPago"),
-            due_date=parse_date(data.get("fchVenc")),
+            due_date=optional_date(data.get("fchVenc")),
             gross_amounts=gross,
             currency=data.get("tpoMoneda"),
             exchange_rate=decimal_or_none(data.get("tpoCambio")),
@@ -123,7 +124,7 @@ class CfeRequest:
             payments=tuple(Payment.from_json(p) for p in data.get("mediosPago") or ()),
             references=tuple(Reference.from_json(r) for r in data.get("referencias") or ()),
             transfer_kind=data.get("tipoTraslado"),
-            value_date=parse_date(data.get("fchValor")),
+            value_date=optional_date(data.get("fchValor")),
             other_rate_iva=decimal_or_none(data.get("mntIVAOtra")),
             additional_info=data.get("infoAdicionalDoc"),
             adenda=data.get("adenda"),
@@ -134,7 +135,7 @@ class CfeRequest:
 
 # The service's names -> CfeRequest's, part by part: (field, the part's own table) for a nested part.
 _RETENTION_FIELDS = {"codRet": "code", "tasa": "rate", "mntSujetoaRet": "base", "valRetPerc": "amount"}
-_FIELD_NAMES: dict = {
+_FIELD_NAMES: FieldNames = {
     "tipoCFE": "tipo_cfe",
     "fchEmis": "issue_date",
     "fmaPago": "payment_form",
@@ -216,15 +217,20 @@ def field_path(path: str) -> str:
     return renamed_path(path, _FIELD_NAMES) or path
 
 
-def renamed_path(path: str, names: dict) -> str | None:
+# The service's name of a field -> the request's, or (the request's, the part's own table) for a nested part.
+FieldNames = Mapping[str, "str | tuple[str, FieldNames]"]
+
+
+def renamed_path(path: str, names: FieldNames) -> str | None:
     """`path` in the names of `names` (the service's name -> the request's, or (the request's, the part's own
     table) for a nested part, like _FIELD_NAMES); None when a part of it is not in the table."""
     parts = []
+    table: FieldNames | None = names
     for segment in path.split("."):
         match = _SEGMENT.match(segment)
-        known = names.get(match["name"]) if match and names else None
-        if known is None:
+        known = table.get(match["name"]) if match and table else None
+        if match is None or known is None:
             return None
-        field, names = known if isinstance(known, tuple) else (known, None)
+        field, table = known if isinstance(known, tuple) else (known, None)
         parts.append(field + match["index"])
     return ".".join(parts)

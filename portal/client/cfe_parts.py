@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from portal.client.models import json_object, parse_date
+from portal.client.models import JsonObject, json_object, optional_date
 
 
-def decimal_or_none(value) -> Decimal | None:
+def decimal_or_none(value: str | int | float | Decimal | None) -> Decimal | None:
     return None if value in (None, "") else Decimal(str(value))
 
 
@@ -30,7 +30,7 @@ class Receiver:
     postal_code: int | None = None
     purchase_order: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         return json_object(
             (
                 ("tipoDocRecep", self.doc_type),
@@ -47,7 +47,7 @@ class Receiver:
         )
 
     @classmethod
-    def from_json(cls, data: dict) -> Receiver:
+    def from_json(cls, data: JsonObject) -> Receiver:
         doc_type = data.get("tipoDocRecep")
         return cls(
             doc_type=int(doc_type) if doc_type is not None else None,
@@ -80,13 +80,13 @@ class Retention:
     rate: Decimal | None = None
     base: Decimal | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         return json_object(
             (("codRet", self.code), ("tasa", self.rate), ("mntSujetoaRet", self.base), ("valRetPerc", self.amount))
         )
 
     @classmethod
-    def from_json(cls, data: dict) -> Retention:
+    def from_json(cls, data: JsonObject) -> Retention:
         return cls(
             code=str(data.get("codRet", "")),
             amount=decimal_or_none(data.get("valRetPerc")),
@@ -113,7 +113,7 @@ class Line:
     codes: tuple[ItemCode, ...] = ()
     retentions: tuple[Retention, ...] = ()
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         body = json_object(
             (
                 ("indFact", self.ind_fact),
@@ -136,7 +136,7 @@ class Line:
         return body
 
     @classmethod
-    def from_json(cls, data: dict) -> Line:
+    def from_json(cls, data: JsonObject) -> Line:
         ind_fact = data.get("indFact")
         return cls(
             name=data.get("nomItem"),
@@ -166,7 +166,7 @@ class Adjustment:
     kind: int = 1
     code: int | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         return json_object(
             (
                 ("tpoMovDR", self.movement),
@@ -183,7 +183,7 @@ class Adjustment:
         return self.movement == "D"
 
     @classmethod
-    def from_json(cls, data: dict) -> Adjustment:
+    def from_json(cls, data: JsonObject) -> Adjustment:
         return cls(
             movement=data["tpoMovDR"],
             description=data.get("glosaDR", ""),
@@ -202,11 +202,11 @@ class Payment:
     amount: Decimal
     code: int | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         return json_object((("codMP", self.code), ("glosaMP", self.description), ("valorPago", self.amount)))
 
     @classmethod
-    def from_json(cls, data: dict) -> Payment:
+    def from_json(cls, data: JsonObject) -> Payment:
         return cls(description=data.get("glosaMP", ""), amount=Decimal(str(data["valorPago"])), code=data.get("codMP"))
 
 
@@ -222,7 +222,7 @@ class Reference:
     amount: Decimal | None = None
     global_reference: bool = False
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         return json_object(
             (
                 ("indGlobal", 1 if self.global_reference else None),
@@ -236,13 +236,13 @@ class Reference:
         )
 
     @classmethod
-    def from_json(cls, data: dict) -> Reference:
+    def from_json(cls, data: JsonObject) -> Reference:
         return cls(
             tipo_cfe=data.get("tpoDocRef"),
             serie=data.get("serie"),
             number=data.get("nroCFERef"),
             reason=data.get("razonRef"),
-            issue_date=parse_date(data.get("fechaCFEref")),
+            issue_date=optional_date(data.get("fechaCFEref")),
             amount=decimal_or_none(data.get("mntCFEref")),
             global_reference=data.get("indGlobal") == 1,
         )

@@ -8,8 +8,7 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from portal.client.cfe_parts import decimal_or_none as _decimal
-from portal.client.models import parse_date as _day
-from portal.client.models import parse_datetime as _dt
+from portal.client.models import JsonObject, optional_date, parse_datetime
 
 
 @dataclass(frozen=True)
@@ -31,13 +30,13 @@ class ReceiptReference:
         return f"{self.serie}-{self.nro:07d}" if self.serie and self.nro else ""
 
     @classmethod
-    def from_json(cls, data: dict) -> ReceiptReference:
+    def from_json(cls, data: JsonObject) -> ReceiptReference:
         return cls(
             data.get("tpoDocRef"),
             data.get("serie"),
             data.get("nroCFERef"),
             data.get("razonRef"),
-            _day(data.get("fechaCFEref")),
+            optional_date(data.get("fechaCFEref")),
             _decimal(data.get("mntCFEref")),
             data.get("tpoMonedaRef"),
             data.get("idCfeEmitido"),
@@ -63,7 +62,7 @@ class RelatedNote:
         return f"{self.serie}-{self.nro:07d}"
 
     @classmethod
-    def from_json(cls, data: dict) -> RelatedNote:
+    def from_json(cls, data: JsonObject) -> RelatedNote:
         return cls(
             data["idCfeEmitido"],
             int(data["tipoCFE"]),
@@ -85,9 +84,11 @@ class ReferenceChange:
     at: datetime
 
 
-def reference_history(items: list[dict]) -> tuple[ReferenceChange, ...]:
+def reference_history(items: list[JsonObject]) -> tuple[ReferenceChange, ...]:
     return tuple(
-        ReferenceChange(h.get("referenciaAnterior"), h["referenciaCobro"], h.get("observacion"), h["por"], _dt(h["en"]))
+        ReferenceChange(
+            h.get("referenciaAnterior"), h["referenciaCobro"], h.get("observacion"), h["por"], parse_datetime(h["en"])
+        )
         for h in items
     )
 
@@ -100,7 +101,7 @@ class AppliedReference:
     history: tuple[ReferenceChange, ...]
 
     @classmethod
-    def from_json(cls, data: dict) -> AppliedReference:
+    def from_json(cls, data: JsonObject) -> AppliedReference:
         return cls(
             data["idCfeEmitido"],
             data["referenciaCobro"],

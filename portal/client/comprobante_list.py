@@ -7,6 +7,8 @@ from datetime import date
 from decimal import Decimal
 from typing import ClassVar
 
+from portal.client.models import JsonObject
+
 # ReceiptFilters' fields -> the service's query parameters.
 _FILTER_PARAMS = {
     "since": "desde",
@@ -73,7 +75,7 @@ class ReceiptSummary:
     request_id: str | None
 
     @classmethod
-    def from_json(cls, data: dict) -> ReceiptSummary:
+    def from_json(cls, data: JsonObject) -> ReceiptSummary:
         receiver = data.get("receptor") or {}
         return cls(
             data["idCfeEmitido"],
@@ -109,7 +111,7 @@ class ReceiptPage:
     totals: tuple[CurrencyTotal, ...]
 
     @classmethod
-    def from_json(cls, data: dict) -> ReceiptPage:
+    def from_json(cls, data: JsonObject) -> ReceiptPage:
         return cls(
             tuple(ReceiptSummary.from_json(r) for r in data["comprobantes"]),
             data.get("siguiente"),

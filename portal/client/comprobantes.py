@@ -6,6 +6,8 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import Decimal
 
+import requests
+
 from portal.client import errors
 from portal.client.cfe import Adjustment, CfeRequest, Line, Payment, Receiver, field_path
 from portal.client.comprobante_links import (
@@ -17,7 +19,8 @@ from portal.client.comprobante_links import (
 )
 from portal.client.comprobante_list import CurrencyTotal, ReceiptFilters, ReceiptPage, ReceiptSummary
 from portal.client.dgi_state import DgiState
-from portal.client.models import parse_datetime as _dt
+from portal.client.exchange_state import ExchangeState
+from portal.client.models import JsonObject, optional_date, parse_datetime
 from portal.client.totals import Totals
 from portal.client.transport import Transport
 
@@ -80,6 +83,7 @@ class IssuedReceipt:
     dgi: DgiState | None = None
     payment_form: int | None = None
     due_date: date | None = None
+    transfer_kind: int | None = None  # e-Remito: 1 sale, 2 internal transfer
     prices_include_tax: bool = False
     exchange_rate: Decimal | None = None
     lines: tuple[Line, ...] = ()
@@ -89,6 +93,8 @@ class IssuedReceipt:
     references: tuple[ReceiptReference, ...] = ()
     notes: tuple[RelatedNote, ...] = ()
     creditable_balance: Decimal | None = None
+    exchange: ExchangeState | None = None  # to an electronic receiver (intercambio)
+    corrects_rejection_of: str | None = None  # a credit note correcting a receiver's commercial rejection
     replayed: bool = False  # the service answered an Idempotency-Key already used: issued before, not now
 
     @property
@@ -96,7 +102,7 @@ class IssuedReceipt:
         return f"{self.serie}-{self.nro:07d}"
 
     @classmethod
-    def from_json(cls, data: dict) -> IssuedReceipt:
+    def from_json(cls, data: JsonObject) -> IssuedReceipt:
         cae = data["cae"]
         return cls(
             id=data["idCfeEmitido"],
@@ -104,7 +110,7 @@ class IssuedReceipt:
             serie=data["serie"],
             nro=int(data["nro"]),
             issue_date=date.fromisoformat(data["fchEmis"]),
-            signed_at=_dt(data["tmstFirma"]),
+            signed_at=parse_datetime(data["tmstFirma"]),
             currency=data["tpoMoneda"],
             receiver=Receiver.from_json(data["receptor"]) if data.get("receptor") else None,
             totals=Totals.from_json(data["totales"]),
@@ -114,11 +120,12 @@ class IssuedReceipt:
             dgi_status=data["estadoDGI"],
             collection_reference=data.get("referenciaCobro"),
             created_by=data["creadoPor"],
-            created_at=_dt(data["creadoEn"]),
+            created_at=parse_datetime(data["creadoEn"]),
             warnings=tuple(ReceiptWarning(w["codigo"], w["mensaje"]) for w in data.get("advertencias", [])),
             reference_history=reference_history(data.get("historialReferencias", [])),
             payment_form=data.get("fmaPago"),
-            due_date=_day(data.get("fchVenc")),
+            due_date=optional_date(data.get("fchVenc")),
+            transfer_kind=data.get("tipoTraslado"),
             prices_include_tax=data.get("mntBruto") in (1, True),
             exchange_rate=_decimal(data.get("tpoCambio")),
             lines=tuple(Line.from_json(item) for item in data.get("items", [])),
@@ -129,14 +136,12 @@ class IssuedReceipt:
             notes=tuple(RelatedNote.from_json(n) for n in data.get("notas", [])),
             creditable_balance=_decimal(data.get("saldoAcreditable")),
             dgi=DgiState.from_json(data["dgi"]) if data.get("dgi") else None,
+            exchange=ExchangeState.from_json(data["intercambio"]) if data.get("intercambio") else None,
+            corrects_rejection_of=data.get("corrigeRechazoComercial"),
         )
 
 
-def _day(value: str | None) -> date | None:
-    return date.fromisoformat(value) if value else None
-
-
-def _decimal(value) -> Decimal | None:
+def _decimal(value: str | int | float | Decimal | None) -> Decimal | None:
     return None if value is None else Decimal(str(value))
 
 
@@ -149,7 +154,7 @@ class NoteDraft:
     creditable_balance: Decimal | None
 
     @classmethod
-    def from_json(cls, data: dict) -> NoteDraft:
+    def from_json(cls, data: JsonObject) -> NoteDraft:
         return cls(
             CfeRequest.from_json(data["borrador"]), data["idCfeOriginal"], _decimal(data.get("saldoAcreditable"))
         )
@@ -162,8 +167,8 @@ class PreviewLink:
     expires_at: datetime
 
     @classmethod
-    def from_json(cls, data: dict) -> PreviewLink:
-        return cls(data["token"], data["url"], _dt(data["expiresAt"]))
+    def from_json(cls, data: JsonObject) -> PreviewLink:
+        return cls(data["token"], data["url"], parse_datetime(data["expiresAt"]))
 
 
 @dataclass(frozen=True)
@@ -172,7 +177,7 @@ class SignedXml:
     digest: str | None
 
 
-def _issued(response) -> IssuedReceipt:
+def _issued(response: requests.Response) -> IssuedReceipt:
     receipt = IssuedReceipt.from_json(response.json())
     return replace(receipt, replayed=True) if response.headers.get("Idempotent-Replayed") == "true" else receipt
 

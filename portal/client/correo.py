@@ -6,7 +6,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from urllib.parse import quote
 
-from portal.client.models import parse_datetime as _moment
+import requests
+
+from portal.client.models import JsonObject, optional_datetime, parse_datetime
 from portal.client.transport import Transport
 
 BASE = "/api/v1/correo"
@@ -34,7 +36,7 @@ class MailSend:
         return self.state in FINAL_STATES
 
     @classmethod
-    def from_json(cls, data: dict) -> MailSend:
+    def from_json(cls, data: JsonObject) -> MailSend:
         return cls(
             id=data["id"],
             receipt_id=data["idCfeEmitido"],
@@ -42,10 +44,10 @@ class MailSend:
             state=data["estado"],
             attempts=int(data["intentos"]),
             error=data.get("error"),
-            next_attempt_at=_moment(data.get("proximoIntento")),
+            next_attempt_at=optional_datetime(data.get("proximoIntento")),
             created_by=data["creadoPor"],
-            created_at=_moment(data["creadoEn"]),
-            sent_at=_moment(data.get("enviadoEn")),
+            created_at=parse_datetime(data["creadoEn"]),
+            sent_at=optional_datetime(data.get("enviadoEn")),
         )
 
 
@@ -64,7 +66,7 @@ class MailSends:
         return any(not send.final for send in self.sends)
 
     @classmethod
-    def from_json(cls, data: dict) -> MailSends:
+    def from_json(cls, data: JsonObject) -> MailSends:
         return cls(
             receipt_id=data["idCfeEmitido"],
             suggested=tuple(data["sugeridos"]),
@@ -91,13 +93,13 @@ class MailboxMessage:
     text: str | None = None  # only when one message is read
 
     @classmethod
-    def from_json(cls, data: dict) -> MailboxMessage:
+    def from_json(cls, data: JsonObject) -> MailboxMessage:
         return cls(
             id=data["id"],
             sender=data["de"],
             to=data["para"],
             subject=data["asunto"],
-            date=_moment(data.get("fecha")),
+            date=optional_datetime(data.get("fecha")),
             text=data.get("texto"),
             attachments=tuple(MailboxAttachment(a["nombre"], a["tipo"], int(a["bytes"])) for a in data["adjuntos"]),
         )
@@ -108,6 +110,14 @@ class Download:
     content: bytes
     content_type: str
     filename: str
+
+    @classmethod
+    def of(cls, response: requests.Response, default_name: str) -> Download:
+        """A file the service answered, named as its Content-Disposition says."""
+        filename = response.headers.get("Content-Disposition", "").partition('filename="')[2].rstrip('"')
+        return cls(
+            response.content, response.headers.get("Content-Type", "application/octet-stream"), filename or default_name
+        )
 
 
 class CorreoApi(Transport):
@@ -138,7 +148,4 @@ class CorreoApi(Transport):
         response = self._request(
             "GET", f"{BASE}/buzon/{quote(message_id, safe='')}/adjuntos/{int(index)}", accept="*/*"
         )
-        filename = response.headers.get("Content-Disposition", "").partition('filename="')[2].rstrip('"')
-        return Download(
-            response.content, response.headers.get("Content-Type", "application/octet-stream"), filename or "adjunto"
-        )
+        return Download.of(response, "adjunto")

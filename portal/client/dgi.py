@@ -12,7 +12,7 @@ from datetime import date
 from typing import Any
 from urllib.parse import quote
 
-from portal.client.models import parse_date as _day
+from portal.client.models import JsonObject, optional_date
 from portal.client.transport import Transport
 
 BASE = "/api/v1/dgi"
@@ -26,7 +26,7 @@ class Contact:
     value: str
 
     @classmethod
-    def from_json(cls, data: dict) -> Contact:
+    def from_json(cls, data: JsonObject) -> Contact:
         return cls(kind=data["tipo"], value=data["valor"])
 
 
@@ -44,7 +44,7 @@ class Address:
     contacts: tuple[Contact, ...] = ()
 
     @classmethod
-    def from_json(cls, data: dict) -> Address:
+    def from_json(cls, data: JsonObject) -> Address:
         return cls(
             street=data["calle"],
             number=data.get("numero"),
@@ -71,8 +71,8 @@ class Activity:
     since: date | None
 
     @classmethod
-    def from_json(cls, data: dict) -> Activity:
-        return cls(code=data["giroCod"], name=data["giroNom"], since=_day(data.get("fechaInicio")))
+    def from_json(cls, data: JsonObject) -> Activity:
+        return cls(code=data["giroCod"], name=data["giroNom"], since=optional_date(data.get("fechaInicio")))
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ class Entity:
     activities: tuple[Activity, ...] | None = None
 
     @classmethod
-    def from_json(cls, data: dict) -> Entity:
+    def from_json(cls, data: JsonObject) -> Entity:
         address = data.get("domicilioFiscal")
         activities = data.get("actividades")
         return cls(
@@ -110,9 +110,9 @@ class Entity:
             state=data["estadoActividad"],
             state_description=data["estadoActividadDescripcion"],
             active=bool(data["activo"]),
-            started=_day(data.get("fechaInicioActividad")),
+            started=optional_date(data.get("fechaInicioActividad")),
             electronic_issuer=data.get("emisorElectronico"),
-            electronic_issuer_since=_day(data.get("emisorElectronicoDesde")),
+            electronic_issuer_since=optional_date(data.get("emisorElectronicoDesde")),
             address=Address.from_json(address) if address else None,
             activities=tuple(Activity.from_json(a) for a in activities) if activities is not None else None,
         )
@@ -127,7 +127,7 @@ class EntityName:
     name: str
 
     @classmethod
-    def from_json(cls, data: dict) -> EntityName:
+    def from_json(cls, data: JsonObject) -> EntityName:
         return cls(doc_type=int(data["tipoDoc"]), number=data["nroDoc"], name=data["nombre"])
 
 
@@ -144,15 +144,15 @@ class CvaStatus:
     expires: date | None
 
     @classmethod
-    def from_json(cls, data: dict) -> CvaStatus:
+    def from_json(cls, data: JsonObject) -> CvaStatus:
         return cls(
             rut=data["rut"],
             name=data["denominacion"],
             current=bool(data["vigente"]),
             state=data["estado"],
             number=data.get("numero"),
-            issued=_day(data.get("fechaEmision")),
-            expires=_day(data.get("fechaVencimiento")),
+            issued=optional_date(data.get("fechaEmision")),
+            expires=optional_date(data.get("fechaVencimiento")),
         )
 
 

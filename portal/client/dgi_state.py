@@ -6,8 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from portal.client.models import parse_date as _date
-from portal.client.models import parse_datetime as _dt
+from portal.client.models import JsonObject, optional_datetime, parse_date
 
 
 @dataclass(frozen=True)
@@ -19,15 +18,15 @@ class DgiMotive:
     detail: str | None = None
 
     @classmethod
-    def from_json(cls, data: dict) -> DgiMotive:
+    def from_json(cls, data: JsonObject) -> DgiMotive:
         return cls(data["codigo"], data.get("glosa") or "", data.get("detalle"))
 
 
-def motives(items) -> tuple[DgiMotive, ...]:
+def motives(items: list[JsonObject] | None) -> tuple[DgiMotive, ...]:
     return tuple(DgiMotive.from_json(m) for m in items or ())
 
 
-def int_or_none(value) -> int | None:
+def int_or_none(value: int | str | None) -> int | None:
     return None if value is None else int(value)
 
 
@@ -41,7 +40,7 @@ class EnvelopeRef:
     id_receptor: str | None
 
     @classmethod
-    def from_json(cls, data: dict) -> EnvelopeRef:
+    def from_json(cls, data: JsonObject) -> EnvelopeRef:
         return cls(
             int(data["idSobre"]),
             int(data["idEmisor"]),
@@ -64,10 +63,10 @@ class ReportRef:
     ack: str | None
 
     @classmethod
-    def from_json(cls, data: dict) -> ReportRef:
+    def from_json(cls, data: JsonObject) -> ReportRef:
         return cls(
             int_or_none(data.get("idReporte")),
-            _date(data["fecha"]),
+            parse_date(data["fecha"]),
             int_or_none(data.get("secEnvio")),
             data.get("archivo"),
             data["estado"],
@@ -92,13 +91,13 @@ class DgiMoments:
         )
 
     @classmethod
-    def from_json(cls, data: dict) -> DgiMoments:
+    def from_json(cls, data: JsonObject) -> DgiMoments:
         return cls(
-            registered=_dt(data.get("registrado")),
-            packed=_dt(data.get("enSobre")),
-            received=_dt(data.get("recibido")),
-            answered=_dt(data.get("respondido")),
-            reported=_dt(data.get("enReporte")),
+            registered=optional_datetime(data.get("registrado")),
+            packed=optional_datetime(data.get("enSobre")),
+            received=optional_datetime(data.get("recibido")),
+            answered=optional_datetime(data.get("respondido")),
+            reported=optional_datetime(data.get("enReporte")),
         )
 
 
@@ -125,7 +124,7 @@ class DgiState:
         return self.moments.latest
 
     @classmethod
-    def from_json(cls, data: dict) -> DgiState:
+    def from_json(cls, data: JsonObject) -> DgiState:
         return cls(
             state=data["estado"],
             description=data.get("descripcion") or "",

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from portal.client.models import parse_date as _day
-from portal.client.models import parse_datetime as _moment
+from portal.client.models import JsonObject, optional_date, optional_datetime, parse_date, parse_datetime
 
 
 @dataclass(frozen=True)
@@ -19,7 +18,7 @@ class Logo:
     height: int
 
     @classmethod
-    def from_json(cls, data: dict) -> Logo:
+    def from_json(cls, data: JsonObject) -> Logo:
         return cls(
             mimetype=data["tipo"], size_bytes=int(data["bytes"]), width=int(data["ancho"]), height=int(data["alto"])
         )
@@ -43,19 +42,19 @@ class FiscalSettings:
     updated_by: str | None = None
 
     @classmethod
-    def from_json(cls, data: dict) -> FiscalSettings:
+    def from_json(cls, data: JsonObject) -> FiscalSettings:
         return cls(
             regime=data["regimen"],
             exemption_norm=data.get("normaExoneracion"),
             resolution=data.get("resolucion"),
-            issuer_since=_day(data.get("fechaEmisor")),
+            issuer_since=optional_date(data.get("fechaEmisor")),
             iva_al_dia=bool(data["ivaAlDia"]),
             verification_url=data.get("urlVerificacion"),
             paper=data["formatoPapel"],
             rut=data.get("rut", ""),
             company_name=data.get("razonSocial", ""),
             logo=Logo.from_json(data["logo"]) if data.get("logo") else None,
-            updated_at=_moment(data.get("actualizadoEn")),
+            updated_at=optional_datetime(data.get("actualizadoEn")),
             updated_by=data.get("actualizadoPor"),
         )
 
@@ -82,7 +81,7 @@ class Branch:
     id: int | None = None  # None for one not created yet
 
     @classmethod
-    def from_json(cls, data: dict) -> Branch:
+    def from_json(cls, data: JsonObject) -> Branch:
         return cls(
             id=int(data["id"]),
             code=int(data["codigo"]),
@@ -122,7 +121,7 @@ class SigningCertificate:
         return self.status == "por_vencer"
 
     @classmethod
-    def from_json(cls, data: dict) -> SigningCertificate:
+    def from_json(cls, data: JsonObject) -> SigningCertificate:
         return cls(
             id=int(data["id"]),
             name=data["nombre"],
@@ -130,8 +129,8 @@ class SigningCertificate:
             issuer=data["emisor"],
             serial=data["serie"],
             rut=data.get("rut"),
-            valid_from=_moment(data["desde"]),
-            valid_to=_moment(data["hasta"]),
+            valid_from=parse_datetime(data["desde"]),
+            valid_to=parse_datetime(data["hasta"]),
             days_left=int(data["diasRestantes"]),
             status=data["estado"],
         )
@@ -155,7 +154,7 @@ class CaeRange:
     source: str
 
     @classmethod
-    def from_json(cls, data: dict) -> CaeRange:
+    def from_json(cls, data: JsonObject) -> CaeRange:
         return cls(
             id=int(data["id"]),
             cae_id=int(data["caeId"]),
@@ -165,8 +164,8 @@ class CaeRange:
             last=int(data["hasta"]),
             next=int(data["proximo"]),
             remaining=int(data["restantes"]),
-            authorised_on=_day(data["fechaAutorizacion"]),
-            expires_on=_day(data["vencimiento"]),
+            authorised_on=parse_date(data["fechaAutorizacion"]),
+            expires_on=parse_date(data["vencimiento"]),
             days_left=int(data["diasRestantes"]),
             status=data["estado"],
             special=data.get("caeEspecial"),
@@ -194,10 +193,10 @@ class AuditChange:
     changed: bool = False
 
     @classmethod
-    def from_item(cls, name: str, value) -> AuditChange:
+    def from_item(cls, name: str, value: AuditValue | dict[str, AuditValue]) -> AuditChange:
         if isinstance(value, dict) and set(value) == {"antes", "despues"}:
             return cls(name, value["despues"], value["antes"], changed=True)
-        return cls(name, value)
+        return cls(name, None if isinstance(value, dict) else value)
 
 
 @dataclass(frozen=True)
@@ -209,9 +208,9 @@ class AuditEvent:
     changes: tuple[AuditChange, ...] = ()
 
     @classmethod
-    def from_json(cls, data: dict) -> AuditEvent:
+    def from_json(cls, data: JsonObject) -> AuditEvent:
         return cls(
-            at=_moment(data["fecha"]),
+            at=parse_datetime(data["fecha"]),
             actor=data["actor"],
             action=data["accion"],
             target=data.get("objeto"),

@@ -8,7 +8,7 @@ from datetime import date
 from decimal import Decimal
 
 from portal.client.empresa_records import CaeRange, SigningCertificate
-from portal.client.models import parse_date as _day
+from portal.client.models import JsonObject, parse_date
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,7 @@ class TodayLine:
     total: Decimal  # sum of MntPagar
 
     @classmethod
-    def from_json(cls, data: dict) -> TodayLine:
+    def from_json(cls, data: JsonObject) -> TodayLine:
         return cls(
             cfe_type=int(data["tipoCFE"]),
             currency=data["moneda"],
@@ -39,7 +39,7 @@ class CurrencyTotal:
     net: Decimal
 
     @classmethod
-    def from_json(cls, data: dict) -> CurrencyTotal:
+    def from_json(cls, data: JsonObject) -> CurrencyTotal:
         return cls(currency=data["moneda"], count=int(data["cantidad"]), net=Decimal(str(data["neto"])))
 
 
@@ -53,13 +53,13 @@ class RejectedReceipt:
     dgi_status: str
 
     @classmethod
-    def from_json(cls, data: dict) -> RejectedReceipt:
+    def from_json(cls, data: JsonObject) -> RejectedReceipt:
         return cls(
             id=data["id"],
             cfe_type=int(data["tipoCFE"]),
             serie=data["serie"],
             number=int(data["nro"]),
-            issued_on=_day(data["fecha"]),
+            issued_on=parse_date(data["fecha"]),
             dgi_status=data["estado"],
         )
 
@@ -72,7 +72,7 @@ class DgiSummary:
     latest_rejected: tuple[RejectedReceipt, ...]
 
     @classmethod
-    def from_json(cls, data: dict) -> DgiSummary:
+    def from_json(cls, data: JsonObject) -> DgiSummary:
         return cls(
             by_status=tuple((s["estado"], int(s["cantidad"])) for s in data["porEstado"]),
             waiting=int(data["enEspera"]),
@@ -94,7 +94,7 @@ class CaeRangeInUse:
         return self.low_numbers or self.expiring
 
     @classmethod
-    def from_json(cls, data: dict) -> CaeRangeInUse:
+    def from_json(cls, data: JsonObject) -> CaeRangeInUse:
         warnings = data.get("avisos") or ()
         return cls(
             range=CaeRange.from_json(data), low_numbers="pocos_numeros" in warnings, expiring="por_vencer" in warnings
@@ -115,10 +115,10 @@ class DaySummary:
     certificates: tuple[SigningCertificate, ...]
 
     @classmethod
-    def from_json(cls, data: dict) -> DaySummary:
+    def from_json(cls, data: JsonObject) -> DaySummary:
         today = data["hoy"]
         return cls(
-            day=_day(today["fecha"]),
+            day=parse_date(today["fecha"]),
             receipts_today=int(today["cantidad"]),
             today_by_type=tuple(TodayLine.from_json(t) for t in today["porTipo"]),
             today_by_currency=tuple(CurrencyTotal.from_json(t) for t in today["porMoneda"]),

@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Generic, TypeVar
+from urllib.parse import quote
 
 from portal.client import errors
+from portal.client.correo import Download
 from portal.client.dgi_state import DgiMoments, DgiMotive, DgiState, EnvelopeRef, ReportRef, int_or_none, motives
-from portal.client.models import json_object
-from portal.client.models import parse_date as _date
-from portal.client.models import parse_datetime as _dt
+from portal.client.models import JsonObject, json_object, optional_datetime, parse_date, parse_datetime
 from portal.client.transport import Transport
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "DgiMoments",
     "DgiMotive",
     "DgiState",
+    "Download",
     "Envelope",
     "EnvelopeRef",
     "EnviosApi",
@@ -42,6 +43,11 @@ class Envelope:
     state: str
     ack: str | None
     motives: tuple[DgiMotive, ...]
+    # Whether DGI's ACKSobre / ACKCFE verified against DGI's trusted certificate: "verificada", "invalida",
+    # "sin_certificado", or None (no acknowledgement yet, or one received before the check existed).
+    ack_signature: str | None
+    answer_signature: str | None
+    documents: tuple[str, ...]  # what envelope_document downloads: "sobre", "acuse", "respuesta"
     id_receptor: str | None
     query_after: datetime | None
     attempts: int
@@ -56,7 +62,7 @@ class Envelope:
     answered_at: datetime | None
 
     @classmethod
-    def from_json(cls, data: dict) -> Envelope:
+    def from_json(cls, data: JsonObject) -> Envelope:
         return cls(
             id=int(data["idSobre"]),
             idemisor=int(data["idEmisor"]),
@@ -65,18 +71,21 @@ class Envelope:
             state=data["estado"],
             ack=data.get("acuse"),
             motives=motives(data.get("motivos")),
+            ack_signature=data.get("firmaAcuse"),
+            answer_signature=data.get("firmaRespuesta"),
+            documents=tuple(data.get("documentos") or ()),
             id_receptor=data.get("idReceptor"),
-            query_after=_dt(data.get("consultarDesde")),
+            query_after=optional_datetime(data.get("consultarDesde")),
             attempts=int(data.get("intentos") or 0),
             last_error=data.get("ultimoError"),
-            next_attempt=_dt(data.get("proximoIntento")),
+            next_attempt=optional_datetime(data.get("proximoIntento")),
             accepted=int(data.get("aceptados") or 0),
             rejected=int(data.get("rechazados") or 0),
             overdue=bool(data.get("demorado")),
-            created_at=_dt(data["creadoEn"]),
-            sent_at=_dt(data.get("enviadoEn")),
-            received_at=_dt(data.get("recibidoEn")),
-            answered_at=_dt(data.get("respondidoEn")),
+            created_at=parse_datetime(data["creadoEn"]),
+            sent_at=optional_datetime(data.get("enviadoEn")),
+            received_at=optional_datetime(data.get("recibidoEn")),
+            answered_at=optional_datetime(data.get("respondidoEn")),
         )
 
 
@@ -103,7 +112,7 @@ class WaitingReceipt:
         return f"{self.serie}-{self.nro:07d}"
 
     @classmethod
-    def from_json(cls, data: dict) -> WaitingReceipt:
+    def from_json(cls, data: JsonObject) -> WaitingReceipt:
         return cls(
             id=data["idCfeEmitido"],
             tipo_cfe=int(data["tipoCFE"]),
@@ -115,9 +124,9 @@ class WaitingReceipt:
             motives=motives(data.get("motivos")),
             envelope_id=int_or_none(data.get("idSobre")),
             attempts=int(data.get("intentos") or 0),
-            next_attempt=_dt(data.get("proximoIntento")),
+            next_attempt=optional_datetime(data.get("proximoIntento")),
             overdue=bool(data.get("demorado")),
-            registered_at=_dt(data["registradoEn"]),
+            registered_at=parse_datetime(data["registradoEn"]),
         )
 
 
@@ -133,6 +142,8 @@ class DailyReport:
     state: str
     ack: str | None
     motives: tuple[DgiMotive, ...]
+    ack_signature: str | None  # as Envelope's, for the ACKRepDiario
+    documents: tuple[str, ...]  # what report_document downloads: "reporte", "acuse"
     attempts: int
     last_error: str | None
     created_by: str
@@ -140,21 +151,23 @@ class DailyReport:
     answered_at: datetime | None
 
     @classmethod
-    def from_json(cls, data: dict) -> DailyReport:
+    def from_json(cls, data: JsonObject) -> DailyReport:
         return cls(
             id=int(data["idReporte"]),
-            day=_date(data["fecha"]),
+            day=parse_date(data["fecha"]),
             sequence=int(data["secEnvio"]),
             file_name=data["archivo"],
             count=int(data["cantidadComprobantes"]),
             state=data["estado"],
             ack=data.get("acuse"),
             motives=motives(data.get("motivos")),
+            ack_signature=data.get("firmaAcuse"),
+            documents=tuple(data.get("documentos") or ()),
             attempts=int(data.get("intentos") or 0),
             last_error=data.get("ultimoError"),
             created_by=data["creadoPor"],
-            created_at=_dt(data["creadoEn"]),
-            answered_at=_dt(data.get("respondidoEn")),
+            created_at=parse_datetime(data["creadoEn"]),
+            answered_at=optional_datetime(data.get("respondidoEn")),
         )
 
 
@@ -176,19 +189,19 @@ class VoidedRange:
     created_at: datetime
 
     @classmethod
-    def from_json(cls, data: dict) -> VoidedRange:
+    def from_json(cls, data: JsonObject) -> VoidedRange:
         return cls(
             id=int(data["idAnulacion"]),
             tipo_cfe=int(data["tipoCFE"]),
             serie=data["serie"],
             first=int(data["nroDesde"]),
             last=int(data["nroHasta"]),
-            day=_date(data["fecha"]),
+            day=parse_date(data["fecha"]),
             source=data["origen"],
             reason=data["motivo"],
             receipt_id=data.get("idCfeEmitido"),
             created_by=data["creadoPor"],
-            created_at=_dt(data["creadoEn"]),
+            created_at=parse_datetime(data["creadoEn"]),
         )
 
 
@@ -216,6 +229,17 @@ class EnviosApi(Transport):
     def retry_envelope(self, envelope_id: int) -> Envelope:
         """Retry an envelope DGI refused (its receipts go in a new one) or one in error (the same bytes again)."""
         return Envelope.from_json(self._json("POST", f"{BASE}/sobres/{int(envelope_id)}/reintentar"))
+
+    def envelope_document(self, envelope_id: int, document: str) -> Download:
+        """The envelope as sent ("sobre") or DGI's ACKSobre ("acuse") or ACKCFE ("respuesta"), as stored."""
+        return self._download(f"{BASE}/sobres/{int(envelope_id)}/{quote(document, safe='')}")
+
+    def report_document(self, report_id: int, document: str) -> Download:
+        """The daily report as sent ("reporte") or DGI's ACKRepDiario ("acuse"), as stored."""
+        return self._download(f"{BASE}/reportes/{int(report_id)}/{quote(document, safe='')}")
+
+    def _download(self, path: str) -> Download:
+        return Download.of(self._request("GET", path, accept="application/xml"), "documento.xml")
 
     def list_waiting(self, *, limit: int = 50, offset: int = 0) -> Page[WaitingReceipt]:
         data = self._json("GET", f"{BASE}/pendientes", params={"limit": limit, "offset": offset})

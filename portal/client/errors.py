@@ -71,12 +71,20 @@ class ValidationError(CfeError):
 def fields_named(rename: dict[str, str] | Callable[[str], str]) -> Iterator[None]:
     """A ValidationError raised inside comes out with its field paths renamed (the service's name -> the
     request's field), so a caller maps errors onto the typed request it sent, never onto the JSON's names."""
-    to_name = rename if callable(rename) else (lambda path: rename.get(path, path))
+
+    def to_name(path: str) -> str:
+        return rename(path) if callable(rename) else rename.get(path, path)
+
     try:
         yield
     except ValidationError as exc:
         exc.fields = tuple(FieldError(to_name(f.field), f.code, f.message) for f in exc.fields)
         raise
+
+
+class SignInRefused(CfeError):
+    """The identity provider refused a sign-in step (an OAuth error such as `invalid_grant` in `code`: a used or
+    expired code, a revoked refresh token), or answered with a token that does not check out."""
 
 
 class RateLimited(CfeError):

@@ -16,7 +16,7 @@ from portal.client.inteligente_requests import (
     SmartReference,
     field_path,
 )
-from portal.client.models import parse_datetime as _dt
+from portal.client.models import JsonObject, optional_datetime, parse_datetime
 from portal.client.totals import Totals
 from portal.client.transport import Transport
 
@@ -85,7 +85,7 @@ class SmartRequest:
         return self.preview_url.rsplit("/", 1)[-1] if self.preview_url else None
 
     @classmethod
-    def from_json(cls, data: dict) -> SmartRequest:
+    def from_json(cls, data: JsonObject) -> SmartRequest:
         error = data.get("error") or {}
         return cls(
             id=data["requestId"],
@@ -98,18 +98,18 @@ class SmartRequest:
             inferences=tuple(Inference(i["campo"], i["valor"], i["motivo"]) for i in data.get("inferencias", [])),
             warnings=tuple(SmartWarning(w["codigo"], w["mensaje"]) for w in data.get("advertencias", [])),
             preview_url=data.get("previsualizacionUrl"),
-            expires_at=_dt(data.get("venceEn")),
+            expires_at=optional_datetime(data.get("venceEn")),
             receipt_ids=tuple(data.get("cfeEmitidos", [])),
             receipt=IssuedReceipt.from_json(data["comprobante"]) if data.get("comprobante") else None,
             dgi_status=data.get("estadoDGI"),
             error_code=error.get("codigo"),
             error_message=error.get("mensaje"),
             timeline=tuple(
-                TimelineEvent(e["estado"], _dt(e["en"]), e["por"], e.get("detalle"))
+                TimelineEvent(e["estado"], parse_datetime(e["en"]), e["por"], e.get("detalle"))
                 for e in data.get("lineaDeTiempo", [])
             ),
             created_by=data["creadoPor"],
-            created_at=_dt(data["creadoEn"]),
+            created_at=parse_datetime(data["creadoEn"]),
         )
 
 
@@ -142,7 +142,7 @@ class SmartRequestSummary:
     error_code: str | None
 
     @classmethod
-    def from_json(cls, data: dict) -> SmartRequestSummary:
+    def from_json(cls, data: JsonObject) -> SmartRequestSummary:
         cfe = data.get("comprobante")
         receipt = (
             SmartReceiptSummary(
@@ -160,7 +160,7 @@ class SmartRequestSummary:
             id=data["requestId"],
             state=data["estado"],
             mode=data["modo"],
-            created_at=_dt(data["creadoEn"]),
+            created_at=parse_datetime(data["creadoEn"]),
             created_by=data["creadoPor"],
             receipt=receipt,
             error_code=data.get("codigoError"),
@@ -175,7 +175,7 @@ class SmartRequestPage:
     next_cursor: str | None
 
     @classmethod
-    def from_json(cls, data: dict) -> SmartRequestPage:
+    def from_json(cls, data: JsonObject) -> SmartRequestPage:
         return cls(
             items=tuple(SmartRequestSummary.from_json(i) for i in data["solicitudes"]),
             next_cursor=data.get("siguienteCursor"),

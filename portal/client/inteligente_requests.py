@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from portal.client.cfe import FieldNames, renamed_path
 from portal.client.cfe import field_path as cfe_field_path
-from portal.client.cfe import renamed_path
-from portal.client.models import json_object
+from portal.client.models import JsonObject, json_object
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class SmartLine:
     category: str | None = None
     discount_pct: Decimal | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         return json_object(
             (
                 ("descripcion", self.description),
@@ -49,7 +49,7 @@ class SmartReceiver:
     city: str | None = None
     department: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         return json_object(
             (
                 ("documento", self.document),
@@ -71,7 +71,7 @@ class SmartReference:
     reason: str
     kind: str = "credito"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         return {"idCfeEmitido": self.receipt_id, "tipo": self.kind, "razon": self.reason}
 
 
@@ -90,7 +90,7 @@ class SmartIssueRequest:
     adenda: str | None = None
     tipo_cfe: int | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         body = json_object(
             (
                 ("preciosIncluyenIva", self.prices_include_tax),
@@ -111,7 +111,7 @@ class SmartIssueRequest:
 
 
 # The service's names of smart issuance's input -> SmartIssueRequest's, part by part (as in portal/client/cfe.py).
-_FIELD_NAMES: dict = {
+_FIELD_NAMES: FieldNames = {
     "lineas": (
         "lines",
         {

@@ -7,20 +7,35 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
+from typing import Any
+
+# A JSON object as the service writes and reads it; it never leaves portal/client (test_client_types.py).
+JsonObject = dict[str, Any]
 
 
-def parse_datetime(value: str | None) -> datetime | None:
-    """An ISO 8601 moment from the service ("Z" or an offset), or None."""
-    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else None
+def parse_datetime(value: str) -> datetime:
+    """An ISO 8601 moment from the service ("Z" or an offset): a field the service always sends."""
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
-def parse_date(value: str | None) -> date | None:
-    return date.fromisoformat(value[:10]) if value else None
+def parse_date(value: str) -> date:
+    """An ISO day (or the day of a moment) from the service: a field the service always sends."""
+    return date.fromisoformat(value[:10])
 
 
-def json_object(pairs: Iterable[tuple[str, object]]) -> dict:
+def optional_datetime(value: str | None) -> datetime | None:
+    """A moment the service may leave out or send as null (or empty): None then."""
+    return parse_datetime(value) if value else None
+
+
+def optional_date(value: str | None) -> date | None:
+    """A day the service may leave out or send as null (or empty): None then."""
+    return parse_date(value) if value else None
+
+
+def json_object(pairs: Iterable[tuple[str, object]]) -> JsonObject:
     """The JSON object of the pairs that are set; decimals as exact strings, dates as ISO days."""
-    result: dict = {}
+    result: JsonObject = {}
     for name, value in pairs:
         if value is None or value == "" or value == ():
             continue
@@ -39,7 +54,7 @@ class CertificateRef:
     expires: date
 
     @classmethod
-    def from_json(cls, data: dict) -> CertificateRef:
+    def from_json(cls, data: JsonObject) -> CertificateRef:
         return cls(id=int(data["id"]), name=data["nombre"], expires=date.fromisoformat(data["vence"]))
 
 
@@ -52,7 +67,7 @@ class CompanyMembership:
     certificates: tuple[CertificateRef, ...] = ()
 
     @classmethod
-    def from_json(cls, data: dict) -> CompanyMembership:
+    def from_json(cls, data: JsonObject) -> CompanyMembership:
         return cls(
             id=int(data["id"]),
             rut=data["rut"],
@@ -71,7 +86,7 @@ class UserInfo:
     companies: tuple[CompanyMembership, ...]
 
     @classmethod
-    def from_json(cls, data: dict) -> UserInfo:
+    def from_json(cls, data: JsonObject) -> UserInfo:
         return cls(
             sub=str(data["sub"]),
             email=data.get("email", ""),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from portal.client.models import parse_datetime as _dt
+from portal.client.models import JsonObject, optional_datetime
 from portal.client.transport import Transport
 
 BASE = "/api/v1/receptores"
@@ -24,7 +24,7 @@ class Receiver:
     department: str | None
 
     @classmethod
-    def _fields(cls, data: dict) -> dict:
+    def _fields(cls, data: JsonObject) -> JsonObject:
         return {
             "doc_type": data.get("tipoDocRecep"),
             "country": data.get("codPaisRecep"),
@@ -43,8 +43,8 @@ class PastReceiver(Receiver):
     last_used: datetime | None = None
 
     @classmethod
-    def from_json(cls, data: dict) -> PastReceiver:
-        return cls(**cls._fields(data), last_used=_dt(data.get("ultimoUso")))
+    def from_json(cls, data: JsonObject) -> PastReceiver:
+        return cls(**cls._fields(data), last_used=optional_datetime(data.get("ultimoUso")))
 
 
 @dataclass(frozen=True)
@@ -59,12 +59,14 @@ class DgiReceiver(Receiver):
 
     found: bool = False
     warnings: tuple[ReceiverWarning, ...] = ()
+    electronic: bool = False  # in DGI's directory of electronic issuers: receipts also go by the exchange
 
     @classmethod
-    def from_json(cls, data: dict) -> DgiReceiver:
+    def from_json(cls, data: JsonObject) -> DgiReceiver:
         return cls(
             **cls._fields(data),
             found=bool(data["encontrado"]),
+            electronic=bool(data.get("receptorElectronico")),
             warnings=tuple(ReceiverWarning(w["codigo"], w["mensaje"]) for w in data.get("advertencias") or ()),
         )
 

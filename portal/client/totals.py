@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from decimal import Decimal
 
+from portal.client.models import JsonObject
+
 ZERO = Decimal("0")
 
 # Field -> the service's name (DGI's, in lower camelCase).
@@ -58,7 +60,7 @@ class Totals:
         return getattr(self, name) if name in _NAMES else ZERO
 
     @classmethod
-    def from_json(cls, data: dict) -> Totals:
+    def from_json(cls, data: JsonObject) -> Totals:
         amounts = {name: Decimal(str(data[key])) for name, key in _NAMES.items() if data.get(key) is not None}
         return cls(
             **amounts,

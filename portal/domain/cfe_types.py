@@ -48,6 +48,16 @@ DEBIT_NOTE_OF = {101: 103, 111: 113}
 # The credit note that credits a receipt: a debit note can itself be credited.
 CREDIT_NOTE_FOR = {101: 102, 103: 102, 111: 112, 113: 112}
 CREDIT_NOTES = frozenset(CREDIT_NOTE_FOR.values())
+# What a note may reference (F-C3): the receipt it adjusts, and for a credit note also a debit note of that
+# receipt (which it cancels). Never a credit note (a note on a note that only took an amount back), never a debit
+# note from a debit note: DGI rejects those (E12) and their numbers are burnt. docs/DGI-RULES.md, F-C3.
+NOTE_REFERENCE_TYPES: dict[int, frozenset[int]] = {
+    note: frozenset(
+        [original for original, credit in CREDIT_NOTE_FOR.items() if credit == note]
+        + [original for original, debit in DEBIT_NOTE_OF.items() if debit == note]
+    )
+    for note in NOTE_BASE_TYPE
+}
 
 E_TICKET = 101
 E_FACTURA = 111

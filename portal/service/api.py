@@ -19,6 +19,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ValidationError
+from werkzeug.datastructures import MIMEAccept
 
 from portal.service import pydantic_errors
 from portal.service.auth import JWT, authenticate, require_role
@@ -52,9 +53,18 @@ class Operation:
 OPERATIONS: list[Operation] = []
 
 
+# Pydantic's types whose API code is the CFE engine's: a list over its cap (701 lines) is `too_many`, as
+# docs/DGI-RULES.md documents and the engine answers, not pydantic's `too_long` (which reads as a string's).
+_ENGINE_CODES = frozenset({"too_long"})
+
+
 def validation_fields(exc: ValidationError) -> list[FieldError]:
-    """Pydantic's errors as the API's field errors: pydantic's type is the `code`, the message is Spanish."""
-    return [FieldError(p.field, p.type, p.message) for p in pydantic_errors.problems(exc)]
+    """Pydantic's errors as the API's field errors: pydantic's type is the `code` (a list's length excepted, see
+    _ENGINE_CODES), the message is Spanish."""
+    return [
+        FieldError(p.field, p.code if p.type in _ENGINE_CODES else p.type, p.message)
+        for p in pydantic_errors.problems(exc)
+    ]
 
 
 def parse_json_body(model: type[BaseModel]) -> BaseModel:
@@ -184,3 +194,20 @@ def operation(
 
 def dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False)
+
+
+def negotiate(*offers: str) -> str:
+    """The best of `offers` for the Accept header (the first when Accept says nothing); 406 otherwise."""
+    if not request.headers.get("Accept") or request.accept_mimetypes.provided is False:
+        return offers[0]
+    # Werkzeug matches parameters too: "application/json; charset=utf-8" would match no offer. Only the
+    # type (and q) decides here.
+    accept = MIMEAccept([(value.split(";", 1)[0].strip(), q) for value, q in request.accept_mimetypes])
+    best = accept.best_match(offers)
+    if best is None:
+        raise ApiError(
+            "Formato no disponible; pedí uno de estos con Accept: " + ", ".join(offers) + ".",
+            code="not_acceptable",
+            status=406,
+        )
+    return best

@@ -19,6 +19,11 @@ AREAS = (
     "correo",
     "receptores",
     "intercambio",
+    "informes",
+    "cotizaciones",
+    "eventos",
+    "webhooks",
+    "salud",
     "recibidos",
 )
 

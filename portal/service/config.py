@@ -79,6 +79,9 @@ class ServiceSettings(AppSettings):
     # Sending receipts to DGI (portal/service/envios): which reception, DGI's RUT, and timings.
     DGI_RECEPTION: Literal["simulator", "soap"] = Field("simulator", alias="CFE_DGI_RECEPTION")
     DGI_RUT: str = Field("214844360018", alias="CFE_DGI_RUT")
+    # DGI's certificate (PEM file) its acknowledgements must verify against (envios/ack_trust.py); empty with the
+    # simulator: the simulator's own certificate.
+    DGI_TRUSTED_CERT_PATH: str | None = Field(None, alias="CFE_DGI_TRUSTED_CERT")
     # ws_efactura (CFE_DGI_RECEPTION=soap): endpoint (default: the WSDL's, DGI's test host) and timeout.
     DGI_RECEPTION_URL: str = Field("", alias="CFE_DGI_RECEPTION_URL")
     DGI_RECEPTION_TIMEOUT_SECONDS: float = Field(30.0, gt=0, alias="CFE_DGI_RECEPTION_TIMEOUT_SECONDS")
@@ -89,11 +92,25 @@ class ServiceSettings(AppSettings):
     DGI_SIMULATOR_ANSWER_SECONDS: float = Field(2.0, ge=0, alias="CFE_DGI_SIMULATOR_ANSWER_SECONDS")
     # Development only, off by default: receivers named "<marker>E07" get that DGI rejection (README).
     DGI_SIMULATOR_REJECT_MARKER: str = Field("", alias="CFE_DGI_SIMULATOR_REJECT_MARKER")
+    # Exchange rates (portal/service/cotizaciones): the BCU's web service, or its stand-in's figures in process.
+    RATES_SOURCE: Literal["standin", "bcu"] = Field("standin", alias="CFE_RATES_SOURCE")
+    BCU_URL: str = Field(
+        "https://cotizaciones.bcu.gub.uy/wscotizaciones/servlet/awsbcucotizaciones", alias="CFE_BCU_URL"
+    )
+    BCU_TIMEOUT_SECONDS: float = Field(20.0, gt=0, le=60, alias="CFE_BCU_TIMEOUT_SECONDS")
     # Receipts by e-mail (portal/service/correo): unset SMTP_URL, they land in the development mailbox.
     SMTP_URL: str | None = Field(None, alias="CFE_SMTP_URL")
     MAIL_FROM: str = Field("comprobantes@localhost", alias="CFE_MAIL_FROM")
     MAILBOX_DIR: str = Field(default_factory=lambda: str(paths.var_dir() / "mailbox"), alias="CFE_MAILBOX_DIR")
     MAIL_RETRY_BASE_SECONDS: int = Field(60, gt=0, alias="CFE_MAIL_RETRY_BASE_SECONDS")
+    # Webhooks (portal/service/webhooks): private and loopback addresses only where a developer's receiver runs.
+    WEBHOOKS_ALLOW_PRIVATE: bool = Field(False, alias="CFE_WEBHOOKS_ALLOW_PRIVATE")
+    WEBHOOKS_TIMEOUT_SECONDS: float = Field(10.0, gt=0, le=30, alias="CFE_WEBHOOKS_TIMEOUT_SECONDS")
+    WEBHOOKS_RETRY_BASE_SECONDS: float = Field(10.0, gt=0, alias="CFE_WEBHOOKS_RETRY_BASE_SECONDS")
+    WEBHOOKS_RETRY_HOURS: float = Field(24.0, gt=0, alias="CFE_WEBHOOKS_RETRY_HOURS")
+    WEBHOOKS_DEBOUNCE_SECONDS: float = Field(0.5, ge=0, alias="CFE_WEBHOOKS_DEBOUNCE_SECONDS")
+    # Events, deliveries and attempts are kept this long (the attempts page, support), then purged daily.
+    WEBHOOKS_KEEP_DAYS: int = Field(30, ge=2, alias="CFE_WEBHOOKS_KEEP_DAYS")
     # Received CFEs (portal/service/recibidos): the claim on an answer being delivered; longer than the slowest send.
     RECIBIDOS_ANSWER_LEASE_SECONDS: float = Field(300.0, gt=0, alias="CFE_RECIBIDOS_ANSWER_LEASE_SECONDS")
     # The development exchange mailbox (imap[s]://user:password@host:port/FOLDER) and the company it belongs to.
@@ -102,6 +119,16 @@ class ServiceSettings(AppSettings):
     # The printed receipt's font (portal/service/cfe/fonts.py): PDF core Helvetica, or DejaVu embedded.
     PDF_FONT: Literal["core", "dejavu"] = Field("core", alias="CFE_PDF_FONT")
     FONT_DIR: Path = Field(DEFAULT_FONT_DIR, alias="CFE_FONT_DIR")
+    # Company-to-company exchange, issuer's side (portal/service/intercambio): where the directory of electronic
+    # issuers comes from (the embedded simulator's list, or DGI's ws_consultas), and the delivery timings.
+    INTERCAMBIO_DIRECTORY: Literal["simulator", "soap"] = Field("simulator", alias="CFE_INTERCAMBIO_DIRECTORY")
+    INTERCAMBIO_CONSULTAS_URL: str = Field("", alias="CFE_INTERCAMBIO_CONSULTAS_URL")  # default: DGI's test host
+    INTERCAMBIO_CONSULTAS_TIMEOUT_SECONDS: float = Field(60.0, gt=0, alias="CFE_INTERCAMBIO_CONSULTAS_TIMEOUT_SECONDS")
+    # The demo companies' exchange web service in the simulator's directory (empty: they get the mailbox).
+    INTERCAMBIO_LOCAL_WS_URL: str = Field("", alias="CFE_INTERCAMBIO_LOCAL_WS_URL")
+    INTERCAMBIO_DELAY_SECONDS: float = Field(2.0, ge=0, alias="CFE_INTERCAMBIO_DELAY_SECONDS")
+    INTERCAMBIO_SEND_LEASE_SECONDS: float = Field(120.0, gt=0, alias="CFE_INTERCAMBIO_SEND_LEASE_SECONDS")
+    INTERCAMBIO_MAX_ATTEMPTS: int = Field(12, gt=0, alias="CFE_INTERCAMBIO_MAX_ATTEMPTS")
 
     @field_validator("PORTAL_REDIRECT_URIS", "PORTAL_POST_LOGOUT_URIS", mode="before")
     @classmethod

@@ -24,6 +24,7 @@ import importlib
 import importlib.util
 import logging
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -143,3 +144,25 @@ def enqueue_safely(call: Callable[[], Any], what: str) -> None:
     except Exception:  # any storage error: the sweep is the safety net
         logger = current_app.logger if has_app_context() else log
         logger.warning("could not enqueue %s; the periodic sweep will pick it up", what, exc_info=True)
+
+
+class Debouncer:
+    """At most one scheduled run per key while it waits, in this process: a wake-up that finds a run scheduled
+    and not yet started needs none of its own (that run reads the database after the wake-up's commit)."""
+
+    def __init__(self) -> None:
+        self._due: dict[Any, float] = {}
+        self._lock = threading.Lock()
+
+    def claim(self, key: Any, delay: float) -> bool:
+        """True when the caller should schedule the run for `key` in `delay` seconds (none is waiting)."""
+        now = time.time()
+        with self._lock:
+            if self._due.get(key, 0.0) > now:
+                return False
+            self._due[key] = now + delay
+            return True
+
+    def clear(self) -> None:
+        with self._lock:
+            self._due.clear()

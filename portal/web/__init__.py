@@ -12,12 +12,11 @@ from flask import Flask, g, request
 from jinja2 import MemcachedBytecodeCache
 
 from portal import logsafe, paths
+from portal.client.oidc import OidcClient
 from portal.web import activity, errors, i18n, security
-from portal.web.auth import bp as auth_bp
 from portal.web.auth.session import session_expired
 from portal.web.config import load_config
-from portal.web.extensions import csrf, htmx, login_manager, new_oauth_registry, server_session
-from portal.web.main import bp as main_bp
+from portal.web.extensions import csrf, htmx, login_manager, server_session
 from portal.web.navigation import role_label, visible_nav
 
 AREAS = (
@@ -28,6 +27,9 @@ AREAS = (
     "envios",
     "empresa",
     "correo",
+    "informes",
+    "webhooks",
+    "avisos",
     "recibidos",
 )
 _ACTIVITY_RESOLUTION_SECONDS = 60
@@ -97,9 +99,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     activity.init_app(app)
     _register_oidc_client(app)
 
-    app.register_blueprint(auth_bp)
-    app.register_blueprint(main_bp)
-    for area in AREAS:
+    # Each area's routes module adds its views to the area's `bp` (defined in the package, as flaskr does).
+    for area in ("auth", "main", *AREAS):
         app.register_blueprint(importlib.import_module(f"portal.web.{area}.routes").bp)
 
     _register_request_hooks(app)
@@ -107,16 +108,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
 
 def _register_oidc_client(app: Flask) -> None:
-    issuer = app.config["OIDC_ISSUER"].rstrip("/")
-    oauth = new_oauth_registry()
-    oauth.init_app(app)
-    app.extensions["oidc_registry"] = oauth
-    oauth.register(
-        "cfe",
-        client_id=app.config["OIDC_CLIENT_ID"],
-        client_secret=app.config["OIDC_CLIENT_SECRET"],
-        server_metadata_url=f"{issuer}/.well-known/openid-configuration",
-        client_kwargs={"scope": "openid profile email cfe", "code_challenge_method": "S256", "timeout": 10},
+    app.extensions["oidc_client"] = OidcClient(
+        app.config["OIDC_ISSUER"], app.config["OIDC_CLIENT_ID"], app.config["OIDC_CLIENT_SECRET"], timeout=10
     )
 
 

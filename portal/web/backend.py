@@ -13,7 +13,7 @@ import time
 from flask import current_app, g, session
 from flask_babel import get_locale
 
-from portal.client import CfeClient, UserApi
+from portal.client import CfeClient, CfeError, UserApi
 from portal.web.auth.session import store_token
 from portal.web.extensions import oidc
 
@@ -47,13 +47,12 @@ def _fresh_access_token() -> str:
     if not tokens.get("refresh_token"):
         raise SessionExpired()
     try:
-        new = oidc().fetch_access_token(grant_type="refresh_token", refresh_token=tokens["refresh_token"])
-    except Exception as exc:  # noqa: BLE001 - any failure to refresh means: sign in again
-        log.info("token refresh failed: %s", exc)
+        new = oidc().refresh(tokens["refresh_token"])
+    except CfeError as exc:  # refused (revoked, expired) or unreachable: sign in again
+        log.info("token refresh failed: %s", exc.message)
         raise SessionExpired() from exc
-
     store_token(new)
-    return new["access_token"]
+    return new.access_token
 
 
 def api() -> UserApi:

@@ -93,8 +93,13 @@ class NumberField(TypedTextField):
         return super().__call__(**kwargs)
 
     def process_data(self, value):
-        """A default, or the form's earlier `data`: a number, or the text typed before (kept as typed)."""
-        self.text = "" if value is None else str(value)
+        """A default, or the form's earlier `data`: a number (shown as the form reads it back: decimal comma, no
+        grouping, no trailing zeros, so a price of 1.500 from the service is not asked about as a thousand), or the
+        text typed before (kept as typed)."""
+        if isinstance(value, Decimal):
+            self.text = format(value.normalize(), "f").replace(".", ",")
+        else:
+            self.text = "" if value is None else str(value)
         self.data = None
         if isinstance(value, (Decimal, int)) and not isinstance(value, bool):
             self.data = value

@@ -30,8 +30,10 @@ NAV = (
     NavItem("apikeys.index", _l("Claves de API"), ("admin", "soporte")),
     NavItem("dgi.index", _l("DGI"), ALL),
     NavItem("inteligente.index", _l("Emisión inteligente"), ALL),
+    NavItem("informes.index", _l("Informes"), ALL),
     NavItem("envios.index", _l("Envíos a DGI"), ("admin", "soporte")),
     NavItem("empresa.settings", _l("Empresa"), ("admin",)),
+    NavItem("webhooks.index", _l("Webhooks"), ("admin",)),
 )
 
 

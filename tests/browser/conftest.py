@@ -15,8 +15,14 @@ import os
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 CHROMIUM = os.environ.get("CFE_TEST_BROWSER", "/usr/bin/chromium-headless-shell")
+
+# How long an expectation waits for the page before it fails (Playwright's default: 5 s). A cap on a wait, not a
+# bound on speed: an expectation met sooner returns at once, and CI machines up to 4 times slower than a
+# developer's still meet it (issue 25, item 0).
+expect.set_options(timeout=20_000)
 
 # Records securitypolicyviolation events; injected by Playwright, so the page's CSP does not apply to it.
 _CSP_WATCH = """

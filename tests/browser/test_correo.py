@@ -51,7 +51,7 @@ def test_send_a_receipt_by_mail_and_see_it_arrive(page: Page, live_service, rece
         expect(mail.root.get_by_role("heading", name="Enviar por correo")).to_be_visible()
         mail.send_to("compras@cliente.com.uy, conta@cliente.com.uy")
         expect(mail.root.get_by_test_id("mail-queued")).to_be_visible()
-        expect(mail.history().get_by_text("Enviado", exact=True)).to_be_visible(timeout=15_000)
+        expect(mail.history().get_by_text("Enviado", exact=True)).to_be_visible(timeout=30_000)
     assert smtp.recorder.arrived.wait(5)
     [received] = smtp.recorder.received
     assert sorted(received.envelope_to) == ["compras@cliente.com.uy", "conta@cliente.com.uy"]

@@ -48,7 +48,7 @@ def test_a_receipt_follows_its_dgi_state_from_pending_to_accepted_and_stops_aski
 
     asked = dgi_requests(page)
     drain(live_service.app)  # what the worker does in `make run`
-    expect(state).to_have_text("Aceptado por DGI", timeout=10_000)
+    expect(state).to_have_text("Aceptado por DGI", timeout=30_000)
     expect(panel).not_to_contain_text("Se actualiza sola.")
     expect(panel).not_to_have_attribute("hx-trigger", re.compile(".+"))
     count = len(asked)
@@ -69,7 +69,7 @@ def test_a_rejected_receipt_leads_to_its_corrected_reissue_linked_both_ways(page
     rejected_title = page.get_by_role("heading", level=1).inner_text()
     drain(live_service.app)
     panel = page.get_by_test_id("dgi-panel")
-    expect(page.get_by_test_id("dgi-state")).to_have_text("Rechazado por DGI", timeout=10_000)
+    expect(page.get_by_test_id("dgi-state")).to_have_text("Rechazado por DGI", timeout=30_000)
     expect(panel).to_contain_text("E07 Fecha Firma de CFE no se corresponde con fecha CAE")
     expect(page.get_by_test_id("dgi-no-validity")).to_contain_text("Este comprobante no tiene validez fiscal.")
     both_widths(page, shots, "receipt-rejected")
@@ -89,7 +89,7 @@ def test_a_rejected_receipt_leads_to_its_corrected_reissue_linked_both_ways(page
     assert corrected_title != rejected_title and corrected_title.startswith("e-Factura A-")
     expect(page.get_by_test_id("dgi-corrects")).to_contain_text(rejected_title)
     drain(live_service.app)
-    expect(page.get_by_test_id("dgi-state")).to_have_text("Aceptado por DGI", timeout=10_000)
+    expect(page.get_by_test_id("dgi-state")).to_have_text("Aceptado por DGI", timeout=30_000)
     both_widths(page, shots, "receipt-corrected")
 
     page.get_by_test_id("dgi-corrects").get_by_role("link").click()
@@ -125,5 +125,8 @@ def test_support_follows_submissions_and_an_admin_voids_numbers(page: Page, live
     page.get_by_role("button", name="Anular números").click()
     expect(page.get_by_text("Anulaste los números 1 a 5 (serie A) de e-Remito.")).to_be_visible()
     expect(page.get_by_test_id("voided")).to_contain_text("Talonario de remitos dañado")
+    with page.expect_download() as download:  # DGI's acknowledgement of the first envelope, as it came
+        page.get_by_test_id("envelopes").get_by_role("link", name="Acuse XML").first.click()
+    assert download.value.suggested_filename.startswith("ACKSobre_Sob_219999830019_")
     both_widths(page, shots, "envios-page")
     shell.assert_no_csp_violations()

@@ -171,7 +171,7 @@ def test_the_status_page_refreshes_itself_until_the_request_is_final(page: Page,
     expect(status.section).to_have_attribute("hx-trigger", "every 2s")
 
     service_api.smart_confirm(preview.id, preview.draft_hash, [])
-    expect(status.state).to_have_text("Emitida", timeout=10_000)  # no reload: the block polled itself
+    expect(status.state).to_have_text("Emitida", timeout=30_000)  # no reload: the block polled itself
     expect(status.section).not_to_have_attribute("hx-trigger", re.compile(".*"))
     assert status.timeline_states() == ["preview", "confirmed", "issued"]
     shell.assert_no_csp_violations()

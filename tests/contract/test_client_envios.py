@@ -19,6 +19,7 @@ from portal.client.envios import (
     VoidedRange,
     WaitingReceipt,
 )
+from portal.domain.uruguay_time import today_montevideo
 from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
 
@@ -162,3 +163,24 @@ def test_retrying_an_envelope_is_typed_and_refused_when_there_is_nothing_to_retr
     assert isinstance(retried, Envelope) and retried.id == envelope.id and retried.state == "armado"
     with pytest.raises(Forbidden):
         as_user("soporte@demo.uy").retry_envelope(envelope.id)
+
+
+def test_envelopes_reports_and_dgis_acknowledgements_download_as_files(as_user, live_service):
+    issue(as_user("usuario@demo.uy"), bodies.body(bodies.EFACTURA))
+    drain(live_service.app)
+    support, admin = as_user("soporte@demo.uy"), as_user("admin@demo.uy")
+    [envelope] = support.list_envelopes().items
+    assert envelope.documents == ("sobre", "acuse", "respuesta")
+    assert (envelope.ack_signature, envelope.answer_signature) == ("verificada", "verificada")
+    ack = support.envelope_document(envelope.id, "acuse")
+    assert ack.content_type.startswith("application/xml") and ack.filename == f"ACKSobre_{envelope.file_name}"
+    assert b"ACKSobre" in ack.content
+    admin.send_daily_report(today_montevideo())
+    drain(live_service.app)
+    [report] = admin.list_daily_reports().items
+    assert report.documents == ("reporte", "acuse") and report.ack_signature == "verificada"
+    assert b"ACKRepDiario" in admin.report_document(report.id, "acuse").content
+    with pytest.raises(Forbidden):
+        as_user("usuario@demo.uy").envelope_document(envelope.id, "sobre")
+    with pytest.raises(NotFound):
+        as_user("admin@demo.uy", 2).envelope_document(envelope.id, "sobre")

@@ -7,17 +7,15 @@ import logging
 import re
 
 import pytest
-from bs4 import BeautifulSoup
+
+from tests.support.html import csrf
+from tests.support.html import soup as _soup
 
 HTMX = {"HX-Request": "true"}
 
 
-def _soup(answer) -> BeautifulSoup:
-    return BeautifulSoup(answer.get_data(as_text=True), "html.parser")
-
-
 def _csrf(client) -> str:
-    return _soup(client.get("/apikeys/")).find("input", {"name": "csrf_token"})["value"]
+    return csrf(client, "/apikeys/")
 
 
 def _create(client, nombre="ERP", limite="600", ventana="60", headers=None):
@@ -215,7 +213,7 @@ def test_usuario_is_refused_every_api_keys_route(signed_in):
 
 
 def _csrf_of_home(client) -> str:
-    return _soup(client.get("/")).find("input", {"name": "csrf_token"})["value"]
+    return csrf(client)
 
 
 def test_the_page_has_no_inline_scripts_styles_or_handlers(admin):

@@ -36,6 +36,7 @@ SERVICE_PLATFORM = {
     "identity.revoke_token",
     "identity.userinfo",
     "identity.logout",
+    "bcu_standin.execute",  # the BCU stand-in's SOAP endpoint (development and tests; no company data)
     # The exchange web service (aws_efactura_intercambio): SOAP, authenticated by its WS-Security signature.
     "recibidos_ws.wsdl",
     "recibidos_ws.soap",
@@ -51,11 +52,14 @@ RECORD_PARAMS = {
     "cfe_id",
     "branch_id",
     "id_sobre",
+    "id_reporte",
     "mensaje_id",
+    "webhook_id",
+    "aviso_id",
     "recibido_id",
     "respuesta_id",
 }
-FREE_PARAMS = {"rut", "idEmpresa", "idCertificado", "tipoDoc", "nroDoc", "numero"}
+FREE_PARAMS = {"rut", "idEmpresa", "idCertificado", "tipoDoc", "nroDoc", "numero", "documento"}
 
 
 def _add_other_company_user(app) -> None:
@@ -98,6 +102,8 @@ def company_one_records(api_client, auth_headers, service_app) -> dict:
         "cfe_id": receipt["idCfeEmitido"],
         "branch_id": branch["id"],
         "id_sobre": 1,
+        "id_reporte": 1,
+        "documento": "acuse",  # of an envelope or a report: one both paths name
         "mensaje_id": "mensaje-de-la-empresa-1",
         "recibido_id": 1,
         "respuesta_id": 1,

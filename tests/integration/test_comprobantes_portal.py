@@ -14,12 +14,11 @@ from lxml import etree
 from werkzeug.datastructures import FileStorage, MultiDict
 from werkzeug.test import encode_multipart
 
+from tests.support.html import csrf as csrf_on
+from tests.support.html import soup
+
 HTMX = {"HX-Request": "true"}
 RECEIPT_URL = re.compile(r"^/comprobantes/([A-Za-z0-9_-]+)$")
-
-
-def soup(response) -> BeautifulSoup:
-    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
 
 
 def form_values(html_soup: BeautifulSoup, selector: str = "form.receipt-form") -> dict[str, str]:
@@ -96,7 +95,7 @@ def issue(client, data: dict) -> str:
 
 
 def csrf(client) -> str:
-    return soup(client.get("/comprobantes/"))("input", {"name": "csrf_token"})[0]["value"]
+    return csrf_on(client, "/comprobantes/")
 
 
 @pytest.fixture

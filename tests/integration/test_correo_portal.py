@@ -10,13 +10,10 @@ from bs4 import BeautifulSoup
 from portal.client import CfeClient
 from portal.service import jobs
 from tests.support import cfe_bodies as bodies
+from tests.support.html import soup
 from tests.support.smtp import mail_config
 
 HTMX = {"HX-Request": "true"}
-
-
-def soup(response) -> BeautifulSoup:
-    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
 
 
 def form_values(page: BeautifulSoup) -> dict[str, str]:

@@ -12,16 +12,14 @@ from collections.abc import Iterator
 
 import pytest
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
-from cryptography.x509.oid import NameOID
+from cryptography.hazmat.primitives import serialization
 from lxml import etree
 
 from portal.domain.uruguay_time import day_in_uruguay, today_montevideo
 from portal.service.dgi import sandbox_data as data
 from portal.service.dgi.sandbox import SandboxRegistry
-from portal.service.dgi.standin import StandIn
-from tests.support.dgi_standin import RunningStandIn
+from tests.support.certificates import make_certificate
+from tests.support.dgi_standin import RunningStandIn, StandIn
 
 Q = "idEmpresa=1&idCertificado=1"
 DEMO_CERT, NORTE_CERT = 1, 2  # the seed's certificates of company 1 (Demo S.A.) and 2 (Comercial del Norte)
@@ -49,36 +47,13 @@ def _fields(answer) -> list[tuple[str, str]]:
     return [(f["field"], f["code"]) for f in answer.get_json()["error"]["fields"]]
 
 
-def _certificate_pem(not_before: dt.datetime, not_after: dt.datetime) -> tuple[bytes, bytes]:
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    name = x509.Name(
-        [
-            x509.NameAttribute(NameOID.COMMON_NAME, "Demo S.A."),
-            x509.NameAttribute(NameOID.SERIAL_NUMBER, "RUC219999830019"),
-        ]
-    )
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(not_before)
-        .not_valid_after(not_after)
-        .sign(key, hashes.SHA256())
-    )
-    return (
-        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()),
-        cert.public_bytes(serialization.Encoding.PEM),
-    )
-
-
 def _add_certificate(app, company_id: int, not_before: dt.datetime, not_after: dt.datetime) -> int:
     from portal.service import db
     from portal.service.keystore import store_certificate
     from portal.service.models import Company
 
-    key_pem, cert_pem = _certificate_pem(not_before, not_after)
+    made = make_certificate("219999830019", "Demo S.A.", not_before=not_before, not_after=not_after)
+    key_pem, cert_pem = made.key_pem, made.cert_pem
     with app.app_context():
         session = db.session()
         cert = store_certificate(session, session.get(Company, company_id), "Certificado de prueba", key_pem, cert_pem)
@@ -360,7 +335,7 @@ def test_a_slow_dgi_is_a_504_within_the_configured_timeout(get, service_app, soa
     answer = get(f"consultaRut/{data.DEMO_RUT}?{Q}")
     elapsed = time.monotonic() - started
     assert answer.status_code == 504 and answer.get_json()["error"]["code"] == "dgi_timeout"
-    assert elapsed < 3
+    assert elapsed < soap.app.delay  # cut short by the timeout: it did not wait for DGI's (late) answer
     soap.app.delay = 0
     assert get(f"consultaRut/{data.DEMO_RUT}?{Q}").status_code == 200  # the failure was not cached
 

@@ -6,23 +6,19 @@ from __future__ import annotations
 
 import datetime as dt
 import socket
-import threading
 from dataclasses import replace
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from bs4 import BeautifulSoup
-from werkzeug.serving import make_server
 
 from portal.service.dgi import sandbox_data as data
 from portal.service.dgi.sandbox import SandboxRegistry
-from portal.service.dgi.standin import StandIn
+from tests.support.dgi_standin import RunningStandIn, StandIn
+from tests.support.html import csrf
+from tests.support.html import soup as _soup
 
 HTMX = {"HX-Request": "true"}
-
-
-def _soup(answer) -> BeautifulSoup:
-    return BeautifulSoup(answer.get_data(as_text=True), "html.parser")
 
 
 def _testid(soup, name: str):
@@ -36,7 +32,7 @@ def _hint(soup, field_id: str) -> str:
 
 
 def _csrf(client, path="/dgi/") -> str:
-    return _soup(client.get(path)).find("input", {"name": "csrf_token"})["value"]
+    return csrf(client, path)
 
 
 @pytest.fixture
@@ -53,15 +49,9 @@ def closed_port_url() -> str:
 
 @pytest.fixture
 def slow_standin():
-    app = StandIn(SandboxRegistry(), delay=5)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/ePrueba/ws_personaGetActEmpresarialPrueba"
-    app.released.set()
-    server.shutdown()
-    thread.join(timeout=5)
-    server.server_close()
+    running = RunningStandIn(StandIn(SandboxRegistry(), delay=5))
+    yield running.url
+    running.stop()
 
 
 # --- the page --------------------------------------------------------------------------------------------

@@ -219,3 +219,11 @@ def test_a_year_missing_from_the_table_falls_back_to_the_setting(api_client, use
         session.commit()
     service_app.config["UI_VALUE_UYU"] = Decimal("1")  # CFE_UI_VALUE_UYU
     _refused(api_client, user, service_app, body, "receptor", "required")
+
+
+def test_701_lines_are_too_many_through_the_api_as_the_engine_says(api_client, auth_headers):
+    body = bodies.body(bodies.ETICKET)
+    body["items"] = [body["items"][0]] * 701
+    answer = api_client.post("/api/v1/comprobante/emitir", json=body, headers=auth_headers("usuario@demo.uy"))
+    assert answer.status_code == 422
+    assert [(f["field"], f["code"]) for f in answer.json["error"]["fields"]] == [("items", "too_many")]

@@ -6,17 +6,14 @@ from __future__ import annotations
 import io
 
 import pytest
-from bs4 import BeautifulSoup
 
 from tests.support.empresa_files import OTHER_RUT, cae_xml, image, p12
-
-
-def _soup(answer) -> BeautifulSoup:
-    return BeautifulSoup(answer.get_data(as_text=True), "html.parser")
+from tests.support.html import csrf
+from tests.support.html import soup as _soup
 
 
 def _csrf(client, path="/empresa/") -> str:
-    return _soup(client.get(path)).find("input", {"name": "csrf_token"})["value"]
+    return csrf(client, path)
 
 
 def _error(answer, field_id: str) -> str:

@@ -193,10 +193,12 @@ def test_openapi_documents_the_operations_and_their_examples_work_as_they_stand(
         ("get", "/api/v1/envios/anulaciones"),
         ("post", "/api/v1/envios/anulaciones"),
         ("post", "/api/v1/envios/sobres/{id_sobre}/reintentar"),
+        ("get", "/api/v1/envios/sobres/{id_sobre}/{documento}"),
+        ("get", "/api/v1/envios/reportes/{id_reporte}/{documento}"),
     }
     for (method, path), op in operations.items():
         assert {"401", "403", "500"} <= set(op["responses"]), (method, path)
-        assert "422" in op["responses"] or path.endswith("reintentar"), (method, path)
+        assert "422" in op["responses"] or path.endswith(("reintentar", "{documento}")), (method, path)
         if method == "post" and "requestBody" in op:
             success = "202" if path.endswith("reportes") else "201"
             examples = op["requestBody"]["content"]["application/json"]["examples"]
@@ -206,3 +208,24 @@ def test_openapi_documents_the_operations_and_their_examples_work_as_they_stand(
                 assert answer.status_code == int(success), (path, example, answer.json)
     dgi = doc["components"]["schemas"]["CfeEmitido"]["properties"]["dgi"]
     assert dgi
+
+
+def test_the_reports_count_above_the_threshold_is_by_amount_not_by_the_road_to_dgi(api_client, admin, service_app):
+    """CantDocsMay_topeUI counts "CFE y CFC con montos totales, excluido el IVA, mayores al tope" (the XSD): a
+    small e-Ticket that went by envelope because of a perception is not one of them."""
+    perceived = bodies.body(bodies.ETICKET)
+    perceived["receptor"] = {"tipoDocRecep": 3, "codPaisRecep": "UY", "docRecep": "13353214"}
+    perceived["items"][0] |= {
+        "indAgenteResp": "A",  # a perception agent
+        "retencPercep": [{"codRet": "2183165", "tasa": "10", "mntSujetoaRet": "200", "valRetPerc": "20"}],
+    }
+    small_by_envelope = issue(api_client, admin, perceived)
+    assert small_by_envelope["dgi"]["via"] == "sobre"
+    issue(api_client, admin, bodies.body(bodies.DGI_SAMPLE_ETICKET))  # above 5,000 UI
+    issue(api_client, admin, bodies.body(bodies.ETICKET))  # below, in the report only
+    answer = api_client.post("/api/v1/envios/reportes", headers=admin, json={"fecha": TODAY.isoformat()})
+    assert answer.status_code == 202, answer.json
+    with service_app.app_context():
+        report = db.session().get(DgiDailyReport, answer.json["idReporte"])
+        tck = etree.fromstring(report.xml).find(f"{D}Rsmn_Tck/{D}RsmnData")
+        assert (tck.findtext(f"{D}CantDocsEmi"), tck.findtext(f"{D}CantDocsMay_topeUI")) == ("3", "1")

@@ -12,6 +12,7 @@ from bs4 import BeautifulSoup
 
 from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
+from tests.support.html import soup
 
 HTMX = {"HX-Request": "true"}
 RECEIPT_URL = re.compile(r"^/comprobantes/([0-9a-f]{32})$")
@@ -20,10 +21,6 @@ RECEIPT_URL = re.compile(r"^/comprobantes/([0-9a-f]{32})$")
 @pytest.fixture
 def service_config(service_config):
     return {**service_config, **ENVIOS_CONFIG}
-
-
-def soup(response) -> BeautifulSoup:
-    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
 
 
 def form_values(page: BeautifulSoup, selector: str) -> dict[str, str]:
@@ -119,18 +116,22 @@ def test_a_rejected_receipt_shows_dgis_reason_no_fiscal_validity_and_the_way_for
         .get_text(" ", strip=True)
         .startswith("Este comprobante no tiene validez fiscal.")
     )
-    assert block.find(attrs={"data-testid": "issue-corrected"})["href"] == f"/envios/corregir/{receipt_id}"
+    assert block.find(attrs={"data-testid": "issue-corrected"})["href"] == f"/comprobantes/{receipt_id}/corregir"
+    # No note is offered on it (the service would refuse it: DGI rejects notes on a rejected receipt, E12).
+    page = soup(usuario.get(f"/comprobantes/{receipt_id}"))
+    assert page.find("button", string="Anular con nota de crédito") is None
+    assert not page.select(f'a[href^="/comprobantes/{receipt_id}/nota/"]')
     # Support staff see the same reason but cannot issue, so they are not offered the correction.
     support_block = panel(soporte, receipt_id)
     assert "E07" in support_block.get_text() and support_block.find(attrs={"data-testid": "issue-corrected"}) is None
-    assert soporte.get(f"/envios/corregir/{receipt_id}").status_code == 403
+    assert soporte.get(f"/comprobantes/{receipt_id}/corregir").status_code == 403
 
 
 def test_emitir_corregido_prefills_the_form_issues_a_new_number_and_links_both_ways(signed_in, issue_api, live_service):
     rejected = issue_api(rejected_efactura("E14"))
     drain(live_service.app)
     usuario = signed_in("usuario@demo.uy")
-    form_page = usuario.get(f"/envios/corregir/{rejected['idCfeEmitido']}")
+    form_page = usuario.get(f"/comprobantes/{rejected['idCfeEmitido']}/corregir", follow_redirects=True)
     page = soup(form_page)
     assert form_page.status_code == 200
     assert rejected["idCfeEmitido"] in page.find(attrs={"data-testid": "correcting"}).get_text()
@@ -165,14 +166,14 @@ def test_emitir_corregido_prefills_the_form_issues_a_new_number_and_links_both_w
     new_number = soup(usuario.get(f"/comprobantes/{corrected_id}")).h1.get_text()
     assert new_number != f"e-Factura A-{rejected['nro']:07d}"
     # A second correction of the same receipt goes to the one already issued.
-    again = usuario.get(f"/envios/corregir/{rejected['idCfeEmitido']}")
+    again = usuario.get(f"/comprobantes/{rejected['idCfeEmitido']}/corregir")
     assert again.status_code == 303 and again.headers["Location"] == f"/comprobantes/{corrected_id}"
 
 
 def test_only_a_rejected_receipt_can_be_corrected(signed_in, issue_api):
     usuario = signed_in("usuario@demo.uy")
     receipt_id = issue_api(bodies.body(bodies.EFACTURA))["idCfeEmitido"]
-    answer = usuario.get(f"/envios/corregir/{receipt_id}")
+    answer = usuario.get(f"/comprobantes/{receipt_id}/corregir")
     assert answer.status_code == 303 and answer.headers["Location"] == f"/comprobantes/{receipt_id}"
     assert "Solo se emite corregido" in soup(usuario.get(answer.headers["Location"])).get_text()
 
@@ -191,7 +192,7 @@ def test_another_companys_receipt_is_a_404_everywhere(signed_in, issue_api, live
     for path in (
         f"/envios/estado/{receipt_id}",
         f"/envios/estado/{receipt_id}/detalle",
-        f"/envios/corregir/{receipt_id}",
+        f"/comprobantes/{receipt_id}/corregir",
         "/envios/estado/no-es-un-id!",
     ):
         assert admin.get(path).status_code == 404, path

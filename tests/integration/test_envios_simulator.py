@@ -20,6 +20,7 @@ from portal.service.envios.models import VoidedRange
 from portal.service.envios.simulator import SimulatedDgi
 from portal.service.models import Certificate
 from tests.support import cfe_bodies as bodies
+from tests.support.certificates import make_certificate
 from tests.support.cfe_bodies import issue
 
 RUT = "219999830019"
@@ -93,24 +94,10 @@ def test_the_same_envelope_sent_again_gets_the_first_answer_and_counts_once(api_
 
 def _expired_cert() -> bytes:
     """The company's RUT, a certificate that expired yesterday."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import rsa
-
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    name = x509.Name([x509.NameAttribute(x509.NameOID.SERIAL_NUMBER, f"RUC{RUT}")])
     now = datetime.now(MONTEVIDEO)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - timedelta(days=30))
-        .not_valid_after(now - timedelta(days=1))
-        .sign(key, hashes.SHA256())
-    )
-    return cert.public_bytes(serialization.Encoding.PEM)
+    return make_certificate(
+        RUT, "DGI-RUC PRUEBA", not_before=now - timedelta(days=30), not_after=now - timedelta(days=1)
+    ).cert_pem
 
 
 @pytest.mark.parametrize(

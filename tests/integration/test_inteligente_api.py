@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 import pytest
 from sqlalchemy import func, select, update
@@ -283,7 +284,7 @@ def test_a_direct_issue_killed_midway_leaves_nothing_and_its_retry_issues_at_onc
         raise _ProcessKilled
 
     with monkeypatch.context() as patch:
-        patch.setattr(issuing, "build_signed_cfe", killed)  # dies after numbering, before storing
+        patch.setattr(issuing, "sign_validated_cfe", killed)  # dies after numbering, before storing
         with pytest.raises(_ProcessKilled):
             api_client.post(DIRECT, json=body, headers=headers)
 
@@ -345,3 +346,19 @@ def test_the_receiver_comes_from_dgis_soap_service_signed_with_the_companys_cert
         standin.stop()
     assert preview["borrador"]["tipoCFE"] == 111
     assert any(i["campo"] == "receptor.rznSocRecep" and "DGI" in i["motivo"] for i in preview["inferencias"])
+
+
+def test_a_sale_in_dollars_takes_the_bcus_rate_of_the_day_unless_one_is_given(api_client, user, service_app):
+    from portal.domain.uruguay_time import today_montevideo
+    from portal.service import db
+    from portal.service.cotizaciones.rates import rate_on
+
+    body = {"receptor": {"documento": "21-999983-001-9"}, "lineas": [SERVICE_LINE], "moneda": "USD"}
+    preview = _preview(api_client, user, body)
+    with service_app.app_context():
+        rate = rate_on(db.session(), "USD", today_montevideo())
+    assert preview["borrador"]["tpoCambio"] == str(rate.sell.quantize(Decimal("0.001")))
+    reasons = {i["campo"]: i["motivo"] for i in preview["inferencias"]}
+    assert "BCU" in reasons["tpoCambio"]
+    given = _preview(api_client, user, {**body, "tipoCambio": "41.5"})
+    assert given["borrador"]["tpoCambio"] == "41.5"

@@ -13,18 +13,16 @@ from sqlalchemy import func, select, update
 from portal.service import db
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.inteligente.models import SmartRequest
+from tests.support.html import csrf
+from tests.support.html import soup as _soup
 
 HTMX = {"HX-Request": "true"}
 NO_WARNINGS_RUT = "219999830019"  # the demo company itself: active, electronic issuer, CVA valid
 NOT_ELECTRONIC_RUT = "215550030019"  # DGI sandbox: warns receptor_no_emisor_electronico
 
 
-def _soup(response) -> BeautifulSoup:
-    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
-
-
 def _csrf(client, path="/inteligente/solicitudes") -> str:
-    return _soup(client.get(path)).find("input", {"name": "csrf_token"})["value"]
+    return csrf(client, path)
 
 
 def _step1(client, *lines, **fields) -> dict:

@@ -7,18 +7,14 @@ import uuid
 from decimal import Decimal
 
 import pytest
-from bs4 import BeautifulSoup
 
 from portal.client import CfeClient
 from portal.client.inteligente import SmartIssueRequest, SmartLine
+from tests.support.html import soup as _soup
 
 PAGE = "/inteligente/solicitudes"
 HTMX = {"HX-Request": "true"}
 ONE_LINE = SmartIssueRequest(lines=(SmartLine("Café", Decimal("2"), Decimal("122")),))
-
-
-def _soup(response) -> BeautifulSoup:
-    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
 
 
 def _rows(response) -> list[str]:

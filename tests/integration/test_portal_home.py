@@ -18,10 +18,7 @@ from portal.service import db
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.models import Certificate
 from tests.support import cfe_bodies as bodies
-
-
-def _soup(answer) -> BeautifulSoup:
-    return BeautifulSoup(answer.get_data(as_text=True), "html.parser")
+from tests.support.html import soup as _soup
 
 
 def _card(soup: BeautifulSoup, name: str) -> str:

@@ -13,11 +13,7 @@ from bs4 import BeautifulSoup
 
 from tests.conftest import mint_token
 from tests.support import cfe_bodies as bodies
-
-
-def _csrf(client, path="/") -> str:
-    page = client.get(path)
-    return BeautifulSoup(page.data, "html.parser").find("input", {"name": "csrf_token"})["value"]
+from tests.support.html import csrf as _csrf
 
 
 def _nav_labels(html: str) -> list[str]:
@@ -39,7 +35,16 @@ def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_clie
         (
             "admin@demo.uy",
             "administrador",
-            ["Comprobantes", "Recibidos", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI", "Empresa"],
+            [
+                "Comprobantes",
+                "Recibidos",
+                "Claves de API",
+                "DGI",
+                "Emisión inteligente",
+                "Envíos a DGI",
+                "Empresa",
+                "Webhooks",
+            ],
         ),
         (
             "soporte@demo.uy",

@@ -14,13 +14,10 @@ from sqlalchemy import update
 
 from portal.service import db
 from portal.service.models import User
+from tests.support.html import csrf as _csrf
 
 USERINFO = "/oauth/userinfo"
 API = "/api/v1/comprobante/getByIdCfeEmitido?idCfeEmitido=999999"  # any role; 404 means "token accepted"
-
-
-def _csrf(client) -> str:
-    return BeautifulSoup(client.get("/").data, "html.parser").find("input", {"name": "csrf_token"})["value"]
 
 
 def _api(service_url: str, token: str, path: str = API) -> int:

@@ -534,3 +534,25 @@ def test_operator_commands_token_and_import_cert_with_a_long_subject(pg_service_
         ["import-cert", str(tmp_path / "demo.p12"), "--empresa", "219999830019", "--password", "", "--name", "x" * 121],
     )
     assert too_long.exit_code == 2 and "--name" in too_long.output
+
+
+def test_the_logo_a_receipt_is_issued_with_is_stored_once_and_printed_from_the_snapshot(
+    api_client, auth_headers, pg_service_app
+):
+    from portal.service.comprobante.models import PrintedLogo
+    from tests.support.empresa_files import image
+
+    admin = auth_headers("admin@demo.uy", 1)
+    uploaded = api_client.put("/api/v1/empresa/logo", data=image(), content_type="image/png", headers=admin)
+    assert uploaded.status_code in (200, 201), uploaded.json
+    first, second = (_issue(api_client, admin, bodies.body(bodies.ETICKET)) for _ in range(2))
+    assert api_client.delete("/api/v1/empresa/logo", headers=admin).status_code == 204
+    with pg_service_app.app_context():
+        assert db.session().scalar(select(func.count()).select_from(PrintedLogo)) == 1  # ON CONFLICT DO NOTHING
+        stored = db.session().get(IssuedCfe, second["idCfeEmitido"])
+        assert stored.print_paper == "a4" and stored.print_logo_sha256 is not None
+    for receipt in (first, second):
+        pdf = api_client.get(
+            GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"]}, headers={**admin, "Accept": "application/pdf"}
+        )
+        assert pdf.status_code == 200 and pdf.data.count(b"/Subtype /Image") == 2  # the QR and the logo kept

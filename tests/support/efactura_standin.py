@@ -2,7 +2,7 @@
 
 It speaks the WSDL as DGI does as far as it is published: SOAP 1.1 POST, one SOAPAction per operation, the
 document in `Datain/xmlData`, the answer in `Dataout/xmlData` as CDATA. The WS-Security signature over the
-Body is verified by the RUT lookup stand-in's verifier (portal.service.dgi.standin.verify_request, which
+Body is verified by the RUT lookup stand-in's verifier (tests.support.dgi_standin.verify_request, which
 checks digests with Python's C14N 2.0 and the RSA value with xmlsec); a missing or bad one is HTTP 500 with
 a SOAP Client fault. What DGI answers comes from a `DgiReception` behind it — the embedded DGI simulator in
 the agreement tests — so the SOAP client and the simulator are judged by the same documents. An envelope DGI
@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 from lxml import etree
-from werkzeug.serving import make_server
 from werkzeug.wrappers import Request, Response
 
-from portal.service.dgi.standin import SOAP_ENV, SignatureError, Verified, _envelope, _fault, verify_request
 from portal.service.envios.adapter import Credentials, DgiReception, DgiReceptionError
 from portal.service.envios.soap_reception import NAMESPACE, OPERATIONS
+from tests.support.dgi_standin import SOAP_ENV, SignatureError, Verified, soap_envelope, soap_fault, verify_request
+from tests.support.servers import LiveServer
 
 SOAP_ACTIONS = {f"{NAMESPACE}action/AWS_EFACTURA.{op}": op for op in OPERATIONS}
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
@@ -70,32 +70,32 @@ class EfacturaStandIn:
             return Response("SOAP endpoint: POST only", status=405, headers={"Allow": "POST"})
         operation = SOAP_ACTIONS.get(request.headers.get("SOAPAction", "").strip('"'))
         if operation is None:
-            return _fault("Unknown SOAPAction")
+            return soap_fault("Unknown SOAPAction")
         raw = request.get_data()
         try:
             envelope = etree.fromstring(raw, _PARSER)
             if envelope.getroottree().docinfo.doctype:
-                return _fault("DOCTYPE is not allowed")
+                return soap_fault("DOCTYPE is not allowed")
             verified = verify_request(envelope)
         except (etree.XMLSyntaxError, SignatureError, ValueError) as exc:
-            return _fault(f"WS-Security: {exc}")
+            return soap_fault(f"WS-Security: {exc}")
         if self.trusted is not None and verified.certificate_der not in self.trusted:
-            return _fault("WS-Security: certificate not registered")
+            return soap_fault("WS-Security: certificate not registered")
         xml_data = envelope.findtext(
             f"{{{SOAP_ENV}}}Body/{{{NAMESPACE}}}WS_eFactura.{operation}/{{{NAMESPACE}}}Datain/{{{NAMESPACE}}}xmlData"
         )
         if xml_data is None:
-            return _fault(f"WS_eFactura.{operation}/Datain/xmlData is missing")
+            return soap_fault(f"WS_eFactura.{operation}/Datain/xmlData is missing")
         self.calls.append(Call(operation, xml_data, raw, verified, answered=not self.fault))
         if self.delay:
             self.released.wait(self.delay)
         if self.fault:
-            return _fault(self.fault[1], self.fault[0])
+            return soap_fault(self.fault[1], self.fault[0])
         answer = self._answer(operation, xml_data, _credentials(verified.certificate_der))
         response = etree.Element(f"{{{NAMESPACE}}}WS_eFactura.{operation}Response", nsmap={None: NAMESPACE})
         dataout = etree.SubElement(response, f"{{{NAMESPACE}}}Dataout")
         etree.SubElement(dataout, f"{{{NAMESPACE}}}xmlData").text = etree.CDATA(answer.decode("utf-8"))
-        return Response(_envelope(response), content_type="text/xml; charset=utf-8")
+        return Response(soap_envelope(response), content_type="text/xml; charset=utf-8")
 
     def _answer(self, operation: str, xml_data: str, credentials: Credentials) -> bytes:
         document = xml_data.encode("utf-8")
@@ -132,13 +132,9 @@ class RunningEfacturaStandIn:
 
     def __init__(self, app: EfacturaStandIn):
         self.app = app
-        self.server = make_server("127.0.0.1", 0, app, threaded=True)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/ePrueba/ws_eprueba"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-        self.thread.start()
+        self.server = LiveServer().start(app)
+        self.url = f"{self.server.url}/ePrueba/ws_eprueba"
 
     def stop(self) -> None:
         self.app.released.set()
-        self.server.shutdown()
-        self.thread.join(timeout=5)
-        self.server.server_close()
+        self.server.stop()

@@ -52,10 +52,11 @@ def start_portal_session(client, portal_app, access_token: str, expires_in: int)
     refreshing or about what sign-in stores must go through `sign_in_portal_client`."""
     from flask import session
 
+    from portal.client.oidc import Tokens
     from portal.web.auth.routes import begin_session
 
     with portal_app.test_request_context("/auth/callback"):
-        begin_session({"access_token": access_token, "expires_in": expires_in})
+        begin_session(Tokens.from_json({"access_token": access_token, "expires_in": expires_in}))
         response = portal_app.response_class()
         portal_app.session_interface.save_session(portal_app, session._get_current_object(), response)
     name = portal_app.config["SESSION_COOKIE_NAME"]

@@ -67,6 +67,20 @@ def test_a_whole_number_field_reads_the_same_way_and_refuses_cents():
     assert refused.cantidad._value() == "1.500,50"
 
 
+@pytest.mark.parametrize(
+    ("number", "shown"),
+    [
+        (Decimal("1.500"), "1,5"),
+        (Decimal("350.250000"), "350,25"),
+        (Decimal("1500.000"), "1500"),
+        (Decimal("0.00"), "0"),
+    ],
+)
+def test_a_number_the_form_starts_with_shows_as_the_form_reads_it_back(number, shown):
+    form = _Form(formdata=None, data={"importe": number})
+    assert form.importe._value() == shown and form.validate() and form.importe.data == number
+
+
 def test_zero_is_a_number_and_empty_is_missing():
     assert _posted(importe="0").importe.errors == []
     assert _posted(importe="").importe.errors == ["Indicá el importe."]

@@ -1,7 +1,8 @@
 """The CFE engine: pure functions that turn a validated request into a signed DGI receipt and its PDF.
 
 No Flask and no database here. The REST layer parses the body (`parse_cfe_input`), allocates the number
-and CAE (`Numbering`), checks that referenced receipts exist, then calls `build_signed_cfe` and
+and CAE (`Numbering`), checks that referenced receipts exist, then calls `sign_validated_cfe` (after
+`validate`, which returns the totals it computed) or `build_signed_cfe` (which validates), and
 `render_signed_pdf`. Keys and XSDs are loaded once per process (`CfeSigner`, `schema.load_schema`).
 """
 
@@ -54,6 +55,7 @@ __all__ = [
     "render_pdf",
     "render_preview_pdf",
     "render_signed_pdf",
+    "sign_validated_cfe",
     "validate",
     "verify_signature",
     "warm_up",
@@ -92,9 +94,8 @@ def build_signed_cfe(
     *,
     qr_base_url: str = DGI_QR_BASE_URL,
     qr_date_format: str = "%Y%m%d",
-    checked: bool = False,
 ) -> SignedCfe:
-    """Validate, total, build, sign and schema-check one receipt.
+    """Validate (every rule), total, build, sign and schema-check one receipt.
 
     `ui_value` is the Unidad Indexada in pesos for the e-Ticket identification threshold (the value at
     the close of the year before the issue date); `now` is the signature time (TmstFirma), by default the
@@ -102,11 +103,33 @@ def build_signed_cfe(
     blocking rules for this issuer and CAE, or "caeData.*" for an unusable number or expired CAE),
     CfeSchemaError if the result breaks CFEDGI.xsd (a defect of ours), and ValueError for an issuer
     configuration DGI would reject. The XSD check runs whenever the XSD folder is present.
-
-    `checked`: the caller ran `validate` on this `cfe` with this `ui_value` and the issuer's regime on the
-    signing day, before taking the number, and it found nothing (issuing does); then only the rules the
-    allocated CAE decides run here (`cae_errors`), with the same outcome as validating everything again.
     """
+    moment, emission = _signing(issuer, numbering, now)
+    checked = validate(cfe, ui_value=ui_value, emission=emission)
+    return _signed(cfe, checked.errors, checked.totals, issuer, numbering, signer, moment, qr_base_url, qr_date_format)
+
+
+def sign_validated_cfe(
+    cfe: CfeInput,
+    totals: Totals,
+    issuer: Issuer,
+    numbering: Numbering,
+    signer: CfeSigner,
+    now: datetime | None = None,
+    *,
+    qr_base_url: str = DGI_QR_BASE_URL,
+    qr_date_format: str = "%Y%m%d",
+) -> SignedCfe:
+    """`build_signed_cfe` for a receipt `validate` found clean before its number was taken, with the same
+    ui_value and the issuer's regime on the signing day (issuing does this): `totals` are the ones it computed,
+    and only the rules the allocated CAE decides run here (`cae_errors`), with the same outcome as validating
+    everything again. Raises as `build_signed_cfe` does."""
+    moment, emission = _signing(issuer, numbering, now)
+    errors = cae_errors(cfe, emission)
+    return _signed(cfe, errors, totals, issuer, numbering, signer, moment, qr_base_url, qr_date_format)
+
+
+def _signing(issuer: Issuer, numbering: Numbering, now: datetime | None) -> tuple[datetime, Emission]:
     problems = issuer.problems()
     if problems:
         raise ValueError("Emisor mal configurado: " + "; ".join(problems))
@@ -115,12 +138,24 @@ def build_signed_cfe(
     emission = Emission(
         signing_date=moment.date(), regimen=issuer.regimen, cae_allocated=True, cae_especial=numbering.cae_especial
     )
-    errors = cae_errors(cfe, emission) if checked else validate(cfe, ui_value=ui_value, emission=emission)
+    return moment, emission
+
+
+def _signed(
+    cfe: CfeInput,
+    errors: list[FieldError],
+    totals: Totals | None,
+    issuer: Issuer,
+    numbering: Numbering,
+    signer: CfeSigner,
+    moment: datetime,
+    qr_base_url: str,
+    qr_date_format: str,
+) -> SignedCfe:
     # DGI rejects a CFE signed after its CAE expired (E07), whatever its issue date.
-    errors += numbering_errors(numbering, max(cfe.fch_emis, moment.date()))
-    if errors:
+    errors = errors + numbering_errors(numbering, max(cfe.fch_emis, moment.date()))
+    if errors or totals is None:
         raise CfeValidationError(errors)
-    totals = compute_totals(cfe)
     signed = signer.sign(build_cfe_xml(cfe, issuer, numbering, totals, moment))
     if schema_available():
         schema_errors = validate_cfe(signed.xml)

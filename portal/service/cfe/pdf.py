@@ -16,7 +16,7 @@ from portal.service.cfe import pdf_body
 from portal.service.cfe import pdf_text as words
 from portal.service.cfe.emission import Issuer
 from portal.service.cfe.model import CfeInput
-from portal.service.cfe.pdf_base import ReceiptPage, check_paper
+from portal.service.cfe.pdf_base import check_paper
 from portal.service.cfe.pdf_roll import render_roll
 from portal.service.cfe.printable import Printable, from_input, from_xml
 
@@ -63,7 +63,7 @@ def render_pdf(doc: Printable, *, logo: bytes | None = None, paper: str = "a4") 
     return bytes(pdf.output())
 
 
-class _A4(ReceiptPage):
+class _A4(pdf_body.BodyPage):
     def __init__(self, doc: Printable, logo: bytes | None):
         super().__init__("A4")
         self.doc, self.logo_bytes, self.last_page = doc, logo, False
@@ -235,18 +235,3 @@ class _A4(ReceiptPage):
         self.rect(x, y, RIGHT - x, 15)
         self.put(x, y + 1, RIGHT - x, "Fecha de vencimiento", size=M, align="C", h=6)
         self.put(x, y + 7.5, RIGHT - x, f"CAE {words.day(self.doc.cae.fec_venc)}", size=M, bold=True, align="C", h=6)
-
-    # -- used by pdf_body ------------------------------------------------------------------------------
-    def table_header(self) -> None:
-        x, y = LEFT, self.get_y()
-        self.set_fill_color(235, 235, 235)
-        self.rect(LEFT, y, RIGHT - LEFT, 5.5, style="F")
-        for title, width, align in self.columns:
-            self.put(x + 0.5, y + 0.7, width - 1, title, bold=True, align=align)
-            x += width
-        self.set_y(y + 7)
-
-    def room(self, height: float) -> None:
-        """Start a new page unless `height` millimetres still fit above the footer."""
-        if self.get_y() + height > self.page_break_trigger:
-            self.add_page()

@@ -1,6 +1,6 @@
 """The body of the A4 receipt: legends, detail table, totals, discounts, payments, references, adenda.
 
-Works on the page object of pdf.py (`_A4`) through its small helpers: `room` breaks the page when a block
+Works on a `BodyPage` (pdf.py's A4 page is one) through its small helpers: `room` breaks the page when a block
 would run into the footer, and the table header is repeated by the page header while `columns` is set.
 Every value comes from the `Printable` (the XML), never from the request.
 """
@@ -8,12 +8,10 @@ Every value comes from the `Printable` (the XML), never from the request.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 from portal.service.cfe import pdf_text as words
-
-if TYPE_CHECKING:
-    from portal.service.cfe.pdf import _A4
+from portal.service.cfe.pdf_base import ReceiptPage
+from portal.service.cfe.printable import Printable
 
 LEFT, RIGHT, LINE = 10.0, 200.0, 4.2
 M = words.MANDATORY_PT
@@ -40,7 +38,29 @@ _RESGUARDO_COLUMNS = [
 ]
 
 
-def draw_body(pdf: _A4) -> None:
+class BodyPage(ReceiptPage):
+    """The page the body is drawn on: the receipt (`doc`), the table's `columns` while one is open (the page
+    header repeats them), and the two helpers below."""
+
+    doc: Printable
+    columns: list[tuple[str, float, str]]
+
+    def table_header(self) -> None:
+        x, y = LEFT, self.get_y()
+        self.set_fill_color(235, 235, 235)
+        self.rect(LEFT, y, RIGHT - LEFT, 5.5, style="F")
+        for title, width, align in self.columns:
+            self.put(x + 0.5, y + 0.7, width - 1, title, bold=True, align=align)
+            x += width
+        self.set_y(y + 7)
+
+    def room(self, height: float) -> None:
+        """Start a new page unless `height` millimetres still fit above the footer."""
+        if self.get_y() + height > self.page_break_trigger:
+            self.add_page()
+
+
+def draw_body(pdf: BodyPage) -> None:
     """Everything between the page header and the footer, over as many pages as it takes."""
     doc, element = pdf.doc, pdf.doc.element
     _legends(pdf)
@@ -69,7 +89,7 @@ def draw_body(pdf: _A4) -> None:
         _adenda(pdf, doc.adenda)
 
 
-def _legends(pdf: _A4) -> None:
+def _legends(pdf: BodyPage) -> None:
     """ "Pagos por cuenta de terceros", "Bienes de Terceros ...": 3 mm characters, no fixed place."""
     for legend in words.header_legends(pdf.doc):
         for line in pdf.lines_of(legend, RIGHT - LEFT, M, bold=True):
@@ -79,19 +99,19 @@ def _legends(pdf: _A4) -> None:
     pdf.set_y(pdf.get_y() + 1)
 
 
-def _start_table(pdf: _A4, columns: list[tuple[str, float, str]]) -> None:
+def _start_table(pdf: BodyPage, columns: list[tuple[str, float, str]]) -> None:
     pdf.columns = columns
     pdf.table_header()
 
 
-def _cells(pdf: _A4, y: float, values: list[str], first: int = 1) -> None:
+def _cells(pdf: BodyPage, y: float, values: list[str], first: int = 1) -> None:
     x = LEFT + sum(width for _, width, _ in pdf.columns[:first])
     for (_, width, align), value in zip(pdf.columns[first:], values, strict=True):
         pdf.put(x + 0.5, y, width - 1, value, align=align, shrink=True)
         x += width
 
 
-def _item_rows(pdf: _A4, remito: bool) -> None:
+def _item_rows(pdf: BodyPage, remito: bool) -> None:
     doc, width = pdf.doc, pdf.columns[0][1]
     for line in doc.lines:
         name = pdf.lines_of(line.name, width)
@@ -130,7 +150,7 @@ def _item_rows(pdf: _A4, remito: bool) -> None:
         pdf.set_y(y + height)
 
 
-def _retention_rows(pdf: _A4) -> None:
+def _retention_rows(pdf: BodyPage) -> None:
     for line in pdf.doc.lines:
         for ret in line.retentions:
             pdf.room(LINE)
@@ -151,7 +171,7 @@ def _retention_rows(pdf: _A4) -> None:
             pdf.set_y(y + LINE)
 
 
-def _totals(pdf: _A4) -> None:
+def _totals(pdf: BodyPage) -> None:
     rows = words.total_rows(pdf.doc)
     pdf.room(len(rows) * (LINE + 0.6) + 4)
     for label, value, strong in rows:
@@ -163,7 +183,7 @@ def _totals(pdf: _A4) -> None:
     pdf.set_y(pdf.get_y() + 2)
 
 
-def _discounts(pdf: _A4) -> None:
+def _discounts(pdf: BodyPage) -> None:
     doc = pdf.doc
     lines = [
         f"{'Descuento' if dr.kind == 'D' else 'Recargo'}: {dr.glosa}"
@@ -174,7 +194,7 @@ def _discounts(pdf: _A4) -> None:
     _section(pdf, "Descuentos y recargos globales", lines)
 
 
-def _section(pdf: _A4, title: str, lines: list[str]) -> None:
+def _section(pdf: BodyPage, title: str, lines: list[str]) -> None:
     if not lines:
         return
     wrapped = [part for line in lines for part in pdf.lines_of(line, RIGHT - LEFT)]
@@ -188,7 +208,7 @@ def _section(pdf: _A4, title: str, lines: list[str]) -> None:
     pdf.set_y(pdf.get_y() + 1.5)
 
 
-def _adenda(pdf: _A4, text: str) -> None:
+def _adenda(pdf: BodyPage, text: str) -> None:
     """DGI: a zone marked "ADENDA", 5 mm clear of the receipt's data; a frame on every page it spans."""
     lines = pdf.lines_of(text, RIGHT - LEFT - 6)
     pdf.set_y(pdf.get_y() + 5)

@@ -198,6 +198,20 @@ def _rate(value: Decimal | None) -> str:
     return f"{trimmed(value, 0, 3)}%" if value is not None else ""
 
 
+def retention_rows(doc: Printable) -> list[tuple[str, Decimal, bool]]:
+    """Each retention or perception of the lines by its code and rate ("Retención 2183 (7%)"), summed: the
+    reader sees what was withheld and at which rate, not only the total (MntTotRetenido)."""
+    sums: dict[tuple[str, Decimal | None], Decimal] = {}
+    for line in doc.lines:
+        for ret in line.retentions:
+            key = (ret.code, ret.rate)
+            sums[key] = sums.get(key, Decimal(0)) + ret.value
+    return [
+        (f"Retención/percepción {code}" + (f" ({_rate(rate)})" if rate is not None else ""), value, False)
+        for (code, rate), value in sums.items()
+    ]
+
+
 def total_rows(doc: Printable) -> list[tuple[str, Decimal, bool]]:
     """(label, amount, emphasised) for the totals block, from the XML's own Totales."""
     t, currency = doc.totals, doc.tpo_moneda or ""
@@ -228,6 +242,8 @@ def total_rows(doc: Printable) -> list[tuple[str, Decimal, bool]]:
         ("MontoNF", "Monto no facturable"),
     ):
         if t.get(tag):
+            if tag == "MntTotRetenido":
+                rows += retention_rows(doc)
             rows.append((label, t[tag], False))
     rows.append((f"TOTAL A PAGAR {currency}", t.get("MntPagar", Decimal(0)), True))
     return rows

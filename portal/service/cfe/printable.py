@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import Decimal
+from typing import Any
 
 from lxml import etree
 
@@ -192,80 +193,19 @@ def from_xml(
     qr_link: str | None = None,
     preview: bool = False,
 ) -> Printable:
-    """The printable view of a CFE XML (signed, or the unsigned XML of a preview)."""
+    """The printable view of a CFE XML (signed, or the unsigned XML of a preview), read section by section."""
     root = xml if isinstance(xml, etree._Element) else parse_untrusted(xml).getroot()
     doc = root[0] if root.tag.endswith("}CFE") else root
-    id_doc, emisor = doc.find("c:Encabezado/c:IdDoc", _NS), doc.find("c:Encabezado/c:Emisor", _NS)
-    totales = doc.find("c:Encabezado/c:Totales", _NS)
-    party = Party(
-        rut=_text(emisor, "RUCEmisor"),
-        razon_social=_text(emisor, "RznSoc"),
-        nombre_comercial=_text(emisor, "NomComercial"),
-        giro=_text(emisor, "GiroEmis"),
-        telefono=_text(emisor, "Telefono"),
-        correo=_text(emisor, "CorreoEmisor"),
-        sucursal=_text(emisor, "EmiSucursal"),
-        domicilio=_text(emisor, "DomFiscal"),
-        ciudad=_text(emisor, "Ciudad"),
-        departamento=_text(emisor, "Departamento"),
-    )
-    owner = None
-    if _int(id_doc, "IndPropiedad") == 1:
-        owner = (_text(id_doc, "RznSocProp") or "", _text(id_doc, "DocProp") or _text(id_doc, "DocPropExt") or "")
-    cae = None if preview else _cae(doc.find("c:CAEData", _NS))
     printable = Printable(
-        tipo_cfe=int(_text(id_doc, "TipoCFE")),
-        serie=None if preview else _text(id_doc, "Serie"),
-        nro=None if preview else _int(id_doc, "Nro"),
-        fch_emis=_date(id_doc, "FchEmis"),
-        fma_pago=_int(id_doc, "FmaPago"),
-        fch_venc=_date(id_doc, "FchVenc"),
-        mnt_bruto=_int(id_doc, "MntBruto"),
-        tpo_moneda=_text(totales, "TpoMoneda"),
-        tpo_cambio=_dec(totales, "TpoCambio"),
-        info_adicional=_text(id_doc, "InfoAdicionalDoc"),
-        tipo_traslado=_int(id_doc, "TipoTraslado"),
-        fch_valor=_date(id_doc, "FchValor"),
-        iva_al_dia_code=_int(id_doc, "IVAalDia"),
-        pagos_terceros=_int(id_doc, "IndPagCta3ros") == 1,
-        cobranza=_int(id_doc, "IndCobPropia") == 1,
-        bienes_terceros=owner,
-        emisor=party,
+        **_id_doc(doc.find("c:Encabezado/c:IdDoc", _NS), preview),
+        **_totales(doc.find("c:Encabezado/c:Totales", _NS)),
+        emisor=_emisor(doc.find("c:Encabezado/c:Emisor", _NS)),
         receiver=_receiver(doc.find("c:Encabezado/c:Receptor", _NS)),
-        totals={
-            _local(child): Decimal(child.text)
-            for child in totales
-            if _local(child) not in ("TpoMoneda", "TpoCambio", "CantLinDet", "RetencPercep")
-        },
-        retentions_total=tuple(
-            (_text(group, "CodRet"), _dec(group, "ValRetPerc")) for group in totales.findall("c:RetencPercep", _NS)
-        ),
-        cant_lin_det=_int(totales, "CantLinDet") or 0,
         lines=tuple(_line(item) for item in doc.findall("c:Detalle/c:Item", _NS)),
-        adjustments=tuple(
-            Adjustment(
-                kind=_text(dr, "TpoMovDR"),
-                glosa=_text(dr, "GlosaDR") or "",
-                value=_dec(dr, "ValorDR"),
-                ind_fact=_int(dr, "IndFactDR"),
-            )
-            for dr in doc.findall("c:DscRcgGlobal/c:DRG_Item", _NS)
-        ),
-        payments=tuple(
-            (_text(mp, "GlosaMP") or "", _dec(mp, "ValorPago")) for mp in doc.findall("c:MediosPago/c:MedioPago", _NS)
-        ),
-        references=tuple(
-            Reference(
-                ind_global=_int(ref, "IndGlobal") == 1,
-                tipo=_int(ref, "TpoDocRef"),
-                serie=_text(ref, "Serie"),
-                nro=_int(ref, "NroCFERef"),
-                razon=_text(ref, "RazonRef"),
-                fecha=_date(ref, "FechaCFEref"),
-            )
-            for ref in doc.findall("c:Referencia/c:Referencia", _NS)
-        ),
-        cae=cae,
+        adjustments=_adjustments(doc),
+        payments=_payments(doc),
+        references=_references(doc),
+        cae=None if preview else _cae(doc.find("c:CAEData", _NS)),
         settings=settings,
         adenda=adenda,
         preview=preview,
@@ -277,6 +217,97 @@ def from_xml(
         raise ValueError("Un comprobante firmado necesita su firma (DigestValue) para el QR.")
     return replace(
         printable, security_code=security_code or digest[:6], qr_url=qr_link or _qr_link(printable, doc, digest)
+    )
+
+
+def _id_doc(id_doc: etree._Element, preview: bool) -> dict[str, Any]:
+    """Zona A's IdDoc: type, number (none on a preview), dates, terms, indicators, third-party goods."""
+    owner = None
+    if _int(id_doc, "IndPropiedad") == 1:
+        owner = (_text(id_doc, "RznSocProp") or "", _text(id_doc, "DocProp") or _text(id_doc, "DocPropExt") or "")
+    return {
+        "tipo_cfe": int(_text(id_doc, "TipoCFE")),
+        "serie": None if preview else _text(id_doc, "Serie"),
+        "nro": None if preview else _int(id_doc, "Nro"),
+        "fch_emis": _date(id_doc, "FchEmis"),
+        "fma_pago": _int(id_doc, "FmaPago"),
+        "fch_venc": _date(id_doc, "FchVenc"),
+        "mnt_bruto": _int(id_doc, "MntBruto"),
+        "info_adicional": _text(id_doc, "InfoAdicionalDoc"),
+        "tipo_traslado": _int(id_doc, "TipoTraslado"),
+        "fch_valor": _date(id_doc, "FchValor"),
+        "iva_al_dia_code": _int(id_doc, "IVAalDia"),
+        "pagos_terceros": _int(id_doc, "IndPagCta3ros") == 1,
+        "cobranza": _int(id_doc, "IndCobPropia") == 1,
+        "bienes_terceros": owner,
+    }
+
+
+def _emisor(emisor: etree._Element) -> Party:
+    """Zona A's Emisor, as signed."""
+    return Party(
+        rut=_text(emisor, "RUCEmisor"),
+        razon_social=_text(emisor, "RznSoc"),
+        nombre_comercial=_text(emisor, "NomComercial"),
+        giro=_text(emisor, "GiroEmis"),
+        telefono=_text(emisor, "Telefono"),
+        correo=_text(emisor, "CorreoEmisor"),
+        sucursal=_text(emisor, "EmiSucursal"),
+        domicilio=_text(emisor, "DomFiscal"),
+        ciudad=_text(emisor, "Ciudad"),
+        departamento=_text(emisor, "Departamento"),
+    )
+
+
+def _totales(totales: etree._Element) -> dict[str, Any]:
+    """Zona C: currency and rate, every amount by its tag, the retentions' totals, the line count."""
+    return {
+        "tpo_moneda": _text(totales, "TpoMoneda"),
+        "tpo_cambio": _dec(totales, "TpoCambio"),
+        "totals": {
+            _local(child): Decimal(child.text)
+            for child in totales
+            if _local(child) not in ("TpoMoneda", "TpoCambio", "CantLinDet", "RetencPercep")
+        },
+        "retentions_total": tuple(
+            (_text(group, "CodRet"), _dec(group, "ValRetPerc")) for group in totales.findall("c:RetencPercep", _NS)
+        ),
+        "cant_lin_det": _int(totales, "CantLinDet") or 0,
+    }
+
+
+def _adjustments(doc: etree._Element) -> tuple[Adjustment, ...]:
+    """Zona D: global discounts and surcharges."""
+    return tuple(
+        Adjustment(
+            kind=_text(dr, "TpoMovDR"),
+            glosa=_text(dr, "GlosaDR") or "",
+            value=_dec(dr, "ValorDR"),
+            ind_fact=_int(dr, "IndFactDR"),
+        )
+        for dr in doc.findall("c:DscRcgGlobal/c:DRG_Item", _NS)
+    )
+
+
+def _payments(doc: etree._Element) -> tuple[tuple[str, Decimal | None], ...]:
+    """Zona E: the means of payment."""
+    return tuple(
+        (_text(mp, "GlosaMP") or "", _dec(mp, "ValorPago")) for mp in doc.findall("c:MediosPago/c:MedioPago", _NS)
+    )
+
+
+def _references(doc: etree._Element) -> tuple[Reference, ...]:
+    """Zona F: the receipts a note refers to."""
+    return tuple(
+        Reference(
+            ind_global=_int(ref, "IndGlobal") == 1,
+            tipo=_int(ref, "TpoDocRef"),
+            serie=_text(ref, "Serie"),
+            nro=_int(ref, "NroCFERef"),
+            razon=_text(ref, "RazonRef"),
+            fecha=_date(ref, "FechaCFEref"),
+        )
+        for ref in doc.findall("c:Referencia/c:Referencia", _NS)
     )
 
 

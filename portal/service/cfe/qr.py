@@ -3,8 +3,8 @@
     https://www.efactura.dgi.gub.uy/consultaQR/cfe?ruc,tipoCFE,serie,nroCFE,monto,fecha,hash
 
 DGI's text says the date is dd/mm/yyyy; receipts in circulation use YYYYMMDD, which is the default here
-and configurable. `monto` has 2 decimals; the hash is the full base64 DigestValue with + / =
-percent-encoded.
+and configurable. `monto` has 2 decimals, except an e-Remito's, which DGI writes as a bare `0` (it carries no
+amount); the hash is the full base64 DigestValue with + / = percent-encoded.
 """
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ from urllib.parse import quote
 
 import segno
 
+from portal.domain.cfe_types import E_REMITO
 from portal.service.cfe.amounts import Totals, qr_amount
 from portal.service.cfe.xml import format_decimal
 
 DGI_QR_BASE_URL = "https://www.efactura.dgi.gub.uy/consultaQR/cfe"
+_REMITOS = frozenset({E_REMITO, E_REMITO + 100})  # and its contingency type (281)
 
 
 def qr_url(
@@ -41,7 +43,7 @@ def qr_url(
         str(tipo_cfe),
         serie,
         str(nro),
-        format_decimal(monto, 2),
+        "0" if tipo_cfe in _REMITOS else format_decimal(monto, 2),
         fecha.strftime(date_format),
         quote(digest, safe=""),
     )

@@ -6,12 +6,13 @@ receipt exists needs the database and is the caller's check, not this module's.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
 from stdnum import ean
 
-from portal.domain.cfe_types import FIRST_CFE_DAY, LAST_CFE_DAY, CfeType, cfe_type
+from portal.domain.cfe_types import FIRST_CFE_DAY, LAST_CFE_DAY, NOTE_REFERENCE_TYPES, CfeType, cfe_type
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES, DocType, document_error
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.amounts import Totals, compute_totals, line_amount
@@ -92,8 +93,17 @@ def ui_threshold_on(fch_emis: date) -> Decimal:
     return UI_THRESHOLD if fch_emis >= _UI_THRESHOLD_SINCE else _UI_THRESHOLD_BEFORE
 
 
-def validate(cfe: CfeInput, *, ui_value: Decimal, emission: Emission | None = None) -> list[FieldError]:
-    """Every rule the input breaks; empty when the receipt can be built.
+@dataclass(frozen=True)
+class Validation:
+    """What `validate` found: every rule the input breaks (`errors`, empty when the receipt can be built) and
+    the totals it computed on the way (None when the lines are in error), which signing uses as they are."""
+
+    errors: list[FieldError]
+    totals: Totals | None
+
+
+def validate(cfe: CfeInput, *, ui_value: Decimal, emission: Emission | None = None) -> Validation:
+    """Every rule the input breaks, and the totals computed to check them.
 
     `ui_value` is the Unidad Indexada in pesos that Tabla E says to use (the quote at the close of the
     year before the issue date); foreign-currency amounts are converted with tpoCambio before comparing.
@@ -109,7 +119,7 @@ def validate(cfe: CfeInput, *, ui_value: Decimal, emission: Emission | None = No
     if totals is not None:
         _totals(cfe, totals, errors)
     _receptor(cfe, kind, receiver_required(cfe, ui_value, totals), errors)
-    return list(errors)
+    return Validation(list(errors), totals)
 
 
 def cae_errors(cfe: CfeInput, emission: Emission) -> list[FieldError]:
@@ -138,7 +148,7 @@ def receiver_required(cfe: CfeInput, ui_value: Decimal, totals: Totals | None) -
 
 def ensure_valid(cfe: CfeInput, *, ui_value: Decimal, emission: Emission | None = None) -> None:
     """Raise CfeValidationError when `validate` finds anything."""
-    errors = validate(cfe, ui_value=ui_value, emission=emission)
+    errors = validate(cfe, ui_value=ui_value, emission=emission).errors
     if errors:
         raise CfeValidationError(errors)
 
@@ -277,12 +287,14 @@ def _references(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
             if getattr(ref, _attr(ref, alias)) is None:
                 errors.add(f"{where}.{alias}", "required", "Campo obligatorio (o una referencia global con su razón).")
         if ref.tpo_doc_ref is not None:
-            family = ELEMENT_TYPES[kind.element] if kind.is_note else ALL_CFE_TYPES
-            if ref.tpo_doc_ref not in family:
+            allowed = NOTE_REFERENCE_TYPES.get(kind.code) or (ELEMENT_TYPES[kind.element] if kind.is_note else None)
+            if ref.tpo_doc_ref not in (allowed or ALL_CFE_TYPES):
+                only = kind.code in NOTE_REFERENCE_TYPES and " o ".join(cfe_type(c).name_es for c in sorted(allowed))
                 errors.add(
                     f"{where}.tpoDocRef",
                     "not_allowed",
-                    f"Tipo de comprobante no admitido como referencia de {kind.name_es}.",
+                    f"Tipo de comprobante no admitido como referencia de {kind.name_es}"
+                    + (f": solo {only}." if only else "."),
                 )
         key = (ref.tpo_doc_ref, ref.serie, ref.nro_cfe_ref)
         if key in seen:

@@ -3,6 +3,7 @@ kept per process for a moment (portal/service/readcache.py) since issuing reads 
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -11,7 +12,7 @@ from sqlalchemy.orm import Session, object_session
 from portal.service import db, readcache
 from portal.service.cfe import CfeInput, CfeSigner, Issuer
 from portal.service.empresa.models import Branch, CompanySettings
-from portal.service.empresa.settings import issuer_fields
+from portal.service.empresa.settings import company_logo, default_paper, issuer_fields
 from portal.service.keystore import signer_for, signing_certificate
 from portal.service.models import Certificate, Company
 
@@ -64,3 +65,25 @@ def signing_key(session: Session, company_id: int) -> SigningKey:
     if not key.not_before <= datetime.now(UTC) <= key.not_after:
         key = load()
     return key
+
+
+@dataclass(frozen=True)
+class PrintSettings:
+    """What the company's settings print on a receipt besides the issuer: the default paper and the logo."""
+
+    paper: str
+    logo: bytes | None
+    logo_sha256: str | None
+
+
+def print_settings(company_id: int) -> PrintSettings:
+    """The company's printed settings now, kept per process for a moment like the issuer (readcache), for the
+    snapshot each receipt takes when it is signed."""
+
+    def load() -> PrintSettings:
+        session = db.session()
+        logo = company_logo(session, company_id)
+        sha = hashlib.sha256(logo).hexdigest() if logo else None
+        return PrintSettings(default_paper(session, company_id), logo, sha)
+
+    return readcache.get(("print_settings", company_id), load)

@@ -15,10 +15,12 @@ from decimal import Decimal
 
 from flask import Response, current_app, g, has_request_context, request
 from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from portal.domain.cfe_types import NOTE_BASE_TYPE
+from portal.domain.cfe_types import CFE_TYPES, NOTE_REFERENCE_TYPES
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db, idempotency, jobs
 from portal.service.auth import Principal
@@ -30,20 +32,25 @@ from portal.service.cfe import (
     Numbering,
     SignedCfe,
     Totals,
-    build_signed_cfe,
+    sign_validated_cfe,
 )
 from portal.service.cfe.pdf import render_preview, render_receipt
 from portal.service.cfe.rules import validate
 from portal.service.cfe.rules_dgi import Emission
 from portal.service.comprobante import notes
-from portal.service.comprobante.issuer import cached_issuer, issuer_for, signing_key
-from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
+from portal.service.comprobante.issuer import cached_issuer, issuer_for, print_settings, signing_key
+from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, PrintedLogo
 from portal.service.comprobante.numbering import allocate
 from portal.service.comprobante.search import folded
+from portal.service.empresa.settings import company_logo, default_paper
 from portal.service.envios.tasks import wake_packer
 from portal.service.envios.tracking import record_issued
 from portal.service.errors import FieldError, ValidationFailed
+from portal.service.eventos.publishing import publish, receipt
 from portal.service.indices.ui import ui_value_on
+from portal.service.intercambio import sending as exchange
+from portal.service.intercambio.tasks import wake_exchange
+from portal.service.intercambio.tracking import link_correcting_note
 from portal.service.models import Company
 
 
@@ -54,6 +61,7 @@ class IssueResult:
     cfe: IssuedCfe | None
     warnings: list[dict]
     replay: Response | None = None
+    exchange: bool = False  # to be delivered to an electronic receiver (intercambio)
 
 
 def field_errors(exc: CfeValidationError) -> list[FieldError]:
@@ -67,29 +75,33 @@ def check_rules(cfe: CfeInput, company: Company) -> Issuer:
     return _checked(cfe, company.id)[0]
 
 
-def _checked(cfe: CfeInput, company_id: int) -> tuple[Issuer, Decimal]:
-    """`check_rules`, also returning the UI value it used (the issue signs with the same one)."""
+def _checked(cfe: CfeInput, company_id: int) -> tuple[Issuer, Decimal, Totals]:
+    """`check_rules`, also returning the UI value it used (the issue signs with the same one) and the totals it
+    computed (the issue signs with those)."""
     issuer = cached_issuer(company_id, cfe)
     ui_value = ui_value_on(cfe.fch_emis)
     emission = Emission(signing_date=today_montevideo(), regimen=issuer.regimen)
-    errors = validate(cfe, ui_value=ui_value, emission=emission)
-    if errors:
+    checked = validate(cfe, ui_value=ui_value, emission=emission)
+    if checked.errors or checked.totals is None:
         raise ValidationFailed(
-            [FieldError(e.field, e.code, e.message) for e in errors], message="El comprobante no es válido."
+            [FieldError(e.field, e.code, e.message) for e in checked.errors], message="El comprobante no es válido."
         )
-    return issuer, ui_value
+    return issuer, ui_value, checked.totals
 
 
 def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[notes.Original]:
-    """A credit or debit note must point at receipts this company issued (same family of types); returns
-    the receipts it names."""
-    base = NOTE_BASE_TYPE.get(cfe.tipo_cfe)
-    if base is None:
+    """A credit or debit note must point at receipts this company issued, of a type the note may reference
+    (NOTE_REFERENCE_TYPES), that DGI did not reject, with the original's date; returns the receipts it names.
+    Runs in the issue's write transaction before the number is taken, so a refusal burns no number."""
+    allowed = NOTE_REFERENCE_TYPES.get(cfe.tipo_cfe)
+    if allowed is None:
         return []
     problems, originals = [], []
     for index, ref in enumerate(cfe.referencias):
         if getattr(ref, "ind_global", None) == 1:
             continue
+        where = f"referencias[{index}]"
+        named = f"{ref.serie}-{ref.nro_cfe_ref}"
         # Locked: two credit notes of the same receipt must see each other's amounts (PostgreSQL).
         found = session.scalar(
             select(IssuedCfe)
@@ -101,28 +113,43 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[
             )
             .with_for_update()
         )
-        if ref.tpo_doc_ref not in (base, base + 1, base + 2):
+        if ref.tpo_doc_ref not in allowed:
+            kinds = " o ".join(CFE_TYPES[code].name_es for code in sorted(allowed))
             problems.append(
                 FieldError(
-                    f"referencias[{index}].tpoDocRef",
-                    "not_allowed",
-                    f"Una nota del tipo {cfe.tipo_cfe} solo puede referir comprobantes "
-                    f"{base}, {base + 1} o {base + 2}.",
+                    f"{where}.tpoDocRef", "not_allowed", f"Una {CFE_TYPES[cfe.tipo_cfe].name_es} solo refiere {kinds}."
                 )
             )
         elif found is None:
             problems.append(
                 FieldError(
-                    f"referencias[{index}].nroCFERef",
+                    f"{where}.nroCFERef",
                     "not_found",
-                    f"No existe el comprobante {ref.tpo_doc_ref} {ref.serie}-{ref.nro_cfe_ref} "
-                    "emitido por esta empresa.",
+                    f"No existe el comprobante {ref.tpo_doc_ref} {named} emitido por esta empresa.",
+                )
+            )
+        elif found.dgi_status == "rechazado":
+            problems.append(
+                FieldError(
+                    f"{where}.nroCFERef",
+                    "rechazado_por_dgi",
+                    f"DGI rechazó el comprobante {CFE_TYPES[found.tipo_cfe].name_es} {named}: no tiene validez "
+                    "fiscal y no admite notas (DGI las rechazaría, E12). Emití el comprobante corregido.",
+                )
+            )
+        elif ref.fecha_cfe_ref is not None and ref.fecha_cfe_ref != found.fch_emis:
+            problems.append(
+                FieldError(
+                    f"{where}.fechaCFEref",
+                    "fecha_distinta",
+                    f"El comprobante {named} es del {found.fch_emis:%d/%m/%Y}: la referencia lleva su fecha "
+                    "(dejala vacía y se toma del comprobante).",
                 )
             )
         else:
             originals.append(notes.Original(index, found))
     if problems:
-        raise ValidationFailed(problems, message="La nota refiere comprobantes que no existen.")
+        raise ValidationFailed(problems, message="La nota no corresponde a los comprobantes que refiere.")
     return originals
 
 
@@ -175,14 +202,14 @@ def issue(
             return IssueResult(None, [], replay)
     # Read once, before the write transaction: the issue signs with the issuer and UI value it was checked
     # against, and the shared write lock is not held while they are read.
-    issuer, ui_value = _checked(cfe, principal.company_id)
+    issuer, ui_value, totals = _checked(cfe, principal.company_id)
 
     def work(session: Session) -> IssueResult:
         if idempotency_key is not None:
             replay = idempotency.lookup(session, principal.company_id, idempotency_key)
             if replay is not None:
                 return IssueResult(None, [], replay)
-        return _issue_in(session, principal, cfe, issuer, ui_value, on_stored)
+        return _issue_in(session, principal, cfe, issuer, ui_value, totals, on_stored)
 
     try:
         result = db.grouped_write(work)
@@ -194,11 +221,19 @@ def issue(
     if result.cfe is not None:
         company_id = result.cfe.company_id
         jobs.enqueue_safely(lambda: wake_packer(company_id), "envios wake-up")
+        if result.exchange:
+            jobs.enqueue_safely(lambda: wake_exchange(company_id), "intercambio wake-up")
     return result
 
 
 def _issue_in(
-    session: Session, principal: Principal, cfe: CfeInput, issuer: Issuer, ui_value: Decimal, on_stored
+    session: Session,
+    principal: Principal,
+    cfe: CfeInput,
+    issuer: Issuer,
+    ui_value: Decimal,
+    totals: Totals,
+    on_stored,
 ) -> IssueResult:
     """The issue itself, in the (shared) write transaction `session`."""
     company_id = principal.company_id
@@ -208,21 +243,29 @@ def _issue_in(
     key = signing_key(session, company_id)
     allocation = allocate(session, company_id, cfe.tipo_cfe, cfe.fch_emis)
     try:
-        # `_checked` validated this input before the number was taken: only the CAE's own rules run again.
-        signed = build_signed_cfe(cfe, issuer, allocation.numbering, key.signer, ui_value=ui_value, checked=True)
+        # `_checked` validated this input before the number was taken: only the CAE's own rules run again, and
+        # the totals are the ones it computed (the reference amounts filled in above do not change them).
+        signed = sign_validated_cfe(cfe, totals, issuer, allocation.numbering, key.signer)
     except CfeValidationError as exc:
         raise ValidationFailed(field_errors(exc), message=exc.message) from exc
     except CfeSchemaError:
         current_app.logger.exception("generated CFE failed DGI's XSD")
         raise
     record = _new_record(principal, cfe, issuer, allocation.numbering, allocation.range.id, key.certificate_id, signed)
+    _snapshot_print_settings(session, record)
     # The receipt's road to DGI, committed with it. Held here while on_stored runs: the session keeps only weak
     # references, and the answer reads it (one SELECT less).
     submission = record_issued(session, record, cfe, ui_value, signed.totals)
     db.insert_loaded(session, record, submission)  # two Core INSERTs: cheaper than the unit of work's flush
     notes.link(session, record, shares)
+    # To an electronic receiver: its delivery by the exchange, committed with the receipt too.
+    exchanged = exchange.record_issued(
+        session, record, cfe.receptor.tipo_doc_recep if cfe.receptor else None, issuer.rut
+    )
+    link_correcting_note(session, record, [original.record for original in originals])
+    publish(session, company_id, "comprobante.emitido", receipt(record))  # one INSERT: the webhooks' outbox
     session.flush()  # a note's links (the rest is written already)
-    result = IssueResult(record, [allocation.warning] if allocation.warning else [])
+    result = IssueResult(record, [allocation.warning] if allocation.warning else [], exchange=exchanged)
     if on_stored is not None:
         on_stored(session, result)
     del submission
@@ -277,10 +320,39 @@ def numbering_of(record: IssuedCfe, session: Session) -> Numbering:
     )
 
 
+def _snapshot_print_settings(session: Session, record: IssuedCfe) -> None:
+    """Record with the receipt the paper and logo the company's settings print now (its issuer is in
+    issuer_json already): its PDF comes from what was true when it was signed, whatever changes later."""
+    settings = print_settings(record.company_id)
+    record.print_paper, record.print_logo_sha256 = settings.paper, settings.logo_sha256
+    if settings.logo_sha256 and session.get(PrintedLogo, (record.company_id, settings.logo_sha256)) is None:
+        # ON CONFLICT DO NOTHING: two first receipts with a new logo, issued at once (PostgreSQL), store it once.
+        insert = postgresql_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+        values = {"company_id": record.company_id, "sha256": settings.logo_sha256, "data": settings.logo}
+        session.execute(insert(PrintedLogo).values(**values, created_at=datetime.now(UTC)).on_conflict_do_nothing())
+
+
+def printed_logo(session: Session, record: IssuedCfe) -> bytes | None:
+    """The logo `record` was issued with; for a receipt issued before snapshots (print_paper NULL), the
+    company's logo of the day, as such receipts always printed."""
+    if record.print_paper is None:
+        return company_logo(session, record.company_id)
+    if record.print_logo_sha256 is None:
+        return None
+    logo = session.get(PrintedLogo, (record.company_id, record.print_logo_sha256))
+    return logo.data if logo is not None else None
+
+
+def printed_paper(session: Session, record: IssuedCfe) -> str:
+    """The paper `record` prints on unless another is asked for: the company's default when it was issued (the
+    company's default of the day for a receipt issued before snapshots)."""
+    return record.print_paper or default_paper(session, record.company_id)
+
+
 def receipt_pdf(record: IssuedCfe, *, logo: bytes | None = None, paper: str = "a4") -> bytes:
     """The printed representation, read from the signed XML as stored (number and CAE included), with the
     adenda and the issuer settings snapshot taken when it was issued: a reprint never disagrees with what
-    was signed."""
+    was signed. `logo` is printed_logo(session, record) for an issued receipt."""
     return render_receipt(
         record.xml,
         Issuer(**record.issuer_json),

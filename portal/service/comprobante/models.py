@@ -123,6 +123,23 @@ class IssuedCfe(Base):
     request_id: Mapped[str | None] = mapped_column(String(128))
     idempotency_key: Mapped[str | None] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
+    # What the company's settings printed when it was signed (migration 0020): the default paper and the logo
+    # (PrintedLogo, by its SHA-256; None: no logo). print_paper None: issued before the snapshot existed, printed
+    # with the settings of the day (docs/DGI-RULES.md, "The printed representation of an issued receipt").
+    print_paper: Mapped[str | None] = mapped_column(String(8))
+    print_logo_sha256: Mapped[str | None] = mapped_column(String(64))
+
+
+class PrintedLogo(Base):
+    """A logo a receipt was issued with, kept as it was (one row per company and distinct image), so a logo
+    uploaded or removed later never changes an issued receipt's PDF. Rows are never deleted."""
+
+    __tablename__ = "cfe_logo"
+
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), primary_key=True)
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
 class NoteReference(Base):

@@ -10,11 +10,12 @@ from portal.service.api import ALL_ROLES, WRITERS, operation
 from portal.service.auth import Principal
 from portal.service.cfe.pdf_text import money
 from portal.service.comprobante import issuing, notes
+from portal.service.comprobante.blueprint import BOTH, IDEMPOTENCY, TAG, bp
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.comprobante.presenters import cfe_emitido
-from portal.service.comprobante.routes import _IDEMPOTENCY, BOTH, TAG, _as_json, bp
+from portal.service.comprobante.presenters import cfe_emitido, cfe_emitido_json
 from portal.service.comprobante.schemas import BorradorNota, BorradorNotaQuery, CfeEmitido, NotaCreditoTotal
 from portal.service.errors import ApiError, Conflict, NotFound, ValidationFailed
+from portal.service.intercambio.tracking import commercial_rejection, rejection_reason
 
 
 def _original(principal: Principal, cfe_id: str) -> IssuedCfe:
@@ -56,7 +57,7 @@ def _untouched(original: IssuedCfe) -> None:
     auth=BOTH,
     roles=WRITERS,
     body=NotaCreditoTotal,
-    extra_headers=_IDEMPOTENCY,
+    extra_headers=IDEMPOTENCY,
     responses={
         201: CfeEmitido,
         400: "Idempotency-Key con formato inválido.",
@@ -73,7 +74,7 @@ def nota_credito_total(body: NotaCreditoTotal, principal: Principal):
         return claim.replay
 
     def remember(session, result):
-        idempotency.complete(session, claim, 201, _as_json(result.cfe, result.warnings, session))
+        idempotency.complete(session, claim, 201, cfe_emitido_json(result.cfe, result.warnings, session))
 
     try:
         original = _original(principal, body.id_cfe_emitido)
@@ -119,8 +120,10 @@ def borrador_nota(query: BorradorNotaQuery, principal: Principal):
     if original.tipo_cfe not in table:
         raise ApiError("Ese comprobante no admite una nota de ese tipo.", code="tipo_sin_nota", status=409)
     left = notes.remaining(db.session(), original) if query.tipo == "credito" else None
+    # A receiver's commercial rejection (intercambio): the note's reason is the receiver's motive.
+    rejected = commercial_rejection(db.session(), original) if query.tipo == "credito" else None
     return BorradorNota(
-        borrador=notes.note_draft(original, table[original.tipo_cfe]),
+        borrador=notes.note_draft(original, table[original.tipo_cfe], rejection_reason(rejected) if rejected else None),
         saldo_acreditable=left,
         id_cfe_original=original.id,
     )

@@ -74,28 +74,35 @@ def with_reference_amounts(cfe: CfeInput, originals: list[Original]) -> CfeInput
     return cfe.model_copy(update={"referencias": refs})
 
 
+def _currency_problems(cfe: CfeInput, originals: list[Original]) -> list[FieldError]:
+    """A note, credit or debit, is in its original's currency (F-C9: TpoMonedaRef = the original's)."""
+    kind = "crédito" if cfe.tipo_cfe in CREDIT_NOTES else "débito"
+    return [
+        FieldError(
+            "tpoMoneda",
+            "moneda_distinta",
+            f"La nota de {kind} debe ser en {found.record.tpo_moneda}, la moneda del "
+            f"comprobante {found.record.serie}-{found.record.nro}.",
+        )
+        for found in originals
+        if found.record.tpo_moneda != cfe.tpo_moneda
+    ]
+
+
 def shares_of(session: Session, cfe: CfeInput, originals: list[Original]) -> list[tuple[IssuedCfe, Decimal]]:
-    """How much of the note goes against each original; for a credit note, refuse more than is left or
-    another currency (422 with the reference's field). A note with only a global reference (IndGlobal, no
-    receipt named) has no original to cap it."""
+    """How much of the note goes against each original; refuse another currency than the original's (credit
+    and debit notes), and for a credit note more than is left (422 with the reference's field). A note with
+    only a global reference (IndGlobal, no receipt named) has no original to cap it."""
     if not originals:
         return []
+    if currency := _currency_problems(cfe, originals):
+        raise ValidationFailed(currency, message="La nota no corresponde al comprobante referido.")
     total = compute_totals(cfe).mnt_total
     if cfe.tipo_cfe not in CREDIT_NOTES:
         return [(found.record, total if len(originals) == 1 else Decimal("0.00")) for found in originals]
     problems, shares, left_to_place = [], [], total
     for found in originals:
         record, where = found.record, f"referencias[{found.index}]"
-        if record.tpo_moneda != cfe.tpo_moneda:
-            problems.append(
-                FieldError(
-                    "tpoMoneda",
-                    "moneda_distinta",
-                    f"La nota de crédito debe ser en {record.tpo_moneda}, la moneda del "
-                    f"comprobante {record.serie}-{record.nro}.",
-                )
-            )
-            continue
         share = min(left_to_place, remaining(session, record))
         shares.append((record, share))
         left_to_place -= share

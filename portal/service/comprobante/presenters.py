@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from flask import url_for
 from sqlalchemy import select
@@ -25,6 +26,15 @@ from portal.service.comprobante.schemas import (
     TotalMoneda,
 )
 from portal.service.envios.tracking import dgi_state
+from portal.service.intercambio.tracking import corrected_receipt, exchange_state
+
+
+def cfe_emitido_json(
+    record: IssuedCfe, warnings: list[dict], session: Session, *, just_issued: bool = False
+) -> dict[str, Any]:
+    """`cfe_emitido` as the JSON the endpoints answer (camelCase, nothing unset)."""
+    answer = cfe_emitido(record, warnings, session, just_issued=just_issued)
+    return answer.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, just_issued: bool = False) -> CfeEmitido:
@@ -37,6 +47,7 @@ def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, ju
     return CfeEmitido(
         fma_pago=source.get("fmaPago"),
         fch_venc=source.get("fchVenc"),
+        tipo_traslado=source.get("tipoTraslado"),
         mnt_bruto=_mnt_bruto(source.get("mntBruto")),
         tpo_cambio=source.get("tpoCambio"),
         items=source.get("items", []),
@@ -69,6 +80,8 @@ def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, ju
         historial_referencias=[] if just_issued or record.referencia_cobro is None else _history(session, record),
         enlaces={"self": link, "xml": link, "pdf": link},
         dgi=dgi_state(session, record),
+        intercambio=exchange_state(session, record),
+        corrige_rechazo_comercial=corrected_receipt(session, record),
     )
 
 

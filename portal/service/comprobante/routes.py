@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, Response, request, url_for
+from flask import Flask, Response, request, url_for
 from sqlalchemy import select
-from werkzeug.datastructures import MIMEAccept
 
 from portal.service import db, idempotency, keystore
-from portal.service.api import ALL_ROLES, WRITERS, idempotency_header, operation
-from portal.service.auth import API_KEY, JWT, Principal
+from portal.service.api import ALL_ROLES, WRITERS, negotiate, operation
+from portal.service.auth import Principal
 from portal.service.cfe import CfeInput, XmlInputError, warm_up
 from portal.service.cfe.pdf_base import PAPERS, ROLL_TYPES, PaperNotAllowed, check_paper
 from portal.service.cfe.schema import schema_available, validate_cfe
 from portal.service.cfe.xmlsafe import MAX_XML_BYTES, XmlIntakeBusy, intake
 from portal.service.comprobante import issuing, previews, references, search
+from portal.service.comprobante import note_routes as _note_routes  # noqa: F401 - adds the note endpoints to bp
+from portal.service.comprobante.blueprint import BOTH, IDEMPOTENCY, TAG, bp
 from portal.service.comprobante.export import csv_chunks
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
-from portal.service.comprobante.presenters import cfe_emitido, resultado_busqueda
+from portal.service.comprobante.presenters import cfe_emitido, cfe_emitido_json, resultado_busqueda
 from portal.service.comprobante.schemas import (
     BuscarQuery,
     CfeEmitido,
@@ -32,38 +33,11 @@ from portal.service.envios.models import DgiSubmission
 from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
 from portal.service.models import Company
 
-bp = Blueprint("comprobante", __name__, url_prefix="/api/v1/comprobante")
-
-TAG = "Comprobante"
-BOTH = (JWT, API_KEY)
 _PDF = {"description": "El PDF.", "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}
 _ROLL_422 = (
     "Datos no válidos (`fields` indica cuáles), o `formato` 80mm/57mm pedido para un tipo que no es "
     "e-Ticket ni sus notas."
 )
-_IDEMPOTENCY = {
-    "Idempotency-Key": idempotency_header(
-        "Clave única por comprobante (hasta 255 caracteres): repetir la solicitud con la misma clave devuelve el "
-        "mismo comprobante, sin emitir otro."
-    )
-}
-
-
-def _negotiate(*offers: str) -> str:
-    """The best of `offers` for the Accept header (the first when Accept says nothing); 406 otherwise."""
-    if not request.headers.get("Accept") or request.accept_mimetypes.provided is False:
-        return offers[0]
-    # Werkzeug matches parameters too: "application/json; charset=utf-8" would match no offer. Only the
-    # type (and q) decides here.
-    accept = MIMEAccept([(value.split(";", 1)[0].strip(), q) for value, q in request.accept_mimetypes])
-    best = accept.best_match(offers)
-    if best is None:
-        raise ApiError(
-            "Formato no disponible; pedí uno de estos con Accept: " + ", ".join(offers) + ".",
-            code="not_acceptable",
-            status=406,
-        )
-    return best
 
 
 @operation(
@@ -76,7 +50,7 @@ def _negotiate(*offers: str) -> str:
     roles=WRITERS,
     body=CfeInput,
     responses={201: CfeEmitido, 409: "Sin CAE vigente o Idempotency-Key en curso."},
-    extra_headers=_IDEMPOTENCY,
+    extra_headers=IDEMPOTENCY,
 )
 def emitir(body: CfeInput, principal: Principal):
     """Numbers, signs and stores a CFE (XML per CFEDGI.xsd 1.44.2, XMLDSig) and returns it."""
@@ -85,7 +59,7 @@ def emitir(body: CfeInput, principal: Principal):
 
     def remember(session, result):
         # The answer is built once, inside the transaction: it is what a replay of the key will send too.
-        answer.update(_as_json(result.cfe, result.warnings, session, just_issued=True))
+        answer.update(cfe_emitido_json(result.cfe, result.warnings, session, just_issued=True))
         if key is not None:
             idempotency.record(session, principal.company_id, key, 201, answer)
 
@@ -93,11 +67,6 @@ def emitir(body: CfeInput, principal: Principal):
     if result.replay is not None:
         return result.replay
     return answer, 201
-
-
-def _as_json(record, warnings, session, *, just_issued: bool = False) -> dict:
-    answer = cfe_emitido(record, warnings, session, just_issued=just_issued)
-    return answer.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 @operation(
@@ -139,13 +108,13 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
     if found is None:
         raise NotFound("No existe ese comprobante en tu empresa.", code="cfe_no_encontrado")
     record = found[0]
-    wanted = _negotiate("application/json", "application/xml", "application/pdf")
+    wanted = negotiate("application/json", "application/xml", "application/pdf")
     name = f"CFE_{record.tipo_cfe}_{record.serie}{record.nro:07d}"
     if wanted == "application/xml":
         return _download(record.xml, "application/xml", f"{name}.xml")
     if wanted == "application/pdf":
-        paper = _paper(session, principal.company_id, record.tipo_cfe, query.formato)
-        pdf = issuing.receipt_pdf(record, logo=company_logo(session, principal.company_id), paper=paper)
+        paper = _paper(issuing.printed_paper(session, record), record.tipo_cfe, query.formato)
+        pdf = issuing.receipt_pdf(record, logo=issuing.printed_logo(session, record), paper=paper)
         return _download(pdf, "application/pdf", f"{name}.pdf")
     response = Response(
         cfe_emitido(record, [], session).model_dump_json(by_alias=True, exclude_none=True), mimetype="application/json"
@@ -154,10 +123,10 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
     return response
 
 
-def _paper(session, company_id: int, tipo_cfe: int, asked: str | None) -> str:
-    """The paper asked for (a roll for another type is a 422), else the company's default, else A4."""
+def _paper(default: str, tipo_cfe: int, asked: str | None) -> str:
+    """The paper asked for (a roll for another type is a 422), else `default` (the receipt's, as it was
+    issued), else A4."""
     if asked is None:
-        default = default_paper(session, company_id)
         return default if default in PAPERS and (default == "a4" or tipo_cfe in ROLL_TYPES) else "a4"
     try:
         check_paper(tipo_cfe, asked)
@@ -194,7 +163,7 @@ def _paper(session, company_id: int, tipo_cfe: int, asked: str | None) -> str:
 def buscar(query: BuscarQuery, principal: Principal):
     """The company's receipts however they were issued, newest first (date, then number); filters combine
     with AND. Pages with a cursor (`siguiente`) that stays valid while receipts are being issued."""
-    wanted = _negotiate("application/json", "text/csv")
+    wanted = negotiate("application/json", "text/csv")
     filters = search.Filters(**query.model_dump(exclude={"cursor", "limite"}))
     session = db.session()
     where = search.conditions(session, principal.company_id, filters)
@@ -330,10 +299,10 @@ def firmar_xml(principal: Principal):
 def previsualizar(body: CfeInput, query: PreviewQuery, principal: Principal):
     """Renders the receipt as it would print, watermarked SIN VALOR FISCAL; consumes no number. `formato`
     chooses A4 or, for e-Tickets and their notes, an 80 or 57 mm roll (another type on a roll is a 422)."""
-    wanted = _negotiate("application/pdf", "application/json")
+    wanted = negotiate("application/pdf", "application/json")
     session = db.session()
     company = session.get(Company, principal.company_id)
-    paper = _paper(session, company.id, body.tipo_cfe, query.formato)
+    paper = _paper(default_paper(session, company.id), body.tipo_cfe, query.formato)
     pdf = issuing.preview_pdf(company, body, logo=company_logo(session, company.id), paper=paper)
     if wanted == "application/pdf":
         return _download(pdf, "application/pdf", "previsualizacion.pdf")
@@ -386,6 +355,3 @@ def init_app(app: Flask) -> None:
     app.config.setdefault("CFE_SIGNATURE_ALGORITHM", "sha256")
     # Compile DGI's XSD and cut the PDF font now (once per process), not on the first receipt.
     warm_up(app.config["PDF_FONT"], app.config["FONT_DIR"])
-
-
-from portal.service.comprobante import note_routes as _note_routes  # noqa: E402,F401 - registers its views on bp

@@ -14,6 +14,7 @@ from portal.domain.dgi_states import DGI_STATES
 from portal.service.cfe.model_parts import Day, reject_control_chars
 from portal.service.comprobante.search import parse_number
 from portal.service.envios.schemas import EstadoDgi
+from portal.service.intercambio.schemas import EstadoIntercambio
 
 
 class _Out(BaseModel):
@@ -56,6 +57,16 @@ class CfeEmitido(_Out):
         "sobre_rechazado, pendiente_reporte, en_reporte.",
     )
     dgi: EstadoDgi | None = Field(None, description="El camino a DGI: estado, motivos, sobre, reporte, fechas.")
+    intercambio: EstadoIntercambio | None = Field(
+        None,
+        description="El camino al receptor electrónico (intercambio entre empresas): estado, motivos del receptor, "
+        "sobre, nota correctiva; ausente si el receptor no es emisor electrónico.",
+    )
+    corrige_rechazo_comercial: str | None = Field(
+        None,
+        alias="corrigeRechazoComercial",
+        description="En una nota de crédito: idCfeEmitido del comprobante cuyo rechazo comercial corrige.",
+    )
     referencia_cobro: str | None = Field(None, alias="referenciaCobro")
     creado_por: str = Field(alias="creadoPor")
     creado_en: datetime = Field(alias="creadoEn")
@@ -67,6 +78,7 @@ class CfeEmitido(_Out):
     )
     fma_pago: int | None = Field(None, alias="fmaPago", description="Forma de pago: 1 contado, 2 crédito.")
     fch_venc: date | None = Field(None, alias="fchVenc", description="Vencimiento del pago.")
+    tipo_traslado: int | None = Field(None, alias="tipoTraslado", description="e-Remito: 1 venta, 2 traslado interno.")
     mnt_bruto: int | None = Field(
         None,
         alias="mntBruto",

@@ -21,7 +21,6 @@ from portal.service.comprobante import issuing
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.correo import message, transport
 from portal.service.correo.models import FAILED, QUEUED, SENDING, SENT, MailSend
-from portal.service.empresa.settings import company_logo
 from portal.service.models import Company
 
 log = logging.getLogger("portal.service.correo")
@@ -116,7 +115,7 @@ def attempt(send_id: str) -> Outcome:
         record = session.get(IssuedCfe, send.cfe_id)
         company = session.get(Company, send.company_id)
         try:
-            pdf = issuing.receipt_pdf(record, logo=company_logo(session, company.id))
+            pdf = issuing.receipt_pdf(record, logo=issuing.printed_logo(session, record))
             built = message.build(
                 record, company, list(send.recipients), pdf, sender=current_app.config["MAIL_FROM"], now=now
             )

@@ -7,12 +7,14 @@ Pure library, no Flask: the HTTP endpoints live in `routes.py`. Typical use from
     return entity.to_json()
 
 Backends: `sandbox` (default; seeded data, see sandbox_data) and `soap` (DGI's WS_PersonaGetActEmpresarial
-with a WS-Security signed Body, see soap and wsse). `standin` is a local DGI look-alike for tests.
+with a WS-Security signed Body, see soap and wsse). tests/support/dgi_standin.py is a local DGI look-alike for
+the tests.
 """
 
 from .errors import DgiError, DgiInvalidInput, DgiNotOffered, DgiTimeout, DgiUnavailable, TaxpayerNotFound
+from .factory import make_registry
 from .models import Activity, Address, Contact, CvaStatus, Entity, EntityName
-from .registry import CachedRegistry, TaxpayerRegistry, make_registry
+from .registry import CachedRegistry, TaxpayerRegistry
 
 __all__ = [
     "Activity",

@@ -8,6 +8,7 @@ they stop it (an endpoint answers 502/504) or only become a warning (smart issua
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from portal.domain.identifiers import DocType
@@ -33,11 +34,16 @@ class DgiReceiver:
     found: bool
     fields: dict[str, str] = field(default_factory=dict)
     warnings: tuple[TaxpayerWarning, ...] = ()
+    electronic: bool = False  # in the directory of electronic issuers: CFEs to it also go by the exchange
 
 
-def receiver_from_dgi(registry: TaxpayerRegistry, doc_type: int, number: str) -> DgiReceiver:
+def receiver_from_dgi(
+    registry: TaxpayerRegistry, doc_type: int, number: str, electronic: Callable[[str], bool] | None = None
+) -> DgiReceiver:
     """What DGI says of the receiver with this document: a RUT's name, fiscal address and warnings; a
-    person's (CI, NIE) registered name. Raises DgiError when DGI cannot answer (never for "not found")."""
+    person's (CI, NIE) registered name. Raises DgiError when DGI cannot answer (never for "not found").
+    `electronic(rut)` says whether the RUT is in the directory of electronic issuers (DGI's ws_consultas, the
+    intercambio area); it outranks the lookup's own guess."""
     if doc_type != DocType.RUT:
         try:
             person = registry.consulta_nombre_entidad(doc_type, number)
@@ -49,7 +55,9 @@ def receiver_from_dgi(registry: TaxpayerRegistry, doc_type: int, number: str) ->
     except TaxpayerNotFound:
         unknown = f"DGI no tiene registrado el RUT {number}; revisá el documento."
         return DgiReceiver(found=False, warnings=(TaxpayerWarning("receptor_no_encontrado", unknown),))
-    return DgiReceiver(found=True, fields=_fields(entity), warnings=tuple(_warnings(registry, entity)))
+    listed = electronic is not None and electronic(number)
+    warnings = [w for w in _warnings(registry, entity) if not (listed and w.codigo == "receptor_no_emisor_electronico")]
+    return DgiReceiver(found=True, fields=_fields(entity), warnings=tuple(warnings), electronic=listed)
 
 
 def _fields(entity: Entity) -> dict[str, str]:

@@ -28,6 +28,7 @@ from portal.service import db
 from portal.service.api import ALL_ROLES, operation, to_response
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.dgi import registry as dgi
+from portal.service.dgi.factory import make_registry
 from portal.service.dgi.schemas import (
     DatosEntidad,
     DgiQuery,
@@ -139,7 +140,7 @@ def _lookup(
         raise ValidationFailed(problems)
     cache = _ObservedCache(current_app.extensions["dgi_cache"])
     config = ChainMap({"DGI_CACHE": cache}, current_app.config)
-    registry = dgi.make_registry(config, certificate=lambda: (private_key_pem(cert), cert.cert_pem.encode()))
+    registry = make_registry(config, certificate=lambda: (private_key_pem(cert), cert.cert_pem.encode()))
     try:
         answer = call(registry)
     except dgi.DgiInvalidInput as exc:  # the library validates again; kept for the one shape of error
@@ -239,7 +240,7 @@ def init_app(app: Flask) -> None:
     cache = app.config.get("DGI_CACHE")
     app.extensions["dgi_cache"] = cache if cache is not None else SimpleCache(threshold=5000)
     # Building a registry checks backend and timeout; a SOAP one loads nothing until its first lookup.
-    dgi.make_registry(app.config, certificate=_no_certificate).close()
+    make_registry(app.config, certificate=_no_certificate).close()
 
 
 def _no_certificate() -> tuple[bytes, bytes]:

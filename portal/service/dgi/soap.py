@@ -48,7 +48,7 @@ DGI_PRODUCTION_URL = "https://efactura.dgi.gub.uy:6475/efactura/ws_personaGetAct
 CONNECT_TIMEOUT_SECONDS = 5.0
 
 # strict parsing, no DTD, no entities: DGI's answers are input like any other.
-_SETTINGS = zeep.Settings(strict=True, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+ZEEP_SETTINGS = zeep.Settings(strict=True, forbid_dtd=True, forbid_entities=True, forbid_external=True)
 _lock = threading.Lock()
 _session: requests.Session | None = None
 
@@ -61,11 +61,11 @@ def default_wsdl_path() -> Path:
 @lru_cache(maxsize=4)
 def _wsdl(path: str) -> Document:
     # Parsed once per process; zeep clients share a Document. Local files only: nothing is fetched.
-    return Document(path, Transport(timeout=10), settings=_SETTINGS)
+    return Document(path, Transport(timeout=10), settings=ZEEP_SETTINGS)
 
 
 @lru_cache(maxsize=32)
-def _signer(key_pem: bytes, cert_pem: bytes, digest: str) -> BodySignature:
+def body_signer(key_pem: bytes, cert_pem: bytes, digest: str) -> BodySignature:
     return BodySignature(key_pem, cert_pem, digest)
 
 
@@ -87,7 +87,7 @@ def close_shared_session() -> None:
             _session = None
 
 
-class _Transport(Transport):
+class DgiTransport(Transport):
     """zeep's transport, but an HTTP error whose body is not XML (a proxy's HTML page) is a transport error,
     not a SOAP fault: zeep would parse well-formed HTML and report "Unknown fault"."""
 
@@ -134,12 +134,12 @@ class SoapRegistry(TaxpayerRegistry):
         with self._lock:
             if self._service is None:
                 key_pem, cert_pem = self._certificate()
-                signer = _signer(_as_bytes(key_pem), _as_bytes(cert_pem), self.digest)
+                signer = body_signer(_as_bytes(key_pem), _as_bytes(cert_pem), self.digest)
                 timeouts = (min(CONNECT_TIMEOUT_SECONDS, self.timeout), self.timeout)
-                transport = _Transport(
+                transport = DgiTransport(
                     session=self._session or shared_session(), timeout=self.timeout, operation_timeout=timeouts
                 )
-                client = zeep.Client(_wsdl(self.wsdl_path), wsse=signer, transport=transport, settings=_SETTINGS)
+                client = zeep.Client(_wsdl(self.wsdl_path), wsse=signer, transport=transport, settings=ZEEP_SETTINGS)
                 self._service = client.create_service(BINDING, self.url) if self.url else client.service
             return self._service
 

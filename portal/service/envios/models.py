@@ -70,6 +70,9 @@ class DgiEnvelope(Base):
     ack_state: Mapped[str | None] = mapped_column(String(2))
     ack_motives: Mapped[list] = mapped_column(JSON, default=list)
     ack_xml: Mapped[bytes | None] = mapped_column(LargeBinary)
+    # Whether ACKSobre (ack_) and ACKCFE (answer_) verify against DGI's trusted certificate (ack_trust.py).
+    ack_signature: Mapped[str | None] = mapped_column(String(16))
+    answer_signature: Mapped[str | None] = mapped_column(String(16))
     id_receptor: Mapped[str | None] = mapped_column(String(10))
     token: Mapped[str | None] = mapped_column(Text)
     query_after: Mapped[datetime | None] = mapped_column(UtcDateTime())
@@ -102,6 +105,7 @@ class DgiDailyReport(Base):
     ack_state: Mapped[str | None] = mapped_column(String(2))
     ack_motives: Mapped[list] = mapped_column(JSON, default=list)
     ack_xml: Mapped[bytes | None] = mapped_column(LargeBinary)
+    ack_signature: Mapped[str | None] = mapped_column(String(16))  # as DgiEnvelope's
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(String(500))
     next_attempt_at: Mapped[datetime | None] = mapped_column(UtcDateTime())

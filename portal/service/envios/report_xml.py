@@ -52,8 +52,11 @@ class TypeSummary:
     above_threshold: int = 0
 
     def add_receipt(
-        self, fecha: date, sucursal: int, serie: str, nro: int, totals: dict, rate: Decimal, sent_alone: bool
+        self, fecha: date, sucursal: int, serie: str, nro: int, totals: dict, rate: Decimal, above_threshold: bool
     ) -> None:
+        """`above_threshold`: its total excluding IVA passes Tabla E's threshold (CantDocsMay_topeUI counts
+        these, by the amount as the XSD defines it; not every e-Ticket that went by envelope, which a perception
+        or retention sends too)."""
         key = (fecha, sucursal)
         sums = self.amounts[key]
         for _element, name in _FYT:
@@ -62,7 +65,7 @@ class TypeSummary:
         sums["mntTotRetenido"] += Decimal(str(totals.get("mntTotRetenido") or 0)) * rate
         self.rates[key] = (totals.get("ivaTasaMin") or "10", totals.get("ivaTasaBasica") or "22")
         self.issued[serie].append(nro)
-        self.above_threshold += sent_alone
+        self.above_threshold += above_threshold
 
     @property
     def issued_count(self) -> int:

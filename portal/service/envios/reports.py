@@ -15,13 +15,16 @@ from sqlalchemy import select
 
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service import db
+from portal.service.cfe.rules import ui_threshold_on
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.envios import acks, report_xml
+from portal.service.envios import ack_trust, acks, report_xml
 from portal.service.envios.adapter import DgiPermanentError, DgiTransientError
 from portal.service.envios.models import DgiDailyReport, DgiSubmission, VoidedRange
 from portal.service.envios.sending import backoff, credentials, lease_held, reception
-from portal.service.envios.states import ROUTE_ENVELOPE, ROUTE_REPORT
+from portal.service.envios.states import ROUTE_REPORT
 from portal.service.envios.tracking import set_state
+from portal.service.eventos.publishing import publish
+from portal.service.indices.ui import ui_value_on
 from portal.service.keystore import signer_for, signing_certificate
 from portal.service.models import Company
 
@@ -72,6 +75,25 @@ def build(company_id: int, fecha: date, actor: str) -> int:
         return report.id
 
 
+# Σ A-C112..A-C118: the total excluding IVA (Totals.mnt_neto), from the totals the receipt was signed with.
+_NET_EXCLUDING_IVA = (
+    "mntNoGrv",
+    "mntExpoyAsim",
+    "mntImpuestoPerc",
+    "mntIVaenSusp",
+    "mntNetoIvaTasaMin",
+    "mntNetoIVATasaBasica",
+    "mntNetoIVAOtra",
+)
+
+
+def _above_threshold(session, record: IssuedCfe, rate: Decimal) -> bool:
+    """CantDocsMay_topeUI (ReporteDiarioCFE.xsd): "CFE y CFC con montos totales, excluido el IVA, mayores al tope
+    establecido", in pesos, against Tabla E's threshold with the UI of the issue date (as the engine's rule)."""
+    net = sum((Decimal(str(record.totals_json.get(name) or 0)) for name in _NET_EXCLUDING_IVA), Decimal(0))
+    return net * rate > ui_value_on(record.fch_emis, session) * ui_threshold_on(record.fch_emis)
+
+
 def _summaries(session, company_id: int, fecha: date):
     summaries: dict[int, report_xml.TypeSummary] = {}
     rows = session.execute(
@@ -90,7 +112,7 @@ def _summaries(session, company_id: int, fecha: date):
             record.nro,
             record.totals_json,
             rate,
-            sent_alone=sub.route == ROUTE_ENVELOPE,
+            above_threshold=_above_threshold(session, record, rate),
         )
     for voided in session.scalars(
         select(VoidedRange).where(VoidedRange.company_id == company_id, VoidedRange.fecha == fecha)
@@ -113,7 +135,8 @@ def deliver(report_id: int) -> float | None:
         creds = credentials(session, report.company_id, report.certificate_id)
         xml, name = report.xml, report.file_name
     try:
-        estado, motives = acks.read_ack_report(reception().send_report(xml, file_name=name, credentials=creds))
+        ack_xml = reception().send_report(xml, file_name=name, credentials=creds)
+        estado, motives = acks.read_ack_report(ack_xml)
         data = None
     except (DgiTransientError, acks.AckUnreadable, DgiPermanentError) as exc:
         estado, motives, data = None, [], exc
@@ -131,10 +154,24 @@ def deliver(report_id: int) -> float | None:
             report.next_attempt_at = now + timedelta(seconds=backoff(report.attempts))
             return backoff(report.attempts)
         report.sent_at = report.answered_at = now
-        report.ack_state, report.ack_motives = estado, motives
+        report.ack_state, report.ack_motives, report.ack_xml = estado, motives, ack_xml
+        report.ack_signature = ack_trust.signature_state(session, ack_xml, f"ACKRepDiario of report {report_id}")
         report.state = "aceptado" if estado == "AR" else "rechazado"
         report.last_error, report.next_attempt_at = None, None
+        if report.state == "rechazado":
+            publish(session, report.company_id, "reporte.rechazado", _report_event(report))
     return None
+
+
+def _report_event(report: DgiDailyReport) -> dict:
+    codes = [m["codigo"] for m in report.ack_motives or []]
+    return {
+        "idReporte": report.id,
+        "fecha": report.fecha.isoformat(),
+        "secEnvio": report.sec_envio,
+        "estado": report.ack_state,
+        "motivos": codes,
+    }
 
 
 def pending_days(session, company_id: int, until: date) -> list[date]:

@@ -4,15 +4,18 @@ admin and soporte read, only admin acts."""
 
 from __future__ import annotations
 
-from flask import Blueprint
+import re
+
+from flask import Blueprint, Flask, Response
+from sqlalchemy import select
 
 from portal.domain.cfe_types import FIRST_CFE_DAY
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db, idempotency, jobs
 from portal.service.api import ADMINS, idempotency_header, operation
 from portal.service.auth import JWT, Principal, plain_id
-from portal.service.envios import listing, reports, schemas, sending, tasks, voids
-from portal.service.envios.models import DgiDailyReport
+from portal.service.envios import ack_trust, listing, reports, schemas, sending, tasks, voids
+from portal.service.envios.models import DgiDailyReport, DgiEnvelope
 from portal.service.errors import Conflict, FieldError, NotFound, ValidationFailed
 from portal.service.models import Role
 
@@ -20,6 +23,10 @@ bp = Blueprint("envios", __name__, url_prefix="/api/v1/envios")
 
 TAG = "Envíos a DGI"
 READERS = (Role.ADMIN, Role.SOPORTE)
+
+
+def init_app(app: Flask) -> None:
+    ack_trust.check_setting(app)
 
 
 @operation(
@@ -199,3 +206,86 @@ def void_numbers(principal: Principal, body: schemas.AnulacionSolicitud):
         idempotency.release(claim)
         raise
     return listing.void_out(voided), 201
+
+
+# --- the documents themselves: each envelope, report and DGI acknowledgement, as stored -----------------------
+
+_XML_FILE = {
+    200: {
+        "description": "El documento XML tal como se envió o como DGI lo respondió (descarga).",
+        "content": {"application/xml": {"schema": {"type": "string"}}},
+    },
+    404: "No existe en la empresa, o DGI todavía no lo dio.",
+}
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def _xml_file(content: bytes | None, file_name: str) -> Response:
+    if not content:
+        raise NotFound(
+            "DGI todavía no dio ese documento (o se recibió antes de que se guardara).", code="sin_documento"
+        )
+    response = Response(content, mimetype="application/xml")
+    safe = _UNSAFE_NAME.sub("_", file_name)[:100] or "documento.xml"
+    response.headers["Content-Disposition"] = f'attachment; filename="{safe}"'
+    return response
+
+
+def _owned(model, record_id: int, company_id: int, missing: str):
+    record = db.session().scalar(select(model).where(model.id == record_id, model.company_id == company_id))
+    if record is None:
+        raise NotFound(missing, code="no_encontrado")
+    return record
+
+
+@operation(
+    bp,
+    "GET",
+    "/sobres/<int:id_sobre>/<string:documento>",
+    tag=TAG,
+    summary="Descargar un sobre o un acuse de DGI",
+    auth=(JWT,),
+    roles=READERS,
+    path_params={
+        "id_sobre": "idSobre, como lo da la lista de sobres.",
+        "documento": {
+            "description": "sobre (el EnvioCFE enviado), acuse (ACKSobre de DGI) o respuesta (ACKCFE, por "
+            "comprobante).",
+            "schema": {"type": "string", "enum": ["sobre", "acuse", "respuesta"]},
+        },
+    },
+    responses=_XML_FILE,
+)
+def download_envelope_document(principal: Principal, id_sobre: int, documento: str):
+    """El sobre tal como se envió, o el acuse o la respuesta de DGI tal como llegaron (sus firmas intactas)."""
+    sobre = _owned(DgiEnvelope, id_sobre, principal.company_id, "No existe ese sobre en la empresa.")
+    content, prefix = {
+        "sobre": (sobre.xml, ""),
+        "acuse": (sobre.ack_xml, "ACKSobre_"),
+        "respuesta": (sobre.answer_xml, "ACKCFE_"),
+    }.get(documento, (None, ""))
+    return _xml_file(content, prefix + sobre.file_name)
+
+
+@operation(
+    bp,
+    "GET",
+    "/reportes/<int:id_reporte>/<string:documento>",
+    tag=TAG,
+    summary="Descargar un reporte diario o su acuse de DGI",
+    auth=(JWT,),
+    roles=READERS,
+    path_params={
+        "id_reporte": "idReporte, como lo da la lista de reportes.",
+        "documento": {
+            "description": "reporte (el ReporteDiarioCFE firmado) o acuse (ACKRepDiario de DGI).",
+            "schema": {"type": "string", "enum": ["reporte", "acuse"]},
+        },
+    },
+    responses=_XML_FILE,
+)
+def download_report_document(principal: Principal, id_reporte: int, documento: str):
+    """El reporte diario tal como se envió, o el acuse de DGI tal como llegó."""
+    report = _owned(DgiDailyReport, id_reporte, principal.company_id, "No existe ese reporte en la empresa.")
+    content, prefix = {"reporte": (report.xml, ""), "acuse": (report.ack_xml, "ACKRep_")}.get(documento, (None, ""))
+    return _xml_file(content, prefix + report.file_name)

@@ -32,6 +32,14 @@ class Lista(BaseModel):
     offset: int = Field(0, ge=0, le=1_000_000, description="Cuántos saltear.")
 
 
+FirmaDgi = Literal["verificada", "invalida", "sin_certificado"]
+_FIRMA = (
+    "Firma del acuse de DGI contra el certificado de DGI de confianza (CFE_DGI_TRUSTED_CERT): verificada, "
+    "invalida (no la firmó ese certificado: revisar) o sin_certificado (no hay certificado configurado); "
+    "ausente si no hay acuse o es anterior a la verificación"
+)
+
+
 class Sobre(_Out):
     id_sobre: int = Field(alias="idSobre")
     id_emisor: int = Field(alias="idEmisor", description="Número del sobre asignado por la empresa (Idemisor).")
@@ -43,6 +51,13 @@ class Sobre(_Out):
     )
     acuse: str | None = Field(None, description="Estado del ACKSobre de DGI: AS, BS o BA.")
     motivos: list[Motivo] = Field(default_factory=list)
+    firma_acuse: FirmaDgi | None = Field(None, alias="firmaAcuse", description=_FIRMA + " (ACKSobre).")
+    firma_respuesta: FirmaDgi | None = Field(None, alias="firmaRespuesta", description=_FIRMA + " (ACKCFE).")
+    documentos: list[Literal["sobre", "acuse", "respuesta"]] = Field(
+        default_factory=list,
+        description="Lo que se puede descargar en /sobres/{idSobre}/{documento}: el sobre (EnvioCFE), el acuse "
+        "(ACKSobre) y la respuesta por comprobante (ACKCFE), cuando DGI los dio.",
+    )
     id_receptor: str | None = Field(None, alias="idReceptor", description="Número que DGI dio al sobre.")
     token: str | None = Field(None, description="Token de DGI para consultar la respuesta por comprobante.")
     consultar_desde: datetime | None = Field(None, alias="consultarDesde")
@@ -98,6 +113,12 @@ class Reporte(_Out):
     estado: Literal["armado", "aceptado", "rechazado", "error"]
     acuse: str | None = Field(None, description="Estado del ACKRepDiario: AR, BR o BA.")
     motivos: list[Motivo] = Field(default_factory=list)
+    firma_acuse: FirmaDgi | None = Field(None, alias="firmaAcuse", description=_FIRMA + " (ACKRepDiario).")
+    documentos: list[Literal["reporte", "acuse"]] = Field(
+        default_factory=list,
+        description="Lo que se puede descargar en /reportes/{idReporte}/{documento}: el reporte "
+        "(ReporteDiarioCFE) y el acuse de DGI (ACKRepDiario), cuando DGI lo dio.",
+    )
     intentos: int
     ultimo_error: str | None = Field(None, alias="ultimoError")
     creado_por: str = Field(alias="creadoPor")

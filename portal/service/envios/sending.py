@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from portal.domain.uruguay_time import MONTEVIDEO, montevideo_time, today_montevideo
 from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.envios import acks, envelope
+from portal.service.envios import ack_trust, acks, envelope
 from portal.service.envios.adapter import (
     Credentials,
     DgiPermanentError,
@@ -29,6 +29,7 @@ from portal.service.envios.models import DgiEnvelope, DgiSubmission, VoidedRange
 from portal.service.envios.receptions import make_reception
 from portal.service.envios.states import ROUTE_ENVELOPE
 from portal.service.envios.tracking import set_state
+from portal.service.eventos.publishing import publish, receipt_verdict
 from portal.service.keystore import private_key_pem
 from portal.service.models import Certificate, Company
 
@@ -155,7 +156,8 @@ def deliver(envelope_id: int) -> Next | None:
         creds = credentials(session, sobre.company_id, sobre.certificate_id)
         xml, name = sobre.xml, sobre.file_name
     try:
-        answer = acks.read_ack_sobre(reception().send_envelope(xml, file_name=name, credentials=creds))
+        ack_xml = reception().send_envelope(xml, file_name=name, credentials=creds)
+        answer = acks.read_ack_sobre(ack_xml)
     except (DgiTransientError, acks.AckUnreadable) as exc:
         return _failed(envelope_id, "armado", str(exc), "deliver")
     except DgiPermanentError as exc:
@@ -169,6 +171,8 @@ def deliver(envelope_id: int) -> Next | None:
             return None
         now = _now()
         sobre.ack_state, sobre.ack_motives, sobre.sent_at = answer.estado, answer.motives, sobre.sent_at or now
+        sobre.ack_xml = ack_xml
+        sobre.ack_signature = ack_trust.signature_state(session, ack_xml, f"ACKSobre of envelope {envelope_id}")
         if answer.estado == "AS":
             sobre.state, sobre.received_at = "recibido", now
             sobre.id_receptor, sobre.token = answer.id_receptor, answer.token
@@ -189,8 +193,20 @@ def deliver(envelope_id: int) -> Next | None:
                 sub.motives = answer.motives
                 set_state(sub, record, "sobre_rechazado")
         if answer.estado != "AS":
+            publish(session, sobre.company_id, "sobre.rechazado", _envelope_event(sobre))
             return None
         return Next("fetch", envelope_id, max((sobre.query_after - now).total_seconds(), 0.5))
+
+
+def _envelope_event(sobre: DgiEnvelope) -> dict:
+    codes = [m["codigo"] for m in sobre.ack_motives or []]
+    return {
+        "idSobre": sobre.id,
+        "idEmisor": sobre.idemisor,
+        "estado": sobre.ack_state,
+        "motivos": codes,
+        "cantidadCfe": sobre.cfe_count,
+    }
 
 
 def lease_held(next_attempt_at: datetime | None, now: datetime) -> bool:
@@ -259,6 +275,7 @@ def fetch(envelope_id: int) -> Next | None:
             return None
         now = _now()
         sobre.state, sobre.answer_xml, sobre.answered_at = "respondido", data, now
+        sobre.answer_signature = ack_trust.signature_state(session, data, f"ACKCFE of envelope {envelope_id}")
         sobre.next_attempt_at, sobre.last_error = None, None
         by_ordinal = {v.ordinal: v for v in verdicts}
         for sub, record in _contents(session, envelope_id):
@@ -279,6 +296,7 @@ def _record_verdict(session, sub: DgiSubmission, record: IssuedCfe, verdict: ack
     else:
         set_state(sub, record, "rechazado")
         void_by_rejection(session, record, verdict.motives)
+    receipt_verdict(session, record, verdict.motives)
 
 
 def void_by_rejection(session, record: IssuedCfe, motives: list[dict]) -> None:

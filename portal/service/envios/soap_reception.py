@@ -45,7 +45,7 @@ from zeep.transports import Transport
 from zeep.wsdl import Document
 
 from portal import paths
-from portal.service.dgi.soap import _SETTINGS, _signer, _Transport, shared_session
+from portal.service.dgi.soap import ZEEP_SETTINGS, DgiTransport, body_signer, shared_session
 
 from .adapter import Credentials, DgiPermanentError, DgiReception, DgiTransientError
 
@@ -101,7 +101,7 @@ class _WsdlLoader(Transport):
 
 @lru_cache(maxsize=4)
 def _wsdl(path: str) -> Document:
-    return Document(path, _WsdlLoader(timeout=10), settings=_SETTINGS)
+    return Document(path, _WsdlLoader(timeout=10), settings=ZEEP_SETTINGS)
 
 
 def default_wsdl_path() -> Path:
@@ -166,12 +166,12 @@ class SoapReception(DgiReception):
             service = self._services.get(credentials)
             if service is None:
                 try:
-                    signer = _signer(credentials.key_pem, credentials.cert_pem, self.digest)
+                    signer = body_signer(credentials.key_pem, credentials.cert_pem, self.digest)
                 except ValueError as exc:
                     raise DgiPermanentError(
                         "El certificado de la empresa no se puede usar para firmar.", code="dgi_certificate"
                     ) from exc
-                transport = _Transport(
+                transport = DgiTransport(
                     session=self._session or shared_session(),
                     timeout=self.timeout,
                     operation_timeout=(min(CONNECT_TIMEOUT_SECONDS, self.timeout), self.timeout),
@@ -181,7 +181,7 @@ class SoapReception(DgiReception):
                     wsse=signer,
                     transport=transport,
                     plugins=[_CdataPayload()],
-                    settings=_SETTINGS,
+                    settings=ZEEP_SETTINGS,
                 )
                 if len(self._services) >= 64:  # one per company certificate; keep the dict small
                     self._services.clear()

@@ -14,18 +14,21 @@ from portal.domain.cfe_types import CREDIT_NOTE_OF, DEBIT_NOTE_OF, NO_UNIT
 from portal.domain.empresa import SMALL_TAXPAYER_REGIMES
 from portal.domain.identifiers import DocType, digits_only, is_valid_ci, is_valid_rut
 from portal.domain.iva_categories import CATEGORY_RATES, RATE_TO_IND_FACT
+from portal.domain.uruguay_time import today_montevideo
 from portal.service.api import validation_fields
 from portal.service.cfe import CfeInput, compute_totals
 from portal.service.cfe.pdf_text import money
 from portal.service.cfe.rules import ui_threshold_on
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.comprobante.numbering import LOW_RANGE_SHARE
+from portal.service.cotizaciones.rates import rate_on
 from portal.service.dgi.receiver import receiver_from_dgi
 from portal.service.dgi.registry import DgiError, TaxpayerRegistry
 from portal.service.empresa.models import CompanySettings
 from portal.service.errors import FieldError, NotFound, ValidationFailed
 from portal.service.indices.ui import ui_value_on
 from portal.service.inteligente.schemas import ReceptorInteligente, SolicitudInteligente
+from portal.service.intercambio.directory import ELECTRONIC_RECEIVER, is_electronic_receiver
 
 # A total above this multiple of the company's recent average for the type is flagged as unusual.
 UNUSUAL_TOTAL_FACTOR = Decimal(3)
@@ -92,7 +95,7 @@ def _receiver(receptor: ReceptorInteligente | None, registry: TaxpayerRegistry, 
 
 def _from_dgi(rut: str, registry: TaxpayerRegistry, result: dict, work: Findings) -> None:
     try:
-        found = receiver_from_dgi(registry, DocType.RUT, rut)
+        found = receiver_from_dgi(registry, DocType.RUT, rut, electronic=is_electronic_receiver)
     except DgiError as exc:
         work.warn("dgi_no_disponible", f"No se pudo consultar a DGI ({exc.message}); se usan los datos ingresados.")
         return
@@ -101,6 +104,8 @@ def _from_dgi(rut: str, registry: TaxpayerRegistry, result: dict, work: Findings
         work.infer("receptor.rznSocRecep", result["rznSocRecep"], "Denominación registrada en DGI.")
     if "dirRecep" in found.fields:
         work.infer("receptor.dirRecep", result["dirRecep"], "Domicilio fiscal registrado en DGI.")
+    if found.electronic:
+        work.infer("receptor.electronico", True, ELECTRONIC_RECEIVER)
     for warning in found.warnings:
         work.warn(warning.codigo, warning.mensaje)
 
@@ -169,6 +174,17 @@ class Draft:
         self.findings.warn(codigo, mensaje)
 
 
+def _day_rate(session: Session, currency: str, body: dict, work: Findings) -> None:
+    """TpoCambio from the BCU's rate of the day (the latest published, at most 10 days old); without one the
+    CFE's own rule asks for it."""
+    rate = rate_on(session, currency, today_montevideo())
+    if rate is None:
+        return
+    value = rate.sell.quantize(Decimal("0.001"))
+    body["tpoCambio"] = str(value)
+    work.infer("tpoCambio", str(value), f"Cotización del BCU (venta) del {rate.day:%d/%m/%Y}.")
+
+
 def infer_draft(session: Session, company_id: int, request: SolicitudInteligente, registry: TaxpayerRegistry) -> Draft:
     """The complete CFE a careful clerk would issue, with the reasons and warnings."""
     work = Findings()
@@ -185,6 +201,8 @@ def infer_draft(session: Session, company_id: int, request: SolicitudInteligente
     _fit_regime(session, company_id, body, work)
     if request.tipo_cambio is not None:
         body["tpoCambio"] = str(request.tipo_cambio)
+    elif request.moneda != "UYU":
+        _day_rate(session, request.moneda, body, work)
     if receiver:
         body["receptor"] = receiver
     if referenced is not None:

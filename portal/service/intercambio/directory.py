@@ -10,6 +10,8 @@ from datetime import date
 
 from sqlalchemy.orm import Session
 
+from portal.domain.uruguay_time import today_montevideo
+from portal.service import db
 from portal.service.intercambio.models import ElectronicIssuerRow
 
 
@@ -21,6 +23,11 @@ class ElectronicIssuer:
     ws_url: str | None
     transition_from: date | None
     transition_to: date | None
+    tech_email: str | None = None  # the provider's technical contact (ws_consultas PROV variant)
+
+    def receives_on(self, day: date) -> bool:
+        """Whether it is an electronic receiver on `day`: listed, and its start (FECHA_INICIO) has come."""
+        return self.transition_from is None or self.transition_from <= day
 
 
 def find_issuer(session: Session, rut: str) -> ElectronicIssuer | None:
@@ -35,15 +42,30 @@ def find_issuer(session: Session, rut: str) -> ElectronicIssuer | None:
         ws_url=row.ws_url,
         transition_from=row.transition_from,
         transition_to=row.transition_to,
+        tech_email=row.tech_email,
     )
 
 
-def upsert_issuer(session: Session, issuer: ElectronicIssuer) -> None:
-    """Adds or replaces one directory entry (the caller commits)."""
+ELECTRONIC_RECEIVER = (
+    "Receptor electrónico: figura en el directorio de emisores electrónicos de DGI; además de DGI, el "
+    "comprobante se le entrega firmado por intercambio."
+)
+
+
+def is_electronic_receiver(rut: str) -> bool:
+    """Whether this RUT is an electronic receiver today (the directory, read with the request's session)."""
+    row = db.session().get(ElectronicIssuerRow, rut)
+    return row is not None and (row.transition_from is None or row.transition_from <= today_montevideo())
+
+
+def upsert_issuer(session: Session, issuer: ElectronicIssuer, source: str = "dgi") -> None:
+    """Adds or replaces one directory entry (the caller commits). `source`: "dgi" or "simulador"."""
     row = session.get(ElectronicIssuerRow, issuer.rut) or ElectronicIssuerRow(rut=issuer.rut)
     row.name = issuer.name
     row.exchange_email = issuer.exchange_email
     row.ws_url = issuer.ws_url
     row.transition_from = issuer.transition_from
     row.transition_to = issuer.transition_to
+    row.tech_email = issuer.tech_email
+    row.source = source
     session.add(row)

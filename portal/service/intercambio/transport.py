@@ -36,7 +36,7 @@ from zeep.wsdl import Document
 from portal import paths
 from portal.service import db
 from portal.service.correo import transport as mail_transport
-from portal.service.dgi.soap import _SETTINGS, _Transport, shared_session
+from portal.service.dgi.soap import ZEEP_SETTINGS, DgiTransport, shared_session
 from portal.service.dgi.wsse import BodySignature
 from portal.service.intercambio.directory import ElectronicIssuer
 from portal.service.keystore import private_key_pem, signing_certificate
@@ -81,7 +81,7 @@ class _WsdlLoader(Transport):
 
 @lru_cache(maxsize=4)
 def wsdl(path: str) -> Document:
-    return Document(path, _WsdlLoader(timeout=10), settings=_SETTINGS)
+    return Document(path, _WsdlLoader(timeout=10), settings=ZEEP_SETTINGS)
 
 
 _clients: dict[tuple[bytes, str], zeep.Client] = {}
@@ -96,13 +96,13 @@ def _client(key_pem: bytes, cert_pem: bytes) -> zeep.Client:
         if client is None:
             if len(_clients) >= 64:
                 _clients.clear()
-            transport = _Transport(
+            transport = DgiTransport(
                 session=shared_session(),
                 timeout=TIMEOUT_SECONDS,
                 operation_timeout=(CONNECT_TIMEOUT_SECONDS, TIMEOUT_SECONDS),
             )
             client = _clients[(cert_pem, path)] = zeep.Client(
-                wsdl(path), wsse=BodySignature(key_pem, cert_pem, digest), transport=transport, settings=_SETTINGS
+                wsdl(path), wsse=BodySignature(key_pem, cert_pem, digest), transport=transport, settings=ZEEP_SETTINGS
             )
         return client
 

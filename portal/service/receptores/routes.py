@@ -12,6 +12,7 @@ from portal.service.dgi import registry as dgi
 from portal.service.dgi.company import registry_for
 from portal.service.dgi.receiver import receiver_from_dgi
 from portal.service.errors import ApiError, FieldError, ValidationFailed
+from portal.service.intercambio.directory import is_electronic_receiver
 from portal.service.receptores.past import recent_receivers
 from portal.service.receptores.schemas import ListaReceptores, ReceptorDgi, ReceptorDgiQuery, ReceptoresQuery
 
@@ -62,7 +63,7 @@ def desde_dgi(principal: Principal, query: ReceptorDgiQuery):
         raise ValidationFailed([FieldError(exc.field, exc.reason, exc.message)]) from exc
     with registry_for(principal.company_id) as registry:
         try:
-            found = receiver_from_dgi(registry, doc_type, number)
+            found = receiver_from_dgi(registry, doc_type, number, electronic=is_electronic_receiver)
         except dgi.DgiError as exc:
             raise ApiError(exc.message, code=exc.code, status=exc.status) from exc
     return ReceptorDgi.model_validate(
@@ -71,6 +72,7 @@ def desde_dgi(principal: Principal, query: ReceptorDgiQuery):
             "tipoDocRecep": int(doc_type),
             "docRecep": number,
             **found.fields,
+            "receptorElectronico": found.electronic,
             "advertencias": [{"codigo": w.codigo, "mensaje": w.mensaje} for w in found.warnings],
         }
     )

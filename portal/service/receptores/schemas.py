@@ -102,6 +102,7 @@ class ReceptorDgi(BaseModel):
                     "dirRecep": "AV. GENERAL RIVERA 3320",
                     "ciudadRecep": "MONTEVIDEO",
                     "deptoRecep": "MONTEVIDEO",
+                    "receptorElectronico": False,
                     "advertencias": [
                         {
                             "codigo": "receptor_inactivo",
@@ -120,4 +121,9 @@ class ReceptorDgi(BaseModel):
     dirRecep: str | None = None
     ciudadRecep: str | None = None
     deptoRecep: str | None = None
+    receptorElectronico: bool = Field(
+        False,
+        description="Si el RUT figura en el directorio de emisores electrónicos de DGI (ws_consultas): es receptor "
+        "electrónico y cada comprobante que se le emita se le entrega también firmado, por intercambio.",
+    )
     advertencias: list[Advertencia] = Field(description="Lo que conviene saber antes de emitirle; vacía si nada.")

@@ -7,11 +7,10 @@ from flask import Blueprint, Flask, Response, request
 from sqlalchemy import select
 
 from portal.service import db
-from portal.service.api import ALL_ROLES, WRITERS, operation
+from portal.service.api import ALL_ROLES, WRITERS, negotiate, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.cfe.emission import Issuer
 from portal.service.cfe.pdf import render_receipt
-from portal.service.comprobante.routes import _negotiate
 from portal.service.errors import FieldError, NotFound, ValidationFailed
 from portal.service.recibidos import decisions, listing, tasks, uploads, ws
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe
@@ -94,7 +93,7 @@ def _row(principal: Principal, recibido_id: int) -> ReceivedCfe:
 )
 def listar(query: RecibidosQuery, principal: Principal):
     """The company's received CFEs, newest first; filters combine with AND; pages by `cursor`."""
-    wanted = _negotiate("application/json", "text/csv")
+    wanted = negotiate("application/json", "text/csv")
     where = listing.conditions(principal.company_id, query)
     if wanted == "text/csv":
         response = Response(listing.csv_chunks(db.new_session(), where), mimetype="text/csv")

@@ -30,12 +30,12 @@ from portal import paths
 from portal.service import db
 from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.xmlsafe import parse_untrusted
-from portal.service.dgi.standin import SOAP_ENV, SignatureError, _envelope, _fault, verify_request
 from portal.service.errors import ApiError
 from portal.service.intercambio import answers
 from portal.service.intercambio.transport import NAMESPACE, TYPES_NAME, WSDL_NAME
 from portal.service.models import Company
-from portal.service.recibidos import annulments, tasks
+from portal.service.recibidos import annulments, tasks, wssecurity
+from portal.service.recibidos.wssecurity import SOAP_ENV, SignatureError
 
 log = logging.getLogger("portal.service.recibidos")
 
@@ -67,7 +67,7 @@ def respuesta(code: str, description: str, detail: str = "") -> str:
 def _response(operation: str, xml_data: str) -> Response:
     element = etree.Element(f"{{{NAMESPACE}}}WS_eFactura_Intercambio.{operation}Response", nsmap={None: NAMESPACE})
     etree.SubElement(etree.SubElement(element, f"{{{NAMESPACE}}}Dataout"), f"{{{NAMESPACE}}}xmlData").text = xml_data
-    return Response(_envelope(element), status=200, content_type="text/xml; charset=utf-8")
+    return Response(wssecurity.soap_envelope(element), status=200, content_type="text/xml; charset=utf-8")
 
 
 @bp.get(PATH)
@@ -81,6 +81,10 @@ def wsdl() -> Response:
         f'schemaLocation="{TYPES_NAME}"', f'schemaLocation="{here}?xsd1"'
     )
     return Response(text, content_type="text/xml; charset=utf-8")
+
+
+def _fault(message: str, code: str = "SOAP-ENV:Client") -> Response:
+    return Response(wssecurity.soap_fault(message, code), status=500, content_type="text/xml; charset=utf-8")
 
 
 @bp.post(PATH)
@@ -101,7 +105,7 @@ def soap() -> Response:
         )
     if current_app.config.get("INTERCAMBIO_WS_REQUIRE_SIGNATURE", True):
         try:
-            verify_request(envelope)
+            wssecurity.verify(envelope)
         except SignatureError as exc:
             return _fault(f"La firma WS-Security del Body no es válida: {exc}", "SOAP-ENV:Client")
     text = call.findtext(f"{{{NAMESPACE}}}Datain/{{{NAMESPACE}}}xmlData")

@@ -3,5 +3,3 @@
 from flask import Blueprint
 
 bp = Blueprint("auth", __name__, url_prefix="/auth")
-
-from portal.web.auth import routes  # noqa: E402,F401  (registers the views on bp)

@@ -16,6 +16,7 @@ from flask_htmx import make_response as htmx_response
 from flask_login import UserMixin, current_user, logout_user
 
 from portal.client.models import UserInfo
+from portal.client.oidc import Tokens
 from portal.web.extensions import htmx, login_manager
 
 ROLES = ("admin", "usuario", "soporte")
@@ -51,7 +52,7 @@ class PortalUser(UserMixin):
         return self.company.role if self.company else None
 
 
-def start_session(userinfo: UserInfo, token: dict) -> None:
+def start_session(userinfo: UserInfo, tokens: Tokens) -> None:
     """After a successful sign-in: a fresh session (new id, so a planted one is useless)."""
     current_app.session_interface.regenerate(session)
     session.clear()
@@ -62,19 +63,20 @@ def start_session(userinfo: UserInfo, token: dict) -> None:
         "companies": [{"id": c.id, "rut": c.rut, "name": c.name, "role": c.role} for c in userinfo.companies],
     }
     session["company_id"] = userinfo.companies[0].id if userinfo.companies else None
-    store_token(token)
+    store_token(tokens)
     now = time.time()
     session["login_at"] = now
     session["last_seen"] = now
     session.permanent = True
 
 
-def store_token(token: dict) -> None:
+def store_token(tokens: Tokens) -> None:
+    """The provider's tokens in the session (a refresh brings no ID token: the sign-in's is kept for logout)."""
     session["tokens"] = {
-        "access_token": token["access_token"],
-        "refresh_token": token.get("refresh_token"),
-        "id_token": token.get("id_token") or session.get("tokens", {}).get("id_token"),
-        "expires_at": token.get("expires_at") or time.time() + int(token.get("expires_in", 300)),
+        "access_token": tokens.access_token,
+        "refresh_token": tokens.refresh_token,
+        "id_token": tokens.id_token or session.get("tokens", {}).get("id_token"),
+        "expires_at": tokens.expires_at,
     }
 
 

@@ -16,7 +16,7 @@ from portal.domain.cfe_types import (
     IND_FACT_SMALL_TAXPAYER,
     INVOICE_TYPES,
 )
-from portal.web.envios.badges import STATES as DGI_BADGES
+from portal.web.dgi_labels import STATES as DGI_BADGES
 
 CFE_TYPES = [
     (101, _l("e-Ticket")),
@@ -84,7 +84,7 @@ CURRENCIES = [
     ("UYR", _l("UYR · unidad reajustable")),
 ]
 
-# The DGI states with their portal labels and badges: one table, the DGI badge's (portal/web/envios/badges.py).
+# The DGI states with their portal labels and badges: one table, the DGI badge's (portal/web/dgi_labels.py).
 DGI_STATUS = {code: (label, f"badge-{tone}") for code, (label, tone, _poll) in DGI_BADGES.items()}
 
 FILTER_TYPES = [("", _l("Todos los tipos")), *((str(code), label) for code, label in TYPE_NAMES.items())]

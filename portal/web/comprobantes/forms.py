@@ -64,7 +64,7 @@ class ReceiptForm(PortalForm):
     a double click or a browser retry issues one receipt."""
 
     idempotency_key = HiddenField(default=lambda: uuid.uuid4().hex, validators=[DataRequired(), Length(max=64)])
-    # The rejected receipt this one corrects ("Emitir corregido", portal/web/envios/correction.py).
+    # The rejected receipt this one corrects ("Emitir corregido", notes.correct).
     corrige = HiddenField(validators=[Optional(), Regexp(r"^[A-Za-z0-9_-]{1,40}$")])
     tipo_cfe = SelectField(
         _l("Tipo de comprobante"), choices=choices.options(choices.CFE_TYPES), coerce=int, default=101

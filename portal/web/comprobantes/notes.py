@@ -1,13 +1,16 @@
 """What a receipt's page offers to do with it: cancel it with a full credit note, open the issuing form as
-a partial credit note or a debit note (prefilled from the service's draft), or as a new receipt like it."""
+a partial credit note or a debit note (prefilled from the service's draft), as a new receipt like it, or, when
+DGI rejected it, as its correction ("Emitir corregido"). Each form is filled from the typed receipt."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from flask import abort, flash
 from flask_babel import gettext as _
 
 from portal.client import errors as client_errors
-from portal.client.cfe import PRICES_INCLUDE_IVA, CfeRequest
+from portal.client.cfe import PRICES_INCLUDE_IVA, CfeRequest, Reference
 from portal.client.comprobantes import IssuedReceipt
 from portal.web import activity
 from portal.web.auth.session import role_required
@@ -35,6 +38,21 @@ def _same_as(receipt: IssuedReceipt) -> CfeRequest:
         receiver=receipt.receiver,
         lines=receipt.lines,
         adenda=receipt.adenda,
+    )
+
+
+def _corrected(receipt: IssuedReceipt) -> CfeRequest:
+    """A rejected receipt as a request to issue it again under a new number: everything it said (due date,
+    transfer kind, references too), today's date, and `corrects` so the service links both ways."""
+    return replace(
+        _same_as(receipt),
+        due_date=receipt.due_date,
+        transfer_kind=receipt.transfer_kind,
+        references=tuple(
+            Reference(r.tipo_cfe, r.serie, r.nro, r.reason, r.issue_date, r.amount, r.global_reference)
+            for r in receipt.references
+        ),
+        corrects=receipt.id,
     )
 
 
@@ -76,6 +94,24 @@ def copy(receipt_id: str):
     return editor_for(
         forms.ReceiptForm(formdata=None, data=payload.form_data(_same_as(receipt))),
         title=_("Nuevo comprobante como %(what)s", what=f"{type_name(receipt.tipo_cfe)} {receipt.number}"),
+    )
+
+
+@bp.get("/<receipt_id>/corregir")
+@role_required(*WRITERS)
+def correct(receipt_id: str):
+    """The issuing form filled with a rejected receipt's data, to issue it corrected under a new number."""
+    receipt = api().get_receipt(receipt_id)
+    dgi = receipt.dgi
+    if dgi is not None and dgi.corrected_by:
+        flash(_("Ese comprobante ya tiene su corrección: es este."), "info")
+        return redirect_after_post("comprobantes.receipt", receipt_id=dgi.corrected_by)
+    if dgi is None or dgi.state != "rechazado":
+        flash(_("Solo se emite corregido un comprobante que DGI rechazó."), "warning")
+        return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
+    return editor_for(
+        forms.ReceiptForm(formdata=None, data=payload.form_data(_corrected(receipt))),
+        title=_("Corrección de %(what)s", what=f"{type_name(receipt.tipo_cfe)} {receipt.number}"),
     )
 
 

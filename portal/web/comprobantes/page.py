@@ -9,6 +9,7 @@ from flask_login import current_user
 
 from portal.web.backend import api
 from portal.web.comprobantes import WRITERS, forms
+from portal.web.comprobantes.channels import Channels, exchange_channel, mail_channel
 from portal.web.comprobantes.receipts import receipt_view
 from portal.web.rendering import render
 
@@ -48,4 +49,5 @@ def receipt_page(
         applied=applied,
         cancel_form=cancel_form,
         cancel_open=cancel_open,
+        channels=Channels(exchange_channel(view.receipt), mail_channel(view.id)),
     )

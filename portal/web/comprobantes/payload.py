@@ -183,6 +183,10 @@ def form_data(cfe: CfeRequest) -> dict:
             data[name] = value
     if cfe.transfer_kind:
         data["tipo_traslado"] = cfe.transfer_kind
+    if cfe.corrects:  # a correction keeps what the rejected receipt said, its due date too
+        data["corrige"] = cfe.corrects
+        if cfe.due_date:
+            data["fch_venc"] = cfe.due_date
     for reference in cfe.references[:1]:
         data.update(
             ref_tipo=reference.tipo_cfe,

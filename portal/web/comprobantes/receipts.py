@@ -57,7 +57,7 @@ class LineRow:
     description: str
     quantity: str
     unit: str
-    price: str | None
+    price: Decimal | None
     discount: Decimal | None
     indicator: str
     retentions: tuple[Retention, ...] = ()
@@ -121,7 +121,10 @@ def receiver_rows(receiver: Receiver | None) -> list[tuple[str, str]]:
     if receiver.doc_type == DocType.RUT and is_valid_rut(number):
         number = format_rut(number)
     rows = [
-        (_("Documento"), f"{DOC_TYPE_NAMES.get(receiver.doc_type, '')} {number}".strip()),
+        (
+            _("Documento"),
+            f"{DOC_TYPE_NAMES.get(receiver.doc_type, '') if receiver.doc_type is not None else ''} {number}".strip(),
+        ),
         (_("Nombre"), receiver.name or ""),
         (_("Dirección"), ", ".join(v for v in (receiver.address, receiver.city, receiver.department) if v)),
     ]
@@ -153,7 +156,7 @@ def _lines(receipt: IssuedReceipt) -> list[LineRow]:
             unit=line.unit or "",
             price=line.unit_price,
             discount=line.discount,
-            indicator=str(indicators.get(line.ind_fact, line.ind_fact or "")),
+            indicator=str(indicators.get(line.ind_fact, line.ind_fact) if line.ind_fact is not None else ""),
             retentions=line.retentions,
         )
         for line in receipt.lines

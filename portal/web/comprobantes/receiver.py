@@ -59,6 +59,7 @@ class DgiCheck:
     warnings: tuple[ReceiverWarning, ...] = ()
     fills: tuple[Fill, ...] = ()
     record: str = ""
+    electronic: bool = False
 
     @property
     def filled_labels(self) -> list[str]:
@@ -120,10 +121,11 @@ def dgi_check(doc_type: str | None, number: str | None, form: Mapping[str, str],
         # 501: the configured DGI service does not register people; nothing to say about a cédula then.
         log.info("DGI receiver lookup failed: %s %s", exc.status, exc.code)
         return DgiCheck("not_offered" if exc.status == 501 else "unavailable", record=json.dumps(record))
+    state = "found" if found.found else "not_found"
     if not fill:
-        return DgiCheck("found" if found.found else "not_found", found.warnings, record=json.dumps(record))
+        return DgiCheck(state, found.warnings, record=json.dumps(record), electronic=found.electronic)
     fills, record = _fills(found, form, record)
-    return DgiCheck("found" if found.found else "not_found", found.warnings, fills, json.dumps(record))
+    return DgiCheck(state, found.warnings, fills, json.dumps(record), electronic=found.electronic)
 
 
 def _fills(found: DgiReceiver, form: Mapping[str, str], record: dict[str, str]) -> tuple[tuple[Fill, ...], dict]:

@@ -25,6 +25,18 @@ REPORT_STATES = {
     "error": (_l("Con error: revisar"), "bad"),
 }
 RETRIABLE = frozenset({"rechazado", "error"})  # what the service's "reintentar" accepts
+# What an envelope or a report offers to download (the service's names): label of each link.
+DOCUMENTS = {
+    "sobre": _l("Sobre XML"),
+    "reporte": _l("Reporte XML"),
+    "acuse": _l("Acuse XML"),
+    "respuesta": _l("Respuesta XML"),
+}
+# An acknowledgement whose signature did not verify against DGI's trusted certificate: what support reads.
+UNVERIFIED_SIGNATURES = {
+    "invalida": _l("La firma del acuse no es la del certificado de DGI configurado: no confiar sin revisarlo."),
+    "sin_certificado": _l("No hay certificado de DGI configurado: la firma del acuse no se pudo verificar."),
+}
 VOID_SOURCES = {"operador": _l("Anulado por un administrador"), "rechazo_dgi": _l("Rechazado por DGI")}
 
 

@@ -12,12 +12,10 @@ from flask_login import current_user, login_required
 from portal.client import errors as client_errors
 from portal.web.auth.session import role_required
 from portal.web.backend import api
-from portal.web.comprobantes import forms as receipt_forms
 from portal.web.comprobantes.choices import type_name
-from portal.web.comprobantes.issuing import _editor as issuing_editor
+from portal.web.comprobantes.files import file_response
 from portal.web.envios import ADMINS, SUPPORT, WRITERS, bp, overview
 from portal.web.envios.badges import dgi_badge, receipt_badge, receipt_panel
-from portal.web.envios.correction import correction_formdata
 from portal.web.envios.forms import ReportForm, VoidForm
 from portal.web.forms_common import apply_service_errors
 from portal.web.i18n import day as format_day
@@ -80,24 +78,6 @@ def state_badge(receipt_id: str):
 def state_panel(receipt_id: str):
     """The receipt page's DGI panel alone (badge, DGI's reasons, what a rejection means, the correction)."""
     return _state("panel", panel=dgi_panel_for(api().get_receipt(_checked(receipt_id))))
-
-
-@bp.get("/corregir/<receipt_id>")
-@role_required(*WRITERS)
-def correct(receipt_id: str):
-    """The issuing form filled with a rejected receipt's data, to issue it corrected under a new number."""
-    receipt = api().get_receipt(_checked(receipt_id))
-    dgi = receipt.dgi
-    if dgi is not None and dgi.corrected_by:
-        flash(_("Ese comprobante ya tiene su corrección: es este."), "info")
-        return redirect_after_post("comprobantes.receipt", receipt_id=dgi.corrected_by)
-    if dgi is None or dgi.state != "rechazado":
-        flash(_("Solo se emite corregido un comprobante que DGI rechazó."), "warning")
-        return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
-    data = correction_formdata(api().get_receipt_xml(receipt_id), receipt_id, receipt_forms.today_montevideo())
-    form = receipt_forms.ReceiptForm(formdata=data)
-    form.fit_to_type()
-    return issuing_editor(form)
 
 
 def _page(
@@ -190,3 +170,23 @@ def retry_envelope(envelope_id: int):
     else:
         flash(_("Reintentaste el sobre Nº %(number)s.", number=envelope.idemisor), "success")
     return redirect_after_post("envios.index")
+
+
+@bp.get("/sobres/<int:envelope_id>/<document>")
+@role_required(*SUPPORT)
+def envelope_document(envelope_id: int, document: str):
+    """An envelope as sent, or DGI's acknowledgement or per-receipt answer as it came (XML download)."""
+    if document not in ("sobre", "acuse", "respuesta"):
+        abort(404)
+    download = api().envelope_document(envelope_id, document)
+    return file_response(download.content, "application/xml", download.filename, inline=False)
+
+
+@bp.get("/reportes/<int:report_id>/<document>")
+@role_required(*SUPPORT)
+def report_document(report_id: int, document: str):
+    """A daily report as sent, or DGI's acknowledgement as it came (XML download)."""
+    if document not in ("reporte", "acuse"):
+        abort(404)
+    download = api().report_document(report_id, document)
+    return file_response(download.content, "application/xml", download.filename, inline=False)

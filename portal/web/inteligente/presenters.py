@@ -112,6 +112,7 @@ def _field_label(field: str) -> object:
         "receptor.tipoDocRecep": _l("Tipo de documento del receptor"),
         "receptor.rznSocRecep": _l("Nombre del receptor"),
         "receptor.dirRecep": _l("Dirección del receptor"),
+        "receptor.electronico": _l("Receptor electrónico"),
     }
     if field in labels:
         return labels[field]
@@ -127,6 +128,8 @@ def _value_text(field: str, value) -> object:
         return DOC_TYPES.get(value, value)
     if field.endswith(".indFact"):
         return IND_FACT.get(value, value)
+    if field == "receptor.electronico":
+        return _("Sí") if value else _("No")
     return value
 
 

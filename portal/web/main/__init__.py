@@ -3,5 +3,3 @@
 from flask import Blueprint
 
 bp = Blueprint("main", __name__)
-
-from portal.web.main import routes  # noqa: E402,F401

@@ -14,7 +14,16 @@ import pytest
 
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.certificates import generate_self_signed
-from portal.service.cfe import CfeSigner, Issuer, Numbering, build_signed_cfe, parse_cfe_input
+from portal.service.cfe import (
+    CfeSigner,
+    Emission,
+    Issuer,
+    Numbering,
+    build_signed_cfe,
+    parse_cfe_input,
+    sign_validated_cfe,
+    validate,
+)
 
 ISSUER_RUT = "219999830019"  # DGI's test issuer
 UI_VALUE = Decimal("6.1")  # pesos per Unidad Indexada, about the 2024 value
@@ -236,17 +245,17 @@ def realistic() -> dict[int, dict]:
 @pytest.fixture
 def sign(issuer, numbering, signer):
     """sign(body) -> SignedCfe, with the session's issuer, CAE range and signer (each replaceable by keyword)
-    at a fixed time."""
+    at a fixed time. `checked=True` signs as issuing does: `validate` first (it must find nothing), then
+    `sign_validated_cfe` with the totals it computed."""
 
-    def _sign(body: dict, **kwargs):
-        return build_signed_cfe(
-            parse_cfe_input(body),
-            kwargs.pop("issuer", issuer),
-            kwargs.pop("numbering", numbering),
-            kwargs.pop("signer", signer),
-            UI_VALUE,
-            SIGNED_AT,
-            **kwargs,
-        )
+    def _sign(body: dict, *, checked: bool = False, **kwargs):
+        cfe, chosen = parse_cfe_input(body), kwargs.pop("issuer", issuer)
+        parts = (chosen, kwargs.pop("numbering", numbering), kwargs.pop("signer", signer))
+        if not checked:
+            return build_signed_cfe(cfe, *parts, UI_VALUE, SIGNED_AT, **kwargs)
+        emission = Emission(signing_date=SIGNED_AT.date(), regimen=chosen.regimen)
+        validation = validate(cfe, ui_value=UI_VALUE, emission=emission)
+        assert validation.errors == [] and validation.totals is not None
+        return sign_validated_cfe(cfe, validation.totals, *parts, SIGNED_AT, **kwargs)
 
     return _sign

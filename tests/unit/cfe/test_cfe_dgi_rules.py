@@ -21,7 +21,7 @@ NS = {"c": "http://cfe.dgi.gub.uy"}
 
 def _errors(body: dict, regimen: str = "general", signing_date: date = TODAY) -> set[tuple[str, str]]:
     emission = Emission(signing_date=signing_date, regimen=regimen)
-    return {(e.field, e.code) for e in validate(parse_cfe_input(body), ui_value=UI, emission=emission)}
+    return {(e.field, e.code) for e in validate(parse_cfe_input(body), ui_value=UI, emission=emission).errors}
 
 
 def _ticket(*items, **fields) -> dict:
@@ -249,7 +249,7 @@ def test_a_c127_at_most_20_retention_codes(realistic):
 def test_a_receipt_checked_before_numbering_gets_the_same_cae_errors_as_a_full_validation(
     sign, issuer, regimen, body, cae_especial, causal, expected
 ):
-    # Issuing validates before it takes a number, then signs with checked=True (only the CAE's rules run
+    # Issuing validates before it takes a number, then signs with sign_validated_cfe (only the CAE's rules run
     # again): the outcome must be the full validation's, the same errors in the same order.
     assert _errors(body, regimen) == set()  # what issuing checks first
     options = {"issuer": dataclasses.replace(issuer, regimen=regimen)}

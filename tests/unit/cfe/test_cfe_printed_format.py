@@ -403,3 +403,27 @@ def test_an_older_snapshot_takes_the_regime_from_the_signed_xml(realistic, issue
     text = _text(pdf, tmp_path)
     assert "Contribuyente IVA MINIMO" in text
     assert "IVA" not in text.replace("IVA al día", "").replace("IVA MINIMO", "")
+
+
+def test_an_efacturas_retentions_print_each_code_and_rate_not_only_the_total(printed, realistic, tmp_path):
+    body = realistic[111]
+    body["items"][0] |= {
+        "indAgenteResp": "R",
+        "retencPercep": [
+            {"codRet": "2183165", "tasa": "7", "mntSujetoaRet": "9000", "valRetPerc": "630"},
+            {"codRet": "2183158", "tasa": "10", "mntSujetoaRet": "100", "valRetPerc": "10"},
+        ],
+    }
+    pdf = printed(111, "a4", body)
+    path = tmp_path / "retentions.pdf"
+    path.write_bytes(pdf)
+    layout = subprocess.run(
+        [shutil.which("pdftotext"), "-layout", str(path), "-"], capture_output=True, text=True, check=True, timeout=30
+    ).stdout
+    rows = {" ".join(line.split()) for line in layout.splitlines()}
+    # Line 2's 1,050 at 10 % and line 1's 10 at 10 % share a row; line 1's 630 at 7 % has its own.
+    assert {
+        "Retención/percepción 2183165 (7%) 630,00",
+        "Retención/percepción 2183158 (10%) 1.060,00",
+        "Retenciones / percepciones 1.690,00",
+    } <= rows, layout

@@ -61,7 +61,9 @@ def test_qr_url_options_and_amount_per_type(realistic):
     )
     assert url == "https://efactura.testing.dgi.gub.uy/consultaQR/cfe?219999830019,101,A,1,1007.00,30/07/2026,ab%2Bc"
     remito = compute_totals(parse_cfe_input(realistic[181]))
-    assert ",0.00,20240511," in qr_url_for("219999830019", 181, "A", 1, remito, date(2024, 5, 11), "x")
+    assert "?219999830019,181,A,1,0,20240511,x" in qr_url_for(
+        "219999830019", 181, "A", 1, remito, date(2024, 5, 11), "x"
+    )
     resguardo = compute_totals(parse_cfe_input(realistic[182]))
     assert ",55000.00," in qr_url_for("219999830019", 182, "A", 1, resguardo, date(2024, 5, 31), "x")
 

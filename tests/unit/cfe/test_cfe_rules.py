@@ -14,7 +14,7 @@ UI = Decimal("6.1")  # 5,000 UI = 30,500 pesos
 
 
 def _errors(body: dict, ui: Decimal = UI) -> set[tuple[str, str]]:
-    return {(e.field, e.code) for e in validate(parse_cfe_input(body), ui_value=ui)}
+    return {(e.field, e.code) for e in validate(parse_cfe_input(body), ui_value=ui).errors}
 
 
 def _ticket(amount: str = "100", **fields) -> dict:

@@ -3,59 +3,17 @@
 from __future__ import annotations
 
 import datetime
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pytest
 import requests
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
-from cryptography.x509.oid import NameOID
-from werkzeug.serving import make_server
 
 from portal.service.dgi.sandbox import SandboxRegistry
 from portal.service.dgi.soap import SoapRegistry
-from portal.service.dgi.standin import StandIn
+from tests.support.certificates import Certificate, make_certificate
+from tests.support.dgi_standin import RunningStandIn, StandIn
 
 TODAY = datetime.date(2026, 11, 22)
-
-
-@dataclass(frozen=True)
-class Certificate:
-    key_pem: bytes
-    cert_pem: bytes
-
-    @property
-    def der(self) -> bytes:
-        return x509.load_pem_x509_certificate(self.cert_pem).public_bytes(serialization.Encoding.DER)
-
-    def loader(self):
-        return lambda: (self.key_pem, self.cert_pem)
-
-
-def make_certificate(rut: str = "219999830019", common_name: str = "DGI-RUC PRUEBA") -> Certificate:
-    """A self-signed certificate shaped like a Uruguayan company's (SERIALNUMBER=RUC<rut>)."""
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    name = x509.Name(
-        [x509.NameAttribute(NameOID.COMMON_NAME, common_name), x509.NameAttribute(NameOID.SERIAL_NUMBER, f"RUC{rut}")]
-    )
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=365))
-        .sign(key, hashes.SHA256())
-    )
-    key_pem = key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    )
-    return Certificate(key_pem, cert.public_bytes(serialization.Encoding.PEM))
 
 
 @pytest.fixture(scope="session")
@@ -79,24 +37,12 @@ def sandbox() -> SandboxRegistry:
     return SandboxRegistry(today=TODAY)
 
 
-@dataclass
-class RunningStandIn:
-    app: StandIn
-    url: str
-
-
 @pytest.fixture
 def standin() -> Iterator[RunningStandIn]:
-    """The DGI stand-in served by werkzeug on 127.0.0.1, port 0, in a thread."""
-    app = StandIn(SandboxRegistry(today=TODAY))
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    yield RunningStandIn(app, f"http://127.0.0.1:{server.server_port}/ePrueba/ws_personaGetActEmpresarialPrueba")
-    app.released.set()  # a test that made it slow must not hold the shutdown
-    server.shutdown()
-    thread.join(timeout=5)
-    server.server_close()
+    """The DGI stand-in served on 127.0.0.1, port 0, in a thread."""
+    running = RunningStandIn(StandIn(SandboxRegistry(today=TODAY)))
+    yield running
+    running.stop()
 
 
 @pytest.fixture

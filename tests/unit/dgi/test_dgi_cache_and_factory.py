@@ -10,7 +10,7 @@ from cachelib import SimpleCache
 
 from portal.service.dgi import CachedRegistry, DgiInvalidInput, DgiTimeout, DgiUnavailable, TaxpayerNotFound
 from portal.service.dgi import sandbox_data as data
-from portal.service.dgi.registry import make_registry, timeout_seconds
+from portal.service.dgi.factory import make_registry, timeout_seconds
 from portal.service.dgi.sandbox import SandboxRegistry
 from portal.service.dgi.soap import SoapRegistry
 

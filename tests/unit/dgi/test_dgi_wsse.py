@@ -10,8 +10,8 @@ import zeep
 from lxml import etree
 
 from portal.service.dgi.soap import _wsdl, default_wsdl_path
-from portal.service.dgi.standin import SignatureError, verify_request
 from portal.service.dgi.wsse import DS, EXC_C14N, WSSE, WSU, X509_TOKEN, BodySignature
+from tests.support.dgi_standin import SignatureError, verify_request
 
 SOAP = "http://schemas.xmlsoap.org/soap/envelope/"
 NS = {"soap": SOAP, "wsse": WSSE, "wsu": WSU, "ds": DS, "dgi": "DGI_Modernizacion_Consolidado"}

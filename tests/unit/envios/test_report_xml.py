@@ -27,8 +27,8 @@ TOTALS = {
 def test_foreign_currency_is_reported_in_pesos_and_numbers_as_ranges():
     summary = report_xml.TypeSummary()
     for nro in (1, 2, 3, 7):
-        summary.add_receipt(DAY, 1, "A", nro, TOTALS, Decimal(1), sent_alone=True)
-    summary.add_receipt(DAY, 1, "A", 8, TOTALS, Decimal("40.125"), sent_alone=True)  # U$S at 40.125
+        summary.add_receipt(DAY, 1, "A", nro, TOTALS, Decimal(1), above_threshold=True)
+    summary.add_receipt(DAY, 1, "A", 8, TOTALS, Decimal("40.125"), above_threshold=True)  # U$S at 40.125
     summary.voided["A"].append((4, 6))
     document = report_xml.report_document(
         rut="219999830019",

@@ -1,0 +1,120 @@
+"""Reports (GET /informes/*), typed: a period at a glance, and the IVA sales book as a file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Literal
+
+from portal.client import errors
+from portal.client.transport import Transport
+
+BASE = "/api/v1/informes"
+
+
+def _day(value: str) -> date:
+    return date.fromisoformat(value[:10])
+
+
+BookFormat = Literal["csv", "xlsx"]
+_MEDIA: dict[str, str] = {
+    "csv": "text/csv",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+}
+
+
+@dataclass(frozen=True)
+class Count:
+    """How many receipts, and what they add up to in pesos."""
+
+    key: str
+    count: int
+    total_uyu: Decimal
+
+
+@dataclass(frozen=True)
+class CurrencyCount:
+    currency: str
+    count: int
+    total: Decimal  # in the currency
+    total_uyu: Decimal
+
+
+@dataclass(frozen=True)
+class DayCount:
+    day: date  # the first of the month when the period is grouped by month
+    count: int
+    total_uyu: Decimal
+
+
+@dataclass(frozen=True)
+class Customer:
+    document: str
+    name: str
+    count: int
+    total_uyu: Decimal
+
+
+@dataclass(frozen=True)
+class PeriodReport:
+    """A period's sales as the sales book adds them up (DGI's rejections left out), and its DGI states."""
+
+    start: date
+    end: date
+    by_day: bool
+    count: int
+    total_uyu: Decimal
+    rejected: int
+    iva: tuple[tuple[str, Decimal], ...]  # the IVA return's figures, in pesos, by the service's key
+    by_type: tuple[Count, ...]  # key: the CFE type code
+    by_currency: tuple[CurrencyCount, ...]
+    by_branch: tuple[Count, ...]  # key: DGI's branch code ("" when unknown)
+    timeline: tuple[DayCount, ...]
+    top_customers: tuple[Customer, ...]
+    dgi_states: tuple[tuple[str, int], ...]
+
+    @classmethod
+    def from_json(cls, data: dict) -> PeriodReport:
+        return cls(
+            start=_day(data["desde"]),
+            end=_day(data["hasta"]),
+            by_day=data["agrupacion"] == "dia",
+            count=int(data["cantidad"]),
+            total_uyu=Decimal(data["totalPesos"]),
+            rejected=int(data["rechazados"]),
+            iva=tuple((key, Decimal(value)) for key, value in data["iva"].items()),
+            by_type=tuple(
+                Count(str(t["tipoCFE"]), int(t["cantidad"]), Decimal(t["totalPesos"])) for t in data["porTipo"]
+            ),
+            by_currency=tuple(
+                CurrencyCount(c["moneda"], int(c["cantidad"]), Decimal(c["total"]), Decimal(c["totalPesos"]))
+                for c in data["porMoneda"]
+            ),
+            by_branch=tuple(
+                Count(str(b["cdgDGISucur"] or ""), int(b["cantidad"]), Decimal(b["totalPesos"]))
+                for b in data["porSucursal"]
+            ),
+            timeline=tuple(
+                DayCount(_day(d["fecha"]), int(d["cantidad"]), Decimal(d["totalPesos"])) for d in data["serie"]
+            ),
+            top_customers=tuple(
+                Customer(c["docRecep"], c["rznSocRecep"], int(c["cantidad"]), Decimal(c["totalPesos"]))
+                for c in data["principalesClientes"]
+            ),
+            dgi_states=tuple((s["estado"], int(s["cantidad"])) for s in data["estadosDgi"]),
+        )
+
+
+class InformesApi(Transport):
+    def period_report(self, start: date, end: date) -> PeriodReport:
+        """GET informes/periodo: the period's sales at a glance."""
+        with errors.fields_named({"desde": "start", "hasta": "end"}):
+            params = {"desde": start.isoformat(), "hasta": end.isoformat()}
+            return PeriodReport.from_json(self._json("GET", f"{BASE}/periodo", params=params))
+
+    def sales_book(self, start: date, end: date, file_format: BookFormat) -> bytes:
+        """GET informes/ventas: the IVA sales book of the period as CSV or XLSX."""
+        with errors.fields_named({"desde": "start", "hasta": "end"}):
+            params = {"desde": start.isoformat(), "hasta": end.isoformat()}
+            return self._request("GET", f"{BASE}/ventas", params=params, accept=_MEDIA[file_format]).content

@@ -1,0 +1,68 @@
+"""The rates kept by day: storing what the BCU published (or an operator's correction), and the rate that applies
+to a day. The UI of 31 December also becomes the next year's value of the 5,000 UI rule (indices.ui)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date
+from decimal import Decimal
+
+from flask import current_app
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from portal.service.cotizaciones import bcu
+from portal.service.cotizaciones.models import ExchangeRate
+from portal.service.indices.ui import set_ui_value
+
+OPERATOR = "operador"
+# How far back a rate may be to still be "the day's": the BCU publishes none on weekends and holidays, and
+# Carnival and Tourism week close it for days at a time.
+MAX_AGE_DAYS = 10
+
+
+def store(session: Session, published: Iterable[bcu.PublishedRate], source: str = "bcu") -> int:
+    """Adds or updates the published rates (never over an operator's correction); the caller commits. A UI of
+    31 December sets the UI of the year after for the e-Ticket threshold. Returns how many rows changed."""
+    changed = 0
+    for rate in published:
+        row = session.get(ExchangeRate, (rate.day, rate.currency))
+        if row is not None and row.source == OPERATOR and source != OPERATOR:
+            continue
+        if row is None:
+            row = ExchangeRate(day=rate.day, currency=rate.currency)
+            session.add(row)
+        elif (row.buy, row.sell, row.source) == (rate.buy, rate.sell, source):
+            continue
+        row.buy, row.sell, row.source = rate.buy, rate.sell, source
+        changed += 1
+        if rate.currency == "UI" and (rate.day.month, rate.day.day) == (12, 31):
+            origin = "BCU, UI al 31/12" if source != OPERATOR else "Operador, UI al 31/12"
+            set_ui_value(session, rate.day.year + 1, rate.sell.quantize(Decimal("0.0001")), f"{origin}/{rate.day.year}")
+    return changed
+
+
+def rate_on(session: Session, currency: str, day: date) -> ExchangeRate | None:
+    """The rate of `currency` for a receipt of `day`: the latest published on or before it, at most
+    MAX_AGE_DAYS old; None when there is none that recent."""
+    row = session.scalars(
+        select(ExchangeRate)
+        .where(ExchangeRate.currency == currency, ExchangeRate.day <= day)
+        .order_by(ExchangeRate.day.desc())
+        .limit(1)
+    ).first()
+    if row is None or (day - row.day).days > MAX_AGE_DAYS:
+        return None
+    return row
+
+
+def refresh(session: Session, start: date, end: date) -> int:
+    """Asks the configured source (the BCU or the stand-in) for every currency from `start` to `end` and stores
+    what it published; the caller commits. Raises bcu.BcuUnavailable when the BCU does not answer."""
+    if current_app.config["RATES_SOURCE"] == "bcu":
+        published = bcu.fetch_rates(
+            current_app.config["BCU_URL"], bcu.CURRENCIES, start, end, current_app.config["BCU_TIMEOUT_SECONDS"]
+        )
+    else:
+        published = bcu.standin_rates(bcu.CURRENCIES, start, end)
+    return store(session, published)

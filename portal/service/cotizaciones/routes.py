@@ -1,0 +1,109 @@
+"""HTTP endpoints of the cotizaciones group: the rate that applies to a day, and the BCU stand-in's SOAP
+endpoint (development and tests only), which answers awsbcucotizaciones' Execute from bcu.standin_rates."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from flask import Blueprint, Flask, Response, abort, request
+from lxml import etree
+
+from portal.domain.uruguay_time import today_montevideo
+from portal.service import db
+from portal.service.api import ALL_ROLES, operation
+from portal.service.auth import API_KEY, JWT, Principal
+from portal.service.cotizaciones import bcu
+from portal.service.cotizaciones.rates import rate_on
+from portal.service.cotizaciones.schemas import Cotizacion, CotizacionQuery
+from portal.service.errors import NotFound
+
+bp = Blueprint("cotizaciones", __name__, url_prefix="/api/v1/cotizaciones")
+standin = Blueprint("bcu_standin", __name__, url_prefix="/simuladores/bcu")
+TAG = "Cotizaciones"
+_SOAP = "http://schemas.xmlsoap.org/soap/envelope/"
+_COTIZA = "Cotiza"
+# The stand-in's parser: no DTD, no entities, no network. Not cfe.xmlsafe's: the BCU's namespace ("Cotiza") is a
+# relative URI, which that intake refuses for CFEs.
+_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False)
+_MAX_REQUEST_BYTES = 16_384
+
+
+@operation(
+    bp,
+    "GET",
+    "",
+    tag=TAG,
+    summary="La cotización de una moneda para un día",
+    auth=(JWT, API_KEY),
+    roles=ALL_ROLES,
+    query=CotizacionQuery,
+    responses={200: Cotizacion, 404: "No hay una cotización de esa moneda en los 10 días anteriores (sin_cotizacion)."},
+)
+def cotizacion(principal: Principal, query: CotizacionQuery):
+    """La cotización del BCU (interbancaria, billete) que corresponde a un comprobante del día `fecha`: la
+    última publicada ese día o antes; la venta es la que se propone como tipo de cambio del CFE."""
+    day = query.fecha or today_montevideo()
+    row = rate_on(db.session(), query.moneda, day)
+    if row is None:
+        raise NotFound(
+            f"No hay cotización de {query.moneda} publicada en los 10 días anteriores al {day:%d/%m/%Y}.",
+            code="sin_cotizacion",
+        )
+    return Cotizacion(moneda=row.currency, fecha=row.day, compra=row.buy, venta=row.sell, fuente=row.source)
+
+
+def _q(name: str) -> str:
+    return f"{{{_COTIZA}}}{name}"
+
+
+@standin.post("/awsbcucotizaciones")
+def execute() -> Response:
+    """awsbcucotizaciones' Execute, answered from the stand-in's figures (bcu.standin_rates)."""
+    data = request.get_data()
+    if len(data) > _MAX_REQUEST_BYTES or b"<!DOCTYPE" in data:
+        abort(400)
+    try:
+        entrada = etree.fromstring(data, _PARSER).find(f".//{_q('Entrada')}")
+        codes = {code: currency for currency, code in bcu.MONEDAS.items()}
+        items = entrada.iterfind(f"{_q('Moneda')}/{_q('item')}")
+        wanted = tuple(codes[int(i.text)] for i in items if int(i.text) in codes)
+        start = date.fromisoformat(entrada.findtext(_q("FechaDesde")))
+        end = date.fromisoformat(entrada.findtext(_q("FechaHasta")))
+    except (etree.XMLSyntaxError, AttributeError, TypeError, ValueError):
+        abort(400)
+    published = bcu.standin_rates(wanted, start, end) if (end - start).days <= 366 else []
+    envelope = etree.Element(f"{{{_SOAP}}}Envelope", nsmap={"SOAP-ENV": _SOAP})
+    answer = etree.SubElement(
+        etree.SubElement(envelope, f"{{{_SOAP}}}Body"), _q("wsbcucotizaciones.ExecuteResponse"), nsmap={None: _COTIZA}
+    )
+    salida = etree.SubElement(answer, _q("Salida"))
+    status = etree.SubElement(salida, _q("respuestastatus"))
+    for name, value in (
+        ("status", "1" if published else "0"),
+        ("codigoerror", "0" if published else "100"),
+        ("mensaje", ""),
+    ):
+        etree.SubElement(status, _q(name)).text = value
+    datos = etree.SubElement(salida, _q("datoscotizaciones"))
+    for rate in published:
+        dato = etree.SubElement(datos, _q("datoscotizaciones.dato"))
+        fields = {
+            "Fecha": rate.day.isoformat(),
+            "Moneda": str(bcu.MONEDAS[rate.currency]),
+            "Nombre": rate.currency,
+            "CodigoISO": rate.currency,
+            "Emisor": "Banco Central del Uruguay",
+            "TCC": f"{rate.buy}",
+            "TCV": f"{rate.sell}",
+            "ArbAct": "0",
+            "FormaArbitrar": "0",
+        }
+        for name, value in fields.items():
+            etree.SubElement(dato, _q(name)).text = value
+    return Response(etree.tostring(envelope, xml_declaration=True, encoding="utf-8"), mimetype="text/xml")
+
+
+def init_app(app: Flask) -> None:
+    """The stand-in is served only where the rates do not come from the real BCU's address."""
+    if app.config["RATES_SOURCE"] == "standin" or app.config["BCU_URL"] != bcu.BCU_URL:
+        app.register_blueprint(standin)

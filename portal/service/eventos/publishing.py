@@ -1,0 +1,86 @@
+"""`publish`: record an event in the caller's transaction (one INSERT, nothing else), and wake the fan-out
+after that transaction commits.
+
+The wake-up is a SQLAlchemy `after_commit` hook on sessions that published, so a publisher writes one line
+and never enqueues anything itself; a rolled-back transaction (or savepoint) takes its events with it. The
+fan-out task is debounced per process, as the envios packer is: while a run is scheduled and not started,
+later events need no task of their own. A periodic sweep catches whatever a lost wake-up left behind.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import event, insert
+from sqlalchemy.orm import Session
+
+from portal.service.comprobante.models import IssuedCfe
+from portal.service.eventos.catalogue import EVENTS
+from portal.service.eventos.models import Event
+
+_PUBLISHED = "eventos.published"
+_EVENT_TABLE = Event.__table__
+
+_waker: Callable[[set[int]], None] | None = None
+
+
+def new_event_id() -> str:
+    return f"evt_{uuid.uuid4().hex}"
+
+
+def publish(session: Session, company_id: int, event_type: str, data: dict[str, Any]) -> str:
+    """Record `event_type` for the company in `session`'s transaction; returns the event's id."""
+    if event_type not in EVENTS:
+        raise ValueError(f"unknown event type {event_type!r}")
+    event_id = new_event_id()
+    session.execute(
+        insert(_EVENT_TABLE).values(
+            id=event_id, company_id=company_id, type=event_type, data=data, created_at=datetime.now(UTC)
+        )
+    )
+    session.info.setdefault(_PUBLISHED, set()).add(company_id)
+    return event_id
+
+
+def receipt(record: IssuedCfe, **extra: Any) -> dict[str, Any]:
+    """A receipt as events carry it: who it is and its DGI state, nothing more."""
+    return {
+        "idCfe": record.id,
+        "tipoCfe": record.tipo_cfe,
+        "serie": record.serie,
+        "nro": record.nro,
+        "fchEmis": record.fch_emis.isoformat(),
+        "estadoDgi": record.dgi_status,
+        **extra,
+    }
+
+
+def receipt_verdict(session: Session, record: IssuedCfe, motives: list[dict]) -> None:
+    """DGI's verdict on a receipt, if it is one integrators hear of (aceptado, rechazado, observado)."""
+    if record.dgi_status in ("aceptado", "rechazado", "observado"):
+        codes = [m.get("codigo") for m in motives]
+        publish(session, record.company_id, f"comprobante.{record.dgi_status}", receipt(record, motivos=codes))
+
+
+def configure(waker: Callable[[set[int]], None]) -> None:
+    """Called by the webhooks area: what wakes the fan-out after a commit that published events of these
+    companies (it debounces, and skips companies with no webhook)."""
+    global _waker
+    _waker = waker
+
+
+@event.listens_for(Session, "after_commit")
+def _wake_after_commit(session: Session) -> None:
+    companies = session.info.pop(_PUBLISHED, None)
+    if companies and _waker is not None:
+        _waker(companies)
+
+
+@event.listens_for(Session, "after_rollback")
+def _forget_on_rollback(session: Session) -> None:
+    # A savepoint's rollback also lands here; the flag only costs a fan-out run that finds nothing.
+    if not session.in_transaction():
+        session.info.pop(_PUBLISHED, None)

@@ -1,0 +1,30 @@
+"""The event catalogue (`GET /api/v1/eventos`): what a webhook can hear, for integrators and the portal."""
+
+from __future__ import annotations
+
+from flask import Blueprint
+
+from portal.service.api import operation
+from portal.service.auth import JWT, Principal
+from portal.service.eventos.catalogue import EVENTS
+from portal.service.models import Role
+from portal.service.webhooks.schemas import EventCatalogue, EventType
+
+bp = Blueprint("eventos", __name__, url_prefix="/api/v1/eventos")
+
+
+@operation(
+    bp,
+    "GET",
+    "",
+    tag="Webhooks",
+    summary="Los eventos que se pueden escuchar",
+    auth=(JWT,),
+    roles=(Role.ADMIN, Role.SOPORTE),
+    responses={200: EventCatalogue},
+)
+def list_event_types(principal: Principal):
+    """Cada evento con lo que significa. Los datos de cada uno llevan identificadores y estados, nunca secretos."""
+    return EventCatalogue(
+        items=[EventType(nombre=n, descripcion=d) for n, d in EVENTS.items() if n != "webhook.prueba"]
+    )

@@ -1,0 +1,1 @@
+"""Informes: the accountant's books and period reports, read from what was signed (never typed again)."""

@@ -1,0 +1,169 @@
+"""The sales book as files: CSV for a spreadsheet in Uruguay (as the receipt list's export: `;`, decimal comma,
+dd/mm/aaaa, UTF-8 with a byte-order mark, typed text never read as a formula) and XLSX with real numbers and
+dates (openpyxl's write-only mode, which writes each row out as it comes, so memory stays flat)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import tempfile
+from collections.abc import Iterable, Iterator
+from datetime import date
+from decimal import Decimal
+from typing import IO
+
+from openpyxl import Workbook
+from openpyxl.cell import WriteOnlyCell
+from openpyxl.worksheet._write_only import WriteOnlyWorksheet
+
+from portal.domain.cfe_types import CFE_TYPES
+from portal.service.comprobante.export import text_cell
+from portal.service.informes.ventas import AMOUNT_NAMES, ZERO, BookRow, BookSummary
+
+AMOUNT_LABELS: dict[str, str] = {
+    "noGravado": "Exento y no gravado",
+    "exportacion": "Exportación y asimiladas",
+    "ivaSuspenso": "IVA en suspenso",
+    "netoTasaMinima": "Neto tasa mínima",
+    "netoTasaBasica": "Neto tasa básica",
+    "netoOtraTasa": "Neto otra tasa",
+    "ivaTasaMinima": "IVA tasa mínima",
+    "ivaTasaBasica": "IVA tasa básica",
+    "ivaOtraTasa": "IVA otra tasa",
+    "percepciones": "Percepciones",
+    "retenciones": "Retenciones",
+    "total": "Total",
+}
+DECLARATION_LABELS: dict[str, str] = {
+    "ventasTasaBasica": "Ventas gravadas a tasa básica (neto)",
+    "ivaTasaBasica": "IVA tasa básica",
+    "ventasTasaMinima": "Ventas gravadas a tasa mínima (neto)",
+    "ivaTasaMinima": "IVA tasa mínima",
+    "ventasOtraTasa": "Ventas gravadas a otra tasa (neto)",
+    "ivaOtraTasa": "IVA otra tasa",
+    "ventasExentasONoGravadas": "Ventas exentas y no gravadas",
+    "exportaciones": "Exportaciones y asimiladas",
+    "ivaEnSuspenso": "IVA en suspenso",
+    "ivaDebitoFiscal": "IVA débito fiscal (total)",
+    "percepciones": "Percepciones",
+    "retenciones": "Retenciones",
+}
+HEADER: tuple[str, ...] = (
+    "Fecha",
+    "Tipo",
+    "Serie",
+    "Número",
+    "Documento del receptor",
+    "Receptor",
+    "Moneda",
+    "Tipo de cambio",
+    *(f"{AMOUNT_LABELS[name]} (moneda)" for name in AMOUNT_NAMES),
+    *(f"{AMOUNT_LABELS[name]} (UYU)" for name in AMOUNT_NAMES),
+    "Estado DGI",
+)
+_BATCH = 500
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+def type_name(code: int) -> str:
+    kind = CFE_TYPES.get(code)
+    return kind.name_es if kind else str(code)
+
+
+def _comma(value: Decimal | None) -> str:
+    return "0,00" if value is None else f"{value:.2f}".replace(".", ",")
+
+
+def _csv_row(row: BookRow) -> tuple[object, ...]:
+    own, uyu = row.amounts, row.amounts_uyu
+    return (
+        row.fecha.strftime("%d/%m/%Y"),
+        text_cell(type_name(row.tipo_cfe)),
+        text_cell(row.serie),
+        row.nro,
+        text_cell(row.receptor_doc or ""),
+        text_cell(row.receptor_nombre or ""),
+        text_cell(row.moneda),
+        f"{row.tipo_cambio:f}".replace(".", ","),
+        *[_comma(own.get(name)) for name in AMOUNT_NAMES],
+        *[_comma(uyu.get(name)) for name in AMOUNT_NAMES],
+        text_cell(row.dgi_status),
+    )
+
+
+def csv_chunks(rows: Iterable[BookRow], summary: BookSummary) -> Iterator[str]:
+    """The book's rows as they are read, then the receipts DGI rejected (out of the book) under their own
+    heading, in chunks of a few hundred lines."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=";", lineterminator="\r\n")
+    buffer.write("\ufeff")
+    writer.writerow(HEADER)
+    for count, row in enumerate(rows, start=1):
+        summary.add(row)
+        if not row.rejected:
+            writer.writerow(_csv_row(row))
+        if count % _BATCH == 0:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    if summary.rejected:
+        writer.writerow(())
+        writer.writerow(("Rechazados por DGI (fuera del libro)",))
+        for row in summary.rejected:
+            writer.writerow(_csv_row(row))
+    yield buffer.getvalue()
+
+
+def _cells(sheet: WriteOnlyWorksheet, row: BookRow) -> list[object]:
+    day = WriteOnlyCell(sheet, value=row.fecha)
+    day.number_format = "DD/MM/YYYY"
+    rate = WriteOnlyCell(sheet, value=row.tipo_cambio)
+    rate.number_format = "0.000"
+    amounts = []
+    for value in (
+        *(row.amounts.get(n, ZERO) for n in AMOUNT_NAMES),
+        *(row.amounts_uyu.get(n, ZERO) for n in AMOUNT_NAMES),
+    ):
+        cell = WriteOnlyCell(sheet, value=value)
+        cell.number_format = "#,##0.00"
+        amounts.append(cell)
+    texts = (type_name(row.tipo_cfe), row.serie)
+    receiver = (row.receptor_doc or "", row.receptor_nombre or "", row.moneda)
+    return [day, *texts, row.nro, *receiver, rate, *amounts, row.dgi_status]
+
+
+def xlsx_file(rows: Iterable[BookRow], summary: BookSummary, desde: date, hasta: date) -> IO[bytes]:
+    """The book as an XLSX workbook in a temporary file (in memory up to a few MB, then on disk): the sheet
+    "Libro de ventas", then "Resumen" (the IVA return's figures, totals per type and currency) and
+    "Rechazados por DGI"."""
+    book = Workbook(write_only=True)
+    sheet = book.create_sheet("Libro de ventas")
+    sheet.append(list(HEADER))
+    for row in rows:
+        summary.add(row)
+        if not row.rejected:
+            sheet.append(_cells(sheet, row))
+    overview = book.create_sheet("Resumen")
+    overview.append([f"Libro de ventas del {desde:%d/%m/%Y} al {hasta:%d/%m/%Y}", None])
+    total = summary.total
+    overview.append(["Comprobantes en el libro", total.count])
+    overview.append([])
+    overview.append(["Para la declaración de IVA (en pesos)", None])
+    for key, value in summary.declaration.items():
+        overview.append([DECLARATION_LABELS[key], value])
+    overview.append([])
+    overview.append(["Por tipo (en pesos)", "Cantidad", *(AMOUNT_LABELS[n] for n in AMOUNT_NAMES)])
+    for code, totals in sorted(summary.by_type.items()):
+        overview.append([type_name(code), totals.count, *(totals.amounts[n] for n in AMOUNT_NAMES)])
+    overview.append([])
+    overview.append(["Por moneda (en la moneda)", "Cantidad", *(AMOUNT_LABELS[n] for n in AMOUNT_NAMES)])
+    for currency, totals in sorted(summary.by_currency.items()):
+        overview.append([currency, totals.count, *(totals.own[n] for n in AMOUNT_NAMES)])
+    rejected = book.create_sheet("Rechazados por DGI")
+    rejected.append(list(HEADER))
+    for row in summary.rejected:
+        rejected.append(_cells(rejected, row))
+    out = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)
+    book.save(out)
+    out.seek(0)
+    return out

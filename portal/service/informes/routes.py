@@ -1,0 +1,179 @@
+"""HTTP endpoints of the informes group: the IVA sales book of a period as JSON, CSV or XLSX."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from decimal import Decimal
+
+from flask import Blueprint, Response, send_file
+
+from portal.service import db
+from portal.service.api import ALL_ROLES, negotiate, operation
+from portal.service.auth import API_KEY, JWT, Principal
+from portal.service.informes import files
+from portal.service.informes.periodo import period_report
+from portal.service.informes.schemas import LibroVentas, Periodo, PeriodoQuery, VentasQuery
+from portal.service.informes.ventas import AMOUNT_NAMES, BookRow, BookSummary, book_rows
+
+bp = Blueprint("informes", __name__, url_prefix="/api/v1/informes")
+TAG = "Informes"
+_MEDIA = {"json": "application/json", "csv": "text/csv", "xlsx": files.XLSX}
+
+
+def _importes(amounts: dict[str, Decimal]) -> dict[str, str]:
+    """Every amount column, zeros included (a row's `amounts` leave them out)."""
+    return {name: f"{amounts[name]:.2f}" if name in amounts else "0.00" for name in AMOUNT_NAMES}
+
+
+def _fila(row: BookRow) -> dict[str, object]:
+    return {
+        "id": row.id,
+        "fecha": row.fecha.isoformat(),
+        "tipoCFE": row.tipo_cfe,
+        "serie": row.serie,
+        "nro": row.nro,
+        "docReceptor": row.receptor_doc,
+        "nombreReceptor": row.receptor_nombre,
+        "moneda": row.moneda,
+        "tipoCambio": f"{row.tipo_cambio:f}",
+        "estadoDgi": row.dgi_status,
+        "importes": _importes(row.amounts),
+        "importesPesos": _importes(row.amounts_uyu),
+    }
+
+
+def _json_chunks(query: VentasQuery, rows: Iterator[BookRow], summary: BookSummary) -> Iterator[str]:
+    """The book as one JSON document written row by row, its totals at the end (they are known only then)."""
+    yield json.dumps({"desde": query.desde.isoformat(), "hasta": query.hasta.isoformat()})[:-1] + ', "filas": ['
+    first = True
+    for row in rows:
+        summary.add(row)
+        if row.rejected:
+            continue
+        yield ("" if first else ",") + json.dumps(_fila(row), ensure_ascii=False)
+        first = False
+    total, by_type, by_currency = summary.total, summary.by_type, summary.by_currency
+    closing = {
+        "rechazados": [_fila(row) for row in summary.rejected],
+        "cantidad": total.count,
+        "totalesPesos": _importes(total.amounts),
+        "porTipo": [
+            {"tipoCFE": code, "cantidad": t.count, "importesPesos": _importes(t.amounts)}
+            for code, t in sorted(by_type.items())
+        ],
+        "porMoneda": [
+            {
+                "moneda": currency,
+                "cantidad": t.count,
+                "importes": _importes(t.own),
+                "importesPesos": _importes(t.amounts),
+            }
+            for currency, t in sorted(by_currency.items())
+        ],
+        "declaracion": {key: f"{value:.2f}" for key, value in summary.declaration.items()},
+    }
+    yield "]," + json.dumps(closing, ensure_ascii=False)[1:]
+
+
+@operation(
+    bp,
+    "GET",
+    "/ventas",
+    tag=TAG,
+    summary="Libro de ventas (IVA) de un período",
+    auth=(JWT, API_KEY),
+    roles=ALL_ROLES,
+    query=VentasQuery,
+    responses={
+        200: {
+            "description": "El libro: una fila por comprobante (fecha, tipo, serie y número, receptor, moneda y "
+            "tipo de cambio, neto exento, a tasa mínima, básica y otra, IVA por tasa, percepciones, retenciones y "
+            "total, en la moneda del CFE y en pesos; las notas de crédito negativas), los rechazados por DGI "
+            "aparte, totales por tipo y moneda y las cifras de la declaración de IVA. JSON (LibroVentas), CSV "
+            "(`;`, coma decimal) o XLSX, por `formato` o por Accept.",
+            "content": {
+                "application/json": {
+                    "schema": LibroVentas.model_json_schema(ref_template="#/components/schemas/{model}")
+                },
+                "text/csv": {"schema": {"type": "string"}},
+                files.XLSX: {"schema": {"type": "string", "format": "binary"}},
+            },
+        },
+        406: "Formato no disponible (not_acceptable).",
+    },
+)
+def ventas(principal: Principal, query: VentasQuery):
+    """El libro de ventas del período: los comprobantes de venta (e-Ticket, e-Factura y sus notas) emitidos
+    entre `desde` y `hasta`, con los importes que firmaron; los que DGI rechazó van aparte y no suman."""
+    wanted = _MEDIA[query.formato] if query.formato else negotiate("application/json", "text/csv", files.XLSX)
+    summary = BookSummary()
+    rows = book_rows(db.new_session(), principal.company_id, query.desde, query.hasta)
+    name = f"libro-ventas-{query.desde:%Y%m%d}-{query.hasta:%Y%m%d}"
+    if wanted == files.XLSX:
+        body = files.xlsx_file(rows, summary, query.desde, query.hasta)
+        return send_file(body, mimetype=files.XLSX, as_attachment=True, download_name=f"{name}.xlsx")
+    chunks = files.csv_chunks(rows, summary) if wanted == "text/csv" else _json_chunks(query, rows, summary)
+    response = Response(chunks, mimetype=wanted)
+    if wanted == "text/csv":
+        response.headers["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+    return response
+
+
+def _money(value: Decimal) -> str:
+    return f"{value:.2f}"
+
+
+@operation(
+    bp,
+    "GET",
+    "/periodo",
+    tag=TAG,
+    summary="Un período de un vistazo",
+    auth=(JWT, API_KEY),
+    roles=ALL_ROLES,
+    query=PeriodoQuery,
+    responses={200: Periodo},
+)
+def periodo(principal: Principal, query: PeriodoQuery):
+    """Las ventas del período según el libro de ventas (en pesos, sin los rechazados por DGI): por tipo, moneda,
+    sucursal y día (períodos de hasta 62 días) o mes, el neto y el IVA por tasa y los diez principales clientes;
+    y cuántos comprobantes de cada tipo hay en cada estado ante DGI."""
+    report = period_report(db.session(), db.new_session(), principal.company_id, query.desde, query.hasta)
+    book = report.book
+    total, by_type, by_currency = book.total, book.by_type, book.by_currency
+    return {
+        "desde": query.desde.isoformat(),
+        "hasta": query.hasta.isoformat(),
+        "agrupacion": "dia" if report.by_day else "mes",
+        "cantidad": total.count,
+        "totalPesos": _money(total.amounts["total"]),
+        "rechazados": len(book.rejected),
+        "iva": {key: _money(value) for key, value in book.declaration.items()},
+        "porTipo": [
+            {"tipoCFE": code, "cantidad": t.count, "totalPesos": _money(t.amounts["total"])}
+            for code, t in sorted(by_type.items())
+        ],
+        "porMoneda": [
+            {
+                "moneda": currency,
+                "cantidad": t.count,
+                "total": _money(t.own["total"]),
+                "totalPesos": _money(t.amounts["total"]),
+            }
+            for currency, t in sorted(by_currency.items())
+        ],
+        "porSucursal": [
+            {"cdgDGISucur": code, "cantidad": b.count, "totalPesos": _money(b.total)}
+            for code, b in sorted(report.branches.items(), key=lambda item: item[0] or 0)
+        ],
+        "serie": [
+            {"fecha": day.isoformat(), "cantidad": b.count, "totalPesos": _money(b.total)}
+            for day, b in sorted(report.timeline.items())
+        ],
+        "principalesClientes": [
+            {"docRecep": doc, "rznSocRecep": name, "cantidad": b.count, "totalPesos": _money(b.total)}
+            for doc, name, b in report.top_customers()
+        ],
+        "estadosDgi": [{"estado": state, "cantidad": count} for state, count in report.dgi_states.items()],
+    }

@@ -1,0 +1,194 @@
+"""DGI's `ws_consultas` directory operations, EFACCONSULTARRUCEMISORES and EFACCONSULTARRUCEMISORESPROV, over
+SOAP 1.1 with the Body signed like every other DGI call (portal.service.dgi.wsse).
+
+DGI publishes no WSDL for ws_consultas in the samples this project has, so the messages are written here from
+DGI's description of the service (CFE-URUGUAY.md §7 and §12, [WSCONS]), in the GeneXus shape of DGI's other
+services (namespace http://dgi.gub.uy, `WS_eFactura_Consultas.<OPERATION>` and `...Response`):
+
+    request   Filtro_eFacDocNro, Filtro_eFacDenominacion (optional), Filtro_eFacRUCEmisorAudFchHora (required:
+              the entries changed since that moment)
+    answer    one item per issuer: RUC, DENOMINACION, FECHA_INICIO, FECHA_FIN, MAIL; the PROV variant adds
+              URL (the receiver's exchange web service) and MAIL_TECNICO
+
+Everything about the wire shape lives in `build_request` and `parse_answer` (the stand-in in
+`portal.service.intercambio.standin` answers with `build_answer`), so that when DGI's WSDL is at hand only
+this module changes. The parser is lenient on names (any element with a RUC child is an item, names
+compared without case) because those are the part the description leaves open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date, datetime
+from typing import Literal
+
+import requests
+import urllib3
+from lxml import etree
+
+from portal.service.dgi.soap import CONNECT_TIMEOUT_SECONDS, _signer, shared_session
+from portal.service.intercambio.directory import ElectronicIssuer
+
+NAMESPACE = "http://dgi.gub.uy"
+SOAP_ENV = "http://schemas.xmlsoap.org/soap/envelope/"
+DGI_TEST_URL = "https://efactura.dgi.gub.uy:6460/ePrueba/ws_consultasPrueba"
+DGI_PRODUCTION_URL = "https://efactura.dgi.gub.uy:6440/efactura/ws_consultas"
+Operation = Literal["EFACCONSULTARRUCEMISORES", "EFACCONSULTARRUCEMISORESPROV"]
+OPERATIONS: tuple[Operation, ...] = ("EFACCONSULTARRUCEMISORES", "EFACCONSULTARRUCEMISORESPROV")
+MAX_ANSWER_BYTES = 64 * 1024 * 1024  # the whole directory: tens of thousands of issuers
+_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True)
+
+
+class DirectoryUnavailable(Exception):
+    """DGI could not give the directory now (network, HTTP error, fault, unreadable answer)."""
+
+
+def soap_action(operation: Operation) -> str:
+    return f"{NAMESPACE}action/AWS_EFACTURACONSULTAS.{operation}"
+
+
+def _wrapper(operation: str) -> str:
+    return f"{{{NAMESPACE}}}WS_eFactura_Consultas.{operation}"
+
+
+def build_request(
+    operation: Operation, since: datetime, rut: str | None = None, name: str | None = None
+) -> etree._Element:
+    """The unsigned SOAP envelope asking for the issuers changed since `since` (optionally one RUT or name)."""
+    envelope = etree.Element(f"{{{SOAP_ENV}}}Envelope", nsmap={"soapenv": SOAP_ENV, "dgi": NAMESPACE})
+    etree.SubElement(envelope, f"{{{SOAP_ENV}}}Header")
+    body = etree.SubElement(envelope, f"{{{SOAP_ENV}}}Body")
+    call = etree.SubElement(body, _wrapper(operation))
+    etree.SubElement(call, f"{{{NAMESPACE}}}Filtro_eFacDocNro").text = rut or ""
+    etree.SubElement(call, f"{{{NAMESPACE}}}Filtro_eFacDenominacion").text = name or ""
+    etree.SubElement(call, f"{{{NAMESPACE}}}Filtro_eFacRUCEmisorAudFchHora").text = since.replace(
+        tzinfo=None, microsecond=0
+    ).isoformat()
+    return envelope
+
+
+def read_request(envelope: etree._Element) -> tuple[Operation, datetime, str | None] | None:
+    """What a request asks (the stand-in's side): operation, since and RUT filter; None if it is not one."""
+    body = envelope.find(f"{{{SOAP_ENV}}}Body")
+    for operation in OPERATIONS:
+        call = body.find(_wrapper(operation)) if body is not None else None
+        if call is not None:
+            since_text = (call.findtext(f"{{{NAMESPACE}}}Filtro_eFacRUCEmisorAudFchHora") or "").strip()
+            try:
+                since = datetime.fromisoformat(since_text)
+            except ValueError:
+                return None
+            rut = (call.findtext(f"{{{NAMESPACE}}}Filtro_eFacDocNro") or "").strip() or None
+            return operation, since, rut
+    return None
+
+
+def build_answer(operation: Operation, issuers: Iterable[ElectronicIssuer]) -> bytes:
+    """The SOAP answer listing `issuers` (the stand-in's side)."""
+    envelope = etree.Element(f"{{{SOAP_ENV}}}Envelope", nsmap={"SOAP-ENV": SOAP_ENV})
+    answer = etree.SubElement(
+        etree.SubElement(envelope, f"{{{SOAP_ENV}}}Body"), f"{_wrapper(operation)}Response", nsmap={None: NAMESPACE}
+    )
+    out = etree.SubElement(answer, f"{{{NAMESPACE}}}Salida")
+    for issuer in issuers:
+        item = etree.SubElement(out, f"{{{NAMESPACE}}}RUCEmisor")
+        fields = [
+            ("RUC", issuer.rut),
+            ("DENOMINACION", issuer.name),
+            ("FECHA_INICIO", issuer.transition_from.isoformat() if issuer.transition_from else ""),
+            ("FECHA_FIN", issuer.transition_to.isoformat() if issuer.transition_to else ""),
+            ("MAIL", issuer.exchange_email or ""),
+        ]
+        if operation == "EFACCONSULTARRUCEMISORESPROV":
+            fields += [("URL", issuer.ws_url or ""), ("MAIL_TECNICO", "")]
+        for name, value in fields:
+            etree.SubElement(item, f"{{{NAMESPACE}}}{name}").text = value
+    return etree.tostring(envelope, xml_declaration=True, encoding="utf-8")
+
+
+def _local(element: etree._Element) -> str:
+    return etree.QName(element).localname.upper() if isinstance(element.tag, str) else ""
+
+
+def _date(value: str | None) -> date | None:
+    value = (value or "").strip()
+    if not value or value.startswith("0000"):
+        return None
+    try:
+        return date.fromisoformat(value[:10])
+    except ValueError:
+        return None
+
+
+def parse_answer(data: bytes) -> list[ElectronicIssuer]:
+    """The issuers a SOAP answer lists. Raises DirectoryUnavailable for a fault or an unreadable answer."""
+    try:
+        root = etree.fromstring(data, _PARSER)
+    except etree.XMLSyntaxError as exc:
+        raise DirectoryUnavailable("DGI respondió algo que no se puede leer.") from exc
+    if root.getroottree().docinfo.doctype:
+        raise DirectoryUnavailable("DGI respondió con un DOCTYPE.")
+    fault = root.find(f".//{{{SOAP_ENV}}}Fault")
+    if fault is not None:
+        raise DirectoryUnavailable(f"DGI rechazó la consulta: {(fault.findtext('faultstring') or '').strip()}")
+    issuers = []
+    for item in root.iter():
+        values = {_local(child): (child.text or "").strip() for child in item if len(child) == 0}
+        rut = values.get("RUC", "")
+        if not (rut.isdigit() and len(rut) == 12):
+            continue
+        issuers.append(
+            ElectronicIssuer(
+                rut=rut,
+                name=(values.get("DENOMINACION") or rut)[:150],
+                exchange_email=(values.get("MAIL") or None),
+                ws_url=(values.get("URL") or values.get("URL_WS") or None),
+                transition_from=_date(values.get("FECHA_INICIO")),
+                transition_to=_date(values.get("FECHA_FIN")),
+                tech_email=(values.get("MAIL_TECNICO") or None),
+            )
+        )
+    return issuers
+
+
+class ConsultasClient:
+    """The two directory operations, signed with a company certificate (key and certificate PEM)."""
+
+    def __init__(
+        self,
+        key_pem: bytes,
+        cert_pem: bytes,
+        *,
+        url: str | None = None,
+        timeout: float = 60.0,
+        digest: str = "sha256",
+        session: requests.Session | None = None,
+    ):
+        self._signature = _signer(key_pem, cert_pem, digest)
+        self.url = url or DGI_TEST_URL
+        self.timeout = timeout
+        self._session = session
+
+    def issuers(self, operation: Operation, since: datetime, rut: str | None = None) -> list[ElectronicIssuer]:
+        envelope = build_request(operation, since, rut)
+        self._signature.apply(envelope, {})
+        payload = etree.tostring(envelope, xml_declaration=True, encoding="utf-8")
+        headers = {"Content-Type": "text/xml; charset=utf-8", "SOAPAction": f'"{soap_action(operation)}"'}
+        try:
+            response = (self._session or shared_session()).post(
+                self.url,
+                data=payload,
+                headers=headers,
+                timeout=(min(CONNECT_TIMEOUT_SECONDS, self.timeout), self.timeout),
+                stream=True,
+            )
+            with response:  # streamed: read at most the limit, and give the connection back
+                body = response.raw.read(MAX_ANSWER_BYTES + 1, decode_content=True)
+        except (requests.RequestException, urllib3.exceptions.HTTPError) as exc:  # raw reads raise urllib3's
+            raise DirectoryUnavailable(f"No se pudo conectar con ws_consultas de DGI: {exc}") from exc
+        if len(body) > MAX_ANSWER_BYTES:
+            raise DirectoryUnavailable("La respuesta de DGI supera el tamaño admitido.")
+        media_type = response.headers.get("Content-Type", "").partition(";")[0].strip().lower()
+        if response.status_code >= 400 and not media_type.endswith("xml"):
+            raise DirectoryUnavailable(f"DGI respondió HTTP {response.status_code}.")
+        return parse_answer(body)

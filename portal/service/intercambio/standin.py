@@ -1,0 +1,51 @@
+"""A local stand-in for DGI's ws_consultas directory operations (a WSGI app), answering from the simulator's
+data (`simulated`): the tests' endpoint for the real SOAP client, as dgi.standin is for the RUT lookup.
+
+Like DGI: POST only, the SOAPAction of the operation, the WS-Security signature over the Body verified (a
+missing or bad one gets HTTP 500 with a SOAP Fault, dgi.standin.verify_request), DOCTYPE refused."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from lxml import etree
+from werkzeug.wrappers import Request, Response
+
+from portal.service.dgi.standin import SignatureError, _fault, verify_request
+from portal.service.intercambio import consultas
+from portal.service.intercambio.simulated import simulated_issuers
+
+_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+
+
+class ConsultasStandIn:
+    def __init__(self, config: Mapping[str, Any] | None = None, *, status: int | None = None):
+        self.config = dict(config or {})
+        self.status = status  # set to answer every call with this HTTP status (a broken DGI)
+        self.calls: list[tuple[str, str]] = []  # (operation, since) of every verified call
+
+    def __call__(self, environ, start_response):
+        return self.handle(Request(environ))(environ, start_response)
+
+    def handle(self, request: Request) -> Response:
+        if request.method != "POST":
+            return Response("SOAP endpoint: POST only", status=405, headers={"Allow": "POST"})
+        if self.status is not None:
+            return Response("<html>unavailable</html>", status=self.status, content_type="text/html")
+        try:
+            envelope = etree.fromstring(request.get_data(), _PARSER)
+            if envelope.getroottree().docinfo.doctype:
+                return _fault("DOCTYPE is not allowed")
+            verify_request(envelope)
+        except (etree.XMLSyntaxError, SignatureError, ValueError) as exc:
+            return _fault(f"WS-Security: {exc}")
+        asked = consultas.read_request(envelope)
+        if asked is None:
+            return _fault("Unknown operation or missing Filtro_eFacRUCEmisorAudFchHora")
+        operation, since, rut = asked
+        if request.headers.get("SOAPAction", "").strip('"') != consultas.soap_action(operation):
+            return _fault("Unknown SOAPAction")
+        self.calls.append((operation, since.isoformat()))
+        issuers = simulated_issuers(self.config, since, rut)
+        return Response(consultas.build_answer(operation, issuers), content_type="text/xml; charset=utf-8")

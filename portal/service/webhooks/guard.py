@@ -1,0 +1,70 @@
+"""Which URLs a webhook may point at: http(s) only, and, unless `WEBHOOKS_ALLOW_PRIVATE` is on (development
+and tests), never an address inside the service's own networks (private, loopback, link-local, multicast,
+reserved), so that a company cannot use the service to reach what sits behind its firewall.
+
+The host is resolved when the endpoint is registered and again before every delivery (a name may move).
+A name that changes between that check and the connection (DNS rebinding) is not covered: the payload
+carries no secret, and the answer is kept only as its first bytes, shown to the company's own admins.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from urllib.parse import urlsplit
+
+
+class UnsafeUrl(Exception):
+    """A URL the service will not call. `code` is the API's field error code."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+def _refused(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return (
+        address.is_private
+        or address.is_loopback
+        or address.is_link_local
+        or address.is_multicast
+        or address.is_reserved
+        or address.is_unspecified
+    )
+
+
+def check_syntax(url: str) -> tuple[str, int]:
+    """The URL's host and port; UnsafeUrl if it is not an absolute http(s) URL without credentials."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        raise UnsafeUrl("scheme", "La URL debe empezar con https:// (o http://).")
+    if not parts.hostname:
+        raise UnsafeUrl("host", "La URL no tiene servidor.")
+    if parts.username or parts.password:
+        raise UnsafeUrl("credentials", "La URL no puede llevar usuario ni clave.")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError as exc:
+        raise UnsafeUrl("port", "El puerto de la URL no es válido.") from exc
+    return parts.hostname, port
+
+
+def check(url: str, *, allow_private: bool) -> None:
+    """UnsafeUrl unless the URL is http(s) and, with `allow_private` off, every address it resolves to is
+    public."""
+    host, port = check_syntax(url)
+    if allow_private:
+        return
+    try:
+        infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
+    except OSError as exc:
+        raise UnsafeUrl("unresolved", f"No se encontró el servidor {host}.") from exc
+    for info in infos:
+        address = ipaddress.ip_address(info[4][0].split("%", 1)[0])
+        if _refused(address):
+            raise UnsafeUrl(
+                "private_address",
+                f"{host} es una dirección interna ({address}): solo se admiten direcciones públicas.",
+            )

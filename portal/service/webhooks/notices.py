@@ -1,0 +1,37 @@
+"""What the admins are told about their webhooks: a disabled endpoint is an e-mail to the admins and a notice
+in the portal's notification centre."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from portal.service import db
+from portal.service.eventos.admin_mail import tell_admins
+from portal.service.salud.models import Notice
+from portal.service.webhooks.models import WebhookEndpoint
+
+
+def endpoint_disabled(endpoint: WebhookEndpoint) -> None:
+    sentence = f"El webhook {endpoint.url} no aceptó ninguna entrega durante un día y quedó desactivado."
+    with db.write_transaction() as session:
+        session.add(
+            Notice(
+                company_id=endpoint.company_id,
+                key=f"webhook:{endpoint.id}",
+                kind="webhook",
+                state="problem",
+                message=sentence[:400],
+                action="Revisar y reactivar el webhook",
+                link=f"/webhooks/{endpoint.id}",
+                created_at=datetime.now(UTC),
+            )
+        )
+    with db.new_session() as session:
+        tell_admins(
+            session,
+            endpoint.company_id,
+            "Webhook desactivado: no respondió durante un día",
+            f"{sentence} Sus eventos pendientes no se entregarán.\n\n"
+            "Revise el servidor que los recibe y vuelva a activarlo en el portal (Webhooks) o con "
+            f'PATCH /api/v1/webhooks/{endpoint.id} y {{"activo": true}}.\n',
+        )

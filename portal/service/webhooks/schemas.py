@@ -1,0 +1,145 @@
+"""Request and response bodies of the webhooks endpoints (published as OpenAPI by `operation`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+
+from portal.service.eventos.catalogue import SUBSCRIBABLE
+
+EventName = Literal[SUBSCRIBABLE]  # type: ignore[valid-type]
+Url = Annotated[StrictStr, Field(min_length=8, max_length=2000, description="URL http(s) que recibe los eventos.")]
+Events = Annotated[
+    list[EventName], Field(min_length=1, max_length=len(SUBSCRIBABLE), description="Eventos que escucha.")
+]
+Description = Annotated[StrictStr, Field(max_length=200, description="Para reconocerlo en la lista.")]
+_EXAMPLE = {
+    "url": "https://erp.ejemplo.com.uy/webhooks/cfe",
+    "eventos": ["comprobante.aceptado", "comprobante.rechazado"],
+    "descripcion": "ERP",
+}
+
+
+class WebhookCreate(BaseModel):
+    """Un webhook nuevo: la URL y los eventos que escucha."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, json_schema_extra={"examples": [_EXAMPLE]})
+
+    url: Url
+    eventos: Events
+    descripcion: Description = ""
+
+
+class WebhookReplace(WebhookCreate):
+    """El webhook entero (PUT): URL, eventos, descripción y si está activo."""
+
+    model_config = ConfigDict(
+        extra="forbid", str_strip_whitespace=True, json_schema_extra={"examples": [{**_EXAMPLE, "activo": True}]}
+    )
+
+    activo: StrictBool = True
+
+
+class WebhookChange(BaseModel):
+    """Lo que cambia de un webhook (PATCH); `activo: true` vuelve a activar uno desactivado."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        str_strip_whitespace=True,
+        json_schema_extra={"examples": [{"eventos": ["comprobante.emitido"]}, {"activo": True}]},
+    )
+
+    url: Url | None = None
+    eventos: Events | None = None
+    descripcion: Description | None = None
+    activo: StrictBool | None = None
+
+
+class SecretRotation(BaseModel):
+    """Cuántas horas sigue firmando también el secreto anterior (0: deja de valer ya)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"solapamientoHoras": 24}]})
+
+    solapamientoHoras: StrictInt = Field(24, ge=0, le=168)  # noqa: N815
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class WebhookOut(_Out):
+    """Un webhook (sin su secreto: se muestra una sola vez, al crearlo o rotarlo)."""
+
+    id: str = Field(description="Identificador (`we_...`).")
+    url: str
+    eventos: list[str]
+    descripcion: str
+    activo: bool
+    motivoDesactivado: str | None = None  # noqa: N815
+    desactivadoEn: datetime | None = None  # noqa: N815
+    fallandoDesde: datetime | None = None  # noqa: N815
+    ultimaEntregaOk: datetime | None = None  # noqa: N815
+    secretoAnteriorHasta: datetime | None = None  # noqa: N815
+    creado: datetime
+
+
+class WebhookCreated(WebhookOut):
+    """El webhook creado y su secreto de firma (`whsec_...`), por única vez."""
+
+    secreto: str
+
+
+class SecretRotated(_Out):
+    """El secreto nuevo, por única vez; el anterior firma también hasta `secretoAnteriorHasta`."""
+
+    id: str
+    secreto: str
+    secretoAnteriorHasta: datetime | None = None  # noqa: N815
+
+
+class WebhookList(_Out):
+    items: list[WebhookOut]
+
+
+class EventType(_Out):
+    nombre: str
+    descripcion: str
+
+
+class EventCatalogue(_Out):
+    items: list[EventType]
+
+
+class TestSent(_Out):
+    """El evento de prueba quedó en cola; su intento aparece en las entregas."""
+
+    idEvento: str  # noqa: N815
+    idEntrega: int  # noqa: N815
+
+
+class AttemptOut(_Out):
+    id: int
+    idEntrega: int  # noqa: N815
+    idEvento: str  # noqa: N815
+    tipo: str
+    momento: datetime
+    duracionMs: int  # noqa: N815
+    estadoHttp: int | None = None  # noqa: N815
+    ok: bool
+    error: str | None = None
+    respuesta: str | None = Field(None, description="Los primeros 500 caracteres de la respuesta.")
+    estadoEntrega: str = Field(description="pendiente (se reintentará), entregada o fallida.")  # noqa: N815
+
+
+class AttemptPage(_Out):
+    items: list[AttemptOut]
+    siguienteCursor: str | None = None  # noqa: N815
+
+
+class AttemptQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    limite: int = Field(20, ge=1, le=100, description="Intentos por página (20 si no se indica, hasta 100).")
+    cursor: str | None = Field(None, pattern=r"^[0-9]{1,18}$", description="El siguienteCursor de la página anterior.")

@@ -1,0 +1,105 @@
+"""The receipt page's three delivery channels side by side: DGI (the envios panel), the electronic receiver
+(intercambio) and e-mail (correo). This module builds the last two; a service failure reading the e-mail sends
+only leaves that cell with a link to its section."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+
+from flask_babel import lazy_gettext as _l
+
+from portal.client import errors as client_errors
+from portal.client.comprobantes import IssuedReceipt
+from portal.client.correo import MailSends
+from portal.client.exchange_state import ExchangeState
+from portal.web.backend import api
+
+log = logging.getLogger(__name__)
+
+# state -> (label, tone); the service's portal/service/intercambio/states.py
+EXCHANGE_STATES = {
+    "pendiente": (_l("Pendiente de entrega"), "warn"),
+    "en_sobre": (_l("Entregándose"), "warn"),
+    "enviado": (_l("Entregado, esperando acuse"), "warn"),
+    "sobre_recibido": (_l("Recibido por el receptor"), "warn"),
+    "sobre_rechazado": (_l("Sobre rechazado por el receptor"), "bad"),
+    "aceptado": (_l("Aceptado por el receptor"), "ok"),
+    "rechazado": (_l("Rechazado por el receptor"), "bad"),
+    "anulado": (_l("No se entrega: DGI lo rechazó"), "neutral"),
+    "error": (_l("No se pudo entregar: soporte lo revisa"), "bad"),
+}
+CHANNELS = {"ws": _l("servicio web de intercambio"), "correo": _l("correo de intercambio")}
+MAIL_STATES = {
+    "en_cola": (_l("En cola"), "warn"),
+    "enviando": (_l("Enviando"), "warn"),
+    "enviado": (_l("Enviado"), "ok"),
+    "fallido": (_l("Falló"), "bad"),
+}
+
+
+@dataclass(frozen=True)
+class Moment:
+    label: object
+    at: datetime
+
+
+@dataclass(frozen=True)
+class ExchangeChannel:
+    state: ExchangeState
+    label: object
+    tone: str
+    channel: object | None
+    moments: tuple[Moment, ...]
+
+    @property
+    def rejected_commercially(self) -> bool:
+        return self.state.state == "rechazado" and self.state.commercial_rejection
+
+
+@dataclass(frozen=True)
+class MailChannel:
+    label: object
+    tone: str
+    recipients: tuple[str, ...]
+    at: datetime | None
+    count: int
+
+
+def exchange_channel(receipt: IssuedReceipt) -> ExchangeChannel | None:
+    state = receipt.exchange
+    if state is None:
+        return None
+    label, tone = EXCHANGE_STATES.get(state.state, (state.state, "neutral"))
+    m = state.moments
+    moments = tuple(
+        Moment(text, at)
+        for text, at in (
+            (_l("Entregado"), m.sent),
+            (_l("Acuse del sobre"), m.envelope_answered),
+            (_l("Respuesta sobre el comprobante"), m.answered),
+        )
+        if at is not None
+    )
+    return ExchangeChannel(state, label, tone, CHANNELS.get(state.channel or ""), moments)
+
+
+def mail_channel(receipt_id: str) -> MailChannel | None:
+    """The receipt's latest e-mail send, or None when it was never sent (or the sends could not be read)."""
+    try:
+        sends: MailSends = api().receipt_mail_sends(receipt_id)
+    except client_errors.CfeError as exc:
+        log.info("mail sends of %s not read: %s", receipt_id, exc)
+        return None
+    if not sends.sends:
+        return None
+    latest = sends.sends[0]
+    label, tone = MAIL_STATES.get(latest.state, (latest.state, "neutral"))
+    return MailChannel(label, tone, latest.recipients, latest.sent_at or latest.created_at, len(sends.sends))
+
+
+@dataclass(frozen=True)
+class Channels:
+    exchange: ExchangeChannel | None
+    mail: MailChannel | None

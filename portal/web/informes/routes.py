@@ -1,0 +1,115 @@
+"""Views of the informes area: a period's sales with charts and tables, and the IVA sales book as CSV or XLSX."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import request, url_for
+from flask_babel import format_date
+from flask_babel import lazy_gettext as _l
+from flask_login import login_required
+
+from portal.client.informes import PeriodReport
+from portal.domain.uruguay_time import today_montevideo
+from portal.web.backend import api
+from portal.web.comprobantes.choices import type_name
+from portal.web.comprobantes.files import file_response
+from portal.web.i18n import day
+from portal.web.informes import bp, periods
+from portal.web.informes.forms import PeriodForm
+from portal.web.rendering import render
+
+__all__ = ["bp"]
+PAGE = "informes/index.html"
+# The IVA return's figures as the service names them, in the order an accountant copies them.
+IVA_LABELS = {
+    "ventasTasaBasica": _l("Ventas gravadas a tasa básica (neto)"),
+    "ivaTasaBasica": _l("IVA tasa básica"),
+    "ventasTasaMinima": _l("Ventas gravadas a tasa mínima (neto)"),
+    "ivaTasaMinima": _l("IVA tasa mínima"),
+    "ventasOtraTasa": _l("Ventas gravadas a otra tasa (neto)"),
+    "ivaOtraTasa": _l("IVA otra tasa"),
+    "ventasExentasONoGravadas": _l("Ventas exentas y no gravadas"),
+    "exportaciones": _l("Exportaciones y asimiladas"),
+    "ivaEnSuspenso": _l("IVA en suspenso"),
+    "ivaDebitoFiscal": _l("IVA débito fiscal"),
+    "percepciones": _l("Percepciones"),
+    "retenciones": _l("Retenciones"),
+}
+_BOOK_MEDIA = {
+    "csv": "text/csv; charset=utf-8",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+}
+
+
+@dataclass(frozen=True)
+class Chart:
+    """What a chart draws, for static/js/charts.js (read from a JSON element: no inline script)."""
+
+    kind: str  # "bar" or "doughnut"
+    labels: list[str]
+    values: list[float]
+    series: str  # the dataset's name
+
+    def as_json(self) -> dict[str, object]:
+        return {"kind": self.kind, "labels": self.labels, "values": self.values, "series": self.series}
+
+
+def _charts(report: PeriodReport) -> dict[str, Chart]:
+    fmt = "dd/MM" if report.by_day else "MMM y"
+    timeline = Chart(
+        "bar",
+        [format_date(d.day, fmt) for d in report.timeline],
+        [float(d.total_uyu) for d in report.timeline],
+        "UYU",
+    )
+    by_type = Chart(
+        "doughnut",
+        [type_name(int(t.key)) for t in report.by_type],
+        [float(t.total_uyu) for t in report.by_type],
+        "UYU",
+    )
+    return {"timeline": timeline, "by_type": by_type}
+
+
+def _downloads(period: periods.Period) -> dict[str, str]:
+    args = {"periodo": period.code}
+    if period.code == periods.RANGE:
+        args |= {"desde": period.start.isoformat(), "hasta": period.end.isoformat()}
+    return {fmt: url_for("informes.book", formato=fmt, **args) for fmt in _BOOK_MEDIA}
+
+
+@bp.get("/")
+@login_required
+def index():
+    """A period's sales: totals, charts of days or months and of types, IVA by rate, top customers, DGI states."""
+    form = PeriodForm(formdata=request.args or None)
+    form.offer(today_montevideo())
+    if not form.validate():
+        return render(PAGE, status=422, form=form, report=None)
+    period = form.period()
+    report = api().period_report(period.start, period.end)
+    return render(
+        PAGE,
+        form=form,
+        period=period,
+        report=report,
+        charts=_charts(report),
+        downloads=_downloads(period),
+        iva_labels=IVA_LABELS,
+        title_range=f"{day(period.start)} – {day(period.end)}",
+    )
+
+
+@bp.get("/libro-ventas/<any(csv, xlsx):formato>")
+@login_required
+def book(formato: str):
+    """The IVA sales book of the period, as the service writes it."""
+    form = PeriodForm(formdata=request.args or None)
+    form.offer(today_montevideo())
+    if not form.validate():
+        return render(PAGE, status=422, form=form, report=None)
+    period = form.period()
+    content = api().sales_book(period.start, period.end, formato)  # type: ignore[arg-type]  # the route's any()
+    name = f"libro-ventas-{period.start:%Y%m%d}-{period.end:%Y%m%d}.{formato}"
+    return file_response(content, _BOOK_MEDIA[formato], name, inline=False)

@@ -1,0 +1,1 @@
+"""The portal's webhooks area: admins register the URLs that hear the company's events."""

@@ -1,0 +1,149 @@
+"""The webhooks pages: admins list, register, change, test, rotate and delete the company's webhooks and
+see every delivery attempt. A signing secret exists in exactly one response (the create or rotate POST),
+never in a URL, a redirect, a flash or a log; every answer here is `no-store`."""
+
+from __future__ import annotations
+
+from flask import Blueprint, flash
+from flask_babel import gettext as _
+
+from portal.client.errors import ValidationError
+from portal.client.webhooks import NewSecret, WebhookRequest
+from portal.web.auth.session import role_required
+from portal.web.backend import api
+from portal.web.forms_common import apply_service_errors
+from portal.web.rendering import redirect_after_post, render
+from portal.web.webhooks.forms import EVENT_LABELS, RotateForm, WebhookForm
+
+bp = Blueprint("webhooks", __name__, url_prefix="/webhooks")
+INDEX, DETAIL = "webhooks/index.html", "webhooks/detail.html"
+
+
+def _no_store(response):
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _request(form: WebhookForm) -> WebhookRequest:
+    return WebhookRequest(form.url.data, tuple(form.eventos.data or ()), form.descripcion.data or "")
+
+
+@bp.get("/")
+@role_required("admin")
+def index():
+    """The company's webhooks and the form to register one."""
+    return _index(_empty_form())
+
+
+def _empty_form() -> WebhookForm:
+    return WebhookForm(formdata=None, data={"eventos": ["comprobante.aceptado", "comprobante.rechazado"]})
+
+
+def _index(form: WebhookForm, *, status: int = 200, created: NewSecret | None = None):
+    webhooks = api().list_webhooks()
+    return _no_store(render(INDEX, status=status, webhooks=webhooks, form=form, created=created, labels=EVENT_LABELS))
+
+
+@bp.post("/")
+@role_required("admin")
+def create():
+    """Register a webhook and show its signing secret, once, in this very response."""
+    form = WebhookForm()
+    if form.validate():
+        try:
+            created = api().create_webhook(_request(form))
+        except ValidationError as exc:
+            apply_service_errors(form, exc, form.SERVICE_FIELDS)
+        else:
+            flash(_("Registraste el webhook %(url)s.", url=created.webhook.url), "success")
+            return _index(_empty_form(), status=201, created=created)
+    return _index(form, status=422)
+
+
+@bp.get("/<webhook_id>")
+@role_required("admin")
+def detail(webhook_id: str):
+    """One webhook: its settings, its actions and its delivery attempts."""
+    webhook = api().get_webhook(webhook_id)
+    form = WebhookForm(
+        formdata=None, data={"url": webhook.url, "descripcion": webhook.description, "eventos": list(webhook.events)}
+    )
+    return _detail(webhook_id, form)
+
+
+def _detail(webhook_id: str, form: WebhookForm, *, status: int = 200, secret: NewSecret | None = None):
+    webhook = api().get_webhook(webhook_id)
+    attempts = api().list_webhook_attempts(webhook_id, limit=50)
+    return _no_store(
+        render(
+            DETAIL,
+            status=status,
+            webhook=webhook,
+            form=form,
+            rotate_form=RotateForm(formdata=None),
+            attempts=attempts,
+            secret=secret,
+            labels=EVENT_LABELS,
+        )
+    )
+
+
+@bp.post("/<webhook_id>")
+@role_required("admin")
+def update(webhook_id: str):
+    """Change the URL, the description or the events."""
+    form = WebhookForm()
+    if form.validate():
+        try:
+            api().update_webhook(webhook_id, _request(form))
+        except ValidationError as exc:
+            apply_service_errors(form, exc, form.SERVICE_FIELDS)
+        else:
+            flash(_("Guardaste los cambios del webhook."), "success")
+            return redirect_after_post("webhooks.detail", webhook_id=webhook_id)
+    return _detail(webhook_id, form, status=422)
+
+
+@bp.post("/<webhook_id>/prueba")
+@role_required("admin")
+def test(webhook_id: str):
+    """Queue a test event; its attempt shows in the list in seconds."""
+    api().send_webhook_test(webhook_id)
+    flash(_("Enviamos un evento de prueba: su intento aparece abajo en unos segundos."), "success")
+    return redirect_after_post("webhooks.detail", webhook_id=webhook_id)
+
+
+@bp.post("/<webhook_id>/rotar")
+@role_required("admin")
+def rotate(webhook_id: str):
+    """A new signing secret, shown once; the old one signs too for the hours asked."""
+    form = RotateForm()
+    if not form.validate():
+        webhook = api().get_webhook(webhook_id)
+        edit = WebhookForm(formdata=None, data={"url": webhook.url, "eventos": list(webhook.events)})
+        return _detail(webhook_id, edit, status=422)
+    secret = api().rotate_webhook_secret(webhook_id, int(form.horas.data))
+    webhook = api().get_webhook(webhook_id)
+    edit = WebhookForm(
+        formdata=None, data={"url": webhook.url, "descripcion": webhook.description, "eventos": list(webhook.events)}
+    )
+    return _detail(webhook_id, edit, secret=secret)
+
+
+@bp.post("/<webhook_id>/estado")
+@role_required("admin")
+def toggle(webhook_id: str):
+    """Turn a webhook off, or back on (its failing streak forgotten)."""
+    webhook = api().get_webhook(webhook_id)
+    api().set_webhook_active(webhook_id, not webhook.active)
+    flash(_("Desactivaste el webhook.") if webhook.active else _("Activaste el webhook."), "success")
+    return redirect_after_post("webhooks.detail", webhook_id=webhook_id)
+
+
+@bp.post("/<webhook_id>/borrar")
+@role_required("admin")
+def delete(webhook_id: str):
+    """Delete a webhook with its pending deliveries and history."""
+    api().delete_webhook(webhook_id)
+    flash(_("Borraste el webhook."), "success")
+    return redirect_after_post("webhooks.index")

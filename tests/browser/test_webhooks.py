@@ -1,0 +1,77 @@
+"""An admin in the browser: registers a webhook and sees its secret once, sends a test event and reads the
+attempt; the bell counts the compliance watch's notices, the notices page links to the fix, and the home shows
+the watch. Screenshots at 1366 and 390 px with CFE_SHOTS_DIR."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from playwright.sync_api import Page, expect
+from sqlalchemy import update
+
+from portal.service import db
+from portal.service.models import Certificate
+from portal.service.salud import watch
+from tests.browser.pages import Shell, screenshot, settled
+from tests.support.envios import drain
+from tests.support.webhook_receiver import WebhookReceiver
+
+
+@pytest.fixture
+def receiver():
+    server = WebhookReceiver().start()
+    yield server
+    server.stop()
+
+
+def _shots(page: Page, shots, name: str) -> None:
+    for width in (1366, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        settled(page)
+        screenshot(page, shots / f"{name}-{width}.png")
+    page.set_viewport_size({"width": 1366, "height": 900})
+
+
+def test_admin_registers_tests_and_watches(page: Page, live_service, receiver, shots):
+    with live_service.app.app_context(), db.write_transaction() as session:
+        session.execute(
+            update(Certificate)
+            .where(Certificate.company_id == 1)
+            .values(not_after=datetime.now(UTC) + timedelta(days=12, hours=12))
+        )
+    with live_service.app.app_context():
+        watch.run(1)
+
+    shell = Shell(page)
+    shell.open_home_and_sign_in("admin@demo.uy")
+    settled(page)
+    expect(page.get_by_test_id("notice-count")).to_have_text("1")
+    expect(page.get_by_test_id("watch-summary")).to_contain_text("vence en 12 días")
+    _shots(page, shots, "home-watch")
+
+    page.get_by_role("navigation", name="Principal").get_by_role("link", name="Webhooks").click()
+    page.get_by_label("URL", exact=True).fill(f"{receiver.url}/hook")
+    page.get_by_label("Descripción").fill("ERP central")
+    page.get_by_label("Comprobante emitido").check()
+    page.get_by_role("button", name="Registrar").click()
+    secret = page.get_by_role("textbox", name="Secreto de firma")
+    expect(secret).to_be_visible()
+    assert secret.input_value().startswith("whsec_")
+    _shots(page, shots, "webhooks-created")
+
+    page.get_by_role("link", name=f"{receiver.url}/hook").click()
+    page.get_by_role("button", name="Enviar evento de prueba").click()
+    expect(page.get_by_role("status")).to_contain_text("evento de prueba")
+    drain(live_service.app)
+    page.reload()
+    expect(page.get_by_test_id("attempt-row")).to_contain_text("Entregada")
+    _shots(page, shots, "webhook-detail")
+
+    page.get_by_test_id("notice-bell").click()
+    notice = page.get_by_test_id("notice").first
+    expect(notice).to_contain_text("certificado")
+    _shots(page, shots, "avisos")
+    notice.get_by_role("button", name="Marcar como leído").click()
+    expect(page.get_by_test_id("notice-count")).to_have_count(0)
+    expect(page.get_by_role("link", name="Cargar el certificado nuevo")).to_be_visible()

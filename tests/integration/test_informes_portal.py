@@ -1,0 +1,82 @@
+"""The portal's "Informes": a period's figures from the service, each chart with its table, the period form
+(months, quarters, years, a range) and the sales book downloaded as XLSX and CSV."""
+
+from __future__ import annotations
+
+import io
+import json
+import uuid
+from datetime import timedelta
+
+from bs4 import BeautifulSoup
+from openpyxl import load_workbook
+
+from portal.client import CfeClient
+from portal.client.cfe import CfeRequest
+from portal.domain.uruguay_time import today_montevideo
+from tests.support import cfe_bodies as bodies
+
+
+def _soup(answer) -> BeautifulSoup:
+    return BeautifulSoup(answer.get_data(as_text=True), "html.parser")
+
+
+def _issue(live_service, live_token_for, body: dict):
+    api = CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"), company_id=1)
+    return api.issue_receipt(CfeRequest.from_json(body), idempotency_key=uuid.uuid4().hex)
+
+
+def _text(soup: BeautifulSoup, testid: str) -> str:
+    return " ".join(soup.find(attrs={"data-testid": testid}).get_text(" ").split())
+
+
+def test_this_months_sales_with_each_chart_beside_its_numbers(signed_in, live_service, live_token_for):
+    _issue(live_service, live_token_for, bodies.body(bodies.EFACTURA))
+    _issue(live_service, live_token_for, bodies.body(bodies.ETICKET))
+    answer = signed_in("soporte@demo.uy").get("/informes/")
+    assert answer.status_code == 200
+    soup = _soup(answer)
+    today = today_montevideo()
+    assert soup.find("select", id="periodo").find("option", selected=True)["value"] == f"m{today:%Y-%m}"
+    assert "2 comprobantes" in _text(soup, "figure-total")
+    timeline = json.loads(soup.find("script", id="chart-timeline").string)
+    assert timeline["kind"] == "bar" and len(timeline["labels"]) == len(timeline["values"])
+    rows = soup.find(attrs={"data-testid": "timeline-table"}).select("tbody tr")
+    assert len(rows) == 1 and today.strftime("%d/%m/%Y") in rows[0].get_text()
+    types = json.loads(soup.find("script", id="chart-types").string)
+    assert types["labels"] == ["e-Ticket", "e-Factura"]
+    assert "DIRECCION GENERAL IMPOSITIVA" in _text(soup, "customers-table")
+    assert "Ventas gravadas a tasa básica" in _text(soup, "iva-table")
+    for canvas in soup.select("canvas[data-chart]"):
+        assert soup.find("script", id=canvas["data-chart"])  # every chart reads its own data
+    assert not soup.select("script:not([src]):not([type='application/json'])")  # no inline script (CSP)
+
+
+def test_a_range_is_checked_and_a_year_goes_month_by_month(signed_in, live_service, live_token_for):
+    _issue(live_service, live_token_for, bodies.body(bodies.ETICKET))
+    portal = signed_in("usuario@demo.uy")
+    reversed_range = portal.get(
+        "/informes/", query_string={"periodo": "rango", "desde": "10/11/2026", "hasta": "01/11/2026"}
+    )
+    assert reversed_range.status_code == 422
+    assert "anterior al primero" in reversed_range.get_data(as_text=True)
+    assert _soup(reversed_range).find("input", id="desde")["value"] == "10/11/2026"  # what was typed is kept
+    unknown = portal.get("/informes/", query_string={"periodo": "m2026-13"})
+    assert unknown.status_code == 422
+    year = _soup(portal.get("/informes/", query_string={"periodo": f"y{today_montevideo().year}"}))
+    assert len(json.loads(year.find("script", id="chart-timeline").string)["labels"]) == 12
+
+
+def test_the_sales_book_downloads_as_xlsx_and_csv_for_the_period(signed_in, live_service, live_token_for):
+    receipt = _issue(live_service, live_token_for, bodies.body(bodies.EFACTURA))
+    portal = signed_in("usuario@demo.uy")
+    page = _soup(portal.get("/informes/"))
+    xlsx = portal.get(page.find(attrs={"data-testid": "book-xlsx"})["href"])
+    assert xlsx.status_code == 200 and "attachment" in xlsx.headers["Content-Disposition"]
+    sheet = load_workbook(io.BytesIO(xlsx.data))["Libro de ventas"]
+    assert sheet.max_row == 2 and sheet.cell(2, 4).value == receipt.nro
+    start = today_montevideo() - timedelta(days=2)
+    query = {"periodo": "rango", "desde": start.strftime("%d/%m/%Y"), "hasta": today_montevideo().strftime("%d/%m/%Y")}
+    csv_answer = portal.get("/informes/libro-ventas/csv", query_string=query)
+    assert csv_answer.status_code == 200
+    assert csv_answer.get_data(as_text=True).count("\r\n") == 2  # the header and the e-Factura

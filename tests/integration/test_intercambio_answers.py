@@ -1,0 +1,176 @@
+"""The receiver's answers to our envelopes (ACKSobre, then ACKCFE): verified against the receiver's certificate,
+matched to our envelope and recorded per receipt; the receipt JSON's `intercambio`; a commercial rejection's
+prefilled credit note and the link both ways."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from portal.service import db
+from portal.service.certificates import generate_self_signed
+from portal.service.cfe.signing import shared_signer
+from portal.service.envios import acks
+from portal.service.intercambio import answers
+from portal.service.intercambio.models import ExchangeCfe, ExchangeEnvelope
+from tests.support.cfe_bodies import issue
+from tests.support.envios import ENVIOS_CONFIG, drain
+from tests.support.exchange import NORTE, RecordingTransport, receiver_ack_cfe, receiver_ack_sobre, to_norte
+
+GET = "/api/v1/comprobante/getByIdCfeEmitido"
+
+
+@pytest.fixture
+def service_config(service_config):
+    return {**service_config, **ENVIOS_CONFIG, "INTERCAMBIO_DELAY_SECONDS": 0}
+
+
+@pytest.fixture
+def user(auth_headers):
+    return auth_headers("usuario@demo.uy")
+
+
+@pytest.fixture
+def delivered(api_client, user, service_app, monkeypatch):
+    """Two e-Facturas delivered to Comercial del Norte (company 2 of the demo) in one envelope."""
+    from portal.service.intercambio import transport
+
+    monkeypatch.setattr(transport, "deliver", RecordingTransport())
+    cfes = [issue(api_client, user, to_norte()), issue(api_client, user, to_norte(adenda=None))]
+    drain(service_app)
+    return cfes
+
+
+def _record(app, document: bytes) -> None:
+    with app.app_context(), db.write_transaction() as session:
+        answers.record_answer(session, 1, document, "ws")
+
+
+def _exchange(api_client, user, cfe_id):
+    answer = api_client.get(GET, query_string={"idCfeEmitido": cfe_id}, headers=user)
+    assert answer.status_code == 200
+    return answer.json["intercambio"]
+
+
+def test_the_receipt_json_carries_the_receiver_state_beside_dgi(api_client, user, delivered):
+    state = _exchange(api_client, user, delivered[0]["idCfeEmitido"])
+    assert state["estado"] == "enviado" and state["receptor"]["rut"] == NORTE
+    assert state["sobre"]["idEmisor"] == 1 and state["sobre"]["ordinal"] == 1
+    assert {"registrado", "enSobre", "enviado"} <= set(state["fechas"])
+    other = issue(
+        api_client,
+        user,
+        to_norte() | {"receptor": {"tipoDocRecep": 3, "codPaisRecep": "UY", "docRecep": "13353214"}, "tipoCFE": 101},
+    )
+    assert (
+        api_client.get(GET, query_string={"idCfeEmitido": other["idCfeEmitido"]}, headers=user).json.get("intercambio")
+        is None
+    )
+
+
+def test_envelope_then_cfe_answers_move_each_receipt(api_client, user, service_app, delivered):
+    _record(service_app, receiver_ack_sobre(service_app))
+    first, second = (_exchange(api_client, user, c["idCfeEmitido"]) for c in delivered)
+    assert first["estado"] == second["estado"] == "sobre_recibido" and first["sobre"]["acuse"] == "AS"
+    rejection = [acks.motive("E05")]
+    commercial = [{"codigo": "E24", "glosa": "Diferencia de precios y/o descuentos", "detalle": "Lista 2026"}]
+    document = receiver_ack_cfe(service_app, delivered, [("AE", []), ("BE", commercial)])
+    _record(service_app, document)
+    _record(service_app, document)  # the same answer twice changes nothing
+    first, second = (_exchange(api_client, user, c["idCfeEmitido"]) for c in delivered)
+    assert first["estado"] == "aceptado" and first["final"] and "respondido" in first["fechas"]
+    assert second["estado"] == "rechazado" and second["rechazoComercial"] is True
+    assert second["motivos"][0]["codigo"] == "E24" and second["motivos"][0]["glosa"].startswith("Diferencia")
+    assert "borradorNota" in second["borradorNota"] and "borradorNota" not in first
+    # A later message may reject the first one too (after the receiver's own approval), with DGI's motive.
+    _record(service_app, receiver_ack_cfe(service_app, delivered, [("BE", rejection), ("BE", commercial)]))
+    first = _exchange(api_client, user, delivered[0]["idCfeEmitido"])
+    assert first["estado"] == "rechazado" and first["rechazoComercial"] is False and "borradorNota" not in first
+
+
+def test_a_rejected_envelope_is_recorded_with_its_s_code(api_client, user, service_app, delivered):
+    _record(service_app, receiver_ack_sobre(service_app, "BS", [acks.motive("S02")]))
+    state = _exchange(api_client, user, delivered[0]["idCfeEmitido"])
+    assert state["estado"] == "sobre_rechazado" and state["motivos"][0]["codigo"] == "S02"
+    assert state["sobre"]["acuse"] == "BS" and state["final"] is True
+
+
+def test_a_duplicate_envelope_answer_does_not_undo_the_first(api_client, user, service_app, delivered):
+    _record(service_app, receiver_ack_sobre(service_app))
+    _record(service_app, receiver_ack_sobre(service_app, "BS", [acks.motive("S08")]))  # our resend, already held
+    assert _exchange(api_client, user, delivered[0]["idCfeEmitido"])["estado"] == "sobre_recibido"
+
+
+def test_answers_that_are_not_signed_by_the_receiver_or_not_ours_are_refused(service_app, delivered):
+    key, cert = generate_self_signed(NORTE, "Impostor")
+    impostor = shared_signer(key, cert, "sha256")
+    with pytest.raises(answers.AnswerRejected) as refused:
+        _record(service_app, receiver_ack_sobre(service_app, signer=impostor))
+    assert refused.value.code == "firma_invalida"
+    tampered = receiver_ack_sobre(service_app).replace(b"<Estado>AS</Estado>", b"<Estado>BS</Estado>")
+    with pytest.raises(answers.AnswerRejected, match="firma"):
+        _record(service_app, tampered)
+    with pytest.raises(answers.AnswerRejected) as unknown:
+        _record(service_app, receiver_ack_sobre(service_app, idemisor=99))
+    assert unknown.value.code == "sobre_desconocido"
+    with pytest.raises(answers.AnswerRejected) as other:
+        _record(service_app, receiver_ack_sobre(service_app, rut="215550030019"))  # not the envelope's receiver
+    assert other.value.code == "sobre_desconocido"
+    for hostile in (b"<x/>", b"no xml", b'<!DOCTYPE a [<!ENTITY b "c">]><a>&b;</a>'):
+        with pytest.raises(answers.AnswerRejected) as bad:
+            _record(service_app, hostile)
+        assert bad.value.code == "formato"
+    with service_app.app_context():
+        [sobre] = db.new_session().scalars(select(ExchangeEnvelope)).all()
+        assert sobre.ack_state is None  # nothing was recorded
+
+
+def test_an_outside_receiver_is_verified_with_the_certificate_it_signed_with(service_app, delivered):
+    # A receiver that is not a company of this service: its certificate must carry its RUT.
+    with service_app.app_context(), db.write_transaction() as session:
+        session.get(ExchangeEnvelope, 1).receiver_rut = "215550020013"
+    key, cert = generate_self_signed("215550020013", "Receptor externo")
+    _record(service_app, receiver_ack_sobre(service_app, signer=shared_signer(key, cert, "sha256"), rut="215550020013"))
+    key, cert = generate_self_signed("215550040014", "Otro RUT")
+    with pytest.raises(answers.AnswerRejected) as refused:
+        _record(
+            service_app, receiver_ack_sobre(service_app, signer=shared_signer(key, cert, "sha256"), rut="215550020013")
+        )
+    assert refused.value.code == "certificado_invalido"
+
+
+def test_a_commercial_rejection_offers_the_prefilled_credit_note_and_links_it(api_client, user, service_app, delivered):
+    commercial = [{"codigo": "E24", "glosa": "Diferencia de precios y/o descuentos"}]
+    _record(service_app, receiver_ack_cfe(service_app, delivered, [("AE", []), ("BE", commercial)]))
+    rejected = delivered[1]["idCfeEmitido"]
+    draft_url = _exchange(api_client, user, rejected)["borradorNota"]
+    draft = api_client.get(draft_url.split("localhost", 1)[-1], headers=user)
+    assert draft.status_code == 200, draft.json
+    body = draft.json["borrador"]
+    reason = body["referencias"][0]["razonRef"]
+    assert reason.startswith("Rechazo comercial del receptor: E24") and len(reason) <= 90
+    body["items"] = body["items"][:1]
+    note = issue(api_client, user, body)
+    assert note["corrigeRechazoComercial"] == rejected
+    state = _exchange(api_client, user, rejected)
+    assert state["notaCorrectiva"] == note["idCfeEmitido"] and "borradorNota" not in state
+    fetched = api_client.get(GET, query_string={"idCfeEmitido": note["idCfeEmitido"]}, headers=user).json
+    assert fetched["corrigeRechazoComercial"] == rejected
+    # The accepted receipt's note draft has no such reason.
+    plain = api_client.get(
+        "/api/v1/comprobante/borradorNota",
+        query_string={"idCfeEmitido": delivered[0]["idCfeEmitido"], "tipo": "credito"},
+        headers=user,
+    ).json["borrador"]
+    assert "razonRef" not in plain["referencias"][0]
+    with service_app.app_context():
+        assert db.new_session().get(ExchangeCfe, rejected).note_id == note["idCfeEmitido"]
+
+
+def test_openapi_documents_the_receiver_state(api_client):
+    schemas = api_client.get("/api/v1/openapi.json").json["components"]["schemas"]
+    receipt = schemas["CfeEmitido"]["properties"]
+    assert "intercambio" in receipt and "corrigeRechazoComercial" in receipt
+    state = schemas["EstadoIntercambio"]["properties"]
+    assert {"estado", "motivos", "rechazoComercial", "borradorNota", "notaCorrectiva", "avisoAnulacion"} <= set(state)
+    assert "receptorElectronico" in schemas["ReceptorDgi"]["properties"]

@@ -1,0 +1,190 @@
+"""The compliance watch on the demo company: on demand for every role, the scheduled check's notices (read per
+person), the admins' digest at most once a day per concern, and the webhook events of the watch."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import select, update
+
+from portal.service import db, jobs
+from portal.service.comprobante.models import CaeRangeRecord
+from portal.service.correo import mailbox
+from portal.service.eventos.models import Event
+from portal.service.models import Certificate
+from portal.service.salud import checks, watch
+from portal.service.salud.concerns import OK, Concern
+
+ADMIN = "admin@demo.uy"
+
+
+@pytest.fixture
+def app(service_config, tmp_path):
+    from portal.service import create_app
+
+    application = create_app({**service_config, "MAILBOX_DIR": str(tmp_path / "mailbox")})
+    jobs.use_app(application)
+    yield application
+    application.extensions["db_engine"].dispose()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def _certificate_expires_in(app, days: int) -> None:
+    with app.app_context(), db.write_transaction() as session:
+        session.execute(
+            update(Certificate)
+            .where(Certificate.company_id == 1)
+            .values(not_after=datetime.now(UTC) + timedelta(days=days, hours=12))
+        )
+
+
+def _first_range_nearly_used(app) -> int:
+    with app.app_context(), db.write_transaction() as session:
+        record = session.scalars(
+            select(CaeRangeRecord).where(CaeRangeRecord.company_id == 1).order_by(CaeRangeRecord.id)
+        ).first()
+        record.next_nro = record.hnro - 2  # three numbers left
+        return record.id
+
+
+def _mails(app) -> list:
+    with app.app_context():
+        return [m for m in mailbox.messages(1) if "cumplimiento" in m.subject]
+
+
+def test_every_role_sees_the_watch_with_each_concern(client, auth_headers):
+    for email in (ADMIN, "usuario@demo.uy", "soporte@demo.uy"):
+        answer = client.get("/api/v1/empresa/salud", headers=auth_headers(email, company_id=1))
+        assert answer.status_code == 200, email
+    kinds = {item["tipo"] for item in answer.json["items"]}
+    assert {"certificado", "cae", "reporte_diario", "dgi_demorados", "sobres_rechazados"} <= kinds
+    for item in answer.json["items"]:
+        assert item["estado"] in ("ok", "warning", "problem") and item["mensaje"] and item["enlace"].startswith("/")
+
+
+def test_the_watch_reads_the_database(app, client, auth_headers):
+    _certificate_expires_in(app, 10)
+    range_id = _first_range_nearly_used(app)
+    items = client.get("/api/v1/empresa/salud", headers=auth_headers(ADMIN, company_id=1)).json
+    by_key = {i["clave"]: i for i in items["items"]}
+    assert by_key["certificado"]["estado"] == "warning" and by_key["certificado"]["datos"]["diasRestantes"] == 10
+    assert by_key[f"cae:{range_id}"]["estado"] != "ok" and by_key[f"cae:{range_id}"]["datos"]["restantes"] == 3
+    assert items["estado"] in ("warning", "problem")
+
+
+def test_the_scheduled_check_notifies_once_per_change_and_mails_at_most_daily(app, client, auth_headers):
+    _certificate_expires_in(app, 20)
+    range_id = _first_range_nearly_used(app)
+    now = datetime.now(UTC)
+    with app.app_context():
+        turned = {c.key for c in watch.run(1, now)}
+    assert {"certificado", f"cae:{range_id}"} <= turned
+    assert len(_mails(app)) == 1
+    digest = _mails(app)[0]
+    assert "certificado" in digest.text.lower() and "/empresa/certificados" in digest.text
+
+    with app.app_context():
+        assert watch.run(1, now + timedelta(hours=1)) == []  # nothing changed: no notice, no mail
+    assert len(_mails(app)) == 1
+
+    _certificate_expires_in(app, 12)  # crosses the 15-day threshold: news again, but mailed within the day
+    with app.app_context():
+        assert [c.key for c in watch.run(1, now + timedelta(hours=2))] == ["certificado"]
+    assert len(_mails(app)) == 1
+
+    _certificate_expires_in(app, 5)  # a day later, the 7-day threshold: mailed again
+    with app.app_context():
+        watch.run(1, now + timedelta(hours=26))
+    assert len(_mails(app)) == 2
+
+    with app.app_context(), db.new_session() as session:
+        types = [e.type for e in session.scalars(select(Event).order_by(Event.created_at))]
+    assert types.count("certificado.por_vencer") == 3 and types.count("cae.por_agotarse") == 1
+
+
+def test_notices_are_read_per_person(app, client, auth_headers):
+    _certificate_expires_in(app, 3)
+    with app.app_context():
+        watch.run(1)
+    admin, user = auth_headers(ADMIN, company_id=1), auth_headers("usuario@demo.uy", company_id=1)
+    page = client.get("/api/v1/empresa/avisos", headers=admin).json
+    assert page["noLeidos"] >= 1
+    notice = next(n for n in page["items"] if n["clave"] == "certificado")
+    assert notice["estado"] == "problem" and notice["enlace"] == "/empresa/certificados" and not notice["leido"]
+
+    assert client.post(f"/api/v1/empresa/avisos/{notice['id']}/leido", headers=admin).status_code == 204
+    after = client.get("/api/v1/empresa/avisos", headers=admin).json
+    assert after["noLeidos"] == page["noLeidos"] - 1
+    assert next(n for n in after["items"] if n["id"] == notice["id"])["leido"] is True
+    assert client.get("/api/v1/empresa/avisos", headers=user).json["noLeidos"] == page["noLeidos"]
+
+    assert client.post("/api/v1/empresa/avisos/leidos", headers=user).status_code == 204
+    assert client.get("/api/v1/empresa/avisos", headers=user).json["noLeidos"] == 0
+    other = auth_headers(ADMIN, company_id=2)
+    assert client.post(f"/api/v1/empresa/avisos/{notice['id']}/leido", headers=other).status_code == 404
+
+
+def test_another_area_adds_its_concern_through_the_extension_point(app, client, auth_headers):
+    def mailbox_run(ctx: checks.Context) -> list[Concern]:
+        return [Concern("intercambio_buzon", "intercambio_buzon", OK, "El buzón se leyó hace 2 minutos.", "-", "/")]
+
+    checks.register(mailbox_run)
+    try:
+        items = client.get("/api/v1/empresa/salud", headers=auth_headers(ADMIN, company_id=1)).json["items"]
+    finally:
+        checks.CHECKS.remove(mailbox_run)
+    assert items[-1]["clave"] == "intercambio_buzon"
+
+
+def test_receipts_waiting_on_dgi_longer_than_the_configured_time(app, client, auth_headers):
+    from portal.service.envios.models import DgiSubmission
+    from tests.support.cfe_bodies import EFACTURA, body, issue
+
+    headers = auth_headers(ADMIN, company_id=1)
+    receipt = issue(client, headers, body(EFACTURA))  # nothing drains the queue: it waits for DGI
+
+    def waiting() -> dict:
+        items = client.get("/api/v1/empresa/salud", headers=headers).json["items"]
+        return next(i for i in items if i["clave"] == "dgi_demorados")
+
+    assert waiting()["estado"] == "ok"
+    limit = app.config["ENVIOS_OVERDUE_MINUTES"]
+    with app.app_context(), db.write_transaction() as session:
+        session.get(DgiSubmission, receipt["idCfeEmitido"]).created_at = datetime.now(UTC) - timedelta(
+            minutes=limit + 1
+        )
+    late = waiting()
+    assert late["estado"] == "warning" and late["datos"]["cantidad"] == 1 and late["enlace"] == "/envios/pendientes"
+
+
+def test_yesterdays_report_rejected_is_a_problem(app, client, auth_headers):
+    from portal.domain.uruguay_time import today_montevideo
+    from portal.service.envios.models import DgiDailyReport
+
+    yesterday = today_montevideo() - timedelta(days=1)
+    with app.app_context(), db.write_transaction() as session:
+        certificate_id = session.scalars(select(Certificate.id).where(Certificate.company_id == 1)).first()
+        session.add(
+            DgiDailyReport(
+                company_id=1,
+                fecha=yesterday,
+                sec_envio=1,
+                file_name="Rep.xml",
+                xml=b"<x/>",
+                cfe_count=0,
+                certificate_id=certificate_id,
+                state="rechazado",
+                ack_state="BR",
+                ack_motives=[{"codigo": "R05", "glosa": "secuencia"}],
+                attempts=1,
+                created_by="sistema",
+            )
+        )
+    items = client.get("/api/v1/empresa/salud", headers=auth_headers(ADMIN, company_id=1)).json["items"]
+    report = next(i for i in items if i["clave"] == "reporte_diario")
+    assert report["estado"] == "problem" and report["datos"]["fecha"] == yesterday.isoformat()

@@ -1,0 +1,360 @@
+"""Webhooks end to end against a real HTTP receiver on 127.0.0.1: registration and the secret shown once,
+Standard Webhooks signatures checked with the `standardwebhooks` library, retries with backoff, disabling after
+a day of failures (time simulated), secret rotation's overlap, redirects not followed, and the address guard."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
+from portal.service import jobs
+from portal.service.correo import mailbox
+from portal.service.webhooks import delivery
+from portal.service.webhooks.models import WebhookDelivery, WebhookEndpoint
+from tests.support.cfe_bodies import EFACTURA, ETICKET, body, issue
+from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
+from tests.support.webhook_receiver import WebhookReceiver
+
+ADMIN = "admin@demo.uy"
+
+
+@pytest.fixture
+def receiver():
+    server = WebhookReceiver().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def app(service_config, tmp_path):
+    from portal.service import create_app
+
+    config = {
+        **service_config,
+        **ENVIOS_CONFIG,
+        "WEBHOOKS_DEBOUNCE_SECONDS": 0,
+        "WEBHOOKS_ALLOW_PRIVATE": True,
+        "MAILBOX_DIR": str(tmp_path / "mailbox"),
+    }
+    application = create_app(config)
+    jobs.use_app(application)
+    yield application
+    application.extensions["db_engine"].dispose()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def _register(client, headers, url: str, events: list[str]) -> dict:
+    answer = client.post("/api/v1/webhooks", json={"url": url, "eventos": events}, headers=headers)
+    assert answer.status_code == 201, answer.json
+    return answer.json
+
+
+def _verified(received, secret: str) -> dict:
+    return Webhook(secret).verify(received.body, received.headers)
+
+
+def test_a_receipt_issued_reaches_the_endpoint_signed_as_standard_webhooks_says(app, client, auth_headers, receiver):
+    headers = auth_headers(ADMIN, company_id=1)
+    created = _register(client, headers, f"{receiver.url}/hook", ["comprobante.emitido", "comprobante.aceptado"])
+    assert created["secreto"].startswith("whsec_")
+    listed = client.get("/api/v1/webhooks", headers=headers).json["items"]
+    assert [w["id"] for w in listed] == [created["id"]] and "secreto" not in listed[0]
+
+    receipt = issue(client, headers, body(EFACTURA))
+    drain(app)
+
+    by_type = {}
+    for received in receiver.of_path("/hook"):
+        payload = _verified(received, created["secreto"])
+        assert received.headers["webhook-id"].startswith("evt_")
+        assert received.headers["webhook-signature"].startswith("v1,")
+        by_type[payload["type"]] = payload
+    assert set(by_type) == {"comprobante.emitido", "comprobante.aceptado"}
+    assert by_type["comprobante.emitido"]["data"]["idCfe"] == receipt["idCfeEmitido"]
+    assert by_type["comprobante.aceptado"]["data"]["estadoDgi"] == "aceptado"
+    # Identifiers and states: never the receipt's XML, the certificate or a secret.
+    raw = b"".join(r.body for r in receiver.received)
+    assert b"whsec_" not in raw and b"<CFE" not in raw and b"PRIVATE KEY" not in raw
+
+    with pytest.raises(WebhookVerificationError):
+        Webhook("whsec_" + "A" * 44).verify(receiver.received[0].body, receiver.received[0].headers)
+
+
+def test_only_the_events_an_endpoint_hears_and_only_its_company(app, client, auth_headers, receiver):
+    own = _register(client, auth_headers(ADMIN, company_id=1), f"{receiver.url}/own", ["comprobante.rechazado"])
+    _register(client, auth_headers(ADMIN, company_id=2), f"{receiver.url}/other", ["comprobante.emitido"])
+    rejected = body(EFACTURA)
+    rejected["receptor"]["rznSocRecep"] = f"Cliente {REJECT_MARKER}E14"
+    issue(client, auth_headers(ADMIN, company_id=1), rejected)
+    issue(client, auth_headers(ADMIN, company_id=1), body(ETICKET))
+    drain(app)
+
+    assert receiver.of_path("/other") == []
+    [only] = receiver.of_path("/own")
+    payload = _verified(only, own["secreto"])
+    assert payload["type"] == "comprobante.rechazado" and payload["data"]["motivos"] == ["E14"]
+
+
+def test_a_failing_endpoint_is_retried_with_growing_waits_and_every_attempt_is_recorded(
+    app, client, auth_headers, receiver
+):
+    headers = auth_headers(ADMIN, company_id=1)
+    created = _register(client, headers, f"{receiver.url}/flaky", ["comprobante.emitido"])
+    receiver.script.statuses = [500, 503, 200]
+    receiver.script.answer = b'{"error": "temporal"}'
+    issue(client, headers, body(ETICKET))
+    start = datetime.now(UTC)
+    with app.app_context():
+        delivery.fan_out(start)
+        assert delivery.deliver_due(start) == 1
+        waits = [_next_attempt(app) - start]
+        assert delivery.deliver_due(start + timedelta(seconds=5)) == 0  # not due yet
+        second = start + waits[0]
+        assert delivery.deliver_due(second) == 1
+        waits.append(_next_attempt(app) - second)
+        assert delivery.deliver_due(second + waits[1]) == 1
+
+    assert waits == [timedelta(seconds=10), timedelta(seconds=40)]  # base × 4ⁿ
+    assert len(receiver.of_path("/flaky")) == 3
+    ids = {r.headers["webhook-id"] for r in receiver.received}
+    assert len(ids) == 1  # the same message id on every retry: the receiver can deduplicate
+    attempts = client.get(f"/api/v1/webhooks/{created['id']}/entregas", headers=headers).json["items"]
+    assert [a["estadoHttp"] for a in attempts] == [200, 503, 500]
+    assert attempts[2]["respuesta"] == '{"error": "temporal"}' and not attempts[2]["ok"]
+    assert all(a["estadoEntrega"] == "entregada" for a in attempts)
+    assert all(a["duracionMs"] >= 0 for a in attempts)
+
+
+def _next_attempt(app) -> timedelta:
+    from portal.service import db
+
+    with db.new_session() as session:
+        return session.query(WebhookDelivery).one().next_attempt_at
+
+
+def test_an_endpoint_failing_for_a_day_is_disabled_and_the_admins_are_told(app, client, auth_headers, receiver):
+    headers = auth_headers(ADMIN, company_id=1)
+    created = _register(client, headers, f"{receiver.url}/down", ["comprobante.emitido"])
+    receiver.script.statuses = [503]
+    issue(client, headers, body(ETICKET))
+    now = datetime.now(UTC)
+    with app.app_context():
+        delivery.fan_out(now)
+        tried = 0
+        while tried < 40:
+            tried += delivery.deliver_due(now) or 0
+            state = client.get(f"/api/v1/webhooks/{created['id']}", headers=headers).json
+            if not state["activo"]:
+                break
+            now = _next_attempt(app) + timedelta(seconds=1)
+    assert state["activo"] is False and "un día" in state["motivoDesactivado"]
+    assert 8 <= tried <= 20  # waits grow: about a dozen attempts in a day, not one a minute
+    assert _hours(state["desactivadoEn"], state["fallandoDesde"]) >= 24
+    with app.app_context():
+        assert _delivery_states(app) == ["fallida"]
+        notices = mailbox.messages(1)
+    assert any("desactivado" in m.subject.lower() for m in notices), [m.subject for m in notices]
+    [notice] = client.get("/api/v1/empresa/avisos", headers=headers).json["items"]
+    assert notice["tipo"] == "webhook" and notice["enlace"] == f"/webhooks/{created['id']}"
+
+    # Once re-enabled by an admin, it hears new events again, with a clean record.
+    receiver.script.statuses = [200]
+    again = client.patch(f"/api/v1/webhooks/{created['id']}", json={"activo": True}, headers=headers).json
+    assert again["activo"] is True and again.get("fallandoDesde") is None
+    issue(client, headers, body(ETICKET))
+    drain(app)
+    assert client.get(f"/api/v1/webhooks/{created['id']}", headers=headers).json["ultimaEntregaOk"]
+
+
+def _delivery_states(app) -> list[str]:
+    from portal.service import db
+
+    with db.new_session() as session:
+        return [d.state for d in session.query(WebhookDelivery).order_by(WebhookDelivery.id)]
+
+
+def _hours(later: str, earlier: str) -> float:
+    return (datetime.fromisoformat(later) - datetime.fromisoformat(earlier)).total_seconds() / 3600
+
+
+def test_during_a_rotations_overlap_both_secrets_sign_then_only_the_new_one(app, client, auth_headers, receiver):
+    headers = auth_headers(ADMIN, company_id=1)
+    created = _register(client, headers, f"{receiver.url}/rot", ["comprobante.emitido"])
+    old = created["secreto"]
+    rotated = client.post(
+        f"/api/v1/webhooks/{created['id']}/rotar-secreto", json={"solapamientoHoras": 2}, headers=headers
+    )
+    assert rotated.status_code == 200 and rotated.headers["Cache-Control"] == "no-store"
+    new = rotated.json["secreto"]
+    assert new != old and new.startswith("whsec_")
+
+    issue(client, headers, body(ETICKET))
+    drain(app)
+    during = receiver.of_path("/rot")[-1]
+    assert len(during.headers["webhook-signature"].split(" ")) == 2
+    assert _verified(during, old)["type"] == _verified(during, new)["type"] == "comprobante.emitido"
+
+    issue(client, headers, body(ETICKET))
+    with app.app_context():
+        later = datetime.now(UTC) + timedelta(hours=2, minutes=1)
+        delivery.fan_out(later)
+        delivery.deliver_due(later)
+    after = receiver.of_path("/rot")[-1]
+    assert after.headers["webhook-id"] != during.headers["webhook-id"]
+    assert _verified(after, new)
+    with pytest.raises(WebhookVerificationError):
+        _verified(after, old)
+
+
+def test_a_redirect_is_not_followed(app, client, auth_headers, receiver):
+    headers = auth_headers(ADMIN, company_id=1)
+    created = _register(client, headers, f"{receiver.url}/moved", ["comprobante.emitido"])
+    receiver.script.redirect_to = f"{receiver.url}/elsewhere"
+    sent = client.post(f"/api/v1/webhooks/{created['id']}/prueba", headers=headers)
+    assert sent.status_code == 202
+    drain(app)
+    assert receiver.of_path("/elsewhere") == []
+    [attempt] = client.get(f"/api/v1/webhooks/{created['id']}/entregas", headers=headers).json["items"]
+    assert attempt["estadoHttp"] == 302 and attempt["ok"] is False and "redirecci" in attempt["error"].lower()
+    assert attempt["estadoEntrega"] == "pendiente" and attempt["tipo"] == "webhook.prueba"
+
+
+def test_a_slow_endpoint_times_out(app, client, auth_headers, receiver):
+    app.config["WEBHOOKS_TIMEOUT_SECONDS"] = 0.3
+    headers = auth_headers(ADMIN, company_id=1)
+    created = _register(client, headers, f"{receiver.url}/slow", ["comprobante.emitido"])
+    receiver.script.delay = 1.5
+    client.post(f"/api/v1/webhooks/{created['id']}/prueba", headers=headers)
+    drain(app)
+    [attempt] = client.get(f"/api/v1/webhooks/{created['id']}/entregas", headers=headers).json["items"]
+    assert attempt.get("estadoHttp") is None and "0.3 s" in attempt["error"]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:9/x",
+        "http://localhost/x",
+        "http://10.1.2.3/x",
+        "http://192.168.0.10/x",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[::1]/x",
+        "http://[::ffff:127.0.0.1]/x",
+        "http://0.0.0.0/x",
+    ],
+)
+def test_internal_addresses_are_refused_when_the_setting_is_off(app, client, auth_headers, url):
+    app.config["WEBHOOKS_ALLOW_PRIVATE"] = False
+    answer = client.post(
+        "/api/v1/webhooks",
+        json={"url": url, "eventos": ["comprobante.emitido"]},
+        headers=auth_headers(ADMIN, company_id=1),
+    )
+    assert answer.status_code == 422
+    assert answer.json["error"]["fields"][0]["code"] in ("private_address", "unresolved")
+
+
+def test_only_http_urls_are_accepted(client, auth_headers):
+    for url in ("ftp://example.com/x", "file:///etc/passwd", "https://user:pw@example.com/"):
+        answer = client.post(
+            "/api/v1/webhooks",
+            json={"url": url, "eventos": ["comprobante.emitido"]},
+            headers=auth_headers(ADMIN, company_id=1),
+        )
+        assert answer.status_code == 422, url
+
+
+def test_an_address_that_became_internal_is_not_called(app, client, auth_headers, receiver):
+    headers = auth_headers(ADMIN, company_id=1)
+    created = _register(client, headers, f"{receiver.url}/later", ["comprobante.emitido"])
+    app.config["WEBHOOKS_ALLOW_PRIVATE"] = False  # production: the check runs again before each delivery
+    client.post(f"/api/v1/webhooks/{created['id']}/prueba", headers=headers)
+    drain(app)
+    assert receiver.received == []
+    [attempt] = client.get(f"/api/v1/webhooks/{created['id']}/entregas", headers=headers).json["items"]
+    assert attempt["ok"] is False and "interna" in attempt["error"]
+
+
+def test_roles_and_companies(client, auth_headers, receiver):
+    created = _register(client, auth_headers(ADMIN, company_id=1), f"{receiver.url}/x", ["comprobante.emitido"])
+    path = f"/api/v1/webhooks/{created['id']}"
+    assert client.get("/api/v1/webhooks", headers=auth_headers("usuario@demo.uy")).status_code == 403
+    assert client.get(path, headers=auth_headers("soporte@demo.uy")).status_code == 200
+    assert client.delete(path, headers=auth_headers("soporte@demo.uy")).status_code == 403
+    assert client.get(path, headers=auth_headers(ADMIN, company_id=2)).status_code == 404
+    assert client.delete(path, headers=auth_headers(ADMIN, company_id=1)).status_code == 204
+    assert client.get(path, headers=auth_headers(ADMIN, company_id=1)).status_code == 404
+
+
+def test_change_replace_and_the_event_catalogue(client, auth_headers, receiver):
+    headers = auth_headers(ADMIN, company_id=1)
+    catalogue = {e["nombre"] for e in client.get("/api/v1/eventos", headers=headers).json["items"]}
+    assert {"comprobante.emitido", "sobre.rechazado", "reporte.rechazado", "cae.por_agotarse"} <= catalogue
+    assert {"certificado.por_vencer", "recibido.nuevo", "intercambio.respuesta"} <= catalogue
+    created = _register(client, headers, f"{receiver.url}/x", ["comprobante.emitido"])
+    path = f"/api/v1/webhooks/{created['id']}"
+    patched = client.patch(path, json={"eventos": ["sobre.rechazado", "comprobante.aceptado"]}, headers=headers)
+    assert patched.json["eventos"] == ["comprobante.aceptado", "sobre.rechazado"]  # the catalogue's order
+    replaced = client.put(
+        path, json={"url": f"{receiver.url}/y", "eventos": ["reporte.rechazado"], "activo": False}, headers=headers
+    )
+    assert replaced.status_code == 200 and replaced.json["activo"] is False and replaced.json["url"].endswith("/y")
+    unknown = client.patch(path, json={"eventos": ["comprobante.inventado"]}, headers=headers)
+    assert unknown.status_code == 422
+
+
+def test_the_outbox_row_is_written_in_the_issuing_transaction(app, client, auth_headers):
+    from portal.service import db
+    from portal.service.eventos.models import Event
+
+    receipt = issue(client, auth_headers(ADMIN, company_id=1), body(ETICKET))
+    with app.app_context(), db.new_session() as session:
+        [event] = session.query(Event).filter(Event.type == "comprobante.emitido").all()
+    assert event.data["idCfe"] == receipt["idCfeEmitido"] and event.company_id == 1
+    assert json.dumps(event.data).count(":") < 12  # ids and states, not the receipt
+    assert WebhookEndpoint  # the table exists even with no endpoint registered
+
+
+def test_an_envelope_dgi_refuses_is_an_event_and_a_problem_of_the_watch(app, client, auth_headers, receiver):
+    from portal.service.envios.simulator import SimulatedDgi
+
+    headers = auth_headers(ADMIN, company_id=1)
+    created = _register(client, headers, f"{receiver.url}/sobres", ["sobre.rechazado"])
+    issue(client, headers, body(EFACTURA))
+    app.extensions["dgi_reception"] = SimulatedDgi(app.config)
+    app.config["DGI_RUT"] = "211003420017"  # envelopes addressed to the wrong RUT: DGI refuses them (S02)
+    drain(app)
+    [refused] = receiver.of_path("/sobres")
+    payload = _verified(refused, created["secreto"])
+    assert payload["type"] == "sobre.rechazado"
+    assert payload["data"]["motivos"] == ["S02"] and payload["data"]["estado"] == "BS"
+    assert payload["data"]["cantidadCfe"] == 1
+    health = client.get("/api/v1/empresa/salud", headers=headers).json
+    [envelopes] = [i for i in health["items"] if i["clave"] == "sobres_rechazados"]
+    assert envelopes["estado"] == "problem" and envelopes["datos"]["comprobantes"] == 1
+    assert health["estado"] == "problem"
+
+
+def test_old_events_are_purged_with_their_attempts(app, client, auth_headers, receiver):
+    headers = auth_headers(ADMIN, company_id=1)
+    created = _register(client, headers, f"{receiver.url}/old", ["comprobante.emitido"])
+    issue(client, headers, body(ETICKET))
+    drain(app)
+    path = f"/api/v1/webhooks/{created['id']}/entregas"
+    assert len(client.get(path, headers=headers).json["items"]) == 1
+    created_by_company_two = auth_headers(ADMIN, company_id=2)
+    issue(client, created_by_company_two, body(ETICKET))  # no webhook hears company 2
+    with app.app_context():
+        delivery.fan_out()
+        assert delivery.purge(datetime.now(UTC) + timedelta(hours=23)) == 0
+        assert delivery.purge(datetime.now(UTC) + timedelta(days=2)) == 1  # the event nobody heard
+        assert delivery.purge(datetime.now(UTC) + timedelta(days=29)) == 0
+        assert delivery.purge(datetime.now(UTC) + timedelta(days=31)) == 1
+    assert client.get(path, headers=headers).json["items"] == []

@@ -1,0 +1,116 @@
+"""The portal's webhooks pages and notification centre through the Flask test client, against a live service:
+the secret shown once and never cached, a test event's attempt listed, roles, notices read per person and the
+bell's count, the home's view of the watch."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from bs4 import BeautifulSoup
+from sqlalchemy import update
+
+from portal.service import db
+from portal.service.models import Certificate
+from portal.service.salud import watch
+from tests.support.envios import drain
+from tests.support.webhook_receiver import WebhookReceiver
+
+
+def _soup(answer) -> BeautifulSoup:
+    return BeautifulSoup(answer.get_data(as_text=True), "html.parser")
+
+
+def _csrf(client, path: str) -> str:
+    return _soup(client.get(path)).find("input", {"name": "csrf_token"})["value"]
+
+
+@pytest.fixture
+def admin(signed_in):
+    return signed_in("admin@demo.uy")
+
+
+@pytest.fixture
+def receiver():
+    server = WebhookReceiver().start()
+    yield server
+    server.stop()
+
+
+def test_an_admin_registers_a_webhook_sees_the_secret_once_and_tests_it(admin, live_service, receiver):
+    data = {
+        "url": f"{receiver.url}/hook",
+        "descripcion": "ERP",
+        "eventos": ["comprobante.emitido", "comprobante.aceptado"],
+        "csrf_token": _csrf(admin, "/webhooks/"),
+    }
+    created = admin.post("/webhooks/", data=data)
+    assert created.status_code == 201 and created.headers["Cache-Control"] == "no-store"
+    secret = _soup(created).find("input", id="new-secret")["value"]
+    assert secret.startswith("whsec_")
+    listing = admin.get("/webhooks/")
+    assert secret not in listing.get_data(as_text=True)
+    link = _soup(listing).find("a", class_="webhook-url")["href"]
+
+    detail = admin.get(link)
+    assert detail.status_code == 200 and "Todavía no hubo intentos" in detail.get_data(as_text=True)
+    sent = admin.post(f"{link}/prueba", data={"csrf_token": _csrf(admin, link)})
+    assert sent.status_code == 303
+    drain(live_service.app)
+    rows = _soup(admin.get(link)).find_all(attrs={"data-testid": "attempt-row"})
+    assert len(rows) == 1 and "200" in rows[0].get_text() and "Entregada" in rows[0].get_text()
+    assert receiver.of_path("/hook")[0].headers["webhook-signature"].startswith("v1,")
+
+    rotated = admin.post(f"{link}/rotar", data={"horas": "2", "csrf_token": _csrf(admin, link)})
+    new_secret = _soup(rotated).find("input", id="new-secret")["value"]
+    assert new_secret != secret and rotated.headers["Cache-Control"] == "no-store"
+
+
+def test_a_url_the_service_refuses_comes_back_next_to_the_field(admin, live_service):
+    live_service.app.config["WEBHOOKS_ALLOW_PRIVATE"] = False
+    data = {"url": "http://127.0.0.1:9/x", "eventos": ["comprobante.emitido"], "csrf_token": _csrf(admin, "/webhooks/")}
+    answer = admin.post("/webhooks/", data=data)
+    assert answer.status_code == 422
+    error = _soup(answer).find(id="url-error")
+    assert error is not None and "interna" in error.get_text()
+    assert _soup(answer).find("input", id="url")["value"] == "http://127.0.0.1:9/x"
+
+
+def test_only_admins_reach_the_webhooks_pages(signed_in):
+    assert signed_in("usuario@demo.uy").get("/webhooks/").status_code == 403
+
+
+def _certificate_expires_in(app, days: int) -> None:
+    with app.app_context(), db.write_transaction() as session:
+        session.execute(
+            update(Certificate)
+            .where(Certificate.company_id == 1)
+            .values(not_after=datetime.now(UTC) + timedelta(days=days, hours=12))
+        )
+
+
+def test_notices_the_bell_and_the_homes_watch(admin, signed_in, live_service):
+    _certificate_expires_in(live_service.app, 5)
+    with live_service.app.app_context():
+        watch.run(1)
+    bell = admin.get("/avisos/campana", headers={"HX-Request": "true"})
+    count = int(_soup(bell).find(attrs={"data-testid": "notice-count"}).get_text())
+    assert count >= 1
+
+    page = _soup(admin.get("/avisos/"))
+    notice = next(n for n in page.find_all(attrs={"data-testid": "notice"}) if "certificado" in n.get_text())
+    assert notice.find("a", href="/empresa/certificados") is not None
+    form = notice.find("form")
+    answer = admin.post(form["action"], data={"csrf_token": form.find("input", {"name": "csrf_token"})["value"]})
+    assert answer.status_code == 303
+    after = _soup(admin.get("/avisos/campana", headers={"HX-Request": "true"}))
+    counted = after.find(attrs={"data-testid": "notice-count"})
+    assert (int(counted.get_text()) if counted else 0) == count - 1
+    other = _soup(signed_in("usuario@demo.uy").get("/avisos/campana", headers={"HX-Request": "true"}))
+    assert int(other.find(attrs={"data-testid": "notice-count"}).get_text()) == count  # read per person
+
+    home = _soup(admin.get("/"))
+    loader = home.find(id="watch-summary")
+    assert loader is not None and loader["hx-get"] == "/avisos/salud"
+    summary = _soup(admin.get("/avisos/salud", headers={"HX-Request": "true"}))
+    assert "vence en 5 días" in summary.get_text() and summary.find("a", href="/empresa/certificados")

@@ -1,0 +1,55 @@
+"""Test certificates shaped like a Uruguayan company's (SERIALNUMBER=RUC<rut>), self-signed, with the validity
+window a test asks for. (portal.service.certificates.generate_self_signed makes the development one.)"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.x509.oid import NameOID
+
+
+@dataclass(frozen=True)
+class Certificate:
+    key_pem: bytes
+    cert_pem: bytes
+
+    @property
+    def der(self) -> bytes:
+        return x509.load_pem_x509_certificate(self.cert_pem).public_bytes(serialization.Encoding.DER)
+
+    def loader(self) -> Callable[[], tuple[bytes, bytes]]:
+        return lambda: (self.key_pem, self.cert_pem)
+
+
+def make_certificate(
+    rut: str = "219999830019",
+    common_name: str = "DGI-RUC PRUEBA",
+    *,
+    not_before: datetime.datetime | None = None,
+    not_after: datetime.datetime | None = None,
+) -> Certificate:
+    """A new RSA-2048 key and its certificate; valid from yesterday for a year unless the window is given."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    name = x509.Name(
+        [x509.NameAttribute(NameOID.COMMON_NAME, common_name), x509.NameAttribute(NameOID.SERIAL_NUMBER, f"RUC{rut}")]
+    )
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(not_before or now - datetime.timedelta(days=1))
+        .not_valid_after(not_after or now + datetime.timedelta(days=365))
+        .sign(key, hashes.SHA256())
+    )
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    return Certificate(key_pem, cert.public_bytes(serialization.Encoding.PEM))
