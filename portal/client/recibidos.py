@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import ClassVar, Generic, TypeVar
 
 from portal.client import errors
+from portal.client.models import optional_datetime as _maybe_moment
 from portal.client.models import parse_datetime as _moment
 from portal.client.transport import Transport
 
@@ -205,9 +206,9 @@ class ReceivedDetail:
             adenda=data.get("adenda"),
             channel=data["canal"],
             decision_motive=Motive.from_json(data["motivoDecision"]) if data.get("motivoDecision") else None,
-            decided_at=_moment(data.get("decididoEn")),
+            decided_at=_maybe_moment(data.get("decididoEn")),
             decided_by=data.get("decididoPor"),
-            booked_at=_moment(data.get("contabilizadoEn")),
+            booked_at=_maybe_moment(data.get("contabilizadoEn")),
             answers=tuple(
                 Answer(
                     id=int(a["id"]),
@@ -217,7 +218,7 @@ class ReceivedDetail:
                     attempts=int(a["intentos"]),
                     error=a.get("error"),
                     created_at=_moment(a["creadaEn"]),
-                    sent_at=_moment(a.get("enviadaEn")),
+                    sent_at=_maybe_moment(a.get("enviadaEn")),
                 )
                 for a in data.get("respuestas", [])
             ),

@@ -1,8 +1,8 @@
 """A local stand-in for DGI's ws_consultas directory operations (a WSGI app), answering from the simulator's
-data (`simulated`): the tests' endpoint for the real SOAP client, as dgi.standin is for the RUT lookup.
+data (`simulated`): the tests' endpoint for the real SOAP client, as tests/support/dgi_standin.py is for the RUT lookup.
 
 Like DGI: POST only, the SOAPAction of the operation, the WS-Security signature over the Body verified (a
-missing or bad one gets HTTP 500 with a SOAP Fault, dgi.standin.verify_request), DOCTYPE refused."""
+missing or bad one gets HTTP 500 with a SOAP Fault, dgi.wsse_verify.verify), DOCTYPE refused."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from typing import Any
 from lxml import etree
 from werkzeug.wrappers import Request, Response
 
-from portal.service.dgi.standin import SignatureError, _fault, verify_request
+from portal.service.dgi.wsse_verify import SignatureError
+from portal.service.dgi.wsse_verify import soap_fault as _fault
+from portal.service.dgi.wsse_verify import verify as verify_request
 from portal.service.intercambio import consultas
 from portal.service.intercambio.simulated import simulated_issuers
 

@@ -13,7 +13,7 @@ from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import verify_signature
 from portal.service.cfe.xmlsafe import parse_untrusted
-from portal.service.recibidos.checks import NS, _b64, _ruc_serials
+from portal.service.recibidos.checks import NS, b64, ruc_serials
 from portal.service.recibidos.models import ReceivedCfe
 
 ROOT = "{http://cfe.dgi.gub.uy}CFEs_Anulados_x_RechazoDGI"
@@ -37,10 +37,10 @@ def record_notice(company_id: int, document: bytes) -> int:
     rut = (root.findtext("d:Caratula/d:RUCEmisor", namespaces=NS) or "").strip()
     embedded = root.findtext("ds:Signature/ds:KeyInfo/ds:X509Data/ds:X509Certificate", namespaces=NS)
     try:
-        certificate = x509.load_der_x509_certificate(_b64(embedded))
+        certificate = x509.load_der_x509_certificate(b64(embedded))
     except ValueError:
         raise NoticeRefused("La notificación no trae el certificado de quien la firma.") from None
-    if f"RUC{rut}" not in _ruc_serials(certificate) or not verify_signature(document):
+    if f"RUC{rut}" not in ruc_serials(certificate) or not verify_signature(document):
         raise NoticeRefused(f"La firma no es válida o no es del emisor {rut}.")
     now, marked = datetime.now(UTC), 0
     with db.write_transaction() as session:

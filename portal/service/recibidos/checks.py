@@ -13,6 +13,7 @@ caller knows what is stored), its format E05 (schema, totals by DGI's formulas, 
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -27,8 +28,6 @@ from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import verify_signature
 from portal.service.cfe.xmlsafe import MAX_XML_BYTES, parse_untrusted
 from portal.service.envios import simchecks
-from portal.service.envios.simulator import _b64, _text
-from portal.service.envios.simulator import _serials as _ruc_serials
 from portal.service.recibidos.motives import motive
 
 CFE_NS = "http://cfe.dgi.gub.uy"
@@ -79,6 +78,24 @@ class Envelope:
     @property
     def dedupe_key(self) -> str | None:
         return None if self.rut_emisor is None or self.idemisor is None else f"{self.rut_emisor}:{self.idemisor}"
+
+
+def _text(root: etree._Element, path: str) -> str | None:
+    value = root.findtext(path, namespaces=NS)
+    return value.strip() if value is not None else None
+
+
+def b64(value: str | None) -> bytes:
+    """base64 text as XML carries it (folded over lines); empty bytes when it is not base64."""
+    try:
+        return base64.b64decode("".join((value or "").split()), validate=True)
+    except ValueError:
+        return b""
+
+
+def ruc_serials(cert: x509.Certificate) -> set[str]:
+    """The subject's SERIALNUMBER values: a Uruguayan company certificate carries "RUC<12 digits>"."""
+    return {str(a.value) for a in cert.subject.get_attributes_for_oid(x509.NameOID.SERIAL_NUMBER)}
 
 
 def refused(data: bytes, problem: dict | None) -> Envelope:
@@ -143,14 +160,14 @@ def _caratula_problem(envelope: Envelope, root: etree._Element, company_rut: str
         return motive(
             "S02", f"El sobre es para el RUT {_text(root, 'd:Caratula/d:RutReceptor')}, no para {company_rut}."
         )
-    cert_der = _b64(_text(root, "d:Caratula/d:X509Certificate"))
+    cert_der = b64(_text(root, "d:Caratula/d:X509Certificate"))
     try:
         cert = x509.load_der_x509_certificate(cert_der)
     except ValueError:
         return motive("S03", "El certificado del sobre no se puede leer.")
     if not cert.not_valid_before_utc <= now <= cert.not_valid_after_utc:
         return motive("S03", "El certificado del sobre no está vigente.")
-    if f"RUC{envelope.rut_emisor}" not in _ruc_serials(cert):
+    if f"RUC{envelope.rut_emisor}" not in ruc_serials(cert):
         return motive("S02", f"El certificado del sobre no es del RUT emisor {envelope.rut_emisor}.")
     envelope.cert_pem = cert.public_bytes(Encoding.PEM)
     declared = int(_text(root, "d:Caratula/d:CantCFE") or 0)
@@ -164,7 +181,7 @@ def _caratula_problem(envelope: Envelope, root: etree._Element, company_rut: str
             else None
         )
         serial = signature.findtext(".//ds:X509SerialNumber", namespaces=NS) if signature is not None else None
-        if (embedded and _b64(embedded) != cert_der) or (
+        if (embedded and b64(embedded) != cert_der) or (
             not embedded and serial and serial.strip() != str(cert.serial_number)
         ):
             return motive("S06", f"El CFE {item.ordinal} está firmado con otro certificado que el del sobre.")
@@ -240,7 +257,7 @@ def check_cfe(item: CfeItem, envelope: Envelope, company_rut: str) -> list[dict]
     if found.rut != envelope.rut_emisor:
         motives.append(motive("E09", f"El CFE es del RUT {found.rut} y el sobre de {envelope.rut_emisor}."))
     motives += _cae_checks(found)
-    problem = simchecks._totals_problem(found.element) or _receiver_problem(found.element, company_rut)
+    problem = simchecks.totals_problem(found.element) or _receiver_problem(found.element, company_rut)
     if problem:
         motives.append(motive("E05", problem))
     return motives

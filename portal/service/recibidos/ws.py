@@ -30,12 +30,13 @@ from portal import paths
 from portal.service import db
 from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.xmlsafe import parse_untrusted
+from portal.service.dgi import wsse_verify as wssecurity
+from portal.service.dgi.wsse_verify import SOAP_ENV, SignatureError
 from portal.service.errors import ApiError
 from portal.service.intercambio import answers
 from portal.service.intercambio.transport import NAMESPACE, TYPES_NAME, WSDL_NAME
 from portal.service.models import Company
-from portal.service.recibidos import annulments, tasks, wssecurity
-from portal.service.recibidos.wssecurity import SOAP_ENV, SignatureError
+from portal.service.recibidos import annulments, tasks
 
 log = logging.getLogger("portal.service.recibidos")
 
@@ -84,7 +85,7 @@ def wsdl() -> Response:
 
 
 def _fault(message: str, code: str = "SOAP-ENV:Client") -> Response:
-    return Response(wssecurity.soap_fault(message, code), status=500, content_type="text/xml; charset=utf-8")
+    return wssecurity.soap_fault(message, code)
 
 
 @bp.post(PATH)

@@ -1,7 +1,8 @@
-"""Checking the WS-Security signature of a SOAP request to the exchange web service: the Body (and whatever else
-the signature references) digested with Exclusive C14N, the SignedInfo signed with the key of the
-BinarySecurityToken's certificate. The counterpart, in the service, of `portal.service.dgi.wsse.BodySignature`
-(what our own calls send), with the same canonicalizer (`dgi.c14n.exclusive_c14n`) and algorithms."""
+"""Checking the WS-Security signature of a SOAP request the service receives (its exchange web service, the
+local stand-ins): the Body (and whatever else the signature references) digested with Exclusive C14N, the
+SignedInfo signed with the key of the BinarySecurityToken's certificate. The counterpart of `wsse.BodySignature`
+(what our own calls send), with the same canonicalizer (`c14n.exclusive_c14n`) and algorithms; the tests' DGI
+stand-in (tests/support/dgi_standin.py) checks the same with another canonicalizer, independently."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from dataclasses import dataclass
 
 import xmlsec
 from lxml import etree
+from werkzeug.wrappers import Response
 
-from portal.service.dgi.c14n import exclusive_c14n
-from portal.service.dgi.wsse import ALGORITHMS, DS, EXC_C14N, WSSE, WSU, X509_TOKEN
+from .c14n import exclusive_c14n
+from .wsse import ALGORITHMS, DS, EXC_C14N, WSSE, WSU, X509_TOKEN
 
 SOAP_ENV = "http://schemas.xmlsoap.org/soap/envelope/"
 _NS = {"soap": SOAP_ENV, "wsse": WSSE, "wsu": WSU, "ds": DS}
@@ -89,8 +91,9 @@ def soap_envelope(body_child: etree._Element) -> bytes:
     return etree.tostring(envelope, xml_declaration=True, encoding="utf-8")
 
 
-def soap_fault(message: str, code: str = "SOAP-ENV:Client") -> bytes:
+def soap_fault(message: str, code: str = "SOAP-ENV:Client") -> Response:
+    """SOAP 1.1's answer to a request that cannot be served: HTTP 500 with a Fault."""
     fault = etree.Element(f"{{{SOAP_ENV}}}Fault")
     etree.SubElement(fault, "faultcode").text = code
     etree.SubElement(fault, "faultstring").text = message
-    return soap_envelope(fault)
+    return Response(soap_envelope(fault), status=500, content_type="text/xml; charset=utf-8")
