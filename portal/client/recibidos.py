@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import ClassVar, Generic, TypeVar
 
 from portal.client import errors
+from portal.client.models import JsonObject
 from portal.client.models import optional_datetime as _maybe_moment
 from portal.client.models import parse_datetime as _moment
 from portal.client.transport import Transport
@@ -80,7 +81,7 @@ class Motive:
     detail: str | None
 
     @classmethod
-    def from_json(cls, data: dict) -> Motive:
+    def from_json(cls, data: JsonObject) -> Motive:
         return cls(code=data["codigo"], text=data.get("glosa", ""), detail=data.get("detalle"))
 
 
@@ -110,7 +111,7 @@ class ReceivedCfe:
         return f"{self.serie}-{self.nro}" if self.serie and self.nro is not None else "-"
 
     @classmethod
-    def from_json(cls, data: dict) -> ReceivedCfe:
+    def from_json(cls, data: JsonObject) -> ReceivedCfe:
         return cls(
             id=int(data["id"]),
             supplier_rut=data.get("rutEmisor"),
@@ -188,7 +189,7 @@ class ReceivedDetail:
     answers: tuple[Answer, ...]
 
     @classmethod
-    def from_json(cls, data: dict) -> ReceivedDetail:
+    def from_json(cls, data: JsonObject) -> ReceivedDetail:
         return cls(
             cfe=ReceivedCfe.from_json(data),
             lines=tuple(
@@ -246,7 +247,7 @@ class EnvelopeResult:
     received_ids: tuple[int, ...]
 
     @classmethod
-    def from_json(cls, data: dict) -> EnvelopeResult:
+    def from_json(cls, data: JsonObject) -> EnvelopeResult:
         return cls(
             filename=data["archivo"],
             envelope_id=int(data["sobreId"]),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import hmac
 from dataclasses import dataclass
+from typing import cast
 
 import xmlsec
 from lxml import etree
@@ -33,8 +34,13 @@ class Verified:
     certificate_der: bytes  # who signed: the BinarySecurityToken's certificate
 
 
+def _all(node: etree._Element, path: str, **variables: str) -> list[etree._Element]:
+    found = node.xpath(path, namespaces=_NS, **variables)  # type: ignore[arg-type]
+    return [item for item in cast(list, found) if isinstance(item, etree._Element)]
+
+
 def _one(node: etree._Element, path: str, what: str, **variables: str) -> etree._Element:
-    found = node.xpath(path, namespaces=_NS, **variables)
+    found = _all(node, path, **variables)
     if len(found) != 1:
         raise SignatureError(f"{what}: se esperaba uno y hay {len(found)}")
     return found[0]
@@ -47,15 +53,15 @@ def verify(envelope: etree._Element) -> Verified:
     signed_info = _one(signature, "ds:SignedInfo", "ds:SignedInfo")
     if _one(signed_info, "ds:CanonicalizationMethod", "CanonicalizationMethod").get("Algorithm") != EXC_C14N:
         raise SignatureError("SignedInfo debe usar Exclusive C14N")
-    transform = _SIGNATURES.get(_one(signed_info, "ds:SignatureMethod", "SignatureMethod").get("Algorithm"))
+    transform = _SIGNATURES.get(_one(signed_info, "ds:SignatureMethod", "SignatureMethod").get("Algorithm") or "")
     if transform is None:
         raise SignatureError("SignatureMethod no admitido (rsa-sha256 o rsa-sha1)")
     signed: set[str] = set()
-    for reference in signed_info.xpath("ds:Reference", namespaces=_NS):
+    for reference in _all(signed_info, "ds:Reference"):
         ref_id = (reference.get("URI") or "").removeprefix("#")
         target = _one(envelope, "//*[@wsu:Id=$id]", f"elemento {ref_id!r}", id=ref_id) if ref_id else None
-        algorithms = [t.get("Algorithm") for t in reference.xpath("ds:Transforms/ds:Transform", namespaces=_NS)]
-        hash_function = _DIGESTS.get(_one(reference, "ds:DigestMethod", "DigestMethod").get("Algorithm"))
+        algorithms = [t.get("Algorithm") for t in _all(reference, "ds:Transforms/ds:Transform")]
+        hash_function = _DIGESTS.get(_one(reference, "ds:DigestMethod", "DigestMethod").get("Algorithm") or "")
         if target is None or algorithms != [EXC_C14N] or hash_function is None:
             raise SignatureError("Reference no admitida")
         expected = base64.b64decode(_one(reference, "ds:DigestValue", "DigestValue").text or "")
@@ -77,7 +83,7 @@ def verify(envelope: etree._Element) -> Verified:
     try:
         certificate = base64.b64decode(token.text or "", validate=False)
         context = xmlsec.SignatureContext()
-        context.key = xmlsec.Key.from_memory(certificate, xmlsec.KeyFormat.CERT_DER, None)
+        context.key = xmlsec.Key.from_memory(certificate, xmlsec.constants.KeyDataFormatCertDer, None)
         value = base64.b64decode(_one(signature, "ds:SignatureValue", "SignatureValue").text or "")
         context.verify_binary(exclusive_c14n(signed_info), transform, value)
     except (xmlsec.Error, ValueError) as exc:

@@ -81,7 +81,7 @@ class _WsdlLoader(Transport):
 
 @lru_cache(maxsize=4)
 def wsdl(path: str) -> Document:
-    return Document(path, _WsdlLoader(timeout=10), settings=ZEEP_SETTINGS)
+    return Document(path, _WsdlLoader(timeout=10), settings=ZEEP_SETTINGS)  # type: ignore[arg-type]  # an instance, as zeep takes it
 
 
 _clients: dict[tuple[bytes, str], zeep.Client] = {}
@@ -163,7 +163,7 @@ def _by_mail(
     company_id: int, receiver: ElectronicIssuer, operation: Operation, document: bytes, filename: str
 ) -> DeliveryResult:
     with db.new_session() as session:
-        company = session.get(Company, company_id)
+        company = session.get_one(Company, company_id)
         name, rut = company.razon_social, company.rut
     sender = current_app.config["MAIL_FROM"]
     message = EmailMessage()

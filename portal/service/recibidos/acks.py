@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from lxml import etree
 from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import MONTEVIDEO
@@ -43,6 +44,13 @@ def _new_answer(session: Session, envelope: ReceivedEnvelope, kind: str, cfe_id:
     return answer
 
 
+def _set(document: etree._Element, field: str, value: str) -> None:
+    element = document.find(f"{{{dgi_acks.NS}}}Caratula/{{{dgi_acks.NS}}}{field}")
+    if element is None:
+        raise ValueError(f"the answer has no Caratula/{field}")
+    element.text = value
+
+
 def _sign(session: Session, company: Company, document) -> bytes:
     return signer_for(signing_certificate(session, company.id)).sign(document).xml
 
@@ -64,9 +72,7 @@ def ack_sobre(session: Session, company: Company, envelope: ReceivedEnvelope, no
         token=None,
         query_after=None,
     )
-    document.find(f"{{{dgi_acks.NS}}}Caratula/{{{dgi_acks.NS}}}Tmst").text = now.astimezone(MONTEVIDEO).isoformat(
-        timespec="seconds"
-    )
+    _set(document, "Tmst", now.astimezone(MONTEVIDEO).isoformat(timespec="seconds"))
     answer.document = _sign(session, company, document)
     return answer
 
@@ -94,6 +100,6 @@ def ack_cfe(
         answered=now.astimezone(MONTEVIDEO),
     )
     # CantenSobre is the envelope's count even when this message answers only some of its CFEs.
-    document.find(f"{{{dgi_acks.NS}}}Caratula/{{{dgi_acks.NS}}}CantenSobre").text = str(envelope.cant_cfe)
+    _set(document, "CantenSobre", str(envelope.cant_cfe))
     answer.document = _sign(session, company, document)
     return answer

@@ -45,13 +45,16 @@ def record_notice(company_id: int, document: bytes) -> int:
     now, marked = datetime.now(UTC), 0
     with db.write_transaction() as session:
         for voided in root.findall("d:CFEAnulado", namespaces=NS):
+            tipo = int(voided.findtext("d:TipoCFE", default="0", namespaces=NS) or 0)
+            serie = (voided.findtext("d:Serie", default="", namespaces=NS) or "").strip()
+            nro = int(voided.findtext("d:NroCFE", default="0", namespaces=NS) or 0)
             row = session.scalar(
                 select(ReceivedCfe).where(
                     ReceivedCfe.company_id == company_id,
                     ReceivedCfe.rut_emisor == rut,
-                    ReceivedCfe.tipo_cfe == int(voided.findtext("d:TipoCFE", namespaces=NS)),
-                    ReceivedCfe.serie == voided.findtext("d:Serie", namespaces=NS).strip(),
-                    ReceivedCfe.nro == int(voided.findtext("d:NroCFE", namespaces=NS)),
+                    ReceivedCfe.tipo_cfe == tipo,
+                    ReceivedCfe.serie == serie,
+                    ReceivedCfe.nro == nro,
                 )
             )
             if row is not None and not row.anulado_dgi:

@@ -18,6 +18,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
+from typing import cast
 
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
@@ -142,6 +143,8 @@ def read_envelope(data: bytes, company_rut: str, *, now: datetime | None = None)
     envelope.idemisor = int(_text(root, "d:Caratula/d:Idemisor") or 0)
     for ordinal, adenda in enumerate(adendas, start=1):
         cfe = adenda.find("d:CFE", namespaces=NS)
+        if cfe is None:  # the schema requires it; a document that passed has one
+            continue
         envelope.items.append(
             CfeItem(
                 ordinal=ordinal,
@@ -190,7 +193,7 @@ def _caratula_problem(envelope: Envelope, root: etree._Element, company_rut: str
 
 def _split_errors(errors: list[str], adendas: list[etree._Element]) -> tuple[dict[int, list[str]], list[str]]:
     """Schema errors inside a CFE_Adenda (by line) go to that CFE; the rest are the envelope's."""
-    starts = [a.sourceline or 0 for a in adendas]
+    starts: list[int] = [cast(int, a.sourceline) or 0 for a in adendas]
     by_item: dict[int, list[str]] = {}
     outside: list[str] = []
     for error in errors:
@@ -206,7 +209,8 @@ def _split_errors(errors: list[str], adendas: list[etree._Element]) -> tuple[dic
 
 def _cfe_spans(data: bytes) -> list[tuple[int, int]]:
     """Where each CFE element starts and ends in the bytes (the sender spliced the signed CFE in unchanged)."""
-    spans, position = [], 0
+    spans: list[tuple[int, int]] = []
+    position = 0
     while True:
         start = _CFE_START.search(data, position)
         if start is None:
@@ -266,9 +270,11 @@ def check_cfe(item: CfeItem, envelope: Envelope, company_rut: str) -> list[dict]
 def _cae_checks(found: simchecks.CfeFacts) -> list[dict]:
     """Against the CAE the CFE declares (a receiver does not hold the issuer's CAE files)."""
     cae = found.element.find("d:CAEData", namespaces=NS)
-    dnro = int(cae.findtext("d:DNro", default="0", namespaces=NS))
-    hnro = int(cae.findtext("d:HNro", default="0", namespaces=NS))
-    fec_venc = date.fromisoformat(cae.findtext("d:FecVenc", default="1900-01-01", namespaces=NS).strip())
+    if cae is None:  # the schema requires it
+        return [motive("E03", "El CFE no declara su CAE.")]
+    dnro = int(cae.findtext("d:DNro", default="0", namespaces=NS) or 0)
+    hnro = int(cae.findtext("d:HNro", default="0", namespaces=NS) or 0)
+    fec_venc = date.fromisoformat((cae.findtext("d:FecVenc", default="1900-01-01", namespaces=NS) or "").strip())
     problems = []
     if not dnro <= found.nro <= hnro:
         problems.append(motive("E03", f"{found.serie}-{found.nro} fuera del rango del CAE {dnro}-{hnro}."))

@@ -44,8 +44,8 @@ def decide(
     row.decision, row.decided_at, row.decided_by = decision, now, actor
     row.decision_motive = code if decision == "rechazado" else None
     row.decision_text = (text or "").strip()[:500] or None
-    envelope = session.get(ReceivedEnvelope, row.sobre_id)
-    company = session.get(Company, row.company_id)
+    envelope = session.get_one(ReceivedEnvelope, row.sobre_id)
+    company = session.get_one(Company, row.company_id)
     verdict = CfeVerdict(
         ordinal=row.ordinal,
         tipo_cfe=row.tipo_cfe,

@@ -47,8 +47,10 @@ def conditions(company_id: int, query: RecibidosQuery) -> list:
     if query.tipo is not None:
         where.append(ReceivedCfe.tipo_cfe == query.tipo)
     if query.numero:
-        serie, nro = _NUMBER.match(query.numero).groups()
-        where += [ReceivedCfe.serie == serie.upper(), ReceivedCfe.nro == int(nro)]
+        number = _NUMBER.match(query.numero)
+        if number is not None:  # the query's pattern already asked for this shape
+            serie, nro = number.groups()
+            where += [ReceivedCfe.serie == serie.upper(), ReceivedCfe.nro == int(nro)]
     if query.desde:
         where.append(ReceivedCfe.fch_emis >= query.desde)
     if query.hasta:
@@ -157,7 +159,7 @@ def readable(row: ReceivedCfe) -> printable.Printable | None:
 
 def completo(session: Session, row: ReceivedCfe) -> RecibidoCompleto:
     doc = readable(row)
-    envelope = session.get(ReceivedEnvelope, row.sobre_id)
+    envelope = session.get_one(ReceivedEnvelope, row.sobre_id)
     answers = session.scalars(
         select(ExchangeAnswer)
         .where(

@@ -33,7 +33,7 @@ from email.utils import parseaddr
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from flask import current_app
-from imapclient import IMAPClient
+from imapclient import IMAPClient  # type: ignore[import-untyped]
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
@@ -121,7 +121,7 @@ def poll(mailbox_id: int, wake: Callable[[list[int]], None] = lambda ids: None) 
     """Handle every new message of one mailbox; returns how many messages were handled. `wake` is given the
     answers each envelope recorded, once committed (tasks.poll_mailbox passes tasks.wake)."""
     with db.new_session() as session:
-        mailbox = session.get(ExchangeMailbox, mailbox_id)
+        mailbox = session.get_one(ExchangeMailbox, mailbox_id)
         company_id, last_uid, known_validity = mailbox.company_id, mailbox.last_uid, mailbox.uidvalidity
         settings = ImapSettings.from_url(field_cipher().decrypt(mailbox.url_encrypted).decode())
     handled = 0
@@ -151,7 +151,7 @@ def poll(mailbox_id: int, wake: Callable[[list[int]], None] = lambda ids: None) 
 
 def _advance(mailbox_id: int, validity: int | None, uid: int | None, error: str | None) -> None:
     with db.write_transaction() as session:
-        mailbox = session.get(ExchangeMailbox, mailbox_id)
+        mailbox = session.get_one(ExchangeMailbox, mailbox_id)
         if validity is not None:
             if mailbox.uidvalidity != validity:
                 mailbox.uidvalidity, mailbox.last_uid = validity, 0
@@ -168,7 +168,8 @@ def documents(message: EmailMessage) -> list[tuple[str, bytes]]:
             continue
         name = part.get_filename() or ""
         content_type = part.get_content_type()
-        payload = part.get_payload(decode=True) or b""
+        raw = part.get_payload(decode=True)
+        payload = raw if isinstance(raw, bytes) else b""
         if name.lower().endswith(".zip") or content_type in ("application/zip", "application/x-zip-compressed"):
             try:
                 found += [(entry.name, entry.data) for entry in uploads.expand([(name or "adjunto.zip", payload)])]
@@ -277,11 +278,11 @@ def _handle_document(
         _record(company_id, row)
         return []
     with db.new_session() as session:
-        rut = session.get(Company, company_id).rut
+        rut = session.get_one(Company, company_id).rut
     examined = intake.examine_bounded(data, rut)
     try:
         with db.write_transaction() as session:
-            company = session.get(Company, company_id)
+            company = session.get_one(Company, company_id)
             result = intake.record(
                 session, company, examined, "correo", reply_to=sender, source_name=f"{name} {message_id}"[:200]
             )
@@ -292,5 +293,5 @@ def _handle_document(
             )
             session.add(row)
     except IntegrityError:
-        return  # another poll handled the same message and document in the meantime
+        return []  # another poll handled the same message and document in the meantime
     return result.answer_ids

@@ -28,7 +28,7 @@ from portal.service.recibidos.schemas import (
 bp = Blueprint("recibidos", __name__, url_prefix="/api/v1/recibidos")
 TAG = "Recibidos"
 BOTH = (JWT, API_KEY)
-_ID = {"recibido_id": "El id del CFE recibido."}
+_ID: dict[str, str | dict] = {"recibido_id": "El id del CFE recibido."}
 
 
 def init_app(app: Flask) -> None:

@@ -17,9 +17,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import cast
 
 from flask import current_app
-from sqlalchemy import or_, select, update
+from sqlalchemy import CursorResult, or_, select, update
 
 from portal.service import db
 from portal.service.intercambio import directory, transport
@@ -85,7 +86,7 @@ def _take_lease(answer_id: int, now: datetime) -> bool:
             )
             .values(state=SENDING, lease_until=now + lease(), attempts=ExchangeAnswer.attempts + 1)
         )
-        return bool(taken.rowcount)
+        return bool(cast(CursorResult, taken).rowcount)
 
 
 def attempt(answer_id: int) -> Outcome:
@@ -106,8 +107,8 @@ def attempt(answer_id: int) -> Outcome:
     if not _take_lease(answer_id, now):
         return Outcome(None)
     with db.new_session() as session:
-        answer = session.get(ExchangeAnswer, answer_id)
-        envelope = session.get(ReceivedEnvelope, answer.sobre_id)
+        answer = session.get_one(ExchangeAnswer, answer_id)
+        envelope = session.get_one(ReceivedEnvelope, answer.sobre_id)
         receiver = route(envelope, session)
         document, filename, company_id, attempts = answer.document, answer.filename, answer.company_id, answer.attempts
     if receiver is None:
@@ -130,7 +131,7 @@ def _finish(
     answer_id: int, state: str, *, error: str | None, by: str | None = None, next_attempt_at: datetime | None = None
 ) -> Outcome:
     with db.write_transaction() as session:
-        answer = session.get(ExchangeAnswer, answer_id)
+        answer = session.get_one(ExchangeAnswer, answer_id)
         answer.state, answer.lease_until = state, None
         answer.last_error = error[:500] if error else None
         if next_attempt_at is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
@@ -57,7 +58,7 @@ def _sweep_on_start() -> None:
 def wake(answer_ids: Iterable[int]) -> None:
     """Enqueue the first attempt of answers just committed, in order (ACKSobre first)."""
     for answer_id in answer_ids:
-        jobs.enqueue_safely(lambda answer_id=answer_id: send_answer(answer_id), f"exchange answer {answer_id}")
+        jobs.enqueue_safely(functools.partial(send_answer, answer_id), f"exchange answer {answer_id}")
 
 
 @jobs.huey.periodic_task(crontab(minute="*"), name="recibidos.poll_mailboxes")
@@ -84,13 +85,13 @@ def receive_and_answer(
 ) -> intake.IntakeResult:
     """`receive` in a write transaction of its own, committed, then the answers woken (every channel uses it)."""
     with db.new_session() as session:
-        rut = session.get(Company, company_id).rut
+        rut = session.get_one(Company, company_id).rut
     now = datetime.now(UTC)
     examined = intake.examine_bounded(envelope_bytes, rut, now)
     for attempt in (1, 2):
         try:
             with db.write_transaction() as session:
-                company = session.get(Company, company_id)
+                company = session.get_one(Company, company_id)
                 result = intake.record(
                     session, company, examined, channel, reply_to=reply_to, source_name=source_name, now=now
                 )

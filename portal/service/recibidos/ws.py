@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import cast
 
 from flask import Blueprint, Response, current_app, request
 from lxml import etree
 from sqlalchemy import select
+from werkzeug.wrappers import Response as BaseResponse
 
 from portal import paths
 from portal.service import db
@@ -66,7 +68,8 @@ def respuesta(code: str, description: str, detail: str = "") -> str:
 
 
 def _response(operation: str, xml_data: str) -> Response:
-    element = etree.Element(f"{{{NAMESPACE}}}WS_eFactura_Intercambio.{operation}Response", nsmap={None: NAMESPACE})
+    tag = f"{{{NAMESPACE}}}WS_eFactura_Intercambio.{operation}Response"
+    element = etree.Element(tag, nsmap=cast(dict[str, str], {None: NAMESPACE}))
     etree.SubElement(etree.SubElement(element, f"{{{NAMESPACE}}}Dataout"), f"{{{NAMESPACE}}}xmlData").text = xml_data
     return Response(wssecurity.soap_envelope(element), status=200, content_type="text/xml; charset=utf-8")
 
@@ -84,12 +87,12 @@ def wsdl() -> Response:
     return Response(text, content_type="text/xml; charset=utf-8")
 
 
-def _fault(message: str, code: str = "SOAP-ENV:Client") -> Response:
+def _fault(message: str, code: str = "SOAP-ENV:Client") -> BaseResponse:
     return wssecurity.soap_fault(message, code)
 
 
 @bp.post(PATH)
-def soap() -> Response:
+def soap() -> BaseResponse:
     """One call of aws_efactura_intercambio."""
     request.max_content_length = MAX_REQUEST_BYTES
     try:
@@ -100,7 +103,7 @@ def soap() -> Response:
     call = body[0] if body is not None and len(body) else None
     name = etree.QName(call).localname if call is not None else ""
     operation = name.removeprefix("WS_eFactura_Intercambio.")
-    if envelope.tag != f"{{{SOAP_ENV}}}Envelope" or operation not in OPERATIONS:
+    if call is None or envelope.tag != f"{{{SOAP_ENV}}}Envelope" or operation not in OPERATIONS:
         return _fault(
             "Operación desconocida: se espera SOBRE, RESPUESTASOBRE, RESPUESTACFES o NOTIFICACIONANULACIONCFE."
         )

@@ -4,6 +4,8 @@ commercial motive, book)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, Response, flash, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user
@@ -32,7 +34,7 @@ def _list(form: ReceivedFilterForm, upload: UploadForm | None = None, *, status:
             page = api().list_received(form.service_filters(), cursor=form.cursor.data or None)
         except ValidationError as exc:
             apply_service_errors(form, exc, ReceivedFilterForm.SERVICE_FIELDS)
-    args = {k: v for k, v in request.args.items() if k != "cursor" and v}
+    args: dict[str, Any] = {k: v for k, v in request.args.items() if k != "cursor" and v}
     return render(
         INDEX,
         "results",
