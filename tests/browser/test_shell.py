@@ -13,13 +13,23 @@ from tests.browser.pages import Shell, SignInPage
     [
         (
             "admin@demo.uy",
-            ["Comprobantes", "Recibidos", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI", "Empresa"],
+            [
+                "Comprobantes",
+                "Recibidos",
+                "Claves de API",
+                "DGI",
+                "Emisión inteligente",
+                "Informes",
+                "Envíos a DGI",
+                "Empresa",
+                "Webhooks",
+            ],
         ),
         (
             "soporte@demo.uy",
-            ["Comprobantes", "Recibidos", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI"],
+            ["Comprobantes", "Recibidos", "Claves de API", "DGI", "Emisión inteligente", "Informes", "Envíos a DGI"],
         ),
-        ("usuario@demo.uy", ["Comprobantes", "Recibidos", "DGI", "Emisión inteligente"]),
+        ("usuario@demo.uy", ["Comprobantes", "Recibidos", "DGI", "Emisión inteligente", "Informes"]),
     ],
 )
 def test_each_role_signs_in_sees_its_navigation_switches_language_and_signs_out(page: Page, email, nav):

@@ -41,6 +41,7 @@ def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_clie
                 "Claves de API",
                 "DGI",
                 "Emisión inteligente",
+                "Informes",
                 "Envíos a DGI",
                 "Empresa",
                 "Webhooks",
@@ -49,9 +50,9 @@ def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_clie
         (
             "soporte@demo.uy",
             "soporte",
-            ["Comprobantes", "Recibidos", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI"],
+            ["Comprobantes", "Recibidos", "Claves de API", "DGI", "Emisión inteligente", "Informes", "Envíos a DGI"],
         ),
-        ("usuario@demo.uy", "usuario", ["Comprobantes", "Recibidos", "DGI", "Emisión inteligente"]),
+        ("usuario@demo.uy", "usuario", ["Comprobantes", "Recibidos", "DGI", "Emisión inteligente", "Informes"]),
     ],
 )
 def test_home_greets_who_is_signed_in_and_shows_the_navigation_of_the_role(signed_in, email, role, nav):
