@@ -42,3 +42,11 @@ def on_starting(server):
             "%d service processes count rate limits in memory, each its own: set CFE_RATELIMIT_STORAGE_URL to Redis",
             workers,
         )
+
+
+def post_worker_init(worker):
+    # What gunicorn refuses itself (bad request line, header, method; URI too long) answers the API's JSON
+    # error shape, not gunicorn's HTML page (portal/gunicorn_errors.py).
+    from portal.gunicorn_errors import install
+
+    install()

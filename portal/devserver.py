@@ -55,6 +55,31 @@ def run_together(commands: list[list[str]], env: dict[str, str] | None, banner: 
                 p.kill()
 
 
+# The service's threads: a client whose request body stops arriving holds one for CFE_BODY_IDLE_SECONDS at most
+# (portal/service/slowbody.py), so a dozen such clients leave most of them to everyone else
+# (tests/integration/test_slow_bodies.py; production puts nginx in front, which buffers bodies).
+SERVICE_THREADS = 32
+
+
+def service_command(port: int) -> list[str]:
+    """How `make run` runs the service: gunicorn, one process (rate limits in memory), threaded."""
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--graceful-timeout",
+        "5",
+        "--no-control-socket",
+        "-b",
+        f"127.0.0.1:{port}",
+        "--workers",
+        "1",
+        "--threads",
+        str(SERVICE_THREADS),
+        "portal.service:create_app()",
+    ]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--service-port", type=int, default=int(os.environ.get("SERVICE_PORT", 8000)))
@@ -93,16 +118,7 @@ def main() -> int:
 """
     run_together(
         [
-            [
-                *gunicorn,
-                "-b",
-                f"127.0.0.1:{args.service_port}",
-                "--workers",
-                "1",
-                "--threads",
-                "8",
-                "portal.service:create_app()",
-            ],
+            service_command(args.service_port),
             [
                 *gunicorn,
                 # The service logs every request itself (portal.service.access); the portal has gunicorn's log.

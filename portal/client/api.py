@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from portal.client.apikeys import ApiKeysApi
+from portal.client.clientes import ClientesApi
 from portal.client.comprobantes import ComprobantesApi
 from portal.client.correo import CorreoApi
 from portal.client.cotizaciones import CotizacionesApi
@@ -12,6 +13,7 @@ from portal.client.envios import EnviosApi
 from portal.client.informes import InformesApi
 from portal.client.inteligente import InteligenteApi
 from portal.client.models import UserInfo
+from portal.client.productos import ProductosApi
 from portal.client.receptores import ReceptoresApi
 from portal.client.recibidos import RecibidosApi
 from portal.client.salud import SaludApi
@@ -30,6 +32,8 @@ class UserApi(
     ReceptoresApi,
     InformesApi,
     CotizacionesApi,
+    ClientesApi,
+    ProductosApi,
     WebhooksApi,
     SaludApi,
     RecibidosApi,

@@ -187,7 +187,9 @@ class OidcClient:
         if endpoint:
             self._call("POST", endpoint, data={"token": token, "token_type_hint": token_type_hint}, auth=True)
 
-    def end_session_url(self, *, post_logout_redirect_uri: str, id_token_hint: str | None) -> str | None:
+    def end_session_url(
+        self, *, post_logout_redirect_uri: str, id_token_hint: str | None, ui_locales: str | None = None
+    ) -> str | None:
         """Where to send the browser to end the provider's own session (RP-initiated logout); None when the
         provider has no such endpoint."""
         endpoint = self.metadata().end_session_endpoint
@@ -196,6 +198,8 @@ class OidcClient:
         params = {"client_id": self.client_id, "post_logout_redirect_uri": post_logout_redirect_uri}
         if id_token_hint:
             params["id_token_hint"] = id_token_hint
+        if ui_locales:
+            params["ui_locales"] = ui_locales
         return f"{endpoint}?{urlencode(params)}"
 
     # HTTP ---------------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from portal.service import db, errors, identity, jobs, ratelimit, readcache, req
 from portal.service.areas import area_modules
 from portal.service.config import load_config
 from portal.service.openapi import build_document
+from portal.service.slowbody import BodyReadDeadline
 
 # Pages the service itself renders (sign-in, API reference) load only our own files.
 CONTENT_SECURITY_POLICY = (
@@ -41,7 +42,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.config["HSTS"] = https and app.config.get("HSTS_SECONDS", 0) > 0
     app.config.update(
         MAX_CONTENT_LENGTH=app.config["MAX_BODY_BYTES"],
-        SESSION_COOKIE_NAME="cfe_idp_session",
+        # Over https the cookie that holds the provider's session and its CSRF secret is `__Host-`: the browser
+        # then takes it only from this host, Secure, for the whole path, so a sibling subdomain cannot plant one.
+        SESSION_COOKIE_NAME=("__Host-" if app.config["SECURE_COOKIES"] else "") + "cfe_idp_session",
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_SECURE=app.config["SECURE_COOKIES"],
@@ -66,6 +69,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
             routes.init_app(app)
     _register_platform_routes(app)
     jobs.init_app(app, factory=create_app)
+    app.wsgi_app = BodyReadDeadline(
+        app.wsgi_app, idle_seconds=app.config["BODY_IDLE_SECONDS"], limit=app.config["MAX_CONTENT_LENGTH"]
+    )
     return app
 
 

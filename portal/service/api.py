@@ -25,6 +25,7 @@ from portal.service import pydantic_errors
 from portal.service.auth import JWT, authenticate, require_role
 from portal.service.errors import ApiError, FieldError, ValidationFailed
 from portal.service.models import Role
+from portal.service.responses import dump_json
 
 ALL_ROLES = (Role.ADMIN, Role.USUARIO, Role.SOPORTE)
 WRITERS = (Role.ADMIN, Role.USUARIO)
@@ -67,13 +68,28 @@ def validation_fields(exc: ValidationError) -> list[FieldError]:
     ]
 
 
+@functools.cache
+def body_required(model: type[BaseModel]) -> bool:
+    """Whether an operation's JSON body must be sent: when `{}` would not do (some field is required). A body
+    whose every field may be left out may be left out itself, and the OpenAPI document says so (requestBody
+    `required: false`): an empty request is then the same as `{}`."""
+    try:
+        model.model_validate({})
+    except ValidationError:
+        return True
+    return False
+
+
 def parse_json_body(model: type[BaseModel]) -> BaseModel:
+    raw = request.get_data(cache=True)
+    if not raw and not body_required(model):
+        return model.model_validate({})
     if not request.mimetype == "application/json":
         raise ApiError(
             "El cuerpo debe ser JSON (Content-Type: application/json).", code="unsupported_media_type", status=415
         )
-    raw = request.get_data(cache=True)
     try:
+        # An empty required body is refused field by field, as `{}` would be.
         return model.model_validate_json(raw or b"{}")
     except ValidationError as exc:
         raise ValidationFailed(validation_fields(exc)) from exc
@@ -92,7 +108,7 @@ def to_response(result: Any, status: int = 200) -> Response:
     if isinstance(result, tuple):
         result, status = result
     if isinstance(result, BaseModel):
-        response = Response(result.model_dump_json(by_alias=True, exclude_none=True), mimetype="application/json")
+        response = Response(dump_json(result), mimetype="application/json")
     else:
         response = jsonify(result)
     response.status_code = status

@@ -21,6 +21,8 @@ AREAS = (
     "intercambio",
     "informes",
     "cotizaciones",
+    "clientes",
+    "productos",
     "eventos",
     "webhooks",
     "salud",

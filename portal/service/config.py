@@ -64,6 +64,8 @@ class ServiceSettings(AppSettings):
     # How long a write waits for the database's write lock before answering 503 with Retry-After.
     WRITE_LOCK_TIMEOUT_SECONDS: float = Field(2.0, gt=0, alias="CFE_WRITE_LOCK_TIMEOUT_SECONDS")
     MAX_BODY_BYTES: int = Field(2 * 1024 * 1024, gt=0, alias="CFE_MAX_BODY_BYTES")
+    # Under gunicorn, how long a request body may pause before 408 (portal/service/slowbody.py).
+    BODY_IDLE_SECONDS: float = Field(10.0, gt=0, alias="CFE_BODY_IDLE_SECONDS")
     # Unset: on exactly when the issuer's public URL is https (see create_app); "0"/"1" forces either way.
     SECURE_COOKIES: bool | None = Field(None, alias="CFE_SECURE_COOKIES")
     HSTS_SECONDS: int = Field(365 * 24 * 3600, ge=0, alias="CFE_HSTS_SECONDS")

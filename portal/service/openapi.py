@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service.api import OPERATIONS, Operation
+from portal.service.api import OPERATIONS, Operation, body_required
 from portal.service.auth import API_KEY, JWT
 
 _ERROR_SCHEMA = {
@@ -232,7 +232,7 @@ def _operation(op: Operation) -> dict:
         examples = _examples(op.body)
         if examples:
             media["examples"] = examples
-        entry["requestBody"] = {"required": True, "content": {op.body_content_type: media}}
+        entry["requestBody"] = {"required": body_required(op.body), "content": {op.body_content_type: media}}
     elif op.raw_body is not None:
         entry["requestBody"] = {"required": True, "content": op.raw_body}
     responses = {str(status): _response(value, status) for status, value in op.responses.items()}

@@ -28,6 +28,8 @@ AREAS = (
     "empresa",
     "correo",
     "informes",
+    "clientes",
+    "productos",
     "webhooks",
     "avisos",
     "recibidos",
@@ -44,7 +46,10 @@ def _session_settings(app: Flask) -> dict[str, Any]:
     common = {
         "SESSION_PERMANENT": True,
         "PERMANENT_SESSION_LIFETIME": app.config["ABSOLUTE_TIMEOUT"],
-        "SESSION_COOKIE_NAME": "cfe_portal_session",
+        # Over https the cookie that names the session (which holds the CSRF secret too) is `__Host-`: only from
+        # this host, Secure, Path=/, never a Domain, so a sibling subdomain cannot plant or overwrite it.
+        "SESSION_COOKIE_NAME": ("__Host-" if app.config["SECURE_COOKIES"] else "") + "cfe_portal_session",
+        "SESSION_COOKIE_PATH": "/",
         "SESSION_COOKIE_HTTPONLY": True,
         "SESSION_COOKIE_SAMESITE": "Lax",
         "SESSION_COOKIE_SECURE": app.config["SECURE_COOKIES"],

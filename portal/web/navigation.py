@@ -31,6 +31,8 @@ NAV = (
     NavItem("dgi.index", _l("DGI"), ALL),
     NavItem("inteligente.index", _l("Emisión inteligente"), ALL),
     NavItem("informes.index", _l("Informes"), ALL),
+    NavItem("clientes.index", _l("Clientes"), ALL),
+    NavItem("productos.index", _l("Productos"), ALL),
     NavItem("envios.index", _l("Envíos a DGI"), ("admin", "soporte")),
     NavItem("empresa.settings", _l("Empresa"), ("admin",)),
     NavItem("webhooks.index", _l("Webhooks"), ("admin",)),

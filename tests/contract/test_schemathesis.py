@@ -11,6 +11,7 @@ which adds up what every xdist worker sent).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 
 import pytest
@@ -18,6 +19,7 @@ import requests
 import schemathesis
 from hypothesis import HealthCheck, Phase, settings
 from schemathesis.config import SchemathesisConfig
+from schemathesis.generation import GenerationMode
 from schemathesis.transport.requests import ManagedCookiesSession
 
 from tests.conftest import LiveServer, mint_token
@@ -103,6 +105,55 @@ CONFIG = SchemathesisConfig.from_dict(
     }
 )
 schema = schemathesis.openapi.from_dict(_openapi_document(), config=CONFIG)
+
+# Refusals that the OpenAPI document can state (types, lengths, ranges, patterns, required and unknown fields,
+# the characters of a printed text). A request generated as valid for the schema that is refused with one of
+# these means the schema is looser than the server: the document does not say what the server accepts.
+# (Business rules the schema cannot state, such as a RUT's check digit, are other codes; so is `blank`, a text
+# of only spaces, which a pattern could say only at a cost that made generation many times slower.)
+SCHEMA_CODES = {
+    "missing",
+    "extra_forbidden",
+    "int_type",
+    "int_parsing",
+    "int_from_float",
+    "bool_type",
+    "string_type",
+    "string_too_short",
+    "string_too_long",
+    "string_pattern_mismatch",
+    "too_short",
+    "too_long",
+    "greater_than",
+    "greater_than_equal",
+    "less_than",
+    "less_than_equal",
+    "literal_error",
+    "enum",
+    "control_chars",
+    "bidi_control",
+    "invisible_char",
+    "private_use",
+}
+
+
+# The published pattern names the refused characters of the Basic Multilingual Plane only (xmlchars.text_pattern):
+# a refusal of an astral one (U+E0000 and up: tags, private use) is the server's rule alone.
+_ASTRAL = re.compile(r"U\+[0-9A-F]{5,6}\b")
+
+
+@schemathesis.check
+def schema_valid_data_is_not_refused_by_a_schema_rule(ctx, response, case):
+    meta = case.meta
+    if meta is None or meta.generation.mode != GenerationMode.POSITIVE or response.status_code != 422:
+        return None
+    try:
+        fields = response.json()["error"]["fields"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    broken = [f for f in fields if f.get("code") in SCHEMA_CODES and not _ASTRAL.search(f.get("message", ""))]
+    assert not broken, f"schema-valid request refused by a rule the schema should state: {broken}"
+    return None
 
 
 @schema.parametrize()

@@ -99,3 +99,19 @@ def test_two_processes_sharing_redis_enforce_one_limit_and_one_revocation(two_se
         refused = requests.get(base + PROBE, headers=as_key, timeout=10)
         assert refused.status_code == 401
         assert refused.json()["error"]["code"] == "revoked_api_key"
+
+
+def test_with_redis_a_changed_limit_counts_what_the_key_already_used(redis_url, service_config, auth_headers):
+    from portal.service import create_app
+    from tests.integration.test_apikeys_service import _add_whoami, _limit, _served, create_key
+
+    app = create_app({**service_config, "RATELIMIT_STORAGE_URL": redis_url})
+    _add_whoami(app)
+    client, admin = app.test_client(), auth_headers("admin@demo.uy", 1)
+    key = create_key(client, admin, limite=5, ventanaSegundos=60)
+    assert _served(client, key, 6) == 5
+    _limit(client, admin, key, 10)
+    assert _served(client, key, 8) == 5
+    _limit(client, admin, key, 3)
+    assert _served(client, key, 2) == 0
+    app.extensions["db_engine"].dispose()

@@ -209,6 +209,40 @@ def test_a_changed_limit_takes_effect_on_the_next_request(client, admin):
     assert answer.headers["RateLimit-Policy"] == '"default";q=10;w=60'
 
 
+def _limit(client, admin, key, limite, ventana=60):
+    answer = client.post(
+        f"/api/v1/apikeys/{key['id']}/rate-limit", headers=admin, json={"limite": limite, "ventanaSegundos": ventana}
+    )
+    assert answer.status_code == 200, answer.json
+
+
+def _served(client, key, tries) -> int:
+    return sum(client.get(WHOAMI, headers={"X-API-Key": key["clave"]}).status_code == 200 for _ in range(tries))
+
+
+def test_raising_a_limit_gives_only_the_difference_in_the_same_window(client, admin):
+    key = create_key(client, admin, limite=5, ventanaSegundos=60)
+    assert _served(client, key, 6) == 5
+    _limit(client, admin, key, 10)
+    assert _served(client, key, 8) == 5
+    usage = listed(client, admin)[key["id"]]["uso"]
+    assert usage["usados"] == 10 and usage["restantes"] == 0
+
+
+def test_lowering_a_limit_cuts_a_runaway_key_off_in_the_same_window(client, admin):
+    key = create_key(client, admin, limite=5, ventanaSegundos=60)
+    assert _served(client, key, 5) == 5
+    _limit(client, admin, key, 3)
+    refused = client.get(WHOAMI, headers={"X-API-Key": key["clave"]})
+    assert refused.status_code == 429
+    assert refused.headers["RateLimit-Policy"] == '"default";q=3;w=60'
+    assert parse_ratelimit(refused.headers["RateLimit"])["r"] == 0
+    key2 = create_key(client, admin, nombre="otra", limite=5, ventanaSegundos=60)
+    assert _served(client, key2, 2) == 2
+    _limit(client, admin, key2, 3)
+    assert _served(client, key2, 3) == 1  # 2 already used of the new 3
+
+
 def test_a_revoked_key_gets_401_on_its_next_request_and_revoking_again_changes_nothing(client, admin):
     key = create_key(client, admin)
     headers = {"X-API-Key": key["clave"]}

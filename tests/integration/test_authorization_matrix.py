@@ -55,6 +55,8 @@ RECORD_PARAMS = {
     "id_reporte",
     "mensaje_id",
     "webhook_id",
+    "cliente_id",
+    "producto_id",
     "aviso_id",
     "recibido_id",
     "respuesta_id",

@@ -13,6 +13,23 @@ def test_the_service_follows_its_public_url(service_config, issuer, secure):
     answer = app.test_client().get("/oauth/authorize?client_id=cfe-portal&response_type=code")
     assert ("Strict-Transport-Security" in answer.headers) is secure
     assert app.config["SESSION_COOKIE_SECURE"] is secure
+    sign_in = app.test_client().get(
+        "/oauth/authorize",
+        query_string={
+            "client_id": "cfe-portal",
+            "response_type": "code",
+            "scope": "openid",
+            "redirect_uri": app.config["PORTAL_REDIRECT_URIS"][0],
+            "state": "s",
+            "nonce": "n",
+            "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+            "code_challenge_method": "S256",
+        },
+    )
+    assert sign_in.status_code == 200, sign_in.get_data(as_text=True)[:300]
+    cookie = sign_in.headers.get("Set-Cookie", "")  # the sign-in form's CSRF secret
+    assert cookie.startswith("__Host-cfe_idp_session=" if secure else "cfe_idp_session=")
+    assert ("; Secure" in cookie) is secure and "Domain=" not in cookie and "Path=/;" in cookie
     page = app.test_client().get("/healthz")
     assert (page.headers.get("Strict-Transport-Security", "").startswith("max-age=31536000")) is secure
     app.extensions["db_engine"].dispose()
@@ -37,5 +54,5 @@ def test_the_portal_follows_its_public_url(portal_config, public_url, secure):
     answer = client.get("/auth/login")  # writes the session cookie (OAuth state)
     assert ("Strict-Transport-Security" in answer.headers) is secure
     cookie = answer.headers.get("Set-Cookie", "")
-    assert cookie.startswith("cfe_portal_session=")
-    assert ("; Secure" in cookie) is secure
+    assert cookie.startswith("__Host-cfe_portal_session=" if secure else "cfe_portal_session=")
+    assert ("; Secure" in cookie) is secure and "Domain=" not in cookie and "Path=/;" in cookie

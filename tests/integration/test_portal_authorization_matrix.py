@@ -53,6 +53,9 @@ ANY_ROLE = {
     "avisos.read_all",
     "informes.index",
     "informes.book",
+    "clientes.index",
+    "clientes.card",
+    "productos.index",
     "recibidos.index",
     "recibidos.csv",
     "recibidos.detail",
@@ -61,6 +64,12 @@ ANY_ROLE = {
     "recibidos.answer",
 }
 WRITERS = {
+    "clientes.new",
+    "clientes.update",
+    "productos.new",
+    "productos.edit",
+    "productos.remove",
+    "productos.import_list",
     "comprobantes.reference",
     "comprobantes.new",
     "comprobantes.preview",

@@ -122,7 +122,10 @@ def test_the_provider_session_cookie_is_useless_after_logout(live_service, live_
     again = browser.get(_authorize_url(live_service.url, redirect_uri), allow_redirects=False, timeout=10)
     assert again.status_code == 302 and "code=" in again.headers["Location"]
 
-    browser.get(live_service.url + "/oauth/logout", timeout=10)
+    asked = browser.get(live_service.url + "/oauth/logout", timeout=10)  # no id_token_hint: asked first
+    form = BeautifulSoup(asked.text, "html.parser").find("form", {"method": "post"})
+    fields = {i["name"]: i.get("value", "") for i in form.find_all("input") if i.get("name")}
+    assert browser.post(live_service.url + form["action"], data=fields, timeout=10).status_code == 200
     replay = requests.Session()
     replay.cookies.set("cfe_idp_session", cookie)
     answer = replay.get(_authorize_url(live_service.url, redirect_uri), allow_redirects=False, timeout=10)
@@ -165,3 +168,36 @@ def test_a_remembered_token_is_refused_at_its_next_request_once_its_user_is_deac
     assert api_client.get(API, headers=headers).status_code == 404
     _set_active(service_app, "usuario@demo.uy", False)
     assert api_client.get(API, headers=headers).status_code == 401
+
+
+def _code_and_verifier(live_service) -> tuple[str, str, str]:
+    redirect_uri = live_service.app.config["PORTAL_REDIRECT_URIS"][0]
+    url, verifier = _authorize(live_service.url, redirect_uri)
+    signed = _sign_in_at_provider(requests.Session(), url)
+    return parse_qs(urlsplit(signed.headers["Location"]).query)["code"][0], verifier, redirect_uri
+
+
+def _token_request(live_service, **data) -> requests.Response:
+    return requests.post(
+        live_service.url + "/oauth/token",
+        timeout=10,
+        data=data,
+        auth=("cfe-portal", live_service.app.config["PORTAL_CLIENT_SECRET"]),
+    )
+
+
+def test_a_deactivated_users_refresh_and_code_are_invalid_grants(live_service):
+    code, verifier, redirect_uri = _code_and_verifier(live_service)
+    grant = {"grant_type": "authorization_code", "redirect_uri": redirect_uri, "code_verifier": verifier}
+    tokens = _token_request(live_service, code=code, **grant).json()
+    pending_code, pending_verifier, _ = _code_and_verifier(live_service)
+    _set_active(live_service.app, "usuario@demo.uy", False)
+
+    refreshed = _token_request(live_service, grant_type="refresh_token", refresh_token=tokens["refresh_token"])
+    assert refreshed.status_code == 400 and refreshed.json()["error"] == "invalid_grant"
+    late = _token_request(live_service, **{**grant, "code": pending_code, "code_verifier": pending_verifier})
+    assert late.status_code == 400 and late.json()["error"] == "invalid_grant"
+
+    _set_active(live_service.app, "usuario@demo.uy", True)
+    again = _token_request(live_service, grant_type="refresh_token", refresh_token=tokens["refresh_token"])
+    assert again.status_code == 200 and again.json()["refresh_token"] != tokens["refresh_token"]

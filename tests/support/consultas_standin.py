@@ -1,4 +1,4 @@
-"""The ws_consultas stand-in (portal.service.intercambio.standin) served on a real port."""
+"""The ws_consultas stand-in (tests.support.consultas_standin_app) served on a real port."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import threading
 
 from werkzeug.serving import make_server
 
-from portal.service.intercambio.standin import ConsultasStandIn
+from tests.support.consultas_standin_app import ConsultasStandIn
 
 
 class RunningConsultas:

@@ -1,7 +1,9 @@
 """Each API key's rate limit: a moving window in the `limits` storage, and the IETF headers that report it.
 
-The window is keyed by the key's id and its current limit, so a changed limit applies from the next
-request (with a fresh window). With Redis as the storage every process counts in the same window.
+The window is keyed by the key's id alone, not by its limit: a changed limit applies from the next request to
+the requests already counted. Lowering it cuts a runaway key off within the same window; raising it gives
+only the difference (a key at 5 that used its 5, raised to 10, gets 5 more). With Redis as the storage every
+process counts in the same window.
 
 Headers (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "default";q=600;w=60` and
 `RateLimit: "default";r=<remaining>;t=<seconds until the oldest request leaves the window>`, on every
@@ -99,8 +101,17 @@ def _breaker() -> _Breaker:
     return current_app.extensions["apikey_limit_breaker"]
 
 
+class _KeyWindow(RateLimitItemPerSecond):
+    """A limit whose storage key names only the API key: `limits` puts the amount and the window length in the
+    key, so a changed limit would count in an empty window. The moving window compares the requests already
+    counted with whatever the current amount and length are."""
+
+    def key_for(self, *identifiers: str | int | float | bytes) -> str:
+        return "/".join([self.namespace, *(str(part) for part in identifiers)])
+
+
 def _item(limit: int, window_seconds: int) -> RateLimitItemPerSecond:
-    return RateLimitItemPerSecond(limit, window_seconds, namespace=NAMESPACE)
+    return _KeyWindow(limit, window_seconds, namespace=NAMESPACE)
 
 
 def _guarded(call):

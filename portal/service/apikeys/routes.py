@@ -88,7 +88,8 @@ def revoke_api_key(principal: Principal, apikey_id: str):
 )
 def update_api_key_rate_limit(principal: Principal, apikey_id: str, body: RateLimit):
     """Cambia el límite (`limite` solicitudes cada `ventanaSegundos`, 1-100000 y 1-86400). Vale desde la
-    solicitud siguiente, con una ventana nueva. Las respuestas a solicitudes hechas con la clave informan
+    solicitud siguiente y cuenta las solicitudes ya hechas en la ventana: bajarlo corta en el acto una clave
+    que ya lo superó; subirlo da solo la diferencia. Las respuestas a solicitudes hechas con la clave informan
     el límite con los encabezados `RateLimit-Policy` y `RateLimit`; al excederlo, 429 con `Retry-After`."""
     return management.set_rate_limit(principal, apikey_id, body)
 

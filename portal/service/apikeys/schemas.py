@@ -7,13 +7,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
 
+from portal.service.jsontypes import WHOLE_NUMBER
+
 MAX_LIMIT = 100_000
 MAX_WINDOW_SECONDS = 86_400
 DEFAULT_LIMIT = 600
 DEFAULT_WINDOW_SECONDS = 60
 
-Limit = Annotated[StrictInt, Field(ge=1, le=MAX_LIMIT, description="Solicitudes permitidas por ventana.")]
-Window = Annotated[StrictInt, Field(ge=1, le=MAX_WINDOW_SECONDS, description="Largo de la ventana, en segundos.")]
+Limit = Annotated[StrictInt, Field(ge=1, le=MAX_LIMIT, description="Solicitudes permitidas por ventana."), WHOLE_NUMBER]
+Window = Annotated[
+    StrictInt, Field(ge=1, le=MAX_WINDOW_SECONDS, description="Largo de la ventana, en segundos."), WHOLE_NUMBER
+]
 
 
 class RateLimit(BaseModel):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES
 from portal.domain.uruguay_time import today_montevideo
@@ -28,8 +28,8 @@ from portal.service.cfe.model_parts import (
     Referencia,
     RetencPercep,
     json_title,
-    reject_control_chars,
 )
+from portal.service.cfe.xmlchars import PrintedText
 
 __all__ = [
     "CfeInput",
@@ -99,7 +99,7 @@ _NOTE_EXAMPLE = {
 }
 
 
-class CfeInput(BaseModel):
+class CfeInput(PrintedText):
     """A receipt to issue: e-Ticket, e-Factura, their notes, e-Remito or e-Resguardo.
 
     Serie, number, CAE and the signature time are not part of the input: the service assigns them. A
@@ -215,8 +215,6 @@ class CfeInput(BaseModel):
         description="Solo al corregir: el idCfeEmitido del comprobante que DGI rechazó "
         "y que este reemplaza (quedan vinculados). No va en el CFE.",
     )
-
-    _no_control_chars = field_validator("*")(reject_control_chars)
 
     @field_validator("mnt_bruto", mode="before")
     @classmethod

@@ -12,11 +12,11 @@ from datetime import date
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from portal.domain.cfe_types import NO_UNIT
-from portal.service.cfe.xmlchars import xml_text
+from portal.service.cfe.xmlchars import PrintedText, xml_text
 
 # MontoType / Monto_admite_negType: 15 integer digits and 2 decimals (rules.py holds computed amounts to it too).
 MAX_AMOUNT = Decimal("999999999999999.99")
@@ -41,7 +41,7 @@ Day = Annotated[date, BeforeValidator(_written_day)]
 
 
 def reject_control_chars(value: object) -> object:
-    """What XML 1.0 cannot carry (and control characters other than tab and newlines): refused at the door."""
+    """What cannot be printed and signed in a CFE (portal.service.cfe.xmlchars): refused or normalised at the door."""
     return xml_text(value)
 
 
@@ -50,12 +50,10 @@ def json_title(name: str, info) -> str:
     return info.alias or name
 
 
-class _Part(BaseModel):
+class _Part(PrintedText):
     model_config = ConfigDict(
         extra="forbid", populate_by_name=True, frozen=True, str_strip_whitespace=True, field_title_generator=json_title
     )
-
-    _no_control_chars = field_validator("*")(reject_control_chars)
 
 
 class Receptor(_Part):

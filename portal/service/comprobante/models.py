@@ -92,6 +92,8 @@ class IssuedCfe(Base):
         Index("ix_cfe_emitido_dgi_status", "company_id", "dgi_status"),
         Index("ix_cfe_emitido_request_id", "company_id", "request_id"),
         Index("ix_cfe_emitido_idempotency_key", "company_id", "idempotency_key"),
+        # A company's receipts in the order they were made: what its customers are read from (clientes).
+        Index("ix_cfe_emitido_creado", "company_id", "created_at"),
     )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from flask import url_for
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import MONTEVIDEO
+from portal.service import responses
 from portal.service.comprobante import notes
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, NoteReference, ReferenceChange
 from portal.service.comprobante.schemas import (
@@ -27,14 +27,14 @@ from portal.service.comprobante.schemas import (
 )
 from portal.service.envios.tracking import dgi_state
 from portal.service.intercambio.tracking import corrected_receipt, exchange_state
+from portal.service.publicurl import public_url
 
 
 def cfe_emitido_json(
     record: IssuedCfe, warnings: list[dict], session: Session, *, just_issued: bool = False
 ) -> dict[str, Any]:
-    """`cfe_emitido` as the JSON the endpoints answer (camelCase, nothing unset)."""
-    answer = cfe_emitido(record, warnings, session, just_issued=just_issued)
-    return answer.model_dump(mode="json", by_alias=True, exclude_none=True)
+    """`cfe_emitido` as the JSON the endpoints answer (camelCase; required fields always, as null when empty)."""
+    return responses.dump(cfe_emitido(record, warnings, session, just_issued=just_issued))
 
 
 def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, just_issued: bool = False) -> CfeEmitido:
@@ -42,7 +42,7 @@ def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, ju
     note, credit or reference change can point at it yet (two queries less on the issuing path)."""
     cae = session.get(CaeRangeRecord, record.cae_range_id)
     related = [] if just_issued else _related_notes(session, record)
-    link = url_for("comprobante.get_by_id", idCfeEmitido=record.id, _external=True)
+    link = public_url("comprobante.get_by_id", idCfeEmitido=record.id)
     source = record.input_json
     return CfeEmitido(
         fma_pago=source.get("fmaPago"),

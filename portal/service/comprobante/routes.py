@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from flask import Flask, Response, request, url_for
+from flask import Flask, Response, request
 from sqlalchemy import select
 
-from portal.service import db, idempotency, keystore
+from portal.service import db, idempotency, keystore, responses
 from portal.service.api import ALL_ROLES, WRITERS, negotiate, operation
 from portal.service.auth import Principal
 from portal.service.cfe import CfeInput, XmlInputError, warm_up
@@ -32,6 +32,7 @@ from portal.service.empresa.settings import company_logo, default_paper
 from portal.service.envios.models import DgiSubmission
 from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
 from portal.service.models import Company
+from portal.service.publicurl import public_url
 
 _PDF = {"description": "El PDF.", "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}
 _ROLL_422 = (
@@ -116,9 +117,7 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
         paper = _paper(issuing.printed_paper(session, record), record.tipo_cfe, query.formato)
         pdf = issuing.receipt_pdf(record, logo=issuing.printed_logo(session, record), paper=paper)
         return _download(pdf, "application/pdf", f"{name}.pdf")
-    response = Response(
-        cfe_emitido(record, [], session).model_dump_json(by_alias=True, exclude_none=True), mimetype="application/json"
-    )
+    response = Response(responses.dump_json(cfe_emitido(record, [], session)), mimetype="application/json")
     response.vary.add("Accept")
     return response
 
@@ -307,9 +306,7 @@ def previsualizar(body: CfeInput, query: PreviewQuery, principal: Principal):
     if wanted == "application/pdf":
         return _download(pdf, "application/pdf", "previsualizacion.pdf")
     token, expires = previews.store(company.id, pdf)
-    link = PreviewLink(
-        token=token, url=url_for("comprobante.previsualizar_token", token=token, _external=True), expires_at=expires
-    )
+    link = PreviewLink(token=token, url=public_url("comprobante.previsualizar_token", token=token), expires_at=expires)
     return link, 201
 
 

@@ -6,15 +6,19 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.dgi_states import DGI_STATES
 from portal.service.cfe.model_parts import Day, reject_control_chars
+from portal.service.cfe.xmlchars import text_pattern
 from portal.service.comprobante.search import parse_number
 from portal.service.envios.schemas import EstadoDgi
 from portal.service.intercambio.schemas import EstadoIntercambio
+
+# The body models strip spaces before measuring: a text of only spaces is empty, so say "some non-space" too.
+_NOT_BLANK = r"\S"
 
 
 class _Out(BaseModel):
@@ -182,11 +186,12 @@ class ReaplicarReferencia(BaseModel):
         },
     )
 
-    id_cfe_emitido: str = Field(alias="idCfeEmitido", min_length=1, max_length=40)
+    id_cfe_emitido: str = Field(alias="idCfeEmitido", min_length=1, max_length=40, pattern=_NOT_BLANK)
     referencia_cobro: str = Field(
         alias="referenciaCobro",
         min_length=1,
         max_length=100,
+        pattern=_NOT_BLANK,
         description="Identificador del cobro en el sistema de cobranza.",
     )
     observacion: str | None = Field(None, max_length=200)
@@ -222,10 +227,13 @@ class NotaCreditoTotal(BaseModel):
     )
 
     id_cfe_emitido: str = Field(
-        alias="idCfeEmitido", min_length=1, max_length=40, description="El comprobante a anular."
+        alias="idCfeEmitido", min_length=1, max_length=40, pattern=_NOT_BLANK, description="El comprobante a anular."
     )
-    razon: Annotated[str, AfterValidator(reject_control_chars)] = Field(
-        min_length=1, max_length=90, description="Motivo (RazonRef); se imprime en la nota."
+    razon: Annotated[str, BeforeValidator(reject_control_chars)] = Field(
+        min_length=1,
+        max_length=90,
+        description="Motivo (RazonRef); se imprime en la nota.",
+        json_schema_extra={"pattern": text_pattern()},
     )
     fch_emis: Day | None = Field(None, alias="fchEmis", description="Fecha de la nota; por defecto hoy.")
 

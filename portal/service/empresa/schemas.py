@@ -13,7 +13,8 @@ from pydantic_core import PydanticCustomError
 from portal.domain.empresa import DEPARTMENTS, MAX_BRANCH_CODE, NO_IVA_AL_DIA
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.model_parts import Day
-from portal.service.cfe.xmlchars import xml_one_line
+from portal.service.cfe.xmlchars import PrintedText
+from portal.service.jsontypes import WHOLE_NUMBER
 
 Regimen = Literal["general", "iva_minimo", "monotributo", "monotributo_mides", "exonerado"]
 Paper = Literal["a4", "80mm", "57mm"]
@@ -23,13 +24,11 @@ _RESOLUTION = re.compile(r"^\d{1,6}/\d{4}$")
 _URL = re.compile(r"^https?://[^\s/$.?#][^\s]*$", re.IGNORECASE)
 
 
-class _In(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+class _In(PrintedText):
+    """Every text here is printed in the CFE, on one line."""
 
-    @field_validator("*")
-    @classmethod
-    def _no_control_chars(cls, value):
-        return xml_one_line(value)  # every text here is printed in the CFE
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    text_one_line = True
 
 
 class SettingsIn(_In):
@@ -149,7 +148,9 @@ class SettingsOut(BaseModel):
     actualizadoPor: str | None = None  # noqa: N815
 
 
-BranchCode = Annotated[StrictInt, Field(ge=0, le=MAX_BRANCH_CODE, description="Código de sucursal de DGI (0-9999).")]
+BranchCode = Annotated[
+    StrictInt, Field(ge=0, le=MAX_BRANCH_CODE, description="Código de sucursal de DGI (0-9999)."), WHOLE_NUMBER
+]
 
 
 class BranchIn(_In):

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from portal.domain.cfe_types import FIRST_CFE_DAY
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db, idempotency, jobs
+from portal.service import db, idempotency, jobs, responses
 from portal.service.api import ADMINS, idempotency_header, operation
 from portal.service.auth import JWT, Principal, plain_id
 from portal.service.envios import ack_trust, listing, reports, schemas, sending, tasks, voids
@@ -197,7 +197,7 @@ def void_numbers(principal: Principal, body: schemas.AnulacionSolicitud):
         return claim.replay
 
     def remember(session, voided):
-        answer = listing.void_out(voided).model_dump(mode="json", by_alias=True, exclude_none=True)
+        answer = responses.dump(listing.void_out(voided))
         idempotency.complete(session, claim, 201, answer)
 
     try:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.model_parts import Day
+from portal.service.jsontypes import WHOLE_NUMBER
 
 
 class _Out(BaseModel):
@@ -180,8 +181,8 @@ class AnulacionSolicitud(BaseModel):
 
     tipoCFE: Literal[101, 102, 103, 111, 112, 113, 181, 182]  # noqa: N815 - the API's names
     serie: StrictStr | None = Field(None, min_length=1, max_length=2, pattern="^[A-Z]{1,2}$")
-    cantidad: StrictInt | None = Field(
-        None, ge=1, le=1_000_000, description="Cuántos números anular; sin él, todos los que quedan."
+    cantidad: Annotated[StrictInt, Field(ge=1, le=1_000_000), WHOLE_NUMBER] | None = Field(
+        None, description="Cuántos números anular; sin él, todos los que quedan."
     )
     motivo: StrictStr = Field(min_length=3, max_length=200)
 

@@ -80,8 +80,9 @@ class AuthorizationCodeGrant(grants.AuthorizationCodeGrant):
                 OAuthAuthorizationCode.code == code, OAuthAuthorizationCode.client_id == client.client_id
             )
         )
-        # Codes live 5 minutes: long enough for a redirect, too short to be worth stealing.
-        if item and not item.is_expired():
+        # Codes live 5 minutes: long enough for a redirect, too short to be worth stealing. A code of a user
+        # deactivated since is an invalid grant (RFC 6749 5.2), not a malformed request.
+        if item and not item.is_expired() and _active(item.user_id):
             return item
         return None
 
@@ -92,6 +93,11 @@ class AuthorizationCodeGrant(grants.AuthorizationCodeGrant):
 
     def authenticate_user(self, authorization_code):
         return db.session().get(User, authorization_code.user_id)
+
+
+def _active(user_id: int) -> bool:
+    user = db.session().get(User, user_id)
+    return bool(user and user.active)
 
 
 class OpenIDCodeExtension(OpenIDCode):
@@ -127,7 +133,9 @@ class RefreshTokenGrant(grants.RefreshTokenGrant):
 
     def authenticate_refresh_token(self, refresh_token):
         token = db.session().scalar(select(OAuthToken).where(OAuthToken.refresh_token == refresh_token))
-        if token and token.is_refresh_token_active():
+        # A deactivated user's refresh token is a grant no longer valid: `invalid_grant` (RFC 6749 5.2). Left to
+        # authenticate_user, authlib would answer `invalid_request`, which tells a client to fix its request.
+        if token and token.is_refresh_token_active() and _active(token.user_id):
             return token
         return None
 

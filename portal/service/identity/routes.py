@@ -7,7 +7,7 @@ import logging
 from urllib.parse import urlencode
 
 from authlib.oauth2 import OAuth2Error
-from flask import Blueprint, abort, current_app, g, jsonify, redirect, render_template, request
+from flask import Blueprint, current_app, g, jsonify, redirect, render_template, request
 from flask_wtf import FlaskForm
 from limits import parse
 from sqlalchemy import func, select
@@ -17,20 +17,26 @@ from wtforms.validators import DataRequired, Email, Length
 from portal.service import db
 from portal.service.auth import decode_access_token, live_user_id
 from portal.service.errors import Unauthorized
-from portal.service.identity import sessions
+from portal.service.identity import logout_requests, sessions
 from portal.service.identity.claims import userinfo as userinfo_claims
 from portal.service.identity.passwords import verify_password
 from portal.service.identity.provider import TokenRevocation
 from portal.service.identity.texts import texts_for
-from portal.service.models import OAuthClient, User
+from portal.service.models import User
 from portal.service.ratelimit import limiter
 
 bp = Blueprint("identity", __name__)
 log = logging.getLogger("portal.service.identity")
 
-# Sign-in failures are limited per e-mail (guessing one account) and per address (spraying many).
-_FAILS_PER_ACCOUNT = parse("5/5 minutes")
+# Sign-in failures are throttled so that guessing is slow but the account's owner is not locked out by others:
+# - per account and source address (one source guessing one account): the tight limit;
+# - per source address (one source spraying many accounts);
+# - per account from every source together (a distributed guess): a looser limit, which a source the account
+#   signed in from in the last 30 days (its owner's usual one) does not count against.
+_FAILS_PER_ACCOUNT_AND_SOURCE = parse("5/5 minutes")
 _FAILS_PER_ADDRESS = parse("30/15 minutes")
+_FAILS_PER_ACCOUNT = parse("50/15 minutes")
+_KNOWN_SOURCE_SECONDS = 30 * 24 * 3600
 
 
 class SignInForm(FlaskForm):
@@ -52,21 +58,37 @@ def _server():
 
 
 def _locale() -> str:
-    wanted = (request.args.get("ui_locales") or request.args.get("lang") or "").split()
+    wanted = (request.values.get("ui_locales") or request.values.get("lang") or "").split()
     return "en" if wanted and wanted[0].lower().startswith("en") else "es"
 
 
+def _address() -> str:
+    return request.remote_addr or "-"
+
+
+def _known_source_key(email: str) -> str:
+    return f"signin-known/{email}/{_address()}"
+
+
 def _too_many_failures(email: str) -> bool:
-    address = request.remote_addr or "-"
-    return not (
-        limiter().test(_FAILS_PER_ACCOUNT, "signin-account", email)
-        and limiter().test(_FAILS_PER_ADDRESS, "signin-address", address)
-    )
+    address = _address()
+    if not limiter().test(_FAILS_PER_ACCOUNT_AND_SOURCE, "signin-account-source", email, address):
+        return True
+    if not limiter().test(_FAILS_PER_ADDRESS, "signin-address", address):
+        return True
+    if current_app.extensions["ratelimit_storage"].get(_known_source_key(email)) > 0:
+        return False  # the owner's usual source: others' failures do not keep them out
+    return not limiter().test(_FAILS_PER_ACCOUNT, "signin-account", email)
 
 
 def _record_failure(email: str) -> None:
+    limiter().hit(_FAILS_PER_ACCOUNT_AND_SOURCE, "signin-account-source", email, _address())
+    limiter().hit(_FAILS_PER_ADDRESS, "signin-address", _address())
     limiter().hit(_FAILS_PER_ACCOUNT, "signin-account", email)
-    limiter().hit(_FAILS_PER_ADDRESS, "signin-address", request.remote_addr or "-")
+
+
+def _record_success(email: str) -> None:
+    current_app.extensions["ratelimit_storage"].incr(_known_source_key(email), _KNOWN_SOURCE_SECONDS)
 
 
 @bp.get("/.well-known/openid-configuration")
@@ -127,6 +149,7 @@ def authorize():
             candidate = db.session().scalar(select(User).where(func.lower(User.email) == email))
             if candidate and candidate.active and verify_password(candidate.password_hash, form.password.data):
                 sessions.start(candidate)
+                _record_success(email)
                 user = candidate
                 log.info("sign-in ok user=%s request_id=%s", candidate.id, g.get("request_id"))
             else:
@@ -168,15 +191,40 @@ def userinfo():
 
 @bp.route("/oauth/logout", methods=["GET", "POST"])
 def logout():
-    """RP-initiated logout: end the provider's session and return to a registered post-logout URI."""
+    """RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0): end the provider's session and return to a
+    post-logout URI registered for the client. Without a valid `id_token_hint` of the signed-in user the person is
+    asked first (a form with a CSRF token), so a link or an image cannot sign anyone out."""
+    locale = _locale()
+    params = request.values
+    try:
+        request_ = logout_requests.read(params)
+    except logout_requests.LogoutRefused as refused:
+        return render_template(
+            "signin_error.html", t=texts_for(locale), error=refused.error, description=refused.description
+        ), 400
+    form = LogoutForm()
+    if "confirm" in params:
+        if not form.validate_on_submit():
+            return _confirm_page(form, request_, locale, 400)
+    elif not logout_requests.hinted_by_this_user(request_, sessions.signed_in_user()):
+        if sessions.signed_in_user() is not None:
+            return _confirm_page(form, request_, locale, 200)
     sessions.end()
-    target = request.args.get("post_logout_redirect_uri", "")
-    client_id = request.args.get("client_id", "")
-    if target:
-        client = db.session().scalar(select(OAuthClient).where(OAuthClient.client_id == client_id))
-        allowed = client.client_metadata.get("post_logout_redirect_uris", []) if client else []
-        if target not in allowed:
-            abort(400)
-        state = request.args.get("state")
-        return redirect(target + (("?" + urlencode({"state": state})) if state else ""))
-    return render_template("signed_out.html", t=texts_for(_locale()))
+    if request_.redirect_uri:
+        state = request_.state
+        return redirect(request_.redirect_uri + (("?" + urlencode({"state": state})) if state else ""), code=303)
+    return render_template("signed_out.html", t=texts_for(locale))
+
+
+class LogoutForm(FlaskForm):
+    """The confirmation's form: only its CSRF token."""
+
+
+def _confirm_page(form: LogoutForm, request_: logout_requests.LogoutRequest, locale: str, status: int):
+    return render_template(
+        "logout_confirm.html",
+        form=form,
+        logout=request_,
+        t={**texts_for(locale), "title": texts_for(locale)["logout_title"]},
+        locale=locale,
+    ), status

@@ -1,4 +1,4 @@
-"""The sign-in page's few texts in Spanish (default) and English, chosen by OIDC `ui_locales`."""
+"""The sign-in and sign-out pages' few texts in Spanish (default) and English, chosen by OIDC `ui_locales`."""
 
 TEXTS = {
     "es": {
@@ -13,6 +13,11 @@ TEXTS = {
         "expired_form": "La página estuvo abierta demasiado tiempo. Volvé a escribir tu contraseña.",
         "locked": "Demasiados intentos fallidos. Esperá unos minutos y volvé a intentar.",
         "signed_out": "Cerraste la sesión.",
+        "logout_title": "Cerrar la sesión",
+        "logout_from": "Pedido por",
+        "logout_question": "¿Querés cerrar tu sesión de ingreso en este navegador?",
+        "logout_submit": "Cerrar la sesión",
+        "expired_form_logout": "La página estuvo abierta demasiado tiempo. Volvé a confirmar.",
         "error_title": "No se puede iniciar sesión",
         "for_client": "para continuar a",
         "switch": "English",
@@ -30,6 +35,11 @@ TEXTS = {
         "expired_form": "The page was open for too long. Enter your password again.",
         "locked": "Too many failed attempts. Wait a few minutes and try again.",
         "signed_out": "You have signed out.",
+        "logout_title": "Sign out",
+        "logout_from": "Asked by",
+        "logout_question": "Do you want to end your sign-in session in this browser?",
+        "logout_submit": "Sign out",
+        "expired_form_logout": "The page was open for too long. Confirm again.",
         "error_title": "Cannot sign in",
         "for_client": "to continue to",
         "switch": "Español",

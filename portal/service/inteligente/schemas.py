@@ -6,17 +6,16 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, WrapValidator, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WrapValidator
 from pydantic_core import PydanticCustomError
 
 from portal.domain.iva_categories import CATEGORY_RATES
-from portal.service.cfe.model_parts import Day, reject_control_chars
+from portal.service.cfe.model_parts import Day
+from portal.service.cfe.xmlchars import PrintedText
 
 
-class _In(BaseModel):
+class _In(PrintedText):  # what is written here goes into the CFE
     model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=True)
-
-    _xml_text = field_validator("*")(reject_control_chars)  # what is written here goes into the CFE
 
 
 class LineaInteligente(_In):

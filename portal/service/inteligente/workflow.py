@@ -12,7 +12,7 @@ from flask import Response, g
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.service import db, idempotency
+from portal.service import db, idempotency, responses
 from portal.service.auth import Principal
 from portal.service.cfe import CfeInput, compute_totals
 from portal.service.comprobante import issuing
@@ -26,6 +26,7 @@ from portal.service.inteligente.inference import Draft, infer_draft
 from portal.service.inteligente.models import FINAL_STATES, SmartRequest, SmartRequestEvent
 from portal.service.inteligente.schemas import Confirmacion, SolicitudInteligente
 from portal.service.models import Company
+from portal.service.publicurl import public_url
 
 PREVIEW_LIFETIME = timedelta(minutes=15)
 
@@ -236,9 +237,7 @@ def describe(request: SmartRequest, session: Session | None = None) -> dict:
     receipt = session.get(IssuedCfe, request.cfe_id) if request.cfe_id else None
     preview_url = None
     if request.preview_token and request.state == "preview":
-        from flask import url_for
-
-        preview_url = url_for("comprobante.previsualizar_token", token=request.preview_token, _external=True)
+        preview_url = public_url("comprobante.previsualizar_token", token=request.preview_token)
     return {
         "requestId": request.id,
         "modo": request.mode,
@@ -251,9 +250,7 @@ def describe(request: SmartRequest, session: Session | None = None) -> dict:
         "previsualizacionUrl": preview_url,
         "venceEn": request.expires_at.isoformat() if request.expires_at else None,
         "cfeEmitidos": [request.cfe_id] if request.cfe_id else [],
-        "comprobante": cfe_emitido(receipt, [], session).model_dump(mode="json", by_alias=True, exclude_none=True)
-        if receipt
-        else None,
+        "comprobante": responses.dump(cfe_emitido(receipt, [], session)) if receipt else None,
         "estadoDGI": receipt.dgi_status if receipt else None,
         "error": {"codigo": request.error_code, "mensaje": request.error_message} if request.error_code else None,
         "lineaDeTiempo": [

@@ -11,7 +11,7 @@ services (namespace http://dgi.gub.uy, `WS_eFactura_Consultas.<OPERATION>` and `
               URL (the receiver's exchange web service) and MAIL_TECNICO
 
 Everything about the wire shape lives in `build_request` and `parse_answer` (the stand-in in
-`portal.service.intercambio.standin` answers with `build_answer`), so that when DGI's WSDL is at hand only
+`tests.support.consultas_standin_app` answers with `build_answer`), so that when DGI's WSDL is at hand only
 this module changes. The parser is lenient on names (any element with a RUC child is an item, names
 compared without case) because those are the part the description leaves open.
 """

@@ -95,8 +95,10 @@ def logout() -> Response:
     id_token = tokens.get("id_token")
     end_session()
     try:
+        # RP-Initiated Logout 1.0: with the ID token as hint the provider signs its session out at once; a
+        # session without one gets the provider's confirmation page, in the user's language.
         provider_logout = provider.end_session_url(
-            post_logout_redirect_uri=url_for("main.home", _external=True), id_token_hint=id_token
+            post_logout_redirect_uri=url_for("main.home", _external=True), id_token_hint=id_token, ui_locales=_locale()
         )
     except ServiceUnavailable:
         log.warning("identity provider unreachable at sign-out; the portal session ended anyway")

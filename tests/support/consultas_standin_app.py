@@ -1,8 +1,8 @@
 """A local stand-in for DGI's ws_consultas directory operations (a WSGI app), answering from the simulator's
-data (`simulated`): the tests' endpoint for the real SOAP client, as tests/support/dgi_standin.py is for the RUT lookup.
+data (`simulated`): the tests' endpoint for the real SOAP client, as tests.support.dgi_standin is for the RUT lookup.
 
 Like DGI: POST only, the SOAPAction of the operation, the WS-Security signature over the Body verified (a
-missing or bad one gets HTTP 500 with a SOAP Fault, dgi.wsse_verify.verify), DOCTYPE refused."""
+missing or bad one gets HTTP 500 with a SOAP Fault, tests.support.dgi_standin.verify_request), DOCTYPE refused."""
 
 from __future__ import annotations
 
@@ -12,11 +12,9 @@ from typing import Any
 from lxml import etree
 from werkzeug.wrappers import Request, Response
 
-from portal.service.dgi.wsse_verify import SignatureError
-from portal.service.dgi.wsse_verify import soap_fault as _fault
-from portal.service.dgi.wsse_verify import verify as verify_request
 from portal.service.intercambio import consultas
 from portal.service.intercambio.simulated import simulated_issuers
+from tests.support.dgi_standin import SignatureError, soap_fault, verify_request
 
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
 
@@ -38,16 +36,16 @@ class ConsultasStandIn:
         try:
             envelope = etree.fromstring(request.get_data(), _PARSER)
             if envelope.getroottree().docinfo.doctype:
-                return _fault("DOCTYPE is not allowed")
+                return soap_fault("DOCTYPE is not allowed")
             verify_request(envelope)
         except (etree.XMLSyntaxError, SignatureError, ValueError) as exc:
-            return _fault(f"WS-Security: {exc}")
+            return soap_fault(f"WS-Security: {exc}")
         asked = consultas.read_request(envelope)
         if asked is None:
-            return _fault("Unknown operation or missing Filtro_eFacRUCEmisorAudFchHora")
+            return soap_fault("Unknown operation or missing Filtro_eFacRUCEmisorAudFchHora")
         operation, since, rut = asked
         if request.headers.get("SOAPAction", "").strip('"') != consultas.soap_action(operation):
-            return _fault("Unknown SOAPAction")
+            return soap_fault("Unknown SOAPAction")
         self.calls.append((operation, since.isoformat()))
         issuers = simulated_issuers(self.config, since, rut)
         return Response(consultas.build_answer(operation, issuers), content_type="text/xml; charset=utf-8")

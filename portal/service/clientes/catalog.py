@@ -1,0 +1,156 @@
+"""The customers of a company: read from its receipts (each new receiver becomes a customer, never overwriting
+what a person edited), found by the start of their name or document, and each one's receipts and balance.
+
+Customers are read from the receipts after the fact (at most a minute behind, and at once whenever the list or
+a customer is asked for), not written by issuing: the issuing path stays one INSERT of the receipt."""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from sqlalchemy import func, select, tuple_
+from sqlalchemy.orm import Session
+
+from portal.domain.cfe_types import CFE_TYPES
+from portal.domain.identifiers import digits_only
+from portal.service.clientes.models import Customer, CustomerWatermark
+from portal.service.comprobante.models import IssuedCfe
+from portal.service.comprobante.search import folded
+
+EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+_WRITTEN_NUMBER = re.compile(r"^[\d.\- ]+$")
+# Receipts read per pass: a company with a long history is caught up over a few passes, each one short.
+SYNC_BATCH = 2000
+CREDIT_SALE = 2  # FmaPago 2: on credit
+
+
+def sync_from_receipts(session: Session, company_id: int) -> int:
+    """Creates a customer for each receiver of the company's receipts made since the last pass, and notes when
+    each known customer last received one. The caller commits. Returns how many customers were added."""
+    mark = session.get(CustomerWatermark, company_id)
+    since = mark.read_until if mark is not None else EPOCH
+    rows = session.execute(
+        select(IssuedCfe.created_at, IssuedCfe.receptor_doc, IssuedCfe.input_json["receptor"])
+        .where(IssuedCfe.company_id == company_id, IssuedCfe.created_at > since)
+        .order_by(IssuedCfe.created_at)
+        .limit(SYNC_BATCH)
+    ).all()
+    if not rows:
+        return 0
+    known = {
+        (c.doc_type, c.country, c.document): c
+        for c in session.scalars(
+            select(Customer).where(
+                Customer.company_id == company_id,
+                Customer.document.in_({doc for _, doc, _ in rows if doc}),
+            )
+        )
+    }
+    added = 0
+    for created_at, document, receiver in rows:
+        if not document or not isinstance(receiver, dict):
+            continue
+        key = (int(receiver.get("tipoDocRecep") or 0), receiver.get("codPaisRecep") or "UY", document)
+        customer = known.get(key)
+        if customer is None:
+            name = (receiver.get("rznSocRecep") or document)[:150]
+            customer = Customer(
+                company_id=company_id,
+                doc_type=key[0],
+                country=key[1],
+                document=document,
+                name=name,
+                search_name=folded(name) or "",
+                address=receiver.get("dirRecep"),
+                city=receiver.get("ciudadRecep"),
+                department=receiver.get("deptoRecep"),
+                currency="UYU",
+                payment_terms=1,
+                source="comprobante",
+            )
+            session.add(customer)
+            known[key] = customer
+            added += 1
+        if customer.last_receipt_at is None or created_at > customer.last_receipt_at:
+            customer.last_receipt_at = created_at
+    if mark is None:
+        mark = CustomerWatermark(company_id=company_id, read_until=since)
+        session.add(mark)
+    mark.read_until = rows[-1][0]
+    return added
+
+
+def encode_cursor(customer: Customer) -> str:
+    return base64.urlsafe_b64encode(f"{customer.search_name}\x00{customer.id}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[str, int]:
+    """The position a cursor names; ValueError when encode_cursor did not make it."""
+    try:
+        name, _, number = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().partition("\x00")
+        return name, int(number)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(cursor) from exc
+
+
+def search(
+    session: Session, company_id: int, typed: str | None, cursor: str | None, limit: int
+) -> tuple[Sequence[Customer], str | None]:
+    """A page of the company's customers in the order of their names, those whose name or document starts
+    with `typed` when given, and the cursor of the next page (None on the last)."""
+    query = select(Customer).where(Customer.company_id == company_id)
+    if typed:
+        name = folded(typed) or ""
+        # A RUT or a cédula typed with dots and dashes is its digits; a foreign document is kept as typed.
+        document = digits_only(typed) if _WRITTEN_NUMBER.match(typed) else typed.strip()
+        by_name = Customer.search_name.startswith(name, autoescape=True)
+        query = query.where(by_name | Customer.document.startswith(document, autoescape=True))
+    if cursor:
+        query = query.where(tuple_(Customer.search_name, Customer.id) > decode_cursor(cursor))
+    found = session.scalars(query.order_by(Customer.search_name, Customer.id).limit(limit + 1)).all()
+    following = encode_cursor(found[limit - 1]) if len(found) > limit else None
+    return found[:limit], following
+
+
+@dataclass(frozen=True)
+class Balance:
+    """What the customer owes on credit, in one currency: credit sales and debit notes less credit notes."""
+
+    currency: str
+    amount: Decimal
+    receipts: int
+
+
+def credit_balance(session: Session, customer: Customer) -> list[Balance]:
+    """The customer's balance of credit sales per currency (receipts DGI rejected left out)."""
+    sign = {code: (kind.note_sign or 1) for code, kind in CFE_TYPES.items() if kind.element in ("eTck", "eFact")}
+    rows = session.execute(
+        select(IssuedCfe.tpo_moneda, IssuedCfe.tipo_cfe, func.sum(IssuedCfe.mnt_pagar), func.count())
+        .where(
+            IssuedCfe.company_id == customer.company_id,
+            IssuedCfe.receptor_doc == customer.document,
+            IssuedCfe.tipo_cfe.in_(sorted(sign)),
+            IssuedCfe.input_json["fmaPago"].as_integer() == CREDIT_SALE,
+            IssuedCfe.dgi_status != "rechazado",
+        )
+        .group_by(IssuedCfe.tpo_moneda, IssuedCfe.tipo_cfe)
+    ).all()
+    totals: dict[str, tuple[Decimal, int]] = {}
+    for currency, tipo, amount, count in rows:
+        before, n = totals.get(currency, (Decimal(0), 0))
+        totals[currency] = (before + sign[tipo] * Decimal(str(amount or 0)), n + count)
+    return [Balance(c, amount.quantize(Decimal("0.01")), n) for c, (amount, n) in sorted(totals.items())]
+
+
+def recent_receipts(session: Session, customer: Customer, limit: int = 20) -> Sequence[IssuedCfe]:
+    return session.scalars(
+        select(IssuedCfe)
+        .where(IssuedCfe.company_id == customer.company_id, IssuedCfe.receptor_doc == customer.document)
+        .order_by(IssuedCfe.fch_emis.desc(), IssuedCfe.nro.desc())
+        .limit(limit)
+    ).all()

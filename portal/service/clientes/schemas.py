@@ -1,0 +1,151 @@
+"""Request and response schemas of the clientes group."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from typing import Literal
+
+from email_validator import EmailNotValidError, validate_email
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
+
+from portal.domain.identifiers import digits_only, is_valid_ci, is_valid_rut
+from portal.service.cfe.model_parts import reject_control_chars
+
+Moneda = Literal["UYU", "USD", "EUR", "ARS", "BRL"]
+_EXAMPLE = {
+    "tipoDocRecep": 2,
+    "codPaisRecep": "UY",
+    "docRecep": "211003420017",
+    "rznSocRecep": "Viajes Arapey S.R.L.",
+    "dirRecep": "Av. 18 de Julio 1234",
+    "ciudadRecep": "Montevideo",
+    "deptoRecep": "Montevideo",
+    "correo": "facturas@arapey.com.uy",
+    "moneda": "UYU",
+    "fmaPago": 2,
+    "diasCredito": 30,
+}
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=True)
+
+    _no_control_chars = field_validator("*", mode="before")(reject_control_chars)
+
+
+class _Editable(_Body):
+    """What a person keeps about a customer besides its identity."""
+
+    rzn_soc_recep: str | None = Field(None, alias="rznSocRecep", min_length=1, max_length=150)
+    dir_recep: str | None = Field(None, alias="dirRecep", max_length=70)
+    ciudad_recep: str | None = Field(None, alias="ciudadRecep", max_length=30)
+    depto_recep: str | None = Field(None, alias="deptoRecep", max_length=30)
+    correo: str | None = Field(None, max_length=254, description="A dónde se le envían sus comprobantes.")
+    moneda: Moneda | None = Field(None, description="Moneda en que se le factura por defecto.")
+    fma_pago: Literal[1, 2] | None = Field(None, alias="fmaPago", description="1 contado, 2 crédito.")
+    dias_credito: int | None = Field(
+        None, alias="diasCredito", ge=0, le=365, description="Plazo de sus ventas a crédito."
+    )
+
+    @field_validator("correo")
+    @classmethod
+    def _email(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        try:
+            return validate_email(value, check_deliverability=False, allow_smtputf8=False).normalized
+        except EmailNotValidError as exc:
+            raise PydanticCustomError(
+                "correo_invalido", "La dirección de correo no es válida: {reason}", {"reason": str(exc)}
+            ) from exc
+
+
+class NuevoCliente(_Editable):
+    """A customer typed by a person (those of past receipts are added by themselves)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE]})
+
+    tipo_doc_recep: Literal[2, 3, 4, 5, 6, 7] = Field(
+        alias="tipoDocRecep", description="2 RUT, 3 C.I., 4 Otros, 5 Pasaporte, 6 DNI, 7 NIFE."
+    )
+    cod_pais_recep: str = Field("UY", alias="codPaisRecep", pattern=r"^([A-Z]{2}|99)$")
+    doc_recep: str = Field(alias="docRecep", min_length=1, max_length=20)
+    rzn_soc_recep: str = Field(alias="rznSocRecep", min_length=1, max_length=150)
+
+    @model_validator(mode="after")
+    def _document(self) -> NuevoCliente:
+        if self.tipo_doc_recep in (2, 3):
+            digits = digits_only(self.doc_recep)
+            valid = is_valid_rut(digits) if self.tipo_doc_recep == 2 else is_valid_ci(digits)
+            if not valid:
+                raise PydanticCustomError(
+                    "documento_invalido", "El número de documento no es válido (dígito verificador)."
+                )
+            object.__setattr__(self, "doc_recep", digits)
+            if self.cod_pais_recep != "UY":
+                raise PydanticCustomError("pais_invalido", "Un RUT o una cédula son de Uruguay (UY).")
+        return self
+
+
+class CambioCliente(_Editable):
+    """The fields to change; what is left out stays as it is. The identity (type, country, document) never changes."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"correo": "pagos@arapey.com.uy", "fmaPago": 2, "diasCredito": 45}]}
+    )
+
+
+class ClientesQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    q: str | None = Field(None, min_length=1, max_length=150, description="Comienzo del nombre o del documento.")
+    cursor: str | None = Field(None, max_length=400)
+    limite: int = Field(50, ge=1, le=200)
+
+
+class Cliente(BaseModel):
+    id: int
+    tipoDocRecep: int  # noqa: N815 - the API's names
+    codPaisRecep: str  # noqa: N815
+    docRecep: str  # noqa: N815
+    rznSocRecep: str  # noqa: N815
+    dirRecep: str | None  # noqa: N815
+    ciudadRecep: str | None  # noqa: N815
+    deptoRecep: str | None  # noqa: N815
+    correo: str | None
+    moneda: str
+    fmaPago: int  # noqa: N815
+    diasCredito: int | None  # noqa: N815
+    origen: Literal["comprobante", "manual"]
+    ultimoComprobante: datetime | None  # noqa: N815
+
+
+class PaginaClientes(BaseModel):
+    items: list[Cliente]
+    siguienteCursor: str | None  # noqa: N815
+
+
+class Saldo(BaseModel):
+    moneda: str
+    saldo: Decimal = Field(description="Ventas a crédito y notas de débito menos notas de crédito.")
+    comprobantes: int
+
+
+class ComprobanteCliente(BaseModel):
+    id: str
+    tipoCFE: int  # noqa: N815
+    serie: str
+    nro: int
+    fchEmis: str  # noqa: N815
+    moneda: str
+    mntPagar: Decimal  # noqa: N815
+    estadoDgi: str  # noqa: N815
+
+
+class FichaCliente(Cliente):
+    """A customer with its balance of credit sales and its latest receipts."""
+
+    saldos: list[Saldo]
+    comprobantes: list[ComprobanteCliente]

@@ -1,0 +1,72 @@
+"""A response model as JSON: values that are absent are left out, but a field the schema marks required is always
+there, `null` when it has no value.
+
+The API leaves out `None` (`exclude_none`) so that optional values that are not set do not clutter the answers.
+A field without a default is required in the OpenAPI document, though: leaving it out when it is None broke the
+answer's own schema (`referenciaAnterior` of the first `CambioReferencia`). Models with no such field take
+pydantic's fast path unchanged."""
+
+from __future__ import annotations
+
+import functools
+import json
+import types
+import typing
+from typing import Any
+
+from pydantic import BaseModel
+
+
+def dump(model: BaseModel) -> Any:
+    """The model's JSON value (by alias, None left out except where the field is required)."""
+    data = model.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if _has_required_nulls(type(model)):
+        _restore(model, data)
+    return data
+
+
+def dump_json(model: BaseModel) -> str:
+    """`dump` as a JSON text."""
+    if not _has_required_nulls(type(model)):
+        return model.model_dump_json(by_alias=True, exclude_none=True)
+    return json.dumps(dump(model), ensure_ascii=False, separators=(",", ":"))
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    found: list[type[BaseModel]] = []
+    for argument in typing.get_args(annotation):
+        found.extend(_models_in(argument))
+    return found
+
+
+def _nullable(annotation: Any) -> bool:
+    origin = typing.get_origin(annotation)
+    return (origin is typing.Union or origin is types.UnionType) and type(None) in typing.get_args(annotation)
+
+
+@functools.cache
+def _has_required_nulls(model: type[BaseModel], _seen: frozenset[type] = frozenset()) -> bool:
+    for field in model.model_fields.values():
+        if field.is_required() and _nullable(field.annotation):
+            return True
+        for inner in _models_in(field.annotation):
+            if inner not in _seen and _has_required_nulls(inner, _seen | {model}):
+                return True
+    return False
+
+
+def _restore(value: Any, data: Any) -> None:
+    if isinstance(value, BaseModel) and isinstance(data, dict):
+        for name, field in type(value).model_fields.items():
+            key = field.serialization_alias or field.alias or name
+            item = getattr(value, name)
+            if item is None:
+                if field.is_required():
+                    data[key] = None
+            elif key in data:
+                _restore(item, data[key])
+    elif isinstance(value, list | tuple) and isinstance(data, list):
+        for item, dumped in zip(value, data, strict=False):
+            _restore(item, dumped)

@@ -1,0 +1,146 @@
+"""Views of the productos area: the list (search by any word's start or the code, pages), the forms to add, edit
+and remove a product (usuario and admin), and a price list imported from CSV whole or not at all."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from flask import abort, flash, request, url_for
+from flask_babel import gettext as _
+from flask_login import current_user, login_required
+
+from portal.client.errors import NotFound, ValidationError
+from portal.client.productos import Product, ProductFields
+from portal.web.auth.session import role_required
+from portal.web.backend import api
+from portal.web.forms_common import apply_service_errors
+from portal.web.productos import bp
+from portal.web.productos.forms import ImportForm, ProductForm, SearchForm, ind_fact_label
+from portal.web.rendering import redirect_after_post, render
+
+__all__ = ["bp"]
+WRITERS = ("admin", "usuario")
+PAGE_SIZE = 50
+MAX_IMPORT_BYTES = 1_000_000
+bp.add_app_template_global(ind_fact_label, "ind_fact_label")
+
+
+def _fields(form: ProductForm) -> ProductFields:
+    return ProductFields(
+        code=form.codigo.data.strip(),
+        name=form.nombre.data.strip(),
+        unit=(form.unidad.data or "").strip() or None,
+        price=Decimal(form.precio.data),
+        price_includes_tax=bool(form.precio_con_iva.data),
+        ind_fact=int(form.indicador.data),
+        currency=form.moneda.data,
+    )
+
+
+def _filled(product: Product) -> ProductForm:
+    return ProductForm(
+        formdata=None,
+        data={
+            "codigo": product.code,
+            "nombre": product.name,
+            "unidad": product.unit,
+            "precio": product.price,
+            "precio_con_iva": product.price_includes_tax,
+            "indicador": str(product.ind_fact),
+            "moneda": product.currency,
+        },
+    )
+
+
+@bp.get("/")
+@login_required
+def index():
+    """The company's products by name; the search narrows them as it is typed."""
+    form = SearchForm(formdata=request.args)
+    if not form.validate():
+        return render("productos/index.html", "results", status=422, form=form, page=None, next_url=None)
+    page = api().list_products(form.q.data or None, cursor=form.cursor.data or None, limit=PAGE_SIZE)
+    query = {"q": form.q.data} if form.q.data else {}
+    following = url_for("productos.index", **query, cursor=page.next_cursor) if page.next_cursor else None
+    can_edit = current_user.role in WRITERS
+    return render("productos/index.html", "results", form=form, page=page, next_url=following, can_edit=can_edit)
+
+
+@bp.route("/nuevo", methods=["GET", "POST"])
+@role_required(*WRITERS)
+def new():
+    """Add a product or service."""
+    form = ProductForm()
+    if request.method == "POST" and form.validate():
+        try:
+            api().create_product(_fields(form))
+        except ValidationError as exc:
+            apply_service_errors(form, exc, form.SERVICE_FIELDS)
+        else:
+            flash(_("Producto agregado."), "success")
+            return redirect_after_post("productos.index")
+    status = 422 if request.method == "POST" else 200
+    return render("productos/edit.html", "form", status=status, form=form, product=None)
+
+
+@bp.route("/<int:product_id>", methods=["GET", "POST"])
+@role_required(*WRITERS)
+def edit(product_id: int):
+    """Change a product; the receipts that used it keep what they said."""
+    try:
+        product = api().get_product(product_id)
+    except NotFound:
+        abort(404)
+    form = _filled(product) if request.method == "GET" else ProductForm()
+    if request.method == "POST" and form.validate():
+        try:
+            api().update_product(product_id, _fields(form))
+        except ValidationError as exc:
+            apply_service_errors(form, exc, form.SERVICE_FIELDS)
+        else:
+            flash(_("Cambios guardados."), "success")
+            return redirect_after_post("productos.index")
+    status = 422 if request.method == "POST" else 200
+    return render("productos/edit.html", "form", status=status, form=form, product=product)
+
+
+@bp.post("/<int:product_id>/quitar")
+@role_required(*WRITERS)
+def remove(product_id: int):
+    """Take a product out of the catalogue."""
+    try:
+        api().delete_product(product_id)
+    except NotFound:
+        abort(404)
+    flash(_("Producto quitado del catálogo."), "success")
+    return redirect_after_post("productos.index")
+
+
+@bp.route("/importar", methods=["GET", "POST"])
+@role_required(*WRITERS)
+def import_list():
+    """A price list from CSV: all of it or nothing, with what is wrong in each refused row."""
+    form = ImportForm()
+    problems: list[tuple[str, str]] = []
+    if request.method == "POST" and form.validate():
+        data = form.archivo.data.read(MAX_IMPORT_BYTES + 1)
+        if len(data) > MAX_IMPORT_BYTES:
+            form.archivo.errors = [_("El archivo supera 1 MB.")]
+        else:
+            try:
+                result = api().import_price_list(data)
+            except ValidationError as exc:
+                problems = [(f.field, f.message) for f in exc.fields]
+                form.form_errors.append(_("No se importó nada: corregí estas filas y volvé a subir el archivo."))
+            else:
+                flash(
+                    _(
+                        "Lista importada: %(added)s productos nuevos, %(updated)s actualizados.",
+                        added=result.added,
+                        updated=result.updated,
+                    ),
+                    "success",
+                )
+                return redirect_after_post("productos.index")
+    status = 422 if request.method == "POST" else 200
+    return render("productos/import.html", status=status, form=form, problems=problems)

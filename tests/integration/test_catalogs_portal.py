@@ -1,0 +1,99 @@
+"""The portal's customers and products: lists with live search and pages, a customer's card with its balance,
+the edit forms keeping what was typed on an error, a price list import that says what is wrong in each row,
+and the role rules (soporte reads; usuario and admin act)."""
+
+from __future__ import annotations
+
+import io
+import uuid
+
+from portal.client import CfeClient
+from portal.client.cfe import CfeRequest
+from tests.support import cfe_bodies as bodies
+from tests.support.html import csrf, soup
+
+
+def _issue(live_service, live_token_for, body: dict):
+    api = CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"), company_id=1)
+    return api.issue_receipt(CfeRequest.from_json(body), idempotency_key=uuid.uuid4().hex)
+
+
+def test_a_receivers_card_shows_its_balance_and_takes_an_edit(signed_in, live_service, live_token_for):
+    factura = bodies.body(bodies.EFACTURA)
+    factura["fmaPago"] = 2
+    receipt = _issue(live_service, live_token_for, factura)
+    portal = signed_in("usuario@demo.uy")
+    listed = soup(portal.get("/clientes/", query_string={"q": "direccion"}))
+    link = listed.find(attrs={"data-testid": "customer-results"}).find("a")
+    assert link.get_text(strip=True) == "DIRECCION GENERAL IMPOSITIVA"
+    card = portal.get(link["href"])
+    assert card.status_code == 200, card.get_data(as_text=True)[-3000:]
+    page = soup(card)
+    balance = page.find(attrs={"data-testid": "customer-balance"}).get_text(" ", strip=True)
+    assert "1 comprobante" in balance
+    assert receipt.id in str(page.find(attrs={"data-testid": "customer-receipts"}))
+    token = csrf(portal, link["href"])
+    wrong = portal.post(
+        link["href"], data={"csrf_token": token, "nombre": "DGI", "correo": "no", "moneda": "UYU", "forma_pago": "2"}
+    )
+    assert wrong.status_code == 422 and soup(wrong).find("input", id="correo")["value"] == "no"  # kept as typed
+    saved = portal.post(
+        link["href"],
+        data={
+            "csrf_token": token,
+            "nombre": "DGI",
+            "correo": "pagos@dgi.gub.uy",
+            "moneda": "UYU",
+            "forma_pago": "2",
+            "dias_credito": "30",
+        },
+    )
+    assert saved.status_code in (302, 303)
+    assert "pagos@dgi.gub.uy" in portal.get(link["href"]).get_data(as_text=True)
+
+
+def test_soporte_reads_but_cannot_change(signed_in, live_service, live_token_for):
+    _issue(live_service, live_token_for, bodies.body(bodies.EFACTURA))
+    portal = signed_in("soporte@demo.uy")
+    listed = soup(portal.get("/clientes/"))
+    assert listed.find("a", string="Nuevo cliente") is None
+    href = listed.find(attrs={"data-testid": "customer-results"}).find("a")["href"]
+    card = soup(portal.get(href))
+    assert card.find("form", id="customer-form") is None and card.find(attrs={"data-testid": "customer-facts"})
+    assert portal.get("/clientes/nuevo").status_code == 403
+    assert portal.get("/productos/nuevo").status_code == 403
+    assert portal.get("/productos/importar").status_code == 403
+
+
+def test_products_are_added_found_and_imported_whole(signed_in):
+    portal = signed_in("usuario@demo.uy")
+    token = csrf(portal, "/productos/nuevo")
+    form = {
+        "csrf_token": token,
+        "codigo": "CAF-1",
+        "nombre": "Café en grano",
+        "precio": "1.500,50",
+        "indicador": "3",
+        "moneda": "UYU",
+    }
+    assert portal.post("/productos/nuevo", data=form).status_code in (302, 303)
+    found = soup(portal.get("/productos/", query_string={"q": "grano"}))
+    assert "CAF-1" in found.find(attrs={"data-testid": "product-results"}).get_text()
+    assert "1.500,50" in found.find(attrs={"data-testid": "product-results"}).get_text()
+    bad = io.BytesIO(b"codigo;nombre;precio\nA;Uno;diez\n")
+    refused = portal.post(
+        "/productos/importar",
+        data={"csrf_token": csrf(portal, "/productos/importar"), "archivo": (bad, "lista.csv")},
+        content_type="multipart/form-data",
+    )
+    assert refused.status_code == 422
+    problems = soup(refused).find(attrs={"data-testid": "import-problems"}).get_text(" ", strip=True)
+    assert "filas[2].precio" in problems and "no es un precio" in problems
+    good = io.BytesIO(b"codigo;nombre;precio\nA;Uno;10\nB;Dos;20,5\n")
+    imported = portal.post(
+        "/productos/importar",
+        data={"csrf_token": csrf(portal, "/productos/importar"), "archivo": (good, "lista.csv")},
+        content_type="multipart/form-data",
+    )
+    assert imported.status_code in (302, 303)
+    assert {"A", "B", "CAF-1"} <= {a.get_text(strip=True) for a in soup(portal.get("/productos/")).select("tbody a")}

@@ -1,0 +1,97 @@
+"""Customers: every receipt's receiver becomes one (what a person edited is never overwritten), the list
+finds them by the start of the name or document in pages, a customer's balance of credit sales, the roles."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from tests.support import cfe_bodies as bodies
+from tests.support.cfe_bodies import issue
+
+CLIENTES = "/api/v1/clientes"
+
+
+@pytest.fixture
+def user(auth_headers):
+    return auth_headers("usuario@demo.uy")
+
+
+def _factura(doc: str, name: str, pay: int = 2) -> dict:
+    body = bodies.body(bodies.EFACTURA)
+    body.update(fmaPago=pay, receptor={**bodies.BUYER, "docRecep": doc, "rznSocRecep": name})
+    return body
+
+
+def test_each_receiver_becomes_a_customer_once_and_edits_are_kept(api_client, user):
+    issue(api_client, user, _factura("211003420017", "Viajes Arapey S.R.L."))
+    listed = api_client.get(CLIENTES, headers=user).json["items"]
+    arapey = next(c for c in listed if c["docRecep"] == "211003420017")
+    assert arapey["rznSocRecep"] == "Viajes Arapey S.R.L." and arapey["origen"] == "comprobante"
+    assert arapey["dirRecep"] == bodies.BUYER["dirRecep"]
+    changed = api_client.patch(
+        f"{CLIENTES}/{arapey['id']}", json={"correo": "Pagos@Arapey.com.uy", "diasCredito": 30}, headers=user
+    )
+    assert changed.status_code == 200, changed.json
+    assert changed.json["correo"] == "Pagos@arapey.com.uy" and changed.json["diasCredito"] == 30
+    issue(api_client, user, _factura("211003420017", "VIAJES ARAPEY (otro nombre)"))
+    again = [c for c in api_client.get(CLIENTES, headers=user).json["items"] if c["docRecep"] == "211003420017"]
+    assert len(again) == 1 and again[0]["rznSocRecep"] == "Viajes Arapey S.R.L." and again[0]["correo"]
+
+
+def test_search_by_name_or_document_start_in_pages(api_client, user):
+    for i in range(5):
+        created = api_client.post(
+            CLIENTES,
+            json={"tipoDocRecep": 4, "codPaisRecep": "AR", "docRecep": f"AR-{i}", "rznSocRecep": f"Ñandú {i}"},
+            headers=user,
+        )
+        assert created.status_code == 201, created.json
+    first = api_client.get(CLIENTES, query_string={"q": "nandu", "limite": 3}, headers=user).json
+    assert [c["rznSocRecep"] for c in first["items"]] == ["Ñandú 0", "Ñandú 1", "Ñandú 2"]
+    second = api_client.get(
+        CLIENTES, query_string={"q": "nandu", "limite": 3, "cursor": first["siguienteCursor"]}, headers=user
+    ).json
+    assert [c["rznSocRecep"] for c in second["items"]] == ["Ñandú 3", "Ñandú 4"] and second["siguienteCursor"] is None
+    by_document = api_client.get(CLIENTES, query_string={"q": "AR-3"}, headers=user).json["items"]
+    assert [c["rznSocRecep"] for c in by_document] == ["Ñandú 3"]
+    bad = api_client.get(CLIENTES, query_string={"cursor": "%%%"}, headers=user)
+    assert bad.status_code == 422 and bad.json["error"]["fields"][0]["field"] == "cursor"
+
+
+def test_a_typed_customer_is_checked_and_never_twice(api_client, user):
+    wrong = api_client.post(
+        CLIENTES, json={"tipoDocRecep": 2, "docRecep": "211003420018", "rznSocRecep": "X"}, headers=user
+    )
+    assert wrong.status_code == 422 and wrong.json["error"]["fields"][0]["code"] == "documento_invalido"
+    body = {"tipoDocRecep": 2, "docRecep": "21.100342.0017", "rznSocRecep": "Viajes Arapey", "correo": "no es correo"}
+    assert api_client.post(CLIENTES, json=body, headers=user).json["error"]["fields"][0]["field"] == "correo"
+    body["correo"] = "a@arapey.com.uy"
+    created = api_client.post(CLIENTES, json=body, headers=user)
+    assert created.status_code == 201 and created.json["docRecep"] == "211003420017"
+    assert api_client.post(CLIENTES, json=body, headers=user).status_code == 409
+
+
+def test_a_customers_balance_of_credit_sales(api_client, user):
+    credit = issue(api_client, user, _factura("211003420017", "Viajes Arapey S.R.L.", pay=2))
+    issue(api_client, user, _factura("211003420017", "Viajes Arapey S.R.L.", pay=1))  # cash: owes nothing
+    note = bodies.note(112, 111, credit["serie"], credit["nro"])
+    note.update(fmaPago=2, receptor={**bodies.BUYER, "docRecep": "211003420017", "rznSocRecep": "Viajes Arapey S.R.L."})
+    credited = issue(api_client, user, note)
+    customer = next(c for c in api_client.get(CLIENTES, headers=user).json["items"] if c["docRecep"] == "211003420017")
+    card = api_client.get(f"{CLIENTES}/{customer['id']}", headers=user).json
+    expected = Decimal(credit["totales"]["mntPagar"]) - Decimal(credited["totales"]["mntPagar"])
+    assert card["saldos"] == [{"moneda": "UYU", "saldo": f"{expected:.2f}", "comprobantes": 2}]
+    assert len(card["comprobantes"]) == 3
+
+
+def test_roles_and_other_companies(api_client, auth_headers, user):
+    issue(api_client, user, _factura("211003420017", "Viajes Arapey S.R.L."))
+    soporte = auth_headers("soporte@demo.uy")
+    customer = api_client.get(CLIENTES, headers=soporte).json["items"][0]
+    assert api_client.get(f"{CLIENTES}/{customer['id']}", headers=soporte).status_code == 200
+    assert api_client.patch(f"{CLIENTES}/{customer['id']}", json={"diasCredito": 1}, headers=soporte).status_code == 403
+    other = auth_headers("admin@demo.uy", company_id=2)
+    assert api_client.get(f"{CLIENTES}/{customer['id']}", headers=other).status_code == 404
+    assert api_client.get(f"{CLIENTES}/99999999999999999999", headers=user).status_code == 404

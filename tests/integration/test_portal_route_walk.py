@@ -1,0 +1,68 @@
+"""Every portal route, from the app's own url_map, asked by an anonymous visitor and (for the methods that change
+things) without a CSRF token, also by a signed-in user: never a 500, and the security headers on every answer.
+
+An anonymous POST to /dgi/contexto was a 500 with no security headers: the CSRF error page ran the dgi area's
+context processor, which read `current_user.role` of an anonymous user."""
+
+from __future__ import annotations
+
+import pytest
+from werkzeug.routing import Rule
+
+_SAMPLE_VALUES = {"integer": 1, "float": 1.0, "uuid": "00000000-0000-0000-0000-000000000000"}
+_HEADERS = ("Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy", "Cache-Control")
+
+
+def _path(rule: Rule) -> str:
+    """The rule's URL with a plausible value for each of its parts (an id that is not there is fine: a 404)."""
+    values = {}
+    for name in rule.arguments:
+        converter = type(rule._converters[name]).__name__.lower()
+        values[name] = next((v for k, v in _SAMPLE_VALUES.items() if converter.startswith(k)), "x")
+    _, url = rule.build(values, append_unknown=False)
+    return url
+
+
+def _routes(portal_app) -> list[tuple[str, str]]:
+    routes = []
+    for rule in portal_app.url_map.iter_rules():
+        if rule.endpoint == "static":
+            continue
+        for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
+            routes.append((method, _path(rule)))
+    return routes
+
+
+def _check(answer, method: str, path: str) -> None:
+    assert answer.status_code < 500, f"{method} {path}: {answer.status_code}"
+    missing = [name for name in _HEADERS if name not in answer.headers]
+    assert not missing, f"{method} {path}: no {missing}"
+    assert "'unsafe-inline'" not in answer.headers["Content-Security-Policy"].split("style-src")[0]
+
+
+def test_the_walk_covers_the_routes_that_change_things(portal_app):
+    methods = {method for method, _ in _routes(portal_app)}
+    paths = {path for _, path in _routes(portal_app)}
+    assert {"GET", "POST"} <= methods and "/dgi/contexto" in paths and len(paths) > 40
+
+
+def test_every_route_anonymous_is_never_a_500_and_carries_the_security_headers(portal_app):
+    client = portal_app.test_client()
+    for method, path in _routes(portal_app):
+        for hx in ({}, {"HX-Request": "true"}):
+            answer = client.open(path, method=method, headers=hx, data={"x": "1"})
+            _check(answer, method, path)
+            if method != "GET":
+                # No session, so no CSRF token could be right: refused before any view runs.
+                assert answer.status_code in (400, 401, 404, 405), f"{method} {path}: {answer.status_code}"
+
+
+@pytest.mark.parametrize("email", ["usuario@demo.uy", "soporte@demo.uy"])
+def test_every_change_without_a_csrf_token_is_refused_with_a_page_never_a_500(signed_in, portal_app, email):
+    client = signed_in(email)
+    for method, path in _routes(portal_app):
+        if method == "GET":
+            continue
+        answer = client.open(path, method=method, data={"x": "1"})
+        _check(answer, method, path)
+        assert answer.status_code in (400, 404, 405), f"{method} {path}: {answer.status_code}"

@@ -1,0 +1,84 @@
+"""Products: created and changed one by one, found by the start of any word of the name or the code, and a
+price list imported from CSV all at once or not at all, with what is wrong in each refused row."""
+
+from __future__ import annotations
+
+import pytest
+
+PRODUCTOS = "/api/v1/productos"
+CSV = {"Content-Type": "text/csv"}
+
+
+@pytest.fixture
+def user(auth_headers):
+    return auth_headers("usuario@demo.uy")
+
+
+def _import(api_client, headers, text: str):
+    return api_client.post(f"{PRODUCTOS}/importar", data=text.encode("utf-8-sig"), headers={**headers, **CSV})
+
+
+def test_create_change_find_and_remove(api_client, user):
+    body = {"codigo": "CAF-250", "nombre": "Té y Café en grano", "precio": "320", "precioConIva": True}
+    created = api_client.post(PRODUCTOS, json=body, headers=user)
+    assert created.status_code == 201, created.json
+    assert created.json["precio"] == "320.00" and created.json["indFact"] == 3 and created.json["moneda"] == "UYU"
+    assert api_client.post(PRODUCTOS, json=body, headers=user).status_code == 409
+    product_id = created.json["id"]
+    for typed in ("cafe", "CAF", "te caf"):
+        found = api_client.get(PRODUCTOS, query_string={"q": typed}, headers=user).json["items"]
+        assert [p["id"] for p in found] == [product_id], typed
+    assert api_client.get(PRODUCTOS, query_string={"q": "grano x"}, headers=user).json["items"] == []
+    changed = api_client.patch(f"{PRODUCTOS}/{product_id}", json={"precio": "0.125", "unidad": "kg"}, headers=user)
+    assert changed.status_code == 200 and changed.json["precio"] == "0.125" and changed.json["unidad"] == "kg"
+    assert api_client.delete(f"{PRODUCTOS}/{product_id}", headers=user).status_code == 204
+    assert api_client.get(f"{PRODUCTOS}/{product_id}", headers=user).status_code == 404
+
+
+def test_a_price_list_is_imported_whole_and_updates_by_code(api_client, user):
+    api_client.post(PRODUCTOS, json={"codigo": "A1", "nombre": "Viejo", "precio": "1"}, headers=user)
+    text = (
+        "codigo;nombre;unidad;precio;iva_incluido;indicador_iva;moneda\n"
+        "A1;Arroz 1 kg;kg;1.250,50;sí;2;UYU\n"
+        "B2;Consultoría;h;1500.00;no;3;USD\n"
+        "C3;Libro;;350,25;no;1;\n"
+    )
+    answer = _import(api_client, user, text)
+    assert answer.status_code == 200, answer.json
+    assert answer.json == {"creados": 2, "actualizados": 1}
+    items = {p["codigo"]: p for p in api_client.get(PRODUCTOS, headers=user).json["items"]}
+    assert items["A1"]["nombre"] == "Arroz 1 kg" and items["A1"]["precio"] == "1250.50" and items["A1"]["precioConIva"]
+    assert items["B2"]["moneda"] == "USD" and items["C3"]["indFact"] == 1 and items["C3"]["unidad"] is None
+
+
+def test_a_bad_row_refuses_the_whole_list_and_says_what_is_wrong(api_client, user):
+    text = "codigo,nombre,precio,indicador_iva\nOK1,Bueno,10,3\nX2,Malo,diez,3\nX3,,5,9\nOK1,Repetido,1,3\n"
+    answer = _import(api_client, user, text)
+    assert answer.status_code == 422
+    fields = {(f["field"], f["code"]) for f in answer.json["error"]["fields"]}
+    assert fields == {
+        ("filas[3].precio", "precio_invalido"),
+        ("filas[4].nombre", "nombre_invalido"),
+        ("filas[4].indicador_iva", "indicador_invalido"),
+        ("filas[5].codigo", "codigo_repetido"),
+    }
+    assert api_client.get(PRODUCTOS, headers=user).json["items"] == []  # nothing half-applied
+    no_header = _import(api_client, user, "a;b\n1;2\n")
+    assert no_header.status_code == 422 and no_header.json["error"]["fields"][0]["code"] == "encabezado"
+    latin1 = api_client.post(
+        f"{PRODUCTOS}/importar", data="codigo;nombre;precio\nA;Ñandú;1\n".encode("latin-1"), headers={**user, **CSV}
+    )
+    assert latin1.json["error"]["fields"][0]["code"] == "codificacion"
+    wrong_type = api_client.post(f"{PRODUCTOS}/importar", json={"a": 1}, headers=user)
+    assert wrong_type.status_code == 415
+
+
+def test_roles_and_other_companies(api_client, auth_headers, user):
+    created = api_client.post(PRODUCTOS, json={"codigo": "Z", "nombre": "Z", "precio": "1"}, headers=user).json
+    soporte = auth_headers("soporte@demo.uy")
+    assert api_client.get(f"{PRODUCTOS}/{created['id']}", headers=soporte).status_code == 200
+    assert api_client.patch(f"{PRODUCTOS}/{created['id']}", json={"precio": "2"}, headers=soporte).status_code == 403
+    assert _import(api_client, soporte, "codigo;nombre;precio\nA;B;1\n").status_code == 403
+    other = auth_headers("admin@demo.uy", company_id=2)
+    assert api_client.get(f"{PRODUCTOS}/{created['id']}", headers=other).status_code == 404
+    assert api_client.delete(f"{PRODUCTOS}/{created['id']}", headers=other).status_code == 404

@@ -1,0 +1,75 @@
+"""Answers keep their own schema and the schema says what the server accepts: a required field is there even
+when null, a body that may be left out is documented so, and an integer written `44904.0` is an integer."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support import cfe_bodies as bodies
+
+GET = "/api/v1/comprobante/getByIdCfeEmitido"
+REAPPLY = "/api/v1/comprobante/reaplicarReferencia"
+
+
+@pytest.fixture
+def user(auth_headers):
+    return auth_headers("usuario@demo.uy")
+
+
+def test_the_first_reference_change_says_there_was_no_reference_before(api_client, user):
+    receipt = bodies.issue(api_client, user, bodies.body(bodies.ETICKET))
+    first = api_client.post(
+        REAPPLY, json={"idCfeEmitido": receipt["idCfeEmitido"], "referenciaCobro": "C-1"}, headers=user
+    )
+    got = api_client.get(GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"]}, headers=user)
+    schema = api_client.get("/api/v1/openapi.json").json["components"]["schemas"]["CambioReferencia"]
+    assert "referenciaAnterior" in schema["required"]
+    for change in (first.json["historial"][0], got.json["historialReferencias"][0]):
+        assert "referenciaAnterior" in change and change["referenciaAnterior"] is None
+        assert "observacion" not in change  # optional and absent: still left out
+
+
+def test_a_body_that_may_be_left_out_is_documented_so_and_only_that_one(api_client, user):
+    paths = api_client.get("/api/v1/openapi.json").json["paths"]
+    optional = {
+        (method, path)
+        for path, methods in paths.items()
+        for method, entry in methods.items()
+        if "requestBody" in entry and not entry["requestBody"]["required"]
+    }
+    assert optional == {("post", "/api/v1/correo/comprobante/{cfe_id}/envios")}
+    receipt = bodies.issue(api_client, user, bodies.body(bodies.EFACTURA))
+    path = f"/api/v1/correo/comprobante/{receipt['idCfeEmitido']}/envios"
+    # No body at all (no Content-Type either) is the same as {}: the last recipients, here none yet.
+    for answer in (api_client.post(path, headers=user), api_client.post(path, json={}, headers=user)):
+        assert answer.status_code == 422 and answer.json["error"]["fields"][0]["code"] == "sin_destinatarios"
+    required = api_client.post("/api/v1/comprobante/emitir", data=b"", headers=user)
+    assert required.status_code in (415, 422)
+    assert api_client.post(REAPPLY, data=b"", headers={**user, "Content-Type": "application/json"}).status_code == 422
+
+
+def test_an_integer_written_with_a_zero_fraction_is_an_integer(api_client, auth_headers):
+    admin = auth_headers("admin@demo.uy", 1)
+    created = api_client.post(
+        "/api/v1/apikeys",
+        json={"nombre": "ERP", "rateLimit": {"limite": 44904.0, "ventanaSegundos": 60.0}},
+        headers=admin,
+    )
+    assert created.status_code == 201, created.json
+    assert created.json["rateLimit"] == {"limite": 44904, "ventanaSegundos": 60}
+    for bad in (44904.5, "44904", True):
+        answer = api_client.post(
+            "/api/v1/apikeys",
+            json={"nombre": "ERP", "rateLimit": {"limite": bad, "ventanaSegundos": 60}},
+            headers=admin,
+        )
+        assert answer.status_code == 422 and answer.json["error"]["fields"][0]["field"] == "rateLimit.limite"
+
+
+def test_printed_texts_publish_the_characters_they_accept(api_client):
+    schemas = api_client.get("/api/v1/openapi.json").json["components"]["schemas"]
+    name = schemas["Receptor"]["properties"]["rznSocRecep"]["anyOf"][0]
+    assert name["maxLength"] == 150 and "\\u202E" in name["pattern"]
+    assert "\\u2028" not in schemas["Receptor"]["properties"]["rznSocRecep"]["anyOf"][0]["pattern"]
+    assert "\\u2028" in schemas["BranchIn"]["properties"]["nombre"]["pattern"]  # one line: refused there
+    assert "pattern" in schemas["NotaCreditoTotal"]["properties"]["razon"]
