@@ -20,6 +20,8 @@ from tests.browser.pages import Shell, SignInPage
                 "DGI",
                 "Emisión inteligente",
                 "Informes",
+                "Clientes",
+                "Productos",
                 "Envíos a DGI",
                 "Empresa",
                 "Webhooks",
@@ -27,9 +29,22 @@ from tests.browser.pages import Shell, SignInPage
         ),
         (
             "soporte@demo.uy",
-            ["Comprobantes", "Recibidos", "Claves de API", "DGI", "Emisión inteligente", "Informes", "Envíos a DGI"],
+            [
+                "Comprobantes",
+                "Recibidos",
+                "Claves de API",
+                "DGI",
+                "Emisión inteligente",
+                "Informes",
+                "Clientes",
+                "Productos",
+                "Envíos a DGI",
+            ],
         ),
-        ("usuario@demo.uy", ["Comprobantes", "Recibidos", "DGI", "Emisión inteligente", "Informes"]),
+        (
+            "usuario@demo.uy",
+            ["Comprobantes", "Recibidos", "DGI", "Emisión inteligente", "Informes", "Clientes", "Productos"],
+        ),
     ],
 )
 def test_each_role_signs_in_sees_its_navigation_switches_language_and_signs_out(page: Page, email, nav):

@@ -42,6 +42,8 @@ def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_clie
                 "DGI",
                 "Emisión inteligente",
                 "Informes",
+                "Clientes",
+                "Productos",
                 "Envíos a DGI",
                 "Empresa",
                 "Webhooks",
@@ -50,9 +52,23 @@ def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_clie
         (
             "soporte@demo.uy",
             "soporte",
-            ["Comprobantes", "Recibidos", "Claves de API", "DGI", "Emisión inteligente", "Informes", "Envíos a DGI"],
+            [
+                "Comprobantes",
+                "Recibidos",
+                "Claves de API",
+                "DGI",
+                "Emisión inteligente",
+                "Informes",
+                "Clientes",
+                "Productos",
+                "Envíos a DGI",
+            ],
         ),
-        ("usuario@demo.uy", "usuario", ["Comprobantes", "Recibidos", "DGI", "Emisión inteligente", "Informes"]),
+        (
+            "usuario@demo.uy",
+            "usuario",
+            ["Comprobantes", "Recibidos", "DGI", "Emisión inteligente", "Informes", "Clientes", "Productos"],
+        ),
     ],
 )
 def test_home_greets_who_is_signed_in_and_shows_the_navigation_of_the_role(signed_in, email, role, nav):
