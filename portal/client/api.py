@@ -15,6 +15,7 @@ from portal.client.inteligente import InteligenteApi
 from portal.client.models import UserInfo
 from portal.client.productos import ProductosApi
 from portal.client.receptores import ReceptoresApi
+from portal.client.recibidos import RecibidosApi
 from portal.client.salud import SaludApi
 from portal.client.transport import Transport
 from portal.client.webhooks import WebhooksApi
@@ -35,6 +36,7 @@ class UserApi(
     ProductosApi,
     WebhooksApi,
     SaludApi,
+    RecibidosApi,
     Transport,
 ):
     """The service as one caller sees it."""

@@ -26,6 +26,7 @@ AREAS = (
     "eventos",
     "webhooks",
     "salud",
+    "recibidos",
 )
 
 

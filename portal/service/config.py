@@ -113,6 +113,11 @@ class ServiceSettings(AppSettings):
     WEBHOOKS_DEBOUNCE_SECONDS: float = Field(0.5, ge=0, alias="CFE_WEBHOOKS_DEBOUNCE_SECONDS")
     # Events, deliveries and attempts are kept this long (the attempts page, support), then purged daily.
     WEBHOOKS_KEEP_DAYS: int = Field(30, ge=2, alias="CFE_WEBHOOKS_KEEP_DAYS")
+    # Received CFEs (portal/service/recibidos): the claim on an answer being delivered; longer than the slowest send.
+    RECIBIDOS_ANSWER_LEASE_SECONDS: float = Field(300.0, gt=0, alias="CFE_RECIBIDOS_ANSWER_LEASE_SECONDS")
+    # The development exchange mailbox (imap[s]://user:password@host:port/FOLDER) and the company it belongs to.
+    RECIBIDOS_IMAP_URL: str | None = Field(None, alias="CFE_RECIBIDOS_IMAP_URL")
+    RECIBIDOS_IMAP_EMPRESA: int = Field(1, gt=0, alias="CFE_RECIBIDOS_IMAP_EMPRESA")
     # The printed receipt's font (portal/service/cfe/fonts.py): PDF core Helvetica, or DejaVu embedded.
     PDF_FONT: Literal["core", "dejavu"] = Field("core", alias="CFE_PDF_FONT")
     FONT_DIR: Path = Field(DEFAULT_FONT_DIR, alias="CFE_FONT_DIR")

@@ -32,6 +32,7 @@ AREAS = (
     "productos",
     "webhooks",
     "avisos",
+    "recibidos",
 )
 _ACTIVITY_RESOLUTION_SECONDS = 60
 # Compiled templates shared by every portal app of the process (all configure Jinja alike), so a template is

@@ -27,6 +27,7 @@ class NavItem:
 
 NAV = (
     NavItem("comprobantes.index", _l("Comprobantes"), roles.ALL),
+    NavItem("recibidos.index", _l("Recibidos"), roles.ALL),
     NavItem("apikeys.index", _l("Claves de API"), roles.READERS),
     NavItem("dgi.index", _l("DGI"), roles.ALL),
     NavItem("inteligente.index", _l("Emisión inteligente"), roles.ALL),

@@ -376,3 +376,32 @@
     toggle.focus();
   });
 })();
+// ---- recibidos area: drop envelope files on the upload's zone (the file input stays the way without JS) ----
+(function () {
+  "use strict";
+  function zoneOf(event) { return event.target.closest && event.target.closest("[data-dropzone-area]"); }
+  ["dragenter", "dragover"].forEach(function (name) {
+    document.addEventListener(name, function (event) {
+      var zone = zoneOf(event);
+      if (!zone) { return; }
+      event.preventDefault();
+      zone.classList.add("is-dragging");
+    });
+  });
+  document.addEventListener("dragleave", function (event) {
+    var zone = zoneOf(event);
+    if (zone && !zone.contains(event.relatedTarget)) { zone.classList.remove("is-dragging"); }
+  });
+  document.addEventListener("drop", function (event) {
+    var zone = zoneOf(event);
+    if (!zone || !event.dataTransfer || !event.dataTransfer.files.length) { return; }
+    event.preventDefault();
+    zone.classList.remove("is-dragging");
+    var input = zone.querySelector("input[type=file]");
+    var form = zone.closest("form[data-dropzone]");
+    if (!input || !form) { return; }
+    input.files = event.dataTransfer.files;
+    form.requestSubmit ? form.requestSubmit() : form.submit();
+  });
+})();
+// ---- end of recibidos area ----

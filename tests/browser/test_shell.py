@@ -11,9 +11,40 @@ from tests.browser.pages import Shell, SignInPage
 @pytest.mark.parametrize(
     ("email", "nav"),
     [
-        ("admin@demo.uy", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI", "Empresa"]),
-        ("soporte@demo.uy", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI"]),
-        ("usuario@demo.uy", ["Comprobantes", "DGI", "Emisión inteligente"]),
+        (
+            "admin@demo.uy",
+            [
+                "Comprobantes",
+                "Recibidos",
+                "Claves de API",
+                "DGI",
+                "Emisión inteligente",
+                "Informes",
+                "Clientes",
+                "Productos",
+                "Envíos a DGI",
+                "Empresa",
+                "Webhooks",
+            ],
+        ),
+        (
+            "soporte@demo.uy",
+            [
+                "Comprobantes",
+                "Recibidos",
+                "Claves de API",
+                "DGI",
+                "Emisión inteligente",
+                "Informes",
+                "Clientes",
+                "Productos",
+                "Envíos a DGI",
+            ],
+        ),
+        (
+            "usuario@demo.uy",
+            ["Comprobantes", "Recibidos", "DGI", "Emisión inteligente", "Informes", "Clientes", "Productos"],
+        ),
     ],
 )
 def test_each_role_signs_in_sees_its_navigation_switches_language_and_signs_out(page: Page, email, nav):

@@ -37,6 +37,9 @@ SERVICE_PLATFORM = {
     "identity.userinfo",
     "identity.logout",
     "bcu_standin.execute",  # the BCU stand-in's SOAP endpoint (development and tests; no company data)
+    # The exchange web service (aws_efactura_intercambio): SOAP, authenticated by its WS-Security signature.
+    "recibidos_ws.wsdl",
+    "recibidos_ws.soap",
 }
 # Parameters that name a record of one company (a caller of another company must get 404), and those that
 # name nothing of ours (a RUT asked of DGI).
@@ -55,6 +58,8 @@ RECORD_PARAMS = {
     "cliente_id",
     "producto_id",
     "aviso_id",
+    "recibido_id",
+    "respuesta_id",
 }
 FREE_PARAMS = {"rut", "idEmpresa", "idCertificado", "tipoDoc", "nroDoc", "numero", "documento"}
 
@@ -102,6 +107,8 @@ def company_one_records(api_client, auth_headers, service_app) -> dict:
         "id_reporte": 1,
         "documento": "acuse",  # of an envelope or a report: one both paths name
         "mensaje_id": "mensaje-de-la-empresa-1",
+        "recibido_id": 1,
+        "respuesta_id": 1,
     }
 
 

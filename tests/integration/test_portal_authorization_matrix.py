@@ -56,6 +56,12 @@ ANY_ROLE = {
     "clientes.index",
     "clientes.card",
     "productos.index",
+    "recibidos.index",
+    "recibidos.csv",
+    "recibidos.detail",
+    "recibidos.pdf",
+    "recibidos.xml",
+    "recibidos.answer",
 }
 WRITERS = {
     "clientes.new",
@@ -90,6 +96,10 @@ WRITERS = {
     "comprobantes.cancel_rest",
     "correo.send",
     "comprobantes.correct",
+    "recibidos.upload",
+    "recibidos.accept",
+    "recibidos.reject",
+    "recibidos.book",
 }
 ADMIN_OR_SUPPORT = {
     "apikeys.index",

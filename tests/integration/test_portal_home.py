@@ -118,7 +118,7 @@ def test_main_actions_by_role_and_labelled_cards(signed_in, email, actions):
     for card in soup.select(".home-cards > article"):
         heading = soup.find(id=card["aria-labelledby"])
         assert heading is not None and heading.name == "h3" and heading.get_text(strip=True)
-    assert len(soup.select(".home-cards > article")) == 4
+    assert len(soup.select(".home-cards > article")) == 5  # today, DGI, received, CAE, certificates
 
 
 def test_the_refresh_swaps_only_the_summary(signed_in):

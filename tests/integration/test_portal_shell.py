@@ -35,10 +35,40 @@ def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_clie
         (
             "admin@demo.uy",
             "administrador",
-            ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI", "Empresa", "Webhooks"],
+            [
+                "Comprobantes",
+                "Recibidos",
+                "Claves de API",
+                "DGI",
+                "Emisión inteligente",
+                "Informes",
+                "Clientes",
+                "Productos",
+                "Envíos a DGI",
+                "Empresa",
+                "Webhooks",
+            ],
         ),
-        ("soporte@demo.uy", "soporte", ["Comprobantes", "Claves de API", "DGI", "Emisión inteligente", "Envíos a DGI"]),
-        ("usuario@demo.uy", "usuario", ["Comprobantes", "DGI", "Emisión inteligente"]),
+        (
+            "soporte@demo.uy",
+            "soporte",
+            [
+                "Comprobantes",
+                "Recibidos",
+                "Claves de API",
+                "DGI",
+                "Emisión inteligente",
+                "Informes",
+                "Clientes",
+                "Productos",
+                "Envíos a DGI",
+            ],
+        ),
+        (
+            "usuario@demo.uy",
+            "usuario",
+            ["Comprobantes", "Recibidos", "DGI", "Emisión inteligente", "Informes", "Clientes", "Productos"],
+        ),
     ],
 )
 def test_home_greets_who_is_signed_in_and_shows_the_navigation_of_the_role(signed_in, email, role, nav):

@@ -104,9 +104,9 @@ def check_cfe(
         )
     ):
         motives.append(motive("E02"))
-    totals_problem = _totals_problem(found.element)
-    if totals_problem:
-        motives.append(motive("E05", totals_problem))
+    wrong_totals = totals_problem(found.element)
+    if wrong_totals:
+        motives.append(motive("E05", wrong_totals))
     motives += _reference_checks(session, found, rut)
     if reject_marker and reject_marker in found.receiver_name:
         code = found.receiver_name.split(reject_marker, 1)[1][:3]
@@ -155,7 +155,7 @@ def _amount(totales: etree._Element, name: str) -> Decimal:
         return Decimal(0)
 
 
-def _totals_problem(doc: etree._Element) -> str | None:
+def totals_problem(doc: etree._Element) -> str | None:
     """DGI's formulas: each rate's IVA = net x rate, and MntTotal = the sum of nets and IVA, with one cent of
     tolerance per IVA rate present and nothing more."""
     totales = doc.find("d:Encabezado/d:Totales", namespaces=NS)

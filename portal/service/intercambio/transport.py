@@ -2,16 +2,60 @@
 WS-Security signed) when the directory has one, otherwise by e-mail to its exchange address.
 
 Contract (implemented by the receiving side's work, used by both sides): `deliver(...)` sends one document and
-says how it went; the caller records the outcome and retries with backoff on a temporary failure."""
+says how it went; the caller records the outcome and retries with backoff on a temporary failure.
+
+The web service is DGI's WSDL (dgi-samples/wsdl/wsdl_con_WS-Security_aws_efactura_intercambio.xml, its types
+from dgi-xsd/ws/aws_efactura_intercambio.xsd1.xsd) called through zeep with the company's certificate signing
+the Body (`portal.service.dgi.wsse.BodySignature`, as every DGI call of the project). The document travels as
+`Datain/xmlData`; the receiver answers `Dataout/xmlData` = `Respuestas/Respuesta/Codigo` of
+ws/Respuesta+Servicios-WS_Intercambio.xsd: 0 is received; the other codes are refusals (`recibidos.ws_codes`
+says how this product reads them: N002 "try again later" is temporary).
+
+Mail goes through the project's mail path (`correo.transport.deliver`: SMTP, or the development mailbox),
+the document attached under its file name.
+"""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
-from typing import Literal
+from email.message import EmailMessage
+from email.utils import formataddr, make_msgid
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
 
+import requests
+import zeep
+import zeep.exceptions
+from flask import current_app
+from lxml import etree
+from zeep.transports import Transport
+from zeep.wsdl import Document
+
+from portal import paths
+from portal.service import db
+from portal.service.correo import transport as mail_transport
+from portal.service.dgi.soap import ZEEP_SETTINGS, DgiTransport, shared_session
+from portal.service.dgi.wsse import BodySignature
 from portal.service.intercambio.directory import ElectronicIssuer
+from portal.service.keystore import private_key_pem, signing_certificate
+from portal.service.models import Company
 
 Operation = Literal["SOBRE", "RESPUESTASOBRE", "RESPUESTACFES", "NOTIFICACIONANULACIONCFE"]
+
+NAMESPACE = "http://dgi.gub.uy"
+BINDING = f"{{{NAMESPACE}}}WS_eFactura_IntercambioSoapBinding"
+WSDL_NAME = "wsdl_con_WS-Security_aws_efactura_intercambio.xml"
+TYPES_NAME = "aws_efactura_intercambio.xsd1.xsd"
+TIMEOUT_SECONDS = 30.0
+CONNECT_TIMEOUT_SECONDS = 5.0
+_SUBJECTS = {
+    "SOBRE": "Sobre de CFE",
+    "RESPUESTASOBRE": "Acuse de recibo de sobre (ACKSobre)",
+    "RESPUESTACFES": "Respuesta a comprobantes (ACKCFE)",
+    "NOTIFICACIONANULACIONCFE": "CFE anulados por rechazo de DGI",
+}
 
 
 @dataclass(frozen=True)
@@ -22,9 +66,118 @@ class DeliveryResult:
     detail: str  # the receiver's answer code and text, or the error, for the record
 
 
+def default_wsdl_path() -> Path:
+    return paths.dgi_samples_dir() / "wsdl" / WSDL_NAME
+
+
+class _WsdlLoader(Transport):
+    """Loads DGI's WSDL from disk; its types file lives in the XSD folder (dgi-xsd/ws/), not beside it."""
+
+    def load(self, url: str) -> bytes:
+        if str(url).endswith("/" + TYPES_NAME):
+            return (paths.xsd_dir() / "ws" / TYPES_NAME).read_bytes()
+        return super().load(url)
+
+
+@lru_cache(maxsize=4)
+def wsdl(path: str) -> Document:
+    return Document(path, _WsdlLoader(timeout=10), settings=ZEEP_SETTINGS)  # type: ignore[arg-type]  # an instance, as zeep takes it
+
+
+_clients: dict[tuple[bytes, str], zeep.Client] = {}
+_clients_lock = threading.Lock()
+
+
+def _client(key_pem: bytes, cert_pem: bytes) -> zeep.Client:
+    digest = str(current_app.config.get("DGI_SIGNATURE_DIGEST") or "sha256")
+    path = str(current_app.config.get("INTERCAMBIO_WSDL_PATH") or default_wsdl_path())
+    with _clients_lock:
+        client = _clients.get((cert_pem, path))
+        if client is None:
+            if len(_clients) >= 64:
+                _clients.clear()
+            transport = DgiTransport(
+                session=shared_session(),
+                timeout=TIMEOUT_SECONDS,
+                operation_timeout=(CONNECT_TIMEOUT_SECONDS, TIMEOUT_SECONDS),
+            )
+            client = _clients[(cert_pem, path)] = zeep.Client(
+                wsdl(path), wsse=BodySignature(key_pem, cert_pem, digest), transport=transport, settings=ZEEP_SETTINGS
+            )
+        return client
+
+
 def deliver(
     company_id: int, receiver: ElectronicIssuer, operation: Operation, document: bytes, filename: str
 ) -> DeliveryResult:
     """Sends `document` (an EnvioCFE_entreEmpresas, ACKSobre, ACKCFE or CFEs_Anulados_x_RechazoDGI) from
     `company_id` to `receiver`."""
-    raise NotImplementedError("exchange transport: see the recibidos/intercambio work")
+    if receiver.ws_url:
+        return _by_web_service(company_id, receiver.ws_url, operation, document)
+    if receiver.exchange_email:
+        return _by_mail(company_id, receiver, operation, document, filename)
+    return DeliveryResult("correo", False, False, "El receptor no tiene servicio web ni correo de intercambio.")
+
+
+def _by_web_service(company_id: int, url: str, operation: Operation, document: bytes) -> DeliveryResult:
+    with db.new_session() as session:
+        cert = signing_certificate(session, company_id)
+        key_pem, cert_pem = private_key_pem(cert), cert.cert_pem.encode()
+    service = _client(key_pem, cert_pem).create_service(BINDING, url)
+    try:
+        result = getattr(service, operation)(Datain={"xmlData": document.decode("utf-8")})
+    except requests.Timeout:
+        return DeliveryResult("ws", False, True, f"El servicio de intercambio no respondió en {TIMEOUT_SECONDS:g} s.")
+    except requests.RequestException:
+        return DeliveryResult("ws", False, True, "No se pudo conectar con el servicio de intercambio.")
+    except zeep.exceptions.Fault as exc:
+        return DeliveryResult("ws", False, True, f"El servicio de intercambio falló: {exc.message}"[:500])
+    except zeep.exceptions.TransportError as exc:
+        status = exc.status_code or 0
+        return DeliveryResult("ws", False, status >= 500 or status in (408, 429), f"HTTP {status}")
+    except (zeep.exceptions.Error, etree.XMLSyntaxError) as exc:
+        return DeliveryResult("ws", False, True, f"Respuesta ilegible del servicio de intercambio: {exc}"[:500])
+    return _read_answer(getattr(result, "xmlData", result))
+
+
+def _read_answer(answer: Any) -> DeliveryResult:
+    if not isinstance(answer, str) or not answer.strip():
+        return DeliveryResult("ws", False, True, "El servicio de intercambio respondió sin documento.")
+    try:
+        root = etree.fromstring(
+            answer.strip().encode("utf-8"), etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+        )
+    except etree.XMLSyntaxError:
+        return DeliveryResult("ws", False, True, "El servicio de intercambio respondió algo ilegible.")
+    code = (root.findtext(".//{*}Codigo") or root.findtext(".//Codigo") or "").strip()
+    text = " ".join(
+        filter(None, ((root.findtext(".//Descripcion") or "").strip(), (root.findtext(".//Detalle") or "").strip()))
+    )
+    detail = f"{code}: {text}"[:500] if text else code
+    if code == "0":
+        return DeliveryResult("ws", True, False, detail)
+    return DeliveryResult("ws", False, code.endswith("002"), detail or "Respuesta sin código.")
+
+
+def _by_mail(
+    company_id: int, receiver: ElectronicIssuer, operation: Operation, document: bytes, filename: str
+) -> DeliveryResult:
+    with db.new_session() as session:
+        company = session.get_one(Company, company_id)
+        name, rut = company.razon_social, company.rut
+    sender = current_app.config["MAIL_FROM"]
+    message = EmailMessage()
+    message["Subject"] = f"{_SUBJECTS[operation]} de {name} (RUT {rut})"
+    message["From"] = formataddr((name, sender))
+    message["To"] = receiver.exchange_email
+    message["Message-ID"] = make_msgid(domain=sender.rpartition("@")[2] or None)
+    message.set_content(
+        f"{name} (RUT {rut}) le envía el documento de intercambio adjunto ({filename}), "
+        "según el formato de DGI para el intercambio de CFE entre empresas.\n"
+    )
+    message.add_attachment(document, maintype="application", subtype="xml", filename=filename)
+    try:
+        mail_transport.deliver(message, company_id, filename.rsplit(".", 1)[0])
+    except mail_transport.DeliveryError as exc:
+        return DeliveryResult("correo", False, exc.temporary, exc.reason)
+    return DeliveryResult("correo", True, False, str(message["Message-ID"]))

@@ -10,7 +10,7 @@ from flask_babel import gettext as _
 from flask_login import current_user
 from werkzeug.exceptions import HTTPException
 
-from portal.client.errors import ServiceUnavailable
+from portal.client.errors import CfeError, ServiceUnavailable
 from portal.web.auth.session import member_required, safe_next, signed_in_required
 from portal.web.backend import api
 from portal.web.i18n import SUPPORTED_LOCALES, remember_language
@@ -49,9 +49,18 @@ def _home_page():
         status=status,
         view=view,
         actions=actions_for(current_user.role),
+        received=_received_summary() if view is not None else None,
         number=format_number,
         as_of=format_time(datetime.now(UTC), "HH:mm:ss"),
     )
+
+
+def _received_summary():
+    """The received CFEs' day at a glance; the home still opens without it (an older service, a hiccup)."""
+    try:
+        return api().received_summary()
+    except CfeError:
+        return None
 
 
 @bp.post("/empresa")

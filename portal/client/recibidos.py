@@ -1,0 +1,335 @@
+"""Client methods of the recibidos endpoints: the CFEs a company's suppliers sent it (GET /api/v1/recibidos),
+one of them, uploads of envelopes, and what the company does with each (accept, reject, book)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+from typing import ClassVar, Generic, TypeVar
+
+from portal.client import errors
+from portal.client.models import JsonObject
+from portal.client.models import optional_datetime as _maybe_moment
+from portal.client.models import parse_datetime as _moment
+from portal.client.transport import Transport
+
+BASE = "/api/v1/recibidos"
+T = TypeVar("T")
+
+_FILTER_PARAMS = {
+    "supplier": "proveedor",
+    "tipo_cfe": "tipo",
+    "number": "numero",
+    "since": "desde",
+    "until": "hasta",
+    "amount_from": "montoDesde",
+    "amount_to": "montoHasta",
+    "currency": "moneda",
+    "state": "estado",
+    "booked": "contabilizado",
+}
+# The commercial motives a company rejects a supplier's CFE with (ACKCFE_Partes.xsd, RESP19).
+COMMERCIAL_MOTIVES = ("E20", "E21", "E22", "E23", "E24", "E25", "E26") + tuple(f"E{n}" for n in range(27, 61))
+
+
+def _decimal(value: object) -> Decimal | None:
+    return None if value is None else Decimal(str(value))
+
+
+def _date(value: object) -> date | None:
+    return date.fromisoformat(str(value)) if value else None
+
+
+@dataclass(frozen=True)
+class ReceivedFilters:
+    """What the list is narrowed to; all optional. `supplier` a RUT or the start of a name, `number` "A-15",
+    `state` aceptado | rechazado | pendiente | rechazado_comercial | rechazado_dgi, `booked` True/False."""
+
+    supplier: str | None = None
+    tipo_cfe: int | None = None
+    number: str | None = None
+    since: date | None = None
+    until: date | None = None
+    amount_from: Decimal | None = None
+    amount_to: Decimal | None = None
+    currency: str | None = None
+    state: str | None = None
+    booked: bool | None = None
+
+    FIELDS: ClassVar[dict[str, str]] = {param: name for name, param in _FILTER_PARAMS.items()}
+
+    def to_params(self) -> dict[str, str]:
+        params = {}
+        for name, param in _FILTER_PARAMS.items():
+            value = getattr(self, name)
+            if isinstance(value, bool):
+                params[param] = "true" if value else "false"
+            elif isinstance(value, date):
+                params[param] = value.isoformat()
+            elif isinstance(value, Decimal):
+                params[param] = format(value, "f")
+            elif value not in (None, ""):
+                params[param] = str(value).strip()
+        return params
+
+
+@dataclass(frozen=True)
+class Motive:
+    code: str
+    text: str
+    detail: str | None
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> Motive:
+        return cls(code=data["codigo"], text=data.get("glosa", ""), detail=data.get("detalle"))
+
+
+@dataclass(frozen=True)
+class ReceivedCfe:
+    """One received CFE as listed. `state` is the automatic answer (AE/BE); `decision` the company's own."""
+
+    id: int
+    supplier_rut: str | None
+    supplier_name: str | None
+    tipo_cfe: int | None
+    serie: str | None
+    nro: int | None
+    issued_on: date | None
+    currency: str | None
+    total: Decimal | None
+    to_pay: Decimal | None
+    state: str
+    motives: tuple[Motive, ...]
+    decision: str | None
+    rejected_by_dgi: bool
+    booked: bool
+    received_at: datetime
+
+    @property
+    def number(self) -> str:
+        return f"{self.serie}-{self.nro}" if self.serie and self.nro is not None else "-"
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> ReceivedCfe:
+        return cls(
+            id=int(data["id"]),
+            supplier_rut=data.get("rutEmisor"),
+            supplier_name=data.get("nombreEmisor"),
+            tipo_cfe=data.get("tipoCFE"),
+            serie=data.get("serie"),
+            nro=data.get("nro"),
+            issued_on=_date(data.get("fecha")),
+            currency=data.get("moneda"),
+            total=_decimal(data.get("total")),
+            to_pay=_decimal(data.get("aPagar")),
+            state=data["estado"],
+            motives=tuple(Motive.from_json(m) for m in data.get("motivos", [])),
+            decision=data.get("decision"),
+            rejected_by_dgi=bool(data.get("rechazadoDgi")),
+            booked=bool(data.get("contabilizado")),
+            received_at=_moment(data["recibidoEn"]),
+        )
+
+
+@dataclass(frozen=True)
+class CurrencyTotal:
+    currency: str
+    count: int
+    total: Decimal
+
+
+@dataclass(frozen=True)
+class CursorPage(Generic[T]):  # noqa: UP046 - Python 3.11 has no class type parameters
+    """One page of a list, newest first: its items, the cursor of the next page (None: the last), and the
+    totals per currency of everything that matches."""
+
+    items: tuple[T, ...]
+    next_cursor: str | None
+    totals: tuple[CurrencyTotal, ...]
+
+
+@dataclass(frozen=True)
+class ReceivedLine:
+    number: int
+    name: str
+    quantity: Decimal | None
+    unit: str | None
+    unit_price: Decimal | None
+    amount: Decimal | None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One of our answers to the supplier (ACKSobre, ACKCFE) and its delivery."""
+
+    id: int
+    kind: str
+    channel: str
+    state: str
+    attempts: int
+    error: str | None
+    created_at: datetime
+    sent_at: datetime | None
+
+
+@dataclass(frozen=True)
+class ReceivedDetail:
+    """A received CFE with its lines, totals (DGI's names: MntTotal, IVATasaBasica...), adenda and answers."""
+
+    cfe: ReceivedCfe
+    lines: tuple[ReceivedLine, ...]
+    totals: tuple[tuple[str, Decimal], ...]
+    adenda: str | None
+    channel: str
+    decision_motive: Motive | None
+    decided_at: datetime | None
+    decided_by: str | None
+    booked_at: datetime | None
+    answers: tuple[Answer, ...]
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> ReceivedDetail:
+        return cls(
+            cfe=ReceivedCfe.from_json(data),
+            lines=tuple(
+                ReceivedLine(
+                    number=int(line["numero"]),
+                    name=line["nombre"],
+                    quantity=_decimal(line.get("cantidad")),
+                    unit=line.get("unidad"),
+                    unit_price=_decimal(line.get("precioUnitario")),
+                    amount=_decimal(line.get("monto")),
+                )
+                for line in data.get("lineas", [])
+            ),
+            totals=tuple((name, Decimal(str(value))) for name, value in data.get("totales", {}).items()),
+            adenda=data.get("adenda"),
+            channel=data["canal"],
+            decision_motive=Motive.from_json(data["motivoDecision"]) if data.get("motivoDecision") else None,
+            decided_at=_maybe_moment(data.get("decididoEn")),
+            decided_by=data.get("decididoPor"),
+            booked_at=_maybe_moment(data.get("contabilizadoEn")),
+            answers=tuple(
+                Answer(
+                    id=int(a["id"]),
+                    kind=a["tipo"],
+                    channel=a["canal"],
+                    state=a["estado"],
+                    attempts=int(a["intentos"]),
+                    error=a.get("error"),
+                    created_at=_moment(a["creadaEn"]),
+                    sent_at=_maybe_moment(a.get("enviadaEn")),
+                )
+                for a in data.get("respuestas", [])
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class EnvelopeFile:
+    """An envelope file (XML) or a ZIP of them, to upload."""
+
+    name: str
+    content: bytes
+
+
+@dataclass(frozen=True)
+class EnvelopeResult:
+    """What became of one uploaded envelope: AS (received) or BS (rejected, with its motives)."""
+
+    filename: str
+    envelope_id: int
+    state: str
+    motives: tuple[Motive, ...]
+    accepted: int
+    rejected: int
+    received_ids: tuple[int, ...]
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> EnvelopeResult:
+        return cls(
+            filename=data["archivo"],
+            envelope_id=int(data["sobreId"]),
+            state=data["estado"],
+            motives=tuple(Motive.from_json(m) for m in data.get("motivos", [])),
+            accepted=int(data["aceptados"]),
+            rejected=int(data["rechazados"]),
+            received_ids=tuple(int(i) for i in data.get("recibidos", [])),
+        )
+
+
+@dataclass(frozen=True)
+class ReceivedSummary:
+    """The day at a glance: CFEs received today, and accepted ones not yet booked."""
+
+    today: int
+    unbooked: int
+
+
+class RecibidosApi(Transport):
+    """The received CFEs (Bearer JWT or API key; soporte reads, usuario and admin act)."""
+
+    def list_received(
+        self, filters: ReceivedFilters | None = None, *, cursor: str | None = None, limit: int = 50
+    ) -> CursorPage[ReceivedCfe]:
+        params = {**(filters or ReceivedFilters()).to_params(), "limite": str(limit)}
+        if cursor:
+            params["cursor"] = cursor
+        with errors.fields_named(ReceivedFilters.FIELDS):
+            data = self._json("GET", BASE, params=params)
+        return CursorPage(
+            items=tuple(ReceivedCfe.from_json(item) for item in data["items"]),
+            next_cursor=data.get("siguienteCursor"),
+            totals=tuple(
+                CurrencyTotal(t["moneda"], int(t["cantidad"]), Decimal(str(t["total"]))) for t in data["totales"]
+            ),
+        )
+
+    def received_summary(self) -> ReceivedSummary:
+        """How many CFEs arrived today and how many accepted ones are not booked yet (the home's day)."""
+        data = self._json("GET", f"{BASE}/resumen")
+        return ReceivedSummary(today=int(data["recibidosHoy"]), unbooked=int(data["sinContabilizar"]))
+
+    def received_csv(self, filters: ReceivedFilters | None = None) -> bytes:
+        """Every received CFE that matches, as a spreadsheet file."""
+        params = (filters or ReceivedFilters()).to_params()
+        return self._request("GET", BASE, params=params, accept="text/csv").content
+
+    def get_received(self, received_id: int) -> ReceivedDetail:
+        return ReceivedDetail.from_json(self._json("GET", f"{BASE}/{int(received_id)}"))
+
+    def received_xml(self, received_id: int) -> bytes:
+        """The signed CFE as the supplier sent it."""
+        return self._request("GET", f"{BASE}/{int(received_id)}", params={"formato": "xml"}, accept="*/*").content
+
+    def received_pdf(self, received_id: int) -> bytes:
+        """The printed representation, made from the supplier's XML."""
+        return self._request("GET", f"{BASE}/{int(received_id)}", params={"formato": "pdf"}, accept="*/*").content
+
+    def received_answer_xml(self, received_id: int, answer_id: int) -> bytes:
+        """One of our signed answers about the CFE (ACKSobre or ACKCFE), as sent or to send by hand."""
+        return self._request("GET", f"{BASE}/{int(received_id)}/respuestas/{int(answer_id)}", accept="*/*").content
+
+    def upload_envelopes(self, files: tuple[EnvelopeFile, ...]) -> tuple[EnvelopeResult, ...]:
+        """Receive envelope files (XML) or ZIPs of them; a hostile file refuses the whole upload (ValidationError
+        on `files`)."""
+        parts = [("archivos", (f.name, f.content, "application/octet-stream")) for f in files]
+        with errors.fields_named({"archivos": "files"}):
+            data = self._json("POST", BASE, files=parts, headers_extra={"X-Canal": "portal"})
+        return tuple(EnvelopeResult.from_json(item) for item in data["sobres"])
+
+    def accept_received(self, received_id: int) -> ReceivedDetail:
+        return ReceivedDetail.from_json(self._json("POST", f"{BASE}/{int(received_id)}/aceptar"))
+
+    def reject_received(self, received_id: int, motive: str, detail: str | None = None) -> ReceivedDetail:
+        """A commercial rejection (E20-E60), sent to the supplier as a second ACKCFE."""
+        body = {"motivo": motive, **({"detalle": detail} if detail else {})}
+        with errors.fields_named({"motivo": "motive", "detalle": "detail"}):
+            return ReceivedDetail.from_json(self._json("POST", f"{BASE}/{int(received_id)}/rechazar", json=body))
+
+    def book_received(self, received_id: int) -> ReceivedDetail:
+        return ReceivedDetail.from_json(self._json("POST", f"{BASE}/{int(received_id)}/contabilizar"))
+
+    def unbook_received(self, received_id: int) -> ReceivedDetail:
+        return ReceivedDetail.from_json(self._json("POST", f"{BASE}/{int(received_id)}/descontabilizar"))

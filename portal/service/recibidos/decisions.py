@@ -1,0 +1,70 @@
+"""What the company does with a received CFE: accept or reject it commercially (sent to the supplier as a
+second ACKCFE, AE or BE with a motive E20-E60), and book or unbook it (the flag an accounting system uses to
+pull only what is new). A CFE rejected on arrival, or that DGI rejected, can be neither accepted nor booked."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy.orm import Session
+
+from portal.service.envios.acks import CfeVerdict
+from portal.service.errors import ApiError, FieldError, ValidationFailed
+from portal.service.models import Company
+from portal.service.recibidos import acks
+from portal.service.recibidos.models import ReceivedCfe, ReceivedEnvelope
+from portal.service.recibidos.motives import FREE_TEXT_MOTIVES, motive
+
+
+def _conflict(message: str, code: str) -> ApiError:
+    return ApiError(message, code=code, status=409)
+
+
+def _check_open(row: ReceivedCfe) -> None:
+    if row.estado != "AE":
+        raise _conflict("Este CFE fue rechazado al recibirlo (BE): no admite otra respuesta.", "recibido_rechazado")
+    if row.anulado_dgi:
+        raise _conflict("DGI rechazó este CFE: no admite otra respuesta.", "rechazado_por_dgi")
+    if row.decision is not None:
+        raise _conflict(f"Este CFE ya fue {row.decision} el {row.decided_at:%d/%m/%Y}.", "ya_decidido")
+
+
+def decide(
+    session: Session, row: ReceivedCfe, decision: str, actor: str, code: str | None = None, text: str | None = None
+) -> int:
+    """Records the decision and the ACKCFE that tells the supplier; returns the answer's id (wake it after the
+    commit)."""
+    _check_open(row)
+    if decision == "rechazado" and code in FREE_TEXT_MOTIVES and not (text or "").strip():
+        raise ValidationFailed(
+            [FieldError("detalle", "required", f"El motivo {code} se acuerda entre las partes: escribilo.")],
+            message="Falta el detalle del motivo.",
+        )
+    now = datetime.now(UTC)
+    row.decision, row.decided_at, row.decided_by = decision, now, actor
+    row.decision_motive = code if decision == "rechazado" else None
+    row.decision_text = (text or "").strip()[:500] or None
+    envelope = session.get_one(ReceivedEnvelope, row.sobre_id)
+    company = session.get_one(Company, row.company_id)
+    verdict = CfeVerdict(
+        ordinal=row.ordinal,
+        tipo_cfe=row.tipo_cfe,
+        serie=row.serie,
+        nro=row.nro,
+        estado="BE" if decision == "rechazado" else "AE",
+        motives=[motive(code, text)] if decision == "rechazado" and code else [],
+        fecha=row.fch_emis.isoformat() if row.fch_emis else None,
+        tmst=row.tmst_firma,
+    )
+    answer = acks.ack_cfe(session, company, envelope, [verdict], now, cfe_id=row.id)
+    session.flush()
+    return answer.id
+
+
+def book(row: ReceivedCfe, booked: bool) -> None:
+    if booked and (row.estado != "AE" or row.anulado_dgi or row.decision == "rechazado"):
+        reason = "DGI rechazó este CFE" if row.anulado_dgi else "el CFE está rechazado"
+        raise _conflict(f"No se puede contabilizar: {reason}.", "no_contabilizable")
+    if row.contabilizado != booked:
+        row.contabilizado = booked
+        row.contabilizado_at = datetime.now(UTC) if booked else None

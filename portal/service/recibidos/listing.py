@@ -1,0 +1,278 @@
+"""The received CFEs of a company: filters, keyset pages (newest first: received moment, then id), totals per
+currency, CSV, and the JSON shapes of one received CFE."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import io
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, time
+from decimal import Decimal
+
+from sqlalchemy import func, or_, select, tuple_
+from sqlalchemy.orm import Session
+
+from portal.domain.uruguay_time import MONTEVIDEO, today_montevideo
+from portal.service.cfe import printable
+from portal.service.cfe.emission import Issuer
+from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe, ReceivedEnvelope
+from portal.service.recibidos.motives import motive
+from portal.service.recibidos.schemas import (
+    Linea,
+    Motivo,
+    PaginaRecibidos,
+    Recibido,
+    RecibidoCompleto,
+    RecibidosQuery,
+    Respuesta,
+    ResumenRecibidos,
+    TotalMoneda,
+)
+
+_NUMBER = re.compile(r"^\s*([A-Za-z]{1,2})\s*-?\s*(\d{1,7})\s*$")
+_ESCAPE_LIKE = str.maketrans({"%": r"\%", "_": r"\_", "\\": r"\\"})
+
+
+def conditions(company_id: int, query: RecibidosQuery) -> list:
+    where = [ReceivedCfe.company_id == company_id]
+    if query.proveedor:
+        text = query.proveedor.strip()
+        if text.isdigit():
+            where.append(ReceivedCfe.rut_emisor.startswith(text))
+        else:
+            pattern = text.lower().translate(_ESCAPE_LIKE) + "%"
+            where.append(func.lower(ReceivedCfe.nombre_emisor).like(pattern, escape="\\"))
+    if query.tipo is not None:
+        where.append(ReceivedCfe.tipo_cfe == query.tipo)
+    if query.numero:
+        number = _NUMBER.match(query.numero)
+        if number is not None:  # the query's pattern already asked for this shape
+            serie, nro = number.groups()
+            where += [ReceivedCfe.serie == serie.upper(), ReceivedCfe.nro == int(nro)]
+    if query.desde:
+        where.append(ReceivedCfe.fch_emis >= query.desde)
+    if query.hasta:
+        where.append(ReceivedCfe.fch_emis <= query.hasta)
+    if query.monto_desde is not None:
+        where.append(ReceivedCfe.mnt_total >= query.monto_desde)
+    if query.monto_hasta is not None:
+        where.append(ReceivedCfe.mnt_total <= query.monto_hasta)
+    if query.moneda:
+        where.append(ReceivedCfe.moneda == query.moneda)
+    if query.estado == "aceptado":
+        where.append(ReceivedCfe.estado == "AE")
+    elif query.estado == "rechazado":
+        where.append(ReceivedCfe.estado == "BE")
+    elif query.estado == "pendiente":
+        where += [ReceivedCfe.estado == "AE", ReceivedCfe.decision.is_(None), ReceivedCfe.anulado_dgi.is_(False)]
+    elif query.estado == "rechazado_comercial":
+        where.append(ReceivedCfe.decision == "rechazado")
+    elif query.estado == "rechazado_dgi":
+        where.append(ReceivedCfe.anulado_dgi.is_(True))
+    if query.contabilizado is not None:
+        where.append(ReceivedCfe.contabilizado.is_(query.contabilizado))
+    return where
+
+
+def encode_cursor(row: ReceivedCfe) -> str:
+    raw = f"{row.received_at.isoformat()}|{row.id}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, int]:
+    """ValueError if `cursor` was not made by encode_cursor."""
+    try:
+        moment, row_id = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split("|")
+        return datetime.fromisoformat(moment), int(row_id)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(cursor) from exc
+
+
+def _ordered(where: list):
+    return select(ReceivedCfe).where(*where).order_by(ReceivedCfe.received_at.desc(), ReceivedCfe.id.desc())
+
+
+def page(session: Session, where: list, cursor: str | None, limit: int) -> tuple[list[ReceivedCfe], str | None]:
+    query = _ordered(where)
+    if cursor:
+        query = query.where(tuple_(ReceivedCfe.received_at, ReceivedCfe.id) < decode_cursor(cursor))
+    rows = list(session.scalars(query.limit(limit + 1)))
+    if len(rows) <= limit:
+        return rows, None
+    return rows[:limit], encode_cursor(rows[limit - 1])
+
+
+def totals(session: Session, where: list) -> list[TotalMoneda]:
+    """Count and total per currency of the accepted CFEs that match (rejected ones are no purchase)."""
+    query = (
+        select(ReceivedCfe.moneda, func.count(), func.coalesce(func.sum(ReceivedCfe.mnt_total), 0))
+        .where(*where, ReceivedCfe.estado == "AE", ReceivedCfe.anulado_dgi.is_(False))
+        .group_by(ReceivedCfe.moneda)
+        .order_by(ReceivedCfe.moneda)
+    )
+    return [
+        TotalMoneda(moneda=moneda or "UYU", cantidad=count, total=Decimal(str(total)).quantize(Decimal("0.01")))
+        for moneda, count, total in session.execute(query)
+    ]
+
+
+def recibido(row: ReceivedCfe) -> dict:
+    return {
+        "id": row.id,
+        "rut_emisor": row.rut_emisor,
+        "nombre_emisor": row.nombre_emisor,
+        "tipo_cfe": row.tipo_cfe,
+        "serie": row.serie,
+        "nro": row.nro,
+        "fecha": row.fch_emis,
+        "moneda": row.moneda,
+        "total": row.mnt_total,
+        "a_pagar": row.mnt_pagar,
+        "estado": row.estado,
+        "motivos": [Motivo(**m) for m in row.motives or []],
+        "decision": row.decision,
+        "rechazado_dgi": row.anulado_dgi,
+        "contabilizado": row.contabilizado,
+        "recibido_en": row.received_at,
+    }
+
+
+def pagina(rows: list[ReceivedCfe], following: str | None, sums: list[TotalMoneda]) -> PaginaRecibidos:
+    return PaginaRecibidos(items=[Recibido(**recibido(r)) for r in rows], siguiente_cursor=following, totales=sums)
+
+
+# Lines and totals come from the supplier's XML through the PDF engine's reader (printable.from_xml), so the
+# page, the JSON and the PDF say the same thing.
+_PLACEHOLDER_ISSUER = Issuer(
+    rut="219999830019", razon_social="-", cdg_dgi_sucursal=1, domicilio_fiscal="-", ciudad="-", departamento="-"
+)
+
+
+def readable(row: ReceivedCfe) -> printable.Printable | None:
+    try:
+        return printable.from_xml(row.xml, _PLACEHOLDER_ISSUER, adenda=row.adenda)
+    except Exception:  # a BE CFE may be unreadable: it is shown with what the row holds
+        return None
+
+
+def completo(session: Session, row: ReceivedCfe) -> RecibidoCompleto:
+    doc = readable(row)
+    envelope = session.get_one(ReceivedEnvelope, row.sobre_id)
+    answers = session.scalars(
+        select(ExchangeAnswer)
+        .where(
+            ExchangeAnswer.sobre_id == row.sobre_id,
+            or_(ExchangeAnswer.cfe_id.is_(None), ExchangeAnswer.cfe_id == row.id),
+        )
+        .order_by(ExchangeAnswer.id)
+    )
+    return RecibidoCompleto(
+        **recibido(row),
+        lineas=[
+            Linea(
+                numero=line.number or index,
+                nombre=line.name,
+                cantidad=line.quantity,
+                unidad=line.unit,
+                precio_unitario=line.unit_price,
+                monto=line.amount,
+                ind_fact=line.ind_fact,
+            )
+            for index, line in enumerate(doc.lines if doc else (), start=1)
+        ],
+        totales=dict(doc.totals) if doc else {},
+        adenda=row.adenda,
+        sobre_id=row.sobre_id,
+        canal=envelope.channel,
+        motivo_decision=Motivo(**motive(row.decision_motive, row.decision_text)) if row.decision_motive else None,
+        decidido_en=row.decided_at,
+        decidido_por=row.decided_by,
+        contabilizado_en=row.contabilizado_at,
+        respuestas=[
+            Respuesta(
+                id=a.id,
+                tipo=a.kind,
+                canal=a.channel,
+                estado=a.state,
+                intentos=a.attempts,
+                error=a.last_error,
+                creada_en=a.created_at,
+                enviada_en=a.sent_at,
+                enviada_por=a.delivered_by,
+            )
+            for a in answers
+        ],
+    )
+
+
+HEADER = (
+    "Recibido",
+    "RUT proveedor",
+    "Proveedor",
+    "Tipo",
+    "Serie",
+    "Número",
+    "Fecha",
+    "Moneda",
+    "Total",
+    "Estado",
+    "Decisión",
+    "Rechazado por DGI",
+    "Contabilizado",
+)
+
+
+def _money(value: Decimal | None) -> str:
+    return "" if value is None else f"{value:.2f}".replace(".", ",")
+
+
+def csv_chunks(session: Session, where: list) -> Iterator[str]:
+    """Every matching row, for a spreadsheet (`;`, decimal comma, dd/mm/aaaa, UTF-8 with BOM)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=";", lineterminator="\r\n")
+    buffer.write("\ufeff")
+    writer.writerow(HEADER)
+    try:
+        for count, row in enumerate(session.scalars(_ordered(where).execution_options(yield_per=500)), start=1):
+            writer.writerow(
+                (
+                    f"{row.received_at:%d/%m/%Y %H:%M}",
+                    row.rut_emisor or "",
+                    row.nombre_emisor or "",
+                    row.tipo_cfe or "",
+                    row.serie or "",
+                    row.nro or "",
+                    f"{row.fch_emis:%d/%m/%Y}" if row.fch_emis else "",
+                    row.moneda or "",
+                    _money(row.mnt_total),
+                    row.estado,
+                    row.decision or "",
+                    "sí" if row.anulado_dgi else "no",
+                    "sí" if row.contabilizado else "no",
+                )
+            )
+            if count % 500 == 0:
+                yield buffer.getvalue()
+                buffer.seek(0)
+                buffer.truncate()
+        yield buffer.getvalue()
+    finally:
+        session.close()
+
+
+def summary(session: Session, company_id: int) -> ResumenRecibidos:
+    start = datetime.combine(today_montevideo(), time.min, tzinfo=MONTEVIDEO).astimezone(UTC)
+    mine = ReceivedCfe.company_id == company_id
+    today = session.scalar(select(func.count()).where(mine, ReceivedCfe.received_at >= start))
+    unbooked = session.scalar(
+        select(func.count()).where(
+            mine,
+            ReceivedCfe.estado == "AE",
+            ReceivedCfe.anulado_dgi.is_(False),
+            ReceivedCfe.contabilizado.is_(False),
+            or_(ReceivedCfe.decision.is_(None), ReceivedCfe.decision != "rechazado"),
+        )
+    )
+    return ResumenRecibidos(recibidos_hoy=today or 0, sin_contabilizar=unbooked or 0)

@@ -1,0 +1,370 @@
+"""HTTP endpoints of the recibidos area: the company's received CFEs, uploads of envelopes, and what the
+company does with each CFE. The exchange web service (ws.py) is registered beside them."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask, Response, request
+from sqlalchemy import select
+
+from portal.domain.roles import ALL, WRITERS
+from portal.service import db
+from portal.service.api import negotiate, operation
+from portal.service.auth import API_KEY, JWT, Principal
+from portal.service.cfe.emission import Issuer
+from portal.service.cfe.pdf import render_receipt
+from portal.service.errors import FieldError, NotFound, ValidationFailed
+from portal.service.recibidos import decisions, listing, tasks, uploads, ws
+from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe
+from portal.service.recibidos.schemas import (
+    Motivo,
+    PaginaRecibidos,
+    Rechazar,
+    RecibidoCompleto,
+    RecibidosQuery,
+    ResultadoCarga,
+    ResultadoSobre,
+    ResumenRecibidos,
+)
+
+bp = Blueprint("recibidos", __name__, url_prefix="/api/v1/recibidos")
+TAG = "Recibidos"
+BOTH = (JWT, API_KEY)
+_ID: dict[str, str | dict] = {"recibido_id": "El id del CFE recibido."}
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(ws.bp)
+
+
+def _row(principal: Principal, recibido_id: int) -> ReceivedCfe:
+    row = db.session().scalar(
+        select(ReceivedCfe).where(ReceivedCfe.id == recibido_id, ReceivedCfe.company_id == principal.company_id)
+    )
+    if row is None:
+        raise NotFound("No existe un CFE recibido con ese id en tu empresa.", code="recibido_no_encontrado")
+    return row
+
+
+@operation(
+    bp,
+    "GET",
+    "",
+    tag=TAG,
+    summary="Listar los CFE recibidos",
+    auth=BOTH,
+    roles=ALL,
+    query=RecibidosQuery,
+    responses={
+        200: {
+            "description": "Una página (más nuevos primero) con los totales por moneda de todos los que cumplen los "
+            "filtros, o con Accept: text/csv todos ellos para planilla (`;`, coma decimal, dd/mm/aaaa, UTF-8 con BOM).",
+            "content": {
+                "application/json": {
+                    "schema": {"$ref": "#/components/schemas/PaginaRecibidos"},
+                    "example": {
+                        "items": [
+                            {
+                                "id": 12,
+                                "rutEmisor": "211003420017",
+                                "nombreEmisor": "Comercial del Norte S.R.L.",
+                                "tipoCFE": 111,
+                                "serie": "A",
+                                "nro": 15,
+                                "fecha": "2026-11-20",
+                                "moneda": "UYU",
+                                "total": "2257.31",
+                                "aPagar": "2257.31",
+                                "estado": "AE",
+                                "motivos": [],
+                                "decision": None,
+                                "rechazadoDgi": False,
+                                "contabilizado": False,
+                                "recibidoEn": "2026-11-20T14:02:11Z",
+                            }
+                        ],
+                        "siguienteCursor": None,
+                        "totales": [{"moneda": "UYU", "cantidad": 1, "total": "2257.31"}],
+                    },
+                },
+                "text/csv": {"schema": {"type": "string"}},
+            },
+        },
+        406: "Formato no disponible.",
+    },
+)
+def listar(query: RecibidosQuery, principal: Principal):
+    """The company's received CFEs, newest first; filters combine with AND; pages by `cursor`."""
+    wanted = negotiate("application/json", "text/csv")
+    where = listing.conditions(principal.company_id, query)
+    if wanted == "text/csv":
+        response = Response(listing.csv_chunks(db.new_session(), where), mimetype="text/csv")
+        response.headers["Content-Disposition"] = 'attachment; filename="recibidos.csv"'
+        response.vary.add("Accept")
+        return response
+    session = db.session()
+    try:
+        rows, following = listing.page(session, where, query.cursor, query.limite)
+    except ValueError as exc:
+        raise ValidationFailed(
+            [
+                FieldError(
+                    "cursor", "cursor_invalido", "El cursor no es válido: usá `siguienteCursor` de la página anterior."
+                )
+            ]
+        ) from exc
+    result: PaginaRecibidos = listing.pagina(rows, following, listing.totals(session, where))
+    response = Response(result.model_dump_json(by_alias=True), mimetype="application/json")
+    response.vary.add("Accept")
+    return response
+
+
+@operation(
+    bp,
+    "GET",
+    "/resumen",
+    tag=TAG,
+    summary="Resumen del día de los CFE recibidos",
+    auth=BOTH,
+    roles=ALL,
+    responses={200: ResumenRecibidos},
+)
+def resumen(principal: Principal):
+    """How many CFEs arrived today and how many accepted ones wait to be booked."""
+    return listing.summary(db.session(), principal.company_id)
+
+
+@operation(
+    bp,
+    "GET",
+    "/<int:recibido_id>",
+    tag=TAG,
+    summary="Ver un CFE recibido (JSON, XML firmado o PDF)",
+    auth=BOTH,
+    roles=ALL,
+    path_params=_ID,
+    responses={
+        200: {
+            "description": "JSON con líneas, totales y nuestras respuestas; `?formato=xml` el CFE firmado tal como "
+            "llegó; `?formato=pdf` su representación impresa, hecha desde el XML del proveedor.",
+            "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/RecibidoCompleto"}},
+                "application/xml": {"schema": {"type": "string"}},
+                "application/pdf": {"schema": {"type": "string", "format": "binary"}},
+            },
+        },
+        404: "No existe o es de otra empresa.",
+        422: "El formato pedido no existe, o el CFE no se puede imprimir.",
+    },
+)
+def ver(recibido_id: int, principal: Principal):
+    """One received CFE."""
+    row = _row(principal, recibido_id)
+    formato = request.args.get("formato", "json")
+    name = f"CFE_{row.rut_emisor}_{row.tipo_cfe}_{row.serie}{row.nro}"
+    if formato == "xml":
+        response = Response(row.xml, mimetype="application/xml")
+        response.headers["Content-Disposition"] = f'inline; filename="{name}.xml"'
+        return response
+    if formato == "pdf":
+        return _pdf(row, name)
+    if formato != "json":
+        raise ValidationFailed([FieldError("formato", "enum", "formato: json, xml o pdf.")])
+    return listing.completo(db.session(), row)
+
+
+@operation(
+    bp,
+    "GET",
+    "/<int:recibido_id>/respuestas/<int:respuesta_id>",
+    tag=TAG,
+    summary="Descargar una de nuestras respuestas (ACKSobre o ACKCFE firmado)",
+    auth=BOTH,
+    roles=ALL,
+    path_params={**_ID, "respuesta_id": "El id de la respuesta, como lo lista el CFE recibido."},
+    responses={
+        200: {"description": "El documento firmado.", "content": {"application/xml": {"schema": {"type": "string"}}}},
+        404: "No existe, no es de este CFE o es de otra empresa.",
+    },
+)
+def respuesta(recibido_id: int, respuesta_id: int, principal: Principal):
+    """One of our signed answers about this CFE (its envelope's ACKSobre and ACKCFE, or its own decision)."""
+    row = _row(principal, recibido_id)
+    answer = db.session().get(ExchangeAnswer, respuesta_id)
+    if (
+        answer is None
+        or answer.company_id != principal.company_id
+        or answer.sobre_id != row.sobre_id
+        or answer.cfe_id not in (None, row.id)
+    ):
+        raise NotFound("No existe esa respuesta para este CFE.", code="respuesta_no_encontrada")
+    response = Response(answer.document, mimetype="application/xml")
+    response.headers["Content-Disposition"] = f'attachment; filename="{answer.filename}"'
+    return response
+
+
+def _pdf(row: ReceivedCfe, name: str) -> Response:
+    doc = listing.readable(row)
+    if doc is None or row.estado != "AE":
+        raise ValidationFailed(
+            [FieldError("formato", "no_imprimible", "Este CFE fue rechazado al recibirlo y no se puede imprimir.")]
+        )
+    supplier = Issuer(
+        rut=doc.emisor.rut,
+        razon_social=doc.emisor.razon_social or "-",
+        cdg_dgi_sucursal=1,
+        domicilio_fiscal=doc.emisor.domicilio or "-",
+        ciudad=doc.emisor.ciudad or "-",
+        departamento=doc.emisor.departamento or "-",
+    )
+    response = Response(render_receipt(row.xml, supplier, adenda=row.adenda), mimetype="application/pdf")
+    response.headers["Content-Disposition"] = f'inline; filename="{name}.pdf"'
+    return response
+
+
+@operation(
+    bp,
+    "POST",
+    "",
+    tag=TAG,
+    summary="Subir sobres recibidos (XML o ZIP)",
+    description="Uno o más archivos `archivos` (multipart/form-data): sobres EnvioCFE_entreEmpresas, o ZIP que "
+    "los contengan. Cada sobre se controla y se responde al proveedor (ACKSobre y ACKCFE) como si hubiera llegado "
+    "por el servicio web o el correo; uno roto queda rechazado (BS) con su motivo. Un archivo hostil (ZIP ilegible, "
+    "cifrado, anidado o que se expande demasiado) rechaza la carga entera: no se guarda nada.",
+    auth=BOTH,
+    roles=WRITERS,
+    raw_body={
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "properties": {"archivos": {"type": "array", "items": {"type": "string", "format": "binary"}}},
+                "required": ["archivos"],
+            }
+        }
+    },
+    responses={
+        201: ResultadoCarga,
+        409: "La empresa no tiene un certificado de firma vigente para firmar sus respuestas.",
+        413: "La carga supera 20 MB.",
+        422: "Ningún archivo, o un archivo rechazado.",
+    },
+)
+def subir(principal: Principal):
+    """Receive uploaded envelopes."""
+    request.max_content_length = uploads.MAX_UPLOAD_BYTES
+    files = [(f.filename or "sobre.xml", f.read()) for f in request.files.getlist("archivos")]
+    envelopes = uploads.expand(files)
+    channel = "portal" if request.headers.get("X-Canal") == "portal" else "api"
+    results = []
+    for envelope in envelopes:
+        result = tasks.receive_and_answer(principal.company_id, envelope.data, channel, source_name=envelope.name)
+        results.append(
+            ResultadoSobre(
+                archivo=envelope.name,
+                sobre_id=result.sobre_id,
+                estado=result.estado,
+                motivos=[Motivo(**m) for m in result.motives],
+                aceptados=result.accepted,
+                rechazados=result.rejected,
+                recibidos=result.cfe_ids,
+            )
+        )
+    return ResultadoCarga(sobres=results), 201
+
+
+def _decide(principal: Principal, recibido_id: int, decision: str, code: str | None = None, text: str | None = None):
+    with db.write_transaction() as session:
+        row = session.scalar(
+            select(ReceivedCfe).where(ReceivedCfe.id == recibido_id, ReceivedCfe.company_id == principal.company_id)
+        )
+        if row is None:
+            raise NotFound("No existe un CFE recibido con ese id en tu empresa.", code="recibido_no_encontrado")
+        answer_id = decisions.decide(session, row, decision, principal.actor, code, text)
+    tasks.wake([answer_id])
+    return listing.completo(db.session(), _row(principal, recibido_id))
+
+
+_DECISION_RESPONSES = {
+    200: RecibidoCompleto,
+    404: "No existe o es de otra empresa.",
+    409: "Ya fue aceptado o rechazado, fue rechazado al recibirlo (BE), o DGI lo rechazó.",
+}
+
+
+@operation(
+    bp,
+    "POST",
+    "/<int:recibido_id>/aceptar",
+    tag=TAG,
+    summary="Aceptar un CFE recibido",
+    description="Registra la aceptación comercial y se la comunica al proveedor con un ACKCFE (AE).",
+    auth=BOTH,
+    roles=WRITERS,
+    path_params=_ID,
+    responses=_DECISION_RESPONSES,
+)
+def aceptar(recibido_id: int, principal: Principal):
+    """Accept a received CFE."""
+    return _decide(principal, recibido_id, "aceptado")
+
+
+@operation(
+    bp,
+    "POST",
+    "/<int:recibido_id>/rechazar",
+    tag=TAG,
+    summary="Rechazar comercialmente un CFE recibido (E20-E60)",
+    description="Registra el rechazo y se lo comunica al proveedor con un segundo ACKCFE (BE con el motivo). "
+    "No anula el CFE ante DGI: el proveedor debe emitir la nota que lo corrija.",
+    auth=BOTH,
+    roles=WRITERS,
+    body=Rechazar,
+    path_params=_ID,
+    responses={**_DECISION_RESPONSES, 422: "Motivo desconocido, o falta el detalle de un motivo E27-E60."},
+)
+def rechazar(recibido_id: int, body: Rechazar, principal: Principal):
+    """Reject a received CFE commercially."""
+    return _decide(principal, recibido_id, "rechazado", body.motivo, body.detalle)
+
+
+def _book(principal: Principal, recibido_id: int, booked: bool):
+    with db.write_transaction() as session:
+        row = session.scalar(
+            select(ReceivedCfe).where(ReceivedCfe.id == recibido_id, ReceivedCfe.company_id == principal.company_id)
+        )
+        if row is None:
+            raise NotFound("No existe un CFE recibido con ese id en tu empresa.", code="recibido_no_encontrado")
+        decisions.book(row, booked)
+    return listing.completo(db.session(), _row(principal, recibido_id))
+
+
+@operation(
+    bp,
+    "POST",
+    "/<int:recibido_id>/contabilizar",
+    tag=TAG,
+    summary="Marcar un CFE recibido como contabilizado",
+    auth=BOTH,
+    roles=WRITERS,
+    path_params=_ID,
+    responses={200: RecibidoCompleto, 404: "No existe o es de otra empresa.", 409: "Rechazado: no se contabiliza."},
+)
+def contabilizar(recibido_id: int, principal: Principal):
+    """Book a received CFE (idempotent)."""
+    return _book(principal, recibido_id, True)
+
+
+@operation(
+    bp,
+    "POST",
+    "/<int:recibido_id>/descontabilizar",
+    tag=TAG,
+    summary="Quitar la marca de contabilizado",
+    auth=BOTH,
+    roles=WRITERS,
+    path_params=_ID,
+    responses={200: RecibidoCompleto, 404: "No existe o es de otra empresa."},
+)
+def descontabilizar(recibido_id: int, principal: Principal):
+    """Unbook a received CFE (idempotent)."""
+    return _book(principal, recibido_id, False)

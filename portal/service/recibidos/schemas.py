@@ -1,0 +1,187 @@
+"""Request and response bodies of the recibidos endpoints."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from portal.service.recibidos.motives import COMMERCIAL_MOTIVES
+
+ESTADOS = ("aceptado", "rechazado", "pendiente", "rechazado_comercial", "rechazado_dgi")
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class RecibidosQuery(BaseModel):
+    """Filters of the received CFEs (combined with AND)."""
+
+    proveedor: str | None = Field(
+        None, max_length=150, description="RUT del proveedor (12 dígitos) o el comienzo de su razón social."
+    )
+    tipo: int | None = Field(None, ge=100, le=999, description="Tipo de CFE (111 e-Factura, 101 e-Ticket...).")
+    numero: str | None = Field(
+        None, max_length=12, pattern=r"^\s*[A-Za-z]{1,2}\s*-?\s*\d{1,7}\s*$", description='Serie y número: "A-15".'
+    )
+    desde: date | None = Field(None, description="Fecha de emisión desde (inclusive).")
+    hasta: date | None = Field(None, description="Fecha de emisión hasta (inclusive).")
+    monto_desde: Decimal | None = Field(None, alias="montoDesde", ge=0)
+    monto_hasta: Decimal | None = Field(None, alias="montoHasta", ge=0)
+    moneda: str | None = Field(None, pattern=r"^[A-Z]{3}$")
+    estado: Literal[ESTADOS] | None = Field(  # type: ignore[valid-type]
+        None,
+        description="aceptado (AE), rechazado (BE al recibirlo), pendiente (AE sin decisión comercial), "
+        "rechazado_comercial (rechazado por la empresa, E20-E60) o rechazado_dgi (DGI lo rechazó).",
+    )
+    contabilizado: bool | None = Field(None, description="Solo los contabilizados (true) o los que no (false).")
+    cursor: str | None = Field(None, max_length=200, description="El `siguienteCursor` de la página anterior.")
+    limite: int = Field(50, ge=1, le=200)
+
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+        str_strip_whitespace=True,
+        json_schema_extra={"examples": [{"proveedor": "2110", "numero": "A-15", "contabilizado": False}]},
+    )
+
+    # On each range's upper end, so the error names a query parameter (a model-level error names none).
+    @field_validator("hasta")
+    @classmethod
+    def _day_range(cls, value: date | None, info: ValidationInfo) -> date | None:
+        if value and info.data.get("desde") and info.data["desde"] > value:
+            raise ValueError("La fecha hasta es anterior a la fecha desde.")
+        return value
+
+    @field_validator("monto_hasta")
+    @classmethod
+    def _amount_range(cls, value: Decimal | None, info: ValidationInfo) -> Decimal | None:
+        if value is not None and info.data.get("monto_desde") is not None and info.data["monto_desde"] > value:
+            raise ValueError("El monto hasta es menor que el monto desde.")
+        return value
+
+
+class Motivo(_Out):
+    codigo: str
+    glosa: str
+    detalle: str | None = None
+
+
+class Respuesta(_Out):
+    """One of our answers to the supplier (ACKSobre or ACKCFE) and its delivery."""
+
+    id: int
+    tipo: str = Field(description="ACKSobre o ACKCFE.")
+    canal: str = Field(description="ws, correo, api o portal: por donde llegó el sobre.")
+    estado: str = Field(description="en_cola, enviando, enviado, fallido o sin_destino.")
+    intentos: int
+    error: str | None = None
+    creada_en: datetime = Field(alias="creadaEn")
+    enviada_en: datetime | None = Field(None, alias="enviadaEn")
+    enviada_por: str | None = Field(None, alias="enviadaPor")
+
+
+class Recibido(_Out):
+    """A received CFE as listed."""
+
+    id: int
+    rut_emisor: str | None = Field(alias="rutEmisor")
+    nombre_emisor: str | None = Field(alias="nombreEmisor")
+    tipo_cfe: int | None = Field(alias="tipoCFE")
+    serie: str | None
+    nro: int | None
+    fecha: date | None
+    moneda: str | None
+    total: Decimal | None
+    a_pagar: Decimal | None = Field(alias="aPagar")
+    estado: str = Field(description="AE o BE: la respuesta automática al recibirlo.")
+    motivos: list[Motivo]
+    decision: str | None = Field(description="aceptado o rechazado (decisión comercial), o null.")
+    rechazado_dgi: bool = Field(alias="rechazadoDgi")
+    contabilizado: bool
+    recibido_en: datetime = Field(alias="recibidoEn")
+
+
+class TotalMoneda(_Out):
+    moneda: str
+    cantidad: int
+    total: Decimal
+
+
+class PaginaRecibidos(_Out):
+    items: list[Recibido]
+    siguiente_cursor: str | None = Field(alias="siguienteCursor")
+    totales: list[TotalMoneda]
+
+
+class Linea(_Out):
+    numero: int
+    nombre: str
+    cantidad: Decimal | None
+    unidad: str | None
+    precio_unitario: Decimal | None = Field(alias="precioUnitario")
+    monto: Decimal | None
+    ind_fact: int | None = Field(alias="indFact")
+
+
+class RecibidoCompleto(Recibido):
+    """A received CFE with its lines, totals, adenda, decision and our answers."""
+
+    lineas: list[Linea]
+    totales: dict[str, Decimal]
+    adenda: str | None
+    sobre_id: int = Field(alias="sobreId")
+    canal: str
+    motivo_decision: Motivo | None = Field(alias="motivoDecision")
+    decidido_en: datetime | None = Field(alias="decididoEn")
+    decidido_por: str | None = Field(alias="decididoPor")
+    contabilizado_en: datetime | None = Field(alias="contabilizadoEn")
+    respuestas: list[Respuesta]
+
+
+class ResultadoSobre(_Out):
+    """What became of one uploaded envelope."""
+
+    archivo: str
+    sobre_id: int = Field(alias="sobreId")
+    estado: str = Field(description="AS (recibido) o BS (rechazado).")
+    motivos: list[Motivo]
+    aceptados: int
+    rechazados: int
+    recibidos: list[int] = Field(description="Los id de los CFE guardados.")
+
+
+class ResultadoCarga(_Out):
+    sobres: list[ResultadoSobre]
+
+
+class Rechazar(BaseModel):
+    """A commercial rejection, sent to the supplier as a second ACKCFE."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"motivo": "E24", "detalle": "El precio acordado era $ 140 por caja."}]},
+    )
+
+    motivo: Literal[tuple(COMMERCIAL_MOTIVES)] = Field(  # type: ignore[valid-type]
+        description="E20 orden de compra vencida, E21 mercadería en mal estado, E22 proveedor inhabilitado, "
+        "E23 contraprestación no recibida, E24 diferencia de precios o descuentos, E25 error de cálculo, "
+        "E26 diferencia de plazos, E27-E60 otro motivo acordado (el detalle es obligatorio)."
+    )
+    detalle: str | None = Field(None, max_length=500, description="El motivo en palabras, para el proveedor.")
+
+
+class ResumenRecibidos(_Out):
+    """The day at a glance of the received CFEs."""
+
+    model_config = ConfigDict(
+        populate_by_name=True, json_schema_extra={"examples": [{"recibidosHoy": 12, "sinContabilizar": 40}]}
+    )
+
+    recibidos_hoy: int = Field(alias="recibidosHoy", description="CFE recibidos hoy (hora de Montevideo).")
+    sin_contabilizar: int = Field(
+        alias="sinContabilizar", description="CFE recibidos y aceptados que todavía no se marcaron como contabilizados."
+    )

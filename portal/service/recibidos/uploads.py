@@ -1,0 +1,80 @@
+"""Envelope files uploaded by a person or a program (`POST /api/v1/recibidos`): one or more XML files, or ZIP
+files holding them. The container is checked before anything is received: a ZIP that cannot be read, is
+encrypted, nests another ZIP, or expands past its caps (a "ZIP bomb") refuses the whole upload, with nothing
+stored. Each envelope inside then goes through the intake on its own (a broken envelope is answered BS)."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from dataclasses import dataclass
+
+from portal.service.errors import FieldError, ValidationFailed
+from portal.service.recibidos.checks import MAX_BYTES
+
+MAX_FILES = 50
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+MAX_EXPANDED_BYTES = 60 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class EnvelopeFile:
+    name: str
+    data: bytes
+
+
+def _refuse(message: str) -> ValidationFailed:
+    return ValidationFailed([FieldError("archivos", "archivo_rechazado", message)], message=message)
+
+
+def expand(files: list[tuple[str, bytes]]) -> list[EnvelopeFile]:
+    """The envelopes in the uploaded files, or 422 naming the file that is refused (nothing is received)."""
+    if not files:
+        raise _refuse("Elegí uno o más archivos de sobre (XML) o un ZIP que los contenga.")
+    found: list[EnvelopeFile] = []
+    expanded = 0
+    for name, data in files:
+        if data[:4] == b"PK\x03\x04" or name.lower().endswith(".zip"):
+            for entry in _zip_entries(name, data):
+                expanded += len(entry.data)
+                found.append(entry)
+        else:
+            found.append(EnvelopeFile(name, data))
+        if len(found) > MAX_FILES:
+            raise _refuse(f"Se pueden subir hasta {MAX_FILES} sobres por vez.")
+        if expanded > MAX_EXPANDED_BYTES:
+            raise _refuse(f"«{name}» se expande a más de {MAX_EXPANDED_BYTES // (1024 * 1024)} MB.")
+    return found
+
+
+def _zip_entries(name: str, data: bytes) -> list[EnvelopeFile]:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        infos = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        raise _refuse(f"«{name}» no es un ZIP que se pueda leer.") from None
+    entries: list[EnvelopeFile] = []
+    total = 0
+    for info in infos:
+        if info.is_dir() or info.filename.startswith("__MACOSX/"):
+            continue
+        if info.flag_bits & 0x1:
+            raise _refuse(f"«{name}» está cifrado: subí los sobres sin contraseña.")
+        inner = info.filename.rsplit("/", 1)[-1]
+        if inner.lower().endswith(".zip"):
+            raise _refuse(f"«{name}» contiene otro ZIP ({inner}): subí los sobres directamente.")
+        if len(entries) >= MAX_FILES:
+            raise _refuse(f"«{name}» tiene más de {MAX_FILES} archivos.")
+        try:
+            with archive.open(info) as stream:
+                # Never more than the cap plus one byte: what the ZIP claims about sizes is not trusted.
+                content = stream.read(MAX_BYTES + 1)
+        except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError):
+            raise _refuse(f"«{name}»: no se puede leer {inner}.") from None
+        total += len(content)
+        if total > MAX_EXPANDED_BYTES:
+            raise _refuse(f"«{name}» se expande a más de {MAX_EXPANDED_BYTES // (1024 * 1024)} MB.")
+        entries.append(EnvelopeFile(inner, content))
+    if not entries:
+        raise _refuse(f"«{name}» no contiene ningún archivo.")
+    return entries

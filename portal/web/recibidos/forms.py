@@ -1,0 +1,136 @@
+"""Forms of the received CFEs: the list's filters (GET), the upload, and the commercial rejection."""
+
+from __future__ import annotations
+
+from flask_babel import lazy_gettext as _l
+from flask_wtf.file import MultipleFileField
+from wtforms import HiddenField, SelectField, StringField, TextAreaField
+from wtforms.validators import DataRequired, Length, Optional
+
+from portal.client.recibidos import COMMERCIAL_MOTIVES, ReceivedFilters
+from portal.web.comprobantes.choices import options
+from portal.web.forms_common import DayField, NumberField, PortalForm
+
+# The commercial motives in words (RESP19); E27-E60 are agreed between the parties and need the text.
+MOTIVE_WORDS = {
+    "E20": _l("Orden de compra vencida"),
+    "E21": _l("Mercadería en mal estado"),
+    "E22": _l("Proveedor inhabilitado por organismo de contralor"),
+    "E23": _l("Contraprestación no recibida"),
+    "E24": _l("Diferencia de precios o descuentos"),
+    "E25": _l("Factura con errores de cálculo"),
+    "E26": _l("Diferencia de plazos"),
+}
+STATES = (
+    ("", _l("Todos")),
+    ("pendiente", _l("Sin decidir")),
+    ("aceptado", _l("Recibidos (AE)")),
+    ("rechazado", _l("Rechazados al recibirlos (BE)")),
+    ("rechazado_comercial", _l("Rechazados por la empresa")),
+    ("rechazado_dgi", _l("Rechazados por DGI")),
+)
+BOOKED = (("", _l("Todos")), ("no", _l("Sin contabilizar")), ("si", _l("Contabilizados")))
+TYPES = (
+    ("", _l("Todos")),
+    ("111", "e-Factura"),
+    ("112", _l("Nota de crédito de e-Factura")),
+    ("113", _l("Nota de débito de e-Factura")),
+    ("101", "e-Ticket"),
+    ("181", "e-Remito"),
+    ("182", "e-Resguardo"),
+)
+
+
+def motive_label(code: str) -> str:
+    words = MOTIVE_WORDS.get(code)
+    return f"{code} · {words}" if words else f"{code} · " + str(_l("otro motivo acordado (escribilo)"))
+
+
+class ReceivedFilterForm(PortalForm):
+    """The list's filters (a GET form: the URL holds the query)."""
+
+    class Meta:
+        csrf = False
+
+    proveedor = StringField(_l("Proveedor"), validators=[Optional(), Length(max=150)])
+    numero = StringField(_l("Número"), validators=[Optional(), Length(max=12)])
+    desde = DayField(_l("Desde"), validators=[Optional()])
+    hasta = DayField(_l("Hasta"), validators=[Optional()])
+    tipo = SelectField(_l("Tipo"), choices=options(TYPES), default="")
+    moneda = SelectField(_l("Moneda"), choices=options((("", _l("Todas")), ("UYU", "UYU"), ("USD", "USD"))), default="")
+    estado = SelectField(_l("Estado"), choices=options(STATES), default="")
+    contabilizado = SelectField(_l("Contabilizado"), choices=options(BOOKED), default="")
+    monto_desde = NumberField(_l("Monto desde"))
+    monto_hasta = NumberField(_l("Monto hasta"))
+    cursor = HiddenField(validators=[Optional(), Length(max=200)])
+
+    SERVICE_FIELDS = {
+        "supplier": "proveedor",
+        "number": "numero",
+        "since": "desde",
+        "until": "hasta",
+        "tipo_cfe": "tipo",
+        "currency": "moneda",
+        "state": "estado",
+        "booked": "contabilizado",
+        "amount_from": "monto_desde",
+        "amount_to": "monto_hasta",
+        "*": "proveedor",
+    }
+
+    def service_filters(self) -> ReceivedFilters:
+        def text(value: str | None) -> str | None:
+            return (value or "").strip() or None
+
+        booked = {"si": True, "no": False}.get(self.contabilizado.data or "")
+        return ReceivedFilters(
+            supplier=text(self.proveedor.data),
+            tipo_cfe=int(self.tipo.data) if self.tipo.data else None,
+            number=text(self.numero.data),
+            since=self.desde.data,
+            until=self.hasta.data,
+            amount_from=self.monto_desde.data,
+            amount_to=self.monto_hasta.data,
+            currency=text(self.moneda.data),
+            state=text(self.estado.data),
+            booked=booked,
+        )
+
+    @property
+    def filtered(self) -> bool:
+        return any(
+            (self[name].raw_data or [""])[0]
+            for name in (
+                "proveedor",
+                "numero",
+                "desde",
+                "hasta",
+                "tipo",
+                "moneda",
+                "estado",
+                "contabilizado",
+                "monto_desde",
+                "monto_hasta",
+            )
+        )
+
+
+class UploadForm(PortalForm):
+    archivos = MultipleFileField(
+        _l("Sobres (XML) o un ZIP"), validators=[DataRequired(message=_l("Elegí uno o más archivos."))]
+    )
+
+
+class RejectForm(PortalForm):
+    motivo = SelectField(
+        _l("Motivo"),
+        choices=options((code, code) for code in COMMERCIAL_MOTIVES),
+        validators=[DataRequired()],
+    )
+    detalle = TextAreaField(_l("Detalle para el proveedor"), validators=[Optional(), Length(max=500)])
+
+    SERVICE_FIELDS = {"motive": "motivo", "detail": "detalle", "*": "detalle"}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.motivo.choices = options((code, motive_label(code)) for code in COMMERCIAL_MOTIVES)

@@ -1,0 +1,200 @@
+"""Comprobantes recibidos: the list (filters, totals, CSV, upload by drag and drop or a file input), one received
+CFE's page (PDF, lines, totals, supplier, our answers) and what the company does with it (accept, reject with a
+commercial motive, book)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, flash, request, url_for
+from flask_babel import gettext as _
+from flask_login import current_user
+
+from portal.client.errors import Conflict, ValidationError
+from portal.client.recibidos import EnvelopeFile
+from portal.domain import roles
+from portal.web.auth.session import member_required, writer_required
+from portal.web.backend import api
+from portal.web.comprobantes.choices import type_name
+from portal.web.forms_common import apply_service_errors
+from portal.web.recibidos.forms import ReceivedFilterForm, RejectForm, UploadForm, motive_label
+from portal.web.rendering import redirect_after_post, render
+
+bp = Blueprint("recibidos", __name__, url_prefix="/recibidos")
+
+INDEX = "recibidos/index.html"
+DETAIL = "recibidos/detail.html"
+
+
+def _list(form: ReceivedFilterForm, upload: UploadForm | None = None, *, status: int = 200):
+    page = None
+    if form.validate():
+        try:
+            page = api().list_received(form.service_filters(), cursor=form.cursor.data or None)
+        except ValidationError as exc:
+            apply_service_errors(form, exc, ReceivedFilterForm.SERVICE_FIELDS)
+    args: dict[str, Any] = {k: v for k, v in request.args.items() if k != "cursor" and v}
+    return render(
+        INDEX,
+        "results",
+        status=status,
+        form=form,
+        upload=upload or UploadForm(),
+        page=page,
+        can_write=current_user.role in roles.WRITERS,
+        type_name=type_name,
+        csv_url=url_for("recibidos.csv", **args),
+        next_url=url_for("recibidos.index", **args, cursor=page.next_cursor) if page and page.next_cursor else None,
+    )
+
+
+@bp.get("/")
+@member_required
+def index():
+    """The company's received CFEs, newest first, with the filters of the issued list."""
+    return _list(ReceivedFilterForm(request.args))
+
+
+@bp.get("/recibidos.csv")
+@member_required
+def csv():
+    """Every received CFE that matches the filters, for a spreadsheet."""
+    form = ReceivedFilterForm(request.args)
+    form.validate()
+    response = Response(api().received_csv(form.service_filters()), mimetype="text/csv")
+    response.headers["Content-Disposition"] = 'attachment; filename="recibidos.csv"'
+    return response
+
+
+@bp.post("/subir")
+@writer_required
+def upload():
+    """Receive envelope files a supplier sent some other way (XML, or a ZIP of them)."""
+    form = UploadForm()
+    filters = ReceivedFilterForm(request.args)
+    files = tuple(EnvelopeFile(f.filename or "sobre.xml", f.read()) for f in request.files.getlist("archivos") if f)
+    if not form.validate() or not files:
+        if not form.archivos.errors:
+            form.archivos.errors = [_("Elegí uno o más archivos.")]
+        return _list(filters, form, status=422)
+    try:
+        results = api().upload_envelopes(files)
+    except ValidationError as exc:
+        apply_service_errors(form, exc, {"files": "archivos", "*": "archivos"})
+        return _list(filters, form, status=422)
+    for result in results:
+        if result.state == "AS":
+            flash(
+                _(
+                    "%(file)s: recibido, %(ok)d aceptado(s) y %(bad)d rechazado(s); se le responde al proveedor.",
+                    file=result.filename,
+                    ok=result.accepted,
+                    bad=result.rejected,
+                ),
+                "success",
+            )
+        else:
+            reasons = "; ".join(f"{m.code} {m.text}" + (f": {m.detail}" if m.detail else "") for m in result.motives)
+            flash(
+                _(
+                    "%(file)s: rechazado (%(reasons)s); se le avisa al proveedor.",
+                    file=result.filename,
+                    reasons=reasons,
+                ),
+                "error",
+            )
+    return redirect_after_post("recibidos.index")
+
+
+def _detail(received_id: int, reject: RejectForm | None = None, *, status: int = 200):
+    detail = api().get_received(received_id)
+    return render(
+        DETAIL,
+        status=status,
+        detail=detail,
+        cfe=detail.cfe,
+        reject=reject or RejectForm(formdata=None),
+        motive_label=motive_label,
+        type_name=type_name,
+        can_write=current_user.role in roles.WRITERS,
+    )
+
+
+@bp.get("/<int:received_id>")
+@member_required
+def detail(received_id: int):
+    """One received CFE: supplier, lines, totals, our answers and their times."""
+    return _detail(received_id)
+
+
+@bp.get("/<int:received_id>/pdf")
+@member_required
+def pdf(received_id: int):
+    """The printed representation, made from the supplier's signed XML."""
+    response = Response(api().received_pdf(received_id), mimetype="application/pdf")
+    response.headers["Content-Disposition"] = f'inline; filename="recibido-{received_id}.pdf"'
+    return response
+
+
+@bp.get("/<int:received_id>/xml")
+@member_required
+def xml(received_id: int):
+    """The signed CFE as the supplier sent it."""
+    response = Response(api().received_xml(received_id), mimetype="application/xml")
+    response.headers["Content-Disposition"] = f'attachment; filename="recibido-{received_id}.xml"'
+    return response
+
+
+@bp.get("/<int:received_id>/respuestas/<int:answer_id>")
+@member_required
+def answer(received_id: int, answer_id: int):
+    """One of our signed answers, to keep or to send by hand when no channel to the supplier is known."""
+    response = Response(api().received_answer_xml(received_id, answer_id), mimetype="application/xml")
+    response.headers["Content-Disposition"] = f'attachment; filename="respuesta-{answer_id}.xml"'
+    return response
+
+
+@bp.post("/<int:received_id>/aceptar")
+@writer_required
+def accept(received_id: int):
+    """Accept it, and tell the supplier (ACKCFE AE)."""
+    try:
+        api().accept_received(received_id)
+        flash(_("Aceptaste el comprobante; se le avisa al proveedor."), "success")
+    except Conflict as exc:
+        flash(exc.message, "error")
+    return redirect_after_post("recibidos.detail", received_id=received_id)
+
+
+@bp.post("/<int:received_id>/rechazar")
+@writer_required
+def reject(received_id: int):
+    """Reject it with a commercial motive, and tell the supplier (a second ACKCFE, BE)."""
+    form = RejectForm()
+    if not form.validate():
+        return _detail(received_id, form, status=422)
+    try:
+        api().reject_received(received_id, form.motivo.data, (form.detalle.data or "").strip() or None)
+        flash(
+            _("Rechazaste el comprobante; se le avisa al proveedor, que debe emitir la nota que lo corrija."), "success"
+        )
+    except ValidationError as exc:
+        apply_service_errors(form, exc, RejectForm.SERVICE_FIELDS)
+        return _detail(received_id, form, status=422)
+    except Conflict as exc:
+        flash(exc.message, "error")
+    return redirect_after_post("recibidos.detail", received_id=received_id)
+
+
+@bp.post("/<int:received_id>/contabilizar")
+@writer_required
+def book(received_id: int):
+    """Mark it as booked (or, with `deshacer`, not booked)."""
+    try:
+        if request.form.get("deshacer"):
+            api().unbook_received(received_id)
+        else:
+            api().book_received(received_id)
+    except Conflict as exc:
+        flash(exc.message, "error")
+    return redirect_after_post("recibidos.detail", received_id=received_id)

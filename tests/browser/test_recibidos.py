@@ -1,0 +1,60 @@
+"""A person receives suppliers' envelopes in "Comprobantes recibidos": drops the files on the upload zone, sees
+the list with its totals, opens a received CFE (lines, totals, our answers), rejects it with a motive in words
+and sees the decision; on a wide screen and on a phone."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.pages import Shell, screenshot, settled
+from tests.support import recibidos as sup
+
+
+@pytest.fixture
+def envelope_file(tmp_path):
+    path = tmp_path / "Sob_211003420017_20261127_1.xml"
+    tampered = sup.cfe(3).replace(b"Cajas de cart", b"Cajas de CART")
+    path.write_bytes(sup.envelope([sup.cfe(1), sup.cfe(2), tampered], adendas=["Orden de compra 4512", None, None]))
+    return path
+
+
+def _drop(page: Page, path) -> None:
+    """Drop a file on the zone as a person dragging it from the desktop would (a DataTransfer with the file)."""
+    content = list(path.read_bytes())
+    data_transfer = page.evaluate_handle(
+        """([name, bytes]) => { const dt = new DataTransfer();
+            dt.items.add(new File([new Uint8Array(bytes)], name, {type: "text/xml"})); return dt; }""",
+        [path.name, content],
+    )
+    page.dispatch_event("[data-dropzone-area]", "drop", {"dataTransfer": data_transfer})
+
+
+@pytest.mark.parametrize("width, height", [(1366, 900), (390, 844)])
+def test_receive_by_dropping_files_and_reject_commercially(page: Page, envelope_file, shots, width, height):
+    page.set_viewport_size({"width": width, "height": height})
+    shell = Shell(page)
+    shell.open_home_and_sign_in("usuario@demo.uy")
+    page.goto("/recibidos/")
+    expect(page.get_by_role("heading", name="Comprobantes recibidos", level=1)).to_be_visible()
+    _drop(page, envelope_file)
+    expect(page.locator(".flash-success")).to_contain_text("2 aceptado(s) y 1 rechazado(s)")
+    settled(page)
+    expect(page.locator("#received-results tbody tr")).to_have_count(3)
+    expect(page.get_by_test_id("received-totals")).to_contain_text("2 comprobantes")
+    screenshot(page, shots / f"recibidos-list-{width}.png")
+
+    page.get_by_role("link", name="e-Factura A-1").click()
+    expect(page.get_by_role("heading", name="Líneas")).to_be_visible()
+    expect(page.get_by_text("Orden de compra 4512")).to_be_visible()
+    page.get_by_label("Motivo").select_option("E24")
+    page.get_by_label("Detalle para el proveedor").fill("El precio acordado era $ 140 por caja.")
+    screenshot(page, shots / f"recibidos-detail-{width}.png")
+    page.get_by_role("button", name="Rechazar", exact=True).click()
+    expect(page.get_by_test_id("decision")).to_contain_text("E24 · Diferencia de precios o descuentos")
+    screenshot(page, shots / f"recibidos-rejected-{width}.png")
+    page.goto("/")
+    expect(page.get_by_test_id("received-today")).to_have_text("3")
+    expect(page.get_by_test_id("received-unbooked")).to_have_text("1")  # A-2: A-1 rejected, A-3 refused on arrival
+    screenshot(page, shots / f"recibidos-home-{width}.png")
+    shell.assert_no_csp_violations()

@@ -1,0 +1,63 @@
+"""The real client's recibidos methods against a live service: upload, list with filters and cursor, one CFE,
+its XML and PDF, accept, reject, book, and field errors named after the client's own fields."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from portal.client import CfeClient, Conflict, ValidationError
+from portal.client.recibidos import CursorPage, EnvelopeFile, ReceivedCfe, ReceivedDetail, ReceivedFilters
+from tests.support import recibidos as sup
+
+
+@pytest.fixture
+def api(live_service):
+    from tests.conftest import mint_token
+
+    return CfeClient(live_service.url).as_user(mint_token(live_service.app, "usuario@demo.uy"), company_id=1)
+
+
+def test_the_received_cfes_through_the_client(api):
+    [result] = api.upload_envelopes((EnvelopeFile("s.xml", sup.envelope([sup.cfe(n) for n in (1, 2, 3)])),))
+    assert (result.state, result.accepted, len(result.received_ids)) == ("AS", 3, 3)
+    page = api.list_received(ReceivedFilters(supplier="Comercial"), limit=2)
+    assert isinstance(page, CursorPage) and [c.nro for c in page.items] == [3, 2] and page.next_cursor
+    assert all(isinstance(c, ReceivedCfe) for c in page.items)
+    assert page.totals[0].currency == "UYU" and page.totals[0].count == 3
+    rest = api.list_received(ReceivedFilters(supplier="Comercial"), cursor=page.next_cursor, limit=2)
+    assert [c.nro for c in rest.items] == [1] and rest.next_cursor is None
+    assert [c.nro for c in api.list_received(ReceivedFilters(number="A-2")).items] == [2]
+    assert b"Comercial del Norte" in api.received_csv(ReceivedFilters(booked=False))
+
+    first = result.received_ids[0]
+    detail = api.get_received(first)
+    assert isinstance(detail, ReceivedDetail) and detail.lines[0].name == "Cajas de cartón"
+    assert dict(detail.totals)["MntTotal"] == detail.cfe.total > Decimal(0)
+    assert [a.kind for a in detail.answers] == ["ACKSobre", "ACKCFE"]
+    assert api.received_xml(first).startswith(b"<CFE") and api.received_pdf(first).startswith(b"%PDF")
+    ack_sobre = api.received_answer_xml(first, detail.answers[0].id)
+    assert b"<ACKSobre" in ack_sobre and b"<Estado>AS</Estado>" in ack_sobre
+
+    assert api.accept_received(first).cfe.decision == "aceptado"
+    assert api.book_received(first).cfe.booked and not api.unbook_received(first).cfe.booked
+    with pytest.raises(ValidationError) as refused:
+        api.reject_received(result.received_ids[1], "E45")
+    assert refused.value.fields[0].field == "detail"
+    rejected = api.reject_received(result.received_ids[1], "E21", "Llegaron mojadas")
+    assert rejected.decision_motive.code == "E21" and rejected.cfe.decision == "rechazado"
+    with pytest.raises(Conflict):
+        api.book_received(result.received_ids[1])
+
+
+def test_a_hostile_upload_names_the_files_field(api):
+    with pytest.raises(ValidationError) as refused:
+        api.upload_envelopes((EnvelopeFile("x.zip", b"PK\x03\x04 roto"),))
+    assert refused.value.fields[0].field == "files"
+
+
+def test_a_bad_filter_names_the_client_field(api):
+    with pytest.raises(ValidationError) as refused:
+        api.list_received(ReceivedFilters(amount_from=Decimal(10), amount_to=Decimal(5)))
+    assert refused.value.fields[0].field == "amount_to"

@@ -1,0 +1,239 @@
+"""The received CFEs through the API: upload (files or ZIP, hostile ones refused whole), list with filters,
+totals and CSV, one CFE as JSON, signed XML and PDF, accept, reject with a commercial motive (a second signed
+ACKCFE), book and unbook; roles and companies."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+from sqlalchemy import select
+
+from portal.service import db, jobs
+from portal.service.cfe.schema import validate_xml
+from portal.service.envios import acks as dgi_acks
+from portal.service.recibidos.models import ExchangeAnswer
+from tests.support import recibidos as sup
+
+URL = "/api/v1/recibidos"
+
+
+def _upload(client, headers, *files: tuple[str, bytes]):
+    data = {"archivos": [(io.BytesIO(content), name) for name, content in files]}
+    return client.post(URL, data=data, headers=headers, content_type="multipart/form-data")
+
+
+@pytest.fixture
+def usuario(auth_headers):
+    return auth_headers("usuario@demo.uy")
+
+
+@pytest.fixture
+def received(api_client, usuario):
+    """Three CFEs from the supplier (one rejected on arrival) and one in dollars."""
+    dollars = {**sup.EFACTURA, "tpoMoneda": "USD", "tpoCambio": "40.125"}
+    tampered = sup.cfe(3).replace(b"Cajas de cart", b"Cajas de CART")
+    answer = _upload(
+        api_client,
+        usuario,
+        ("Sob_211003420017_1.xml", sup.envelope([sup.cfe(1), sup.cfe(2), tampered, sup.cfe(4, body=dollars)])),
+    )
+    assert answer.status_code == 201, answer.get_json()
+    return answer.get_json()["sobres"][0]
+
+
+def test_upload_answers_each_envelope_and_lists_newest_first_with_totals(api_client, usuario, received):
+    assert (received["estado"], received["aceptados"], received["rechazados"]) == ("AS", 3, 1)
+    page = api_client.get(URL, headers=usuario).get_json()
+    assert [item["nro"] for item in page["items"]] == [4, 3, 2, 1]  # same moment: newest id first
+    assert page["siguienteCursor"] is None
+    totals = {t["moneda"]: t for t in page["totales"]}
+    assert set(totals) == {"UYU", "USD"} and totals["UYU"]["cantidad"] == 2  # the BE one is no purchase
+    assert [i["estado"] for i in page["items"]] == ["AE", "BE", "AE", "AE"]
+    assert page["items"][1]["motivos"][0]["codigo"] == "E04"
+
+
+def test_filters_and_cursor_pages(api_client, usuario, received):
+    def numbers(**params):
+        return [i["nro"] for i in api_client.get(URL, query_string=params, headers=usuario).get_json()["items"]]
+
+    assert numbers(numero="A-2") == [2]
+    assert numbers(numero="a 2") == [2]
+    assert numbers(moneda="USD") == [4]
+    assert numbers(proveedor="2110034") == [4, 3, 2, 1]
+    assert numbers(proveedor="comercial del") == [4, 3, 2, 1]
+    assert numbers(proveedor="Otra") == []
+    assert numbers(estado="rechazado") == [3]
+    assert numbers(tipo=101) == []
+    assert numbers(contabilizado="true") == []
+    first = api_client.get(URL, query_string={"limite": 3}, headers=usuario).get_json()
+    assert [i["nro"] for i in first["items"]] == [4, 3, 2] and first["siguienteCursor"]
+    rest = api_client.get(URL, query_string={"limite": 3, "cursor": first["siguienteCursor"]}, headers=usuario)
+    assert [i["nro"] for i in rest.get_json()["items"]] == [1]
+    bad = api_client.get(URL, query_string={"montoDesde": 10, "montoHasta": 5}, headers=usuario)
+    assert bad.status_code == 422
+
+
+def test_csv_has_every_matching_row(api_client, usuario, received):
+    answer = api_client.get(URL, headers={**usuario, "Accept": "text/csv"})
+    assert answer.status_code == 200 and answer.mimetype == "text/csv"
+    lines = answer.get_data(as_text=True).lstrip("\ufeff").splitlines()
+    assert lines[0].startswith("Recibido;RUT proveedor") and len(lines) == 5
+    assert "Comercial del Norte S.R.L." in lines[1] and ";AE;" in lines[1]
+
+
+def test_one_cfe_as_json_xml_and_pdf(api_client, usuario, received):
+    first = received["recibidos"][0]
+    detail = api_client.get(f"{URL}/{first}", headers=usuario).get_json()
+    assert detail["nombreEmisor"] == "Comercial del Norte S.R.L." and detail["canal"] == "api"
+    assert [line["nombre"] for line in detail["lineas"]] == ["Cajas de cartón", "Fletes"]
+    assert detail["totales"]["MntTotal"] == detail["total"]
+    assert [r["tipo"] for r in detail["respuestas"]] == ["ACKSobre", "ACKCFE"]
+    xml = api_client.get(f"{URL}/{first}?formato=xml", headers=usuario)
+    assert xml.mimetype == "application/xml" and xml.data.startswith(b"<CFE")
+    pdf = api_client.get(f"{URL}/{first}?formato=pdf", headers=usuario)
+    assert pdf.status_code == 200 and pdf.data.startswith(b"%PDF")
+
+
+def test_reject_sends_a_second_signed_ackcfe_and_blocks_booking(api_client, usuario, received, service_app):
+    second = received["recibidos"][1]
+    refused = api_client.post(f"{URL}/{second}/rechazar", json={"motivo": "E40"}, headers=usuario)
+    assert refused.status_code == 422  # E27-E60 need their words
+    answer = api_client.post(
+        f"{URL}/{second}/rechazar", json={"motivo": "E24", "detalle": "Precio acordado: $ 140"}, headers=usuario
+    )
+    assert answer.status_code == 200, answer.get_json()
+    body = answer.get_json()
+    assert body["decision"] == "rechazado" and body["motivoDecision"]["codigo"] == "E24"
+    assert [r["tipo"] for r in body["respuestas"]] == ["ACKSobre", "ACKCFE", "ACKCFE"]
+    with service_app.app_context():
+        document = db.session().get(ExchangeAnswer, body["respuestas"][-1]["id"]).document
+    assert validate_xml(document, "ACKCFE_Partes.xsd") == []
+    [verdict] = dgi_acks.read_ack_cfe(document)
+    assert (verdict.ordinal, verdict.estado, verdict.nro, verdict.motives[0]["codigo"]) == (2, "BE", 2, "E24")
+    assert api_client.post(f"{URL}/{second}/aceptar", headers=usuario).status_code == 409
+    assert api_client.post(f"{URL}/{second}/contabilizar", headers=usuario).status_code == 409
+    assert (
+        api_client.get(URL, query_string={"estado": "rechazado_comercial"}, headers=usuario).get_json()["items"][0][
+            "id"
+        ]
+        == second
+    )
+
+
+def test_accept_book_and_unbook(api_client, usuario, received):
+    first = received["recibidos"][0]
+    assert api_client.post(f"{URL}/{first}/aceptar", headers=usuario).get_json()["decision"] == "aceptado"
+    booked = api_client.post(f"{URL}/{first}/contabilizar", headers=usuario).get_json()
+    assert booked["contabilizado"] is True and booked["contabilizadoEn"]
+    assert [
+        i["id"]
+        for i in api_client.get(URL, query_string={"contabilizado": "true"}, headers=usuario).get_json()["items"]
+    ] == [first]
+    assert api_client.post(f"{URL}/{first}/descontabilizar", headers=usuario).get_json()["contabilizado"] is False
+    rejected_on_arrival = received["recibidos"][2]
+    assert api_client.post(f"{URL}/{rejected_on_arrival}/contabilizar", headers=usuario).status_code == 409
+
+
+def test_roles_and_other_companies(api_client, auth_headers, received):
+    first = received["recibidos"][0]
+    soporte = auth_headers("soporte@demo.uy")
+    assert api_client.get(f"{URL}/{first}", headers=soporte).status_code == 200
+    assert api_client.post(f"{URL}/{first}/contabilizar", headers=soporte).status_code == 403
+    assert api_client.post(URL, headers=soporte).status_code == 403
+    other = auth_headers("admin@demo.uy", company_id=2)
+    assert api_client.get(f"{URL}/{first}", headers=other).status_code == 404
+    assert api_client.post(f"{URL}/{first}/aceptar", headers=other).status_code == 404
+    assert api_client.get(URL, headers=other).get_json()["items"] == []
+
+
+def test_a_zip_of_envelopes_and_a_broken_envelope_in_it(api_client, usuario):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("sobres/uno.xml", sup.envelope([sup.cfe(10)], idemisor=10))
+        archive.writestr("sobres/roto.xml", b"<no es un sobre")
+    answer = _upload(api_client, usuario, ("lote.zip", buffer.getvalue()))
+    assert answer.status_code == 201
+    results = {s["archivo"]: s for s in answer.get_json()["sobres"]}
+    assert results["uno.xml"]["estado"] == "AS"
+    assert results["roto.xml"]["estado"] == "BS" and results["roto.xml"]["motivos"][0]["codigo"] == "S01"
+
+
+@pytest.mark.parametrize(
+    "name, content, words",
+    [
+        ("bomba.zip", "bomb", "se expande"),
+        ("anidado.zip", "nested", "otro ZIP"),
+        ("roto.zip", b"PK\x03\x04 esto no es un zip", "no es un ZIP"),
+    ],
+)
+def test_hostile_uploads_are_refused_whole(api_client, usuario, service_app, name, content, words):
+    buffer = io.BytesIO()
+    if content == "bomb":
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("ok.xml", sup.envelope([sup.cfe(20)], idemisor=20))
+            for n in range(31):
+                archive.writestr(f"ceros{n}.xml", b"0" * (2 * 1024 * 1024))
+        content = buffer.getvalue()
+    elif content == "nested":
+        with zipfile.ZipFile(buffer, "w") as archive:
+            archive.writestr("ok.xml", sup.envelope([sup.cfe(21)], idemisor=21))
+            archive.writestr("otro.zip", b"PK")
+        content = buffer.getvalue()
+    answer = _upload(api_client, usuario, (name, content))
+    assert answer.status_code == 422
+    assert words in answer.get_json()["error"]["message"]
+    with service_app.app_context():
+        assert db.session().scalars(select(ExchangeAnswer)).first() is None  # nothing received
+
+
+def test_answers_to_an_upload_go_to_the_supplier_by_mail_from_the_worker(api_client, usuario, service_app, smtp):
+    from portal.service.intercambio.directory import ElectronicIssuer, upsert_issuer
+
+    service_app.config["SMTP_URL"] = smtp.url
+    with service_app.app_context():
+        upsert_issuer(
+            db.session(),
+            ElectronicIssuer(
+                sup.SUPPLIER_RUT, "Comercial del Norte S.R.L.", "intercambio@norte.com.uy", None, None, None
+            ),
+        )
+        db.session().commit()
+    answer = _upload(api_client, usuario, ("s.xml", sup.envelope([sup.cfe(30)], idemisor=30)))
+    assert answer.status_code == 201
+    jobs.use_app(service_app)
+    jobs.run_pending()
+    with service_app.app_context():
+        states = [
+            (a.kind, a.state, a.delivered_by)
+            for a in db.session().scalars(select(ExchangeAnswer).order_by(ExchangeAnswer.id))
+        ]
+    assert states == [("ACKSobre", "enviado", "correo"), ("ACKCFE", "enviado", "correo")]
+    received_mail = smtp.recorder.received
+    assert [m.envelope_to for m in received_mail] == [["intercambio@norte.com.uy"]] * 2
+    attached = [next(m.message.iter_attachments()) for m in received_mail]
+    assert [a.get_filename().split("_")[0] for a in attached] == ["ACKSobre", "ACKCFE"]
+    assert validate_xml(attached[0].get_content(), "ACKSobre.xsd") == []
+
+
+def test_an_envelope_that_spends_its_whole_cpu_budget_is_refused_s01(api_client, usuario, monkeypatch):
+    from portal.service.recibidos import intake
+
+    monkeypatch.setattr(intake, "EXAMINE_CPU_SECONDS", 0.000001)
+    answer = _upload(api_client, usuario, ("s.xml", sup.envelope([sup.cfe(n) for n in range(1, 21)])))
+    [result] = answer.get_json()["sobres"]
+    assert result["estado"] == "BS" and result["motivos"][0]["codigo"] == "S01"
+    assert "costoso" in result["motivos"][0]["detalle"]
+
+
+def test_our_answers_can_be_downloaded_only_through_their_own_cfe(api_client, usuario, auth_headers, received):
+    first = received["recibidos"][0]
+    answers = api_client.get(f"{URL}/{first}", headers=usuario).get_json()["respuestas"]
+    document = api_client.get(f"{URL}/{first}/respuestas/{answers[1]['id']}", headers=usuario)
+    assert document.status_code == 200 and b"<ACKCFE" in document.data
+    other = _upload(api_client, usuario, ("o.xml", sup.envelope([sup.cfe(50)], idemisor=50))).get_json()["sobres"][0]
+    foreign = api_client.get(f"{URL}/{other['recibidos'][0]}/respuestas/{answers[0]['id']}", headers=usuario)
+    assert foreign.status_code == 404
+    elsewhere = auth_headers("admin@demo.uy", company_id=2)
+    assert api_client.get(f"{URL}/{first}/respuestas/{answers[0]['id']}", headers=elsewhere).status_code == 404

@@ -1,0 +1,133 @@
+"""The exchange mailbox against a real IMAP server (dovecot, started for the test): envelopes and answers to our
+own envelopes arrive there; each message is handled once (by UID, Message-ID and the document's hash), a bad
+attachment is answered BS and kept aside, and a mailbox that cannot be reached is recorded, not fatal."""
+
+from __future__ import annotations
+
+from email.message import EmailMessage
+from email.utils import make_msgid
+
+import pytest
+from sqlalchemy import select
+
+from portal.service import db, jobs
+from portal.service.intercambio import answers
+from portal.service.recibidos import mailbox, tasks
+from portal.service.recibidos.models import ExchangeAnswer, ExchangeMailbox, ProcessedMail, ReceivedEnvelope
+from tests.support import recibidos as sup
+from tests.support.imap import Dovecot
+
+SENDER = "intercambio@norte.com.uy"
+
+
+@pytest.fixture
+def dovecot(tmp_path):
+    server = Dovecot(tmp_path / "dovecot").start()
+    yield server
+    server.stop()
+
+
+def _message(*attachments: tuple[str, bytes], message_id: str | None = None) -> bytes:
+    message = EmailMessage()
+    message["From"] = f"Comercial del Norte <{SENDER}>"
+    message["To"] = "recepcion@demo.uy"
+    message["Subject"] = "Sobre de CFE"
+    message["Message-ID"] = message_id or make_msgid(domain="norte.com.uy")
+    message.set_content("Adjuntamos el sobre.")
+    for name, data in attachments:
+        message.add_attachment(data, maintype="application", subtype="xml", filename=name)
+    return message.as_bytes()
+
+
+def _poll(app) -> int:
+    with app.app_context():
+        mailbox_id = db.session().scalar(select(ExchangeMailbox.id))
+        return tasks.poll_mailbox.call_local(mailbox_id)
+
+
+def test_each_message_is_handled_once_and_answered_by_mail(service_app, dovecot, smtp, monkeypatch):
+    service_app.config["SMTP_URL"] = smtp.url
+    recorded: list[bytes] = []
+    monkeypatch.setattr(answers, "record_answer", lambda session, company_id, doc, channel: recorded.append(doc))
+    with service_app.app_context():
+        mailbox.configure(db.session(), 1, dovecot.url)
+        db.session().commit()
+    envelope = _message(("Sob_211003420017_1.xml", sup.envelope([sup.cfe(1), sup.cfe(2)])), message_id="<uno@norte>")
+    dovecot.append(envelope)
+    dovecot.append(_message(("roto.xml", b"<EnvioCFE_entreEmpresas><sin cerrar")))
+    dovecot.append(_message(("ACKSobre_219999830019_1.xml", b'<ACKSobre xmlns="http://cfe.dgi.gub.uy"/>')))
+    dovecot.append(_message())  # no documents at all
+    dovecot.append(envelope)  # the same message again (a resend, a copy): handled once
+
+    assert _poll(service_app) == 5
+    with service_app.app_context():
+        session = db.session()
+        envelopes = session.scalars(select(ReceivedEnvelope).order_by(ReceivedEnvelope.id)).all()
+        processed = session.scalars(select(ProcessedMail).order_by(ProcessedMail.id)).all()
+        box = session.scalar(select(ExchangeMailbox))
+    assert [(e.estado, e.channel, e.reply_to, e.cant_cfe) for e in envelopes] == [
+        ("AS", "correo", SENDER, 2),
+        ("BS", "correo", SENDER, 0),
+    ]
+    assert envelopes[1].motives[0]["codigo"] == "S01" and envelopes[1].xml.startswith(b"<EnvioCFE")  # kept aside
+    assert [p.outcome for p in processed] == ["sobre", "aparte", "respuesta", "aparte"]
+    assert len(recorded) == 1 and recorded[0].startswith(b"<ACKSobre")
+    assert box.last_uid == 5 and box.last_error is None
+
+    jobs.use_app(service_app)
+    jobs.run_pending()
+    with service_app.app_context():
+        states = [a.state for a in db.session().scalars(select(ExchangeAnswer))]
+    assert states == ["enviado"] * 3  # AS + ACKCFE for the envelope, BS for the broken one
+    assert {tuple(m.envelope_to) for m in smtp.recorder.received} == {(SENDER,)}
+
+    assert _poll(service_app) == 0  # nothing new
+    dovecot.append(_message(("Sob_211003420017_2.xml", sup.envelope([sup.cfe(3)], idemisor=2))))
+    assert _poll(service_app) == 1
+    with service_app.app_context():
+        assert db.session().scalar(select(ExchangeMailbox.last_uid)) == 6
+
+
+def test_a_mailbox_that_cannot_be_reached_is_recorded_and_polled_again(service_app, dovecot):
+    with service_app.app_context():
+        mailbox.configure(db.session(), 1, dovecot.url.replace("clave-de-prueba", "otra-clave"))
+        db.session().commit()
+    assert _poll(service_app) == 0
+    with service_app.app_context():
+        box = db.session().scalar(select(ExchangeMailbox))
+    assert box.last_error and box.last_uid == 0
+
+
+def test_the_development_mailbox_comes_from_the_settings(service_app, dovecot):
+    service_app.config["RECIBIDOS_IMAP_URL"] = dovecot.url
+    dovecot.append(_message(("s.xml", sup.envelope([sup.cfe(1)]))))
+    with service_app.app_context():
+        [mailbox_id] = mailbox.mailboxes()
+        assert tasks.poll_mailbox.call_local(mailbox_id) == 1
+        assert db.session().scalar(select(ReceivedEnvelope.estado)) == "AS"
+
+
+def test_an_envelope_that_cannot_be_answered_now_stays_for_the_next_poll(service_app, dovecot):
+    from sqlalchemy import delete, insert
+
+    from portal.service.models import Certificate
+
+    with service_app.app_context():
+        mailbox.configure(db.session(), 1, dovecot.url)
+        saved = [
+            {c.name: getattr(row, c.name) for c in Certificate.__table__.columns}
+            for row in db.session().scalars(select(Certificate).where(Certificate.company_id == 1))
+        ]
+        db.session().execute(delete(Certificate).where(Certificate.company_id == 1))
+        db.session().commit()
+    dovecot.append(_message(("s.xml", sup.envelope([sup.cfe(1)]))))
+    assert _poll(service_app) == 0
+    with service_app.app_context():
+        box = db.session().scalar(select(ExchangeMailbox))
+        assert box.last_uid == 0 and "certificado" in box.last_error
+        assert db.session().scalar(select(ReceivedEnvelope.id)) is None
+        db.session().execute(insert(Certificate), saved)
+        db.session().commit()
+    assert _poll(service_app) == 1
+    with service_app.app_context():
+        assert db.session().scalar(select(ReceivedEnvelope.estado)) == "AS"

@@ -1,0 +1,74 @@
+"""Comprobantes recibidos in the portal: the list with filters, totals and CSV, upload (a hostile file refused
+with a clear message), a received CFE's page, accept, reject with a commercial motive in words, book; roles."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from bs4 import BeautifulSoup
+
+from tests.support import recibidos as sup
+
+
+@pytest.fixture
+def usuario(signed_in):
+    return signed_in("usuario@demo.uy")
+
+
+def _upload(client, *files: tuple[str, bytes]):
+    page = BeautifulSoup(client.get("/recibidos/").data, "html.parser")
+    token = page.select_one("form[data-dropzone] input[name=csrf_token]")["value"]
+    data = {"csrf_token": token, "archivos": [(io.BytesIO(content), name) for name, content in files]}
+    return client.post("/recibidos/subir", data=data, content_type="multipart/form-data")
+
+
+def test_upload_list_and_act_on_a_received_cfe(usuario):
+    answer = _upload(usuario, ("Sob_211003420017_1.xml", sup.envelope([sup.cfe(1), sup.cfe(2)])))
+    assert answer.status_code == 303  # a reload of the list does not post the files again
+    page = BeautifulSoup(usuario.get(answer.headers["Location"]).data, "html.parser")
+    assert "2 aceptado(s) y 0 rechazado(s)" in page.select_one(".flash-success").get_text()
+    rows = page.select("#received-results tbody tr")
+    assert len(rows) == 2 and "Comercial del Norte S.R.L." in rows[0].get_text()
+    assert "2 comprobantes" in page.select_one("[data-testid=received-totals]").get_text()
+
+    filtered = BeautifulSoup(usuario.get("/recibidos/?numero=A-2").data, "html.parser")
+    assert len(filtered.select("#received-results tbody tr")) == 1
+    csv = usuario.get("/recibidos/recibidos.csv?numero=A-2")
+    assert csv.mimetype == "text/csv" and len(csv.get_data(as_text=True).strip().splitlines()) == 2
+
+    link = rows[1].select_one("a")["href"]
+    detail = BeautifulSoup(usuario.get(link).data, "html.parser")
+    assert "Cajas de cartón" in detail.get_text() and "ACKCFE" in detail.get_text()
+    options = [o.get_text() for o in detail.select("select[name=motivo] option")]
+    assert "E24 · Diferencia de precios o descuentos" in options
+    token = detail.select_one("form[action$=rechazar] input[name=csrf_token]")["value"]
+    missing = usuario.post(f"{link}/rechazar", data={"csrf_token": token, "motivo": "E40", "detalle": ""})
+    assert missing.status_code == 422 and "E40" in missing.get_data(as_text=True)
+    done = usuario.post(f"{link}/rechazar", data={"csrf_token": token, "motivo": "E24", "detalle": "Precio $ 140"})
+    assert done.status_code == 303
+    after = BeautifulSoup(usuario.get(link).data, "html.parser")
+    assert "Diferencia de precios o descuentos" in after.select_one("[data-testid=decision]").get_text()
+    assert usuario.get(f"{link}/pdf").data.startswith(b"%PDF")
+
+
+def test_a_hostile_upload_is_refused_with_a_clear_message(usuario):
+    answer = _upload(usuario, ("lote.zip", b"PK\x03\x04 no es un zip"))
+    assert answer.status_code == 422
+    assert "no es un ZIP que se pueda leer" in answer.get_data(as_text=True)
+
+
+def test_soporte_reads_but_does_not_act(signed_in):
+    soporte = signed_in("soporte@demo.uy")
+    page = BeautifulSoup(soporte.get("/recibidos/").data, "html.parser")
+    assert page.select_one("form[data-dropzone]") is None
+    token = json.loads(page.select_one("main")["hx-headers"])["X-CSRFToken"]
+    assert soporte.post("/recibidos/subir", headers={"X-CSRFToken": token}).status_code == 403
+
+
+def test_the_home_shows_received_today_and_unbooked(usuario):
+    _upload(usuario, ("s.xml", sup.envelope([sup.cfe(1), sup.cfe(2)])))
+    home = BeautifulSoup(usuario.get("/").data, "html.parser")
+    assert home.select_one("[data-testid=received-today]").get_text(strip=True) == "2"
+    assert home.select_one("[data-testid=received-unbooked]").get_text(strip=True) == "2"

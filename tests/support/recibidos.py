@@ -1,0 +1,152 @@
+"""Envelopes a supplier sends to a demo company (EnvioCFE_entreEmpresas), in the shape of DGI's sample
+envelope (dgi-samples/Sob_219999830019_Ej_Mod_19072016.xml: the DGICFE prefix on the envelope, each CFE
+declaring its own namespace), with CFEs built and signed by the project's own engine: DGI's sample
+signatures do not verify (CFE-URUGUAY.md section 4).
+
+The supplier is Comercial del Norte (company 2) and the receiver Demo S.A. (company 1), each with a
+certificate generated once per process for the supplier."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import re
+from collections.abc import Callable
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from functools import cache
+
+from cryptography import x509
+from cryptography.hazmat.primitives.serialization import Encoding
+from lxml import etree
+
+from portal.domain.uruguay_time import MONTEVIDEO
+from portal.service.certificates import generate_self_signed
+from portal.service.cfe import CfeSigner, Issuer, Numbering, build_signed_cfe, parse_cfe_input
+from portal.service.cfe.amounts import compute_totals
+from portal.service.cfe.xml import build_cfe_xml
+
+SUPPLIER_RUT = "211003420017"  # Comercial del Norte S.R.L.
+RECEIVER_RUT = "219999830019"  # Demo S.A.
+UI_VALUE = Decimal("6.1")
+CAE_ID = 90250000017
+SUPPLIER = Issuer(
+    rut=SUPPLIER_RUT,
+    razon_social="Comercial del Norte S.R.L.",
+    cdg_dgi_sucursal=1,
+    domicilio_fiscal="Av. Artigas 1234",
+    ciudad="Salto",
+    departamento="Salto",
+)
+BUYER = {
+    "tipoDocRecep": 2,
+    "codPaisRecep": "UY",
+    "docRecep": RECEIVER_RUT,
+    "rznSocRecep": "Demo S.A.",
+    "dirRecep": "Av. 18 de Julio 1000",
+    "ciudadRecep": "Montevideo",
+    "deptoRecep": "Montevideo",
+}
+EFACTURA = {
+    "tipoCFE": 111,
+    "fmaPago": 2,
+    "receptor": BUYER,
+    "items": [
+        {"indFact": 3, "nomItem": "Cajas de cartón", "cantidad": "10", "uniMed": "u", "precioUnitario": "150"},
+        {"indFact": 2, "nomItem": "Fletes", "cantidad": "1", "precioUnitario": "350.25"},
+    ],
+    "adenda": "Orden de compra 4512",
+}
+
+
+@cache
+def supplier_keys(rut: str = SUPPLIER_RUT) -> tuple[bytes, bytes]:
+    return generate_self_signed(rut, f"Proveedor {rut}", days=365)
+
+
+@cache
+def signer(rut: str = SUPPLIER_RUT) -> CfeSigner:
+    key_pem, cert_pem = supplier_keys(rut)
+    return CfeSigner(key_pem, cert_pem)
+
+
+def cert_b64(rut: str = SUPPLIER_RUT) -> str:
+    cert = x509.load_pem_x509_certificate(supplier_keys(rut)[1])
+    return base64.b64encode(cert.public_bytes(Encoding.DER)).decode()
+
+
+def cfe(
+    nro: int,
+    *,
+    body: dict | None = None,
+    issuer: Issuer = SUPPLIER,
+    sign_with: CfeSigner | None = None,
+    dnro: int = 1,
+    hnro: int = 100_000,
+    fec_venc: date | None = None,
+    cae_id: int = CAE_ID,
+    now: datetime | None = None,
+    tamper: Callable[[etree._Element], None] | None = None,
+    checked: bool = True,
+) -> bytes:
+    """A signed CFE (standalone bytes, XML declaration included). `tamper` changes the unsigned CFE
+    before it is signed (a wrong total, another receiver); numbers outside [dnro, hnro] and a signature
+    after `fec_venc` are built without the engine's own checks, as a careless issuer would. `checked=False`
+    skips the engine's rules and schema check (bulk envelopes: the same XML, several times faster)."""
+    data = copy.deepcopy(body or EFACTURA)
+    moment = (now or datetime.now(MONTEVIDEO)).replace(microsecond=0)
+    data.setdefault("fchEmis", moment.date().isoformat())
+    parsed = parse_cfe_input(data)
+    numbering = Numbering(
+        serie="A",
+        nro=nro,
+        cae_id=cae_id,
+        dnro=dnro,
+        hnro=hnro,
+        fec_venc=fec_venc or moment.date() + timedelta(days=300),
+    )
+    signing = sign_with or signer(issuer.rut)
+    if checked and tamper is None and dnro <= nro <= hnro and numbering.fec_venc >= moment.date():
+        return build_signed_cfe(parsed, issuer, numbering, signing, UI_VALUE, moment).xml
+    root = build_cfe_xml(parsed, issuer, numbering, compute_totals(parsed), moment)
+    if tamper is not None:
+        tamper(root)
+    return signing.sign(root).xml
+
+
+_DECLARATION = re.compile(rb"^<\?xml[^>]*\?>\s*")
+
+
+def envelope(
+    cfes: list[bytes],
+    *,
+    rut_receptor: str = RECEIVER_RUT,
+    rut_emisor: str = SUPPLIER_RUT,
+    idemisor: int = 1,
+    cant_cfe: int | None = None,
+    certificate: str | None = None,
+    adendas: list[str | None] | None = None,
+) -> bytes:
+    """An EnvioCFE_entreEmpresas with the signed CFEs spliced in byte for byte."""
+    parts = [
+        b'<?xml version="1.0" encoding="UTF-8"?>\n',
+        b'<DGICFE:EnvioCFE_entreEmpresas version="1.0" xmlns:DGICFE="http://cfe.dgi.gub.uy" '
+        b'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n',
+        b'<DGICFE:Caratula version="1.0">\n',
+        f"\t<DGICFE:RutReceptor>{rut_receptor}</DGICFE:RutReceptor>\n".encode(),
+        f"\t<DGICFE:RUCEmisor>{rut_emisor}</DGICFE:RUCEmisor>\n".encode(),
+        f"\t<DGICFE:Idemisor>{idemisor}</DGICFE:Idemisor>\n".encode(),
+        f"\t<DGICFE:CantCFE>{len(cfes) if cant_cfe is None else cant_cfe}</DGICFE:CantCFE>\n".encode(),
+        f"\t<DGICFE:Fecha>{datetime.now(MONTEVIDEO).replace(microsecond=0).isoformat()}</DGICFE:Fecha>\n".encode(),
+        f"<DGICFE:X509Certificate>{certificate or cert_b64(rut_emisor)}</DGICFE:X509Certificate>\n".encode(),
+        b"</DGICFE:Caratula>\n",
+    ]
+    for index, signed in enumerate(cfes):
+        parts.append(b"<DGICFE:CFE_Adenda>\n")
+        parts.append(_DECLARATION.sub(b"", signed))
+        adenda = adendas[index] if adendas else None
+        if adenda:
+            parts.append(f"\n<DGICFE:Adenda>{adenda}</DGICFE:Adenda>".encode())
+        parts.append(b"\n</DGICFE:CFE_Adenda>\n")
+    parts.append(b"</DGICFE:EnvioCFE_entreEmpresas>\n")
+    return b"".join(parts)
