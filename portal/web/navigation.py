@@ -23,20 +23,21 @@ class NavItem:
     endpoint: str
     label: object
     roles: tuple[str, ...]
+    more: bool = False  # under "Más": the company's settings and support pages, visited less than the daily work
 
 
 NAV = (
     NavItem("comprobantes.index", _l("Comprobantes"), roles.ALL),
     NavItem("recibidos.index", _l("Recibidos"), roles.ALL),
-    NavItem("apikeys.index", _l("Claves de API"), roles.READERS),
-    NavItem("dgi.index", _l("DGI"), roles.ALL),
+    NavItem("apikeys.index", _l("Claves de API"), roles.READERS, more=True),
+    NavItem("dgi.index", _l("DGI"), roles.ALL, more=True),
     NavItem("inteligente.index", _l("Emisión inteligente"), roles.ALL),
     NavItem("informes.index", _l("Informes"), roles.ALL),
     NavItem("clientes.index", _l("Clientes"), roles.ALL),
     NavItem("productos.index", _l("Productos"), roles.ALL),
-    NavItem("envios.index", _l("Envíos a DGI"), roles.READERS),
-    NavItem("empresa.settings", _l("Empresa"), roles.ADMINS),
-    NavItem("webhooks.index", _l("Webhooks"), roles.ADMINS),
+    NavItem("envios.index", _l("Envíos a DGI"), roles.READERS, more=True),
+    NavItem("empresa.settings", _l("Empresa"), roles.ADMINS, more=True),
+    NavItem("webhooks.index", _l("Webhooks"), roles.ADMINS, more=True),
 )
 
 

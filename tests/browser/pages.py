@@ -98,7 +98,11 @@ def nav_link(page: Page, name: str, *, exact: bool = False):
     menu = page.locator("[data-menu-toggle]")
     if menu.is_visible() and menu.get_attribute("aria-expanded") != "true":
         menu.click()
-    return page.get_by_role("navigation", name="Principal").get_by_role("link", name=name, exact=exact)
+    link = page.get_by_role("navigation", name="Principal").get_by_role("link", name=name, exact=exact)
+    more = page.locator(".nav-more details")
+    if more.count() and not link.is_visible() and more.get_attribute("open") is None:
+        more.locator("summary").click()  # the settings and support pages are under "Más"
+    return link
 
 
 def _is_pdf(response) -> bool:

@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import ApiKeysPage, Shell
+from tests.browser.pages import ApiKeysPage, Shell, nav_link
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def test_admin_creates_a_key_sees_it_once_changes_its_limit_and_revokes_it(page:
     context.grant_permissions(["clipboard-read", "clipboard-write"])
     shell = Shell(page)
     shell.open_home_and_sign_in("admin@demo.uy")
-    page.get_by_role("navigation", name="Principal").get_by_role("link", name="Claves de API").click()
+    nav_link(page, "Claves de API").click()
     keys = ApiKeysPage(page)
     expect(keys.listing).to_contain_text("todavía no tiene claves")
 

@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import ReceiptsPage, Shell, both_widths
+from tests.browser.pages import ReceiptsPage, Shell, both_widths, nav_link
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
 
 
@@ -109,7 +109,7 @@ def test_support_follows_submissions_and_an_admin_voids_numbers(page: Page, live
     shell.sign_out()
 
     shell.open_home_and_sign_in("admin@demo.uy")
-    page.get_by_role("navigation", name="Principal").get_by_role("link", name="Envíos a DGI").click()
+    nav_link(page, "Envíos a DGI").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Envíos a DGI")
     expect(page.get_by_test_id("overdue-summary")).to_be_visible()
     expect(page.get_by_test_id("envelopes")).to_contain_text("AS")

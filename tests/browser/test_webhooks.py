@@ -13,7 +13,7 @@ from sqlalchemy import update
 from portal.service import db
 from portal.service.models import Certificate
 from portal.service.salud import watch
-from tests.browser.pages import Shell, screenshot, settled
+from tests.browser.pages import Shell, nav_link, screenshot, settled
 from tests.support.envios import drain
 from tests.support.webhook_receiver import WebhookReceiver
 
@@ -50,7 +50,7 @@ def test_admin_registers_tests_and_watches(page: Page, live_service, receiver, s
     expect(page.get_by_test_id("watch-summary")).to_contain_text("vence en 12 días")
     _shots(page, shots, "home-watch")
 
-    page.get_by_role("navigation", name="Principal").get_by_role("link", name="Webhooks").click()
+    nav_link(page, "Webhooks").click()
     page.get_by_label("URL", exact=True).fill(f"{receiver.url}/hook")
     page.get_by_label("Descripción").fill("ERP central")
     page.get_by_label("Comprobante emitido").check()
