@@ -28,9 +28,10 @@ from typing import TypeVar
 
 from flask import Flask, current_app, g
 from sqlalchemy import create_engine, event, insert, inspect
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import CursorResult, Engine
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, make_transient_to_detached, sessionmaker
+from sqlalchemy.sql import Executable
 
 from portal.service.errors import ApiError, error_response
 from portal.service.groupcommit import GroupCommit
@@ -340,6 +341,14 @@ def insert_loaded(session: Session, *objects: Base) -> None:
         connection.execute(insert(mapper.local_table), values)
         make_transient_to_detached(obj)
         session.add(obj)
+
+
+def rows_affected(session: Session, statement: Executable) -> int:
+    """Run an UPDATE or DELETE in `session` and return how many rows it touched (SQLAlchemy types execute's
+    result as a Result, whose cursor subclass alone has rowcount)."""
+    result = session.execute(statement)
+    assert isinstance(result, CursorResult)  # a DML statement without RETURNING answers with a cursor result
+    return result.rowcount
 
 
 def grouped_write(work: Callable[[Session], T]) -> T:
