@@ -11,7 +11,7 @@ from portal.service import db
 from portal.service.api import ALL_ROLES, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.salud import checks, notices
-from portal.service.salud.concerns import SEVERITY
+from portal.service.salud.concerns import SEVERITY, State
 from portal.service.salud.schemas import ConcernOut, HealthOut, NoticePage, NoticeQuery
 
 bp = Blueprint("salud", __name__, url_prefix="/api/v1/empresa")
@@ -37,7 +37,7 @@ def get_health(principal: Principal):
     algo empeora."""
     now = datetime.now(UTC)
     found = checks.evaluate(checks.Context(db.session(), principal.company_id, now))
-    worst = max((c.state for c in found), key=SEVERITY.__getitem__, default="ok")
+    worst: State = max((c.state for c in found), key=SEVERITY.__getitem__, default="ok")
     items = [
         ConcernOut(
             clave=c.key, tipo=c.kind, estado=c.state, mensaje=c.message, accion=c.action, enlace=c.link, datos=c.facts
