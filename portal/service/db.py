@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from typing import TypeVar
 
 from flask import Flask, current_app, g
-from sqlalchemy import create_engine, event, insert, inspect
+from sqlalchemy import Table, create_engine, event, insert, inspect
 from sqlalchemy.engine import CursorResult, Engine
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, make_transient_to_detached, sessionmaker
@@ -338,7 +338,9 @@ def insert_loaded(session: Session, *objects: Base) -> None:
                     raise ValueError(f"{mapper.class_.__name__}.{prop.key} has a default: set it explicitly")
                 setattr(obj, prop.key, None)
             values[column.key] = getattr(obj, prop.key)
-        connection.execute(insert(mapper.local_table), values)
+        table = mapper.local_table
+        assert isinstance(table, Table)  # a mapped class of Base: its own table, not a join or a select
+        connection.execute(insert(table), values)
         make_transient_to_detached(obj)
         session.add(obj)
 
