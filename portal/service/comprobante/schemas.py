@@ -6,7 +6,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from portal.domain.cfe_types import CFE_TYPES
@@ -15,6 +15,8 @@ from portal.service.cfe.model_parts import Day, reject_control_chars
 from portal.service.comprobante.search import parse_number
 from portal.service.envios.schemas import EstadoDgi
 from portal.service.intercambio.schemas import EstadoIntercambio
+
+_CFE_TYPE_CODES: list[JsonValue] = [*sorted(CFE_TYPES)]  # the codes as a JSON array for OpenAPI's enum
 
 
 class _Out(BaseModel):
@@ -268,7 +270,7 @@ class BuscarQuery(BaseModel):
     desde: Day | None = Field(None, description="Fecha de emisión desde (inclusive), AAAA-MM-DD.")
     hasta: Day | None = Field(None, description="Fecha de emisión hasta (inclusive), AAAA-MM-DD.")
     tipo_cfe: int | None = Field(
-        None, alias="tipoCFE", json_schema_extra={"enum": sorted(CFE_TYPES)}, description="Tipo de CFE, p. ej. 111."
+        None, alias="tipoCFE", json_schema_extra={"enum": _CFE_TYPE_CODES}, description="Tipo de CFE, p. ej. 111."
     )
     numero: str | None = Field(
         None, max_length=20, description="Serie y número como se escriba: A-15, A 0000015, A15, o solo 15."
