@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ValidationError
@@ -124,6 +124,14 @@ def check_headers(declared: dict[str, str | dict]) -> None:
                 code="header_invalido",
                 status=400,
             )
+
+
+class OperationDefaults(TypedDict, total=False):
+    """Arguments of `operation` an area shares between its endpoints (`**_COMMON`), typed."""
+
+    tag: str
+    auth: tuple[str, ...]
+    roles: Iterable[Role] | None
 
 
 def operation(

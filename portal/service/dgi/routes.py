@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import ChainMap
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from cachelib import BaseCache, SimpleCache
@@ -25,7 +25,7 @@ from sqlalchemy import select
 
 from portal.domain.uruguay_time import day_in_uruguay
 from portal.service import db
-from portal.service.api import ALL_ROLES, operation, to_response
+from portal.service.api import ALL_ROLES, OperationDefaults, operation, to_response
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.dgi import registry as dgi
 from portal.service.dgi.factory import make_registry
@@ -88,7 +88,7 @@ class _ObservedCache(BaseCache):
         self.hit = self.hit or value is not None
         return value
 
-    def set(self, key: str, value: Any, timeout: int | None = None) -> bool | None:
+    def set(self, key: str, value: Any, timeout: int | timedelta | None = None) -> bool | None:
         return self.inner.set(key, value, timeout=timeout)
 
 
@@ -157,7 +157,7 @@ def _lookup(
     return response
 
 
-_COMMON = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL_ROLES}
+_COMMON: OperationDefaults = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL_ROLES}
 
 
 @operation(

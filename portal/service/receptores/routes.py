@@ -6,7 +6,7 @@ from __future__ import annotations
 from flask import Blueprint
 
 from portal.service import db
-from portal.service.api import ALL_ROLES, operation
+from portal.service.api import ALL_ROLES, OperationDefaults, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.dgi import registry as dgi
 from portal.service.dgi.company import registry_for
@@ -18,7 +18,7 @@ from portal.service.receptores.schemas import ListaReceptores, ReceptorDgi, Rece
 
 bp = Blueprint("receptores", __name__, url_prefix="/api/v1/receptores")
 TAG = "Receptores"
-_COMMON = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL_ROLES}
+_COMMON: OperationDefaults = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL_ROLES}
 
 
 @operation(
