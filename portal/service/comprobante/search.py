@@ -113,7 +113,9 @@ def receiver_options(typed: str, doc=IssuedCfe.receptor_doc, name=IssuedCfe.rece
     """What the receiver filter matches, any of: the folded name starts with `typed`, or the document does."""
     typed = typed.strip()
     digits = "".join(ch for ch in typed if ch.isdigit())
-    options = [_prefix(name, folded(typed))]
+    name_prefix = folded(typed)
+    assert name_prefix is not None  # the callers' filters take a non-blank text
+    options = [_prefix(name, name_prefix)]
     if digits and all(ch.isdigit() or ch in ".- " for ch in typed):
         options.append(_prefix(doc, digits))  # 21-100342-001-7 finds 211003420017
     else:
@@ -197,8 +199,8 @@ def page(session: Session, where: list, cursor: str | None, limit: int) -> tuple
         query = query.where(tuple_(IssuedCfe.fch_emis, IssuedCfe.nro, IssuedCfe.id) < decode_cursor(cursor))
     rows = session.execute(query.order_by(*_ORDER).limit(limit + 1)).all()
     if len(rows) <= limit:
-        return rows, None
-    return rows[:limit], encode_cursor(rows[limit - 1])
+        return list(rows), None
+    return list(rows[:limit]), encode_cursor(rows[limit - 1])
 
 
 @dataclass(frozen=True)
