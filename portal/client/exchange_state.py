@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from portal.client.dgi_state import DgiMotive, int_or_none, motives
-from portal.client.models import parse_datetime as _dt
+from portal.client.models import JsonObject, optional_datetime
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class ExchangeEnvelopeRef:
     last_error: str | None
 
     @classmethod
-    def from_json(cls, data: dict) -> ExchangeEnvelopeRef:
+    def from_json(cls, data: JsonObject) -> ExchangeEnvelopeRef:
         return cls(
             int(data["idSobre"]),
             int(data["idEmisor"]),
@@ -45,9 +45,9 @@ class ExchangeMoments:
     answered: datetime | None = None
 
     @classmethod
-    def from_json(cls, data: dict) -> ExchangeMoments:
+    def from_json(cls, data: JsonObject) -> ExchangeMoments:
         def at(key: str) -> datetime | None:
-            return _dt(data[key]) if data.get(key) else None
+            return optional_datetime(data.get(key))
 
         return cls(at("registrado"), at("enSobre"), at("enviado"), at("sobreRespondido"), at("respondido"))
 
@@ -70,7 +70,7 @@ class ExchangeState:
     moments: ExchangeMoments = ExchangeMoments()
 
     @classmethod
-    def from_json(cls, data: dict) -> ExchangeState:
+    def from_json(cls, data: JsonObject) -> ExchangeState:
         receiver = data["receptor"]
         notice = data.get("avisoAnulacion") or {}
         return cls(

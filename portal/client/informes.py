@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Literal
 
 from portal.client import errors
+from portal.client.models import JsonObject
 from portal.client.transport import Transport
 
 BASE = "/api/v1/informes"
@@ -75,7 +76,7 @@ class PeriodReport:
     dgi_states: tuple[tuple[str, int], ...]
 
     @classmethod
-    def from_json(cls, data: dict) -> PeriodReport:
+    def from_json(cls, data: JsonObject) -> PeriodReport:
         return cls(
             start=_day(data["desde"]),
             end=_day(data["hasta"]),

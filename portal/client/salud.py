@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from portal.client.models import JsonObject
 from portal.client.models import parse_datetime as _moment
 from portal.client.transport import Transport
 
@@ -57,7 +58,7 @@ class NoticePage:
     next_cursor: str | None
 
 
-def _concern(data: dict) -> Concern:
+def _concern(data: JsonObject) -> Concern:
     return Concern(data["clave"], data["tipo"], data["estado"], data["mensaje"], data["accion"], data["enlace"])
 
 
@@ -69,7 +70,7 @@ class SaludApi(Transport):
         return Health(data["estado"], _moment(data["comprobado"]), tuple(_concern(c) for c in data["items"]))
 
     def list_notices(self, *, limit: int = 20, cursor: str | None = None) -> NoticePage:
-        params: dict = {"limite": limit}
+        params: dict[str, str | int] = {"limite": limit}
         if cursor:
             params["cursor"] = cursor
         data = self._json("GET", f"{BASE}/avisos", params=params)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from urllib.parse import quote
 
-from portal.client.models import parse_datetime as _moment
+from portal.client.models import JsonObject, optional_datetime, parse_datetime
 from portal.client.transport import Transport
 
 BASE = "/api/v1/webhooks"
@@ -33,19 +33,19 @@ class Webhook:
     previous_secret_until: datetime | None = None
 
     @classmethod
-    def from_json(cls, data: dict) -> Webhook:
+    def from_json(cls, data: JsonObject) -> Webhook:
         return cls(
             id=data["id"],
             url=data["url"],
             events=tuple(data["eventos"]),
             description=data.get("descripcion", ""),
             active=bool(data["activo"]),
-            created_at=_moment(data["creado"]),
+            created_at=parse_datetime(data["creado"]),
             disabled_reason=data.get("motivoDesactivado"),
-            disabled_at=_moment(data.get("desactivadoEn")),
-            failing_since=_moment(data.get("fallandoDesde")),
-            last_success_at=_moment(data.get("ultimaEntregaOk")),
-            previous_secret_until=_moment(data.get("secretoAnteriorHasta")),
+            disabled_at=optional_datetime(data.get("desactivadoEn")),
+            failing_since=optional_datetime(data.get("fallandoDesde")),
+            last_success_at=optional_datetime(data.get("ultimaEntregaOk")),
+            previous_secret_until=optional_datetime(data.get("secretoAnteriorHasta")),
         )
 
 
@@ -68,8 +68,8 @@ class WebhookRequest:
     description: str = ""
     active: bool | None = None
 
-    def to_json(self) -> dict:
-        body: dict = {"url": self.url, "eventos": list(self.events), "descripcion": self.description}
+    def to_json(self) -> JsonObject:
+        body: JsonObject = {"url": self.url, "eventos": list(self.events), "descripcion": self.description}
         if self.active is not None:
             body["activo"] = self.active
         return body
@@ -90,13 +90,13 @@ class DeliveryAttempt:
     answer: str | None = None
 
     @classmethod
-    def from_json(cls, data: dict) -> DeliveryAttempt:
+    def from_json(cls, data: JsonObject) -> DeliveryAttempt:
         return cls(
             id=int(data["id"]),
             delivery_id=int(data["idEntrega"]),
             event_id=data["idEvento"],
             event_type=data["tipo"],
-            at=_moment(data["momento"]),
+            at=parse_datetime(data["momento"]),
             duration_ms=int(data["duracionMs"]),
             ok=bool(data["ok"]),
             delivery_state=data["estadoEntrega"],
@@ -147,14 +147,15 @@ class WebhooksApi(Transport):
     def rotate_webhook_secret(self, webhook_id: str, overlap_hours: int = 24) -> NewSecret:
         path = f"{BASE}/{quote(webhook_id, safe='')}/rotar-secreto"
         data = self._json("POST", path, json={"solapamientoHoras": overlap_hours})
-        return NewSecret(None, data["id"], data["secreto"], _moment(data.get("secretoAnteriorHasta")))
+        return NewSecret(None, data["id"], data["secreto"], optional_datetime(data.get("secretoAnteriorHasta")))
 
     def send_webhook_test(self, webhook_id: str) -> str:
         """Queue a test event for this webhook; returns the event's id."""
-        return self._json("POST", f"{BASE}/{quote(webhook_id, safe='')}/prueba")["idEvento"]
+        event_id: str = self._json("POST", f"{BASE}/{quote(webhook_id, safe='')}/prueba")["idEvento"]
+        return event_id
 
     def list_webhook_attempts(self, webhook_id: str, *, limit: int = 20, cursor: str | None = None) -> AttemptPage:
-        params: dict = {"limite": limit}
+        params: dict[str, str | int] = {"limite": limit}
         if cursor:
             params["cursor"] = cursor
         data = self._json("GET", f"{BASE}/{quote(webhook_id, safe='')}/entregas", params=params)

@@ -13,9 +13,9 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ValidationError
@@ -140,6 +140,14 @@ def check_headers(declared: dict[str, str | dict]) -> None:
             )
 
 
+class OperationDefaults(TypedDict, total=False):
+    """Arguments of `operation` an area shares between its endpoints (`**_COMMON`), typed."""
+
+    tag: str
+    auth: tuple[str, ...]
+    roles: Iterable[str] | None
+
+
 def operation(
     bp: Blueprint,
     method: str,
@@ -154,8 +162,8 @@ def operation(
     body_content_type: str = "application/json",
     query: type[BaseModel] | None = None,
     responses: dict[int, Any] | None = None,
-    path_params: dict[str, str | dict] | None = None,
-    extra_headers: dict[str, str | dict] | None = None,
+    path_params: Mapping[str, str | dict[str, Any]] | None = None,
+    extra_headers: Mapping[str, str | dict[str, Any]] | None = None,
     raw_body: dict[str, Any] | None = None,
 ) -> Callable:
     """Register `view` on `bp` at `rule` and in the OpenAPI registry (see the module docstring).
@@ -196,8 +204,8 @@ def operation(
                 body_content_type=body_content_type,
                 query=query,
                 responses=responses or {200: None},
-                path_params=path_params or {},
-                extra_headers=extra_headers or {},
+                path_params=dict(path_params or {}),
+                extra_headers=dict(extra_headers or {}),
                 raw_body=raw_body,
             )
         )

@@ -27,10 +27,11 @@ from datetime import UTC, datetime
 from typing import TypeVar
 
 from flask import Flask, current_app, g
-from sqlalchemy import create_engine, event, insert, inspect
-from sqlalchemy.engine import Engine
+from sqlalchemy import Table, create_engine, event, insert, inspect
+from sqlalchemy.engine import CursorResult, Engine
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, make_transient_to_detached, sessionmaker
+from sqlalchemy.sql import Executable
 
 from portal.service.errors import ApiError, error_response
 from portal.service.groupcommit import GroupCommit
@@ -337,9 +338,19 @@ def insert_loaded(session: Session, *objects: Base) -> None:
                     raise ValueError(f"{mapper.class_.__name__}.{prop.key} has a default: set it explicitly")
                 setattr(obj, prop.key, None)
             values[column.key] = getattr(obj, prop.key)
-        connection.execute(insert(mapper.local_table), values)
+        table = mapper.local_table
+        assert isinstance(table, Table)  # a mapped class of Base: its own table, not a join or a select
+        connection.execute(insert(table), values)
         make_transient_to_detached(obj)
         session.add(obj)
+
+
+def rows_affected(session: Session, statement: Executable) -> int:
+    """Run an UPDATE or DELETE in `session` and return how many rows it touched (SQLAlchemy types execute's
+    result as a Result, whose cursor subclass alone has rowcount)."""
+    result = session.execute(statement)
+    assert isinstance(result, CursorResult)  # a DML statement without RETURNING answers with a cursor result
+    return result.rowcount
 
 
 def grouped_write(work: Callable[[Session], T]) -> T:

@@ -41,16 +41,17 @@ KEEP_FOR = timedelta(hours=24)
 SWEEP_EVERY = timedelta(minutes=1)
 MAX_KEY_LENGTH = 255
 
+_TABLE = IdempotencyRecord.metadata.tables[IdempotencyRecord.__tablename__]  # typed Table, not __table__
 # The statements every issue runs, built once (building a statement costs about as much as running it).
 _FIND_KEY = select(IdempotencyRecord).where(
     IdempotencyRecord.company_id == bindparam("company_id"),
     IdempotencyRecord.scope == bindparam("scope"),
     IdempotencyRecord.key == bindparam("key"),
 )
-_SWEEP = delete(IdempotencyRecord.__table__).where(
+_SWEEP = delete(_TABLE).where(
     IdempotencyRecord.company_id == bindparam("company_id"), IdempotencyRecord.created_at < bindparam("before")
 )
-_INSERT_DONE = insert(IdempotencyRecord.__table__)
+_INSERT_DONE = insert(_TABLE)
 _last_sweep: dict[int, datetime] = {}
 _sweeps_lock = threading.Lock()
 
@@ -104,6 +105,11 @@ def requested_key(scope: str, *, path: dict | None = None) -> RequestedKey | Non
     return None if key is None else RequestedKey(scope, key, _sent_fingerprint(path))
 
 
+def _replayed(done: IdempotencyRecord) -> Response:
+    assert done.response_status is not None and done.response_body is not None  # stored with state "done"
+    return replay_response(done.response_status, done.response_body)
+
+
 def replay_response(status: int, body: dict) -> Response:
     response = Response(json.dumps(body, ensure_ascii=False), status=status, mimetype="application/json")
     response.headers["Idempotent-Replayed"] = "true"
@@ -121,7 +127,7 @@ def recorded(company_id: int, requested: RequestedKey) -> Response | None:
         return None
     if found.request_hash != requested.fingerprint:
         raise _reused()
-    return replay_response(found.response_status, found.response_body)
+    return _replayed(found)
 
 
 def _reused() -> ApiError:
@@ -140,7 +146,7 @@ def lookup(session, company_id: int, requested: RequestedKey) -> Response | None
     if record.request_hash != requested.fingerprint:
         raise _reused()
     if record.state == "done":
-        return replay_response(record.response_status, record.response_body)
+        return _replayed(record)
     if datetime.now(UTC) - record.created_at < STALE_AFTER:
         raise _in_progress()
     session.delete(record)  # a two-step claim abandoned by a crashed worker
@@ -226,7 +232,7 @@ def _claim(company_id: int, scope: str, key: str, fingerprint: str) -> Claim:
         if record is not None and record.request_hash != fingerprint:
             raise _reused()
         if record is not None and record.state == "done":
-            return Claim(replay=replay_response(record.response_status, record.response_body))
+            return Claim(replay=_replayed(record))
         if record is not None and now - record.created_at < STALE_AFTER:
             raise _in_progress()
         if record is None:
@@ -271,7 +277,6 @@ def release(claim_: Claim) -> None:
 def purge_expired() -> int:
     """Delete keys older than KEEP_FOR; returns how many."""
     with db.write_transaction() as session:
-        result = session.execute(
-            delete(IdempotencyRecord).where(IdempotencyRecord.created_at < datetime.now(UTC) - KEEP_FOR)
+        return db.rows_affected(
+            session, delete(IdempotencyRecord).where(IdempotencyRecord.created_at < datetime.now(UTC) - KEEP_FOR)
         )
-        return result.rowcount or 0

@@ -4,8 +4,6 @@ the watch. Screenshots at 1366 and 390 px with CFE_SHOTS_DIR."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
 from playwright.sync_api import Page, expect
 from sqlalchemy import update
@@ -14,6 +12,7 @@ from portal.service import db
 from portal.service.models import Certificate
 from portal.service.salud import watch
 from tests.browser.pages import Shell, nav_link, screenshot, settled
+from tests.support.certificates import expiring_in
 from tests.support.envios import drain
 from tests.support.webhook_receiver import WebhookReceiver
 
@@ -35,11 +34,7 @@ def _shots(page: Page, shots, name: str) -> None:
 
 def test_admin_registers_tests_and_watches(page: Page, live_service, receiver, shots):
     with live_service.app.app_context(), db.write_transaction() as session:
-        session.execute(
-            update(Certificate)
-            .where(Certificate.company_id == 1)
-            .values(not_after=datetime.now(UTC) + timedelta(days=12, hours=12))
-        )
+        session.execute(update(Certificate).where(Certificate.company_id == 1).values(not_after=expiring_in(12)))
     with live_service.app.app_context():
         watch.run(1)
 

@@ -15,8 +15,7 @@ from portal.service.dgi.sandbox_data import DGI_RUT, NOT_EMISOR_RUT
 from portal.service.intercambio import consultas, refresh
 from portal.service.intercambio.directory import find_issuer
 from portal.service.intercambio.models import DirectoryRefresh, ElectronicIssuerRow
-from tests.support.consultas_standin import RunningConsultas
-from tests.support.consultas_standin_app import ConsultasStandIn
+from tests.support.consultas_standin import ConsultasStandIn, RunningConsultas
 
 LOCAL_WS = "http://127.0.0.1:5999/intercambio/aws_efactura_intercambio"
 NORTE = "211003420017"

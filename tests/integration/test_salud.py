@@ -15,6 +15,7 @@ from portal.service.eventos.models import Event
 from portal.service.models import Certificate
 from portal.service.salud import checks, watch
 from portal.service.salud.concerns import OK, Concern
+from tests.support.certificates import expiring_in
 
 ADMIN = "admin@demo.uy"
 
@@ -36,11 +37,7 @@ def client(app):
 
 def _certificate_expires_in(app, days: int) -> None:
     with app.app_context(), db.write_transaction() as session:
-        session.execute(
-            update(Certificate)
-            .where(Certificate.company_id == 1)
-            .values(not_after=datetime.now(UTC) + timedelta(days=days, hours=12))
-        )
+        session.execute(update(Certificate).where(Certificate.company_id == 1).values(not_after=expiring_in(days)))
 
 
 def _first_range_nearly_used(app) -> int:

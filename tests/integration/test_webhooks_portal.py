@@ -4,8 +4,6 @@ bell's count, the home's view of the watch."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
 from bs4 import BeautifulSoup
 from sqlalchemy import update
@@ -13,6 +11,7 @@ from sqlalchemy import update
 from portal.service import db
 from portal.service.models import Certificate
 from portal.service.salud import watch
+from tests.support.certificates import expiring_in
 from tests.support.envios import drain
 from tests.support.webhook_receiver import WebhookReceiver
 
@@ -82,11 +81,7 @@ def test_only_admins_reach_the_webhooks_pages(signed_in):
 
 def _certificate_expires_in(app, days: int) -> None:
     with app.app_context(), db.write_transaction() as session:
-        session.execute(
-            update(Certificate)
-            .where(Certificate.company_id == 1)
-            .values(not_after=datetime.now(UTC) + timedelta(days=days, hours=12))
-        )
+        session.execute(update(Certificate).where(Certificate.company_id == 1).values(not_after=expiring_in(days)))
 
 
 def test_notices_the_bell_and_the_homes_watch(admin, signed_in, live_service):

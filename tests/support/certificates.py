@@ -12,6 +12,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 
+from portal.domain.uruguay_time import MONTEVIDEO, today_montevideo
+
 
 @dataclass(frozen=True)
 class Certificate:
@@ -53,3 +55,10 @@ def make_certificate(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
     return Certificate(key_pem, cert.public_bytes(serialization.Encoding.PEM))
+
+
+def expiring_in(days: int) -> datetime.datetime:
+    """A certificate's not_after `days` Montevideo days from today, at noon there: the compliance watch counts
+    days by Montevideo's calendar, so a moment `days` x 24 h (+ 12 h) from now is a day more after 15:00 UTC."""
+    day = today_montevideo() + datetime.timedelta(days=days)
+    return datetime.datetime.combine(day, datetime.time(12), tzinfo=MONTEVIDEO)

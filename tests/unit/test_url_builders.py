@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 
-from werkzeug.routing.converters import IntegerConverter, UUIDConverter
+from werkzeug.routing.converters import AnyConverter, IntegerConverter, UUIDConverter
 from werkzeug.routing.rules import Rule
 
 
@@ -17,6 +17,8 @@ def _values(rule: Rule) -> dict:
             values[name] = 7
         elif isinstance(converter, UUIDConverter):
             values[name] = uuid.UUID(int=7)
+        elif isinstance(converter, AnyConverter):  # <any(csv, xlsx):formato> builds only its own words
+            values[name] = min(converter.items)
         else:
             values[name] = "a b/ñ?"
     return values

@@ -81,16 +81,18 @@ def parse_cae(xml_bytes: bytes, *, strict: bool = True) -> CaeRange:
     if da is None:
         raise CaeError("Falta el grupo DA del CAE.")
 
-    def text(tag: str, required: bool = True) -> str | None:
+    def optional(tag: str) -> str | None:
         value = da.findtext(_Q + tag)
-        if required and not (value and value.strip()):
-            raise CaeError(f"Falta {tag} en el CAE.")
         return value.strip() if value else None
 
+    def text(tag: str) -> str:
+        value = optional(tag)
+        if not value:
+            raise CaeError(f"Falta {tag} en el CAE.")
+        return value
+
     try:
-        optional_int = {
-            tag: int(v) if (v := text(tag, required=False)) else None for tag in ("CAEEspecial", "CausalCAEEsp")
-        }
+        optional_int = {tag: int(v) if (v := optional(tag)) else None for tag in ("CAEEspecial", "CausalCAEEsp")}
         stamp = root.findtext(_Q + "TmstFrma")
         cae = CaeRange(
             rut=text("RucE"),
@@ -101,7 +103,7 @@ def parse_cae(xml_bytes: bytes, *, strict: bool = True) -> CaeRange:
             cae_id=int(text("NA")),
             fecha_autorizacion=date.fromisoformat(text("FA")),
             vencimiento=date.fromisoformat(text("FVD")),
-            tipo_autorizacion=text("TA", required=False),
+            tipo_autorizacion=optional("TA"),
             cae_especial=optional_int["CAEEspecial"],
             causal_cae_esp=optional_int["CausalCAEEsp"],
             tmst_firma=datetime.fromisoformat(stamp.strip()) if stamp else None,
@@ -115,7 +117,8 @@ def parse_cae(xml_bytes: bytes, *, strict: bool = True) -> CaeRange:
 
 def build_cae_xml(cae: CaeRange, signer: CfeSigner | None = None) -> bytes:
     """A CAE file for demo data and tests, signed with `signer` when given (unsigned fails CAE.xsd)."""
-    root = etree.Element(_Q + "CAE", nsmap={None: CFE_NS}, version="1.0")
+    # None is lxml's default namespace; lxml-stubs type nsmap's keys as str
+    root = etree.Element(_Q + "CAE", nsmap={None: CFE_NS}, version="1.0")  # type: ignore[dict-item]
     stamp = cae.tmst_firma or datetime.combine(cae.fecha_autorizacion, datetime.min.time())
     etree.SubElement(root, _Q + "TmstFrma").text = format_timestamp(stamp)
     da = etree.SubElement(root, _Q + "DA")

@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Literal
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator
+from pydantic.json_schema import JsonDict
 
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES
 from portal.domain.uruguay_time import today_montevideo
@@ -47,7 +48,7 @@ __all__ = [
 SupportedCfeType = Literal[101, 102, 103, 111, 112, 113, 181, 182]
 
 
-_ETICKET_EXAMPLE = {
+_ETICKET_EXAMPLE: JsonDict = {
     "tipoCFE": 101,
     "fmaPago": 1,
     "mntBruto": 1,
@@ -60,7 +61,7 @@ _ETICKET_EXAMPLE = {
     "receptor": {"tipoDocRecep": 3, "codPaisRecep": "UY", "docRecep": "1.335.321-4", "rznSocRecep": "Juan Perez"},
     "mediosPago": [{"glosaMP": "Efectivo", "valorPago": "168816.00"}],
 }
-_EFACTURA_EXAMPLE = {
+_EFACTURA_EXAMPLE: JsonDict = {
     "tipoCFE": 111,
     "fmaPago": 2,
     "tpoMoneda": "USD",
@@ -84,7 +85,7 @@ _EFACTURA_EXAMPLE = {
     ],
     "adenda": "Orden de compra 4512. Gracias por su compra.",
 }
-_NOTE_EXAMPLE = {
+_NOTE_EXAMPLE: JsonDict = {
     "tipoCFE": 112,
     "fmaPago": 1,
     "receptor": {

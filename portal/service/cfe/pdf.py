@@ -103,6 +103,8 @@ class _A4(pdf_body.BodyPage):
         self.box_lines = self.lines_of(box, width - 2, M, bold=True) if box else []
         self.box_h = max(len(self.box_lines) * 5.5 + 2, 10.5) if box else 0.0  # DGI: at least 4 x 1 cm
         names = self.lines_of(issuer.razon_social, width, 12, bold=True)
+        self.name_pt: float
+        self.name_h: float
         self.name_pt, self.name_h = (12, 5.5) if len(names) <= 2 else (9.5, 4.4)  # 150 characters: 3 lines
         self.names = names if len(names) <= 2 else self.lines_of(issuer.razon_social, width, 9.5, bold=True)[:3]
         self.mandatory = [
@@ -156,7 +158,8 @@ class _A4(pdf_body.BodyPage):
         if doc.fch_venc:
             facts.append(f"Vencimiento del pago: {words.day(doc.fch_venc)}")
         if doc.element == "eRem":
-            facts.append(f"Tipo de traslado: {words.TIPO_TRASLADO.get(doc.tipo_traslado, '')}")
+            kind = words.TIPO_TRASLADO.get(doc.tipo_traslado, "") if doc.tipo_traslado is not None else ""
+            facts.append(f"Tipo de traslado: {kind}")
         elif doc.tpo_moneda:
             rate = f"  ·  T.C. {words.number(doc.tpo_cambio, 3)}" if doc.tpo_cambio else ""
             facts.append(f"Moneda: {doc.tpo_moneda}{rate}")
@@ -211,6 +214,7 @@ class _A4(pdf_body.BodyPage):
                 h=6,
             )
             return
+        assert doc.qr_url is not None  # every receipt but a preview has its QR
         qr_top = line + QR_CLEAR
         self.qr(doc.qr_url, LEFT, qr_top, QR_SIZE)
         # DGI: under the QR, the legend "Código de seguridad" and the first 6 characters of the hash.
@@ -232,6 +236,8 @@ class _A4(pdf_body.BodyPage):
 
     def _expiry_box(self, x: float, y: float) -> None:
         """DGI: a box of at least 2 x 1 cm reading "Fecha de vencimiento" and the date, 3 mm characters."""
+        cae = self.doc.cae
+        assert cae is not None  # drawn for a numbered receipt, never a preview
         self.rect(x, y, RIGHT - x, 15)
         self.put(x, y + 1, RIGHT - x, "Fecha de vencimiento", size=M, align="C", h=6)
-        self.put(x, y + 7.5, RIGHT - x, f"CAE {words.day(self.doc.cae.fec_venc)}", size=M, bold=True, align="C", h=6)
+        self.put(x, y + 7.5, RIGHT - x, f"CAE {words.day(cae.fec_venc)}", size=M, bold=True, align="C", h=6)

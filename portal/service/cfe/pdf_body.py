@@ -7,6 +7,7 @@ Every value comes from the `Printable` (the XML), never from the request.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 
 from portal.service.cfe import pdf_text as words
@@ -99,8 +100,8 @@ def _legends(pdf: BodyPage) -> None:
     pdf.set_y(pdf.get_y() + 1)
 
 
-def _start_table(pdf: BodyPage, columns: list[tuple[str, float, str]]) -> None:
-    pdf.columns = columns
+def _start_table(pdf: BodyPage, columns: Sequence[tuple[str, float, str]]) -> None:
+    pdf.columns = list(columns)
     pdf.table_header()
 
 

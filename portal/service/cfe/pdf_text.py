@@ -54,7 +54,7 @@ SHORT_TYPE = {
 
 def _group(integer_part: str) -> str:
     sign, digits = ("-", integer_part[1:]) if integer_part.startswith("-") else ("", integer_part)
-    groups = []
+    groups: list[str] = []
     while len(digits) > 3:
         groups.insert(0, digits[-3:])
         digits = digits[:-3]
@@ -79,7 +79,9 @@ def money(value: Decimal | int | float, currency: str | None = None) -> str:
 def trimmed(value: Decimal, min_places: int, max_places: int) -> str:
     """Between `min_places` and `max_places` decimals, dropping trailing zeros: 40.000 -> '40'."""
     quantized = Decimal(value).quantize(Decimal(1).scaleb(-max_places))
-    significant = -quantized.normalize().as_tuple().exponent
+    exponent = quantized.normalize().as_tuple().exponent
+    assert isinstance(exponent, int)  # a finite amount: only NaN and infinities have a letter for exponent
+    significant = -exponent
     return number(quantized, min(max(significant, min_places), max_places))
 
 
@@ -92,7 +94,7 @@ def reference_line(ref: Reference) -> str:
     """One line of the references zone: what is referenced, when, and why."""
     if ref.ind_global:
         return f"Referencia global: {ref.razon or ''}"
-    kind = SHORT_TYPE.get(ref.tipo, f"Tipo {ref.tipo}")
+    kind = (SHORT_TYPE.get(ref.tipo) if ref.tipo is not None else None) or f"Tipo {ref.tipo}"
     text = f"{kind} {ref.serie} {ref.nro}"
     if ref.fecha:
         text += f" del {day(ref.fecha)}"
@@ -143,7 +145,8 @@ def receiver_document(doc: Printable) -> str | None:
         return None
     if receiver.tipo_doc == 2 and doc.element != "eTck":
         return receiver.doc
-    return f"{DOC_TYPE.get(receiver.tipo_doc, 'Doc.')} {receiver.doc} ({receiver.pais or 'UY'})"
+    kind = (DOC_TYPE.get(receiver.tipo_doc) if receiver.tipo_doc is not None else None) or "Doc."
+    return f"{kind} {receiver.doc} ({receiver.pais or 'UY'})"
 
 
 def issuer_legend(doc: Printable) -> str | None:
@@ -177,6 +180,7 @@ def iva_al_dia(doc: Printable) -> str | None:
 
 def cae_lines(doc: Printable) -> list[str]:
     cae = doc.cae
+    assert cae is not None  # printed for a numbered receipt, never a preview
     return [f"CAE Nº {cae.cae_id}", f"Serie {doc.serie} del Nº {cae.dnro} al {cae.hnro}"]
 
 
@@ -195,7 +199,7 @@ def ind_fact_label(doc: Printable, ind_fact: int | None) -> str:
     """What the rate column says for a line; IVA mínimo and Monotributo issuers print no IVA mention."""
     if not doc.mentions_iva:
         return ""
-    return IND_FACT.get(ind_fact, "")
+    return IND_FACT.get(ind_fact, "") if ind_fact is not None else ""
 
 
 def _rate(value: Decimal | None) -> str:

@@ -312,9 +312,10 @@ def _references(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
                     f"{where}.{alias}", "required", _("Campo obligatorio (o una referencia global con su razón).")
                 )
         if ref.tpo_doc_ref is not None:
-            allowed = NOTE_REFERENCE_TYPES.get(kind.code) or (ELEMENT_TYPES[kind.element] if kind.is_note else None)
+            noted = NOTE_REFERENCE_TYPES.get(kind.code)
+            allowed = noted or (ELEMENT_TYPES[kind.element] if kind.is_note else None)
             if ref.tpo_doc_ref not in (allowed or ALL_CFE_TYPES):
-                only = kind.code in NOTE_REFERENCE_TYPES and " o ".join(cfe_type(c).name_es for c in sorted(allowed))
+                only = " o ".join(cfe_type(c).name_es for c in sorted(noted)) if noted else ""
                 errors.add(
                     f"{where}.tpoDocRef",
                     "not_allowed",

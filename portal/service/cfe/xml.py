@@ -58,7 +58,8 @@ def build_cfe_xml(
 ) -> etree._Element:
     """The <CFE version="1.0"> element, ready to be signed; `tmst_firma` becomes TmstFirma."""
     element = cfe_type(cfe.tipo_cfe).element
-    root = etree.Element(_Q + "CFE", nsmap={None: CFE_NS}, version="1.0")
+    # None is lxml's default namespace; lxml-stubs type nsmap's keys as str
+    root = etree.Element(_Q + "CFE", nsmap={None: CFE_NS}, version="1.0")  # type: ignore[dict-item]
     doc = _sub(root, element)
     _sub(doc, "TmstFirma", format_timestamp(tmst_firma))
     header = _sub(doc, "Encabezado")

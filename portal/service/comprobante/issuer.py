@@ -24,6 +24,8 @@ def issuer_for(company: Company, cfe: CfeInput | None = None) -> Issuer:
     """The issuer of `cfe`: the company, the branch it names (`cdgDGISucur`, else the default branch; an
     unknown code is a 422) and the regime and legends of the company's settings (empresa area)."""
     branch_code = cfe.cdg_dgi_sucur if cfe is not None else None
+    session = object_session(company)
+    assert session is not None  # a company read from the database, never a new object
     return Issuer(
         rut=company.rut,
         razon_social=company.razon_social,
@@ -31,7 +33,7 @@ def issuer_for(company: Company, cfe: CfeInput | None = None) -> Issuer:
         giro=company.giro,
         telefono=company.telefono,
         correo=company.correo,
-        **issuer_fields(object_session(company), company, branch_code),
+        **issuer_fields(session, company, branch_code),
     )
 
 
@@ -39,7 +41,7 @@ def cached_issuer(company_id: int, cfe: CfeInput) -> Issuer:
     """`issuer_for` the company and the branch `cfe` names, kept per process for a moment (readcache: a
     change of the company, its settings or branches is used within CFE_READ_CACHE_SECONDS everywhere)."""
     return readcache.get(
-        ("issuer", company_id, cfe.cdg_dgi_sucur), lambda: issuer_for(db.session().get(Company, company_id), cfe)
+        ("issuer", company_id, cfe.cdg_dgi_sucur), lambda: issuer_for(db.session().get_one(Company, company_id), cfe)
     )
 
 

@@ -323,7 +323,7 @@ def _new_record(principal, cfe, issuer, numbering: Numbering, range_id, cert_id,
 
 def numbering_of(record: IssuedCfe, session: Session) -> Numbering:
 
-    cae = session.get(CaeRangeRecord, record.cae_range_id)
+    cae = session.get_one(CaeRangeRecord, record.cae_range_id)
     return Numbering(
         serie=record.serie,
         nro=record.nro,

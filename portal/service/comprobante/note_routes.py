@@ -100,6 +100,7 @@ def nota_credito_total(body: NotaCreditoTotal, principal: Principal):
     except Exception:
         idempotency.release(claim)
         raise
+    assert result.cfe is not None  # issued without an Idempotency-Key of issue's own: never a replay
     return cfe_emitido(result.cfe, result.warnings, db.session()), 201
 
 

@@ -26,7 +26,7 @@ _RANGES_OF_TYPE = (
     .execution_options(populate_existing=True)
 )
 _TAKE_NUMBER = (
-    update(CaeRangeRecord.__table__)
+    update(CaeRangeRecord.metadata.tables[CaeRangeRecord.__tablename__])  # the Table: __table__ is a FromClause
     .where(CaeRangeRecord.id == bindparam("range_id"))
     .values(next_nro=bindparam("following"))
 )

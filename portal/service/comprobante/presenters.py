@@ -41,7 +41,7 @@ def cfe_emitido_json(
 def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, just_issued: bool = False) -> CfeEmitido:
     """The receipt as the API shows it. `just_issued`: stored in `session`'s transaction a moment ago, so no
     note, credit or reference change can point at it yet (two queries less on the issuing path)."""
-    cae = session.get(CaeRangeRecord, record.cae_range_id)
+    cae = session.get_one(CaeRangeRecord, record.cae_range_id)
     related = [] if just_issued else _related_notes(session, record)
     link = public_url("comprobante.get_by_id", idCfeEmitido=record.id)
     source = record.input_json
@@ -162,6 +162,7 @@ def _history(session: Session, record: IssuedCfe) -> list[CambioReferencia]:
 
 
 def referencia_aplicada(session: Session, record: IssuedCfe, changed: bool) -> ReferenciaAplicada:
+    assert record.referencia_cobro is not None  # the reference just applied
     return ReferenciaAplicada(
         id_cfe_emitido=record.id,
         referencia_cobro=record.referencia_cobro,

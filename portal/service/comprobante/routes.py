@@ -291,7 +291,7 @@ def previsualizar(body: CfeInput, query: PreviewQuery, principal: Principal):
     chooses A4 or, for e-Tickets and their notes, an 80 or 57 mm roll (another type on a roll is a 422)."""
     wanted = negotiate("application/pdf", "application/json")
     session = db.session()
-    company = session.get(Company, principal.company_id)
+    company = session.get_one(Company, principal.company_id)
     paper = _paper(default_paper(session, company.id), body.tipo_cfe, query.formato)
     pdf = issuing.preview_pdf(company, body, logo=company_logo(session, company.id), paper=paper)
     if wanted == "application/pdf":

@@ -6,7 +6,15 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    JsonValue,
+    ValidationInfo,
+    field_validator,
+)
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.dgi_states import DGI_STATES
@@ -21,6 +29,8 @@ from portal.service.pydantic_errors import PARAMETERS, refuse
 
 # The body models strip spaces before measuring: a text of only spaces is empty, so say "some non-space" too.
 _NOT_BLANK = r"\S"
+
+_CFE_TYPE_CODES: list[JsonValue] = [*sorted(CFE_TYPES)]  # the codes as a JSON array for OpenAPI's enum
 
 
 class _Out(BaseModel):
@@ -278,7 +288,7 @@ class BuscarQuery(BaseModel):
     desde: Day | None = Field(None, description="Fecha de emisión desde (inclusive), AAAA-MM-DD.")
     hasta: Day | None = Field(None, description="Fecha de emisión hasta (inclusive), AAAA-MM-DD.")
     tipo_cfe: int | None = Field(
-        None, alias="tipoCFE", json_schema_extra={"enum": sorted(CFE_TYPES)}, description="Tipo de CFE, p. ej. 111."
+        None, alias="tipoCFE", json_schema_extra={"enum": _CFE_TYPE_CODES}, description="Tipo de CFE, p. ej. 111."
     )
     numero: str | None = Field(
         None,

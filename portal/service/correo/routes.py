@@ -67,7 +67,8 @@ def _receipt(principal: Principal, cfe_id: str) -> IssuedCfe:
 
 def valid_recipients(addresses: list[str]) -> list[str]:
     """Each address checked and normalised (domain lower-cased), duplicates dropped; 422 naming each bad one."""
-    clean, problems = [], []
+    clean: list[str] = []
+    problems: list[FieldError] = []
     for index, address in enumerate(addresses):
         try:
             # No SMTPUTF8: an address whose user part is not ASCII may be refused by any relay on the way, so
@@ -146,7 +147,7 @@ def enviar(cfe_id: str, body: EnviarCorreo, principal: Principal):
     try:
         _count_send(principal.company_id, record.id)
         with db.write_transaction() as session:
-            send = sending.queue_send(session, principal, session.get(IssuedCfe, record.id), recipients)
+            send = sending.queue_send(session, principal, session.get_one(IssuedCfe, record.id), recipients)
             answer = envio(send)
             idempotency.complete(session, claim, 202, answer.model_dump(mode="json", by_alias=True))
     except Exception:

@@ -94,15 +94,16 @@ class Outcome:
 
 def _take_lease(send_id: str, now: datetime) -> bool:
     with db.write_transaction() as session:
-        taken = session.execute(
+        taken = db.rows_affected(
+            session,
             update(MailSend)
             .where(
                 MailSend.id == send_id,
                 or_(MailSend.state == QUEUED, (MailSend.state == SENDING) & (MailSend.lease_until < now)),
             )
-            .values(state=SENDING, lease_until=now + LEASE, attempts=MailSend.attempts + 1)
+            .values(state=SENDING, lease_until=now + LEASE, attempts=MailSend.attempts + 1),
         )
-        return bool(taken.rowcount)
+        return bool(taken)
 
 
 def attempt(send_id: str) -> Outcome:
@@ -111,9 +112,9 @@ def attempt(send_id: str) -> Outcome:
     if not _take_lease(send_id, now):
         return Outcome(None)
     with db.new_session() as session:
-        send = session.get(MailSend, send_id)
-        record = session.get(IssuedCfe, send.cfe_id)
-        company = session.get(Company, send.company_id)
+        send = session.get_one(MailSend, send_id)  # its lease was just taken
+        record = session.get_one(IssuedCfe, send.cfe_id)
+        company = session.get_one(Company, send.company_id)
         try:
             pdf = issuing.receipt_pdf(record, logo=issuing.printed_logo(session, record))
             own = session.get(MailTemplate, company.id)
@@ -149,7 +150,7 @@ def _finish(
     message_id: str | None = None,
 ) -> Outcome:
     with db.write_transaction() as session:
-        send = session.get(MailSend, send_id)
+        send = session.get_one(MailSend, send_id)
         send.state, send.lease_until = state, None
         send.last_error = error[:500] if error else None
         if next_attempt_at is not None:

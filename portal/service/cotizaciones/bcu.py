@@ -52,7 +52,8 @@ class PublishedRate:
 @lru_cache(maxsize=1)
 def _document() -> zeep.wsdl.Document:
     # Parsed once per process; local file only: nothing is fetched.
-    return zeep.wsdl.Document(str(WSDL), Transport(timeout=10), settings=_SETTINGS)
+    # zeep annotates `transport` as type[Transport] but uses (and its own Client passes) an instance
+    return zeep.wsdl.Document(str(WSDL), Transport(timeout=10), settings=_SETTINGS)  # type: ignore[arg-type]
 
 
 def fetch_rates(

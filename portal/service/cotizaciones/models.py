@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from decimal import Decimal
+from typing import Literal
 
 from sqlalchemy import Date, Numeric, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from portal.service.db import Base, utcnow
 from portal.sqltypes import UtcDateTime
+
+RateSource = Literal["bcu", "operador"]  # the BCU's publication, or an operator's correction
 
 
 class ExchangeRate(Base):
@@ -22,5 +25,5 @@ class ExchangeRate(Base):
     currency: Mapped[str] = mapped_column(String(3), primary_key=True)  # USD, EUR, ARS, BRL, UI (ISO-like)
     buy: Mapped[Decimal] = mapped_column(Numeric(14, 6))
     sell: Mapped[Decimal] = mapped_column(Numeric(14, 6))
-    source: Mapped[str] = mapped_column(String(20))  # "bcu", "operador"
+    source: Mapped[RateSource] = mapped_column(String(20))  # "bcu", "operador"
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow, onupdate=utcnow)

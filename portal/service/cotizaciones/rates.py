@@ -6,22 +6,23 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import date
 from decimal import Decimal
+from typing import Final
 
 from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal.service.cotizaciones import bcu
-from portal.service.cotizaciones.models import ExchangeRate
+from portal.service.cotizaciones.models import ExchangeRate, RateSource
 from portal.service.indices.ui import set_ui_value
 
-OPERATOR = "operador"
+OPERATOR: Final = "operador"
 # How far back a rate may be to still be "the day's": the BCU publishes none on weekends and holidays, and
 # Carnival and Tourism week close it for days at a time.
 MAX_AGE_DAYS = 10
 
 
-def store(session: Session, published: Iterable[bcu.PublishedRate], source: str = "bcu") -> int:
+def store(session: Session, published: Iterable[bcu.PublishedRate], source: RateSource = "bcu") -> int:
     """Adds or updates the published rates (never over an operator's correction); the caller commits. A UI of
     31 December sets the UI of the year after for the e-Ticket threshold. Returns how many rows changed."""
     changed = 0

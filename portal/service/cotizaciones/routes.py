@@ -50,11 +50,23 @@ def cotizacion(principal: Principal, query: CotizacionQuery):
             f"No hay cotización de {query.moneda} publicada en los 10 días anteriores al {day:%d/%m/%Y}.",
             code="sin_cotizacion",
         )
-    return Cotizacion(moneda=row.currency, fecha=row.day, compra=row.buy, venta=row.sell, fuente=row.source)
+    return Cotizacion(moneda=query.moneda, fecha=row.day, compra=row.buy, venta=row.sell, fuente=row.source)
 
 
 def _q(name: str) -> str:
     return f"{{{_COTIZA}}}{name}"
+
+
+def _asked(data: bytes) -> tuple[tuple[str, ...], date, date]:
+    """The currencies (of bcu.MONEDAS) and the days an Execute asks for; ValueError when it is not one."""
+    entrada = etree.fromstring(data, _PARSER).find(f".//{_q('Entrada')}")
+    if entrada is None:
+        raise ValueError("no Entrada")
+    codes = {code: currency for currency, code in bcu.MONEDAS.items()}
+    numbers = [int(item.text or "") for item in entrada.iterfind(f"{_q('Moneda')}/{_q('item')}")]
+    start = date.fromisoformat(entrada.findtext(_q("FechaDesde"), ""))
+    end = date.fromisoformat(entrada.findtext(_q("FechaHasta"), ""))
+    return tuple(codes[number] for number in numbers if number in codes), start, end
 
 
 @standin.post("/awsbcucotizaciones")
@@ -64,18 +76,15 @@ def execute() -> Response:
     if len(data) > _MAX_REQUEST_BYTES or b"<!DOCTYPE" in data:
         abort(400)
     try:
-        entrada = etree.fromstring(data, _PARSER).find(f".//{_q('Entrada')}")
-        codes = {code: currency for currency, code in bcu.MONEDAS.items()}
-        items = entrada.iterfind(f"{_q('Moneda')}/{_q('item')}")
-        wanted = tuple(codes[int(i.text)] for i in items if int(i.text) in codes)
-        start = date.fromisoformat(entrada.findtext(_q("FechaDesde")))
-        end = date.fromisoformat(entrada.findtext(_q("FechaHasta")))
-    except (etree.XMLSyntaxError, AttributeError, TypeError, ValueError):
+        wanted, start, end = _asked(data)
+    except (etree.XMLSyntaxError, ValueError):
         abort(400)
     published = bcu.standin_rates(wanted, start, end) if (end - start).days <= 366 else []
     envelope = etree.Element(f"{{{_SOAP}}}Envelope", nsmap={"SOAP-ENV": _SOAP})
     answer = etree.SubElement(
-        etree.SubElement(envelope, f"{{{_SOAP}}}Body"), _q("wsbcucotizaciones.ExecuteResponse"), nsmap={None: _COTIZA}
+        etree.SubElement(envelope, f"{{{_SOAP}}}Body"),
+        _q("wsbcucotizaciones.ExecuteResponse"),
+        nsmap={None: _COTIZA},  # type: ignore[dict-item]  # None is lxml's default namespace; the stubs say str
     )
     salida = etree.SubElement(answer, _q("Salida"))
     status = etree.SubElement(salida, _q("respuestastatus"))

@@ -62,7 +62,7 @@ def receiver_from_dgi(
 
 
 def _fields(entity: Entity) -> dict[str, str]:
-    data = {"rznSocRecep": entity.denominacion}
+    data: dict[str, str | None] = {"rznSocRecep": entity.denominacion}
     address = entity.domicilio_fiscal
     if address:
         data.update(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import ChainMap
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from cachelib import BaseCache, SimpleCache
@@ -26,7 +26,7 @@ from sqlalchemy import select
 from portal.domain.roles import ALL
 from portal.domain.uruguay_time import day_in_uruguay
 from portal.service import db
-from portal.service.api import operation, to_response
+from portal.service.api import OperationDefaults, operation, to_response
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.dgi import registry as dgi
 from portal.service.dgi.factory import make_registry
@@ -89,7 +89,7 @@ class _ObservedCache(BaseCache):
         self.hit = self.hit or value is not None
         return value
 
-    def set(self, key: str, value: Any, timeout: int | None = None) -> bool | None:
+    def set(self, key: str, value: Any, timeout: int | timedelta | None = None) -> bool | None:
         return self.inner.set(key, value, timeout=timeout)
 
 
@@ -158,7 +158,7 @@ def _lookup(
     return response
 
 
-_COMMON = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL}
+_COMMON: OperationDefaults = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL}
 
 
 @operation(

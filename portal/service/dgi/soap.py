@@ -61,7 +61,8 @@ def default_wsdl_path() -> Path:
 @lru_cache(maxsize=4)
 def _wsdl(path: str) -> Document:
     # Parsed once per process; zeep clients share a Document. Local files only: nothing is fetched.
-    return Document(path, Transport(timeout=10), settings=ZEEP_SETTINGS)
+    # zeep annotates `transport` as type[Transport] but uses (and its own Client passes) an instance
+    return Document(path, Transport(timeout=10), settings=ZEEP_SETTINGS)  # type: ignore[arg-type]
 
 
 @lru_cache(maxsize=32)

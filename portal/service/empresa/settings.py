@@ -59,7 +59,7 @@ def _present(row: CompanySettings, company: Company) -> SettingsOut:
 
 def read(principal: Principal) -> SettingsOut:
     session = db.session()
-    return _present(_settings(session, principal.company_id), session.get(Company, principal.company_id))
+    return _present(_settings(session, principal.company_id), session.get_one(Company, principal.company_id))
 
 
 def update(principal: Principal, body: SettingsIn) -> SettingsOut:
@@ -70,7 +70,7 @@ def update(principal: Principal, body: SettingsIn) -> SettingsOut:
             [FieldError(field, "inconsistente", message) for field, message in problems], message=problems[0][1]
         )
     with db.write_transaction() as session:
-        company = session.get(Company, principal.company_id)
+        company = session.get_one(Company, principal.company_id)
         row = _settings(session, company.id)
         before = _values(row, company)
         row.regimen, row.norma_exoneracion = body.regimen, body.normaExoneracion
@@ -117,7 +117,7 @@ def _decode_logo(data: bytes) -> tuple[str, int, int]:
 def put_logo(principal: Principal, data: bytes) -> SettingsOut:
     kind, width, height = _decode_logo(data)
     with db.write_transaction() as session:
-        company = session.get(Company, principal.company_id)
+        company = session.get_one(Company, principal.company_id)
         row = _settings(session, company.id)
         before = _logo_summary(row)
         row.logo, row.logo_tipo, row.logo_ancho, row.logo_alto = data, kind, width, height
@@ -130,7 +130,7 @@ def put_logo(principal: Principal, data: bytes) -> SettingsOut:
 def delete_logo(principal: Principal) -> SettingsOut:
     """Remove the logo; removing none changes nothing."""
     with db.write_transaction() as session:
-        company = session.get(Company, principal.company_id)
+        company = session.get_one(Company, principal.company_id)
         row = _settings(session, company.id)
         if row.logo:
             before = _logo_summary(row)

@@ -13,19 +13,21 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Final
 
 from cryptography import x509
 from flask import Flask, current_app
 from sqlalchemy.orm import Session
 
 from portal.service.cfe.signing import verify_signature
+from portal.service.envios.models import AckSignature
 from portal.service.envios.simulator import SimulatedDgi
 
 log = logging.getLogger(__name__)
 
-VERIFIED = "verificada"  # signed by the trusted DGI certificate
-INVALID = "invalida"  # no signature, a broken one, or another certificate's
-NO_CERTIFICATE = "sin_certificado"  # no trusted certificate configured: nothing to verify against
+VERIFIED: Final = "verificada"  # signed by the trusted DGI certificate
+INVALID: Final = "invalida"  # no signature, a broken one, or another certificate's
+NO_CERTIFICATE: Final = "sin_certificado"  # no trusted certificate configured: nothing to verify against
 SIGNATURE_STATES = (VERIFIED, INVALID, NO_CERTIFICATE)
 
 
@@ -55,12 +57,13 @@ def trusted_certificate(session: Session) -> bytes | None:
     return None
 
 
-def signature_state(session: Session, document: bytes | None, what: str) -> str | None:
+def signature_state(session: Session, document: bytes | None, what: str) -> AckSignature | None:
     """VERIFIED, INVALID or NO_CERTIFICATE for one acknowledgement (None when there is none); `what` names it in
     the log line an unverified one leaves."""
     if not document:
         return None
     cert = trusted_certificate(session)
+    state: AckSignature
     if cert is None:
         state = NO_CERTIFICATE
     else:

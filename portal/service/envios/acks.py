@@ -47,6 +47,7 @@ def ack_sobre_document(
     """An unsigned ACKSobre (the caller signs it)."""
     detalle = _E.Detalle(_E.Estado(estado), *_motives("MotivosRechazo", motives))
     if token:
+        assert query_after is not None, "DGI's Token goes with the Fechahora to ask after"
         detalle.append(_E.ParamConsulta(_E.Token(token), _E.Fechahora(_stamp(query_after))))
     return _E.ACKSobre(
         _E.Caratula(
@@ -179,6 +180,13 @@ def _text(el: etree._Element, path: str) -> str | None:
     return value.strip() if value is not None else None
 
 
+def _detalle(root: etree._Element, tag: str) -> etree._Element:
+    detalle = root.find("d:Detalle", namespaces={"d": NS})
+    if detalle is None:
+        raise AckUnreadable(f"DGI respondió un {tag} sin Detalle.")
+    return detalle
+
+
 def _read_motives(parent: etree._Element, tag: str) -> list[dict]:
     return [
         motive(_text(m, "d:Motivo") or "", _text(m, "d:Detalle"))
@@ -197,7 +205,7 @@ class EnvelopeAck:
 
 def read_ack_sobre(data: bytes) -> EnvelopeAck:
     root = _root(data, "ACKSobre")
-    detalle = root.find("d:Detalle", namespaces={"d": NS})
+    detalle = _detalle(root, "ACKSobre")
     return EnvelopeAck(
         estado=_text(root, "d:Detalle/d:Estado") or "",
         motives=_read_motives(detalle, "MotivosRechazo"),
@@ -211,10 +219,12 @@ def read_ack_cfe(data: bytes) -> list[CfeVerdict]:
     root = _root(data, "ACKCFE")
     verdicts = []
     for det in root.findall("d:ACKCFE_Det", namespaces={"d": NS}):
-        tipo, nro = _text(det, "d:TipoCFE"), _text(det, "d:NroCFE")
+        tipo, nro, ordinal = _text(det, "d:TipoCFE"), _text(det, "d:NroCFE"), _text(det, "d:Nro_ordinal")
+        if not ordinal:
+            raise AckUnreadable("DGI respondió un ACKCFE_Det sin Nro_ordinal.")
         verdicts.append(
             CfeVerdict(
-                ordinal=int(_text(det, "d:Nro_ordinal")),
+                ordinal=int(ordinal),
                 tipo_cfe=int(tipo) if tipo else None,
                 serie=_text(det, "d:Serie"),
                 nro=int(nro) if nro else None,
@@ -227,5 +237,5 @@ def read_ack_cfe(data: bytes) -> list[CfeVerdict]:
 
 def read_ack_report(data: bytes) -> tuple[str, list[dict]]:
     root = _root(data, "ACKRepDiario")
-    detalle = root.find("d:Detalle", namespaces={"d": NS})
+    detalle = _detalle(root, "ACKRepDiario")
     return _text(root, "d:Detalle/d:Estado") or "", _read_motives(detalle, "MotivosRechazo")

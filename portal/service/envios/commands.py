@@ -33,7 +33,7 @@ def send_daily_report(company_rut: str, day: str | None) -> None:
             sys.exit(1)
         report_id = reports.build(company.id, fecha, "operador (línea de comandos)")
         reports.deliver(report_id)
-        report = db.new_session().get(DgiDailyReport, report_id)
+        report = db.new_session().get_one(DgiDailyReport, report_id)
         click.echo(
             f"{report.file_name}: {report.cfe_count} CFE, state {report.state}"
             + (f" ({report.ack_state})" if report.ack_state else "")

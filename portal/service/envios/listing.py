@@ -55,11 +55,7 @@ def envelopes(session, company_id: int, page: schemas.Lista, only_id: int | None
                 motivos=sobre.ack_motives or [],
                 firma_acuse=sobre.ack_signature,
                 firma_respuesta=sobre.answer_signature,
-                documentos=[
-                    "sobre",
-                    *(["acuse"] if sobre.ack_xml else []),
-                    *(["respuesta"] if sobre.answer_xml else []),
-                ],
+                documentos=_envelope_documents(sobre),
                 id_receptor=sobre.id_receptor,
                 token=sobre.token,
                 consultar_desde=sobre.query_after,
@@ -123,6 +119,19 @@ def waiting(session, company_id: int, page: schemas.Lista) -> schemas.PendienteL
     return schemas.PendienteLista(items=items, siguiente_cursor=following, total=total, demorados=overdue_count)
 
 
+def _envelope_documents(sobre: DgiEnvelope) -> list[schemas.EnvelopeDocument]:
+    documents: list[schemas.EnvelopeDocument] = ["sobre"]
+    if sobre.ack_xml:
+        documents.append("acuse")
+    if sobre.answer_xml:
+        documents.append("respuesta")
+    return documents
+
+
+def _report_documents(report: DgiDailyReport) -> list[schemas.ReportDocument]:
+    return ["reporte", "acuse"] if report.ack_xml else ["reporte"]
+
+
 def report_out(report: DgiDailyReport) -> schemas.Reporte:
     return schemas.Reporte(
         id_reporte=report.id,
@@ -134,7 +143,7 @@ def report_out(report: DgiDailyReport) -> schemas.Reporte:
         acuse=report.ack_state,
         motivos=report.ack_motives or [],
         firma_acuse=report.ack_signature,
-        documentos=["reporte", *(["acuse"] if report.ack_xml else [])],
+        documentos=_report_documents(report),
         intentos=report.attempts,
         ultimo_error=report.last_error,
         creado_por=report.created_by,

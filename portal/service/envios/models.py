@@ -9,6 +9,7 @@ new envelope for the same receipts).
 from __future__ import annotations
 
 from datetime import date, datetime
+from typing import Literal
 
 from sqlalchemy import (
     JSON,
@@ -25,6 +26,10 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from portal.service.db import Base, utcnow
 from portal.sqltypes import UtcDateTime
+
+ReportState = Literal["armado", "aceptado", "rechazado", "error"]  # a daily report's
+AckSignature = Literal["verificada", "invalida", "sin_certificado"]  # DGI's signature on an ack (ack_trust)
+VoidSource = Literal["operador", "rechazo_dgi"]  # who voided a range: an operator, or DGI's rejection
 
 
 class DgiSubmission(Base):
@@ -71,8 +76,8 @@ class DgiEnvelope(Base):
     ack_motives: Mapped[list] = mapped_column(JSON, default=list)
     ack_xml: Mapped[bytes | None] = mapped_column(LargeBinary)
     # Whether ACKSobre (ack_) and ACKCFE (answer_) verify against DGI's trusted certificate (ack_trust.py).
-    ack_signature: Mapped[str | None] = mapped_column(String(16))
-    answer_signature: Mapped[str | None] = mapped_column(String(16))
+    ack_signature: Mapped[AckSignature | None] = mapped_column(String(16))
+    answer_signature: Mapped[AckSignature | None] = mapped_column(String(16))
     id_receptor: Mapped[str | None] = mapped_column(String(10))
     token: Mapped[str | None] = mapped_column(Text)
     query_after: Mapped[datetime | None] = mapped_column(UtcDateTime())
@@ -101,11 +106,11 @@ class DgiDailyReport(Base):
     cfe_count: Mapped[int] = mapped_column(Integer)
     certificate_id: Mapped[int] = mapped_column(ForeignKey("certificate.id"))
     # armado -> aceptado (AR) | rechazado (BR/BA) | error
-    state: Mapped[str] = mapped_column(String(12), default="armado", index=True)
+    state: Mapped[ReportState] = mapped_column(String(12), default="armado", index=True)
     ack_state: Mapped[str | None] = mapped_column(String(2))
     ack_motives: Mapped[list] = mapped_column(JSON, default=list)
     ack_xml: Mapped[bytes | None] = mapped_column(LargeBinary)
-    ack_signature: Mapped[str | None] = mapped_column(String(16))  # as DgiEnvelope's
+    ack_signature: Mapped[AckSignature | None] = mapped_column(String(16))  # as DgiEnvelope's
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(String(500))
     next_attempt_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
@@ -129,7 +134,7 @@ class VoidedRange(Base):
     nro_desde: Mapped[int] = mapped_column(Integer)
     nro_hasta: Mapped[int] = mapped_column(Integer)
     fecha: Mapped[date] = mapped_column(Date, index=True)
-    source: Mapped[str] = mapped_column(String(12))  # operador | rechazo_dgi
+    source: Mapped[VoidSource] = mapped_column(String(12))
     reason: Mapped[str] = mapped_column(String(200))
     cfe_id: Mapped[str | None] = mapped_column(String(40))
     created_by: Mapped[str] = mapped_column(String(254))

@@ -43,7 +43,7 @@ def build(company_id: int, fecha: date, actor: str) -> int:
         )
         if last is not None and last.state == "armado":
             return last.id
-        company = session.get(Company, company_id)
+        company = session.get_one(Company, company_id)
         cert = signing_certificate(session, company_id)
         sec = (last.sec_envio + 1) if last else 1
         summaries, receipts = _summaries(session, company_id, fecha)
@@ -141,7 +141,7 @@ def deliver(report_id: int) -> float | None:
     except (DgiTransientError, acks.AckUnreadable, DgiPermanentError) as exc:
         estado, motives, data = None, [], exc
     with db.write_transaction() as session:
-        report = session.get(DgiDailyReport, report_id)
+        report = session.get_one(DgiDailyReport, report_id)
         if report.state != "armado":
             return None
         now = datetime.now(UTC)

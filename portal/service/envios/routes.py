@@ -144,7 +144,7 @@ def send_daily_report(principal: Principal, body: schemas.ReporteSolicitud):
         )
     report_id = reports.build(principal.company_id, body.fecha, principal.actor)
     jobs.enqueue_safely(lambda: tasks.deliver_report(report_id), "daily report delivery")
-    return listing.report_out(db.session().get(DgiDailyReport, report_id)), 202
+    return listing.report_out(db.session().get_one(DgiDailyReport, report_id)), 202
 
 
 @operation(

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.model_parts import Day
+from portal.service.envios.models import AckSignature
 from portal.service.jsontypes import WHOLE_NUMBER
 from portal.service.paging import Page, PageQuery
 
@@ -29,7 +30,9 @@ class Lista(PageQuery):
     """Una página de una lista de envíos: `cursor` y `limite` (la más reciente primero)."""
 
 
-FirmaDgi = Literal["verificada", "invalida", "sin_certificado"]
+FirmaDgi = AckSignature
+EnvelopeDocument = Literal["sobre", "acuse", "respuesta"]
+ReportDocument = Literal["reporte", "acuse"]
 _FIRMA = (
     "Firma del acuse de DGI contra el certificado de DGI de confianza (CFE_DGI_TRUSTED_CERT): verificada, "
     "invalida (no la firmó ese certificado: revisar) o sin_certificado (no hay certificado configurado); "
@@ -50,7 +53,7 @@ class Sobre(_Out):
     motivos: list[Motivo] = Field(default_factory=list)
     firma_acuse: FirmaDgi | None = Field(None, alias="firmaAcuse", description=_FIRMA + " (ACKSobre).")
     firma_respuesta: FirmaDgi | None = Field(None, alias="firmaRespuesta", description=_FIRMA + " (ACKCFE).")
-    documentos: list[Literal["sobre", "acuse", "respuesta"]] = Field(
+    documentos: list[EnvelopeDocument] = Field(
         default_factory=list,
         description="Lo que se puede descargar en /sobres/{idSobre}/{documento}: el sobre (EnvioCFE), el acuse "
         "(ACKSobre) y la respuesta por comprobante (ACKCFE), cuando DGI los dio.",
@@ -109,7 +112,7 @@ class Reporte(_Out):
     acuse: str | None = Field(None, description="Estado del ACKRepDiario: AR, BR o BA.")
     motivos: list[Motivo] = Field(default_factory=list)
     firma_acuse: FirmaDgi | None = Field(None, alias="firmaAcuse", description=_FIRMA + " (ACKRepDiario).")
-    documentos: list[Literal["reporte", "acuse"]] = Field(
+    documentos: list[ReportDocument] = Field(
         default_factory=list,
         description="Lo que se puede descargar en /reportes/{idReporte}/{documento}: el reporte "
         "(ReporteDiarioCFE) y el acuse de DGI (ACKRepDiario), cuando DGI lo dio.",

@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 from flask import current_app
 from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import MONTEVIDEO, montevideo_time, today_montevideo
 from portal.service import db
@@ -58,9 +59,9 @@ def backoff(attempts: int) -> float:
     return float(min(2 ** max(attempts, 1), MAX_DELAY_SECONDS))
 
 
-def credentials(session, company_id: int, certificate_id: int) -> Credentials:
-    company = session.get(Company, company_id)
-    cert = session.get(Certificate, certificate_id)
+def credentials(session: Session, company_id: int, certificate_id: int) -> Credentials:
+    company = session.get_one(Company, company_id)
+    cert = session.get_one(Certificate, certificate_id)
     return Credentials(rut=company.rut, key_pem=private_key_pem(cert), cert_pem=cert.cert_pem.encode())
 
 
@@ -74,7 +75,7 @@ def _now() -> datetime:
 def pack(company_id: int) -> list[int]:
     """Put every pending receipt of the company in envelopes (<=250 CFEs, <=2 MB, one certificate each) and
     record them. Returns the new envelopes' ids."""
-    built = []
+    built: list[int] = []
     while True:
         with db.write_transaction() as session:
             rows = session.execute(
@@ -92,7 +93,8 @@ def pack(company_id: int) -> list[int]:
             if not rows:
                 return built
             certificate_id = rows[0][1].certificate_id
-            chosen, size = [], 0
+            chosen: list[tuple[DgiSubmission, IssuedCfe]] = []
+            size = 0
             for sub, record in rows:
                 if record.certificate_id != certificate_id:
                     continue
@@ -103,9 +105,11 @@ def pack(company_id: int) -> list[int]:
             built.append(_record_envelope(session, company_id, certificate_id, chosen))
 
 
-def _record_envelope(session, company_id: int, certificate_id: int, chosen) -> int:
-    company = session.get(Company, company_id)
-    cert = session.get(Certificate, certificate_id)
+def _record_envelope(
+    session: Session, company_id: int, certificate_id: int, chosen: list[tuple[DgiSubmission, IssuedCfe]]
+) -> int:
+    company = session.get_one(Company, company_id)
+    cert = session.get_one(Certificate, certificate_id)
     idemisor = (
         session.scalar(select(func.max(DgiEnvelope.idemisor)).where(DgiEnvelope.company_id == company_id)) or 0
     ) + 1
@@ -166,17 +170,17 @@ def deliver(envelope_id: int) -> Next | None:
         current_app.logger.exception("envelope %s could not be delivered", envelope_id)
         return _failed(envelope_id, "armado", f"Error inesperado: {exc}", "deliver")
     with db.write_transaction() as session:
-        sobre = session.get(DgiEnvelope, envelope_id)
+        sobre = session.get_one(DgiEnvelope, envelope_id)
         if sobre.state != "armado":
             return None
-        now = _now()
+        now = query_after = _now()
         sobre.ack_state, sobre.ack_motives, sobre.sent_at = answer.estado, answer.motives, sobre.sent_at or now
         sobre.ack_xml = ack_xml
         sobre.ack_signature = ack_trust.signature_state(session, ack_xml, f"ACKSobre of envelope {envelope_id}")
         if answer.estado == "AS":
             sobre.state, sobre.received_at = "recibido", now
             sobre.id_receptor, sobre.token = answer.id_receptor, answer.token
-            sobre.query_after = _moment(answer.query_after) or now
+            sobre.query_after = query_after = _moment(answer.query_after) or now
             sobre.attempts, sobre.last_error, sobre.next_attempt_at = 0, None, sobre.query_after
         elif any(m["codigo"] == "S08" for m in answer.motives):
             # Our envelope numbers are unique, so DGI already holds THIS envelope from a delivery whose answer
@@ -195,7 +199,7 @@ def deliver(envelope_id: int) -> Next | None:
         if answer.estado != "AS":
             publish(session, sobre.company_id, "sobre.rechazado", _envelope_event(sobre))
             return None
-        return Next("fetch", envelope_id, max((sobre.query_after - now).total_seconds(), 0.5))
+        return Next("fetch", envelope_id, max((query_after - now).total_seconds(), 0.5))
 
 
 def _envelope_event(sobre: DgiEnvelope) -> dict:
@@ -233,7 +237,7 @@ def _contents(session, envelope_id: int):
 def _failed(envelope_id: int, expected_state: str, error: str, retry_step: str | None) -> Next | None:
     """Record a failed attempt; a transient one is retried with backoff, a permanent one waits for support."""
     with db.write_transaction() as session:
-        sobre = session.get(DgiEnvelope, envelope_id)
+        sobre = session.get_one(DgiEnvelope, envelope_id)
         if sobre.state != expected_state:
             return None
         sobre.attempts += 1
@@ -257,6 +261,8 @@ def fetch(envelope_id: int) -> Next | None:
             return None
         creds = credentials(session, sobre.company_id, sobre.certificate_id)
         id_receptor, token = sobre.id_receptor, sobre.token
+    if id_receptor is None or token is None:  # DGI's ACKSobre said AS without them: nothing to ask with
+        return _failed(envelope_id, "recibido", "DGI recibió el sobre sin darle IDReceptor y Token.", None)
     try:
         data = reception().query_envelope(id_receptor, token, credentials=creds)
         verdicts = acks.read_ack_cfe(data) if data is not None else None
@@ -270,7 +276,7 @@ def fetch(envelope_id: int) -> Next | None:
     if verdicts is None:
         return _failed(envelope_id, "recibido", "DGI aún no terminó de procesar el sobre.", "fetch")
     with db.write_transaction() as session:
-        sobre = session.get(DgiEnvelope, envelope_id)
+        sobre = session.get_one(DgiEnvelope, envelope_id)
         if sobre.state != "recibido":
             return None
         now = _now()

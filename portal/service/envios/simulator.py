@@ -79,6 +79,7 @@ class SimulatedDgi(DgiReception):
             if problem is None:
                 session.add(record)
                 session.flush()
+                assert root is not None  # no problem: the envelope was read
                 verdicts = self._judge(session, root, record)
             count = len(root.findall("d:CFE", namespaces=NS)) if root is not None else 0
             ack = acks.ack_sobre_document(
@@ -101,7 +102,7 @@ class SimulatedDgi(DgiReception):
                     session,
                     acks.ack_cfe_document(
                         rut_dgi=self.rut,
-                        rut_emisor=rut,
+                        rut_emisor=record.rut_emisor,
                         id_respuesta=record.id,
                         file_name=file_name,
                         received=now.astimezone(MONTEVIDEO),
@@ -191,6 +192,8 @@ class SimulatedDgi(DgiReception):
         digest = hashlib.sha256(report_xml).hexdigest()
         now = datetime.now(MONTEVIDEO).replace(microsecond=0)
         with db.write_transaction() as session:
+            root: etree._Element | None
+            problem: dict | None
             try:
                 root = parse_untrusted(report_xml).getroot()
             except XmlInputError as exc:
@@ -199,7 +202,7 @@ class SimulatedDgi(DgiReception):
                 problem = self._report_problem(session, report_xml, root, now.date())
             rut = _text(root, "d:Caratula/d:RUCEmisor") if root is not None else credentials.rut
             fecha = (
-                date.fromisoformat(_text(root, "d:Caratula/d:FechaResumen"))
+                date.fromisoformat(_required(root, "d:Caratula/d:FechaResumen"))
                 if root is not None and problem is None
                 else None
             )
@@ -253,10 +256,10 @@ class SimulatedDgi(DgiReception):
             return motive("R03")
         if f"RUC{rut}" not in _serials(x509.load_der_x509_certificate(_b64(embedded))):
             return motive("R02")
-        fecha = date.fromisoformat(_text(root, "d:Caratula/d:FechaResumen"))
+        fecha = date.fromisoformat(_required(root, "d:Caratula/d:FechaResumen"))
         if fecha > today:
             return motive("R06")
-        sec = int(_text(root, "d:Caratula/d:SecEnvio"))
+        sec = int(_required(root, "d:Caratula/d:SecEnvio"))
         received = (
             session.scalar(
                 select(func.max(SimReport.sec_envio)).where(SimReport.rut_emisor == rut, SimReport.fecha == fecha)
@@ -291,6 +294,13 @@ def _text(root: etree._Element | None, path: str) -> str | None:
     return value.strip() if value is not None else None
 
 
+def _required(root: etree._Element, path: str) -> str:
+    """The text of an element the XSD requires (the document was validated before this is read)."""
+    value = _text(root, path)
+    assert value is not None, path
+    return value
+
+
 def _b64(value: str | None) -> bytes:
     try:
         return base64.b64decode("".join((value or "").split()), validate=True)
@@ -303,4 +313,5 @@ def _pem(cert_b64: str | None) -> bytes:
 
 
 def _serials(cert: x509.Certificate) -> set[str]:
-    return {attr.value for attr in cert.subject.get_attributes_for_oid(x509.NameOID.SERIAL_NUMBER)}
+    # serialNumber is a PrintableString: its value is text (bytes are for the few bit-string attributes)
+    return {str(attr.value) for attr in cert.subject.get_attributes_for_oid(x509.NameOID.SERIAL_NUMBER)}

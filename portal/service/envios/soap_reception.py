@@ -101,7 +101,8 @@ class _WsdlLoader(Transport):
 
 @lru_cache(maxsize=4)
 def _wsdl(path: str) -> Document:
-    return Document(path, _WsdlLoader(timeout=10), settings=ZEEP_SETTINGS)
+    # zeep annotates `transport` as type[Transport] but uses (and its own Client passes) an instance
+    return Document(path, _WsdlLoader(timeout=10), settings=ZEEP_SETTINGS)  # type: ignore[arg-type]
 
 
 def default_wsdl_path() -> Path:
@@ -123,7 +124,8 @@ def consulta_cfe(id_receptor: str, token: str) -> str:
     """The xmlData of EFACCONSULTARESTADOENVIO: DGI's envelope number and the token of its ACKSobre."""
     if not str(id_receptor).isdigit() or not token or not re.fullmatch(r"[A-Za-z0-9+/=\s]+", token):
         raise DgiPermanentError("El número de DGI o el token del sobre no son válidos.", code="dgi_bad_request")
-    root = etree.Element(f"{{{NAMESPACE}}}ConsultaCFE", nsmap={None: NAMESPACE})
+    # None is lxml's default namespace; lxml-stubs type nsmap's keys as str
+    root = etree.Element(f"{{{NAMESPACE}}}ConsultaCFE", nsmap={None: NAMESPACE})  # type: ignore[dict-item]
     etree.SubElement(root, f"{{{NAMESPACE}}}IdReceptor").text = str(int(id_receptor))
     etree.SubElement(root, f"{{{NAMESPACE}}}Token").text = token.strip()
     return etree.tostring(root, encoding="unicode")
@@ -152,14 +154,14 @@ class SoapReception(DgiReception):
     def send_envelope(self, envelope_xml: bytes, *, file_name: str, credentials: Credentials) -> bytes:
         # DGI's SOAP call carries no file name: the name is the caller's record of the envelope.
         log.info("Sending envelope %s to DGI (%d bytes)", file_name, len(envelope_xml))
-        return self._call("EFACRECEPCIONSOBRE", _as_text(envelope_xml), credentials)
+        return self._document("EFACRECEPCIONSOBRE", _as_text(envelope_xml), credentials)
 
     def query_envelope(self, id_receptor: str, token: str, *, credentials: Credentials) -> bytes | None:
         return self._call("EFACCONSULTARESTADOENVIO", consulta_cfe(id_receptor, token), credentials)
 
     def send_report(self, report_xml: bytes, *, file_name: str, credentials: Credentials) -> bytes:
         log.info("Sending daily report %s to DGI (%d bytes)", file_name, len(report_xml))
-        return self._call("EFACRECEPCIONREPORTE", _as_text(report_xml), credentials)
+        return self._document("EFACRECEPCIONREPORTE", _as_text(report_xml), credentials)
 
     def _service(self, credentials: Credentials):
         with self._lock:
@@ -187,6 +189,13 @@ class SoapReception(DgiReception):
                     self._services.clear()
                 service = self._services[credentials] = client.create_service(BINDING, self.url)
             return service
+
+    def _document(self, operation: str, xml_data: str, credentials: Credentials) -> bytes:
+        """_call for an operation DGI always answers with a document (only a query may be "not ready")."""
+        answer = self._call(operation, xml_data, credentials)
+        if answer is None:
+            raise DgiTransientError("DGI respondió sin documento.", code="dgi_bad_answer")
+        return answer
 
     def _call(self, operation: str, xml_data: str, credentials: Credentials) -> bytes | None:
         service = self._service(credentials)
@@ -217,7 +226,7 @@ def _read_answer(operation: str, answer: str) -> bytes | None:
         root = etree.fromstring(raw, _PARSER)
     except (etree.XMLSyntaxError, LookupError) as exc:
         raise DgiTransientError("DGI respondió algo que no se puede leer.", code="dgi_bad_answer") from exc
-    if root.getroottree().docinfo.doctype:
+    if root.getroottree().docinfo.doctype:  # type: ignore[union-attr]  # lxml-stubs' DocInfo has no doctype
         raise DgiTransientError("DGI respondió algo que no se puede leer.", code="dgi_bad_answer")
     name = etree.QName(root).localname
     if name == _EXPECTED_ROOT[operation]:

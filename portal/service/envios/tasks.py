@@ -132,6 +132,7 @@ def sweep(margin: timedelta = SWEEP_MARGIN, *, restarting: bool = False) -> dict
     for report_id in to_report:
         deliver_report(report_id)
     for envelope_id, state, due_at in later:
+        assert due_at is not None  # the query asked for next_attempt_at > cutoff
         task = deliver_envelope if state == "armado" else fetch_answers
         task.schedule((envelope_id,), delay=max((due_at - now).total_seconds(), 0.0))
     return {

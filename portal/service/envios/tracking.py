@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from typing import NoReturn
 
 from flask import current_app
 from sqlalchemy.orm import Session
@@ -55,15 +56,12 @@ def _link_correction(session: Session, record: IssuedCfe, rejected_id: str | Non
     if rejected_id is None:
         return None
     rejected = session.get(DgiSubmission, rejected_id, with_for_update=True)
-    problem = None
     if rejected is None or rejected.company_id != record.company_id:
-        problem = FieldError("corrigeA", "not_found", "No existe ese comprobante en la empresa.")
-    elif rejected.state != "rechazado":
-        problem = FieldError("corrigeA", "not_rejected", "Solo se corrige un comprobante que DGI rechazó.")
-    elif rejected.corrected_by:
-        problem = FieldError("corrigeA", "already_corrected", "Ese comprobante ya fue corregido por otro.")
-    if problem:
-        raise ValidationFailed([problem], message="No se puede vincular la corrección.")
+        _refuse_correction("not_found", "No existe ese comprobante en la empresa.")
+    if rejected.state != "rechazado":
+        _refuse_correction("not_rejected", "Solo se corrige un comprobante que DGI rechazó.")
+    if rejected.corrected_by:
+        _refuse_correction("already_corrected", "Ese comprobante ya fue corregido por otro.")
     rejected.corrected_by = record.id
     return rejected_id
 
@@ -82,6 +80,10 @@ def overdue(sub: DgiSubmission, now: datetime | None = None) -> bool:
     return now - sub.created_at > timedelta(minutes=current_app.config["ENVIOS_OVERDUE_MINUTES"])
 
 
+def _refuse_correction(code: str, message: str) -> NoReturn:
+    raise ValidationFailed([FieldError("corrigeA", code, message)], message="No se puede vincular la corrección.")
+
+
 def dgi_state(session: Session, record: IssuedCfe) -> EstadoDgi:
     """The receipt's DGI state for the API: state, its meaning, DGI's motives, envelope, report, times."""
     sub = session.get(DgiSubmission, record.id)
@@ -90,6 +92,7 @@ def dgi_state(session: Session, record: IssuedCfe) -> EstadoDgi:
     envelope = session.get(DgiEnvelope, sub.envelope_id) if sub.envelope_id else None
     report = session.get(DgiDailyReport, sub.report_id) if sub.report_id else None
     voided = session.query(VoidedRange).filter_by(cfe_id=record.id).first() if sub.state == "rechazado" else None
+    reporte: dict[str, object] | None
     if report is None and sub.route == ROUTE_REPORT:
         reporte = {"fecha": record.fch_emis, "estado": "por_enviar"}
     else:

@@ -22,7 +22,7 @@ from portal.service.eventos.catalogue import EVENTS
 from portal.service.eventos.models import Event
 
 _PUBLISHED = "eventos.published"
-_EVENT_TABLE = Event.__table__
+_EVENT_TABLE = Event.metadata.tables[Event.__tablename__]  # the Table (__table__ is typed as a FromClause)
 
 _waker: Callable[[set[int]], None] | None = None
 

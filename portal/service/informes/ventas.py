@@ -8,11 +8,11 @@ numbers the XML carries, written from one `Totals`), so a month of 100,000 recei
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -44,6 +44,7 @@ AMOUNT_NAMES = tuple(name for name, _ in AMOUNT_COLUMNS)
 # e-Resguardos certify retentions; neither belongs to the sales book.
 BOOK_TYPES = frozenset(INVOICE_TYPES)
 _BATCH = 1000
+_Key = TypeVar("_Key", int, str)
 
 
 @dataclass(frozen=True)
@@ -113,10 +114,10 @@ class BookSummary:
             group = self.groups[(row.tipo_cfe, row.moneda)] = Totals()
         group.add(row)
 
-    def _combined(self, key: int) -> dict[object, Totals]:
-        combined: dict[object, Totals] = {}
+    def _combined(self, part: Callable[[tuple[int, str]], _Key]) -> dict[_Key, Totals]:
+        combined: dict[_Key, Totals] = {}
         for group_key, totals in self.groups.items():
-            combined.setdefault(group_key[key], Totals()).merge(totals)
+            combined.setdefault(part(group_key), Totals()).merge(totals)
         return combined
 
     @property
@@ -128,11 +129,11 @@ class BookSummary:
 
     @property
     def by_type(self) -> dict[int, Totals]:
-        return self._combined(0)  # type: ignore[return-value]
+        return self._combined(lambda key: key[0])
 
     @property
     def by_currency(self) -> dict[str, Totals]:
-        return self._combined(1)  # type: ignore[return-value]
+        return self._combined(lambda key: key[1])
 
     @property
     def declaration(self) -> dict[str, Decimal]:
@@ -183,20 +184,26 @@ class ReceiptColumns(Protocol):
 _FIRST_AMOUNT = 11
 
 
+def _stored_decimal(text: str | None) -> Decimal | None:
+    """A stored amount or rate; None when absent or one of the usual zeros (not parsed: most amounts are)."""
+    if text is None or text in _ZERO_TEXTS:
+        return None
+    return Decimal(text)
+
+
 def to_row(record: ReceiptColumns) -> BookRow:
     """A receipt as a line of the book."""
     kind = CFE_TYPES.get(record.tipo_cfe)
     credit = kind is not None and kind.note_sign < 0
     amounts: dict[str, Decimal] = {}
     for name, text in zip(AMOUNT_NAMES, record[_FIRST_AMOUNT:], strict=True):
-        if text not in _ZERO_TEXTS:
-            value = Decimal(text)
-            if value:
-                amounts[name] = -value if credit else value
-    if record.tpo_moneda == "UYU" or record.tpo_cambio in _ZERO_TEXTS:
+        value = _stored_decimal(text)
+        if value:
+            amounts[name] = -value if credit else value
+    rate = None if record.tpo_moneda == "UYU" else _stored_decimal(record.tpo_cambio)
+    if rate is None:
         rate, in_pesos = Decimal(1), amounts
     else:
-        rate = Decimal(record.tpo_cambio)  # type: ignore[arg-type]  # not None: checked above
         in_pesos = {name: (value * rate).quantize(CENT, ROUND_HALF_UP) for name, value in amounts.items()}
     return BookRow(
         id=record.id,

@@ -122,6 +122,7 @@ def _cfe_type(
         work.infer("tipoCFE", request.pistas.tipo_cfe, _("Indicado en las pistas."))
         return request.pistas.tipo_cfe
     if referenced is not None:
+        assert request.referencia is not None  # `referenced` is the receipt it names
         table = CREDIT_NOTE_OF if request.referencia.tipo == "credito" else DEBIT_NOTE_OF
         base = 101 if referenced.tipo_cfe in (101, 102, 103) else 111
         tipo = table[base]
@@ -223,6 +224,7 @@ def infer_draft(session: Session, company_id: int, request: SolicitudInteligente
     if receiver:
         body["receptor"] = receiver
     if referenced is not None:
+        assert request.referencia is not None  # `referenced` is the receipt it names
         body["referencias"] = [
             {
                 "tpoDocRef": referenced.tipo_cfe,

@@ -83,7 +83,7 @@ def _infer(principal: Principal, body: SolicitudInteligente) -> Draft:
 def preview(principal: Principal, body: SolicitudInteligente) -> SmartRequest:
     """Infer the draft, check it against DGI's rules, render its PDF preview and keep it 15 minutes."""
     draft = _infer(principal, body)
-    company = db.session().get(Company, principal.company_id)
+    company = db.session().get_one(Company, principal.company_id)
     issuing.check_rules(draft.cfe, company)
     pdf = issuing.preview_pdf(company, draft.cfe)
     token = secrets.token_urlsafe(32)
@@ -175,7 +175,7 @@ def _issued(session, request: SmartRequest, receipt: IssuedCfe, actor: str) -> N
 
 def _fail(principal: Principal, request_id: str, code: str, message: str) -> None:
     with db.write_transaction() as session:
-        request = session.get(SmartRequest, request_id)
+        request = session.get_one(SmartRequest, request_id)
         request.error_code, request.error_message = code, message
         _event(session, request, "failed", principal.actor, f"{code}: {message}")
 
@@ -188,7 +188,7 @@ def issue_directly(
     transaction (emitir's `issuing.issue`): a process killed mid-issue leaves no claim behind, so a retry with
     the same key issues at once. A request that fails is kept as `failed`, saying why."""
     draft = _infer(principal, body)
-    issuing.check_rules(draft.cfe, db.session().get(Company, principal.company_id))
+    issuing.check_rules(draft.cfe, db.session().get_one(Company, principal.company_id))
     answer = {}
 
     def attach(session, result):

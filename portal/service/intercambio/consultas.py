@@ -11,7 +11,7 @@ services (namespace http://dgi.gub.uy, `WS_eFactura_Consultas.<OPERATION>` and `
               URL (the receiver's exchange web service) and MAIL_TECNICO
 
 Everything about the wire shape lives in `build_request` and `parse_answer` (the stand-in in
-`tests.support.consultas_standin_app` answers with `build_answer`), so that when DGI's WSDL is at hand only
+`tests/support/consultas_standin.py` answers with `build_answer`), so that when DGI's WSDL is at hand only
 this module changes. The parser is lenient on names (any element with a RUC child is an item, names
 compared without case) because those are the part the description leaves open.
 """
@@ -87,7 +87,9 @@ def build_answer(operation: Operation, issuers: Iterable[ElectronicIssuer]) -> b
     """The SOAP answer listing `issuers` (the stand-in's side)."""
     envelope = etree.Element(f"{{{SOAP_ENV}}}Envelope", nsmap={"SOAP-ENV": SOAP_ENV})
     answer = etree.SubElement(
-        etree.SubElement(envelope, f"{{{SOAP_ENV}}}Body"), f"{_wrapper(operation)}Response", nsmap={None: NAMESPACE}
+        etree.SubElement(envelope, f"{{{SOAP_ENV}}}Body"),
+        f"{_wrapper(operation)}Response",
+        nsmap={None: NAMESPACE},  # type: ignore[dict-item]  # None is lxml's default namespace; the stubs say str
     )
     out = etree.SubElement(answer, f"{{{NAMESPACE}}}Salida")
     for issuer in issuers:
@@ -126,7 +128,7 @@ def parse_answer(data: bytes) -> list[ElectronicIssuer]:
         root = etree.fromstring(data, _PARSER)
     except etree.XMLSyntaxError as exc:
         raise DirectoryUnavailable("DGI respondió algo que no se puede leer.") from exc
-    if root.getroottree().docinfo.doctype:
+    if root.getroottree().docinfo.doctype:  # type: ignore[union-attr]  # lxml-stubs' DocInfo has no doctype
         raise DirectoryUnavailable("DGI respondió con un DOCTYPE.")
     fault = root.find(f".//{{{SOAP_ENV}}}Fault")
     if fault is not None:

@@ -81,7 +81,7 @@ def notify_dgi_rejections(company_id: int) -> list[int]:
             by_receiver.setdefault(ex.receiver_rut, []).append((ex, record))
         if not by_receiver:
             return []
-        company = session.get(Company, company_id)
+        company = session.get_one(Company, company_id)
         signer = signer_for(signing_certificate(session, company_id))
         for receiver_rut, items in by_receiver.items():
             for start in range(0, len(items), 250):
@@ -127,7 +127,7 @@ def notify_dgi_rejections(company_id: int) -> list[int]:
 def deliver(notice_id: int) -> float | None:
     """Deliver a recorded notice under a lease; returns the delay of the next attempt after a temporary failure."""
     with db.write_transaction() as session:
-        notice = session.get(DgiRejectionNotice, notice_id)
+        notice = session.get_one(DgiRejectionNotice, notice_id)
         now = datetime.now(UTC)
         if notice is None or notice.state != "armado" or lease_held(notice.next_attempt_at, now):
             return None
@@ -152,7 +152,7 @@ def deliver(notice_id: int) -> float | None:
         current_app.logger.exception("DGI-rejection notice %s could not be delivered", notice_id)
         delivered, temporary, detail, channel = False, True, f"Error inesperado: {exc}", None
     with db.write_transaction() as session:
-        notice = session.get(DgiRejectionNotice, notice_id)
+        notice = session.get_one(DgiRejectionNotice, notice_id)
         if notice.state != "armado":
             return None
         now = datetime.now(UTC)

@@ -104,13 +104,13 @@ def refresh(full: bool = False) -> RefreshResult:
             issuers = fetch(session, config, since)
     except consultas.DirectoryUnavailable as exc:
         with db.write_transaction() as session:
-            failed = session.get(DirectoryRefresh, run_id)
+            failed = session.get_one(DirectoryRefresh, run_id)
             failed.error, failed.finished_at = str(exc)[:500], datetime.now(UTC)
         raise
     with db.write_transaction() as session:
         for issuer in issuers:
             upsert_issuer(session, issuer, source)
-        done = session.get(DirectoryRefresh, run_id)
+        done = session.get_one(DirectoryRefresh, run_id)
         done.count, done.finished_at = len(issuers), datetime.now(UTC)
     return RefreshResult(source, since, len(issuers))
 

@@ -96,7 +96,8 @@ def pack(company_id: int) -> tuple[list[int], bool]:
             if not ready:
                 return built, waiting
             first_ex, first_rec = ready[0]
-            chosen, size = [], 0
+            chosen: list[tuple[ExchangeCfe, IssuedCfe]] = []
+            size = 0
             for ex, rec in ready:
                 if ex.receiver_rut != first_ex.receiver_rut or rec.certificate_id != first_rec.certificate_id:
                     continue
@@ -110,9 +111,15 @@ def pack(company_id: int) -> tuple[list[int], bool]:
             built.append(_record_envelope(session, company_id, first_ex.receiver_rut, first_rec.certificate_id, chosen))
 
 
-def _record_envelope(session: Session, company_id: int, receiver_rut: str, certificate_id: int, chosen) -> int:
-    company = session.get(Company, company_id)
-    cert = session.get(Certificate, certificate_id)
+def _record_envelope(
+    session: Session,
+    company_id: int,
+    receiver_rut: str,
+    certificate_id: int,
+    chosen: list[tuple[ExchangeCfe, IssuedCfe]],
+) -> int:
+    company = session.get_one(Company, company_id)
+    cert = session.get_one(Certificate, certificate_id)
     idemisor = (
         session.scalar(select(func.max(ExchangeEnvelope.idemisor)).where(ExchangeEnvelope.company_id == company_id))
         or 0
@@ -156,7 +163,7 @@ def _receiver(session: Session, rut: str) -> ElectronicIssuer | None:
 def deliver(envelope_id: int) -> Next | None:
     """Deliver a recorded envelope (its stored bytes) through the transport, under a lease."""
     with db.write_transaction() as session:
-        sobre = session.get(ExchangeEnvelope, envelope_id)
+        sobre = session.get_one(ExchangeEnvelope, envelope_id)
         now = _now()
         if sobre is None or sobre.state != "armado" or lease_held(sobre.next_attempt_at, now):
             return None
@@ -175,7 +182,7 @@ def deliver(envelope_id: int) -> Next | None:
     if not result.delivered:
         return _failed(envelope_id, result.detail or "El receptor no tomó el sobre.", result.temporary)
     with db.write_transaction() as session:
-        sobre = session.get(ExchangeEnvelope, envelope_id)
+        sobre = session.get_one(ExchangeEnvelope, envelope_id)
         if sobre.state != "armado":
             return None
         now = _now()
@@ -191,7 +198,7 @@ def _failed(envelope_id: int, error: str, temporary: bool) -> Next | None:
     """A failed attempt: a temporary one is retried with backoff up to INTERCAMBIO_MAX_ATTEMPTS; then, or for a
     permanent one, the envelope and its receipts wait for support (state error)."""
     with db.write_transaction() as session:
-        sobre = session.get(ExchangeEnvelope, envelope_id)
+        sobre = session.get_one(ExchangeEnvelope, envelope_id)
         if sobre.state != "armado":
             return None
         sobre.attempts += 1

@@ -146,6 +146,7 @@ def sweep(margin: timedelta = SWEEP_MARGIN, *, restarting: bool = False) -> dict
     for notice_id in pending_notices:
         deliver_notice(notice_id)
     for envelope_id, due_at in later:
+        assert due_at is not None  # the query asked for next_attempt_at > now
         deliver_exchange.schedule((envelope_id,), delay=max((due_at - now).total_seconds(), 0.0))
     return {
         "empresas": len(companies),

@@ -7,7 +7,7 @@ from flask import Blueprint
 
 from portal.domain.roles import ALL
 from portal.service import db
-from portal.service.api import operation
+from portal.service.api import OperationDefaults, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.dgi import registry as dgi
 from portal.service.dgi.company import registry_for
@@ -20,7 +20,7 @@ from portal.service.receptores.schemas import ListaReceptores, ReceptorDgi, Rece
 
 bp = Blueprint("receptores", __name__, url_prefix="/api/v1/receptores")
 TAG = "Receptores"
-_COMMON = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL}
+_COMMON: OperationDefaults = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL}
 
 
 @operation(

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any, Final, Literal
 
-OK, WARNING, PROBLEM = "ok", "warning", "problem"
-SEVERITY = {OK: 0, WARNING: 1, PROBLEM: 2}
+State = Literal["ok", "warning", "problem"]
+OK: Final = "ok"
+WARNING: Final = "warning"
+PROBLEM: Final = "problem"
+SEVERITY: dict[State, int] = {OK: 0, WARNING: 1, PROBLEM: 2}
 
 CERTIFICATE_THRESHOLDS = (30, 15, 7, 1)  # days left: warning at 30 and 15, problem at 7 and 1
 CAE_LOW_SHARE = 0.20  # numbers left below this share of the range: warning
@@ -30,12 +34,12 @@ PENDING_PAGE = "/envios/pendientes"
 class Concern:
     key: str  # stable per concern and company: "certificado", "cae:12", "reporte_diario", ...
     kind: str  # certificado | cae | reporte_diario | dgi_demorados | sobres_rechazados | (extensions)
-    state: str
+    state: State
     message: str
     action: str  # what fixes it, in words
     link: str  # the portal page where it is fixed
     level: int = 0
-    facts: dict = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
 
     @property
     def signature(self) -> str:
@@ -81,7 +85,7 @@ def certificate(days_left: int | None, not_after: date | None) -> Concern:
             CERTIFICATES_PAGE,
             facts=facts,
         )
-    state = WARNING if level >= 15 else PROBLEM
+    state: State = WARNING if level >= 15 else PROBLEM
     when = "mañana" if days_left == 1 else ("hoy" if days_left == 0 else f"en {days_left} días")
     return Concern(
         "certificado",
@@ -145,7 +149,7 @@ def cae_range(
             level=1,
             facts=facts,
         )
-    findings: list[tuple[str, int, str]] = []
+    findings: list[tuple[State, int, str]] = []
     if days_of_use is not None and days_of_use < CAE_CRITICAL_DAYS_OF_USE:
         findings.append((PROBLEM, 2, f"quedan {_n(remaining)} números, unos {days_of_use:.0f} días al ritmo actual"))
     elif days_of_use is not None and days_of_use < CAE_MIN_DAYS_OF_USE:
@@ -248,6 +252,8 @@ def waiting_on_dgi(count: int, oldest_minutes: int | None, limit_minutes: int) -
             PENDING_PAGE,
             facts=facts,
         )
+    state: State
+    level: int
     state, level = (PROBLEM, 2) if (oldest_minutes or 0) >= 24 * 60 else (WARNING, 1)
     return Concern(
         "dgi_demorados",

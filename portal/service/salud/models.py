@@ -9,6 +9,7 @@ from sqlalchemy import JSON, ForeignKey, Index, Integer, String, UniqueConstrain
 from sqlalchemy.orm import Mapped, mapped_column
 
 from portal.service.db import Base
+from portal.service.salud.concerns import State
 from portal.sqltypes import UtcDateTime
 
 
@@ -24,7 +25,7 @@ class ConcernState(Base):
     company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"))
     key: Mapped[str] = mapped_column(String(60))
     kind: Mapped[str] = mapped_column(String(30))
-    state: Mapped[str] = mapped_column(String(10))
+    state: Mapped[State] = mapped_column(String(10))
     signature: Mapped[str] = mapped_column(String(20))
     message: Mapped[str] = mapped_column(String(400))
     action: Mapped[str] = mapped_column(String(80))
@@ -45,7 +46,7 @@ class Notice(Base):
     company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"))
     key: Mapped[str] = mapped_column(String(60))
     kind: Mapped[str] = mapped_column(String(30))
-    state: Mapped[str] = mapped_column(String(10))
+    state: Mapped[State] = mapped_column(String(10))
     message: Mapped[str] = mapped_column(String(400))
     action: Mapped[str] = mapped_column(String(80))
     link: Mapped[str] = mapped_column(String(200))

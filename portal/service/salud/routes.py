@@ -12,7 +12,7 @@ from portal.service import db
 from portal.service.api import operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.salud import checks, notices
-from portal.service.salud.concerns import SEVERITY
+from portal.service.salud.concerns import SEVERITY, State
 from portal.service.salud.schemas import ConcernOut, HealthOut, NoticePage, NoticeQuery
 
 bp = Blueprint("salud", __name__, url_prefix="/api/v1/empresa")
@@ -38,7 +38,7 @@ def get_health(principal: Principal):
     algo empeora."""
     now = datetime.now(UTC)
     found = checks.evaluate(checks.Context(db.session(), principal.company_id, now))
-    worst = max((c.state for c in found), key=SEVERITY.__getitem__, default="ok")
+    worst: State = max((c.state for c in found), key=SEVERITY.__getitem__, default="ok")
     items = [
         ConcernOut(
             clave=c.key, tipo=c.kind, estado=c.state, mensaje=c.message, accion=c.action, enlace=c.link, datos=c.facts

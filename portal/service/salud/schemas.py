@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-State = Literal["ok", "warning", "problem"]
+from portal.service.salud.concerns import State
 
 
 class _Out(BaseModel):

@@ -76,7 +76,7 @@ def run(company_id: int, now: datetime | None = None) -> list[Concern]:
 
 def _digest(company_id: int, found: list[Concern]) -> None:
     with db.new_session() as session:
-        company = session.get(Company, company_id)
+        company = session.get_one(Company, company_id)
         lines = [f"- {c.message}\n  Qué hacer: {c.action} ({c.link})" for c in found]
         tell_admins(
             session,

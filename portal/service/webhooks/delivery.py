@@ -418,6 +418,6 @@ def purge(now: datetime | None = None) -> int:
     cutoff = now - timedelta(days=int(current_app.config["WEBHOOKS_KEEP_DAYS"]))
     unheard = ~select(WebhookDelivery.id).where(WebhookDelivery.event_id == Event.id).exists()
     with db.write_transaction() as session:
-        old = session.execute(delete(Event).where(Event.dispatched_at < cutoff)).rowcount
-        quiet = session.execute(delete(Event).where(Event.dispatched_at < now - timedelta(days=1), unheard)).rowcount
+        old = db.rows_affected(session, delete(Event).where(Event.dispatched_at < cutoff))
+        quiet = db.rows_affected(session, delete(Event).where(Event.dispatched_at < now - timedelta(days=1), unheard))
         return old + quiet

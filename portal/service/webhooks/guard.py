@@ -61,8 +61,10 @@ def check(url: str, *, allow_private: bool) -> None:
         infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
     except OSError as exc:
         raise UnsafeUrl("unresolved", f"No se encontró el servidor {host}.") from exc
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0].split("%", 1)[0])
+    for *_, sockaddr in infos:
+        host_address = sockaddr[0]
+        assert isinstance(host_address, str)  # an IPv4 or IPv6 sockaddr: the int is AF_UNIX's, never resolved here
+        address = ipaddress.ip_address(host_address.split("%", 1)[0])
         if _refused(address):
             raise UnsafeUrl(
                 "private_address",

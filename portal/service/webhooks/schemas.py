@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic.json_schema import JsonDict
 
 from portal.service.eventos.catalogue import SUBSCRIBABLE
 
@@ -15,7 +16,7 @@ Events = Annotated[
     list[EventName], Field(min_length=1, max_length=len(SUBSCRIBABLE), description="Eventos que escucha.")
 ]
 Description = Annotated[StrictStr, Field(max_length=200, description="Para reconocerlo en la lista.")]
-_EXAMPLE = {
+_EXAMPLE: JsonDict = {
     "url": "https://erp.ejemplo.com.uy/webhooks/cfe",
     "eventos": ["comprobante.aceptado", "comprobante.rechazado"],
     "descripcion": "ERP",

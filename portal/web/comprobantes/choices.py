@@ -47,7 +47,9 @@ def numbered_name(code: int | None, number: str) -> str:
 
 def type_name(code: int | None) -> str:
     """A CFE type as people read it, in the page's language ("Nota de crédito de e-Ticket"); the code if unknown."""
-    return str(TYPE_NAMES.get(code, code if code is not None else ""))
+    if code is None:
+        return ""
+    return str(TYPE_NAMES.get(code, code))
 
 
 REFERENCE_TYPES = [(code, label) for code, label in CFE_TYPES if code in INVOICE_TYPES]

@@ -230,7 +230,7 @@ def renumbered(formdata: MultiDict, *, drop: int | None = None) -> MultiDict:
     """The posted form with line `drop` removed and the remaining lines numbered 0..n-1 again, so the
     server and the page always agree on which line is which."""
     rows: dict[int, list[tuple[str, str]]] = {}
-    result = MultiDict()
+    result: MultiDict[str, str] = MultiDict()
     for key, value in formdata.items(multi=True):
         match = _LINE_KEY.match(key)
         if match:

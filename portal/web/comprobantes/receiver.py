@@ -86,12 +86,15 @@ class Suggestion:
 
 def lookup_document(doc_type: str | None, number: str | None) -> tuple[int, str] | None:
     """(DGI doc type, digits) when the document is a Uruguayan one with a valid check digit, else None."""
-    if not (doc_type or "").isdigit() or int(doc_type) not in URUGUAYAN_DOC_TYPES:
+    if doc_type is None or not doc_type.isdigit():
+        return None
+    kind = int(doc_type)
+    if kind not in URUGUAYAN_DOC_TYPES:
         return None
     digits = digits_only((number or "").strip())
-    if not digits or document_error(int(doc_type), digits):
+    if not digits or document_error(kind, digits):
         return None
-    return int(doc_type), digits
+    return kind, digits
 
 
 def read_record(raw: str | None) -> dict[str, str]:

@@ -73,10 +73,13 @@ def _charts(report: PeriodReport) -> dict[str, Chart]:
 
 
 def _downloads(period: periods.Period) -> dict[str, str]:
-    args = {"periodo": period.code}
-    if period.code == periods.RANGE:
-        args |= {"desde": period.start.isoformat(), "hasta": period.end.isoformat()}
-    return {fmt: url_for("informes.book", formato=fmt, **args) for fmt in _BOOK_MEDIA}
+    def link(fmt: str) -> str:
+        if period.code == periods.RANGE:
+            start, end = period.start.isoformat(), period.end.isoformat()
+            return url_for("informes.book", formato=fmt, periodo=period.code, desde=start, hasta=end)
+        return url_for("informes.book", formato=fmt, periodo=period.code)
+
+    return {fmt: link(fmt) for fmt in _BOOK_MEDIA}
 
 
 @bp.get("/")

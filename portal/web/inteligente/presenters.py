@@ -71,7 +71,8 @@ def receiver_rows(req: SmartRequest) -> list[Row]:
     kind, number = receiver.doc_type, receiver.document or ""
     shown = format_rut(number) if kind == DocType.RUT else number
     address = ", ".join(p for p in (receiver.address, receiver.city, receiver.department) if p)
-    rows = [Row(_l("Documento"), f"{DOC_TYPES.get(kind, kind)} {shown}", why.get("receptor.tipoDocRecep"))]
+    kind_name = DOC_TYPES.get(kind, kind) if kind is not None else None
+    rows = [Row(_l("Documento"), f"{kind_name} {shown}", why.get("receptor.tipoDocRecep"))]
     for field, label, value in (
         ("receptor.rznSocRecep", _l("Nombre"), receiver.name),
         ("receptor.dirRecep", _l("Dirección"), address),
@@ -89,7 +90,7 @@ def item_rows(req: SmartRequest) -> list[dict]:
             "description": line.name,
             "quantity": line.quantity,
             "price": line.unit_price,
-            "rate": IND_FACT.get(line.ind_fact, line.ind_fact),
+            "rate": IND_FACT.get(line.ind_fact, line.ind_fact) if line.ind_fact is not None else None,
             "reason": why.get(f"items[{n}].indFact"),
             "amount": amounts[n] if n < len(amounts) else None,
         }
