@@ -139,7 +139,7 @@ class MailTemplate:
     placeholders: tuple[MailPlaceholder, ...] = ()
 
     @classmethod
-    def from_json(cls, data: dict) -> MailTemplate:
+    def from_json(cls, data: JsonObject) -> MailTemplate:
         return cls(
             subject=data["asunto"],
             body=data["cuerpo"],

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Generic, TypeVar
 
+from portal.client.models import JsonObject
+
 T = TypeVar("T")
 
 
@@ -32,7 +34,7 @@ class Page(Generic[T]):  # noqa: UP046 - Python 3.11 has no class type parameter
     overdue: int | None = None
 
     @classmethod
-    def from_json(cls, data: dict, item: Callable[[dict], T]) -> Page[T]:
+    def from_json(cls, data: JsonObject, item: Callable[[JsonObject], T]) -> Page[T]:
         def count(key: str) -> int | None:
             return int(data[key]) if data.get(key) is not None else None
 

@@ -52,8 +52,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     )
     if not app.config.get("SECRET_KEY"):
         raise RuntimeError("No service secret key: run `make run` or set CFE_SERVICE_SECRET_KEY.")
-    app.json.sort_keys = False
-    app.json.ensure_ascii = False
+    app.json.sort_keys = False  # type: ignore[attr-defined]  # DefaultJSONProvider's settings
+    app.json.ensure_ascii = False  # type: ignore[attr-defined]
     logsafe.install("portal")
 
     requestid.init_app(app)
@@ -69,7 +69,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
             routes.init_app(app)
     _register_platform_routes(app)
     jobs.init_app(app, factory=create_app)
-    app.wsgi_app = BodyReadDeadline(
+    app.wsgi_app = BodyReadDeadline(  # type: ignore[method-assign]  # WSGI middleware, as Flask documents
         app.wsgi_app, idle_seconds=app.config["BODY_IDLE_SECONDS"], limit=app.config["MAX_CONTENT_LENGTH"]
     )
     return app

@@ -59,9 +59,12 @@ def _tagged(value: Any) -> list:
     return ["s", str(value)]
 
 
-def _untagged(pair: list) -> Any:
+_READERS: dict[str, Callable[[str], Any]] = {"t": datetime.fromisoformat, "d": date.fromisoformat, "i": int, "s": str}
+
+
+def _untagged(pair: list[str]) -> Any:
     kind, raw = pair
-    return {"t": datetime.fromisoformat, "d": date.fromisoformat, "i": int, "s": str}[kind](raw)
+    return _READERS[kind](raw)
 
 
 def encode_cursor(key: Sequence[Any]) -> str:
@@ -105,5 +108,5 @@ def keyset(
             raise invalid_cursor() from exc
     rows = session.execute(query.order_by(*(c.desc() for c in order)).limit(limite + 1)).all()
     if len(rows) <= limite:
-        return rows, None
-    return rows[:limite], encode_cursor(key(rows[limite - 1]))
+        return list(rows), None
+    return list(rows[:limite]), encode_cursor(key(rows[limite - 1]))

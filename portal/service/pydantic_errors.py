@@ -11,7 +11,7 @@ client's language where the API answers them. The CFE engine (`portal.service.cf
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -27,7 +27,7 @@ _NUMBER = _("Tiene que ser un número.")
 _INTEGER = _("Tiene que ser un número entero.")
 
 # pydantic error type -> (the CFE engine's code, the Spanish message; {placeholders} from the error's ctx).
-MESSAGES: dict[str, tuple[str, str]] = {
+MESSAGES: dict[str, tuple[str, Text]] = {
     "missing": ("required", _("Campo obligatorio.")),
     "extra_forbidden": ("unknown_field", _("Campo no permitido.")),
     "string_too_long": ("too_long", _("Máximo {max_length} caracteres.")),
@@ -144,11 +144,13 @@ def _inner(error: object) -> str:
     return said.stripped() if isinstance(said, Text) else str(said).rstrip(".")
 
 
-def _message(err: dict, template: Text | None = None) -> tuple[str, str]:
+def _message(err: Mapping[str, Any], template: Text | None = None) -> tuple[str, str]:
     if err["type"] not in BUILTIN_TYPES:
         ours = (err.get("ctx") or {}).get("message")
         return "invalid", ours if isinstance(ours, Text) else err["msg"]
-    code, template = (code_of(err["type"]), template) if template is not None else MESSAGES.get(err["type"], FALLBACK)
+    chosen: Text
+    code, chosen = (code_of(err["type"]), template) if template is not None else MESSAGES.get(err["type"], FALLBACK)
+    template = chosen
     ctx = dict(err.get("ctx") or {})
     if ctx.get("min_length") == 1 and err["type"] in _WHEN_ONE and template is MESSAGES.get(err["type"], FALLBACK)[1]:
         return code, _WHEN_ONE[err["type"]]
@@ -157,10 +159,10 @@ def _message(err: dict, template: Text | None = None) -> tuple[str, str]:
     if "expected" in ctx:
         ctx["expected"] = str(ctx["expected"]).replace(" or ", " o ")
     try:
-        template.template.format(**ctx)
+        chosen.template.format(**ctx)
     except (KeyError, IndexError):
         return code, FALLBACK[1]
-    return code, Text(template.template, **ctx)
+    return code, Text(chosen.template, **ctx)
 
 
 def code_of(error_type: str) -> str:
@@ -188,8 +190,7 @@ def problems(exc: ValidationError, parameters: type[BaseModel] | None = None) ->
             ctx = {**_bounds(parameters, path), **(err.get("ctx") or {})}
             if "expected" in ctx:
                 ctx["expected"] = str(ctx["expected"]).replace("'", "")
-            err = {**err, "ctx": ctx}
-            code, message = _message(err, template)
+            code, message = _message({**err, "ctx": ctx}, template)
             result.append(Problem(path, kind, code, message))
             continue
         code, message = _message(err)

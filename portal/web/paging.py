@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from flask import request, url_for
 
@@ -62,5 +62,6 @@ def paged_view(
     endpoint: str, page: Page[T] | None, filters: Mapping[str, str], cursor: str | None, *, param: str = "cursor"
 ) -> PagedView[T]:
     """The view of `page`, asked for with `cursor`, of the list at `endpoint` narrowed by `filters` (URL args)."""
-    following = url_for(endpoint, **filters, **{param: page.next_cursor}) if page and page.next_cursor else None
-    return PagedView(page, following, url_for(endpoint, **filters) if cursor else None)
+    args: dict[str, Any] = dict(filters)
+    following = url_for(endpoint, **{**args, param: page.next_cursor}) if page and page.next_cursor else None
+    return PagedView(page, following, url_for(endpoint, **args) if cursor else None)

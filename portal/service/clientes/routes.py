@@ -7,7 +7,7 @@ from sqlalchemy import select
 
 from portal.domain.roles import ALL, WRITERS
 from portal.service import db
-from portal.service.api import operation
+from portal.service.api import OperationDefaults, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.clientes import catalog
 from portal.service.clientes.models import Customer
@@ -24,8 +24,8 @@ from portal.service.errors import ApiError, FieldError, NotFound, ValidationFail
 
 bp = Blueprint("clientes", __name__, url_prefix="/api/v1/clientes")
 TAG = "Clientes"
-_READ = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL}
-_WRITE = {"tag": TAG, "auth": (JWT, API_KEY), "roles": WRITERS}
+_READ: OperationDefaults = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL}
+_WRITE: OperationDefaults = {"tag": TAG, "auth": (JWT, API_KEY), "roles": WRITERS}
 MAX_ID = 2**31 - 1
 _ID = {"cliente_id": "El id del cliente, como lo da la lista."}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Literal
+from typing import Any, Literal
 
 from email_validator import EmailNotValidError, validate_email
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -14,7 +14,7 @@ from portal.domain.identifiers import digits_only, is_valid_ci, is_valid_rut
 from portal.service.cfe.model_parts import reject_control_chars
 
 Moneda = Literal["UYU", "USD", "EUR", "ARS", "BRL"]
-_EXAMPLE = {
+_EXAMPLE: dict[str, Any] = {
     "tipoDocRecep": 2,
     "codPaisRecep": "UY",
     "docRecep": "211003420017",

@@ -172,8 +172,10 @@ def buscar(query: BuscarQuery, principal: Principal):
     where = search.conditions(session, principal.company_id, filters)
     if wanted == "text/csv":
         header = [say(name) for name in HEADER]
-        rows = csv_chunks(search.every_row_closing(db.new_session(), where), header)
-        response = file_response(rows, "text/csv", "comprobantes.csv", inline=False, vary=("Accept", "Accept-Language"))
+        chunks = csv_chunks(search.every_row_closing(db.new_session(), where), header)
+        response = file_response(
+            chunks, "text/csv", "comprobantes.csv", inline=False, vary=("Accept", "Accept-Language")
+        )
         response.headers["Content-Language"] = language()
         return response
     rows, following = search.page(session, where, query.cursor, query.limite)

@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from portal.domain.roles import ALL, WRITERS
 from portal.service import db
-from portal.service.api import operation
+from portal.service.api import OperationDefaults, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.comprobante.search import folded
 from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
@@ -26,8 +26,8 @@ from portal.service.productos.schemas import (
 
 bp = Blueprint("productos", __name__, url_prefix="/api/v1/productos")
 TAG = "Productos"
-_READ = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL}
-_WRITE = {"tag": TAG, "auth": (JWT, API_KEY), "roles": WRITERS}
+_READ: OperationDefaults = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL}
+_WRITE: OperationDefaults = {"tag": TAG, "auth": (JWT, API_KEY), "roles": WRITERS}
 MAX_ID = 2**31 - 1
 _ID = {"producto_id": "El id del producto, como lo da la lista."}
 _NOT_FOUND = "La empresa no tiene ese producto (producto_no_encontrado)."

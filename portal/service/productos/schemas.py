@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -14,7 +14,7 @@ IndFact = Literal[1, 2, 3, 4, 5, 6, 7, 10, 16]
 Moneda = Literal["UYU", "USD", "EUR", "ARS", "BRL"]
 # The schema's choices are the catalogue's (one list each, checked where both are read).
 assert set(get_args(IndFact)) == set(IND_FACTS) and set(get_args(Moneda)) == set(CURRENCIES)
-_EXAMPLE = {
+_EXAMPLE: dict[str, Any] = {
     "codigo": "CAF-250",
     "nombre": "Café en grano 250 g",
     "unidad": "un",
