@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from portal.web.comprobantes.files import file_response
+from portal.web.files import file_response
 
 
 def test_an_accented_name_goes_as_ascii_and_as_utf8():
