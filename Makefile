@@ -102,7 +102,7 @@ service-messages: python-deps
 	$(BIN)/pybabel extract -F babel-service.cfg --no-default-keywords -k _ --no-location --omit-header \
 		--sort-output -o portal/service/translations/messages.pot .
 	$(BIN)/pybabel update -i portal/service/translations/messages.pot -d portal/service/translations \
-		--no-location --omit-header --no-fuzzy-matching -w 116
+		--omit-header --no-fuzzy-matching -w 116
 
 lint: python-deps
 	$(BIN)/ruff check portal tests bench scripts

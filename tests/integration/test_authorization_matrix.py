@@ -56,6 +56,7 @@ RECORD_PARAMS = {
     "mensaje_id",
     "webhook_id",
     "cliente_id",
+    "certificate_id",
     "producto_id",
     "aviso_id",
     "recibido_id",

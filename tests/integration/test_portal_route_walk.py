@@ -17,8 +17,12 @@ def _path(rule: Rule) -> str:
     """The rule's URL with a plausible value for each of its parts (an id that is not there is fine: a 404)."""
     values = {}
     for name in rule.arguments:
-        converter = type(rule._converters[name]).__name__.lower()
-        values[name] = next((v for k, v in _SAMPLE_VALUES.items() if converter.startswith(k)), "x")
+        converter = rule._converters[name]
+        kind = type(converter).__name__.lower()
+        if kind.startswith("any"):  # an any() converter takes one of its choices
+            values[name] = sorted(converter.items)[0]
+            continue
+        values[name] = next((v for k, v in _SAMPLE_VALUES.items() if kind.startswith(k)), "x")
     _, url = rule.build(values, append_unknown=False)
     return url
 

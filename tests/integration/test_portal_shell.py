@@ -38,12 +38,12 @@ def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_clie
             [
                 "Comprobantes",
                 "Recibidos",
-                "Claves de API",
-                "DGI",
                 "Emisión inteligente",
                 "Informes",
                 "Clientes",
                 "Productos",
+                "Claves de API",  # under "Más" from here on
+                "DGI",
                 "Envíos a DGI",
                 "Empresa",
                 "Webhooks",
@@ -55,19 +55,19 @@ def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_clie
             [
                 "Comprobantes",
                 "Recibidos",
-                "Claves de API",
-                "DGI",
                 "Emisión inteligente",
                 "Informes",
                 "Clientes",
                 "Productos",
+                "Claves de API",  # under "Más" from here on
+                "DGI",
                 "Envíos a DGI",
             ],
         ),
         (
             "usuario@demo.uy",
             "usuario",
-            ["Comprobantes", "Recibidos", "DGI", "Emisión inteligente", "Informes", "Clientes", "Productos"],
+            ["Comprobantes", "Recibidos", "Emisión inteligente", "Informes", "Clientes", "Productos", "DGI"],
         ),
     ],
 )
@@ -79,6 +79,9 @@ def test_home_greets_who_is_signed_in_and_shows_the_navigation_of_the_role(signe
     assert soup.find(attrs={"data-testid": "who-role"}).get_text(strip=True) == role
     assert "Demo S.A." in soup.find(attrs={"data-testid": "who-company"}).get_text()
     assert _nav_labels(html) == nav
+    # The settings and support pages sit under "Más", a disclosure the keyboard and no-JavaScript both open.
+    more = [a.get_text(strip=True) for a in soup.select("ul.areas .nav-more details a")]
+    assert more == [label for label in nav if label in ("Claves de API", "DGI", "Envíos a DGI", "Empresa", "Webhooks")]
 
 
 def test_usuario_is_refused_the_api_keys_page_by_the_server(signed_in):

@@ -40,7 +40,10 @@ def test_a_file_name_never_breaks_the_header(side, name):
     with Flask(__name__).test_request_context():
         response = side.file_response(b"x", "application/pdf", name, inline=False)
     header = response.headers["Content-Disposition"]
-    assert header.startswith('attachment; filename="') and header.endswith('"')
-    inside = header[len('attachment; filename="') : -1]
+    # The ASCII name (filename=), then maybe the readable one percent-encoded (filename*=, RFC 6266).
+    plain, _, readable = header.partition("; filename*=UTF-8''")
+    assert plain.startswith('attachment; filename="') and plain.endswith('"')
+    inside = plain[len('attachment; filename="') : -1]
     assert inside and all(c.isalnum() or c in "._-" for c in inside) and ".." not in inside.replace("...", "")
     assert "\r" not in header and "\n" not in header and "/" not in inside
+    assert all(c.isalnum() or c in "%._-" for c in readable)  # percent-encoded: no quote, space or slash

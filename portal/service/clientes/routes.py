@@ -6,7 +6,7 @@ from flask import Blueprint
 from sqlalchemy import select
 
 from portal.domain.roles import ALL, WRITERS
-from portal.service import db
+from portal.service import db, paging
 from portal.service.api import OperationDefaults, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.clientes import catalog
@@ -71,7 +71,7 @@ def listar(principal: Principal, query: ClientesQuery):
     try:
         found, following = catalog.search(db.session(), principal.company_id, query.q, query.cursor, query.limite)
     except ValueError as exc:
-        raise ValidationFailed([FieldError("cursor", "cursor_invalido", "El cursor no es válido.")]) from exc
+        raise paging.invalid_cursor() from exc
     return {"items": [_json(c) for c in found], "siguienteCursor": following}
 
 

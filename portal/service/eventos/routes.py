@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from flask import Blueprint
 
+from portal.domain.roles import READERS
 from portal.service.api import operation
 from portal.service.auth import JWT, Principal
 from portal.service.eventos.catalogue import EVENTS
-from portal.service.models import Role
 from portal.service.webhooks.schemas import EventCatalogue, EventType
 
 bp = Blueprint("eventos", __name__, url_prefix="/api/v1/eventos")
@@ -20,7 +20,7 @@ bp = Blueprint("eventos", __name__, url_prefix="/api/v1/eventos")
     tag="Webhooks",
     summary="Los eventos que se pueden escuchar",
     auth=(JWT,),
-    roles=(Role.ADMIN, Role.SOPORTE),
+    roles=READERS,
     responses={200: EventCatalogue},
 )
 def list_event_types(principal: Principal):

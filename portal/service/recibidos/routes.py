@@ -7,7 +7,7 @@ from flask import Blueprint, Flask, Response, request
 from sqlalchemy import select
 
 from portal.domain.roles import ALL, WRITERS
-from portal.service import db
+from portal.service import db, paging
 from portal.service.api import negotiate, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.cfe.emission import Issuer
@@ -105,13 +105,7 @@ def listar(query: RecibidosQuery, principal: Principal):
     try:
         rows, following = listing.page(session, where, query.cursor, query.limite)
     except ValueError as exc:
-        raise ValidationFailed(
-            [
-                FieldError(
-                    "cursor", "cursor_invalido", "El cursor no es válido: usá `siguienteCursor` de la página anterior."
-                )
-            ]
-        ) from exc
+        raise paging.invalid_cursor() from exc
     result: PaginaRecibidos = listing.pagina(rows, following, listing.totals(session, where))
     response = Response(result.model_dump_json(by_alias=True), mimetype="application/json")
     response.vary.add("Accept")

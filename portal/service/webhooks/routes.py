@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask, Response
 
-from portal.domain.roles import ADMINS
+from portal.domain.roles import ADMINS, READERS
 from portal.service.api import operation, to_response
 from portal.service.auth import JWT, Principal
 from portal.service.eventos import publishing
-from portal.service.models import Role
 from portal.service.webhooks import management, tasks
 from portal.service.webhooks.schemas import (
     AttemptPage,
@@ -31,7 +30,6 @@ from portal.service.webhooks.schemas import (
 bp = Blueprint("webhooks", __name__, url_prefix="/api/v1/webhooks")
 
 TAG = "Webhooks"
-READERS = (Role.ADMIN, Role.SOPORTE)
 _ID = {"webhook_id": "Identificador del webhook (`we_...`), como lo da la lista."}
 _404 = "No existe ese webhook en la empresa."
 

@@ -70,7 +70,7 @@ def _helpers() -> dict[str, Any]:
         "check_document": check_document,
         "receiver_url": vm.receiver_url,
         "person_receiver_url": vm.person_receiver_url,
-        "can_issue": current_user.role in roles.WRITERS,
+        "can_issue": current_user.is_authenticated and current_user.role in roles.WRITERS,
     }
 
 

@@ -267,7 +267,8 @@ def test_every_field_is_documented_for_openapi():
     models = [
         obj
         for obj in vars(model).values()
-        if isinstance(obj, type) and issubclass(obj, BaseModel) and obj is not BaseModel
+        # the request's parts; a base that only lends behaviour (xmlchars.PrintedText) has no fields of its own
+        if isinstance(obj, type) and issubclass(obj, BaseModel) and obj is not BaseModel and obj.model_fields
     ]
     assert len(models) == 8
     for cls in models:
