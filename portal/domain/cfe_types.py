@@ -35,6 +35,10 @@ _TYPES = (
     CfeType(111, "e-Factura", "e-Factura", "eFact", 200),
     CfeType(112, "Nota de Crédito de e-Factura", "NC e-Factura", "eFact", 200, True, -1),
     CfeType(113, "Nota de Débito de e-Factura", "ND e-Factura", "eFact", 200, True, 1),
+    CfeType(121, "e-Factura de Exportación", "e-Fact. Exp.", "eFact_Exp", 200),
+    CfeType(122, "Nota de Crédito de e-Factura de Exportación", "NC e-Fact. Exp.", "eFact_Exp", 200, True, -1),
+    CfeType(123, "Nota de Débito de e-Factura de Exportación", "ND e-Fact. Exp.", "eFact_Exp", 200, True, 1),
+    CfeType(124, "e-Remito de Exportación", "e-Rem. Exp.", "eRem_Exp", 200),
     CfeType(181, "e-Remito", "e-Remito", "eRem", 200),
     CfeType(182, "e-Resguardo", "e-Resguardo", "eResg", 200),
 )
@@ -42,20 +46,28 @@ _TYPES = (
 CFE_TYPES: dict[int, CfeType] = {t.code: t for t in _TYPES}
 
 # What a note of each kind adjusts: a credit/debit note of type N refers to receipts of type N - 1 or N - 2.
-NOTE_BASE_TYPE = {102: 101, 103: 101, 112: 111, 113: 111}
-CREDIT_NOTE_OF = {101: 102, 111: 112}
-DEBIT_NOTE_OF = {101: 103, 111: 113}
+NOTE_BASE_TYPE = {102: 101, 103: 101, 112: 111, 113: 111, 122: 121, 123: 121}
+CREDIT_NOTE_OF = {101: 102, 111: 112, 121: 122}
+DEBIT_NOTE_OF = {101: 103, 111: 113, 121: 123}
 # The credit note that credits a receipt: a debit note can itself be credited.
-CREDIT_NOTE_FOR = {101: 102, 103: 102, 111: 112, 113: 112}
+CREDIT_NOTE_FOR = {101: 102, 103: 102, 111: 112, 113: 112, 121: 122, 123: 122}
 CREDIT_NOTES = frozenset(CREDIT_NOTE_FOR.values())
 
 E_TICKET = 101
 E_FACTURA = 111
+E_FACTURA_EXPORTACION = 121
+E_REMITO_EXPORTACION = 124
 E_REMITO = 181
 E_RESGUARDO = 182
 NOTE_TYPES = frozenset(t.code for t in _TYPES if t.is_note)
 # The e-Ticket and e-Factura families: the types with payment terms, prices and IVA (not e-Remito/e-Resguardo).
 INVOICE_TYPES = frozenset(t.code for t in _TYPES if t.element in ("eTck", "eFact"))
+# Export (A-C13 to A-C15: ClauVenta, ModVenta, ViaTransp): the e-Factura de Exportación family and the e-Remito
+# de Exportación. Their lines are export and assimilated (IndFact 10) and carry no IVA.
+EXPORT_TYPES = frozenset(t.code for t in _TYPES if t.element in ("eFact_Exp", "eRem_Exp"))
+# ModVenta (A-C14) 90: the export of services, which travel by no road (ViaTransp 8, "no aplica").
+MOD_VENTA_SERVICES = 90
+VIA_TRANSP_NOT_APPLICABLE = 8
 # The types whose receiver must be identified by RUT (e-Factura and its notes).
 RUT_RECEIVER_TYPES = frozenset(t.code for t in _TYPES if t.requires_rut_receiver)
 

@@ -44,7 +44,7 @@ __all__ = [
     "parse_cfe_input",
 ]
 
-SupportedCfeType = Literal[101, 102, 103, 111, 112, 113, 181, 182]
+SupportedCfeType = Literal[101, 102, 103, 111, 112, 113, 121, 122, 123, 124, 181, 182]
 
 
 _ETICKET_EXAMPLE = {
@@ -97,6 +97,46 @@ _NOTE_EXAMPLE = {
     "items": [{"indFact": 3, "nomItem": "Devolución consultoría", "cantidad": "1", "precioUnitario": "85.50"}],
     "referencias": [{"indGlobal": 1, "razonRef": "Hora no prestada, facturas de consultoría de mayo"}],
 }
+_EXPORT_SERVICES_EXAMPLE = {
+    "tipoCFE": 121,
+    "fmaPago": 2,
+    "tpoMoneda": "USD",
+    "tpoCambio": "39.250",
+    "clauVenta": "N/A",
+    "modVenta": 90,
+    "viaTransp": 8,
+    "receptor": {
+        "tipoDocRecep": 4,
+        "codPaisRecep": "US",
+        "docRecep": "98-7654321",
+        "rznSocRecep": "Acme Software Inc.",
+        "dirRecep": "500 Market Street",
+        "ciudadRecep": "San Francisco",
+        "paisRecep": "Estados Unidos",
+    },
+    "items": [
+        {"indFact": 10, "nomItem": "Desarrollo de software", "cantidad": "120", "uniMed": "h", "precioUnitario": "45"}
+    ],
+}
+_EXPORT_REMITO_EXAMPLE = {
+    "tipoCFE": 124,
+    "tipoTraslado": 1,
+    "tpoMoneda": "USD",
+    "tpoCambio": "39.250",
+    "clauVenta": "FOB",
+    "modVenta": 1,
+    "viaTransp": 1,
+    "receptor": {
+        "tipoDocRecep": 7,
+        "codPaisRecep": "BR",
+        "docRecep": "12.345.678/0001-90",
+        "rznSocRecep": "Importadora Sul Ltda.",
+        "dirRecep": "Rua das Flores 100",
+        "ciudadRecep": "Porto Alegre",
+        "paisRecep": "Brasil",
+    },
+    "items": [{"nomItem": "Lana lavada", "cantidad": "2000", "uniMed": "kg", "precioUnitario": "6.10"}],
+}
 
 
 class CfeInput(BaseModel):
@@ -113,13 +153,22 @@ class CfeInput(BaseModel):
         frozen=True,
         str_strip_whitespace=True,
         field_title_generator=json_title,
-        json_schema_extra={"examples": [_ETICKET_EXAMPLE, _EFACTURA_EXAMPLE, _NOTE_EXAMPLE]},
+        json_schema_extra={
+            "examples": [
+                _ETICKET_EXAMPLE,
+                _EFACTURA_EXAMPLE,
+                _NOTE_EXAMPLE,
+                _EXPORT_SERVICES_EXAMPLE,
+                _EXPORT_REMITO_EXAMPLE,
+            ]
+        },
     )
 
     tipo_cfe: SupportedCfeType = Field(
         alias="tipoCFE",
         description="Tipo de CFE (A-C2): 101 e-Ticket, 102/103 NC/ND de e-Ticket, 111 e-Factura, "
-        "112/113 NC/ND de e-Factura, 181 e-Remito, 182 e-Resguardo.",
+        "112/113 NC/ND de e-Factura, 121 e-Factura de Exportación, 122/123 sus NC/ND, 124 e-Remito de "
+        "Exportación, 181 e-Remito, 182 e-Resguardo.",
     )
     fch_emis: Day = Field(
         default_factory=today_montevideo,
@@ -188,7 +237,29 @@ class CfeInput(BaseModel):
         description="Comprobantes referenciados (zona F); al menos uno en notas de crédito y débito.",
     )
     tipo_traslado: Literal[1, 2] | None = Field(
-        None, alias="tipoTraslado", description="Solo e-Remito, obligatorio: 1 venta, 2 traslado interno (A-C13)."
+        None,
+        alias="tipoTraslado",
+        description="Solo e-Remito y e-Remito de Exportación, obligatorio: 1 venta, 2 traslado interno (A-C13).",
+    )
+    clau_venta: str | None = Field(
+        None,
+        alias="clauVenta",
+        pattern=r"^([A-Za-z]{1,3}|N/A)$",
+        description="Solo exportación: cláusula de venta, un Incoterm (FOB, CIF, EXW, ...) o N/A en la "
+        "exportación de servicios (A-C13). Obligatoria en 121, 122 y 123.",
+    )
+    mod_venta: Literal[1, 2, 3, 4, 80, 90, 91, 99] | None = Field(
+        None,
+        alias="modVenta",
+        description="Solo exportación: modalidad de venta (A-C14): 1 régimen general, 2 consignación, 3 precio "
+        "revisable, 4 bienes propios a exclaves aduaneros, 80 (admitido por el XSD), 90 exportación de servicios, 91 "
+        "exportación mandante, 99 otras transacciones. Obligatoria en 121 y 124.",
+    )
+    via_transp: Literal[1, 2, 3, 8, 9] | None = Field(
+        None,
+        alias="viaTransp",
+        description="Solo exportación, obligatoria: vía de transporte (A-C15): 1 marítimo, 2 aéreo, 3 terrestre, "
+        "8 no aplica (servicios), 9 otro.",
     )
     fch_valor: Day | None = Field(None, alias="fchValor", description="Solo e-Resguardo: fecha valor (A-C5.1).")
     mnt_iva_otra: MontoPositivo | None = Field(

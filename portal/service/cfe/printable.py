@@ -282,9 +282,11 @@ def from_xml(
 
 def _qr_link(doc: Printable, node: etree._Element, digest: str) -> str:
     """DGI's link, as `build_signed_cfe` makes it, from the XML alone (for records stored without it)."""
-    amount = {"eRem": Decimal(0), "eResg": doc.totals.get("MntTotRetenido", Decimal(0))}.get(
-        doc.element, doc.totals.get("MntPagar", Decimal(0))
-    )
+    amount = {
+        "eRem": Decimal(0),
+        "eResg": doc.totals.get("MntTotRetenido", Decimal(0)),
+        "eRem_Exp": doc.totals.get("MntTotal", Decimal(0)),
+    }.get(doc.element, doc.totals.get("MntPagar", Decimal(0)))
     return qr_url(doc.emisor.rut, doc.tipo_cfe, doc.serie, doc.nro, amount, doc.fch_emis, digest)
 
 

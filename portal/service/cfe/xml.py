@@ -25,6 +25,10 @@ _Q = f"{{{CFE_NS}}}"
 
 __all__ = ["CFE_NS", "build_cfe_xml", "format_decimal", "format_timestamp"]
 
+# The elements whose receipts carry payment terms, global discounts and payment methods.
+_INVOICE_ELEMENTS = ("eTck", "eFact", "eFact_Exp")
+_EXPORT_ELEMENTS = ("eFact_Exp", "eRem_Exp")
+
 
 def format_decimal(value: Decimal | int, places: int) -> str:
     """Fixed-point text with exactly `places` decimals: 168816 -> '168816.00', never '1.6E+5'."""
@@ -70,9 +74,9 @@ def build_cfe_xml(
     detail = _sub(doc, "Detalle")
     for number, (item, amount) in enumerate(zip(cfe.items, totals.line_amounts, strict=True), start=1):
         _item(_sub(detail, "Item"), number, item, amount, element)
-    if cfe.dsc_rcg_global and element in ("eTck", "eFact"):
+    if cfe.dsc_rcg_global and element in _INVOICE_ELEMENTS:
         _discounts(_sub(doc, "DscRcgGlobal"), cfe)
-    if cfe.medios_pago and element in ("eTck", "eFact"):
+    if cfe.medios_pago and element in _INVOICE_ELEMENTS:
         _payments(_sub(doc, "MediosPago"), cfe)
     if cfe.referencias:
         _references(_sub(doc, "Referencia"), cfe)
@@ -85,7 +89,7 @@ def _id_doc(node: etree._Element, cfe: CfeInput, issuer: Issuer, numbering: Numb
     _sub(node, "Serie", numbering.serie)
     _sub(node, "Nro", numbering.nro)
     _sub(node, "FchEmis", cfe.fch_emis)
-    if element == "eRem":
+    if element in ("eRem", "eRem_Exp"):
         _sub(node, "TipoTraslado", cfe.tipo_traslado)
     elif element == "eResg":
         _opt(node, "FchValor", cfe.fch_valor)
@@ -93,8 +97,12 @@ def _id_doc(node: etree._Element, cfe: CfeInput, issuer: Issuer, numbering: Numb
         _opt(node, "MntBruto", cfe.mnt_bruto)
         _sub(node, "FmaPago", cfe.fma_pago)
         _opt(node, "FchVenc", cfe.fch_venc)
+    if element in _EXPORT_ELEMENTS:  # A-C13 to A-C15
+        _opt(node, "ClauVenta", cfe.clau_venta)
+        _opt(node, "ModVenta", cfe.mod_venta)
+        _sub(node, "ViaTransp", cfe.via_transp)
     _opt(node, "InfoAdicionalDoc", cfe.info_adicional_doc)
-    if element in ("eTck", "eFact") and _lacks_iva_al_dia(issuer, numbering):
+    if element in _INVOICE_ELEMENTS and _lacks_iva_al_dia(issuer, numbering):
         _sub(node, "IVAalDia", 1)  # 1: the issuer has no IVA-al-día certificate (A-C17)
 
 
@@ -145,6 +153,9 @@ def _totales(node: etree._Element, cfe: CfeInput, totals: Totals, element: str) 
     _sub(node, "TpoMoneda", cfe.tpo_moneda)
     if cfe.tpo_cambio is not None:
         _sub(node, "TpoCambio", format_decimal(cfe.tpo_cambio, 3))
+    if element in _EXPORT_ELEMENTS:
+        _export_totals(node, cfe, totals, element)
+        return
     if element == "eResg":
         _sub(node, "MntTotRetenido", _money(totals.mnt_tot_retenido))
         if totals.mnt_tot_cred_fisc:
@@ -189,6 +200,18 @@ def _totales(node: etree._Element, cfe: CfeInput, totals: Totals, element: str) 
     _sub(node, "MntPagar", _money(totals.mnt_pagar))
 
 
+def _export_totals(node: etree._Element, cfe: CfeInput, totals: Totals, element: str) -> None:
+    """Totales_Fact_Exp and Totales_Rem_Exp: no IVA; MntExpoyAsim is always written (1..1)."""
+    _sub(node, "MntExpoyAsim", _money(totals.mnt_expo_y_asim))
+    _sub(node, "MntTotal", _money(totals.mnt_total))
+    _sub(node, "CantLinDet", totals.cant_lin_det)
+    if element == "eRem_Exp":
+        return
+    if totals.monto_nf or any(item.ind_fact in (6, 7) for item in cfe.items):
+        _sub(node, "MontoNF", _money(totals.monto_nf))
+    _sub(node, "MntPagar", _money(totals.mnt_pagar))
+
+
 def _retentions_total(node: etree._Element, totals: Totals) -> None:
     for code, value in totals.retenc_percep:
         group = _sub(node, "RetencPercep")
@@ -207,7 +230,7 @@ def _item(node: etree._Element, number: int, item: Item, amount: Decimal, elemen
     if element == "eResg":
         _item_retentions(node, item)
         return
-    if element != "eRem":
+    if element not in ("eRem", "eRem_Exp", "eFact_Exp"):
         _opt(node, "IndAgenteResp", item.ind_agente_resp)
     _sub(node, "NomItem", item.nom_item)
     _opt(node, "DscItem", item.dsc_item)
@@ -216,6 +239,9 @@ def _item(node: etree._Element, number: int, item: Item, amount: Decimal, elemen
     if element == "eRem":
         return
     _sub(node, "PrecioUnitario", format_decimal(item.precio_unitario, 6))
+    if element == "eRem_Exp":
+        _sub(node, "MontoItem", _money(amount))
+        return
     for tag, value, places in (
         ("DescuentoPct", item.descuento_pct, 3),
         ("DescuentoMonto", item.descuento_monto, 2),

@@ -23,7 +23,11 @@ SECTIONS = {
     111: ("Rsmn_Fac", "FyT"),
     112: ("Rsmn_Fac_Nota_Credito", "FyT"),
     113: ("Rsmn_Fac_Nota_Debito", "FyT"),
+    121: ("Rsmn_Fac_Exp", "FExp"),
+    122: ("Rsmn_Fac_Exp_Nota_Credito", "FExp"),
+    123: ("Rsmn_Fac_Exp_Nota_Debito", "FExp"),
     181: ("Rsmn_Rem", "Rem"),
+    124: ("Rsmn_Rem_Exp", "Rem_Exp"),
     182: ("Rsmn_Resg", "Res"),
 }
 # Mnts_FyT_Item element -> the receipt's total (totals_json names), in the schema's order.
@@ -94,6 +98,10 @@ def _montos(kind: str, summary: TypeSummary) -> etree._Element | None:
         head = [_E.Fecha(fecha.isoformat()), _E.CodSuc(str(suc))]
         if kind == "Rem":
             items.append(_E.Mnts_Rem_Item(*head))
+        elif kind in ("FExp", "Rem_Exp"):  # Montos_FExp, Montos_Rem_Exp: export and total, no IVA
+            item = _E.Mnts_FExp_Item if kind == "FExp" else _E.Mnts_Rem_Exp_Item
+            expo, total = _money(sums["mntExpoyAsim"]), _money(sums["mntTotal"])
+            items.append(item(*head, _E.TotMntExpyAsim(expo), _E.TotMntTotal(total)))
         elif kind == "Res":
             items.append(_E.Mnts_Res_Item(*head, _E.TotMntRetenido(_money(sums["mntTotRetenido"]))))
         else:

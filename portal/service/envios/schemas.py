@@ -157,7 +157,7 @@ class AnulacionSolicitud(BaseModel):
         },
     )
 
-    tipoCFE: Literal[101, 102, 103, 111, 112, 113, 181, 182]  # noqa: N815 - the API's names
+    tipoCFE: Literal[101, 102, 103, 111, 112, 113, 121, 122, 123, 124, 181, 182]  # noqa: N815 - the API's names
     serie: StrictStr | None = Field(None, min_length=1, max_length=2, pattern="^[A-Z]{1,2}$")
     cantidad: StrictInt | None = Field(
         None, ge=1, le=1_000_000, description="Cuántos números anular; sin él, todos los que quedan."

@@ -221,7 +221,7 @@ def test_negative_totals_are_refused():
         ({"items": [{"descuentoMonto": "1.234"}]}, "items[0].descuentoMonto", "decimal_places"),
         ({"items": [{"nomItem": "x" * 81}]}, "items[0].nomItem", "too_long"),
         ({"items": [{"uniMed": "metros"}]}, "items[0].uniMed", "too_long"),
-        ({"tipoCFE": 121}, "tipoCFE", "not_allowed"),
+        ({"tipoCFE": 999}, "tipoCFE", "not_allowed"),
         ({"colorFavorito": "azul"}, "colorFavorito", "unknown_field"),
         ({"adenda": "a\x00b"}, "adenda", "invalid"),
     ],

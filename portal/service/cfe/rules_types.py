@@ -1,0 +1,67 @@
+"""DGI's rules for the fields only some CFE types carry: export (121-124: ClauVenta, ModVenta, ViaTransp).
+
+Sources: CFEType.xsd 1.44.2 (`IdDoc_Fact_Exp`, `IdDoc_Rem_Exp`, `Totales_Fact_Exp`, `Item_Det_Fact_Exp`,
+`Item_Rem_Exp`) and DGI's "Formato de los CFE" v25-1 (A-C10, A-C13 to A-C15, A-C113). Each rule, its error
+code and its test are listed in docs/DGI-RULES.md. Called by rules.validate before a number is taken.
+"""
+
+from __future__ import annotations
+
+from portal.domain.cfe_types import MOD_VENTA_SERVICES, VIA_TRANSP_NOT_APPLICABLE, CfeType
+from portal.service.cfe.codes import IND_FACT_DR_EXP
+from portal.service.cfe.model import CfeInput
+
+# Which export header fields each element has (XSD): "required", "optional" or absent (not applicable).
+# ModVenta is optional in IdDoc_Fact_Exp's schema but DGI checks it "programmatically" on the 121 itself;
+# its notes carry it only when they change the sale's terms.
+_EXPORT_FIELDS: dict[str, dict[str, str]] = {
+    "eFact_Exp": {"clauVenta": "required", "modVenta": "optional", "viaTransp": "required"},
+    "eRem_Exp": {"clauVenta": "optional", "modVenta": "required", "viaTransp": "required"},
+}
+_REQUIRED_ON_TYPE = {"modVenta": frozenset({121, 124})}
+_ATTRS = {"clauVenta": "clau_venta", "modVenta": "mod_venta", "viaTransp": "via_transp"}
+_MISSING = {
+    "clauVenta": "Indicá la cláusula de venta: el Incoterm (FOB, CIF, EXW...) o N/A si exportás servicios.",
+    "modVenta": "Indicá la modalidad de venta: 1 régimen general, 90 exportación de servicios, ...",
+    "viaTransp": "Indicá la vía de transporte: 1 marítimo, 2 aéreo, 3 terrestre, 8 no aplica (servicios), 9 otro.",
+}
+# What an export never has: IVA (so no gross prices, no "other rate" IVA).
+# (mntIVAOtra needs a line at "other rate", indicator 4, which no export line admits: rules._header says so.)
+_NOT_IN_EXPORT = {"mntBruto": "mnt_bruto"}
+
+
+def check_type_fields(cfe: CfeInput, kind: CfeType, errors) -> None:
+    """Add to `errors` (rules._Errors) what the type-specific header fields break."""
+    fields = _EXPORT_FIELDS.get(kind.element, {})
+    for alias, attr in _ATTRS.items():
+        need = fields.get(alias)
+        if need is None and getattr(cfe, attr) is not None:
+            errors.add(alias, "not_applicable", f"Solo corresponde a la exportación, no a {kind.name_es}.")
+        elif getattr(cfe, attr) is None and (
+            need == "required" or kind.code in _REQUIRED_ON_TYPE.get(alias, frozenset())
+        ):
+            errors.add(alias, "required", _MISSING[alias])
+    if fields:
+        _export(cfe, kind, errors)
+
+
+def _export(cfe: CfeInput, kind: CfeType, errors) -> None:
+    if cfe.mod_venta == MOD_VENTA_SERVICES:
+        if kind.element == "eRem_Exp":
+            errors.add("modVenta", "not_allowed", "Un e-Remito de Exportación traslada bienes, no servicios (90).")
+        elif cfe.via_transp not in (None, VIA_TRANSP_NOT_APPLICABLE):
+            errors.add(
+                "viaTransp", "not_allowed", "La exportación de servicios (modalidad 90) no tiene transporte: usá 8."
+            )
+    if kind.element != "eFact_Exp":
+        return  # the e-Remito de Exportación has no payment terms, IVA or discounts: rules._header says so
+    for alias, attr in _NOT_IN_EXPORT.items():
+        if getattr(cfe, attr) is not None:
+            errors.add(alias, "not_applicable", "La exportación no lleva IVA: no corresponde.")
+    for i, dr in enumerate(cfe.dsc_rcg_global):
+        if dr.ind_fact_dr not in IND_FACT_DR_EXP:
+            errors.add(
+                f"dscRcgGlobal[{i}].indFactDR",
+                "not_allowed",
+                "En la exportación un descuento o recargo global va a exportación (10) o a no facturables (6, 7).",
+            )

@@ -1,0 +1,153 @@
+"""Realistic requests of the export types (121-124), shared by their audit tests and benchmarks."""
+
+from __future__ import annotations
+
+FOREIGN_BUYER = {
+    "tipoDocRecep": 4,
+    "codPaisRecep": "US",
+    "docRecep": "98-7654321",
+    "rznSocRecep": "Acme Software Inc.",
+    "dirRecep": "500 Market Street",
+    "ciudadRecep": "San Francisco",
+    "paisRecep": "Estados Unidos",
+}
+BRAZILIAN_IMPORTER = {
+    "tipoDocRecep": 7,
+    "codPaisRecep": "BR",
+    "docRecep": "12.345.678/0001-90",
+    "rznSocRecep": "Importadora Sul Ltda.",
+    "dirRecep": "Rua das Flores 100",
+    "ciudadRecep": "Porto Alegre",
+    "paisRecep": "Brasil",
+}
+
+EXPORT = {
+    # Services (software) to the United States, one line, in dollars.
+    "121-services": {
+        "tipoCFE": 121,
+        "fchEmis": "2024-05-11",
+        "fmaPago": 2,
+        "fchVenc": "2024-06-10",
+        "tpoMoneda": "USD",
+        "tpoCambio": "39.250",
+        "clauVenta": "N/A",
+        "modVenta": 90,
+        "viaTransp": 8,
+        "receptor": FOREIGN_BUYER,
+        "items": [
+            {
+                "indFact": 10,
+                "nomItem": "Desarrollo de software",
+                "cantidad": "120",
+                "uniMed": "h",
+                "precioUnitario": "45",
+            }
+        ],
+    },
+    # Goods to Brazil by road, several lines, in euros: a discount, a free sample, a non-billable deposit.
+    "121-goods": {
+        "tipoCFE": 121,
+        "fchEmis": "2024-05-11",
+        "fmaPago": 1,
+        "tpoMoneda": "EUR",
+        "tpoCambio": "42.375",
+        "clauVenta": "FOB",
+        "modVenta": 1,
+        "viaTransp": 3,
+        "receptor": BRAZILIAN_IMPORTER,
+        "items": [
+            {
+                "indFact": 10,
+                "nomItem": "Lana lavada",
+                "cantidad": "2000",
+                "uniMed": "kg",
+                "precioUnitario": "6.105",
+                "descuentoPct": "2",
+                "descuentoMonto": "244.20",
+                "codItem": [{"tpoCod": "INT1", "cod": "LANA-21"}],
+            },
+            {
+                "indFact": 10,
+                "nomItem": "Cuero vacuno",
+                "cantidad": "35.5",
+                "uniMed": "m2",
+                "precioUnitario": "18.333333",
+            },
+            {"indFact": 5, "nomItem": "Muestra sin cargo", "cantidad": "1", "precioUnitario": "0"},
+            {"indFact": 6, "nomItem": "Depósito por pallets", "cantidad": "4", "precioUnitario": "25"},
+        ],
+        "dscRcgGlobal": [{"tpoMovDR": "D", "tpoDR": 1, "glosaDR": "Bonificación", "valorDR": "100", "indFactDR": 10}],
+        "mediosPago": [{"glosaMP": "Carta de crédito", "valorPago": "12500.00"}],
+    },
+    # Services billed in pesos to an Argentine client.
+    "121-pesos": {
+        "tipoCFE": 121,
+        "fchEmis": "2024-05-11",
+        "fmaPago": 1,
+        "clauVenta": "N/A",
+        "modVenta": 90,
+        "viaTransp": 8,
+        "receptor": {
+            "tipoDocRecep": 6,
+            "codPaisRecep": "AR",
+            "docRecep": "30123456",
+            "rznSocRecep": "Estudio Rivas",
+            "dirRecep": "Av. Corrientes 1234",
+            "paisRecep": "Argentina",
+        },
+        "items": [
+            {"indFact": 10, "nomItem": "Asesoramiento contable", "cantidad": "1", "precioUnitario": "25000"},
+            {"indFact": 10, "nomItem": "Traducción", "cantidad": "12", "uniMed": "pág", "precioUnitario": "850.5"},
+        ],
+    },
+    "122": {
+        "tipoCFE": 122,
+        "fchEmis": "2024-05-20",
+        "fmaPago": 2,
+        "tpoMoneda": "USD",
+        "tpoCambio": "39.300",
+        "clauVenta": "N/A",
+        "viaTransp": 8,
+        "receptor": FOREIGN_BUYER,
+        "items": [
+            {"indFact": 10, "nomItem": "Horas no prestadas", "cantidad": "10", "uniMed": "h", "precioUnitario": "45"}
+        ],
+        "referencias": [
+            {
+                "tpoDocRef": 121,
+                "serie": "A",
+                "nroCFERef": 1,
+                "razonRef": "Horas no prestadas",
+                "fechaCFEref": "2024-05-11",
+            }
+        ],
+    },
+    "123": {
+        "tipoCFE": 123,
+        "fchEmis": "2024-05-20",
+        "fmaPago": 1,
+        "tpoMoneda": "EUR",
+        "tpoCambio": "42.400",
+        "clauVenta": "FOB",
+        "viaTransp": 3,
+        "receptor": BRAZILIAN_IMPORTER,
+        "items": [{"indFact": 10, "nomItem": "Diferencia de precio", "cantidad": "1", "precioUnitario": "150.75"}],
+        "referencias": [{"tpoDocRef": 121, "serie": "A", "nroCFERef": 2, "fechaCFEref": "2024-05-11"}],
+    },
+    "124": {
+        "tipoCFE": 124,
+        "fchEmis": "2024-05-11",
+        "tipoTraslado": 1,
+        "tpoMoneda": "USD",
+        "tpoCambio": "39.250",
+        "clauVenta": "CIF",
+        "modVenta": 1,
+        "viaTransp": 1,
+        "receptor": BRAZILIAN_IMPORTER,
+        "items": [
+            {"nomItem": "Lana lavada", "cantidad": "2000", "uniMed": "kg", "precioUnitario": "6.10"},
+            {"nomItem": "Cuero vacuno", "cantidad": "35.5", "uniMed": "m2", "precioUnitario": "18.333333"},
+            {"indFact": 5, "nomItem": "Muestra", "cantidad": "1", "uniMed": "u", "precioUnitario": "0"},
+        ],
+    },
+}
