@@ -138,6 +138,18 @@ _EXPORT_REMITO_EXAMPLE = {
     "items": [{"nomItem": "Lana lavada", "cantidad": "2000", "uniMed": "kg", "precioUnitario": "6.10"}],
 }
 
+_EXPORT_NOTE_EXAMPLE = {
+    "tipoCFE": 122,
+    "fmaPago": 2,
+    "tpoMoneda": "USD",
+    "tpoCambio": "39.250",
+    "clauVenta": "N/A",
+    "viaTransp": 8,
+    "receptor": _EXPORT_SERVICES_EXAMPLE["receptor"],
+    "items": [{"indFact": 10, "nomItem": "Horas no prestadas", "cantidad": "4", "uniMed": "h", "precioUnitario": "45"}],
+    "referencias": [{"indGlobal": 1, "razonRef": "Horas no prestadas en las facturas de exportación de mayo"}],
+}
+
 
 class CfeInput(BaseModel):
     """A receipt to issue: e-Ticket, e-Factura, their notes, e-Remito or e-Resguardo.
@@ -159,6 +171,7 @@ class CfeInput(BaseModel):
                 _EFACTURA_EXAMPLE,
                 _NOTE_EXAMPLE,
                 _EXPORT_SERVICES_EXAMPLE,
+                _EXPORT_NOTE_EXAMPLE,
                 _EXPORT_REMITO_EXAMPLE,
             ]
         },

@@ -62,6 +62,7 @@ def draw_body(pdf: _A4) -> None:
             _discounts(pdf)
         _totals(pdf)
         _section(pdf, "Medios de pago", [f"{glosa}: {words.money(value)}" for glosa, value in doc.payments])
+    _section(pdf, "Exportación", words.export_lines(doc))
     _section(pdf, "Referencias", [words.reference_line(ref) for ref in doc.references])
     if doc.info_adicional:
         _section(pdf, "Información adicional", [doc.info_adicional])

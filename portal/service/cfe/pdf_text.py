@@ -45,6 +45,8 @@ SHORT_TYPE = {
     112: "NC e-Factura",
     113: "ND e-Factura",
     121: "e-Fact. Exp.",
+    122: "NC e-Fact. Exp.",
+    123: "ND e-Fact. Exp.",
     124: "e-Rem. Exp.",
     181: "e-Remito",
     182: "e-Resguardo",
@@ -82,6 +84,33 @@ def trimmed(value: Decimal, min_places: int, max_places: int) -> str:
 def day(value: date | None) -> str:
     """dd/mm/yyyy, or an empty string."""
     return value.strftime("%d/%m/%Y") if value else ""
+
+
+MOD_VENTA = {
+    1: "Régimen general",
+    2: "Consignación",
+    3: "Precio revisable",
+    4: "Bienes propios a exclaves aduaneros",
+    90: "Régimen general - exportación de servicios",
+    91: "Exportación mandante",
+    99: "Otras transacciones",
+}
+VIA_TRANSP = {1: "Marítimo", 2: "Aéreo", 3: "Terrestre", 8: "No aplica", 9: "Otro"}
+
+
+def export_lines(doc: Printable) -> list[str]:
+    """The terms of sale of an export (A-C13 to A-C15), as the XML states them; empty for other types."""
+    if not any(doc.export_terms):
+        return []
+    clause, mode, via = doc.export_terms
+    lines = [f"Cláusula de venta: {clause}"] if clause else []
+    if mode is not None:
+        lines.append(f"Modalidad de venta: {mode} - {MOD_VENTA.get(mode, '')}".rstrip(" -"))
+    if via is not None:
+        lines.append(f"Vía de transporte: {via} - {VIA_TRANSP.get(via, '')}".rstrip(" -"))
+    if doc.element == "eRem_Exp" and doc.tipo_traslado:
+        lines.append(f"Tipo de traslado: {TIPO_TRASLADO.get(doc.tipo_traslado, '')}")
+    return lines
 
 
 def reference_line(ref: Reference) -> str:
@@ -229,5 +258,6 @@ def total_rows(doc: Printable) -> list[tuple[str, Decimal, bool]]:
     ):
         if t.get(tag):
             rows.append((label, t[tag], False))
-    rows.append((f"TOTAL A PAGAR {currency}", t.get("MntPagar", Decimal(0)), True))
+    if doc.element != "eRem_Exp":  # the e-Remito de Exportación declares a value; nothing is paid on it
+        rows.append((f"TOTAL A PAGAR {currency}", t.get("MntPagar", Decimal(0)), True))
     return rows

@@ -152,6 +152,7 @@ class Printable:
     security_code: str | None = None
     qr_url: str | None = None
     preview: bool = False
+    export_terms: tuple[int | str | None, ...] = ()  # (ClauVenta, ModVenta, ViaTransp) of an export, A-C13..15
 
     @property
     def element(self) -> str:
@@ -269,6 +270,7 @@ def from_xml(
         settings=settings,
         adenda=adenda,
         preview=preview,
+        export_terms=(_text(id_doc, "ClauVenta"), _int(id_doc, "ModVenta"), _int(id_doc, "ViaTransp")),
     )
     if preview:
         return printable

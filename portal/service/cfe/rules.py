@@ -238,7 +238,7 @@ def _item_fields(
         elif alias != "retencPercep" and getattr(item, _attr(item, alias)) is None:
             errors.add(f"{where}.{alias}", "required", "Campo obligatorio.")
     for alias in absent:
-        if _given(item, alias):
+        if _given(item, alias) and getattr(item, _attr(item, alias)) not in (None, []):
             errors.add(f"{where}.{alias}", "not_applicable", f"No corresponde a {kind.name_es}.")
     for j, code in enumerate(item.cod_item):
         # B-C3: DGI checks the GS1 check digit of GTIN codes.

@@ -1,0 +1,116 @@
+"""The export types through the service: each issues from the demo CAE ranges with a signed, XSD-valid XML,
+prints its terms of sale, takes its notes from the receipt (full credit note, debit draft), and every request
+DGI would reject is a 422 naming the field before a number is taken."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+from decimal import Decimal
+
+import pytest
+from lxml import etree
+from sqlalchemy import select
+
+from portal.service import db
+from portal.service.cfe.schema import validate_cfe
+from portal.service.comprobante.models import CaeRangeRecord
+from tests.support.cfe_bodies import issue
+from tests.unit.cfe.test_cfe_export_audit import REJECTED
+from tests.unit.cfe.types_bodies import EXPORT
+
+EMITIR = "/api/v1/comprobante/emitir"
+GET = "/api/v1/comprobante/getByIdCfeEmitido"
+FULL = "/api/v1/comprobante/notaCreditoTotal"
+DRAFT = "/api/v1/comprobante/borradorNota"
+NS = {"c": "http://cfe.dgi.gub.uy"}
+
+
+@pytest.fixture
+def user(auth_headers):
+    return auth_headers("usuario@demo.uy")
+
+
+def today(body: dict) -> dict:
+    """The body dated today (the demo CAE ranges are valid from a month ago)."""
+    body = copy.deepcopy(body)
+    body.pop("fchEmis", None)
+    body.pop("fchVenc", None)
+    for ref in body.get("referencias", []):
+        ref.pop("fechaCFEref", None)
+    return body
+
+
+def _counters(service_app) -> dict:
+    with service_app.app_context():
+        rows = db.session().scalars(select(CaeRangeRecord).where(CaeRangeRecord.company_id == 1))
+        return {row.id: row.next_nro for row in rows}
+
+
+def _pdf_text(api_client, user, cfe_id, tmp_path) -> str:
+    pdf = api_client.get(GET, query_string={"idCfeEmitido": cfe_id}, headers={**user, "Accept": "application/pdf"})
+    assert pdf.status_code == 200 and pdf.mimetype == "application/pdf"
+    (tmp_path / "r.pdf").write_bytes(pdf.data)
+    return subprocess.run(
+        ["pdftotext", str(tmp_path / "r.pdf"), "-"], capture_output=True, text=True, check=True
+    ).stdout
+
+
+@pytest.mark.parametrize("name", ["121-services", "121-goods", "124"])
+def test_an_export_issues_signed_valid_and_printed(name, api_client, user, tmp_path):
+    receipt = issue(api_client, user, today(EXPORT[name]))
+    tipo = EXPORT[name]["tipoCFE"]
+    assert receipt["tipoCFE"] == tipo and receipt["serie"] == "A"
+    xml = api_client.get(
+        GET, query_string={"idCfeEmitido": receipt["idCfeEmitido"]}, headers={**user, "Accept": "application/xml"}
+    ).data
+    assert validate_cfe(xml) == []
+    totales = etree.fromstring(xml).find(".//c:Totales", NS)
+    assert totales.findtext("c:MntExpoyAsim", namespaces=NS) == receipt["totales"]["mntExpoyAsim"]
+    assert totales.find("c:IVATasaBasica", NS) is None
+    monto = receipt["totales"]["mntTotal"] if tipo == 124 else receipt["totales"]["mntPagar"]
+    assert receipt["urlQR"].split("?")[1].split(",")[4] == monto
+    printed = _pdf_text(api_client, user, receipt["idCfeEmitido"], tmp_path)
+    assert ("e-Remito de Exportación" if tipo == 124 else "e-Factura de Exportación") in printed
+    assert f"Cláusula de venta: {EXPORT[name]['clauVenta']}" in printed
+    assert "Vía de transporte:" in printed and "Exportación y asimiladas" in printed
+    assert "Puede verificar comprobante en www.dgi.gub.uy" in printed
+    assert ("TOTAL A PAGAR" in printed) is (tipo != 124)
+
+
+def test_an_export_invoice_is_credited_and_debited_from_its_receipt(api_client, user):
+    factura = issue(api_client, user, today(EXPORT["121-services"]))
+    answer = api_client.post(
+        FULL, json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "Emitida por error"}, headers=user
+    )
+    assert answer.status_code == 201, answer.json
+    credit = answer.json
+    assert credit["tipoCFE"] == 122 and credit["tpoMoneda"] == "USD"
+    assert credit["totales"]["mntTotal"] == factura["totales"]["mntTotal"]
+    [ref] = credit["referencias"]
+    assert ref["tpoDocRef"] == 121 and ref["nroCFERef"] == factura["nro"]
+    second = issue(api_client, user, today(EXPORT["121-services"]))
+    draft = api_client.get(DRAFT, query_string={"idCfeEmitido": second["idCfeEmitido"], "tipo": "debito"}, headers=user)
+    assert draft.status_code == 200 and draft.json["borrador"]["tipoCFE"] == 123
+    assert draft.json["borrador"]["clauVenta"] == "N/A" and draft.json["borrador"]["viaTransp"] == 8
+    debit = issue(api_client, user, draft.json["borrador"])
+    assert debit["tipoCFE"] == 123
+    other = copy.deepcopy(today(EXPORT["122"]))
+    other["referencias"][0].update(tpoDocRef=111, nroCFERef=1)
+    refused = api_client.post(EMITIR, json=other, headers=user)
+    assert refused.status_code == 422
+
+
+@pytest.mark.parametrize(("case", "body", "field", "code"), REJECTED, ids=[r[0] for r in REJECTED])
+def test_dgi_would_reject_takes_no_number(case, body, field, code, api_client, user, service_app):
+    before = _counters(service_app)
+    answer = api_client.post(EMITIR, json=today(body), headers=user)
+    assert answer.status_code == 422, answer.json
+    fields = [(f["field"], f["code"]) for f in answer.json["error"]["fields"]]
+    assert (field, code) in fields, fields
+    assert _counters(service_app) == before
+
+
+def test_the_daily_totals_carry_the_export_in_pesos(api_client, user):
+    receipt = issue(api_client, user, today(EXPORT["121-services"]))
+    assert Decimal(receipt["totales"]["mntExpoyAsim"]) == Decimal("5400.00")
