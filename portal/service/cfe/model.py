@@ -265,7 +265,7 @@ class CfeInput(BaseModel):
         None,
         alias="modVenta",
         description="Solo exportación: modalidad de venta (A-C14): 1 régimen general, 2 consignación, 3 precio "
-        "revisable, 4 bienes propios a exclaves aduaneros, 80 (admitido por el XSD), 90 exportación de servicios, 91 "
+        "revisable, 4 bienes propios a exclaves aduaneros, 80 Tax Free, 90 exportación de servicios, 91 "
         "exportación mandante, 99 otras transacciones. Obligatoria en 121 y 124.",
     )
     via_transp: Literal[1, 2, 3, 8, 9] | None = Field(

@@ -91,6 +91,7 @@ MOD_VENTA = {
     2: "Consignación",
     3: "Precio revisable",
     4: "Bienes propios a exclaves aduaneros",
+    80: "Tax Free",
     90: "Régimen general - exportación de servicios",
     91: "Exportación mandante",
     99: "Otras transacciones",
