@@ -39,6 +39,9 @@ _TYPES = (
     CfeType(122, "Nota de Crédito de e-Factura de Exportación", "NC e-Fact. Exp.", "eFact_Exp", 200, True, -1),
     CfeType(123, "Nota de Débito de e-Factura de Exportación", "ND e-Fact. Exp.", "eFact_Exp", 200, True, 1),
     CfeType(124, "e-Remito de Exportación", "e-Rem. Exp.", "eRem_Exp", 200),
+    CfeType(151, "e-Boleta de entrada", "e-Boleta", "eBoleta", 200),
+    CfeType(152, "Nota de Crédito de e-Boleta de entrada", "NC e-Boleta", "eBoleta", 200, True, -1),
+    CfeType(153, "Nota de Débito de e-Boleta de entrada", "ND e-Boleta", "eBoleta", 200, True, 1),
     CfeType(181, "e-Remito", "e-Remito", "eRem", 200),
     CfeType(182, "e-Resguardo", "e-Resguardo", "eResg", 200),
 )
@@ -46,17 +49,18 @@ _TYPES = (
 CFE_TYPES: dict[int, CfeType] = {t.code: t for t in _TYPES}
 
 # What a note of each kind adjusts: a credit/debit note of type N refers to receipts of type N - 1 or N - 2.
-NOTE_BASE_TYPE = {102: 101, 103: 101, 112: 111, 113: 111, 122: 121, 123: 121}
-CREDIT_NOTE_OF = {101: 102, 111: 112, 121: 122}
-DEBIT_NOTE_OF = {101: 103, 111: 113, 121: 123}
+NOTE_BASE_TYPE = {102: 101, 103: 101, 112: 111, 113: 111, 122: 121, 123: 121, 152: 151, 153: 151}
+CREDIT_NOTE_OF = {101: 102, 111: 112, 121: 122, 151: 152}
+DEBIT_NOTE_OF = {101: 103, 111: 113, 121: 123, 151: 153}
 # The credit note that credits a receipt: a debit note can itself be credited.
-CREDIT_NOTE_FOR = {101: 102, 103: 102, 111: 112, 113: 112, 121: 122, 123: 122}
+CREDIT_NOTE_FOR = {101: 102, 103: 102, 111: 112, 113: 112, 121: 122, 123: 122, 151: 152, 153: 152}
 CREDIT_NOTES = frozenset(CREDIT_NOTE_FOR.values())
 
 E_TICKET = 101
 E_FACTURA = 111
 E_FACTURA_EXPORTACION = 121
 E_REMITO_EXPORTACION = 124
+E_BOLETA = 151
 E_REMITO = 181
 E_RESGUARDO = 182
 NOTE_TYPES = frozenset(t.code for t in _TYPES if t.is_note)
@@ -68,6 +72,9 @@ EXPORT_TYPES = frozenset(t.code for t in _TYPES if t.element in ("eFact_Exp", "e
 # ModVenta (A-C14) 90: the export of services, which travel by no road (ViaTransp 8, "no aplica").
 MOD_VENTA_SERVICES = 90
 VIA_TRANSP_NOT_APPLICABLE = 8
+# The e-Boleta de entrada family: a purchase document the buyer issues; its "receiver" is the seller.
+BOLETA_TYPES = frozenset(t.code for t in _TYPES if t.element == "eBoleta")
+IND_FACT_IMEBA = 15  # a purchase from an IMEBA taxpayer: the only lines MntBruto 2 (IMEBA included) is for
 # The types whose receiver must be identified by RUT (e-Factura and its notes).
 RUT_RECEIVER_TYPES = frozenset(t.code for t in _TYPES if t.requires_rut_receiver)
 

@@ -147,7 +147,8 @@ def compute_totals(cfe: CfeInput) -> Totals:
     neto_basica, iva_basica = _net_and_iva(bases[3], IVA_BASICA, gross=cfe.mnt_bruto == 1)
     iva_otra = cfe.mnt_iva_otra or ZERO
     parts = dict(
-        mnt_no_grv=bases[1] + bases[16],
+        # 13, 14, 15, 17: the e-Boleta de entrada's purchases, none of them taxed with IVA
+        mnt_no_grv=bases[1] + bases[16] + bases[13] + bases[14] + bases[15] + bases[17],
         mnt_expo_y_asim=bases[10],
         mnt_impuesto_perc=bases[11],
         mnt_iva_en_susp=bases[12],

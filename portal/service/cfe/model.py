@@ -44,7 +44,7 @@ __all__ = [
     "parse_cfe_input",
 ]
 
-SupportedCfeType = Literal[101, 102, 103, 111, 112, 113, 121, 122, 123, 124, 181, 182]
+SupportedCfeType = Literal[101, 102, 103, 111, 112, 113, 121, 122, 123, 124, 151, 152, 153, 181, 182]
 
 
 _ETICKET_EXAMPLE = {
@@ -149,6 +149,22 @@ _EXPORT_NOTE_EXAMPLE = {
     "items": [{"indFact": 10, "nomItem": "Horas no prestadas", "cantidad": "4", "uniMed": "h", "precioUnitario": "45"}],
     "referencias": [{"indGlobal": 1, "razonRef": "Horas no prestadas en las facturas de exportación de mayo"}],
 }
+_BOLETA_EXAMPLE = {
+    "tipoCFE": 151,
+    "fmaPago": 1,
+    "mntBruto": 2,
+    "receptor": {
+        "tipoDocRecep": 3,
+        "codPaisRecep": "UY",
+        "docRecep": "1.335.321-4",
+        "rznSocRecep": "Juan Pérez (productor)",
+        "dirRecep": "Ruta 5 km 120",
+        "ciudadRecep": "Durazno",
+    },
+    "items": [
+        {"indFact": 15, "nomItem": "Novillos gordos", "cantidad": "12", "uniMed": "cab", "precioUnitario": "1850"}
+    ],
+}
 
 
 class CfeInput(BaseModel):
@@ -173,6 +189,7 @@ class CfeInput(BaseModel):
                 _EXPORT_SERVICES_EXAMPLE,
                 _EXPORT_NOTE_EXAMPLE,
                 _EXPORT_REMITO_EXAMPLE,
+                _BOLETA_EXAMPLE,
             ]
         },
     )
@@ -181,7 +198,7 @@ class CfeInput(BaseModel):
         alias="tipoCFE",
         description="Tipo de CFE (A-C2): 101 e-Ticket, 102/103 NC/ND de e-Ticket, 111 e-Factura, "
         "112/113 NC/ND de e-Factura, 121 e-Factura de Exportación, 122/123 sus NC/ND, 124 e-Remito de "
-        "Exportación, 181 e-Remito, 182 e-Resguardo.",
+        "Exportación, 151 e-Boleta de entrada, 152/153 sus NC/ND, 181 e-Remito, 182 e-Resguardo.",
     )
     fch_emis: Day = Field(
         default_factory=today_montevideo,
@@ -201,7 +218,7 @@ class CfeInput(BaseModel):
         None,
         alias="mntBruto",
         description="Indicador de montos brutos (A-C10): 1 los precios incluyen IVA; 2 incluyen IMEBA y "
-        "adicionales (solo e-Boleta de entrada, no admitido aquí); 3 ventas de un contribuyente IVA "
+        "adicionales (solo e-Boleta de entrada con compras a contribuyentes de IMEBA, indFact 15); 3 ventas de un contribuyente IVA "
         "mínimo, Monotributo o Monotributo Social MIDES (obligatorio para ellos). Ausente: precios "
         "sin IVA. Por compatibilidad se acepta true como 1 y false como ausente.",
     )

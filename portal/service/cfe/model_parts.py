@@ -159,7 +159,9 @@ class Item(_Part):
         le=17,
         description="Indicador de facturación (B-C4): 1 exento, 2 IVA mínima, 3 IVA básica, 4 otra tasa, "
         "5 entrega gratuita, 6 no facturable, 7 no facturable negativo, 10 exportación, "
-        "11 impuesto percibido, 12 IVA en suspenso, 16 IVA mínimo/monotributo. Obligatorio "
+        "11 impuesto percibido, 12 IVA en suspenso, 16 IVA mínimo/monotributo; en la e-Boleta de entrada "
+        "13 vendedor no contribuyente, 14 vendedor IVA mínimo o Monotributo, 15 vendedor de IMEBA, 17 compra "
+        "de moneda extranjera para reventa. Obligatorio "
         "salvo en e-Remito (solo 8: ítem a rebajar) y e-Resguardo (solo 9: ítem a anular).",
     )
     ind_agente_resp: Literal["R", "A"] | None = Field(
@@ -247,7 +249,7 @@ class DscRcgGlobal(_Part):
         alias="valorDR",
         description="Monto en la moneda del comprobante (D-C6); con mntBruto 1 incluye IVA, como los precios.",
     )
-    ind_fact_dr: Literal[1, 2, 3, 4, 6, 7, 10, 11, 12, 16] = Field(
+    ind_fact_dr: Literal[1, 2, 3, 4, 6, 7, 10, 11, 12, 13, 14, 15, 16, 17] = Field(
         alias="indFactDR", description="Indicador de facturación al que se aplica (D-C7)."
     )
 

@@ -35,7 +35,11 @@ IND_FACT = {
     10: "Export.",
     11: "Percib.",
     12: "Susp.",
+    13: "No contrib.",
+    14: "IVA mín.",
+    15: "IMEBA",
     16: "IVA mín.",
+    17: "M/E rev.",
 }
 SHORT_TYPE = {
     101: "e-Ticket",
@@ -48,6 +52,9 @@ SHORT_TYPE = {
     122: "NC e-Fact. Exp.",
     123: "ND e-Fact. Exp.",
     124: "e-Rem. Exp.",
+    151: "e-Boleta",
+    152: "NC e-Boleta",
+    153: "ND e-Boleta",
     181: "e-Remito",
     182: "e-Resguardo",
 }
@@ -159,6 +166,8 @@ def receiver_title(doc: Printable) -> str:
     if doc.element == "eTck":
         return "CONSUMO FINAL"
     receiver = doc.receiver
+    if doc.element == "eBoleta":  # the buyer issues it: its receiver is the seller
+        return "RUC VENDEDOR" if receiver is None or receiver.tipo_doc == 2 else "VENDEDOR"
     return "RUC COMPRADOR" if receiver is None or receiver.tipo_doc == 2 else "RECEPTOR"
 
 
@@ -194,7 +203,7 @@ def iva_al_dia(doc: Printable) -> str | None:
     """The IVA-al-día constancia: what A-C17 says when present, "IVA al día" when absent and the issuer
     holds the constancia; never for Monotributo (section 5), nor on e-Remito and e-Resguardo, which have
     no A-C17."""
-    if doc.regimen in ("monotributo", "monotributo_mides") or doc.element not in ("eTck", "eFact"):
+    if doc.regimen in ("monotributo", "monotributo_mides") or doc.element not in ("eTck", "eFact", "eFact_Exp"):
         return None
     if doc.iva_al_dia_code:
         return _NO_IVA_AL_DIA.get(doc.iva_al_dia_code)

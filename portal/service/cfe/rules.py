@@ -20,6 +20,7 @@ from portal.service.cfe.codes import (
     COUNTRIES,
     CURRENCIES,
     ELEMENT_TYPES,
+    IND_FACT_BOLETA,
     IND_FACT_EFACT_EXP,
     IND_FACT_EREM,
     IND_FACT_EREM_EXP,
@@ -49,9 +50,14 @@ _DOC_ERRORS = {
 }
 _GTIN_LENGTHS = {"GTIN8": 8, "GTIN12": 12, "GTIN13": 13, "GTIN14": 14}
 # The IndFact each priced detail line admits (XSD), by the element that carries it.
-_PRICED_IND_FACT = {"eTck": IND_FACT_ETCK_EFACT, "eFact": IND_FACT_ETCK_EFACT, "eFact_Exp": IND_FACT_EFACT_EXP}
+_PRICED_IND_FACT = {
+    "eTck": IND_FACT_ETCK_EFACT,
+    "eFact": IND_FACT_ETCK_EFACT,
+    "eFact_Exp": IND_FACT_EFACT_EXP,
+    "eBoleta": IND_FACT_BOLETA,
+}
 # Elements whose header has payment terms (FmaPago) and whose lines are priced and totalled.
-_INVOICE_ELEMENTS = ("eTck", "eFact", "eFact_Exp")
+_INVOICE_ELEMENTS = ("eTck", "eFact", "eFact_Exp", "eBoleta")
 _REMITO_ELEMENTS = ("eRem", "eRem_Exp")
 # Item fields that each kind of detail line does not have in the XSD (JSON names).
 _NOT_IN_REMITO = (
@@ -137,7 +143,7 @@ def receiver_required(cfe: CfeInput, ui_value: Decimal, totals: Totals | None) -
     are in error (then only retentions count)."""
     kind = cfe_type(cfe.tipo_cfe)
     if kind.element != "eTck":
-        return kind.element in ("eFact", "eRem", "eResg", "eFact_Exp", "eRem_Exp")
+        return kind.element in ("eFact", "eRem", "eResg", "eFact_Exp", "eRem_Exp", "eBoleta")
     if any(item.retenc_percep for item in cfe.items):
         return True
     net = totals.mnt_neto if totals else Decimal(0)
@@ -356,6 +362,8 @@ def _receptor(cfe: CfeInput, kind: CfeType, must_identify: bool, errors: _Errors
         # An export names its buyer abroad: name, address and country (its document is checked above).
         "eFact_Exp": "rznSocRecep dirRecep paisRecep",
         "eRem_Exp": "rznSocRecep dirRecep paisRecep",
+        # The e-Boleta de entrada's receiver is the seller, printed in its "RUC VENDEDOR" box.
+        "eBoleta": "rznSocRecep dirRecep",
     }.get(kind.element, "")
     for alias in required.split():
         if not getattr(receptor, _attr(receptor, alias)):

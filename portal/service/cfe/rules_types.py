@@ -1,4 +1,5 @@
-"""DGI's rules for the fields only some CFE types carry: export (121-124: ClauVenta, ModVenta, ViaTransp).
+"""DGI's rules for the fields only some CFE types carry: export (121-124: ClauVenta, ModVenta, ViaTransp) and
+the e-Boleta de entrada (151-153: MntBruto 2 for IMEBA, its indicators).
 
 Sources: CFEType.xsd 1.44.2 (`IdDoc_Fact_Exp`, `IdDoc_Rem_Exp`, `Totales_Fact_Exp`, `Item_Det_Fact_Exp`,
 `Item_Rem_Exp`) and DGI's "Formato de los CFE" v25-1 (A-C10, A-C13 to A-C15, A-C113). Each rule, its error
@@ -7,8 +8,8 @@ code and its test are listed in docs/DGI-RULES.md. Called by rules.validate befo
 
 from __future__ import annotations
 
-from portal.domain.cfe_types import MOD_VENTA_SERVICES, VIA_TRANSP_NOT_APPLICABLE, CfeType
-from portal.service.cfe.codes import IND_FACT_DR_EXP
+from portal.domain.cfe_types import IND_FACT_IMEBA, MOD_VENTA_SERVICES, VIA_TRANSP_NOT_APPLICABLE, CfeType
+from portal.service.cfe.codes import IND_FACT_DR_BOLETA, IND_FACT_DR_EXP, IND_FACT_ETCK_EFACT
 from portal.service.cfe.model import CfeInput
 
 # Which export header fields each element has (XSD): "required", "optional" or absent (not applicable).
@@ -20,6 +21,13 @@ _EXPORT_FIELDS: dict[str, dict[str, str]] = {
 }
 _REQUIRED_ON_TYPE = {"modVenta": frozenset({121, 124})}
 _ATTRS = {"clauVenta": "clau_venta", "modVenta": "mod_venta", "viaTransp": "via_transp"}
+# D-C7 per element: the indicators its lines admit, less 5 (a free delivery has nothing to discount).
+_DR_ALLOWED = {
+    "eTck": IND_FACT_ETCK_EFACT - {5},
+    "eFact": IND_FACT_ETCK_EFACT - {5},
+    "eFact_Exp": IND_FACT_DR_EXP,
+    "eBoleta": IND_FACT_DR_BOLETA,
+}
 _MISSING = {
     "clauVenta": "Indicá la cláusula de venta: el Incoterm (FOB, CIF, EXW...) o N/A si exportás servicios.",
     "modVenta": "Indicá la modalidad de venta: 1 régimen general, 90 exportación de servicios, ...",
@@ -43,6 +51,38 @@ def check_type_fields(cfe: CfeInput, kind: CfeType, errors) -> None:
             errors.add(alias, "required", _MISSING[alias])
     if fields:
         _export(cfe, kind, errors)
+    if kind.element == "eBoleta":
+        _boleta(cfe, errors)
+    _global_adjustments(cfe, kind, errors)
+
+
+def _global_adjustments(cfe: CfeInput, kind: CfeType, errors) -> None:
+    """D-C7: a global discount or surcharge adjusts an indicator the type's own lines can have."""
+    allowed = _DR_ALLOWED.get(kind.element)
+    if allowed is None:
+        return
+    for i, dr in enumerate(cfe.dsc_rcg_global):
+        if dr.ind_fact_dr not in allowed:
+            shown = ", ".join(str(v) for v in sorted(allowed))
+            errors.add(
+                f"dscRcgGlobal[{i}].indFactDR",
+                "not_allowed",
+                f"En {kind.name_es} un descuento o recargo global va a los indicadores {shown}.",
+            )
+
+
+def _boleta(cfe: CfeInput, errors) -> None:
+    """A-C10: a purchase carries no IVA, so prices never include it (1) and the seller is never an IVA mínimo
+    issuer of the buyer's own regime (3); 2 says the prices include IMEBA and additional taxes, which only a
+    purchase from an IMEBA taxpayer (IndFact 15) has."""
+    if cfe.mnt_bruto in (1, 3):
+        errors.add("mntBruto", "not_allowed", "En la e-Boleta de entrada los montos brutos solo pueden ser 2 (IMEBA).")
+    elif cfe.mnt_bruto == 2 and not any(item.ind_fact == IND_FACT_IMEBA for item in cfe.items):
+        errors.add(
+            "mntBruto",
+            "not_allowed",
+            "Los precios con IMEBA incluido (2) solo corresponden a compras a contribuyentes de IMEBA (indicador 15).",
+        )
 
 
 def _export(cfe: CfeInput, kind: CfeType, errors) -> None:
@@ -58,10 +98,3 @@ def _export(cfe: CfeInput, kind: CfeType, errors) -> None:
     for alias, attr in _NOT_IN_EXPORT.items():
         if getattr(cfe, attr) is not None:
             errors.add(alias, "not_applicable", "La exportación no lleva IVA: no corresponde.")
-    for i, dr in enumerate(cfe.dsc_rcg_global):
-        if dr.ind_fact_dr not in IND_FACT_DR_EXP:
-            errors.add(
-                f"dscRcgGlobal[{i}].indFactDR",
-                "not_allowed",
-                "En la exportación un descuento o recargo global va a exportación (10) o a no facturables (6, 7).",
-            )

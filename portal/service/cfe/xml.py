@@ -26,7 +26,9 @@ _Q = f"{{{CFE_NS}}}"
 __all__ = ["CFE_NS", "build_cfe_xml", "format_decimal", "format_timestamp"]
 
 # The elements whose receipts carry payment terms, global discounts and payment methods.
-_INVOICE_ELEMENTS = ("eTck", "eFact", "eFact_Exp")
+_INVOICE_ELEMENTS = ("eTck", "eFact", "eFact_Exp", "eBoleta")
+# The IdDoc that has IVAalDia (A-C17): not the e-Boleta de entrada's (the buyer issues it).
+_IVA_AL_DIA_ELEMENTS = ("eTck", "eFact", "eFact_Exp")
 _EXPORT_ELEMENTS = ("eFact_Exp", "eRem_Exp")
 
 
@@ -102,7 +104,7 @@ def _id_doc(node: etree._Element, cfe: CfeInput, issuer: Issuer, numbering: Numb
         _opt(node, "ModVenta", cfe.mod_venta)
         _sub(node, "ViaTransp", cfe.via_transp)
     _opt(node, "InfoAdicionalDoc", cfe.info_adicional_doc)
-    if element in _INVOICE_ELEMENTS and _lacks_iva_al_dia(issuer, numbering):
+    if element in _IVA_AL_DIA_ELEMENTS and _lacks_iva_al_dia(issuer, numbering):
         _sub(node, "IVAalDia", 1)  # 1: the issuer has no IVA-al-día certificate (A-C17)
 
 
@@ -177,7 +179,7 @@ def _totales(node: etree._Element, cfe: CfeInput, totals: Totals, element: str) 
             _sub(node, tag, _money(value))
     # DGI's samples always state both rates, even when one is unused; sales of IVA mínimo and Monotributo
     # taxpayers (MntBruto 3) carry no IVA breakdown at all.
-    if cfe.mnt_bruto != 3:
+    if cfe.mnt_bruto != 3 and element != "eBoleta":  # Totales_Boleta has no IVA rates
         _sub(node, "IVATasaMin", format_decimal(totals.iva_tasa_min, 3))
         _sub(node, "IVATasaBasica", format_decimal(totals.iva_tasa_basica, 3))
     # Each IVA appears exactly when its net does (A-C116 > 0 requires A-C121, and so on).
@@ -191,7 +193,7 @@ def _totales(node: etree._Element, cfe: CfeInput, totals: Totals, element: str) 
     _sub(node, "MntTotal", _money(totals.mnt_total))
     if any(not code.startswith(CREDITO_FISCAL_PREFIX) for code, _ in totals.retenc_percep):
         _sub(node, "MntTotRetenido", _money(totals.mnt_tot_retenido))
-    if totals.mnt_tot_cred_fisc:
+    if totals.mnt_tot_cred_fisc and element != "eBoleta":
         _sub(node, "MntTotCredFisc", _money(totals.mnt_tot_cred_fisc))
     _sub(node, "CantLinDet", totals.cant_lin_det)
     _retentions_total(node, totals)

@@ -29,6 +29,9 @@ SECTIONS = {
     181: ("Rsmn_Rem", "Rem"),
     124: ("Rsmn_Rem_Exp", "Rem_Exp"),
     182: ("Rsmn_Resg", "Res"),
+    151: ("Rsmn_Bol", "Bol"),
+    152: ("Rsmn_Bol_Nota_Credito", "Bol"),
+    153: ("Rsmn_Bol_Nota_Debito", "Bol"),
 }
 # Mnts_FyT_Item element -> the receipt's total (totals_json names), in the schema's order.
 _FYT = (
@@ -102,6 +105,16 @@ def _montos(kind: str, summary: TypeSummary) -> etree._Element | None:
             item = _E.Mnts_FExp_Item if kind == "FExp" else _E.Mnts_Rem_Exp_Item
             expo, total = _money(sums["mntExpoyAsim"]), _money(sums["mntTotal"])
             items.append(item(*head, _E.TotMntExpyAsim(expo), _E.TotMntTotal(total)))
+        elif kind == "Bol":  # Montos_Bol: no IVA; not taxed, IVA in suspense, total and retentions
+            items.append(
+                _E.Mnts_Bol_Item(
+                    *head,
+                    _E.TotMntNoGrv(_money(sums["mntNoGrv"])),
+                    _E.TotMntIVAenSusp(_money(sums["mntIVaenSusp"])),
+                    _E.TotMntTotal(_money(sums["mntTotal"])),
+                    _E.TotMntRetenido(_money(sums["mntTotRetenido"])),
+                )
+            )
         elif kind == "Res":
             items.append(_E.Mnts_Res_Item(*head, _E.TotMntRetenido(_money(sums["mntTotRetenido"]))))
         else:

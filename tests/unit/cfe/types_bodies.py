@@ -151,3 +151,96 @@ EXPORT = {
         ],
     },
 }
+
+SELLER = {
+    "tipoDocRecep": 3,
+    "codPaisRecep": "UY",
+    "docRecep": "1.335.321-4",
+    "rznSocRecep": "Juan Pérez (productor)",
+    "dirRecep": "Ruta 5 km 120",
+    "ciudadRecep": "Durazno",
+}
+SELLER_RUT = {
+    "tipoDocRecep": 2,
+    "docRecep": "214844360018",
+    "rznSocRecep": "Granja La Esperanza",
+    "dirRecep": "Camino Maldonado km 22",
+    "ciudadRecep": "Canelones",
+}
+
+BOLETA = {
+    # Cattle from an IMEBA taxpayer, IMEBA included in the price (MntBruto 2), one line.
+    "151-imeba": {
+        "tipoCFE": 151,
+        "fchEmis": "2024-05-11",
+        "fmaPago": 2,
+        "fchVenc": "2024-06-10",
+        "mntBruto": 2,
+        "receptor": SELLER,
+        "items": [
+            {
+                "indFact": 15,
+                "nomItem": "Novillos gordos",
+                "cantidad": "12",
+                "uniMed": "cab",
+                "precioUnitario": "1850.50",
+            }
+        ],
+    },
+    # Several purchases from a non-taxpayer and an IVA mínimo seller, in dollars, with a global discount.
+    "151-several": {
+        "tipoCFE": 151,
+        "fchEmis": "2024-05-11",
+        "fmaPago": 1,
+        "tpoMoneda": "USD",
+        "tpoCambio": "39.250",
+        "receptor": SELLER_RUT,
+        "items": [
+            {"indFact": 13, "nomItem": "Leña", "cantidad": "3.5", "uniMed": "t", "precioUnitario": "120"},
+            {"indFact": 14, "nomItem": "Huevos", "cantidad": "60", "uniMed": "doc", "precioUnitario": "2.333333"},
+            {
+                "indFact": 12,
+                "nomItem": "Trigo (IVA en suspenso)",
+                "cantidad": "10",
+                "uniMed": "t",
+                "precioUnitario": "230",
+            },
+            {"indFact": 6, "nomItem": "Flete pagado por cuenta del vendedor", "cantidad": "1", "precioUnitario": "35"},
+        ],
+        "dscRcgGlobal": [{"tpoMovDR": "D", "tpoDR": 1, "glosaDR": "Merma", "valorDR": "20", "indFactDR": 13}],
+        "mediosPago": [{"glosaMP": "Transferencia", "valorPago": "2875.00"}],
+    },
+    "152": {
+        "tipoCFE": 152,
+        "fchEmis": "2024-05-20",
+        "fmaPago": 1,
+        "mntBruto": 2,
+        "receptor": SELLER,
+        "items": [
+            {
+                "indFact": 15,
+                "nomItem": "Novillo devuelto",
+                "cantidad": "1",
+                "uniMed": "cab",
+                "precioUnitario": "1850.50",
+            }
+        ],
+        "referencias": [
+            {
+                "tpoDocRef": 151,
+                "serie": "A",
+                "nroCFERef": 1,
+                "razonRef": "Animal rechazado",
+                "fechaCFEref": "2024-05-11",
+            }
+        ],
+    },
+    "153": {
+        "tipoCFE": 153,
+        "fchEmis": "2024-05-20",
+        "fmaPago": 1,
+        "receptor": SELLER_RUT,
+        "items": [{"indFact": 13, "nomItem": "Diferencia de peso", "cantidad": "1", "precioUnitario": "75"}],
+        "referencias": [{"tpoDocRef": 151, "serie": "A", "nroCFERef": 2}],
+    },
+}

@@ -54,3 +54,29 @@ def test_export_types_have_their_own_sections_in_schema_order():
     remito = root.find(f"{D}Rsmn_Rem_Exp/{D}RsmnData")
     assert remito.findtext(f"{D}Montos/{D}Mnts_Rem_Exp_Item/{D}TotMntExpyAsim") == "5400.00"
     assert remito.findtext(f"{D}CantDocsEmi") == "1"
+
+
+def test_boleta_types_have_their_sections_after_the_resguardo():
+    summaries = {}
+    for tipo in (151, 152, 153, 182):
+        summaries[tipo] = report_xml.TypeSummary()
+        totals = {"mntNoGrv": "2000.00", "mntIVaenSusp": "300.00", "mntTotal": "2300.00", "mntTotRetenido": "0"}
+        summaries[tipo].add_receipt(DAY, 1, "A", 1, totals, Decimal(1), sent_alone=True)
+    document = report_xml.report_document(
+        rut="219999830019",
+        fecha=DAY,
+        sec_envio=1,
+        signed_at=datetime(2026, 11, 21, 0, 10, tzinfo=MONTEVIDEO),
+        summaries=summaries,
+    )
+    signed = CfeSigner(*generate_self_signed("219999830019", "test")).sign(document).xml
+    assert validate_xml(signed, "ReporteDiarioCFE.xsd") == []
+    root = etree.fromstring(signed)
+    sections = [etree.QName(child).localname for child in root if etree.QName(child).localname.startswith("Rsmn")]
+    assert sections == ["Rsmn_Resg", "Rsmn_Bol", "Rsmn_Bol_Nota_Credito", "Rsmn_Bol_Nota_Debito"]
+    item = root.find(f"{D}Rsmn_Bol/{D}RsmnData/{D}Montos/{D}Mnts_Bol_Item")
+    assert [item.findtext(f"{D}{tag}") for tag in ("TotMntNoGrv", "TotMntIVAenSusp", "TotMntTotal")] == [
+        "2000.00",
+        "300.00",
+        "2300.00",
+    ]
