@@ -219,8 +219,8 @@ class CfeInput(BaseModel):
         alias="mntBruto",
         description="Indicador de montos brutos (A-C10): 1 los precios incluyen IVA; 2 incluyen IMEBA y "
         "adicionales (solo e-Boleta de entrada con compras a contribuyentes de IMEBA, indFact 15); "
-        "3 ventas de un contribuyente IVA mínimo, Monotributo o Monotributo Social MIDES (obligatorio para ellos). Ausente: precios "
-        "sin IVA. Por compatibilidad se acepta true como 1 y false como ausente.",
+        "3 ventas de un contribuyente IVA mínimo, Monotributo o Monotributo Social MIDES (obligatorio para "
+        "ellos). Ausente: precios sin IVA. Por compatibilidad se acepta true como 1 y false como ausente.",
     )
     tpo_moneda: str = Field(
         "UYU",
