@@ -19,6 +19,7 @@ from portal.service import pydantic_errors
 from portal.service.cfe.errors import CfeValidationError, FieldError
 from portal.service.cfe.model_parts import (
     CodItem,
+    ComplFiscal,
     Day,
     DscRcgGlobal,
     Item,
@@ -34,6 +35,7 @@ from portal.service.cfe.model_parts import (
 __all__ = [
     "CfeInput",
     "CodItem",
+    "ComplFiscal",
     "DscRcgGlobal",
     "Item",
     "MedioPago",
@@ -44,7 +46,9 @@ __all__ = [
     "parse_cfe_input",
 ]
 
-SupportedCfeType = Literal[101, 102, 103, 111, 112, 113, 121, 122, 123, 124, 151, 152, 153, 181, 182]
+SupportedCfeType = Literal[
+    101, 102, 103, 111, 112, 113, 121, 122, 123, 124, 131, 132, 133, 141, 142, 143, 151, 152, 153, 181, 182
+]
 
 
 _ETICKET_EXAMPLE = {
@@ -165,6 +169,16 @@ _BOLETA_EXAMPLE = {
         {"indFact": 15, "nomItem": "Novillos gordos", "cantidad": "12", "uniMed": "cab", "precioUnitario": "1850"}
     ],
 }
+_CUENTA_AJENA_EXAMPLE = {
+    "tipoCFE": 141,
+    "fmaPago": 1,
+    "receptor": _EFACTURA_EXAMPLE["receptor"],
+    "items": [
+        {"indFact": 3, "nomItem": "Masas", "cantidad": "20", "uniMed": "kg", "precioUnitario": "230"},
+        {"indFact": 1, "nomItem": "Vasos", "cantidad": "20", "uniMed": "Un", "precioUnitario": "25"},
+    ],
+    "complFiscal": {"tipoDocMdte": 2, "pais": "UY", "docMdte": "219000090011", "nombreMdte": "DGI PRUEBA"},
+}
 
 
 class CfeInput(BaseModel):
@@ -190,6 +204,7 @@ class CfeInput(BaseModel):
                 _EXPORT_NOTE_EXAMPLE,
                 _EXPORT_REMITO_EXAMPLE,
                 _BOLETA_EXAMPLE,
+                _CUENTA_AJENA_EXAMPLE,
             ]
         },
     )
@@ -198,7 +213,8 @@ class CfeInput(BaseModel):
         alias="tipoCFE",
         description="Tipo de CFE (A-C2): 101 e-Ticket, 102/103 NC/ND de e-Ticket, 111 e-Factura, "
         "112/113 NC/ND de e-Factura, 121 e-Factura de Exportación, 122/123 sus NC/ND, 124 e-Remito de "
-        "Exportación, 151 e-Boleta de entrada, 152/153 sus NC/ND, 181 e-Remito, 182 e-Resguardo.",
+        "Exportación, 131-133 e-Ticket y sus notas y 141-143 e-Factura y sus notas de venta por cuenta ajena, "
+        "151 e-Boleta de entrada, 152/153 sus NC/ND, 181 e-Remito, 182 e-Resguardo.",
     )
     fch_emis: Day = Field(
         default_factory=today_montevideo,
@@ -298,6 +314,12 @@ class CfeInput(BaseModel):
         description="IVA a otra tasa o sobre fictos (A-C123); obligatorio si hay ítems con indFact 4, "
         "porque DGI no fija esa tasa.",
     )
+    compl_fiscal: ComplFiscal | None = Field(
+        None,
+        alias="complFiscal",
+        description="Solo venta por cuenta ajena (131-133, 141-143), obligatorio: el mandante por cuenta de quien "
+        "se vende (zona K, Compl_Fiscal).",
+    )
     adenda: str | None = Field(
         None, max_length=10000, description="Texto libre impreso en la zona ADENDA; no se firma ni va a DGI."
     )
@@ -328,6 +350,20 @@ class CfeInput(BaseModel):
         if value is False:
             return None
         return value
+
+    @field_validator("compl_fiscal")
+    @classmethod
+    def _normalize_principal_doc(cls, part: ComplFiscal | None) -> ComplFiscal | None:
+        # As for the receiver: 21-900009-001-1 is typed, 219000090011 is what DGI wants.
+        if (
+            part
+            and part.tipo_doc_mdte in URUGUAYAN_DOC_TYPES
+            and all(ch.isdigit() or ch in ".- " for ch in part.doc_mdte)
+        ):
+            cleaned = "".join(ch for ch in part.doc_mdte if ch.isdigit()) or part.doc_mdte
+            if cleaned != part.doc_mdte:
+                return part.model_copy(update={"doc_mdte": cleaned})
+        return part
 
     @field_validator("receptor")
     @classmethod

@@ -323,3 +323,35 @@ class Referencia(_Part):
             ]
         }
     )
+
+
+class ComplFiscal(_Part):
+    """Complemento fiscal (zona K) of a sale on behalf of others (131-133, 141-143): the principal (mandante)
+    for whom the issuer sells. The issuer's own RUT (RUCEmisor of Compl_Fiscal_Data) is written by the service,
+    as in DGI's sample envelopes; the principal's document goes in docMdte."""
+
+    tipo_doc_mdte: Literal[1, 2, 3, 4, 5, 6, 7] = Field(
+        alias="tipoDocMdte",
+        description="Tipo de documento del mandante (K-C2): 1 NIE, 2 RUT, 3 C.I., 4 Otros, 5 Pasaporte, 6 DNI, 7 NIFE.",
+    )
+    pais: str = Field(
+        "UY",
+        pattern=r"^([A-Z]{2}|99)$",
+        description="País del documento, ISO 3166-1 alfa-2 (K-C3); UY para NIE, RUT y C.I.",
+    )
+    doc_mdte: str = Field(
+        alias="docMdte",
+        min_length=1,
+        max_length=20,
+        description="Documento del mandante (K-C4); para NIE, RUT y C.I. se aceptan puntos y guiones y se "
+        "controla el dígito verificador.",
+    )
+    nombre_mdte: str = Field(
+        alias="nombreMdte", min_length=1, max_length=150, description="Nombre o denominación del mandante (K-C5)."
+    )
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"tipoDocMdte": 2, "pais": "UY", "docMdte": "219000090011", "nombreMdte": "DGI PRUEBA"}]
+        }
+    )

@@ -48,6 +48,12 @@ SHORT_TYPE = {
     111: "e-Factura",
     112: "NC e-Factura",
     113: "ND e-Factura",
+    131: "e-Ticket Cta. Aj.",
+    132: "NC e-Ticket Cta. Aj.",
+    133: "ND e-Ticket Cta. Aj.",
+    141: "e-Factura Cta. Aj.",
+    142: "NC e-Factura Cta. Aj.",
+    143: "ND e-Factura Cta. Aj.",
     121: "e-Fact. Exp.",
     122: "NC e-Fact. Exp.",
     123: "ND e-Fact. Exp.",
@@ -220,6 +226,11 @@ def header_legends(doc: Printable) -> list[str]:
     found = []
     if doc.pagos_terceros:
         found.append("Pagos por cuenta de terceros")
+    if doc.mandante:  # a sale on behalf of others names its principal (zona K)
+        name, doc_type, document, country = doc.mandante
+        found.append(
+            f"Venta por cuenta ajena - Mandante: {name} ({DOC_TYPE.get(doc_type, 'Doc.')} {document}, {country})"
+        )
     if doc.bienes_terceros:
         name, document = doc.bienes_terceros
         found.append(" ".join(part for part in ("Bienes de Terceros", name, document) if part))

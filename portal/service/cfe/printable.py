@@ -153,6 +153,7 @@ class Printable:
     qr_url: str | None = None
     preview: bool = False
     export_terms: tuple[int | str | None, ...] = ()  # (ClauVenta, ModVenta, ViaTransp) of an export, A-C13..15
+    mandante: tuple[str, int, str, str] | None = None  # zona K: (name, document type, document, country)
 
     @property
     def element(self) -> str:
@@ -271,6 +272,7 @@ def from_xml(
         adenda=adenda,
         preview=preview,
         export_terms=(_text(id_doc, "ClauVenta"), _int(id_doc, "ModVenta"), _int(id_doc, "ViaTransp")),
+        mandante=_mandante(doc.find("c:Compl_Fiscal/c:Compl_Fiscal_Data", _NS)),
     )
     if preview:
         return printable
@@ -290,6 +292,17 @@ def _qr_link(doc: Printable, node: etree._Element, digest: str) -> str:
         "eRem_Exp": doc.totals.get("MntTotal", Decimal(0)),
     }.get(doc.element, doc.totals.get("MntPagar", Decimal(0)))
     return qr_url(doc.emisor.rut, doc.tipo_cfe, doc.serie, doc.nro, amount, doc.fch_emis, digest)
+
+
+def _mandante(node: etree._Element | None) -> tuple[str, int, str, str] | None:
+    if node is None:
+        return None
+    return (
+        _text(node, "NombreMdte") or "",
+        _int(node, "TipoDocMdte") or 0,
+        _text(node, "DocMdte") or "",
+        _text(node, "Pais") or "",
+    )
 
 
 def _local(node: etree._Element) -> str:

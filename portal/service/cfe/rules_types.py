@@ -1,5 +1,6 @@
-"""DGI's rules for the fields only some CFE types carry: export (121-124: ClauVenta, ModVenta, ViaTransp) and
-the e-Boleta de entrada (151-153: MntBruto 2 for IMEBA, its indicators).
+"""DGI's rules for the fields only some CFE types carry: export (121-124: ClauVenta, ModVenta, ViaTransp), the
+e-Boleta de entrada (151-153: MntBruto 2 for IMEBA, its indicators) and sales on behalf of others (131-133,
+141-143: the principal of the Complemento Fiscal, zona K).
 
 Sources: CFEType.xsd 1.44.2 (`IdDoc_Fact_Exp`, `IdDoc_Rem_Exp`, `Totales_Fact_Exp`, `Item_Det_Fact_Exp`,
 `Item_Rem_Exp`) and DGI's "Formato de los CFE" v25-1 (A-C10, A-C13 to A-C15, A-C113). Each rule, its error
@@ -8,8 +9,15 @@ code and its test are listed in docs/DGI-RULES.md. Called by rules.validate befo
 
 from __future__ import annotations
 
-from portal.domain.cfe_types import IND_FACT_IMEBA, MOD_VENTA_SERVICES, VIA_TRANSP_NOT_APPLICABLE, CfeType
-from portal.service.cfe.codes import IND_FACT_DR_BOLETA, IND_FACT_DR_EXP, IND_FACT_ETCK_EFACT
+from portal.domain.cfe_types import (
+    CUENTA_AJENA_TYPES,
+    IND_FACT_IMEBA,
+    MOD_VENTA_SERVICES,
+    VIA_TRANSP_NOT_APPLICABLE,
+    CfeType,
+)
+from portal.domain.identifiers import URUGUAYAN_DOC_TYPES, DocType, document_error
+from portal.service.cfe.codes import COUNTRIES, IND_FACT_DR_BOLETA, IND_FACT_DR_EXP, IND_FACT_ETCK_EFACT
 from portal.service.cfe.model import CfeInput
 
 # Which export header fields each element has (XSD): "required", "optional" or absent (not applicable).
@@ -54,6 +62,39 @@ def check_type_fields(cfe: CfeInput, kind: CfeType, errors) -> None:
     if kind.element == "eBoleta":
         _boleta(cfe, errors)
     _global_adjustments(cfe, kind, errors)
+    _principal(cfe, kind, errors)
+
+
+_DOC_MESSAGES = {
+    "required": "Falta el documento del mandante.",
+    "format": "Formato de documento inválido.",
+    "check_digit": "Dígito verificador incorrecto.",
+}
+
+
+def _principal(cfe: CfeInput, kind: CfeType, errors) -> None:
+    """Zona K: a sale on behalf of others names its principal; no other type has one."""
+    part = cfe.compl_fiscal
+    if kind.code not in CUENTA_AJENA_TYPES:
+        if part is not None:
+            errors.add(
+                "complFiscal", "not_applicable", f"Solo las ventas por cuenta ajena llevan mandante, no {kind.name_es}."
+            )
+        return
+    if part is None:
+        errors.add(
+            "complFiscal", "required", "Indicá el mandante por cuenta de quien vendés (documento, país y nombre)."
+        )
+        return
+    problem = document_error(part.tipo_doc_mdte, part.doc_mdte)
+    if problem:
+        errors.add("complFiscal.docMdte", problem, _DOC_MESSAGES[problem])
+    if part.tipo_doc_mdte in URUGUAYAN_DOC_TYPES and part.pais != "UY":
+        errors.add("complFiscal.pais", "not_allowed", "NIE, RUT y C.I. son de Uruguay: el país es UY.")
+    elif part.tipo_doc_mdte == DocType.DNI and part.pais not in ("AR", "BR", "CL", "PY"):
+        errors.add("complFiscal.pais", "not_allowed", "El DNI corresponde a AR, BR, CL o PY.")
+    elif part.pais not in COUNTRIES:
+        errors.add("complFiscal.pais", "not_allowed", "País desconocido: usá su código de dos letras o 99.")
 
 
 def _global_adjustments(cfe: CfeInput, kind: CfeType, errors) -> None:

@@ -83,7 +83,20 @@ def build_cfe_xml(
     if cfe.referencias:
         _references(_sub(doc, "Referencia"), cfe)
     _cae(_sub(doc, "CAEData"), numbering)
+    if cfe.compl_fiscal is not None and element in ("eTck", "eFact"):
+        _compl_fiscal(_sub(doc, "Compl_Fiscal"), cfe, issuer)
     return root
+
+
+def _compl_fiscal(node: etree._Element, cfe: CfeInput, issuer: Issuer) -> None:
+    """Zona K in clear (Compl_Fiscal_Data): RUCEmisor is the issuer's own RUT, as in DGI's sample envelopes
+    Sob_219999830019_fac-Cta_Ajena-*.xml; the principal is TipoDocMdte, Pais, DocMdte and NombreMdte."""
+    data, part = _sub(node, "Compl_Fiscal_Data"), cfe.compl_fiscal
+    _sub(data, "RUCEmisor", issuer.rut)
+    _sub(data, "TipoDocMdte", part.tipo_doc_mdte)
+    _sub(data, "Pais", part.pais)
+    _sub(data, "DocMdte", part.doc_mdte)
+    _sub(data, "NombreMdte", part.nombre_mdte)
 
 
 def _id_doc(node: etree._Element, cfe: CfeInput, issuer: Issuer, numbering: Numbering, element: str) -> None:

@@ -26,6 +26,8 @@ from portal.service.errors import ApiError, FieldError, ValidationFailed
 DEBIT_NOTE_FOR = DEBIT_NOTE_OF
 # An export's notes repeat its terms of sale (A-C13 to A-C15).
 _EXPORT_TERMS = ("clauVenta", "modVenta", "viaTransp")
+# ... and those of a sale on behalf of others name the same principal (zona K).
+_TYPE_PARTS = (*_EXPORT_TERMS, "complFiscal")
 
 
 @dataclass(frozen=True)
@@ -153,7 +155,7 @@ def note_draft(original: IssuedCfe, note_type: int, reason: str | None = None) -
     source = original.input_json
     draft = {
         key: source[key]
-        for key in ("fmaPago", "mntBruto", "tpoMoneda", "tpoCambio", "receptor", "mntIVAOtra", *_EXPORT_TERMS)
+        for key in ("fmaPago", "mntBruto", "tpoMoneda", "tpoCambio", "receptor", "mntIVAOtra", *_TYPE_PARTS)
         if key in source
     }
     draft.update(tipoCFE=note_type, items=source.get("items", []), referencias=[_reference(original, reason)])

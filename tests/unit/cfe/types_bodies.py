@@ -244,3 +244,82 @@ BOLETA = {
         "referencias": [{"tpoDocRef": 151, "serie": "A", "nroCFERef": 2}],
     },
 }
+
+PRINCIPAL = {"tipoDocMdte": 2, "pais": "UY", "docMdte": "21-900009-001-1", "nombreMdte": "DGI PRUEBA"}
+EFACTURA_BUYER = {
+    "tipoDocRecep": 2,
+    "codPaisRecep": "UY",
+    "docRecep": "214844360018",
+    "rznSocRecep": "DGI",
+    "dirRecep": "Fernandez Crespo 1534",
+    "ciudadRecep": "Montevideo",
+}
+
+CUENTA_AJENA = {
+    # DGI's sample 141 (Sob_219999830019_fac-Cta_Ajena-no-enc.xml): its lines and principal, with the amounts
+    # DGI's formulas give for them (the sample's own totals put the taxed lines in MntNoGrv).
+    "141-dgi-sample": {
+        "tipoCFE": 141,
+        "fchEmis": "2024-05-11",
+        "fmaPago": 1,
+        "receptor": EFACTURA_BUYER,
+        "items": [
+            {"indFact": 3, "nomItem": "MASAS", "cantidad": "20", "uniMed": "KG", "precioUnitario": "230"},
+            {"indFact": 3, "nomItem": "MANTEL", "cantidad": "15", "uniMed": "Un", "precioUnitario": "12"},
+            {"indFact": 1, "nomItem": "VASOS", "cantidad": "20", "uniMed": "Un", "precioUnitario": "25"},
+        ],
+        "complFiscal": PRINCIPAL,
+    },
+    # A consignee's e-Ticket in pesos, prices with IVA, for a principal abroad.
+    "131": {
+        "tipoCFE": 131,
+        "fchEmis": "2024-05-11",
+        "fmaPago": 1,
+        "mntBruto": 1,
+        "items": [
+            {"indFact": 3, "nomItem": "Campera de cuero", "cantidad": "1", "precioUnitario": "4880"},
+            {"indFact": 2, "nomItem": "Libro", "cantidad": "2", "precioUnitario": "550"},
+        ],
+        "complFiscal": {"tipoDocMdte": 7, "pais": "AR", "docMdte": "30-71234567-1", "nombreMdte": "Cueros del Sur SA"},
+    },
+    "132": {
+        "tipoCFE": 132,
+        "fchEmis": "2024-05-12",
+        "fmaPago": 1,
+        "mntBruto": 1,
+        "items": [{"indFact": 2, "nomItem": "Libro devuelto", "cantidad": "1", "precioUnitario": "550"}],
+        "referencias": [{"tpoDocRef": 131, "serie": "A", "nroCFERef": 1, "fechaCFEref": "2024-05-11"}],
+        "complFiscal": {"tipoDocMdte": 7, "pais": "AR", "docMdte": "30-71234567-1", "nombreMdte": "Cueros del Sur SA"},
+    },
+    "133": {
+        "tipoCFE": 133,
+        "fchEmis": "2024-05-12",
+        "fmaPago": 1,
+        "items": [{"indFact": 3, "nomItem": "Envío", "cantidad": "1", "precioUnitario": "200"}],
+        "referencias": [{"indGlobal": 1, "razonRef": "Envíos de mayo"}],
+        "complFiscal": PRINCIPAL,
+    },
+    "142": {
+        "tipoCFE": 142,
+        "fchEmis": "2024-05-20",
+        "fmaPago": 2,
+        "tpoMoneda": "USD",
+        "tpoCambio": "39.250",
+        "receptor": EFACTURA_BUYER,
+        "items": [{"indFact": 3, "nomItem": "Bonificación", "cantidad": "1", "precioUnitario": "12.5"}],
+        "referencias": [{"tpoDocRef": 141, "serie": "A", "nroCFERef": 1, "razonRef": "Bonificación"}],
+        "complFiscal": PRINCIPAL,
+    },
+    "143": {
+        "tipoCFE": 143,
+        "fchEmis": "2024-05-20",
+        "fmaPago": 1,
+        "receptor": EFACTURA_BUYER,
+        "items": [
+            {"indFact": 3, "nomItem": "Flete", "cantidad": "1", "precioUnitario": "300"},
+            {"indFact": 2, "nomItem": "Seguro", "cantidad": "1", "precioUnitario": "120"},
+        ],
+        "referencias": [{"tpoDocRef": 141, "serie": "A", "nroCFERef": 1}],
+        "complFiscal": PRINCIPAL,
+    },
+}

@@ -80,3 +80,33 @@ def test_boleta_types_have_their_sections_after_the_resguardo():
         "300.00",
         "2300.00",
     ]
+
+
+def test_cuenta_ajena_types_have_their_sections_in_schema_order():
+    summaries = {}
+    for tipo in (101, 131, 132, 133, 111, 141, 142, 143):
+        summaries[tipo] = report_xml.TypeSummary()
+        summaries[tipo].add_receipt(DAY, 1, "A", 1, TICKET_TOTALS, Decimal(1), sent_alone=False)
+    document = report_xml.report_document(
+        rut="219999830019",
+        fecha=DAY,
+        sec_envio=1,
+        signed_at=datetime(2026, 11, 21, 0, 10, tzinfo=MONTEVIDEO),
+        summaries=summaries,
+    )
+    signed = CfeSigner(*generate_self_signed("219999830019", "test")).sign(document).xml
+    assert validate_xml(signed, "ReporteDiarioCFE.xsd") == []
+    root = etree.fromstring(signed)
+    sections = [etree.QName(child).localname for child in root if etree.QName(child).localname.startswith("Rsmn")]
+    assert sections == [
+        "Rsmn_Tck",
+        "Rsmn_Tck_CtaAj",
+        "Rsmn_Tck_Nota_Credito_CtaAj",
+        "Rsmn_Tck_Nota_Debito_CtaAj",
+        "Rsmn_Fac",
+        "Rsmn_Fac_CtaAj",
+        "Rsmn_Fac_Nota_Credito_CtaAj",
+        "Rsmn_Fac_Nota_Debito_CtaAj",
+    ]
+    ticket = root.find(f"{D}Rsmn_Tck_CtaAj/{D}RsmnData")
+    assert ticket.findtext(f"{D}Montos/{D}Mnts_FyT_Item/{D}TotMntTotal") == "122.00"
