@@ -114,3 +114,20 @@ def test_dgi_would_reject_takes_no_number(case, body, field, code, api_client, u
 def test_the_daily_totals_carry_the_export_in_pesos(api_client, user):
     receipt = issue(api_client, user, today(EXPORT["121-services"]))
     assert Decimal(receipt["totales"]["mntExpoyAsim"]) == Decimal("5400.00")
+
+
+@pytest.mark.parametrize("tipo", [121, 122, 123, 124, 131, 132, 133, 141, 142, 143, 151, 152, 153])
+def test_dgi_cae_of_every_new_type_uploads_and_numbers(tipo, api_client, auth_headers):
+    from portal.domain.cfe_types import CFE_TYPES
+    from tests.support.empresa_files import cae_xml
+
+    admin = auth_headers("admin@demo.uy", 1)
+    upload = api_client.post(
+        "/api/v1/empresa/cae",
+        data=cae_xml(tipo=tipo, serie="T", dnro=1, hnro=500, cae_id=90260000000 + tipo * 10),
+        content_type="application/xml",
+        headers=admin,
+    )
+    assert upload.status_code == 201, upload.json
+    assert (upload.json["tipoCFE"], upload.json["serie"], upload.json["restantes"]) == (tipo, "T", 500)
+    assert tipo in CFE_TYPES  # and the demo data (seed) has a range of it: the issue tests above number from it
