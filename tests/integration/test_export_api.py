@@ -131,3 +131,28 @@ def test_dgi_cae_of_every_new_type_uploads_and_numbers(tipo, api_client, auth_he
     assert upload.status_code == 201, upload.json
     assert (upload.json["tipoCFE"], upload.json["serie"], upload.json["restantes"]) == (tipo, "T", 500)
     assert tipo in CFE_TYPES  # and the demo data (seed) has a range of it: the issue tests above number from it
+
+
+def test_new_types_are_found_by_type_and_exported_to_csv(api_client, user):
+    import csv
+    import io
+
+    from tests.unit.cfe.types_bodies import BOLETA, CUENTA_AJENA
+
+    for body in (EXPORT["121-services"], BOLETA["151-imeba"], CUENTA_AJENA["141-dgi-sample"]):
+        issue(api_client, user, today(body))
+    for tipo, name in (
+        (121, "e-Factura de Exportación"),
+        (151, "e-Boleta de entrada"),
+        (141, "e-Factura Venta por Cuenta Ajena"),
+    ):
+        found = api_client.get("/api/v1/comprobante/buscar", query_string={"tipoCFE": tipo}, headers=user)
+        assert found.status_code == 200, found.json
+        listed = found.json.get("comprobantes", found.json.get("items"))  # the list's key (seams-api renames lists)
+        assert listed and {item["tipoCFE"] for item in listed} == {tipo}
+        with api_client.get(
+            "/api/v1/comprobante/buscar", query_string={"tipoCFE": tipo}, headers={**user, "Accept": "text/csv"}
+        ) as answer:
+            text = answer.data.decode("utf-8")
+        rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=";"))
+        assert rows[1][1] == name
