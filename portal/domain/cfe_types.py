@@ -85,6 +85,8 @@ INVOICE_TYPES = frozenset(t.code for t in _TYPES if t.element in ("eTck", "eFact
 # Export (A-C13 to A-C15: ClauVenta, ModVenta, ViaTransp): the e-Factura de Exportación family and the e-Remito
 # de Exportación. Their lines are export and assimilated (IndFact 10) and carry no IVA.
 EXPORT_TYPES = frozenset(t.code for t in _TYPES if t.element in ("eFact_Exp", "eRem_Exp"))
+EXPORT_INVOICE_TYPES = frozenset(t.code for t in _TYPES if t.element == "eFact_Exp")
+IND_FACT_EXPORT = 10  # export and assimilated (B-C4): no IVA
 # ModVenta (A-C14) 90: the export of services, which travel by no road (ViaTransp 8, "no aplica").
 MOD_VENTA_SERVICES = 90
 VIA_TRANSP_NOT_APPLICABLE = 8

@@ -16,6 +16,7 @@ from portal.client.cfe import PRICES_INCLUDE_IVA, SMALL_TAXPAYER_SALES, CfeReque
 from portal.domain.cfe_types import (
     E_REMITO,
     E_RESGUARDO,
+    EXPORT_INVOICE_TYPES,
     IND_FACT_BASIC_RATE,
     INVOICE_TYPES,
     NO_UNIT,
@@ -60,7 +61,7 @@ def _line(line: dict, tipo: int) -> Line:
             code=_text(line, "cod_ret"), rate=line.get("tasa"), base=line.get("base"), amount=line.get("valor")
         )
         return Line(retentions=(retention,))
-    priced = tipo in INVOICE_TYPES
+    priced = tipo in INVOICE_TYPES or tipo in EXPORT_INVOICE_TYPES
     return Line(
         name=_text(line, "nom_item") or None,
         quantity=line.get("cantidad"),
@@ -84,6 +85,7 @@ def _receiver(data: dict) -> Receiver | None:
         address=_text(data, "dir_recep") or None,
         city=_text(data, "ciudad_recep") or None,
         department=_text(data, "depto_recep") or None,
+        country_name=_text(data, "pais_recep") or None,
     )
     return None if receiver == Receiver() else receiver
 
@@ -111,7 +113,8 @@ class Body:
 def build_body(data: dict) -> Body:
     """The service's "issue a CFE" request from the form's data (`form.data`: decimals and dates parsed)."""
     tipo = int(data["tipo_cfe"])
-    invoice = tipo in INVOICE_TYPES
+    export = tipo in EXPORT_INVOICE_TYPES
+    invoice = tipo in INVOICE_TYPES or export
     currency = (_text(data, "tpo_moneda") or "UYU") if tipo != E_REMITO else None
     rows = tuple(i for i, line in enumerate(data.get("lines") or []) if not _blank_line(line))
     reference = _reference(data) if tipo in NOTE_TYPES else None
@@ -120,7 +123,7 @@ def build_body(data: dict) -> Body:
         issue_date=data["fch_emis"] if isinstance(data.get("fch_emis"), date) else None,
         payment_form=int(data.get("fma_pago") or 1) if invoice else None,
         due_date=data["fch_venc"] if invoice and isinstance(data.get("fch_venc"), date) else None,
-        gross_amounts=_gross_amounts(data) if invoice else None,
+        gross_amounts=_gross_amounts(data) if invoice and not export else None,
         currency=currency,
         exchange_rate=data.get("tpo_cambio") if currency not in (None, "UYU") else None,
         transfer_kind=int(data.get("tipo_traslado") or 1) if tipo == E_REMITO else None,
@@ -129,6 +132,9 @@ def build_body(data: dict) -> Body:
         references=(reference,) if reference else (),
         adenda=_text(data, "adenda") or None,
         corrects=_text(data, "corrige") or None,
+        sale_clause=(_text(data, "clau_venta").upper() or None) if export else None,
+        sale_mode=int(data["mod_venta"]) if export and data.get("mod_venta") else None,
+        transport=int(data["via_transp"]) if export and data.get("via_transp") else None,
     )
     return Body(cfe, rows)
 
@@ -178,6 +184,10 @@ def form_data(cfe: CfeRequest) -> dict:
         ("dir_recep", receiver.address),
         ("ciudad_recep", receiver.city),
         ("depto_recep", receiver.department),
+        ("pais_recep", receiver.country_name),
+        ("clau_venta", cfe.sale_clause),
+        ("mod_venta", cfe.sale_mode),
+        ("via_transp", cfe.transport),
     ):
         if value:
             data[name] = value

@@ -1,0 +1,69 @@
+"""The portal issues an e-Factura de Exportación: the type shows the terms of sale and the country of the buyer
+(and only it does), the lines offer the export indicators, the receipt is issued through the live service, and
+its credit note is drafted from the receipt page with the same terms."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.integration.test_comprobantes_portal import HTMX, form_values, issue, new_form, soup
+
+
+@pytest.fixture
+def usuario(signed_in):
+    return signed_in("usuario@demo.uy")
+
+
+def export_form(client) -> dict[str, str]:
+    data = new_form(client)
+    reshaped = soup(client.post("/comprobantes/nuevo/tipo", data={**data, "tipo_cfe": "121"}, headers=HTMX))
+    data = form_values(reshaped)
+    data.update(
+        {
+            "fma_pago": "2",
+            "tpo_moneda": "USD",
+            "tpo_cambio": "39,250",
+            "tipo_doc_recep": "4",
+            "cod_pais_recep": "US",
+            "doc_recep": "98-7654321",
+            "rzn_soc_recep": "Acme Software Inc.",
+            "dir_recep": "500 Market Street",
+            "ciudad_recep": "San Francisco",
+            "pais_recep": "Estados Unidos",
+            "lines-0-nom_item": "Desarrollo de software",
+            "lines-0-cantidad": "120",
+            "lines-0-uni_med": "h",
+            "lines-0-precio_unitario": "45",
+        }
+    )
+    return data
+
+
+def test_the_export_fields_show_only_for_an_export(usuario):
+    data = new_form(usuario)
+    plain = soup(usuario.post("/comprobantes/nuevo/tipo", data={**data, "tipo_cfe": "111"}, headers=HTMX))
+    assert plain.select_one("#clau_venta") is None and plain.select_one("#pais_recep") is None
+    export = soup(usuario.post("/comprobantes/nuevo/tipo", data={**data, "tipo_cfe": "121"}, headers=HTMX))
+    assert export.select_one("#clau_venta")["value"] == "N/A"
+    assert export.select_one("#mod_venta option[selected]")["value"] == "90"
+    assert export.select_one("#via_transp option[selected]")["value"] == "8"
+    assert export.select_one("#pais_recep") is not None and export.select_one("#mnt_bruto") is None
+    offered = [option["value"] for option in export.select("#lines-0-ind_fact option")]
+    assert offered == ["10", "5", "6", "7"]
+    assert export.select_one("#lines-0-ind_fact option[selected]")["value"] == "10"
+
+
+def test_usuario_issues_an_export_invoice_and_credits_it_from_its_page(usuario):
+    receipt_id = issue(usuario, export_form(usuario))
+    page = usuario.get(f"/comprobantes/{receipt_id}")
+    assert page.status_code == 200
+    assert soup(page).h1.get_text(strip=True) == "e-Factura de exportación A-0000001"
+    pdf = usuario.get(f"/comprobantes/{receipt_id}/pdf")
+    assert pdf.status_code == 200 and pdf.mimetype == "application/pdf"
+    credit_links = [a["href"] for a in soup(page).select("a[href]") if "nota" in a["href"]]
+    assert credit_links, "the receipt page offers its notes"
+    draft = soup(usuario.get(credit_links[0], follow_redirects=True))
+    values = form_values(draft)
+    assert values["tipo_cfe"] in ("122", "123")
+    assert (values["clau_venta"], values["mod_venta"], values["via_transp"]) == ("N/A", "90", "8")
+    assert values["pais_recep"] == "Estados Unidos"
