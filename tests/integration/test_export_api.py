@@ -72,8 +72,9 @@ def test_an_export_issues_signed_valid_and_printed(name, api_client, user, tmp_p
     assert receipt["urlQR"].split("?")[1].split(",")[4] == monto
     printed = _pdf_text(api_client, user, receipt["idCfeEmitido"], tmp_path)
     assert ("e-Remito de Exportación" if tipo == 124 else "e-Factura de Exportación") in printed
-    assert f"Cláusula de venta: {EXPORT[name]['clauVenta']}" in printed
-    assert "Vía de transporte:" in printed and "Exportación y asimiladas" in printed
+    # A buyer abroad: the labels in Spanish and English (the fiscal legends in Spanish only).
+    assert f"Cláusula de venta / Incoterm: {EXPORT[name]['clauVenta']}" in printed
+    assert "Vía de transporte / Transport:" in printed and "Exportación y asimiladas / Export" in printed
     assert "Puede verificar comprobante en www.dgi.gub.uy" in printed
     assert ("TOTAL A PAGAR" in printed) is (tipo != 124)
 
@@ -156,3 +157,22 @@ def test_new_types_are_found_by_type_and_exported_to_csv(api_client, user):
             text = answer.data.decode("utf-8")
         rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=";"))
         assert rows[1][1] == name
+
+
+def test_the_pdf_is_bilingual_for_a_receiver_abroad_and_on_request(api_client, user, tmp_path):
+    from tests.support import cfe_bodies as bodies
+
+    export = issue(api_client, user, today(EXPORT["121-services"]))
+    assert "Fecha / Date:" in _pdf_text(api_client, user, export["idCfeEmitido"], tmp_path)
+    factura = issue(api_client, user, bodies.body(bodies.EFACTURA))
+    assert "Fecha / Date:" not in _pdf_text(api_client, user, factura["idCfeEmitido"], tmp_path)
+    asked = api_client.get(
+        GET,
+        query_string={"idCfeEmitido": factura["idCfeEmitido"], "bilingue": "true"},
+        headers={**user, "Accept": "application/pdf"},
+    )
+    (tmp_path / "b.pdf").write_bytes(asked.data)
+    text = subprocess.run(
+        ["pdftotext", str(tmp_path / "b.pdf"), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "Fecha / Date:" in text and "RUC COMPRADOR" in text

@@ -158,7 +158,7 @@ def _totals(pdf: _A4) -> None:
     for label, value, strong in rows:
         y, size = pdf.get_y(), M if strong and label.startswith("TOTAL A PAGAR") else words.TEXT_PT
         height = 6.0 if size == M else LINE
-        pdf.put(90, y, 70, label, size=size, bold=strong, align="R", h=height)
+        pdf.put(LEFT, y, 160 - LEFT, label, size=size, bold=strong, align="R", h=height)  # room for a bilingual label
         pdf.put(160, y, RIGHT - 160, words.money(value), size=size, bold=strong, align="R", h=height, shrink=True)
         pdf.set_y(y + height)
     pdf.set_y(pdf.get_y() + 2)
@@ -178,6 +178,7 @@ def _discounts(pdf: _A4) -> None:
 def _section(pdf: _A4, title: str, lines: list[str]) -> None:
     if not lines:
         return
+    title = words.bi(pdf.doc, title)
     wrapped = [part for line in lines for part in pdf.lines_of(line, RIGHT - LEFT)]
     pdf.room(min(len(wrapped) + 1, 4) * LINE)  # keep a title with its first lines
     rows = ([(title, True)] if title else []) + [(line, False) for line in wrapped]

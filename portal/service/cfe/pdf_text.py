@@ -66,6 +66,57 @@ SHORT_TYPE = {
 }
 
 
+# -- bilingual receipts (issue 29): our labels in Spanish and English; DGI's fiscal legends (RUC EMISOR, the
+# type's name, RUC COMPRADOR, CONSUMO FINAL, Fecha de vencimiento, Código de seguridad, CAE, "Puede verificar
+# comprobante en...", IVA al día, the regime box, ADENDA) stay exactly as DGI writes them.
+ENGLISH = {
+    "Forma de pago": "Payment",
+    "Contado": "Cash",
+    "Crédito": "Credit",
+    "Fecha": "Date",
+    "Vencimiento del pago": "Due date",
+    "Moneda": "Currency",
+    "T.C.": "Rate",
+    "RECEPTOR": "CUSTOMER",
+    "Orden de compra": "Purchase order",
+    "Descripción": "Description",
+    "IVA": "VAT",
+    "Cant.": "Qty",
+    "Unid.": "Unit",
+    "P. unitario": "Unit price",
+    "Desc./Rec.": "Disc./Surch.",
+    "Importe": "Amount",
+    "Exento / no gravado": "Exempt / not taxed",
+    "Exportación y asimiladas": "Export",
+    "Impuesto percibido": "Tax collected",
+    "IVA en suspenso": "Suspended VAT",
+    "Retenciones / percepciones": "Withholdings",
+    "Créditos fiscales": "Tax credits",
+    "Monto no facturable": "Non-billable",
+    "TOTAL A PAGAR": "AMOUNT DUE",
+    "Medios de pago": "Payment methods",
+    "Referencias": "References",
+    "Exportación": "Export terms",
+    "Cláusula de venta": "Incoterm",
+    "Modalidad de venta": "Sale mode",
+    "Vía de transporte": "Transport",
+    "Tipo de traslado": "Transfer",
+    "Información adicional": "Additional information",
+    "Descuentos y recargos globales": "Discounts and surcharges",
+}
+
+
+def bi(doc: Printable, spanish: str) -> str:
+    """A label as printed: Spanish, or "Spanish / English" on a bilingual receipt."""
+    english = ENGLISH.get(spanish)
+    return f"{spanish} / {english}" if doc.bilingual and english else spanish
+
+
+def english(doc: Printable, spanish: str) -> str | None:
+    """The English of a label on a bilingual receipt (a second line under a narrow column's title), or None."""
+    return ENGLISH.get(spanish) if doc.bilingual else None
+
+
 def _group(integer_part: str) -> str:
     sign, digits = ("-", integer_part[1:]) if integer_part.startswith("-") else ("", integer_part)
     groups = []
@@ -117,13 +168,13 @@ def export_lines(doc: Printable) -> list[str]:
     if not any(doc.export_terms):
         return []
     clause, mode, via = doc.export_terms
-    lines = [f"Cláusula de venta: {clause}"] if clause else []
+    lines = [f"{bi(doc, 'Cláusula de venta')}: {clause}"] if clause else []
     if mode is not None:
-        lines.append(f"Modalidad de venta: {mode} - {MOD_VENTA.get(mode, '')}".rstrip(" -"))
+        lines.append(f"{bi(doc, 'Modalidad de venta')}: {mode} - {MOD_VENTA.get(mode, '')}".rstrip(" -"))
     if via is not None:
-        lines.append(f"Vía de transporte: {via} - {VIA_TRANSP.get(via, '')}".rstrip(" -"))
+        lines.append(f"{bi(doc, 'Vía de transporte')}: {via} - {VIA_TRANSP.get(via, '')}".rstrip(" -"))
     if doc.element == "eRem_Exp" and doc.tipo_traslado:
-        lines.append(f"Tipo de traslado: {TIPO_TRASLADO.get(doc.tipo_traslado, '')}")
+        lines.append(f"{bi(doc, 'Tipo de traslado')}: {TIPO_TRASLADO.get(doc.tipo_traslado, '')}")
     return lines
 
 
@@ -174,7 +225,7 @@ def receiver_title(doc: Printable) -> str:
     receiver = doc.receiver
     if doc.element == "eBoleta":  # the buyer issues it: its receiver is the seller
         return "RUC VENDEDOR" if receiver is None or receiver.tipo_doc == 2 else "VENDEDOR"
-    return "RUC COMPRADOR" if receiver is None or receiver.tipo_doc == 2 else "RECEPTOR"
+    return "RUC COMPRADOR" if receiver is None or receiver.tipo_doc == 2 else bi(doc, "RECEPTOR")
 
 
 def receiver_document(doc: Printable) -> str | None:
@@ -270,7 +321,7 @@ def total_rows(doc: Printable) -> list[tuple[str, Decimal, bool]]:
             ("MntIVATasaBasica", f"IVA tasa básica {_rate(t.get('IVATasaBasica'))}"),
             ("MntIVAOtra", "IVA otra tasa"),
         )
-        rows += [(label, t[tag], False) for tag, label in labels if t.get(tag)]
+        rows += [(bi(doc, label), t[tag], False) for tag, label in labels if t.get(tag)]
     rows.append((f"TOTAL {currency}", t.get("MntTotal", Decimal(0)), True))
     for tag, label in (
         ("MntTotRetenido", "Retenciones / percepciones"),
@@ -278,7 +329,7 @@ def total_rows(doc: Printable) -> list[tuple[str, Decimal, bool]]:
         ("MontoNF", "Monto no facturable"),
     ):
         if t.get(tag):
-            rows.append((label, t[tag], False))
+            rows.append((bi(doc, label), t[tag], False))
     if doc.element != "eRem_Exp":  # the e-Remito de Exportación declares a value; nothing is paid on it
-        rows.append((f"TOTAL A PAGAR {currency}", t.get("MntPagar", Decimal(0)), True))
+        rows.append((f"{bi(doc, 'TOTAL A PAGAR')} {currency}", t.get("MntPagar", Decimal(0)), True))
     return rows

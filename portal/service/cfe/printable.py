@@ -154,6 +154,7 @@ class Printable:
     preview: bool = False
     export_terms: tuple[int | str | None, ...] = ()  # (ClauVenta, ModVenta, ViaTransp) of an export, A-C13..15
     mandante: tuple[str, int, str, str] | None = None  # zona K: (name, document type, document, country)
+    bilingual: bool = False  # labels in Spanish and English (pdf_text.bi); DGI's legends stay in Spanish
 
     @property
     def element(self) -> str:

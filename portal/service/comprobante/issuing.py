@@ -288,7 +288,9 @@ def numbering_of(record: IssuedCfe, session: Session) -> Numbering:
     )
 
 
-def receipt_pdf(record: IssuedCfe, *, logo: bytes | None = None, paper: str = "a4") -> bytes:
+def receipt_pdf(
+    record: IssuedCfe, *, logo: bytes | None = None, paper: str = "a4", bilingual: bool | None = None
+) -> bytes:
     """The printed representation, read from the signed XML as stored (number and CAE included), with the
     adenda and the issuer settings snapshot taken when it was issued: a reprint never disagrees with what
     was signed."""
@@ -300,6 +302,7 @@ def receipt_pdf(record: IssuedCfe, *, logo: bytes | None = None, paper: str = "a
         qr_url=record.qr_url,
         logo=logo,
         paper=paper,
+        bilingual=bilingual,
     )
 
 

@@ -145,7 +145,8 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
         return _download(record.xml, "application/xml", f"{name}.xml")
     if wanted == "application/pdf":
         paper = _paper(session, principal.company_id, record.tipo_cfe, query.formato)
-        pdf = issuing.receipt_pdf(record, logo=company_logo(session, principal.company_id), paper=paper)
+        logo = company_logo(session, principal.company_id)
+        pdf = issuing.receipt_pdf(record, logo=logo, paper=paper, bilingual=query.bilingue)
         return _download(pdf, "application/pdf", f"{name}.pdf")
     response = Response(
         cfe_emitido(record, [], session).model_dump_json(by_alias=True, exclude_none=True), mimetype="application/json"
