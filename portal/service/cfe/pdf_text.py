@@ -35,7 +35,7 @@ IND_FACT = {
     10: "Export.",
     11: "Percib.",
     12: "Susp.",
-    13: "No contrib.",
+    13: "No contr.",
     14: "IVA mín.",
     15: "IMEBA",
     16: "IVA mín.",
