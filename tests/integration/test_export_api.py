@@ -176,3 +176,15 @@ def test_the_pdf_is_bilingual_for_a_receiver_abroad_and_on_request(api_client, u
         ["pdftotext", str(tmp_path / "b.pdf"), "-"], capture_output=True, text=True, check=True
     ).stdout
     assert "Fecha / Date:" in text and "RUC COMPRADOR" in text
+
+
+def test_the_homes_figures_count_an_export_as_a_sale_and_a_boleta_as_none(api_client, user):
+    from tests.unit.cfe.types_bodies import BOLETA
+
+    export = issue(api_client, user, today(EXPORT["121-services"]))
+    issue(api_client, user, today(BOLETA["151-several"]))  # in dollars too: a purchase, not a sale
+    today_figures = api_client.get("/api/v1/empresa/resumen", headers=user).json["hoy"]
+    by_type = {(t["tipoCFE"], t["moneda"]): t["cantidad"] for t in today_figures["porTipo"]}
+    assert by_type[(121, "USD")] == 1 and by_type[(151, "USD")] == 1
+    usd = {t["moneda"]: t["neto"] for t in today_figures["porMoneda"]}["USD"]
+    assert Decimal(usd) == Decimal(export["totales"]["mntPagar"])
