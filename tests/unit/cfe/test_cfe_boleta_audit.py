@@ -15,29 +15,21 @@ from lxml import etree
 from portal.service.cfe import parse_cfe_input
 from portal.service.cfe.rules import validate
 from portal.service.cfe.rules_dgi import Emission
-from portal.service.cfe.schema import validate_cfe
 from tests.unit.cfe.conftest import UI_VALUE
-from tests.unit.cfe.types_bodies import BOLETA
+from tests.unit.cfe.types_bodies import BOLETA, amount, changed, signed_valid_verified
 
 NS = {"c": "http://cfe.dgi.gub.uy", "ds": "http://www.w3.org/2000/09/xmldsig#"}
 _EMISSION = Emission(signing_date=date(2024, 5, 11))
 _NOT_TAXED = ("13", "14", "15", "17")
 
 
-def _dec(node, tag: str) -> Decimal:
-    return Decimal(node.findtext(f"c:{tag}", default="0", namespaces=NS))
+_dec = amount
 
 
 @pytest.mark.parametrize("name", sorted(BOLETA))
 def test_boleta_is_valid_signed_and_exact(name, sign, xmlsec1_verify):
     body = BOLETA[name]
-    assert validate(parse_cfe_input(body), ui_value=UI_VALUE, emission=_EMISSION) == []
-    signed = sign(body)
-    assert validate_cfe(signed.xml) == []
-    ok, output = xmlsec1_verify(signed.xml, f"boleta-{name}.xml")
-    assert ok, output
-    root = etree.fromstring(signed.xml)
-    doc = root[0]
+    signed, root, doc = signed_valid_verified(body, f"boleta-{name}", sign, xmlsec1_verify)
     assert etree.QName(doc).localname == "eBoleta"
     id_doc = doc.find("c:Encabezado/c:IdDoc", NS)
     assert id_doc.findtext("c:MntBruto", namespaces=NS) == (str(body["mntBruto"]) if "mntBruto" in body else None)
@@ -75,13 +67,7 @@ def test_boleta_is_valid_signed_and_exact(name, sign, xmlsec1_verify):
 
 
 def _change(name: str, **changes) -> dict:
-    body = copy.deepcopy(BOLETA[name])
-    for key, value in changes.items():
-        if value is None:
-            body.pop(key, None)
-        else:
-            body[key] = value
-    return body
+    return changed(BOLETA, name, **changes)
 
 
 def _line(name: str, index: int, **changes) -> dict:

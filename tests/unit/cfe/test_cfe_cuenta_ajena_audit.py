@@ -20,17 +20,15 @@ from portal.service.cfe import parse_cfe_input
 from portal.service.cfe.pdf import render_receipt
 from portal.service.cfe.rules import validate
 from portal.service.cfe.rules_dgi import Emission
-from portal.service.cfe.schema import validate_cfe
 from tests.unit.cfe.conftest import ISSUER_RUT, UI_VALUE
-from tests.unit.cfe.types_bodies import CUENTA_AJENA
+from tests.unit.cfe.types_bodies import CUENTA_AJENA, amount, changed, signed_valid_verified
 
 NS = {"c": "http://cfe.dgi.gub.uy", "ds": "http://www.w3.org/2000/09/xmldsig#"}
 _EMISSION = Emission(signing_date=date(2024, 5, 11))
 _CENT = Decimal("0.01")
 
 
-def _dec(node, tag: str) -> Decimal:
-    return Decimal(node.findtext(f"c:{tag}", default="0", namespaces=NS))
+_dec = amount
 
 
 def _dgi_sample_principal() -> etree._Element:
@@ -41,13 +39,7 @@ def _dgi_sample_principal() -> etree._Element:
 @pytest.mark.parametrize("name", sorted(CUENTA_AJENA))
 def test_cuenta_ajena_is_valid_signed_and_exact(name, sign, xmlsec1_verify):
     body = CUENTA_AJENA[name]
-    assert validate(parse_cfe_input(body), ui_value=UI_VALUE, emission=_EMISSION) == []
-    signed = sign(body)
-    assert validate_cfe(signed.xml) == []
-    ok, output = xmlsec1_verify(signed.xml, f"cta-ajena-{name}.xml")
-    assert ok, output
-    root = etree.fromstring(signed.xml)
-    doc = root[0]
+    signed, root, doc = signed_valid_verified(body, f"cta-ajena-{name}", sign, xmlsec1_verify)
     assert etree.QName(doc).localname == ("eTck" if body["tipoCFE"] < 140 else "eFact")
 
     # Zona K, the last child of the document, shaped as in DGI's sample envelope.
@@ -108,13 +100,7 @@ def test_a_cuenta_ajena_eticket_prints_on_a_roll(sign, issuer):
 
 
 def _with(name: str, **changes) -> dict:
-    body = copy.deepcopy(CUENTA_AJENA[name])
-    for key, value in changes.items():
-        if value is None:
-            body.pop(key, None)
-        else:
-            body[key] = value
-    return body
+    return changed(CUENTA_AJENA, name, **changes)
 
 
 def _principal(name: str, **changes) -> dict:

@@ -16,17 +16,15 @@ from lxml import etree
 from portal.service.cfe import parse_cfe_input
 from portal.service.cfe.rules import validate
 from portal.service.cfe.rules_dgi import Emission
-from portal.service.cfe.schema import validate_cfe
 from tests.unit.cfe.conftest import UI_VALUE
-from tests.unit.cfe.types_bodies import EXPORT
+from tests.unit.cfe.types_bodies import EXPORT, amount, signed_valid_verified
 
 NS = {"c": "http://cfe.dgi.gub.uy", "ds": "http://www.w3.org/2000/09/xmldsig#"}
 _IVA_TAGS = ("IVATasaMin", "IVATasaBasica", "MntIVATasaMin", "MntIVATasaBasica", "MntNetoIVATasaBasica", "MntNoGrv")
 _EMISSION = Emission(signing_date=date(2024, 5, 11))
 
 
-def _dec(node, tag: str) -> Decimal:
-    return Decimal(node.findtext(f"c:{tag}", default="0", namespaces=NS))
+_dec = amount
 
 
 def _cents(value: Decimal) -> Decimal:
@@ -36,14 +34,7 @@ def _cents(value: Decimal) -> Decimal:
 @pytest.mark.parametrize("name", sorted(EXPORT))
 def test_export_receipt_is_valid_signed_and_exact(name, sign, xmlsec1_verify):
     body = EXPORT[name]
-    assert validate(parse_cfe_input(body), ui_value=UI_VALUE, emission=_EMISSION) == []
-    signed = sign(body)
-    assert validate_cfe(signed.xml) == []
-    ok, output = xmlsec1_verify(signed.xml, f"export-{name}.xml")
-    assert ok, output
-
-    root = etree.fromstring(signed.xml)
-    element = root[0]
+    signed, root, element = signed_valid_verified(body, f"export-{name}", sign, xmlsec1_verify)
     assert etree.QName(element).localname == ("eRem_Exp" if body["tipoCFE"] == 124 else "eFact_Exp")
     id_doc = element.find("c:Encabezado/c:IdDoc", NS)
     assert id_doc.findtext("c:ViaTransp", namespaces=NS) == str(body["viaTransp"])

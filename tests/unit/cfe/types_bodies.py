@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-FOREIGN_BUYER = {
-    "tipoDocRecep": 4,
-    "codPaisRecep": "US",
-    "docRecep": "98-7654321",
-    "rznSocRecep": "Acme Software Inc.",
-    "dirRecep": "500 Market Street",
-    "ciudadRecep": "San Francisco",
-    "paisRecep": "Estados Unidos",
-}
-BRAZILIAN_IMPORTER = {
-    "tipoDocRecep": 7,
-    "codPaisRecep": "BR",
-    "docRecep": "12.345.678/0001-90",
-    "rznSocRecep": "Importadora Sul Ltda.",
-    "dirRecep": "Rua das Flores 100",
-    "ciudadRecep": "Porto Alegre",
-    "paisRecep": "Brasil",
-}
+from portal.service.cfe.model import CfeInput
+from tests.unit.cfe.conftest import REALISTIC
+
+# The receivers of the OpenAPI examples (CfeInput's), so that what the documentation shows is what is tested.
+_EXAMPLES = {example["tipoCFE"]: example for example in CfeInput.model_config["json_schema_extra"]["examples"]}
+FOREIGN_BUYER = _EXAMPLES[121]["receptor"]
+BRAZILIAN_IMPORTER = _EXAMPLES[124]["receptor"]
 
 EXPORT = {
     # Services (software) to the United States, one line, in dollars.
@@ -246,14 +235,7 @@ BOLETA = {
 }
 
 PRINCIPAL = {"tipoDocMdte": 2, "pais": "UY", "docMdte": "21-900009-001-1", "nombreMdte": "DGI PRUEBA"}
-EFACTURA_BUYER = {
-    "tipoDocRecep": 2,
-    "codPaisRecep": "UY",
-    "docRecep": "214844360018",
-    "rznSocRecep": "DGI",
-    "dirRecep": "Fernandez Crespo 1534",
-    "ciudadRecep": "Montevideo",
-}
+EFACTURA_BUYER = {**REALISTIC[111]["receptor"]}  # DGI as buyer, as the other types' tests have it
 
 CUENTA_AJENA = {
     # DGI's sample 141 (Sob_219999830019_fac-Cta_Ajena-no-enc.xml): its lines and principal, with the amounts
@@ -323,3 +305,46 @@ CUENTA_AJENA = {
         "complFiscal": PRINCIPAL,
     },
 }
+
+
+def amount(node, tag: str):
+    """A Decimal of the signed XML (0 when the element is absent)."""
+    from decimal import Decimal
+
+    return Decimal(node.findtext(f"c:{tag}", default="0", namespaces={"c": "http://cfe.dgi.gub.uy"}))
+
+
+def signed_valid_verified(body: dict, name: str, sign, xmlsec1_verify):
+    """The audit's first steps for one request: no rule broken, signed, valid against CFEDGI.xsd and verified by
+    xmlsec1. Returns (the SignedCfe, its <CFE> root, the type's element)."""
+    from datetime import date
+
+    from lxml import etree
+
+    from portal.service.cfe import parse_cfe_input
+    from portal.service.cfe.rules import validate
+    from portal.service.cfe.rules_dgi import Emission
+    from portal.service.cfe.schema import validate_cfe
+    from tests.unit.cfe.conftest import UI_VALUE
+
+    emission = Emission(signing_date=date(2024, 5, 11))
+    assert validate(parse_cfe_input(body), ui_value=UI_VALUE, emission=emission) == []
+    signed = sign(body)
+    assert validate_cfe(signed.xml) == []
+    ok, output = xmlsec1_verify(signed.xml, f"{name}.xml")
+    assert ok, output
+    root = etree.fromstring(signed.xml)
+    return signed, root, root[0]
+
+
+def changed(bodies: dict, name: str, **changes) -> dict:
+    """A copy of bodies[name] with `changes` to its top-level fields (None drops the field)."""
+    import copy
+
+    body = copy.deepcopy(bodies[name])
+    for key, value in changes.items():
+        if value is None:
+            body.pop(key, None)
+        else:
+            body[key] = value
+    return body

@@ -20,15 +20,8 @@ EXPORT_TOTALS = {"mntExpoyAsim": "5400.00", "mntTotal": "5400.00", "mntPagar": "
 TICKET_TOTALS = {"mntNetoIVATasaBasica": "100.00", "mntIVATasaBasica": "22.00", "mntTotal": "122.00"}
 
 
-def test_export_types_have_their_own_sections_in_schema_order():
-    summaries = {}
-    for tipo, totals in ((101, TICKET_TOTALS), (121, EXPORT_TOTALS), (122, EXPORT_TOTALS), (123, EXPORT_TOTALS)):
-        summaries[tipo] = report_xml.TypeSummary()
-        summaries[tipo].add_receipt(DAY, 1, "A", 1, totals, Decimal("39.25"), sent_alone=True)
-    summaries[124] = report_xml.TypeSummary()
-    summaries[124].add_receipt(DAY, 1, "A", 3, EXPORT_TOTALS, Decimal(1), sent_alone=True)
-    summaries[181] = report_xml.TypeSummary()
-    summaries[181].add_receipt(DAY, 1, "A", 1, {}, Decimal(1), sent_alone=True)
+def _signed_report(summaries: dict) -> tuple[etree._Element, list[str]]:
+    """The day's report signed and valid against ReporteDiarioCFE.xsd, with the names of its sections."""
     document = report_xml.report_document(
         rut="219999830019",
         fecha=DAY,
@@ -39,7 +32,19 @@ def test_export_types_have_their_own_sections_in_schema_order():
     signed = CfeSigner(*generate_self_signed("219999830019", "test")).sign(document).xml
     assert validate_xml(signed, "ReporteDiarioCFE.xsd") == []
     root = etree.fromstring(signed)
-    sections = [etree.QName(child).localname for child in root if etree.QName(child).localname.startswith("Rsmn")]
+    return root, [etree.QName(c).localname for c in root if etree.QName(c).localname.startswith("Rsmn")]
+
+
+def test_export_types_have_their_own_sections_in_schema_order():
+    summaries = {}
+    for tipo, totals in ((101, TICKET_TOTALS), (121, EXPORT_TOTALS), (122, EXPORT_TOTALS), (123, EXPORT_TOTALS)):
+        summaries[tipo] = report_xml.TypeSummary()
+        summaries[tipo].add_receipt(DAY, 1, "A", 1, totals, Decimal("39.25"), sent_alone=True)
+    summaries[124] = report_xml.TypeSummary()
+    summaries[124].add_receipt(DAY, 1, "A", 3, EXPORT_TOTALS, Decimal(1), sent_alone=True)
+    summaries[181] = report_xml.TypeSummary()
+    summaries[181].add_receipt(DAY, 1, "A", 1, {}, Decimal(1), sent_alone=True)
+    root, sections = _signed_report(summaries)
     assert sections == [
         "Rsmn_Tck",
         "Rsmn_Fac_Exp",
@@ -62,17 +67,7 @@ def test_boleta_types_have_their_sections_after_the_resguardo():
         summaries[tipo] = report_xml.TypeSummary()
         totals = {"mntNoGrv": "2000.00", "mntIVaenSusp": "300.00", "mntTotal": "2300.00", "mntTotRetenido": "0"}
         summaries[tipo].add_receipt(DAY, 1, "A", 1, totals, Decimal(1), sent_alone=True)
-    document = report_xml.report_document(
-        rut="219999830019",
-        fecha=DAY,
-        sec_envio=1,
-        signed_at=datetime(2026, 11, 21, 0, 10, tzinfo=MONTEVIDEO),
-        summaries=summaries,
-    )
-    signed = CfeSigner(*generate_self_signed("219999830019", "test")).sign(document).xml
-    assert validate_xml(signed, "ReporteDiarioCFE.xsd") == []
-    root = etree.fromstring(signed)
-    sections = [etree.QName(child).localname for child in root if etree.QName(child).localname.startswith("Rsmn")]
+    root, sections = _signed_report(summaries)
     assert sections == ["Rsmn_Resg", "Rsmn_Bol", "Rsmn_Bol_Nota_Credito", "Rsmn_Bol_Nota_Debito"]
     item = root.find(f"{D}Rsmn_Bol/{D}RsmnData/{D}Montos/{D}Mnts_Bol_Item")
     assert [item.findtext(f"{D}{tag}") for tag in ("TotMntNoGrv", "TotMntIVAenSusp", "TotMntTotal")] == [
@@ -87,17 +82,7 @@ def test_cuenta_ajena_types_have_their_sections_in_schema_order():
     for tipo in (101, 131, 132, 133, 111, 141, 142, 143):
         summaries[tipo] = report_xml.TypeSummary()
         summaries[tipo].add_receipt(DAY, 1, "A", 1, TICKET_TOTALS, Decimal(1), sent_alone=False)
-    document = report_xml.report_document(
-        rut="219999830019",
-        fecha=DAY,
-        sec_envio=1,
-        signed_at=datetime(2026, 11, 21, 0, 10, tzinfo=MONTEVIDEO),
-        summaries=summaries,
-    )
-    signed = CfeSigner(*generate_self_signed("219999830019", "test")).sign(document).xml
-    assert validate_xml(signed, "ReporteDiarioCFE.xsd") == []
-    root = etree.fromstring(signed)
-    sections = [etree.QName(child).localname for child in root if etree.QName(child).localname.startswith("Rsmn")]
+    root, sections = _signed_report(summaries)
     assert sections == [
         "Rsmn_Tck",
         "Rsmn_Tck_CtaAj",
