@@ -188,3 +188,12 @@ def test_the_homes_figures_count_an_export_as_a_sale_and_a_boleta_as_none(api_cl
     assert by_type[(121, "USD")] == 1 and by_type[(151, "USD")] == 1
     usd = {t["moneda"]: t["neto"] for t in today_figures["porMoneda"]}["USD"]
     assert Decimal(usd) == Decimal(export["totales"]["mntPagar"])
+
+
+def test_the_openapi_document_has_a_request_example_for_every_type(api_client):
+    from portal.domain.cfe_types import CFE_TYPES
+
+    document = api_client.get("/api/v1/openapi.json").json
+    schema = document["components"]["schemas"]["CfeInput"]
+    assert {example["tipoCFE"] for example in schema["examples"]} == set(CFE_TYPES)
+    # Each issues as it stands: test_dgi_rules_api.test_every_openapi_example_of_emitir_issues_as_it_stands.

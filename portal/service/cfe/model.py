@@ -179,6 +179,65 @@ _CUENTA_AJENA_EXAMPLE = {
     ],
     "complFiscal": {"tipoDocMdte": 2, "pais": "UY", "docMdte": "219000090011", "nombreMdte": "DGI PRUEBA"},
 }
+# One working example per type not shown above (notes with a global reference: they stand on their own).
+_GLOBAL_REFERENCE = [{"indGlobal": 1, "razonRef": "Ajuste de los comprobantes del mes"}]
+_PRINCIPAL = _CUENTA_AJENA_EXAMPLE["complFiscal"]
+_FOREIGN = _EXPORT_SERVICES_EXAMPLE["receptor"]
+_EFACT_RECEIVER = _EFACTURA_EXAMPLE["receptor"]
+_LINE_22 = [{"indFact": 3, "nomItem": "Ajuste", "cantidad": "1", "precioUnitario": "100"}]
+_OTHER_EXAMPLES = [
+    {"tipoCFE": 102, "fmaPago": 1, "items": _LINE_22, "referencias": _GLOBAL_REFERENCE},
+    {"tipoCFE": 103, "fmaPago": 1, "items": _LINE_22, "referencias": _GLOBAL_REFERENCE},
+    {"tipoCFE": 113, "fmaPago": 1, "receptor": _EFACT_RECEIVER, "items": _LINE_22, "referencias": _GLOBAL_REFERENCE},
+    {
+        "tipoCFE": 123,
+        "fmaPago": 1,
+        "tpoMoneda": "USD",
+        "tpoCambio": "39.250",
+        "clauVenta": "N/A",
+        "viaTransp": 8,
+        "receptor": _FOREIGN,
+        "items": [{"indFact": 10, "nomItem": "Horas adicionales", "cantidad": "2", "precioUnitario": "45"}],
+        "referencias": _GLOBAL_REFERENCE,
+    },
+    {"tipoCFE": 131, "fmaPago": 1, "mntBruto": 1, "items": _LINE_22, "complFiscal": _PRINCIPAL},
+    {"tipoCFE": 132, "fmaPago": 1, "items": _LINE_22, "referencias": _GLOBAL_REFERENCE, "complFiscal": _PRINCIPAL},
+    {"tipoCFE": 133, "fmaPago": 1, "items": _LINE_22, "referencias": _GLOBAL_REFERENCE, "complFiscal": _PRINCIPAL},
+    *(
+        {
+            "tipoCFE": tipo,
+            "fmaPago": 1,
+            "receptor": _EFACT_RECEIVER,
+            "items": _LINE_22,
+            "referencias": _GLOBAL_REFERENCE,
+            "complFiscal": _PRINCIPAL,
+        }
+        for tipo in (142, 143)
+    ),
+    *(
+        {
+            "tipoCFE": tipo,
+            "fmaPago": 1,
+            "receptor": _BOLETA_EXAMPLE["receptor"],
+            "items": [{"indFact": 13, "nomItem": "Ajuste de peso", "cantidad": "1", "precioUnitario": "250"}],
+            "referencias": _GLOBAL_REFERENCE,
+        }
+        for tipo in (152, 153)
+    ),
+    {
+        "tipoCFE": 181,
+        "tipoTraslado": 1,
+        "receptor": _EFACT_RECEIVER,
+        "items": [{"nomItem": "Manzanas", "cantidad": "10", "uniMed": "kg"}],
+    },
+    {
+        "tipoCFE": 182,
+        "receptor": _EFACT_RECEIVER,
+        "items": [
+            {"retencPercep": [{"codRet": "2183165", "tasa": "50", "mntSujetoaRet": "22000", "valRetPerc": "11000"}]}
+        ],
+    },
+]
 
 
 class CfeInput(BaseModel):
@@ -205,6 +264,7 @@ class CfeInput(BaseModel):
                 _EXPORT_REMITO_EXAMPLE,
                 _BOLETA_EXAMPLE,
                 _CUENTA_AJENA_EXAMPLE,
+                *_OTHER_EXAMPLES,
             ]
         },
     )
