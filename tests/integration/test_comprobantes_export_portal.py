@@ -67,3 +67,57 @@ def test_usuario_issues_an_export_invoice_and_credits_it_from_its_page(usuario):
     assert values["tipo_cfe"] in ("122", "123")
     assert (values["clau_venta"], values["mod_venta"], values["via_transp"]) == ("N/A", "90", "8")
     assert values["pais_recep"] == "Estados Unidos"
+
+
+def _typed(client, tipo: str) -> dict[str, str]:
+    data = new_form(client)
+    return form_values(soup(client.post("/comprobantes/nuevo/tipo", data={**data, "tipo_cfe": tipo}, headers=HTMX)))
+
+
+def test_a_boleta_offers_the_sellers_indicators_and_imeba_and_issues(usuario):
+    data = _typed(usuario, "151")
+    form = soup(usuario.post("/comprobantes/nuevo/tipo", data=data, headers=HTMX))
+    assert form.select_one("#incluye_imeba") is not None and form.select_one("#mnt_bruto") is None
+    assert [o["value"] for o in form.select("#lines-0-ind_fact option")][:4] == ["13", "14", "15", "17"]
+    assert form.select_one("#doc_mdte") is None and form.select_one("#clau_venta") is None
+    data.update(
+        {
+            "incluye_imeba": "y",
+            "tipo_doc_recep": "3",
+            "doc_recep": "1.335.321-4",
+            "rzn_soc_recep": "Juan Pérez",
+            "dir_recep": "Ruta 5 km 120",
+            "lines-0-ind_fact": "15",
+            "lines-0-nom_item": "Novillos",
+            "lines-0-cantidad": "12",
+            "lines-0-precio_unitario": "1850",
+        }
+    )
+    data.pop("mnt_bruto", None)
+    receipt_id = issue(usuario, data)
+    assert soup(usuario.get(f"/comprobantes/{receipt_id}")).h1.get_text(strip=True) == "e-Boleta de entrada A-0000001"
+
+
+def test_a_sale_on_behalf_of_others_asks_for_its_principal_and_issues(usuario):
+    data = _typed(usuario, "141")
+    form = soup(usuario.post("/comprobantes/nuevo/tipo", data=data, headers=HTMX))
+    assert form.select_one("#doc_mdte") is not None and form.select_one("#incluye_imeba") is None
+    data.update(
+        {
+            "tipo_doc_recep": "2",
+            "doc_recep": "214844360018",
+            "rzn_soc_recep": "DGI",
+            "dir_recep": "Fernandez Crespo 1534",
+            "ciudad_recep": "Montevideo",
+            "lines-0-nom_item": "Masas",
+            "lines-0-cantidad": "20",
+            "lines-0-precio_unitario": "230",
+        }
+    )
+    missing = usuario.post("/comprobantes/nuevo", data=data)
+    assert missing.status_code == 422
+    assert soup(missing).select_one("#doc_mdte")["aria-invalid"] == "true"  # the service's error, on its field
+    data.update({"tipo_doc_mdte": "2", "doc_mdte": "21-900009-001-1", "nombre_mdte": "DGI PRUEBA"})
+    receipt_id = issue(usuario, data)
+    page = soup(usuario.get(f"/comprobantes/{receipt_id}"))
+    assert page.h1.get_text(strip=True) == "e-Factura venta por cuenta ajena A-0000001"

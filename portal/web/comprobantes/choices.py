@@ -6,6 +6,7 @@ from flask_babel import lazy_gettext as _l
 from wtforms.fields.choices import SelectChoice
 
 from portal.domain.cfe_types import (
+    BOLETA_TYPES,
     EXPORT_INVOICE_TYPES,
     IND_FACT_BASIC_RATE,
     IND_FACT_EXEMPT,
@@ -30,14 +31,6 @@ CFE_TYPES = [
     (121, _l("e-Factura de exportación")),
     (122, _l("Nota de crédito de e-Factura de exportación")),
     (123, _l("Nota de débito de e-Factura de exportación")),
-    (181, _l("e-Remito")),
-    (182, _l("e-Resguardo")),  # its lines carry only retentions: code, rate, base, amount
-]
-
-# Types the service issues that the form does not offer yet (through the API, smart issuance or a note): named
-# in lists, filters, voids and receipt pages.
-OTHER_TYPES = [
-    (124, _l("e-Remito de exportación")),
     (131, _l("e-Ticket venta por cuenta ajena")),
     (132, _l("Nota de crédito de e-Ticket venta por cuenta ajena")),
     (133, _l("Nota de débito de e-Ticket venta por cuenta ajena")),
@@ -47,7 +40,13 @@ OTHER_TYPES = [
     (151, _l("e-Boleta de entrada")),
     (152, _l("Nota de crédito de e-Boleta de entrada")),
     (153, _l("Nota de débito de e-Boleta de entrada")),
+    (181, _l("e-Remito")),
+    (182, _l("e-Resguardo")),  # its lines carry only retentions: code, rate, base, amount
 ]
+
+# Types the service issues that the form does not offer yet (through the API, smart issuance or a note): named
+# in lists, filters, voids and receipt pages.
+OTHER_TYPES = [(124, _l("e-Remito de exportación"))]
 
 TYPE_NAMES = dict(CFE_TYPES + OTHER_TYPES)
 
@@ -57,7 +56,9 @@ def type_name(code: int | None) -> str:
     return str(TYPE_NAMES.get(code, code if code is not None else ""))
 
 
-REFERENCE_TYPES = [(code, label) for code, label in CFE_TYPES if code in INVOICE_TYPES | EXPORT_INVOICE_TYPES]
+REFERENCE_TYPES = [
+    (code, label) for code, label in CFE_TYPES if code in INVOICE_TYPES | EXPORT_INVOICE_TYPES | BOLETA_TYPES
+]
 
 FMA_PAGO = [(1, _l("Contado")), (2, _l("Crédito"))]
 
@@ -86,10 +87,21 @@ IND_FACT = [
     (IND_FACT_NOT_BILLABLE_NEGATIVE, _l("No facturable negativo")),
     (IND_FACT_SMALL_TAXPAYER, _l("Venta sin IVA")),
     (IND_FACT_EXPORT, _l("Exportación (sin IVA)")),
+    (12, _l("IVA en suspenso")),
+    (13, _l("Vendedor no contribuyente")),
+    (14, _l("Vendedor IVA mínimo o Monotributo")),
+    (15, _l("Vendedor de IMEBA")),
+    (17, _l("Moneda extranjera para reventa")),
 ]
 # What a line may be: an IVA mínimo or Monotributo company sells without IVA (and has no exempt sales); every
 # other company never uses that indicator (DGI B-C4).
-LINE_IND_FACT = [pair for pair in IND_FACT if pair[0] not in (IND_FACT_SMALL_TAXPAYER, IND_FACT_EXPORT)]
+LINE_IND_FACT = [
+    pair for pair in IND_FACT if pair[0] not in (IND_FACT_SMALL_TAXPAYER, IND_FACT_EXPORT, 12, 13, 14, 15, 17)
+]
+# An e-Boleta de entrada's lines (XSD Item_Det_Boleta): who the seller is decides the indicator.
+LINE_IND_FACT_BOLETA = [
+    pair for code in (13, 14, 15, 17, 12, IND_FACT_FREE, IND_FACT_NOT_BILLABLE) for pair in IND_FACT if pair[0] == code
+]
 # An export's lines (XSD Item_Det_Fact_Exp): export first, a new line's default.
 LINE_IND_FACT_EXPORT = [
     pair

@@ -23,7 +23,7 @@ from wtforms import (
 from wtforms.validators import AnyOf, DataRequired, Length, Optional, Regexp
 
 from portal.client.comprobante_list import ReceiptFilters
-from portal.domain.cfe_types import EXPORT_INVOICE_TYPES, NOTE_BASE_TYPE, RUT_RECEIVER_TYPES
+from portal.domain.cfe_types import BOLETA_TYPES, EXPORT_INVOICE_TYPES, NOTE_BASE_TYPE, RUT_RECEIVER_TYPES
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes import choices
 from portal.web.comprobantes.payload import PREFILL_PARAMS
@@ -87,6 +87,19 @@ class ReceiptForm(PortalForm):
         default="N/A",
         validators=[Optional(), Regexp(r"^([A-Za-z]{1,3}|N/A)$", message=_l("Un Incoterm (FOB, CIF...) o N/A."))],
     )
+    # e-Boleta de entrada only: the prices include IMEBA and additional taxes (DGI's MntBruto 2).
+    incluye_imeba = BooleanField(_l("Los precios incluyen IMEBA"), default=False)
+    # Sales on behalf of others only (131-133, 141-143): the principal (mandante).
+    tipo_doc_mdte = SelectField(
+        _l("Tipo de documento del mandante"), choices=choices.options(choices.DOC_TYPES[1:]), default="2"
+    )
+    pais_mdte = StringField(
+        _l("País del documento del mandante"),
+        default="UY",
+        validators=[Optional(), Regexp(r"^([A-Za-z]{2}|99)$", message=_l("Código de 2 letras (o 99)."))],
+    )
+    doc_mdte = StringField(_l("Documento del mandante"), validators=[Length(max=20)])
+    nombre_mdte = StringField(_l("Nombre del mandante"), validators=[Length(max=150)])
     mod_venta = SelectField(
         _l("Modalidad de venta"), choices=choices.options(choices.MOD_VENTA), coerce=int, default=90
     )
@@ -137,6 +150,11 @@ class ReceiptForm(PortalForm):
         "sale_mode": "mod_venta",
         "transport": "via_transp",
         "receiver.country_name": "pais_recep",
+        "principal": "doc_mdte",
+        "principal.doc_type": "tipo_doc_mdte",
+        "principal.country": "pais_mdte",
+        "principal.document": "doc_mdte",
+        "principal.name": "nombre_mdte",
         "adenda": "adenda",
         "receiver": "tipo_doc_recep",
         "receiver.doc_type": "tipo_doc_recep",
@@ -182,6 +200,8 @@ class ReceiptForm(PortalForm):
         for validation to answer."""
         if self.tipo_cfe.data in EXPORT_INVOICE_TYPES:
             offered = choices.LINE_IND_FACT_EXPORT
+        elif self.tipo_cfe.data in BOLETA_TYPES:
+            offered = choices.LINE_IND_FACT_BOLETA
         elif self.sells_without_iva:
             offered = choices.LINE_IND_FACT_SMALL_TAXPAYER
         else:

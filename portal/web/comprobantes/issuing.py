@@ -18,7 +18,15 @@ from flask_babel import gettext as _
 
 from portal.client import errors as client_errors
 from portal.client.cfe import CfeRequest
-from portal.domain.cfe_types import CFE_TYPES, E_REMITO, E_RESGUARDO, EXPORT_INVOICE_TYPES, NOTE_TYPES
+from portal.domain.cfe_types import (
+    BOLETA_TYPES,
+    CFE_TYPES,
+    CUENTA_AJENA_TYPES,
+    E_REMITO,
+    E_RESGUARDO,
+    EXPORT_INVOICE_TYPES,
+    NOTE_TYPES,
+)
 from portal.domain.empresa import DEPARTMENTS, SMALL_TAXPAYER_REGIMES
 from portal.web import activity
 from portal.web.auth.session import role_required
@@ -69,6 +77,14 @@ class EditorView:
     @property
     def is_export(self) -> bool:
         return self.tipo in EXPORT_INVOICE_TYPES
+
+    @property
+    def is_boleta(self) -> bool:
+        return self.tipo in BOLETA_TYPES
+
+    @property
+    def is_cuenta_ajena(self) -> bool:
+        return self.tipo in CUENTA_AJENA_TYPES
 
     @property
     def max_lines(self) -> int:

@@ -12,8 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from portal.client.cfe import PRICES_INCLUDE_IVA, SMALL_TAXPAYER_SALES, CfeRequest, Line, Receiver, Reference, Retention
+from portal.client.cfe import (
+    PRICES_INCLUDE_IVA,
+    SMALL_TAXPAYER_SALES,
+    CfeRequest,
+    Line,
+    Principal,
+    Receiver,
+    Reference,
+    Retention,
+)
 from portal.domain.cfe_types import (
+    BOLETA_TYPES,
+    CUENTA_AJENA_TYPES,
     E_REMITO,
     E_RESGUARDO,
     EXPORT_INVOICE_TYPES,
@@ -61,7 +72,7 @@ def _line(line: dict, tipo: int) -> Line:
             code=_text(line, "cod_ret"), rate=line.get("tasa"), base=line.get("base"), amount=line.get("valor")
         )
         return Line(retentions=(retention,))
-    priced = tipo in INVOICE_TYPES or tipo in EXPORT_INVOICE_TYPES
+    priced = tipo in INVOICE_TYPES or tipo in EXPORT_INVOICE_TYPES or tipo in BOLETA_TYPES
     return Line(
         name=_text(line, "nom_item") or None,
         quantity=line.get("cantidad"),
@@ -113,8 +124,8 @@ class Body:
 def build_body(data: dict) -> Body:
     """The service's "issue a CFE" request from the form's data (`form.data`: decimals and dates parsed)."""
     tipo = int(data["tipo_cfe"])
-    export = tipo in EXPORT_INVOICE_TYPES
-    invoice = tipo in INVOICE_TYPES or export
+    export, boleta = tipo in EXPORT_INVOICE_TYPES, tipo in BOLETA_TYPES
+    invoice = tipo in INVOICE_TYPES or export or boleta
     currency = (_text(data, "tpo_moneda") or "UYU") if tipo != E_REMITO else None
     rows = tuple(i for i, line in enumerate(data.get("lines") or []) if not _blank_line(line))
     reference = _reference(data) if tipo in NOTE_TYPES else None
@@ -123,7 +134,7 @@ def build_body(data: dict) -> Body:
         issue_date=data["fch_emis"] if isinstance(data.get("fch_emis"), date) else None,
         payment_form=int(data.get("fma_pago") or 1) if invoice else None,
         due_date=data["fch_venc"] if invoice and isinstance(data.get("fch_venc"), date) else None,
-        gross_amounts=_gross_amounts(data) if invoice and not export else None,
+        gross_amounts=_gross_amounts(data, boleta) if invoice and not export else None,
         currency=currency,
         exchange_rate=data.get("tpo_cambio") if currency not in (None, "UYU") else None,
         transfer_kind=int(data.get("tipo_traslado") or 1) if tipo == E_REMITO else None,
@@ -135,13 +146,28 @@ def build_body(data: dict) -> Body:
         sale_clause=(_text(data, "clau_venta").upper() or None) if export else None,
         sale_mode=int(data["mod_venta"]) if export and data.get("mod_venta") else None,
         transport=int(data["via_transp"]) if export and data.get("via_transp") else None,
+        principal=_principal(data) if tipo in CUENTA_AJENA_TYPES else None,
     )
     return Body(cfe, rows)
 
 
-def _gross_amounts(data: dict) -> int | None:
-    """DGI's MntBruto: an IVA mínimo or Monotributo company's sales carry no IVA (3); otherwise the prices
-    include IVA (1) or IVA is added to them (absent)."""
+IMEBA_INCLUDED = 2  # DGI's MntBruto 2: an e-Boleta de entrada's prices include IMEBA and additional taxes
+
+
+def _principal(data: dict) -> Principal | None:
+    document = _text(data, "doc_mdte")
+    if not (document or _text(data, "nombre_mdte")):
+        return None  # the service answers that a sale on behalf of others needs its principal
+    doc_type = int(_text(data, "tipo_doc_mdte") or 2)
+    country = "UY" if doc_type in URUGUAYAN_DOC_TYPES else (_text(data, "pais_mdte").upper() or "99")
+    return Principal(doc_type=doc_type, document=document, name=_text(data, "nombre_mdte"), country=country)
+
+
+def _gross_amounts(data: dict, boleta: bool = False) -> int | None:
+    """DGI's MntBruto: an e-Boleta de entrada's prices include IMEBA (2) or not; an IVA mínimo or Monotributo
+    company's sales carry no IVA (3); otherwise the prices include IVA (1) or IVA is added to them (absent)."""
+    if boleta:
+        return IMEBA_INCLUDED if data.get("incluye_imeba") else None
     if data.get("ventas_sin_iva") == "1":
         return SMALL_TAXPAYER_SALES
     return PRICES_INCLUDE_IVA if data.get("mnt_bruto") else None
@@ -171,6 +197,7 @@ def form_data(cfe: CfeRequest) -> dict:
         "tipo_cfe": cfe.tipo_cfe,
         "fma_pago": cfe.payment_form or 1,
         "mnt_bruto": cfe.prices_include_tax,
+        "incluye_imeba": cfe.gross_amounts == IMEBA_INCLUDED,
         "tpo_moneda": cfe.currency or "UYU",
         "tpo_cambio": cfe.exchange_rate,
         "adenda": cfe.adenda or "",
@@ -188,6 +215,10 @@ def form_data(cfe: CfeRequest) -> dict:
         ("clau_venta", cfe.sale_clause),
         ("mod_venta", cfe.sale_mode),
         ("via_transp", cfe.transport),
+        ("tipo_doc_mdte", str(cfe.principal.doc_type) if cfe.principal else None),
+        ("pais_mdte", cfe.principal.country if cfe.principal else None),
+        ("doc_mdte", cfe.principal.document if cfe.principal else None),
+        ("nombre_mdte", cfe.principal.name if cfe.principal else None),
     ):
         if value:
             data[name] = value
