@@ -121,3 +121,34 @@ def test_a_sale_on_behalf_of_others_asks_for_its_principal_and_issues(usuario):
     receipt_id = issue(usuario, data)
     page = soup(usuario.get(f"/comprobantes/{receipt_id}"))
     assert page.h1.get_text(strip=True) == "e-Factura venta por cuenta ajena A-0000001"
+
+
+def test_an_export_remito_moves_priced_goods_with_its_terms_and_issues(usuario):
+    data = _typed(usuario, "124")
+    form = soup(usuario.post("/comprobantes/nuevo/tipo", data=data, headers=HTMX))
+    assert form.select_one("#tipo_traslado") is not None and form.select_one("#fma_pago") is None
+    assert form.select_one("#lines-0-precio_unitario") is not None and form.select_one("#lines-0-descuento") is None
+    assert [o["value"] for o in form.select("#lines-0-ind_fact option")] == ["0", "5", "8"]
+    assert form.select_one("#mod_venta option[selected]")["value"] == "1"  # a remito moves goods
+    data.update(
+        {
+            "tpo_moneda": "USD",
+            "tpo_cambio": "39,250",
+            "clau_venta": "FOB",
+            "via_transp": "1",
+            "tipo_doc_recep": "7",
+            "cod_pais_recep": "BR",
+            "doc_recep": "12.345.678/0001-90",
+            "rzn_soc_recep": "Importadora Sul Ltda.",
+            "dir_recep": "Rua das Flores 100",
+            "pais_recep": "Brasil",
+            "lines-0-nom_item": "Lana lavada",
+            "lines-0-cantidad": "2000",
+            "lines-0-uni_med": "kg",
+            "lines-0-precio_unitario": "6,10",
+        }
+    )
+    receipt_id = issue(usuario, data)
+    assert (
+        soup(usuario.get(f"/comprobantes/{receipt_id}")).h1.get_text(strip=True) == "e-Remito de exportación A-0000001"
+    )

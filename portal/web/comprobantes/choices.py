@@ -31,6 +31,7 @@ CFE_TYPES = [
     (121, _l("e-Factura de exportación")),
     (122, _l("Nota de crédito de e-Factura de exportación")),
     (123, _l("Nota de débito de e-Factura de exportación")),
+    (124, _l("e-Remito de exportación")),
     (131, _l("e-Ticket venta por cuenta ajena")),
     (132, _l("Nota de crédito de e-Ticket venta por cuenta ajena")),
     (133, _l("Nota de débito de e-Ticket venta por cuenta ajena")),
@@ -46,7 +47,7 @@ CFE_TYPES = [
 
 # Types the service issues that the form does not offer yet (through the API, smart issuance or a note): named
 # in lists, filters, voids and receipt pages.
-OTHER_TYPES = [(124, _l("e-Remito de exportación"))]
+OTHER_TYPES: list = []
 
 TYPE_NAMES = dict(CFE_TYPES + OTHER_TYPES)
 
@@ -108,6 +109,14 @@ LINE_IND_FACT_EXPORT = [
     for code in (IND_FACT_EXPORT, IND_FACT_FREE, IND_FACT_NOT_BILLABLE, IND_FACT_NOT_BILLABLE_NEGATIVE)
     for pair in IND_FACT
     if pair[0] == code
+]
+# An e-Remito de Exportación's lines: goods (no indicator, 0 here), a free delivery (5), or an item that
+# reduces an earlier remito (8).
+EXPORT_REMITO_GOODS = 0
+LINE_IND_FACT_EXPORT_REMITO = [
+    (EXPORT_REMITO_GOODS, _l("Mercadería")),
+    (IND_FACT_FREE, _l("Entrega gratuita")),
+    (8, _l("Ítem a rebajar")),
 ]
 # The terms of sale of an export (A-C14, A-C15).
 MOD_VENTA = [

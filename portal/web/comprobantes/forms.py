@@ -23,7 +23,14 @@ from wtforms import (
 from wtforms.validators import AnyOf, DataRequired, Length, Optional, Regexp
 
 from portal.client.comprobante_list import ReceiptFilters
-from portal.domain.cfe_types import BOLETA_TYPES, EXPORT_INVOICE_TYPES, NOTE_BASE_TYPE, RUT_RECEIVER_TYPES
+from portal.domain.cfe_types import (
+    BOLETA_TYPES,
+    E_REMITO_EXPORTACION,
+    EXPORT_INVOICE_TYPES,
+    MOD_VENTA_SERVICES,
+    NOTE_BASE_TYPE,
+    RUT_RECEIVER_TYPES,
+)
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes import choices
 from portal.web.comprobantes.payload import PREFILL_PARAMS
@@ -202,6 +209,8 @@ class ReceiptForm(PortalForm):
             offered = choices.LINE_IND_FACT_EXPORT
         elif self.tipo_cfe.data in BOLETA_TYPES:
             offered = choices.LINE_IND_FACT_BOLETA
+        elif self.tipo_cfe.data == E_REMITO_EXPORTACION:
+            offered = choices.LINE_IND_FACT_EXPORT_REMITO
         elif self.sells_without_iva:
             offered = choices.LINE_IND_FACT_SMALL_TAXPAYER
         else:
@@ -220,6 +229,8 @@ class ReceiptForm(PortalForm):
             self.tipo_doc_recep.data = "2"
         if tipo in NOTE_BASE_TYPE and not (self.ref_serie.data or self.ref_nro.data):
             self.ref_tipo.data = NOTE_BASE_TYPE[tipo]
+        if tipo == E_REMITO_EXPORTACION and self.mod_venta.data == MOD_VENTA_SERVICES:
+            self.mod_venta.data, self.via_transp.data = 1, 1  # a remito moves goods: general regime, by sea
         self.fit_to_regime()  # an export's lines are export (10); back from one, a taxed line again
 
 

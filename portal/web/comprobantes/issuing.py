@@ -23,6 +23,7 @@ from portal.domain.cfe_types import (
     CFE_TYPES,
     CUENTA_AJENA_TYPES,
     E_REMITO,
+    E_REMITO_EXPORTACION,
     E_RESGUARDO,
     EXPORT_INVOICE_TYPES,
     NOTE_TYPES,
@@ -76,7 +77,12 @@ class EditorView:
 
     @property
     def is_export(self) -> bool:
-        return self.tipo in EXPORT_INVOICE_TYPES
+        """The export types' terms of sale: the e-Factura de Exportación family and the e-Remito de Exportación."""
+        return self.tipo in EXPORT_INVOICE_TYPES or self.is_export_remito
+
+    @property
+    def is_export_remito(self) -> bool:
+        return self.tipo == E_REMITO_EXPORTACION
 
     @property
     def is_boleta(self) -> bool:

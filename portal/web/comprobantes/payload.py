@@ -26,6 +26,7 @@ from portal.domain.cfe_types import (
     BOLETA_TYPES,
     CUENTA_AJENA_TYPES,
     E_REMITO,
+    E_REMITO_EXPORTACION,
     E_RESGUARDO,
     EXPORT_INVOICE_TYPES,
     IND_FACT_BASIC_RATE,
@@ -72,14 +73,15 @@ def _line(line: dict, tipo: int) -> Line:
             code=_text(line, "cod_ret"), rate=line.get("tasa"), base=line.get("base"), amount=line.get("valor")
         )
         return Line(retentions=(retention,))
-    priced = tipo in INVOICE_TYPES or tipo in EXPORT_INVOICE_TYPES or tipo in BOLETA_TYPES
+    remito_export = tipo == E_REMITO_EXPORTACION  # priced, no discounts, goods carry no indicator
+    priced = tipo in INVOICE_TYPES or tipo in EXPORT_INVOICE_TYPES or tipo in BOLETA_TYPES or remito_export
     return Line(
         name=_text(line, "nom_item") or None,
         quantity=line.get("cantidad"),
         unit=_text(line, "uni_med") or None,
         ind_fact=int(line["ind_fact"]) if priced and line.get("ind_fact") else None,
         unit_price=line.get("precio_unitario") if priced else None,
-        discount=(line.get("descuento") or None) if priced else None,
+        discount=(line.get("descuento") or None) if priced and not remito_export else None,
     )
 
 
@@ -124,8 +126,9 @@ class Body:
 def build_body(data: dict) -> Body:
     """The service's "issue a CFE" request from the form's data (`form.data`: decimals and dates parsed)."""
     tipo = int(data["tipo_cfe"])
-    export, boleta = tipo in EXPORT_INVOICE_TYPES, tipo in BOLETA_TYPES
-    invoice = tipo in INVOICE_TYPES or export or boleta
+    remito_export = tipo == E_REMITO_EXPORTACION
+    export, boleta = tipo in EXPORT_INVOICE_TYPES or remito_export, tipo in BOLETA_TYPES
+    invoice = (tipo in INVOICE_TYPES or export or boleta) and not remito_export
     currency = (_text(data, "tpo_moneda") or "UYU") if tipo != E_REMITO else None
     rows = tuple(i for i, line in enumerate(data.get("lines") or []) if not _blank_line(line))
     reference = _reference(data) if tipo in NOTE_TYPES else None
@@ -137,7 +140,7 @@ def build_body(data: dict) -> Body:
         gross_amounts=_gross_amounts(data, boleta) if invoice and not export else None,
         currency=currency,
         exchange_rate=data.get("tpo_cambio") if currency not in (None, "UYU") else None,
-        transfer_kind=int(data.get("tipo_traslado") or 1) if tipo == E_REMITO else None,
+        transfer_kind=int(data.get("tipo_traslado") or 1) if tipo in (E_REMITO, E_REMITO_EXPORTACION) else None,
         receiver=_receiver(data),
         lines=tuple(_line(data["lines"][i], tipo) for i in rows),
         references=(reference,) if reference else (),
