@@ -141,14 +141,7 @@ EXPORT = {
     },
 }
 
-SELLER = {
-    "tipoDocRecep": 3,
-    "codPaisRecep": "UY",
-    "docRecep": "1.335.321-4",
-    "rznSocRecep": "Juan Pérez (productor)",
-    "dirRecep": "Ruta 5 km 120",
-    "ciudadRecep": "Durazno",
-}
+SELLER = _EXAMPLES[151]["receptor"]
 SELLER_RUT = {
     "tipoDocRecep": 2,
     "docRecep": "214844360018",
