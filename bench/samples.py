@@ -72,3 +72,30 @@ def numbering(nro: int = 1):
     from portal.service.cfe.emission import Numbering
 
     return Numbering(serie="A", nro=nro, cae_id=90260000011, dnro=1, hnro=100000, fec_venc=date(2030, 1, 1))
+
+
+def ten_line_export(**extra):
+    """A 10-line e-Factura de Exportación (121) of goods, in dollars, to a buyer abroad."""
+    from portal.service.cfe import parse_cfe_input
+
+    lines = [{"indFact": 10, "nomItem": f"Artículo {i}", "cantidad": "2", "precioUnitario": "99.90"} for i in range(10)]
+    receiver = {
+        "tipoDocRecep": 4,
+        "codPaisRecep": "US",
+        "docRecep": "98-7654321",
+        "rznSocRecep": "Acme Inc.",
+        "dirRecep": "500 Market Street",
+        "paisRecep": "Estados Unidos",
+    }
+    body = {"tipoCFE": 121, "fmaPago": 1, "tpoMoneda": "USD", "tpoCambio": "39.250", "clauVenta": "FOB"}
+    body.update(modVenta=1, viaTransp=1, receptor=receiver, items=lines, **extra)
+    return parse_cfe_input(body)
+
+
+def ten_line_boleta(**extra):
+    """A 10-line e-Boleta de entrada (151) of purchases from an IMEBA taxpayer, IMEBA included."""
+    from portal.service.cfe import parse_cfe_input
+
+    lines = [{"indFact": 15, "nomItem": f"Lote {i}", "cantidad": "2", "precioUnitario": "99.90"} for i in range(10)]
+    seller = {"tipoDocRecep": 3, "docRecep": "13353214", "rznSocRecep": "Juan Pérez", "dirRecep": "Ruta 5 km 120"}
+    return parse_cfe_input({"tipoCFE": 151, "fmaPago": 1, "mntBruto": 2, "receptor": seller, "items": lines, **extra})

@@ -20,6 +20,7 @@ from portal.client.cfe_parts import (
     ItemCode,
     Line,
     Payment,
+    Principal,
     Receiver,
     Reference,
     Retention,
@@ -35,6 +36,7 @@ __all__ = [
     "ItemCode",
     "Line",
     "Payment",
+    "Principal",
     "Receiver",
     "Reference",
     "Retention",
@@ -69,6 +71,10 @@ class CfeRequest:
     adenda: str | None = None
     branch_code: int | None = None
     corrects: str | None = None  # the id of the rejected receipt this one replaces
+    sale_clause: str | None = None  # export (121-124): the Incoterm, or N/A (ClauVenta)
+    sale_mode: int | None = None  # export: 1 general, 90 services, ... (ModVenta)
+    transport: int | None = None  # export: 1 sea, 2 air, 3 land, 8 none, 9 other (ViaTransp)
+    principal: Principal | None = None  # sales on behalf of others (131-133, 141-143)
 
     @property
     def prices_include_tax(self) -> bool:
@@ -91,10 +97,15 @@ class CfeRequest:
                 ("adenda", self.adenda),
                 ("cdgDGISucur", self.branch_code),
                 ("corrigeA", self.corrects),
+                ("clauVenta", self.sale_clause),
+                ("modVenta", self.sale_mode),
+                ("viaTransp", self.transport),
             )
         )
         if self.receiver is not None:
             body["receptor"] = self.receiver.to_json()
+        if self.principal is not None:
+            body["complFiscal"] = self.principal.to_json()
         body["items"] = [line.to_json() for line in self.lines]
         for name, parts in (
             ("dscRcgGlobal", self.adjustments),
@@ -130,6 +141,10 @@ class CfeRequest:
             adenda=data.get("adenda"),
             branch_code=data.get("cdgDGISucur"),
             corrects=data.get("corrigeA"),
+            sale_clause=data.get("clauVenta"),
+            sale_mode=data.get("modVenta"),
+            transport=data.get("viaTransp"),
+            principal=Principal.from_json(data["complFiscal"]) if data.get("complFiscal") else None,
         )
 
 
@@ -150,6 +165,13 @@ _FIELD_NAMES: FieldNames = {
     "adenda": "adenda",
     "cdgDGISucur": "branch_code",
     "corrigeA": "corrects",
+    "clauVenta": "sale_clause",
+    "modVenta": "sale_mode",
+    "viaTransp": "transport",
+    "complFiscal": (
+        "principal",
+        {"tipoDocMdte": "doc_type", "pais": "country", "docMdte": "document", "nombreMdte": "name"},
+    ),
     "receptor": (
         "receiver",
         {

@@ -246,3 +246,25 @@ class Reference:
             amount=decimal_or_none(data.get("mntCFEref")),
             global_reference=data.get("indGlobal") == 1,
         )
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The principal (mandante) of a sale on behalf of others (zona K, Compl_Fiscal): 131-133, 141-143."""
+
+    doc_type: int
+    document: str
+    name: str
+    country: str = "UY"
+
+    def to_json(self) -> dict:
+        return {"tipoDocMdte": self.doc_type, "pais": self.country, "docMdte": self.document, "nombreMdte": self.name}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Principal:
+        return cls(
+            doc_type=int(data["tipoDocMdte"]),
+            document=data["docMdte"],
+            name=data["nombreMdte"],
+            country=data.get("pais") or "UY",
+        )

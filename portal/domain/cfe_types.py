@@ -35,6 +35,23 @@ _TYPES = (
     CfeType(111, "e-Factura", "e-Factura", "eFact", 200),
     CfeType(112, "Nota de Crédito de e-Factura", "NC e-Factura", "eFact", 200, True, -1),
     CfeType(113, "Nota de Débito de e-Factura", "ND e-Factura", "eFact", 200, True, 1),
+    CfeType(131, "e-Ticket Venta por Cuenta Ajena", "e-Ticket Cta. Ajena", "eTck", 700),
+    CfeType(132, "Nota de Crédito de e-Ticket Venta por Cuenta Ajena", "NC e-Ticket Cta. Ajena", "eTck", 700, True, -1),
+    CfeType(133, "Nota de Débito de e-Ticket Venta por Cuenta Ajena", "ND e-Ticket Cta. Ajena", "eTck", 700, True, 1),
+    CfeType(141, "e-Factura Venta por Cuenta Ajena", "e-Factura Cta. Ajena", "eFact", 200),
+    CfeType(
+        142, "Nota de Crédito de e-Factura Venta por Cuenta Ajena", "NC e-Factura Cta. Ajena", "eFact", 200, True, -1
+    ),
+    CfeType(
+        143, "Nota de Débito de e-Factura Venta por Cuenta Ajena", "ND e-Factura Cta. Ajena", "eFact", 200, True, 1
+    ),
+    CfeType(121, "e-Factura de Exportación", "e-Fact. Exp.", "eFact_Exp", 200),
+    CfeType(122, "Nota de Crédito de e-Factura de Exportación", "NC e-Fact. Exp.", "eFact_Exp", 200, True, -1),
+    CfeType(123, "Nota de Débito de e-Factura de Exportación", "ND e-Fact. Exp.", "eFact_Exp", 200, True, 1),
+    CfeType(124, "e-Remito de Exportación", "e-Rem. Exp.", "eRem_Exp", 200),
+    CfeType(151, "e-Boleta de entrada", "e-Boleta", "eBoleta", 200),
+    CfeType(152, "Nota de Crédito de e-Boleta de entrada", "NC e-Boleta", "eBoleta", 200, True, -1),
+    CfeType(153, "Nota de Débito de e-Boleta de entrada", "ND e-Boleta", "eBoleta", 200, True, 1),
     CfeType(181, "e-Remito", "e-Remito", "eRem", 200),
     CfeType(182, "e-Resguardo", "e-Resguardo", "eResg", 200),
 )
@@ -42,11 +59,17 @@ _TYPES = (
 CFE_TYPES: dict[int, CfeType] = {t.code: t for t in _TYPES}
 
 # What a note of each kind adjusts: a credit/debit note of type N refers to receipts of type N - 1 or N - 2.
-NOTE_BASE_TYPE = {102: 101, 103: 101, 112: 111, 113: 111}
-CREDIT_NOTE_OF = {101: 102, 111: 112}
-DEBIT_NOTE_OF = {101: 103, 111: 113}
+NOTE_BASE_TYPE = {
+    **{102: 101, 103: 101, 112: 111, 113: 111, 122: 121, 123: 121},
+    **{132: 131, 133: 131, 142: 141, 143: 141, 152: 151, 153: 151},
+}
+CREDIT_NOTE_OF = {101: 102, 111: 112, 121: 122, 131: 132, 141: 142, 151: 152}
+DEBIT_NOTE_OF = {101: 103, 111: 113, 121: 123, 131: 133, 141: 143, 151: 153}
 # The credit note that credits a receipt: a debit note can itself be credited.
-CREDIT_NOTE_FOR = {101: 102, 103: 102, 111: 112, 113: 112}
+CREDIT_NOTE_FOR = {
+    **{101: 102, 103: 102, 111: 112, 113: 112, 121: 122, 123: 122},
+    **{131: 132, 133: 132, 141: 142, 143: 142, 151: 152, 153: 152},
+}
 CREDIT_NOTES = frozenset(CREDIT_NOTE_FOR.values())
 # What a note may reference (F-C3): the receipt it adjusts, and for a credit note also a debit note of that
 # receipt (which it cancels). Never a credit note (a note on a note that only took an amount back), never a debit
@@ -61,11 +84,28 @@ NOTE_REFERENCE_TYPES: dict[int, frozenset[int]] = {
 
 E_TICKET = 101
 E_FACTURA = 111
+E_FACTURA_EXPORTACION = 121
+E_REMITO_EXPORTACION = 124
+E_BOLETA = 151
 E_REMITO = 181
 E_RESGUARDO = 182
 NOTE_TYPES = frozenset(t.code for t in _TYPES if t.is_note)
 # The e-Ticket and e-Factura families: the types with payment terms, prices and IVA (not e-Remito/e-Resguardo).
 INVOICE_TYPES = frozenset(t.code for t in _TYPES if t.element in ("eTck", "eFact"))
+# Export (A-C13 to A-C15: ClauVenta, ModVenta, ViaTransp): the e-Factura de Exportación family and the e-Remito
+# de Exportación. Their lines are export and assimilated (IndFact 10) and carry no IVA.
+EXPORT_TYPES = frozenset(t.code for t in _TYPES if t.element in ("eFact_Exp", "eRem_Exp"))
+EXPORT_INVOICE_TYPES = frozenset(t.code for t in _TYPES if t.element == "eFact_Exp")
+IND_FACT_EXPORT = 10  # export and assimilated (B-C4): no IVA
+# ModVenta (A-C14) 90: the export of services, which travel by no road (ViaTransp 8, "no aplica").
+MOD_VENTA_SERVICES = 90
+VIA_TRANSP_NOT_APPLICABLE = 8
+# Sales on behalf of others (venta por cuenta ajena): e-Ticket 131-133 and e-Factura 141-143, which name their
+# principal (mandante) in the Complemento Fiscal (zona K).
+CUENTA_AJENA_TYPES = frozenset({131, 132, 133, 141, 142, 143})
+# The e-Boleta de entrada family: a purchase document the buyer issues; its "receiver" is the seller.
+BOLETA_TYPES = frozenset(t.code for t in _TYPES if t.element == "eBoleta")
+IND_FACT_IMEBA = 15  # a purchase from an IMEBA taxpayer: the only lines MntBruto 2 (IMEBA included) is for
 # The types whose receiver must be identified by RUT (e-Factura and its notes).
 RUT_RECEIVER_TYPES = frozenset(t.code for t in _TYPES if t.requires_rut_receiver)
 

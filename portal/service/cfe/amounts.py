@@ -140,12 +140,15 @@ def compute_totals(cfe: CfeInput) -> Totals:
         )
 
     amounts = tuple(line_amount(item) for item in cfe.items)
+    if element == "eRem_Exp":
+        return _export_remito(cfe, amounts)
     bases = _bases(cfe, amounts)
     neto_min, iva_min = _net_and_iva(bases[2], IVA_MINIMA, gross=cfe.mnt_bruto == 1)
     neto_basica, iva_basica = _net_and_iva(bases[3], IVA_BASICA, gross=cfe.mnt_bruto == 1)
     iva_otra = cfe.mnt_iva_otra or ZERO
     parts = dict(
-        mnt_no_grv=bases[1] + bases[16],
+        # 13, 14, 15, 17: the e-Boleta de entrada's purchases, none of them taxed with IVA
+        mnt_no_grv=bases[1] + bases[16] + bases[13] + bases[14] + bases[15] + bases[17],
         mnt_expo_y_asim=bases[10],
         mnt_impuesto_perc=bases[11],
         mnt_iva_en_susp=bases[12],
@@ -171,9 +174,24 @@ def compute_totals(cfe: CfeInput) -> Totals:
     )
 
 
+def _export_remito(cfe: CfeInput, amounts: tuple[Decimal, ...]) -> Totals:
+    """The e-Remito de Exportación declares the value of the goods it moves (Totales_Rem_Exp): MntExpoyAsim
+    is the sum of its lines, less those that reduce an earlier remito (IndFact 8); a free delivery (5) is 0.
+    MntTotal is the same amount (no IVA, nothing else)."""
+    value = sum(
+        (-amount if item.ind_fact == 8 else amount for item, amount in zip(cfe.items, amounts, strict=True)), ZERO
+    )
+    return Totals(
+        line_amounts=amounts, mnt_expo_y_asim=value, mnt_total=value, cant_lin_det=len(amounts), mnt_pagar=value
+    )
+
+
 def qr_amount(tipo_cfe: int, totals: Totals) -> Decimal:
-    """The `monto` of the QR link: 0 for e-Remito, MntTotRetenido for e-Resguardo, MntPagar otherwise."""
+    """The `monto` of the QR link: 0 for e-Remito, MntTotRetenido for e-Resguardo, MntTotal for e-Remito de
+    Exportación, MntPagar otherwise."""
     element = cfe_type(tipo_cfe).element
+    if element == "eRem_Exp":
+        return totals.mnt_total
     if element == "eRem":
         return ZERO
     if element == "eResg":

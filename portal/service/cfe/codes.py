@@ -45,6 +45,11 @@ IVA_BASICA = IVA_BASIC_RATE
 IND_FACT_ETCK_EFACT = frozenset({1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 16})
 IND_FACT_EREM = frozenset({8})  # optional: only an item that reduces an earlier e-Remito
 IND_FACT_ERESG = frozenset({9})  # optional: only an item that voids an earlier e-Resguardo
+IND_FACT_EFACT_EXP = frozenset({5, 6, 7, 10})  # Item_Det_Fact_Exp
+IND_FACT_EREM_EXP = frozenset({5, 8})  # Item_Rem_Exp, optional: a free delivery or an item to reduce
+IND_FACT_BOLETA = frozenset({5, 6, 7, 12, 13, 14, 15, 17})  # Item_Det_Boleta
+IND_FACT_DR_BOLETA = frozenset({6, 7, 12, 13, 14, 15, 17})  # what a global discount of an e-Boleta can adjust
+IND_FACT_DR_EXP = frozenset({6, 7, 10})  # the global discounts an export invoice can carry (no IVA, no exempt)
 IND_FACT_DR = frozenset({1, 2, 3, 4, 6, 7, 10, 11, 12, 13, 14, 15, 16, 17})  # IndFactDR (D-C7)
 
 # The receipts each XSD element accepts as TipoCFE (CFE and contingency CFC), to check note references.

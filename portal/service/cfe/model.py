@@ -20,6 +20,7 @@ from portal.service import pydantic_errors
 from portal.service.cfe.errors import CfeValidationError, FieldError
 from portal.service.cfe.model_parts import (
     CodItem,
+    ComplFiscal,
     Day,
     DscRcgGlobal,
     Item,
@@ -35,6 +36,7 @@ from portal.service.cfe.xmlchars import PrintedText
 __all__ = [
     "CfeInput",
     "CodItem",
+    "ComplFiscal",
     "DscRcgGlobal",
     "Item",
     "MedioPago",
@@ -45,7 +47,9 @@ __all__ = [
     "parse_cfe_input",
 ]
 
-SupportedCfeType = Literal[101, 102, 103, 111, 112, 113, 181, 182]
+SupportedCfeType = Literal[
+    101, 102, 103, 111, 112, 113, 121, 122, 123, 124, 131, 132, 133, 141, 142, 143, 151, 152, 153, 181, 182
+]
 
 
 _ETICKET_EXAMPLE: JsonDict = {
@@ -98,6 +102,143 @@ _NOTE_EXAMPLE: JsonDict = {
     "items": [{"indFact": 3, "nomItem": "Devolución consultoría", "cantidad": "1", "precioUnitario": "85.50"}],
     "referencias": [{"indGlobal": 1, "razonRef": "Hora no prestada, facturas de consultoría de mayo"}],
 }
+_EXPORT_SERVICES_EXAMPLE = {
+    "tipoCFE": 121,
+    "fmaPago": 2,
+    "tpoMoneda": "USD",
+    "tpoCambio": "39.250",
+    "clauVenta": "N/A",
+    "modVenta": 90,
+    "viaTransp": 8,
+    "receptor": {
+        "tipoDocRecep": 4,
+        "codPaisRecep": "US",
+        "docRecep": "98-7654321",
+        "rznSocRecep": "Acme Software Inc.",
+        "dirRecep": "500 Market Street",
+        "ciudadRecep": "San Francisco",
+        "paisRecep": "Estados Unidos",
+    },
+    "items": [
+        {"indFact": 10, "nomItem": "Desarrollo de software", "cantidad": "120", "uniMed": "h", "precioUnitario": "45"}
+    ],
+}
+_EXPORT_REMITO_EXAMPLE = {
+    "tipoCFE": 124,
+    "tipoTraslado": 1,
+    "tpoMoneda": "USD",
+    "tpoCambio": "39.250",
+    "clauVenta": "FOB",
+    "modVenta": 1,
+    "viaTransp": 1,
+    "receptor": {
+        "tipoDocRecep": 7,
+        "codPaisRecep": "BR",
+        "docRecep": "12.345.678/0001-90",
+        "rznSocRecep": "Importadora Sul Ltda.",
+        "dirRecep": "Rua das Flores 100",
+        "ciudadRecep": "Porto Alegre",
+        "paisRecep": "Brasil",
+    },
+    "items": [{"nomItem": "Lana lavada", "cantidad": "2000", "uniMed": "kg", "precioUnitario": "6.10"}],
+}
+
+_EXPORT_NOTE_EXAMPLE = {
+    "tipoCFE": 122,
+    "fmaPago": 2,
+    "tpoMoneda": "USD",
+    "tpoCambio": "39.250",
+    "clauVenta": "N/A",
+    "viaTransp": 8,
+    "receptor": _EXPORT_SERVICES_EXAMPLE["receptor"],
+    "items": [{"indFact": 10, "nomItem": "Horas no prestadas", "cantidad": "4", "uniMed": "h", "precioUnitario": "45"}],
+    "referencias": [{"indGlobal": 1, "razonRef": "Horas no prestadas en las facturas de exportación de mayo"}],
+}
+_BOLETA_EXAMPLE = {
+    "tipoCFE": 151,
+    "fmaPago": 1,
+    "mntBruto": 2,
+    "receptor": {
+        "tipoDocRecep": 3,
+        "codPaisRecep": "UY",
+        "docRecep": "1.335.321-4",
+        "rznSocRecep": "Juan Pérez (productor)",
+        "dirRecep": "Ruta 5 km 120",
+        "ciudadRecep": "Durazno",
+    },
+    "items": [
+        {"indFact": 15, "nomItem": "Novillos gordos", "cantidad": "12", "uniMed": "cab", "precioUnitario": "1850"}
+    ],
+}
+_CUENTA_AJENA_EXAMPLE = {
+    "tipoCFE": 141,
+    "fmaPago": 1,
+    "receptor": _EFACTURA_EXAMPLE["receptor"],
+    "items": [
+        {"indFact": 3, "nomItem": "Masas", "cantidad": "20", "uniMed": "kg", "precioUnitario": "230"},
+        {"indFact": 1, "nomItem": "Vasos", "cantidad": "20", "uniMed": "Un", "precioUnitario": "25"},
+    ],
+    "complFiscal": {"tipoDocMdte": 2, "pais": "UY", "docMdte": "219000090011", "nombreMdte": "DGI PRUEBA"},
+}
+# One working example per type not shown above (notes with a global reference: they stand on their own).
+_GLOBAL_REFERENCE = [{"indGlobal": 1, "razonRef": "Ajuste de los comprobantes del mes"}]
+_PRINCIPAL = _CUENTA_AJENA_EXAMPLE["complFiscal"]
+_FOREIGN = _EXPORT_SERVICES_EXAMPLE["receptor"]
+_EFACT_RECEIVER = _EFACTURA_EXAMPLE["receptor"]
+_LINE_22 = [{"indFact": 3, "nomItem": "Ajuste", "cantidad": "1", "precioUnitario": "100"}]
+_OTHER_EXAMPLES = [
+    {"tipoCFE": 102, "fmaPago": 1, "items": _LINE_22, "referencias": _GLOBAL_REFERENCE},
+    {"tipoCFE": 103, "fmaPago": 1, "items": _LINE_22, "referencias": _GLOBAL_REFERENCE},
+    {"tipoCFE": 113, "fmaPago": 1, "receptor": _EFACT_RECEIVER, "items": _LINE_22, "referencias": _GLOBAL_REFERENCE},
+    {
+        "tipoCFE": 123,
+        "fmaPago": 1,
+        "tpoMoneda": "USD",
+        "tpoCambio": "39.250",
+        "clauVenta": "N/A",
+        "viaTransp": 8,
+        "receptor": _FOREIGN,
+        "items": [{"indFact": 10, "nomItem": "Horas adicionales", "cantidad": "2", "precioUnitario": "45"}],
+        "referencias": _GLOBAL_REFERENCE,
+    },
+    {"tipoCFE": 131, "fmaPago": 1, "mntBruto": 1, "items": _LINE_22, "complFiscal": _PRINCIPAL},
+    {"tipoCFE": 132, "fmaPago": 1, "items": _LINE_22, "referencias": _GLOBAL_REFERENCE, "complFiscal": _PRINCIPAL},
+    {"tipoCFE": 133, "fmaPago": 1, "items": _LINE_22, "referencias": _GLOBAL_REFERENCE, "complFiscal": _PRINCIPAL},
+    *(
+        {
+            "tipoCFE": tipo,
+            "fmaPago": 1,
+            "receptor": _EFACT_RECEIVER,
+            "items": _LINE_22,
+            "referencias": _GLOBAL_REFERENCE,
+            "complFiscal": _PRINCIPAL,
+        }
+        for tipo in (142, 143)
+    ),
+    *(
+        {
+            "tipoCFE": tipo,
+            "fmaPago": 1,
+            "receptor": _BOLETA_EXAMPLE["receptor"],
+            "items": [{"indFact": 13, "nomItem": "Ajuste de peso", "cantidad": "1", "precioUnitario": "250"}],
+            "referencias": _GLOBAL_REFERENCE,
+        }
+        for tipo in (152, 153)
+    ),
+    {
+        "tipoCFE": 181,
+        "tipoTraslado": 1,
+        "receptor": _EFACT_RECEIVER,
+        "items": [{"nomItem": "Manzanas", "cantidad": "10", "uniMed": "kg"}],
+    },
+    {
+        "tipoCFE": 182,
+        "receptor": _EFACT_RECEIVER,
+        "items": [
+            {"retencPercep": [{"codRet": "2183165", "tasa": "50", "mntSujetoaRet": "22000", "valRetPerc": "11000"}]}
+        ],
+    },
+]
 
 
 class CfeInput(PrintedText):
@@ -114,13 +255,27 @@ class CfeInput(PrintedText):
         frozen=True,
         str_strip_whitespace=True,
         field_title_generator=json_title,
-        json_schema_extra={"examples": [_ETICKET_EXAMPLE, _EFACTURA_EXAMPLE, _NOTE_EXAMPLE]},
+        json_schema_extra={
+            "examples": [
+                _ETICKET_EXAMPLE,
+                _EFACTURA_EXAMPLE,
+                _NOTE_EXAMPLE,
+                _EXPORT_SERVICES_EXAMPLE,
+                _EXPORT_NOTE_EXAMPLE,
+                _EXPORT_REMITO_EXAMPLE,
+                _BOLETA_EXAMPLE,
+                _CUENTA_AJENA_EXAMPLE,
+                *_OTHER_EXAMPLES,
+            ]
+        },
     )
 
     tipo_cfe: SupportedCfeType = Field(
         alias="tipoCFE",
         description="Tipo de CFE (A-C2): 101 e-Ticket, 102/103 NC/ND de e-Ticket, 111 e-Factura, "
-        "112/113 NC/ND de e-Factura, 181 e-Remito, 182 e-Resguardo.",
+        "112/113 NC/ND de e-Factura, 121 e-Factura de Exportación, 122/123 sus NC/ND, 124 e-Remito de "
+        "Exportación, 131-133 e-Ticket y sus notas y 141-143 e-Factura y sus notas de venta por cuenta ajena, "
+        "151 e-Boleta de entrada, 152/153 sus NC/ND, 181 e-Remito, 182 e-Resguardo.",
     )
     fch_emis: Day = Field(
         default_factory=today_montevideo,
@@ -140,9 +295,9 @@ class CfeInput(PrintedText):
         None,
         alias="mntBruto",
         description="Indicador de montos brutos (A-C10): 1 los precios incluyen IVA; 2 incluyen IMEBA y "
-        "adicionales (solo e-Boleta de entrada, no admitido aquí); 3 ventas de un contribuyente IVA "
-        "mínimo, Monotributo o Monotributo Social MIDES (obligatorio para ellos). Ausente: precios "
-        "sin IVA. Por compatibilidad se acepta true como 1 y false como ausente.",
+        "adicionales (solo e-Boleta de entrada con compras a contribuyentes de IMEBA, indFact 15); "
+        "3 ventas de un contribuyente IVA mínimo, Monotributo o Monotributo Social MIDES (obligatorio para "
+        "ellos). Ausente: precios sin IVA. Por compatibilidad se acepta true como 1 y false como ausente.",
     )
     tpo_moneda: str = Field(
         "UYU",
@@ -189,7 +344,29 @@ class CfeInput(PrintedText):
         description="Comprobantes referenciados (zona F); al menos uno en notas de crédito y débito.",
     )
     tipo_traslado: Literal[1, 2] | None = Field(
-        None, alias="tipoTraslado", description="Solo e-Remito, obligatorio: 1 venta, 2 traslado interno (A-C13)."
+        None,
+        alias="tipoTraslado",
+        description="Solo e-Remito y e-Remito de Exportación, obligatorio: 1 venta, 2 traslado interno (A-C13).",
+    )
+    clau_venta: str | None = Field(
+        None,
+        alias="clauVenta",
+        pattern=r"^([A-Za-z]{1,3}|N/A)$",
+        description="Solo exportación: cláusula de venta, un Incoterm (FOB, CIF, EXW, ...) o N/A en la "
+        "exportación de servicios (A-C13). Obligatoria en 121, 122 y 123.",
+    )
+    mod_venta: Literal[1, 2, 3, 4, 80, 90, 91, 99] | None = Field(
+        None,
+        alias="modVenta",
+        description="Solo exportación: modalidad de venta (A-C14): 1 régimen general, 2 consignación, 3 precio "
+        "revisable, 4 bienes propios a exclaves aduaneros, 80 Tax Free, 90 exportación de servicios, 91 "
+        "exportación mandante, 99 otras transacciones. Obligatoria en 121 y 124.",
+    )
+    via_transp: Literal[1, 2, 3, 8, 9] | None = Field(
+        None,
+        alias="viaTransp",
+        description="Solo exportación, obligatoria: vía de transporte (A-C15): 1 marítimo, 2 aéreo, 3 terrestre, "
+        "8 no aplica (servicios), 9 otro.",
     )
     fch_valor: Day | None = Field(None, alias="fchValor", description="Solo e-Resguardo: fecha valor (A-C5.1).")
     mnt_iva_otra: MontoPositivo | None = Field(
@@ -197,6 +374,12 @@ class CfeInput(PrintedText):
         alias="mntIVAOtra",
         description="IVA a otra tasa o sobre fictos (A-C123); obligatorio si hay ítems con indFact 4, "
         "porque DGI no fija esa tasa.",
+    )
+    compl_fiscal: ComplFiscal | None = Field(
+        None,
+        alias="complFiscal",
+        description="Solo venta por cuenta ajena (131-133, 141-143), obligatorio: el mandante por cuenta de quien "
+        "se vende (zona K, Compl_Fiscal).",
     )
     adenda: str | None = Field(
         None, max_length=10000, description="Texto libre impreso en la zona ADENDA; no se firma ni va a DGI."
@@ -226,6 +409,20 @@ class CfeInput(PrintedText):
         if value is False:
             return None
         return value
+
+    @field_validator("compl_fiscal")
+    @classmethod
+    def _normalize_principal_doc(cls, part: ComplFiscal | None) -> ComplFiscal | None:
+        # As for the receiver: 21-900009-001-1 is typed, 219000090011 is what DGI wants.
+        if (
+            part
+            and part.tipo_doc_mdte in URUGUAYAN_DOC_TYPES
+            and all(ch.isdigit() or ch in ".- " for ch in part.doc_mdte)
+        ):
+            cleaned = "".join(ch for ch in part.doc_mdte if ch.isdigit()) or part.doc_mdte
+            if cleaned != part.doc_mdte:
+                return part.model_copy(update={"doc_mdte": cleaned})
+        return part
 
     @field_validator("receptor")
     @classmethod

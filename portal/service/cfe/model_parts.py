@@ -157,7 +157,9 @@ class Item(_Part):
         le=17,
         description="Indicador de facturación (B-C4): 1 exento, 2 IVA mínima, 3 IVA básica, 4 otra tasa, "
         "5 entrega gratuita, 6 no facturable, 7 no facturable negativo, 10 exportación, "
-        "11 impuesto percibido, 12 IVA en suspenso, 16 IVA mínimo/monotributo. Obligatorio "
+        "11 impuesto percibido, 12 IVA en suspenso, 16 IVA mínimo/monotributo; en la e-Boleta de entrada "
+        "13 vendedor no contribuyente, 14 vendedor IVA mínimo o Monotributo, 15 vendedor de IMEBA, 17 compra "
+        "de moneda extranjera para reventa. Obligatorio "
         "salvo en e-Remito (solo 8: ítem a rebajar) y e-Resguardo (solo 9: ítem a anular).",
     )
     ind_agente_resp: Literal["R", "A"] | None = Field(
@@ -245,7 +247,7 @@ class DscRcgGlobal(_Part):
         alias="valorDR",
         description="Monto en la moneda del comprobante (D-C6); con mntBruto 1 incluye IVA, como los precios.",
     )
-    ind_fact_dr: Literal[1, 2, 3, 4, 6, 7, 10, 11, 12, 16] = Field(
+    ind_fact_dr: Literal[1, 2, 3, 4, 6, 7, 10, 11, 12, 13, 14, 15, 16, 17] = Field(
         alias="indFactDR", description="Indicador de facturación al que se aplica (D-C7)."
     )
 
@@ -317,5 +319,37 @@ class Referencia(_Part):
             "examples": [
                 {"tpoDocRef": 101, "serie": "A", "nroCFERef": 2, "razonRef": "Devolución", "fechaCFEref": "2024-05-02"}
             ]
+        }
+    )
+
+
+class ComplFiscal(_Part):
+    """Complemento fiscal (zona K) of a sale on behalf of others (131-133, 141-143): the principal (mandante)
+    for whom the issuer sells. The issuer's own RUT (RUCEmisor of Compl_Fiscal_Data) is written by the service,
+    as in DGI's sample envelopes; the principal's document goes in docMdte."""
+
+    tipo_doc_mdte: Literal[1, 2, 3, 4, 5, 6, 7] = Field(
+        alias="tipoDocMdte",
+        description="Tipo de documento del mandante (K-C2): 1 NIE, 2 RUT, 3 C.I., 4 Otros, 5 Pasaporte, 6 DNI, 7 NIFE.",
+    )
+    pais: str = Field(
+        "UY",
+        pattern=r"^([A-Z]{2}|99)$",
+        description="País del documento, ISO 3166-1 alfa-2 (K-C3); UY para NIE, RUT y C.I.",
+    )
+    doc_mdte: str = Field(
+        alias="docMdte",
+        min_length=1,
+        max_length=20,
+        description="Documento del mandante (K-C4); para NIE, RUT y C.I. se aceptan puntos y guiones y se "
+        "controla el dígito verificador.",
+    )
+    nombre_mdte: str = Field(
+        alias="nombreMdte", min_length=1, max_length=150, description="Nombre o denominación del mandante (K-C5)."
+    )
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"tipoDocMdte": 2, "pais": "UY", "docMdte": "219000090011", "nombreMdte": "DGI PRUEBA"}]
         }
     )

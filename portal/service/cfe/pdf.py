@@ -12,6 +12,8 @@ carries no number, CAE or QR.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from portal.service.cfe import pdf_body
 from portal.service.cfe import pdf_text as words
 from portal.service.cfe.emission import Issuer
@@ -38,11 +40,13 @@ def render_receipt(
     qr_url: str | None = None,
     logo: bytes | None = None,
     paper: str = "a4",
+    bilingual: bool | None = None,
 ) -> bytes:
     """A signed receipt printed from its signed XML; `issuer` is the settings snapshot taken when it was
-    issued, `adenda` the stored adenda, `security_code`/`qr_url` the stored ones (else read from the XML)."""
+    issued, `adenda` the stored adenda, `security_code`/`qr_url` the stored ones (else read from the XML);
+    `bilingual` as render_pdf's."""
     printable = from_xml(xml, issuer, adenda=adenda, security_code=security_code, qr_link=qr_url)
-    return render_pdf(printable, logo=logo, paper=paper)
+    return render_pdf(printable, logo=logo, paper=paper, bilingual=bilingual)
 
 
 def render_preview(cfe: CfeInput, issuer: Issuer, *, logo: bytes | None = None, paper: str = "a4") -> bytes:
@@ -50,8 +54,17 @@ def render_preview(cfe: CfeInput, issuer: Issuer, *, logo: bytes | None = None, 
     return render_pdf(from_input(cfe, issuer), logo=logo, paper=paper)
 
 
-def render_pdf(doc: Printable, *, logo: bytes | None = None, paper: str = "a4") -> bytes:
-    """The receipt as PDF bytes: A4, or a thermal roll ("80mm", "57mm") for e-Tickets and their notes."""
+def bilingual_by_default(doc: Printable) -> bool:
+    """A receiver abroad (its document's country is not Uruguay) reads the labels in English too."""
+    return doc.receiver is not None and doc.receiver.pais not in (None, "UY")
+
+
+def render_pdf(doc: Printable, *, logo: bytes | None = None, paper: str = "a4", bilingual: bool | None = None) -> bytes:
+    """The receipt as PDF bytes: A4, or a thermal roll ("80mm", "57mm") for e-Tickets and their notes.
+    `bilingual`: labels in Spanish and English (A4); None: for a receiver abroad."""
+    wanted = bilingual_by_default(doc) if bilingual is None else bilingual
+    if wanted != doc.bilingual and paper == "a4":
+        doc = replace(doc, bilingual=wanted)
     if not doc.preview and (doc.nro is None or doc.cae is None or not doc.qr_url or not doc.security_code):
         raise ValueError("Un comprobante firmado necesita numeración, CAE, código de seguridad y QR.")
     check_paper(doc.tipo_cfe, paper)
@@ -149,20 +162,20 @@ class _A4(pdf_body.BodyPage):
         self.put(x, TOP + 1, w, "RUC EMISOR", align="C", h=4)
         rows = [doc.emisor.rut, self.fitted_title(words.type_title(doc), w), words.number_text(doc)]
         if doc.fma_pago:
-            rows.append(f"Forma de pago: {words.FMA_PAGO[doc.fma_pago]}")
+            rows.append(self._payment_form(w))
         y = TOP + 5
         for row in rows:
             self.put(x, y, w, row, size=M, bold=True, align="C", h=5.8)
             y += 5.8
-        facts = [f"Fecha: {words.day(doc.fch_emis)}"]
+        facts = [f"{words.bi(doc, 'Fecha')}: {words.day(doc.fch_emis)}"]
         if doc.fch_venc:
-            facts.append(f"Vencimiento del pago: {words.day(doc.fch_venc)}")
+            facts.append(f"{words.bi(doc, 'Vencimiento del pago')}: {words.day(doc.fch_venc)}")
         if doc.element == "eRem":
             kind = words.TIPO_TRASLADO.get(doc.tipo_traslado, "") if doc.tipo_traslado is not None else ""
             facts.append(f"Tipo de traslado: {kind}")
         elif doc.tpo_moneda:
-            rate = f"  ·  T.C. {words.number(doc.tpo_cambio, 3)}" if doc.tpo_cambio else ""
-            facts.append(f"Moneda: {doc.tpo_moneda}{rate}")
+            rate = f"  ·  {words.bi(doc, 'T.C.')} {words.number(doc.tpo_cambio, 3)}" if doc.tpo_cambio else ""
+            facts.append(f"{words.bi(doc, 'Moneda')}: {doc.tpo_moneda}{rate}")
         if doc.fch_valor:
             facts.append(f"Fecha valor: {words.day(doc.fch_valor)}")
         y += 0.8
@@ -170,6 +183,14 @@ class _A4(pdf_body.BodyPage):
             self.put(x + 2, y, w - 4, fact)
             y += 4.2
         self.rect(x, TOP, w, self.receiver_top - 3 - TOP)
+
+    def _payment_form(self, width: float) -> str:
+        """ "Forma de pago: Contado" (DGI's item); bilingual, the value in English too, and the label left out
+        when both do not fit at 3 mm."""
+        value = words.bi(self.doc, words.FMA_PAGO[self.doc.fma_pago])
+        self.use_font(M, bold=True)
+        text = f"Forma de pago: {value}"
+        return text if self.get_string_width(text) <= width - 2 * self.c_margin else value
 
     def _receiver(self) -> None:
         doc, receiver, y = self.doc, self.doc.receiver, self.receiver_top
@@ -191,7 +212,7 @@ class _A4(pdf_body.BodyPage):
             for part in self.lines_of(text, width, bold=bold)
         ]
         if receiver.compra_id:
-            lines.append((f"Orden de compra: {receiver.compra_id}", False))
+            lines.append((f"{words.bi(doc, 'Orden de compra')}: {receiver.compra_id}", False))
         for row, (text, bold) in enumerate(lines[:4]):  # 4 lines fit above the body (names: 150 characters)
             self.put(x, y + row * 4.2, width, text, bold=bold)
 
@@ -201,7 +222,10 @@ class _A4(pdf_body.BodyPage):
         # cell(), not put(): fpdf replaces the {nb} alias (total pages) only in cells.
         self.use_font(T)
         self.set_xy(150, line + 36)
-        self.cell(RIGHT - 150, 4.2, f"Página {self.page_no()} de {{nb}}", align="R")
+        page_of = f"Página {self.page_no()} de {{nb}}"
+        if doc.bilingual:
+            page_of += f" / Page {self.page_no()} of {{nb}}"
+        self.cell(RIGHT - 150, 4.2, page_of, align="R")
         if doc.preview:
             self.put(
                 LEFT,

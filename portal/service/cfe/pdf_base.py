@@ -13,7 +13,8 @@ from portal.service.cfe.fonts import FontSet, font_set
 from portal.service.cfe.qr import qr_png
 
 PAPERS = ("a4", "80mm", "57mm")
-ROLL_TYPES = (101, 102, 103)  # DGI admits thermal paper for e-Tickets and their notes
+# DGI admits thermal paper for e-Tickets and their notes, those of sales on behalf of others (131-133) too
+ROLL_TYPES = (101, 102, 103, 131, 132, 133)
 
 
 class PaperNotAllowed(ValueError):
@@ -24,7 +25,7 @@ def check_paper(tipo_cfe: int, paper: str) -> None:
     if paper not in PAPERS:
         raise PaperNotAllowed(f"Formato desconocido: {paper}.")
     if paper != "a4" and tipo_cfe not in ROLL_TYPES:
-        raise PaperNotAllowed("El rollo térmico es solo para e-Tickets y sus notas (101, 102, 103).")
+        raise PaperNotAllowed("El rollo térmico es solo para e-Tickets y sus notas (101-103, 131-133).")
 
 
 class ReceiptPage(FPDF):

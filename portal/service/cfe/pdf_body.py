@@ -49,11 +49,15 @@ class BodyPage(ReceiptPage):
     def table_header(self) -> None:
         x, y = LEFT, self.get_y()
         self.set_fill_color(235, 235, 235)
-        self.rect(LEFT, y, RIGHT - LEFT, 5.5, style="F")
+        height = 9.7 if self.doc.bilingual else 5.5  # a bilingual title has its English under it
+        self.rect(LEFT, y, RIGHT - LEFT, height, style="F")
         for title, width, align in self.columns:
             self.put(x + 0.5, y + 0.7, width - 1, title, bold=True, align=align)
+            english = words.english(self.doc, title)
+            if english:
+                self.put(x + 0.5, y + 4.9, width - 1, english, align=align, shrink=True)
             x += width
-        self.set_y(y + 7)
+        self.set_y(y + height + 1.5)
 
     def room(self, height: float) -> None:
         """Start a new page unless `height` millimetres still fit above the footer."""
@@ -83,6 +87,7 @@ def draw_body(pdf: BodyPage) -> None:
             _discounts(pdf)
         _totals(pdf)
         _section(pdf, "Medios de pago", [f"{glosa}: {words.money(value)}" for glosa, value in doc.payments])
+    _section(pdf, "Exportación", words.export_lines(doc))
     _section(pdf, "Referencias", [words.reference_line(ref) for ref in doc.references])
     if doc.info_adicional:
         _section(pdf, "Información adicional", [doc.info_adicional])
@@ -178,7 +183,7 @@ def _totals(pdf: BodyPage) -> None:
     for label, value, strong in rows:
         y, size = pdf.get_y(), M if strong and label.startswith("TOTAL A PAGAR") else words.TEXT_PT
         height = 6.0 if size == M else LINE
-        pdf.put(90, y, 70, label, size=size, bold=strong, align="R", h=height)
+        pdf.put(LEFT, y, 160 - LEFT, label, size=size, bold=strong, align="R", h=height)  # room for a bilingual label
         pdf.put(160, y, RIGHT - 160, words.money(value), size=size, bold=strong, align="R", h=height, shrink=True)
         pdf.set_y(y + height)
     pdf.set_y(pdf.get_y() + 2)
@@ -198,6 +203,7 @@ def _discounts(pdf: BodyPage) -> None:
 def _section(pdf: BodyPage, title: str, lines: list[str]) -> None:
     if not lines:
         return
+    title = words.bi(pdf.doc, title)
     wrapped = [part for line in lines for part in pdf.lines_of(line, RIGHT - LEFT)]
     pdf.room(min(len(wrapped) + 1, 4) * LINE)  # keep a title with its first lines
     rows = ([(title, True)] if title else []) + [(line, False) for line in wrapped]

@@ -36,7 +36,11 @@ IND_FACT = {
     10: "Export.",
     11: "Percib.",
     12: "Susp.",
+    13: "No contr.",
+    14: "IVA mín.",
+    15: "IMEBA",
     16: "IVA mín.",
+    17: "M/E rev.",
 }
 SHORT_TYPE = {
     101: "e-Ticket",
@@ -45,11 +49,73 @@ SHORT_TYPE = {
     111: "e-Factura",
     112: "NC e-Factura",
     113: "ND e-Factura",
+    131: "e-Ticket Cta. Aj.",
+    132: "NC e-Ticket Cta. Aj.",
+    133: "ND e-Ticket Cta. Aj.",
+    141: "e-Factura Cta. Aj.",
+    142: "NC e-Factura Cta. Aj.",
+    143: "ND e-Factura Cta. Aj.",
     121: "e-Fact. Exp.",
+    122: "NC e-Fact. Exp.",
+    123: "ND e-Fact. Exp.",
     124: "e-Rem. Exp.",
+    151: "e-Boleta",
+    152: "NC e-Boleta",
+    153: "ND e-Boleta",
     181: "e-Remito",
     182: "e-Resguardo",
 }
+
+
+# -- bilingual receipts (issue 29): our labels in Spanish and English; DGI's fiscal legends (RUC EMISOR, the
+# type's name, RUC COMPRADOR, CONSUMO FINAL, Fecha de vencimiento, Código de seguridad, CAE, "Puede verificar
+# comprobante en...", IVA al día, the regime box, ADENDA) stay exactly as DGI writes them.
+ENGLISH = {
+    "Forma de pago": "Payment",
+    "Contado": "Cash",
+    "Crédito": "Credit",
+    "Fecha": "Date",
+    "Vencimiento del pago": "Due date",
+    "Moneda": "Currency",
+    "T.C.": "Rate",
+    "RECEPTOR": "CUSTOMER",
+    "Orden de compra": "Purchase order",
+    "Descripción": "Description",
+    "IVA": "VAT",
+    "Cant.": "Qty",
+    "Unid.": "Unit",
+    "P. unitario": "Unit price",
+    "Desc./Rec.": "Disc./Surch.",
+    "Importe": "Amount",
+    "Exento / no gravado": "Exempt / not taxed",
+    "Exportación y asimiladas": "Export",
+    "Impuesto percibido": "Tax collected",
+    "IVA en suspenso": "Suspended VAT",
+    "Retenciones / percepciones": "Withholdings",
+    "Créditos fiscales": "Tax credits",
+    "Monto no facturable": "Non-billable",
+    "TOTAL A PAGAR": "AMOUNT DUE",
+    "Medios de pago": "Payment methods",
+    "Referencias": "References",
+    "Exportación": "Export terms",
+    "Cláusula de venta": "Incoterm",
+    "Modalidad de venta": "Sale mode",
+    "Vía de transporte": "Transport",
+    "Tipo de traslado": "Transfer",
+    "Información adicional": "Additional information",
+    "Descuentos y recargos globales": "Discounts and surcharges",
+}
+
+
+def bi(doc: Printable, spanish: str) -> str:
+    """A label as printed: Spanish, or "Spanish / English" on a bilingual receipt."""
+    english = ENGLISH.get(spanish)
+    return f"{spanish} / {english}" if doc.bilingual and english else spanish
+
+
+def english(doc: Printable, spanish: str) -> str | None:
+    """The English of a label on a bilingual receipt (a second line under a narrow column's title), or None."""
+    return ENGLISH.get(spanish) if doc.bilingual else None
 
 
 def _group(integer_part: str) -> str:
@@ -88,6 +154,34 @@ def trimmed(value: Decimal, min_places: int, max_places: int) -> str:
 def day(value: date | None) -> str:
     """dd/mm/yyyy, or an empty string."""
     return value.strftime("%d/%m/%Y") if value else ""
+
+
+MOD_VENTA = {
+    1: "Régimen general",
+    2: "Consignación",
+    3: "Precio revisable",
+    4: "Bienes propios a exclaves aduaneros",
+    80: "Tax Free",
+    90: "Régimen general - exportación de servicios",
+    91: "Exportación mandante",
+    99: "Otras transacciones",
+}
+VIA_TRANSP = {1: "Marítimo", 2: "Aéreo", 3: "Terrestre", 8: "No aplica", 9: "Otro"}
+
+
+def export_lines(doc: Printable) -> list[str]:
+    """The terms of sale of an export (A-C13 to A-C15), as the XML states them; empty for other types."""
+    if not any(doc.export_terms):
+        return []
+    clause, mode, via = doc.export_terms
+    lines = [f"{bi(doc, 'Cláusula de venta')}: {clause}"] if clause else []
+    if mode is not None:
+        lines.append(f"{bi(doc, 'Modalidad de venta')}: {mode} - {MOD_VENTA.get(mode, '')}".rstrip(" -"))
+    if via is not None:
+        lines.append(f"{bi(doc, 'Vía de transporte')}: {via} - {VIA_TRANSP.get(via, '')}".rstrip(" -"))
+    if doc.element == "eRem_Exp" and doc.tipo_traslado:
+        lines.append(f"{bi(doc, 'Tipo de traslado')}: {TIPO_TRASLADO.get(doc.tipo_traslado, '')}")
+    return lines
 
 
 def reference_line(ref: Reference) -> str:
@@ -135,7 +229,9 @@ def receiver_title(doc: Printable) -> str:
     if doc.element == "eTck":
         return "CONSUMO FINAL"
     receiver = doc.receiver
-    return "RUC COMPRADOR" if receiver is None or receiver.tipo_doc == 2 else "RECEPTOR"
+    if doc.element == "eBoleta":  # the buyer issues it: its receiver is the seller
+        return "RUC VENDEDOR" if receiver is None or receiver.tipo_doc == 2 else "VENDEDOR"
+    return "RUC COMPRADOR" if receiver is None or receiver.tipo_doc == 2 else bi(doc, "RECEPTOR")
 
 
 def receiver_document(doc: Printable) -> str | None:
@@ -171,7 +267,7 @@ def iva_al_dia(doc: Printable) -> str | None:
     """The IVA-al-día constancia: what A-C17 says when present, "IVA al día" when absent and the issuer
     holds the constancia; never for Monotributo (section 5), nor on e-Remito and e-Resguardo, which have
     no A-C17."""
-    if doc.regimen in ("monotributo", "monotributo_mides") or doc.element not in ("eTck", "eFact"):
+    if doc.regimen in ("monotributo", "monotributo_mides") or doc.element not in ("eTck", "eFact", "eFact_Exp"):
         return None
     if doc.iva_al_dia_code:
         return _NO_IVA_AL_DIA.get(doc.iva_al_dia_code)
@@ -189,6 +285,11 @@ def header_legends(doc: Printable) -> list[str]:
     found = []
     if doc.pagos_terceros:
         found.append("Pagos por cuenta de terceros")
+    if doc.mandante:  # a sale on behalf of others names its principal (zona K)
+        name, doc_type, document, country = doc.mandante
+        found.append(
+            f"Venta por cuenta ajena - Mandante: {name} ({DOC_TYPE.get(doc_type, 'Doc.')} {document}, {country})"
+        )
     if doc.bienes_terceros:
         name, document = doc.bienes_terceros
         found.append(" ".join(part for part in ("Bienes de Terceros", name, document) if part))
@@ -242,7 +343,7 @@ def total_rows(doc: Printable) -> list[tuple[str, Decimal, bool]]:
             ("MntIVATasaBasica", f"IVA tasa básica {_rate(t.get('IVATasaBasica'))}"),
             ("MntIVAOtra", "IVA otra tasa"),
         )
-        rows += [(label, t[tag], False) for tag, label in labels if t.get(tag)]
+        rows += [(bi(doc, label), t[tag], False) for tag, label in labels if t.get(tag)]
     rows.append((f"TOTAL {currency}", t.get("MntTotal", Decimal(0)), True))
     for tag, label in (
         ("MntTotRetenido", "Retenciones / percepciones"),
@@ -252,6 +353,7 @@ def total_rows(doc: Printable) -> list[tuple[str, Decimal, bool]]:
         if t.get(tag):
             if tag == "MntTotRetenido":
                 rows += retention_rows(doc)
-            rows.append((label, t[tag], False))
-    rows.append((f"TOTAL A PAGAR {currency}", t.get("MntPagar", Decimal(0)), True))
+            rows.append((bi(doc, label), t[tag], False))
+    if doc.element != "eRem_Exp":  # the e-Remito de Exportación declares a value; nothing is paid on it
+        rows.append((f"{bi(doc, 'TOTAL A PAGAR')} {currency}", t.get("MntPagar", Decimal(0)), True))
     return rows

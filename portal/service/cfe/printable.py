@@ -153,6 +153,9 @@ class Printable:
     security_code: str | None = None
     qr_url: str | None = None
     preview: bool = False
+    export_terms: tuple[int | str | None, ...] = ()  # (ClauVenta, ModVenta, ViaTransp) of an export, A-C13..15
+    mandante: tuple[str, int, str, str] | None = None  # zona K: (name, document type, document, country)
+    bilingual: bool = False  # labels in Spanish and English (pdf_text.bi); DGI's legends stay in Spanish
 
     @property
     def element(self) -> str:
@@ -209,6 +212,7 @@ def from_xml(
         settings=settings,
         adenda=adenda,
         preview=preview,
+        mandante=_mandante(doc.find("c:Compl_Fiscal/c:Compl_Fiscal_Data", _NS)),
     )
     if preview:
         return printable
@@ -226,6 +230,7 @@ def _id_doc(id_doc: etree._Element, preview: bool) -> dict[str, Any]:
     if _int(id_doc, "IndPropiedad") == 1:
         owner = (_text(id_doc, "RznSocProp") or "", _text(id_doc, "DocProp") or _text(id_doc, "DocPropExt") or "")
     return {
+        "export_terms": (_text(id_doc, "ClauVenta"), _int(id_doc, "ModVenta"), _int(id_doc, "ViaTransp")),
         "tipo_cfe": int(_text(id_doc, "TipoCFE")),
         "serie": None if preview else _text(id_doc, "Serie"),
         "nro": None if preview else _int(id_doc, "Nro"),
@@ -313,10 +318,23 @@ def _references(doc: etree._Element) -> tuple[Reference, ...]:
 
 def _qr_link(doc: Printable, node: etree._Element, digest: str) -> str:
     """DGI's link, as `build_signed_cfe` makes it, from the XML alone (for records stored without it)."""
-    amount = {"eRem": Decimal(0), "eResg": doc.totals.get("MntTotRetenido", Decimal(0))}.get(
-        doc.element, doc.totals.get("MntPagar", Decimal(0))
-    )
+    amount = {
+        "eRem": Decimal(0),
+        "eResg": doc.totals.get("MntTotRetenido", Decimal(0)),
+        "eRem_Exp": doc.totals.get("MntTotal", Decimal(0)),
+    }.get(doc.element, doc.totals.get("MntPagar", Decimal(0)))
     return qr_url(doc.emisor.rut, doc.tipo_cfe, doc.serie, doc.nro, amount, doc.fch_emis, digest)
+
+
+def _mandante(node: etree._Element | None) -> tuple[str, int, str, str] | None:
+    if node is None:
+        return None
+    return (
+        _text(node, "NombreMdte") or "",
+        _int(node, "TipoDocMdte") or 0,
+        _text(node, "DocMdte") or "",
+        _text(node, "Pais") or "",
+    )
 
 
 def _local(node: etree._Element) -> str:

@@ -21,7 +21,10 @@ from portal.service.cfe.codes import (
     COUNTRIES,
     CURRENCIES,
     ELEMENT_TYPES,
+    IND_FACT_BOLETA,
+    IND_FACT_EFACT_EXP,
     IND_FACT_EREM,
+    IND_FACT_EREM_EXP,
     IND_FACT_ERESG,
     IND_FACT_ETCK_EFACT,
 )
@@ -31,6 +34,7 @@ from portal.service.cfe.model import CfeInput, Item, Receptor
 from portal.service.cfe.model_parts import MAX_AMOUNT
 from portal.service.cfe.pdf_text import money
 from portal.service.cfe.rules_dgi import Emission, check, check_cae
+from portal.service.cfe.rules_types import check_type_fields
 from portal.service.i18n import _
 
 # Tabla E: an e-Ticket whose net amount exceeds this many UI must identify the receiver and be sent to DGI:
@@ -47,6 +51,16 @@ _DOC_ERRORS = {
     "check_digit": _("Dígito verificador incorrecto."),
 }
 _GTIN_LENGTHS = {"GTIN8": 8, "GTIN12": 12, "GTIN13": 13, "GTIN14": 14}
+# The IndFact each priced detail line admits (XSD), by the element that carries it.
+_PRICED_IND_FACT = {
+    "eTck": IND_FACT_ETCK_EFACT,
+    "eFact": IND_FACT_ETCK_EFACT,
+    "eFact_Exp": IND_FACT_EFACT_EXP,
+    "eBoleta": IND_FACT_BOLETA,
+}
+# Elements whose header has payment terms (FmaPago) and whose lines are priced and totalled.
+_INVOICE_ELEMENTS = ("eTck", "eFact", "eFact_Exp", "eBoleta")
+_REMITO_ELEMENTS = ("eRem", "eRem_Exp")
 # Item fields that each kind of detail line does not have in the XSD (JSON names).
 _NOT_IN_REMITO = (
     "precioUnitario",
@@ -115,6 +129,7 @@ def validate(cfe: CfeInput, *, ui_value: Decimal, emission: Emission | None = No
     _header(cfe, kind, errors)
     _items(cfe, kind, errors)
     _references(cfe, kind, errors)
+    check_type_fields(cfe, kind, errors)
     check(cfe, kind, emission or Emission(signing_date=today_montevideo()), errors)
     totals = None if any(e.field.startswith("items") for e in errors) else compute_totals(cfe)
     if totals is not None:
@@ -139,7 +154,7 @@ def receiver_required(cfe: CfeInput, ui_value: Decimal, totals: Totals | None) -
     are in error (then only retentions count)."""
     kind = cfe_type(cfe.tipo_cfe)
     if kind.element != "eTck":
-        return kind.element in ("eFact", "eRem", "eResg")
+        return kind.element in ("eFact", "eRem", "eResg", "eFact_Exp", "eRem_Exp", "eBoleta")
     if any(item.retenc_percep for item in cfe.items):
         return True
     net = totals.mnt_neto if totals else Decimal(0)
@@ -160,7 +175,7 @@ def numbering_errors(numbering: Numbering, fch_emis: date) -> list[FieldError]:
 
 
 def _header(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
-    invoice_like = kind.element in ("eTck", "eFact")
+    invoice_like = kind.element in _INVOICE_ELEMENTS
     if not _MIN_DATE <= cfe.fch_emis <= _MAX_DATE:
         errors.add("fchEmis", "out_of_range", _("La fecha debe estar entre el 01/10/2011 y el 31/12/2050."))
     if invoice_like and cfe.fma_pago is None:
@@ -184,7 +199,7 @@ def _header(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
         "mntIVAOtra": not invoice_like,
         "tpoMoneda": kind.element == "eRem",
         "tpoCambio": kind.element == "eRem",
-        "tipoTraslado": kind.element != "eRem",
+        "tipoTraslado": kind.element not in _REMITO_ELEMENTS,
         "fchValor": kind.element != "eResg",
     }
     for alias, flagged in not_applicable.items():
@@ -194,7 +209,7 @@ def _header(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
         errors.add(
             "mntIVAOtra", "not_applicable", _("Solo corresponde si hay ítems gravados a otra tasa (indicador 4).")
         )
-    if kind.element == "eRem" and cfe.tipo_traslado is None:
+    if kind.element in _REMITO_ELEMENTS and cfe.tipo_traslado is None:
         errors.add("tipoTraslado", "required", _("Indicá el tipo de traslado: 1 venta, 2 traslado interno."))
     if kind.element != "eRem":
         if cfe.tpo_moneda not in CURRENCIES:
@@ -223,8 +238,15 @@ def _items(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
                         "required",
                         _("El monto sujeto a retención es obligatorio en e-Resguardo."),
                     )
+        elif kind.element == "eRem_Exp":
+            _item_fields(
+                item, where, "nomItem cantidad precioUnitario", _NOT_IN_REMITO[1:], IND_FACT_EREM_EXP, kind, errors
+            )
+            _priced_item(cfe, item, where, errors)
         else:
-            _item_fields(item, where, "indFact nomItem cantidad precioUnitario", (), IND_FACT_ETCK_EFACT, kind, errors)
+            absent = ("retencPercep", "indAgenteResp") if kind.element == "eFact_Exp" else ()
+            allowed = _PRICED_IND_FACT[kind.element]
+            _item_fields(item, where, "indFact nomItem cantidad precioUnitario", absent, allowed, kind, errors)
             _priced_item(cfe, item, where, errors)
 
 
@@ -243,7 +265,7 @@ def _item_fields(
         elif alias != "retencPercep" and getattr(item, _attr(item, alias)) is None:
             errors.add(f"{where}.{alias}", "required", _("Campo obligatorio."))
     for alias in absent:
-        if _given(item, alias):
+        if _given(item, alias) and getattr(item, _attr(item, alias)) not in (None, []):
             errors.add(f"{where}.{alias}", "not_applicable", _("No corresponde a {name_es}.", name_es=kind.name_es))
     for j, code in enumerate(item.cod_item):
         # B-C3: DGI checks the GS1 check digit of GTIN codes.
@@ -386,6 +408,11 @@ def _receptor(cfe: CfeInput, kind: CfeType, must_identify: bool, errors: _Errors
         "eFact": "rznSocRecep dirRecep ciudadRecep",
         "eRem": "rznSocRecep dirRecep ciudadRecep",
         "eResg": "rznSocRecep",
+        # An export names its buyer abroad: name, address and country (its document is checked above).
+        "eFact_Exp": "rznSocRecep dirRecep paisRecep",
+        "eRem_Exp": "rznSocRecep dirRecep paisRecep",
+        # The e-Boleta de entrada's receiver is the seller, printed in its "RUC VENDEDOR" box.
+        "eBoleta": "rznSocRecep dirRecep",
     }.get(kind.element, "")
     for alias in required.split():
         if not getattr(receptor, _attr(receptor, alias)):

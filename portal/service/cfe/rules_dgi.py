@@ -53,6 +53,8 @@ def check(cfe: CfeInput, kind: CfeType, emission: Emission, errors) -> None:
         _prices(cfe, errors)
         _gross_indicator(cfe, emission, errors)
         _indicators(cfe, emission, errors)
+    elif kind.element in ("eFact_Exp", "eRem_Exp", "eBoleta"):
+        _prices(cfe, errors)  # B-C11: an export's lines are priced too; only a free delivery (5) is 0
 
 
 def check_cae(cfe: CfeInput, kind: CfeType, emission: Emission, errors) -> None:

@@ -25,6 +25,12 @@ _Q = f"{{{CFE_NS}}}"
 
 __all__ = ["CFE_NS", "build_cfe_xml", "format_decimal", "format_timestamp"]
 
+# The elements whose receipts carry payment terms, global discounts and payment methods.
+_INVOICE_ELEMENTS = ("eTck", "eFact", "eFact_Exp", "eBoleta")
+# The IdDoc that has IVAalDia (A-C17): not the e-Boleta de entrada's (the buyer issues it).
+_IVA_AL_DIA_ELEMENTS = ("eTck", "eFact", "eFact_Exp")
+_EXPORT_ELEMENTS = ("eFact_Exp", "eRem_Exp")
+
 
 def format_decimal(value: Decimal | int, places: int) -> str:
     """Fixed-point text with exactly `places` decimals: 168816 -> '168816.00', never '1.6E+5'."""
@@ -71,14 +77,27 @@ def build_cfe_xml(
     detail = _sub(doc, "Detalle")
     for number, (item, amount) in enumerate(zip(cfe.items, totals.line_amounts, strict=True), start=1):
         _item(_sub(detail, "Item"), number, item, amount, element)
-    if cfe.dsc_rcg_global and element in ("eTck", "eFact"):
+    if cfe.dsc_rcg_global and element in _INVOICE_ELEMENTS:
         _discounts(_sub(doc, "DscRcgGlobal"), cfe)
-    if cfe.medios_pago and element in ("eTck", "eFact"):
+    if cfe.medios_pago and element in _INVOICE_ELEMENTS:
         _payments(_sub(doc, "MediosPago"), cfe)
     if cfe.referencias:
         _references(_sub(doc, "Referencia"), cfe)
     _cae(_sub(doc, "CAEData"), numbering)
+    if cfe.compl_fiscal is not None and element in ("eTck", "eFact"):
+        _compl_fiscal(_sub(doc, "Compl_Fiscal"), cfe, issuer)
     return root
+
+
+def _compl_fiscal(node: etree._Element, cfe: CfeInput, issuer: Issuer) -> None:
+    """Zona K in clear (Compl_Fiscal_Data): RUCEmisor is the issuer's own RUT, as in DGI's sample envelopes
+    Sob_219999830019_fac-Cta_Ajena-*.xml; the principal is TipoDocMdte, Pais, DocMdte and NombreMdte."""
+    data, part = _sub(node, "Compl_Fiscal_Data"), cfe.compl_fiscal
+    _sub(data, "RUCEmisor", issuer.rut)
+    _sub(data, "TipoDocMdte", part.tipo_doc_mdte)
+    _sub(data, "Pais", part.pais)
+    _sub(data, "DocMdte", part.doc_mdte)
+    _sub(data, "NombreMdte", part.nombre_mdte)
 
 
 def _id_doc(node: etree._Element, cfe: CfeInput, issuer: Issuer, numbering: Numbering, element: str) -> None:
@@ -86,7 +105,7 @@ def _id_doc(node: etree._Element, cfe: CfeInput, issuer: Issuer, numbering: Numb
     _sub(node, "Serie", numbering.serie)
     _sub(node, "Nro", numbering.nro)
     _sub(node, "FchEmis", cfe.fch_emis)
-    if element == "eRem":
+    if element in ("eRem", "eRem_Exp"):
         _sub(node, "TipoTraslado", cfe.tipo_traslado)
     elif element == "eResg":
         _opt(node, "FchValor", cfe.fch_valor)
@@ -94,8 +113,12 @@ def _id_doc(node: etree._Element, cfe: CfeInput, issuer: Issuer, numbering: Numb
         _opt(node, "MntBruto", cfe.mnt_bruto)
         _sub(node, "FmaPago", cfe.fma_pago)
         _opt(node, "FchVenc", cfe.fch_venc)
+    if element in _EXPORT_ELEMENTS:  # A-C13 to A-C15
+        _opt(node, "ClauVenta", cfe.clau_venta)
+        _opt(node, "ModVenta", cfe.mod_venta)
+        _sub(node, "ViaTransp", cfe.via_transp)
     _opt(node, "InfoAdicionalDoc", cfe.info_adicional_doc)
-    if element in ("eTck", "eFact") and _lacks_iva_al_dia(issuer, numbering):
+    if element in _IVA_AL_DIA_ELEMENTS and _lacks_iva_al_dia(issuer, numbering):
         _sub(node, "IVAalDia", 1)  # 1: the issuer has no IVA-al-día certificate (A-C17)
 
 
@@ -146,6 +169,9 @@ def _totales(node: etree._Element, cfe: CfeInput, totals: Totals, element: str) 
     _sub(node, "TpoMoneda", cfe.tpo_moneda)
     if cfe.tpo_cambio is not None:
         _sub(node, "TpoCambio", format_decimal(cfe.tpo_cambio, 3))
+    if element in _EXPORT_ELEMENTS:
+        _export_totals(node, cfe, totals, element)
+        return
     if element == "eResg":
         _sub(node, "MntTotRetenido", _money(totals.mnt_tot_retenido))
         if totals.mnt_tot_cred_fisc:
@@ -167,7 +193,7 @@ def _totales(node: etree._Element, cfe: CfeInput, totals: Totals, element: str) 
             _sub(node, tag, _money(value))
     # DGI's samples always state both rates, even when one is unused; sales of IVA mínimo and Monotributo
     # taxpayers (MntBruto 3) carry no IVA breakdown at all.
-    if cfe.mnt_bruto != 3:
+    if cfe.mnt_bruto != 3 and element != "eBoleta":  # Totales_Boleta has no IVA rates
         _sub(node, "IVATasaMin", format_decimal(totals.iva_tasa_min, 3))
         _sub(node, "IVATasaBasica", format_decimal(totals.iva_tasa_basica, 3))
     # Each IVA appears exactly when its net does (A-C116 > 0 requires A-C121, and so on).
@@ -181,10 +207,22 @@ def _totales(node: etree._Element, cfe: CfeInput, totals: Totals, element: str) 
     _sub(node, "MntTotal", _money(totals.mnt_total))
     if any(not code.startswith(CREDITO_FISCAL_PREFIX) for code, _ in totals.retenc_percep):
         _sub(node, "MntTotRetenido", _money(totals.mnt_tot_retenido))
-    if totals.mnt_tot_cred_fisc:
+    if totals.mnt_tot_cred_fisc and element != "eBoleta":
         _sub(node, "MntTotCredFisc", _money(totals.mnt_tot_cred_fisc))
     _sub(node, "CantLinDet", totals.cant_lin_det)
     _retentions_total(node, totals)
+    if totals.monto_nf or any(item.ind_fact in (6, 7) for item in cfe.items):
+        _sub(node, "MontoNF", _money(totals.monto_nf))
+    _sub(node, "MntPagar", _money(totals.mnt_pagar))
+
+
+def _export_totals(node: etree._Element, cfe: CfeInput, totals: Totals, element: str) -> None:
+    """Totales_Fact_Exp and Totales_Rem_Exp: no IVA; MntExpoyAsim is always written (1..1)."""
+    _sub(node, "MntExpoyAsim", _money(totals.mnt_expo_y_asim))
+    _sub(node, "MntTotal", _money(totals.mnt_total))
+    _sub(node, "CantLinDet", totals.cant_lin_det)
+    if element == "eRem_Exp":
+        return
     if totals.monto_nf or any(item.ind_fact in (6, 7) for item in cfe.items):
         _sub(node, "MontoNF", _money(totals.monto_nf))
     _sub(node, "MntPagar", _money(totals.mnt_pagar))
@@ -208,7 +246,7 @@ def _item(node: etree._Element, number: int, item: Item, amount: Decimal, elemen
     if element == "eResg":
         _item_retentions(node, item)
         return
-    if element != "eRem":
+    if element not in ("eRem", "eRem_Exp", "eFact_Exp"):
         _opt(node, "IndAgenteResp", item.ind_agente_resp)
     _sub(node, "NomItem", item.nom_item)
     _opt(node, "DscItem", item.dsc_item)
@@ -217,6 +255,9 @@ def _item(node: etree._Element, number: int, item: Item, amount: Decimal, elemen
     if element == "eRem":
         return
     _sub(node, "PrecioUnitario", format_decimal(item.precio_unitario, 6))
+    if element == "eRem_Exp":
+        _sub(node, "MontoItem", _money(amount))
+        return
     for tag, value, places in (
         ("DescuentoPct", item.descuento_pct, 3),
         ("DescuentoMonto", item.descuento_monto, 2),

@@ -365,7 +365,9 @@ def printed_paper(session: Session, record: IssuedCfe) -> str:
     return record.print_paper or default_paper(session, record.company_id)
 
 
-def receipt_pdf(record: IssuedCfe, *, logo: bytes | None = None, paper: str = "a4") -> bytes:
+def receipt_pdf(
+    record: IssuedCfe, *, logo: bytes | None = None, paper: str = "a4", bilingual: bool | None = None
+) -> bytes:
     """The printed representation, read from the signed XML as stored (number and CAE included), with the
     adenda and the issuer settings snapshot taken when it was issued: a reprint never disagrees with what
     was signed. `logo` is printed_logo(session, record) for an issued receipt."""
@@ -377,6 +379,7 @@ def receipt_pdf(record: IssuedCfe, *, logo: bytes | None = None, paper: str = "a
         qr_url=record.qr_url,
         logo=logo,
         paper=paper,
+        bilingual=bilingual,
     )
 
 

@@ -25,6 +25,10 @@ from portal.service.i18n import Text, _
 # What each receipt's credit and debit notes are (portal.domain.cfe_types): an e-Ticket's are 102/103, an
 # e-Factura's 112/113, and a debit note can itself be credited.
 DEBIT_NOTE_FOR = DEBIT_NOTE_OF
+# An export's notes repeat its terms of sale (A-C13 to A-C15).
+_EXPORT_TERMS = ("clauVenta", "modVenta", "viaTransp")
+# ... and those of a sale on behalf of others name the same principal (zona K).
+_TYPE_PARTS = (*_EXPORT_TERMS, "complFiscal")
 
 
 @dataclass(frozen=True)
@@ -175,7 +179,7 @@ def note_draft(original: IssuedCfe, note_type: int, reason: str | None = None) -
     source = original.input_json
     draft = {
         key: source[key]
-        for key in ("fmaPago", "mntBruto", "tpoMoneda", "tpoCambio", "receptor", "mntIVAOtra")
+        for key in ("fmaPago", "mntBruto", "tpoMoneda", "tpoCambio", "receptor", "mntIVAOtra", *_TYPE_PARTS)
         if key in source
     }
     draft.update(tipoCFE=note_type, items=source.get("items", []), referencias=[_reference(original, reason)])

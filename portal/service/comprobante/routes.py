@@ -118,7 +118,8 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
         return _download(record.xml, "application/xml", f"{name}.xml")
     if wanted == "application/pdf":
         paper = _paper(issuing.printed_paper(session, record), record.tipo_cfe, query.formato)
-        pdf = issuing.receipt_pdf(record, logo=issuing.printed_logo(session, record), paper=paper)
+        logo = issuing.printed_logo(session, record)
+        pdf = issuing.receipt_pdf(record, logo=logo, paper=paper, bilingual=query.bilingue)
         return _download(pdf, "application/pdf", f"{name}.pdf")
     response = Response(responses.dump_json(cfe_emitido(record, [], session)), mimetype="application/json")
     response.vary.add("Accept")

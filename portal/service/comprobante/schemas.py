@@ -164,7 +164,8 @@ class PreviewLink(_Out):
 
 
 _FORMATO = (
-    "Papel del PDF: a4, o rollo térmico de 80mm o 57mm (solo e-Ticket y sus notas, 101 a 103). Por "
+    "Papel del PDF: a4, o rollo térmico de 80mm o 57mm (solo e-Ticket y sus notas, 101 a 103 y 131 a 133). "
+    "Por "
     "defecto, el formato configurado por la empresa (A4 si es un rollo y el tipo no lo admite)."
 )
 
@@ -174,6 +175,11 @@ class GetByIdQuery(BaseModel):
         alias="idCfeEmitido", min_length=1, max_length=40, description="El idCfeEmitido que devolvió emitir."
     )
     formato: Literal["a4", "80mm", "57mm"] | None = Field(None, description=_FORMATO)
+    bilingue: bool | None = Field(
+        None,
+        description="PDF A4 con las etiquetas en español e inglés (las leyendas fiscales quedan como las escribe "
+        "DGI). Por defecto, bilingüe si el receptor es del exterior (país del documento distinto de UY).",
+    )
 
 
 class PreviewQuery(BaseModel):

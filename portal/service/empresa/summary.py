@@ -51,9 +51,10 @@ def day_summary(principal: Principal) -> SummaryOut:
 
 def _sign(tipo_cfe: int) -> int:
     """How a receipt type counts in what was invoiced: +1 sales and debit notes, -1 credit notes, 0 the
-    rest (an e-Remito moves goods, an e-Resguardo certifies a retention: neither is a sale)."""
+    rest (an e-Remito moves goods, an e-Resguardo certifies a retention, an e-Boleta de entrada is a purchase:
+    none is a sale). Exports (121-123) and sales on behalf of others (131-143) are sales."""
     kind = CFE_TYPES.get(tipo_cfe)
-    if kind is None or kind.element not in ("eTck", "eFact"):
+    if kind is None or kind.element not in ("eTck", "eFact", "eFact_Exp"):
         return 0
     return kind.note_sign or 1
 

@@ -22,11 +22,24 @@ SECTIONS = {
     101: ("Rsmn_Tck", "FyT"),
     102: ("Rsmn_Tck_Nota_Credito", "FyT"),
     103: ("Rsmn_Tck_Nota_Debito", "FyT"),
+    131: ("Rsmn_Tck_CtaAj", "FyT"),
+    132: ("Rsmn_Tck_Nota_Credito_CtaAj", "FyT"),
+    133: ("Rsmn_Tck_Nota_Debito_CtaAj", "FyT"),
     111: ("Rsmn_Fac", "FyT"),
     112: ("Rsmn_Fac_Nota_Credito", "FyT"),
     113: ("Rsmn_Fac_Nota_Debito", "FyT"),
+    141: ("Rsmn_Fac_CtaAj", "FyT"),
+    142: ("Rsmn_Fac_Nota_Credito_CtaAj", "FyT"),
+    143: ("Rsmn_Fac_Nota_Debito_CtaAj", "FyT"),
+    121: ("Rsmn_Fac_Exp", "FExp"),
+    122: ("Rsmn_Fac_Exp_Nota_Credito", "FExp"),
+    123: ("Rsmn_Fac_Exp_Nota_Debito", "FExp"),
     181: ("Rsmn_Rem", "Rem"),
+    124: ("Rsmn_Rem_Exp", "Rem_Exp"),
     182: ("Rsmn_Resg", "Res"),
+    151: ("Rsmn_Bol", "Bol"),
+    152: ("Rsmn_Bol_Nota_Credito", "Bol"),
+    153: ("Rsmn_Bol_Nota_Debito", "Bol"),
 }
 # Mnts_FyT_Item element -> the receipt's total (totals_json names), in the schema's order.
 _FYT = (
@@ -95,6 +108,20 @@ def _montos(kind: str, summary: TypeSummary) -> etree._Element | None:
         head = [_E.Fecha(fecha.isoformat()), _E.CodSuc(str(suc))]
         if kind == "Rem":
             items.append(_E.Mnts_Rem_Item(*head))
+        elif kind in ("FExp", "Rem_Exp"):  # Montos_FExp, Montos_Rem_Exp: export and total, no IVA
+            item = _E.Mnts_FExp_Item if kind == "FExp" else _E.Mnts_Rem_Exp_Item
+            expo, total = format_decimal(sums["mntExpoyAsim"], 2), format_decimal(sums["mntTotal"], 2)
+            items.append(item(*head, _E.TotMntExpyAsim(expo), _E.TotMntTotal(total)))
+        elif kind == "Bol":  # Montos_Bol: no IVA; not taxed, IVA in suspense, total and retentions
+            items.append(
+                _E.Mnts_Bol_Item(
+                    *head,
+                    _E.TotMntNoGrv(format_decimal(sums["mntNoGrv"], 2)),
+                    _E.TotMntIVAenSusp(format_decimal(sums["mntIVaenSusp"], 2)),
+                    _E.TotMntTotal(format_decimal(sums["mntTotal"], 2)),
+                    _E.TotMntRetenido(format_decimal(sums["mntTotRetenido"], 2)),
+                )
+            )
         elif kind == "Res":
             items.append(_E.Mnts_Res_Item(*head, _E.TotMntRetenido(format_decimal(sums["mntTotRetenido"], 2))))
         else:

@@ -174,7 +174,9 @@ class AnulacionSolicitud(BaseModel):
         },
     )
 
-    tipoCFE: Literal[101, 102, 103, 111, 112, 113, 181, 182]  # noqa: N815 - the API's names
+    tipoCFE: Literal[  # noqa: N815 - the API's names
+        101, 102, 103, 111, 112, 113, 121, 122, 123, 124, 131, 132, 133, 141, 142, 143, 151, 152, 153, 181, 182
+    ]
     serie: StrictStr | None = Field(None, min_length=1, max_length=2, pattern="^[A-Z]{1,2}$")
     cantidad: Annotated[StrictInt, Field(ge=1, le=1_000_000), WHOLE_NUMBER] | None = Field(
         None, description="Cuántos números anular; sin él, todos los que quedan."

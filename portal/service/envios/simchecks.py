@@ -18,6 +18,7 @@ from portal.domain.cfe_types import NOTE_BASE_TYPE
 from portal.service.cfe.signing import verify_signature
 from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.envios.models import SimCfe, VoidedRange
+from portal.service.envios.simchecks_types import type_problems
 from portal.service.envios.states import motive
 from portal.service.models import Company
 
@@ -108,6 +109,7 @@ def check_cfe(
     if wrong_totals:
         motives.append(motive("E05", wrong_totals))
     motives += _reference_checks(session, found, rut)
+    motives += type_problems(found.element, found.tipo_cfe)
     if reject_marker and reject_marker in found.receiver_name:
         code = found.receiver_name.split(reject_marker, 1)[1][:3]
         motives.append(motive(code, "Rechazo pedido por la configuración de desarrollo del simulador."))

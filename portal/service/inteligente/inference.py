@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from portal.domain.cfe_types import CREDIT_NOTE_OF, DEBIT_NOTE_OF, NO_UNIT
+from portal.domain.cfe_types import CREDIT_NOTE_OF, DEBIT_NOTE_OF, NO_UNIT, NOTE_BASE_TYPE
 from portal.domain.empresa import SMALL_TAXPAYER_REGIMES
 from portal.domain.identifiers import DocType, digits_only, is_valid_ci, is_valid_rut
 from portal.domain.iva_categories import CATEGORY_RATES, RATE_TO_IND_FACT
@@ -29,6 +29,7 @@ from portal.service.empresa.models import CompanySettings
 from portal.service.errors import FieldError, NotFound, ValidationFailed
 from portal.service.i18n import _
 from portal.service.indices.ui import ui_value_on
+from portal.service.inteligente import exportation
 from portal.service.inteligente.schemas import ReceptorInteligente, SolicitudInteligente
 from portal.service.intercambio.directory import ELECTRONIC_RECEIVER, is_electronic_receiver
 
@@ -124,8 +125,8 @@ def _cfe_type(
     if referenced is not None:
         assert request.referencia is not None  # `referenced` is the receipt it names
         table = CREDIT_NOTE_OF if request.referencia.tipo == "credito" else DEBIT_NOTE_OF
-        base = 101 if referenced.tipo_cfe in (101, 102, 103) else 111
-        tipo = table[base]
+        base = NOTE_BASE_TYPE.get(referenced.tipo_cfe, referenced.tipo_cfe)
+        tipo = table[base if base in table else 111]  # e-Remito and e-Resguardo: as before, the e-Factura's
         work.infer(
             "tipoCFE",
             tipo,
@@ -136,6 +137,11 @@ def _cfe_type(
             ),
         )
         return tipo
+    if exportation.is_foreign(request, receiver):
+        work.infer(
+            "tipoCFE", 121, f"El receptor está en el exterior ({receiver['codPaisRecep']}): e-Factura de Exportación."
+        )
+        return 121
     if receiver and receiver["tipoDocRecep"] == DocType.RUT:
         work.infer("tipoCFE", 111, _("El receptor tiene RUT: corresponde e-Factura."))
         return 111
@@ -216,7 +222,10 @@ def infer_draft(session: Session, company_id: int, request: SolicitudInteligente
         "tpoMoneda": request.moneda,
         "items": _items(request, work),
     }
-    _fit_regime(session, company_id, body, work)
+    if tipo in exportation.EXPORT_INVOICES:
+        exportation.fit(request, body, receiver, referenced, work)
+    else:
+        _fit_regime(session, company_id, body, work)
     if request.tipo_cambio is not None:
         body["tpoCambio"] = str(request.tipo_cambio)
     elif request.moneda != "UYU":

@@ -58,8 +58,20 @@ class ReferenciaInteligente(_In):
 
 
 class Pistas(_In):
-    tipo_cfe: Literal[101, 102, 103, 111, 112, 113] | None = Field(
+    tipo_cfe: Literal[101, 102, 103, 111, 112, 113, 121, 122, 123] | None = Field(
         None, alias="tipoCFE", description="Fuerza el tipo de CFE."
+    )
+    clau_venta: str | None = Field(
+        None,
+        alias="clauVenta",
+        pattern=r"^([A-Za-z]{1,3}|N/A)$",
+        description="Exportación: cláusula de venta (Incoterm); obligatoria si se exportan bienes.",
+    )
+    mod_venta: Literal[1, 2, 3, 4, 80, 90, 91, 99] | None = Field(
+        None, alias="modVenta", description="Exportación: modalidad de venta; 90 si todo son servicios, si no 1."
+    )
+    via_transp: Literal[1, 2, 3, 8, 9] | None = Field(
+        None, alias="viaTransp", description="Exportación: vía de transporte; obligatoria si se exportan bienes."
     )
 
 
@@ -75,6 +87,25 @@ class SolicitudInteligente(_In):
                     "lineas": [
                         {"descripcion": "Consultoría", "cantidad": "10", "precio": "1500"},
                         {"descripcion": "Libro técnico", "cantidad": "1", "precio": "900", "categoria": "libros"},
+                    ],
+                },
+                {
+                    "receptor": {
+                        "documento": "98-7654321",
+                        "tipoDoc": 4,
+                        "pais": "US",
+                        "nombre": "Acme Software Inc.",
+                        "direccion": "500 Market Street",
+                    },
+                    "moneda": "USD",
+                    "tipoCambio": "39.250",
+                    "lineas": [
+                        {
+                            "descripcion": "Desarrollo de software",
+                            "cantidad": "120",
+                            "precio": "45",
+                            "categoria": "servicios",
+                        }
                     ],
                 },
                 {

@@ -6,8 +6,11 @@ from flask_babel import lazy_gettext as _l
 from wtforms.fields.choices import SelectChoice
 
 from portal.domain.cfe_types import (
+    BOLETA_TYPES,
+    EXPORT_INVOICE_TYPES,
     IND_FACT_BASIC_RATE,
     IND_FACT_EXEMPT,
+    IND_FACT_EXPORT,
     IND_FACT_FREE,
     IND_FACT_MINIMUM_RATE,
     IND_FACT_NOT_BILLABLE,
@@ -25,11 +28,28 @@ CFE_TYPES = [
     (103, _l("Nota de débito de e-Ticket")),
     (112, _l("Nota de crédito de e-Factura")),
     (113, _l("Nota de débito de e-Factura")),
+    (121, _l("e-Factura de exportación")),
+    (122, _l("Nota de crédito de e-Factura de exportación")),
+    (123, _l("Nota de débito de e-Factura de exportación")),
+    (124, _l("e-Remito de exportación")),
+    (131, _l("e-Ticket venta por cuenta ajena")),
+    (132, _l("Nota de crédito de e-Ticket venta por cuenta ajena")),
+    (133, _l("Nota de débito de e-Ticket venta por cuenta ajena")),
+    (141, _l("e-Factura venta por cuenta ajena")),
+    (142, _l("Nota de crédito de e-Factura venta por cuenta ajena")),
+    (143, _l("Nota de débito de e-Factura venta por cuenta ajena")),
+    (151, _l("e-Boleta de entrada")),
+    (152, _l("Nota de crédito de e-Boleta de entrada")),
+    (153, _l("Nota de débito de e-Boleta de entrada")),
     (181, _l("e-Remito")),
     (182, _l("e-Resguardo")),  # its lines carry only retentions: code, rate, base, amount
 ]
 
-TYPE_NAMES = dict(CFE_TYPES)
+# Types the service issues that the form does not offer yet (through the API, smart issuance or a note): named
+# in lists, filters, voids and receipt pages.
+OTHER_TYPES: list = []
+
+TYPE_NAMES = dict(CFE_TYPES + OTHER_TYPES)
 # A note named with its own number: "Nota de crédito de e-Ticket A-0000003" read as a note of e-Ticket A-0000003,
 # so a note's own number follows these names ("Nota de crédito e-Ticket A-0000003, de e-Ticket A-0000001").
 NOTE_NAMES = {
@@ -52,7 +72,9 @@ def type_name(code: int | None) -> str:
     return str(TYPE_NAMES.get(code, code))
 
 
-REFERENCE_TYPES = [(code, label) for code, label in CFE_TYPES if code in INVOICE_TYPES]
+REFERENCE_TYPES = [
+    (code, label) for code, label in CFE_TYPES if code in INVOICE_TYPES | EXPORT_INVOICE_TYPES | BOLETA_TYPES
+]
 
 FMA_PAGO = [(1, _l("Contado")), (2, _l("Crédito"))]
 
@@ -80,10 +102,54 @@ IND_FACT = [
     (IND_FACT_NOT_BILLABLE, _l("No facturable")),
     (IND_FACT_NOT_BILLABLE_NEGATIVE, _l("No facturable negativo")),
     (IND_FACT_SMALL_TAXPAYER, _l("Venta sin IVA")),
+    (IND_FACT_EXPORT, _l("Exportación (sin IVA)")),
+    (12, _l("IVA en suspenso")),
+    (13, _l("Vendedor no contribuyente")),
+    (14, _l("Vendedor IVA mínimo o Monotributo")),
+    (15, _l("Vendedor de IMEBA")),
+    (17, _l("Moneda extranjera para reventa")),
 ]
 # What a line may be: an IVA mínimo or Monotributo company sells without IVA (and has no exempt sales); every
 # other company never uses that indicator (DGI B-C4).
-LINE_IND_FACT = [pair for pair in IND_FACT if pair[0] != IND_FACT_SMALL_TAXPAYER]
+LINE_IND_FACT = [
+    pair for pair in IND_FACT if pair[0] not in (IND_FACT_SMALL_TAXPAYER, IND_FACT_EXPORT, 12, 13, 14, 15, 17)
+]
+# An e-Boleta de entrada's lines (XSD Item_Det_Boleta): who the seller is decides the indicator.
+LINE_IND_FACT_BOLETA = [
+    pair for code in (13, 14, 15, 17, 12, IND_FACT_FREE, IND_FACT_NOT_BILLABLE) for pair in IND_FACT if pair[0] == code
+]
+# An export's lines (XSD Item_Det_Fact_Exp): export first, a new line's default.
+LINE_IND_FACT_EXPORT = [
+    pair
+    for code in (IND_FACT_EXPORT, IND_FACT_FREE, IND_FACT_NOT_BILLABLE, IND_FACT_NOT_BILLABLE_NEGATIVE)
+    for pair in IND_FACT
+    if pair[0] == code
+]
+# An e-Remito de Exportación's lines: goods (no indicator, 0 here), a free delivery (5), or an item that
+# reduces an earlier remito (8).
+EXPORT_REMITO_GOODS = 0
+LINE_IND_FACT_EXPORT_REMITO = [
+    (EXPORT_REMITO_GOODS, _l("Mercadería")),
+    (IND_FACT_FREE, _l("Entrega gratuita")),
+    (8, _l("Ítem a rebajar")),
+]
+# The terms of sale of an export (A-C14, A-C15).
+MOD_VENTA = [
+    (1, _l("Régimen general")),
+    (90, _l("Exportación de servicios")),
+    (2, _l("Consignación")),
+    (3, _l("Precio revisable")),
+    (4, _l("Bienes propios a exclaves aduaneros")),
+    (91, _l("Exportación mandante")),
+    (99, _l("Otras transacciones")),
+]
+VIA_TRANSP = [
+    (8, _l("No aplica (servicios)")),
+    (1, _l("Marítimo")),
+    (2, _l("Aéreo")),
+    (3, _l("Terrestre")),
+    (9, _l("Otro")),
+]
 LINE_IND_FACT_SMALL_TAXPAYER = sorted(  # the sale without IVA first: a new line's default
     (pair for pair in IND_FACT if pair[0] not in IND_FACT_NOT_FOR_SMALL_TAXPAYERS),
     key=lambda pair: pair[0] != IND_FACT_SMALL_TAXPAYER,

@@ -24,7 +24,14 @@ from wtforms.validators import AnyOf, DataRequired, Length, Optional, Regexp
 
 from portal.client.comprobante_list import ReceiptFilters
 from portal.client.empresa_records import Branch
-from portal.domain.cfe_types import NOTE_BASE_TYPE, RUT_RECEIVER_TYPES
+from portal.domain.cfe_types import (
+    BOLETA_TYPES,
+    E_REMITO_EXPORTACION,
+    EXPORT_INVOICE_TYPES,
+    MOD_VENTA_SERVICES,
+    NOTE_BASE_TYPE,
+    RUT_RECEIVER_TYPES,
+)
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes import choices
 from portal.web.comprobantes.payload import PREFILL_PARAMS
@@ -91,6 +98,31 @@ class ReceiptForm(PortalForm):
     tipo_traslado = SelectField(
         _l("Tipo de traslado"), choices=choices.options(choices.TRASLADO), coerce=int, default=1
     )
+    # Export only (121-123): the terms of sale.
+    clau_venta = StringField(
+        _l("Cláusula de venta"),
+        default="N/A",
+        validators=[Optional(), Regexp(r"^([A-Za-z]{1,3}|N/A)$", message=_l("Un Incoterm (FOB, CIF...) o N/A."))],
+    )
+    # e-Boleta de entrada only: the prices include IMEBA and additional taxes (DGI's MntBruto 2).
+    incluye_imeba = BooleanField(_l("Los precios incluyen IMEBA"), default=False)
+    # Sales on behalf of others only (131-133, 141-143): the principal (mandante).
+    tipo_doc_mdte = SelectField(
+        _l("Tipo de documento del mandante"), choices=choices.options(choices.DOC_TYPES[1:]), default="2"
+    )
+    pais_mdte = StringField(
+        _l("País del documento del mandante"),
+        default="UY",
+        validators=[Optional(), Regexp(r"^([A-Za-z]{2}|99)$", message=_l("Código de 2 letras (o 99)."))],
+    )
+    doc_mdte = StringField(_l("Documento del mandante"), validators=[Length(max=20)])
+    nombre_mdte = StringField(_l("Nombre del mandante"), validators=[Length(max=150)])
+    mod_venta = SelectField(
+        _l("Modalidad de venta"), choices=choices.options(choices.MOD_VENTA), coerce=int, default=90
+    )
+    via_transp = SelectField(
+        _l("Vía de transporte"), choices=choices.options(choices.VIA_TRANSP), coerce=int, default=8
+    )
 
     tipo_doc_recep = SelectField(_l("Tipo de documento"), choices=choices.options(choices.DOC_TYPES), default="")
     cod_pais_recep = StringField(
@@ -103,6 +135,7 @@ class ReceiptForm(PortalForm):
     dir_recep = StringField(_l("Dirección"), validators=[Length(max=70)])
     ciudad_recep = StringField(_l("Ciudad"), validators=[Length(max=30)])
     depto_recep = StringField(_l("Departamento"), validators=[Length(max=30)])
+    pais_recep = StringField(_l("País"), validators=[Length(max=30)])  # its name, for a receiver abroad
 
     lines = FieldList(FormField(LineForm), min_entries=1, max_entries=MAX_LINES)
 
@@ -130,6 +163,15 @@ class ReceiptForm(PortalForm):
         "currency": "tpo_moneda",
         "exchange_rate": "tpo_cambio",
         "transfer_kind": "tipo_traslado",
+        "sale_clause": "clau_venta",
+        "sale_mode": "mod_venta",
+        "transport": "via_transp",
+        "receiver.country_name": "pais_recep",
+        "principal": "doc_mdte",
+        "principal.doc_type": "tipo_doc_mdte",
+        "principal.country": "pais_mdte",
+        "principal.document": "doc_mdte",
+        "principal.name": "nombre_mdte",
         "adenda": "adenda",
         "receiver": "tipo_doc_recep",
         "receiver.doc_type": "tipo_doc_recep",
@@ -182,7 +224,16 @@ class ReceiptForm(PortalForm):
         added), a line holding one it may not (a new line's default, a receipt copied from before a change
         of regime) takes the first offered: the sale without IVA, or the basic rate; what was posted is left
         for validation to answer."""
-        offered = choices.LINE_IND_FACT_SMALL_TAXPAYER if self.sells_without_iva else choices.LINE_IND_FACT
+        if self.tipo_cfe.data in EXPORT_INVOICE_TYPES:
+            offered = choices.LINE_IND_FACT_EXPORT
+        elif self.tipo_cfe.data in BOLETA_TYPES:
+            offered = choices.LINE_IND_FACT_BOLETA
+        elif self.tipo_cfe.data == E_REMITO_EXPORTACION:
+            offered = choices.LINE_IND_FACT_EXPORT_REMITO
+        elif self.sells_without_iva:
+            offered = choices.LINE_IND_FACT_SMALL_TAXPAYER
+        else:
+            offered = choices.LINE_IND_FACT
         codes = {code for code, _label in offered}
         for entry in self.lines:
             entry.form.ind_fact.choices = choices.options(offered)
@@ -190,12 +241,16 @@ class ReceiptForm(PortalForm):
                 entry.form.ind_fact.data = offered[0][0]
 
     def fit_to_type(self) -> None:
-        """Defaults that follow the type: an e-Factura's receiver has a RUT; a note refers to its base type."""
+        """Defaults that follow the type: an e-Factura's receiver has a RUT; a note refers to its base type;
+        the lines offer the type's indicators."""
         tipo = self.tipo_cfe.data
         if tipo in RUT_RECEIVER_TYPES and not self.tipo_doc_recep.data:
             self.tipo_doc_recep.data = "2"
         if tipo in NOTE_BASE_TYPE and not (self.ref_serie.data or self.ref_nro.data):
             self.ref_tipo.data = NOTE_BASE_TYPE[tipo]
+        if tipo == E_REMITO_EXPORTACION and self.mod_venta.data == MOD_VENTA_SERVICES:
+            self.mod_venta.data, self.via_transp.data = 1, 1  # a remito moves goods: general regime, by sea
+        self.fit_to_regime()  # an export's lines are export (10); back from one, a taxed line again
 
 
 def prefilled_form(args: MultiDict) -> ReceiptForm:

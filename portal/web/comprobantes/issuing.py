@@ -18,7 +18,16 @@ from flask_babel import gettext as _
 
 from portal.client import errors as client_errors
 from portal.client.cfe import CfeRequest
-from portal.domain.cfe_types import CFE_TYPES, E_REMITO, E_RESGUARDO, NOTE_TYPES
+from portal.domain.cfe_types import (
+    BOLETA_TYPES,
+    CFE_TYPES,
+    CUENTA_AJENA_TYPES,
+    E_REMITO,
+    E_REMITO_EXPORTACION,
+    E_RESGUARDO,
+    EXPORT_INVOICE_TYPES,
+    NOTE_TYPES,
+)
 from portal.domain.empresa import DEPARTMENTS, SMALL_TAXPAYER_REGIMES
 from portal.web import activity
 from portal.web.auth.session import writer_required
@@ -65,6 +74,23 @@ class EditorView:
     @property
     def is_resguardo(self) -> bool:
         return self.tipo == E_RESGUARDO
+
+    @property
+    def is_export(self) -> bool:
+        """The export types' terms of sale: the e-Factura de Exportación family and the e-Remito de Exportación."""
+        return self.tipo in EXPORT_INVOICE_TYPES or self.is_export_remito
+
+    @property
+    def is_export_remito(self) -> bool:
+        return self.tipo == E_REMITO_EXPORTACION
+
+    @property
+    def is_boleta(self) -> bool:
+        return self.tipo in BOLETA_TYPES
+
+    @property
+    def is_cuenta_ajena(self) -> bool:
+        return self.tipo in CUENTA_AJENA_TYPES
 
     @property
     def max_lines(self) -> int:

@@ -12,10 +12,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from portal.client.cfe import PRICES_INCLUDE_IVA, SMALL_TAXPAYER_SALES, CfeRequest, Line, Receiver, Reference, Retention
+from portal.client.cfe import (
+    PRICES_INCLUDE_IVA,
+    SMALL_TAXPAYER_SALES,
+    CfeRequest,
+    Line,
+    Principal,
+    Receiver,
+    Reference,
+    Retention,
+)
 from portal.domain.cfe_types import (
+    BOLETA_TYPES,
+    CUENTA_AJENA_TYPES,
     E_REMITO,
+    E_REMITO_EXPORTACION,
     E_RESGUARDO,
+    EXPORT_INVOICE_TYPES,
     IND_FACT_BASIC_RATE,
     INVOICE_TYPES,
     NO_UNIT,
@@ -60,14 +73,15 @@ def _line(line: dict, tipo: int) -> Line:
             code=_text(line, "cod_ret"), rate=line.get("tasa"), base=line.get("base"), amount=line.get("valor")
         )
         return Line(retentions=(retention,))
-    priced = tipo in INVOICE_TYPES
+    remito_export = tipo == E_REMITO_EXPORTACION  # priced, no discounts, goods carry no indicator
+    priced = tipo in INVOICE_TYPES or tipo in EXPORT_INVOICE_TYPES or tipo in BOLETA_TYPES or remito_export
     return Line(
         name=_text(line, "nom_item") or None,
         quantity=line.get("cantidad"),
         unit=_text(line, "uni_med") or None,
         ind_fact=int(line["ind_fact"]) if priced and line.get("ind_fact") else None,
         unit_price=line.get("precio_unitario") if priced else None,
-        discount=(line.get("descuento") or None) if priced else None,
+        discount=(line.get("descuento") or None) if priced and not remito_export else None,
     )
 
 
@@ -84,6 +98,7 @@ def _receiver(data: dict) -> Receiver | None:
         address=_text(data, "dir_recep") or None,
         city=_text(data, "ciudad_recep") or None,
         department=_text(data, "depto_recep") or None,
+        country_name=_text(data, "pais_recep") or None,
     )
     return None if receiver == Receiver() else receiver
 
@@ -111,7 +126,9 @@ class Body:
 def build_body(data: dict) -> Body:
     """The service's "issue a CFE" request from the form's data (`form.data`: decimals and dates parsed)."""
     tipo = int(data["tipo_cfe"])
-    invoice = tipo in INVOICE_TYPES
+    remito_export = tipo == E_REMITO_EXPORTACION
+    export, boleta = tipo in EXPORT_INVOICE_TYPES or remito_export, tipo in BOLETA_TYPES
+    invoice = (tipo in INVOICE_TYPES or export or boleta) and not remito_export
     currency = (_text(data, "tpo_moneda") or "UYU") if tipo != E_REMITO else None
     rows = tuple(i for i, line in enumerate(data.get("lines") or []) if not _blank_line(line))
     reference = _reference(data) if tipo in NOTE_TYPES else None
@@ -120,23 +137,41 @@ def build_body(data: dict) -> Body:
         issue_date=data["fch_emis"] if isinstance(data.get("fch_emis"), date) else None,
         payment_form=int(data.get("fma_pago") or 1) if invoice else None,
         due_date=data["fch_venc"] if invoice and isinstance(data.get("fch_venc"), date) else None,
-        gross_amounts=_gross_amounts(data) if invoice else None,
+        gross_amounts=_gross_amounts(data, boleta) if invoice and not export else None,
         currency=currency,
         exchange_rate=data.get("tpo_cambio") if currency not in (None, "UYU") else None,
-        transfer_kind=int(data.get("tipo_traslado") or 1) if tipo == E_REMITO else None,
+        transfer_kind=int(data.get("tipo_traslado") or 1) if tipo in (E_REMITO, E_REMITO_EXPORTACION) else None,
         receiver=_receiver(data),
         lines=tuple(_line(data["lines"][i], tipo) for i in rows),
         references=(reference,) if reference else (),
         adenda=_text(data, "adenda") or None,
         corrects=_text(data, "corrige") or None,
         branch_code=data.get("sucursal") or None,
+        sale_clause=(_text(data, "clau_venta").upper() or None) if export else None,
+        sale_mode=int(data["mod_venta"]) if export and data.get("mod_venta") else None,
+        transport=int(data["via_transp"]) if export and data.get("via_transp") else None,
+        principal=_principal(data) if tipo in CUENTA_AJENA_TYPES else None,
     )
     return Body(cfe, rows)
 
 
-def _gross_amounts(data: dict) -> int | None:
-    """DGI's MntBruto: an IVA mínimo or Monotributo company's sales carry no IVA (3); otherwise the prices
-    include IVA (1) or IVA is added to them (absent)."""
+IMEBA_INCLUDED = 2  # DGI's MntBruto 2: an e-Boleta de entrada's prices include IMEBA and additional taxes
+
+
+def _principal(data: dict) -> Principal | None:
+    document = _text(data, "doc_mdte")
+    if not (document or _text(data, "nombre_mdte")):
+        return None  # the service answers that a sale on behalf of others needs its principal
+    doc_type = int(_text(data, "tipo_doc_mdte") or 2)
+    country = "UY" if doc_type in URUGUAYAN_DOC_TYPES else (_text(data, "pais_mdte").upper() or "99")
+    return Principal(doc_type=doc_type, document=document, name=_text(data, "nombre_mdte"), country=country)
+
+
+def _gross_amounts(data: dict, boleta: bool = False) -> int | None:
+    """DGI's MntBruto: an e-Boleta de entrada's prices include IMEBA (2) or not; an IVA mínimo or Monotributo
+    company's sales carry no IVA (3); otherwise the prices include IVA (1) or IVA is added to them (absent)."""
+    if boleta:
+        return IMEBA_INCLUDED if data.get("incluye_imeba") else None
     if data.get("ventas_sin_iva") == "1":
         return SMALL_TAXPAYER_SALES
     return PRICES_INCLUDE_IVA if data.get("mnt_bruto") else None
@@ -166,6 +201,7 @@ def form_data(cfe: CfeRequest) -> dict:
         "tipo_cfe": cfe.tipo_cfe,
         "fma_pago": cfe.payment_form or 1,
         "mnt_bruto": cfe.prices_include_tax,
+        "incluye_imeba": cfe.gross_amounts == IMEBA_INCLUDED,
         "tpo_moneda": cfe.currency or "UYU",
         "tpo_cambio": cfe.exchange_rate,
         "adenda": cfe.adenda or "",
@@ -180,6 +216,14 @@ def form_data(cfe: CfeRequest) -> dict:
         ("dir_recep", receiver.address),
         ("ciudad_recep", receiver.city),
         ("depto_recep", receiver.department),
+        ("pais_recep", receiver.country_name),
+        ("clau_venta", cfe.sale_clause),
+        ("mod_venta", cfe.sale_mode),
+        ("via_transp", cfe.transport),
+        ("tipo_doc_mdte", str(cfe.principal.doc_type) if cfe.principal else None),
+        ("pais_mdte", cfe.principal.country if cfe.principal else None),
+        ("doc_mdte", cfe.principal.document if cfe.principal else None),
+        ("nombre_mdte", cfe.principal.name if cfe.principal else None),
     ):
         if value:
             data[name] = value

@@ -1,0 +1,58 @@
+"""Every new type prints (A4; rolls only for the e-Tickets venta por cuenta ajena, as DGI allows thermal paper
+only for e-Tickets), with DGI's legends read back by pdftotext and nothing cut to fit."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from portal.domain.cfe_types import cfe_type
+from portal.service.cfe.pdf import render_receipt
+from portal.service.cfe.pdf_base import PaperNotAllowed
+from tests.unit.cfe.types_bodies import BOLETA, CUENTA_AJENA, EXPORT
+
+ALL = {**EXPORT, **BOLETA, **CUENTA_AJENA}
+LEGENDS = ("RUC EMISOR", "Puede verificar comprobante en", "Código de seguridad:", "CAE Nº", "Fecha de vencimiento")
+
+
+def _text(pdf: bytes, tmp_path) -> str:
+    (tmp_path / "r.pdf").write_bytes(pdf)
+    out = subprocess.run(["pdftotext", str(tmp_path / "r.pdf"), "-"], capture_output=True, text=True, check=True)
+    return " ".join(out.stdout.split())
+
+
+def _receiver_box(body: dict) -> str:
+    tipo, doc_type = body["tipoCFE"], (body.get("receptor") or {}).get("tipoDocRecep")
+    if tipo in (131, 132, 133):
+        return "CONSUMO FINAL"
+    if tipo in (151, 152, 153):
+        return "RUC VENDEDOR" if doc_type == 2 else "VENDEDOR"
+    return "RUC COMPRADOR" if doc_type == 2 else "RECEPTOR"
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_every_new_type_prints_its_legends_on_a4(name, sign, issuer, tmp_path):
+    body = ALL[name]
+    signed = sign(body)
+    text = _text(render_receipt(signed.xml, issuer, security_code=signed.security_code, qr_url=signed.qr_url), tmp_path)
+    title = cfe_type(body["tipoCFE"]).name_es
+    assert title in text or title.replace("Nota de Crédito de ", "NC ").replace("Nota de Débito de ", "ND ") in text
+    for legend in (*LEGENDS, _receiver_box(body), f"Código de seguridad: {signed.security_code}"):
+        assert legend in text, legend
+    assert "..." not in text  # nothing was cut to fit
+
+
+@pytest.mark.parametrize("name", ["131", "132", "133"])
+def test_cuenta_ajena_etickets_print_on_a_roll(name, sign, issuer, tmp_path):
+    signed = sign(CUENTA_AJENA[name])
+    pdf = render_receipt(signed.xml, issuer, security_code=signed.security_code, qr_url=signed.qr_url, paper="57mm")
+    text = _text(pdf, tmp_path)
+    assert "CONSUMO FINAL" in text and "Mandante" in text
+
+
+@pytest.mark.parametrize("name", ["121-services", "124", "151-imeba", "141-dgi-sample"])
+def test_other_new_types_refuse_a_roll(name, sign, issuer):
+    signed = sign(ALL[name])
+    with pytest.raises(PaperNotAllowed):
+        render_receipt(signed.xml, issuer, security_code=signed.security_code, qr_url=signed.qr_url, paper="80mm")
