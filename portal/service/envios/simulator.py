@@ -8,6 +8,9 @@ It checks what DGI checks and answers with DGI's own documents, signed with a ke
   `DGI_SIMULATOR_ANSWER_SECONDS` after reception;
 - a daily report: ReporteDiarioCFE.xsd, signature and RUT, DGI's sequence (R01-R06); ACKRepDiario.
 
+On a bad day (portal/service/envios/outage.py, CFE_DGI_SIMULATOR_MODE or `envios-simulador-modo`) it is
+unreachable, slow, answers SOAP faults, or acknowledges envelopes but never has their per-CFE results.
+
 What it received lives in its own tables (dgisim_*), so a restart forgets nothing, and the same envelope
 sent again (same number, same bytes: a resend after a crash) gets the answer it got the first time.
 """
@@ -33,7 +36,7 @@ from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import shared_signer, verify_signature
 from portal.service.cfe.xmlsafe import parse_untrusted
-from portal.service.envios import acks, simchecks
+from portal.service.envios import acks, outage, simchecks
 from portal.service.envios.adapter import Credentials, DgiPermanentError, DgiReception
 from portal.service.envios.envelope import MAX_BYTES
 from portal.service.envios.models import SimCfe, SimEnvelope, SimKey, SimReport
@@ -44,14 +47,22 @@ NS = {"d": "http://cfe.dgi.gub.uy", "ds": "http://www.w3.org/2000/09/xmldsig#"}
 
 
 class SimulatedDgi(DgiReception):
-    def __init__(self, config: Mapping[str, Any]):
+    def __init__(self, config: Mapping[str, Any], *, outages: bool = True):
+        """`outages`: behave as the current outage mode says (off behind a SOAP stand-in that plays the mode
+        on the wire itself)."""
+        self.config = config
+        self.outages = outages
         self.rut = config.get("DGI_RUT", "214844360018")
         self.answer_delay = timedelta(seconds=float(config.get("DGI_SIMULATOR_ANSWER_SECONDS", 2)))
         self.reject_marker = config.get("DGI_SIMULATOR_REJECT_MARKER", "")
 
     # --- envelopes -----------------------------------------------------------------------------------
 
+    def _mode(self, operation: str) -> str:
+        return outage.simulate(self.config, operation) if self.outages else "normal"
+
     def send_envelope(self, envelope_xml: bytes, *, file_name: str, credentials: Credentials) -> bytes:
+        self._mode("EFACRECEPCIONSOBRE")
         digest = hashlib.sha256(envelope_xml).hexdigest()
         now = datetime.now(UTC).replace(microsecond=0)  # stored in UTC; documents show Montevideo's time
         with db.write_transaction() as session:
@@ -177,6 +188,8 @@ class SimulatedDgi(DgiReception):
         return verdicts
 
     def query_envelope(self, id_receptor: str, token: str, *, credentials: Credentials) -> bytes | None:
+        if self._mode("EFACCONSULTARESTADOENVIO") == "sin_respuestas":
+            return None  # DGI's "not processed yet", for as long as the mode lasts
         with db.new_session() as session:
             record = session.get(SimEnvelope, int(id_receptor))
             if record is None or not secrets.compare_digest(record.token, token) or record.answer_xml is None:
@@ -188,6 +201,7 @@ class SimulatedDgi(DgiReception):
     # --- daily reports -------------------------------------------------------------------------------
 
     def send_report(self, report_xml: bytes, *, file_name: str, credentials: Credentials) -> bytes:
+        self._mode("EFACRECEPCIONREPORTE")
         digest = hashlib.sha256(report_xml).hexdigest()
         now = datetime.now(MONTEVIDEO).replace(microsecond=0)
         with db.write_transaction() as session:

@@ -26,7 +26,8 @@ import requests
 import urllib3
 from lxml import etree
 
-from portal.service.dgi.soap import CONNECT_TIMEOUT_SECONDS, _signer, shared_session
+from portal.service.dgi.soap import CONNECT_TIMEOUT_SECONDS, shared_session
+from portal.service.dgi.soap import body_signer as _signer
 from portal.service.intercambio.directory import ElectronicIssuer
 
 NAMESPACE = "http://dgi.gub.uy"
