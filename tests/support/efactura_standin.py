@@ -95,7 +95,9 @@ class EfacturaStandIn:
         if mode == "caido":
             self.calls.append(Call(operation, xml_data, raw, verified, answered=False))
             return Response("<html><body>503 Service Unavailable</body></html>", status=503, content_type="text/html")
-        self.calls.append(Call(operation, xml_data, raw, verified, answered=not self.fault and mode != "falla_soap"))
+        self.calls.append(
+            Call(operation, xml_data, raw, verified, answered=not self.fault and mode not in ("falla_soap", "lento"))
+        )
         if self.delay or mode == "lento":
             self.released.wait(self.delay + (slow if mode == "lento" else 0.0))
         if self.fault:
