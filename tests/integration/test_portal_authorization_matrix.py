@@ -34,6 +34,7 @@ ANY_ROLE = {
     "correo.history",
     "envios.state_badge",
     "envios.state_panel",
+    "envios.contingency",
     "comprobantes.receipt",
     "comprobantes.receipt_pdf",
     "comprobantes.receipt_xml",
@@ -88,6 +89,7 @@ ADMIN_OR_SUPPORT = {
     "correo.attachment",
     "envios.index",
     "envios.waiting",
+    "envios.dgi_banner",
     "envios.envelope_document",
     "envios.report_document",
 }
