@@ -85,7 +85,7 @@ def main() -> int:
         times = []
         began = time.perf_counter()
         last = [began]
-        for i in range(count):
+        for _ in range(count):
             start = time.perf_counter()
             answer = client.post(
                 "/api/v1/comprobante/emitir",
@@ -150,7 +150,8 @@ def main() -> int:
         (
             "drain, DGI back to all accepted",
             f"{drain_seconds:.1f} s",
-            f"{args.receipts / drain_seconds:.0f} receipts/s; simulator (DGI's side) {simulator_seconds[0]:.1f} s of it",
+            f"{args.receipts / drain_seconds:.0f} receipts/s; "
+            f"simulator (DGI's side) {simulator_seconds[0]:.1f} s of it",
         ),
         (
             "10-minute outage at R: backlog",
