@@ -3,6 +3,8 @@ dates), every member lists them, overlaps and bad ranges are refused, and each r
 
 from __future__ import annotations
 
+from tests.support.html import csrf, soup
+
 URL = "/api/v1/empresa/contingencia"
 BOOK = {
     "tipoCFE": 211,
@@ -42,3 +44,33 @@ def test_overlapping_or_malformed_books_are_refused(api_client, auth_headers):
     for wrong in ({"tipoCFE": 111}, {"serie": "a1"}, {"caeId": "123"}, {"vencimiento": "2025-01-01"}):
         assert api_client.post(URL, json={**BOOK, "serie": "D", **wrong}, headers=admin).status_code == 422, wrong
     assert api_client.post(URL, json=BOOK, headers=auth_headers("usuario@demo.uy", 1)).status_code == 403
+
+
+FORM = {
+    "tipo_cfe": "211",
+    "serie": "b",
+    "desde": "1",
+    "hasta": "250",
+    "cae_id": "90261234567",
+    "fecha_autorizacion": "15/01/2026",
+    "vencimiento": "15/01/2028",
+}
+
+
+def test_an_admin_registers_a_book_in_the_portal(signed_in):
+    admin = signed_in("admin@demo.uy")
+    page = soup(admin.get("/empresa/contingencia"))
+    assert page.h1.get_text(strip=True) == "Empresa: Libretas de contingencia"
+    assert page.find("a", href="/empresa/contingencia", attrs={"aria-current": "page"}) is not None  # its tab
+    answer = admin.post("/empresa/contingencia", data={**FORM, "csrf_token": csrf(admin, "/empresa/contingencia")})
+    assert answer.status_code == 303
+    rows = soup(admin.get("/empresa/contingencia")).select('[data-testid="contingency-book"]')
+    assert len(rows) == 1 and "211 e-Factura de contingencia" in rows[0].get_text() and "Serie B" in rows[0].get_text()
+    again = admin.post("/empresa/contingencia", data={**FORM, "csrf_token": csrf(admin, "/empresa/contingencia")})
+    assert again.status_code == 422 and "Ya hay una libreta 211 serie B" in again.get_data(as_text=True)
+    wrong = admin.post(
+        "/empresa/contingencia",
+        data={**FORM, "serie": "C", "cae_id": "12", "csrf_token": csrf(admin, "/empresa/contingencia")},
+    )
+    assert wrong.status_code == 422 and "Son 11 dígitos." in soup(wrong).find(id="cae_id-error").get_text()
+    assert signed_in("usuario@demo.uy").get("/empresa/contingencia").status_code == 403

@@ -105,6 +105,7 @@ ADMIN = {
     "empresa.logo_image",
     "empresa.certificates",
     "empresa.cae",
+    "empresa.contingency",
     "empresa.audit",
     "envios.void",
     "envios.send_report",

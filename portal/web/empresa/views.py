@@ -29,6 +29,7 @@ TABS = (
     Tab("empresa.logo", _l("Logo")),
     Tab("empresa.certificates", _l("Certificados")),
     Tab("empresa.cae", _l("CAE")),
+    Tab("empresa.contingency", _l("Contingencia")),
     Tab("empresa.audit", _l("Auditoría")),
 )
 
