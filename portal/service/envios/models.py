@@ -51,6 +51,7 @@ class DgiSubmission(Base):
     received_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     answered_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     reported_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    observations: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # CE answers (CFC)
 
 
 class DgiEnvelope(Base):

@@ -102,7 +102,7 @@ def _summaries(session, company_id: int, fecha: date):
         .where(IssuedCfe.company_id == company_id, IssuedCfe.fch_emis == fecha)
     ).all()
     for sub, record in rows:
-        if sub.state == "rechazado" or record.tipo_cfe not in report_xml.SECTIONS:
+        if sub.state == "rechazado" or not report_xml.reported(record.tipo_cfe):
             continue  # a receipt DGI rejected was not issued: its number is reported voided
         rate = Decimal(str(record.input_json.get("tpoCambio") or 1)) if record.tpo_moneda != "UYU" else Decimal(1)
         summaries.setdefault(record.tipo_cfe, report_xml.TypeSummary()).add_receipt(
@@ -117,7 +117,7 @@ def _summaries(session, company_id: int, fecha: date):
     for voided in session.scalars(
         select(VoidedRange).where(VoidedRange.company_id == company_id, VoidedRange.fecha == fecha)
     ):
-        if voided.tipo_cfe in report_xml.SECTIONS:
+        if voided.tipo_cfe in report_xml.SECTIONS:  # CFC voided: no place in ReporteDiarioCFE.xsd
             summaries.setdefault(voided.tipo_cfe, report_xml.TypeSummary()).voided[voided.serie].append(
                 (voided.nro_desde, voided.nro_hasta)
             )

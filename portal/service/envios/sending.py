@@ -312,7 +312,8 @@ def _record_verdict(session, sub: DgiSubmission, record: IssuedCfe, verdict: ack
     if verdict.estado == "AE" or (verdict.estado == "BE" and codes == {"E02"}):
         # E02 alone: DGI already holds this very receipt (an earlier delivery we could not confirm): reconciled.
         set_state(sub, record, "aceptado")
-    elif verdict.estado == "CE":
+    elif verdict.estado == "CE":  # a contingency receipt DGI observed: corrected and sent again, never voided
+        sub.observations = (sub.observations or 0) + 1
         set_state(sub, record, "observado")
     else:
         set_state(sub, record, "rechazado")

@@ -36,7 +36,7 @@ from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import shared_signer, verify_signature
 from portal.service.cfe.xmlsafe import parse_untrusted
-from portal.service.envios import acks, outage, simchecks
+from portal.service.envios import acks, cfc, outage, simchecks
 from portal.service.envios.adapter import Credentials, DgiPermanentError, DgiReception
 from portal.service.envios.envelope import MAX_BYTES
 from portal.service.envios.models import SimCfe, SimEnvelope, SimKey, SimReport
@@ -161,6 +161,9 @@ class SimulatedDgi(DgiReception):
         for ordinal, cfe in enumerate(root.findall("d:CFE", namespaces=NS), start=1):
             found, motives = simchecks.check_cfe(session, cfe, root, cert_pem, record.rut_emisor, self.reject_marker)
             estado = "BE" if motives else "AE"
+            if cfc.is_cfc(found.tipo_cfe):  # DGI never rejects a CFC: it observes it (CE, C03-C15)
+                motives = cfc.observations(motives)
+                estado = "CE" if motives else "AE"
             verdicts.append(
                 acks.CfeVerdict(
                     ordinal=ordinal,
@@ -173,7 +176,17 @@ class SimulatedDgi(DgiReception):
                     tmst=found.tmst,
                 )
             )
-            if not any(m["codigo"] == "E02" for m in motives):
+            seen = session.scalar(
+                select(SimCfe).where(
+                    SimCfe.rut_emisor == record.rut_emisor,
+                    SimCfe.tipo_cfe == found.tipo_cfe,
+                    SimCfe.serie == found.serie,
+                    SimCfe.nro == found.nro,
+                )
+            )
+            if seen is not None and cfc.is_cfc(found.tipo_cfe) and seen.estado == "CE":
+                seen.estado, seen.envelope_id = estado, record.id  # an observed CFC, corrected and sent again
+            elif not any(m["codigo"] == "E02" for m in motives) and seen is None:
                 session.add(
                     SimCfe(
                         rut_emisor=record.rut_emisor,

@@ -46,6 +46,7 @@ def record_issued(
         motives=[],
         created_at=datetime.now(UTC),
         corrects=_link_correction(session, record, cfe.corrige_a),
+        observations=0,
     )
     return submission
 
