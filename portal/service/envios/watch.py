@@ -15,6 +15,10 @@ ENVIOS_PAGE = "/envios/"
 DOWN_PROBLEM_HOURS = 24  # DGI silent this long: a problem (envelopes and reports may miss DGI's deadlines)
 
 
+def _since(hours: float) -> str:
+    return f"{int(hours * 60)} minutos" if hours < 1 else f"{hours:.1f} horas"
+
+
 def dgi_down(hours: float | None, waiting: int) -> Concern:
     facts = {"horasSinRespuesta": None if hours is None else round(hours, 1), "comprobantesEsperando": waiting}
     if hours is None:
@@ -24,7 +28,7 @@ def dgi_down(hours: float | None, waiting: int) -> Concern:
         "dgi_caido",
         "dgi_caido",
         state,
-        f"DGI no responde hace {hours:.1f} horas; {waiting} comprobantes esperan para salir. Se sigue emitiendo: "
+        f"DGI no responde hace {_since(hours)}; {waiting} comprobantes esperan para salir. Se sigue emitiendo: "
         "todo sale solo cuando DGI vuelva.",
         "Ver qué hacer",
         CONTINGENCY_PAGE,
