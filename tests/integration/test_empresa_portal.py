@@ -62,6 +62,7 @@ def test_admin_sees_the_link_and_the_seeded_settings(admin):
         "Logo",
         "Certificados",
         "CAE",
+        "Contingencia",
         "Auditoría",
     ]
     assert tabs[0]["aria-current"] == "page"

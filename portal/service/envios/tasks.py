@@ -23,7 +23,7 @@ from sqlalchemy import or_, select
 
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db, jobs
-from portal.service.envios import outage, reports, sending, watch  # noqa: F401 - watch registers its concerns
+from portal.service.envios import outage, reports, sending
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
 from portal.service.envios.states import ROUTE_ENVELOPE
 from portal.service.models import Company

@@ -10,7 +10,7 @@ from sqlalchemy import update
 from portal.service import db
 from portal.service.envios import outage
 from portal.service.envios.models import DgiStatus, DgiSubmission
-from portal.service.envios.watch import dgi_down, observed_contingency
+from portal.service.salud.dgi import dgi_down, observed_contingency
 from tests.support import cfe_bodies as bodies
 
 

@@ -1,4 +1,4 @@
-"""The envios area's concerns in the compliance watch (portal/service/salud): DGI not answering, and
+"""The compliance watch's concerns about DGI's side (registered with checks.register): DGI not answering, and
 contingency receipts DGI observed (CE) that wait to be corrected and sent again."""
 
 from __future__ import annotations
