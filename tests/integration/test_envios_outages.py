@@ -18,9 +18,9 @@ from portal.domain.uruguay_time import today_montevideo
 from portal.service import db, jobs
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios import commands, outage, tasks
-from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiStatus, DgiSubmission, SimEnvelope, SimReport
+from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission, SimEnvelope, SimReport
 from tests.support import cfe_bodies as bodies
-from tests.support.envios import ENVIOS_CONFIG, drain
+from tests.support.envios import ENVIOS_CONFIG, dgi_back, drain
 
 OUTAGES = ("caido", "lento", "falla_soap")
 
@@ -51,16 +51,6 @@ def dgi_mode(service_app) -> Iterator:
 
     yield switch
     switch("normal")
-
-
-def dgi_back(app) -> None:
-    """DGI answers again and the probe's time has come (instead of waiting out its backoff)."""
-    with app.app_context():
-        outage.set_simulator_mode("normal")
-        with db.write_transaction() as session:
-            session.execute(update(DgiStatus).values(next_probe_at=None))
-        jobs.use_app(app)
-        tasks.probe_dgi()
 
 
 def states(app) -> list[str]:

@@ -14,11 +14,11 @@ from sqlalchemy import select, update
 
 from portal.service import db, jobs
 from portal.service.envios import outage, tasks
-from portal.service.envios.models import DgiEnvelope, DgiStatus, DgiSubmission
+from portal.service.envios.models import DgiEnvelope, DgiSubmission
 from portal.service.envios.simulator import SimulatedDgi
 from tests.support import cfe_bodies as bodies
 from tests.support.efactura_standin import EfacturaStandIn, InApp, RunningEfacturaStandIn
-from tests.support.envios import ENVIOS_CONFIG, drain
+from tests.support.envios import ENVIOS_CONFIG, dgi_back, drain
 
 # The mode, and what the client makes of it (the adapter's error code, recorded on the envelope).
 EXPECTED = {
@@ -64,16 +64,6 @@ def switch(app, mode: str) -> None:
 def state_of(app, cfe_id: str) -> str:
     with app.app_context():
         return db.new_session().get(DgiSubmission, cfe_id).state
-
-
-def dgi_back(app) -> None:
-    with app.app_context():
-        outage.set_simulator_mode("normal")
-        with db.write_transaction() as session:
-            session.execute(update(DgiStatus).values(next_probe_at=None))
-        jobs.use_app(app)
-        tasks.probe_dgi()
-    drain(app)
 
 
 @pytest.mark.parametrize("mode", sorted(EXPECTED))
