@@ -100,8 +100,16 @@ def _row(session: Session, *, lock: bool = False) -> DgiStatus:
     return row
 
 
+OK_REFRESH = timedelta(seconds=60)  # while DGI answers, its last answer is written at most this often
+
+
 def answered() -> bool:
-    """DGI answered a call (whatever it said). True when it was down until now: the caller resumes the rest."""
+    """DGI answered a call (whatever it said). True when it was down until now: the caller resumes the rest.
+    While DGI answers, the write (SQLite's one writer) is skipped unless the last answer noted is a minute old."""
+    with db.new_session() as reading:
+        row = reading.get(DgiStatus, 1)
+        if row is not None and row.down_since is None and row.last_ok_at and _now() - row.last_ok_at < OK_REFRESH:
+            return False
     with db.write_transaction() as session:
         row = _row(session, lock=True)
         was_down = row.down_since is not None
