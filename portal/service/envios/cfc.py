@@ -86,15 +86,22 @@ def as_cfc(
     for signature in root.findall(f"{_DS}Signature"):
         root.remove(signature)
     doc = next(child for child in root if isinstance(child.tag, str))
-    iddoc = doc.find(f"{{{NS}}}Encabezado/{{{NS}}}IdDoc")
-    if int(iddoc.findtext(f"{{{NS}}}TipoCFE")) != base_type(tipo_cfe):
+    iddoc = _child(doc, f"Encabezado/{{{NS}}}IdDoc")
+    if int(_child(iddoc, "TipoCFE").text or 0) != base_type(tipo_cfe):
         raise ValueError(f"El CFE no es del tipo {base_type(tipo_cfe)}, base del CFC {tipo_cfe}.")
-    iddoc.find(f"{{{NS}}}TipoCFE").text = str(tipo_cfe)
-    iddoc.find(f"{{{NS}}}Serie").text = serie
-    iddoc.find(f"{{{NS}}}Nro").text = str(nro)
-    cae = doc.find(f"{{{NS}}}CAEData")
-    cae.find(f"{{{NS}}}CAE_ID").text = cae_id
-    cae.find(f"{{{NS}}}DNro").text = str(dnro)
-    cae.find(f"{{{NS}}}HNro").text = str(hnro)
-    cae.find(f"{{{NS}}}FecVenc").text = fec_venc.isoformat()
+    _child(iddoc, "TipoCFE").text = str(tipo_cfe)
+    _child(iddoc, "Serie").text = serie
+    _child(iddoc, "Nro").text = str(nro)
+    cae = _child(doc, "CAEData")
+    _child(cae, "CAE_ID").text = cae_id
+    _child(cae, "DNro").text = str(dnro)
+    _child(cae, "HNro").text = str(hnro)
+    _child(cae, "FecVenc").text = fec_venc.isoformat()
     return signer.sign(root).xml
+
+
+def _child(element: etree._Element, path: str) -> etree._Element:
+    found = element.find(f"{{{NS}}}{path}")
+    if found is None:
+        raise ValueError(f"El CFE no tiene {path.rpartition('}')[2]}.")
+    return found

@@ -152,7 +152,7 @@ def deliver(report_id: int, *, probe: bool = False) -> Next | None:
         outage.answered()
     with db.write_transaction() as session:
         report = session.get(DgiDailyReport, report_id)
-        if report.state != "armado":
+        if report is None or report.state != "armado":
             return None
         now = datetime.now(UTC)
         if estado is None:

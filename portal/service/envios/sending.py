@@ -74,7 +74,7 @@ def _now() -> datetime:
 def pack(company_id: int) -> list[int]:
     """Put every pending receipt of the company in envelopes (<=250 CFEs, <=2 MB, one certificate each) and
     record them. Returns the new envelopes' ids."""
-    built = []
+    built: list[int] = []
     while True:
         with db.write_transaction() as session:
             rows = session.execute(
@@ -171,7 +171,7 @@ def deliver(envelope_id: int, *, probe: bool = False) -> Next | None:
     outage.answered()
     with db.write_transaction() as session:
         sobre = session.get(DgiEnvelope, envelope_id)
-        if sobre.state != "armado":
+        if sobre is None or sobre.state != "armado":
             return None
         now = _now()
         sobre.ack_state, sobre.ack_motives, sobre.sent_at = answer.estado, answer.motives, sobre.sent_at or now
@@ -240,7 +240,7 @@ def _unanswered(envelope_id: int, expected_state: str, error: str) -> Next | Non
     delay = outage.failed(error, float(current_app.config.get("DGI_OUTAGE_PROBE_MAX_SECONDS", 30.0)))
     with db.write_transaction() as session:
         sobre = session.get(DgiEnvelope, envelope_id)
-        if sobre.state != expected_state:
+        if sobre is None or sobre.state != expected_state:
             return None
         sobre.attempts += 1
         sobre.last_error = error[:500]
@@ -252,7 +252,7 @@ def _failed(envelope_id: int, expected_state: str, error: str, retry_step: str |
     """Record a failed attempt; a transient one is retried with backoff, a permanent one waits for support."""
     with db.write_transaction() as session:
         sobre = session.get(DgiEnvelope, envelope_id)
-        if sobre.state != expected_state:
+        if sobre is None or sobre.state != expected_state:
             return None
         sobre.attempts += 1
         sobre.last_error = error[:500]
@@ -292,7 +292,7 @@ def fetch(envelope_id: int, *, probe: bool = False) -> Next | None:
         return _failed(envelope_id, "recibido", "DGI aún no terminó de procesar el sobre.", "fetch")
     with db.write_transaction() as session:
         sobre = session.get(DgiEnvelope, envelope_id)
-        if sobre.state != "recibido":
+        if sobre is None or sobre.state != "recibido":
             return None
         now = _now()
         sobre.state, sobre.answer_xml, sobre.answered_at = "respondido", data, now
