@@ -148,3 +148,30 @@ def test_the_daily_report_counts_cfc_on_their_own_line():
     assert document.findtext("d:Rsmn_Fac/d:RsmnData/d:CantDocsEmi", namespaces=ns) == "1"
     signed = CfeSigner(*generate_self_signed(RUT, "test")).sign(document).xml
     assert validate_xml(signed, "ReporteDiarioCFE.xsd") == []
+
+
+def test_the_times_dgi_observed_a_receipt_are_kept_and_shown(api_client, auth_headers, service_app):
+    from portal.service.envios.models import DgiSubmission
+    from portal.service.envios.sending import _record_verdict
+
+    user = auth_headers("usuario@demo.uy")
+    issued = bodies.issue(api_client, user, bodies.body(bodies.EFACTURA))["idCfeEmitido"]
+    observed = acks.CfeVerdict(
+        ordinal=1,
+        tipo_cfe=211,
+        serie="B",
+        nro=7,
+        estado="CE",
+        motives=cfc.observations([{"codigo": "E03"}]),
+        fecha="",
+        tmst="",
+    )
+    with service_app.app_context():
+        for _ in range(2):
+            with db.write_transaction() as session:
+                sub = session.get(DgiSubmission, issued)
+                _record_verdict(session, sub, session.get(IssuedCfe, issued), observed, datetime.now(MONTEVIDEO))
+    dgi = api_client.get("/api/v1/comprobante/getByIdCfeEmitido", query_string={"idCfeEmitido": issued}, headers=user)
+    state = dgi.json["dgi"]
+    assert (state["estado"], state["observaciones"]) == ("observado", 2)
+    assert state["motivos"] == [{"codigo": "C03", "glosa": "Constancia no autorizada según registros"}]

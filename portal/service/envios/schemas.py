@@ -266,6 +266,9 @@ class EstadoDgi(_Out):
         None, alias="corregidoPor", description="idCfeEmitido del comprobante que corrigió a este (rechazado)."
     )
     demorado: bool = False
+    observaciones: int = Field(
+        0, description="Cuántas veces DGI observó este comprobante de contingencia (CE); 0 para los demás."
+    )
     fechas: dict[str, datetime] = Field(
         default_factory=dict, description="registrado, enSobre, recibido, respondido, enReporte."
     )

@@ -130,6 +130,7 @@ def dgi_state(session: Session, record: IssuedCfe) -> EstadoDgi:
             "corregidoPor": sub.corrected_by,
             "anulacion": None if voided is None else {"idAnulacion": voided.id, "motivo": voided.reason},
             "demorado": overdue(sub),
+            "observaciones": sub.observations or 0,
             "fechas": {
                 key: value
                 for key, value in {
