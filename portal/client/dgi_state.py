@@ -117,6 +117,7 @@ class DgiState:
     moments: DgiMoments
     corrects: str | None = None
     corrected_by: str | None = None
+    observations: int = 0  # times DGI observed it (CE): contingency receipts only
 
     @property
     def since(self) -> datetime | None:
@@ -137,4 +138,5 @@ class DgiState:
             moments=DgiMoments.from_json(data.get("fechas") or {}),
             corrects=data.get("corrige"),
             corrected_by=data.get("corregidoPor"),
+            observations=int(data.get("observaciones") or 0),
         )

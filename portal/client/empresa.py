@@ -3,11 +3,14 @@ summary); their typed values are in empresa_records.py and empresa_summary.py (r
 
 from __future__ import annotations
 
+from datetime import date
+
 from portal.client.empresa_records import (
     AuditChange,
     AuditEvent,
     Branch,
     CaeRange,
+    ContingencyBook,
     FiscalSettings,
     Logo,
     SigningCertificate,
@@ -31,6 +34,7 @@ __all__ = [
     "Branch",
     "CaeRange",
     "CaeRangeInUse",
+    "ContingencyBook",
     "CurrencyTotal",
     "DaySummary",
     "DgiSummary",
@@ -102,6 +106,33 @@ class EmpresaApi(Transport):
     def upload_cae(self, xml: bytes) -> UploadedCae:
         response = self._request("POST", f"{BASE}/cae", data=xml, headers_extra={"Content-Type": "application/xml"})
         return UploadedCae(CaeRange.from_json(response.json()), created=response.status_code == 201)
+
+    def list_contingency_books(self) -> tuple[ContingencyBook, ...]:
+        return tuple(ContingencyBook.from_json(b) for b in self._json("GET", f"{BASE}/contingencia")["libretas"])
+
+    def register_contingency_book(
+        self,
+        *,
+        cfe_type: int,
+        serie: str,
+        first: int,
+        last: int,
+        cae_id: str,
+        authorised_on: date,
+        expires_on: date,
+    ) -> ContingencyBook:
+        """Register a printed contingency book (admin). Field errors name the service's fields (tipoCFE, serie,
+        desde, hasta, caeId, fechaAutorizacion, vencimiento); an overlap is a Conflict."""
+        body = {
+            "tipoCFE": cfe_type,
+            "serie": serie,
+            "desde": first,
+            "hasta": last,
+            "caeId": cae_id,
+            "fechaAutorizacion": authorised_on.isoformat(),
+            "vencimiento": expires_on.isoformat(),
+        }
+        return ContingencyBook.from_json(self._json("POST", f"{BASE}/contingencia", json=body))
 
     def get_day_summary(self) -> DaySummary:
         return DaySummary.from_json(self._json("GET", f"{BASE}/resumen"))

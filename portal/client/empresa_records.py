@@ -218,3 +218,36 @@ class AuditEvent:
             target=data.get("objeto"),
             changes=tuple(AuditChange.from_item(name, value) for name, value in (data.get("cambios") or {}).items()),
         )
+
+
+@dataclass(frozen=True)
+class ContingencyBook:
+    """A printed contingency book (CFC, types 2xx) DGI authorised."""
+
+    id: int
+    cfe_type: int
+    serie: str
+    first: int
+    last: int
+    cae_id: str
+    authorised_on: date
+    expires_on: date
+    current: bool
+    registered_by: str
+    registered_at: datetime
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> ContingencyBook:
+        return cls(
+            id=int(data["id"]),
+            cfe_type=int(data["tipoCFE"]),
+            serie=data["serie"],
+            first=int(data["desde"]),
+            last=int(data["hasta"]),
+            cae_id=data["caeId"],
+            authorised_on=parse_date(data["fechaAutorizacion"]),
+            expires_on=parse_date(data["vencimiento"]),
+            current=bool(data["vigente"]),
+            registered_by=data["registradaPor"],
+            registered_at=parse_datetime(data["registradaEn"]),
+        )

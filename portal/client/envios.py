@@ -17,6 +17,7 @@ from portal.domain.receipt_numbers import printed
 
 __all__ = [
     "DailyReport",
+    "DgiAvailability",
     "DgiMoments",
     "DgiMotive",
     "DgiState",
@@ -204,6 +205,35 @@ class VoidedRange:
         )
 
 
+@dataclass(frozen=True)
+class DgiAvailability:
+    """Whether DGI answers (since when not), and what of the company waits on DGI."""
+
+    answering: bool
+    down_since: datetime | None
+    last_answer: datetime | None
+    last_error: str | None
+    next_try: datetime | None
+    receipts_waiting: int
+    envelopes_waiting: int
+    reports_waiting: int
+    waiting_since: datetime | None
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> DgiAvailability:
+        return cls(
+            answering=bool(data["responde"]),
+            down_since=optional_datetime(data.get("sinRespuestaDesde")),
+            last_answer=optional_datetime(data.get("ultimaRespuesta")),
+            last_error=data.get("ultimoError"),
+            next_try=optional_datetime(data.get("proximoIntento")),
+            receipts_waiting=int(data["comprobantesEsperando"]),
+            envelopes_waiting=int(data["sobresEsperando"]),
+            reports_waiting=int(data["reportesEsperando"]),
+            waiting_since=optional_datetime(data.get("esperandoDesde")),
+        )
+
+
 BASE = "/api/v1/envios"
 # The service's field -> void_numbers' parameter.
 _VOID_PARAMETERS = {"tipoCFE": "tipo_cfe", "motivo": "reason", "serie": "serie", "cantidad": "count"}
@@ -211,6 +241,10 @@ _VOID_PARAMETERS = {"tipoCFE": "tipo_cfe", "motivo": "reason", "serie": "serie",
 
 class EnviosApi(Transport):
     """The Envíos a DGI endpoints (Bearer JWT; admin and soporte read, admin voids)."""
+
+    def dgi_availability(self) -> DgiAvailability:
+        """Whether DGI answers, since when not, and what of the company waits (admin and soporte)."""
+        return DgiAvailability.from_json(self._json("GET", f"{BASE}/dgi"))
 
     def list_envelopes(self, *, cursor: str | None = None, limit: int | None = None) -> Page[Envelope]:
         return Page.from_json(

@@ -94,6 +94,14 @@ class ServiceSettings(AppSettings):
     DGI_SIMULATOR_ANSWER_SECONDS: float = Field(2.0, ge=0, alias="CFE_DGI_SIMULATOR_ANSWER_SECONDS")
     # Development only, off by default: receivers named "<marker>E07" get that DGI rejection (README).
     DGI_SIMULATOR_REJECT_MARKER: str = Field("", alias="CFE_DGI_SIMULATOR_REJECT_MARKER")
+    # The simulator's outage mode at start (an operator switches it with `envios-simulador-modo`):
+    # normal | caido (unreachable) | lento (slow) | falla_soap (SOAP faults) | sin_respuestas (no per-CFE results).
+    DGI_SIMULATOR_MODE: Literal["normal", "caido", "lento", "falla_soap", "sin_respuestas"] = Field(
+        "normal", alias="CFE_DGI_SIMULATOR_MODE"
+    )
+    DGI_SIMULATOR_SLOW_SECONDS: float = Field(45.0, ge=0, alias="CFE_DGI_SIMULATOR_SLOW_SECONDS")
+    # While DGI does not answer, one probe calls it at most this often (backoff from 2 s up to this).
+    DGI_OUTAGE_PROBE_MAX_SECONDS: float = Field(30.0, gt=0, alias="CFE_DGI_OUTAGE_PROBE_MAX_SECONDS")
     # Exchange rates (portal/service/cotizaciones): the BCU's web service, or its stand-in's figures in process.
     RATES_SOURCE: Literal["standin", "bcu"] = Field("standin", alias="CFE_RATES_SOURCE")
     BCU_URL: str = Field(

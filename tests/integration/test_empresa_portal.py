@@ -63,6 +63,7 @@ def test_admin_sees_the_link_and_the_seeded_settings(admin):
         "Certificados",
         "CAE",
         "Correo al cliente",
+        "Contingencia",
         "Auditoría",
     ]
     assert tabs[0]["aria-current"] == "page"

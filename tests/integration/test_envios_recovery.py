@@ -12,9 +12,9 @@ from sqlalchemy import select
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db, jobs
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.envios import sending, tasks
+from portal.service.envios import outage, sending, tasks
 from portal.service.envios.adapter import Credentials, DgiTransientError
-from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
+from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiStatus, DgiSubmission
 from portal.service.envios.simulator import SimulatedDgi
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue
@@ -61,7 +61,7 @@ class FlakyDgi(SimulatedDgi):
         return super().send_envelope(envelope_xml, file_name=file_name, credentials=credentials)
 
 
-def test_an_unreachable_dgi_is_retried_with_backoff_and_the_same_bytes(api_client, user, service_app):
+def test_an_unreachable_dgi_is_probed_with_backoff_and_sent_the_same_bytes(api_client, user, service_app):
     flaky = FlakyDgi(service_app.config, failures=2)
     service_app.extensions["dgi_reception"] = flaky
     cfe = issue(api_client, user, bodies.body(bodies.EFACTURA))
@@ -70,25 +70,24 @@ def test_an_unreachable_dgi_is_retried_with_backoff_and_the_same_bytes(api_clien
     with service_app.app_context():
         sobre = db.new_session().scalars(select(DgiEnvelope)).one()
         assert (sobre.state, sobre.attempts, sobre.last_error) == ("armado", 1, "DGI no responde.")
-        assert sobre.next_attempt_at is not None
+        assert outage.status(db.new_session()).down_since is not None  # DGI is down from that failure on
         first_bytes = sobre.xml
-    assert sending.backoff(1) < sending.backoff(2) < sending.backoff(3) <= sending.MAX_DELAY_SECONDS
     for failures in (1, 2):
-        jobs.run_pending()  # as the consumer does: the retry, due later, waits in the schedule ...
-        [retry] = jobs.huey.read_schedule(jobs.huey._get_timestamp().replace(year=9999))
-        wait = (retry.eta - jobs.huey._get_timestamp()).total_seconds()
-        assert sending.backoff(failures) - 1 < wait <= sending.backoff(failures)
-        # ... for the backoff of its attempt. Its time comes now rather than after a sleep: the task's and the
-        # envelope's (which a sender keeps until then) both.
-        retry.eta = None
+        jobs.run_pending()  # as the consumer does: the probe, due later, waits in the schedule ...
+        [probe] = jobs.huey.read_schedule(jobs.huey._get_timestamp().replace(year=9999))
+        wait = (probe.eta - jobs.huey._get_timestamp()).total_seconds()
+        assert 2**failures - 1 < wait <= 2**failures  # ... backing off: 2 s, then 4 s
+        # Its time comes now rather than after a sleep: the task's and DGI's next probe both.
+        probe.eta = None
         with service_app.app_context(), db.write_transaction() as session:
-            session.scalars(select(DgiEnvelope)).one().next_attempt_at = sending._now()
-        jobs.huey.execute(retry)
+            session.get(DgiStatus, 1).next_probe_at = sending._now()
+        jobs.huey.execute(probe)
     drain(service_app)  # the third delivery reaches the simulator, and its answers are fetched
     assert _state(service_app, cfe["idCfeEmitido"]) == "aceptado"
     with service_app.app_context():
         sobre = db.new_session().scalars(select(DgiEnvelope)).one()
         assert sobre.xml == first_bytes and sobre.attempts == 0 and sobre.last_error is None
+        assert outage.status(db.new_session()).down_since is None
 
 
 def test_dgi_already_holding_the_receipt_is_reconciled_not_resent(api_client, user, service_app):

@@ -16,34 +16,14 @@ from sqlalchemy import select, update
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
 from portal.service.envios import tasks
-from portal.service.envios.adapter import DgiReception
 from portal.service.envios.models import DgiEnvelope
 from portal.service.envios.simulator import SimulatedDgi
 from portal.service.models import Certificate
 from tests.support import cfe_bodies as bodies
-from tests.support.efactura_standin import EfacturaStandIn, RunningEfacturaStandIn
+from tests.support.efactura_standin import EfacturaStandIn, InApp, RunningEfacturaStandIn
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
 
 GET = "/api/v1/comprobante/getByIdCfeEmitido"
-
-
-class InApp(DgiReception):
-    """The simulator keeps its memory in the service's database: the stand-in's thread calls it in the app."""
-
-    def __init__(self, reception: DgiReception, app):
-        self.reception, self.app = reception, app
-
-    def send_envelope(self, envelope_xml, *, file_name, credentials):
-        with self.app.app_context():
-            return self.reception.send_envelope(envelope_xml, file_name=file_name, credentials=credentials)
-
-    def query_envelope(self, id_receptor, token, *, credentials):
-        with self.app.app_context():
-            return self.reception.query_envelope(id_receptor, token, credentials=credentials)
-
-    def send_report(self, report_xml, *, file_name, credentials):
-        with self.app.app_context():
-            return self.reception.send_report(report_xml, file_name=file_name, credentials=credentials)
 
 
 @pytest.fixture

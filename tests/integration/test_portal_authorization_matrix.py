@@ -34,6 +34,7 @@ ANY_ROLE = {
     "correo.history",
     "envios.state_badge",
     "envios.state_panel",
+    "envios.contingency",
     "comprobantes.receipt",
     "comprobantes.receipt_pdf",
     "comprobantes.receipt_xml",
@@ -108,6 +109,7 @@ ADMIN_OR_SUPPORT = {
     "correo.attachment",
     "envios.index",
     "envios.waiting",
+    "envios.dgi_banner",
     "envios.envelope_document",
     "envios.report_document",
 }
@@ -126,6 +128,7 @@ ADMIN = {
     "empresa.logo_image",
     "empresa.certificates",
     "empresa.cae",
+    "empresa.contingency",
     "empresa.audit",
     "envios.void",
     "envios.send_report",

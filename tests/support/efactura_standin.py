@@ -10,12 +10,16 @@ has not finished is answered, as DGI does, with ExcepcionesServicios' `<Respuest
 
 Knobs for tests: `delay` (seconds before answering), `fault` ((faultcode, text) for every call), `trusted`
 (DER certificates allowed to call, like DGI's registered certificates), `calls` (every signed call received,
-faulted ones included).
+faulted ones included), `outage` (a callable answering the DGI simulator's outage mode and slow delay,
+portal.service.envios.outage: the stand-in then plays the mode on the wire, as DGI's host would: `caido` an
+HTTP 503 page from the gateway, `lento` an answer after the delay, `falla_soap` a SOAP Server fault,
+`sin_respuestas` code 105 to every status query).
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from cryptography import x509
@@ -61,6 +65,7 @@ class EfacturaStandIn:
         self.fault: tuple[str, str] | None = None
         self.calls: list[Call] = []
         self.released = threading.Event()  # set it to cut a delay short (teardown)
+        self.outage: Callable[[], tuple[str, float]] | None = None
 
     def __call__(self, environ, start_response):
         return self.handle(Request(environ))(environ, start_response)
@@ -86,16 +91,22 @@ class EfacturaStandIn:
         )
         if xml_data is None:
             return soap_fault(f"WS_eFactura.{operation}/Datain/xmlData is missing")
-        self.calls.append(Call(operation, xml_data, raw, verified, answered=not self.fault))
-        if self.delay:
-            self.released.wait(self.delay)
+        mode, slow = self.outage() if self.outage else ("normal", 0.0)
+        if mode == "caido":
+            self.calls.append(Call(operation, xml_data, raw, verified, answered=False))
+            return Response("<html><body>503 Service Unavailable</body></html>", status=503, content_type="text/html")
+        self.calls.append(
+            Call(operation, xml_data, raw, verified, answered=not self.fault and mode not in ("falla_soap", "lento"))
+        )
+        if self.delay or mode == "lento":
+            self.released.wait(self.delay + (slow if mode == "lento" else 0.0))
         if self.fault:
             return soap_fault(self.fault[1], self.fault[0])
-        answer = self._answer(operation, xml_data, _credentials(verified.certificate_der))
-        response = etree.Element(f"{{{NAMESPACE}}}WS_eFactura.{operation}Response", nsmap={None: NAMESPACE})
-        dataout = etree.SubElement(response, f"{{{NAMESPACE}}}Dataout")
-        etree.SubElement(dataout, f"{{{NAMESPACE}}}xmlData").text = etree.CDATA(answer.decode("utf-8"))
-        return Response(soap_envelope(response), content_type="text/xml; charset=utf-8")
+        if mode == "falla_soap":
+            return soap_fault("Servicio temporalmente no disponible", "SOAP-ENV:Server")
+        if mode == "sin_respuestas" and operation == "EFACCONSULTARESTADOENVIO":
+            return _wrapped(operation, respuesta(105, "El sobre aún no ha sido procesado. Vuelva a consultar luego"))
+        return _wrapped(operation, self._answer(operation, xml_data, _credentials(verified.certificate_der)))
 
     def _answer(self, operation: str, xml_data: str, credentials: Credentials) -> bytes:
         document = xml_data.encode("utf-8")
@@ -117,6 +128,32 @@ class EfacturaStandIn:
                 105, "El sobre con el Id Receptor especificado aún no ha sido procesado. Vuelva a consultar luego"
             )
         return ack
+
+
+class InApp(DgiReception):
+    """The simulator keeps its memory in the service's database: the stand-in's thread calls it in the app."""
+
+    def __init__(self, reception: DgiReception, app):
+        self.reception, self.app = reception, app
+
+    def send_envelope(self, envelope_xml, *, file_name, credentials):
+        with self.app.app_context():
+            return self.reception.send_envelope(envelope_xml, file_name=file_name, credentials=credentials)
+
+    def query_envelope(self, id_receptor, token, *, credentials):
+        with self.app.app_context():
+            return self.reception.query_envelope(id_receptor, token, credentials=credentials)
+
+    def send_report(self, report_xml, *, file_name, credentials):
+        with self.app.app_context():
+            return self.reception.send_report(report_xml, file_name=file_name, credentials=credentials)
+
+
+def _wrapped(operation: str, answer: bytes) -> Response:
+    response = etree.Element(f"{{{NAMESPACE}}}WS_eFactura.{operation}Response", nsmap={None: NAMESPACE})
+    dataout = etree.SubElement(response, f"{{{NAMESPACE}}}Dataout")
+    etree.SubElement(dataout, f"{{{NAMESPACE}}}xmlData").text = etree.CDATA(answer.decode("utf-8"))
+    return Response(soap_envelope(response), content_type="text/xml; charset=utf-8")
 
 
 def _credentials(certificate_der: bytes) -> Credentials:

@@ -24,3 +24,21 @@ def drain(app, rounds: int = 20) -> None:
             jobs.huey.execute(task)
         if not ran and not due:
             return
+
+
+def dgi_back(app) -> None:
+    """After an outage test: the simulator answers again and the probe's time has come (its backoff is not
+    waited out); the probe runs, and so does everything its answer wakes."""
+    from sqlalchemy import update
+
+    from portal.service import db
+    from portal.service.envios import outage, tasks
+    from portal.service.envios.models import DgiStatus
+
+    with app.app_context():
+        outage.set_simulator_mode("normal")
+        with db.write_transaction() as session:
+            session.execute(update(DgiStatus).values(next_probe_at=None))
+        jobs.use_app(app)
+        tasks.probe_dgi()
+    drain(app)

@@ -14,7 +14,7 @@ from portal.domain.empresa import CAE_MAX_BYTES, CERTIFICATE_MAX_BYTES, LOGO_MAX
 from portal.domain.roles import ADMINS, ALL, READERS
 from portal.service.api import operation
 from portal.service.auth import API_KEY, JWT, Principal
-from portal.service.empresa import audit, branches, cae_ranges, certificates, settings, summary
+from portal.service.empresa import audit, branches, cae_ranges, certificates, contingency, settings, summary
 from portal.service.empresa.schemas import (
     AuditList,
     BranchIn,
@@ -24,6 +24,9 @@ from portal.service.empresa.schemas import (
     CaeOut,
     CertificateList,
     CertificateOut,
+    LibretaIn,
+    LibretaList,
+    LibretaOut,
     LogoOut,
     SettingsIn,
     SettingsOut,
@@ -380,3 +383,39 @@ def list_audit(principal: Principal, query: PageQuery):
     """Cada cambio de datos fiscales, sucursales, logo, certificados y CAE: quién, cuándo, qué y los valores
     antes y después. Nunca contraseñas ni claves."""
     return audit.list_events(principal, query)
+
+
+@operation(
+    bp,
+    "GET",
+    "/contingencia",
+    tag=TAG,
+    summary="Listar las libretas de contingencia",
+    auth=AUTH,
+    roles=ALL,
+    responses={200: LibretaList},
+)
+def list_contingency_books(principal: Principal):
+    """Las libretas de comprobantes de contingencia (CFC, tipos 2xx) impresas con autorización de DGI, con su
+    tipo, serie, números y fechas. Se usan solo cuando la empresa no puede emitir electrónicamente."""
+    return contingency.list_books(principal)
+
+
+@operation(
+    bp,
+    "POST",
+    "/contingencia",
+    tag=TAG,
+    summary="Registrar una libreta de contingencia",
+    auth=AUTH,
+    roles=ADMINS,
+    body=LibretaIn,
+    responses={
+        201: LibretaOut,
+        409: "`libreta_superpuesta`: sus números se superponen con otra libreta del mismo tipo y serie.",
+    },
+)
+def register_contingency_book(principal: Principal, body: LibretaIn):
+    """Registra la libreta tal como figura en la autorización de DGI (CAE de tipo F: hasta 999.999 números).
+    Queda en la auditoría, como los rangos de CAE."""
+    return contingency.register(principal, body), 201

@@ -417,3 +417,62 @@ class SummaryOut(BaseModel):
         description="Tipos de CFE con CAE cargados pero ninguno utilizable (agotados o vencidos)."
     )
     certificados: list[CertificateOut] = Field(description="Del que vence último al que vence primero.")
+
+
+# Contingency books (CFC, types 2xx) -------------------------------------------------------------------------
+
+CFC_TYPES = (201, 202, 203, 211, 212, 213, 281, 282)
+CfcType = Literal[201, 202, 203, 211, 212, 213, 281, 282]
+
+
+class LibretaIn(_In):
+    """Una libreta de contingencia impresa que DGI autorizó (CAE de tipo F): tipo de CFC, serie, rango de
+    números y fechas, tal como figuran en la constancia."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        str_strip_whitespace=True,
+        json_schema_extra={
+            "examples": [
+                {
+                    "tipoCFE": 211,
+                    "serie": "A",
+                    "desde": 1,
+                    "hasta": 500,
+                    "caeId": "90261234567",
+                    "fechaAutorizacion": "2026-01-15",
+                    "vencimiento": "2028-01-15",
+                }
+            ]
+        },
+    )
+
+    tipoCFE: CfcType = Field(description="201-203 e-Ticket, 211-213 e-Factura, 281 e-Remito, 282 e-Resguardo.")  # noqa: N815
+    serie: StrictStr = Field(pattern=r"^[A-Z]{1,2}$", description="La serie impresa (A a ZZ).")
+    desde: StrictInt = Field(ge=1, le=9_999_999)
+    hasta: StrictInt = Field(ge=1, le=9_999_999)
+    caeId: StrictStr = Field(pattern=r"^\d{11}$", description="Número de la autorización de DGI (11 dígitos).")  # noqa: N815
+    fechaAutorizacion: Day  # noqa: N815
+    vencimiento: Day
+
+
+class LibretaOut(BaseModel):
+    """Una libreta de contingencia registrada."""
+
+    id: int
+    tipoCFE: int  # noqa: N815
+    serie: str
+    desde: int
+    hasta: int
+    caeId: str  # noqa: N815
+    fechaAutorizacion: date  # noqa: N815
+    vencimiento: date
+    vigente: bool = Field(description="Hoy está dentro de sus fechas.")
+    registradaPor: str  # noqa: N815
+    registradaEn: datetime  # noqa: N815
+
+
+class LibretaList(BaseModel):
+    """Las libretas de contingencia de la empresa, por tipo y serie."""
+
+    libretas: list[LibretaOut]

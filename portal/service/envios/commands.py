@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import create_app, db, jobs
-from portal.service.envios import reports, tasks
+from portal.service.envios import outage, reports, tasks
 from portal.service.envios.models import DgiDailyReport
 from portal.service.models import Company
 
@@ -52,4 +52,29 @@ def sweep() -> None:
         click.echo(", ".join(f"{what}: {count}" for what, count in tasks.sweep(timedelta(0)).items()))
 
 
-COMMANDS = [send_daily_report, sweep]
+@click.command("envios-simulador-modo")
+@click.argument("mode", required=False, type=click.Choice(list(outage.MODES)))
+@click.option("--lento-segundos", "slow_seconds", type=float, default=None, help="Delay of the slow mode.")
+def simulator_mode(mode: str | None, slow_seconds: float | None) -> None:
+    """Show or switch the embedded DGI simulator's outage mode (normal, caido, lento, falla_soap,
+    sin_respuestas), for every process on this database; and show what this service has seen of DGI."""
+
+    app = create_app()
+    with db.command_context(app):
+        if mode is not None:
+            outage.set_simulator_mode(mode, slow_seconds)
+        current, slow = outage.simulator_mode(app.config)
+        click.echo(f"simulator: {current} ({outage.MODES[current]})" + (f", {slow:g} s" if current == "lento" else ""))
+        seen = outage.status(db.session())
+        waiting = outage.backlog(db.session())
+        click.echo(
+            (
+                "DGI: answering"
+                if seen.down_since is None
+                else f"DGI: not answering since {seen.down_since:%Y-%m-%d %H:%M:%S} UTC"
+            )
+            + f"; waiting: {waiting.receipts} receipts, {waiting.envelopes} envelopes, {waiting.reports} reports"
+        )
+
+
+COMMANDS = [send_daily_report, sweep, simulator_mode]

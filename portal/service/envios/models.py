@@ -14,6 +14,7 @@ from typing import Literal
 from sqlalchemy import (
     JSON,
     Date,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -55,6 +56,7 @@ class DgiSubmission(Base):
     received_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     answered_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     reported_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    observations: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # CE answers (CFC)
 
 
 class DgiEnvelope(Base):
@@ -200,3 +202,31 @@ class SimKey(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     key_pem: Mapped[bytes] = mapped_column(LargeBinary)
     cert_pem: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class DgiStatus(Base):
+    """What this service has seen of DGI's reception (one row, id 1): since when it does not answer
+    (`down_since`, None while it answers), the last answer and failure, and when the next probe may call it.
+    While DGI is down only one probe at a time calls it; everything else waits and is woken when it answers."""
+
+    __tablename__ = "dgi_estado"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    down_since: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    last_ok_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    last_failure_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    last_error: Mapped[str | None] = mapped_column(String(500))
+    failures: Mapped[int] = mapped_column(Integer, default=0)  # consecutive, since down_since
+    next_probe_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+
+
+class SimMode(Base):
+    """The embedded simulator's outage mode, switched by an operator (`envios-simulador-modo`) or a test; it
+    overrides CFE_DGI_SIMULATOR_MODE. One row, id 1."""
+
+    __tablename__ = "dgisim_modo"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    mode: Mapped[str] = mapped_column(String(20))
+    slow_seconds: Mapped[float | None] = mapped_column(Float)
+    changed_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)

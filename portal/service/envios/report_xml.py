@@ -4,14 +4,17 @@ day, in the schema's order, each with its amounts per date and branch, its count
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
+from functools import lru_cache
 
 from lxml import etree
 from lxml.builder import ElementMaker
 
+from portal import paths
 from portal.service.cfe.xml import format_decimal
 
 NS = "http://cfe.dgi.gub.uy"
@@ -41,6 +44,43 @@ SECTIONS = {
     152: ("Rsmn_Bol_Nota_Credito", "Bol"),
     153: ("Rsmn_Bol_Nota_Debito", "Bol"),
 }
+# Contingency receipts keyed in (CFC, 2xx): sections of their own, with their amounts and CantCFCEmi (how many
+# CFC were issued). ReporteDiarioCFE.xsd 1.44.2 has no count or range of CFC voided: "No corresponde informar los
+# CFC anulados" in the CFE sections, and the Cont sections carry none.
+CFC_SECTIONS = {
+    201: ("Rsmn_Tck_Cont", "FyT"),
+    202: ("Rsmn_Tck_Cont_Nota_Credito", "FyT"),
+    203: ("Rsmn_Tck_Cont_Nota_Debito", "FyT"),
+    211: ("Rsmn_Fac_Cont", "FyT"),
+    212: ("Rsmn_Fac_Cont_Nota_Credito", "FyT"),
+    213: ("Rsmn_Fac_Cont_Nota_Debito", "FyT"),
+    281: ("Rsmn_Rem_Cont", "Rem"),
+    282: ("Rsmn_Resg_Cont", "Res"),
+}
+
+
+def reported(tipo: int) -> bool:
+    """Whether the daily report has a section for this type (a CFE's or a CFC's)."""
+    return tipo in SECTIONS or tipo in CFC_SECTIONS
+
+
+@lru_cache(maxsize=1)
+def _schema_order() -> tuple[str, ...]:
+    """The Rsmn_* sections in the order ReporteDiarioCFE.xsd's Reporte lists them."""
+    text = (paths.xsd_dir() / "ReporteDiarioCFE.xsd").read_text(encoding="utf-8")
+    return tuple(dict.fromkeys(re.findall(r'element name="(Rsmn_[A-Za-z_]+)"', text)))
+
+
+def _in_schema_order(tipos) -> list[int]:
+    order = _schema_order()
+
+    def position(tipo: int) -> int:
+        element = (SECTIONS.get(tipo) or CFC_SECTIONS[tipo])[0]
+        return order.index(element) if element in order else len(order)
+
+    return sorted(tipos, key=position)
+
+
 # Mnts_FyT_Item element -> the receipt's total (totals_json names), in the schema's order.
 _FYT = (
     ("TotMntNoGrv", "mntNoGrv"),
@@ -142,7 +182,21 @@ def _montos(kind: str, summary: TypeSummary) -> etree._Element | None:
     return _E.Montos(*items)
 
 
+def _cfc_section(tipo: int, summary: TypeSummary) -> etree._Element:
+    element, kind = CFC_SECTIONS[tipo]
+    data = _E.RsmnData()
+    montos = _montos(kind, summary)
+    if montos is not None:
+        data.append(montos)
+    if element.startswith("Rsmn_Tck"):
+        data.append(_E.CantDocsMay_topeUI(str(summary.above_threshold)))
+    data.append(_E.CantCFCEmi(str(summary.issued_count)))
+    return getattr(_E, element)(_E.TipoComp(str(tipo)), data)
+
+
 def _section(tipo: int, summary: TypeSummary) -> etree._Element:
+    if tipo in CFC_SECTIONS:
+        return _cfc_section(tipo, summary)
     element, kind = SECTIONS[tipo]
     data = _E.RsmnData()
     montos = _montos(kind, summary)
@@ -172,7 +226,7 @@ def report_document(
     *, rut: str, fecha: date, sec_envio: int, signed_at: datetime, summaries: dict[int, TypeSummary]
 ) -> etree._Element:
     """The unsigned Reporte (the caller signs it with the company's certificate)."""
-    sections = [_section(tipo, summaries[tipo]) for tipo in SECTIONS if tipo in summaries]
+    sections = [_section(tipo, summaries[tipo]) for tipo in _in_schema_order(t for t in summaries if reported(t))]
     count = sum(s.issued_count + s.voided_count for s in summaries.values())
     caratula = _E.Caratula(
         _E.RUCEmisor(rut),

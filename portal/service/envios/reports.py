@@ -11,16 +11,16 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 from flask import current_app
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service import db
 from portal.service.cfe.rules import ui_threshold_on
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.envios import ack_trust, acks, report_xml
+from portal.service.envios import ack_trust, acks, outage, report_xml
 from portal.service.envios.adapter import DgiPermanentError, DgiTransientError
 from portal.service.envios.models import DgiDailyReport, DgiSubmission, VoidedRange
-from portal.service.envios.sending import backoff, credentials, lease_held, reception
+from portal.service.envios.sending import Next, backoff, credentials, lease_held, reception
 from portal.service.envios.states import ROUTE_REPORT
 from portal.service.envios.tracking import set_state
 from portal.service.eventos.publishing import publish
@@ -102,7 +102,7 @@ def _summaries(session, company_id: int, fecha: date):
         .where(IssuedCfe.company_id == company_id, IssuedCfe.fch_emis == fecha)
     ).all()
     for sub, record in rows:
-        if sub.state == "rechazado" or record.tipo_cfe not in report_xml.SECTIONS:
+        if sub.state == "rechazado" or not report_xml.reported(record.tipo_cfe):
             continue  # a receipt DGI rejected was not issued: its number is reported voided
         rate = Decimal(str(record.input_json.get("tpoCambio") or 1)) if record.tpo_moneda != "UYU" else Decimal(1)
         summaries.setdefault(record.tipo_cfe, report_xml.TypeSummary()).add_receipt(
@@ -117,20 +117,23 @@ def _summaries(session, company_id: int, fecha: date):
     for voided in session.scalars(
         select(VoidedRange).where(VoidedRange.company_id == company_id, VoidedRange.fecha == fecha)
     ):
-        if voided.tipo_cfe in report_xml.SECTIONS:
+        if voided.tipo_cfe in report_xml.SECTIONS:  # CFC voided: no place in ReporteDiarioCFE.xsd
             summaries.setdefault(voided.tipo_cfe, report_xml.TypeSummary()).voided[voided.serie].append(
                 (voided.nro_desde, voided.nro_hasta)
             )
     return summaries, [(s, r) for s, r in rows if s.state != "rechazado"]
 
 
-def deliver(report_id: int) -> float | None:
-    """Send a recorded report and record DGI's answer. Returns a retry delay after a transient failure."""
+def deliver(report_id: int, *, probe: bool = False) -> Next | None:
+    """Send a recorded report and record DGI's answer. Returns what to run next: the probe when DGI did not
+    answer (or is down and this is not the probe), a retry of this report after an unreadable answer."""
     with db.write_transaction() as session:  # a lease, as for envelopes (sending.deliver)
         report = session.get(DgiDailyReport, report_id)
         now = datetime.now(UTC)
         if report is None or report.state != "armado" or lease_held(report.next_attempt_at, now):
             return None
+        if not probe and outage.is_down(session):
+            return None  # the probe calls DGI; its answer wakes this one
         report.next_attempt_at = now + timedelta(seconds=current_app.config["ENVIOS_SEND_LEASE_SECONDS"])
         creds = credentials(session, report.company_id, report.certificate_id)
         xml, name = report.xml, report.file_name
@@ -140,6 +143,13 @@ def deliver(report_id: int) -> float | None:
         data = None
     except (DgiTransientError, acks.AckUnreadable, DgiPermanentError) as exc:
         estado, motives, data = None, [], exc
+    probe_in = None
+    if isinstance(data, DgiTransientError | acks.AckUnreadable):
+        probe_in = outage.failed(
+            str(getattr(data, "message", data)), current_app.config["DGI_OUTAGE_PROBE_MAX_SECONDS"]
+        )
+    else:
+        outage.answered()
     with db.write_transaction() as session:
         report = session.get_one(DgiDailyReport, report_id)
         if report.state != "armado":
@@ -151,8 +161,8 @@ def deliver(report_id: int) -> float | None:
             if isinstance(data, DgiPermanentError):
                 report.state = "error"
                 return None
-            report.next_attempt_at = now + timedelta(seconds=backoff(report.attempts))
-            return backoff(report.attempts)
+            report.next_attempt_at = None  # waits for the probe, which calls DGI while it is down
+            return Next("probe", report_id, probe_in if probe_in is not None else backoff(report.attempts))
         report.sent_at = report.answered_at = now
         report.ack_state, report.ack_motives, report.ack_xml = estado, motives, ack_xml
         report.ack_signature = ack_trust.signature_state(session, ack_xml, f"ACKRepDiario of report {report_id}")
@@ -192,3 +202,20 @@ def pending_days(session, company_id: int, until: date) -> list[date]:
     )
     done = set(session.scalars(select(DgiDailyReport.fecha).where(DgiDailyReport.company_id == company_id)))
     return sorted(used - done)
+
+
+def rejected_days(session, company_id: int, until: date) -> list[date]:
+    """Days up to `until` whose latest report DGI rejected (BR): each is resent corrected, as the day's next
+    sequence built again from what the day holds now. R06 (a future day) is not resent: nothing to correct."""
+    latest = (
+        select(DgiDailyReport.fecha, func.max(DgiDailyReport.sec_envio).label("sec"))
+        .where(DgiDailyReport.company_id == company_id, DgiDailyReport.fecha <= until)
+        .group_by(DgiDailyReport.fecha)
+        .subquery()
+    )
+    rows = session.scalars(
+        select(DgiDailyReport)
+        .join(latest, (DgiDailyReport.fecha == latest.c.fecha) & (DgiDailyReport.sec_envio == latest.c.sec))
+        .where(DgiDailyReport.company_id == company_id, DgiDailyReport.state == "rechazado")
+    )
+    return sorted(r.fecha for r in rows if not any(m.get("codigo") == "R06" for m in r.ack_motives or []))

@@ -15,7 +15,7 @@ from portal.domain.uruguay_time import today_montevideo
 from portal.service import db, idempotency, jobs, responses
 from portal.service.api import idempotency_header, operation
 from portal.service.auth import JWT, Principal, plain_id
-from portal.service.envios import ack_trust, listing, reports, schemas, sending, tasks, voids
+from portal.service.envios import ack_trust, listing, outage, reports, schemas, sending, tasks, voids
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope
 from portal.service.errors import Conflict, FieldError, NotFound, ValidationFailed
 
@@ -26,6 +26,36 @@ TAG = "Envíos a DGI"
 
 def init_app(app: Flask) -> None:
     ack_trust.check_setting(app)
+
+
+@operation(
+    bp,
+    "GET",
+    "/dgi",
+    tag=TAG,
+    summary="¿DGI responde? Y qué espera por DGI",
+    auth=(JWT,),
+    roles=READERS,
+    responses={200: schemas.DisponibilidadDgi},
+)
+def dgi_availability(principal: Principal):
+    """Si DGI responde o desde cuándo no, y cuántos comprobantes, sobres y reportes de la empresa esperan.
+    Mientras DGI no responde se sigue emitiendo con normalidad: un solo intento por vez prueba DGI, cada vez
+    más espaciado, y cuando DGI responde sale todo lo pendiente, lo más antiguo primero."""
+    session = db.session()
+    seen = outage.status(session)
+    waiting = outage.backlog(session, principal.company_id)
+    return schemas.DisponibilidadDgi(
+        responde=seen.down_since is None,
+        sin_respuesta_desde=seen.down_since,
+        ultima_respuesta=seen.last_ok_at,
+        ultimo_error=seen.last_error if seen.down_since else None,
+        proximo_intento=seen.next_probe_at if seen.down_since else None,
+        comprobantes_esperando=waiting.receipts,
+        sobres_esperando=waiting.envelopes,
+        reportes_esperando=waiting.reports,
+        esperando_desde=waiting.oldest,
+    )
 
 
 @operation(

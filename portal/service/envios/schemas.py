@@ -264,6 +264,47 @@ class EstadoDgi(_Out):
         None, alias="corregidoPor", description="idCfeEmitido del comprobante que corrigió a este (rechazado)."
     )
     demorado: bool = False
+    observaciones: int = Field(
+        0, description="Cuántas veces DGI observó este comprobante de contingencia (CE); 0 para los demás."
+    )
     fechas: dict[str, datetime] = Field(
         default_factory=dict, description="registrado, enSobre, recibido, respondido, enReporte."
+    )
+
+
+class DisponibilidadDgi(_Out):
+    """Si DGI responde, desde cuándo no (si no), y qué espera por DGI en la empresa. Emitir nunca espera por DGI:
+    los comprobantes se firman y se entregan igual; los sobres y reportes salen solos cuando DGI vuelve."""
+
+    model_config = ConfigDict(
+        populate_by_name=True,
+        json_schema_extra={
+            "examples": [
+                {
+                    "responde": False,
+                    "sinRespuestaDesde": "2026-11-27T13:05:00Z",
+                    "ultimaRespuesta": "2026-11-27T13:04:10Z",
+                    "ultimoError": "No se pudo conectar con el servicio de DGI.",
+                    "proximoIntento": "2026-11-27T13:20:30Z",
+                    "comprobantesEsperando": 412,
+                    "sobresEsperando": 3,
+                    "reportesEsperando": 1,
+                    "esperandoDesde": "2026-11-27T13:04:55Z",
+                }
+            ]
+        },
+    )
+
+    responde: bool = Field(description="False mientras DGI no responde (sin conexión, demora, fallas SOAP).")
+    sin_respuesta_desde: datetime | None = Field(None, alias="sinRespuestaDesde")
+    ultima_respuesta: datetime | None = Field(None, alias="ultimaRespuesta")
+    ultimo_error: str | None = Field(None, alias="ultimoError")
+    proximo_intento: datetime | None = Field(
+        None, alias="proximoIntento", description="Cuándo se vuelve a probar DGI (mientras no responde)."
+    )
+    comprobantes_esperando: int = Field(alias="comprobantesEsperando", description="Sin respuesta final de DGI.")
+    sobres_esperando: int = Field(alias="sobresEsperando")
+    reportes_esperando: int = Field(alias="reportesEsperando")
+    esperando_desde: datetime | None = Field(
+        None, alias="esperandoDesde", description="Cuándo se emitió el comprobante más antiguo que espera."
     )

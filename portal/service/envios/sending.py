@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from portal.domain.uruguay_time import MONTEVIDEO, montevideo_time, today_montevideo
 from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.envios import ack_trust, acks, envelope
+from portal.service.envios import ack_trust, acks, envelope, outage
 from portal.service.envios.adapter import (
     Credentials,
     DgiPermanentError,
@@ -42,8 +42,8 @@ SLACK = timedelta(seconds=1)
 class Next:
     """What to run next for an envelope, and in how many seconds."""
 
-    step: str  # "deliver" | "fetch"
-    envelope_id: int
+    step: str  # "deliver" | "fetch" | "report" | "probe" (DGI is down: the probe calls it in `delay` seconds)
+    envelope_id: int  # the envelope's id (the report's, for "report")
     delay: float
 
 
@@ -145,17 +145,20 @@ def _record_envelope(
 # --- delivering ------------------------------------------------------------------------------------------
 
 
-def deliver(envelope_id: int) -> Next | None:
+def deliver(envelope_id: int, *, probe: bool = False) -> Next | None:
     """Send a recorded envelope (its stored bytes) and record DGI's ACKSobre.
 
     The sender first takes a lease on the envelope (next_attempt_at), so two workers woken for the same
     envelope (a retry and a sweep) do not both send it; a sender killed mid-send leaves a lease that
-    expires, and the sweep then resends the same bytes."""
+    expires, and the sweep then resends the same bytes. While DGI is down (outage.py) only the probe sends;
+    the others wait to be woken when DGI answers."""
     with db.write_transaction() as session:
         sobre = session.get(DgiEnvelope, envelope_id)
         now = _now()
         if sobre is None or sobre.state != "armado" or lease_held(sobre.next_attempt_at, now):
             return None
+        if not probe and outage.is_down(session):
+            return None  # the probe calls DGI; its answer wakes this one
         sobre.next_attempt_at = now + timedelta(seconds=current_app.config["ENVIOS_SEND_LEASE_SECONDS"])
         creds = credentials(session, sobre.company_id, sobre.certificate_id)
         xml, name = sobre.xml, sobre.file_name
@@ -163,12 +166,13 @@ def deliver(envelope_id: int) -> Next | None:
         ack_xml = reception().send_envelope(xml, file_name=name, credentials=creds)
         answer = acks.read_ack_sobre(ack_xml)
     except (DgiTransientError, acks.AckUnreadable) as exc:
-        return _failed(envelope_id, "armado", str(exc), "deliver")
+        return _unanswered(envelope_id, "armado", str(exc))
     except DgiPermanentError as exc:
         return _failed(envelope_id, "armado", exc.message, None)
     except Exception as exc:  # a defect of ours or of the adapter: recorded and retried, never lost
         current_app.logger.exception("envelope %s could not be delivered", envelope_id)
         return _failed(envelope_id, "armado", f"Error inesperado: {exc}", "deliver")
+    outage.answered()
     with db.write_transaction() as session:
         sobre = session.get_one(DgiEnvelope, envelope_id)
         if sobre.state != "armado":
@@ -234,6 +238,20 @@ def _contents(session, envelope_id: int):
     ).all()
 
 
+def _unanswered(envelope_id: int, expected_state: str, error: str) -> Next | None:
+    """DGI did not answer (or not readably): DGI is down from now on; the envelope waits, free to be taken
+    again, and the probe (not this envelope's own schedule) decides when DGI is called next."""
+    delay = outage.failed(error, float(current_app.config.get("DGI_OUTAGE_PROBE_MAX_SECONDS", 30.0)))
+    with db.write_transaction() as session:
+        sobre = session.get(DgiEnvelope, envelope_id)
+        if sobre is None or sobre.state != expected_state:
+            return None
+        sobre.attempts += 1
+        sobre.last_error = error[:500]
+        sobre.next_attempt_at = None
+        return Next("probe", envelope_id, delay)
+
+
 def _failed(envelope_id: int, expected_state: str, error: str, retry_step: str | None) -> Next | None:
     """Record a failed attempt; a transient one is retried with backoff, a permanent one waits for support."""
     with db.write_transaction() as session:
@@ -253,12 +271,14 @@ def _failed(envelope_id: int, expected_state: str, error: str, retry_step: str |
 # --- DGI's answers ---------------------------------------------------------------------------------------
 
 
-def fetch(envelope_id: int) -> Next | None:
+def fetch(envelope_id: int, *, probe: bool = False) -> Next | None:
     """Ask DGI for the per-receipt answers of a received envelope and record them."""
     with db.new_session() as session:
         sobre = session.get(DgiEnvelope, envelope_id)
         if sobre is None or sobre.state != "recibido":
             return None
+        if not probe and outage.is_down(session):
+            return None  # the probe calls DGI; its answer wakes this one
         creds = credentials(session, sobre.company_id, sobre.certificate_id)
         id_receptor, token = sobre.id_receptor, sobre.token
     if id_receptor is None or token is None:  # DGI's ACKSobre said AS without them: nothing to ask with
@@ -267,12 +287,13 @@ def fetch(envelope_id: int) -> Next | None:
         data = reception().query_envelope(id_receptor, token, credentials=creds)
         verdicts = acks.read_ack_cfe(data) if data is not None else None
     except (DgiTransientError, acks.AckUnreadable) as exc:
-        return _failed(envelope_id, "recibido", str(exc), "fetch")
+        return _unanswered(envelope_id, "recibido", str(exc))
     except DgiPermanentError as exc:
         return _failed(envelope_id, "recibido", exc.message, None)
     except Exception as exc:  # as in deliver
         current_app.logger.exception("answers of envelope %s could not be fetched", envelope_id)
         return _failed(envelope_id, "recibido", f"Error inesperado: {exc}", "fetch")
+    outage.answered()
     if verdicts is None:
         return _failed(envelope_id, "recibido", "DGI aún no terminó de procesar el sobre.", "fetch")
     with db.write_transaction() as session:
@@ -297,7 +318,8 @@ def _record_verdict(session, sub: DgiSubmission, record: IssuedCfe, verdict: ack
     if verdict.estado == "AE" or (verdict.estado == "BE" and codes == {"E02"}):
         # E02 alone: DGI already holds this very receipt (an earlier delivery we could not confirm): reconciled.
         set_state(sub, record, "aceptado")
-    elif verdict.estado == "CE":
+    elif verdict.estado == "CE":  # a contingency receipt DGI observed: corrected and sent again, never voided
+        sub.observations = (sub.observations or 0) + 1
         set_state(sub, record, "observado")
     else:
         set_state(sub, record, "rechazado")

@@ -17,6 +17,8 @@ from sqlalchemy.orm import Session
 from portal.domain.cfe_types import NOTE_BASE_TYPE
 from portal.service.cfe.signing import verify_signature
 from portal.service.comprobante.models import CaeRangeRecord
+from portal.service.empresa.models import ContingencyBook
+from portal.service.envios.cfc import CFC_TYPES
 from portal.service.envios.models import SimCfe, VoidedRange
 from portal.service.envios.simchecks_types import type_problems
 from portal.service.envios.states import motive
@@ -95,15 +97,17 @@ def check_cfe(
     motives = []
     if not verify_signature(standalone(cfe, envelope), cert_pem):
         motives.append(motive("E04", "La firma no verifica con el certificado del sobre."))
-    motives += _cae_checks(session, found, rut)
-    if session.scalar(
-        select(SimCfe.id).where(
+    contingency = found.tipo_cfe in CFC_TYPES
+    motives += _book_checks(session, found, rut) if contingency else _cae_checks(session, found, rut)
+    earlier = session.scalar(
+        select(SimCfe.estado).where(
             SimCfe.rut_emisor == rut,
             SimCfe.tipo_cfe == found.tipo_cfe,
             SimCfe.serie == found.serie,
             SimCfe.nro == found.nro,
         )
-    ):
+    )
+    if earlier is not None and not (contingency and earlier == "CE"):  # an observed CFC comes back corrected
         motives.append(motive("E02"))
     wrong_totals = totals_problem(found.element)
     if wrong_totals:
@@ -114,6 +118,28 @@ def check_cfe(
         code = found.receiver_name.split(reject_marker, 1)[1][:3]
         motives.append(motive(code, "Rechazo pedido por la configuración de desarrollo del simulador."))
     return found, motives
+
+
+def _book_checks(session: Session, found: CfeFacts, rut: str) -> list[dict]:
+    """A CFC against the printed book DGI authorised (its CAE number, type, serie, range and dates)."""
+    book = session.scalar(
+        select(ContingencyBook)
+        .join(Company, Company.id == ContingencyBook.company_id)
+        .where(ContingencyBook.cae_id == str(found.cae_id), Company.rut == rut)
+    )
+    if book is None or book.tipo_cfe != found.tipo_cfe or found.rut != rut:
+        return [motive("E09", f"La constancia {found.cae_id} no autoriza el tipo {found.tipo_cfe} al RUT {found.rut}.")]
+    problems = []
+    if book.serie != found.serie or not book.nro_desde <= found.nro <= book.nro_hasta:
+        problems.append(
+            motive(
+                "E03", f"{found.serie}-{found.nro} fuera de la libreta {book.serie} {book.nro_desde}-{book.nro_hasta}."
+            )
+        )
+    issued_on = date.fromisoformat(found.fecha) if found.fecha else date.min
+    if not book.fecha_autorizacion <= issued_on <= book.fecha_vencimiento:
+        problems.append(motive("E07", f"El {issued_on:%d/%m/%Y} la libreta no estaba vigente."))
+    return problems
 
 
 def _cae_checks(session: Session, found: CfeFacts, rut: str) -> list[dict]:

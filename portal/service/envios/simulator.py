@@ -8,6 +8,9 @@ It checks what DGI checks and answers with DGI's own documents, signed with a ke
   `DGI_SIMULATOR_ANSWER_SECONDS` after reception;
 - a daily report: ReporteDiarioCFE.xsd, signature and RUT, DGI's sequence (R01-R06); ACKRepDiario.
 
+On a bad day (portal/service/envios/outage.py, CFE_DGI_SIMULATOR_MODE or `envios-simulador-modo`) it is
+unreachable, slow, answers SOAP faults, or acknowledges envelopes but never has their per-CFE results.
+
 What it received lives in its own tables (dgisim_*), so a restart forgets nothing, and the same envelope
 sent again (same number, same bytes: a resend after a crash) gets the answer it got the first time.
 """
@@ -33,7 +36,7 @@ from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import shared_signer, verify_signature
 from portal.service.cfe.xmlsafe import parse_untrusted
-from portal.service.envios import acks, simchecks
+from portal.service.envios import acks, cfc, outage, simchecks
 from portal.service.envios.adapter import Credentials, DgiPermanentError, DgiReception
 from portal.service.envios.envelope import MAX_BYTES
 from portal.service.envios.models import SimCfe, SimEnvelope, SimKey, SimReport
@@ -44,14 +47,22 @@ NS = {"d": "http://cfe.dgi.gub.uy", "ds": "http://www.w3.org/2000/09/xmldsig#"}
 
 
 class SimulatedDgi(DgiReception):
-    def __init__(self, config: Mapping[str, Any]):
+    def __init__(self, config: Mapping[str, Any], *, outages: bool = True):
+        """`outages`: behave as the current outage mode says (off behind a SOAP stand-in that plays the mode
+        on the wire itself)."""
+        self.config = config
+        self.outages = outages
         self.rut = config.get("DGI_RUT", "214844360018")
         self.answer_delay = timedelta(seconds=float(config.get("DGI_SIMULATOR_ANSWER_SECONDS", 2)))
         self.reject_marker = config.get("DGI_SIMULATOR_REJECT_MARKER", "")
 
     # --- envelopes -----------------------------------------------------------------------------------
 
+    def _mode(self, operation: str) -> str:
+        return outage.simulate(self.config, operation) if self.outages else "normal"
+
     def send_envelope(self, envelope_xml: bytes, *, file_name: str, credentials: Credentials) -> bytes:
+        self._mode("EFACRECEPCIONSOBRE")
         digest = hashlib.sha256(envelope_xml).hexdigest()
         now = datetime.now(UTC).replace(microsecond=0)  # stored in UTC; documents show Montevideo's time
         with db.write_transaction() as session:
@@ -151,6 +162,9 @@ class SimulatedDgi(DgiReception):
         for ordinal, cfe in enumerate(root.findall("d:CFE", namespaces=NS), start=1):
             found, motives = simchecks.check_cfe(session, cfe, root, cert_pem, record.rut_emisor, self.reject_marker)
             estado = "BE" if motives else "AE"
+            if cfc.is_cfc(found.tipo_cfe):  # DGI never rejects a CFC: it observes it (CE, C03-C15)
+                motives = cfc.observations(motives)
+                estado = "CE" if motives else "AE"
             verdicts.append(
                 acks.CfeVerdict(
                     ordinal=ordinal,
@@ -163,7 +177,17 @@ class SimulatedDgi(DgiReception):
                     tmst=found.tmst,
                 )
             )
-            if not any(m["codigo"] == "E02" for m in motives):
+            seen = session.scalar(
+                select(SimCfe).where(
+                    SimCfe.rut_emisor == record.rut_emisor,
+                    SimCfe.tipo_cfe == found.tipo_cfe,
+                    SimCfe.serie == found.serie,
+                    SimCfe.nro == found.nro,
+                )
+            )
+            if seen is not None and cfc.is_cfc(found.tipo_cfe) and seen.estado == "CE":
+                seen.estado, seen.envelope_id = estado, record.id  # an observed CFC, corrected and sent again
+            elif not any(m["codigo"] == "E02" for m in motives) and seen is None:
                 session.add(
                     SimCfe(
                         rut_emisor=record.rut_emisor,
@@ -178,6 +202,8 @@ class SimulatedDgi(DgiReception):
         return verdicts
 
     def query_envelope(self, id_receptor: str, token: str, *, credentials: Credentials) -> bytes | None:
+        if self._mode("EFACCONSULTARESTADOENVIO") == "sin_respuestas":
+            return None  # DGI's "not processed yet", for as long as the mode lasts
         with db.new_session() as session:
             record = session.get(SimEnvelope, int(id_receptor))
             if record is None or not secrets.compare_digest(record.token, token) or record.answer_xml is None:
@@ -189,6 +215,7 @@ class SimulatedDgi(DgiReception):
     # --- daily reports -------------------------------------------------------------------------------
 
     def send_report(self, report_xml: bytes, *, file_name: str, credentials: Credentials) -> bytes:
+        self._mode("EFACRECEPCIONREPORTE")
         digest = hashlib.sha256(report_xml).hexdigest()
         now = datetime.now(MONTEVIDEO).replace(microsecond=0)
         with db.write_transaction() as session:

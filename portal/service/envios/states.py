@@ -55,7 +55,22 @@ REPORT_MOTIVES = {
     "R05": "La secuencia indicada en el reporte no es correcta",
     "R06": "Fecha recepción no puede ser menor a fecha resumen",
 }
-ALL_MOTIVES = {**ENVELOPE_MOTIVES, **CFE_MOTIVES, **REPORT_MOTIVES}
+# Observations of contingency receipts (CFC): C03-C15, in envios/cfc.py with the rest of the CFC rules.
+CFC_OBSERVATIONS = {
+    "C03": "Constancia no autorizada según registros",
+    "C04": "Firma electrónica no es válida",
+    "C05": "No cumple validaciones de Formato comprobantes",
+    "C06": "Importe informado en el CFE excede montos habituales",
+    "C08": "No coincide RUC de CFE y Complemento Fiscal",
+    "C09": "Tipo de CFC recibido no figura en la base de CFE certificados",
+    "C10": "Tipo de cambio no válido",
+    "C11": "Tipo de constancia especial del CFC no se corresponde con la constancia",
+    "C12": "Información en Zona de Referencia no existe en nuestros registros",
+    "C13": "Tipo de constancia del CFC no se corresponde con la constancia",
+    "C14": "Irregularidades detectadas",
+    "C15": "Deudor contumaz sin informar situación",
+}
+ALL_MOTIVES = {**ENVELOPE_MOTIVES, **CFE_MOTIVES, **REPORT_MOTIVES, **CFC_OBSERVATIONS}
 
 
 def motive(code: str, detail: str | None = None) -> dict:

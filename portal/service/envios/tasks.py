@@ -6,6 +6,9 @@ yet started, later receipts need no task of their own (that run reads the databa
 so 1,000 receipts a second enqueue about one task a second. A periodic sweep every minute (and one when
 the worker starts) picks up whatever a lost wake-up, a crash or a kill left behind; a periodic task after
 midnight in Montevideo builds and sends the daily reports.
+
+While DGI does not answer (outage.py), every send waits and one probe task calls DGI with the oldest thing
+waiting, backing off; the first answer wakes everything that waits, oldest first (`resume`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from sqlalchemy import or_, select
 
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db, jobs
-from portal.service.envios import reports, sending
+from portal.service.envios import outage, reports, sending
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
 from portal.service.envios.states import ROUTE_ENVELOPE
 from portal.service.models import Company
@@ -49,8 +52,25 @@ def wake_packer(company_id: int) -> None:
 def _follow(step: sending.Next | None) -> None:
     if step is None:
         return
-    task = deliver_envelope if step.step == "deliver" else fetch_answers
+    if step.step == "probe":
+        _schedule_probe(step.delay)
+        return
+    task = {"deliver": deliver_envelope, "fetch": fetch_answers, "report": deliver_report}[step.step]
     task.schedule((step.envelope_id,), delay=step.delay)
+
+
+def _schedule_probe(delay: float) -> None:
+    """A probe task at the probe's time. Several may be scheduled (failures at once, the sweep): the first to
+    take the slot (outage.take_probe) calls DGI, the others end."""
+    probe_dgi.schedule(delay=delay)
+
+
+def _stepping(run) -> None:
+    """Run a sending step and what follows it; when DGI answered after an outage, wake everything waiting."""
+    was_down = outage.is_down()
+    _follow(run())
+    if was_down and not outage.is_down():
+        resume()
 
 
 @jobs.huey.task()
@@ -58,27 +78,100 @@ def _follow(step: sending.Next | None) -> None:
 def pack_company(company_id: int) -> None:
     """Pack the company's pending receipts into envelopes and send them."""
     for envelope_id in sending.pack(company_id):
-        _follow(sending.deliver(envelope_id))
+        _stepping(lambda envelope_id=envelope_id: sending.deliver(envelope_id))
 
 
 @jobs.huey.task()
 @jobs.in_app_context
 def deliver_envelope(envelope_id: int) -> None:
-    _follow(sending.deliver(envelope_id))
+    _stepping(lambda: sending.deliver(envelope_id))
 
 
 @jobs.huey.task()
 @jobs.in_app_context
 def fetch_answers(envelope_id: int) -> None:
-    _follow(sending.fetch(envelope_id))
+    _stepping(lambda: sending.fetch(envelope_id))
 
 
 @jobs.huey.task()
 @jobs.in_app_context
 def deliver_report(report_id: int) -> None:
-    delay = reports.deliver(report_id)
-    if delay is not None:
-        deliver_report.schedule((report_id,), delay=delay)
+    _stepping(lambda: reports.deliver(report_id))
+
+
+def oldest_waiting(session) -> tuple[str, int] | None:
+    """What the probe sends: the oldest envelope not yet acknowledged, else the oldest answer to fetch, else
+    the oldest daily report not yet answered."""
+    envelope_id = session.scalar(select(DgiEnvelope.id).where(DgiEnvelope.state == "armado").order_by(DgiEnvelope.id))
+    if envelope_id is not None:
+        return "deliver", envelope_id
+    envelope_id = session.scalar(select(DgiEnvelope.id).where(DgiEnvelope.state == "recibido").order_by(DgiEnvelope.id))
+    if envelope_id is not None:
+        return "fetch", envelope_id
+    report_id = session.scalar(
+        select(DgiDailyReport.id)
+        .where(DgiDailyReport.state == "armado")
+        .order_by(DgiDailyReport.fecha, DgiDailyReport.sec_envio)
+    )
+    return ("report", report_id) if report_id is not None else None
+
+
+@jobs.huey.task()
+@jobs.in_app_context
+def probe_dgi() -> None:
+    """While DGI is down: when the probe's time has come, call DGI with the oldest thing waiting. A failure
+    schedules the next probe (backing off); an answer wakes everything waiting."""
+    with db.new_session() as session:
+        if not outage.is_down(session):
+            return
+        wait = outage.probe_delay(session)
+        item = oldest_waiting(session)
+    if wait > 0:
+        _schedule_probe(wait)
+        return
+    if item is None or not outage.take_probe():
+        return
+    kind, item_id = item
+    step = {
+        "deliver": lambda: sending.deliver(item_id, probe=True),
+        "fetch": lambda: sending.fetch(item_id, probe=True),
+        "report": lambda: reports.deliver(item_id, probe=True),
+    }[kind]
+    _follow(step())
+    if not outage.is_down():
+        resume()
+
+
+def resume() -> dict[str, int]:
+    """DGI answers again: wake every envelope, answer and report that waits, oldest first (the queue runs
+    them in the order they are enqueued)."""
+    with db.new_session() as session:
+        companies = list(
+            session.scalars(
+                select(DgiSubmission.company_id)
+                .where(DgiSubmission.route == ROUTE_ENVELOPE, DgiSubmission.state == "pendiente")
+                .distinct()
+            )
+        )
+        envelopes = session.execute(
+            select(DgiEnvelope.id, DgiEnvelope.state)
+            .where(DgiEnvelope.state.in_(("armado", "recibido")))
+            .order_by(DgiEnvelope.id)
+        ).all()
+        report_ids = list(
+            session.scalars(
+                select(DgiDailyReport.id)
+                .where(DgiDailyReport.state == "armado")
+                .order_by(DgiDailyReport.fecha, DgiDailyReport.sec_envio)
+            )
+        )
+    for envelope_id, state in envelopes:
+        (deliver_envelope if state == "armado" else fetch_answers)(envelope_id)
+    for report_id in report_ids:
+        deliver_report(report_id)
+    for company_id in companies:
+        pack_company(company_id)
+    return {"sobres": len(envelopes), "reportes": len(report_ids), "empresas": len(companies)}
 
 
 def sweep(margin: timedelta = SWEEP_MARGIN, *, restarting: bool = False) -> dict[str, int]:
@@ -91,6 +184,10 @@ def sweep(margin: timedelta = SWEEP_MARGIN, *, restarting: bool = False) -> dict
     now = datetime.now(UTC)
     cutoff = now - margin
     with db.new_session() as session:
+        if outage.is_down(session):  # only the probe calls DGI: make sure one is on its way
+            if not margin:  # an operator's sweep, or a restart: probe now
+                outage.probe_now()
+            _schedule_probe(0.0 if not margin else outage.probe_delay(session))
         companies = set(
             session.scalars(
                 select(DgiSubmission.company_id)
@@ -164,12 +261,20 @@ def _sweep_on_start() -> None:
 
 
 def daily_reports(until=None) -> list[int]:
-    """Build and send the report of every closed day that has none yet, for every company."""
+    """Build and send, oldest day first, the report of every closed day with activity that has none yet (DGI
+    wants one per day: after an outage every missing day goes), and a corrected one (the next SecEnvio,
+    built again from the day's receipts) for every day whose last report DGI rejected."""
     until = until or today_montevideo() - timedelta(days=1)
     built = []
     with db.new_session() as session:
         companies = list(session.scalars(select(Company.id)))
-        days = {company_id: reports.pending_days(session, company_id, until) for company_id in companies}
+        days = {
+            company_id: sorted(
+                set(reports.pending_days(session, company_id, until))
+                | set(reports.rejected_days(session, company_id, until))
+            )
+            for company_id in companies
+        }
     for company_id, pending in days.items():
         for fecha in pending:
             report_id = reports.build(company_id, fecha, "sistema")

@@ -47,6 +47,7 @@ def record_issued(
         motives=[],
         created_at=datetime.now(UTC),
         corrects=_link_correction(session, record, cfe.corrige_a),
+        observations=0,
     )
     return submission
 
@@ -132,6 +133,7 @@ def dgi_state(session: Session, record: IssuedCfe) -> EstadoDgi:
             "corregidoPor": sub.corrected_by,
             "anulacion": None if voided is None else {"idAnulacion": voided.id, "motivo": voided.reason},
             "demorado": overdue(sub),
+            "observaciones": sub.observations or 0,
             "fechas": {
                 key: value
                 for key, value in {

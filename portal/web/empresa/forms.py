@@ -168,3 +168,58 @@ class MailTemplateForm(PortalForm):
     cuerpo = TextAreaField(
         _l("Texto"), validators=[DataRequired(message=_l("Escribí el texto del correo.")), Length(max=4000)]
     )
+
+
+CFC_LABELS = {
+    201: _l("201 e-Ticket de contingencia"),
+    202: _l("202 Nota de crédito de e-Ticket de contingencia"),
+    203: _l("203 Nota de débito de e-Ticket de contingencia"),
+    211: _l("211 e-Factura de contingencia"),
+    212: _l("212 Nota de crédito de e-Factura de contingencia"),
+    213: _l("213 Nota de débito de e-Factura de contingencia"),
+    281: _l("281 e-Remito de contingencia"),
+    282: _l("282 e-Resguardo de contingencia"),
+}
+
+
+class ContingencyBookForm(PortalForm):
+    """A printed contingency book, as DGI's authorisation shows it."""
+
+    SERVICE_FIELDS = {
+        "tipoCFE": "tipo_cfe",
+        "caeId": "cae_id",
+        "fechaAutorizacion": "fecha_autorizacion",
+    }
+    tipo_cfe = SelectField(
+        _l("Tipo de comprobante de contingencia"),
+        choices=[SelectChoice("", _l("Elegí el tipo")), *(SelectChoice(str(k), v) for k, v in CFC_LABELS.items())],
+        validators=[InputRequired(_l("Elegí el tipo de la libreta."))],
+    )
+    serie = StringField(
+        _l("Serie"),
+        filters=[lambda v: v.strip().upper() if isinstance(v, str) else v],
+        validators=[
+            InputRequired(_l("Indicá la serie impresa.")),
+            Regexp(r"^[A-Z]{1,2}$", message=_l("Una o dos letras, de A a ZZ.")),
+        ],
+    )
+    desde = NumberField(
+        _l("Primer número"),
+        whole=True,
+        validators=[NumberRequired(_l("Indicá el primer número.")), NumberRange(1, 9_999_999)],
+    )
+    hasta = NumberField(
+        _l("Último número"),
+        whole=True,
+        validators=[NumberRequired(_l("Indicá el último número.")), NumberRange(1, 9_999_999)],
+    )
+    cae_id = StringField(
+        _l("Número de autorización de DGI"),
+        filters=[_strip],
+        validators=[
+            InputRequired(_l("Indicá el número de la autorización.")),
+            Regexp(r"^\d{11}$", message=_l("Son 11 dígitos.")),
+        ],
+    )
+    fecha_autorizacion = DayField(_l("Autorizada el"), validators=[InputRequired(_l("Indicá la fecha."))])
+    vencimiento = DayField(_l("Vence el"), validators=[InputRequired(_l("Indicá la fecha."))])

@@ -10,7 +10,7 @@ from portal.web.auth.session import admin_required
 from portal.web.backend import api
 from portal.web.empresa import bp
 from portal.web.empresa.audit_view import audit_rows
-from portal.web.empresa.forms import CaeForm, CertificateForm
+from portal.web.empresa.forms import CFC_LABELS, CaeForm, CertificateForm, ContingencyBookForm
 from portal.web.empresa.views import REFUSALS
 from portal.web.forms_common import apply_service_errors
 from portal.web.i18n import day
@@ -99,3 +99,42 @@ def audit():
     """Every change to the company's settings: who, when, what, before and after."""
     paged = paging.load("empresa.audit", lambda cursor: api().list_audit(cursor=cursor))
     return render("empresa/audit.html", paged=paged, audit_rows=audit_rows)
+
+
+@bp.route("/contingencia", methods=["GET", "POST"])
+@admin_required
+def contingency():
+    """The printed contingency books (CFC) DGI authorised, and a form to register one."""
+    form = ContingencyBookForm()
+    if form.validate_on_submit():
+        try:
+            book = api().register_contingency_book(
+                cfe_type=int(form.tipo_cfe.data),
+                serie=form.serie.data,
+                first=int(form.desde.data),
+                last=int(form.hasta.data),
+                cae_id=form.cae_id.data,
+                authorised_on=form.fecha_autorizacion.data,
+                expires_on=form.vencimiento.data,
+            )
+        except REFUSALS as exc:
+            apply_service_errors(form, exc, form.SERVICE_FIELDS)
+        else:
+            flash(
+                _(
+                    "Registraste la libreta %(type)s serie %(serie)s, números %(first)s a %(last)s.",
+                    type=book.cfe_type,
+                    serie=book.serie,
+                    first=book.first,
+                    last=book.last,
+                ),
+                "success",
+            )
+            return redirect_after_post("empresa.contingency")
+    return render(
+        "empresa/contingency.html",
+        form=form,
+        books=api().list_contingency_books(),
+        labels=CFC_LABELS,
+        status=_status(),
+    )

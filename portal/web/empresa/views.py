@@ -28,6 +28,7 @@ TABS = (
     Tab("empresa.certificates", _l("Certificados")),
     Tab("empresa.cae", _l("CAE")),
     Tab("empresa.mail", _l("Correo al cliente")),
+    Tab("empresa.contingency", _l("Contingencia")),
     Tab("empresa.audit", _l("Auditoría")),
 )
 

@@ -195,3 +195,29 @@ def report_document(report_id: int, document: str):
         abort(404)
     download = api().report_document(report_id, document)
     return file_response(download.content, "application/xml", download.filename, inline=False)
+
+
+@bp.get("/dgi-aviso")
+@reader_required
+def dgi_banner():
+    """The banner admins and support staff see on every page while DGI does not answer (a fragment the base
+    layout loads after the page, so no page waits for it); nothing while DGI answers."""
+    try:
+        availability = api().dgi_availability()
+    except client_errors.ServiceUnavailable:
+        availability = None
+    return fragment("envios/_dgi_banner.html", "banner", availability=availability)
+
+
+@bp.get("/contingencia")
+@member_required
+def contingency():
+    """In one place: which of the two situations applies (DGI does not answer: keep issuing; the company
+    cannot issue electronically at all: the paper contingency book, then key the receipts in)."""
+    availability = None
+    if current_user.role in roles.READERS:
+        try:
+            availability = api().dgi_availability()
+        except client_errors.ServiceUnavailable:
+            availability = None
+    return render("envios/contingencia.html", availability=availability)

@@ -1,0 +1,76 @@
+"""The compliance watch's concerns about DGI's side (registered with checks.register): DGI not answering, and
+contingency receipts DGI observed (CE) that wait to be corrected and sent again."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from portal.service.envios import outage
+from portal.service.envios.models import DgiSubmission
+from portal.service.salud import checks
+from portal.service.salud.concerns import OK, PROBLEM, WARNING, Concern
+
+CONTINGENCY_PAGE = "/envios/contingencia"
+ENVIOS_PAGE = "/envios/"
+DOWN_PROBLEM_HOURS = 24  # DGI silent this long: a problem (envelopes and reports may miss DGI's deadlines)
+
+
+def _since(hours: float) -> str:
+    return f"{int(hours * 60)} minutos" if hours < 1 else f"{hours:.1f} horas"
+
+
+def dgi_down(hours: float | None, waiting: int) -> Concern:
+    facts = {"horasSinRespuesta": None if hours is None else round(hours, 1), "comprobantesEsperando": waiting}
+    if hours is None:
+        return Concern("dgi_caido", "dgi_caido", OK, "DGI responde.", "Nada que hacer", CONTINGENCY_PAGE, facts=facts)
+    state, level = (PROBLEM, 2) if hours >= DOWN_PROBLEM_HOURS else (WARNING, 1)
+    return Concern(
+        "dgi_caido",
+        "dgi_caido",
+        state,
+        f"DGI no responde hace {_since(hours)}; {waiting} comprobantes esperan para salir. Se sigue emitiendo: "
+        "todo sale solo cuando DGI vuelva.",
+        "Ver qué hacer",
+        CONTINGENCY_PAGE,
+        level=level,
+        facts=facts,
+    )
+
+
+def observed_contingency(count: int) -> Concern:
+    facts = {"cantidad": count}
+    if count == 0:
+        return Concern(
+            "cfc_observados",
+            "cfc_observados",
+            OK,
+            "Ningún comprobante de contingencia está observado por DGI.",
+            "Nada que hacer",
+            ENVIOS_PAGE,
+            facts=facts,
+        )
+    return Concern(
+        "cfc_observados",
+        "cfc_observados",
+        WARNING,
+        f"DGI observó {count} comprobantes de contingencia: hay que corregirlos y enviarlos de nuevo.",
+        "Ver los observados",
+        ENVIOS_PAGE,
+        level=1,
+        facts=facts,
+    )
+
+
+@checks.register
+def dgi_availability(ctx: checks.Context) -> list[Concern]:
+    seen = outage.status(ctx.session)
+    hours = None if seen.down_since is None else (ctx.now - seen.down_since).total_seconds() / 3600
+    return [dgi_down(hours, outage.backlog(ctx.session, ctx.company_id).receipts)]
+
+
+@checks.register
+def contingency_observed(ctx: checks.Context) -> list[Concern]:
+    count = ctx.session.scalar(
+        select(func.count()).where(DgiSubmission.company_id == ctx.company_id, DgiSubmission.state == "observado")
+    )
+    return [observed_contingency(int(count or 0))]

@@ -1,0 +1,76 @@
+"""The company's printed contingency books (CFC): an admin registers DGI's authorisation (type, serie, numbers,
+dates), every member lists them, overlaps and bad ranges are refused, and each registration is audited."""
+
+from __future__ import annotations
+
+from tests.support.html import csrf, soup
+
+URL = "/api/v1/empresa/contingencia"
+BOOK = {
+    "tipoCFE": 211,
+    "serie": "A",
+    "desde": 1,
+    "hasta": 500,
+    "caeId": "90261234567",
+    "fechaAutorizacion": "2026-01-15",
+    "vencimiento": "2028-01-15",
+}
+
+
+def test_an_admin_registers_a_book_and_it_is_audited(api_client, auth_headers):
+    admin = auth_headers("admin@demo.uy", 1)
+    answer = api_client.post(URL, json=BOOK, headers=admin)
+    assert answer.status_code == 201, answer.json
+    assert (answer.json["tipoCFE"], answer.json["desde"], answer.json["hasta"]) == (211, 1, 500)
+    assert answer.json["registradaPor"] == "admin@demo.uy"
+    listed = api_client.get(URL, headers=auth_headers("usuario@demo.uy", 1)).json["libretas"]
+    assert [(b["tipoCFE"], b["serie"]) for b in listed] == [(211, "A")]
+    events = api_client.get("/api/v1/empresa/auditoria", headers=admin).json["eventos"]
+    assert events[0]["accion"] == "libreta_contingencia"
+    assert events[0]["objeto"] == "CFC 211 serie A 1-500"
+    assert events[0]["cambios"]["hasta"] == {"antes": None, "despues": 500}
+
+
+def test_overlapping_or_malformed_books_are_refused(api_client, auth_headers):
+    admin = auth_headers("admin@demo.uy", 1)
+    assert api_client.post(URL, json=BOOK, headers=admin).status_code == 201
+    overlap = api_client.post(URL, json={**BOOK, "desde": 400, "hasta": 900}, headers=admin)
+    assert overlap.status_code == 409 and overlap.json["error"]["code"] == "libreta_superpuesta"
+    assert (
+        api_client.post(URL, json={**BOOK, "serie": "B", "desde": 400, "hasta": 900}, headers=admin).status_code == 201
+    )
+    backwards = api_client.post(URL, json={**BOOK, "serie": "C", "desde": 10, "hasta": 5}, headers=admin)
+    assert backwards.status_code == 422 and backwards.json["error"]["fields"][0]["field"] == "hasta"
+    for wrong in ({"tipoCFE": 111}, {"serie": "a1"}, {"caeId": "123"}, {"vencimiento": "2025-01-01"}):
+        assert api_client.post(URL, json={**BOOK, "serie": "D", **wrong}, headers=admin).status_code == 422, wrong
+    assert api_client.post(URL, json=BOOK, headers=auth_headers("usuario@demo.uy", 1)).status_code == 403
+
+
+FORM = {
+    "tipo_cfe": "211",
+    "serie": "b",
+    "desde": "1",
+    "hasta": "250",
+    "cae_id": "90261234567",
+    "fecha_autorizacion": "15/01/2026",
+    "vencimiento": "15/01/2028",
+}
+
+
+def test_an_admin_registers_a_book_in_the_portal(signed_in):
+    admin = signed_in("admin@demo.uy")
+    page = soup(admin.get("/empresa/contingencia"))
+    assert page.h1.get_text(strip=True) == "Empresa: Libretas de contingencia"
+    assert page.find("a", href="/empresa/contingencia", attrs={"aria-current": "page"}) is not None  # its tab
+    answer = admin.post("/empresa/contingencia", data={**FORM, "csrf_token": csrf(admin, "/empresa/contingencia")})
+    assert answer.status_code == 303
+    rows = soup(admin.get("/empresa/contingencia")).select('[data-testid="contingency-book"]')
+    assert len(rows) == 1 and "211 e-Factura de contingencia" in rows[0].get_text() and "Serie B" in rows[0].get_text()
+    again = admin.post("/empresa/contingencia", data={**FORM, "csrf_token": csrf(admin, "/empresa/contingencia")})
+    assert again.status_code == 422 and "Ya hay una libreta 211 serie B" in again.get_data(as_text=True)
+    wrong = admin.post(
+        "/empresa/contingencia",
+        data={**FORM, "serie": "C", "cae_id": "12", "csrf_token": csrf(admin, "/empresa/contingencia")},
+    )
+    assert wrong.status_code == 422 and "Son 11 dígitos." in soup(wrong).find(id="cae_id-error").get_text()
+    assert signed_in("usuario@demo.uy").get("/empresa/contingencia").status_code == 403

@@ -1,0 +1,64 @@
+"""What admins and support staff see of a DGI outage: the service's `GET /api/v1/envios/dgi` (since when DGI
+does not answer, what waits), the banner the base layout loads on every page, and the page that tells the
+two situations apart (DGI down: keep issuing; cannot issue at all: the paper book)."""
+
+from __future__ import annotations
+
+import pytest
+
+from portal.service.envios import outage
+from tests.support import cfe_bodies as bodies
+from tests.support.envios import ENVIOS_CONFIG
+from tests.support.html import soup
+
+HTMX = {"HX-Request": "true"}
+
+
+@pytest.fixture
+def service_config(service_config):
+    return {**service_config, **ENVIOS_CONFIG}
+
+
+def test_the_service_says_since_when_dgi_does_not_answer_and_what_waits(api_client, auth_headers, service_app):
+    admin = auth_headers("admin@demo.uy", 1)
+    answer = api_client.get("/api/v1/envios/dgi", headers=admin)
+    assert answer.status_code == 200 and answer.json["responde"] is True
+    assert answer.json["comprobantesEsperando"] == 0
+    bodies.issue(api_client, auth_headers("usuario@demo.uy"), bodies.body(bodies.EFACTURA))
+    with service_app.app_context():
+        outage.failed("No se pudo conectar con el servicio de DGI.", 30)
+    body = api_client.get("/api/v1/envios/dgi", headers=admin).json
+    assert body["responde"] is False and body["sinRespuestaDesde"] and body["proximoIntento"]
+    assert body["ultimoError"] == "No se pudo conectar con el servicio de DGI."
+    assert (body["comprobantesEsperando"], body["esperandoDesde"] is not None) == (1, True)
+    assert api_client.get("/api/v1/envios/dgi", headers=auth_headers("soporte@demo.uy", 1)).status_code == 200
+    refused = api_client.get("/api/v1/envios/dgi", headers=auth_headers("usuario@demo.uy"))
+    assert refused.status_code == 403
+
+
+def test_admins_and_support_see_the_banner_while_dgi_does_not_answer(signed_in, live_service):
+    admin = signed_in("admin@demo.uy")
+    assert soup(admin.get("/")).find(id="dgi-banner") is not None  # the loader, for admins
+    assert soup(admin.get("/envios/dgi-aviso", headers=HTMX)).find(attrs={"data-testid": "dgi-banner"}) is None
+    with live_service.app.app_context():
+        outage.failed("DGI no respondió en 30 s.", 30)
+    for email in ("admin@demo.uy", "soporte@demo.uy"):
+        banner = soup(signed_in(email).get("/envios/dgi-aviso", headers=HTMX)).find(attrs={"data-testid": "dgi-banner"})
+        assert banner is not None and "DGI no responde desde el" in banner.get_text(" ", strip=True)
+        assert banner.find("a", href="/envios/contingencia") is not None
+    user = signed_in("usuario@demo.uy")
+    assert soup(user.get("/")).find(id="dgi-banner") is None
+    assert user.get("/envios/dgi-aviso", headers=HTMX).status_code == 403
+
+
+def test_one_page_tells_the_two_situations_apart(signed_in, live_service):
+    page = soup(signed_in("usuario@demo.uy").get("/envios/contingencia"))
+    assert page.h1.get_text(strip=True) == "Si DGI no responde o no se puede emitir"
+    assert "Siga emitiendo" in page.find(attrs={"data-testid": "situation-dgi-down"}).get_text()
+    assert "libreta de contingencia" in page.find(attrs={"data-testid": "situation-no-issuing"}).get_text()
+    assert page.find(attrs={"data-testid": "dgi-now"}) is None  # users are not shown DGI's state
+    assert page.find("a", href="/envios/contingencia") is not None  # the footer link, on every page
+    with live_service.app.app_context():
+        outage.failed("No se pudo conectar con el servicio de DGI.", 30)
+    now = soup(signed_in("admin@demo.uy").get("/envios/contingencia")).find(attrs={"data-testid": "dgi-now"})
+    assert "Ahora DGI no responde" in now.get_text()
