@@ -257,11 +257,11 @@ class Principal:
     name: str
     country: str = "UY"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         return {"tipoDocMdte": self.doc_type, "pais": self.country, "docMdte": self.document, "nombreMdte": self.name}
 
     @classmethod
-    def from_json(cls, data: dict) -> Principal:
+    def from_json(cls, data: JsonObject) -> Principal:
         return cls(
             doc_type=int(data["tipoDocMdte"]),
             document=data["docMdte"],

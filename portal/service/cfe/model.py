@@ -9,7 +9,7 @@ of types is closed.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator
 from pydantic.json_schema import JsonDict
@@ -102,7 +102,7 @@ _NOTE_EXAMPLE: JsonDict = {
     "items": [{"indFact": 3, "nomItem": "Devolución consultoría", "cantidad": "1", "precioUnitario": "85.50"}],
     "referencias": [{"indGlobal": 1, "razonRef": "Hora no prestada, facturas de consultoría de mayo"}],
 }
-_EXPORT_SERVICES_EXAMPLE = {
+_EXPORT_SERVICES_EXAMPLE: dict[str, Any] = {
     "tipoCFE": 121,
     "fmaPago": 2,
     "tpoMoneda": "USD",
@@ -123,7 +123,7 @@ _EXPORT_SERVICES_EXAMPLE = {
         {"indFact": 10, "nomItem": "Desarrollo de software", "cantidad": "120", "uniMed": "h", "precioUnitario": "45"}
     ],
 }
-_EXPORT_REMITO_EXAMPLE = {
+_EXPORT_REMITO_EXAMPLE: dict[str, Any] = {
     "tipoCFE": 124,
     "tipoTraslado": 1,
     "tpoMoneda": "USD",
@@ -143,7 +143,7 @@ _EXPORT_REMITO_EXAMPLE = {
     "items": [{"nomItem": "Lana lavada", "cantidad": "2000", "uniMed": "kg", "precioUnitario": "6.10"}],
 }
 
-_EXPORT_NOTE_EXAMPLE = {
+_EXPORT_NOTE_EXAMPLE: dict[str, Any] = {
     "tipoCFE": 122,
     "fmaPago": 2,
     "tpoMoneda": "USD",
@@ -154,7 +154,7 @@ _EXPORT_NOTE_EXAMPLE = {
     "items": [{"indFact": 10, "nomItem": "Horas no prestadas", "cantidad": "4", "uniMed": "h", "precioUnitario": "45"}],
     "referencias": [{"indGlobal": 1, "razonRef": "Horas no prestadas en las facturas de exportación de mayo"}],
 }
-_BOLETA_EXAMPLE = {
+_BOLETA_EXAMPLE: dict[str, Any] = {
     "tipoCFE": 151,
     "fmaPago": 1,
     "mntBruto": 2,
@@ -170,7 +170,7 @@ _BOLETA_EXAMPLE = {
         {"indFact": 15, "nomItem": "Novillos gordos", "cantidad": "12", "uniMed": "cab", "precioUnitario": "1850"}
     ],
 }
-_CUENTA_AJENA_EXAMPLE = {
+_CUENTA_AJENA_EXAMPLE: dict[str, Any] = {
     "tipoCFE": 141,
     "fmaPago": 1,
     "receptor": _EFACTURA_EXAMPLE["receptor"],
@@ -186,7 +186,7 @@ _PRINCIPAL = _CUENTA_AJENA_EXAMPLE["complFiscal"]
 _FOREIGN = _EXPORT_SERVICES_EXAMPLE["receptor"]
 _EFACT_RECEIVER = _EFACTURA_EXAMPLE["receptor"]
 _LINE_22 = [{"indFact": 3, "nomItem": "Ajuste", "cantidad": "1", "precioUnitario": "100"}]
-_OTHER_EXAMPLES = [
+_OTHER_EXAMPLES: list[dict[str, Any]] = [
     {"tipoCFE": 102, "fmaPago": 1, "items": _LINE_22, "referencias": _GLOBAL_REFERENCE},
     {"tipoCFE": 103, "fmaPago": 1, "items": _LINE_22, "referencias": _GLOBAL_REFERENCE},
     {"tipoCFE": 113, "fmaPago": 1, "receptor": _EFACT_RECEIVER, "items": _LINE_22, "referencias": _GLOBAL_REFERENCE},

@@ -187,7 +187,7 @@ class _A4(pdf_body.BodyPage):
     def _payment_form(self, width: float) -> str:
         """ "Forma de pago: Contado" (DGI's item); bilingual, the value in English too, and the label left out
         when both do not fit at 3 mm."""
-        value = words.bi(self.doc, words.FMA_PAGO[self.doc.fma_pago])
+        value = words.bi(self.doc, words.FMA_PAGO[self.doc.fma_pago or 1])
         self.use_font(M, bold=True)
         text = f"Forma de pago: {value}"
         return text if self.get_string_width(text) <= width - 2 * self.c_margin else value

@@ -174,6 +174,8 @@ def export_lines(doc: Printable) -> list[str]:
     if not any(doc.export_terms):
         return []
     clause, mode, via = doc.export_terms
+    mode = int(mode) if mode is not None else None
+    via = int(via) if via is not None else None
     lines = [f"{bi(doc, 'Cláusula de venta')}: {clause}"] if clause else []
     if mode is not None:
         lines.append(f"{bi(doc, 'Modalidad de venta')}: {mode} - {MOD_VENTA.get(mode, '')}".rstrip(" -"))

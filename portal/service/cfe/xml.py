@@ -93,6 +93,7 @@ def _compl_fiscal(node: etree._Element, cfe: CfeInput, issuer: Issuer) -> None:
     """Zona K in clear (Compl_Fiscal_Data): RUCEmisor is the issuer's own RUT, as in DGI's sample envelopes
     Sob_219999830019_fac-Cta_Ajena-*.xml; the principal is TipoDocMdte, Pais, DocMdte and NombreMdte."""
     data, part = _sub(node, "Compl_Fiscal_Data"), cfe.compl_fiscal
+    assert part is not None  # written only for the cuenta ajena types, whose rules require it
     _sub(data, "RUCEmisor", issuer.rut)
     _sub(data, "TipoDocMdte", part.tipo_doc_mdte)
     _sub(data, "Pais", part.pais)
@@ -250,10 +251,12 @@ def _item(node: etree._Element, number: int, item: Item, amount: Decimal, elemen
         _opt(node, "IndAgenteResp", item.ind_agente_resp)
     _sub(node, "NomItem", item.nom_item)
     _opt(node, "DscItem", item.dsc_item)
+    assert item.cantidad is not None  # the rules require it on every line that is written
     _sub(node, "Cantidad", format_decimal(item.cantidad, 3))
     _sub(node, "UniMed", item.uni_med)
     if element == "eRem":
         return
+    assert item.precio_unitario is not None  # required where a price is written
     _sub(node, "PrecioUnitario", format_decimal(item.precio_unitario, 6))
     if element == "eRem_Exp":
         _sub(node, "MontoItem", _money(amount))

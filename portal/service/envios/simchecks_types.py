@@ -17,9 +17,11 @@ _IVA = ("IVATasaMin", "IVATasaBasica", "MntIVATasaMin", "MntIVATasaBasica", "Mnt
 
 
 def _amount(node: etree._Element | None, tag: str) -> Decimal:
+    if node is None:
+        return Decimal(0)
     try:
         return Decimal((node.findtext(f"d:{tag}", default="0", namespaces=NS) or "0").strip())
-    except (InvalidOperation, AttributeError):
+    except InvalidOperation:
         return Decimal(0)
 
 

@@ -4,7 +4,7 @@ for services (N/A, 90, 8) or taken from the hints for goods; every choice is rep
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from babel import Locale
 
@@ -80,7 +80,7 @@ def _terms(request: SolicitudInteligente, work: _Findings) -> dict:
             )
         defaults = {"modVenta": 1}
         reason = "Exportación de bienes: régimen general."
-    terms = {}
+    terms: dict[str, Any] = {}
     for key in _TERMS:
         if given[key] is not None:
             terms[key] = given[key]

@@ -137,7 +137,7 @@ def _cfe_type(
             ),
         )
         return tipo
-    if exportation.is_foreign(request, receiver):
+    if receiver is not None and exportation.is_foreign(request, receiver):
         work.infer(
             "tipoCFE", 121, f"El receptor está en el exterior ({receiver['codPaisRecep']}): e-Factura de Exportación."
         )

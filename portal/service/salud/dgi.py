@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 from portal.service.envios import outage
 from portal.service.envios.models import DgiSubmission
 from portal.service.salud import checks
-from portal.service.salud.concerns import OK, PROBLEM, WARNING, Concern
+from portal.service.salud.concerns import OK, PROBLEM, WARNING, Concern, State
 
 CONTINGENCY_PAGE = "/envios/contingencia"
 ENVIOS_PAGE = "/envios/"
@@ -23,6 +23,7 @@ def dgi_down(hours: float | None, waiting: int) -> Concern:
     facts = {"horasSinRespuesta": None if hours is None else round(hours, 1), "comprobantesEsperando": waiting}
     if hours is None:
         return Concern("dgi_caido", "dgi_caido", OK, "DGI responde.", "Nada que hacer", CONTINGENCY_PAGE, facts=facts)
+    state: State
     state, level = (PROBLEM, 2) if hours >= DOWN_PROBLEM_HOURS else (WARNING, 1)
     return Concern(
         "dgi_caido",
