@@ -147,5 +147,5 @@ NOTE_OF_ANOTHER_FAMILY = _with("132", referencias=[{"tpoDocRef": 101, "serie": "
 
 @pytest.mark.parametrize(("case", "body", "field", "code"), REJECTED, ids=[r[0] for r in REJECTED])
 def test_dgi_would_reject(case, body, field, code):
-    errors = validate(parse_cfe_input(body), ui_value=UI_VALUE, emission=_EMISSION)
+    errors = validate(parse_cfe_input(body), ui_value=UI_VALUE, emission=_EMISSION).errors
     assert (field, code) in [(e.field, e.code) for e in errors], errors

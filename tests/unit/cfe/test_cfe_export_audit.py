@@ -82,7 +82,7 @@ def test_export_receipt_is_valid_signed_and_exact(name, sign, xmlsec1_verify):
 def test_export_notes_reference_export_invoices():
     body = copy.deepcopy(EXPORT["122"])
     body["referencias"][0]["tpoDocRef"] = 111
-    errors = validate(parse_cfe_input(body), ui_value=UI_VALUE, emission=_EMISSION)
+    errors = validate(parse_cfe_input(body), ui_value=UI_VALUE, emission=_EMISSION).errors
     assert [(e.field, e.code) for e in errors] == [("referencias[0].tpoDocRef", "not_allowed")]
 
 
@@ -159,7 +159,7 @@ REJECTED = [
 
 @pytest.mark.parametrize(("case", "body", "field", "code"), REJECTED, ids=[r[0] for r in REJECTED])
 def test_dgi_would_reject(case, body, field, code):
-    errors = validate(parse_cfe_input(body), ui_value=UI_VALUE, emission=_EMISSION)
+    errors = validate(parse_cfe_input(body), ui_value=UI_VALUE, emission=_EMISSION).errors
     assert (field, code) in [(e.field, e.code) for e in errors], errors
 
 

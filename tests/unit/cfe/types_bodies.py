@@ -321,7 +321,7 @@ def signed_valid_verified(body: dict, name: str, sign, xmlsec1_verify):
     from tests.unit.cfe.conftest import UI_VALUE
 
     emission = Emission(signing_date=date(2024, 5, 11))
-    assert validate(parse_cfe_input(body), ui_value=UI_VALUE, emission=emission) == []
+    assert validate(parse_cfe_input(body), ui_value=UI_VALUE, emission=emission).errors == []
     signed = sign(body)
     assert validate_cfe(signed.xml) == []
     ok, output = xmlsec1_verify(signed.xml, f"{name}.xml")

@@ -39,11 +39,11 @@ def test_export_types_have_their_own_sections_in_schema_order():
     summaries = {}
     for tipo, totals in ((101, TICKET_TOTALS), (121, EXPORT_TOTALS), (122, EXPORT_TOTALS), (123, EXPORT_TOTALS)):
         summaries[tipo] = report_xml.TypeSummary()
-        summaries[tipo].add_receipt(DAY, 1, "A", 1, totals, Decimal("39.25"), sent_alone=True)
+        summaries[tipo].add_receipt(DAY, 1, "A", 1, totals, Decimal("39.25"), above_threshold=True)
     summaries[124] = report_xml.TypeSummary()
-    summaries[124].add_receipt(DAY, 1, "A", 3, EXPORT_TOTALS, Decimal(1), sent_alone=True)
+    summaries[124].add_receipt(DAY, 1, "A", 3, EXPORT_TOTALS, Decimal(1), above_threshold=True)
     summaries[181] = report_xml.TypeSummary()
-    summaries[181].add_receipt(DAY, 1, "A", 1, {}, Decimal(1), sent_alone=True)
+    summaries[181].add_receipt(DAY, 1, "A", 1, {}, Decimal(1), above_threshold=True)
     root, sections = _signed_report(summaries)
     assert sections == [
         "Rsmn_Tck",
@@ -66,7 +66,7 @@ def test_boleta_types_have_their_sections_after_the_resguardo():
     for tipo in (151, 152, 153, 182):
         summaries[tipo] = report_xml.TypeSummary()
         totals = {"mntNoGrv": "2000.00", "mntIVaenSusp": "300.00", "mntTotal": "2300.00", "mntTotRetenido": "0"}
-        summaries[tipo].add_receipt(DAY, 1, "A", 1, totals, Decimal(1), sent_alone=True)
+        summaries[tipo].add_receipt(DAY, 1, "A", 1, totals, Decimal(1), above_threshold=True)
     root, sections = _signed_report(summaries)
     assert sections == ["Rsmn_Resg", "Rsmn_Bol", "Rsmn_Bol_Nota_Credito", "Rsmn_Bol_Nota_Debito"]
     item = root.find(f"{D}Rsmn_Bol/{D}RsmnData/{D}Montos/{D}Mnts_Bol_Item")
@@ -81,7 +81,7 @@ def test_cuenta_ajena_types_have_their_sections_in_schema_order():
     summaries = {}
     for tipo in (101, 131, 132, 133, 111, 141, 142, 143):
         summaries[tipo] = report_xml.TypeSummary()
-        summaries[tipo].add_receipt(DAY, 1, "A", 1, TICKET_TOTALS, Decimal(1), sent_alone=False)
+        summaries[tipo].add_receipt(DAY, 1, "A", 1, TICKET_TOTALS, Decimal(1), above_threshold=False)
     root, sections = _signed_report(summaries)
     assert sections == [
         "Rsmn_Tck",
