@@ -104,7 +104,9 @@
   document.addEventListener("htmx:load", function (event) {
     var root = event.detail && event.detail.elt;
     if (!root || root === document.body || !root.querySelectorAll) { return; }
-    Array.prototype.forEach.call(root.querySelectorAll("[data-fill-field]"), function (item) {
+    var items = Array.prototype.slice.call(root.querySelectorAll("[data-fill-field]"));
+    if (root.matches("[data-fill-field]")) { items.unshift(root); }  // a top-level node of an innerHTML swap
+    items.forEach(function (item) {
       var field = document.getElementById(item.dataset.fillField);
       if (!field || field.value !== item.dataset.fillIf) { item.remove(); return; }
       var changed = field.value !== item.dataset.fillValue;
