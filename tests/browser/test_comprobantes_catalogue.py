@@ -85,3 +85,27 @@ def test_a_customer_and_a_product_picked_with_the_keyboard_are_issued(page: Page
     assert [(c.kind, c.code) for c in line.codes] == [("INT1", "T-" + word[-5:])]
     assert issued.totals.total == Decimal("488")
     shell.assert_no_csp_violations()
+
+
+def test_the_list_shows_a_credit_note_negative_and_the_cancelled_receipt(
+    page: Page, live_service, live_token_for, shots
+):
+    from tests.support import cfe_bodies as bodies
+
+    api = CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"), company_id=1)
+    original = api.issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
+    api.issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
+    note = api.cancel_with_credit_note(original.id, "Error de precio", idempotency_key=uuid.uuid4().hex)
+
+    shell = Shell(page)
+    shell.open_home_and_sign_in("usuario@demo.uy")
+    page.get_by_role("link", name="Comprobantes", exact=True).first.click()
+
+    row = page.locator(".receipt-list tbody tr").filter(has=page.get_by_test_id("cancelled"))
+    expect(row).to_have_count(1)
+    expect(row.get_by_role("link", name=f"Nota de crédito de e-Ticket {note.number}")).to_be_visible()
+    note_row = page.locator(".receipt-list tbody tr").filter(has_not=page.get_by_test_id("cancelled"))
+    note_row = note_row.filter(has=page.get_by_role("link", name=f"Nota de crédito de e-Ticket {note.number}"))
+    expect(note_row.get_by_test_id("row-total")).to_contain_text("-")
+    both_widths(page, shots, "receipt-list-cancelled")
+    shell.assert_no_csp_violations()
