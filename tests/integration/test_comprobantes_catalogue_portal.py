@@ -152,3 +152,21 @@ def test_a_picked_products_code_goes_in_the_line():
     body = payload.build_body({"tipo_cfe": 101, "lines": [line], "fch_emis": today_montevideo()})
     assert body.cfe.lines[0].codes[0].code == "YER-1"
     assert payload._line_data(body.cfe.lines[0])["cod_item"] == "YER-1"
+
+
+def test_smart_issuance_takes_the_customers_name_currency_and_terms_for_what_is_still_default(api, usuario):
+    ci = _new_ci()
+    details = CustomerChanges(currency="USD", payment_terms=2, credit_days=30)
+    api.create_customer(NewCustomer(doc_type=3, document=ci, name="Beto Cliente", details=details))
+    ask = "/inteligente/nueva/documento"
+
+    fresh = soup(usuario.get(ask, query_string={"documento": ci, "moneda": "UYU", "forma_pago": "1"}, headers=HTMX))
+    chosen = soup(
+        usuario.get(
+            ask, query_string={"documento": ci, "nombre": "Otro", "moneda": "EUR", "forma_pago": "1"}, headers=HTMX
+        )
+    )
+
+    assert _fills(fresh) == {"nombre": "Beto Cliente", "moneda": "USD", "forma_pago": "2"}
+    assert "Cliente: Beto Cliente." in fresh.get_text()
+    assert _fills(chosen) == {"forma_pago": "2"}

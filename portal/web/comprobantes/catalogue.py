@@ -154,3 +154,28 @@ def rate_note(currency: str | None, day: date | None, current: str | None, fille
     if rate is None:
         return RateNote(None, None, current, missing=True)
     return RateNote(rate, form_number(rate.sell) if ours else None, current)
+
+
+@dataclass(frozen=True)
+class SimpleFill:
+    """Put `value` in the form field `field` if it still holds `if_value` (static/js/app.js, data-fill-field)."""
+
+    field: str
+    value: str
+    if_value: str
+
+
+def customer_fills_for(
+    customer: Customer | None, form: Mapping[str, str], fields: Mapping[str, str]
+) -> tuple[SimpleFill, ...]:
+    """The customer's data for another form's fields (`fields`: form field -> the issuing form's name of it, a key
+    of CUSTOMER_FIELDS), only in those still empty or at their default: what the person chose stays."""
+    if customer is None:
+        return ()
+    fills = []
+    for field_name, ours in fields.items():
+        current = (form.get(field_name) or "").strip()
+        value = customer_value(customer, ours)
+        if value and (not current or current == CUSTOMER_FIELDS[ours][1]) and value != current:
+            fills.append(SimpleFill(field_name, value, form.get(field_name) or ""))
+    return tuple(fills)
