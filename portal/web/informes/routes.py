@@ -76,7 +76,10 @@ def _downloads(period: periods.Period) -> dict[str, str]:
     args = {"periodo": period.code}
     if period.code == periods.RANGE:
         args |= {"desde": period.start.isoformat(), "hasta": period.end.isoformat()}
-    return {fmt: url_for("informes.book", formato=fmt, **args) for fmt in _BOOK_MEDIA}
+    return {
+        **{fmt: url_for("informes.book", formato=fmt, **args) for fmt in _BOOK_MEDIA},
+        "pdf": url_for("informes.summary_pdf", **args),
+    }
 
 
 @bp.get("/")
@@ -113,3 +116,17 @@ def book(formato: str):
     content = api().sales_book(period.start, period.end, formato)  # type: ignore[arg-type]  # the route's any()
     name = f"libro-ventas-{period.start:%Y%m%d}-{period.end:%Y%m%d}.{formato}"
     return file_response(content, _BOOK_MEDIA[formato], name, inline=False)
+
+
+@bp.get("/resumen.pdf")
+@member_required
+def summary_pdf():
+    """The period's summary as a PDF, as the service draws it."""
+    form = PeriodForm(formdata=request.args or None)
+    form.offer(today_montevideo())
+    if not form.validate():
+        return render(PAGE, status=422, form=form, report=None)
+    period = form.period()
+    content = api().period_summary_pdf(period.start, period.end)
+    name = f"resumen-{period.start:%Y%m%d}-{period.end:%Y%m%d}.pdf"
+    return file_response(content, "application/pdf", name, inline=False)
