@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
 import uuid
 from datetime import timedelta
+from pathlib import Path
 
 from bs4 import BeautifulSoup
 from openpyxl import load_workbook
@@ -85,7 +88,6 @@ def test_the_sales_book_downloads_as_xlsx_and_csv_for_the_period(signed_in, live
 def test_the_period_summary_downloads_as_a_pdf_with_the_reports_figures(
     signed_in, live_service, live_token_for, tmp_path
 ):
-    import subprocess
 
     receipt = _issue(live_service, live_token_for, bodies.body(bodies.EFACTURA))
     portal = signed_in("usuario@demo.uy")
@@ -94,6 +96,8 @@ def test_the_period_summary_downloads_as_a_pdf_with_the_reports_figures(
     assert answer.status_code == 200 and answer.mimetype == "application/pdf"
     assert "attachment" in answer.headers["Content-Disposition"]
     (tmp_path / "resumen.pdf").write_bytes(answer.data)
+    if os.environ.get("CFE_SHOTS_DIR"):  # to look at it
+        (Path(os.environ["CFE_SHOTS_DIR"]) / "period-summary.pdf").write_bytes(answer.data)
     text = subprocess.run(
         ["pdftotext", "-layout", str(tmp_path / "resumen.pdf"), "-"], capture_output=True, text=True, check=True
     ).stdout

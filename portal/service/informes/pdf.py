@@ -40,7 +40,7 @@ class _Summary:
         self.pdf.add_page()
         self.y = 15.0
         self.pdf.put(_LEFT, self.y, _WIDTH, self.company, size=9, bold=True)
-        made = say(_("Emitido el {when}", when=self.made_at.strftime("%d/%m/%Y %H:%M")))
+        made = say(_("Generado el {when}", when=self.made_at.strftime("%d/%m/%Y %H:%M")))
         self.pdf.put(_LEFT, self.y, _WIDTH, made, size=8, align="R")
         self.y += 7
 
