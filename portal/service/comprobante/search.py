@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -312,7 +312,7 @@ def cancellations(session: Session, company_id: int, rows) -> dict[str, Cancelli
 EXPORTED = (*LISTED, *amount_columns())
 
 
-def every_row(session: Session, where: list, batch: int = 1000, columns: tuple = LISTED) -> Iterator[list]:
+def every_row(session: Session, where: list, batch: int = 1000, columns: tuple = LISTED) -> Iterator[Sequence]:
     """All rows of the filtered set in list order, in keyset batches (for the CSV export): short queries, no
     server-side cursor left open while the response streams."""
     position = None
