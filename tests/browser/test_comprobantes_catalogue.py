@@ -75,6 +75,9 @@ def test_a_customer_and_a_product_picked_with_the_keyboard_are_issued(page: Page
     expect(quantity).to_be_focused()
     page.keyboard.type("2")
     expect(page.get_by_test_id("product-suggestions")).to_have_count(0)
+    receipts.preview()  # the form comes back: the rate it filled and whose it is stay
+    expect(page.get_by_test_id("rate-note")).to_contain_text("Cotización BCU del")
+    expect(rate).to_have_value(filled_rate)
 
     receipts.issue()
     issued = api.get_receipt(receipts.receipt_id())
