@@ -62,6 +62,9 @@ def test_a_lines_description_suggests_the_products_it_starts(api, usuario):
         "con_iva": True,
     }
     assert {b["data-line"] for b in buttons} == {"2"}
+    assert "Precio en" not in page.get_text()  # a product in pesos on a receipt in pesos
+    in_dollars = soup(usuario.get(PRODUCTS, query_string={"lines-0-nom_item": word, "tpo_moneda": "USD"}, headers=HTMX))
+    assert "Precio en UYU: el comprobante es en USD" in in_dollars.get_text()
     assert not soup(usuario.get(PRODUCTS, query_string={"lines-0-nom_item": "Y"}, headers=HTMX)).select("button")
 
 

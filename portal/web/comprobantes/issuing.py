@@ -340,7 +340,9 @@ def product_suggestions():
     for name, value in request.args.items():
         if match := _LINE_DESCRIPTION.match(name):
             typed, line = value, int(match.group(1))
-    return fragment(TEMPLATE, "products", products=catalogue.product_suggestions(typed, line))
+    currency = (request.args.get("tpo_moneda") or "").strip().upper()[:3]
+    products = catalogue.product_suggestions(typed, line)
+    return fragment(TEMPLATE, "products", products=products, receipt_currency=currency)
 
 
 @bp.get("/nuevo/cotizacion")
