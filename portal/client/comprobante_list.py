@@ -57,6 +57,15 @@ class ReceiptFilters:
 
 
 @dataclass(frozen=True)
+class CancellingNote:
+    """The credit note that completed a receipt's cancellation."""
+
+    id: str
+    tipo_cfe: int
+    number: str
+
+
+@dataclass(frozen=True)
 class ReceiptSummary:
     """One receipt of the list."""
 
@@ -73,6 +82,9 @@ class ReceiptSummary:
     receiver_name: str | None
     dgi_status: str
     request_id: str | None
+    signed_total: Decimal  # negative for a credit note, as the list's totals count it
+    cancelled: bool = False  # fully credited by its credit notes
+    cancelled_by: CancellingNote | None = None
 
     @classmethod
     def from_json(cls, data: JsonObject) -> ReceiptSummary:
@@ -91,4 +103,9 @@ class ReceiptSummary:
             receiver.get("rznSocRecep"),
             data["estadoDGI"],
             data.get("solicitud"),
+            Decimal(data["importe"]),
+            bool(data.get("anulado")),
+            CancellingNote(note["idCfeEmitido"], int(note["tipoCFE"]), note["numero"])
+            if (note := data.get("anuladoPor"))
+            else None,
         )

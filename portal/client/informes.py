@@ -119,3 +119,9 @@ class InformesApi(Transport):
         with errors.fields_named({"desde": "start", "hasta": "end"}):
             params = {"desde": start.isoformat(), "hasta": end.isoformat()}
             return self._request("GET", f"{BASE}/ventas", params=params, accept=_MEDIA[file_format]).content
+
+    def period_summary_pdf(self, start: date, end: date) -> bytes:
+        """GET informes/periodo/pdf: the period's summary as a PDF (the same figures as period_report)."""
+        with errors.fields_named({"desde": "start", "hasta": "end"}):
+            params = {"desde": start.isoformat(), "hasta": end.isoformat()}
+            return self._request("GET", f"{BASE}/periodo/pdf", params=params, accept="application/pdf").content

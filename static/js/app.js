@@ -104,10 +104,15 @@
   document.addEventListener("htmx:load", function (event) {
     var root = event.detail && event.detail.elt;
     if (!root || root === document.body || !root.querySelectorAll) { return; }
-    Array.prototype.forEach.call(root.querySelectorAll("[data-fill-field]"), function (item) {
+    var items = Array.prototype.slice.call(root.querySelectorAll("[data-fill-field]"));
+    if (root.matches("[data-fill-field]")) { items.unshift(root); }  // a top-level node of an innerHTML swap
+    items.forEach(function (item) {
       var field = document.getElementById(item.dataset.fillField);
       if (!field || field.value !== item.dataset.fillIf) { item.remove(); return; }
+      var changed = field.value !== item.dataset.fillValue;
       field.value = item.dataset.fillValue;
+      // A select filled (the customer's currency) tells who listens: the currency asks for the day's rate.
+      if (changed && field.tagName === "SELECT") { field.dispatchEvent(new Event("change", {bubbles: true})); }
     });
     Array.prototype.forEach.call(root.querySelectorAll("[data-dgi-filled]"), function (note) {
       if (!note.querySelector("[data-fill-field]:not([hidden])")) { note.remove(); }
@@ -150,6 +155,50 @@
     } else {
       buttons[next].focus();
     }
+  });
+})();
+// A line's product (templates/comprobantes/new.html, issuing.product_suggestions): a button marked
+// data-product-pick fills that line only (code, description, unit, IVA indicator, price), gives the focus to its
+// quantity and says so in the live region. Its price goes as the form's "Los precios incluyen IVA" says: when no
+// other line has anything yet, the switch takes the product's way; otherwise the price is given the form's way.
+(function () {
+  "use strict";
+
+  function lineField(line, name) { return document.getElementById("lines-" + line + "-" + name); }
+
+  function otherLinesUsed(line) {
+    return Array.prototype.some.call(document.querySelectorAll("[id$='-nom_item'], [id$='-precio_unitario']"), function (field) {
+      return field.id.indexOf("lines-" + line + "-") !== 0 && field.value.trim() !== "";
+    });
+  }
+
+  document.addEventListener("click", function (event) {
+    var pick = event.target.closest("[data-product-pick]");
+    if (!pick) { return; }
+    var product = JSON.parse(pick.dataset.productPick);
+    var line = pick.dataset.line;
+    ["cod_item", "nom_item", "uni_med"].forEach(function (name) {
+      var field = lineField(line, name);
+      if (field) { field.value = product[name]; }
+    });
+    var indicator = lineField(line, "ind_fact");
+    if (indicator && indicator.querySelector("option[value='" + product.ind_fact + "']")) { indicator.value = product.ind_fact; }
+    var price = product.precio;
+    var gross = document.getElementById("mnt_bruto");
+    if (gross && gross.type === "checkbox" && gross.checked !== product.con_iva) {
+      if (otherLinesUsed(line)) { price = product.precio_otro; } else { gross.checked = product.con_iva; }
+    }
+    var priceField = lineField(line, "precio_unitario");
+    if (priceField) { priceField.value = price; }
+    var box = document.getElementById("products-" + line);
+    if (box) { box.replaceChildren(); }
+    var region = document.getElementById("announcer");
+    if (region) {
+      region.textContent = "";
+      window.setTimeout(function () { region.textContent = pick.dataset.announce || ""; }, 50);
+    }
+    var quantity = lineField(line, "cantidad") || lineField(line, "nom_item");
+    if (quantity) { quantity.focus(); if (quantity.select) { quantity.select(); } }
   });
 })();
 // A form htmx re-renders (another receipt type, a line added) is swapped in about 100 ms after it was sent:

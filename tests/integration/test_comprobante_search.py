@@ -14,7 +14,7 @@ from sqlalchemy import select, text, update
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
 from portal.service.comprobante import search
-from portal.service.comprobante.export import csv_row, text_cell
+from portal.service.comprobante.export import HEADER, csv_row, text_cell
 from portal.service.comprobante.models import IssuedCfe
 from tests.support import cfe_bodies as bodies
 from tests.support import receipt_copies
@@ -204,14 +204,21 @@ def test_csv_export_keeps_amounts_as_numbers():
         receptor_doc=None,
         receptor_nombre="-Ajuste",
         tpo_moneda="UYU",
-        mnt_total=Decimal("-1250.5"),
-        mnt_pagar=Decimal("-1250.5"),
+        mnt_total=Decimal("1250.5"),
+        mnt_pagar=Decimal("1250.5"),
         dgi_status="pendiente",
         id="abc",
         request_id=None,
+        netoTasaBasica="1025.00",
+        ivaTasaBasica="225.50",
+        total="1250.50",
     )
     cells = csv_row(row)
+    # A credit note's amounts are negative, as the list's totals count them; net and IVA per rate follow.
     assert cells[5] == "'-Ajuste" and cells[7] == cells[8] == "-1250,50"
+    by_name = dict(zip(HEADER, cells, strict=True))
+    assert by_name["Neto tasa básica"] == "-1025,00" and by_name["IVA tasa básica"] == "-225,50"
+    assert by_name["Neto tasa mínima"] == "0,00" and by_name["Anulado por"] == ""
 
 
 def test_other_formats_are_refused(api_client, user):
@@ -327,3 +334,44 @@ def test_a_word_in_the_middle_of_a_name_is_found_through_the_word_tables_key_on_
     ]
     found = api_client.get(BUSCAR, query_string={"receptor": "Arapey"}, headers=user).json["items"]
     assert found and {r["receptor"]["rznSocRecep"] for r in found} == {"Viajes Arapey S.R.L."}
+
+
+def test_the_list_and_its_csv_show_credit_notes_negative_and_a_cancelled_receipt_with_its_note(api_client, user):
+    cancelled = issue(api_client, user, bodies.body(bodies.EFACTURA))
+    kept = issue(api_client, user, bodies.body(bodies.EFACTURA))
+    note = api_client.post(
+        "/api/v1/comprobante/notaCreditoTotal",
+        headers=user,
+        json={"idCfeEmitido": cancelled["idCfeEmitido"], "razon": "Error"},
+    ).json
+
+    listed = api_client.get(BUSCAR, headers=user).json
+    rows = {item["idCfeEmitido"]: item for item in listed["items"]}
+    shown_note = rows[note["idCfeEmitido"]]
+    assert Decimal(shown_note["importe"]) == -Decimal(shown_note["mntTotal"]) < 0
+    assert rows[cancelled["idCfeEmitido"]]["anulado"] is True
+    assert rows[cancelled["idCfeEmitido"]]["anuladoPor"] == {
+        "idCfeEmitido": note["idCfeEmitido"],
+        "tipoCFE": 112,
+        "numero": shown_note["numero"],
+    }
+    assert rows[kept["idCfeEmitido"]]["anulado"] is False and rows[kept["idCfeEmitido"]]["anuladoPor"] is None
+    # The rows add up to the list's total: the cancelled receipt and its note make nothing.
+    assert sum(Decimal(item["importe"]) for item in listed["items"]) == Decimal(listed["totales"][0]["mntTotal"])
+    assert Decimal(listed["totales"][0]["mntTotal"]) == Decimal(rows[kept["idCfeEmitido"]]["mntTotal"])
+
+    header, *lines = _csv_rows(api_client, user)
+    by_id = {line[header.index("Identificador")]: dict(zip(header, line, strict=True)) for line in lines}
+    original, credit = by_id[cancelled["idCfeEmitido"]], by_id[note["idCfeEmitido"]]
+    assert original["Anulado por"] == f"Nota de Crédito de e-Factura {shown_note['numero']}"
+    assert credit["Total"].startswith("-") and credit["Total"][1:] == original["Total"]
+    for column in ("Neto tasa básica", "IVA tasa básica", "Neto tasa mínima", "IVA tasa mínima"):
+        assert credit[column] in ("0,00", "-" + original[column]), column
+    net = Decimal(original["Neto tasa básica"].replace(",", ".")) + Decimal(
+        original["Neto tasa mínima"].replace(",", ".")
+    )
+    iva = Decimal(original["IVA tasa básica"].replace(",", ".")) + Decimal(
+        original["IVA tasa mínima"].replace(",", ".")
+    )
+    exempt = Decimal(original["Exento y no gravado"].replace(",", "."))
+    assert net + iva + exempt == Decimal(original["Total"].replace(",", ".")) and iva > 0

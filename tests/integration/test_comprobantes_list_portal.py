@@ -224,3 +224,19 @@ def test_after_a_partial_credit_note_the_rest_is_cancelled_in_one_step(usuario):
     after = soup(usuario.get(f"/comprobantes/{original}"))
     assert after.find("button", string="Anular el saldo") is None  # nothing left to credit
     assert "Fin del contrato" in note.select_one("[data-testid=related]").get_text()
+
+
+def test_the_list_shows_a_credit_note_negative_and_the_receipt_it_cancelled_marked_and_linked(usuario, service_api):
+    original = service_api.issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
+    note = service_api.cancel_with_credit_note(original.id, "Error de precio", idempotency_key=uuid.uuid4().hex)
+    page = soup(usuario.get("/comprobantes/"))
+    rows = {row.select_one("td a")["href"].rsplit("/", 1)[1]: row for row in page.select(".receipt-list tbody tr")}
+
+    note_total = rows[note.id].select_one("[data-testid=row-total]").get_text(strip=True)
+    original_total = rows[original.id].select_one("[data-testid=row-total]").get_text(strip=True)
+    assert note_total == original_total.replace("$\u00a0", "$\u00a0-") and "-" in note_total
+    assert rows[original.id].select_one("[data-testid=cancelled]").get_text(strip=True) == "Anulado"
+    link = rows[original.id].select("td a")[1]
+    assert link["href"] == f"/comprobantes/{note.id}" and note.number in link.get_text()
+    assert not rows[note.id].select("[data-testid=cancelled]")
+    assert page.select_one("[data-testid=currency-total]").get_text(strip=True) == "$\u00a00,00"

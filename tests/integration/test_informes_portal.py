@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
 import uuid
 from datetime import timedelta
+from pathlib import Path
 
 from bs4 import BeautifulSoup
 from openpyxl import load_workbook
@@ -80,3 +83,29 @@ def test_the_sales_book_downloads_as_xlsx_and_csv_for_the_period(signed_in, live
     csv_answer = portal.get("/informes/libro-ventas/csv", query_string=query)
     assert csv_answer.status_code == 200
     assert csv_answer.get_data(as_text=True).count("\r\n") == 2  # the header and the e-Factura
+
+
+def test_the_period_summary_downloads_as_a_pdf_with_the_reports_figures(
+    signed_in, live_service, live_token_for, tmp_path
+):
+
+    receipt = _issue(live_service, live_token_for, bodies.body(bodies.EFACTURA))
+    portal = signed_in("usuario@demo.uy")
+    page = _soup(portal.get("/informes/"))
+    answer = portal.get(page.find(attrs={"data-testid": "summary-pdf"})["href"])
+    assert answer.status_code == 200 and answer.mimetype == "application/pdf"
+    assert "attachment" in answer.headers["Content-Disposition"]
+    (tmp_path / "resumen.pdf").write_bytes(answer.data)
+    if os.environ.get("CFE_SHOTS_DIR"):  # to look at it
+        (Path(os.environ["CFE_SHOTS_DIR"]) / "period-summary.pdf").write_bytes(answer.data)
+    text = subprocess.run(
+        ["pdftotext", "-layout", str(tmp_path / "resumen.pdf"), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    report = (
+        CfeClient(live_service.url)
+        .as_user(live_token_for("usuario@demo.uy"), company_id=1)
+        .period_report(today_montevideo().replace(day=1), today_montevideo())
+    )
+    assert "Resumen del período" in text and "IVA débito fiscal (total)" in text
+    total = f"{report.total_uyu:,.2f}".replace(",", "X").replace(".", ",").replace("X", ".")
+    assert total in text and "e-Factura" in text and receipt.receiver.name in text

@@ -7,11 +7,14 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Iterator
+from decimal import Decimal
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.dgi_states import DGI_STATES
+from portal.domain.receipt_numbers import printed
 from portal.service.cfe.pdf_text import number
 from portal.service.i18n import _
+from portal.service.informes.ventas import AMOUNT_NAMES, ZERO, is_credit_note, signed_amounts
 
 HEADER = (
     _("Fecha"),
@@ -26,7 +29,22 @@ HEADER = (
     _("Estado DGI"),
     _("Identificador"),
     _("Solicitud"),
+    _("Anulado por"),
+    # The sales book's amount columns (portal/service/informes/ventas.py), in the receipt's currency.
+    _("Exento y no gravado"),
+    _("Exportación y asimiladas"),
+    _("IVA en suspenso"),
+    _("Neto tasa mínima"),
+    _("Neto tasa básica"),
+    _("Neto otra tasa"),
+    _("IVA tasa mínima"),
+    _("IVA tasa básica"),
+    _("IVA otra tasa"),
+    _("Percepciones"),
+    _("Retenciones"),
 )
+# The book's columns the CSV adds after the list's own (its total is the list's Total already).
+BOOK_COLUMNS = tuple(name for name in AMOUNT_NAMES if name != "total")
 _BATCH = 500
 # What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -48,7 +66,15 @@ def _type(code: int) -> str:
     return kind.name_es if kind else str(code)
 
 
-def csv_row(row) -> tuple:
+def _note_name(note) -> str:
+    return f"{_type(note.tipo_cfe)} {printed(note.serie, note.nro)}" if note else ""
+
+
+def csv_row(row, cancelled_by=None) -> tuple:
+    """A receipt (search.EXPORTED columns) as a line: amounts negative for a credit note, as the list's totals
+    count it; the note that cancelled it, if one did; net and IVA per rate as the sales book reads them."""
+    sign = -1 if is_credit_note(row.tipo_cfe) else 1
+    amounts = signed_amounts(row.tipo_cfe, (getattr(row, name, None) for name in AMOUNT_NAMES))
     return (
         row.fch_emis.strftime("%d/%m/%Y"),
         text_cell(_type(row.tipo_cfe)),
@@ -57,23 +83,26 @@ def csv_row(row) -> tuple:
         text_cell(row.receptor_doc or ""),
         text_cell(row.receptor_nombre or ""),
         text_cell(row.tpo_moneda),
-        _amount(row.mnt_total),
-        _amount(row.mnt_pagar),
+        _amount(sign * Decimal(str(row.mnt_total))),
+        _amount(sign * Decimal(str(row.mnt_pagar))),
         text_cell(DGI_STATES.get(row.dgi_status, row.dgi_status)),
         text_cell(row.id),
         text_cell(row.request_id or ""),
+        text_cell(_note_name(cancelled_by)),
+        *(_amount(amounts.get(name, ZERO)) for name in BOOK_COLUMNS),
     )
 
 
-def csv_chunks(rows: Iterable, header: Iterable[str] = HEADER) -> Iterator[str]:
-    """The file in chunks of a few hundred lines, so a long export starts at once and stays small in memory.
+def csv_chunks(rows: Iterable[tuple], header: Iterable[str] = HEADER) -> Iterator[str]:
+    """The file from (row, cancelling note) pairs (search.export_rows_closing), in chunks of a few hundred
+    lines, so a long export starts at once and stays small in memory.
     `header`: the column names in the request's language (`say` them while the request is there)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=";", lineterminator="\r\n")
     buffer.write("\ufeff")
     writer.writerow(header)
-    for count, row in enumerate(rows, start=1):
-        writer.writerow(csv_row(row))
+    for count, (row, cancelled_by) in enumerate(rows, start=1):
+        writer.writerow(csv_row(row, cancelled_by))
         if count % _BATCH == 0:
             yield buffer.getvalue()
             buffer.seek(0)

@@ -18,6 +18,7 @@ from portal.service.comprobante.schemas import (
     CaeData,
     CambioReferencia,
     CfeEmitido,
+    NotaAnuladora,
     NotaRelacionada,
     ReceptorResumen,
     ReferenciaAplicada,
@@ -27,6 +28,7 @@ from portal.service.comprobante.schemas import (
     TotalMoneda,
 )
 from portal.service.envios.tracking import dgi_state
+from portal.service.informes.ventas import is_credit_note
 from portal.service.intercambio.tracking import corrected_receipt, exchange_state
 from portal.service.publicurl import public_url
 
@@ -175,7 +177,15 @@ def _cents(value) -> Decimal:
     return Decimal(str(value)).quantize(Decimal("0.01"))
 
 
-def resultado_busqueda(rows, following: str | None, totals) -> ResultadoBusqueda:
+def _nota_anuladora(note) -> NotaAnuladora | None:
+    if note is None:
+        return None
+    return NotaAnuladora(id_cfe_emitido=note.id, tipo_cfe=note.tipo_cfe, numero=printed(note.serie, note.nro))
+
+
+def resultado_busqueda(rows, following: str | None, totals, cancelled: dict | None = None) -> ResultadoBusqueda:
+    """A page of the list; `cancelled`: receipt id -> the credit note that cancelled it (search.cancellations)."""
+    cancelled = cancelled or {}
     listed = [
         ResumenCfe(
             id_cfe_emitido=row.id,
@@ -193,6 +203,9 @@ def resultado_busqueda(rows, following: str | None, totals) -> ResultadoBusqueda
             if row.receptor_doc or row.receptor_nombre
             else None,
             creado_en=row.created_at,
+            importe=-_cents(row.mnt_total) if is_credit_note(row.tipo_cfe) else _cents(row.mnt_total),
+            anulado=row.id in cancelled,
+            anulado_por=_nota_anuladora(cancelled.get(row.id)),
         )
         for row in rows
     ]

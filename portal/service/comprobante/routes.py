@@ -173,14 +173,15 @@ def buscar(query: BuscarQuery, principal: Principal):
     where = search.conditions(session, principal.company_id, filters)
     if wanted == "text/csv":
         header = [say(name) for name in HEADER]
-        chunks = csv_chunks(search.every_row_closing(db.new_session(), where), header)
+        chunks = csv_chunks(search.export_rows_closing(db.new_session(), principal.company_id, where), header)
         response = file_response(
             chunks, "text/csv", "comprobantes.csv", inline=False, vary=("Accept", "Accept-Language")
         )
         response.headers["Content-Language"] = language()
         return response
     rows, following = search.page(session, where, query.cursor, query.limite)
-    result: ResultadoBusqueda = resultado_busqueda(rows, following, search.totals(session, where))
+    cancelled = search.cancellations(session, principal.company_id, rows)
+    result: ResultadoBusqueda = resultado_busqueda(rows, following, search.totals(session, where), cancelled)
     response = Response(result.model_dump_json(by_alias=True), mimetype="application/json")
     response.vary.add("Accept")
     return response

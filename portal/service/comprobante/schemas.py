@@ -380,6 +380,14 @@ class ReceptorResumen(_Out):
     rzn_soc_recep: str | None = Field(None, alias="rznSocRecep")
 
 
+class NotaAnuladora(_Out):
+    """The credit note that completed a receipt's cancellation."""
+
+    id_cfe_emitido: str = Field(alias="idCfeEmitido")
+    tipo_cfe: int = Field(alias="tipoCFE")
+    numero: str = Field(description="Serie y número como se imprimen, p. ej. A-0000016.")
+
+
 class ResumenCfe(_Out):
     """One receipt of the list."""
 
@@ -396,6 +404,15 @@ class ResumenCfe(_Out):
     estado_dgi: str = Field(alias="estadoDGI")
     solicitud: str | None = Field(None, description="X-Request-ID de la solicitud que lo emitió.")
     creado_en: datetime = Field(alias="creadoEn")
+    importe: Decimal = Field(
+        description="El monto total como lo cuentan los totales de la lista: negativo en las notas de crédito."
+    )
+    anulado: bool = Field(
+        False, description="Verdadero si sus notas de crédito acreditan todo su monto total (comprobante anulado)."
+    )
+    anulado_por: NotaAnuladora | None = Field(
+        None, alias="anuladoPor", description="La nota de crédito que completó la anulación (la última emitida)."
+    )
 
 
 class TotalMoneda(_Out):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -40,7 +40,8 @@ from sqlalchemy.sql.functions import FunctionElement
 from portal.domain.cfe_types import CREDIT_NOTES
 from portal.domain.receipt_numbers import ReceiptNumber
 from portal.service import paging
-from portal.service.comprobante.models import IssuedCfe, ReceiverWord
+from portal.service.comprobante.models import IssuedCfe, NoteReference, ReceiverWord
+from portal.service.informes.ventas import amount_columns, is_credit_note
 
 CENT = Decimal("0.01")
 LISTED = (
@@ -270,25 +271,70 @@ def totals(session: Session, where: list) -> list[CurrencyTotal]:
     return [total for total in found if total.cantidad]
 
 
-def every_row(session: Session, where: list, batch: int = 1000) -> Iterator:
-    """All rows of the filtered set in list order, fetched in keyset batches (for the CSV export): short
-    queries, no server-side cursor left open while the response streams."""
+@dataclass(frozen=True)
+class CancellingNote:
+    """The credit note that completed the cancellation of a receipt (its notes credit all of its total)."""
+
+    id: str
+    tipo_cfe: int
+    serie: str
+    nro: int
+
+
+def cancellations(session: Session, company_id: int, rows) -> dict[str, CancellingNote]:
+    """Of `rows` (the list's columns), the receipts fully credited by their credit notes (cfe_nota_referencia:
+    the part of each note set against the receipt), each with the latest of those notes. Two queries per page,
+    on the reference table's original_id index."""
+    totals = {row.id: Decimal(str(row.mnt_total)) for row in rows if not is_credit_note(row.tipo_cfe)}
+    if not totals:
+        return {}
+    mine = (NoteReference.company_id == company_id, NoteReference.is_credit.is_(True))
+    credited = session.execute(
+        select(NoteReference.original_id, func.sum(NoteReference.amount))
+        .where(*mine, NoteReference.original_id.in_(sorted(totals)))
+        .group_by(NoteReference.original_id)
+    ).all()
+    cancelled = [
+        original for original, amount in credited if totals[original] and Decimal(str(amount)) >= totals[original]
+    ]
+    if not cancelled:
+        return {}
+    notes = session.execute(
+        select(NoteReference.original_id, IssuedCfe.id, IssuedCfe.tipo_cfe, IssuedCfe.serie, IssuedCfe.nro)
+        .join(IssuedCfe, IssuedCfe.id == NoteReference.note_id)
+        .where(*mine, NoteReference.original_id.in_(cancelled))
+        .order_by(IssuedCfe.created_at, IssuedCfe.id)
+    ).all()
+    return {original: CancellingNote(note_id, tipo, serie, nro) for original, note_id, tipo, serie, nro in notes}
+
+
+# The export's columns: the list's, and the sales book's amount columns (net and IVA per rate) of each receipt.
+EXPORTED = (*LISTED, *amount_columns())
+
+
+def every_row(session: Session, where: list, batch: int = 1000, columns: tuple = LISTED) -> Iterator[Sequence]:
+    """All rows of the filtered set in list order, in keyset batches (for the CSV export): short queries, no
+    server-side cursor left open while the response streams."""
     position = None
     while True:
-        query = select(*LISTED).where(*where)
+        query = select(*columns).where(*where)
         if position is not None:
             query = query.where(tuple_(*ORDER) < position)
         rows = session.execute(query.order_by(*(column.desc() for column in ORDER)).limit(batch)).all()
-        yield from rows
+        yield rows
         if len(rows) < batch:
             return
         position = (rows[-1].fch_emis, rows[-1].nro, rows[-1].id)
 
 
-def every_row_closing(session: Session, where: list) -> Iterator:
-    """every_row in a session of its own, closed when the export ends, so a long download holds neither the
-    request's session nor its context."""
+def export_rows_closing(session: Session, company_id: int, where: list) -> Iterator[tuple]:
+    """Each receipt of the filtered set (EXPORTED columns) with the note that cancelled it (or None), in a session
+    of its own, closed when the export ends, so a long download holds neither the request's session nor its
+    context."""
     try:
-        yield from every_row(session, where)
+        for rows in every_row(session, where, columns=EXPORTED):
+            cancelled = cancellations(session, company_id, rows)
+            for row in rows:
+                yield row, cancelled.get(row.id)
     finally:
         session.close()

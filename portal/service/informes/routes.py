@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import datetime
 from decimal import Decimal
 
 from flask import Blueprint, Response, send_file
 
 from portal.domain.roles import ALL
+from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service import db
 from portal.service.api import negotiate, operation
 from portal.service.auth import API_KEY, JWT, Principal
+from portal.service.files import file_response
 from portal.service.informes import files
+from portal.service.informes.pdf import summary_pdf
 from portal.service.informes.periodo import period_report
 from portal.service.informes.schemas import LibroVentas, Periodo, PeriodoQuery, VentasQuery
 from portal.service.informes.ventas import AMOUNT_NAMES, BookRow, BookSummary, book_rows
+from portal.service.models import Company
 
 bp = Blueprint("informes", __name__, url_prefix="/api/v1/informes")
 TAG = "Informes"
@@ -178,3 +183,31 @@ def periodo(principal: Principal, query: PeriodoQuery):
         ],
         "estadosDgi": [{"estado": state, "cantidad": count} for state, count in report.dgi_states.items()],
     }
+
+
+@operation(
+    bp,
+    "GET",
+    "/periodo/pdf",
+    tag=TAG,
+    summary="Resumen del período en PDF",
+    auth=(JWT, API_KEY),
+    roles=ALL,
+    query=PeriodoQuery,
+    responses={
+        200: {
+            "description": "El resumen del período en PDF (A4): totales, cifras de la declaración de IVA, un "
+            "gráfico de barras por día o mes con sus números, y la apertura por tipo, moneda, principales "
+            "clientes y estados ante DGI; los mismos números que GET /informes/periodo.",
+            "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}},
+        },
+    },
+)
+def periodo_pdf(principal: Principal, query: PeriodoQuery):
+    """El resumen del período para archivar o enviar al contador, con las cifras del libro de ventas."""
+    session = db.session()
+    report = period_report(session, db.new_session(), principal.company_id, query.desde, query.hasta)
+    company = session.get(Company, principal.company_id)
+    content = summary_pdf(company.razon_social if company else "", report, datetime.now(MONTEVIDEO))
+    name = f"resumen-{query.desde:%Y%m%d}-{query.hasta:%Y%m%d}.pdf"
+    return file_response(content, "application/pdf", name, inline=False, vary=("Accept-Language",))

@@ -8,11 +8,11 @@ numbers the XML carries, written from one `Totals`), so a month of 100,000 recei
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -191,15 +191,32 @@ def _stored_decimal(text: str | None) -> Decimal | None:
     return Decimal(text)
 
 
-def to_row(record: ReceiptColumns) -> BookRow:
-    """A receipt as a line of the book."""
-    kind = CFE_TYPES.get(record.tipo_cfe)
-    credit = kind is not None and kind.note_sign < 0
+def amount_columns() -> list[Any]:
+    """The book's amount columns read out of a receipt's stored totals by the database (one JSON value each, as
+    text, labelled with the book's names), for a statement on IssuedCfe; `signed_amounts` reads them back."""
+    return [IssuedCfe.totals_json[source].as_string().label(name) for name, source in AMOUNT_COLUMNS]
+
+
+def is_credit_note(tipo_cfe: int) -> bool:
+    kind = CFE_TYPES.get(tipo_cfe)
+    return kind is not None and kind.note_sign < 0
+
+
+def signed_amounts(tipo_cfe: int, texts: Iterable[str | None]) -> dict[str, Decimal]:
+    """The amount columns that are not zero (`texts` in AMOUNT_COLUMNS' order, as amount_columns reads them), in
+    the receipt's currency, negative for a credit note."""
+    credit = is_credit_note(tipo_cfe)
     amounts: dict[str, Decimal] = {}
-    for name, text in zip(AMOUNT_NAMES, record[_FIRST_AMOUNT:], strict=True):
+    for name, text in zip(AMOUNT_NAMES, texts, strict=True):
         value = _stored_decimal(text)
         if value:
             amounts[name] = -value if credit else value
+    return amounts
+
+
+def to_row(record: ReceiptColumns) -> BookRow:
+    """A receipt as a line of the book."""
+    amounts = signed_amounts(record.tipo_cfe, record[_FIRST_AMOUNT:])
     rate = None if record.tpo_moneda == "UYU" else _stored_decimal(record.tpo_cambio)
     if rate is None:
         rate, in_pesos = Decimal(1), amounts
@@ -240,7 +257,7 @@ def book_rows(session: Session, company_id: int, desde: date, hasta: date) -> It
             IssuedCfe.dgi_status,
             IssuedCfe.input_json["tpoCambio"].as_string().label("tpo_cambio"),
             IssuedCfe.issuer_json["cdg_dgi_sucursal"].as_integer().label("sucursal"),
-            *(IssuedCfe.totals_json[source].as_string().label(name) for name, source in AMOUNT_COLUMNS),
+            *amount_columns(),
         )
         .where(
             IssuedCfe.company_id == company_id,

@@ -50,6 +50,8 @@ class LineForm(Form):
         _l("Indicador de facturación"), choices=choices.options(choices.LINE_IND_FACT), coerce=int, default=3
     )
     nom_item = StringField(_l("Descripción"), validators=[Length(max=80)])
+    # The product's code when the line was picked from the catalogue (CodItem INT1); hidden, never typed.
+    cod_item = HiddenField(validators=[Length(max=35)])
     cantidad = NumberField(_l("Cantidad"), default="1")
     uni_med = StringField(_l("Unidad"), validators=[Length(max=4)])
     precio_unitario = NumberField(_l("Precio unitario"))

@@ -12,7 +12,9 @@ import secrets
 import time
 import uuid
 from dataclasses import dataclass, field
+from datetime import date
 
+from babel.dates import parse_date
 from flask import abort, flash, redirect, request, session, url_for
 from flask_babel import gettext as _
 
@@ -32,13 +34,13 @@ from portal.domain.empresa import DEPARTMENTS, SMALL_TAXPAYER_REGIMES
 from portal.web import activity
 from portal.web.auth.session import writer_required
 from portal.web.backend import api
-from portal.web.comprobantes import bp, choices, forms, payload, receiver
+from portal.web.comprobantes import bp, catalogue, choices, forms, payload, receiver
 from portal.web.comprobantes.choices import type_name
 from portal.web.comprobantes.documents import NO_HINT, Hint, document_hint
 from portal.web.comprobantes.receipts import activity_summary
 from portal.web.correo import on_issue
 from portal.web.files import file_response
-from portal.web.forms_common import apply_service_errors
+from portal.web.forms_common import DayField, apply_service_errors
 from portal.web.rendering import fragment, redirect_after_post, render
 
 TEMPLATE = "comprobantes/new.html"
@@ -339,3 +341,42 @@ def receiver_suggestions():
     """The company's past receivers whose name or document starts with what is typed (htmx, under the field)."""
     typed = request.args.get("doc_recep") or request.args.get("rzn_soc_recep")
     return fragment(TEMPLATE, "suggestions", suggestions=receiver.suggestions(typed))
+
+
+def _typed_day(text: str) -> date | None:
+    """The issue day as the form's DayField reads it; None (today's rate) while it cannot be read."""
+    text = text.strip()
+    if not DayField._SHAPE.fullmatch(text):
+        return None
+    try:
+        return parse_date(text, locale="es_UY")
+    except ValueError:
+        return None
+
+
+_LINE_DESCRIPTION = re.compile(r"^lines-(\d{1,3})-nom_item$")
+
+
+@bp.get("/nuevo/productos")
+@writer_required
+def product_suggestions():
+    """The company's products whose name or code starts with what is typed in a line's description (htmx,
+    under the field); picking one fills that line (static/js/app.js)."""
+    typed, line = None, 0
+    for name, value in request.args.items():
+        if match := _LINE_DESCRIPTION.match(name):
+            typed, line = value, int(match.group(1))
+    currency = (request.args.get("tpo_moneda") or "").strip().upper()[:3]
+    products = catalogue.product_suggestions(typed, line)
+    return fragment(TEMPLATE, "products", products=products, receipt_currency=currency)
+
+
+@bp.get("/nuevo/cotizacion")
+@writer_required
+def exchange_rate():
+    """The day's exchange rate beside the rate field when the currency or the date changes: it fills an empty
+    rate field (or the rate it filled before) and says whose and which day's rate it is."""
+    args = request.args
+    day = _typed_day(args.get("fch_emis", ""))
+    note = catalogue.rate_note(args.get("tpo_moneda"), day, args.get("tpo_cambio"), args.get("cotizacion_completada"))
+    return fragment(TEMPLATE, "rate_note", note=note)

@@ -22,6 +22,7 @@ from portal.client.cfe import (
     Reference,
     Retention,
 )
+from portal.client.cfe_parts import ItemCode
 from portal.domain.cfe_types import (
     BOLETA_TYPES,
     CUENTA_AJENA_TYPES,
@@ -53,6 +54,10 @@ PREFILL_PARAMS = {
 }
 
 
+# The company's own product code (the catalogue's, portal/service/productos) goes as DGI's "INT1" code kind.
+ITEM_CODE_KIND = "INT1"
+
+
 def _text(data: dict, name: str) -> str:
     return (data.get(name) or "").strip()
 
@@ -82,6 +87,7 @@ def _line(line: dict, tipo: int) -> Line:
         ind_fact=int(line["ind_fact"]) if priced and line.get("ind_fact") else None,
         unit_price=line.get("precio_unitario") if priced else None,
         discount=(line.get("descuento") or None) if priced and not remito_export else None,
+        codes=(ItemCode(ITEM_CODE_KIND, code),) if (code := _text(line, "cod_item")) else (),
     )
 
 
@@ -182,6 +188,7 @@ def _line_data(line: Line) -> dict:
     return {
         "ind_fact": line.ind_fact or IND_FACT_BASIC_RATE,
         "nom_item": line.name or "",
+        "cod_item": next((c.code for c in line.codes if c.kind == ITEM_CODE_KIND), ""),
         "cantidad": line.quantity,
         "uni_med": "" if line.unit in (None, NO_UNIT) else line.unit,
         "precio_unitario": line.unit_price,

@@ -19,10 +19,12 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from portal.client import errors as client_errors
+from portal.client.clientes import Customer
 from portal.client.receptores import DgiReceiver, PastReceiver, ReceiverWarning
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES, digits_only, document_error, format_rut
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.web.backend import api
+from portal.web.comprobantes import catalogue
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +36,12 @@ FILLED = {
     "dir_recep": ("address", _l("dirección")),
     "ciudad_recep": ("city", _l("ciudad")),
     "depto_recep": ("department", _l("departamento")),
+}
+# The customer's fields beyond the receiver's, and how the "filled from the customer" note names them.
+CUSTOMER_LABELS = {
+    "enviar_a": _l("correo para enviarle el comprobante"),
+    "tpo_moneda": _l("moneda"),
+    "fma_pago": _l("forma de pago"),
 }
 SUGGESTIONS_SHOWN = 8
 MIN_TYPED = 2
@@ -60,6 +68,8 @@ class DgiCheck:
     fills: tuple[Fill, ...] = ()
     record: str = ""
     electronic: bool = False
+    customer: Customer | None = None  # the company's customer with this document: the first source
+    customer_fills: tuple[Fill, ...] = ()
 
     @property
     def filled_labels(self) -> list[str]:
@@ -105,7 +115,7 @@ def read_record(raw: str | None) -> dict[str, str]:
         return {}
     if not isinstance(record, dict):
         return {}
-    return {k: v for k, v in record.items() if k in FILLED and isinstance(v, str)}
+    return {k: v for k, v in record.items() if k in catalogue.CUSTOMER_FIELDS and isinstance(v, str)}
 
 
 def dgi_check(doc_type: str | None, number: str | None, form: Mapping[str, str], *, fill: bool) -> DgiCheck | None:
@@ -115,30 +125,79 @@ def dgi_check(doc_type: str | None, number: str | None, form: Mapping[str, str],
     if document is None:
         return None
     record = read_record(form.get(RECORD_FIELD))
+    customer, customer_fills, customer_record = None, (), {}
+    if fill:
+        customer = catalogue.find_customer(*document)
+        customer_fills, customer_record = _customer_fills(customer, form, record)
+    taken = {f.field for f in customer_fills if f.value}
     try:
         found = api().receiver_from_dgi(*document)
     except client_errors.Conflict as exc:
         state = "no_certificate" if exc.code == "sin_certificado_vigente" else "unavailable"
-        return DgiCheck(state, record=json.dumps(record))
+        return DgiCheck(
+            state,
+            record=json.dumps({**record, **customer_record}) if fill else json.dumps(record),
+            customer=customer,
+            customer_fills=customer_fills,
+        )
     except (client_errors.ServiceUnavailable, client_errors.RateLimited) as exc:
         # 501: the configured DGI service does not register people; nothing to say about a cédula then.
         log.info("DGI receiver lookup failed: %s %s", exc.status, exc.code)
-        return DgiCheck("not_offered" if exc.status == 501 else "unavailable", record=json.dumps(record))
+        return DgiCheck(
+            "not_offered" if exc.status == 501 else "unavailable",
+            record=json.dumps({**record, **customer_record}) if fill else json.dumps(record),
+            customer=customer,
+            customer_fills=customer_fills,
+        )
     state = "found" if found.found else "not_found"
     if not fill:
         return DgiCheck(state, found.warnings, record=json.dumps(record), electronic=found.electronic)
-    fills, record = _fills(found, form, record)
-    return DgiCheck(state, found.warnings, fills, json.dumps(record), electronic=found.electronic)
+    fills, dgi_record = _fills(found, form, record, skip=taken)
+    return DgiCheck(
+        state,
+        found.warnings,
+        fills,
+        json.dumps({**dgi_record, **customer_record}),
+        electronic=found.electronic,
+        customer=customer,
+        customer_fills=customer_fills,
+    )
 
 
-def _fills(found: DgiReceiver, form: Mapping[str, str], record: dict[str, str]) -> tuple[tuple[Fill, ...], dict]:
+def _customer_fills(
+    customer: Customer | None, form: Mapping[str, str], record: dict[str, str]
+) -> tuple[tuple[Fill, ...], dict[str, str]]:
+    """The customer's data in the fields that are empty, at their default or still filled automatically; the
+    e-mail, currency and payment terms filled for another document go back to their defaults without one."""
+    fills, new_record = [], {}
+    for name in catalogue.CUSTOMER_FIELDS:
+        if not catalogue.untouched(name, form, record):
+            continue
+        value = catalogue.customer_value(customer, name)
+        current = form.get(name) or ""
+        if customer is not None and value:
+            new_record[name] = value
+            label = FILLED[name][1] if name in FILLED else CUSTOMER_LABELS[name]
+            fills.append(Fill(name, value, current, str(label)))
+        elif name not in FILLED and current.strip() and current.strip() == record.get(name):
+            fills.append(Fill(name, catalogue.CUSTOMER_FIELDS[name][1], current, ""))
+    return tuple(fills), new_record
+
+
+def _fills(
+    found: DgiReceiver,
+    form: Mapping[str, str],
+    record: dict[str, str],
+    *,
+    skip: set[str] | frozenset[str] = frozenset(),
+) -> tuple[tuple[Fill, ...], dict]:
     """Fill the fields that are empty or still DGI's; clear those DGI filled for another document."""
     fills, new_record = [], {}
     for name, (attribute, label) in FILLED.items():
         current = (form.get(name) or "").strip()
         ours = not current or current == record.get(name)
         value = getattr(found, attribute) or ""
-        if not ours:
+        if not ours or name in skip:
             continue
         if value:
             new_record[name] = value

@@ -79,7 +79,13 @@ def _downloads(period: periods.Period) -> dict[str, str]:
             return url_for("informes.book", formato=fmt, periodo=period.code, desde=start, hasta=end)
         return url_for("informes.book", formato=fmt, periodo=period.code)
 
-    return {fmt: link(fmt) for fmt in _BOOK_MEDIA}
+    def summary() -> str:
+        if period.code == periods.RANGE:
+            start, end = period.start.isoformat(), period.end.isoformat()
+            return url_for("informes.summary_pdf", periodo=period.code, desde=start, hasta=end)
+        return url_for("informes.summary_pdf", periodo=period.code)
+
+    return {**{fmt: link(fmt) for fmt in _BOOK_MEDIA}, "pdf": summary()}
 
 
 @bp.get("/")
@@ -108,11 +114,31 @@ def index():
 @member_required
 def book(formato: str):
     """The IVA sales book of the period, as the service writes it."""
+    return _period_file(
+        lambda period: api().sales_book(period.start, period.end, formato),  # type: ignore[arg-type]  # any()
+        _BOOK_MEDIA[formato],
+        f"libro-ventas-{{start}}-{{end}}.{formato}",
+    )
+
+
+def _period_file(fetch, mimetype: str, name: str):
+    """A file of the period the query asks for (`name` with {start} and {end} as AAAAMMDD), or the page with
+    the period's errors."""
     form = PeriodForm(formdata=request.args or None)
     form.offer(today_montevideo())
     if not form.validate():
         return render(PAGE, status=422, form=form, report=None)
     period = form.period()
-    content = api().sales_book(period.start, period.end, formato)  # type: ignore[arg-type]  # the route's any()
-    name = f"libro-ventas-{period.start:%Y%m%d}-{period.end:%Y%m%d}.{formato}"
-    return file_response(content, _BOOK_MEDIA[formato], name, inline=False)
+    filename = name.format(start=f"{period.start:%Y%m%d}", end=f"{period.end:%Y%m%d}")
+    return file_response(fetch(period), mimetype, filename, inline=False)
+
+
+@bp.get("/resumen.pdf")
+@member_required
+def summary_pdf():
+    """The period's summary as a PDF, as the service draws it."""
+    return _period_file(
+        lambda period: api().period_summary_pdf(period.start, period.end),
+        "application/pdf",
+        "resumen-{start}-{end}.pdf",
+    )

@@ -12,9 +12,11 @@ from flask_login import current_user
 from portal.client.errors import CfeError, Conflict, NotFound, ValidationError
 from portal.client.inteligente import SmartRequest
 from portal.domain import roles
+from portal.domain.identifiers import digits_only
 from portal.web import activity
 from portal.web.auth.session import member_required, writer_required
 from portal.web.backend import api
+from portal.web.comprobantes import catalogue
 from portal.web.comprobantes.choices import type_name
 from portal.web.files import file_response
 from portal.web.forms_common import apply_service_errors, typed_data
@@ -74,15 +76,27 @@ def edit_lines():
     return render(STEP1, "lines", form=form, focus="new" if added else "add")
 
 
+# What classify_document says -> DGI's document type; this form's fields -> the issuing form's (catalogue).
+_CUSTOMER_DOC_TYPES = {"rut": 2, "ci": 3}
+_CUSTOMER_FIELDS = {"nombre": "rzn_soc_recep", "moneda": "tpo_moneda", "forma_pago": "fma_pago"}
+
+
 @bp.get("/nueva/documento")
 @writer_required
 def document_hint():
-    """What the receiver document being typed will make: e-Factura (RUT) or e-Ticket (cédula, nobody)."""
+    """What the receiver document being typed will make: e-Factura (RUT) or e-Ticket (cédula, nobody); when
+    the document is a customer's, its name, currency and payment terms for the fields still empty or default."""
+    kind = classify_document(request.args.get("documento"))
+    customer = None
+    if kind in _CUSTOMER_DOC_TYPES:
+        customer = catalogue.find_customer(_CUSTOMER_DOC_TYPES[kind], digits_only(request.args["documento"]))
     return render(
         STEP1,
         "document_hint",
         form=SmartForm.from_typed(flow.typed()),
-        kind=classify_document(request.args.get("documento")),
+        kind=kind,
+        customer=customer,
+        fills=catalogue.customer_fills_for(customer, request.args, _CUSTOMER_FIELDS),
     )
 
 

@@ -1,0 +1,162 @@
+"""A period's summary as a PDF (A4, fpdf2 with the receipts' font): the figures of the period report (periodo.py,
+the sales book's sums, never a second way to add them) for an accountant's file: the totals, the IVA return's
+figures, a bar per day or month, the split by type, currency and branch, the top customers and the DGI states."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+from portal.domain.cfe_types import CFE_TYPES
+from portal.domain.dgi_states import DGI_STATES
+from portal.service.cfe import pdf_text as words
+from portal.service.cfe.pdf_base import ReceiptPage
+from portal.service.i18n import _, say
+from portal.service.informes.files import DECLARATION_LABELS
+from portal.service.informes.periodo import PeriodReport
+
+_LEFT, _WIDTH = 15.0, 180.0
+_ROW = 5.2
+_CHART_H = 38.0
+
+
+def _type(code: int) -> str:
+    kind = CFE_TYPES.get(code)
+    return kind.name_es if kind else str(code)
+
+
+class _Summary:
+    def __init__(self, company: str, report: PeriodReport, made_at: datetime) -> None:
+        self.pdf = ReceiptPage("A4")
+        self.pdf.set_auto_page_break(False)
+        self.pdf.set_title(f"{say(_('Resumen del período'))} {words.day(report.desde)} - {words.day(report.hasta)}")
+        self.report = report
+        self.company = company
+        self.made_at = made_at
+        self.y = 0.0
+        self.page()
+
+    def page(self) -> None:
+        self.pdf.add_page()
+        self.y = 15.0
+        self.pdf.put(_LEFT, self.y, _WIDTH, self.company, size=9, bold=True)
+        made = say(_("Generado el {when}", when=self.made_at.strftime("%d/%m/%Y %H:%M")))
+        self.pdf.put(_LEFT, self.y, _WIDTH, made, size=8, align="R")
+        self.y += 7
+
+    def room(self, height: float) -> None:
+        if self.y + height > 282:
+            self.page()
+
+    def heading(self, text: str, size: float = 11) -> None:
+        self.room(4 * _ROW)
+        self.y += 2
+        self.pdf.put(_LEFT, self.y, _WIDTH, text, size=size, bold=True, h=6)
+        self.y += 7
+
+    def table(self, header: tuple[str, ...], rows: list[tuple[str, ...]], widths: tuple[float, ...]) -> None:
+        """Rows of text; the first column left-aligned, the others (numbers) right-aligned."""
+        for index, row in enumerate([header, *rows]):
+            self.room(_ROW)
+            x = _LEFT
+            for column, (text, width) in enumerate(zip(row, widths, strict=True)):
+                align = "L" if column == 0 else "R"
+                self.pdf.put(x, self.y, width, text, size=8.5, bold=index == 0, align=align, h=_ROW, shrink=column > 0)
+                x += width
+            self.y += _ROW
+            if index == 0:
+                self.pdf.line(_LEFT, self.y, _LEFT + sum(widths), self.y)
+
+    def chart(self) -> None:
+        """A bar per day (or month) of the period's total in pesos; its numbers are in the table after it."""
+        timeline = self.report.timeline
+        if not timeline:
+            return
+        self.room(_CHART_H + 12)
+        top = max((bucket.total for bucket in timeline.values()), default=Decimal(0))
+        base = self.y + _CHART_H
+        step = _WIDTH / len(timeline)
+        self.pdf.set_fill_color(0, 102, 153)
+        for index, bucket in enumerate(timeline.values()):
+            if top > 0 and bucket.total > 0:
+                height = float(bucket.total / top) * _CHART_H
+                self.pdf.rect(_LEFT + index * step + step * 0.15, base - height, step * 0.7, height, style="F")
+        self.pdf.line(_LEFT, base, _LEFT + _WIDTH, base)
+        first, last = list(timeline)[0], list(timeline)[-1]
+        shown = "%d/%m" if self.report.by_day else "%m/%Y"
+        self.pdf.put(_LEFT, base + 0.5, 40, first.strftime(shown), size=7)
+        self.pdf.put(_LEFT + _WIDTH - 40, base + 0.5, 40, last.strftime(shown), size=7, align="R")
+        self.pdf.put(
+            _LEFT + 40,
+            base + 0.5,
+            _WIDTH - 80,
+            say(_("Máximo: {amount}", amount=words.money(top, "UYU"))),
+            size=7,
+            align="C",
+        )
+        self.y = base + 7
+
+    def output(self) -> bytes:
+        return bytes(self.pdf.output())
+
+
+def summary_pdf(company: str, report: PeriodReport, made_at: datetime) -> bytes:
+    doc = _Summary(company, report, made_at)
+    book = report.book
+    total = book.total
+    doc.heading(f"{say(_('Resumen del período'))} {words.day(report.desde)} - {words.day(report.hasta)}", size=14)
+    doc.table(
+        (say(_("Ventas del período")), say(_("Importe"))),
+        [
+            (say(_("Comprobantes")), str(total.count)),
+            (say(_("Total en pesos")), words.money(total.amounts["total"], "UYU")),
+            (say(_("Rechazados por DGI (no suman)")), str(len(book.rejected))),
+        ],
+        (130, 50),
+    )
+    doc.heading(say(_("IVA del período (para la declaración)")))
+    doc.table(
+        (say(_("Concepto")), say(_("Pesos"))),
+        [(DECLARATION_LABELS[key], words.money(value)) for key, value in book.declaration.items()],
+        (130, 50),
+    )
+    doc.heading(say(_("Total por día")) if report.by_day else say(_("Total por mes")))
+    doc.chart()
+    shown = "%d/%m/%Y" if report.by_day else "%m/%Y"
+    doc.table(
+        (say(_("Fecha")), say(_("Cantidad")), say(_("Total en pesos"))),
+        [(d.strftime(shown), str(b.count), words.money(b.total)) for d, b in report.timeline.items() if b.count],
+        (100, 30, 50),
+    )
+    doc.heading(say(_("Por tipo de comprobante")))
+    doc.table(
+        (say(_("Tipo")), say(_("Cantidad")), say(_("Total en pesos"))),
+        [(_type(code), str(t.count), words.money(t.amounts["total"])) for code, t in sorted(book.by_type.items())],
+        (100, 30, 50),
+    )
+    doc.heading(say(_("Por moneda")))
+    doc.table(
+        (say(_("Moneda")), say(_("Cantidad")), say(_("Total")), say(_("Total en pesos"))),
+        [
+            (currency, str(t.count), words.money(t.own["total"], currency), words.money(t.amounts["total"]))
+            for currency, t in sorted(book.by_currency.items())
+        ],
+        (60, 30, 45, 45),
+    )
+    if report.top_customers():
+        doc.heading(say(_("Principales clientes")))
+        doc.table(
+            (say(_("Cliente")), say(_("Cantidad")), say(_("Total en pesos"))),
+            [
+                (f"{name or doc_}  ({doc_})", str(b.count), words.money(b.total))
+                for doc_, name, b in report.top_customers()
+            ],
+            (100, 30, 50),
+        )
+    doc.heading(say(_("Estados ante DGI")))
+    doc.table(
+        (say(_("Estado")), say(_("Cantidad"))),
+        [(DGI_STATES.get(state, state), str(count)) for state, count in report.dgi_states.items()],
+        (130, 50),
+    )
+    return doc.output()

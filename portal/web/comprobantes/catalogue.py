@@ -1,0 +1,181 @@
+"""The issuing form filled from the company's catalogues: a line's product as the person types its description,
+the receiver's customer record when the document matches one, and the day's exchange rate.
+
+Nothing here computes a receipt: it only puts values in the form's fields, which the person can change; the
+service still does the arithmetic and the rules when previewing or issuing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from flask_babel import gettext as _
+
+from portal.client import errors as client_errors
+from portal.client.clientes import Customer
+from portal.client.cotizaciones import ExchangeRate
+from portal.client.productos import Product
+from portal.domain.cfe_types import IND_FACT_BASIC_RATE, IND_FACT_MINIMUM_RATE, IVA_BASIC_RATE, IVA_MINIMUM_RATE
+from portal.domain.uruguay_time import today_montevideo
+from portal.web.backend import api
+
+log = logging.getLogger(__name__)
+
+PRODUCTS_SHOWN = 8
+MIN_TYPED = 2
+_RATES = {IND_FACT_BASIC_RATE: IVA_BASIC_RATE, IND_FACT_MINIMUM_RATE: IVA_MINIMUM_RATE}
+_PRICE_PLACES = Decimal("0.0001")
+_UNAVAILABLE = (client_errors.ServiceUnavailable, client_errors.RateLimited, client_errors.ValidationError)
+
+
+def form_number(value: Decimal) -> str:
+    """A number as the form's NumberField shows it back: decimal comma, no grouping, no trailing zeros."""
+    return format(value.normalize(), "f").replace(".", ",")
+
+
+@dataclass(frozen=True)
+class ProductSuggestion:
+    product: Product
+    line: int
+    data: dict[str, str | bool]
+
+
+def _other_price(product: Product) -> Decimal:
+    """The product's price the other way round (with IVA when it is kept without, and back), for a line of a
+    receipt whose prices are given the other way (the form's "Los precios incluyen IVA")."""
+    rate = _RATES.get(product.ind_fact)
+    if rate is None:
+        return product.price
+    factor = 1 + rate / 100
+    other = product.price / factor if product.price_includes_tax else product.price * factor
+    return other.quantize(_PRICE_PLACES)
+
+
+def product_suggestions(typed: str | None, line: int) -> list[ProductSuggestion]:
+    """The company's products with a word of the name or the code starting with what was typed (none for less
+    than two characters); a service failure only means no suggestions."""
+    typed = (typed or "").strip()[:80]
+    if len(typed) < MIN_TYPED:
+        return []
+    try:
+        found = api().list_products(typed, limit=PRODUCTS_SHOWN).items
+    except _UNAVAILABLE as exc:
+        log.info("products unavailable: %s %s", exc.status, exc.code)
+        return []
+    return [
+        ProductSuggestion(
+            p,
+            line,
+            {
+                "cod_item": p.code,
+                "nom_item": p.name[:80],
+                "uni_med": (p.unit or "")[:4],
+                "ind_fact": str(p.ind_fact),
+                "precio": form_number(p.price),
+                "precio_otro": form_number(_other_price(p)),
+                "con_iva": p.price_includes_tax,
+            },
+        )
+        for p in found
+    ]
+
+
+def find_customer(doc_type: int, digits: str) -> Customer | None:
+    """The company's customer with this document, or None (also when the service does not answer)."""
+    try:
+        page = api().list_customers(digits, limit=5)
+    except _UNAVAILABLE as exc:
+        log.info("customers unavailable: %s %s", exc.status, exc.code)
+        return None
+    return next((c for c in page.items if c.doc_type == doc_type and c.document == digits), None)
+
+
+# Form field -> (the Customer attribute that fills it, the value the form starts with: a field still at its
+# default counts as not chosen by the person).
+CUSTOMER_FIELDS: dict[str, tuple[str, str]] = {
+    "rzn_soc_recep": ("name", ""),
+    "dir_recep": ("address", ""),
+    "ciudad_recep": ("city", ""),
+    "depto_recep": ("department", ""),
+    "enviar_a": ("email", ""),
+    "tpo_moneda": ("currency", "UYU"),
+    "fma_pago": ("payment_terms", "1"),
+}
+
+
+def customer_value(customer: Customer | None, name: str) -> str:
+    if customer is None:
+        return CUSTOMER_FIELDS[name][1]
+    value = getattr(customer, CUSTOMER_FIELDS[name][0])
+    return "" if value is None else str(value)
+
+
+def untouched(name: str, form: Mapping[str, str], record: Mapping[str, str]) -> bool:
+    """The field is empty, at its default, or still holds what was filled in automatically before."""
+    current = (form.get(name) or "").strip()
+    return not current or current == CUSTOMER_FIELDS[name][1] or current == record.get(name)
+
+
+@dataclass(frozen=True)
+class RateNote:
+    """The exchange rate for the form: the value to put in an empty rate field, and what to say beside it."""
+
+    rate: ExchangeRate | None
+    fill: str | None  # the new value of tpo_cambio (None: leave it), "" clears what was filled before
+    if_value: str
+    missing: bool = False  # a foreign currency with no published rate
+
+    @property
+    def message(self) -> str:
+        if self.rate is None:
+            return _("No hay cotización publicada para esa fecha: escribí el tipo de cambio.") if self.missing else ""
+        if self.rate.source == "bcu":
+            return _("Cotización BCU del %(day)s", day=self.rate.day.strftime("%d/%m/%Y"))
+        return _("Cotización del %(day)s", day=self.rate.day.strftime("%d/%m/%Y"))
+
+
+def rate_note(currency: str | None, day: date | None, current: str | None, filled_before: str | None) -> RateNote:
+    """The day's rate for a receipt in `currency`: filled into the rate field when it is empty (or still holds
+    the rate filled before); the person's own rate is left alone."""
+    current = (current or "").strip()
+    ours = not current or current == (filled_before or "")
+    currency = (currency or "UYU").strip().upper()
+    if currency == "UYU":
+        return RateNote(None, "" if current and ours else None, current)
+    try:
+        rate = api().exchange_rate(currency, day or today_montevideo())
+    except _UNAVAILABLE as exc:
+        log.info("exchange rate unavailable: %s %s", exc.status, exc.code)
+        return RateNote(None, None, current)
+    if rate is None:
+        return RateNote(None, None, current, missing=True)
+    return RateNote(rate, form_number(rate.sell) if ours else None, current)
+
+
+@dataclass(frozen=True)
+class SimpleFill:
+    """Put `value` in the form field `field` if it still holds `if_value` (static/js/app.js, data-fill-field)."""
+
+    field: str
+    value: str
+    if_value: str
+
+
+def customer_fills_for(
+    customer: Customer | None, form: Mapping[str, str], fields: Mapping[str, str]
+) -> tuple[SimpleFill, ...]:
+    """The customer's data for another form's fields (`fields`: form field -> the issuing form's name of it, a key
+    of CUSTOMER_FIELDS), only in those still empty or at their default: what the person chose stays."""
+    if customer is None:
+        return ()
+    fills = []
+    for field_name, ours in fields.items():
+        current = (form.get(field_name) or "").strip()
+        value = customer_value(customer, ours)
+        if value and (not current or current == CUSTOMER_FIELDS[ours][1]) and value != current:
+            fills.append(SimpleFill(field_name, value, form.get(field_name) or ""))
+    return tuple(fills)

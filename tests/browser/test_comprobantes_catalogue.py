@@ -1,0 +1,114 @@
+"""The issuing form filled from the catalogues in a real browser, keyboard only: the customer's document fills the
+receiver, the e-mail, the currency (and with it the day's BCU rate) and the terms; a product picked from the
+suggestions under a line's description fills that line; the receipt issued carries all of it. axe and the CSP
+watch every step. Screenshots (CFE_SHOTS_DIR): the suggestions open with the rate filled, at 1366 and 390 px."""
+
+from __future__ import annotations
+
+import random
+import re
+import uuid
+from decimal import Decimal
+
+from playwright.sync_api import Page, expect
+
+from portal.client import CfeClient
+from portal.client.clientes import CustomerChanges, NewCustomer
+from portal.client.productos import ProductFields
+from portal.domain.identifiers import ci_check_digit
+from tests.browser.pages import ReceiptsPage, Shell, both_widths, settled
+
+
+def test_a_customer_and_a_product_picked_with_the_keyboard_are_issued(page: Page, live_service, live_token_for, shots):
+    api = CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"), company_id=1)
+    word = "Termo" + uuid.uuid4().hex[:5]
+    api.create_product(
+        ProductFields(
+            code="T-" + word[-5:], name=f"{word} acero", price=Decimal("244"), unit="u", price_includes_tax=True
+        )
+    )
+    body = f"{random.randint(1_000_000, 9_999_999)}"
+    ci = body + str(ci_check_digit(body))
+    details = CustomerChanges(
+        address="Sarandí 500", city="Montevideo", department="Montevideo", email="ana@cliente.uy", currency="USD"
+    )
+    api.create_customer(NewCustomer(doc_type=3, document=ci, name="Ana Catálogo", details=details))
+
+    shell = Shell(page)
+    shell.open_home_and_sign_in("usuario@demo.uy")
+    receipts = ReceiptsPage(page)
+    receipts.open_new()
+    page.get_by_label("Tipo de documento").select_option(value="3")
+    document = page.get_by_label("Número de documento")
+    document.focus()
+    page.keyboard.type(ci, delay=20)
+
+    expect(page.get_by_label("Nombre o razón social")).to_have_value("Ana Catálogo")
+    expect(page.get_by_label("Dirección", exact=True)).to_have_value("Sarandí 500")
+    expect(page.get_by_label("Enviar por correo a")).to_have_value("ana@cliente.uy")
+    expect(page.get_by_label("Moneda")).to_have_value("USD")
+    rate = page.get_by_label("Tipo de cambio")
+    expect(rate).to_have_value(re.compile(r"^\d+(,\d+)?$"))
+    expect(page.get_by_test_id("rate-note")).to_contain_text(re.compile(r"Cotización BCU del \d\d/\d\d/\d{4}"))
+    expect(page.get_by_test_id("customer-filled")).to_contain_text("Ana Catálogo")
+    filled_rate = rate.input_value()
+
+    description = page.get_by_label("Descripción, línea 1")
+    description.focus()
+    page.keyboard.type(word[:8], delay=30)
+    suggestions = page.get_by_test_id("product-suggestions").get_by_role("button")
+    expect(suggestions.filter(has_text=word)).to_have_count(1)
+    settled(page)
+    both_widths(page, shots, "issuing-product-suggestions")
+    page.set_viewport_size({"width": 1366, "height": 900})
+    description.focus()
+    for _ in range(suggestions.count()):
+        page.keyboard.press("ArrowDown")
+        if word in (page.evaluate("document.activeElement.textContent") or ""):
+            break
+    page.keyboard.press("Enter")
+
+    expect(description).to_have_value(f"{word} acero")
+    expect(page.get_by_label("Unidad, línea 1")).to_have_value("u")
+    expect(page.get_by_label("Precio unitario, línea 1")).to_have_value("244")
+    quantity = page.get_by_label("Cantidad, línea 1")
+    expect(quantity).to_be_focused()
+    page.keyboard.type("2")
+    expect(page.get_by_test_id("product-suggestions")).to_have_count(0)
+    receipts.preview()  # the form comes back: the rate it filled and whose it is stay
+    expect(page.get_by_test_id("rate-note")).to_contain_text("Cotización BCU del")
+    expect(rate).to_have_value(filled_rate)
+
+    receipts.issue()
+    issued = api.get_receipt(receipts.receipt_id())
+    assert issued.currency == "USD" and issued.exchange_rate == Decimal(filled_rate.replace(",", "."))
+    assert issued.receiver is not None and issued.receiver.name == "Ana Catálogo"
+    line = issued.lines[0]
+    assert (line.name, line.quantity, line.unit_price, line.unit) == (f"{word} acero", 2, 244, "u")
+    assert [(c.kind, c.code) for c in line.codes] == [("INT1", "T-" + word[-5:])]
+    assert issued.totals.total == Decimal("488")
+    shell.assert_no_csp_violations()
+
+
+def test_the_list_shows_a_credit_note_negative_and_the_cancelled_receipt(
+    page: Page, live_service, live_token_for, shots
+):
+    from tests.support import cfe_bodies as bodies
+
+    api = CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"), company_id=1)
+    original = api.issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
+    api.issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
+    note = api.cancel_with_credit_note(original.id, "Error de precio", idempotency_key=uuid.uuid4().hex)
+
+    shell = Shell(page)
+    shell.open_home_and_sign_in("usuario@demo.uy")
+    page.get_by_role("link", name="Comprobantes", exact=True).first.click()
+
+    row = page.locator(".receipt-list tbody tr").filter(has=page.get_by_test_id("cancelled"))
+    expect(row).to_have_count(1)
+    expect(row.get_by_role("link", name=f"Nota de crédito de e-Ticket {note.number}")).to_be_visible()
+    note_row = page.locator(".receipt-list tbody tr").filter(has_not=page.get_by_test_id("cancelled"))
+    note_row = note_row.filter(has=page.get_by_role("link", name=f"Nota de crédito de e-Ticket {note.number}"))
+    expect(note_row.get_by_test_id("row-total")).to_contain_text("-")
+    both_widths(page, shots, "receipt-list-cancelled")
+    shell.assert_no_csp_violations()

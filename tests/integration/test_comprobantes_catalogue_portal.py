@@ -1,0 +1,175 @@
+"""The issuing form filled from the catalogues: a line's products suggested as its description is typed, the
+customer with the typed document filling the empty receiver fields (before DGI, never over what was typed), and
+the day's exchange rate filling an empty rate field with whose rate it is."""
+
+from __future__ import annotations
+
+import json
+import random
+import uuid
+from decimal import Decimal
+
+import pytest
+
+from portal.client import CfeClient
+from portal.client.clientes import CustomerChanges, NewCustomer
+from portal.client.productos import ProductFields
+from portal.domain.identifiers import ci_check_digit
+from portal.domain.uruguay_time import today_montevideo
+from portal.service import db
+from portal.service.cotizaciones.rates import rate_on
+from portal.web.comprobantes import payload
+from tests.integration.test_comprobantes_portal import HTMX, soup
+
+PRODUCTS = "/comprobantes/nuevo/productos"
+CHECK = "/comprobantes/nuevo/documento"
+RATE = "/comprobantes/nuevo/cotizacion"
+
+
+@pytest.fixture
+def api(live_service, live_token_for):
+    return CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"), company_id=1)
+
+
+@pytest.fixture
+def usuario(signed_in):
+    return signed_in("usuario@demo.uy")
+
+
+def _fills(page) -> dict[str, str]:
+    return {e["data-fill-field"]: e["data-fill-value"] for e in page.select("[data-fill-field]")}
+
+
+def test_a_lines_description_suggests_the_products_it_starts(api, usuario):
+    word = "Yerba" + uuid.uuid4().hex[:6]
+    api.create_product(
+        ProductFields(
+            code="YER-" + word[-6:], name=f"{word} 1 kg", price=Decimal("122"), unit="kg", price_includes_tax=True
+        )
+    )
+
+    page = soup(usuario.get(PRODUCTS, query_string={"lines-2-nom_item": word[:9]}, headers=HTMX))
+
+    buttons = page.select("[data-testid=product-suggestions] button[data-product-pick]")
+    picked = next(json.loads(b["data-product-pick"]) for b in buttons if word in b.get_text())
+    assert picked == {
+        "cod_item": "YER-" + word[-6:],
+        "nom_item": f"{word} 1 kg",
+        "uni_med": "kg",
+        "ind_fact": "3",
+        "precio": "122",
+        "precio_otro": "100",  # 122 with IVA at 22 % is 100 without
+        "con_iva": True,
+    }
+    assert {b["data-line"] for b in buttons} == {"2"}
+    assert "Precio en" not in page.get_text()  # a product in pesos on a receipt in pesos
+    in_dollars = soup(usuario.get(PRODUCTS, query_string={"lines-0-nom_item": word, "tpo_moneda": "USD"}, headers=HTMX))
+    assert "Precio en UYU: el comprobante es en USD" in in_dollars.get_text()
+    assert not soup(usuario.get(PRODUCTS, query_string={"lines-0-nom_item": "Y"}, headers=HTMX)).select("button")
+
+
+def _new_ci() -> str:
+    body = f"{random.randint(1_000_000, 9_999_999)}"
+    return body + str(ci_check_digit(body))
+
+
+def test_a_known_customer_fills_the_empty_receiver_fields_the_email_currency_and_terms(api, usuario):
+    ci = _new_ci()
+    details = CustomerChanges(
+        address="Rambla 1234",
+        city="Punta del Este",
+        department="Maldonado",
+        email="compras@cliente.uy",
+        currency="USD",
+        payment_terms=2,
+        credit_days=30,
+    )
+    api.create_customer(NewCustomer(doc_type=3, document=ci, name="Ana Cliente", details=details))
+
+    empty = soup(usuario.get(CHECK, query_string={"tipo_doc_recep": "3", "doc_recep": ci}, headers=HTMX))
+    typed = soup(
+        usuario.get(
+            CHECK,
+            query_string={"tipo_doc_recep": "3", "doc_recep": ci, "rzn_soc_recep": "Otro nombre", "tpo_moneda": "EUR"},
+            headers=HTMX,
+        )
+    )
+
+    assert _fills(empty) == {
+        "rzn_soc_recep": "Ana Cliente",
+        "dir_recep": "Rambla 1234",
+        "ciudad_recep": "Punta del Este",
+        "depto_recep": "Maldonado",
+        "enviar_a": "compras@cliente.uy",
+        "tpo_moneda": "USD",
+        "fma_pago": "2",
+    }
+    assert "desde el cliente Ana Cliente" in empty.select_one("[data-testid=customer-filled]").get_text()
+    assert "rzn_soc_recep" not in _fills(typed) and "tpo_moneda" not in _fills(typed)
+    record = json.loads(empty.select_one("#dgi_completado")["value"])
+    # Another document without a customer puts back what the customer filled, but not what was typed since.
+    other = soup(
+        usuario.get(
+            CHECK,
+            query_string={
+                "tipo_doc_recep": "3",
+                "doc_recep": _new_ci(),
+                "dgi_completado": json.dumps(record),
+                "tpo_moneda": "USD",
+                "enviar_a": "yo@cambie.uy",
+                "rzn_soc_recep": "Ana Cliente",
+            },
+            headers=HTMX,
+        )
+    )
+    assert _fills(other).get("tpo_moneda") == "UYU" and "enviar_a" not in _fills(other)
+
+
+def test_the_days_rate_fills_an_empty_rate_field_and_says_whose_it_is(usuario, service_app):
+    today = today_montevideo()
+    with service_app.app_context():
+        expected = rate_on(db.session(), "USD", today)
+    shown = today.strftime("%d/%m/%Y")
+
+    filled = soup(
+        usuario.get(RATE, query_string={"tpo_moneda": "USD", "fch_emis": shown, "tpo_cambio": ""}, headers=HTMX)
+    )
+    kept = soup(
+        usuario.get(RATE, query_string={"tpo_moneda": "USD", "fch_emis": shown, "tpo_cambio": "41,5"}, headers=HTMX)
+    )
+    value = _fills(filled)["tpo_cambio"]
+    back_to_pesos = soup(
+        usuario.get(
+            RATE, query_string={"tpo_moneda": "UYU", "tpo_cambio": value, "cotizacion_completada": value}, headers=HTMX
+        )
+    )
+
+    assert Decimal(value.replace(",", ".")) == expected.sell
+    assert f"Cotización BCU del {expected.day.strftime('%d/%m/%Y')}" in filled.get_text()
+    assert _fills(kept) == {} and "Cotización BCU" in kept.get_text()
+    assert _fills(back_to_pesos) == {"tpo_cambio": ""}
+
+
+def test_a_picked_products_code_goes_in_the_line():
+    line = {"nom_item": "Yerba", "cod_item": "YER-1", "cantidad": Decimal(1), "precio_unitario": Decimal(10)}
+    body = payload.build_body({"tipo_cfe": 101, "lines": [line], "fch_emis": today_montevideo()})
+    assert body.cfe.lines[0].codes[0].code == "YER-1"
+    assert payload._line_data(body.cfe.lines[0])["cod_item"] == "YER-1"
+
+
+def test_smart_issuance_takes_the_customers_name_currency_and_terms_for_what_is_still_default(api, usuario):
+    ci = _new_ci()
+    details = CustomerChanges(currency="USD", payment_terms=2, credit_days=30)
+    api.create_customer(NewCustomer(doc_type=3, document=ci, name="Beto Cliente", details=details))
+    ask = "/inteligente/nueva/documento"
+
+    fresh = soup(usuario.get(ask, query_string={"documento": ci, "moneda": "UYU", "forma_pago": "1"}, headers=HTMX))
+    chosen = soup(
+        usuario.get(
+            ask, query_string={"documento": ci, "nombre": "Otro", "moneda": "EUR", "forma_pago": "1"}, headers=HTMX
+        )
+    )
+
+    assert _fills(fresh) == {"nombre": "Beto Cliente", "moneda": "USD", "forma_pago": "2"}
+    assert "Cliente: Beto Cliente." in fresh.get_text()
+    assert _fills(chosen) == {"forma_pago": "2"}
