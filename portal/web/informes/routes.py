@@ -76,7 +76,11 @@ def _downloads(period: periods.Period) -> dict[str, str]:
     args = {"periodo": period.code}
     if period.code == periods.RANGE:
         args |= {"desde": period.start.isoformat(), "hasta": period.end.isoformat()}
-    return {fmt: url_for("informes.book", formato=fmt, **args) for fmt in _BOOK_MEDIA}
+    return {
+        f"{libro}_{fmt}": url_for("informes.book", libro=libro, formato=fmt, **args)
+        for libro in ("ventas", "compras")
+        for fmt in _BOOK_MEDIA
+    }
 
 
 @bp.get("/")
@@ -101,15 +105,15 @@ def index():
     )
 
 
-@bp.get("/libro-ventas/<any(csv, xlsx):formato>")
+@bp.get("/libro-<any(ventas, compras):libro>/<any(csv, xlsx):formato>")
 @member_required
-def book(formato: str):
-    """The IVA sales book of the period, as the service writes it."""
+def book(libro: str, formato: str):
+    """The IVA sales or purchases book of the period, as the service writes it."""
     form = PeriodForm(formdata=request.args or None)
     form.offer(today_montevideo())
     if not form.validate():
         return render(PAGE, status=422, form=form, report=None)
     period = form.period()
-    content = api().sales_book(period.start, period.end, formato)  # type: ignore[arg-type]  # the route's any()
-    name = f"libro-ventas-{period.start:%Y%m%d}-{period.end:%Y%m%d}.{formato}"
+    content = api().book(libro, period.start, period.end, formato)  # type: ignore[arg-type]  # the route's any()
+    name = f"libro-{libro}-{period.start:%Y%m%d}-{period.end:%Y%m%d}.{formato}"
     return file_response(content, _BOOK_MEDIA[formato], name, inline=False)
