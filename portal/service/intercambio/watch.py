@@ -18,9 +18,12 @@ KIND = "intercambio_directorio"
 LINK = "/comprobantes/"
 
 
-def _since(now: datetime, then: datetime) -> str:
-    hours = int((now - then).total_seconds() // 3600)
-    return f"{hours // 24} días" if hours >= 48 else f"{hours} horas"
+def elapsed(now: datetime, then: datetime) -> str:
+    """How long ago, as a person says it: minutes, hours up to two days, then days."""
+    minutes = int((now - then).total_seconds() // 60)
+    if minutes >= 48 * 60:
+        return f"{minutes // (24 * 60)} días"
+    return f"{minutes // 60} horas" if minutes >= 120 else f"{minutes} minutos"
 
 
 def directory_concern(now: datetime, last_good: datetime | None, first_attempt: datetime | None) -> Concern:
@@ -32,12 +35,12 @@ def directory_concern(now: datetime, last_good: datetime | None, first_attempt: 
     state, level = (PROBLEM, 7) if age >= PROBLEM_AFTER else (WARNING, 2) if age >= WARNING_AFTER else (OK, 0)
     if state == OK:
         message = (
-            f"El directorio de receptores electrónicos de DGI se actualizó hace {_since(now, last_good)}."
+            f"El directorio de receptores electrónicos de DGI se actualizó hace {elapsed(now, last_good)}."
             if last_good
             else "El directorio de receptores electrónicos de DGI se está por actualizar."
         )
         return Concern(KIND, KIND, OK, message, "Nada que hacer", LINK, facts=facts)
-    what = "nunca se pudo actualizar" if last_good is None else f"no se actualiza desde hace {_since(now, last_good)}"
+    what = "nunca se pudo actualizar" if last_good is None else f"no se actualiza desde hace {elapsed(now, last_good)}"
     message = (
         f"El directorio de receptores electrónicos de DGI {what}: a las empresas que pasaron a ser receptores "
         "electrónicos no se les entregan los comprobantes por intercambio."

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
+from portal.service.intercambio.watch import elapsed
 from portal.service.recibidos.models import ExchangeMailbox
 from portal.service.salud import checks
 from portal.service.salud.concerns import OK, PROBLEM, WARNING, Concern
@@ -16,13 +17,6 @@ WARNING_AFTER = timedelta(hours=1)
 PROBLEM_AFTER = timedelta(days=1)
 KIND = "intercambio_buzon"
 LINK = "/recibidos/"
-
-
-def _since(now: datetime, then: datetime) -> str:
-    minutes = int((now - then).total_seconds() // 60)
-    if minutes >= 48 * 60:
-        return f"{minutes // (24 * 60)} días"
-    return f"{minutes // 60} horas" if minutes >= 120 else f"{minutes} minutos"
 
 
 def mailbox_concern(
@@ -37,12 +31,12 @@ def mailbox_concern(
     state, level = (PROBLEM, 24) if age >= PROBLEM_AFTER else (WARNING, 1) if age >= WARNING_AFTER else (OK, 0)
     if state == OK:
         message = (
-            f"El buzón de intercambio se leyó hace {_since(now, last_ok)}."
+            f"El buzón de intercambio se leyó hace {elapsed(now, last_ok)}."
             if last_ok
             else "El buzón de intercambio todavía no se leyó."
         )
         return Concern(key, KIND, OK, message, "Nada que hacer", LINK, facts=facts)
-    what = "nunca se pudo leer" if last_ok is None else f"no se puede leer desde hace {_since(now, last_ok)}"
+    what = "nunca se pudo leer" if last_ok is None else f"no se puede leer desde hace {elapsed(now, last_ok)}"
     message = f"El buzón de intercambio {what}: los sobres de proveedores y las respuestas esperan sin leer."
     if error:
         message += f" Último error: {error}"
