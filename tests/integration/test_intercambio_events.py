@@ -10,44 +10,22 @@ import pytest
 from sqlalchemy import func, select
 from standardwebhooks.webhooks import Webhook
 
-from portal.service import db, jobs
+from portal.service import db
 from portal.service.eventos.models import Event
 from portal.service.intercambio import answers, transport
+from tests.integration import test_webhooks
 from tests.support import recibidos as sup
 from tests.support.cfe_bodies import issue
-from tests.support.envios import ENVIOS_CONFIG, drain
+from tests.support.envios import drain
 from tests.support.exchange import RecordingTransport, receiver_ack_cfe, receiver_ack_sobre, to_norte
-from tests.support.webhook_receiver import WebhookReceiver
+
+# The webhooks tests' own fixtures: the app that delivers at once to a real receiver on 127.0.0.1.
+app, client, receiver = test_webhooks.app, test_webhooks.client, test_webhooks.receiver
 
 
 @pytest.fixture
-def receiver():
-    server = WebhookReceiver().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def app(service_config, tmp_path):
-    from portal.service import create_app
-
-    config = {
-        **service_config,
-        **ENVIOS_CONFIG,
-        "INTERCAMBIO_DELAY_SECONDS": 0,
-        "WEBHOOKS_DEBOUNCE_SECONDS": 0,
-        "WEBHOOKS_ALLOW_PRIVATE": True,
-        "MAILBOX_DIR": str(tmp_path / "mailbox"),
-    }
-    application = create_app(config)
-    jobs.use_app(application)
-    yield application
-    application.extensions["db_engine"].dispose()
-
-
-@pytest.fixture
-def client(app):
-    return app.test_client()
+def service_config(service_config):
+    return {**service_config, "INTERCAMBIO_DELAY_SECONDS": 0}
 
 
 def _hook(client, headers, url: str, event: str) -> str:
