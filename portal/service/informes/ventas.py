@@ -236,7 +236,7 @@ def book_row(record: ReceiptColumns, texts: Iterable[str | None]) -> BookRow:
     credit = kind is not None and kind.note_sign < 0
     amounts: dict[str, Decimal] = {}
     for name, text in zip(AMOUNT_NAMES, texts, strict=True):
-        if text not in _ZERO_TEXTS:
+        if text is not None and text not in _ZERO_TEXTS:
             value = Decimal(text)
             if value:
                 amounts[name] = -value if credit else value

@@ -158,7 +158,7 @@ def _record_cfe_ack(session: Session, sobre: ExchangeEnvelope, contents: list[Ex
         ex = by_ordinal.get(int(ordinal)) if ordinal.isdigit() else None
         if ex is None:
             continue
-        record = session.get(IssuedCfe, ex.cfe_id)
+        record = session.get_one(IssuedCfe, ex.cfe_id)  # the row cascades with its receipt
         tipo, serie, nro = _text(det, "d:TipoCFE"), _text(det, "d:Serie"), _text(det, "d:NroCFE")
         if tipo and (int(tipo), serie, int(nro or 0)) != (record.tipo_cfe, record.serie, record.nro):
             continue  # the line names another receipt than the one at that ordinal: not ours to record

@@ -1,8 +1,10 @@
-"""Views of the informes area: a period's sales with charts and tables, and the IVA sales book as CSV or XLSX."""
+"""Views of the informes area: a period's sales with charts and tables, and the IVA sales and purchases books as CSV or
+XLSX."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from flask import request, url_for
 from flask_babel import format_date
@@ -73,7 +75,7 @@ def _charts(report: PeriodReport) -> dict[str, Chart]:
 
 
 def _downloads(period: periods.Period) -> dict[str, str]:
-    args = {"periodo": period.code}
+    args: dict[str, Any] = {"periodo": period.code}
     if period.code == periods.RANGE:
         args |= {"desde": period.start.isoformat(), "hasta": period.end.isoformat()}
     return {
