@@ -25,6 +25,9 @@ def _environment(service_port: int, portal_port: int) -> dict[str, str]:
     env.setdefault("CFE_PORTAL_REDIRECT_URIS", f"{portal_url}/auth/callback")
     env.setdefault("CFE_PORTAL_POST_LOGOUT_URIS", f"{portal_url}/")
     env.setdefault("CFE_WEBHOOKS_ALLOW_PRIVATE", "1")  # a developer's local webhook receiver
+    # The demo companies exchange CFE with each other through this service's own exchange web service
+    # (the directory's simulated entries for them carry this address; portal/service/intercambio/simulated.py).
+    env.setdefault("CFE_INTERCAMBIO_LOCAL_WS_URL", f"{service_url}/ws/aws_efactura_intercambio")
     return env
 
 

@@ -19,6 +19,7 @@ def _day(value: str) -> date:
 
 
 BookFormat = Literal["csv", "xlsx"]
+BookName = Literal["ventas", "compras"]  # the sales book, the purchases book (received CFEs)
 _MEDIA: dict[str, str] = {
     "csv": "text/csv",
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
@@ -116,9 +117,17 @@ class InformesApi(Transport):
 
     def sales_book(self, start: date, end: date, file_format: BookFormat) -> bytes:
         """GET informes/ventas: the IVA sales book of the period as CSV or XLSX."""
+        return self.book("ventas", start, end, file_format)
+
+    def purchases_book(self, start: date, end: date, file_format: BookFormat) -> bytes:
+        """GET informes/compras: the IVA purchases book (the received CFEs) of the period as CSV or XLSX."""
+        return self.book("compras", start, end, file_format)
+
+    def book(self, name: BookName, start: date, end: date, file_format: BookFormat) -> bytes:
+        """GET informes/ventas or informes/compras as CSV or XLSX."""
         with errors.fields_named({"desde": "start", "hasta": "end"}):
             params = {"desde": start.isoformat(), "hasta": end.isoformat()}
-            return self._request("GET", f"{BASE}/ventas", params=params, accept=_MEDIA[file_format]).content
+            return self._request("GET", f"{BASE}/{name}", params=params, accept=_MEDIA[file_format]).content
 
     def period_summary_pdf(self, start: date, end: date) -> bytes:
         """GET informes/periodo/pdf: the period's summary as a PDF (the same figures as period_report)."""

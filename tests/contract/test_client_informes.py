@@ -33,6 +33,8 @@ def test_the_period_report_and_the_sales_book_are_typed(api):
     book = load_workbook(io.BytesIO(api.sales_book(today.replace(day=1), today, "xlsx")))
     assert book["Libro de ventas"].cell(2, 4).value == receipt.nro
     assert api.sales_book(today.replace(day=1), today, "csv").decode("utf-8-sig").startswith("Fecha;Tipo")
+    purchases = api.purchases_book(today.replace(day=1), today, "csv").decode("utf-8-sig")
+    assert purchases.startswith("Fecha;Tipo;Serie;Número;Documento del proveedor;Proveedor")
 
 
 def test_a_reversed_period_names_the_clients_field(api):

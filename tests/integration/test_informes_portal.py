@@ -18,6 +18,7 @@ from portal.client import CfeClient
 from portal.client.cfe import CfeRequest
 from portal.domain.uruguay_time import today_montevideo
 from tests.support import cfe_bodies as bodies
+from tests.support import recibidos
 
 
 def _soup(answer) -> BeautifulSoup:
@@ -109,3 +110,24 @@ def test_the_period_summary_downloads_as_a_pdf_with_the_reports_figures(
     assert "Resumen del período" in text and "IVA débito fiscal (total)" in text
     total = f"{report.total_uyu:,.2f}".replace(",", "X").replace(".", ",").replace("X", ".")
     assert total in text and "e-Factura" in text and receipt.receiver.name in text
+
+
+def test_the_purchases_book_is_linked_beside_the_sales_book(signed_in, live_service, live_token_for):
+    """The received CFEs' book downloads from the same page, with the supplier's columns."""
+    upload = {"archivos": [(io.BytesIO(recibidos.envelope([recibidos.cfe(1)])), "Sob_211003420017_1.xml")]}
+    answer = live_service.app.test_client().post(
+        "/api/v1/recibidos",
+        data=upload,
+        headers={"Authorization": f"Bearer {live_token_for('usuario@demo.uy')}"},
+        content_type="multipart/form-data",
+    )
+    assert answer.status_code == 201, answer.get_json()
+    portal = signed_in("usuario@demo.uy")
+    page = _soup(portal.get("/informes/"))
+    assert "Libro de compras" in page.find(attrs={"data-testid": "purchases-xlsx"}).parent.get_text()
+    xlsx = portal.get(page.find(attrs={"data-testid": "purchases-xlsx"})["href"])
+    assert xlsx.status_code == 200 and "libro-compras-" in xlsx.headers["Content-Disposition"]
+    sheet = load_workbook(io.BytesIO(xlsx.data))["Libro de compras"]
+    assert sheet.max_row == 2 and sheet.cell(1, 6).value == "Proveedor" and sheet.cell(2, 4).value == 1
+    csv_answer = portal.get(page.find(attrs={"data-testid": "purchases-csv"})["href"])
+    assert csv_answer.status_code == 200 and csv_answer.get_data(as_text=True).count("\r\n") == 2

@@ -1,6 +1,7 @@
-"""The sales book as files: CSV for a spreadsheet in Uruguay (as the receipt list's export: `;`, decimal comma,
-dd/mm/aaaa, UTF-8 with a byte-order mark, typed text never read as a formula) and XLSX with real numbers and
-dates (openpyxl's write-only mode, which writes each row out as it comes, so memory stays flat)."""
+"""The IVA books (sales and purchases, `BookKind`) as files: CSV for a spreadsheet in Uruguay (as the receipt
+list's export: `;`, decimal comma, dd/mm/aaaa, UTF-8 with a byte-order mark, typed text never read as a formula)
+and XLSX with real numbers and dates (openpyxl's write-only mode, which writes each row out as it comes, so
+memory stays flat)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from openpyxl.worksheet._write_only import WriteOnlyWorksheet
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.service.comprobante.export import text_cell
-from portal.service.informes.ventas import AMOUNT_NAMES, ZERO, BookRow, BookSummary
+from portal.service.informes.ventas import AMOUNT_NAMES, SALES, ZERO, BookKind, BookRow, BookSummary
 
 AMOUNT_LABELS: dict[str, str] = {
     "noGravado": "Exento y no gravado",
@@ -47,20 +48,31 @@ DECLARATION_LABELS: dict[str, str] = {
     "ivaDebitoFiscal": "IVA débito fiscal (total)",
     "percepciones": "Percepciones",
     "retenciones": "Retenciones",
+    "comprasTasaBasica": "Compras gravadas a tasa básica (neto)",
+    "comprasTasaMinima": "Compras gravadas a tasa mínima (neto)",
+    "comprasOtraTasa": "Compras gravadas a otra tasa (neto)",
+    "comprasExentasONoGravadas": "Compras exentas y no gravadas",
+    "ivaCreditoFiscal": "IVA crédito fiscal (total)",
 }
-HEADER: tuple[str, ...] = (
-    "Fecha",
-    "Tipo",
-    "Serie",
-    "Número",
-    "Documento del receptor",
-    "Receptor",
-    "Moneda",
-    "Tipo de cambio",
-    *(f"{AMOUNT_LABELS[name]} (moneda)" for name in AMOUNT_NAMES),
-    *(f"{AMOUNT_LABELS[name]} (UYU)" for name in AMOUNT_NAMES),
-    "Estado DGI",
-)
+
+
+def header(kind: BookKind = SALES) -> tuple[str, ...]:
+    return (
+        "Fecha",
+        "Tipo",
+        "Serie",
+        "Número",
+        f"Documento del {kind.party_label.lower()}",
+        kind.party_label,
+        "Moneda",
+        "Tipo de cambio",
+        *(f"{AMOUNT_LABELS[name]} (moneda)" for name in AMOUNT_NAMES),
+        *(f"{AMOUNT_LABELS[name]} (UYU)" for name in AMOUNT_NAMES),
+        kind.state_label,
+    )
+
+
+HEADER = header(SALES)
 _BATCH = 500
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
@@ -92,12 +104,13 @@ def _csv_row(row: BookRow) -> tuple[object, ...]:
 
 
 def csv_chunks(rows: Iterable[BookRow], summary: BookSummary) -> Iterator[str]:
-    """The book's rows as they are read, then the receipts DGI rejected (out of the book) under their own
-    heading, in chunks of a few hundred lines."""
+    """The book's rows as they are read, then the ones kept apart (DGI rejected them; purchases we rejected),
+    each group under its own heading, in chunks of a few hundred lines."""
+    kind = summary.kind or SALES
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=";", lineterminator="\r\n")
     buffer.write("\ufeff")
-    writer.writerow(HEADER)
+    writer.writerow(header(kind))
     for count, row in enumerate(rows, start=1):
         summary.add(row)
         if not row.rejected:
@@ -106,11 +119,12 @@ def csv_chunks(rows: Iterable[BookRow], summary: BookSummary) -> Iterator[str]:
             yield buffer.getvalue()
             buffer.seek(0)
             buffer.truncate()
-    if summary.rejected:
-        writer.writerow(())
-        writer.writerow(("Rechazados por DGI (fuera del libro)",))
-        for row in summary.rejected:
-            writer.writerow(_csv_row(row))
+    for apart, _key, heading in kind.apart:
+        if summary.apart.get(apart):
+            writer.writerow(())
+            writer.writerow((f"{heading} (fuera del libro)",))
+            for row in summary.apart[apart]:
+                writer.writerow(_csv_row(row))
     yield buffer.getvalue()
 
 
@@ -134,17 +148,18 @@ def _cells(sheet: WriteOnlyWorksheet, row: BookRow) -> list[object]:
 
 def xlsx_file(rows: Iterable[BookRow], summary: BookSummary, desde: date, hasta: date) -> IO[bytes]:
     """The book as an XLSX workbook in a temporary file (in memory up to a few MB, then on disk): the sheet
-    "Libro de ventas", then "Resumen" (the IVA return's figures, totals per type and currency) and
-    "Rechazados por DGI"."""
+    "Libro de ventas" (or compras), then "Resumen" (the IVA return's figures, totals per type and currency) and
+    one sheet per group kept apart ("Rechazados por DGI"...)."""
+    kind = summary.kind or SALES
     book = Workbook(write_only=True)
-    sheet = book.create_sheet("Libro de ventas")
-    sheet.append(list(HEADER))
+    sheet = book.create_sheet(kind.title)
+    sheet.append(list(header(kind)))
     for row in rows:
         summary.add(row)
         if not row.rejected:
             sheet.append(_cells(sheet, row))
     overview = book.create_sheet("Resumen")
-    overview.append([f"Libro de ventas del {desde:%d/%m/%Y} al {hasta:%d/%m/%Y}", None])
+    overview.append([f"{kind.title} del {desde:%d/%m/%Y} al {hasta:%d/%m/%Y}", None])
     total = summary.total
     overview.append(["Comprobantes en el libro", total.count])
     overview.append([])
@@ -159,10 +174,11 @@ def xlsx_file(rows: Iterable[BookRow], summary: BookSummary, desde: date, hasta:
     overview.append(["Por moneda (en la moneda)", "Cantidad", *(AMOUNT_LABELS[n] for n in AMOUNT_NAMES)])
     for currency, totals in sorted(summary.by_currency.items()):
         overview.append([currency, totals.count, *(totals.own[n] for n in AMOUNT_NAMES)])
-    rejected = book.create_sheet("Rechazados por DGI")
-    rejected.append(list(HEADER))
-    for row in summary.rejected:
-        rejected.append(_cells(rejected, row))
+    for apart, _key, heading in kind.apart:
+        rejected = book.create_sheet(heading)
+        rejected.append(list(header(kind)))
+        for row in summary.apart.get(apart, []):
+            rejected.append(_cells(rejected, row))
     out = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)
     book.save(out)
     out.seek(0)

@@ -1,4 +1,4 @@
-"""HTTP endpoints of the informes group: the IVA sales book of a period as JSON, CSV or XLSX."""
+"""HTTP endpoints of the informes group: the IVA sales and purchases books of a period as JSON, CSV or XLSX."""
 
 from __future__ import annotations
 
@@ -16,10 +16,11 @@ from portal.service.api import negotiate, operation
 from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.files import file_response
 from portal.service.informes import files
+from portal.service.informes.compras import PURCHASES, purchase_rows
 from portal.service.informes.pdf import summary_pdf
 from portal.service.informes.periodo import period_report
-from portal.service.informes.schemas import LibroVentas, Periodo, PeriodoQuery, VentasQuery
-from portal.service.informes.ventas import AMOUNT_NAMES, BookRow, BookSummary, book_rows
+from portal.service.informes.schemas import LibroCompras, LibroVentas, Periodo, PeriodoQuery, VentasQuery
+from portal.service.informes.ventas import AMOUNT_NAMES, SALES, BookKind, BookRow, BookSummary, book_rows
 from portal.service.models import Company
 
 bp = Blueprint("informes", __name__, url_prefix="/api/v1/informes")
@@ -32,18 +33,19 @@ def _importes(amounts: dict[str, Decimal]) -> dict[str, str]:
     return {name: f"{amounts[name]:.2f}" if name in amounts else "0.00" for name in AMOUNT_NAMES}
 
 
-def _fila(row: BookRow) -> dict[str, object]:
+def _fila(row: BookRow, kind: BookKind = SALES) -> dict[str, object]:
+    doc, name = kind.party_keys
     return {
         "id": row.id,
         "fecha": row.fecha.isoformat(),
         "tipoCFE": row.tipo_cfe,
         "serie": row.serie,
         "nro": row.nro,
-        "docReceptor": row.receptor_doc,
-        "nombreReceptor": row.receptor_nombre,
+        doc: row.receptor_doc,
+        name: row.receptor_nombre,
         "moneda": row.moneda,
         "tipoCambio": f"{row.tipo_cambio:f}",
-        "estadoDgi": row.dgi_status,
+        kind.state_key: row.dgi_status,
         "importes": _importes(row.amounts),
         "importesPesos": _importes(row.amounts_uyu),
     }
@@ -51,17 +53,18 @@ def _fila(row: BookRow) -> dict[str, object]:
 
 def _json_chunks(query: VentasQuery, rows: Iterator[BookRow], summary: BookSummary) -> Iterator[str]:
     """The book as one JSON document written row by row, its totals at the end (they are known only then)."""
+    kind = summary.kind or SALES
     yield json.dumps({"desde": query.desde.isoformat(), "hasta": query.hasta.isoformat()})[:-1] + ', "filas": ['
     first = True
     for row in rows:
         summary.add(row)
         if row.rejected:
             continue
-        yield ("" if first else ",") + json.dumps(_fila(row), ensure_ascii=False)
+        yield ("" if first else ",") + json.dumps(_fila(row, kind), ensure_ascii=False)
         first = False
     total, by_type, by_currency = summary.total, summary.by_type, summary.by_currency
     closing = {
-        "rechazados": [_fila(row) for row in summary.rejected],
+        **{key: [_fila(row, kind) for row in summary.apart.get(apart, [])] for apart, key, _heading in kind.apart},
         "cantidad": total.count,
         "totalesPesos": _importes(total.amounts),
         "porTipo": [
@@ -82,6 +85,35 @@ def _json_chunks(query: VentasQuery, rows: Iterator[BookRow], summary: BookSumma
     yield "]," + json.dumps(closing, ensure_ascii=False)[1:]
 
 
+def _book(kind: BookKind, rows: Iterator[BookRow], query: VentasQuery) -> Response:
+    """A book as JSON, CSV or XLSX (by `formato` or Accept), streamed as its rows are read."""
+    wanted = _MEDIA[query.formato] if query.formato else negotiate("application/json", "text/csv", files.XLSX)
+    summary = BookSummary(kind=kind)
+    name = f"libro-{kind.name}-{query.desde:%Y%m%d}-{query.hasta:%Y%m%d}"
+    if wanted == files.XLSX:
+        body = files.xlsx_file(rows, summary, query.desde, query.hasta)
+        return send_file(body, mimetype=files.XLSX, as_attachment=True, download_name=f"{name}.xlsx")
+    chunks = files.csv_chunks(rows, summary) if wanted == "text/csv" else _json_chunks(query, rows, summary)
+    response = Response(chunks, mimetype=wanted)
+    if wanted == "text/csv":
+        response.headers["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+    return response
+
+
+def _book_responses(description: str, schema: type[LibroVentas] | type[LibroCompras]) -> dict:
+    return {
+        200: {
+            "description": description,
+            "content": {
+                "application/json": {"schema": schema.model_json_schema(ref_template="#/components/schemas/{model}")},
+                "text/csv": {"schema": {"type": "string"}},
+                files.XLSX: {"schema": {"type": "string", "format": "binary"}},
+            },
+        },
+        406: "Formato no disponible (not_acceptable).",
+    }
+
+
 @operation(
     bp,
     "GET",
@@ -91,39 +123,44 @@ def _json_chunks(query: VentasQuery, rows: Iterator[BookRow], summary: BookSumma
     auth=(JWT, API_KEY),
     roles=ALL,
     query=VentasQuery,
-    responses={
-        200: {
-            "description": "El libro: una fila por comprobante (fecha, tipo, serie y número, receptor, moneda y "
-            "tipo de cambio, neto exento, a tasa mínima, básica y otra, IVA por tasa, percepciones, retenciones y "
-            "total, en la moneda del CFE y en pesos; las notas de crédito negativas), los rechazados por DGI "
-            "aparte, totales por tipo y moneda y las cifras de la declaración de IVA. JSON (LibroVentas), CSV "
-            "(`;`, coma decimal) o XLSX, por `formato` o por Accept.",
-            "content": {
-                "application/json": {
-                    "schema": LibroVentas.model_json_schema(ref_template="#/components/schemas/{model}")
-                },
-                "text/csv": {"schema": {"type": "string"}},
-                files.XLSX: {"schema": {"type": "string", "format": "binary"}},
-            },
-        },
-        406: "Formato no disponible (not_acceptable).",
-    },
+    responses=_book_responses(
+        "El libro: una fila por comprobante (fecha, tipo, serie y número, receptor, moneda y tipo de cambio, neto "
+        "exento, a tasa mínima, básica y otra, IVA por tasa, percepciones, retenciones y total, en la moneda del CFE "
+        "y en pesos; las notas de crédito negativas), los rechazados por DGI aparte, totales por tipo y moneda y las "
+        "cifras de la declaración de IVA. JSON (LibroVentas), CSV (`;`, coma decimal) o XLSX, por `formato` o por "
+        "Accept.",
+        LibroVentas,
+    ),
 )
 def ventas(principal: Principal, query: VentasQuery):
     """El libro de ventas del período: los comprobantes de venta (e-Ticket, e-Factura y sus notas) emitidos
     entre `desde` y `hasta`, con los importes que firmaron; los que DGI rechazó van aparte y no suman."""
-    wanted = _MEDIA[query.formato] if query.formato else negotiate("application/json", "text/csv", files.XLSX)
-    summary = BookSummary()
-    rows = book_rows(db.new_session(), principal.company_id, query.desde, query.hasta)
-    name = f"libro-ventas-{query.desde:%Y%m%d}-{query.hasta:%Y%m%d}"
-    if wanted == files.XLSX:
-        body = files.xlsx_file(rows, summary, query.desde, query.hasta)
-        return send_file(body, mimetype=files.XLSX, as_attachment=True, download_name=f"{name}.xlsx")
-    chunks = files.csv_chunks(rows, summary) if wanted == "text/csv" else _json_chunks(query, rows, summary)
-    response = Response(chunks, mimetype=wanted)
-    if wanted == "text/csv":
-        response.headers["Content-Disposition"] = f'attachment; filename="{name}.csv"'
-    return response
+    return _book(SALES, book_rows(db.new_session(), principal.company_id, query.desde, query.hasta), query)
+
+
+@operation(
+    bp,
+    "GET",
+    "/compras",
+    tag=TAG,
+    summary="Libro de compras (IVA) de un período",
+    auth=(JWT, API_KEY),
+    roles=ALL,
+    query=VentasQuery,
+    responses=_book_responses(
+        "El libro de compras, con la forma del de ventas: una fila por CFE recibido (fecha, tipo, serie y número, "
+        "proveedor, moneda y tipo de cambio, importes por tasa en la moneda del CFE y en pesos, como los firmó el "
+        "proveedor; las notas de crédito negativas), aparte los que DGI rechazó y los que la empresa rechazó (al "
+        "recibirlos o comercialmente), totales por tipo y moneda y las cifras de compras de la declaración de IVA. "
+        "JSON (LibroCompras), CSV o XLSX, por `formato` o por Accept.",
+        LibroCompras,
+    ),
+)
+def compras(principal: Principal, query: VentasQuery):
+    """El libro de compras del período: los CFE de compra recibidos (e-Ticket, e-Factura y sus notas) emitidos
+    entre `desde` y `hasta`, con los totales de su XML firmado; los rechazados por DGI o por la empresa van
+    aparte y no suman."""
+    return _book(PURCHASES, purchase_rows(db.new_session(), principal.company_id, query.desde, query.hasta), query)
 
 
 def _money(value: Decimal) -> str:

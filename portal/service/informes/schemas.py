@@ -125,6 +125,57 @@ class LibroVentas(_Camel):
     declaracion: Declaracion
 
 
+class FilaCompras(_Camel):
+    id: str = Field(description="El id del CFE recibido (/api/v1/recibidos/{id}).")
+    fecha: date
+    tipo_cfe: int = Field(alias="tipoCFE")
+    serie: str
+    nro: int
+    doc_emisor: str | None = Field(description="RUT del proveedor.")
+    nombre_emisor: str | None
+    moneda: str
+    tipo_cambio: Decimal
+    estado: Literal["recibido", "aceptado", "rechazado_comercial", "rechazado_al_recibir", "rechazado_dgi"]
+    importes: Importes = Field(
+        description="Los totales del XML firmado, en su moneda; las notas de crédito, negativas."
+    )
+    importes_pesos: Importes = Field(description="Los mismos importes en pesos (por el tipo de cambio del CFE).")
+
+
+class DeclaracionCompras(_Camel):
+    """Las cifras de compras de la declaración de IVA del período, en pesos."""
+
+    compras_tasa_basica: Decimal
+    iva_tasa_basica: Decimal
+    compras_tasa_minima: Decimal
+    iva_tasa_minima: Decimal
+    compras_otra_tasa: Decimal
+    iva_otra_tasa: Decimal
+    compras_exentas_o_no_gravadas: Decimal
+    exportaciones: Decimal
+    iva_en_suspenso: Decimal
+    iva_credito_fiscal: Decimal
+    percepciones: Decimal
+    retenciones: Decimal
+
+
+class LibroCompras(_Camel):
+    """El libro de compras (IVA) de un período, de los CFE recibidos."""
+
+    desde: date
+    hasta: date
+    filas: list[FilaCompras]
+    rechazados_dgi: list[FilaCompras] = Field(description="Anulados por rechazo de DGI: fuera del libro.")
+    rechazados_empresa: list[FilaCompras] = Field(
+        description="Rechazados por la empresa, al recibirlos o comercialmente: fuera del libro."
+    )
+    cantidad: int
+    totales_pesos: Importes
+    por_tipo: list[TotalTipo]
+    por_moneda: list[TotalMoneda]
+    declaracion: DeclaracionCompras
+
+
 class Cantidad(_Camel):
     cantidad: int
     total_pesos: Decimal

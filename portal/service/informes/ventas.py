@@ -2,6 +2,9 @@
 signed CFE carries them (Zona A, "Totales encabezado"), credit notes negative, in the receipt's currency and in
 pesos; receipts DGI rejected are left out of the totals and listed apart.
 
+What every IVA book shares (its rows, totals, summary and `BookKind`, what tells one book from the other in
+files and JSON) lives here too; the purchases book (compras.py) only reads its rows from the received CFEs.
+
 Rows are read in batches straight from the receipts' columns and the JSON totals stored at signing (the same
 numbers the XML carries, written from one `Totals`), so a month of 100,000 receipts streams in flat memory.
 """
@@ -64,10 +67,12 @@ class BookRow:
     # receipt's currency, signed (credit notes negative), and the same in pesos, each rounded half-up to the cent.
     amounts: dict[str, Decimal]
     amounts_uyu: dict[str, Decimal]
+    # Out of the book and its totals, and why: "dgi" (DGI rejected it), "empresa" (a purchase we rejected).
+    apart: str | None = None
 
     @property
     def rejected(self) -> bool:
-        return self.dgi_status == REJECTED
+        return self.apart is not None
 
 
 def _zeros() -> dict[str, Decimal]:
@@ -103,11 +108,17 @@ class BookSummary:
     receipts apart."""
 
     groups: dict[tuple[int, str], Totals] = field(default_factory=dict)
-    rejected: list[BookRow] = field(default_factory=list)
+    apart: dict[str, list[BookRow]] = field(default_factory=dict)  # BookRow.apart -> its rows, in order
+    kind: BookKind | None = None  # the sales book when None
+
+    @property
+    def rejected(self) -> list[BookRow]:
+        """The receipts DGI rejected."""
+        return self.apart.get("dgi", [])
 
     def add(self, row: BookRow) -> None:
-        if row.rejected:
-            self.rejected.append(row)
+        if row.apart is not None:
+            self.apart.setdefault(row.apart, []).append(row)
             return
         group = self.groups.get((row.tipo_cfe, row.moneda))
         if group is None:
@@ -137,23 +148,53 @@ class BookSummary:
 
     @property
     def declaration(self) -> dict[str, Decimal]:
-        """The sales figures of the period's IVA return, in pesos: sales at each rate with their IVA, exempt
-        and non-taxed sales, exports, and the IVA withheld or perceived."""
+        """The book's figures of the period's IVA return, in pesos: sales (purchases) at each rate with their
+        IVA, exempt and non-taxed ones, exports, and the IVA withheld or perceived."""
         a = self.total.amounts
-        return {
-            "ventasTasaBasica": a["netoTasaBasica"],
+        kind = self.kind or SALES
+        figures = {
+            "TasaBasica": a["netoTasaBasica"],
             "ivaTasaBasica": a["ivaTasaBasica"],
-            "ventasTasaMinima": a["netoTasaMinima"],
+            "TasaMinima": a["netoTasaMinima"],
             "ivaTasaMinima": a["ivaTasaMinima"],
-            "ventasOtraTasa": a["netoOtraTasa"],
+            "OtraTasa": a["netoOtraTasa"],
             "ivaOtraTasa": a["ivaOtraTasa"],
-            "ventasExentasONoGravadas": a["noGravado"],
+            "ExentasONoGravadas": a["noGravado"],
             "exportaciones": a["exportacion"],
             "ivaEnSuspenso": a["ivaSuspenso"],
-            "ivaDebitoFiscal": a["ivaTasaBasica"] + a["ivaTasaMinima"] + a["ivaOtraTasa"],
+            kind.iva_total: a["ivaTasaBasica"] + a["ivaTasaMinima"] + a["ivaOtraTasa"],
             "percepciones": a["percepciones"],
             "retenciones": a["retenciones"],
         }
+        return {(kind.name + key if key[0].isupper() else key): value for key, value in figures.items()}
+
+
+@dataclass(frozen=True)
+class BookKind:
+    """What tells one IVA book from the other in its files and JSON: its name (`ventas`, `compras`, also the
+    prefix of its return's figures), title, the other party's labels and keys, what its rows' state is, the
+    sections of rows kept apart (BookRow.apart, with their headings) and the return's IVA total."""
+
+    name: str
+    title: str
+    party_label: str  # the column of the other party's name ("Receptor", "Proveedor")
+    party_keys: tuple[str, str]  # the JSON keys of its document and name
+    state_label: str
+    state_key: str
+    apart: tuple[tuple[str, str, str], ...]  # (BookRow.apart, JSON key, heading)
+    iva_total: str
+
+
+SALES = BookKind(
+    name="ventas",
+    title="Libro de ventas",
+    party_label="Receptor",
+    party_keys=("docReceptor", "nombreReceptor"),
+    state_label="Estado DGI",
+    state_key="estadoDgi",
+    apart=(("dgi", "rechazados", "Rechazados por DGI"),),
+    iva_total="ivaDebitoFiscal",
+)
 
 
 # How a zero is written in the stored totals (amounts as strings with their exact decimals).
@@ -216,13 +257,20 @@ def signed_amounts(tipo_cfe: int, texts: Iterable[str | None]) -> dict[str, Deci
 
 def to_row(record: ReceiptColumns) -> BookRow:
     """A receipt as a line of the book."""
-    amounts = signed_amounts(record.tipo_cfe, record[_FIRST_AMOUNT:])
+    return book_row(record, record[_FIRST_AMOUNT:])
+
+
+def book_row(record: ReceiptColumns, texts: Iterable[str | None]) -> BookRow:
+    """A line of a book: `record`'s columns and its amount columns as the CFE writes them (AMOUNT_COLUMNS'
+    order), credit notes made negative and each amount in pesos by the CFE's rate."""
+    amounts = signed_amounts(record.tipo_cfe, texts)
     rate = None if record.tpo_moneda == "UYU" else _stored_decimal(record.tpo_cambio)
     if rate is None:
         rate, in_pesos = Decimal(1), amounts
     else:
         in_pesos = {name: (value * rate).quantize(CENT, ROUND_HALF_UP) for name, value in amounts.items()}
     return BookRow(
+        apart="dgi" if record.dgi_status == REJECTED else None,
         id=record.id,
         fecha=record.fch_emis,
         tipo_cfe=record.tipo_cfe,

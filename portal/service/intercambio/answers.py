@@ -33,6 +33,7 @@ from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import verify_signature
 from portal.service.cfe.xmlsafe import parse_untrusted
 from portal.service.comprobante.models import IssuedCfe
+from portal.service.eventos.publishing import publish, receipt
 from portal.service.intercambio.models import ExchangeCfe, ExchangeEnvelope
 from portal.service.intercambio.states import is_commercial, motive
 from portal.service.models import Certificate, Company
@@ -157,7 +158,7 @@ def _record_cfe_ack(session: Session, sobre: ExchangeEnvelope, contents: list[Ex
         ex = by_ordinal.get(int(ordinal)) if ordinal.isdigit() else None
         if ex is None:
             continue
-        record = session.get_one(IssuedCfe, ex.cfe_id)
+        record = session.get_one(IssuedCfe, ex.cfe_id)  # the row cascades with its receipt
         tipo, serie, nro = _text(det, "d:TipoCFE"), _text(det, "d:Serie"), _text(det, "d:NroCFE")
         if tipo and (int(tipo), serie, int(nro or 0)) != (record.tipo_cfe, record.serie, record.nro):
             continue  # the line names another receipt than the one at that ordinal: not ours to record
@@ -169,3 +170,15 @@ def _record_cfe_ack(session: Session, sobre: ExchangeEnvelope, contents: list[Ex
         ex.answered_at = now
         ex.state, ex.motives = state, motives
         ex.commercial = any(is_commercial(m["codigo"]) for m in motives)
+        publish(
+            session,
+            sobre.company_id,
+            "intercambio.respuesta",
+            receipt(
+                record,
+                rutReceptor=sobre.receiver_rut,
+                estadoReceptor=state,
+                rechazoComercial=ex.commercial,
+                motivos=[{"codigo": m["codigo"], "glosa": m.get("glosa")} for m in motives],
+            ),
+        )

@@ -12,7 +12,13 @@ from huey import crontab
 from sqlalchemy import or_, select
 
 from portal.service import db, jobs
-from portal.service.intercambio import consultas, notices, refresh, sending
+from portal.service.intercambio import (
+    consultas,
+    notices,
+    refresh,
+    sending,
+    watch,  # noqa: F401 - registers the directory in the compliance watch
+)
 from portal.service.intercambio.models import DgiRejectionNotice, ExchangeCfe, ExchangeEnvelope
 
 

@@ -19,6 +19,7 @@ from portal.service.cfe import xmlsafe
 from portal.service.cfe.errors import XmlInputError
 from portal.service.envios.acks import CfeVerdict
 from portal.service.errors import ApiError
+from portal.service.eventos.publishing import publish
 from portal.service.models import Company
 from portal.service.recibidos import acks, checks
 from portal.service.recibidos.models import CHANNELS, ReceivedCfe, ReceivedEnvelope
@@ -142,6 +143,8 @@ def record(
         session.add_all(rows)
         session.flush()
         cfe_ids = [r.id for r in rows]
+        for cfe in rows:
+            publish(session, company.id, "recibido.nuevo", event_data(cfe))
         answers.append(acks.ack_cfe(session, company, row, verdicts, now))
     session.flush()
     return IntakeResult(
@@ -153,6 +156,22 @@ def record(
         cfe_ids=cfe_ids,
         answer_ids=[a.id for a in answers],
     )
+
+
+def event_data(cfe: ReceivedCfe) -> dict:
+    """A received CFE as the `recibido.nuevo` event carries it: who sent it, what it is, how we answered."""
+    return {
+        "idRecibido": cfe.id,
+        "rutEmisor": cfe.rut_emisor,
+        "tipoCfe": cfe.tipo_cfe,
+        "serie": cfe.serie,
+        "nro": cfe.nro,
+        "fchEmis": cfe.fch_emis.isoformat() if cfe.fch_emis else None,
+        "moneda": cfe.moneda,
+        "mntTotal": str(cfe.mnt_total) if cfe.mnt_total is not None else None,
+        "estado": cfe.estado,
+        "motivos": [{"codigo": m["codigo"], "glosa": m.get("glosa")} for m in cfe.motives or []],
+    }
 
 
 def _judge(

@@ -84,9 +84,11 @@ def configure(session, company_id: int, url: str) -> ExchangeMailbox:
     encrypted = field_cipher().encrypt(url.encode())
     if mailbox is None:
         mailbox = ExchangeMailbox(company_id=company_id, url_encrypted=encrypted, enabled=True, last_uid=0)
+        mailbox.configured_at = datetime.now(UTC)
         session.add(mailbox)
     elif field_cipher().decrypt(mailbox.url_encrypted).decode() != url:
         mailbox.url_encrypted, mailbox.uidvalidity, mailbox.last_uid = encrypted, None, 0
+        mailbox.configured_at, mailbox.last_ok_at = datetime.now(UTC), None  # another mailbox: its own record
     mailbox.enabled = True
     session.flush()
     return mailbox
@@ -158,6 +160,8 @@ def _advance(mailbox_id: int, validity: int | None, uid: int | None, error: str 
             if uid is not None:
                 mailbox.last_uid = max(mailbox.last_uid, uid)
         mailbox.last_polled_at, mailbox.last_error = datetime.now(UTC), error
+        if error is None:
+            mailbox.last_ok_at = mailbox.last_polled_at
 
 
 def documents(message: EmailMessage) -> list[tuple[str, bytes]]:

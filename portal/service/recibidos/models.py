@@ -156,6 +156,8 @@ class ExchangeMailbox(Base):
     last_uid: Mapped[int] = mapped_column(BigInteger, default=0)
     last_polled_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     last_error: Mapped[str | None] = mapped_column(String(500))
+    configured_at: Mapped[datetime | None] = mapped_column(UtcDateTime())  # this URL's; the watch counts from it
+    last_ok_at: Mapped[datetime | None] = mapped_column(UtcDateTime())  # the last read without error
 
 
 class ProcessedMail(Base):

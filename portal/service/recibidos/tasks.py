@@ -11,7 +11,12 @@ from sqlalchemy.exc import IntegrityError
 
 from portal.service import db, jobs
 from portal.service.models import Company
-from portal.service.recibidos import intake, mailbox, sending
+from portal.service.recibidos import (
+    intake,
+    mailbox,
+    sending,
+    watch,  # noqa: F401 - registers the mailboxes in the compliance watch
+)
 
 
 @jobs.huey.task(retries=3, retry_delay=60, name="recibidos.send_answer")

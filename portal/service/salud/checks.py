@@ -1,8 +1,9 @@
 """The facts behind each concern, read from the database, and the registry of checks.
 
 A check is `fn(context) -> list[Concern]`. `CHECKS` holds the built-in ones in the order the page shows
-them; another area adds its own with `register(fn)` at import (the exchange's directory and mailbox runs
-will: a concern per run with its last good time, kinds "intercambio_directorio" and "intercambio_buzon").
+them; another area adds its own with `register(fn)` at import (the exchange's directory and mailbox runs do,
+intercambio/watch.py and recibidos/watch.py: kinds "intercambio_directorio" and "intercambio_buzon", each with its
+last good time).
 """
 
 from __future__ import annotations

@@ -16,7 +16,10 @@ class _Out(BaseModel):
 
 class ConcernOut(_Out):
     clave: str = Field(description="Identifica la preocupación en la empresa: certificado, cae:<id>, reporte_diario...")
-    tipo: str = Field(description="certificado, cae, reporte_diario, dgi_demorados o sobres_rechazados.")
+    tipo: str = Field(
+        description="certificado, cae, reporte_diario, dgi_demorados, sobres_rechazados, intercambio_directorio o "
+        "intercambio_buzon."
+    )
     estado: State
     mensaje: str = Field(description="Qué pasa, en una frase.")
     accion: str = Field(description="Qué hacer.")

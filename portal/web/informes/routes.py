@@ -1,8 +1,10 @@
-"""Views of the informes area: a period's sales with charts and tables, and the IVA sales book as CSV or XLSX."""
+"""Views of the informes area: a period's sales with charts and tables, and the IVA sales and purchases books as CSV or
+XLSX."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from flask import request, url_for
 from flask_babel import format_date
@@ -73,19 +75,15 @@ def _charts(report: PeriodReport) -> dict[str, Chart]:
 
 
 def _downloads(period: periods.Period) -> dict[str, str]:
-    def link(fmt: str) -> str:
-        if period.code == periods.RANGE:
-            start, end = period.start.isoformat(), period.end.isoformat()
-            return url_for("informes.book", formato=fmt, periodo=period.code, desde=start, hasta=end)
-        return url_for("informes.book", formato=fmt, periodo=period.code)
-
-    def summary() -> str:
-        if period.code == periods.RANGE:
-            start, end = period.start.isoformat(), period.end.isoformat()
-            return url_for("informes.summary_pdf", periodo=period.code, desde=start, hasta=end)
-        return url_for("informes.summary_pdf", periodo=period.code)
-
-    return {**{fmt: link(fmt) for fmt in _BOOK_MEDIA}, "pdf": summary()}
+    args: dict[str, Any] = {"periodo": period.code}
+    if period.code == periods.RANGE:
+        args |= {"desde": period.start.isoformat(), "hasta": period.end.isoformat()}
+    links = {
+        f"{libro}_{fmt}": url_for("informes.book", libro=libro, formato=fmt, **args)
+        for libro in ("ventas", "compras")
+        for fmt in _BOOK_MEDIA
+    }
+    return {**links, "pdf": url_for("informes.summary_pdf", **args)}
 
 
 @bp.get("/")
@@ -110,14 +108,14 @@ def index():
     )
 
 
-@bp.get("/libro-ventas/<any(csv, xlsx):formato>")
+@bp.get("/libro-<any(ventas, compras):libro>/<any(csv, xlsx):formato>")
 @member_required
-def book(formato: str):
-    """The IVA sales book of the period, as the service writes it."""
+def book(libro: str, formato: str):
+    """The IVA sales or purchases book of the period, as the service writes it."""
     return _period_file(
-        lambda period: api().sales_book(period.start, period.end, formato),  # type: ignore[arg-type]  # any()
+        lambda period: api().book(libro, period.start, period.end, formato),  # type: ignore[arg-type]  # any()
         _BOOK_MEDIA[formato],
-        f"libro-ventas-{{start}}-{{end}}.{formato}",
+        f"libro-{libro}-{{start}}-{{end}}.{formato}",
     )
 
 

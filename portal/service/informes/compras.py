@@ -1,0 +1,114 @@
+"""The IVA purchases book (libro de compras): the sales book's rows, totals, files and JSON (ventas.py, files.py)
+read from the received CFEs: each one's amounts from its signed XML's Zona A totals, as its issuer signed them,
+credit notes negative, in its currency and in pesos. CFEs DGI rejected (the issuer's notice of annulment) and
+the ones the company rejected (on arrival, or commercially) stay out of the book and are listed apart."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date
+
+from lxml import etree
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from portal.service.informes.ventas import AMOUNT_COLUMNS, BOOK_TYPES, BookKind, BookRow, book_row
+from portal.service.recibidos.checks import NS
+from portal.service.recibidos.models import ReceivedCfe
+
+PURCHASES = BookKind(
+    name="compras",
+    title="Libro de compras",
+    party_label="Proveedor",
+    party_keys=("docEmisor", "nombreEmisor"),
+    state_label="Estado",
+    state_key="estado",
+    apart=(
+        ("dgi", "rechazadosDgi", "Rechazados por DGI"),
+        ("empresa", "rechazadosEmpresa", "Rechazados por la empresa"),
+    ),
+    iva_total="ivaCreditoFiscal",
+)
+# The Zona A element of each amount column: the stored totals' name with a capital (mntNoGrv -> MntNoGrv).
+_TAGS = tuple(source[0].upper() + source[1:] for _name, source in AMOUNT_COLUMNS)
+_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+_BATCH = 500
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """A received CFE in the columns the sales book reads of a receipt (ventas.ReceiptColumns)."""
+
+    id: str
+    fch_emis: date
+    tipo_cfe: int
+    serie: str
+    nro: int
+    receptor_doc: str | None  # the supplier here
+    receptor_nombre: str | None
+    tpo_moneda: str
+    dgi_status: str
+    tpo_cambio: str | None
+    sucursal: int | None
+
+
+def state(cfe: ReceivedCfe) -> tuple[str, str | None]:
+    """The purchase's state in the book, and why it is kept apart (None: it counts)."""
+    if cfe.anulado_dgi:
+        return "rechazado_dgi", "dgi"
+    if cfe.estado != "AE":
+        return "rechazado_al_recibir", "empresa"
+    if cfe.decision == "rechazado":
+        return "rechazado_comercial", "empresa"
+    return cfe.decision or "recibido", None
+
+
+def to_purchase(cfe: ReceivedCfe) -> BookRow:
+    """A received CFE as a line of the book, its amounts read from the signed XML."""
+    root = etree.fromstring(cfe.xml, _PARSER)
+    totals = root.find(".//d:Encabezado/d:Totales", NS)
+
+    def text(tag: str) -> str | None:
+        value = totals.findtext(f"d:{tag}", namespaces=NS) if totals is not None else None
+        return value.strip() if value else None
+
+    label, apart = state(cfe)
+    columns = _Columns(
+        id=str(cfe.id),
+        fch_emis=cfe.fch_emis,  # type: ignore[arg-type]  # the book reads CFEs with a date
+        tipo_cfe=cfe.tipo_cfe,  # type: ignore[arg-type]
+        serie=cfe.serie or "",
+        nro=cfe.nro or 0,
+        receptor_doc=cfe.rut_emisor,
+        receptor_nombre=cfe.nombre_emisor,
+        tpo_moneda=text("TpoMoneda") or cfe.moneda or "UYU",
+        dgi_status=label,
+        tpo_cambio=text("TpoCambio"),
+        sucursal=None,
+    )
+    return dataclasses.replace(book_row(columns, (text(tag) for tag in _TAGS)), apart=apart)  # type: ignore[arg-type]
+
+
+def purchase_rows(session: Session, company_id: int, desde: date, hasta: date) -> Iterator[BookRow]:
+    """The period's received CFEs of the book's types, in the book's order (date, supplier, type, serie,
+    number), read in batches from `session` (its own, closed when the last row has been read)."""
+    statement = (
+        select(ReceivedCfe)
+        .where(
+            ReceivedCfe.company_id == company_id,
+            ReceivedCfe.fch_emis >= desde,
+            ReceivedCfe.fch_emis <= hasta,
+            ReceivedCfe.tipo_cfe.in_(sorted(BOOK_TYPES)),
+        )
+        .order_by(
+            ReceivedCfe.fch_emis, ReceivedCfe.rut_emisor, ReceivedCfe.tipo_cfe, ReceivedCfe.serie, ReceivedCfe.nro
+        )
+        .execution_options(yield_per=_BATCH)
+    )
+    try:
+        for cfe in session.scalars(statement):
+            yield to_purchase(cfe)
+    finally:
+        session.close()

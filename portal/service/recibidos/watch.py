@@ -1,0 +1,53 @@
+"""Each configured exchange mailbox in the compliance watch: how long since its last read without error (the
+worker reads it every minute). An hour without one is a warning; a day, a problem: suppliers' envelopes and
+the answers to ours wait unread, and DGI's terms to answer them run."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+
+from portal.service.intercambio.watch import elapsed
+from portal.service.recibidos.models import ExchangeMailbox
+from portal.service.salud import checks
+from portal.service.salud.concerns import OK, PROBLEM, WARNING, Concern
+
+WARNING_AFTER = timedelta(hours=1)
+PROBLEM_AFTER = timedelta(days=1)
+KIND = "intercambio_buzon"
+LINK = "/recibidos/"
+
+
+def mailbox_concern(
+    mailbox_id: int, now: datetime, last_ok: datetime | None, configured: datetime | None, error: str | None
+) -> Concern:
+    """`last_ok`: the last read without error; `configured`: when this mailbox was set (counted from when it
+    was never read well)."""
+    key = f"{KIND}:{mailbox_id}"
+    facts = {"ultimaLectura": last_ok.isoformat() if last_ok else None, "error": error}
+    since = last_ok or configured
+    age = now - since if since else timedelta(0)
+    state, level = (PROBLEM, 24) if age >= PROBLEM_AFTER else (WARNING, 1) if age >= WARNING_AFTER else (OK, 0)
+    if state == OK:
+        message = (
+            f"El buzón de intercambio se leyó hace {elapsed(now, last_ok)}."
+            if last_ok
+            else "El buzón de intercambio todavía no se leyó."
+        )
+        return Concern(key, KIND, OK, message, "Nada que hacer", LINK, facts=facts)
+    what = "nunca se pudo leer" if last_ok is None else f"no se puede leer desde hace {elapsed(now, last_ok)}"
+    message = f"El buzón de intercambio {what}: los sobres de proveedores y las respuestas esperan sin leer."
+    if error:
+        message += f" Último error: {error}"
+    return Concern(key, KIND, state, message[:400], "Revisar la dirección y la clave del buzón", LINK, level, facts)
+
+
+@checks.register
+def exchange_mailboxes(ctx: checks.Context) -> list[Concern]:
+    rows = ctx.session.scalars(
+        select(ExchangeMailbox)
+        .where(ExchangeMailbox.company_id == ctx.company_id, ExchangeMailbox.enabled.is_(True))
+        .order_by(ExchangeMailbox.id)
+    )
+    return [mailbox_concern(m.id, ctx.now, m.last_ok_at, m.configured_at, m.last_error) for m in rows]

@@ -1,0 +1,129 @@
+"""The exchange in the compliance watch: the directory's last good refresh (warning after 2 days, problem after 7)
+and each configured exchange mailbox's last good read (warning after an hour, problem after a day), read from
+the database by the watch's own API, and made news (a notice) when they turn."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import select
+
+from portal.service import db, jobs
+from portal.service.intercambio.models import DirectoryRefresh
+from portal.service.intercambio.watch import directory_concern
+from portal.service.recibidos import mailbox
+from portal.service.recibidos.models import ExchangeMailbox
+from portal.service.recibidos.watch import mailbox_concern
+from portal.service.salud import watch
+from portal.service.salud.concerns import OK, PROBLEM, WARNING
+from portal.service.salud.models import Notice
+
+ADMIN = "admin@demo.uy"
+NOW = datetime(2026, 11, 27, 15, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def app(service_config, tmp_path):
+    from portal.service import create_app
+
+    application = create_app({**service_config, "MAILBOX_DIR": str(tmp_path / "mailbox")})
+    jobs.use_app(application)
+    yield application
+    application.extensions["db_engine"].dispose()
+
+
+@pytest.mark.parametrize(
+    "age, state",
+    [
+        (timedelta(days=1, hours=23), OK),
+        (timedelta(days=2), WARNING),
+        (timedelta(days=6, hours=23), WARNING),
+        (timedelta(days=7), PROBLEM),
+    ],
+)
+def test_directory_thresholds(age, state):
+    concern = directory_concern(NOW, NOW - age, NOW - timedelta(days=30))
+    assert concern.state == state and concern.kind == "intercambio_directorio"
+
+
+def test_a_directory_never_refreshed_well_counts_from_its_first_attempt():
+    assert directory_concern(NOW, None, None).state == OK  # never tried: the worker refreshes it when it starts
+    assert directory_concern(NOW, None, NOW - timedelta(hours=3)).state == OK
+    concern = directory_concern(NOW, None, NOW - timedelta(days=8))
+    assert concern.state == PROBLEM and "nunca" in concern.message
+
+
+@pytest.mark.parametrize(
+    "age, state",
+    [
+        (timedelta(minutes=59), OK),
+        (timedelta(hours=1), WARNING),
+        (timedelta(hours=23, minutes=59), WARNING),
+        (timedelta(days=1), PROBLEM),
+    ],
+)
+def test_mailbox_thresholds(age, state):
+    concern = mailbox_concern(3, NOW, NOW - age, NOW - timedelta(days=30), None)
+    assert (concern.state, concern.key, concern.kind) == (state, "intercambio_buzon:3", "intercambio_buzon")
+
+
+def test_a_mailbox_never_read_well_counts_from_when_it_was_configured():
+    assert mailbox_concern(1, NOW, None, NOW - timedelta(minutes=5), None).state == OK
+    concern = mailbox_concern(1, NOW, None, NOW - timedelta(hours=2), "No se pudo leer el buzón: refused")
+    assert concern.state == WARNING and "refused" in concern.message
+
+
+def _concerns(client, auth_headers, kind: str) -> list[dict]:
+    answer = client.get("/api/v1/empresa/salud", headers=auth_headers(ADMIN, company_id=1))
+    assert answer.status_code == 200
+    return [item for item in answer.json["items"] if item["tipo"] == kind]
+
+
+def test_the_watch_reads_the_directory_refreshes(app, auth_headers):
+    client = app.test_client()
+    now = datetime.now(UTC)
+    with app.app_context(), db.write_transaction() as session:
+        session.add(
+            DirectoryRefresh(source="dgi", started_at=now - timedelta(days=9), finished_at=now - timedelta(days=9))
+        )
+        session.add(
+            DirectoryRefresh(source="dgi", started_at=now - timedelta(days=1), finished_at=now, error="DGI no responde")
+        )
+    [concern] = _concerns(client, auth_headers, "intercambio_directorio")
+    assert concern["estado"] == "problem"  # the failed refresh of yesterday is no good one
+    with app.app_context(), db.write_transaction() as session:
+        session.add(
+            DirectoryRefresh(source="dgi", started_at=now - timedelta(days=3), finished_at=now - timedelta(days=3))
+        )
+    [concern] = _concerns(client, auth_headers, "intercambio_directorio")
+    assert concern["estado"] == "warning" and "3 días" in concern["mensaje"]
+
+
+def test_each_mailbox_is_watched_and_its_turn_is_news(app, auth_headers):
+    client = app.test_client()
+    assert _concerns(client, auth_headers, "intercambio_buzon") == []  # none configured: nothing to watch
+    with app.app_context(), db.write_transaction() as session:
+        box = mailbox.configure(session, 1, "imaps://intercambio:clave@imap.demo.uy/INBOX")
+        box_id = box.id
+    [concern] = _concerns(client, auth_headers, "intercambio_buzon")
+    assert concern["estado"] == "ok"
+
+    with app.app_context():
+        mailbox._advance(box_id, None, None, "No se pudo leer el buzón: connection refused")
+        with db.write_transaction() as session:
+            row = session.get_one(ExchangeMailbox, box_id)
+            row.configured_at = datetime.now(UTC) - timedelta(hours=2)
+    [concern] = _concerns(client, auth_headers, "intercambio_buzon")
+    assert concern["estado"] == "warning" and "connection refused" in concern["mensaje"]
+    with app.app_context():
+        watch.run(1)
+        notices = db.session().scalars(select(Notice).where(Notice.kind == "intercambio_buzon")).all()
+        assert [n.state for n in notices] == ["warning"]
+
+        mailbox._advance(box_id, 7, None, None)  # a good read
+        row = db.session().get_one(ExchangeMailbox, box_id)
+        db.session().refresh(row)
+        assert row.last_ok_at is not None and row.last_error is None
+    [concern] = _concerns(client, auth_headers, "intercambio_buzon")
+    assert concern["estado"] == "ok"
