@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 
 from portal.service.intercambio.models import DirectoryRefresh
 from portal.service.salud import checks
-from portal.service.salud.concerns import OK, PROBLEM, WARNING, Concern
+from portal.service.salud.concerns import OK, PROBLEM, WARNING, Concern, State
 
 WARNING_AFTER = timedelta(days=2)
 PROBLEM_AFTER = timedelta(days=7)
@@ -32,6 +32,7 @@ def directory_concern(now: datetime, last_good: datetime | None, first_attempt: 
     facts = {"ultimaActualizacion": last_good.isoformat() if last_good else None}
     since = last_good or first_attempt
     age = now - since if since else timedelta(0)
+    state: State
     state, level = (PROBLEM, 7) if age >= PROBLEM_AFTER else (WARNING, 2) if age >= WARNING_AFTER else (OK, 0)
     if state == OK:
         message = (

@@ -11,7 +11,7 @@ from sqlalchemy import select
 from portal.service.intercambio.watch import elapsed
 from portal.service.recibidos.models import ExchangeMailbox
 from portal.service.salud import checks
-from portal.service.salud.concerns import OK, PROBLEM, WARNING, Concern
+from portal.service.salud.concerns import OK, PROBLEM, WARNING, Concern, State
 
 WARNING_AFTER = timedelta(hours=1)
 PROBLEM_AFTER = timedelta(days=1)
@@ -28,6 +28,7 @@ def mailbox_concern(
     facts = {"ultimaLectura": last_ok.isoformat() if last_ok else None, "error": error}
     since = last_ok or configured
     age = now - since if since else timedelta(0)
+    state: State
     state, level = (PROBLEM, 24) if age >= PROBLEM_AFTER else (WARNING, 1) if age >= WARNING_AFTER else (OK, 0)
     if state == OK:
         message = (

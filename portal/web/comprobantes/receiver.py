@@ -125,7 +125,9 @@ def dgi_check(doc_type: str | None, number: str | None, form: Mapping[str, str],
     if document is None:
         return None
     record = read_record(form.get(RECORD_FIELD))
-    customer, customer_fills, customer_record = None, (), {}
+    customer: Customer | None = None
+    customer_fills: tuple[Fill, ...] = ()
+    customer_record: dict[str, str] = {}
     if fill:
         customer = catalogue.find_customer(*document)
         customer_fills, customer_record = _customer_fills(customer, form, record)
