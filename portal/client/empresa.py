@@ -108,7 +108,7 @@ class EmpresaApi(Transport):
         return UploadedCae(CaeRange.from_json(response.json()), created=response.status_code == 201)
 
     def list_contingency_books(self) -> tuple[ContingencyBook, ...]:
-        return tuple(ContingencyBook.from_json(b) for b in self._json("GET", f"{BASE}/contingencia")["libretas"])
+        return tuple(ContingencyBook.from_json(b) for b in self._json("GET", f"{BASE}/contingencia")["items"])
 
     def register_contingency_book(
         self,

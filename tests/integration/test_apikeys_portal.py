@@ -145,15 +145,14 @@ def test_the_limit_changes_in_place_and_bad_values_come_back_next_to_the_field(a
 
 
 def test_the_row_shows_the_current_windows_usage(admin, live_service):
-    from limits import RateLimitItemPerSecond
-
     from portal.service import ratelimit
+    from portal.service.apikeys import limiting
 
     _create(admin, "ERP", "10", "60")
     key = _only_key(live_service)
     with live_service.app.app_context():
-        for _ in range(4):
-            ratelimit.limiter().hit(RateLimitItemPerSecond(10, 60, namespace="apikey"), key.id)
+        for _ in range(4):  # counted in the key's own window, as requests made with it are (limiting.consume)
+            ratelimit.limiter().hit(limiting._item(10, 60), key.id)
     usage = _soup(admin.get("/apikeys/")).find(attrs={"data-testid": "apikey-usage"}).get_text(" ", strip=True)
     assert "Ventana actual: 4 de 10 usadas" in usage
 

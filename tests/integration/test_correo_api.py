@@ -266,4 +266,4 @@ def test_the_mail_is_in_usted_and_the_company_writes_its_own_with_placeholders(
     text = received.message.get_body(("plain",)).get_content()
     assert text.startswith("Estimado/a ") and "Total: $ " in text and "{comprobante.__class__}" in text
     audit = api_client.get("/api/v1/empresa/auditoria", headers=admin).json
-    assert any(e["accion"] == "plantilla_correo" for e in audit["eventos"]), audit
+    assert any(e["accion"] == "plantilla_correo" for e in audit["items"]), audit

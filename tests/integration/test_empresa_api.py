@@ -523,9 +523,7 @@ def test_a_branch_is_retired_audited_and_no_longer_issues(api_client, admin, aut
     from tests.support import cfe_bodies as bodies
 
     created = api_client.post(f"{BASE}/sucursales", json=BRANCH, headers=admin).json
-    default = next(
-        b for b in api_client.get(f"{BASE}/sucursales", headers=admin).json["sucursales"] if b["predeterminada"]
-    )
+    default = next(b for b in api_client.get(f"{BASE}/sucursales", headers=admin).json["items"] if b["predeterminada"])
     refused = api_client.post(f"{BASE}/sucursales/{default['id']}/baja", headers=admin)
     assert refused.status_code == 409 and refused.json["error"]["code"] == "sucursal_predeterminada"
     assert (
@@ -550,7 +548,7 @@ def test_a_branch_is_retired_audited_and_no_longer_issues(api_client, admin, aut
 def test_a_certificate_is_retired_audited_and_never_signs_again(api_client, admin, auth_headers):
     from tests.support import cfe_bodies as bodies
 
-    (seeded,) = api_client.get(f"{BASE}/certificados", headers=admin).json["certificados"]
+    (seeded,) = api_client.get(f"{BASE}/certificados", headers=admin).json["items"]
     only = api_client.post(f"{BASE}/certificados/{seeded['id']}/baja", headers=admin)
     assert only.status_code == 409 and only.json["error"]["code"] == "unico_certificado_vigente"
     successor = upload_cert(api_client, admin, p12())

@@ -23,9 +23,9 @@ def test_an_admin_registers_a_book_and_it_is_audited(api_client, auth_headers):
     assert answer.status_code == 201, answer.json
     assert (answer.json["tipoCFE"], answer.json["desde"], answer.json["hasta"]) == (211, 1, 500)
     assert answer.json["registradaPor"] == "admin@demo.uy"
-    listed = api_client.get(URL, headers=auth_headers("usuario@demo.uy", 1)).json["libretas"]
+    listed = api_client.get(URL, headers=auth_headers("usuario@demo.uy", 1)).json["items"]
     assert [(b["tipoCFE"], b["serie"]) for b in listed] == [(211, "A")]
-    events = api_client.get("/api/v1/empresa/auditoria", headers=admin).json["eventos"]
+    events = api_client.get("/api/v1/empresa/auditoria", headers=admin).json["items"]
     assert events[0]["accion"] == "libreta_contingencia"
     assert events[0]["objeto"] == "CFC 211 serie A 1-500"
     assert events[0]["cambios"]["hasta"] == {"antes": None, "despues": 500}

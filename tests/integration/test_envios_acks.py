@@ -31,7 +31,7 @@ def admin(auth_headers):
 def _one_envelope_answered(api_client, admin, service_app) -> dict:
     issue(api_client, admin, bodies.body(bodies.EFACTURA))
     drain(service_app)
-    [sobre] = api_client.get(SOBRES, headers=admin).json["sobres"]
+    [sobre] = api_client.get(SOBRES, headers=admin).json["items"]
     assert sobre["estado"] == "respondido"
     return sobre
 
@@ -40,7 +40,7 @@ def _report_answered(api_client, admin, service_app) -> dict:
     answer = api_client.post(REPORTES, headers=admin, json={"fecha": today_montevideo().isoformat()})
     assert answer.status_code == 202, answer.json
     drain(service_app)
-    [report] = api_client.get(REPORTES, headers=admin).json["reportes"]
+    [report] = api_client.get(REPORTES, headers=admin).json["items"]
     assert report["estado"] == "aceptado"
     return report
 

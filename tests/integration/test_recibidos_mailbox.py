@@ -4,8 +4,11 @@ attachment is answered BS and kept aside, and a mailbox that cannot be reached i
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from email.message import EmailMessage
 from email.utils import make_msgid
+from pathlib import Path
 
 import pytest
 from sqlalchemy import select
@@ -21,10 +24,14 @@ SENDER = "intercambio@norte.com.uy"
 
 
 @pytest.fixture
-def dovecot(tmp_path):
-    server = Dovecot(tmp_path / "dovecot").start()
+def dovecot():
+    # A short folder of its own: dovecot's Unix sockets live under it, and a socket's path may not pass 107
+    # characters (pytest's tmp_path under a parallel run's worker folder does).
+    root = Path(tempfile.mkdtemp(prefix="dv", dir="/tmp"))
+    server = Dovecot(root).start()
     yield server
     server.stop()
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def _message(*attachments: tuple[str, bytes], message_id: str | None = None) -> bytes:

@@ -41,7 +41,7 @@ def list_books(principal: Principal) -> LibretaList:
         .where(ContingencyBook.company_id == principal.company_id)
         .order_by(ContingencyBook.tipo_cfe, ContingencyBook.serie, ContingencyBook.nro_desde)
     )
-    return LibretaList(libretas=[_out(b) for b in books])
+    return LibretaList(items=[_out(b) for b in books])
 
 
 def register(principal: Principal, body: LibretaIn) -> LibretaOut:

@@ -475,4 +475,4 @@ class LibretaOut(BaseModel):
 class LibretaList(BaseModel):
     """Las libretas de contingencia de la empresa, por tipo y serie."""
 
-    libretas: list[LibretaOut]
+    items: list[LibretaOut]
