@@ -68,9 +68,12 @@ def validation_fields(exc: ValidationError, parameters: type[BaseModel] | None =
 
 @functools.cache
 def body_required(model: type[BaseModel]) -> bool:
-    """Whether an operation's JSON body must be sent: when `{}` would not do (some field is required). A body
-    whose every field may be left out may be left out itself, and the OpenAPI document says so (requestBody
-    `required: false`): an empty request is then the same as `{}`."""
+    """Whether an operation's JSON body must be sent. It may be left out only where the model says so
+    (`BODY_MAY_BE_LEFT_OUT = True`, e.g. a send by e-mail to the last recipients) and `{}` would do (no field is
+    required); the OpenAPI document then says so (requestBody `required: false`) and an empty request is the
+    same as `{}`. A change whose every field is optional (a PATCH) still takes a body: `{}` at least."""
+    if not getattr(model, "BODY_MAY_BE_LEFT_OUT", False):
+        return True
     try:
         model.model_validate({})
     except ValidationError:
