@@ -28,6 +28,8 @@ from portal.service.errors import ApiError, FieldError, ValidationFailed
 from portal.service.i18n import _
 from portal.service.responses import dump_json
 
+_CONVERTER = re.compile(r"<(?:[^<>]*:)?(\w+)>")
+
 
 @dataclass
 class Operation:
@@ -189,10 +191,8 @@ def operation(
             return to_response(view(principal=principal, **kwargs))
 
         bp.add_url_rule(rule, endpoint=view.__name__, view_func=wrapper, methods=[method])
-        openapi_path = (bp.url_prefix or "") + rule
-        for converter in ("<", ">"):
-            openapi_path = openapi_path.replace(converter, "{" if converter == "<" else "}")
-        openapi_path = openapi_path.replace("{string:", "{").replace("{int:", "{")
+        # <int:id> and <any(sobre, acuse):documento> are {id} and {documento} (choices: the parameter schema).
+        openapi_path = _CONVERTER.sub(r"{\1}", (bp.url_prefix or "") + rule)
         OPERATIONS.append(
             Operation(
                 method=method.lower(),
