@@ -93,8 +93,10 @@ static/vendor/.installed: package.json package-lock.json scripts/vendor-assets.s
 	scripts/vendor-assets.sh
 	@touch $@
 
+# --use-fuzzy: the service catalogue has no header (service-messages omits it), and Babel counts a catalogue
+# without one as fuzzy and skipped it, leaving a stale .mo. No entry is fuzzy (--no-fuzzy-matching).
 translations: python-deps
-	@for dir in $(TRANSLATION_DIRS); do $(BIN)/pybabel compile --statistics -d $$dir >/dev/null || exit 1; done
+	@for dir in $(TRANSLATION_DIRS); do $(BIN)/pybabel compile --use-fuzzy --statistics -d $$dir >/dev/null || exit 1; done
 
 # The service's one message catalogue: extract the `_()` messages of portal/service and merge them into the
 # English catalogue (translate what comes out empty; tests/unit/test_service_messages.py checks none is left).

@@ -28,6 +28,8 @@ from portal.service.errors import ApiError, FieldError, ValidationFailed
 from portal.service.i18n import _
 from portal.service.responses import dump_json
 
+_CONVERTER = re.compile(r"<(?:[^<>]*:)?(\w+)>")
+
 
 @dataclass
 class Operation:
@@ -68,9 +70,12 @@ def validation_fields(exc: ValidationError, parameters: type[BaseModel] | None =
 
 @functools.cache
 def body_required(model: type[BaseModel]) -> bool:
-    """Whether an operation's JSON body must be sent: when `{}` would not do (some field is required). A body
-    whose every field may be left out may be left out itself, and the OpenAPI document says so (requestBody
-    `required: false`): an empty request is then the same as `{}`."""
+    """Whether an operation's JSON body must be sent. It may be left out only where the model says so
+    (`BODY_MAY_BE_LEFT_OUT = True`, e.g. a send by e-mail to the last recipients) and `{}` would do (no field is
+    required); the OpenAPI document then says so (requestBody `required: false`) and an empty request is the
+    same as `{}`. A change whose every field is optional (a PATCH) still takes a body: `{}` at least."""
+    if not getattr(model, "BODY_MAY_BE_LEFT_OUT", False):
+        return True
     try:
         model.model_validate({})
     except ValidationError:
@@ -186,10 +191,8 @@ def operation(
             return to_response(view(principal=principal, **kwargs))
 
         bp.add_url_rule(rule, endpoint=view.__name__, view_func=wrapper, methods=[method])
-        openapi_path = (bp.url_prefix or "") + rule
-        for converter in ("<", ">"):
-            openapi_path = openapi_path.replace(converter, "{" if converter == "<" else "}")
-        openapi_path = openapi_path.replace("{string:", "{").replace("{int:", "{")
+        # <int:id> and <any(sobre, acuse):documento> are {id} and {documento} (choices: the parameter schema).
+        openapi_path = _CONVERTER.sub(r"{\1}", (bp.url_prefix or "") + rule)
         OPERATIONS.append(
             Operation(
                 method=method.lower(),

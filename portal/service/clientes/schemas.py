@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic_core import PydanticCustomError
 
 from portal.domain.identifiers import digits_only, is_valid_ci, is_valid_rut
-from portal.service.cfe.model_parts import reject_control_chars
+from portal.service.cfe.xmlchars import PrintedText
 
 Moneda = Literal["UYU", "USD", "EUR", "ARS", "BRL"]
 _EXAMPLE: dict[str, Any] = {
@@ -29,10 +29,10 @@ _EXAMPLE: dict[str, Any] = {
 }
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=True)
+class _Body(PrintedText):
+    """Its texts go on the receipts: refused or normalised as a CFE's are, and the schema says so."""
 
-    _no_control_chars = field_validator("*", mode="before")(reject_control_chars)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=True)
 
 
 class _Editable(_Body):

@@ -27,8 +27,6 @@ HEADER = (
     _("Total"),
     _("Total a pagar"),
     _("Estado DGI"),
-    _("Identificador"),
-    _("Solicitud"),
     _("Anulado por"),
     # The sales book's amount columns (portal/service/informes/ventas.py), in the receipt's currency.
     _("Exento y no gravado"),
@@ -42,6 +40,9 @@ HEADER = (
     _("IVA otra tasa"),
     _("Percepciones"),
     _("Retenciones"),
+    # The service's identifiers last, as before the book's columns came.
+    _("Identificador"),
+    _("Solicitud"),
 )
 # The book's columns the CSV adds after the list's own (its total is the list's Total already).
 BOOK_COLUMNS = tuple(name for name in AMOUNT_NAMES if name != "total")
@@ -86,10 +87,10 @@ def csv_row(row, cancelled_by=None) -> tuple:
         _amount(sign * Decimal(str(row.mnt_total))),
         _amount(sign * Decimal(str(row.mnt_pagar))),
         text_cell(DGI_STATES.get(row.dgi_status, row.dgi_status)),
-        text_cell(row.id),
-        text_cell(row.request_id or ""),
         text_cell(_note_name(cancelled_by)),
         *(_amount(amounts.get(name, ZERO)) for name in BOOK_COLUMNS),
+        text_cell(row.id),
+        text_cell(row.request_id or ""),
     )
 
 

@@ -43,7 +43,7 @@ Adjuntamos su representación impresa (PDF) y el comprobante fiscal electrónico
 ante DGI. Puede verificarlo en el sitio de DGI:
 {enlace}
 
-Si tiene alguna consulta sobre este comprobante, responda a este correo.
+Si tiene alguna consulta, responda a este correo.
 
 {empresa}
 """

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
@@ -24,6 +24,9 @@ class EnviarCorreo(BaseModel):
         populate_by_name=True,
         json_schema_extra={"examples": [{"destinatarios": ["compras@cliente.com.uy", "contaduria@cliente.com.uy"]}]},
     )
+
+    # No body: the last recipients (api.body_required).
+    BODY_MAY_BE_LEFT_OUT: ClassVar[bool] = True
 
     destinatarios: list[Address] = Field(
         default_factory=list,

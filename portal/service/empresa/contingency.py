@@ -13,6 +13,7 @@ from portal.service.empresa import audit
 from portal.service.empresa.models import ContingencyBook
 from portal.service.empresa.schemas import LibretaIn, LibretaList, LibretaOut
 from portal.service.errors import Conflict, FieldError, ValidationFailed
+from portal.service.i18n import _
 
 # DGI authorises at most 999,999 contingency documents per request (type F), and for two years.
 MAX_NUMBERS = 999_999
@@ -67,8 +68,14 @@ def register(principal: Principal, body: LibretaIn) -> LibretaOut:
         )
         if overlapping is not None:
             raise Conflict(
-                f"Ya hay una libreta {overlapping.tipo_cfe} serie {overlapping.serie} con los números "
-                f"{overlapping.nro_desde} a {overlapping.nro_hasta}.",
+                _(
+                    "Ya hay una libreta de tipo {tipo} y serie {serie} que usa los números {primero} a {ultimo}: "
+                    "los rangos no pueden superponerse.",
+                    tipo=overlapping.tipo_cfe,
+                    serie=overlapping.serie,
+                    primero=overlapping.nro_desde,
+                    ultimo=overlapping.nro_hasta,
+                ),
                 code="libreta_superpuesta",
             )
         book = ContingencyBook(

@@ -449,8 +449,8 @@ class LibretaIn(_In):
 
     tipoCFE: CfcType = Field(description="201-203 e-Ticket, 211-213 e-Factura, 281 e-Remito, 282 e-Resguardo.")  # noqa: N815
     serie: StrictStr = Field(pattern=r"^[A-Z]{1,2}$", description="La serie impresa (A a ZZ).")
-    desde: StrictInt = Field(ge=1, le=9_999_999)
-    hasta: StrictInt = Field(ge=1, le=9_999_999)
+    desde: Annotated[StrictInt, Field(ge=1, le=9_999_999), WHOLE_NUMBER]
+    hasta: Annotated[StrictInt, Field(ge=1, le=9_999_999), WHOLE_NUMBER]
     caeId: StrictStr = Field(pattern=r"^\d{11}$", description="Número de la autorización de DGI (11 dígitos).")  # noqa: N815
     fechaAutorizacion: Day  # noqa: N815
     vencimiento: Day

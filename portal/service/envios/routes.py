@@ -270,7 +270,7 @@ def _owned(model, record_id: int, company_id: int, missing: str):
 @operation(
     bp,
     "GET",
-    "/sobres/<int:id_sobre>/<string:documento>",
+    "/sobres/<int:id_sobre>/<any(sobre, acuse, respuesta):documento>",
     tag=TAG,
     summary="Descargar un sobre o un acuse de DGI",
     auth=(JWT,),

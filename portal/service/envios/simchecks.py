@@ -130,11 +130,10 @@ def _book_checks(session: Session, found: CfeFacts, rut: str) -> list[dict]:
     if book is None or book.tipo_cfe != found.tipo_cfe or found.rut != rut:
         return [motive("E09", f"La constancia {found.cae_id} no autoriza el tipo {found.tipo_cfe} al RUT {found.rut}.")]
     problems = []
-    if book.serie != found.serie or not book.nro_desde <= found.nro <= book.nro_hasta:
+    first, last = book.nro_desde, book.nro_hasta  # numbers, not days
+    if book.serie != found.serie or not first <= found.nro <= last:
         problems.append(
-            motive(
-                "E03", f"{found.serie}-{found.nro} fuera de la libreta {book.serie} {book.nro_desde}-{book.nro_hasta}."
-            )
+            motive("E03", f"{found.serie}-{found.nro} fuera de la libreta {book.serie}, números {first} a {last}.")
         )
     issued_on = date.fromisoformat(found.fecha) if found.fecha else date.min
     if not book.fecha_autorizacion <= issued_on <= book.fecha_vencimiento:

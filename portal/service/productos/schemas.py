@@ -5,9 +5,9 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
-from portal.service.cfe.model_parts import reject_control_chars
+from portal.service.cfe.xmlchars import PrintedText
 from portal.service.productos.catalog import CURRENCIES, IND_FACTS
 
 IndFact = Literal[1, 2, 3, 4, 5, 6, 7, 10, 16]
@@ -25,10 +25,10 @@ _EXAMPLE: dict[str, Any] = {
 }
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=True)
+class _Body(PrintedText):
+    """Its texts go on the receipts: refused or normalised as a CFE's are, and the schema says so."""
 
-    _no_control_chars = field_validator("*", mode="before")(reject_control_chars)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=True)
 
 
 class NuevoProducto(_Body):

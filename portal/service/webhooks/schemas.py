@@ -9,9 +9,14 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 from pydantic.json_schema import JsonDict
 
 from portal.service.eventos.catalogue import SUBSCRIBABLE
+from portal.service.jsontypes import WHOLE_NUMBER
 
 EventName = Literal[SUBSCRIBABLE]  # type: ignore[valid-type]
-Url = Annotated[StrictStr, Field(min_length=8, max_length=2000, description="URL http(s) que recibe los eventos.")]
+# No spaces (a URL has none): so the length the schema states is the one checked, the text being stripped first.
+Url = Annotated[
+    StrictStr,
+    Field(min_length=8, max_length=2000, pattern=r"^\S+$", description="URL http(s) que recibe los eventos."),
+]
 Events = Annotated[
     list[EventName], Field(min_length=1, max_length=len(SUBSCRIBABLE), description="Eventos que escucha.")
 ]
@@ -63,7 +68,7 @@ class SecretRotation(BaseModel):
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"solapamientoHoras": 24}]})
 
-    solapamientoHoras: StrictInt = Field(24, ge=0, le=168)  # noqa: N815
+    solapamientoHoras: Annotated[StrictInt, Field(ge=0, le=168), WHOLE_NUMBER] = 24  # noqa: N815
 
 
 class _Out(BaseModel):
