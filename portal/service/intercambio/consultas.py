@@ -26,7 +26,7 @@ import requests
 import urllib3
 from lxml import etree
 
-from portal.service.dgi.soap import CONNECT_TIMEOUT_SECONDS, _signer, shared_session
+from portal.service.dgi.soap import CONNECT_TIMEOUT_SECONDS, body_signer, shared_session
 from portal.service.intercambio.directory import ElectronicIssuer
 
 NAMESPACE = "http://dgi.gub.uy"
@@ -164,7 +164,7 @@ class ConsultasClient:
         digest: str = "sha256",
         session: requests.Session | None = None,
     ):
-        self._signature = _signer(key_pem, cert_pem, digest)
+        self._signature = body_signer(key_pem, cert_pem, digest)
         self.url = url or DGI_TEST_URL
         self.timeout = timeout
         self._session = session
