@@ -67,9 +67,9 @@ tokens = []
 with db.command_context(app):
     session = db.session()
     made = []
-    for index in range(count):
-        base = f"21{500000 + index:06d}001"
-        rut = next(base + str(d) for d in range(10) if is_valid_rut(base + str(d)))
+    candidates = (f"21{n:06d}001{d}" for n in range(500000, 501000) for d in range(10))
+    ruts = [rut for rut in candidates if is_valid_rut(rut)][:count]
+    for index, rut in enumerate(ruts):
         company = Company(rut=rut, razon_social=f"Bench {index} S.A.", sucursal="Casa central", cdg_dgi_sucursal=1,
                           domicilio_fiscal="Av. 18 de Julio 1", ciudad="Montevideo", departamento="Montevideo")
         user = User(email=f"bench{index}@demo.uy", name=f"Bench {index}", password_hash="-")

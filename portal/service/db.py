@@ -321,6 +321,10 @@ def write_transaction() -> Iterator[Session]:
         g.db_session.rollback()
 
 
+# One INSERT statement per table, built once (insert_loaded runs on the issuing path).
+_INSERTS: dict = {}
+
+
 def insert_loaded(session: Session, *objects: Base) -> None:
     """INSERT new objects with a Core statement each and attach them to `session` as if just loaded: for rows
     written once and read back in the same transaction, cheaper than the unit of work's flush. Every column is
@@ -337,7 +341,10 @@ def insert_loaded(session: Session, *objects: Base) -> None:
                     raise ValueError(f"{mapper.class_.__name__}.{prop.key} has a default: set it explicitly")
                 setattr(obj, prop.key, None)
             values[column.key] = getattr(obj, prop.key)
-        connection.execute(insert(mapper.local_table), values)
+        statement = _INSERTS.get(mapper.local_table)
+        if statement is None:
+            statement = _INSERTS[mapper.local_table] = insert(mapper.local_table)
+        connection.execute(statement, values)
         make_transient_to_detached(obj)
         session.add(obj)
 

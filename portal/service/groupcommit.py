@@ -94,6 +94,9 @@ class GroupCommit:
             with self._writer_turn():  # ends after the COMMIT or ROLLBACK, when the lock is free for others
                 try:
                     session.connection()  # BEGIN (IMMEDIATE on SQLite): the one wait for the lock, bounded
+                    if len(batch) == 1:
+                        self._commit_alone(session, batch[0])
+                        return
                     for job in batch:
                         savepoint = session.begin_nested()
                         try:
@@ -113,3 +116,15 @@ class GroupCommit:
                     job.error, job.result = failure, None
         finally:
             session.close()
+
+    @staticmethod
+    def _commit_alone(session: Session, job: _Job) -> None:
+        """A batch of one needs no savepoint: its failure rolls the whole transaction back (two statements and
+        the ORM's nested transaction less, the idle case)."""
+        try:
+            job.result = job.context.run(job.work, session)
+        except Exception as exc:
+            session.rollback()
+            job.error = exc
+            return
+        session.commit()

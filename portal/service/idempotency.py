@@ -47,6 +47,14 @@ _FIND_KEY = select(IdempotencyRecord).where(
     IdempotencyRecord.scope == bindparam("scope"),
     IdempotencyRecord.key == bindparam("key"),
 )
+# The same look-up as plain columns on the write transaction's connection (no ORM object: cheaper).
+_KEYS = IdempotencyRecord.__table__
+_FIND_KEY_ROW = select(
+    _KEYS.c.id, _KEYS.c.request_hash, _KEYS.c.state, _KEYS.c.response_status, _KEYS.c.response_body, _KEYS.c.created_at
+).where(
+    _KEYS.c.company_id == bindparam("company_id"), _KEYS.c.scope == bindparam("scope"), _KEYS.c.key == bindparam("key")
+)
+_DELETE_KEY = delete(_KEYS).where(_KEYS.c.id == bindparam("record_id"))
 _SWEEP = delete(IdempotencyRecord.__table__).where(
     IdempotencyRecord.company_id == bindparam("company_id"), IdempotencyRecord.created_at < bindparam("before")
 )
@@ -134,7 +142,10 @@ def lookup(session, company_id: int, requested: RequestedKey) -> Response | None
     """Inside the caller's write transaction: the replay of the key's first outcome, or None when the key is
     free (then the caller does its work and `record`s the outcome in the same transaction). 422 if the key
     came with another body; 409 while a two-step claim on it is younger than STALE_AFTER."""
-    record = session.scalar(_FIND_KEY, {"company_id": company_id, "scope": requested.scope, "key": requested.key})
+    connection = session.connection()
+    record = connection.execute(
+        _FIND_KEY_ROW, {"company_id": company_id, "scope": requested.scope, "key": requested.key}
+    ).first()
     if record is None:
         return None
     if record.request_hash != requested.fingerprint:
@@ -143,8 +154,7 @@ def lookup(session, company_id: int, requested: RequestedKey) -> Response | None
         return replay_response(record.response_status, record.response_body)
     if datetime.now(UTC) - record.created_at < STALE_AFTER:
         raise _in_progress()
-    session.delete(record)  # a two-step claim abandoned by a crashed worker
-    session.flush()
+    connection.execute(_DELETE_KEY, {"record_id": record.id})  # a two-step claim abandoned by a crashed worker
     return None
 
 
