@@ -21,6 +21,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+# The key under which a batch's session keeps its connection (portal/service/db.py's connection_of reads it).
+CONNECTION = "db.connection"
+
 MAX_BATCH = 64
 
 
@@ -93,7 +96,9 @@ class GroupCommit:
         try:
             with self._writer_turn():  # ends after the COMMIT or ROLLBACK, when the lock is free for others
                 try:
-                    session.connection()  # BEGIN (IMMEDIATE on SQLite): the one wait for the lock, bounded
+                    # BEGIN (IMMEDIATE on SQLite): the one wait for the lock, bounded. Kept for the hot path's
+                    # statements (db.connection_of): the ORM looks it up again for every session.connection().
+                    session.info[CONNECTION] = session.connection()
                     if len(batch) == 1:
                         self._commit_alone(session, batch[0])
                         return

@@ -142,7 +142,7 @@ def lookup(session, company_id: int, requested: RequestedKey) -> Response | None
     """Inside the caller's write transaction: the replay of the key's first outcome, or None when the key is
     free (then the caller does its work and `record`s the outcome in the same transaction). 422 if the key
     came with another body; 409 while a two-step claim on it is younger than STALE_AFTER."""
-    connection = session.connection()
+    connection = db.connection_of(session)
     record = connection.execute(
         _FIND_KEY_ROW, {"company_id": company_id, "scope": requested.scope, "key": requested.key}
     ).first()
@@ -164,7 +164,7 @@ def record(session, company_id: int, requested: RequestedKey, status: int, body:
     key makes this wait for it and then raise IntegrityError: look the key up again (in a new transaction)
     to replay its outcome."""
     now = datetime.now(UTC)
-    connection = session.connection()
+    connection = db.connection_of(session)
     if _sweep_due(company_id, now):
         connection.execute(_SWEEP, {"company_id": company_id, "before": now - KEEP_FOR})
     # A Core INSERT, built once: nothing reads the row back in this transaction, so the ORM's unit of work

@@ -9,6 +9,7 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
+from portal.service import db
 from portal.service.cfe import Numbering
 from portal.service.cfe.cae import CaeRange
 from portal.service.comprobante.models import CaeRangeRecord
@@ -123,7 +124,7 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
     # A Core UPDATE, and the loaded row told its new value: no unit-of-work flush for it. The query above
     # reloads the rows every time (populate_existing), so a number given back by a rolled-back savepoint is
     # seen by the next issue of the batch.
-    session.execute(_TAKE_NUMBER, {"range_id": chosen.id, "following": nro + 1})
+    db.connection_of(session).execute(_TAKE_NUMBER, {"range_id": chosen.id, "following": nro + 1})
     set_committed_value(chosen, "next_nro", nro + 1)
     numbering = Numbering(
         serie=chosen.serie,

@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import event, insert
 from sqlalchemy.orm import Session
 
+from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.eventos.catalogue import EVENTS
 from portal.service.eventos.models import Event
@@ -45,7 +46,7 @@ def publish(session: Session, company_id: int, event_type: str, data: dict[str, 
         "data": data,
         "created_at": datetime.now(UTC),
     }
-    session.connection().execute(_INSERT_EVENT, values)
+    db.connection_of(session).execute(_INSERT_EVENT, values)
     session.info.setdefault(_PUBLISHED, set()).add(company_id)
     return event_id
 
