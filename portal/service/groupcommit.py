@@ -104,6 +104,10 @@ class GroupCommit:
                         return
                     for job in batch:
                         savepoint = session.begin_nested()
+                        # The SAVEPOINT itself, now: the ORM would emit it only at its own next use of the
+                        # connection, and the hot path's statements use the kept connection (db.connection_of),
+                        # which a rollback to a savepoint never emitted would not undo (a number lost).
+                        session.connection()
                         try:
                             job.result = job.context.run(job.work, session)
                             savepoint.commit()

@@ -69,6 +69,7 @@ class IssueResult:
     warnings: list[dict]
     replay: Response | None = None
     exchange: bool = False  # to be delivered to an electronic receiver (intercambio)
+    numbering: Numbering | None = None  # its number and CAE range
 
 
 def field_errors(exc: CfeValidationError) -> list[FieldError]:
@@ -266,7 +267,7 @@ def _issue_in(
     except CfeSchemaError:
         current_app.logger.exception("generated CFE failed DGI's XSD")
         raise
-    record = _new_record(principal, cfe, issuer, allocation.numbering, allocation.range.id, key.certificate_id, signed)
+    record = _new_record(principal, cfe, issuer, allocation.numbering, allocation.range_id, key.certificate_id, signed)
     _snapshot_print_settings(session, record, printed)
     # The receipt's road to DGI, committed with it. Held here while on_stored runs: the session keeps only weak
     # references, and the answer reads it (one SELECT less).
@@ -280,7 +281,8 @@ def _issue_in(
     link_correcting_note(session, record, [original.record for original in originals])
     publish(session, company_id, "comprobante.emitido", receipt(record))  # one INSERT: the webhooks' outbox
     session.flush()  # a note's links (the rest is written already)
-    result = IssueResult(record, [allocation.warning] if allocation.warning else [], exchange=exchanged)
+    warnings = [allocation.warning] if allocation.warning else []
+    result = IssueResult(record, warnings, exchange=exchanged, numbering=allocation.numbering)
     if on_stored is not None:
         on_stored(session, result)
     del submission
