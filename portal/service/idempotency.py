@@ -25,9 +25,10 @@ import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from typing import cast
 
 from flask import Response, request
-from sqlalchemy import bindparam, delete, insert, select
+from sqlalchemy import Table, bindparam, delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from portal.service import db
@@ -48,7 +49,7 @@ _FIND_KEY = select(IdempotencyRecord).where(
     IdempotencyRecord.key == bindparam("key"),
 )
 # The same look-up as plain columns on the write transaction's connection (no ORM object: cheaper).
-_KEYS = IdempotencyRecord.__table__
+_KEYS = cast(Table, IdempotencyRecord.__table__)
 _FIND_KEY_ROW = select(
     _KEYS.c.id, _KEYS.c.request_hash, _KEYS.c.state, _KEYS.c.response_status, _KEYS.c.response_body, _KEYS.c.created_at
 ).where(

@@ -12,9 +12,9 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import event, insert
+from sqlalchemy import Table, event, insert
 from sqlalchemy.orm import Session
 
 from portal.service import db
@@ -23,7 +23,7 @@ from portal.service.eventos.catalogue import EVENTS
 from portal.service.eventos.models import Event
 
 _PUBLISHED = "eventos.published"
-_EVENT_TABLE = Event.__table__
+_EVENT_TABLE = cast(Table, Event.__table__)
 _INSERT_EVENT = insert(_EVENT_TABLE)
 
 _waker: Callable[[set[int]], None] | None = None
