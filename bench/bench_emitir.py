@@ -136,6 +136,7 @@ def start_service(
     threads: int | None,
     log: Path,
     app: str = "portal.service:create_app()",
+    cwd: Path = ROOT,
 ) -> subprocess.Popen:
     """gunicorn with deploy/'s settings serving `app` (it must answer GET /healthz), once it answers."""
     command = [
@@ -158,7 +159,7 @@ def start_service(
     process = subprocess.Popen(  # noqa: S603
         [*command, app],
         env=env,
-        cwd=ROOT,
+        cwd=cwd,  # gunicorn imports the app from its working directory first
         stdout=log.open("w"),
         stderr=subprocess.STDOUT,
     )

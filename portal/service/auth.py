@@ -165,8 +165,10 @@ def _memberships_of_live_token(claims: dict) -> list[Row]:
     every request makes anyway, so it costs no extra round trip and needs no cache.
     """
     jti = claims.get("jti")
+    # A Core statement on the session's connection: plain rows, none of the ORM's per-statement work.
     rows = (
         db.session()
+        .connection()
         .execute(_LIVE_TOKEN, {"user_id": user_id_of(claims), "jti": jti if isinstance(jti, str) else ""})
         .all()
     )

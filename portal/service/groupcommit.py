@@ -21,6 +21,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+# The key under which a batch's session keeps its connection (portal/service/db.py's connection_of reads it).
+CONNECTION = "db.connection"
+
 MAX_BATCH = 64
 
 
@@ -93,9 +96,18 @@ class GroupCommit:
         try:
             with self._writer_turn():  # ends after the COMMIT or ROLLBACK, when the lock is free for others
                 try:
-                    session.connection()  # BEGIN (IMMEDIATE on SQLite): the one wait for the lock, bounded
+                    # BEGIN (IMMEDIATE on SQLite): the one wait for the lock, bounded. Kept for the hot path's
+                    # statements (db.connection_of): the ORM looks it up again for every session.connection().
+                    session.info[CONNECTION] = session.connection()
+                    if len(batch) == 1:
+                        self._commit_alone(session, batch[0])
+                        return
                     for job in batch:
                         savepoint = session.begin_nested()
+                        # The SAVEPOINT itself, now: the ORM would emit it only at its own next use of the
+                        # connection, and the hot path's statements use the kept connection (db.connection_of),
+                        # which a rollback to a savepoint never emitted would not undo (a number lost).
+                        session.connection()
                         try:
                             job.result = job.context.run(job.work, session)
                             savepoint.commit()
@@ -113,3 +125,15 @@ class GroupCommit:
                     job.error, job.result = failure, None
         finally:
             session.close()
+
+    @staticmethod
+    def _commit_alone(session: Session, job: _Job) -> None:
+        """A batch of one needs no savepoint: its failure rolls the whole transaction back (two statements and
+        the ORM's nested transaction less, the idle case)."""
+        try:
+            job.result = job.context.run(job.work, session)
+        except Exception as exc:
+            session.rollback()
+            job.error = exc
+            return
+        session.commit()

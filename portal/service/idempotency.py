@@ -25,6 +25,7 @@ import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from typing import Any, Protocol
 
 from flask import Response, request
 from sqlalchemy import bindparam, delete, insert, select
@@ -48,6 +49,14 @@ _FIND_KEY = select(IdempotencyRecord).where(
     IdempotencyRecord.scope == bindparam("scope"),
     IdempotencyRecord.key == bindparam("key"),
 )
+# The same look-up as plain columns on the write transaction's connection (no ORM object: cheaper).
+_KEYS = _TABLE
+_FIND_KEY_ROW = select(
+    _KEYS.c.id, _KEYS.c.request_hash, _KEYS.c.state, _KEYS.c.response_status, _KEYS.c.response_body, _KEYS.c.created_at
+).where(
+    _KEYS.c.company_id == bindparam("company_id"), _KEYS.c.scope == bindparam("scope"), _KEYS.c.key == bindparam("key")
+)
+_DELETE_KEY = delete(_KEYS).where(_KEYS.c.id == bindparam("record_id"))
 _SWEEP = delete(_TABLE).where(
     IdempotencyRecord.company_id == bindparam("company_id"), IdempotencyRecord.created_at < bindparam("before")
 )
@@ -105,7 +114,14 @@ def requested_key(scope: str, *, path: dict | None = None) -> RequestedKey | Non
     return None if key is None else RequestedKey(scope, key, _sent_fingerprint(path))
 
 
-def _replayed(done: IdempotencyRecord) -> Response:
+class _Stored(Protocol):
+    """A done key's stored answer: the ORM row or a plain row of the same columns."""
+
+    response_status: int | None
+    response_body: dict[str, Any] | None
+
+
+def _replayed(done: _Stored) -> Response:
     assert done.response_status is not None and done.response_body is not None  # stored with state "done"
     return replay_response(done.response_status, done.response_body)
 
@@ -140,7 +156,10 @@ def lookup(session, company_id: int, requested: RequestedKey) -> Response | None
     """Inside the caller's write transaction: the replay of the key's first outcome, or None when the key is
     free (then the caller does its work and `record`s the outcome in the same transaction). 422 if the key
     came with another body; 409 while a two-step claim on it is younger than STALE_AFTER."""
-    record = session.scalar(_FIND_KEY, {"company_id": company_id, "scope": requested.scope, "key": requested.key})
+    connection = db.connection_of(session)
+    record = connection.execute(
+        _FIND_KEY_ROW, {"company_id": company_id, "scope": requested.scope, "key": requested.key}
+    ).first()
     if record is None:
         return None
     if record.request_hash != requested.fingerprint:
@@ -149,8 +168,7 @@ def lookup(session, company_id: int, requested: RequestedKey) -> Response | None
         return _replayed(record)
     if datetime.now(UTC) - record.created_at < STALE_AFTER:
         raise _in_progress()
-    session.delete(record)  # a two-step claim abandoned by a crashed worker
-    session.flush()
+    connection.execute(_DELETE_KEY, {"record_id": record.id})  # a two-step claim abandoned by a crashed worker
     return None
 
 
@@ -160,7 +178,7 @@ def record(session, company_id: int, requested: RequestedKey, status: int, body:
     key makes this wait for it and then raise IntegrityError: look the key up again (in a new transaction)
     to replay its outcome."""
     now = datetime.now(UTC)
-    connection = session.connection()
+    connection = db.connection_of(session)
     if _sweep_due(company_id, now):
         connection.execute(_SWEEP, {"company_id": company_id, "before": now - KEEP_FOR})
     # A Core INSERT, built once: nothing reads the row back in this transaction, so the ORM's unit of work

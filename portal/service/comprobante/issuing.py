@@ -38,14 +38,21 @@ from portal.service.cfe.pdf import render_preview, render_receipt
 from portal.service.cfe.rules import validate
 from portal.service.cfe.rules_dgi import Emission
 from portal.service.comprobante import notes
-from portal.service.comprobante.issuer import cached_issuer, issuer_for, print_settings, signing_key
+from portal.service.comprobante.issuer import (
+    PrintSettings,
+    SigningKey,
+    cached_issuer,
+    issuer_for,
+    print_settings,
+    signing_key,
+)
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, PrintedLogo
 from portal.service.comprobante.numbering import allocate
 from portal.service.comprobante.search import folded, remember_receiver
 from portal.service.empresa.settings import company_logo, default_paper
 from portal.service.envios.tasks import wake_packer
 from portal.service.envios.tracking import record_issued
-from portal.service.errors import FieldError, ValidationFailed
+from portal.service.errors import ApiError, FieldError, ValidationFailed
 from portal.service.eventos.publishing import publish, receipt
 from portal.service.i18n import _
 from portal.service.indices.ui import ui_value_on
@@ -63,6 +70,7 @@ class IssueResult:
     warnings: list[dict]
     replay: Response | None = None
     exchange: bool = False  # to be delivered to an electronic receiver (intercambio)
+    numbering: Numbering | None = None  # its number and CAE range
 
 
 def field_errors(exc: CfeValidationError) -> list[FieldError]:
@@ -210,21 +218,28 @@ def issue(
     """Number, sign and store one receipt in a single write transaction. `on_stored(session, result)` runs
     inside that transaction (whatever must commit with the receipt: the idempotency key's outcome). With
     `idempotency_key`, a key already used answers with `replay` instead, and nothing is issued."""
-    if idempotency_key is not None:
-        # A retry of an issue that succeeded replays it before any rule is checked again (rules change).
-        replay = idempotency.recorded(principal.company_id, idempotency_key)
+    # Read once, before the write transaction: the issue signs with the issuer, UI value and key it was checked
+    # against, and the write lock is not held while they are read (a cold cache reads them, and parses a key,
+    # while other issues go on: 50 companies issuing at once reloaded keys under the lock).
+    try:
+        issuer, ui_value, totals = _checked(cfe, principal.company_id)
+        key = signing_key(db.session(), principal.company_id)  # 409 when no certificate is valid
+        printed = print_settings(principal.company_id)
+    except ApiError:
+        # A retry of an issue that succeeded replays it even if a rule it passed has changed since (another
+        # regime, a CAE or certificate expired). Looked up only when something refuses: an accepted request
+        # looks its key up in the write transaction below anyway (one query less on the hot path).
+        replay = idempotency.recorded(principal.company_id, idempotency_key) if idempotency_key else None
         if replay is not None:
             return IssueResult(None, [], replay)
-    # Read once, before the write transaction: the issue signs with the issuer and UI value it was checked
-    # against, and the shared write lock is not held while they are read.
-    issuer, ui_value, totals = _checked(cfe, principal.company_id)
+        raise
 
     def work(session: Session) -> IssueResult:
         if idempotency_key is not None:
             replay = idempotency.lookup(session, principal.company_id, idempotency_key)
             if replay is not None:
                 return IssueResult(None, [], replay)
-        return _issue_in(session, principal, cfe, issuer, ui_value, totals, on_stored)
+        return _issue_in(session, principal, cfe, issuer, ui_value, totals, key, printed, on_stored)
 
     try:
         result = db.grouped_write(work)
@@ -248,6 +263,8 @@ def _issue_in(
     issuer: Issuer,
     ui_value: Decimal,
     totals: Totals,
+    key: SigningKey,
+    printed: PrintSettings,
     on_stored,
 ) -> IssueResult:
     """The issue itself, in the (shared) write transaction `session`."""
@@ -255,7 +272,6 @@ def _issue_in(
     originals = _check_references(session, company_id, cfe)
     shares = notes.shares_of(session, cfe, originals)
     cfe = notes.with_reference_amounts(cfe, originals)
-    key = signing_key(session, company_id)
     allocation = allocate(session, company_id, cfe.tipo_cfe, cfe.fch_emis)
     try:
         # `_checked` validated this input before the number was taken: only the CAE's own rules run again, and
@@ -266,8 +282,8 @@ def _issue_in(
     except CfeSchemaError:
         current_app.logger.exception("generated CFE failed DGI's XSD")
         raise
-    record = _new_record(principal, cfe, issuer, allocation.numbering, allocation.range.id, key.certificate_id, signed)
-    _snapshot_print_settings(session, record)
+    record = _new_record(principal, cfe, issuer, allocation.numbering, allocation.range_id, key.certificate_id, signed)
+    _snapshot_print_settings(session, record, printed)
     # The receipt's road to DGI, committed with it. Held here while on_stored runs: the session keeps only weak
     # references, and the answer reads it (one SELECT less).
     submission = record_issued(session, record, cfe, ui_value, signed.totals)
@@ -281,7 +297,8 @@ def _issue_in(
     link_correcting_note(session, record, [original.record for original in originals])
     publish(session, company_id, "comprobante.emitido", receipt(record))  # one INSERT: the webhooks' outbox
     session.flush()  # a note's links (the rest is written already)
-    result = IssueResult(record, [allocation.warning] if allocation.warning else [], exchange=exchanged)
+    warnings = [allocation.warning] if allocation.warning else []
+    result = IssueResult(record, warnings, exchange=exchanged, numbering=allocation.numbering)
     if on_stored is not None:
         on_stored(session, result)
     del submission
@@ -336,10 +353,9 @@ def numbering_of(record: IssuedCfe, session: Session) -> Numbering:
     )
 
 
-def _snapshot_print_settings(session: Session, record: IssuedCfe) -> None:
-    """Record with the receipt the paper and logo the company's settings print now (its issuer is in
+def _snapshot_print_settings(session: Session, record: IssuedCfe, settings: PrintSettings) -> None:
+    """Record with the receipt the paper and logo the company's settings print now (`settings`; its issuer is in
     issuer_json already): its PDF comes from what was true when it was signed, whatever changes later."""
-    settings = print_settings(record.company_id)
     record.print_paper, record.print_logo_sha256 = settings.paper, settings.logo_sha256
     if settings.logo_sha256 and session.get(PrintedLogo, (record.company_id, settings.logo_sha256)) is None:
         # ON CONFLICT DO NOTHING: two first receipts with a new logo, issued at once (PostgreSQL), store it once.

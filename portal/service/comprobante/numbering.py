@@ -7,8 +7,8 @@ from datetime import date
 
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.attributes import set_committed_value
 
+from portal.service import db
 from portal.service.cfe import Numbering
 from portal.service.cfe.cae import CaeRange
 from portal.service.comprobante.models import CaeRangeRecord
@@ -17,13 +17,25 @@ from portal.service.models import Company
 
 # Below this share of the range left, responses carry a warning so someone requests a new CAE in time.
 LOW_RANGE_SHARE = 0.10
-# Every issue runs this; built once (building a statement costs about as much as running it).
+# Every issue runs this; built once (building a statement costs about as much as running it). Plain columns on
+# the transaction's connection: the ORM's objects (and refreshing them) cost more than the query.
+_RANGE = CaeRangeRecord.__table__.c
 _RANGES_OF_TYPE = (
-    select(CaeRangeRecord)
-    .where(CaeRangeRecord.company_id == bindparam("company_id"), CaeRangeRecord.tipo_cfe == bindparam("tipo_cfe"))
-    .order_by(CaeRangeRecord.vencimiento, CaeRangeRecord.id)
+    select(
+        _RANGE.id,
+        _RANGE.serie,
+        _RANGE.dnro,
+        _RANGE.hnro,
+        _RANGE.next_nro,
+        _RANGE.cae_id,
+        _RANGE.fecha_autorizacion,
+        _RANGE.vencimiento,
+        _RANGE.cae_especial,
+        _RANGE.causal_cae_esp,
+    )
+    .where(_RANGE.company_id == bindparam("company_id"), _RANGE.tipo_cfe == bindparam("tipo_cfe"))
+    .order_by(_RANGE.vencimiento, _RANGE.id)
     .with_for_update()
-    .execution_options(populate_existing=True)
 )
 _TAKE_NUMBER = (
     update(CaeRangeRecord.metadata.tables[CaeRangeRecord.__tablename__])  # the Table: __table__ is a FromClause
@@ -34,7 +46,7 @@ _TAKE_NUMBER = (
 
 @dataclass(frozen=True)
 class Allocation:
-    range: CaeRangeRecord
+    range_id: int
     numbering: Numbering
     warning: dict | None
 
@@ -95,7 +107,8 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
 
     Raises a 409 `cae_agotado` / `cae_vencido` / `sin_cae` when no range can number the receipt.
     """
-    ranges = list(session.scalars(_RANGES_OF_TYPE, {"company_id": company_id, "tipo_cfe": tipo_cfe}))
+    connection = db.connection_of(session)
+    ranges = connection.execute(_RANGES_OF_TYPE, {"company_id": company_id, "tipo_cfe": tipo_cfe}).all()
     if not ranges:
         raise ApiError(
             f"La empresa no tiene CAE para el tipo {tipo_cfe}. Importá el archivo de CAE de DGI.",
@@ -120,11 +133,9 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
         )
     chosen = usable[0]
     nro = chosen.next_nro
-    # A Core UPDATE, and the loaded row told its new value: no unit-of-work flush for it. The query above
-    # reloads the rows every time (populate_existing), so a number given back by a rolled-back savepoint is
-    # seen by the next issue of the batch.
-    session.execute(_TAKE_NUMBER, {"range_id": chosen.id, "following": nro + 1})
-    set_committed_value(chosen, "next_nro", nro + 1)
+    # Read with FOR UPDATE each time (SQLite: under the write lock), so a number given back by a rolled-back
+    # savepoint is seen by the next issue of the batch.
+    connection.execute(_TAKE_NUMBER, {"range_id": chosen.id, "following": nro + 1})
     numbering = Numbering(
         serie=chosen.serie,
         nro=nro,
@@ -137,10 +148,10 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
     )
     remaining_after = chosen.hnro - nro
     warning = None
-    if remaining_after < chosen.size * LOW_RANGE_SHARE:
+    if remaining_after < (chosen.hnro - chosen.dnro + 1) * LOW_RANGE_SHARE:
         warning = {
             "codigo": "cae_por_agotarse",
             "mensaje": f"Quedan {remaining_after} números en el CAE {chosen.cae_id} (serie {chosen.serie}, "
             f"tipo {tipo_cfe}). Pedí un nuevo CAE a DGI.",
         }
-    return Allocation(chosen, numbering, warning)
+    return Allocation(chosen.id, numbering, warning)

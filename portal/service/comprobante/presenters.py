@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from portal.domain.receipt_numbers import printed
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service import responses
+from portal.service.cfe import Numbering
 from portal.service.comprobante import notes
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, NoteReference, ReferenceChange
 from portal.service.comprobante.schemas import (
@@ -34,16 +35,29 @@ from portal.service.publicurl import public_url
 
 
 def cfe_emitido_json(
-    record: IssuedCfe, warnings: list[dict], session: Session, *, just_issued: bool = False
+    record: IssuedCfe,
+    warnings: list[dict],
+    session: Session,
+    *,
+    just_issued: bool = False,
+    numbering: Numbering | None = None,
 ) -> dict[str, Any]:
     """`cfe_emitido` as the JSON the endpoints answer (camelCase; required fields always, as null when empty)."""
-    return responses.dump(cfe_emitido(record, warnings, session, just_issued=just_issued))
+    return responses.dump(cfe_emitido(record, warnings, session, just_issued=just_issued, numbering=numbering))
 
 
-def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, just_issued: bool = False) -> CfeEmitido:
+def cfe_emitido(
+    record: IssuedCfe,
+    warnings: list[dict],
+    session: Session,
+    *,
+    just_issued: bool = False,
+    numbering: Numbering | None = None,
+) -> CfeEmitido:
     """The receipt as the API shows it. `just_issued`: stored in `session`'s transaction a moment ago, so no
-    note, credit or reference change can point at it yet (two queries less on the issuing path)."""
-    cae = session.get_one(CaeRangeRecord, record.cae_range_id)
+    note, credit or reference change can point at it yet (two queries less on the issuing path). `numbering`:
+    the CAE range it was numbered from, when the caller has it (no query for the range)."""
+    cae = numbering or _numbering(session.get_one(CaeRangeRecord, record.cae_range_id))
     related = [] if just_issued else _related_notes(session, record)
     link = public_url("comprobante.get_by_id", idCfeEmitido=record.id)
     source = record.input_json
@@ -72,7 +86,7 @@ def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, ju
         totales=record.totals_json,
         codigo_seguridad=record.security_code,
         url_qr=record.qr_url,
-        cae=CaeData(cae_id=f"{cae.cae_id:011d}", dnro=cae.dnro, hnro=cae.hnro, vencimiento=cae.vencimiento),
+        cae=CaeData(cae_id=f"{cae.cae_id:011d}", dnro=cae.dnro, hnro=cae.hnro, vencimiento=cae.fec_venc),
         estado_dgi=record.dgi_status,
         referencia_cobro=record.referencia_cobro,
         creado_por=record.created_by,
@@ -86,6 +100,11 @@ def cfe_emitido(record: IssuedCfe, warnings: list[dict], session: Session, *, ju
         intercambio=exchange_state(session, record),
         corrige_rechazo_comercial=corrected_receipt(session, record),
     )
+
+
+def _numbering(cae: CaeRangeRecord) -> Numbering:
+    """What the answer shows of a receipt's CAE range (its number is not needed there)."""
+    return Numbering(serie=cae.serie, nro=0, cae_id=cae.cae_id, dnro=cae.dnro, hnro=cae.hnro, fec_venc=cae.vencimiento)
 
 
 def _creditable(record: IssuedCfe, related) -> Decimal | None:

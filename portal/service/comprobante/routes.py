@@ -63,7 +63,9 @@ def emitir(body: CfeInput, principal: Principal):
 
     def remember(session, result):
         # The answer is built once, inside the transaction: it is what a replay of the key will send too.
-        answer.update(cfe_emitido_json(result.cfe, result.warnings, session, just_issued=True))
+        answer.update(
+            cfe_emitido_json(result.cfe, result.warnings, session, just_issued=True, numbering=result.numbering)
+        )
         if key is not None:
             idempotency.record(session, principal.company_id, key, 201, answer)
 

@@ -17,12 +17,14 @@ from typing import Any
 from sqlalchemy import event, insert
 from sqlalchemy.orm import Session
 
+from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.eventos.catalogue import EVENTS
 from portal.service.eventos.models import Event
 
 _PUBLISHED = "eventos.published"
 _EVENT_TABLE = Event.metadata.tables[Event.__tablename__]  # the Table (__table__ is typed as a FromClause)
+_INSERT_EVENT = insert(_EVENT_TABLE)
 
 _waker: Callable[[set[int]], None] | None = None
 
@@ -36,11 +38,15 @@ def publish(session: Session, company_id: int, event_type: str, data: dict[str, 
     if event_type not in EVENTS:
         raise ValueError(f"unknown event type {event_type!r}")
     event_id = new_event_id()
-    session.execute(
-        insert(_EVENT_TABLE).values(
-            id=event_id, company_id=company_id, type=event_type, data=data, created_at=datetime.now(UTC)
-        )
-    )
+    # Built once, on the transaction's connection: the issuing path runs it for every receipt.
+    values = {
+        "id": event_id,
+        "company_id": company_id,
+        "type": event_type,
+        "data": data,
+        "created_at": datetime.now(UTC),
+    }
+    db.connection_of(session).execute(_INSERT_EVENT, values)
     session.info.setdefault(_PUBLISHED, set()).add(company_id)
     return event_id
 
