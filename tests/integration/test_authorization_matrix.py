@@ -167,7 +167,7 @@ def test_every_service_route_is_an_operation_or_classified(service_app):
     operations = {f"{op.method.upper()} {op.path}" for op in OPERATIONS}
     unclassified = []
     for rule in service_app.url_map.iter_rules():
-        path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)
+        path = re.sub(r"<(?:\w+(?:\([^)]*\))?:)?(\w+)>", r"{\1}", rule.rule)  # <any(a, b):name> too
         methods = rule.methods - {"HEAD", "OPTIONS"}
         if not all(f"{m} {path}" in operations for m in methods) and rule.endpoint not in SERVICE_PLATFORM:
             unclassified.append((rule.endpoint, rule.rule))
