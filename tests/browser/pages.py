@@ -100,8 +100,11 @@ def nav_link(page: Page, name: str, *, exact: bool = False):
         menu.click()
     link = page.get_by_role("navigation", name="Principal").get_by_role("link", name=name, exact=exact)
     more = page.locator(".nav-more details")
-    if more.count() and not link.is_visible() and more.get_attribute("open") is None:
-        more.locator("summary").click()  # the settings and support pages are under "Más"
+    # The settings and support pages are under "Más". Ask whether the link is in there rather than whether it is
+    # visible: inside a closed <details> on a phone, Chromium still reports a box for it (under the summary).
+    if more.count() and more.get_attribute("open") is None:
+        if more.get_by_role("link", name=name, exact=exact, include_hidden=True).count():
+            more.locator("summary").click()
     return link
 
 
