@@ -59,7 +59,9 @@ def test_each_role_signs_in_sees_its_navigation_switches_language_and_signs_out(
     expect(page.locator("html")).to_have_attribute("lang", "en")
     expect(page.get_by_role("heading", name="Your day")).to_be_visible()
     for label in shell.nav_labels():
-        nav_link(page, label, exact=True).click()  # opens "Más" for the settings and support pages
+        link = nav_link(page, label, exact=True)  # opens "Más" for the settings and support pages
+        with page.expect_navigation():  # loaded, its stylesheets applied, before the next link is looked for
+            link.click()
         shell.assert_no_csp_violations()
     page.get_by_role("button", name="Español").click()
     expect(page.locator("html")).to_have_attribute("lang", "es-UY")
