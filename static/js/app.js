@@ -87,7 +87,8 @@
 })();
 // The receiver fields (templates/comprobantes/new.html):
 // - elements marked data-fill-field that the document check brings in put DGI's data in that field, but
-//   only if it still holds data-fill-if (what the server saw): what the person typed meanwhile stays;
+//   only if it still holds data-fill-if (what the server saw) and the person is not in it: what the person
+//   typed meanwhile stays;
 // - a button marked data-receiver-pick (a past receiver) fills every receiver field, then asks the
 //   document check again so DGI's warnings for that receiver show; arrows move through the suggestions.
 (function () {
@@ -109,6 +110,8 @@
     items.forEach(function (item) {
       var field = document.getElementById(item.dataset.fillField);
       if (!field || field.value !== item.dataset.fillIf) { item.remove(); return; }
+      // The field the person is in is theirs: a fill landing as they start typing would glue their text to it.
+      if (field === document.activeElement && field.tagName !== "SELECT") { item.remove(); return; }
       var changed = field.value !== item.dataset.fillValue;
       field.value = item.dataset.fillValue;
       // A select filled (the customer's currency) tells who listens: the currency asks for the day's rate.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -95,13 +96,18 @@ def answers_held_in_order(page: Page, url: str, *, until: str):
 
 def nav_link(page: Page, name: str, *, exact: bool = False):
     """A link of the main navigation as a person reaches it: on a phone, behind the header's Menú button."""
+    settled(page)  # styled, and nothing of htmx's (nor axe) under way while "Más" is open over the page
     menu = page.locator("[data-menu-toggle]")
     if menu.is_visible() and menu.get_attribute("aria-expanded") != "true":
         menu.click()
-    link = page.get_by_role("navigation", name="Principal").get_by_role("link", name=name, exact=exact)
+    main = page.get_by_role("navigation", name=re.compile(r"^(Principal|Main)$"))  # in Spanish or English
+    link = main.get_by_role("link", name=name, exact=exact)
     more = page.locator(".nav-more details")
-    if more.count() and not link.is_visible() and more.get_attribute("open") is None:
-        more.locator("summary").click()  # the settings and support pages are under "Más"
+    # The settings and support pages are under "Más". Ask whether the link is in there rather than whether it is
+    # visible: inside a closed <details> on a phone, Chromium still reports a box for it (under the summary).
+    if more.count() and more.get_attribute("open") is None:
+        if more.get_by_role("link", name=name, exact=exact, include_hidden=True).count():
+            more.locator("summary").click()
     return link
 
 
@@ -152,7 +158,8 @@ class Shell:
         self.page.wait_for_load_state("domcontentloaded")
 
     def nav_labels(self) -> list[str]:
-        return self.page.locator("ul.areas a").all_inner_texts()
+        # text_contents, not inner_texts: the links under a closed "Más" are not rendered, yet they are there.
+        return [text.strip() for text in self.page.locator("ul.areas a").all_text_contents()]
 
     def sign_out(self) -> None:
         self.page.get_by_role("button", name="Salir").or_(self.page.get_by_role("button", name="Sign out")).click()
