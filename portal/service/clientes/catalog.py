@@ -6,7 +6,6 @@ a customer is asked for), not written by issuing: the issuing path stays one INS
 
 from __future__ import annotations
 
-import base64
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.identifiers import digits_only
+from portal.service import paging
 from portal.service.clientes.models import Customer, CustomerWatermark
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.search import folded
@@ -85,19 +85,6 @@ def sync_from_receipts(session: Session, company_id: int) -> int:
     return added
 
 
-def encode_cursor(customer: Customer) -> str:
-    return base64.urlsafe_b64encode(f"{customer.search_name}\x00{customer.id}".encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[str, int]:
-    """The position a cursor names; ValueError when encode_cursor did not make it."""
-    try:
-        name, _, number = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().partition("\x00")
-        return name, int(number)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ValueError(cursor) from exc
-
-
 def search(
     session: Session, company_id: int, typed: str | None, cursor: str | None, limit: int
 ) -> tuple[Sequence[Customer], str | None]:
@@ -111,9 +98,10 @@ def search(
         by_name = Customer.search_name.startswith(name, autoescape=True)
         query = query.where(by_name | Customer.document.startswith(document, autoescape=True))
     if cursor:
-        query = query.where(tuple_(Customer.search_name, Customer.id) > decode_cursor(cursor))
+        query = query.where(tuple_(Customer.search_name, Customer.id) > paging.decode_cursor(cursor, 2))
     found = session.scalars(query.order_by(Customer.search_name, Customer.id).limit(limit + 1)).all()
-    following = encode_cursor(found[limit - 1]) if len(found) > limit else None
+    last = found[limit - 1] if len(found) > limit else None
+    following = paging.encode_cursor((last.search_name, last.id)) if last is not None else None
     return found[:limit], following
 
 

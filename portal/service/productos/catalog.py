@@ -3,7 +3,6 @@ imported from CSV, whole or not at all, with what is wrong in each refused row."
 
 from __future__ import annotations
 
-import base64
 import csv
 import io
 import re
@@ -15,6 +14,7 @@ from pydantic_core import PydanticCustomError
 from sqlalchemy import select, tuple_
 from sqlalchemy.orm import Session
 
+from portal.service import paging
 from portal.service.cfe.xmlchars import xml_one_line
 from portal.service.comprobante.search import folded
 from portal.service.productos.models import Product
@@ -29,18 +29,6 @@ MAX_IMPORT_ROWS = 5_000
 MAX_PRICE = Decimal("999999999999.999999")
 COLUMNS = ("codigo", "nombre", "unidad", "precio", "iva_incluido", "indicador_iva", "moneda")
 _TRUE, _FALSE = {"si", "sí", "s", "true", "1", "yes", "y"}, {"no", "n", "false", "0", ""}
-
-
-def encode_cursor(product: Product) -> str:
-    return base64.urlsafe_b64encode(f"{product.search_name}\x00{product.id}".encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[str, int]:
-    try:
-        name, _, number = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().partition("\x00")
-        return name, int(number)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ValueError(cursor) from exc
 
 
 def search(
@@ -58,9 +46,10 @@ def search(
                 | Product.code.startswith(typed.strip(), autoescape=True)
             )
     if cursor:
-        query = query.where(tuple_(Product.search_name, Product.id) > decode_cursor(cursor))
+        query = query.where(tuple_(Product.search_name, Product.id) > paging.decode_cursor(cursor, 2))
     found = session.scalars(query.order_by(Product.search_name, Product.id).limit(limit + 1)).all()
-    following = encode_cursor(found[limit - 1]) if len(found) > limit else None
+    last = found[limit - 1] if len(found) > limit else None
+    following = paging.encode_cursor((last.search_name, last.id)) if last is not None else None
     return found[:limit], following
 
 
