@@ -84,6 +84,9 @@ _AXE_WATCH = """
   }
   function soon() {
     busy(true);
+    // An htmx update of a page still loading (a fragment loaded on "load", such as the notices bell) settles
+    // before the stylesheets apply; the page's own load event checks it once they have.
+    if (document.readyState !== "complete") { return; }
     window.clearTimeout(timer);
     timer = window.setTimeout(run, 30);
   }
