@@ -33,7 +33,9 @@ def settled(page: Page) -> None:
 
 def axe_violations(page: Page) -> list[str]:
     """Serious and critical axe violations of the page as it is now, at its current width (also logged as console
-    errors, which fail the test; tests/browser/conftest.py)."""
+    errors, which fail the test; tests/browser/conftest.py). A page still loading is checked once it has loaded:
+    before its stylesheets apply, axe would judge the unstyled page (a test may end just after a navigation)."""
+    page.wait_for_load_state("load")
     return page.evaluate("() => window.__axeCheck ? window.__axeCheck() : []")
 
 
