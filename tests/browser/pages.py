@@ -249,9 +249,15 @@ class DgiPage:
         )
 
     def type_document(self, value: str) -> None:
+        """Type the document as a person does, key by key; typed again when an update of the page that landed
+        meanwhile (the previous result's, the hint's) left the field with something else."""
         field = self.document_field()
-        field.fill("")
-        field.press_sequentially(value, delay=20)
+        for _attempt in range(3):
+            field.fill("")
+            field.press_sequentially(value, delay=20)
+            if field.input_value() == value:
+                return
+        expect(field).to_have_value(value)
 
     def hint(self):
         return self.page.locator(".dgi-doc-hint")
