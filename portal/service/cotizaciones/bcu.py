@@ -24,7 +24,8 @@ from zeep.transports import Transport
 
 log = logging.getLogger(__name__)
 
-WSDL = Path(__file__).with_name("awsbcucotizaciones.wsdl")
+# The BCU service described as its WSDL (our own copy, not a DGI file; .xml so it is not taken for one).
+WSDL = Path(__file__).with_name("awsbcucotizaciones-wsdl.xml")
 BCU_URL = "https://cotizaciones.bcu.gub.uy/wscotizaciones/servlet/awsbcucotizaciones"
 # The BCU's code of each currency the product uses (its "awsbcumonedas" list): the US dollar as bank notes
 # ("DLS. USA BILLETE", the rate people mean by "el dólar"), the euro, the Argentine peso and the Brazilian real
