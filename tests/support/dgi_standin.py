@@ -31,6 +31,7 @@ from portal.service.dgi.errors import DgiError
 from portal.service.dgi.persona_xml import build_error_xml, build_persona_xml
 from portal.service.dgi.sandbox import SandboxRegistry
 from portal.service.dgi.wsse import DS, EXC_C14N, WSSE, WSU, X509_TOKEN
+from portal.service.dgi.wsse_verify import soap_envelope, soap_fault  # the answers; the check below is our own
 from tests.support.servers import LiveServer
 
 SOAP_ENV = "http://schemas.xmlsoap.org/soap/envelope/"
@@ -113,19 +114,6 @@ def verify_request(envelope: etree._Element) -> Verified:
     except xmlsec.Error as exc:
         raise SignatureError("the signature value does not verify") from exc
     return Verified(certificate, tuple(signed_ids))
-
-
-def soap_envelope(body_child: etree._Element) -> bytes:
-    envelope = etree.Element(f"{{{SOAP_ENV}}}Envelope", nsmap={"SOAP-ENV": SOAP_ENV})
-    etree.SubElement(envelope, f"{{{SOAP_ENV}}}Body").append(body_child)
-    return etree.tostring(envelope, xml_declaration=True, encoding="utf-8")
-
-
-def soap_fault(message: str, code: str = "SOAP-ENV:Client") -> Response:
-    fault = etree.Element(f"{{{SOAP_ENV}}}Fault")
-    etree.SubElement(fault, "faultcode").text = code
-    etree.SubElement(fault, "faultstring").text = message
-    return Response(soap_envelope(fault), status=500, content_type="text/xml; charset=utf-8")
 
 
 class StandIn:
