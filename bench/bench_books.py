@@ -54,8 +54,8 @@ def _fill(app, start: int, count: int) -> None:
     from sqlalchemy import insert, select
 
     from portal.domain.uruguay_time import today_montevideo
-    from portal.service import db
     from portal.service.comprobante.models import IssuedCfe
+    from portal.service.platform import db
 
     rng = random.Random(start)
     today = today_montevideo()
@@ -121,8 +121,8 @@ def _floor(app) -> float:
     from sqlalchemy import select
 
     from portal.domain.uruguay_time import today_montevideo
-    from portal.service import db
     from portal.service.comprobante.models import IssuedCfe
+    from portal.service.platform import db
 
     today = today_montevideo()
     with app.app_context():

@@ -202,11 +202,12 @@ def check_database(env: dict[str, str], acknowledged: list[dict]) -> dict:
     script = """
 import json, sys
 from sqlalchemy import select
-from portal.service import create_app, db
+from portal.service import create_app
+from portal.service.platform import db
 from portal.service.cfe.schema import validate_cfe
 from portal.service.cfe.signing import verify_signature
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.models import Certificate
+from portal.service.platform.models import Certificate
 app = create_app()
 with db.command_context(app):
     s = db.session()

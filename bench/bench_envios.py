@@ -38,10 +38,10 @@ def main() -> int:
     workdir = samples.demo_environment("cfe-bench-envios-")
     from sqlalchemy import func, select
 
-    from portal.service import db, jobs
     from portal.service.cfe import compute_totals, parse_cfe_input
     from portal.service.envios import tracking
     from portal.service.envios.models import DgiEnvelope, DgiSubmission
+    from portal.service.platform import db, jobs
     from tests.support import cfe_bodies as bodies
 
     app, token = samples.demo_service(workdir, {"JOBS_URL": "memory://", "DGI_SIMULATOR_ANSWER_SECONDS": 0})

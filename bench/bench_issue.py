@@ -57,9 +57,9 @@ def main() -> int:
     from werkzeug.serving import make_server
 
     from portal.client import CfeClient
-    from portal.service.certificates import generate_self_signed
     from portal.service.cfe import build_signed_cfe, render_signed_pdf
     from portal.service.cfe.signing import CfeSigner
+    from portal.service.platform.certificates import generate_self_signed
     from tests.support import cfe_bodies as bodies
 
     cfe, issuer, numbering = samples.ten_line_eticket(), samples.demo_issuer(), samples.numbering()

@@ -39,10 +39,10 @@ def main() -> int:
     workdir = samples.demo_environment("cfe-bench-outage-")
     from sqlalchemy import func, select
 
-    from portal.service import db, jobs
     from portal.service.envios import outage, sending, tasks
     from portal.service.envios.models import DgiEnvelope, DgiStatus, DgiSubmission
     from portal.service.envios.simulator import SimulatedDgi
+    from portal.service.platform import db, jobs
     from tests.support import cfe_bodies as bodies
 
     app, token = samples.demo_service(

@@ -41,11 +41,11 @@ def main() -> int:
     parser.add_argument("--receipts", type=int, default=300)
     args = parser.parse_args()
 
-    from portal.service.certificates import generate_self_signed
     from portal.service.cfe import build_signed_cfe, fonts, pdf_base
     from portal.service.cfe.pdf import render_receipt
     from portal.service.cfe.qr import qr_png
     from portal.service.cfe.signing import CfeSigner
+    from portal.service.platform.certificates import generate_self_signed
 
     cfe = samples.ten_line_eticket(adenda="Gracias por su compra.")
     issuer = samples.demo_issuer(resolucion="Res. DGI 1234/2024", url_verificacion="https://www.demo.com.uy/verificar")

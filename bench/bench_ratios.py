@@ -56,10 +56,11 @@ _ADD_COMPANIES = """
 import json, sys
 from sqlalchemy import select
 from portal.domain.identifiers import is_valid_rut
-from portal.service import create_app, db
-from portal.service.areas import area_modules
+from portal.service import create_app
+from portal.service.platform import db
+from portal.service.platform.areas import area_modules
 from portal.service.identity.claims import mint_access_token
-from portal.service.models import Company, Membership, User
+from portal.service.platform.models import Company, Membership, User
 from portal.service.seed import _demo_certificate
 count = int(sys.argv[1])
 app = create_app()
@@ -119,9 +120,9 @@ def _slice(port: int, make, connections: int, seconds: float, server_pid: int) -
 
 def _build_signed_cpu_ms(seconds: float) -> float:
     """CPU ms per build_signed_cfe of the bench's e-Ticket, in this process, for about `seconds`."""
-    from portal.service.certificates import generate_self_signed
     from portal.service.cfe import build_signed_cfe, parse_cfe_input
     from portal.service.cfe.signing import CfeSigner
+    from portal.service.platform.certificates import generate_self_signed
 
     global _SIGNER
     if _SIGNER is None:

@@ -63,9 +63,9 @@ def _fill(app, count: int) -> dict:
     """Copy the one real receipt `count` times with realistic variety; returns facts the queries use."""
     from sqlalchemy import insert, select
 
-    from portal.service import db
     from portal.service.comprobante.models import IssuedCfe
     from portal.service.comprobante.search import folded, remember_receiver
+    from portal.service.platform import db
 
     rng = random.Random(12)
     with app.app_context():
@@ -188,7 +188,7 @@ def filled_service(prefix: str, receipts: int):
     app, token = samples.demo_service(samples.demo_environment(prefix))
     from sqlalchemy import text
 
-    from portal.service import db
+    from portal.service.platform import db
     from tests.support import cfe_bodies as bodies
 
     headers = {"Authorization": f"Bearer {token}"}
@@ -209,7 +209,7 @@ def main() -> int:
     app, client, headers, facts = filled_service("cfe-bench-search-", args.receipts)
     from sqlalchemy import text
 
-    from portal.service import db
+    from portal.service.platform import db
 
     queries = _queries(facts)
     indexed = _measure(client, headers, queries, args.repeat)

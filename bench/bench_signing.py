@@ -45,11 +45,11 @@ def main() -> int:
     args = parser.parse_args()
 
     from portal.domain.uruguay_time import MONTEVIDEO
-    from portal.service.certificates import generate_self_signed
     from portal.service.cfe import build_signed_cfe, compute_totals
     from portal.service.cfe.schema import load_schema, validate_cfe
     from portal.service.cfe.signing import CfeSigner
     from portal.service.cfe.xml import build_cfe_xml
+    from portal.service.platform.certificates import generate_self_signed
 
     cfe, issuer, numbering = samples.ten_line_eticket(), samples.demo_issuer(), samples.numbering()
     signer = CfeSigner(*generate_self_signed("219999830019", "bench"))

@@ -3,8 +3,8 @@
 
 Workers: issuing is CPU work (XML, XMLDSig, XSD) under Python's GIL, so one process uses one core: run one
 worker per core. On SQLite the processes' writers take turns for the database's single lock in the kernel's
-queue (portal/service/db.py, WriterTurns), and within a process concurrent issues share one transaction and one
-fsync (portal/service/groupcommit.py). Rate limits are counted where CFE_RATELIMIT_STORAGE_URL says: in memory
+queue (portal/service/platform/db.py, WriterTurns), and within a process concurrent issues share one transaction and one
+fsync (portal/service/platform/groupcommit.py). Rate limits are counted where CFE_RATELIMIT_STORAGE_URL says: in memory
 each process would count its own, so without Redis the service keeps to one process.
 """
 

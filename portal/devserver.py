@@ -59,7 +59,7 @@ def run_together(commands: list[list[str]], env: dict[str, str] | None, banner: 
 
 
 # The service's threads: a client whose request body stops arriving holds one for CFE_BODY_IDLE_SECONDS at most
-# (portal/service/slowbody.py), so a dozen such clients leave most of them to everyone else
+# (portal/service/platform/slowbody.py), so a dozen such clients leave most of them to everyone else
 # (tests/integration/test_slow_bodies.py; production puts nginx in front, which buffers bodies).
 SERVICE_THREADS = 32
 

@@ -1,4 +1,4 @@
-"""What the service's and the portal's settings classes share (portal/service/config.py, portal/web/config.py).
+"""What the service's and the portal's settings classes share (portal/service/platform/config.py, portal/web/config.py).
 
 Each app reads its environment in one typed place: a pydantic-settings class whose field names are the Flask
 config keys and whose aliases are the environment variables (README, "Configuration"). An empty variable

@@ -213,7 +213,7 @@ def _copy_db(template: Path, target: Path) -> str:
 @pytest.fixture
 def service_config(service_db_template: Path, tmp_path: Path) -> dict:
     # memory://: each test app gets an empty queue of its own; tests run what was enqueued with
-    # portal.service.jobs.run_pending() (or start a real worker) when they mean to.
+    # portal.service.platform.jobs.run_pending() (or start a real worker) when they mean to.
     return {
         "DATABASE_URL": _copy_db(service_db_template, tmp_path / "service.db"),
         "TESTING": True,
@@ -276,9 +276,9 @@ def mint_token(app, email: str, lifetime: int | None = None, client_id: str = "c
     client id, as the provider issues it to the portal)."""
     from sqlalchemy import select
 
-    from portal.service import db
     from portal.service.identity.claims import mint_access_token
-    from portal.service.models import User
+    from portal.service.platform import db
+    from portal.service.platform.models import User
 
     with app.app_context():
         user = db.session().scalar(select(User).where(User.email == email))
@@ -323,7 +323,7 @@ def live_urls():
 def live_service(live_urls, service_config):
     """The real service on a real port (contract and browser tests)."""
     from portal.service import create_app
-    from portal.service import db as service_db
+    from portal.service.platform import db as service_db
     from portal.service.seed import sync_portal_client
 
     service, portal = live_urls

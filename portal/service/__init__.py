@@ -10,11 +10,12 @@ from flask import Flask, jsonify, render_template, send_from_directory
 from sqlalchemy import text
 
 from portal import logsafe
-from portal.service import db, errors, identity, jobs, ratelimit, readcache, requestid
-from portal.service.areas import area_modules
-from portal.service.config import load_config
-from portal.service.openapi import build_document
-from portal.service.slowbody import BodyReadDeadline
+from portal.service import identity
+from portal.service.platform import db, errors, jobs, ratelimit, readcache, requestid
+from portal.service.platform.areas import area_modules
+from portal.service.platform.config import load_config
+from portal.service.platform.openapi import build_document
+from portal.service.platform.slowbody import BodyReadDeadline
 
 # Pages the service itself renders (sign-in, API reference) load only our own files.
 CONTENT_SECURITY_POLICY = (

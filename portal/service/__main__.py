@@ -15,13 +15,14 @@ import sys
 import click
 from sqlalchemy import func, select
 
-from portal.service import create_app, db, jobs
-from portal.service.areas import area_modules
-from portal.service.certificates import load_pkcs12
+from portal.service import create_app
 from portal.service.identity.claims import mint_access_token
-from portal.service.keystore import store_certificate
 from portal.service.migrations import upgrade
-from portal.service.models import Company, User
+from portal.service.platform import db, jobs
+from portal.service.platform.areas import area_modules
+from portal.service.platform.certificates import load_pkcs12
+from portal.service.platform.keystore import store_certificate
+from portal.service.platform.models import Company, User
 from portal.service.seed import seed_demo
 
 

@@ -14,12 +14,12 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal import devsecrets
-from portal.service import db
-from portal.service.areas import area_modules
-from portal.service.certificates import generate_self_signed
 from portal.service.identity.passwords import hash_password
-from portal.service.keystore import store_certificate
-from portal.service.models import Certificate, Company, Membership, OAuthClient, Role, User
+from portal.service.platform import db
+from portal.service.platform.areas import area_modules
+from portal.service.platform.certificates import generate_self_signed
+from portal.service.platform.keystore import store_certificate
+from portal.service.platform.models import Certificate, Company, Membership, OAuthClient, Role, User
 
 DEMO_PASSWORD = "demo-password"  # noqa: S105 - documented development-only credential
 

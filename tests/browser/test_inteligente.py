@@ -13,8 +13,8 @@ from sqlalchemy import func, select
 
 from portal.client import CfeClient
 from portal.client.inteligente import SmartIssueRequest, SmartLine, SmartReceiver
-from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
+from portal.service.platform import db
 from tests.browser.pages import RequestStatusPage, Shell, SmartIssuancePage, answer_held, both_widths, screenshot
 
 NOT_ELECTRONIC_RUT = "215550030019"  # DGI sandbox: warns receptor_no_emisor_electronico

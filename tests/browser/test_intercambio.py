@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from portal.service import db
 from portal.service.intercambio import answers, transport
+from portal.service.platform import db
 from tests.browser.pages import Shell, both_widths
 from tests.conftest import mint_token
 from tests.support import cfe_bodies as bodies

@@ -14,8 +14,8 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from portal.service import db
 from portal.service.intercambio.directory import ElectronicIssuer, upsert_issuer
+from portal.service.platform import db
 from tests.browser.pages import Shell, SmartIssuancePage, both_widths, settled
 from tests.support.envios import ENVIOS_CONFIG, drain
 from tests.support.exchange import NORTE

@@ -8,8 +8,8 @@ import pytest
 from playwright.sync_api import Page, expect
 from sqlalchemy import update
 
-from portal.service import db
-from portal.service.models import Certificate
+from portal.service.platform import db
+from portal.service.platform.models import Certificate
 from portal.service.salud import watch
 from tests.browser.pages import Shell, nav_link, screenshot, settled
 from tests.support.certificates import expiring_in

@@ -8,7 +8,7 @@ import pytest
 
 from portal.client import CfeClient, Forbidden, NotFound, RateLimited, Unauthorized, ValidationError
 from portal.client.apikeys import ApiKey, NewApiKey, RateLimit, WindowUsage
-from portal.service.auth import API_KEY, JWT, authenticate
+from portal.service.platform.auth import API_KEY, JWT, authenticate
 
 PROBE = "/api/v1/_test/quien"
 

@@ -6,7 +6,7 @@ import pytest
 
 from portal.client import CfeClient, Forbidden, NotFound, ValidationError
 from portal.client.correo import MailSend, MailSends
-from portal.service import jobs
+from portal.service.platform import jobs
 from tests.support import cfe_bodies as bodies
 from tests.support.smtp import mail_config
 

@@ -151,8 +151,8 @@ def test_sending_a_days_report_is_typed(as_user, live_service):
 def test_retrying_an_envelope_is_typed_and_refused_when_there_is_nothing_to_retry(as_user, live_service):
     from sqlalchemy import update
 
-    from portal.service import db
     from portal.service.envios.models import DgiEnvelope
+    from portal.service.platform import db
 
     usuario, admin = as_user("usuario@demo.uy"), as_user("admin@demo.uy")
     issue(usuario, bodies.body(bodies.EFACTURA))

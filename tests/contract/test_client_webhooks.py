@@ -62,8 +62,8 @@ def test_health_and_notices(as_user, live_service):
 
     from sqlalchemy import update
 
-    from portal.service import db
-    from portal.service.models import Certificate
+    from portal.service.platform import db
+    from portal.service.platform.models import Certificate
 
     with live_service.app.app_context(), db.write_transaction() as session:
         session.execute(

@@ -32,9 +32,9 @@ def _add_single_company_admin(app) -> str:
     """An admin of company 1 only (so no X-Empresa-Id is needed); returns an access token for them."""
     from sqlalchemy import select
 
-    from portal.service import db as service_db
     from portal.service.identity.passwords import hash_password
-    from portal.service.models import Company, Membership, User
+    from portal.service.platform import db as service_db
+    from portal.service.platform.models import Company, Membership, User
 
     with app.app_context():
         session = service_db.session()
@@ -69,7 +69,7 @@ def contract_service(service_db_template, tmp_path_factory):
 def _openapi_document() -> dict:
     """The document /api/v1/openapi.json serves, built at collection time (one test item per operation)."""
     from portal.service import area_routes
-    from portal.service.openapi import build_document
+    from portal.service.platform.openapi import build_document
 
     area_routes()
     return build_document("http://127.0.0.1")

@@ -145,8 +145,8 @@ def test_the_limit_changes_in_place_and_bad_values_come_back_next_to_the_field(a
 
 
 def test_the_row_shows_the_current_windows_usage(admin, live_service):
-    from portal.service import ratelimit
     from portal.service.apikeys import limiting
+    from portal.service.platform import ratelimit
 
     _create(admin, "ERP", "10", "60")
     key = _only_key(live_service)

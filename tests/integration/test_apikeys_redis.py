@@ -23,7 +23,7 @@ def service_with_probe():
     Comprobante and DGI groups do). gunicorn loads it from this module."""
     from portal.domain.roles import WRITERS
     from portal.service import create_app
-    from portal.service.auth import API_KEY, JWT, authenticate, require_role
+    from portal.service.platform.auth import API_KEY, JWT, authenticate, require_role
 
     app = create_app()
 

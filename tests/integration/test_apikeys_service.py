@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import select, update
 
 from portal.domain.roles import WRITERS
-from portal.service.auth import API_KEY, JWT, authenticate, require_role
+from portal.service.platform.auth import API_KEY, JWT, authenticate, require_role
 
 WHOAMI = "/api/v1/_test/quien"
 
@@ -85,8 +85,8 @@ def test_create_answers_the_key_once_and_the_service_keeps_only_its_hmac(client,
     assert secret not in listing.get_data(as_text=True)
     assert "clave" not in listing.json["items"][0]
 
-    from portal.service import db
     from portal.service.apikeys.models import ApiKey
+    from portal.service.platform import db
 
     with keyed_app.app_context():
         row = db.session().scalar(select(ApiKey).where(ApiKey.public_id == created["id"]))
@@ -380,8 +380,8 @@ def test_every_create_revoke_and_limit_change_is_recorded_with_who_when_old_and_
 
 
 def test_last_use_is_recorded_at_most_once_a_minute(client, admin, keyed_app):
-    from portal.service import db
     from portal.service.apikeys.models import ApiKey
+    from portal.service.platform import db
 
     key = create_key(client, admin)
     assert "ultimoUso" not in listed(client, admin)[key["id"]]

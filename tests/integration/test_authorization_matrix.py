@@ -12,10 +12,11 @@ import re
 
 import pytest
 
-from portal.service import area_routes, db
-from portal.service.api import OPERATIONS
+from portal.service import area_routes
 from portal.service.identity.passwords import hash_password
-from portal.service.models import Membership, User
+from portal.service.platform import db
+from portal.service.platform.api import OPERATIONS
+from portal.service.platform.models import Membership, User
 from tests.support import cfe_bodies as bodies
 
 area_routes()  # registers every operation before the tests are parametrized

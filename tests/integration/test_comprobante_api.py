@@ -11,9 +11,9 @@ from sqlalchemy import select, update
 
 from portal import paths
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db
 from portal.service.comprobante.models import CaeRangeRecord, PreviewToken
-from portal.service.models import Certificate, IdempotencyRecord
+from portal.service.platform import db
+from portal.service.platform.models import Certificate, IdempotencyRecord
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue as _issue
 
@@ -143,7 +143,7 @@ def test_same_idempotency_key_with_another_body_is_422(api_client, user):
 def _claimed_key(service_app, key: str, **columns) -> None:
     """An Idempotency-Key left "in progress" for an e-Ticket body, as a request still issuing (or a crashed one)
     leaves it."""
-    from portal.service.idempotency import request_fingerprint
+    from portal.service.platform.idempotency import request_fingerprint
 
     payload = bodies.body(bodies.ETICKET)  # fingerprinted as sent
     with service_app.app_context():
@@ -168,7 +168,7 @@ def test_idempotency_key_still_in_progress_is_409(api_client, user, service_app)
 
 
 def test_a_claim_abandoned_by_a_crashed_worker_is_taken_over(api_client, user, service_app):
-    from portal.service.idempotency import STALE_AFTER
+    from portal.service.platform.idempotency import STALE_AFTER
 
     _claimed_key(service_app, "crashed", created_at=datetime.now(UTC) - STALE_AFTER - timedelta(seconds=1))
     headers = {**user, "Idempotency-Key": "crashed"}
@@ -484,7 +484,7 @@ def test_the_receipt_carries_its_collection_reference_history(api_client, user):
 
 
 def test_idempotency_keys_older_than_a_day_are_swept_by_new_claims(api_client, user, service_app, monkeypatch):
-    from portal.service import idempotency
+    from portal.service.platform import idempotency
 
     monkeypatch.setattr(idempotency, "SWEEP_EVERY", timedelta(0))  # by default at most once a minute per process
     _issue(api_client, user, bodies.body(bodies.ETICKET), **{"Idempotency-Key": "yesterday"})

@@ -12,10 +12,10 @@ import pytest
 from PIL import Image
 from sqlalchemy import select
 
-from portal.service import db
 from portal.service.cfe.pdf_text import money
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.empresa.models import CompanySettings
+from portal.service.platform import db
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue
 

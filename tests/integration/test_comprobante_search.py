@@ -12,10 +12,10 @@ import pytest
 from sqlalchemy import select, text, update
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db
 from portal.service.comprobante import search
 from portal.service.comprobante.export import HEADER, csv_row, text_cell
 from portal.service.comprobante.models import IssuedCfe
+from portal.service.platform import db
 from tests.support import cfe_bodies as bodies
 from tests.support import receipt_copies
 from tests.support.cfe_bodies import issue

@@ -16,8 +16,8 @@ from portal.client.clientes import CustomerChanges, NewCustomer
 from portal.client.productos import ProductFields
 from portal.domain.identifiers import ci_check_digit
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db
 from portal.service.cotizaciones.rates import rate_on
+from portal.service.platform import db
 from portal.web.comprobantes import payload
 from tests.integration.test_comprobantes_portal import HTMX, soup
 

@@ -4,7 +4,7 @@ sent again neither issues nor mails twice), and it reaches the local SMTP server
 from __future__ import annotations
 
 from portal.client.comprobante_list import ReceiptFilters
-from portal.service import jobs
+from portal.service.platform import jobs
 from tests.integration.test_comprobantes_portal import eticket, issue, soup
 from tests.integration.test_correo_portal import service_api, service_config  # noqa: F401 - fixtures
 

@@ -149,8 +149,8 @@ def test_without_a_valid_certificate_the_form_says_so_and_lets_the_user_type(usu
 
     from sqlalchemy import update
 
-    from portal.service import db
-    from portal.service.models import Certificate
+    from portal.service.platform import db
+    from portal.service.platform.models import Certificate
 
     with live_service.app.app_context():
         db.session().execute(

@@ -8,9 +8,9 @@ import pytest
 from lxml import etree
 from sqlalchemy import select
 
-from portal.service import db
 from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.empresa.models import CompanySettings
+from portal.service.platform import db
 from tests.integration.test_comprobantes_portal import form_values, issue, new_form, soup
 
 NS = {"c": "http://cfe.dgi.gub.uy"}

@@ -9,7 +9,7 @@ from datetime import datetime
 import pytest
 from lxml import etree
 
-from portal.service import jobs
+from portal.service.platform import jobs
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue
 from tests.support.smtp import LocalSmtp, RecordingHandler, password_check

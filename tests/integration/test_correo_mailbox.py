@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from portal.service import jobs
+from portal.service.platform import jobs
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue
 

@@ -8,7 +8,7 @@ import io
 import pytest
 from pdfminer.high_level import extract_text
 
-from portal.service import jobs
+from portal.service.platform import jobs
 from tests.integration.test_correo_api import _send, service_config, user, worker_runs_in_the_test_app  # noqa: F401
 from tests.integration.test_export_api import today
 from tests.support.cfe_bodies import issue

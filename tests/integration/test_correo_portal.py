@@ -8,7 +8,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from portal.client import CfeClient
-from portal.service import jobs
+from portal.service.platform import jobs
 from tests.support import cfe_bodies as bodies
 from tests.support.html import soup
 from tests.support.smtp import mail_config

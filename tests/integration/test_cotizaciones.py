@@ -11,10 +11,11 @@ from decimal import Decimal
 import pytest
 from sqlalchemy import delete
 
-from portal.service import create_app, db
+from portal.service import create_app
 from portal.service.cotizaciones import bcu, rates
 from portal.service.cotizaciones.models import ExchangeRate
 from portal.service.indices.models import UiValue
+from portal.service.platform import db
 
 COTIZACIONES = "/api/v1/cotizaciones"
 

@@ -48,9 +48,9 @@ def _fields(answer) -> list[tuple[str, str]]:
 
 
 def _add_certificate(app, company_id: int, not_before: dt.datetime, not_after: dt.datetime) -> int:
-    from portal.service import db
-    from portal.service.keystore import store_certificate
-    from portal.service.models import Company
+    from portal.service.platform import db
+    from portal.service.platform.keystore import store_certificate
+    from portal.service.platform.models import Company
 
     made = make_certificate("219999830019", "Demo S.A.", not_before=not_before, not_after=not_after)
     key_pem, cert_pem = made.key_pem, made.cert_pem
@@ -62,8 +62,8 @@ def _add_certificate(app, company_id: int, not_before: dt.datetime, not_after: d
 
 
 def _certificate_der(app, certificate_id: int) -> bytes:
-    from portal.service import db
-    from portal.service.models import Certificate
+    from portal.service.platform import db
+    from portal.service.platform.models import Certificate
 
     with app.app_context():
         pem = db.session().get(Certificate, certificate_id).cert_pem.encode()

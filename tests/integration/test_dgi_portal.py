@@ -326,8 +326,8 @@ def test_the_chosen_certificate_is_remembered_and_used(signed_in, live_service):
 
 
 def _expire_certificate(app, certificate_id: int) -> None:
-    from portal.service import db
-    from portal.service.models import Certificate
+    from portal.service.platform import db
+    from portal.service.platform.models import Certificate
 
     with app.app_context():
         session = db.session()

@@ -13,10 +13,10 @@ from pdfminer.high_level import extract_text
 from sqlalchemy import select
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db
 from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.empresa.models import CompanySettings
 from portal.service.indices.models import UiValue
+from portal.service.platform import db
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue as _issue
 

@@ -426,8 +426,8 @@ def test_another_companys_records_are_not_listed(api_client, auth_headers):
 
 
 def _issued_record(service_app, receipt_id: str):
-    from portal.service import db
     from portal.service.comprobante.models import IssuedCfe
+    from portal.service.platform import db
 
     with service_app.app_context():
         record = db.session().get(IssuedCfe, receipt_id)
@@ -482,8 +482,8 @@ def test_the_seeded_resolution_reaches_the_issuer(api_client, service_app, admin
 
 
 def test_pdf_helpers_read_the_logo_and_paper(api_client, service_app, admin):
-    from portal.service import db
     from portal.service.empresa.settings import company_logo, default_paper
+    from portal.service.platform import db
 
     api_client.put(f"{BASE}/logo", data=image(), content_type="image/png", headers=admin)
     api_client.put(f"{BASE}/configuracion", json={**SETTINGS, "formatoPapel": "57mm"}, headers=admin)

@@ -209,8 +209,8 @@ def test_certificate_upload_warns_30_days_before_and_never_echoes_the_password(a
 def test_the_warning_shows_when_every_valid_certificate_expires_soon(admin, live_service):
     from sqlalchemy import update
 
-    from portal.service import db
-    from portal.service.models import Certificate
+    from portal.service.platform import db
+    from portal.service.platform.models import Certificate
 
     with live_service.app.app_context():
         from datetime import UTC, datetime, timedelta

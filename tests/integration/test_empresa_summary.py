@@ -9,9 +9,9 @@ import pytest
 from sqlalchemy import update
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
-from portal.service.models import Certificate
+from portal.service.platform import db
+from portal.service.platform.models import Certificate
 from tests.support import cfe_bodies as bodies
 
 SUMMARY = "/api/v1/empresa/resumen"

@@ -8,8 +8,8 @@ import pytest
 from lxml import etree
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service.certificates import generate_self_signed
 from portal.service.cfe.signing import verify_signature
+from portal.service.platform.certificates import generate_self_signed
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue
 from tests.support.envios import ENVIOS_CONFIG, drain

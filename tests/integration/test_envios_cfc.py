@@ -13,16 +13,16 @@ import pytest
 from lxml import etree
 
 from portal.domain.uruguay_time import MONTEVIDEO, today_montevideo
-from portal.service import db
-from portal.service.certificates import generate_self_signed
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import CfeSigner
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios import acks, cfc, envelope, report_xml
 from portal.service.envios.adapter import Credentials
 from portal.service.envios.simulator import SimulatedDgi
-from portal.service.keystore import signer_for
-from portal.service.models import Certificate
+from portal.service.platform import db
+from portal.service.platform.certificates import generate_self_signed
+from portal.service.platform.keystore import signer_for
+from portal.service.platform.models import Certificate
 from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG
 

@@ -11,10 +11,10 @@ from sqlalchemy import select
 
 from portal import paths
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import verify_signature
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope
+from portal.service.platform import db
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain

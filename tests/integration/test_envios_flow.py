@@ -6,8 +6,8 @@ import pytest
 from lxml import etree
 from sqlalchemy import select
 
-from portal.service import db
 from portal.service.envios.models import DgiEnvelope, DgiSubmission, SimCfe, SimEnvelope, VoidedRange
+from portal.service.platform import db
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain

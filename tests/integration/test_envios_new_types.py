@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from portal.service import db
 from portal.service.cfe.schema import validate_xml
 from portal.service.envios.models import DgiEnvelope
+from portal.service.platform import db
 from tests.integration.test_envios_flow import dgi_of
 from tests.integration.test_export_api import today
 from tests.support.cfe_bodies import issue

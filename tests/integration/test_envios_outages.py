@@ -15,10 +15,10 @@ from click.testing import CliRunner
 from sqlalchemy import select, update
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db, jobs
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios import commands, outage, tasks
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission, SimEnvelope, SimReport
+from portal.service.platform import db, jobs
 from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG, dgi_back, drain
 

@@ -10,12 +10,12 @@ import pytest
 from sqlalchemy import select
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db, jobs
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios import outage, sending, tasks
 from portal.service.envios.adapter import Credentials, DgiTransientError
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiStatus, DgiSubmission
 from portal.service.envios.simulator import SimulatedDgi
+from portal.service.platform import db, jobs
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue
 from tests.support.envios import ENVIOS_CONFIG, drain
@@ -98,7 +98,7 @@ def test_dgi_already_holding_the_receipt_is_reconciled_not_resent(api_client, us
 
         session = db.new_session()
         record = session.get(IssuedCfe, cfe["idCfeEmitido"])
-        from portal.service.models import Certificate
+        from portal.service.platform.models import Certificate
 
         cert = session.get(Certificate, record.certificate_id).cert_pem.encode()
         earlier = envelope.build_envelope(

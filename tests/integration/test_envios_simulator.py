@@ -9,8 +9,6 @@ from lxml import etree
 from sqlalchemy import select, update
 
 from portal.domain.uruguay_time import MONTEVIDEO, today_montevideo
-from portal.service import db
-from portal.service.certificates import generate_self_signed
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import CfeSigner, verify_signature
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
@@ -18,7 +16,9 @@ from portal.service.envios import acks, envelope, report_xml
 from portal.service.envios.adapter import Credentials
 from portal.service.envios.models import VoidedRange
 from portal.service.envios.simulator import SimulatedDgi
-from portal.service.models import Certificate
+from portal.service.platform import db
+from portal.service.platform.certificates import generate_self_signed
+from portal.service.platform.models import Certificate
 from tests.support import cfe_bodies as bodies
 from tests.support.certificates import make_certificate
 from tests.support.cfe_bodies import issue
@@ -237,7 +237,7 @@ def test_a_note_referring_to_a_receipt_dgi_has_not_seen_is_e12(api_client, user,
 
 def _report(fecha: date, sec: int = 1, signer: CfeSigner | None = None, rut: str = RUT, later_by: int = 0) -> bytes:
     """A signed daily report; `later_by` seconds make otherwise equal reports differ in their bytes."""
-    from portal.service.keystore import signer_for
+    from portal.service.platform.keystore import signer_for
 
     signed_at = datetime.now(MONTEVIDEO).replace(microsecond=0) + timedelta(seconds=later_by)
     document = report_xml.report_document(rut=rut, fecha=fecha, sec_envio=sec, signed_at=signed_at, summaries={})

@@ -14,11 +14,11 @@ from cryptography.hazmat.primitives.serialization import Encoding
 from sqlalchemy import select, update
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db
 from portal.service.envios import tasks
 from portal.service.envios.models import DgiEnvelope
 from portal.service.envios.simulator import SimulatedDgi
-from portal.service.models import Certificate
+from portal.service.platform import db
+from portal.service.platform.models import Certificate
 from tests.support import cfe_bodies as bodies
 from tests.support.efactura_standin import EfacturaStandIn, InApp, RunningEfacturaStandIn
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain

@@ -12,10 +12,10 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
-from portal.service import db, jobs
 from portal.service.envios import outage, tasks
 from portal.service.envios.models import DgiEnvelope, DgiSubmission
 from portal.service.envios.simulator import SimulatedDgi
+from portal.service.platform import db, jobs
 from tests.support import cfe_bodies as bodies
 from tests.support.efactura_standin import EfacturaStandIn, InApp, RunningEfacturaStandIn
 from tests.support.envios import ENVIOS_CONFIG, dgi_back, drain

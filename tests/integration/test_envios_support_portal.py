@@ -165,9 +165,9 @@ def test_the_admin_sends_a_days_report_now_and_sees_dgis_answer(signed_in, issue
 def test_the_admin_retries_an_envelope_in_error_and_it_reaches_dgi(signed_in, issue_api, live_service):
     from sqlalchemy import update
 
-    from portal.service import db
     from portal.service.envios import sending
     from portal.service.envios.models import DgiEnvelope
+    from portal.service.platform import db
 
     receipt = issue_api(bodies.body(bodies.EFACTURA))
     with live_service.app.app_context():  # packed, then a delivery that failed for good (say, a renewed cert)
@@ -246,7 +246,7 @@ def test_each_envelope_report_and_acknowledgement_downloads_from_the_page(signed
 @pytest.fixture
 def untrusted_acks(service_config, tmp_path):
     """DGI's trusted certificate set to one that did not sign the simulator's acknowledgements."""
-    from portal.service.certificates import generate_self_signed
+    from portal.service.platform.certificates import generate_self_signed
 
     path = tmp_path / "dgi.pem"
     path.write_bytes(generate_self_signed("214844360018", "Otro DGI", days=30)[1])

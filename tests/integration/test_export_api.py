@@ -12,9 +12,9 @@ import pytest
 from lxml import etree
 from sqlalchemy import select
 
-from portal.service import db
 from portal.service.cfe.schema import validate_cfe
 from portal.service.comprobante.models import CaeRangeRecord
+from portal.service.platform import db
 from tests.support.cfe_bodies import issue
 from tests.unit.cfe.test_cfe_export_audit import REJECTED
 from tests.unit.cfe.types_bodies import EXPORT

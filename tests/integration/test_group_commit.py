@@ -11,7 +11,7 @@ import requests
 from sqlalchemy import event, text
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db
+from portal.service.platform import db
 from tests.support import cfe_bodies as bodies
 
 EMITIR = "/api/v1/comprobante/emitir"

@@ -83,7 +83,7 @@ def _chunked(path: str, body: bytes, token: str) -> bytes:
 
 
 def test_chunked_bodies_under_gunicorn_are_read_whole_or_refused_whole(service):
-    # The body is read before the application runs (portal/service/slowbody.py): a chunked one is handed on
+    # The body is read before the application runs (portal/service/platform/slowbody.py): a chunked one is handed on
     # with its length, so the size cap and the JSON parser see it as any other.
     status, _, body = _raw(
         service.url, _chunked("/api/v1/comprobante/emitir", b"[" + b" " * (3 * 1024 * 1024) + b"]", service.token)

@@ -15,7 +15,7 @@ from openpyxl import load_workbook
 from sqlalchemy import select, update
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db
+from portal.service.platform import db
 from portal.service.recibidos.models import ReceivedCfe
 from tests.integration.test_informes_ventas import CFE, FROM_XML
 from tests.support import recibidos as sup

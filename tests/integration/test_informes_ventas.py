@@ -14,8 +14,8 @@ from openpyxl import load_workbook
 from sqlalchemy import select, update
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
+from portal.service.platform import db
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue
 

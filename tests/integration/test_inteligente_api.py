@@ -8,10 +8,10 @@ from decimal import Decimal
 import pytest
 from sqlalchemy import func, select, update
 
-from portal.service import db
 from portal.service.comprobante import issuing
 from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.inteligente.models import SmartRequest
+from portal.service.platform import db
 from tests.support import cfe_bodies as bodies
 
 PREVIEW = "/api/v1/cfe/previsualizar-emision-inteligente"
@@ -350,8 +350,8 @@ def test_the_receiver_comes_from_dgis_soap_service_signed_with_the_companys_cert
 
 def test_a_sale_in_dollars_takes_the_bcus_rate_of_the_day_unless_one_is_given(api_client, user, service_app):
     from portal.domain.uruguay_time import today_montevideo
-    from portal.service import db
     from portal.service.cotizaciones.rates import rate_on
+    from portal.service.platform import db
 
     body = {"receptor": {"documento": "21-999983-001-9"}, "lineas": [SERVICE_LINE], "moneda": "USD"}
     preview = _preview(api_client, user, body)

@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import update
 
-from portal.service import db
 from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.inteligente.models import SmartRequest
+from portal.service.platform import db
 
 LIST = "/api/v1/cfe/emision-inteligente"
 DIRECT = "/api/v1/cfe/emitir-inteligente"

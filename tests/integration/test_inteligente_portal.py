@@ -10,9 +10,9 @@ import pytest
 from bs4 import BeautifulSoup
 from sqlalchemy import func, select, update
 
-from portal.service import db
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.inteligente.models import SmartRequest
+from portal.service.platform import db
 from tests.support.html import csrf
 from tests.support.html import soup as _soup
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from portal.service import db
-from portal.service.certificates import generate_self_signed
 from portal.service.cfe.signing import shared_signer
 from portal.service.envios import acks
 from portal.service.intercambio import answers
 from portal.service.intercambio.models import ExchangeCfe, ExchangeEnvelope
+from portal.service.platform import db
+from portal.service.platform.certificates import generate_self_signed
 from tests.support.cfe_bodies import issue
 from tests.support.envios import ENVIOS_CONFIG, drain
 from tests.support.exchange import NORTE, RecordingTransport, receiver_ack_cfe, receiver_ack_sobre, to_norte

@@ -10,11 +10,11 @@ import pytest
 from lxml import etree
 from sqlalchemy import delete, func, select
 
-from portal.service import db
 from portal.service.dgi.sandbox_data import DGI_RUT, NOT_EMISOR_RUT
 from portal.service.intercambio import consultas, refresh
 from portal.service.intercambio.directory import find_issuer
 from portal.service.intercambio.models import DirectoryRefresh, ElectronicIssuerRow
+from portal.service.platform import db
 from tests.support.consultas_standin import ConsultasStandIn, RunningConsultas
 
 LOCAL_WS = "http://127.0.0.1:5999/intercambio/aws_efactura_intercambio"

@@ -10,9 +10,9 @@ import pytest
 from sqlalchemy import func, select
 from standardwebhooks.webhooks import Webhook
 
-from portal.service import db
 from portal.service.eventos.models import Event
 from portal.service.intercambio import answers, transport
+from portal.service.platform import db
 from tests.integration import test_webhooks
 from tests.support import recibidos as sup
 from tests.support.cfe_bodies import issue

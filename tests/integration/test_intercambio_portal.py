@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from bs4 import BeautifulSoup
 
-from portal.service import db
 from portal.service.intercambio import answers, transport
+from portal.service.platform import db
 from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG, drain
 from tests.support.exchange import NORTE, RecordingTransport, receiver_ack_cfe, to_norte

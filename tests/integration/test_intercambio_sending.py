@@ -12,12 +12,12 @@ import pytest
 from lxml import etree
 from sqlalchemy import select
 
-from portal.service import db
 from portal.service.cfe.schema import validate_xml
 from portal.service.envios.envelope import cfe_body
 from portal.service.intercambio import envelope, sending, tasks, transport
 from portal.service.intercambio.models import DgiRejectionNotice, ExchangeCfe, ExchangeEnvelope
-from portal.service.models import Certificate
+from portal.service.platform import db
+from portal.service.platform.models import Certificate
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
@@ -174,8 +174,8 @@ def test_a_killed_sender_leaves_a_lease_and_the_sweep_delivers_the_same_envelope
     issue(api_client, user, to_norte())
     with service_app.app_context():
         # The issue's wake-up is lost (the queue dropped): the sweep packs it.
-        from portal.service import jobs
         from portal.service.envios import sending as to_dgi
+        from portal.service.platform import jobs
 
         jobs.huey.flush()
         assert sending.pack(1) == ([], True)  # DGI first: its envelope is not built yet

@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select
 
-from portal.service import db, jobs
 from portal.service.intercambio.models import DirectoryRefresh
 from portal.service.intercambio.watch import directory_concern
+from portal.service.platform import db, jobs
 from portal.service.recibidos import mailbox
 from portal.service.recibidos.models import ExchangeMailbox
 from portal.service.recibidos.watch import mailbox_concern

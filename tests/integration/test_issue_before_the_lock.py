@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select
 
-from portal.service import db
-from portal.service.models import Certificate
+from portal.service.platform import db
+from portal.service.platform.models import Certificate
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue as _issue
 

@@ -1,5 +1,5 @@
 """Issuing keeps the issuer, the year's UI and the signing certificate per process for a moment
-(portal/service/readcache.py): a change through this process is used by the very next receipt, a change
+(portal/service/platform/readcache.py): a change through this process is used by the very next receipt, a change
 made behind its back (another process, the operator's SQL) within CFE_READ_CACHE_SECONDS."""
 
 from __future__ import annotations

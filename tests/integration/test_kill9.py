@@ -15,8 +15,8 @@ from sqlalchemy.orm import Session
 
 from portal.service.cfe.signing import verify_signature
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.idempotency import STALE_AFTER
-from portal.service.models import Certificate, IdempotencyRecord
+from portal.service.platform.idempotency import STALE_AFTER
+from portal.service.platform.models import Certificate, IdempotencyRecord
 from tests.support import cfe_bodies as bodies
 from tests.support.processes import wait_until
 

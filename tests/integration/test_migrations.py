@@ -12,9 +12,9 @@ from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.db import Base
 from portal.service.migrations import alembic_config, upgrade
-from portal.service.model_registry import load_all_models
+from portal.service.platform.db import Base
+from portal.service.platform.model_registry import load_all_models
 
 
 def _differences(url: str, metadata) -> list:

@@ -11,8 +11,8 @@ import subprocess
 import pytest
 from sqlalchemy import update
 
-from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
+from portal.service.platform import db
 from tests.integration.test_empresa_api import SETTINGS
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue

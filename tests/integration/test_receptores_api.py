@@ -165,8 +165,8 @@ def test_the_lookup_signs_as_the_callers_company_only(api_client, auth_headers, 
 
     from sqlalchemy import update
 
-    from portal.service import db
-    from portal.service.models import Certificate
+    from portal.service.platform import db
+    from portal.service.platform.models import Certificate
 
     with service_app.app_context():  # Comercial del Norte (company 2) has no valid certificate any more
         db.session().execute(

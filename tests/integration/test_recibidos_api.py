@@ -10,9 +10,9 @@ import zipfile
 import pytest
 from sqlalchemy import select
 
-from portal.service import db, jobs
 from portal.service.cfe.schema import validate_xml
 from portal.service.envios import acks as dgi_acks
+from portal.service.platform import db, jobs
 from portal.service.recibidos.models import ExchangeAnswer
 from tests.support import recibidos as sup
 

@@ -11,12 +11,12 @@ from lxml import etree
 from sqlalchemy import func, select
 
 from portal.domain.uruguay_time import MONTEVIDEO
-from portal.service import db
-from portal.service.certificates import generate_self_signed
 from portal.service.cfe import CfeSigner, Issuer
 from portal.service.cfe.schema import validate_xml
 from portal.service.envios import acks as dgi_acks
-from portal.service.models import Certificate, Company
+from portal.service.platform import db
+from portal.service.platform.certificates import generate_self_signed
+from portal.service.platform.models import Certificate, Company
 from portal.service.recibidos import intake
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe, ReceivedEnvelope
 from tests.support import recibidos as sup

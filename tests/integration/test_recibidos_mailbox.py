@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from portal.service import db, jobs
 from portal.service.intercambio import answers
+from portal.service.platform import db, jobs
 from portal.service.recibidos import mailbox, tasks
 from portal.service.recibidos.models import ExchangeAnswer, ExchangeMailbox, ProcessedMail, ReceivedEnvelope
 from tests.support import recibidos as sup
@@ -117,7 +117,7 @@ def test_the_development_mailbox_comes_from_the_settings(service_app, dovecot):
 def test_an_envelope_that_cannot_be_answered_now_stays_for_the_next_poll(service_app, dovecot):
     from sqlalchemy import delete, insert
 
-    from portal.service.models import Certificate
+    from portal.service.platform.models import Certificate
 
     with service_app.app_context():
         mailbox.configure(db.session(), 1, dovecot.url)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from portal.service import db
 from portal.service.intercambio.directory import ElectronicIssuer, upsert_issuer
+from portal.service.platform import db
 from portal.service.recibidos.models import ReceivedCfe
 from tests.support.cfe_bodies import issue
 from tests.support.envios import ENVIOS_CONFIG, drain

@@ -11,10 +11,11 @@ from lxml import etree
 from lxml.builder import ElementMaker
 from sqlalchemy import select
 
-from portal.service import create_app, db, jobs
+from portal.service import create_app
 from portal.service.cfe.schema import validate_xml
 from portal.service.intercambio import answers, transport
 from portal.service.intercambio.directory import ElectronicIssuer, upsert_issuer
+from portal.service.platform import db, jobs
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe, ReceivedEnvelope
 from tests.support import recibidos as sup
 
@@ -193,7 +194,7 @@ def usuario_headers(live_token_for):
 def test_a_company_that_cannot_sign_its_answers_asks_the_sender_to_retry(app, live_service):
     from sqlalchemy import delete
 
-    from portal.service.models import Certificate
+    from portal.service.platform.models import Certificate
 
     demo = _listed(app, sup.RECEIVER_RUT, live_service.url + PATH)
     with app.app_context():

@@ -8,11 +8,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select, update
 
-from portal.service import db, jobs
 from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.correo import mailbox
 from portal.service.eventos.models import Event
-from portal.service.models import Certificate
+from portal.service.platform import db, jobs
+from portal.service.platform.models import Certificate
 from portal.service.salud import checks, watch
 from portal.service.salud.concerns import OK, Concern
 from tests.support.certificates import expiring_in

@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import update
 
-from portal.service import db
 from portal.service.envios import outage
 from portal.service.envios.models import DgiStatus, DgiSubmission
+from portal.service.platform import db
 from portal.service.salud.dgi import dgi_down, observed_contingency
 from tests.support import cfe_bodies as bodies
 

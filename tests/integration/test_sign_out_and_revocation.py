@@ -12,8 +12,8 @@ import requests
 from bs4 import BeautifulSoup
 from sqlalchemy import update
 
-from portal.service import db
-from portal.service.models import User
+from portal.service.platform import db
+from portal.service.platform.models import User
 from tests.support.html import csrf as _csrf
 
 USERINFO = "/oauth/userinfo"

@@ -1,6 +1,6 @@
 """Twelve clients that send a request's headers and then stop sending its body do not stop the service as
 `make run` runs it: other requests are answered while those twelve are still held, and each of them gets a 408
-in the error shape once its body has paused for CFE_BODY_IDLE_SECONDS (portal/service/slowbody.py)."""
+in the error shape once its body has paused for CFE_BODY_IDLE_SECONDS (portal/service/platform/slowbody.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from portal import devserver
-from portal.service.slowbody import BodyReadDeadline
+from portal.service.platform.slowbody import BodyReadDeadline
 from tests.support.processes import Gunicorn
 
 SLOW_CLIENTS = 12

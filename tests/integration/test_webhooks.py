@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from portal.service import jobs
 from portal.service.correo import mailbox
+from portal.service.platform import jobs
 from portal.service.webhooks import delivery
 from portal.service.webhooks.models import WebhookDelivery, WebhookEndpoint
 from tests.support.cfe_bodies import EFACTURA, ETICKET, body, issue
@@ -133,7 +133,7 @@ def test_a_failing_endpoint_is_retried_with_growing_waits_and_every_attempt_is_r
 
 
 def _next_attempt(app) -> timedelta:
-    from portal.service import db
+    from portal.service.platform import db
 
     with db.new_session() as session:
         return session.query(WebhookDelivery).one().next_attempt_at
@@ -174,7 +174,7 @@ def test_an_endpoint_failing_for_a_day_is_disabled_and_the_admins_are_told(app, 
 
 
 def _delivery_states(app) -> list[str]:
-    from portal.service import db
+    from portal.service.platform import db
 
     with db.new_session() as session:
         return [d.state for d in session.query(WebhookDelivery).order_by(WebhookDelivery.id)]
@@ -311,8 +311,8 @@ def test_change_replace_and_the_event_catalogue(client, auth_headers, receiver):
 
 
 def test_the_outbox_row_is_written_in_the_issuing_transaction(app, client, auth_headers):
-    from portal.service import db
     from portal.service.eventos.models import Event
+    from portal.service.platform import db
 
     receipt = issue(client, auth_headers(ADMIN, company_id=1), body(ETICKET))
     with app.app_context(), db.new_session() as session:

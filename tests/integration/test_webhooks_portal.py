@@ -8,8 +8,8 @@ import pytest
 from bs4 import BeautifulSoup
 from sqlalchemy import update
 
-from portal.service import db
-from portal.service.models import Certificate
+from portal.service.platform import db
+from portal.service.platform.models import Certificate
 from portal.service.salud import watch
 from tests.support.certificates import expiring_in
 from tests.support.envios import drain

@@ -24,12 +24,12 @@ from sqlalchemy import create_engine, func, inspect, select, update
 from sqlalchemy.pool import NullPool
 
 from portal.client import CfeClient
-from portal.service import db
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
-from portal.service.db import Base
 from portal.service.migrations import alembic_config, upgrade
-from portal.service.model_registry import load_all_models
-from portal.service.models import Certificate, Company, IdempotencyRecord, Membership, OAuthClient, User
+from portal.service.platform import db
+from portal.service.platform.db import Base
+from portal.service.platform.model_registry import load_all_models
+from portal.service.platform.models import Certificate, Company, IdempotencyRecord, Membership, OAuthClient, User
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue as _issue
 
@@ -227,7 +227,7 @@ def test_same_key_same_body_replays_and_other_body_is_422(api_client, user, pg_s
         assert record.state == "done" and record.response_body["idCfeEmitido"] == first["idCfeEmitido"]
         assert record.created_at.tzinfo is not None
     with pg_service_app.app_context():
-        from portal.service.idempotency import purge_expired
+        from portal.service.platform.idempotency import purge_expired
 
         db.session().execute(update(IdempotencyRecord).values(created_at=func.now() - timedelta(hours=25)))
         db.session().commit()
@@ -237,7 +237,7 @@ def test_same_key_same_body_replays_and_other_body_is_422(api_client, user, pg_s
 def test_a_key_whose_first_claim_is_still_uncommitted_gets_409_not_500(api_client, user, postgres_server, pg_database):
     """The race of two first claims, made deterministic: another transaction has inserted the same key but
     not committed. The request's own INSERT then waits on the unique index, and fails once that commits."""
-    from portal.service.idempotency import request_fingerprint
+    from portal.service.platform.idempotency import request_fingerprint
 
     payload = bodies.body(bodies.ETICKET)  # fingerprinted as sent
     competitor = postgres_server.connect(pg_database)
@@ -502,7 +502,7 @@ def test_operator_commands_token_and_import_cert_with_a_long_subject(pg_service_
     from click.testing import CliRunner
 
     from portal.service.__main__ import cli
-    from portal.service.certificates import certificate_info, generate_self_signed, to_pkcs12
+    from portal.service.platform.certificates import certificate_info, generate_self_signed, to_pkcs12
 
     monkeypatch.setenv("CFE_DATABASE_URL", pg_url)
     runner = CliRunner()

@@ -8,8 +8,8 @@ import io
 
 import pytest
 
-from portal.service import db
 from portal.service.comprobante.search import Filters, conditions, page
+from portal.service.platform import db
 from tests.support import cfe_bodies as bodies
 from tests.support import receipt_copies
 from tests.support.cfe_bodies import issue

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import update
 
-from portal.service import db
 from portal.service.inteligente.models import SmartRequest
+from portal.service.platform import db
 
 LIST = "/api/v1/cfe/emision-inteligente"
 LINE = {"descripcion": "Café", "cantidad": "2", "precio": "122"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 
-from portal.service import jobs
+from portal.service.platform import jobs
 from tests.support import recibidos as sup
 
 

@@ -43,7 +43,7 @@ def cluster(postgres_server, pg_template, tmp_path_factory) -> Iterator[Cluster]
     """Started once for this module's tests (four gunicorns take a while); each test leaves the others'
     assertions intact (only the first issues receipts, and it reads numbers relative to what it found)."""
     from portal.service import create_app
-    from portal.service import db as service_db
+    from portal.service.platform import db as service_db
     from portal.service.seed import sync_portal_client
     from portal.web.activity import upgrade as upgrade_portal_db
 

@@ -1,5 +1,5 @@
 """Test certificates shaped like a Uruguayan company's (SERIALNUMBER=RUC<rut>), self-signed, with the validity
-window a test asks for. (portal.service.certificates.generate_self_signed makes the development one.)"""
+window a test asks for. (portal.service.platform.certificates.generate_self_signed makes the development one.)"""
 
 from __future__ import annotations
 

@@ -13,9 +13,9 @@ from cryptography.x509.oid import NameOID
 from PIL import Image
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service.certificates import to_pkcs12
 from portal.service.cfe.cae import CaeRange, build_cae_xml
 from portal.service.cfe.signing import CfeSigner
+from portal.service.platform.certificates import to_pkcs12
 
 DEMO_RUT = "219999830019"
 OTHER_RUT = "211003420017"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from portal.service import jobs
+from portal.service.platform import jobs
 
 # The simulator answers at once and rejects receivers named "<marker><motive>" (a development setting).
 REJECT_MARKER = "RECHAZAR-"
@@ -31,9 +31,9 @@ def dgi_back(app) -> None:
     waited out); the probe runs, and so does everything its answer wakes."""
     from sqlalchemy import update
 
-    from portal.service import db
     from portal.service.envios import outage, tasks
     from portal.service.envios.models import DgiStatus
+    from portal.service.platform import db
 
     with app.app_context():
         outage.set_simulator_mode("normal")

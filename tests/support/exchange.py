@@ -10,11 +10,11 @@ from datetime import datetime
 from sqlalchemy import select
 
 from portal.domain.uruguay_time import MONTEVIDEO
-from portal.service import db
 from portal.service.envios import acks
 from portal.service.intercambio.transport import DeliveryResult
-from portal.service.keystore import signer_for
-from portal.service.models import Certificate
+from portal.service.platform import db
+from portal.service.platform.keystore import signer_for
+from portal.service.platform.models import Certificate
 from tests.support import cfe_bodies as bodies
 
 NORTE = "211003420017"  # Comercial del Norte S.R.L., company 2 of the demo and an electronic issuer

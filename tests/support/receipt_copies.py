@@ -12,9 +12,9 @@ from sqlalchemy import event, insert, select
 from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.search import folded, name_words, remember_receiver
+from portal.service.platform import db
 
 # Names with accents, a name that starts with digits ("21 de Setiembre": "21" matches its name and the RUTs
 # starting 21) and documents that start with 21, with 12 and with letters (a foreign one).

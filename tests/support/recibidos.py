@@ -21,10 +21,10 @@ from cryptography.hazmat.primitives.serialization import Encoding
 from lxml import etree
 
 from portal.domain.uruguay_time import MONTEVIDEO
-from portal.service.certificates import generate_self_signed
 from portal.service.cfe import CfeSigner, Issuer, Numbering, build_signed_cfe, parse_cfe_input
 from portal.service.cfe.amounts import compute_totals
 from portal.service.cfe.xml import build_cfe_xml
+from portal.service.platform.certificates import generate_self_signed
 
 SUPPLIER_RUT = "211003420017"  # Comercial del Norte S.R.L.
 RECEIVER_RUT = "219999830019"  # Demo S.A.

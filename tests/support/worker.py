@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from portal.service import jobs
+from portal.service.platform import jobs
 
 
 @contextlib.contextmanager

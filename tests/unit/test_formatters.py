@@ -9,8 +9,8 @@ import pytest
 from flask import Flask
 
 from portal.domain.money import currency_sign
-from portal.service import files as service_files
 from portal.service.cfe.pdf_text import money, number
+from portal.service.platform import files as service_files
 from portal.web import files as portal_files
 
 HOSTILE = ["../../etc/passwd", 'factura".pdf', "a\r\nSet-Cookie: x=1.pdf", "", None, "Ñandú S.A. 😀.pdf"]

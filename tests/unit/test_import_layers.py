@@ -41,14 +41,14 @@ KNOWN_TWO_WAY_AREAS = {
     ("portal.service.comprobante", "portal.service.informes"): "the receipt list's CSV reads the sales book's net and "
     "IVA columns; the books read the issued receipts",
 }
-# The service's platform (its loose modules: db, api, auth, errors, jobs, ...) stands below the areas and imports
+# The service's platform (portal.service.platform: db, api, auth, errors, jobs, ...) stands below the areas and imports
 # none of them; the CFE engine (portal.service.cfe) is a library below both. Today's exceptions, to shrink:
 KNOWN_PLATFORM_TO_AREA = {
-    ("portal.service.auth", "portal.service.identity"): "the per-request token check reads the provider's "
+    ("portal.service.platform.auth", "portal.service.identity"): "the per-request token check reads the provider's "
     "revocation list (identity.revocation.revoked_clause)",
 }
 ENGINE = "portal.service.cfe"
-# Where the platform's modules may be gathered (today they sit loose beside the areas): not an area either.
+# Where the platform's modules live: not an area.
 PLATFORM_PACKAGE = "portal.service.platform"
 # Above the areas, not below: the command line, the demo seed (each walks the areas), and the migrations.
 APP_LEVEL = {"portal.service.__main__", "portal.service.seed", "portal.service.migrations"}
@@ -212,7 +212,7 @@ def test_no_private_name_is_imported_from_another_package():
     private = []
     for module, found, target in edges():
         owner = modules[target]
-        # `_` is gettext's marker (portal.service.i18n._), public by convention, not a private name.
+        # `_` is gettext's marker (portal.service.platform.i18n._), public by convention, not a private name.
         names = [n for n in found.names if n.startswith("_") and not n.startswith("__") and n != "_"]
         reached_module = target != found.module  # `from package import _module`
         if reached_module and owner.name.rpartition(".")[2].startswith("_") and owner.package != module.package:
@@ -231,6 +231,16 @@ def test_no_new_pair_of_areas_imports_each_other():
     both_ways = {tuple(sorted(pair)) for pair in arrows if pair[::-1] in arrows}
     assert sorted(both_ways - set(KNOWN_TWO_WAY_AREAS)) == [], "a new pair of areas importing each other"
     assert sorted(set(KNOWN_TWO_WAY_AREAS) - both_ways) == [], "fixed: take it off KNOWN_TWO_WAY_AREAS"
+
+
+def test_the_service_keeps_its_platform_in_one_package():
+    """Beside the areas sit only the app factory, the command line and the demo seed; the rest is platform/."""
+    loose = {
+        name
+        for name, module in project_modules().items()
+        if name.startswith("portal.service.") and name.count(".") == 2 and not module.is_package
+    }
+    assert loose <= {"portal.service.__main__", "portal.service.seed"}, sorted(loose - APP_LEVEL)
 
 
 def test_the_platform_imports_no_area():

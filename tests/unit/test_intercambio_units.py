@@ -6,7 +6,7 @@ from __future__ import annotations
 from portal.service.dgi.sandbox_data import DGI_RUT, INACTIVE_RUT, NOT_EMISOR_RUT
 from portal.service.intercambio.simulated import simulated_issuers
 from portal.service.intercambio.states import is_commercial, motive
-from portal.service.jobs import Debouncer
+from portal.service.platform.jobs import Debouncer
 
 
 def test_commercial_codes_are_e20_to_e60_and_have_words():

@@ -6,7 +6,7 @@ import pytest
 from flask import Flask, current_app
 from huey.storage import MemoryStorage, RedisStorage, SqliteStorage
 
-from portal.service import jobs
+from portal.service.platform import jobs
 
 seen: list[tuple[str, int]] = []
 

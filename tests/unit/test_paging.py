@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from portal.service.paging import decode_cursor, encode_cursor
+from portal.service.platform.paging import decode_cursor, encode_cursor
 
 keys = st.tuples(
     st.one_of(st.dates(), st.datetimes(timezones=st.just(UTC))),

@@ -6,7 +6,7 @@ import json
 
 from pydantic import BaseModel, Field
 
-from portal.service import responses
+from portal.service.platform import responses
 
 
 class Change(BaseModel):

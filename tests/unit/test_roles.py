@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from portal.domain import roles
-from portal.service.models import Role
+from portal.service.platform.models import Role
 
 PORTAL = Path(__file__).resolve().parents[2] / "portal"
 # A group of roles spelled out again: ("admin", "soporte"), (Role.ADMIN, Role.USUARIO), ...

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
-from portal.service import i18n
+from portal.service.platform import i18n
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = ROOT / "portal/service/translations/en/LC_MESSAGES/messages.po"

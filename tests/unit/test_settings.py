@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 
 from portal import paths
-from portal.service.config import ServiceSettings
+from portal.service.platform.config import ServiceSettings
 from portal.settings import SettingsError
 from portal.web.config import PortalSettings
 

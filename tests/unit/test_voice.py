@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from portal.service import pydantic_errors
+from portal.service.platform import pydantic_errors
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICE = ROOT / "portal/service"
@@ -26,7 +26,7 @@ MESSAGE_CALLS = {
     "DgiUnavailable", "DgiTimeout", "DgiInvalidInput", "DgiPermanentError", "DgiTransientError",
     "AckUnreadable", "DeliveryError", "warn", "add", "motive", "_invalid", "_fail", "error_response", "infer",
     "TaxpayerWarning",  # what portal/service/dgi/receiver.py warns about a receiver
-    "_", "refuse",  # a catalogue message (portal.service.i18n), a validator's refusal (pydantic_errors)
+    "_", "refuse",  # a catalogue message (portal.service.platform.i18n), a validator's refusal (pydantic_errors)
     "__init__",  # super().__init__("...") in an error class
 }  # fmt: skip
 MESSAGE_KEYWORDS = {"message", "mensaje", "detail"}
@@ -250,9 +250,9 @@ def _error_types(schema: dict, unknown: set[str]) -> set[str]:
 
 
 def request_models() -> list[type[BaseModel]]:
-    from portal.service.api import OPERATIONS
-    from portal.service.areas import area_modules
     from portal.service.cfe.model import CfeInput
+    from portal.service.platform.api import OPERATIONS
+    from portal.service.platform.areas import area_modules
 
     area_modules("routes")  # importing the routes registers every operation
     models = {m for op in OPERATIONS for m in (op.body, op.query) if isinstance(m, type)}

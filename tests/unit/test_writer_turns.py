@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from portal.service.db import DatabaseBusy, WriteGate, WriterTurns
+from portal.service.platform.db import DatabaseBusy, WriteGate, WriterTurns
 
 # Bounds on waits of tenths of a second: run alone, after the parallel suite (Makefile).
 pytestmark = pytest.mark.serial

@@ -18,12 +18,12 @@ from datetime import UTC, datetime, timedelta
 from flask import current_app, request
 from sqlalchemy import or_, select, update
 
-from portal.service import db
 from portal.service.apikeys import limiting
 from portal.service.apikeys.models import ApiKey
-from portal.service.auth import API_KEY, Principal
-from portal.service.errors import Forbidden, Unauthorized
-from portal.service.models import Role
+from portal.service.platform import db
+from portal.service.platform.auth import API_KEY, Principal
+from portal.service.platform.errors import Forbidden, Unauthorized
+from portal.service.platform.models import Role
 
 log = logging.getLogger("portal.service.apikeys")
 

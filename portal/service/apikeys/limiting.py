@@ -31,9 +31,9 @@ from limits import RateLimitItemPerSecond
 from limits.errors import StorageError
 from redis.exceptions import RedisError
 
-from portal.service import ratelimit
 from portal.service.apikeys.models import ApiKey
-from portal.service.errors import ApiError
+from portal.service.platform import ratelimit
+from portal.service.platform.errors import ApiError
 
 log = logging.getLogger("portal.service.apikeys")
 

@@ -10,7 +10,6 @@ from datetime import UTC, datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from portal.service import db
 from portal.service.apikeys import credentials, limiting
 from portal.service.apikeys.models import ApiKey, ApiKeyEvent
 from portal.service.apikeys.schemas import (
@@ -24,9 +23,10 @@ from portal.service.apikeys.schemas import (
     RateLimit,
     Usage,
 )
-from portal.service.auth import Principal
-from portal.service.errors import Conflict, NotFound
-from portal.service.paging import PageQuery, keyset
+from portal.service.platform import db
+from portal.service.platform.auth import Principal
+from portal.service.platform.errors import Conflict, NotFound
+from portal.service.platform.paging import PageQuery, keyset
 
 # Stored action -> the word the API shows (the endpoint's name).
 _ACTIONS = {"create": "crear", "revoke": "revocar", "rate_limit": "rate-limit"}

@@ -11,7 +11,7 @@ from datetime import datetime
 from sqlalchemy import JSON, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from portal.service.db import Base, utcnow
+from portal.service.platform.db import Base, utcnow
 from portal.sqltypes import UtcDateTime
 
 

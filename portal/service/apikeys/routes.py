@@ -9,11 +9,11 @@ from __future__ import annotations
 from flask import Blueprint, Flask
 
 from portal.domain.roles import ADMINS, READERS
-from portal.service.api import operation, to_response
 from portal.service.apikeys import credentials, limiting, management
 from portal.service.apikeys.schemas import ApiKeyCreate, ApiKeyCreated, ApiKeyList, ApiKeyOut, RateLimit
-from portal.service.auth import JWT, Principal
-from portal.service.paging import PageQuery
+from portal.service.platform.api import operation, to_response
+from portal.service.platform.auth import JWT, Principal
+from portal.service.platform.paging import PageQuery
 
 bp = Blueprint("apikeys", __name__, url_prefix="/api/v1/apikeys")
 

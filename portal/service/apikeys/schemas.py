@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
 
-from portal.service.jsontypes import WHOLE_NUMBER
-from portal.service.paging import Page
+from portal.service.platform.jsontypes import WHOLE_NUMBER
+from portal.service.platform.paging import Page
 
 MAX_LIMIT = 100_000
 MAX_WINDOW_SECONDS = 86_400

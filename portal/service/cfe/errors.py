@@ -1,7 +1,7 @@
 """The exceptions of the CFE engine.
 
 They carry no HTTP notion: the REST layer maps them. `FieldError` has the same fields as
-`portal.service.errors.FieldError` (field, code, message), so it converts with `dataclasses.asdict`; it is
+`portal.service.platform.errors.FieldError` (field, code, message), so it converts with `dataclasses.asdict`; it is
 defined again here because that module imports Flask and this package must not.
 """
 

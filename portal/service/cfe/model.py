@@ -16,7 +16,6 @@ from pydantic.json_schema import JsonDict
 
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import pydantic_errors
 from portal.service.cfe.errors import CfeValidationError, FieldError
 from portal.service.cfe.model_parts import (
     CodItem,
@@ -32,6 +31,7 @@ from portal.service.cfe.model_parts import (
     json_title,
 )
 from portal.service.cfe.xmlchars import PrintedText
+from portal.service.platform import pydantic_errors
 
 __all__ = [
     "CfeInput",

@@ -35,7 +35,7 @@ from portal.service.cfe.model_parts import MAX_AMOUNT
 from portal.service.cfe.pdf_text import money
 from portal.service.cfe.rules_dgi import Emission, check, check_cae
 from portal.service.cfe.rules_types import check_type_fields
-from portal.service.i18n import _
+from portal.service.platform.i18n import _
 
 # Tabla E: an e-Ticket whose net amount exceeds this many UI must identify the receiver and be sent to DGI:
 # 10.000 UI from 08/05/2012 to 31/10/2022, 5.000 UI since 01/11/2022.

@@ -13,7 +13,7 @@ from datetime import date, timedelta
 from portal.domain.cfe_types import IND_FACT_NOT_FOR_SMALL_TAXPAYERS, CfeType
 from portal.domain.empresa import SMALL_TAXPAYER_REGIMES
 from portal.service.cfe.model import CfeInput
-from portal.service.i18n import _
+from portal.service.platform.i18n import _
 
 # A-C5 and F-C7: "debe ser ≤ fecha del servidor de DGI + 60 días"; we sign at once, so the signature date
 # stands for DGI's server date.

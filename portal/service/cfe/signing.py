@@ -19,10 +19,10 @@ from functools import lru_cache
 import xmlsec
 from lxml import etree
 
-from portal.service.certificates import CertificateInfo, certificate_info, key_matches_certificate, load_pkcs12
 from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.xml import CFE_NS
 from portal.service.cfe.xmlsafe import MAX_XML_BYTES, parse_untrusted
+from portal.service.platform.certificates import CertificateInfo, certificate_info, key_matches_certificate, load_pkcs12
 
 DS_NS = "http://www.w3.org/2000/09/xmldsig#"
 _DS = f"{{{DS_NS}}}"

@@ -26,8 +26,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, GetJsonSchemaHandler, field_validator
 from pydantic.json_schema import JsonSchemaValue
 
-from portal.service.i18n import _
-from portal.service.pydantic_errors import refuse
+from portal.service.platform.i18n import _
+from portal.service.platform.pydantic_errors import refuse
 
 # Refused everywhere: outside XML 1.0's Char, or a C0/C1 control (tab and line breaks aside), as (first, last).
 _SURROGATES = (0xD800, 0xDFFF)

@@ -17,10 +17,10 @@ from sqlalchemy.orm import Session
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.identifiers import digits_only
-from portal.service import paging
 from portal.service.clientes.models import Customer, CustomerWatermark
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.search import folded
+from portal.service.platform import paging
 
 EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 _WRITTEN_NUMBER = re.compile(r"^[\d.\- ]+$")

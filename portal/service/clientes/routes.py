@@ -6,9 +6,6 @@ from flask import Blueprint
 from sqlalchemy import select
 
 from portal.domain.roles import ALL, WRITERS
-from portal.service import db, paging
-from portal.service.api import OperationDefaults, operation
-from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.clientes import catalog
 from portal.service.clientes.models import Customer
 from portal.service.clientes.schemas import (
@@ -20,7 +17,10 @@ from portal.service.clientes.schemas import (
     PaginaClientes,
 )
 from portal.service.comprobante.search import folded
-from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
+from portal.service.platform import db, paging
+from portal.service.platform.api import OperationDefaults, operation
+from portal.service.platform.auth import API_KEY, JWT, Principal
+from portal.service.platform.errors import ApiError, FieldError, NotFound, ValidationFailed
 
 bp = Blueprint("clientes", __name__, url_prefix="/api/v1/clientes")
 TAG = "Clientes"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from huey import crontab
 from sqlalchemy import select
 
-from portal.service import db, jobs
 from portal.service.clientes.catalog import sync_from_receipts
-from portal.service.models import Company
+from portal.service.platform import db, jobs
+from portal.service.platform.models import Company
 
 
 @jobs.huey.periodic_task(crontab(minute="*"), name="clientes.sync_customers")

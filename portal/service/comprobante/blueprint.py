@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from portal.service.api import idempotency_header
-from portal.service.auth import API_KEY, JWT
+from portal.service.platform.api import idempotency_header
+from portal.service.platform.auth import API_KEY, JWT
 
 bp = Blueprint("comprobante", __name__, url_prefix="/api/v1/comprobante")
 

@@ -7,12 +7,13 @@ import sys
 import click
 from sqlalchemy import select
 
-from portal.service import create_app, db
+from portal.service import create_app
 from portal.service.cfe.cae import parse_cae
 from portal.service.cfe.errors import CaeError, XmlInputError
 from portal.service.comprobante.numbering import import_range
-from portal.service.errors import ApiError
-from portal.service.models import Company
+from portal.service.platform import db
+from portal.service.platform.errors import ApiError
+from portal.service.platform.models import Company
 
 
 @click.command("import-cae")

@@ -1,5 +1,5 @@
 """Who signs a receipt: the issuer (the company, its settings, the branch) and the signing certificate, each
-kept per process for a moment (portal/service/readcache.py) since issuing reads them for every receipt."""
+kept per process for a moment (portal/service/platform/readcache.py) since issuing reads them for every receipt."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from datetime import UTC, datetime
 
 from sqlalchemy.orm import Session, object_session
 
-from portal.service import db, readcache
 from portal.service.cfe import CfeInput, CfeSigner, Issuer
 from portal.service.empresa.models import Branch, CompanySettings
 from portal.service.empresa.settings import company_logo, default_paper, issuer_fields
-from portal.service.keystore import signer_for, signing_certificate
-from portal.service.models import Certificate, Company
+from portal.service.platform import db, readcache
+from portal.service.platform.keystore import signer_for, signing_certificate
+from portal.service.platform.models import Certificate, Company
 
 # The tables behind what this module keeps: a commit of one of them in this process empties the caches at once.
 readcache.watch(Company, CompanySettings, Branch, Certificate)

@@ -22,8 +22,6 @@ from sqlalchemy.orm import Session
 
 from portal.domain.cfe_types import CFE_TYPES, NOTE_REFERENCE_TYPES
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db, idempotency, jobs
-from portal.service.auth import Principal
 from portal.service.cfe import (
     CfeInput,
     CfeSchemaError,
@@ -52,14 +50,16 @@ from portal.service.comprobante.search import folded, remember_receiver
 from portal.service.empresa.settings import company_logo, default_paper
 from portal.service.envios.tasks import wake_packer
 from portal.service.envios.tracking import record_issued
-from portal.service.errors import ApiError, FieldError, ValidationFailed
 from portal.service.eventos.publishing import publish, receipt
-from portal.service.i18n import _
 from portal.service.indices.ui import ui_value_on
 from portal.service.intercambio import sending as exchange
 from portal.service.intercambio.tasks import wake_exchange
 from portal.service.intercambio.tracking import link_correcting_note
-from portal.service.models import Company
+from portal.service.platform import db, idempotency, jobs
+from portal.service.platform.auth import Principal
+from portal.service.platform.errors import ApiError, FieldError, ValidationFailed
+from portal.service.platform.i18n import _
+from portal.service.platform.models import Company
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Tables of the Comprobante area: CAE ranges (with their number counters), issued receipts, preview
 tokens and the history of collection references. (Idempotency keys, shared by every area that honours
-Idempotency-Key, are a platform table: portal/service/models.py.)"""
+Idempotency-Key, are a platform table: portal/service/platform/models.py.)"""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from portal.service.db import Base, utcnow
+from portal.service.platform.db import Base, utcnow
 from portal.sqltypes import UtcDateTime
 
 

@@ -6,18 +6,18 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from portal.domain.roles import ALL, WRITERS
-from portal.service import db, idempotency
-from portal.service.api import operation
-from portal.service.auth import Principal
 from portal.service.cfe.pdf_text import money
 from portal.service.comprobante import issuing, notes
 from portal.service.comprobante.blueprint import BOTH, IDEMPOTENCY, TAG, bp
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.presenters import cfe_emitido, cfe_emitido_json
 from portal.service.comprobante.schemas import BorradorNota, BorradorNotaQuery, CfeEmitido, NotaCreditoTotal
-from portal.service.errors import ApiError, Conflict, NotFound, ValidationFailed
-from portal.service.i18n import _
 from portal.service.intercambio.tracking import commercial_rejection, rejection_reason
+from portal.service.platform import db, idempotency
+from portal.service.platform.api import operation
+from portal.service.platform.auth import Principal
+from portal.service.platform.errors import ApiError, Conflict, NotFound, ValidationFailed
+from portal.service.platform.i18n import _
 
 
 def _original(principal: Principal, cfe_id: str) -> IssuedCfe:

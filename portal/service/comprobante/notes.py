@@ -19,8 +19,8 @@ from portal.domain.cfe_types import CFE_TYPES, CREDIT_NOTE_FOR, CREDIT_NOTES, DE
 from portal.service.cfe import CfeInput, compute_totals
 from portal.service.cfe.pdf_text import money
 from portal.service.comprobante.models import IssuedCfe, NoteReference
-from portal.service.errors import ApiError, FieldError, ValidationFailed
-from portal.service.i18n import Text, _
+from portal.service.platform.errors import ApiError, FieldError, ValidationFailed
+from portal.service.platform.i18n import Text, _
 
 # What each receipt's credit and debit notes are (portal.domain.cfe_types): an e-Ticket's are 102/103, an
 # e-Factura's 112/113, and a debit note can itself be credited.

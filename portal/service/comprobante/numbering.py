@@ -8,12 +8,12 @@ from datetime import date
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
-from portal.service import db
 from portal.service.cfe import Numbering
 from portal.service.cfe.cae import CaeRange
 from portal.service.comprobante.models import CaeRangeRecord
-from portal.service.errors import ApiError, Conflict
-from portal.service.models import Company
+from portal.service.platform import db
+from portal.service.platform.errors import ApiError, Conflict
+from portal.service.platform.models import Company
 
 # Below this share of the range left, responses carry a warning so someone requests a new CAE in time.
 LOW_RANGE_SHARE = 0.10

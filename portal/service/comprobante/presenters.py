@@ -10,7 +10,6 @@ from sqlalchemy.orm import Session
 
 from portal.domain.receipt_numbers import printed
 from portal.domain.uruguay_time import MONTEVIDEO
-from portal.service import responses
 from portal.service.cfe import Numbering
 from portal.service.comprobante import notes
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, NoteReference, ReferenceChange
@@ -31,7 +30,8 @@ from portal.service.comprobante.schemas import (
 from portal.service.envios.tracking import dgi_state
 from portal.service.informes.ventas import is_credit_note
 from portal.service.intercambio.tracking import corrected_receipt, exchange_state
-from portal.service.publicurl import public_url
+from portal.service.platform import responses
+from portal.service.platform.publicurl import public_url
 
 
 def cfe_emitido_json(

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import delete
 
-from portal.service import db
 from portal.service.comprobante.models import PreviewToken
+from portal.service.platform import db
 
 PREVIEW_LIFETIME = timedelta(minutes=10)
 _MAX_TOKEN_LENGTH = 100

@@ -5,13 +5,13 @@ from __future__ import annotations
 from flask import g
 from sqlalchemy import select
 
-from portal.service import db
-from portal.service.auth import Principal
 from portal.service.comprobante.models import IssuedCfe, ReferenceChange
 from portal.service.comprobante.presenters import referencia_aplicada
 from portal.service.comprobante.schemas import ReaplicarReferencia, ReferenciaAplicada
-from portal.service.errors import NotFound
-from portal.service.i18n import _
+from portal.service.platform import db
+from portal.service.platform.auth import Principal
+from portal.service.platform.errors import NotFound
+from portal.service.platform.i18n import _
 
 
 def reapply(principal: Principal, body: ReaplicarReferencia) -> ReferenciaAplicada:

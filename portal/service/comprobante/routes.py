@@ -6,9 +6,6 @@ from flask import Flask, Response, request
 from sqlalchemy import select
 
 from portal.domain.roles import ALL, WRITERS
-from portal.service import db, idempotency, keystore, responses
-from portal.service.api import negotiate, operation
-from portal.service.auth import Principal
 from portal.service.cfe import CfeInput, XmlInputError, warm_up
 from portal.service.cfe.pdf_base import PAPERS, ROLL_TYPES, PaperNotAllowed, check_paper
 from portal.service.cfe.schema import schema_available, validate_cfe
@@ -31,11 +28,14 @@ from portal.service.comprobante.schemas import (
 )
 from portal.service.empresa.settings import company_logo, default_paper
 from portal.service.envios.models import DgiSubmission
-from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
-from portal.service.files import file_response
-from portal.service.i18n import _, language, say
-from portal.service.models import Company
-from portal.service.publicurl import public_url
+from portal.service.platform import db, idempotency, keystore, responses
+from portal.service.platform.api import negotiate, operation
+from portal.service.platform.auth import Principal
+from portal.service.platform.errors import ApiError, FieldError, NotFound, ValidationFailed
+from portal.service.platform.files import file_response
+from portal.service.platform.i18n import _, language, say
+from portal.service.platform.models import Company
+from portal.service.platform.publicurl import public_url
 
 _PDF = {"description": "El PDF.", "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}
 _ROLL_422 = (

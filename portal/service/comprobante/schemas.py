@@ -22,10 +22,10 @@ from portal.domain.receipt_numbers import MAX_TYPED, PATTERN, is_receipt_number
 from portal.service.cfe.model_parts import Day, reject_control_chars
 from portal.service.cfe.xmlchars import text_pattern
 from portal.service.envios.schemas import EstadoDgi
-from portal.service.i18n import _
 from portal.service.intercambio.schemas import EstadoIntercambio
-from portal.service.paging import CURSOR_DESCRIPTION, CURSOR_PATTERN, Page
-from portal.service.pydantic_errors import PARAMETERS, refuse
+from portal.service.platform.i18n import _
+from portal.service.platform.paging import CURSOR_DESCRIPTION, CURSOR_PATTERN, Page
+from portal.service.platform.pydantic_errors import PARAMETERS, refuse
 
 # The body models strip spaces before measuring: a text of only spaces is empty, so say "some non-space" too.
 _NOT_BLANK = r"\S"

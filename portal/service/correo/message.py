@@ -14,7 +14,7 @@ from portal.domain.receipt_numbers import printed
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.cfe.pdf_text import money
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.models import Company
+from portal.service.platform.models import Company
 
 
 def receipt_label(record: IssuedCfe) -> str:

@@ -13,9 +13,6 @@ from limits import parse
 from sqlalchemy import select
 
 from portal.domain.roles import ADMINS, ALL, READERS, WRITERS
-from portal.service import db, idempotency
-from portal.service.api import idempotency_header, operation
-from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.correo import mailbox, sending, tasks, transport
 from portal.service.correo import message as mail_message
@@ -32,9 +29,12 @@ from portal.service.correo.schemas import (
     PlantillaCorreoVigente,
 )
 from portal.service.empresa import audit
-from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
-from portal.service.files import file_response
-from portal.service.ratelimit import limiter
+from portal.service.platform import db, idempotency
+from portal.service.platform.api import idempotency_header, operation
+from portal.service.platform.auth import API_KEY, JWT, Principal
+from portal.service.platform.errors import ApiError, FieldError, NotFound, ValidationFailed
+from portal.service.platform.files import file_response
+from portal.service.platform.ratelimit import limiter
 
 bp = Blueprint("correo", __name__, url_prefix="/api/v1/correo")
 
@@ -51,7 +51,7 @@ _PLACEHOLDER_NAMES = re.compile(r"\{(\w+)\}")
 
 
 def init_app(app: Flask) -> None:
-    """Check the mail settings (portal/service/config.py) at start-up."""
+    """Check the mail settings (portal/service/platform/config.py) at start-up."""
     if app.config["SMTP_URL"]:
         transport.SmtpSettings.from_url(app.config["SMTP_URL"])  # a malformed URL stops the start, not a send
 

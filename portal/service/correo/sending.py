@@ -15,13 +15,13 @@ from datetime import UTC, datetime, timedelta
 from flask import current_app, g, has_request_context
 from sqlalchemy import or_, select, update
 
-from portal.service import db
-from portal.service.auth import Principal
 from portal.service.comprobante import issuing
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.correo import message, transport
 from portal.service.correo.models import FAILED, QUEUED, SENDING, SENT, MailSend, MailTemplate
-from portal.service.models import Company
+from portal.service.platform import db
+from portal.service.platform.auth import Principal
+from portal.service.platform.models import Company
 
 log = logging.getLogger("portal.service.correo")
 

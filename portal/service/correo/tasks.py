@@ -1,4 +1,4 @@
-"""Background tasks of the Correo area (see portal/service/jobs.py).
+"""Background tasks of the Correo area (see portal/service/platform/jobs.py).
 
 SMTP's own temporary failures are retried by `sending.attempt`, which records each attempt and schedules
 the next one with a growing delay; huey's `retries` covers the unexpected (the database briefly locked, the
@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 
 from huey import crontab
 
-from portal.service import jobs
 from portal.service.correo import sending
+from portal.service.platform import jobs
 
 
 @jobs.huey.task(retries=3, retry_delay=60, name="correo.send_receipt_mail")

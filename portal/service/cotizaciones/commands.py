@@ -10,9 +10,10 @@ import click
 from sqlalchemy import select
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import create_app, db
+from portal.service import create_app
 from portal.service.cotizaciones import bcu, rates
 from portal.service.cotizaciones.models import ExchangeRate
+from portal.service.platform import db
 
 
 @click.group("cotizaciones")

@@ -9,7 +9,7 @@ from typing import Literal
 from sqlalchemy import Date, Numeric, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from portal.service.db import Base, utcnow
+from portal.service.platform.db import Base, utcnow
 from portal.sqltypes import UtcDateTime
 
 RateSource = Literal["bcu", "operador"]  # the BCU's publication, or an operator's correction

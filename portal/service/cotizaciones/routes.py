@@ -10,13 +10,13 @@ from lxml import etree
 
 from portal.domain.roles import ALL
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db
-from portal.service.api import operation
-from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.cotizaciones import bcu
 from portal.service.cotizaciones.rates import rate_on
 from portal.service.cotizaciones.schemas import Cotizacion, CotizacionQuery
-from portal.service.errors import NotFound
+from portal.service.platform import db
+from portal.service.platform.api import operation
+from portal.service.platform.auth import API_KEY, JWT, Principal
+from portal.service.platform.errors import NotFound
 
 bp = Blueprint("cotizaciones", __name__, url_prefix="/api/v1/cotizaciones")
 standin = Blueprint("bcu_standin", __name__, url_prefix="/simuladores/bcu")

@@ -10,8 +10,8 @@ from datetime import timedelta
 from huey import crontab
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db, jobs
 from portal.service.cotizaciones import bcu, rates
+from portal.service.platform import db, jobs
 
 log = logging.getLogger(__name__)
 # Days asked each time: a long weekend or a week the worker was down is filled in at the next run.

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 
 from flask import current_app
 
-from portal.service import db
 from portal.service.dgi.factory import make_registry
 from portal.service.dgi.registry import TaxpayerRegistry
-from portal.service.keystore import private_key_pem, signing_certificate
+from portal.service.platform import db
+from portal.service.platform.keystore import private_key_pem, signing_certificate
 
 
 @contextlib.contextmanager

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from portal.domain.identifiers import DocType
-from portal.service.i18n import _
+from portal.service.platform.i18n import _
 
 from .errors import DgiError, TaxpayerNotFound
 from .models import Entity

@@ -7,7 +7,7 @@ is a 422 before anything is looked up; DGI's own failures keep the library's cod
 dgi_timeout, 501 dgi_not_offered).
 
 Settings: DGI_BACKEND, DGI_CACHE_SECONDS, DGI_TIMEOUT_SECONDS, DGI_SOAP_URL, DGI_WSDL_PATH and
-DGI_SIGNATURE_DIGEST come from the environment through portal/service/config.py (CFE_DGI_*); DGI_CACHE
+DGI_SIGNATURE_DIGEST come from the environment through portal/service/platform/config.py (CFE_DGI_*); DGI_CACHE
 (a cachelib cache object, tests only) defaults to one SimpleCache per app.
 """
 
@@ -25,9 +25,6 @@ from sqlalchemy import select
 
 from portal.domain.roles import ALL
 from portal.domain.uruguay_time import day_in_uruguay
-from portal.service import db
-from portal.service.api import OperationDefaults, operation, to_response
-from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.dgi import registry as dgi
 from portal.service.dgi.factory import make_registry
 from portal.service.dgi.schemas import (
@@ -38,9 +35,12 @@ from portal.service.dgi.schemas import (
     NombreEntidad,
     NombreEntidadQuery,
 )
-from portal.service.errors import ApiError, FieldError, Forbidden, NotFound, ValidationFailed
-from portal.service.keystore import private_key_pem
-from portal.service.models import Certificate
+from portal.service.platform import db
+from portal.service.platform.api import OperationDefaults, operation, to_response
+from portal.service.platform.auth import API_KEY, JWT, Principal
+from portal.service.platform.errors import ApiError, FieldError, Forbidden, NotFound, ValidationFailed
+from portal.service.platform.keystore import private_key_pem
+from portal.service.platform.models import Certificate
 
 bp = Blueprint("dgi", __name__, url_prefix="/api/v1/dgi")
 
@@ -94,7 +94,7 @@ class _ObservedCache(BaseCache):
 
 
 def _check_company(query: DgiQuery, principal: Principal) -> None:
-    # For a JWT, portal.service.auth already chose the company from idEmpresa (unless X-Empresa-Id named
+    # For a JWT, portal.service.platform.auth already chose the company from idEmpresa (unless X-Empresa-Id named
     # another); an API key is bound to one company. Either way they must agree.
     if query.idEmpresa != principal.company_id:
         raise Forbidden("No tenés acceso a esa empresa.", code="empresa_ajena")

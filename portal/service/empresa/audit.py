@@ -8,11 +8,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.service import db
-from portal.service.auth import Principal
 from portal.service.empresa.models import AuditEvent
 from portal.service.empresa.schemas import AuditEventOut, AuditList
-from portal.service.paging import PageQuery, keyset
+from portal.service.platform import db
+from portal.service.platform.auth import Principal
+from portal.service.platform.paging import PageQuery, keyset
 
 
 def _plain(value: Any) -> Any:

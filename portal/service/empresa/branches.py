@@ -13,13 +13,13 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from portal.service import db
-from portal.service.auth import Principal
 from portal.service.empresa import audit
 from portal.service.empresa.models import Branch
 from portal.service.empresa.schemas import BranchIn, BranchList, BranchOut
-from portal.service.errors import Conflict, FieldError, NotFound, ValidationFailed
-from portal.service.models import Company
+from portal.service.platform import db
+from portal.service.platform.auth import Principal
+from portal.service.platform.errors import Conflict, FieldError, NotFound, ValidationFailed
+from portal.service.platform.models import Company
 
 _FIELDS = ("codigo", "nombre", "domicilio", "ciudad", "departamento", "predeterminada")
 

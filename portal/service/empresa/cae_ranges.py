@@ -10,16 +10,16 @@ from sqlalchemy import select
 
 from portal.domain.empresa import CAE_MAX_BYTES, EXPIRY_WARNING_DAYS
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db
-from portal.service.auth import Principal
 from portal.service.cfe.cae import parse_cae
 from portal.service.cfe.errors import CaeError, XmlInputError
 from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.comprobante.numbering import import_range
 from portal.service.empresa import audit
 from portal.service.empresa.schemas import CaeList, CaeOut
-from portal.service.errors import ApiError, FieldError, ValidationFailed
-from portal.service.models import Company
+from portal.service.platform import db
+from portal.service.platform.auth import Principal
+from portal.service.platform.errors import ApiError, FieldError, ValidationFailed
+from portal.service.platform.models import Company
 
 
 def present(record: CaeRangeRecord) -> CaeOut:

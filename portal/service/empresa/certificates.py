@@ -13,14 +13,14 @@ from sqlalchemy import select
 
 from portal.domain.empresa import CERTIFICATE_MAX_BYTES, EXPIRY_WARNING_DAYS
 from portal.domain.uruguay_time import day_in_uruguay
-from portal.service import db
-from portal.service.auth import Principal
-from portal.service.certificates import UnusableSigningKey, certificate_info, load_pkcs12
 from portal.service.empresa import audit
 from portal.service.empresa.schemas import CertificateList, CertificateOut
-from portal.service.errors import ApiError, Conflict, FieldError, NotFound, ValidationFailed
-from portal.service.keystore import store_certificate
-from portal.service.models import Certificate, Company
+from portal.service.platform import db
+from portal.service.platform.auth import Principal
+from portal.service.platform.certificates import UnusableSigningKey, certificate_info, load_pkcs12
+from portal.service.platform.errors import ApiError, Conflict, FieldError, NotFound, ValidationFailed
+from portal.service.platform.keystore import store_certificate
+from portal.service.platform.models import Certificate, Company
 
 NAME_LENGTH = 120  # Certificate.name
 SUBJECT_LENGTH = 400  # Certificate.subject and .issuer

@@ -7,13 +7,13 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db
-from portal.service.auth import Principal
 from portal.service.empresa import audit
 from portal.service.empresa.models import ContingencyBook
 from portal.service.empresa.schemas import LibretaIn, LibretaList, LibretaOut
-from portal.service.errors import Conflict, FieldError, ValidationFailed
-from portal.service.i18n import _
+from portal.service.platform import db
+from portal.service.platform.auth import Principal
+from portal.service.platform.errors import Conflict, FieldError, ValidationFailed
+from portal.service.platform.i18n import _
 
 # DGI authorises at most 999,999 contingency documents per request (type F), and for two years.
 MAX_NUMBERS = 999_999

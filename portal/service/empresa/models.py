@@ -11,7 +11,7 @@ from datetime import date, datetime
 from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, LargeBinary, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from portal.service.db import Base, utcnow
+from portal.service.platform.db import Base, utcnow
 from portal.sqltypes import UtcDateTime
 
 

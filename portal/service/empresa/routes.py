@@ -12,8 +12,6 @@ from flask import Blueprint, Response, request
 
 from portal.domain.empresa import CAE_MAX_BYTES, CERTIFICATE_MAX_BYTES, LOGO_MAX_BYTES
 from portal.domain.roles import ADMINS, ALL, READERS
-from portal.service.api import operation
-from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.empresa import audit, branches, cae_ranges, certificates, contingency, settings, summary
 from portal.service.empresa.schemas import (
     AuditList,
@@ -32,8 +30,10 @@ from portal.service.empresa.schemas import (
     SettingsOut,
     SummaryOut,
 )
-from portal.service.errors import ApiError, NotFound
-from portal.service.paging import PageQuery
+from portal.service.platform.api import operation
+from portal.service.platform.auth import API_KEY, JWT, Principal
+from portal.service.platform.errors import ApiError, NotFound
+from portal.service.platform.paging import PageQuery
 
 bp = Blueprint("empresa", __name__, url_prefix="/api/v1/empresa")
 

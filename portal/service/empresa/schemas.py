@@ -13,10 +13,10 @@ from portal.domain.empresa import DEPARTMENTS, MAX_BRANCH_CODE, NO_IVA_AL_DIA
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.model_parts import Day
 from portal.service.cfe.xmlchars import PrintedText
-from portal.service.i18n import _
-from portal.service.jsontypes import WHOLE_NUMBER
-from portal.service.paging import Page
-from portal.service.pydantic_errors import refuse
+from portal.service.platform.i18n import _
+from portal.service.platform.jsontypes import WHOLE_NUMBER
+from portal.service.platform.paging import Page
+from portal.service.platform.pydantic_errors import refuse
 
 Regimen = Literal["general", "iva_minimo", "monotributo", "monotributo_mides", "exonerado"]
 Paper = Literal["a4", "80mm", "57mm"]

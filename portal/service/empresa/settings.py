@@ -14,13 +14,13 @@ from PIL import Image, UnidentifiedImageError
 from sqlalchemy.orm import Session
 
 from portal.domain.empresa import LOGO_MAX_BYTES, LOGO_MAX_SIDE, LOGO_MIN_SIDE
-from portal.service import db
-from portal.service.auth import Principal
 from portal.service.empresa import audit, branches
 from portal.service.empresa.models import CompanySettings
 from portal.service.empresa.schemas import LogoOut, SettingsIn, SettingsOut
-from portal.service.errors import ApiError, FieldError, ValidationFailed
-from portal.service.models import Company
+from portal.service.platform import db
+from portal.service.platform.auth import Principal
+from portal.service.platform.errors import ApiError, FieldError, ValidationFailed
+from portal.service.platform.models import Company
 
 _LOGO_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg"}
 

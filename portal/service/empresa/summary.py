@@ -14,8 +14,6 @@ from sqlalchemy import func, select
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db
-from portal.service.auth import Principal
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.numbering import LOW_RANGE_SHARE
 from portal.service.empresa import cae_ranges, certificates
@@ -29,6 +27,8 @@ from portal.service.empresa.schemas import (
     TodayByType,
     TodayOut,
 )
+from portal.service.platform import db
+from portal.service.platform.auth import Principal
 
 # DGI states in which a receipt is settled (nothing more will happen on its own); any other is waiting.
 SETTLED_STATES = frozenset({"aceptado", "rechazado", "observado", "en_reporte"})

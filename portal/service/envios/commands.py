@@ -9,10 +9,11 @@ import click
 from sqlalchemy import select
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import create_app, db, jobs
+from portal.service import create_app
 from portal.service.envios import outage, reports, tasks
 from portal.service.envios.models import DgiDailyReport
-from portal.service.models import Company
+from portal.service.platform import db, jobs
+from portal.service.platform.models import Company
 
 
 @click.command("envios-reporte")

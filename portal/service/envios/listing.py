@@ -13,7 +13,7 @@ from portal.service.envios import schemas
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission, VoidedRange
 from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, STATES
 from portal.service.envios.tracking import overdue
-from portal.service.paging import keyset
+from portal.service.platform.paging import keyset
 
 
 def _page(session, query, order: tuple, page: schemas.Lista) -> tuple[list, str | None, int]:

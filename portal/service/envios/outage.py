@@ -28,9 +28,9 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from portal.service import db
 from portal.service.envios.adapter import DgiTransientError
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiStatus, DgiSubmission, SimMode
+from portal.service.platform import db
 
 MODES: dict[str, str] = {
     "normal": "DGI responde normalmente.",

@@ -14,7 +14,6 @@ from flask import current_app
 from sqlalchemy import func, select
 
 from portal.domain.uruguay_time import MONTEVIDEO
-from portal.service import db
 from portal.service.cfe.rules import ui_threshold_on
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios import ack_trust, acks, outage, report_xml
@@ -25,8 +24,9 @@ from portal.service.envios.states import ROUTE_REPORT
 from portal.service.envios.tracking import set_state
 from portal.service.eventos.publishing import publish
 from portal.service.indices.ui import ui_value_on
-from portal.service.keystore import signer_for, signing_certificate
-from portal.service.models import Company
+from portal.service.platform import db
+from portal.service.platform.keystore import signer_for, signing_certificate
+from portal.service.platform.models import Company
 
 
 def build(company_id: int, fecha: date, actor: str) -> int:

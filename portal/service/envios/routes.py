@@ -12,12 +12,12 @@ from sqlalchemy import select
 from portal.domain.cfe_types import FIRST_CFE_DAY
 from portal.domain.roles import ADMINS, READERS
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db, idempotency, jobs, responses
-from portal.service.api import idempotency_header, operation
-from portal.service.auth import JWT, Principal, plain_id
 from portal.service.envios import ack_trust, listing, outage, reports, schemas, sending, tasks, voids
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope
-from portal.service.errors import Conflict, FieldError, NotFound, ValidationFailed
+from portal.service.platform import db, idempotency, jobs, responses
+from portal.service.platform.api import idempotency_header, operation
+from portal.service.platform.auth import JWT, Principal, plain_id
+from portal.service.platform.errors import Conflict, FieldError, NotFound, ValidationFailed
 
 bp = Blueprint("envios", __name__, url_prefix="/api/v1/envios")
 

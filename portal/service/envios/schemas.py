@@ -10,8 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.model_parts import Day
 from portal.service.envios.models import AckSignature
-from portal.service.jsontypes import WHOLE_NUMBER
-from portal.service.paging import Page, PageQuery
+from portal.service.platform.jsontypes import WHOLE_NUMBER
+from portal.service.platform.paging import Page, PageQuery
 
 
 class _Out(BaseModel):

@@ -17,7 +17,6 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import MONTEVIDEO, montevideo_time, today_montevideo
-from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios import ack_trust, acks, envelope, outage
 from portal.service.envios.adapter import (
@@ -31,8 +30,9 @@ from portal.service.envios.receptions import make_reception
 from portal.service.envios.states import ROUTE_ENVELOPE
 from portal.service.envios.tracking import set_state
 from portal.service.eventos.publishing import publish, receipt_verdict
-from portal.service.keystore import private_key_pem
-from portal.service.models import Certificate, Company
+from portal.service.platform import db
+from portal.service.platform.keystore import private_key_pem
+from portal.service.platform.models import Certificate, Company
 
 MAX_DELAY_SECONDS = 600
 SLACK = timedelta(seconds=1)

@@ -22,7 +22,7 @@ from portal.service.envios.cfc import CFC_TYPES
 from portal.service.envios.models import SimCfe, VoidedRange
 from portal.service.envios.simchecks_types import type_problems
 from portal.service.envios.states import motive
-from portal.service.models import Company
+from portal.service.platform.models import Company
 
 NS = {"d": "http://cfe.dgi.gub.uy"}
 _CENT = Decimal("0.01")

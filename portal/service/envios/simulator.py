@@ -30,8 +30,6 @@ from lxml import etree
 from sqlalchemy import func, select
 
 from portal.domain.uruguay_time import MONTEVIDEO
-from portal.service import db
-from portal.service.certificates import generate_self_signed
 from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import shared_signer, verify_signature
@@ -41,7 +39,9 @@ from portal.service.envios.adapter import Credentials, DgiPermanentError, DgiRec
 from portal.service.envios.envelope import MAX_BYTES
 from portal.service.envios.models import SimCfe, SimEnvelope, SimKey, SimReport
 from portal.service.envios.states import motive
-from portal.service.keystore import field_cipher
+from portal.service.platform import db
+from portal.service.platform.certificates import generate_self_signed
+from portal.service.platform.keystore import field_cipher
 
 NS = {"d": "http://cfe.dgi.gub.uy", "ds": "http://www.w3.org/2000/09/xmldsig#"}
 

@@ -1,4 +1,4 @@
-"""Background work of the envios area (huey, see portal/service/jobs.py).
+"""Background work of the envios area (huey, see portal/service/platform/jobs.py).
 
 Tasks only wake work already recorded in the database and are idempotent. Issuing wakes the packer of its
 company through `wake_packer`, debounced per company and process: while a packer run is scheduled and not
@@ -22,11 +22,11 @@ from huey import crontab
 from sqlalchemy import or_, select
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db, jobs
 from portal.service.envios import outage, reports, sending
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
 from portal.service.envios.states import ROUTE_ENVELOPE
-from portal.service.models import Company
+from portal.service.platform import db, jobs
+from portal.service.platform.models import Company
 
 _scheduled: dict[int, float] = {}  # company id -> when its scheduled packer run starts (this process)
 _scheduled_lock = threading.Lock()

@@ -17,7 +17,7 @@ from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission, VoidedRange
 from portal.service.envios.schemas import EstadoDgi
 from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, ROUTE_REPORT, STATES
-from portal.service.errors import FieldError, ValidationFailed
+from portal.service.platform.errors import FieldError, ValidationFailed
 
 
 def route_for(cfe: CfeInput, ui_value: Decimal, totals: Totals) -> str:

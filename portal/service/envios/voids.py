@@ -9,11 +9,11 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db
-from portal.service.auth import Principal
 from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.envios.models import VoidedRange
-from portal.service.errors import ApiError
+from portal.service.platform import db
+from portal.service.platform.auth import Principal
+from portal.service.platform.errors import ApiError
 
 
 def void_next(

@@ -15,7 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal.service.correo import transport
-from portal.service.models import Membership, Role, User
+from portal.service.platform.models import Membership, Role, User
 
 log = logging.getLogger("portal.service.eventos")
 

@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import JSON, ForeignKey, Index, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from portal.service.db import Base
+from portal.service.platform.db import Base
 from portal.sqltypes import UtcDateTime
 
 

@@ -17,10 +17,10 @@ from typing import Any
 from sqlalchemy import event, insert
 from sqlalchemy.orm import Session
 
-from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.eventos.catalogue import EVENTS
 from portal.service.eventos.models import Event
+from portal.service.platform import db
 
 _PUBLISHED = "eventos.published"
 _EVENT_TABLE = Event.metadata.tables[Event.__tablename__]  # the Table (__table__ is typed as a FromClause)

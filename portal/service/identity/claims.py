@@ -12,7 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, joinedload
 
 from portal.domain.uruguay_time import day_in_uruguay
-from portal.service.models import Certificate, Membership, User
+from portal.service.platform.models import Certificate, Membership, User
 
 
 def company_claims(db: Session, user: User, with_certificates: bool = False) -> list[dict]:

@@ -19,8 +19,8 @@ from joserfc.jwt import JWTClaimsRegistry
 from sqlalchemy import select
 from werkzeug.datastructures import MultiDict
 
-from portal.service import db
-from portal.service.models import OAuthClient, User
+from portal.service.platform import db
+from portal.service.platform.models import OAuthClient, User
 
 
 class LogoutRefused(Exception):

@@ -17,11 +17,11 @@ from authlib.oidc.core.grants import OpenIDCode
 from flask import Flask, current_app
 from sqlalchemy import select
 
-from portal.service import db
 from portal.service.identity.claims import access_token_claims, userinfo
 from portal.service.identity.keys import load_signing_keys
 from portal.service.identity.revocation import revoke_access_token
-from portal.service.models import OAuthAuthorizationCode, OAuthClient, OAuthToken, User
+from portal.service.platform import db
+from portal.service.platform.models import OAuthAuthorizationCode, OAuthClient, OAuthToken, User
 
 SCOPES = ["openid", "profile", "email", "cfe"]
 

@@ -14,16 +14,16 @@ from sqlalchemy import func, select
 from wtforms import EmailField, PasswordField
 from wtforms.validators import DataRequired, Email, Length
 
-from portal.service import db
-from portal.service.auth import decode_access_token, live_user_id
-from portal.service.errors import Unauthorized
 from portal.service.identity import logout_requests, sessions
 from portal.service.identity.claims import userinfo as userinfo_claims
 from portal.service.identity.passwords import verify_password
 from portal.service.identity.provider import TokenRevocation
 from portal.service.identity.texts import texts_for
-from portal.service.models import User
-from portal.service.ratelimit import limiter
+from portal.service.platform import db
+from portal.service.platform.auth import decode_access_token, live_user_id
+from portal.service.platform.errors import Unauthorized
+from portal.service.platform.models import User
+from portal.service.platform.ratelimit import limiter
 
 bp = Blueprint("identity", __name__)
 log = logging.getLogger("portal.service.identity")

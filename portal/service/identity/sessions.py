@@ -14,9 +14,9 @@ from datetime import UTC, datetime, timedelta
 from flask import current_app, session
 from sqlalchemy import delete, update
 
-from portal.service import db
 from portal.service.identity.models import ProviderSession
-from portal.service.models import User
+from portal.service.platform import db
+from portal.service.platform.models import User
 
 _COOKIE_KEY = "idp_sid"
 

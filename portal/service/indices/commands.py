@@ -8,9 +8,10 @@ from decimal import Decimal, InvalidOperation
 import click
 from sqlalchemy import select
 
-from portal.service import create_app, db
+from portal.service import create_app
 from portal.service.indices.models import UiValue
 from portal.service.indices.ui import set_ui_value
+from portal.service.platform import db
 
 
 @click.group("ui-value")

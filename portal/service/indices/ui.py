@@ -10,8 +10,8 @@ from decimal import Decimal
 from flask import current_app
 from sqlalchemy.orm import Session
 
-from portal.service import db, readcache
 from portal.service.indices.models import UiValue
+from portal.service.platform import db, readcache
 
 readcache.watch(UiValue)
 

@@ -11,9 +11,9 @@ from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.dgi_states import DGI_STATES
 from portal.service.cfe import pdf_text as words
 from portal.service.cfe.pdf_base import ReceiptPage
-from portal.service.i18n import _, say
 from portal.service.informes.files import DECLARATION_LABELS
 from portal.service.informes.periodo import PeriodReport
+from portal.service.platform.i18n import _, say
 
 _LEFT, _WIDTH = 15.0, 180.0
 _ROW = 5.2

@@ -11,17 +11,17 @@ from flask import Blueprint, Response, send_file
 
 from portal.domain.roles import ALL
 from portal.domain.uruguay_time import MONTEVIDEO
-from portal.service import db
-from portal.service.api import negotiate, operation
-from portal.service.auth import API_KEY, JWT, Principal
-from portal.service.files import file_response
 from portal.service.informes import files
 from portal.service.informes.compras import PURCHASES, purchase_rows
 from portal.service.informes.pdf import summary_pdf
 from portal.service.informes.periodo import period_report
 from portal.service.informes.schemas import LibroCompras, LibroVentas, Periodo, PeriodoQuery, VentasQuery
 from portal.service.informes.ventas import AMOUNT_NAMES, SALES, BookKind, BookRow, BookSummary, book_rows
-from portal.service.models import Company
+from portal.service.platform import db
+from portal.service.platform.api import negotiate, operation
+from portal.service.platform.auth import API_KEY, JWT, Principal
+from portal.service.platform.files import file_response
+from portal.service.platform.models import Company
 
 bp = Blueprint("informes", __name__, url_prefix="/api/v1/informes")
 TAG = "Informes"

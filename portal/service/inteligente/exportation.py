@@ -14,8 +14,8 @@ from portal.domain.cfe_types import (
     VIA_TRANSP_NOT_APPLICABLE,
 )
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES
-from portal.service.errors import FieldError, ValidationFailed
 from portal.service.inteligente.schemas import SolicitudInteligente
+from portal.service.platform.errors import FieldError, ValidationFailed
 
 EXPORT_INVOICES = frozenset({121, 122, 123})
 _IND_FACT_EXPORT = 10

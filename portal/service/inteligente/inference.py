@@ -15,8 +15,6 @@ from portal.domain.empresa import SMALL_TAXPAYER_REGIMES
 from portal.domain.identifiers import DocType, digits_only, is_valid_ci, is_valid_rut
 from portal.domain.iva_categories import CATEGORY_RATES, RATE_TO_IND_FACT
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import i18n
-from portal.service.api import validation_fields
 from portal.service.cfe import CfeInput, compute_totals
 from portal.service.cfe.pdf_text import money
 from portal.service.cfe.rules import ui_threshold_on
@@ -26,12 +24,14 @@ from portal.service.cotizaciones.rates import rate_on
 from portal.service.dgi.receiver import receiver_from_dgi
 from portal.service.dgi.registry import DgiError, TaxpayerRegistry
 from portal.service.empresa.models import CompanySettings
-from portal.service.errors import FieldError, NotFound, ValidationFailed
-from portal.service.i18n import _
 from portal.service.indices.ui import ui_value_on
 from portal.service.inteligente import exportation
 from portal.service.inteligente.schemas import ReceptorInteligente, SolicitudInteligente
 from portal.service.intercambio.directory import ELECTRONIC_RECEIVER, is_electronic_receiver
+from portal.service.platform import i18n
+from portal.service.platform.api import validation_fields
+from portal.service.platform.errors import FieldError, NotFound, ValidationFailed
+from portal.service.platform.i18n import _
 
 # A total above this multiple of the company's recent average for the type is flagged as unusual.
 UNUSUAL_TOTAL_FACTOR = Decimal(3)

@@ -9,8 +9,6 @@ from sqlalchemy import and_, case, func, literal, select
 
 from portal.domain.receipt_numbers import ReceiptNumber
 from portal.domain.uruguay_time import MONTEVIDEO
-from portal.service import db
-from portal.service.auth import Principal
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.inteligente.models import SmartRequest
 from portal.service.inteligente.schemas import (
@@ -19,7 +17,9 @@ from portal.service.inteligente.schemas import (
     SolicitudesQuery,
     SolicitudResumen,
 )
-from portal.service.paging import keyset
+from portal.service.platform import db
+from portal.service.platform.auth import Principal
+from portal.service.platform.paging import keyset
 
 
 def _day_start(day: date) -> datetime:

@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from portal.service.db import Base, utcnow
+from portal.service.platform.db import Base, utcnow
 from portal.sqltypes import UtcDateTime
 
 # preview -> confirmed -> issued; preview -> expired; confirmed -> failed; direct requests: created -> issued|failed

@@ -5,9 +5,6 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from portal.domain.roles import ALL, WRITERS
-from portal.service import idempotency
-from portal.service.api import idempotency_header, operation
-from portal.service.auth import JWT, Principal
 from portal.service.inteligente import listing, workflow
 from portal.service.inteligente.schemas import (
     Confirmacion,
@@ -16,6 +13,9 @@ from portal.service.inteligente.schemas import (
     SolicitudEstado,
     SolicitudInteligente,
 )
+from portal.service.platform import idempotency
+from portal.service.platform.api import idempotency_header, operation
+from portal.service.platform.auth import JWT, Principal
 
 bp = Blueprint("inteligente", __name__, url_prefix="/api/v1/cfe")
 TAG = "Emision Inteligente"

@@ -12,7 +12,7 @@ from portal.domain import receipt_numbers
 from portal.domain.iva_categories import CATEGORY_RATES
 from portal.service.cfe.model_parts import Day
 from portal.service.cfe.xmlchars import PrintedText
-from portal.service.paging import CURSOR_DESCRIPTION, CURSOR_PATTERN, Page
+from portal.service.platform.paging import CURSOR_DESCRIPTION, CURSOR_PATTERN, Page
 
 
 class _In(PrintedText):  # what is written here goes into the CFE

@@ -12,22 +12,22 @@ from flask import Response, g
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.service import db, idempotency, responses
-from portal.service.auth import Principal
 from portal.service.cfe import CfeInput, compute_totals
 from portal.service.comprobante import issuing
 from portal.service.comprobante.issuing import totals_json
 from portal.service.comprobante.models import IssuedCfe, PreviewToken
 from portal.service.comprobante.presenters import cfe_emitido
 from portal.service.dgi.company import registry_for
-from portal.service.errors import ApiError, Conflict, NotFound
-from portal.service.i18n import said
-from portal.service.idempotency import RequestedKey, request_fingerprint
 from portal.service.inteligente.inference import Draft, infer_draft
 from portal.service.inteligente.models import FINAL_STATES, SmartRequest, SmartRequestEvent
 from portal.service.inteligente.schemas import Confirmacion, SolicitudInteligente
-from portal.service.models import Company
-from portal.service.publicurl import public_url
+from portal.service.platform import db, idempotency, responses
+from portal.service.platform.auth import Principal
+from portal.service.platform.errors import ApiError, Conflict, NotFound
+from portal.service.platform.i18n import said
+from portal.service.platform.idempotency import RequestedKey, request_fingerprint
+from portal.service.platform.models import Company
+from portal.service.platform.publicurl import public_url
 
 PREVIEW_LIFETIME = timedelta(minutes=15)
 

@@ -27,7 +27,6 @@ from lxml import etree
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.service.certificates import certificate_info
 from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import verify_signature
@@ -36,7 +35,8 @@ from portal.service.comprobante.models import IssuedCfe
 from portal.service.eventos.publishing import publish, receipt
 from portal.service.intercambio.models import ExchangeCfe, ExchangeEnvelope
 from portal.service.intercambio.states import is_commercial, motive
-from portal.service.models import Certificate, Company
+from portal.service.platform.certificates import certificate_info
+from portal.service.platform.models import Certificate, Company
 
 NS = {"d": "http://cfe.dgi.gub.uy", "ds": "http://www.w3.org/2000/09/xmldsig#"}
 SCHEMAS = {"ACKSobre": "ACKSobre.xsd", "ACKCFE": "ACKCFE_Partes.xsd"}

@@ -7,9 +7,10 @@ import sys
 import click
 from sqlalchemy import select
 
-from portal.service import create_app, db, jobs
+from portal.service import create_app
 from portal.service.intercambio import consultas, refresh, sending, tasks
-from portal.service.models import Company
+from portal.service.platform import db, jobs
+from portal.service.platform.models import Company
 
 
 @click.group("intercambio")

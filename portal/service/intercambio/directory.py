@@ -11,8 +11,8 @@ from datetime import date
 from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service import db
 from portal.service.intercambio.models import ElectronicIssuerRow
+from portal.service.platform import db
 
 
 @dataclass(frozen=True)

@@ -15,15 +15,15 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import MONTEVIDEO
-from portal.service import db
 from portal.service.cfe.schema import validate_xml
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios.sending import backoff, lease_held
 from portal.service.intercambio import transport
 from portal.service.intercambio.directory import find_issuer
 from portal.service.intercambio.models import DgiRejectionNotice, ExchangeCfe
-from portal.service.keystore import signer_for, signing_certificate
-from portal.service.models import Company
+from portal.service.platform import db
+from portal.service.platform.keystore import signer_for, signing_certificate
+from portal.service.platform.models import Company
 
 NS = "http://cfe.dgi.gub.uy"
 SCHEMA = "CFEs_Anulados_x_RechazoDGI.xsd"

@@ -12,14 +12,14 @@ from typing import Any
 from flask import current_app
 from sqlalchemy import select
 
-from portal.service import db
-from portal.service.errors import ApiError
 from portal.service.intercambio import consultas
 from portal.service.intercambio.directory import ElectronicIssuer, upsert_issuer
 from portal.service.intercambio.models import DirectoryRefresh
 from portal.service.intercambio.simulated import simulated_issuers
-from portal.service.keystore import private_key_pem, signing_certificate
-from portal.service.models import Company
+from portal.service.platform import db
+from portal.service.platform.errors import ApiError
+from portal.service.platform.keystore import private_key_pem, signing_certificate
+from portal.service.platform.models import Company
 
 EVERYTHING = datetime(2000, 1, 1, tzinfo=UTC)  # DGI's filter is required: "changed since" the beginning
 OVERLAP = timedelta(days=1)

@@ -18,14 +18,14 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import MONTEVIDEO
-from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios.models import DgiSubmission
 from portal.service.envios.sending import backoff, lease_held
 from portal.service.intercambio import envelope, transport
 from portal.service.intercambio.directory import ElectronicIssuer, find_issuer
 from portal.service.intercambio.models import ElectronicIssuerRow, ExchangeCfe, ExchangeEnvelope
-from portal.service.models import Certificate, Company
+from portal.service.platform import db
+from portal.service.platform.models import Certificate, Company
 
 RUT_DOC_TYPE = 2
 # The receipt's DGI road has begun (its envelope to DGI is built, or it goes in the daily report).

@@ -1,4 +1,4 @@
-"""Background work of the exchange area (huey, see portal/service/jobs.py): the daily refresh of the directory
+"""Background work of the exchange area (huey, see portal/service/platform/jobs.py): the daily refresh of the directory
 of electronic issuers (and one when the worker starts and the directory was never refreshed); delivering
 receipts to electronic receivers (woken after each issue, debounced per company), the notices of receipts DGI
 rejected after delivery, and a sweep every minute that picks up whatever a lost wake-up or a kill left."""
@@ -11,7 +11,6 @@ from flask import current_app
 from huey import crontab
 from sqlalchemy import or_, select
 
-from portal.service import db, jobs
 from portal.service.intercambio import (
     consultas,
     notices,
@@ -20,6 +19,7 @@ from portal.service.intercambio import (
     watch,  # noqa: F401 - registers the directory in the compliance watch
 )
 from portal.service.intercambio.models import DgiRejectionNotice, ExchangeCfe, ExchangeEnvelope
+from portal.service.platform import db, jobs
 
 
 @jobs.huey.task(retries=3, retry_delay=600, name="intercambio.refresh_directory")

@@ -34,13 +34,13 @@ from zeep.transports import Transport
 from zeep.wsdl import Document
 
 from portal import paths
-from portal.service import db
 from portal.service.correo import transport as mail_transport
 from portal.service.dgi.soap import ZEEP_SETTINGS, DgiTransport, shared_session
 from portal.service.dgi.wsse import BodySignature
 from portal.service.intercambio.directory import ElectronicIssuer
-from portal.service.keystore import private_key_pem, signing_certificate
-from portal.service.models import Company
+from portal.service.platform import db
+from portal.service.platform.keystore import private_key_pem, signing_certificate
+from portal.service.platform.models import Company
 
 Operation = Literal["SOBRE", "RESPUESTASOBRE", "RESPUESTACFES", "NOTIFICACIONANULACIONCFE"]
 

@@ -3,8 +3,8 @@
 from alembic import context
 from sqlalchemy import engine_from_config, pool
 
-from portal.service.db import Base
-from portal.service.model_registry import load_all_models
+from portal.service.platform.db import Base
+from portal.service.platform.model_registry import load_all_models
 
 load_all_models()
 config = context.config

@@ -14,9 +14,9 @@ from pydantic_core import PydanticCustomError
 from sqlalchemy import select, tuple_
 from sqlalchemy.orm import Session
 
-from portal.service import paging
 from portal.service.cfe.xmlchars import xml_one_line
 from portal.service.comprobante.search import folded
+from portal.service.platform import paging
 from portal.service.productos.models import Product
 
 # The IVA indicators (B-C4) a product of the catalogue may carry: exempt, minimum, basic and other rate, free

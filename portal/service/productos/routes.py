@@ -8,11 +8,11 @@ from flask import Blueprint, request
 from sqlalchemy import select
 
 from portal.domain.roles import ALL, WRITERS
-from portal.service import db, paging
-from portal.service.api import OperationDefaults, operation
-from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.comprobante.search import folded
-from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
+from portal.service.platform import db, paging
+from portal.service.platform.api import OperationDefaults, operation
+from portal.service.platform.auth import API_KEY, JWT, Principal
+from portal.service.platform.errors import ApiError, FieldError, NotFound, ValidationFailed
 from portal.service.productos import catalog
 from portal.service.productos.models import Product
 from portal.service.productos.schemas import (

@@ -6,15 +6,15 @@ from __future__ import annotations
 from flask import Blueprint
 
 from portal.domain.roles import ALL
-from portal.service import db
-from portal.service.api import OperationDefaults, operation
-from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.dgi import registry as dgi
 from portal.service.dgi.company import registry_for
 from portal.service.dgi.receiver import receiver_from_dgi
-from portal.service.errors import ApiError, FieldError, ValidationFailed
-from portal.service.i18n import say
 from portal.service.intercambio.directory import is_electronic_receiver
+from portal.service.platform import db
+from portal.service.platform.api import OperationDefaults, operation
+from portal.service.platform.auth import API_KEY, JWT, Principal
+from portal.service.platform.errors import ApiError, FieldError, ValidationFailed
+from portal.service.platform.i18n import say
 from portal.service.receptores.past import recent_receivers
 from portal.service.receptores.schemas import ListaReceptores, ReceptorDgi, ReceptorDgiQuery, ReceptoresQuery
 

@@ -11,8 +11,8 @@ from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.envios import acks as dgi_acks
-from portal.service.keystore import signer_for, signing_certificate
-from portal.service.models import Company
+from portal.service.platform.keystore import signer_for, signing_certificate
+from portal.service.platform.models import Company
 from portal.service.recibidos.models import QUEUED, ExchangeAnswer, ReceivedEnvelope
 
 UNKNOWN_RUT = "000000000000"  # an envelope so broken that not even its issuer's RUT could be read

@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 from cryptography import x509
 from sqlalchemy import select
 
-from portal.service import db
 from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import verify_signature
 from portal.service.cfe.xmlsafe import parse_untrusted
+from portal.service.platform import db
 from portal.service.recibidos.checks import NS, b64, ruc_serials
 from portal.service.recibidos.models import ReceivedCfe
 

@@ -7,8 +7,9 @@ import sys
 import click
 from sqlalchemy import select
 
-from portal.service import create_app, db
-from portal.service.models import Company
+from portal.service import create_app
+from portal.service.platform import db
+from portal.service.platform.models import Company
 from portal.service.recibidos import mailbox
 
 

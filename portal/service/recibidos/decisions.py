@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from sqlalchemy.orm import Session
 
 from portal.service.envios.acks import CfeVerdict
-from portal.service.errors import ApiError, FieldError, ValidationFailed
-from portal.service.models import Company
+from portal.service.platform.errors import ApiError, FieldError, ValidationFailed
+from portal.service.platform.models import Company
 from portal.service.recibidos import acks
 from portal.service.recibidos.models import ReceivedCfe, ReceivedEnvelope
 from portal.service.recibidos.motives import FREE_TEXT_MOTIVES, motive

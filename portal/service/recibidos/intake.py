@@ -18,9 +18,9 @@ from sqlalchemy.orm import Session
 from portal.service.cfe import xmlsafe
 from portal.service.cfe.errors import XmlInputError
 from portal.service.envios.acks import CfeVerdict
-from portal.service.errors import ApiError
 from portal.service.eventos.publishing import publish
-from portal.service.models import Company
+from portal.service.platform.errors import ApiError
+from portal.service.platform.models import Company
 from portal.service.recibidos import acks, checks
 from portal.service.recibidos.models import CHANNELS, ReceivedCfe, ReceivedEnvelope
 from portal.service.recibidos.motives import motive

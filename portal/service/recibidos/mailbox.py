@@ -37,11 +37,11 @@ from imapclient import IMAPClient  # type: ignore[import-untyped]
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from portal.service import db
-from portal.service.errors import ApiError, ValidationFailed
 from portal.service.intercambio import answers
-from portal.service.keystore import field_cipher
-from portal.service.models import Company
+from portal.service.platform import db
+from portal.service.platform.errors import ApiError, ValidationFailed
+from portal.service.platform.keystore import field_cipher
+from portal.service.platform.models import Company
 from portal.service.recibidos import annulments, intake, uploads
 from portal.service.recibidos.models import ExchangeMailbox, ProcessedMail
 

@@ -7,12 +7,12 @@ from flask import Blueprint, Flask, Response, request
 from sqlalchemy import select
 
 from portal.domain.roles import ALL, WRITERS
-from portal.service import db, paging
-from portal.service.api import negotiate, operation
-from portal.service.auth import API_KEY, JWT, Principal
 from portal.service.cfe.emission import Issuer
 from portal.service.cfe.pdf import render_receipt
-from portal.service.errors import FieldError, NotFound, ValidationFailed
+from portal.service.platform import db, paging
+from portal.service.platform.api import negotiate, operation
+from portal.service.platform.auth import API_KEY, JWT, Principal
+from portal.service.platform.errors import FieldError, NotFound, ValidationFailed
 from portal.service.recibidos import decisions, listing, tasks, uploads, ws
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe
 from portal.service.recibidos.schemas import (

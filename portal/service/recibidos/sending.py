@@ -22,8 +22,8 @@ from typing import cast
 from flask import current_app
 from sqlalchemy import CursorResult, or_, select, update
 
-from portal.service import db
 from portal.service.intercambio import directory, transport
+from portal.service.platform import db
 from portal.service.recibidos.models import (
     FAILED,
     FINAL_ANSWER_STATES,

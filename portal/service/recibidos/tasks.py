@@ -1,4 +1,4 @@
-"""Background tasks of the recibidos area (see portal/service/jobs.py): delivering our answers."""
+"""Background tasks of the recibidos area (see portal/service/platform/jobs.py): delivering our answers."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from huey import crontab
 from sqlalchemy.exc import IntegrityError
 
-from portal.service import db, jobs
-from portal.service.models import Company
+from portal.service.platform import db, jobs
+from portal.service.platform.models import Company
 from portal.service.recibidos import (
     intake,
     mailbox,

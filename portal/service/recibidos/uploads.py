@@ -9,7 +9,7 @@ import io
 import zipfile
 from dataclasses import dataclass
 
-from portal.service.errors import FieldError, ValidationFailed
+from portal.service.platform.errors import FieldError, ValidationFailed
 from portal.service.recibidos.checks import MAX_BYTES
 
 MAX_FILES = 50

@@ -29,15 +29,15 @@ from sqlalchemy import select
 from werkzeug.wrappers import Response as BaseResponse
 
 from portal import paths
-from portal.service import db
 from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.xmlsafe import parse_untrusted
 from portal.service.dgi import wsse_verify as wssecurity
 from portal.service.dgi.wsse_verify import SOAP_ENV, SignatureError
-from portal.service.errors import ApiError
 from portal.service.intercambio import answers
 from portal.service.intercambio.transport import NAMESPACE, TYPES_NAME, WSDL_NAME
-from portal.service.models import Company
+from portal.service.platform import db
+from portal.service.platform.errors import ApiError
+from portal.service.platform.models import Company
 from portal.service.recibidos import annulments, tasks
 
 log = logging.getLogger("portal.service.recibidos")

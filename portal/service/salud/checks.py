@@ -20,7 +20,7 @@ from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission, VoidedRange
 from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE
-from portal.service.models import Certificate
+from portal.service.platform.models import Certificate
 from portal.service.salud import concerns
 from portal.service.salud.concerns import Concern
 

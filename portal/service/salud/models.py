@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy import JSON, ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from portal.service.db import Base
+from portal.service.platform.db import Base
 from portal.service.salud.concerns import State
 from portal.sqltypes import UtcDateTime
 

@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 from sqlalchemy import func, insert, select
 
-from portal.service import db
-from portal.service.auth import Principal
-from portal.service.errors import NotFound
+from portal.service.platform import db
+from portal.service.platform.auth import Principal
+from portal.service.platform.errors import NotFound
 from portal.service.salud.models import Notice, NoticeRead
 from portal.service.salud.schemas import NoticeOut, NoticePage, NoticeQuery
 

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 from flask import Blueprint, Response
 
 from portal.domain.roles import ALL
-from portal.service import db
-from portal.service.api import operation
-from portal.service.auth import API_KEY, JWT, Principal
+from portal.service.platform import db
+from portal.service.platform.api import operation
+from portal.service.platform.auth import API_KEY, JWT, Principal
 from portal.service.salud import checks, notices
 from portal.service.salud.concerns import SEVERITY, State
 from portal.service.salud.schemas import ConcernOut, HealthOut, NoticePage, NoticeQuery

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from huey import crontab
 
-from portal.service import jobs
+from portal.service.platform import jobs
 from portal.service.salud import watch
 
 

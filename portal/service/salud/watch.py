@@ -11,10 +11,10 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select
 
-from portal.service import db
 from portal.service.eventos.admin_mail import tell_admins
 from portal.service.eventos.publishing import publish
-from portal.service.models import Company
+from portal.service.platform import db
+from portal.service.platform.models import Company
 from portal.service.salud import checks, dgi  # noqa: F401 - dgi registers its concerns
 from portal.service.salud.concerns import OK, Concern
 from portal.service.salud.models import ConcernState, Notice

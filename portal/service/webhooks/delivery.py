@@ -27,8 +27,8 @@ import requests
 from flask import current_app
 from sqlalchemy import delete, insert, select, update
 
-from portal.service import db
 from portal.service.eventos.models import Event
+from portal.service.platform import db
 from portal.service.webhooks import guard, notices, signing
 from portal.service.webhooks.models import (
     DELIVERED,

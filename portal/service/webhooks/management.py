@@ -10,12 +10,12 @@ from flask import current_app
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
-from portal.service import db
-from portal.service.auth import Principal
-from portal.service.errors import FieldError, NotFound, ValidationFailed
 from portal.service.eventos import publishing
 from portal.service.eventos.catalogue import EVENTS
 from portal.service.eventos.models import Event
+from portal.service.platform import db
+from portal.service.platform.auth import Principal
+from portal.service.platform.errors import FieldError, NotFound, ValidationFailed
 from portal.service.webhooks import guard, signing
 from portal.service.webhooks.models import PENDING, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from portal.service.webhooks.schemas import (

@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, LargeBinary, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from portal.service.db import Base
+from portal.service.platform.db import Base
 from portal.sqltypes import UtcDateTime
 
 PENDING = "pendiente"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from portal.service import db
 from portal.service.eventos.admin_mail import tell_admins
+from portal.service.platform import db
 from portal.service.salud.models import Notice
 from portal.service.webhooks.models import WebhookEndpoint
 

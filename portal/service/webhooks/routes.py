@@ -9,9 +9,9 @@ from __future__ import annotations
 from flask import Blueprint, Flask, Response
 
 from portal.domain.roles import ADMINS, READERS
-from portal.service.api import operation, to_response
-from portal.service.auth import JWT, Principal
 from portal.service.eventos import publishing
+from portal.service.platform.api import operation, to_response
+from portal.service.platform.auth import JWT, Principal
 from portal.service.webhooks import management, tasks
 from portal.service.webhooks.schemas import (
     AttemptPage,

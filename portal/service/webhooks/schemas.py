@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 from pydantic.json_schema import JsonDict
 
 from portal.service.eventos.catalogue import SUBSCRIBABLE
-from portal.service.jsontypes import WHOLE_NUMBER
+from portal.service.platform.jsontypes import WHOLE_NUMBER
 
 EventName = Literal[SUBSCRIBABLE]  # type: ignore[valid-type]
 # No spaces (a URL has none): so the length the schema states is the one checked, the text being stripped first.

@@ -10,7 +10,7 @@ from datetime import datetime
 
 from standardwebhooks.webhooks import Webhook
 
-from portal.service.keystore import field_cipher
+from portal.service.platform.keystore import field_cipher
 
 
 def new_secret() -> str:

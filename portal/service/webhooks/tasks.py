@@ -1,4 +1,4 @@
-"""Background work of the webhooks area (huey, see portal/service/jobs.py).
+"""Background work of the webhooks area (huey, see portal/service/platform/jobs.py).
 
 Publishing an event wakes `run_webhooks` after its commit (debounced per process by eventos.publishing:
 at most one scheduled run per WEBHOOKS_DEBOUNCE_SECONDS). A run fans out the new events and sends the due
@@ -16,7 +16,7 @@ from flask import current_app, has_app_context
 from huey import crontab
 from sqlalchemy import func, select
 
-from portal.service import db, jobs, readcache
+from portal.service.platform import db, jobs, readcache
 from portal.service.webhooks import delivery
 from portal.service.webhooks.models import PENDING, WebhookDelivery, WebhookEndpoint
 

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from portal.domain.uruguay_time import MONTEVIDEO
-from portal.service.certificates import generate_self_signed
 from portal.service.cfe import (
     CfeSigner,
     Emission,
@@ -24,6 +23,7 @@ from portal.service.cfe import (
     sign_validated_cfe,
     validate,
 )
+from portal.service.platform.certificates import generate_self_signed
 
 ISSUER_RUT = "219999830019"  # DGI's test issuer
 UI_VALUE = Decimal("6.1")  # pesos per Unidad Indexada, about the 2024 value

@@ -8,15 +8,15 @@ from datetime import date
 import pytest
 
 from portal import paths
-from portal.service.certificates import (
+from portal.service.cfe import CaeError, CfeSigner, verify_signature
+from portal.service.cfe.cae import CaeRange, build_cae_xml, parse_cae
+from portal.service.platform.certificates import (
     UnusableSigningKey,
     certificate_info,
     generate_self_signed,
     load_pkcs12,
     to_pkcs12,
 )
-from portal.service.cfe import CaeError, CfeSigner, verify_signature
-from portal.service.cfe.cae import CaeRange, build_cae_xml, parse_cae
 
 RANGE = CaeRange(
     rut="219999830019",

@@ -12,7 +12,6 @@ from lxml import etree
 from portal import paths
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service import cfe as engine
-from portal.service.certificates import generate_self_signed
 from portal.service.cfe import (
     CfeSchemaError,
     CfeSigner,
@@ -25,6 +24,7 @@ from portal.service.cfe.codes import COUNTRIES, CURRENCIES
 from portal.service.cfe.schema import schema_available, validate_cfe
 from portal.service.cfe.signing import digest_of
 from portal.service.cfe.xml import build_cfe_xml, format_decimal
+from portal.service.platform.certificates import generate_self_signed
 
 NS = {"c": "http://cfe.dgi.gub.uy", "ds": "http://www.w3.org/2000/09/xmldsig#"}
 SIGNED_AT = datetime(2024, 5, 11, 15, 56, 20, tzinfo=MONTEVIDEO)

@@ -14,7 +14,6 @@ from cryptography.hazmat.primitives.serialization import Encoding
 from lxml import etree
 from werkzeug.wrappers import Response
 
-from portal.service.certificates import generate_self_signed
 from portal.service.envios.adapter import (
     Credentials,
     DgiPermanentError,
@@ -23,6 +22,7 @@ from portal.service.envios.adapter import (
 )
 from portal.service.envios.receptions import make_reception
 from portal.service.envios.soap_reception import NAMESPACE, SoapReception, _read_answer
+from portal.service.platform.certificates import generate_self_signed
 from tests.support.efactura_standin import EfacturaStandIn, RunningEfacturaStandIn, respuesta
 from tests.support.servers import serving
 

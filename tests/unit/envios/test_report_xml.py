@@ -8,10 +8,10 @@ from decimal import Decimal
 from lxml import etree
 
 from portal.domain.uruguay_time import MONTEVIDEO
-from portal.service.certificates import generate_self_signed
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import CfeSigner
 from portal.service.envios import report_xml
+from portal.service.platform.certificates import generate_self_signed
 
 D = "{http://cfe.dgi.gub.uy}"
 DAY = date(2026, 11, 20)

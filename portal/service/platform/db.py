@@ -33,8 +33,8 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, make_transient_to_detached, sessionmaker
 from sqlalchemy.sql import Executable
 
-from portal.service.errors import ApiError, error_response
-from portal.service.groupcommit import CONNECTION, GroupCommit
+from portal.service.platform.errors import ApiError, error_response
+from portal.service.platform.groupcommit import CONNECTION, GroupCommit
 
 log = logging.getLogger("portal.service")
 T = TypeVar("T")
@@ -374,7 +374,7 @@ def rows_affected(session: Session, statement: Executable) -> int:
 
 def grouped_write(work: Callable[[Session], T]) -> T:
     """`work(session)` inside a write transaction shared with the writes arriving at the same time (one
-    durable commit for all; see portal/service/groupcommit.py), in a SAVEPOINT of its own. Returns once
+    durable commit for all; see portal/service/platform/groupcommit.py), in a SAVEPOINT of its own. Returns once
     committed; raises work's own exception (its changes undone) or DatabaseBusy.
 
     `work` must use only the session it is given (not `session()`, the request's), and finish what it needs

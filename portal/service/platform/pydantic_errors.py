@@ -5,7 +5,7 @@ Spanish message (docs/VOICE.md: one sentence, no library English). The API layer
 the error's `code` (its documented contract); the CFE engine keeps its own codes. Both read the same
 messages, so an input answers the same words whichever way it came in.
 
-The messages are the service's catalogue entries (`portal.service.i18n`): Spanish as they are, said in the
+The messages are the service's catalogue entries (`portal.service.platform.i18n`): Spanish as they are, said in the
 client's language where the API answers them. The CFE engine (`portal.service.cfe`) uses this module too.
 """
 
@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticCustomError
 from pydantic_core.core_schema import ErrorType
 
-from portal.service.i18n import Text, _
+from portal.service.platform.i18n import Text, _
 
 _DATE = _("Fecha no válida: se escribe AAAA-MM-DD.")
 _DATETIME = _("Fecha y hora no válidas: se escriben AAAA-MM-DDTHH:MM:SS.")

@@ -13,10 +13,10 @@ from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.service.certificates import certificate_info
 from portal.service.cfe.signing import CfeSigner, shared_signer
-from portal.service.errors import ApiError
-from portal.service.models import Certificate, Company
+from portal.service.platform.certificates import certificate_info
+from portal.service.platform.errors import ApiError
+from portal.service.platform.models import Certificate, Company
 
 
 def field_cipher() -> Fernet:

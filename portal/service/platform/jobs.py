@@ -33,9 +33,9 @@ from flask import Flask, current_app, has_app_context
 from huey import Huey
 from huey.storage import MemoryStorage, RedisStorage, SqliteStorage
 
-from portal.service.areas import area_modules
+from portal.service.platform.areas import area_modules
 
-log = logging.getLogger("portal.service.jobs")
+log = logging.getLogger("portal.service.platform.jobs")
 
 QUEUE_NAME = "cfe"
 TASK_MODULES: tuple[str, ...] = ()  # areas append their `portal.service.<area>.tasks` here (see register_tasks)

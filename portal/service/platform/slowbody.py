@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from portal.service.errors import _read_up_to
+from portal.service.platform.errors import _read_up_to
 
 log = logging.getLogger("portal.service")
 

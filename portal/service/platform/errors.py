@@ -4,7 +4,7 @@
                "requestId": "..."}}
 
 `code` is stable and meant for programs and never translated; `message` is for people, in the language the
-request asks for (`Accept-Language`, es-UY by default, or English; `portal.service.i18n`); `fields` lists
+request asks for (`Accept-Language`, es-UY by default, or English; `portal.service.platform.i18n`); `fields` lists
 what was wrong with which input, as a dotted path ("receptor.docRecep", "items[2].cantidad").
 """
 
@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from flask import Flask, g, jsonify, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from portal.service.i18n import _, language, say
+from portal.service.platform.i18n import _, language, say
 
 log = logging.getLogger("portal.service")
 

@@ -1,4 +1,4 @@
-"""The OpenAPI 3.1 document, built from the operations registered with `portal.service.api.operation`.
+"""The OpenAPI 3.1 document, built from the operations registered with `portal.service.platform.api.operation`.
 
 pydantic writes JSON Schema 2020-12, which OpenAPI 3.1 uses as is, so request and response schemas come
 straight from the models the views validate with: the document cannot drift from the code.
@@ -16,8 +16,8 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service.api import OPERATIONS, Operation, body_required
-from portal.service.auth import API_KEY, JWT
+from portal.service.platform.api import OPERATIONS, Operation, body_required
+from portal.service.platform.auth import API_KEY, JWT
 
 _ERROR_SCHEMA = {
     "type": "object",

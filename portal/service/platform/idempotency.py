@@ -31,9 +31,9 @@ from flask import Response, request
 from sqlalchemy import bindparam, delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from portal.service import db
-from portal.service.errors import ApiError, Conflict
-from portal.service.models import IdempotencyRecord
+from portal.service.platform import db
+from portal.service.platform.errors import ApiError, Conflict
+from portal.service.platform.models import IdempotencyRecord
 
 STALE_AFTER = timedelta(seconds=120)
 # The codes `lookup` answers with when the key, not the request, is the problem (nothing was attempted).

@@ -19,8 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import Select, tuple_
 from sqlalchemy.orm import Session
 
-from portal.service.errors import FieldError, ValidationFailed
-from portal.service.pydantic_errors import PARAMETERS
+from portal.service.platform.errors import FieldError, ValidationFailed
+from portal.service.platform.pydantic_errors import PARAMETERS
 
 CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,200}$"
 CURSOR_DESCRIPTION = "El `siguienteCursor` de la página anterior; sin él, la primera página."

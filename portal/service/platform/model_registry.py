@@ -2,10 +2,10 @@
 
 import importlib
 
-from portal.service.areas import area_modules
+from portal.service.platform.areas import area_modules
 
 
 def load_all_models() -> None:
-    importlib.import_module("portal.service.models")
+    importlib.import_module("portal.service.platform.models")
     importlib.import_module("portal.service.identity.models")
     area_modules("models")

@@ -21,7 +21,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-# The key under which a batch's session keeps its connection (portal/service/db.py's connection_of reads it).
+# The key under which a batch's session keeps its connection (portal/service/platform/db.py's connection_of reads it).
 CONNECTION = "db.connection"
 
 MAX_BATCH = 64

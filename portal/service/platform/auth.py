@@ -18,10 +18,10 @@ from joserfc.errors import JoseError
 from joserfc.jwt import JWTClaimsRegistry
 from sqlalchemy import Row, bindparam, select
 
-from portal.service import db
-from portal.service.errors import ApiError, Forbidden, Unauthorized
 from portal.service.identity.revocation import revoked_clause
-from portal.service.models import Membership, Role, User
+from portal.service.platform import db
+from portal.service.platform.errors import ApiError, Forbidden, Unauthorized
+from portal.service.platform.models import Membership, Role, User
 
 JWT = "jwt"
 API_KEY = "apikey"

@@ -19,7 +19,7 @@ from flask import g, has_request_context, request
 
 DEFAULT = "es"
 LANGUAGES = ("es", "en")
-DIRECTORY = Path(__file__).parent / "translations"
+DIRECTORY = Path(__file__).parent.parent / "translations"
 
 
 class Text(str):

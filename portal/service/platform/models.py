@@ -2,7 +2,7 @@
 provider's records.
 
 Feature areas keep their own tables in their own packages (comprobante/models.py, apikeys/models.py, ...);
-every one of them imports `Base` from portal.service.db so Alembic sees a single metadata.
+every one of them imports `Base` from portal.service.platform.db so Alembic sees a single metadata.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from sqlalchemy import JSON, ForeignKey, Integer, LargeBinary, String, Text, Uni
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from portal.domain import roles
-from portal.service.db import Base, utcnow
+from portal.service.platform.db import Base, utcnow
 from portal.sqltypes import UtcDateTime
 
 

@@ -22,11 +22,11 @@ from pydantic import BaseModel, ValidationError
 from werkzeug.datastructures import MIMEAccept
 
 from portal.domain.roles import ALL
-from portal.service import pydantic_errors
-from portal.service.auth import JWT, authenticate, require_role
-from portal.service.errors import ApiError, FieldError, ValidationFailed
-from portal.service.i18n import _
-from portal.service.responses import dump_json
+from portal.service.platform import pydantic_errors
+from portal.service.platform.auth import JWT, authenticate, require_role
+from portal.service.platform.errors import ApiError, FieldError, ValidationFailed
+from portal.service.platform.i18n import _
+from portal.service.platform.responses import dump_json
 
 _CONVERTER = re.compile(r"<(?:[^<>]*:)?(\w+)>")
 

@@ -53,18 +53,18 @@ class ServiceSettings(AppSettings):
     )
     # limits storage: memory:// for one process, redis://host:port/db when several serve the API.
     RATELIMIT_STORAGE_URL: str = Field("memory://", alias="CFE_RATELIMIT_STORAGE_URL")
-    # Background work (portal/service/jobs.py): huey on SQLite for one machine, redis://... for several.
+    # Background work (portal/service/platform/jobs.py): huey on SQLite for one machine, redis://... for several.
     JOBS_URL: str = Field(default_factory=_in_var("jobs.db"), alias="CFE_JOBS_URL")
     # Unidad Indexada in UYU for an issue year missing from the ui_value table (indices area), which
     # holds the value of 31 December of each previous year (Tabla E threshold = 5,000 UI).
     UI_VALUE_UYU: Decimal = Field(Decimal("6.1642"), gt=0, alias="CFE_UI_VALUE_UYU")
     # How long a process keeps the issuer, a year's UI and the signing certificate before reading them again
-    # (portal/service/readcache.py): the bound on a change made through another process; 0 turns it off.
+    # (portal/service/platform/readcache.py): the bound on a change made through another process; 0 turns it off.
     READ_CACHE_SECONDS: float = Field(2.0, ge=0, le=60, alias="CFE_READ_CACHE_SECONDS")
     # How long a write waits for the database's write lock before answering 503 with Retry-After.
     WRITE_LOCK_TIMEOUT_SECONDS: float = Field(2.0, gt=0, alias="CFE_WRITE_LOCK_TIMEOUT_SECONDS")
     MAX_BODY_BYTES: int = Field(2 * 1024 * 1024, gt=0, alias="CFE_MAX_BODY_BYTES")
-    # Under gunicorn, how long a request body may pause before 408 (portal/service/slowbody.py).
+    # Under gunicorn, how long a request body may pause before 408 (portal/service/platform/slowbody.py).
     BODY_IDLE_SECONDS: float = Field(10.0, gt=0, alias="CFE_BODY_IDLE_SECONDS")
     # Unset: on exactly when the issuer's public URL is https (see create_app); "0"/"1" forces either way.
     SECURE_COOKIES: bool | None = Field(None, alias="CFE_SECURE_COOKIES")
