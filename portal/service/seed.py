@@ -77,7 +77,7 @@ def sync_portal_client(session: Session) -> tuple[OAuthClient, bool]:
     config = current_app.config
     client = session.scalar(select(OAuthClient).where(OAuthClient.client_id == config["PORTAL_CLIENT_ID"]))
     created = client is None
-    if created:
+    if client is None:
         client = OAuthClient(client_id=config["PORTAL_CLIENT_ID"], client_id_issued_at=int(time.time()))
         session.add(client)
     client.client_secret = config["PORTAL_CLIENT_SECRET"]

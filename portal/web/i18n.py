@@ -5,17 +5,22 @@ from __future__ import annotations
 import functools
 from datetime import date, datetime, timedelta
 from decimal import Decimal
+from typing import TypeVar
 
 from babel import Locale
 from babel.dates import format_date, format_datetime
 from babel.numbers import parse_pattern
 from babel.support import NullTranslations
-from flask import Flask, Response, current_app, g, request, session
+from flask import Flask, current_app, g, request, session
 from flask_babel import get_locale, get_timezone, get_translations
+from werkzeug.wrappers import Response as WerkzeugResponse
 
 from portal import paths
 from portal.domain.money import currency_sign
 from portal.web.extensions import babel
+
+# Flask's Response or werkzeug's (what redirect() answers): the cookie is set on either.
+AnyResponse = TypeVar("AnyResponse", bound=WerkzeugResponse)
 
 SUPPORTED_LOCALES = ("es", "en")
 # The language chosen before signing in (or on any page) lives in its own cookie, not in the session: an
@@ -33,7 +38,7 @@ def select_locale() -> str:
     return request.accept_languages.best_match(SUPPORTED_LOCALES) or "es"
 
 
-def remember_language(response: Response, lang: str) -> Response:
+def remember_language(response: AnyResponse, lang: str) -> AnyResponse:
     """Keep the visitor's language for a year (HttpOnly: no script reads it; Lax: sent when coming back)."""
     response.set_cookie(
         LANGUAGE_COOKIE,
@@ -117,7 +122,7 @@ def init_app(app: Flask) -> None:
     babel.init_app(app, locale_selector=select_locale)
     # The templates' _() as flask-babel installs it (newstyle: autoescaped, %-formatted by Jinja), over the
     # request's catalog found once.
-    app.jinja_env.install_gettext_callables(
+    app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]  # jinja2.ext.i18n adds it
         gettext=lambda s: request_translations().ugettext(s),
         ngettext=lambda s, p, n: request_translations().ungettext(s, p, n),
         pgettext=lambda c, s: request_translations().upgettext(c, s),

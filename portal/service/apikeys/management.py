@@ -6,6 +6,7 @@ Every lookup is by (public id, company): another company's key is simply not fou
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Literal
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
@@ -29,7 +30,11 @@ from portal.service.platform.errors import Conflict, NotFound
 from portal.service.platform.paging import PageQuery, keyset
 
 # Stored action -> the word the API shows (the endpoint's name).
-_ACTIONS = {"create": "crear", "revoke": "revocar", "rate_limit": "rate-limit"}
+_ACTIONS: dict[str, Literal["crear", "revocar", "rate-limit"]] = {
+    "create": "crear",
+    "revoke": "revocar",
+    "rate_limit": "rate-limit",
+}
 
 
 def list_keys(principal: Principal, page: PageQuery) -> ApiKeyList:

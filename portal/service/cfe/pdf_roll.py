@@ -30,7 +30,7 @@ BIG_LINE = 5.8
 @dataclass(frozen=True)
 class _Row:
     height: float
-    paint: Callable[[float], None]  # draws the row with its top at y
+    paint: Callable[[float], object]  # draws the row with its top at y (what it answers is not used)
 
 
 def render_roll(doc: Printable, *, logo: bytes | None, width: float) -> bytes:
@@ -58,10 +58,11 @@ class _Roll(ReceiptPage):
     # -- row makers ----------------------------------------------------------------------------------
     def para(self, text: str, size: float = T, bold: bool = False, align: str = "C") -> list[_Row]:
         height = BIG_LINE if size >= M else LINE
-        return [
-            _Row(height, lambda y, line=line: self.put(MARGIN, y, self.inner, line, size, bold, align, height))
-            for line in self.lines_of(text, self.inner, size, bold)
-        ]
+
+        def row(line: str) -> _Row:
+            return _Row(height, lambda y: self.put(MARGIN, y, self.inner, line, size, bold, align, height))
+
+        return [row(line) for line in self.lines_of(text, self.inner, size, bold)]
 
     def pair(self, label: str, value: str, size: float = T, bold: bool = False) -> list[_Row]:
         """Label left, amount right; on two lines when they do not fit on one."""
@@ -69,15 +70,12 @@ class _Roll(ReceiptPage):
         room = self.inner - 2 * self.c_margin - 2
         height = BIG_LINE if size >= M else LINE
         if self.get_string_width(label) + self.get_string_width(value) <= room:
-            return [
-                _Row(
-                    height,
-                    lambda y: (
-                        self.put(MARGIN, y, self.inner, label, size, bold, "L", height),
-                        self.put(MARGIN, y, self.inner, value, size, bold, "R", height),
-                    ),
-                )
-            ]
+
+            def paint(y: float) -> None:
+                self.put(MARGIN, y, self.inner, label, size, bold, "L", height)
+                self.put(MARGIN, y, self.inner, value, size, bold, "R", height)
+
+            return [_Row(height, paint)]
         return [*self.para(label, size, bold, "L"), *self.para(value, size, bold, "R")]
 
     def boxed(self, rows: list[_Row], padding: float = 1.0, min_height: float = 10.5) -> list[_Row]:
@@ -218,11 +216,12 @@ class _Roll(ReceiptPage):
         doc = self.doc
         if doc.preview:
             return self.para("Vista previa: SIN VALOR FISCAL. No es un comprobante.", M, True)
+        qr_url, cae = doc.qr_url, doc.cae
+        if qr_url is None or cae is None:
+            raise ValueError("Un comprobante firmado tiene su QR y su CAE.")
         size = self.qr_size
         rows = [
-            _Row(
-                size + 2 * QR_CLEAR, lambda y: self.qr(doc.qr_url, MARGIN + (self.inner - size) / 2, y + QR_CLEAR, size)
-            )
+            _Row(size + 2 * QR_CLEAR, lambda y: self.qr(qr_url, MARGIN + (self.inner - size) / 2, y + QR_CLEAR, size))
         ]
         rows += self.para(f"Código de seguridad: {doc.security_code}", T, True)
         for legend in (
@@ -234,6 +233,6 @@ class _Roll(ReceiptPage):
             if legend:
                 rows += self.para(legend)
         rows += self.gap(1.0) + self.boxed(
-            [*self.para("Fecha de vencimiento", M), *self.para(f"CAE {words.day(doc.cae.fec_venc)}", M, True)]
+            [*self.para("Fecha de vencimiento", M), *self.para(f"CAE {words.day(cae.fec_venc)}", M, True)]
         )
         return rows

@@ -170,7 +170,9 @@ class Printable:
         """The issuer's regime: its settings at issue time, or what the CAE says for older snapshots."""
         if self.settings.regimen != "general":
             return self.settings.regimen
-        return _CAE_ESPECIAL_REGIMEN.get(self.cae.especial, "general") if self.cae else "general"
+        if self.cae is None or self.cae.especial is None:
+            return "general"
+        return _CAE_ESPECIAL_REGIMEN.get(self.cae.especial, "general")
 
     @property
     def mentions_iva(self) -> bool:
@@ -200,9 +202,9 @@ def from_xml(
     root = xml if isinstance(xml, etree._Element) else parse_untrusted(xml).getroot()
     doc = root[0] if root.tag.endswith("}CFE") else root
     printable = Printable(
-        **_id_doc(doc.find("c:Encabezado/c:IdDoc", _NS), preview),
-        **_totales(doc.find("c:Encabezado/c:Totales", _NS)),
-        emisor=_emisor(doc.find("c:Encabezado/c:Emisor", _NS)),
+        **_id_doc(_section(doc, "c:Encabezado/c:IdDoc"), preview),
+        **_totales(_section(doc, "c:Encabezado/c:Totales")),
+        emisor=_emisor(_section(doc, "c:Encabezado/c:Emisor")),
         receiver=_receiver(doc.find("c:Encabezado/c:Receptor", _NS)),
         lines=tuple(_line(item) for item in doc.findall("c:Detalle/c:Item", _NS)),
         adjustments=_adjustments(doc),
@@ -217,7 +219,9 @@ def from_xml(
     if preview:
         return printable
     digest = root.findtext(".//ds:SignedInfo/ds:Reference/ds:DigestValue", namespaces=_NS)
-    if not digest and not (security_code and qr_link):
+    if security_code and qr_link:
+        return replace(printable, security_code=security_code, qr_url=qr_link)
+    if not digest:
         raise ValueError("Un comprobante firmado necesita su firma (DigestValue) para el QR.")
     return replace(
         printable, security_code=security_code or digest[:6], qr_url=qr_link or _qr_link(printable, doc, digest)
@@ -231,7 +235,7 @@ def _id_doc(id_doc: etree._Element, preview: bool) -> dict[str, Any]:
         owner = (_text(id_doc, "RznSocProp") or "", _text(id_doc, "DocProp") or _text(id_doc, "DocPropExt") or "")
     return {
         "export_terms": (_text(id_doc, "ClauVenta"), _int(id_doc, "ModVenta"), _int(id_doc, "ViaTransp")),
-        "tipo_cfe": int(_text(id_doc, "TipoCFE")),
+        "tipo_cfe": _required_int(id_doc, "TipoCFE"),
         "serie": None if preview else _text(id_doc, "Serie"),
         "nro": None if preview else _int(id_doc, "Nro"),
         "fch_emis": _date(id_doc, "FchEmis"),
@@ -251,16 +255,16 @@ def _id_doc(id_doc: etree._Element, preview: bool) -> dict[str, Any]:
 def _emisor(emisor: etree._Element) -> Party:
     """Zona A's Emisor, as signed."""
     return Party(
-        rut=_text(emisor, "RUCEmisor"),
-        razon_social=_text(emisor, "RznSoc"),
+        rut=_required(emisor, "RUCEmisor"),
+        razon_social=_required(emisor, "RznSoc"),
         nombre_comercial=_text(emisor, "NomComercial"),
         giro=_text(emisor, "GiroEmis"),
         telefono=_text(emisor, "Telefono"),
         correo=_text(emisor, "CorreoEmisor"),
         sucursal=_text(emisor, "EmiSucursal"),
-        domicilio=_text(emisor, "DomFiscal"),
-        ciudad=_text(emisor, "Ciudad"),
-        departamento=_text(emisor, "Departamento"),
+        domicilio=_required(emisor, "DomFiscal"),
+        ciudad=_required(emisor, "Ciudad"),
+        departamento=_required(emisor, "Departamento"),
     )
 
 
@@ -270,7 +274,7 @@ def _totales(totales: etree._Element) -> dict[str, Any]:
         "tpo_moneda": _text(totales, "TpoMoneda"),
         "tpo_cambio": _dec(totales, "TpoCambio"),
         "totals": {
-            _local(child): Decimal(child.text)
+            _local(child): Decimal(child.text or "0")
             for child in totales
             if _local(child) not in ("TpoMoneda", "TpoCambio", "CantLinDet", "RetencPercep")
         },
@@ -285,19 +289,20 @@ def _adjustments(doc: etree._Element) -> tuple[Adjustment, ...]:
     """Zona D: global discounts and surcharges."""
     return tuple(
         Adjustment(
-            kind=_text(dr, "TpoMovDR"),
+            kind=_required(dr, "TpoMovDR"),
             glosa=_text(dr, "GlosaDR") or "",
-            value=_dec(dr, "ValorDR"),
+            value=_required_dec(dr, "ValorDR"),
             ind_fact=_int(dr, "IndFactDR"),
         )
         for dr in doc.findall("c:DscRcgGlobal/c:DRG_Item", _NS)
     )
 
 
-def _payments(doc: etree._Element) -> tuple[tuple[str, Decimal | None], ...]:
+def _payments(doc: etree._Element) -> tuple[tuple[str, Decimal], ...]:
     """Zona E: the means of payment."""
     return tuple(
-        (_text(mp, "GlosaMP") or "", _dec(mp, "ValorPago")) for mp in doc.findall("c:MediosPago/c:MedioPago", _NS)
+        (_text(mp, "GlosaMP") or "", _required_dec(mp, "ValorPago"))
+        for mp in doc.findall("c:MediosPago/c:MedioPago", _NS)
     )
 
 
@@ -323,6 +328,8 @@ def _qr_link(doc: Printable, node: etree._Element, digest: str) -> str:
         "eResg": doc.totals.get("MntTotRetenido", Decimal(0)),
         "eRem_Exp": doc.totals.get("MntTotal", Decimal(0)),
     }.get(doc.element, doc.totals.get("MntPagar", Decimal(0)))
+    if doc.serie is None or doc.nro is None:
+        raise ValueError("Un comprobante firmado tiene serie y número.")
     return qr_url(doc.emisor.rut, doc.tipo_cfe, doc.serie, doc.nro, amount, doc.fch_emis, digest)
 
 
@@ -346,6 +353,34 @@ def _text(node: etree._Element | None, tag: str) -> str | None:
         return None
     found = node.find(f"c:{tag}", _NS)
     return found.text if found is not None else None
+
+
+def _section(doc: etree._Element, path: str) -> etree._Element:
+    """A section every CFE has (the XSD requires it): missing, the document is not a CFE."""
+    found = doc.find(path, _NS)
+    if found is None:
+        raise ValueError(f"El CFE no tiene {path.replace('c:', '')}.")
+    return found
+
+
+def _required(node: etree._Element, tag: str) -> str:
+    """An element the XSD requires in its section."""
+    value = _text(node, tag)
+    if value is None:
+        raise ValueError(f"El CFE no tiene {_local(node)}/{tag}.")
+    return value
+
+
+def _required_int(node: etree._Element, tag: str) -> int:
+    return int(_required(node, tag))
+
+
+def _required_dec(node: etree._Element, tag: str) -> Decimal:
+    return Decimal(_required(node, tag))
+
+
+def _required_date(node: etree._Element, tag: str) -> date:
+    return date.fromisoformat(_required(node, tag)[:10])
 
 
 def _int(node: etree._Element | None, tag: str) -> int | None:
@@ -394,10 +429,10 @@ def _line(item: etree._Element) -> Line:
         amount=_dec(item, "MontoItem"),
         retentions=tuple(
             Retention(
-                code=_text(ret, "CodRet"),
+                code=_required(ret, "CodRet"),
                 rate=_dec(ret, "Tasa"),
                 base=_dec(ret, "MntSujetoaRet"),
-                value=_dec(ret, "ValRetPerc"),
+                value=_required_dec(ret, "ValRetPerc"),
             )
             for ret in item.findall("c:RetencPercep", _NS)
         ),
@@ -408,9 +443,9 @@ def _cae(node: etree._Element | None) -> Cae | None:
     if node is None:
         return None
     return Cae(
-        cae_id=_int(node, "CAE_ID"),
-        dnro=_int(node, "DNro"),
-        hnro=_int(node, "HNro"),
-        fec_venc=_date(node, "FecVenc"),
+        cae_id=_required_int(node, "CAE_ID"),
+        dnro=_required_int(node, "DNro"),
+        hnro=_required_int(node, "HNro"),
+        fec_venc=_required_date(node, "FecVenc"),
         especial=_int(node, "CAEEspecial"),
     )

@@ -52,7 +52,7 @@ def validate_xml(document: bytes | etree._Element | etree._ElementTree, name: st
     with _lock:
         if schema.validate(tree):
             return []
-        return [f"línea {e.line}: {e.message}" for e in schema.error_log]
+        return [f"línea {e.line}: {e.message}" for e in schema.error_log]  # type: ignore[attr-defined]  # iterable; lxml-stubs miss it
 
 
 def validate_cfe(document: bytes | etree._Element | etree._ElementTree) -> list[str]:

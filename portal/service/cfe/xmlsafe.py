@@ -24,6 +24,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator
+from typing import cast
 
 from lxml import etree
 
@@ -122,7 +123,7 @@ def parse_untrusted(data: bytes, *, max_bytes: int = MAX_XML_BYTES) -> etree._El
         raise XmlInputError(f"El XML está mal formado: {_syntax_reason(exc)}.", line, column) from None
     tree = root.getroottree()
     # Catches a DOCTYPE the byte scan missed (UTF-16 input, for instance).
-    if tree.docinfo.doctype or tree.docinfo.internalDTD is not None:
+    if tree.docinfo.doctype or tree.docinfo.internalDTD is not None:  # type: ignore[union-attr]  # lxml-stubs lack DocInfo.doctype
         raise XmlInputError("El XML no puede declarar un DOCTYPE.")
     _check_shape(root, bytes(data), tags)
     check_cpu_budget()
@@ -152,7 +153,8 @@ _SYNTAX_REASONS = {getattr(etree.ErrorTypes, name): reason for name, reason in _
 
 
 def _syntax_reason(exc: etree.XMLSyntaxError) -> str:
-    return _SYNTAX_REASONS.get(exc.code, "no se puede leer")
+    code: int = exc.code  # type: ignore[attr-defined]  # lxml sets it (ParseError.code); lxml-stubs lack it
+    return _SYNTAX_REASONS.get(code, "no se puede leer")
 
 
 def _check_encoding(data: bytes) -> None:
@@ -187,7 +189,7 @@ def _relative_namespace(root: etree._Element, data: bytes) -> tuple[int | None, 
         inherited = parent_maps.get(element.getparent(), {})
         for prefix, uri in nsmap.items():
             if inherited.get(prefix) != uri and not _ABSOLUTE_URI.match(uri):
-                return element.sourceline, uri
+                return _source_line(element), uri
         parent_maps[element] = nsmap
     return None
 
@@ -196,11 +198,11 @@ def _check_shape(root: etree._Element, data: bytes, tags: int) -> None:
     """Caps on attributes and namespaces per element, depth and XInclude; each exact check runs only when the
     bytes allow a breach (every attribute has an "="), so ordinary documents pay microseconds."""
     if data.count(b"=") > min(MAX_ATTRIBUTES_PER_ELEMENT, MAX_NAMESPACES):
-        crowded = _CROWDED_ELEMENT(root)
+        crowded = _elements(_CROWDED_ELEMENT(root))
         if crowded:
             raise XmlInputError(
                 f"Un elemento tiene más de {MAX_ATTRIBUTES_PER_ELEMENT} atributos o espacios de nombres.",
-                crowded[0].sourceline,
+                _source_line(crowded[0]),
                 None,
             )
     if tags > MAX_DEPTH and _TOO_DEEP(root):
@@ -212,6 +214,16 @@ def _check_shape(root: etree._Element, data: bytes, tags: int) -> None:
             relative[0],
             None,
         )
-    xinclude = _XINCLUDE(root) if XINCLUDE_NS.encode() in data else None
+    xinclude = _elements(_XINCLUDE(root)) if XINCLUDE_NS.encode() in data else []
     if xinclude:
-        raise XmlInputError("El XML no puede usar XInclude.", xinclude[0].sourceline, None)
+        raise XmlInputError("El XML no puede usar XInclude.", _source_line(xinclude[0]), None)
+
+
+def _elements(found: object) -> list[etree._Element]:
+    """What an element-selecting XPath (`_CROWDED_ELEMENT`, `_XINCLUDE`) answers: a list of elements."""
+    return cast(list[etree._Element], found)
+
+
+def _source_line(element: etree._Element) -> int | None:
+    """The element's line in the document (lxml-stubs type `sourceline` as a bare `...`)."""
+    return cast(int | None, element.sourceline)

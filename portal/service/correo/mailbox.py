@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from email import policy
-from email.message import EmailMessage
+from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from email.utils import parsedate_to_datetime
 from pathlib import Path
@@ -55,7 +55,7 @@ def _parse(path: Path) -> StoredMessage:
     message = BytesParser(policy=policy.default).parsebytes(path.read_bytes())
     body = message.get_body(preferencelist=("plain",))
     attachments = tuple(
-        Attachment(part.get_filename() or "adjunto", part.get_content_type(), part.get_payload(decode=True) or b"")
+        Attachment(part.get_filename() or "adjunto", part.get_content_type(), _decoded(part))
         for part in message.iter_attachments()
     )
     return StoredMessage(
@@ -83,3 +83,9 @@ def message(company_id: int, name: str) -> StoredMessage | None:
         return None
     path = _folder(company_id) / f"{name}.eml"
     return _parse(path) if path.is_file() else None
+
+
+def _decoded(part: Message) -> bytes:
+    """An attachment's bytes, its transfer encoding undone (a multipart part has none: empty)."""
+    payload = part.get_payload(decode=True)
+    return payload if isinstance(payload, bytes) else b""

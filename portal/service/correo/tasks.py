@@ -20,9 +20,10 @@ from portal.service.platform import jobs
 def send_receipt_mail(send_id: str) -> str | None:
     """Deliver one recorded send; schedule the next attempt after a temporary failure."""
     outcome = sending.attempt(send_id)
-    if outcome.retry_in is not None:
+    retry_in = outcome.retry_in
+    if retry_in is not None:
         jobs.enqueue_safely(
-            lambda: send_receipt_mail.schedule(args=(send_id,), delay=outcome.retry_in.total_seconds()),
+            lambda: send_receipt_mail.schedule(args=(send_id,), delay=retry_in.total_seconds()),
             f"the next attempt of mail send {send_id}",
         )
     return outcome.state

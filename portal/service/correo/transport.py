@@ -110,6 +110,7 @@ def deliver(message: EmailMessage, company_id: int, name: str) -> None:
 
 def _send_smtp(settings: SmtpSettings, message: EmailMessage) -> None:
     context = ssl.create_default_context()
+    connection: smtplib.SMTP
     if settings.tls == "ssl":
         connection = smtplib.SMTP_SSL(settings.host, settings.port, timeout=settings.timeout, context=context)
     else:

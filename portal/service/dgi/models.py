@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 # "AA" is the only activity state seen in a real DGI answer (DGI's own test RUT). Reading it as "active" is an
 # inference; every other code is treated as not active. The other codes below are the sandbox's assumption.
@@ -125,8 +126,8 @@ class Entity:
             self.emisor_electronico_desde,
         )
 
-    def to_json(self) -> dict:
-        data = {
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
             "rut": self.rut,
             "denominacion": self.denominacion,
             "nombreFantasia": self.nombre_fantasia,

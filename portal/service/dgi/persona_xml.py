@@ -46,7 +46,7 @@ def _add(parent: etree._Element, name: str, value: object = "") -> etree._Elemen
 def build_persona_xml(entity: Entity) -> str:
     """The `<Data>` text DGI answers for `entity` (which must carry its address and activities)."""
     root = etree.Element("WS_PersonaActEmpresarial")
-    for name, value in (
+    fields: tuple[tuple[str, object], ...] = (
         ("RUT", entity.rut),
         ("Denominacion", entity.denominacion),
         ("NombreFantasia", entity.nombre_fantasia),
@@ -54,7 +54,8 @@ def build_persona_xml(entity: Entity) -> str:
         ("DescripcionTipoEntidad", entity.tipo_entidad_descripcion),
         ("EstadoActividad", entity.estado_actividad),
         ("FechaInicioActivdad", entity.fecha_inicio_actividad or "0000-00-00"),
-    ):
+    )
+    for name, value in fields:
         _add(root, name, value)
     places = _add(root, "WS_DomFiscalLocPrincipal")
     address = entity.domicilio_fiscal
@@ -154,7 +155,7 @@ def parse_data(data: str) -> Entity:
         root = etree.fromstring(text, _PARSER)
     except etree.XMLSyntaxError as exc:
         raise DgiUnavailable("DGI respondió un XML ilegible.", code="dgi_bad_answer") from exc
-    if root.getroottree().docinfo.doctype:
+    if root.getroottree().docinfo.doctype:  # type: ignore[union-attr]  # lxml-stubs lack DocInfo.doctype
         raise DgiUnavailable("DGI respondió un XML con DOCTYPE.", code="dgi_bad_answer")
     error = root if etree.QName(root).localname == "Respuesta" else root.find(".//{*}Respuesta")
     if error is not None:

@@ -41,10 +41,13 @@ class SandboxRegistry(TaxpayerRegistry):
         return cva_status(self._taxpayer(rut), self._today())
 
     def _consulta_nombre_entidad(self, doc_type: DocType, number: str) -> EntityName:
+        name: str | None
         if doc_type == DocType.RUT:
             name = self._taxpayer(number).entity.denominacion
         else:
             name = people().get((doc_type, number))
             if name is None:
                 raise TaxpayerNotFound(f"No hay una persona con {doc_type.name} {number} en el registro.")
+        if name is None:  # the registry always names a taxpayer
+            raise TaxpayerNotFound(f"El RUT {number} no tiene denominación en el registro.")
         return EntityName(int(doc_type), number, name)

@@ -157,6 +157,8 @@ def _generate_one(rng: random.Random, rut: str, dept: int, kind: str, ci: str | 
         prefix, trades = rng.choice(cat.COOPERATIVE_KINDS)
         primary, denominacion, fantasia = rng.choice(trades), f"{prefix} {word}", None
     elif kind == "unipersonal":
+        if ci is None:
+            raise ValueError("Una empresa unipersonal se genera con la cédula de su titular.")
         primary = rng.choice(_PERSON_TRADES)
         denominacion = titular_nombre = _person(rng)
         titular = (DocType.NIE, "9" + ci) if rng.random() < 0.1 else (DocType.CI, ci)
@@ -420,7 +422,7 @@ def taxpayers() -> Mapping[str, SandboxTaxpayer]:
                 estado_actividad="AA",
                 estado_actividad_descripcion="ACTIVO",
                 emisor_electronico=True,
-                emisor_electronico_desde=max(taxpayer.entity.fecha_inicio_actividad, date(2013, 6, 3)),
+                emisor_electronico_desde=max(taxpayer.entity.fecha_inicio_actividad or date.min, date(2013, 6, 3)),
             )
             taxpayer = SandboxTaxpayer(entity, CvaPlan(True, 5, 10))
         result[rut] = taxpayer

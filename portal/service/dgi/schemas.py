@@ -13,6 +13,7 @@ from datetime import date
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.config import JsonDict
 
 # Ids are 64-bit database integers: a larger one cannot name a record, and would overflow the query.
 _DB_ID_LIMIT = 2**63
@@ -80,7 +81,7 @@ class Actividad(BaseModel):
     fechaInicio: date | None
 
 
-_ENTITY_EXAMPLE = {
+_ENTITY_EXAMPLE: JsonDict = {
     "rut": "219999830019",
     "denominacion": "DGI RUC PRUEBA NO CEDE",
     "nombreFantasia": "EMPRESA DEMO",

@@ -41,13 +41,13 @@ ALGORITHMS = {
         "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256",
         "http://www.w3.org/2001/04/xmlenc#sha256",
         hashlib.sha256,
-        xmlsec.Transform.RSA_SHA256,
+        xmlsec.constants.TransformRsaSha256,
     ),
     "sha1": (
         "http://www.w3.org/2000/09/xmldsig#rsa-sha1",
         "http://www.w3.org/2000/09/xmldsig#sha1",
         hashlib.sha1,
-        xmlsec.Transform.RSA_SHA1,
+        xmlsec.constants.TransformRsaSha1,
     ),
 }
 
@@ -68,7 +68,7 @@ class BodySignature:
             raise ValueError(f"digest must be one of {sorted(ALGORITHMS)}, not {digest!r}")
         self.digest = digest
         try:
-            self._key = xmlsec.Key.from_memory(key_pem, xmlsec.KeyFormat.PEM, None)
+            self._key = xmlsec.Key.from_memory(key_pem, xmlsec.constants.KeyDataFormatPem, None)
             certificate = x509.load_pem_x509_certificate(cert_pem)
         except (xmlsec.Error, ValueError) as exc:
             raise ValueError("the signing key or certificate is not a valid PEM") from exc

@@ -136,6 +136,7 @@ def for_receipt(session: Session, company: Company, code: int | None) -> dict[st
             "ciudad": company.ciudad,
             "departamento": company.departamento,
         }
+    chosen: Branch | None
     if code is None:
         chosen = next((b for b in branches if b.predeterminada), branches[0])
     else:

@@ -7,6 +7,7 @@ nowhere. The audit records the certificate's subject, serial and expiry, never k
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Literal
 
 from cryptography.exceptions import UnsupportedAlgorithm
 from sqlalchemy import select
@@ -30,6 +31,7 @@ PASSWORD_LENGTH = 200
 def present(cert: Certificate, now: datetime | None = None) -> CertificateOut:
     now = now or datetime.now(UTC)
     days_left = (cert.not_after - now).days
+    state: Literal["vigente", "por_vencer", "vencido", "no_vigente", "dado_de_baja"]
     if cert.retired_at is not None:
         state = "dado_de_baja"
     elif now > cert.not_after:
@@ -95,7 +97,7 @@ def upload(principal: Principal, data: bytes | None, password: str, name: str | 
             "No se pudo abrir el certificado: revisá la contraseña y que el archivo sea un .p12 o .pfx.",
         ) from None
     with db.write_transaction() as session:
-        company = session.get(Company, principal.company_id)
+        company = session.get_one(Company, principal.company_id)
         if info.rut != company.rut:
             found = f"es del RUT {info.rut}" if info.rut else "no indica un RUT"
             raise _invalid("archivo", "otro_rut", f"El certificado {found}, no del de la empresa ({company.rut}).")

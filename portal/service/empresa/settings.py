@@ -44,8 +44,13 @@ def _values(row: CompanySettings, company: Company) -> dict[str, Any]:
 
 
 def _present(row: CompanySettings, company: Company) -> SettingsOut:
+    # Validated, not just built: the four logo columns are written together, and a row that broke that says so.
     logo = (
-        LogoOut(tipo=row.logo_tipo, bytes=len(row.logo), ancho=row.logo_ancho, alto=row.logo_alto) if row.logo else None
+        LogoOut.model_validate(
+            {"tipo": row.logo_tipo, "bytes": len(row.logo), "ancho": row.logo_ancho, "alto": row.logo_alto}
+        )
+        if row.logo
+        else None
     )
     return SettingsOut(
         rut=company.rut,
@@ -150,7 +155,7 @@ def _logo_summary(row: CompanySettings) -> dict[str, Any]:
 
 def logo_image(principal: Principal) -> tuple[bytes, str] | None:
     row = db.session().get(CompanySettings, principal.company_id)
-    return (row.logo, row.logo_tipo) if row and row.logo else None
+    return (row.logo, row.logo_tipo) if row and row.logo and row.logo_tipo else None
 
 
 # What the rest of the service reads -------------------------------------------------------------------------

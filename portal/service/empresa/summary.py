@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from decimal import Decimal
+from typing import Literal
 
 from sqlalchemy import func, select
 
@@ -123,7 +124,7 @@ def _cae(company_id: int) -> dict:
         shown = cae_ranges.present(record)
         if shown.estado in ("agotado", "vencido"):
             continue
-        warnings = []
+        warnings: list[Literal["pocos_numeros", "por_vencer"]] = []
         if record.remaining < record.size * LOW_RANGE_SHARE:
             warnings.append("pocos_numeros")
         if shown.estado == "por_vencer":

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
-from joserfc.jwk import KeySet, RSAKey
+from joserfc.jwk import KeyParameters, KeySet, RSAKey
 
 
 @dataclass(frozen=True)
@@ -16,10 +17,13 @@ class SigningKeys:
 
     @property
     def kid(self) -> str:
-        return self.private_key.kid
+        kid = self.private_key.kid
+        if kid is None:  # load_signing_keys always sets it
+            raise RuntimeError("The signing key has no key id.")
+        return kid
 
-    def public_jwks(self) -> dict:
-        return self.public_set.as_dict(private=False)
+    def public_jwks(self) -> dict[str, Any]:
+        return dict(self.public_set.as_dict(private=False))
 
 
 @lru_cache(maxsize=8)
@@ -31,7 +35,7 @@ def load_signing_keys(private_pem: str) -> SigningKeys:
     if not private_pem:
         raise RuntimeError("No JWT signing key: run `make run` (it generates one) or set CFE_JWT_PRIVATE_KEY.")
     probe = RSAKey.import_key(private_pem)
-    params = {"kid": probe.thumbprint(), "use": "sig", "alg": "RS256"}
+    params: KeyParameters = {"kid": probe.thumbprint(), "use": "sig", "alg": "RS256"}
     private_key = RSAKey.import_key(private_pem, params)
     public_key = RSAKey.import_key(private_key.as_dict(private=False), params)
     return SigningKeys(private_key, KeySet([private_key]), KeySet([public_key]))

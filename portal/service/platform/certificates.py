@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed448, ed25519, rsa
 from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import NameOID
 
@@ -149,9 +149,21 @@ def load_pkcs12(data: bytes, password: bytes | None) -> tuple[bytes, bytes, Cert
     return key_pem, cert_pem, _info(cert)
 
 
+# The key types PKCS#12 holds (tests also make EC ones, to see them refused as DGI certificates).
+PKCS12_KEYS = (
+    rsa.RSAPrivateKey,
+    dsa.DSAPrivateKey,
+    ec.EllipticCurvePrivateKey,
+    ed25519.Ed25519PrivateKey,
+    ed448.Ed448PrivateKey,
+)
+
+
 def to_pkcs12(key_pem: bytes, cert_pem: bytes, password: bytes | None, name: str = "cfe") -> bytes:
     """A PKCS#12 file holding the key and certificate (for tests and for handing a certificate around)."""
     key = serialization.load_pem_private_key(key_pem, password=None)
+    if not isinstance(key, PKCS12_KEYS):
+        raise ValueError(f"PKCS#12 cannot hold a {type(key).__name__}.")
     cert = x509.load_pem_x509_certificate(cert_pem)
     encryption = serialization.BestAvailableEncryption(password) if password else serialization.NoEncryption()
     return pkcs12.serialize_key_and_certificates(name.encode(), key, cert, None, encryption)

@@ -184,6 +184,8 @@ def _shift_example_dates(value: Any, delta: timedelta) -> Any:
 def _examples(model: type[BaseModel]) -> dict:
     extra = model.model_config.get("json_schema_extra") or {}
     examples = extra.get("examples", []) if isinstance(extra, dict) else []
+    if not isinstance(examples, list):
+        examples = []
     return {f"ejemplo{i + 1}": {"value": ex} for i, ex in enumerate(examples)}
 
 
@@ -251,9 +253,9 @@ def _operation(op: Operation) -> dict:
         responses.setdefault(str(status), _error_response(status))
     if API_KEY in op.auth:
         # Requests made with an API key report where they stand in the key's rate-limit window.
-        for status, response in responses.items():
+        for status_text, response in responses.items():
             response.setdefault("headers", {}).update(_RATE_LIMIT_HEADERS)
-            if status == "429":
+            if status_text == "429":
                 response["headers"]["Retry-After"] = {
                     "description": "Segundos a esperar.",
                     "schema": {"type": "integer"},

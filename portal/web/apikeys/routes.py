@@ -141,8 +141,8 @@ def rate_limit(key_id: str):
                 return _no_store(render(TEMPLATE, "row", row=_row(key), can_manage=True))
             return redirect_after_post("apikeys.index")
     if wants_fragment():
-        key = _find_key(key_id)
-        if key is None:
+        found = _find_key(key_id)
+        if found is None:
             raise NotFound(_("No existe esa clave."), status=404)
-        return _no_store(render(TEMPLATE, "row", status=422, row=_row(key, form), can_manage=True))
+        return _no_store(render(TEMPLATE, "row", status=422, row=_row(found, form), can_manage=True))
     return _no_store(render(TEMPLATE, status=422, **_context(forms={key_id: form})))

@@ -9,11 +9,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from functools import wraps
+from typing import cast
 from urllib.parse import urlsplit
 
 from flask import abort, current_app, request, session, url_for
 from flask_htmx import make_response as htmx_response
 from flask_login import UserMixin, current_user, login_required, logout_user
+from flask_session.base import ServerSideSessionInterface
 
 from portal.client.models import UserInfo
 from portal.client.oidc import Tokens
@@ -53,7 +55,7 @@ class PortalUser(UserMixin):
 
 def start_session(userinfo: UserInfo, tokens: Tokens) -> None:
     """After a successful sign-in: a fresh session (new id, so a planted one is useless)."""
-    current_app.session_interface.regenerate(session)
+    cast(ServerSideSessionInterface, current_app.session_interface).regenerate(session)  # flask-session's
     session.clear()
     session["user"] = {
         "sub": userinfo.sub,

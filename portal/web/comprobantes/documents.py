@@ -20,11 +20,12 @@ NO_HINT = Hint("", "")
 
 
 def _format_message(doc_type: int) -> str:
-    return {
+    formats: dict[int, str] = {
         DocType.RUT: _("Un RUT tiene 12 dígitos."),
         DocType.CI: _("Una cédula tiene de 2 a 8 dígitos, con el verificador."),
         DocType.NIE: _("Un NIE tiene de 3 a 9 dígitos."),
-    }.get(doc_type, _("Hasta 20 caracteres."))
+    }
+    return formats.get(doc_type, _("Hasta 20 caracteres."))
 
 
 def document_hint(doc_type: str | None, number: str | None) -> Hint:
@@ -32,7 +33,7 @@ def document_hint(doc_type: str | None, number: str | None) -> Hint:
     number = (number or "").strip()
     if not number:
         return NO_HINT
-    if not (doc_type or "").isdigit():
+    if doc_type is None or not doc_type.isdigit():
         return Hint("", _("Elegí el tipo de documento."))
     kind = int(doc_type)
     if kind in URUGUAYAN_DOC_TYPES and all(ch.isdigit() or ch in ".- " for ch in number):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 from urllib.parse import urlencode
 
 from flask import current_app, session, url_for
@@ -191,16 +192,17 @@ def problem_for(exc: client_errors.CfeError) -> Problem | None:
     return None
 
 
-def receipt_url(**params: object) -> str:
+def receipt_url(**params: str | int | None) -> str:
     """The receipt-issuing page with these query parameters (the receipts area reads them).
 
     Built with url_for when that page is registered, else from its documented path, so this page works
     whether or not the receipts area is deployed.
     """
-    params = {k: v for k, v in params.items() if v not in (None, "")}
+    # Any: url_for's own keyword arguments (_external, _anchor...) are typed; these are all query values.
+    given: dict[str, Any] = {k: v for k, v in params.items() if v not in (None, "")}
     if RECEIPT_ENDPOINT in current_app.view_functions:
-        return url_for(RECEIPT_ENDPOINT, **params)
-    return f"{RECEIPT_PATH}?{urlencode(params)}"
+        return url_for(RECEIPT_ENDPOINT, **given)
+    return f"{RECEIPT_PATH}?{urlencode(given)}"
 
 
 def _receiver(**fields: str | None) -> dict[str, str | None]:

@@ -76,7 +76,7 @@ def _shown(value) -> str:
 
 def _change(change: AuditChange) -> Change:
     label = str(FIELDS.get(change.field, change.field))
-    if change.field == "tipoCFE" and change.after in CFE_TYPES:
+    if change.field == "tipoCFE" and isinstance(change.after, int) and change.after in CFE_TYPES:
         return Change(label, None, CFE_TYPES[change.after].name_es)
     if change.changed:
         return Change(label, _shown(change.before), _shown(change.after))

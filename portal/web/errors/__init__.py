@@ -76,10 +76,11 @@ def init_app(app: Flask) -> None:
         if exc.code == 400 and "CSRF" in (exc.description or ""):
             return _error(400, _("La página venció"), _("Recargá la página y volvé a intentar."))
         # Never werkzeug's own name or description: they are English and technical.
+        code = exc.code or 500
         return _error(
-            exc.code or 500,
-            titles.get(exc.code, _("No pudimos completar la solicitud")),
-            messages.get(exc.code, _("Volvé a la página anterior o al inicio y probá de nuevo.")),
+            code,
+            titles.get(code, _("No pudimos completar la solicitud")),
+            messages.get(code, _("Volvé a la página anterior o al inicio y probá de nuevo.")),
         )
 
     @app.errorhandler(SessionExpired)

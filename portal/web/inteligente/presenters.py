@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from flask import current_app, url_for
 from flask_babel import gettext as _
@@ -142,7 +143,8 @@ def receipt_url(receipt_id: str) -> str:
         rule = next(current_app.url_map.iter_rules(endpoint))
         argument = next(iter(rule.arguments), None)
         if argument:
-            return url_for(endpoint, **{argument: receipt_id})
+            values: dict[str, Any] = {argument: receipt_id}
+            return url_for(endpoint, **values)
     return f"/comprobantes/{receipt_id}"
 
 
