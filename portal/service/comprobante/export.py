@@ -13,8 +13,8 @@ from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.dgi_states import DGI_STATES
 from portal.domain.receipt_numbers import printed
 from portal.service.cfe.pdf_text import number
+from portal.service.comprobante.amounts import AMOUNT_NAMES, ZERO, is_credit_note, signed_amounts
 from portal.service.i18n import _
-from portal.service.informes.ventas import AMOUNT_NAMES, ZERO, is_credit_note, signed_amounts
 
 HEADER = (
     _("Fecha"),

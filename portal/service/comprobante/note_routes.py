@@ -10,14 +10,13 @@ from portal.service import db, idempotency
 from portal.service.api import operation
 from portal.service.auth import Principal
 from portal.service.cfe.pdf_text import money
-from portal.service.comprobante import issuing, notes
+from portal.service.comprobante import hooks, issuing, notes
 from portal.service.comprobante.blueprint import BOTH, IDEMPOTENCY, TAG, bp
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.presenters import cfe_emitido, cfe_emitido_json
 from portal.service.comprobante.schemas import BorradorNota, BorradorNotaQuery, CfeEmitido, NotaCreditoTotal
 from portal.service.errors import ApiError, Conflict, NotFound, ValidationFailed
 from portal.service.i18n import _
-from portal.service.intercambio.tracking import commercial_rejection, rejection_reason
 
 
 def _original(principal: Principal, cfe_id: str) -> IssuedCfe:
@@ -128,9 +127,9 @@ def borrador_nota(query: BorradorNotaQuery, principal: Principal):
         raise ApiError(_("Ese comprobante no admite una nota de ese tipo."), code="tipo_sin_nota", status=409)
     left = notes.remaining(db.session(), original) if query.tipo == "credito" else None
     # A receiver's commercial rejection (intercambio): the note's reason is the receiver's motive.
-    rejected = commercial_rejection(db.session(), original) if query.tipo == "credito" else None
+    reason = hooks.credit_note_reason(db.session(), original) if query.tipo == "credito" else None
     return BorradorNota(
-        borrador=notes.note_draft(original, table[original.tipo_cfe], rejection_reason(rejected) if rejected else None),
+        borrador=notes.note_draft(original, table[original.tipo_cfe], reason),
         saldo_acreditable=left,
         id_cfe_original=original.id,
     )

@@ -21,9 +21,8 @@ from portal.domain.dgi_states import DGI_STATES
 from portal.domain.receipt_numbers import MAX_TYPED, PATTERN, is_receipt_number
 from portal.service.cfe.model_parts import Day, reject_control_chars
 from portal.service.cfe.xmlchars import text_pattern
-from portal.service.envios.schemas import EstadoDgi
+from portal.service.comprobante.tracking_schemas import EstadoDgi, EstadoIntercambio
 from portal.service.i18n import _
-from portal.service.intercambio.schemas import EstadoIntercambio
 from portal.service.paging import CURSOR_DESCRIPTION, CURSOR_PATTERN, Page
 from portal.service.pydantic_errors import PARAMETERS, refuse
 

@@ -14,15 +14,19 @@ from PIL import Image, UnidentifiedImageError
 from sqlalchemy.orm import Session
 
 from portal.domain.empresa import LOGO_MAX_BYTES, LOGO_MAX_SIDE, LOGO_MIN_SIDE
-from portal.service import db
+from portal.service import db, readcache
 from portal.service.auth import Principal
 from portal.service.empresa import audit, branches
-from portal.service.empresa.models import CompanySettings
+from portal.service.empresa.models import Branch, CompanySettings
 from portal.service.empresa.schemas import LogoOut, SettingsIn, SettingsOut
 from portal.service.errors import ApiError, FieldError, ValidationFailed
 from portal.service.models import Company
 
 _LOGO_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg"}
+
+# Issuing keeps the issuer and the print settings per process for a moment (comprobante.issuer): a commit of
+# the settings or the branches in this process empties those caches at once.
+readcache.watch(CompanySettings, Branch)
 
 
 def _settings(session: Session, company_id: int) -> CompanySettings:

@@ -8,7 +8,7 @@ from portal.domain.roles import READERS
 from portal.service.api import operation
 from portal.service.auth import JWT, Principal
 from portal.service.eventos.catalogue import EVENTS
-from portal.service.webhooks.schemas import EventCatalogue, EventType
+from portal.service.eventos.schemas import EventCatalogue, EventType
 
 bp = Blueprint("eventos", __name__, url_prefix="/api/v1/eventos")
 
