@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy.orm import InstrumentedAttribute, Session
+from sqlalchemy import Select
+from sqlalchemy.orm import Session
 
 from portal.service.cfe import CfeInput, Totals
 from portal.service.comprobante.models import IssuedCfe
@@ -78,14 +79,14 @@ class IssueFollowUp:
 
 @dataclass(frozen=True)
 class ReceiptSections:
-    """What other areas write in a receipt's answer (CfeEmitido), and the row each reads, joined to the receipt
-    in the answer's one query (`prefetch`: the column that holds the receipt's id)."""
+    """What other areas write in a receipt's answer (CfeEmitido), and the rows each reads, joined to the receipt
+    in the answer's one query (`prefetch` adds them to the statement that reads IssuedCfe)."""
 
     dgi: Callable[[Session, IssuedCfe], EstadoDgi | None] | None = None
     exchange: Callable[[Session, IssuedCfe], EstadoIntercambio | None] | None = None
     corrects_rejection: Callable[[Session, IssuedCfe], str | None] | None = None
     credit_note_reason: Callable[[Session, IssuedCfe], str | None] | None = None
-    prefetch: InstrumentedAttribute[str] | None = None
+    prefetch: Callable[[Select], Select] | None = None
 
 
 _company: CompanySettings | None = None
@@ -120,8 +121,12 @@ def sections() -> tuple[ReceiptSections, ...]:
     return tuple(_sections.values())
 
 
-def prefetched() -> tuple[InstrumentedAttribute[str], ...]:
-    return tuple(s.prefetch for s in _sections.values() if s.prefetch is not None)
+def with_prefetched(statement: Select) -> Select:
+    """`statement` (on IssuedCfe) with the rows the receipt's sections read joined in."""
+    for registered in _sections.values():
+        if registered.prefetch is not None:
+            statement = registered.prefetch(statement)
+    return statement
 
 
 def dgi_state(session: Session, record: IssuedCfe) -> EstadoDgi | None:

@@ -104,10 +104,10 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
     # The receipt with its CAE range and the rows other areas read for its answer (its DGI state: hooks) in one
     # query: the answer's session.get() of those then finds them in the session instead of asking again.
     statement = select(IssuedCfe, CaeRangeRecord).join(CaeRangeRecord, CaeRangeRecord.id == IssuedCfe.cae_range_id)
-    for column in hooks.prefetched():
-        statement = statement.add_columns(column.class_).outerjoin(column.class_, column == IssuedCfe.id)
     found = session.execute(
-        statement.where(IssuedCfe.id == query.id_cfe_emitido, IssuedCfe.company_id == principal.company_id)
+        hooks.with_prefetched(statement).where(
+            IssuedCfe.id == query.id_cfe_emitido, IssuedCfe.company_id == principal.company_id
+        )
     ).first()
     if found is None:
         raise NotFound(_("No existe ese comprobante en tu empresa."), code="cfe_no_encontrado")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from PIL import Image, UnidentifiedImageError
 from sqlalchemy.orm import Session
@@ -23,6 +23,11 @@ from portal.service.errors import ApiError, FieldError, ValidationFailed
 from portal.service.models import Company
 
 _LOGO_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg"}
+# The media types _LOGO_TYPES stores, as LogoOut types them.
+_STORED_TYPES: dict[str | None, Literal["image/png", "image/jpeg"]] = {
+    "image/png": "image/png",
+    "image/jpeg": "image/jpeg",
+}
 
 # Issuing keeps the issuer and the print settings per process for a moment (comprobante.issuer): a commit of
 # the settings or the branches in this process empties those caches at once.
@@ -47,14 +52,20 @@ def _values(row: CompanySettings, company: Company) -> dict[str, Any]:
     }
 
 
+def _logo_out(row: CompanySettings) -> LogoOut | None:
+    """The logo's summary; put_logo stores its type and pixels with it, and delete_logo empties all four."""
+    if not row.logo:
+        return None
+    tipo, width, height = row.logo_tipo, row.logo_ancho, row.logo_alto
+    assert width is not None and height is not None
+    return LogoOut(tipo=_STORED_TYPES[tipo], bytes=len(row.logo), ancho=width, alto=height)
+
+
 def _present(row: CompanySettings, company: Company) -> SettingsOut:
-    logo = (
-        LogoOut(tipo=row.logo_tipo, bytes=len(row.logo), ancho=row.logo_ancho, alto=row.logo_alto) if row.logo else None
-    )
     return SettingsOut(
         rut=company.rut,
         razonSocial=company.razon_social,
-        logo=logo,
+        logo=_logo_out(row),
         actualizadoEn=row.updated_at,
         actualizadoPor=row.updated_by,
         **_values(row, company),
@@ -154,7 +165,7 @@ def _logo_summary(row: CompanySettings) -> dict[str, Any]:
 
 def logo_image(principal: Principal) -> tuple[bytes, str] | None:
     row = db.session().get(CompanySettings, principal.company_id)
-    return (row.logo, row.logo_tipo) if row and row.logo else None
+    return (row.logo, row.logo_tipo) if row and row.logo and row.logo_tipo else None
 
 
 # What the rest of the service reads -------------------------------------------------------------------------

@@ -7,9 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from flask import Flask
+from sqlalchemy import Select
 from sqlalchemy.orm import Session
 
 from portal.service.comprobante import hooks
+from portal.service.comprobante.models import IssuedCfe
 from portal.service.db import Base
 from portal.service.envios.models import DgiSubmission
 from portal.service.envios.tasks import wake_packer
@@ -25,6 +27,10 @@ def _wake_packer(session: Session, issued: hooks.Issued) -> hooks.Wakeup:
     return hooks.Wakeup(lambda: wake_packer(company_id), "envios wake-up")
 
 
+def _with_submission(statement: Select) -> Select:
+    return statement.add_columns(DgiSubmission).outerjoin(DgiSubmission, DgiSubmission.cfe_id == IssuedCfe.id)
+
+
 def init_app(app: Flask) -> None:
     hooks.follow_issues("envios", hooks.IssueFollowUp(rows=_submission, stored=_wake_packer))
-    hooks.add_receipt_sections("envios", hooks.ReceiptSections(dgi=dgi_state, prefetch=DgiSubmission.cfe_id))
+    hooks.add_receipt_sections("envios", hooks.ReceiptSections(dgi=dgi_state, prefetch=_with_submission))
