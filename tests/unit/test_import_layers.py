@@ -1,7 +1,7 @@
 """How the project's modules import each other: at the top of each module (a function-level import would hide
 an import cycle: fix the cycle instead, by moving the shared piece down a layer or passing a callback); no cycle
 between modules, relative imports and imports inside functions included; no private name (`_x`) imported from
-another package; and no new pair of areas importing each other. The few deliberate lazy loads of heavy optional
+another package; and no pair of areas importing each other. The few deliberate lazy loads of heavy optional
 modules are listed here with their reason."""
 
 from __future__ import annotations
