@@ -7,25 +7,12 @@ from datetime import date
 from decimal import Decimal
 from typing import ClassVar
 
+from portal.client.filters import ListFilters
 from portal.client.models import JsonObject
-
-# ReceiptFilters' fields -> the service's query parameters.
-_FILTER_PARAMS = {
-    "since": "desde",
-    "until": "hasta",
-    "tipo_cfe": "tipoCFE",
-    "number": "numero",
-    "receiver": "receptor",
-    "amount_from": "montoDesde",
-    "amount_to": "montoHasta",
-    "currency": "moneda",
-    "dgi_state": "estadoDGI",
-    "reference": "referencia",
-}
 
 
 @dataclass(frozen=True)
-class ReceiptFilters:
+class ReceiptFilters(ListFilters):
     """What the list is narrowed to; every filter is optional. `number` as typed ("A-15", "15"),
     `receiver` a document or part of a name, `reference` a request id or an Idempotency-Key. The service's
     field errors come back named after these fields (`FIELDS`)."""
@@ -41,19 +28,18 @@ class ReceiptFilters:
     dgi_state: str | None = None
     reference: str | None = None
 
-    FIELDS: ClassVar[dict[str, str]] = {param: name for name, param in _FILTER_PARAMS.items()}
-
-    def to_params(self) -> dict[str, str]:
-        params = {}
-        for name, param in _FILTER_PARAMS.items():
-            value = getattr(self, name)
-            if isinstance(value, date):
-                params[param] = value.isoformat()
-            elif isinstance(value, Decimal):
-                params[param] = format(value, "f")
-            elif value not in (None, ""):
-                params[param] = str(value).strip()
-        return params
+    PARAMS: ClassVar[dict[str, str]] = {  # field -> the service's query parameter
+        "since": "desde",
+        "until": "hasta",
+        "tipo_cfe": "tipoCFE",
+        "number": "numero",
+        "receiver": "receptor",
+        "amount_from": "montoDesde",
+        "amount_to": "montoHasta",
+        "currency": "moneda",
+        "dgi_state": "estadoDGI",
+        "reference": "referencia",
+    }
 
 
 @dataclass(frozen=True)

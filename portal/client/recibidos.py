@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import ClassVar, Generic, TypeVar
 
 from portal.client import errors
+from portal.client.filters import ListFilters
 from portal.client.models import JsonObject
 from portal.client.models import optional_datetime as _maybe_moment
 from portal.client.models import parse_datetime as _moment
@@ -17,18 +18,6 @@ from portal.client.transport import Transport
 BASE = "/api/v1/recibidos"
 T = TypeVar("T")
 
-_FILTER_PARAMS = {
-    "supplier": "proveedor",
-    "tipo_cfe": "tipo",
-    "number": "numero",
-    "since": "desde",
-    "until": "hasta",
-    "amount_from": "montoDesde",
-    "amount_to": "montoHasta",
-    "currency": "moneda",
-    "state": "estado",
-    "booked": "contabilizado",
-}
 # The commercial motives a company rejects a supplier's CFE with (ACKCFE_Partes.xsd, RESP19).
 COMMERCIAL_MOTIVES = ("E20", "E21", "E22", "E23", "E24", "E25", "E26") + tuple(f"E{n}" for n in range(27, 61))
 
@@ -42,7 +31,7 @@ def _date(value: object) -> date | None:
 
 
 @dataclass(frozen=True)
-class ReceivedFilters:
+class ReceivedFilters(ListFilters):
     """What the list is narrowed to; all optional. `supplier` a RUT or the start of a name, `number` "A-15",
     `state` aceptado | rechazado | pendiente | rechazado_comercial | rechazado_dgi, `booked` True/False."""
 
@@ -57,21 +46,18 @@ class ReceivedFilters:
     state: str | None = None
     booked: bool | None = None
 
-    FIELDS: ClassVar[dict[str, str]] = {param: name for name, param in _FILTER_PARAMS.items()}
-
-    def to_params(self) -> dict[str, str]:
-        params = {}
-        for name, param in _FILTER_PARAMS.items():
-            value = getattr(self, name)
-            if isinstance(value, bool):
-                params[param] = "true" if value else "false"
-            elif isinstance(value, date):
-                params[param] = value.isoformat()
-            elif isinstance(value, Decimal):
-                params[param] = format(value, "f")
-            elif value not in (None, ""):
-                params[param] = str(value).strip()
-        return params
+    PARAMS: ClassVar[dict[str, str]] = {  # field -> the service's query parameter
+        "supplier": "proveedor",
+        "tipo_cfe": "tipo",
+        "number": "numero",
+        "since": "desde",
+        "until": "hasta",
+        "amount_from": "montoDesde",
+        "amount_to": "montoHasta",
+        "currency": "moneda",
+        "state": "estado",
+        "booked": "contabilizado",
+    }
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.register_blueprint(routes.bp)
         if hasattr(routes, "init_app"):
             routes.init_app(app)
+    for wiring in area_modules("wiring"):  # what an area registers with those below it (comprobante.hooks)
+        wiring.init_app(app)
     _register_platform_routes(app)
     jobs.init_app(app, factory=create_app)
     app.wsgi_app = BodyReadDeadline(  # type: ignore[method-assign]  # WSGI middleware, as Flask documents

@@ -8,12 +8,13 @@ import re
 from playwright.sync_api import Page, expect
 
 from tests.browser.pages import ReceiptsPage, Shell, answer_held, answers_held_in_order
+from tests.browser.pages.issuing import IssuingForm
 
 
-def _signed_in(page: Page, email: str = "usuario@demo.uy") -> tuple[Shell, ReceiptsPage]:
+def _signed_in(page: Page, email: str = "usuario@demo.uy") -> tuple[Shell, IssuingForm]:
     shell = Shell(page)
     shell.open_home_and_sign_in(email)
-    return shell, ReceiptsPage(page)
+    return shell, IssuingForm(page)
 
 
 def _open_pdf_and_find_again(page: Page, shell: Shell, receipts: ReceiptsPage, title: str) -> None:
@@ -64,10 +65,7 @@ def test_issue_an_efactura_in_dollars_with_the_receiver_checked_as_typed(page: P
             city="Montevideo",
         )
     expect(receipts.receiver_hint()).to_have_text("RUT válido: 21-484436-001-8")
-    page.get_by_label("Forma de pago").select_option(label="Crédito")
-    page.get_by_label("Moneda").select_option("USD")
-    page.get_by_label("Tipo de cambio").fill("39,250")
-    page.get_by_label("Los precios incluyen IVA").uncheck()
+    receipts.set_terms(payment="Crédito", currency="USD", rate="39,250", prices_include_tax=False)
     receipts.fill_line(1, "Consultoría", "10", "85,50")
     receipts.preview()
     shell.assert_no_csp_violations()

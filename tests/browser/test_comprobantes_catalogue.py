@@ -16,7 +16,8 @@ from portal.client import CfeClient
 from portal.client.clientes import CustomerChanges, NewCustomer
 from portal.client.productos import ProductFields
 from portal.domain.identifiers import ci_check_digit
-from tests.browser.pages import ReceiptsPage, Shell, both_widths, settled
+from tests.browser.pages import ReceiptListPage, Shell, both_widths, settled
+from tests.browser.pages.issuing import IssuingForm
 
 
 def test_a_customer_and_a_product_picked_with_the_keyboard_are_issued(page: Page, live_service, live_token_for, shots):
@@ -36,47 +37,36 @@ def test_a_customer_and_a_product_picked_with_the_keyboard_are_issued(page: Page
 
     shell = Shell(page)
     shell.open_home_and_sign_in("usuario@demo.uy")
-    receipts = ReceiptsPage(page)
+    receipts = IssuingForm(page)
     receipts.open_new()
-    page.get_by_label("Tipo de documento").select_option(value="3")
-    document = page.get_by_label("Número de documento")
-    document.focus()
-    page.keyboard.type(ci, delay=20)
+    receipts.type_customer_document("3", ci)
 
-    expect(page.get_by_label("Nombre o razón social")).to_have_value("Ana Catálogo")
-    expect(page.get_by_label("Dirección", exact=True)).to_have_value("Sarandí 500")
-    expect(page.get_by_label("Enviar por correo a")).to_have_value("ana@cliente.uy")
-    expect(page.get_by_label("Moneda")).to_have_value("USD")
-    rate = page.get_by_label("Tipo de cambio")
+    expect(receipts.receiver_name).to_have_value("Ana Catálogo")
+    expect(receipts.address).to_have_value("Sarandí 500")
+    expect(receipts.mail_to).to_have_value("ana@cliente.uy")
+    expect(receipts.currency).to_have_value("USD")
+    rate = receipts.rate
     expect(rate).to_have_value(re.compile(r"^\d+(,\d+)?$"))
-    expect(page.get_by_test_id("rate-note")).to_contain_text(re.compile(r"Cotización BCU del \d\d/\d\d/\d{4}"))
-    expect(page.get_by_test_id("customer-filled")).to_contain_text("Ana Catálogo")
+    expect(receipts.rate_note).to_contain_text(re.compile(r"Cotización BCU del \d\d/\d\d/\d{4}"))
+    expect(receipts.customer_filled).to_contain_text("Ana Catálogo")
     filled_rate = rate.input_value()
 
-    description = page.get_by_label("Descripción, línea 1")
-    description.focus()
-    page.keyboard.type(word[:8], delay=30)
-    suggestions = page.get_by_test_id("product-suggestions").get_by_role("button")
-    expect(suggestions.filter(has_text=word)).to_have_count(1)
+    receipts.type_description(1, word[:8])
+    expect(receipts.suggestions().filter(has_text=word)).to_have_count(1)
     settled(page)
     both_widths(page, shots, "issuing-product-suggestions")
     page.set_viewport_size({"width": 1366, "height": 900})
-    description.focus()
-    for _ in range(suggestions.count()):
-        page.keyboard.press("ArrowDown")
-        if word in (page.evaluate("document.activeElement.textContent") or ""):
-            break
-    page.keyboard.press("Enter")
+    receipts.pick_suggestion_with_keyboard(1, word)
 
-    expect(description).to_have_value(f"{word} acero")
-    expect(page.get_by_label("Unidad, línea 1")).to_have_value("u")
-    expect(page.get_by_label("Precio unitario, línea 1")).to_have_value("244")
-    quantity = page.get_by_label("Cantidad, línea 1")
+    expect(receipts.line_field(1, "Descripción")).to_have_value(f"{word} acero")
+    expect(receipts.line_field(1, "Unidad")).to_have_value("u")
+    expect(receipts.line_field(1, "Precio unitario")).to_have_value("244")
+    quantity = receipts.line_field(1, "Cantidad")
     expect(quantity).to_be_focused()
     page.keyboard.type("2")
-    expect(page.get_by_test_id("product-suggestions")).to_have_count(0)
+    expect(receipts.product_suggestions).to_have_count(0)
     receipts.preview()  # the form comes back: the rate it filled and whose it is stay
-    expect(page.get_by_test_id("rate-note")).to_contain_text("Cotización BCU del")
+    expect(receipts.rate_note).to_contain_text("Cotización BCU del")
     expect(rate).to_have_value(filled_rate)
 
     receipts.issue()
@@ -102,12 +92,13 @@ def test_the_list_shows_a_credit_note_negative_and_the_cancelled_receipt(
 
     shell = Shell(page)
     shell.open_home_and_sign_in("usuario@demo.uy")
-    page.get_by_role("link", name="Comprobantes", exact=True).first.click()
+    listing = ReceiptListPage(page)
+    listing.open()
 
-    row = page.locator(".receipt-list tbody tr").filter(has=page.get_by_test_id("cancelled"))
+    row = listing.rows().filter(has=page.get_by_test_id("cancelled"))
     expect(row).to_have_count(1)
     expect(row.get_by_role("link", name=f"Nota de crédito de e-Ticket {note.number}")).to_be_visible()
-    note_row = page.locator(".receipt-list tbody tr").filter(has_not=page.get_by_test_id("cancelled"))
+    note_row = listing.rows().filter(has_not=page.get_by_test_id("cancelled"))
     note_row = note_row.filter(has=page.get_by_role("link", name=f"Nota de crédito de e-Ticket {note.number}"))
     expect(note_row.get_by_test_id("row-total")).to_contain_text("-")
     both_widths(page, shots, "receipt-list-cancelled")

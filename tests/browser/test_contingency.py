@@ -31,14 +31,9 @@ def test_admin_sees_the_outage_banner_and_registers_a_contingency_book(page: Pag
     empresa.open_from_navigation()
     empresa.tab("Contingencia")
     expect(page.get_by_role("heading", name="Empresa: Libretas de contingencia")).to_be_visible()
-    page.get_by_label("Tipo de comprobante de contingencia").select_option(label="211 e-Factura de contingencia")
-    page.get_by_label("Serie").fill("B")
-    page.get_by_label("Primer número").fill("1")
-    page.get_by_label("Último número").fill("500")
-    page.get_by_label("Número de autorización de DGI").fill("90261234567")
-    page.get_by_label("Autorizada el").fill("15/01/2026")
-    page.get_by_label("Vence el").fill("15/01/2028")
-    page.get_by_role("button", name="Registrar la libreta").click()
+    empresa.register_contingency_book(
+        "211 e-Factura de contingencia", "B", "1", "500", "90261234567", authorized="15/01/2026", expires="15/01/2028"
+    )
     expect(page.get_by_test_id("contingency-book")).to_contain_text("211 e-Factura de contingencia")
     both_widths(page, shots, "empresa-contingencia")
     shell.assert_no_csp_violations()

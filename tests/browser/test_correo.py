@@ -8,25 +8,10 @@ from playwright.sync_api import Page, expect
 
 from portal.client import CfeClient
 from tests.browser.pages import Shell
+from tests.browser.pages.receipt import ReceiptPage
 from tests.support import cfe_bodies as bodies
 from tests.support.smtp import mail_config
 from tests.support.worker import running_worker
-
-
-class MailSection:
-    """The "Enviar por correo" section of the receipt page."""
-
-    def __init__(self, page: Page):
-        self.page = page
-        self.root = page.locator("#mail-send")
-
-    def send_to(self, addresses: str) -> None:
-        field = self.root.get_by_label("Direcciones de correo")
-        field.fill(addresses)
-        self.root.get_by_role("button", name="Enviar").click()
-
-    def history(self):
-        return self.root.get_by_test_id("mail-history")
 
 
 @pytest.fixture
@@ -46,11 +31,12 @@ def test_send_a_receipt_by_mail_and_see_it_arrive(page: Page, live_service, rece
     shell = Shell(page)
     shell.open_home_and_sign_in("usuario@demo.uy")
     with running_worker(live_service.app):
-        page.goto(f"/comprobantes/{receipt.id}")
-        mail = MailSection(page)
-        expect(mail.root.get_by_role("heading", name="Enviar por correo")).to_be_visible()
+        receipt_page = ReceiptPage(page)
+        receipt_page.open(receipt.id)
+        mail = receipt_page.mail
+        expect(mail.heading).to_be_visible()
         mail.send_to("compras@cliente.com.uy, conta@cliente.com.uy")
-        expect(mail.root.get_by_test_id("mail-queued")).to_be_visible()
+        expect(mail.queued).to_be_visible()
         expect(mail.history().get_by_text("Enviado", exact=True)).to_be_visible(timeout=30_000)
     assert smtp.recorder.arrived.wait(5)
     [received] = smtp.recorder.received

@@ -1,4 +1,5 @@
-"""An admin uploads DGI's CAE file in the browser and sees its range; every Empresa page fits a phone."""
+"""An admin uploads DGI's CAE file and the company's certificate in the browser and sees its range and the
+certificate listed (another RUT's refused next to the field); every Empresa page fits a phone."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.pages import EmpresaPage, Shell
-from tests.support.empresa_files import OTHER_RUT, cae_xml
+from tests.support.empresa_files import OTHER_RUT, cae_xml, p12
 
 TABS = ("Datos fiscales", "Sucursales", "Logo", "Certificados", "CAE", "Correo al cliente", "Auditoría")
 
@@ -36,6 +37,27 @@ def test_admin_uploads_a_cae_file_and_sees_its_range(page: Page, tmp_path):
 
     empresa.tab("Auditoría")
     expect(page.get_by_test_id("audit")).to_contain_text("Cargó un CAE")
+    Shell(page).assert_no_csp_violations()
+
+
+def test_admin_uploads_a_certificate_and_sees_it_listed(page: Page, tmp_path):
+    Shell(page).open_home_and_sign_in("admin@demo.uy")
+    empresa = EmpresaPage(page)
+    empresa.open_from_navigation()
+    empresa.tab("Certificados")
+
+    foreign = tmp_path / "otro.p12"
+    foreign.write_bytes(p12(OTHER_RUT))
+    empresa.upload_certificate(foreign, "clave-p12")
+    expect(page.locator("#archivo-error")).to_contain_text("RUT 211003420017")
+    expect(page.get_by_label("Archivo del certificado (.p12 o .pfx)")).to_have_attribute("aria-invalid", "true")
+
+    mine = tmp_path / "firma.p12"
+    mine.write_bytes(p12(valid_to_days=40))
+    before = empresa.certificates().count()
+    empresa.upload_certificate(mine, "clave-p12", name="Firma de la caja 2")
+    expect(empresa.certificates()).to_have_count(before + 1)
+    expect(empresa.certificates().filter(has_text="Firma de la caja 2")).to_contain_text("Quedan")
     Shell(page).assert_no_csp_violations()
 
 

@@ -11,6 +11,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.pages import ReceiptsPage, Shell, both_widths, nav_link
+from tests.browser.pages.envios import EnviosPage
+from tests.browser.pages.receipt import ReceiptPage
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
 
 
@@ -41,7 +43,8 @@ def test_a_receipt_follows_its_dgi_state_from_pending_to_accepted_and_stops_aski
     shell = Shell(page)
     shell.open_home_and_sign_in("usuario@demo.uy")
     issue_efactura(page, "DIRECCION GENERAL IMPOSITIVA")
-    panel, state = page.get_by_test_id("dgi-panel"), page.get_by_test_id("dgi-state")
+    receipt = ReceiptPage(page)
+    panel, state = receipt.dgi_panel, receipt.dgi_state
     expect(state).to_have_text("Pendiente de envío a DGI")
     expect(panel).to_contain_text("Se actualiza sola.")
     both_widths(page, shots, "receipt-pending")
@@ -66,15 +69,15 @@ def test_a_rejected_receipt_leads_to_its_corrected_reissue_linked_both_ways(page
     shell = Shell(page)
     shell.open_home_and_sign_in("usuario@demo.uy")
     rejected_id = issue_efactura(page, f"Cliente {REJECT_MARKER}E07")
-    rejected_title = page.get_by_role("heading", level=1).inner_text()
+    receipt = ReceiptPage(page)
+    rejected_title = receipt.title.inner_text()
     drain(live_service.app)
-    panel = page.get_by_test_id("dgi-panel")
-    expect(page.get_by_test_id("dgi-state")).to_have_text("Rechazado por DGI", timeout=30_000)
-    expect(panel).to_contain_text("E07 Fecha Firma de CFE no se corresponde con fecha CAE")
+    expect(receipt.dgi_state).to_have_text("Rechazado por DGI", timeout=30_000)
+    expect(receipt.dgi_panel).to_contain_text("E07 Fecha Firma de CFE no se corresponde con fecha CAE")
     expect(page.get_by_test_id("dgi-no-validity")).to_contain_text("Este comprobante no tiene validez fiscal.")
     both_widths(page, shots, "receipt-rejected")
 
-    page.get_by_role("button", name="Emitir corregido").or_(page.get_by_role("link", name="Emitir corregido")).click()
+    receipt.issue_corrected()
     expect(page.get_by_test_id("correcting")).to_contain_text(rejected_id)
     name = page.get_by_label("Nombre o razón social")
     expect(name).to_have_value(f"Cliente {REJECT_MARKER}E07")
@@ -85,15 +88,15 @@ def test_a_rejected_receipt_leads_to_its_corrected_reissue_linked_both_ways(page
     name.fill("DIRECCION GENERAL IMPOSITIVA")
     ReceiptsPage(page).issue()
 
-    corrected_title = page.get_by_role("heading", level=1).inner_text()
+    corrected_title = receipt.title.inner_text()
     assert corrected_title != rejected_title and corrected_title.startswith("e-Factura A-")
     expect(page.get_by_test_id("dgi-corrects")).to_contain_text(rejected_title)
     drain(live_service.app)
-    expect(page.get_by_test_id("dgi-state")).to_have_text("Aceptado por DGI", timeout=30_000)
+    expect(receipt.dgi_state).to_have_text("Aceptado por DGI", timeout=30_000)
     both_widths(page, shots, "receipt-corrected")
 
     page.get_by_test_id("dgi-corrects").get_by_role("link").click()
-    expect(page.get_by_role("heading", level=1)).to_have_text(rejected_title)
+    expect(receipt.title).to_have_text(rejected_title)
     expect(page.get_by_test_id("dgi-corrected-by")).to_be_visible()
     expect(page.get_by_role("link", name="Emitir corregido")).to_have_count(0)
     shell.assert_no_csp_violations()
@@ -110,23 +113,20 @@ def test_support_follows_submissions_and_an_admin_voids_numbers(page: Page, live
 
     shell.open_home_and_sign_in("admin@demo.uy")
     nav_link(page, "Envíos a DGI").click()
+    envios = EnviosPage(page)
     expect(page.get_by_role("heading", level=1)).to_have_text("Envíos a DGI")
-    expect(page.get_by_test_id("overdue-summary")).to_be_visible()
-    expect(page.get_by_test_id("envelopes")).to_contain_text("AS")
-    expect(page.get_by_test_id("voided")).to_contain_text("Rechazado por DGI")
+    expect(envios.overdue).to_be_visible()
+    expect(envios.envelopes).to_contain_text("AS")
+    expect(envios.voided).to_contain_text("Rechazado por DGI")
 
-    page.get_by_label("Tipo de comprobante").select_option(label="e-Remito")
-    page.get_by_label("Cantidad de números").fill("5")
-    page.get_by_role("button", name="Anular números").click()
-    expect(page.locator("#motivo-error")).to_have_text("Indicá el motivo.")
-    expect(page.get_by_label("Cantidad de números")).to_have_value("5")
-    page.get_by_label("Motivo").fill("Talonario de remitos dañado")
-    page.get_by_label("Entiendo que esos números no se podrán usar nunca.").check()
-    page.get_by_role("button", name="Anular números").click()
+    envios.void_numbers("e-Remito", "5", understood=False)
+    expect(envios.void_reason_error).to_have_text("Indicá el motivo.")
+    expect(envios.void_count).to_have_value("5")
+    envios.void_numbers(reason="Talonario de remitos dañado")
     expect(page.get_by_text("Anulaste los números 1 a 5 (serie A) de e-Remito.")).to_be_visible()
-    expect(page.get_by_test_id("voided")).to_contain_text("Talonario de remitos dañado")
+    expect(envios.voided).to_contain_text("Talonario de remitos dañado")
     with page.expect_download() as download:  # DGI's acknowledgement of the first envelope, as it came
-        page.get_by_test_id("envelopes").get_by_role("link", name="Acuse XML").first.click()
+        envios.envelopes.get_by_role("link", name="Acuse XML").first.click()
     assert download.value.suggested_filename.startswith("ACKSobre_Sob_219999830019_")
     both_widths(page, shots, "envios-page")
     shell.assert_no_csp_violations()

@@ -10,6 +10,7 @@ from playwright.sync_api import Page, expect
 from portal.service.intercambio import answers, transport
 from portal.service.platform import db
 from tests.browser.pages import Shell, both_widths
+from tests.browser.pages.receipt import ReceiptPage
 from tests.conftest import mint_token
 from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG, drain
@@ -36,13 +37,13 @@ def test_the_three_channels_side_by_side_and_a_commercial_rejection(page: Page, 
         )
 
     Shell(page).open_home_and_sign_in("usuario@demo.uy")
-    page.goto(f"/comprobantes/{second['idCfeEmitido']}")
-    channels = page.get_by_test_id("channels")
+    receipt = ReceiptPage(page)
+    receipt.open(second["idCfeEmitido"])
+    channels = receipt.channels
     expect(channels.get_by_test_id("dgi-state")).to_have_text("Aceptado por DGI")
     expect(channels.get_by_test_id("exchange-state")).to_have_text("Rechazado por el receptor")
     expect(channels.get_by_test_id("exchange-reasons")).to_contain_text("E24")
-    offer = channels.get_by_test_id("exchange-credit-note")
-    expect(offer).to_be_visible()
+    expect(receipt.credit_note_offer).to_be_visible()
     # Side by side on a desktop: the three cells share one row.
     tops = [
         page.get_by_test_id(name).bounding_box()["y"] for name in ("channel-dgi", "channel-exchange", "channel-mail")
@@ -50,12 +51,12 @@ def test_the_three_channels_side_by_side_and_a_commercial_rejection(page: Page, 
     assert max(tops) - min(tops) < 2, tops
     both_widths(page, shots, "receipt-channels-rejected")
 
-    page.goto(f"/comprobantes/{first['idCfeEmitido']}")
-    expect(page.get_by_test_id("exchange-state")).to_have_text("Aceptado por el receptor")
+    receipt.open(first["idCfeEmitido"])
+    expect(receipt.exchange_state).to_have_text("Aceptado por el receptor")
     both_widths(page, shots, "receipt-channels-accepted")
 
-    page.goto(f"/comprobantes/{second['idCfeEmitido']}")
-    offer.click()
-    expect(page.locator("[name=ref_razon]")).to_have_value(
+    receipt.open(second["idCfeEmitido"])
+    receipt.start_credit_note_for_rejection()
+    expect(receipt.reference_reason).to_have_value(
         "Rechazo comercial del receptor: E24 Diferencia de precios y/o descuentos"
     )

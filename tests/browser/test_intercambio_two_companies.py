@@ -17,6 +17,8 @@ from playwright.sync_api import Locator, Page, expect
 from portal.service.intercambio.directory import ElectronicIssuer, upsert_issuer
 from portal.service.platform import db
 from tests.browser.pages import Shell, SmartIssuancePage, both_widths, settled
+from tests.browser.pages.receipt import ReceiptPage
+from tests.browser.pages.recibidos import ReceivedPage
 from tests.support.envios import ENVIOS_CONFIG, drain
 from tests.support.exchange import NORTE
 
@@ -66,9 +68,7 @@ def two_company_flow(page: Page, wait: Callable[[], None], shots=None) -> None:
     _company(page, "Comercial del Norte S.R.L.")
     page.goto("/recibidos/")
     serie, nro = number.split("-")
-    row = page.locator("#received-results tbody tr").filter(
-        has=page.get_by_role("link", name=f"e-Factura {serie}-{int(nro)}", exact=True)
-    )
+    row = ReceivedPage(page).row(f"e-Factura {serie}-{int(nro)}")
     reload_until(page, row, wait)
     received = row.get_by_role("link")
     expect(row).to_contain_text(DEMO)
@@ -76,22 +76,22 @@ def two_company_flow(page: Page, wait: Callable[[], None], shots=None) -> None:
     if shots:
         both_widths(page, shots, "two-companies-received")
     received.click()
+    inbox = ReceivedPage(page)
     expect(page.get_by_role("heading", name="Líneas")).to_be_visible()
     expect(page.get_by_text("Cajas de cartón corrugado")).to_be_visible()
-    page.get_by_label("Motivo").select_option("E24")
-    page.get_by_label("Detalle para el proveedor").fill("El precio acordado era $ 120 por caja.")
-    page.get_by_role("button", name="Rechazar", exact=True).click()
-    expect(page.get_by_test_id("decision")).to_contain_text("E24")
+    inbox.reject("E24", "El precio acordado era $ 120 por caja.")
+    expect(inbox.decision).to_contain_text("E24")
 
     _company(page, "Demo S.A.")
     page.goto(receipt_url)
-    rejected = page.get_by_test_id("exchange-state").filter(has_text="Rechazado por el receptor")
+    receipt = ReceiptPage(page)
+    rejected = receipt.exchange_state.filter(has_text="Rechazado por el receptor")
     reload_until(page, rejected, wait)
-    expect(page.get_by_test_id("exchange-reasons")).to_contain_text("E24")
+    expect(receipt.exchange_reasons).to_contain_text("E24")
     if shots:
         both_widths(page, shots, "two-companies-rejected")
-    page.get_by_test_id("exchange-credit-note").click()
-    expect(page.locator("[name=ref_razon]")).to_have_value(re.compile(r"^Rechazo comercial del receptor: E24"))
+    receipt.start_credit_note_for_rejection()
+    expect(receipt.reference_reason).to_have_value(re.compile(r"^Rechazo comercial del receptor: E24"))
     shell.assert_no_csp_violations()
 
 

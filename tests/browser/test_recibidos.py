@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.pages import Shell, screenshot, settled
+from tests.browser.pages.recibidos import ReceivedPage
 from tests.support import recibidos as sup
 
 
@@ -19,39 +20,26 @@ def envelope_file(tmp_path):
     return path
 
 
-def _drop(page: Page, path) -> None:
-    """Drop a file on the zone as a person dragging it from the desktop would (a DataTransfer with the file)."""
-    content = list(path.read_bytes())
-    data_transfer = page.evaluate_handle(
-        """([name, bytes]) => { const dt = new DataTransfer();
-            dt.items.add(new File([new Uint8Array(bytes)], name, {type: "text/xml"})); return dt; }""",
-        [path.name, content],
-    )
-    page.dispatch_event("[data-dropzone-area]", "drop", {"dataTransfer": data_transfer})
-
-
 @pytest.mark.parametrize("width, height", [(1366, 900), (390, 844)])
 def test_receive_by_dropping_files_and_reject_commercially(page: Page, envelope_file, shots, width, height):
     page.set_viewport_size({"width": width, "height": height})
     shell = Shell(page)
     shell.open_home_and_sign_in("usuario@demo.uy")
-    page.goto("/recibidos/")
-    expect(page.get_by_role("heading", name="Comprobantes recibidos", level=1)).to_be_visible()
-    _drop(page, envelope_file)
+    received = ReceivedPage(page)
+    received.open()
+    received.drop(envelope_file)
     expect(page.locator(".flash-success")).to_contain_text("2 aceptado(s) y 1 rechazado(s)")
     settled(page)
-    expect(page.locator("#received-results tbody tr")).to_have_count(3)
-    expect(page.get_by_test_id("received-totals")).to_contain_text("2 comprobantes")
+    expect(received.rows).to_have_count(3)
+    expect(received.totals).to_contain_text("2 comprobantes")
     screenshot(page, shots / f"recibidos-list-{width}.png")
 
-    page.get_by_role("link", name="e-Factura A-1").click()
-    expect(page.get_by_role("heading", name="Líneas")).to_be_visible()
+    received.open_cfe("e-Factura A-1")
     expect(page.get_by_text("Orden de compra 4512")).to_be_visible()
-    page.get_by_label("Motivo").select_option("E24")
-    page.get_by_label("Detalle para el proveedor").fill("El precio acordado era $ 140 por caja.")
+    received.fill_rejection("E24", "El precio acordado era $ 140 por caja.")
     screenshot(page, shots / f"recibidos-detail-{width}.png")
-    page.get_by_role("button", name="Rechazar", exact=True).click()
-    expect(page.get_by_test_id("decision")).to_contain_text("E24 · Diferencia de precios o descuentos")
+    received.send_rejection()
+    expect(received.decision).to_contain_text("E24 · Diferencia de precios o descuentos")
     screenshot(page, shots / f"recibidos-rejected-{width}.png")
     page.goto("/")
     expect(page.get_by_test_id("received-today")).to_have_text("3")

@@ -11,7 +11,8 @@ from sqlalchemy import update
 from portal.service.platform import db
 from portal.service.platform.models import Certificate
 from portal.service.salud import watch
-from tests.browser.pages import Shell, nav_link, screenshot, settled
+from tests.browser.pages import Shell, screenshot, settled
+from tests.browser.pages.webhooks import WebhooksPage
 from tests.support.certificates import expiring_in
 from tests.support.envios import drain
 from tests.support.webhook_receiver import WebhookReceiver
@@ -45,22 +46,19 @@ def test_admin_registers_tests_and_watches(page: Page, live_service, receiver, s
     expect(page.get_by_test_id("watch-summary")).to_contain_text("vence en 12 días")
     _shots(page, shots, "home-watch")
 
-    nav_link(page, "Webhooks").click()
-    page.get_by_label("URL", exact=True).fill(f"{receiver.url}/hook")
-    page.get_by_label("Descripción").fill("ERP central")
-    page.get_by_label("Comprobante emitido").check()
-    page.get_by_role("button", name="Registrar").click()
-    secret = page.get_by_role("textbox", name="Secreto de firma")
-    expect(secret).to_be_visible()
-    assert secret.input_value().startswith("whsec_")
+    webhooks = WebhooksPage(page)
+    webhooks.open_from_navigation()
+    webhooks.register(f"{receiver.url}/hook", "ERP central", events=("Comprobante emitido",))
+    expect(webhooks.secret).to_be_visible()
+    assert webhooks.secret.input_value().startswith("whsec_")
     _shots(page, shots, "webhooks-created")
 
-    page.get_by_role("link", name=f"{receiver.url}/hook").click()
-    page.get_by_role("button", name="Enviar evento de prueba").click()
-    expect(page.get_by_role("status")).to_contain_text("evento de prueba")
+    webhooks.open_webhook(f"{receiver.url}/hook")
+    webhooks.send_test_event()
+    expect(webhooks.status).to_contain_text("evento de prueba")
     drain(live_service.app)
     page.reload()
-    expect(page.get_by_test_id("attempt-row")).to_contain_text("Entregada")
+    expect(webhooks.attempts).to_contain_text("Entregada")
     _shots(page, shots, "webhook-detail")
 
     page.get_by_test_id("notice-bell").click()

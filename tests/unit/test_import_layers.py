@@ -1,7 +1,7 @@
 """How the project's modules import each other: at the top of each module (a function-level import would hide
 an import cycle: fix the cycle instead, by moving the shared piece down a layer or passing a callback); no cycle
 between modules, relative imports and imports inside functions included; no private name (`_x`) imported from
-another package; and no new pair of areas importing each other. The few deliberate lazy loads of heavy optional
+another package; and no pair of areas importing each other. The few deliberate lazy loads of heavy optional
 modules are listed here with their reason."""
 
 from __future__ import annotations
@@ -23,24 +23,12 @@ DELIBERATE_LAZY_LOADS = {
         "zeep and DGI's WSDL load only where the real registry (DGI_BACKEND=soap) is used"
     ),
 }
-# Pairs of areas that import each other today. The list may only shrink: a new pair fails, and a pair that no
-# longer imports both ways must leave the list. Fix one by moving what both need down a layer (a platform
-# module, portal.domain) or by a callback the downstream area registers in init_app.
-KNOWN_TWO_WAY_AREAS = {
-    ("portal.service.comprobante", "portal.service.empresa"): "issuing reads company settings; CAE ranges live in "
-    "comprobante's tables and numbering",
-    ("portal.service.comprobante", "portal.service.envios"): "issuing queues the DGI submission and shows its "
-    "state; envios reads the issued receipts",
-    # Arrived this round from branches built in parallel with this test; each is to be cut like the two above.
-    ("portal.service.comprobante", "portal.service.eventos"): "issuing writes comprobante.emitido to the outbox; "
-    "the outbox's payload helper reads the receipt's table",
-    ("portal.service.comprobante", "portal.service.intercambio"): "issuing records the delivery to an electronic "
-    "receiver and the receipt shows it; the exchange reads the issued receipts",
-    ("portal.service.eventos", "portal.service.webhooks"): "webhooks fan events out; the event list's endpoint "
-    "describes itself with a webhooks schema",
-    ("portal.service.comprobante", "portal.service.informes"): "the receipt list's CSV reads the sales book's net and "
-    "IVA columns; the books read the issued receipts",
-}
+# No two areas import each other: an area stands on those below it (most on comprobante, the core, whose tables
+# they read) and never the other way. What a lower area needs from a higher one it gets through a registry the
+# higher one fills from its `wiring.init_app` (comprobante.hooks: company settings, what follows an issue, the
+# sections of a receipt's answer), or the shared piece moves down a layer (a platform module, portal.domain, a
+# module of the lower area such as comprobante.amounts or comprobante.tracking_schemas).
+KNOWN_TWO_WAY_AREAS: dict[tuple[str, str], str] = {}
 # The service's platform (portal.service.platform: db, api, auth, errors, jobs, ...) stands below the areas and imports
 # none of them; the CFE engine (portal.service.cfe) is a library below both. Today's exceptions, to shrink:
 KNOWN_PLATFORM_TO_AREA = {

@@ -13,7 +13,7 @@ from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.dgi_states import DGI_STATES
 from portal.domain.receipt_numbers import printed
 from portal.service.cfe.pdf_text import number
-from portal.service.informes.ventas import AMOUNT_NAMES, ZERO, is_credit_note, signed_amounts
+from portal.service.comprobante.amounts import AMOUNT_NAMES, ZERO, is_credit_note, signed_amounts
 from portal.service.platform.i18n import _
 
 HEADER = (

@@ -10,14 +10,14 @@ from datetime import UTC, datetime
 from sqlalchemy.orm import Session, object_session
 
 from portal.service.cfe import CfeInput, CfeSigner, Issuer
-from portal.service.empresa.models import Branch, CompanySettings
-from portal.service.empresa.settings import company_logo, default_paper, issuer_fields
+from portal.service.comprobante import hooks
 from portal.service.platform import db, readcache
 from portal.service.platform.keystore import signer_for, signing_certificate
 from portal.service.platform.models import Certificate, Company
 
-# The tables behind what this module keeps: a commit of one of them in this process empties the caches at once.
-readcache.watch(Company, CompanySettings, Branch, Certificate)
+# The tables behind what this module keeps: a commit of one of them in this process empties the caches at once
+# (empresa watches its settings and branches the same way).
+readcache.watch(Company, Certificate)
 
 
 def issuer_for(company: Company, cfe: CfeInput | None = None) -> Issuer:
@@ -33,7 +33,7 @@ def issuer_for(company: Company, cfe: CfeInput | None = None) -> Issuer:
         giro=company.giro,
         telefono=company.telefono,
         correo=company.correo,
-        **issuer_fields(session, company, branch_code),
+        **hooks.company_settings().issuer_fields(session, company, branch_code),
     )
 
 
@@ -83,9 +83,9 @@ def print_settings(company_id: int) -> PrintSettings:
     snapshot each receipt takes when it is signed."""
 
     def load() -> PrintSettings:
-        session = db.session()
-        logo = company_logo(session, company_id)
+        session, company = db.session(), hooks.company_settings()
+        logo = company.logo(session, company_id)
         sha = hashlib.sha256(logo).hexdigest() if logo else None
-        return PrintSettings(default_paper(session, company_id), logo, sha)
+        return PrintSettings(company.paper(session, company_id), logo, sha)
 
     return readcache.get(("print_settings", company_id), load)

@@ -35,7 +35,8 @@ from portal.service.cfe import (
 from portal.service.cfe.pdf import render_preview, render_receipt
 from portal.service.cfe.rules import validate
 from portal.service.cfe.rules_dgi import Emission
-from portal.service.comprobante import notes
+from portal.service.comprobante import hooks, notes
+from portal.service.comprobante.events import receipt
 from portal.service.comprobante.issuer import (
     PrintSettings,
     SigningKey,
@@ -47,14 +48,8 @@ from portal.service.comprobante.issuer import (
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, PrintedLogo
 from portal.service.comprobante.numbering import allocate
 from portal.service.comprobante.search import folded, remember_receiver
-from portal.service.empresa.settings import company_logo, default_paper
-from portal.service.envios.tasks import wake_packer
-from portal.service.envios.tracking import record_issued
-from portal.service.eventos.publishing import publish, receipt
+from portal.service.eventos.publishing import publish
 from portal.service.indices.ui import ui_value_on
-from portal.service.intercambio import sending as exchange
-from portal.service.intercambio.tasks import wake_exchange
-from portal.service.intercambio.tracking import link_correcting_note
 from portal.service.platform import db, idempotency, jobs
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import ApiError, FieldError, ValidationFailed
@@ -69,7 +64,7 @@ class IssueResult:
     cfe: IssuedCfe | None
     warnings: list[dict]
     replay: Response | None = None
-    exchange: bool = False  # to be delivered to an electronic receiver (intercambio)
+    wakeups: tuple[hooks.Wakeup, ...] = ()  # what the areas following the issue start after its commit
     numbering: Numbering | None = None  # its number and CAE range
 
 
@@ -248,11 +243,8 @@ def issue(
             raise
         # A first request with the same key committed while this one was issuing: answer with its outcome.
         result = db.grouped_write(work)
-    if result.cfe is not None:
-        company_id = result.cfe.company_id
-        jobs.enqueue_safely(lambda: wake_packer(company_id), "envios wake-up")
-        if result.exchange:
-            jobs.enqueue_safely(lambda: wake_exchange(company_id), "intercambio wake-up")
+    for wakeup in result.wakeups:
+        jobs.enqueue_safely(wakeup.run, wakeup.label)
     return result
 
 
@@ -284,24 +276,23 @@ def _issue_in(
         raise
     record = _new_record(principal, cfe, issuer, allocation.numbering, allocation.range_id, key.certificate_id, signed)
     _snapshot_print_settings(session, record, printed)
-    # The receipt's road to DGI, committed with it. Held here while on_stored runs: the session keeps only weak
-    # references, and the answer reads it (one SELECT less).
-    submission = record_issued(session, record, cfe, ui_value, signed.totals)
-    db.insert_loaded(session, record, submission)  # two Core INSERTs: cheaper than the unit of work's flush
+    issued = hooks.Issued(record, cfe, issuer.rut, ui_value, signed.totals, tuple(o.record for o in originals))
+    follow_ups = hooks.follow_ups()
+    # What follows the receipt (its road to DGI: envios), committed with it. Held here while on_stored runs: the
+    # session keeps only weak references, and the answer reads it (one SELECT less).
+    rows = [row for follow_up in follow_ups for row in follow_up.rows(session, issued)]
+    db.insert_loaded(session, record, *rows)  # Core INSERTs: cheaper than the unit of work's flush
     remember_receiver(session, company_id, record.receptor_busqueda)
     notes.link(session, record, shares)
-    # To an electronic receiver: its delivery by the exchange, committed with the receipt too.
-    exchanged = exchange.record_issued(
-        session, record, cfe.receptor.tipo_doc_recep if cfe.receptor else None, issuer.rut
-    )
-    link_correcting_note(session, record, [original.record for original in originals])
+    # Then what needs it stored (its delivery to an electronic receiver: intercambio), committed with it too.
+    wakeups = tuple(w for follow_up in follow_ups if (w := follow_up.stored(session, issued)) is not None)
     publish(session, company_id, "comprobante.emitido", receipt(record))  # one INSERT: the webhooks' outbox
     session.flush()  # a note's links (the rest is written already)
     warnings = [allocation.warning] if allocation.warning else []
-    result = IssueResult(record, warnings, exchange=exchanged, numbering=allocation.numbering)
+    result = IssueResult(record, warnings, numbering=allocation.numbering, wakeups=wakeups)
     if on_stored is not None:
         on_stored(session, result)
-    del submission
+    del rows
     return result
 
 
@@ -368,7 +359,7 @@ def printed_logo(session: Session, record: IssuedCfe) -> bytes | None:
     """The logo `record` was issued with; for a receipt issued before snapshots (print_paper NULL), the
     company's logo of the day, as such receipts always printed."""
     if record.print_paper is None:
-        return company_logo(session, record.company_id)
+        return hooks.company_settings().logo(session, record.company_id)
     if record.print_logo_sha256 is None:
         return None
     logo = session.get(PrintedLogo, (record.company_id, record.print_logo_sha256))
@@ -378,7 +369,7 @@ def printed_logo(session: Session, record: IssuedCfe) -> bytes | None:
 def printed_paper(session: Session, record: IssuedCfe) -> str:
     """The paper `record` prints on unless another is asked for: the company's default when it was issued (the
     company's default of the day for a receipt issued before snapshots)."""
-    return record.print_paper or default_paper(session, record.company_id)
+    return record.print_paper or hooks.company_settings().paper(session, record.company_id)
 
 
 def receipt_pdf(

@@ -7,12 +7,11 @@ from sqlalchemy import select
 
 from portal.domain.roles import ALL, WRITERS
 from portal.service.cfe.pdf_text import money
-from portal.service.comprobante import issuing, notes
+from portal.service.comprobante import hooks, issuing, notes
 from portal.service.comprobante.blueprint import BOTH, IDEMPOTENCY, TAG, bp
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.presenters import cfe_emitido, cfe_emitido_json
 from portal.service.comprobante.schemas import BorradorNota, BorradorNotaQuery, CfeEmitido, NotaCreditoTotal
-from portal.service.intercambio.tracking import commercial_rejection, rejection_reason
 from portal.service.platform import db, idempotency
 from portal.service.platform.api import operation
 from portal.service.platform.auth import Principal
@@ -128,9 +127,9 @@ def borrador_nota(query: BorradorNotaQuery, principal: Principal):
         raise ApiError(_("Ese comprobante no admite una nota de ese tipo."), code="tipo_sin_nota", status=409)
     left = notes.remaining(db.session(), original) if query.tipo == "credito" else None
     # A receiver's commercial rejection (intercambio): the note's reason is the receiver's motive.
-    rejected = commercial_rejection(db.session(), original) if query.tipo == "credito" else None
+    reason = hooks.credit_note_reason(db.session(), original) if query.tipo == "credito" else None
     return BorradorNota(
-        borrador=notes.note_draft(original, table[original.tipo_cfe], rejection_reason(rejected) if rejected else None),
+        borrador=notes.note_draft(original, table[original.tipo_cfe], reason),
         saldo_acreditable=left,
         id_cfe_original=original.id,
     )

@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session
 from portal.domain.receipt_numbers import printed
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.cfe import Numbering
-from portal.service.comprobante import notes
+from portal.service.comprobante import hooks, notes
+from portal.service.comprobante.amounts import is_credit_note
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, NoteReference, ReferenceChange
 from portal.service.comprobante.schemas import (
     Advertencia,
@@ -27,9 +28,6 @@ from portal.service.comprobante.schemas import (
     ResumenCfe,
     TotalMoneda,
 )
-from portal.service.envios.tracking import dgi_state
-from portal.service.informes.ventas import is_credit_note
-from portal.service.intercambio.tracking import corrected_receipt, exchange_state
 from portal.service.platform import responses
 from portal.service.platform.publicurl import public_url
 
@@ -96,9 +94,9 @@ def cfe_emitido(
         # (ReaplicarReferencia): a receipt without a reference has no history to read.
         historial_referencias=[] if just_issued or record.referencia_cobro is None else _history(session, record),
         enlaces={"self": link, "xml": link, "pdf": link},
-        dgi=dgi_state(session, record),
-        intercambio=exchange_state(session, record),
-        corrige_rechazo_comercial=corrected_receipt(session, record),
+        dgi=hooks.dgi_state(session, record),
+        intercambio=hooks.exchange_state(session, record),
+        corrige_rechazo_comercial=hooks.corrected_receipt(session, record),
     )
 
 

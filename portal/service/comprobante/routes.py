@@ -10,7 +10,7 @@ from portal.service.cfe import CfeInput, XmlInputError, warm_up
 from portal.service.cfe.pdf_base import PAPERS, ROLL_TYPES, PaperNotAllowed, check_paper
 from portal.service.cfe.schema import schema_available, validate_cfe
 from portal.service.cfe.xmlsafe import MAX_XML_BYTES, XmlIntakeBusy, intake
-from portal.service.comprobante import issuing, previews, references, search
+from portal.service.comprobante import hooks, issuing, previews, references, search
 from portal.service.comprobante import note_routes as _note_routes  # noqa: F401 - adds the note endpoints to bp
 from portal.service.comprobante.blueprint import BOTH, IDEMPOTENCY, TAG, bp
 from portal.service.comprobante.export import HEADER, csv_chunks
@@ -26,8 +26,6 @@ from portal.service.comprobante.schemas import (
     ReferenciaAplicada,
     ResultadoBusqueda,
 )
-from portal.service.empresa.settings import company_logo, default_paper
-from portal.service.envios.models import DgiSubmission
 from portal.service.platform import db, idempotency, keystore, responses
 from portal.service.platform.api import negotiate, operation
 from portal.service.platform.auth import Principal
@@ -103,13 +101,13 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
     """Returns an issued receipt: JSON, the signed XML exactly as signed, or its PDF (Accept header), printed
     from the signed XML on A4 or, for e-Tickets and their notes, on an 80 or 57 mm roll (`formato`)."""
     session = db.session()
-    # The receipt with its CAE range and its DGI state in one query: the answer's session.get() of those two
-    # then finds them in the session instead of asking the database again.
+    # The receipt with its CAE range and the rows other areas read for its answer (its DGI state: hooks) in one
+    # query: the answer's session.get() of those then finds them in the session instead of asking again.
+    statement = select(IssuedCfe, CaeRangeRecord).join(CaeRangeRecord, CaeRangeRecord.id == IssuedCfe.cae_range_id)
     found = session.execute(
-        select(IssuedCfe, CaeRangeRecord, DgiSubmission)
-        .join(CaeRangeRecord, CaeRangeRecord.id == IssuedCfe.cae_range_id)
-        .outerjoin(DgiSubmission, DgiSubmission.cfe_id == IssuedCfe.id)
-        .where(IssuedCfe.id == query.id_cfe_emitido, IssuedCfe.company_id == principal.company_id)
+        hooks.with_prefetched(statement).where(
+            IssuedCfe.id == query.id_cfe_emitido, IssuedCfe.company_id == principal.company_id
+        )
     ).first()
     if found is None:
         raise NotFound(_("No existe ese comprobante en tu empresa."), code="cfe_no_encontrado")
@@ -298,8 +296,9 @@ def previsualizar(body: CfeInput, query: PreviewQuery, principal: Principal):
     wanted = negotiate("application/pdf", "application/json")
     session = db.session()
     company = session.get_one(Company, principal.company_id)
-    paper = _paper(default_paper(session, company.id), body.tipo_cfe, query.formato)
-    pdf = issuing.preview_pdf(company, body, logo=company_logo(session, company.id), paper=paper)
+    settings = hooks.company_settings()
+    paper = _paper(settings.paper(session, company.id), body.tipo_cfe, query.formato)
+    pdf = issuing.preview_pdf(company, body, logo=settings.logo(session, company.id), paper=paper)
     if wanted == "application/pdf":
         return _download(pdf, "application/pdf", "previsualizacion.pdf")
     token, expires = previews.store(company.id, pdf)

@@ -21,8 +21,7 @@ from portal.domain.dgi_states import DGI_STATES
 from portal.domain.receipt_numbers import MAX_TYPED, PATTERN, is_receipt_number
 from portal.service.cfe.model_parts import Day, reject_control_chars
 from portal.service.cfe.xmlchars import text_pattern
-from portal.service.envios.schemas import EstadoDgi
-from portal.service.intercambio.schemas import EstadoIntercambio
+from portal.service.comprobante.tracking_schemas import EstadoDgi, EstadoIntercambio
 from portal.service.platform.i18n import _
 from portal.service.platform.paging import CURSOR_DESCRIPTION, CURSOR_PATTERN, Page
 from portal.service.platform.pydantic_errors import PARAMETERS, refuse

@@ -39,8 +39,8 @@ from sqlalchemy.sql.functions import FunctionElement
 
 from portal.domain.cfe_types import CREDIT_NOTES
 from portal.domain.receipt_numbers import ReceiptNumber
+from portal.service.comprobante.amounts import amount_columns, is_credit_note
 from portal.service.comprobante.models import IssuedCfe, NoteReference, ReceiverWord
-from portal.service.informes.ventas import amount_columns, is_credit_note
 from portal.service.platform import paging
 
 CENT = Decimal("0.01")

@@ -8,21 +8,30 @@ from __future__ import annotations
 
 import io
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from PIL import Image, UnidentifiedImageError
 from sqlalchemy.orm import Session
 
 from portal.domain.empresa import LOGO_MAX_BYTES, LOGO_MAX_SIDE, LOGO_MIN_SIDE
 from portal.service.empresa import audit, branches
-from portal.service.empresa.models import CompanySettings
+from portal.service.empresa.models import Branch, CompanySettings
 from portal.service.empresa.schemas import LogoOut, SettingsIn, SettingsOut
-from portal.service.platform import db
+from portal.service.platform import db, readcache
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import ApiError, FieldError, ValidationFailed
 from portal.service.platform.models import Company
 
 _LOGO_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg"}
+# The media types _LOGO_TYPES stores, as LogoOut types them.
+_STORED_TYPES: dict[str | None, Literal["image/png", "image/jpeg"]] = {
+    "image/png": "image/png",
+    "image/jpeg": "image/jpeg",
+}
+
+# Issuing keeps the issuer and the print settings per process for a moment (comprobante.issuer): a commit of
+# the settings or the branches in this process empties those caches at once.
+readcache.watch(CompanySettings, Branch)
 
 
 def _settings(session: Session, company_id: int) -> CompanySettings:
@@ -43,19 +52,20 @@ def _values(row: CompanySettings, company: Company) -> dict[str, Any]:
     }
 
 
+def _logo_out(row: CompanySettings) -> LogoOut | None:
+    """The logo's summary; put_logo stores its type and pixels with it, and delete_logo empties all four."""
+    if not row.logo:
+        return None
+    tipo, width, height = row.logo_tipo, row.logo_ancho, row.logo_alto
+    assert width is not None and height is not None
+    return LogoOut(tipo=_STORED_TYPES[tipo], bytes=len(row.logo), ancho=width, alto=height)
+
+
 def _present(row: CompanySettings, company: Company) -> SettingsOut:
-    # Validated, not just built: the four logo columns are written together, and a row that broke that says so.
-    logo = (
-        LogoOut.model_validate(
-            {"tipo": row.logo_tipo, "bytes": len(row.logo), "ancho": row.logo_ancho, "alto": row.logo_alto}
-        )
-        if row.logo
-        else None
-    )
     return SettingsOut(
         rut=company.rut,
         razonSocial=company.razon_social,
-        logo=logo,
+        logo=_logo_out(row),
         actualizadoEn=row.updated_at,
         actualizadoPor=row.updated_by,
         **_values(row, company),

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.model_parts import Day
+from portal.service.comprobante.tracking_schemas import Motivo
 from portal.service.envios.models import AckSignature
 from portal.service.platform.jsontypes import WHOLE_NUMBER
 from portal.service.platform.paging import Page, PageQuery
@@ -16,14 +17,6 @@ from portal.service.platform.paging import Page, PageQuery
 
 class _Out(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
-
-
-class Motivo(_Out):
-    """Un motivo de DGI: su código (S01-S08, E01-E15, R01-R06), su texto y, si lo hay, el detalle."""
-
-    codigo: str = Field(examples=["E07"])
-    glosa: str = Field(examples=["Fecha Firma de CFE no se corresponde con fecha CAE"])
-    detalle: str | None = None
 
 
 class Lista(PageQuery):
@@ -182,94 +175,6 @@ class AnulacionSolicitud(BaseModel):
         None, description="Cuántos números anular; sin él, todos los que quedan."
     )
     motivo: StrictStr = Field(min_length=3, max_length=200)
-
-
-class SobreDelCfe(_Out):
-    id_sobre: int = Field(alias="idSobre")
-    id_emisor: int = Field(alias="idEmisor")
-    archivo: str
-    estado: str
-    acuse: str | None = Field(None, description="AS, BS o BA.")
-    id_receptor: str | None = Field(None, alias="idReceptor")
-    token: str | None = Field(None, description="Token que dio DGI para consultar la respuesta.")
-    ordinal: int | None = Field(None, description="Nro_ordinal del comprobante en el sobre.")
-
-
-class ReporteDelCfe(_Out):
-    id_reporte: int | None = Field(None, alias="idReporte")
-    fecha: date
-    sec_envio: int | None = Field(None, alias="secEnvio")
-    archivo: str | None = None
-    estado: str = Field(description="por_enviar (el día aún no cerró), armado, aceptado, rechazado, error.")
-    acuse: str | None = Field(None, description="AR, BR o BA.")
-
-
-class AnulacionDelCfe(_Out):
-    id_anulacion: int = Field(alias="idAnulacion")
-    motivo: str
-
-
-class EstadoDgi(_Out):
-    """El camino del comprobante a DGI."""
-
-    model_config = ConfigDict(
-        populate_by_name=True,
-        json_schema_extra={
-            "examples": [
-                {
-                    "estado": "rechazado",
-                    "descripcion": "DGI rechazó el comprobante (BE): no tiene validez fiscal y su "
-                    "número quedó anulado.",
-                    "final": True,
-                    "via": "sobre",
-                    "motivos": [{"codigo": "E07", "glosa": "Fecha Firma de CFE no se corresponde con fecha CAE"}],
-                    "sobre": {
-                        "idSobre": 12,
-                        "idEmisor": 12,
-                        "archivo": "Sob_219999830019_20261123_12.xml",
-                        "estado": "respondido",
-                        "acuse": "AS",
-                        "idReceptor": "40",
-                        "token": "q83v...",
-                        "ordinal": 1,
-                    },
-                    "anulacion": {"idAnulacion": 3, "motivo": "Comprobante anulado por rechazo de DGI (E07)"},
-                    "demorado": False,
-                    "fechas": {
-                        "registrado": "2026-11-23T14:00:00+00:00",
-                        "enSobre": "2026-11-23T14:00:01+00:00",
-                        "recibido": "2026-11-23T14:00:01+00:00",
-                        "respondido": "2026-11-23T14:00:04+00:00",
-                    },
-                }
-            ]
-        },
-    )
-
-    estado: str = Field(
-        description="pendiente, en_sobre, recibido (AS), aceptado (AE), rechazado (BE), observado "
-        "(CE), sobre_rechazado (BS/BA), pendiente_reporte, en_reporte."
-    )
-    descripcion: str
-    final: bool = Field(description="true cuando el estado ya no cambia.")
-    via: Literal["sobre", "reporte"] | None = Field(
-        None, description="sobre (uno por uno) o reporte (e-Ticket bajo el tope, en el reporte diario)."
-    )
-    motivos: list[Motivo] = Field(default_factory=list, description="Motivos de DGI, con su texto.")
-    sobre: SobreDelCfe | None = None
-    reporte: ReporteDelCfe | None = None
-    anulacion: AnulacionDelCfe | None = None
-    corrige: str | None = Field(None, description="idCfeEmitido del comprobante rechazado que este corrige.")
-    corregido_por: str | None = Field(
-        None, alias="corregidoPor", description="idCfeEmitido del comprobante que corrigió a este (rechazado)."
-    )
-    demorado: bool = False
-    observaciones: int = Field(
-        0, description="Cuántas veces DGI observó este comprobante de contingencia (CE); 0 para los demás."
-    )
-    fechas: dict[str, datetime] = Field(
-        default_factory=dict, description="registrado, enSobre, recibido, respondido, enReporte."
-    )
 
 
 class DisponibilidadDgi(_Out):

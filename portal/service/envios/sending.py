@@ -17,6 +17,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import MONTEVIDEO, montevideo_time, today_montevideo
+from portal.service.comprobante.events import receipt_verdict
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios import ack_trust, acks, envelope, outage
 from portal.service.envios.adapter import (
@@ -29,7 +30,7 @@ from portal.service.envios.models import DgiEnvelope, DgiSubmission, VoidedRange
 from portal.service.envios.receptions import make_reception
 from portal.service.envios.states import ROUTE_ENVELOPE
 from portal.service.envios.tracking import set_state
-from portal.service.eventos.publishing import publish, receipt_verdict
+from portal.service.eventos.publishing import publish
 from portal.service.platform import db
 from portal.service.platform.keystore import private_key_pem
 from portal.service.platform.models import Certificate, Company

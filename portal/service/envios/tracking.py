@@ -14,8 +14,8 @@ from portal.domain.cfe_types import cfe_type
 from portal.service.cfe import CfeInput, Totals
 from portal.service.cfe.rules import receiver_required
 from portal.service.comprobante.models import IssuedCfe
+from portal.service.comprobante.tracking_schemas import EstadoDgi
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission, VoidedRange
-from portal.service.envios.schemas import EstadoDgi
 from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, ROUTE_REPORT, STATES
 from portal.service.platform.errors import FieldError, ValidationFailed
 

@@ -17,7 +17,6 @@ from typing import Any
 from sqlalchemy import event, insert
 from sqlalchemy.orm import Session
 
-from portal.service.comprobante.models import IssuedCfe
 from portal.service.eventos.catalogue import EVENTS
 from portal.service.eventos.models import Event
 from portal.service.platform import db
@@ -49,26 +48,6 @@ def publish(session: Session, company_id: int, event_type: str, data: dict[str, 
     db.connection_of(session).execute(_INSERT_EVENT, values)
     session.info.setdefault(_PUBLISHED, set()).add(company_id)
     return event_id
-
-
-def receipt(record: IssuedCfe, **extra: Any) -> dict[str, Any]:
-    """A receipt as events carry it: who it is and its DGI state, nothing more."""
-    return {
-        "idCfe": record.id,
-        "tipoCfe": record.tipo_cfe,
-        "serie": record.serie,
-        "nro": record.nro,
-        "fchEmis": record.fch_emis.isoformat(),
-        "estadoDgi": record.dgi_status,
-        **extra,
-    }
-
-
-def receipt_verdict(session: Session, record: IssuedCfe, motives: list[dict]) -> None:
-    """DGI's verdict on a receipt, if it is one integrators hear of (aceptado, rechazado, observado)."""
-    if record.dgi_status in ("aceptado", "rechazado", "observado"):
-        codes = [m.get("codigo") for m in motives]
-        publish(session, record.company_id, f"comprobante.{record.dgi_status}", receipt(record, motivos=codes))
 
 
 def configure(waker: Callable[[set[int]], None]) -> None:

@@ -6,9 +6,9 @@ from flask import Blueprint
 
 from portal.domain.roles import READERS
 from portal.service.eventos.catalogue import EVENTS
+from portal.service.eventos.schemas import EventCatalogue, EventType
 from portal.service.platform.api import operation
 from portal.service.platform.auth import JWT, Principal
-from portal.service.webhooks.schemas import EventCatalogue, EventType
 
 bp = Blueprint("eventos", __name__, url_prefix="/api/v1/eventos")
 

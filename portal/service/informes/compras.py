@@ -14,7 +14,8 @@ from lxml import etree
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.service.informes.ventas import AMOUNT_COLUMNS, BOOK_TYPES, BookKind, BookRow, book_row
+from portal.service.comprobante.amounts import AMOUNT_COLUMNS
+from portal.service.informes.ventas import BOOK_TYPES, BookKind, BookRow, book_row
 from portal.service.recibidos.checks import NS
 from portal.service.recibidos.models import ReceivedCfe
 

@@ -15,34 +15,18 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.domain.cfe_types import CFE_TYPES, INVOICE_TYPES
+from portal.domain.cfe_types import INVOICE_TYPES
+from portal.service.comprobante.amounts import AMOUNT_NAMES, ZERO, amount_columns, signed_amounts, stored_decimal
 from portal.service.comprobante.models import IssuedCfe
 
 CENT = Decimal("0.01")
-ZERO = Decimal("0")
 # DGI's state for a receipt it refused: it never counted, and its number was voided by the rejection.
 REJECTED = "rechazado"
-# The book's amount columns, in order: the book's name, and the total of the signed CFE it comes from.
-AMOUNT_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("noGravado", "mntNoGrv"),
-    ("exportacion", "mntExpoyAsim"),
-    ("ivaSuspenso", "mntIVaenSusp"),
-    ("netoTasaMinima", "mntNetoIvaTasaMin"),
-    ("netoTasaBasica", "mntNetoIVATasaBasica"),
-    ("netoOtraTasa", "mntNetoIVAOtra"),
-    ("ivaTasaMinima", "mntIVATasaMin"),
-    ("ivaTasaBasica", "mntIVATasaBasica"),
-    ("ivaOtraTasa", "mntIVAOtra"),
-    ("percepciones", "mntImpuestoPerc"),
-    ("retenciones", "mntTotRetenido"),
-    ("total", "mntTotal"),
-)
-AMOUNT_NAMES = tuple(name for name, _ in AMOUNT_COLUMNS)
 # The types that are sales with IVA (the e-Ticket and e-Factura families): e-Remitos move goods and
 # e-Resguardos certify retentions; neither belongs to the sales book.
 BOOK_TYPES = frozenset(INVOICE_TYPES)
@@ -197,10 +181,6 @@ SALES = BookKind(
 )
 
 
-# How a zero is written in the stored totals (amounts as strings with their exact decimals).
-_ZERO_TEXTS = frozenset({None, "", "0", "0.0", "0.00"})
-
-
 class ReceiptColumns(Protocol):
     """What the book reads of a receipt: IssuedCfe's columns, the rate it was signed with (TpoCambio of its
     Zona A; absent in pesos), its branch, and each amount column of AMOUNT_COLUMNS by the book's name, as
@@ -225,36 +205,6 @@ class ReceiptColumns(Protocol):
 _FIRST_AMOUNT = 11
 
 
-def _stored_decimal(text: str | None) -> Decimal | None:
-    """A stored amount or rate; None when absent or one of the usual zeros (not parsed: most amounts are)."""
-    if text is None or text in _ZERO_TEXTS:
-        return None
-    return Decimal(text)
-
-
-def amount_columns() -> list[Any]:
-    """The book's amount columns read out of a receipt's stored totals by the database (one JSON value each, as
-    text, labelled with the book's names), for a statement on IssuedCfe; `signed_amounts` reads them back."""
-    return [IssuedCfe.totals_json[source].as_string().label(name) for name, source in AMOUNT_COLUMNS]
-
-
-def is_credit_note(tipo_cfe: int) -> bool:
-    kind = CFE_TYPES.get(tipo_cfe)
-    return kind is not None and kind.note_sign < 0
-
-
-def signed_amounts(tipo_cfe: int, texts: Iterable[str | None]) -> dict[str, Decimal]:
-    """The amount columns that are not zero (`texts` in AMOUNT_COLUMNS' order, as amount_columns reads them), in
-    the receipt's currency, negative for a credit note."""
-    credit = is_credit_note(tipo_cfe)
-    amounts: dict[str, Decimal] = {}
-    for name, text in zip(AMOUNT_NAMES, texts, strict=True):
-        value = _stored_decimal(text)
-        if value:
-            amounts[name] = -value if credit else value
-    return amounts
-
-
 def to_row(record: ReceiptColumns) -> BookRow:
     """A receipt as a line of the book."""
     return book_row(record, record[_FIRST_AMOUNT:])
@@ -264,7 +214,7 @@ def book_row(record: ReceiptColumns, texts: Iterable[str | None]) -> BookRow:
     """A line of a book: `record`'s columns and its amount columns as the CFE writes them (AMOUNT_COLUMNS'
     order), credit notes made negative and each amount in pesos by the CFE's rate."""
     amounts = signed_amounts(record.tipo_cfe, texts)
-    rate = None if record.tpo_moneda == "UYU" else _stored_decimal(record.tpo_cambio)
+    rate = None if record.tpo_moneda == "UYU" else stored_decimal(record.tpo_cambio)
     if rate is None:
         rate, in_pesos = Decimal(1), amounts
     else:

@@ -31,8 +31,9 @@ from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import verify_signature
 from portal.service.cfe.xmlsafe import parse_untrusted
+from portal.service.comprobante.events import receipt
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.eventos.publishing import publish, receipt
+from portal.service.eventos.publishing import publish
 from portal.service.intercambio.models import ExchangeCfe, ExchangeEnvelope
 from portal.service.intercambio.states import is_commercial, motive
 from portal.service.platform.certificates import certificate_info

@@ -8,9 +8,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal.service.comprobante.models import IssuedCfe
+from portal.service.comprobante.tracking_schemas import EstadoIntercambio
 from portal.service.intercambio.directory import find_issuer
 from portal.service.intercambio.models import DgiRejectionNotice, ExchangeCfe, ExchangeEnvelope
-from portal.service.intercambio.schemas import EstadoIntercambio
 from portal.service.intercambio.states import FINAL_STATES, STATES
 
 CREDIT_NOTES = (102, 112)

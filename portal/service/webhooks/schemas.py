@@ -109,15 +109,6 @@ class WebhookList(_Out):
     items: list[WebhookOut]
 
 
-class EventType(_Out):
-    nombre: str
-    descripcion: str
-
-
-class EventCatalogue(_Out):
-    items: list[EventType]
-
-
 class TestSent(_Out):
     """El evento de prueba quedó en cola; su intento aparece en las entregas."""
 

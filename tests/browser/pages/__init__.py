@@ -1,4 +1,8 @@
-"""Page objects for the browser tests: what a person sees and does, by role and label."""
+"""Page objects for the browser tests: what a person sees and does, by role and label, so that a test says what
+a user does rather than which selectors it uses. The shared helpers (settled, both_widths, nav_link...) and the
+pages of sign-in, the shell, API keys, DGI lookups, smart issuance, the receipts area and Empresa are here; the
+other pages have a module each: `issuing` (the issuing form from the catalogues), `receipt` (a receipt's page:
+correction, credit note, e-mail), `recibidos`, `envios`, `webhooks`."""
 
 from __future__ import annotations
 
@@ -559,6 +563,30 @@ class EmpresaPage:
 
     def cae_row(self, cae_id: int):
         return self.page.locator(f'[data-testid="cae-range"][data-cae="{cae_id}"]')
+
+    def upload_certificate(self, path, password: str, name: str = "") -> None:
+        """The Certificados tab's form: the .p12/.pfx file, its password and an optional name."""
+        self.page.get_by_label("Archivo del certificado (.p12 o .pfx)").set_input_files(str(path))
+        self.page.get_by_label("Contraseña del archivo").fill(password)
+        if name:
+            self.page.get_by_label("Nombre (opcional)").fill(name)
+        self.page.get_by_role("button", name="Cargar el certificado").click()
+
+    def certificates(self):
+        return self.page.get_by_test_id("certificate")
+
+    def register_contingency_book(
+        self, cfe_type: str, serie: str, first: str, last: str, authorization: str, authorized: str, expires: str
+    ) -> None:
+        """The Contingencia tab's form: a book of pre-printed numbers DGI authorized (days as typed, 15/01/2026)."""
+        self.page.get_by_label("Tipo de comprobante de contingencia").select_option(label=cfe_type)
+        self.page.get_by_label("Serie").fill(serie)
+        self.page.get_by_label("Primer número").fill(first)
+        self.page.get_by_label("Último número").fill(last)
+        self.page.get_by_label("Número de autorización de DGI").fill(authorization)
+        self.page.get_by_label("Autorizada el").fill(authorized)
+        self.page.get_by_label("Vence el").fill(expires)
+        self.page.get_by_role("button", name="Registrar la libreta").click()
 
     def has_horizontal_scroll(self) -> bool:
         # Once the page has loaded: measured while its stylesheet or logo was still arriving, a busy machine

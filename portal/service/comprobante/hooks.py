@@ -1,0 +1,149 @@
+"""What the areas built on comprobante add to its work, registered by them from their `init_app`.
+
+comprobante is the core: the other areas import its tables (IssuedCfe, CaeRangeRecord) and it imports none of
+them. Where issuing or a receipt's answer needs another area, that area registers a function here and
+comprobante calls what is registered:
+
+- the company's settings (empresa): the issuer's regime, legends and branch, the logo and the default paper;
+- what follows every issue, in its write transaction (envios: the road to DGI; intercambio: the delivery to an
+  electronic receiver), and what wakes after its commit;
+- the sections of a receipt's answer those areas write (`dgi`, `intercambio`, `corrigeRechazoComercial`), the
+  rows read with the receipt in one query, and the reason a credit note's draft takes from the receiver's
+  commercial rejection.
+
+Registration replaces by name, so an app factory run twice registers each area once, in the order of AREAS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Select
+from sqlalchemy.orm import Session
+
+from portal.service.cfe import CfeInput, Totals
+from portal.service.comprobante.models import IssuedCfe
+from portal.service.comprobante.tracking_schemas import EstadoDgi, EstadoIntercambio
+from portal.service.platform.db import Base
+from portal.service.platform.models import Company
+
+
+@dataclass(frozen=True)
+class CompanySettings:
+    """The company's settings as issuing and printing read them (empresa.settings)."""
+
+    issuer_fields: Callable[[Session, Company, int | None], dict[str, Any]]
+    logo: Callable[[Session, int], bytes | None]
+    paper: Callable[[Session, int], str]
+
+
+@dataclass(frozen=True)
+class Issued:
+    """A receipt in its issuing transaction, as the areas that follow it up see it."""
+
+    record: IssuedCfe
+    cfe: CfeInput
+    issuer_rut: str
+    ui_value: Decimal
+    totals: Totals
+    originals: tuple[IssuedCfe, ...]  # the receipts it references
+
+
+@dataclass(frozen=True)
+class Wakeup:
+    """Work to start once the issue committed (jobs.enqueue_safely), named for the log."""
+
+    run: Callable[[], None]
+    label: str
+
+
+def _no_rows(session: Session, issued: Issued) -> Sequence[Base]:
+    return ()
+
+
+def _no_wakeup(session: Session, issued: Issued) -> Wakeup | None:
+    return None
+
+
+@dataclass(frozen=True)
+class IssueFollowUp:
+    """One area's part in every issue, in the issue's write transaction: `rows` to insert together with the
+    receipt (built before it is stored), then `stored` once it is, which may ask for a wake-up after commit."""
+
+    rows: Callable[[Session, Issued], Sequence[Base]] = _no_rows
+    stored: Callable[[Session, Issued], Wakeup | None] = _no_wakeup
+
+
+@dataclass(frozen=True)
+class ReceiptSections:
+    """What other areas write in a receipt's answer (CfeEmitido), and the rows each reads, joined to the receipt
+    in the answer's one query (`prefetch` adds them to the statement that reads IssuedCfe)."""
+
+    dgi: Callable[[Session, IssuedCfe], EstadoDgi | None] | None = None
+    exchange: Callable[[Session, IssuedCfe], EstadoIntercambio | None] | None = None
+    corrects_rejection: Callable[[Session, IssuedCfe], str | None] | None = None
+    credit_note_reason: Callable[[Session, IssuedCfe], str | None] | None = None
+    prefetch: Callable[[Select], Select] | None = None
+
+
+_company: CompanySettings | None = None
+_follow_ups: dict[str, IssueFollowUp] = {}
+_sections: dict[str, ReceiptSections] = {}
+
+
+def provide_company_settings(settings: CompanySettings) -> None:
+    global _company
+    _company = settings
+
+
+def follow_issues(area: str, follow_up: IssueFollowUp) -> None:
+    _follow_ups[area] = follow_up
+
+
+def add_receipt_sections(area: str, sections: ReceiptSections) -> None:
+    _sections[area] = sections
+
+
+def company_settings() -> CompanySettings:
+    if _company is None:
+        raise RuntimeError("no company settings registered: empresa's init_app has not run (create_app)")
+    return _company
+
+
+def follow_ups() -> tuple[IssueFollowUp, ...]:
+    return tuple(_follow_ups.values())
+
+
+def sections() -> tuple[ReceiptSections, ...]:
+    return tuple(_sections.values())
+
+
+def with_prefetched(statement: Select) -> Select:
+    """`statement` (on IssuedCfe) with the rows the receipt's sections read joined in."""
+    for registered in _sections.values():
+        if registered.prefetch is not None:
+            statement = registered.prefetch(statement)
+    return statement
+
+
+def dgi_state(session: Session, record: IssuedCfe) -> EstadoDgi | None:
+    return next((s.dgi(session, record) for s in _sections.values() if s.dgi is not None), None)
+
+
+def exchange_state(session: Session, record: IssuedCfe) -> EstadoIntercambio | None:
+    return next((s.exchange(session, record) for s in _sections.values() if s.exchange is not None), None)
+
+
+def corrected_receipt(session: Session, note: IssuedCfe) -> str | None:
+    """The receipt whose commercial rejection the credit note `note` corrects, if any."""
+    found = (s.corrects_rejection for s in _sections.values() if s.corrects_rejection is not None)
+    return next((write(session, note) for write in found), None)
+
+
+def credit_note_reason(session: Session, original: IssuedCfe) -> str | None:
+    """The reason a credit note for `original` starts with (its receiver's commercial rejection), if any."""
+    found = (s.credit_note_reason for s in _sections.values() if s.credit_note_reason is not None)
+    return next((reason(session, original) for reason in found), None)

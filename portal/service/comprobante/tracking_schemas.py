@@ -1,0 +1,206 @@
+"""How a receipt's answer (getByIdCfeEmitido) shows its road to DGI (`dgi`, written by envios) and to its
+electronic receiver (`intercambio`, written by the exchange). The schemas live here, beside the answer that
+carries them, so that comprobante never imports the areas that fill them in (they register through
+comprobante.hooks)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class Motivo(_Out):
+    """Un motivo de DGI: su código (S01-S08, E01-E15, R01-R06), su texto y, si lo hay, el detalle."""
+
+    codigo: str = Field(examples=["E07"])
+    glosa: str = Field(examples=["Fecha Firma de CFE no se corresponde con fecha CAE"])
+    detalle: str | None = None
+
+
+class SobreDelCfe(_Out):
+    id_sobre: int = Field(alias="idSobre")
+    id_emisor: int = Field(alias="idEmisor")
+    archivo: str
+    estado: str
+    acuse: str | None = Field(None, description="AS, BS o BA.")
+    id_receptor: str | None = Field(None, alias="idReceptor")
+    token: str | None = Field(None, description="Token que dio DGI para consultar la respuesta.")
+    ordinal: int | None = Field(None, description="Nro_ordinal del comprobante en el sobre.")
+
+
+class ReporteDelCfe(_Out):
+    id_reporte: int | None = Field(None, alias="idReporte")
+    fecha: date
+    sec_envio: int | None = Field(None, alias="secEnvio")
+    archivo: str | None = None
+    estado: str = Field(description="por_enviar (el día aún no cerró), armado, aceptado, rechazado, error.")
+    acuse: str | None = Field(None, description="AR, BR o BA.")
+
+
+class AnulacionDelCfe(_Out):
+    id_anulacion: int = Field(alias="idAnulacion")
+    motivo: str
+
+
+class EstadoDgi(_Out):
+    """El camino del comprobante a DGI."""
+
+    model_config = ConfigDict(
+        populate_by_name=True,
+        json_schema_extra={
+            "examples": [
+                {
+                    "estado": "rechazado",
+                    "descripcion": "DGI rechazó el comprobante (BE): no tiene validez fiscal y su "
+                    "número quedó anulado.",
+                    "final": True,
+                    "via": "sobre",
+                    "motivos": [{"codigo": "E07", "glosa": "Fecha Firma de CFE no se corresponde con fecha CAE"}],
+                    "sobre": {
+                        "idSobre": 12,
+                        "idEmisor": 12,
+                        "archivo": "Sob_219999830019_20261123_12.xml",
+                        "estado": "respondido",
+                        "acuse": "AS",
+                        "idReceptor": "40",
+                        "token": "q83v...",
+                        "ordinal": 1,
+                    },
+                    "anulacion": {"idAnulacion": 3, "motivo": "Comprobante anulado por rechazo de DGI (E07)"},
+                    "demorado": False,
+                    "fechas": {
+                        "registrado": "2026-11-23T14:00:00+00:00",
+                        "enSobre": "2026-11-23T14:00:01+00:00",
+                        "recibido": "2026-11-23T14:00:01+00:00",
+                        "respondido": "2026-11-23T14:00:04+00:00",
+                    },
+                }
+            ]
+        },
+    )
+
+    estado: str = Field(
+        description="pendiente, en_sobre, recibido (AS), aceptado (AE), rechazado (BE), observado "
+        "(CE), sobre_rechazado (BS/BA), pendiente_reporte, en_reporte."
+    )
+    descripcion: str
+    final: bool = Field(description="true cuando el estado ya no cambia.")
+    via: Literal["sobre", "reporte"] | None = Field(
+        None, description="sobre (uno por uno) o reporte (e-Ticket bajo el tope, en el reporte diario)."
+    )
+    motivos: list[Motivo] = Field(default_factory=list, description="Motivos de DGI, con su texto.")
+    sobre: SobreDelCfe | None = None
+    reporte: ReporteDelCfe | None = None
+    anulacion: AnulacionDelCfe | None = None
+    corrige: str | None = Field(None, description="idCfeEmitido del comprobante rechazado que este corrige.")
+    corregido_por: str | None = Field(
+        None, alias="corregidoPor", description="idCfeEmitido del comprobante que corrigió a este (rechazado)."
+    )
+    demorado: bool = False
+    observaciones: int = Field(
+        0, description="Cuántas veces DGI observó este comprobante de contingencia (CE); 0 para los demás."
+    )
+    fechas: dict[str, datetime] = Field(
+        default_factory=dict, description="registrado, enSobre, recibido, respondido, enReporte."
+    )
+
+
+class ReceptorElectronico(_Out):
+    rut: str
+    nombre: str
+    canal: str | None = Field(None, description="ws (su servicio web de intercambio) o correo, según el directorio.")
+
+
+class SobreIntercambio(_Out):
+    id_sobre: int = Field(alias="idSobre")
+    id_emisor: int = Field(
+        alias="idEmisor", description="Número del sobre en la secuencia de intercambio de la empresa."
+    )
+    archivo: str
+    estado: str = Field(description="armado (entregándose), entregado o error.")
+    canal: str | None = Field(None, description="ws o correo, por donde se entregó.")
+    acuse: str | None = Field(None, description="AS (sobre recibido) o BS (sobre rechazado) del receptor.")
+    motivos_sobre: list[Motivo] = Field(default_factory=list, alias="motivosSobre")
+    intentos: int = 0
+    ultimo_error: str | None = Field(None, alias="ultimoError")
+    ordinal: int | None = None
+
+
+class AvisoAnulacion(_Out):
+    id_aviso: int = Field(alias="idAviso")
+    archivo: str
+    estado: str = Field(description="armado (entregándose), entregado o error.")
+    canal: str | None = None
+
+
+class EstadoIntercambio(_Out):
+    """El comprobante ante su receptor electrónico (intercambio entre empresas)."""
+
+    model_config = ConfigDict(
+        populate_by_name=True,
+        json_schema_extra={
+            "examples": [
+                {
+                    "receptor": {"rut": "211003420017", "nombre": "Comercial del Norte S.R.L.", "canal": "correo"},
+                    "estado": "rechazado",
+                    "descripcion": "El receptor rechazó el comprobante (BE).",
+                    "final": True,
+                    "motivos": [{"codigo": "E24", "glosa": "Diferencia de precios y/o descuentos"}],
+                    "rechazoComercial": True,
+                    "sobre": {
+                        "idSobre": 3,
+                        "idEmisor": 3,
+                        "archivo": "Sob_219999830019_20261127_3.xml",
+                        "estado": "entregado",
+                        "canal": "correo",
+                        "acuse": "AS",
+                        "intentos": 0,
+                        "ordinal": 1,
+                    },
+                    "borradorNota": "https://cfe.example/api/v1/comprobante/borradorNota?idCfeEmitido=9f2c&tipo=credito",
+                    "fechas": {
+                        "registrado": "2026-11-27T14:00:00+00:00",
+                        "enviado": "2026-11-27T14:00:03+00:00",
+                        "sobreRespondido": "2026-11-27T14:00:05+00:00",
+                        "respondido": "2026-11-27T15:10:00+00:00",
+                    },
+                }
+            ]
+        },
+    )
+
+    receptor: ReceptorElectronico
+    estado: str = Field(
+        description="pendiente, en_sobre, enviado, sobre_recibido (AS), sobre_rechazado (BS), aceptado (AE), "
+        "rechazado (BE), anulado (DGI lo rechazó antes de entregarlo), error."
+    )
+    descripcion: str
+    final: bool
+    motivos: list[Motivo] = Field(
+        default_factory=list, description="Motivos del receptor (S del sobre, E del comprobante; E20-E60 comerciales)."
+    )
+    rechazo_comercial: bool = Field(False, alias="rechazoComercial")
+    sobre: SobreIntercambio | None = None
+    nota_correctiva: str | None = Field(
+        None, alias="notaCorrectiva", description="idCfeEmitido de la nota de crédito que corrige el rechazo comercial."
+    )
+    borrador_nota: str | None = Field(
+        None,
+        alias="borradorNota",
+        description="Ante un rechazo comercial sin nota aún: el borrador de la nota de crédito, con el motivo del "
+        "receptor como razón (GET).",
+    )
+    aviso_anulacion: AvisoAnulacion | None = Field(
+        None,
+        alias="avisoAnulacion",
+        description="CFEs_Anulados_x_RechazoDGI enviado al receptor cuando DGI rechazó el comprobante ya entregado.",
+    )
+    fechas: dict[str, datetime] = Field(
+        default_factory=dict, description="registrado, enSobre, enviado, sobreRespondido, respondido."
+    )

@@ -1,0 +1,36 @@
+"""What envios registers with comprobante (comprobante.hooks): every receipt's road to DGI, stored with it and
+followed by a wake-up of the packer after the commit; the `dgi` section of a receipt's answer, its submission
+read in the answer's one query. Run by the app factory (each area's `wiring.init_app`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from flask import Flask
+from sqlalchemy import Select
+from sqlalchemy.orm import Session
+
+from portal.service.comprobante import hooks
+from portal.service.comprobante.models import IssuedCfe
+from portal.service.envios.models import DgiSubmission
+from portal.service.envios.tasks import wake_packer
+from portal.service.envios.tracking import dgi_state, record_issued
+from portal.service.platform.db import Base
+
+
+def _submission(session: Session, issued: hooks.Issued) -> Sequence[Base]:
+    return (record_issued(session, issued.record, issued.cfe, issued.ui_value, issued.totals),)
+
+
+def _wake_packer(session: Session, issued: hooks.Issued) -> hooks.Wakeup:
+    company_id = issued.record.company_id
+    return hooks.Wakeup(lambda: wake_packer(company_id), "envios wake-up")
+
+
+def _with_submission(statement: Select) -> Select:
+    return statement.add_columns(DgiSubmission).outerjoin(DgiSubmission, DgiSubmission.cfe_id == IssuedCfe.id)
+
+
+def init_app(app: Flask) -> None:
+    hooks.follow_issues("envios", hooks.IssueFollowUp(rows=_submission, stored=_wake_packer))
+    hooks.add_receipt_sections("envios", hooks.ReceiptSections(dgi=dgi_state, prefetch=_with_submission))

@@ -1,0 +1,47 @@
+"""What the exchange registers with comprobante (comprobante.hooks): a receipt to an electronic receiver is
+recorded for delivery in its issuing transaction (and the exchange woken after the commit), a credit note is
+linked to the commercial rejection it corrects; the `intercambio` and `corrigeRechazoComercial` sections of a
+receipt's answer and the reason of a credit note's draft. Run by the app factory (each area's
+`wiring.init_app`)."""
+
+from __future__ import annotations
+
+from flask import Flask
+from sqlalchemy.orm import Session
+
+from portal.service.comprobante import hooks
+from portal.service.comprobante.models import IssuedCfe
+from portal.service.intercambio import sending
+from portal.service.intercambio.tasks import wake_exchange
+from portal.service.intercambio.tracking import (
+    commercial_rejection,
+    corrected_receipt,
+    exchange_state,
+    link_correcting_note,
+    rejection_reason,
+)
+
+
+def _record_delivery(session: Session, issued: hooks.Issued) -> hooks.Wakeup | None:
+    record, receiver = issued.record, issued.cfe.receptor
+    exchanged = sending.record_issued(session, record, receiver.tipo_doc_recep if receiver else None, issued.issuer_rut)
+    link_correcting_note(session, record, list(issued.originals))
+    if not exchanged:
+        return None
+    company_id = record.company_id
+    return hooks.Wakeup(lambda: wake_exchange(company_id), "intercambio wake-up")
+
+
+def _credit_note_reason(session: Session, original: IssuedCfe) -> str | None:
+    rejected = commercial_rejection(session, original)
+    return rejection_reason(rejected) if rejected else None
+
+
+def init_app(app: Flask) -> None:
+    hooks.follow_issues("intercambio", hooks.IssueFollowUp(stored=_record_delivery))
+    hooks.add_receipt_sections(
+        "intercambio",
+        hooks.ReceiptSections(
+            exchange=exchange_state, corrects_rejection=corrected_receipt, credit_note_reason=_credit_note_reason
+        ),
+    )
