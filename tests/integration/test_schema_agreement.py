@@ -73,3 +73,10 @@ def test_printed_texts_publish_the_characters_they_accept(api_client):
     assert "\\u2028" not in schemas["Receptor"]["properties"]["rznSocRecep"]["anyOf"][0]["pattern"]
     assert "\\u2028" in schemas["BranchIn"]["properties"]["nombre"]["pattern"]  # one line: refused there
     assert "pattern" in schemas["NotaCreditoTotal"]["properties"]["razon"]
+
+
+def test_every_schema_has_its_own_plain_name(api_client):
+    """Two models of one name make pydantic publish module paths (`portal__service__x__Motivo`): an integrator's
+    generated client would carry them. Each model the API publishes has a name of its own."""
+    schemas = api_client.get("/api/v1/openapi.json").json["components"]["schemas"]
+    assert [name for name in schemas if "__" in name or name.startswith("portal")] == []

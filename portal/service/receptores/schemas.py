@@ -80,7 +80,7 @@ class ReceptorDgiQuery(BaseModel):
     )
 
 
-class Advertencia(BaseModel):
+class AdvertenciaReceptor(BaseModel):
     codigo: str = Field(
         description="receptor_inactivo, receptor_no_emisor_electronico, cva_vencido o receptor_no_encontrado: "
         "las mismas que la emisión inteligente."
@@ -126,4 +126,6 @@ class ReceptorDgi(BaseModel):
         description="Si el RUT figura en el directorio de emisores electrónicos de DGI (ws_consultas): es receptor "
         "electrónico y cada comprobante que se le emita se le entrega también firmado, por intercambio.",
     )
-    advertencias: list[Advertencia] = Field(description="Lo que conviene saber antes de emitirle; vacía si nada.")
+    advertencias: list[AdvertenciaReceptor] = Field(
+        description="Lo que conviene saber antes de emitirle; vacía si nada."
+    )

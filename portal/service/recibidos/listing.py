@@ -21,7 +21,7 @@ from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe, Receive
 from portal.service.recibidos.motives import motive
 from portal.service.recibidos.schemas import (
     Linea,
-    Motivo,
+    MotivoRecepcion,
     PaginaRecibidos,
     Recibido,
     RecibidoCompleto,
@@ -131,7 +131,7 @@ def recibido(row: ReceivedCfe) -> dict:
         "total": row.mnt_total,
         "a_pagar": row.mnt_pagar,
         "estado": row.estado,
-        "motivos": [Motivo(**m) for m in row.motives or []],
+        "motivos": [MotivoRecepcion(**m) for m in row.motives or []],
         "decision": row.decision,
         "rechazado_dgi": row.anulado_dgi,
         "contabilizado": row.contabilizado,
@@ -186,7 +186,9 @@ def completo(session: Session, row: ReceivedCfe) -> RecibidoCompleto:
         adenda=row.adenda,
         sobre_id=row.sobre_id,
         canal=envelope.channel,
-        motivo_decision=Motivo(**motive(row.decision_motive, row.decision_text)) if row.decision_motive else None,
+        motivo_decision=MotivoRecepcion(**motive(row.decision_motive, row.decision_text))
+        if row.decision_motive
+        else None,
         decidido_en=row.decided_at,
         decidido_por=row.decided_by,
         contabilizado_en=row.contabilizado_at,

@@ -16,7 +16,7 @@ from portal.service.platform.errors import FieldError, NotFound, ValidationFaile
 from portal.service.recibidos import decisions, listing, tasks, uploads, ws
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe
 from portal.service.recibidos.schemas import (
-    Motivo,
+    MotivoRecepcion,
     PaginaRecibidos,
     Rechazar,
     RecibidoCompleto,
@@ -257,7 +257,7 @@ def subir(principal: Principal):
                 archivo=envelope.name,
                 sobre_id=result.sobre_id,
                 estado=result.estado,
-                motivos=[Motivo(**m) for m in result.motives],
+                motivos=[MotivoRecepcion(**m) for m in result.motives],
                 aceptados=result.accepted,
                 rechazados=result.rejected,
                 recibidos=result.cfe_ids,

@@ -64,7 +64,7 @@ class RecibidosQuery(BaseModel):
         return value
 
 
-class Motivo(_Out):
+class MotivoRecepcion(_Out):
     codigo: str
     glosa: str
     detalle: str | None = None
@@ -98,7 +98,7 @@ class Recibido(_Out):
     total: Decimal | None
     a_pagar: Decimal | None = Field(alias="aPagar")
     estado: str = Field(description="AE o BE: la respuesta automática al recibirlo.")
-    motivos: list[Motivo]
+    motivos: list[MotivoRecepcion]
     decision: str | None = Field(description="aceptado o rechazado (decisión comercial), o null.")
     rechazado_dgi: bool = Field(alias="rechazadoDgi")
     contabilizado: bool
@@ -135,7 +135,7 @@ class RecibidoCompleto(Recibido):
     adenda: str | None
     sobre_id: int = Field(alias="sobreId")
     canal: str
-    motivo_decision: Motivo | None = Field(alias="motivoDecision")
+    motivo_decision: MotivoRecepcion | None = Field(alias="motivoDecision")
     decidido_en: datetime | None = Field(alias="decididoEn")
     decidido_por: str | None = Field(alias="decididoPor")
     contabilizado_en: datetime | None = Field(alias="contabilizadoEn")
@@ -148,7 +148,7 @@ class ResultadoSobre(_Out):
     archivo: str
     sobre_id: int = Field(alias="sobreId")
     estado: str = Field(description="AS (recibido) o BS (rechazado).")
-    motivos: list[Motivo]
+    motivos: list[MotivoRecepcion]
     aceptados: int
     rechazados: int
     recibidos: list[int] = Field(description="Los id de los CFE guardados.")
