@@ -17,8 +17,10 @@ from portal.service.cfe.errors import CaeError, XmlInputError
 from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.comprobante.numbering import import_range
 from portal.service.empresa import audit
-from portal.service.empresa.schemas import CaeList, CaeOut
-from portal.service.errors import ApiError, FieldError, ValidationFailed
+from portal.service.empresa.schemas import CaeBajaIn, CaeBajaOut, CaeList, CaeOut
+from portal.service.envios.voids import void_up_to
+from portal.service.errors import ApiError, Conflict, FieldError, NotFound, ValidationFailed
+from portal.service.i18n import _
 from portal.service.models import Company
 
 
@@ -133,3 +135,54 @@ def upload(principal: Principal, xml: bytes) -> tuple[CaeOut, bool]:
             )
         result = present(record)
     return result, created
+
+
+def retire(principal: Principal, range_id: int, body: CaeBajaIn) -> CaeBajaOut:
+    """Void every unused number of one of the company's ranges at once (it numbers nothing more), in the
+    audit like its upload. `body.cantidad` must be the count left, as the person saw it: a range that moved
+    meanwhile (a receipt issued, another void) is a 409 that states the new count, never a larger void."""
+    with db.write_transaction() as session:
+        cae = session.get(CaeRangeRecord, range_id, with_for_update=True)
+        if cae is None or cae.company_id != principal.company_id:
+            raise NotFound(_("No existe ese rango de CAE en la empresa."), code="cae_no_encontrado")
+        left = cae.remaining
+        if left == 0:
+            raise Conflict(
+                _("El CAE {cae} no tiene números sin usar: no hay nada que anular.", cae=cae.cae_id),
+                code="cae_sin_numeros",
+            )
+        if body.cantidad != left:
+            raise Conflict(
+                _(
+                    "Al CAE {cae} le quedan {left} números sin usar ({first} a {last}), no {asked}: "
+                    "indicá esa cantidad para anularlos.",
+                    cae=cae.cae_id,
+                    left=left,
+                    first=cae.next_nro,
+                    last=cae.hnro,
+                    asked=body.cantidad,
+                ),
+                code="cantidad_distinta",
+            )
+        voided = void_up_to(session, principal, cae, cae.hnro, body.motivo)
+        audit.record(
+            session,
+            principal,
+            "cae_dado_de_baja",
+            {
+                "tipoCFE": cae.tipo_cfe,
+                "serie": cae.serie,
+                "anulados": {"desde": voided.nro_desde, "hasta": voided.nro_hasta},
+                "cantidad": left,
+                "motivo": body.motivo,
+            },
+            target=str(cae.cae_id),
+        )
+        return CaeBajaOut(
+            cae=present(cae),
+            idAnulacion=voided.id,
+            nroDesde=voided.nro_desde,
+            nroHasta=voided.nro_hasta,
+            cantidad=left,
+            fechaReporte=voided.fecha,
+        )
