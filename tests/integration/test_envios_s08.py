@@ -87,7 +87,9 @@ def test_an_envelope_dgi_already_holds_ends_with_dgis_verdict_on_each_receipt(ap
         assert session.scalar(select(DgiEnvelope.id).where(DgiEnvelope.id != sobre.id)) is None  # nothing resent
 
 
-def test_receipts_dgi_never_received_under_that_number_go_in_a_new_envelope(api_client, user, service_app):
+def test_receipts_dgi_never_received_under_that_number_go_in_a_new_envelope(
+    api_client, user, service_app, auth_headers
+):
     held = issue(api_client, user, bodies.body(bodies.EFACTURA))["idCfeEmitido"]
     missing = issue(api_client, user, bodies.body(bodies.EFACTURA))["idCfeEmitido"]
     dgi_holds(service_app, [held])  # number 1 was used by an envelope holding only one of them
@@ -98,6 +100,10 @@ def test_receipts_dgi_never_received_under_that_number_go_in_a_new_envelope(api_
     assert (first.idemisor, first.state, sub.state) == (1, "respondido", "aceptado")
     sub, second = submission(service_app, missing)
     assert second.idemisor == 2 and second.ack_state == "AS" and sub.state == "aceptado"
+    listed = {s["idEmisor"]: s for s in _sobres(api_client, auth_headers("admin@demo.uy", 1))}
+    assert (listed[1]["estado"], listed[1]["cantidadCfe"], listed[1]["aceptados"]) == ("respondido", 2, 1)
+    assert "1 que DGI no recibió" in listed[1]["ultimoError"]
+    assert (listed[2]["estado"], listed[2]["aceptados"]) == ("respondido", 1)
 
 
 def test_while_dgi_is_still_judging_the_receipts_the_envelope_asks_again(api_client, user, service_app):
@@ -153,3 +159,9 @@ def test_a_rejection_reads_back_with_dgis_motives_from_the_wire():
         assert consultas.parse_state_answer(consultas.build_state_answer(state)) == state
     request = consultas.build_state_request(RUT, 111, "A", 42)
     assert consultas.read_state_request(request) == (RUT, 111, "A", 42)
+
+
+def _sobres(api_client, headers) -> list[dict]:
+    answer = api_client.get("/api/v1/envios/sobres", headers=headers)
+    assert answer.status_code == 200, answer.json
+    return answer.json["items"]
