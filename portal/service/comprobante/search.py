@@ -214,14 +214,15 @@ def receiver_conditions(session: Session, company_id: int, typed: str) -> tuple[
                 .subquery()
             )
         )
+        or 0
         for option in options
     ]
     if sum(found) < MANY_RECEIVER_MATCHES:
         return or_(*options), or_(*options)
     listed = {"doc": InListing(IssuedCfe.receptor_doc), "name": InListing(IssuedCfe.receptor_busqueda)}
     along_the_list = or_(*receiver_options(session, company_id, typed, **listed, names=names))
-    names, documents = found
-    return along_the_list, (options[0] if names and not documents else along_the_list)
+    by_name, by_document = found
+    return along_the_list, (options[0] if by_name and not by_document else along_the_list)
 
 
 def receiver_condition(session: Session, company_id: int, typed: str) -> ColumnElement:
