@@ -9,8 +9,10 @@ Steps return when to run the next one; the tasks module turns that into huey sch
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from flask import current_app
 from sqlalchemy import func, select
@@ -21,6 +23,7 @@ from portal.service import db
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios import ack_trust, acks, envelope, outage
 from portal.service.envios.adapter import (
+    CfeState,
     Credentials,
     DgiPermanentError,
     DgiReception,
@@ -34,6 +37,7 @@ from portal.service.eventos.publishing import publish, receipt_verdict
 from portal.service.keystore import private_key_pem
 from portal.service.models import Certificate, Company
 
+T = TypeVar("T")
 MAX_DELAY_SECONDS = 600
 S08_ASKING = "DGI ya tiene un sobre con este número (S08): se consulta a DGI el estado de cada comprobante."
 SLACK = timedelta(seconds=1)
@@ -290,17 +294,15 @@ def fetch(envelope_id: int, *, probe: bool = False) -> Next | None:
         return _reconcile(envelope_id, creds, asks)
     if id_receptor is None or token is None:  # DGI's ACKSobre said AS without them: nothing to ask with
         return _failed(envelope_id, "recibido", "DGI recibió el sobre sin darle IDReceptor y Token.", None)
-    try:
+
+    def ask() -> tuple[bytes | None, list[acks.CfeVerdict] | None]:
         data = reception().query_envelope(id_receptor, token, credentials=creds)
-        verdicts = acks.read_ack_cfe(data) if data is not None else None
-    except (DgiTransientError, acks.AckUnreadable) as exc:
-        return _unanswered(envelope_id, "recibido", str(exc))
-    except DgiPermanentError as exc:
-        return _failed(envelope_id, "recibido", exc.message, None)
-    except Exception as exc:  # as in deliver
-        current_app.logger.exception("answers of envelope %s could not be fetched", envelope_id)
-        return _failed(envelope_id, "recibido", f"Error inesperado: {exc}", "fetch")
-    outage.answered()
+        return data, acks.read_ack_cfe(data) if data is not None else None
+
+    try:
+        data, verdicts = _ask_dgi(envelope_id, "answers", ask)
+    except _NoAnswer as failure:
+        return failure.next_step
     if verdicts is None:
         return _failed(envelope_id, "recibido", "DGI aún no terminó de procesar el sobre.", "fetch")
     with db.write_transaction() as session:
@@ -319,23 +321,45 @@ def fetch(envelope_id: int, *, probe: bool = False) -> Next | None:
     return None
 
 
+class _NoAnswer(Exception):
+    """DGI gave no usable answer to a question about a received envelope; the failure is recorded."""
+
+    def __init__(self, next_step: Next | None):
+        super().__init__()
+        self.next_step = next_step
+
+
+def _ask_dgi(envelope_id: int, what: str, ask: Callable[[], T]) -> T:
+    """Ask DGI something about a received envelope. DGI not answering (or unreadably) is an outage, a refusal
+    waits for support, a defect of ours is retried; each is recorded and raised as _NoAnswer with what next."""
+    try:
+        answer = ask()
+    except (DgiTransientError, acks.AckUnreadable) as exc:
+        raise _NoAnswer(_unanswered(envelope_id, "recibido", str(exc))) from exc
+    except DgiPermanentError as exc:
+        raise _NoAnswer(_failed(envelope_id, "recibido", exc.message, None)) from exc
+    except Exception as exc:  # as in deliver
+        current_app.logger.exception("the %s of envelope %s could not be fetched", what, envelope_id)
+        raise _NoAnswer(_failed(envelope_id, "recibido", f"Error inesperado: {exc}", "fetch")) from exc
+    outage.answered()
+    return answer
+
+
 def _reconcile(envelope_id: int, creds: Credentials, asks: list[tuple[str, int, str, int]]) -> Next | None:
     """After S08: ask DGI (ws_consultas EFACCONSULTARESTADOCFE) what it holds of each receipt of the envelope
     and record it. A verdict is recorded as ACKCFE's would be; a receipt DGI never received goes back to
     pending, into a new envelope with a new number; while DGI is still judging one, ask again later."""
-    try:
-        states = {
+
+    def ask() -> dict[str, CfeState]:
+        return {
             cfe_id: reception().query_cfe_state(creds.rut, tipo, serie, nro, credentials=creds)
             for cfe_id, tipo, serie, nro in asks
         }
-    except DgiTransientError as exc:
-        return _unanswered(envelope_id, "recibido", str(exc))
-    except DgiPermanentError as exc:
-        return _failed(envelope_id, "recibido", exc.message, None)
-    except Exception as exc:  # as in deliver
-        current_app.logger.exception("the receipts of envelope %s could not be looked up", envelope_id)
-        return _failed(envelope_id, "recibido", f"Error inesperado: {exc}", "fetch")
-    outage.answered()
+
+    try:
+        states = _ask_dgi(envelope_id, "receipts' states", ask)
+    except _NoAnswer as failure:
+        return failure.next_step
     if any(state.estado == "en_proceso" for state in states.values()):
         return _failed(envelope_id, "recibido", "DGI aún no terminó de procesar los comprobantes del sobre.", "fetch")
     with db.write_transaction() as session:
