@@ -215,7 +215,7 @@ class SimulatedDgi(DgiReception):
     def query_cfe_state(self, rut: str, tipo_cfe: int, serie: str, nro: int, *, credentials: Credentials) -> CfeState:
         """ws_consultas EFACCONSULTARESTADOCFE from what the simulator received: the verdict its ACKCFE gave the
         CFE (motives included), `en_proceso` until that answer is ready, `no_recibido` for a CFE it never got."""
-        self._mode("EFACCONSULTARESTADOCFE")
+        judging = self._mode("EFACCONSULTARESTADOCFE") == "sin_respuestas"  # as EFACCONSULTARESTADOENVIO
         with db.new_session() as session:
             seen = session.scalar(
                 select(SimCfe).where(
@@ -225,7 +225,7 @@ class SimulatedDgi(DgiReception):
             if seen is None:
                 return CfeState("no_recibido")
             record = session.get_one(SimEnvelope, seen.envelope_id)
-            if datetime.now(UTC) < record.ready_at or record.answer_xml is None:
+            if judging or datetime.now(UTC) < record.ready_at or record.answer_xml is None:
                 return CfeState("en_proceso")
             for verdict in acks.read_ack_cfe(record.answer_xml):
                 if (verdict.tipo_cfe, verdict.serie, verdict.nro) == (tipo_cfe, serie, nro):
