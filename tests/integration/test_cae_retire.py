@@ -67,7 +67,10 @@ def test_the_stated_count_voids_the_whole_rest_audited_and_in_todays_report(api_
         e for e in api_client.get(f"{BASE}/auditoria", headers=admin).json["items"] if e["accion"] == "cae_dado_de_baja"
     ]
     assert event["objeto"] == str(loaded["caeId"]) and event["actor"] == "admin@demo.uy"
-    assert event["cambios"]["cantidad"] == 2500 and event["cambios"]["anulados"] == {"desde": 1, "hasta": 2500}
+    assert event["cambios"]["cantidad"] == 2500 and (
+        event["cambios"]["anuladosDesde"],
+        event["cambios"]["anuladosHasta"],
+    ) == (1, 2500)
 
     with service_app.app_context():
         report = db.session().get(DgiDailyReport, reports.build(1, today_montevideo(), "test"))

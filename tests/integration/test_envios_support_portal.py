@@ -305,3 +305,5 @@ def test_an_empty_cantidad_voids_nothing_and_offers_the_whole_rest_with_its_coun
 
     api = CfeClient(live_service.url).as_user(live_token_for("admin@demo.uy"), company_id=1)
     assert api.list_audit().items[0].action == "cae_dado_de_baja"
+    audit = soup(admin.get("/empresa/auditoria")).get_text(" ", strip=True)
+    assert "Dio de baja un CAE" in audit and "Anulados hasta" in audit and "100000" in audit

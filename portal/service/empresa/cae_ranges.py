@@ -172,7 +172,8 @@ def retire(principal: Principal, range_id: int, body: CaeBajaIn) -> CaeBajaOut:
             {
                 "tipoCFE": cae.tipo_cfe,
                 "serie": cae.serie,
-                "anulados": {"desde": voided.nro_desde, "hasta": voided.nro_hasta},
+                "anuladosDesde": voided.nro_desde,
+                "anuladosHasta": voided.nro_hasta,
                 "cantidad": left,
                 "motivo": body.motivo,
             },
