@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from portal.client import errors
 from portal.client.empresa_records import (
     AuditChange,
     AuditEvent,
@@ -13,6 +14,7 @@ from portal.client.empresa_records import (
     ContingencyBook,
     FiscalSettings,
     Logo,
+    RetiredCae,
     SigningCertificate,
     UploadedCae,
 )
@@ -42,6 +44,7 @@ __all__ = [
     "FiscalSettings",
     "Logo",
     "RejectedReceipt",
+    "RetiredCae",
     "SigningCertificate",
     "TodayLine",
     "UploadedCae",
@@ -106,6 +109,14 @@ class EmpresaApi(Transport):
     def upload_cae(self, xml: bytes) -> UploadedCae:
         response = self._request("POST", f"{BASE}/cae", data=xml, headers_extra={"Content-Type": "application/xml"})
         return UploadedCae(CaeRange.from_json(response.json()), created=response.status_code == 201)
+
+    def retire_cae_range(self, range_id: int, *, count: int, reason: str) -> RetiredCae:
+        """Void every unused number of a range at once. `count` confirms how many are left: another count is a
+        Conflict that states the real one (nothing voided), as is a range with nothing left. Field errors name
+        these parameters (count, reason)."""
+        body = {"cantidad": count, "motivo": reason}
+        with errors.fields_named({"cantidad": "count", "motivo": "reason"}):
+            return RetiredCae.from_json(self._json("POST", f"{BASE}/cae/{int(range_id)}/baja", json=body))
 
     def list_contingency_books(self) -> tuple[ContingencyBook, ...]:
         return tuple(ContingencyBook.from_json(b) for b in self._json("GET", f"{BASE}/contingencia")["items"])

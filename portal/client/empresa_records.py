@@ -176,6 +176,30 @@ class CaeRange:
 
 
 @dataclass(frozen=True)
+class RetiredCae:
+    """A CAE range retired: the range as it is now (nothing left) and the numbers voided, reported in the daily
+    report of `report_day`."""
+
+    range: CaeRange
+    void_id: int
+    first: int
+    last: int
+    count: int
+    report_day: date
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> RetiredCae:
+        return cls(
+            range=CaeRange.from_json(data["cae"]),
+            void_id=int(data["idAnulacion"]),
+            first=int(data["nroDesde"]),
+            last=int(data["nroHasta"]),
+            count=int(data["cantidad"]),
+            report_day=parse_date(data["fechaReporte"]),
+        )
+
+
+@dataclass(frozen=True)
 class UploadedCae:
     range: CaeRange
     created: bool  # False: that CAE was already loaded

@@ -14,7 +14,8 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from portal.service.intercambio.directory import ElectronicIssuer, upsert_issuer
+from portal.service.envios.consultas import ElectronicIssuer
+from portal.service.intercambio.directory import upsert_issuer
 from portal.service.platform import db
 from tests.browser.pages import Shell, SmartIssuancePage, both_widths, settled
 from tests.browser.pages.receipt import ReceiptPage

@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from portal.client import CfeClient, Forbidden, NotFound, ValidationError
+from portal.client import CfeClient, Conflict, Forbidden, NotFound, ValidationError
 from portal.client.empresa import (
     AuditChange,
     AuditEvent,
@@ -16,8 +16,10 @@ from portal.client.empresa import (
     DaySummary,
     FiscalSettings,
     Logo,
+    RetiredCae,
     SigningCertificate,
 )
+from portal.domain.uruguay_time import today_montevideo
 from tests.support import cfe_bodies as bodies
 from tests.support.empresa_files import cae_xml, image, p12
 
@@ -94,6 +96,23 @@ def test_cae_ranges_and_audit(as_user):
     events = api.list_audit().items
     assert isinstance(events[0], AuditEvent) and events[0].action == "cae_cargado"
     assert AuditChange("serie", "R") in events[0].changes
+
+
+def test_a_cae_range_is_retired_with_its_count_confirmed(as_user):
+    api = as_user()
+    loaded = api.upload_cae(cae_xml(tipo=182, serie="Q", dnro=1, hnro=40, cae_id=90260000041)).range
+    with pytest.raises(Conflict) as wrong:
+        api.retire_cae_range(loaded.id, count=39, reason="Serie que no se usa")
+    assert wrong.value.code == "cantidad_distinta" and "40" in wrong.value.message
+    retired = api.retire_cae_range(loaded.id, count=40, reason="Serie que no se usa")
+    assert isinstance(retired, RetiredCae) and (retired.first, retired.last, retired.count) == (1, 40, 40)
+    assert (
+        retired.range.remaining == 0 and retired.range.status == "agotado" and retired.report_day == today_montevideo()
+    )
+    with pytest.raises(Forbidden):
+        as_user("usuario@demo.uy").retire_cae_range(loaded.id, count=40, reason="Serie que no se usa")
+    with pytest.raises(NotFound):
+        as_user("admin@demo.uy", 2).retire_cae_range(loaded.id, count=40, reason="Serie que no se usa")
 
 
 def test_roles_are_mapped(as_user):

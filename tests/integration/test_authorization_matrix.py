@@ -58,6 +58,7 @@ RECORD_PARAMS = {
     "webhook_id",
     "cliente_id",
     "certificate_id",
+    "cae_range_id",
     "producto_id",
     "aviso_id",
     "recibido_id",
@@ -105,6 +106,7 @@ def company_one_records(api_client, auth_headers, service_app) -> dict:
         "requestId": smart["requestId"],
         "cfe_id": receipt["idCfeEmitido"],
         "branch_id": branch["id"],
+        "cae_range_id": api_client.get("/api/v1/empresa/cae", headers=admin).json["items"][0]["id"],
         "id_sobre": 1,
         "id_reporte": 1,
         "documento": "acuse",  # of an envelope or a report: one both paths name

@@ -375,3 +375,39 @@ def test_the_list_and_its_csv_show_credit_notes_negative_and_a_cancelled_receipt
     )
     exempt = Decimal(original["Exento y no gravado"].replace(",", "."))
     assert net + iva + exempt == Decimal(original["Total"].replace(",", ".")) and iva > 0
+
+
+def test_a_common_word_adds_up_its_matches_from_the_name_index_alone_on_sqlite(
+    api_client, user, service_app, monkeypatch
+):
+    """#25 item 18 at 100,000 receipts: a word many receipts share ("ferreteria", two names of nine) pages along
+    the list index (stopping after its rows), and its totals read only the matching entries of the receiver
+    name index, which holds what they add up (0170), instead of walking every receipt of the company."""
+    monkeypatch.setattr(search, "MANY_RECEIVER_MATCHES", 20)
+    issue(api_client, user, bodies.body(bodies.EFACTURA))
+    rows = receipt_copies.fill(service_app, 300)
+    with service_app.app_context(), db.write_transaction() as session:
+        session.execute(text("ANALYZE"))
+    with service_app.app_context():
+        session = db.session()
+        company = session.scalar(select(IssuedCfe.company_id))
+        with receipt_copies.statements_run(session) as run:
+            where, totals_where = search.conditions_and_totals(session, company, search.Filters(receptor="ferreteria"))
+            search.page(session, where, None, 50)
+            found = search.totals(session, totals_where)
+        plans = [
+            [row[3] for row in session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", parameters)]
+            for sql, parameters in run
+            if "cfe_emitido." in sql and "DISTINCT" not in sql and ("ORDER BY" in sql or "sum(" in sql)
+        ]
+    assert plans == [
+        ["SEARCH cfe_emitido USING INDEX ix_cfe_emitido_listado (company_id=?)"],
+        [
+            "SEARCH cfe_emitido USING COVERING INDEX ix_cfe_emitido_receptor_busqueda "
+            "(company_id=? AND receptor_busqueda=?)"
+        ],
+    ]
+    wanted = [r for r in rows if receipt_copies.receiver_matches(r, "ferreteria")]
+    assert sum(total.cantidad for total in found) == len(wanted) > 20
+    seen, count = _every_page(api_client, user, {"receptor": "ferreteria"})
+    assert seen == receipt_copies.in_list_order(wanted) and count == len(wanted)

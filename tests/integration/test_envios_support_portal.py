@@ -284,7 +284,9 @@ def test_each_list_pages_on_its_own_with_the_list_contract(signed_in, live_servi
     assert len(rows(soup(admin.get("/envios/?anulaciones=estropeado")), "voided")) == 2
 
 
-def test_an_empty_cantidad_voids_nothing_and_offers_the_whole_rest_with_its_count(signed_in):
+def test_an_empty_cantidad_voids_nothing_and_offers_the_whole_rest_with_its_count(
+    signed_in, live_service, live_token_for
+):
     admin = signed_in("admin@demo.uy")
     data = void_form(soup(admin.get("/envios/")), cantidad="", motivo="Cierre del local", confirmar="y")
     answer = admin.post("/envios/anular", data=data, headers=HTMX)
@@ -294,8 +296,14 @@ def test_an_empty_cantidad_voids_nothing_and_offers_the_whole_rest_with_its_coun
     assert rows(soup(admin.get("/envios/")), "voided") == []  # nothing voided behind the one checkbox
     rest = fragment.find(attrs={"data-testid": "void-rest"})
     assert "Anular todo el resto: 100.000 números (del 1 al 100000, serie A)" in rest.get_text(" ", strip=True)
-    # Choosing it voids exactly the numbers it stated.
+    # Choosing it voids exactly the numbers it stated: the range's retirement, in the audit like its upload.
     data = {**void_form(fragment, cantidad="", motivo="Cierre del local", confirmar="y"), "resto": "y"}
     assert admin.post("/envios/anular", data=data).status_code == 303
     (voided,) = rows(soup(admin.get("/envios/")), "voided")
     assert "e-Remito A 1–100000" in voided
+    from portal.client import CfeClient
+
+    api = CfeClient(live_service.url).as_user(live_token_for("admin@demo.uy"), company_id=1)
+    assert api.list_audit().items[0].action == "cae_dado_de_baja"
+    audit = soup(admin.get("/empresa/auditoria")).get_text(" ", strip=True)
+    assert "Dio de baja un CAE" in audit and "Anulados hasta" in audit and "100000" in audit

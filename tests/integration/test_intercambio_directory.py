@@ -11,7 +11,8 @@ from lxml import etree
 from sqlalchemy import delete, func, select
 
 from portal.service.dgi.sandbox_data import DGI_RUT, NOT_EMISOR_RUT
-from portal.service.intercambio import consultas, refresh
+from portal.service.envios import consultas
+from portal.service.intercambio import refresh
 from portal.service.intercambio.directory import find_issuer
 from portal.service.intercambio.models import DirectoryRefresh, ElectronicIssuerRow
 from portal.service.platform import db

@@ -189,7 +189,8 @@ def test_hostile_uploads_are_refused_whole(api_client, usuario, service_app, nam
 
 
 def test_answers_to_an_upload_go_to_the_supplier_by_mail_from_the_worker(api_client, usuario, service_app, smtp):
-    from portal.service.intercambio.directory import ElectronicIssuer, upsert_issuer
+    from portal.service.envios.consultas import ElectronicIssuer
+    from portal.service.intercambio.directory import upsert_issuer
 
     service_app.config["SMTP_URL"] = smtp.url
     with service_app.app_context():

@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from portal.service.intercambio.directory import ElectronicIssuer, upsert_issuer
+from portal.service.envios.consultas import ElectronicIssuer
+from portal.service.intercambio.directory import upsert_issuer
 from portal.service.platform import db
 from portal.service.recibidos.models import ReceivedCfe
 from tests.support.cfe_bodies import issue

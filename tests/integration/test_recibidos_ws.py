@@ -13,8 +13,9 @@ from sqlalchemy import select
 
 from portal.service import create_app
 from portal.service.cfe.schema import validate_xml
+from portal.service.envios.consultas import ElectronicIssuer
 from portal.service.intercambio import answers, transport
-from portal.service.intercambio.directory import ElectronicIssuer, upsert_issuer
+from portal.service.intercambio.directory import upsert_issuer
 from portal.service.platform import db, jobs
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe, ReceivedEnvelope
 from tests.support import recibidos as sup

@@ -1,6 +1,7 @@
 """A local stand-in for DGI's ws_consultas directory operations (a WSGI app) answering from the simulator's
-data (portal.service.intercambio.simulated), and the same served on a real port: the tests' endpoint for the
-real SOAP client, as tests.support.dgi_standin is for the RUT lookup.
+data (portal.service.intercambio.simulated), and EFACCONSULTARESTADOCFE when given what to answer it with,
+and the same served on a real port: the tests' endpoint for the real SOAP client, as tests.support.dgi_standin is
+for the RUT lookup.
 
 Like DGI: POST only, the SOAPAction of the operation, the WS-Security signature over the Body verified (a
 missing or bad one gets HTTP 500 with a SOAP Fault, dgi_standin.verify_request), DOCTYPE refused."""
@@ -8,14 +9,15 @@ missing or bad one gets HTTP 500 with a SOAP Fault, dgi_standin.verify_request),
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from lxml import etree
 from werkzeug.serving import make_server
 from werkzeug.wrappers import Request, Response
 
-from portal.service.intercambio import consultas
+from portal.service.envios import consultas
+from portal.service.envios.adapter import CfeState
 from portal.service.intercambio.simulated import simulated_issuers
 from tests.support.dgi_standin import SignatureError, soap_fault, verify_request
 
@@ -26,8 +28,15 @@ _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=Fals
 
 
 class ConsultasStandIn:
-    def __init__(self, config: Mapping[str, Any] | None = None, *, status: int | None = None):
+    def __init__(
+        self,
+        config: Mapping[str, Any] | None = None,
+        *,
+        status: int | None = None,
+        cfe_state: Callable[[str, int, str, int], CfeState] | None = None,
+    ):
         self.config = dict(config or {})
+        self.cfe_state = cfe_state  # answers EFACCONSULTARESTADOCFE (the simulator's memory, in the app)
         self.status = status  # set to answer every call with this HTTP status (a broken DGI)
         self.calls: list[tuple[str, str]] = []  # (operation, since) of every verified call
 
@@ -46,6 +55,13 @@ class ConsultasStandIn:
             verify_request(envelope)
         except (etree.XMLSyntaxError, SignatureError, ValueError) as exc:
             return soap_fault(f"WS-Security: {exc}")
+        state_asked = consultas.read_state_request(envelope)
+        if state_asked is not None and self.cfe_state is not None:
+            if request.headers.get("SOAPAction", "").strip('"') != consultas.soap_action(consultas.CFE_STATE):
+                return soap_fault("Unknown SOAPAction")
+            self.calls.append((consultas.CFE_STATE, "/".join(map(str, state_asked))))
+            answer = consultas.build_state_answer(self.cfe_state(*state_asked))
+            return Response(answer, content_type="text/xml; charset=utf-8")
         asked = consultas.read_request(envelope)
         if asked is None:
             return soap_fault("Unknown operation or missing Filtro_eFacRUCEmisorAudFchHora")

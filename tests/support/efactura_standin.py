@@ -144,6 +144,10 @@ class InApp(DgiReception):
         with self.app.app_context():
             return self.reception.query_envelope(id_receptor, token, credentials=credentials)
 
+    def query_cfe_state(self, rut, tipo_cfe, serie, nro, *, credentials):
+        with self.app.app_context():
+            return self.reception.query_cfe_state(rut, tipo_cfe, serie, nro, credentials=credentials)
+
     def send_report(self, report_xml, *, file_name, credentials):
         with self.app.app_context():
             return self.reception.send_report(report_xml, file_name=file_name, credentials=credentials)

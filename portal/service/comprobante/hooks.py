@@ -9,7 +9,9 @@ comprobante calls what is registered:
   electronic receiver), and what wakes after its commit;
 - the sections of a receipt's answer those areas write (`dgi`, `intercambio`, `corrigeRechazoComercial`), the
   rows read with the receipt in one query, and the reason a credit note's draft takes from the receiver's
-  commercial rejection.
+  commercial rejection;
+- voiding a CAE range's unused numbers (envios: the void goes in the daily report), which empresa's retiring
+  of a range asks for.
 
 Registration replaces by name, so an app factory run twice registers each area once, in the order of AREAS.
 """
@@ -18,15 +20,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import Select
 from sqlalchemy.orm import Session
 
 from portal.service.cfe import CfeInput, Totals
-from portal.service.comprobante.models import IssuedCfe
+from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.comprobante.tracking_schemas import EstadoDgi, EstadoIntercambio
+from portal.service.platform.auth import Principal
 from portal.service.platform.db import Base
 from portal.service.platform.models import Company
 
@@ -89,7 +93,20 @@ class ReceiptSections:
     prefetch: Callable[[Select], Select] | None = None
 
 
+class VoidedNumbers(Protocol):
+    """Numbers voided from a CAE range (envios' VoidedRange): its record and the daily report's day."""
+
+    id: int
+    nro_desde: int
+    nro_hasta: int
+    fecha: date
+
+
+# (session, principal, the range locked by the caller, the last number to void, the reason) -> what was voided.
+VoidNumbers = Callable[[Session, Principal, CaeRangeRecord, int, str], VoidedNumbers]
+
 _company: CompanySettings | None = None
+_void_numbers: VoidNumbers | None = None
 _follow_ups: dict[str, IssueFollowUp] = {}
 _sections: dict[str, ReceiptSections] = {}
 
@@ -97,6 +114,18 @@ _sections: dict[str, ReceiptSections] = {}
 def provide_company_settings(settings: CompanySettings) -> None:
     global _company
     _company = settings
+
+
+def provide_voiding(void: VoidNumbers) -> None:
+    global _void_numbers
+    _void_numbers = void
+
+
+def void_up_to(session: Session, principal: Principal, cae: CaeRangeRecord, last: int, reason: str) -> VoidedNumbers:
+    """Void `cae`'s unused numbers up to `last` in the caller's transaction (envios' voids.void_up_to)."""
+    if _void_numbers is None:
+        raise RuntimeError("no voiding registered: envios' init_app has not run (create_app)")
+    return _void_numbers(session, principal, cae, last, reason)
 
 
 def follow_issues(area: str, follow_up: IssueFollowUp) -> None:

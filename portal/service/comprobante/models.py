@@ -88,7 +88,10 @@ class IssuedCfe(Base):
         # Past receivers (receptores/past.py): each document's newest receipt read from the index alone; its
         # leading columns serve every lookup by document.
         Index("ix_cfe_emitido_receptor_doc_reciente", "company_id", "receptor_doc", "created_at"),
-        Index("ix_cfe_emitido_receptor_busqueda", "company_id", "receptor_busqueda"),
+        # With what the list's totals add up, so a common word's totals read this index alone (0170).
+        Index(
+            "ix_cfe_emitido_receptor_busqueda", "company_id", "receptor_busqueda", "tpo_moneda", "tipo_cfe", "mnt_total"
+        ),
         Index("ix_cfe_emitido_dgi_status", "company_id", "dgi_status"),
         Index("ix_cfe_emitido_request_id", "company_id", "request_id"),
         Index("ix_cfe_emitido_idempotency_key", "company_id", "idempotency_key"),

@@ -170,7 +170,7 @@ def buscar(query: BuscarQuery, principal: Principal):
     wanted = negotiate("application/json", "text/csv")
     filters = search.Filters(**query.model_dump(exclude={"cursor", "limite"}))
     session = db.session()
-    where = search.conditions(session, principal.company_id, filters)
+    where, totals_where = search.conditions_and_totals(session, principal.company_id, filters)
     if wanted == "text/csv":
         header = [say(name) for name in HEADER]
         chunks = csv_chunks(search.export_rows_closing(db.new_session(), principal.company_id, where), header)
@@ -181,7 +181,7 @@ def buscar(query: BuscarQuery, principal: Principal):
         return response
     rows, following = search.page(session, where, query.cursor, query.limite)
     cancelled = search.cancellations(session, principal.company_id, rows)
-    result: ResultadoBusqueda = resultado_busqueda(rows, following, search.totals(session, where), cancelled)
+    result: ResultadoBusqueda = resultado_busqueda(rows, following, search.totals(session, totals_where), cancelled)
     response = Response(result.model_dump_json(by_alias=True), mimetype="application/json")
     response.vary.add("Accept")
     return response

@@ -143,29 +143,48 @@ def _column_off_its_index(element, compiler, **kw):
 MANY_NAMES = 500
 
 
-def _named(session: Session, company_id: int, typed: str, name) -> ColumnElement[bool]:
-    """Every typed word starts some word of the name (in any order, anywhere in it). The names are read first
-    from the word table (a range on its key per word), so the receipts are matched against a short list of
-    values, which both databases look up in their (company_id, receptor_busqueda) index."""
+@dataclass(frozen=True)
+class _Names:
+    """The names a typed text's words find: listed as values, or (past MANY_NAMES) one subquery per word."""
+
+    values: tuple[str, ...] = ()
+    per_word: tuple = ()
+
+
+def _names(session: Session, company_id: int, typed: str) -> _Names:
+    """The names in which every typed word starts some word (in any order, anywhere in the name), read from the
+    word table (a range on its key per word), so the receipts are matched against a short list of values, which
+    both databases look up in their (company_id, receptor_busqueda) index."""
     words = name_words(folded(typed))
     if not words:
-        return false()
+        return _Names()
     mine = ReceiverWord.company_id == company_id
     each = [select(ReceiverWord.nombre).where(mine, _prefix(ReceiverWord.palabra, w)) for w in words]
     names = session.scalars(intersect(*each) if len(each) > 1 else each[0].limit(MANY_NAMES + 1)).all()
     if len(names) > MANY_NAMES:
-        return and_(*(name.in_(words_of) for words_of in each))
-    return name.in_(sorted(set(names))) if names else false()
+        return _Names(per_word=tuple(each))
+    return _Names(values=tuple(sorted(set(names))))
+
+
+def _named(found: _Names, name) -> ColumnElement[bool]:
+    if found.per_word:
+        return and_(*(name.in_(words_of) for words_of in found.per_word))
+    return name.in_(found.values) if found.values else false()
 
 
 def receiver_options(
-    session: Session, company_id: int, typed: str, doc=IssuedCfe.receptor_doc, name=IssuedCfe.receptor_busqueda
+    session: Session,
+    company_id: int,
+    typed: str,
+    doc=IssuedCfe.receptor_doc,
+    name=IssuedCfe.receptor_busqueda,
+    names: _Names | None = None,
 ) -> list:
     """What the receiver filter matches, any of: every typed word starts a word of the folded name, or the
-    document starts with what was typed."""
+    document starts with what was typed. `names`: the typed words' names, when already read."""
     typed = typed.strip()
     digits = "".join(ch for ch in typed if ch.isdigit())
-    options = [_named(session, company_id, typed, name)]
+    options = [_named(names if names is not None else _names(session, company_id, typed), name)]
     if digits and all(ch.isdigit() or ch in ".- " for ch in typed):
         options.append(_prefix(doc, digits))  # 21-100342-001-7 finds 211003420017
     else:
@@ -173,16 +192,20 @@ def receiver_options(
     return options
 
 
-def receiver_condition(session: Session, company_id: int, typed: str):
-    """The receiver filter. SQLite cannot tell how many receipts a prefix matches and answers the OR of the
-    two receiver indexes by reading every match from the table, for the page and again for the totals: for
-    "21" that is every receipt. So it first counts, from those indexes alone and up to
-    MANY_RECEIVER_MATCHES, what each way of matching finds; past that the filter is tested on the list's
-    index instead. PostgreSQL weighs both plans from its statistics and gets the plain filter."""
-    options = receiver_options(session, company_id, typed)
+def receiver_conditions(session: Session, company_id: int, typed: str) -> tuple[ColumnElement, ColumnElement]:
+    """The receiver filter, for the page and for the totals. SQLite cannot tell how many receipts a prefix
+    matches and answers the OR of the two receiver indexes by reading every match from the table, for the page
+    and again for the totals: for "21" that is every receipt. So it first counts, from those indexes alone and
+    up to MANY_RECEIVER_MATCHES, what each way of matching finds; past that the page tests the filter on the
+    list's index entries in list order (it stops after its rows). The totals add up every match: when only
+    names match (a common word, "pocitos"), they read the matches alone from the receiver name index, which
+    holds what they add up (migration 0170), rather than every receipt of the company along the list index.
+    PostgreSQL weighs the plans from its statistics and gets the plain filter for both."""
+    names = _names(session, company_id, typed)
+    options = receiver_options(session, company_id, typed, names=names)
     if session.get_bind().dialect.name != "sqlite":
-        return or_(*options)
-    found = sum(
+        return or_(*options), or_(*options)
+    found = [
         session.scalar(
             select(func.count()).select_from(
                 select(IssuedCfe.company_id)
@@ -191,16 +214,32 @@ def receiver_condition(session: Session, company_id: int, typed: str):
                 .subquery()
             )
         )
+        or 0
         for option in options
-    )
-    if found < MANY_RECEIVER_MATCHES:
-        return or_(*options)
+    ]
+    if sum(found) < MANY_RECEIVER_MATCHES:
+        return or_(*options), or_(*options)
     listed = {"doc": InListing(IssuedCfe.receptor_doc), "name": InListing(IssuedCfe.receptor_busqueda)}
-    return or_(*receiver_options(session, company_id, typed, **listed))
+    along_the_list = or_(*receiver_options(session, company_id, typed, **listed, names=names))
+    by_name, by_document = found
+    return along_the_list, (options[0] if by_name and not by_document else along_the_list)
+
+
+def receiver_condition(session: Session, company_id: int, typed: str) -> ColumnElement:
+    """The receiver filter of the page (receiver_conditions)."""
+    return receiver_conditions(session, company_id, typed)[0]
 
 
 def conditions(session: Session, company_id: int, f: Filters) -> list:
+    """The page's conditions for the filters (`conditions_and_totals` gives the totals' too)."""
+    return conditions_and_totals(session, company_id, f)[0]
+
+
+def conditions_and_totals(session: Session, company_id: int, f: Filters) -> tuple[list, list]:
+    """The conditions of the page and of its totals: the same set, each written for the index that serves it
+    (they differ only for a receiver text that matches many receipts, receiver_conditions)."""
     where = [IssuedCfe.company_id == company_id]
+    totals_receiver = None
     if f.desde:
         where.append(IssuedCfe.fch_emis >= f.desde)
     if f.hasta:
@@ -213,7 +252,8 @@ def conditions(session: Session, company_id: int, f: Filters) -> list:
         if typed.serie:
             where.append(IssuedCfe.serie == typed.serie)
     if f.receptor:
-        where.append(receiver_condition(session, company_id, f.receptor))
+        page_receiver, totals_receiver = receiver_conditions(session, company_id, f.receptor)
+        where.append(page_receiver)
     if f.monto_desde is not None:
         where.append(IssuedCfe.mnt_total >= f.monto_desde)
     if f.monto_hasta is not None:
@@ -224,7 +264,9 @@ def conditions(session: Session, company_id: int, f: Filters) -> list:
         where.append(IssuedCfe.dgi_status == f.estado_dgi)
     if f.referencia:
         where.append(or_(IssuedCfe.request_id == f.referencia, IssuedCfe.idempotency_key == f.referencia))
-    return where
+    if totals_receiver is None:
+        return where, where
+    return where, [totals_receiver if condition is page_receiver else condition for condition in where]
 
 
 ORDER = (IssuedCfe.fch_emis, IssuedCfe.nro, IssuedCfe.id)

@@ -6,25 +6,30 @@ and other contents is a 409 (`numbering.import_range`)."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from sqlalchemy import select
 
 from portal.domain.empresa import CAE_MAX_BYTES, EXPIRY_WARNING_DAYS
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.cae import parse_cae
 from portal.service.cfe.errors import CaeError, XmlInputError
+from portal.service.comprobante import hooks
 from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.comprobante.numbering import import_range
 from portal.service.empresa import audit
-from portal.service.empresa.schemas import CaeList, CaeOut
+from portal.service.empresa.schemas import CaeBajaIn, CaeBajaOut, CaeList, CaeOut
 from portal.service.platform import db
 from portal.service.platform.auth import Principal
-from portal.service.platform.errors import ApiError, FieldError, ValidationFailed
+from portal.service.platform.errors import ApiError, Conflict, FieldError, NotFound, ValidationFailed
+from portal.service.platform.i18n import _
 from portal.service.platform.models import Company
 
 
 def present(record: CaeRangeRecord) -> CaeOut:
     today = today_montevideo()
     days_left = (record.vencimiento - today).days
+    state: Literal["vigente", "por_vencer", "vencido", "agotado", "no_vigente"]
     if record.remaining == 0:
         state = "agotado"
     elif days_left < 0:
@@ -94,7 +99,7 @@ def upload(principal: Principal, xml: bytes) -> tuple[CaeOut, bool]:
             f"El archivo no es un CAE válido de DGI: {problem} Subilo tal como lo descargaste, sin editarlo.",
         ) from None
     with db.write_transaction() as session:
-        company = session.get(Company, principal.company_id)
+        company = session.get_one(Company, principal.company_id)
         if cae.rut != company.rut:
             raise _invalid("otro_rut", f"El CAE es del RUT {cae.rut}, no del de la empresa ({company.rut}).")
         if cae.vencimiento < today_montevideo():
@@ -133,3 +138,55 @@ def upload(principal: Principal, xml: bytes) -> tuple[CaeOut, bool]:
             )
         result = present(record)
     return result, created
+
+
+def retire(principal: Principal, range_id: int, body: CaeBajaIn) -> CaeBajaOut:
+    """Void every unused number of one of the company's ranges at once (it numbers nothing more), in the
+    audit like its upload. `body.cantidad` must be the count left, as the person saw it: a range that moved
+    meanwhile (a receipt issued, another void) is a 409 that states the new count, never a larger void."""
+    with db.write_transaction() as session:
+        cae = session.get(CaeRangeRecord, range_id, with_for_update=True)
+        if cae is None or cae.company_id != principal.company_id:
+            raise NotFound(_("No existe ese rango de CAE en la empresa."), code="cae_no_encontrado")
+        left = cae.remaining
+        if left == 0:
+            raise Conflict(
+                _("El CAE {cae} no tiene números sin usar: no hay nada que anular.", cae=cae.cae_id),
+                code="cae_sin_numeros",
+            )
+        if body.cantidad != left:
+            raise Conflict(
+                _(
+                    "Al CAE {cae} le quedan {left} números sin usar ({first} a {last}), no {asked}: "
+                    "indicá esa cantidad para anularlos.",
+                    cae=cae.cae_id,
+                    left=left,
+                    first=cae.next_nro,
+                    last=cae.hnro,
+                    asked=body.cantidad,
+                ),
+                code="cantidad_distinta",
+            )
+        voided = hooks.void_up_to(session, principal, cae, cae.hnro, body.motivo)
+        audit.record(
+            session,
+            principal,
+            "cae_dado_de_baja",
+            {
+                "tipoCFE": cae.tipo_cfe,
+                "serie": cae.serie,
+                "anuladosDesde": voided.nro_desde,
+                "anuladosHasta": voided.nro_hasta,
+                "cantidad": left,
+                "motivo": body.motivo,
+            },
+            target=str(cae.cae_id),
+        )
+        return CaeBajaOut(
+            cae=present(cae),
+            idAnulacion=voided.id,
+            nroDesde=voided.nro_desde,
+            nroHasta=voided.nro_hasta,
+            cantidad=left,
+            fechaReporte=voided.fecha,
+        )

@@ -18,6 +18,8 @@ from portal.service.empresa.schemas import (
     BranchIn,
     BranchList,
     BranchOut,
+    CaeBajaIn,
+    CaeBajaOut,
     CaeList,
     CaeOut,
     CertificateList,
@@ -347,6 +349,30 @@ def upload_cae(principal: Principal):
         raise _unsupported("XML (Content-Type: application/xml)")
     result, created = cae_ranges.upload(principal, request.get_data())
     return result, 201 if created else 200
+
+
+@operation(
+    bp,
+    "POST",
+    "/cae/<int:cae_range_id>/baja",
+    tag=TAG,
+    summary="Dar de baja un rango de CAE",
+    auth=AUTH,
+    roles=ADMINS,
+    body=CaeBajaIn,
+    responses={
+        200: CaeBajaOut,
+        404: "No existe ese rango de CAE en la empresa.",
+        409: "`cae_sin_numeros`: el rango no tiene números sin usar; `cantidad_distinta`: le quedan otros tantos "
+        "(el mensaje dice cuántos) y no se anuló nada.",
+    },
+    path_params={"cae_range_id": "Identificador del rango (`id`), como lo da la lista de CAE."},
+)
+def retire_cae(principal: Principal, cae_range_id: int, body: CaeBajaIn):
+    """Anula de una vez todos los números sin usar del rango: no numera más, los números anulados se informan
+    en el reporte diario de hoy (como cualquier anulación) y la baja queda en la auditoría. `cantidad` debe ser
+    la de números que le quedan (`restantes` en la lista): la confirmación de lo que se anula."""
+    return cae_ranges.retire(principal, cae_range_id, body)
 
 
 @operation(

@@ -253,6 +253,34 @@ class CaeOut(BaseModel):
     origen: str = Field(description="dgi (archivo de DGI) o demo.")
 
 
+class CaeBajaIn(BaseModel):
+    """Dar de baja un rango de CAE: anular de una vez todos sus números sin usar. `cantidad` confirma cuántos
+    son (los `restantes` del rango); si no coincide, no se anula nada."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        str_strip_whitespace=True,
+        json_schema_extra={"examples": [{"cantidad": 99990, "motivo": "Cambio de serie: este CAE no se usa más"}]},
+    )
+
+    cantidad: Annotated[StrictInt, Field(ge=1, le=9_999_999), WHOLE_NUMBER] = Field(
+        description="Cuántos números quedan sin usar en el rango (sus `restantes`): la confirmación de la baja."
+    )
+    motivo: StrictStr = Field(min_length=3, max_length=200)
+
+
+class CaeBajaOut(BaseModel):
+    """El rango dado de baja (sin números restantes) y los números anulados, que se informan en el reporte
+    diario de `fechaReporte`."""
+
+    cae: CaeOut
+    idAnulacion: int = Field(description="La anulación, como la lista /envios/anulaciones.")  # noqa: N815
+    nroDesde: int  # noqa: N815
+    nroHasta: int  # noqa: N815
+    cantidad: int
+    fechaReporte: date = Field(description="Día en cuyo reporte diario se informan los números anulados.")  # noqa: N815
+
+
 class CaeList(BaseModel):
     """Los rangos de CAE de la empresa, por tipo y serie."""
 

@@ -19,9 +19,11 @@ errors: they come back as ACK documents (BS/BA, BE, BR).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
 
 __all__ = [
+    "CfeState",
     "Credentials",
     "DgiPermanentError",
     "DgiReception",
@@ -38,6 +40,15 @@ class Credentials:
     rut: str
     key_pem: bytes
     cert_pem: bytes
+
+
+@dataclass(frozen=True)
+class CfeState:
+    """What DGI holds of one CFE (ws_consultas EFACCONSULTARESTADOCFE): its verdict (AE, BE, CE, FE, as in
+    ACKCFE) with DGI's motives, `en_proceso` (received, not judged yet) or `no_recibido` (DGI has no such CFE)."""
+
+    estado: Literal["AE", "BE", "CE", "FE", "en_proceso", "no_recibido"]
+    motives: list[dict] = field(default_factory=list)
 
 
 class DgiReceptionError(Exception):
@@ -70,6 +81,12 @@ class DgiReception(ABC):
     def query_envelope(self, id_receptor: str, token: str, *, credentials: Credentials) -> bytes | None:
         """EFACCONSULTARESTADOENVIO: the ACKCFE document (one ACKCFE_Det per CFE) of the envelope DGI
         numbered `id_receptor` and gave `token` for, or None when DGI has not finished processing it."""
+
+    def query_cfe_state(self, rut: str, tipo_cfe: int, serie: str, nro: int, *, credentials: Credentials) -> CfeState:
+        """ws_consultas EFACCONSULTARESTADOCFE: what DGI holds of one CFE. Asked after DGI answers S08 (it
+        already has an envelope with that number), to learn each receipt's fate. An adapter that cannot ask
+        says so with a permanent error (support reconciles by hand)."""
+        raise DgiPermanentError("Esta recepción de DGI no consulta el estado de un CFE.", code="dgi_sin_consulta")
 
     @abstractmethod
     def send_report(self, report_xml: bytes, *, file_name: str, credentials: Credentials) -> bytes:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from flask import current_app
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios import schemas
@@ -33,16 +33,22 @@ def envelopes(session, company_id: int, page: schemas.Lista, only_id: int | None
         query = query.where(DgiEnvelope.id == only_id)
     rows, following, total = _page(session, query, (DgiEnvelope.id,), page)
     late = datetime.now(UTC) - timedelta(minutes=current_app.config["ENVIOS_OVERDUE_MINUTES"])
-    counts = dict(
-        session.execute(
-            select(DgiSubmission.envelope_id, func.count())
-            .where(DgiSubmission.envelope_id.in_([r[0].id for r in rows]), DgiSubmission.state == "rechazado")
+    # (receipts still in it, rejected) per envelope: after an S08 those DGI never received left for a new one
+    counts = {
+        envelope_id: (held, rejected or 0)
+        for envelope_id, held, rejected in session.execute(
+            select(
+                DgiSubmission.envelope_id,
+                func.count(),
+                func.sum(case((DgiSubmission.state == "rechazado", 1), else_=0)),
+            )
+            .where(DgiSubmission.envelope_id.in_([r[0].id for r in rows]))
             .group_by(DgiSubmission.envelope_id)
         ).all()
-    )
+    }
     result = []
     for (sobre,) in rows:
-        rejected = counts.get(sobre.id, 0)
+        held, rejected = counts.get(sobre.id, (0, 0))
         answered = sobre.state == "respondido"
         result.append(
             schemas.Sobre(
@@ -62,7 +68,7 @@ def envelopes(session, company_id: int, page: schemas.Lista, only_id: int | None
                 intentos=sobre.attempts,
                 ultimo_error=sobre.last_error,
                 proximo_intento=sobre.next_attempt_at,
-                aceptados=sobre.cfe_count - rejected if answered else 0,
+                aceptados=held - rejected if answered else 0,
                 rechazados=rejected,
                 demorado=sobre.state in ("armado", "recibido", "error") and sobre.created_at < late,
                 creado_en=sobre.created_at,

@@ -39,8 +39,9 @@ class Sobre(_Out):
     archivo: str = Field(description="Sob_<RUC>_<AAAAMMDD>_<Idemisor>.xml")
     cantidad_cfe: int = Field(alias="cantidadCfe")
     estado: Literal["armado", "recibido", "respondido", "rechazado", "error"] = Field(
-        description="armado (guardado, enviándose), recibido (AS), respondido (DGI contestó por cada CFE), "
-        "rechazado (BS/BA), error (requiere soporte)."
+        description="armado (guardado, enviándose), recibido (AS; o BS S08: DGI ya tenía un sobre con ese número, "
+        "y se le consulta el estado de cada CFE), respondido (DGI contestó por cada CFE; tras un S08, los que DGI "
+        "no recibió van en un sobre nuevo), rechazado (BS/BA), error (requiere soporte)."
     )
     acuse: str | None = Field(None, description="Estado del ACKSobre de DGI: AS, BS o BA.")
     motivos: list[Motivo] = Field(default_factory=list)
@@ -57,7 +58,7 @@ class Sobre(_Out):
     intentos: int
     ultimo_error: str | None = Field(None, alias="ultimoError")
     proximo_intento: datetime | None = Field(None, alias="proximoIntento")
-    aceptados: int = 0
+    aceptados: int = Field(0, description="Los comprobantes del sobre que DGI no rechazó, cuando respondió.")
     rechazados: int = 0
     demorado: bool = Field(description="true si lleva más de lo esperado sin respuesta final.")
     creado_en: datetime = Field(alias="creadoEn")

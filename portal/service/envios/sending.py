@@ -9,8 +9,10 @@ Steps return when to run the next one; the tasks module turns that into huey sch
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from flask import current_app
 from sqlalchemy import func, select
@@ -21,6 +23,7 @@ from portal.service.comprobante.events import receipt_verdict
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios import ack_trust, acks, envelope, outage
 from portal.service.envios.adapter import (
+    CfeState,
     Credentials,
     DgiPermanentError,
     DgiReception,
@@ -35,7 +38,9 @@ from portal.service.platform import db
 from portal.service.platform.keystore import private_key_pem
 from portal.service.platform.models import Certificate, Company
 
+T = TypeVar("T")
 MAX_DELAY_SECONDS = 600
+S08_ASKING = "DGI ya tiene un sobre con este número (S08): se consulta a DGI el estado de cada comprobante."
 SLACK = timedelta(seconds=1)
 
 
@@ -43,8 +48,8 @@ SLACK = timedelta(seconds=1)
 class Next:
     """What to run next for an envelope, and in how many seconds."""
 
-    step: str  # "deliver" | "fetch" | "report" | "probe" (DGI is down: the probe calls it in `delay` seconds)
-    envelope_id: int  # the envelope's id (the report's, for "report")
+    step: str  # "deliver" | "fetch" | "report" | "pack" | "probe" (DGI is down: the probe calls it in `delay` s)
+    envelope_id: int  # the envelope's id (the report's, for "report"; the company's, for "pack")
     delay: float
 
 
@@ -188,10 +193,12 @@ def deliver(envelope_id: int, *, probe: bool = False) -> Next | None:
             sobre.query_after = query_after = _moment(answer.query_after) or now
             sobre.attempts, sobre.last_error, sobre.next_attempt_at = 0, None, sobre.query_after
         elif any(m["codigo"] == "S08" for m in answer.motives):
-            # Our envelope numbers are unique, so DGI already holds THIS envelope from a delivery whose answer
-            # we lost. Its receipts were received once: nothing is rebuilt or resent; support reconciles it.
-            sobre.state, sobre.last_error = "error", "DGI ya tiene este sobre (S08): conciliar su estado con DGI."
-            return None
+            # DGI already holds an envelope with this number: ours, from a delivery whose answer we lost, or
+            # another one that reused the number. Nothing is rebuilt or resent blindly: `fetch` asks DGI
+            # (ws_consultas) what it holds of each receipt and records that.
+            sobre.state, sobre.received_at = "recibido", now
+            sobre.attempts, sobre.last_error, sobre.next_attempt_at = 0, S08_ASKING, now
+            return Next("fetch", envelope_id, 0.5)
         else:
             sobre.state = "rechazado"
         for sub, record in _contents(session, envelope_id):
@@ -282,19 +289,21 @@ def fetch(envelope_id: int, *, probe: bool = False) -> Next | None:
             return None  # the probe calls DGI; its answer wakes this one
         creds = credentials(session, sobre.company_id, sobre.certificate_id)
         id_receptor, token = sobre.id_receptor, sobre.token
+        s08 = any(m["codigo"] == "S08" for m in sobre.ack_motives or [])
+        asks = [(r.id, r.tipo_cfe, r.serie, r.nro) for _sub, r in _contents(session, envelope_id)] if s08 else []
+    if s08:
+        return _reconcile(envelope_id, creds, asks)
     if id_receptor is None or token is None:  # DGI's ACKSobre said AS without them: nothing to ask with
         return _failed(envelope_id, "recibido", "DGI recibió el sobre sin darle IDReceptor y Token.", None)
-    try:
+
+    def ask() -> tuple[bytes | None, list[acks.CfeVerdict] | None]:
         data = reception().query_envelope(id_receptor, token, credentials=creds)
-        verdicts = acks.read_ack_cfe(data) if data is not None else None
-    except (DgiTransientError, acks.AckUnreadable) as exc:
-        return _unanswered(envelope_id, "recibido", str(exc))
-    except DgiPermanentError as exc:
-        return _failed(envelope_id, "recibido", exc.message, None)
-    except Exception as exc:  # as in deliver
-        current_app.logger.exception("answers of envelope %s could not be fetched", envelope_id)
-        return _failed(envelope_id, "recibido", f"Error inesperado: {exc}", "fetch")
-    outage.answered()
+        return data, acks.read_ack_cfe(data) if data is not None else None
+
+    try:
+        data, verdicts = _ask_dgi(envelope_id, "answers", ask)
+    except _NoAnswer as failure:
+        return failure.next_step
     if verdicts is None:
         return _failed(envelope_id, "recibido", "DGI aún no terminó de procesar el sobre.", "fetch")
     with db.write_transaction() as session:
@@ -311,6 +320,72 @@ def fetch(envelope_id: int, *, probe: bool = False) -> Next | None:
             if verdict is not None:
                 _record_verdict(session, sub, record, verdict, now)
     return None
+
+
+class _NoAnswer(Exception):
+    """DGI gave no usable answer to a question about a received envelope; the failure is recorded."""
+
+    def __init__(self, next_step: Next | None):
+        super().__init__()
+        self.next_step = next_step
+
+
+def _ask_dgi(envelope_id: int, what: str, ask: Callable[[], T]) -> T:
+    """Ask DGI something about a received envelope. DGI not answering (or unreadably) is an outage, a refusal
+    waits for support, a defect of ours is retried; each is recorded and raised as _NoAnswer with what next."""
+    try:
+        answer = ask()
+    except (DgiTransientError, acks.AckUnreadable) as exc:
+        raise _NoAnswer(_unanswered(envelope_id, "recibido", str(exc))) from exc
+    except DgiPermanentError as exc:
+        raise _NoAnswer(_failed(envelope_id, "recibido", exc.message, None)) from exc
+    except Exception as exc:  # as in deliver
+        current_app.logger.exception("the %s of envelope %s could not be fetched", what, envelope_id)
+        raise _NoAnswer(_failed(envelope_id, "recibido", f"Error inesperado: {exc}", "fetch")) from exc
+    outage.answered()
+    return answer
+
+
+def _reconcile(envelope_id: int, creds: Credentials, asks: list[tuple[str, int, str, int]]) -> Next | None:
+    """After S08: ask DGI (ws_consultas EFACCONSULTARESTADOCFE) what it holds of each receipt of the envelope
+    and record it. A verdict is recorded as ACKCFE's would be; a receipt DGI never received goes back to
+    pending, into a new envelope with a new number; while DGI is still judging one, ask again later."""
+
+    def ask() -> dict[str, CfeState]:
+        return {
+            cfe_id: reception().query_cfe_state(creds.rut, tipo, serie, nro, credentials=creds)
+            for cfe_id, tipo, serie, nro in asks
+        }
+
+    try:
+        states = _ask_dgi(envelope_id, "receipts' states", ask)
+    except _NoAnswer as failure:
+        return failure.next_step
+    if any(state.estado == "en_proceso" for state in states.values()):
+        return _failed(envelope_id, "recibido", "DGI aún no terminó de procesar los comprobantes del sobre.", "fetch")
+    with db.write_transaction() as session:
+        sobre = session.get_one(DgiEnvelope, envelope_id)
+        if sobre.state != "recibido":
+            return None
+        now, again = _now(), 0
+        for sub, record in _contents(session, envelope_id):
+            state = states.get(sub.cfe_id)
+            if state is None:  # joined the envelope after the question: impossible, envelopes never grow
+                continue
+            if state.estado == "no_recibido":
+                sub.envelope_id, sub.ordinal, sub.packed_at = None, None, None
+                set_state(sub, record, "pendiente")
+                again += 1
+                continue
+            verdict = acks.CfeVerdict(sub.ordinal or 0, record.tipo_cfe, record.serie, record.nro, state.estado)
+            _record_verdict(session, sub, record, replace(verdict, motives=state.motives), now)
+        sobre.state, sobre.answered_at, sobre.next_attempt_at = "respondido", now, None
+        sobre.last_error = (
+            f"DGI ya tenía un sobre con este número (S08): estado de cada comprobante consultado a DGI; "
+            f"{len(states) - again} con respuesta de DGI, {again} que DGI no recibió van en un sobre nuevo."
+        )
+        company_id = sobre.company_id
+    return Next("pack", company_id, 0.0) if again else None
 
 
 def _record_verdict(session, sub: DgiSubmission, record: IssuedCfe, verdict: acks.CfeVerdict, now: datetime) -> None:

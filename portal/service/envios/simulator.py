@@ -35,7 +35,7 @@ from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import shared_signer, verify_signature
 from portal.service.cfe.xmlsafe import parse_untrusted
 from portal.service.envios import acks, cfc, outage, simchecks
-from portal.service.envios.adapter import Credentials, DgiPermanentError, DgiReception
+from portal.service.envios.adapter import CfeState, Credentials, DgiPermanentError, DgiReception
 from portal.service.envios.envelope import MAX_BYTES
 from portal.service.envios.models import SimCfe, SimEnvelope, SimKey, SimReport
 from portal.service.envios.states import motive
@@ -211,6 +211,26 @@ class SimulatedDgi(DgiReception):
             if datetime.now(UTC) < record.ready_at:
                 return None
             return record.answer_xml
+
+    def query_cfe_state(self, rut: str, tipo_cfe: int, serie: str, nro: int, *, credentials: Credentials) -> CfeState:
+        """ws_consultas EFACCONSULTARESTADOCFE from what the simulator received: the verdict its ACKCFE gave the
+        CFE (motives included), `en_proceso` until that answer is ready, `no_recibido` for a CFE it never got."""
+        judging = self._mode("EFACCONSULTARESTADOCFE") == "sin_respuestas"  # as EFACCONSULTARESTADOENVIO
+        with db.new_session() as session:
+            seen = session.scalar(
+                select(SimCfe).where(
+                    SimCfe.rut_emisor == rut, SimCfe.tipo_cfe == tipo_cfe, SimCfe.serie == serie, SimCfe.nro == nro
+                )
+            )
+            if seen is None:
+                return CfeState("no_recibido")
+            record = session.get_one(SimEnvelope, seen.envelope_id)
+            if judging or datetime.now(UTC) < record.ready_at or record.answer_xml is None:
+                return CfeState("en_proceso")
+            for verdict in acks.read_ack_cfe(record.answer_xml):
+                if (verdict.tipo_cfe, verdict.serie, verdict.nro) == (tipo_cfe, serie, nro):
+                    return CfeState(verdict.estado, verdict.motives)  # type: ignore[arg-type]  # DGI's AE/BE/CE
+            return CfeState(seen.estado, [])  # type: ignore[arg-type]  # as above
 
     # --- daily reports -------------------------------------------------------------------------------
 

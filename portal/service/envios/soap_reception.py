@@ -46,8 +46,9 @@ from zeep.wsdl import Document
 
 from portal import paths
 from portal.service.dgi.soap import ZEEP_SETTINGS, DgiTransport, body_signer, shared_session
+from portal.service.envios.consultas import ConsultasClient, DirectoryUnavailable
 
-from .adapter import Credentials, DgiPermanentError, DgiReception, DgiTransientError
+from .adapter import CfeState, Credentials, DgiPermanentError, DgiReception, DgiTransientError
 
 log = logging.getLogger(__name__)
 
@@ -144,6 +145,7 @@ class SoapReception(DgiReception):
 
     def __init__(self, config: Mapping[str, Any], *, session: requests.Session | None = None):
         self.url = config.get("DGI_RECEPTION_URL") or DGI_TEST_URL
+        self.consultas_url = config.get("INTERCAMBIO_CONSULTAS_URL") or None
         self.timeout = timeout_seconds(config)
         self.wsdl_path = str(config.get("DGI_RECEPTION_WSDL_PATH") or default_wsdl_path())
         self.digest = str(config.get("DGI_SIGNATURE_DIGEST") or "sha256")
@@ -158,6 +160,25 @@ class SoapReception(DgiReception):
 
     def query_envelope(self, id_receptor: str, token: str, *, credentials: Credentials) -> bytes | None:
         return self._call("EFACCONSULTARESTADOENVIO", consulta_cfe(id_receptor, token), credentials)
+
+    def query_cfe_state(self, rut: str, tipo_cfe: int, serie: str, nro: int, *, credentials: Credentials) -> CfeState:
+        # ws_consultas, not ws_efactura: its own endpoint (CFE_INTERCAMBIO_CONSULTAS_URL, the directory's too).
+        try:
+            client = ConsultasClient(
+                credentials.key_pem,
+                credentials.cert_pem,
+                url=self.consultas_url,
+                timeout=self.timeout,
+                digest=self.digest,
+                session=self._session,
+            )
+            return client.cfe_state(rut, tipo_cfe, serie, nro)
+        except ValueError as exc:
+            raise DgiPermanentError(
+                "El certificado de la empresa no se puede usar para firmar.", code="dgi_certificate"
+            ) from exc
+        except DirectoryUnavailable as exc:
+            raise DgiTransientError(str(exc), code="dgi_consultas") from exc
 
     def send_report(self, report_xml: bytes, *, file_name: str, credentials: Credentials) -> bytes:
         log.info("Sending daily report %s to DGI (%d bytes)", file_name, len(report_xml))

@@ -55,7 +55,9 @@ def _follow(step: sending.Next | None) -> None:
     if step.step == "probe":
         _schedule_probe(step.delay)
         return
-    task = {"deliver": deliver_envelope, "fetch": fetch_answers, "report": deliver_report}[step.step]
+    task = {"deliver": deliver_envelope, "fetch": fetch_answers, "report": deliver_report, "pack": pack_company}[
+        step.step
+    ]
     task.schedule((step.envelope_id,), delay=step.delay)
 
 

@@ -7,6 +7,7 @@ the day carries them."""
 from __future__ import annotations
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.comprobante.models import CaeRangeRecord
@@ -46,21 +47,30 @@ def void_next(
                 code="anulacion_excede_cae",
                 status=409,
             )
-        voided = VoidedRange(
-            company_id=principal.company_id,
-            cae_range_id=cae.id,
-            tipo_cfe=tipo_cfe,
-            serie=cae.serie,
-            nro_desde=cae.next_nro,
-            nro_hasta=last,
-            fecha=today_montevideo(),
-            source="operador",
-            reason=reason,
-            created_by=principal.actor,
-        )
-        cae.next_nro = last + 1
-        session.add(voided)
-        session.flush()
+        voided = void_up_to(session, principal, cae, last, reason)
         if on_stored is not None:
             on_stored(session, voided)
         return voided
+
+
+def void_up_to(session: Session, principal: Principal, cae: CaeRangeRecord, last: int, reason: str) -> VoidedRange:
+    """Void the range's unused numbers from its next one to `last` (the caller holds the range's row locked
+    and checked `last`): the counter moves past them in this transaction, and today's daily report carries
+    them. The one way numbers are voided by a person: the next few (`void_next`) or a whole range's rest
+    (empresa's `cae_ranges.retire`)."""
+    voided = VoidedRange(
+        company_id=principal.company_id,
+        cae_range_id=cae.id,
+        tipo_cfe=cae.tipo_cfe,
+        serie=cae.serie,
+        nro_desde=cae.next_nro,
+        nro_hasta=last,
+        fecha=today_montevideo(),
+        source="operador",
+        reason=reason,
+        created_by=principal.actor,
+    )
+    cae.next_nro = last + 1
+    session.add(voided)
+    session.flush()
+    return voided

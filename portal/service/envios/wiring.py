@@ -1,6 +1,7 @@
 """What envios registers with comprobante (comprobante.hooks): every receipt's road to DGI, stored with it and
 followed by a wake-up of the packer after the commit; the `dgi` section of a receipt's answer, its submission
-read in the answer's one query. Run by the app factory (each area's `wiring.init_app`)."""
+read in the answer's one query; voiding a CAE range's unused numbers. Run by the app factory (each area's
+`wiring.init_app`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios.models import DgiSubmission
 from portal.service.envios.tasks import wake_packer
 from portal.service.envios.tracking import dgi_state, record_issued
+from portal.service.envios.voids import void_up_to
 from portal.service.platform.db import Base
 
 
@@ -32,5 +34,6 @@ def _with_submission(statement: Select) -> Select:
 
 
 def init_app(app: Flask) -> None:
+    hooks.provide_voiding(void_up_to)
     hooks.follow_issues("envios", hooks.IssueFollowUp(rows=_submission, stored=_wake_packer))
     hooks.add_receipt_sections("envios", hooks.ReceiptSections(dgi=dgi_state, prefetch=_with_submission))

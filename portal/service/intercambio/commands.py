@@ -8,7 +8,8 @@ import click
 from sqlalchemy import select
 
 from portal.service import create_app
-from portal.service.intercambio import consultas, refresh, sending, tasks
+from portal.service.envios import consultas
+from portal.service.intercambio import refresh, sending, tasks
 from portal.service.platform import db, jobs
 from portal.service.platform.models import Company
 

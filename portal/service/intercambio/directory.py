@@ -5,29 +5,12 @@ ws_consultas, refreshed daily, the simulator's own list for development) lives b
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import date
-
 from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import today_montevideo
+from portal.service.envios.consultas import ElectronicIssuer
 from portal.service.intercambio.models import ElectronicIssuerRow
 from portal.service.platform import db
-
-
-@dataclass(frozen=True)
-class ElectronicIssuer:
-    rut: str
-    name: str
-    exchange_email: str | None
-    ws_url: str | None
-    transition_from: date | None
-    transition_to: date | None
-    tech_email: str | None = None  # the provider's technical contact (ws_consultas PROV variant)
-
-    def receives_on(self, day: date) -> bool:
-        """Whether it is an electronic receiver on `day`: listed, and its start (FECHA_INICIO) has come."""
-        return self.transition_from is None or self.transition_from <= day
 
 
 def find_issuer(session: Session, rut: str) -> ElectronicIssuer | None:

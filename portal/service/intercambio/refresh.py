@@ -12,8 +12,9 @@ from typing import Any
 from flask import current_app
 from sqlalchemy import select
 
-from portal.service.intercambio import consultas
-from portal.service.intercambio.directory import ElectronicIssuer, upsert_issuer
+from portal.service.envios import consultas
+from portal.service.envios.consultas import ElectronicIssuer
+from portal.service.intercambio.directory import upsert_issuer
 from portal.service.intercambio.models import DirectoryRefresh
 from portal.service.intercambio.simulated import simulated_issuers
 from portal.service.platform import db

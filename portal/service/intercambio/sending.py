@@ -19,10 +19,11 @@ from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.comprobante.models import IssuedCfe
+from portal.service.envios.consultas import ElectronicIssuer
 from portal.service.envios.models import DgiSubmission
 from portal.service.envios.sending import backoff, lease_held
 from portal.service.intercambio import envelope, transport
-from portal.service.intercambio.directory import ElectronicIssuer, find_issuer
+from portal.service.intercambio.directory import find_issuer
 from portal.service.intercambio.models import ElectronicIssuerRow, ExchangeCfe, ExchangeEnvelope
 from portal.service.platform import db
 from portal.service.platform.models import Certificate, Company

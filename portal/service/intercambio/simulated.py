@@ -14,7 +14,7 @@ from datetime import date, datetime
 from typing import Any
 
 from portal.service.dgi.sandbox_data import DGI_RUT, taxpayers
-from portal.service.intercambio.directory import ElectronicIssuer
+from portal.service.envios.consultas import ElectronicIssuer
 
 # The demo companies' exchange addresses (development mailbox) and names, as seed.py creates them.
 DEMO_EXCHANGE = {

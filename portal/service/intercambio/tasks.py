@@ -11,8 +11,8 @@ from flask import current_app
 from huey import crontab
 from sqlalchemy import or_, select
 
+from portal.service.envios import consultas
 from portal.service.intercambio import (
-    consultas,
     notices,
     refresh,
     sending,

@@ -37,7 +37,7 @@ from portal import paths
 from portal.service.correo import transport as mail_transport
 from portal.service.dgi.soap import ZEEP_SETTINGS, DgiTransport, shared_session
 from portal.service.dgi.wsse import BodySignature
-from portal.service.intercambio.directory import ElectronicIssuer
+from portal.service.envios.consultas import ElectronicIssuer
 from portal.service.platform import db
 from portal.service.platform.keystore import private_key_pem, signing_certificate
 from portal.service.platform.models import Company

@@ -21,6 +21,7 @@ ACTIONS = {
     "logo_quitado": _l("Quitó el logo"),
     "certificado_cargado": _l("Cargó un certificado"),
     "cae_cargado": _l("Cargó un CAE"),
+    "cae_dado_de_baja": _l("Dio de baja un CAE"),
 }
 FIELDS = {
     "regimen": _l("Régimen"),
@@ -43,6 +44,10 @@ FIELDS = {
     "tipoCFE": _l("Tipo de CFE"),
     "desde": _l("Desde"),
     "vencimiento": _l("Vencimiento"),
+    "anuladosDesde": _l("Anulados desde"),
+    "anuladosHasta": _l("Anulados hasta"),
+    "cantidad": _l("Cantidad"),
+    "motivo": _l("Motivo"),
 }
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T|$)")
 _VALUES = {**REGIME_LABELS, **PAPER_LABELS}

@@ -56,6 +56,7 @@ class VoidForm(PortalForm):
     # count the person saw, is what is voided).
     resto = BooleanField(_l("Anular todo el resto del CAE"))
     resto_cantidad = HiddenField(validators=[Optional(), Regexp(r"^[1-9][0-9]{0,6}$")])
+    resto_rango = HiddenField(validators=[Optional(), Regexp(r"^[1-9][0-9]{0,9}$")])  # the range offered
 
     def count(self) -> int | None:
         """How many numbers to void: Cantidad, or the whole rest when that was chosen with its count shown."""
@@ -76,6 +77,7 @@ class VoidForm(PortalForm):
         ]
         self.resto.data = False
         self.resto_cantidad.data = str(remaining.remaining)
+        self.resto_rango.data = str(remaining.id)
         self.resto.label.text = _(
             "Anular todo el resto: %(count)s números (del %(first)s al %(last)s, serie %(serie)s)",
             count=format_number(remaining.remaining),
@@ -83,6 +85,17 @@ class VoidForm(PortalForm):
             last=remaining.last,
             serie=remaining.serie,
         )
+
+    def retirement(self) -> dict | None:
+        """The whole rest of the range offered, chosen with its count: the range's retirement (the service's
+        one operation for it, portal.client.empresa.EmpresaApi.retire_cae_range, audited); None otherwise."""
+        if self.cantidad.data or not (self.resto.data and self.resto_cantidad.data and self.resto_rango.data):
+            return None
+        return {
+            "range_id": int(self.resto_rango.data),
+            "count": int(self.resto_cantidad.data),
+            "reason": self.motivo.data.strip(),
+        }
 
     def request(self) -> dict:
         """What the service is asked for (portal.client.envios.EnviosApi.void_numbers)."""

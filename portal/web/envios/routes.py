@@ -118,8 +118,14 @@ def void():
         valid = False
     if not valid:
         return _page(form, block="void", status=422)
+    retirement = form.retirement()
     try:
-        voided = api().void_numbers(**form.request())
+        if retirement is not None:  # the whole rest: the range's retirement, audited like its upload
+            retired = api().retire_cae_range(**retirement)
+            first, last, serie, cfe_type = retired.first, retired.last, retired.range.serie, retired.range.cfe_type
+        else:
+            voided = api().void_numbers(**form.request())
+            first, last, serie, cfe_type = voided.first, voided.last, voided.serie, voided.tipo_cfe
     except client_errors.ValidationError as exc:
         apply_service_errors(form, exc, _VOID_FIELDS)
         return _page(form, block="void", status=422)
@@ -130,10 +136,10 @@ def void():
     flash(
         _(
             "Anulaste los números %(first)s a %(last)s (serie %(serie)s) de %(type)s.",
-            first=voided.first,
-            last=voided.last,
-            serie=voided.serie,
-            type=type_name(voided.tipo_cfe),
+            first=first,
+            last=last,
+            serie=serie,
+            type=type_name(cfe_type),
         ),
         "success",
     )
