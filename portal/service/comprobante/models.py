@@ -11,6 +11,7 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    CheckConstraint,
     Date,
     ForeignKey,
     Index,
@@ -67,6 +68,9 @@ class IssuedCfe(Base):
     __tablename__ = "cfe_emitido"
     __table_args__ = (
         UniqueConstraint("company_id", "tipo_cfe", "serie", "nro"),
+        # A number is authorised by a CAE range, or (a contingency receipt keyed in from paper) by a printed
+        # contingency book: exactly one of the two (migration 0160).
+        CheckConstraint("(cae_range_id IS NULL) <> (libreta_id IS NULL)", name="ck_cfe_emitido_cae_o_libreta"),
         # The receipt list (search.py): its order (date, number, id, newest first), then the columns its
         # totals add up and most filters test (the receiver filter included, migration 0017), so a page and
         # the totals of a filtered set read only the index.
@@ -98,7 +102,10 @@ class IssuedCfe(Base):
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
-    cae_range_id: Mapped[int] = mapped_column(ForeignKey("cae_range.id"))
+    cae_range_id: Mapped[int | None] = mapped_column(ForeignKey("cae_range.id"))
+    libreta_id: Mapped[int | None] = mapped_column(
+        ForeignKey("empresa_libreta_contingencia.id", name="fk_cfe_emitido_libreta_id")
+    )
     tipo_cfe: Mapped[int] = mapped_column(Integer)
     serie: Mapped[str] = mapped_column(String(2))
     nro: Mapped[int] = mapped_column(Integer)

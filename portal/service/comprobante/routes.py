@@ -107,7 +107,7 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
     # then finds them in the session instead of asking the database again.
     found = session.execute(
         select(IssuedCfe, CaeRangeRecord, DgiSubmission)
-        .join(CaeRangeRecord, CaeRangeRecord.id == IssuedCfe.cae_range_id)
+        .outerjoin(CaeRangeRecord, CaeRangeRecord.id == IssuedCfe.cae_range_id)  # a paper CFC has none
         .outerjoin(DgiSubmission, DgiSubmission.cfe_id == IssuedCfe.id)
         .where(IssuedCfe.id == query.id_cfe_emitido, IssuedCfe.company_id == principal.company_id)
     ).first()

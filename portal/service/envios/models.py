@@ -13,6 +13,7 @@ from typing import Literal
 
 from sqlalchemy import (
     JSON,
+    CheckConstraint,
     Date,
     Float,
     ForeignKey,
@@ -127,10 +128,17 @@ class VoidedRange(Base):
     (`source` "rechazo_dgi", DGI's CFEs_Anulados_x_RechazoDGI). The daily report of `fecha` carries them."""
 
     __tablename__ = "dgi_anulacion"
+    # A CAE range's numbers, or a printed contingency book's paper numbers (migration 0161): one of the two.
+    __table_args__ = (
+        CheckConstraint("(cae_range_id IS NULL) <> (libreta_id IS NULL)", name="ck_dgi_anulacion_cae_o_libreta"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
-    cae_range_id: Mapped[int] = mapped_column(ForeignKey("cae_range.id"))
+    cae_range_id: Mapped[int | None] = mapped_column(ForeignKey("cae_range.id"))
+    libreta_id: Mapped[int | None] = mapped_column(
+        ForeignKey("empresa_libreta_contingencia.id", name="fk_dgi_anulacion_libreta_id"), index=True
+    )
     tipo_cfe: Mapped[int] = mapped_column(Integer)
     serie: Mapped[str] = mapped_column(String(2))
     nro_desde: Mapped[int] = mapped_column(Integer)

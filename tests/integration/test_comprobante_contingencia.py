@@ -1,0 +1,161 @@
+"""Keying a paper contingency receipt (CFC) in through emitir: checked against the registered book, signed as its
+1xx element with TipoCFE 2xx and the paper's serie and number, sent to DGI only, observed, corrected, accepted;
+each refusal with its code; each paper number once; voiding a book's unused numbers."""
+
+from __future__ import annotations
+
+import subprocess
+from datetime import timedelta
+
+import pytest
+from lxml import etree
+
+from portal.domain.uruguay_time import today_montevideo
+from portal.service import db
+from portal.service.cfe.schema import validate_xml
+from portal.service.comprobante.models import IssuedCfe
+from portal.service.models import Certificate
+from tests.support import cfe_bodies as bodies
+from tests.support.envios import ENVIOS_CONFIG
+
+NS = {"d": "http://cfe.dgi.gub.uy"}
+CAE_ID = "90261234567"
+
+
+@pytest.fixture
+def service_config(service_config):
+    return {**service_config, **ENVIOS_CONFIG}
+
+
+@pytest.fixture
+def admin(auth_headers):
+    return auth_headers("admin@demo.uy", 1)
+
+
+@pytest.fixture
+def user(auth_headers):
+    return auth_headers("usuario@demo.uy")
+
+
+@pytest.fixture
+def book(api_client, admin):
+    today = today_montevideo()
+    body = {
+        "tipoCFE": 211,
+        "serie": "B",
+        "desde": 1,
+        "hasta": 50,
+        "caeId": CAE_ID,
+        "fechaAutorizacion": (today - timedelta(days=30)).isoformat(),
+        "vencimiento": (today + timedelta(days=700)).isoformat(),
+    }
+    answer = api_client.post("/api/v1/empresa/contingencia", json=body, headers=admin)
+    assert answer.status_code == 201, answer.json
+    return answer.json
+
+
+def paper(nro: int, *, tipo: int = 211, serie: str = "B", days_ago: int = 2, **changes) -> dict:
+    body = {**bodies.body(bodies.EFACTURA), "tipoCFE": tipo, "contingencia": {"serie": serie, "nro": nro}}
+    body["fchEmis"] = (today_montevideo() - timedelta(days=days_ago)).isoformat()
+    return {**body, **changes}
+
+
+def key_in(api_client, headers, body, **extra):
+    return api_client.post("/api/v1/comprobante/emitir", json=body, headers={**headers, **extra})
+
+
+def test_a_paper_cfc_is_signed_as_its_1xx_element_with_tipocfe_2xx_and_the_paper_numbers(
+    api_client, user, book, service_app, tmp_path
+):
+    answer = key_in(api_client, user, paper(7))
+    assert answer.status_code == 201, answer.json
+    issued = answer.json
+    assert (issued["tipoCFE"], issued["serie"], issued["nro"]) == (211, "B", 7)
+    assert issued["cae"] == {"caeId": CAE_ID, "dNro": 1, "hNro": 50, "fecVenc": book["vencimiento"]}
+    xml = api_client.get(
+        "/api/v1/comprobante/getByIdCfeEmitido",
+        query_string={"idCfeEmitido": issued["idCfeEmitido"]},
+        headers={**user, "Accept": "application/xml"},
+    ).data
+    root = etree.fromstring(xml)
+    assert root.find("d:eFact", NS) is not None
+    iddoc = "d:eFact/d:Encabezado/d:IdDoc/d:"
+    assert [root.findtext(iddoc + n, namespaces=NS) for n in ("TipoCFE", "Serie", "Nro")] == ["211", "B", "7"]
+    assert root.findtext("d:eFact/d:CAEData/d:CAE_ID", namespaces=NS) == CAE_ID
+    assert validate_xml(xml, "CFEDGI.xsd") == []
+    with service_app.app_context():
+        record = db.new_session().get(IssuedCfe, issued["idCfeEmitido"])
+        cert = db.new_session().get(Certificate, record.certificate_id)
+        assert record.cae_range_id is None and record.libreta_id == book["id"]
+    (tmp_path / "cfc.xml").write_bytes(xml)
+    (tmp_path / "cert.pem").write_text(cert.cert_pem)
+    verified = subprocess.run(
+        ["xmlsec1", "--verify", "--pubkey-cert-pem", str(tmp_path / "cert.pem"), str(tmp_path / "cfc.xml")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert verified.returncode == 0, verified.stderr
+
+
+def test_each_paper_number_is_keyed_in_once_and_a_key_replays_the_first(api_client, user, book):
+    first = key_in(api_client, user, paper(8), **{"Idempotency-Key": "cfc-8"})
+    assert first.status_code == 201
+    replay = key_in(api_client, user, paper(8), **{"Idempotency-Key": "cfc-8"})
+    assert (replay.status_code, replay.json["idCfeEmitido"]) == (201, first.json["idCfeEmitido"])
+    again = key_in(api_client, user, paper(8))
+    assert (again.status_code, again.json["error"]["code"]) == (409, "cfc_ya_ingresado")
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "field"),
+    [
+        (paper(51), "cfc_fuera_de_libreta", "contingencia.nro"),
+        (paper(5, serie="C"), "cfc_fuera_de_libreta", "contingencia.nro"),
+        (paper(5, tipo=201, mntBruto=True), "cfc_tipo_distinto", "tipoCFE"),
+        (paper(5, days_ago=-1), "cfc_fecha_futura", "fchEmis"),
+        (paper(5, days_ago=40), "libreta_no_vigente", "fchEmis"),
+        (
+            {**bodies.body(bodies.EFACTURA), "contingencia": {"serie": "B", "nro": 5}},
+            "cfc_tipo_distinto",
+            "contingencia",
+        ),
+    ],
+)
+def test_a_paper_the_book_does_not_authorise_is_refused(api_client, user, book, body, code, field):
+    answer = key_in(api_client, user, body)
+    assert answer.status_code == 422, answer.json
+    assert answer.json["error"]["code"] == code
+    assert [f["field"] for f in answer.json["error"]["fields"]] == [field]
+
+
+def test_a_cfc_needs_its_paper_and_date(api_client, user, book):
+    body = paper(5)
+    del body["contingencia"], body["fchEmis"]
+    answer = key_in(api_client, user, body)
+    assert answer.status_code == 422
+    assert {f["field"] for f in answer.json["error"]["fields"]} == {"contingencia", "fchEmis"}
+
+
+def test_an_expired_book_refuses_a_later_paper(api_client, admin, user):
+    today = today_montevideo()
+    body = {
+        "tipoCFE": 281,
+        "serie": "R",
+        "desde": 1,
+        "hasta": 10,
+        "caeId": "90260000001",
+        "fechaAutorizacion": (today - timedelta(days=60)).isoformat(),
+        "vencimiento": (today - timedelta(days=10)).isoformat(),
+    }
+    assert api_client.post("/api/v1/empresa/contingencia", json=body, headers=admin).status_code == 201
+    remito = {
+        "tipoCFE": 281,
+        "tipoTraslado": 1,
+        "receptor": bodies.BUYER,
+        "items": [{"nomItem": "Cajas", "cantidad": "3", "indFact": 8}],
+        "contingencia": {"serie": "R", "nro": 2},
+        "fchEmis": (today - timedelta(days=2)).isoformat(),
+    }
+    answer = key_in(api_client, user, remito)
+    assert (answer.status_code, answer.json["error"]["code"]) == (422, "libreta_vencida")
