@@ -14,9 +14,10 @@ from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
 from portal.service.cfe.schema import validate_xml
 from portal.service.comprobante.models import IssuedCfe
+from portal.service.envios.models import DgiSubmission
 from portal.service.models import Certificate
 from tests.support import cfe_bodies as bodies
-from tests.support.envios import ENVIOS_CONFIG
+from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
 
 NS = {"d": "http://cfe.dgi.gub.uy"}
 CAE_ID = "90261234567"
@@ -159,3 +160,58 @@ def test_an_expired_book_refuses_a_later_paper(api_client, admin, user):
     }
     answer = key_in(api_client, user, remito)
     assert (answer.status_code, answer.json["error"]["code"]) == (422, "libreta_vencida")
+
+
+def _state(api_client, user, cfe_id):
+    answer = api_client.get(
+        "/api/v1/comprobante/getByIdCfeEmitido", query_string={"idCfeEmitido": cfe_id}, headers=user
+    )
+    return answer.json
+
+
+def test_a_cfc_road_to_dgi_only_observed_corrected_and_accepted(api_client, user, book, service_app):
+    body = paper(9)
+    body["receptor"] = {**bodies.BUYER, "rznSocRecep": f"{REJECT_MARKER}E05"}
+    issued = key_in(api_client, user, body).json
+    drain(service_app)
+    observed = _state(api_client, user, issued["idCfeEmitido"])
+    assert observed["estadoDGI"] == "observado"
+    assert observed["dgi"]["observaciones"] == 1
+    assert [m["codigo"] for m in observed["dgi"]["motivos"]] == ["C05"]
+    assert observed.get("intercambio") is None  # never to the receiver, though it is an electronic issuer's RUT
+    mail = api_client.post(
+        f"/api/v1/correo/comprobante/{issued['idCfeEmitido']}/envios",
+        json={"destinatarios": ["cliente@example.com"]},
+        headers=user,
+    )
+    assert (mail.status_code, mail.json["error"]["code"]) == (409, "cfc_solo_dgi")
+
+    other = api_client.post(
+        "/api/v1/comprobante/corregirContingencia",
+        query_string={"idCfeEmitido": issued["idCfeEmitido"]},
+        json=paper(10),
+        headers=user,
+    )
+    assert (other.status_code, other.json["error"]["code"]) == (422, "cfc_distinto")
+    corrected = api_client.post(
+        "/api/v1/comprobante/corregirContingencia",
+        query_string={"idCfeEmitido": issued["idCfeEmitido"]},
+        json=paper(9),
+        headers=user,
+    )
+    assert corrected.status_code == 200, corrected.json
+    assert (corrected.json["nro"], corrected.json["estadoDGI"]) == (9, "pendiente")
+    assert corrected.json["receptor"]["rznSocRecep"] == bodies.BUYER["rznSocRecep"]
+    drain(service_app)
+    accepted = _state(api_client, user, issued["idCfeEmitido"])
+    assert (accepted["estadoDGI"], accepted["dgi"]["observaciones"], accepted["dgi"]["motivos"]) == ("aceptado", 1, [])
+    again = api_client.post(
+        "/api/v1/comprobante/corregirContingencia",
+        query_string={"idCfeEmitido": issued["idCfeEmitido"]},
+        json=paper(9),
+        headers=user,
+    )
+    assert (again.status_code, again.json["error"]["code"]) == (409, "cfc_no_observado")
+    with service_app.app_context():
+        sub = db.new_session().get(DgiSubmission, issued["idCfeEmitido"])
+        assert sub.route == "sobre" and sub.observations == 1

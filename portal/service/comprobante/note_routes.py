@@ -9,12 +9,19 @@ from portal.domain.roles import ALL, WRITERS
 from portal.service import db, idempotency
 from portal.service.api import operation
 from portal.service.auth import Principal
+from portal.service.cfe import CfeInput
 from portal.service.cfe.pdf_text import money
-from portal.service.comprobante import issuing, notes
+from portal.service.comprobante import cfc_correction, issuing, notes
 from portal.service.comprobante.blueprint import BOTH, IDEMPOTENCY, TAG, bp
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.presenters import cfe_emitido, cfe_emitido_json
-from portal.service.comprobante.schemas import BorradorNota, BorradorNotaQuery, CfeEmitido, NotaCreditoTotal
+from portal.service.comprobante.schemas import (
+    BorradorNota,
+    BorradorNotaQuery,
+    CfeEmitido,
+    CorregirContingenciaQuery,
+    NotaCreditoTotal,
+)
 from portal.service.errors import ApiError, Conflict, NotFound, ValidationFailed
 from portal.service.i18n import _
 from portal.service.intercambio.tracking import commercial_rejection, rejection_reason
@@ -134,3 +141,30 @@ def borrador_nota(query: BorradorNotaQuery, principal: Principal):
         saldo_acreditable=left,
         id_cfe_original=original.id,
     )
+
+
+@operation(
+    bp,
+    "POST",
+    "/corregirContingencia",
+    tag=TAG,
+    summary="Corregir y reenviar un comprobante de contingencia observado",
+    auth=BOTH,
+    roles=WRITERS,
+    query=CorregirContingenciaQuery,
+    body=CfeInput,
+    responses={
+        200: CfeEmitido,
+        404: "`cfe_no_encontrado`: no existe o es de otra empresa.",
+        409: "`cfc_no_observado`: no es un comprobante de contingencia que DGI observó; `cfc_numero_anulado`: "
+        "ese número de la libreta está anulado.",
+        422: "Datos no válidos; `cfc_distinto`: otro tipo, serie o número que el del papel; los rechazos de "
+        "emitir para un CFC (`libreta_vencida`, `libreta_no_vigente`, `cfc_fecha_futura`, ...).",
+    },
+)
+def corregir_contingencia(query: CorregirContingenciaQuery, body: CfeInput, principal: Principal):
+    """The same paper contingency receipt (type, serie, number) with its data corrected: signed again and sent to
+    DGI again, never to the customer. The receipt keeps its id and number; `dgi.observaciones` keeps how many
+    times DGI observed it. Only for a CFC whose DGI state is `observado`."""
+    record = cfc_correction.correct(principal, query.id_cfe_emitido, body)
+    return cfe_emitido(record, [], db.session()), 200
