@@ -215,3 +215,47 @@ def test_a_cfc_road_to_dgi_only_observed_corrected_and_accepted(api_client, user
     with service_app.app_context():
         sub = db.new_session().get(DgiSubmission, issued["idCfeEmitido"])
         assert sub.route == "sobre" and sub.observations == 1
+
+
+def test_unused_paper_numbers_are_voided_counted_and_never_keyed_in(api_client, admin, user, book, service_app):
+    assert key_in(api_client, user, paper(3)).status_code == 201
+    void = f"/api/v1/empresa/contingencia/{book['id']}/anulaciones"
+    used = api_client.post(void, json={"desde": 1, "hasta": 5, "motivo": "Rotos"}, headers=admin)
+    assert (used.status_code, used.json["error"]["code"]) == (409, "cfc_numero_usado")
+    outside = api_client.post(void, json={"desde": 45, "hasta": 60, "motivo": "Rotos"}, headers=admin)
+    assert (outside.status_code, outside.json["error"]["code"]) == (422, "anulacion_fuera_de_libreta")
+    assert api_client.post(void, json={"desde": 41, "hasta": 50, "motivo": "Rotos"}, headers=user).status_code == 403
+    voided = api_client.post(void, json={"desde": 41, "hasta": 50, "motivo": "Papeles rotos"}, headers=admin)
+    assert voided.status_code == 201, voided.json
+    assert (voided.json["desde"], voided.json["hasta"], voided.json["tipoCFE"]) == (41, 50, 211)
+    twice = api_client.post(void, json={"desde": 50, "hasta": 50, "motivo": "Otra vez"}, headers=admin)
+    assert (twice.status_code, twice.json["error"]["code"]) == (409, "cfc_numero_usado")
+    late = key_in(api_client, user, paper(45))
+    assert (late.status_code, late.json["error"]["code"]) == (409, "cfc_numero_anulado")
+    [listed] = api_client.get("/api/v1/empresa/contingencia", headers=admin).json["items"]
+    assert (listed["usados"], listed["anulados"], listed["libres"]) == (1, 10, 39)
+    missing = api_client.post(
+        "/api/v1/empresa/contingencia/999/anulaciones", json={"desde": 1, "hasta": 1, "motivo": "x"}, headers=admin
+    )
+    assert (missing.status_code, missing.json["error"]["code"]) == (404, "libreta_no_encontrada")
+
+
+def test_the_daily_report_counts_keyed_in_cfc_on_their_own_line(api_client, admin, user, book, service_app):
+    from portal.service.envios import reports
+    from portal.service.envios.models import DgiDailyReport
+
+    fecha = today_montevideo() - timedelta(days=2)
+    for nro in (11, 12):
+        assert key_in(api_client, user, paper(nro)).status_code == 201
+    bodies.issue(api_client, user, {**bodies.body(bodies.EFACTURA), "fchEmis": fecha.isoformat()})
+    void = f"/api/v1/empresa/contingencia/{book['id']}/anulaciones"
+    assert api_client.post(void, json={"desde": 30, "hasta": 31, "motivo": "Rotos"}, headers=admin).status_code == 201
+    with service_app.app_context():
+        report_id = reports.build(1, fecha, "test")
+        xml = db.new_session().get(DgiDailyReport, report_id).xml
+    assert validate_xml(xml, "ReporteDiarioCFE.xsd") == []
+    root = etree.fromstring(xml)
+    assert root.findtext(".//d:Rsmn_Fac_Cont/d:RsmnData/d:CantCFCEmi", namespaces=NS) == "2"
+    assert root.findtext(".//d:Rsmn_Fac/d:RsmnData/d:CantDocsEmi", namespaces=NS) == "1"
+    # ReporteDiarioCFE.xsd: "No corresponde informar los CFC anulados": the voided paper numbers are not in it.
+    assert b"<RngDocsAnulados" not in xml and b"CantDocsAnulados>2<" not in xml
