@@ -187,15 +187,13 @@ def test_a_cfc_road_to_dgi_only_observed_corrected_and_accepted(api_client, user
     assert (mail.status_code, mail.json["error"]["code"]) == (409, "cfc_solo_dgi")
 
     other = api_client.post(
-        "/api/v1/comprobante/corregirContingencia",
-        query_string={"idCfeEmitido": issued["idCfeEmitido"]},
+        f"/api/v1/comprobante/contingencia/{issued['idCfeEmitido']}/corregir",
         json=paper(10),
         headers=user,
     )
     assert (other.status_code, other.json["error"]["code"]) == (422, "cfc_distinto")
     corrected = api_client.post(
-        "/api/v1/comprobante/corregirContingencia",
-        query_string={"idCfeEmitido": issued["idCfeEmitido"]},
+        f"/api/v1/comprobante/contingencia/{issued['idCfeEmitido']}/corregir",
         json=paper(9),
         headers=user,
     )
@@ -206,8 +204,7 @@ def test_a_cfc_road_to_dgi_only_observed_corrected_and_accepted(api_client, user
     accepted = _state(api_client, user, issued["idCfeEmitido"])
     assert (accepted["estadoDGI"], accepted["dgi"]["observaciones"], accepted["dgi"]["motivos"]) == ("aceptado", 1, [])
     again = api_client.post(
-        "/api/v1/comprobante/corregirContingencia",
-        query_string={"idCfeEmitido": issued["idCfeEmitido"]},
+        f"/api/v1/comprobante/contingencia/{issued['idCfeEmitido']}/corregir",
         json=paper(9),
         headers=user,
     )

@@ -19,7 +19,6 @@ from portal.service.comprobante.schemas import (
     BorradorNota,
     BorradorNotaQuery,
     CfeEmitido,
-    CorregirContingenciaQuery,
     NotaCreditoTotal,
 )
 from portal.service.errors import ApiError, Conflict, NotFound, ValidationFailed
@@ -146,12 +145,12 @@ def borrador_nota(query: BorradorNotaQuery, principal: Principal):
 @operation(
     bp,
     "POST",
-    "/corregirContingencia",
+    "/contingencia/<string:cfe_id>/corregir",
     tag=TAG,
     summary="Corregir y reenviar un comprobante de contingencia observado",
     auth=BOTH,
     roles=WRITERS,
-    query=CorregirContingenciaQuery,
+    path_params={"cfe_id": "El idCfeEmitido del comprobante de contingencia que DGI observó."},
     body=CfeInput,
     responses={
         200: CfeEmitido,
@@ -162,9 +161,9 @@ def borrador_nota(query: BorradorNotaQuery, principal: Principal):
         "emitir para un CFC (`libreta_vencida`, `libreta_no_vigente`, `cfc_fecha_futura`, ...).",
     },
 )
-def corregir_contingencia(query: CorregirContingenciaQuery, body: CfeInput, principal: Principal):
+def corregir_contingencia(cfe_id: str, body: CfeInput, principal: Principal):
     """The same paper contingency receipt (type, serie, number) with its data corrected: signed again and sent to
     DGI again, never to the customer. The receipt keeps its id and number; `dgi.observaciones` keeps how many
     times DGI observed it. Only for a CFC whose DGI state is `observado`."""
-    record = cfc_correction.correct(principal, query.id_cfe_emitido, body)
+    record = cfc_correction.correct(principal, cfe_id, body)
     return cfe_emitido(record, [], db.session()), 200

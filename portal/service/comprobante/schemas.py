@@ -431,12 +431,3 @@ class ResultadoBusqueda(Page[ResumenCfe]):
 
 
 CfeEmitido.model_rebuild()
-
-
-class CorregirContingenciaQuery(BaseModel):
-    id_cfe_emitido: str = Field(
-        alias="idCfeEmitido",
-        min_length=1,
-        max_length=40,
-        description="El comprobante de contingencia (CFC) que DGI observó.",
-    )
