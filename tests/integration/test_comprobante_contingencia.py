@@ -256,3 +256,32 @@ def test_the_daily_report_counts_keyed_in_cfc_on_their_own_line(api_client, admi
     assert root.findtext(".//d:Rsmn_Fac/d:RsmnData/d:CantDocsEmi", namespaces=NS) == "1"
     # ReporteDiarioCFE.xsd: "No corresponde informar los CFC anulados": the voided paper numbers are not in it.
     assert b"<RngDocsAnulados" not in xml and b"CantDocsAnulados>2<" not in xml
+
+
+def test_a_keyed_in_cfc_prints_as_its_type_of_contingency(api_client, user, book, tmp_path):
+    issued = key_in(api_client, user, paper(13)).json
+    pdf = api_client.get(
+        "/api/v1/comprobante/getByIdCfeEmitido",
+        query_string={"idCfeEmitido": issued["idCfeEmitido"]},
+        headers={**user, "Accept": "application/pdf"},
+    )
+    assert pdf.status_code == 200, pdf.data[:500]
+    (tmp_path / "cfc.pdf").write_bytes(pdf.data)
+    text = subprocess.run(
+        ["pdftotext", str(tmp_path / "cfc.pdf"), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "e-Factura de contingencia" in text and "B" in text and "0000013" in text
+
+
+def test_a_cfc_is_not_cancelled_with_an_electronic_credit_note(api_client, user, book):
+    issued = key_in(api_client, user, paper(14)).json
+    answer = api_client.post(
+        "/api/v1/comprobante/notaCreditoTotal",
+        json={"idCfeEmitido": issued["idCfeEmitido"], "razon": "x"},
+        headers=user,
+    )
+    assert (answer.status_code, answer.json["error"]["code"]) == (409, "tipo_sin_nota")
+    listed = api_client.get("/api/v1/comprobante/buscar", query_string={"tipoCFE": 211}, headers=user)
+    assert listed.status_code in (200, 422)
+    csv = api_client.get("/api/v1/comprobante/buscar", headers={**user, "Accept": "text/csv"})
+    assert csv.status_code == 200 and "211" in csv.get_data(as_text=True)

@@ -149,10 +149,7 @@ def _check_unused(
             )
         )
         if earlier is not None:
-            raise Conflict(
-                _("El papel {serie}-{nro} ya fue ingresado.", serie=serie, nro=nro),
-                code="cfc_ya_ingresado",
-            )
+            raise keyed_in_already(serie, nro)
     voided = session.scalar(
         select(VoidedRange.id).where(
             VoidedRange.libreta_id == book_id, VoidedRange.nro_desde <= nro, VoidedRange.nro_hasta >= nro
@@ -162,6 +159,10 @@ def _check_unused(
         raise Conflict(
             _("El número {serie}-{nro} de la libreta está anulado.", serie=serie, nro=nro), code="cfc_numero_anulado"
         )
+
+
+def keyed_in_already(serie: str, nro: int) -> Conflict:
+    return Conflict(_("El papel {serie}-{nro} ya fue ingresado.", serie=serie, nro=nro), code="cfc_ya_ingresado")
 
 
 def as_contingency(signed: SignedCfe, cfe: CfeInput, rut: str, signer: CfeSigner) -> SignedCfe:

@@ -248,8 +248,11 @@ def issue(
         result = db.grouped_write(work)
     except IntegrityError:
         if idempotency_key is None:
+            if cfe.contingencia is not None:  # the same paper keyed in at the same moment (PostgreSQL)
+                raise contingency.keyed_in_already(cfe.contingencia.serie, cfe.contingencia.nro) from None
             raise
-        # A first request with the same key committed while this one was issuing: answer with its outcome.
+        # A first request with the same key committed while this one was issuing: answer with its outcome (or,
+        # the same paper keyed in under another key at the same moment, its 409 on the second try).
         result = db.grouped_write(work)
     if result.cfe is not None:
         company_id = result.cfe.company_id
