@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 from lxml import etree
+from sqlalchemy import select
 
 from portal.domain.uruguay_time import today_montevideo
 from portal.service import db
@@ -239,23 +240,29 @@ def test_unused_paper_numbers_are_voided_counted_and_never_keyed_in(api_client, 
 
 def test_the_daily_report_counts_keyed_in_cfc_on_their_own_line(api_client, admin, user, book, service_app):
     from portal.service.envios import reports
-    from portal.service.envios.models import DgiDailyReport
+    from portal.service.envios.models import DgiDailyReport, VoidedRange
 
-    fecha = today_montevideo() - timedelta(days=2)
+    fecha = today_montevideo()
     for nro in (11, 12):
-        assert key_in(api_client, user, paper(nro)).status_code == 201
-    bodies.issue(api_client, user, {**bodies.body(bodies.EFACTURA), "fchEmis": fecha.isoformat()})
+        assert key_in(api_client, user, paper(nro, days_ago=0)).status_code == 201
+    bodies.issue(api_client, user, bodies.body(bodies.EFACTURA))
     void = f"/api/v1/empresa/contingencia/{book['id']}/anulaciones"
     assert api_client.post(void, json={"desde": 30, "hasta": 31, "motivo": "Rotos"}, headers=admin).status_code == 201
     with service_app.app_context():
+        voided = db.new_session().scalars(select(VoidedRange)).all()
+        assert [(v.tipo_cfe, v.nro_desde, v.nro_hasta, v.fecha, v.cae_range_id) for v in voided] == [
+            (211, 30, 31, fecha, None)
+        ]
         report_id = reports.build(1, fecha, "test")
         xml = db.new_session().get(DgiDailyReport, report_id).xml
     assert validate_xml(xml, "ReporteDiarioCFE.xsd") == []
     root = etree.fromstring(xml)
     assert root.findtext(".//d:Rsmn_Fac_Cont/d:RsmnData/d:CantCFCEmi", namespaces=NS) == "2"
     assert root.findtext(".//d:Rsmn_Fac/d:RsmnData/d:CantDocsEmi", namespaces=NS) == "1"
-    # ReporteDiarioCFE.xsd: "No corresponde informar los CFC anulados": the voided paper numbers are not in it.
-    assert b"<RngDocsAnulados" not in xml and b"CantDocsAnulados>2<" not in xml
+    # ReporteDiarioCFE.xsd 1.44.2 has no place for voided CFC ("No corresponde informar los CFC anulados"): the
+    # voided paper numbers are kept (dgi_anulacion, with their book) and shown per book, never in the report.
+    assert root.findtext(".//d:Rsmn_Fac/d:RsmnData/d:CantDocsAnulados", namespaces=NS) in (None, "0")
+    assert b"<RngDocsAnulados" not in xml
 
 
 def test_a_keyed_in_cfc_prints_as_its_type_of_contingency(api_client, user, book, tmp_path):

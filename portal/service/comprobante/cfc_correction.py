@@ -67,7 +67,9 @@ def correct(principal: Principal, cfe_id: str, cfe: CfeInput) -> IssuedCfe:
         receptor = cfe.receptor
         record.libreta_id, record.certificate_id = number.book_id, key.certificate_id
         record.fch_emis, record.tmst_firma, record.tpo_moneda = cfe.fch_emis, signed.tmst_firma, cfe.tpo_moneda
-        record.mnt_total, record.mnt_pagar = signed.totals.mnt_total, signed.totals.mnt_pagar
+        # Numeric(17, 2) columns, typed float on the model; the constructor in issuing stores the same Decimals.
+        record.mnt_total = signed.totals.mnt_total  # type: ignore[assignment]
+        record.mnt_pagar = signed.totals.mnt_pagar  # type: ignore[assignment]
         record.receptor_doc = receptor.doc_recep if receptor else None
         record.receptor_nombre = receptor.rzn_soc_recep if receptor else None
         record.receptor_busqueda = folded(receptor.rzn_soc_recep) if receptor else None

@@ -61,7 +61,7 @@ def _used(session: Session, company_id: int) -> dict[int, int]:
         .where(IssuedCfe.company_id == company_id, IssuedCfe.libreta_id.is_not(None))
         .group_by(IssuedCfe.libreta_id)
     )
-    return {book_id: count for book_id, count in rows}
+    return {book_id: count for book_id, count in rows if book_id is not None}
 
 
 def _voided(session: Session, company_id: int) -> dict[int, int]:
@@ -73,7 +73,7 @@ def _voided(session: Session, company_id: int) -> dict[int, int]:
         .where(VoidedRange.company_id == company_id, VoidedRange.libreta_id.is_not(None))
         .group_by(VoidedRange.libreta_id)
     )
-    return {book_id: int(count) for book_id, count in rows}
+    return {book_id: int(count) for book_id, count in rows if book_id is not None}
 
 
 def void(principal: Principal, book_id: int, body: AnularLibretaIn) -> LibretaAnulacionOut:
