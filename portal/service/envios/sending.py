@@ -337,6 +337,7 @@ def void_by_rejection(session, record: IssuedCfe, motives: list[dict]) -> None:
         VoidedRange(
             company_id=record.company_id,
             cae_range_id=record.cae_range_id,
+            libreta_id=record.libreta_id,  # a paper contingency receipt's book (DGI observes those, never rejects)
             tipo_cfe=record.tipo_cfe,
             serie=record.serie,
             nro_desde=record.nro,
