@@ -292,3 +292,11 @@ def test_a_cfc_is_not_cancelled_with_an_electronic_credit_note(api_client, user,
     assert listed.status_code in (200, 422)
     csv = api_client.get("/api/v1/comprobante/buscar", headers={**user, "Accept": "text/csv"})
     assert csv.status_code == 200 and "211" in csv.get_data(as_text=True)
+
+
+def test_a_paper_cfc_previews_without_taking_its_number(api_client, user, book):
+    preview = api_client.post(
+        "/api/v1/comprobante/previsualizar", json=paper(15), headers={**user, "Accept": "application/pdf"}
+    )
+    assert preview.status_code == 200 and preview.data.startswith(b"%PDF")
+    assert key_in(api_client, user, paper(15)).status_code == 201  # the preview did not key it in
