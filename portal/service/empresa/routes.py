@@ -14,6 +14,7 @@ from portal.domain.empresa import CAE_MAX_BYTES, CERTIFICATE_MAX_BYTES, LOGO_MAX
 from portal.domain.roles import ADMINS, ALL, READERS
 from portal.service.api import operation
 from portal.service.auth import API_KEY, JWT, Principal
+from portal.service.comprobante.contingency import void_paper
 from portal.service.empresa import audit, branches, cae_ranges, certificates, contingency, settings, summary
 from portal.service.empresa.schemas import (
     AnularLibretaIn,
@@ -444,4 +445,4 @@ def void_contingency_numbers(principal: Principal, book_id: int, body: AnularLib
     """Anula papeles de la libreta que no se usarán (como los números sin usar de un CAE): quedan en la auditoría
     y en las anulaciones del día, y ya no se pueden ingresar. El reporte diario de DGI no informa CFC anulados
     (ReporteDiarioCFE.xsd: "No corresponde informar los CFC anulados")."""
-    return contingency.void(principal, book_id, body), 201
+    return void_paper(principal, book_id, body), 201
