@@ -75,6 +75,9 @@ class CfeRequest:
     sale_mode: int | None = None  # export: 1 general, 90 services, ... (ModVenta)
     transport: int | None = None  # export: 1 sea, 2 air, 3 land, 8 none, 9 other (ViaTransp)
     principal: Principal | None = None  # sales on behalf of others (131-133, 141-143)
+    # A paper contingency receipt keyed in (tipo_cfe 2xx): the serie and number printed on it (its date is
+    # issue_date). It goes to DGI only.
+    paper: PaperNumber | None = None
 
     @property
     def prices_include_tax(self) -> bool:
@@ -106,6 +109,8 @@ class CfeRequest:
             body["receptor"] = self.receiver.to_json()
         if self.principal is not None:
             body["complFiscal"] = self.principal.to_json()
+        if self.paper is not None:
+            body["contingencia"] = {"serie": self.paper.serie, "nro": self.paper.number}
         body["items"] = [line.to_json() for line in self.lines]
         for name, parts in (
             ("dscRcgGlobal", self.adjustments),
@@ -145,7 +150,18 @@ class CfeRequest:
             sale_mode=data.get("modVenta"),
             transport=data.get("viaTransp"),
             principal=Principal.from_json(data["complFiscal"]) if data.get("complFiscal") else None,
+            paper=PaperNumber(data["contingencia"]["serie"], int(data["contingencia"]["nro"]))
+            if data.get("contingencia")
+            else None,
         )
+
+
+@dataclass(frozen=True)
+class PaperNumber:
+    """The serie and number printed on a paper contingency receipt (CFC)."""
+
+    serie: str
+    number: int
 
 
 # The service's names -> CfeRequest's, part by part: (field, the part's own table) for a nested part.
@@ -168,6 +184,7 @@ _FIELD_NAMES: FieldNames = {
     "clauVenta": "sale_clause",
     "modVenta": "sale_mode",
     "viaTransp": "transport",
+    "contingencia": ("paper", {"serie": "serie", "nro": "number"}),
     "complFiscal": (
         "principal",
         {"tipoDocMdte": "doc_type", "pais": "country", "docMdte": "document", "nombreMdte": "name"},

@@ -192,6 +192,12 @@ class ComprobantesApi(Transport):
         with errors.fields_named(field_path):
             return _issued(self._request("POST", f"{BASE}/emitir", json=cfe.to_json(), idempotency_key=idempotency_key))
 
+    def correct_contingency(self, receipt_id: str, cfe: CfeRequest) -> IssuedReceipt:
+        """POST contingencia/{id}/corregir: an observed paper contingency receipt, corrected (same paper), signed
+        and sent to DGI again. Field errors name CfeRequest's fields."""
+        with errors.fields_named(field_path):
+            return _issued(self._request("POST", f"{BASE}/contingencia/{receipt_id}/corregir", json=cfe.to_json()))
+
     def cancel_with_credit_note(self, receipt_id: str, reason: str, *, idempotency_key: str) -> IssuedReceipt:
         """POST notaCreditoTotal: the credit note of the whole receipt."""
         return _issued(

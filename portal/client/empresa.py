@@ -145,6 +145,12 @@ class EmpresaApi(Transport):
         }
         return ContingencyBook.from_json(self._json("POST", f"{BASE}/contingencia", json=body))
 
+    def void_contingency_numbers(self, book_id: int, *, first: int, last: int, reason: str) -> None:
+        """Void unused paper numbers first..last of a book (admin). Field errors name the service's fields (desde,
+        hasta, motivo); numbers keyed in or voided already are a Conflict."""
+        body = {"desde": first, "hasta": last, "motivo": reason}
+        self._json("POST", f"{BASE}/contingencia/{book_id}/anulaciones", json=body)
+
     def get_day_summary(self) -> DaySummary:
         return DaySummary.from_json(self._json("GET", f"{BASE}/resumen"))
 

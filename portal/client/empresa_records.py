@@ -259,6 +259,13 @@ class ContingencyBook:
     current: bool
     registered_by: str
     registered_at: datetime
+    used: int = 0  # paper receipts keyed in
+    voided: int = 0
+    free: int = 0
+
+    @property
+    def size(self) -> int:
+        return self.last - self.first + 1
 
     @classmethod
     def from_json(cls, data: JsonObject) -> ContingencyBook:
@@ -274,4 +281,7 @@ class ContingencyBook:
             current=bool(data["vigente"]),
             registered_by=data["registradaPor"],
             registered_at=parse_datetime(data["registradaEn"]),
+            used=int(data.get("usados", 0)),
+            voided=int(data.get("anulados", 0)),
+            free=int(data.get("libres", 0)),
         )

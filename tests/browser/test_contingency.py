@@ -5,10 +5,18 @@ the company's printed contingency book in the Empresa area. No CSP violation; no
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
+
+import pytest
 from playwright.sync_api import Page, expect
 
+from portal.domain.uruguay_time import today_montevideo
+from portal.service.comprobante.models import ContingencyBook
 from portal.service.envios import outage
-from tests.browser.pages import EmpresaPage, Shell, both_widths, settled
+from portal.service.platform import db
+from tests.browser.pages import EmpresaPage, ReceiptsPage, Shell, both_widths, settled
+from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
 
 
 def test_admin_sees_the_outage_banner_and_registers_a_contingency_book(page: Page, live_service, shots):
@@ -36,4 +44,72 @@ def test_admin_sees_the_outage_banner_and_registers_a_contingency_book(page: Pag
     )
     expect(page.get_by_test_id("contingency-book")).to_contain_text("211 e-Factura de contingencia")
     both_widths(page, shots, "empresa-contingencia")
+    shell.assert_no_csp_violations()
+
+
+@pytest.fixture
+def service_config(service_config):
+    return {**service_config, **ENVIOS_CONFIG}
+
+
+def test_a_paper_cfc_is_keyed_in_observed_corrected_and_its_book_counted(page: Page, live_service, shots):
+    today = today_montevideo()
+    with live_service.app.app_context(), db.write_transaction() as session:
+        session.add(
+            ContingencyBook(
+                company_id=1,
+                tipo_cfe=211,
+                serie="B",
+                nro_desde=1,
+                nro_hasta=50,
+                cae_id="90261234567",
+                fecha_autorizacion=today - timedelta(days=30),
+                fecha_vencimiento=today + timedelta(days=700),
+                created_by="admin@demo.uy",
+            )
+        )
+    shell = Shell(page)
+    shell.open_home_and_sign_in("admin@demo.uy")
+    receipts = ReceiptsPage(page)
+    receipts.open_new()
+    receipts.choose_type("e-Factura")
+    receipts.fill_receiver(
+        doc_type="RUT", number="214844360018", name=f"Cliente {REJECT_MARKER}E05", address="Fernandez Crespo 1534"
+    )
+    receipts.fill_line(1, "Consultoría", "10", "1500")
+    paper = page.get_by_test_id("cfc-paper")
+    paper.locator("summary").click()
+    expect(paper.get_by_test_id("cfc-books")).to_contain_text("1–50")
+    paper.get_by_label("Comprobante de contingencia (papel)").check()
+    paper.get_by_label("Serie del papel").fill("B")
+    paper.get_by_label("Número del papel").fill("7")
+    page.get_by_label("Fecha", exact=True).fill(f"{today - timedelta(days=2):%d/%m/%Y}")
+    both_widths(page, shots, "nuevo-contingencia")
+    receipts.issue()
+    receipt_id = receipts.receipt_id()
+    drain(live_service.app)
+    page.reload()
+    panel = page.get_by_test_id("dgi-panel")
+    expect(panel).to_have_attribute("data-state", "observado")
+    expect(panel.get_by_test_id("dgi-observations")).to_contain_text("1 vez")
+    both_widths(page, shots, "cfc-observado")
+    panel.get_by_test_id("correct-contingency").click()
+    expect(page.get_by_label("Número del papel")).to_have_value("7")
+    page.get_by_label("Nombre o razón social").fill("DIRECCION GENERAL IMPOSITIVA")
+    both_widths(page, shots, "cfc-correccion")
+    page.get_by_role("button", name="Corregir y reenviar").click()
+    expect(page).to_have_url(re.compile(f"/comprobantes/{receipt_id}$"))
+    drain(live_service.app)
+    page.reload()
+    expect(page.get_by_test_id("dgi-panel")).to_have_attribute("data-state", "aceptado")
+
+    page.goto(page.url.split("/comprobantes/")[0] + "/empresa/contingencia")
+    expect(page.get_by_test_id("book-used")).to_have_text("1")
+    page.get_by_label("Desde el número").fill("41")
+    page.get_by_label("Hasta el número").fill("50")
+    page.get_by_label("Motivo").fill("Papeles rotos")
+    page.get_by_role("button", name="Anular los números").click()
+    expect(page.get_by_test_id("book-voided")).to_have_text("10")
+    expect(page.get_by_test_id("book-free")).to_have_text("39")
+    both_widths(page, shots, "empresa-contingencia-uso")
     shell.assert_no_csp_violations()

@@ -63,6 +63,7 @@ RECORD_PARAMS = {
     "aviso_id",
     "recibido_id",
     "respuesta_id",
+    "book_id",
 }
 FREE_PARAMS = {"rut", "idEmpresa", "idCertificado", "tipoDoc", "nroDoc", "numero", "documento"}
 
@@ -113,6 +114,7 @@ def company_one_records(api_client, auth_headers, service_app) -> dict:
         "mensaje_id": "mensaje-de-la-empresa-1",
         "recibido_id": 1,
         "respuesta_id": 1,
+        "book_id": 1,  # a contingency book
     }
 
 

@@ -13,6 +13,7 @@ import pytest
 from lxml import etree
 
 from portal.domain.uruguay_time import MONTEVIDEO, today_montevideo
+from portal.service.cfe import contingency
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import CfeSigner
 from portal.service.comprobante.models import IssuedCfe
@@ -59,7 +60,7 @@ def keyed_in(api_client, auth_headers, service_app, book):
             session = db.new_session()
             record = session.get(IssuedCfe, issued["idCfeEmitido"])
             cert = session.get(Certificate, record.certificate_id)
-            xml = cfc.as_cfc(
+            xml = contingency.as_cfc(
                 record.xml,
                 tipo_cfe=211,
                 serie="B",
@@ -124,7 +125,7 @@ def test_observation_codes_map_to_dgis_c_codes():
     assert cfc.observations(motives) == [
         {"codigo": "C03", "glosa": "Constancia no autorizada según registros", "detalle": "fuera"}
     ]
-    assert cfc.base_type(281) == 181 and cfc.base_type(111) == 111
+    assert contingency.base_type(281) == 181 and contingency.base_type(111) == 111
 
 
 def test_the_daily_report_counts_cfc_on_their_own_line():

@@ -6,7 +6,8 @@ import pytest
 from lxml import etree
 from sqlalchemy import select
 
-from portal.service.envios.models import DgiEnvelope, DgiSubmission, SimCfe, SimEnvelope, VoidedRange
+from portal.service.comprobante.models import VoidedRange
+from portal.service.envios.models import DgiEnvelope, DgiSubmission, SimCfe, SimEnvelope
 from portal.service.platform import db
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue

@@ -10,10 +10,10 @@ import pytest
 from sqlalchemy import select
 
 from portal.domain.uruguay_time import MONTEVIDEO
-from portal.service.comprobante.models import IssuedCfe
+from portal.service.comprobante.models import IssuedCfe, VoidedRange
 from portal.service.envios import acks, envelope
 from portal.service.envios.adapter import Credentials
-from portal.service.envios.models import DgiEnvelope, DgiSubmission, VoidedRange
+from portal.service.envios.models import DgiEnvelope, DgiSubmission
 from portal.service.envios.simulator import SimulatedDgi
 from portal.service.platform import db
 from portal.service.platform.models import Certificate

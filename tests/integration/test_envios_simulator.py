@@ -11,10 +11,9 @@ from sqlalchemy import select, update
 from portal.domain.uruguay_time import MONTEVIDEO, today_montevideo
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import CfeSigner, verify_signature
-from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
+from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, VoidedRange
 from portal.service.envios import acks, envelope, report_xml
 from portal.service.envios.adapter import Credentials
-from portal.service.envios.models import VoidedRange
 from portal.service.envios.simulator import SimulatedDgi
 from portal.service.platform import db
 from portal.service.platform.certificates import generate_self_signed

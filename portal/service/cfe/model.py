@@ -20,6 +20,7 @@ from portal.service.cfe.errors import CfeValidationError, FieldError
 from portal.service.cfe.model_parts import (
     CodItem,
     ComplFiscal,
+    Contingencia,
     Day,
     DscRcgGlobal,
     Item,
@@ -48,7 +49,35 @@ __all__ = [
 ]
 
 SupportedCfeType = Literal[
-    101, 102, 103, 111, 112, 113, 121, 122, 123, 124, 131, 132, 133, 141, 142, 143, 151, 152, 153, 181, 182
+    101,
+    102,
+    103,
+    111,
+    112,
+    113,
+    121,
+    122,
+    123,
+    124,
+    131,
+    132,
+    133,
+    141,
+    142,
+    143,
+    151,
+    152,
+    153,
+    181,
+    182,
+    201,
+    202,
+    203,
+    211,
+    212,
+    213,
+    281,
+    282,
 ]
 
 
@@ -275,7 +304,9 @@ class CfeInput(PrintedText):
         description="Tipo de CFE (A-C2): 101 e-Ticket, 102/103 NC/ND de e-Ticket, 111 e-Factura, "
         "112/113 NC/ND de e-Factura, 121 e-Factura de Exportación, 122/123 sus NC/ND, 124 e-Remito de "
         "Exportación, 131-133 e-Ticket y sus notas y 141-143 e-Factura y sus notas de venta por cuenta ajena, "
-        "151 e-Boleta de entrada, 152/153 sus NC/ND, 181 e-Remito, 182 e-Resguardo.",
+        "151 e-Boleta de entrada, 152/153 sus NC/ND, 181 e-Remito, 182 e-Resguardo. Comprobantes de "
+        "contingencia en papel que se ingresan (CFC, solo a DGI): 201-203, 211-213, 281, 282, con `contingencia` "
+        "y `fchEmis` (la fecha del papel).",
     )
     fch_emis: Day = Field(
         default_factory=today_montevideo,
@@ -391,6 +422,12 @@ class CfeInput(PrintedText):
         le=9999,
         description="Código de DGI de la sucursal que emite (A-C47), una de las de la empresa; por defecto la "
         "predeterminada.",
+    )
+    contingencia: Contingencia | None = Field(
+        None,
+        description="Solo para un comprobante de contingencia en papel (tipoCFE 2xx): la serie y el número "
+        "impresos, dentro de una libreta registrada (/empresa/contingencia). Se firma con esos datos y se envía "
+        "solo a DGI.",
     )
     corrige_a: str | None = Field(
         None,

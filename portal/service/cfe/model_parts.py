@@ -272,6 +272,15 @@ class MedioPago(_Part):
     model_config = ConfigDict(json_schema_extra={"examples": [{"glosaMP": "Efectivo", "valorPago": "500.00"}]})
 
 
+class Contingencia(_Part):
+    """The paper contingency receipt (CFC) being keyed in: the serie and number printed on it (its date is
+    fchEmis). Only with tipoCFE 201-203, 211-213, 281 or 282."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"serie": "B", "nro": 7}]})
+    serie: Serie = Field(description="Serie impresa en el papel (la de la libreta de contingencia).")
+    nro: int = Field(ge=1, le=9_999_999, description="Número impreso en el papel.")
+
+
 class Referencia(_Part):
     """Comprobante referenciado (zona F): obligatorio en notas de crédito y débito."""
 

@@ -159,11 +159,17 @@ class Printable:
 
     @property
     def element(self) -> str:
-        return cfe_type(self.tipo_cfe).element
+        return cfe_type(self.electronic_type).element
+
+    @property
+    def electronic_type(self) -> int:
+        """The 1xx type: a paper contingency receipt keyed in (CFC, 2xx = 1xx + 100) prints as its 1xx type does."""
+        return self.tipo_cfe - 100 if 200 <= self.tipo_cfe < 300 else self.tipo_cfe
 
     @property
     def name(self) -> str:
-        return cfe_type(self.tipo_cfe).name_es
+        name = cfe_type(self.electronic_type).name_es
+        return f"{name} de contingencia" if self.electronic_type != self.tipo_cfe else name
 
     @property
     def regimen(self) -> str:

@@ -11,7 +11,8 @@ comprobante calls what is registered:
   rows read with the receipt in one query, and the reason a credit note's draft takes from the receiver's
   commercial rejection;
 - voiding a CAE range's unused numbers (envios: the void goes in the daily report), which empresa's retiring
-  of a range asks for.
+  of a range asks for;
+- sending a corrected contingency receipt to DGI again (envios), when DGI observed it.
 
 Registration replaces by name, so an app factory run twice registers each area once, in the order of AREAS.
 """
@@ -105,7 +106,17 @@ class VoidedNumbers(Protocol):
 # (session, principal, the range locked by the caller, the last number to void, the reason) -> what was voided.
 VoidNumbers = Callable[[Session, Principal, CaeRangeRecord, int, str], VoidedNumbers]
 
+
+@dataclass(frozen=True)
+class DgiResubmission:
+    """A receipt's road to DGI taken again after a correction (envios)."""
+
+    observed: Callable[[Session, IssuedCfe], bool]  # its submission locked: DGI observed it (CE) and nothing since
+    resend: Callable[[Session, IssuedCfe], Wakeup]  # back to pending in this transaction; the wake-up after commit
+
+
 _company: CompanySettings | None = None
+_resubmission: DgiResubmission | None = None
 _void_numbers: VoidNumbers | None = None
 _follow_ups: dict[str, IssueFollowUp] = {}
 _sections: dict[str, ReceiptSections] = {}
@@ -126,6 +137,17 @@ def void_up_to(session: Session, principal: Principal, cae: CaeRangeRecord, last
     if _void_numbers is None:
         raise RuntimeError("no voiding registered: envios' init_app has not run (create_app)")
     return _void_numbers(session, principal, cae, last, reason)
+
+
+def provide_resubmission(resubmission: DgiResubmission) -> None:
+    global _resubmission
+    _resubmission = resubmission
+
+
+def resubmission() -> DgiResubmission:
+    if _resubmission is None:
+        raise RuntimeError("no DGI resubmission registered: envios' init_app has not run (create_app)")
+    return _resubmission
 
 
 def follow_issues(area: str, follow_up: IssueFollowUp) -> None:

@@ -8,6 +8,7 @@ number back, so numbering stays gapless. Issues arriving together share that tra
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -32,10 +33,11 @@ from portal.service.cfe import (
     Totals,
     sign_validated_cfe,
 )
+from portal.service.cfe.contingency import is_cfc
 from portal.service.cfe.pdf import render_preview, render_receipt
 from portal.service.cfe.rules import validate
 from portal.service.cfe.rules_dgi import Emission
-from portal.service.comprobante import hooks, notes
+from portal.service.comprobante import contingency, hooks, notes
 from portal.service.comprobante.events import receipt
 from portal.service.comprobante.issuer import (
     PrintSettings,
@@ -46,7 +48,7 @@ from portal.service.comprobante.issuer import (
     signing_key,
 )
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, PrintedLogo
-from portal.service.comprobante.numbering import allocate
+from portal.service.comprobante.numbering import Allocation, allocate
 from portal.service.comprobante.search import folded, remember_receiver
 from portal.service.eventos.publishing import publish
 from portal.service.indices.ui import ui_value_on
@@ -82,6 +84,7 @@ def check_rules(cfe: CfeInput, company: Company) -> Issuer:
 def _checked(cfe: CfeInput, company_id: int) -> tuple[Issuer, Decimal, Totals]:
     """`check_rules`, also returning the UI value it used (the issue signs with the same one) and the totals it
     computed (the issue signs with those)."""
+    cfe = contingency.engine_input(cfe)  # a paper CFC (2xx) is checked as its 1xx type
     issuer = cached_issuer(company_id, cfe)
     ui_value = ui_value_on(cfe.fch_emis)
     emission = Emission(signing_date=today_montevideo(), regimen=issuer.regimen)
@@ -217,6 +220,7 @@ def issue(
     # against, and the write lock is not held while they are read (a cold cache reads them, and parses a key,
     # while other issues go on: 50 companies issuing at once reloaded keys under the lock).
     try:
+        contingency.check_shape(cfe)
         issuer, ui_value, totals = _checked(cfe, principal.company_id)
         key = signing_key(db.session(), principal.company_id)  # 409 when no certificate is valid
         printed = print_settings(principal.company_id)
@@ -240,8 +244,11 @@ def issue(
         result = db.grouped_write(work)
     except IntegrityError:
         if idempotency_key is None:
+            if cfe.contingencia is not None:  # the same paper keyed in at the same moment (PostgreSQL)
+                raise contingency.keyed_in_already(cfe.contingencia.serie, cfe.contingencia.nro) from None
             raise
-        # A first request with the same key committed while this one was issuing: answer with its outcome.
+        # A first request with the same key committed while this one was issuing: answer with its outcome (or,
+        # the same paper keyed in under another key at the same moment, its 409 on the second try).
         result = db.grouped_write(work)
     for wakeup in result.wakeups:
         jobs.enqueue_safely(wakeup.run, wakeup.label)
@@ -261,20 +268,19 @@ def _issue_in(
 ) -> IssueResult:
     """The issue itself, in the (shared) write transaction `session`."""
     company_id = principal.company_id
-    originals = _check_references(session, company_id, cfe)
-    shares = notes.shares_of(session, cfe, originals)
-    cfe = notes.with_reference_amounts(cfe, originals)
-    allocation = allocate(session, company_id, cfe.tipo_cfe, cfe.fch_emis)
-    try:
-        # `_checked` validated this input before the number was taken: only the CAE's own rules run again, and
-        # the totals are the ones it computed (the reference amounts filled in above do not change them).
-        signed = sign_validated_cfe(cfe, totals, issuer, allocation.numbering, key.signer)
-    except CfeValidationError as exc:
-        raise ValidationFailed(field_errors(exc), message=exc.message) from exc
-    except CfeSchemaError:
-        current_app.logger.exception("generated CFE failed DGI's XSD")
-        raise
+    paper = None
+    if is_cfc(cfe.tipo_cfe):  # keyed in from paper: numbered by its printed book
+        paper = contingency.paper_number(session, company_id, cfe)
+        originals, shares = [], []
+        allocation = Allocation(None, paper.numbering, None)
+    else:
+        originals = _check_references(session, company_id, cfe)
+        shares = notes.shares_of(session, cfe, originals)
+        cfe = notes.with_reference_amounts(cfe, originals)
+        allocation = allocate(session, company_id, cfe.tipo_cfe, cfe.fch_emis)
+    signed = sign_checked(cfe, totals, issuer, allocation.numbering, key.signer)
     record = _new_record(principal, cfe, issuer, allocation.numbering, allocation.range_id, key.certificate_id, signed)
+    record.libreta_id = paper.book_id if paper is not None else None
     _snapshot_print_settings(session, record, printed)
     issued = hooks.Issued(record, cfe, issuer.rut, ui_value, signed.totals, tuple(o.record for o in originals))
     follow_ups = hooks.follow_ups()
@@ -294,6 +300,22 @@ def _issue_in(
         on_stored(session, result)
     del rows
     return result
+
+
+def sign_checked(cfe: CfeInput, totals: Totals, issuer: Issuer, numbering: Numbering, signer) -> SignedCfe:
+    """Sign a receipt `_checked` validated before its number was taken: only the CAE's own rules run again, and
+    the totals are the ones it computed (reference amounts filled in since do not change them). A paper CFC is
+    built as its 1xx type and then made the 2xx it records."""
+    try:
+        signed = sign_validated_cfe(contingency.engine_input(cfe), totals, issuer, numbering, signer)
+        if is_cfc(cfe.tipo_cfe):
+            signed = contingency.as_contingency(signed, cfe, issuer.rut, signer)
+    except CfeValidationError as exc:
+        raise ValidationFailed(field_errors(exc), message=exc.message) from exc
+    except CfeSchemaError:
+        current_app.logger.exception("generated CFE failed DGI's XSD")
+        raise
+    return signed
 
 
 def _new_record(principal, cfe, issuer, numbering: Numbering, range_id, cert_id, signed: SignedCfe) -> IssuedCfe:
@@ -330,7 +352,8 @@ def _new_record(principal, cfe, issuer, numbering: Numbering, range_id, cert_id,
 
 
 def numbering_of(record: IssuedCfe, session: Session) -> Numbering:
-
+    if record.cae_range_id is None:  # a paper CFC keyed in: its printed book
+        return dataclasses.replace(contingency.book_numbering(session, record), nro=record.nro)
     cae = session.get_one(CaeRangeRecord, record.cae_range_id)
     return Numbering(
         serie=record.serie,
@@ -392,4 +415,5 @@ def receipt_pdf(
 
 def preview_pdf(company: Company, cfe: CfeInput, *, logo: bytes | None = None, paper: str = "a4") -> bytes:
     check_rules(cfe, company)
+    cfe = contingency.engine_input(cfe)
     return render_preview(cfe, issuer_for(company, cfe), logo=logo, paper=paper)

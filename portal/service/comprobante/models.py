@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from decimal import Decimal
+from typing import Literal
 
 from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    CheckConstraint,
     Date,
     ForeignKey,
     Index,
@@ -67,6 +69,9 @@ class IssuedCfe(Base):
     __tablename__ = "cfe_emitido"
     __table_args__ = (
         UniqueConstraint("company_id", "tipo_cfe", "serie", "nro"),
+        # A number is authorised by a CAE range, or (a contingency receipt keyed in from paper) by a printed
+        # contingency book: exactly one of the two (migration 0160).
+        CheckConstraint("(cae_range_id IS NULL) <> (libreta_id IS NULL)", name="ck_cfe_emitido_cae_o_libreta"),
         # The receipt list (search.py): its order (date, number, id, newest first), then the columns its
         # totals add up and most filters test (the receiver filter included, migration 0017), so a page and
         # the totals of a filtered set read only the index.
@@ -101,7 +106,10 @@ class IssuedCfe(Base):
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
-    cae_range_id: Mapped[int] = mapped_column(ForeignKey("cae_range.id"))
+    cae_range_id: Mapped[int | None] = mapped_column(ForeignKey("cae_range.id"))
+    libreta_id: Mapped[int | None] = mapped_column(
+        ForeignKey("empresa_libreta_contingencia.id", name="fk_cfe_emitido_libreta_id")
+    )
     tipo_cfe: Mapped[int] = mapped_column(Integer)
     serie: Mapped[str] = mapped_column(String(2))
     nro: Mapped[int] = mapped_column(Integer)
@@ -204,3 +212,54 @@ class ReceiverWord(Base):
     company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), primary_key=True)
     palabra: Mapped[str] = mapped_column(String(150), primary_key=True)
     nombre: Mapped[str] = mapped_column(String(150), primary_key=True)
+
+
+VoidSource = Literal["operador", "rechazo_dgi"]  # who voided a range: an operator, or DGI's rejection
+
+
+class ContingencyBook(Base):
+    """A printed contingency book (CFC, types 2xx) DGI authorised: its type, serie, number range, the CAE of
+    the authorisation (request type F) and its dates. Paper receipts are keyed in against it."""
+
+    __tablename__ = "empresa_libreta_contingencia"
+    __table_args__ = (UniqueConstraint("company_id", "tipo_cfe", "serie", "nro_desde"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
+    tipo_cfe: Mapped[int] = mapped_column(Integer)
+    serie: Mapped[str] = mapped_column(String(2))
+    nro_desde: Mapped[int] = mapped_column(Integer)
+    nro_hasta: Mapped[int] = mapped_column(Integer)
+    cae_id: Mapped[str] = mapped_column(String(11))
+    fecha_autorizacion: Mapped[date] = mapped_column(Date)
+    fecha_vencimiento: Mapped[date] = mapped_column(Date)
+    created_by: Mapped[str] = mapped_column(String(254))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
+
+
+class VoidedRange(Base):
+    """Numbers of a CAE that will never be used: voided by an operator, or by DGI's rejection of a receipt
+    (`source` "rechazo_dgi", DGI's CFEs_Anulados_x_RechazoDGI). The daily report of `fecha` carries them."""
+
+    __tablename__ = "dgi_anulacion"
+    # A CAE range's numbers, or a printed contingency book's paper numbers (migration 0161): one of the two.
+    __table_args__ = (
+        CheckConstraint("(cae_range_id IS NULL) <> (libreta_id IS NULL)", name="ck_dgi_anulacion_cae_o_libreta"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
+    cae_range_id: Mapped[int | None] = mapped_column(ForeignKey("cae_range.id"))
+    libreta_id: Mapped[int | None] = mapped_column(
+        ForeignKey("empresa_libreta_contingencia.id", name="fk_dgi_anulacion_libreta_id"), index=True
+    )
+    tipo_cfe: Mapped[int] = mapped_column(Integer)
+    serie: Mapped[str] = mapped_column(String(2))
+    nro_desde: Mapped[int] = mapped_column(Integer)
+    nro_hasta: Mapped[int] = mapped_column(Integer)
+    fecha: Mapped[date] = mapped_column(Date, index=True)
+    source: Mapped[VoidSource] = mapped_column(String(12))
+    reason: Mapped[str] = mapped_column(String(200))
+    cfe_id: Mapped[str | None] = mapped_column(String(40))
+    created_by: Mapped[str] = mapped_column(String(254))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)

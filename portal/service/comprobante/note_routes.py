@@ -6,8 +6,9 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from portal.domain.roles import ALL, WRITERS
+from portal.service.cfe import CfeInput
 from portal.service.cfe.pdf_text import money
-from portal.service.comprobante import hooks, issuing, notes
+from portal.service.comprobante import cfc_correction, hooks, issuing, notes
 from portal.service.comprobante.blueprint import BOTH, IDEMPOTENCY, TAG, bp
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.presenters import cfe_emitido, cfe_emitido_json
@@ -133,3 +134,30 @@ def borrador_nota(query: BorradorNotaQuery, principal: Principal):
         saldo_acreditable=left,
         id_cfe_original=original.id,
     )
+
+
+@operation(
+    bp,
+    "POST",
+    "/contingencia/<string:cfe_id>/corregir",
+    tag=TAG,
+    summary="Corregir y reenviar un comprobante de contingencia observado",
+    auth=BOTH,
+    roles=WRITERS,
+    path_params={"cfe_id": "El idCfeEmitido del comprobante de contingencia que DGI observó."},
+    body=CfeInput,
+    responses={
+        200: CfeEmitido,
+        404: "`cfe_no_encontrado`: no existe o es de otra empresa.",
+        409: "`cfc_no_observado`: no es un comprobante de contingencia que DGI observó; `cfc_numero_anulado`: "
+        "ese número de la libreta está anulado.",
+        422: "Datos no válidos; `cfc_distinto`: otro tipo, serie o número que el del papel; los rechazos de "
+        "emitir para un CFC (`libreta_vencida`, `libreta_no_vigente`, `cfc_fecha_futura`, ...).",
+    },
+)
+def corregir_contingencia(cfe_id: str, body: CfeInput, principal: Principal):
+    """The same paper contingency receipt (type, serie, number) with its data corrected: signed again and sent to
+    DGI again, never to the customer. The receipt keeps its id and number; `dgi.observaciones` keeps how many
+    times DGI observed it. Only for a CFC whose DGI state is `observado`."""
+    record = cfc_correction.correct(principal, cfe_id, body)
+    return cfe_emitido(record, [], db.session()), 200

@@ -191,7 +191,8 @@ def full_credit_note(original: IssuedCfe, reason: str, issue_date: date | None =
     note_type = CREDIT_NOTE_FOR.get(original.tipo_cfe)
     if note_type is None:
         raise ApiError(
-            f"Un {CFE_TYPES[original.tipo_cfe].name_es} no se anula con nota de crédito.",
+            f"Un {CFE_TYPES[original.tipo_cfe].name_es if original.tipo_cfe in CFE_TYPES else original.tipo_cfe} "
+            "no se anula con nota de crédito.",
             code="tipo_sin_nota",
             status=409,
         )

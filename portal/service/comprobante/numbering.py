@@ -46,7 +46,7 @@ _TAKE_NUMBER = (
 
 @dataclass(frozen=True)
 class Allocation:
-    range_id: int
+    range_id: int | None  # None: a paper contingency receipt, numbered by its printed book
     numbering: Numbering
     warning: dict | None
 

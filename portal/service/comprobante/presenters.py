@@ -13,6 +13,7 @@ from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.cfe import Numbering
 from portal.service.comprobante import hooks, notes
 from portal.service.comprobante.amounts import is_credit_note
+from portal.service.comprobante.contingency import book_numbering
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, NoteReference, ReferenceChange
 from portal.service.comprobante.schemas import (
     Advertencia,
@@ -55,7 +56,11 @@ def cfe_emitido(
     """The receipt as the API shows it. `just_issued`: stored in `session`'s transaction a moment ago, so no
     note, credit or reference change can point at it yet (two queries less on the issuing path). `numbering`:
     the CAE range it was numbered from, when the caller has it (no query for the range)."""
-    cae = numbering or _numbering(session.get_one(CaeRangeRecord, record.cae_range_id))
+    cae = numbering or (
+        _numbering(session.get_one(CaeRangeRecord, record.cae_range_id))
+        if record.cae_range_id is not None
+        else book_numbering(session, record)  # a paper contingency receipt keyed in: its printed book
+    )
     related = [] if just_issued else _related_notes(session, record)
     link = public_url("comprobante.get_by_id", idCfeEmitido=record.id)
     source = record.input_json

@@ -51,11 +51,24 @@ _ROLL_422 = (
     auth=BOTH,
     roles=WRITERS,
     body=CfeInput,
-    responses={201: CfeEmitido, 409: "Sin CAE vigente o Idempotency-Key en curso."},
+    responses={
+        201: CfeEmitido,
+        409: "Sin CAE vigente o Idempotency-Key en curso; para un comprobante de contingencia en papel (tipoCFE "
+        "2xx): `cfc_ya_ingresado` (ese papel ya se ingresó) o `cfc_numero_anulado` (ese número de la libreta "
+        "está anulado).",
+        422: "Datos no válidos (`fields` indica cuáles). Para un comprobante de contingencia en papel: "
+        "`cfc_fuera_de_libreta` (ninguna libreta registrada de ese tipo y serie tiene ese número), "
+        "`cfc_tipo_distinto` (el número es de una libreta de otro tipo, o `contingencia` con un tipo 1xx), "
+        "`libreta_no_vigente` / `libreta_vencida` (la fecha del papel está fuera de las fechas de la libreta), "
+        "`cfc_fecha_futura` (la fecha del papel es posterior a hoy).",
+    },
     extra_headers=IDEMPOTENCY,
 )
 def emitir(body: CfeInput, principal: Principal):
-    """Numbers, signs and stores a CFE (XML per CFEDGI.xsd 1.44.2, XMLDSig) and returns it."""
+    """Numbers, signs and stores a CFE (XML per CFEDGI.xsd 1.44.2, XMLDSig) and returns it. A paper contingency
+    receipt (tipoCFE 201-203, 211-213, 281, 282, with `contingencia` and the paper's `fchEmis`) is keyed in
+    instead: checked against the registered contingency books, signed with the paper's serie and number as its
+    1xx element with TipoCFE 2xx, and sent to DGI only (never to the customer nor to an electronic receiver)."""
     key = idempotency.requested_key("comprobante.emitir")
     answer = {}
 
@@ -103,7 +116,9 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
     session = db.session()
     # The receipt with its CAE range and the rows other areas read for its answer (its DGI state: hooks) in one
     # query: the answer's session.get() of those then finds them in the session instead of asking again.
-    statement = select(IssuedCfe, CaeRangeRecord).join(CaeRangeRecord, CaeRangeRecord.id == IssuedCfe.cae_range_id)
+    statement = select(IssuedCfe, CaeRangeRecord).outerjoin(  # a paper CFC has no CAE range
+        CaeRangeRecord, CaeRangeRecord.id == IssuedCfe.cae_range_id
+    )
     found = session.execute(
         hooks.with_prefetched(statement).where(
             IssuedCfe.id == query.id_cfe_emitido, IssuedCfe.company_id == principal.company_id

@@ -32,8 +32,9 @@ from portal.service.empresa import audit
 from portal.service.platform import db, idempotency
 from portal.service.platform.api import idempotency_header, operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
-from portal.service.platform.errors import ApiError, FieldError, NotFound, ValidationFailed
+from portal.service.platform.errors import ApiError, Conflict, FieldError, NotFound, ValidationFailed
 from portal.service.platform.files import file_response
+from portal.service.platform.i18n import _
 from portal.service.platform.ratelimit import limiter
 
 bp = Blueprint("correo", __name__, url_prefix="/api/v1/correo")
@@ -126,7 +127,8 @@ def envio(send: MailSend) -> EnvioCorreo:
         202: EnvioCorreo,
         400: "Idempotency-Key no válida.",
         404: "No existe o es de otra empresa.",
-        409: "La Idempotency-Key está en curso.",
+        409: "La Idempotency-Key está en curso; `cfc_solo_dgi`: un comprobante de contingencia (2xx) no se "
+        "envía al cliente.",
         415: "El cuerpo no es JSON.",
         429: "Demasiados envíos en la última hora (10 por comprobante, 300 por empresa); ver Retry-After.",
     },
@@ -135,6 +137,11 @@ def enviar(cfe_id: str, body: EnviarCorreo, principal: Principal):
     """Records a send of the receipt's PDF and signed XML to the given addresses and answers at once; the
     e-mail goes out in the background, with retries. Follow it with GET …/envios."""
     record = _receipt(principal, cfe_id)
+    if 200 <= record.tipo_cfe < 300:  # a paper contingency receipt keyed in: the customer has the paper
+        raise Conflict(
+            _("Un comprobante de contingencia se envía solo a DGI: el cliente ya tiene el papel."),
+            code="cfc_solo_dgi",
+        )
     recipients = valid_recipients(body.destinatarios) or sending.suggested_recipients(db.session(), record)
     if not recipients:
         raise ValidationFailed(

@@ -4,24 +4,29 @@ them, and keys each in afterwards (docs: ../shared/domain/CFE-URUGUAY.md section
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import today_montevideo
+from portal.service.comprobante.models import ContingencyBook, IssuedCfe, VoidedRange
 from portal.service.empresa import audit
-from portal.service.empresa.models import ContingencyBook
-from portal.service.empresa.schemas import LibretaIn, LibretaList, LibretaOut
+from portal.service.empresa.schemas import AnularLibretaIn, LibretaAnulacionOut, LibretaIn, LibretaList, LibretaOut
 from portal.service.platform import db
 from portal.service.platform.auth import Principal
-from portal.service.platform.errors import Conflict, FieldError, ValidationFailed
+from portal.service.platform.errors import Conflict, FieldError, NotFound, ValidationFailed
 from portal.service.platform.i18n import _
 
 # DGI authorises at most 999,999 contingency documents per request (type F), and for two years.
 MAX_NUMBERS = 999_999
 
 
-def _out(book: ContingencyBook) -> LibretaOut:
+def _out(book: ContingencyBook, used: int = 0, voided: int = 0) -> LibretaOut:
     today = today_montevideo()
+    size = book.nro_hasta - book.nro_desde + 1
     return LibretaOut(
+        usados=used,
+        anulados=voided,
+        libres=max(size - used - voided, 0),
         id=book.id,
         tipoCFE=book.tipo_cfe,
         serie=book.serie,
@@ -42,7 +47,9 @@ def list_books(principal: Principal) -> LibretaList:
         .where(ContingencyBook.company_id == principal.company_id)
         .order_by(ContingencyBook.tipo_cfe, ContingencyBook.serie, ContingencyBook.nro_desde)
     )
-    return LibretaList(items=[_out(b) for b in books])
+    session = db.session()
+    used, voided = book_use(session, principal.company_id), book_voids(session, principal.company_id)
+    return LibretaList(items=[_out(b, used.get(b.id, 0), voided.get(b.id, 0)) for b in books])
 
 
 def register(principal: Principal, body: LibretaIn) -> LibretaOut:
@@ -110,3 +117,100 @@ def register(principal: Principal, body: LibretaIn) -> LibretaOut:
             target=f"CFC {body.tipoCFE} serie {body.serie} {body.desde}-{body.hasta}",
         )
         return _out(book)
+
+
+# The books' use (empresa's list of books) and voiding their unused numbers ------------------------------------
+
+
+def book_use(session: Session, company_id: int) -> dict[int, int]:
+    """Paper receipts keyed in, per book of the company."""
+    rows = session.execute(
+        select(IssuedCfe.libreta_id, func.count())
+        .where(IssuedCfe.company_id == company_id, IssuedCfe.libreta_id.is_not(None))
+        .group_by(IssuedCfe.libreta_id)
+    )
+    return {book_id: count for book_id, count in rows if book_id is not None}
+
+
+def book_voids(session: Session, company_id: int) -> dict[int, int]:
+    """Numbers voided, per book."""
+    rows = session.execute(
+        select(VoidedRange.libreta_id, func.sum(VoidedRange.nro_hasta - VoidedRange.nro_desde + 1))
+        .where(VoidedRange.company_id == company_id, VoidedRange.libreta_id.is_not(None))
+        .group_by(VoidedRange.libreta_id)
+    )
+    return {book_id: int(count) for book_id, count in rows if book_id is not None}
+
+
+def void_paper(principal: Principal, book_id: int, body: AnularLibretaIn) -> LibretaAnulacionOut:
+    """Void paper numbers `desde`..`hasta` of a book that were never keyed in nor voided, as a CAE range's unused
+    numbers are voided (dgi_anulacion, with the book instead of a range; audited). A voided number is never keyed
+    in afterwards."""
+    with db.write_transaction() as session:
+        book = session.get(ContingencyBook, book_id, with_for_update=True)
+        if book is None or book.company_id != principal.company_id:
+            raise NotFound(_("No existe esa libreta de contingencia en la empresa."), code="libreta_no_encontrada")
+        if body.hasta < body.desde or body.desde < book.nro_desde or body.hasta > book.nro_hasta:
+            message = _(
+                "La libreta va del {primero} al {ultimo}: anulá números dentro de ese rango, del menor al mayor.",
+                primero=book.nro_desde,
+                ultimo=book.nro_hasta,
+            )
+            raise ValidationFailed(
+                [FieldError("hasta", "anulacion_fuera_de_libreta", message)],
+                message=message,
+                code="anulacion_fuera_de_libreta",
+            )
+        used = session.scalar(
+            select(func.min(IssuedCfe.nro)).where(
+                IssuedCfe.libreta_id == book.id, IssuedCfe.nro >= body.desde, IssuedCfe.nro <= body.hasta
+            )
+        )
+        voided = session.scalar(
+            select(func.min(VoidedRange.nro_desde)).where(
+                VoidedRange.libreta_id == book.id,
+                VoidedRange.nro_desde <= body.hasta,
+                VoidedRange.nro_hasta >= body.desde,
+            )
+        )
+        if used is not None or voided is not None:
+            raise Conflict(
+                _(
+                    "Entre el {primero} y el {ultimo} hay números ya ingresados o anulados: anulá solo los libres.",
+                    primero=body.desde,
+                    ultimo=body.hasta,
+                ),
+                code="cfc_numero_usado",
+            )
+        record = VoidedRange(
+            company_id=principal.company_id,
+            cae_range_id=None,
+            libreta_id=book.id,
+            tipo_cfe=book.tipo_cfe,
+            serie=book.serie,
+            nro_desde=body.desde,
+            nro_hasta=body.hasta,
+            fecha=today_montevideo(),
+            source="operador",
+            reason=body.motivo,
+            created_by=principal.actor,
+        )
+        session.add(record)
+        audit.record(
+            session,
+            principal,
+            "libreta_contingencia_anulacion",
+            audit.diff({}, {"desde": body.desde, "hasta": body.hasta, "motivo": body.motivo}),
+            target=f"CFC {book.tipo_cfe} serie {book.serie} {book.nro_desde}-{book.nro_hasta}",
+        )
+        session.flush()
+        return LibretaAnulacionOut(
+            libreta=book.id,
+            tipoCFE=book.tipo_cfe,
+            serie=book.serie,
+            desde=body.desde,
+            hasta=body.hasta,
+            fecha=record.fecha,
+            motivo=body.motivo,
+            anuladaPor=principal.actor,
+        )

@@ -71,23 +71,3 @@ class AuditEvent(Base):
     action: Mapped[str] = mapped_column(String(30))
     target: Mapped[str | None] = mapped_column(String(120))
     changes: Mapped[dict] = mapped_column(JSON)
-
-
-class ContingencyBook(Base):
-    """A printed contingency book (CFC, types 2xx) DGI authorised: its type, serie, number range, the CAE of
-    the authorisation (request type F) and its dates. Paper receipts are keyed in against it."""
-
-    __tablename__ = "empresa_libreta_contingencia"
-    __table_args__ = (UniqueConstraint("company_id", "tipo_cfe", "serie", "nro_desde"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
-    tipo_cfe: Mapped[int] = mapped_column(Integer)
-    serie: Mapped[str] = mapped_column(String(2))
-    nro_desde: Mapped[int] = mapped_column(Integer)
-    nro_hasta: Mapped[int] = mapped_column(Integer)
-    cae_id: Mapped[str] = mapped_column(String(11))
-    fecha_autorizacion: Mapped[date] = mapped_column(Date)
-    fecha_vencimiento: Mapped[date] = mapped_column(Date)
-    created_by: Mapped[str] = mapped_column(String(254))
-    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)

@@ -14,6 +14,7 @@ from portal.domain.empresa import CAE_MAX_BYTES, CERTIFICATE_MAX_BYTES, LOGO_MAX
 from portal.domain.roles import ADMINS, ALL, READERS
 from portal.service.empresa import audit, branches, cae_ranges, certificates, contingency, settings, summary
 from portal.service.empresa.schemas import (
+    AnularLibretaIn,
     AuditList,
     BranchIn,
     BranchList,
@@ -24,6 +25,7 @@ from portal.service.empresa.schemas import (
     CaeOut,
     CertificateList,
     CertificateOut,
+    LibretaAnulacionOut,
     LibretaIn,
     LibretaList,
     LibretaOut,
@@ -445,3 +447,27 @@ def register_contingency_book(principal: Principal, body: LibretaIn):
     """Registra la libreta tal como figura en la autorización de DGI (CAE de tipo F: hasta 999.999 números).
     Queda en la auditoría, como los rangos de CAE."""
     return contingency.register(principal, body), 201
+
+
+@operation(
+    bp,
+    "POST",
+    "/contingencia/<int:book_id>/anulaciones",
+    tag=TAG,
+    summary="Anular números sin usar de una libreta de contingencia",
+    auth=AUTH,
+    roles=ADMINS,
+    body=AnularLibretaIn,
+    path_params={"book_id": "Identificador de la libreta, como lo da la lista."},
+    responses={
+        201: LibretaAnulacionOut,
+        404: "`libreta_no_encontrada`: no existe esa libreta en la empresa.",
+        409: "`cfc_numero_usado`: alguno de esos números ya fue ingresado o anulado.",
+        422: "Datos no válidos; `anulacion_fuera_de_libreta`: números fuera de la libreta.",
+    },
+)
+def void_contingency_numbers(principal: Principal, book_id: int, body: AnularLibretaIn):
+    """Anula papeles de la libreta que no se usarán (como los números sin usar de un CAE): quedan en la auditoría
+    y en las anulaciones del día, y ya no se pueden ingresar. El reporte diario de DGI no informa CFC anulados
+    (ReporteDiarioCFE.xsd: "No corresponde informar los CFC anulados")."""
+    return contingency.void_paper(principal, book_id, body), 201

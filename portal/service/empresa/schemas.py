@@ -498,9 +498,39 @@ class LibretaOut(BaseModel):
     vigente: bool = Field(description="Hoy está dentro de sus fechas.")
     registradaPor: str  # noqa: N815
     registradaEn: datetime  # noqa: N815
+    usados: int = Field(0, description="Papeles ingresados (comprobantes de contingencia emitidos con esta libreta).")
+    anulados: int = Field(0, description="Números anulados (papeles que nunca se usarán).")
+    libres: int = Field(0, description="Números que quedan sin usar ni anular.")
 
 
 class LibretaList(BaseModel):
     """Las libretas de contingencia de la empresa, por tipo y serie."""
 
     items: list[LibretaOut]
+
+
+class AnularLibretaIn(BaseModel):
+    """Anular números de una libreta de contingencia que no se usarán (un papel roto, una libreta que vence)."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        str_strip_whitespace=True,
+        json_schema_extra={"examples": [{"desde": 41, "hasta": 50, "motivo": "Papeles dañados"}]},
+    )
+
+    desde: Annotated[StrictInt, Field(ge=1, le=9_999_999), WHOLE_NUMBER]
+    hasta: Annotated[StrictInt, Field(ge=1, le=9_999_999), WHOLE_NUMBER]
+    motivo: StrictStr = Field(min_length=1, max_length=200, pattern=r"\S", description="Por qué se anulan.")
+
+
+class LibretaAnulacionOut(BaseModel):
+    """Números anulados de una libreta de contingencia."""
+
+    libreta: int
+    tipoCFE: int  # noqa: N815
+    serie: str
+    desde: int
+    hasta: int
+    fecha: date
+    motivo: str
+    anuladaPor: str  # noqa: N815

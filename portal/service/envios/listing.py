@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 from flask import current_app
 from sqlalchemy import case, func, select
 
-from portal.service.comprobante.models import IssuedCfe
+from portal.service.comprobante.models import IssuedCfe, VoidedRange
 from portal.service.envios import schemas
-from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission, VoidedRange
+from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
 from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, STATES
 from portal.service.envios.tracking import overdue
 from portal.service.platform.paging import keyset

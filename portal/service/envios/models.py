@@ -30,7 +30,6 @@ from portal.sqltypes import UtcDateTime
 
 ReportState = Literal["armado", "aceptado", "rechazado", "error"]  # a daily report's
 AckSignature = Literal["verificada", "invalida", "sin_certificado"]  # DGI's signature on an ack (ack_trust)
-VoidSource = Literal["operador", "rechazo_dgi"]  # who voided a range: an operator, or DGI's rejection
 
 
 class DgiSubmission(Base):
@@ -120,27 +119,6 @@ class DgiDailyReport(Base):
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     answered_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
-
-
-class VoidedRange(Base):
-    """Numbers of a CAE that will never be used: voided by an operator, or by DGI's rejection of a receipt
-    (`source` "rechazo_dgi", DGI's CFEs_Anulados_x_RechazoDGI). The daily report of `fecha` carries them."""
-
-    __tablename__ = "dgi_anulacion"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
-    cae_range_id: Mapped[int] = mapped_column(ForeignKey("cae_range.id"))
-    tipo_cfe: Mapped[int] = mapped_column(Integer)
-    serie: Mapped[str] = mapped_column(String(2))
-    nro_desde: Mapped[int] = mapped_column(Integer)
-    nro_hasta: Mapped[int] = mapped_column(Integer)
-    fecha: Mapped[date] = mapped_column(Date, index=True)
-    source: Mapped[VoidSource] = mapped_column(String(12))
-    reason: Mapped[str] = mapped_column(String(200))
-    cfe_id: Mapped[str | None] = mapped_column(String(40))
-    created_by: Mapped[str] = mapped_column(String(254))
-    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
 class SimEnvelope(Base):

@@ -15,10 +15,10 @@ from sqlalchemy import func, select
 
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.cfe.rules import ui_threshold_on
-from portal.service.comprobante.models import IssuedCfe
+from portal.service.comprobante.models import IssuedCfe, VoidedRange
 from portal.service.envios import ack_trust, acks, outage, report_xml
 from portal.service.envios.adapter import DgiPermanentError, DgiTransientError
-from portal.service.envios.models import DgiDailyReport, DgiSubmission, VoidedRange
+from portal.service.envios.models import DgiDailyReport, DgiSubmission
 from portal.service.envios.sending import Next, backoff, credentials, lease_held, reception
 from portal.service.envios.states import ROUTE_REPORT
 from portal.service.envios.tracking import set_state

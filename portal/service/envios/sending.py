@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import MONTEVIDEO, montevideo_time, today_montevideo
 from portal.service.comprobante.events import receipt_verdict
-from portal.service.comprobante.models import IssuedCfe
+from portal.service.comprobante.models import IssuedCfe, VoidedRange
 from portal.service.envios import ack_trust, acks, envelope, outage
 from portal.service.envios.adapter import (
     CfeState,
@@ -29,7 +29,7 @@ from portal.service.envios.adapter import (
     DgiReception,
     DgiTransientError,
 )
-from portal.service.envios.models import DgiEnvelope, DgiSubmission, VoidedRange
+from portal.service.envios.models import DgiEnvelope, DgiSubmission
 from portal.service.envios.receptions import make_reception
 from portal.service.envios.states import ROUTE_ENVELOPE
 from portal.service.envios.tracking import set_state
@@ -413,6 +413,7 @@ def void_by_rejection(session, record: IssuedCfe, motives: list[dict]) -> None:
         VoidedRange(
             company_id=record.company_id,
             cae_range_id=record.cae_range_id,
+            libreta_id=record.libreta_id,  # a paper contingency receipt's book (DGI observes those, never rejects)
             tipo_cfe=record.tipo_cfe,
             serie=record.serie,
             nro_desde=record.nro,

@@ -15,11 +15,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal.domain.cfe_types import NOTE_BASE_TYPE
+from portal.service.cfe.contingency import CFC_TYPES
 from portal.service.cfe.signing import verify_signature
-from portal.service.comprobante.models import CaeRangeRecord
-from portal.service.empresa.models import ContingencyBook
-from portal.service.envios.cfc import CFC_TYPES
-from portal.service.envios.models import SimCfe, VoidedRange
+from portal.service.comprobante.models import CaeRangeRecord, ContingencyBook, VoidedRange
+from portal.service.envios.models import SimCfe
 from portal.service.envios.simchecks_types import type_problems
 from portal.service.envios.states import motive
 from portal.service.platform.models import Company

@@ -30,6 +30,7 @@ from lxml import etree
 from sqlalchemy import func, select
 
 from portal.domain.uruguay_time import MONTEVIDEO
+from portal.service.cfe.contingency import is_cfc
 from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import shared_signer, verify_signature
@@ -162,7 +163,7 @@ class SimulatedDgi(DgiReception):
         for ordinal, cfe in enumerate(root.findall("d:CFE", namespaces=NS), start=1):
             found, motives = simchecks.check_cfe(session, cfe, root, cert_pem, record.rut_emisor, self.reject_marker)
             estado = "BE" if motives else "AE"
-            if cfc.is_cfc(found.tipo_cfe):  # DGI never rejects a CFC: it observes it (CE, C03-C15)
+            if is_cfc(found.tipo_cfe):  # DGI never rejects a CFC: it observes it (CE, C03-C15)
                 motives = cfc.observations(motives)
                 estado = "CE" if motives else "AE"
             verdicts.append(
@@ -185,7 +186,7 @@ class SimulatedDgi(DgiReception):
                     SimCfe.nro == found.nro,
                 )
             )
-            if seen is not None and cfc.is_cfc(found.tipo_cfe) and seen.estado == "CE":
+            if seen is not None and is_cfc(found.tipo_cfe) and seen.estado == "CE":
                 seen.estado, seen.envelope_id = estado, record.id  # an observed CFC, corrected and sent again
             elif not any(m["codigo"] == "E02" for m in motives) and seen is None:
                 session.add(

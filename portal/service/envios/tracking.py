@@ -12,10 +12,11 @@ from sqlalchemy.orm import Session
 
 from portal.domain.cfe_types import cfe_type
 from portal.service.cfe import CfeInput, Totals
+from portal.service.cfe.contingency import is_cfc
 from portal.service.cfe.rules import receiver_required
-from portal.service.comprobante.models import IssuedCfe
+from portal.service.comprobante.models import IssuedCfe, VoidedRange
 from portal.service.comprobante.tracking_schemas import EstadoDgi
-from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission, VoidedRange
+from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
 from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, ROUTE_REPORT, STATES
 from portal.service.platform.errors import FieldError, ValidationFailed
 
@@ -24,7 +25,10 @@ def route_for(cfe: CfeInput, ui_value: Decimal, totals: Totals) -> str:
     """ "sobre" for every CFE DGI must receive one by one; "reporte" for an e-Ticket below the Tabla E
     threshold without retentions or perceptions. The threshold is the engine's own rule (the one that
     decides whether an e-Ticket must identify its receiver), asked rather than copied, with the UI the
-    receipt was checked and signed with."""
+    receipt was checked and signed with. A paper contingency receipt keyed in (CFC) always goes in an envelope:
+    DGI observes or accepts each one (CFE-URUGUAY.md section 13)."""
+    if is_cfc(cfe.tipo_cfe):
+        return ROUTE_ENVELOPE
     if cfe_type(cfe.tipo_cfe).element != "eTck":
         return ROUTE_ENVELOPE
     return ROUTE_ENVELOPE if receiver_required(cfe, ui_value, totals) else ROUTE_REPORT

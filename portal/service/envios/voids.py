@@ -10,8 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service.comprobante.models import CaeRangeRecord
-from portal.service.envios.models import VoidedRange
+from portal.service.comprobante.models import CaeRangeRecord, VoidedRange
 from portal.service.platform import db
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import ApiError

@@ -1,6 +1,7 @@
 """What envios registers with comprobante (comprobante.hooks): every receipt's road to DGI, stored with it and
 followed by a wake-up of the packer after the commit; the `dgi` section of a receipt's answer, its submission
-read in the answer's one query; voiding a CAE range's unused numbers. Run by the app factory (each area's
+read in the answer's one query; voiding a CAE range's unused numbers; a corrected
+CFC sent again. Run by the app factory (each area's
 `wiring.init_app`)."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from portal.service.comprobante import hooks
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios.models import DgiSubmission
 from portal.service.envios.tasks import wake_packer
-from portal.service.envios.tracking import dgi_state, record_issued
+from portal.service.envios.tracking import dgi_state, record_issued, set_state
 from portal.service.envios.voids import void_up_to
 from portal.service.platform.db import Base
 
@@ -33,7 +34,23 @@ def _with_submission(statement: Select) -> Select:
     return statement.add_columns(DgiSubmission).outerjoin(DgiSubmission, DgiSubmission.cfe_id == IssuedCfe.id)
 
 
+def _observed(session: Session, record: IssuedCfe) -> bool:
+    sub = session.get(DgiSubmission, record.id, with_for_update=True)
+    return sub is not None and sub.state == "observado"
+
+
+def _resend(session: Session, record: IssuedCfe) -> hooks.Wakeup:
+    """The next envelope carries the corrected XML; the observations stay counted."""
+    sub = session.get_one(DgiSubmission, record.id)
+    sub.envelope_id, sub.ordinal, sub.motives = None, None, []
+    sub.packed_at = sub.received_at = sub.answered_at = None
+    set_state(sub, record, "pendiente")
+    company_id = record.company_id
+    return hooks.Wakeup(lambda: wake_packer(company_id), "envios wake-up")
+
+
 def init_app(app: Flask) -> None:
     hooks.provide_voiding(void_up_to)
+    hooks.provide_resubmission(hooks.DgiResubmission(observed=_observed, resend=_resend))
     hooks.follow_issues("envios", hooks.IssueFollowUp(rows=_submission, stored=_wake_packer))
     hooks.add_receipt_sections("envios", hooks.ReceiptSections(dgi=dgi_state, prefetch=_with_submission))

@@ -17,8 +17,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import MONTEVIDEO
-from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
-from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission, VoidedRange
+from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, VoidedRange
+from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
 from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE
 from portal.service.platform.models import Certificate
 from portal.service.salud import concerns

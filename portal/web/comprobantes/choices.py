@@ -47,7 +47,17 @@ CFE_TYPES = [
 
 # Types the service issues that the form does not offer yet (through the API, smart issuance or a note): named
 # in lists, filters, voids and receipt pages.
-OTHER_TYPES: list = []
+# Paper contingency receipts keyed in (CFC, 2xx = 1xx + 100): offered by the form's "contingency" choice.
+OTHER_TYPES: list = [
+    (201, _l("e-Ticket de contingencia")),
+    (202, _l("Nota de crédito de e-Ticket de contingencia")),
+    (203, _l("Nota de débito de e-Ticket de contingencia")),
+    (211, _l("e-Factura de contingencia")),
+    (212, _l("Nota de crédito de e-Factura de contingencia")),
+    (213, _l("Nota de débito de e-Factura de contingencia")),
+    (281, _l("e-Remito de contingencia")),
+    (282, _l("e-Resguardo de contingencia")),
+]
 
 TYPE_NAMES = dict(CFE_TYPES + OTHER_TYPES)
 # A note named with its own number: "Nota de crédito de e-Ticket A-0000003" read as a note of e-Ticket A-0000003,

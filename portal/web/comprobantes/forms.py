@@ -80,6 +80,18 @@ class ReceiptForm(PortalForm):
         _l("Tipo de comprobante"), choices=choices.options(choices.CFE_TYPES), coerce=int, default=101
     )
     fch_emis = DayField(_l("Fecha"), default=today_montevideo, validators=[DataRequired()])
+    # A paper contingency receipt (CFC) keyed in: the type chosen + 100, the serie and number printed on it, its
+    # date in fch_emis. `corrige_cfc`: the observed CFC this form corrects (same paper).
+    contingencia = BooleanField(_l("Comprobante de contingencia (papel)"), default=False)
+    cfc_serie = StringField(
+        _l("Serie del papel"),
+        validators=[Optional(), Regexp(r"^[A-Za-z]{1,2}$", message=_l("Una o dos letras."))],
+    )
+    cfc_nro = StringField(
+        _l("Número del papel"),
+        validators=[Optional(), Regexp(r"^\d{1,7}$", message=_l("Un número de hasta 7 dígitos."))],
+    )
+    corrige_cfc = HiddenField(validators=[Optional(), Regexp(r"^[A-Za-z0-9_-]{1,40}$")])
     fma_pago = SelectField(_l("Forma de pago"), choices=choices.options(choices.FMA_PAGO), coerce=int, default=1)
     fch_venc = DayField(_l("Vencimiento del pago"), validators=[Optional()])
     tpo_moneda = SelectField(_l("Moneda"), choices=choices.options(choices.CURRENCIES), default="UYU")
@@ -159,6 +171,9 @@ class ReceiptForm(PortalForm):
     SERVICE_FIELDS = {
         "tipo_cfe": "tipo_cfe",
         "issue_date": "fch_emis",
+        "paper": "cfc_nro",
+        "paper.serie": "cfc_serie",
+        "paper.number": "cfc_nro",
         "payment_form": "fma_pago",
         "due_date": "fch_venc",
         "gross_amounts": "mnt_bruto",

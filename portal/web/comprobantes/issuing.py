@@ -7,6 +7,7 @@ onto the form.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import secrets
 import time
@@ -64,6 +65,12 @@ class EditorView:
     title: str | None = None
     issued_url: str | None = None  # this form (its key) already issued the receipt there
     dgi: receiver.DgiCheck | None = None  # DGI's answer about the receiver's document, with its warnings
+    books: tuple = ()  # the contingency books of this type's CFC (portal.client ContingencyBook)
+
+    @property
+    def can_contingency(self) -> bool:
+        """A paper contingency receipt of this type can be keyed in (201-203, 211-213, 281, 282)."""
+        return self.tipo in payload.CFC_BASE_TYPES
 
     @property
     def is_note(self) -> bool:
@@ -115,7 +122,12 @@ def _editor(form: forms.ReceiptForm, *, status: int = 200, **extra):
     if not form.doc_recep.errors:
         extra["dgi"] = receiver.dgi_check(form.tipo_doc_recep.data, form.doc_recep.data, request.values, fill=False)
     form.offer_branches(api().list_branches())
-    return render(TEMPLATE, "editor", status=status, form=form, view=_view(form, **extra))
+    view = _view(form, **extra)
+    if view.can_contingency:
+        cfc_type = view.tipo + payload.CFC_OFFSET
+        books = tuple(b for b in api().list_contingency_books() if b.cfe_type == cfc_type)
+        view = dataclasses.replace(view, books=books)
+    return render(TEMPLATE, "editor", status=status, form=form, view=view)
 
 
 def form_key_redirect():
@@ -249,13 +261,21 @@ def new():
     if (no_lines := _without_lines(form, body)) is not None:
         return no_lines
     try:
+        if form.corrige_cfc.data:  # an observed paper contingency receipt, corrected: same paper, same number
+            receipt = api().correct_contingency(form.corrige_cfc.data, body.cfe)
+            flash(
+                _("Corregiste %(what)s: se reenvía a DGI.", what=f"{type_name(receipt.tipo_cfe)} {receipt.number}"),
+                "success",
+            )
+            return redirect_after_post("comprobantes.receipt", receipt_id=receipt.id)
         receipt = _issue_once(body.cfe, form.idempotency_key.data)
     except client_errors.ValidationError as exc:
         return _service_errors(form, exc, body)
     except client_errors.Conflict as exc:
         return _invalid(form, banner=[exc.message], status=409)
     _remember(receipt, form.idempotency_key.data)
-    on_issue.send_after_issue(receipt, form.enviar_a.data, key=form.idempotency_key.data)
+    if body.cfe.paper is None:  # a paper contingency receipt goes to DGI only, never to the customer
+        on_issue.send_after_issue(receipt, form.enviar_a.data, key=form.idempotency_key.data)
     return redirect_after_post("comprobantes.receipt", receipt_id=receipt.id)
 
 

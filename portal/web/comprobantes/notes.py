@@ -10,7 +10,7 @@ from flask import abort, flash
 from flask_babel import gettext as _
 
 from portal.client import errors as client_errors
-from portal.client.cfe import PRICES_INCLUDE_IVA, CfeRequest, Reference
+from portal.client.cfe import PRICES_INCLUDE_IVA, CfeRequest, PaperNumber, Reference
 from portal.client.comprobantes import IssuedReceipt
 from portal.domain.cfe_types import CREDIT_NOTES
 from portal.web import activity
@@ -115,6 +115,25 @@ def correct(receipt_id: str):
         forms.ReceiptForm(formdata=None, data=payload.form_data(_corrected(receipt))),
         title=_("Corrección de %(what)s", what=f"{type_name(receipt.tipo_cfe)} {receipt.number}"),
     )
+
+
+@bp.get("/<receipt_id>/corregir-contingencia")
+@writer_required
+def correct_contingency(receipt_id: str):
+    """The issuing form filled with an observed paper contingency receipt's data, to correct it and send it to DGI
+    again: the same paper (type, serie, number, date)."""
+    receipt = api().get_receipt(receipt_id)
+    if receipt.dgi is None or receipt.dgi.state != "observado":
+        flash(_("Solo se corrige y reenvía un comprobante de contingencia que DGI observó."), "warning")
+        return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
+    paper = replace(
+        _corrected(receipt),
+        corrects=None,
+        issue_date=receipt.issue_date,
+        paper=PaperNumber(receipt.serie, receipt.nro),
+    )
+    form = forms.ReceiptForm(formdata=None, data={**payload.form_data(paper), "corrige_cfc": receipt.id})
+    return editor_for(form, title=_("Corrección de %(what)s", what=f"{type_name(receipt.tipo_cfe)} {receipt.number}"))
 
 
 @bp.post("/<receipt_id>/anular")

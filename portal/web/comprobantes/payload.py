@@ -9,7 +9,7 @@ have for that type.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from portal.client.cfe import (
@@ -17,6 +17,7 @@ from portal.client.cfe import (
     SMALL_TAXPAYER_SALES,
     CfeRequest,
     Line,
+    PaperNumber,
     Principal,
     Receiver,
     Reference,
@@ -158,7 +159,18 @@ def build_body(data: dict) -> Body:
         transport=int(data["via_transp"]) if export and data.get("via_transp") else None,
         principal=_principal(data) if tipo in CUENTA_AJENA_TYPES else None,
     )
+    if data.get("contingencia"):  # keyed in from paper: the type's contingency code, the paper's serie/number
+        nro = _text(data, "cfc_nro")
+        cfe = replace(
+            cfe,
+            tipo_cfe=tipo + CFC_OFFSET if tipo in CFC_BASE_TYPES else tipo,
+            paper=PaperNumber(_text(data, "cfc_serie").upper(), int(nro)) if nro.isdigit() else None,
+        )
     return Body(cfe, rows)
+
+
+CFC_OFFSET = 100  # a contingency type is its electronic type + 100 (201 e-Ticket de contingencia)
+CFC_BASE_TYPES = frozenset({101, 102, 103, 111, 112, 113, 181, 182})
 
 
 IMEBA_INCLUDED = 2  # DGI's MntBruto 2: an e-Boleta de entrada's prices include IMEBA and additional taxes
@@ -204,8 +216,9 @@ def form_data(cfe: CfeRequest) -> dict:
     """The issuing form's data for a request (the inverse of build_body): a note's draft, or a receipt to
     issue again. What the form does not have (codes, payments) is left out."""
     receiver = cfe.receiver or Receiver()
+    paper = cfe.tipo_cfe - CFC_OFFSET in CFC_BASE_TYPES
     data: dict = {
-        "tipo_cfe": cfe.tipo_cfe,
+        "tipo_cfe": cfe.tipo_cfe - CFC_OFFSET if paper else cfe.tipo_cfe,
         "fma_pago": cfe.payment_form or 1,
         "mnt_bruto": cfe.prices_include_tax,
         "incluye_imeba": cfe.gross_amounts == IMEBA_INCLUDED,
@@ -236,6 +249,10 @@ def form_data(cfe: CfeRequest) -> dict:
             data[name] = value
     if cfe.transfer_kind:
         data["tipo_traslado"] = cfe.transfer_kind
+    if paper:  # a paper contingency receipt: its serie, number and date are the paper's
+        data.update(contingencia=True, fch_emis=cfe.issue_date)
+        if cfe.paper is not None:
+            data.update(cfc_serie=cfe.paper.serie, cfc_nro=str(cfe.paper.number))
     if cfe.corrects:  # a correction keeps what the rejected receipt said, its due date too
         data["corrige"] = cfe.corrects
         if cfe.due_date:

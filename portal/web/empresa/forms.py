@@ -223,3 +223,31 @@ class ContingencyBookForm(PortalForm):
     )
     fecha_autorizacion = DayField(_l("Autorizada el"), validators=[InputRequired(_l("Indicá la fecha."))])
     vencimiento = DayField(_l("Vence el"), validators=[InputRequired(_l("Indicá la fecha."))])
+
+
+class VoidPaperForm(PortalForm):
+    """Unused paper numbers of a contingency book to void (they will never be keyed in)."""
+
+    SERVICE_FIELDS = {"desde": "desde", "hasta": "hasta", "motivo": "motivo"}
+    libreta = SelectField(_l("Libreta"), coerce=int, choices=[], validators=[InputRequired(_l("Elegí la libreta."))])
+    desde = NumberField(
+        _l("Desde el número"),
+        whole=True,
+        validators=[NumberRequired(_l("Indicá el primer número.")), NumberRange(1, 9_999_999)],
+    )
+    hasta = NumberField(
+        _l("Hasta el número"),
+        whole=True,
+        validators=[NumberRequired(_l("Indicá el último número.")), NumberRange(1, 9_999_999)],
+    )
+    motivo = StringField(
+        _l("Motivo"),
+        filters=[_strip],
+        validators=[InputRequired(_l("Indicá por qué se anulan.")), Length(max=200)],
+    )
+
+    def offer_books(self, books, labels) -> None:
+        """The books with numbers left to void."""
+        self.libreta.choices = [
+            (b.id, f"{labels.get(b.cfe_type, b.cfe_type)} · {b.serie} {b.first}–{b.last}") for b in books if b.free
+        ]

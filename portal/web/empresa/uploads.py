@@ -10,7 +10,7 @@ from portal.web.auth.session import admin_required
 from portal.web.backend import api
 from portal.web.empresa import bp
 from portal.web.empresa.audit_view import audit_rows
-from portal.web.empresa.forms import CFC_LABELS, CaeForm, CertificateForm, ContingencyBookForm
+from portal.web.empresa.forms import CFC_LABELS, CaeForm, CertificateForm, ContingencyBookForm, VoidPaperForm
 from portal.web.empresa.views import REFUSALS
 from portal.web.forms_common import apply_service_errors
 from portal.web.i18n import day
@@ -131,10 +131,35 @@ def contingency():
                 "success",
             )
             return redirect_after_post("empresa.contingency")
+    return _contingency_page(form, VoidPaperForm(formdata=None, prefix="anular"))
+
+
+def _contingency_page(form: ContingencyBookForm, void_form: VoidPaperForm):
+    books = api().list_contingency_books()
+    void_form.offer_books(books, CFC_LABELS)
     return render(
         "empresa/contingency.html",
         form=form,
-        books=api().list_contingency_books(),
+        void_form=void_form,
+        books=books,
         labels=CFC_LABELS,
         status=_status(),
     )
+
+
+@bp.post("/contingencia/anular")
+@admin_required
+def void_paper_numbers():
+    """Void unused paper numbers of a book, as a CAE range's unused numbers are voided."""
+    void_form = VoidPaperForm(prefix="anular")
+    void_form.offer_books(api().list_contingency_books(), CFC_LABELS)
+    if void_form.validate():
+        first, last = int(void_form.desde.data), int(void_form.hasta.data)
+        try:
+            api().void_contingency_numbers(void_form.libreta.data, first=first, last=last, reason=void_form.motivo.data)
+        except REFUSALS as exc:
+            apply_service_errors(void_form, exc, void_form.SERVICE_FIELDS)
+        else:
+            flash(_("Anulaste los números %(first)s a %(last)s de la libreta.", first=first, last=last), "success")
+            return redirect_after_post("empresa.contingency")
+    return _contingency_page(ContingencyBookForm(formdata=None), void_form)

@@ -68,6 +68,8 @@ class DgiPanel:
     corrected_by: str | None = None
     can_correct: bool = False
     labels: dict[str, str] = field(default_factory=dict)  # linked receipt id -> "e-Factura A-0000001"
+    observations: int = 0  # times DGI observed it (a contingency receipt keyed in from paper)
+    can_correct_contingency: bool = False  # observed: "Corregir y reenviar" (same paper, same number)
 
     def label(self, receipt_id: str) -> str:
         return self.labels.get(receipt_id, receipt_id)
@@ -94,4 +96,6 @@ def receipt_panel(receipt, *, can_write: bool, labels: dict[str, str] | None = N
         dgi.corrected_by,
         can_correct=can_write and badge.rejected and not dgi.corrected_by,
         labels=labels or {},
+        observations=dgi.observations,
+        can_correct_contingency=can_write and dgi.state == "observado",
     )

@@ -1,0 +1,134 @@
+"""The portal's side of paper contingency receipts (CFC): the issuing form's "Comprobante de contingencia (papel)"
+choice with the book's numbers left, keyed in and sent to DGI only; an observed one shows DGI's codes in words
+and the times it was observed, and is corrected and sent again; the Empresa page counts used, voided and free
+numbers per book and voids unused ones; the page that explains the two situations links to the form."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import func, select
+
+from portal.domain.uruguay_time import today_montevideo
+from portal.service.correo.models import MailSend
+from portal.service.platform import db
+from tests.integration.test_comprobantes_portal import RECEIPT_URL, efactura
+from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
+from tests.support.html import csrf, soup
+
+
+@pytest.fixture
+def service_config(service_config):
+    return {**service_config, **ENVIOS_CONFIG}
+
+
+@pytest.fixture
+def book(signed_in):
+    admin = signed_in("admin@demo.uy")
+    today = today_montevideo()
+    form = {
+        "tipo_cfe": "211",
+        "serie": "B",
+        "desde": "1",
+        "hasta": "50",
+        "cae_id": "90261234567",
+        "fecha_autorizacion": f"{today - timedelta(days=30):%d/%m/%Y}",
+        "vencimiento": f"{today + timedelta(days=700):%d/%m/%Y}",
+    }
+    answer = admin.post("/empresa/contingencia", data={**form, "csrf_token": csrf(admin, "/empresa/contingencia")})
+    assert answer.status_code == 303
+    return admin
+
+
+def _paper(client, nro: str, **changes) -> dict:
+    data = efactura(client)
+    data.update(
+        contingencia="y",
+        cfc_serie="b",
+        cfc_nro=nro,
+        fch_emis=f"{today_montevideo() - timedelta(days=2):%d/%m/%Y}",
+        enviar_a="cliente@example.com",
+        **changes,
+    )
+    return data
+
+
+def test_the_form_offers_the_paper_choice_with_the_books_numbers_left(signed_in, book):
+    user = signed_in("usuario@demo.uy")
+    page = soup(user.get("/comprobantes/nuevo?tipoCFE=111", follow_redirects=True))
+    paper = page.find(attrs={"data-testid": "cfc-paper"})
+    assert paper is not None and paper.summary.get_text(strip=True) == "Comprobante de contingencia (papel)"
+    assert paper.find("input", attrs={"name": "cfc_serie"}) and paper.find("input", attrs={"name": "cfc_nro"})
+    row = paper.find(attrs={"data-testid": "cfc-books"}).tbody.tr
+    assert [c.get_text(strip=True) for c in row.find_all("td")][0:2] == ["B", "1–50"]
+    assert row.find_all("td")[-1].get_text(strip=True) == "50"
+    assert paper.find("a", href="/envios/contingencia") is not None
+    assert (
+        soup(user.get("/comprobantes/nuevo?tipoCFE=121", follow_redirects=True)).find(
+            attrs={"data-testid": "cfc-paper"}
+        )
+        is None
+    )  # no contingency type for exports here
+
+
+def test_a_paper_cfc_is_keyed_in_observed_and_corrected_in_the_portal(signed_in, book, live_service):
+    user = signed_in("usuario@demo.uy")
+    data = _paper(user, "7", rzn_soc_recep=f"{REJECT_MARKER}E05")
+    answer = user.post("/comprobantes/nuevo", data=data)
+    assert answer.status_code == 303, answer.get_data(as_text=True)[:2000]
+    receipt_id = RECEIPT_URL.match(answer.headers["Location"])[1]
+    drain(live_service.app)
+    page = soup(user.get(f"/comprobantes/{receipt_id}"))
+    assert "e-Factura de contingencia" in page.h1.get_text()
+    panel = page.find(attrs={"data-testid": "dgi-panel"})
+    assert panel["data-state"] == "observado"
+    assert "C05" in panel.find(attrs={"data-testid": "dgi-reasons"}).get_text()
+    assert "1 vez" in panel.find(attrs={"data-testid": "dgi-observations"}).get_text()
+    with live_service.app.app_context():  # never e-mailed to the customer, though the form named one
+        assert db.new_session().scalar(select(func.count()).select_from(MailSend)) == 0
+    correct = panel.find("a", attrs={"data-testid": "correct-contingency"})
+    form = soup(user.get(correct["href"], follow_redirects=True))
+    values = {i["name"]: i.get("value", "") for i in form.select("form.receipt-form input") if i.get("name")}
+    assert (values["cfc_serie"], values["cfc_nro"], values["corrige_cfc"]) == ("B", "7", receipt_id)
+    assert values["fch_emis"] == f"{today_montevideo() - timedelta(days=2):%d/%m/%Y}"
+    fixed = _paper(user, "7")
+    fixed.update(corrige_cfc=receipt_id, csrf_token=values["csrf_token"])
+    answer = user.post("/comprobantes/nuevo", data=fixed)
+    assert answer.status_code == 303 and answer.headers["Location"].endswith(f"/comprobantes/{receipt_id}")
+    drain(live_service.app)
+    panel = soup(user.get(f"/comprobantes/{receipt_id}")).find(attrs={"data-testid": "dgi-panel"})
+    assert panel["data-state"] == "aceptado"
+    assert "1 vez" in panel.find(attrs={"data-testid": "dgi-observations"}).get_text()
+    assert panel.find(attrs={"data-testid": "correct-contingency"}) is None
+
+
+def test_a_refused_paper_lands_on_its_field(signed_in, book):
+    user = signed_in("usuario@demo.uy")
+    answer = user.post("/comprobantes/nuevo", data=_paper(user, "77"))
+    assert answer.status_code == 422
+    assert "Ninguna libreta de contingencia" in soup(answer).find(id="cfc_nro-error").get_text()
+
+
+def test_the_empresa_page_counts_and_voids_paper_numbers(signed_in, book):
+    user = signed_in("usuario@demo.uy")
+    assert user.post("/comprobantes/nuevo", data=_paper(user, "3")).status_code == 303
+    admin = book
+    token = csrf(admin, "/empresa/contingencia")
+    form = {"anular-libreta": "", "anular-desde": "41", "anular-hasta": "50", "anular-motivo": "Papeles rotos"}
+    page = soup(admin.get("/empresa/contingencia"))
+    form["anular-libreta"] = page.find("select", attrs={"name": "anular-libreta"}).option["value"]
+    token = page.find("input", attrs={"name": "anular-csrf_token"})["value"]
+    used = admin.post("/empresa/contingencia/anular", data={**form, "anular-desde": "1", "anular-csrf_token": token})
+    assert used.status_code == 422 and "ya ingresados o anulados" in used.get_data(as_text=True)
+    answer = admin.post("/empresa/contingencia/anular", data={**form, "anular-csrf_token": token})
+    assert answer.status_code == 303
+    row = soup(admin.get("/empresa/contingencia")).find(attrs={"data-testid": "contingency-book"})
+    counts = [row.find(attrs={"data-testid": f"book-{k}"}).get_text(strip=True) for k in ("used", "voided", "free")]
+    assert counts == ["1", "10", "39"]
+
+
+def test_the_page_that_explains_the_two_situations_links_to_the_form(signed_in):
+    page = soup(signed_in("usuario@demo.uy").get("/envios/contingencia"))
+    link = page.find("a", attrs={"data-testid": "key-in-paper"})
+    assert link["href"] == "/comprobantes/nuevo"
