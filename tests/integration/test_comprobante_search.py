@@ -312,11 +312,17 @@ def test_receiver_filter_reads_no_receipt_from_the_table_it_does_not_list_on_sql
         session.execute(text("ANALYZE"))  # as a real database has statistics (the bench runs it too)
     assert _plans(service_app, "21") == [
         ["SEARCH cfe_emitido USING INDEX ix_cfe_emitido_listado (company_id=?)"],
-        ["SEARCH cfe_emitido USING COVERING INDEX ix_cfe_emitido_listado (company_id=?)"],
+        [  # the totals: at most LIST_TOTALS_LIMIT + 1 of the index's entries, then grouped per currency
+            "CO-ROUTINE anon_1",
+            "SEARCH cfe_emitido USING COVERING INDEX ix_cfe_emitido_listado (company_id=?)",
+            "SCAN anon_1",
+            "USE TEMP B-TREE FOR GROUP BY",
+        ],
     ]
     few_page, few_totals = _plans(service_app, "AR20")  # no name has a word starting "ar20": the document alone
     assert all(
-        "ix_cfe_emitido_receptor_doc_reciente (company_id=? AND receptor_doc>?" in p[0] for p in (few_page, few_totals)
+        any("ix_cfe_emitido_receptor_doc_reciente (company_id=? AND receptor_doc>?" in line for line in p)
+        for p in (few_page, few_totals)
     )
 
 
