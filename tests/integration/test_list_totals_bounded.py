@@ -4,10 +4,13 @@ up a million receipts on every keystroke. Within the limit the count and sums st
 
 from __future__ import annotations
 
+import uuid
 from decimal import Decimal
 
 import pytest
+from bs4 import BeautifulSoup
 
+from portal.client import CfeClient
 from tests.support import cfe_bodies as bodies
 from tests.support import receipt_copies
 from tests.support.cfe_bodies import issue
@@ -61,3 +64,19 @@ def test_a_narrower_filter_under_the_limit_gets_its_exact_totals_back(api_client
     assert Decimal(answer["totales"][0]["mntTotal"]) == _pesos(wanted)
     assert len(tickets) > 10
     assert api_client.get(BUSCAR, query_string={"tipoCFE": 101}, headers=user).json["totalAcotado"] is True
+
+
+def test_the_portal_says_more_than_and_how_to_get_the_totals(signed_in, live_service, live_token_for):
+    api = CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"))
+    for _ in range(3):
+        api.issue_receipt(bodies.request(bodies.ETICKET), idempotency_key=uuid.uuid4().hex)
+    usuario = signed_in("usuario@demo.uy")
+    live_service.app.config["LIST_TOTALS_LIMIT"] = 2
+    page = BeautifulSoup(usuario.get("/comprobantes/").data, "html.parser")
+    assert page.select_one("[data-testid=result-count] strong").get_text(strip=True) == "Más de 2 comprobantes"
+    assert page.select_one("[data-testid=totals-bounded]") and not page.select("[data-testid=currency-total]")
+    assert len(page.select(".receipt-list tbody tr")) == 3  # the rows are all there
+    live_service.app.config["LIST_TOTALS_LIMIT"] = 3
+    page = BeautifulSoup(usuario.get("/comprobantes/").data, "html.parser")
+    assert page.select_one("[data-testid=result-count] strong").get_text(strip=True) == "3 comprobantes"
+    assert page.select("[data-testid=currency-total]") and not page.select_one("[data-testid=totals-bounded]")
