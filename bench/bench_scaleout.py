@@ -106,9 +106,9 @@ def main() -> int:
                 ok, wall, service, postgres, generator, failed, (wal, commits) = _slice(
                     port, make, args.connections, args.seconds, server.pid, args.postgres_pid, dsn
                 )
+                side = figures[workers]
                 side["wal"] += wal
                 side["commits"] += commits
-                side = figures[workers]
                 side["ok"] += ok
                 side["wall"] += wall
                 side["service"] += service
