@@ -183,9 +183,9 @@ def run_report(url: str) -> int:
         if isinstance(day, str):
             day = datetime.fromisoformat(day).date()
         _lend_certificate(busy)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         report_id = reports.build(busy, day, "bench")
-        took = time.perf_counter() - start
+        took, cpu = time.perf_counter() - start, time.process_time() - cpu
         with db.write_transaction() as session:
             report = session.get(DgiDailyReport, report_id)
             count, size = report.cfe_count, len(report.xml)
@@ -202,7 +202,8 @@ def run_report(url: str) -> int:
             )
             session.delete(report)
     print(
-        f"Daily report of {day} ({count:,} e-Tickets, {size / 1024:.0f} KB signed): {took:.2f} s, target < "
+        f"Daily report of {day} ({count:,} e-Tickets, {size / 1024:.0f} KB signed): {took:.2f} s "
+        f"({cpu:.2f} s of this process's CPU, SQLite's included when on SQLite), target < "
         f"{TARGET_REPORT_S} s: {'met' if took < TARGET_REPORT_S else '**missed**'} ({url.split(':')[0]}, "
         f"load {os.getloadavg()[0]:.1f})"
     )

@@ -113,6 +113,17 @@ _NET_EXCLUDING_IVA = (
 )
 
 
+# What the report reads of each receipt's totals (report_xml.TypeSummary.add_receipt), each extracted by the
+# database rather than the whole JSON decoded per receipt.
+_TOTALS_READ = (
+    *(name for _element, name in report_xml.FYT),
+    "mntTotal",
+    "mntTotRetenido",
+    "ivaTasaMin",
+    "ivaTasaBasica",
+)
+
+
 def _above_threshold(session, fch_emis: date, totals: dict, rate: Decimal, cache: dict) -> bool:
     """CantDocsMay_topeUI (ReporteDiarioCFE.xsd): "CFE y CFC con montos totales, excluido el IVA, mayores al tope
     establecido", in pesos, against Tabla E's threshold with the UI of the issue date (as the engine's rule).
@@ -137,7 +148,7 @@ def _summaries(session, company_id: int, fecha: date):
             IssuedCfe.serie,
             IssuedCfe.nro,
             IssuedCfe.tpo_moneda,
-            IssuedCfe.totals_json,
+            *(IssuedCfe.totals_json[name].as_string().label(name) for name in _TOTALS_READ),
             IssuedCfe.input_json["tpoCambio"].as_string().label("tpo_cambio"),
             IssuedCfe.issuer_json["cdg_dgi_sucursal"].as_string().label("sucursal"),
         )
@@ -148,15 +159,16 @@ def _summaries(session, company_id: int, fecha: date):
     for row in rows:
         if row.state == "rechazado" or not report_xml.reported(row.tipo_cfe):
             continue  # a receipt DGI rejected was not issued: its number is reported voided
+        totals = {name: getattr(row, name) for name in _TOTALS_READ}
         rate = Decimal(str(row.tpo_cambio or 1)) if row.tpo_moneda != "UYU" else Decimal(1)
         summaries.setdefault(row.tipo_cfe, report_xml.TypeSummary()).add_receipt(
             row.fch_emis,
             int(row.sucursal or 1),
             row.serie,
             row.nro,
-            row.totals_json,
+            totals,
             rate,
-            above_threshold=_above_threshold(session, row.fch_emis, row.totals_json, rate, thresholds),
+            above_threshold=_above_threshold(session, row.fch_emis, totals, rate, thresholds),
         )
     for voided in session.scalars(
         select(VoidedRange).where(VoidedRange.company_id == company_id, VoidedRange.fecha == fecha)
