@@ -41,7 +41,7 @@ def _wal_and_commits(dsn: str) -> tuple[int, int]:
         wal, commits = conn.execute(
             "SELECT pg_current_wal_lsn() - '0/0'::pg_lsn, xact_commit FROM pg_stat_database "
             "WHERE datname = current_database()"
-        ).one()
+        ).fetchone()
     return int(wal), int(commits)
 
 
