@@ -15,11 +15,9 @@ docs/PERFORMANCE.md is computed from.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,8 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import loadgen  # noqa: E402
-from bench.bench_emitir import PYTHON, environment, machine, prepare, start_service, tree_cpu_seconds  # noqa: E402
-from bench.bench_ratios import _ADD_COMPANIES, COMPANIES, _issue_factory  # noqa: E402
+from bench.bench_emitir import environment, machine, prepare, start_service, tree_cpu_seconds  # noqa: E402
+from bench.bench_ratios import COMPANIES, _issue_factory, add_companies  # noqa: E402
 
 
 def _wal_and_commits(dsn: str) -> tuple[int, int]:
@@ -71,12 +69,7 @@ def main() -> int:
     env = environment(workdir, args.database_url)
     env.update(CFE_JOBS_URL=args.redis_url, CFE_RATELIMIT_STORAGE_URL=args.redis_url)
     prepare(env)
-    made = subprocess.run(  # noqa: S603
-        [PYTHON, "-c", _ADD_COMPANIES, str(COMPANIES)], env=env, capture_output=True, text=True, cwd=ROOT
-    )
-    if made.returncode:
-        raise RuntimeError(made.stderr)
-    tokens = json.loads(made.stdout)
+    tokens = add_companies(env)
     dsn = args.database_url.replace("postgresql+psycopg://", "postgresql://")
     sides = {}
     figures: dict[int, dict] = {}

@@ -107,9 +107,7 @@ def _rows(template: dict, company_ids: list[int], busy: int, count: int, today: 
             state = "rechazado" if rng.random() < 0.002 else ("pendiente" if recent else "aceptado")
             chunk.append(_row(template, serial, company, tipo, numbers[tipo], day, rng, doc, name, state))
             serial += 1
-            if len(chunk) == 20_000:
-                yield chunk
-                chunk = []
+            chunk = yield from _full(chunk)
         if chunk:
             yield chunk
     busy_count = count - serial
@@ -119,11 +117,17 @@ def _rows(template: dict, company_ids: list[int], busy: int, count: int, today: 
             _row(template, serial, busy, 101, nro, today - timedelta(days=1), rng, None, None, "pendiente_reporte")
         )
         serial += 1
-        if len(chunk) == 20_000:
-            yield chunk
-            chunk = []
+        chunk = yield from _full(chunk)
     if chunk:
         yield chunk
+
+
+def _full(chunk: list[dict]) -> Iterator[list[dict]]:
+    """Yields `chunk` when it holds 20,000 rows; returns the chunk to go on filling (a new one after a yield)."""
+    if len(chunk) < 20_000:
+        return chunk
+    yield chunk
+    return []
 
 
 def _row(template, serial, company, tipo, nro, day, rng, doc, name, state) -> dict:
