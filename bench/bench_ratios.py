@@ -201,16 +201,21 @@ def cpu(args) -> int:
     return 0
 
 
-def companies(args) -> int:
-    workdir = Path(tempfile.mkdtemp(prefix="cfe-bench-ratios-"))
-    env = environment(workdir, args.database_url or f"sqlite:///{workdir / 'service.db'}")
-    prepare(env)
+def add_companies(env: dict[str, str]) -> list[str]:
+    """COMPANIES more companies in the prepared database of `env`, each with its user; their access tokens."""
     made = subprocess.run(  # noqa: S603
         [PYTHON, "-c", _ADD_COMPANIES, str(COMPANIES)], env=env, capture_output=True, text=True, cwd=ROOT
     )
     if made.returncode:
         raise RuntimeError(made.stderr)
-    tokens = json.loads(made.stdout)
+    return json.loads(made.stdout)
+
+
+def companies(args) -> int:
+    workdir = Path(tempfile.mkdtemp(prefix="cfe-bench-ratios-"))
+    env = environment(workdir, args.database_url or f"sqlite:///{workdir / 'service.db'}")
+    prepare(env)
+    tokens = add_companies(env)
     server = start_service(env, args.port, args.workers, None, workdir / "service.log")
     one, many = _issue_factory(args.port, tokens[:1]), _issue_factory(args.port, tokens)
     rates: dict[str, list[float]] = {"one company": [], f"{COMPANIES} companies": []}

@@ -44,11 +44,13 @@ NAMES = (
 PLACES = ("del Centro", "Norte", "Oriental", "Pocitos", "del Prado", "Cordón", "Malvín", "La Teja", "Unión")
 SEARCH_INDEXES = (
     "ix_cfe_emitido_listado",
-    "ix_cfe_emitido_moneda",
+    "ix_cfe_emitido_moneda_listado",
+    "ix_cfe_emitido_tipo_listado",
+    "ix_cfe_emitido_monto",
     "ix_cfe_emitido_nro",
     "ix_cfe_emitido_receptor_doc_reciente",
     "ix_cfe_emitido_receptor_busqueda",
-    "ix_cfe_emitido_dgi_status",
+    "ix_cfe_emitido_dgi_status_listado",
     "ix_cfe_emitido_request_id",
     "ix_cfe_emitido_idempotency_key",
 )

@@ -25,13 +25,15 @@ class CurrencyTotal:
 @dataclass(frozen=True)
 class Page(Generic[T]):  # noqa: UP046 - Python 3.11 has no class type parameters
     """A page of a list: its items, the cursor of the next page (None on the last) and, where the list
-    counts them, how many match in all (`total`), per currency (`totals`) and how many are late (`overdue`)."""
+    counts them, how many match in all (`total`), per currency (`totals`) and how many are late (`overdue`).
+    `total_bounded`: more than `total` match, and `totals` is empty (the list adds up only so many)."""
 
     items: tuple[T, ...]
     next_cursor: str | None = None
     total: int | None = None
     totals: tuple[CurrencyTotal, ...] = ()
     overdue: int | None = None
+    total_bounded: bool = False
 
     @classmethod
     def from_json(cls, data: JsonObject, item: Callable[[JsonObject], T]) -> Page[T]:
@@ -46,6 +48,7 @@ class Page(Generic[T]):  # noqa: UP046 - Python 3.11 has no class type parameter
                 CurrencyTotal(t["moneda"], int(t["cantidad"]), Decimal(t["mntTotal"])) for t in data.get("totales", ())
             ),
             overdue=count("demorados"),
+            total_bounded=bool(data.get("totalAcotado")),
         )
 
 

@@ -63,6 +63,9 @@ class CaeRangeRecord(Base):
         return self.hnro - self.dnro + 1
 
 
+_ORDER = ("fch_emis", "nro", "id")  # the receipt list's order (comprobante/search.py)
+
+
 class IssuedCfe(Base):
     """A signed receipt. `xml` is kept exactly as signed; the input and issuer snapshots rebuild its PDF."""
 
@@ -88,7 +91,20 @@ class IssuedCfe(Base):
             "receptor_doc",
             "receptor_busqueda",
         ),
-        Index("ix_cfe_emitido_moneda", "company_id", "tpo_moneda"),
+        # The filters by type, currency and DGI state in the list's order, with the columns the totals add up
+        # (migration 0200); a range of amounts by amount.
+        Index("ix_cfe_emitido_tipo_listado", "company_id", "tipo_cfe", *_ORDER, "tpo_moneda", "mnt_total"),
+        Index("ix_cfe_emitido_moneda_listado", "company_id", "tpo_moneda", *_ORDER, "tipo_cfe", "mnt_total"),
+        Index(
+            "ix_cfe_emitido_dgi_status_listado",
+            "company_id",
+            "dgi_status",
+            *_ORDER,
+            "tipo_cfe",
+            "tpo_moneda",
+            "mnt_total",
+        ),
+        Index("ix_cfe_emitido_monto", "company_id", "mnt_total", "tipo_cfe", "tpo_moneda"),
         Index("ix_cfe_emitido_nro", "company_id", "nro"),
         # Past receivers (receptores/past.py): each document's newest receipt read from the index alone; its
         # leading columns serve every lookup by document.
@@ -97,7 +113,6 @@ class IssuedCfe(Base):
         Index(
             "ix_cfe_emitido_receptor_busqueda", "company_id", "receptor_busqueda", "tpo_moneda", "tipo_cfe", "mnt_total"
         ),
-        Index("ix_cfe_emitido_dgi_status", "company_id", "dgi_status"),
         Index("ix_cfe_emitido_request_id", "company_id", "request_id"),
         Index("ix_cfe_emitido_idempotency_key", "company_id", "idempotency_key"),
         # A company's receipts in the order they were made: what its customers are read from (clientes).

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -31,6 +31,9 @@ from portal.service.comprobante.schemas import (
 )
 from portal.service.platform import responses
 from portal.service.platform.publicurl import public_url
+
+if TYPE_CHECKING:
+    from portal.service.comprobante.search import Totals
 
 
 def cfe_emitido_json(
@@ -205,7 +208,7 @@ def _nota_anuladora(note) -> NotaAnuladora | None:
     return NotaAnuladora(id_cfe_emitido=note.id, tipo_cfe=note.tipo_cfe, numero=printed(note.serie, note.nro))
 
 
-def resultado_busqueda(rows, following: str | None, totals, cancelled: dict | None = None) -> ResultadoBusqueda:
+def resultado_busqueda(rows, following: str | None, totals: Totals, cancelled: dict | None = None) -> ResultadoBusqueda:
     """A page of the list; `cancelled`: receipt id -> the credit note that cancelled it (search.cancellations)."""
     cancelled = cancelled or {}
     listed = [
@@ -234,8 +237,9 @@ def resultado_busqueda(rows, following: str | None, totals, cancelled: dict | No
     return ResultadoBusqueda(
         items=listed,
         siguiente_cursor=following,
-        total=sum(t.cantidad for t in totals),
-        totales=[TotalMoneda(moneda=t.moneda, cantidad=t.cantidad, mnt_total=t.mnt_total) for t in totals],
+        total=totals.count,
+        total_acotado=totals.bounded,
+        totales=[TotalMoneda(moneda=t.moneda, cantidad=t.cantidad, mnt_total=t.mnt_total) for t in totals.currencies],
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Flask, Response, request
+from flask import Flask, Response, current_app, request
 from sqlalchemy import select
 
 from portal.domain.roles import ALL, WRITERS
@@ -196,7 +196,9 @@ def buscar(query: BuscarQuery, principal: Principal):
         return response
     rows, following = search.page(session, where, query.cursor, query.limite)
     cancelled = search.cancellations(session, principal.company_id, rows)
-    result: ResultadoBusqueda = resultado_busqueda(rows, following, search.totals(session, totals_where), cancelled)
+    result: ResultadoBusqueda = resultado_busqueda(
+        rows, following, search.totals(session, totals_where, current_app.config["LIST_TOTALS_LIMIT"]), cancelled
+    )
     response = Response(result.model_dump_json(by_alias=True), mimetype="application/json")
     response.vary.add("Accept")
     return response

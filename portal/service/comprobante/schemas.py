@@ -425,8 +425,19 @@ class TotalMoneda(_Out):
 class ResultadoBusqueda(Page[ResumenCfe]):
     """A page of the company's receipts, newest first, and the totals of everything the filters match."""
 
-    total: int = Field(description="Cuántos comprobantes cumplen los filtros (todas las páginas).")
-    totales: list[TotalMoneda] = Field(description="Cantidad y suma por moneda de todos los que cumplen.")
+    total: int = Field(
+        description="Cuántos comprobantes cumplen los filtros (todas las páginas); con totalAcotado, más de "
+        "esa cantidad."
+    )
+    total_acotado: bool = Field(
+        False,
+        alias="totalAcotado",
+        description="true: cumplen más de `total` comprobantes y no se suman (`totales` vacío); filtrar más "
+        "(fechas, tipo, receptor) da la cantidad exacta y las sumas.",
+    )
+    totales: list[TotalMoneda] = Field(
+        description="Cantidad y suma por moneda de todos los que cumplen (vacío con totalAcotado)."
+    )
 
 
 CfeEmitido.model_rebuild()

@@ -286,31 +286,44 @@ class CurrencyTotal:
     mnt_total: Decimal
 
 
-def totals(session: Session, where: list) -> list[CurrencyTotal]:
-    """Count and sum of MntTotal of the filtered set, per currency (adding pesos to dollars means nothing);
-    credit notes count negative, so a cancelled sale adds nothing.
+# The list's totals add up at most this many receipts: a filter that matches more says "more than" this many
+# and gives no sums (adding up 600,000 receipts on every keystroke costs seconds at a million). The service
+# passes its setting CFE_LIST_TOTALS_LIMIT (config.py), whose default this is.
+TOTALS_LIMIT = 10_000
 
-    One pass with a conditional sum per currency the company uses, rather than GROUP BY: SQLite would sort
-    the whole set for the GROUP BY, or pick an index that sends it back to the table for every row. Summed
-    in cents as integers, so the sum is exact on SQLite too (where amounts are stored as REAL)."""
-    company = where[0]
+
+@dataclass(frozen=True)
+class Totals:
+    """The filtered set's count and sums per currency, or, when `bounded`, only that more than `count` match
+    (and `currencies` empty): the sums of a part of the set would mean nothing."""
+
+    count: int
+    bounded: bool
+    currencies: list[CurrencyTotal]
+
+
+def totals(session: Session, where: list, limit: int = TOTALS_LIMIT) -> Totals:
+    """Count and sum of MntTotal of the filtered set, per currency (adding pesos to dollars means nothing);
+    credit notes count negative, so a cancelled sale adds nothing. At most `limit` + 1 matching rows are read
+    (no order, from whichever index the filters use): more than `limit` gives a bounded answer.
+
+    Summed in cents as integers, so the sum is exact on SQLite too (where amounts are stored as REAL); grouped
+    per currency over the bounded rows only, so the GROUP BY never sorts more than `limit` + 1 rows."""
     cents_each = func.round(IssuedCfe.mnt_total * 100)
     signed = case((IssuedCfe.tipo_cfe.in_(sorted(CREDIT_NOTES)), -cents_each), else_=cents_each)
-    currencies = session.scalars(
-        select(IssuedCfe.tpo_moneda).where(company).distinct().order_by(IssuedCfe.tpo_moneda)
+    matching = select(IssuedCfe.tpo_moneda, signed.label("cents")).where(*where).limit(limit + 1).subquery()
+    sums = session.execute(
+        select(matching.c.tpo_moneda, func.count(), cast(func.sum(matching.c.cents), BigInteger))
+        .group_by(matching.c.tpo_moneda)
+        .order_by(matching.c.tpo_moneda)
     ).all()
-    if not currencies:
-        return []
-    columns = []
-    for code in currencies:
-        mine = IssuedCfe.tpo_moneda == code
-        columns += [func.count(case((mine, 1))), cast(func.sum(case((mine, signed))), BigInteger)]
-    sums = session.execute(select(*columns).where(*where)).one()
-    found = [
-        CurrencyTotal(code, sums[2 * i], (Decimal(int(sums[2 * i + 1] or 0)) / 100).quantize(CENT))
-        for i, code in enumerate(currencies)
+    count = sum(found for _code, found, _cents in sums)
+    if count > limit:
+        return Totals(limit, True, [])
+    currencies = [
+        CurrencyTotal(code, found, (Decimal(int(cents or 0)) / 100).quantize(CENT)) for code, found, cents in sums
     ]
-    return [total for total in found if total.cantidad]
+    return Totals(count, False, currencies)
 
 
 @dataclass(frozen=True)

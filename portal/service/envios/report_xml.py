@@ -82,7 +82,7 @@ def _in_schema_order(tipos) -> list[int]:
 
 
 # Mnts_FyT_Item element -> the receipt's total (totals_json names), in the schema's order.
-_FYT = (
+_FYT = FYT = (
     ("TotMntNoGrv", "mntNoGrv"),
     ("TotMntExpyAsim", "mntExpoyAsim"),
     ("TotMntImpPerc", "mntImpuestoPerc"),

@@ -61,6 +61,8 @@ class ServiceSettings(AppSettings):
     # How long a process keeps the issuer, a year's UI and the signing certificate before reading them again
     # (portal/service/platform/readcache.py): the bound on a change made through another process; 0 turns it off.
     READ_CACHE_SECONDS: float = Field(2.0, ge=0, le=60, alias="CFE_READ_CACHE_SECONDS")
+    # The receipt list's totals add up at most this many receipts; beyond, "more than" (comprobante/search.py).
+    LIST_TOTALS_LIMIT: int = Field(10_000, ge=1, alias="CFE_LIST_TOTALS_LIMIT")
     # How long a write waits for the database's write lock before answering 503 with Retry-After.
     WRITE_LOCK_TIMEOUT_SECONDS: float = Field(2.0, gt=0, alias="CFE_WRITE_LOCK_TIMEOUT_SECONDS")
     MAX_BODY_BYTES: int = Field(2 * 1024 * 1024, gt=0, alias="CFE_MAX_BODY_BYTES")

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from flask import request, url_for
+from flask_babel import format_number
 from flask_babel import gettext as _
 from flask_login import current_user
 
@@ -31,6 +32,7 @@ class ListView:
     paged: PagedView[ReceiptSummary]
     filtered: bool
     csv_url: str
+    more_than: str | None = None  # the count, formatted, when the service says more than it match
 
 
 def _view(form: forms.ReceiptFilterForm, page: Page[ReceiptSummary] | None) -> ListView:
@@ -39,6 +41,7 @@ def _view(form: forms.ReceiptFilterForm, page: Page[ReceiptSummary] | None) -> L
         paged=paged_view("comprobantes.index", page, args, form.cursor.data or None),
         filtered=bool(args),
         csv_url=url_for("comprobantes.export", **args),
+        more_than=format_number(page.total) if page and page.total_bounded and page.total is not None else None,
     )
 
 
