@@ -37,8 +37,9 @@ test: setup
 	# Three workers on the two cores (the tests wait on browsers and servers often enough that two left a third of
 	# the machine idle: 347 s with two, 295 s with three), handed tests two at a time: xdist's default first hands
 	# each worker a quarter of its share in collection order, and the one that got every browser test ran 66 s after
-	# the others had finished (docs/PERFORMANCE.md). Then, alone, the few tests whose bounds are latencies or that
-	# kill -9 real processes (marked `serial`), so other workers cannot make them fail.
+	# the others had finished (docs/PERFORMANCE.md). Then, alone, the few tests whose bounds are latencies or times
+	# (marked `serial`), so other workers cannot make them fail; a kill -9 test whose assertions are only about
+	# what was lost or done twice runs with the others (docs/PERFORMANCE.md, "The test suite").
 	$(BIN)/python -m pytest -n 3 --maxschedchunk 2 -m "not serial" $(PYTEST_ARGS)
 	$(BIN)/python -m pytest -m serial $(PYTEST_ARGS)
 

@@ -19,7 +19,7 @@ import pytest
 from tests.support.oidc import sign_in_portal_client, start_portal_session
 from tests.support.servers import LiveServer
 
-pytest_plugins = ["tests.support.case_count"]
+pytest_plugins = ["tests.support.case_count", "tests.support.lazy_schemathesis"]
 
 # Isolate every run from the developer's var/ before any project module reads its settings.
 _RUN_DIR = Path(os.environ.get("PYTEST_RUN_DIR", "")) if os.environ.get("PYTEST_RUN_DIR") else None

@@ -55,8 +55,6 @@ def two_services(redis_url, service_config, tmp_path) -> Iterator[tuple[str, str
         yield services[0].url, services[1].url
     finally:
         for service in services:
-            service.terminate()
-        for service in services:
             service.stop()
 
 

@@ -22,8 +22,9 @@ from sqlalchemy import create_engine, text
 from tests.conftest import mint_token
 from tests.support import cfe_bodies as bodies
 
-# Timing-sensitive (latency bounds, kill -9 of real processes): run alone, after the parallel suite (Makefile).
-pytestmark = pytest.mark.serial
+# Runs with the parallel suite: it kills only processes it started (by pid), on its own database and queue, and
+# asserts what was lost or done twice, never how long anything took; its waits are generous caps. Alone, in
+# make test's serial phase, it mostly waited (leases, process starts) while the machine idled.
 
 ROOT = Path(__file__).resolve().parents[2]
 

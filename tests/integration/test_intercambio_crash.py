@@ -13,14 +13,15 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 from sqlalchemy import create_engine
 
 from tests.integration.test_envios_crash import _scalar, _wait
 from tests.support.cfe_bodies import issue
 from tests.support.exchange import to_norte
 
-pytestmark = pytest.mark.serial  # kills real processes: run alone, after the parallel suite (Makefile)
+# Runs with the parallel suite: it kills only processes it started (by pid), on its own database and queue, and
+# asserts what was lost or done twice, never how long anything took; its waits are generous caps. Alone, in
+# make test's serial phase, it mostly waited (leases, process starts) while the machine idled.
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -103,8 +103,6 @@ def cluster(postgres_server, pg_template, tmp_path_factory) -> Iterator[Cluster]
             yield Cluster(services, portals, app)
     finally:
         for server in [*portals, *services]:
-            server.terminate()
-        for server in [*portals, *services]:
             server.stop()
         app.extensions["db_engine"].dispose()
         with postgres_server.admin() as admin:

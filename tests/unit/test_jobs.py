@@ -58,3 +58,22 @@ def test_a_failing_enqueue_does_not_fail_the_caller(caplog):
 
     jobs.enqueue_safely(broken, "a wake-up")
     assert "periodic sweep" in caplog.text
+
+
+def test_every_areas_startup_hook_runs_when_a_worker_starts():
+    # huey keeps one startup hook per name; two areas' hooks of the same function name (envios' and recibidos'
+    # `_sweep_on_start`) left one of them unregistered, and a restarted worker left DGI's work for a minute.
+    import importlib
+    import pkgutil
+    from pathlib import Path
+
+    import portal.service
+
+    declaring = set()
+    for area in pkgutil.iter_modules(portal.service.__path__):
+        spec = importlib.util.find_spec(f"portal.service.{area.name}.tasks") if area.ispkg else None
+        if spec is not None and "huey.on_startup" in Path(spec.origin).read_text(encoding="utf-8"):
+            declaring.add(importlib.import_module(spec.name).__name__)
+    registered = {hook.__module__ for hook in jobs.huey._startup.values()}
+    assert {"portal.service.envios.tasks", "portal.service.recibidos.tasks"} <= declaring
+    assert declaring <= registered

@@ -257,7 +257,9 @@ def startup_sweep() -> None:
     sweep(timedelta(0), restarting=True)
 
 
-@jobs.huey.on_startup()
+# Named: huey keeps one startup hook per name (by default the function's), and envios' and recibidos' hooks were
+# both `_sweep_on_start`, so recibidos' replaced envios' and a restarted worker left DGI's work for the next minute.
+@jobs.huey.on_startup("envios.startup")
 def _sweep_on_start() -> None:
     jobs.enqueue_safely(lambda: startup_sweep(), "envios startup sweep")
 

@@ -51,7 +51,7 @@ def startup() -> None:
         refresh_directory()
 
 
-@jobs.huey.on_startup()
+@jobs.huey.on_startup("intercambio.startup")
 def _on_start() -> None:
     jobs.enqueue_safely(lambda: startup(), "intercambio startup")
 

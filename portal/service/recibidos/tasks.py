@@ -55,7 +55,7 @@ def startup_sweep() -> int:
     return len(pending)
 
 
-@jobs.huey.on_startup()
+@jobs.huey.on_startup("recibidos.startup")
 def _sweep_on_start() -> None:
     jobs.enqueue_safely(lambda: startup_sweep(), "recibidos startup sweep")
 
