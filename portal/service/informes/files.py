@@ -19,7 +19,7 @@ from openpyxl.worksheet._write_only import WriteOnlyWorksheet
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.service.comprobante.export import text_cell
-from portal.service.informes.ventas import AMOUNT_NAMES, SALES, ZERO, BookKind, BookRow, BookSummary
+from portal.service.informes.ventas import AMOUNT_NAMES, SALES, ZERO, BookKind, BookRow, BookSummary, two_decimals
 
 AMOUNT_LABELS: dict[str, str] = {
     "noGravado": "Exento y no gravado",
@@ -82,39 +82,75 @@ def type_name(code: int) -> str:
     return kind.name_es if kind else str(code)
 
 
-def _comma(value: Decimal | None) -> str:
-    return "0,00" if value is None else f"{value:.2f}".replace(".", ",")
+_ZERO_COMMA = "0,00"
+_POSITION = {name: index for index, name in enumerate(AMOUNT_NAMES)}
 
 
-def _csv_row(row: BookRow) -> tuple[object, ...]:
-    own, uyu = row.amounts, row.amounts_uyu
-    return (
-        row.fecha.strftime("%d/%m/%Y"),
-        text_cell(type_name(row.tipo_cfe)),
-        text_cell(row.serie),
-        row.nro,
-        text_cell(row.receptor_doc or ""),
-        text_cell(row.receptor_nombre or ""),
-        text_cell(row.moneda),
-        f"{row.tipo_cambio:f}".replace(".", ","),
-        *[_comma(own.get(name)) for name in AMOUNT_NAMES],
-        *[_comma(uyu.get(name)) for name in AMOUNT_NAMES],
-        text_cell(row.dgi_status),
-    )
+def _comma_texts(amounts: dict[str, Decimal]) -> list[str]:
+    """Every amount column with a decimal comma, the zeros (most of them) as one shared text."""
+    texts = [_ZERO_COMMA] * len(AMOUNT_NAMES)
+    for name, value in amounts.items():
+        texts[_POSITION[name]] = two_decimals(value).replace(".", ",")
+    return texts
+
+
+class _CsvLines:
+    """A book's rows as CSV lines. What repeats from row to row (a day, a type, a currency, a state, the few
+    rates of a month) is formatted once and remembered: the per-row work is the receiver's text and the amounts
+    that are not zero (docs/PERFORMANCE.md, "The IVA books")."""
+
+    def __init__(self) -> None:
+        self._days: dict[date, str] = {}
+        self._rates: dict[Decimal, str] = {}
+        self._kinds: dict[tuple[int, str, str, str], tuple[str, str, str, str]] = {}
+
+    def row(self, row: BookRow) -> list[object]:
+        day = self._days.get(row.fecha)
+        if day is None:
+            day = self._days[row.fecha] = row.fecha.strftime("%d/%m/%Y")
+        rate = self._rates.get(row.tipo_cambio)
+        if rate is None:
+            rate = self._rates[row.tipo_cambio] = f"{row.tipo_cambio:f}".replace(".", ",")
+        key = (row.tipo_cfe, row.serie, row.moneda, row.dgi_status)
+        kind = self._kinds.get(key)
+        if kind is None:
+            kind = self._kinds[key] = (
+                text_cell(type_name(row.tipo_cfe)),
+                text_cell(row.serie),
+                text_cell(row.moneda),
+                text_cell(row.dgi_status),
+            )
+        own = _comma_texts(row.amounts)
+        uyu = own if row.amounts_uyu is row.amounts else _comma_texts(row.amounts_uyu)
+        return [
+            day,
+            kind[0],
+            kind[1],
+            row.nro,
+            text_cell(row.receptor_doc or ""),
+            text_cell(row.receptor_nombre or ""),
+            kind[2],
+            rate,
+            *own,
+            *uyu,
+            kind[3],
+        ]
 
 
 def csv_chunks(rows: Iterable[BookRow], summary: BookSummary) -> Iterator[str]:
     """The book's rows as they are read, then the ones kept apart (DGI rejected them; purchases we rejected),
     each group under its own heading, in chunks of a few hundred lines."""
     kind = summary.kind or SALES
+    lines = _CsvLines()
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=";", lineterminator="\r\n")
     buffer.write("\ufeff")
     writer.writerow(header(kind))
+    add, write, line = summary.add, writer.writerow, lines.row
     for count, row in enumerate(rows, start=1):
-        summary.add(row)
-        if not row.rejected:
-            writer.writerow(_csv_row(row))
+        add(row)
+        if row.apart is None:
+            write(line(row))
         if count % _BATCH == 0:
             yield buffer.getvalue()
             buffer.seek(0)
@@ -124,7 +160,7 @@ def csv_chunks(rows: Iterable[BookRow], summary: BookSummary) -> Iterator[str]:
             writer.writerow(())
             writer.writerow((f"{heading} (fuera del libro)",))
             for row in summary.apart[apart]:
-                writer.writerow(_csv_row(row))
+                writer.writerow(line(row))
     yield buffer.getvalue()
 
 
