@@ -1,23 +1,20 @@
 """The IVA books (sales and purchases, `BookKind`) as files: CSV for a spreadsheet in Uruguay (as the receipt
 list's export: `;`, decimal comma, dd/mm/aaaa, UTF-8 with a byte-order mark, typed text never read as a formula)
-and XLSX with real numbers and dates (openpyxl's write-only mode, which writes each row out as it comes, so
-memory stays flat)."""
+and XLSX with real numbers and dates (portal/service/spreadsheet.py, streamed row by row)."""
 
 from __future__ import annotations
 
 import csv
 import io
-import tempfile
 from collections.abc import Iterable, Iterator
 from datetime import date
 from decimal import Decimal
 from typing import IO
 
-from openpyxl import Workbook
-from openpyxl.cell import WriteOnlyCell
 from openpyxl.worksheet._write_only import WriteOnlyWorksheet
 
 from portal.domain.cfe_types import CFE_TYPES
+from portal.service import spreadsheet
 from portal.service.comprobante.export import text_cell
 from portal.service.informes.ventas import AMOUNT_NAMES, SALES, ZERO, BookKind, BookRow, BookSummary, two_decimals
 
@@ -74,7 +71,7 @@ def header(kind: BookKind = SALES) -> tuple[str, ...]:
 
 HEADER = header(SALES)
 _BATCH = 500
-XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+XLSX = spreadsheet.XLSX
 
 
 def type_name(code: int) -> str:
@@ -165,21 +162,17 @@ def csv_chunks(rows: Iterable[BookRow], summary: BookSummary) -> Iterator[str]:
 
 
 def _cells(sheet: WriteOnlyWorksheet, row: BookRow) -> list[object]:
-    day = WriteOnlyCell(sheet, value=row.fecha)
-    day.number_format = "DD/MM/YYYY"
-    rate = WriteOnlyCell(sheet, value=row.tipo_cambio)
-    rate.number_format = "0.000"
-    amounts = []
-    for value in (
-        *(row.amounts.get(n, ZERO) for n in AMOUNT_NAMES),
-        *(row.amounts_uyu.get(n, ZERO) for n in AMOUNT_NAMES),
-    ):
-        cell = WriteOnlyCell(sheet, value=value)
-        cell.number_format = "#,##0.00"
-        amounts.append(cell)
+    amounts = [
+        spreadsheet.amount(sheet, value)
+        for value in (
+            *(row.amounts.get(n, ZERO) for n in AMOUNT_NAMES),
+            *(row.amounts_uyu.get(n, ZERO) for n in AMOUNT_NAMES),
+        )
+    ]
     texts = (type_name(row.tipo_cfe), row.serie)
-    receiver = (row.receptor_doc or "", row.receptor_nombre or "", row.moneda)
-    return [day, *texts, row.nro, *receiver, rate, *amounts, row.dgi_status]
+    receiver = (spreadsheet.text(sheet, row.receptor_doc), spreadsheet.text(sheet, row.receptor_nombre), row.moneda)
+    rate = spreadsheet.formatted(sheet, row.tipo_cambio, spreadsheet.RATE_FORMAT)
+    return [spreadsheet.day(sheet, row.fecha), *texts, row.nro, *receiver, rate, *amounts, row.dgi_status]
 
 
 def xlsx_file(rows: Iterable[BookRow], summary: BookSummary, desde: date, hasta: date) -> IO[bytes]:
@@ -187,7 +180,7 @@ def xlsx_file(rows: Iterable[BookRow], summary: BookSummary, desde: date, hasta:
     "Libro de ventas" (or compras), then "Resumen" (the IVA return's figures, totals per type and currency) and
     one sheet per group kept apart ("Rechazados por DGI"...)."""
     kind = summary.kind or SALES
-    book = Workbook(write_only=True)
+    book = spreadsheet.workbook()
     sheet = book.create_sheet(kind.title)
     sheet.append(list(header(kind)))
     for row in rows:
@@ -215,7 +208,4 @@ def xlsx_file(rows: Iterable[BookRow], summary: BookSummary, desde: date, hasta:
         rejected.append(list(header(kind)))
         for row in summary.apart.get(apart, []):
             rejected.append(_cells(rejected, row))
-    out = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)
-    book.save(out)
-    out.seek(0)
-    return out
+    return spreadsheet.saved(book)
