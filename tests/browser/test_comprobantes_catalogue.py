@@ -1,6 +1,7 @@
 """The issuing form filled from the catalogues in a real browser, keyboard only: the customer's document fills the
 receiver, the e-mail, the currency (and with it the day's BCU rate) and the terms; a product picked from the
-suggestions under a line's description fills that line; the receipt issued carries all of it. axe and the CSP
+suggestions under a line's description fills that line (its price in pesos converted to the receipt's dollars,
+said beside it); the receipt issued carries all of it. axe and the CSP
 watch every step. Screenshots (CFE_SHOTS_DIR): the suggestions open with the rate filled, at 1366 and 390 px."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import random
 import re
 import uuid
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 from playwright.sync_api import Page, expect
 
@@ -16,6 +17,7 @@ from portal.client import CfeClient
 from portal.client.clientes import CustomerChanges, NewCustomer
 from portal.client.productos import ProductFields
 from portal.domain.identifiers import ci_check_digit
+from portal.web.comprobantes.catalogue import form_number
 from tests.browser.pages import ReceiptsPage, Shell, both_widths, settled
 
 
@@ -70,7 +72,10 @@ def test_a_customer_and_a_product_picked_with_the_keyboard_are_issued(page: Page
 
     expect(description).to_have_value(f"{word} acero")
     expect(page.get_by_label("Unidad, línea 1")).to_have_value("u")
-    expect(page.get_by_label("Precio unitario, línea 1")).to_have_value("244")
+    # A product in pesos on a receipt in dollars: at the form's rate, and the line says how.
+    price = (Decimal(244) / Decimal(filled_rate.replace(",", "."))).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    expect(page.get_by_label("Precio unitario, línea 1")).to_have_value(form_number(price))
+    expect(page.get_by_test_id("price-note").first).to_have_text(re.compile(r"^\$\s244,00 a [\d.,]+ = U\$S\s[\d.,]+$"))
     quantity = page.get_by_label("Cantidad, línea 1")
     expect(quantity).to_be_focused()
     page.keyboard.type("2")
@@ -84,9 +89,9 @@ def test_a_customer_and_a_product_picked_with_the_keyboard_are_issued(page: Page
     assert issued.currency == "USD" and issued.exchange_rate == Decimal(filled_rate.replace(",", "."))
     assert issued.receiver is not None and issued.receiver.name == "Ana Catálogo"
     line = issued.lines[0]
-    assert (line.name, line.quantity, line.unit_price, line.unit) == (f"{word} acero", 2, 244, "u")
+    assert (line.name, line.quantity, line.unit_price, line.unit) == (f"{word} acero", 2, price, "u")
     assert [(c.kind, c.code) for c in line.codes] == [("INT1", "T-" + word[-5:])]
-    assert issued.totals.total == Decimal("488")
+    assert issued.totals.total == 2 * price
     shell.assert_no_csp_violations()
 
 
