@@ -80,6 +80,8 @@ def test_a_customer_and_a_product_picked_with_the_keyboard_are_issued(page: Page
     expect(quantity).to_be_focused()
     page.keyboard.type("2")
     expect(page.get_by_test_id("product-suggestions")).to_have_count(0)
+    both_widths(page, shots, "issuing-product-converted")
+    page.set_viewport_size({"width": 1366, "height": 900})
     receipts.preview()  # the form comes back: the rate it filled and whose it is stay
     expect(page.get_by_test_id("rate-note")).to_contain_text("Cotización BCU del")
     expect(rate).to_have_value(filled_rate)
@@ -115,5 +117,6 @@ def test_the_list_shows_a_credit_note_negative_and_the_cancelled_receipt(
     note_row = page.locator(".receipt-list tbody tr").filter(has_not=page.get_by_test_id("cancelled"))
     note_row = note_row.filter(has=page.get_by_role("link", name=f"Nota de crédito de e-Ticket {note.number}"))
     expect(note_row.get_by_test_id("row-total")).to_contain_text("-")
+    expect(page.get_by_test_id("xlsx-download")).to_be_visible()  # beside the CSV
     both_widths(page, shots, "receipt-list-cancelled")
     shell.assert_no_csp_violations()
