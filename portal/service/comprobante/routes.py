@@ -178,12 +178,12 @@ def buscar(query: BuscarQuery, principal: Principal):
     where = search.conditions(session, principal.company_id, filters)
     if wanted != "application/json":
         header = [say(name) for name in HEADER]
-        rows = search.export_rows_closing(db.new_session(), principal.company_id, where)
+        every = search.export_rows_closing(db.new_session(), principal.company_id, where)
         if wanted == spreadsheet.XLSX:
-            body = xlsx_file(rows, header, say(_("Comprobantes")))
+            body = xlsx_file(every, header, say(_("Comprobantes")))
             response = send_file(body, mimetype=wanted, as_attachment=True, download_name="comprobantes.xlsx")
         else:
-            response = file_response(csv_chunks(rows, header), wanted, "comprobantes.csv", inline=False)
+            response = file_response(csv_chunks(every, header), wanted, "comprobantes.csv", inline=False)
         response.vary.update(("Accept", "Accept-Language"))
         response.headers["Content-Language"] = language()
         return response
