@@ -20,6 +20,7 @@ from portal.client.comprobante_links import (
 from portal.client.comprobante_list import ReceiptFilters, ReceiptSummary
 from portal.client.dgi_state import DgiState
 from portal.client.exchange_state import ExchangeState
+from portal.client.informes import FILE_MEDIA, BookFormat
 from portal.client.models import JsonObject, optional_date, parse_datetime
 from portal.client.pages import CurrencyTotal, Page, page_params
 from portal.client.totals import Totals
@@ -226,8 +227,13 @@ class ComprobantesApi(Transport):
 
     def export_receipts_csv(self, filters: ReceiptFilters) -> bytes:
         """Every receipt the filters match, as the service's CSV (es-UY, `;`, UTF-8 with BOM)."""
+        return self.export_receipts(filters, "csv")
+
+    def export_receipts(self, filters: ReceiptFilters, file_format: BookFormat) -> bytes:
+        """Every receipt the filters match, as the service's CSV or XLSX (the same columns, typed)."""
+        accept = FILE_MEDIA[file_format]
         with errors.fields_named(ReceiptFilters.FIELDS):
-            return self._request("GET", f"{BASE}/buscar", params=filters.to_params(), accept="text/csv").content
+            return self._request("GET", f"{BASE}/buscar", params=filters.to_params(), accept=accept).content
 
     def get_receipt(self, receipt_id: str) -> IssuedReceipt:
         return IssuedReceipt.from_json(

@@ -18,9 +18,9 @@ def _day(value: str) -> date:
     return date.fromisoformat(value[:10])
 
 
-BookFormat = Literal["csv", "xlsx"]
+BookFormat = Literal["csv", "xlsx"]  # also the receipt list's (ComprobantesApi.export_receipts)
 BookName = Literal["ventas", "compras"]  # the sales book, the purchases book (received CFEs)
-_MEDIA: dict[str, str] = {
+FILE_MEDIA: dict[str, str] = {
     "csv": "text/csv",
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 }
@@ -127,7 +127,7 @@ class InformesApi(Transport):
         """GET informes/ventas or informes/compras as CSV or XLSX."""
         with errors.fields_named({"desde": "start", "hasta": "end"}):
             params = {"desde": start.isoformat(), "hasta": end.isoformat()}
-            return self._request("GET", f"{BASE}/{name}", params=params, accept=_MEDIA[file_format]).content
+            return self._request("GET", f"{BASE}/{name}", params=params, accept=FILE_MEDIA[file_format]).content
 
     def period_summary_pdf(self, start: date, end: date) -> bytes:
         """GET informes/periodo/pdf: the period's summary as a PDF (the same figures as period_report)."""

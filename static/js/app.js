@@ -161,7 +161,8 @@
   });
 })();
 // A line's product (templates/comprobantes/new.html, issuing.product_suggestions): a button marked
-// data-product-pick fills that line only (code, description, unit, IVA indicator, price), gives the focus to its
+// data-product-pick fills that line only (code, description, unit, IVA indicator, price in the receipt's currency,
+// and beside it how that price was converted), gives the focus to its
 // quantity and says so in the live region. Its price goes as the form's "Los precios incluyen IVA" says: when no
 // other line has anything yet, the switch takes the product's way; otherwise the price is given the form's way.
 (function () {
@@ -192,7 +193,10 @@
       if (otherLinesUsed(line)) { price = product.precio_otro; } else { gross.checked = product.con_iva; }
     }
     var priceField = lineField(line, "precio_unitario");
-    if (priceField) { priceField.value = price; }
+    if (priceField && price !== null) { priceField.value = price; }
+    // How the price was converted to the receipt's currency, or that no rate was known to (catalogue.py).
+    var note = lineField(line, "price_note");
+    if (note) { note.textContent = product.nota || ""; }
     var box = document.getElementById("products-" + line);
     if (box) { box.replaceChildren(); }
     var region = document.getElementById("announcer");

@@ -1,6 +1,7 @@
 """The issuing form filled from the catalogues in a real browser, keyboard only: the customer's document fills the
 receiver, the e-mail, the currency (and with it the day's BCU rate) and the terms; a product picked from the
-suggestions under a line's description fills that line; the receipt issued carries all of it. axe and the CSP
+suggestions under a line's description fills that line (its price in pesos converted to the receipt's dollars,
+said beside it); the receipt issued carries all of it. axe and the CSP
 watch every step. Screenshots (CFE_SHOTS_DIR): the suggestions open with the rate filled, at 1366 and 390 px."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import random
 import re
 import uuid
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 from playwright.sync_api import Page, expect
 
@@ -16,6 +17,7 @@ from portal.client import CfeClient
 from portal.client.clientes import CustomerChanges, NewCustomer
 from portal.client.productos import ProductFields
 from portal.domain.identifiers import ci_check_digit
+from portal.web.comprobantes.catalogue import form_number
 from tests.browser.pages import ReceiptListPage, Shell, both_widths, settled
 from tests.browser.pages.issuing import IssuingForm
 
@@ -60,11 +62,16 @@ def test_a_customer_and_a_product_picked_with_the_keyboard_are_issued(page: Page
 
     expect(receipts.line_field(1, "Descripción")).to_have_value(f"{word} acero")
     expect(receipts.line_field(1, "Unidad")).to_have_value("u")
-    expect(receipts.line_field(1, "Precio unitario")).to_have_value("244")
+    # A product in pesos on a receipt in dollars: at the form's rate, and the line says how.
+    price = (Decimal(244) / Decimal(filled_rate.replace(",", "."))).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    expect(receipts.line_field(1, "Precio unitario")).to_have_value(form_number(price))
+    expect(page.get_by_test_id("price-note").first).to_have_text(re.compile(r"^\$\s244,00 a [\d.,]+ = U\$S\s[\d.,]+$"))
     quantity = receipts.line_field(1, "Cantidad")
     expect(quantity).to_be_focused()
     page.keyboard.type("2")
     expect(receipts.product_suggestions).to_have_count(0)
+    both_widths(page, shots, "issuing-product-converted")
+    page.set_viewport_size({"width": 1366, "height": 900})
     receipts.preview()  # the form comes back: the rate it filled and whose it is stay
     expect(receipts.rate_note).to_contain_text("Cotización BCU del")
     expect(rate).to_have_value(filled_rate)
@@ -74,9 +81,9 @@ def test_a_customer_and_a_product_picked_with_the_keyboard_are_issued(page: Page
     assert issued.currency == "USD" and issued.exchange_rate == Decimal(filled_rate.replace(",", "."))
     assert issued.receiver is not None and issued.receiver.name == "Ana Catálogo"
     line = issued.lines[0]
-    assert (line.name, line.quantity, line.unit_price, line.unit) == (f"{word} acero", 2, 244, "u")
+    assert (line.name, line.quantity, line.unit_price, line.unit) == (f"{word} acero", 2, price, "u")
     assert [(c.kind, c.code) for c in line.codes] == [("INT1", "T-" + word[-5:])]
-    assert issued.totals.total == Decimal("488")
+    assert issued.totals.total == 2 * price
     shell.assert_no_csp_violations()
 
 
@@ -101,5 +108,6 @@ def test_the_list_shows_a_credit_note_negative_and_the_cancelled_receipt(
     note_row = listing.rows().filter(has_not=page.get_by_test_id("cancelled"))
     note_row = note_row.filter(has=page.get_by_role("link", name=f"Nota de crédito de e-Ticket {note.number}"))
     expect(note_row.get_by_test_id("row-total")).to_contain_text("-")
+    expect(page.get_by_test_id("xlsx-download")).to_be_visible()  # beside the CSV
     both_widths(page, shots, "receipt-list-cancelled")
     shell.assert_no_csp_violations()

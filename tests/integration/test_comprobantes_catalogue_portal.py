@@ -60,12 +60,43 @@ def test_a_lines_description_suggests_the_products_it_starts(api, usuario):
         "precio": "122",
         "precio_otro": "100",  # 122 with IVA at 22 % is 100 without
         "con_iva": True,
+        "nota": "",  # a product in pesos on a receipt in pesos
     }
     assert {b["data-line"] for b in buttons} == {"2"}
-    assert "Precio en" not in page.get_text()  # a product in pesos on a receipt in pesos
-    in_dollars = soup(usuario.get(PRODUCTS, query_string={"lines-0-nom_item": word, "tpo_moneda": "USD"}, headers=HTMX))
-    assert "Precio en UYU: el comprobante es en USD" in in_dollars.get_text()
+    assert not page.select("[data-testid=price-conversion]")
     assert not soup(usuario.get(PRODUCTS, query_string={"lines-0-nom_item": "Y"}, headers=HTMX)).select("button")
+
+
+def _picked(usuario, word: str, code: str, **form) -> dict:
+    page = soup(usuario.get(PRODUCTS, query_string={"lines-0-nom_item": word, **form}, headers=HTMX))
+    picks = (json.loads(b["data-product-pick"]) for b in page.select("button[data-product-pick]"))
+    return next(pick for pick in picks if pick["cod_item"] == code)
+
+
+def test_a_product_in_another_currency_is_priced_in_the_receipts_with_the_days_rate(api, usuario, service_app):
+    word = "Licencia" + uuid.uuid4().hex[:6]
+    api.create_product(ProductFields(code="LIC-" + word[-6:], name=word, price=Decimal("10"), currency="USD"))
+    api.create_product(ProductFields(code="SOP-" + word[-6:], name=word + " soporte", price=Decimal("122")))
+    today = today_montevideo()
+    with service_app.app_context():
+        dollar = rate_on(db.session(), "USD", today).sell
+    shown_day = today.strftime("%d/%m/%Y")
+
+    licence, support = "LIC-" + word[-6:], "SOP-" + word[-6:]
+    in_pesos = _picked(usuario, word, licence, tpo_moneda="UYU", fch_emis=shown_day)
+    in_dollars = _picked(usuario, word, licence, tpo_moneda="USD", fch_emis=shown_day, tpo_cambio="40")
+    support_in_dollars = _picked(usuario, word, support, tpo_moneda="USD", fch_emis=shown_day, tpo_cambio="40")
+    unknown = _picked(usuario, word, licence, tpo_moneda="JPY", fch_emis=shown_day)
+
+    pesos = (Decimal("10") * dollar).quantize(Decimal("0.01"))
+    assert Decimal(in_pesos["precio"].replace(",", ".")) == pesos
+    rate_shown, pesos_shown = f"{dollar:.3f}".replace(".", ","), f"{pesos:.2f}".replace(".", ",")  # under 1.000
+    assert in_pesos["nota"] == f"U$S\u00a010,00 a {rate_shown} = $\u00a0{pesos_shown}"
+    assert in_dollars["precio"] == "10" and in_dollars["nota"] == ""  # the same currency: nothing to convert
+    # A product in pesos on a receipt in dollars: at the rate in the form (the receipt's), 122 / 40.
+    assert support_in_dollars["precio"] == "3,05" and support_in_dollars["precio_otro"] == "3,721"  # with IVA
+    assert support_in_dollars["nota"] == "$\u00a0122,00 a 40,000 = U$S\u00a03,05"
+    assert unknown["precio"] is None and "no hay cotización de JPY" in unknown["nota"]
 
 
 def _new_ci() -> str:

@@ -10,9 +10,11 @@ from dataclasses import replace
 from decimal import Decimal
 
 import pytest
+from openpyxl import load_workbook
 
 from portal.client import CfeClient
 from portal.client.cfe import Adjustment, Payment
+from portal.client.informes import FILE_MEDIA
 from tests.integration.test_comprobantes_portal import HTMX, csrf, efactura, form_values, issue, soup
 from tests.support import cfe_bodies as bodies
 
@@ -60,6 +62,13 @@ def test_filters_live_in_the_url_and_the_csv_is_the_same_query(usuario, service_
     assert download.headers["Content-Disposition"].startswith("attachment")
     rows = list(csv.reader(io.StringIO(download.data.decode("utf-8-sig")), delimiter=";"))
     assert len(rows) == 2 and rows[1][5] == "Comercial del Norte"
+    xlsx_link = page.select_one("[data-testid=xlsx-download]")["href"]
+    assert xlsx_link == csv_link.replace("exportar.csv", "exportar.xlsx")
+    workbook = usuario.get(xlsx_link)
+    assert workbook.status_code == 200 and workbook.mimetype == FILE_MEDIA["xlsx"]
+    assert workbook.headers["Content-Disposition"].startswith("attachment")
+    [_header, line] = load_workbook(io.BytesIO(workbook.data)).active.iter_rows(values_only=True)
+    assert line[5] == "Comercial del Norte" and line[7] == float(norte.totals.total)
 
 
 def test_bad_filters_are_shown_next_to_the_field_and_kept(usuario):

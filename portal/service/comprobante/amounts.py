@@ -29,8 +29,10 @@ AMOUNT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("total", "mntTotal"),
 )
 AMOUNT_NAMES = tuple(name for name, _ in AMOUNT_COLUMNS)
-# How a zero is written in the stored totals (amounts as strings with their exact decimals).
-_ZERO_TEXTS = frozenset({None, "", "0", "0.0", "0.00"})
+# The types whose amounts count negative (credit notes), looked up once per row.
+CREDIT_TYPES = frozenset(code for code, kind in CFE_TYPES.items() if kind.note_sign < 0)
+# How a zero (or an absent amount) is written in the stored totals, or by SQLite's JSON array of them.
+_ZERO_TEXTS = frozenset({None, "", "0", "0.0", "0.00", "null"})
 
 
 def stored_decimal(text: str | None) -> Decimal | None:
@@ -47,17 +49,17 @@ def amount_columns() -> list[Any]:
 
 
 def is_credit_note(tipo_cfe: int) -> bool:
-    kind = CFE_TYPES.get(tipo_cfe)
-    return kind is not None and kind.note_sign < 0
+    return tipo_cfe in CREDIT_TYPES
 
 
 def signed_amounts(tipo_cfe: int, texts: Iterable[str | None]) -> dict[str, Decimal]:
     """The amount columns that are not zero (`texts` in AMOUNT_COLUMNS' order, as amount_columns reads them), in
     the receipt's currency, negative for a credit note."""
-    credit = is_credit_note(tipo_cfe)
+    credit = tipo_cfe in CREDIT_TYPES
     amounts: dict[str, Decimal] = {}
     for name, text in zip(AMOUNT_NAMES, texts, strict=True):
-        value = stored_decimal(text)
-        if value:
-            amounts[name] = -value if credit else value
+        if text not in _ZERO_TEXTS:  # parsed only when not one of the usual zeros: most amounts are
+            value = Decimal(text)  # type: ignore[arg-type]  # not None: None is one of the zeros
+            if value:
+                amounts[name] = -value if credit else value
     return amounts

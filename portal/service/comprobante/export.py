@@ -1,6 +1,7 @@
 """The receipt list as CSV for a spreadsheet in Uruguay: `;` between fields, decimal comma, dd/mm/aaaa,
 UTF-8 with a byte-order mark (without it Excel reads the file as Windows-1252 and breaks "Crédito"). Text that
-people typed (a receiver's name) never becomes a formula (`text_cell`). The portal's export is this file."""
+people typed (a receiver's name) never becomes a formula (`text_cell`). The portal's export is this file, or the
+same columns as XLSX (`xlsx_file`) with real dates and numbers."""
 
 from __future__ import annotations
 
@@ -8,12 +9,16 @@ import csv
 import io
 from collections.abc import Iterable, Iterator
 from decimal import Decimal
+from typing import IO
+
+from openpyxl.worksheet._write_only import WriteOnlyWorksheet
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.dgi_states import DGI_STATES
 from portal.domain.receipt_numbers import printed
 from portal.service.cfe.pdf_text import number
 from portal.service.comprobante.amounts import AMOUNT_NAMES, ZERO, is_credit_note, signed_amounts
+from portal.service.platform import spreadsheet
 from portal.service.platform.i18n import _
 
 HEADER = (
@@ -92,6 +97,40 @@ def csv_row(row, cancelled_by=None) -> tuple:
         text_cell(row.id),
         text_cell(row.request_id or ""),
     )
+
+
+def _xlsx_cells(sheet: WriteOnlyWorksheet, row, cancelled_by) -> list[object]:
+    """`csv_row` for a spreadsheet: the date a date, the amounts numbers (credit notes negative), the receiver's
+    text as typed."""
+    sign = -1 if is_credit_note(row.tipo_cfe) else 1
+    amounts = signed_amounts(row.tipo_cfe, (getattr(row, name, None) for name in AMOUNT_NAMES))
+    return [
+        spreadsheet.day(sheet, row.fch_emis),
+        _type(row.tipo_cfe),
+        row.serie,
+        row.nro,
+        spreadsheet.text(sheet, row.receptor_doc),
+        spreadsheet.text(sheet, row.receptor_nombre),
+        row.tpo_moneda,
+        spreadsheet.amount(sheet, sign * Decimal(str(row.mnt_total))),
+        spreadsheet.amount(sheet, sign * Decimal(str(row.mnt_pagar))),
+        DGI_STATES.get(row.dgi_status, row.dgi_status),
+        _note_name(cancelled_by),
+        *(spreadsheet.amount(sheet, amounts.get(name, ZERO)) for name in BOOK_COLUMNS),
+        row.id,
+        spreadsheet.text(sheet, row.request_id),
+    ]
+
+
+def xlsx_file(rows: Iterable[tuple], header: Iterable[str] = HEADER, title: str = "Comprobantes") -> IO[bytes]:
+    """The same list as an XLSX workbook of one sheet (`title`), from the same (row, cancelling note) pairs,
+    streamed row by row as the IVA books are (portal/service/platform/spreadsheet.py)."""
+    book = spreadsheet.workbook()
+    sheet = book.create_sheet(title)
+    sheet.append(list(header))
+    for row, cancelled_by in rows:
+        sheet.append(_xlsx_cells(sheet, row, cancelled_by))
+    return spreadsheet.saved(book)
 
 
 def csv_chunks(rows: Iterable[tuple], header: Iterable[str] = HEADER) -> Iterator[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, current_app, request, send_file
 from sqlalchemy import select
 
 from portal.domain.roles import ALL, WRITERS
@@ -13,7 +13,7 @@ from portal.service.cfe.xmlsafe import MAX_XML_BYTES, XmlIntakeBusy, intake
 from portal.service.comprobante import hooks, issuing, previews, references, search
 from portal.service.comprobante import note_routes as _note_routes  # noqa: F401 - adds the note endpoints to bp
 from portal.service.comprobante.blueprint import BOTH, IDEMPOTENCY, TAG, bp
-from portal.service.comprobante.export import HEADER, csv_chunks
+from portal.service.comprobante.export import HEADER, csv_chunks, xlsx_file
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.comprobante.presenters import cfe_emitido, cfe_emitido_json, resultado_busqueda
 from portal.service.comprobante.schemas import (
@@ -26,7 +26,7 @@ from portal.service.comprobante.schemas import (
     ReferenciaAplicada,
     ResultadoBusqueda,
 )
-from portal.service.platform import db, idempotency, keystore, responses
+from portal.service.platform import db, idempotency, keystore, responses, spreadsheet
 from portal.service.platform.api import negotiate, operation
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import ApiError, FieldError, NotFound, ValidationFailed
@@ -35,6 +35,7 @@ from portal.service.platform.i18n import _, language, say
 from portal.service.platform.models import Company
 from portal.service.platform.publicurl import public_url
 
+_LIST_MEDIA = {"json": "application/json", "csv": "text/csv", "xlsx": spreadsheet.XLSX}
 _PDF = {"description": "El PDF.", "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}
 _ROLL_422 = (
     "Datos no válidos (`fields` indica cuáles), o `formato` 80mm/57mm pedido para un tipo que no es "
@@ -167,12 +168,14 @@ def _paper(default: str, tipo_cfe: int, asked: str | None) -> str:
     query=BuscarQuery,
     responses={
         200: {
-            "description": "Una página en JSON (por defecto), o con Accept: text/csv todos los que "
-            "cumplen los filtros, en CSV para planilla (`;`, coma decimal, "
-            "dd/mm/aaaa, UTF-8 con BOM).",
+            "description": "Una página en JSON (por defecto), o todos los que cumplen los filtros en CSV para "
+            "planilla (`;`, coma decimal, dd/mm/aaaa, UTF-8 con BOM) o en XLSX (fechas y montos como tales, "
+            "las notas de crédito negativas), con `formato` o con Accept: text/csv o "
+            f"{spreadsheet.XLSX}.",
             "content": {
                 "application/json": {"schema": {"$ref": "#/components/schemas/ResultadoBusqueda"}},
                 "text/csv": {"schema": {"type": "string"}},
+                spreadsheet.XLSX: {"schema": {"type": "string", "format": "binary"}},
             },
             "model": ResultadoBusqueda,
         },
@@ -182,16 +185,19 @@ def _paper(default: str, tipo_cfe: int, asked: str | None) -> str:
 def buscar(query: BuscarQuery, principal: Principal):
     """The company's receipts however they were issued, newest first (date, then number); filters combine
     with AND. Pages with a cursor (`siguienteCursor`) that stays valid while receipts are being issued."""
-    wanted = negotiate("application/json", "text/csv")
-    filters = search.Filters(**query.model_dump(exclude={"cursor", "limite"}))
+    wanted = _LIST_MEDIA[query.formato] if query.formato else negotiate(*_LIST_MEDIA.values())
+    filters = search.Filters(**query.model_dump(exclude={"cursor", "limite", "formato"}))
     session = db.session()
     where, totals_where = search.conditions_and_totals(session, principal.company_id, filters)
-    if wanted == "text/csv":
+    if wanted != "application/json":
         header = [say(name) for name in HEADER]
-        chunks = csv_chunks(search.export_rows_closing(db.new_session(), principal.company_id, where), header)
-        response = file_response(
-            chunks, "text/csv", "comprobantes.csv", inline=False, vary=("Accept", "Accept-Language")
-        )
+        every = search.export_rows_closing(db.new_session(), principal.company_id, where)
+        if wanted == spreadsheet.XLSX:
+            body = xlsx_file(every, header, say(_("Comprobantes")))
+            response = send_file(body, mimetype=wanted, as_attachment=True, download_name="comprobantes.xlsx")
+        else:
+            response = file_response(csv_chunks(every, header), wanted, "comprobantes.csv", inline=False)
+        response.vary.update(("Accept", "Accept-Language"))
         response.headers["Content-Language"] = language()
         return response
     rows, following = search.page(session, where, query.cursor, query.limite)

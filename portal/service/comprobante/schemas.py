@@ -331,6 +331,10 @@ class BuscarQuery(BaseModel):
     )
     cursor: str | None = Field(None, max_length=200, pattern=CURSOR_PATTERN, description=CURSOR_DESCRIPTION)
     limite: int = Field(50, ge=1, le=200, description="Comprobantes por página (50 si no se indica, hasta 200).")
+    formato: Literal["json", "csv", "xlsx"] | None = Field(
+        None,
+        description="json (una página), csv o xlsx (todos los que cumplen los filtros); sin él, lo decide Accept.",
+    )
 
     @field_validator("numero")
     @classmethod

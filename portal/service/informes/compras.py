@@ -5,7 +5,6 @@ the ones the company rejected (on arrival, or commercially) stay out of the book
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
@@ -89,7 +88,7 @@ def to_purchase(cfe: ReceivedCfe) -> BookRow:
         tpo_cambio=text("TpoCambio"),
         sucursal=None,
     )
-    return dataclasses.replace(book_row(columns, (text(tag) for tag in _TAGS)), apart=apart)  # type: ignore[arg-type]
+    return book_row(columns, (text(tag) for tag in _TAGS))._replace(apart=apart)  # type: ignore[arg-type]
 
 
 def purchase_rows(session: Session, company_id: int, desde: date, hasta: date) -> Iterator[BookRow]:

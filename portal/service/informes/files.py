@@ -1,25 +1,22 @@
 """The IVA books (sales and purchases, `BookKind`) as files: CSV for a spreadsheet in Uruguay (as the receipt
 list's export: `;`, decimal comma, dd/mm/aaaa, UTF-8 with a byte-order mark, typed text never read as a formula)
-and XLSX with real numbers and dates (openpyxl's write-only mode, which writes each row out as it comes, so
-memory stays flat)."""
+and XLSX with real numbers and dates (portal/service/platform/spreadsheet.py, streamed row by row)."""
 
 from __future__ import annotations
 
 import csv
 import io
-import tempfile
 from collections.abc import Iterable, Iterator
 from datetime import date
 from decimal import Decimal
 from typing import IO
 
-from openpyxl import Workbook
-from openpyxl.cell import WriteOnlyCell
 from openpyxl.worksheet._write_only import WriteOnlyWorksheet
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.service.comprobante.export import text_cell
-from portal.service.informes.ventas import AMOUNT_NAMES, SALES, ZERO, BookKind, BookRow, BookSummary
+from portal.service.informes.ventas import AMOUNT_NAMES, SALES, ZERO, BookKind, BookRow, BookSummary, two_decimals
+from portal.service.platform import spreadsheet
 
 AMOUNT_LABELS: dict[str, str] = {
     "noGravado": "Exento y no gravado",
@@ -74,7 +71,7 @@ def header(kind: BookKind = SALES) -> tuple[str, ...]:
 
 HEADER = header(SALES)
 _BATCH = 500
-XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+XLSX = spreadsheet.XLSX
 
 
 def type_name(code: int) -> str:
@@ -82,39 +79,75 @@ def type_name(code: int) -> str:
     return kind.name_es if kind else str(code)
 
 
-def _comma(value: Decimal | None) -> str:
-    return "0,00" if value is None else f"{value:.2f}".replace(".", ",")
+_ZERO_COMMA = "0,00"
+_POSITION = {name: index for index, name in enumerate(AMOUNT_NAMES)}
 
 
-def _csv_row(row: BookRow) -> tuple[object, ...]:
-    own, uyu = row.amounts, row.amounts_uyu
-    return (
-        row.fecha.strftime("%d/%m/%Y"),
-        text_cell(type_name(row.tipo_cfe)),
-        text_cell(row.serie),
-        row.nro,
-        text_cell(row.receptor_doc or ""),
-        text_cell(row.receptor_nombre or ""),
-        text_cell(row.moneda),
-        f"{row.tipo_cambio:f}".replace(".", ","),
-        *[_comma(own.get(name)) for name in AMOUNT_NAMES],
-        *[_comma(uyu.get(name)) for name in AMOUNT_NAMES],
-        text_cell(row.dgi_status),
-    )
+def _comma_texts(amounts: dict[str, Decimal]) -> list[str]:
+    """Every amount column with a decimal comma, the zeros (most of them) as one shared text."""
+    texts = [_ZERO_COMMA] * len(AMOUNT_NAMES)
+    for name, value in amounts.items():
+        texts[_POSITION[name]] = two_decimals(value).replace(".", ",")
+    return texts
+
+
+class _CsvLines:
+    """A book's rows as CSV lines. What repeats from row to row (a day, a type, a currency, a state, the few
+    rates of a month) is formatted once and remembered: the per-row work is the receiver's text and the amounts
+    that are not zero (docs/PERFORMANCE.md, "The IVA books")."""
+
+    def __init__(self) -> None:
+        self._days: dict[date, str] = {}
+        self._rates: dict[Decimal, str] = {}
+        self._kinds: dict[tuple[int, str, str, str], tuple[str, str, str, str]] = {}
+
+    def row(self, row: BookRow) -> list[object]:
+        day = self._days.get(row.fecha)
+        if day is None:
+            day = self._days[row.fecha] = row.fecha.strftime("%d/%m/%Y")
+        rate = self._rates.get(row.tipo_cambio)
+        if rate is None:
+            rate = self._rates[row.tipo_cambio] = f"{row.tipo_cambio:f}".replace(".", ",")
+        key = (row.tipo_cfe, row.serie, row.moneda, row.dgi_status)
+        kind = self._kinds.get(key)
+        if kind is None:
+            kind = self._kinds[key] = (
+                text_cell(type_name(row.tipo_cfe)),
+                text_cell(row.serie),
+                text_cell(row.moneda),
+                text_cell(row.dgi_status),
+            )
+        own = _comma_texts(row.amounts)
+        uyu = own if row.amounts_uyu is row.amounts else _comma_texts(row.amounts_uyu)
+        return [
+            day,
+            kind[0],
+            kind[1],
+            row.nro,
+            text_cell(row.receptor_doc or ""),
+            text_cell(row.receptor_nombre or ""),
+            kind[2],
+            rate,
+            *own,
+            *uyu,
+            kind[3],
+        ]
 
 
 def csv_chunks(rows: Iterable[BookRow], summary: BookSummary) -> Iterator[str]:
     """The book's rows as they are read, then the ones kept apart (DGI rejected them; purchases we rejected),
     each group under its own heading, in chunks of a few hundred lines."""
     kind = summary.kind or SALES
+    lines = _CsvLines()
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=";", lineterminator="\r\n")
     buffer.write("\ufeff")
     writer.writerow(header(kind))
+    add, write, line = summary.add, writer.writerow, lines.row
     for count, row in enumerate(rows, start=1):
-        summary.add(row)
-        if not row.rejected:
-            writer.writerow(_csv_row(row))
+        add(row)
+        if row.apart is None:
+            write(line(row))
         if count % _BATCH == 0:
             yield buffer.getvalue()
             buffer.seek(0)
@@ -124,26 +157,22 @@ def csv_chunks(rows: Iterable[BookRow], summary: BookSummary) -> Iterator[str]:
             writer.writerow(())
             writer.writerow((f"{heading} (fuera del libro)",))
             for row in summary.apart[apart]:
-                writer.writerow(_csv_row(row))
+                writer.writerow(line(row))
     yield buffer.getvalue()
 
 
 def _cells(sheet: WriteOnlyWorksheet, row: BookRow) -> list[object]:
-    day = WriteOnlyCell(sheet, value=row.fecha)
-    day.number_format = "DD/MM/YYYY"
-    rate = WriteOnlyCell(sheet, value=row.tipo_cambio)
-    rate.number_format = "0.000"
-    amounts = []
-    for value in (
-        *(row.amounts.get(n, ZERO) for n in AMOUNT_NAMES),
-        *(row.amounts_uyu.get(n, ZERO) for n in AMOUNT_NAMES),
-    ):
-        cell = WriteOnlyCell(sheet, value=value)
-        cell.number_format = "#,##0.00"
-        amounts.append(cell)
+    amounts = [
+        spreadsheet.amount(sheet, value)
+        for value in (
+            *(row.amounts.get(n, ZERO) for n in AMOUNT_NAMES),
+            *(row.amounts_uyu.get(n, ZERO) for n in AMOUNT_NAMES),
+        )
+    ]
     texts = (type_name(row.tipo_cfe), row.serie)
-    receiver = (row.receptor_doc or "", row.receptor_nombre or "", row.moneda)
-    return [day, *texts, row.nro, *receiver, rate, *amounts, row.dgi_status]
+    receiver = (spreadsheet.text(sheet, row.receptor_doc), spreadsheet.text(sheet, row.receptor_nombre), row.moneda)
+    rate = spreadsheet.formatted(sheet, row.tipo_cambio, spreadsheet.RATE_FORMAT)
+    return [spreadsheet.day(sheet, row.fecha), *texts, row.nro, *receiver, rate, *amounts, row.dgi_status]
 
 
 def xlsx_file(rows: Iterable[BookRow], summary: BookSummary, desde: date, hasta: date) -> IO[bytes]:
@@ -151,7 +180,7 @@ def xlsx_file(rows: Iterable[BookRow], summary: BookSummary, desde: date, hasta:
     "Libro de ventas" (or compras), then "Resumen" (the IVA return's figures, totals per type and currency) and
     one sheet per group kept apart ("Rechazados por DGI"...)."""
     kind = summary.kind or SALES
-    book = Workbook(write_only=True)
+    book = spreadsheet.workbook()
     sheet = book.create_sheet(kind.title)
     sheet.append(list(header(kind)))
     for row in rows:
@@ -179,7 +208,4 @@ def xlsx_file(rows: Iterable[BookRow], summary: BookSummary, desde: date, hasta:
         rejected.append(list(header(kind)))
         for row in summary.apart.get(apart, []):
             rejected.append(_cells(rejected, row))
-    out = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)
-    book.save(out)
-    out.seek(0)
-    return out
+    return spreadsheet.saved(book)

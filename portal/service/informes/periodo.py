@@ -77,7 +77,7 @@ def period_report(session: Session, read_session: Session, company_id: int, desd
     by_day = (hasta - desde).days < DAILY_UP_TO_DAYS
     report = PeriodReport(desde=desde, hasta=hasta, by_day=by_day)
     report.timeline = {slot: Bucket() for slot in _slots(desde, hasta, by_day)}
-    for row in book_rows(read_session, company_id, desde, hasta):
+    for row in book_rows(read_session, company_id, desde, hasta, branches=True):
         report.add(row)
     states = session.execute(
         select(IssuedCfe.dgi_status, func.count())

@@ -16,7 +16,15 @@ from portal.service.informes.compras import PURCHASES, purchase_rows
 from portal.service.informes.pdf import summary_pdf
 from portal.service.informes.periodo import period_report
 from portal.service.informes.schemas import LibroCompras, LibroVentas, Periodo, PeriodoQuery, VentasQuery
-from portal.service.informes.ventas import AMOUNT_NAMES, SALES, BookKind, BookRow, BookSummary, book_rows
+from portal.service.informes.ventas import (
+    AMOUNT_NAMES,
+    SALES,
+    BookKind,
+    BookRow,
+    BookSummary,
+    book_rows,
+    two_decimals,
+)
 from portal.service.platform import db
 from portal.service.platform.api import negotiate, operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
@@ -26,11 +34,12 @@ from portal.service.platform.models import Company
 bp = Blueprint("informes", __name__, url_prefix="/api/v1/informes")
 TAG = "Informes"
 _MEDIA = {"json": "application/json", "csv": "text/csv", "xlsx": files.XLSX}
+_CHUNK = 500  # rows per piece of a streamed JSON book
 
 
 def _importes(amounts: dict[str, Decimal]) -> dict[str, str]:
     """Every amount column, zeros included (a row's `amounts` leave them out)."""
-    return {name: f"{amounts[name]:.2f}" if name in amounts else "0.00" for name in AMOUNT_NAMES}
+    return {name: two_decimals(amounts[name]) if name in amounts else "0.00" for name in AMOUNT_NAMES}
 
 
 def _fila(row: BookRow, kind: BookKind = SALES) -> dict[str, object]:
@@ -51,17 +60,58 @@ def _fila(row: BookRow, kind: BookKind = SALES) -> dict[str, object]:
     }
 
 
+# A JSON string as json.dumps(..., ensure_ascii=False) writes it (the C encoder), or null.
+_ENCODE = json.encoder.encode_basestring
+_IMPORTES_KEYS = tuple(f'"{name}":' for name in AMOUNT_NAMES)
+_IMPORTES_ZERO = "{" + ",".join(f'{key}"0.00"' for key in _IMPORTES_KEYS) + "}"
+_POSITION = {name: index for index, name in enumerate(AMOUNT_NAMES)}
+
+
+def _string(value: str | None) -> str:
+    return "null" if value is None else _ENCODE(value)
+
+
+def _importes_json(amounts: dict[str, Decimal]) -> str:
+    """`_importes` written as JSON straight away: the zeros (most of them) as one shared text."""
+    if not amounts:
+        return _IMPORTES_ZERO
+    texts = ['"0.00"'] * len(AMOUNT_NAMES)
+    for name, value in amounts.items():
+        texts[_POSITION[name]] = f'"{two_decimals(value)}"'
+    return "{" + ",".join([key + text for key, text in zip(_IMPORTES_KEYS, texts, strict=True)]) + "}"
+
+
+def fila_json(row: BookRow, kind: BookKind = SALES) -> str:
+    """`_fila(row, kind)` as JSON text, written without building the dict and encoding it: the same document
+    (a unit test holds them equal), at a third of the cost per row of a 100,000-receipt book."""
+    doc, name = kind.party_keys
+    own = _importes_json(row.amounts)
+    uyu = own if row.amounts_uyu is row.amounts else _importes_json(row.amounts_uyu)
+    return (
+        f'{{"id":{_string(row.id)},"fecha":"{row.fecha.isoformat()}","tipoCFE":{row.tipo_cfe},'
+        f'"serie":{_string(row.serie)},"nro":{row.nro},"{doc}":{_string(row.receptor_doc)},'
+        f'"{name}":{_string(row.receptor_nombre)},"moneda":{_string(row.moneda)},"tipoCambio":"{row.tipo_cambio:f}",'
+        f'"{kind.state_key}":{_string(row.dgi_status)},"importes":{own},"importesPesos":{uyu}}}'
+    )
+
+
 def _json_chunks(query: VentasQuery, rows: Iterator[BookRow], summary: BookSummary) -> Iterator[str]:
-    """The book as one JSON document written row by row, its totals at the end (they are known only then)."""
+    """The book as one JSON document written row by row (in chunks of a few hundred rows), its totals at the
+    end (they are known only then)."""
     kind = summary.kind or SALES
     yield json.dumps({"desde": query.desde.isoformat(), "hasta": query.hasta.isoformat()})[:-1] + ', "filas": ['
-    first = True
+    add, separator = summary.add, ""
+    chunk: list[str] = []
     for row in rows:
-        summary.add(row)
-        if row.rejected:
+        add(row)
+        if row.apart is not None:
             continue
-        yield ("" if first else ",") + json.dumps(_fila(row, kind), ensure_ascii=False)
-        first = False
+        chunk.append(separator + fila_json(row, kind))
+        separator = ","
+        if len(chunk) == _CHUNK:
+            yield "".join(chunk)
+            chunk = []
+    yield "".join(chunk)
     total, by_type, by_currency = summary.total, summary.by_type, summary.by_currency
     closing = {
         **{key: [_fila(row, kind) for row in summary.apart.get(apart, [])] for apart, key, _heading in kind.apart},

@@ -22,6 +22,7 @@ from portal.client.productos import Product
 from portal.domain.cfe_types import IND_FACT_BASIC_RATE, IND_FACT_MINIMUM_RATE, IVA_BASIC_RATE, IVA_MINIMUM_RATE
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.backend import api
+from portal.web.comprobantes.conversion import Conversion, convert, days_rates, typed_rate
 
 log = logging.getLogger(__name__)
 
@@ -41,23 +42,47 @@ def form_number(value: Decimal) -> str:
 class ProductSuggestion:
     product: Product
     line: int
-    data: dict[str, str | bool]
+    data: dict[str, str | bool | None]
+    note: str = ""  # how its price was converted to the receipt's currency, or that it could not be
 
 
-def _other_price(product: Product) -> Decimal:
-    """The product's price the other way round (with IVA when it is kept without, and back), for a line of a
+def _other_price(price: Decimal, product: Product) -> Decimal:
+    """`price` the other way round (with IVA when the product keeps it without, and back), for a line of a
     receipt whose prices are given the other way (the form's "Los precios incluyen IVA")."""
     rate = _RATES.get(product.ind_fact)
     if rate is None:
-        return product.price
+        return price
     factor = 1 + rate / 100
-    other = product.price / factor if product.price_includes_tax else product.price * factor
+    other = price / factor if product.price_includes_tax else price * factor
     return other.quantize(_PRICE_PLACES)
 
 
-def product_suggestions(typed: str | None, line: int) -> list[ProductSuggestion]:
+def _suggestion(product: Product, line: int, conversion: Conversion | None) -> ProductSuggestion:
+    price = product.price if conversion is None else conversion.price
+    return ProductSuggestion(
+        product,
+        line,
+        {
+            "cod_item": product.code,
+            "nom_item": product.name[:80],
+            "uni_med": (product.unit or "")[:4],
+            "ind_fact": str(product.ind_fact),
+            # None: no rate to convert it with, the person writes the price (static/js/app.js)
+            "precio": None if price is None else form_number(price),
+            "precio_otro": None if price is None else form_number(_other_price(price, product)),
+            "con_iva": product.price_includes_tax,
+            "nota": conversion.note if conversion else "",
+        },
+        conversion.note if conversion else "",
+    )
+
+
+def product_suggestions(
+    typed: str | None, line: int, currency: str = "", day: date | None = None, rate: str | None = None
+) -> list[ProductSuggestion]:
     """The company's products with a word of the name or the code starting with what was typed (none for less
-    than two characters); a service failure only means no suggestions."""
+    than two characters), each priced in the receipt's `currency` (conversion.py: the day's rates, the form's
+    `rate` for the receipt's currency); a service failure only means no suggestions."""
     typed = (typed or "").strip()[:80]
     if len(typed) < MIN_TYPED:
         return []
@@ -66,22 +91,8 @@ def product_suggestions(typed: str | None, line: int) -> list[ProductSuggestion]
     except _UNAVAILABLE as exc:
         log.info("products unavailable: %s %s", exc.status, exc.code)
         return []
-    return [
-        ProductSuggestion(
-            p,
-            line,
-            {
-                "cod_item": p.code,
-                "nom_item": p.name[:80],
-                "uni_med": (p.unit or "")[:4],
-                "ind_fact": str(p.ind_fact),
-                "precio": form_number(p.price),
-                "precio_otro": form_number(_other_price(p)),
-                "con_iva": p.price_includes_tax,
-            },
-        )
-        for p in found
-    ]
+    rates, receipt_rate = days_rates(day), typed_rate(rate)
+    return [_suggestion(p, line, convert(p.price, p.currency, currency, rates, receipt_rate)) for p in found]
 
 
 def find_customer(doc_type: int, digits: str) -> Customer | None:

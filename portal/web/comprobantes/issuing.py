@@ -381,14 +381,15 @@ _LINE_DESCRIPTION = re.compile(r"^lines-(\d{1,3})-nom_item$")
 @writer_required
 def product_suggestions():
     """The company's products whose name or code starts with what is typed in a line's description (htmx,
-    under the field); picking one fills that line (static/js/app.js)."""
+    under the field), priced in the receipt's currency; picking one fills that line (static/js/app.js)."""
     typed, line = None, 0
     for name, value in request.args.items():
         if match := _LINE_DESCRIPTION.match(name):
             typed, line = value, int(match.group(1))
     currency = (request.args.get("tpo_moneda") or "").strip().upper()[:3]
-    products = catalogue.product_suggestions(typed, line)
-    return fragment(TEMPLATE, "products", products=products, receipt_currency=currency)
+    day, rate = _typed_day(request.args.get("fch_emis", "")), request.args.get("tpo_cambio")
+    products = catalogue.product_suggestions(typed, line, currency, day, rate)
+    return fragment(TEMPLATE, "products", products=products)
 
 
 @bp.get("/nuevo/cotizacion")

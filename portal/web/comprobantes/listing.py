@@ -13,6 +13,7 @@ from flask_login import current_user
 
 from portal.client import errors as client_errors
 from portal.client.comprobantes import ReceiptSummary
+from portal.client.informes import FILE_MEDIA
 from portal.client.pages import Page
 from portal.web.auth.session import member_required
 from portal.web.backend import api
@@ -32,6 +33,7 @@ class ListView:
     paged: PagedView[ReceiptSummary]
     filtered: bool
     csv_url: str
+    xlsx_url: str
     more_than: str | None = None  # the count, formatted, when the service says more than it match
 
 
@@ -40,7 +42,8 @@ def _view(form: forms.ReceiptFilterForm, page: Page[ReceiptSummary] | None) -> L
     return ListView(
         paged=paged_view("comprobantes.index", page, args, form.cursor.data or None),
         filtered=bool(args),
-        csv_url=url_for("comprobantes.export", **args),
+        csv_url=url_for("comprobantes.export", formato="csv", **args),
+        xlsx_url=url_for("comprobantes.export", formato="xlsx", **args),
         more_than=format_number(page.total) if page and page.total_bounded and page.total is not None else None,
     )
 
@@ -77,12 +80,15 @@ def index():
     return render("comprobantes/index.html", "results", form=form, view=_view(form, page))
 
 
-@bp.get("/exportar.csv")
+_EXPORT_MEDIA = {"csv": "text/csv; charset=utf-8", "xlsx": FILE_MEDIA["xlsx"]}
+
+
+@bp.get("/exportar.<any(csv, xlsx):formato>")
 @member_required
-def export():
-    """The CSV of the same query (every receipt it matches, not one page), as the service writes it."""
+def export(formato: str):
+    """The CSV or XLSX of the same query (every receipt it matches, not one page), as the service writes it."""
     form = forms.ReceiptFilterForm(formdata=request.args)
     if not form.validate():
         return index()
-    content = api().export_receipts_csv(form.service_filters())
-    return file_response(content, "text/csv; charset=utf-8", "comprobantes.csv", inline=False)
+    content = api().export_receipts(form.service_filters(), formato)  # type: ignore[arg-type]  # any()
+    return file_response(content, _EXPORT_MEDIA[formato], f"comprobantes.{formato}", inline=False)

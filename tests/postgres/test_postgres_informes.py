@@ -1,0 +1,15 @@
+"""The IVA sales book and the period view on PostgreSQL, where the amounts are read out of the stored totals by
+json_to_record (ventas._amount_source) and the rate only for receipts in another currency: the same tests as on
+SQLite, every amount recomputed from the signed XML."""
+
+from __future__ import annotations
+
+from tests.integration.test_informes_ventas import (  # noqa: F401  # the fixtures and tests, run on PostgreSQL
+    month,
+    test_a_year_is_drawn_month_by_month,
+    test_csv_and_xlsx_carry_the_same_book_with_numbers_and_dates,
+    test_every_amount_equals_the_signed_xml_and_credit_notes_count_negative,
+    test_rejected_receipts_are_listed_apart_and_e_remitos_are_not_sales,
+    test_the_period_at_a_glance_adds_up_what_the_book_files,
+    user,
+)
