@@ -18,6 +18,7 @@ from portal.client.comprobante_links import (
     reference_history,
 )
 from portal.client.comprobante_list import ReceiptFilters, ReceiptSummary
+from portal.client.correo import MailSummary
 from portal.client.dgi_state import DgiState
 from portal.client.exchange_state import ExchangeState
 from portal.client.models import JsonObject, optional_date, parse_datetime
@@ -96,6 +97,7 @@ class IssuedReceipt:
     creditable_balance: Decimal | None = None
     exchange: ExchangeState | None = None  # to an electronic receiver (intercambio)
     corrects_rejection_of: str | None = None  # a credit note correcting a receiver's commercial rejection
+    mail: MailSummary | None = None  # its e-mail sends (getByIdCfeEmitido only), None when never sent
     replayed: bool = False  # the service answered an Idempotency-Key already used: issued before, not now
 
     @property
@@ -139,6 +141,7 @@ class IssuedReceipt:
             dgi=DgiState.from_json(data["dgi"]) if data.get("dgi") else None,
             exchange=ExchangeState.from_json(data["intercambio"]) if data.get("intercambio") else None,
             corrects_rejection_of=data.get("corrigeRechazoComercial"),
+            mail=MailSummary.from_json(data["correo"]) if data.get("correo") else None,
         )
 
 

@@ -29,6 +29,7 @@ from portal.service.comprobante.schemas import (
     ReferenciaAplicada,
     ResultadoBusqueda,
 )
+from portal.service.correo.tracking import mail_summary
 from portal.service.empresa.settings import company_logo, default_paper
 from portal.service.envios.models import DgiSubmission
 from portal.service.errors import ApiError, FieldError, NotFound, ValidationFailed
@@ -123,7 +124,10 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
         logo = issuing.printed_logo(session, record)
         pdf = issuing.receipt_pdf(record, logo=logo, paper=paper, bilingual=query.bilingue)
         return _download(pdf, "application/pdf", f"{name}.pdf")
-    response = Response(responses.dump_json(cfe_emitido(record, [], session)), mimetype="application/json")
+    answer = cfe_emitido(record, [], session)
+    # The receipt's e-mail sends ride along, so a page showing the receipt asks once (correo/tracking.py).
+    answer.correo = mail_summary(session, principal.company_id, record.id)
+    response = Response(responses.dump_json(answer), mimetype="application/json")
     response.vary.add("Accept")
     return response
 

@@ -53,6 +53,13 @@ class EnvioCorreo(_Out):
     enviado_en: datetime | None = Field(None, alias="enviadoEn")
 
 
+class ResumenCorreo(_Out):
+    """A receipt's e-mail sends as getByIdCfeEmitido carries them (`correo`): how many, and the latest."""
+
+    envios: int = Field(description="Cuántos envíos por correo tiene el comprobante.")
+    ultimo: EnvioCorreo = Field(description="El envío más reciente (el detalle de todos, en GET …/envios).")
+
+
 class EnviosCorreo(_Out):
     """The sends of a receipt (newest first) and the addresses to suggest for the next one."""
 

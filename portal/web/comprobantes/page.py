@@ -50,5 +50,5 @@ def receipt_page(
         applied=applied,
         cancel_form=cancel_form,
         cancel_open=cancel_open,
-        channels=Channels(exchange_channel(view.receipt), mail_channel(view.id)),
+        channels=Channels(exchange_channel(view.receipt), mail_channel(view.receipt)),
     )
