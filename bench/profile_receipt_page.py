@@ -32,6 +32,7 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--side", choices=("portal", "service", "both"), default="both")
     parser.add_argument("--sort", default="cumulative")
+    parser.add_argument("--callees", default="", help="also print what functions matching this call")
     args = parser.parse_args()
 
     from tests.support.servers import LiveServer
@@ -101,7 +102,10 @@ def main() -> int:
                 call()
             profile.disable()
             print(f"\n=== {side}: {plain * 1000:.2f} ms CPU per page without the profiler (this thread only)")
-            pstats.Stats(profile).sort_stats(args.sort).print_stats(args.top)
+            stats = pstats.Stats(profile).sort_stats(args.sort)
+            stats.print_stats(args.top)
+            if args.callees:
+                stats.print_callees(args.callees)
     finally:
         service_server.stop()
         shutil.rmtree(workdir, ignore_errors=True)

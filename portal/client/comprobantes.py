@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import hashlib
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from decimal import Decimal
 
@@ -98,6 +99,9 @@ class IssuedReceipt:
     exchange: ExchangeState | None = None  # to an electronic receiver (intercambio)
     corrects_rejection_of: str | None = None  # a credit note correcting a receiver's commercial rejection
     mail: MailSummary | None = None  # its e-mail sends (getByIdCfeEmitido only), None when never sent
+    # getByIdCfeEmitido: a digest of the service's whole answer. Equal versions, equal receipts in every field
+    # (its DGI state, notes, sends included): what a page built from it may be cached by (comprobantes/page.py).
+    version: str = field(default="", compare=False)
     replayed: bool = False  # the service answered an Idempotency-Key already used: issued before, not now
 
     @property
@@ -227,9 +231,9 @@ class ComprobantesApi(Transport):
             return self._request("GET", f"{BASE}/buscar", params=filters.to_params(), accept="text/csv").content
 
     def get_receipt(self, receipt_id: str) -> IssuedReceipt:
-        return IssuedReceipt.from_json(
-            self._json("GET", f"{BASE}/getByIdCfeEmitido", params={"idCfeEmitido": receipt_id})
-        )
+        response = self._request("GET", f"{BASE}/getByIdCfeEmitido", params={"idCfeEmitido": receipt_id})
+        version = hashlib.blake2b(response.content, digest_size=16).hexdigest()
+        return replace(IssuedReceipt.from_json(response.json()), version=version)
 
     def get_receipt_xml(self, receipt_id: str) -> bytes:
         """The signed XML exactly as signed."""
