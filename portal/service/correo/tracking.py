@@ -3,14 +3,16 @@ carries under `correo` so the receipt's page needs no second call."""
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
+from sqlalchemy.engine import Row
 from sqlalchemy.orm import Session
 
 from portal.service.correo.models import QUEUED, MailSend
 from portal.service.correo.schemas import EnvioCorreo, ResumenCorreo
 
 
-def envio(send: MailSend) -> EnvioCorreo:
+def envio(send: MailSend | Row) -> EnvioCorreo:
+    """A send as the API shows it (from its record, or a row of the same columns)."""
     return EnvioCorreo(
         id=send.id,
         id_cfe_emitido=send.cfe_id,
@@ -25,14 +27,30 @@ def envio(send: MailSend) -> EnvioCorreo:
     )
 
 
+# Plain columns, built once: every read of a receipt runs it.
+_LATEST = (
+    select(
+        MailSend.id,
+        MailSend.cfe_id,
+        MailSend.recipients,
+        MailSend.state,
+        MailSend.attempts,
+        MailSend.last_error,
+        MailSend.next_attempt_at,
+        MailSend.created_by,
+        MailSend.created_at,
+        MailSend.sent_at,
+        func.count().over().label("envios"),
+    )
+    .where(MailSend.company_id == bindparam("company_id"), MailSend.cfe_id == bindparam("cfe_id"))
+    .order_by(MailSend.created_at.desc())
+    .limit(1)
+)
+
+
 def mail_summary(session: Session, company_id: int, cfe_id: str) -> ResumenCorreo | None:
     """The latest send and how many there are (one query, along ix_correo_envio_cfe); None if never sent."""
-    found = session.execute(
-        select(MailSend, func.count().over())
-        .where(MailSend.company_id == company_id, MailSend.cfe_id == cfe_id)
-        .order_by(MailSend.created_at.desc())
-        .limit(1)
-    ).first()
+    found = session.execute(_LATEST, {"company_id": company_id, "cfe_id": cfe_id}).first()
     if found is None:
         return None
-    return ResumenCorreo(envios=found[1], ultimo=envio(found[0]))
+    return ResumenCorreo(envios=found.envios, ultimo=envio(found))
