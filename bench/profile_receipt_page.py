@@ -32,6 +32,7 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--side", choices=("portal", "service", "both"), default="both")
     parser.add_argument("--sort", default="cumulative")
+    parser.add_argument("--cold", action="store_true", help="another receipt for every page (none seen before)")
     parser.add_argument("--callees", default="", help="also print what functions matching this call")
     args = parser.parse_args()
 
@@ -75,6 +76,22 @@ def main() -> int:
             },
         ).get_json()
         receipt_id = receipt["idCfeEmitido"]
+        fresh = []
+        if args.cold:
+            for _ in range(2 * args.pages + 20):
+                fresh.append(
+                    api.post(
+                        "/api/v1/comprobante/emitir",
+                        headers=headers,
+                        json={
+                            "tipoCFE": 101,
+                            "fmaPago": 1,
+                            "mntBruto": True,
+                            "items": [{"indFact": 3, "nomItem": "Té", "cantidad": "1", "precioUnitario": "99"}],
+                        },
+                    ).get_json()["idCfeEmitido"]
+                )
+        unseen = iter(fresh)
         portal = create_portal({"SERVER_NAME": portal_server.url.split("//")[1]})
         client = portal.test_client()
         portal_token = mint_token(service, "usuario@demo.uy", client_id=portal.config["OIDC_CLIENT_ID"])
@@ -86,7 +103,7 @@ def main() -> int:
             assert answer.status_code == 200, (answer.status_code, answer.headers)
             assert api.get(query, headers=headers).status_code == 200
         sides = {
-            "portal": lambda: client.get(page),
+            "portal": (lambda: client.get(f"/comprobantes/{next(unseen)}")) if args.cold else lambda: client.get(page),
             "service": lambda: api.get(query, headers=headers),
         }
         for side, call in sides.items():
