@@ -12,7 +12,6 @@ from flask_babel import lazy_gettext as _l
 from portal.client.comprobantes import IssuedReceipt
 from portal.client.exchange_state import ExchangeState
 
-
 # state -> (label, tone); the service's portal/service/intercambio/states.py
 EXCHANGE_STATES = {
     "pendiente": (_l("Pendiente de entrega"), "warn"),
