@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Flask, Response, request
 from sqlalchemy import bindparam, select
+from sqlalchemy.orm import defer
 
 from portal.domain.roles import ALL, WRITERS
 from portal.service import db, idempotency, keystore, responses
@@ -83,6 +84,8 @@ _RECEIPT = (
     .outerjoin(DgiSubmission, DgiSubmission.cfe_id == IssuedCfe.id)
     .where(IssuedCfe.id == bindparam("cfe_id"), IssuedCfe.company_id == bindparam("company_id"))
 )
+# The JSON answer reads neither the signed XML nor the issuer's snapshot (the PDF's): not fetched nor decoded.
+_RECEIPT_JSON = _RECEIPT.options(defer(IssuedCfe.xml), defer(IssuedCfe.issuer_json))
 
 
 @operation(
@@ -115,11 +118,16 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
     session = db.session()
     # The receipt with its CAE range and its DGI state in one query: the answer's session.get() of those two
     # then finds them in the session instead of asking the database again.
-    found = session.execute(_RECEIPT, {"cfe_id": query.id_cfe_emitido, "company_id": principal.company_id}).first()
+    try:
+        wanted = negotiate("application/json", "application/xml", "application/pdf")
+    except ApiError:
+        wanted = None  # a receipt that is not there is a 404 whatever was asked for; one that is, a 406 below
+    statement = _RECEIPT_JSON if wanted == "application/json" else _RECEIPT
+    found = session.execute(statement, {"cfe_id": query.id_cfe_emitido, "company_id": principal.company_id}).first()
     if found is None:
         raise NotFound(_("No existe ese comprobante en tu empresa."), code="cfe_no_encontrado")
     record = found[0]
-    wanted = negotiate("application/json", "application/xml", "application/pdf")
+    wanted = wanted or negotiate("application/json", "application/xml", "application/pdf")
     name = f"CFE_{record.tipo_cfe}_{record.serie}{record.nro:07d}"
     if wanted == "application/xml":
         return _download(record.xml, "application/xml", f"{name}.xml")
