@@ -28,7 +28,14 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_emitir import PYTHON, machine, portal_environment, prepare, start_service  # noqa: E402
+from bench.bench_emitir import (  # noqa: E402
+    PYTHON,
+    machine,
+    portal_environment,
+    prepare,
+    start_service,
+    tree_cpu_seconds,
+)
 
 TARGET_P95_MS = 150.0
 RECEIPT = "a receipt (each round another)"
@@ -168,12 +175,14 @@ def main() -> int:
                 round_ += 1
 
         threads = [threading.Thread(target=walk, args=(i, u)) for i, u in enumerate(users)]
+        cpu_before = tree_cpu_seconds(portal.pid) + tree_cpu_seconds(service.pid)
         started = time.monotonic()
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
         elapsed = time.monotonic() - started
+        cpu = tree_cpu_seconds(portal.pid) + tree_cpu_seconds(service.pid) - cpu_before
     finally:
         for process in (portal, service):
             process.terminate()
@@ -186,6 +195,12 @@ def main() -> int:
     print(
         f"{args.users} users walking {len(timings)} pages for {elapsed:.0f} s, no think time: {total} pages, "
         f"{total / elapsed:.0f} pages/s; portal and service under gunicorn with deploy/'s settings\n"
+    )
+    print(
+        f"CPU of the portal and the service: {cpu * 1000 / max(total, 1):.2f} ms per page on average, "
+        f"{cpu / elapsed:.2f} cores busy (of {os.cpu_count()}); on idle cores, {args.users} users without think "
+        f"time would wait about {args.users * cpu * 1000 / max(total, 1) / (os.cpu_count() or 1):.0f} ms per page "
+        "on average (all of them queueing for the CPU)\n"
     )
     print("| page | pages | p50 | p95 | max | non-200 |")
     print("|---|---|---|---|---|---|")
