@@ -16,26 +16,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_emitir import (  # noqa: E402
-    PYTHON,
-    machine,
-    portal_environment,
-    prepare,
-    start_service,
-    tree_cpu_seconds,
-)
+from bench.bench_emitir import machine, tree_cpu_seconds  # noqa: E402
+from bench.bench_portal import start_servers  # noqa: E402
 
 TARGET_P95_MS = 150.0
 RECEIPT = "a receipt (each round another)"
@@ -65,31 +55,6 @@ def pages(receipt_ids: list[str], round_: int) -> list[tuple[str, str]]:
     ]
 
 
-def start_portal(env: dict[str, str], port: int, log: Path) -> subprocess.Popen:
-    import requests
-
-    command = [
-        PYTHON,
-        "-m",
-        "gunicorn",
-        "-c",
-        str(ROOT / "deploy/gunicorn-portal.conf.py"),
-        "-b",
-        f"127.0.0.1:{port}",
-        "portal.web:create_app()",
-    ]
-    process = subprocess.Popen(command, env=env, cwd=ROOT, stdout=log.open("w"), stderr=subprocess.STDOUT)  # noqa: S603
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if requests.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                return process
-        except requests.RequestException:
-            time.sleep(0.2)
-    process.kill()
-    raise RuntimeError(f"the portal did not start; see {log}")
-
-
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
@@ -106,55 +71,16 @@ def main() -> int:
 
     import requests
 
-    from tests.support.oidc import provider_sign_in
-
     load_before = os.getloadavg()
-    workdir = Path(tempfile.mkdtemp(prefix="cfe-bench-", dir=ROOT / "var" if (ROOT / "var").is_dir() else None))
-    service_url, portal_url = f"http://127.0.0.1:{args.service_port}", f"http://127.0.0.1:{args.portal_port}"
-    env = portal_environment(workdir, service_url, portal_url)
-    token = prepare(env)
-    subprocess.run(  # noqa: S603
-        [
-            PYTHON,
-            "-c",
-            "from portal.web.activity import upgrade; from portal.web.config import "
-            "load_config; upgrade(load_config()['PORTAL_DATABASE_URL'])",
-        ],
-        env=env,
-        check=True,
-    )
-    service = start_service(env, args.service_port, None, None, workdir / "service.log")
-    portal = start_portal(env, args.portal_port, workdir / "portal.log")
+    servers = start_servers(args.service_port, args.portal_port, "portal.web:create_app()")
+    portal, service, portal_url = servers.portal, servers.service, servers.portal_url
     timings: dict[str, list[float]] = {}
     failures: dict[str, dict[int, int]] = {}
     lock = threading.Lock()
     try:
         issuer = requests.Session()
-        receipt_ids = []
-        for n in range(args.receipts):
-            answer = issuer.post(
-                f"{service_url}/api/v1/comprobante/emitir",
-                timeout=30,
-                headers={"Authorization": f"Bearer {token}"},
-                json={
-                    "tipoCFE": 101,
-                    "fmaPago": 1,
-                    "mntBruto": True,
-                    "items": [{"indFact": 3, "nomItem": "Café", "cantidad": "2", "precioUnitario": str(100 + n)}],
-                },
-            )
-            assert answer.status_code == 201, answer.text[:300]
-            receipt_ids.append(answer.json()["idCfeEmitido"])
-
-        def signed_in() -> requests.Session:
-            browser = requests.Session()
-            start = browser.get(f"{portal_url}/auth/login", allow_redirects=False, timeout=10)
-            answer = provider_sign_in(start.headers["Location"], "admin@demo.uy")
-            callback = urlsplit(answer.headers["Location"])
-            browser.get(f"{portal_url}{callback.path}?{callback.query}", allow_redirects=False, timeout=10)
-            return browser
-
-        users = [signed_in() for _ in range(args.users)]
+        receipt_ids = [servers.issue(issuer, str(100 + n)) for n in range(args.receipts)]
+        users = [servers.signed_in("admin@demo.uy") for _ in range(args.users)]
         for name, path in pages(receipt_ids, 0):  # every page answers, once, before anything is timed
             status = users[0].get(portal_url + path, allow_redirects=False, timeout=30).status_code
             assert status == 200, (name, path, status)
@@ -184,10 +110,7 @@ def main() -> int:
         elapsed = time.monotonic() - started
         cpu = tree_cpu_seconds(portal.pid) + tree_cpu_seconds(service.pid) - cpu_before
     finally:
-        for process in (portal, service):
-            process.terminate()
-            process.wait(timeout=30)
-        shutil.rmtree(workdir, ignore_errors=True)
+        servers.stop()
 
     total = sum(len(v) for v in timings.values())
     print(f"\nmachine: {machine()}; load average before: {' '.join(f'{x:.2f}' for x in load_before)}")

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_emitir import portal_environment, prepare  # noqa: E402
+from bench.bench_portal import ticket  # noqa: E402
 
 
 def main() -> int:
@@ -65,32 +66,13 @@ def main() -> int:
     try:
         api = service.test_client()
         headers = {"Authorization": f"Bearer {token}"}
-        receipt = api.post(
-            "/api/v1/comprobante/emitir",
-            headers=headers,
-            json={
-                "tipoCFE": 101,
-                "fmaPago": 1,
-                "mntBruto": True,
-                "items": [{"indFact": 3, "nomItem": "Café", "cantidad": "2", "precioUnitario": "122"}],
-            },
-        ).get_json()
+        receipt = api.post("/api/v1/comprobante/emitir", headers=headers, json=ticket()).get_json()
         receipt_id = receipt["idCfeEmitido"]
         fresh = []
         if args.cold:
             for _ in range(2 * args.pages + 20):
-                fresh.append(
-                    api.post(
-                        "/api/v1/comprobante/emitir",
-                        headers=headers,
-                        json={
-                            "tipoCFE": 101,
-                            "fmaPago": 1,
-                            "mntBruto": True,
-                            "items": [{"indFact": 3, "nomItem": "Té", "cantidad": "1", "precioUnitario": "99"}],
-                        },
-                    ).get_json()["idCfeEmitido"]
-                )
+                answer = api.post("/api/v1/comprobante/emitir", headers=headers, json=ticket("99"))
+                fresh.append(answer.get_json()["idCfeEmitido"])
         unseen = iter(fresh)
         portal = create_portal({"SERVER_NAME": portal_server.url.split("//")[1]})
         client = portal.test_client()
