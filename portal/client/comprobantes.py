@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import hashlib
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from decimal import Decimal
 
@@ -18,6 +19,7 @@ from portal.client.comprobante_links import (
     reference_history,
 )
 from portal.client.comprobante_list import ReceiptFilters, ReceiptSummary
+from portal.client.correo import MailSummary
 from portal.client.dgi_state import DgiState
 from portal.client.exchange_state import ExchangeState
 from portal.client.informes import FILE_MEDIA, BookFormat
@@ -97,6 +99,10 @@ class IssuedReceipt:
     creditable_balance: Decimal | None = None
     exchange: ExchangeState | None = None  # to an electronic receiver (intercambio)
     corrects_rejection_of: str | None = None  # a credit note correcting a receiver's commercial rejection
+    mail: MailSummary | None = None  # its e-mail sends (getByIdCfeEmitido only), None when never sent
+    # getByIdCfeEmitido: a digest of the service's whole answer. Equal versions, equal receipts in every field
+    # (its DGI state, notes, sends included): what a page built from it may be cached by (comprobantes/page.py).
+    version: str = field(default="", compare=False)
     replayed: bool = False  # the service answered an Idempotency-Key already used: issued before, not now
 
     @property
@@ -140,6 +146,7 @@ class IssuedReceipt:
             dgi=DgiState.from_json(data["dgi"]) if data.get("dgi") else None,
             exchange=ExchangeState.from_json(data["intercambio"]) if data.get("intercambio") else None,
             corrects_rejection_of=data.get("corrigeRechazoComercial"),
+            mail=MailSummary.from_json(data["correo"]) if data.get("correo") else None,
         )
 
 
@@ -236,9 +243,9 @@ class ComprobantesApi(Transport):
             return self._request("GET", f"{BASE}/buscar", params=filters.to_params(), accept=accept).content
 
     def get_receipt(self, receipt_id: str) -> IssuedReceipt:
-        return IssuedReceipt.from_json(
-            self._json("GET", f"{BASE}/getByIdCfeEmitido", params={"idCfeEmitido": receipt_id})
-        )
+        response = self._request("GET", f"{BASE}/getByIdCfeEmitido", params={"idCfeEmitido": receipt_id})
+        version = hashlib.blake2b(response.content, digest_size=16).hexdigest()
+        return replace(IssuedReceipt.from_json(response.json()), version=version)
 
     def get_receipt_xml(self, receipt_id: str) -> bytes:
         """The signed XML exactly as signed."""

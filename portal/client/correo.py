@@ -77,6 +77,18 @@ class MailSends:
 
 
 @dataclass(frozen=True)
+class MailSummary:
+    """A receipt's e-mail sends as getByIdCfeEmitido carries them: how many, and the latest."""
+
+    count: int
+    latest: MailSend
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> MailSummary:
+        return cls(count=int(data["envios"]), latest=MailSend.from_json(data["ultimo"]))
+
+
+@dataclass(frozen=True)
 class MailboxAttachment:
     filename: str
     content_type: str

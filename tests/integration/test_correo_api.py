@@ -190,6 +190,26 @@ def test_roles_and_companies(api_client, auth_headers, factura):
     assert answer.status_code == 404 and answer.json["error"]["code"] == "cfe_no_encontrado"
 
 
+def test_the_receipt_carries_a_summary_of_its_sends(api_client, auth_headers, user, factura, smtp):
+    def receipt(headers):
+        return api_client.get(
+            "/api/v1/comprobante/getByIdCfeEmitido", headers=headers, query_string={"idCfeEmitido": cfe_id}
+        )
+
+    cfe_id = factura["idCfeEmitido"]
+    assert "correo" not in receipt(user).json  # never sent
+    _send(api_client, user, cfe_id, ["a@cliente.com.uy"])
+    jobs.run_pending()
+    latest = _send(api_client, user, cfe_id, ["b@cliente.com.uy"]).json
+    summary = receipt(user).json["correo"]
+    assert summary["envios"] == 2
+    assert summary["ultimo"] == {**latest, "proximoIntento": summary["ultimo"]["proximoIntento"]}
+    assert summary["ultimo"]["destinatarios"] == ["b@cliente.com.uy"] and summary["ultimo"]["estado"] == "en_cola"
+    # Another company's receipt stays unknown, sends and all.
+    other = receipt(auth_headers("admin@demo.uy", company_id=2))
+    assert other.status_code == 404 and "correo" not in other.json
+
+
 def test_with_an_smtp_server_there_is_no_development_mailbox(api_client, auth_headers, user, factura):
     assert _sends(api_client, user, factura["idCfeEmitido"])["buzonDesarrollo"] is False
     answer = api_client.get("/api/v1/correo/buzon", headers=auth_headers("admin@demo.uy", company_id=1))

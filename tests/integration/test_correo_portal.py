@@ -76,6 +76,24 @@ def test_send_from_the_section_and_follow_the_history(signed_in, receipt_id, ser
     assert prefilled["destinatarios"] == "compras@cliente.com.uy, conta@cliente.com.uy"
 
 
+def test_the_receipt_page_shows_the_latest_send_from_one_call_to_the_service(
+    signed_in, receipt_id, service_api, caplog
+):
+    client = signed_in("usuario@demo.uy")
+    for _ in range(2):
+        service_api.send_receipt_by_mail(receipt_id, ["compras@cliente.com.uy"])
+    jobs.run_pending()
+    caplog.clear()
+    with caplog.at_level("INFO", logger="portal.client"):
+        page = soup(client.get(f"/comprobantes/{receipt_id}"))
+    # The receipt's e-mail sends come with the receipt (getByIdCfeEmitido's `correo`): the page asks once.
+    calls = [r.getMessage() for r in caplog.records if r.name == "portal.client"]
+    assert len(calls) == 1 and "getByIdCfeEmitido" in calls[0], calls
+    cell = page.select_one("[data-testid=channel-mail]")
+    assert cell.select_one("[data-testid=mail-state]").get_text(strip=True) == "Enviado"
+    assert "compras@cliente.com.uy" in cell.get_text()
+
+
 def test_a_bad_address_keeps_what_was_typed(signed_in, receipt_id, service_api):
     client = signed_in("usuario@demo.uy")
     data = {

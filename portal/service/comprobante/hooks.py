@@ -7,9 +7,9 @@ comprobante calls what is registered:
 - the company's settings (empresa): the issuer's regime, legends and branch, the logo and the default paper;
 - what follows every issue, in its write transaction (envios: the road to DGI; intercambio: the delivery to an
   electronic receiver), and what wakes after its commit;
-- the sections of a receipt's answer those areas write (`dgi`, `intercambio`, `corrigeRechazoComercial`), the
-  rows read with the receipt in one query, and the reason a credit note's draft takes from the receiver's
-  commercial rejection;
+- the sections of a receipt's answer those areas write (`dgi`, `intercambio`, `correo`,
+  `corrigeRechazoComercial`), the rows read with the receipt in one query, and the reason a credit note's draft
+  takes from the receiver's commercial rejection;
 - voiding a CAE range's unused numbers (envios: the void goes in the daily report), which empresa's retiring
   of a range asks for;
 - sending a corrected contingency receipt to DGI again (envios), when DGI observed it.
@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session
 
 from portal.service.cfe import CfeInput, Totals
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
-from portal.service.comprobante.tracking_schemas import EstadoDgi, EstadoIntercambio
+from portal.service.comprobante.tracking_schemas import EstadoDgi, EstadoIntercambio, ResumenCorreo
 from portal.service.platform.auth import Principal
 from portal.service.platform.db import Base
 from portal.service.platform.models import Company
@@ -89,6 +89,7 @@ class ReceiptSections:
 
     dgi: Callable[[Session, IssuedCfe], EstadoDgi | None] | None = None
     exchange: Callable[[Session, IssuedCfe], EstadoIntercambio | None] | None = None
+    mail: Callable[[Session, IssuedCfe], ResumenCorreo | None] | None = None
     corrects_rejection: Callable[[Session, IssuedCfe], str | None] | None = None
     credit_note_reason: Callable[[Session, IssuedCfe], str | None] | None = None
     prefetch: Callable[[Select], Select] | None = None
@@ -186,6 +187,10 @@ def dgi_state(session: Session, record: IssuedCfe) -> EstadoDgi | None:
 
 def exchange_state(session: Session, record: IssuedCfe) -> EstadoIntercambio | None:
     return next((s.exchange(session, record) for s in _sections.values() if s.exchange is not None), None)
+
+
+def mail_summary(session: Session, record: IssuedCfe) -> ResumenCorreo | None:
+    return next((s.mail(session, record) for s in _sections.values() if s.mail is not None), None)
 
 
 def corrected_receipt(session: Session, note: IssuedCfe) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from portal.domain.receipt_numbers import printed
@@ -139,26 +139,28 @@ def _references(session: Session, record: IssuedCfe) -> list[ReferenciaEmitida]:
     return result
 
 
+# Built once (every read of a receipt runs it; building it cost more than running it).
+_RELATED_NOTES = (
+    select(
+        IssuedCfe.id,
+        IssuedCfe.tipo_cfe,
+        IssuedCfe.serie,
+        IssuedCfe.nro,
+        IssuedCfe.fch_emis,
+        IssuedCfe.tpo_moneda,
+        IssuedCfe.mnt_total,
+        NoteReference.amount,
+        NoteReference.is_credit,
+    )
+    .join(NoteReference, NoteReference.note_id == IssuedCfe.id)
+    .where(NoteReference.original_id == bindparam("original_id"))
+    .order_by(IssuedCfe.fch_emis, IssuedCfe.created_at)
+)
+
+
 def _related_notes(session: Session, record: IssuedCfe) -> list:
     """The notes that reference `record`, with the amount each applies to it, oldest first."""
-    return list(
-        session.execute(
-            select(
-                IssuedCfe.id,
-                IssuedCfe.tipo_cfe,
-                IssuedCfe.serie,
-                IssuedCfe.nro,
-                IssuedCfe.fch_emis,
-                IssuedCfe.tpo_moneda,
-                IssuedCfe.mnt_total,
-                NoteReference.amount,
-                NoteReference.is_credit,
-            )
-            .join(NoteReference, NoteReference.note_id == IssuedCfe.id)
-            .where(NoteReference.original_id == record.id)
-            .order_by(IssuedCfe.fch_emis, IssuedCfe.created_at)
-        )
-    )
+    return list(session.execute(_RELATED_NOTES, {"original_id": record.id}))
 
 
 def _note(row) -> NotaRelacionada:

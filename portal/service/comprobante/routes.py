@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from flask import Flask, Response, current_app, request, send_file
-from sqlalchemy import select
+from sqlalchemy import Select, bindparam, select
+from sqlalchemy.orm import defer
 
 from portal.domain.roles import ALL, WRITERS
 from portal.service.cfe import CfeInput, XmlInputError, warm_up
@@ -87,6 +88,18 @@ def emitir(body: CfeInput, principal: Principal):
     return answer, 201
 
 
+def _receipt_statement(json_only: bool) -> Select:
+    """The receipt with its CAE range (a paper CFC has none) and the rows other areas read for its answer (its
+    DGI state: hooks) in one query: the answer's session.get() of those then finds them in the session instead
+    of asking again. The JSON answer reads neither the signed XML nor the issuer's snapshot (the PDF's)."""
+    statement = hooks.with_prefetched(
+        select(IssuedCfe, CaeRangeRecord)
+        .outerjoin(CaeRangeRecord, CaeRangeRecord.id == IssuedCfe.cae_range_id)
+        .where(IssuedCfe.id == bindparam("cfe_id"), IssuedCfe.company_id == bindparam("company_id"))
+    )
+    return statement.options(defer(IssuedCfe.xml), defer(IssuedCfe.issuer_json)) if json_only else statement
+
+
 @operation(
     bp,
     "GET",
@@ -115,20 +128,16 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
     """Returns an issued receipt: JSON, the signed XML exactly as signed, or its PDF (Accept header), printed
     from the signed XML on A4 or, for e-Tickets and their notes, on an 80 or 57 mm roll (`formato`)."""
     session = db.session()
-    # The receipt with its CAE range and the rows other areas read for its answer (its DGI state: hooks) in one
-    # query: the answer's session.get() of those then finds them in the session instead of asking again.
-    statement = select(IssuedCfe, CaeRangeRecord).outerjoin(  # a paper CFC has no CAE range
-        CaeRangeRecord, CaeRangeRecord.id == IssuedCfe.cae_range_id
-    )
-    found = session.execute(
-        hooks.with_prefetched(statement).where(
-            IssuedCfe.id == query.id_cfe_emitido, IssuedCfe.company_id == principal.company_id
-        )
-    ).first()
+    try:
+        wanted = negotiate("application/json", "application/xml", "application/pdf")
+    except ApiError:
+        wanted = None  # a receipt that is not there is a 404 whatever was asked for; one that is, a 406 below
+    statement = _receipt_statement(json_only=wanted == "application/json")
+    found = session.execute(statement, {"cfe_id": query.id_cfe_emitido, "company_id": principal.company_id}).first()
     if found is None:
         raise NotFound(_("No existe ese comprobante en tu empresa."), code="cfe_no_encontrado")
     record = found[0]
-    wanted = negotiate("application/json", "application/xml", "application/pdf")
+    wanted = wanted or negotiate("application/json", "application/xml", "application/pdf")
     name = f"CFE_{record.tipo_cfe}_{record.serie}{record.nro:07d}"
     if wanted == "application/xml":
         return _download(record.xml, "application/xml", f"{name}.xml")
@@ -137,7 +146,10 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
         logo = issuing.printed_logo(session, record)
         pdf = issuing.receipt_pdf(record, logo=logo, paper=paper, bilingual=query.bilingue)
         return _download(pdf, "application/pdf", f"{name}.pdf")
-    response = Response(responses.dump_json(cfe_emitido(record, [], session)), mimetype="application/json")
+    answer = cfe_emitido(record, [], session)
+    # The receipt's e-mail sends ride along, so a page showing the receipt asks once (correo/tracking.py).
+    answer.correo = hooks.mail_summary(session, record)
+    response = Response(responses.dump_json(answer), mimetype="application/json")
     response.vary.add("Accept")
     return response
 

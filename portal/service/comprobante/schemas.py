@@ -21,7 +21,7 @@ from portal.domain.dgi_states import DGI_STATES
 from portal.domain.receipt_numbers import MAX_TYPED, PATTERN, is_receipt_number
 from portal.service.cfe.model_parts import Day, reject_control_chars
 from portal.service.cfe.xmlchars import text_pattern
-from portal.service.comprobante.tracking_schemas import EstadoDgi, EstadoIntercambio
+from portal.service.comprobante.tracking_schemas import EstadoDgi, EstadoIntercambio, ResumenCorreo
 from portal.service.platform.i18n import _
 from portal.service.platform.paging import CURSOR_DESCRIPTION, CURSOR_PATTERN, Page
 from portal.service.platform.pydantic_errors import PARAMETERS, refuse
@@ -123,6 +123,11 @@ class CfeEmitido(_Out):
         "ya emitidas. Solo en comprobantes que admiten nota de crédito.",
     )
     enlaces: dict = Field(description="xml y pdf: la misma URL con Accept application/xml o application/pdf.")
+    correo: ResumenCorreo | None = Field(
+        None,
+        description="Los envíos por correo: cuántos y el más reciente (todos, en GET /api/v1/correo/comprobante/"
+        "{id}/envios); ausente si nunca se envió. Solo en getByIdCfeEmitido.",
+    )
 
 
 class ReferenciaEmitida(_Out):

@@ -1,7 +1,7 @@
-"""How a receipt's answer (getByIdCfeEmitido) shows its road to DGI (`dgi`, written by envios) and to its
-electronic receiver (`intercambio`, written by the exchange). The schemas live here, beside the answer that
-carries them, so that comprobante never imports the areas that fill them in (they register through
-comprobante.hooks)."""
+"""How a receipt's answer (getByIdCfeEmitido) shows its road to DGI (`dgi`, written by envios), to its
+electronic receiver (`intercambio`, written by the exchange) and its e-mail sends (`correo`, by correo). The
+schemas live here, beside the answer that carries them, so that comprobante never imports the areas that fill
+them in (they register through comprobante.hooks)."""
 
 from __future__ import annotations
 
@@ -204,3 +204,27 @@ class EstadoIntercambio(_Out):
     fechas: dict[str, datetime] = Field(
         default_factory=dict, description="registrado, enSobre, enviado, sobreRespondido, respondido."
     )
+
+
+class EnvioCorreo(_Out):
+    """One send of a receipt and what became of it."""
+
+    id: str
+    id_cfe_emitido: str = Field(alias="idCfeEmitido")
+    destinatarios: list[str]
+    estado: str = Field(description="en_cola, enviando, enviado o fallido.")
+    intentos: int
+    error: str | None = Field(None, description="Por qué falló el último intento (respuesta del servidor).")
+    proximo_intento: datetime | None = Field(
+        None, alias="proximoIntento", description="Cuándo se vuelve a intentar, si está en cola."
+    )
+    creado_por: str = Field(alias="creadoPor")
+    creado_en: datetime = Field(alias="creadoEn")
+    enviado_en: datetime | None = Field(None, alias="enviadoEn")
+
+
+class ResumenCorreo(_Out):
+    """A receipt's e-mail sends as getByIdCfeEmitido carries them (`correo`): how many, and the latest."""
+
+    envios: int = Field(description="Cuántos envíos por correo tiene el comprobante.")
+    ultimo: EnvioCorreo = Field(description="El envío más reciente (el detalle de todos, en GET …/envios).")

@@ -16,7 +16,7 @@ from portal.domain.roles import ADMINS, ALL, READERS, WRITERS
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.correo import mailbox, sending, tasks, transport
 from portal.service.correo import message as mail_message
-from portal.service.correo.models import QUEUED, MailSend, MailTemplate
+from portal.service.correo.models import MailTemplate
 from portal.service.correo.schemas import (
     AdjuntoBuzon,
     Buzon,
@@ -28,6 +28,7 @@ from portal.service.correo.schemas import (
     PlantillaCorreo,
     PlantillaCorreoVigente,
 )
+from portal.service.correo.tracking import envio
 from portal.service.empresa import audit
 from portal.service.platform import db, idempotency
 from portal.service.platform.api import idempotency_header, operation
@@ -90,21 +91,6 @@ def valid_recipients(addresses: list[str]) -> list[str]:
     if problems:
         raise ValidationFailed(problems, message="Revisá las direcciones de correo.")
     return clean
-
-
-def envio(send: MailSend) -> EnvioCorreo:
-    return EnvioCorreo(
-        id=send.id,
-        id_cfe_emitido=send.cfe_id,
-        destinatarios=list(send.recipients),
-        estado=send.state,
-        intentos=send.attempts,
-        error=send.last_error,
-        proximo_intento=send.next_attempt_at if send.state == QUEUED else None,
-        creado_por=send.created_by,
-        creado_en=send.created_at,
-        enviado_en=send.sent_at,
-    )
 
 
 @operation(

@@ -7,6 +7,8 @@ from typing import Annotated, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from portal.service.comprobante.tracking_schemas import EnvioCorreo
+
 MAX_RECIPIENTS = 10
 
 Address = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=254)]
@@ -34,23 +36,6 @@ class EnviarCorreo(BaseModel):
         description=f"Hasta {MAX_RECIPIENTS} direcciones. Si se omite, se usan las del último envío de este "
         "comprobante o de otro del mismo cliente.",
     )
-
-
-class EnvioCorreo(_Out):
-    """One send of a receipt and what became of it."""
-
-    id: str
-    id_cfe_emitido: str = Field(alias="idCfeEmitido")
-    destinatarios: list[str]
-    estado: str = Field(description="en_cola, enviando, enviado o fallido.")
-    intentos: int
-    error: str | None = Field(None, description="Por qué falló el último intento (respuesta del servidor).")
-    proximo_intento: datetime | None = Field(
-        None, alias="proximoIntento", description="Cuándo se vuelve a intentar, si está en cola."
-    )
-    creado_por: str = Field(alias="creadoPor")
-    creado_en: datetime = Field(alias="creadoEn")
-    enviado_en: datetime | None = Field(None, alias="enviadoEn")
 
 
 class EnviosCorreo(_Out):

@@ -1,22 +1,16 @@
 """The receipt page's three delivery channels side by side: DGI (the envios panel), the electronic receiver
-(intercambio) and e-mail (correo). This module builds the last two; a service failure reading the e-mail sends
-only leaves that cell with a link to its section."""
+(intercambio) and e-mail (correo). This module builds the last two, from the receipt as getByIdCfeEmitido
+answers it (its `correo` summary included: one call to the service for the whole page)."""
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from datetime import datetime
 
 from flask_babel import lazy_gettext as _l
 
-from portal.client import errors as client_errors
 from portal.client.comprobantes import IssuedReceipt
-from portal.client.correo import MailSends
 from portal.client.exchange_state import ExchangeState
-from portal.web.backend import api
-
-log = logging.getLogger(__name__)
 
 # state -> (label, tone); the service's portal/service/intercambio/states.py
 EXCHANGE_STATES = {
@@ -85,18 +79,13 @@ def exchange_channel(receipt: IssuedReceipt) -> ExchangeChannel | None:
     return ExchangeChannel(state, label, tone, CHANNELS.get(state.channel or ""), moments)
 
 
-def mail_channel(receipt_id: str) -> MailChannel | None:
-    """The receipt's latest e-mail send, or None when it was never sent (or the sends could not be read)."""
-    try:
-        sends: MailSends = api().receipt_mail_sends(receipt_id)
-    except client_errors.CfeError as exc:
-        log.info("mail sends of %s not read: %s", receipt_id, exc)
+def mail_channel(receipt: IssuedReceipt) -> MailChannel | None:
+    """The receipt's latest e-mail send (it comes with the receipt), or None when it was never sent."""
+    if receipt.mail is None:
         return None
-    if not sends.sends:
-        return None
-    latest = sends.sends[0]
+    latest = receipt.mail.latest
     label, tone = MAIL_STATES.get(latest.state, (latest.state, "neutral"))
-    return MailChannel(label, tone, latest.recipients, latest.sent_at or latest.created_at, len(sends.sends))
+    return MailChannel(label, tone, latest.recipients, latest.sent_at or latest.created_at, receipt.mail.count)
 
 
 @dataclass(frozen=True)

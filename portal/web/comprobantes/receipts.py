@@ -148,9 +148,10 @@ def qr_svg(url: str) -> Markup:
 
 @functools.lru_cache(maxsize=2048)
 def _qr_svg(url: str, title: str) -> Markup:
-    # A receipt's QR never changes, and encoding one (segno tries all eight masks) cost more than the rest of
-    # the receipt page together: make it once per receipt and language in each process.
-    svg = segno.make(url, error="m").svg_inline(
+    # A receipt's QR never changes: made once per receipt and language in each process. The same symbol as the
+    # printed receipt's (portal/service/cfe/qr.py: error correction M, mask 0, checked with zbarimg): scoring
+    # the eight masks cost three times the rest of a first view of the page.
+    svg = segno.make(url, error="m", mask=0, boost_error=False).svg_inline(
         scale=1, omitsize=True, border=2, svgclass="qr-code", lineclass=None, light="#fff", title=title
     )
     # segno escapes the title; the only other text is the path data it generates.
