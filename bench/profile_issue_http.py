@@ -90,7 +90,7 @@ def main() -> int:
             ["pgrep", "-P", str(server.pid)],  # noqa: S607
             capture_output=True,
             text=True,
-            check=False,  # noqa: S607
+            check=False,
         ).stdout.split()
         spies = [
             subprocess.Popen(  # noqa: S603
