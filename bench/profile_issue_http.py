@@ -85,7 +85,7 @@ def main() -> int:
         token = prepare(env)
         server = _server(ROOT, env, args.port, args.workers, workdir / "server.log")
         make = _issue_factory(args.port, [token])
-        loadgen.run("127.0.0.1", args.port, make, connections=4, seconds=2.0)  # warm-up
+        loadgen.run("127.0.0.1", args.port, make, connections=args.connections, seconds=4.0)  # warm-up, every thread
         children = subprocess.run(  # noqa: S603
             ["pgrep", "-P", str(server.pid)],  # noqa: S607
             capture_output=True,
