@@ -137,3 +137,49 @@ def test_a_request_that_fails_after_taking_a_number_gives_it_back_to_the_next_in
     # others of its batch numbered on without a gap.
     assert results[1] in ("failed holding 2", "failed holding 3")
     assert sorted([results[0], *results[2:]]) == [1, 2, 3]
+
+
+def test_after_a_failure_the_others_of_the_batch_run_again_and_a_second_failure_stays_its_own(service_app):
+    """A batch runs without savepoints; the first failure rolls it back and the others run again, each in a
+    savepoint: what ran before the failure is stored once, and a second failure undoes only its own rows."""
+    engine = service_app.extensions["db_engine"]
+    with engine.begin() as conn:
+        conn.execute(text("CREATE TABLE probe (name TEXT PRIMARY KEY)"))
+    first_inside, release_first = threading.Event(), threading.Event()
+    runs: dict[str, int] = {}
+
+    def work(name: str, fail: bool = False, hold: bool = False):
+        def run(session):
+            runs[name] = runs.get(name, 0) + 1
+            session.execute(text("INSERT INTO probe (name) VALUES (:n)"), {"n": name})
+            if hold:
+                first_inside.set()
+                assert release_first.wait(10)
+            if fail:
+                raise ValueError(f"{name} failed")
+            return name
+
+        return run
+
+    def submit(run):
+        with service_app.app_context():
+            try:
+                return db.grouped_write(run)
+            except ValueError as exc:
+                return str(exc)
+
+    with ThreadPoolExecutor(max_workers=5) as pool:
+        leader = pool.submit(submit, work("a", hold=True))
+        assert first_inside.wait(10)
+        followers = []
+        for name in "bcde":  # queued in this order behind the leader's batch
+            followers.append(pool.submit(submit, work(name, fail=name in "ce")))
+            time.sleep(0.1)
+        release_first.set()
+        results = [leader.result(10)] + [f.result(10) for f in followers]
+
+    assert results == ["a", "b", "c failed", "d", "e failed"]
+    with engine.connect() as conn:
+        assert sorted(conn.scalars(text("SELECT name FROM probe"))) == ["a", "b", "d"]
+    # b ran before c failed and again after the rollback; c's failure is not run again; d and e ran once.
+    assert runs == {"a": 1, "b": 2, "c": 1, "d": 1, "e": 1}
