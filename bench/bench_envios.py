@@ -93,6 +93,10 @@ def issue_burst(env: dict[str, str], token: str, receipts: int, args) -> tuple[i
         if failed:
             print(f"issuing: non-2xx answers {failed}")
         return issued, seconds, cpu
+    except OSError:
+        log = Path(env["CFE_VAR_DIR"]) / "server.log"
+        print("\n".join(line for line in log.read_text().splitlines() if " 201 " not in line)[-4000:])
+        raise
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -61,8 +61,9 @@ def shares(raw: Path) -> tuple[int, collections.Counter]:
     total, counted = 0, collections.Counter()
     for line in raw.read_text().splitlines():
         stack, _space, n = line.rpartition(" ")
-        if "(flask/app.py" not in stack or stack.rsplit(";", 1)[-1].startswith(WAITS):
-            continue  # outside a request, or waiting (a lock, a condition): not CPU
+        leaf = stack.rsplit(";", 1)[-1]
+        if "(flask/app.py" not in stack or leaf.startswith(WAITS) or "_configure_registries" in leaf:
+            continue  # outside a request, or waiting (a lock, a condition, the ORM's configure mutex): not CPU
         total += int(n)
         for label, marker in PARTS:
             if marker.split(" (")[0] in stack and marker.split(" (")[1] in stack:
