@@ -27,44 +27,58 @@ def _count_commits(engine) -> list[int]:
     return commits
 
 
-def test_requests_queued_behind_a_batch_commit_together_and_a_failure_undoes_only_its_own_rows(service_app):
-    engine = service_app.extensions["db_engine"]
-    with engine.begin() as conn:
-        conn.execute(text("CREATE TABLE probe (name TEXT PRIMARY KEY)"))
-    commits = _count_commits(engine)
-    first_inside, release_first = threading.Event(), threading.Event()
+class _ProbeBatch:
+    """Writes of one row each to a `probe` table through `db.grouped_write`: the first holds its batch open until
+    released, so the others queue behind it and commit in one batch; `runs` counts each name's runs."""
 
-    def work(name: str, fail: bool = False, hold: bool = False):
+    def __init__(self, service_app):
+        self.app = service_app
+        self.engine = service_app.extensions["db_engine"]
+        with self.engine.begin() as conn:
+            conn.execute(text("CREATE TABLE probe (name TEXT PRIMARY KEY)"))
+        self.first_inside, self.release_first = threading.Event(), threading.Event()
+        self.runs: dict[str, int] = {}
+
+    def work(self, name: str, fail: bool = False, hold: bool = False):
         def run(session):
+            self.runs[name] = self.runs.get(name, 0) + 1
             session.execute(text("INSERT INTO probe (name) VALUES (:n)"), {"n": name})
             if hold:
-                first_inside.set()
-                assert release_first.wait(10)
+                self.first_inside.set()
+                assert self.release_first.wait(10)
             if fail:
                 raise ValueError(f"{name} failed")
             return name
 
         return run
 
-    def submit(run):
-        with service_app.app_context():
+    def submit(self, run):
+        with self.app.app_context():
             try:
                 return db.grouped_write(run)
             except ValueError as exc:
                 return exc
 
+    def stored(self) -> list[str]:
+        with self.engine.connect() as conn:
+            return sorted(conn.scalars(text("SELECT name FROM probe")))
+
+
+def test_requests_queued_behind_a_batch_commit_together_and_a_failure_undoes_only_its_own_rows(service_app):
+    probe = _ProbeBatch(service_app)
+    commits = _count_commits(probe.engine)
+
     with ThreadPoolExecutor(max_workers=6) as pool:
-        leader = pool.submit(submit, work("a", hold=True))
-        assert first_inside.wait(10)
-        followers = [pool.submit(submit, work(name, fail=name == "c")) for name in "bcdef"]
+        leader = pool.submit(probe.submit, probe.work("a", hold=True))
+        assert probe.first_inside.wait(10)
+        followers = [pool.submit(probe.submit, probe.work(name, fail=name == "c")) for name in "bcdef"]
         time.sleep(0.3)  # let every follower queue behind the running batch
-        release_first.set()
+        probe.release_first.set()
         results = [leader.result(10)] + [f.result(10) for f in followers]
 
     assert results[0] == "a" and results[1] == "b" and results[3:] == ["d", "e", "f"]
     assert isinstance(results[2], ValueError) and str(results[2]) == "c failed"
-    with engine.connect() as conn:
-        assert sorted(conn.scalars(text("SELECT name FROM probe"))) == ["a", "b", "d", "e", "f"]
+    assert probe.stored() == ["a", "b", "d", "e", "f"]
     assert commits[0] == 2  # the leader's batch, then the five queued behind it in one transaction
 
 
@@ -137,3 +151,24 @@ def test_a_request_that_fails_after_taking_a_number_gives_it_back_to_the_next_in
     # others of its batch numbered on without a gap.
     assert results[1] in ("failed holding 2", "failed holding 3")
     assert sorted([results[0], *results[2:]]) == [1, 2, 3]
+
+
+def test_after_a_failure_the_others_of_the_batch_run_again_and_a_second_failure_stays_its_own(service_app):
+    """A batch runs without savepoints; the first failure rolls it back and the others run again, each in a
+    savepoint: what ran before the failure is stored once, and a second failure undoes only its own rows."""
+    probe = _ProbeBatch(service_app)
+
+    with ThreadPoolExecutor(max_workers=5) as pool:
+        leader = pool.submit(probe.submit, probe.work("a", hold=True))
+        assert probe.first_inside.wait(10)
+        followers = []
+        for name in "bcde":  # queued in this order behind the leader's batch
+            followers.append(pool.submit(probe.submit, probe.work(name, fail=name in "ce")))
+            time.sleep(0.1)
+        probe.release_first.set()
+        results = [leader.result(10)] + [f.result(10) for f in followers]
+
+    assert [str(r) for r in results] == ["a", "b", "c failed", "d", "e failed"]
+    assert probe.stored() == ["a", "b", "d"]
+    # b ran before c failed and again after the rollback; c's failure is not run again; d and e ran once.
+    assert probe.runs == {"a": 1, "b": 2, "c": 1, "d": 1, "e": 1}

@@ -3,7 +3,7 @@
 The workflow for one `emitir`, in ONE write transaction: look the Idempotency-Key up, check the references,
 take the next number, build and sign the CFE, store it and the key's outcome; commit. Any failure rolls the
 number back, so numbering stays gapless. Issues arriving together share that transaction and its commit
-(`db.grouped_write`), each in a savepoint of its own, so a failure stays its request's own.
+(`db.grouped_write`); a failure stays its request's own (see portal/service/platform/groupcommit.py).
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from flask import Flask, Response, current_app, request, send_file
 from sqlalchemy import Select, bindparam, select
 from sqlalchemy.orm import defer
@@ -85,7 +87,8 @@ def emitir(body: CfeInput, principal: Principal):
     result = issuing.issue(principal, body, on_stored=remember, idempotency_key=key)
     if result.replay is not None:
         return result.replay
-    return answer, 201
+    # JSON values already (responses.dump): one plain encoding, not jsonify's (sorted keys, its provider's hooks).
+    return Response(json.dumps(answer, ensure_ascii=False, separators=(",", ":")), 201, mimetype="application/json")
 
 
 def _receipt_statement(json_only: bool) -> Select:

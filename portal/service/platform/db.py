@@ -374,8 +374,9 @@ def rows_affected(session: Session, statement: Executable) -> int:
 
 def grouped_write(work: Callable[[Session], T]) -> T:
     """`work(session)` inside a write transaction shared with the writes arriving at the same time (one
-    durable commit for all; see portal/service/platform/groupcommit.py), in a SAVEPOINT of its own. Returns once
-    committed; raises work's own exception (its changes undone) or DatabaseBusy.
+    durable commit for all; see portal/service/platform/groupcommit.py); run again if another request of its batch
+    fails, so it must write only through `session`. Returns once committed; raises work's own exception (its
+    changes undone) or DatabaseBusy.
 
     `work` must use only the session it is given (not `session()`, the request's), and finish what it needs
     from the database inside: the objects it returns are detached afterwards.

@@ -1,8 +1,12 @@
 """Group commit: writes that arrive together share one write transaction and one durable commit.
 
-Each request's work runs in a SAVEPOINT of its own inside the shared transaction, so its failure (a 422, an
-exhausted CAE) rolls back only its own changes, its receipt number included, and is raised in its own
-thread, while the others commit. No request is answered before the commit that makes its write durable.
+A request's failure (a 422, an exhausted CAE) rolls back only its own changes, its receipt number included,
+and is raised in its own thread, while the others commit: a batch runs its requests' work one after the other
+in the shared transaction, and when one fails the transaction is rolled back and the others run again, each in
+a SAVEPOINT of its own (a savepoint per request in every batch cost two statements and the ORM's nested
+transaction per receipt, for failures that are rare under the lock: the rules are checked before it).
+Work must therefore be safe to run again after a rollback (it only writes through the session it is given).
+No request is answered before the commit that makes its write durable.
 The work runs in the submitting request's context (a copy of its contextvars), so `g`, `current_app` and
 `url_for` are the submitter's even though another thread executes it.
 
@@ -102,18 +106,15 @@ class GroupCommit:
                     if len(batch) == 1:
                         self._commit_alone(session, batch[0])
                         return
-                    for job in batch:
-                        savepoint = session.begin_nested()
-                        # The SAVEPOINT itself, now: the ORM would emit it only at its own next use of the
-                        # connection, and the hot path's statements use the kept connection (db.connection_of),
-                        # which a rollback to a savepoint never emitted would not undo (a number lost).
-                        session.connection()
-                        try:
-                            job.result = job.context.run(job.work, session)
-                            savepoint.commit()
-                        except Exception as exc:  # the request's own failure: undo its part only
-                            savepoint.rollback()
-                            job.error = exc
+                    failed = self._run_plainly(session, batch)
+                    if failed is not None:
+                        # One request failed: its error is its own, and the transaction (the others' work with it)
+                        # is undone; the others run again from the start, each in a savepoint now, so a second
+                        # failure, if any, stays its own too. Failures under the lock are rare (a validation
+                        # failed before it), so the common batch pays no savepoint.
+                        session.rollback()
+                        session.info[CONNECTION] = session.connection()  # BEGIN again, within the same turn
+                        self._run_in_savepoints(session, [job for job in batch if job is not failed])
                     session.commit()
                 except BaseException:
                     session.rollback()
@@ -125,6 +126,35 @@ class GroupCommit:
                     job.error, job.result = failure, None
         finally:
             session.close()
+
+    @staticmethod
+    def _run_plainly(session: Session, batch: list[_Job]) -> _Job | None:
+        """Run the batch's work one after the other without savepoints; the first job that fails (its error
+        kept), or None. The jobs after it are not run."""
+        for job in batch:
+            try:
+                job.result = job.context.run(job.work, session)
+            except Exception as exc:
+                job.error = exc
+                return job
+        return None
+
+    @staticmethod
+    def _run_in_savepoints(session: Session, jobs: list[_Job]) -> None:
+        """Run each job's work in a SAVEPOINT of its own: a failure undoes that job's part only."""
+        for job in jobs:
+            job.result = None
+            savepoint = session.begin_nested()
+            # The SAVEPOINT itself, now: the ORM would emit it only at its own next use of the connection, and
+            # the hot path's statements use the kept connection (db.connection_of), which a rollback to a
+            # savepoint never emitted would not undo (a number lost).
+            session.connection()
+            try:
+                job.result = job.context.run(job.work, session)
+                savepoint.commit()
+            except Exception as exc:  # the request's own failure: undo its part only
+                savepoint.rollback()
+                job.error = exc
 
     @staticmethod
     def _commit_alone(session: Session, job: _Job) -> None:
