@@ -80,3 +80,11 @@ def test_every_schema_has_its_own_plain_name(api_client):
     generated client would carry them. Each model the API publishes has a name of its own."""
     schemas = api_client.get("/api/v1/openapi.json").json["components"]["schemas"]
     assert [name for name in schemas if "__" in name or name.startswith("portal")] == []
+
+
+def test_a_query_parameter_given_twice_is_refused_not_read_as_its_first_value(api_client, user):
+    """Schemathesis' negative data: `receptor` is one string; `?receptor=a&receptor=b` is not one."""
+    answer = api_client.get("/api/v1/comprobante/buscar?receptor=Norte&receptor=Sur", headers=user)
+    assert answer.status_code == 422
+    assert answer.json["error"]["fields"][0]["field"] == "receptor"
+    assert api_client.get("/api/v1/comprobante/buscar?receptor=Norte", headers=user).status_code == 200

@@ -99,8 +99,11 @@ def parse_json_body(model: type[BaseModel]) -> BaseModel:
 
 
 def parse_query(model: type[BaseModel]) -> BaseModel:
+    # Every query parameter is one value: one given twice reaches the model as a list and is refused (422), not
+    # read as its first value (the OpenAPI document says each is a scalar).
+    given = {name: values[0] if len(values) == 1 else values for name, values in request.args.lists()}
     try:
-        return model.model_validate(request.args.to_dict())
+        return model.model_validate(given)
     except ValidationError as exc:
         raise ValidationFailed(validation_fields(exc, model)) from exc
 
