@@ -39,7 +39,8 @@ _ACTIVITY_RESOLUTION_SECONDS = 60
 # compiled once per process, not once per app: tests build hundreds of apps, and compiling the templates a
 # page uses cost more CPU than the request. Entries are checked against the template's source, so an edited
 # template is compiled again.
-_COMPILED_TEMPLATES = MemcachedBytecodeCache(SimpleCache(threshold=2000, default_timeout=0))
+# cachelib's SimpleCache has the get/set (key, value, timeout) Jinja's memcached protocol asks for.
+_COMPILED_TEMPLATES = MemcachedBytecodeCache(SimpleCache(threshold=2000, default_timeout=0))  # type: ignore[arg-type]
 
 
 def _session_settings(app: Flask) -> dict[str, Any]:

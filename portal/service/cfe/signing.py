@@ -21,7 +21,7 @@ from lxml import etree
 
 from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.xml import CFE_NS
-from portal.service.cfe.xmlsafe import MAX_XML_BYTES, parse_untrusted
+from portal.service.cfe.xmlsafe import MAX_XML_BYTES, parse_untrusted, source_line
 from portal.service.platform.certificates import CertificateInfo, certificate_info, key_matches_certificate, load_pkcs12
 
 DS_NS = "http://www.w3.org/2000/09/xmldsig#"
@@ -75,7 +75,7 @@ class CfeSigner:
         self.certificate: CertificateInfo = certificate_info(cert_pem)
         # The key alone: xmlsec copies the key into every signing context, and a copy of key + certificate
         # costs about a tenth of a signature. The certificate goes into the prepared Signature instead.
-        self._key = xmlsec.Key.from_memory(key_pem, _C.KeyDataFormatPem, key_password)
+        self._key = xmlsec.Key.from_memory(key_pem, _C.KeyDataFormatPem, _as_text(key_password))
         self._template = self._prepared_signature(key_pem, cert_pem, key_password)
 
     def _prepared_signature(self, key_pem: bytes, cert_pem: bytes, key_password: bytes | None) -> etree._Element:
@@ -92,13 +92,13 @@ class CfeSigner:
         x509_data = xmlsec.template.add_x509_data(xmlsec.template.ensure_key_info(signature))
         xmlsec.template.x509_data_add_issuer_serial(x509_data)
         xmlsec.template.x509_data_add_certificate(x509_data)
-        key_with_certificate = xmlsec.Key.from_memory(key_pem, _C.KeyDataFormatPem, key_password)
+        key_with_certificate = xmlsec.Key.from_memory(key_pem, _C.KeyDataFormatPem, _as_text(key_password))
         key_with_certificate.load_cert_from_memory(cert_pem, _C.KeyDataFormatCertPem)
         context = xmlsec.SignatureContext()
         context.key = key_with_certificate
         context.sign(signature)
         for value in (f"{_DS}SignedInfo/{_DS}Reference/{_DS}DigestValue", f"{_DS}SignatureValue"):
-            signature.find(value).text = None
+            _found(signature, value).text = None
         root.remove(signature)
         return signature
 
@@ -123,7 +123,8 @@ class CfeSigner:
         context = xmlsec.SignatureContext()
         context.key = self._key
         context.sign(signature)
-        digest = signature.findtext(f"{_DS}SignedInfo/{_DS}Reference/{_DS}DigestValue").strip()
+        digest = _found(signature, f"{_DS}SignedInfo/{_DS}Reference/{_DS}DigestValue").text or ""
+        digest = digest.strip()
         # The whole document, so that anything around the root that the URI="" reference covers stays.
         xml = etree.tostring(root.getroottree(), encoding="UTF-8", xml_declaration=True)
         return SignedXml(xml=xml, digest=digest)
@@ -139,13 +140,13 @@ class CfeSigner:
         if root.tag != f"{{{CFE_NS}}}CFE":
             raise XmlInputError(
                 f"El elemento raíz debe ser CFE del espacio de nombres {CFE_NS}; se recibió {root.tag}.",
-                root.sourceline,
+                source_line(root),
                 None,
             )
         existing = root.find(f".//{_DS}Signature")
         if existing is not None:
             raise XmlInputError(
-                "El CFE ya contiene una firma (ds:Signature); enviá el CFE sin firmar.", existing.sourceline, None
+                "El CFE ya contiene una firma (ds:Signature); enviá el CFE sin firmar.", source_line(existing), None
             )
         return self.sign(root)
 
@@ -210,4 +211,17 @@ def digest_of(signed_bytes: bytes) -> str:
     signature = _signature_of(root)
     if signature is None:
         raise XmlInputError("El documento no tiene una única firma que cubra todo el documento.")
-    return signature.findtext(f"{_DS}SignedInfo/{_DS}Reference/{_DS}DigestValue").strip()
+    return (_found(signature, f"{_DS}SignedInfo/{_DS}Reference/{_DS}DigestValue").text or "").strip()
+
+
+def _found(element: etree._Element, path: str) -> etree._Element:
+    """A part every XMLDSig Signature has (its SignedInfo's DigestValue, its SignatureValue)."""
+    found = element.find(path)
+    if found is None:
+        raise XmlInputError(f"La firma no tiene {path.rpartition('}')[2]}.")
+    return found
+
+
+def _as_text(password: bytes | None) -> str | None:
+    """xmlsec takes a key's password as text."""
+    return None if password is None else password.decode()

@@ -189,7 +189,7 @@ def _relative_namespace(root: etree._Element, data: bytes) -> tuple[int | None, 
         inherited = parent_maps.get(element.getparent(), {})
         for prefix, uri in nsmap.items():
             if inherited.get(prefix) != uri and not _ABSOLUTE_URI.match(uri):
-                return _source_line(element), uri
+                return source_line(element), uri
         parent_maps[element] = nsmap
     return None
 
@@ -202,7 +202,7 @@ def _check_shape(root: etree._Element, data: bytes, tags: int) -> None:
         if crowded:
             raise XmlInputError(
                 f"Un elemento tiene más de {MAX_ATTRIBUTES_PER_ELEMENT} atributos o espacios de nombres.",
-                _source_line(crowded[0]),
+                source_line(crowded[0]),
                 None,
             )
     if tags > MAX_DEPTH and _TOO_DEEP(root):
@@ -216,7 +216,7 @@ def _check_shape(root: etree._Element, data: bytes, tags: int) -> None:
         )
     xinclude = _elements(_XINCLUDE(root)) if XINCLUDE_NS.encode() in data else []
     if xinclude:
-        raise XmlInputError("El XML no puede usar XInclude.", _source_line(xinclude[0]), None)
+        raise XmlInputError("El XML no puede usar XInclude.", source_line(xinclude[0]), None)
 
 
 def _elements(found: object) -> list[etree._Element]:
@@ -224,6 +224,6 @@ def _elements(found: object) -> list[etree._Element]:
     return cast(list[etree._Element], found)
 
 
-def _source_line(element: etree._Element) -> int | None:
+def source_line(element: etree._Element) -> int | None:
     """The element's line in the document (lxml-stubs type `sourceline` as a bare `...`)."""
     return cast(int | None, element.sourceline)

@@ -33,21 +33,26 @@ def _attr(value: str) -> str:
     )
 
 
+def _as_text(value: str | bytes) -> str:
+    """lxml gives text as str; its stubs allow bytes too."""
+    return value if isinstance(value, str) else value.decode()
+
+
 def _attributes(el: etree._Element) -> tuple[list[tuple[str, str, str, str]], dict[str, str]]:
     """(namespace, local name, qualified name, value) of each attribute, and the prefixes they use."""
     attrs, used = [], {}
     for index, (key, value) in enumerate(el.attrib.items(), start=1):
         qname = etree.QName(key)
         if qname.namespace is None:
-            attrs.append(("", qname.localname, qname.localname, value))
+            attrs.append(("", qname.localname, qname.localname, _as_text(value)))
             continue
         if qname.namespace == XML_NS:
             prefix = "xml"
         else:
             # lxml does not expose an attribute's prefix; XPath's name() gives the qualified name as written.
-            prefix = el.xpath(f"name(@*[{index}])").partition(":")[0]
+            prefix = str(el.xpath(f"name(@*[{index}])")).partition(":")[0]
             used[prefix] = qname.namespace
-        attrs.append((qname.namespace, qname.localname, f"{prefix}:{qname.localname}", value))
+        attrs.append((qname.namespace, qname.localname, f"{prefix}:{qname.localname}", _as_text(value)))
     attrs.sort(key=lambda a: (a[0], a[1]))
     return attrs, used
 
@@ -73,7 +78,7 @@ def _element(el: etree._Element, rendered: dict[str | None, str], out: list[str]
         out.append(_text(el.text))
     for child in el:
         if isinstance(child, etree._ProcessingInstruction):
-            out.append(f"<?{child.target}{' ' + child.text if child.text else ''}?>")
+            out.append(f"<?{_as_text(child.target)}{' ' + _as_text(child.text) if child.text else ''}?>")
         elif isinstance(child, etree._Element) and not isinstance(child, (etree._Comment, etree._Entity)):
             _element(child, inner, out)
         if child.tail:

@@ -12,7 +12,7 @@ import time
 from flask import current_app
 from joserfc import jwt
 from joserfc.errors import JoseError
-from sqlalchemy import delete, select
+from sqlalchemy import BindParameter, Exists, delete, select
 from sqlalchemy.orm import Session
 
 from portal.service.identity.models import RevokedAccessToken
@@ -32,6 +32,7 @@ def revoke_access_token(store: Session, access_token: str) -> None:
         store.add(RevokedAccessToken(jti=jti, expires_at=exp))
 
 
-def revoked_clause(jti: str):
-    """A boolean SQL expression: whether `jti` is revoked (used inside auth's per-request query)."""
+def revoked_clause(jti: str | BindParameter[str]) -> Exists:
+    """A boolean SQL expression: whether `jti` (a value, or the statement's parameter) is revoked (used inside
+    auth's per-request query)."""
     return select(RevokedAccessToken.jti).where(RevokedAccessToken.jti == jti).exists()

@@ -16,7 +16,7 @@ from flask import current_app, g, request
 from joserfc import jwt
 from joserfc.errors import JoseError
 from joserfc.jwt import JWTClaimsRegistry
-from sqlalchemy import Row, bindparam, select
+from sqlalchemy import Row, String, bindparam, select
 
 from portal.service.identity.revocation import revoked_clause
 from portal.service.platform import db
@@ -147,7 +147,7 @@ def user_id_of(claims: dict) -> int:
 _LIVE_TOKEN = (
     select(
         User.active,
-        revoked_clause(bindparam("jti")).label("revoked"),
+        revoked_clause(bindparam("jti", type_=String)).label("revoked"),
         Membership.company_id,
         Membership.role,
     )

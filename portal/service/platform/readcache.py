@@ -22,7 +22,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Hashable
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from flask import current_app
 from sqlalchemy import event
@@ -52,7 +52,7 @@ class ReadCache:
         now = time.monotonic()
         entry = self._entries.get(key)
         if entry is not None and entry[0] > now:
-            return entry[1]
+            return cast(T, entry[1])  # stored by this method for this key: load's T
         value = load()
         if self.seconds > 0:
             with self._lock:
