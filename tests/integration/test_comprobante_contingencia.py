@@ -281,18 +281,130 @@ def test_a_keyed_in_cfc_prints_as_its_type_of_contingency(api_client, user, book
     assert "e-Factura de contingencia" in text and "B" in text and "0000013" in text
 
 
-def test_a_cfc_is_not_cancelled_with_an_electronic_credit_note(api_client, user, book):
+def test_a_cfc_is_cancelled_with_its_electronic_credit_note_and_found_by_its_type(api_client, user, book):
     issued = key_in(api_client, user, paper(14)).json
     answer = api_client.post(
         "/api/v1/comprobante/notaCreditoTotal",
-        json={"idCfeEmitido": issued["idCfeEmitido"], "razon": "x"},
+        json={"idCfeEmitido": issued["idCfeEmitido"], "razon": "Devolución"},
         headers=user,
     )
-    assert (answer.status_code, answer.json["error"]["code"]) == (409, "tipo_sin_nota")
+    assert answer.status_code == 201, answer.json
+    note = answer.json
+    assert note["tipoCFE"] == 112 and note["totales"]["mntTotal"] == issued["totales"]["mntTotal"]
+    [ref] = note["referencias"]
+    assert (ref["tpoDocRef"], ref["serie"], ref["nroCFERef"]) == (211, "B", 14)
+    assert ref["fechaCFEref"] == issued["fchEmis"]
+    cancelled = _state(api_client, user, issued["idCfeEmitido"])
+    assert cancelled["saldoAcreditable"] == "0.00"
+    again = api_client.post(
+        "/api/v1/comprobante/notaCreditoTotal",
+        json={"idCfeEmitido": issued["idCfeEmitido"], "razon": "Otra vez"},
+        headers=user,
+    )
+    assert again.status_code in (409, 422)
     listed = api_client.get("/api/v1/comprobante/buscar", query_string={"tipoCFE": 211}, headers=user)
-    assert listed.status_code in (200, 422)
-    csv = api_client.get("/api/v1/comprobante/buscar", headers={**user, "Accept": "text/csv"})
-    assert csv.status_code == 200 and "211" in csv.get_data(as_text=True)
+    assert listed.status_code == 200, listed.json
+    assert [(r["tipoCFE"], r["nro"]) for r in listed.json["items"]] == [(211, 14)]
+    notes = api_client.get("/api/v1/comprobante/buscar", query_string={"tipoCFE": 112}, headers=user)
+    assert [r["idCfeEmitido"] for r in notes.json["items"]] == [note["idCfeEmitido"]]
+
+
+def test_partial_credit_and_debit_notes_reference_a_cfc_like_a_1xx_original(api_client, user, book):
+    issued = key_in(api_client, user, paper(16)).json
+    draft = api_client.get(
+        "/api/v1/comprobante/borradorNota",
+        query_string={"idCfeEmitido": issued["idCfeEmitido"], "tipo": "credito"},
+        headers=user,
+    )
+    assert draft.status_code == 200, draft.json
+    assert draft.json["borrador"]["tipoCFE"] == 112
+    assert draft.json["borrador"]["referencias"][0]["tpoDocRef"] == 211
+    partial = bodies.issue(api_client, user, bodies.note(112, 211, "B", 16))
+    assert partial["referencias"][0]["mntCFEref"] == issued["totales"]["mntTotal"]
+    left = _state(api_client, user, issued["idCfeEmitido"])["saldoAcreditable"]
+    assert float(left) == float(issued["totales"]["mntTotal"]) - float(partial["totales"]["mntTotal"])
+    debit = bodies.issue(api_client, user, bodies.note(113, 211, "B", 16))
+    assert debit["tipoCFE"] == 113
+    rest = api_client.post(
+        "/api/v1/comprobante/notaCreditoTotal",
+        json={"idCfeEmitido": issued["idCfeEmitido"], "razon": "Resto"},
+        headers=user,
+    )
+    assert rest.status_code in (409, 422)  # a full note no longer fits: the balance is what is left
+    other_currency = {**bodies.note(112, 211, "B", 16), "tpoMoneda": "USD", "tpoCambio": "40"}
+    refused = key_in(api_client, user, other_currency)
+    assert (refused.status_code, refused.json["error"]["fields"][0]["code"]) == (422, "moneda_distinta")
+    wrong_date = bodies.note(112, 211, "B", 16)
+    wrong_date["referencias"][0]["fechaCFEref"] = (today_montevideo() - timedelta(days=20)).isoformat()
+    dated = key_in(api_client, user, wrong_date)
+    assert (dated.status_code, dated.json["error"]["fields"][0]["code"]) == (422, "fecha_distinta")
+    ticket_note = key_in(api_client, user, bodies.note(102, 211, "B", 16))
+    assert (ticket_note.status_code, ticket_note.json["error"]["fields"][0]["code"]) == (422, "not_allowed")
+
+
+def test_an_e_ticket_cfc_takes_the_e_ticket_notes_and_a_remito_cfc_none(api_client, admin, user):
+    today = today_montevideo()
+    for tipo, serie in ((201, "T"), (281, "R")):
+        body = {
+            "tipoCFE": tipo,
+            "serie": serie,
+            "desde": 1,
+            "hasta": 10,
+            "caeId": "90260000002",
+            "fechaAutorizacion": (today - timedelta(days=60)).isoformat(),
+            "vencimiento": (today + timedelta(days=60)).isoformat(),
+        }
+        assert api_client.post("/api/v1/empresa/contingencia", json=body, headers=admin).status_code == 201
+    ticket = {**bodies.body(bodies.ETICKET), "tipoCFE": 201, "contingencia": {"serie": "T", "nro": 1}}
+    ticket["fchEmis"] = (today - timedelta(days=1)).isoformat()
+    issued = key_in(api_client, user, ticket)
+    assert issued.status_code == 201, issued.json
+    note = api_client.post(
+        "/api/v1/comprobante/notaCreditoTotal",
+        json={"idCfeEmitido": issued.json["idCfeEmitido"], "razon": "Devolución"},
+        headers=user,
+    )
+    assert (note.status_code, note.json["tipoCFE"]) == (201, 102)
+    assert bodies.issue(api_client, user, bodies.note(103, 201, "T", 1))["tipoCFE"] == 103
+    remito = {
+        "tipoCFE": 281,
+        "tipoTraslado": 1,
+        "receptor": bodies.BUYER,
+        "items": [{"nomItem": "Cajas", "cantidad": "3", "indFact": 8}],
+        "contingencia": {"serie": "R", "nro": 1},
+        "fchEmis": (today - timedelta(days=1)).isoformat(),
+    }
+    keyed = key_in(api_client, user, remito)
+    assert keyed.status_code == 201, keyed.json
+    none = api_client.post(
+        "/api/v1/comprobante/notaCreditoTotal",
+        json={"idCfeEmitido": keyed.json["idCfeEmitido"], "razon": "x"},
+        headers=user,
+    )
+    assert (none.status_code, none.json["error"]["code"]) == (409, "tipo_sin_nota")
+    on_remito = key_in(api_client, user, bodies.note(112, 281, "R", 1))
+    assert (on_remito.status_code, on_remito.json["error"]["fields"][0]["code"]) == (422, "not_allowed")
+
+
+def test_a_book_expired_since_the_paper_was_written_still_takes_it(api_client, admin, user, service_app):
+    today = today_montevideo()
+    body = {
+        "tipoCFE": 211,
+        "serie": "V",
+        "desde": 1,
+        "hasta": 10,
+        "caeId": "90260000003",
+        "fechaAutorizacion": (today - timedelta(days=60)).isoformat(),
+        "vencimiento": (today - timedelta(days=10)).isoformat(),
+    }
+    assert api_client.post("/api/v1/empresa/contingencia", json=body, headers=admin).status_code == 201
+    written = key_in(api_client, user, paper(1, serie="V", days_ago=20))
+    assert written.status_code == 201, written.json
+    assert written.json["cae"]["fecVenc"] == body["vencimiento"]
+    drain(service_app)  # DGI judges a CFC by its book's dates on the paper's date (CFE-URUGUAY.md section 13)
+    assert _state(api_client, user, written.json["idCfeEmitido"])["estadoDGI"] == "aceptado"
+    later = key_in(api_client, user, paper(2, serie="V", days_ago=5))
+    assert (later.status_code, later.json["error"]["code"]) == (422, "libreta_vencida")
 
 
 def test_a_paper_cfc_previews_without_taking_its_number(api_client, user, book):
