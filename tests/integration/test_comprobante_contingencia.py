@@ -66,6 +66,23 @@ def key_in(api_client, headers, body, **extra):
     return api_client.post("/api/v1/comprobante/emitir", json=body, headers={**headers, **extra})
 
 
+def register_book(api_client, admin, tipo: int, serie: str, cae_id: str, *, expires_in: int) -> dict:
+    """A 10-number book of `tipo` authorised 60 days ago, expiring `expires_in` days from today."""
+    today = today_montevideo()
+    body = {
+        "tipoCFE": tipo,
+        "serie": serie,
+        "desde": 1,
+        "hasta": 10,
+        "caeId": cae_id,
+        "fechaAutorizacion": (today - timedelta(days=60)).isoformat(),
+        "vencimiento": (today + timedelta(days=expires_in)).isoformat(),
+    }
+    answer = api_client.post("/api/v1/empresa/contingencia", json=body, headers=admin)
+    assert answer.status_code == 201, answer.json
+    return answer.json
+
+
 def test_a_paper_cfc_is_signed_as_its_1xx_element_with_tipocfe_2xx_and_the_paper_numbers(
     api_client, user, book, service_app, tmp_path
 ):
@@ -141,16 +158,7 @@ def test_a_cfc_needs_its_paper_and_date(api_client, user, book):
 
 def test_an_expired_book_refuses_a_later_paper(api_client, admin, user):
     today = today_montevideo()
-    body = {
-        "tipoCFE": 281,
-        "serie": "R",
-        "desde": 1,
-        "hasta": 10,
-        "caeId": "90260000001",
-        "fechaAutorizacion": (today - timedelta(days=60)).isoformat(),
-        "vencimiento": (today - timedelta(days=10)).isoformat(),
-    }
-    assert api_client.post("/api/v1/empresa/contingencia", json=body, headers=admin).status_code == 201
+    register_book(api_client, admin, 281, "R", "90260000001", expires_in=-10)
     remito = {
         "tipoCFE": 281,
         "tipoTraslado": 1,
@@ -344,17 +352,8 @@ def test_partial_credit_and_debit_notes_reference_a_cfc_like_a_1xx_original(api_
 
 def test_an_e_ticket_cfc_takes_the_e_ticket_notes_and_a_remito_cfc_none(api_client, admin, user):
     today = today_montevideo()
-    for tipo, serie in ((201, "T"), (281, "R")):
-        body = {
-            "tipoCFE": tipo,
-            "serie": serie,
-            "desde": 1,
-            "hasta": 10,
-            "caeId": "90260000002",
-            "fechaAutorizacion": (today - timedelta(days=60)).isoformat(),
-            "vencimiento": (today + timedelta(days=60)).isoformat(),
-        }
-        assert api_client.post("/api/v1/empresa/contingencia", json=body, headers=admin).status_code == 201
+    register_book(api_client, admin, 201, "T", "90260000002", expires_in=60)
+    register_book(api_client, admin, 281, "R", "90260000004", expires_in=60)
     ticket = {**bodies.body(bodies.ETICKET), "tipoCFE": 201, "contingencia": {"serie": "T", "nro": 1}}
     ticket["fchEmis"] = (today - timedelta(days=1)).isoformat()
     issued = key_in(api_client, user, ticket)
@@ -387,20 +386,10 @@ def test_an_e_ticket_cfc_takes_the_e_ticket_notes_and_a_remito_cfc_none(api_clie
 
 
 def test_a_book_expired_since_the_paper_was_written_still_takes_it(api_client, admin, user, service_app):
-    today = today_montevideo()
-    body = {
-        "tipoCFE": 211,
-        "serie": "V",
-        "desde": 1,
-        "hasta": 10,
-        "caeId": "90260000003",
-        "fechaAutorizacion": (today - timedelta(days=60)).isoformat(),
-        "vencimiento": (today - timedelta(days=10)).isoformat(),
-    }
-    assert api_client.post("/api/v1/empresa/contingencia", json=body, headers=admin).status_code == 201
+    expired = register_book(api_client, admin, 211, "V", "90260000003", expires_in=-10)
     written = key_in(api_client, user, paper(1, serie="V", days_ago=20))
     assert written.status_code == 201, written.json
-    assert written.json["cae"]["fecVenc"] == body["vencimiento"]
+    assert written.json["cae"]["fecVenc"] == expired["vencimiento"]
     drain(service_app)  # DGI judges a CFC by its book's dates on the paper's date (CFE-URUGUAY.md section 13)
     assert _state(api_client, user, written.json["idCfeEmitido"])["estadoDGI"] == "aceptado"
     later = key_in(api_client, user, paper(2, serie="V", days_ago=5))
