@@ -66,6 +66,24 @@ def key_in(api_client, headers, body, **extra):
     return api_client.post("/api/v1/comprobante/emitir", json=body, headers={**headers, **extra})
 
 
+def cancel(api_client, headers, cfe_id: str, reason: str):
+    """notaCreditoTotal: the receipt cancelled with one credit note."""
+    body = {"idCfeEmitido": cfe_id, "razon": reason}
+    return api_client.post("/api/v1/comprobante/notaCreditoTotal", json=body, headers=headers)
+
+
+def paper_remito(nro: int, days_ago: int) -> dict:
+    """A paper e-Remito de contingencia (281) of serie R."""
+    return {
+        "tipoCFE": 281,
+        "tipoTraslado": 1,
+        "receptor": bodies.BUYER,
+        "items": [{"nomItem": "Cajas", "cantidad": "3", "indFact": 8}],
+        "contingencia": {"serie": "R", "nro": nro},
+        "fchEmis": (today_montevideo() - timedelta(days=days_ago)).isoformat(),
+    }
+
+
 def register_book(api_client, admin, tipo: int, serie: str, cae_id: str, *, expires_in: int) -> dict:
     """A 10-number book of `tipo` authorised 60 days ago, expiring `expires_in` days from today."""
     today = today_montevideo()
@@ -157,16 +175,8 @@ def test_a_cfc_needs_its_paper_and_date(api_client, user, book):
 
 
 def test_an_expired_book_refuses_a_later_paper(api_client, admin, user):
-    today = today_montevideo()
     register_book(api_client, admin, 281, "R", "90260000001", expires_in=-10)
-    remito = {
-        "tipoCFE": 281,
-        "tipoTraslado": 1,
-        "receptor": bodies.BUYER,
-        "items": [{"nomItem": "Cajas", "cantidad": "3", "indFact": 8}],
-        "contingencia": {"serie": "R", "nro": 2},
-        "fchEmis": (today - timedelta(days=2)).isoformat(),
-    }
+    remito = paper_remito(2, days_ago=2)
     answer = key_in(api_client, user, remito)
     assert (answer.status_code, answer.json["error"]["code"]) == (422, "libreta_vencida")
 
@@ -291,11 +301,7 @@ def test_a_keyed_in_cfc_prints_as_its_type_of_contingency(api_client, user, book
 
 def test_a_cfc_is_cancelled_with_its_electronic_credit_note_and_found_by_its_type(api_client, user, book):
     issued = key_in(api_client, user, paper(14)).json
-    answer = api_client.post(
-        "/api/v1/comprobante/notaCreditoTotal",
-        json={"idCfeEmitido": issued["idCfeEmitido"], "razon": "Devolución"},
-        headers=user,
-    )
+    answer = cancel(api_client, user, issued["idCfeEmitido"], "Devolución")
     assert answer.status_code == 201, answer.json
     note = answer.json
     assert note["tipoCFE"] == 112 and note["totales"]["mntTotal"] == issued["totales"]["mntTotal"]
@@ -304,12 +310,8 @@ def test_a_cfc_is_cancelled_with_its_electronic_credit_note_and_found_by_its_typ
     assert ref["fechaCFEref"] == issued["fchEmis"]
     cancelled = _state(api_client, user, issued["idCfeEmitido"])
     assert cancelled["saldoAcreditable"] == "0.00"
-    again = api_client.post(
-        "/api/v1/comprobante/notaCreditoTotal",
-        json={"idCfeEmitido": issued["idCfeEmitido"], "razon": "Otra vez"},
-        headers=user,
-    )
-    assert again.status_code in (409, 422)
+    again = cancel(api_client, user, issued["idCfeEmitido"], "Otra vez")
+    assert (again.status_code, again.json["error"]["code"]) == (409, "ya_anulado")
     listed = api_client.get("/api/v1/comprobante/buscar", query_string={"tipoCFE": 211}, headers=user)
     assert listed.status_code == 200, listed.json
     assert [(r["tipoCFE"], r["nro"]) for r in listed.json["items"]] == [(211, 14)]
@@ -333,12 +335,8 @@ def test_partial_credit_and_debit_notes_reference_a_cfc_like_a_1xx_original(api_
     assert float(left) == float(issued["totales"]["mntTotal"]) - float(partial["totales"]["mntTotal"])
     debit = bodies.issue(api_client, user, bodies.note(113, 211, "B", 16))
     assert debit["tipoCFE"] == 113
-    rest = api_client.post(
-        "/api/v1/comprobante/notaCreditoTotal",
-        json={"idCfeEmitido": issued["idCfeEmitido"], "razon": "Resto"},
-        headers=user,
-    )
-    assert rest.status_code in (409, 422)  # a full note no longer fits: the balance is what is left
+    rest = cancel(api_client, user, issued["idCfeEmitido"], "Resto")
+    assert (rest.status_code, rest.json["error"]["code"]) == (409, "acreditado_en_parte")  # the balance is left
     other_currency = {**bodies.note(112, 211, "B", 16), "tpoMoneda": "USD", "tpoCambio": "40"}
     refused = key_in(api_client, user, other_currency)
     assert (refused.status_code, refused.json["error"]["fields"][0]["code"]) == (422, "moneda_distinta")
@@ -358,28 +356,13 @@ def test_an_e_ticket_cfc_takes_the_e_ticket_notes_and_a_remito_cfc_none(api_clie
     ticket["fchEmis"] = (today - timedelta(days=1)).isoformat()
     issued = key_in(api_client, user, ticket)
     assert issued.status_code == 201, issued.json
-    note = api_client.post(
-        "/api/v1/comprobante/notaCreditoTotal",
-        json={"idCfeEmitido": issued.json["idCfeEmitido"], "razon": "Devolución"},
-        headers=user,
-    )
+    note = cancel(api_client, user, issued.json["idCfeEmitido"], "Devolución")
     assert (note.status_code, note.json["tipoCFE"]) == (201, 102)
     assert bodies.issue(api_client, user, bodies.note(103, 201, "T", 1))["tipoCFE"] == 103
-    remito = {
-        "tipoCFE": 281,
-        "tipoTraslado": 1,
-        "receptor": bodies.BUYER,
-        "items": [{"nomItem": "Cajas", "cantidad": "3", "indFact": 8}],
-        "contingencia": {"serie": "R", "nro": 1},
-        "fchEmis": (today - timedelta(days=1)).isoformat(),
-    }
+    remito = paper_remito(1, days_ago=1)
     keyed = key_in(api_client, user, remito)
     assert keyed.status_code == 201, keyed.json
-    none = api_client.post(
-        "/api/v1/comprobante/notaCreditoTotal",
-        json={"idCfeEmitido": keyed.json["idCfeEmitido"], "razon": "x"},
-        headers=user,
-    )
+    none = cancel(api_client, user, keyed.json["idCfeEmitido"], "x")
     assert (none.status_code, none.json["error"]["code"]) == (409, "tipo_sin_nota")
     on_remito = key_in(api_client, user, bodies.note(112, 281, "R", 1))
     assert (on_remito.status_code, on_remito.json["error"]["fields"][0]["code"]) == (422, "not_allowed")
