@@ -63,12 +63,26 @@ NOTE_BASE_TYPE = {
     **{102: 101, 103: 101, 112: 111, 113: 111, 122: 121, 123: 121},
     **{132: 131, 133: 131, 142: 141, 143: 141, 152: 151, 153: 151},
 }
-CREDIT_NOTE_OF = {101: 102, 111: 112, 121: 122, 131: 132, 141: 142, 151: 152}
-DEBIT_NOTE_OF = {101: 103, 111: 113, 121: 123, 131: 133, 141: 143, 151: 153}
+# A paper contingency receipt keyed in (CFC, 2xx = 1xx + 100, CFE-URUGUAY.md section 13) is the fiscally valid
+# document, adjusted afterwards by the electronic notes of its 1xx type: DGI's TpoDocRef (DGITypes.xsd CFEType)
+# admits 201-213 in a 102/103/112/113's reference. A CFC e-Remito or e-Resguardo (281, 282) has no notes.
+CFC_NAMES = {
+    201: "e-Ticket de contingencia",
+    202: "Nota de Crédito de e-Ticket de contingencia",
+    203: "Nota de Débito de e-Ticket de contingencia",
+    211: "e-Factura de contingencia",
+    212: "Nota de Crédito de e-Factura de contingencia",
+    213: "Nota de Débito de e-Factura de contingencia",
+    281: "e-Remito de contingencia",
+    282: "e-Resguardo de contingencia",
+}
+CREDIT_NOTE_OF = {101: 102, 111: 112, 121: 122, 131: 132, 141: 142, 151: 152, 201: 102, 211: 112}
+DEBIT_NOTE_OF = {101: 103, 111: 113, 121: 123, 131: 133, 141: 143, 151: 153, 201: 103, 211: 113}
 # The credit note that credits a receipt: a debit note can itself be credited.
 CREDIT_NOTE_FOR = {
     **{101: 102, 103: 102, 111: 112, 113: 112, 121: 122, 123: 122},
     **{131: 132, 133: 132, 141: 142, 143: 142, 151: 152, 153: 152},
+    **{201: 102, 203: 102, 211: 112, 213: 112},
 }
 CREDIT_NOTES = frozenset(CREDIT_NOTE_FOR.values())
 # What a note may reference (F-C3): the receipt it adjusts, and for a credit note also a debit note of that
@@ -122,6 +136,13 @@ IND_FACT_SMALL_TAXPAYER = 16  # a sale by an IVA mínimo or Monotributo taxpayer
 IND_FACT_NOT_FOR_SMALL_TAXPAYERS = frozenset({1, 2, 3, 4, 11, 12})
 IVA_MINIMUM_RATE = Decimal("10")
 IVA_BASIC_RATE = Decimal("22")
+
+
+def type_name_es(code: int) -> str:
+    """A CFE's or keyed-in CFC's Spanish name (Tabla A); the code for anything else."""
+    if code in CFE_TYPES:
+        return CFE_TYPES[code].name_es
+    return CFC_NAMES.get(code, str(code))
 
 
 def cfe_type(code: int) -> CfeType:

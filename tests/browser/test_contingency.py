@@ -102,6 +102,11 @@ def test_a_paper_cfc_is_keyed_in_observed_corrected_and_its_book_counted(page: P
     drain(live_service.app)
     page.reload()
     expect(page.get_by_test_id("dgi-panel")).to_have_attribute("data-state", "aceptado")
+    # The paper is the fiscal document: its electronic notes (112/113) are issued from its page.
+    expect(page.get_by_role("button", name="Anular con nota de crédito")).to_be_visible()
+    expect(page.get_by_role("button", name="Nota de crédito parcial")).to_be_visible()
+    expect(page.get_by_role("button", name="Nota de débito")).to_be_visible()
+    both_widths(page, shots, "cfc-con-notas")
 
     page.goto(page.url.split("/comprobantes/")[0] + "/empresa/contingencia")
     expect(page.get_by_test_id("book-used")).to_have_text("1")

@@ -66,6 +66,41 @@ def key_in(api_client, headers, body, **extra):
     return api_client.post("/api/v1/comprobante/emitir", json=body, headers={**headers, **extra})
 
 
+def cancel(api_client, headers, cfe_id: str, reason: str):
+    """notaCreditoTotal: the receipt cancelled with one credit note."""
+    body = {"idCfeEmitido": cfe_id, "razon": reason}
+    return api_client.post("/api/v1/comprobante/notaCreditoTotal", json=body, headers=headers)
+
+
+def paper_remito(nro: int, days_ago: int) -> dict:
+    """A paper e-Remito de contingencia (281) of serie R."""
+    return {
+        "tipoCFE": 281,
+        "tipoTraslado": 1,
+        "receptor": bodies.BUYER,
+        "items": [{"nomItem": "Cajas", "cantidad": "3", "indFact": 8}],
+        "contingencia": {"serie": "R", "nro": nro},
+        "fchEmis": (today_montevideo() - timedelta(days=days_ago)).isoformat(),
+    }
+
+
+def register_book(api_client, admin, tipo: int, serie: str, cae_id: str, *, expires_in: int) -> dict:
+    """A 10-number book of `tipo` authorised 60 days ago, expiring `expires_in` days from today."""
+    today = today_montevideo()
+    body = {
+        "tipoCFE": tipo,
+        "serie": serie,
+        "desde": 1,
+        "hasta": 10,
+        "caeId": cae_id,
+        "fechaAutorizacion": (today - timedelta(days=60)).isoformat(),
+        "vencimiento": (today + timedelta(days=expires_in)).isoformat(),
+    }
+    answer = api_client.post("/api/v1/empresa/contingencia", json=body, headers=admin)
+    assert answer.status_code == 201, answer.json
+    return answer.json
+
+
 def test_a_paper_cfc_is_signed_as_its_1xx_element_with_tipocfe_2xx_and_the_paper_numbers(
     api_client, user, book, service_app, tmp_path
 ):
@@ -140,25 +175,8 @@ def test_a_cfc_needs_its_paper_and_date(api_client, user, book):
 
 
 def test_an_expired_book_refuses_a_later_paper(api_client, admin, user):
-    today = today_montevideo()
-    body = {
-        "tipoCFE": 281,
-        "serie": "R",
-        "desde": 1,
-        "hasta": 10,
-        "caeId": "90260000001",
-        "fechaAutorizacion": (today - timedelta(days=60)).isoformat(),
-        "vencimiento": (today - timedelta(days=10)).isoformat(),
-    }
-    assert api_client.post("/api/v1/empresa/contingencia", json=body, headers=admin).status_code == 201
-    remito = {
-        "tipoCFE": 281,
-        "tipoTraslado": 1,
-        "receptor": bodies.BUYER,
-        "items": [{"nomItem": "Cajas", "cantidad": "3", "indFact": 8}],
-        "contingencia": {"serie": "R", "nro": 2},
-        "fchEmis": (today - timedelta(days=2)).isoformat(),
-    }
+    register_book(api_client, admin, 281, "R", "90260000001", expires_in=-10)
+    remito = paper_remito(2, days_ago=2)
     answer = key_in(api_client, user, remito)
     assert (answer.status_code, answer.json["error"]["code"]) == (422, "libreta_vencida")
 
@@ -281,18 +299,91 @@ def test_a_keyed_in_cfc_prints_as_its_type_of_contingency(api_client, user, book
     assert "e-Factura de contingencia" in text and "B" in text and "0000013" in text
 
 
-def test_a_cfc_is_not_cancelled_with_an_electronic_credit_note(api_client, user, book):
+def test_a_cfc_is_cancelled_with_its_electronic_credit_note_and_found_by_its_type(api_client, user, book, service_app):
     issued = key_in(api_client, user, paper(14)).json
-    answer = api_client.post(
-        "/api/v1/comprobante/notaCreditoTotal",
-        json={"idCfeEmitido": issued["idCfeEmitido"], "razon": "x"},
+    answer = cancel(api_client, user, issued["idCfeEmitido"], "Devolución")
+    assert answer.status_code == 201, answer.json
+    note = answer.json
+    assert note["tipoCFE"] == 112 and note["totales"]["mntTotal"] == issued["totales"]["mntTotal"]
+    [ref] = note["referencias"]
+    assert (ref["tpoDocRef"], ref["serie"], ref["nroCFERef"]) == (211, "B", 14)
+    assert ref["fechaCFEref"] == issued["fchEmis"]
+    cancelled = _state(api_client, user, issued["idCfeEmitido"])
+    assert cancelled["saldoAcreditable"] == "0.00"
+    drain(service_app)  # DGI holds the CFC, so it accepts the note on it (no E12)
+    assert _state(api_client, user, note["idCfeEmitido"])["estadoDGI"] == "aceptado"
+    again = cancel(api_client, user, issued["idCfeEmitido"], "Otra vez")
+    assert (again.status_code, again.json["error"]["code"]) == (409, "ya_anulado")
+    listed = api_client.get("/api/v1/comprobante/buscar", query_string={"tipoCFE": 211}, headers=user)
+    assert listed.status_code == 200, listed.json
+    assert [(r["tipoCFE"], r["nro"]) for r in listed.json["items"]] == [(211, 14)]
+    notes = api_client.get("/api/v1/comprobante/buscar", query_string={"tipoCFE": 112}, headers=user)
+    assert [r["idCfeEmitido"] for r in notes.json["items"]] == [note["idCfeEmitido"]]
+
+
+def test_partial_credit_and_debit_notes_reference_a_cfc_like_a_1xx_original(api_client, user, book):
+    issued = key_in(api_client, user, paper(16)).json
+    draft = api_client.get(
+        "/api/v1/comprobante/borradorNota",
+        query_string={"idCfeEmitido": issued["idCfeEmitido"], "tipo": "credito"},
         headers=user,
     )
-    assert (answer.status_code, answer.json["error"]["code"]) == (409, "tipo_sin_nota")
-    listed = api_client.get("/api/v1/comprobante/buscar", query_string={"tipoCFE": 211}, headers=user)
-    assert listed.status_code in (200, 422)
-    csv = api_client.get("/api/v1/comprobante/buscar", headers={**user, "Accept": "text/csv"})
-    assert csv.status_code == 200 and "211" in csv.get_data(as_text=True)
+    assert draft.status_code == 200, draft.json
+    assert draft.json["borrador"]["tipoCFE"] == 112
+    assert draft.json["borrador"]["referencias"][0]["tpoDocRef"] == 211
+    partial = bodies.issue(api_client, user, bodies.note(112, 211, "B", 16))
+    assert partial["referencias"][0]["mntCFEref"] == issued["totales"]["mntTotal"]
+    left = _state(api_client, user, issued["idCfeEmitido"])["saldoAcreditable"]
+    assert float(left) == float(issued["totales"]["mntTotal"]) - float(partial["totales"]["mntTotal"])
+    debit = bodies.issue(api_client, user, bodies.note(113, 211, "B", 16))
+    assert debit["tipoCFE"] == 113
+    rest = cancel(api_client, user, issued["idCfeEmitido"], "Resto")
+    assert (rest.status_code, rest.json["error"]["code"]) == (409, "acreditado_en_parte")  # the balance is left
+    other_currency = {**bodies.note(112, 211, "B", 16), "tpoMoneda": "USD", "tpoCambio": "40"}
+    refused = key_in(api_client, user, other_currency)
+    assert (refused.status_code, refused.json["error"]["fields"][0]["code"]) == (422, "moneda_distinta")
+    wrong_date = bodies.note(112, 211, "B", 16)
+    wrong_date["referencias"][0]["fechaCFEref"] = (today_montevideo() - timedelta(days=20)).isoformat()
+    dated = key_in(api_client, user, wrong_date)
+    assert (dated.status_code, dated.json["error"]["fields"][0]["code"]) == (422, "fecha_distinta")
+    ticket_note = key_in(api_client, user, bodies.note(102, 211, "B", 16))
+    assert (ticket_note.status_code, ticket_note.json["error"]["fields"][0]["code"]) == (422, "not_allowed")
+
+
+def test_an_e_ticket_cfc_takes_the_e_ticket_notes_and_a_remito_cfc_none(api_client, admin, user):
+    today = today_montevideo()
+    register_book(api_client, admin, 201, "T", "90260000002", expires_in=60)
+    register_book(api_client, admin, 281, "R", "90260000004", expires_in=60)
+    ticket = {**bodies.body(bodies.ETICKET), "tipoCFE": 201, "contingencia": {"serie": "T", "nro": 1}}
+    ticket["fchEmis"] = (today - timedelta(days=1)).isoformat()
+    issued = key_in(api_client, user, ticket)
+    assert issued.status_code == 201, issued.json
+    note = cancel(api_client, user, issued.json["idCfeEmitido"], "Devolución")
+    assert (note.status_code, note.json["tipoCFE"]) == (201, 102)
+    assert bodies.issue(api_client, user, bodies.note(103, 201, "T", 1))["tipoCFE"] == 103
+    remito = paper_remito(1, days_ago=1)
+    keyed = key_in(api_client, user, remito)
+    assert keyed.status_code == 201, keyed.json
+    none = cancel(api_client, user, keyed.json["idCfeEmitido"], "x")
+    assert (none.status_code, none.json["error"]["code"]) == (409, "tipo_sin_nota")
+    assert none.json["error"]["message"] == "Un e-Remito de contingencia no se anula con nota de crédito."
+    english = cancel(api_client, {**user, "Accept-Language": "en"}, keyed.json["idCfeEmitido"], "x")
+    assert english.json["error"]["message"] == (
+        "Receipts of type e-Remito de contingencia are not cancelled with a credit note."
+    )
+    on_remito = key_in(api_client, user, bodies.note(112, 281, "R", 1))
+    assert (on_remito.status_code, on_remito.json["error"]["fields"][0]["code"]) == (422, "not_allowed")
+
+
+def test_a_book_expired_since_the_paper_was_written_still_takes_it(api_client, admin, user, service_app):
+    expired = register_book(api_client, admin, 211, "V", "90260000003", expires_in=-10)
+    written = key_in(api_client, user, paper(1, serie="V", days_ago=20))
+    assert written.status_code == 201, written.json
+    assert written.json["cae"]["fecVenc"] == expired["vencimiento"]
+    drain(service_app)  # DGI judges a CFC by its book's dates on the paper's date (CFE-URUGUAY.md section 13)
+    assert _state(api_client, user, written.json["idCfeEmitido"])["estadoDGI"] == "aceptado"
+    later = key_in(api_client, user, paper(2, serie="V", days_ago=5))
+    assert (later.status_code, later.json["error"]["code"]) == (422, "libreta_vencida")
 
 
 def test_a_paper_cfc_previews_without_taking_its_number(api_client, user, book):

@@ -132,3 +132,41 @@ def test_the_page_that_explains_the_two_situations_links_to_the_form(signed_in):
     page = soup(signed_in("usuario@demo.uy").get("/envios/contingencia"))
     link = page.find("a", attrs={"data-testid": "key-in-paper"})
     assert link["href"] == "/comprobantes/nuevo"
+
+
+def test_a_keyed_in_cfc_takes_its_notes_and_its_balance_from_the_receipt_page(signed_in, book):
+    from tests.integration.test_comprobantes_portal import form_values, issue
+
+    user = signed_in("usuario@demo.uy")
+    original = issue(user, _paper(user, "21"))  # 10 h of Consultoría at 1.500,00, on paper
+    page = soup(user.get(f"/comprobantes/{original}"))
+    assert page.find("button", string="Anular con nota de crédito") is not None
+    assert page.find("a", string="Nota de débito") is not None
+    link = page.find("a", string="Nota de crédito parcial")["href"]
+    form = soup(user.get(link, follow_redirects=True))
+    partial = form_values(form)
+    assert (partial["tipo_cfe"], partial["ref_tipo"], partial["ref_serie"], partial["ref_nro"]) == (
+        "112",
+        "211",
+        "B",
+        "21",
+    )
+    issue(user, {**partial, "ref_razon": "Devolución", "lines-0-cantidad": "3"})
+
+    page = soup(user.get(f"/comprobantes/{original}"))
+    assert page.find("button", string="Anular el saldo") is not None
+    form = form_values(page, "#cancel-dialog form")
+    answer = user.post(f"/comprobantes/{original}/anular-saldo", data={**form, "razon": "Fin del contrato"})
+    assert answer.status_code == 303
+    note = soup(user.get(answer.headers["Location"]))
+    assert note.h1.get_text(strip=True).endswith("de e-Factura de contingencia B-0000021")
+    lines = [td.get_text(" ", strip=True) for td in note.select("[data-testid=receipt-lines] tbody td")]
+    assert lines[:2] == ["Consultoría", "7 h"]  # the 10 hours less the 3 already credited
+    after = soup(user.get(f"/comprobantes/{original}"))
+    assert "Anulado" in after.select_one("[data-testid=creditable-balance]").get_text()
+    assert after.find("button", string="Anular el saldo") is None
+
+    listed = soup(user.get("/comprobantes/?tipo=211"))
+    assert listed.select_one("#tipo option[selected]")["value"] == "211"
+    [row] = listed.select(".receipt-list tbody tr")
+    assert row.a["href"] == f"/comprobantes/{original}"

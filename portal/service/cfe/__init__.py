@@ -119,14 +119,17 @@ def sign_validated_cfe(
     *,
     qr_base_url: str = DGI_QR_BASE_URL,
     qr_date_format: str = "%Y%m%d",
+    paper: bool = False,
 ) -> SignedCfe:
     """`build_signed_cfe` for a receipt `validate` found clean before its number was taken, with the same
     ui_value and the issuer's regime on the signing day (issuing does this): `totals` are the ones it computed,
     and only the rules the allocated CAE decides run here (`cae_errors`), with the same outcome as validating
-    everything again. Raises as `build_signed_cfe` does."""
+    everything again. `paper`: the receipt records a paper contingency receipt keyed in after the fact, whose
+    printed book (`numbering`) authorised it on its issue date however long ago (CFE-URUGUAY.md section 13).
+    Raises as `build_signed_cfe` does."""
     moment, emission = _signing(issuer, numbering, now)
     errors = cae_errors(cfe, emission)
-    return _signed(cfe, errors, totals, issuer, numbering, signer, moment, qr_base_url, qr_date_format)
+    return _signed(cfe, errors, totals, issuer, numbering, signer, moment, qr_base_url, qr_date_format, paper)
 
 
 def _signing(issuer: Issuer, numbering: Numbering, now: datetime | None) -> tuple[datetime, Emission]:
@@ -151,9 +154,11 @@ def _signed(
     moment: datetime,
     qr_base_url: str,
     qr_date_format: str,
+    paper: bool = False,
 ) -> SignedCfe:
-    # DGI rejects a CFE signed after its CAE expired (E07), whatever its issue date.
-    errors = errors + numbering_errors(numbering, max(cfe.fch_emis, moment.date()))
+    # DGI rejects a CFE signed after its CAE expired (E07), whatever its issue date. A paper CFC was issued on
+    # paper on its date, within its book's dates; keyed in later, it is signed after the book may have expired.
+    errors = errors + numbering_errors(numbering, cfe.fch_emis if paper else max(cfe.fch_emis, moment.date()))
     if errors or totals is None:
         raise CfeValidationError(errors)
     signed = signer.sign(build_cfe_xml(cfe, issuer, numbering, totals, moment))

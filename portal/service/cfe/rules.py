@@ -12,7 +12,14 @@ from decimal import Decimal
 
 from stdnum import ean
 
-from portal.domain.cfe_types import FIRST_CFE_DAY, LAST_CFE_DAY, NOTE_REFERENCE_TYPES, CfeType, cfe_type
+from portal.domain.cfe_types import (
+    FIRST_CFE_DAY,
+    LAST_CFE_DAY,
+    NOTE_REFERENCE_TYPES,
+    CfeType,
+    cfe_type,
+    type_name_es,
+)
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES, DocType, document_error
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.amounts import Totals, compute_totals, line_amount
@@ -337,7 +344,7 @@ def _references(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
             noted = NOTE_REFERENCE_TYPES.get(kind.code)
             allowed = noted or (ELEMENT_TYPES[kind.element] if kind.is_note else None)
             if ref.tpo_doc_ref not in (allowed or ALL_CFE_TYPES):
-                only = " o ".join(cfe_type(c).name_es for c in sorted(noted)) if noted else ""
+                only = " o ".join(type_name_es(c) for c in sorted(noted)) if noted else ""
                 errors.add(
                     f"{where}.tpoDocRef",
                     "not_allowed",

@@ -21,7 +21,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from portal.domain.cfe_types import CFE_TYPES, NOTE_REFERENCE_TYPES
+from portal.domain.cfe_types import CFE_TYPES, NOTE_REFERENCE_TYPES, type_name_es
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe import (
     CfeInput,
@@ -121,7 +121,7 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[
             .with_for_update()
         )
         if ref.tpo_doc_ref not in allowed:
-            kinds = " o ".join(CFE_TYPES[code].name_es for code in sorted(allowed))
+            kinds = " o ".join(type_name_es(code) for code in sorted(allowed))
             problems.append(
                 FieldError(
                     f"{where}.tpoDocRef",
@@ -149,7 +149,7 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[
                     _(
                         "DGI rechazó el comprobante {tipo} {numero}: no tiene validez fiscal y no admite notas (DGI "
                         "las rechazaría, E12). Emití el comprobante corregido.",
-                        tipo=CFE_TYPES[found.tipo_cfe].name_es,
+                        tipo=type_name_es(found.tipo_cfe),
                         numero=named,
                     ),
                 )
@@ -307,7 +307,9 @@ def sign_checked(cfe: CfeInput, totals: Totals, issuer: Issuer, numbering: Numbe
     the totals are the ones it computed (reference amounts filled in since do not change them). A paper CFC is
     built as its 1xx type and then made the 2xx it records."""
     try:
-        signed = sign_validated_cfe(contingency.engine_input(cfe), totals, issuer, numbering, signer)
+        signed = sign_validated_cfe(
+            contingency.engine_input(cfe), totals, issuer, numbering, signer, paper=is_cfc(cfe.tipo_cfe)
+        )
         if is_cfc(cfe.tipo_cfe):
             signed = contingency.as_contingency(signed, cfe, issuer.rut, signer)
     except CfeValidationError as exc:

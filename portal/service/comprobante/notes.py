@@ -15,7 +15,7 @@ from decimal import Decimal
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from portal.domain.cfe_types import CFE_TYPES, CREDIT_NOTE_FOR, CREDIT_NOTES, DEBIT_NOTE_OF, NOTE_BASE_TYPE
+from portal.domain.cfe_types import CREDIT_NOTE_FOR, CREDIT_NOTES, DEBIT_NOTE_OF, NOTE_BASE_TYPE, type_name_es
 from portal.service.cfe import CfeInput, compute_totals
 from portal.service.cfe.pdf_text import money
 from portal.service.comprobante.models import IssuedCfe, NoteReference
@@ -191,8 +191,7 @@ def full_credit_note(original: IssuedCfe, reason: str, issue_date: date | None =
     note_type = CREDIT_NOTE_FOR.get(original.tipo_cfe)
     if note_type is None:
         raise ApiError(
-            f"Un {CFE_TYPES[original.tipo_cfe].name_es if original.tipo_cfe in CFE_TYPES else original.tipo_cfe} "
-            "no se anula con nota de crédito.",
+            _("Un {tipo} no se anula con nota de crédito.", tipo=type_name_es(original.tipo_cfe)),
             code="tipo_sin_nota",
             status=409,
         )

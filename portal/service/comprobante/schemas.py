@@ -16,7 +16,7 @@ from pydantic import (
     field_validator,
 )
 
-from portal.domain.cfe_types import CFE_TYPES
+from portal.domain.cfe_types import CFC_NAMES, CFE_TYPES
 from portal.domain.dgi_states import DGI_STATES
 from portal.domain.receipt_numbers import MAX_TYPED, PATTERN, is_receipt_number
 from portal.service.cfe.model_parts import Day, reject_control_chars
@@ -29,7 +29,9 @@ from portal.service.platform.pydantic_errors import PARAMETERS, refuse
 # The body models strip spaces before measuring: a text of only spaces is empty, so say "some non-space" too.
 _NOT_BLANK = r"\S"
 
-_CFE_TYPE_CODES: list[JsonValue] = [*sorted(CFE_TYPES)]  # the codes as a JSON array for OpenAPI's enum
+# The codes a search filters by, as a JSON array for OpenAPI's enum: the CFE types and the keyed-in CFC (2xx).
+_SEARCH_TYPES = sorted({*CFE_TYPES, *CFC_NAMES})
+_CFE_TYPE_CODES: list[JsonValue] = [*_SEARCH_TYPES]
 
 
 class _Out(BaseModel):
@@ -298,7 +300,10 @@ class BuscarQuery(BaseModel):
     desde: Day | None = Field(None, description="Fecha de emisión desde (inclusive), AAAA-MM-DD.")
     hasta: Day | None = Field(None, description="Fecha de emisión hasta (inclusive), AAAA-MM-DD.")
     tipo_cfe: int | None = Field(
-        None, alias="tipoCFE", json_schema_extra={"enum": _CFE_TYPE_CODES}, description="Tipo de CFE, p. ej. 111."
+        None,
+        alias="tipoCFE",
+        json_schema_extra={"enum": _CFE_TYPE_CODES},
+        description="Tipo de CFE o de CFC (contingencia, 2xx), p. ej. 111 o 211.",
     )
     numero: str | None = Field(
         None,
@@ -351,10 +356,10 @@ class BuscarQuery(BaseModel):
     @field_validator("tipo_cfe")
     @classmethod
     def _type(cls, value: int | None) -> int | None:
-        if value is not None and value not in CFE_TYPES:
+        if value is not None and value not in _SEARCH_TYPES:
             raise refuse(
                 "tipo_invalido",
-                _("Tipo de CFE desconocido; se espera {expected}.", expected=", ".join(map(str, sorted(CFE_TYPES)))),
+                _("Tipo de CFE desconocido; se espera {expected}.", expected=", ".join(map(str, _SEARCH_TYPES))),
             )
         return value
 

@@ -7,6 +7,7 @@ from wtforms.fields.choices import SelectChoice
 
 from portal.domain.cfe_types import (
     BOLETA_TYPES,
+    CREDIT_NOTE_FOR,
     EXPORT_INVOICE_TYPES,
     IND_FACT_BASIC_RATE,
     IND_FACT_EXEMPT,
@@ -84,7 +85,7 @@ def type_name(code: int | None) -> str:
 
 REFERENCE_TYPES = [
     (code, label) for code, label in CFE_TYPES if code in INVOICE_TYPES | EXPORT_INVOICE_TYPES | BOLETA_TYPES
-]
+] + [(code, label) for code, label in OTHER_TYPES if code in CREDIT_NOTE_FOR]  # a note of a keyed-in CFC too
 
 FMA_PAGO = [(1, _l("Contado")), (2, _l("Crédito"))]
 
