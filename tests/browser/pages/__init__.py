@@ -500,7 +500,9 @@ class ReceiptsPage:
         """The list's one box takes the id too: it goes straight to the receipt."""
         self.page.get_by_role("link", name="Comprobantes", exact=True).first.click()
         self.page.get_by_label("Número", exact=True).fill(receipt_id)
-        self.page.get_by_role("button", name="Buscar").click()
+        # The list searches as one types (400 ms after the last change) and a whole id goes straight to the
+        # receipt: a click on "Buscar" as well would race that navigation (the button leaves the page under it).
+        self.page.wait_for_url(re.compile(f"/comprobantes/{re.escape(receipt_id)}$"))
 
     def fill_retention(self, n: int, code: str, rate: str, base: str, amount: str) -> None:
         self.page.get_by_label(f"Código de retención, línea {n}").fill(code)
