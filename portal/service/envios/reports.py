@@ -71,12 +71,13 @@ def build(company_id: int, fecha: date, actor: str) -> int:
 
 
 def _mark_reported(session, report_id: int, receipts: list[tuple[str, str]]) -> None:
-    """Each (cfe_id, route) of the report gets its report; those sent only in it move to "en_reporte" (the
-    submission and IssuedCfe.dgi_status, as tracking.set_state keeps them in step). Bulk UPDATEs over the ids
-    read for the report, a thousand at a time: a day of 100,000 e-Tickets is 200 statements, not 200,000."""
+    """Each (cfe_id, route) of the report gets its report; those sent only in it move to "en_reporte" in their
+    submission (dgi_envio_cfe). Bulk UPDATEs over the ids read for the report, a thousand at a time: a day of
+    100,000 e-Tickets is 100 statements, not 100,000. The receipts' own copy of the state (IssuedCfe.dgi_status,
+    the list's filter) is not touched here: every update of it rewrites all the indexes of cfe_emitido (two hold
+    that column), 28 s for such a day on PostgreSQL. `mirror_states` moves it after the report is recorded."""
     now = datetime.now(UTC)
     ids = [cfe_id for cfe_id, _route in receipts]
-    only = [cfe_id for cfe_id, route in receipts if route == ROUTE_REPORT]
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start : start + _CHUNK]
         session.execute(
@@ -89,13 +90,35 @@ def _mark_reported(session, report_id: int, receipts: list[tuple[str, str]]) -> 
             )
             .execution_options(synchronize_session=False)
         )
-    for start in range(0, len(only), _CHUNK):
-        session.execute(
-            update(IssuedCfe)
-            .where(IssuedCfe.id.in_(only[start : start + _CHUNK]))
-            .values(dgi_status="en_reporte")
-            .execution_options(synchronize_session=False)
+
+
+def mirror_states(report_id: int) -> int:
+    """Copy "en_reporte" into IssuedCfe.dgi_status (what the receipt list shows and filters on) for the
+    receipts the report moved, a thousand per short write transaction, so issuing goes on meanwhile. Run
+    after `build` commits (tasks.mirror_report; again by the startup sweep for recent reports, in case the
+    process died half-way): idempotent, only "pendiente_reporte" moves. Returns how many rows it moved."""
+    with db.new_session() as session:
+        ids = list(
+            session.scalars(
+                select(DgiSubmission.cfe_id)
+                .join(IssuedCfe, IssuedCfe.id == DgiSubmission.cfe_id)
+                .where(
+                    DgiSubmission.report_id == report_id,
+                    DgiSubmission.state == "en_reporte",
+                    IssuedCfe.dgi_status == "pendiente_reporte",
+                )
+            )
         )
+    moved = 0
+    for start in range(0, len(ids), _CHUNK):
+        with db.write_transaction() as session:
+            moved += session.execute(
+                update(IssuedCfe)
+                .where(IssuedCfe.id.in_(ids[start : start + _CHUNK]), IssuedCfe.dgi_status == "pendiente_reporte")
+                .values(dgi_status="en_reporte")
+                .execution_options(synchronize_session=False)
+            ).rowcount
+    return moved
 
 
 _CHUNK = 1000
