@@ -162,24 +162,23 @@ def _threshold(session, fch_emis: date, cache: dict) -> Decimal:
     return cache[fch_emis]
 
 
+# PostgreSQL's query of _receipt_rows: the column names are this module's constants, not input.
+_PG_ROWS = text(
+    "SELECT s.cfe_id, s.route, s.state, c.tipo_cfe, c.fch_emis, c.serie, c.nro, c.tpo_moneda, "  # noqa: S608
+    + ", ".join(f't."{name}" AS "{name}"' for name in _TOTALS_READ)
+    + ", c.input_json ->> 'tpoCambio' AS tpo_cambio, c.issuer_json ->> 'cdg_dgi_sucursal' AS sucursal "
+    "FROM dgi_envio_cfe s JOIN cfe_emitido c ON c.id = s.cfe_id CROSS JOIN LATERAL json_to_record(c.totals_json) "
+    "AS t(" + ", ".join(f'"{name}" text' for name in _TOTALS_READ) + ") "
+    "WHERE c.company_id = :company AND c.fch_emis = :fecha"
+)
+
+
 def _receipt_rows(session, company_id: int, fecha: date):
     """The day's receipts with what the report needs: each total as text, extracted by the database. On
     PostgreSQL the totals' JSON is parsed once per row (json_to_record) rather than once per total read."""
     totals = _TOTALS_READ
     if session.get_bind().dialect.name == "postgresql":
-        fields = ", ".join(f'"{name}" text' for name in totals)
-        columns = ", ".join(f't."{name}" AS "{name}"' for name in totals)
-        return session.execute(
-            text(
-                "SELECT s.cfe_id, s.route, s.state, c.tipo_cfe, c.fch_emis, c.serie, c.nro, c.tpo_moneda, "
-                f"{columns}, c.input_json ->> 'tpoCambio' AS tpo_cambio, "
-                "c.issuer_json ->> 'cdg_dgi_sucursal' AS sucursal "
-                "FROM dgi_envio_cfe s JOIN cfe_emitido c ON c.id = s.cfe_id "
-                f"CROSS JOIN LATERAL json_to_record(c.totals_json) AS t({fields}) "
-                "WHERE c.company_id = :company AND c.fch_emis = :fecha"
-            ),
-            {"company": company_id, "fecha": fecha},
-        ).all()
+        return session.execute(_PG_ROWS, {"company": company_id, "fecha": fecha}).all()
     return session.execute(
         select(
             DgiSubmission.cfe_id,
