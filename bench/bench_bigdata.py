@@ -11,7 +11,9 @@
 - export: the CSV export of about 100,000 receipts and of all 600,000, each in a fresh process, streamed through
   the endpoint; the process's peak RSS (ru_maxrss) before and after: flat memory means the same peak.
 - report: the daily report (envios.reports.build) of the "busy day" company's day with 100,000 e-Tickets
-  below the threshold: seconds, target < 10 s. The report is undone afterwards, so the run can be repeated.
+  below the threshold: seconds, target < 10 s; then, apart, the copy of the receipts' new state into the list's
+  column that follows it in the background (reports.mirror_states). The report is undone afterwards, so the run
+  can be repeated. `bigdata.py generate --only-report-day` makes just that day's data (a minute).
 """
 
 from __future__ import annotations
