@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 from flask import current_app
-from sqlalchemy import case, func, select, text, update
+from sqlalchemy import CursorResult, case, func, select, text, update
 
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.cfe.rules import ui_threshold_on
@@ -112,12 +112,13 @@ def mirror_states(report_id: int) -> int:
     moved = 0
     for start in range(0, len(ids), _CHUNK):
         with db.write_transaction() as session:
-            moved += session.execute(
+            result: CursorResult = session.execute(  # type: ignore[assignment]
                 update(IssuedCfe)
                 .where(IssuedCfe.id.in_(ids[start : start + _CHUNK]), IssuedCfe.dgi_status == "pendiente_reporte")
                 .values(dgi_status="en_reporte")
                 .execution_options(synchronize_session=False)
-            ).rowcount
+            )
+            moved += result.rowcount
     return moved
 
 
@@ -214,12 +215,12 @@ def _summaries(session, company_id: int, fecha: date):
         if row.state == "rechazado" or not report_xml.reported(tipo):
             continue  # a receipt DGI rejected was not issued: its number is reported voided
         rate = Decimal(str(row.tpo_cambio or 1)) if row.tpo_moneda != "UYU" else None
-        values = []
+        values: list[Decimal | None] = []
         for position in range(first, first + summed):
             raw = row[position]
             if raw:
-                value = Decimal(str(raw))
-                values.append(value * rate if rate is not None else value)
+                amount = Decimal(str(raw))
+                values.append(amount * rate if rate is not None else amount)
             else:
                 values.append(None)
         summary = summaries.get(tipo)
@@ -227,14 +228,18 @@ def _summaries(session, company_id: int, fecha: date):
             summary = summaries[tipo] = report_xml.TypeSummary()
         key = (row.fch_emis, int(row.sucursal or 1))
         sums = summary.amounts[key]
-        for name, value in zip(_SUMMED, values, strict=True):
-            if value is not None:
-                sums[name] += value
+        for name, added in zip(_SUMMED, values, strict=True):
+            if added is not None:
+                sums[name] += added
             elif name not in sums:
                 sums[name] = _ZERO  # present, as add_receipt leaves it
         summary.rates[key] = (row[rates_at] or "10", row[rates_at + 1] or "22")
         summary.issued[row.serie].append(row.nro)
-        net = sum((values[i] for i in _NET_AT if values[i] is not None), _ZERO)
+        net = _ZERO
+        for position in _NET_AT:
+            part = values[position]
+            if part is not None:
+                net += part
         summary.above_threshold += net > _threshold(session, row.fch_emis, thresholds)
     for voided in session.scalars(
         select(VoidedRange).where(VoidedRange.company_id == company_id, VoidedRange.fecha == fecha)
