@@ -3,7 +3,8 @@ daily report and voiding operations of the API."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
+from decimal import Decimal
 
 import pytest
 from lxml import etree
@@ -13,6 +14,8 @@ from portal import paths
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import verify_signature
+from portal.service.comprobante.models import IssuedCfe, VoidedRange
+from portal.service.envios import report_xml, reports
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope
 from portal.service.platform import db
 from tests.support import cfe_bodies as bodies
@@ -55,8 +58,6 @@ def test_an_envelope_is_valid_matches_dgis_sample_and_carries_the_cfes_bytes_unc
         assert root.findtext(f"{D}Caratula/{D}RutReceptor") == "214844360018"
         assert root.findtext(f"{D}Caratula/{D}CantCFE") == "2"
         assert sobre.file_name == f"Sob_219999830019_{TODAY:%Y%m%d}_{sobre.idemisor}.xml"
-        from portal.service.comprobante.models import IssuedCfe
-
         for cfe in issued:
             signed = session.get(IssuedCfe, cfe["idCfeEmitido"]).xml
             body = signed.split(b"?>", 1)[1].strip()
@@ -230,3 +231,45 @@ def test_the_reports_count_above_the_threshold_is_by_amount_not_by_the_road_to_d
         report = db.session().get(DgiDailyReport, answer.json["idReporte"])
         tck = etree.fromstring(report.xml).find(f"{D}Rsmn_Tck/{D}RsmnData")
         assert (tck.findtext(f"{D}CantDocsEmi"), tck.findtext(f"{D}CantDocsMay_topeUI")) == ("3", "1")
+
+
+def test_the_reports_sums_are_add_receipts_for_every_kind_of_receipt(api_client, admin, service_app):
+    # reports._summaries adds the day's amounts itself (no zeros, no rate of 1): the document must be the one
+    # TypeSummary.add_receipt gives for the same receipts, whole totals decoded, dollars and a rejected one too.
+    for _ in range(2):
+        issue(api_client, admin, bodies.body(bodies.ETICKET))
+    issue(api_client, admin, bodies.body(bodies.DGI_SAMPLE_ETICKET))
+    issue(api_client, admin, bodies.body(bodies.EFACTURA))
+    issue(api_client, admin, {**bodies.body(bodies.EFACTURA), "tpoMoneda": "USD", "tpoCambio": "39.875"})
+    issue(api_client, admin, {**bodies.body(bodies.ETICKET), "tpoMoneda": "USD", "tpoCambio": "40.125"})
+    rejected = bodies.body(bodies.EFACTURA)
+    rejected["receptor"]["rznSocRecep"] = f"Cliente {REJECT_MARKER}E14"
+    issue(api_client, admin, rejected)
+    drain(service_app)
+    with service_app.app_context():
+        session = db.new_session()
+        records = session.scalars(select(IssuedCfe).where(IssuedCfe.fch_emis == TODAY)).all()
+        company_id = records[0].company_id
+        fast, receipts = reports._summaries(session, company_id, TODAY)
+        reference: dict[int, report_xml.TypeSummary] = {}
+        for record in records:
+            if record.dgi_status == "rechazado":
+                continue
+            rate = Decimal(str(record.input_json.get("tpoCambio") or 1)) if record.tpo_moneda != "UYU" else Decimal(1)
+            net = sum((Decimal(str(record.totals_json.get(n) or 0)) for n in reports._NET_EXCLUDING_IVA), Decimal(0))
+            threshold = reports._threshold(session, record.fch_emis, {})
+            reference.setdefault(record.tipo_cfe, report_xml.TypeSummary()).add_receipt(
+                record.fch_emis, 1, record.serie, record.nro, record.totals_json, rate, net * rate > threshold
+            )
+        for voided in session.scalars(select(VoidedRange).where(VoidedRange.fecha == TODAY)):  # the rejected one
+            reference[voided.tipo_cfe].voided[voided.serie].append((voided.nro_desde, voided.nro_hasta))
+        moment = datetime(2026, 1, 2, 3, 4, 5)
+
+        def document(summaries) -> bytes:
+            return etree.tostring(
+                report_xml.report_document(rut="1", fecha=TODAY, sec_envio=1, signed_at=moment, summaries=summaries)
+            )
+
+        assert {record.tpo_moneda for record in records} == {"UYU", "USD"} and len(reference) == 2
+        assert document(fast) == document(reference) and len(receipts) == len(records) - 1
+        assert reference[101].above_threshold == 1  # DGI's sample e-Ticket, above the threshold

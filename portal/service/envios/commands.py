@@ -33,6 +33,7 @@ def send_daily_report(company_rut: str, day: str | None) -> None:
             click.echo("that day has not happened yet", err=True)
             sys.exit(1)
         report_id = reports.build(company.id, fecha, "operador (línea de comandos)")
+        reports.mirror_states(report_id)
         reports.deliver(report_id)
         report = db.new_session().get_one(DgiDailyReport, report_id)
         click.echo(

@@ -173,6 +173,7 @@ def send_daily_report(principal: Principal, body: schemas.ReporteSolicitud):
             message="No hay reportes diarios de días anteriores a los CFE.",
         )
     report_id = reports.build(principal.company_id, body.fecha, principal.actor)
+    jobs.enqueue_safely(lambda: tasks.mirror_report(report_id), "daily report's receipts")
     jobs.enqueue_safely(lambda: tasks.deliver_report(report_id), "daily report delivery")
     return listing.report_out(db.session().get_one(DgiDailyReport, report_id)), 202
 

@@ -101,6 +101,20 @@ def deliver_report(report_id: int) -> None:
     _stepping(lambda: reports.deliver(report_id))
 
 
+@jobs.huey.task()
+@jobs.in_app_context
+def mirror_report(report_id: int) -> None:
+    """The receipts a report just recorded show "en_reporte" in the list too (reports.mirror_states)."""
+    reports.mirror_states(report_id)
+
+
+def recent_reports(session, days: int = 3) -> list[int]:
+    """Reports built in the last `days`: the startup sweep mirrors their receipts' state again, in case the
+    process died between a report's recording and the end of its mirror (mirror_states is idempotent)."""
+    since = datetime.now(UTC) - timedelta(days=days)
+    return list(session.scalars(select(DgiDailyReport.id).where(DgiDailyReport.created_at >= since)))
+
+
 def oldest_waiting(session) -> tuple[str, int] | None:
     """What the probe sends: the oldest envelope not yet acknowledged, else the oldest answer to fetch, else
     the oldest daily report not yet answered."""
@@ -213,6 +227,7 @@ def sweep(margin: timedelta = SWEEP_MARGIN, *, restarting: bool = False) -> dict
                 select(DgiDailyReport.id).where(DgiDailyReport.state == "armado", DgiDailyReport.created_at <= cutoff)
             )
         )
+        mirror = recent_reports(session) if restarting else []
         later = (
             session.execute(
                 select(DgiEnvelope.id, DgiEnvelope.state, DgiEnvelope.next_attempt_at).where(
@@ -230,6 +245,8 @@ def sweep(margin: timedelta = SWEEP_MARGIN, *, restarting: bool = False) -> dict
         fetch_answers(envelope_id)
     for report_id in to_report:
         deliver_report(report_id)
+    for report_id in mirror:
+        mirror_report(report_id)
     for envelope_id, state, due_at in later:
         assert due_at is not None  # the query asked for next_attempt_at > cutoff
         task = deliver_envelope if state == "armado" else fetch_answers
@@ -283,6 +300,7 @@ def daily_reports(until=None) -> list[int]:
         for fecha in pending:
             report_id = reports.build(company_id, fecha, "sistema")
             built.append(report_id)
+            mirror_report(report_id)
             deliver_report(report_id)
     return built
 
