@@ -5,8 +5,8 @@ pesos; receipts DGI rejected are left out of the totals and listed apart.
 What every IVA book shares (its rows, totals, summary and `BookKind`, what tells one book from the other in
 files and JSON) lives here too; the purchases book (compras.py) only reads its rows from the received CFEs.
 
-Rows are read in batches straight from the receipts' columns and the JSON totals stored at signing (the same
-numbers the XML carries, written from one `Totals`), so a month of 100,000 receipts streams in flat memory.
+Rows are read in batches straight from the receipts' columns, the amounts among them (stored at signing from
+the same `Totals` the XML is written from), so a month of 100,000 receipts streams in flat memory.
 """
 
 from __future__ import annotations
@@ -17,13 +17,11 @@ from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, NamedTuple, Protocol, TypeVar
 
-from sqlalchemy import Select, String, case, func, null, select, true
-from sqlalchemy import column as sql_column
+from sqlalchemy import Float, Select, case, null, select, type_coerce
 from sqlalchemy.orm import Session
 
 from portal.domain.cfe_types import INVOICE_TYPES
 from portal.service.comprobante.amounts import (
-    AMOUNT_COLUMNS,
     AMOUNT_NAMES,
     ZERO,
     amount_columns,
@@ -284,33 +282,15 @@ _HEAD: tuple[Any, ...] = (
 _BRANCH = IssuedCfe.issuer_json["cdg_dgi_sucursal"].as_integer()
 
 
-def _split_array(text: str | None) -> list[str] | tuple[None, ...]:
-    """SQLite's answer to json_extract with one path per amount: a JSON array of them (`["700.50","0.00",...]`).
-    Split, not json.loads: amounts hold no comma or quote, and a null (an absent amount) is one of the zeros."""
-    if text is None:
-        return (None,) * len(AMOUNT_COLUMNS)
-    return text[1:-1].replace('"', "").split(",")
-
-
-def _amount_source(dialect: str) -> tuple[list[Any], Any, Callable[[Sequence[Any]], Iterable[str | None]]]:
-    """How the database reads the twelve amounts out of each receipt's stored totals (a JSON text column), in
-    one pass over the JSON: a path per amount parses the whole text again each time, which was most of the
-    query's time. The columns to select, what to join (None: nothing), and how to read the amounts' texts back
-    from the end of a row."""
-    first = len(_HEAD) + 1
+def _amount_source(dialect: str) -> list[Any]:
+    """The receipt's amount columns (AMOUNT_COLUMNS' order), stored as numbers at issue time (migration 0240):
+    no JSON read per row. PostgreSQL's driver answers Decimals; SQLite's are read bare (its floats, not a Decimal
+    made for each of the twelve amounts, most of them zero) and only the non-zero ones become Decimals with their
+    two decimals (`signed_amounts`)."""
+    columns = amount_columns()
     if dialect == "sqlite":
-        paths = (f"$.{source}" for _name, source in AMOUNT_COLUMNS)
-        column = func.json_extract(IssuedCfe.totals_json, *paths, type_=String)
-        return [column], None, lambda values: _split_array(values[first])
-    if dialect == "postgresql":
-        record = (
-            func.json_to_record(IssuedCfe.totals_json)
-            .table_valued(*(sql_column(source, String) for _name, source in AMOUNT_COLUMNS))
-            .render_derived(name="totales", with_types=True)
-            .lateral()
-        )
-        return [record.c[source] for _name, source in AMOUNT_COLUMNS], record, lambda values: values[first:]
-    return amount_columns(), None, lambda values: values[first:]
+        return [type_coerce(column.element, Float()).label(column.name) for column in columns]
+    return columns
 
 
 def book_statement(
@@ -318,17 +298,15 @@ def book_statement(
 ) -> tuple[Select[Any], Callable[[Sequence[Any]], Iterable[str | None]]]:
     """The SELECT of a period's book on `dialect` (the rows `_row` takes, the branch or a null, then the
     amounts), and how to read each row's amount texts back."""
-    amounts, joined, texts = _amount_source(dialect)
-    statement = select(*_HEAD, _BRANCH if branches else null(), *amounts)
-    if joined is not None:
-        statement = statement.join(joined, true())
+    first = len(_HEAD) + 1
+    statement = select(*_HEAD, _BRANCH if branches else null(), *_amount_source(dialect))
     statement = statement.where(
         IssuedCfe.company_id == company_id,
         IssuedCfe.fch_emis >= desde,
         IssuedCfe.fch_emis <= hasta,
         IssuedCfe.tipo_cfe.in_(sorted(BOOK_TYPES)),
     ).order_by(IssuedCfe.fch_emis, IssuedCfe.tipo_cfe, IssuedCfe.serie, IssuedCfe.nro)
-    return statement.execution_options(yield_per=_BATCH), texts
+    return statement.execution_options(yield_per=_BATCH), lambda values: values[first:]
 
 
 def book_rows(
@@ -339,8 +317,8 @@ def book_rows(
     the last row has been read; with `branches`, each row's branch too (BookRow.sucursal, None otherwise).
 
     Plain rows of Core, not the ORM's entities, each turned into a BookRow by `_row` (docs/PERFORMANCE.md, "The
-    IVA books"); the amounts are read out of the stored totals by the database, not by decoding every receipt's
-    JSON in Python."""
+    IVA books"); the amounts are the receipt's numeric columns, set at issue time (no JSON read per row), and
+    PostgreSQL reads the month already in the book's order (ix_cfe_emitido_libro)."""
     connection = session.connection()
     statement, texts = book_statement(connection.dialect.name, company_id, desde, hasta, branches=branches)
     if connection.dialect.name == "postgresql":
