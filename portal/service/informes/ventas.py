@@ -17,7 +17,7 @@ from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, NamedTuple, Protocol, TypeVar
 
-from sqlalchemy import Select, String, case, func, null, select
+from sqlalchemy import Float, Select, case, null, select, type_coerce
 from sqlalchemy.orm import Session
 
 from portal.domain.cfe_types import INVOICE_TYPES
@@ -284,12 +284,12 @@ _BRANCH = IssuedCfe.issuer_json["cdg_dgi_sucursal"].as_integer()
 
 def _amount_source(dialect: str) -> list[Any]:
     """The receipt's amount columns (AMOUNT_COLUMNS' order), stored as numbers at issue time (migration 0240):
-    no JSON read per row. PostgreSQL's driver answers Decimals; SQLite's are written by SQLite as texts with two
-    decimals (`printf`, in C), which `signed_amounts` turns into Decimals only when not zero: not a Decimal made
-    in Python for each of the twelve amounts of every row, most of them zero."""
+    no JSON read per row. PostgreSQL's driver answers Decimals; SQLite's are read bare, as its floats (not a
+    Decimal made for each of the twelve amounts of every row, most of them zero; nor SQLite's printf, which cost
+    more than the floats' formatting in Python), and `signed_amounts` makes Decimals of the non-zero ones."""
     columns = amount_columns()
     if dialect == "sqlite":
-        return [func.printf("%.2f", column.element, type_=String).label(column.name) for column in columns]
+        return [type_coerce(column.element, Float()).label(column.name) for column in columns]
     return columns
 
 
