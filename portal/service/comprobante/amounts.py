@@ -88,7 +88,7 @@ def signed_amounts(tipo_cfe: int, values: Iterable[Decimal | float | str | None]
             continue
         if type(value) is not Decimal:
             # A float is SQLite's Numeric(17, 2) read bare: its two decimals, not its binary expansion.
-            amount = Decimal(value) if type(value) is str else Decimal("%.2f" % value)  # noqa: UP031  # twice as fast as f"{:.2f}"
+            amount = Decimal(value) if isinstance(value, str) else Decimal("%.2f" % value)  # noqa: UP031  # twice as fast as f"{:.2f}"
             if not amount:
                 continue
         else:
