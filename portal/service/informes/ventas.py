@@ -282,21 +282,25 @@ _HEAD: tuple[Any, ...] = (
 _BRANCH = IssuedCfe.issuer_json["cdg_dgi_sucursal"].as_integer()
 
 
-# SQLite's answer for the twelve amounts: one text, each with two decimals, split by commas.
+# SQLite's text of the twelve amounts, each with two decimals, separated by commas.
 _SQLITE_AMOUNTS = ",".join(["%.2f"] * len(AMOUNT_NAMES))
 
 
 def _amount_source(dialect: str, first: int) -> tuple[list[Any], Callable[[Sequence[Any]], Iterable[Any]]]:
     """The receipt's amount columns (AMOUNT_COLUMNS' order), stored as numbers at issue time (migration 0240), no
     JSON read per row: what to select after the row's first `first` values, and how to read the amounts back.
-    PostgreSQL's driver answers them as Decimals. SQLite writes all twelve into one text with `printf` (in C):
-    twelve columns each made a Python float, then a Decimal with two decimals, cost a quarter more of the book's
-    time than splitting one text whose zeros are never parsed (`signed_amounts`)."""
-    columns = amount_columns()
+    The database writes the twelve into one text, split here (SQLite's printf; PostgreSQL's numeric(17, 2) has two
+    decimals already): twelve columns each made a Python number (PostgreSQL's driver a Decimal, SQLite a float
+    then a Decimal), most of them zero, cost a quarter more of the book's time than one text whose zeros are
+    never parsed (`signed_amounts`)."""
+    columns = [column.element for column in amount_columns()]
     if dialect == "sqlite":
-        text = func.printf(_SQLITE_AMOUNTS, *(column.element for column in columns), type_=String)
-        return [text], lambda values: values[first].split(",")
-    return columns, lambda values: values[first:]
+        text = func.printf(_SQLITE_AMOUNTS, *columns, type_=String)
+    elif dialect == "postgresql":
+        text = func.concat_ws(",", *columns, type_=String)
+    else:
+        return columns, lambda values: values[first:]
+    return [text], lambda values: values[first].split(",")
 
 
 def book_statement(
