@@ -156,6 +156,7 @@ def _row(template, serial, company, tipo, nro, day, rng, doc, name, state) -> di
         "mnt_total": amount,
         "mnt_pagar": amount,
         "totals_json": {**template["totals_json"], "mntTotal": str(amount), "mntNetoIVATasaBasica": str(amount)},
+        "mnt_neto_iva_tasa_basica": amount,  # the book's column of the same amount (migration 0240)
         "receptor_doc": doc,
         "receptor_nombre": name,
         "receptor_busqueda": folded(name),

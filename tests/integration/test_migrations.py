@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import importlib
 from datetime import datetime
+from decimal import Decimal
 
+import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from alembic.operations import Operations
 from sqlalchemy import column, create_engine, table, text
 from sqlalchemy.orm import Session
 
@@ -98,3 +102,59 @@ _CFE_ROW = {
     "created_by": "admin@demo.uy",
     "created_at": "2026-11-24 00:30:16.000000",
 }
+
+
+def test_the_books_amounts_are_filled_from_each_receipts_stored_totals(tmp_path):
+    """0240_cfe_importes_libro: the receipts issued before it get their book amounts out of totals_json (an
+    absent amount is zero), in batches of ids, and keep them when migrated again."""
+    url = f"sqlite:///{tmp_path / 'service.db'}"
+    config = alembic_config(url)
+    command.upgrade(config, "0200_list_filter_indexes")
+    engine = create_engine(url)  # foreign keys off: bare rows are enough
+    totals = '{"mntNoGrv": "700.50", "mntNetoIVATasaBasica": "15000.00", "mntIVATasaBasica": "3300.00"}'
+    rows = [
+        {
+            **_CFE_ROW,
+            "id": f"cfe_{i:02d}",
+            "nro": i,
+            "totals_json": totals if i % 2 else "{}",
+            "receptor_busqueda": None,
+        }
+        for i in range(1, 12)
+    ]
+    cfe = table("cfe_emitido", *(column(name) for name in rows[0]))
+    with engine.begin() as connection:
+        connection.execute(cfe.insert(), rows)
+    command.upgrade(config, "heads")
+    load_all_models()
+
+    def stored() -> dict:
+        with Session(engine) as session:
+            return {
+                record.id: (
+                    record.mnt_no_grv,
+                    record.mnt_neto_iva_tasa_basica,
+                    record.mnt_iva_tasa_basica,
+                    record.mnt_iva_otra,
+                )
+                for record in session.query(IssuedCfe)
+            }
+
+    with_amounts = (Decimal("700.50"), Decimal("15000.00"), Decimal("3300.00"), Decimal("0.00"))
+    expected = {row["id"]: with_amounts if row["nro"] % 2 else (Decimal("0.00"),) * 4 for row in rows}
+    assert stored() == expected
+    # The same fill in batches of four ids (three UPDATEs, the last one short).
+    migration = importlib.import_module("portal.service.migrations.versions.0240_cfe_importes_libro")
+    with engine.begin() as connection:
+        connection.execute(
+            text("UPDATE cfe_emitido SET mnt_no_grv = 0, mnt_neto_iva_tasa_basica = 0, mnt_iva_tasa_basica = 0")
+        )
+        monkeypatch = pytest.MonkeyPatch()
+        monkeypatch.setattr(migration, "BATCH", 4)
+        try:
+            with Operations.context(MigrationContext.configure(connection)):
+                migration._backfill()
+        finally:
+            monkeypatch.undo()
+    assert stored() == expected
+    engine.dispose()

@@ -1,6 +1,6 @@
-"""The IVA sales book and the period view on PostgreSQL, where the amounts are read out of the stored totals by
-json_to_record (ventas._amount_source) and the rate only for receipts in another currency: the same tests as on
-SQLite, every amount recomputed from the signed XML."""
+"""The IVA sales book and the period view on PostgreSQL, where the amounts are the receipts' numeric columns read
+as the driver's Decimals (ventas._amount_source) and the rate only for receipts in another currency: the same
+tests as on SQLite, every amount recomputed from the signed XML."""
 
 from __future__ import annotations
 

@@ -11,10 +11,11 @@ from decimal import Decimal
 from hypothesis import given
 from hypothesis import strategies as st
 
+from portal.service.comprobante.amounts import signed_amounts
 from portal.service.informes.compras import PURCHASES
 from portal.service.informes.files import _CsvLines
 from portal.service.informes.routes import _fila, fila_json
-from portal.service.informes.ventas import AMOUNT_NAMES, SALES, _row, _split_array, two_decimals
+from portal.service.informes.ventas import AMOUNT_NAMES, SALES, _row, two_decimals
 
 
 def _book_row(tipo: int = 111, moneda: str = "UYU", rate: str | None = None, name: str | None = 'Ñandú "SA" \\ =1+1'):
@@ -53,6 +54,16 @@ def test_two_decimals_formats_as_the_format_spec(value):
     assert two_decimals(value) == f"{value:.2f}"
 
 
-def test_sqlites_array_of_amounts_splits_back_into_them():
-    assert _split_array('["700.50","0.00",null,"3300.00"]') == ["700.50", "0.00", "null", "3300.00"]
-    assert _split_array(None) == (None,) * len(AMOUNT_NAMES)
+def test_stored_amounts_read_the_same_as_decimals_as_sqlites_floats_and_as_texts():
+    """The amount columns as PostgreSQL answers them (Decimals), as SQLite's bare floats and integers, and as a
+    CFE's XML writes them: the same non-zero amounts, with their two decimals, a credit note's negative."""
+    decimals = [Decimal(text) for text in ("700.50", "0.00", "0", "0.10", "15000.00")] + [Decimal("0.00")] * 7
+    floats = [700.5, 0.0, 0, 0.1, 15000] + [0.0] * 7
+    texts = ["700.50", "0.00", None, "0.10", "15000.00"] + ["0"] * 7
+    expected = {"noGravado": Decimal("700.50"), "netoTasaMinima": Decimal("0.10"), "netoTasaBasica": Decimal("15000")}
+    for values in (decimals, floats, texts):
+        amounts = signed_amounts(111, values)
+        assert amounts == expected
+        assert [str(value) for value in amounts.values()] == ["700.50", "0.10", "15000.00"]
+        assert signed_amounts(112, values) == {name: -value for name, value in expected.items()}
+    assert len(AMOUNT_NAMES) == 12

@@ -1,5 +1,6 @@
-"""A receipt's amounts as the IVA books and the receipt list's export read them: the amount columns of the
-stored totals (net and IVA per rate, as the signed CFE carries them), credit notes negative. Here, beside the
+"""A receipt's amounts as the IVA books and the receipt list's export read them: the amount columns stored with
+each receipt at issue time (net and IVA per rate, as the signed CFE carries them; `book_amounts`), credit notes
+negative. Here, beside the
 receipts' table, because the receipt list (comprobante) and the books (informes) both read them, and informes
 builds on comprobante, never the other way."""
 
@@ -10,6 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from portal.domain.cfe_types import CFE_TYPES
+from portal.service.cfe.amounts import Totals
 from portal.service.comprobante.models import IssuedCfe
 
 ZERO = Decimal("0")
@@ -29,6 +31,23 @@ AMOUNT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("total", "mntTotal"),
 )
 AMOUNT_NAMES = tuple(name for name, _ in AMOUNT_COLUMNS)
+# The receipt's column of each (IssuedCfe, migration 0240), in AMOUNT_COLUMNS' order: Totals' field names too.
+AMOUNT_FIELDS = (
+    "mnt_no_grv",
+    "mnt_expo_y_asim",
+    "mnt_iva_en_susp",
+    "mnt_neto_iva_tasa_min",
+    "mnt_neto_iva_tasa_basica",
+    "mnt_neto_iva_otra",
+    "mnt_iva_tasa_min",
+    "mnt_iva_tasa_basica",
+    "mnt_iva_otra",
+    "mnt_impuesto_perc",
+    "mnt_tot_retenido",
+    "mnt_total",
+)
+# What book_amounts sets (mnt_total is the receipt's own column since the start, set with mnt_pagar).
+_STORED = AMOUNT_FIELDS[:-1]
 # The types whose amounts count negative (credit notes), looked up once per row.
 CREDIT_TYPES = frozenset(code for code, kind in CFE_TYPES.items() if kind.note_sign < 0)
 # How a zero (or an absent amount) is written in the stored totals, or by SQLite's JSON array of them.
@@ -42,24 +61,37 @@ def stored_decimal(text: str | None) -> Decimal | None:
     return Decimal(text)
 
 
+def book_amounts(totals: Totals) -> dict[str, Decimal]:
+    """The book's amount columns of a receipt signed with `totals` (IssuedCfe's columns, mnt_total apart): what
+    issuing adds to the receipt's row, so the books read numbers instead of parsing every receipt's totals_json."""
+    return {name: getattr(totals, name) for name in _STORED}
+
+
 def amount_columns() -> list[Any]:
-    """The book's amount columns read out of a receipt's stored totals by the database (one JSON value each, as
-    text, labelled with the book's names), for a statement on IssuedCfe; `signed_amounts` reads them back."""
-    return [IssuedCfe.totals_json[source].as_string().label(name) for name, source in AMOUNT_COLUMNS]
+    """The book's amount columns of a receipt, labelled with the book's names, for a statement on IssuedCfe;
+    `signed_amounts` reads them back."""
+    return [getattr(IssuedCfe, field).label(name) for name, field in zip(AMOUNT_NAMES, AMOUNT_FIELDS, strict=True)]
 
 
 def is_credit_note(tipo_cfe: int) -> bool:
     return tipo_cfe in CREDIT_TYPES
 
 
-def signed_amounts(tipo_cfe: int, texts: Iterable[str | None]) -> dict[str, Decimal]:
-    """The amount columns that are not zero (`texts` in AMOUNT_COLUMNS' order, as amount_columns reads them), in
-    the receipt's currency, negative for a credit note."""
+def signed_amounts(tipo_cfe: int, values: Iterable[Decimal | float | str | None]) -> dict[str, Decimal]:
+    """The amount columns that are not zero (`values` in AMOUNT_COLUMNS' order: the stored columns' numbers, as
+    Decimals, or as SQLite's bare floats, or the texts of a CFE's XML), in the receipt's currency, negative for a
+    credit note."""
     credit = tipo_cfe in CREDIT_TYPES
     amounts: dict[str, Decimal] = {}
-    for name, text in zip(AMOUNT_NAMES, texts, strict=True):
-        if text not in _ZERO_TEXTS:  # parsed only when not one of the usual zeros: most amounts are
-            value = Decimal(text)  # type: ignore[arg-type]  # not None: None is one of the zeros
-            if value:
-                amounts[name] = -value if credit else value
+    for name, value in zip(AMOUNT_NAMES, values, strict=True):
+        if not value or value in _ZERO_TEXTS:  # converted only when not zero: most amounts are
+            continue
+        if type(value) is not Decimal:
+            # A float is SQLite's Numeric(17, 2) read bare: its two decimals, not its binary expansion.
+            amount = Decimal(value) if isinstance(value, str) else Decimal("%.2f" % value)  # noqa: UP031  # twice as fast as f"{:.2f}"
+            if not amount:
+                continue
+        else:
+            amount = value
+        amounts[name] = -amount if credit else amount
     return amounts

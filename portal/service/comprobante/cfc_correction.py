@@ -10,6 +10,7 @@ from sqlalchemy import select
 from portal.service.cfe import CfeInput
 from portal.service.cfe.contingency import is_cfc
 from portal.service.comprobante import contingency, hooks, issuing
+from portal.service.comprobante.amounts import book_amounts
 from portal.service.comprobante.issuer import signing_key
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.search import folded
@@ -67,6 +68,8 @@ def correct(principal: Principal, cfe_id: str, cfe: CfeInput) -> IssuedCfe:
         # Numeric(17, 2) columns, typed float on the model; the constructor in issuing stores the same Decimals.
         record.mnt_total = signed.totals.mnt_total  # type: ignore[assignment]
         record.mnt_pagar = signed.totals.mnt_pagar  # type: ignore[assignment]
+        for name, value in book_amounts(signed.totals).items():  # the IVA books' amount columns (migration 0240)
+            setattr(record, name, value)
         record.receptor_doc = receptor.doc_recep if receptor else None
         record.receptor_nombre = receptor.rzn_soc_recep if receptor else None
         record.receptor_busqueda = folded(receptor.rzn_soc_recep) if receptor else None

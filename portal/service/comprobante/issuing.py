@@ -38,6 +38,7 @@ from portal.service.cfe.pdf import render_preview, render_receipt
 from portal.service.cfe.rules import validate
 from portal.service.cfe.rules_dgi import Emission
 from portal.service.comprobante import contingency, hooks, notes
+from portal.service.comprobante.amounts import book_amounts
 from portal.service.comprobante.events import receipt
 from portal.service.comprobante.issuer import (
     PrintSettings,
@@ -334,6 +335,7 @@ def _new_record(principal, cfe, issuer, numbering: Numbering, range_id, cert_id,
         tpo_moneda=cfe.tpo_moneda,
         mnt_total=signed.totals.mnt_total,
         mnt_pagar=signed.totals.mnt_pagar,
+        **book_amounts(signed.totals),  # the IVA books' amount columns (pgbooks, migration 0240)
         receptor_doc=receptor.doc_recep if receptor else None,
         receptor_nombre=receptor.rzn_soc_recep if receptor else None,
         receptor_busqueda=folded(receptor.rzn_soc_recep) if receptor else None,

@@ -115,6 +115,8 @@ class IssuedCfe(Base):
         ),
         Index("ix_cfe_emitido_request_id", "company_id", "request_id"),
         Index("ix_cfe_emitido_idempotency_key", "company_id", "idempotency_key"),
+        # The IVA sales book's order (informes/ventas.py): a month read already sorted (migration 0240).
+        Index("ix_cfe_emitido_libro", "company_id", "fch_emis", "tipo_cfe", "serie", "nro"),
         # A company's receipts in the order they were made: what its customers are read from (clientes).
         Index("ix_cfe_emitido_creado", "company_id", "created_at"),
     )
@@ -133,6 +135,19 @@ class IssuedCfe(Base):
     tpo_moneda: Mapped[str] = mapped_column(String(3))
     mnt_total: Mapped[float] = mapped_column(Numeric(17, 2))
     mnt_pagar: Mapped[float] = mapped_column(Numeric(17, 2))
+    # The rest of the IVA books' amounts (migration 0240), Zona A's totals as signed (the same as totals_json's),
+    # set at issue time (amounts.book_amounts) so a book reads numbers, not every receipt's JSON.
+    mnt_no_grv: Mapped[Decimal] = mapped_column(Numeric(17, 2), server_default="0")
+    mnt_expo_y_asim: Mapped[Decimal] = mapped_column(Numeric(17, 2), server_default="0")
+    mnt_iva_en_susp: Mapped[Decimal] = mapped_column(Numeric(17, 2), server_default="0")
+    mnt_neto_iva_tasa_min: Mapped[Decimal] = mapped_column(Numeric(17, 2), server_default="0")
+    mnt_neto_iva_tasa_basica: Mapped[Decimal] = mapped_column(Numeric(17, 2), server_default="0")
+    mnt_neto_iva_otra: Mapped[Decimal] = mapped_column(Numeric(17, 2), server_default="0")
+    mnt_iva_tasa_min: Mapped[Decimal] = mapped_column(Numeric(17, 2), server_default="0")
+    mnt_iva_tasa_basica: Mapped[Decimal] = mapped_column(Numeric(17, 2), server_default="0")
+    mnt_iva_otra: Mapped[Decimal] = mapped_column(Numeric(17, 2), server_default="0")
+    mnt_impuesto_perc: Mapped[Decimal] = mapped_column(Numeric(17, 2), server_default="0")
+    mnt_tot_retenido: Mapped[Decimal] = mapped_column(Numeric(17, 2), server_default="0")
     receptor_doc: Mapped[str | None] = mapped_column(String(20))
     receptor_nombre: Mapped[str | None] = mapped_column(String(150))
     # The name folded for prefix search (lower case, no accents): search.folded().

@@ -5,8 +5,8 @@ pesos; receipts DGI rejected are left out of the totals and listed apart.
 What every IVA book shares (its rows, totals, summary and `BookKind`, what tells one book from the other in
 files and JSON) lives here too; the purchases book (compras.py) only reads its rows from the received CFEs.
 
-Rows are read in batches straight from the receipts' columns and the JSON totals stored at signing (the same
-numbers the XML carries, written from one `Totals`), so a month of 100,000 receipts streams in flat memory.
+Rows are read in batches straight from the receipts' columns, the amounts among them (stored at signing from
+the same `Totals` the XML is written from), so a month of 100,000 receipts streams in flat memory.
 """
 
 from __future__ import annotations
@@ -17,13 +17,11 @@ from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, NamedTuple, Protocol, TypeVar
 
-from sqlalchemy import Select, String, case, func, null, select, true
-from sqlalchemy import column as sql_column
+from sqlalchemy import Select, String, case, func, null, select
 from sqlalchemy.orm import Session
 
 from portal.domain.cfe_types import INVOICE_TYPES
 from portal.service.comprobante.amounts import (
-    AMOUNT_COLUMNS,
     AMOUNT_NAMES,
     ZERO,
     amount_columns,
@@ -239,7 +237,7 @@ def book_row(record: ReceiptColumns, texts: Iterable[str | None]) -> BookRow:
 _ONE = Decimal(1)
 
 
-def _row(values: Sequence[Any], texts: Iterable[str | None]) -> BookRow:
+def _row(values: Sequence[Any], texts: Iterable[Any]) -> BookRow:
     """`book_row` on the columns in _HEAD's order: the per-row work of a book of 100,000 receipts, kept to
     parsing the amounts that are not zero and converting them to pesos when the CFE is in another currency."""
     amounts = signed_amounts(values[2], texts)
@@ -284,44 +282,34 @@ _HEAD: tuple[Any, ...] = (
 _BRANCH = IssuedCfe.issuer_json["cdg_dgi_sucursal"].as_integer()
 
 
-def _split_array(text: str | None) -> list[str] | tuple[None, ...]:
-    """SQLite's answer to json_extract with one path per amount: a JSON array of them (`["700.50","0.00",...]`).
-    Split, not json.loads: amounts hold no comma or quote, and a null (an absent amount) is one of the zeros."""
-    if text is None:
-        return (None,) * len(AMOUNT_COLUMNS)
-    return text[1:-1].replace('"', "").split(",")
+# SQLite's text of the twelve amounts, each with two decimals, separated by commas.
+_SQLITE_AMOUNTS = ",".join(["%.2f"] * len(AMOUNT_NAMES))
 
 
-def _amount_source(dialect: str) -> tuple[list[Any], Any, Callable[[Sequence[Any]], Iterable[str | None]]]:
-    """How the database reads the twelve amounts out of each receipt's stored totals (a JSON text column), in
-    one pass over the JSON: a path per amount parses the whole text again each time, which was most of the
-    query's time. The columns to select, what to join (None: nothing), and how to read the amounts' texts back
-    from the end of a row."""
-    first = len(_HEAD) + 1
+def _amount_source(dialect: str, first: int) -> tuple[list[Any], Callable[[Sequence[Any]], Iterable[Any]]]:
+    """The receipt's amount columns (AMOUNT_COLUMNS' order), stored as numbers at issue time (migration 0240), no
+    JSON read per row: what to select after the row's first `first` values, and how to read the amounts back.
+    The database writes the twelve into one text, split here (SQLite's printf; PostgreSQL's numeric(17, 2) has two
+    decimals already): twelve columns each made a Python number (PostgreSQL's driver a Decimal, SQLite a float
+    then a Decimal), most of them zero, cost a quarter more of the book's time than one text whose zeros are
+    never parsed (`signed_amounts`)."""
+    columns = [column.element for column in amount_columns()]
     if dialect == "sqlite":
-        paths = (f"$.{source}" for _name, source in AMOUNT_COLUMNS)
-        column = func.json_extract(IssuedCfe.totals_json, *paths, type_=String)
-        return [column], None, lambda values: _split_array(values[first])
-    if dialect == "postgresql":
-        record = (
-            func.json_to_record(IssuedCfe.totals_json)
-            .table_valued(*(sql_column(source, String) for _name, source in AMOUNT_COLUMNS))
-            .render_derived(name="totales", with_types=True)
-            .lateral()
-        )
-        return [record.c[source] for _name, source in AMOUNT_COLUMNS], record, lambda values: values[first:]
-    return amount_columns(), None, lambda values: values[first:]
+        text = func.printf(_SQLITE_AMOUNTS, *columns, type_=String)
+    elif dialect == "postgresql":
+        text = func.concat_ws(",", *columns, type_=String)
+    else:
+        return columns, lambda values: values[first:]
+    return [text], lambda values: values[first].split(",")
 
 
 def book_statement(
     dialect: str, company_id: int, desde: date, hasta: date, *, branches: bool = False
-) -> tuple[Select[Any], Callable[[Sequence[Any]], Iterable[str | None]]]:
+) -> tuple[Select[Any], Callable[[Sequence[Any]], Iterable[Any]]]:
     """The SELECT of a period's book on `dialect` (the rows `_row` takes, the branch or a null, then the
-    amounts), and how to read each row's amount texts back."""
-    amounts, joined, texts = _amount_source(dialect)
+    amounts), and how to read each row's amounts back."""
+    amounts, texts = _amount_source(dialect, len(_HEAD) + 1)
     statement = select(*_HEAD, _BRANCH if branches else null(), *amounts)
-    if joined is not None:
-        statement = statement.join(joined, true())
     statement = statement.where(
         IssuedCfe.company_id == company_id,
         IssuedCfe.fch_emis >= desde,
@@ -339,8 +327,8 @@ def book_rows(
     the last row has been read; with `branches`, each row's branch too (BookRow.sucursal, None otherwise).
 
     Plain rows of Core, not the ORM's entities, each turned into a BookRow by `_row` (docs/PERFORMANCE.md, "The
-    IVA books"); the amounts are read out of the stored totals by the database, not by decoding every receipt's
-    JSON in Python."""
+    IVA books"); the amounts are the receipt's numeric columns, set at issue time (no JSON read per row), and
+    PostgreSQL reads the month already in the book's order (ix_cfe_emitido_libro)."""
     connection = session.connection()
     statement, texts = book_statement(connection.dialect.name, company_id, desde, hasta, branches=branches)
     if connection.dialect.name == "postgresql":
