@@ -37,41 +37,10 @@ _RANGES_OF_TYPE = (
     .order_by(_RANGE.vencimiento, _RANGE.id)
     .with_for_update()
 )
-_TABLE = CaeRangeRecord.metadata.tables[CaeRangeRecord.__tablename__]  # the Table: __table__ is a FromClause
-_TAKE_NUMBER = update(_TABLE).where(_TABLE.c.id == bindparam("range_id")).values(next_nro=bindparam("following"))
-# The common case in ONE statement: the next number of the oldest usable range, taken and returned (UPDATE ...
-# RETURNING: SQLite 3.35+, PostgreSQL). The row's own next_nro is read and moved under its write lock, and the
-# outer condition is checked again on the row as locked (PostgreSQL re-evaluates it after a concurrent update):
-# no row means no usable range, or one used up meanwhile, and `allocate` looks again the long way, which also
-# says why no range can number the receipt.
-_OLDEST_USABLE = (
-    select(_RANGE.id)
-    .where(
-        _RANGE.company_id == bindparam("of_company"),
-        _RANGE.tipo_cfe == bindparam("of_type"),
-        _RANGE.next_nro <= _RANGE.hnro,
-        _RANGE.vencimiento >= bindparam("on_day"),
-        _RANGE.fecha_autorizacion <= bindparam("on_day"),
-    )
-    .order_by(_RANGE.vencimiento, _RANGE.id)
-    .limit(1)
-    .scalar_subquery()
-)
-_TAKE_NEXT = (
-    update(_TABLE)
-    .where(_TABLE.c.id == _OLDEST_USABLE, _TABLE.c.next_nro <= _TABLE.c.hnro)
-    .values(next_nro=_TABLE.c.next_nro + 1)
-    .returning(
-        _TABLE.c.id,
-        _TABLE.c.serie,
-        _TABLE.c.dnro,
-        _TABLE.c.hnro,
-        (_TABLE.c.next_nro - 1).label("next_nro"),
-        _TABLE.c.cae_id,
-        _TABLE.c.vencimiento,
-        _TABLE.c.cae_especial,
-        _TABLE.c.causal_cae_esp,
-    )
+_TAKE_NUMBER = (
+    update(CaeRangeRecord.metadata.tables[CaeRangeRecord.__tablename__])  # the Table: __table__ is a FromClause
+    .where(CaeRangeRecord.id == bindparam("range_id"))
+    .values(next_nro=bindparam("following"))
 )
 
 
@@ -139,22 +108,6 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
     Raises a 409 `cae_agotado` / `cae_vencido` / `sin_cae` when no range can number the receipt.
     """
     connection = db.connection_of(session)
-    if connection.dialect.update_returning:
-        chosen = connection.execute(
-            _TAKE_NEXT, {"of_company": company_id, "of_type": tipo_cfe, "on_day": fch_emis}
-        ).first()
-        if chosen is not None:
-            return _allocation(chosen, chosen.next_nro, tipo_cfe)
-    chosen = _oldest_usable(connection, company_id, tipo_cfe, fch_emis)
-    nro = chosen.next_nro
-    # Read with FOR UPDATE each time (SQLite: under the write lock), so a number given back by a rolled-back
-    # savepoint is seen by the next issue of the batch.
-    connection.execute(_TAKE_NUMBER, {"range_id": chosen.id, "following": nro + 1})
-    return _allocation(chosen, nro, tipo_cfe)
-
-
-def _oldest_usable(connection, company_id: int, tipo_cfe: int, fch_emis: date):
-    """The oldest usable range of the type, its rows locked; a 409 saying why when there is none."""
     ranges = connection.execute(_RANGES_OF_TYPE, {"company_id": company_id, "tipo_cfe": tipo_cfe}).all()
     if not ranges:
         raise ApiError(
@@ -178,10 +131,11 @@ def _oldest_usable(connection, company_id: int, tipo_cfe: int, fch_emis: date):
             code="cae_vencido",
             status=409,
         )
-    return usable[0]
-
-
-def _allocation(chosen, nro: int, tipo_cfe: int) -> Allocation:
+    chosen = usable[0]
+    nro = chosen.next_nro
+    # Read with FOR UPDATE each time (SQLite: under the write lock), so a number given back by a rolled-back
+    # savepoint is seen by the next issue of the batch.
+    connection.execute(_TAKE_NUMBER, {"range_id": chosen.id, "following": nro + 1})
     numbering = Numbering(
         serie=chosen.serie,
         nro=nro,
