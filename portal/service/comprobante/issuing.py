@@ -318,15 +318,9 @@ def sign_checked(cfe: CfeInput, totals: Totals, issuer: Issuer, numbering: Numbe
     return signed
 
 
-_NEW_ISSUED = IssuedCfe._sa_class_manager.new_instance  # type: ignore[attr-defined]
-
-
 def _new_record(principal, cfe, issuer, numbering: Numbering, range_id, cert_id, signed: SignedCfe) -> IssuedCfe:
     receptor = cfe.receptor
-    # Not IssuedCfe(...): the mapped constructor fires an attribute event per column. The values go into the new
-    # instance's state as they are; db.insert_loaded stores them and attaches the object as loaded.
-    record = _NEW_ISSUED()
-    record.__dict__.update(
+    return IssuedCfe(
         id=uuid.uuid4().hex,
         company_id=principal.company_id,
         cae_range_id=range_id,
@@ -355,7 +349,6 @@ def _new_record(principal, cfe, issuer, numbering: Numbering, range_id, cert_id,
         referencia_cobro=None,
         created_at=datetime.now(UTC),
     )
-    return record
 
 
 def numbering_of(record: IssuedCfe, session: Session) -> Numbering:

@@ -57,27 +57,15 @@ def _has_required_nulls(model: type[BaseModel], _seen: frozenset[type] = frozens
     return False
 
 
-@functools.cache
-def _restore_plan(model: type[BaseModel]) -> tuple[tuple[str, str, bool, bool], ...]:
-    """Per field of `model`: its name, its key in the JSON, whether it is a required null, and whether a model
-    inside it has any (only those are walked: an answer's long lists of lines have none)."""
-    plan = []
-    for name, field in model.model_fields.items():
-        key = field.serialization_alias or field.alias or name
-        inner = any(_has_required_nulls(m) for m in _models_in(field.annotation))
-        if field.is_required() or inner:
-            plan.append((name, key, field.is_required(), inner))
-    return tuple(plan)
-
-
 def _restore(value: Any, data: Any) -> None:
     if isinstance(value, BaseModel) and isinstance(data, dict):
-        for name, key, required, inner in _restore_plan(type(value)):
+        for name, field in type(value).model_fields.items():
+            key = field.serialization_alias or field.alias or name
             item = getattr(value, name)
             if item is None:
-                if required:
+                if field.is_required():
                     data[key] = None
-            elif inner and key in data:
+            elif key in data:
                 _restore(item, data[key])
     elif isinstance(value, list | tuple) and isinstance(data, list):
         for item, dumped in zip(value, data, strict=False):
