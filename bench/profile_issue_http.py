@@ -57,6 +57,13 @@ PARTS = [
 WAITS = ("Condition.wait", "Event.wait", "Lock.acquire", "Semaphore.acquire")
 
 
+def _is(frame: str, name: str, where: str) -> bool:
+    """Whether a py-spy frame (`Flask.wsgi_app (flask/app.py:1479)`) is the function `name` (whole, qualified or
+    not: `_checked` is not `sign_checked`) of a file ending in `where`."""
+    function = frame.split(" (", 1)[0]
+    return (function == name or function.endswith("." + name)) and where in frame
+
+
 def shares(raw: Path) -> tuple[int, collections.Counter]:
     total, counted = 0, collections.Counter()
     for line in raw.read_text().splitlines():
@@ -65,8 +72,11 @@ def shares(raw: Path) -> tuple[int, collections.Counter]:
         if "(flask/app.py" not in stack or leaf.startswith(WAITS) or "_configure_registries" in leaf:
             continue  # outside a request, or waiting (a lock, a condition, the ORM's configure mutex): not CPU
         total += int(n)
+        frames = stack.split(";")
         for label, marker in PARTS:
-            if marker.split(" (")[0] in stack and marker.split(" (")[1] in stack:
+            # The whole function name (`_checked` must not count `sign_checked`'s frames), in its file.
+            name, where = marker.split(" (")
+            if any(_is(frame, name, where) for frame in frames):
                 counted[label] += int(n)
     return total, counted
 
