@@ -115,8 +115,6 @@ class IssuedCfe(Base):
         ),
         Index("ix_cfe_emitido_request_id", "company_id", "request_id"),
         Index("ix_cfe_emitido_idempotency_key", "company_id", "idempotency_key"),
-        # The IVA sales book's order (informes/ventas.py): a month read already sorted (migration 0240).
-        Index("ix_cfe_emitido_libro", "company_id", "fch_emis", "tipo_cfe", "serie", "nro"),
         # A company's receipts in the order they were made: what its customers are read from (clientes).
         Index("ix_cfe_emitido_creado", "company_id", "created_at"),
     )

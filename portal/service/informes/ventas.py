@@ -328,7 +328,7 @@ def book_rows(
 
     Plain rows of Core, not the ORM's entities, each turned into a BookRow by `_row` (docs/PERFORMANCE.md, "The
     IVA books"); the amounts are the receipt's numeric columns, set at issue time (no JSON read per row), and
-    PostgreSQL reads the month already in the book's order (ix_cfe_emitido_libro)."""
+    PostgreSQL reads the month in date order along the list's index, sorting each day as it comes."""
     connection = session.connection()
     statement, texts = book_statement(connection.dialect.name, company_id, desde, hasta, branches=branches)
     if connection.dialect.name == "postgresql":

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.support.oidc import DEMO_PASSWORD, filled_sign_in_form
 
@@ -499,9 +500,12 @@ class ReceiptsPage:
     def find_by_id(self, receipt_id: str) -> None:
         """The list's one box takes the id too: it goes straight to the receipt."""
         self.page.get_by_role("link", name="Comprobantes", exact=True).first.click()
-        self.page.get_by_label("Número", exact=True).fill(receipt_id)
-        # The list searches as one types (400 ms after the last change) and a whole id goes straight to the
-        # receipt: a click on "Buscar" as well would race that navigation (the button leaves the page under it).
+        box = self.page.get_by_label("Número", exact=True)
+        box.fill(receipt_id)
+        try:
+            box.press("Enter", timeout=5000)  # submitted as a keyboard user does
+        except PlaywrightTimeoutError:
+            pass  # the list's search as one types (400 ms after the last change) opened the receipt first
         self.page.wait_for_url(re.compile(f"/comprobantes/{re.escape(receipt_id)}$"))
 
     def fill_retention(self, n: int, code: str, rate: str, base: str, amount: str) -> None:

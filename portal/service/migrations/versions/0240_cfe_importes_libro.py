@@ -1,11 +1,13 @@
-"""comprobante: the IVA books' amounts as numeric columns of each receipt, and an index in the book's order
+"""comprobante: the IVA books' amounts as numeric columns of each receipt
 
 The sales book (informes/ventas.py) read its amounts (net and IVA per rate, perceptions, retentions) out of each
 receipt's totals_json: on PostgreSQL a `json` column, so a full parse of every receipt's totals per row (about
 20 µs, half the SELECT of a month of 100,000 receipts), then a sort of the month. The eleven amounts the receipt
 did not keep as columns (mnt_total it did) are now columns, set at issue time from the same totals
-(comprobante/amounts.book_amounts) and filled here for the receipts issued before, in batches of ids; the index
-(company, date, type, serie, number) returns a month already in the book's order.
+(comprobante/amounts.book_amounts) and filled here for the receipts issued before, in batches of ids. No index of
+the book's own: the list's (company, date, ...) gives a month in date order and PostgreSQL sorts each day's
+receipts by type, serie and number as they come (an index in the book's order was taken by the receipt list's
+pages too, which then sorted whole days).
 
 Revision ID: 0240_cfe_importes_libro
 Revises: 0200_list_filter_indexes
@@ -42,7 +44,6 @@ def upgrade() -> None:
     for name, _source in AMOUNTS:
         op.add_column("cfe_emitido", sa.Column(name, sa.Numeric(17, 2), server_default="0", nullable=False))
     _backfill()
-    op.create_index("ix_cfe_emitido_libro", "cfe_emitido", ["company_id", "fch_emis", "tipo_cfe", "serie", "nro"])
 
 
 def _backfill() -> None:
@@ -74,7 +75,6 @@ def _backfill() -> None:
 
 
 def downgrade() -> None:
-    op.drop_index("ix_cfe_emitido_libro", table_name="cfe_emitido")
     with op.batch_alter_table("cfe_emitido", schema=None) as batch_op:
         for name, _source in reversed(AMOUNTS):
             batch_op.drop_column(name)
