@@ -207,6 +207,15 @@
     var quantity = lineField(line, "cantidad") || lineField(line, "nom_item");
     if (quantity) { quantity.focus(); if (quantity.select) { quantity.select(); } }
   });
+
+  // A note says how a price was converted at the currency and rate of the moment it was picked: once either
+  // changes, it no longer describes the price beside it.
+  document.addEventListener("change", function (event) {
+    if (!event.target.matches || !event.target.matches("#tpo_moneda, #tpo_cambio")) { return; }
+    Array.prototype.forEach.call(document.querySelectorAll("[id$='-price_note']"), function (note) {
+      note.textContent = "";
+    });
+  });
 })();
 // A form htmx re-renders (another receipt type, a line added) is swapped in about 100 ms after it was sent:
 // what the person typed in that window went into the old form and was lost. Inside an element marked

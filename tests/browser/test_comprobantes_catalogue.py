@@ -72,6 +72,10 @@ def test_a_customer_and_a_product_picked_with_the_keyboard_are_issued(page: Page
     expect(receipts.product_suggestions).to_have_count(0)
     both_widths(page, shots, "issuing-product-converted")
     page.set_viewport_size({"width": 1366, "height": 900})
+    rate.fill("1")  # another rate: the note no longer says how the price beside it was converted
+    rate.dispatch_event("change")
+    expect(page.get_by_test_id("price-note").first).to_have_text("")
+    rate.fill(filled_rate)
     receipts.preview()  # the form comes back: the rate it filled and whose it is stay
     expect(receipts.rate_note).to_contain_text("Cotización BCU del")
     expect(rate).to_have_value(filled_rate)
