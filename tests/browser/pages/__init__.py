@@ -516,6 +516,7 @@ class ReceiptsPage:
 
     def cancel_with_credit_note(self, reason: str) -> None:
         """One confirmation: the dialog asks for the reason, then the note is issued and shown."""
+        settled(self.page)  # the button opens its dialog by script, once the page's scripts ran
         self.page.get_by_role("button", name="Anular con nota de crédito").click()
         dialog = self.page.get_by_role("dialog")
         dialog.get_by_label("Motivo").fill(reason)
