@@ -62,14 +62,20 @@ def _pages(app) -> list[str]:
     return sorted(paths)
 
 
+# The pages are walked in three shards per role, each its own test: the whole walk was the suite's two longest
+# tests (30 and 24 s), which the parallel run's last worker still had to finish after the others.
+SHARDS = 3
+
+
+@pytest.mark.parametrize("shard", range(SHARDS))
 @pytest.mark.parametrize("email", ["admin@demo.uy", "usuario@demo.uy"])
-def test_every_page_fits_desktop_and_phone(page, portal_app, email):
+def test_every_page_fits_desktop_and_phone(page, portal_app, email, shard):
     Shell(page).open_home_and_sign_in(email)
     problems = []
     # Each page is opened once and measured at both widths: the layout is CSS alone (media queries, no script
     # reads the width), so narrowing the window lays the page out as opening it on a phone does, and opening
     # every page twice was half of the suite's two longest tests.
-    for path in _pages(portal_app):
+    for path in _pages(portal_app)[shard::SHARDS]:
         page.set_viewport_size({"width": WIDTHS[0], "height": 900})
         response = page.goto(path)
         if response is None or response.status >= 400:

@@ -30,10 +30,19 @@ def screenshot(page: Page, path) -> None:
 def settled(page: Page) -> None:
     """Wait until the page has loaded and htmx has no request, swap or settle under way (what it fetches on
     load included). Not Playwright's "networkidle", which waits for half a second of silence on every page."""
-    page.wait_for_load_state("load")
-    # A selector, not wait_for_function: a string predicate is eval'd in the page, which its CSP refuses.
-    expect(page.locator(".htmx-request, .htmx-swapping, .htmx-settling")).to_have_count(0)
-    expect(page.locator("html[data-axe-running]")).to_have_count(0)  # checked by axe (tests/browser/conftest.py)
+    # One evaluate of the page's own promise (tests/browser/conftest.py), not wait_for_function (a string
+    # predicate is eval'd in the page, which its CSP refuses) nor expect() (its polling waits up to a second).
+    for _ in range(5):
+        page.wait_for_load_state("load")
+        try:
+            at_rest = page.evaluate("(limit) => window.__settled ? window.__settled(limit) : true", 20_000)
+        except PlaywrightError as error:  # the page navigated meanwhile: wait for the new one
+            if "context was destroyed" in str(error) or "navigat" in str(error):
+                continue
+            raise
+        assert at_rest, f"{page.url} is still busy after 20 s (htmx requests or an axe run under way)"
+        return
+    raise AssertionError(f"{page.url} kept navigating")
 
 
 def axe_violations(page: Page) -> list[str]:
