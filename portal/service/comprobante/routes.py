@@ -18,7 +18,7 @@ from portal.service.comprobante import note_routes as _note_routes  # noqa: F401
 from portal.service.comprobante.blueprint import BOTH, IDEMPOTENCY, TAG, bp
 from portal.service.comprobante.export import HEADER, csv_chunks, xlsx_file
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
-from portal.service.comprobante.presenters import cfe_emitido, cfe_emitido_json, resultado_busqueda
+from portal.service.comprobante.presenters import cfe_emitido, cfe_emitido_json, issued_json, resultado_busqueda
 from portal.service.comprobante.schemas import (
     BuscarQuery,
     CfeEmitido,
@@ -78,9 +78,7 @@ def emitir(body: CfeInput, principal: Principal):
 
     def remember(session, result):
         # The answer is built once, inside the transaction: it is what a replay of the key will send too.
-        answer.update(
-            cfe_emitido_json(result.cfe, result.warnings, session, just_issued=True, numbering=result.numbering)
-        )
+        answer.update(issued_json(result.cfe, result.warnings, session, result.numbering))
         if key is not None:
             idempotency.record(session, principal.company_id, key, 201, answer)
 
