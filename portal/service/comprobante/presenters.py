@@ -55,12 +55,24 @@ def issued_json(record: IssuedCfe, warnings: list[dict], session: Session, numbe
     cost a tenth of an issue). The same JSON, key for key and in the same order
     (tests/unit/test_issued_answer.py compares the two for every kind of receipt); a note with references (their
     ids are read back) goes through the model."""
-    source = record.input_json
-    if source.get("referencias"):
+    if record.input_json.get("referencias"):
         return cfe_emitido_json(record, warnings, session, just_issued=True, numbering=numbering)
-    link = public_url("comprobante.get_by_id", idCfeEmitido=record.id)
     dgi = hooks.dgi_state(session, record)
     exchange = hooks.exchange_state(session, record)
+    sections = {
+        "dgi": None if dgi is None else responses.dump(dgi),
+        "intercambio": None if exchange is None else responses.dump(exchange),
+        "corrigeRechazoComercial": hooks.corrected_receipt(session, record),
+    }
+    return fresh_json(record, warnings, numbering, sections)
+
+
+def fresh_json(record: Any, warnings: list[dict], numbering: Numbering, sections: dict[str, Any]) -> dict[str, Any]:
+    """`issued_json` of a receipt without references, from its columns (`record`: the ORM object or any object
+    with its attributes) and the sections other areas wrote (`dgi`, `intercambio`, `corrigeRechazoComercial`
+    as JSON values)."""
+    source = record.input_json
+    link = public_url("comprobante.get_by_id", idCfeEmitido=record.id)
     creditable = _creditable(record, [])
     tpo_cambio = source.get("tpoCambio")
     # CfeEmitido's fields in its order, None left out (it has no required field that may be null).
@@ -86,9 +98,9 @@ def issued_json(record: IssuedCfe, warnings: list[dict], session: Session, numbe
             },
         ),
         ("estadoDGI", record.dgi_status),
-        ("dgi", None if dgi is None else responses.dump(dgi)),
-        ("intercambio", None if exchange is None else responses.dump(exchange)),
-        ("corrigeRechazoComercial", hooks.corrected_receipt(session, record)),
+        ("dgi", sections.get("dgi")),
+        ("intercambio", sections.get("intercambio")),
+        ("corrigeRechazoComercial", sections.get("corrigeRechazoComercial")),
         ("referenciaCobro", record.referencia_cobro),
         ("creadoPor", record.created_by),
         ("creadoEn", _json_datetime(record.created_at)),
