@@ -76,7 +76,7 @@ def fresh_json(record: Any, warnings: list[dict], numbering: Numbering, sections
     creditable = _creditable(record, [])
     tpo_cambio = source.get("tpoCambio")
     # CfeEmitido's fields in its order, None left out (it has no required field that may be null).
-    values = (
+    values: tuple[tuple[str, Any], ...] = (
         ("idCfeEmitido", record.id),
         ("tipoCFE", record.tipo_cfe),
         ("serie", record.serie),

@@ -31,7 +31,7 @@ from sqlalchemy import Table, create_engine, event, insert, inspect
 from sqlalchemy.engine import Connection, CursorResult, Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, make_transient_to_detached, sessionmaker
-from sqlalchemy.sql import Executable
+from sqlalchemy.sql import ClauseElement, Executable
 
 from portal.service.platform.errors import ApiError, error_response
 from portal.service.platform.groupcommit import CONNECTION, GroupCommit
@@ -397,7 +397,7 @@ class Prepared:
     Runs inside whatever transaction the connection is in (a group commit's, a savepoint of it): nothing here
     begins or ends one."""
 
-    def __init__(self, statement: Executable, column_keys: list[str] | None = None):
+    def __init__(self, statement: ClauseElement, column_keys: list[str] | None = None):
         self._statement = statement
         self._column_keys = column_keys  # an INSERT's columns (its bind parameters are named after them)
         self._plans: dict[str, tuple[str, tuple[tuple[str, Any], ...], bool, tuple[Any, ...]]] = {}
@@ -455,7 +455,7 @@ def prepared_insert(table: Table) -> tuple[Prepared, tuple[tuple[str, bool], ...
 def insert_values(connection: Connection, plan: tuple[Prepared, tuple[tuple[str, bool], ...]], values: dict) -> None:
     """Run a `prepared_insert` with `values`; a column with a Python-side default must be given."""
     prepared, columns = plan
-    row = {}
+    row: dict[str, Any] = {}
     for column, has_default in columns:
         if column not in values:
             if has_default:

@@ -139,8 +139,11 @@ def requested_key(scope: str, *, path: dict | None = None) -> RequestedKey | Non
 class _Stored(Protocol):
     """A done key's stored answer: the ORM row or a plain row of the same columns."""
 
-    response_status: int | None
-    response_body: dict[str, Any] | None
+    @property
+    def response_status(self) -> int | None: ...
+
+    @property
+    def response_body(self) -> dict[str, Any] | None: ...
 
 
 def _replayed(done: _Stored) -> Response:
