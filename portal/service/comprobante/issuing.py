@@ -4,6 +4,9 @@ The workflow for one `emitir`, in ONE write transaction: look the Idempotency-Ke
 take the next number, build and sign the CFE, store it and the key's outcome; commit. Any failure rolls the
 number back, so numbering stays gapless. Issues arriving together share that transaction and its commit
 (`db.grouped_write`); a failure stays its request's own (see portal/service/platform/groupcommit.py).
+`emitir` issues most receipts through comprobante/fastpath.py instead: the same checks, key, numbering, signing
+and group commit (`checked_for_issue`, `run_issue`, `sign_checked`, `receipt_values` here), the rows as plain
+values.
 """
 
 from __future__ import annotations
