@@ -20,12 +20,12 @@ Registration replaces by name, so an app factory run twice registers each area o
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from typing import Any, Protocol
 
-from sqlalchemy import Select
+from sqlalchemy import Select, Table
 from sqlalchemy.orm import Session
 
 from portal.service.cfe import CfeInput, Totals
@@ -74,12 +74,50 @@ def _no_wakeup(session: Session, issued: Issued) -> Wakeup | None:
 
 
 @dataclass(frozen=True)
+class PlainIssued:
+    """A receipt on the plain issuing path (comprobante.fastpath): its columns as they will be stored (`values`,
+    by column name), and what it was signed with. No ORM object, no session."""
+
+    values: dict[str, Any]
+    cfe: CfeInput
+    issuer_rut: str
+    ui_value: Decimal
+    totals: Totals
+
+
+@dataclass(frozen=True)
+class PlainPart:
+    """One area's part in a plain issue: rows to insert with the receipt ((Table, column values) each), the
+    receipt's columns it sets, the sections of the answer it writes (as JSON values, absent when None), and a
+    wake-up after commit."""
+
+    rows: tuple[tuple[Table, dict[str, Any]], ...] = ()
+    receipt: dict[str, Any] = field(default_factory=dict)
+    sections: dict[str, Any] = field(default_factory=dict)
+    wakeup: Wakeup | None = None
+
+
+def _no_part(issued: PlainIssued) -> PlainPart:
+    return PlainPart()
+
+
+def _covers_all(cfe: CfeInput, issuer_rut: str) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
 class IssueFollowUp:
     """One area's part in every issue, in the issue's write transaction: `rows` to insert together with the
-    receipt (built before it is stored), then `stored` once it is, which may ask for a wake-up after commit."""
+    receipt (built before it is stored), then `stored` once it is, which may ask for a wake-up after commit.
+
+    The plain path (comprobante.fastpath) asks `plain_covers` before it takes a number, and then `plain` for the
+    same work as plain values: an area whose work for a receipt needs its ORM rows or other reads (a delivery
+    to an electronic receiver, a correction linked) answers False and the receipt takes the general path."""
 
     rows: Callable[[Session, Issued], Sequence[Base]] = _no_rows
     stored: Callable[[Session, Issued], Wakeup | None] = _no_wakeup
+    plain_covers: Callable[[CfeInput, str], bool] = _covers_all
+    plain: Callable[[PlainIssued], PlainPart] = _no_part
 
 
 @dataclass(frozen=True)

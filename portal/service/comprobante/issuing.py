@@ -4,12 +4,16 @@ The workflow for one `emitir`, in ONE write transaction: look the Idempotency-Ke
 take the next number, build and sign the CFE, store it and the key's outcome; commit. Any failure rolls the
 number back, so numbering stays gapless. Issues arriving together share that transaction and its commit
 (`db.grouped_write`); a failure stays its request's own (see portal/service/platform/groupcommit.py).
+`emitir` issues most receipts through comprobante/fastpath.py instead: the same checks, key, numbering, signing
+and group commit (`checked_for_issue`, `run_issue`, `sign_checked`, `receipt_values` here), the rows as plain
+values.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -68,6 +72,7 @@ class IssueResult:
     warnings: list[dict]
     replay: Response | None = None
     wakeups: tuple[hooks.Wakeup, ...] = ()  # what the areas following the issue start after its commit
+    answer: dict | None = None  # the 201's JSON value, for emitir (comprobante.fastpath)
     numbering: Numbering | None = None  # its number and CAE range
 
 
@@ -211,12 +216,22 @@ def _plain(value):
     )
 
 
-def issue(
-    principal: Principal, cfe: CfeInput, *, on_stored=None, idempotency_key: idempotency.RequestedKey | None = None
-) -> IssueResult:
-    """Number, sign and store one receipt in a single write transaction. `on_stored(session, result)` runs
-    inside that transaction (whatever must commit with the receipt: the idempotency key's outcome). With
-    `idempotency_key`, a key already used answers with `replay` instead, and nothing is issued."""
+@dataclass(frozen=True)
+class Checked:
+    """What an issue signs with, read and checked before its write transaction."""
+
+    issuer: Issuer
+    ui_value: Decimal
+    totals: Totals
+    key: SigningKey
+    printed: PrintSettings
+
+
+def checked_for_issue(
+    principal: Principal, cfe: CfeInput, idempotency_key: idempotency.RequestedKey | None
+) -> Checked | IssueResult:
+    """The rules checked and the issuer, UI value, signing key and print settings read, before the write
+    transaction; or the replay of the key's first outcome when something refuses and the key was used."""
     # Read once, before the write transaction: the issue signs with the issuer, UI value and key it was checked
     # against, and the write lock is not held while they are read (a cold cache reads them, and parses a key,
     # while other issues go on: 50 companies issuing at once reloaded keys under the lock).
@@ -233,16 +248,43 @@ def issue(
         if replay is not None:
             return IssueResult(None, [], replay)
         raise
+    return Checked(issuer, ui_value, totals, key, printed)
+
+
+def issue(
+    principal: Principal, cfe: CfeInput, *, on_stored=None, idempotency_key: idempotency.RequestedKey | None = None
+) -> IssueResult:
+    """Number, sign and store one receipt in a single write transaction. `on_stored(session, result)` runs
+    inside that transaction (whatever must commit with the receipt: the idempotency key's outcome). With
+    `idempotency_key`, a key already used answers with `replay` instead, and nothing is issued."""
+    checked = checked_for_issue(principal, cfe, idempotency_key)
+    if isinstance(checked, IssueResult):
+        return checked
 
     def work(session: Session) -> IssueResult:
+        return issue_in(session, principal, cfe, checked, on_stored)
+
+    return run_issue(principal, cfe, work, idempotency_key)
+
+
+def run_issue(
+    principal: Principal,
+    cfe: CfeInput,
+    work: Callable[[Session], IssueResult],
+    idempotency_key: idempotency.RequestedKey | None,
+) -> IssueResult:
+    """`work` in the shared write transaction after the key's look-up (its replay instead, if it was used), then
+    the wake-ups of what follows the receipt, once committed."""
+
+    def looked_up(session: Session) -> IssueResult:
         if idempotency_key is not None:
             replay = idempotency.lookup(session, principal.company_id, idempotency_key)
             if replay is not None:
                 return IssueResult(None, [], replay)
-        return _issue_in(session, principal, cfe, issuer, ui_value, totals, key, printed, on_stored)
+        return work(session)
 
     try:
-        result = db.grouped_write(work)
+        result = db.grouped_write(looked_up)
     except IntegrityError:
         if idempotency_key is None:
             if cfe.contingencia is not None:  # the same paper keyed in at the same moment (PostgreSQL)
@@ -250,24 +292,21 @@ def issue(
             raise
         # A first request with the same key committed while this one was issuing: answer with its outcome (or,
         # the same paper keyed in under another key at the same moment, its 409 on the second try).
-        result = db.grouped_write(work)
+        result = db.grouped_write(looked_up)
     for wakeup in result.wakeups:
         jobs.enqueue_safely(wakeup.run, wakeup.label)
     return result
 
 
-def _issue_in(
-    session: Session,
-    principal: Principal,
-    cfe: CfeInput,
-    issuer: Issuer,
-    ui_value: Decimal,
-    totals: Totals,
-    key: SigningKey,
-    printed: PrintSettings,
-    on_stored,
-) -> IssueResult:
+def issue_in(session: Session, principal: Principal, cfe: CfeInput, checked: Checked, on_stored) -> IssueResult:
     """The issue itself, in the (shared) write transaction `session`."""
+    issuer, ui_value, totals, key, printed = (
+        checked.issuer,
+        checked.ui_value,
+        checked.totals,
+        checked.key,
+        checked.printed,
+    )
     company_id = principal.company_id
     paper = None
     if is_cfc(cfe.tipo_cfe):  # keyed in from paper: numbered by its printed book
@@ -322,8 +361,22 @@ def sign_checked(cfe: CfeInput, totals: Totals, issuer: Issuer, numbering: Numbe
 
 
 def _new_record(principal, cfe, issuer, numbering: Numbering, range_id, cert_id, signed: SignedCfe) -> IssuedCfe:
+    return IssuedCfe(**receipt_values(principal, cfe, issuer, numbering, range_id, cert_id, signed))
+
+
+def receipt_values(
+    principal: Principal,
+    cfe: CfeInput,
+    issuer: Issuer,
+    numbering: Numbering,
+    range_id: int | None,
+    cert_id: int,
+    signed: SignedCfe,
+) -> dict:
+    """A new receipt's columns (both paths store exactly these; the print snapshot and the follow-ups' columns
+    are added by each)."""
     receptor = cfe.receptor
-    return IssuedCfe(
+    return dict(
         id=uuid.uuid4().hex,
         company_id=principal.company_id,
         cae_range_id=range_id,
@@ -374,12 +427,17 @@ def numbering_of(record: IssuedCfe, session: Session) -> Numbering:
 def _snapshot_print_settings(session: Session, record: IssuedCfe, settings: PrintSettings) -> None:
     """Record with the receipt the paper and logo the company's settings print now (`settings`; its issuer is in
     issuer_json already): its PDF comes from what was true when it was signed, whatever changes later."""
-    record.print_paper, record.print_logo_sha256 = settings.paper, settings.logo_sha256
-    if settings.logo_sha256 and session.get(PrintedLogo, (record.company_id, settings.logo_sha256)) is None:
+    record.print_paper, record.print_logo_sha256 = print_snapshot(session, record.company_id, settings)
+
+
+def print_snapshot(session: Session, company_id: int, settings: PrintSettings) -> tuple[str, str | None]:
+    """The paper and logo (its sha256) a receipt records, the logo stored once per company (`_snapshot...`)."""
+    if settings.logo_sha256 and session.get(PrintedLogo, (company_id, settings.logo_sha256)) is None:
         # ON CONFLICT DO NOTHING: two first receipts with a new logo, issued at once (PostgreSQL), store it once.
         insert = postgresql_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-        values = {"company_id": record.company_id, "sha256": settings.logo_sha256, "data": settings.logo}
+        values = {"company_id": company_id, "sha256": settings.logo_sha256, "data": settings.logo}
         session.execute(insert(PrintedLogo).values(**values, created_at=datetime.now(UTC)).on_conflict_do_nothing())
+    return settings.paper, settings.logo_sha256
 
 
 def printed_logo(session: Session, record: IssuedCfe) -> bytes | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import NamedTuple
 
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
@@ -17,10 +18,10 @@ from portal.service.platform.models import Company
 
 # Below this share of the range left, responses carry a warning so someone requests a new CAE in time.
 LOW_RANGE_SHARE = 0.10
-# Every issue runs this; built once (building a statement costs about as much as running it). Plain columns on
-# the transaction's connection: the ORM's objects (and refreshing them) cost more than the query.
+# Every issue runs these; compiled once and run on the transaction's DBAPI cursor (db.Prepared). Plain columns:
+# the ORM's objects (and refreshing them) cost more than the query.
 _RANGE = CaeRangeRecord.__table__.c
-_RANGES_OF_TYPE = (
+_RANGES_OF_TYPE = db.Prepared(
     select(
         _RANGE.id,
         _RANGE.serie,
@@ -37,11 +38,26 @@ _RANGES_OF_TYPE = (
     .order_by(_RANGE.vencimiento, _RANGE.id)
     .with_for_update()
 )
-_TAKE_NUMBER = (
+_TAKE_NUMBER = db.Prepared(
     update(CaeRangeRecord.metadata.tables[CaeRangeRecord.__tablename__])  # the Table: __table__ is a FromClause
     .where(CaeRangeRecord.id == bindparam("range_id"))
     .values(next_nro=bindparam("following"))
 )
+
+
+class _Range(NamedTuple):
+    """A row of _RANGES_OF_TYPE."""
+
+    id: int
+    serie: str
+    dnro: int
+    hnro: int
+    next_nro: int
+    cae_id: int
+    fecha_autorizacion: date
+    vencimiento: date
+    cae_especial: int | None
+    causal_cae_esp: int | None
 
 
 @dataclass(frozen=True)
@@ -108,7 +124,9 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
     Raises a 409 `cae_agotado` / `cae_vencido` / `sin_cae` when no range can number the receipt.
     """
     connection = db.connection_of(session)
-    ranges = connection.execute(_RANGES_OF_TYPE, {"company_id": company_id, "tipo_cfe": tipo_cfe}).all()
+    ranges = [
+        _Range(*row) for row in _RANGES_OF_TYPE.rows(connection, {"company_id": company_id, "tipo_cfe": tipo_cfe})
+    ]
     if not ranges:
         raise ApiError(
             f"La empresa no tiene CAE para el tipo {tipo_cfe}. Importá el archivo de CAE de DGI.",
@@ -135,7 +153,7 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
     nro = chosen.next_nro
     # Read with FOR UPDATE each time (SQLite: under the write lock), so a number given back by a rolled-back
     # savepoint is seen by the next issue of the batch.
-    connection.execute(_TAKE_NUMBER, {"range_id": chosen.id, "following": nro + 1})
+    _TAKE_NUMBER.run(connection, {"range_id": chosen.id, "following": nro + 1}).close()
     numbering = Numbering(
         serie=chosen.serie,
         nro=nro,

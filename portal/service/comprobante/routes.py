@@ -13,12 +13,12 @@ from portal.service.cfe import CfeInput, XmlInputError, warm_up
 from portal.service.cfe.pdf_base import PAPERS, ROLL_TYPES, PaperNotAllowed, check_paper
 from portal.service.cfe.schema import schema_available, validate_cfe
 from portal.service.cfe.xmlsafe import MAX_XML_BYTES, XmlIntakeBusy, intake
-from portal.service.comprobante import hooks, issuing, previews, references, search
+from portal.service.comprobante import fastpath, hooks, issuing, previews, references, search
 from portal.service.comprobante import note_routes as _note_routes  # noqa: F401 - adds the note endpoints to bp
 from portal.service.comprobante.blueprint import BOTH, IDEMPOTENCY, TAG, bp
 from portal.service.comprobante.export import HEADER, csv_chunks, xlsx_file
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
-from portal.service.comprobante.presenters import cfe_emitido, cfe_emitido_json, resultado_busqueda
+from portal.service.comprobante.presenters import cfe_emitido, resultado_busqueda
 from portal.service.comprobante.schemas import (
     BuscarQuery,
     CfeEmitido,
@@ -73,20 +73,10 @@ def emitir(body: CfeInput, principal: Principal):
     receipt (tipoCFE 201-203, 211-213, 281, 282, with `contingencia` and the paper's `fchEmis`) is keyed in
     instead: checked against the registered contingency books, signed with the paper's serie and number as its
     1xx element with TipoCFE 2xx, and sent to DGI only (never to the customer nor to an electronic receiver)."""
-    key = idempotency.requested_key("comprobante.emitir")
-    answer = {}
-
-    def remember(session, result):
-        # The answer is built once, inside the transaction: it is what a replay of the key will send too.
-        answer.update(
-            cfe_emitido_json(result.cfe, result.warnings, session, just_issued=True, numbering=result.numbering)
-        )
-        if key is not None:
-            idempotency.record(session, principal.company_id, key, 201, answer)
-
-    result = issuing.issue(principal, body, on_stored=remember, idempotency_key=key)
+    result = fastpath.emitir(principal, body, idempotency.requested_key("comprobante.emitir"))
     if result.replay is not None:
         return result.replay
+    answer = result.answer
     # JSON values already (responses.dump): one plain encoding, not jsonify's (sorted keys, its provider's hooks).
     return Response(json.dumps(answer, ensure_ascii=False, separators=(",", ":")), 201, mimetype="application/json")
 

@@ -3,7 +3,7 @@ packer and DGI's answers, and presented with the receipt (the `dgi` key of getBy
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import NoReturn
 
@@ -40,20 +40,9 @@ def record_issued(
     """The receipt's road to DGI (sets its DGI state too), for the caller to store with it, in the transaction
     that stores the receipt: from its commit on, it cannot be forgotten. `ui_value` and `totals` are the ones
     the receipt was signed with."""
-    route = route_for(cfe, ui_value, totals)
-    state = "pendiente" if route == ROUTE_ENVELOPE else "pendiente_reporte"
-    record.dgi_status = state
-    submission = DgiSubmission(
-        cfe_id=record.id,
-        company_id=record.company_id,
-        route=route,
-        state=state,
-        motives=[],
-        created_at=datetime.now(UTC),
-        corrects=_link_correction(session, record, cfe.corrige_a),
-        observations=0,
-    )
-    return submission
+    values = issued_submission(cfe, ui_value, totals, record.id, record.company_id)
+    record.dgi_status = values["state"]
+    return DgiSubmission(**{**values, "corrects": _link_correction(session, record, cfe.corrige_a)})
 
 
 def _link_correction(session: Session, record: IssuedCfe, rejected_id: str | None) -> str | None:
@@ -97,9 +86,35 @@ def dgi_state(session: Session, record: IssuedCfe) -> EstadoDgi:
     envelope = session.get(DgiEnvelope, sub.envelope_id) if sub.envelope_id else None
     report = session.get(DgiDailyReport, sub.report_id) if sub.report_id else None
     voided = session.query(VoidedRange).filter_by(cfe_id=record.id).first() if sub.state == "rechazado" else None
+    return state_of(record.fch_emis, sub, envelope, report, voided)
+
+
+def issued_submission(cfe: CfeInput, ui_value: Decimal, totals: Totals, cfe_id: str, company_id: int) -> dict:
+    """The column values of a new receipt's road to DGI (record_issued's row, without its correction link)."""
+    route = route_for(cfe, ui_value, totals)
+    return {
+        "cfe_id": cfe_id,
+        "company_id": company_id,
+        "route": route,
+        "state": "pendiente" if route == ROUTE_ENVELOPE else "pendiente_reporte",
+        "motives": [],
+        "created_at": datetime.now(UTC),
+        "corrects": None,
+        "observations": 0,
+    }
+
+
+def state_of(
+    fch_emis: date,
+    sub: DgiSubmission,
+    envelope: DgiEnvelope | None = None,
+    report: DgiDailyReport | None = None,
+    voided: VoidedRange | None = None,
+) -> EstadoDgi:
+    """`dgi_state` from the rows it read (a receipt just issued has only its submission)."""
     reporte: dict[str, object] | None
     if report is None and sub.route == ROUTE_REPORT:
-        reporte = {"fecha": record.fch_emis, "estado": "por_enviar"}
+        reporte = {"fecha": fch_emis, "estado": "por_enviar"}
     else:
         reporte = (
             None

@@ -12,12 +12,14 @@ from flask import Flask
 from sqlalchemy import Select
 from sqlalchemy.orm import Session
 
+from portal.service.cfe import CfeInput
 from portal.service.comprobante import hooks
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios.models import DgiSubmission
 from portal.service.envios.tasks import wake_packer
-from portal.service.envios.tracking import dgi_state, record_issued, set_state
+from portal.service.envios.tracking import dgi_state, issued_submission, record_issued, set_state, state_of
 from portal.service.envios.voids import void_up_to
+from portal.service.platform import responses
 from portal.service.platform.db import Base
 
 
@@ -28,6 +30,23 @@ def _submission(session: Session, issued: hooks.Issued) -> Sequence[Base]:
 def _wake_packer(session: Session, issued: hooks.Issued) -> hooks.Wakeup:
     company_id = issued.record.company_id
     return hooks.Wakeup(lambda: wake_packer(company_id), "envios wake-up")
+
+
+def _plain_covers(cfe: CfeInput, issuer_rut: str) -> bool:
+    return cfe.corrige_a is None  # a correction locks and links the rejected receipt's submission
+
+
+def _plain_submission(issued: hooks.PlainIssued) -> hooks.PlainPart:
+    """The same row as `_submission`, and the answer's `dgi` section read from it."""
+    values = issued.values
+    row = issued_submission(issued.cfe, issued.ui_value, issued.totals, values["id"], values["company_id"])
+    company_id = values["company_id"]
+    return hooks.PlainPart(
+        rows=((DgiSubmission.metadata.tables[DgiSubmission.__tablename__], row),),
+        receipt={"dgi_status": row["state"]},
+        sections={"dgi": responses.dump(state_of(values["fch_emis"], DgiSubmission(**row)))},
+        wakeup=hooks.Wakeup(lambda: wake_packer(company_id), "envios wake-up"),
+    )
 
 
 def _with_submission(statement: Select) -> Select:
@@ -52,5 +71,8 @@ def _resend(session: Session, record: IssuedCfe) -> hooks.Wakeup:
 def init_app(app: Flask) -> None:
     hooks.provide_voiding(void_up_to)
     hooks.provide_resubmission(hooks.DgiResubmission(observed=_observed, resend=_resend))
-    hooks.follow_issues("envios", hooks.IssueFollowUp(rows=_submission, stored=_wake_packer))
+    hooks.follow_issues(
+        "envios",
+        hooks.IssueFollowUp(rows=_submission, stored=_wake_packer, plain_covers=_plain_covers, plain=_plain_submission),
+    )
     hooks.add_receipt_sections("envios", hooks.ReceiptSections(dgi=dgi_state, prefetch=_with_submission))

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import event, insert
+from sqlalchemy import event
 from sqlalchemy.orm import Session
 
 from portal.service.eventos.catalogue import EVENTS
@@ -23,7 +23,7 @@ from portal.service.platform import db
 
 _PUBLISHED = "eventos.published"
 _EVENT_TABLE = Event.metadata.tables[Event.__tablename__]  # the Table (__table__ is typed as a FromClause)
-_INSERT_EVENT = insert(_EVENT_TABLE)
+_INSERT_EVENT = db.prepared_insert(_EVENT_TABLE)
 
 _waker: Callable[[set[int]], None] | None = None
 
@@ -37,7 +37,7 @@ def publish(session: Session, company_id: int, event_type: str, data: dict[str, 
     if event_type not in EVENTS:
         raise ValueError(f"unknown event type {event_type!r}")
     event_id = new_event_id()
-    # Built once, on the transaction's connection: the issuing path runs it for every receipt.
+    # Prepared once, on the transaction's DBAPI cursor: the issuing path runs it for every receipt.
     values = {
         "id": event_id,
         "company_id": company_id,
@@ -45,7 +45,7 @@ def publish(session: Session, company_id: int, event_type: str, data: dict[str, 
         "data": data,
         "created_at": datetime.now(UTC),
     }
-    db.connection_of(session).execute(_INSERT_EVENT, values)
+    db.insert_values(db.connection_of(session), _INSERT_EVENT, values)
     session.info.setdefault(_PUBLISHED, set()).add(company_id)
     return event_id
 

@@ -45,12 +45,18 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+def may_deliver(tipo_cfe: int, doc_type: int | None, rut: str | None, issuer_rut: str) -> bool:
+    """Whether a receipt may go to an electronic receiver (then the directory decides): an electronic CFE (1xx,
+    never a contingency one) to a RUT other than the issuer's own."""
+    return 100 <= tipo_cfe < 200 and doc_type == RUT_DOC_TYPE and bool(rut) and rut != issuer_rut
+
+
 def record_issued(session: Session, record: IssuedCfe, doc_type: int | None, issuer_rut: str) -> bool:
     """In the issuing transaction: when the receiver is an electronic issuer (its RUT in the directory), record
     that the receipt must be delivered to it. Never for contingency receipts (2xx go to DGI only) nor to the
     company itself. Returns whether it was recorded."""
     rut = record.receptor_doc
-    if not (100 <= record.tipo_cfe < 200) or doc_type != RUT_DOC_TYPE or not rut or rut == issuer_rut:
+    if not may_deliver(record.tipo_cfe, doc_type, rut, issuer_rut):
         return False
     row = session.get(ElectronicIssuerRow, rut)
     if row is None or (row.transition_from is not None and row.transition_from > record.fch_emis):

@@ -9,11 +9,13 @@ from __future__ import annotations
 from flask import Flask
 from sqlalchemy.orm import Session
 
+from portal.service.cfe import CfeInput
 from portal.service.comprobante import hooks
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.intercambio import sending
 from portal.service.intercambio.tasks import wake_exchange
 from portal.service.intercambio.tracking import (
+    CREDIT_NOTES,
     commercial_rejection,
     corrected_receipt,
     exchange_state,
@@ -32,13 +34,24 @@ def _record_delivery(session: Session, issued: hooks.Issued) -> hooks.Wakeup | N
     return hooks.Wakeup(lambda: wake_exchange(company_id), "intercambio wake-up")
 
 
+def _plain_covers(cfe: CfeInput, issuer_rut: str) -> bool:
+    """The plain path records no delivery: a receipt that may go to an electronic receiver takes the general one
+    (its credit notes too: they link the commercial rejection they correct)."""
+    receiver = cfe.receptor
+    if cfe.tipo_cfe in CREDIT_NOTES:
+        return False
+    if receiver is None:
+        return True
+    return not sending.may_deliver(cfe.tipo_cfe, receiver.tipo_doc_recep, receiver.doc_recep, issuer_rut)
+
+
 def _credit_note_reason(session: Session, original: IssuedCfe) -> str | None:
     rejected = commercial_rejection(session, original)
     return rejection_reason(rejected) if rejected else None
 
 
 def init_app(app: Flask) -> None:
-    hooks.follow_issues("intercambio", hooks.IssueFollowUp(stored=_record_delivery))
+    hooks.follow_issues("intercambio", hooks.IssueFollowUp(stored=_record_delivery, plain_covers=_plain_covers))
     hooks.add_receipt_sections(
         "intercambio",
         hooks.ReceiptSections(

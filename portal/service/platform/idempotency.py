@@ -25,10 +25,10 @@ import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from flask import Response, request
-from sqlalchemy import bindparam, delete, insert, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.exc import IntegrityError
 
 from portal.service.platform import db
@@ -49,18 +49,40 @@ _FIND_KEY = select(IdempotencyRecord).where(
     IdempotencyRecord.scope == bindparam("scope"),
     IdempotencyRecord.key == bindparam("key"),
 )
-# The same look-up as plain columns on the write transaction's connection (no ORM object: cheaper).
+# The same look-up as plain columns on the write transaction's DBAPI cursor (no ORM object: cheaper).
 _KEYS = _TABLE
-_FIND_KEY_ROW = select(
-    _KEYS.c.id, _KEYS.c.request_hash, _KEYS.c.state, _KEYS.c.response_status, _KEYS.c.response_body, _KEYS.c.created_at
-).where(
-    _KEYS.c.company_id == bindparam("company_id"), _KEYS.c.scope == bindparam("scope"), _KEYS.c.key == bindparam("key")
+_FIND_KEY_ROW = db.Prepared(
+    select(
+        _KEYS.c.id,
+        _KEYS.c.request_hash,
+        _KEYS.c.state,
+        _KEYS.c.response_status,
+        _KEYS.c.response_body,
+        _KEYS.c.created_at,
+    ).where(
+        _KEYS.c.company_id == bindparam("company_id"),
+        _KEYS.c.scope == bindparam("scope"),
+        _KEYS.c.key == bindparam("key"),
+    )
 )
+
+
+class _KeyRow(NamedTuple):
+    """A row of _FIND_KEY_ROW."""
+
+    id: int
+    request_hash: str
+    state: str
+    response_status: int | None
+    response_body: dict[str, Any] | None
+    created_at: datetime
+
+
 _DELETE_KEY = delete(_KEYS).where(_KEYS.c.id == bindparam("record_id"))
 _SWEEP = delete(_TABLE).where(
     IdempotencyRecord.company_id == bindparam("company_id"), IdempotencyRecord.created_at < bindparam("before")
 )
-_INSERT_DONE = insert(_TABLE)
+_INSERT_DONE = db.prepared_insert(_TABLE)
 _last_sweep: dict[int, datetime] = {}
 _sweeps_lock = threading.Lock()
 
@@ -117,8 +139,11 @@ def requested_key(scope: str, *, path: dict | None = None) -> RequestedKey | Non
 class _Stored(Protocol):
     """A done key's stored answer: the ORM row or a plain row of the same columns."""
 
-    response_status: int | None
-    response_body: dict[str, Any] | None
+    @property
+    def response_status(self) -> int | None: ...
+
+    @property
+    def response_body(self) -> dict[str, Any] | None: ...
 
 
 def _replayed(done: _Stored) -> Response:
@@ -157,11 +182,10 @@ def lookup(session, company_id: int, requested: RequestedKey) -> Response | None
     free (then the caller does its work and `record`s the outcome in the same transaction). 422 if the key
     came with another body; 409 while a two-step claim on it is younger than STALE_AFTER."""
     connection = db.connection_of(session)
-    record = connection.execute(
-        _FIND_KEY_ROW, {"company_id": company_id, "scope": requested.scope, "key": requested.key}
-    ).first()
-    if record is None:
+    rows = _FIND_KEY_ROW.rows(connection, {"company_id": company_id, "scope": requested.scope, "key": requested.key})
+    if not rows:
         return None
+    record = _KeyRow(*rows[0])
     if record.request_hash != requested.fingerprint:
         raise _reused()
     if record.state == "done":
@@ -181,9 +205,10 @@ def record(session, company_id: int, requested: RequestedKey, status: int, body:
     connection = db.connection_of(session)
     if _sweep_due(company_id, now):
         connection.execute(_SWEEP, {"company_id": company_id, "before": now - KEEP_FOR})
-    # A Core INSERT, built once: nothing reads the row back in this transaction, so the ORM's unit of work
-    # (and building the statement per call) adds only cost.
-    connection.execute(
+    # Prepared once and run on the DBAPI cursor: nothing reads the row back in this transaction, so the ORM's
+    # unit of work (and Core's per-statement work) adds only cost.
+    db.insert_values(
+        connection,
         _INSERT_DONE,
         {
             "company_id": company_id,
