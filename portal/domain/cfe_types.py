@@ -84,7 +84,11 @@ CREDIT_NOTE_FOR = {
     **{131: 132, 133: 132, 141: 142, 143: 142, 151: 152, 153: 152},
     **{201: 102, 203: 102, 211: 112, 213: 112},
 }
-CREDIT_NOTES = frozenset(CREDIT_NOTE_FOR.values())
+# The credit notes, the paper contingency ones keyed in (202, 212) among them: each takes its amounts back.
+CREDIT_NOTES = frozenset(CREDIT_NOTE_FOR.values()) | {202, 212}
+# The paper contingency receipts of the e-Ticket and e-Factura families: fiscally valid documents, in the IVA
+# books as their 1xx types are.
+CFC_INVOICE_TYPES = frozenset({201, 202, 203, 211, 212, 213})
 # What a note may reference (F-C3): the receipt it adjusts, and for a credit note also a debit note of that
 # receipt (which it cancels). Never a credit note (a note on a note that only took an amount back), never a debit
 # note from a debit note: DGI rejects those (E12) and their numbers are burnt. docs/DGI-RULES.md, F-C3.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 from datetime import timedelta
+from decimal import Decimal
 
 import pytest
 from lxml import etree
@@ -392,3 +393,48 @@ def test_a_paper_cfc_previews_without_taking_its_number(api_client, user, book):
     )
     assert preview.status_code == 200 and preview.data.startswith(b"%PDF")
     assert key_in(api_client, user, paper(15)).status_code == 201  # the preview did not key it in
+
+
+def test_a_paper_note_is_linked_to_its_original_and_the_book_and_list_count_paper_receipts(
+    api_client, admin, user, book
+):
+    """A paper credit note (212) keyed in takes its amount off its original's balance as an electronic one does,
+    each receipt's answer names the other, and a paper receipt and its paper notes are in the IVA sales book
+    and the list's totals with the credit note negative."""
+    register_book(api_client, admin, 212, "N", "90260000005", expires_in=60)
+    register_book(api_client, admin, 213, "D", "90260000006", expires_in=60)
+    original = key_in(api_client, user, paper(20)).json
+    credit = {**bodies.note(112, 211, "B", 20), "tipoCFE": 212, "contingencia": {"serie": "N", "nro": 1}}
+    credit["fchEmis"] = original["fchEmis"]
+    keyed = key_in(api_client, user, credit)
+    assert keyed.status_code == 201, keyed.json
+    assert keyed.json["referencias"][0]["mntCFEref"] == original["totales"]["mntTotal"]  # filled from the original
+    after = _state(api_client, user, original["idCfeEmitido"])
+    assert [n["idCfeEmitido"] for n in after["notas"]] == [keyed.json["idCfeEmitido"]]
+    left = Decimal(original["totales"]["mntTotal"]) - Decimal(keyed.json["totales"]["mntTotal"])
+    assert Decimal(after["saldoAcreditable"]) == left
+    debit = {**bodies.note(113, 211, "B", 20), "tipoCFE": 213, "contingencia": {"serie": "D", "nro": 1}}
+    debit["fchEmis"] = original["fchEmis"]
+    assert key_in(api_client, user, debit).status_code == 201
+
+    too_much = {**credit, "contingencia": {"serie": "N", "nro": 2}}
+    too_much["items"] = [{**credit["items"][0], "precioUnitario": "999999"}]
+    refused = key_in(api_client, user, too_much)
+    assert (refused.status_code, refused.json["error"]["fields"][0]["code"]) == (422, "supera_saldo")
+    nowhere = {**credit, "contingencia": {"serie": "N", "nro": 2}, "referencias": [{**credit["referencias"][0]}]}
+    nowhere["referencias"][0]["nroCFERef"] = 49
+    missing = key_in(api_client, user, nowhere)
+    assert (missing.status_code, missing.json["error"]["fields"][0]["code"]) == (422, "not_found")
+
+    period = {"desde": (today_montevideo() - timedelta(days=5)).isoformat(), "hasta": today_montevideo().isoformat()}
+    sales = api_client.get("/api/v1/informes/ventas", query_string=period, headers=user).json
+    by_type = {row["tipoCFE"]: row for row in sales["filas"]}
+    assert set(by_type) == {211, 212, 213}
+    assert Decimal(by_type[212]["importes"]["total"]) == -Decimal(keyed.json["totales"]["mntTotal"])
+    assert Decimal(by_type[211]["importes"]["total"]) == Decimal(original["totales"]["mntTotal"])
+    listed = api_client.get("/api/v1/comprobante/buscar", query_string={"desde": period["desde"]}, headers=user).json
+    [pesos] = [t for t in listed["totales"] if t["moneda"] == "UYU"]
+    [note_item] = [r for r in listed["items"] if r["tipoCFE"] == 212]
+    assert Decimal(note_item["importe"]) == -Decimal(note_item["mntTotal"])
+    expected = sum((Decimal(r["importe"]) for r in listed["items"]), Decimal(0))
+    assert Decimal(pesos["mntTotal"]) == expected

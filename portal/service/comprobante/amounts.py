@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from portal.domain.cfe_types import CFE_TYPES
+from portal.domain.cfe_types import CREDIT_NOTES
 from portal.service.cfe.amounts import Totals
 from portal.service.comprobante.models import IssuedCfe
 
@@ -48,8 +48,8 @@ AMOUNT_FIELDS = (
 )
 # What book_amounts sets (mnt_total is the receipt's own column since the start, set with mnt_pagar).
 _STORED = AMOUNT_FIELDS[:-1]
-# The types whose amounts count negative (credit notes), looked up once per row.
-CREDIT_TYPES = frozenset(code for code, kind in CFE_TYPES.items() if kind.note_sign < 0)
+# The types whose amounts count negative (credit notes, the paper contingency ones too), looked up once per row.
+CREDIT_TYPES = CREDIT_NOTES
 # How a zero (or an absent amount) is written in the stored totals, or by SQLite's JSON array of them.
 _ZERO_TEXTS = frozenset({None, "", "0", "0.0", "0.00", "null"})
 

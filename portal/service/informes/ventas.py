@@ -20,7 +20,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 from sqlalchemy import Select, String, case, func, null, select
 from sqlalchemy.orm import Session
 
-from portal.domain.cfe_types import INVOICE_TYPES
+from portal.domain.cfe_types import CFC_INVOICE_TYPES, INVOICE_TYPES
 from portal.service.comprobante.amounts import (
     AMOUNT_NAMES,
     ZERO,
@@ -35,7 +35,7 @@ CENT = Decimal("0.01")
 REJECTED = "rechazado"
 # The types that are sales with IVA (the e-Ticket and e-Factura families): e-Remitos move goods and
 # e-Resguardos certify retentions; neither belongs to the sales book.
-BOOK_TYPES = frozenset(INVOICE_TYPES)
+BOOK_TYPES = INVOICE_TYPES | CFC_INVOICE_TYPES  # a paper contingency receipt keyed in is in the book
 _BATCH = 1000
 _Key = TypeVar("_Key", int, str)
 
