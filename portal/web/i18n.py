@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import functools
+import weakref
 from datetime import date, datetime, timedelta
 from decimal import Decimal
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from babel import Locale
 from babel.dates import format_date, format_datetime
@@ -13,6 +14,9 @@ from babel.numbers import parse_pattern
 from babel.support import NullTranslations
 from flask import Flask, current_app, g, request, session
 from flask_babel import get_locale, get_timezone, get_translations
+from jinja2.runtime import Context
+from jinja2.utils import pass_context
+from markupsafe import Markup
 from werkzeug.wrappers import Response as WerkzeugResponse
 
 from portal import paths
@@ -115,6 +119,33 @@ def request_translations() -> NullTranslations:
     return translations
 
 
+# What a template's _("...") gave, per catalog: a page calls _() some sixty times with the same few hundred
+# strings, and Jinja's own newstyle gettext makes a Markup and %-formats it (escaping every argument) on every
+# call even when there are no arguments. Bounded: a _() of a variable must not grow it without end.
+_TEMPLATE_STRINGS: weakref.WeakKeyDictionary[NullTranslations, dict[str, Markup]] = weakref.WeakKeyDictionary()
+_TEMPLATE_STRINGS_MAX = 4096
+
+
+@pass_context
+def template_gettext(context: Context, string: str, /, **variables: Any) -> str:
+    """The templates' _() and gettext, as Jinja's newstyle gettext does it (autoescaped, always %-formatted),
+    the result of a string without arguments kept per catalog."""
+    translations = request_translations()
+    if variables or not context.eval_ctx.autoescape:
+        text = translations.ugettext(string)
+        # A catalog string is the portal's own text, trusted as Jinja's gettext trusts it; arguments are escaped.
+        return (Markup(text) if context.eval_ctx.autoescape else text) % variables  # noqa: S704
+    known = _TEMPLATE_STRINGS.get(translations)
+    if known is None:
+        known = _TEMPLATE_STRINGS.setdefault(translations, {})
+    markup = known.get(string)
+    if markup is None:
+        markup = Markup(translations.ugettext(string)) % {}  # noqa: S704 - as above
+        if len(known) < _TEMPLATE_STRINGS_MAX:
+            known[string] = markup
+    return markup
+
+
 def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_DEFAULT_LOCALE", "es")
     app.config.setdefault("BABEL_DEFAULT_TIMEZONE", "America/Montevideo")
@@ -129,5 +160,7 @@ def init_app(app: Flask) -> None:
         npgettext=lambda c, s, p, n: request_translations().unpgettext(c, s, p, n),
         newstyle=True,
     )
+    # _() and gettext themselves (ngettext and the rest stay Jinja's): the same answers, most of them kept.
+    app.jinja_env.globals.update(_=template_gettext, gettext=template_gettext)
     app.jinja_env.filters.update(money=money, day=day, moment=moment, currency_sign=currency_sign)
     app.jinja_env.globals.update(current_locale=lambda: str(get_locale() or "es"))
