@@ -12,8 +12,8 @@ from babel import Locale
 from babel.dates import format_date, format_datetime
 from babel.numbers import parse_pattern
 from babel.support import NullTranslations
-from flask import Flask, current_app, g, request, session
-from flask_babel import get_locale, get_timezone, get_translations
+from flask import Flask, current_app, g, has_request_context, request, session
+from flask_babel import Domain, get_locale, get_timezone, get_translations
 from jinja2.runtime import Context
 from jinja2.utils import pass_context
 from markupsafe import Markup
@@ -111,12 +111,31 @@ def translation_directories() -> str:
 def request_translations() -> NullTranslations:
     """The request's catalog, asked of flask-babel once per request. flask-babel keeps the merged catalogs
     once per process and language, but finding them (its domain, the request's locale, its cache) costs more
-    than the lookup itself, and a page calls _() some sixty times. The portal never changes language within
-    a request (the switch redirects), so the first answer holds for the whole request."""
+    than the lookup itself, and a page translates some hundred strings. The portal never changes language
+    within a request (the switch redirects), so the first answer holds for the whole request."""
     translations = g.get("_portal_translations")
     if translations is None:
         translations = g._portal_translations = get_translations()
     return translations
+
+
+def _once_per_request(domain: Domain) -> None:
+    """The domain's catalog asked once per request for the Python side too (flask_babel.gettext and the
+    lazy strings: labels, choices, totals' names), not found again on each of their forty or so calls."""
+    if getattr(domain, "_portal_once_per_request", False):
+        return
+    find = domain.get_translations
+
+    def get_translations() -> NullTranslations:
+        if not has_request_context():
+            return find()
+        translations = g.get("_portal_translations")
+        if translations is None:
+            translations = g._portal_translations = find()
+        return translations
+
+    domain.get_translations = get_translations  # type: ignore[method-assign]
+    domain._portal_once_per_request = True  # type: ignore[attr-defined]
 
 
 # What a template's _("...") gave, per catalog: a page calls _() some sixty times with the same few hundred
@@ -151,6 +170,8 @@ def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_DEFAULT_TIMEZONE", "America/Montevideo")
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", translation_directories())
     babel.init_app(app, locale_selector=select_locale)
+    with app.app_context():  # flask-babel makes its domain (once per process) from the app's settings
+        _once_per_request(babel.domain_instance)
     # The templates' _() as flask-babel installs it (newstyle: autoescaped, %-formatted by Jinja), over the
     # request's catalog found once.
     app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]  # jinja2.ext.i18n adds it

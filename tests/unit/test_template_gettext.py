@@ -57,3 +57,17 @@ def test_english_is_english_and_spanish_stays_spanish(app: Flask) -> None:
     with app.test_request_context("/", headers={"Accept-Language": "es"}):
         spanish = template.render()
     assert (spanish, english) == ("Salir", "Sign out")
+
+
+def test_python_strings_follow_each_requests_language(app: Flask) -> None:
+    """flask_babel.gettext and the lazy strings find the catalog once per request (i18n._once_per_request):
+    each request still gets its own language."""
+    import flask_babel
+
+    label = flask_babel.lazy_gettext("Salir")
+    answers = []
+    for language in ("en", "es", "en"):
+        with app.test_request_context("/", headers={"Accept-Language": language}):
+            answers.append((flask_babel.gettext("Salir"), str(label), flask_babel.gettext("Anular %(what)s", what="x")))
+    english, spanish = ("Sign out", "Sign out", "Cancel x"), ("Salir", "Salir", "Anular x")
+    assert answers == [english, spanish, english]
