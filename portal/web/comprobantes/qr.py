@@ -18,10 +18,15 @@ import functools
 import re
 from dataclasses import dataclass
 from operator import itemgetter
+from typing import Any, cast
 from xml.sax.saxutils import escape
 
 import segno
 from segno import consts, encoder
+
+# segno's tables, as they are (its module leaves their types to inference: mixed keys read as object).
+_CAPACITY = cast("dict[int, dict[int, int]]", consts.SYMBOL_CAPACITY)
+_BLOCKS = cast("dict[int, dict[int, tuple[Any, ...]]]", consts.ECC)
 
 _ERROR = consts.ERROR_LEVEL_M
 _BORDER = 2
@@ -92,7 +97,7 @@ def _data_bits(url: str) -> tuple[int, bytes]:
     size = len(data)
     for version in range(1, 41):
         count_bits = 8 if version < 10 else 16
-        capacity = consts.SYMBOL_CAPACITY[version][_ERROR]
+        capacity = _CAPACITY[version][_ERROR]
         if capacity >= 4 + count_bits + 8 * size:
             break
     else:
@@ -112,7 +117,7 @@ def _final_message(version: int, codewords: bytes) -> bytes:
     """The data codewords in blocks with their Reed-Solomon codewords, interleaved as segno does, as bits."""
     data_blocks, error_blocks = [], []
     start = 0
-    for block in consts.ECC[version][_ERROR]:
+    for block in _BLOCKS[version][_ERROR]:
         errors = block.num_total - block.num_data
         table = _rs_table(errors)
         top = 8 * (errors - 1)
@@ -153,7 +158,7 @@ def _segno_data_bits(url: str) -> tuple[int, bytes]:
     buff = encoder.Buffer()
     for segment in segments:
         encoder.write_segment(buff, segment, None, encoder.version_range(version), False)
-    capacity = consts.SYMBOL_CAPACITY[version][_ERROR]
+    capacity = _CAPACITY[version][_ERROR]
     encoder.write_terminator(buff, capacity, None, len(buff))
     encoder.write_padding_bits(buff, version, len(buff))
     encoder.write_pad_codewords(buff, version, capacity, len(buff))
@@ -172,7 +177,7 @@ def qr_svg_text(url: str, title: str) -> str:
     modules = bytes(layout.gather(layout.fixed + data + b"\x00"))
     stride = layout.width + 1
     # segno's path: one "h" per run of dark modules, each move relative to where the last run ended.
-    parts = []
+    parts: list[str] = []
     last_row = last_end = 0
     for run in _DARK_RUNS.finditer(modules):
         start, end = run.span()
