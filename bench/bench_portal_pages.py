@@ -10,6 +10,12 @@ pages in turn (home, the receipt list plain and with filters, a receipt's page (
 the issuing form, recibidos, informes, clientes, productos, avisos, empresa, DGI, envíos, inteligente, API keys,
 webhooks) with no think time: the harshest load 8 people can give. Prints p50, p95 and max per page; the target
 (issue 31, target 5) is every page's p95 under 150 ms.
+
+    .venv/bin/python bench/bench_portal_pages.py --cpu [--repeat 20]
+
+instead asks each page `--repeat` times in a row, one user, and prints the CPU the portal and the service spent
+per page (from /proc, both process trees): what a page costs whatever the neighbours do, and so the p95 it
+implies on free cores (8 users at once on 2 cores: a page waits for about 4 others' CPU in the worst case).
 """
 
 from __future__ import annotations
@@ -60,6 +66,30 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
 
 
+def cpu_per_page(
+    repeat: int, browser, portal_url: str, receipt_ids: list[str], *pids: int, load_before: tuple[float, ...]
+) -> int:
+    """Each page `repeat` times in a row (the receipt page: another receipt each time, a first view), one user:
+    the CPU of both process trees per page, and the wall time per page alone."""
+    rows = []
+    for index, (name, _path) in enumerate(pages(["x"], 0)):
+        cpu_before = sum(tree_cpu_seconds(pid) for pid in pids)
+        started = time.perf_counter()
+        for round_ in range(repeat):
+            path = pages(receipt_ids, 1 + round_)[index][1]
+            assert browser.get(portal_url + path, allow_redirects=False, timeout=30).status_code == 200, path
+        wall = (time.perf_counter() - started) * 1000 / repeat
+        rows.append((name, (sum(tree_cpu_seconds(pid) for pid in pids) - cpu_before) * 1000 / repeat, wall))
+    print(f"\nmachine: {machine()}; load average before: {' '.join(f'{x:.2f}' for x in load_before)}")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
+    print(f"each page {repeat} times in a row, one user; CPU of the portal and the service together\n")
+    print("| page | CPU per page | wall time per page |")
+    print("|---|---|---|")
+    for name, cpu, wall in rows:
+        print(f"| {name} | {cpu:.1f} ms | {wall:.1f} ms |")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", type=int, default=8)
@@ -67,6 +97,8 @@ def main() -> int:
     parser.add_argument("--receipts", type=int, default=60)
     parser.add_argument("--service-port", type=int, default=8126)
     parser.add_argument("--portal-port", type=int, default=8127)
+    parser.add_argument("--cpu", action="store_true", help="CPU per page, one user, each page --repeat times")
+    parser.add_argument("--repeat", type=int, default=20)
     args = parser.parse_args()
 
     import requests
@@ -84,6 +116,10 @@ def main() -> int:
         for name, path in pages(receipt_ids, 0):  # every page answers, once, before anything is timed
             status = users[0].get(portal_url + path, allow_redirects=False, timeout=30).status_code
             assert status == 200, (name, path, status)
+        if args.cpu:
+            return cpu_per_page(
+                args.repeat, users[0], portal_url, receipt_ids, portal.pid, service.pid, load_before=load_before
+            )
         deadline = time.monotonic() + args.seconds
 
         def walk(index: int, browser: requests.Session) -> None:

@@ -1,6 +1,7 @@
 """Profile: where the receipt page's CPU goes, in the portal and in the service, in process.
 
     .venv/bin/python bench/profile_receipt_page.py [--pages 300] [--top 40] [--side portal|service|both]
+    .venv/bin/python bench/profile_receipt_page.py --path /envios/ --user admin@demo.uy   (any other page)
 
 The service runs in a thread on a real port (werkzeug), the portal as a Flask test client signed in with a
 token the service minted; one e-Ticket is issued, then cProfile records `--pages` receipt pages in the portal's
@@ -35,6 +36,10 @@ def main() -> int:
     parser.add_argument("--sort", default="cumulative")
     parser.add_argument("--cold", action="store_true", help="another receipt for every page (none seen before)")
     parser.add_argument("--callees", default="", help="also print what functions matching this call")
+    parser.add_argument("--path", default="", help="profile this portal page instead (e.g. /envios/)")
+    parser.add_argument("--user", default="usuario@demo.uy", help="who is signed in (admin@demo.uy sees every page)")
+    parser.add_argument("--callers", default="", help="also print what calls functions matching this")
+    parser.add_argument("--save", default="", help="also write the profile to SAVE.portal / SAVE.service")
     args = parser.parse_args()
 
     from tests.support.servers import LiveServer
@@ -76,7 +81,7 @@ def main() -> int:
         unseen = iter(fresh)
         portal = create_portal({"SERVER_NAME": portal_server.url.split("//")[1]})
         client = portal.test_client()
-        portal_token = mint_token(service, "usuario@demo.uy", client_id=portal.config["OIDC_CLIENT_ID"])
+        portal_token = mint_token(service, args.user, client_id=portal.config["OIDC_CLIENT_ID"])
         start_portal_session(client, portal, portal_token, 3600)
         page = f"/comprobantes/{receipt_id}"
         query = f"/api/v1/comprobante/getByIdCfeEmitido?idCfeEmitido={receipt_id}"
@@ -88,6 +93,9 @@ def main() -> int:
             "portal": (lambda: client.get(f"/comprobantes/{next(unseen)}")) if args.cold else lambda: client.get(page),
             "service": lambda: api.get(query, headers=headers),
         }
+        if args.path:
+            assert client.get(args.path).status_code == 200, args.path
+            sides = {"portal": lambda: client.get(args.path)}
         for side, call in sides.items():
             if args.side not in (side, "both"):
                 continue
@@ -105,6 +113,10 @@ def main() -> int:
             stats.print_stats(args.top)
             if args.callees:
                 stats.print_callees(args.callees)
+            if args.callers:
+                stats.print_callers(args.callers)
+            if args.save:
+                stats.dump_stats(f"{args.save}.{side}")
     finally:
         service_server.stop()
         shutil.rmtree(workdir, ignore_errors=True)

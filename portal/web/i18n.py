@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import functools
+import weakref
 from datetime import date, datetime, timedelta
 from decimal import Decimal
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from babel import Locale
 from babel.dates import format_date, format_datetime
 from babel.numbers import parse_pattern
 from babel.support import NullTranslations
-from flask import Flask, current_app, g, request, session
-from flask_babel import get_locale, get_timezone, get_translations
+from flask import Flask, current_app, g, has_request_context, request, session
+from flask_babel import Domain, get_locale, get_timezone, get_translations
+from jinja2.runtime import Context
+from jinja2.utils import pass_context
+from markupsafe import Markup
 from werkzeug.wrappers import Response as WerkzeugResponse
 
 from portal import paths
@@ -107,12 +111,58 @@ def translation_directories() -> str:
 def request_translations() -> NullTranslations:
     """The request's catalog, asked of flask-babel once per request. flask-babel keeps the merged catalogs
     once per process and language, but finding them (its domain, the request's locale, its cache) costs more
-    than the lookup itself, and a page calls _() some sixty times. The portal never changes language within
-    a request (the switch redirects), so the first answer holds for the whole request."""
+    than the lookup itself, and a page translates some hundred strings. The portal never changes language
+    within a request (the switch redirects), so the first answer holds for the whole request."""
     translations = g.get("_portal_translations")
     if translations is None:
         translations = g._portal_translations = get_translations()
     return translations
+
+
+def _once_per_request(domain: Domain) -> None:
+    """The domain's catalog asked once per request for the Python side too (flask_babel.gettext and the
+    lazy strings: labels, choices, totals' names), not found again on each of their forty or so calls."""
+    if getattr(domain, "_portal_once_per_request", False):
+        return
+    find = domain.get_translations
+
+    def get_translations() -> NullTranslations:
+        if not has_request_context():
+            return find()
+        translations = g.get("_portal_translations")
+        if translations is None:
+            translations = g._portal_translations = find()
+        return translations
+
+    domain.get_translations = get_translations  # type: ignore[method-assign]
+    domain._portal_once_per_request = True  # type: ignore[attr-defined]
+
+
+# What a template's _("...") gave, per catalog: a page calls _() some sixty times with the same few hundred
+# strings, and Jinja's own newstyle gettext makes a Markup and %-formats it (escaping every argument) on every
+# call even when there are no arguments. Bounded: a _() of a variable must not grow it without end.
+_TEMPLATE_STRINGS: weakref.WeakKeyDictionary[NullTranslations, dict[str, Markup]] = weakref.WeakKeyDictionary()
+_TEMPLATE_STRINGS_MAX = 4096
+
+
+@pass_context
+def template_gettext(context: Context, string: str, /, **variables: Any) -> str:
+    """The templates' _() and gettext, as Jinja's newstyle gettext does it (autoescaped, always %-formatted),
+    the result of a string without arguments kept per catalog."""
+    translations = request_translations()
+    if variables or not context.eval_ctx.autoescape:
+        text = translations.ugettext(string)
+        # A catalog string is the portal's own text, trusted as Jinja's gettext trusts it; arguments are escaped.
+        return (Markup(text) if context.eval_ctx.autoescape else text) % variables  # noqa: S704
+    known = _TEMPLATE_STRINGS.get(translations)
+    if known is None:
+        known = _TEMPLATE_STRINGS.setdefault(translations, {})
+    markup = known.get(string)
+    if markup is None:
+        markup = Markup(translations.ugettext(string)) % {}  # noqa: S704 - as above
+        if len(known) < _TEMPLATE_STRINGS_MAX:
+            known[string] = markup
+    return markup
 
 
 def init_app(app: Flask) -> None:
@@ -120,6 +170,8 @@ def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_DEFAULT_TIMEZONE", "America/Montevideo")
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", translation_directories())
     babel.init_app(app, locale_selector=select_locale)
+    with app.app_context():  # flask-babel makes its domain (once per process) from the app's settings
+        _once_per_request(babel.domain_instance)
     # The templates' _() as flask-babel installs it (newstyle: autoescaped, %-formatted by Jinja), over the
     # request's catalog found once.
     app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]  # jinja2.ext.i18n adds it
@@ -129,5 +181,7 @@ def init_app(app: Flask) -> None:
         npgettext=lambda c, s, p, n: request_translations().unpgettext(c, s, p, n),
         newstyle=True,
     )
+    # _() and gettext themselves (ngettext and the rest stay Jinja's): the same answers, most of them kept.
+    app.jinja_env.globals.update(_=template_gettext, gettext=template_gettext)
     app.jinja_env.filters.update(money=money, day=day, moment=moment, currency_sign=currency_sign)
     app.jinja_env.globals.update(current_locale=lambda: str(get_locale() or "es"))

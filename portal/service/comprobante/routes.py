@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 
 from flask import Flask, Response, current_app, request, send_file
@@ -84,7 +85,14 @@ def emitir(body: CfeInput, principal: Principal):
 def _receipt_statement(json_only: bool) -> Select:
     """The receipt with its CAE range (a paper CFC has none) and the rows other areas read for its answer (its
     DGI state: hooks) in one query: the answer's session.get() of those then finds them in the session instead
-    of asking again. The JSON answer reads neither the signed XML nor the issuer's snapshot (the PDF's)."""
+    of asking again. The JSON answer reads neither the signed XML nor the issuer's snapshot (the PDF's).
+    Built once per process and set of registered sections: building it, and SQLAlchemy's cache key for it
+    (kept on the statement object), were an eighth of the call's CPU."""
+    return _built_receipt_statement(json_only, hooks.sections())
+
+
+@functools.lru_cache(maxsize=8)
+def _built_receipt_statement(json_only: bool, _sections: tuple) -> Select:
     statement = hooks.with_prefetched(
         select(IssuedCfe, CaeRangeRecord)
         .outerjoin(CaeRangeRecord, CaeRangeRecord.id == IssuedCfe.cae_range_id)
