@@ -10,13 +10,18 @@ rate limits in Redis as production runs several processes: one with 1 process, o
 `companies` mode (so the series' row locks are not what is measured). For each side: receipts/s, and CPU per
 receipt of the service processes, of PostgreSQL (every process of the cluster, `--postgres-pid` is its
 postmaster) and of the load generator, read from /proc, and the share of the 2 cores each took (CPU seconds per
-second of the slices: what the neighbours left shows as the rest); the deadlocks PostgreSQL broke. The CPU per
+second of the slices: what the neighbours left shows as the rest); the deadlocks PostgreSQL broke. Each round
+also times plain CPU work (JSON + SHA-256, no shared state) in 1 and in 2 processes: on a shared machine that is
+the most 2 processes can give over 1 at that moment, the ceiling to read the service's ratio against. The CPU per
 receipt is what the N-machines estimate in docs/PERFORMANCE.md is computed from.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import multiprocessing
 import os
 import shutil
 import statistics
@@ -43,6 +48,24 @@ def _wal_and_commits(dsn: str) -> tuple[int, int, int]:
             "WHERE datname = current_database()"
         ).fetchone()
     return int(wal), int(commits), int(deadlocks)
+
+
+def _reference_units(seconds: float) -> int:
+    """Pure Python work with no shared state (JSON and SHA-256 of a small document), for `seconds`: units done."""
+    document, done, deadline = {"items": list(range(200)), "text": "x" * 500}, 0, time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for _ in range(100):
+            text = json.dumps(document)
+            hashlib.sha256(json.loads(text)["text"].encode()).hexdigest()
+        done += 100
+    return done
+
+
+def _reference_rate(processes: int, seconds: float) -> float:
+    """Units/s of `processes` processes doing `_reference_units` at once: what the machine gives this many
+    processes of plain CPU work right now (the ceiling of the service's own 2 / 1 on a shared machine)."""
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
+        return sum(pool.map(_reference_units, [seconds] * processes)) / seconds
 
 
 def _warm_up(port: int, make, workers: int, connections: int) -> None:
@@ -106,7 +129,10 @@ def main() -> int:
             time.sleep(args.seconds)
             figures[workers]["idle"] = (tree_cpu_seconds(server.pid) - before) / args.seconds
         errors: dict[int, int] = {}
+        reference: dict[int, list[float]] = {1: [], 2: []}
         for _round in range(args.rounds):
+            for processes in (1, 2):
+                reference[processes].append(_reference_rate(processes, 1.5))
             for workers, (server, port, make) in sides.items():
                 ok, wall, service, postgres, generator, failed, (wal, commits, deadlocks) = _slice(
                     port, make, args.connections, args.seconds, server.pid, args.postgres_pid, dsn
@@ -149,7 +175,13 @@ def main() -> int:
             f"{side['wal'] / per / 1024:.1f} KB | {side['commits'] / per:.2f} | {side['deadlocks']} |"
         )
     ratio = statistics.mean(figures[2]["rates"]) / statistics.mean(figures[1]["rates"])
+    ceiling = statistics.mean(reference[2]) / statistics.mean(reference[1])
     print(f"\n2 processes / 1 process: **{ratio:.2f}** x the receipts/s (linear on 2 free cores: 2.0)")
+    print(
+        f"plain CPU work (no database, no shared state), 2 processes / 1, same rounds: {ceiling:.2f} x "
+        f"({', '.join(f'{b / a:.2f}' for a, b in zip(reference[1], reference[2], strict=True))}): "
+        f"the service's ratio over this one is {ratio / ceiling:.2f}"
+    )
     return 0
 
 
