@@ -224,3 +224,35 @@ def test_a_batch_that_could_claim_nothing_without_waiting_waits_for_its_rows_in_
     with service_app.app_context():
         assert db.grouped_write(probe.work("a"), Claim("k2", claims.take)) == "a"
     assert claims.calls == [(["k2"], False), (["k2"], True)]  # no empty commit, no deferral: it waits at once
+
+
+def test_a_batch_run_again_after_one_failure_claims_the_others_rows_again_in_order(service_app):
+    from portal.service.platform.groupcommit import Claim
+
+    probe = _ProbeBatch(service_app)
+    claims = _Claims(held=set())
+
+    def submit(name: str, key: str | None, hold: bool = False, fail: bool = False):
+        with service_app.app_context():
+            try:
+                return db.grouped_write(
+                    probe.work(name, fail=fail, hold=hold), Claim(key, claims.take) if key else None
+                )
+            except ValueError as exc:
+                return str(exc)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        leader = pool.submit(submit, "a", None, True)
+        assert probe.first_inside.wait(10)
+        queued = [
+            pool.submit(submit, "b", "k2"),
+            pool.submit(submit, "c", "k3", fail=True),
+            pool.submit(submit, "d", "k1"),
+        ]
+        time.sleep(0.3)
+        probe.release_first.set()
+        assert [leader.result(10)] + [f.result(10) for f in queued] == ["a", "b", "c failed", "d"]
+
+    # The rollback after c's failure let k1..k3 go: b and d claim theirs again, waiting, in key order.
+    assert claims.calls == [(["k1", "k2", "k3"], False), (["k1", "k2"], True)]
+    assert probe.stored() == ["a", "b", "d"]

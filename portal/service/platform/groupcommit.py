@@ -150,7 +150,9 @@ class GroupCommit:
                         # failed before it), so the common batch pays no savepoint.
                         session.rollback()
                         session.info[CONNECTION] = session.connection()  # BEGIN again, within the same turn
-                        self._run_in_savepoints(session, [job for job in batch if job is not failed])
+                        again = [job for job in batch if job is not failed]
+                        _claim_again(session, again)  # the rollback let the claimed rows go
+                        self._run_in_savepoints(session, again)
                     session.commit()
                 except BaseException:
                     session.rollback()
@@ -234,3 +236,14 @@ def _claimed(session: Session, batch: list[_Job]) -> tuple[list[_Job], list[_Job
     for job in deferred:
         job.deferred = True
     return [job for job in batch if job.claim is None or job.claim in got], deferred
+
+
+def _claim_again(session: Session, jobs: list[_Job]) -> None:
+    """After a rollback, claim `jobs`' rows again, waiting for them in key order (the transaction holds none, so
+    no deadlock): they were this batch's a moment ago."""
+    keys: dict[Take, set[Any]] = {}
+    for job in jobs:
+        if job.claim is not None:
+            keys.setdefault(job.claim.take, set()).add(job.claim.key)
+    for taker, wanted in keys.items():
+        taker(session, sorted(wanted), True)
