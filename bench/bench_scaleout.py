@@ -3,18 +3,25 @@
     .venv/bin/python bench/bench_scaleout.py --database-url postgresql+psycopg://postgres@127.0.0.1:PORT/DB \
         --redis-url redis://127.0.0.1:PORT/0 [--postgres-pid PID] [--rounds 3] [--seconds 4]
 
-Two gunicorn servers (deploy/'s settings) on the same empty PostgreSQL database, with the background jobs and the
+Two gunicorn servers (deploy/'s settings) on the same empty PostgreSQL database, each warmed up until its
+processes have issued for every company (`_warm_up`), with the background jobs and the
 rate limits in Redis as production runs several processes: one with 1 process, one with 2. Slices alternate
 (1, 2, 1, 2 ...), 32 connections issuing the bench's e-Ticket for the 50 companies of bench_ratios.py's
 `companies` mode (so the series' row locks are not what is measured). For each side: receipts/s, and CPU per
 receipt of the service processes, of PostgreSQL (every process of the cluster, `--postgres-pid` is its
-postmaster) and of the load generator, read from /proc. The CPU per receipt is what the N-machines estimate in
-docs/PERFORMANCE.md is computed from.
+postmaster) and of the load generator, read from /proc, and the share of the 2 cores each took (CPU seconds per
+second of the slices: what the neighbours left shows as the rest); the deadlocks PostgreSQL broke. Each round
+also times plain CPU work (JSON + SHA-256, no shared state) in 1 and in 2 processes: on a shared machine that is
+the most 2 processes can give over 1 at that moment, the ceiling to read the service's ratio against. The CPU per
+receipt is what the N-machines estimate in docs/PERFORMANCE.md is computed from.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import multiprocessing
 import os
 import shutil
 import statistics
@@ -31,16 +38,43 @@ from bench.bench_emitir import environment, machine, prepare, start_service, tre
 from bench.bench_ratios import COMPANIES, _issue_factory, add_companies  # noqa: E402
 
 
-def _wal_and_commits(dsn: str) -> tuple[int, int]:
-    """The cluster's WAL position (bytes) and the database's committed transactions so far."""
+def _wal_and_commits(dsn: str) -> tuple[int, int, int]:
+    """The cluster's WAL position (bytes), the database's committed transactions and deadlocks so far."""
     import psycopg
 
     with psycopg.connect(dsn, autocommit=True) as conn:
-        wal, commits = conn.execute(
-            "SELECT pg_current_wal_lsn() - '0/0'::pg_lsn, xact_commit FROM pg_stat_database "
+        wal, commits, deadlocks = conn.execute(
+            "SELECT pg_current_wal_lsn() - '0/0'::pg_lsn, xact_commit, deadlocks FROM pg_stat_database "
             "WHERE datname = current_database()"
         ).fetchone()
-    return int(wal), int(commits)
+    return int(wal), int(commits), int(deadlocks)
+
+
+def _reference_units(seconds: float) -> int:
+    """Pure Python work with no shared state (JSON and SHA-256 of a small document), for `seconds`: units done."""
+    document, done, deadline = {"items": list(range(200)), "text": "x" * 500}, 0, time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for _ in range(100):
+            text = json.dumps(document)
+            hashlib.sha256(json.loads(text)["text"].encode()).hexdigest()
+        done += 100
+    return done
+
+
+def _reference_rate(processes: int, seconds: float) -> float:
+    """Units/s of `processes` processes doing `_reference_units` at once: what the machine gives this many
+    processes of plain CPU work right now (the ceiling of the service's own 2 / 1 on a shared machine)."""
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
+        return sum(pool.map(_reference_units, [seconds] * processes)) / seconds
+
+
+def _warm_up(port: int, make, workers: int, connections: int) -> None:
+    """Until every process has issued for every company a few times: each process parses each company's
+    signing key once (~30 ms), which a short warm-up left to the measured slices, twice as often with two
+    processes (2.5 ms more per receipt over 1,200 receipts)."""
+    done, deadline = 0, time.monotonic() + 60
+    while done < COMPANIES * workers * 4 and time.monotonic() < deadline:
+        done += loadgen.run("127.0.0.1", port, make, connections=connections, seconds=1.0).ok
 
 
 def _slice(port: int, make, connections: int, seconds: float, server_pid: int, postgres_pid: int | None, dsn: str):
@@ -51,7 +85,7 @@ def _slice(port: int, make, connections: int, seconds: float, server_pid: int, p
     wal_after = _wal_and_commits(dsn)
     generator = (after[0].user - before[0].user) + (after[0].system - before[0].system)
     errors = {s: n for s, n in outcome.statuses.items() if not 200 <= s < 300}
-    wal = (wal_after[0] - wal_before[0], wal_after[1] - wal_before[1])
+    wal = tuple(after_ - before_ for after_, before_ in zip(wal_after, wal_before, strict=True))
     return outcome.ok, outcome.seconds, after[1] - before[1], after[2] - before[2], generator, errors, wal
 
 
@@ -87,21 +121,26 @@ def main() -> int:
                 "rates": [],
                 "wal": 0,
                 "commits": 0,
+                "deadlocks": 0,
             }
-            loadgen.run("127.0.0.1", port, sides[workers][2], connections=8, seconds=1.5)  # warm-up
+            _warm_up(port, sides[workers][2], workers, args.connections)
         for workers, (server, _port, _make) in sides.items():  # what each server burns doing nothing
             before = tree_cpu_seconds(server.pid)
             time.sleep(args.seconds)
             figures[workers]["idle"] = (tree_cpu_seconds(server.pid) - before) / args.seconds
         errors: dict[int, int] = {}
+        reference: dict[int, list[float]] = {1: [], 2: []}
         for _round in range(args.rounds):
+            for processes in (1, 2):
+                reference[processes].append(_reference_rate(processes, 1.5))
             for workers, (server, port, make) in sides.items():
-                ok, wall, service, postgres, generator, failed, (wal, commits) = _slice(
+                ok, wall, service, postgres, generator, failed, (wal, commits, deadlocks) = _slice(
                     port, make, args.connections, args.seconds, server.pid, args.postgres_pid, dsn
                 )
                 side = figures[workers]
                 side["wal"] += wal
                 side["commits"] += commits
+                side["deadlocks"] += deadlocks
                 side["ok"] += ok
                 side["wall"] += wall
                 side["service"] += service
@@ -122,19 +161,27 @@ def main() -> int:
     )
     print(
         "| service processes | receipts/s per slice | mean | CPU ms per receipt: service | PostgreSQL | "
-        "load generator | idle, cores | WAL per receipt | commits per receipt |"
+        "load generator | cores taken: service | PostgreSQL | load generator | idle, cores | WAL per receipt | "
+        "commits per receipt | deadlocks |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for workers, side in figures.items():
         per = max(side["ok"], 1)
         print(
             f"| {workers} | {', '.join(f'{r:.0f}' for r in side['rates'])} | {statistics.mean(side['rates']):.0f} | "
             f"{side['service'] * 1000 / per:.2f} | {side['postgres'] * 1000 / per:.2f} | "
-            f"{side['generator'] * 1000 / per:.2f} | {side['idle']:.3f} | "
-            f"{side['wal'] / per / 1024:.1f} KB | {side['commits'] / per:.2f} |"
+            f"{side['generator'] * 1000 / per:.2f} | {side['service'] / side['wall']:.2f} | "
+            f"{side['postgres'] / side['wall']:.2f} | {side['generator'] / side['wall']:.2f} | {side['idle']:.3f} | "
+            f"{side['wal'] / per / 1024:.1f} KB | {side['commits'] / per:.2f} | {side['deadlocks']} |"
         )
     ratio = statistics.mean(figures[2]["rates"]) / statistics.mean(figures[1]["rates"])
+    ceiling = statistics.mean(reference[2]) / statistics.mean(reference[1])
     print(f"\n2 processes / 1 process: **{ratio:.2f}** x the receipts/s (linear on 2 free cores: 2.0)")
+    print(
+        f"plain CPU work (no database, no shared state), 2 processes / 1, same rounds: {ceiling:.2f} x "
+        f"({', '.join(f'{b / a:.2f}' for a, b in zip(reference[1], reference[2], strict=True))}): "
+        f"the service's ratio over this one is {ratio / ceiling:.2f}"
+    )
     return 0
 
 

@@ -172,3 +172,87 @@ def test_after_a_failure_the_others_of_the_batch_run_again_and_a_second_failure_
     assert probe.stored() == ["a", "b", "d"]
     # b ran before c failed and again after the rollback; c's failure is not run again; d and e ran once.
     assert probe.runs == {"a": 1, "b": 2, "c": 1, "d": 1, "e": 1}
+
+
+class _Claims:
+    """A `take` for groupcommit.Claim that pretends another process holds `held` until its first wait for them:
+    records each call as (keys, wait)."""
+
+    def __init__(self, held: set[str]):
+        self.held = held
+        self.calls: list[tuple[list[str], bool]] = []
+
+    def take(self, _session, keys: list[str], wait: bool) -> set[str]:
+        self.calls.append((keys, wait))
+        if wait:
+            self.held -= set(keys)  # the other process committed: the waiting claim gets them
+            return set(keys)
+        return set(keys) - self.held
+
+
+def test_a_job_whose_rows_another_process_holds_goes_to_the_next_batch_and_waits_for_them_there(service_app):
+    from portal.service.platform.groupcommit import Claim
+
+    probe = _ProbeBatch(service_app)
+    claims = _Claims(held={"k2"})
+    commits = _count_commits(probe.engine)
+
+    def submit(name: str, key: str | None, hold: bool = False):
+        with service_app.app_context():
+            return db.grouped_write(probe.work(name, hold=hold), Claim(key, claims.take) if key else None)
+
+    with ThreadPoolExecutor(max_workers=5) as pool:
+        leader = pool.submit(submit, "a", None, True)  # holds its batch so that the others gather behind it
+        assert probe.first_inside.wait(10)
+        queued = [pool.submit(submit, name, key) for name, key in (("b", "k3"), ("c", "k2"), ("d", "k1"), ("e", None))]
+        time.sleep(0.3)
+        probe.release_first.set()
+        assert [leader.result(10)] + [f.result(10) for f in queued] == ["a", "b", "c", "d", "e"]
+
+    # The second batch claimed k1 and k3 without waiting and left c (k2, held elsewhere) for the next batch,
+    # which waited for k2 alone; nothing ran twice.
+    assert claims.calls == [(["k1", "k2", "k3"], False), (["k2"], True)]
+    assert probe.runs == dict.fromkeys("abcde", 1)
+    assert probe.stored() == ["a", "b", "c", "d", "e"] and commits[0] == 3
+
+
+def test_a_batch_that_could_claim_nothing_without_waiting_waits_for_its_rows_in_order(service_app):
+    from portal.service.platform.groupcommit import Claim
+
+    probe = _ProbeBatch(service_app)
+    claims = _Claims(held={"k1", "k2"})
+    with service_app.app_context():
+        assert db.grouped_write(probe.work("a"), Claim("k2", claims.take)) == "a"
+    assert claims.calls == [(["k2"], False), (["k2"], True)]  # no empty commit, no deferral: it waits at once
+
+
+def test_a_batch_run_again_after_one_failure_claims_the_others_rows_again_in_order(service_app):
+    from portal.service.platform.groupcommit import Claim
+
+    probe = _ProbeBatch(service_app)
+    claims = _Claims(held=set())
+
+    def submit(name: str, key: str | None, hold: bool = False, fail: bool = False):
+        with service_app.app_context():
+            try:
+                return db.grouped_write(
+                    probe.work(name, fail=fail, hold=hold), Claim(key, claims.take) if key else None
+                )
+            except ValueError as exc:
+                return str(exc)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        leader = pool.submit(submit, "a", None, True)
+        assert probe.first_inside.wait(10)
+        queued = [
+            pool.submit(submit, "b", "k2"),
+            pool.submit(submit, "c", "k3", fail=True),
+            pool.submit(submit, "d", "k1"),
+        ]
+        time.sleep(0.3)
+        probe.release_first.set()
+        assert [leader.result(10)] + [f.result(10) for f in queued] == ["a", "b", "c failed", "d"]
+
+    # The rollback after c's failure let k1..k3 go: b and d claim theirs again, waiting, in key order.
+    assert claims.calls == [(["k1", "k2", "k3"], False), (["k1", "k2"], True)]
+    assert probe.stored() == ["a", "b", "d"]

@@ -1,6 +1,8 @@
-"""Issuing keeps the issuer, the year's UI and the signing certificate per process for a moment
-(portal/service/platform/readcache.py): a change through this process is used by the very next receipt, a change
-made behind its back (another process, the operator's SQL) within CFE_READ_CACHE_SECONDS."""
+"""Issuing keeps the issuer, the signing certificate and the year's UI per process
+(portal/service/platform/readcache.py): a change of the company, its settings, branches or certificates is used by
+the very next receipt, made through this process or behind its back (another process, the operator's SQL: the
+triggers of migration 0290 bump the company's cache generation); the year's UI, set behind its back, within
+CFE_READ_CACHE_SECONDS."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ from lxml import etree
 from sqlalchemy import create_engine, text
 
 from portal.domain.uruguay_time import today_montevideo
+from portal.service import create_app
+from tests.conftest import mint_token
 from tests.integration.test_empresa_api import SETTINGS, upload_cert
 from tests.support import cfe_bodies as bodies
 from tests.support.empresa_files import p12
@@ -56,6 +60,56 @@ def test_a_certificate_upload_signs_the_next_receipt(api_client, admin):
     assert uploaded.status_code == 201, uploaded.json
     serial = _signed_xml(api_client, admin).findtext(".//ds:X509SerialNumber", namespaces=NS)
     assert serial == uploaded.json["serie"]
+
+
+def _generation(engine, company_id: int = 1) -> int:
+    with engine.connect() as connection:
+        return connection.execute(
+            text("SELECT cache_generation FROM company WHERE id = :id"), {"id": company_id}
+        ).one()[0]
+
+
+def test_every_change_of_what_issuing_keeps_bumps_the_company_generation_and_only_that(service_config):
+    engine = create_engine(service_config["DATABASE_URL"])
+    try:
+        changes = [
+            "UPDATE company SET telefono = '099 000 000' WHERE id = 1",
+            "UPDATE empresa_config SET iva_al_dia = false WHERE company_id = 1",
+            "INSERT INTO empresa_sucursal (company_id, codigo, nombre, domicilio, ciudad, departamento, "
+            "predeterminada, created_at) VALUES (1, 77, 'Depósito', 'Ruta 1 km 20', 'Montevideo', 'Montevideo', "
+            "false, CURRENT_TIMESTAMP)",
+            "DELETE FROM empresa_sucursal WHERE company_id = 1 AND codigo = 77",
+            "UPDATE certificate SET name = 'renombrado' WHERE company_id = 1",
+        ]
+        for change in changes:
+            before, other = _generation(engine), _generation(engine, 2)
+            with engine.begin() as connection:
+                connection.execute(text(change))
+            assert _generation(engine) == before + 1, change  # once, even for a change of the company row
+            assert _generation(engine, 2) == other, change
+    finally:
+        engine.dispose()
+
+
+def test_a_change_behind_the_process_back_signs_the_next_receipt_at_once(service_config):
+    # No event of this process sees these changes (another connection's plain SQL) and a minute's lifetime
+    # does not expire in between: only the company's generation, read by every issue, brings them in.
+    app = create_app({**service_config, "READ_CACHE_SECONDS": 60})
+    api_client, admin = app.test_client(), {"Authorization": f"Bearer {mint_token(app, 'admin@demo.uy')}"}
+    admin["X-Empresa-Id"] = "1"
+    assert _signed_xml(api_client, admin).find(".//c:IVAalDia", NS) is None  # the issuer is now kept
+    other_process = create_engine(service_config["DATABASE_URL"])
+    try:
+        with other_process.begin() as connection:
+            connection.execute(text("UPDATE empresa_config SET iva_al_dia = false WHERE company_id = 1"))
+        assert _signed_xml(api_client, admin).findtext(".//c:IVAalDia", namespaces=NS) == "1"
+        with other_process.begin() as connection:
+            connection.execute(text("UPDATE certificate SET retired_at = CURRENT_TIMESTAMP WHERE company_id = 1"))
+        refused = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=admin)
+        assert refused.status_code == 409 and refused.json["error"]["code"] == "sin_certificado_vigente"
+    finally:
+        other_process.dispose()
+        app.extensions["db_engine"].dispose()
 
 
 def test_a_change_behind_the_process_back_is_used_within_the_bound(api_client, admin, service_config):

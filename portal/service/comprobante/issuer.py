@@ -1,5 +1,6 @@
 """Who signs a receipt: the issuer (the company, its settings, the branch) and the signing certificate, each
-kept per process for a moment (portal/service/platform/readcache.py) since issuing reads them for every receipt."""
+kept per process until the company changes (portal/service/platform/readcache.py) since issuing reads them for
+every receipt."""
 
 from __future__ import annotations
 
@@ -38,10 +39,12 @@ def issuer_for(company: Company, cfe: CfeInput | None = None) -> Issuer:
 
 
 def cached_issuer(company_id: int, cfe: CfeInput) -> Issuer:
-    """`issuer_for` the company and the branch `cfe` names, kept per process for a moment (readcache: a
-    change of the company, its settings or branches is used within CFE_READ_CACHE_SECONDS everywhere)."""
-    return readcache.get(
-        ("issuer", company_id, cfe.cdg_dgi_sucur), lambda: issuer_for(db.session().get_one(Company, company_id), cfe)
+    """`issuer_for` the company and the branch `cfe` names, kept per process until the company changes
+    (readcache: a change of the company, its settings or branches is used by the next receipt everywhere)."""
+    return readcache.get_for_company(
+        company_id,
+        ("issuer", company_id, cfe.cdg_dgi_sucur),
+        lambda: issuer_for(db.session().get_one(Company, company_id), cfe),
     )
 
 
@@ -56,14 +59,15 @@ class SigningKey:
 
 
 def signing_key(session: Session, company_id: int) -> SigningKey:
-    """The certificate that signs for the company and its signer, kept per process for a moment (readcache: an
-    upload is used within CFE_READ_CACHE_SECONDS everywhere); read again at once when it is no longer valid."""
+    """The certificate that signs for the company and its signer, kept per process until the company changes
+    (readcache: an upload or a retirement is used by the next receipt everywhere); read again at once when it is
+    no longer valid."""
 
     def load() -> SigningKey:
         cert = signing_certificate(session, company_id)  # 409 when none is valid (not kept)
         return SigningKey(cert.id, cert.not_before, cert.not_after, signer_for(cert))
 
-    key = readcache.get(("signing_key", company_id), load)
+    key = readcache.get_for_company(company_id, ("signing_key", company_id), load)
     if not key.not_before <= datetime.now(UTC) <= key.not_after:
         key = load()
     return key
@@ -79,8 +83,8 @@ class PrintSettings:
 
 
 def print_settings(company_id: int) -> PrintSettings:
-    """The company's printed settings now, kept per process for a moment like the issuer (readcache), for the
-    snapshot each receipt takes when it is signed."""
+    """The company's printed settings now, kept per process until the company changes like the issuer
+    (readcache), for the snapshot each receipt takes when it is signed."""
 
     def load() -> PrintSettings:
         session, company = db.session(), hooks.company_settings()
@@ -88,4 +92,4 @@ def print_settings(company_id: int) -> PrintSettings:
         sha = hashlib.sha256(logo).hexdigest() if logo else None
         return PrintSettings(company.paper(session, company_id), logo, sha)
 
-    return readcache.get(("print_settings", company_id), load)
+    return readcache.get_for_company(company_id, ("print_settings", company_id), load)

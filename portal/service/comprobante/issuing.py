@@ -53,7 +53,7 @@ from portal.service.comprobante.issuer import (
     signing_key,
 )
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, PrintedLogo
-from portal.service.comprobante.numbering import Allocation, allocate
+from portal.service.comprobante.numbering import Allocation, allocate, range_claim
 from portal.service.comprobante.search import folded, remember_receiver
 from portal.service.eventos.publishing import publish
 from portal.service.indices.ui import ui_value_on
@@ -283,8 +283,11 @@ def run_issue(
                 return IssueResult(None, [], replay)
         return work(session)
 
+    # The CAE ranges numbering locks, claimed with the batch's others first (no two processes' batches wait
+    # for each other); a paper CFC is numbered by its printed book instead.
+    claim = None if is_cfc(cfe.tipo_cfe) else range_claim(principal.company_id, cfe.tipo_cfe)
     try:
-        result = db.grouped_write(looked_up)
+        result = db.grouped_write(looked_up, claim)
     except IntegrityError:
         if idempotency_key is None:
             if cfe.contingencia is not None:  # the same paper keyed in at the same moment (PostgreSQL)
@@ -292,7 +295,7 @@ def run_issue(
             raise
         # A first request with the same key committed while this one was issuing: answer with its outcome (or,
         # the same paper keyed in under another key at the same moment, its 409 on the second try).
-        result = db.grouped_write(looked_up)
+        result = db.grouped_write(looked_up, claim)
     for wakeup in result.wakeups:
         jobs.enqueue_safely(wakeup.run, wakeup.label)
     return result

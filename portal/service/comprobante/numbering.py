@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import NamedTuple
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, func, select, true, tuple_, update
 from sqlalchemy.orm import Session
 
 from portal.service.cfe import Numbering
@@ -14,6 +14,7 @@ from portal.service.cfe.cae import CaeRange
 from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.platform import db
 from portal.service.platform.errors import ApiError, Conflict
+from portal.service.platform.groupcommit import Claim
 from portal.service.platform.models import Company
 
 # Below this share of the range left, responses carry a warning so someone requests a new CAE in time.
@@ -58,6 +59,47 @@ class _Range(NamedTuple):
     vencimiento: date
     cae_especial: int | None
     causal_cae_esp: int | None
+
+
+# What a batch of issues claims before numbering (groupcommit.Claim): the ranges of each (company, type).
+_KEYS = tuple_(_RANGE.company_id, _RANGE.tipo_cfe).in_(bindparam("keys", expanding=True))
+# Waiting, in one order for every process (rows are locked as the sort yields them), so two never deadlock.
+_CLAIM_WAITING = (
+    select(_RANGE.id).where(_KEYS).order_by(_RANGE.company_id, _RANGE.tipo_cfe, _RANGE.id).with_for_update()
+)
+# Not waiting: each range locked unless another transaction holds it; per key, its ranges and how many were got.
+_R = CaeRangeRecord.__table__.alias("r")
+_GOT = select(_RANGE.id).where(_RANGE.id == _R.c.id).with_for_update(skip_locked=True).lateral("got")
+_CLAIM_SKIPPING = (
+    select(_R.c.company_id, _R.c.tipo_cfe, func.count().label("ranges"), func.count(_GOT.c.id).label("got"))
+    .select_from(_R.outerjoin(_GOT, true()))
+    .where(tuple_(_R.c.company_id, _R.c.tipo_cfe).in_(bindparam("keys", expanding=True)))
+    .group_by(_R.c.company_id, _R.c.tipo_cfe)
+)
+
+
+def claim_ranges(session: Session, keys: list[tuple[int, int]], wait: bool) -> set[tuple[int, int]]:
+    """Lock the CAE ranges of each (company, type) in `keys` for the batch's transaction (groupcommit.Claim);
+    the keys whose ranges are all locked now (a key without ranges too: its issue answers sin_cae). Without
+    `wait`, ranges another transaction holds are skipped. On SQLite the batch holds the database's write lock
+    already: nothing to lock."""
+    connection = db.connection_of(session)
+    if connection.dialect.name != "postgresql":
+        return set(keys)
+    if wait:
+        connection.execute(_CLAIM_WAITING, {"keys": keys}).all()
+        return set(keys)
+    held = {
+        (row.company_id, row.tipo_cfe)
+        for row in connection.execute(_CLAIM_SKIPPING, {"keys": keys})
+        if row.got < row.ranges
+    }
+    return set(keys) - held
+
+
+def range_claim(company_id: int, tipo_cfe: int) -> Claim:
+    """What an issue of `tipo_cfe` for the company claims before it numbers (db.grouped_write)."""
+    return Claim((company_id, tipo_cfe), claim_ranges)
 
 
 @dataclass(frozen=True)

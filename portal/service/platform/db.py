@@ -34,7 +34,7 @@ from sqlalchemy.orm import DeclarativeBase, Session, make_transient_to_detached,
 from sqlalchemy.sql import ClauseElement, Executable
 
 from portal.service.platform.errors import ApiError, error_response
-from portal.service.platform.groupcommit import CONNECTION, GroupCommit
+from portal.service.platform.groupcommit import CONNECTION, Claim, GroupCommit
 
 log = logging.getLogger("portal.service")
 T = TypeVar("T")
@@ -372,16 +372,17 @@ def rows_affected(session: Session, statement: Executable) -> int:
     return result.rowcount
 
 
-def grouped_write(work: Callable[[Session], T]) -> T:
+def grouped_write(work: Callable[[Session], T], claim: Claim | None = None) -> T:
     """`work(session)` inside a write transaction shared with the writes arriving at the same time (one
     durable commit for all; see portal/service/platform/groupcommit.py); run again if another request of its batch
     fails, so it must write only through `session`. Returns once committed; raises work's own exception (its
     changes undone) or DatabaseBusy.
 
     `work` must use only the session it is given (not `session()`, the request's), and finish what it needs
-    from the database inside: the objects it returns are detached afterwards.
+    from the database inside: the objects it returns are detached afterwards. `claim` names the rows `work`
+    will lock, so that no two processes' batches wait for each other (groupcommit.Claim).
     """
-    result = current_app.extensions["db_group_commit"].run(work)
+    result = current_app.extensions["db_group_commit"].run(work, claim)
     # The request's own session may hold an older read snapshot (WAL): end it so the request sees its write.
     if "db_session" in g and g.db_session.in_transaction():
         g.db_session.rollback()

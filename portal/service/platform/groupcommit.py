@@ -10,6 +10,16 @@ No request is answered before the commit that makes its write durable.
 The work runs in the submitting request's context (a copy of its contextvars), so `g`, `current_app` and
 `url_for` are the submitter's even though another thread executes it.
 
+Several processes on one PostgreSQL: a batch holds the row locks its requests' work takes (a company's CAE
+range, for numbering) until its commit, so two processes' batches that share a company used to wait for each
+other, and, locking in the order their requests came, deadlock (PostgreSQL breaks one after
+`deadlock_timeout`, a second, while both processes' writes stand still). A job may therefore name the rows it
+will lock (`Claim`): before any work runs, the batch claims them all, jobs deferred once before in one ordered
+statement that waits (every process takes them in the same order: no deadlock), the others without waiting
+(`SKIP LOCKED`); a job whose rows another process holds goes back to the head of the queue for the next batch
+(deferred once, it then waits its turn), and the batch goes on with the rest. So 50 companies issuing through
+two processes do not contend, and one company issuing through both takes turns, as one series must.
+
 Leader and followers, no extra thread: a request that finds no batch running leads one batch (everything
 queued at that moment, up to MAX_BATCH), then hands the lead to the oldest request still queued. While a
 batch holds the lock, the next one gathers; under load one fsync serves many receipts, idle it costs nothing.
@@ -21,6 +31,7 @@ import contextvars
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -30,12 +41,27 @@ CONNECTION = "db.connection"
 
 MAX_BATCH = 64
 
+# take(session, keys, wait): lock the rows of `keys` (sorted) in the batch's transaction and return the keys whose
+# rows are all locked now; with wait=False rows another transaction holds are skipped, never waited for.
+Take = Callable[[Session, list[Any], bool], set[Any]]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The rows a job's work will lock, named before it runs: `key` (sortable against the other keys `take`
+    claims, the order every process locks them in) and `take`, which locks the rows of several keys at once."""
+
+    key: Any
+    take: Take
+
 
 class _Job:
-    __slots__ = ("context", "done", "error", "lead", "result", "wake", "work")
+    __slots__ = ("claim", "context", "deferred", "done", "error", "lead", "result", "wake", "work")
 
-    def __init__(self, work: Callable[[Session], Any]):
+    def __init__(self, work: Callable[[Session], Any], claim: Claim | None):
         self.work = work
+        self.claim = claim
+        self.deferred = False  # sent back once because another process held its rows: waits for them next time
         self.context = contextvars.copy_context()
         self.wake = threading.Event()
         self.done = self.lead = False
@@ -59,9 +85,10 @@ class GroupCommit:
         self._queue: list[_Job] = []
         self._leading = False
 
-    def run(self, work: Callable[[Session], Any]) -> Any:
-        """`work(session)`'s result once it is committed; its own exception if it raised (nothing of it kept)."""
-        job = _Job(work)
+    def run(self, work: Callable[[Session], Any], claim: Claim | None = None) -> Any:
+        """`work(session)`'s result once it is committed; its own exception if it raised (nothing of it kept).
+        `claim`: the rows `work` will lock, claimed before any work of the batch runs (see the module's text)."""
+        job = _Job(work, claim)
         with self._mutex:
             self._queue.append(job)
             if not self._leading:
@@ -80,32 +107,41 @@ class GroupCommit:
     def _lead_one_batch(self) -> None:
         with self._mutex:
             batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
+        deferred: list[_Job] = []
         try:
-            self._commit(batch)
+            deferred = self._commit(batch)
         finally:
             with self._mutex:
+                self._queue[:0] = deferred  # first in the next batch, which waits for their rows
                 successor = self._queue[0] if self._queue else None
                 if successor is None:
                     self._leading = False
                 else:
                     successor.lead = True
+            sent_back = {id(job) for job in deferred}
             for job in batch:
-                job.done = True
-                job.wake.set()
+                if id(job) not in sent_back:
+                    job.done = True
+                    job.wake.set()
             if successor is not None:
                 successor.wake.set()
 
-    def _commit(self, batch: list[_Job]) -> None:
+    def _commit(self, batch: list[_Job]) -> list[_Job]:
+        """Run and commit `batch`; the jobs sent back to the queue (their rows held by another process)."""
         session = self._write_sessions()
+        deferred: list[_Job] = []
         try:
             with self._writer_turn():  # ends after the COMMIT or ROLLBACK, when the lock is free for others
                 try:
                     # BEGIN (IMMEDIATE on SQLite): the one wait for the lock, bounded. Kept for the hot path's
                     # statements (db.connection_of): the ORM looks it up again for every session.connection().
                     session.info[CONNECTION] = session.connection()
+                    batch, deferred = _claimed(session, batch)
+                    if not batch:
+                        return deferred
                     if len(batch) == 1:
                         self._commit_alone(session, batch[0])
-                        return
+                        return deferred
                     failed = self._run_plainly(session, batch)
                     if failed is not None:
                         # One request failed: its error is its own, and the transaction (the others' work with it)
@@ -114,7 +150,9 @@ class GroupCommit:
                         # failed before it), so the common batch pays no savepoint.
                         session.rollback()
                         session.info[CONNECTION] = session.connection()  # BEGIN again, within the same turn
-                        self._run_in_savepoints(session, [job for job in batch if job is not failed])
+                        again = [job for job in batch if job is not failed]
+                        _claim_again(session, again)  # the rollback let the claimed rows go
+                        self._run_in_savepoints(session, again)
                     session.commit()
                 except BaseException:
                     session.rollback()
@@ -126,6 +164,7 @@ class GroupCommit:
                     job.error, job.result = failure, None
         finally:
             session.close()
+        return deferred
 
     @staticmethod
     def _run_plainly(session: Session, batch: list[_Job]) -> _Job | None:
@@ -167,3 +206,44 @@ class GroupCommit:
             job.error = exc
             return
         session.commit()
+
+
+def _claimed(session: Session, batch: list[_Job]) -> tuple[list[_Job], list[_Job]]:
+    """Claim the rows the batch's jobs name (`Claim`), in its transaction: (the jobs to run now, the jobs whose
+    rows another transaction holds, marked deferred). Jobs deferred once before wait for theirs, first and in
+    key order; the others' are taken without waiting. When nothing could be taken without waiting, the batch
+    waits for them (in key order) rather than commit an empty transaction."""
+    if all(job.claim is None for job in batch):
+        return batch, []
+    got: set[Claim] = set()
+
+    def take(jobs: list[_Job], wait: bool) -> None:
+        keys: dict[Take, set[Any]] = {}
+        for job in jobs:
+            if job.claim is not None and job.claim not in got:
+                keys.setdefault(job.claim.take, set()).add(job.claim.key)
+        for taker, wanted in keys.items():
+            got.update(Claim(key, taker) for key in taker(session, sorted(wanted), wait))
+
+    def waiting() -> list[_Job]:
+        return [job for job in batch if job.claim is not None and job.claim not in got]
+
+    take([job for job in batch if job.deferred], wait=True)
+    take(batch, wait=False)
+    if len(waiting()) == len(batch):
+        take(batch, wait=True)
+    deferred = waiting()
+    for job in deferred:
+        job.deferred = True
+    return [job for job in batch if job.claim is None or job.claim in got], deferred
+
+
+def _claim_again(session: Session, jobs: list[_Job]) -> None:
+    """After a rollback, claim `jobs`' rows again, waiting for them in key order (the transaction holds none, so
+    no deadlock): they were this batch's a moment ago."""
+    keys: dict[Take, set[Any]] = {}
+    for job in jobs:
+        if job.claim is not None:
+            keys.setdefault(job.claim.take, set()).add(job.claim.key)
+    for taker, wanted in keys.items():
+        taker(session, sorted(wanted), True)

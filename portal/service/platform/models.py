@@ -15,7 +15,7 @@ from authlib.integrations.sqla_oauth2 import (
     OAuth2ClientMixin,
     OAuth2TokenMixin,
 )
-from sqlalchemy import JSON, ForeignKey, Integer, LargeBinary, String, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, ForeignKey, Integer, LargeBinary, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from portal.domain import roles
@@ -49,6 +49,9 @@ class Company(Base):
     # Printed on e-Tickets: "Puede verificar comprobante en <url>".
     verification_url: Mapped[str | None] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
+    # Bumped by triggers on every change of the company, its settings, branches or certificates (migration
+    # 0290): what a process keeps of them is used while this is unchanged (readcache). Never set by the code.
+    cache_generation: Mapped[int] = mapped_column(BigInteger, server_default="0")
 
     memberships: Mapped[list[Membership]] = relationship(back_populates="company")
     certificates: Mapped[list[Certificate]] = relationship(back_populates="company")

@@ -1,14 +1,19 @@
-"""What issuing reads for every receipt but rarely changes, kept per process for a moment: the issuer (the
-company, its settings and branch), the UI of a year, the company's signing certificate.
+"""What issuing reads for every receipt but rarely changes, kept per process: the issuer (the company, its
+settings and branch), its printed settings and signing certificate, the UI of a year.
 
-Correct across processes by a short lifetime: an entry is read again from the database once it is
-`READ_CACHE_SECONDS` old (`CFE_READ_CACHE_SECONDS`, default 2; 0 turns the cache off), so a settings change, a
-branch, a certificate upload or a UI value written through another process (another gunicorn worker, the
-operator's `ui-value` command) is used by every process within that bound. A lifetime rather than a version
-counter: a counter is one more read per receipt (what this saves) and a column every writer must bump,
-including the operator command and hand-written SQL; the lifetime needs nothing of the writers, and two
-seconds is far inside "within seconds". CAE ranges are not cached: numbering reads and locks them in the
-issuing transaction.
+A company's entries are kept until the company changes (`company_generation`): triggers bump
+`company.cache_generation` in the transaction of any change of the company, its settings, branches or
+certificates (migration 0290: the API, the operator's commands and hand-written SQL alike), and each issue
+reads that number once (one primary-key SELECT) and uses an entry only if it was loaded under the same number.
+So a change made through any process is used by the next receipt of every process, and a process issuing
+slowly for many companies (each company's receipts shared among several processes) does not reload them: a
+lifetime of 2 s made nearly every receipt reload its company at 50 companies over 2 processes, and that
+reloading is what made a receipt cost more with two processes than with one (docs/PERFORMANCE.md, target 3).
+
+Entries that belong to no company (the UI of a year, the companies listening to webhooks) are read again once
+they are `READ_CACHE_SECONDS` old (`CFE_READ_CACHE_SECONDS`, default 2; 0 turns the cache off, company entries
+included), so a value written through another process is used everywhere within that bound. CAE ranges are
+not cached: numbering reads and locks them in the issuing transaction.
 
 Within this process a commit that changes one of the tables behind these entries empties every cache at once
 (SQLAlchemy's after_flush/after_commit events), so a change made through this process, API or test, is used
@@ -24,9 +29,12 @@ import weakref
 from collections.abc import Callable, Hashable
 from typing import TypeVar, cast
 
-from flask import current_app
-from sqlalchemy import event
+from flask import current_app, g
+from sqlalchemy import bindparam, event, select
 from sqlalchemy.orm import Session
+
+from portal.service.platform import db
+from portal.service.platform.models import Company
 
 T = TypeVar("T")
 
@@ -39,26 +47,29 @@ _watched: tuple[type, ...] = ()
 
 
 class ReadCache:
-    """Values by key, each kept `seconds` after it was loaded."""
+    """Values by key, each kept while the generation it was loaded under is current, or, loaded without one,
+    `seconds` after it was loaded."""
 
     def __init__(self, seconds: float):
         self.seconds = seconds
-        self._entries: dict[Hashable, tuple[float, object]] = {}
+        self._entries: dict[Hashable, tuple[float, int | None, object]] = {}
         self._lock = threading.Lock()
         _caches.add(self)
 
-    def get(self, key: Hashable, load: Callable[[], T]) -> T:
-        """The value under `key`, from `load()` when missing or too old. An exception from `load` is not kept."""
+    def get(self, key: Hashable, load: Callable[[], T], generation: int | None = None) -> T:
+        """The value under `key`, from `load()` when missing, loaded under another `generation`, or (without
+        one) too old. `generation` must be read before `load` runs, so what it loads is at least that new. An
+        exception from `load` is not kept."""
         now = time.monotonic()
         entry = self._entries.get(key)
-        if entry is not None and entry[0] > now:
-            return cast(T, entry[1])  # stored by this method for this key: load's T
+        if entry is not None and (entry[1] == generation if generation is not None else entry[0] > now):
+            return cast(T, entry[2])  # stored by this method for this key: load's T
         value = load()
         if self.seconds > 0:
             with self._lock:
                 if len(self._entries) >= MAX_ENTRIES:
                     self._entries.clear()
-                self._entries[key] = (now + self.seconds, value)
+                self._entries[key] = (now + self.seconds, generation, value)
         return value
 
     def clear(self) -> None:
@@ -67,8 +78,28 @@ class ReadCache:
 
 
 def get(key: Hashable, load: Callable[[], T]) -> T:
-    """`key`'s value in the current app's cache (see ReadCache.get)."""
+    """`key`'s value in the current app's cache, kept READ_CACHE_SECONDS (see ReadCache.get)."""
     return current_app.extensions["read_cache"].get(key, load)
+
+
+_GENERATION = select(Company.cache_generation).where(Company.id == bindparam("company_id"))
+
+
+def company_generation(company_id: int) -> int | None:
+    """The company's `cache_generation` now, read once per request (None: no such company)."""
+    known: dict[int, int | None] = g.setdefault("cache_generations", {})
+    if company_id not in known:
+        known[company_id] = db.session().connection().execute(_GENERATION, {"company_id": company_id}).scalar()
+    return known[company_id]
+
+
+def get_for_company(company_id: int, key: Hashable, load: Callable[[], T]) -> T:
+    """`key`'s value for the company in the current app's cache, kept until the company changes: loaded again
+    by the first request that reads a newer `company_generation` (see the module's text)."""
+    generation = company_generation(company_id)
+    if generation is None:  # no such company: whatever load answers (an error, most likely) is not kept
+        return load()
+    return current_app.extensions["read_cache"].get(key, load, generation)
 
 
 def init_app(app) -> None:
