@@ -432,6 +432,8 @@ def test_a_paper_note_is_linked_to_its_original_and_the_book_and_list_count_pape
     assert set(by_type) == {211, 212, 213}
     assert Decimal(by_type[212]["importes"]["total"]) == -Decimal(keyed.json["totales"]["mntTotal"])
     assert Decimal(by_type[211]["importes"]["total"]) == Decimal(original["totales"]["mntTotal"])
+    as_csv = api_client.get("/api/v1/informes/ventas", query_string=period, headers={**user, "Accept": "text/csv"})
+    assert "e-Factura de contingencia" in as_csv.get_data(as_text=True)  # named, not "211"
     listed = api_client.get("/api/v1/comprobante/buscar", query_string={"desde": period["desde"]}, headers=user).json
     [pesos] = [t for t in listed["totales"] if t["moneda"] == "UYU"]
     [note_item] = [r for r in listed["items"] if r["tipoCFE"] == 212]

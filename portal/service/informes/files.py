@@ -13,7 +13,7 @@ from typing import IO
 
 from openpyxl.worksheet._write_only import WriteOnlyWorksheet
 
-from portal.domain.cfe_types import CFE_TYPES
+from portal.domain.cfe_types import type_name_es
 from portal.service.comprobante.export import text_cell
 from portal.service.informes.ventas import AMOUNT_NAMES, SALES, ZERO, BookKind, BookRow, BookSummary, two_decimals
 from portal.service.platform import spreadsheet
@@ -74,11 +74,6 @@ _BATCH = 500
 XLSX = spreadsheet.XLSX
 
 
-def type_name(code: int) -> str:
-    kind = CFE_TYPES.get(code)
-    return kind.name_es if kind else str(code)
-
-
 _ZERO_COMMA = "0,00"
 _POSITION = {name: index for index, name in enumerate(AMOUNT_NAMES)}
 
@@ -112,7 +107,7 @@ class _CsvLines:
         kind = self._kinds.get(key)
         if kind is None:
             kind = self._kinds[key] = (
-                text_cell(type_name(row.tipo_cfe)),
+                text_cell(type_name_es(row.tipo_cfe)),
                 text_cell(row.serie),
                 text_cell(row.moneda),
                 text_cell(row.dgi_status),
@@ -169,7 +164,7 @@ def _cells(sheet: WriteOnlyWorksheet, row: BookRow) -> list[object]:
             *(row.amounts_uyu.get(n, ZERO) for n in AMOUNT_NAMES),
         )
     ]
-    texts = (type_name(row.tipo_cfe), row.serie)
+    texts = (type_name_es(row.tipo_cfe), row.serie)
     receiver = (spreadsheet.text(sheet, row.receptor_doc), spreadsheet.text(sheet, row.receptor_nombre), row.moneda)
     rate = spreadsheet.formatted(sheet, row.tipo_cambio, spreadsheet.RATE_FORMAT)
     return [spreadsheet.day(sheet, row.fecha), *texts, row.nro, *receiver, rate, *amounts, row.dgi_status]
@@ -198,7 +193,7 @@ def xlsx_file(rows: Iterable[BookRow], summary: BookSummary, desde: date, hasta:
     overview.append([])
     overview.append(["Por tipo (en pesos)", "Cantidad", *(AMOUNT_LABELS[n] for n in AMOUNT_NAMES)])
     for code, totals in sorted(summary.by_type.items()):
-        overview.append([type_name(code), totals.count, *(totals.amounts[n] for n in AMOUNT_NAMES)])
+        overview.append([type_name_es(code), totals.count, *(totals.amounts[n] for n in AMOUNT_NAMES)])
     overview.append([])
     overview.append(["Por moneda (en la moneda)", "Cantidad", *(AMOUNT_LABELS[n] for n in AMOUNT_NAMES)])
     for currency, totals in sorted(summary.by_currency.items()):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from portal.domain.cfe_types import CFE_TYPES
+from portal.domain.cfe_types import type_name_es
 from portal.domain.dgi_states import DGI_STATES
 from portal.service.cfe import pdf_text as words
 from portal.service.cfe.pdf_base import ReceiptPage
@@ -18,11 +18,6 @@ from portal.service.platform.i18n import _, say
 _LEFT, _WIDTH = 15.0, 180.0
 _ROW = 5.2
 _CHART_H = 38.0
-
-
-def _type(code: int) -> str:
-    kind = CFE_TYPES.get(code)
-    return kind.name_es if kind else str(code)
 
 
 class _Summary:
@@ -131,7 +126,10 @@ def summary_pdf(company: str, report: PeriodReport, made_at: datetime) -> bytes:
     doc.heading(say(_("Por tipo de comprobante")))
     doc.table(
         (say(_("Tipo")), say(_("Cantidad")), say(_("Total en pesos"))),
-        [(_type(code), str(t.count), words.money(t.amounts["total"])) for code, t in sorted(book.by_type.items())],
+        [
+            (type_name_es(code), str(t.count), words.money(t.amounts["total"]))
+            for code, t in sorted(book.by_type.items())
+        ],
         (100, 30, 50),
     )
     doc.heading(say(_("Por moneda")))
