@@ -53,7 +53,7 @@ from portal.service.comprobante.issuer import (
     signing_key,
 )
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, PrintedLogo
-from portal.service.comprobante.numbering import Allocation, allocate, range_claim
+from portal.service.comprobante.numbering import Allocation, allocate, range_claim, range_numbering
 from portal.service.comprobante.search import folded, remember_receiver
 from portal.service.eventos.publishing import publish
 from portal.service.indices.ui import ui_value_on
@@ -419,17 +419,7 @@ def receipt_values(
 def numbering_of(record: IssuedCfe, session: Session) -> Numbering:
     if record.cae_range_id is None:  # a paper CFC keyed in: its printed book
         return dataclasses.replace(contingency.book_numbering(session, record), nro=record.nro)
-    cae = session.get_one(CaeRangeRecord, record.cae_range_id)
-    return Numbering(
-        serie=record.serie,
-        nro=record.nro,
-        cae_id=cae.cae_id,
-        dnro=cae.dnro,
-        hnro=cae.hnro,
-        fec_venc=cae.vencimiento,
-        cae_especial=cae.cae_especial,
-        causal_cae_esp=cae.causal_cae_esp,
-    )
+    return range_numbering(session.get_one(CaeRangeRecord, record.cae_range_id), record.nro)
 
 
 def _snapshot_print_settings(session: Session, record: IssuedCfe, settings: PrintSettings) -> None:

@@ -102,6 +102,20 @@ def range_claim(company_id: int, tipo_cfe: int) -> Claim:
     return Claim((company_id, tipo_cfe), claim_ranges)
 
 
+def range_numbering(cae: CaeRangeRecord | _Range, nro: int) -> Numbering:
+    """Number `nro` of a CAE range (its record, or its row as allocate reads it): what the CFE signs."""
+    return Numbering(
+        serie=cae.serie,
+        nro=nro,
+        cae_id=cae.cae_id,
+        dnro=cae.dnro,
+        hnro=cae.hnro,
+        fec_venc=cae.vencimiento,
+        cae_especial=cae.cae_especial,
+        causal_cae_esp=cae.causal_cae_esp,
+    )
+
+
 @dataclass(frozen=True)
 class Allocation:
     range_id: int | None  # None: a paper contingency receipt, numbered by its printed book
@@ -196,16 +210,7 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
     # Read with FOR UPDATE each time (SQLite: under the write lock), so a number given back by a rolled-back
     # savepoint is seen by the next issue of the batch.
     _TAKE_NUMBER.run(connection, {"range_id": chosen.id, "following": nro + 1}).close()
-    numbering = Numbering(
-        serie=chosen.serie,
-        nro=nro,
-        cae_id=chosen.cae_id,
-        dnro=chosen.dnro,
-        hnro=chosen.hnro,
-        fec_venc=chosen.vencimiento,
-        cae_especial=chosen.cae_especial,
-        causal_cae_esp=chosen.causal_cae_esp,
-    )
+    numbering = range_numbering(chosen, nro)
     remaining_after = chosen.hnro - nro
     warning = None
     if remaining_after < (chosen.hnro - chosen.dnro + 1) * LOW_RANGE_SHARE:
