@@ -82,7 +82,9 @@ def _isolated_environment(run_dir: Path) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         _cheap_password_hashing(patch)
         _shared_url_builders(patch)
+        _shared_rule_parsing(patch)
         _shared_compiled_statements(patch)
+        _settings_read_once_per_environment(patch)
         yield
     os.environ.clear()
     os.environ.update(saved)
@@ -128,6 +130,47 @@ def _shared_url_builders(patch: pytest.MonkeyPatch) -> None:
 
     shared_builder.werkzeug_compile_builder = compile_builder
     patch.setattr(Rule, "_compile_builder", shared_builder)
+
+
+def _shared_rule_parsing(patch: pytest.MonkeyPatch) -> None:
+    """werkzeug parses every URL rule of every app anew (`Rule._parse_rule`: the rule's text into the regular
+    expressions the matcher walks): with building the rules' URL builders, the most of an app's creation. What
+    it yields depends only on the rule's text and on the classes of the map's converters, so rules alike in
+    those share it; what parsing leaves on the rule (its trace, its variables) is replayed, and the rule gets
+    converters of its own, made by its own map as werkzeug makes them. tests/unit/test_url_builders.py checks
+    every rule of both apps against werkzeug's own, uncached parse."""
+    from werkzeug.routing.rules import Rule
+
+    parse_rule = Rule._parse_rule
+    parsed: dict[tuple, tuple] = {}
+
+    def shared_parse_rule(rule: Rule, text: str):
+        key = (text, tuple(rule.map.converters.items()))
+        if key not in parsed:
+            made: list[tuple] = []
+            get_converter = rule.get_converter
+
+            def recording_get_converter(variable, name, args, kwargs):
+                made.append((variable, name, args, kwargs))
+                return get_converter(variable, name, args, kwargs)
+
+            traced_before = len(rule._trace)
+            rule.get_converter = recording_get_converter  # type: ignore[method-assign]
+            try:
+                parts = list(parse_rule(rule, text))
+            finally:
+                del rule.get_converter
+            parsed[key] = (parts, rule._trace[traced_before:], made)
+            return iter(parts)
+        parts, trace, made = parsed[key]
+        rule._trace.extend(trace)
+        for variable, name, args, kwargs in made:
+            rule._converters[variable] = rule.get_converter(variable, name, args, kwargs)
+            rule.arguments.add(variable)
+        return iter(parts)
+
+    shared_parse_rule.werkzeug_parse_rule = parse_rule
+    patch.setattr(Rule, "_parse_rule", shared_parse_rule)
 
 
 class SharedCompiledStatements:
@@ -177,6 +220,27 @@ def _shared_compiled_statements(patch: pytest.MonkeyPatch) -> None:
         engine.__dict__["_own_compiled_cache"] = cache
 
     patch.setattr(Engine, "_compiled_cache", property(compiled_cache, set_compiled_cache), raising=False)
+
+
+def _settings_read_once_per_environment(patch: pytest.MonkeyPatch) -> None:
+    """Each app reads its settings from the environment with pydantic-settings (portal/settings.py): about 6 ms
+    of CPU per app, and the suite creates thousands. What `load()` returns depends on the environment and on the
+    files its defaults read (the secrets, generated once per run), so for an environment already seen the
+    settings read then are given again; a test that changes a variable (monkeypatch.setenv) gets them read
+    anew. tests/unit/test_settings_once.py checks this against an uncached read."""
+    from portal.settings import AppSettings
+
+    load = AppSettings.load.__func__
+    read: dict[tuple, AppSettings] = {}
+
+    def load_once(cls):
+        key = (cls, tuple(sorted(os.environ.items())))
+        if key not in read:
+            read[key] = load(cls)
+        return read[key].model_copy()
+
+    load_once.uncached = load
+    patch.setattr(AppSettings, "load", classmethod(load_once))
 
 
 @pytest.fixture(scope="session")

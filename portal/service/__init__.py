@@ -25,7 +25,7 @@ CONTENT_SECURITY_POLICY = (
 )
 
 
-def area_routes() -> list[ModuleType]:
+def area_routes() -> tuple[ModuleType, ...]:
     """Each area's routes module (importing one registers its operations); an area with tables and commands
     but no endpoints (indices) has none."""
     return area_modules("routes")

@@ -63,7 +63,8 @@ class WebhookReceiver:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # shutdown() waits up to one poll interval: the default 0.5 s was most of a webhook test's teardown.
+        self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
 
     def start(self) -> WebhookReceiver:
         self._thread.start()

@@ -1,5 +1,6 @@
-"""The suite shares werkzeug's URL builder functions between apps (tests/conftest.py, _shared_url_builders):
-every URL of the service and of the portal comes out exactly as werkzeug's own, uncached builders make it."""
+"""The suite shares werkzeug's URL builder functions and its parsed rules between apps (tests/conftest.py,
+_shared_url_builders, _shared_rule_parsing): every URL of the service and of the portal comes out exactly as
+werkzeug's own, uncached builders make it, and every rule matches as werkzeug's own parse makes it match."""
 
 from __future__ import annotations
 
@@ -50,3 +51,42 @@ def test_apps_share_the_builder_of_a_rule(service_app):
         assert first and all(again[path] is builder for path, builder in first.items())
     finally:
         other.extensions["db_engine"].dispose()
+
+
+def _parsed_uncached(rule: Rule) -> tuple:
+    """What werkzeug's own parse of `rule` yields and leaves on a fresh rule of the same map."""
+    fresh = Rule(rule.rule, endpoint=rule.endpoint, methods=rule.methods)
+    fresh.map = rule.map
+    fresh._trace, fresh._converters = [], {}
+    parts = list(Rule._parse_rule.werkzeug_parse_rule(fresh, rule.rule))
+    return parts, fresh._trace, fresh._converters, fresh.arguments
+
+
+def test_every_rule_of_both_apps_is_parsed_as_werkzeug_parses_it(service_app, portal_app):
+    checked = 0
+    for app in (service_app, portal_app):
+        for rule in app.url_map.iter_rules():
+            parts, trace, converters, arguments = _parsed_uncached(rule)
+            assert rule._parts[1:] == parts, rule.rule  # the first part is the (empty) subdomain's
+            assert rule._trace[1:] == trace, rule.rule
+            assert rule.arguments == arguments, rule.rule
+            assert {name: (type(c), vars(c)) for name, c in rule._converters.items()} == {
+                name: (type(c), vars(c)) for name, c in converters.items()
+            }, rule.rule
+            assert all(c.map is app.url_map for c in rule._converters.values()), rule.rule
+            checked += 1
+    assert checked > 100
+
+
+def test_every_path_matches_as_in_an_app_werkzeug_parsed_alone(portal_app, portal_config, monkeypatch):
+    from portal.web import create_app
+
+    monkeypatch.setattr(Rule, "_parse_rule", Rule._parse_rule.werkzeug_parse_rule)
+    monkeypatch.setattr(Rule, "_compile_builder", Rule._compile_builder.werkzeug_compile_builder)
+    other = create_app(portal_config)
+    for rule in portal_app.url_map.iter_rules():
+        values = {name: "abc" if value == "a b/ñ?" else value for name, value in _values(rule).items()}
+        path = rule._build(**values)[1]
+        for method in rule.methods - {"HEAD", "OPTIONS"}:
+            adapter, other_adapter = portal_app.url_map.bind("x"), other.url_map.bind("x")
+            assert adapter.match(path, method) == other_adapter.match(path, method), (rule.rule, method)
