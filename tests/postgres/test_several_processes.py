@@ -20,8 +20,9 @@ from tests.support import cfe_bodies as bodies
 from tests.support.oidc import provider_sign_in
 from tests.support.processes import Gunicorn, redis_server
 
-# Timing-sensitive (latency bounds, kill -9 of real processes): run alone, after the parallel suite (Makefile).
-pytestmark = pytest.mark.serial
+# No assertion here is about time (a restart is waited for, never timed; the rate limit is a moving window of 60 s
+# that four requests stay inside however loaded the machine is): these run with the parallel suite, and make
+# test's serial phase, one core's worth of wall time, is 9 s shorter.
 
 EMITIR = "/api/v1/comprobante/emitir"
 
