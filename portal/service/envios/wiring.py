@@ -15,9 +15,9 @@ from sqlalchemy.orm import Session
 from portal.service.cfe import CfeInput
 from portal.service.comprobante import hooks
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.envios.models import DgiSubmission
+from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
 from portal.service.envios.tasks import wake_packer
-from portal.service.envios.tracking import dgi_state, issued_submission, record_issued, set_state, state_of
+from portal.service.envios.tracking import dgi_state, issued_submission, overdue, record_issued, set_state, state_of
 from portal.service.envios.voids import void_up_to
 from portal.service.platform import responses
 from portal.service.platform.db import Base
@@ -53,6 +53,39 @@ def _with_submission(statement: Select) -> Select:
     return statement.add_columns(DgiSubmission).outerjoin(DgiSubmission, DgiSubmission.cfe_id == IssuedCfe.id)
 
 
+def _tag_columns(statement: Select) -> Select:
+    """What the `dgi` section shows of the envelope and the daily report its receipt went in (rows many
+    receipts share), and what `overdue` reads (its submission's own changes bump the receipt's version)."""
+    return (
+        statement.outerjoin(DgiSubmission, DgiSubmission.cfe_id == IssuedCfe.id)
+        .outerjoin(DgiEnvelope, DgiEnvelope.id == DgiSubmission.envelope_id)
+        .outerjoin(DgiDailyReport, DgiDailyReport.id == DgiSubmission.report_id)
+        .add_columns(
+            DgiSubmission.state.label("envios_state"),
+            DgiSubmission.route.label("envios_route"),
+            DgiSubmission.created_at.label("envios_created_at"),
+            DgiEnvelope.idemisor,
+            DgiEnvelope.file_name,
+            DgiEnvelope.state,
+            DgiEnvelope.ack_state,
+            DgiEnvelope.id_receptor,
+            DgiEnvelope.token,
+            DgiDailyReport.fecha,
+            DgiDailyReport.sec_envio,
+            DgiDailyReport.file_name,
+            DgiDailyReport.state,
+            DgiDailyReport.ack_state,
+        )
+    )
+
+
+def _tag_now(row) -> bool:
+    """The `dgi` section's `demorado`: late for its next step, which the time alone changes."""
+    if row.envios_state is None:
+        return False
+    return overdue(DgiSubmission(state=row.envios_state, route=row.envios_route, created_at=row.envios_created_at))
+
+
 def _observed(session: Session, record: IssuedCfe) -> bool:
     sub = session.get(DgiSubmission, record.id, with_for_update=True)
     return sub is not None and sub.state == "observado"
@@ -75,4 +108,9 @@ def init_app(app: Flask) -> None:
         "envios",
         hooks.IssueFollowUp(rows=_submission, stored=_wake_packer, plain_covers=_plain_covers, plain=_plain_submission),
     )
-    hooks.add_receipt_sections("envios", hooks.ReceiptSections(dgi=dgi_state, prefetch=_with_submission))
+    hooks.add_receipt_sections(
+        "envios",
+        hooks.ReceiptSections(
+            dgi=dgi_state, prefetch=_with_submission, tag=hooks.TagPart(columns=_tag_columns, now=_tag_now)
+        ),
+    )
