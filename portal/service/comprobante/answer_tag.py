@@ -29,7 +29,8 @@ from portal.service.platform.i18n import language
 
 def answer_tag(session: Session, cfe_id: str, company_id: int) -> str | None:
     """The answer's ETag (quoted, strong), or None when the company has no such receipt."""
-    row = session.execute(_statement(), {"cfe_id": cfe_id, "company_id": company_id}).first()
+    # Columns only: run on the session's connection (its transaction), without the ORM's result handling.
+    row = session.connection().execute(_statement(), {"cfe_id": cfe_id, "company_id": company_id}).first()
     if row is None:
         return None
     values = (tuple(row), hooks.tag_now(row), language(), request.host_url, current_app.config["ISSUER"], _shape())
