@@ -190,3 +190,14 @@ def test_the_electronic_receivers_answer_changes_the_tag(api_client, user, servi
     with service_app.app_context(), db.write_transaction() as session:  # the receipt's own row (trigger)
         session.execute(update(ExchangeCfe).where(ExchangeCfe.cfe_id == cfe_id).values(motives=[motive]))
     assert changed(api_client, user, cfe_id, tag)["intercambio"]["motivos"][0]["codigo"] == "E24"
+    # A credit note linked as the correction of that receipt's commercial rejection: the note's answer says so.
+    note = api_client.post(
+        "/api/v1/comprobante/notaCreditoTotal",
+        json={"idCfeEmitido": cfe_id, "razon": "Rechazo comercial"},
+        headers={**user, "Idempotency-Key": "nota-etag-2"},
+    ).json["idCfeEmitido"]
+    note_tag = tag_of(api_client, user, note)
+    assert get(api_client, user, note).json.get("corrigeRechazoComercial") is None
+    with service_app.app_context(), db.write_transaction() as session:
+        session.execute(update(ExchangeCfe).where(ExchangeCfe.cfe_id == cfe_id).values(note_id=note))
+    assert changed(api_client, user, note, note_tag)["corrigeRechazoComercial"] == cfe_id

@@ -8,8 +8,8 @@ comprobante calls what is registered:
 - what follows every issue, in its write transaction (envios: the road to DGI; intercambio: the delivery to an
   electronic receiver), and what wakes after its commit;
 - the sections of a receipt's answer those areas write (`dgi`, `intercambio`, `correo`,
-  `corrigeRechazoComercial`), the rows read with the receipt in one query, what the answer's ETag reads of the
-  rows several receipts share, and the reason a credit note's draft takes from the receiver's commercial
+  `corrigeRechazoComercial`), the rows read with the receipt in one query, what the answer's ETag reads of
+  those areas' rows, and the reason a credit note's draft takes from the receiver's commercial
   rejection;
 - voiding a CAE range's unused numbers (envios: the void goes in the daily report), which empresa's retiring
   of a range asks for;
@@ -123,11 +123,12 @@ class IssueFollowUp:
 
 @dataclass(frozen=True)
 class TagPart:
-    """What a receipt's answer ETag (comprobante/answer_tag.py) reads of an area's rows that several receipts
-    share, so that a change of one of them changes the tag without touching every receipt under it: `columns`
-    adds them (outer joins from IssuedCfe, the columns the answer shows) to the tag's one statement; `now`, what
-    the answer shows that changes with the time alone, from that statement's row (its value goes in the tag).
-    What belongs to one receipt bumps IssuedCfe.answer_version by trigger instead (migration 0310)."""
+    """What a receipt's answer ETag (comprobante/answer_tag.py) reads of an area's rows that are one per receipt
+    or that several receipts share, so that a change of one of them changes the tag without writing the
+    receipt's row: `columns` adds them (outer joins from IssuedCfe, every column the answer shows) to the tag's
+    one statement; `now`, what the answer shows that changes with the time alone, from that statement's row
+    (its value goes in the tag). Rows the answer shows several of per receipt (sends, notes, history) bump
+    IssuedCfe.answer_version by trigger instead (migration 0310)."""
 
     columns: Callable[[Select], Select]
     now: Callable[[Any], object] | None = None

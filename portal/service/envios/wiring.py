@@ -54,8 +54,8 @@ def _with_submission(statement: Select) -> Select:
 
 
 def _tag_columns(statement: Select) -> Select:
-    """What the `dgi` section shows of the envelope and the daily report its receipt went in (rows many
-    receipts share), and what `overdue` reads (its submission's own changes bump the receipt's version)."""
+    """What the `dgi` section shows of its receipt's road to DGI and of the envelope and the daily report it
+    went in (rows many receipts share). By value, not by trigger: the daily report marks its receipts in bulk."""
     return (
         statement.outerjoin(DgiSubmission, DgiSubmission.cfe_id == IssuedCfe.id)
         .outerjoin(DgiEnvelope, DgiEnvelope.id == DgiSubmission.envelope_id)
@@ -64,6 +64,17 @@ def _tag_columns(statement: Select) -> Select:
             DgiSubmission.state.label("envios_state"),
             DgiSubmission.route.label("envios_route"),
             DgiSubmission.created_at.label("envios_created_at"),
+            DgiSubmission.envelope_id,
+            DgiSubmission.ordinal,
+            DgiSubmission.report_id,
+            DgiSubmission.motives,
+            DgiSubmission.corrects,
+            DgiSubmission.corrected_by,
+            DgiSubmission.packed_at,
+            DgiSubmission.received_at,
+            DgiSubmission.answered_at,
+            DgiSubmission.reported_at,
+            DgiSubmission.observations,
             DgiEnvelope.idemisor,
             DgiEnvelope.file_name,
             DgiEnvelope.state,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from flask import Flask
 from sqlalchemy import Select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from portal.service.cfe import CfeInput
 from portal.service.comprobante import hooks
@@ -52,15 +52,34 @@ def _credit_note_reason(session: Session, original: IssuedCfe) -> str | None:
     return rejection_reason(rejected) if rejected else None
 
 
+_CORRECTED = aliased(ExchangeCfe, name="intercambio_corregido")
+
+
 def _tag_columns(statement: Select) -> Select:
-    """What the `intercambio` section shows of rows several receipts share: the receiver's directory entry,
-    the envelope it went in and DGI's rejection notice (its own row's changes bump the receipt's version)."""
+    """What the `intercambio` section shows of the receipt's road to its electronic receiver and of rows several
+    receipts share (the receiver's directory entry, the envelope it went in, DGI's rejection notice), and the
+    receipt whose commercial rejection a credit note corrects (`corrigeRechazoComercial`)."""
     return (
         statement.outerjoin(ExchangeCfe, ExchangeCfe.cfe_id == IssuedCfe.id)
         .outerjoin(ElectronicIssuerRow, ElectronicIssuerRow.rut == ExchangeCfe.receiver_rut)
         .outerjoin(ExchangeEnvelope, ExchangeEnvelope.id == ExchangeCfe.envelope_id)
         .outerjoin(DgiRejectionNotice, DgiRejectionNotice.id == ExchangeCfe.notice_id)
+        .outerjoin(_CORRECTED, _CORRECTED.note_id == IssuedCfe.id)
         .add_columns(
+            ExchangeCfe.receiver_rut,
+            ExchangeCfe.state,
+            ExchangeCfe.envelope_id,
+            ExchangeCfe.ordinal,
+            ExchangeCfe.motives,
+            ExchangeCfe.commercial,
+            ExchangeCfe.note_id,
+            ExchangeCfe.created_at,
+            ExchangeCfe.packed_at,
+            ExchangeCfe.sent_at,
+            ExchangeCfe.envelope_answered_at,
+            ExchangeCfe.answered_at,
+            ExchangeCfe.notice_id,
+            _CORRECTED.cfe_id,
             ElectronicIssuerRow.name,
             ElectronicIssuerRow.ws_url,
             ExchangeEnvelope.idemisor,

@@ -2,18 +2,16 @@
 
 getByIdCfeEmitido answers with a strong ETag and, to an If-None-Match that still holds, with a 304 without
 building the JSON (comprobante/answer_tag.py). The tag is read in one query: this number, and the values of the
-rows several receipts share (the CAE range or contingency book, DGI's envelope and daily report, the
-electronic receiver's envelope, notice and directory entry), so no write to a shared row has to touch every
-receipt under it.
+rows read with the receipt one to one or shared by several receipts (its road to DGI and to an electronic
+receiver, the CAE range or contingency book, DGI's envelope and daily report, the electronic receiver's
+envelope, notice and directory entry), so no write to those has to touch the receipt's row: the daily report marks 100,000 receipts' roads
+to DGI in a few bulk UPDATEs, and a row of cfe_emitido rewritten for each would cost what mirror_states avoids.
 
-What belongs to one receipt bumps its number in the same transaction, by trigger (so a change through any
-process, the operator's command or hand-written SQL is seen): an UPDATE of the receipt itself (its DGI state,
-collection reference, ...), and any INSERT, UPDATE or DELETE of its road to DGI (dgi_envio_cfe: UPDATE and
-DELETE only, its row is inserted in the receipt's own issuing transaction, before anyone can have seen it), of
-a number voided for it (dgi_anulacion), of its collection reference's history (cfe_referencia_cobro), of a note
-issued against it (cfe_nota_referencia: the original and the note), of its delivery to an electronic receiver
-(intercambio_cfe: the receipt and the credit note correcting its commercial rejection) and of its e-mail sends
-(correo_envio).
+What the answer shows in several rows per receipt bumps its number in the same transaction, by trigger (so a
+change through any process, the operator's command or hand-written SQL is seen): an UPDATE of the receipt
+itself (its DGI state, collection reference, ...), and any INSERT, UPDATE or DELETE of a number voided for it
+(dgi_anulacion), of its collection reference's history (cfe_referencia_cobro), of a note issued against it
+(cfe_nota_referencia: the original and the note) and of its e-mail sends (correo_envio).
 
 A later migration that rebuilds one of these tables on SQLite (Alembic's batch mode copies the table) drops
 its triggers and must create them again (`create_triggers` below).
@@ -35,11 +33,9 @@ depends_on = ("0161_cfc_anulacion_libreta", "0082_intercambio_envios", "0040_cor
 
 # table -> (the operations that bump, the columns naming the receipts whose answer shows the row)
 CHILDREN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "dgi_envio_cfe": (("UPDATE", "DELETE"), ("cfe_id",)),
     "dgi_anulacion": (("INSERT", "UPDATE", "DELETE"), ("cfe_id",)),
     "cfe_referencia_cobro": (("INSERT", "UPDATE", "DELETE"), ("cfe_id",)),
     "cfe_nota_referencia": (("INSERT", "UPDATE", "DELETE"), ("original_id", "note_id")),
-    "intercambio_cfe": (("INSERT", "UPDATE", "DELETE"), ("cfe_id", "note_id")),
     "correo_envio": (("INSERT", "UPDATE", "DELETE"), ("cfe_id",)),
 }
 
