@@ -2,13 +2,13 @@
 
 One query, by the receipt's id within the caller's company: IssuedCfe.answer_version, which triggers bump in the
 same transaction as any change of what the answer shows in several rows per receipt (migration 0310: the
-receipt itself, a voided number, its reference's history, a note issued against it, its delivery to an
-electronic receiver, its e-mail sends), and the columns the answer shows of the rows read one to one with it or
-shared by several receipts (its CAE range or contingency book here; its road to DGI, DGI's envelope and daily
-report, the electronic receiver's envelope, notice and directory entry through hooks.TagPart). To those: what the answer shows that changes with the time alone (a
-receipt late for DGI, hooks.TagPart.now), the answer's language, the addresses its links are built from, and
-the shape of the answer (its schema, once per process). Equal tags, equal answers; a tag read before the
-answer is built is never newer than it.
+receipt itself, a voided number, its reference's history, a note issued against it, its e-mail sends), and
+the columns the answer shows of the rows read one to one with it or shared by several receipts (its CAE range
+or contingency book here; through hooks.TagPart its road to DGI, DGI's envelope and daily report, its road to
+an electronic receiver, that receiver's envelope, notice and directory entry). To those: what the answer shows
+that changes with the time alone (a receipt late for DGI, hooks.TagPart.now), the answer's language, the
+addresses its links are built from, and the shape of the answer (its schema, once per process). Equal tags,
+equal answers; a tag read before the answer is built is never newer than it.
 """
 
 from __future__ import annotations
