@@ -18,31 +18,35 @@ import hashlib
 import json
 
 from flask import current_app, request
-from sqlalchemy import Select, bindparam, select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from portal.service.comprobante import hooks
 from portal.service.comprobante.models import CaeRangeRecord, ContingencyBook, IssuedCfe
 from portal.service.comprobante.schemas import CfeEmitido
+from portal.service.platform import db
 from portal.service.platform.i18n import language
 
 
 def answer_tag(session: Session, cfe_id: str, company_id: int) -> str | None:
     """The answer's ETag (quoted, strong), or None when the company has no such receipt."""
-    # Columns only: run on the session's connection (its transaction), without the ORM's result handling.
-    row = session.connection().execute(_statement(), {"cfe_id": cfe_id, "company_id": company_id}).first()
-    if row is None:
+    # Columns only, prepared once: run straight on the session's connection (its transaction).
+    prepared, names = _statement()
+    rows = prepared.rows(session.connection(), {"cfe_id": cfe_id, "company_id": company_id})
+    if not rows:
         return None
-    values = (tuple(row), hooks.tag_now(row), language(), request.host_url, current_app.config["ISSUER"], _shape())
+    now = hooks.tag_now(dict(zip(names, rows[0], strict=True)))
+    values = (rows, now, language(), request.host_url, current_app.config["ISSUER"], _shape())
     return '"' + hashlib.blake2b(repr(values).encode(), digest_size=16).hexdigest() + '"'
 
 
-def _statement() -> Select:
+def _statement() -> tuple[db.Prepared, tuple[str, ...]]:
+    """The tag's statement, prepared, and its columns' names (the labelled ones TagPart.now reads)."""
     return _built_statement(hooks.sections())
 
 
 @functools.lru_cache(maxsize=8)
-def _built_statement(_sections: tuple) -> Select:
+def _built_statement(_sections: tuple) -> tuple[db.Prepared, tuple[str, ...]]:
     statement = (
         select(
             IssuedCfe.answer_version,
@@ -60,7 +64,8 @@ def _built_statement(_sections: tuple) -> Select:
         .outerjoin(ContingencyBook, ContingencyBook.id == IssuedCfe.libreta_id)
         .where(IssuedCfe.id == bindparam("cfe_id"), IssuedCfe.company_id == bindparam("company_id"))
     )
-    return hooks.with_tag_columns(statement)
+    statement = hooks.with_tag_columns(statement)
+    return db.Prepared(statement), tuple(str(column.key) for column in statement.selected_columns)
 
 
 @functools.cache

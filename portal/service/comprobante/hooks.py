@@ -20,7 +20,7 @@ Registration replaces by name, so an app factory run twice registers each area o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
@@ -131,7 +131,7 @@ class TagPart:
     IssuedCfe.answer_version by trigger instead (migration 0310)."""
 
     columns: Callable[[Select], Select]
-    now: Callable[[Any], object] | None = None
+    now: Callable[[Mapping[str, Any]], object] | None = None  # the row by column key
 
 
 @dataclass(frozen=True)
@@ -242,7 +242,7 @@ def with_tag_columns(statement: Select) -> Select:
     return statement
 
 
-def tag_now(row: Any) -> tuple[object, ...]:
+def tag_now(row: Mapping[str, Any]) -> tuple[object, ...]:
     """What the receipt's sections show that changes with the time alone, from the tag statement's row."""
     return tuple(s.tag.now(row) for s in _sections.values() if s.tag is not None and s.tag.now is not None)
 

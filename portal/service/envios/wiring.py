@@ -6,7 +6,8 @@ CFC sent again. Run by the app factory (each area's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from flask import Flask
 from sqlalchemy import Select
@@ -90,11 +91,13 @@ def _tag_columns(statement: Select) -> Select:
     )
 
 
-def _tag_now(row) -> bool:
+def _tag_now(row: Mapping[str, Any]) -> bool:
     """The `dgi` section's `demorado`: late for its next step, which the time alone changes."""
-    if row.envios_state is None:
+    if row["envios_state"] is None:
         return False
-    return overdue(DgiSubmission(state=row.envios_state, route=row.envios_route, created_at=row.envios_created_at))
+    return overdue(
+        DgiSubmission(state=row["envios_state"], route=row["envios_route"], created_at=row["envios_created_at"])
+    )
 
 
 def _observed(session: Session, record: IssuedCfe) -> bool:
