@@ -18,7 +18,7 @@ from portal.service.comprobante import hooks
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
 from portal.service.envios.tasks import wake_packer
-from portal.service.envios.tracking import dgi_state, issued_submission, overdue, record_issued, set_state, state_of
+from portal.service.envios.tracking import dgi_state, issued_submission, late, record_issued, set_state, state_of
 from portal.service.envios.voids import void_up_to
 from portal.service.platform import responses
 from portal.service.platform.db import Base
@@ -95,9 +95,7 @@ def _tag_now(row: Mapping[str, Any]) -> bool:
     """The `dgi` section's `demorado`: late for its next step, which the time alone changes."""
     if row["envios_state"] is None:
         return False
-    return overdue(
-        DgiSubmission(state=row["envios_state"], route=row["envios_route"], created_at=row["envios_created_at"])
-    )
+    return late(row["envios_state"], row["envios_route"], row["envios_created_at"])
 
 
 def _observed(session: Session, record: IssuedCfe) -> bool:
