@@ -201,3 +201,12 @@ def test_the_electronic_receivers_answer_changes_the_tag(api_client, user, servi
     with service_app.app_context(), db.write_transaction() as session:
         session.execute(update(ExchangeCfe).where(ExchangeCfe.cfe_id == cfe_id).values(note_id=note))
     assert changed(api_client, user, note, note_tag)["corrigeRechazoComercial"] == cfe_id
+
+
+def test_the_openapi_document_says_so(api_client):
+    operation = api_client.get("/api/v1/openapi.json").json["paths"][GET]["get"]
+    assert "ETag" in operation["responses"]["200"]["headers"] and "ETag" in operation["responses"]["304"]["headers"]
+    assert "content" not in operation["responses"]["304"]
+    assert {"name": "If-None-Match", "in": "header"}.items() <= next(
+        p for p in operation["parameters"] if p["name"] == "If-None-Match"
+    ).items()
