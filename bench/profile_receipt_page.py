@@ -40,6 +40,11 @@ def main() -> int:
     parser.add_argument("--user", default="usuario@demo.uy", help="who is signed in (admin@demo.uy sees every page)")
     parser.add_argument("--callers", default="", help="also print what calls functions matching this")
     parser.add_argument("--save", default="", help="also write the profile to SAVE.portal / SAVE.service")
+    parser.add_argument(
+        "--conditional",
+        action="store_true",
+        help="the service side asks with If-None-Match (the answer's ETag), as the portal's client does: a 304",
+    )
     args = parser.parse_args()
 
     from tests.support.servers import LiveServer
@@ -89,6 +94,9 @@ def main() -> int:
             answer = client.get(page)
             assert answer.status_code == 200, (answer.status_code, answer.headers)
             assert api.get(query, headers=headers).status_code == 200
+        if args.conditional:
+            headers["If-None-Match"] = api.get(query, headers=headers).headers["ETag"]
+            assert api.get(query, headers=headers).status_code == 304
         sides = {
             "portal": (lambda: client.get(f"/comprobantes/{next(unseen)}")) if args.cold else lambda: client.get(page),
             "service": lambda: api.get(query, headers=headers),

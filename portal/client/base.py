@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -13,6 +13,10 @@ from urllib3.util.retry import Retry
 
 from portal.client import errors
 from portal.client.api import UserApi
+from portal.client.kept import KeptAnswers
+
+if TYPE_CHECKING:
+    from portal.client.comprobantes import IssuedReceipt
 
 log = logging.getLogger("portal.client")
 
@@ -57,6 +61,8 @@ class CfeClient:
         self._verify: bool | str = True if settings["verify"] is None else settings["verify"]
         self._cert: str | tuple[str, str] | None = settings["cert"]
         self._proxies: Mapping[str, str] = settings["proxies"]
+        # The receipts last read, by ETag: read again with If-None-Match, a 304 reuses them (get_receipt).
+        self.kept_receipts: KeptAnswers[IssuedReceipt] = KeptAnswers()
         self._safe = self._adapter(retries, retry_on_status=True)
         self._unsafe = self._adapter(retries, retry_on_status=False)
 

@@ -243,9 +243,27 @@ class ComprobantesApi(Transport):
             return self._request("GET", f"{BASE}/buscar", params=filters.to_params(), accept=accept).content
 
     def get_receipt(self, receipt_id: str) -> IssuedReceipt:
-        response = self._request("GET", f"{BASE}/getByIdCfeEmitido", params={"idCfeEmitido": receipt_id})
-        version = hashlib.blake2b(response.content, digest_size=16).hexdigest()
-        return replace(IssuedReceipt.from_json(response.json()), version=version)
+        """GET getByIdCfeEmitido. The answer is kept by its ETag (per receipt, credential, company and
+        language): asked again with If-None-Match, a 304 (the service checked access first) reuses it."""
+        kept_answers = self._client.kept_receipts
+        key = kept_answers.key(receipt_id, self._headers)
+        kept = kept_answers.get(key)
+        response = self._request(
+            "GET",
+            f"{BASE}/getByIdCfeEmitido",
+            params={"idCfeEmitido": receipt_id},
+            headers_extra=None if kept is None else {"If-None-Match": kept[0]},
+        )
+        if response.status_code == 304 and kept is not None:
+            return kept[1]
+        etag = response.headers.get("ETag")
+        version = etag or hashlib.blake2b(response.content, digest_size=16).hexdigest()
+        receipt = replace(IssuedReceipt.from_json(response.json()), version=version)
+        if etag:
+            kept_answers.put(key, etag, receipt)
+        else:
+            kept_answers.drop(key)
+        return receipt
 
     def get_receipt_xml(self, receipt_id: str) -> bytes:
         """The signed XML exactly as signed."""

@@ -8,8 +8,9 @@ comprobante calls what is registered:
 - what follows every issue, in its write transaction (envios: the road to DGI; intercambio: the delivery to an
   electronic receiver), and what wakes after its commit;
 - the sections of a receipt's answer those areas write (`dgi`, `intercambio`, `correo`,
-  `corrigeRechazoComercial`), the rows read with the receipt in one query, and the reason a credit note's draft
-  takes from the receiver's commercial rejection;
+  `corrigeRechazoComercial`), the rows read with the receipt in one query, what the answer's ETag reads of
+  those areas' rows, and the reason a credit note's draft takes from the receiver's commercial
+  rejection;
 - voiding a CAE range's unused numbers (envios: the void goes in the daily report), which empresa's retiring
   of a range asks for;
 - sending a corrected contingency receipt to DGI again (envios), when DGI observed it.
@@ -19,7 +20,7 @@ Registration replaces by name, so an app factory run twice registers each area o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
@@ -121,6 +122,19 @@ class IssueFollowUp:
 
 
 @dataclass(frozen=True)
+class TagPart:
+    """What a receipt's answer ETag (comprobante/answer_tag.py) reads of an area's rows that are one per receipt
+    or that several receipts share, so that a change of one of them changes the tag without writing the
+    receipt's row: `columns` adds them (outer joins from IssuedCfe, every column the answer shows) to the tag's
+    one statement; `now`, what the answer shows that changes with the time alone, from that statement's row
+    (its value goes in the tag). Rows the answer shows several of per receipt (sends, notes, history) bump
+    IssuedCfe.answer_version by trigger instead (migration 0310)."""
+
+    columns: Callable[[Select], Select]
+    now: Callable[[Mapping[str, Any]], object] | None = None  # the row by column key
+
+
+@dataclass(frozen=True)
 class ReceiptSections:
     """What other areas write in a receipt's answer (CfeEmitido), and the rows each reads, joined to the receipt
     in the answer's one query (`prefetch` adds them to the statement that reads IssuedCfe)."""
@@ -131,6 +145,7 @@ class ReceiptSections:
     corrects_rejection: Callable[[Session, IssuedCfe], str | None] | None = None
     credit_note_reason: Callable[[Session, IssuedCfe], str | None] | None = None
     prefetch: Callable[[Select], Select] | None = None
+    tag: TagPart | None = None
 
 
 class VoidedNumbers(Protocol):
@@ -217,6 +232,19 @@ def with_prefetched(statement: Select) -> Select:
         if registered.prefetch is not None:
             statement = registered.prefetch(statement)
     return statement
+
+
+def with_tag_columns(statement: Select) -> Select:
+    """`statement` (on IssuedCfe) with the shared rows' columns the receipt's sections show (TagPart)."""
+    for registered in _sections.values():
+        if registered.tag is not None:
+            statement = registered.tag.columns(statement)
+    return statement
+
+
+def tag_now(row: Mapping[str, Any]) -> tuple[object, ...]:
+    """What the receipt's sections show that changes with the time alone, from the tag statement's row."""
+    return tuple(s.tag.now(row) for s in _sections.values() if s.tag is not None and s.tag.now is not None)
 
 
 def dgi_state(session: Session, record: IssuedCfe) -> EstadoDgi | None:

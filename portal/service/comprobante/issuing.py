@@ -413,6 +413,7 @@ def receipt_values(
         idempotency_key=request.headers.get("Idempotency-Key") if has_request_context() else None,
         referencia_cobro=None,
         created_at=datetime.now(UTC),
+        answer_version=0,  # triggers bump it from here on (migration 0310)
     )
 
 

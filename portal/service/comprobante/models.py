@@ -169,6 +169,9 @@ class IssuedCfe(Base):
     # with the settings of the day (docs/DGI-RULES.md, "The printed representation of an issued receipt").
     print_paper: Mapped[str | None] = mapped_column(String(8))
     print_logo_sha256: Mapped[str | None] = mapped_column(String(64))
+    # Bumped by triggers (migration 0310) whenever what the receipt's answer shows changes; the answer's ETag
+    # is made from it (answer_tag.py). Never written by the code.
+    answer_version: Mapped[int] = mapped_column(BigInteger, server_default="0")
 
 
 class PrintedLogo(Base):

@@ -14,7 +14,7 @@ from portal.service.cfe import CfeInput, XmlInputError, warm_up
 from portal.service.cfe.pdf_base import PAPERS, ROLL_TYPES, PaperNotAllowed, check_paper
 from portal.service.cfe.schema import schema_available, validate_cfe
 from portal.service.cfe.xmlsafe import MAX_XML_BYTES, XmlIntakeBusy, intake
-from portal.service.comprobante import fastpath, hooks, issuing, previews, references, search
+from portal.service.comprobante import answer_tag, fastpath, hooks, issuing, previews, references, search
 from portal.service.comprobante import note_routes as _note_routes  # noqa: F401 - adds the note endpoints to bp
 from portal.service.comprobante.blueprint import BOTH, IDEMPOTENCY, TAG, bp
 from portal.service.comprobante.export import HEADER, csv_chunks, xlsx_file
@@ -101,6 +101,13 @@ def _built_receipt_statement(json_only: bool, _sections: tuple) -> Select:
     return statement.options(defer(IssuedCfe.xml), defer(IssuedCfe.issuer_json)) if json_only else statement
 
 
+_ETAG = {
+    "description": "Solo en JSON: cambia con todo lo que la respuesta muestra (estado ante DGI, notas, "
+    "referencias, correo, intercambio, idioma); para If-None-Match.",
+    "schema": {"type": "string"},
+}
+
+
 @operation(
     bp,
     "GET",
@@ -114,15 +121,24 @@ def _built_receipt_statement(json_only: bool, _sections: tuple) -> Select:
         200: {
             "description": "JSON por defecto; el XML firmado con Accept: application/xml; el "
             "PDF con Accept: application/pdf.",
+            "headers": {"ETag": _ETAG},
             "content": {
                 "application/json": {"schema": {"$ref": "#/components/schemas/CfeEmitido"}},
                 "application/xml": {"schema": {"type": "string"}},
                 "application/pdf": {"schema": {"type": "string", "format": "binary"}},
             },
         },
+        304: {
+            "description": "El JSON no cambió desde el ETag de If-None-Match (sin cuerpo): el comprobante, su "
+            "estado ante DGI, sus notas, referencias, envíos por correo e intercambio son los de esa respuesta.",
+            "headers": {"ETag": _ETAG},
+        },
         404: "No existe o es de otra empresa.",
         406: "Formato no disponible.",
         422: _ROLL_422,
+    },
+    extra_headers={
+        "If-None-Match": "ETag de una respuesta JSON anterior: si el comprobante se muestra igual, 304 sin cuerpo."
     },
 )
 def get_by_id(query: GetByIdQuery, principal: Principal):
@@ -133,6 +149,18 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
         wanted = negotiate("application/json", "application/xml", "application/pdf")
     except ApiError:
         wanted = None  # a receipt that is not there is a 404 whatever was asked for; one that is, a 406 below
+    tag = None
+    if wanted == "application/json":
+        # Read before the answer is built (a change committed in between gives an older tag, never a newer
+        # one), and only for a receipt of the caller's company: a 304 says it exists.
+        tag = answer_tag.answer_tag(session, query.id_cfe_emitido, principal.company_id)
+        if tag is None:
+            raise NotFound(_("No existe ese comprobante en tu empresa."), code="cfe_no_encontrado")
+        if answer_tag.matches(tag):
+            not_modified = Response(status=304)
+            not_modified.headers["ETag"] = tag
+            not_modified.vary.add("Accept")
+            return not_modified
     statement = _receipt_statement(json_only=wanted == "application/json")
     found = session.execute(statement, {"cfe_id": query.id_cfe_emitido, "company_id": principal.company_id}).first()
     if found is None:
@@ -151,6 +179,7 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
     # The receipt's e-mail sends ride along, so a page showing the receipt asks once (correo/tracking.py).
     answer.correo = hooks.mail_summary(session, record)
     response = Response(responses.dump_json(answer), mimetype="application/json")
+    response.headers["ETag"] = tag
     response.vary.add("Accept")
     return response
 

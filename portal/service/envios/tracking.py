@@ -68,10 +68,15 @@ def set_state(sub: DgiSubmission, record: IssuedCfe, state: str) -> None:
 
 def overdue(sub: DgiSubmission, now: datetime | None = None) -> bool:
     """Whether a receipt has waited longer than expected for its next step (support sees it flagged)."""
-    if sub.state in FINAL_STATES or sub.route == ROUTE_REPORT:
+    return late(sub.state, sub.route, sub.created_at, now)
+
+
+def late(state: str, route: str, created_at: datetime, now: datetime | None = None) -> bool:
+    """`overdue` of a submission's columns (the answer's ETag reads them without the row's object)."""
+    if state in FINAL_STATES or route == ROUTE_REPORT:
         return False
     now = now or datetime.now(UTC)
-    return now - sub.created_at > timedelta(minutes=current_app.config["ENVIOS_OVERDUE_MINUTES"])
+    return now - created_at > timedelta(minutes=current_app.config["ENVIOS_OVERDUE_MINUTES"])
 
 
 def _refuse_correction(code: str, message: str) -> NoReturn:

@@ -6,7 +6,8 @@ CFC sent again. Run by the app factory (each area's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from flask import Flask
 from sqlalchemy import Select
@@ -15,9 +16,9 @@ from sqlalchemy.orm import Session
 from portal.service.cfe import CfeInput
 from portal.service.comprobante import hooks
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.envios.models import DgiSubmission
+from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
 from portal.service.envios.tasks import wake_packer
-from portal.service.envios.tracking import dgi_state, issued_submission, record_issued, set_state, state_of
+from portal.service.envios.tracking import dgi_state, issued_submission, late, record_issued, set_state, state_of
 from portal.service.envios.voids import void_up_to
 from portal.service.platform import responses
 from portal.service.platform.db import Base
@@ -53,6 +54,50 @@ def _with_submission(statement: Select) -> Select:
     return statement.add_columns(DgiSubmission).outerjoin(DgiSubmission, DgiSubmission.cfe_id == IssuedCfe.id)
 
 
+def _tag_columns(statement: Select) -> Select:
+    """What the `dgi` section shows of its receipt's road to DGI and of the envelope and the daily report it
+    went in (rows many receipts share). By value, not by trigger: the daily report marks its receipts in bulk."""
+    return (
+        statement.outerjoin(DgiSubmission, DgiSubmission.cfe_id == IssuedCfe.id)
+        .outerjoin(DgiEnvelope, DgiEnvelope.id == DgiSubmission.envelope_id)
+        .outerjoin(DgiDailyReport, DgiDailyReport.id == DgiSubmission.report_id)
+        .add_columns(
+            DgiSubmission.state.label("envios_state"),
+            DgiSubmission.route.label("envios_route"),
+            DgiSubmission.created_at.label("envios_created_at"),
+            DgiSubmission.envelope_id,
+            DgiSubmission.ordinal,
+            DgiSubmission.report_id,
+            DgiSubmission.motives,
+            DgiSubmission.corrects,
+            DgiSubmission.corrected_by,
+            DgiSubmission.packed_at,
+            DgiSubmission.received_at,
+            DgiSubmission.answered_at,
+            DgiSubmission.reported_at,
+            DgiSubmission.observations,
+            DgiEnvelope.idemisor,
+            DgiEnvelope.file_name,
+            DgiEnvelope.state,
+            DgiEnvelope.ack_state,
+            DgiEnvelope.id_receptor,
+            DgiEnvelope.token,
+            DgiDailyReport.fecha,
+            DgiDailyReport.sec_envio,
+            DgiDailyReport.file_name,
+            DgiDailyReport.state,
+            DgiDailyReport.ack_state,
+        )
+    )
+
+
+def _tag_now(row: Mapping[str, Any]) -> bool:
+    """The `dgi` section's `demorado`: late for its next step, which the time alone changes."""
+    if row["envios_state"] is None:
+        return False
+    return late(row["envios_state"], row["envios_route"], row["envios_created_at"])
+
+
 def _observed(session: Session, record: IssuedCfe) -> bool:
     sub = session.get(DgiSubmission, record.id, with_for_update=True)
     return sub is not None and sub.state == "observado"
@@ -75,4 +120,9 @@ def init_app(app: Flask) -> None:
         "envios",
         hooks.IssueFollowUp(rows=_submission, stored=_wake_packer, plain_covers=_plain_covers, plain=_plain_submission),
     )
-    hooks.add_receipt_sections("envios", hooks.ReceiptSections(dgi=dgi_state, prefetch=_with_submission))
+    hooks.add_receipt_sections(
+        "envios",
+        hooks.ReceiptSections(
+            dgi=dgi_state, prefetch=_with_submission, tag=hooks.TagPart(columns=_tag_columns, now=_tag_now)
+        ),
+    )

@@ -7,12 +7,14 @@ receipt's answer and the reason of a credit note's draft. Run by the app factory
 from __future__ import annotations
 
 from flask import Flask
-from sqlalchemy.orm import Session
+from sqlalchemy import Select
+from sqlalchemy.orm import Session, aliased
 
 from portal.service.cfe import CfeInput
 from portal.service.comprobante import hooks
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.intercambio import sending
+from portal.service.intercambio.models import DgiRejectionNotice, ElectronicIssuerRow, ExchangeCfe, ExchangeEnvelope
 from portal.service.intercambio.tasks import wake_exchange
 from portal.service.intercambio.tracking import (
     CREDIT_NOTES,
@@ -50,11 +52,59 @@ def _credit_note_reason(session: Session, original: IssuedCfe) -> str | None:
     return rejection_reason(rejected) if rejected else None
 
 
+_CORRECTED = aliased(ExchangeCfe, name="intercambio_corregido")
+
+
+def _tag_columns(statement: Select) -> Select:
+    """What the `intercambio` section shows of the receipt's road to its electronic receiver and of rows several
+    receipts share (the receiver's directory entry, the envelope it went in, DGI's rejection notice), and the
+    receipt whose commercial rejection a credit note corrects (`corrigeRechazoComercial`)."""
+    return (
+        statement.outerjoin(ExchangeCfe, ExchangeCfe.cfe_id == IssuedCfe.id)
+        .outerjoin(ElectronicIssuerRow, ElectronicIssuerRow.rut == ExchangeCfe.receiver_rut)
+        .outerjoin(ExchangeEnvelope, ExchangeEnvelope.id == ExchangeCfe.envelope_id)
+        .outerjoin(DgiRejectionNotice, DgiRejectionNotice.id == ExchangeCfe.notice_id)
+        .outerjoin(_CORRECTED, _CORRECTED.note_id == IssuedCfe.id)
+        .add_columns(
+            ExchangeCfe.receiver_rut,
+            ExchangeCfe.state,
+            ExchangeCfe.envelope_id,
+            ExchangeCfe.ordinal,
+            ExchangeCfe.motives,
+            ExchangeCfe.commercial,
+            ExchangeCfe.note_id,
+            ExchangeCfe.created_at,
+            ExchangeCfe.packed_at,
+            ExchangeCfe.sent_at,
+            ExchangeCfe.envelope_answered_at,
+            ExchangeCfe.answered_at,
+            ExchangeCfe.notice_id,
+            _CORRECTED.cfe_id,
+            ElectronicIssuerRow.name,
+            ElectronicIssuerRow.ws_url,
+            ExchangeEnvelope.idemisor,
+            ExchangeEnvelope.file_name,
+            ExchangeEnvelope.state,
+            ExchangeEnvelope.channel,
+            ExchangeEnvelope.ack_state,
+            ExchangeEnvelope.ack_motives,
+            ExchangeEnvelope.attempts,
+            ExchangeEnvelope.last_error,
+            DgiRejectionNotice.file_name,
+            DgiRejectionNotice.state,
+            DgiRejectionNotice.channel,
+        )
+    )
+
+
 def init_app(app: Flask) -> None:
     hooks.follow_issues("intercambio", hooks.IssueFollowUp(stored=_record_delivery, plain_covers=_plain_covers))
     hooks.add_receipt_sections(
         "intercambio",
         hooks.ReceiptSections(
-            exchange=exchange_state, corrects_rejection=corrected_receipt, credit_note_reason=_credit_note_reason
+            exchange=exchange_state,
+            corrects_rejection=corrected_receipt,
+            credit_note_reason=_credit_note_reason,
+            tag=hooks.TagPart(columns=_tag_columns),
         ),
     )
