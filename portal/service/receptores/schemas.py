@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from portal.service.cfe.xmlchars import not_blank
 
 
 class ReceptoresQuery(BaseModel):
@@ -22,6 +24,8 @@ class ReceptoresQuery(BaseModel):
         "un RUT o una cédula pueden escribirse con puntos y guiones.",
     )
     limite: int = Field(10, ge=1, le=50, description="Cuántos receptores como máximo (10 si no se indica, hasta 50).")
+
+    _q_not_blank = field_validator("q", mode="before")(not_blank)
 
 
 class ReceptorPasado(BaseModel):
