@@ -12,7 +12,8 @@ from contextlib import contextmanager
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import ApiKeysPage, DgiPage, ReceiptsPage, Shell, screenshot, settled
+from tests.browser.conftest import watched_page
+from tests.browser.pages import ApiKeysPage, DgiPage, ReceiptsPage, Shell, axe_violations, screenshot, settled
 
 _DOWN = b'{"error": {"code": "unavailable", "message": "Mantenimiento", "fields": [], "requestId": "down-1"}}'
 
@@ -262,3 +263,20 @@ def test_the_receipt_list_at_200_percent_zoom_and_the_lines_table_on_a_desktop(p
     screenshot(page, shots / "receipt-list-683.png")
     overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert overflow <= 0, f"the list scrolls {overflow} px sideways at 683 px"
+
+
+def test_axe_runs_in_every_portal_page_and_finds_a_violation_but_skips_a_blank_page(browser, live_portal):
+    """The watcher the `page` fixture installs (tests/browser/conftest.py) is what makes every browser test an
+    accessibility test: a page where axe did not load would pass every check unseen. Here a portal page with a
+    button without a name is found out, and the blank page every new tab starts as does not load axe at all."""
+    context = browser.new_context(base_url=live_portal.url)
+    try:
+        page, console_errors = watched_page(context)
+        assert page.evaluate("typeof window.axe") == "undefined"  # about:blank: skipped
+        page.goto("/")
+        assert page.evaluate("typeof window.axe.run + typeof window.__axeCheck") == "functionfunction"
+        assert axe_violations(page) == []
+        page.evaluate("document.querySelector('main').append(document.createElement('button'))")
+        assert any(found.startswith("critical button-name") for found in axe_violations(page)), console_errors
+    finally:
+        context.close()

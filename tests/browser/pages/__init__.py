@@ -50,7 +50,14 @@ def axe_violations(page: Page) -> list[str]:
     errors, which fail the test; tests/browser/conftest.py). A page still loading is checked once it has loaded:
     before its stylesheets apply, axe would judge the unstyled page (a test may end just after a navigation)."""
     page.wait_for_load_state("load")
-    return page.evaluate("() => window.__axeCheck ? window.__axeCheck() : []")
+    return page.evaluate(_AXE_CHECK)
+
+
+# A web page without the watcher is a failure, not a pass: a broken watcher script once turned every check off
+# unseen (tests/browser/test_accessibility.py checks the watcher itself).
+_AXE_CHECK = """() => window.__axeCheck ? window.__axeCheck()
+  : /^https?:$/.test(location.protocol) && document.contentType === "text/html" && window.top === window
+    ? ["axe is not running in " + location.pathname + ": its watcher did not start (tests/browser/conftest.py)"] : []"""
 
 
 DESKTOP, PHONE = {"width": 1366, "height": 900}, {"width": 390, "height": 844}
