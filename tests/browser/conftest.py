@@ -69,7 +69,7 @@ AXE_FAILURE = "axe violation: "
 # A run waits until htmx has nothing in flight (a page loads its notices bell and DGI banner after its load
 # event: checking before and after them was two runs of every page), and a state already checked (the same
 # markup, viewport and scroll position: what axe's result depends on) is not checked again. Each run costs
-# chromium about 100 ms of CPU; the two cut the runs of the browser tests by 40% (docs/PERFORMANCE.md).
+# chromium 10 to 100 ms of CPU (docs/PERFORMANCE.md, "The test suite").
 _AXE_WATCH = """
 (function () {
   if (window.top !== window || !window.axe) { return; }
