@@ -17,9 +17,9 @@ TRANSLATION_DIRS := $(wildcard portal/web/translations portal/web/*/translations
 unexport PYTHONDONTWRITEBYTECODE
 # The tests' files (each test's copy of the databases, the servers' logs, the browsers' profiles) in memory when
 # /dev/shm has room for them (4 GB free; pyproject.toml keeps only a failed test's files): every commit of a
-# test's SQLite database waits for the disk otherwise, and the suite spent more time waiting than working (the
-# tests without a browser: 310 s on three workers keeping 1.04 cores busy). The tests never depend on the disk
-# (a kill -9 kills processes, not the machine); production's settings (synchronous=FULL) are unchanged.
+# test's SQLite database waits for the disk's flush otherwise, little on a quiet disk and much on a busy one (a
+# sample of integration tests: 98 s against 46 s while another suite used the disk). The tests never depend on
+# the disk (a kill -9 kills processes, not the machine); production's settings (synchronous=FULL) are unchanged.
 TEST_TMPDIR := $(or $(shell df --output=avail -k /dev/shm 2>/dev/null | awk 'NR == 2 && $$1 > 4000000 {print "/dev/shm"}'),$(or $(TMPDIR),/tmp))
 
 .PHONY: run serve test test-fast typecheck format fuzz setup python-deps lock assets translations service-messages lint clean
