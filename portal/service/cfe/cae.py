@@ -51,16 +51,7 @@ class CaeRange:
         """The CAEData of a receipt numbered `nro` under this CAE."""
         if not self.contains(nro):
             raise ValueError(f"El número {nro} no está en el rango {self.dnro}-{self.hnro}.")
-        return Numbering(
-            serie=self.serie,
-            nro=nro,
-            cae_id=self.cae_id,
-            dnro=self.dnro,
-            hnro=self.hnro,
-            fec_venc=self.vencimiento,
-            cae_especial=self.cae_especial,
-            causal_cae_esp=self.causal_cae_esp,
-        )
+        return Numbering.in_range(self, nro)
 
 
 def parse_cae(xml_bytes: bytes, *, strict: bool = True) -> CaeRange:

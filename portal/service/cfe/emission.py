@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from typing import Protocol
 
 from portal.domain.identifiers import is_valid_rut
 
@@ -79,6 +80,26 @@ class Issuer:
         return found
 
 
+class AuthorisedRange(Protocol):
+    """What a CAE range tells a number it authorises: a parsed CAE file (cae.CaeRange), its stored record or
+    the row numbering reads of it."""
+
+    @property
+    def serie(self) -> str: ...
+    @property
+    def cae_id(self) -> int: ...
+    @property
+    def dnro(self) -> int: ...
+    @property
+    def hnro(self) -> int: ...
+    @property
+    def vencimiento(self) -> date: ...
+    @property
+    def cae_especial(self) -> int | None: ...
+    @property
+    def causal_cae_esp(self) -> int | None: ...
+
+
 @dataclass(frozen=True, kw_only=True)
 class Numbering:
     """The serie and number allocated to a receipt and the CAE range that authorises it (zona G)."""
@@ -91,6 +112,20 @@ class Numbering:
     fec_venc: date
     cae_especial: int | None = None
     causal_cae_esp: int | None = None
+
+    @classmethod
+    def in_range(cls, cae: AuthorisedRange, nro: int) -> Numbering:
+        """Number `nro` of a CAE range, as the CFE signs it (zona G)."""
+        return cls(
+            serie=cae.serie,
+            nro=nro,
+            cae_id=cae.cae_id,
+            dnro=cae.dnro,
+            hnro=cae.hnro,
+            fec_venc=cae.vencimiento,
+            cae_especial=cae.cae_especial,
+            causal_cae_esp=cae.causal_cae_esp,
+        )
 
     def problems(self, fch_emis: date) -> list[tuple[str, str, str]]:
         """(field, code, Spanish message) for each inconsistency; empty when the number can be used."""

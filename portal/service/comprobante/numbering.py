@@ -104,16 +104,7 @@ def range_claim(company_id: int, tipo_cfe: int) -> Claim:
 
 def range_numbering(cae: CaeRangeRecord | _Range, nro: int) -> Numbering:
     """Number `nro` of a CAE range (its record, or its row as allocate reads it): what the CFE signs."""
-    return Numbering(
-        serie=cae.serie,
-        nro=nro,
-        cae_id=cae.cae_id,
-        dnro=cae.dnro,
-        hnro=cae.hnro,
-        fec_venc=cae.vencimiento,
-        cae_especial=cae.cae_especial,
-        causal_cae_esp=cae.causal_cae_esp,
-    )
+    return Numbering.in_range(cae, nro)
 
 
 @dataclass(frozen=True)
