@@ -260,7 +260,7 @@ class ComprobantesApi(Transport):
         version = etag or hashlib.blake2b(response.content, digest_size=16).hexdigest()
         receipt = replace(IssuedReceipt.from_json(response.json()), version=version)
         if etag:
-            kept_answers.put(key, etag, receipt)
+            kept_answers.put(key, (etag, receipt))
         else:
             kept_answers.drop(key)
         return receipt

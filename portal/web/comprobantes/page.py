@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import threading
-from collections import OrderedDict
 
 from flask import abort, current_app, make_response, request, session
 from flask_babel import get_locale
@@ -13,6 +11,7 @@ from flask_login import current_user
 from flask_wtf.csrf import generate_csrf
 
 from portal.domain import roles
+from portal.lru import LruStore
 from portal.web.backend import api
 from portal.web.comprobantes import forms
 from portal.web.comprobantes.channels import Channels, exchange_channel, mail_channel
@@ -38,9 +37,7 @@ class _PageCache:
     _CSRF_SLOT = "\x00csrf\x00"
 
     def __init__(self, size: int = 256):
-        self._size = size
-        self._pages: OrderedDict[str, str] = OrderedDict()
-        self._lock = threading.Lock()
+        self._pages: LruStore[str, str] = LruStore(size)
 
     @staticmethod
     def key(version: str) -> str:
@@ -48,18 +45,11 @@ class _PageCache:
         return version + hashlib.blake2b(who.encode(), digest_size=16).hexdigest()
 
     def get(self, key: str) -> str | None:
-        with self._lock:
-            html = self._pages.get(key)
-            if html is not None:
-                self._pages.move_to_end(key)
+        html = self._pages.get(key)
         return None if html is None else html.replace(self._CSRF_SLOT, generate_csrf())
 
     def put(self, key: str, html: str) -> None:
-        html = html.replace(generate_csrf(), self._CSRF_SLOT)
-        with self._lock:
-            self._pages[key] = html
-            while len(self._pages) > self._size:
-                self._pages.popitem(last=False)
+        self._pages.put(key, html.replace(generate_csrf(), self._CSRF_SLOT))
 
 
 def _pages() -> _PageCache:
