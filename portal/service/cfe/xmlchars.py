@@ -152,14 +152,7 @@ def xml_text(value: object, *, line_breaks: bool = True) -> object:
             "control_chars",
             _("Contiene un carácter que no se puede usar ({char}): borralo y volvé a intentar.", char=_char(found)),
         )
-    return not_blank(value)
-
-
-def not_blank(value: object) -> object:
-    """A text of only spaces (U+00A0 and Unicode's other spaces too) refused as `blank`, as every text of the API
-    refuses it: a model that strips its texts would otherwise refuse it as too short, a rule its schema states
-    (minLength) for a text the schema accepts."""
-    if isinstance(value, str) and value and not value.strip():
+    if value and not value.strip():
         raise refuse("blank", _("Tiene solo espacios: escribí el texto o no envíes el campo."))
     return value
 

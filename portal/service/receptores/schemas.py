@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from portal.service.cfe.xmlchars import not_blank
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class ReceptoresQuery(BaseModel):
@@ -19,13 +17,12 @@ class ReceptoresQuery(BaseModel):
     q: str = Field(
         min_length=1,
         max_length=150,
+        pattern=r"\S",  # a text of only spaces is empty once stripped: the schema says so, as for other texts
         examples=["Dem"],
         description="Comienzo del nombre (sin distinguir mayúsculas ni tildes) o del documento del receptor; "
         "un RUT o una cédula pueden escribirse con puntos y guiones.",
     )
     limite: int = Field(10, ge=1, le=50, description="Cuántos receptores como máximo (10 si no se indica, hasta 50).")
-
-    _q_not_blank = field_validator("q", mode="before")(not_blank)
 
 
 class ReceptorPasado(BaseModel):
