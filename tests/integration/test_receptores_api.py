@@ -98,17 +98,24 @@ def test_bad_input_is_a_422_that_names_the_field(api_client, usuario, query, fie
     assert [f["field"] for f in error["fields"]] == [field] and error["requestId"]
 
 
+@pytest.mark.parametrize(
+    "path, field, query",
+    [(PAST, "q", {}), (DGI, "nroDoc", {"tipoDoc": 2}), ("/api/v1/productos", "q", {})],
+)
 @pytest.mark.parametrize("spaces", ["   ", "\u00a0", "\u2003\u00a0 "])
-def test_a_query_of_only_spaces_is_refused_and_the_schema_says_so(api_client, usuario, spaces):
+def test_a_search_text_of_only_spaces_is_refused_and_the_schema_says_so(
+    api_client, usuario, path, field, query, spaces
+):
     # Stripped, a text of spaces is empty: refused as too short, which the schema must state for a text its
     # minLength alone accepts (schemathesis' positive cases found it): its pattern asks for a non-space.
-    answer = api_client.get(PAST, query_string={"q": spaces}, headers=usuario)
+    answer = api_client.get(path, query_string={**query, field: spaces}, headers=usuario)
 
     assert answer.status_code == 422
-    assert [f["field"] for f in answer.json["error"]["fields"]] == ["q"]
+    assert [f["field"] for f in answer.json["error"]["fields"]] == [field]
     document = api_client.get("/api/v1/openapi.json").json
-    (q,) = [p for p in document["paths"][PAST]["get"]["parameters"] if p["name"] == "q"]
-    assert q["schema"]["pattern"] == r"\S" and not re.search(q["schema"]["pattern"], spaces)
+    (parameter,) = [p for p in document["paths"][path]["get"]["parameters"] if p["name"] == field]
+    text = next(s for s in parameter["schema"].get("anyOf", [parameter["schema"]]) if s["type"] == "string")
+    assert text["pattern"] == r"\S" and not re.search(text["pattern"], spaces)
 
 
 def test_a_closed_rut_gets_its_data_and_the_warnings_smart_issuance_gives(api_client, usuario):

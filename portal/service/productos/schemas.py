@@ -61,7 +61,11 @@ class ProductosQuery(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     q: str | None = Field(
-        None, min_length=1, max_length=80, description="Comienzo de una palabra del nombre, o del código."
+        None,
+        min_length=1,
+        max_length=80,
+        pattern=r"\S",  # a text of only spaces is empty once stripped: the schema says so
+        description="Comienzo de una palabra del nombre, o del código.",
     )
     cursor: str | None = Field(None, max_length=400)
     limite: int = Field(50, ge=1, le=200)

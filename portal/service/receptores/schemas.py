@@ -76,6 +76,7 @@ class ReceptorDgiQuery(BaseModel):
     nroDoc: str = Field(
         min_length=1,
         max_length=40,
+        pattern=r"\S",  # a text of only spaces is empty once stripped: the schema says so
         examples=["215550010018"],
         description="Número de documento, con o sin puntos y guiones; se valida el dígito verificador.",
     )
