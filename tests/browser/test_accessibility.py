@@ -34,7 +34,7 @@ def service_down(live_service):
 
 
 def _new_receipt(page: Page) -> ReceiptsPage:
-    Shell(page).open_home_and_sign_in("usuario@demo.uy")
+    Shell(page).sign_in("usuario@demo.uy")
     receipts = ReceiptsPage(page)
     receipts.open_new()
     return receipts
@@ -90,7 +90,7 @@ def test_without_javascript_a_refused_form_says_error_in_the_title(browser, live
     context = browser.new_context(java_script_enabled=False, base_url=live_portal.url)
     try:
         page = context.new_page()
-        Shell(page).open_home_and_sign_in("usuario@demo.uy")
+        Shell(page).sign_in("usuario@demo.uy")
         page.goto("/comprobantes/nuevo")
         page.get_by_role("button", name="Emitir comprobante").click()
         expect(page.locator("[data-error-summary]")).to_be_visible()
@@ -188,7 +188,7 @@ def test_the_sticky_action_bar_never_hides_the_focused_field(page: Page):
 
 
 def test_a_link_that_looks_like_a_button_answers_space(page: Page):
-    Shell(page).open_home_and_sign_in("usuario@demo.uy")
+    Shell(page).sign_in("usuario@demo.uy")
     page.goto("/comprobantes/")
     page.get_by_role("button", name="Nuevo comprobante").focus()
     page.keyboard.press("Space")
@@ -206,7 +206,7 @@ def test_a_dgi_lookup_result_takes_the_focus_and_is_announced(page: Page):
 
 
 def test_after_revoking_a_key_the_focus_is_on_its_row_not_lost(page: Page):
-    Shell(page).open_home_and_sign_in("admin@demo.uy")
+    Shell(page).sign_in("admin@demo.uy")
     keys = ApiKeysPage(page)
     keys.open()
     keys.create("Caja 1")

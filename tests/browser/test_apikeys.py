@@ -73,7 +73,7 @@ def test_admin_creates_a_key_sees_it_once_changes_its_limit_and_revokes_it(page:
 
 def test_an_impossible_limit_is_refused_next_to_it_and_nothing_changes(page: Page, existing_key):
     """A text box (a browser number input would misread 1.500,50), so the portal refuses it, not the browser."""
-    Shell(page).open_home_and_sign_in("admin@demo.uy")
+    Shell(page).sign_in("admin@demo.uy")
     keys = ApiKeysPage(page)
     keys.open()
     keys.row("Tienda web").get_by_label("Solicitudes").fill("0")
@@ -87,7 +87,7 @@ def test_an_impossible_limit_is_refused_next_to_it_and_nothing_changes(page: Pag
 
 
 def test_a_key_without_a_name_is_refused_by_the_portal_in_its_own_words(page: Page):
-    Shell(page).open_home_and_sign_in("admin@demo.uy")
+    Shell(page).sign_in("admin@demo.uy")
     keys = ApiKeysPage(page)
     keys.open()
     keys.create("")
@@ -98,7 +98,7 @@ def test_a_key_without_a_name_is_refused_by_the_portal_in_its_own_words(page: Pa
 
 def test_soporte_sees_the_list_read_only(page: Page, existing_key):
     shell = Shell(page)
-    shell.open_home_and_sign_in("soporte@demo.uy")
+    shell.sign_in("soporte@demo.uy")
     keys = ApiKeysPage(page)
     keys.open()
     row = keys.row("Tienda web")
@@ -112,7 +112,7 @@ def test_soporte_sees_the_list_read_only(page: Page, existing_key):
 
 def test_usuario_gets_the_403_page(page: Page):
     shell = Shell(page)
-    shell.open_home_and_sign_in("usuario@demo.uy")
+    shell.sign_in("usuario@demo.uy")
     answer = page.goto("/apikeys/")
     assert answer is not None and answer.status == 403
     expect(page.get_by_role("heading", name="No tenés permiso para ver esto")).to_be_visible()

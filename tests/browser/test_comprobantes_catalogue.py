@@ -38,7 +38,7 @@ def test_a_customer_and_a_product_picked_with_the_keyboard_are_issued(page: Page
     api.create_customer(NewCustomer(doc_type=3, document=ci, name="Ana Catálogo", details=details))
 
     shell = Shell(page)
-    shell.open_home_and_sign_in("usuario@demo.uy")
+    shell.sign_in("usuario@demo.uy")
     receipts = IssuingForm(page)
     receipts.open_new()
     receipts.type_customer_document("3", ci)
@@ -102,7 +102,7 @@ def test_the_list_shows_a_credit_note_negative_and_the_cancelled_receipt(
     note = api.cancel_with_credit_note(original.id, "Error de precio", idempotency_key=uuid.uuid4().hex)
 
     shell = Shell(page)
-    shell.open_home_and_sign_in("usuario@demo.uy")
+    shell.sign_in("usuario@demo.uy")
     listing = ReceiptListPage(page)
     listing.open()
 

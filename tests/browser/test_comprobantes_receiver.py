@@ -29,7 +29,7 @@ def _issue_to_a_past_receiver(live_service, live_token_for) -> None:
 def test_typing_a_rut_fills_from_dgi_and_a_past_receiver_is_picked(page: Page, live_service, live_token_for, shots):
     _issue_to_a_past_receiver(live_service, live_token_for)
     shell = Shell(page)
-    shell.open_home_and_sign_in("usuario@demo.uy")
+    shell.sign_in("usuario@demo.uy")
     receipts = ReceiptsPage(page)
     receipts.open_new()
     receipts.choose_type("e-Factura")

@@ -69,7 +69,7 @@ def test_a_paper_cfc_is_keyed_in_observed_corrected_and_its_book_counted(page: P
             )
         )
     shell = Shell(page)
-    shell.open_home_and_sign_in("admin@demo.uy")
+    shell.sign_in("admin@demo.uy")
     receipts = ReceiptsPage(page)
     receipts.open_new()
     receipts.choose_type("e-Factura")

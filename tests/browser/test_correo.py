@@ -29,7 +29,7 @@ def receipt(live_service):
 
 def test_send_a_receipt_by_mail_and_see_it_arrive(page: Page, live_service, receipt, smtp):
     shell = Shell(page)
-    shell.open_home_and_sign_in("usuario@demo.uy")
+    shell.sign_in("usuario@demo.uy")
     with running_worker(live_service.app):
         receipt_page = ReceiptPage(page)
         receipt_page.open(receipt.id)

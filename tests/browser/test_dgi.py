@@ -15,9 +15,9 @@ from tests.browser.pages import DgiPage, Shell
 
 
 def _signed_in_on_dgi(page: Page, email: str = "usuario@demo.uy") -> DgiPage:
-    Shell(page).open_home_and_sign_in(email)
+    Shell(page).sign_in(email)
     dgi = DgiPage(page)
-    dgi.open_from_navigation()
+    dgi.open_lookups()  # test_accessibility.py reaches it from the navigation
     return dgi
 
 

@@ -64,7 +64,7 @@ def test_admin_uploads_a_certificate_and_sees_it_listed(page: Page, tmp_path):
 @pytest.mark.parametrize("width", [390, 1366])
 def test_every_empresa_page_fits_the_screen(page: Page, width):
     page.set_viewport_size({"width": width, "height": 900})
-    Shell(page).open_home_and_sign_in("admin@demo.uy")
+    Shell(page).sign_in("admin@demo.uy")
     empresa = EmpresaPage(page)
     page.goto("/empresa/")
     for name in TABS:

@@ -41,7 +41,7 @@ def dgi_requests(page: Page) -> list[str]:
 
 def test_a_receipt_follows_its_dgi_state_from_pending_to_accepted_and_stops_asking(page: Page, live_service, shots):
     shell = Shell(page)
-    shell.open_home_and_sign_in("usuario@demo.uy")
+    shell.sign_in("usuario@demo.uy")
     issue_efactura(page, "DIRECCION GENERAL IMPOSITIVA")
     receipt = ReceiptPage(page)
     panel, state = receipt.dgi_panel, receipt.dgi_state
@@ -67,7 +67,7 @@ def test_a_receipt_follows_its_dgi_state_from_pending_to_accepted_and_stops_aski
 
 def test_a_rejected_receipt_leads_to_its_corrected_reissue_linked_both_ways(page: Page, live_service, shots):
     shell = Shell(page)
-    shell.open_home_and_sign_in("usuario@demo.uy")
+    shell.sign_in("usuario@demo.uy")
     rejected_id = issue_efactura(page, f"Cliente {REJECT_MARKER}E07")
     receipt = ReceiptPage(page)
     rejected_title = receipt.title.inner_text()
@@ -104,7 +104,7 @@ def test_a_rejected_receipt_leads_to_its_corrected_reissue_linked_both_ways(page
 
 def test_support_follows_submissions_and_an_admin_voids_numbers(page: Page, live_service, shots):
     shell = Shell(page)
-    shell.open_home_and_sign_in("usuario@demo.uy")
+    shell.sign_in("usuario@demo.uy")
     issue_efactura(page, f"Cliente {REJECT_MARKER}E09")
     drain(live_service.app)
     issue_efactura(page, "DIRECCION GENERAL IMPOSITIVA")  # left waiting

@@ -87,7 +87,7 @@ def test_usuario_previews_goes_back_acknowledges_the_warning_and_issues_once(pag
 
 
 def test_an_empty_line_is_refused_by_the_portal_in_its_own_words(page: Page):
-    Shell(page).open_home_and_sign_in("usuario@demo.uy")
+    Shell(page).sign_in("usuario@demo.uy")
     flow = SmartIssuancePage(page)
     flow.open()
     page.get_by_role("button", name="Previsualizar", exact=True).click()
@@ -99,7 +99,7 @@ def test_an_empty_line_is_refused_by_the_portal_in_its_own_words(page: Page):
 def test_text_typed_while_a_line_is_added_or_removed_stays_where_it_was_typed(page: Page):
     """The lines are re-rendered by the service's answer (~100 ms): what is typed meanwhile is carried into the
     new lines by name, except after a removal, which numbers the lines again (a name then means another line)."""
-    Shell(page).open_home_and_sign_in("usuario@demo.uy")
+    Shell(page).sign_in("usuario@demo.uy")
     flow = SmartIssuancePage(page)
     flow.open()
     flow.fill_line(1, "Consultoría", "10", "1500")
@@ -154,7 +154,7 @@ def test_soporte_looks_the_request_up_and_copies_the_support_details(page: Page,
 
 def test_a_request_and_its_result_fit_a_phone(page: Page, service_api, shots):
     issued = service_api.smart_issue(SmartIssueRequest(lines=(LINE,)), idempotency_key="browser-phone-width")
-    Shell(page).open_home_and_sign_in("usuario@demo.uy")
+    Shell(page).sign_in("usuario@demo.uy")
     page.goto(f"/inteligente/nueva/{issued.id}/resultado")
     both_widths(page, shots, "inteligente-resultado")  # the request's id and the DGI badge wrap
     page.goto(f"/inteligente/solicitudes?request_id={issued.id}")
@@ -164,7 +164,7 @@ def test_a_request_and_its_result_fit_a_phone(page: Page, service_api, shots):
 def test_the_status_page_refreshes_itself_until_the_request_is_final(page: Page, service_api):
     preview = service_api.smart_preview(SmartIssueRequest(lines=(LINE,)))
     shell = Shell(page)
-    shell.open_home_and_sign_in("soporte@demo.uy")
+    shell.sign_in("soporte@demo.uy")
     status = RequestStatusPage(page)
     status.open(preview.id)
     expect(status.state).to_have_text("Previsualizada")
@@ -182,7 +182,7 @@ def test_soporte_finds_a_request_by_its_receipt_number_as_people_type_it(page: P
     other = service_api.smart_issue(SmartIssueRequest(lines=(LINE,)), idempotency_key="browser-soporte-other")
     previewed = service_api.smart_preview(SmartIssueRequest(lines=(LINE,)))
     shell = Shell(page)
-    shell.open_home_and_sign_in("soporte@demo.uy")
+    shell.sign_in("soporte@demo.uy")
     status = RequestStatusPage(page)
     page.set_viewport_size({"width": 1366, "height": 900})
     status.open()

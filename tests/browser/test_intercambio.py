@@ -36,7 +36,7 @@ def test_the_three_channels_side_by_side_and_a_commercial_rejection(page: Page, 
             session, 1, receiver_ack_cfe(live_service.app, [first, second], [("AE", []), ("BE", commercial)]), "correo"
         )
 
-    Shell(page).open_home_and_sign_in("usuario@demo.uy")
+    Shell(page).sign_in("usuario@demo.uy")
     receipt = ReceiptPage(page)
     receipt.open(second["idCfeEmitido"])
     channels = receipt.channels

@@ -70,7 +70,7 @@ SHARDS = 3
 @pytest.mark.parametrize("shard", range(SHARDS))
 @pytest.mark.parametrize("email", ["admin@demo.uy", "usuario@demo.uy"])
 def test_every_page_fits_desktop_and_phone(page, portal_app, email, shard):
-    Shell(page).open_home_and_sign_in(email)
+    Shell(page).sign_in(email)
     problems = []
     # Each page is opened once and measured at both widths: the layout is CSS alone (media queries, no script
     # reads the width), so narrowing the window lays the page out as opening it on a phone does, and opening
@@ -123,7 +123,7 @@ def test_every_line_field_has_a_visible_label_on_a_phone(page, shots, path, tabl
     """On a phone the lines stack as cards and the column headers are gone: each field shows its own label, so
     a person can tell the quantity from the price. On a desktop the headers name them and the labels stay
     for screen readers only."""
-    Shell(page).open_home_and_sign_in("usuario@demo.uy")
+    Shell(page).sign_in("usuario@demo.uy")
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(path)
     settled(page)

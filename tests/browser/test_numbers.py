@@ -40,7 +40,7 @@ def _asked_everywhere(page: Page, ids: list[str]) -> None:
 
 @pytest.mark.parametrize("typed", ["1.500,50", "1500.50"])
 def test_the_receipts_form_reads_a_price_the_uruguayan_way(page: Page, typed):
-    Shell(page).open_home_and_sign_in("usuario@demo.uy")
+    Shell(page).sign_in("usuario@demo.uy")
     receipts = ReceiptsPage(page)
     receipts.open_new()
     receipts.fill_line(1, "Consultoría", "2", typed)
@@ -51,7 +51,7 @@ def test_the_receipts_form_reads_a_price_the_uruguayan_way(page: Page, typed):
 @pytest.mark.parametrize("kind", ["e-Ticket", "e-Resguardo"])
 def test_the_receipts_form_asks_about_1500_in_every_number_field(page: Page, kind, shots):
     shell = Shell(page)
-    shell.open_home_and_sign_in("usuario@demo.uy")
+    shell.sign_in("usuario@demo.uy")
     receipts = ReceiptsPage(page)
     receipts.open_new()
     if kind != "e-Ticket":
@@ -66,7 +66,7 @@ def test_the_receipts_form_asks_about_1500_in_every_number_field(page: Page, kin
 
 @pytest.mark.parametrize("typed", ["1.500,50", "1500.50"])
 def test_smart_issuance_reads_a_price_the_uruguayan_way(page: Page, typed):
-    Shell(page).open_home_and_sign_in("usuario@demo.uy")
+    Shell(page).sign_in("usuario@demo.uy")
     flow = SmartIssuancePage(page)
     flow.open()
     flow.fill_line(1, "Consultoría", "2", typed)
@@ -76,7 +76,7 @@ def test_smart_issuance_reads_a_price_the_uruguayan_way(page: Page, typed):
 
 
 def test_smart_issuance_asks_about_1500_in_every_number_field(page: Page):
-    Shell(page).open_home_and_sign_in("usuario@demo.uy")
+    Shell(page).sign_in("usuario@demo.uy")
     flow = SmartIssuancePage(page)
     flow.open()
     flow.line_field(1, "Descripción").fill("Consultoría")
@@ -88,7 +88,7 @@ def test_smart_issuance_asks_about_1500_in_every_number_field(page: Page):
 
 
 def test_the_receipt_list_reads_amount_filters_the_uruguayan_way(page: Page):
-    Shell(page).open_home_and_sign_in("usuario@demo.uy")
+    Shell(page).sign_in("usuario@demo.uy")
     page.goto("/comprobantes/")
     page.get_by_text("Más filtros").click()
     amount = page.get_by_label("Monto desde")
@@ -108,7 +108,7 @@ def test_whole_number_fields_read_the_same_way_and_ask(page: Page, typed, messag
     """API key limits, a branch's DGI code, how many numbers to void: whole numbers, read as every other
     number is ("1.500,50" is 1500.50, which is not whole), and "1.500" is asked about too."""
     shell = Shell(page)
-    shell.open_home_and_sign_in("admin@demo.uy")
+    shell.sign_in("admin@demo.uy")
     keys = ApiKeysPage(page)
     keys.open()
     page.get_by_role("button", name="Crear clave").click()

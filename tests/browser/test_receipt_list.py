@@ -27,7 +27,7 @@ def service_api(live_service, live_token_for):
 
 def _signed_in(page: Page) -> tuple[Shell, ReceiptListPage, ReceiptsPage]:
     shell = Shell(page)
-    shell.open_home_and_sign_in("usuario@demo.uy")
+    shell.sign_in("usuario@demo.uy")
     return shell, ReceiptListPage(page), ReceiptsPage(page)
 
 

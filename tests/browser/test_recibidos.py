@@ -24,7 +24,7 @@ def envelope_file(tmp_path):
 def test_receive_by_dropping_files_and_reject_commercially(page: Page, envelope_file, shots, width, height):
     page.set_viewport_size({"width": width, "height": height})
     shell = Shell(page)
-    shell.open_home_and_sign_in("usuario@demo.uy")
+    shell.sign_in("usuario@demo.uy")
     received = ReceivedPage(page)
     received.open()
     received.drop(envelope_file)

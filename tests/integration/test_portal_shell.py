@@ -309,3 +309,37 @@ def test_a_pdf_may_be_shown_by_the_browsers_viewer_but_framed_only_by_the_portal
     csp = answer.headers["Content-Security-Policy"]
     # Chromium's PDF viewer styles its wrapper inline; nothing of ours runs in a PDF, and only we frame it.
     assert "style-src 'unsafe-inline'" in csp and "frame-ancestors 'self'" in csp and "script-src" not in csp
+
+
+def test_the_pages_styles_and_scripts_are_kept_a_year_under_addresses_that_change_with_them(portal_client):
+    html = portal_client.get("/").get_data(as_text=True)
+    addresses = re.findall(r'(?:href|src)="(/static/[^"]+)"', html)
+    assert len(addresses) >= 4  # pico, the portal's stylesheet, htmx, the portal's script
+    for address in addresses:
+        assert re.search(r"\?v=[0-9a-f]{16}$", address), address
+        kept = portal_client.get(address)
+        kept.close()
+        assert kept.status_code == 200
+        assert kept.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+        assert "no-store" not in kept.headers["Cache-Control"]
+    # Yesterday's address (another digest) or none at all: the file as it is now, which the browser must ask for
+    # again next time.
+    for stale in (addresses[0].split("?")[0] + "?v=0123456789abcdef", addresses[0].split("?")[0]):
+        answer = portal_client.get(stale)
+        answer.close()
+        assert answer.status_code == 200 and answer.headers["Cache-Control"] == "no-cache"
+
+
+def test_a_static_files_address_changes_when_the_file_does(portal_app, tmp_path):
+    from flask import url_for
+
+    portal_app.static_folder = str(tmp_path)
+    script = tmp_path / "app.js"
+    script.write_text("console.log(1);")
+    with portal_app.test_request_context():
+        before = url_for("static", filename="app.js")
+        script.write_text("console.log(22);")  # another size, so a coarse clock cannot hide the change
+        after = url_for("static", filename="app.js")
+        missing = url_for("static", filename="missing.js")
+    assert before != after and before.split("?")[0] == after.split("?")[0] == "/static/app.js"
+    assert missing == "/static/missing.js"
