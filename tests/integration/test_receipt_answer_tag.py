@@ -67,6 +67,10 @@ def test_the_same_answer_again_is_a_304_without_a_body(api_client, user, factura
     assert tag.startswith('"') and tag.endswith('"') and not tag.startswith("W/")
     again = get(api_client, user, cfe_id, tag)
     assert again.status_code == 304 and again.data == b"" and again.headers["ETag"] == tag
+    # Kept by the client alone and asked about again before each use (the service's JSON is otherwise no-store).
+    for answer in (first, again):
+        assert answer.headers["Cache-Control"] == "private, no-cache"
+        assert {"Accept", "Accept-Language"} <= set(answer.headers["Vary"].replace(" ", "").split(","))
     assert get(api_client, user, cfe_id, f"W/{tag}").status_code == 304  # If-None-Match compares weakly
     assert get(api_client, user, cfe_id, f'"otro", {tag}').status_code == 304
     assert get(api_client, user, cfe_id, "*").status_code == 304

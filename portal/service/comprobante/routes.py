@@ -106,6 +106,11 @@ _ETAG = {
     "referencias, correo, intercambio, idioma); para If-None-Match.",
     "schema": {"type": "string"},
 }
+_JSON_CACHE = {
+    "description": "Solo en JSON: `private, no-cache`, la respuesta puede guardarla el cliente (no un caché "
+    "compartido) y debe revalidarla con If-None-Match antes de usarla.",
+    "schema": {"type": "string"},
+}
 
 
 @operation(
@@ -121,7 +126,7 @@ _ETAG = {
         200: {
             "description": "JSON por defecto; el XML firmado con Accept: application/xml; el "
             "PDF con Accept: application/pdf.",
-            "headers": {"ETag": _ETAG},
+            "headers": {"ETag": _ETAG, "Cache-Control": _JSON_CACHE},
             "content": {
                 "application/json": {"schema": {"$ref": "#/components/schemas/CfeEmitido"}},
                 "application/xml": {"schema": {"type": "string"}},
@@ -131,7 +136,7 @@ _ETAG = {
         304: {
             "description": "El JSON no cambió desde el ETag de If-None-Match (sin cuerpo): el comprobante, su "
             "estado ante DGI, sus notas, referencias, envíos por correo e intercambio son los de esa respuesta.",
-            "headers": {"ETag": _ETAG},
+            "headers": {"ETag": _ETAG, "Cache-Control": _JSON_CACHE},
         },
         404: "No existe o es de otra empresa.",
         406: "Formato no disponible.",
@@ -157,10 +162,7 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
         if tag is None:
             raise NotFound(_("No existe ese comprobante en tu empresa."), code="cfe_no_encontrado")
         if answer_tag.matches(tag):
-            not_modified = Response(status=304)
-            not_modified.headers["ETag"] = tag
-            not_modified.vary.add("Accept")
-            return not_modified
+            return _revalidated(Response(status=304), tag)
     statement = _receipt_statement(json_only=wanted == "application/json")
     found = session.execute(statement, {"cfe_id": query.id_cfe_emitido, "company_id": principal.company_id}).first()
     if found is None:
@@ -178,9 +180,18 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
     answer = cfe_emitido(record, [], session)
     # The receipt's e-mail sends ride along, so a page showing the receipt asks once (correo/tracking.py).
     answer.correo = hooks.mail_summary(session, record)
-    response = Response(responses.dump_json(answer), mimetype="application/json")
-    response.headers["ETag"] = tag
+    return _revalidated(Response(responses.dump_json(answer), mimetype="application/json"), tag)
+
+
+def _revalidated(response: Response, tag: str | None) -> Response:
+    """A JSON answer (or its 304) that a client may keep, for itself only (`private`: the receipt is its
+    company's), and must ask about again before each use (`no-cache`, with If-None-Match): the service's
+    default for JSON is `no-store`, which tells an HTTP cache not to keep what the ETag is there to revalidate."""
+    if tag is not None:
+        response.headers["ETag"] = tag
+    response.headers["Cache-Control"] = "private, no-cache"
     response.vary.add("Accept")
+    response.vary.add("Accept-Language")
     return response
 
 
