@@ -573,7 +573,6 @@ class ReceiptListPage:
 
     def open(self) -> None:
         self.page.goto("/comprobantes/")
-
         expect(self.page.get_by_role("heading", name="Comprobantes", level=1)).to_be_visible()
         settled(self.page)  # as in open_new: a filter typed before htmx wired it sends nothing
 
