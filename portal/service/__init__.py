@@ -6,10 +6,10 @@ from datetime import timedelta
 from types import ModuleType
 from typing import Any
 
-from flask import Flask, jsonify, render_template, send_from_directory
+from flask import Flask, jsonify, render_template
 from sqlalchemy import text
 
-from portal import logsafe
+from portal import logsafe, static_files
 from portal.service import identity
 from portal.service.platform import db, errors, jobs, ratelimit, readcache, requestid
 from portal.service.platform.areas import area_modules
@@ -97,9 +97,7 @@ def _register_platform_routes(app: Flask) -> None:
         """A human-readable API reference (Swagger UI, installed from the npm registry at setup)."""
         return render_template("api_docs.html")
 
-    @app.get("/static/<path:filename>")
-    def static_files(filename):
-        return send_from_directory(app.config["STATIC_DIR"], filename, max_age=3600)
+    static_files.init_app(app, app.config["STATIC_DIR"], endpoint="static_files")
 
     @app.after_request
     def _security_headers(response):

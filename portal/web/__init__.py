@@ -11,14 +11,13 @@ from cachelib import FileSystemCache, SimpleCache
 from flask import Flask, g, request
 from jinja2 import MemcachedBytecodeCache
 
-from portal import logsafe, paths
+from portal import logsafe, paths, static_files
 from portal.client.oidc import OidcClient
-from portal.web import activity, errors, i18n, security, static_files
+from portal.web import activity, errors, i18n, security
 from portal.web.auth.session import session_expired
 from portal.web.config import load_config
 from portal.web.extensions import csrf, htmx, login_manager, server_session
 from portal.web.navigation import role_label, visible_nav
-from portal.web.static_files import PortalFlask
 
 AREAS = (
     "comprobantes",
@@ -76,7 +75,8 @@ def _session_settings(app: Flask) -> dict[str, Any]:
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the portal. `test_config` overrides settings (tests point it at a live service)."""
-    app = PortalFlask(__name__, template_folder=str(paths.templates_dir()), static_folder=str(paths.static_dir()))
+    # static_folder=None: portal/static_files.py serves static/ under content addresses, as the "static" endpoint.
+    app = Flask(__name__, template_folder=str(paths.templates_dir()), static_folder=None)
     app.config.update(load_config())
     if test_config:
         app.config.update(test_config)
@@ -102,7 +102,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     login_manager.login_view = "auth.login"
     i18n.init_app(app)
     security.init_app(app)
-    static_files.init_app(app)
+    static_files.init_app(app, str(paths.static_dir()), endpoint="static")
     errors.init_app(app)
     activity.init_app(app)
     _register_oidc_client(app)

@@ -1,5 +1,5 @@
-"""The portal's templates and scripts reach static files only through url_for, which gives each its content
-address (portal/web/static_files.py): an address written out would be kept by no browser, or, in an older
+"""The portal's and the service's templates and scripts reach static files only through url_for, which gives each its content
+address (portal/static_files.py): an address written out would be kept by no browser, or, in an older
 shape, be kept after the file changed."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ WRITTEN = re.compile(r"""["'(]/static/[^"')]*""")
 def test_no_template_or_script_writes_a_static_address():
     written = [
         f"{path.relative_to(ROOT)}: {match.group(0)}"
-        for folder in ("templates", "static/js", "static/css")
+        for folder in ("templates", "portal/service/templates", "static/js", "static/css")
         for path in sorted((ROOT / folder).rglob("*"))
         if path.suffix in {".html", ".js", ".css"}
         for match in WRITTEN.finditer(path.read_text(encoding="utf-8"))
