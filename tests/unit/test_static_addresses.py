@@ -1,6 +1,6 @@
-"""The portal's and the service's templates and scripts reach static files only through url_for, which gives each its content
-address (portal/static_files.py): an address written out would be kept by no browser, or, in an older
-shape, be kept after the file changed."""
+"""The portal's and the service's templates and scripts reach static files only through url_for, which gives
+each its content address (portal/static_files.py): an address written out would be kept by no browser, or, in
+an older shape, be kept after the file changed."""
 
 from __future__ import annotations
 
