@@ -328,28 +328,3 @@ def test_the_pages_styles_and_scripts_are_kept_a_year_under_addresses_that_chang
         answer = portal_client.get(stale)
         answer.close()
         assert answer.status_code == 200 and answer.headers["Cache-Control"] == "no-cache"
-
-
-def test_a_static_files_address_changes_when_the_file_does(tmp_path):
-    from flask import Flask, url_for
-
-    from portal import static_files
-
-    app = Flask(__name__, static_folder=None)
-    static_files.init_app(app, str(tmp_path), endpoint="static")
-    script = tmp_path / "app.js"
-    script.write_text("console.log(1);")
-    with app.test_request_context():
-        before = url_for("static", filename="app.js")
-        script.write_text("console.log(22);")  # another size, so a coarse clock cannot hide the change
-        after = url_for("static", filename="app.js")
-        missing = url_for("static", filename="missing.js")
-    assert before != after and before.split("?")[0] == after.split("?")[0] == "/static/app.js"
-    assert missing == "/static/missing.js"
-    client = app.test_client()
-    with client.get(before) as stale:
-        assert stale.headers["Cache-Control"] == "no-cache"  # the file is no longer what this address named
-    with client.get(after) as kept:
-        assert kept.headers["Cache-Control"] == "public, max-age=31536000, immutable"
-        assert kept.get_data() == b"console.log(22);"
-    assert client.get("/static/../secret").status_code == 404
