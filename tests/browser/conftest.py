@@ -67,9 +67,14 @@ AXE_FAILURE = "axe violation: "
 # violations are logged as console errors, which the page fixture fails on. Injected by Playwright, so neither
 # the page's CSP nor its scripts stand in the way.
 # A run waits until htmx has nothing in flight (a page loads its notices bell and DGI banner after its load
-# event: checking before and after them was two runs of every page), and a state already checked (the same
-# markup, viewport and scroll position: what axe's result depends on) is not checked again. Each run costs
-# chromium 10 to 100 ms of CPU (docs/PERFORMANCE.md, "The test suite").
+# event: checking before and after them was two runs of every page). Each run costs chromium 10 to 100 ms of
+# CPU (docs/PERFORMANCE.md, "The test suite"), so a run checks only what is new: the whole document the first
+# time and whenever the viewport or the scroll position changed (what axe's result also depends on), otherwise
+# only the elements whose attributes, text or children changed since the last run (a MutationObserver's
+# targets: an element that gained or lost a child is checked with all its children, so what a change moved
+# within it is too), and nothing when nothing changed. The test's own check (pages.axe_violations, which the
+# page fixture also calls when the test ends) follows the same rule: what is unchanged was checked already,
+# and what that check found is among the console errors.
 _AXE_WATCH = """
 (function () {
   if (window.top !== window || !window.axe) { return; }
@@ -89,10 +94,28 @@ _AXE_WATCH = """
             n.failureSummary.replace(/\\s+/g, " ").slice(0, 160) + "]" : ""); }).join("; ");
       });
   }
-  var checked = null;
-  function state() {
-    return [window.innerWidth, window.innerHeight, window.scrollX, window.scrollY].join(" ") + "\\n"
-      + document.documentElement.outerHTML;
+  var checkedView = null, changed = [];
+  var observer = new MutationObserver(function (records) { records.forEach(note); });
+  function note(record) {
+    if (record.attributeName === "data-axe-running") { return; }  // the watcher's own mark
+    var target = record.target;
+    changed.push(target.nodeType === Node.ELEMENT_NODE ? target : target.parentElement);
+  }
+  function view() {
+    return [window.innerWidth, window.innerHeight, window.scrollX, window.scrollY].join(" ");
+  }
+  // The elements changed since the last run that are still on the page, less those another of them contains;
+  // null when that is the whole document.
+  function changedParts() {
+    observer.takeRecords().forEach(note);
+    var parts = changed.filter(function (element) { return element && element.isConnected; });
+    changed = [];
+    if (parts.some(function (element) { return !document.body.contains(element) || element === document.body; })) {
+      return null;
+    }
+    return parts.filter(function (element) {
+      return !parts.some(function (other) { return other !== element && other.contains(element); });
+    });
   }
   function run(now) {
     if (running) { again = true; return running; }
@@ -103,11 +126,17 @@ _AXE_WATCH = """
       timer = window.setTimeout(run, 30);
       return Promise.resolve([]);
     }
-    var current = state();
-    if (current === checked) { busy(false); return Promise.resolve([]); }
-    checked = current;
+    var parts = changedParts(), current = view();
+    if (checkedView !== current) { parts = null; }
+    if (checkedView === null) {
+      observer.observe(document.documentElement,
+                       {subtree: true, childList: true, attributes: true, characterData: true});
+    }
+    checkedView = current;
+    if (parts && !parts.length) { busy(false); return Promise.resolve([]); }
     busy(true);
-    running = window.axe.run(document, OPTIONS).then(serious, function (error) { return ["axe failed: " + error]; });
+    running = window.axe.run(parts ? {include: parts} : document, OPTIONS)
+      .then(serious, function (error) { return ["axe failed: " + error]; });
     return running.then(function (found) {
       found.forEach(function (line) { console.error("%AXE%" + line); });
       running = null;
@@ -123,8 +152,7 @@ _AXE_WATCH = """
     window.clearTimeout(timer);
     timer = window.setTimeout(run, 30);
   }
-  // The test's own check (pages.axe_violations): now, whatever htmx is doing; what an earlier run of the same
-  // state found was logged already.
+  // The test's own check (pages.axe_violations): now, whatever htmx is doing.
   window.__axeCheck = function () {
     window.clearTimeout(timer);
     return (running || Promise.resolve()).then(function () { return run(true); });

@@ -47,8 +47,10 @@ def settled(page: Page) -> None:
 
 def axe_violations(page: Page) -> list[str]:
     """Serious and critical axe violations of the page as it is now, at its current width (also logged as console
-    errors, which fail the test; tests/browser/conftest.py). A page still loading is checked once it has loaded:
-    before its stylesheets apply, axe would judge the unstyled page (a test may end just after a navigation)."""
+    errors, which fail the test; tests/browser/conftest.py). What has not changed since the watcher's last run at
+    this width and scroll position is not checked again: what that run found is among the console errors. A page
+    still loading is checked once it has loaded: before its stylesheets apply, axe would judge the unstyled page
+    (a test may end just after a navigation)."""
     page.wait_for_load_state("load")
     return page.evaluate(_AXE_CHECK)
 
