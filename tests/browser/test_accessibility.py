@@ -268,8 +268,9 @@ def test_the_receipt_list_at_200_percent_zoom_and_the_lines_table_on_a_desktop(p
 def test_axe_runs_in_every_portal_page_and_finds_a_violation_but_skips_a_blank_page(browser, live_portal):
     """The watcher the `page` fixture installs (tests/browser/conftest.py) is what makes every browser test an
     accessibility test: a page where axe did not load would pass every check unseen. Here a button without a name
-    is found out when htmx swaps it in (the watcher checks what changed on its own) and when a script adds one and
-    the test checks the page, and the blank page every new tab starts as does not load axe at all."""
+    is found out when htmx swaps it in (the watcher checks what changed on its own), when a script adds one and
+    the test checks the page, and when one hidden at this width shows at another (a new size is checked whole);
+    the blank page every new tab starts as does not load axe at all."""
     context = browser.new_context(base_url=live_portal.url)
     try:
         page, console_errors = watched_page(context)
@@ -279,10 +280,18 @@ def test_axe_runs_in_every_portal_page_and_finds_a_violation_but_skips_a_blank_p
         assert axe_violations(page) == []
         assert not console_errors
 
+        # The phone's menu button, nameless: hidden at 1280 px, so the check of what changed finds nothing there.
+        page.evaluate("document.querySelector('.menu-button').textContent = ''")
+        assert axe_violations(page) == []
+        page.set_viewport_size({"width": 390, "height": 844})
+        assert any(found.startswith("critical button-name") for found in axe_violations(page)), console_errors
+        page.evaluate("document.querySelector('.menu-button').textContent = 'Menú'")
+        assert axe_violations(page) == []
+
         page.evaluate("htmx.swap('main', '<p id=\"swapped\"><button></button></p>', {swapStyle: 'beforeend'})")
         settled(page)
-        found_after_swap = [m for m in console_errors if m.startswith(AXE_FAILURE + "critical button-name")]
-        assert found_after_swap and "#swapped" in found_after_swap[0], console_errors
+        found = [m for m in console_errors if m.startswith(AXE_FAILURE + "critical button-name")]
+        assert any("#swapped" in m for m in found), console_errors
 
         page.evaluate("document.querySelector('main').append(document.createElement('button'))")
         assert any(found.startswith("critical button-name") for found in axe_violations(page)), console_errors
