@@ -29,7 +29,8 @@ _DIGEST_CHARS = 16
 
 class _Digests:
     """The first characters of each file's SHA-256, read again only when its size or modification time changes
-    (`make run` serves files being edited). Bounded by the folder's files."""
+    (`make run` serves files being edited). Kept by the file's normalised path, so bounded by the folder's files
+    whatever addresses name them (`css/../css/app.css`, `./css/app.css`)."""
 
     def __init__(self, folder: str):
         self.folder = folder
@@ -43,16 +44,16 @@ class _Digests:
             stat = os.stat(path)
         except OSError:
             return None
-        known = self._known.get(filename)
+        known = self._known.get(path)
         if known is None or known[:2] != (stat.st_mtime_ns, stat.st_size):
             digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:_DIGEST_CHARS]
-            known = self._known[filename] = (stat.st_mtime_ns, stat.st_size, digest)
+            known = self._known[path] = (stat.st_mtime_ns, stat.st_size, digest)
         return known[2]
 
 
 def init_app(app: Flask, folder: str, endpoint: str) -> None:
     """Serve `folder` at /static/ as `endpoint`, each file's address carrying its digest."""
-    digests = _Digests(folder)
+    digests = app.extensions[f"static_files.{endpoint}"] = _Digests(folder)
 
     def serve(filename: str) -> Response:
         asked = request.args.get("v")

@@ -52,3 +52,17 @@ def test_a_static_files_address_changes_when_the_file_does(tmp_path):
         assert kept.headers["Cache-Control"] == "public, max-age=31536000, immutable"
         assert kept.get_data() == b"console.log(22);"
     assert client.get("/static/../secret").status_code == 404
+
+
+def test_addresses_that_name_one_file_in_other_words_keep_one_digest(tmp_path):
+    """A digest is kept per file, not per address: an address can name one file in endless ways, and keeping one
+    per address would let anyone grow the portal's memory one request at a time."""
+    app = Flask(__name__, static_folder=None)
+    static_files.init_app(app, str(tmp_path), endpoint="static")
+    (tmp_path / "css").mkdir()
+    (tmp_path / "css" / "app.css").write_text("p {}")
+    client = app.test_client()
+    for alias in ("css/app.css", "./css/app.css", "css/../css/app.css", "css/./././app.css"):
+        with client.get(f"/static/{alias}?v=0") as answer:
+            assert answer.status_code == 200 and answer.headers["Cache-Control"] == "no-cache"
+    assert list(app.extensions["static_files.static"]._known) == [str(tmp_path / "css" / "app.css")]
