@@ -23,7 +23,8 @@ from tests.support.cfe_bodies import issue
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
 
 D = "{http://cfe.dgi.gub.uy}"
-TODAY = today_montevideo()
+# Each test reads today's date when it runs: read once at collection, a run that crossed midnight in Montevideo
+# compared the day before with the service's today (seen at 03:00 UTC).
 
 
 @pytest.fixture
@@ -46,6 +47,7 @@ def _sample(prefix: str) -> etree._Element:
 
 
 def test_an_envelope_is_valid_matches_dgis_sample_and_carries_the_cfes_bytes_unchanged(api_client, admin, service_app):
+    today = today_montevideo()
     issued = [issue(api_client, admin, bodies.body(kind)) for kind in (bodies.EFACTURA, bodies.EREMITO)]
     drain(service_app)
     with service_app.app_context():
@@ -57,7 +59,7 @@ def test_an_envelope_is_valid_matches_dgis_sample_and_carries_the_cfes_bytes_unc
         assert _names(root.find(f"{D}Caratula")) == _names(sample.find(f"{D}Caratula"))
         assert root.findtext(f"{D}Caratula/{D}RutReceptor") == "214844360018"
         assert root.findtext(f"{D}Caratula/{D}CantCFE") == "2"
-        assert sobre.file_name == f"Sob_219999830019_{TODAY:%Y%m%d}_{sobre.idemisor}.xml"
+        assert sobre.file_name == f"Sob_219999830019_{today:%Y%m%d}_{sobre.idemisor}.xml"
         for cfe in issued:
             signed = session.get(IssuedCfe, cfe["idCfeEmitido"]).xml
             body = signed.split(b"?>", 1)[1].strip()
@@ -66,6 +68,7 @@ def test_an_envelope_is_valid_matches_dgis_sample_and_carries_the_cfes_bytes_unc
 
 
 def test_the_daily_report_is_valid_matches_dgis_sample_and_counts_every_number(api_client, admin, service_app):
+    today = today_montevideo()
     small = [issue(api_client, admin, bodies.body(bodies.ETICKET)) for _ in range(3)]
     big = bodies.body(bodies.DGI_SAMPLE_ETICKET)  # above 5,000 UI: sent one by one
     issue(api_client, admin, big)
@@ -79,7 +82,7 @@ def test_the_daily_report_is_valid_matches_dgis_sample_and_counts_every_number(a
     assert voided.status_code == 201, voided.json
     drain(service_app)
 
-    answer = api_client.post("/api/v1/envios/reportes", headers=admin, json={"fecha": TODAY.isoformat()})
+    answer = api_client.post("/api/v1/envios/reportes", headers=admin, json={"fecha": today.isoformat()})
     assert answer.status_code == 202, answer.json
     assert answer.json["estado"] == "armado" and answer.json["secEnvio"] == 1
     drain(service_app)
@@ -89,7 +92,7 @@ def test_the_daily_report_is_valid_matches_dgis_sample_and_counts_every_number(a
     with service_app.app_context():
         report = db.session().get(DgiDailyReport, reports[0]["idReporte"])
         assert validate_xml(report.xml, "ReporteDiarioCFE.xsd") == [] and verify_signature(report.xml)
-        assert report.file_name == f"Rep_219999830019_{TODAY:%Y%m%d}_01.xml"
+        assert report.file_name == f"Rep_219999830019_{today:%Y%m%d}_01.xml"
         root, sample = etree.fromstring(report.xml), _sample("Rep")
         assert root.tag == sample.tag
         assert _names(root.find(f"{D}Caratula")) == _names(sample.find(f"{D}Caratula"))
@@ -115,7 +118,7 @@ def test_the_daily_report_is_valid_matches_dgis_sample_and_counts_every_number(a
             headers=admin,
             query_string={"idCfeEmitido": ticket["idCfeEmitido"]},
         ).json["dgi"]
-        assert dgi["estado"] == "en_reporte" and dgi["reporte"]["fecha"] == TODAY.isoformat()
+        assert dgi["estado"] == "en_reporte" and dgi["reporte"]["fecha"] == today.isoformat()
         assert dgi["reporte"]["acuse"] == "AR" and dgi["final"] is True
 
 
@@ -138,6 +141,7 @@ def test_voiding_takes_the_next_unused_numbers_once_per_idempotency_key(api_clie
 
 
 def test_support_lists_envelopes_and_waiting_receipts_but_cannot_act(api_client, admin, auth_headers, service_app):
+    today = today_montevideo()
     issue(api_client, admin, bodies.body(bodies.EFACTURA))
     support = auth_headers("soporte@demo.uy")
     waiting = api_client.get("/api/v1/envios/pendientes", headers=support).json
@@ -147,7 +151,7 @@ def test_support_lists_envelopes_and_waiting_receipts_but_cannot_act(api_client,
     [sobre] = api_client.get("/api/v1/envios/sobres", headers=support).json["items"]
     assert sobre["estado"] == "respondido" and sobre["acuse"] == "AS" and sobre["aceptados"] == 1
     assert (
-        api_client.post("/api/v1/envios/reportes", headers=support, json={"fecha": TODAY.isoformat()}).status_code
+        api_client.post("/api/v1/envios/reportes", headers=support, json={"fecha": today.isoformat()}).status_code
         == 403
     )
     assert api_client.get("/api/v1/envios/sobres", headers=auth_headers("usuario@demo.uy")).status_code == 403
@@ -156,8 +160,9 @@ def test_support_lists_envelopes_and_waiting_receipts_but_cannot_act(api_client,
 
 
 def test_a_future_day_cannot_be_reported(api_client, admin):
+    today = today_montevideo()
     answer = api_client.post(
-        "/api/v1/envios/reportes", headers=admin, json={"fecha": (TODAY + timedelta(days=1)).isoformat()}
+        "/api/v1/envios/reportes", headers=admin, json={"fecha": (today + timedelta(days=1)).isoformat()}
     )
     assert answer.status_code == 422 and answer.json["error"]["fields"][0]["field"] == "fecha"
 
@@ -215,6 +220,7 @@ def test_openapi_documents_the_operations_and_their_examples_work_as_they_stand(
 def test_the_reports_count_above_the_threshold_is_by_amount_not_by_the_road_to_dgi(api_client, admin, service_app):
     """CantDocsMay_topeUI counts "CFE y CFC con montos totales, excluido el IVA, mayores al tope" (the XSD): a
     small e-Ticket that went by envelope because of a perception is not one of them."""
+    today = today_montevideo()
     perceived = bodies.body(bodies.ETICKET)
     perceived["receptor"] = {"tipoDocRecep": 3, "codPaisRecep": "UY", "docRecep": "13353214"}
     perceived["items"][0] |= {
@@ -225,7 +231,7 @@ def test_the_reports_count_above_the_threshold_is_by_amount_not_by_the_road_to_d
     assert small_by_envelope["dgi"]["via"] == "sobre"
     issue(api_client, admin, bodies.body(bodies.DGI_SAMPLE_ETICKET))  # above 5,000 UI
     issue(api_client, admin, bodies.body(bodies.ETICKET))  # below, in the report only
-    answer = api_client.post("/api/v1/envios/reportes", headers=admin, json={"fecha": TODAY.isoformat()})
+    answer = api_client.post("/api/v1/envios/reportes", headers=admin, json={"fecha": today.isoformat()})
     assert answer.status_code == 202, answer.json
     with service_app.app_context():
         report = db.session().get(DgiDailyReport, answer.json["idReporte"])
@@ -234,6 +240,7 @@ def test_the_reports_count_above_the_threshold_is_by_amount_not_by_the_road_to_d
 
 
 def test_the_reports_sums_are_add_receipts_for_every_kind_of_receipt(api_client, admin, service_app):
+    today = today_montevideo()
     # reports._summaries adds the day's amounts itself (no zeros, no rate of 1): the document must be the one
     # TypeSummary.add_receipt gives for the same receipts, whole totals decoded, dollars and a rejected one too.
     for _ in range(2):
@@ -248,9 +255,9 @@ def test_the_reports_sums_are_add_receipts_for_every_kind_of_receipt(api_client,
     drain(service_app)
     with service_app.app_context():
         session = db.new_session()
-        records = session.scalars(select(IssuedCfe).where(IssuedCfe.fch_emis == TODAY)).all()
+        records = session.scalars(select(IssuedCfe).where(IssuedCfe.fch_emis == today)).all()
         company_id = records[0].company_id
-        fast, receipts = reports._summaries(session, company_id, TODAY)
+        fast, receipts = reports._summaries(session, company_id, today)
         reference: dict[int, report_xml.TypeSummary] = {}
         for record in records:
             if record.dgi_status == "rechazado":
@@ -261,13 +268,13 @@ def test_the_reports_sums_are_add_receipts_for_every_kind_of_receipt(api_client,
             reference.setdefault(record.tipo_cfe, report_xml.TypeSummary()).add_receipt(
                 record.fch_emis, 1, record.serie, record.nro, record.totals_json, rate, net * rate > threshold
             )
-        for voided in session.scalars(select(VoidedRange).where(VoidedRange.fecha == TODAY)):  # the rejected one
+        for voided in session.scalars(select(VoidedRange).where(VoidedRange.fecha == today)):  # the rejected one
             reference[voided.tipo_cfe].voided[voided.serie].append((voided.nro_desde, voided.nro_hasta))
         moment = datetime(2026, 1, 2, 3, 4, 5)
 
         def document(summaries) -> bytes:
             return etree.tostring(
-                report_xml.report_document(rut="1", fecha=TODAY, sec_envio=1, signed_at=moment, summaries=summaries)
+                report_xml.report_document(rut="1", fecha=today, sec_envio=1, signed_at=moment, summaries=summaries)
             )
 
         assert {record.tpo_moneda for record in records} == {"UYU", "USD"} and len(reference) == 2
