@@ -14,7 +14,7 @@ from portal.service import identity
 from portal.service.platform import db, errors, jobs, ratelimit, readcache, requestid
 from portal.service.platform.areas import area_modules
 from portal.service.platform.config import load_config
-from portal.service.platform.openapi import build_document
+from portal.service.platform.openapi import document_json
 from portal.service.platform.slowbody import BodyReadDeadline
 
 # Pages the service itself renders (sign-in, API reference) load only our own files.
@@ -90,7 +90,7 @@ def _register_platform_routes(app: Flask) -> None:
     @app.get("/api/v1/openapi.json")
     def openapi_document():
         """The OpenAPI 3.1 description of every operation."""
-        return jsonify(build_document(app.config["ISSUER"]))
+        return app.response_class(document_json(app.config["ISSUER"]), mimetype="application/json")
 
     @app.get("/api/v1/docs")
     def api_reference():

@@ -61,6 +61,28 @@ def test_openapi_document_is_openapi_3_1_with_error_schema(api_client):
     assert doc["components"]["schemas"]["Error"]["required"] == ["error"]
 
 
+def test_openapi_document_is_built_once_per_day_not_per_request(api_client, monkeypatch):
+    """Building it costs about 100 ms of CPU: anyone could keep a core busy asking for it again and again."""
+    from datetime import date
+
+    from portal.service.platform import openapi
+
+    builds = []
+    build_schemas = openapi.models_json_schema
+    monkeypatch.setattr(
+        openapi, "models_json_schema", lambda *args, **kw: builds.append(1) or build_schemas(*args, **kw)
+    )
+    openapi._document_json.cache_clear()
+    first, second = api_client.get("/api/v1/openapi.json"), api_client.get("/api/v1/openapi.json")
+    assert first.status_code == second.status_code == 200 and first.mimetype == "application/json"
+    assert first.data == second.data and len(builds) == 1
+    # The next day the examples' dates move with it (fresh_examples), so the document is built again.
+    monkeypatch.setattr(openapi, "today_montevideo", lambda: date(2031, 1, 2))
+    next_day = api_client.get("/api/v1/openapi.json")
+    assert len(builds) == 2 and "2031-01-02" in next_day.get_data(as_text=True)
+    assert "2031-01-02" not in first.get_data(as_text=True)
+
+
 def test_api_reference_page_loads_only_local_assets(api_client):
     page = api_client.get("/api/v1/docs")
     html = page.get_data(as_text=True)

@@ -7,6 +7,8 @@ straight from the models the views validate with: the document cannot drift from
 from __future__ import annotations
 
 import contextlib
+import functools
+import json
 import re
 from collections.abc import Iterator
 from datetime import date, timedelta
@@ -265,7 +267,27 @@ def _operation(op: Operation) -> dict:
 
 
 def build_document(server_url: str) -> dict:
-    """The whole OpenAPI 3.1 document."""
+    """The whole OpenAPI 3.1 document, a new dict that the caller may change."""
+    return json.loads(document_json(server_url))
+
+
+def document_json(server_url: str) -> str:
+    """The whole OpenAPI 3.1 document as JSON, built once per process for each server URL and day.
+
+    Building it costs about 100 ms of CPU (pydantic writes every model's schema): rebuilt on every request, the
+    anonymous `GET /api/v1/openapi.json` let anyone keep a core busy with ten requests a second. The day is
+    part of the key because the examples' dates follow it (`fresh_examples`); the number of operations is,
+    because they register as their modules are imported.
+    """
+    return _document_json(server_url, today_montevideo(), len(OPERATIONS))
+
+
+@functools.lru_cache(maxsize=8)
+def _document_json(server_url: str, today: date, operation_count: int) -> str:
+    return json.dumps(_document(server_url, today), ensure_ascii=False, separators=(",", ":"))
+
+
+def _document(server_url: str, today: date) -> dict:
     _, definitions = models_json_schema(
         [(m, "validation") for m in _models()], ref_template="#/components/schemas/{model}"
     )
@@ -302,5 +324,6 @@ def build_document(server_url: str) -> dict:
                     },
                 },
             },
-        }
+        },
+        today,
     )
