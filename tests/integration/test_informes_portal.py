@@ -56,6 +56,17 @@ def test_this_months_sales_with_each_chart_beside_its_numbers(signed_in, live_se
     assert not soup.select("script:not([src]):not([type='application/json'])")  # no inline script (CSP)
 
 
+def test_a_period_without_sales_says_so_instead_of_drawing_empty_charts(signed_in):
+    """An empty doughnut was a blank box 18 rem high, an empty bar chart axes from 0 to 1 peso."""
+    answer = signed_in("usuario@demo.uy").get("/informes/", query_string={"periodo": f"y{today_montevideo().year - 2}"})
+    assert answer.status_code == 200
+    soup = _soup(answer)
+    assert not soup.select("canvas[data-chart]") and not soup.find("script", id="chart-types")
+    for name in ("timeline", "types"):
+        assert _text(soup, f"{name}-chart-empty") == "Sin ventas en el período: nada que graficar."
+        assert "Sin ventas en el período." in _text(soup, f"{name}-table")  # the table beside it says so too
+
+
 def test_a_range_is_checked_and_a_year_goes_month_by_month(signed_in, live_service, live_token_for):
     _issue(live_service, live_token_for, bodies.body(bodies.ETICKET))
     portal = signed_in("usuario@demo.uy")

@@ -53,6 +53,11 @@ class Chart:
     values: list[float]
     series: str  # the dataset's name
 
+    @property
+    def empty(self) -> bool:
+        """Nothing to draw: an empty doughnut is blank space, an empty bar chart axes from 0 to 1 peso."""
+        return not any(self.values)
+
     def as_json(self) -> dict[str, object]:
         return {"kind": self.kind, "labels": self.labels, "values": self.values, "series": self.series}
 
