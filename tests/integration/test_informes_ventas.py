@@ -191,3 +191,27 @@ def test_a_year_is_drawn_month_by_month(api_client, user, month):
     assert all(day["fecha"].endswith("-01") for day in glance["serie"])
     assert len(glance["serie"]) in (12, 13)
     assert sum(Decimal(m["totalPesos"]) for m in glance["serie"]) == Decimal(glance["totalPesos"])
+
+
+def test_an_export_invoice_and_its_credit_note_are_sales_in_the_book(api_client, user, service_app):
+    """An e-Factura de Exportación (121) is a sale: it goes in the book and in the return's exports figure
+    (MntExpoyAsim, CFE-URUGUAY.md section 14), its credit note (122) negative."""
+    from tests.integration.test_export_api import today as dated_today
+    from tests.unit.cfe.types_bodies import EXPORT
+
+    export = issue(api_client, user, dated_today(EXPORT["121-services"]))
+    credit = api_client.post(
+        "/api/v1/comprobante/notaCreditoTotal",
+        json={"idCfeEmitido": export["idCfeEmitido"], "razon": "Devolución"},
+        headers=user,
+    )
+    assert credit.status_code in (200, 201), credit.json
+    book = api_client.get(VENTAS, query_string=_period(), headers=user).json
+    rows = {row["id"]: row for row in book["filas"]}
+    assert export["idCfeEmitido"] in rows
+    values, rate, _currency = _xml_amounts(service_app, export["idCfeEmitido"])
+    in_pesos = (values["exportacion"] * rate).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    assert in_pesos > 0
+    assert Decimal(rows[export["idCfeEmitido"]]["importesPesos"]["exportacion"]) == in_pesos
+    assert {t["tipoCFE"] for t in book["porTipo"]} == {121, 122}
+    assert Decimal(book["declaracion"]["exportaciones"]) == 0  # the note took the whole export back

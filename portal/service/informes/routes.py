@@ -183,8 +183,9 @@ def _book_responses(description: str, schema: type[LibroVentas] | type[LibroComp
     ),
 )
 def ventas(principal: Principal, query: VentasQuery):
-    """El libro de ventas del período: los comprobantes de venta (e-Ticket, e-Factura y sus notas) emitidos
-    entre `desde` y `hasta`, con los importes que firmaron; los que DGI rechazó van aparte y no suman."""
+    """El libro de ventas del período: los comprobantes de venta (e-Ticket, e-Factura, e-Factura de exportación
+    y sus notas) emitidos entre `desde` y `hasta`, con los importes que firmaron; los que DGI rechazó van aparte y
+    no suman."""
     return _book(SALES, book_rows(db.new_session(), principal.company_id, query.desde, query.hasta), query)
 
 
