@@ -115,6 +115,10 @@ INVOICE_TYPES = frozenset(t.code for t in _TYPES if t.element in ("eTck", "eFact
 EXPORT_TYPES = frozenset(t.code for t in _TYPES if t.element in ("eFact_Exp", "eRem_Exp"))
 EXPORT_INVOICE_TYPES = frozenset(t.code for t in _TYPES if t.element == "eFact_Exp")
 IND_FACT_EXPORT = 10  # export and assimilated (B-C4): no IVA
+# The sales: the e-Ticket and e-Factura families (cuenta ajena too), the e-Factura de Exportación's and the paper
+# contingency receipts of the first two keyed in. What the IVA sales book files and a customer's credit balance
+# adds up; e-Remitos move goods, e-Resguardos certify retentions and an e-Boleta de entrada is a purchase.
+SALE_TYPES = INVOICE_TYPES | EXPORT_INVOICE_TYPES | CFC_INVOICE_TYPES
 # ModVenta (A-C14) 90: the export of services, which travel by no road (ViaTransp 8, "no aplica").
 MOD_VENTA_SERVICES = 90
 VIA_TRANSP_NOT_APPLICABLE = 8

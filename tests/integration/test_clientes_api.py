@@ -95,3 +95,15 @@ def test_roles_and_other_companies(api_client, auth_headers, user):
     other = auth_headers("admin@demo.uy", company_id=2)
     assert api_client.get(f"{CLIENTES}/{customer['id']}", headers=other).status_code == 404
     assert api_client.get(f"{CLIENTES}/99999999999999999999", headers=user).status_code == 404
+
+
+def test_an_export_buyers_balance_counts_their_export_invoices_on_credit(api_client, user):
+    """An e-Factura de Exportación on credit (121, FmaPago 2) is owed like any credit sale, less its notes."""
+    from tests.integration.test_export_api import today
+    from tests.unit.cfe.types_bodies import EXPORT
+
+    export = issue(api_client, user, today(EXPORT["121-services"]))
+    items = api_client.get(CLIENTES, headers=user).json["items"]
+    customer = next(c for c in items if c["docRecep"] == EXPORT["121-services"]["receptor"]["docRecep"])
+    card = api_client.get(f"{CLIENTES}/{customer['id']}", headers=user).json
+    assert card["saldos"] == [{"moneda": "USD", "saldo": export["totales"]["mntPagar"], "comprobantes": 1}]

@@ -15,7 +15,7 @@ from decimal import Decimal
 from sqlalchemy import func, select, tuple_
 from sqlalchemy.orm import Session
 
-from portal.domain.cfe_types import CFE_TYPES
+from portal.domain.cfe_types import CREDIT_NOTES, SALE_TYPES
 from portal.domain.identifiers import digits_only
 from portal.service.clientes.models import Customer, CustomerWatermark
 from portal.service.comprobante.models import IssuedCfe
@@ -116,7 +116,8 @@ class Balance:
 
 def credit_balance(session: Session, customer: Customer) -> list[Balance]:
     """The customer's balance of credit sales per currency (receipts DGI rejected left out)."""
-    sign = {code: (kind.note_sign or 1) for code, kind in CFE_TYPES.items() if kind.element in ("eTck", "eFact")}
+    # Every sale counts (an export invoice on credit is owed too), a credit note takes its amount back.
+    sign = {code: -1 if code in CREDIT_NOTES else 1 for code in SALE_TYPES}
     rows = session.execute(
         select(IssuedCfe.tpo_moneda, IssuedCfe.tipo_cfe, func.sum(IssuedCfe.mnt_pagar), func.count())
         .where(

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 from sqlalchemy import Select, String, case, func, null, select
 from sqlalchemy.orm import Session
 
-from portal.domain.cfe_types import CFC_INVOICE_TYPES, EXPORT_INVOICE_TYPES, INVOICE_TYPES
+from portal.domain.cfe_types import SALE_TYPES
 from portal.service.comprobante.amounts import (
     AMOUNT_NAMES,
     ZERO,
@@ -33,10 +33,9 @@ from portal.service.comprobante.models import IssuedCfe
 CENT = Decimal("0.01")
 # DGI's state for a receipt it refused: it never counted, and its number was voided by the rejection.
 REJECTED = "rechazado"
-# The types that are sales (the e-Ticket and e-Factura families, and the e-Factura de Exportación's, whose
-# amounts are the return's exports: MntExpoyAsim, CFE-URUGUAY.md section 14): e-Remitos (the export one too) move
-# goods and e-Resguardos certify retentions; neither belongs to the sales book.
-BOOK_TYPES = INVOICE_TYPES | EXPORT_INVOICE_TYPES | CFC_INVOICE_TYPES  # a paper contingency receipt keyed in too
+# The sales book's types (the export invoices' amounts are the return's exports: MntExpoyAsim, CFE-URUGUAY.md
+# section 14), a paper contingency receipt keyed in among them.
+BOOK_TYPES = SALE_TYPES
 _BATCH = 1000
 _Key = TypeVar("_Key", int, str)
 
