@@ -158,3 +158,38 @@ def test_a_rule_of_the_cfe_engine(api_client, user):
     assert {f["field"]: f["message"] for f in spanish.json["error"]["fields"]}["tpoCambio"] == (
         "El tipo de cambio es obligatorio si la moneda no es UYU."
     )
+
+
+def test_the_catalogues_rates_and_books_speak_english_too(api_client, user):
+    """A refused price list, an unknown product or customer, a taken code, a rate not published and a period too
+    long: each said in the language asked for, with the same codes."""
+    price_list = "codigo;nombre;precio\nA1;Café;x\nA1;;1\n".encode()
+    csv_headers = {**user, "Content-Type": "text/csv"}
+    spanish, english = _both(api_client, "POST", "/api/v1/productos/importar", csv_headers, data=price_list)
+    assert spanish.status_code == english.status_code == 422
+    assert [f["code"] for f in spanish.json["error"]["fields"]] == [f["code"] for f in english.json["error"]["fields"]]
+    assert english.json["error"]["message"] == "3 problem(s) in the list: nothing was imported."
+    said = [f["message"] for f in english.json["error"]["fields"]]
+    assert said == [
+        "«x» is not a price (for example 1500.50 or 1500,50).",
+        "The name is required and has at most 80 characters.",
+        "The code A1 is already in row 2.",
+    ]
+    assert spanish.json["error"]["fields"][2]["message"] == "El código A1 ya está en la fila 2."
+    for path, code in (
+        ("/api/v1/productos/999", "producto_no_encontrado"),
+        ("/api/v1/clientes/999", "cliente_no_encontrado"),
+    ):
+        spanish, english = _both(api_client, "GET", path, user)
+        assert spanish.status_code == english.status_code == 404 and english.json["error"]["code"] == code
+        assert english.json["error"]["message"].startswith("Your company has no such ")
+    product = {"codigo": "A1", "nombre": "Café", "precio": "1"}
+    assert api_client.post("/api/v1/productos", json=product, headers=user).status_code == 201
+    _spanish, english = _both(api_client, "POST", "/api/v1/productos", user, json=product)
+    assert english.json["error"]["message"] == "There is already a product with the code A1."
+    rate = {"moneda": "USD", "fecha": "2020-01-01"}
+    _spanish, english = _both(api_client, "GET", "/api/v1/cotizaciones", user, query_string=rate)
+    assert english.json["error"]["message"] == "No USD rate was published in the 10 days before 01/01/2020."
+    period = {"desde": "2024-01-01", "hasta": "2025-06-30"}
+    _spanish, english = _both(api_client, "GET", "/api/v1/informes/ventas", user, query_string=period)
+    assert english.json["error"]["fields"][0]["message"] == "The period spans at most 366 days."

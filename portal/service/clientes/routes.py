@@ -21,6 +21,7 @@ from portal.service.platform import db, paging
 from portal.service.platform.api import OperationDefaults, operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
 from portal.service.platform.errors import ApiError, FieldError, NotFound, ValidationFailed
+from portal.service.platform.i18n import _
 
 bp = Blueprint("clientes", __name__, url_prefix="/api/v1/clientes")
 TAG = "Clientes"
@@ -59,7 +60,7 @@ def _customer(session, principal: Principal, customer_id: int) -> Customer:
     # An id past the column's range names no customer (and would overflow the database's integer).
     found = session.get(Customer, customer_id) if customer_id <= MAX_ID else None
     if found is None or found.company_id != principal.company_id:
-        raise NotFound("La empresa no tiene ese cliente.", code="cliente_no_encontrado")
+        raise NotFound(_("La empresa no tiene ese cliente."), code="cliente_no_encontrado")
     return found
 
 
@@ -96,7 +97,7 @@ def crear(principal: Principal, body: NuevoCliente):
             )
         )
         if exists is not None:
-            raise ApiError("Ya hay un cliente con ese documento.", code="cliente_existente", status=409)
+            raise ApiError(_("Ya hay un cliente con ese documento."), code="cliente_existente", status=409)
         customer = Customer(
             company_id=principal.company_id,
             doc_type=body.tipo_doc_recep,
@@ -130,7 +131,7 @@ def _apply(customer: Customer, body: NuevoCliente | CambioCliente) -> None:
         customer.payment_terms = 1
     if "rzn_soc_recep" in changes:
         if not changes["rzn_soc_recep"]:
-            raise ValidationFailed([FieldError("rznSocRecep", "missing", "El nombre no puede quedar vacío.")])
+            raise ValidationFailed([FieldError("rznSocRecep", "missing", _("El nombre no puede quedar vacío."))])
         customer.search_name = folded(customer.name) or ""
 
 

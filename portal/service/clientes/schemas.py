@@ -8,10 +8,11 @@ from typing import Any, Literal
 
 from email_validator import EmailNotValidError, validate_email
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from pydantic_core import PydanticCustomError
 
 from portal.domain.identifiers import digits_only, is_valid_ci, is_valid_rut
 from portal.service.cfe.xmlchars import PrintedText
+from portal.service.platform.i18n import _
+from portal.service.platform.pydantic_errors import refuse
 
 Moneda = Literal["UYU", "USD", "EUR", "ARS", "BRL"]
 _EXAMPLE: dict[str, Any] = {
@@ -57,8 +58,8 @@ class _Editable(_Body):
         try:
             return validate_email(value, check_deliverability=False, allow_smtputf8=False).normalized
         except EmailNotValidError as exc:
-            raise PydanticCustomError(
-                "correo_invalido", "La dirección de correo no es válida: {reason}", {"reason": str(exc)}
+            raise refuse(
+                "correo_invalido", _("La dirección de correo no es válida: {reason}", reason=str(exc))
             ) from exc
 
 
@@ -80,12 +81,10 @@ class NuevoCliente(_Editable):
             digits = digits_only(self.doc_recep)
             valid = is_valid_rut(digits) if self.tipo_doc_recep == 2 else is_valid_ci(digits)
             if not valid:
-                raise PydanticCustomError(
-                    "documento_invalido", "El número de documento no es válido (dígito verificador)."
-                )
+                raise refuse("documento_invalido", _("El número de documento no es válido (dígito verificador)."))
             object.__setattr__(self, "doc_recep", digits)
             if self.cod_pais_recep != "UY":
-                raise PydanticCustomError("pais_invalido", "Un RUT o una cédula son de Uruguay (UY).")
+                raise refuse("pais_invalido", _("Un RUT o una cédula son de Uruguay (UY)."))
         return self
 
 

@@ -17,6 +17,7 @@ from portal.service.platform import db
 from portal.service.platform.api import operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
 from portal.service.platform.errors import NotFound
+from portal.service.platform.i18n import _
 
 bp = Blueprint("cotizaciones", __name__, url_prefix="/api/v1/cotizaciones")
 standin = Blueprint("bcu_standin", __name__, url_prefix="/simuladores/bcu")
@@ -47,7 +48,11 @@ def cotizacion(principal: Principal, query: CotizacionQuery):
     row = rate_on(db.session(), query.moneda, day)
     if row is None:
         raise NotFound(
-            f"No hay cotización de {query.moneda} publicada en los 10 días anteriores al {day:%d/%m/%Y}.",
+            _(
+                "No hay cotización de {moneda} publicada en los 10 días anteriores al {fecha}.",
+                moneda=query.moneda,
+                fecha=f"{day:%d/%m/%Y}",
+            ),
             code="sin_cotizacion",
         )
     return Cotizacion(moneda=query.moneda, fecha=row.day, compra=row.buy, venta=row.sell, fuente=row.source)

@@ -8,9 +8,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic.alias_generators import to_camel
-from pydantic_core import PydanticCustomError
 
 from portal.service.cfe.model_parts import Day
+from portal.service.platform.i18n import _
+from portal.service.platform.pydantic_errors import refuse
 
 # A book longer than a year is not a book anyone files; it is also the bound on what one request reads.
 MAX_DAYS = 366
@@ -29,9 +30,9 @@ class PeriodoQuery(BaseModel):
     def _period(cls, value: date, info: ValidationInfo) -> date:
         start = info.data.get("desde")
         if start is not None and start > value:
-            raise PydanticCustomError("rango_invalido", "La fecha desde es posterior a la fecha hasta.")
+            raise refuse("rango_invalido", _("La fecha desde es posterior a la fecha hasta."))
         if start is not None and (value - start).days >= MAX_DAYS:
-            raise PydanticCustomError("periodo_demasiado_largo", "El período abarca a lo sumo 366 días.")
+            raise refuse("periodo_demasiado_largo", _("El período abarca a lo sumo 366 días."))
         return value
 
 

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from portal.service.cfe.xmlchars import xml_one_line
 from portal.service.comprobante.search import folded
 from portal.service.platform import paging
+from portal.service.platform.i18n import Text, _
 from portal.service.productos.models import Product
 
 # The IVA indicators (B-C4) a product of the catalogue may carry: exempt, minimum, basic and other rate, free
@@ -58,7 +59,7 @@ class RowProblem:
     row: int  # the file's line number, the header being line 1
     column: str
     code: str
-    message: str
+    message: str  # a catalogue Text: said in the client's language
 
 
 @dataclass
@@ -86,33 +87,38 @@ def _row(number: int, values: dict[str, str], parsed: ParsedList) -> None:
         try:
             texts[column] = str(xml_one_line(value or "")).strip()
         except PydanticCustomError as exc:
-            refuse(column, exc.type, exc.message())
+            said = (exc.context or {}).get("message")  # the catalogue's Text (pydantic_errors.refuse)
+            refuse(column, exc.type, said if isinstance(said, Text) else exc.message())
             texts[column] = ""
     code, name, unit = texts["codigo"], texts["nombre"], texts["unidad"]
     if not code or len(code) > 35:
-        refuse("codigo", "codigo_invalido", "El código es obligatorio y tiene a lo sumo 35 caracteres.")
+        refuse("codigo", "codigo_invalido", _("El código es obligatorio y tiene a lo sumo 35 caracteres."))
     if not name or len(name) > 80:
-        refuse("nombre", "nombre_invalido", "El nombre es obligatorio y tiene a lo sumo 80 caracteres.")
+        refuse("nombre", "nombre_invalido", _("El nombre es obligatorio y tiene a lo sumo 80 caracteres."))
     if len(unit) > 4:
-        refuse("unidad", "unidad_invalida", "La unidad tiene a lo sumo 4 caracteres (kg, h, un).")
+        refuse("unidad", "unidad_invalida", _("La unidad tiene a lo sumo 4 caracteres (kg, h, un)."))
     try:
         price = _amount(texts["precio"])
         if price > MAX_PRICE:
             raise InvalidOperation
     except InvalidOperation:
         price = Decimal(0)
-        refuse("precio", "precio_invalido", f"«{texts['precio']}» no es un precio (por ejemplo 1500,50).")
+        refuse(
+            "precio", "precio_invalido", _("«{texto}» no es un precio (por ejemplo 1500,50).", texto=texts["precio"])
+        )
     included = texts["iva_incluido"].casefold()
     if included not in _TRUE | _FALSE:
-        refuse("iva_incluido", "iva_incluido_invalido", "Escribí «sí» si el precio incluye IVA, «no» si no.")
+        refuse("iva_incluido", "iva_incluido_invalido", _("Escribí «sí» si el precio incluye IVA, «no» si no."))
     indicator = texts["indicador_iva"] or "3"
     if not indicator.isdigit() or int(indicator) not in IND_FACTS:
         refuse(
-            "indicador_iva", "indicador_invalido", f"El indicador de IVA es uno de {', '.join(map(str, IND_FACTS))}."
+            "indicador_iva",
+            "indicador_invalido",
+            _("El indicador de IVA es uno de {indicadores}.", indicadores=", ".join(map(str, IND_FACTS))),
         )
     currency = (texts["moneda"] or "UYU").upper()
     if currency not in CURRENCIES:
-        refuse("moneda", "moneda_invalida", f"La moneda es una de {', '.join(CURRENCIES)}.")
+        refuse("moneda", "moneda_invalida", _("La moneda es una de {monedas}.", monedas=", ".join(CURRENCIES)))
     parsed.products.append(
         {
             "code": code,
@@ -132,13 +138,13 @@ def parse_price_list(data: bytes) -> ParsedList:
     collected; the caller applies nothing when there is one."""
     parsed = ParsedList()
     if len(data) > MAX_IMPORT_BYTES:
-        parsed.problems.append(RowProblem(0, "*", "archivo_grande", "El archivo supera 1 MB."))
+        parsed.problems.append(RowProblem(0, "*", "archivo_grande", _("El archivo supera 1 MB.")))
         return parsed
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         parsed.problems.append(
-            RowProblem(0, "*", "codificacion", "El archivo no está en UTF-8 (guardalo como CSV UTF-8).")
+            RowProblem(0, "*", "codificacion", _("El archivo no está en UTF-8 (guardalo como CSV UTF-8)."))
         )
         return parsed
     first_line = text.split("\n", 1)[0]
@@ -148,7 +154,16 @@ def parse_price_list(data: bytes) -> ParsedList:
     missing = [c for c in ("codigo", "nombre", "precio") if c not in header]
     if missing:
         parsed.problems.append(
-            RowProblem(1, "*", "encabezado", f"Falta la columna {', '.join(missing)} (columnas: {';'.join(COLUMNS)}).")
+            RowProblem(
+                1,
+                "*",
+                "encabezado",
+                _(
+                    "Falta la columna {faltan} (columnas: {columnas}).",
+                    faltan=", ".join(missing),
+                    columnas=";".join(COLUMNS),
+                ),
+            )
         )
         return parsed
     reader.fieldnames = header
@@ -156,23 +171,33 @@ def parse_price_list(data: bytes) -> ParsedList:
     for number, values in enumerate(reader, start=2):
         if number - 1 > MAX_IMPORT_ROWS:
             parsed.problems.append(
-                RowProblem(number, "*", "demasiadas_filas", f"A lo sumo {MAX_IMPORT_ROWS} productos por archivo.")
+                RowProblem(
+                    number,
+                    "*",
+                    "demasiadas_filas",
+                    _("A lo sumo {filas} productos por archivo.", filas=MAX_IMPORT_ROWS),
+                )
             )
             break
         if None in values:
             parsed.problems.append(
-                RowProblem(number, "*", "columnas_de_mas", "La fila tiene más columnas que el encabezado.")
+                RowProblem(number, "*", "columnas_de_mas", _("La fila tiene más columnas que el encabezado."))
             )
             continue
         _row(number, {c: values.get(c) or "" for c in COLUMNS}, parsed)
         code = str(parsed.products[-1]["code"])
         if code in seen:
             parsed.problems.append(
-                RowProblem(number, "codigo", "codigo_repetido", f"El código {code} ya está en la fila {seen[code]}.")
+                RowProblem(
+                    number,
+                    "codigo",
+                    "codigo_repetido",
+                    _("El código {codigo} ya está en la fila {fila}.", codigo=code, fila=seen[code]),
+                )
             )
         seen.setdefault(code, number)
     if not parsed.products and not parsed.problems:
-        parsed.problems.append(RowProblem(1, "*", "vacio", "El archivo no tiene productos."))
+        parsed.problems.append(RowProblem(1, "*", "vacio", _("El archivo no tiene productos.")))
     return parsed
 
 

@@ -13,6 +13,7 @@ from portal.service.platform import db, paging
 from portal.service.platform.api import OperationDefaults, operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
 from portal.service.platform.errors import ApiError, FieldError, NotFound, ValidationFailed
+from portal.service.platform.i18n import _
 from portal.service.productos import catalog
 from portal.service.productos.models import Product
 from portal.service.productos.schemas import (
@@ -65,7 +66,7 @@ def _product(session, principal: Principal, producto_id: int) -> Product:
     # An id past the column's range names no product (and would overflow the database's integer).
     found = session.get(Product, producto_id) if producto_id <= MAX_ID else None
     if found is None or found.company_id != principal.company_id:
-        raise NotFound("La empresa no tiene ese producto.", code="producto_no_encontrado")
+        raise NotFound(_("La empresa no tiene ese producto."), code="producto_no_encontrado")
     return found
 
 
@@ -73,14 +74,16 @@ def _code_taken(session, principal: Principal, code: str, other_than: int | None
     query = select(Product.id).where(Product.company_id == principal.company_id, Product.code == code)
     found = session.scalar(query)
     if found is not None and found != other_than:
-        raise ApiError(f"Ya hay un producto con el código {code}.", code="codigo_existente", status=409)
+        raise ApiError(
+            _("Ya hay un producto con el código {codigo}.", codigo=code), code="codigo_existente", status=409
+        )
 
 
 def _apply(product: Product, body: NuevoProducto | CambioProducto) -> None:
     # A new product takes the defaults it was not sent (IVA básica, pesos); a change only what it names.
     for field, value in body.model_dump(exclude_unset=isinstance(body, CambioProducto)).items():
         if field in ("codigo", "nombre") and value is None:
-            raise ValidationFailed([FieldError(field, "missing", "No puede quedar vacío.")])
+            raise ValidationFailed([FieldError(field, "missing", _("No puede quedar vacío."))])
         setattr(product, _COLUMNS[field], value)
     product.search_name = folded(product.name) or ""
 
@@ -193,15 +196,17 @@ def importar(principal: Principal):
     """Agrega los productos de códigos nuevos y actualiza los demás, todos o ninguno: si una fila no es válida no
     se importa nada y la respuesta dice qué tiene mal cada fila rechazada."""
     if request.mimetype != "text/csv":
-        raise ApiError("El cuerpo debe ser un CSV (Content-Type: text/csv).", code="unsupported_media_type", status=415)
+        raise ApiError(
+            _("El cuerpo debe ser un CSV (Content-Type: text/csv)."), code="unsupported_media_type", status=415
+        )
     data = request.get_data()
     if len(data) > catalog.MAX_IMPORT_BYTES:
-        raise ApiError("El archivo supera 1 MB.", code="archivo_grande", status=413)
+        raise ApiError(_("El archivo supera 1 MB."), code="archivo_grande", status=413)
     parsed = catalog.parse_price_list(data)
     if parsed.problems:
         raise ValidationFailed(
             [FieldError(f"filas[{p.row}].{p.column}", p.code, p.message) for p in parsed.problems[:200]],
-            message=f"{len(parsed.problems)} problema(s) en la lista: no se importó nada.",
+            message=_("{cantidad} problema(s) en la lista: no se importó nada.", cantidad=len(parsed.problems)),
         )
     with db.write_transaction() as session:
         added, updated = catalog.apply_price_list(session, principal.company_id, parsed.products)
