@@ -73,6 +73,16 @@ def test_a_bad_row_refuses_the_whole_list_and_says_what_is_wrong(api_client, use
     assert wrong_type.status_code == 415
 
 
+def test_a_column_named_twice_in_the_header_refuses_the_list(api_client, user):
+    """Two columns "codigo" (or "precio") leave it unsaid which one holds the product's: the file is refused, not
+    read from the last one as if the first were not there."""
+    answer = _import(api_client, user, "codigo;nombre;precio;codigo\nA1;Café;100;B2\n")
+    assert answer.status_code == 422, answer.json
+    assert [(f["field"], f["code"]) for f in answer.json["error"]["fields"]] == [("filas[1].*", "encabezado")]
+    assert "codigo" in answer.json["error"]["fields"][0]["message"]
+    assert api_client.get(PRODUCTOS, headers=user).json["items"] == []
+
+
 def test_roles_and_other_companies(api_client, auth_headers, user):
     created = api_client.post(PRODUCTOS, json={"codigo": "Z", "nombre": "Z", "precio": "1"}, headers=user).json
     soporte = auth_headers("soporte@demo.uy")

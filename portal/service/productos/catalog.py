@@ -166,6 +166,13 @@ def parse_price_list(data: bytes) -> ParsedList:
             )
         )
         return parsed
+    # A column named twice leaves it unsaid which one holds the product's (DictReader would keep the last).
+    twice = sorted({c for c in header if c in COLUMNS and header.count(c) > 1})
+    if twice:
+        parsed.problems.append(
+            RowProblem(1, "*", "encabezado", _("La columna {columnas} está más de una vez.", columnas=", ".join(twice)))
+        )
+        return parsed
     reader.fieldnames = header
     seen: dict[str, int] = {}
     for number, values in enumerate(reader, start=2):
