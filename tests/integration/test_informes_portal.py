@@ -82,6 +82,16 @@ def test_a_range_is_checked_and_a_year_goes_month_by_month(signed_in, live_servi
     assert len(json.loads(year.find("script", id="chart-timeline").string)["labels"]) == 12
 
 
+def test_a_period_code_past_the_calendar_is_refused_not_an_error(signed_in):
+    """y0000 or m9999-12 (a month whose end is past year 9999) name no period: the form says so (422), on the page
+    and on every download, instead of a 500."""
+    portal = signed_in("usuario@demo.uy")
+    for code in ("y0000", "m0000-01", "q0000-1", "m9999-12", "q9999-4", "y9999"):
+        for path in ("/informes/", "/informes/libro-ventas/csv", "/informes/resumen.pdf"):
+            answer = portal.get(path, query_string={"periodo": code})
+            assert answer.status_code == 422, (code, path, answer.status_code)
+
+
 def test_the_sales_book_downloads_as_xlsx_and_csv_for_the_period(signed_in, live_service, live_token_for):
     receipt = _issue(live_service, live_token_for, bodies.body(bodies.EFACTURA))
     portal = signed_in("usuario@demo.uy")

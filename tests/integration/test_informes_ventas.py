@@ -215,3 +215,19 @@ def test_an_export_invoice_and_its_credit_note_are_sales_in_the_book(api_client,
     assert Decimal(rows[export["idCfeEmitido"]]["importesPesos"]["exportacion"]) == in_pesos
     assert {t["tipoCFE"] for t in book["porTipo"]} == {121, 122}
     assert Decimal(book["declaracion"]["exportaciones"]) == 0  # the note took the whole export back
+
+
+def test_a_period_at_the_end_of_the_calendar_is_answered(api_client, user):
+    """The last days a date can hold (31/12/9999) are a period like any other: no day or month after them is
+    drawn (it was a 500)."""
+    for desde in ("9999-12-30", "9999-01-01"):
+        answer = api_client.get(
+            "/api/v1/informes/periodo", query_string={"desde": desde, "hasta": "9999-12-31"}, headers=user
+        )
+        assert answer.status_code == 200, (desde, answer.json)
+        assert answer.json["serie"][-1]["fecha"] in ("9999-12-31", "9999-12-01")
+        assert len(answer.json["serie"]) in (2, 12)
+        pdf = api_client.get(
+            "/api/v1/informes/periodo/pdf", query_string={"desde": desde, "hasta": "9999-12-31"}, headers=user
+        )
+        assert pdf.status_code == 200 and pdf.mimetype == "application/pdf"

@@ -60,15 +60,13 @@ class PeriodReport:
 
 
 def _slots(desde: date, hasta: date, by_day: bool) -> list[date]:
-    """Every day (or first of month) of the period, so a chart shows the quiet days as zero, not as gaps."""
-    slots, day = [], desde
-    while day <= hasta:
-        slots.append(day)
-        if by_day:
-            day = date.fromordinal(day.toordinal() + 1)
-        else:
-            day = date(day.year + day.month // 12, day.month % 12 + 1, 1)
-    return slots if by_day else [s.replace(day=1) for s in slots]
+    """Every day (or first of month) of the period, so a chart shows the quiet days as zero, not as gaps. Counted
+    by ordinal and by month number, never by computing the day after the last one (there is none after
+    31/12/9999)."""
+    if by_day:
+        return [date.fromordinal(ordinal) for ordinal in range(desde.toordinal(), hasta.toordinal() + 1)]
+    first, last = desde.year * 12 + desde.month - 1, hasta.year * 12 + hasta.month - 1
+    return [date(number // 12, number % 12 + 1, 1) for number in range(first, last + 1)]
 
 
 def period_report(session: Session, read_session: Session, company_id: int, desde: date, hasta: date) -> PeriodReport:

@@ -42,16 +42,20 @@ def year(number: int) -> Period:
 
 
 def parse(code: str) -> Period | None:
-    """The period a code names, or None for a code that is not one (or names no real month)."""
+    """The period a code names, or None for a code that is not one (or names no real month, or one the calendar
+    cannot hold: year 0, or a December of 9999 whose end is computed from the January after it)."""
     found = _CODE.match(code or "")
     if not found:
         return None
-    if found["month"]:
-        number = int(found["month"])
-        return month(int(found["m_year"]), number) if 1 <= number <= 12 else None
-    if found["quarter"]:
-        return quarter(int(found["q_year"]), int(found["quarter"]))
-    return year(int(found["year"]))
+    try:
+        if found["month"]:
+            number = int(found["month"])
+            return month(int(found["m_year"]), number) if 1 <= number <= 12 else None
+        if found["quarter"]:
+            return quarter(int(found["q_year"]), int(found["quarter"]))
+        return year(int(found["year"]))
+    except ValueError:
+        return None
 
 
 def offered(today: date) -> tuple[list[Period], list[Period], list[Period]]:
