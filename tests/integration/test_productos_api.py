@@ -83,6 +83,24 @@ def test_a_column_named_twice_in_the_header_refuses_the_list(api_client, user):
     assert api_client.get(PRODUCTOS, headers=user).json["items"] == []
 
 
+def test_a_price_is_what_a_cfe_line_can_carry(api_client, user):
+    """PrecioUnitario (B-C11) has 11 integer digits and 6 decimals (DGI's PrecioUnitarioType, 17 digits): a
+    price of 12 integer digits could never go on a receipt (and overflowed PostgreSQL's numeric(17, 6), a 500)."""
+    body = {"codigo": "BIG", "nombre": "Grande", "precio": "100000000000"}
+    too_big = api_client.post(PRODUCTOS, json=body, headers=user)
+    assert too_big.status_code == 422, too_big.json
+    assert too_big.json["error"]["fields"][0]["field"] == "precio"
+    in_a_list = _import(api_client, user, "codigo;nombre;precio\nBIG;Grande;100000000000\n")
+    assert [(f["field"], f["code"]) for f in in_a_list.json["error"]["fields"]] == [
+        ("filas[2].precio", "precio_invalido")
+    ]
+    largest = api_client.post(PRODUCTOS, json={**body, "precio": "99999999999.999999"}, headers=user)
+    assert largest.status_code == 201, largest.json
+    assert largest.json["precio"] == "99999999999.999999"
+    changed = api_client.patch(f"{PRODUCTOS}/{largest.json['id']}", json={"precio": "100000000000"}, headers=user)
+    assert changed.status_code == 422
+
+
 def test_roles_and_other_companies(api_client, auth_headers, user):
     created = api_client.post(PRODUCTOS, json={"codigo": "Z", "nombre": "Z", "precio": "1"}, headers=user).json
     soporte = auth_headers("soporte@demo.uy")

@@ -27,7 +27,9 @@ IND_FACTS = (1, 2, 3, 4, 5, 6, 7, 10, 16)
 CURRENCIES = ("UYU", "USD", "EUR", "ARS", "BRL")
 MAX_IMPORT_BYTES = 1_000_000
 MAX_IMPORT_ROWS = 5_000
-MAX_PRICE = Decimal("999999999999.999999")
+# What a CFE line's PrecioUnitario (B-C11) can carry: 17 digits, 6 of them decimals (DGI's PrecioUnitarioType), and
+# what the price column (numeric(17, 6)) holds.
+MAX_PRICE = Decimal("99999999999.999999")
 COLUMNS = ("codigo", "nombre", "unidad", "precio", "iva_incluido", "indicador_iva", "moneda")
 _TRUE, _FALSE = {"si", "sí", "s", "true", "1", "yes", "y"}, {"no", "n", "false", "0", ""}
 
