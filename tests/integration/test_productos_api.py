@@ -101,6 +101,18 @@ def test_a_price_is_what_a_cfe_line_can_carry(api_client, user):
     assert changed.status_code == 422
 
 
+def test_a_name_that_grows_when_folded_is_kept_and_found(api_client, user):
+    """A name of 80 characters whose search form is longer ("ß" folds to "ss"): kept, and found by its words (the
+    search column overflowed on PostgreSQL, a 500)."""
+    name = "Weißbier Großhandel " + "ß" * 60
+    created = api_client.post(PRODUCTOS, json={"codigo": "WB", "nombre": name, "precio": "1"}, headers=user)
+    assert created.status_code == 201, created.json
+    in_a_list = _import(api_client, user, f"codigo;nombre;precio\nWB2;{name};2\n")
+    assert in_a_list.status_code == 200, in_a_list.json
+    found = api_client.get(PRODUCTOS, query_string={"q": "weiss"}, headers=user).json["items"]
+    assert sorted(p["codigo"] for p in found) == ["WB", "WB2"]
+
+
 def test_roles_and_other_companies(api_client, auth_headers, user):
     created = api_client.post(PRODUCTOS, json={"codigo": "Z", "nombre": "Z", "precio": "1"}, headers=user).json
     soporte = auth_headers("soporte@demo.uy")

@@ -31,7 +31,14 @@ MAX_IMPORT_ROWS = 5_000
 # what the price column (numeric(17, 6)) holds.
 MAX_PRICE = Decimal("99999999999.999999")
 COLUMNS = ("codigo", "nombre", "unidad", "precio", "iva_incluido", "indicador_iva", "moneda")
+SEARCH_NAME_LENGTH = 80  # Product.search_name's column
 _TRUE, _FALSE = {"si", "sí", "s", "true", "1", "yes", "y"}, {"no", "n", "false", "0", ""}
+
+
+def search_name(name: str) -> str:
+    """The name as it is searched, cut to its column: folding can lengthen a name ("ß" becomes "ss", "ﬁ" "fi"),
+    and an 80-character name's longer form overflowed PostgreSQL's column."""
+    return (folded(name) or "")[:SEARCH_NAME_LENGTH]
 
 
 def search(
@@ -232,5 +239,5 @@ def apply_price_list(session: Session, company_id: int, products: list[dict[str,
             updated += 1
         for name, value in values.items():
             setattr(product, name, value)
-        product.search_name = folded(product.name) or ""
+        product.search_name = search_name(product.name)
     return added, updated

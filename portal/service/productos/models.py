@@ -26,7 +26,7 @@ class Product(Base):
     company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"))
     code: Mapped[str] = mapped_column(String(35))
     name: Mapped[str] = mapped_column(String(80))
-    search_name: Mapped[str] = mapped_column(String(80))  # comprobante.search.folded(name)
+    search_name: Mapped[str] = mapped_column(String(80))  # catalog.search_name(name)
     unit: Mapped[str | None] = mapped_column(String(4))
     price: Mapped[Decimal] = mapped_column(Numeric(17, 6))
     price_includes_iva: Mapped[bool] = mapped_column(Boolean, default=False)

@@ -8,7 +8,6 @@ from flask import Blueprint, request
 from sqlalchemy import select
 
 from portal.domain.roles import ALL, WRITERS
-from portal.service.comprobante.search import folded
 from portal.service.platform import db, paging
 from portal.service.platform.api import OperationDefaults, operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
@@ -85,7 +84,7 @@ def _apply(product: Product, body: NuevoProducto | CambioProducto) -> None:
         if field in ("codigo", "nombre") and value is None:
             raise ValidationFailed([FieldError(field, "missing", _("No puede quedar vacío."))])
         setattr(product, _COLUMNS[field], value)
-    product.search_name = folded(product.name) or ""
+    product.search_name = catalog.search_name(product.name)
 
 
 @operation(bp, "GET", "", summary="Buscar productos", query=ProductosQuery, responses={200: PaginaProductos}, **_READ)
