@@ -97,3 +97,39 @@ def test_products_are_added_found_and_imported_whole(signed_in):
     )
     assert imported.status_code in (302, 303)
     assert {"A", "B", "CAF-1"} <= {a.get_text(strip=True) for a in soup(portal.get("/productos/")).select("tbody a")}
+
+
+def test_a_code_or_document_already_taken_is_said_beside_it_and_what_was_typed_is_kept(signed_in):
+    """The service's 409 (codigo_existente, cliente_existente) is the form's error, not the portal's error page."""
+    portal = signed_in("usuario@demo.uy")
+    product = {"codigo": "CAF-1", "nombre": "Café", "precio": "10", "indicador": "3", "moneda": "UYU"}
+    first = portal.post("/productos/nuevo", data={"csrf_token": csrf(portal, "/productos/nuevo"), **product})
+    assert first.status_code in (302, 303)
+    again = portal.post(
+        "/productos/nuevo",
+        data={"csrf_token": csrf(portal, "/productos/nuevo"), **product, "nombre": "Café molido"},
+    )
+    assert again.status_code == 422
+    page = soup(again)
+    assert page.find("input", id="nombre")["value"] == "Café molido"
+    assert "Ya hay un producto con el código CAF-1" in page.find("input", id="codigo").find_parent("div").get_text()
+    other = portal.post(
+        "/productos/nuevo",
+        data={"csrf_token": csrf(portal, "/productos/nuevo"), **product, "codigo": "CAF-2"},
+    )
+    assert other.status_code in (302, 303)
+    listed = soup(portal.get("/productos/", query_string={"q": "CAF-2"}))
+    edit_url = listed.find(attrs={"data-testid": "product-results"}).find("a")["href"]
+    renamed = portal.post(edit_url, data={"csrf_token": csrf(portal, edit_url), **product, "precio": "12"})
+    assert renamed.status_code == 422 and soup(renamed).find("input", id="precio")["value"] == "12"
+    customer = {"tipo_documento": "2", "documento": "211003420017", "nombre": "Arapey", "pais": "UY", "moneda": "UYU"}
+    customer["forma_pago"] = "1"
+    made = portal.post("/clientes/nuevo", data={"csrf_token": csrf(portal, "/clientes/nuevo"), **customer})
+    assert made.status_code in (302, 303), made.get_data(as_text=True)[-2000:]
+    twice = portal.post(
+        "/clientes/nuevo", data={"csrf_token": csrf(portal, "/clientes/nuevo"), **customer, "nombre": "Arapey SRL"}
+    )
+    assert twice.status_code == 422
+    page = soup(twice)
+    assert page.find("input", id="nombre")["value"] == "Arapey SRL"
+    assert "Ya hay un cliente con ese documento" in page.find("input", id="documento").find_parent("div").get_text()

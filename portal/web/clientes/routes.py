@@ -8,7 +8,7 @@ from flask_babel import gettext as _
 from flask_login import current_user
 
 from portal.client.clientes import Customer, CustomerChanges, NewCustomer
-from portal.client.errors import NotFound, ValidationError
+from portal.client.errors import Conflict, NotFound, ValidationError
 from portal.domain import roles
 from portal.web.auth.session import member_required, writer_required
 from portal.web.backend import api
@@ -85,6 +85,8 @@ def new():
             created = api().create_customer(customer)
         except ValidationError as exc:
             apply_service_errors(form, exc, form.SERVICE_FIELDS)
+        except Conflict as exc:  # the document is another customer's (cliente_existente): said beside it
+            apply_service_errors(form, exc, {"*": "documento"})
         else:
             flash(_("Cliente agregado."), "success")
             return redirect_after_post("clientes.card", customer_id=created.id)

@@ -9,7 +9,7 @@ from flask import abort, flash, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user
 
-from portal.client.errors import NotFound, ValidationError
+from portal.client.errors import Conflict, NotFound, ValidationError
 from portal.client.productos import Product, ProductFields
 from portal.domain import roles
 from portal.web.auth.session import member_required, writer_required
@@ -77,6 +77,8 @@ def new():
             api().create_product(_fields(form))
         except ValidationError as exc:
             apply_service_errors(form, exc, form.SERVICE_FIELDS)
+        except Conflict as exc:  # the code is another product's (codigo_existente): said beside it
+            apply_service_errors(form, exc, {"*": "codigo"})
         else:
             flash(_("Producto agregado."), "success")
             return redirect_after_post("productos.index")
@@ -98,6 +100,8 @@ def edit(product_id: int):
             api().update_product(product_id, _fields(form))
         except ValidationError as exc:
             apply_service_errors(form, exc, form.SERVICE_FIELDS)
+        except Conflict as exc:  # the code is another product's (codigo_existente): said beside it
+            apply_service_errors(form, exc, {"*": "codigo"})
         else:
             flash(_("Cambios guardados."), "success")
             return redirect_after_post("productos.index")
