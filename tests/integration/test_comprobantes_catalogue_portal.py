@@ -181,6 +181,24 @@ def test_the_days_rate_fills_an_empty_rate_field_and_says_whose_it_is(usuario, s
     assert _fills(back_to_pesos) == {"tpo_cambio": ""}
 
 
+def test_a_rate_with_more_decimals_than_a_cfe_carries_is_proposed_rounded(usuario, service_app):
+    """TpoCambio (A-C111) has 3 decimals (DGI's TipCambioType): a day's rate kept with 4 (an operator's correction,
+    `cotizaciones fijar ... 43.1255`) is proposed as 43,126, as smart issuance does, not as a rate the receipt
+    would be refused for."""
+    from portal.service.cotizaciones import bcu, rates
+
+    today = today_montevideo()
+    with service_app.app_context():
+        session = db.session()
+        rates.store(session, [bcu.PublishedRate(today, "EUR", Decimal("43.1"), Decimal("43.1255"))], rates.OPERATOR)
+        session.commit()
+    shown = today.strftime("%d/%m/%Y")
+    filled = soup(
+        usuario.get(RATE, query_string={"tpo_moneda": "EUR", "fch_emis": shown, "tpo_cambio": ""}, headers=HTMX)
+    )
+    assert _fills(filled)["tpo_cambio"] == "43,126"
+
+
 def test_a_picked_products_code_goes_in_the_line():
     line = {"nom_item": "Yerba", "cod_item": "YER-1", "cantidad": Decimal(1), "precio_unitario": Decimal(10)}
     body = payload.build_body({"tipo_cfe": 101, "lines": [line], "fch_emis": today_montevideo()})

@@ -14,6 +14,7 @@ from portal.domain.cfe_types import CREDIT_NOTE_OF, DEBIT_NOTE_OF, NO_UNIT, NOTE
 from portal.domain.empresa import SMALL_TAXPAYER_REGIMES
 from portal.domain.identifiers import DocType, digits_only, is_valid_ci, is_valid_rut
 from portal.domain.iva_categories import CATEGORY_RATES, RATE_TO_IND_FACT
+from portal.domain.money import cfe_rate
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe import CfeInput, compute_totals
 from portal.service.cfe.pdf_text import money
@@ -204,7 +205,7 @@ def _day_rate(session: Session, currency: str, body: dict, work: Findings) -> No
     rate = rate_on(session, currency, today_montevideo())
     if rate is None:
         return
-    value = rate.sell.quantize(Decimal("0.001"))
+    value = cfe_rate(rate.sell)
     body["tpoCambio"] = str(value)
     work.infer("tpoCambio", str(value), f"Cotización del BCU (venta) del {rate.day:%d/%m/%Y}.")
 

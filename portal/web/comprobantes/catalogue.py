@@ -20,6 +20,7 @@ from portal.client.clientes import Customer
 from portal.client.cotizaciones import ExchangeRate
 from portal.client.productos import Product
 from portal.domain.cfe_types import IND_FACT_BASIC_RATE, IND_FACT_MINIMUM_RATE, IVA_BASIC_RATE, IVA_MINIMUM_RATE
+from portal.domain.money import cfe_rate
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.backend import api
 from portal.web.comprobantes.conversion import Conversion, convert, days_rates, typed_rate
@@ -164,7 +165,7 @@ def rate_note(currency: str | None, day: date | None, current: str | None, fille
         return RateNote(None, None, current)
     if rate is None:
         return RateNote(None, None, current, missing=True)
-    return RateNote(rate, form_number(rate.sell) if ours else None, current)
+    return RateNote(rate, form_number(cfe_rate(rate.sell)) if ours else None, current)
 
 
 @dataclass(frozen=True)
