@@ -107,3 +107,32 @@ def test_an_export_buyers_balance_counts_their_export_invoices_on_credit(api_cli
     customer = next(c for c in items if c["docRecep"] == EXPORT["121-services"]["receptor"]["docRecep"])
     card = api_client.get(f"{CLIENTES}/{customer['id']}", headers=user).json
     assert card["saldos"] == [{"moneda": "USD", "saldo": export["totales"]["mntPagar"], "comprobantes": 1}]
+
+
+def test_a_receipt_that_commits_after_a_later_one_was_read_still_makes_its_customer(api_client, user, service_app):
+    """A receipt's creation moment is taken before its transaction commits: on PostgreSQL another type's receipt,
+    made a moment later, can commit first and be read into the customers. The one that commits after it (here:
+    its moment set just before the one already read, as a late commit looks) still makes its customer."""
+    from datetime import timedelta
+
+    from sqlalchemy import select, update
+
+    from portal.service.comprobante.models import IssuedCfe
+    from portal.service.platform import db
+
+    read = issue(api_client, user, _factura("211003420017", "Viajes Arapey S.R.L."))
+    assert api_client.get(CLIENTES, headers=user).status_code == 200  # read up to it
+    late = issue(api_client, user, _factura("210475730011", "Tarde S.A."))
+    with service_app.app_context():
+        session = db.session()
+        moment = session.scalar(select(IssuedCfe.created_at).where(IssuedCfe.id == read["idCfeEmitido"]))
+        session.execute(
+            update(IssuedCfe)
+            .where(IssuedCfe.id == late["idCfeEmitido"])
+            .values(created_at=moment - timedelta(milliseconds=5))
+        )
+        session.commit()
+    listed = api_client.get(CLIENTES, headers=user).json["items"]
+    assert [c["docRecep"] for c in listed].count("210475730011") == 1
+    again = api_client.get(CLIENTES, headers=user).json["items"]  # read again: never twice
+    assert sorted(c["docRecep"] for c in again) == ["210475730011", "211003420017"]

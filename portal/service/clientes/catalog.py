@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from sqlalchemy import func, select, tuple_
@@ -21,12 +21,17 @@ from portal.service.clientes.models import Customer, CustomerWatermark
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.search import folded
 from portal.service.platform import paging
+from portal.service.platform.db import utcnow
 
 EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 _WRITTEN_NUMBER = re.compile(r"^[\d.\- ]+$")
 # Receipts read per pass: a company with a long history is caught up over a few passes, each one short.
 SYNC_BATCH = 2000
 CREDIT_SALE = 2  # FmaPago 2: on credit
+# A receipt's creation moment is taken before its transaction commits, so on PostgreSQL a receipt of another type
+# (another counter) made a moment later can commit, and be read, first. The mark stays this far behind the clock
+# and what came since is read again (a known receiver is matched, never added twice): a late commit is not passed.
+SETTLE = timedelta(seconds=60)
 
 
 def sync_from_receipts(session: Session, company_id: int) -> int:
@@ -81,7 +86,7 @@ def sync_from_receipts(session: Session, company_id: int) -> int:
     if mark is None:
         mark = CustomerWatermark(company_id=company_id, read_until=since)
         session.add(mark)
-    mark.read_until = rows[-1][0]
+    mark.read_until = max(since, min(rows[-1][0], utcnow() - SETTLE))
     return added
 
 
