@@ -13,6 +13,8 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from sqlalchemy import func, select, tuple_
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from portal.domain.cfe_types import CREDIT_NOTES, SALE_TYPES
@@ -34,11 +36,31 @@ CREDIT_SALE = 2  # FmaPago 2: on credit
 SETTLE = timedelta(seconds=60)
 
 
+def _locked_mark(session: Session, company_id: int) -> CustomerWatermark:
+    """The company's mark, locked until the caller commits: two reads at once (a person opening Clientes while
+    the minute's task runs, on PostgreSQL) take turns, and the second finds the customers the first added instead
+    of adding them again (a unique-index error). SQLite's write transaction is one at a time already."""
+    locked = (
+        select(CustomerWatermark)
+        .where(CustomerWatermark.company_id == company_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    mark = session.scalars(locked).one_or_none()
+    if mark is None:
+        insert = postgresql_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+        session.execute(
+            insert(CustomerWatermark).values(company_id=company_id, read_until=EPOCH).on_conflict_do_nothing()
+        )
+        mark = session.scalars(locked).one()
+    return mark
+
+
 def sync_from_receipts(session: Session, company_id: int) -> int:
     """Creates a customer for each receiver of the company's receipts made since the last pass, and notes when
     each known customer last received one. The caller commits. Returns how many customers were added."""
-    mark = session.get(CustomerWatermark, company_id)
-    since = mark.read_until if mark is not None else EPOCH
+    mark = _locked_mark(session, company_id)
+    since = mark.read_until
     rows = session.execute(
         select(IssuedCfe.created_at, IssuedCfe.receptor_doc, IssuedCfe.input_json["receptor"])
         .where(IssuedCfe.company_id == company_id, IssuedCfe.created_at > since)
@@ -83,9 +105,6 @@ def sync_from_receipts(session: Session, company_id: int) -> int:
             added += 1
         if customer.last_receipt_at is None or created_at > customer.last_receipt_at:
             customer.last_receipt_at = created_at
-    if mark is None:
-        mark = CustomerWatermark(company_id=company_id, read_until=since)
-        session.add(mark)
     mark.read_until = max(since, min(rows[-1][0], utcnow() - SETTLE))
     return added
 
