@@ -67,6 +67,33 @@ def test_a_rejected_receipt_carries_dgis_motive_and_its_number_is_voided(api_cli
         assert (voided.source, voided.nro_desde, voided.nro_hasta) == ("rechazo_dgi", cfe["nro"], cfe["nro"])
 
 
+def test_a_credit_note_dgi_rejected_takes_nothing_from_its_receipt(api_client, user, service_app):
+    """A note DGI rejects counts as not issued (its number voided): the receipt can be credited again in full,
+    and the list does not show it cancelled by that note (both did, so the receipt could never be cancelled)."""
+    import csv
+    import io
+
+    factura = issue(api_client, user, bodies.body(bodies.EFACTURA))
+    drain(service_app)
+    bad = bodies.note(112, 111, factura["serie"], factura["nro"])
+    bad["receptor"] = {**bodies.BUYER, "rznSocRecep": f"Cliente {REJECT_MARKER}E14"}
+    rejected = issue(api_client, user, bad)
+    drain(service_app)
+    assert dgi_of(api_client, user, rejected["idCfeEmitido"])["estado"] == "rechazado"
+    original = api_client.get(GET, query_string={"idCfeEmitido": factura["idCfeEmitido"]}, headers=user).json
+    assert original["saldoAcreditable"] == factura["totales"]["mntTotal"]
+    listed = api_client.get("/api/v1/comprobante/buscar", headers={**user, "Accept": "text/csv"})
+    rows = list(csv.DictReader(io.StringIO(listed.get_data(as_text=True).lstrip("\ufeff")), delimiter=";"))
+    assert [r["Anulado por"] for r in rows if r["Identificador"] == factura["idCfeEmitido"]] == [""]
+    full = api_client.post(
+        "/api/v1/comprobante/notaCreditoTotal",
+        json={"idCfeEmitido": factura["idCfeEmitido"], "razon": "Anulación"},
+        headers=user,
+    )
+    assert full.status_code == 201, full.json
+    assert full.json["totales"]["mntTotal"] == factura["totales"]["mntTotal"]
+
+
 def test_many_receipts_share_one_envelope_valid_against_envio_cfe_xsd(api_client, user, service_app):
     ids = [issue(api_client, user, bodies.body(bodies.EFACTURA))["idCfeEmitido"] for _ in range(3)]
     drain(service_app)

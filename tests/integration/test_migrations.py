@@ -158,3 +158,38 @@ def test_the_books_amounts_are_filled_from_each_receipts_stored_totals(tmp_path)
             monkeypatch.undo()
     assert stored() == expected
     engine.dispose()
+
+
+def test_a_note_dgi_rejected_before_gives_back_what_it_took_from_its_receipt(tmp_path):
+    """0320_nota_rechazada_sin_monto: a note rejected before issuing gave its amounts back applies 0 to its
+    receipt; an accepted note's amount stays."""
+    url = f"sqlite:///{tmp_path / 'service.db'}"
+    config = alembic_config(url)
+    command.upgrade(config, "0310_cfe_answer_version")
+    engine = create_engine(url)  # foreign keys off: bare rows are enough
+    rows = [
+        {**_CFE_ROW, "id": "factura", "tipo_cfe": 111, "nro": 1},
+        {**_CFE_ROW, "id": "rechazada", "tipo_cfe": 112, "nro": 2, "dgi_status": "rechazado"},
+        {**_CFE_ROW, "id": "aceptada", "tipo_cfe": 112, "nro": 3, "dgi_status": "aceptado"},
+    ]
+    cfe = table("cfe_emitido", *(column(name) for name in rows[0]))
+    links = table(
+        "cfe_nota_referencia", *(column(n) for n in ("company_id", "note_id", "original_id", "is_credit", "amount"))
+    )
+    with engine.begin() as connection:
+        connection.execute(cfe.insert(), rows)
+        connection.execute(
+            links.insert(),
+            [
+                {"company_id": 1, "note_id": note, "original_id": "factura", "is_credit": True, "amount": 40}
+                for note in ("rechazada", "aceptada")
+            ],
+        )
+    command.upgrade(config, "heads")
+    with engine.connect() as connection:
+        amounts = dict(connection.execute(text("SELECT note_id, amount FROM cfe_nota_referencia")).all())
+    assert {note: Decimal(str(amount)) for note, amount in amounts.items()} == {
+        "rechazada": Decimal(0),
+        "aceptada": Decimal(40),
+    }
+    engine.dispose()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from portal.domain.cfe_types import CREDIT_NOTE_FOR, CREDIT_NOTES, DEBIT_NOTE_OF, NOTE_BASE_TYPE, type_name_es
@@ -47,6 +47,13 @@ def credited(session: Session, original_id: str) -> Decimal:
         )
     )
     return Decimal(str(total)).quantize(Decimal("0.01"))
+
+
+def release_rejected(session: Session, note_id: str) -> None:
+    """A note DGI rejected counts as not issued (its number is voided): it adjusts nothing, so what it set against
+    its receipts goes back to them. They can be credited again and are not shown cancelled by it; the link stays,
+    applying 0 (and its change renews both receipts' answers, migration 0310's trigger)."""
+    session.execute(update(NoteReference).where(NoteReference.note_id == note_id).values(amount=0))
 
 
 def remaining(session: Session, original: IssuedCfe) -> Decimal:

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from portal.domain.uruguay_time import MONTEVIDEO, montevideo_time, today_montevideo
 from portal.service.comprobante.events import receipt_verdict
 from portal.service.comprobante.models import IssuedCfe, VoidedRange
+from portal.service.comprobante.notes import release_rejected
 from portal.service.envios import ack_trust, acks, envelope, outage
 from portal.service.envios.adapter import (
     CfeState,
@@ -405,7 +406,8 @@ def _record_verdict(session, sub: DgiSubmission, record: IssuedCfe, verdict: ack
 
 def void_by_rejection(session, record: IssuedCfe, motives: list[dict]) -> None:
     """A receipt DGI rejects counts as not issued: its number is voided by that rejection
-    (CFEs_Anulados_x_RechazoDGI: Motivo_Cod RD)."""
+    (CFEs_Anulados_x_RechazoDGI: Motivo_Cod RD); a note so rejected gives back what it took from its receipts."""
+    release_rejected(session, record.id)
     if session.scalar(select(VoidedRange.id).where(VoidedRange.cfe_id == record.id)):
         return
     codes = ", ".join(m["codigo"] for m in motives) or "BE"
