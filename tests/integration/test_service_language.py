@@ -193,3 +193,29 @@ def test_the_catalogues_rates_and_books_speak_english_too(api_client, user):
     period = {"desde": "2024-01-01", "hasta": "2025-06-30"}
     _spanish, english = _both(api_client, "GET", "/api/v1/informes/ventas", user, query_string=period)
     assert english.json["error"]["fields"][0]["message"] == "The period spans at most 366 days."
+
+
+def test_the_rules_of_the_export_boleta_and_cuenta_ajena_types_speak_english_too(api_client, user):
+    """DGI's rules for the fields only the new types carry (rules_types) answer in the language asked for."""
+    from tests.integration.test_export_api import today
+    from tests.unit.cfe.types_bodies import EXPORT
+
+    body = today(EXPORT["121-services"])
+    body.pop("clauVenta")
+    body.update(viaTransp=1, mntBruto=1)
+    spanish, english = _both(api_client, "POST", "/api/v1/comprobante/emitir", user, json=body)
+    assert spanish.status_code == english.status_code == 422
+    said = {f["field"]: f["message"] for f in english.json["error"]["fields"]}
+    assert said == {
+        "clauVenta": "Give the sale clause: the Incoterm (FOB, CIF, EXW...) or N/A if you export services.",
+        "viaTransp": "An export of services (mode 90) has no transport: use 8.",
+        "mntBruto": "An export carries no IVA: it does not apply.",
+    }
+    from tests.unit.cfe.types_bodies import PRINCIPAL
+
+    principal = {**bodies.body(bodies.EFACTURA), "complFiscal": PRINCIPAL}
+    _spanish, english = _both(api_client, "POST", "/api/v1/comprobante/emitir", user, json=principal)
+    assert english.status_code == 422
+    assert [f["message"] for f in english.json["error"]["fields"] if f["field"] == "complFiscal"] == [
+        "Only sales on behalf of others carry a principal, not e-Factura."
+    ]

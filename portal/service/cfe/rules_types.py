@@ -19,6 +19,7 @@ from portal.domain.cfe_types import (
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES, DocType, document_error
 from portal.service.cfe.codes import COUNTRIES, IND_FACT_DR_BOLETA, IND_FACT_DR_EXP, IND_FACT_ETCK_EFACT
 from portal.service.cfe.model import CfeInput
+from portal.service.platform.i18n import _
 
 # Which export header fields each element has (XSD): "required", "optional" or absent (not applicable).
 # ModVenta is optional in IdDoc_Fact_Exp's schema but DGI checks it "programmatically" on the 121 itself;
@@ -37,9 +38,9 @@ _DR_ALLOWED = {
     "eBoleta": IND_FACT_DR_BOLETA,
 }
 _MISSING = {
-    "clauVenta": "Indicá la cláusula de venta: el Incoterm (FOB, CIF, EXW...) o N/A si exportás servicios.",
-    "modVenta": "Indicá la modalidad de venta: 1 régimen general, 90 exportación de servicios, ...",
-    "viaTransp": "Indicá la vía de transporte: 1 marítimo, 2 aéreo, 3 terrestre, 8 no aplica (servicios), 9 otro.",
+    "clauVenta": _("Indicá la cláusula de venta: el Incoterm (FOB, CIF, EXW...) o N/A si exportás servicios."),
+    "modVenta": _("Indicá la modalidad de venta: 1 régimen general, 90 exportación de servicios, ..."),
+    "viaTransp": _("Indicá la vía de transporte: 1 marítimo, 2 aéreo, 3 terrestre, 8 no aplica (servicios), 9 otro."),
 }
 # What an export never has: IVA (so no gross prices, no "other rate" IVA).
 # (mntIVAOtra needs a line at "other rate", indicator 4, which no export line admits: rules._header says so.)
@@ -52,7 +53,9 @@ def check_type_fields(cfe: CfeInput, kind: CfeType, errors) -> None:
     for alias, attr in _ATTRS.items():
         need = fields.get(alias)
         if need is None and getattr(cfe, attr) is not None:
-            errors.add(alias, "not_applicable", f"Solo corresponde a la exportación, no a {kind.name_es}.")
+            errors.add(
+                alias, "not_applicable", _("Solo corresponde a la exportación, no a {name_es}.", name_es=kind.name_es)
+            )
         elif getattr(cfe, attr) is None and (
             need == "required" or kind.code in _REQUIRED_ON_TYPE.get(alias, frozenset())
         ):
@@ -66,9 +69,9 @@ def check_type_fields(cfe: CfeInput, kind: CfeType, errors) -> None:
 
 
 _DOC_MESSAGES = {
-    "required": "Falta el documento del mandante.",
-    "format": "Formato de documento inválido.",
-    "check_digit": "Dígito verificador incorrecto.",
+    "required": _("Falta el documento del mandante."),
+    "format": _("Formato de documento inválido."),
+    "check_digit": _("Dígito verificador incorrecto."),
 }
 
 
@@ -78,23 +81,25 @@ def _principal(cfe: CfeInput, kind: CfeType, errors) -> None:
     if kind.code not in CUENTA_AJENA_TYPES:
         if part is not None:
             errors.add(
-                "complFiscal", "not_applicable", f"Solo las ventas por cuenta ajena llevan mandante, no {kind.name_es}."
+                "complFiscal",
+                "not_applicable",
+                _("Solo las ventas por cuenta ajena llevan mandante, no {name_es}.", name_es=kind.name_es),
             )
         return
     if part is None:
         errors.add(
-            "complFiscal", "required", "Indicá el mandante por cuenta de quien vendés (documento, país y nombre)."
+            "complFiscal", "required", _("Indicá el mandante por cuenta de quien vendés (documento, país y nombre).")
         )
         return
     problem = document_error(part.tipo_doc_mdte, part.doc_mdte)
     if problem:
         errors.add("complFiscal.docMdte", problem, _DOC_MESSAGES[problem])
     if part.tipo_doc_mdte in URUGUAYAN_DOC_TYPES and part.pais != "UY":
-        errors.add("complFiscal.pais", "not_allowed", "NIE, RUT y C.I. son de Uruguay: el país es UY.")
+        errors.add("complFiscal.pais", "not_allowed", _("NIE, RUT y C.I. son de Uruguay: el país es UY."))
     elif part.tipo_doc_mdte == DocType.DNI and part.pais not in ("AR", "BR", "CL", "PY"):
-        errors.add("complFiscal.pais", "not_allowed", "El DNI corresponde a AR, BR, CL o PY.")
+        errors.add("complFiscal.pais", "not_allowed", _("El DNI corresponde a AR, BR, CL o PY."))
     elif part.pais not in COUNTRIES:
-        errors.add("complFiscal.pais", "not_allowed", "País desconocido: usá su código de dos letras o 99.")
+        errors.add("complFiscal.pais", "not_allowed", _("País desconocido: usá su código de dos letras o 99."))
 
 
 def _global_adjustments(cfe: CfeInput, kind: CfeType, errors) -> None:
@@ -108,7 +113,11 @@ def _global_adjustments(cfe: CfeInput, kind: CfeType, errors) -> None:
             errors.add(
                 f"dscRcgGlobal[{i}].indFactDR",
                 "not_allowed",
-                f"En {kind.name_es} un descuento o recargo global va a los indicadores {shown}.",
+                _(
+                    "En {name_es} un descuento o recargo global va a los indicadores {indicadores}.",
+                    name_es=kind.name_es,
+                    indicadores=shown,
+                ),
             )
 
 
@@ -117,25 +126,30 @@ def _boleta(cfe: CfeInput, errors) -> None:
     issuer of the buyer's own regime (3); 2 says the prices include IMEBA and additional taxes, which only a
     purchase from an IMEBA taxpayer (IndFact 15) has."""
     if cfe.mnt_bruto in (1, 3):
-        errors.add("mntBruto", "not_allowed", "En la e-Boleta de entrada los montos brutos solo pueden ser 2 (IMEBA).")
+        errors.add(
+            "mntBruto", "not_allowed", _("En la e-Boleta de entrada los montos brutos solo pueden ser 2 (IMEBA).")
+        )
     elif cfe.mnt_bruto == 2 and not any(item.ind_fact == IND_FACT_IMEBA for item in cfe.items):
         errors.add(
             "mntBruto",
             "not_allowed",
-            "Los precios con IMEBA incluido (2) solo corresponden a compras a contribuyentes de IMEBA (indicador 15).",
+            _(
+                "Los precios con IMEBA incluido (2) solo corresponden a compras a contribuyentes de IMEBA "
+                "(indicador 15)."
+            ),
         )
 
 
 def _export(cfe: CfeInput, kind: CfeType, errors) -> None:
     if cfe.mod_venta == MOD_VENTA_SERVICES:
         if kind.element == "eRem_Exp":
-            errors.add("modVenta", "not_allowed", "Un e-Remito de Exportación traslada bienes, no servicios (90).")
+            errors.add("modVenta", "not_allowed", _("Un e-Remito de Exportación traslada bienes, no servicios (90)."))
         elif cfe.via_transp not in (None, VIA_TRANSP_NOT_APPLICABLE):
             errors.add(
-                "viaTransp", "not_allowed", "La exportación de servicios (modalidad 90) no tiene transporte: usá 8."
+                "viaTransp", "not_allowed", _("La exportación de servicios (modalidad 90) no tiene transporte: usá 8.")
             )
     if kind.element != "eFact_Exp":
         return  # the e-Remito de Exportación has no payment terms, IVA or discounts: rules._header says so
     for alias, attr in _NOT_IN_EXPORT.items():
         if getattr(cfe, attr) is not None:
-            errors.add(alias, "not_applicable", "La exportación no lleva IVA: no corresponde.")
+            errors.add(alias, "not_applicable", _("La exportación no lleva IVA: no corresponde."))
