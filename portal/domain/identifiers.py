@@ -29,6 +29,8 @@ class DocType(IntEnum):
 
 # Documents that are Uruguayan, carry a check digit and travel in DocRecep (not DocRecepExt).
 URUGUAYAN_DOC_TYPES = frozenset({DocType.NIE, DocType.RUT, DocType.CI})
+# The countries whose DNI a receiver or principal may carry (A-C61, CFE-URUGUAY.md section 3).
+DNI_COUNTRIES = frozenset({"AR", "BR", "CL", "PY"})
 
 
 def digits_only(value: str) -> str:

@@ -73,6 +73,24 @@ def test_a_typed_customer_is_checked_and_never_twice(api_client, user):
     assert api_client.post(CLIENTES, json=body, headers=user).status_code == 409
 
 
+def test_a_typed_customers_country_is_one_its_document_can_have(api_client, user):
+    """A DNI is of AR, BR, CL or PY, and any document's country is a known one or 99 (CFE-URUGUAY.md section 3):
+    a customer kept otherwise would fill every receipt to them with a receiver DGI's rules refuse."""
+    for document_type, country in ((6, "US"), (5, "ZZ")):
+        body = {"tipoDocRecep": document_type, "codPaisRecep": country, "docRecep": "12345678", "rznSocRecep": "X"}
+        answer = api_client.post(CLIENTES, json=body, headers=user)
+        assert answer.status_code == 422, (document_type, country, answer.json)
+        assert answer.json["error"]["fields"][0]["code"] == "pais_invalido"
+    for document_type, country in ((6, "AR"), (5, "99"), (4, "US")):
+        body = {
+            "tipoDocRecep": document_type,
+            "codPaisRecep": country,
+            "docRecep": f"X{document_type}",
+            "rznSocRecep": "X",
+        }
+        assert api_client.post(CLIENTES, json=body, headers=user).status_code == 201
+
+
 def test_a_customers_balance_of_credit_sales(api_client, user):
     credit = issue(api_client, user, _factura("211003420017", "Viajes Arapey S.R.L.", pay=2))
     issue(api_client, user, _factura("211003420017", "Viajes Arapey S.R.L.", pay=1))  # cash: owes nothing

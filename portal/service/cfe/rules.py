@@ -20,7 +20,7 @@ from portal.domain.cfe_types import (
     cfe_type,
     type_name_es,
 )
-from portal.domain.identifiers import URUGUAYAN_DOC_TYPES, DocType, document_error
+from portal.domain.identifiers import DNI_COUNTRIES, URUGUAYAN_DOC_TYPES, DocType, document_error
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.amounts import Totals, compute_totals, line_amount
 from portal.service.cfe.codes import (
@@ -51,7 +51,6 @@ _UI_THRESHOLD_BEFORE = Decimal(10000)
 _UI_THRESHOLD_SINCE = date(2022, 11, 1)
 _MIN_DATE, _MAX_DATE = FIRST_CFE_DAY, LAST_CFE_DAY
 _TOO_LARGE = _("pasaría de 999.999.999.999.999,99, lo más que admite DGI.")
-_DNI_COUNTRIES = frozenset({"AR", "BR", "CL", "PY"})
 _DOC_ERRORS = {
     "required": _("Falta el número de documento."),
     "format": _("Formato de documento inválido."),
@@ -438,7 +437,7 @@ def _document(receptor: Receptor, errors: _Errors) -> None:
         if country not in (None, "UY"):
             errors.add("receptor.codPaisRecep", "not_allowed", _("NIE, RUT y C.I. son de Uruguay: el país es UY."))
     elif doc_type == DocType.DNI:
-        if country not in _DNI_COUNTRIES:
+        if country not in DNI_COUNTRIES:
             errors.add("receptor.codPaisRecep", "not_allowed", _("El DNI corresponde a AR, BR, CL o PY."))
     elif country is None:
         errors.add("receptor.codPaisRecep", "required", _("Indicá el país del documento (o 99)."))

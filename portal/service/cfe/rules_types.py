@@ -16,7 +16,7 @@ from portal.domain.cfe_types import (
     VIA_TRANSP_NOT_APPLICABLE,
     CfeType,
 )
-from portal.domain.identifiers import URUGUAYAN_DOC_TYPES, DocType, document_error
+from portal.domain.identifiers import DNI_COUNTRIES, URUGUAYAN_DOC_TYPES, DocType, document_error
 from portal.service.cfe.codes import COUNTRIES, IND_FACT_DR_BOLETA, IND_FACT_DR_EXP, IND_FACT_ETCK_EFACT
 from portal.service.cfe.model import CfeInput
 from portal.service.platform.i18n import _
@@ -96,7 +96,7 @@ def _principal(cfe: CfeInput, kind: CfeType, errors) -> None:
         errors.add("complFiscal.docMdte", problem, _DOC_MESSAGES[problem])
     if part.tipo_doc_mdte in URUGUAYAN_DOC_TYPES and part.pais != "UY":
         errors.add("complFiscal.pais", "not_allowed", _("NIE, RUT y C.I. son de Uruguay: el país es UY."))
-    elif part.tipo_doc_mdte == DocType.DNI and part.pais not in ("AR", "BR", "CL", "PY"):
+    elif part.tipo_doc_mdte == DocType.DNI and part.pais not in DNI_COUNTRIES:
         errors.add("complFiscal.pais", "not_allowed", _("El DNI corresponde a AR, BR, CL o PY."))
     elif part.pais not in COUNTRIES:
         errors.add("complFiscal.pais", "not_allowed", _("País desconocido: usá su código de dos letras o 99."))

@@ -9,7 +9,8 @@ from typing import Any, Literal
 from email_validator import EmailNotValidError, validate_email
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from portal.domain.identifiers import digits_only, is_valid_ci, is_valid_rut
+from portal.domain.identifiers import DNI_COUNTRIES, DocType, digits_only, is_valid_ci, is_valid_rut
+from portal.service.cfe.codes import COUNTRIES
 from portal.service.cfe.xmlchars import PrintedText
 from portal.service.platform.i18n import _
 from portal.service.platform.pydantic_errors import refuse
@@ -85,6 +86,10 @@ class NuevoCliente(_Editable):
             object.__setattr__(self, "doc_recep", digits)
             if self.cod_pais_recep != "UY":
                 raise refuse("pais_invalido", _("Un RUT o una cédula son de Uruguay (UY)."))
+        elif self.tipo_doc_recep == DocType.DNI and self.cod_pais_recep not in DNI_COUNTRIES:
+            raise refuse("pais_invalido", _("El DNI corresponde a AR, BR, CL o PY."))
+        elif self.cod_pais_recep not in COUNTRIES:
+            raise refuse("pais_invalido", _("País desconocido: usá su código de dos letras o 99."))
         return self
 
 
