@@ -137,3 +137,24 @@ def test_csv_and_xlsx_carry_the_same_book(api_client, user, purchases):
 def test_the_sales_book_is_unchanged_by_purchases(api_client, user, purchases):
     book = api_client.get("/api/v1/informes/ventas", query_string=_period(), headers=user).json
     assert book["cantidad"] == 0 and book["rechazados"] == [] and "ivaDebitoFiscal" in book["declaracion"]
+
+
+def test_an_e_boleta_de_entrada_the_company_issued_is_a_purchase_in_the_book(api_client, user, service_app):
+    """The e-Boleta de entrada (151-153) is the purchase document the buyer itself issues to a seller who issues
+    none (CFE-URUGUAY.md section 3, IndFact 13-15 and 17): a purchase of the company, in its purchases book with
+    its seller as the supplier (its credit note negative), never in the sales book."""
+    from portal.domain.identifiers import digits_only
+    from tests.integration.test_export_api import today as dated_today
+    from tests.support.cfe_bodies import issue
+    from tests.unit.cfe.types_bodies import BOLETA
+
+    boleta = issue(api_client, user, dated_today(BOLETA["151-imeba"]))
+    book = api_client.get(COMPRAS, query_string=_period(), headers=user).json
+    rows = {row["id"]: row for row in book["filas"]}
+    assert boleta["idCfeEmitido"] in rows, book["filas"]
+    row = rows[boleta["idCfeEmitido"]]
+    assert row["tipoCFE"] == 151 and row["docEmisor"] == digits_only(BOLETA["151-imeba"]["receptor"]["docRecep"])
+    assert row["importes"]["total"] == boleta["totales"]["mntTotal"]
+    assert book["cantidad"] == 1 and book["totalesPesos"]["total"] == row["importesPesos"]["total"]
+    sales = api_client.get("/api/v1/informes/ventas", query_string=_period(), headers=user).json
+    assert sales["cantidad"] == 0

@@ -4,9 +4,13 @@ tests as on SQLite, every amount recomputed from the signed XML."""
 
 from __future__ import annotations
 
+from tests.integration.test_informes_compras import (  # noqa: F401  # the purchases book's e-Boleta, on PostgreSQL
+    test_an_e_boleta_de_entrada_the_company_issued_is_a_purchase_in_the_book,
+)
 from tests.integration.test_informes_ventas import (  # noqa: F401  # the fixtures and tests, run on PostgreSQL
     month,
     test_a_year_is_drawn_month_by_month,
+    test_an_export_invoice_and_its_credit_note_are_sales_in_the_book,
     test_csv_and_xlsx_carry_the_same_book_with_numbers_and_dates,
     test_every_amount_equals_the_signed_xml_and_credit_notes_count_negative,
     test_rejected_receipts_are_listed_apart_and_e_remitos_are_not_sales,

@@ -1,10 +1,15 @@
 """The IVA purchases book (libro de compras): the sales book's rows, totals, files and JSON (ventas.py, files.py)
 read from the received CFEs: each one's amounts from its signed XML's Zona A totals, as its issuer signed them,
 credit notes negative, in its currency and in pesos. CFEs DGI rejected (the issuer's notice of annulment) and
-the ones the company rejected (on arrival, or commercially) stay out of the book and are listed apart."""
+the ones the company rejected (on arrival, or commercially) stay out of the book and are listed apart.
+
+The company's own purchase documents are in it too: the e-Boletas de entrada (151-153) it issued to sellers who
+issue no CFE (CFE-URUGUAY.md section 3: IndFact 13-15 and 17), read as the sales book reads a receipt, the seller
+as the supplier; one DGI rejected is listed apart with the received ones."""
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
@@ -13,8 +18,9 @@ from lxml import etree
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from portal.domain.cfe_types import BOLETA_TYPES
 from portal.service.comprobante.amounts import AMOUNT_COLUMNS
-from portal.service.informes.ventas import BOOK_TYPES, BookKind, BookRow, book_row
+from portal.service.informes.ventas import BOOK_TYPES, BookKind, BookRow, book_row, book_rows
 from portal.service.recibidos.checks import NS
 from portal.service.recibidos.models import ReceivedCfe
 
@@ -91,9 +97,21 @@ def to_purchase(cfe: ReceivedCfe) -> BookRow:
     return book_row(columns, (text(tag) for tag in _TAGS))._replace(apart=apart)  # type: ignore[arg-type]
 
 
+def _order(row: BookRow) -> tuple:
+    """The book's order (date, supplier, type, serie, number), as the received CFEs are read in."""
+    return (row.fecha, row.receptor_doc or "", row.tipo_cfe, row.serie, row.nro)
+
+
 def purchase_rows(session: Session, company_id: int, desde: date, hasta: date) -> Iterator[BookRow]:
-    """The period's received CFEs of the book's types, in the book's order (date, supplier, type, serie,
-    number), read in batches from `session` (its own, closed when the last row has been read)."""
+    """The period's received CFEs of the book's types and the e-Boletas de entrada the company issued, in the
+    book's order (date, supplier, type, serie, number), read from `session` (its own, closed when the last row
+    has been read): the e-Boletas first, whole (a few a month: a purchase from a seller who issues no CFE), then
+    the received CFEs in batches, merged as they come."""
+    boletas = sorted(book_rows(session, company_id, desde, hasta, types=BOLETA_TYPES), key=_order)
+    yield from heapq.merge(boletas, _received_rows(session, company_id, desde, hasta), key=_order)
+
+
+def _received_rows(session: Session, company_id: int, desde: date, hasta: date) -> Iterator[BookRow]:
     statement = (
         select(ReceivedCfe)
         .where(

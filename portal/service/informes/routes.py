@@ -201,7 +201,8 @@ def ventas(principal: Principal, query: VentasQuery):
     responses=_book_responses(
         "El libro de compras, con la forma del de ventas: una fila por CFE recibido (fecha, tipo, serie y número, "
         "proveedor, moneda y tipo de cambio, importes por tasa en la moneda del CFE y en pesos, como los firmó el "
-        "proveedor; las notas de crédito negativas), aparte los que DGI rechazó y los que la empresa rechazó (al "
+        "proveedor; las notas de crédito negativas) y por e-Boleta de entrada que la empresa emitió (el vendedor "
+        "como proveedor), aparte los que DGI rechazó y los que la empresa rechazó (al "
         "recibirlos o comercialmente), totales por tipo y moneda y las cifras de compras de la declaración de IVA. "
         "JSON (LibroCompras), CSV o XLSX, por `formato` o por Accept.",
         LibroCompras,
@@ -209,8 +210,8 @@ def ventas(principal: Principal, query: VentasQuery):
 )
 def compras(principal: Principal, query: VentasQuery):
     """El libro de compras del período: los CFE de compra recibidos (e-Ticket, e-Factura y sus notas) emitidos
-    entre `desde` y `hasta`, con los totales de su XML firmado; los rechazados por DGI o por la empresa van
-    aparte y no suman."""
+    entre `desde` y `hasta`, con los totales de su XML firmado, y las e-Boletas de entrada que la empresa emitió;
+    los rechazados por DGI o por la empresa van aparte y no suman."""
     return _book(PURCHASES, purchase_rows(db.new_session(), principal.company_id, query.desde, query.hasta), query)
 
 

@@ -304,23 +304,36 @@ def _amount_source(dialect: str, first: int) -> tuple[list[Any], Callable[[Seque
 
 
 def book_statement(
-    dialect: str, company_id: int, desde: date, hasta: date, *, branches: bool = False
+    dialect: str,
+    company_id: int,
+    desde: date,
+    hasta: date,
+    *,
+    branches: bool = False,
+    types: frozenset[int] = BOOK_TYPES,
 ) -> tuple[Select[Any], Callable[[Sequence[Any]], Iterable[Any]]]:
     """The SELECT of a period's book on `dialect` (the rows `_row` takes, the branch or a null, then the
-    amounts), and how to read each row's amounts back."""
+    amounts) of the receipts of `types` (the sales; the purchases book reads the e-Boletas de entrada), and how
+    to read each row's amounts back."""
     amounts, texts = _amount_source(dialect, len(_HEAD) + 1)
     statement = select(*_HEAD, _BRANCH if branches else null(), *amounts)
     statement = statement.where(
         IssuedCfe.company_id == company_id,
         IssuedCfe.fch_emis >= desde,
         IssuedCfe.fch_emis <= hasta,
-        IssuedCfe.tipo_cfe.in_(sorted(BOOK_TYPES)),
+        IssuedCfe.tipo_cfe.in_(sorted(types)),
     ).order_by(IssuedCfe.fch_emis, IssuedCfe.tipo_cfe, IssuedCfe.serie, IssuedCfe.nro)
     return statement.execution_options(yield_per=_BATCH), texts
 
 
 def book_rows(
-    session: Session, company_id: int, desde: date, hasta: date, *, branches: bool = False
+    session: Session,
+    company_id: int,
+    desde: date,
+    hasta: date,
+    *,
+    branches: bool = False,
+    types: frozenset[int] = BOOK_TYPES,
 ) -> Iterator[BookRow]:
     """The period's receipts in the book's order (date, type, serie, number), read in batches from `session`
     (one of its own: a long download holds neither the request's session nor its context), which is closed when
@@ -330,7 +343,7 @@ def book_rows(
     IVA books"); the amounts are the receipt's numeric columns, set at issue time (no JSON read per row), and
     PostgreSQL reads the month in date order along the list's index, sorting each day as it comes."""
     connection = session.connection()
-    statement, texts = book_statement(connection.dialect.name, company_id, desde, hasta, branches=branches)
+    statement, texts = book_statement(connection.dialect.name, company_id, desde, hasta, branches=branches, types=types)
     if connection.dialect.name == "postgresql":
         # A month's rows sorted in memory: with the default 4 MB the sort of 100,000 of them went to disk.
         connection.exec_driver_sql("SET LOCAL work_mem = '64MB'")
