@@ -248,6 +248,11 @@ def test_a_slow_endpoint_times_out(app, client, auth_headers, receiver):
         "http://[::1]/x",
         "http://[::ffff:127.0.0.1]/x",
         "http://0.0.0.0/x",
+        # Shared address space (RFC 6598), neither private nor public: Alibaba Cloud's metadata service is
+        # 100.100.100.200, and carrier-grade NAT puts internal hosts there.
+        "http://100.100.100.200/latest/meta-data",
+        "http://100.64.0.1/x",
+        "http://[2002:7f00:1::1]/x",  # 6to4 of 127.0.0.1
     ],
 )
 def test_internal_addresses_are_refused_when_the_setting_is_off(app, client, auth_headers, url):

@@ -23,10 +23,14 @@ class UnsafeUrl(Exception):
 
 
 def _refused(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    # An IPv6 address that carries an IPv4 one (mapped ::ffff:a.b.c.d, 6to4 2002:a.b.c.d::) is judged by it.
+    if isinstance(address, ipaddress.IPv6Address):
+        address = address.ipv4_mapped or address.sixtofour or address
+    # `is_global` as well as `is_private`: the shared address space 100.64.0.0/10 (carrier-grade NAT, and cloud
+    # metadata such as 100.100.100.200) is neither private nor public.
     return (
-        address.is_private
+        not address.is_global
+        or address.is_private
         or address.is_loopback
         or address.is_link_local
         or address.is_multicast
