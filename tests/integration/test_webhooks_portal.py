@@ -109,3 +109,21 @@ def test_notices_the_bell_and_the_homes_watch(admin, signed_in, live_service):
     assert loader is not None and loader["hx-get"] == "/avisos/salud"
     summary = _soup(admin.get("/avisos/salud", headers={"HX-Request": "true"}))
     assert "vence en 5 días" in summary.get_text() and summary.find("a", href="/empresa/certificados")
+
+
+def test_a_rotation_refused_keeps_what_was_typed_with_its_error_and_the_description(admin, live_service, receiver):
+    data = {
+        "url": f"{receiver.url}/hook",
+        "descripcion": "ERP",
+        "eventos": ["comprobante.emitido"],
+        "csrf_token": _csrf(admin, "/webhooks/"),
+    }
+    admin.post("/webhooks/", data=data)
+    link = _soup(admin.get("/webhooks/")).find("a", class_="webhook-url")["href"]
+
+    refused = admin.post(f"{link}/rotar", data={"horas": "500", "csrf_token": _csrf(admin, link)})
+    assert refused.status_code == 422
+    page = _soup(refused)
+    assert page.find(id="horas-error") is not None and page.find("input", id="horas")["value"] == "500"
+    assert page.find("input", id="descripcion")["value"] == "ERP"  # saving the edit form next keeps it
+    assert page.find("input", id="new-secret") is None

@@ -71,7 +71,14 @@ def detail(webhook_id: str):
     return _detail(webhook_id, form)
 
 
-def _detail(webhook_id: str, form: WebhookForm, *, status: int = 200, secret: NewSecret | None = None):
+def _detail(
+    webhook_id: str,
+    form: WebhookForm,
+    *,
+    status: int = 200,
+    secret: NewSecret | None = None,
+    rotate_form: RotateForm | None = None,
+):
     webhook = api().get_webhook(webhook_id)
     attempts = api().list_webhook_attempts(webhook_id, limit=50)
     return _no_store(
@@ -80,7 +87,7 @@ def _detail(webhook_id: str, form: WebhookForm, *, status: int = 200, secret: Ne
             status=status,
             webhook=webhook,
             form=form,
-            rotate_form=RotateForm(formdata=None),
+            rotate_form=rotate_form or RotateForm(formdata=None),
             attempts=attempts,
             secret=secret,
             labels=EVENT_LABELS,
@@ -118,15 +125,13 @@ def test(webhook_id: str):
 def rotate(webhook_id: str):
     """A new signing secret, shown once; the old one signs too for the hours asked."""
     form = RotateForm()
-    if not form.validate():
-        webhook = api().get_webhook(webhook_id)
-        edit = WebhookForm(formdata=None, data={"url": webhook.url, "eventos": list(webhook.events)})
-        return _detail(webhook_id, edit, status=422)
-    secret = api().rotate_webhook_secret(webhook_id, int(form.horas.data))
     webhook = api().get_webhook(webhook_id)
     edit = WebhookForm(
         formdata=None, data={"url": webhook.url, "descripcion": webhook.description, "eventos": list(webhook.events)}
     )
+    if not form.validate():  # the hours typed come back with their error beside them
+        return _detail(webhook_id, edit, status=422, rotate_form=form)
+    secret = api().rotate_webhook_secret(webhook_id, int(form.horas.data))
     return _detail(webhook_id, edit, secret=secret)
 
 
