@@ -237,6 +237,19 @@ def test_a_slow_endpoint_times_out(app, client, auth_headers, receiver):
     assert attempt.get("estadoHttp") is None and "0.3 s" in attempt["error"]
 
 
+def test_an_endpoint_that_answers_a_line_at_a_time_is_cut_at_the_timeout(app, client, auth_headers, receiver):
+    # Each header line arrives within the timeout (a per-read limit would wait for ever); the attempt as a whole
+    # may not take longer: one such endpoint would hold a worker thread, and the batch of every company with it.
+    app.config["WEBHOOKS_TIMEOUT_SECONDS"] = 0.5
+    headers = auth_headers(ADMIN, company_id=1)
+    created = _register(client, headers, f"{receiver.url}/trickle", ["comprobante.emitido"])
+    receiver.script.trickle, receiver.script.trickle_lines = 0.2, 25
+    client.post(f"/api/v1/webhooks/{created['id']}/prueba", headers=headers)
+    drain(app)
+    [attempt] = client.get(f"/api/v1/webhooks/{created['id']}/entregas", headers=headers).json["items"]
+    assert attempt["ok"] is False and "0.5 s" in attempt["error"] and attempt["duracionMs"] < 1500
+
+
 @pytest.mark.parametrize(
     "url",
     [

@@ -1,6 +1,7 @@
 """A real HTTP receiver for webhook tests: http.server on 127.0.0.1, port 0, in a thread. It keeps every request
 (path, headers, body) and answers from a script: a list of statuses used in turn (the last one repeats), or a
-redirect, or a delay longer than the sender's timeout."""
+redirect, or a delay longer than the sender's timeout, or headers sent a line at a time (`trickle`: each line
+within the sender's timeout, the whole answer far past it)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ class Script:
     redirect_to: str | None = None
     delay: float = 0.0
     answer: bytes = b'{"recibido": true}'
+    trickle: float = 0.0  # seconds between header lines
+    trickle_lines: int = 0
 
 
 class WebhookReceiver:
@@ -45,6 +48,9 @@ class WebhookReceiver:
                     status = script.statuses.pop(0) if len(script.statuses) > 1 else script.statuses[0]
                 if script.delay:
                     time.sleep(script.delay)
+                if script.trickle:
+                    self._trickle(script)
+                    return
                 if script.redirect_to:
                     self.send_response(302)
                     self.send_header("Location", script.redirect_to)
@@ -56,6 +62,16 @@ class WebhookReceiver:
                 self.send_header("Content-Length", str(len(script.answer)))
                 self.end_headers()
                 self.wfile.write(script.answer)
+
+            def _trickle(self, script: Script) -> None:
+                try:
+                    self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+                    for _ in range(script.trickle_lines):
+                        time.sleep(script.trickle)
+                        self.wfile.write(b"X-Slow: 1\r\n")
+                    self.wfile.write(b"Content-Length: 0\r\n\r\n")
+                except OSError:  # the sender hung up
+                    self.close_connection = True
 
             def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - quiet
                 return

@@ -16,6 +16,8 @@ server that is down is not sent a whole batch of 10-second timeouts.
 from __future__ import annotations
 
 import json
+import socket
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterable
@@ -25,7 +27,10 @@ from datetime import UTC, datetime, timedelta
 
 import requests
 from flask import current_app
+from requests.adapters import HTTPAdapter
 from sqlalchemy import delete, insert, select, update
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from portal.service.eventos.models import Event
 from portal.service.platform import db
@@ -259,6 +264,8 @@ def _send_group(settings: _Settings, target: _Target, group: list[_Job]) -> list
         return [first, *(_Result(job, first.attempted_at, 0, None, None, None, False) for job in group[1:])]
     with requests.Session() as http:
         http.trust_env = False  # a proxy from the environment must not carry companies' webhooks
+        http.mount("http://", _WatchedAdapter())
+        http.mount("https://", _WatchedAdapter())
         failed = False
         for job in group:
             if failed:
@@ -270,11 +277,81 @@ def _send_group(settings: _Settings, target: _Target, group: list[_Job]) -> list
     return results
 
 
+# --- the whole attempt within the timeout ---------------------------------------------------------------------
+# requests' timeout bounds each read, not the answer: an endpoint that sends a header line every 9 seconds would
+# hold the worker's thread for ever, and with it the batch of every company (recorded only when all groups end,
+# sent again to all when its lease expires). A watchdog shuts the attempt's socket when the timeout has passed.
+
+
+class _Watch:
+    """One attempt's socket, for the watchdog timer (another thread) to shut."""
+
+    def __init__(self) -> None:
+        self.sock: socket.socket | None = None
+        self.fired = False
+
+    def watch(self, sock: socket.socket | None) -> None:
+        self.sock = sock
+        if self.fired:  # the time ran out before this socket was handed over
+            self.cut()
+
+    def cut(self) -> None:
+        self.fired = True
+        sock = self.sock
+        if sock is not None:
+            try:  # socket.socket's shutdown, not SSLSocket's (which drops its TLS object under the reader's feet)
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+_watching = threading.local()  # the _Watch of the attempt this thread is making
+
+
+def _watched(sock: socket.socket | None) -> None:
+    watch = getattr(_watching, "watch", None)
+    if watch is not None:
+        watch.watch(sock)
+
+
+class _WatchedHTTPConnection(HTTPConnection):
+    def _new_conn(self) -> socket.socket:
+        sock = super()._new_conn()
+        _watched(sock)  # a new connection: its TLS handshake is watched too
+        return sock
+
+    def getresponse(self, *args, **kwargs):
+        _watched(self.sock)  # a kept-alive connection, or the TLS socket over the new one
+        return super().getresponse(*args, **kwargs)
+
+
+class _WatchedHTTPSConnection(_WatchedHTTPConnection, HTTPSConnection):
+    pass
+
+
+class _WatchedHTTPPool(HTTPConnectionPool):
+    ConnectionCls = _WatchedHTTPConnection
+
+
+class _WatchedHTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _WatchedHTTPSConnection
+
+
+class _WatchedAdapter(HTTPAdapter):
+    def init_poolmanager(self, *args, **kwargs):
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
+
+
 def _post(http: requests.Session, settings: _Settings, target: _Target, job: _Job) -> _Result:
     moment = _now()
     headers = signing.headers(job.event_id, moment, job.body, target.secrets)
     headers["user-agent"] = "cfe-portal-webhooks/1"
     started = time.perf_counter()
+    watch = _watching.watch = _Watch()
+    watchdog = threading.Timer(settings.timeout, watch.cut)
+    watchdog.daemon = True
+    watchdog.start()
     try:
         response = http.post(
             target.url,
@@ -296,6 +373,11 @@ def _post(http: requests.Session, settings: _Settings, target: _Target, job: _Jo
         status, error, text = None, f"Sin respuesta en {settings.timeout:g} s.", None
     except requests.RequestException as exc:
         status, error, text = None, f"No se pudo conectar: {type(exc).__name__}.", None
+    finally:
+        watchdog.cancel()
+        _watching.watch = None
+    if watch.fired:  # cut by the watchdog: what came before (even a status line) came too late
+        status, error, text = None, f"Sin respuesta en {settings.timeout:g} s.", None
     duration = int((time.perf_counter() - started) * 1000)
     return _Result(job, moment, duration, status, error, text, True)
 
