@@ -74,3 +74,15 @@ def test_an_admin_registers_a_book_in_the_portal(signed_in):
     )
     assert wrong.status_code == 422 and "Son 11 dígitos." in soup(wrong).find(id="cae_id-error").get_text()
     assert signed_in("usuario@demo.uy").get("/empresa/contingencia").status_code == 403
+
+
+def test_a_malformed_book_is_refused_in_the_callers_language(api_client, auth_headers):
+    english = {**auth_headers("admin@demo.uy", company_id=1), "Accept-Language": "en"}
+    book = {"tipoCFE": 211, "serie": "B", "desde": 50, "hasta": 10, "caeId": "90261234567"}
+    book |= {"fechaAutorizacion": "2026-01-15", "vencimiento": "2026-01-01"}
+    fields = api_client.post(URL, json=book, headers=english).json["error"]
+    messages = {f["field"]: f["message"] for f in fields["fields"]}
+    assert messages == {
+        "hasta": "The last number cannot be lower than the first.",
+        "vencimiento": "The expiry must come after the authorisation.",
+    }

@@ -376,3 +376,21 @@ def test_old_events_are_purged_with_their_attempts(app, client, auth_headers, re
         assert delivery.purge(datetime.now(UTC) + timedelta(days=29)) == 0
         assert delivery.purge(datetime.now(UTC) + timedelta(days=31)) == 1
     assert client.get(path, headers=headers).json["items"] == []
+
+
+def test_a_refused_url_and_a_missing_webhook_are_said_in_the_callers_language(app, client, auth_headers):
+    app.config["WEBHOOKS_ALLOW_PRIVATE"] = False
+    english = {**auth_headers(ADMIN, company_id=1), "Accept-Language": "en"}
+    internal = client.post(
+        "/api/v1/webhooks", json={"url": "http://127.0.0.1/x", "eventos": ["comprobante.emitido"]}, headers=english
+    ).json["error"]
+    assert internal["message"] == "That URL is not accepted."
+    assert internal["fields"][0]["message"].startswith("127.0.0.1 is an internal address (127.0.0.1)")
+    scheme = client.post(
+        "/api/v1/webhooks", json={"url": "ftp://example.com/x", "eventos": ["comprobante.emitido"]}, headers=english
+    ).json["error"]
+    assert scheme["fields"][0]["message"] == "The URL must start with https:// (or http://)."
+    missing = client.get("/api/v1/webhooks/we_nope", headers=english).json["error"]
+    assert missing["message"] == "There is no such webhook in the company."
+    spanish = client.get("/api/v1/webhooks/we_nope", headers=auth_headers(ADMIN, company_id=1)).json["error"]
+    assert spanish["message"] == "No existe ese webhook en la empresa."

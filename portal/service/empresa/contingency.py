@@ -56,11 +56,11 @@ def register(principal: Principal, body: LibretaIn) -> LibretaOut:
     """Record a book; its range may not overlap another book of the same type and serie (409)."""
     problems = []
     if body.hasta < body.desde:
-        problems.append(FieldError("hasta", "range", "El último número no puede ser menor que el primero."))
+        problems.append(FieldError("hasta", "range", _("El último número no puede ser menor que el primero.")))
     elif body.hasta - body.desde + 1 > MAX_NUMBERS:
-        problems.append(FieldError("hasta", "range", "DGI autoriza hasta 999.999 números por libreta."))
+        problems.append(FieldError("hasta", "range", _("DGI autoriza hasta 999.999 números por libreta.")))
     if body.vencimiento <= body.fechaAutorizacion:
-        problems.append(FieldError("vencimiento", "range", "El vencimiento debe ser posterior a la autorización."))
+        problems.append(FieldError("vencimiento", "range", _("El vencimiento debe ser posterior a la autorización.")))
     if problems:
         raise ValidationFailed(problems)
     with db.write_transaction() as session:

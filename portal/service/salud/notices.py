@@ -9,6 +9,7 @@ from sqlalchemy import func, insert, select
 from portal.service.platform import db
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import NotFound
+from portal.service.platform.i18n import _
 from portal.service.salud.models import Notice, NoticeRead
 from portal.service.salud.schemas import NoticeOut, NoticePage, NoticeQuery
 
@@ -70,7 +71,7 @@ def mark_read(principal: Principal, notice_id: int | None) -> None:
         if notice_id is not None:
             notice = session.get(Notice, notice_id)
             if notice is None or notice.company_id != principal.company_id:
-                raise NotFound("No existe ese aviso en la empresa.")
+                raise NotFound(_("No existe ese aviso en la empresa."))
             unread = unread.where(Notice.id == notice_id)
         ids = list(session.scalars(unread))
         if ids:

@@ -13,6 +13,8 @@ import ipaddress
 import socket
 from urllib.parse import urlsplit
 
+from portal.service.platform.i18n import _
+
 
 class UnsafeUrl(Exception):
     """A URL the service will not call. `code` is the API's field error code."""
@@ -43,15 +45,15 @@ def check_syntax(url: str) -> tuple[str, int]:
     """The URL's host and port; UnsafeUrl if it is not an absolute http(s) URL without credentials."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https"):
-        raise UnsafeUrl("scheme", "La URL debe empezar con https:// (o http://).")
+        raise UnsafeUrl("scheme", _("La URL debe empezar con https:// (o http://)."))
     if not parts.hostname:
-        raise UnsafeUrl("host", "La URL no tiene servidor.")
+        raise UnsafeUrl("host", _("La URL no tiene servidor."))
     if parts.username or parts.password:
-        raise UnsafeUrl("credentials", "La URL no puede llevar usuario ni clave.")
+        raise UnsafeUrl("credentials", _("La URL no puede llevar usuario ni clave."))
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError as exc:
-        raise UnsafeUrl("port", "El puerto de la URL no es válido.") from exc
+        raise UnsafeUrl("port", _("El puerto de la URL no es válido.")) from exc
     return parts.hostname, port
 
 
@@ -64,13 +66,17 @@ def check(url: str, *, allow_private: bool) -> None:
     try:
         infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
     except OSError as exc:
-        raise UnsafeUrl("unresolved", f"No se encontró el servidor {host}.") from exc
-    for *_, sockaddr in infos:
+        raise UnsafeUrl("unresolved", _("No se encontró el servidor {host}.", host=host)) from exc
+    for *_info, sockaddr in infos:
         host_address = sockaddr[0]
         assert isinstance(host_address, str)  # an IPv4 or IPv6 sockaddr: the int is AF_UNIX's, never resolved here
         address = ipaddress.ip_address(host_address.split("%", 1)[0])
         if _refused(address):
             raise UnsafeUrl(
                 "private_address",
-                f"{host} es una dirección interna ({address}): solo se admiten direcciones públicas.",
+                _(
+                    "{host} es una dirección interna ({address}): solo se admiten direcciones públicas.",
+                    host=host,
+                    address=address,
+                ),
             )

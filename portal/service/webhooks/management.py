@@ -16,6 +16,7 @@ from portal.service.eventos.models import Event
 from portal.service.platform import db
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import FieldError, NotFound, ValidationFailed
+from portal.service.platform.i18n import _
 from portal.service.webhooks import guard, signing
 from portal.service.webhooks.models import PENDING, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from portal.service.webhooks.schemas import (
@@ -60,7 +61,7 @@ def checked_url(url: str) -> str:
     try:
         guard.check(url, allow_private=bool(current_app.config["WEBHOOKS_ALLOW_PRIVATE"]))
     except guard.UnsafeUrl as exc:
-        raise ValidationFailed([FieldError("url", exc.code, exc.message)], message="No se admite esa URL.") from exc
+        raise ValidationFailed([FieldError("url", exc.code, exc.message)], message=_("No se admite esa URL.")) from exc
     return url
 
 
@@ -71,7 +72,7 @@ def _events(names: list[str]) -> list[str]:
 def _get(session: Session, principal: Principal, endpoint_id: str) -> WebhookEndpoint:
     endpoint = session.get(WebhookEndpoint, endpoint_id)
     if endpoint is None or endpoint.company_id != principal.company_id:
-        raise NotFound("No existe ese webhook en la empresa.")
+        raise NotFound(_("No existe ese webhook en la empresa."))
     return endpoint
 
 
@@ -99,8 +100,8 @@ def create(principal: Principal, body: WebhookCreate) -> WebhookCreated:
         )
         if count >= MAX_ENDPOINTS:
             raise ValidationFailed(
-                [FieldError("url", "too_many", f"Una empresa tiene a lo sumo {MAX_ENDPOINTS} webhooks.")],
-                message="No se pueden agregar más webhooks.",
+                [FieldError("url", "too_many", _("Una empresa tiene a lo sumo {n} webhooks.", n=MAX_ENDPOINTS))],
+                message=_("No se pueden agregar más webhooks."),
             )
         endpoint = WebhookEndpoint(
             id=f"we_{uuid.uuid4().hex[:24]}",
