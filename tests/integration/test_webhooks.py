@@ -250,6 +250,28 @@ def test_an_endpoint_that_answers_a_line_at_a_time_is_cut_at_the_timeout(app, cl
     assert attempt["ok"] is False and "0.5 s" in attempt["error"] and attempt["duracionMs"] < 1500
 
 
+def test_a_batch_ends_within_its_lease_however_slow_an_endpoint_answers(
+    app, client, auth_headers, receiver, monkeypatch
+):
+    # Deliveries leased for a batch are recorded when the batch ends; a batch that outlived its lease would be leased
+    # again by the next run (the minute sweep on the worker's other thread) and every endpoint in it sent it twice.
+    monkeypatch.setattr(delivery, "LEASE", timedelta(seconds=1.6))
+    headers = auth_headers(ADMIN, company_id=1)
+    created = _register(client, headers, f"{receiver.url}/slow", ["comprobante.emitido"])
+    receiver.script.delay = 0.2
+    for _ in range(36):  # 4 connections × 9 answers × 0.2 s: 1.8 s, past the lease
+        client.post(f"/api/v1/webhooks/{created['id']}/prueba", headers=headers)
+    with app.app_context():
+        started = datetime.now(UTC)
+        first = delivery.deliver_due()
+        took = datetime.now(UTC) - started
+        assert took < delivery.LEASE and 0 < first < 36
+        while delivery.deliver_due():  # what the batch left is due at once: the endpoint did not fail
+            pass
+    ids = [r.headers["webhook-id"] for r in receiver.of_path("/slow")]
+    assert len(ids) == len(set(ids)) == 36
+
+
 @pytest.mark.parametrize(
     "url",
     [

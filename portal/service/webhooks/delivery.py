@@ -246,16 +246,23 @@ def deliver_due(now: datetime | None = None, limit: int = BATCH, delivery_id: in
 class _Settings:
     timeout: float
     allow_private: bool
+    # No attempt starts after this moment (time.monotonic): the batch, recorded when its last group ends, must end
+    # within its lease, or the next run leases its deliveries again and sends them twice. Half the lease, plus one
+    # attempt (WEBHOOKS_TIMEOUT_SECONDS, at most 30 s), is less than the lease.
+    last_start: float
 
     @classmethod
     def from_app(cls) -> _Settings:
         return cls(
-            float(current_app.config["WEBHOOKS_TIMEOUT_SECONDS"]), bool(current_app.config["WEBHOOKS_ALLOW_PRIVATE"])
+            float(current_app.config["WEBHOOKS_TIMEOUT_SECONDS"]),
+            bool(current_app.config["WEBHOOKS_ALLOW_PRIVATE"]),
+            time.monotonic() + LEASE.total_seconds() / 2,
         )
 
 
 def _send_group(settings: _Settings, target: _Target, group: list[_Job]) -> list[_Result]:
-    """Send one endpoint's jobs in order over one keep-alive session; after a failure, the rest wait."""
+    """Send one endpoint's jobs in order over one keep-alive session; after a failure, or once the batch's time
+    is up, the rest wait."""
     results: list[_Result] = []
     try:
         guard.check(target.url, allow_private=settings.allow_private)
@@ -268,7 +275,7 @@ def _send_group(settings: _Settings, target: _Target, group: list[_Job]) -> list
         http.mount("https://", _WatchedAdapter())
         failed = False
         for job in group:
-            if failed:
+            if failed or time.monotonic() > settings.last_start:
                 results.append(_Result(job, _now(), 0, None, None, None, False))
                 continue
             result = _post(http, settings, target, job)
@@ -427,9 +434,12 @@ def _record(now: datetime, results: list[_Result], orphans: list[_Job], targets:
                 retry_at[r.job.endpoint_id] = later
                 values = {"attempts": count, "next_attempt_at": later, "lease_until": None}
             session.execute(update(WebhookDelivery).where(WebhookDelivery.id == r.job.delivery_id).values(**values))
+        failing = {r.job.endpoint_id for r in results if r.sent and not r.ok}
         for r in results:
             if not r.sent:  # waits with the one that failed before it (or a minute, if that one gave up)
                 later = retry_at.get(r.job.endpoint_id, now + timedelta(minutes=1))
+                if r.job.endpoint_id not in failing:  # the batch's time ran out: due again at once
+                    later = now
                 session.execute(
                     update(WebhookDelivery)
                     .where(WebhookDelivery.id == r.job.delivery_id)
