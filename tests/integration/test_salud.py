@@ -185,3 +185,62 @@ def test_yesterdays_report_rejected_is_a_problem(app, client, auth_headers):
     items = client.get("/api/v1/empresa/salud", headers=auth_headers(ADMIN, company_id=1)).json["items"]
     report = next(i for i in items if i["clave"] == "reporte_diario")
     assert report["estado"] == "problem" and report["datos"]["fecha"] == yesterday.isoformat()
+
+
+def test_a_range_expired_with_numbers_left_is_a_problem_even_if_some_were_voided_before(app, client, auth_headers):
+    from portal.domain.uruguay_time import today_montevideo
+    from portal.service.comprobante.models import VoidedRange
+
+    with app.app_context(), db.write_transaction() as session:
+        record = session.scalars(
+            select(CaeRangeRecord).where(CaeRangeRecord.company_id == 1).order_by(CaeRangeRecord.id)
+        ).first()
+        session.add(  # two broken numbers voided while the range was in use: the rest is still unused
+            VoidedRange(
+                company_id=1,
+                cae_range_id=record.id,
+                tipo_cfe=record.tipo_cfe,
+                serie=record.serie,
+                nro_desde=record.next_nro,
+                nro_hasta=record.next_nro + 1,
+                fecha=today_montevideo() - timedelta(days=5),
+                source="operador",
+                reason="Papel roto",
+                created_by=ADMIN,
+            )
+        )
+        record.next_nro += 2
+        record.vencimiento = today_montevideo() - timedelta(days=1)
+        range_id, left = record.id, record.remaining
+    items = client.get("/api/v1/empresa/salud", headers=auth_headers(ADMIN, company_id=1)).json["items"]
+    expired = next((i for i in items if i["clave"] == f"cae:{range_id}"), None)
+    assert expired is not None, "the numbers left at expiry must be voided: the watch says so"
+    assert expired["estado"] == "problem" and expired["datos"]["restantes"] == left > 0
+
+
+def test_a_range_expired_with_numbers_left_stays_a_problem_after_a_newer_range_arrives(app, client, auth_headers):
+    from portal.domain.uruguay_time import today_montevideo
+
+    today = today_montevideo()
+    with app.app_context(), db.write_transaction() as session:
+        record = session.scalars(
+            select(CaeRangeRecord).where(CaeRangeRecord.company_id == 1).order_by(CaeRangeRecord.id)
+        ).first()
+        record.vencimiento = today - timedelta(days=1)
+        session.add(
+            CaeRangeRecord(
+                company_id=1,
+                tipo_cfe=record.tipo_cfe,
+                serie=record.serie,
+                dnro=record.hnro + 1,
+                hnro=record.hnro + 1000,
+                next_nro=record.hnro + 1,
+                cae_id=record.cae_id + 1,
+                fecha_autorizacion=today,
+                vencimiento=today + timedelta(days=700),
+            )
+        )
+        range_id = record.id
+    items = client.get("/api/v1/empresa/salud", headers=auth_headers(ADMIN, company_id=1)).json["items"]
+    expired = next((i for i in items if i["clave"] == f"cae:{range_id}"), None)
+    assert expired is not None and expired["estado"] == "problem" and "anul" in expired["mensaje"]

@@ -76,9 +76,11 @@ def cae_ranges(ctx: Context) -> list[Concern]:
     live_types = {(r.tipo_cfe, r.serie) for r in ranges if r.remaining > 0 and r.vencimiento >= ctx.today}
     found = []
     for record in ranges:
-        finished = record.remaining == 0 or record.vencimiento < ctx.today
-        if finished and ((record.tipo_cfe, record.serie) in live_types or record.id in voided):
-            continue  # replaced by a newer range, or its leftovers already voided
+        # A range with no number left says nothing once a newer one of its type numbers, or once it was retired
+        # (its rest voided). One that expired with numbers left says so until they are voided, replaced or not,
+        # and whatever few it voided before: voiding moves the counter, so `remaining` is what is still owed.
+        if record.remaining == 0 and ((record.tipo_cfe, record.serie) in live_types or record.id in voided):
+            continue
         found.append(
             concerns.cae_range(
                 range_id=record.id,
