@@ -301,6 +301,16 @@ def test_internal_addresses_are_refused_when_the_setting_is_off(app, client, aut
     assert answer.json["error"]["fields"][0]["code"] in ("private_address", "unresolved")
 
 
+@pytest.mark.parametrize("allow_private", [False, True])
+@pytest.mark.parametrize("url", ["http://[::1/x", "http://a..b/x", "http://" + "a" * 64 + ".example.com/x"])
+def test_a_malformed_url_is_a_422_not_a_500(app, client, auth_headers, url, allow_private):
+    app.config["WEBHOOKS_ALLOW_PRIVATE"] = allow_private
+    answer = client.post(
+        "/api/v1/webhooks", json={"url": url, "eventos": ["comprobante.emitido"]}, headers=auth_headers(ADMIN, 1)
+    )
+    assert answer.status_code == 422 and answer.json["error"]["fields"][0]["field"] == "url"
+
+
 def test_only_http_urls_are_accepted(client, auth_headers):
     for url in ("ftp://example.com/x", "file:///etc/passwd", "https://user:pw@example.com/"):
         answer = client.post(

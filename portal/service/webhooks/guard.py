@@ -43,11 +43,18 @@ def _refused(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
 
 def check_syntax(url: str) -> tuple[str, int]:
     """The URL's host and port; UnsafeUrl if it is not an absolute http(s) URL without credentials."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # an unclosed [IPv6 literal
+        raise UnsafeUrl("host", _("El servidor de la URL no es válido.")) from exc
     if parts.scheme not in ("http", "https"):
         raise UnsafeUrl("scheme", _("La URL debe empezar con https:// (o http://)."))
     if not parts.hostname:
         raise UnsafeUrl("host", _("La URL no tiene servidor."))
+    try:  # what resolving (and the HTTP library) would do to the name: an empty or over-long label fails here
+        parts.hostname.encode("idna")
+    except UnicodeError as exc:
+        raise UnsafeUrl("host", _("El servidor de la URL no es válido.")) from exc
     if parts.username or parts.password:
         raise UnsafeUrl("credentials", _("La URL no puede llevar usuario ni clave."))
     try:
