@@ -244,3 +244,25 @@ def test_a_range_expired_with_numbers_left_stays_a_problem_after_a_newer_range_a
     items = client.get("/api/v1/empresa/salud", headers=auth_headers(ADMIN, company_id=1)).json["items"]
     expired = next((i for i in items if i["clave"] == f"cae:{range_id}"), None)
     assert expired is not None and expired["estado"] == "problem" and "anul" in expired["mensaje"]
+
+
+def test_the_watch_and_its_notices_are_said_in_the_readers_language(app, client, auth_headers):
+    _certificate_expires_in(app, 10)
+    with app.app_context():
+        watch.run(1)
+    english = {**auth_headers(ADMIN, company_id=1), "Accept-Language": "en"}
+    items = {i["clave"]: i for i in client.get("/api/v1/empresa/salud", headers=english).json["items"]}
+    assert items["certificado"]["mensaje"] == (
+        "The signing certificate expires in 10 days: ask your certification authority for a new one and upload it "
+        "before then."
+    )
+    assert items["certificado"]["accion"] == "Upload the new certificate"
+    assert items["reporte_diario"]["accion"] == "Nothing to do"
+    notice = next(
+        n for n in client.get("/api/v1/empresa/avisos", headers=english).json["items"] if n["clave"] == "certificado"
+    )
+    assert notice["mensaje"] == items["certificado"]["mensaje"] and notice["accion"] == "Upload the new certificate"
+    spanish = client.get("/api/v1/empresa/avisos", headers=auth_headers(ADMIN, company_id=1)).json["items"]
+    assert next(n for n in spanish if n["clave"] == "certificado")["mensaje"].startswith(
+        "El certificado de firma vence en 10 días"
+    )

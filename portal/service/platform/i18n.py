@@ -86,18 +86,25 @@ def stored(message: str, key: str = "mensaje") -> dict[str, Any]:
     has them), so an answer given later says it in that request's language (`said`)."""
     if not isinstance(message, Text):
         return {key: str(message)}
-    return {
-        key: str(message),
-        "plantilla": message.template,
-        "valores": {k: str(v) for k, v in message.params.items()},
-    }
+    return {key: str(message), **_kept(message)}
+
+
+def _kept(message: Text) -> dict[str, Any]:
+    # A value that is itself a message ("vence {when}" with when = "mañana") is kept as one, to be said too.
+    values = {k: _kept(v) if isinstance(v, Text) else str(v) for k, v in message.params.items()}
+    return {"plantilla": message.template, "valores": values}
+
+
+def _rebuilt(record: dict[str, Any]) -> Text:
+    values = {k: _rebuilt(v) if isinstance(v, dict) else v for k, v in record.get("valores", {}).items()}
+    return Text(record["plantilla"], **values)
 
 
 def said(record: dict[str, Any], key: str = "mensaje") -> str:
     """The message a `stored` record keeps (under `key`), in the request's language."""
     if "plantilla" not in record:
         return say(record.get(key) or "")
-    return say(Text(record["plantilla"], **record.get("valores", {})))
+    return say(_rebuilt(record))
 
 
 def vary(response):

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Final, Literal
 
+from portal.service.platform.i18n import Text, _
+
 State = Literal["ok", "warning", "problem"]
 OK: Final = "ok"
 WARNING: Final = "warning"
@@ -28,6 +30,7 @@ CERTIFICATES_PAGE = "/empresa/certificados"
 CAE_PAGE = "/empresa/cae"
 ENVIOS_PAGE = "/envios/"
 PENDING_PAGE = "/envios/pendientes"
+NOTHING = _("Nada que hacer")
 
 
 @dataclass(frozen=True)
@@ -35,8 +38,8 @@ class Concern:
     key: str  # stable per concern and company: "certificado", "cae:12", "reporte_diario", ...
     kind: str  # certificado | cae | reporte_diario | dgi_demorados | sobres_rechazados | (extensions)
     state: State
-    message: str
-    action: str  # what fixes it, in words
+    message: str  # a Text (platform.i18n): said in the language of whoever reads it
+    action: str  # what fixes it, in words (a Text too)
     link: str  # the portal page where it is fixed
     level: int = 0
     facts: dict[str, Any] = field(default_factory=dict)
@@ -57,8 +60,8 @@ def certificate(days_left: int | None, not_after: date | None) -> Concern:
             "certificado",
             "certificado",
             PROBLEM,
-            "La empresa no tiene certificado de firma: no puede emitir.",
-            "Cargar el certificado",
+            _("La empresa no tiene certificado de firma: no puede emitir."),
+            _("Cargar el certificado"),
             CERTIFICATES_PAGE,
             level=-1,
         )
@@ -68,8 +71,8 @@ def certificate(days_left: int | None, not_after: date | None) -> Concern:
             "certificado",
             "certificado",
             PROBLEM,
-            f"El certificado de firma venció hace {-days_left} días: no se puede emitir.",
-            "Cargar el certificado nuevo",
+            _("El certificado de firma venció hace {days} días: no se puede emitir.", days=-days_left),
+            _("Cargar el certificado nuevo"),
             CERTIFICATES_PAGE,
             level=0,
             facts=facts,
@@ -80,19 +83,19 @@ def certificate(days_left: int | None, not_after: date | None) -> Concern:
             "certificado",
             "certificado",
             OK,
-            f"El certificado de firma vence en {days_left} días.",
-            "Nada que hacer",
+            _("El certificado de firma vence en {days} días.", days=days_left),
+            NOTHING,
             CERTIFICATES_PAGE,
             facts=facts,
         )
     state: State = WARNING if level >= 15 else PROBLEM
-    when = "mañana" if days_left == 1 else ("hoy" if days_left == 0 else f"en {days_left} días")
+    when = _("mañana") if days_left == 1 else (_("hoy") if days_left == 0 else _("en {days} días", days=days_left))
     return Concern(
         "certificado",
         "certificado",
         state,
-        f"El certificado de firma vence {when}: pedí uno nuevo a tu certificadora y cargalo antes.",
-        "Cargar el certificado nuevo",
+        _("El certificado de firma vence {when}: pedí uno nuevo a tu certificadora y cargalo antes.", when=when),
+        _("Cargar el certificado nuevo"),
         CERTIFICATES_PAGE,
         level=level,
         facts=facts,
@@ -111,7 +114,7 @@ def cae_range(
 ) -> Concern:
     """One CAE range still numbering (or just run out): numbers left against the pace of the last 30 days,
     and days to its expiry. At expiry the numbers left must be voided (reported as anulados)."""
-    key, name = f"cae:{range_id}", f"CAE tipo {tipo_cfe} serie {serie}"
+    key, name = f"cae:{range_id}", _("CAE tipo {tipo} serie {serie}", tipo=tipo_cfe, serie=serie)
     daily = used_last_30_days / 30
     days_of_use = remaining / daily if daily else None
     facts = {
@@ -126,14 +129,18 @@ def cae_range(
     if days_to_expiry < 0:
         if remaining == 0:
             return Concern(
-                key, "cae", OK, f"El {name} venció sin números sin usar.", "Nada que hacer", CAE_PAGE, facts=facts
+                key, "cae", OK, _("El {name} venció sin números sin usar.", name=name), NOTHING, CAE_PAGE, facts=facts
             )
         return Concern(
             key,
             "cae",
             PROBLEM,
-            f"El {name} venció con {_n(remaining)} números sin usar: hay que anularlos en el reporte diario.",
-            "Anular los números que quedaron",
+            _(
+                "El {name} venció con {left} números sin usar: hay que anularlos en el reporte diario.",
+                name=name,
+                left=_n(remaining),
+            ),
+            _("Anular los números que quedaron"),
             ENVIOS_PAGE,
             level=0,
             facts=facts,
@@ -143,40 +150,56 @@ def cae_range(
             key,
             "cae",
             PROBLEM,
-            f"El {name} se agotó: pedí un CAE nuevo a DGI y cargalo.",
-            "Cargar un CAE nuevo",
+            _("El {name} se agotó: pedí un CAE nuevo a DGI y cargalo.", name=name),
+            _("Cargar un CAE nuevo"),
             CAE_PAGE,
             level=1,
             facts=facts,
         )
-    findings: list[tuple[State, int, str]] = []
+    findings: list[tuple[State, int, Text]] = []
+    pace = _(
+        "quedan {left} números, unos {days} días al ritmo actual", left=_n(remaining), days=f"{days_of_use or 0:.0f}"
+    )
+    expiring = _("vence en {days} días; lo que quede sin usar se deberá anular", days=days_to_expiry)
     if days_of_use is not None and days_of_use < CAE_CRITICAL_DAYS_OF_USE:
-        findings.append((PROBLEM, 2, f"quedan {_n(remaining)} números, unos {days_of_use:.0f} días al ritmo actual"))
+        findings.append((PROBLEM, 2, pace))
     elif days_of_use is not None and days_of_use < CAE_MIN_DAYS_OF_USE:
-        findings.append((WARNING, 3, f"quedan {_n(remaining)} números, unos {days_of_use:.0f} días al ritmo actual"))
+        findings.append((WARNING, 3, pace))
     elif remaining <= size * CAE_LOW_SHARE:
-        findings.append((WARNING, 4, f"queda el {remaining * 100 // size}% de sus números ({_n(remaining)})"))
+        share = _("queda el {share} de sus números ({left})", share=f"{remaining * 100 // size}%", left=_n(remaining))
+        findings.append((WARNING, 4, share))
     if days_to_expiry <= CAE_EXPIRY_PROBLEM_DAYS:
-        findings.append((PROBLEM, 5, f"vence en {days_to_expiry} días; lo que quede sin usar se deberá anular"))
+        findings.append((PROBLEM, 5, expiring))
     elif days_to_expiry <= CAE_EXPIRY_WARNING_DAYS:
-        findings.append((WARNING, 6, f"vence en {days_to_expiry} días; lo que quede sin usar se deberá anular"))
+        findings.append((WARNING, 6, expiring))
     if not findings:
         return Concern(
             key,
             "cae",
             OK,
-            f"El {name} tiene {_n(remaining)} números y vence en {days_to_expiry} días.",
-            "Nada que hacer",
+            _(
+                "El {name} tiene {left} números y vence en {days} días.",
+                name=name,
+                left=_n(remaining),
+                days=days_to_expiry,
+            ),
+            NOTHING,
             CAE_PAGE,
             facts=facts,
         )
     worst = max(findings, key=lambda f: (SEVERITY[f[0]], -f[1]))
+    said = [f[2] for f in findings]  # one or two: how many numbers are left, and when it expires
+    message = (
+        _("El {name}: {first}. Pedí un CAE nuevo a DGI.", name=name, first=said[0])
+        if len(said) == 1
+        else _("El {name}: {first}; {second}. Pedí un CAE nuevo a DGI.", name=name, first=said[0], second=said[1])
+    )
     return Concern(
         key,
         "cae",
         worst[0],
-        f"El {name}: " + "; ".join(f[2] for f in findings) + ". Pedí un CAE nuevo a DGI.",
-        "Cargar un CAE nuevo",
+        message,
+        _("Cargar un CAE nuevo"),
         CAE_PAGE,
         level=worst[1],
         facts=facts,
@@ -192,8 +215,8 @@ def daily_report(day: date, had_activity: bool, report_state: str | None) -> Con
             "reporte_diario",
             "reporte_diario",
             OK,
-            f"Sin actividad el {label}: no lleva reporte.",
-            "Nada que hacer",
+            _("Sin actividad el {day}: no lleva reporte.", day=label),
+            NOTHING,
             ENVIOS_PAGE,
             facts=facts,
         )
@@ -202,8 +225,8 @@ def daily_report(day: date, had_activity: bool, report_state: str | None) -> Con
             "reporte_diario",
             "reporte_diario",
             OK,
-            f"DGI aceptó el reporte diario del {label}.",
-            "Nada que hacer",
+            _("DGI aceptó el reporte diario del {day}.", day=label),
+            NOTHING,
             ENVIOS_PAGE,
             facts=facts,
         )
@@ -212,8 +235,8 @@ def daily_report(day: date, had_activity: bool, report_state: str | None) -> Con
             "reporte_diario",
             "reporte_diario",
             PROBLEM,
-            f"DGI rechazó el reporte diario del {label}.",
-            "Revisar el motivo y reenviarlo",
+            _("DGI rechazó el reporte diario del {day}.", day=label),
+            _("Revisar el motivo y reenviarlo"),
             ENVIOS_PAGE,
             level=2,
             facts=facts,
@@ -223,19 +246,19 @@ def daily_report(day: date, had_activity: bool, report_state: str | None) -> Con
             "reporte_diario",
             "reporte_diario",
             PROBLEM,
-            f"El reporte diario del {label} no se pudo enviar.",
-            "Reenviar el reporte",
+            _("El reporte diario del {day} no se pudo enviar.", day=label),
+            _("Reenviar el reporte"),
             ENVIOS_PAGE,
             level=3,
             facts=facts,
         )
     sentence = (
-        f"El reporte diario del {label} todavía no se envió."
+        _("El reporte diario del {day} todavía no se envió.", day=label)
         if report_state is None
-        else f"El reporte diario del {label} espera la respuesta de DGI."
+        else _("El reporte diario del {day} espera la respuesta de DGI.", day=label)
     )
     return Concern(
-        "reporte_diario", "reporte_diario", WARNING, sentence, "Enviar el reporte", ENVIOS_PAGE, level=1, facts=facts
+        "reporte_diario", "reporte_diario", WARNING, sentence, _("Enviar el reporte"), ENVIOS_PAGE, level=1, facts=facts
     )
 
 
@@ -247,8 +270,8 @@ def waiting_on_dgi(count: int, oldest_minutes: int | None, limit_minutes: int) -
             "dgi_demorados",
             "dgi_demorados",
             OK,
-            "Ningún comprobante espera a DGI más de lo normal.",
-            "Nada que hacer",
+            _("Ningún comprobante espera a DGI más de lo normal."),
+            NOTHING,
             PENDING_PAGE,
             facts=facts,
         )
@@ -259,8 +282,12 @@ def waiting_on_dgi(count: int, oldest_minutes: int | None, limit_minutes: int) -
         "dgi_demorados",
         "dgi_demorados",
         state,
-        f"{count} comprobantes esperan la respuesta de DGI hace más de {limit_minutes} minutos.",
-        "Ver los pendientes",
+        _(
+            "{count} comprobantes esperan la respuesta de DGI hace más de {minutes} minutos.",
+            count=count,
+            minutes=limit_minutes,
+        ),
+        _("Ver los pendientes"),
         PENDING_PAGE,
         level=level,
         facts=facts,
@@ -275,22 +302,27 @@ def rejected_envelopes(receipts: int, envelopes_in_error: int) -> Concern:
             "sobres_rechazados",
             "sobres_rechazados",
             OK,
-            "No hay sobres rechazados sin resolver.",
-            "Nada que hacer",
+            _("No hay sobres rechazados sin resolver."),
+            NOTHING,
             ENVIOS_PAGE,
             facts=facts,
         )
-    parts = []
-    if receipts:
-        parts.append(f"{receipts} comprobantes en sobres que DGI rechazó")
-    if envelopes_in_error:
-        parts.append(f"{envelopes_in_error} sobres que no se pudieron enviar")
+    if receipts and envelopes_in_error:
+        message = _(
+            "Hay {receipts} comprobantes en sobres que DGI rechazó y {envelopes} sobres que no se pudieron enviar.",
+            receipts=receipts,
+            envelopes=envelopes_in_error,
+        )
+    elif receipts:
+        message = _("Hay {receipts} comprobantes en sobres que DGI rechazó.", receipts=receipts)
+    else:
+        message = _("Hay {envelopes} sobres que no se pudieron enviar.", envelopes=envelopes_in_error)
     return Concern(
         "sobres_rechazados",
         "sobres_rechazados",
         PROBLEM,
-        "Hay " + " y ".join(parts) + ".",
-        "Revisar y reintentar",
+        message,
+        _("Revisar y reintentar"),
         ENVIOS_PAGE,
         level=1,
         facts=facts,

@@ -7,31 +7,36 @@ from sqlalchemy import func, select
 
 from portal.service.envios import outage
 from portal.service.envios.models import DgiSubmission
+from portal.service.platform.i18n import Text, _
 from portal.service.salud import checks
-from portal.service.salud.concerns import OK, PROBLEM, WARNING, Concern, State
+from portal.service.salud.concerns import NOTHING, OK, PROBLEM, WARNING, Concern, State
 
 CONTINGENCY_PAGE = "/envios/contingencia"
 ENVIOS_PAGE = "/envios/"
 DOWN_PROBLEM_HOURS = 24  # DGI silent this long: a problem (envelopes and reports may miss DGI's deadlines)
 
 
-def _since(hours: float) -> str:
-    return f"{int(hours * 60)} minutos" if hours < 1 else f"{hours:.1f} horas"
+def _since(hours: float) -> Text:
+    return _("{n} minutos", n=int(hours * 60)) if hours < 1 else _("{n} horas", n=f"{hours:.1f}")
 
 
 def dgi_down(hours: float | None, waiting: int) -> Concern:
     facts = {"horasSinRespuesta": None if hours is None else round(hours, 1), "comprobantesEsperando": waiting}
     if hours is None:
-        return Concern("dgi_caido", "dgi_caido", OK, "DGI responde.", "Nada que hacer", CONTINGENCY_PAGE, facts=facts)
+        return Concern("dgi_caido", "dgi_caido", OK, _("DGI responde."), NOTHING, CONTINGENCY_PAGE, facts=facts)
     state: State
     state, level = (PROBLEM, 2) if hours >= DOWN_PROBLEM_HOURS else (WARNING, 1)
     return Concern(
         "dgi_caido",
         "dgi_caido",
         state,
-        f"DGI no responde hace {_since(hours)}; {waiting} comprobantes esperan para salir. Se sigue emitiendo: "
-        "todo sale solo cuando DGI vuelva.",
-        "Ver qué hacer",
+        _(
+            "DGI no responde hace {since}; {waiting} comprobantes esperan para salir. Se sigue emitiendo: "
+            "todo sale solo cuando DGI vuelva.",
+            since=_since(hours),
+            waiting=waiting,
+        ),
+        _("Ver qué hacer"),
         CONTINGENCY_PAGE,
         level=level,
         facts=facts,
@@ -45,8 +50,8 @@ def observed_contingency(count: int) -> Concern:
             "cfc_observados",
             "cfc_observados",
             OK,
-            "Ningún comprobante de contingencia está observado por DGI.",
-            "Nada que hacer",
+            _("Ningún comprobante de contingencia está observado por DGI."),
+            NOTHING,
             ENVIOS_PAGE,
             facts=facts,
         )
@@ -54,8 +59,8 @@ def observed_contingency(count: int) -> Concern:
         "cfc_observados",
         "cfc_observados",
         WARNING,
-        f"DGI observó {count} comprobantes de contingencia: hay que corregirlos y enviarlos de nuevo.",
-        "Ver los observados",
+        _("DGI observó {count} comprobantes de contingencia: hay que corregirlos y enviarlos de nuevo.", count=count),
+        _("Ver los observados"),
         ENVIOS_PAGE,
         level=1,
         facts=facts,

@@ -9,13 +9,24 @@ from sqlalchemy import func, insert, select
 from portal.service.platform import db
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import NotFound
-from portal.service.platform.i18n import _
+from portal.service.platform.i18n import _, said, say, stored
 from portal.service.salud.models import Notice, NoticeRead
 from portal.service.salud.schemas import NoticeOut, NoticePage, NoticeQuery
 
 
 def _reader(principal: Principal) -> str:
     return principal.email or principal.actor
+
+
+def texts(message: str, action: str) -> dict:
+    """What a Notice keeps in `texts`: its message and action, to be said in each reader's language."""
+    return {"mensaje": stored(message), "accion": stored(action, "accion")}
+
+
+def _said(notice: Notice) -> tuple[str, str]:
+    if not notice.texts:
+        return say(notice.message), say(notice.action)
+    return said(notice.texts["mensaje"]), said(notice.texts["accion"], "accion")
 
 
 def unread_count(principal: Principal) -> int:
@@ -46,8 +57,8 @@ def page(principal: Principal, query: NoticeQuery) -> NoticePage:
             clave=n.key,
             tipo=n.kind,
             estado=n.state,
-            mensaje=n.message,
-            accion=n.action,
+            mensaje=_said(n)[0],
+            accion=_said(n)[1],
             enlace=n.link,
             creado=n.created_at,
             leido=read_id is not None,

@@ -11,6 +11,7 @@ from portal.domain.roles import ALL
 from portal.service.platform import db
 from portal.service.platform.api import operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
+from portal.service.platform.i18n import say
 from portal.service.salud import checks, notices
 from portal.service.salud.concerns import SEVERITY, State
 from portal.service.salud.schemas import ConcernOut, HealthOut, NoticePage, NoticeQuery
@@ -41,7 +42,13 @@ def get_health(principal: Principal):
     worst: State = max((c.state for c in found), key=SEVERITY.__getitem__, default="ok")
     items = [
         ConcernOut(
-            clave=c.key, tipo=c.kind, estado=c.state, mensaje=c.message, accion=c.action, enlace=c.link, datos=c.facts
+            clave=c.key,
+            tipo=c.kind,
+            estado=c.state,
+            mensaje=say(c.message),
+            accion=say(c.action),
+            enlace=c.link,
+            datos=c.facts,
         )
         for c in found
     ]

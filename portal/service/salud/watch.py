@@ -15,7 +15,7 @@ from portal.service.eventos.admin_mail import tell_admins
 from portal.service.eventos.publishing import publish
 from portal.service.platform import db
 from portal.service.platform.models import Company
-from portal.service.salud import checks, dgi  # noqa: F401 - dgi registers its concerns
+from portal.service.salud import checks, dgi, notices  # noqa: F401 - dgi registers its concerns
 from portal.service.salud.concerns import OK, Concern
 from portal.service.salud.models import ConcernState, Notice
 
@@ -55,6 +55,7 @@ def run(company_id: int, now: datetime | None = None) -> list[Concern]:
                     action=concern.action,
                     link=concern.link,
                     created_at=now,
+                    texts=notices.texts(concern.message, concern.action),
                 )
             )
             if concern.kind in EVENTS:

@@ -7,12 +7,16 @@ from datetime import UTC, datetime
 
 from portal.service.eventos.admin_mail import tell_admins
 from portal.service.platform import db
+from portal.service.platform.i18n import _
 from portal.service.salud.models import Notice
+from portal.service.salud.notices import texts
 from portal.service.webhooks.models import WebhookEndpoint
 
 
 def endpoint_disabled(endpoint: WebhookEndpoint) -> None:
-    sentence = f"El webhook {endpoint.url} no aceptó ninguna entrega durante un día y quedó desactivado."
+    url = endpoint.url if len(endpoint.url) <= 300 else endpoint.url[:299] + "…"  # the sentence fits the notice
+    sentence = _("El webhook {url} no aceptó ninguna entrega durante un día y quedó desactivado.", url=url)
+    action = _("Revisar y reactivar el webhook")
     with db.write_transaction() as session:
         session.add(
             Notice(
@@ -20,10 +24,11 @@ def endpoint_disabled(endpoint: WebhookEndpoint) -> None:
                 key=f"webhook:{endpoint.id}",
                 kind="webhook",
                 state="problem",
-                message=sentence[:400],
-                action="Revisar y reactivar el webhook",
+                message=sentence,
+                action=action,
                 link=f"/webhooks/{endpoint.id}",
                 created_at=datetime.now(UTC),
+                texts=texts(sentence, action),
             )
         )
     with db.new_session() as session:
