@@ -272,6 +272,31 @@ def test_a_batch_ends_within_its_lease_however_slow_an_endpoint_answers(
     assert len(ids) == len(set(ids)) == 36
 
 
+def test_a_webhook_deleted_while_its_batch_is_sent_leaves_the_others_recorded(
+    app, client, auth_headers, receiver, monkeypatch
+):
+    first, other = auth_headers(ADMIN, company_id=1), auth_headers(ADMIN, company_id=2)
+    deleted = _register(client, first, f"{receiver.url}/deleted", ["comprobante.emitido"])
+    kept = _register(client, other, f"{receiver.url}/kept", ["comprobante.emitido"])
+    client.post(f"/api/v1/webhooks/{deleted['id']}/prueba", headers=first)
+    client.post(f"/api/v1/webhooks/{kept['id']}/prueba", headers=other)
+    send_group = delivery._send_group
+
+    def an_admin_deletes_it_meanwhile(settings, target, group):
+        results = send_group(settings, target, group)
+        if target.id == deleted["id"]:
+            assert client.delete(f"/api/v1/webhooks/{deleted['id']}", headers=first).status_code == 204
+        return results
+
+    monkeypatch.setattr(delivery, "_send_group", an_admin_deletes_it_meanwhile)
+    with app.app_context():
+        assert delivery.deliver_due() == 2
+        assert delivery.deliver_due(datetime.now(UTC) + timedelta(hours=1)) == 0  # nothing left to send again
+    [attempt] = client.get(f"/api/v1/webhooks/{kept['id']}/entregas", headers=other).json["items"]
+    assert attempt["ok"] is True and attempt["estadoEntrega"] == "entregada"
+    assert len(receiver.of_path("/kept")) == 1
+
+
 @pytest.mark.parametrize(
     "url",
     [

@@ -393,6 +393,13 @@ def _record(now: datetime, results: list[_Result], orphans: list[_Job], targets:
     window = retry_window()
     disabled: list[WebhookEndpoint] = []
     with db.write_transaction() as session:
+        # A webhook deleted while its batch was sent took its deliveries with it (the foreign keys cascade): what
+        # was sent for it is not recorded, and the rest of the batch is (recording it would fail the transaction,
+        # and the others, left leased, would be sent again). Locked, so that no delete comes in between.
+        ids = [r.job.delivery_id for r in results] + [j.delivery_id for j in orphans]
+        alive = set(session.scalars(select(WebhookDelivery.id).where(WebhookDelivery.id.in_(ids)).with_for_update()))
+        results = [r for r in results if r.job.delivery_id in alive]
+        orphans = [j for j in orphans if j.delivery_id in alive]
         attempts = [
             {
                 "delivery_id": r.job.delivery_id,
