@@ -127,3 +127,17 @@ def test_each_mailbox_is_watched_and_its_turn_is_news(app, auth_headers):
         assert row.last_ok_at is not None and row.last_error is None
     [concern] = _concerns(client, auth_headers, "intercambio_buzon")
     assert concern["estado"] == "ok"
+
+
+def test_the_exchange_concerns_are_said_in_the_readers_language(app, auth_headers):
+    client = app.test_client()
+    now = datetime.now(UTC)
+    with app.app_context(), db.write_transaction() as session:
+        session.add(
+            DirectoryRefresh(source="dgi", started_at=now - timedelta(days=3), finished_at=now - timedelta(days=3))
+        )
+    english = {**auth_headers(ADMIN, company_id=1), "Accept-Language": "en"}
+    items = client.get("/api/v1/empresa/salud", headers=english).json["items"]
+    [concern] = [i for i in items if i["tipo"] == "intercambio_directorio"]
+    assert concern["mensaje"].startswith("DGI's directory of electronic receivers has not been updated for 3 days")
+    assert concern["accion"] == "Check the connection with DGI (lookup of electronic issuers)"

@@ -9,8 +9,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select
 
 from portal.service.intercambio.models import DirectoryRefresh
+from portal.service.platform.i18n import Text, _
 from portal.service.salud import checks
-from portal.service.salud.concerns import OK, PROBLEM, WARNING, Concern, State
+from portal.service.salud.concerns import NOTHING, OK, PROBLEM, WARNING, Concern, State
 
 WARNING_AFTER = timedelta(days=2)
 PROBLEM_AFTER = timedelta(days=7)
@@ -18,12 +19,12 @@ KIND = "intercambio_directorio"
 LINK = "/comprobantes/"
 
 
-def elapsed(now: datetime, then: datetime) -> str:
+def elapsed(now: datetime, then: datetime) -> Text:
     """How long ago, as a person says it: minutes, hours up to two days, then days."""
     minutes = int((now - then).total_seconds() // 60)
     if minutes >= 48 * 60:
-        return f"{minutes // (24 * 60)} días"
-    return f"{minutes // 60} horas" if minutes >= 120 else f"{minutes} minutos"
+        return _("{n} días", n=minutes // (24 * 60))
+    return _("{n} horas", n=minutes // 60) if minutes >= 120 else _("{n} minutos", n=minutes)
 
 
 def directory_concern(now: datetime, last_good: datetime | None, first_attempt: datetime | None) -> Concern:
@@ -36,22 +37,29 @@ def directory_concern(now: datetime, last_good: datetime | None, first_attempt: 
     state, level = (PROBLEM, 7) if age >= PROBLEM_AFTER else (WARNING, 2) if age >= WARNING_AFTER else (OK, 0)
     if state == OK:
         message = (
-            f"El directorio de receptores electrónicos de DGI se actualizó hace {elapsed(now, last_good)}."
+            _("El directorio de receptores electrónicos de DGI se actualizó hace {ago}.", ago=elapsed(now, last_good))
             if last_good
-            else "El directorio de receptores electrónicos de DGI se está por actualizar."
+            else _("El directorio de receptores electrónicos de DGI se está por actualizar.")
         )
-        return Concern(KIND, KIND, OK, message, "Nada que hacer", LINK, facts=facts)
-    what = "nunca se pudo actualizar" if last_good is None else f"no se actualiza desde hace {elapsed(now, last_good)}"
+        return Concern(KIND, KIND, OK, message, NOTHING, LINK, facts=facts)
     message = (
-        f"El directorio de receptores electrónicos de DGI {what}: a las empresas que pasaron a ser receptores "
-        "electrónicos no se les entregan los comprobantes por intercambio."
+        _(
+            "El directorio de receptores electrónicos de DGI nunca se pudo actualizar: a las empresas que pasaron "
+            "a ser receptores electrónicos no se les entregan los comprobantes por intercambio."
+        )
+        if last_good is None
+        else _(
+            "El directorio de receptores electrónicos de DGI no se actualiza desde hace {ago}: a las empresas que "
+            "pasaron a ser receptores electrónicos no se les entregan los comprobantes por intercambio.",
+            ago=elapsed(now, last_good),
+        )
     )
     return Concern(
         KIND,
         KIND,
         state,
         message,
-        "Revisar la conexión con DGI (consulta de emisores electrónicos)",
+        _("Revisar la conexión con DGI (consulta de emisores electrónicos)"),
         LINK,
         level,
         facts,

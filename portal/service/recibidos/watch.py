@@ -9,9 +9,10 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 
 from portal.service.intercambio.watch import elapsed
+from portal.service.platform.i18n import _
 from portal.service.recibidos.models import ExchangeMailbox
 from portal.service.salud import checks
-from portal.service.salud.concerns import OK, PROBLEM, WARNING, Concern, State
+from portal.service.salud.concerns import NOTHING, OK, PROBLEM, WARNING, Concern, State
 
 WARNING_AFTER = timedelta(hours=1)
 PROBLEM_AFTER = timedelta(days=1)
@@ -32,16 +33,26 @@ def mailbox_concern(
     state, level = (PROBLEM, 24) if age >= PROBLEM_AFTER else (WARNING, 1) if age >= WARNING_AFTER else (OK, 0)
     if state == OK:
         message = (
-            f"El buzón de intercambio se leyó hace {elapsed(now, last_ok)}."
+            _("El buzón de intercambio se leyó hace {ago}.", ago=elapsed(now, last_ok))
             if last_ok
-            else "El buzón de intercambio todavía no se leyó."
+            else _("El buzón de intercambio todavía no se leyó.")
         )
-        return Concern(key, KIND, OK, message, "Nada que hacer", LINK, facts=facts)
-    what = "nunca se pudo leer" if last_ok is None else f"no se puede leer desde hace {elapsed(now, last_ok)}"
-    message = f"El buzón de intercambio {what}: los sobres de proveedores y las respuestas esperan sin leer."
-    if error:
-        message += f" Último error: {error}"
-    return Concern(key, KIND, state, message[:400], "Revisar la dirección y la clave del buzón", LINK, level, facts)
+        return Concern(key, KIND, OK, message, NOTHING, LINK, facts=facts)
+    what = (
+        _("El buzón de intercambio nunca se pudo leer")
+        if last_ok is None
+        else _("El buzón de intercambio no se puede leer desde hace {ago}", ago=elapsed(now, last_ok))
+    )
+    message = (
+        _(
+            "{what}: los sobres de proveedores y las respuestas esperan sin leer. Último error: {error}",
+            what=what,
+            error=error[:200],  # the sentence fits a notice (400)
+        )
+        if error
+        else _("{what}: los sobres de proveedores y las respuestas esperan sin leer.", what=what)
+    )
+    return Concern(key, KIND, state, message, _("Revisar la dirección y la clave del buzón"), LINK, level, facts)
 
 
 @checks.register
