@@ -451,3 +451,13 @@ def test_a_refused_url_and_a_missing_webhook_are_said_in_the_callers_language(ap
     assert missing["message"] == "There is no such webhook in the company."
     spanish = client.get("/api/v1/webhooks/we_nope", headers=auth_headers(ADMIN, company_id=1)).json["error"]
     assert spanish["message"] == "No existe ese webhook en la empresa."
+
+
+def test_why_a_webhook_is_off_is_said_in_the_callers_language(client, auth_headers, receiver):
+    headers = auth_headers(ADMIN, company_id=1)
+    created = _register(client, headers, f"{receiver.url}/x", ["comprobante.emitido"])
+    english = {**headers, "Accept-Language": "en"}
+    off = client.patch(f"/api/v1/webhooks/{created['id']}", json={"activo": False}, headers=english).json
+    assert off["motivoDesactivado"] == "Turned off by an administrator."
+    spanish = client.get(f"/api/v1/webhooks/{created['id']}", headers=headers).json
+    assert spanish["motivoDesactivado"] == "Desactivado por un administrador."

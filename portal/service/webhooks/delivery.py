@@ -34,6 +34,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from portal.service.eventos.models import Event
 from portal.service.platform import db
+from portal.service.platform.i18n import _
 from portal.service.webhooks import guard, notices, signing
 from portal.service.webhooks.models import (
     DELIVERED,
@@ -480,7 +481,7 @@ def _endpoint_health(session, now, results: Iterable[_Result], targets, window) 
         endpoint.failing_since = endpoint.failing_since or now
         if now - endpoint.failing_since >= window:
             endpoint.active, endpoint.disabled_at = False, now
-            endpoint.disabled_reason = "Desactivado: todas sus entregas fallaron durante un día."
+            endpoint.disabled_reason = _("Desactivado: todas sus entregas fallaron durante un día.")
             session.execute(
                 update(WebhookDelivery)
                 .where(WebhookDelivery.endpoint_id == endpoint_id, WebhookDelivery.state == PENDING)

@@ -16,7 +16,7 @@ from portal.service.eventos.models import Event
 from portal.service.platform import db
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import FieldError, NotFound, ValidationFailed
-from portal.service.platform.i18n import _
+from portal.service.platform.i18n import _, say
 from portal.service.webhooks import guard, signing
 from portal.service.webhooks.models import PENDING, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from portal.service.webhooks.schemas import (
@@ -48,7 +48,7 @@ def out(endpoint: WebhookEndpoint) -> WebhookOut:
         eventos=list(endpoint.events),
         descripcion=endpoint.description,
         activo=endpoint.active,
-        motivoDesactivado=endpoint.disabled_reason,
+        motivoDesactivado=say(endpoint.disabled_reason) if endpoint.disabled_reason else None,  # a catalogue entry
         desactivadoEn=endpoint.disabled_at,
         fallandoDesde=endpoint.failing_since,
         ultimaEntregaOk=endpoint.last_success_at,
@@ -135,7 +135,7 @@ def change(principal: Principal, endpoint_id: str, body: WebhookChange | Webhook
             if body.activo:  # a fresh start: the failing streak and the reason are history
                 endpoint.disabled_reason = endpoint.disabled_at = endpoint.failing_since = None
             else:
-                endpoint.disabled_reason, endpoint.disabled_at = "Desactivado por un administrador.", _now()
+                endpoint.disabled_reason, endpoint.disabled_at = _("Desactivado por un administrador."), _now()
         endpoint.updated_at = _now()
         session.flush()
         return out(endpoint)
