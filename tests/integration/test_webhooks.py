@@ -461,3 +461,13 @@ def test_why_a_webhook_is_off_is_said_in_the_callers_language(client, auth_heade
     assert off["motivoDesactivado"] == "Turned off by an administrator."
     spanish = client.get(f"/api/v1/webhooks/{created['id']}", headers=headers).json
     assert spanish["motivoDesactivado"] == "Desactivado por un administrador."
+
+
+def test_a_test_event_for_a_webhook_that_is_off_is_refused_not_silently_dropped(app, client, auth_headers, receiver):
+    headers = auth_headers(ADMIN, company_id=1)
+    created = _register(client, headers, f"{receiver.url}/off", ["comprobante.emitido"])
+    client.patch(f"/api/v1/webhooks/{created['id']}", json={"activo": False}, headers=headers)
+    refused = client.post(f"/api/v1/webhooks/{created['id']}/prueba", headers=headers)
+    assert refused.status_code == 409 and refused.json["error"]["code"] == "webhook_inactivo"
+    drain(app)
+    assert receiver.received == []

@@ -127,3 +127,13 @@ def test_a_rotation_refused_keeps_what_was_typed_with_its_error_and_the_descript
     assert page.find(id="horas-error") is not None and page.find("input", id="horas")["value"] == "500"
     assert page.find("input", id="descripcion")["value"] == "ERP"  # saving the edit form next keeps it
     assert page.find("input", id="new-secret") is None
+
+
+def test_testing_a_webhook_that_is_off_says_so(admin, live_service, receiver):
+    data = {"url": f"{receiver.url}/off", "eventos": ["comprobante.emitido"], "csrf_token": _csrf(admin, "/webhooks/")}
+    admin.post("/webhooks/", data=data)
+    link = _soup(admin.get("/webhooks/")).find("a", class_="webhook-url")["href"]
+    admin.post(f"{link}/estado", data={"csrf_token": _csrf(admin, link)})
+    sent = admin.post(f"{link}/prueba", data={"csrf_token": _csrf(admin, link)}, follow_redirects=True)
+    text = sent.get_data(as_text=True)
+    assert "activalo para probarlo" in text and "Enviamos un evento de prueba" not in text

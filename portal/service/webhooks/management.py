@@ -15,7 +15,7 @@ from portal.service.eventos.catalogue import EVENTS
 from portal.service.eventos.models import Event
 from portal.service.platform import db
 from portal.service.platform.auth import Principal
-from portal.service.platform.errors import FieldError, NotFound, ValidationFailed
+from portal.service.platform.errors import Conflict, FieldError, NotFound, ValidationFailed
 from portal.service.platform.i18n import _, say
 from portal.service.webhooks import guard, signing
 from portal.service.webhooks.models import PENDING, WebhookAttempt, WebhookDelivery, WebhookEndpoint
@@ -165,6 +165,8 @@ def send_test(principal: Principal, endpoint_id: str) -> TestSent:
     now = _now()
     with db.write_transaction() as session:
         endpoint = _get(session, principal, endpoint_id)
+        if not endpoint.active:  # its delivery would be dropped unsent: say so instead of queueing it
+            raise Conflict(_("El webhook está desactivado: activalo para probarlo."), code="webhook_inactivo")
         event_id = publishing.new_event_id()
         session.execute(
             insert(Event).values(

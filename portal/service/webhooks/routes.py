@@ -167,7 +167,7 @@ def rotate_webhook_secret(principal: Principal, webhook_id: str, body: SecretRot
     summary="Enviar un evento de prueba",
     auth=(JWT,),
     roles=ADMINS,
-    responses={202: TestSent, 404: _404},
+    responses={202: TestSent, 404: _404, 409: "`webhook_inactivo`: el webhook está desactivado."},
     path_params=_ID,
 )
 def test_webhook(principal: Principal, webhook_id: str):

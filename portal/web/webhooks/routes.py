@@ -7,7 +7,7 @@ from __future__ import annotations
 from flask import Blueprint, flash
 from flask_babel import gettext as _
 
-from portal.client.errors import ValidationError
+from portal.client.errors import Conflict, ValidationError
 from portal.client.webhooks import NewSecret, WebhookRequest
 from portal.web.auth.session import admin_required
 from portal.web.backend import api
@@ -115,8 +115,12 @@ def update(webhook_id: str):
 @admin_required
 def test(webhook_id: str):
     """Queue a test event; its attempt shows in the list in seconds."""
-    api().send_webhook_test(webhook_id)
-    flash(_("Enviamos un evento de prueba: su intento aparece abajo en unos segundos."), "success")
+    try:
+        api().send_webhook_test(webhook_id)
+    except Conflict as exc:  # a webhook that is off
+        flash(exc.message, "error")
+    else:
+        flash(_("Enviamos un evento de prueba: su intento aparece abajo en unos segundos."), "success")
     return redirect_after_post("webhooks.detail", webhook_id=webhook_id)
 
 
