@@ -266,3 +266,13 @@ def test_the_watch_and_its_notices_are_said_in_the_readers_language(app, client,
     assert next(n for n in spanish if n["clave"] == "certificado")["mensaje"].startswith(
         "El certificado de firma vence en 10 días"
     )
+
+
+def test_a_retired_certificate_is_not_the_one_the_watch_counts_on(app, client, auth_headers):
+    # Issuing signs with a valid certificate that was not retired (keystore.signing_certificate): one retired
+    # (compromised, replaced) signs nothing, however far its expiry.
+    with app.app_context(), db.write_transaction() as session:
+        session.execute(update(Certificate).where(Certificate.company_id == 1).values(retired_at=datetime.now(UTC)))
+    items = client.get("/api/v1/empresa/salud", headers=auth_headers(ADMIN, company_id=1)).json["items"]
+    certificate = next(i for i in items if i["clave"] == "certificado")
+    assert certificate["estado"] == "problem" and "no tiene certificado" in certificate["mensaje"]

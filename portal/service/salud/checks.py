@@ -40,9 +40,13 @@ Check = Callable[[Context], list[Concern]]
 
 
 def certificate(ctx: Context) -> list[Concern]:
-    """The newest signing certificate (the one issuing uses)."""
+    """The certificate expiring last among those not retired: the one issuing signs with (or will, once valid:
+    keystore.signing_certificate), or the last that did (expired N days ago). A retired certificate signs
+    nothing, however far its expiry."""
     cert = ctx.session.scalar(
-        select(Certificate).where(Certificate.company_id == ctx.company_id).order_by(Certificate.not_after.desc())
+        select(Certificate)
+        .where(Certificate.company_id == ctx.company_id, Certificate.retired_at.is_(None))
+        .order_by(Certificate.not_after.desc())
     )
     if cert is None:
         return [concerns.certificate(None, None)]
