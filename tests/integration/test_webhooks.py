@@ -471,3 +471,22 @@ def test_a_test_event_for_a_webhook_that_is_off_is_refused_not_silently_dropped(
     assert refused.status_code == 409 and refused.json["error"]["code"] == "webhook_inactivo"
     drain(app)
     assert receiver.received == []
+
+
+def test_a_disabled_webhooks_notice_does_not_show_its_query_to_every_member(app, client, auth_headers, receiver):
+    # Notices are read by every member; webhooks only by admins and support. A receiver's URL often carries its
+    # own token in the query string.
+    created = _register(client, auth_headers(ADMIN, 1), f"{receiver.url}/hook?token=s3cr3t", ["comprobante.emitido"])
+    with app.app_context():
+        from portal.service.platform import db
+        from portal.service.webhooks import notices
+
+        with db.new_session() as session:
+            endpoint = session.get(WebhookEndpoint, created["id"])
+            session.expunge(endpoint)
+        notices.endpoint_disabled(endpoint)
+    [notice] = client.get("/api/v1/empresa/avisos", headers=auth_headers("usuario@demo.uy", 1)).json["items"]
+    assert "s3cr3t" not in notice["mensaje"] and f"{receiver.url}/hook" in notice["mensaje"]
+    with app.app_context():
+        [mail] = [m for m in mailbox.messages(1) if "desactivado" in m.subject.lower()]
+    assert "s3cr3t" in mail.text  # the admins' own mail names it whole

@@ -4,6 +4,7 @@ in the portal's notification centre."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from urllib.parse import urlsplit
 
 from portal.service.eventos.admin_mail import tell_admins
 from portal.service.platform import db
@@ -14,8 +15,12 @@ from portal.service.webhooks.models import WebhookEndpoint
 
 
 def endpoint_disabled(endpoint: WebhookEndpoint) -> None:
-    url = endpoint.url if len(endpoint.url) <= 300 else endpoint.url[:299] + "…"  # the sentence fits the notice
-    sentence = _("El webhook {url} no aceptó ninguna entrega durante un día y quedó desactivado.", url=url)
+    # Every member reads the notice, only admins and support the webhook: its query (often the receiver's own
+    # token) stays out of the notice; the admins' mail names it whole.
+    parts = urlsplit(endpoint.url)
+    shown = f"{parts.scheme}://{parts.netloc}{parts.path}"
+    shown = shown if len(shown) <= 300 else shown[:299] + "…"  # the sentence fits the notice
+    sentence = _("El webhook {url} no aceptó ninguna entrega durante un día y quedó desactivado.", url=shown)
     action = _("Revisar y reactivar el webhook")
     with db.write_transaction() as session:
         session.add(
@@ -36,7 +41,8 @@ def endpoint_disabled(endpoint: WebhookEndpoint) -> None:
             session,
             endpoint.company_id,
             "Webhook desactivado: no respondió durante un día",
-            f"{sentence} Sus eventos pendientes no se entregarán.\n\n"
+            f"El webhook {endpoint.url} no aceptó ninguna entrega durante un día y quedó desactivado. "
+            "Sus eventos pendientes no se entregarán.\n\n"
             "Revise el servidor que los recibe y vuelva a activarlo en el portal (Webhooks) o con "
             f'PATCH /api/v1/webhooks/{endpoint.id} y {{"activo": true}}.\n',
         )
