@@ -52,7 +52,7 @@ class Notice(Base):
     link: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime())
     # The message and the action as i18n.stored keeps them ({"mensaje": ..., "accion": ...}), so that each reader
-    # is told them in their language; None on notices older than migration 0320 (said in Spanish).
+    # is told them in their language; None on notices older than migration 0330 (said in Spanish).
     texts: Mapped[dict | None] = mapped_column(JSON)
 
 

@@ -3,7 +3,7 @@
 A notice was kept as its Spanish sentence alone, so the notification centre spoke Spanish to a person reading the
 portal in English. Older notices have no texts and are still said in Spanish.
 
-Revision ID: 0320_aviso_textos
+Revision ID: 0330_aviso_textos
 Revises: 0092_salud
 Create Date: 2026-11-28 03:45:00
 """
@@ -11,7 +11,7 @@ Create Date: 2026-11-28 03:45:00
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0320_aviso_textos"
+revision = "0330_aviso_textos"
 down_revision = "0092_salud"
 branch_labels = None
 depends_on = None
