@@ -73,6 +73,24 @@ def test_a_bad_row_refuses_the_whole_list_and_says_what_is_wrong(api_client, use
     assert wrong_type.status_code == 415
 
 
+def test_a_price_that_could_be_thousands_or_decimals_refuses_the_list(api_client, user):
+    """A Uruguayan spreadsheet writes fifteen hundred "1.500", a program one and a half "1.500": read as 1.5 the
+    price was a thousand times too low, without a word."""
+    answer = _import(api_client, user, "codigo;nombre;precio\nA1;Café;1.500\nB2;Té;12.250\nC3;Sal;0.125\n")
+    assert answer.status_code == 422, answer.json
+    assert [(f["field"], f["code"]) for f in answer.json["error"]["fields"]] == [
+        ("filas[2].precio", "precio_ambiguo"),
+        ("filas[3].precio", "precio_ambiguo"),
+    ]  # "0.125" is no thousand: a price below one
+    said = answer.json["error"]["fields"][0]["message"]
+    assert "1500" in said and "1,500" in said
+    assert api_client.get(PRODUCTOS, headers=user).json["items"] == []
+    written_out = _import(api_client, user, "codigo;nombre;precio\nA1;Café;1.500,00\nB2;Té;12250\nC3;Sal;1,5\n")
+    assert written_out.status_code == 200, written_out.json
+    prices = {p["codigo"]: p["precio"] for p in api_client.get(PRODUCTOS, headers=user).json["items"]}
+    assert prices == {"A1": "1500.00", "B2": "12250.00", "C3": "1.50"}
+
+
 def test_a_column_named_twice_in_the_header_refuses_the_list(api_client, user):
     """Two columns "codigo" (or "precio") leave it unsaid which one holds the product's: the file is refused, not
     read from the last one as if the first were not there."""

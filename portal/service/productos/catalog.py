@@ -77,6 +77,11 @@ class ParsedList:
     problems: list[RowProblem] = field(default_factory=list)
 
 
+# "1.500" is fifteen hundred to a Uruguayan spreadsheet (a thousands dot) and one and a half to a program (a
+# decimal point): read the wrong way a price is a thousand times off, so such a list is refused until it says which.
+_THOUSANDS_OR_DECIMALS = re.compile(r"[1-9]\d{0,2}\.\d{3}")
+
+
 def _amount(text: str) -> Decimal:
     """A price as a Uruguayan spreadsheet writes it ("1.500,50", "1500,50") or as a program does ("1500.50")."""
     cleaned = text.strip().replace(" ", "")
@@ -106,6 +111,19 @@ def _row(number: int, values: dict[str, str], parsed: ParsedList) -> None:
         refuse("nombre", "nombre_invalido", _("El nombre es obligatorio y tiene a lo sumo 80 caracteres."))
     if len(unit) > 4:
         refuse("unidad", "unidad_invalida", _("La unidad tiene a lo sumo 4 caracteres (kg, h, un)."))
+    if _THOUSANDS_OR_DECIMALS.fullmatch(texts["precio"].replace(" ", "")):
+        refuse(
+            "precio",
+            "precio_ambiguo",
+            _(
+                "«{texto}» puede ser {miles} o {decimales}: escribilo sin punto de miles ({miles}) o con coma"
+                " decimal ({decimales}).",
+                texto=texts["precio"],
+                miles=texts["precio"].replace(".", "").replace(" ", ""),
+                decimales=texts["precio"].replace(".", ",").replace(" ", ""),
+            ),
+        )
+        texts["precio"] = "0"
     try:
         price = _amount(texts["precio"])
         if price > MAX_PRICE:
