@@ -133,3 +133,30 @@ def test_a_code_or_document_already_taken_is_said_beside_it_and_what_was_typed_i
     page = soup(twice)
     assert page.find("input", id="nombre")["value"] == "Arapey SRL"
     assert "Ya hay un cliente con ese documento" in page.find("input", id="documento").find_parent("div").get_text()
+
+
+def test_an_import_that_meets_a_code_added_at_the_same_moment_says_so_on_its_page(signed_in, monkeypatch):
+    """The service's 409 (another user added one of the list's codes meanwhile) is said on the import page, with
+    a way forward, not the portal's error page."""
+    from portal.service.productos import catalog
+    from portal.service.productos.models import Product
+
+    apply = catalog.apply_price_list
+
+    def another_user_first(session, company_id, products):
+        counted = apply(session, company_id, products)
+        session.add(Product(company_id=company_id, **dict(products[0], name="Otra"), search_name="otra"))
+        return counted
+
+    monkeypatch.setattr(catalog, "apply_price_list", another_user_first)
+    portal = signed_in("usuario@demo.uy")
+    answer = portal.post(
+        "/productos/importar",
+        data={
+            "csrf_token": csrf(portal, "/productos/importar"),
+            "archivo": (io.BytesIO(b"codigo;nombre;precio\nA;Uno;10\n"), "lista.csv"),
+        },
+        content_type="multipart/form-data",
+    )
+    assert answer.status_code == 422
+    assert "no se importó nada; probá de nuevo" in " ".join(soup(answer).get_text(" ").split())

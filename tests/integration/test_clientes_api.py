@@ -73,6 +73,17 @@ def test_a_typed_customer_is_checked_and_never_twice(api_client, user):
     assert api_client.post(CLIENTES, json=body, headers=user).status_code == 409
 
 
+def test_a_document_kept_by_a_request_at_the_same_moment_is_a_409_not_a_500(api_client, user, monkeypatch):
+    """The second of two requests at once (PostgreSQL): the check found the document free, the unique index did not."""
+    from portal.service.clientes import routes
+
+    body = {"tipoDocRecep": 2, "docRecep": "211003420017", "rznSocRecep": "Viajes Arapey"}
+    assert api_client.post(CLIENTES, json=body, headers=user).status_code == 201
+    monkeypatch.setattr(routes, "_document_kept", lambda *args: False)
+    again = api_client.post(CLIENTES, json={**body, "rznSocRecep": "Otro nombre"}, headers=user)
+    assert again.status_code == 409 and again.json["error"]["code"] == "cliente_existente", again.json
+
+
 def test_a_typed_customers_country_is_one_its_document_can_have(api_client, user):
     """A DNI is of AR, BR, CL or PY, and any document's country is a known one or 99 (CFE-URUGUAY.md section 3):
     a customer kept otherwise would fill every receipt to them with a receiver DGI's rules refuse."""

@@ -101,6 +101,33 @@ def test_a_column_named_twice_in_the_header_refuses_the_list(api_client, user):
     assert api_client.get(PRODUCTOS, headers=user).json["items"] == []
 
 
+def test_a_code_taken_by_a_request_at_the_same_moment_is_a_409_not_a_500(api_client, user, monkeypatch):
+    """On PostgreSQL two requests at once can both find a code free before either writes it; the unique index then
+    refuses the second. The check is skipped here to be that second request: it hears "taken", never a 500."""
+    from portal.service.productos import catalog, routes
+    from portal.service.productos.models import Product
+
+    api_client.post(PRODUCTOS, json={"codigo": "A1", "nombre": "Primero", "precio": "1"}, headers=user)
+    other = api_client.post(PRODUCTOS, json={"codigo": "B2", "nombre": "Otro", "precio": "1"}, headers=user).json
+    monkeypatch.setattr(routes, "_code_taken", lambda *args, **kwargs: None)
+    again = api_client.post(PRODUCTOS, json={"codigo": "A1", "nombre": "Segundo", "precio": "2"}, headers=user)
+    assert again.status_code == 409 and again.json["error"]["code"] == "codigo_existente", again.json
+    renamed = api_client.patch(f"{PRODUCTOS}/{other['id']}", json={"codigo": "A1"}, headers=user)
+    assert renamed.status_code == 409 and renamed.json["error"]["code"] == "codigo_existente", renamed.json
+    apply = catalog.apply_price_list
+
+    def another_import_first(session, company_id, products):  # it adds C3 between the look-up and the write
+        counted = apply(session, company_id, products)
+        session.add(Product(company_id=company_id, **dict(products[0], name="Otra"), search_name="otra"))
+        return counted
+
+    monkeypatch.setattr(catalog, "apply_price_list", another_import_first)
+    imported = _import(api_client, user, "codigo;nombre;precio\nC3;Nuevo;3\n")
+    assert imported.status_code == 409 and imported.json["error"]["code"] == "codigo_existente", imported.json
+    items = {p["codigo"]: p["nombre"] for p in api_client.get(PRODUCTOS, headers=user).json["items"]}
+    assert items == {"A1": "Primero", "B2": "Otro"}  # nothing of the refused requests was kept
+
+
 def test_a_price_is_what_a_cfe_line_can_carry(api_client, user):
     """PrecioUnitario (B-C11) has 11 integer digits and 6 decimals (DGI's PrecioUnitarioType, 17 digits): a
     price of 12 integer digits could never go on a receipt (and overflowed PostgreSQL's numeric(17, 6), a 500)."""

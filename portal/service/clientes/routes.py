@@ -88,16 +88,9 @@ def listar(principal: Principal, query: ClientesQuery):
 def crear(principal: Principal, body: NuevoCliente):
     """Un cliente escrito a mano (los de comprobantes ya emitidos se agregan solos)."""
     with db.write_transaction() as session:
-        exists = session.scalar(
-            select(Customer.id).where(
-                Customer.company_id == principal.company_id,
-                Customer.doc_type == body.tipo_doc_recep,
-                Customer.country == body.cod_pais_recep,
-                Customer.document == body.doc_recep,
-            )
-        )
-        if exists is not None:
-            raise ApiError(_("Ya hay un cliente con ese documento."), code="cliente_existente", status=409)
+        taken = ApiError(_("Ya hay un cliente con ese documento."), code="cliente_existente", status=409)
+        if _document_kept(session, principal, body):
+            raise taken
         customer = Customer(
             company_id=principal.company_id,
             doc_type=body.tipo_doc_recep,
@@ -107,7 +100,20 @@ def crear(principal: Principal, body: NuevoCliente):
         )
         _apply(customer, body)
         session.add(customer)
+        db.flush_unless_taken(session, taken)
     return _json(customer), 201
+
+
+def _document_kept(session, principal: Principal, body: NuevoCliente) -> bool:
+    found = session.scalar(
+        select(Customer.id).where(
+            Customer.company_id == principal.company_id,
+            Customer.doc_type == body.tipo_doc_recep,
+            Customer.country == body.cod_pais_recep,
+            Customer.document == body.doc_recep,
+        )
+    )
+    return found is not None
 
 
 def _apply(customer: Customer, body: NuevoCliente | CambioCliente) -> None:

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 from flask import Flask, current_app, g
 from sqlalchemy import Table, create_engine, event, insert, inspect
 from sqlalchemy.engine import Connection, CursorResult, Engine
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, make_transient_to_detached, sessionmaker
 from sqlalchemy.sql import ClauseElement, Executable
 
@@ -320,6 +320,16 @@ def write_transaction() -> Iterator[Session]:
     # The request's own session may hold an older read snapshot (WAL): end it so the request sees its write.
     if "db_session" in g and g.db_session.in_transaction():
         g.db_session.rollback()
+
+
+def flush_unless_taken(session: Session, taken: Exception) -> None:
+    """Flush what `session` added or changed; if a unique index refuses it, raise `taken`, the answer the caller's
+    own check gives. On PostgreSQL two requests at once can both find a code free before either writes it (READ
+    COMMITTED): the index refuses the second, which must hear "taken" (409), not a server error."""
+    try:
+        session.flush()
+    except IntegrityError:
+        raise taken from None
 
 
 # What insert_loaded needs of a mapped class, worked out once: its table's INSERT and its columns.

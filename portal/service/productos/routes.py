@@ -69,13 +69,15 @@ def _product(session, principal: Principal, producto_id: int) -> Product:
     return found
 
 
+def _taken(code: str) -> ApiError:
+    return ApiError(_("Ya hay un producto con el código {codigo}.", codigo=code), code="codigo_existente", status=409)
+
+
 def _code_taken(session, principal: Principal, code: str, other_than: int | None = None) -> None:
     query = select(Product.id).where(Product.company_id == principal.company_id, Product.code == code)
     found = session.scalar(query)
     if found is not None and found != other_than:
-        raise ApiError(
-            _("Ya hay un producto con el código {codigo}.", codigo=code), code="codigo_existente", status=409
-        )
+        raise _taken(code)
 
 
 def _apply(product: Product, body: NuevoProducto | CambioProducto) -> None:
@@ -114,6 +116,7 @@ def crear(principal: Principal, body: NuevoProducto):
         product = Product(company_id=principal.company_id)
         _apply(product, body)
         session.add(product)
+        db.flush_unless_taken(session, _taken(body.codigo))
     return _json(product), 201
 
 
@@ -148,6 +151,7 @@ def cambiar(principal: Principal, producto_id: int, body: CambioProducto):
         if body.codigo is not None:
             _code_taken(session, principal, body.codigo, other_than=product.id)
         _apply(product, body)
+        db.flush_unless_taken(session, _taken(product.code))
     return _json(product)
 
 
@@ -187,6 +191,7 @@ def quitar(principal: Principal, producto_id: int):
         200: ResultadoImportacion,
         413: "El archivo supera 1 MB (archivo_grande).",
         415: "El cuerpo no es text/csv.",
+        409: "Otro usuario agregó a la vez un producto con un código de la lista (codigo_existente): nada se importó.",
         422: "Alguna fila no es válida: nada se importó; `fields` dice cada fila y columna (`filas[3].precio`).",
     },
     **_WRITE,
@@ -209,4 +214,11 @@ def importar(principal: Principal):
         )
     with db.write_transaction() as session:
         added, updated = catalog.apply_price_list(session, principal.company_id, parsed.products)
+        # Another import or a new product took one of the new codes since apply_price_list looked them up.
+        taken = ApiError(
+            _("Otro usuario agregó a la vez un código de la lista: no se importó nada; probá de nuevo."),
+            code="codigo_existente",
+            status=409,
+        )
+        db.flush_unless_taken(session, taken)
     return {"creados": added, "actualizados": updated}

@@ -137,6 +137,8 @@ def import_list():
             except ValidationError as exc:
                 problems = [(f.field, f.message) for f in exc.fields]
                 form.form_errors.append(_("No se importó nada: corregí estas filas y volvé a subir el archivo."))
+            except Conflict as exc:  # another user added one of the list's codes at the same moment
+                form.form_errors.append(exc.message)
             else:
                 flash(
                     _(
