@@ -10,7 +10,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from portal.service.empresa import audit
@@ -85,10 +84,7 @@ def update(principal: Principal, branch_id: int, body: BranchIn) -> BranchOut:
         changes = audit.diff(before, _values(branch))
         if changes:
             audit.record(session, principal, "sucursal_modificada", changes, target=f"{branch.codigo} {branch.nombre}")
-        try:
-            session.flush()
-        except IntegrityError:  # another admin took the code between our read and write
-            raise _duplicate_code(body.codigo) from None
+        db.flush_unless_taken(session, _duplicate_code(body.codigo))  # another admin took the code meanwhile
         result = _present(branch)
     return result
 
