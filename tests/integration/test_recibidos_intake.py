@@ -187,6 +187,23 @@ def test_e04_a_cfe_changed_after_it_was_signed(app):
     assert _lines_for(app, [sup.cfe(1), tampered]) == [(1, "AE", []), (2, "BE", ["E04"])]
 
 
+def test_e04_a_signed_cfe_hidden_in_a_comment_does_not_vouch_for_a_forged_one_beside_it(app):
+    # The supplier's genuine CFE 1 sits in a comment; the CFE the envelope really carries is a copy changed to
+    # number 7, under a prefix that a byte pattern for "<CFE" does not see. The signature covers only the first.
+    genuine = sup.cfe(1).split(b"?>", 1)[1].lstrip()
+    forged = (
+        genuine.replace(b"<Nro>1</Nro>", b"<Nro>7</Nro>")
+        .replace(b"<CFE ", '<ñ:CFE xmlns:ñ="http://cfe.dgi.gub.uy" '.encode(), 1)
+        .replace(b"</CFE>", "</ñ:CFE>".encode())
+    )
+    data = sup.envelope([b"<!--" + genuine + b"-->\n" + forged])
+    result = _receive(app, data)
+    assert _cfe_lines(app, result) == [(1, "BE", ["E04"])]
+    with app.app_context():
+        row = db.session().get(ReceivedCfe, result.cfe_ids[0])
+        assert (row.nro, row.estado) == (7, "BE") and b"<Nro>7</Nro>" in row.xml
+
+
 def test_e03_a_number_outside_the_declared_cae_range(app):
     assert _lines_for(app, [sup.cfe(500, dnro=1, hnro=100)]) == [(1, "BE", ["E03"])]
 

@@ -66,7 +66,9 @@ def standalone(cfe: etree._Element, envelope: etree._Element) -> bytes:
     own = [prefix for prefix, uri in cfe.nsmap.items() if prefix and envelope.nsmap.get(prefix) != uri]
     alone = copy.deepcopy(cfe)
     etree.cleanup_namespaces(alone, keep_ns_prefixes=own)
-    return etree.tostring(alone)
+    # UTF-8, not lxml's default ASCII: a non-ASCII element name would become a character reference, which
+    # is not XML, and the CFE could not even be read to be checked.
+    return etree.tostring(alone, encoding="UTF-8")
 
 
 def facts(cfe: etree._Element) -> CfeFacts:

@@ -234,9 +234,16 @@ def _signed_bytes(data: bytes, span: tuple[int, int] | None, cfe: etree._Element
             alone = parse_untrusted(candidate).getroot()
         except XmlInputError:
             alone = None
-        if alone is not None and alone.tag == cfe.tag and len(alone) == len(cfe):
+        # The bytes stand for the CFE only if they are the very element the checks read: a span found by the
+        # pattern may be something else (a signed CFE inside a comment, with the parsed CFE under a prefix the
+        # pattern misses), and the signature would then vouch for facts it never covered.
+        if alone is not None and _exclusive_c14n(alone) == _exclusive_c14n(cfe):
             return candidate
     return simchecks.standalone(cfe, root)
+
+
+def _exclusive_c14n(element: etree._Element) -> bytes:
+    return etree.tostring(element, method="c14n", exclusive=True)
 
 
 def _adenda(element: etree._Element | None) -> str | None:
