@@ -238,3 +238,19 @@ def test_our_answers_can_be_downloaded_only_through_their_own_cfe(api_client, us
     assert foreign.status_code == 404
     elsewhere = auth_headers("admin@demo.uy", company_id=2)
     assert api_client.get(f"{URL}/{first}/respuestas/{answers[0]['id']}", headers=elsewhere).status_code == 404
+
+
+def test_dates_with_a_time_zone_as_xml_schema_allows_are_read_not_a_500(api_client, usuario):
+    # xs:date may end in a time zone: "2027-09-24-03:00" is as valid as "2027-09-24" to DGI's schema.
+    def zoned(root):
+        for path in (".//d:CAEData/d:FecVenc", ".//d:IdDoc/d:FchEmis"):
+            node = root.find(path, namespaces={"d": "http://cfe.dgi.gub.uy"})
+            node.text += "-03:00"
+
+    signed = sup.cfe(60, tamper=zoned)
+    answer = _upload(api_client, usuario, ("z.xml", sup.envelope([signed], idemisor=60)))
+    assert answer.status_code == 201, answer.get_data(as_text=True)[:300]
+    [result] = answer.get_json()["sobres"]
+    assert (result["estado"], result["aceptados"]) == ("AS", 1)
+    detail = api_client.get(f"{URL}/{result['recibidos'][0]}", headers=usuario).get_json()
+    assert detail["fecha"] == signed.split(b"<FchEmis>", 1)[1][:10].decode()

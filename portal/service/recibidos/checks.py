@@ -281,11 +281,13 @@ def _cae_checks(found: simchecks.CfeFacts) -> list[dict]:
         return [motive("E03", "El CFE no declara su CAE.")]
     dnro = int(cae.findtext("d:DNro", default="0", namespaces=NS) or 0)
     hnro = int(cae.findtext("d:HNro", default="0", namespaces=NS) or 0)
-    fec_venc = date.fromisoformat((cae.findtext("d:FecVenc", default="1900-01-01", namespaces=NS) or "").strip())
+    # xs:date and xs:dateTime may carry a time zone ("2027-09-24-03:00") or "24:00:00", which Python's ISO
+    # reader refuses: the day is the first ten characters, as the issuer wrote it.
+    fec_venc = date.fromisoformat((cae.findtext("d:FecVenc", default="1900-01-01", namespaces=NS) or "").strip()[:10])
     problems = []
     if not dnro <= found.nro <= hnro:
         problems.append(motive("E03", f"{found.serie}-{found.nro} fuera del rango del CAE {dnro}-{hnro}."))
-    signed_on = datetime.fromisoformat(found.tmst).date() if found.tmst else date.min
+    signed_on = date.fromisoformat(found.tmst[:10]) if found.tmst else date.min
     cae_id = str(found.cae_id)
     # The CAE number is "90" + its two-digit year + sequence + check digit (CFE-URUGUAY.md section 6).
     cae_year = 2000 + int(cae_id[2:4]) if len(cae_id) == 11 and cae_id.startswith("90") else None

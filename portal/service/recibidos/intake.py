@@ -243,7 +243,7 @@ def _row(
 
 def _date(value: str | None) -> date | None:
     try:
-        return date.fromisoformat(value) if value else None
+        return date.fromisoformat(value[:10]) if value else None  # xs:date may end in a time zone
     except ValueError:
         return None
 
