@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import io
 import zipfile
+from datetime import datetime
+from decimal import Decimal
 
 import pytest
 from sqlalchemy import select
 
+from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.cfe.schema import validate_xml
 from portal.service.envios import acks as dgi_acks
 from portal.service.platform import db, jobs
@@ -254,3 +257,53 @@ def test_dates_with_a_time_zone_as_xml_schema_allows_are_read_not_a_500(api_clie
     assert (result["estado"], result["aceptados"]) == ("AS", 1)
     detail = api_client.get(f"{URL}/{result['recibidos'][0]}", headers=usuario).get_json()
     assert detail["fecha"] == signed.split(b"<FchEmis>", 1)[1][:10].decode()
+
+
+def test_a_supplier_name_that_starts_like_a_formula_is_text_in_the_csv(api_client, usuario):
+    # The name is the supplier's to write; a spreadsheet must show it, never run it (OWASP "CSV Injection").
+    def formula(root):
+        root.find(".//d:Emisor/d:RznSoc", namespaces={"d": "http://cfe.dgi.gub.uy"}).text = '=HYPERLINK("http://x")'
+
+    signed = sup.cfe(70, tamper=formula)
+    assert _upload(api_client, usuario, ("f.xml", sup.envelope([signed], idemisor=70))).status_code == 201
+    lines = api_client.get(URL, headers={**usuario, "Accept": "text/csv"}).get_data(as_text=True).splitlines()
+    assert ';"\'=HYPERLINK(""http://x"")";' in lines[1]
+
+
+def test_totals_count_a_credit_note_negative_and_leave_out_a_commercial_rejection(api_client, usuario):
+    # As the issued list's totals and the purchases book count them: a credit note takes away, and a CFE the
+    # company rejected commercially is no purchase.
+    note = {
+        **sup.EFACTURA,
+        "tipoCFE": 112,
+        "items": [{"indFact": 3, "nomItem": "Bonificación", "cantidad": "1", "precioUnitario": "200"}],
+        "referencias": [{"tpoDocRef": 111, "serie": "A", "nroCFERef": 80, "razonRef": "Bonificación"}],
+    }
+    cfes = [sup.cfe(80), sup.cfe(81, body=note), sup.cfe(82)]
+    [result] = _upload(api_client, usuario, ("t.xml", sup.envelope(cfes, idemisor=80))).get_json()["sobres"]
+    invoice, credit, rejected = result["recibidos"]
+    assert api_client.post(f"{URL}/{rejected}/rechazar", json={"motivo": "E21"}, headers=usuario).status_code == 200
+    amounts = {i: Decimal(api_client.get(f"{URL}/{i}", headers=usuario).get_json()["total"]) for i in (invoice, credit)}
+    [pesos] = api_client.get(URL, headers=usuario).get_json()["totales"]
+    assert (pesos["cantidad"], Decimal(pesos["total"])) == (2, amounts[invoice] - amounts[credit])
+    assert (
+        api_client.get(URL, query_string={"estado": "rechazado_comercial"}, headers=usuario).get_json()["totales"] == []
+    )
+
+
+def test_the_csv_shows_the_moment_received_on_uruguays_clock_and_a_credit_note_negative(api_client, usuario):
+    note = {
+        **sup.EFACTURA,
+        "tipoCFE": 112,
+        "items": [{"indFact": 3, "nomItem": "Bonificación", "cantidad": "1", "precioUnitario": "200"}],
+        "referencias": [{"tpoDocRef": 111, "serie": "A", "nroCFERef": 1, "razonRef": "Bonificación"}],
+    }
+    [result] = _upload(api_client, usuario, ("n.xml", sup.envelope([sup.cfe(90, body=note)], idemisor=90))).get_json()[
+        "sobres"
+    ]
+    detail = api_client.get(f"{URL}/{result['recibidos'][0]}", headers=usuario).get_json()
+    received = datetime.fromisoformat(detail["recibidoEn"].replace("Z", "+00:00")).astimezone(MONTEVIDEO)
+    row = api_client.get(URL, headers={**usuario, "Accept": "text/csv"}).get_data(as_text=True).splitlines()[1]
+    cells = row.split(";")
+    assert cells[0] == f"{received:%d/%m/%Y %H:%M}"
+    assert cells[8] == "-" + detail["total"].replace(".", ",")

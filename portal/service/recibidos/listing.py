@@ -11,12 +11,14 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, time
 from decimal import Decimal
 
-from sqlalchemy import func, or_, select, tuple_
+from sqlalchemy import case, func, or_, select, tuple_
 from sqlalchemy.orm import Session
 
-from portal.domain.uruguay_time import MONTEVIDEO, today_montevideo
+from portal.domain.cfe_types import CREDIT_NOTES
+from portal.domain.uruguay_time import MONTEVIDEO, montevideo_time, today_montevideo
 from portal.service.cfe import printable
 from portal.service.cfe.emission import Issuer
+from portal.service.comprobante.export import text_cell
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe, ReceivedEnvelope
 from portal.service.recibidos.motives import motive
 from portal.service.recibidos.schemas import (
@@ -33,6 +35,14 @@ from portal.service.recibidos.schemas import (
 
 _NUMBER = re.compile(r"^\s*([A-Za-z]{1,2})\s*-?\s*(\d{1,7})\s*$")
 _ESCAPE_LIKE = str.maketrans({"%": r"\%", "_": r"\_", "\\": r"\\"})
+
+
+# What makes a received CFE a purchase: accepted on arrival, not rejected by the company nor by DGI.
+PURCHASE = (
+    ReceivedCfe.estado == "AE",
+    ReceivedCfe.anulado_dgi.is_(False),
+    or_(ReceivedCfe.decision.is_(None), ReceivedCfe.decision != "rechazado"),
+)
 
 
 def conditions(company_id: int, query: RecibidosQuery) -> list:
@@ -105,10 +115,12 @@ def page(session: Session, where: list, cursor: str | None, limit: int) -> tuple
 
 
 def totals(session: Session, where: list) -> list[TotalMoneda]:
-    """Count and total per currency of the accepted CFEs that match (rejected ones are no purchase)."""
+    """Count and total per currency of the accepted CFEs that match: rejected ones (on arrival, commercially or
+    by DGI) are no purchase, and a credit note counts negative, as in the purchases book and the issued list."""
+    signed = case((ReceivedCfe.tipo_cfe.in_(sorted(CREDIT_NOTES)), -ReceivedCfe.mnt_total), else_=ReceivedCfe.mnt_total)
     query = (
-        select(ReceivedCfe.moneda, func.count(), func.coalesce(func.sum(ReceivedCfe.mnt_total), 0))
-        .where(*where, ReceivedCfe.estado == "AE", ReceivedCfe.anulado_dgi.is_(False))
+        select(ReceivedCfe.moneda, func.count(), func.coalesce(func.sum(signed), 0))
+        .where(*where, *PURCHASE)
         .group_by(ReceivedCfe.moneda)
         .order_by(ReceivedCfe.moneda)
     )
@@ -240,15 +252,17 @@ def csv_chunks(session: Session, where: list) -> Iterator[str]:
         for count, row in enumerate(session.scalars(_ordered(where).execution_options(yield_per=500)), start=1):
             writer.writerow(
                 (
-                    f"{row.received_at:%d/%m/%Y %H:%M}",
+                    f"{montevideo_time(row.received_at):%d/%m/%Y %H:%M}",
                     row.rut_emisor or "",
-                    row.nombre_emisor or "",
+                    text_cell(row.nombre_emisor or ""),  # the supplier wrote it: never a formula
                     row.tipo_cfe or "",
                     row.serie or "",
                     row.nro or "",
                     f"{row.fch_emis:%d/%m/%Y}" if row.fch_emis else "",
                     row.moneda or "",
-                    _money(row.mnt_total),
+                    _money(
+                        -row.mnt_total if row.mnt_total is not None and row.tipo_cfe in CREDIT_NOTES else row.mnt_total
+                    ),
                     row.estado,
                     row.decision or "",
                     "sí" if row.anulado_dgi else "no",
@@ -268,13 +282,5 @@ def summary(session: Session, company_id: int) -> ResumenRecibidos:
     start = datetime.combine(today_montevideo(), time.min, tzinfo=MONTEVIDEO).astimezone(UTC)
     mine = ReceivedCfe.company_id == company_id
     today = session.scalar(select(func.count()).where(mine, ReceivedCfe.received_at >= start))
-    unbooked = session.scalar(
-        select(func.count()).where(
-            mine,
-            ReceivedCfe.estado == "AE",
-            ReceivedCfe.anulado_dgi.is_(False),
-            ReceivedCfe.contabilizado.is_(False),
-            or_(ReceivedCfe.decision.is_(None), ReceivedCfe.decision != "rechazado"),
-        )
-    )
+    unbooked = session.scalar(select(func.count()).where(mine, *PURCHASE, ReceivedCfe.contabilizado.is_(False)))
     return ResumenRecibidos(recibidos_hoy=today or 0, sin_contabilizar=unbooked or 0)
