@@ -307,3 +307,20 @@ def test_the_csv_shows_the_moment_received_on_uruguays_clock_and_a_credit_note_n
     cells = row.split(";")
     assert cells[0] == f"{received:%d/%m/%Y %H:%M}"
     assert cells[8] == "-" + detail["total"].replace(".", ",")
+
+
+def test_an_english_client_reads_the_refusals_in_english(api_client, usuario, received):
+    english = {**usuario, "Accept-Language": "en"}
+    first = received["recibidos"][0]
+    assert api_client.post(f"{URL}/{first}/aceptar", headers=english).status_code == 200
+    again = api_client.post(f"{URL}/{first}/aceptar", headers=english).get_json()["error"]
+    assert again["code"] == "ya_decidido" and again["message"].startswith("This CFE was already accepted on ")
+    missing = api_client.get(f"{URL}/999999", headers=english).get_json()["error"]["message"]
+    assert missing == "There is no received CFE with that id in your company."
+    broken = _upload(api_client, english, ("roto.zip", b"PK\x03\x04 no es un zip")).get_json()["error"]
+    assert broken["message"] == "“roto.zip” is not a readable ZIP."
+    free_text = api_client.post(f"{URL}/{received['recibidos'][1]}/rechazar", json={"motivo": "E40"}, headers=english)
+    [field] = free_text.get_json()["error"]["fields"]
+    assert field["message"] == "Motive E40 is agreed between the parties: write it."
+    ranges = api_client.get(URL, query_string={"desde": "2026-02-02", "hasta": "2026-02-01"}, headers=english)
+    assert ranges.get_json()["error"]["fields"][0]["message"] == "The date from is after the date to."

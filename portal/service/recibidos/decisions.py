@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from portal.service.envios.acks import CfeVerdict
 from portal.service.platform.errors import ApiError, FieldError, ValidationFailed
+from portal.service.platform.i18n import _
 from portal.service.platform.models import Company
 from portal.service.recibidos import acks
 from portal.service.recibidos.models import ReceivedCfe, ReceivedEnvelope
@@ -22,11 +23,14 @@ def _conflict(message: str, code: str) -> ApiError:
 
 def _check_open(row: ReceivedCfe) -> None:
     if row.estado != "AE":
-        raise _conflict("Este CFE fue rechazado al recibirlo (BE): no admite otra respuesta.", "recibido_rechazado")
+        raise _conflict(_("Este CFE fue rechazado al recibirlo (BE): no admite otra respuesta."), "recibido_rechazado")
     if row.anulado_dgi:
-        raise _conflict("DGI rechazó este CFE: no admite otra respuesta.", "rechazado_por_dgi")
+        raise _conflict(_("DGI rechazó este CFE: no admite otra respuesta."), "rechazado_por_dgi")
     if row.decision is not None:
-        raise _conflict(f"Este CFE ya fue {row.decision} el {row.decided_at:%d/%m/%Y}.", "ya_decidido")
+        dia = f"{row.decided_at:%d/%m/%Y}"
+        if row.decision == "aceptado":
+            raise _conflict(_("Este CFE ya fue aceptado el {dia}.", dia=dia), "ya_decidido")
+        raise _conflict(_("Este CFE ya fue rechazado el {dia}.", dia=dia), "ya_decidido")
 
 
 def decide(
@@ -37,8 +41,12 @@ def decide(
     _check_open(row)
     if decision == "rechazado" and code in FREE_TEXT_MOTIVES and not (text or "").strip():
         raise ValidationFailed(
-            [FieldError("detalle", "required", f"El motivo {code} se acuerda entre las partes: escribilo.")],
-            message="Falta el detalle del motivo.",
+            [
+                FieldError(
+                    "detalle", "required", _("El motivo {code} se acuerda entre las partes: escribilo.", code=code)
+                )
+            ],
+            message=_("Falta el detalle del motivo."),
         )
     now = datetime.now(UTC)
     row.decision, row.decided_at, row.decided_by = decision, now, actor
@@ -63,8 +71,9 @@ def decide(
 
 def book(row: ReceivedCfe, booked: bool) -> None:
     if booked and (row.estado != "AE" or row.anulado_dgi or row.decision == "rechazado"):
-        reason = "DGI rechazó este CFE" if row.anulado_dgi else "el CFE está rechazado"
-        raise _conflict(f"No se puede contabilizar: {reason}.", "no_contabilizable")
+        if row.anulado_dgi:
+            raise _conflict(_("No se puede contabilizar: DGI rechazó este CFE."), "no_contabilizable")
+        raise _conflict(_("No se puede contabilizar: el CFE está rechazado."), "no_contabilizable")
     if row.contabilizado != booked:
         row.contabilizado = booked
         row.contabilizado_at = datetime.now(UTC) if booked else None

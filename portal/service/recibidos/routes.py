@@ -13,6 +13,7 @@ from portal.service.platform import db, paging
 from portal.service.platform.api import negotiate, operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
 from portal.service.platform.errors import FieldError, NotFound, ValidationFailed
+from portal.service.platform.i18n import _
 from portal.service.recibidos import decisions, listing, tasks, uploads, ws
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe
 from portal.service.recibidos.schemas import (
@@ -41,7 +42,7 @@ def _row(principal: Principal, recibido_id: int) -> ReceivedCfe:
         select(ReceivedCfe).where(ReceivedCfe.id == recibido_id, ReceivedCfe.company_id == principal.company_id)
     )
     if row is None:
-        raise NotFound("No existe un CFE recibido con ese id en tu empresa.", code="recibido_no_encontrado")
+        raise NotFound(_("No existe un CFE recibido con ese id en tu empresa."), code="recibido_no_encontrado")
     return row
 
 
@@ -162,7 +163,7 @@ def ver(recibido_id: int, principal: Principal):
     if formato == "pdf":
         return _pdf(row, name)
     if formato != "json":
-        raise ValidationFailed([FieldError("formato", "enum", "formato: json, xml o pdf.")])
+        raise ValidationFailed([FieldError("formato", "enum", _("formato: json, xml o pdf."))])
     return listing.completo(db.session(), row)
 
 
@@ -190,7 +191,7 @@ def respuesta(recibido_id: int, respuesta_id: int, principal: Principal):
         or answer.sobre_id != row.sobre_id
         or answer.cfe_id not in (None, row.id)
     ):
-        raise NotFound("No existe esa respuesta para este CFE.", code="respuesta_no_encontrada")
+        raise NotFound(_("No existe esa respuesta para este CFE."), code="respuesta_no_encontrada")
     response = Response(answer.document, mimetype="application/xml")
     response.headers["Content-Disposition"] = f'attachment; filename="{answer.filename}"'
     return response
@@ -200,7 +201,7 @@ def _pdf(row: ReceivedCfe, name: str) -> Response:
     doc = listing.readable(row)
     if doc is None or row.estado != "AE":
         raise ValidationFailed(
-            [FieldError("formato", "no_imprimible", "Este CFE fue rechazado al recibirlo y no se puede imprimir.")]
+            [FieldError("formato", "no_imprimible", _("Este CFE fue rechazado al recibirlo y no se puede imprimir."))]
         )
     supplier = Issuer(
         rut=doc.emisor.rut,
@@ -272,7 +273,7 @@ def _decide(principal: Principal, recibido_id: int, decision: str, code: str | N
             select(ReceivedCfe).where(ReceivedCfe.id == recibido_id, ReceivedCfe.company_id == principal.company_id)
         )
         if row is None:
-            raise NotFound("No existe un CFE recibido con ese id en tu empresa.", code="recibido_no_encontrado")
+            raise NotFound(_("No existe un CFE recibido con ese id en tu empresa."), code="recibido_no_encontrado")
         answer_id = decisions.decide(session, row, decision, principal.actor, code, text)
     tasks.wake([answer_id])
     return listing.completo(db.session(), _row(principal, recibido_id))
@@ -327,7 +328,7 @@ def _book(principal: Principal, recibido_id: int, booked: bool):
             select(ReceivedCfe).where(ReceivedCfe.id == recibido_id, ReceivedCfe.company_id == principal.company_id)
         )
         if row is None:
-            raise NotFound("No existe un CFE recibido con ese id en tu empresa.", code="recibido_no_encontrado")
+            raise NotFound(_("No existe un CFE recibido con ese id en tu empresa."), code="recibido_no_encontrado")
         decisions.book(row, booked)
     return listing.completo(db.session(), _row(principal, recibido_id))
 

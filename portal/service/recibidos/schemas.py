@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from portal.service.platform.i18n import _
+from portal.service.platform.pydantic_errors import refuse
 from portal.service.recibidos.motives import COMMERCIAL_MOTIVES
 
 ESTADOS = ("aceptado", "rechazado", "pendiente", "rechazado_comercial", "rechazado_dgi")
@@ -53,14 +55,14 @@ class RecibidosQuery(BaseModel):
     @classmethod
     def _day_range(cls, value: date | None, info: ValidationInfo) -> date | None:
         if value and info.data.get("desde") and info.data["desde"] > value:
-            raise ValueError("La fecha hasta es anterior a la fecha desde.")
+            raise refuse("rango_invalido", _("La fecha desde es posterior a la fecha hasta."))
         return value
 
     @field_validator("monto_hasta")
     @classmethod
     def _amount_range(cls, value: Decimal | None, info: ValidationInfo) -> Decimal | None:
         if value is not None and info.data.get("monto_desde") is not None and info.data["monto_desde"] > value:
-            raise ValueError("El monto hasta es menor que el monto desde.")
+            raise refuse("rango_invalido", _("El monto desde es mayor que el monto hasta."))
         return value
 
 

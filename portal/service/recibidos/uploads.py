@@ -10,6 +10,7 @@ import zipfile
 from dataclasses import dataclass
 
 from portal.service.platform.errors import FieldError, ValidationFailed
+from portal.service.platform.i18n import Text, _
 from portal.service.recibidos.checks import MAX_BYTES
 
 MAX_FILES = 50
@@ -23,14 +24,14 @@ class EnvelopeFile:
     data: bytes
 
 
-def _refuse(message: str) -> ValidationFailed:
+def _refuse(message: Text) -> ValidationFailed:
     return ValidationFailed([FieldError("archivos", "archivo_rechazado", message)], message=message)
 
 
 def expand(files: list[tuple[str, bytes]]) -> list[EnvelopeFile]:
     """The envelopes in the uploaded files, or 422 naming the file that is refused (nothing is received)."""
     if not files:
-        raise _refuse("Elegí uno o más archivos de sobre (XML) o un ZIP que los contenga.")
+        raise _refuse(_("Elegí uno o más archivos de sobre (XML) o un ZIP que los contenga."))
     found: list[EnvelopeFile] = []
     expanded = 0
     for name, data in files:
@@ -41,9 +42,9 @@ def expand(files: list[tuple[str, bytes]]) -> list[EnvelopeFile]:
         else:
             found.append(EnvelopeFile(name, data))
         if len(found) > MAX_FILES:
-            raise _refuse(f"Se pueden subir hasta {MAX_FILES} sobres por vez.")
+            raise _refuse(_("Se pueden subir hasta {cantidad} sobres por vez.", cantidad=MAX_FILES))
         if expanded > MAX_EXPANDED_BYTES:
-            raise _refuse(f"«{name}» se expande a más de {MAX_EXPANDED_BYTES // (1024 * 1024)} MB.")
+            raise _refuse(_("«{name}» se expande a más de {mb} MB.", name=name, mb=MAX_EXPANDED_BYTES // (1024 * 1024)))
     return found
 
 
@@ -52,29 +53,31 @@ def _zip_entries(name: str, data: bytes) -> list[EnvelopeFile]:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
     except (zipfile.BadZipFile, OSError, ValueError):
-        raise _refuse(f"«{name}» no es un ZIP que se pueda leer.") from None
+        raise _refuse(_("«{name}» no es un ZIP que se pueda leer.", name=name)) from None
     entries: list[EnvelopeFile] = []
     total = 0
     for info in infos:
         if info.is_dir() or info.filename.startswith("__MACOSX/"):
             continue
         if info.flag_bits & 0x1:
-            raise _refuse(f"«{name}» está cifrado: subí los sobres sin contraseña.")
+            raise _refuse(_("«{name}» está cifrado: subí los sobres sin contraseña.", name=name))
         inner = info.filename.rsplit("/", 1)[-1]
         if inner.lower().endswith(".zip"):
-            raise _refuse(f"«{name}» contiene otro ZIP ({inner}): subí los sobres directamente.")
+            raise _refuse(
+                _("«{name}» contiene otro ZIP ({inner}): subí los sobres directamente.", name=name, inner=inner)
+            )
         if len(entries) >= MAX_FILES:
-            raise _refuse(f"«{name}» tiene más de {MAX_FILES} archivos.")
+            raise _refuse(_("«{name}» tiene más de {cantidad} archivos.", name=name, cantidad=MAX_FILES))
         try:
             with archive.open(info) as stream:
                 # Never more than the cap plus one byte: what the ZIP claims about sizes is not trusted.
                 content = stream.read(MAX_BYTES + 1)
         except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError):
-            raise _refuse(f"«{name}»: no se puede leer {inner}.") from None
+            raise _refuse(_("«{name}»: no se puede leer {inner}.", name=name, inner=inner)) from None
         total += len(content)
         if total > MAX_EXPANDED_BYTES:
-            raise _refuse(f"«{name}» se expande a más de {MAX_EXPANDED_BYTES // (1024 * 1024)} MB.")
+            raise _refuse(_("«{name}» se expande a más de {mb} MB.", name=name, mb=MAX_EXPANDED_BYTES // (1024 * 1024)))
         entries.append(EnvelopeFile(inner, content))
     if not entries:
-        raise _refuse(f"«{name}» no contiene ningún archivo.")
+        raise _refuse(_("«{name}» no contiene ningún archivo.", name=name))
     return entries
