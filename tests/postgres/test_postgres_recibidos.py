@@ -40,3 +40,42 @@ def test_received_envelopes_on_postgresql(api_client, auth_headers, service_app)
     detail = api_client.get(f"/api/v1/recibidos/{first['recibidos'][0]}", headers=user).json
     assert [(r["tipo"], r["intentos"]) for r in detail["respuestas"]] == [("ACKSobre", 1), ("ACKCFE", 1)]
     assert {r["estado"] for r in detail["respuestas"]} <= {"enviado", "sin_destino"}
+
+
+def test_two_decisions_at_once_answer_the_supplier_once(api_client, auth_headers, service_app, monkeypatch):
+    # An accept and a reject of the same CFE at the same moment (two people, or a double click): on PostgreSQL
+    # the second must wait for the first and be refused, never send the supplier both an AE and a BE.
+    import threading
+
+    from portal.service.recibidos import decisions
+
+    user = auth_headers("usuario@demo.uy")
+    [received] = _upload(api_client, user, sup.envelope([sup.cfe(1)], idemisor=1))["recibidos"]
+    inside, release = threading.Event(), threading.Event()
+    original = decisions.acks.ack_cfe
+
+    def slow_ack(*args, **kwargs):
+        if not inside.is_set():
+            inside.set()
+            release.wait(10)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(decisions.acks, "ack_cfe", slow_ack)
+    statuses: list[int] = []
+
+    def post(action: str, body: dict | None) -> None:
+        answer = service_app.test_client().post(f"/api/v1/recibidos/{received}/{action}", json=body, headers=user)
+        statuses.append(answer.status_code)
+
+    first = threading.Thread(target=post, args=("aceptar", None))
+    first.start()
+    assert inside.wait(10)
+    second = threading.Thread(target=post, args=("rechazar", {"motivo": "E21"}))
+    second.start()
+    second.join(1.5)  # without a row lock it is done by now
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert sorted(statuses) == [200, 409]
+    detail = api_client.get(f"/api/v1/recibidos/{received}", headers=user).json
+    assert [r["tipo"] for r in detail["respuestas"]] == ["ACKSobre", "ACKCFE", "ACKCFE"]

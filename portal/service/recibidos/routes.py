@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask, Response, request
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from portal.domain.roles import ALL, WRITERS
 from portal.service.cfe.emission import Issuer
@@ -267,13 +268,22 @@ def subir(principal: Principal):
     return ResultadoCarga(sobres=results), 201
 
 
+def _locked(session: Session, principal: Principal, recibido_id: int) -> ReceivedCfe:
+    """The row, locked until the write transaction ends: on PostgreSQL two decisions at once would both find it
+    open and send the supplier an AE and a BE (SQLite's write lock at BEGIN already serialises them)."""
+    row = session.scalar(
+        select(ReceivedCfe)
+        .where(ReceivedCfe.id == recibido_id, ReceivedCfe.company_id == principal.company_id)
+        .with_for_update()
+    )
+    if row is None:
+        raise NotFound(_("No existe un CFE recibido con ese id en tu empresa."), code="recibido_no_encontrado")
+    return row
+
+
 def _decide(principal: Principal, recibido_id: int, decision: str, code: str | None = None, text: str | None = None):
     with db.write_transaction() as session:
-        row = session.scalar(
-            select(ReceivedCfe).where(ReceivedCfe.id == recibido_id, ReceivedCfe.company_id == principal.company_id)
-        )
-        if row is None:
-            raise NotFound(_("No existe un CFE recibido con ese id en tu empresa."), code="recibido_no_encontrado")
+        row = _locked(session, principal, recibido_id)
         answer_id = decisions.decide(session, row, decision, principal.actor, code, text)
     tasks.wake([answer_id])
     return listing.completo(db.session(), _row(principal, recibido_id))
@@ -324,12 +334,7 @@ def rechazar(recibido_id: int, body: Rechazar, principal: Principal):
 
 def _book(principal: Principal, recibido_id: int, booked: bool):
     with db.write_transaction() as session:
-        row = session.scalar(
-            select(ReceivedCfe).where(ReceivedCfe.id == recibido_id, ReceivedCfe.company_id == principal.company_id)
-        )
-        if row is None:
-            raise NotFound(_("No existe un CFE recibido con ese id en tu empresa."), code="recibido_no_encontrado")
-        decisions.book(row, booked)
+        decisions.book(_locked(session, principal, recibido_id), booked)
     return listing.completo(db.session(), _row(principal, recibido_id))
 
 
