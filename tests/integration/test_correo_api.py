@@ -287,3 +287,16 @@ def test_the_mail_is_in_usted_and_the_company_writes_its_own_with_placeholders(
     assert text.startswith("Estimado/a ") and "Total: $ " in text and "{comprobante.__class__}" in text
     audit = api_client.get("/api/v1/empresa/auditoria", headers=admin).json
     assert any(e["accion"] == "plantilla_correo" for e in audit["items"]), audit
+
+
+def test_an_english_client_reads_the_refusals_in_english(api_client, auth_headers, user, factura):
+    english = {**user, "Accept-Language": "en"}
+    missing = api_client.post(
+        "/api/v1/correo/comprobante/no-existe/envios", json={"destinatarios": []}, headers=english
+    )
+    assert missing.json["error"]["message"] == "There is no receipt with that id in your company."
+    admin = {**auth_headers("admin@demo.uy", 1), "Accept-Language": "en"}
+    own = {"asunto": "Su {comprobante}", "cuerpo": "{saludo} {desconocido}"}
+    refused = api_client.put("/api/v1/correo/plantilla", json=own, headers=admin).json["error"]
+    assert refused["message"].startswith("There is no placeholder {desconocido}: the ones there are {")
+    assert refused["fields"][0]["message"] == "There is no placeholder {desconocido}."

@@ -63,7 +63,7 @@ def _receipt(principal: Principal, cfe_id: str) -> IssuedCfe:
         select(IssuedCfe).where(IssuedCfe.id == cfe_id, IssuedCfe.company_id == principal.company_id)
     )
     if record is None:
-        raise NotFound("No existe un comprobante con ese id en tu empresa.", code="cfe_no_encontrado")
+        raise NotFound(_("No existe un comprobante con ese id en tu empresa."), code="cfe_no_encontrado")
     return record
 
 
@@ -131,8 +131,12 @@ def enviar(cfe_id: str, body: EnviarCorreo, principal: Principal):
     recipients = valid_recipients(body.destinatarios) or sending.suggested_recipients(db.session(), record)
     if not recipients:
         raise ValidationFailed(
-            [FieldError("destinatarios", "sin_destinatarios", "Escribí al menos una dirección de correo del cliente.")],
-            message="Escribí al menos una dirección de correo del cliente.",
+            [
+                FieldError(
+                    "destinatarios", "sin_destinatarios", _("Escribí al menos una dirección de correo del cliente.")
+                )
+            ],
+            message=_("Escribí al menos una dirección de correo del cliente."),
         )
     claim = idempotency.claim(principal.company_id, "correo.enviar", path={"cfe": cfe_id})
     if claim.replay is not None:
@@ -201,7 +205,7 @@ def envios(cfe_id: str, principal: Principal):
 
 def _require_mailbox() -> None:
     if not transport.uses_mailbox():
-        raise NotFound("Hay un servidor de correo configurado: no hay buzón de desarrollo.", code="sin_buzon")
+        raise NotFound(_("Hay un servidor de correo configurado: no hay buzón de desarrollo."), code="sin_buzon")
 
 
 def _summary(message: mailbox.StoredMessage) -> dict:
@@ -237,7 +241,7 @@ def _stored(principal: Principal, mensaje_id: str) -> mailbox.StoredMessage:
     _require_mailbox()
     message = mailbox.message(principal.company_id, mensaje_id)
     if message is None:
-        raise NotFound("No hay un mensaje con ese id en el buzón de tu empresa.", code="mensaje_no_encontrado")
+        raise NotFound(_("No hay un mensaje con ese id en el buzón de tu empresa."), code="mensaje_no_encontrado")
     return message
 
 
@@ -279,7 +283,7 @@ def adjunto(mensaje_id: str, numero: int, principal: Principal):
     """An attachment as it was sent (the PDF or the XML)."""
     message = _stored(principal, mensaje_id)
     if not 0 <= numero < len(message.attachments):
-        raise NotFound("Ese mensaje no tiene ese adjunto.", code="adjunto_no_encontrado")
+        raise NotFound(_("Ese mensaje no tiene ese adjunto."), code="adjunto_no_encontrado")
     attachment = message.attachments[numero]
     return file_response(attachment.content, attachment.content_type, attachment.filename, inline=False)
 
@@ -329,10 +333,12 @@ def cambiar_plantilla(body: PlantillaCorreo, principal: Principal):
     )
     if unknown:
         raise ValidationFailed(
-            [FieldError("cuerpo", "marcador_desconocido", f"No existe el marcador {{{unknown[0]}}}.")],
-            message=f"No existe el marcador {{{unknown[0]}}}: los que hay son "
-            + ", ".join(f"{{{name}}}" for name in mail_message.PLACEHOLDERS)
-            + ".",
+            [FieldError("cuerpo", "marcador_desconocido", _("No existe el marcador {{{name}}}.", name=unknown[0]))],
+            message=_(
+                "No existe el marcador {{{name}}}: los que hay son {known}.",
+                name=unknown[0],
+                known=", ".join(f"{{{name}}}" for name in mail_message.PLACEHOLDERS),
+            ),
         )
     with db.write_transaction() as session:
         own = session.get(MailTemplate, principal.company_id)
