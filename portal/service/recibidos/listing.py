@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import csv
 import io
-import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, time
 from decimal import Decimal
@@ -15,6 +14,7 @@ from sqlalchemy import case, func, or_, select, tuple_
 from sqlalchemy.orm import Session
 
 from portal.domain.cfe_types import CREDIT_NOTES
+from portal.domain.receipt_numbers import ReceiptNumber
 from portal.domain.uruguay_time import MONTEVIDEO, montevideo_time, today_montevideo
 from portal.service.cfe import printable
 from portal.service.cfe.emission import Issuer
@@ -33,7 +33,6 @@ from portal.service.recibidos.schemas import (
     TotalMoneda,
 )
 
-_NUMBER = re.compile(r"^\s*([A-Za-z]{1,2})\s*-?\s*(\d{1,7})\s*$")
 _ESCAPE_LIKE = str.maketrans({"%": r"\%", "_": r"\_", "\\": r"\\"})
 
 
@@ -56,11 +55,11 @@ def conditions(company_id: int, query: RecibidosQuery) -> list:
             where.append(func.lower(ReceivedCfe.nombre_emisor).like(pattern, escape="\\"))
     if query.tipo is not None:
         where.append(ReceivedCfe.tipo_cfe == query.tipo)
-    if query.numero:
-        number = _NUMBER.match(query.numero)
-        if number is not None:  # the query's pattern already asked for this shape
-            serie, nro = number.groups()
-            where += [ReceivedCfe.serie == serie.upper(), ReceivedCfe.nro == int(nro)]
+    if query.numero:  # the query's validator already read it as a receipt number
+        typed = ReceiptNumber.parse(query.numero)
+        where.append(ReceivedCfe.nro == typed.number)
+        if typed.serie:
+            where.append(ReceivedCfe.serie == typed.serie)
     if query.desde:
         where.append(ReceivedCfe.fch_emis >= query.desde)
     if query.hasta:
