@@ -135,6 +135,19 @@ def test_unsigned_or_not_soap_requests_get_a_fault(live_service):
     assert hostile.status_code == 500 and b"Fault" in hostile.content
 
 
+def test_a_request_too_big_gets_a_soap_fault_not_an_html_page(live_service):
+    # A SOAP caller reads a Fault; werkzeug's HTML "413" page is nothing its client can parse.
+    too_big = requests.post(
+        live_service.url + PATH,
+        data=b"<x>" + b"a" * (7 * 1024 * 1024) + b"</x>",
+        headers={"Content-Type": "text/xml"},
+        timeout=10,
+    )
+    assert too_big.status_code == 413 and too_big.headers["Content-Type"].startswith("text/xml")
+    fault = etree.fromstring(too_big.content).find(".//{http://schemas.xmlsoap.org/soap/envelope/}Fault")
+    assert fault.findtext("faultcode") == "SOAP-ENV:Client" and "MB" in fault.findtext("faultstring")
+
+
 def test_the_wsdl_is_dgis_with_this_address(live_service):
     wsdl = requests.get(live_service.url + PATH + "?wsdl", timeout=10)
     assert wsdl.status_code == 200 and f'location="{live_service.url}{PATH}"'.encode() in wsdl.content

@@ -26,6 +26,7 @@ from typing import cast
 from flask import Blueprint, Response, current_app, request
 from lxml import etree
 from sqlalchemy import select
+from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wrappers import Response as BaseResponse
 
 from portal import paths
@@ -89,6 +90,15 @@ def wsdl() -> Response:
 
 def _fault(message: str, code: str = "SOAP-ENV:Client") -> BaseResponse:
     return wssecurity.soap_fault(message, code)
+
+
+@bp.errorhandler(RequestEntityTooLarge)
+def _too_large(_exc: RequestEntityTooLarge) -> BaseResponse:
+    """A body past the cap is refused before it is read; the caller is a SOAP client, so it gets a Fault to
+    read, not werkzeug's HTML page (413 still says what happened)."""
+    response = _fault(f"La solicitud supera {MAX_REQUEST_BYTES // (1024 * 1024)} MB.")
+    response.status_code = 413
+    return response
 
 
 @bp.post(PATH)
