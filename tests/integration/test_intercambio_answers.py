@@ -174,3 +174,28 @@ def test_openapi_documents_the_receiver_state(api_client):
     state = schemas["EstadoIntercambio"]["properties"]
     assert {"estado", "motivos", "rechazoComercial", "borradorNota", "notaCorrectiva", "avisoAnulacion"} <= set(state)
     assert "receptorElectronico" in schemas["ReceptorDgi"]["properties"]
+
+
+def test_a_commercially_rejected_e_factura_for_others_is_linked_to_its_credit_note(
+    api_client, user, service_app, monkeypatch
+):
+    # An e-Factura de venta por cuenta ajena (141) goes to an electronic receiver like any e-Factura; its
+    # correcting note is a 142, which must settle the rejection as a 112 settles a 111's.
+    from portal.service.intercambio import transport
+
+    monkeypatch.setattr(transport, "deliver", RecordingTransport())
+    body = to_norte() | {
+        "tipoCFE": 141,
+        "complFiscal": {"tipoDocMdte": 2, "pais": "UY", "docMdte": "21-900009-001-1", "nombreMdte": "DGI PRUEBA"},
+    }
+    invoice = issue(api_client, user, body)
+    drain(service_app)
+    commercial = [{"codigo": "E21", "glosa": "Mercadería en mal estado"}]
+    _record(service_app, receiver_ack_cfe(service_app, [invoice], [("BE", commercial)]))
+    draft_url = _exchange(api_client, user, invoice["idCfeEmitido"])["borradorNota"]
+    draft = api_client.get(draft_url.split("localhost", 1)[-1], headers=user).json["borrador"]
+    assert draft["tipoCFE"] == 142
+    note = issue(api_client, user, draft)
+    assert note["corrigeRechazoComercial"] == invoice["idCfeEmitido"]
+    state = _exchange(api_client, user, invoice["idCfeEmitido"])
+    assert state["notaCorrectiva"] == note["idCfeEmitido"] and "borradorNota" not in state

@@ -7,13 +7,13 @@ from flask import url_for
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from portal.domain.cfe_types import CREDIT_NOTES  # every credit note: a 142 corrects a 141 as a 112 a 111
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.tracking_schemas import EstadoIntercambio
 from portal.service.intercambio.directory import find_issuer
 from portal.service.intercambio.models import DgiRejectionNotice, ExchangeCfe, ExchangeEnvelope
 from portal.service.intercambio.states import FINAL_STATES, STATES
 
-CREDIT_NOTES = (102, 112)
 REASON_MAX = 90  # razonRef (F-C6)
 
 
