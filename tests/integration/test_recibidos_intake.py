@@ -3,6 +3,7 @@ stored (byte for byte, all or nothing), and the signed answers (valid against DG
 
 from __future__ import annotations
 
+import re
 import subprocess
 from datetime import datetime, timedelta
 
@@ -14,6 +15,7 @@ from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.cfe import CfeSigner, Issuer
 from portal.service.cfe.schema import validate_xml
 from portal.service.envios import acks as dgi_acks
+from portal.service.intercambio import envelope as exchange_envelope
 from portal.service.platform import db
 from portal.service.platform.certificates import generate_self_signed
 from portal.service.platform.models import Certificate, Company
@@ -128,6 +130,31 @@ def test_s01_a_document_that_is_not_an_exchange_envelope(app):
 def test_s04_the_caratula_breaks_the_schema(app):
     data = sup.envelope([sup.cfe(1)]).replace(b"<DGICFE:Idemisor>1</DGICFE:Idemisor>", b"")
     assert _sobre_motive(app, _receive(app, data)) == "S04"
+
+
+def _one_line(cfes: list[bytes], idemisor: int = 1) -> bytes:
+    """An envelope as this product's own exchange writes it: the Caratula and the CFEs on one line."""
+    return exchange_envelope.build(
+        [(signed, None) for signed in cfes],
+        rut_receptor=sup.RECEIVER_RUT,
+        rut_emisor=sup.SUPPLIER_RUT,
+        idemisor=idemisor,
+        moment=datetime.now(MONTEVIDEO),
+        cert_pem=sup.supplier_keys(sup.SUPPLIER_RUT)[1],
+    )
+
+
+def test_s04_a_broken_caratula_on_the_first_cfes_line_is_the_envelopes_not_that_cfes(app):
+    data = re.sub(rb"<DGICFE:Fecha>[^<]*</DGICFE:Fecha>", b"<DGICFE:Fecha>ayer</DGICFE:Fecha>", _one_line([sup.cfe(1)]))
+    assert _sobre_motive(app, _receive(app, data)) == "S04"
+
+
+def test_a_broken_cfe_of_a_one_line_envelope_is_that_cfe_alone(app):
+    def bad_payment(root):
+        root.find(".//d:IdDoc/d:FmaPago", namespaces=NS).text = "7"
+
+    result = _receive(app, _one_line([sup.cfe(1), sup.cfe(2, tamper=bad_payment), sup.cfe(3)]))
+    assert _cfe_lines(app, result) == [(1, "AE", []), (2, "BE", ["E05"]), (3, "AE", [])]
 
 
 def test_s02_the_envelope_is_for_another_rut(app):

@@ -42,17 +42,23 @@ def load_schema(name: str = CFE_SCHEMA) -> etree.XMLSchema:
 
 def validate_xml(document: bytes | etree._Element | etree._ElementTree, name: str) -> list[str]:
     """Schema errors of `document` against the XSD `name`, each prefixed with its line number."""
-    schema = load_schema(name)
     if not isinstance(document, (bytes, bytearray)):
         # Re-read from bytes so that line numbers refer to the serialized document, not to an in-memory tree.
         root = document.getroot() if isinstance(document, etree._ElementTree) else document
         document = etree.tostring(root, encoding="UTF-8")
-    tree = parse_untrusted(bytes(document))
+    return [message for message, _path in located_errors(parse_untrusted(bytes(document)), name)]
+
+
+def located_errors(tree: etree._ElementTree, name: str) -> list[tuple[str, str | None]]:
+    """Schema errors of an already parsed `tree` against the XSD `name`: each message prefixed with its line
+    number, and libxml2's XPath of the element it is about (None when it names none). A line alone does not
+    say which element: a document written on one line has every error on it."""
+    schema = load_schema(name)
     # XMLSchema keeps its error log on the object: serialise validations so each reads its own log.
     with _lock:
         if schema.validate(tree):
             return []
-        return [f"línea {e.line}: {e.message}" for e in schema.error_log]  # type: ignore[attr-defined]  # iterable; lxml-stubs miss it
+        return [(f"línea {e.line}: {e.message}", e.path) for e in schema.error_log]  # type: ignore[attr-defined]  # iterable; lxml-stubs miss it
 
 
 def validate_cfe(document: bytes | etree._Element | etree._ElementTree) -> list[str]:

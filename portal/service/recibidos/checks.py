@@ -18,14 +18,13 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import cast
 
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 from lxml import etree
 
 from portal.service.cfe.errors import XmlInputError
-from portal.service.cfe.schema import validate_xml
+from portal.service.cfe.schema import located_errors
 from portal.service.cfe.signing import verify_signature
 from portal.service.cfe.xmlsafe import MAX_XML_BYTES, parse_untrusted
 from portal.service.envios import simchecks
@@ -37,7 +36,6 @@ NS = {"d": CFE_NS, "ds": DS_NS}
 ENVELOPE_TAG = f"{{{CFE_NS}}}EnvioCFE_entreEmpresas"
 SCHEMA = "EnvioCFE_entreEmpresas.xsd"
 MAX_BYTES = MAX_XML_BYTES  # DGI's 2 MB
-_LINE = re.compile(r"^línea (\d+):")
 _RUC_IN_BYTES = re.compile(rb"<(?:[\w.-]+:)?RUCEmisor>\s*(\d{12})\s*<")
 _IDEMISOR_IN_BYTES = re.compile(rb"<(?:[\w.-]+:)?Idemisor>\s*(\d{1,10})\s*<")
 _CFE_START = re.compile(rb"<(?:[\w.-]+:)?CFE[\s>/]")
@@ -134,8 +132,7 @@ def read_envelope(data: bytes, company_rut: str, *, now: datetime | None = None)
     spans: list[tuple[int, int]] | None = _cfe_spans(data)
     if spans is not None and len(spans) != len(adendas):
         spans = None
-    errors = validate_xml(data, SCHEMA)
-    item_errors, envelope_errors = _split_errors(errors, adendas)
+    item_errors, envelope_errors = _split_errors(located_errors(root.getroottree(), SCHEMA), root, adendas)
     if envelope_errors:
         envelope.problem = motive("S04", "; ".join(envelope_errors))
         return envelope
@@ -191,19 +188,28 @@ def _caratula_problem(envelope: Envelope, root: etree._Element, company_rut: str
     return None
 
 
-def _split_errors(errors: list[str], adendas: list[etree._Element]) -> tuple[dict[int, list[str]], list[str]]:
-    """Schema errors inside a CFE_Adenda (by line) go to that CFE; the rest are the envelope's."""
-    starts: list[int] = [cast(int, a.sourceline) or 0 for a in adendas]
+def _split_errors(
+    errors: list[tuple[str, str | None]], root: etree._Element, adendas: list[etree._Element]
+) -> tuple[dict[int, list[str]], list[str]]:
+    """Schema errors inside a CFE_Adenda go to that CFE; the rest are the envelope's. Told apart by the element
+    each error is about (its path's first step below the root), never by its line: an envelope on one line, as
+    this product and many others write it, has its Caratula and its CFEs on the same line. An error whose element
+    cannot be found is the envelope's: refusing the envelope is safe, accepting a broken CFE is not."""
+    prefixes = {prefix: uri for prefix, uri in root.nsmap.items() if prefix}
     by_item: dict[int, list[str]] = {}
     outside: list[str] = []
-    for error in errors:
-        match = _LINE.match(error)
-        line = int(match.group(1)) if match else 0
-        index = next((i for i in range(len(starts) - 1, -1, -1) if starts[i] and starts[i] <= line), None)
-        if index is None or not match:
-            outside.append(error)
+    for message, path in errors:
+        steps = (path or "").split("/")
+        try:
+            found = root.getroottree().xpath("/".join(steps[:3]), namespaces=prefixes) if len(steps) > 2 else []
+        except etree.XPathError:
+            found = []
+        child = found[0] if isinstance(found, list) and len(found) == 1 else None
+        index = next((i for i, adenda in enumerate(adendas) if adenda is child), None)
+        if index is None:
+            outside.append(message)
         else:
-            by_item.setdefault(index, []).append(error)
+            by_item.setdefault(index, []).append(message)
     return by_item, outside
 
 
