@@ -11,7 +11,7 @@ from sqlalchemy import text
 
 from portal import logsafe, static_files
 from portal.service import identity
-from portal.service.platform import db, errors, jobs, ratelimit, readcache, requestid
+from portal.service.platform import accredited_cas, db, errors, jobs, ratelimit, readcache, requestid
 from portal.service.platform.areas import area_modules
 from portal.service.platform.config import load_config
 from portal.service.platform.openapi import document_json
@@ -62,6 +62,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     db.init_app(app)
     readcache.init_app(app)
     ratelimit.init_app(app)
+    accredited_cas.init_app(app)
 
     identity.init_app(app)
     for routes in area_routes():

@@ -34,22 +34,47 @@ def make_certificate(
     *,
     not_before: datetime.datetime | None = None,
     not_after: datetime.datetime | None = None,
+    issued_by: Certificate | None = None,
 ) -> Certificate:
-    """A new RSA-2048 key and its certificate; valid from yesterday for a year unless the window is given."""
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    """A new RSA-2048 key and its certificate; valid from yesterday for a year unless the window is given;
+    self-signed unless `issued_by` names the authority (make_authority) that signs it."""
     name = x509.Name(
         [x509.NameAttribute(NameOID.COMMON_NAME, common_name), x509.NameAttribute(NameOID.SERIAL_NUMBER, f"RUC{rut}")]
     )
+    return _issue(name, not_before, not_after, issued_by, authority=False)
+
+
+def make_authority(common_name: str = "Autoridad Certificadora de prueba") -> Certificate:
+    """A certification authority's key and self-signed certificate (CA: true), valid from yesterday for 5 years."""
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    now = datetime.datetime.now(datetime.UTC)
+    return _issue(name, None, now + datetime.timedelta(days=5 * 365), None, authority=True)
+
+
+def _issue(
+    name: x509.Name,
+    not_before: datetime.datetime | None,
+    not_after: datetime.datetime | None,
+    issued_by: Certificate | None,
+    *,
+    authority: bool,
+) -> Certificate:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    signing_key, issuer = key, name
+    if issued_by is not None:
+        signing_key = serialization.load_pem_private_key(issued_by.key_pem, password=None)
+        issuer = x509.load_pem_x509_certificate(issued_by.cert_pem).subject
     now = datetime.datetime.now(datetime.UTC)
     cert = (
         x509.CertificateBuilder()
         .subject_name(name)
-        .issuer_name(name)
+        .issuer_name(issuer)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(not_before or now - datetime.timedelta(days=1))
         .not_valid_after(not_after or now + datetime.timedelta(days=365))
-        .sign(key, hashes.SHA256())
+        .add_extension(x509.BasicConstraints(ca=authority, path_length=None), critical=True)
+        .sign(signing_key, hashes.SHA256())
     )
     key_pem = key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()

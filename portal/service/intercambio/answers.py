@@ -36,6 +36,7 @@ from portal.service.comprobante.models import IssuedCfe
 from portal.service.eventos.publishing import publish
 from portal.service.intercambio.models import ExchangeCfe, ExchangeEnvelope
 from portal.service.intercambio.states import is_commercial, motive
+from portal.service.platform import accredited_cas
 from portal.service.platform.certificates import certificate_info
 from portal.service.platform.models import Certificate, Company
 
@@ -90,6 +91,11 @@ def _verify(session: Session, document: bytes, root: etree._Element, receiver_ru
     if info.rut != receiver_rut or not info.is_valid_at(datetime.now(UTC)):
         raise AnswerRejected(
             "El certificado de la respuesta no es del receptor o no está vigente.", "certificado_invalido"
+        )
+    if not accredited_cas.issued_by_accredited_ca(x509.load_pem_x509_certificate(pem), datetime.now(UTC)):
+        raise AnswerRejected(
+            "El certificado de la respuesta no lo emitió una autoridad certificadora acreditada en Uruguay.",
+            "certificado_invalido",
         )
     if not verify_signature(document, pem):
         raise AnswerRejected("La firma de la respuesta no es válida.", "firma_invalida")

@@ -86,6 +86,9 @@ class ServiceSettings(AppSettings):
     # DGI's certificate (PEM file) its acknowledgements must verify against (envios/ack_trust.py); empty with the
     # simulator: the simulator's own certificate.
     DGI_TRUSTED_CERT_PATH: str | None = Field(None, alias="CFE_DGI_TRUSTED_CERT")
+    # The CAs accredited in Uruguay (PEM bundle) that must have issued the certificates of what other companies
+    # send: envelopes and their CFEs, answers, DGI-rejection notices (platform/accredited_cas.py); empty: not checked.
+    ACCREDITED_CAS_PATH: str | None = Field(None, alias="CFE_ACCREDITED_CAS")
     # ws_efactura (CFE_DGI_RECEPTION=soap): endpoint (default: the WSDL's, DGI's test host) and timeout.
     DGI_RECEPTION_URL: str = Field("", alias="CFE_DGI_RECEPTION_URL")
     DGI_RECEPTION_TIMEOUT_SECONDS: float = Field(30.0, gt=0, alias="CFE_DGI_RECEPTION_TIMEOUT_SECONDS")

@@ -12,7 +12,7 @@ from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import verify_signature
 from portal.service.cfe.xmlsafe import parse_untrusted
-from portal.service.platform import db
+from portal.service.platform import accredited_cas, db
 from portal.service.recibidos.checks import NS, b64, ruc_serials
 from portal.service.recibidos.models import ReceivedCfe
 
@@ -43,6 +43,8 @@ def record_notice(company_id: int, document: bytes) -> int:
     if f"RUC{rut}" not in ruc_serials(certificate) or not verify_signature(document):
         raise NoticeRefused(f"La firma no es válida o no es del emisor {rut}.")
     now, marked = datetime.now(UTC), 0
+    if not accredited_cas.issued_by_accredited_ca(certificate, now):
+        raise NoticeRefused("El certificado de la firma no lo emitió una autoridad certificadora acreditada.")
     with db.write_transaction() as session:
         for voided in root.findall("d:CFEAnulado", namespaces=NS):
             tipo = int(voided.findtext("d:TipoCFE", default="0", namespaces=NS) or 0)

@@ -28,6 +28,7 @@ from portal.service.cfe.schema import located_errors
 from portal.service.cfe.signing import verify_signature
 from portal.service.cfe.xmlsafe import MAX_XML_BYTES, parse_untrusted
 from portal.service.envios import simchecks
+from portal.service.platform import accredited_cas
 from portal.service.recibidos.motives import motive
 
 CFE_NS = "http://cfe.dgi.gub.uy"
@@ -169,6 +170,8 @@ def _caratula_problem(envelope: Envelope, root: etree._Element, company_rut: str
         return motive("S03", "El certificado del sobre no está vigente.")
     if f"RUC{envelope.rut_emisor}" not in ruc_serials(cert):
         return motive("S02", f"El certificado del sobre no es del RUT emisor {envelope.rut_emisor}.")
+    if not accredited_cas.issued_by_accredited_ca(cert, now):
+        return motive("S03", "El certificado del sobre no lo emitió una autoridad certificadora acreditada en Uruguay.")
     envelope.cert_pem = cert.public_bytes(Encoding.PEM)
     declared = int(_text(root, "d:Caratula/d:CantCFE") or 0)
     if declared != len(envelope.items):

@@ -1,0 +1,137 @@
+"""With CFE_ACCREDITED_CAS set, what other companies send is believed only when an accredited certification
+authority issued its signer's certificate (portal/service/platform/accredited_cas.py): a self-signed certificate
+that names a supplier's RUT, or one from another CA that copies an accredited one's name, no longer puts invented
+purchases in a company's books, marks its received CFEs rejected by DGI, or answers for a customer."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives.serialization import Encoding
+from lxml import etree
+from lxml.builder import ElementMaker
+
+from portal.service import create_app
+from portal.service.cfe import CfeSigner
+from portal.service.cfe.signing import shared_signer
+from portal.service.intercambio import answers
+from portal.service.intercambio.models import ExchangeEnvelope
+from portal.service.platform import db
+from portal.service.platform.models import Company
+from portal.service.recibidos import annulments, intake
+from tests.support import recibidos as sup
+from tests.support.certificates import Certificate, make_authority, make_certificate
+from tests.support.cfe_bodies import issue
+from tests.support.envios import ENVIOS_CONFIG, drain
+from tests.support.exchange import RecordingTransport, receiver_ack_sobre, to_norte
+
+NS = {"d": "http://cfe.dgi.gub.uy"}
+ACCREDITED = make_authority("Autoridad Certificadora Acreditada")
+# Another CA that calls itself by the accredited one's name: only the accredited one's key makes a certificate.
+IMPOSTOR = make_authority("Autoridad Certificadora Acreditada")
+
+
+@pytest.fixture
+def bundle(tmp_path):
+    path = tmp_path / "acreditadas.pem"
+    path.write_bytes(ACCREDITED.cert_pem)
+    return path
+
+
+@pytest.fixture
+def service_config(service_config, bundle):
+    return {**service_config, **ENVIOS_CONFIG, "INTERCAMBIO_DELAY_SECONDS": 0, "ACCREDITED_CAS_PATH": str(bundle)}
+
+
+def _envelope_from(certificate: Certificate) -> bytes:
+    signer = CfeSigner(certificate.key_pem, certificate.cert_pem)
+    der = x509.load_pem_x509_certificate(certificate.cert_pem).public_bytes(Encoding.DER)
+    return sup.envelope([sup.cfe(1, sign_with=signer)], certificate=base64.b64encode(der).decode())
+
+
+def _received(app, data: bytes) -> tuple[str, list[str], int]:
+    """The envelope's state, its motives' details and how many CFEs were kept."""
+    with app.app_context(), db.write_transaction() as session:
+        result = intake.receive(session, session.get(Company, 1), data, "api", source_name="sobre.xml")
+        return result.estado, [m.get("detalle", "") for m in result.motives], len(result.cfe_ids)
+
+
+def test_an_envelope_is_received_only_from_a_certificate_an_accredited_authority_issued(service_app):
+    self_signed = make_certificate(sup.SUPPLIER_RUT, "Proveedor falso")
+    estado, motives, kept = _received(service_app, _envelope_from(self_signed))
+    assert (estado, kept) == ("BS", 0) and "autoridad certificadora acreditada" in motives[0]
+    impostor = make_certificate(sup.SUPPLIER_RUT, "Proveedor", issued_by=IMPOSTOR)
+    estado, motives, kept = _received(service_app, _envelope_from(impostor))
+    assert (estado, kept) == ("BS", 0) and "autoridad certificadora acreditada" in motives[0]
+    genuine = make_certificate(sup.SUPPLIER_RUT, "Proveedor", issued_by=ACCREDITED)
+    assert _received(service_app, _envelope_from(genuine))[::2] == ("AS", 1)
+
+
+def test_a_dgi_rejection_notice_is_believed_only_from_an_accredited_certificate(service_app):
+    genuine = make_certificate(sup.SUPPLIER_RUT, "Proveedor", issued_by=ACCREDITED)
+    assert _received(service_app, _envelope_from(genuine))[::2] == ("AS", 1)
+    maker = ElementMaker(namespace=NS["d"], nsmap={None: NS["d"]})
+    notice = maker.CFEs_Anulados_x_RechazoDGI(
+        maker.Caratula(
+            maker.RUCEmisor(sup.SUPPLIER_RUT),
+            maker.RUCReceptor(sup.RECEIVER_RUT),
+            maker.IDComunicacion("1"),
+            maker.CantCFEAnulados("1"),
+            maker.Tmst("2026-11-27T10:00:00-03:00"),
+        ),
+        maker.CFEAnulado(
+            maker.TipoCFE("111"),
+            maker.Serie("A"),
+            maker.NroCFE("1"),
+            maker.FechaCFE("2026-11-27"),
+            maker.Motivo_Cod("RD"),
+            maker.Motivo_Glosa("Comprobante anulado por rechazo de DGI"),
+        ),
+        version="1.0",
+    )
+    forged = make_certificate(sup.SUPPLIER_RUT, "Proveedor falso")
+    with service_app.app_context():
+        signed_by_anyone = CfeSigner(forged.key_pem, forged.cert_pem).sign(etree.fromstring(etree.tostring(notice)))
+        with pytest.raises(annulments.NoticeRefused, match="acreditada"):
+            annulments.record_notice(1, signed_by_anyone.xml)
+        signed = CfeSigner(genuine.key_pem, genuine.cert_pem).sign(etree.fromstring(etree.tostring(notice)))
+        assert annulments.record_notice(1, signed.xml) == 1
+
+
+def test_a_customers_answer_is_believed_only_from_an_accredited_certificate(
+    api_client, auth_headers, service_app, monkeypatch
+):
+    from portal.service.intercambio import transport
+
+    monkeypatch.setattr(transport, "deliver", RecordingTransport())
+    user = auth_headers("usuario@demo.uy")
+    issue(api_client, user, to_norte())
+    drain(service_app)
+    outside = "215550020013"  # a customer that is not a company of this service
+    with service_app.app_context(), db.write_transaction() as session:
+        session.get(ExchangeEnvelope, 1).receiver_rut = outside
+    for certificate, believed in (
+        (make_certificate(outside, "Receptor externo"), False),
+        (make_certificate(outside, "Receptor externo", issued_by=ACCREDITED), True),
+    ):
+        answer = receiver_ack_sobre(
+            service_app, signer=shared_signer(certificate.key_pem, certificate.cert_pem, "sha256"), rut=outside
+        )
+        with service_app.app_context(), db.write_transaction() as session:
+            if believed:
+                answers.record_answer(session, 1, answer, "ws")
+                continue
+            with pytest.raises(answers.AnswerRejected) as refused:
+                answers.record_answer(session, 1, answer, "ws")
+            assert refused.value.code == "certificado_invalido" and "acreditada" in str(refused.value)
+
+
+def test_a_bundle_that_cannot_be_read_or_holds_no_authority_stops_the_service_at_start(service_config, tmp_path):
+    with pytest.raises(ValueError, match="CFE_ACCREDITED_CAS"):
+        create_app({**service_config, "ACCREDITED_CAS_PATH": str(tmp_path / "missing.pem")})
+    leaf_only = tmp_path / "leaf.pem"
+    leaf_only.write_bytes(make_certificate(sup.SUPPLIER_RUT).cert_pem)
+    with pytest.raises(ValueError, match="ningún certificado de autoridad"):
+        create_app({**service_config, "ACCREDITED_CAS_PATH": str(leaf_only)})
