@@ -21,6 +21,7 @@ from tests.support import recibidos as sup
 from tests.support.imap import Dovecot
 
 SENDER = "intercambio@norte.com.uy"
+LISTED = "intercambio@delnorte.uy"  # Comercial del Norte in the exchange directory (intercambio/simulated.py)
 
 
 @pytest.fixture
@@ -85,8 +86,10 @@ def test_each_message_is_handled_once_and_answered_by_mail(service_app, dovecot,
     jobs.run_pending()
     with service_app.app_context():
         states = [a.state for a in db.session().scalars(select(ExchangeAnswer))]
-    assert states == ["enviado"] * 3  # AS + ACKCFE for the envelope, BS for the broken one
-    assert {tuple(m.envelope_to) for m in smtp.recorder.received} == {(SENDER,)}
+    # AS + ACKCFE for the envelope, to the supplier's exchange address as DGI lists it, not to the address the
+    # message claims (From and Reply-To are anyone's to write); the broken one names no sender DGI lists.
+    assert states == ["enviado", "enviado", "sin_destino"]
+    assert {tuple(m.envelope_to) for m in smtp.recorder.received} == {(LISTED,)}
 
     assert _poll(service_app) == 0  # nothing new
     dovecot.append(_message(("Sob_211003420017_2.xml", sup.envelope([sup.cfe(3)], idemisor=2))))

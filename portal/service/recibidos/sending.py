@@ -6,16 +6,17 @@ MAX_ATTEMPTS attempts). As with correo's sends, `attempt()` takes a lease on the
 never deliver the same answer and an attempt by a worker that died is taken up again when its lease ends.
 An ACKCFE waits until the ACKSobre of its envelope is settled: the sender reads them in that order.
 
-Where an answer goes: the envelope's own channel. By mail, to the address it came from (`reply_to`); by the
-web service, to the sender's exchange web service from the directory (its exchange address when it has no
-web service); an upload is answered through the directory. With no route, the answer stays `sin_destino`
-(the company can still download it).
+Where an answer goes: the envelope's own channel, to the sender as DGI's directory lists it. By mail, to its
+exchange address (not the message's From or Reply-To, which anyone can write); by the web service, to its
+exchange web service (its exchange address when it has no web service); an upload through the directory too.
+With no route (a sender the directory does not list), the answer stays `sin_destino` (the company can still
+download it).
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import cast
 
@@ -59,15 +60,11 @@ def retry_delay(attempts: int) -> timedelta:
 def route(envelope: ReceivedEnvelope, session) -> directory.ElectronicIssuer | None:
     """Where the answers to `envelope` go (None: nowhere known)."""
     listed = directory.find_issuer(session, envelope.rut_emisor) if envelope.rut_emisor else None
-    if envelope.channel == "correo" and envelope.reply_to:
-        return directory.ElectronicIssuer(
-            rut=envelope.rut_emisor or "",
-            name=listed.name if listed else "",
-            exchange_email=envelope.reply_to,
-            ws_url=None,
-            transition_from=None,
-            transition_to=None,
-        )
+    if envelope.channel == "correo":
+        # By mail, to the sender's exchange address as DGI lists it, never to the address a message claims: From
+        # and Reply-To are anyone's to write, and answering them mailed signed answers (with a file name of the
+        # sender's choosing) to whatever address an attacker named. A sender DGI does not list is answered nowhere.
+        return replace(listed, ws_url=None) if listed is not None and listed.exchange_email else None
     if listed is not None and (listed.ws_url or listed.exchange_email):
         return listed
     return None
