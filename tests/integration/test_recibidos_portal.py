@@ -53,6 +53,18 @@ def test_upload_list_and_act_on_a_received_cfe(usuario):
     assert usuario.get(f"{link}/pdf").data.startswith(b"%PDF")
 
 
+def test_the_pdf_of_a_cfe_rejected_on_arrival_says_why_on_its_page_not_an_error_page(usuario):
+    forged = sup.cfe(1).replace("Cajas de cartón".encode(), b"Cajas de madera")  # its signature no longer holds
+    answer = _upload(usuario, ("Sob_211003420017_1.xml", sup.envelope([forged])))
+    assert answer.status_code == 303
+    page = BeautifulSoup(usuario.get(answer.headers["Location"]).data, "html.parser")
+    link = page.select_one("#received-results tbody tr a")["href"]
+    printed = usuario.get(f"{link}/pdf")
+    assert printed.status_code == 303 and printed.headers["Location"].endswith(link)
+    landed = BeautifulSoup(usuario.get(printed.headers["Location"]).data, "html.parser")
+    assert "no se puede imprimir" in landed.select_one(".flash-error").get_text()
+
+
 def test_a_hostile_upload_is_refused_with_a_clear_message(usuario):
     answer = _upload(usuario, ("lote.zip", b"PK\x03\x04 no es un zip"))
     assert answer.status_code == 422

@@ -131,7 +131,12 @@ def detail(received_id: int):
 @member_required
 def pdf(received_id: int):
     """The printed representation, made from the supplier's signed XML."""
-    response = Response(api().received_pdf(received_id), mimetype="application/pdf")
+    try:
+        document = api().received_pdf(received_id)
+    except ValidationError as exc:  # rejected on arrival: nothing valid to print (the page offers no link)
+        flash(next(iter(exc.field_messages().values()), exc.message), "error")
+        return redirect_after_post("recibidos.detail", received_id=received_id)
+    response = Response(document, mimetype="application/pdf")
     response.headers["Content-Disposition"] = f'inline; filename="recibido-{received_id}.pdf"'
     return response
 
