@@ -84,3 +84,10 @@ def test_the_home_shows_received_today_and_unbooked(usuario):
     home = BeautifulSoup(usuario.get("/").data, "html.parser")
     assert home.select_one("[data-testid=received-today]").get_text(strip=True) == "2"
     assert home.select_one("[data-testid=received-unbooked]").get_text(strip=True) == "2"
+
+
+def test_the_type_filter_offers_what_suppliers_send(usuario):
+    page = BeautifulSoup(usuario.get("/recibidos/").data, "html.parser")
+    offered = {o.get_text(strip=True) for o in page.select("select[name=tipo] option")}
+    assert {"e-Factura venta por cuenta ajena", "Nota de crédito de e-Ticket", "e-Resguardo"} <= offered
+    assert not {"e-Boleta de entrada", "e-Factura de exportación"} & offered  # the buyer's own, and abroad's

@@ -8,7 +8,7 @@ from wtforms import HiddenField, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length, Optional
 
 from portal.client.recibidos import COMMERCIAL_MOTIVES, ReceivedFilters
-from portal.web.comprobantes.choices import options
+from portal.web.comprobantes.choices import TYPE_NAMES, options
 from portal.web.forms_common import DayField, NumberField, PortalForm
 
 # The commercial motives in words (RESP19); E27-E60 are agreed between the parties and need the text.
@@ -30,15 +30,11 @@ STATES = (
     ("rechazado_dgi", _l("Rechazados por DGI")),
 )
 BOOKED = (("", _l("Todos")), ("no", _l("Sin contabilizar")), ("si", _l("Contabilizados")))
-TYPES = (
-    ("", _l("Todos")),
-    ("111", "e-Factura"),
-    ("112", _l("Nota de crédito de e-Factura")),
-    ("113", _l("Nota de débito de e-Factura")),
-    ("101", "e-Ticket"),
-    ("181", "e-Remito"),
-    ("182", "e-Resguardo"),
-)
+# What a supplier sends a company: its e-Facturas and e-Tickets with their notes, those it sells for someone else
+# (cuenta ajena), its e-Remitos and e-Resguardos. Not export receipts (to buyers abroad), nor e-Boletas de
+# entrada (the buyer issues those).
+RECEIVED_TYPES = (111, 112, 113, 141, 142, 143, 101, 102, 103, 131, 132, 133, 181, 182)
+TYPES = (("", _l("Todos")), *((str(code), TYPE_NAMES[code]) for code in RECEIVED_TYPES))
 
 
 def motive_label(code: str) -> str:
