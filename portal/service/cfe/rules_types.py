@@ -39,7 +39,10 @@ _DR_ALLOWED = {
 }
 _MISSING = {
     "clauVenta": _("Indicá la cláusula de venta: el Incoterm (FOB, CIF, EXW...) o N/A si exportás servicios."),
-    "modVenta": _("Indicá la modalidad de venta: 1 régimen general, 90 exportación de servicios, ..."),
+    "modVenta": _(
+        "Indicá la modalidad de venta, un código de la tabla de DGI: 1 régimen general, 2 consignación,"
+        " 90 exportación de servicios, 99 otras transacciones."
+    ),
     "viaTransp": _("Indicá la vía de transporte: 1 marítimo, 2 aéreo, 3 terrestre, 8 no aplica (servicios), 9 otro."),
 }
 # What an export never has: IVA (so no gross prices, no "other rate" IVA).

@@ -32,7 +32,7 @@ def dgi_down(hours: float | None, waiting: int) -> Concern:
         state,
         _(
             "DGI no responde hace {since}; {waiting} comprobantes esperan para salir. Se sigue emitiendo: "
-            "todo sale solo cuando DGI vuelva.",
+            "todo sale solo en cuanto DGI responda.",
             since=_since(hours),
             waiting=waiting,
         ),
