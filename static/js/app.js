@@ -97,10 +97,29 @@
     "ciudad_recep", "depto_recep"];
 
   function closeSuggestions() {
-    Array.prototype.forEach.call(document.querySelectorAll(".receiver-suggestions"), function (box) {
-      box.replaceChildren();
-    });
+    Array.prototype.forEach.call(document.querySelectorAll(".receiver-suggestions"), closeAfterPick);
   }
+
+  // A list closed by a pick stays closed while its field holds what the pick put there: suggestions asked for
+  // while the person typed may still be on their way (a field waits 250 ms after a key), and their answer is
+  // to a question no longer asked. Typing again in the field asks again.
+  function closeAfterPick(box) {
+    box.replaceChildren();
+    var owner = document.querySelector("[data-suggest='" + box.id + "']");
+    if (owner) { box.dataset.pickedFor = owner.value; }
+  }
+  window.closeSuggestionsAfterPick = closeAfterPick;
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var box = event.detail.target;
+    if (!box || !box.classList.contains("receiver-suggestions") || box.dataset.pickedFor === undefined) { return; }
+    var owner = document.querySelector("[data-suggest='" + box.id + "']");
+    if (owner && owner.value === box.dataset.pickedFor) {
+      event.detail.shouldSwap = false;
+    } else {
+      delete box.dataset.pickedFor;
+    }
+  });
 
   document.addEventListener("htmx:load", function (event) {
     var root = event.detail && event.detail.elt;
@@ -198,7 +217,7 @@
     var note = lineField(line, "price_note");
     if (note) { note.textContent = product.nota || ""; }
     var box = document.getElementById("products-" + line);
-    if (box) { box.replaceChildren(); }
+    if (box) { window.closeSuggestionsAfterPick(box); }
     var region = document.getElementById("announcer");
     if (region) {
       region.textContent = "";

@@ -10,7 +10,7 @@ import requests
 from playwright.sync_api import Page, expect
 
 from portal.service.dgi import sandbox_data as dgi_data
-from tests.browser.pages import ReceiptsPage, Shell, both_widths
+from tests.browser.pages import ReceiptsPage, Shell, both_widths, settled
 from tests.support import cfe_bodies as bodies
 
 
@@ -63,5 +63,10 @@ def test_typing_a_rut_fills_from_dgi_and_a_past_receiver_is_picked(page: Page, l
     expect(page.get_by_label("Ciudad", exact=True)).to_have_value("Montevideo")
     expect(receipts.receiver_hint()).to_have_text("RUT válido: 21-484436-001-8")
     expect(page.locator('#doc_recep-dgi li[data-code="receptor_inactivo"]')).to_have_count(0)
+    expect(page.get_by_test_id("receiver-suggestions")).to_have_count(0)
+    # Suggestions asked for as the person typed, answered after the pick, do not open the list again.
+    with page.expect_response(lambda answer: "/comprobantes/nuevo/receptores" in answer.url):
+        name.dispatch_event("input")
+    settled(page)
     expect(page.get_by_test_id("receiver-suggestions")).to_have_count(0)
     shell.assert_no_csp_violations()
