@@ -74,7 +74,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     _register_platform_routes(app)
     jobs.init_app(app, factory=create_app)
     app.wsgi_app = BodyReadDeadline(  # type: ignore[method-assign]  # WSGI middleware, as Flask documents
-        app.wsgi_app, idle_seconds=app.config["BODY_IDLE_SECONDS"], limit=app.config["MAX_CONTENT_LENGTH"]
+        app.wsgi_app,
+        idle_seconds=app.config["BODY_IDLE_SECONDS"],
+        limit=app.config["MAX_CONTENT_LENGTH"],
+        limits_by_path=app.extensions.get("body_limits_by_path"),
     )
     return app
 

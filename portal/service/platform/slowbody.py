@@ -16,7 +16,7 @@ import io
 import json
 import logging
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from portal.service.platform.errors import _read_up_to
@@ -27,12 +27,18 @@ WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
 class BodyReadDeadline:
-    """WSGI middleware: the body read up front (at most `limit` + 1 bytes), `idle_seconds` at most between bytes."""
+    """WSGI middleware: the body read up front (at most `limit` + 1 bytes, or the limit `limits_by_path` gives the
+    request's path), `idle_seconds` at most between bytes."""
 
-    def __init__(self, app: WsgiApp, *, idle_seconds: float, limit: int):
+    def __init__(
+        self, app: WsgiApp, *, idle_seconds: float, limit: int, limits_by_path: Mapping[str, int] | None = None
+    ):
         self.app = app
         self.idle_seconds = idle_seconds
         self.limit = limit
+        # The few routes that take more than the service's limit (received envelopes: an upload, the exchange web
+        # service) set their own; a chunked body to them read only up to the service's limit came cut.
+        self.limits_by_path = dict(limits_by_path or {})
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         sock = environ.get("gunicorn.socket")
@@ -59,15 +65,16 @@ class BodyReadDeadline:
     def _wanted(self, environ: dict[str, Any]) -> int:
         """How many bytes to read: the declared length (the application refuses one over the limit itself), or up
         to one past the limit for a chunked body."""
+        limit = self.limits_by_path.get(environ.get("PATH_INFO", ""), self.limit)
         length = environ.get("CONTENT_LENGTH")
         if length:
             try:
                 declared = int(length)
             except ValueError:
                 return 0
-            return declared if 0 < declared <= self.limit else 0
+            return declared if 0 < declared <= limit else 0
         if "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
-            return self.limit + 1
+            return limit + 1
         return 0
 
 

@@ -28,7 +28,8 @@ from portal.service.recibidos.schemas import (
     ResumenRecibidos,
 )
 
-bp = Blueprint("recibidos", __name__, url_prefix="/api/v1/recibidos")
+UPLOAD_PATH = "/api/v1/recibidos"  # POST: uploaded envelopes
+bp = Blueprint("recibidos", __name__, url_prefix=UPLOAD_PATH)
 TAG = "Recibidos"
 BOTH = (JWT, API_KEY)
 _ID: dict[str, str | dict] = {"recibido_id": "El id del CFE recibido."}
@@ -36,6 +37,10 @@ _ID: dict[str, str | dict] = {"recibido_id": "El id del CFE recibido."}
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(ws.bp)
+    # Received envelopes are larger than the service's usual bodies: the body reader up front must allow them.
+    limits = app.extensions.setdefault("body_limits_by_path", {})
+    limits[ws.URL_PATH] = ws.MAX_REQUEST_BYTES
+    limits[UPLOAD_PATH] = uploads.MAX_UPLOAD_BYTES
 
 
 def _row(principal: Principal, recibido_id: int) -> ReceivedCfe:

@@ -45,6 +45,7 @@ log = logging.getLogger("portal.service.recibidos")
 
 bp = Blueprint("recibidos_ws", __name__, url_prefix="/ws")
 PATH = "/aws_efactura_intercambio"
+URL_PATH = f"{bp.url_prefix}{PATH}"  # the service's address of the exchange web service
 # An envelope is 2 MB at most; inside xmlData its markup is escaped (&lt; ...), and the SOAP envelope and
 # its signature come around it.
 MAX_REQUEST_BYTES = 6 * 1024 * 1024
