@@ -223,6 +223,10 @@ def test_a_redirect_is_not_followed(app, client, auth_headers, receiver):
     assert receiver.of_path("/elsewhere") == []
     [attempt] = client.get(f"/api/v1/webhooks/{created['id']}/entregas", headers=headers).json["items"]
     assert attempt["estadoHttp"] == 302 and attempt["ok"] is False and "redirecci" in attempt["error"].lower()
+    english = client.get(
+        f"/api/v1/webhooks/{created['id']}/entregas", headers={**headers, "Accept-Language": "en"}
+    ).json["items"]
+    assert english[0]["error"] == f"Redirected to {receiver.url}/elsewhere: redirects are not followed."
     assert attempt["estadoEntrega"] == "pendiente" and attempt["tipo"] == "webhook.prueba"
 
 
@@ -234,7 +238,12 @@ def test_a_slow_endpoint_times_out(app, client, auth_headers, receiver):
     client.post(f"/api/v1/webhooks/{created['id']}/prueba", headers=headers)
     drain(app)
     [attempt] = client.get(f"/api/v1/webhooks/{created['id']}/entregas", headers=headers).json["items"]
-    assert attempt.get("estadoHttp") is None and "0.3 s" in attempt["error"]
+    assert attempt.get("estadoHttp") is None and attempt["error"] == "Sin respuesta en 0.3 s."
+    # Said in the reader's language (the attempt keeps the message, not only its Spanish).
+    english = client.get(
+        f"/api/v1/webhooks/{created['id']}/entregas", headers={**headers, "Accept-Language": "en"}
+    ).json["items"]
+    assert english[0]["error"] == "No answer within 0.3 s."
 
 
 def test_an_endpoint_that_answers_a_line_at_a_time_is_cut_at_the_timeout(app, client, auth_headers, receiver):

@@ -34,7 +34,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from portal.service.eventos.models import Event
 from portal.service.platform import db
-from portal.service.platform.i18n import _
+from portal.service.platform.i18n import Text, _, stored
 from portal.service.webhooks import guard, notices, signing
 from portal.service.webhooks.models import (
     DELIVERED,
@@ -147,7 +147,7 @@ class _Result:
     attempted_at: datetime
     duration_ms: int
     status: int | None
-    error: str | None
+    error: Text | None
     head: str | None
     sent: bool  # False: not tried in this batch (its endpoint failed earlier in it)
 
@@ -268,7 +268,7 @@ def _send_group(settings: _Settings, target: _Target, group: list[_Job]) -> list
     try:
         guard.check(target.url, allow_private=settings.allow_private)
     except guard.UnsafeUrl as exc:
-        first = _Result(group[0], _now(), 0, None, exc.message[:300], None, True)
+        first = _Result(group[0], _now(), 0, None, exc.message, None, True)
         return [first, *(_Result(job, first.attempted_at, 0, None, None, None, False) for job in group[1:])]
     with requests.Session() as http:
         http.trust_env = False  # a proxy from the environment must not carry companies' webhooks
@@ -351,6 +351,10 @@ class _WatchedAdapter(HTTPAdapter):
         self.poolmanager.pool_classes_by_scheme = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
 
 
+def _no_answer(settings: _Settings) -> Text:
+    return _("Sin respuesta en {segundos} s.", segundos=f"{settings.timeout:g}")
+
+
 def _post(http: requests.Session, settings: _Settings, target: _Target, job: _Job) -> _Result:
     moment = _now()
     headers = signing.headers(job.event_id, moment, job.body, target.secrets)
@@ -375,17 +379,20 @@ def _post(http: requests.Session, settings: _Settings, target: _Target, job: _Jo
             response.close()
         status, error = response.status_code, None
         if 300 <= status < 400:
-            error = f"Redirección a {response.headers.get('location', '?')[:200]}: no se siguen redirecciones."
+            error = _(
+                "Redirección a {destino}: no se siguen redirecciones.",
+                destino=response.headers.get("location", "?")[:200],
+            )
         text = head.decode("utf-8", "replace")
     except requests.Timeout:
-        status, error, text = None, f"Sin respuesta en {settings.timeout:g} s.", None
+        status, error, text = None, _no_answer(settings), None
     except requests.RequestException as exc:
-        status, error, text = None, f"No se pudo conectar: {type(exc).__name__}.", None
+        status, error, text = None, _("No se pudo conectar: {causa}.", causa=type(exc).__name__), None
     finally:
         watchdog.cancel()
         _watching.watch = None
     if watch.fired:  # cut by the watchdog: what came before (even a status line) came too late
-        status, error, text = None, f"Sin respuesta en {settings.timeout:g} s.", None
+        status, error, text = None, _no_answer(settings), None
     duration = int((time.perf_counter() - started) * 1000)
     return _Result(job, moment, duration, status, error, text, True)
 
@@ -411,7 +418,8 @@ def _record(now: datetime, results: list[_Result], orphans: list[_Job], targets:
                 "duration_ms": r.duration_ms,
                 "status_code": r.status,
                 "ok": r.ok,
-                "error": r.error,
+                "error": str(r.error)[:300] if r.error else None,
+                "error_texts": stored(r.error) if r.error else None,
                 "head": r.head,
             }
             for r in results

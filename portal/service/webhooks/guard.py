@@ -13,13 +13,13 @@ import ipaddress
 import socket
 from urllib.parse import urlsplit
 
-from portal.service.platform.i18n import _
+from portal.service.platform.i18n import Text, _
 
 
 class UnsafeUrl(Exception):
     """A URL the service will not call. `code` is the API's field error code."""
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: Text):
         super().__init__(message)
         self.code, self.message = code, message
 

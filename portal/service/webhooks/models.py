@@ -80,4 +80,6 @@ class WebhookAttempt(Base):
     status_code: Mapped[int | None] = mapped_column(Integer)
     ok: Mapped[bool] = mapped_column(Boolean)
     error: Mapped[str | None] = mapped_column(String(300))
+    # The error as i18n.stored keeps it, said in each reader's language; None before migration 0340 (Spanish).
+    error_texts: Mapped[dict | None] = mapped_column(JSON)
     response_head: Mapped[str | None] = mapped_column(String(500))
