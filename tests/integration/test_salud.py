@@ -104,6 +104,20 @@ def test_the_scheduled_check_notifies_once_per_change_and_mails_at_most_daily(ap
     assert types.count("certificado.por_vencer") == 3 and types.count("cae.por_agotarse") == 1
 
 
+def test_a_warning_that_becomes_a_problem_is_mailed_at_once(app):
+    """The daily limit holds for a warning's steps; a certificate that goes from 20 days left to 5 within the day
+    (one uploaded by mistake, a clock put right) is a problem the admins hear of now, not tomorrow."""
+    _certificate_expires_in(app, 20)
+    now = datetime.now(UTC)
+    with app.app_context():
+        watch.run(1, now)
+    mailed = len(_mails(app))
+    _certificate_expires_in(app, 5)
+    with app.app_context():
+        assert "certificado" in {c.key for c in watch.run(1, now + timedelta(hours=1))}
+    assert len(_mails(app)) == mailed + 1 and "certificado" in _mails(app)[-1].text.lower()
+
+
 def test_notices_are_read_per_person(app, client, auth_headers):
     _certificate_expires_in(app, 3)
     with app.app_context():

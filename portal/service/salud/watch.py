@@ -2,7 +2,8 @@
 
 A concern whose signature (state and threshold) changes to a warning or a problem gets a notice in the
 notification centre, a webhook event where one exists (`cae.por_agotarse`, `certificado.por_vencer`), and a
-line in the admins' e-mail digest unless that concern was already mailed in the last 24 hours.
+line in the admins' e-mail digest unless that concern was already mailed in the last 24 hours (one that became a
+problem is mailed at once).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from portal.service.eventos.publishing import publish
 from portal.service.platform import db
 from portal.service.platform.models import Company
 from portal.service.salud import checks, dgi, notices  # noqa: F401 - dgi registers its concerns
-from portal.service.salud.concerns import OK, Concern
+from portal.service.salud.concerns import OK, PROBLEM, Concern
 from portal.service.salud.models import ConcernState, Notice
 
 MAIL_INTERVAL = timedelta(hours=24)
@@ -34,6 +35,9 @@ def run(company_id: int, now: datetime | None = None) -> list[Concern]:
         for concern in found:
             state = known.pop(concern.key, None)
             news = concern.state != OK and (state is None or state.signature != concern.signature)
+            # A warning that became a problem is mailed at once, whenever the warning was (the daily limit is for
+            # the steps within a state: 30 days, then 15, of a certificate's warning).
+            escalated = concern.state == PROBLEM and (state is None or state.state != PROBLEM)
             if state is None:
                 state = ConcernState(company_id=company_id, key=concern.key, changed_at=now)
                 session.add(state)
@@ -65,7 +69,7 @@ def run(company_id: int, now: datetime | None = None) -> list[Concern]:
                     EVENTS[concern.kind],
                     {"clave": concern.key, "estado": concern.state, **concern.facts},
                 )
-            if state.mailed_at is None or now - state.mailed_at >= MAIL_INTERVAL:
+            if escalated or state.mailed_at is None or now - state.mailed_at >= MAIL_INTERVAL:
                 state.mailed_at = now
                 to_mail.append(concern)
         for gone in known.values():  # a concern that no longer exists (a range replaced): forget it
