@@ -217,6 +217,20 @@ def test_an_export_invoice_and_its_credit_note_are_sales_in_the_book(api_client,
     assert Decimal(book["declaracion"]["exportaciones"]) == 0  # the note took the whole export back
 
 
+def test_a_customer_named_two_ways_is_one_customer_under_its_latest_name(api_client, user):
+    """The top customers went by document and name: the same RUT as "Ñandú" and "Ñandú S.R.L." made two rows,
+    each with half of what the customer bought."""
+    first, second = bodies.body(bodies.EFACTURA), bodies.body(bodies.EFACTURA)
+    first["receptor"] = {**first["receptor"], "rznSocRecep": "Ñandú"}
+    second["receptor"] = {**second["receptor"], "rznSocRecep": "Ñandú Servicios S.R.L."}
+    issued = [issue(api_client, user, first), issue(api_client, user, second)]
+    glance = api_client.get("/api/v1/informes/periodo", query_string=_period(), headers=user).json
+    rows = [c for c in glance["principalesClientes"] if c["docRecep"] == bodies.BUYER["docRecep"]]
+    assert len(rows) == 1 and rows[0]["cantidad"] == 2, glance["principalesClientes"]
+    assert rows[0]["rznSocRecep"] == "Ñandú Servicios S.R.L."
+    assert Decimal(rows[0]["totalPesos"]) == sum(Decimal(str(r["totales"]["mntPagar"])) for r in issued)
+
+
 def test_a_period_at_the_end_of_the_calendar_is_answered(api_client, user):
     """The last days a date can hold (31/12/9999) are a period like any other: no day or month after them is
     drawn (it was a 500)."""

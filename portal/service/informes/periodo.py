@@ -38,7 +38,10 @@ class PeriodReport:
     book: BookSummary = field(default_factory=BookSummary)
     timeline: dict[date, Bucket] = field(default_factory=dict)
     branches: dict[int | None, Bucket] = field(default_factory=dict)
-    customers: dict[tuple[str, str], Bucket] = field(default_factory=dict)
+    # A customer is its document: the name it was given can change from one receipt to the next (a typo put right,
+    # "S.A." added), and the period shows the latest.
+    customers: dict[str, Bucket] = field(default_factory=dict)
+    customer_names: dict[str, str] = field(default_factory=dict)
     dgi_states: dict[str, int] = field(default_factory=dict)
 
     def add(self, row: BookRow) -> None:
@@ -48,15 +51,16 @@ class PeriodReport:
         self.timeline[self.slot(row.fecha)].add(row)
         self.branches.setdefault(row.sucursal, Bucket()).add(row)
         if row.receptor_doc:
-            key = (row.receptor_doc, row.receptor_nombre or "")
-            self.customers.setdefault(key, Bucket()).add(row)
+            self.customers.setdefault(row.receptor_doc, Bucket()).add(row)
+            if row.receptor_nombre or row.receptor_doc not in self.customer_names:
+                self.customer_names[row.receptor_doc] = row.receptor_nombre or ""  # the book goes by date
 
     def slot(self, day: date) -> date:
         return day if self.by_day else day.replace(day=1)
 
     def top_customers(self) -> list[tuple[str, str, Bucket]]:
         ranked = sorted(self.customers.items(), key=lambda item: item[1].total, reverse=True)
-        return [(doc, name, bucket) for (doc, name), bucket in ranked[:TOP_CUSTOMERS]]
+        return [(doc, self.customer_names[doc], bucket) for doc, bucket in ranked[:TOP_CUSTOMERS]]
 
 
 def _slots(desde: date, hasta: date, by_day: bool) -> list[date]:
