@@ -40,6 +40,17 @@ def test_each_receiver_becomes_a_customer_once_and_edits_are_kept(api_client, us
     assert len(again) == 1 and again[0]["rznSocRecep"] == "Viajes Arapey S.R.L." and again[0]["correo"]
 
 
+def test_the_seller_of_an_e_boleta_de_entrada_is_not_made_a_customer(api_client, user):
+    """The e-Boleta de entrada's receiver is whom the company bought from: a supplier, not a customer."""
+    from tests.integration.test_export_api import today as dated_today
+    from tests.unit.cfe.types_bodies import BOLETA
+
+    boleta = issue(api_client, user, dated_today(BOLETA["151-imeba"]))
+    issue(api_client, user, _factura("211003420017", "Viajes Arapey S.R.L."))  # a sale after it: read past it
+    documents = {c["docRecep"] for c in api_client.get(CLIENTES, headers=user).json["items"]}
+    assert "211003420017" in documents and boleta["receptor"]["docRecep"] not in documents
+
+
 def test_search_by_name_or_document_start_in_pages(api_client, user):
     for i in range(5):
         created = api_client.post(

@@ -17,7 +17,7 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from portal.domain.cfe_types import CREDIT_NOTES, SALE_TYPES
+from portal.domain.cfe_types import BOLETA_TYPES, CREDIT_NOTES, SALE_TYPES
 from portal.domain.identifiers import digits_only
 from portal.service.clientes.models import Customer, CustomerWatermark
 from portal.service.comprobante.models import IssuedCfe
@@ -62,7 +62,7 @@ def sync_from_receipts(session: Session, company_id: int) -> int:
     mark = _locked_mark(session, company_id)
     since = mark.read_until
     rows = session.execute(
-        select(IssuedCfe.created_at, IssuedCfe.receptor_doc, IssuedCfe.input_json["receptor"])
+        select(IssuedCfe.created_at, IssuedCfe.receptor_doc, IssuedCfe.input_json["receptor"], IssuedCfe.tipo_cfe)
         .where(IssuedCfe.company_id == company_id, IssuedCfe.created_at > since)
         .order_by(IssuedCfe.created_at)
         .limit(SYNC_BATCH)
@@ -74,13 +74,14 @@ def sync_from_receipts(session: Session, company_id: int) -> int:
         for c in session.scalars(
             select(Customer).where(
                 Customer.company_id == company_id,
-                Customer.document.in_({doc for _, doc, _ in rows if doc}),
+                Customer.document.in_({doc for _, doc, _, _ in rows if doc}),
             )
         )
     }
     added = 0
-    for created_at, document, receiver in rows:
-        if not document or not isinstance(receiver, dict):
+    for created_at, document, receiver, tipo in rows:
+        # An e-Boleta de entrada's "receiver" is the seller the company bought from: a supplier, not a customer.
+        if not document or not isinstance(receiver, dict) or tipo in BOLETA_TYPES:
             continue
         key = (int(receiver.get("tipoDocRecep") or 0), receiver.get("codPaisRecep") or "UY", document)
         customer = known.get(key)
