@@ -118,7 +118,8 @@ def _cells(pdf: BodyPage, y: float, values: list[str], first: int = 1) -> None:
 
 
 def _item_rows(pdf: BodyPage, remito: bool) -> None:
-    doc, width = pdf.doc, pdf.columns[0][1]
+    doc = pdf.doc
+    width = pdf.columns[0][1] - 1  # the text box put() draws in the column: lines wrapped to it are never cut
     for line in doc.lines:
         name = pdf.lines_of(line.name, width)
         extra = [f"Cód.: {', '.join(line.codes)}"] if line.codes else []
@@ -128,7 +129,7 @@ def _item_rows(pdf: BodyPage, remito: bool) -> None:
         pdf.room(height)
         y = pdf.get_y()
         for index, text in enumerate([*name, *extra]):
-            pdf.put(LEFT + 0.5, y + index * LINE, width - 1, text)
+            pdf.put(LEFT + 0.5, y + index * LINE, width, text)
         quantity = words.trimmed(line.quantity or Decimal(0), 0, 3)
         if remito:
             quantity = f"-{quantity}" if line.ind_fact == 8 else quantity  # an item that reduces a remito

@@ -56,3 +56,20 @@ def test_other_new_types_refuse_a_roll(name, sign, issuer):
     signed = sign(ALL[name])
     with pytest.raises(PaperNotAllowed):
         render_receipt(signed.xml, issuer, security_code=signed.security_code, qr_url=signed.qr_url, paper="80mm")
+
+
+@pytest.mark.parametrize("name", ["121-services", "151-imeba"])
+def test_a_long_item_description_is_printed_whole(name, sign, issuer, tmp_path):
+    """Each line of a wrapped name or description fits its column: none loses its last letters to "..."."""
+    import copy
+
+    description = (
+        "Desarrollo de software a medida: análisis, diseño, programación, pruebas y puesta en producción del "
+        "módulo de facturación electrónica para el cliente, incluidas las horas de soporte del período"
+    )
+    body = copy.deepcopy(ALL[name])
+    body["items"][0]["dscItem"] = description
+    signed = sign(body)
+    text = _text(render_receipt(signed.xml, issuer, security_code=signed.security_code, qr_url=signed.qr_url), tmp_path)
+    assert "..." not in text
+    assert "pruebas y puesta en producción" in text
