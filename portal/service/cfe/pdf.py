@@ -24,6 +24,7 @@ from portal.service.cfe.printable import Printable, from_input, from_xml
 
 LEFT, RIGHT, TOP, PAGE_W, PAGE_H = 10.0, 200.0, 10.0, 210.0, 297.0
 BOX_X = 116.0  # the document box, top right
+RECEIVER_BOX_W = 82.0  # the receiver's box (RUC COMPRADOR, CONSUMO FINAL, ...), left under the issuer
 RECEIVER_TOP, BODY_TOP = 60.0, 80.0  # the usual header; a long issuer block or regime box moves both down
 FOOTER_LINE = 247.0  # the body never goes below FOOTER_LINE - 1
 QR_SIZE, QR_CLEAR = 25.0, 3.5  # DGI: 22 to 30 mm, at least 3 mm clear on every side
@@ -85,6 +86,7 @@ class _A4(pdf_body.BodyPage):
         self.set_auto_page_break(True, margin=PAGE_H - FOOTER_LINE + 1)
         self.set_title(f"{doc.name} {words.number_text(doc)}")
         self._plan_issuer()
+        self._plan_receiver()
         self.add_page()
 
     # -- repeated on every page ------------------------------------------------------------------------
@@ -192,28 +194,37 @@ class _A4(pdf_body.BodyPage):
         text = f"Forma de pago: {value}"
         return text if self.get_string_width(text) <= width - 2 * self.c_margin else value
 
-    def _receiver(self) -> None:
-        doc, receiver, y = self.doc, self.doc.receiver, self.receiver_top
+    def _plan_receiver(self) -> None:
+        """Lay out the receiver once: its document wrapped inside the box (a buyer abroad's runs to 20
+        characters after its kind and country: two lines at 3 mm), and beside it every line of the name,
+        address and place. The body moves down when they need more than the usual room: a long name never
+        pushes out the address or the country."""
+        doc, receiver = self.doc, self.doc.receiver
         document = words.receiver_document(doc)
-        box_w = 82.0
-        box_h = 13.5 if document else 8.0
-        self.rect(LEFT, y, box_w, max(box_h, 10.5))  # DGI: at least 4 x 1 cm
-        self.put(LEFT + 1, y + 1, box_w - 2, words.receiver_title(doc), size=M, bold=True, h=5.8)
-        if document:
-            self.put(LEFT + 1, y + 6.8, box_w - 2, document, size=M, bold=True, h=5.8)
-        if receiver is None:
-            return
-        place = ", ".join(v for v in (receiver.ciudad, receiver.depto, receiver.pais_nombre) if v)
-        x, width = LEFT + box_w + 3, RIGHT - LEFT - box_w - 3
-        lines = [
-            (part, bold)
-            for text, bold in ((receiver.nombre, True), (receiver.direccion, False), (place, False))
-            if text
-            for part in self.lines_of(text, width, bold=bold)
-        ]
-        if receiver.compra_id:
-            lines.append((f"{words.bi(doc, 'Orden de compra')}: {receiver.compra_id}", False))
-        for row, (text, bold) in enumerate(lines[:4]):  # 4 lines fit above the body (names: 150 characters)
+        self.receiver_document = self.lines_of(document, RECEIVER_BOX_W - 2, M, bold=True) if document else []
+        self.receiver_box_h = max(1 + 5.8 * (1 + len(self.receiver_document)) + 0.9, 10.5)  # DGI: >= 4 x 1 cm
+        self.receiver_lines: list[tuple[str, bool]] = []
+        if receiver is not None:
+            place = ", ".join(v for v in (receiver.ciudad, receiver.depto, receiver.pais_nombre) if v)
+            order = f"{words.bi(doc, 'Orden de compra')}: {receiver.compra_id}" if receiver.compra_id else None
+            width = RIGHT - LEFT - RECEIVER_BOX_W - 3
+            self.receiver_lines = [
+                (part, bold)
+                for text, bold in ((receiver.nombre, True), (receiver.direccion, False), (place, False), (order, False))
+                if text
+                for part in self.lines_of(text, width, bold=bold)
+            ]
+        needed = max(self.receiver_box_h, len(self.receiver_lines) * 4.2) + 3
+        self.body_top = max(self.body_top, self.receiver_top + needed)
+
+    def _receiver(self) -> None:
+        doc, y = self.doc, self.receiver_top
+        self.rect(LEFT, y, RECEIVER_BOX_W, self.receiver_box_h)
+        self.put(LEFT + 1, y + 1, RECEIVER_BOX_W - 2, words.receiver_title(doc), size=M, bold=True, h=5.8)
+        for row, text in enumerate(self.receiver_document, start=1):
+            self.put(LEFT + 1, y + 1 + row * 5.8, RECEIVER_BOX_W - 2, text, size=M, bold=True, h=5.8)
+        x, width = LEFT + RECEIVER_BOX_W + 3, RIGHT - LEFT - RECEIVER_BOX_W - 3
+        for row, (text, bold) in enumerate(self.receiver_lines):
             self.put(x, y + row * 4.2, width, text, bold=bold)
 
     def footer(self) -> None:

@@ -58,6 +58,41 @@ def test_other_new_types_refuse_a_roll(name, sign, issuer):
         render_receipt(signed.xml, issuer, security_code=signed.security_code, qr_url=signed.qr_url, paper="80mm")
 
 
+def _with_receiver(name: str, **receptor) -> dict:
+    import copy
+
+    body = copy.deepcopy(ALL[name])
+    body["receptor"] = {**body["receptor"], **receptor}
+    return body
+
+
+def test_a_buyer_abroad_prints_its_whole_document(sign, issuer, tmp_path):
+    """The buyer abroad's document (20 characters, as DocRecepExt allows) printed whole in the receiver box,
+    wrapped inside it rather than cut with "..." (section 3: the receiver's document and country)."""
+    body = _with_receiver("121-services", tipoDocRecep=5, codPaisRecep="US", docRecep="PA-0123456789-ABCDEF")
+    signed = sign(body)
+    text = _text(render_receipt(signed.xml, issuer, security_code=signed.security_code, qr_url=signed.qr_url), tmp_path)
+    assert "PA-0123456789-ABCDEF" in text.replace(" ", "")
+    assert "..." not in text
+
+
+def test_a_long_buyer_name_keeps_its_address_and_country(sign, issuer, tmp_path):
+    """A 150-character name takes several lines; the address, city and country still print (DGI: exports
+    print the buyer's name and address)."""
+    name = (
+        "Importadora y Distribuidora de Productos Agropecuarios y Alimenticios del Mercosur Sociedad "
+        "Limitada, Filial Porto Alegre del Estado de Rio Grande"
+    )[:150]
+    body = _with_receiver(
+        "121-goods", rznSocRecep=name, dirRecep="Avenida Borges de Medeiros 2233, sala 1204", ciudadRecep="Porto Alegre"
+    )
+    signed = sign(body)
+    text = _text(render_receipt(signed.xml, issuer, security_code=signed.security_code, qr_url=signed.qr_url), tmp_path)
+    assert "Filial Porto Alegre" in text
+    assert "Avenida Borges de Medeiros 2233, sala 1204" in text
+    assert "Brasil" in text
+
+
 @pytest.mark.parametrize("name", ["121-services", "151-imeba"])
 def test_a_long_item_description_is_printed_whole(name, sign, issuer, tmp_path):
     """Each line of a wrapped name or description fits its column: none loses its last letters to "..."."""
