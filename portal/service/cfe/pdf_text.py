@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 
+from portal.domain.cfe_types import CFC_NAMES
 from portal.domain.money import currency_sign
 from portal.service.cfe.printable import Printable, Reference
 
@@ -190,7 +191,8 @@ def reference_line(ref: Reference) -> str:
     """One line of the references zone: what is referenced, when, and why."""
     if ref.ind_global:
         return f"Referencia global: {ref.razon or ''}"
-    kind = (SHORT_TYPE.get(ref.tipo) if ref.tipo is not None else None) or f"Tipo {ref.tipo}"
+    # A paper contingency receipt keyed in (201-213) is named as in Tabla A: a note may adjust one.
+    kind = (SHORT_TYPE.get(ref.tipo) or CFC_NAMES.get(ref.tipo) if ref.tipo is not None else None) or f"Tipo {ref.tipo}"
     text = f"{kind} {ref.serie} {ref.nro}"
     if ref.fecha:
         text += f" del {day(ref.fecha)}"

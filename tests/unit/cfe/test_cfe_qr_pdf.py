@@ -123,6 +123,16 @@ def test_notes_print_their_references(realistic, sign, issuer, numbering, tmp_pa
     assert "Referencias" in text and "e-Factura A 2 del 11/05/2024 - Mercadería en mal estado" in text
 
 
+def test_a_note_names_the_paper_contingency_receipt_it_adjusts(realistic, sign, issuer, numbering, tmp_path):
+    """A credit note on a paper e-Factura keyed in (211) names it as DGI's Tabla A does, not "Tipo 211"."""
+    body = {
+        **realistic[112],
+        "referencias": [{"tpoDocRef": 211, "serie": "B", "nroCFERef": 5, "fechaCFEref": "2024-05-01"}],
+    }
+    text = _poppler("pdftotext", render_signed_pdf(parse_cfe_input(body), issuer, numbering, sign(body)), tmp_path)
+    assert "e-Factura de contingencia B 5 del 01/05/2024" in " ".join(text.split())
+
+
 def test_signed_render_requires_fiscal_data(realistic, issuer):
     printable = from_input(parse_cfe_input(realistic[101]), issuer)  # a preview: no number, CAE or QR
     with pytest.raises(ValueError):
