@@ -12,7 +12,6 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 
-from portal.domain.cfe_types import CFC_NAMES
 from portal.domain.money import currency_sign
 from portal.service.cfe.printable import Printable, Reference
 
@@ -187,12 +186,20 @@ def export_lines(doc: Printable) -> list[str]:
     return lines
 
 
+def _reference_kind(tipo: int) -> str | None:
+    """A referenced type's short name; a paper contingency receipt (CFC, 2xx = 1xx + 100), which a note may
+    adjust (DGITypes.xsd's TpoDocRef admits 201-253), by its 1xx type's name and "de contingencia"."""
+    if tipo in SHORT_TYPE:
+        return SHORT_TYPE[tipo]
+    electronic = SHORT_TYPE.get(tipo - 100) if 200 <= tipo < 300 else None
+    return f"{electronic} de contingencia" if electronic else None
+
+
 def reference_line(ref: Reference) -> str:
     """One line of the references zone: what is referenced, when, and why."""
     if ref.ind_global:
         return f"Referencia global: {ref.razon or ''}"
-    # A paper contingency receipt keyed in (201-213) is named as in Tabla A: a note may adjust one.
-    kind = (SHORT_TYPE.get(ref.tipo) or CFC_NAMES.get(ref.tipo) if ref.tipo is not None else None) or f"Tipo {ref.tipo}"
+    kind = (_reference_kind(ref.tipo) if ref.tipo is not None else None) or f"Tipo {ref.tipo}"
     text = f"{kind} {ref.serie} {ref.nro}"
     if ref.fecha:
         text += f" del {day(ref.fecha)}"

@@ -123,14 +123,20 @@ def test_notes_print_their_references(realistic, sign, issuer, numbering, tmp_pa
     assert "Referencias" in text and "e-Factura A 2 del 11/05/2024 - Mercadería en mal estado" in text
 
 
-def test_a_note_names_the_paper_contingency_receipt_it_adjusts(realistic, sign, issuer, numbering, tmp_path):
-    """A credit note on a paper e-Factura keyed in (211) names it as DGI's Tabla A does, not "Tipo 211"."""
+@pytest.mark.parametrize(
+    ("tipo", "referenced", "printed"),
+    [(112, 211, "e-Factura de contingencia"), (102, 201, "e-Ticket de contingencia")],
+)
+def test_a_note_names_the_paper_contingency_receipt_it_adjusts(
+    tipo, referenced, printed, realistic, sign, issuer, numbering, tmp_path
+):
+    """A note on a paper receipt keyed in (2xx) names it by its type, not "Tipo 211"."""
     body = {
-        **realistic[112],
-        "referencias": [{"tpoDocRef": 211, "serie": "B", "nroCFERef": 5, "fechaCFEref": "2024-05-01"}],
+        **realistic[tipo],
+        "referencias": [{"tpoDocRef": referenced, "serie": "B", "nroCFERef": 5, "fechaCFEref": "2024-05-01"}],
     }
     text = _poppler("pdftotext", render_signed_pdf(parse_cfe_input(body), issuer, numbering, sign(body)), tmp_path)
-    assert "e-Factura de contingencia B 5 del 01/05/2024" in " ".join(text.split())
+    assert f"{printed} B 5 del 01/05/2024" in " ".join(text.split())
 
 
 def test_signed_render_requires_fiscal_data(realistic, issuer):
