@@ -441,3 +441,22 @@ def test_a_paper_note_is_linked_to_its_original_and_the_book_and_list_count_pape
     assert Decimal(note_item["importe"]) == -Decimal(note_item["mntTotal"])
     expected = sum((Decimal(r["importe"]) for r in listed["items"]), Decimal(0))
     assert Decimal(pesos["mntTotal"]) == expected
+
+
+def test_a_keyed_in_paper_e_ticket_prints_on_a_roll_as_an_e_ticket_does(api_client, admin, user, tmp_path):
+    """A paper e-Ticket keyed in (201) prints as its 1xx type does: on the shop's thermal roll too (DGI admits
+    thermal paper for e-Tickets and their notes), not a 422 on `formato`."""
+    register_book(api_client, admin, 201, "T", "90260000002", expires_in=60)
+    ticket = {**bodies.body(bodies.ETICKET), "tipoCFE": 201, "contingencia": {"serie": "T", "nro": 1}}
+    ticket["fchEmis"] = (today_montevideo() - timedelta(days=1)).isoformat()
+    issued = key_in(api_client, user, ticket)
+    assert issued.status_code == 201, issued.json
+    pdf = api_client.get(
+        "/api/v1/comprobante/getByIdCfeEmitido",
+        query_string={"idCfeEmitido": issued.json["idCfeEmitido"], "formato": "80mm"},
+        headers={**user, "Accept": "application/pdf"},
+    )
+    assert pdf.status_code == 200, pdf.data[:500]
+    (tmp_path / "cfc.pdf").write_bytes(pdf.data)
+    text = subprocess.run(["pdftotext", str(tmp_path / "cfc.pdf"), "-"], capture_output=True, text=True, check=True)
+    assert "CONSUMO FINAL" in text.stdout and "contingencia" in text.stdout

@@ -13,8 +13,9 @@ from portal.service.cfe.fonts import FontSet, font_set
 from portal.service.cfe.qr import qr_png
 
 PAPERS = ("a4", "80mm", "57mm")
-# DGI admits thermal paper for e-Tickets and their notes, those of sales on behalf of others (131-133) too
-ROLL_TYPES = (101, 102, 103, 131, 132, 133)
+# DGI admits thermal paper for e-Tickets and their notes, those of sales on behalf of others (131-133) too, and
+# the paper e-Tickets keyed in (201-203), which print as their 1xx type does (printable.Printable.electronic_type)
+ROLL_TYPES = (101, 102, 103, 131, 132, 133, 201, 202, 203)
 
 
 class PaperNotAllowed(ValueError):
@@ -25,7 +26,7 @@ def check_paper(tipo_cfe: int, paper: str) -> None:
     if paper not in PAPERS:
         raise PaperNotAllowed(f"Formato desconocido: {paper}.")
     if paper != "a4" and tipo_cfe not in ROLL_TYPES:
-        raise PaperNotAllowed("El rollo térmico es solo para e-Tickets y sus notas (101-103, 131-133).")
+        raise PaperNotAllowed("El rollo térmico es solo para e-Tickets y sus notas (101-103, 131-133, 201-203).")
 
 
 class ReceiptPage(FPDF):
