@@ -74,6 +74,22 @@ def test_a_roll_for_an_efactura_is_a_clear_422(api_client, user):
     assert unknown.status_code == 422 and unknown.json["error"]["fields"][0]["field"] == "formato"
 
 
+def test_a_roll_refused_is_said_in_the_language_asked(api_client, user):
+    """The refusal of a roll for an e-Factura in English for a client that asks for English, as every other
+    message of the service."""
+    receipt = issue(api_client, user, bodies.body(bodies.EFACTURA))
+    answer = api_client.get(
+        GET,
+        query_string={"idCfeEmitido": receipt["idCfeEmitido"], "formato": "80mm"},
+        headers={**user, "Accept-Language": "en"},
+    )
+    error = answer.json["error"]
+    assert error["message"] == "That paper format does not suit this type of receipt."
+    assert error["fields"][0]["message"] == (
+        "The thermal roll is only for e-Tickets and their notes (101-103, 131-133, 201-203)."
+    )
+
+
 def test_preview_prints_on_a_roll_and_refuses_one_for_other_types(api_client, user, tmp_path):
     roll = api_client.post(PREVIEW, query_string={"formato": "57mm"}, json=bodies.body(bodies.ETICKET), headers=user)
     assert roll.status_code == 200 and _width_mm(roll.data, tmp_path) == pytest.approx(57, abs=0.2)

@@ -11,6 +11,7 @@ from PIL import Image
 from portal.service.cfe import pdf_text as words
 from portal.service.cfe.fonts import FontSet, font_set
 from portal.service.cfe.qr import qr_png
+from portal.service.platform.i18n import _
 
 PAPERS = ("a4", "80mm", "57mm")
 # DGI admits thermal paper for e-Tickets and their notes, those of sales on behalf of others (131-133) too, and
@@ -24,9 +25,9 @@ class PaperNotAllowed(ValueError):
 
 def check_paper(tipo_cfe: int, paper: str) -> None:
     if paper not in PAPERS:
-        raise PaperNotAllowed(f"Formato desconocido: {paper}.")
+        raise PaperNotAllowed(_("Formato desconocido: {paper}.", paper=paper))
     if paper != "a4" and tipo_cfe not in ROLL_TYPES:
-        raise PaperNotAllowed("El rollo térmico es solo para e-Tickets y sus notas (101-103, 131-133, 201-203).")
+        raise PaperNotAllowed(_("El rollo térmico es solo para e-Tickets y sus notas (101-103, 131-133, 201-203)."))
 
 
 class ReceiptPage(FPDF):

@@ -203,9 +203,10 @@ def _paper(default: str, tipo_cfe: int, asked: str | None) -> str:
     try:
         check_paper(tipo_cfe, asked)
     except PaperNotAllowed as exc:
+        # exc.args[0], not str(exc): the catalogue's message, said in the client's language
         raise ValidationFailed(
-            [FieldError("formato", "not_allowed", str(exc))],
-            message="Ese formato de papel no corresponde a este tipo de comprobante.",
+            [FieldError("formato", "not_allowed", exc.args[0])],
+            message=_("Ese formato de papel no corresponde a este tipo de comprobante."),
         ) from exc
     return asked
 
