@@ -86,6 +86,7 @@ class _A4(pdf_body.BodyPage):
         self.set_auto_page_break(True, margin=PAGE_H - FOOTER_LINE + 1)
         self.set_title(f"{doc.name} {words.number_text(doc)}")
         self._plan_issuer()
+        self._plan_document()
         self._plan_receiver()
         self.add_page()
 
@@ -159,16 +160,21 @@ class _A4(pdf_body.BodyPage):
             for index, line in enumerate(self.box_lines):
                 self.put(LEFT, first + index * 5.5, width - 2, line, size=M, bold=True, align="C", h=5.5)
 
-    def _document_box(self) -> None:
-        doc, x, w = self.doc, BOX_X, RIGHT - BOX_X
-        self.put(x, TOP + 1, w, "RUC EMISOR", align="C", h=4)
-        rows = [doc.emisor.rut, self.fitted_title(words.type_title(doc), w), words.number_text(doc)]
-        if doc.fma_pago:
-            rows.append(self._payment_form(w))
-        y = TOP + 5
-        for row in rows:
-            self.put(x, y, w, row, size=M, bold=True, align="C", h=5.8)
-            y += 5.8
+    def _plan_document(self) -> None:
+        """The type's name as it fits the document box at 3 mm: with "NC"/"ND" (DGI allows them), then over
+        two lines (a sale on behalf of others with "Cobranza" after it). The receiver and the body move down
+        when the box needs the room."""
+        w = RIGHT - BOX_X
+        self.title_lines = self.lines_of(self.fitted_title(words.type_title(self.doc), w), w, M, bold=True)
+        rows = 2 + len(self.title_lines) + (1 if self.doc.fma_pago else 0)  # RUC, title, number, forma de pago
+        needed = TOP + 5 + rows * 5.8 + 0.8 + len(self._facts()) * 4.2 + 1 + 3  # the facts, the frame, a gap
+        if needed > self.receiver_top:
+            self.body_top += needed - self.receiver_top
+            self.receiver_top = needed
+
+    def _facts(self) -> list[str]:
+        """The document box's smaller lines: date, payment due date, currency and rate (or transfer kind)."""
+        doc = self.doc
         facts = [f"{words.bi(doc, 'Fecha')}: {words.day(doc.fch_emis)}"]
         if doc.fch_venc:
             facts.append(f"{words.bi(doc, 'Vencimiento del pago')}: {words.day(doc.fch_venc)}")
@@ -180,8 +186,20 @@ class _A4(pdf_body.BodyPage):
             facts.append(f"{words.bi(doc, 'Moneda')}: {doc.tpo_moneda}{rate}")
         if doc.fch_valor:
             facts.append(f"Fecha valor: {words.day(doc.fch_valor)}")
+        return facts[:3]
+
+    def _document_box(self) -> None:
+        doc, x, w = self.doc, BOX_X, RIGHT - BOX_X
+        self.put(x, TOP + 1, w, "RUC EMISOR", align="C", h=4)
+        rows = [doc.emisor.rut, *self.title_lines, words.number_text(doc)]
+        if doc.fma_pago:
+            rows.append(self._payment_form(w))
+        y = TOP + 5
+        for row in rows:
+            self.put(x, y, w, row, size=M, bold=True, align="C", h=5.8)
+            y += 5.8
         y += 0.8
-        for fact in facts[:3]:
+        for fact in self._facts():
             self.put(x + 2, y, w - 4, fact)
             y += 4.2
         self.rect(x, TOP, w, self.receiver_top - 3 - TOP)

@@ -108,3 +108,19 @@ def test_a_long_item_description_is_printed_whole(name, sign, issuer, tmp_path):
     text = _text(render_receipt(signed.xml, issuer, security_code=signed.security_code, qr_url=signed.qr_url), tmp_path)
     assert "..." not in text
     assert "pruebas y puesta en producción" in text
+
+
+@pytest.mark.parametrize("name", ["141-dgi-sample", "142"])
+def test_a_received_cuenta_ajena_cobranza_prints_its_whole_type(name, sign, issuer, tmp_path):
+    """A supplier's e-Factura venta por cuenta ajena documenting own collections (A-C20 IndCobPropia, "Cobranza"
+    after the type's name) is too long for one line of the document box at 3 mm: it wraps there, never cut."""
+    from lxml import etree
+
+    signed = sign(ALL[name])
+    root = etree.fromstring(signed.xml)
+    id_doc = root.find(".//{http://cfe.dgi.gub.uy}IdDoc")
+    etree.SubElement(id_doc, "{http://cfe.dgi.gub.uy}IndCobPropia").text = "1"
+    pdf = render_receipt(etree.tostring(root), issuer, security_code=signed.security_code, qr_url=signed.qr_url)
+    text = _text(pdf, tmp_path)
+    assert "e-Factura Venta por Cuenta Ajena Cobranza" in text
+    assert "..." not in text
