@@ -9,6 +9,11 @@ Other characters print as "?".
 DejaVu Sans (Debian's fonts-dejavu-core; CFE_FONT_DIR overrides its folder) is embedded when asked for: it
 is cut down once per process to the same characters, but fpdf2 still parses and subsets it for every
 document, about 25 ms more per receipt.
+
+A receipt whose texts need more than that (a buyer abroad named in Cyrillic or Greek, a Czech or Turkish
+address) is printed with the whole of DejaVu Sans embedded (`for_texts`), paying those milliseconds only then.
+What DejaVu has no glyph for either (Chinese, Japanese, Korean) still prints as "?": DGI's texts are read by
+people in Uruguay, and such a name is written in Latin letters on the trade documents too.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import atexit
 import shutil
 import tempfile
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,6 +111,40 @@ def font_set() -> FontSet:
         if _cached is None:
             _cached = _build(*_choice)
         return _cached
+
+
+_wide: FontSet | None = None
+_wide_built = False
+
+
+def for_texts(texts: Iterable[str]) -> FontSet:
+    """The process's font, or the whole of DejaVu Sans when one of `texts` has a character the process's font
+    cannot draw and DejaVu can."""
+    usual = font_set()
+    for text in texts:
+        if text.isascii() or all(ord(ch) in usual.charset or ch in "\n\t" for ch in text):
+            continue
+        wide = _wide_font_set()
+        if wide is not None and any(ord(ch) in wide.charset and ord(ch) not in usual.charset for ch in text):
+            return wide
+    return usual
+
+
+def _wide_font_set() -> FontSet | None:
+    """DejaVu Sans whole (regular and bold), built once per process; None without its files."""
+    global _wide, _wide_built
+    with _lock:
+        if not _wide_built:
+            folder = _choice[1]
+            files = {style: folder / name for style, name in _FILES.items()}
+            if all(path.is_file() for path in files.values()):
+                from fontTools.ttLib import TTFont  # fpdf2's own dependency, as in _subset
+
+                with TTFont(str(files[""]), lazy=True) as regular, TTFont(str(files["B"]), lazy=True) as bold:
+                    drawn = set(regular.getBestCmap()) & set(bold.getBestCmap())
+                _wide = FontSet("DejaVuWide", files, frozenset(drawn))
+            _wide_built = True
+        return _wide
 
 
 def _build(font: str = "core", folder: Path = DEFAULT_FONT_DIR) -> FontSet:

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from portal.service.cfe import pdf_body
+from portal.service.cfe import fonts, pdf_body
 from portal.service.cfe import pdf_text as words
 from portal.service.cfe.emission import Issuer
+from portal.service.cfe.fonts import FontSet
 from portal.service.cfe.model import CfeInput
 from portal.service.cfe.pdf_base import check_paper
 from portal.service.cfe.pdf_roll import render_roll
-from portal.service.cfe.printable import Printable, from_input, from_xml
+from portal.service.cfe.printable import Printable, from_input, from_xml, texts
 
 LEFT, RIGHT, TOP, PAGE_W, PAGE_H = 10.0, 200.0, 10.0, 210.0, 297.0
 BOX_X = 116.0  # the document box, top right
@@ -69,17 +70,18 @@ def render_pdf(doc: Printable, *, logo: bytes | None = None, paper: str = "a4", 
     if not doc.preview and (doc.nro is None or doc.cae is None or not doc.qr_url or not doc.security_code):
         raise ValueError("Un comprobante firmado necesita numeración, CAE, código de seguridad y QR.")
     check_paper(doc.tipo_cfe, paper)
+    font = fonts.for_texts(texts(doc))
     if paper != "a4":
-        return render_roll(doc, logo=logo, width=float(paper.removesuffix("mm")))
-    pdf = _A4(doc, logo)
+        return render_roll(doc, logo=logo, width=float(paper.removesuffix("mm")), font=font)
+    pdf = _A4(doc, logo, font)
     pdf_body.draw_body(pdf)
     pdf.last_page = True  # close() draws the last footer: the full one
     return bytes(pdf.output())
 
 
 class _A4(pdf_body.BodyPage):
-    def __init__(self, doc: Printable, logo: bytes | None):
-        super().__init__("A4")
+    def __init__(self, doc: Printable, logo: bytes | None, font: FontSet):
+        super().__init__("A4", font)
         self.doc, self.logo_bytes, self.last_page = doc, logo, False
         self.columns: list[tuple[str, float, str]] = []
         self.set_margins(LEFT, TOP, PAGE_W - RIGHT)

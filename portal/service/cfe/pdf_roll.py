@@ -19,6 +19,7 @@ from decimal import Decimal
 
 from portal.domain.cfe_types import NO_UNIT
 from portal.service.cfe import pdf_text as words
+from portal.service.cfe.fonts import FontSet
 from portal.service.cfe.pdf_base import ReceiptPage
 from portal.service.cfe.printable import Printable
 
@@ -33,8 +34,8 @@ class _Row:
     paint: Callable[[float], object]  # draws the row with its top at y (what it answers is not used)
 
 
-def render_roll(doc: Printable, *, logo: bytes | None, width: float) -> bytes:
-    roll = _Roll(doc, width)
+def render_roll(doc: Printable, *, logo: bytes | None, width: float, font: FontSet | None = None) -> bytes:
+    roll = _Roll(doc, width, font)
     rows = roll.layout(logo)
     length = MARGIN * 2 + sum(row.height for row in rows)
     roll.add_page(format=(width, length))
@@ -46,8 +47,8 @@ def render_roll(doc: Printable, *, logo: bytes | None, width: float) -> bytes:
 
 
 class _Roll(ReceiptPage):
-    def __init__(self, doc: Printable, width: float):
-        super().__init__((width, 100.0))
+    def __init__(self, doc: Printable, width: float, font: FontSet | None = None):
+        super().__init__((width, 100.0), font)
         self.doc, self.width, self.inner = doc, width, width - 2 * MARGIN
         self.set_margins(MARGIN, MARGIN, MARGIN)
         self.set_auto_page_break(False)

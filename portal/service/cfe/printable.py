@@ -13,7 +13,8 @@ placeholder number that the page never shows), so preview and receipt share one 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, fields, is_dataclass, replace
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
@@ -455,3 +456,15 @@ def _cae(node: etree._Element | None) -> Cae | None:
         fec_venc=_required_date(node, "FecVenc"),
         especial=_int(node, "CAEEspecial"),
     )
+
+
+def texts(value: object) -> Iterator[str]:
+    """Every text a Printable (or any part of one) holds, for the font that must draw them (fonts.for_texts)."""
+    if isinstance(value, str):
+        yield value
+    elif is_dataclass(value) and not isinstance(value, type):
+        for field in fields(value):
+            yield from texts(getattr(value, field.name))
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from texts(item)

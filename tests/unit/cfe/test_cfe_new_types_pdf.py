@@ -3,6 +3,7 @@ only for e-Tickets), with DGI's legends read back by pdftotext and nothing cut t
 
 from __future__ import annotations
 
+import copy
 import subprocess
 
 import pytest
@@ -124,3 +125,18 @@ def test_a_received_cuenta_ajena_cobranza_prints_its_whole_type(name, sign, issu
     text = _text(pdf, tmp_path)
     assert "e-Factura Venta por Cuenta Ajena Cobranza" in text
     assert "..." not in text
+
+
+def test_a_buyer_abroad_named_in_another_script_prints_in_it_and_a_latin_receipt_embeds_no_font(sign, issuer, tmp_path):
+    """Helvetica (the PDF's core font, nothing embedded) draws Windows-1252 only: a buyer named in Cyrillic or
+    Greek printed as "??? ????". Such a receipt is printed with DejaVu Sans embedded whole; the others as before."""
+    body = copy.deepcopy(EXPORT["121-services"])
+    body["receptor"]["rznSocRecep"] = "ООО Ромашка Εταιρεία"
+    signed = sign(body)
+    pdf = render_receipt(signed.xml, issuer, security_code=signed.security_code, qr_url=signed.qr_url)
+    text = _text(pdf, tmp_path)
+    assert "ООО Ромашка Εταιρεία" in text and "???" not in text
+    assert b"/FontFile2" in pdf  # a TrueType font embedded
+    latin = sign(EXPORT["121-services"])
+    plain = render_receipt(latin.xml, issuer, security_code=latin.security_code, qr_url=latin.qr_url)
+    assert b"/FontFile2" not in plain and b"/Helvetica" in plain
