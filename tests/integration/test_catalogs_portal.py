@@ -160,3 +160,32 @@ def test_an_import_that_meets_a_code_added_at_the_same_moment_says_so_on_its_pag
     )
     assert answer.status_code == 422
     assert "no se importó nada; probá de nuevo" in " ".join(soup(answer).get_text(" ").split())
+
+
+def test_a_form_sent_back_with_errors_says_error_once_in_the_title(signed_in, live_service, live_token_for):
+    """The page's title says "Error: " once when a customer, product or price-list form comes back with errors
+    (base.html adds it to every 422): these pages added it a second time ("Error: Error: Nuevo cliente")."""
+    _issue(live_service, live_token_for, bodies.body(bodies.EFACTURA))
+    portal = signed_in("usuario@demo.uy")
+    card_url = soup(portal.get("/clientes/")).find(attrs={"data-testid": "customer-results"}).find("a")["href"]
+    sent = {
+        "/clientes/nuevo": {"tipo_documento": "2", "documento": "1", "nombre": "", "pais": "UY"},
+        "/productos/nuevo": {"codigo": "", "precio": "diez"},
+        card_url: {"nombre": "DGI", "correo": "no", "moneda": "UYU", "forma_pago": "2"},
+    }
+    for url, fields in sent.items():
+        answer = portal.post(url, data={"csrf_token": csrf(portal, url), **fields})
+        assert answer.status_code == 422, url
+        assert (
+            soup(answer).title.get_text().startswith("Error: ") and "Error: Error" not in soup(answer).title.get_text()
+        )
+    refused = portal.post(
+        "/productos/importar",
+        data={
+            "csrf_token": csrf(portal, "/productos/importar"),
+            "archivo": (io.BytesIO(b"codigo;precio\nA;x\n"), "l.csv"),
+        },
+        content_type="multipart/form-data",
+    )
+    assert refused.status_code == 422
+    assert soup(refused).title.get_text() == "Error: Importar lista de precios · Portal CFE"
