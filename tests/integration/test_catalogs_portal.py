@@ -189,3 +189,28 @@ def test_a_form_sent_back_with_errors_says_error_once_in_the_title(signed_in, li
     )
     assert refused.status_code == 422
     assert soup(refused).title.get_text() == "Error: Importar lista de precios · Portal CFE"
+
+
+def test_a_form_sent_by_htmx_with_errors_comes_back_with_them_not_the_error_page(
+    signed_in, live_service, live_token_for
+):
+    """With JavaScript on, the customer and product forms are sent by htmx and answered with the form alone (its
+    block): the block used macros and a variable the page set outside it, so every mistake a person made was
+    answered with "Algo salió mal" (500) and what they typed was gone."""
+    _issue(live_service, live_token_for, bodies.body(bodies.EFACTURA))
+    portal = signed_in("usuario@demo.uy")
+    card_url = soup(portal.get("/clientes/")).find(attrs={"data-testid": "customer-results"}).find("a")["href"]
+    customer = {"tipo_documento": "2", "documento": "211003420017", "pais": "UY", "nombre": "Arapey", "moneda": "UYU"}
+    product = {"codigo": "CAF-1", "nombre": "Café", "precio": "diez", "indicador": "3", "moneda": "UYU"}
+    sent = {
+        "/clientes/nuevo": ({**customer, "forma_pago": "1", "correo": "no"}, "correo", "no"),
+        "/productos/nuevo": (product, "precio", "diez"),
+        card_url: ({"nombre": "DGI", "correo": "no", "moneda": "UYU", "forma_pago": "2"}, "correo", "no"),
+    }
+    for url, (fields, wrong, typed) in sent.items():
+        answer = portal.post(url, data={"csrf_token": csrf(portal, url), **fields}, headers={"HX-Request": "true"})
+        assert answer.status_code == 422, (url, answer.get_data(as_text=True)[:300])
+        form = soup(answer).find("form")
+        assert form.find("input", id=wrong)["value"] == typed, url
+        assert form.find("input", id=wrong).get("aria-invalid") == "true", (url, str(form.find("input", id=wrong)))
+        assert form.find("title") is None  # the form alone, not the page
