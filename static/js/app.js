@@ -319,7 +319,10 @@
   function errorTitle() {
     var prefix = document.body.dataset.errorTitle;
     if (!prefix) { return; }
-    var shown = document.querySelector("[data-error-summary], #alerts .error-banner, [data-form-alert] .error-banner");
+    // A field marked invalid is an error shown too: a form whose errors are all beside their fields has no
+    // summary, and the server's "Error: " (base.html, on a 422) was taken off its title.
+    var shown = document.querySelector(
+      "[data-error-summary], #alerts .error-banner, [data-form-alert] .error-banner, [aria-invalid=true]");
     var has = document.title.indexOf(prefix) === 0;
     if (shown && !has) { document.title = prefix + document.title; }
     if (!shown && has) { document.title = document.title.slice(prefix.length); }
@@ -345,7 +348,9 @@
   document.addEventListener("DOMContentLoaded", function () {
     showModals(document);
     errorTitle();
-    var summary = document.querySelector("[data-error-summary]");
+    // A page sent back with errors beside its fields and no summary (a long page on a phone: the reject form at
+    // its foot) opens at its first invalid field, as after an htmx update, not at its top with the error unseen.
+    var summary = document.querySelector("[data-error-summary]") || document.querySelector("[aria-invalid=true]");
     if (summary && !document.querySelector("dialog[open]")) { focusOn(summary); }
   });
 

@@ -4,6 +4,8 @@ and sees the decision; on a wide screen and on a phone."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -46,3 +48,26 @@ def test_receive_by_dropping_files_and_reject_commercially(page: Page, envelope_
     expect(page.get_by_test_id("received-unbooked")).to_have_text("1")  # A-2: A-1 rejected, A-3 refused on arrival
     screenshot(page, shots / f"recibidos-home-{width}.png")
     shell.assert_no_csp_violations()
+
+
+def test_a_rejection_sent_without_its_detail_opens_at_the_detail_saying_error(page: Page, envelope_file):
+    """On a phone the reject form is at the foot of a long page: sent back with "write the detail" beside the field
+    (and no summary), the page opened at its top with the error out of sight, and the title the server gave it
+    ("Error: ...") was taken off by the page's script. Now the page opens at the field, the title says so, and
+    the motive chosen is kept."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    Shell(page).sign_in("usuario@demo.uy")
+    received = ReceivedPage(page)
+    received.open()
+    received.drop(envelope_file)
+    expect(page.locator(".flash-success")).to_contain_text("2 aceptado(s)")
+    settled(page)
+    received.open_cfe("e-Factura A-1")
+    page.get_by_label("Motivo").select_option("E27")
+    page.get_by_role("button", name="Rechazar", exact=True).focus()
+    page.keyboard.press("Enter")
+    detail = page.get_by_label("Detalle para el proveedor")
+    expect(detail).to_be_focused()
+    expect(detail).to_be_in_viewport()
+    expect(page).to_have_title(re.compile(r"^Error: e-Factura A-1"))
+    expect(page.get_by_label("Motivo")).to_have_value("E27")

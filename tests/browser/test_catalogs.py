@@ -1,0 +1,32 @@
+"""Customers and products as a keyboard user adds them: a mistake comes back beside its field, the focus on it,
+the title saying "Error:", what was typed kept."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from tests.browser.pages import Shell, settled
+
+
+def test_a_new_customer_with_a_mistake_comes_back_with_it_focused_and_error_in_the_title(page: Page):
+    """The form is sent by htmx: its answer was "Algo salió mal" (a 500), and once it came back with the error
+    beside the field the page's script still left "Error:" out of the title (it looked only for a summary)."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    Shell(page).sign_in("usuario@demo.uy")
+    page.goto("/clientes/nuevo")
+    settled(page)
+    page.get_by_label("Documento", exact=True).fill("211003420017")
+    page.get_by_label("Nombre o razón social").fill("Arapey")
+    email = page.get_by_label("Correo para enviarle sus comprobantes")
+    email.fill("arapey")
+    email.press("Enter")
+    expect(email).to_be_focused()
+    expect(email).to_have_attribute("aria-invalid", "true")
+    expect(email).to_have_value("arapey")
+    expect(page).to_have_title(re.compile(r"^Error: Nuevo cliente"))
+    email.fill("pagos@arapey.com.uy")
+    email.press("Enter")
+    expect(page.get_by_role("heading", name="Arapey", level=1)).to_be_visible()
+    expect(page).not_to_have_title(re.compile(r"^Error"))
