@@ -71,3 +71,42 @@ def test_a_rejection_sent_without_its_detail_opens_at_the_detail_saying_error(pa
     expect(detail).to_be_in_viewport()
     expect(page).to_have_title(re.compile(r"^Error: e-Factura A-1"))
     expect(page.get_by_label("Motivo")).to_have_value("E27")
+
+
+# Each total's amount on one line, and each label clear of its value, in the list's two columns.
+_TOTALS_LAYOUT = """() => {
+  const lists = "[aria-labelledby=totals-heading] dl, [aria-labelledby=supplier-heading] dl";
+  const list = [...document.querySelectorAll(lists)];
+  const out = [];
+  for (const dl of list) {
+    for (const dd of dl.querySelectorAll("dd")) {
+      const dt = dd.previousElementSibling, value = dd.getBoundingClientRect(), label = dt.getBoundingClientRect();
+      const text = document.createRange();  // the text's lines, not the box (as tall as its row's label)
+      text.selectNodeContents(dd);
+      const lines = new Set([...text.getClientRects()].map((line) => Math.round(line.top)));
+      if (dd.classList.contains("num") && lines.size > 1) { out.push(dd.textContent + " wraps"); }
+      if (value.top < label.bottom && value.left - label.right < 8) { out.push(dt.textContent + " touches its value"); }
+    }
+  }
+  return out;
+}"""
+
+
+def test_a_received_cfes_totals_read_whole_on_a_phone_in_english(page: Page, envelope_file, shots):
+    """At 390 px in English the totals' long labels ("Net at the minimum VAT rate") pushed the amounts into a
+    sliver where they broke mid-number ("$ 1,500" over ".00"), and a label as wide as its column touched its
+    value ("Series and numberA-1")."""
+    shell = Shell(page)
+    shell.open_home_and_sign_in("usuario@demo.uy")
+    page.get_by_role("button", name="English").click()
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    page.set_viewport_size({"width": 390, "height": 844})
+    received = ReceivedPage(page)
+    page.goto("/recibidos/")
+    received.drop(envelope_file)
+    settled(page)
+    page.get_by_role("link", name="e-Factura A-1").click()
+    expect(page.get_by_role("heading", name="Totals")).to_be_visible()
+    settled(page)
+    screenshot(page, shots / "recibidos-detail-en-390.png")
+    assert page.evaluate(_TOTALS_LAYOUT) == []
