@@ -88,7 +88,7 @@ def test_products_are_added_found_and_imported_whole(signed_in):
     )
     assert refused.status_code == 422
     problems = soup(refused).find(attrs={"data-testid": "import-problems"}).get_text(" ", strip=True)
-    assert "filas[2].precio" in problems and "no es un precio" in problems
+    assert "Fila 2, columna precio" in problems and "no es un precio" in problems
     good = io.BytesIO(b"codigo;nombre;precio\nA;Uno;10\nB;Dos;20,5\n")
     imported = portal.post(
         "/productos/importar",
@@ -214,3 +214,26 @@ def test_a_form_sent_by_htmx_with_errors_comes_back_with_them_not_the_error_page
         assert form.find("input", id=wrong)["value"] == typed, url
         assert form.find("input", id=wrong).get("aria-invalid") == "true", (url, str(form.find("input", id=wrong)))
         assert form.find("title") is None  # the form alone, not the page
+
+
+def test_a_refused_price_list_names_each_row_and_column_in_words(signed_in):
+    """The rows a price list was refused for were named by the service's JSON path ("filas[2].precio",
+    "filas[0].*"), in English pages too; a person reads the row of their spreadsheet and the column's name."""
+    portal = signed_in("usuario@demo.uy")
+
+    def refused(content: bytes) -> list[str]:
+        answer = portal.post(
+            "/productos/importar",
+            data={"csrf_token": csrf(portal, "/productos/importar"), "archivo": (io.BytesIO(content), "lista.csv")},
+            content_type="multipart/form-data",
+        )
+        assert answer.status_code == 422
+        rows = soup(answer).find(attrs={"data-testid": "import-problems"}).select("tbody tr")
+        return [row.find("td").get_text(strip=True) for row in rows]
+
+    assert refused(b"codigo;nombre;precio\nA;Uno;diez\nB;;1\n") == ["Fila 2, columna precio", "Fila 3, columna nombre"]
+    assert refused(b"codigo;precio\nA;1\n") == ["Fila 1"]  # the header: a column missing
+    assert refused("codigo;nombre;precio\nA;Ñandú;1\n".encode("latin-1")) == ["El archivo"]
+    portal.post("/idioma", data={"csrf_token": csrf(portal, "/"), "lang": "en"})
+    assert refused(b"codigo;nombre;precio\nA;Uno;diez\n") == ["Row 2, column precio"]
+    assert refused("codigo;nombre;precio\nA;Ñandú;1\n".encode("latin-1")) == ["The file"]

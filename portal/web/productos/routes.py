@@ -3,6 +3,7 @@ and remove a product (usuario and admin), and a price list imported from CSV who
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 from flask import abort, flash, request, url_for
@@ -24,6 +25,24 @@ __all__ = ["bp"]
 PAGE_SIZE = 50
 MAX_IMPORT_BYTES = 1_000_000
 bp.add_app_template_global(ind_fact_label, "ind_fact_label")
+
+
+# Where the service says a refused row is: filas[<line of the file>].<column>, "*" for the whole row, line 0 for
+# the whole file (portal/service/productos/catalog.py).
+_ROW = re.compile(r"^filas\[(\d+)\]\.(.+)$")
+
+
+def _where(path: str) -> str:
+    """A refused row's place in words, as a person finds it in their spreadsheet: "Fila 2, columna precio"."""
+    found = _ROW.match(path)
+    if found is None:
+        return path
+    line, column = int(found[1]), found[2]
+    if line == 0:
+        return _("El archivo")
+    if column == "*":
+        return _("Fila %(line)d", line=line)
+    return _("Fila %(line)d, columna %(column)s", line=line, column=column)
 
 
 def _fields(form: ProductForm) -> ProductFields:
@@ -135,7 +154,7 @@ def import_list():
             try:
                 result = api().import_price_list(data)
             except ValidationError as exc:
-                problems = [(f.field, f.message) for f in exc.fields]
+                problems = [(_where(f.field), f.message) for f in exc.fields]
                 form.form_errors.append(_("No se importó nada: corregí estas filas y volvé a subir el archivo."))
             except Conflict as exc:  # another user added one of the list's codes at the same moment
                 form.form_errors.append(exc.message)
