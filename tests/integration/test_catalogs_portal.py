@@ -237,3 +237,17 @@ def test_a_refused_price_list_names_each_row_and_column_in_words(signed_in):
     portal.post("/idioma", data={"csrf_token": csrf(portal, "/"), "lang": "en"})
     assert refused(b"codigo;nombre;precio\nA;Uno;diez\n") == ["Row 2, column precio"]
     assert refused("codigo;nombre;precio\nA;Ñandú;1\n".encode("latin-1")) == ["The file"]
+
+
+def test_a_document_with_a_wrong_check_digit_is_said_beside_it(signed_in):
+    portal = signed_in("usuario@demo.uy")
+    customer = {"tipo_documento": "2", "documento": "211003420018", "pais": "UY", "nombre": "Arapey"}
+    answer = portal.post(
+        "/clientes/nuevo",
+        data={"csrf_token": csrf(portal, "/clientes/nuevo"), **customer, "moneda": "UYU", "forma_pago": "1"},
+    )
+    assert answer.status_code == 422
+    page = soup(answer)
+    assert page.find(attrs={"data-error-summary": True}) is None
+    assert "dígito verificador" in page.find(id="documento-error").get_text()
+    assert page.find("input", id="documento")["value"] == "211003420018"

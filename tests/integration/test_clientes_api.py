@@ -176,3 +176,21 @@ def test_a_receipt_that_commits_after_a_later_one_was_read_still_makes_its_custo
     assert [c["docRecep"] for c in listed].count("210475730011") == 1
     again = api_client.get(CLIENTES, headers=user).json["items"]  # read again: never twice
     assert sorted(c["docRecep"] for c in again) == ["210475730011", "211003420017"]
+
+
+def test_a_refused_document_or_country_names_its_field(api_client, user):
+    """The document's check digit and the country a document can have were checked over the whole body, so the
+    refusal named no field ("body") and a form could not put it beside the document or the country."""
+    refusals = {
+        (2, "UY", "211003420018"): ("docRecep", "documento_invalido"),
+        (2, "AR", "211003420017"): ("codPaisRecep", "pais_invalido"),
+        (6, None, "12345678"): ("codPaisRecep", "pais_invalido"),  # a DNI left at the default country, UY
+        (5, "ZZ", "12345678"): ("codPaisRecep", "pais_invalido"),
+    }
+    for (document_type, country, document), (field, code) in refusals.items():
+        body = {"tipoDocRecep": document_type, "docRecep": document, "rznSocRecep": "X"}
+        if country:
+            body["codPaisRecep"] = country
+        answer = api_client.post(CLIENTES, json=body, headers=user)
+        assert answer.status_code == 422, (body, answer.json)
+        assert [(f["field"], f["code"]) for f in answer.json["error"]["fields"]] == [(field, code)], body

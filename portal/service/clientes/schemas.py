@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from email_validator import EmailNotValidError, validate_email
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from portal.domain.identifiers import DNI_COUNTRIES, DocType, digits_only, is_valid_ci, is_valid_rut
 from portal.service.cfe.codes import COUNTRIES
@@ -76,21 +76,40 @@ class NuevoCliente(_Editable):
     doc_recep: str = Field(alias="docRecep", min_length=1, max_length=20)
     rzn_soc_recep: str = Field(alias="rznSocRecep", min_length=1, max_length=150)
 
-    @model_validator(mode="after")
-    def _document(self) -> NuevoCliente:
-        if self.tipo_doc_recep in (2, 3):
-            digits = digits_only(self.doc_recep)
-            valid = is_valid_rut(digits) if self.tipo_doc_recep == 2 else is_valid_ci(digits)
-            if not valid:
-                raise refuse("documento_invalido", _("El número de documento no es válido (dígito verificador)."))
-            object.__setattr__(self, "doc_recep", digits)
-            if self.cod_pais_recep != "UY":
+    @model_validator(mode="before")
+    @classmethod
+    def _default_country(cls, data: Any) -> Any:
+        """The default country written in, so that its check runs (a DNI left at UY is refused) and its refusal
+        names codPaisRecep (pydantic names a default's error by the field's Python name)."""
+        if isinstance(data, dict) and "codPaisRecep" not in data and "cod_pais_recep" not in data:
+            return {**data, "codPaisRecep": "UY"}
+        return data
+
+    # Field validators, not one over the model: each refusal names its field (codPaisRecep, docRecep), so that a
+    # form puts it beside that field. The type is declared before both, so `info.data` has it when it was valid.
+    @field_validator("cod_pais_recep")
+    @classmethod
+    def _country(cls, country: str, info: ValidationInfo) -> str:
+        doc_type = info.data.get("tipo_doc_recep")
+        if doc_type in (2, 3):
+            if country != "UY":
                 raise refuse("pais_invalido", _("Un RUT o una cédula son de Uruguay (UY)."))
-        elif self.tipo_doc_recep == DocType.DNI and self.cod_pais_recep not in DNI_COUNTRIES:
+        elif doc_type == DocType.DNI and country not in DNI_COUNTRIES:
             raise refuse("pais_invalido", _("El DNI corresponde a AR, BR, CL o PY."))
-        elif self.cod_pais_recep not in COUNTRIES:
+        elif country not in COUNTRIES:
             raise refuse("pais_invalido", _("País desconocido: usá su código de dos letras o 99."))
-        return self
+        return country
+
+    @field_validator("doc_recep")
+    @classmethod
+    def _document(cls, document: str, info: ValidationInfo) -> str:
+        doc_type = info.data.get("tipo_doc_recep")
+        if doc_type not in (2, 3):
+            return document
+        digits = digits_only(document)
+        if not (is_valid_rut(digits) if doc_type == 2 else is_valid_ci(digits)):
+            raise refuse("documento_invalido", _("El número de documento no es válido (dígito verificador)."))
+        return digits
 
 
 class CambioCliente(_Editable):
