@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.pages import Shell, settled
@@ -30,3 +31,23 @@ def test_a_new_customer_with_a_mistake_comes_back_with_it_focused_and_error_in_t
     email.press("Enter")
     expect(page.get_by_role("heading", name="Arapey", level=1)).to_be_visible()
     expect(page).not_to_have_title(re.compile(r"^Error"))
+
+
+# Whether the focused element draws an outline of 2 px or more.
+_RING = """() => { const s = getComputedStyle(document.activeElement);
+  return {outline: s.outlineStyle !== "none" && parseFloat(s.outlineWidth) >= 2}; }"""
+
+
+@pytest.mark.parametrize("url, field", [("/productos/importar", "archivo"), ("/recibidos/", "archivos")])
+def test_a_file_field_reached_by_tab_shows_a_focus_ring(page: Page, url, field):
+    """The file fields of the price-list import and the envelopes' upload looked the same focused or not (Pico
+    draws no ring on a file input): a keyboard user could not see they were on them."""
+    Shell(page).sign_in("usuario@demo.uy")
+    page.goto(url)
+    settled(page)
+    file_field = page.locator(f"#{field}")
+    file_field.focus()
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")  # reached from the keyboard: :focus-visible
+    expect(file_field).to_be_focused()
+    assert page.evaluate(_RING)["outline"], "no focus ring on the file field"
