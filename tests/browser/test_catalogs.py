@@ -51,3 +51,14 @@ def test_a_file_field_reached_by_tab_shows_a_focus_ring(page: Page, url, field):
     page.keyboard.press("Tab")  # reached from the keyboard: :focus-visible
     expect(file_field).to_be_focused()
     assert page.evaluate(_RING)["outline"], "no focus ring on the file field"
+
+
+def test_what_a_search_found_is_said_in_the_pages_live_region(page: Page):
+    """The results replace their own live region (htmx swaps the whole section), and a region put in the page
+    anew is not read out: a screen reader user typing a search heard nothing of what it found."""
+    Shell(page).sign_in("usuario@demo.uy")
+    for url, found in (("/clientes/", "Ningún cliente coincide"), ("/productos/", "Ningún producto coincide")):
+        page.goto(url)
+        settled(page)
+        page.get_by_label("Buscar por nombre o", exact=False).press_sequentially("zzz")
+        expect(page.locator("#announcer")).to_contain_text(found)

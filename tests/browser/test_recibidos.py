@@ -110,3 +110,19 @@ def test_a_received_cfes_totals_read_whole_on_a_phone_in_english(page: Page, env
     settled(page)
     screenshot(page, shots / "recibidos-detail-en-390.png")
     assert page.evaluate(_TOTALS_LAYOUT) == []
+
+
+def test_what_the_filters_found_is_said_in_the_pages_live_region(page: Page, envelope_file):
+    """The results replace their own live region (htmx swaps the whole section), and a region put in the page
+    anew is not read out: a screen reader user filtering heard nothing of what was found."""
+    Shell(page).sign_in("usuario@demo.uy")
+    received = ReceivedPage(page)
+    received.open()
+    received.drop(envelope_file)
+    settled(page)
+    page.get_by_label("Proveedor").fill("Comercial")
+    page.get_by_label("Proveedor").press("Enter")
+    expect(page.locator("#announcer")).to_contain_text("2 comprobantes")
+    page.get_by_label("Proveedor").fill("nadie")
+    page.get_by_label("Proveedor").press("Enter")
+    expect(page.locator("#announcer")).to_contain_text("Ningún comprobante recibido cumple estos filtros.")
