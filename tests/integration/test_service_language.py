@@ -11,6 +11,7 @@ from decimal import Decimal
 import pytest
 
 from tests.support import cfe_bodies as bodies
+from tests.support import recibidos as sup
 from tests.support.cfe_bodies import issue
 
 ENGLISH = {"Accept-Language": "en-US,en;q=0.9"}
@@ -219,3 +220,41 @@ def test_the_rules_of_the_export_boleta_and_cuenta_ajena_types_speak_english_too
     assert [f["message"] for f in english.json["error"]["fields"] if f["field"] == "complFiscal"] == [
         "Only sales on behalf of others carry a principal, not e-Factura."
     ]
+
+
+def test_the_received_cfes_csv_headers_and_yes_no(api_client, user):
+    """The received CFEs' CSV kept Spanish column names ("RUT proveedor", "Decisión") and "sí"/"no" for an English
+    caller, so the portal in English downloaded a Spanish file."""
+    envelope = sup.envelope([sup.cfe(1)])
+    uploaded = api_client.post(
+        "/api/v1/recibidos",
+        data={"archivos": [(io.BytesIO(envelope), "sobre.xml")]},
+        headers=user,
+        content_type="multipart/form-data",
+    )
+    assert uploaded.status_code in (200, 201), uploaded.json
+    [received] = api_client.get("/api/v1/recibidos", headers=user).json["items"]
+    assert api_client.post(f"/api/v1/recibidos/{received['id']}/contabilizar", headers=user).status_code == 200
+    spanish, english = _both(api_client, "GET", "/api/v1/recibidos", {**user, "Accept": "text/csv"})
+    files = [
+        list(csv.reader(io.StringIO(a.get_data(as_text=True).lstrip("\ufeff")), delimiter=";"))
+        for a in (spanish, english)
+    ]
+    assert files[0][0][:3] == ["Recibido", "RUT proveedor", "Proveedor"] and files[0][1][-2:] == ["no", "sí"]
+    assert files[1][1][-2:] == ["no", "yes"]  # not rejected by DGI; booked
+    assert files[1][0] == [
+        "Received",
+        "Supplier's RUT",
+        "Supplier",
+        "Type",
+        "Series",
+        "Number",
+        "Date",
+        "Currency",
+        "Total",
+        "Status",
+        "Decision",
+        "Rejected by DGI",
+        "Booked",
+    ]
+    assert english.headers["Content-Language"] == "en" and "Accept-Language" in english.headers["Vary"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import csv
 import io
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, time
 from decimal import Decimal
 
@@ -19,6 +19,7 @@ from portal.domain.uruguay_time import MONTEVIDEO, montevideo_time, today_montev
 from portal.service.cfe import printable
 from portal.service.cfe.emission import Issuer
 from portal.service.comprobante.export import text_cell
+from portal.service.platform.i18n import _
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe, ReceivedEnvelope
 from portal.service.recibidos.motives import motive
 from portal.service.recibidos.schemas import (
@@ -220,20 +221,21 @@ def completo(session: Session, row: ReceivedCfe) -> RecibidoCompleto:
     )
 
 
+# The column names, said in the request's language when the file is asked for (routes.listar).
 HEADER = (
-    "Recibido",
-    "RUT proveedor",
-    "Proveedor",
-    "Tipo",
-    "Serie",
-    "Número",
-    "Fecha",
-    "Moneda",
-    "Total",
-    "Estado",
-    "Decisión",
-    "Rechazado por DGI",
-    "Contabilizado",
+    _("Recibido"),
+    _("RUT proveedor"),
+    _("Proveedor"),
+    _("Tipo"),
+    _("Serie"),
+    _("Número"),
+    _("Fecha"),
+    _("Moneda"),
+    _("Total"),
+    _("Estado"),
+    _("Decisión"),
+    _("Rechazado por DGI"),
+    _("Contabilizado"),
 )
 
 
@@ -241,12 +243,14 @@ def _money(value: Decimal | None) -> str:
     return "" if value is None else f"{value:.2f}".replace(".", ",")
 
 
-def csv_chunks(session: Session, where: list) -> Iterator[str]:
-    """Every matching row, for a spreadsheet (`;`, decimal comma, dd/mm/aaaa, UTF-8 with BOM)."""
+def csv_chunks(session: Session, where: list, header: Iterable[str], yes_no: tuple[str, str]) -> Iterator[str]:
+    """Every matching row, for a spreadsheet (`;`, decimal comma, dd/mm/aaaa, UTF-8 with BOM). `header` and
+    `yes_no` are said in the request's language by the caller: the file is written after the request has gone."""
+    yes, no = yes_no
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=";", lineterminator="\r\n")
     buffer.write("\ufeff")
-    writer.writerow(HEADER)
+    writer.writerow(header)
     try:
         for count, row in enumerate(session.scalars(_ordered(where).execution_options(yield_per=500)), start=1):
             writer.writerow(
@@ -264,8 +268,8 @@ def csv_chunks(session: Session, where: list) -> Iterator[str]:
                     ),
                     row.estado,
                     row.decision or "",
-                    "sí" if row.anulado_dgi else "no",
-                    "sí" if row.contabilizado else "no",
+                    yes if row.anulado_dgi else no,
+                    yes if row.contabilizado else no,
                 )
             )
             if count % 500 == 0:

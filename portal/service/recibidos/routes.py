@@ -14,7 +14,7 @@ from portal.service.platform import db, paging
 from portal.service.platform.api import negotiate, operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
 from portal.service.platform.errors import FieldError, NotFound, ValidationFailed
-from portal.service.platform.i18n import _
+from portal.service.platform.i18n import _, language, say
 from portal.service.recibidos import decisions, listing, tasks, uploads, ws
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe
 from portal.service.recibidos.schemas import (
@@ -104,9 +104,11 @@ def listar(query: RecibidosQuery, principal: Principal):
     wanted = negotiate("application/json", "text/csv")
     where = listing.conditions(principal.company_id, query)
     if wanted == "text/csv":
-        response = Response(listing.csv_chunks(db.new_session(), where), mimetype="text/csv")
+        header, yes_no = [say(name) for name in listing.HEADER], (say(_("sí")), say(_("no")))
+        response = Response(listing.csv_chunks(db.new_session(), where, header, yes_no), mimetype="text/csv")
         response.headers["Content-Disposition"] = 'attachment; filename="recibidos.csv"'
-        response.vary.add("Accept")
+        response.headers["Content-Language"] = language()
+        response.vary.update(("Accept", "Accept-Language"))
         return response
     session = db.session()
     try:
