@@ -64,31 +64,44 @@ NOTE_BASE_TYPE = {
     **{132: 131, 133: 131, 142: 141, 143: 141, 152: 151, 153: 151},
 }
 # A paper contingency receipt keyed in (CFC, 2xx = 1xx + 100, CFE-URUGUAY.md section 13) is the fiscally valid
-# document, adjusted afterwards by the electronic notes of its 1xx type: DGI's TpoDocRef (DGITypes.xsd CFEType)
-# admits 201-213 in a 102/103/112/113's reference. A CFC e-Remito or e-Resguardo (281, 282) has no notes.
-CFC_NAMES = {
-    201: "e-Ticket de contingencia",
-    202: "Nota de Crédito de e-Ticket de contingencia",
-    203: "Nota de Débito de e-Ticket de contingencia",
-    211: "e-Factura de contingencia",
-    212: "Nota de Crédito de e-Factura de contingencia",
-    213: "Nota de Débito de e-Factura de contingencia",
-    281: "e-Remito de contingencia",
-    282: "e-Resguardo de contingencia",
-}
-CREDIT_NOTE_OF = {101: 102, 111: 112, 121: 122, 131: 132, 141: 142, 151: 152, 201: 102, 211: 112}
-DEBIT_NOTE_OF = {101: 103, 111: 113, 121: 123, 131: 133, 141: 143, 151: 153, 201: 103, 211: 113}
+# document, recorded as its 1xx type's XML element with TipoCFE 2xx. DGI defines one for every type above (the
+# XSDs' IdDoc_* admit 201-203, 211-213, 221-224, 231-233, 241-243, 251-253, 281, 282): this is the one list they
+# all come from. A CFC is adjusted afterwards by the electronic notes of its 1xx type: DGI's TpoDocRef (DGITypes.xsd
+# CFEType) admits every 2xx in a note's reference. A CFC e-Remito, e-Remito de Exportación or e-Resguardo (281,
+# 224, 282) has no notes.
+CFC_OFFSET = 100
+CFC_BASE: dict[int, int] = {t.code + CFC_OFFSET: t.code for t in _TYPES}
+CFC_TYPES = frozenset(CFC_BASE)
+CFC_NAMES = {code: f"{CFE_TYPES[base].name_es} de contingencia" for code, base in sorted(CFC_BASE.items())}
+
+
+def with_cfc(types: frozenset[int] | set[int]) -> frozenset[int]:
+    """`types` and their contingency types (2xx): a CFC is what its 1xx type is in every list of kinds."""
+    return frozenset(types) | {code + CFC_OFFSET for code in types if code + CFC_OFFSET in CFC_TYPES}
+
+
+def electronic_type(code: int) -> int:
+    """The 1xx type a receipt is built, checked and printed as: a CFC's base type, any other its own."""
+    return CFC_BASE.get(code, code)
+
+
+def _with_cfc_originals(table: dict[int, int]) -> dict[int, int]:
+    """A note table (original -> its note) with each original's CFC too: a paper receipt is adjusted by the
+    electronic note of its 1xx type (a 221 by a 122, as a 121 is)."""
+    return {**table, **{code + CFC_OFFSET: note for code, note in table.items()}}
+
+
+CREDIT_NOTE_OF = _with_cfc_originals({101: 102, 111: 112, 121: 122, 131: 132, 141: 142, 151: 152})
+DEBIT_NOTE_OF = _with_cfc_originals({101: 103, 111: 113, 121: 123, 131: 133, 141: 143, 151: 153})
 # The credit note that credits a receipt: a debit note can itself be credited.
-CREDIT_NOTE_FOR = {
-    **{101: 102, 103: 102, 111: 112, 113: 112, 121: 122, 123: 122},
-    **{131: 132, 133: 132, 141: 142, 143: 142, 151: 152, 153: 152},
-    **{201: 102, 203: 102, 211: 112, 213: 112},
-}
-# The credit notes, the paper contingency ones keyed in (202, 212) among them: each takes its amounts back.
-CREDIT_NOTES = frozenset(CREDIT_NOTE_FOR.values()) | {202, 212}
-# The paper contingency receipts of the e-Ticket and e-Factura families: fiscally valid documents, in the IVA
-# books as their 1xx types are.
-CFC_INVOICE_TYPES = frozenset({201, 202, 203, 211, 212, 213})
+CREDIT_NOTE_FOR = _with_cfc_originals(
+    {
+        **{101: 102, 103: 102, 111: 112, 113: 112, 121: 122, 123: 122},
+        **{131: 132, 133: 132, 141: 142, 143: 142, 151: 152, 153: 152},
+    }
+)
+# The credit notes, the paper contingency ones keyed in (202, 212, 222, ...) among them: each takes its amounts back.
+CREDIT_NOTES = with_cfc(frozenset(CREDIT_NOTE_FOR.values()))
 # What a note may reference (F-C3): the receipt it adjusts, and for a credit note also a debit note of that
 # receipt (which it cancels). Never a credit note (a note on a note that only took an amount back), never a debit
 # note from a debit note: DGI rejects those (E12) and their numbers are burnt. docs/DGI-RULES.md, F-C3.
@@ -116,9 +129,9 @@ EXPORT_TYPES = frozenset(t.code for t in _TYPES if t.element in ("eFact_Exp", "e
 EXPORT_INVOICE_TYPES = frozenset(t.code for t in _TYPES if t.element == "eFact_Exp")
 IND_FACT_EXPORT = 10  # export and assimilated (B-C4): no IVA
 # The sales: the e-Ticket and e-Factura families (cuenta ajena too), the e-Factura de Exportación's and the paper
-# contingency receipts of the first two keyed in. What the IVA sales book files and a customer's credit balance
-# adds up; e-Remitos move goods, e-Resguardos certify retentions and an e-Boleta de entrada is a purchase.
-SALE_TYPES = INVOICE_TYPES | EXPORT_INVOICE_TYPES | CFC_INVOICE_TYPES
+# contingency receipts of each keyed in. What the IVA sales book files and a customer's credit balance adds up;
+# e-Remitos move goods, e-Resguardos certify retentions and an e-Boleta de entrada is a purchase.
+SALE_TYPES = with_cfc(INVOICE_TYPES | EXPORT_INVOICE_TYPES)
 # ModVenta (A-C14) 90: the export of services, which travel by no road (ViaTransp 8, "no aplica").
 MOD_VENTA_SERVICES = 90
 VIA_TRANSP_NOT_APPLICABLE = 8

@@ -86,7 +86,7 @@ def test_a_roll_refused_is_said_in_the_language_asked(api_client, user):
     error = answer.json["error"]
     assert error["message"] == "That paper format does not suit this type of receipt."
     assert error["fields"][0]["message"] == (
-        "The thermal roll is only for e-Tickets and their notes (101-103, 131-133, 201-203)."
+        "The thermal roll is only for e-Tickets and their notes (101-103, 131-133, 201-203, 231-233)."
     )
 
 

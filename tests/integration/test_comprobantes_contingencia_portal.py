@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select
 
+from portal.domain.cfe_types import CFC_TYPES
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.correo.models import MailSend
 from portal.service.platform import db
@@ -41,6 +42,20 @@ def book(signed_in):
     return admin
 
 
+@pytest.fixture
+def api_book(api_client, auth_headers):
+    """book(tipo) -> registers a book of that CFC type, serie P, numbers 1-9, through the API."""
+
+    def book(tipo: int) -> None:
+        today = today_montevideo()
+        body = {"tipoCFE": tipo, "serie": "P", "desde": 1, "hasta": 9, "caeId": "90261234567"}
+        body |= {"fechaAutorizacion": f"{today - timedelta(days=30)}", "vencimiento": f"{today + timedelta(days=90)}"}
+        answer = api_client.post("/api/v1/empresa/contingencia", json=body, headers=auth_headers("admin@demo.uy", 1))
+        assert answer.status_code == 201, answer.json
+
+    return book
+
+
 def _paper(client, nro: str, **changes) -> dict:
     data = efactura(client)
     data.update(
@@ -64,12 +79,10 @@ def test_the_form_offers_the_paper_choice_with_the_books_numbers_left(signed_in,
     assert [c.get_text(strip=True) for c in row.find_all("td")][0:2] == ["B", "1–50"]
     assert row.find_all("td")[-1].get_text(strip=True) == "50"
     assert paper.find("a", href="/envios/contingencia") is not None
-    assert (
-        soup(user.get("/comprobantes/nuevo?tipoCFE=121", follow_redirects=True)).find(
-            attrs={"data-testid": "cfc-paper"}
-        )
-        is None
-    )  # no contingency type for exports here
+    export = soup(user.get("/comprobantes/nuevo?tipoCFE=121", follow_redirects=True))
+    export_paper = export.find(attrs={"data-testid": "cfc-paper"})  # an export has its contingency type too (221)
+    assert export_paper is not None
+    assert "221" in export_paper.find(attrs={"data-testid": "cfc-no-books"}).get_text()
 
 
 def test_a_paper_cfc_is_keyed_in_observed_and_corrected_in_the_portal(signed_in, book, live_service):
@@ -170,3 +183,70 @@ def test_a_keyed_in_cfc_takes_its_notes_and_its_balance_from_the_receipt_page(si
     assert listed.select_one("#tipo option[selected]")["value"] == "211"
     [row] = listed.select(".receipt-list tbody tr")
     assert row.a["href"] == f"/comprobantes/{original}"
+
+
+@pytest.mark.parametrize("tipo", sorted(CFC_TYPES))
+def test_the_empresa_page_registers_a_book_of_every_cfc_type(signed_in, tipo):
+    admin = signed_in("admin@demo.uy")
+    page = soup(admin.get("/empresa/contingencia"))
+    offered = {o["value"] for o in page.find("select", attrs={"name": "tipo_cfe"}).find_all("option") if o["value"]}
+    assert offered == {str(t) for t in CFC_TYPES}
+    english = soup(admin.get("/empresa/contingencia", headers={"Accept-Language": "en"}))
+    label = english.find("select", attrs={"name": "tipo_cfe"}).find("option", value=str(tipo)).get_text()
+    assert label.startswith(f"{tipo} Contingency "), label
+    today = today_montevideo()
+    form = {
+        "tipo_cfe": str(tipo),
+        "serie": "X",
+        "desde": "1",
+        "hasta": "9",
+        "cae_id": "90261234567",
+        "fecha_autorizacion": f"{today - timedelta(days=30):%d/%m/%Y}",
+        "vencimiento": f"{today + timedelta(days=700):%d/%m/%Y}",
+    }
+    answer = admin.post("/empresa/contingencia", data={**form, "csrf_token": csrf(admin, "/empresa/contingencia")})
+    assert answer.status_code == 303, answer.get_data(as_text=True)[:2000]
+    row = soup(admin.get("/empresa/contingencia")).find(attrs={"data-testid": "contingency-book"})
+    assert str(tipo) in row.get_text(" ", strip=True)
+
+
+def test_an_export_paper_receipt_is_keyed_in_from_the_export_form_as_a_221(signed_in, live_service):
+    from tests.integration.test_comprobantes_export_portal import export_form
+    from tests.integration.test_comprobantes_portal import issue
+
+    admin = signed_in("admin@demo.uy")
+    today = today_montevideo()
+    form = {
+        "tipo_cfe": "221",
+        "serie": "E",
+        "desde": "1",
+        "hasta": "50",
+        "cae_id": "90261234567",
+        "fecha_autorizacion": f"{today - timedelta(days=30):%d/%m/%Y}",
+        "vencimiento": f"{today + timedelta(days=700):%d/%m/%Y}",
+    }
+    answer = admin.post("/empresa/contingencia", data={**form, "csrf_token": csrf(admin, "/empresa/contingencia")})
+    assert answer.status_code == 303
+    user = signed_in("usuario@demo.uy")
+    data = export_form(user)
+    data.update(contingencia="y", cfc_serie="e", cfc_nro="4", fch_emis=f"{today - timedelta(days=1):%d/%m/%Y}")
+    receipt_id = issue(user, data)
+    page = soup(user.get(f"/comprobantes/{receipt_id}"))
+    assert "e-Factura de exportación de contingencia" in page.h1.get_text()
+    assert "E-0000004" in page.h1.get_text()
+    drain(live_service.app)
+    panel = soup(user.get(f"/comprobantes/{receipt_id}")).find(attrs={"data-testid": "dgi-panel"})
+    assert panel["data-state"] == "aceptado"
+    assert page.find("button", string="Anular con nota de crédito") is not None  # a 122 credits it
+
+
+@pytest.mark.parametrize("tipo", sorted(CFC_TYPES))
+def test_every_types_form_offers_its_paper_choice_with_its_books(signed_in, api_book, tipo):
+    api_book(tipo)
+    user = signed_in("usuario@demo.uy")
+    page = soup(user.get(f"/comprobantes/nuevo?tipoCFE={tipo - 100}", follow_redirects=True))
+    paper = page.find(attrs={"data-testid": "cfc-paper"})
+    assert paper is not None, tipo
+    assert f"tipo {tipo}" in paper.get_text(" ", strip=True)
+    row = paper.find(attrs={"data-testid": "cfc-books"}).tbody.tr
+    assert [c.get_text(strip=True) for c in row.find_all("td")][0:2] == ["P", "1–9"]

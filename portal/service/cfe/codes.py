@@ -7,7 +7,7 @@ the XSD.
 
 from __future__ import annotations
 
-from portal.domain.cfe_types import IVA_BASIC_RATE, IVA_MINIMUM_RATE
+from portal.domain.cfe_types import CFE_TYPES, IVA_BASIC_RATE, IVA_MINIMUM_RATE, with_cfc
 
 CURRENCIES = frozenset(
     (
@@ -54,13 +54,8 @@ IND_FACT_DR = frozenset({1, 2, 3, 4, 6, 7, 10, 11, 12, 13, 14, 15, 16, 17})  # I
 
 # The receipts each XSD element accepts as TipoCFE (CFE and contingency CFC), to check note references.
 ELEMENT_TYPES = {
-    "eTck": frozenset({101, 102, 103, 131, 132, 133, 201, 202, 203, 231, 232, 233}),
-    "eFact": frozenset({111, 112, 113, 141, 142, 143, 211, 212, 213, 241, 242, 243}),
-    "eFact_Exp": frozenset({121, 122, 123, 221, 222, 223}),
-    "eRem_Exp": frozenset({124, 224}),
-    "eRem": frozenset({181, 281}),
-    "eResg": frozenset({182, 282}),
-    "eBoleta": frozenset({151, 152, 153, 251, 252, 253}),
+    element: with_cfc(frozenset(t.code for t in CFE_TYPES.values() if t.element == element))
+    for element in ("eTck", "eFact", "eFact_Exp", "eRem_Exp", "eRem", "eResg", "eBoleta")
 }
 ALL_CFE_TYPES = frozenset().union(*ELEMENT_TYPES.values())
 

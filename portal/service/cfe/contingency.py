@@ -2,9 +2,9 @@
 becomes when it records a paper receipt (CFE-URUGUAY.md section 13). Pure functions, like the rest of the engine;
 what DGI answers about CFCs is envios' (envios/cfc.py), keying paper in is comprobante's (comprobante/contingency.py).
 
-A CFC is the same XML element as its 1xx type (eTck for 201-203, eFact for 211-213, eRem for 281, eResg for
-282) with TipoCFE 2xx, the serie and number printed on the paper, and the CAE data of the printed book DGI
-authorised.
+A CFC is the same XML element as its 1xx type (eTck for 201-203 and 231-233, eFact for 211-213 and 241-243,
+eFact_Exp for 221-223, eRem_Exp for 224, eBoleta for 251-253, eRem for 281, eResg for 282) with TipoCFE 2xx,
+the serie and number printed on the paper, and the CAE data of the printed book DGI authorised.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from datetime import date
 
 from lxml import etree
 
+from portal.domain.cfe_types import CFC_TYPES, electronic_type
 from portal.service.cfe.signing import CfeSigner
 
-CFC_TYPES = frozenset({201, 202, 203, 211, 212, 213, 281, 282})
+__all__ = ["CFC_TYPES", "as_cfc", "base_type", "is_cfc"]
 NS = "http://cfe.dgi.gub.uy"
 DS = "{http://www.w3.org/2000/09/xmldsig#}"
 
@@ -26,7 +27,7 @@ def is_cfc(tipo_cfe: int) -> bool:
 
 def base_type(tipo_cfe: int) -> int:
     """The 1xx type whose element a CFC uses (2xx = 1xx + 100)."""
-    return tipo_cfe - 100 if is_cfc(tipo_cfe) else tipo_cfe
+    return electronic_type(tipo_cfe)
 
 
 def as_cfc(

@@ -70,12 +70,27 @@ SupportedCfeType = Literal[
     153,
     181,
     182,
+    # The paper contingency receipts keyed in (CFC): every 1xx above + 100 (portal.domain.cfe_types.CFC_TYPES,
+    # which a test holds this list to).
     201,
     202,
     203,
     211,
     212,
     213,
+    221,
+    222,
+    223,
+    224,
+    231,
+    232,
+    233,
+    241,
+    242,
+    243,
+    251,
+    252,
+    253,
     281,
     282,
 ]
@@ -305,8 +320,8 @@ class CfeInput(PrintedText):
         "112/113 NC/ND de e-Factura, 121 e-Factura de Exportación, 122/123 sus NC/ND, 124 e-Remito de "
         "Exportación, 131-133 e-Ticket y sus notas y 141-143 e-Factura y sus notas de venta por cuenta ajena, "
         "151 e-Boleta de entrada, 152/153 sus NC/ND, 181 e-Remito, 182 e-Resguardo. Comprobantes de "
-        "contingencia en papel que se ingresan (CFC, solo a DGI): 201-203, 211-213, 281, 282, con `contingencia` "
-        "y `fchEmis` (la fecha del papel).",
+        "contingencia en papel que se ingresan (CFC, solo a DGI): el tipo electrónico + 100 (201-203, 211-213, "
+        "221-224, 231-233, 241-243, 251-253, 281, 282), con `contingencia` y `fchEmis` (la fecha del papel).",
     )
     fch_emis: Day = Field(
         default_factory=today_montevideo,

@@ -274,7 +274,7 @@ class MedioPago(_Part):
 
 class Contingencia(_Part):
     """The paper contingency receipt (CFC) being keyed in: the serie and number printed on it (its date is
-    fchEmis). Only with tipoCFE 201-203, 211-213, 281 or 282."""
+    fchEmis). Only with a CFC tipoCFE (2xx, portal.domain.cfe_types.CFC_TYPES)."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"serie": "B", "nro": 7}]})
     serie: Serie = Field(description="Serie impresa en el papel (la de la libreta de contingencia).")

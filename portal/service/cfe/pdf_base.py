@@ -8,6 +8,7 @@ import io
 from fpdf import FPDF
 from PIL import Image
 
+from portal.domain.cfe_types import with_cfc
 from portal.service.cfe import pdf_text as words
 from portal.service.cfe.fonts import FontSet, font_set
 from portal.service.cfe.qr import qr_png
@@ -15,8 +16,8 @@ from portal.service.platform.i18n import _
 
 PAPERS = ("a4", "80mm", "57mm")
 # DGI admits thermal paper for e-Tickets and their notes, those of sales on behalf of others (131-133) too, and
-# the paper e-Tickets keyed in (201-203), which print as their 1xx type does (printable.Printable.electronic_type)
-ROLL_TYPES = (101, 102, 103, 131, 132, 133, 201, 202, 203)
+# the paper e-Tickets keyed in (201-203, 231-233), which print as their 1xx type does (Printable.electronic_type)
+ROLL_TYPES = with_cfc(frozenset({101, 102, 103, 131, 132, 133}))
 
 
 class PaperNotAllowed(ValueError):
@@ -27,7 +28,9 @@ def check_paper(tipo_cfe: int, paper: str) -> None:
     if paper not in PAPERS:
         raise PaperNotAllowed(_("Formato desconocido: {paper}.", paper=paper))
     if paper != "a4" and tipo_cfe not in ROLL_TYPES:
-        raise PaperNotAllowed(_("El rollo térmico es solo para e-Tickets y sus notas (101-103, 131-133, 201-203)."))
+        raise PaperNotAllowed(
+            _("El rollo térmico es solo para e-Tickets y sus notas (101-103, 131-133, 201-203, 231-233).")
+        )
 
 
 class ReceiptPage(FPDF):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 
+from portal.domain.cfe_types import CFC_BASE
 from portal.domain.money import currency_sign
 from portal.service.cfe.printable import Printable, Reference
 
@@ -191,7 +192,7 @@ def _reference_kind(tipo: int) -> str | None:
     adjust (DGITypes.xsd's TpoDocRef admits 201-253), by its 1xx type's name and "de contingencia"."""
     if tipo in SHORT_TYPE:
         return SHORT_TYPE[tipo]
-    electronic = SHORT_TYPE.get(tipo - 100) if 200 <= tipo < 300 else None
+    electronic = SHORT_TYPE.get(CFC_BASE[tipo]) if tipo in CFC_BASE else None
     return f"{electronic} de contingencia" if electronic else None
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from lxml import etree
 
-from portal.domain.cfe_types import cfe_type
+from portal.domain.cfe_types import cfe_type, electronic_type
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.cfe.amounts import compute_totals
 from portal.service.cfe.emission import Issuer, Numbering
@@ -165,7 +165,7 @@ class Printable:
     @property
     def electronic_type(self) -> int:
         """The 1xx type: a paper contingency receipt keyed in (CFC, 2xx = 1xx + 100) prints as its 1xx type does."""
-        return self.tipo_cfe - 100 if 200 <= self.tipo_cfe < 300 else self.tipo_cfe
+        return electronic_type(self.tipo_cfe)
 
     @property
     def name(self) -> str:

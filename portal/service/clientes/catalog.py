@@ -17,7 +17,7 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from portal.domain.cfe_types import BOLETA_TYPES, CREDIT_NOTES, SALE_TYPES
+from portal.domain.cfe_types import BOLETA_TYPES, CREDIT_NOTES, SALE_TYPES, with_cfc
 from portal.domain.identifiers import digits_only
 from portal.service.clientes.models import Customer, CustomerWatermark
 from portal.service.comprobante.models import IssuedCfe
@@ -81,7 +81,7 @@ def sync_from_receipts(session: Session, company_id: int) -> int:
     added = 0
     for created_at, document, receiver, tipo in rows:
         # An e-Boleta de entrada's "receiver" is the seller the company bought from: a supplier, not a customer.
-        if not document or not isinstance(receiver, dict) or tipo in BOLETA_TYPES:
+        if not document or not isinstance(receiver, dict) or tipo in with_cfc(BOLETA_TYPES):
             continue
         key = (int(receiver.get("tipoDocRecep") or 0), receiver.get("codPaisRecep") or "UY", document)
         customer = known.get(key)

@@ -54,7 +54,7 @@ def check_shape(cfe: CfeInput) -> None:
             raise _refused(
                 "cfc_tipo_distinto",
                 PAPER,
-                _("Los datos del papel solo van con un tipo de contingencia (201-203, 211-213, 281, 282)."),
+                _("Los datos del papel solo van con un tipo de contingencia (el tipo electrónico + 100, como 211)."),
             )
         return
     problems = []

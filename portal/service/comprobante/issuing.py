@@ -314,8 +314,8 @@ def issue_in(session: Session, principal: Principal, cfe: CfeInput, checked: Che
     paper = None
     if is_cfc(cfe.tipo_cfe):  # keyed in from paper: numbered by its printed book
         paper = contingency.paper_number(session, company_id, cfe)
-        # A paper note (202, 203, 212, 213) is checked and linked as its 1xx type is: it adjusts its original's
-        # balance, and each one's page shows the other.
+        # A paper note (202, 203, 212, 222, ...) is checked and linked as its 1xx type is: it adjusts its
+        # original's balance, and each one's page shows the other.
         as_engine = contingency.engine_input(cfe)
         originals = _check_references(session, company_id, as_engine)
         shares = notes.shares_of(session, as_engine, originals)

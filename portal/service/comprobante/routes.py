@@ -71,7 +71,7 @@ _ROLL_422 = (
 )
 def emitir(body: CfeInput, principal: Principal):
     """Numbers, signs and stores a CFE (XML per CFEDGI.xsd 1.44.2, XMLDSig) and returns it. A paper contingency
-    receipt (tipoCFE 201-203, 211-213, 281, 282, with `contingencia` and the paper's `fchEmis`) is keyed in
+    receipt (tipoCFE the 1xx type + 100, 201-282, with `contingencia` and the paper's `fchEmis`) is keyed in
     instead: checked against the registered contingency books, signed with the paper's serie and number as its
     1xx element with TipoCFE 2xx, and sent to DGI only (never to the customer nor to an electronic receiver)."""
     result = fastpath.emitir(principal, body, idempotency.requested_key("comprobante.emitir"))

@@ -449,8 +449,10 @@ class SummaryOut(BaseModel):
 
 # Contingency books (CFC, types 2xx) -------------------------------------------------------------------------
 
-CFC_TYPES = (201, 202, 203, 211, 212, 213, 281, 282)
-CfcType = Literal[201, 202, 203, 211, 212, 213, 281, 282]
+# Every CFC type (portal.domain.cfe_types.CFC_TYPES, which a test holds this to): a Literal for the schema's enum.
+CfcType = Literal[
+    201, 202, 203, 211, 212, 213, 221, 222, 223, 224, 231, 232, 233, 241, 242, 243, 251, 252, 253, 281, 282
+]
 
 
 class LibretaIn(_In):
@@ -475,7 +477,11 @@ class LibretaIn(_In):
         },
     )
 
-    tipoCFE: CfcType = Field(description="201-203 e-Ticket, 211-213 e-Factura, 281 e-Remito, 282 e-Resguardo.")  # noqa: N815
+    tipoCFE: CfcType = Field(  # noqa: N815
+        description="El tipo electrónico + 100: 201-203 e-Ticket, 211-213 e-Factura, 221-223 e-Factura de "
+        "Exportación, 224 e-Remito de Exportación, 231-233 e-Ticket y 241-243 e-Factura de venta por cuenta ajena, "
+        "251-253 e-Boleta de entrada, 281 e-Remito, 282 e-Resguardo."
+    )
     serie: StrictStr = Field(pattern=r"^[A-Z]{1,2}$", description="La serie impresa (A a ZZ).")
     desde: Annotated[StrictInt, Field(ge=1, le=9_999_999), WHOLE_NUMBER]
     hasta: Annotated[StrictInt, Field(ge=1, le=9_999_999), WHOLE_NUMBER]

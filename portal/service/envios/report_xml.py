@@ -15,6 +15,7 @@ from lxml import etree
 from lxml.builder import ElementMaker
 
 from portal import paths
+from portal.domain.cfe_types import electronic_type
 from portal.service.cfe.xml import format_decimal
 
 NS = "http://cfe.dgi.gub.uy"
@@ -48,15 +49,31 @@ SECTIONS = {
 # CFC were issued). ReporteDiarioCFE.xsd 1.44.2 has no count or range of CFC voided: "No corresponde informar los
 # CFC anulados" in the CFE sections, and the Cont sections carry none.
 CFC_SECTIONS = {
-    201: ("Rsmn_Tck_Cont", "FyT"),
-    202: ("Rsmn_Tck_Cont_Nota_Credito", "FyT"),
-    203: ("Rsmn_Tck_Cont_Nota_Debito", "FyT"),
-    211: ("Rsmn_Fac_Cont", "FyT"),
-    212: ("Rsmn_Fac_Cont_Nota_Credito", "FyT"),
-    213: ("Rsmn_Fac_Cont_Nota_Debito", "FyT"),
-    281: ("Rsmn_Rem_Cont", "Rem"),
-    282: ("Rsmn_Resg_Cont", "Res"),
+    201: "Rsmn_Tck_Cont",
+    202: "Rsmn_Tck_Cont_Nota_Credito",
+    203: "Rsmn_Tck_Cont_Nota_Debito",
+    231: "Rsmn_Tck_CtaAj_Cont",
+    232: "Rsmn_Tck_CtaAj_Cont_Nota_Credito",
+    233: "Rsmn_Tck_CtaAj_Cont_Nota_Debito",
+    211: "Rsmn_Fac_Cont",
+    212: "Rsmn_Fac_Cont_Nota_Credito",
+    213: "Rsmn_Fac_Cont_Nota_Debito",
+    241: "Rsmn_Fac_CtaAj_Cont",
+    242: "Rsmn_Fac_CtaAj_Cont_Nota_Credito",
+    243: "Rsmn_Fac_CtaAj_Cont_Nota_Debito",
+    221: "Rsmn_Fac_Exp_Cont",
+    222: "Rsmn_Fac_Exp_Cont_Nota_Credito",
+    223: "Rsmn_Fac_Exp_Cont_Nota_Debito",
+    281: "Rsmn_Rem_Cont",
+    224: "Rsmn_Rem_Exp_Cont",
+    282: "Rsmn_Resg_Cont",
+    251: "Rsmn_Bol_Cont",
+    252: "Rsmn_Bol_Cont_Nota_Credito",
+    253: "Rsmn_Bol_Cont_Nota_Debito",
 }
+# ... each with its 1xx type's kind of amounts (RsmnData_Fac_Exp_Cont's are Montos_FExp, RsmnData_Bol_Cont's
+# Montos_Bol, ...): a CFC reports the amounts of the document it is.
+CFC_KINDS = {tipo: SECTIONS[electronic_type(tipo)][1] for tipo in CFC_SECTIONS}
 
 
 def reported(tipo: int) -> bool:
@@ -75,7 +92,7 @@ def _in_schema_order(tipos) -> list[int]:
     order = _schema_order()
 
     def position(tipo: int) -> int:
-        element = (SECTIONS.get(tipo) or CFC_SECTIONS[tipo])[0]
+        element = SECTIONS[tipo][0] if tipo in SECTIONS else CFC_SECTIONS[tipo]
         return order.index(element) if element in order else len(order)
 
     return sorted(tipos, key=position)
@@ -183,7 +200,7 @@ def _montos(kind: str, summary: TypeSummary) -> etree._Element | None:
 
 
 def _cfc_section(tipo: int, summary: TypeSummary) -> etree._Element:
-    element, kind = CFC_SECTIONS[tipo]
+    element, kind = CFC_SECTIONS[tipo], CFC_KINDS[tipo]
     data = _E.RsmnData()
     montos = _montos(kind, summary)
     if montos is not None:

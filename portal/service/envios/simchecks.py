@@ -14,8 +14,7 @@ from lxml import etree
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.domain.cfe_types import NOTE_BASE_TYPE
-from portal.service.cfe.contingency import CFC_TYPES
+from portal.domain.cfe_types import CFC_TYPES, NOTE_BASE_TYPE, electronic_type, with_cfc
 from portal.service.cfe.signing import verify_signature
 from portal.service.comprobante.models import CaeRangeRecord, ContingencyBook, VoidedRange
 from portal.service.envios.models import SimCfe
@@ -25,7 +24,7 @@ from portal.service.platform.models import Company
 
 NS = {"d": "http://cfe.dgi.gub.uy"}
 _CENT = Decimal("0.01")
-_TICKET_TYPES = frozenset({101, 102, 103, 131, 132, 133, 201, 202, 203})
+_TICKET_TYPES = with_cfc(frozenset({101, 102, 103, 131, 132, 133}))
 # (net, rate, IVA) per IVA rate, DGI's A-C116/A-C119/A-C121 and A-C117/A-C120/A-C122.
 _RATES = (
     ("MntNetoIvaTasaMin", "IVATasaMin", "MntIVATasaMin"),
@@ -114,7 +113,7 @@ def check_cfe(
     if wrong_totals:
         motives.append(motive("E05", wrong_totals))
     motives += _reference_checks(session, found, rut)
-    motives += type_problems(found.element, found.tipo_cfe)
+    motives += type_problems(found.element, electronic_type(found.tipo_cfe))  # a CFC's zones are its 1xx type's
     if reject_marker and reject_marker in found.receiver_name:
         code = found.receiver_name.split(reject_marker, 1)[1][:3]
         motives.append(motive(code, "Rechazo pedido por la configuración de desarrollo del simulador."))

@@ -18,7 +18,7 @@ from lxml import etree
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.domain.cfe_types import BOLETA_TYPES
+from portal.domain.cfe_types import BOLETA_TYPES, with_cfc
 from portal.service.comprobante.amounts import AMOUNT_COLUMNS
 from portal.service.informes.ventas import BOOK_TYPES, BookKind, BookRow, book_row, book_rows
 from portal.service.recibidos.checks import NS
@@ -107,7 +107,8 @@ def purchase_rows(session: Session, company_id: int, desde: date, hasta: date) -
     book's order (date, supplier, type, serie, number), read from `session` (its own, closed when the last row
     has been read): the e-Boletas first, whole (a few a month: a purchase from a seller who issues no CFE), then
     the received CFEs in batches, merged as they come."""
-    boletas = sorted(book_rows(session, company_id, desde, hasta, types=BOLETA_TYPES), key=_order)
+    # The e-Boletas keyed in from the paper contingency book (251-253) are purchases as their 15x types are.
+    boletas = sorted(book_rows(session, company_id, desde, hasta, types=with_cfc(BOLETA_TYPES)), key=_order)
     yield from heapq.merge(boletas, _received_rows(session, company_id, desde, hasta), key=_order)
 
 

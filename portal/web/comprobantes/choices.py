@@ -7,6 +7,7 @@ from wtforms.fields.choices import SelectChoice
 
 from portal.domain.cfe_types import (
     BOLETA_TYPES,
+    CFC_OFFSET,
     CREDIT_NOTE_FOR,
     EXPORT_INVOICE_TYPES,
     IND_FACT_BASIC_RATE,
@@ -46,19 +47,14 @@ CFE_TYPES = [
     (182, _l("e-Resguardo")),  # its lines carry only retentions: code, rate, base, amount
 ]
 
-# Types the service issues that the form does not offer yet (through the API, smart issuance or a note): named
-# in lists, filters, voids and receipt pages.
-# Paper contingency receipts keyed in (CFC, 2xx = 1xx + 100): offered by the form's "contingency" choice.
-OTHER_TYPES: list = [
-    (201, _l("e-Ticket de contingencia")),
-    (202, _l("Nota de crédito de e-Ticket de contingencia")),
-    (203, _l("Nota de débito de e-Ticket de contingencia")),
-    (211, _l("e-Factura de contingencia")),
-    (212, _l("Nota de crédito de e-Factura de contingencia")),
-    (213, _l("Nota de débito de e-Factura de contingencia")),
-    (281, _l("e-Remito de contingencia")),
-    (282, _l("e-Resguardo de contingencia")),
-]
+# Paper contingency receipts keyed in (CFC, 2xx = 1xx + 100, portal.domain.cfe_types.CFC_TYPES): one for each
+# type above, offered by the form's "contingency" choice, registered as books in Empresa, named in lists, filters
+# and receipt pages.
+CFC_TYPES: list = sorted(
+    ((code + CFC_OFFSET, _l("%(tipo)s de contingencia", tipo=label)) for code, label in CFE_TYPES),
+    key=lambda choice: choice[0],
+)
+OTHER_TYPES: list = CFC_TYPES
 
 TYPE_NAMES = dict(CFE_TYPES + OTHER_TYPES)
 # A note named with its own number: "Nota de crédito de e-Ticket A-0000003" read as a note of e-Ticket A-0000003,

@@ -69,7 +69,7 @@ class EditorView:
 
     @property
     def can_contingency(self) -> bool:
-        """A paper contingency receipt of this type can be keyed in (201-203, 211-213, 281, 282)."""
+        """A paper contingency receipt of this type (its CFC, 2xx) can be keyed in."""
         return self.tipo in payload.CFC_BASE_TYPES
 
     @property

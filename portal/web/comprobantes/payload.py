@@ -26,6 +26,8 @@ from portal.client.cfe import (
 from portal.client.cfe_parts import ItemCode
 from portal.domain.cfe_types import (
     BOLETA_TYPES,
+    CFC_BASE,
+    CFC_OFFSET,
     CUENTA_AJENA_TYPES,
     E_REMITO,
     E_REMITO_EXPORTACION,
@@ -169,8 +171,8 @@ def build_body(data: dict) -> Body:
     return Body(cfe, rows)
 
 
-CFC_OFFSET = 100  # a contingency type is its electronic type + 100 (201 e-Ticket de contingencia)
-CFC_BASE_TYPES = frozenset({101, 102, 103, 111, 112, 113, 181, 182})
+# The types whose paper contingency receipt (its type + CFC_OFFSET) can be keyed in: every one DGI defines.
+CFC_BASE_TYPES = frozenset(CFC_BASE.values())
 
 
 IMEBA_INCLUDED = 2  # DGI's MntBruto 2: an e-Boleta de entrada's prices include IMEBA and additional taxes

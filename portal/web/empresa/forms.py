@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask_babel import lazy_gettext as _l
+from flask_babel.speaklater import LazyString
 from flask_wtf.file import FileAllowed, FileField, FileRequired, FileSize
 from wtforms import BooleanField, PasswordField, SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
@@ -17,6 +18,7 @@ from portal.domain.empresa import (
     PAPER_FORMATS,
     REGIMES,
 )
+from portal.web.comprobantes.choices import CFC_TYPES
 from portal.web.forms_common import DayField, NumberField, NumberRequired, PortalForm
 
 
@@ -170,16 +172,8 @@ class MailTemplateForm(PortalForm):
     )
 
 
-CFC_LABELS = {
-    201: _l("201 e-Ticket de contingencia"),
-    202: _l("202 Nota de crédito de e-Ticket de contingencia"),
-    203: _l("203 Nota de débito de e-Ticket de contingencia"),
-    211: _l("211 e-Factura de contingencia"),
-    212: _l("212 Nota de crédito de e-Factura de contingencia"),
-    213: _l("213 Nota de débito de e-Factura de contingencia"),
-    281: _l("281 e-Remito de contingencia"),
-    282: _l("282 e-Resguardo de contingencia"),
-}
+# Each CFC type with its code, as DGI's authorisation names it ("221 e-Factura de exportación de contingencia").
+CFC_LABELS = {code: LazyString(lambda code=code, label=label: f"{code} {label}") for code, label in CFC_TYPES}
 
 
 class ContingencyBookForm(PortalForm):
