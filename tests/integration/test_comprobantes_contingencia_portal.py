@@ -250,3 +250,68 @@ def test_every_types_form_offers_its_paper_choice_with_its_books(signed_in, api_
     assert f"tipo {tipo}" in paper.get_text(" ", strip=True)
     row = paper.find(attrs={"data-testid": "cfc-books"}).tbody.tr
     assert [c.get_text(strip=True) for c in row.find_all("td")][0:2] == ["P", "1–9"]
+
+
+# What each family's form needs besides its type (the data the export portal tests issue with).
+FAMILY_FORMS = {
+    "151": {
+        "incluye_imeba": "y",
+        "tipo_doc_recep": "3",
+        "doc_recep": "1.335.321-4",
+        "rzn_soc_recep": "Juan Pérez",
+        "dir_recep": "Ruta 5 km 120",
+        "lines-0-ind_fact": "15",
+        "lines-0-nom_item": "Novillos",
+        "lines-0-cantidad": "12",
+        "lines-0-precio_unitario": "1850",
+    },
+    "141": {
+        "tipo_doc_recep": "2",
+        "doc_recep": "214844360018",
+        "rzn_soc_recep": "DGI",
+        "dir_recep": "Fernandez Crespo 1534",
+        "ciudad_recep": "Montevideo",
+        "lines-0-nom_item": "Masas",
+        "lines-0-cantidad": "20",
+        "lines-0-precio_unitario": "230",
+        "tipo_doc_mdte": "2",
+        "doc_mdte": "21-900009-001-1",
+        "nombre_mdte": "DGI PRUEBA",
+    },
+    "124": {
+        "tpo_moneda": "USD",
+        "tpo_cambio": "39,250",
+        "clau_venta": "FOB",
+        "via_transp": "1",
+        "tipo_doc_recep": "7",
+        "cod_pais_recep": "BR",
+        "doc_recep": "12.345.678/0001-90",
+        "rzn_soc_recep": "Importadora Sul Ltda.",
+        "dir_recep": "Rua das Flores 100",
+        "pais_recep": "Brasil",
+        "lines-0-nom_item": "Lana lavada",
+        "lines-0-cantidad": "2000",
+        "lines-0-uni_med": "kg",
+        "lines-0-precio_unitario": "6,10",
+    },
+}
+
+
+@pytest.mark.parametrize("tipo", sorted(FAMILY_FORMS))
+def test_each_familys_paper_receipt_is_keyed_in_from_its_form(signed_in, api_book, live_service, tipo):
+    from portal.domain.cfe_types import CFC_NAMES
+    from tests.integration.test_comprobantes_export_portal import _typed
+    from tests.integration.test_comprobantes_portal import issue
+
+    cfc = int(tipo) + 100
+    api_book(cfc)
+    user = signed_in("usuario@demo.uy")
+    data = {**_typed(user, tipo), **FAMILY_FORMS[tipo]}
+    data.pop("mnt_bruto", None)
+    data.update(contingencia="y", cfc_serie="P", cfc_nro="2", fch_emis=f"{today_montevideo():%d/%m/%Y}")
+    receipt_id = issue(user, data)
+    title = soup(user.get(f"/comprobantes/{receipt_id}")).h1.get_text(" ", strip=True)
+    assert title.endswith("de contingencia P-0000002"), title
+    drain(live_service.app)
+    panel = soup(user.get(f"/comprobantes/{receipt_id}")).find(attrs={"data-testid": "dgi-panel"})
+    assert panel["data-state"] == "aceptado", CFC_NAMES[cfc]
