@@ -31,7 +31,7 @@ from portal.service.cfe.schema import validate_xml
 from portal.service.empresa.schemas import CfcType
 from portal.service.envios import report_xml
 from portal.service.platform import db
-from tests.support.envios import ENVIOS_CONFIG, drain
+from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
 
 NS = {"d": "http://cfe.dgi.gub.uy"}
 EVERY_CFC = sorted(CFC_TYPES)
@@ -215,3 +215,42 @@ def test_the_electronic_notes_dgi_allows_reference_a_cfc(api_client, admin, user
     assert answer.status_code == 201, answer.json
     [ref] = answer.json["referencias"]
     assert (ref["tpoDocRef"], ref["nroCFERef"]) == (original, 5)
+
+
+@pytest.mark.parametrize("tipo", [221, 224, 241, 251])
+def test_an_observed_cfc_of_each_family_is_corrected_and_accepted(api_client, admin, user, service_app, tipo):
+    register(api_client, admin, tipo)
+    body = paper(tipo, 9, days_ago=1)
+    receiver = body["receptor"]["rznSocRecep"]
+    body["receptor"] = {**body["receptor"], "rznSocRecep": f"{REJECT_MARKER}E05"}
+    issued = key_in(api_client, user, body).json
+    drain(service_app)
+    observed = state(api_client, user, issued["idCfeEmitido"])
+    assert (observed["estadoDGI"], [m["codigo"] for m in observed["dgi"]["motivos"]]) == ("observado", ["C05"])
+    fixed = {**body, "receptor": {**body["receptor"], "rznSocRecep": receiver}}
+    corrected = api_client.post(
+        f"/api/v1/comprobante/contingencia/{issued['idCfeEmitido']}/corregir", json=fixed, headers=user
+    )
+    assert corrected.status_code == 200, corrected.json
+    drain(service_app)
+    accepted = state(api_client, user, issued["idCfeEmitido"])
+    assert (accepted["estadoDGI"], accepted["dgi"]["observaciones"]) == ("aceptado", 1)
+
+
+def test_the_compliance_watch_counts_an_observed_cfc_of_any_family(api_client, admin, user, service_app):
+    register(api_client, admin, 241)
+    body = paper(241, 4, days_ago=1)
+    body["receptor"] = {**body["receptor"], "rznSocRecep": f"{REJECT_MARKER}E05"}
+    assert key_in(api_client, user, body).status_code == 201
+    drain(service_app)
+    health = api_client.get("/api/v1/empresa/salud", headers=admin)
+    assert health.status_code == 200, health.json
+    watch = {item["clave"]: item for item in health.json["items"]}
+    assert watch["cfc_observados"]["estado"] == "warning" and watch["cfc_observados"]["datos"]["cantidad"] == 1
+
+
+def state(api_client, user, cfe_id: str) -> dict:
+    answer = api_client.get(
+        "/api/v1/comprobante/getByIdCfeEmitido", query_string={"idCfeEmitido": cfe_id}, headers=user
+    )
+    return answer.json
