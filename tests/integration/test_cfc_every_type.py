@@ -205,7 +205,7 @@ def test_each_cfc_goes_in_the_iva_book_of_its_1xx_type(api_client, admin, user):
 
 
 @pytest.mark.parametrize(("original", "note"), [(221, 122), (221, 123), (241, 142), (231, 133), (251, 152)])
-def test_the_electronic_notes_dgi_allows_reference_a_cfc(api_client, admin, user, original, note):
+def test_the_electronic_notes_dgi_allows_reference_a_cfc(api_client, admin, user, service_app, original, note):
     assert original in NOTE_REFERENCE_TYPES[note]
     register(api_client, admin, original)
     issued = key_in(api_client, user, paper(original, 5, days_ago=1)).json
@@ -215,6 +215,9 @@ def test_the_electronic_notes_dgi_allows_reference_a_cfc(api_client, admin, user
     assert answer.status_code == 201, answer.json
     [ref] = answer.json["referencias"]
     assert (ref["tpoDocRef"], ref["nroCFERef"]) == (original, 5)
+    drain(service_app)  # DGI holds the CFC, so it accepts the note on it (no E12); an e-Ticket's goes in the report
+    expected = "pendiente_reporte" if CFE_TYPES[note].element == "eTck" else "aceptado"
+    assert state(api_client, user, answer.json["idCfeEmitido"])["estadoDGI"] == expected
 
 
 @pytest.mark.parametrize("tipo", [221, 224, 241, 251])
