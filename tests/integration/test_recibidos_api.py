@@ -337,3 +337,31 @@ def test_an_english_client_reads_the_refusals_in_english(api_client, usuario, re
     assert field["message"] == "Motive E40 is agreed between the parties: write it."
     ranges = api_client.get(URL, query_string={"desde": "2026-02-02", "hasta": "2026-02-01"}, headers=english)
     assert ranges.get_json()["error"]["fields"][0]["message"] == "The date from is after the date to."
+
+
+def test_an_english_client_reads_our_detail_of_a_refusal_in_english_and_the_supplier_gets_spanish(
+    api_client, usuario, received, service_app
+):
+    """DGI's glosa stays as DGI wrote it; our own detail is said in the reader's language, and the signed answer
+    to the supplier keeps it in Spanish."""
+    english = {**usuario, "Accept-Language": "en"}
+    [broken] = _upload(api_client, english, ("no.xml", b"<no>")).get_json()["sobres"]
+    [s01] = broken["motivos"]
+    assert s01["codigo"] == "S01" and s01["glosa"] == "Formato del archivo no es el indicado"
+    assert s01["detalle"] == "The XML is malformed: it ends before all its tags are closed (line 1, column 5)."
+    [spanish] = _upload(api_client, usuario, ("no2.xml", b"<no>")).get_json()["sobres"]
+    assert spanish["motivos"][0]["detalle"] == (
+        "El XML está mal formado: termina antes de cerrar todas sus etiquetas (línea 1, columna 5)."
+    )
+    tampered = received["recibidos"][2]
+    [e04] = api_client.get(f"{URL}/{tampered}", headers=english).get_json()["motivos"]
+    assert e04["detalle"] == "The CFE's signature does not verify with the envelope's certificate."
+    listed = api_client.get(URL, query_string={"estado": "rechazado"}, headers=english).get_json()["items"]
+    assert [m["detalle"] for r in listed for m in r["motivos"]] == [e04["detalle"]]
+    spanish_e04 = api_client.get(f"{URL}/{tampered}", headers=usuario).get_json()["motivos"][0]
+    assert spanish_e04["detalle"] == "La firma del CFE no verifica con el certificado del sobre."
+    with service_app.app_context():
+        documents = [a.document for a in db.session().scalars(select(ExchangeAnswer))]
+    assert any(b"El XML est\xc3\xa1 mal formado: termina antes" in d for d in documents)
+    assert any(b"La firma del CFE no verifica" in d for d in documents)
+    assert not any(b"The XML is malformed" in d or b"does not verify" in d for d in documents)

@@ -91,3 +91,20 @@ def test_the_type_filter_offers_what_suppliers_send(usuario):
     offered = {o.get_text(strip=True) for o in page.select("select[name=tipo] option")}
     assert {"e-Factura venta por cuenta ajena", "Nota de crédito de e-Ticket", "e-Resguardo"} <= offered
     assert not {"e-Boleta de entrada", "e-Factura de exportación"} & offered  # the buyer's own, and abroad's
+
+
+def test_in_english_a_refused_envelope_and_a_cfe_rejected_on_arrival_say_our_detail_in_english(usuario):
+    """DGI's glosa ("Formato del archivo no es el indicado") stays as DGI defines it; what we add is English."""
+    token = BeautifulSoup(usuario.get("/").data, "html.parser").select_one("input[name=csrf_token]")["value"]
+    usuario.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": token})
+    answer = _upload(usuario, ("no.xml", b"<no>"))
+    page = BeautifulSoup(usuario.get(answer.headers["Location"]).data, "html.parser")
+    said = page.select_one(".flash-error").get_text()
+    assert "The XML is malformed: it ends before all its tags are closed (line 1, column 5)." in said
+    assert "mal formado" not in said and "línea" not in said
+    forged = sup.cfe(1).replace("Cajas de cartón".encode(), b"Cajas de madera")
+    answer = _upload(usuario, ("Sob_211003420017_1.xml", sup.envelope([forged])))
+    page = BeautifulSoup(usuario.get(answer.headers["Location"]).data, "html.parser")
+    detail = BeautifulSoup(usuario.get(page.select_one("#received-results tbody tr a")["href"]).data, "html.parser")
+    assert "The CFE's signature does not verify with the envelope's certificate." in detail.get_text()
+    assert "La firma del CFE no verifica" not in detail.get_text()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from portal.service.platform.i18n import Text, _
+
 
 @dataclass(frozen=True)
 class FieldError:
@@ -52,11 +54,24 @@ class XmlInputError(CfeError):
     """An XML document received from outside is malformed, unsafe or not what was expected."""
 
     def __init__(self, message: str, line: int | None = None, column: int | None = None):
-        where = ""
+        # `text` is the whole message as a catalogue message (platform.i18n), said in each reader's language;
+        # str(exc) is its Spanish, which is also what a signed answer to a supplier carries.
+        said = message if isinstance(message, Text) else Text(message)
+        text = said
         if line:
-            where = f" (línea {line}, columna {column})" if column else f" (línea {line})"
-        # "... nombre (línea 3, columna 7)." : where goes inside the sentence, before its period
-        super().__init__(message.removesuffix(".") + where + "." if message.endswith(".") else message + where)
+            where = (
+                _("línea {line}, columna {column}", line=line, column=column)
+                if column
+                else _("línea {line}", line=line)
+            )
+            # "... nombre (línea 3, columna 7)." : where goes inside the sentence, before its period
+            text = (
+                _("{message} ({where}).", message=said.stripped(), where=where)
+                if message.endswith(".")
+                else _("{message} ({where})", message=said, where=where)
+            )
+        super().__init__(str(text))
+        self.text: Text = text
         self.message = message
         self.line = line
         self.column = column

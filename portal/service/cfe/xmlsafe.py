@@ -29,6 +29,7 @@ from typing import cast
 from lxml import etree
 
 from portal.service.cfe.errors import CfeError, XmlInputError
+from portal.service.platform.i18n import Text, _
 
 MAX_XML_BYTES = 2 * 1024 * 1024  # DGI's own cap for an envelope of 250 CFEs
 # A CFE of 700 lines (DGI's maximum) with every optional part has about 21,000 elements.
@@ -93,38 +94,38 @@ def check_cpu_budget() -> None:
     """XmlInputError once the current `intake`'s CPU budget is spent (nothing outside one)."""
     deadline = _deadline.get()
     if deadline is not None and time.thread_time() > deadline:
-        raise XmlInputError("El XML es demasiado costoso de procesar; enviá un documento más simple.")
+        raise XmlInputError(_("El XML es demasiado costoso de procesar; enviá un documento más simple."))
 
 
 def parse_untrusted(data: bytes, *, max_bytes: int = MAX_XML_BYTES) -> etree._ElementTree:
     """Parse bytes received from a caller; XmlInputError (with line and column when known) on any problem."""
     if not isinstance(data, (bytes, bytearray)):
-        raise XmlInputError("Se esperaba el XML como bytes.")
+        raise XmlInputError(_("Se esperaba el XML como bytes."))
     if len(data) > max_bytes:
-        raise XmlInputError(f"El XML supera el máximo de {max_bytes // 1024} KB.")
+        raise XmlInputError(_("El XML supera el máximo de {kb} KB.", kb=max_bytes // 1024))
     if not data.strip():
-        raise XmlInputError("El XML está vacío.")
+        raise XmlInputError(_("El XML está vacío."))
     _check_encoding(data)
     if _DOCTYPE.search(data):
-        raise XmlInputError("El XML no puede declarar un DOCTYPE.")
+        raise XmlInputError(_("El XML no puede declarar un DOCTYPE."))
     # Every element opens with "<" (text must escape it): more tags than the cap is refused unparsed.
     tags = data.count(b"<") - data.count(b"</")
     if tags > MAX_ELEMENTS:
-        raise XmlInputError(f"El XML tiene más de {MAX_ELEMENTS} elementos.")
+        raise XmlInputError(_("El XML tiene más de {count} elementos.", count=MAX_ELEMENTS))
     if data.count(b"=") > MAX_ATTRIBUTES:
-        raise XmlInputError(f"El XML tiene más de {MAX_ATTRIBUTES} atributos.")
+        raise XmlInputError(_("El XML tiene más de {count} atributos.", count=MAX_ATTRIBUTES))
     if data.count(b"xmlns") > MAX_NAMESPACE_DECLARATIONS:
-        raise XmlInputError(f"El XML declara más de {MAX_NAMESPACE_DECLARATIONS} espacios de nombres.")
+        raise XmlInputError(_("El XML declara más de {count} espacios de nombres.", count=MAX_NAMESPACE_DECLARATIONS))
     check_cpu_budget()
     try:
         root = etree.fromstring(bytes(data), _parser())
     except etree.XMLSyntaxError as exc:
         line, column = exc.position if exc.position else (None, None)
-        raise XmlInputError(f"El XML está mal formado: {_syntax_reason(exc)}.", line, column) from None
+        raise XmlInputError(_("El XML está mal formado: {reason}.", reason=_syntax_reason(exc)), line, column) from None
     tree = root.getroottree()
     # Catches a DOCTYPE the byte scan missed (UTF-16 input, for instance).
     if tree.docinfo.doctype or tree.docinfo.internalDTD is not None:  # type: ignore[union-attr]  # lxml-stubs lack DocInfo.doctype
-        raise XmlInputError("El XML no puede declarar un DOCTYPE.")
+        raise XmlInputError(_("El XML no puede declarar un DOCTYPE."))
     _check_shape(root, bytes(data), tags)
     check_cpu_budget()
     return tree
@@ -132,29 +133,29 @@ def parse_untrusted(data: bytes, *, max_bytes: int = MAX_XML_BYTES) -> etree._El
 
 # libxml2's English, said for people; the line and column go with it. Codes: lxml.etree.ErrorTypes.
 _REASON_BY_NAME = {
-    "ERR_DOCUMENT_EMPTY": "no empieza con una etiqueta",
-    "ERR_DOCUMENT_END": "hay contenido después del elemento principal",
-    "ERR_TAG_NAME_MISMATCH": "una etiqueta se cierra con otro nombre",
-    "ERR_TAG_NOT_FINISHED": "termina antes de cerrar todas sus etiquetas",
-    "ERR_GT_REQUIRED": "una etiqueta no está cerrada con >",
-    "ERR_ATTRIBUTE_NOT_STARTED": "el valor de un atributo tiene que ir entre comillas",
-    "ERR_ATTRIBUTE_WITHOUT_VALUE": "un atributo no tiene valor",
-    "ERR_ATTRIBUTE_REDEFINED": "un atributo aparece dos veces en la misma etiqueta",
-    "ERR_UNDECLARED_ENTITY": "usa una entidad que no existe (un & se escribe &amp;)",
-    "ERR_NAME_REQUIRED": "tiene un & suelto (se escribe &amp;)",
-    "ERR_ENTITYREF_SEMICOL_MISSING": "tiene un & suelto (se escribe &amp;)",
-    "ERR_LT_IN_ATTRIBUTE": "el valor de un atributo tiene un < (se escribe &lt;)",
-    "ERR_INVALID_CHAR": "tiene un carácter que XML no admite",
-    "ERR_INVALID_ENCODING": "tiene bytes que no son UTF-8",
-    "ERR_RESERVED_XML_NAME": "la declaración <?xml ...?> tiene que ir al principio",
-    "NS_ERR_UNDEFINED_NAMESPACE": "usa un prefijo de espacio de nombres que no declaró",
+    "ERR_DOCUMENT_EMPTY": _("no empieza con una etiqueta"),
+    "ERR_DOCUMENT_END": _("hay contenido después del elemento principal"),
+    "ERR_TAG_NAME_MISMATCH": _("una etiqueta se cierra con otro nombre"),
+    "ERR_TAG_NOT_FINISHED": _("termina antes de cerrar todas sus etiquetas"),
+    "ERR_GT_REQUIRED": _("una etiqueta no está cerrada con >"),
+    "ERR_ATTRIBUTE_NOT_STARTED": _("el valor de un atributo tiene que ir entre comillas"),
+    "ERR_ATTRIBUTE_WITHOUT_VALUE": _("un atributo no tiene valor"),
+    "ERR_ATTRIBUTE_REDEFINED": _("un atributo aparece dos veces en la misma etiqueta"),
+    "ERR_UNDECLARED_ENTITY": _("usa una entidad que no existe (un & se escribe &amp;)"),
+    "ERR_NAME_REQUIRED": _("tiene un & suelto (se escribe &amp;)"),
+    "ERR_ENTITYREF_SEMICOL_MISSING": _("tiene un & suelto (se escribe &amp;)"),
+    "ERR_LT_IN_ATTRIBUTE": _("el valor de un atributo tiene un < (se escribe &lt;)"),
+    "ERR_INVALID_CHAR": _("tiene un carácter que XML no admite"),
+    "ERR_INVALID_ENCODING": _("tiene bytes que no son UTF-8"),
+    "ERR_RESERVED_XML_NAME": _("la declaración <?xml ...?> tiene que ir al principio"),
+    "NS_ERR_UNDEFINED_NAMESPACE": _("usa un prefijo de espacio de nombres que no declaró"),
 }
 _SYNTAX_REASONS = {getattr(etree.ErrorTypes, name): reason for name, reason in _REASON_BY_NAME.items()}
 
 
-def _syntax_reason(exc: etree.XMLSyntaxError) -> str:
+def _syntax_reason(exc: etree.XMLSyntaxError) -> Text:
     code: int = exc.code  # type: ignore[attr-defined]  # lxml sets it (ParseError.code); lxml-stubs lack it
-    return _SYNTAX_REASONS.get(code, "no se puede leer")
+    return _SYNTAX_REASONS.get(code, _("no se puede leer"))
 
 
 def _check_encoding(data: bytes) -> None:
@@ -164,7 +165,7 @@ def _check_encoding(data: bytes) -> None:
         or data.startswith((b"\xfe\xff", b"\xff\xfe"))
         or (declared and declared.group(1).lower() not in _ASCII_COMPATIBLE)
     ):
-        raise XmlInputError("El XML debe estar codificado en UTF-8.")
+        raise XmlInputError(_("El XML debe estar codificado en UTF-8."))
 
 
 # An absolute URI starts with its scheme (RFC 3986); "" undeclares the default namespace.
@@ -201,22 +202,28 @@ def _check_shape(root: etree._Element, data: bytes, tags: int) -> None:
         crowded = _elements(_CROWDED_ELEMENT(root))
         if crowded:
             raise XmlInputError(
-                f"Un elemento tiene más de {MAX_ATTRIBUTES_PER_ELEMENT} atributos o espacios de nombres.",
+                _(
+                    "Un elemento tiene más de {count} atributos o espacios de nombres.",
+                    count=MAX_ATTRIBUTES_PER_ELEMENT,
+                ),
                 source_line(crowded[0]),
                 None,
             )
     if tags > MAX_DEPTH and _TOO_DEEP(root):
-        raise XmlInputError(f"El XML anida más de {MAX_DEPTH} niveles de elementos.")
+        raise XmlInputError(_("El XML anida más de {count} niveles de elementos.", count=MAX_DEPTH))
     relative = _relative_namespace(root, data)
     if relative is not None:
         raise XmlInputError(
-            f"El espacio de nombres «{relative[1]}» tiene que ser una URI absoluta (como http://... o urn:...).",
+            _(
+                "El espacio de nombres «{uri}» tiene que ser una URI absoluta (como http://... o urn:...).",
+                uri=relative[1],
+            ),
             relative[0],
             None,
         )
     xinclude = _elements(_XINCLUDE(root)) if XINCLUDE_NS.encode() in data else []
     if xinclude:
-        raise XmlInputError("El XML no puede usar XInclude.", source_line(xinclude[0]), None)
+        raise XmlInputError(_("El XML no puede usar XInclude."), source_line(xinclude[0]), None)
 
 
 def _elements(found: object) -> list[etree._Element]:

@@ -20,6 +20,7 @@ from portal.service.comprobante.models import CaeRangeRecord, ContingencyBook, V
 from portal.service.envios.models import SimCfe
 from portal.service.envios.simchecks_types import type_problems
 from portal.service.envios.states import motive
+from portal.service.platform.i18n import _
 from portal.service.platform.models import Company
 
 NS = {"d": "http://cfe.dgi.gub.uy"}
@@ -195,10 +196,20 @@ def totals_problem(doc: etree._Element) -> str | None:
         tolerance += _CENT
         expected = (_amount(totales, net) * _amount(totales, rate) / 100).quantize(_CENT, rounding=ROUND_HALF_UP)
         if abs(expected - _amount(totales, iva)) > _CENT:
-            return f"{iva} {_amount(totales, iva)} no es {net} por la tasa ({expected})."
+            return _(
+                "{iva} {amount} no es {net} por la tasa ({expected}).",
+                iva=iva,
+                amount=_amount(totales, iva),
+                net=net,
+                expected=expected,
+            )
     total = sum((_amount(totales, name) for name in _NETS), Decimal(0))
     if abs(total - _amount(totales, "MntTotal")) > tolerance:
-        return f"MntTotal {_amount(totales, 'MntTotal')} no es la suma de netos e IVA ({total})."
+        return _(
+            "MntTotal {amount} no es la suma de netos e IVA ({total}).",
+            amount=_amount(totales, "MntTotal"),
+            total=total,
+        )
     return None
 
 

@@ -35,9 +35,10 @@ class Text(str):
         return text
 
     def stripped(self) -> Text:
-        """The same message without its final period (to be set inside another sentence)."""
-        text = Text(self.template, **self.params)
-        text.without_period = True
+        """The same message without its final period (to be set inside another sentence), in Spanish too: its
+        `str` is what a message it is set in reads as."""
+        text = str.__new__(Text, str(self).rstrip("."))
+        text.template, text.params, text.without_period = self.template, self.params, True
         return text
 
 
@@ -92,12 +93,15 @@ def stored(message: str, key: str = "mensaje") -> dict[str, Any]:
 def _kept(message: Text) -> dict[str, Any]:
     # A value that is itself a message ("vence {when}" with when = "mañana") is kept as one, to be said too.
     values = {k: _kept(v) if isinstance(v, Text) else str(v) for k, v in message.params.items()}
-    return {"plantilla": message.template, "valores": values}
+    # A message set inside another sentence without its period (`stripped`) is kept so, or it would be said
+    # with its period in the middle of the other.
+    return {"plantilla": message.template, "valores": values, **({"sin_punto": True} if message.without_period else {})}
 
 
 def _rebuilt(record: dict[str, Any]) -> Text:
     values = {k: _rebuilt(v) if isinstance(v, dict) else v for k, v in record.get("valores", {}).items()}
-    return Text(record["plantilla"], **values)
+    text = Text(record["plantilla"], **values)
+    return text.stripped() if record.get("sin_punto") else text
 
 
 def said(record: dict[str, Any], key: str = "mensaje") -> str:

@@ -29,6 +29,7 @@ from portal.service.cfe.signing import verify_signature
 from portal.service.cfe.xmlsafe import MAX_XML_BYTES, parse_untrusted
 from portal.service.envios import simchecks
 from portal.service.platform import accredited_cas
+from portal.service.platform.i18n import _
 from portal.service.recibidos.motives import motive
 
 CFE_NS = "http://cfe.dgi.gub.uy"
@@ -116,17 +117,20 @@ def read_envelope(data: bytes, company_rut: str, *, now: datetime | None = None)
     """The envelope read and checked at the envelope level (see the module docstring)."""
     envelope = refused(data, None)
     if len(data) > MAX_BYTES:
-        envelope.problem = motive("S07", f"El sobre tiene {len(data) // 1024} KB; el máximo es {MAX_BYTES // 1024} KB.")
+        envelope.problem = motive(
+            "S07",
+            _("El sobre tiene {size} KB; el máximo es {limit} KB.", size=len(data) // 1024, limit=MAX_BYTES // 1024),
+        )
         return envelope
     try:
         root = parse_untrusted(data, max_bytes=MAX_BYTES).getroot()
     except XmlInputError as exc:
-        envelope.problem = motive("S01", str(exc))
+        envelope.problem = motive("S01", exc.text)
         return envelope
     envelope.root = root
     if root.tag != ENVELOPE_TAG:
         envelope.problem = motive(
-            "S01", f"Se esperaba EnvioCFE_entreEmpresas y se recibió {etree.QName(root).localname}."
+            "S01", _("Se esperaba EnvioCFE_entreEmpresas y se recibió {tag}.", tag=etree.QName(root).localname)
         )
         return envelope
     adendas = root.findall("d:CFE_Adenda", namespaces=NS)
@@ -159,23 +163,33 @@ def read_envelope(data: bytes, company_rut: str, *, now: datetime | None = None)
 def _caratula_problem(envelope: Envelope, root: etree._Element, company_rut: str, now: datetime) -> dict | None:
     if _text(root, "d:Caratula/d:RutReceptor") != company_rut:
         return motive(
-            "S02", f"El sobre es para el RUT {_text(root, 'd:Caratula/d:RutReceptor')}, no para {company_rut}."
+            "S02",
+            _(
+                "El sobre es para el RUT {rut}, no para {ours}.",
+                rut=_text(root, "d:Caratula/d:RutReceptor"),
+                ours=company_rut,
+            ),
         )
     cert_der = b64(_text(root, "d:Caratula/d:X509Certificate"))
     try:
         cert = x509.load_der_x509_certificate(cert_der)
     except ValueError:
-        return motive("S03", "El certificado del sobre no se puede leer.")
+        return motive("S03", _("El certificado del sobre no se puede leer."))
     if not cert.not_valid_before_utc <= now <= cert.not_valid_after_utc:
-        return motive("S03", "El certificado del sobre no está vigente.")
+        return motive("S03", _("El certificado del sobre no está vigente."))
     if f"RUC{envelope.rut_emisor}" not in ruc_serials(cert):
-        return motive("S02", f"El certificado del sobre no es del RUT emisor {envelope.rut_emisor}.")
+        return motive("S02", _("El certificado del sobre no es del RUT emisor {rut}.", rut=envelope.rut_emisor))
     if not accredited_cas.issued_by_accredited_ca(cert, now):
-        return motive("S03", "El certificado del sobre no lo emitió una autoridad certificadora acreditada en Uruguay.")
+        return motive(
+            "S03", _("El certificado del sobre no lo emitió una autoridad certificadora acreditada en Uruguay.")
+        )
     envelope.cert_pem = cert.public_bytes(Encoding.PEM)
     declared = int(_text(root, "d:Caratula/d:CantCFE") or 0)
     if declared != len(envelope.items):
-        return motive("S05", f"La carátula dice {declared} CFE y el sobre trae {len(envelope.items)}.")
+        return motive(
+            "S05",
+            _("La carátula dice {declared} CFE y el sobre trae {found}.", declared=declared, found=len(envelope.items)),
+        )
     for item in envelope.items:
         signature = item.element.find("ds:Signature", namespaces=NS)
         embedded = (
@@ -187,7 +201,9 @@ def _caratula_problem(envelope: Envelope, root: etree._Element, company_rut: str
         if (embedded and b64(embedded) != cert_der) or (
             not embedded and serial and serial.strip() != str(cert.serial_number)
         ):
-            return motive("S06", f"El CFE {item.ordinal} está firmado con otro certificado que el del sobre.")
+            return motive(
+                "S06", _("El CFE {ordinal} está firmado con otro certificado que el del sobre.", ordinal=item.ordinal)
+            )
     return None
 
 
@@ -270,12 +286,16 @@ def check_cfe(item: CfeItem, envelope: Envelope, company_rut: str) -> list[dict]
         found = None
     item.facts = found
     if item.schema_errors or found is None:
-        return [motive("E05", "; ".join(item.schema_errors) or "El CFE no tiene la forma de un CFE.")]
+        return [motive("E05", "; ".join(item.schema_errors) or _("El CFE no tiene la forma de un CFE."))]
     motives = []
     if envelope.cert_pem is None or not verify_signature(item.signed, envelope.cert_pem):
-        motives.append(motive("E04", "La firma del CFE no verifica con el certificado del sobre."))
+        motives.append(motive("E04", _("La firma del CFE no verifica con el certificado del sobre.")))
     if found.rut != envelope.rut_emisor:
-        motives.append(motive("E09", f"El CFE es del RUT {found.rut} y el sobre de {envelope.rut_emisor}."))
+        motives.append(
+            motive(
+                "E09", _("El CFE es del RUT {rut} y el sobre de {sender}.", rut=found.rut, sender=envelope.rut_emisor)
+            )
+        )
     motives += _cae_checks(found)
     problem = simchecks.totals_problem(found.element) or _receiver_problem(found.element, company_rut)
     if problem:
@@ -287,7 +307,7 @@ def _cae_checks(found: simchecks.CfeFacts) -> list[dict]:
     """Against the CAE the CFE declares (a receiver does not hold the issuer's CAE files)."""
     cae = found.element.find("d:CAEData", namespaces=NS)
     if cae is None:  # the schema requires it
-        return [motive("E03", "El CFE no declara su CAE.")]
+        return [motive("E03", _("El CFE no declara su CAE."))]
     dnro = int(cae.findtext("d:DNro", default="0", namespaces=NS) or 0)
     hnro = int(cae.findtext("d:HNro", default="0", namespaces=NS) or 0)
     # xs:date and xs:dateTime may carry a time zone ("2027-09-24-03:00") or "24:00:00", which Python's ISO
@@ -295,14 +315,33 @@ def _cae_checks(found: simchecks.CfeFacts) -> list[dict]:
     fec_venc = date.fromisoformat((cae.findtext("d:FecVenc", default="1900-01-01", namespaces=NS) or "").strip()[:10])
     problems = []
     if not dnro <= found.nro <= hnro:
-        problems.append(motive("E03", f"{found.serie}-{found.nro} fuera del rango del CAE {dnro}-{hnro}."))
+        problems.append(
+            motive(
+                "E03",
+                _(
+                    "{serie}-{nro} fuera del rango del CAE {dnro}-{hnro}.",
+                    serie=found.serie,
+                    nro=found.nro,
+                    dnro=dnro,
+                    hnro=hnro,
+                ),
+            )
+        )
     signed_on = date.fromisoformat(found.tmst[:10]) if found.tmst else date.min
     cae_id = str(found.cae_id)
     # The CAE number is "90" + its two-digit year + sequence + check digit (CFE-URUGUAY.md section 6).
     cae_year = 2000 + int(cae_id[2:4]) if len(cae_id) == 11 and cae_id.startswith("90") else None
     if signed_on > fec_venc or (cae_year is not None and signed_on.year < cae_year):
         problems.append(
-            motive("E07", f"Firmado el {signed_on:%d/%m/%Y}; el CAE {cae_id} vence el {fec_venc:%d/%m/%Y}.")
+            motive(
+                "E07",
+                _(
+                    "Firmado el {signed}; el CAE {cae} vence el {expires}.",
+                    signed=f"{signed_on:%d/%m/%Y}",
+                    cae=cae_id,
+                    expires=f"{fec_venc:%d/%m/%Y}",
+                ),
+            )
         )
     return problems
 
@@ -314,5 +353,5 @@ def _receiver_problem(doc: etree._Element, company_rut: str) -> str | None:
     kind = (receptor.findtext("d:TipoDocRecep", default="", namespaces=NS)).strip()
     number = (receptor.findtext("d:DocRecep", default="", namespaces=NS)).strip()
     if kind == "2" and number and number != company_rut:
-        return f"El CFE está emitido al RUT {number}, no a esta empresa ({company_rut})."
+        return _("El CFE está emitido al RUT {rut}, no a esta empresa ({ours}).", rut=number, ours=company_rut)
     return None

@@ -20,6 +20,7 @@ from portal.service.cfe.errors import XmlInputError
 from portal.service.envios.acks import CfeVerdict
 from portal.service.eventos.publishing import publish
 from portal.service.platform.errors import ApiError
+from portal.service.platform.i18n import _
 from portal.service.platform.models import Company
 from portal.service.recibidos import acks, checks
 from portal.service.recibidos.models import CHANNELS, ReceivedCfe, ReceivedEnvelope
@@ -63,7 +64,7 @@ def examine_bounded(envelope_bytes: bytes, company_rut: str, now: datetime | Non
     except xmlsafe.XmlIntakeBusy as exc:
         raise ApiError(str(exc), code="servicio_ocupado", status=503, headers={"Retry-After": "5"}) from exc
     except XmlInputError as exc:  # a parse refused part way: the budget is spent
-        return checks.refused(envelope_bytes, motive("S01", str(exc)))
+        return checks.refused(envelope_bytes, motive("S01", exc.text))
 
 
 def receive(
@@ -113,7 +114,13 @@ def record(
         )
         if earlier is not None:
             envelope.problem = motive(
-                "S20", f"El sobre {envelope.idemisor} de {envelope.rut_emisor} ya fue recibido (nuestro nº {earlier})."
+                "S20",
+                _(
+                    "El sobre {idemisor} de {rut} ya fue recibido (nuestro nº {ours}).",
+                    idemisor=envelope.idemisor,
+                    rut=envelope.rut_emisor,
+                    ours=earlier,
+                ),
             )
     accepted = envelope.problem is None
     row = ReceivedEnvelope(
@@ -187,7 +194,7 @@ def _judge(
     for item in envelope.items:
         key = item.dedupe_key
         if key is not None and (key in stored or key in claimed):
-            item.motives.append(motive("E02", "Este CFE ya fue recibido."))
+            item.motives.append(motive("E02", _("Este CFE ya fue recibido.")))
         estado = "BE" if item.motives else "AE"
         if estado == "AE" and key is not None:
             claimed.add(key)

@@ -143,7 +143,7 @@ def recibido(row: ReceivedCfe) -> dict:
         "total": row.mnt_total,
         "a_pagar": row.mnt_pagar,
         "estado": row.estado,
-        "motivos": [MotivoRecepcion(**m) for m in row.motives or []],
+        "motivos": [MotivoRecepcion.of(m) for m in row.motives or []],
         "decision": row.decision,
         "rechazado_dgi": row.anulado_dgi,
         "contabilizado": row.contabilizado,
@@ -198,7 +198,7 @@ def completo(session: Session, row: ReceivedCfe) -> RecibidoCompleto:
         adenda=row.adenda,
         sobre_id=row.sobre_id,
         canal=envelope.channel,
-        motivo_decision=MotivoRecepcion(**motive(row.decision_motive, row.decision_text))
+        motivo_decision=MotivoRecepcion.of(motive(row.decision_motive, row.decision_text))
         if row.decision_motive
         else None,
         decidido_en=row.decided_at,

@@ -117,7 +117,7 @@ def listar(query: RecibidosQuery, principal: Principal):
         raise paging.invalid_cursor() from exc
     result: PaginaRecibidos = listing.pagina(rows, following, listing.totals(session, where))
     response = Response(result.model_dump_json(by_alias=True), mimetype="application/json")
-    response.vary.add("Accept")
+    response.vary.update(("Accept", "Accept-Language"))  # the motives' detail is said in the reader's language
     return response
 
 
@@ -266,7 +266,7 @@ def subir(principal: Principal):
                 archivo=envelope.name,
                 sobre_id=result.sobre_id,
                 estado=result.estado,
-                motivos=[MotivoRecepcion(**m) for m in result.motives],
+                motivos=[MotivoRecepcion.of(m) for m in result.motives],
                 aceptados=result.accepted,
                 rechazados=result.rejected,
                 recibidos=result.cfe_ids,

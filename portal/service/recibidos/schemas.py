@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from portal.domain.receipt_numbers import MAX_TYPED, PATTERN, is_receipt_number
 from portal.service.platform.i18n import _
 from portal.service.platform.pydantic_errors import PARAMETERS, refuse
-from portal.service.recibidos.motives import COMMERCIAL_MOTIVES
+from portal.service.recibidos.motives import COMMERCIAL_MOTIVES, said_detail
 
 ESTADOS = ("aceptado", "rechazado", "pendiente", "rechazado_comercial", "rechazado_dgi")
 
@@ -79,8 +79,13 @@ class RecibidosQuery(BaseModel):
 
 class MotivoRecepcion(_Out):
     codigo: str
-    glosa: str
-    detalle: str | None = None
+    glosa: str = Field(description="El texto de DGI para el código, como DGI lo define (en español).")
+    detalle: str | None = Field(None, description="Nuestro detalle, en el idioma de Accept-Language.")
+
+    @classmethod
+    def of(cls, entry: dict) -> MotivoRecepcion:
+        """A stored motive (recibidos.motives.motive) with its detail said in the request's language."""
+        return cls(codigo=entry["codigo"], glosa=entry.get("glosa") or "", detalle=said_detail(entry))
 
 
 class Respuesta(_Out):
