@@ -25,7 +25,8 @@
     var opener = event.target.closest("[data-open-dialog]");
     if (opener) {
       var dialog = document.getElementById(opener.dataset.openDialog);
-      if (dialog) { dialog.showModal(); }
+      // An opener may be a form's button that, without script, goes to the same question on a page of its own.
+      if (dialog) { event.preventDefault(); dialog.showModal(); }
     }
     var closer = event.target.closest("[data-close-dialog]");
     if (closer) {

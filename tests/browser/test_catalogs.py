@@ -62,3 +62,61 @@ def test_what_a_search_found_is_said_in_the_pages_live_region(page: Page):
         settled(page)
         page.get_by_label("Buscar por nombre o", exact=False).press_sequentially("zzz")
         expect(page.locator("#announcer")).to_contain_text(found)
+
+
+def _new_product(page: Page, code: str, name: str) -> None:
+    page.goto("/productos/nuevo")
+    settled(page)
+    page.get_by_label("Código").fill(code)
+    page.get_by_label("Nombre", exact=True).fill(name)
+    page.get_by_label("Precio unitario").fill("90")
+    page.get_by_role("button", name="Guardar").click()
+    settled(page)
+    page.get_by_role("link", name=code).click()
+    settled(page)
+
+
+def test_removing_a_product_asks_first_in_a_real_modal_and_without_javascript_on_a_page(
+    page: Page, browser, live_portal
+):
+    """ "Quitar del catálogo" removed at one click; it now asks first, as deleting a webhook does."""
+    Shell(page).sign_in("usuario@demo.uy")
+    _new_product(page, "TE-1", "Té verde")
+    edit_page = page.url
+    page.get_by_role("button", name="Quitar del catálogo").focus()
+    page.keyboard.press("Enter")  # a keyboard user opens it
+    dialog = page.get_by_role("dialog", name="¿Quitar «Té verde» del catálogo?")
+    expect(dialog).to_be_visible()
+    assert page.evaluate("document.querySelector('#remove-product').matches(':modal')")
+    assert page.url == edit_page  # the opener's form was not sent
+    for _ in range(3):  # the page behind is inert: Tab stays in the dialog
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.querySelector('#remove-product').contains(document.activeElement)")
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    expect(page.get_by_role("button", name="Quitar del catálogo")).to_be_focused()  # back where it was
+    page.get_by_role("button", name="Quitar del catálogo").click()
+    dialog.get_by_role("button", name="Cancelar").click()
+    expect(dialog).to_be_hidden()
+    page.goto("/productos/")
+    expect(page.get_by_role("link", name="TE-1")).to_be_visible()  # asking removed nothing
+    page.get_by_role("link", name="TE-1").click()
+    settled(page)
+    page.get_by_role("button", name="Quitar del catálogo").click()
+    dialog.get_by_role("button", name="Quitar del catálogo").click()
+    settled(page)
+    expect(page.get_by_text("Producto quitado del catálogo.")).to_be_visible()
+    expect(page.get_by_role("link", name="TE-1")).to_have_count(0)
+
+    context = browser.new_context(java_script_enabled=False, base_url=live_portal.url)
+    try:
+        plain = context.new_page()
+        Shell(plain).sign_in("usuario@demo.uy")
+        _new_product(plain, "TE-2", "Té negro")
+        plain.get_by_role("button", name="Quitar del catálogo").click()
+        expect(plain.get_by_role("heading", level=1)).to_have_text("¿Quitar «Té negro» del catálogo?")
+        plain.get_by_role("button", name="Quitar del catálogo").click()
+        expect(plain.get_by_text("Producto quitado del catálogo.")).to_be_visible()
+        expect(plain.get_by_role("link", name="TE-2")).to_have_count(0)
+    finally:
+        context.close()

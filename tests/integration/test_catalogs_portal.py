@@ -251,3 +251,36 @@ def test_a_document_with_a_wrong_check_digit_is_said_beside_it(signed_in):
     assert page.find(attrs={"data-error-summary": True}) is None
     assert "dígito verificador" in page.find(id="documento-error").get_text()
     assert page.find("input", id="documento")["value"] == "211003420018"
+
+
+def test_removing_a_product_asks_first_and_without_javascript_on_a_page_of_its_own(signed_in):
+    """ "Quitar del catálogo" removed the product at one click; it now asks, as deleting a webhook does: a dialog
+    with script, and without it a confirmation page (the opener is a GET form to it)."""
+    portal = signed_in("usuario@demo.uy")
+    form = {"csrf_token": csrf(portal, "/productos/nuevo"), "codigo": "TE-1", "nombre": "Té verde", "precio": "90"}
+    form |= {"indicador": "3", "moneda": "UYU"}
+    assert portal.post("/productos/nuevo", data=form).status_code in (302, 303)
+    link = soup(portal.get("/productos/", query_string={"q": "TE-1"})).select_one("tbody a")["href"]
+    page = soup(portal.get(link))
+    opener = page.find("button", string="Quitar del catálogo")
+    assert opener["type"] == "submit" and opener["data-open-dialog"] == "remove-product"
+    assert opener.find_parent("form")["method"].lower() == "get"  # it never removes by itself
+    dialog = page.find("dialog", id="remove-product")
+    assert dialog["aria-labelledby"] and dialog.find(id=dialog["aria-labelledby"]).get_text(strip=True) == (
+        "¿Quitar «Té verde» del catálogo?"
+    )
+    asked = portal.get(opener.find_parent("form")["action"])
+    assert asked.status_code == 200
+    confirm = soup(asked)
+    assert confirm.h1.get_text(strip=True) == "¿Quitar «Té verde» del catálogo?"
+    assert confirm.find("a", string="Cancelar")["href"] == link
+    assert "TE-1" in soup(portal.get("/productos/")).get_text()  # asking removed nothing
+    action = confirm.find("button", string="Quitar del catálogo").find_parent("form")
+    assert action["method"].lower() == "post"
+    token = action.find("input", attrs={"name": "csrf_token"})["value"]
+    removed = portal.post(action["action"], data={"csrf_token": token})
+    assert removed.status_code in (302, 303)
+    assert "TE-1" not in soup(portal.get("/productos/")).get_text()
+    assert portal.get(opener.find_parent("form")["action"]).status_code == 404
+    soporte = signed_in("soporte@demo.uy")
+    assert soporte.get(link + "/quitar").status_code in (403, 404)

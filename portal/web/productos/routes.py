@@ -128,11 +128,14 @@ def edit(product_id: int):
     return render("productos/edit.html", "form", status=status, form=form, product=product)
 
 
-@bp.post("/<int:product_id>/quitar")
+@bp.route("/<int:product_id>/quitar", methods=["GET", "POST"])
 @writer_required
 def remove(product_id: int):
-    """Take a product out of the catalogue."""
+    """Take a product out of the catalogue, once asked (GET: the question on its own page, for a browser without
+    script; with script the edit page asks in a dialog and posts here)."""
     try:
+        if request.method == "GET":
+            return render("productos/remove.html", product=api().get_product(product_id))
         api().delete_product(product_id)
     except NotFound:
         abort(404)
