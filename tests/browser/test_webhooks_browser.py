@@ -68,3 +68,45 @@ def test_admin_registers_tests_and_watches(page: Page, live_service, receiver, s
     notice.get_by_role("button", name="Marcar como leído").click()
     expect(page.get_by_test_id("notice-count")).to_have_count(0)
     expect(page.get_by_role("link", name="Cargar el certificado nuevo")).to_be_visible()
+
+
+def test_deleting_a_webhook_asks_in_a_modal_and_without_javascript_on_a_page(
+    page: Page, browser, live_portal, receiver
+):
+    """With script "Borrar" opens a real modal dialog; without it, it did nothing and now opens the question on
+    a page of its own."""
+    Shell(page).sign_in("admin@demo.uy")
+    webhooks = WebhooksPage(page)
+    page.goto("/webhooks/")
+    webhooks.register(f"{receiver.url}/one", "Uno", events=("Comprobante emitido",))
+    settled(page)
+    page.goto("/webhooks/")
+    webhooks.open_webhook(f"{receiver.url}/one")
+    settled(page)
+    page.get_by_role("button", name="Borrar", exact=True).click()
+    dialog = page.get_by_role("dialog", name="¿Borrar este webhook?")
+    expect(dialog).to_be_visible()
+    assert page.evaluate("document.querySelector('#delete-webhook').matches(':modal')")
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    expect(page.get_by_role("button", name="Borrar", exact=True)).to_be_focused()
+    page.get_by_role("button", name="Borrar", exact=True).click()
+    dialog.get_by_role("button", name="Borrar el webhook").click()
+    settled(page)
+    expect(page.get_by_text("Borraste el webhook.")).to_be_visible()
+
+    context = browser.new_context(java_script_enabled=False, base_url=live_portal.url)
+    try:
+        plain = context.new_page()
+        Shell(plain).sign_in("admin@demo.uy")
+        plain.goto("/webhooks/")
+        WebhooksPage(plain).register(f"{receiver.url}/two", "Dos", events=("Comprobante emitido",))
+        plain.goto("/webhooks/")
+        WebhooksPage(plain).open_webhook(f"{receiver.url}/two")
+        plain.get_by_role("button", name="Borrar", exact=True).click()
+        expect(plain.get_by_role("heading", level=1)).to_have_text("¿Borrar este webhook?")
+        plain.get_by_role("button", name="Borrar el webhook").click()
+        expect(plain.get_by_text("Borraste el webhook.")).to_be_visible()
+        expect(plain.get_by_role("link", name=f"{receiver.url}/two")).to_have_count(0)
+    finally:
+        context.close()

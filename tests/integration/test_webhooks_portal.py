@@ -137,3 +137,26 @@ def test_testing_a_webhook_that_is_off_says_so(admin, live_service, receiver):
     sent = admin.post(f"{link}/prueba", data={"csrf_token": _csrf(admin, link)}, follow_redirects=True)
     text = sent.get_data(as_text=True)
     assert "activalo para probarlo" in text and "Enviamos un evento de prueba" not in text
+
+
+def test_deleting_a_webhook_asks_first_and_without_javascript_on_a_page_of_its_own(admin, live_service, receiver):
+    """The "Borrar" button only opened a dialog by script: without it, it did nothing. It is now a GET form's
+    button to the same question on a page of its own (with script, the dialog opens instead)."""
+    data = {"url": f"{receiver.url}/gone", "eventos": ["comprobante.emitido"], "csrf_token": _csrf(admin, "/webhooks/")}
+    assert admin.post("/webhooks/", data=data).status_code == 201
+    link = _soup(admin.get("/webhooks/")).find("a", class_="webhook-url")["href"]
+    page = _soup(admin.get(link))
+    opener = page.find("button", string="Borrar")
+    assert opener["type"] == "submit" and opener["data-open-dialog"] == "delete-webhook"
+    form = opener.find_parent("form")
+    assert form["method"].lower() == "get"
+    asked = admin.get(form["action"])
+    assert asked.status_code == 200 and asked.headers["Cache-Control"] == "no-store"
+    question = _soup(asked)
+    assert question.h1.get_text(strip=True) == "¿Borrar este webhook?"
+    assert question.find("a", string="Cancelar")["href"] == link
+    assert admin.get(link).status_code == 200  # asking deleted nothing
+    action = question.find("button", string="Borrar el webhook").find_parent("form")
+    token = action.find("input", attrs={"name": "csrf_token"})["value"]
+    assert admin.post(action["action"], data={"csrf_token": token}).status_code == 303
+    assert _soup(admin.get("/webhooks/")).find("a", class_="webhook-url") is None

@@ -4,7 +4,7 @@ never in a URL, a redirect, a flash or a log; every answer here is `no-store`.""
 
 from __future__ import annotations
 
-from flask import Blueprint, flash
+from flask import Blueprint, flash, request
 from flask_babel import gettext as _
 
 from portal.client.errors import Conflict, ValidationError
@@ -149,10 +149,13 @@ def toggle(webhook_id: str):
     return redirect_after_post("webhooks.detail", webhook_id=webhook_id)
 
 
-@bp.post("/<webhook_id>/borrar")
+@bp.route("/<webhook_id>/borrar", methods=["GET", "POST"])
 @admin_required
 def delete(webhook_id: str):
-    """Delete a webhook with its pending deliveries and history."""
+    """Delete a webhook with its pending deliveries and history, once asked (GET: the question on its own page,
+    for a browser without script; with script its page asks in a dialog and posts here)."""
+    if request.method == "GET":
+        return render("webhooks/delete.html", webhook=api().get_webhook(webhook_id))
     api().delete_webhook(webhook_id)
     flash(_("Borraste el webhook."), "success")
     return redirect_after_post("webhooks.index")
