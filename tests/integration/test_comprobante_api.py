@@ -539,3 +539,12 @@ def test_a_retry_after_midnight_without_fch_emis_replays_its_receipt(api_client,
     again = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=headers)
     assert again.status_code == 201, again.json
     assert again.headers["Idempotent-Replayed"] == "true" and again.json["idCfeEmitido"] == first["idCfeEmitido"]
+
+
+def test_firmar_xml_tells_an_english_client_what_is_wrong_in_english(api_client, user):
+    english = {**user, "Content-Type": "application/xml", "Accept-Language": "en"}
+    broken = api_client.post("/api/v1/comprobante/firmarXml", data=b"<no>", headers=english).json["error"]
+    assert broken["message"] == "The XML is malformed: it ends before all its tags are closed (line 1, column 5)."
+    assert broken["fields"][0]["message"] == "The XML is malformed: it ends before all its tags are closed."
+    signed = api_client.post("/api/v1/comprobante/firmarXml", data=b"<other/>", headers=english).json["error"]
+    assert signed["message"].startswith("The root element must be CFE of the namespace http://cfe.dgi.gub.uy;")

@@ -23,6 +23,7 @@ from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.xml import CFE_NS
 from portal.service.cfe.xmlsafe import MAX_XML_BYTES, parse_untrusted, source_line
 from portal.service.platform.certificates import CertificateInfo, certificate_info, key_matches_certificate, load_pkcs12
+from portal.service.platform.i18n import _
 
 DS_NS = "http://www.w3.org/2000/09/xmldsig#"
 _DS = f"{{{DS_NS}}}"
@@ -139,14 +140,18 @@ class CfeSigner:
         root = parse_untrusted(xml_bytes, max_bytes=max_bytes).getroot()
         if root.tag != f"{{{CFE_NS}}}CFE":
             raise XmlInputError(
-                f"El elemento raíz debe ser CFE del espacio de nombres {CFE_NS}; se recibió {root.tag}.",
+                _(
+                    "El elemento raíz debe ser CFE del espacio de nombres {ns}; se recibió {tag}.",
+                    ns=CFE_NS,
+                    tag=root.tag,
+                ),
                 source_line(root),
                 None,
             )
         existing = root.find(f".//{_DS}Signature")
         if existing is not None:
             raise XmlInputError(
-                "El CFE ya contiene una firma (ds:Signature); enviá el CFE sin firmar.", source_line(existing), None
+                _("El CFE ya contiene una firma (ds:Signature); enviá el CFE sin firmar."), source_line(existing), None
             )
         return self.sign(root)
 

@@ -335,7 +335,7 @@ def firmar_xml(principal: Principal):
         raise ApiError(str(exc), code="servicio_ocupado", status=503, headers={"Retry-After": "2"}) from exc
     except XmlInputError as exc:
         where = f"línea {exc.line}" + (f", columna {exc.column}" if exc.column else "") if exc.line else "xml"
-        raise ValidationFailed([FieldError(where, "xml_invalido", exc.message)], message=str(exc)) from exc
+        raise ValidationFailed([FieldError(where, "xml_invalido", exc.message)], message=exc.text) from exc
     response = Response(signed.xml, mimetype="application/xml")
     response.headers["X-CFE-Digest"] = signed.digest
     if schema_errors:
