@@ -249,3 +249,24 @@ def test_service_field_errors_land_on_the_form_fields(portal_app):
         assert apply_service_errors(form, refusal, form.SERVICE_FIELDS) == ["Otra cosa."]
         assert form.ventana.errors == ["Debe ser menor o igual que 86400."]
         assert form.form_errors == ["Otra cosa."]  # shown at the top of the form, not lost
+
+
+def test_revoking_without_javascript_asks_on_a_page_of_its_own(admin, live_service, signed_in):
+    """The "Revocar" button only opened its dialog by script: without it, it did nothing. It is now a GET form's
+    button to the same question on a page of its own (with script, the dialog opens instead)."""
+    _create(admin, "ERP")
+    key = _only_key(live_service)
+    opener = _soup(admin.get("/apikeys/")).find("button", attrs={"data-open-dialog": f"revoke-{key.id}"})
+    assert opener["type"] == "submit" and opener.find_parent("form")["method"].lower() == "get"
+    asked = admin.get(opener.find_parent("form")["action"])
+    assert asked.status_code == 200 and asked.headers["Cache-Control"] == "no-store"
+    question = _soup(asked)
+    assert question.h1.get_text(strip=True) == "¿Revocar la clave «ERP»?"
+    assert _only_key(live_service).active  # asking revoked nothing
+    action = question.find("button", string="Revocar la clave").find_parent("form")
+    token = action.find("input", attrs={"name": "csrf_token"})["value"]
+    assert admin.post(action["action"], data={"csrf_token": token}).status_code == 303
+    assert _only_key(live_service).status == "revocada"
+    assert admin.get(f"/apikeys/{key.id}/revocar").status_code == 404  # nothing left to ask about
+    assert admin.get("/apikeys/ak_nope/revocar").status_code == 404
+    assert signed_in("soporte@demo.uy").get(f"/apikeys/{key.id}/revocar").status_code == 403

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import Blueprint, flash
+from flask import Blueprint, abort, flash, request
 from flask_babel import gettext as _
 from flask_login import current_user
 
@@ -106,10 +106,16 @@ def _created(created: NewApiKey):
     return render(TEMPLATE, "create_form", status=201, oob_blocks=("new_key", "keys"), **context, dialog_done=True)
 
 
-@bp.post("/<key_id>/revocar")
+@bp.route("/<key_id>/revocar", methods=["GET", "POST"])
 @admin_required
 def revoke(key_id: str):
-    """Revoke a key: it stops working on its next request."""
+    """Revoke a key: it stops working on its next request. GET asks first on a page of its own (a browser
+    without script; with script the list asks in a dialog and posts here)."""
+    if request.method == "GET":
+        asked = _find_key(key_id)
+        if asked is None or not asked.active:
+            abort(404)
+        return _no_store(render("apikeys/revoke.html", key=asked))
     key = api().revoke_api_key(key_id)
     flash(_("Revocaste la clave «%(name)s»: ya no se puede usar.", name=key.name), "success")
     if wants_fragment():
