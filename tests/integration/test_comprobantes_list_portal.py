@@ -249,3 +249,23 @@ def test_the_list_shows_a_credit_note_negative_and_the_receipt_it_cancelled_mark
     assert link["href"] == f"/comprobantes/{note.id}" and note.number in link.get_text()
     assert not rows[note.id].select("[data-testid=cancelled]")
     assert page.select_one("[data-testid=currency-total]").get_text(strip=True) == "$\u00a00,00"
+
+
+def test_without_javascript_cancelling_opens_its_question_on_the_page(usuario, signed_in):
+    """"Anular con nota de crédito" only opened its dialog by script: without it, it did nothing. It is now a GET
+    form's button to the receipt's page with the question open (with script, the dialog opens instead)."""
+    original = issue(usuario, efactura(usuario))
+    page = soup(usuario.get(f"/comprobantes/{original}"))
+    assert not page.select_one("#cancel-dialog").has_attr("open")
+    opener = page.find("button", string="Anular con nota de crédito")
+    assert opener["type"] == "submit" and opener["data-open-dialog"] == "cancel-dialog"
+    form = opener.find_parent("form")
+    assert form["method"].lower() == "get"
+    asked = usuario.get(form["action"])
+    assert asked.status_code == 200
+    dialog = soup(asked).select_one("#cancel-dialog")
+    assert dialog.has_attr("open") and not dialog.select_one("[aria-invalid=true]")  # asked, not yet refused
+    values = form_values(soup(asked), "#cancel-dialog form")
+    answer = usuario.post(dialog.find("form")["action"], data={**values, "razon": "Precio equivocado"})
+    assert answer.status_code == 303 and answer.headers["Location"] != f"/comprobantes/{original}"
+    assert signed_in("soporte@demo.uy").get(form["action"]).status_code == 403

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from flask import abort, flash
+from flask import abort, flash, request
 from flask_babel import gettext as _
 
 from portal.client import errors as client_errors
@@ -136,11 +136,13 @@ def correct_contingency(receipt_id: str):
     return editor_for(form, title=_("Corrección de %(what)s", what=f"{type_name(receipt.tipo_cfe)} {receipt.number}"))
 
 
-@bp.post("/<receipt_id>/anular")
+@bp.route("/<receipt_id>/anular", methods=["GET", "POST"])
 @writer_required
 def cancel(receipt_id: str):
-    """Cancel with a full credit note (one confirmation, reason required), then show the note."""
-
+    """Cancel with a full credit note (one confirmation, reason required), then show the note. GET is the
+    receipt's page with the question open (a browser without script; with script the dialog opens in place)."""
+    if request.method == "GET":
+        return receipt_page(receipt_id, cancel_form=forms.CancelForm(formdata=None))
     form = forms.CancelForm()
     if not form.validate():
         return receipt_page(receipt_id, cancel_form=form, status=422)
@@ -171,12 +173,14 @@ def cancel(receipt_id: str):
     return redirect_after_post("comprobantes.receipt", receipt_id=note.id)
 
 
-@bp.post("/<receipt_id>/anular-saldo")
+@bp.route("/<receipt_id>/anular-saldo", methods=["GET", "POST"])
 @writer_required
 def cancel_rest(receipt_id: str):
     """After partial credit notes: one credit note for what is left (the lines less what the notes took), with
     the service's own operations (the note's draft, then emitir). When the rest cannot be said line by line,
-    the partial note form opens with the balance to credit."""
+    the partial note form opens with the balance to credit. GET asks first, as `cancel` does."""
+    if request.method == "GET":
+        return receipt_page(receipt_id, cancel_form=forms.CancelForm(formdata=None))
     form = forms.CancelForm()
     if not form.validate():
         return receipt_page(receipt_id, cancel_form=form, status=422)
