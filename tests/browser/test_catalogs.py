@@ -79,7 +79,7 @@ def _new_product(page: Page, code: str, name: str) -> None:
 def test_removing_a_product_asks_first_in_a_real_modal_and_without_javascript_on_a_page(
     page: Page, browser, live_portal
 ):
-    """ "Quitar del catálogo" removed at one click; it now asks first, as deleting a webhook does."""
+    """The button "Quitar del catálogo" removed at one click; it now asks first, as deleting a webhook does."""
     Shell(page).sign_in("usuario@demo.uy")
     _new_product(page, "TE-1", "Té verde")
     edit_page = page.url

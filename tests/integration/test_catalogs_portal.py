@@ -254,8 +254,8 @@ def test_a_document_with_a_wrong_check_digit_is_said_beside_it(signed_in):
 
 
 def test_removing_a_product_asks_first_and_without_javascript_on_a_page_of_its_own(signed_in):
-    """ "Quitar del catálogo" removed the product at one click; it now asks, as deleting a webhook does: a dialog
-    with script, and without it a confirmation page (the opener is a GET form to it)."""
+    """The button "Quitar del catálogo" removed the product at one click; it now asks, as deleting a webhook
+    does: a dialog with script, and without it a confirmation page (the opener is a GET form to it)."""
     portal = signed_in("usuario@demo.uy")
     form = {"csrf_token": csrf(portal, "/productos/nuevo"), "codigo": "TE-1", "nombre": "Té verde", "precio": "90"}
     form |= {"indicador": "3", "moneda": "UYU"}

@@ -252,8 +252,8 @@ def test_the_list_shows_a_credit_note_negative_and_the_receipt_it_cancelled_mark
 
 
 def test_without_javascript_cancelling_opens_its_question_on_the_page(usuario, signed_in):
-    """"Anular con nota de crédito" only opened its dialog by script: without it, it did nothing. It is now a GET
-    form's button to the receipt's page with the question open (with script, the dialog opens instead)."""
+    """The button "Anular con nota de crédito" only opened its dialog by script: without it, it did nothing. It
+    is now a GET form's button to the receipt's page with the question open (with script, the dialog opens)."""
     original = issue(usuario, efactura(usuario))
     page = soup(usuario.get(f"/comprobantes/{original}"))
     assert not page.select_one("#cancel-dialog").has_attr("open")
