@@ -365,3 +365,26 @@ def test_an_english_client_reads_our_detail_of_a_refusal_in_english_and_the_supp
     assert any(b"El XML est\xc3\xa1 mal formado: termina antes" in d for d in documents)
     assert any(b"La firma del CFE no verifica" in d for d in documents)
     assert not any(b"The XML is malformed" in d or b"does not verify" in d for d in documents)
+
+
+def test_why_an_answer_could_not_be_delivered_is_said_in_the_readers_language(
+    api_client, usuario, service_app, monkeypatch
+):
+    """An answer to a supplier the directory does not list waits as sin_destino, and the reason was kept as its
+    Spanish sentence alone, so an English reader got it in Spanish."""
+    from portal.service.recibidos import sending
+
+    monkeypatch.setattr(sending, "route", lambda envelope, session: None)
+    [result] = _upload(api_client, usuario, ("s.xml", sup.envelope([sup.cfe(70)], idemisor=70))).get_json()["sobres"]
+    jobs.use_app(service_app)
+    try:
+        jobs.run_pending()
+    finally:
+        jobs.use_app(None)
+    url = f"{URL}/{result['recibidos'][0]}"
+    english = api_client.get(url, headers={**usuario, "Accept-Language": "en"}).get_json()["respuestas"]
+    assert [(r["estado"], r["error"]) for r in english] == [
+        ("sin_destino", "The supplier has no exchange web service nor exchange e-mail.")
+    ] * 2
+    spanish = api_client.get(url, headers=usuario).get_json()["respuestas"]
+    assert {r["error"] for r in spanish} == {"No hay servicio web ni correo de intercambio del emisor."}

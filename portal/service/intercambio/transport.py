@@ -39,6 +39,7 @@ from portal.service.dgi.soap import ZEEP_SETTINGS, DgiTransport, shared_session
 from portal.service.dgi.wsse import BodySignature
 from portal.service.envios.consultas import ElectronicIssuer
 from portal.service.platform import db
+from portal.service.platform.i18n import _
 from portal.service.platform.keystore import private_key_pem, signing_certificate
 from portal.service.platform.models import Company
 
@@ -116,7 +117,7 @@ def deliver(
         return _by_web_service(company_id, receiver.ws_url, operation, document)
     if receiver.exchange_email:
         return _by_mail(company_id, receiver, operation, document, filename)
-    return DeliveryResult("correo", False, False, "El receptor no tiene servicio web ni correo de intercambio.")
+    return DeliveryResult("correo", False, False, _("El receptor no tiene servicio web ni correo de intercambio."))
 
 
 def _by_web_service(company_id: int, url: str, operation: Operation, document: bytes) -> DeliveryResult:
@@ -127,28 +128,37 @@ def _by_web_service(company_id: int, url: str, operation: Operation, document: b
     try:
         result = getattr(service, operation)(Datain={"xmlData": document.decode("utf-8")})
     except requests.Timeout:
-        return DeliveryResult("ws", False, True, f"El servicio de intercambio no respondió en {TIMEOUT_SECONDS:g} s.")
+        return DeliveryResult(
+            "ws",
+            False,
+            True,
+            _("El servicio de intercambio no respondió en {seconds} s.", seconds=f"{TIMEOUT_SECONDS:g}"),
+        )
     except requests.RequestException:
-        return DeliveryResult("ws", False, True, "No se pudo conectar con el servicio de intercambio.")
+        return DeliveryResult("ws", False, True, _("No se pudo conectar con el servicio de intercambio."))
     except zeep.exceptions.Fault as exc:
-        return DeliveryResult("ws", False, True, f"El servicio de intercambio falló: {exc.message}"[:500])
+        return DeliveryResult(
+            "ws", False, True, _("El servicio de intercambio falló: {why}", why=str(exc.message)[:450])
+        )
     except zeep.exceptions.TransportError as exc:
         status = exc.status_code or 0
         return DeliveryResult("ws", False, status >= 500 or status in (408, 429), f"HTTP {status}")
     except (zeep.exceptions.Error, etree.XMLSyntaxError) as exc:
-        return DeliveryResult("ws", False, True, f"Respuesta ilegible del servicio de intercambio: {exc}"[:500])
+        return DeliveryResult(
+            "ws", False, True, _("Respuesta ilegible del servicio de intercambio: {why}", why=str(exc)[:440])
+        )
     return _read_answer(getattr(result, "xmlData", result))
 
 
 def _read_answer(answer: Any) -> DeliveryResult:
     if not isinstance(answer, str) or not answer.strip():
-        return DeliveryResult("ws", False, True, "El servicio de intercambio respondió sin documento.")
+        return DeliveryResult("ws", False, True, _("El servicio de intercambio respondió sin documento."))
     try:
         root = etree.fromstring(
             answer.strip().encode("utf-8"), etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
         )
     except etree.XMLSyntaxError:
-        return DeliveryResult("ws", False, True, "El servicio de intercambio respondió algo ilegible.")
+        return DeliveryResult("ws", False, True, _("El servicio de intercambio respondió algo ilegible."))
     code = (root.findtext(".//{*}Codigo") or root.findtext(".//Codigo") or "").strip()
     text = " ".join(
         filter(None, ((root.findtext(".//Descripcion") or "").strip(), (root.findtext(".//Detalle") or "").strip()))
@@ -156,7 +166,7 @@ def _read_answer(answer: Any) -> DeliveryResult:
     detail = f"{code}: {text}"[:500] if text else code
     if code == "0":
         return DeliveryResult("ws", True, False, detail)
-    return DeliveryResult("ws", False, code.endswith("002"), detail or "Respuesta sin código.")
+    return DeliveryResult("ws", False, code.endswith("002"), detail or _("Respuesta sin código."))
 
 
 def _by_mail(

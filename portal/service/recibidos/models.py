@@ -134,6 +134,8 @@ class ExchangeAnswer(Base):
     state: Mapped[str] = mapped_column(String(12), default=QUEUED)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(String(500))
+    # The error as i18n.stored keeps it, said in each reader's language; None before migration 0350 (Spanish).
+    last_error_texts: Mapped[dict | None] = mapped_column(JSON)
     next_attempt_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
     lease_until: Mapped[datetime | None] = mapped_column(UtcDateTime())
     delivered_by: Mapped[str | None] = mapped_column(String(10))

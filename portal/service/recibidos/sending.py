@@ -25,6 +25,7 @@ from sqlalchemy import CursorResult, or_, select, update
 
 from portal.service.intercambio import directory, transport
 from portal.service.platform import db
+from portal.service.platform.i18n import _, stored
 from portal.service.recibidos.models import (
     FAILED,
     FINAL_ANSWER_STATES,
@@ -109,12 +110,12 @@ def attempt(answer_id: int) -> Outcome:
         receiver = route(envelope, session)
         document, filename, company_id, attempts = answer.document, answer.filename, answer.company_id, answer.attempts
     if receiver is None:
-        return _finish(answer_id, NO_ROUTE, error="No hay servicio web ni correo de intercambio del emisor.")
+        return _finish(answer_id, NO_ROUTE, error=_("No hay servicio web ni correo de intercambio del emisor."))
     try:
         result = transport.deliver(company_id, receiver, OPERATIONS[answer.kind], document, filename)
     except Exception:  # a defect or a missing certificate: recorded, retried like a temporary failure
         log.exception("could not deliver exchange answer %s", answer_id)
-        result = transport.DeliveryResult("correo", False, True, "Error interno al enviar la respuesta.")
+        result = transport.DeliveryResult("correo", False, True, _("Error interno al enviar la respuesta."))
     if result.delivered:
         return _finish(answer_id, SENT, by=result.channel, error=None)
     if result.temporary and attempts < MAX_ATTEMPTS:
@@ -131,6 +132,7 @@ def _finish(
         answer = session.get_one(ExchangeAnswer, answer_id)
         answer.state, answer.lease_until = state, None
         answer.last_error = error[:500] if error else None
+        answer.last_error_texts = stored(error) if error else None
         if next_attempt_at is not None:
             answer.next_attempt_at = next_attempt_at
         if state == SENT:
