@@ -388,3 +388,16 @@ def test_why_an_answer_could_not_be_delivered_is_said_in_the_readers_language(
     ] * 2
     spanish = api_client.get(url, headers=usuario).get_json()["respuestas"]
     assert {r["error"] for r in spanish} == {"No hay servicio web ni correo de intercambio del emisor."}
+
+
+def test_schema_errors_in_a_refused_envelope_say_where_in_the_readers_language(api_client, usuario, service_app):
+    """The detail of an S04 is libxml2's own words after ours ("línea 6: Element …"); an English reader read
+    "línea", a supplier still gets the Spanish."""
+    broken = sup.envelope([sup.cfe(71)], idemisor=71).replace(b"<DGICFE:Idemisor>71", b"<DGICFE:Idemisor>x71")
+    english = {**usuario, "Accept-Language": "en"}
+    [result] = _upload(api_client, english, ("s.xml", broken)).get_json()["sobres"]
+    [s04] = result["motivos"]
+    assert s04["codigo"] == "S04" and s04["detalle"].startswith("line 6: Element ") and "línea" not in s04["detalle"]
+    with service_app.app_context():
+        [answer] = db.session().scalars(select(ExchangeAnswer)).all()
+    assert "línea 6: Element " in answer.document.decode()

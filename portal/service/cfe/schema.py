@@ -12,6 +12,7 @@ from lxml import etree
 
 from portal import paths
 from portal.service.cfe.xmlsafe import parse_untrusted
+from portal.service.platform.i18n import _
 
 CFE_SCHEMA = "CFEDGI.xsd"
 CAE_SCHEMA = "CAE.xsd"
@@ -58,7 +59,8 @@ def located_errors(tree: etree._ElementTree, name: str) -> list[tuple[str, str |
     with _lock:
         if schema.validate(tree):
             return []
-        return [(f"línea {e.line}: {e.message}", e.path) for e in schema.error_log]  # type: ignore[attr-defined]  # iterable; lxml-stubs miss it
+        # libxml2's English after our "línea N", a catalogue message: said in each reader's language.
+        return [(_("línea {line}: {message}", line=e.line, message=e.message), e.path) for e in schema.error_log]  # type: ignore[attr-defined]  # iterable; lxml-stubs miss it
 
 
 def validate_cfe(document: bytes | etree._Element | etree._ElementTree) -> list[str]:

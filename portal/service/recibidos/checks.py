@@ -139,7 +139,7 @@ def read_envelope(data: bytes, company_rut: str, *, now: datetime | None = None)
         spans = None
     item_errors, envelope_errors = _split_errors(located_errors(root.getroottree(), SCHEMA), root, adendas)
     if envelope_errors:
-        envelope.problem = motive("S04", "; ".join(envelope_errors))
+        envelope.problem = motive("S04", _listed(envelope_errors))
         return envelope
     envelope.rut_emisor = _text(root, "d:Caratula/d:RUCEmisor")
     envelope.idemisor = int(_text(root, "d:Caratula/d:Idemisor") or 0)
@@ -205,6 +205,22 @@ def _caratula_problem(envelope: Envelope, root: etree._Element, company_rut: str
                 "S06", _("El CFE {ordinal} está firmado con otro certificado que el del sobre.", ordinal=item.ordinal)
             )
     return None
+
+
+# A motive's detail is cut at 500 characters: more schema errors than these would not be read anyway.
+_LISTED = 10
+
+
+def _listed(problems: list[str]) -> str:
+    """Several problems as one detail ("a; b; c"), kept as a catalogue message whose parts are said in each
+    reader's language (the first `_LISTED`)."""
+    listed = problems[:_LISTED]
+    if not listed:
+        return ""
+    text = listed[0]
+    for problem in listed[1:]:
+        text = _("{first}; {then}", first=text, then=problem)
+    return text
 
 
 def _split_errors(
@@ -286,7 +302,7 @@ def check_cfe(item: CfeItem, envelope: Envelope, company_rut: str) -> list[dict]
         found = None
     item.facts = found
     if item.schema_errors or found is None:
-        return [motive("E05", "; ".join(item.schema_errors) or _("El CFE no tiene la forma de un CFE."))]
+        return [motive("E05", _listed(item.schema_errors) or _("El CFE no tiene la forma de un CFE."))]
     motives = []
     if envelope.cert_pem is None or not verify_signature(item.signed, envelope.cert_pem):
         motives.append(motive("E04", _("La firma del CFE no verifica con el certificado del sobre.")))
