@@ -362,3 +362,33 @@ def test_a_sale_in_dollars_takes_the_bcus_rate_of_the_day_unless_one_is_given(ap
     assert "BCU" in reasons["tpoCambio"]
     given = _preview(api_client, user, {**body, "tipoCambio": "41.5"})
     assert given["borrador"]["tpoCambio"] == "41.5"
+
+
+def test_refusals_of_a_confirmation_speak_the_callers_language(api_client, user, service_app):
+    """An English caller confirming an unknown request, one with warnings not accepted, a changed draft, an
+    expired preview or one already failed read English, not the Spanish source sentence."""
+    english = {**user, "Accept-Language": "en"}
+    unknown = api_client.post(CONFIRM, headers=english, json={"requestId": "ei_0123456789abcdef"})
+    assert unknown.status_code == 404 and unknown.json["error"]["message"].startswith("There is no")
+    warned = _preview(api_client, user, {"receptor": {"documento": "215550030019"}, "lineas": [SERVICE_LINE]})
+    refused = _confirm(api_client, english, warned, advertenciasAceptadas=[])
+    assert refused.status_code == 422 and refused.json["error"]["message"].startswith("Accept the warnings")
+    assert "receptor_no_emisor_electronico" in refused.json["error"]["message"]
+    changed = _confirm(api_client, english, warned, hashBorrador="x" * 64)
+    assert changed.status_code == 409 and "changed" in changed.json["error"]["message"]
+    preview = _preview(api_client, user, {"lineas": [SERVICE_LINE]})
+    with service_app.app_context():
+        db.session().execute(
+            update(CaeRangeRecord).where(CaeRangeRecord.tipo_cfe == 101).values(next_nro=CaeRangeRecord.hnro + 1)
+        )
+        db.session().commit()
+    assert _confirm(api_client, user, preview).status_code == 409
+    again = _confirm(api_client, english, preview)
+    assert again.status_code == 409 and again.json["error"]["code"] == "estado_invalido"
+    assert again.json["error"]["message"] == "The request failed and cannot be confirmed."
+    stale = _preview(api_client, user, {"lineas": [SERVICE_LINE]})
+    with service_app.app_context():
+        db.session().execute(update(SmartRequest).values(expires_at=datetime.now(UTC) - timedelta(seconds=1)))
+        db.session().commit()
+    expired = _confirm(api_client, english, stale)
+    assert expired.status_code == 409 and expired.json["error"]["message"].startswith("The preview expired")

@@ -24,12 +24,17 @@ from portal.service.inteligente.schemas import Confirmacion, SolicitudInteligent
 from portal.service.platform import db, idempotency, responses
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import ApiError, Conflict, NotFound
-from portal.service.platform.i18n import said
+from portal.service.platform.i18n import _, said
 from portal.service.platform.idempotency import RequestedKey, request_fingerprint
 from portal.service.platform.models import Company
 from portal.service.platform.publicurl import public_url
 
 PREVIEW_LIFETIME = timedelta(minutes=15)
+# Why a request in each of these states cannot be confirmed (`confirmed`: another confirmation is issuing it).
+_NOT_CONFIRMABLE = {
+    "confirmed": _("La solicitud ya se está emitiendo; consultala en unos segundos."),
+    "failed": _("La solicitud falló y no se puede confirmar."),
+}
 
 
 def _now() -> datetime:
@@ -108,7 +113,7 @@ def _load(session, principal: Principal, request_id: str, lock: bool = False) ->
     query = select(SmartRequest).where(SmartRequest.id == request_id, SmartRequest.company_id == principal.company_id)
     found = session.scalar(query.with_for_update() if lock else query)
     if found is None:
-        raise NotFound("No existe esa solicitud de emisión en tu empresa.", code="solicitud_no_encontrada")
+        raise NotFound(_("No existe esa solicitud de emisión en tu empresa."), code="solicitud_no_encontrada")
     return found
 
 
@@ -125,19 +130,17 @@ def confirm(principal: Principal, body: Confirmacion) -> SmartRequest:
         if request.state == "issued":
             return request
         if request.state == "expired":
-            raise ApiError("La previsualización venció; generá una nueva.", code="solicitud_vencida", status=409)
+            raise ApiError(_("La previsualización venció; generá una nueva."), code="solicitud_vencida", status=409)
         if request.state != "preview":
-            raise Conflict(
-                f"La solicitud está en estado {request.state} y no se puede confirmar.", code="estado_invalido"
-            )
+            raise Conflict(_NOT_CONFIRMABLE[request.state], code="estado_invalido")
         if body.hash_borrador and body.hash_borrador != request.draft_hash:
             raise Conflict(
-                "El borrador cambió desde la previsualización; previsualizá de nuevo.", code="borrador_modificado"
+                _("El borrador cambió desde la previsualización; previsualizá de nuevo."), code="borrador_modificado"
             )
         missing = sorted({w["codigo"] for w in request.warnings_json} - set(body.advertencias_aceptadas))
         if missing:
             raise ApiError(
-                "Aceptá las advertencias antes de confirmar: " + ", ".join(missing) + ".",
+                _("Aceptá las advertencias antes de confirmar: {codigos}.", codigos=", ".join(missing)),
                 code="advertencias_sin_aceptar",
                 status=422,
             )
