@@ -280,3 +280,37 @@ def test_the_reports_sums_are_add_receipts_for_every_kind_of_receipt(api_client,
         assert {record.tpo_moneda for record in records} == {"UYU", "USD"} and len(reference) == 2
         assert document(fast) == document(reference) and len(receipts) == len(records) - 1
         assert reference[101].above_threshold == 1  # DGI's sample e-Ticket, above the threshold
+
+
+def test_refusals_of_the_envios_api_speak_the_callers_language(api_client, admin):
+    """An English caller (and the portal in English, which shows these messages) read English: voiding more
+    numbers than the CAE has or of a type without CAE, a day not reportable, an envelope or report unknown."""
+    english = {**admin, "Accept-Language": "en"}
+    voids = "/api/v1/envios/anulaciones"
+    too_many = api_client.post(
+        voids, headers=english, json={"tipoCFE": 181, "cantidad": 999_999, "motivo": "Remitos perdidos"}
+    )
+    assert too_many.status_code == 409 and too_many.json["error"]["message"].startswith("The CAE has ")
+    no_cae = api_client.post(
+        voids, headers=english, json={"tipoCFE": 181, "serie": "Z", "cantidad": 1, "motivo": "Remitos perdidos"}
+    )
+    assert no_cae.status_code == 404 and no_cae.json["error"]["message"].startswith("The company has no unused")
+    future = (today_montevideo() + timedelta(days=1)).isoformat()
+    refused = api_client.post("/api/v1/envios/reportes", headers=english, json={"fecha": future})
+    assert refused.json["error"]["message"] == "A future day cannot be reported."
+    assert refused.json["error"]["fields"][0]["message"] == "That day has not happened yet."
+    old = api_client.post("/api/v1/envios/reportes", headers=english, json={"fecha": "2011-09-30"})
+    assert old.json["error"]["fields"][0]["message"].startswith("That day is before 01/10/2011")
+    for path in ("/api/v1/envios/sobres/999999/reintentar",):
+        assert (
+            api_client.post(path, headers=english).json["error"]["message"]
+            == "There is no such envelope in the company."
+        )
+    assert (
+        api_client.get("/api/v1/envios/sobres/999999/sobre", headers=english).json["error"]["message"]
+        == "There is no such envelope in the company."
+    )
+    assert (
+        api_client.get("/api/v1/envios/reportes/999999/reporte", headers=english).json["error"]["message"]
+        == "There is no such report in the company."
+    )

@@ -18,6 +18,7 @@ from portal.service.platform import db, idempotency, jobs, responses
 from portal.service.platform.api import idempotency_header, operation
 from portal.service.platform.auth import JWT, Principal, plain_id
 from portal.service.platform.errors import Conflict, FieldError, NotFound, ValidationFailed
+from portal.service.platform.i18n import _
 
 bp = Blueprint("envios", __name__, url_prefix="/api/v1/envios")
 
@@ -96,15 +97,15 @@ def retry_envelope(principal: Principal, id_sobre: int):
     nuevo. Para un sobre en error (por ejemplo, un certificado que se renovó): se envía de nuevo tal cual,
     los mismos bytes. El resultado aparece luego en la lista de sobres."""
     if plain_id(str(id_sobre)) is None:  # past the database's integers: no such envelope, not an overflow
-        raise NotFound("No existe ese sobre en la empresa.", code="sobre_no_encontrado")
+        raise NotFound(_("No existe ese sobre en la empresa."), code="sobre_no_encontrado")
     try:
         sobre = sending.retry(principal.company_id, id_sobre)
     except ValueError as exc:
         raise Conflict(
-            "El sobre no está rechazado ni en error: no hay nada que reintentar.", code="sobre_no_reintentable"
+            _("El sobre no está rechazado ni en error: no hay nada que reintentar."), code="sobre_no_reintentable"
         ) from exc
     if sobre is None:
-        raise NotFound("No existe ese sobre en la empresa.", code="sobre_no_encontrado")
+        raise NotFound(_("No existe ese sobre en la empresa."), code="sobre_no_encontrado")
     wake = tasks.deliver_envelope if sobre.state == "armado" else tasks.pack_company
     target = sobre.id if sobre.state == "armado" else principal.company_id
     jobs.enqueue_safely(lambda: wake(target), "envios retry")
@@ -165,12 +166,13 @@ def send_daily_report(principal: Principal, body: schemas.ReporteSolicitud):
     devuelve ese mismo. La respuesta de DGI aparece luego en la lista de reportes."""
     if body.fecha > today_montevideo():
         raise ValidationFailed(
-            [FieldError("fecha", "future", "El día todavía no ocurrió.")], message="No se puede reportar un día futuro."
+            [FieldError("fecha", "future", _("El día todavía no ocurrió."))],
+            message=_("No se puede reportar un día futuro."),
         )
     if body.fecha < FIRST_CFE_DAY:
         raise ValidationFailed(
-            [FieldError("fecha", "out_of_range", "Ese día es anterior al 01/10/2011, cuando empezaron los CFE.")],
-            message="No hay reportes diarios de días anteriores a los CFE.",
+            [FieldError("fecha", "out_of_range", _("Ese día es anterior al 01/10/2011, cuando empezaron los CFE."))],
+            message=_("No hay reportes diarios de días anteriores a los CFE."),
         )
     report_id = reports.build(principal.company_id, body.fecha, principal.actor)
     jobs.enqueue_safely(lambda: tasks.mirror_report(report_id), "daily report's receipts")
@@ -253,7 +255,7 @@ _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 def _xml_file(content: bytes | None, file_name: str) -> Response:
     if not content:
         raise NotFound(
-            "DGI todavía no dio ese documento (o se recibió antes de que se guardara).", code="sin_documento"
+            _("DGI todavía no dio ese documento (o se recibió antes de que se guardara)."), code="sin_documento"
         )
     response = Response(content, mimetype="application/xml")
     safe = _UNSAFE_NAME.sub("_", file_name)[:100] or "documento.xml"
@@ -288,7 +290,7 @@ def _owned(model, record_id: int, company_id: int, missing: str):
 )
 def download_envelope_document(principal: Principal, id_sobre: int, documento: str):
     """El sobre tal como se envió, o el acuse o la respuesta de DGI tal como llegaron (sus firmas intactas)."""
-    sobre = _owned(DgiEnvelope, id_sobre, principal.company_id, "No existe ese sobre en la empresa.")
+    sobre = _owned(DgiEnvelope, id_sobre, principal.company_id, _("No existe ese sobre en la empresa."))
     content, prefix = {
         "sobre": (sobre.xml, ""),
         "acuse": (sobre.ack_xml, "ACKSobre_"),
@@ -316,6 +318,6 @@ def download_envelope_document(principal: Principal, id_sobre: int, documento: s
 )
 def download_report_document(principal: Principal, id_reporte: int, documento: str):
     """El reporte diario tal como se envió, o el acuse de DGI tal como llegó."""
-    report = _owned(DgiDailyReport, id_reporte, principal.company_id, "No existe ese reporte en la empresa.")
+    report = _owned(DgiDailyReport, id_reporte, principal.company_id, _("No existe ese reporte en la empresa."))
     content, prefix = {"reporte": (report.xml, ""), "acuse": (report.ack_xml, "ACKRep_")}.get(documento, (None, ""))
     return _xml_file(content, prefix + report.file_name)

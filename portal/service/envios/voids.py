@@ -14,6 +14,7 @@ from portal.service.comprobante.models import CaeRangeRecord, VoidedRange
 from portal.service.platform import db
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import ApiError
+from portal.service.platform.i18n import _
 
 
 def void_next(
@@ -33,16 +34,26 @@ def void_next(
         cae = session.scalar(query.order_by(CaeRangeRecord.vencimiento, CaeRangeRecord.id).limit(1).with_for_update())
         if cae is None:
             raise ApiError(
-                f"La empresa no tiene números sin usar de CAE del tipo {tipo_cfe}"
-                + (f", serie {serie}." if serie else "."),
+                _(
+                    "La empresa no tiene números sin usar de CAE del tipo {tipo}, serie {serie}.",
+                    tipo=tipo_cfe,
+                    serie=serie,
+                )
+                if serie
+                else _("La empresa no tiene números sin usar de CAE del tipo {tipo}.", tipo=tipo_cfe),
                 code="cae_no_encontrado",
                 status=404,
             )
         last = cae.hnro if count is None else cae.next_nro + count - 1
         if last > cae.hnro:
             raise ApiError(
-                f"Al CAE le quedan {cae.hnro - cae.next_nro + 1} números sin usar "
-                f"({cae.next_nro} a {cae.hnro}); no se pueden anular {count}.",
+                _(
+                    "Al CAE le quedan {left} números sin usar ({first} a {last}); no se pueden anular {asked}.",
+                    left=cae.hnro - cae.next_nro + 1,
+                    first=cae.next_nro,
+                    last=cae.hnro,
+                    asked=count,
+                ),
                 code="anulacion_excede_cae",
                 status=409,
             )
