@@ -67,3 +67,27 @@ def test_a_note_of_an_export_is_a_122_with_its_terms(api_client, user):
 def test_a_passport_without_a_country_stays_an_eticket(api_client, user):
     tourist = {"documento": "AB123456", "tipoDoc": 5, "nombre": "Jane Doe"}
     assert _preview(api_client, user, {"receptor": tourist, "lineas": [SOFTWARE]})["borrador"]["tipoCFE"] == 101
+
+
+def test_an_english_caller_reads_the_exports_reasons_and_refusals_in_english(api_client, user):
+    """Why the draft is an export (and its terms, its IVA, the receiver's country), why goods are refused without
+    their terms, an undeducible document and a missing reference: English to an English caller."""
+    english = {**user, "Accept-Language": "en"}
+    services = {"receptor": FOREIGN, "moneda": "USD", "lineas": [SOFTWARE]}
+    preview = api_client.post("/api/v1/cfe/previsualizar-emision-inteligente", json=services, headers=english)
+    assert preview.status_code == 201, preview.json
+    reasons = {i["campo"]: i["motivo"] for i in preview.json["inferencias"]}
+    assert reasons["tipoCFE"] == "The receiver is abroad (US): e-Factura de Exportación."
+    assert reasons["items[0].indFact"] == "Export and similar (no IVA)."
+    assert reasons["receptor.paisRecep"] == "Name of the document's country."
+    assert reasons["modVenta"] == "Export of services (every line is a service)."
+    assert reasons["tpoCambio"].startswith("BCU's rate (selling) of ")
+    goods = {"receptor": {**FOREIGN, "pais": "BR"}, "moneda": "USD", "tipoCambio": "39.250", "lineas": [WOOL]}
+    refused = api_client.post(DIRECT, json=goods, headers=english).json["error"]
+    assert refused["message"] == "The export's terms are missing."
+    assert refused["fields"][0]["message"].startswith("To export goods give the sale clause (Incoterm)")
+    unknown = api_client.post(DIRECT, json={"receptor": {"documento": "12"}, "lineas": [SOFTWARE]}, headers=english)
+    assert unknown.json["error"]["fields"][0]["message"].startswith("It is neither a valid RUT nor a valid cédula")
+    note = {"lineas": [SOFTWARE], "referencia": {"idCfeEmitido": "cfe_0000", "razon": "Devolución"}}
+    missing = api_client.post(DIRECT, json=note, headers=english).json["error"]
+    assert missing["message"] == "There is no such referenced receipt in your company."

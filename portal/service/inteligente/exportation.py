@@ -16,6 +16,7 @@ from portal.domain.cfe_types import (
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES
 from portal.service.inteligente.schemas import SolicitudInteligente
 from portal.service.platform.errors import FieldError, ValidationFailed
+from portal.service.platform.i18n import _
 
 EXPORT_INVOICES = frozenset({121, 122, 123})
 _IND_FACT_EXPORT = 10
@@ -37,11 +38,11 @@ def fit(request: SolicitudInteligente, body: dict, receiver: dict | None, refere
     """Turn the inferred body into an export: lines at IndFact 10, no gross prices, terms of sale, the
     receiver's country name."""
     if body.pop("mntBruto", None):
-        work.infer("mntBruto", None, "La exportación no lleva IVA: los precios son netos.")
+        work.infer("mntBruto", None, _("La exportación no lleva IVA: los precios son netos."))
     for index, item in enumerate(body["items"]):
         if item["indFact"] != IND_FACT_NOT_BILLABLE:
             item["indFact"] = _IND_FACT_EXPORT
-            work.infer(f"items[{index}].indFact", _IND_FACT_EXPORT, "Exportación y asimiladas (sin IVA).")
+            work.infer(f"items[{index}].indFact", _IND_FACT_EXPORT, _("Exportación y asimiladas (sin IVA)."))
     if referenced is not None:  # a note repeats the terms of the export it adjusts
         body.update({key: referenced.input_json[key] for key in _TERMS if key in referenced.input_json})
     else:
@@ -50,7 +51,7 @@ def fit(request: SolicitudInteligente, body: dict, receiver: dict | None, refere
         name = Locale.parse("es").territories.get(receiver["codPaisRecep"])
         if name:
             receiver["paisRecep"] = name[:30]
-            work.infer("receptor.paisRecep", receiver["paisRecep"], "Nombre del país del documento.")
+            work.infer("receptor.paisRecep", receiver["paisRecep"], _("Nombre del país del documento."))
 
 
 def _terms(request: SolicitudInteligente, work: _Findings) -> dict:
@@ -63,7 +64,7 @@ def _terms(request: SolicitudInteligente, work: _Findings) -> dict:
     services = all(line.categoria == "servicios" for line in request.lineas)
     if services:
         defaults = {"clauVenta": "N/A", "modVenta": MOD_VENTA_SERVICES, "viaTransp": VIA_TRANSP_NOT_APPLICABLE}
-        reason = "Exportación de servicios (todas las líneas son servicios)."
+        reason = _("Exportación de servicios (todas las líneas son servicios).")
     else:
         missing = [key for key in ("clauVenta", "viaTransp") if given[key] is None]
         if missing:
@@ -72,14 +73,14 @@ def _terms(request: SolicitudInteligente, work: _Findings) -> dict:
                     FieldError(
                         f"pistas.{key}",
                         "required",
-                        "Para exportar bienes indicá la cláusula de venta (Incoterm) y la vía de transporte.",
+                        _("Para exportar bienes indicá la cláusula de venta (Incoterm) y la vía de transporte."),
                     )
                     for key in missing
                 ],
-                message="Faltan los términos de la exportación.",
+                message=_("Faltan los términos de la exportación."),
             )
         defaults = {"modVenta": 1}
-        reason = "Exportación de bienes: régimen general."
+        reason = _("Exportación de bienes: régimen general.")
     terms: dict[str, Any] = {}
     for key in _TERMS:
         if given[key] is not None:

@@ -73,7 +73,10 @@ def _doc_type(receptor: ReceptorInteligente, work: Findings) -> tuple[int, str]:
             FieldError(
                 "receptor.documento",
                 "tipo_no_deducible",
-                "No es un RUT ni una cédula válidos; indicá qué documento es (pasaporte, DNI, NIFE u otro) y su país.",
+                _(
+                    "No es un RUT ni una cédula válidos; indicá qué documento es (pasaporte, DNI, NIFE u otro) "
+                    "y su país."
+                ),
             )
         ]
     )
@@ -140,7 +143,9 @@ def _cfe_type(
         return tipo
     if receiver is not None and exportation.is_foreign(request, receiver):
         work.infer(
-            "tipoCFE", 121, f"El receptor está en el exterior ({receiver['codPaisRecep']}): e-Factura de Exportación."
+            "tipoCFE",
+            121,
+            _("El receptor está en el exterior ({pais}): e-Factura de Exportación.", pais=receiver["codPaisRecep"]),
         )
         return 121
     if receiver and receiver["tipoDocRecep"] == DocType.RUT:
@@ -186,7 +191,7 @@ def _referenced(session: Session, company_id: int, request: SolicitudInteligente
         select(IssuedCfe).where(IssuedCfe.id == request.referencia.id_cfe_emitido, IssuedCfe.company_id == company_id)
     )
     if found is None:
-        raise NotFound("No existe el comprobante referenciado en tu empresa.", code="referencia_no_encontrada")
+        raise NotFound(_("No existe el comprobante referenciado en tu empresa."), code="referencia_no_encontrada")
     return found
 
 
@@ -207,7 +212,7 @@ def _day_rate(session: Session, currency: str, body: dict, work: Findings) -> No
         return
     value = cfe_rate(rate.sell)
     body["tpoCambio"] = str(value)
-    work.infer("tpoCambio", str(value), f"Cotización del BCU (venta) del {rate.day:%d/%m/%Y}.")
+    work.infer("tpoCambio", str(value), _("Cotización del BCU (venta) del {dia}.", dia=f"{rate.day:%d/%m/%Y}"))
 
 
 def infer_draft(session: Session, company_id: int, request: SolicitudInteligente, registry: TaxpayerRegistry) -> Draft:
@@ -249,7 +254,7 @@ def infer_draft(session: Session, company_id: int, request: SolicitudInteligente
     try:
         cfe = CfeInput.model_validate(body)
     except ValidationError as exc:
-        raise ValidationFailed(validation_fields(exc), message="El borrador deducido no es válido.") from exc
+        raise ValidationFailed(validation_fields(exc), message=_("El borrador deducido no es válido.")) from exc
     draft = Draft(cfe, work)
     _warn_about_amounts(session, company_id, draft)
     return draft
