@@ -147,3 +147,25 @@ def test_the_smart_issuance_consult_carries_the_dgi_state(api_client, user, serv
     consult = api_client.get(f"/api/v1/cfe/emision-inteligente/{request['requestId']}", headers=user).json
     assert consult["comprobante"]["dgi"]["estado"] == consult["estadoDGI"] == "pendiente_reporte"
     assert consult["comprobante"]["dgi"]["reporte"]["estado"] == "por_enviar"
+
+
+def test_a_receipt_dgi_reliquidated_is_held_by_dgi_not_rejected_and_its_number_not_voided(
+    api_client, user, service_app, monkeypatch
+):
+    """ACKCFE's FE ("Comprobante Reliquidado", ACKCFE_DGI.xsd, CFE-URUGUAY.md §7) means DGI holds the receipt,
+    recomputed: it was recorded as rejected and its number voided, so the daily report called voided a number
+    DGI has as issued."""
+    from dataclasses import replace
+
+    from portal.service.envios.simulator import SimulatedDgi
+
+    judge = SimulatedDgi._judge
+    monkeypatch.setattr(
+        SimulatedDgi, "_judge", lambda self, *args: [replace(v, estado="FE") for v in judge(self, *args)]
+    )
+    cfe = issue(api_client, user, bodies.body(bodies.EFACTURA))
+    drain(service_app)
+    dgi = dgi_of(api_client, user, cfe["idCfeEmitido"])
+    assert dgi["estado"] == "aceptado" and dgi["final"] is True
+    with service_app.app_context():
+        assert db.session().scalar(select(VoidedRange).where(VoidedRange.cfe_id == cfe["idCfeEmitido"])) is None

@@ -392,8 +392,10 @@ def _reconcile(envelope_id: int, creds: Credentials, asks: list[tuple[str, int, 
 def _record_verdict(session, sub: DgiSubmission, record: IssuedCfe, verdict: acks.CfeVerdict, now: datetime) -> None:
     sub.answered_at, sub.motives = now, verdict.motives
     codes = {m["codigo"] for m in verdict.motives}
-    if verdict.estado == "AE" or (verdict.estado == "BE" and codes == {"E02"}):
+    if verdict.estado in ("AE", "FE") or (verdict.estado == "BE" and codes == {"E02"}):
         # E02 alone: DGI already holds this very receipt (an earlier delivery we could not confirm): reconciled.
+        # FE, "Comprobante Reliquidado" (ACKCFE_DGI.xsd): DGI holds it with its amounts recomputed; it is no
+        # rejection, so its number is not voided (the daily report would say voided what DGI has as issued).
         set_state(sub, record, "aceptado")
     elif verdict.estado == "CE":  # a contingency receipt DGI observed: corrected and sent again, never voided
         sub.observations = (sub.observations or 0) + 1
