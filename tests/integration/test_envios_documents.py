@@ -314,3 +314,36 @@ def test_refusals_of_the_envios_api_speak_the_callers_language(api_client, admin
         api_client.get("/api/v1/envios/reportes/999999/reporte", headers=english).json["error"]["message"]
         == "There is no such report in the company."
     )
+
+
+def test_receipts_and_voids_of_a_day_after_its_report_go_in_the_days_next_report(api_client, admin, service_app):
+    """A day already reported (an admin sent today's at 15:00) that then gets more receipts or voided numbers:
+    the nightly job skipped the day for having a report, so those never reached DGI (an e-Ticket under the
+    threshold goes to DGI only in the report). The day now goes again, as its next SecEnvio, with everything."""
+    from portal.service.envios import tasks
+
+    today = today_montevideo()
+    first = issue(api_client, admin, bodies.body(bodies.ETICKET))
+    sent = api_client.post("/api/v1/envios/reportes", headers=admin, json={"fecha": today.isoformat()})
+    assert sent.status_code == 202
+    drain(service_app)
+    later = issue(api_client, admin, bodies.body(bodies.ETICKET))
+    with service_app.app_context():
+        assert tasks.daily_reports(until=today) != []
+        built = db.session().scalars(select(DgiDailyReport).where(DgiDailyReport.fecha == today)).all()
+        assert [r.sec_envio for r in sorted(built, key=lambda r: r.sec_envio)] == [1, 2]
+        assert tasks.daily_reports(until=today) == []  # nothing new since: the day is not sent a third time
+    drain(service_app)
+    with service_app.app_context():
+        last = max(built, key=lambda r: r.sec_envio)
+        used = [
+            (int(i.findtext(f"{D}NroDesde")), int(i.findtext(f"{D}NroHasta")))
+            for i in etree.fromstring(last.xml).iter(f"{D}RDU_Item")
+        ]
+        assert used == [(first["nro"], later["nro"])]
+    voided = api_client.post(
+        "/api/v1/envios/anulaciones", headers=admin, json={"tipoCFE": 181, "cantidad": 2, "motivo": "Perdidos"}
+    )
+    assert voided.status_code == 201
+    with service_app.app_context():
+        assert len(tasks.daily_reports(until=today)) == 1

@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 from flask import current_app
-from sqlalchemy import CursorResult, case, func, select, text, update
+from sqlalchemy import CursorResult, case, func, or_, select, text, update
 
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.cfe.rules import ui_threshold_on
@@ -312,23 +312,43 @@ def _report_event(report: DgiDailyReport) -> dict:
 
 
 def pending_days(session, company_id: int, until: date) -> list[date]:
-    """Days up to `until` with receipts or voids and no report yet (the periodic task builds them; a rejected
-    report waits for support, who asks for the next sequence)."""
-    used = set(
+    """Days up to `until` with something no report of theirs carries yet: a receipt (not rejected) in none, or
+    a number voided after the day's last report. A day already reported goes again, as its next SecEnvio,
+    when it gets more afterwards (a report an admin sent before the day closed, a contingency receipt keyed
+    in later with its paper's date, a rejection that voids a number): otherwise those never reached DGI. A
+    rejected report waits for support, who asks for the next sequence (or `rejected_days`)."""
+    unreported = set(
         session.scalars(
             select(IssuedCfe.fch_emis)
             .join(DgiSubmission, DgiSubmission.cfe_id == IssuedCfe.id)
-            .where(IssuedCfe.company_id == company_id, IssuedCfe.fch_emis <= until)
+            .where(
+                IssuedCfe.company_id == company_id,
+                IssuedCfe.fch_emis <= until,
+                DgiSubmission.report_id.is_(None),
+                DgiSubmission.state != "rechazado",  # not issued: its number goes voided instead
+            )
             .distinct()
         )
     )
-    used |= set(
+    last_report = (
+        select(DgiDailyReport.fecha, func.max(DgiDailyReport.created_at).label("at"))
+        .where(DgiDailyReport.company_id == company_id)
+        .group_by(DgiDailyReport.fecha)
+        .subquery()
+    )
+    unreported |= set(
         session.scalars(
-            select(VoidedRange.fecha).where(VoidedRange.company_id == company_id, VoidedRange.fecha <= until).distinct()
+            select(VoidedRange.fecha)
+            .outerjoin(last_report, last_report.c.fecha == VoidedRange.fecha)
+            .where(
+                VoidedRange.company_id == company_id,
+                VoidedRange.fecha <= until,
+                or_(last_report.c.at.is_(None), VoidedRange.created_at > last_report.c.at),
+            )
+            .distinct()
         )
     )
-    done = set(session.scalars(select(DgiDailyReport.fecha).where(DgiDailyReport.company_id == company_id)))
-    return sorted(used - done)
+    return sorted(unreported)
 
 
 def rejected_days(session, company_id: int, until: date) -> list[date]:
