@@ -307,3 +307,28 @@ def test_an_empty_cantidad_voids_nothing_and_offers_the_whole_rest_with_its_coun
     assert api.list_audit().items[0].action == "cae_dado_de_baja"
     audit = soup(admin.get("/empresa/auditoria")).get_text(" ", strip=True)
     assert "Dio de baja un CAE" in audit and "Anulados hasta" in audit and "100000" in audit
+
+
+def test_a_report_refused_for_want_of_a_valid_certificate_says_so_next_to_the_day(signed_in, live_service):
+    """The service refuses a day's report with 409 when the company has no valid signing certificate: the admin
+    got the 502 "El servicio CFE respondió con un error" page, the day typed lost; now the form again (422) with
+    why next to the day, and its value kept."""
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import update
+
+    from portal.service.platform import db
+    from portal.service.platform.models import Certificate
+
+    admin = signed_in("admin@demo.uy")
+    form = soup(admin.get("/envios/")).select_one("#send-report")
+    data = {i["name"]: i.get("value", "") for i in form.find_all("input")}
+    yesterday = (today_montevideo() - timedelta(days=1)).isoformat()
+    with live_service.app.app_context():
+        db.session().execute(update(Certificate).values(not_after=datetime.now(UTC) - timedelta(days=1)))
+        db.session().commit()
+    answer = admin.post("/envios/reporte", data={**data, "fecha": yesterday}, headers=HTMX)
+    assert answer.status_code == 422
+    page = soup(answer)
+    assert "certificado de firma vigente" in page.select_one("#fecha-error").get_text()
+    assert page.select_one("#send-report input[name=fecha]")["value"] == yesterday

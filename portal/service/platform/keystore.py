@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from portal.service.cfe.signing import CfeSigner, shared_signer
 from portal.service.platform.certificates import certificate_info
 from portal.service.platform.errors import ApiError
+from portal.service.platform.i18n import _
 from portal.service.platform.models import Certificate, Company
 
 
@@ -63,7 +64,7 @@ def signing_certificate(session: Session, company_id: int, certificate_id: int |
     ]
     if not candidates:
         raise ApiError(
-            "La empresa no tiene un certificado de firma vigente.", code="sin_certificado_vigente", status=409
+            _("La empresa no tiene un certificado de firma vigente."), code="sin_certificado_vigente", status=409
         )
     return candidates[0]
 

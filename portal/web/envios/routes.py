@@ -159,6 +159,9 @@ def send_report():
     except client_errors.ValidationError as exc:
         apply_service_errors(form, exc, {"*": "fecha"})  # a day's report: every refusal is about the day
         return _page(report_form=form, block="report", status=422)
+    except client_errors.Conflict as exc:  # no valid signing certificate: nothing can be signed, say why here
+        form.fecha.errors = [*form.fecha.errors, exc.message]
+        return _page(report_form=form, block="report", status=422)
     flash(
         _(
             "Enviaste el reporte diario del %(day)s (envío %(sequence)s). La respuesta de DGI aparece en la lista.",
