@@ -392,3 +392,19 @@ def test_refusals_of_a_confirmation_speak_the_callers_language(api_client, user,
         db.session().commit()
     expired = _confirm(api_client, english, stale)
     assert expired.status_code == 409 and expired.json["error"]["message"].startswith("The preview expired")
+
+
+def test_a_confirmation_that_breaks_unexpectedly_leaves_the_request_failed_not_stuck(api_client, user, monkeypatch):
+    """An unexpected error while issuing (a bug, the database refusing the write) left the request `confirmed`
+    for ever: never issued, refused on every further confirmation (409) and polled as still moving. It is now
+    `failed`, saying so, and nothing was issued."""
+    preview = _preview(api_client, user, {"lineas": [SERVICE_LINE]})
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("database is locked")
+
+    monkeypatch.setattr(issuing, "issue", broken)
+    assert _confirm(api_client, user, preview).status_code == 500
+    state = api_client.get(CONSULT + preview["requestId"], headers=user).json
+    assert state["estado"] == "failed" and state["final"] is True and state["cfeEmitidos"] == []
+    assert state["error"]["codigo"] == "error_interno"

@@ -30,6 +30,7 @@ from portal.service.platform.models import Company
 from portal.service.platform.publicurl import public_url
 
 PREVIEW_LIFETIME = timedelta(minutes=15)
+_UNEXPECTED = _("No se pudo emitir por un error inesperado; no se emitió nada. Previsualizá de nuevo.")
 # Why a request in each of these states cannot be confirmed (`confirmed`: another confirmation is issuing it).
 _NOT_CONFIRMABLE = {
     "confirmed": _("La solicitud ya se está emitiendo; consultala en unos segundos."),
@@ -168,6 +169,11 @@ def _issue(principal: Principal, request_id: str) -> SmartRequest:
     except ApiError as exc:
         _fail(principal, request_id, exc.code, exc.message)
         raise
+    except Exception:
+        # A defect or the database refusing the write: the request was left `confirmed` for ever, refused on
+        # every further confirmation and polled as still moving. It fails, saying so (the 500 goes on as is).
+        _fail(principal, request_id, "error_interno", _UNEXPECTED)
+        raise
     return _load(db.session(), principal, request_id)
 
 
@@ -179,6 +185,8 @@ def _issued(session, request: SmartRequest, receipt: IssuedCfe, actor: str) -> N
 def _fail(principal: Principal, request_id: str, code: str, message: str) -> None:
     with db.write_transaction() as session:
         request = session.get_one(SmartRequest, request_id)
+        if request.cfe_id is not None:  # the receipt was stored (what broke came after): it is issued
+            return
         request.error_code, request.error_message = code, message
         _event(session, request, "failed", principal.actor, f"{code}: {message}")
 
