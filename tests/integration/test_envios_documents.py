@@ -347,3 +347,18 @@ def test_receipts_and_voids_of_a_day_after_its_report_go_in_the_days_next_report
     assert voided.status_code == 201
     with service_app.app_context():
         assert len(tasks.daily_reports(until=today)) == 1
+
+
+@pytest.mark.parametrize(
+    ("motivo", "code"),
+    [("Perdidos\x00", "control_chars"), ("Perdidos \u202e", "bidi_control"), ("Perdidos\nen el depósito", None)],
+)
+def test_a_voids_reason_with_hostile_characters_is_refused_whole(api_client, admin, motivo, code):
+    """The reason of a void is kept with the voided range and shown to support: a NUL (which PostgreSQL cannot
+    store, a 500 there), a writing-direction override or a line break were voided and stored as they came."""
+    body = {"tipoCFE": 181, "cantidad": 1, "motivo": motivo}
+    answer = api_client.post("/api/v1/envios/anulaciones", headers=admin, json=body)
+    assert answer.status_code == 422, answer.json
+    (field,) = answer.json["error"]["fields"]
+    assert field["field"] == "motivo" and (code is None or field["code"] == code)
+    assert api_client.get("/api/v1/envios/anulaciones", headers=admin).json["items"] == []

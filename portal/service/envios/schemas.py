@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.model_parts import Day
+from portal.service.cfe.xmlchars import PrintedText
 from portal.service.comprobante.tracking_schemas import Motivo
 from portal.service.envios.models import AckSignature
 from portal.service.platform.jsontypes import WHOLE_NUMBER
@@ -154,8 +155,10 @@ class AnulacionLista(Page[Anulacion]):
     total: int = Field(description="Cuántos rangos anulados hay en total (todas las páginas).")
 
 
-class AnulacionSolicitud(BaseModel):
+class AnulacionSolicitud(PrintedText):
     """Anular los próximos números sin usar de un CAE: `cantidad` de ellos, o todos los que quedan si se omite."""
+
+    text_one_line = True  # the reason is kept with the range and shown to support: one line, no spoofing
 
     model_config = ConfigDict(
         extra="forbid",
