@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -129,6 +129,10 @@ class SolicitudInteligente(_In):
     pistas: Pistas | None = None
 
 
+# A warning's code as the preview gives it (what is accepted is kept in the request's timeline, read by support).
+WarningCode = Annotated[str, Field(pattern=r"^[a-z0-9_]{1,60}$")]
+
+
 class Confirmacion(_In):
     """Confirms a previewed request; it issues exactly the previewed draft."""
 
@@ -151,7 +155,7 @@ class Confirmacion(_In):
         max_length=64,
         description="El hashBorrador de la previsualización; si difiere, se rechaza.",
     )
-    advertencias_aceptadas: list[str] = Field(
+    advertencias_aceptadas: list[WarningCode] = Field(
         default_factory=list,
         alias="advertenciasAceptadas",
         max_length=20,
