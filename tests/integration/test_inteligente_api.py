@@ -412,8 +412,8 @@ def test_a_confirmation_that_breaks_unexpectedly_leaves_the_request_failed_not_s
 
 @pytest.mark.parametrize("accepted", ["total_inusual\x00", "x" * 5000, "<script>"])
 def test_accepted_warnings_are_codes_and_anything_else_is_refused_whole(api_client, user, accepted):
-    """What a confirmation says it accepted goes into the request's timeline, which support reads: a NUL (a 500
-    on PostgreSQL), 5,000 characters or markup were confirmed and stored as they came."""
+    """What a confirmation says it accepted goes into the request's timeline, which support reads: 5,000
+    characters or markup were confirmed and stored as they came (a NUL was already refused: kept refused)."""
     preview = _preview(api_client, user, {"lineas": [SERVICE_LINE]})
     answer = _confirm(api_client, user, preview, advertenciasAceptadas=[accepted])
     assert answer.status_code == 422 and answer.json["error"]["fields"][0]["field"].startswith("advertenciasAceptadas")
