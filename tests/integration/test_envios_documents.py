@@ -362,3 +362,38 @@ def test_a_voids_reason_with_hostile_characters_is_refused_whole(api_client, adm
     (field,) = answer.json["error"]["fields"]
     assert field["field"] == "motivo" and (code is None or field["code"] == code)
     assert api_client.get("/api/v1/envios/anulaciones", headers=admin).json["items"] == []
+
+
+def test_voiding_takes_the_numbers_the_next_receipt_would_use_not_an_expired_cae(api_client, admin, service_app):
+    """With an expired CAE still holding unused numbers beside the valid one, voiding "the next numbers" took the
+    expired CAE's, while the next e-Remito took the valid CAE's: the numbers meant voided (lost pre-printed
+    forms) stayed usable."""
+    from sqlalchemy import update
+
+    from portal.service.comprobante.models import CaeRangeRecord
+
+    with service_app.app_context():
+        session = db.session()
+        valid = session.scalar(select(CaeRangeRecord).where(CaeRangeRecord.tipo_cfe == 181))
+        expired = CaeRangeRecord(
+            company_id=valid.company_id,
+            tipo_cfe=181,
+            serie="Z",
+            dnro=1,
+            hnro=50,
+            next_nro=1,
+            cae_id=valid.cae_id + 1_000_000,
+            fecha_autorizacion=valid.fecha_autorizacion - timedelta(days=800),
+            vencimiento=today_montevideo() - timedelta(days=1),
+            source="demo",
+        )
+        session.add(expired)
+        session.execute(update(CaeRangeRecord).where(CaeRangeRecord.id == valid.id).values(next_nro=valid.dnro))
+        session.commit()
+        valid_serie, first = valid.serie, valid.dnro
+    body = {"tipoCFE": 181, "cantidad": 2, "motivo": "Remitos preimpresos perdidos"}
+    voided = api_client.post("/api/v1/envios/anulaciones", headers=admin, json=body)
+    assert voided.status_code == 201
+    assert (voided.json["serie"], voided.json["nroDesde"], voided.json["nroHasta"]) == (valid_serie, first, first + 1)
+    remito = issue(api_client, admin, bodies.body(bodies.EREMITO))
+    assert (remito["serie"], remito["nro"]) == (valid_serie, first + 2)

@@ -28,6 +28,10 @@ def void_next(
             CaeRangeRecord.company_id == principal.company_id,
             CaeRangeRecord.tipo_cfe == tipo_cfe,
             CaeRangeRecord.next_nro <= CaeRangeRecord.hnro,
+            # The ranges the next receipt could be numbered from (numbering.allocate): an expired CAE's leftover
+            # numbers are not "the next ones" (its whole rest goes with the range's retirement).
+            CaeRangeRecord.vencimiento >= today_montevideo(),
+            CaeRangeRecord.fecha_autorizacion <= today_montevideo(),
         )
         if serie:
             query = query.where(CaeRangeRecord.serie == serie)
