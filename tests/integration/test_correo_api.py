@@ -300,3 +300,22 @@ def test_an_english_client_reads_the_refusals_in_english(api_client, auth_header
     refused = api_client.put("/api/v1/correo/plantilla", json=own, headers=admin).json["error"]
     assert refused["message"].startswith("There is no placeholder {desconocido}: the ones there are {")
     assert refused["fields"][0]["message"] == "There is no placeholder {desconocido}."
+
+
+def test_an_english_client_reads_bad_addresses_and_the_send_limit_in_english(api_client, user, factura):
+    english = {**user, "Accept-Language": "en"}
+    cfe_id = factura["idCfeEmitido"]
+    bad = _send(api_client, english, cfe_id, ["mal@"]).json["error"]
+    assert bad["message"] == "Check the e-mail addresses."
+    assert bad["fields"][0]["message"] == "“mal@” is not an e-mail address: check it (like name@company.com.uy)."
+    for n in range(10):
+        assert _send(api_client, user, cfe_id, [f"c{n}@cliente.com.uy"]).status_code == 202
+    refused = _send(api_client, english, cfe_id, ["otro@cliente.com.uy"]).json["error"]
+    assert refused["message"] == "Too many e-mails were sent in the last hour; try again later."
+
+
+def test_an_unknown_placeholder_in_the_subject_is_named_next_to_the_subject(api_client, auth_headers):
+    admin = auth_headers("admin@demo.uy", 1)
+    own = {"asunto": "Su {factura}", "cuerpo": "{saludo}"}
+    refused = api_client.put("/api/v1/correo/plantilla", json=own, headers=admin).json["error"]
+    assert [(f["field"], f["code"]) for f in refused["fields"]] == [("asunto", "marcador_desconocido")]

@@ -82,14 +82,17 @@ def valid_recipients(addresses: list[str]) -> list[str]:
                 FieldError(
                     f"destinatarios[{index}]",
                     "correo_invalido",
-                    f"«{address}» no es una dirección de correo: revisala (como nombre@empresa.com.uy).",
+                    _(
+                        "«{address}» no es una dirección de correo: revisala (como nombre@empresa.com.uy).",
+                        address=address,
+                    ),
                 )
             )
             continue
         if normalized.lower() not in {known.lower() for known in clean}:
             clean.append(normalized)
     if problems:
-        raise ValidationFailed(problems, message="Revisá las direcciones de correo.")
+        raise ValidationFailed(problems, message=_("Revisá las direcciones de correo."))
     return clean
 
 
@@ -166,7 +169,7 @@ def _count_send(company_id: int, cfe_id: str) -> None:
             if not limiter().test(limit, *keys):
                 reset = limiter().get_window_stats(limit, *keys).reset_time
                 raise ApiError(
-                    "Ya se enviaron muchos correos en la última hora; probá de nuevo más tarde.",
+                    _("Ya se enviaron muchos correos en la última hora; probá de nuevo más tarde."),
                     code="demasiados_envios",
                     status=429,
                     headers={"Retry-After": str(max(int(reset - time.time()) + 1, 1))},
@@ -327,16 +330,21 @@ def plantilla(principal: Principal):
 )
 def cambiar_plantilla(body: PlantillaCorreo, principal: Principal):
     """Set the company's own subject and text (from the next e-mail on); recorded in the company's audit."""
-    unknown = sorted(
-        {name for text in (body.asunto, body.cuerpo) for name in _PLACEHOLDER_NAMES.findall(text)}
-        - set(mail_message.PLACEHOLDERS)
-    )
+    # Each unknown placeholder is named next to the field it was typed in (the portal shows it there).
+    unknown = [
+        (field, name)
+        for field, text in (("asunto", body.asunto), ("cuerpo", body.cuerpo))
+        for name in sorted(set(_PLACEHOLDER_NAMES.findall(text)) - set(mail_message.PLACEHOLDERS))
+    ]
     if unknown:
         raise ValidationFailed(
-            [FieldError("cuerpo", "marcador_desconocido", _("No existe el marcador {{{name}}}.", name=unknown[0]))],
+            [
+                FieldError(field, "marcador_desconocido", _("No existe el marcador {{{name}}}.", name=name))
+                for field, name in unknown
+            ],
             message=_(
                 "No existe el marcador {{{name}}}: los que hay son {known}.",
-                name=unknown[0],
+                name=unknown[0][1],
                 known=", ".join(f"{{{name}}}" for name in mail_message.PLACEHOLDERS),
             ),
         )
