@@ -581,3 +581,27 @@ def _signer_serial(xml: bytes) -> str:
     import base64
 
     return str(x509.load_der_x509_certificate(base64.b64decode(pem)).serial_number)
+
+
+def test_an_english_client_reads_the_settings_refusals_in_english(api_client, auth_headers):
+    """Issue 25 item 16: the service answers in the client's language, here for the Empresa area."""
+    english = {**auth_headers("admin@demo.uy", 1), "Accept-Language": "en"}
+
+    def message(answer) -> str:
+        assert 400 <= answer.status_code < 500, answer.json
+        return answer.json["error"]["message"]
+
+    assert message(upload_cert(api_client, english, p12(), password="otra")).startswith("Could not open")
+    assert message(upload_cert(api_client, english, p12(OTHER_RUT))).startswith("The certificate is for RUT")
+    assert message(upload_cae(api_client, english, cae_xml(rut=OTHER_RUT))).startswith("The CAE is for RUT")
+    assert message(upload_cae(api_client, english, b"no es xml")).startswith("The file is not a valid DGI CAE")
+    duplicate = api_client.post(f"{BASE}/sucursales", json={**BRANCH, "codigo": 1}, headers=english)
+    assert message(duplicate) == "There is already a branch with code 1."
+    no_branch = api_client.post(f"{BASE}/sucursales/999/baja", headers=english)
+    assert message(no_branch) == "There is no such branch in the company."
+    assert message(api_client.get(f"{BASE}/logo", headers=english)) == "The company has not uploaded a logo."
+    tiny = api_client.put(f"{BASE}/logo", data=image("PNG", (4, 4)), content_type="image/png", headers=english)
+    assert message(tiny).startswith("The logo must measure between")
+    assert message(api_client.post(f"{BASE}/certificados/999/baja", headers=english)).startswith("There is no")
+    inconsistent = api_client.put(f"{BASE}/configuracion", json={"regimen": "general"}, headers=english)
+    assert "Spanish" not in message(inconsistent) and "Indicá" not in message(inconsistent)

@@ -18,6 +18,7 @@ from portal.service.empresa.schemas import BranchIn, BranchList, BranchOut
 from portal.service.platform import db
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import Conflict, FieldError, NotFound, ValidationFailed
+from portal.service.platform.i18n import _
 from portal.service.platform.models import Company
 
 _FIELDS = ("codigo", "nombre", "domicilio", "ciudad", "departamento", "predeterminada")
@@ -42,7 +43,7 @@ def list_branches(principal: Principal) -> BranchList:
 
 
 def _duplicate_code(code: int) -> ValidationFailed:
-    message = f"Ya hay una sucursal con el código {code}."
+    message = _("Ya hay una sucursal con el código {code}.", code=code)
     return ValidationFailed([FieldError("codigo", "duplicado", message)], message=message)
 
 
@@ -68,14 +69,14 @@ def update(principal: Principal, branch_id: int, body: BranchIn) -> BranchOut:
         existing = _all(session, principal.company_id)
         branch = next((b for b in existing if b.id == branch_id), None)
         if branch is None:
-            raise NotFound("No existe esa sucursal en la empresa.", code="sucursal_inexistente")
+            raise NotFound(_("No existe esa sucursal en la empresa."), code="sucursal_inexistente")
         if any(b.codigo == body.codigo and b.id != branch.id for b in existing):
             raise _duplicate_code(body.codigo)
         if branch.predeterminada and not body.predeterminada:
-            message = "Para cambiar la sucursal predeterminada, marcá otra como predeterminada."
+            message = _("Para cambiar la sucursal predeterminada, marcá otra como predeterminada.")
             raise ValidationFailed([FieldError("predeterminada", "unica", message)], message=message)
         if branch.retired_at is not None and body.predeterminada:
-            message = "Esa sucursal está dada de baja: no puede ser la predeterminada."
+            message = _("Esa sucursal está dada de baja: no puede ser la predeterminada.")
             raise ValidationFailed([FieldError("predeterminada", "dada_de_baja", message)], message=message)
         before = _values(branch)
         for name, value in body.model_dump().items():
@@ -95,10 +96,10 @@ def retire(principal: Principal, branch_id: int) -> BranchOut:
     with db.write_transaction() as session:
         branch = next((b for b in _all(session, principal.company_id) if b.id == branch_id), None)
         if branch is None:
-            raise NotFound("No existe esa sucursal en la empresa.", code="sucursal_inexistente")
+            raise NotFound(_("No existe esa sucursal en la empresa."), code="sucursal_inexistente")
         if branch.predeterminada:
             raise Conflict(
-                "Es la sucursal predeterminada: marcá otra como predeterminada antes de darla de baja.",
+                _("Es la sucursal predeterminada: marcá otra como predeterminada antes de darla de baja."),
                 code="sucursal_predeterminada",
             )
         if branch.retired_at is None:
@@ -138,10 +139,12 @@ def for_receipt(session: Session, company: Company, code: int | None) -> dict[st
     else:
         chosen = next((b for b in branches if b.codigo == code), None)
     if chosen is None:
-        message = f"La empresa no tiene una sucursal con el código {code}."
+        message = _("La empresa no tiene una sucursal con el código {code}.", code=code)
         raise ValidationFailed([FieldError("cdgDGISucur", "sucursal_inexistente", message)], message=message)
     if chosen.retired_at is not None:
-        message = f"La sucursal {chosen.codigo} «{chosen.nombre}» está dada de baja: emití desde otra."
+        message = _(
+            "La sucursal {code} «{name}» está dada de baja: emití desde otra.", code=chosen.codigo, name=chosen.nombre
+        )
         raise ValidationFailed([FieldError("cdgDGISucur", "sucursal_dada_de_baja", message)], message=message)
     return {
         "sucursal": chosen.nombre,

@@ -78,16 +78,16 @@ def _invalid(code: str, message: str) -> ValidationFailed:
 def upload(principal: Principal, xml: bytes) -> tuple[CaeOut, bool]:
     """(the range, whether it was new). 413 over the size limit, 422 for anything DGI would not accept."""
     if not xml:
-        raise _invalid("requerido", "Adjuntá el archivo de CAE que descargaste de DGI.")
+        raise _invalid("requerido", _("Adjuntá el archivo de CAE que descargaste de DGI."))
     if len(xml) > CAE_MAX_BYTES:
         raise ApiError(
-            f"El archivo de CAE supera los {CAE_MAX_BYTES // 1024} KB.", code="archivo_muy_grande", status=413
+            _("El archivo de CAE supera los {kb} KB.", kb=CAE_MAX_BYTES // 1024), code="archivo_muy_grande", status=413
         )
     try:
         cae = parse_cae(xml, strict=True)
     except XmlInputError:
         raise _invalid(
-            "xml_invalido", "El archivo no es un XML legible: subí el CAE tal como lo descargaste de DGI."
+            "xml_invalido", _("El archivo no es un XML legible: subí el CAE tal como lo descargaste de DGI.")
         ) from None
     except CaeError as exc:
         # parse_cae says the first thing wrong in words (the XSD's element and line, not libxml2's English), so
@@ -96,14 +96,19 @@ def upload(principal: Principal, xml: bytes) -> tuple[CaeOut, bool]:
         problem = str(exc)
         raise _invalid(
             "cae_invalido",
-            f"El archivo no es un CAE válido de DGI: {problem} Subilo tal como lo descargaste, sin editarlo.",
+            _(
+                "El archivo no es un CAE válido de DGI: {problem} Subilo tal como lo descargaste, sin editarlo.",
+                problem=problem,
+            ),
         ) from None
     with db.write_transaction() as session:
         company = session.get_one(Company, principal.company_id)
         if cae.rut != company.rut:
-            raise _invalid("otro_rut", f"El CAE es del RUT {cae.rut}, no del de la empresa ({company.rut}).")
+            raise _invalid(
+                "otro_rut", _("El CAE es del RUT {rut}, no del de la empresa ({own}).", rut=cae.rut, own=company.rut)
+            )
         if cae.vencimiento < today_montevideo():
-            raise _invalid("vencido", f"El CAE venció el {cae.vencimiento:%d/%m/%Y}.")
+            raise _invalid("vencido", _("El CAE venció el {day}.", day=f"{cae.vencimiento:%d/%m/%Y}"))
         overlapping = session.scalar(
             select(CaeRangeRecord).where(
                 CaeRangeRecord.company_id == company.id,
@@ -117,8 +122,16 @@ def upload(principal: Principal, xml: bytes) -> tuple[CaeOut, bool]:
         if overlapping is not None:
             raise _invalid(
                 "superpuesto",
-                f"Los números {cae.dnro} a {cae.hnro} de la serie {cae.serie} se superponen "
-                f"con el CAE {overlapping.cae_id} ({overlapping.dnro} a {overlapping.hnro}).",
+                _(
+                    "Los números {first} a {last} de la serie {serie} se superponen con el CAE {cae} "
+                    "({other_first} a {other_last}).",
+                    first=cae.dnro,
+                    last=cae.hnro,
+                    serie=cae.serie,
+                    cae=overlapping.cae_id,
+                    other_first=overlapping.dnro,
+                    other_last=overlapping.hnro,
+                ),
             )
         record, created = import_range(session, company, cae, xml)
         session.flush()

@@ -20,6 +20,7 @@ from portal.service.platform import db
 from portal.service.platform.auth import Principal
 from portal.service.platform.certificates import UnusableSigningKey, certificate_info, load_pkcs12
 from portal.service.platform.errors import ApiError, Conflict, FieldError, NotFound, ValidationFailed
+from portal.service.platform.i18n import _
 from portal.service.platform.keystore import store_certificate
 from portal.service.platform.models import Certificate, Company
 
@@ -76,15 +77,17 @@ def _invalid(field: str, code: str, message: str) -> ValidationFailed:
 def upload(principal: Principal, data: bytes | None, password: str, name: str | None) -> CertificateOut:
     """Open the .p12 with its password, check it is this company's and in force, and store it."""
     if not data:
-        raise _invalid("archivo", "requerido", "Adjuntá el archivo .p12 del certificado.")
+        raise _invalid("archivo", "requerido", _("Adjuntá el archivo .p12 del certificado."))
     if len(data) > CERTIFICATE_MAX_BYTES:
         raise ApiError(
-            f"El certificado supera los {CERTIFICATE_MAX_BYTES // 1024} KB.", code="archivo_muy_grande", status=413
+            _("El certificado supera los {kb} KB.", kb=CERTIFICATE_MAX_BYTES // 1024),
+            code="archivo_muy_grande",
+            status=413,
         )
     if len(password) > PASSWORD_LENGTH:
-        raise _invalid("password", "longitud", "La contraseña es demasiado larga.")
+        raise _invalid("password", "longitud", _("La contraseña es demasiado larga."))
     if name is not None and not 1 <= len(name.strip()) <= NAME_LENGTH:
-        raise _invalid("nombre", "longitud", f"El nombre va de 1 a {NAME_LENGTH} caracteres.")
+        raise _invalid("nombre", "longitud", _("El nombre va de 1 a {most} caracteres.", most=NAME_LENGTH))
     try:
         key_pem, cert_pem, info = load_pkcs12(data, password.encode() or None)
     except UnusableSigningKey as exc:
@@ -94,22 +97,30 @@ def upload(principal: Principal, data: bytes | None, password: str, name: str | 
         raise _invalid(
             "password",
             "no_abre",
-            "No se pudo abrir el certificado: revisá la contraseña y que el archivo sea un .p12 o .pfx.",
+            _("No se pudo abrir el certificado: revisá la contraseña y que el archivo sea un .p12 o .pfx."),
         ) from None
     with db.write_transaction() as session:
         company = session.get_one(Company, principal.company_id)
         if info.rut != company.rut:
-            found = f"es del RUT {info.rut}" if info.rut else "no indica un RUT"
-            raise _invalid("archivo", "otro_rut", f"El certificado {found}, no del de la empresa ({company.rut}).")
+            message = (
+                _("El certificado es del RUT {rut}, no del de la empresa ({own}).", rut=info.rut, own=company.rut)
+                if info.rut
+                else _("El certificado no indica un RUT, no del de la empresa ({own}).", own=company.rut)
+            )
+            raise _invalid("archivo", "otro_rut", message)
         now = datetime.now(UTC)
         if info.not_after < now:
-            raise _invalid("archivo", "vencido", f"El certificado venció el {day_in_uruguay(info.not_after):%d/%m/%Y}.")
+            raise _invalid(
+                "archivo",
+                "vencido",
+                _("El certificado venció el {day}.", day=f"{day_in_uruguay(info.not_after):%d/%m/%Y}"),
+            )
         if len(info.subject) > SUBJECT_LENGTH or len(info.issuer) > SUBJECT_LENGTH:
-            raise _invalid("archivo", "demasiado_largo", "El sujeto o el emisor del certificado es demasiado largo.")
+            raise _invalid("archivo", "demasiado_largo", _("El sujeto o el emisor del certificado es demasiado largo."))
         if session.scalar(
             select(Certificate.id).where(Certificate.company_id == company.id, Certificate.serial == str(info.serial))
         ):
-            raise Conflict("Ese certificado ya está cargado.", code="certificado_duplicado")
+            raise Conflict(_("Ese certificado ya está cargado."), code="certificado_duplicado")
         cert = store_certificate(
             session, company, (name or "").strip() or info.subject[:NAME_LENGTH], key_pem, cert_pem
         )
@@ -133,14 +144,14 @@ def retire(principal: Principal, certificate_id: int) -> CertificateOut:
         mine = list(session.scalars(select(Certificate).where(Certificate.company_id == principal.company_id)))
         cert = next((c for c in mine if c.id == certificate_id), None)
         if cert is None:
-            raise NotFound("No existe ese certificado en la empresa.", code="certificado_inexistente")
+            raise NotFound(_("No existe ese certificado en la empresa."), code="certificado_inexistente")
         if cert.retired_at is None:
             signing = [c for c in mine if c.retired_at is None and c.not_before <= now <= c.not_after]
             if signing == [cert]:
-                raise Conflict(
-                    "Es el único certificado vigente de la empresa: cargá el que lo reemplaza antes de darlo de baja.",
-                    code="unico_certificado_vigente",
+                only = _(
+                    "Es el único certificado vigente de la empresa: cargá el que lo reemplaza antes de darlo de baja."
                 )
+                raise Conflict(only, code="unico_certificado_vigente")
             cert.retired_at = now
             audit.record(
                 session,

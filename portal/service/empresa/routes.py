@@ -37,6 +37,7 @@ from portal.service.empresa.schemas import (
 from portal.service.platform.api import operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
 from portal.service.platform.errors import ApiError, NotFound
+from portal.service.platform.i18n import _
 from portal.service.platform.paging import PageQuery
 
 bp = Blueprint("empresa", __name__, url_prefix="/api/v1/empresa")
@@ -46,7 +47,7 @@ AUTH = (JWT,)
 
 
 def _unsupported(expected: str) -> ApiError:
-    return ApiError(f"El cuerpo debe ser {expected}.", code="unsupported_media_type", status=415)
+    return ApiError(_("El cuerpo debe ser {expected}.", expected=expected), code="unsupported_media_type", status=415)
 
 
 @operation(
@@ -174,7 +175,7 @@ def get_logo(principal: Principal):
     """El logo tal como se cargó."""
     found = settings.logo_image(principal)
     if found is None:
-        raise NotFound("La empresa no cargó un logo.", code="sin_logo")
+        raise NotFound(_("La empresa no cargó un logo."), code="sin_logo")
     response = Response(found[0], mimetype=found[1])
     response.headers["Cache-Control"] = "private, no-cache"
     return response
@@ -200,7 +201,7 @@ def put_logo(principal: Principal):
     o JPEG, hasta 512 KB y entre 16 y 4000 píxeles por lado; la imagen se decodifica entera al cargarla,
     así que un archivo dañado se rechaza ahora y no al imprimir."""
     if request.mimetype not in ("image/png", "image/jpeg"):
-        raise _unsupported("una imagen PNG o JPEG (Content-Type: image/png o image/jpeg)")
+        raise _unsupported(_("una imagen PNG o JPEG (Content-Type: image/png o image/jpeg)"))
     return settings.put_logo(principal, request.get_data()).logo
 
 
@@ -298,7 +299,7 @@ def upload_certificate(principal: Principal):
     contraseña no lo abre, si su SERIALNUMBER no es el RUT de la empresa o si ya venció. La clave privada
     se guarda cifrada; la contraseña no se guarda. Desde ese momento firma el vigente que vence último."""
     if request.mimetype != "multipart/form-data":
-        raise _unsupported("multipart/form-data, con el archivo en «archivo» y la contraseña en «password»")
+        raise _unsupported(_("multipart/form-data, con el archivo en «archivo» y la contraseña en «password»"))
     upload = request.files.get("archivo")
     password = request.form.get("password", "")
     data = upload.read(CERTIFICATE_MAX_BYTES + 1) if upload else None
@@ -348,7 +349,7 @@ def upload_cae(principal: Principal):
     valida contra CAE.xsd 1.44.2; se rechaza (422) si es de otro RUT, si ya venció o si sus números se
     superponen con otro CAE del mismo tipo y serie."""
     if request.mimetype not in ("application/xml", "text/xml"):
-        raise _unsupported("XML (Content-Type: application/xml)")
+        raise _unsupported(_("XML (Content-Type: application/xml)"))
     result, created = cae_ranges.upload(principal, request.get_data())
     return result, 201 if created else 200
 

@@ -103,24 +103,24 @@ class SettingsIn(_In):
         return value or None
 
     def problems(self) -> list[tuple[str, str]]:
-        """(field, Spanish message) for each combination DGI does not allow; empty when consistent."""
-        found = []
+        """(field, message) for each combination DGI does not allow; empty when consistent."""
+        found: list[tuple[str, str]] = []
         if self.regimen == "exonerado" and not self.normaExoneracion:
-            found.append(("normaExoneracion", "Indicá la norma que exonera a la empresa."))
+            found.append(("normaExoneracion", _("Indicá la norma que exonera a la empresa.")))
         if self.regimen != "exonerado" and self.normaExoneracion:
-            found.append(("normaExoneracion", "La norma solo corresponde a empresas exoneradas."))
+            found.append(("normaExoneracion", _("La norma solo corresponde a empresas exoneradas.")))
         if self.resolucion and self.fechaEmisor:
-            found.append(("fechaEmisor", "Indicá la resolución o la fecha de ingreso, no las dos."))
+            found.append(("fechaEmisor", _("Indicá la resolución o la fecha de ingreso, no las dos.")))
         if not self.resolucion and not self.fechaEmisor:
             found.append(
-                ("resolucion", "Indicá la resolución de DGI o la fecha de ingreso al régimen: una de las dos.")
+                ("resolucion", _("Indicá la resolución de DGI o la fecha de ingreso al régimen: una de las dos."))
             )
         if self.fechaEmisor and self.fechaEmisor > today_montevideo():
             found.append(
-                ("fechaEmisor", "La fecha de ingreso no puede estar en el futuro: indicá la de la constancia.")
+                ("fechaEmisor", _("La fecha de ingreso no puede estar en el futuro: indicá la de la constancia."))
             )
         if self.regimen in NO_IVA_AL_DIA and self.ivaAlDia:
-            found.append(("ivaAlDia", "La constancia de IVA al día no corresponde a Monotributo."))
+            found.append(("ivaAlDia", _("La constancia de IVA al día no corresponde a Monotributo.")))
         return found
 
 

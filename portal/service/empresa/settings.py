@@ -20,6 +20,7 @@ from portal.service.empresa.schemas import LogoOut, SettingsIn, SettingsOut
 from portal.service.platform import db, readcache
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import ApiError, FieldError, ValidationFailed
+from portal.service.platform.i18n import _
 from portal.service.platform.models import Company
 
 _LOGO_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg"}
@@ -108,7 +109,9 @@ def _touch(session: Session, row: CompanySettings, principal: Principal) -> None
 def _decode_logo(data: bytes) -> tuple[str, int, int]:
     """(mimetype, width, height) of a PNG or JPEG that really decodes; 413/422 otherwise."""
     if len(data) > LOGO_MAX_BYTES:
-        raise ApiError(f"El logo supera los {LOGO_MAX_BYTES // 1024} KB.", code="archivo_muy_grande", status=413)
+        raise ApiError(
+            _("El logo supera los {kb} KB.", kb=LOGO_MAX_BYTES // 1024), code="archivo_muy_grande", status=413
+        )
 
     def invalid(message: str) -> ValidationFailed:
         return ValidationFailed([FieldError("logo", "imagen_invalida", message)], message=message)
@@ -117,15 +120,20 @@ def _decode_logo(data: bytes) -> tuple[str, int, int]:
         with Image.open(io.BytesIO(data)) as image:
             kind, (width, height) = _LOGO_TYPES.get(image.format or ""), image.size
             if kind is None:
-                raise invalid("El logo tiene que ser una imagen PNG o JPEG.")
+                raise invalid(_("El logo tiene que ser una imagen PNG o JPEG."))
             if max(width, height) > LOGO_MAX_SIDE or min(width, height) < LOGO_MIN_SIDE:
                 raise invalid(
-                    f"El logo tiene que medir entre {LOGO_MIN_SIDE} y {LOGO_MAX_SIDE} píxeles por lado "
-                    f"(este mide {width}×{height})."
+                    _(
+                        "El logo tiene que medir entre {least} y {most} píxeles por lado (este mide {width}×{height}).",
+                        least=LOGO_MIN_SIDE,
+                        most=LOGO_MAX_SIDE,
+                        width=width,
+                        height=height,
+                    )
                 )
             image.load()  # the whole image, so a truncated or corrupt file is refused now, not when printing
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError):
-        raise invalid("El archivo no es una imagen PNG o JPEG válida.") from None
+        raise invalid(_("El archivo no es una imagen PNG o JPEG válida.")) from None
     return kind, width, height
 
 
