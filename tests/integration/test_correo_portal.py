@@ -169,3 +169,18 @@ def test_the_issuing_forms_field_renders(portal_app):
     field = BeautifulSoup(html, "html.parser").select_one("input[name=enviar_a]")
     assert field["type"] == "text" and field["autocomplete"] == "email" and field["maxlength"] == "2600"
     assert "Enviar por correo a" in html and "hasta 10" in html
+
+
+def test_over_the_hourly_limit_the_form_says_so_and_keeps_what_was_typed(signed_in, receipt_id, service_api):
+    for n in range(10):  # the service's limit: ten sends of one receipt an hour
+        service_api.send_receipt_by_mail(receipt_id, [f"c{n}@cliente.com.uy"], idempotency_key=f"limite-{n}")
+    client = signed_in("usuario@demo.uy")
+    data = {
+        **form_values(soup(client.get(f"/correo/comprobantes/{receipt_id}"))),
+        "destinatarios": "otro@cliente.com.uy",
+    }
+    answer = client.post(f"/correo/comprobantes/{receipt_id}", data=data, headers=HTMX)
+    assert answer.status_code == 422
+    page = soup(answer)
+    assert page.select_one("#destinatarios")["value"] == "otro@cliente.com.uy"
+    assert "muchos correos" in page.select_one(".field-error").get_text()

@@ -7,7 +7,7 @@ from flask import Blueprint
 from flask_babel import gettext as _
 from flask_login import current_user
 
-from portal.client.errors import ValidationError
+from portal.client.errors import Conflict, RateLimited, ValidationError
 from portal.domain import roles
 from portal.web.auth.session import member_required, reader_required, writer_required
 from portal.web.backend import api
@@ -52,8 +52,10 @@ def send(receipt_id: str):
         return _panel(receipt_id, form, status=422)
     try:
         sent = api().send_receipt_by_mail(receipt_id, addresses, idempotency_key=form.clave.data)
-    except ValidationError as exc:
-        apply_service_errors(form, exc, {"destinatarios.*": "destinatarios"})
+    except (ValidationError, RateLimited, Conflict) as exc:
+        # A refusal the person can act on (bad addresses, the hourly limit, the same send still in progress
+        # after a double click) is said in the form, with what was typed kept, not on an error page.
+        apply_service_errors(form, exc, {"destinatarios.*": "destinatarios", "*": "destinatarios"})
         return _panel(receipt_id, form, status=422)
     if not wants_fragment():
         return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
