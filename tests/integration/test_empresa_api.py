@@ -605,3 +605,12 @@ def test_an_english_client_reads_the_settings_refusals_in_english(api_client, au
     assert message(api_client.post(f"{BASE}/certificados/999/baja", headers=english)).startswith("There is no")
     inconsistent = api_client.put(f"{BASE}/configuracion", json={"regimen": "general"}, headers=english)
     assert "Spanish" not in message(inconsistent) and "Indicá" not in message(inconsistent)
+
+
+def test_a_cae_edited_after_dgi_signed_it_is_refused(api_client, admin):
+    """An edited range (here 5,000 numbers made 9,999,999) would number receipts DGI rejects (E03)."""
+    edited = cae_xml(hnro=5000).replace(b"<HNro>5000</HNro>", b"<HNro>9999999</HNro>")
+    answer = upload_cae(api_client, admin, edited)
+    assert answer.status_code == 422, answer.json
+    assert answer.json["error"]["fields"][0]["code"] == "firma_invalida" and "firma" in answer.json["error"]["message"]
+    assert all(r["hasta"] != 9999999 for r in api_client.get(f"{BASE}/cae", headers=admin).json["items"])

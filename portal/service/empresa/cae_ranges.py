@@ -14,6 +14,7 @@ from portal.domain.empresa import CAE_MAX_BYTES, EXPIRY_WARNING_DAYS
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.cae import parse_cae
 from portal.service.cfe.errors import CaeError, XmlInputError
+from portal.service.cfe.signing import verify_signature
 from portal.service.comprobante import hooks
 from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.comprobante.numbering import import_range
@@ -75,6 +76,13 @@ def _invalid(code: str, message: str) -> ValidationFailed:
     return ValidationFailed([FieldError("archivo", code, message)], message=message)
 
 
+def _signature_holds(xml: bytes) -> bool:
+    try:
+        return verify_signature(xml)
+    except (XmlInputError, ValueError):  # already parsed once, but a signature xmlsec cannot read does not hold
+        return False
+
+
 def upload(principal: Principal, xml: bytes) -> tuple[CaeOut, bool]:
     """(the range, whether it was new). 413 over the size limit, 422 for anything DGI would not accept."""
     if not xml:
@@ -101,6 +109,14 @@ def upload(principal: Principal, xml: bytes) -> tuple[CaeOut, bool]:
                 problem=problem,
             ),
         ) from None
+    # CAE.xsd only asks for a ds:Signature; a file edited after DGI signed it (a longer range, a later expiry)
+    # would number receipts DGI rejects. Checked against the certificate the file carries: that proves it is
+    # unchanged, not that DGI signed it (DGI's certificate is not pinned here).
+    if not _signature_holds(xml):
+        raise _invalid(
+            "firma_invalida",
+            _("La firma de DGI del archivo de CAE no es válida: subilo tal como lo descargaste, sin editarlo."),
+        )
     with db.write_transaction() as session:
         company = session.get_one(Company, principal.company_id)
         if cae.rut != company.rut:
