@@ -593,6 +593,7 @@ def test_an_english_client_reads_the_settings_refusals_in_english(api_client, au
 
     assert message(upload_cert(api_client, english, p12(), password="otra")).startswith("Could not open")
     assert message(upload_cert(api_client, english, p12(OTHER_RUT))).startswith("The certificate is for RUT")
+    assert message(upload_cert(api_client, english, ec_p12())).startswith("The certificate's key is not RSA")
     assert message(upload_cae(api_client, english, cae_xml(rut=OTHER_RUT))).startswith("The CAE is for RUT")
     assert message(upload_cae(api_client, english, b"no es xml")).startswith("The file is not a valid DGI CAE")
     duplicate = api_client.post(f"{BASE}/sucursales", json={**BRANCH, "codigo": 1}, headers=english)

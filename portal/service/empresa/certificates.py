@@ -91,7 +91,7 @@ def upload(principal: Principal, data: bytes | None, password: str, name: str | 
     try:
         key_pem, cert_pem, info = load_pkcs12(data, password.encode() or None)
     except UnusableSigningKey as exc:
-        raise _invalid("archivo", exc.code, str(exc)) from None
+        raise _invalid("archivo", exc.code, exc.message) from None
     except (ValueError, TypeError, UnsupportedAlgorithm):
         # cryptography says the same for a wrong password and for a file that is not PKCS#12.
         raise _invalid(

@@ -17,6 +17,8 @@ from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed448, ed25519, r
 from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import NameOID
 
+from portal.service.platform.i18n import _
+
 
 @dataclass(frozen=True)
 class CertificateInfo:
@@ -117,7 +119,7 @@ class UnusableSigningKey(ValueError):
 
     def __init__(self, message: str, code: str) -> None:
         super().__init__(message)
-        self.code = code
+        self.message, self.code = message, code  # the catalogue message itself: str(self) would lose it
 
 
 def load_pkcs12(data: bytes, password: bytes | None) -> tuple[bytes, bytes, CertificateInfo]:
@@ -132,8 +134,10 @@ def load_pkcs12(data: bytes, password: bytes | None) -> tuple[bytes, bytes, Cert
         raise ValueError("El archivo PKCS#12 no contiene clave privada y certificado.")
     if not isinstance(key, rsa.RSAPrivateKey):
         raise UnusableSigningKey(
-            "La clave del certificado no es RSA: DGI pide firmar con RSA-SHA256. "
-            "Pedile a la autoridad certificadora un certificado con clave RSA.",
+            _(
+                "La clave del certificado no es RSA: DGI pide firmar con RSA-SHA256. "
+                "Pedile a la autoridad certificadora un certificado con clave RSA."
+            ),
             "clave_no_rsa",
         )
     key_pem = key.private_bytes(
@@ -142,8 +146,10 @@ def load_pkcs12(data: bytes, password: bytes | None) -> tuple[bytes, bytes, Cert
     cert_pem = cert.public_bytes(serialization.Encoding.PEM)
     if not key_matches_certificate(key_pem, cert_pem):
         raise UnusableSigningKey(
-            "La clave privada del archivo no corresponde a su certificado: exportá de nuevo el .p12 "
-            "con la clave y el certificado juntos.",
+            _(
+                "La clave privada del archivo no corresponde a su certificado: exportá de nuevo el .p12 "
+                "con la clave y el certificado juntos."
+            ),
             "clave_no_corresponde",
         )
     return key_pem, cert_pem, _info(cert)
