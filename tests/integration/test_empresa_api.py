@@ -615,3 +615,11 @@ def test_a_cae_edited_after_dgi_signed_it_is_refused(api_client, admin):
     assert answer.status_code == 422, answer.json
     assert answer.json["error"]["fields"][0]["code"] == "firma_invalida" and "firma" in answer.json["error"]["message"]
     assert all(r["hasta"] != 9999999 for r in api_client.get(f"{BASE}/cae", headers=admin).json["items"])
+
+
+@pytest.mark.parametrize("name", ["Firma\x00 2026", "Firma\u202e6202", "Firma\n2026"])
+def test_a_certificate_name_with_a_character_that_cannot_be_stored_or_shown_is_a_422(api_client, admin, name):
+    """A NUL is refused by PostgreSQL (a 500 there), a right-to-left override makes the list read otherwise."""
+    answer = upload_cert(api_client, admin, p12(), nombre=name)
+    assert answer.status_code == 422, answer.json
+    assert "nombre" in fields(answer)

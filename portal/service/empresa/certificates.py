@@ -10,17 +10,19 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from cryptography.exceptions import UnsupportedAlgorithm
+from pydantic_core import PydanticCustomError
 from sqlalchemy import select
 
 from portal.domain.empresa import CERTIFICATE_MAX_BYTES, EXPIRY_WARNING_DAYS
 from portal.domain.uruguay_time import day_in_uruguay
+from portal.service.cfe.xmlchars import xml_one_line
 from portal.service.empresa import audit
 from portal.service.empresa.schemas import CertificateList, CertificateOut
 from portal.service.platform import db
 from portal.service.platform.auth import Principal
 from portal.service.platform.certificates import UnusableSigningKey, certificate_info, load_pkcs12
 from portal.service.platform.errors import ApiError, Conflict, FieldError, NotFound, ValidationFailed
-from portal.service.platform.i18n import _
+from portal.service.platform.i18n import Text, _
 from portal.service.platform.keystore import store_certificate
 from portal.service.platform.models import Certificate, Company
 
@@ -74,6 +76,16 @@ def _invalid(field: str, code: str, message: str) -> ValidationFailed:
     return ValidationFailed([FieldError(field, code, message)], message=message)
 
 
+def _one_line_name(name: str) -> str:
+    """The name as it is shown in the list and the audit: one line, with none of the characters the
+    receipts' texts refuse (a NUL PostgreSQL would not store, a right-to-left override that reverses it)."""
+    try:
+        return str(xml_one_line(name))
+    except PydanticCustomError as exc:
+        said = (exc.context or {}).get("message")  # the catalogue's Text (pydantic_errors.refuse)
+        raise _invalid("nombre", exc.type, said if isinstance(said, Text) else exc.message()) from None
+
+
 def upload(principal: Principal, data: bytes | None, password: str, name: str | None) -> CertificateOut:
     """Open the .p12 with its password, check it is this company's and in force, and store it."""
     if not data:
@@ -86,8 +98,10 @@ def upload(principal: Principal, data: bytes | None, password: str, name: str | 
         )
     if len(password) > PASSWORD_LENGTH:
         raise _invalid("password", "longitud", _("La contraseña es demasiado larga."))
-    if name is not None and not 1 <= len(name.strip()) <= NAME_LENGTH:
-        raise _invalid("nombre", "longitud", _("El nombre va de 1 a {most} caracteres.", most=NAME_LENGTH))
+    if name is not None:
+        name = _one_line_name(name)
+        if not 1 <= len(name.strip()) <= NAME_LENGTH:
+            raise _invalid("nombre", "longitud", _("El nombre va de 1 a {most} caracteres.", most=NAME_LENGTH))
     try:
         key_pem, cert_pem, info = load_pkcs12(data, password.encode() or None)
     except UnusableSigningKey as exc:
