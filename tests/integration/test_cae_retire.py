@@ -101,3 +101,12 @@ def test_the_message_is_in_the_language_asked_for(api_client, admin, loaded):
     )
     assert answer.status_code == 409 and "2500" in answer.json["error"]["message"]
     assert "quedan" not in answer.json["error"]["message"]
+
+
+@pytest.mark.parametrize("reason", ["Cambio\x00de serie", "Cambio \u202eeires", "Cambio\nde serie"])
+def test_a_reason_with_a_character_that_cannot_be_stored_or_shown_voids_nothing(api_client, admin, loaded, reason):
+    """A NUL is refused by PostgreSQL (a 500 there), a right-to-left override makes the audit read otherwise."""
+    answer = retire(api_client, admin, loaded["id"], 2500, reason)
+    assert answer.status_code == 422, answer.json
+    assert answer.json["error"]["fields"][0]["field"] == "motivo"
+    assert range_of(api_client, admin, loaded["id"])["restantes"] == 2500

@@ -86,3 +86,14 @@ def test_a_malformed_book_is_refused_in_the_callers_language(api_client, auth_he
         "hasta": "The last number cannot be lower than the first.",
         "vencimiento": "The expiry must come after the authorisation.",
     }
+
+
+def test_a_void_reason_with_a_nul_or_a_direction_override_voids_nothing(api_client, auth_headers):
+    admin = auth_headers("admin@demo.uy", 1)
+    book = api_client.post(URL, json=BOOK, headers=admin).json
+    for reason in ("Papeles\x00rotos", "Papeles \u202esotor"):
+        answer = api_client.post(
+            f"{URL}/{book['id']}/anulaciones", json={"desde": 1, "hasta": 5, "motivo": reason}, headers=admin
+        )
+        assert answer.status_code == 422, answer.json
+        assert answer.json["error"]["fields"][0]["field"] == "motivo"

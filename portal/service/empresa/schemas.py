@@ -253,7 +253,8 @@ class CaeOut(BaseModel):
     origen: str = Field(description="dgi (archivo de DGI) o demo.")
 
 
-class CaeBajaIn(BaseModel):
+# _In: the reason is shown in the audit and the portal, so it takes a printed text's characters.
+class CaeBajaIn(_In):
     """Dar de baja un rango de CAE: anular de una vez todos sus números sin usar. `cantidad` confirma cuántos
     son (los `restantes` del rango); si no coincide, no se anula nada."""
 
@@ -515,7 +516,8 @@ class LibretaList(BaseModel):
     items: list[LibretaOut]
 
 
-class AnularLibretaIn(BaseModel):
+# _In: the reason is shown in the audit and the portal, so it takes a printed text's characters.
+class AnularLibretaIn(_In):
     """Anular números de una libreta de contingencia que no se usarán (un papel roto, una libreta que vence)."""
 
     model_config = ConfigDict(
