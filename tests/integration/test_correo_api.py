@@ -319,3 +319,19 @@ def test_an_unknown_placeholder_in_the_subject_is_named_next_to_the_subject(api_
     own = {"asunto": "Su {factura}", "cuerpo": "{saludo}"}
     refused = api_client.put("/api/v1/correo/plantilla", json=own, headers=admin).json["error"]
     assert [(f["field"], f["code"]) for f in refused["fields"]] == [("asunto", "marcador_desconocido")]
+
+
+def test_a_receipt_dgi_rejected_is_not_sent_to_the_customer(api_client, service_app, user, factura):
+    """It has no fiscal validity (CFE-URUGUAY.md §12: the receiver is told of the rejection, not sent the CFE),
+    while the e-mail says its XML "es el que vale ante DGI"."""
+    from sqlalchemy import update
+
+    from portal.service.comprobante.models import IssuedCfe
+    from portal.service.platform import db
+
+    with service_app.app_context(), db.write_transaction() as session:
+        session.execute(update(IssuedCfe).where(IssuedCfe.id == factura["idCfeEmitido"]).values(dgi_status="rechazado"))
+    refused = _send(api_client, {**user, "Accept-Language": "en"}, factura["idCfeEmitido"], ["c@cliente.com.uy"])
+    assert refused.status_code == 409 and refused.json["error"]["code"] == "rechazado_por_dgi"
+    assert refused.json["error"]["message"].startswith("DGI rejected this receipt")
+    assert _sends(api_client, user, factura["idCfeEmitido"])["envios"] == []

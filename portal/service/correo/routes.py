@@ -117,7 +117,7 @@ def valid_recipients(addresses: list[str]) -> list[str]:
         400: "Idempotency-Key no válida.",
         404: "No existe o es de otra empresa.",
         409: "La Idempotency-Key está en curso; `cfc_solo_dgi`: un comprobante de contingencia (2xx) no se "
-        "envía al cliente.",
+        "envía al cliente; `rechazado_por_dgi`: DGI lo rechazó, no tiene validez fiscal.",
         415: "El cuerpo no es JSON.",
         429: "Demasiados envíos en la última hora (10 por comprobante, 300 por empresa); ver Retry-After.",
     },
@@ -130,6 +130,14 @@ def enviar(cfe_id: str, body: EnviarCorreo, principal: Principal):
         raise Conflict(
             _("Un comprobante de contingencia se envía solo a DGI: el cliente ya tiene el papel."),
             code="cfc_solo_dgi",
+        )
+    if record.dgi_status == "rechazado":  # no fiscal validity, though the e-mail says its XML is what counts
+        raise Conflict(
+            _(
+                "DGI rechazó este comprobante: no tiene validez fiscal y no se envía al cliente. Emití el "
+                "comprobante corregido."
+            ),
+            code="rechazado_por_dgi",
         )
     recipients = valid_recipients(body.destinatarios) or sending.suggested_recipients(db.session(), record)
     if not recipients:
