@@ -623,3 +623,11 @@ def test_a_certificate_name_with_a_character_that_cannot_be_stored_or_shown_is_a
     answer = upload_cert(api_client, admin, p12(), nombre=name)
     assert answer.status_code == 422, answer.json
     assert "nombre" in fields(answer)
+
+
+def test_an_english_client_reads_what_is_wrong_with_a_cae_file_in_english(api_client, admin):
+    english = {**admin, "Accept-Language": "en"}
+    schema = upload_cae(api_client, english, b"<CAE xmlns='http://cfe.dgi.gub.uy'/>").json["error"]["message"]
+    assert "line 1" in schema and "línea" not in schema and "le falta" not in schema, schema
+    unreadable = upload_cae(api_client, english, b"no es xml").json["error"]["message"]
+    assert "no se puede leer" not in unreadable, unreadable

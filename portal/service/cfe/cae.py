@@ -22,6 +22,7 @@ from portal.service.cfe.schema import CAE_SCHEMA, schema_available, validate_xml
 from portal.service.cfe.signing import CfeSigner
 from portal.service.cfe.xml import CFE_NS, format_timestamp
 from portal.service.cfe.xmlsafe import parse_untrusted
+from portal.service.platform.i18n import Text, _
 
 _Q = f"{{{CFE_NS}}}"
 
@@ -59,18 +60,23 @@ def parse_cae(xml_bytes: bytes, *, strict: bool = True) -> CaeRange:
     try:
         tree = parse_untrusted(xml_bytes)
     except XmlInputError as exc:
-        ours = str(exc)  # XmlInputError's Spanish, libxml2's English already said in words, with line and column
-        raise CaeError(f"El archivo de CAE no se puede leer. {ours}") from None
+        # XmlInputError's catalogue message, libxml2's English already said in words, with line and column
+        raise CaeError(_("El archivo de CAE no se puede leer. {ours}", ours=exc.text)) from None
     root = tree.getroot()
     if root.tag != _Q + "CAE":
-        raise CaeError(f"El elemento raíz debe ser CAE de {CFE_NS}.")
+        raise CaeError(_("El elemento raíz debe ser CAE de {ns}.", ns=CFE_NS))
     if strict and schema_available(CAE_SCHEMA):
         errors = validate_xml(xml_bytes, CAE_SCHEMA)  # the file's own line numbers
         if errors:
-            raise CaeError(f"El archivo no sigue el formato de CAE de DGI (CAE.xsd, {_schema_problem(errors[0])}).")
+            raise CaeError(
+                _(
+                    "El archivo no sigue el formato de CAE de DGI (CAE.xsd, {problem}).",
+                    problem=_schema_problem(errors[0]),
+                )
+            )
     da = root.find(_Q + "DA")
     if da is None:
-        raise CaeError("Falta el grupo DA del CAE.")
+        raise CaeError(_("Falta el grupo DA del CAE."))
 
     def optional(tag: str) -> str | None:
         value = da.findtext(_Q + tag)
@@ -79,7 +85,7 @@ def parse_cae(xml_bytes: bytes, *, strict: bool = True) -> CaeRange:
     def text(tag: str) -> str:
         value = optional(tag)
         if not value:
-            raise CaeError(f"Falta {tag} en el CAE.")
+            raise CaeError(_("Falta {tag} en el CAE.", tag=tag))
         return value
 
     try:
@@ -100,9 +106,9 @@ def parse_cae(xml_bytes: bytes, *, strict: bool = True) -> CaeRange:
             tmst_firma=datetime.fromisoformat(stamp.strip()) if stamp else None,
         )
     except ValueError:
-        raise CaeError("El CAE tiene un número o una fecha que no se puede leer.") from None
+        raise CaeError(_("El CAE tiene un número o una fecha que no se puede leer.")) from None
     if cae.dnro > cae.hnro:
-        raise CaeError("El CAE tiene DNro mayor que HNro.")
+        raise CaeError(_("El CAE tiene DNro mayor que HNro."))
     return cae
 
 
@@ -141,18 +147,37 @@ _EXPECTED = re.compile(r"Expected is (?:one of )?\( ?(?:\{[^}]*\})?([\w.-]+)")
 
 def _schema_problem(error: str) -> str:
     """libxml2's English ("línea 2: Element '{ns}NA': This element is not expected. Expected is ( {ns}TA ).")
-    said in Spanish with the line and the elements it names."""
-    line, _, detail = error.partition(": ")
+    said in words with the line and the elements it names, as a catalogue message (each reader's language)."""
+    line_text, _sep, detail = error.partition(": ")
+    # validate_xml's errors are catalogue messages that keep their line; a plain one says it in Spanish
+    line: object = (
+        error.params["line"] if isinstance(error, Text) and "line" in error.params else line_text.removeprefix("línea ")
+    )
     element, expected = _ELEMENT.search(detail), _EXPECTED.search(detail)
     attribute = _ATTRIBUTE.search(detail)
     if element and attribute and "required but missing" in detail:
-        return f"{line}: al elemento {element.group(1)} le falta el atributo {attribute.group(1)}"
+        return _(
+            "línea {line}: al elemento {element} le falta el atributo {attribute}",
+            line=line,
+            element=element.group(1),
+            attribute=attribute.group(1),
+        )
     if element and expected and "Missing child" in detail:
-        return f"{line}: al elemento {element.group(1)} le falta {expected.group(1)}"
+        return _(
+            "línea {line}: al elemento {element} le falta {expected}",
+            line=line,
+            element=element.group(1),
+            expected=expected.group(1),
+        )
     if element and "is not a valid value" in detail:
-        return f"{line}: el valor de {element.group(1)} no es válido"
+        return _("línea {line}: el valor de {element} no es válido", line=line, element=element.group(1))
     if element and expected:
-        return f"{line}: en lugar de {element.group(1)} se esperaba {expected.group(1)}"
+        return _(
+            "línea {line}: en lugar de {element} se esperaba {expected}",
+            line=line,
+            element=element.group(1),
+            expected=expected.group(1),
+        )
     if element:
-        return f"{line}: el elemento {element.group(1)} no es válido"
-    return line
+        return _("línea {line}: el elemento {element} no es válido", line=line, element=element.group(1))
+    return _("línea {line}", line=line)

@@ -79,3 +79,8 @@ class XmlInputError(CfeError):
 
 class CaeError(CfeError):
     """A CAE file that cannot be read or does not follow DGI's format."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        # The catalogue message itself, said in each reader's language where it is answered (str(exc) loses it).
+        self.text: Text = message if isinstance(message, Text) else Text(message)

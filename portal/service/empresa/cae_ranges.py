@@ -101,7 +101,7 @@ def upload(principal: Principal, xml: bytes) -> tuple[CaeOut, bool]:
         # parse_cae says the first thing wrong in words (the XSD's element and line, not libxml2's English), so
         # the person can tell an edited file from an old one (DGI's files before 2013 have no TA element). Its
         # messages are ours, checked for the voice where CaeError is raised (tests/unit/test_voice.py).
-        problem = str(exc)
+        problem = exc.text
         raise _invalid(
             "cae_invalido",
             _(
