@@ -333,3 +333,15 @@ def test_the_admin_retires_a_certificate_once_its_successor_is_loaded(admin):
     assert admin.post(form["action"], data={"csrf_token": token}).status_code == 303
     rows = _soup(admin.get("/empresa/certificados")).select("[data-testid=certificate]")
     assert len(rows) == 2 and sum("Dado de baja" in row.get_text() for row in rows) == 1
+
+
+def test_the_audit_says_each_change_to_the_customers_email_in_words_and_only_when_it_changed(admin):
+    token = _csrf(admin, "/empresa/correo")
+    for _ in range(2):  # the same text saved twice is one change
+        saved = admin.post(
+            "/empresa/correo", data={"csrf_token": token, "asunto": "Su {comprobante}", "cuerpo": "Hola"}
+        )
+        assert saved.status_code == 303
+    rows = _soup(admin.get("/empresa/auditoria")).find(attrs={"data-testid": "audit"}).get_text(" ", strip=True)
+    assert rows.count("Cambió el correo al cliente") == 1, rows
+    assert "plantilla_correo" not in rows and "['" not in rows and "Asunto" in rows and "→ Su {comprobante}" in rows

@@ -359,15 +359,13 @@ def cambiar_plantilla(body: PlantillaCorreo, principal: Principal):
     with db.write_transaction() as session:
         own = session.get(MailTemplate, principal.company_id)
         before = {"asunto": own.subject, "cuerpo": own.body} if own else {}
+        # The same shape as every other setting's audit ({"antes", "despues"}), and only an actual change.
+        changes = audit.diff(before, {"asunto": body.asunto, "cuerpo": body.cuerpo})
         if own is None:
             own = MailTemplate(company_id=principal.company_id)
             session.add(own)
-        own.subject, own.body, own.updated_by = body.asunto, body.cuerpo, principal.actor
-        own.updated_at = datetime.now(UTC)
-        audit.record(
-            session,
-            principal,
-            "plantilla_correo",
-            {"asunto": [before.get("asunto"), body.asunto], "cuerpo": [before.get("cuerpo"), body.cuerpo]},
-        )
+        if changes:
+            own.subject, own.body, own.updated_by = body.asunto, body.cuerpo, principal.actor
+            own.updated_at = datetime.now(UTC)
+            audit.record(session, principal, "plantilla_correo", changes)
     return _template(principal)

@@ -22,6 +22,11 @@ ACTIONS = {
     "certificado_cargado": _l("Cargó un certificado"),
     "cae_cargado": _l("Cargó un CAE"),
     "cae_dado_de_baja": _l("Dio de baja un CAE"),
+    "certificado_dado_de_baja": _l("Dio de baja un certificado"),
+    "sucursal_dada_de_baja": _l("Dio de baja una sucursal"),
+    "plantilla_correo": _l("Cambió el correo al cliente"),
+    "libreta_contingencia": _l("Registró una libreta de contingencia"),
+    "libreta_contingencia_anulacion": _l("Anuló números de una libreta de contingencia"),
 }
 FIELDS = {
     "regimen": _l("Régimen"),
@@ -48,6 +53,12 @@ FIELDS = {
     "anuladosHasta": _l("Anulados hasta"),
     "cantidad": _l("Cantidad"),
     "motivo": _l("Motivo"),
+    "activo": _l("Activo"),
+    "activa": _l("Activa"),
+    "asunto": _l("Asunto"),
+    "cuerpo": _l("Texto"),
+    "caeId": _l("CAE"),
+    "fechaAutorizacion": _l("Fecha de autorización"),
 }
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T|$)")
 _VALUES = {**REGIME_LABELS, **PAPER_LABELS}
