@@ -155,7 +155,11 @@ def retire(principal: Principal, certificate_id: int) -> CertificateOut:
     stop issuing (upload its successor first). Retiring one already retired changes nothing."""
     now = datetime.now(UTC)
     with db.write_transaction() as session:
-        mine = list(session.scalars(select(Certificate).where(Certificate.company_id == principal.company_id)))
+        # Locked, all of them: two admins retiring the two certificates in force at once would otherwise each see
+        # the other's still signing, and leave the company with none (PostgreSQL; SQLite writes one at a time).
+        mine = list(
+            session.scalars(select(Certificate).where(Certificate.company_id == principal.company_id).with_for_update())
+        )
         cert = next((c for c in mine if c.id == certificate_id), None)
         if cert is None:
             raise NotFound(_("No existe ese certificado en la empresa."), code="certificado_inexistente")

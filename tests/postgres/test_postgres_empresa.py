@@ -1,0 +1,41 @@
+"""The company's settings on PostgreSQL, where two admins' requests are two transactions at once."""
+
+from __future__ import annotations
+
+import threading
+
+from tests.integration.test_empresa_api import BASE, upload_cert
+from tests.postgres.test_postgres import wait_for_lock_waiters
+from tests.support.empresa_files import p12
+
+
+def test_two_admins_retiring_the_two_certificates_in_force_at_once_leave_one(
+    api_client, auth_headers, postgres_server, pg_database
+):
+    """Another admin's retirement of the other certificate, not yet committed: the request waits for it and
+    then refuses to retire the last one that signs, instead of leaving the company unable to issue."""
+    admin = auth_headers("admin@demo.uy", 1)
+    other = upload_cert(api_client, admin, p12(valid_to_days=200))
+    assert other.status_code == 201, other.json
+    [first] = [
+        c["id"]
+        for c in api_client.get(f"{BASE}/certificados", headers=admin).json["items"]
+        if c["id"] != other.json["id"]
+    ]
+    holder = postgres_server.connect(pg_database)
+    holder.execute("SELECT id FROM certificate WHERE id = %s FOR UPDATE", (other.json["id"],))
+    holder.execute("UPDATE certificate SET retired_at = now() WHERE id = %s", (other.json["id"],))
+    outcome = {}
+    worker = threading.Thread(
+        target=lambda: outcome.setdefault("answer", api_client.post(f"{BASE}/certificados/{first}/baja", headers=admin))
+    )
+    worker.start()
+    try:
+        wait_for_lock_waiters(postgres_server, pg_database, timeout=5)
+        assert "answer" not in outcome  # still waiting for the other retirement
+    finally:
+        holder.commit()
+        holder.close()
+        worker.join(timeout=30)
+    assert outcome["answer"].status_code == 409, outcome["answer"].json
+    assert outcome["answer"].json["error"]["code"] == "unico_certificado_vigente"
