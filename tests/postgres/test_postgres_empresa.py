@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import threading
 
-from tests.integration.test_empresa_api import BASE, upload_cert
+from tests.integration.test_empresa_api import BASE, upload_cae, upload_cert
 from tests.postgres.test_postgres import wait_for_lock_waiters
-from tests.support.empresa_files import p12
+from tests.support.empresa_files import cae_xml, p12
 
 
 def test_two_admins_retiring_the_two_certificates_in_force_at_once_leave_one(
@@ -39,3 +39,42 @@ def test_two_admins_retiring_the_two_certificates_in_force_at_once_leave_one(
         worker.join(timeout=30)
     assert outcome["answer"].status_code == 409, outcome["answer"].json
     assert outcome["answer"].json["error"]["code"] == "unico_certificado_vigente"
+
+
+def test_a_cae_upload_waits_for_another_upload_of_the_company_to_end(
+    api_client, auth_headers, postgres_server, pg_database
+):
+    """Two overlapping files uploaded at once each found no overlap, and both ranges numbered receipts. An upload
+    now holds the company until it commits: another one in progress makes it wait, then it checks what that one
+    stored; the overlap itself is refused as before (test_empresa_api)."""
+    admin = auth_headers("admin@demo.uy", 1)
+    holder = postgres_server.connect(pg_database)
+    # What another upload holds until it commits (cae_ranges.upload); issuing's KEY SHARE does not make it wait.
+    holder.execute("SELECT id FROM company WHERE id = 1 FOR NO KEY UPDATE")
+    outcome = {}
+    worker = threading.Thread(
+        target=lambda: outcome.setdefault(
+            "answer", upload_cae(api_client, admin, cae_xml(tipo=111, serie="C", dnro=1, hnro=2500))
+        )
+    )
+    worker.start()
+    try:
+        wait_for_lock_waiters(postgres_server, pg_database, timeout=5)
+        assert "answer" not in outcome  # still waiting for the other upload
+    finally:
+        holder.commit()
+        holder.close()
+        worker.join(timeout=30)
+    assert outcome["answer"].status_code == 201, outcome["answer"].json
+    issuing = postgres_server.connect(pg_database)  # a receipt's insert holds the company's KEY SHARE ...
+    issuing.execute("SELECT id FROM company WHERE id = 1 FOR KEY SHARE")
+    try:  # ... and an upload does not wait for it
+        assert (
+            upload_cae(
+                api_client, admin, cae_xml(tipo=111, serie="D", dnro=1, hnro=100, cae_id=90260000018)
+            ).status_code
+            == 201
+        )
+    finally:
+        issuing.rollback()
+        issuing.close()

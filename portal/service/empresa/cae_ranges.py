@@ -118,7 +118,10 @@ def upload(principal: Principal, xml: bytes) -> tuple[CaeOut, bool]:
             _("La firma de DGI del archivo de CAE no es válida: subilo tal como lo descargaste, sin editarlo."),
         )
     with db.write_transaction() as session:
-        company = session.get_one(Company, principal.company_id)
+        # The company locked for the check and the insert: two overlapping files uploaded at once would otherwise
+        # each find no overlap (PostgreSQL; SQLite writes one at a time), and both ranges would number receipts.
+        # NO KEY UPDATE: another upload waits, issuing (its receipts' foreign key takes KEY SHARE) does not.
+        company = session.get_one(Company, principal.company_id, with_for_update={"key_share": True})
         if cae.rut != company.rut:
             raise _invalid(
                 "otro_rut", _("El CAE es del RUT {rut}, no del de la empresa ({own}).", rut=cae.rut, own=company.rut)
