@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from tests.integration.test_empresa_api import BASE, upload_cae, upload_cert
+from tests.integration.test_empresa_api import BASE, BRANCH, upload_cae, upload_cert
 from tests.postgres.test_postgres import wait_for_lock_waiters
 from tests.support.empresa_files import cae_xml, p12
 
@@ -78,3 +78,31 @@ def test_a_cae_upload_waits_for_another_upload_of_the_company_to_end(
     finally:
         issuing.rollback()
         issuing.close()
+
+
+def test_a_branch_made_the_default_by_another_admin_meanwhile_is_not_retired(
+    api_client, auth_headers, postgres_server, pg_database
+):
+    """Another admin makes Pocitos the default while this one retires it: the retirement read Pocitos as it was
+    before that commit (not the default) and retired the branch receipts are issued from. It now waits for the
+    change and refuses (409 sucursal_predeterminada)."""
+    admin = auth_headers("admin@demo.uy", 1)
+    created = api_client.post(f"{BASE}/sucursales", json=BRANCH, headers=admin)
+    assert created.status_code == 201, created.json
+    pocitos = created.json["id"]
+    holder = postgres_server.connect(pg_database)
+    holder.execute("SELECT id FROM empresa_sucursal WHERE company_id = 1 FOR UPDATE")
+    holder.execute("UPDATE empresa_sucursal SET predeterminada = (id = %s) WHERE company_id = 1", (pocitos,))
+    outcome = {}
+    worker = threading.Thread(
+        target=lambda: outcome.setdefault("answer", api_client.post(f"{BASE}/sucursales/{pocitos}/baja", headers=admin))
+    )
+    worker.start()
+    try:
+        wait_for_lock_waiters(postgres_server, pg_database, timeout=5)
+    finally:
+        holder.commit()
+        holder.close()
+        worker.join(timeout=30)
+    assert outcome["answer"].status_code == 409, outcome["answer"].json
+    assert outcome["answer"].json["error"]["code"] == "sucursal_predeterminada"

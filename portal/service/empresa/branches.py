@@ -34,8 +34,12 @@ def _values(branch: Branch) -> dict[str, Any]:
     return {name: getattr(branch, name) for name in _FIELDS}
 
 
-def _all(session: Session, company_id: int) -> list[Branch]:
-    return list(session.scalars(select(Branch).where(Branch.company_id == company_id).order_by(Branch.codigo)))
+def _all(session: Session, company_id: int, *, locked: bool = False) -> list[Branch]:
+    """The company's branches; `locked` for a change: they are judged together (one default, never a retired
+    one), so two admins' changes at once take turns instead of each judging the other's before it commits
+    (PostgreSQL; SQLite writes one at a time)."""
+    query = select(Branch).where(Branch.company_id == company_id).order_by(Branch.codigo)
+    return list(session.scalars(query.with_for_update() if locked else query))
 
 
 def list_branches(principal: Principal) -> BranchList:
@@ -49,7 +53,7 @@ def _duplicate_code(code: int) -> ValidationFailed:
 
 def create(principal: Principal, body: BranchIn) -> BranchOut:
     with db.write_transaction() as session:
-        existing = _all(session, principal.company_id)
+        existing = _all(session, principal.company_id, locked=True)
         if any(b.codigo == body.codigo for b in existing):
             raise _duplicate_code(body.codigo)
         branch = Branch(company_id=principal.company_id, **body.model_dump())
@@ -66,7 +70,7 @@ def create(principal: Principal, body: BranchIn) -> BranchOut:
 def update(principal: Principal, branch_id: int, body: BranchIn) -> BranchOut:
     """Replace a branch's data. Un-marking the default is refused: mark another branch instead."""
     with db.write_transaction() as session:
-        existing = _all(session, principal.company_id)
+        existing = _all(session, principal.company_id, locked=True)
         branch = next((b for b in existing if b.id == branch_id), None)
         if branch is None:
             raise NotFound(_("No existe esa sucursal en la empresa."), code="sucursal_inexistente")
@@ -94,7 +98,7 @@ def retire(principal: Principal, branch_id: int) -> BranchOut:
     """Retire a branch: no receipt is issued from it again; those issued keep it. The default one cannot be
     (mark another first); retiring one already retired changes nothing."""
     with db.write_transaction() as session:
-        branch = next((b for b in _all(session, principal.company_id) if b.id == branch_id), None)
+        branch = next((b for b in _all(session, principal.company_id, locked=True) if b.id == branch_id), None)
         if branch is None:
             raise NotFound(_("No existe esa sucursal en la empresa."), code="sucursal_inexistente")
         if branch.predeterminada:
