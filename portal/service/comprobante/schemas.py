@@ -7,6 +7,7 @@ from decimal import Decimal
 from typing import Annotated, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -32,6 +33,24 @@ _NOT_BLANK = r"\S"
 # The codes a search filters by, as a JSON array for OpenAPI's enum: the CFE types and the keyed-in CFC (2xx).
 _SEARCH_TYPES = sorted({*CFE_TYPES, *CFC_NAMES})
 _CFE_TYPE_CODES: list[JsonValue] = [*_SEARCH_TYPES]
+
+
+def _typed_number(value: str | None) -> str | None:
+    if value and not is_receipt_number(value):
+        raise refuse(*PARAMETERS["numero"])
+    return value or None
+
+
+# A receipt's serie and number as a person types them: one grammar for the issued and the received lists.
+TypedNumber = Annotated[
+    str | None,
+    Field(
+        max_length=MAX_TYPED,
+        pattern=PATTERN,
+        description="Serie y número como se escriba: A-15, A 0000015, A15, o solo 15.",
+    ),
+    AfterValidator(_typed_number),
+]
 
 
 class _Out(BaseModel):
@@ -305,12 +324,7 @@ class BuscarQuery(BaseModel):
         json_schema_extra={"enum": _CFE_TYPE_CODES},
         description="Tipo de CFE o de CFC (contingencia, 2xx), p. ej. 111 o 211.",
     )
-    numero: str | None = Field(
-        None,
-        max_length=MAX_TYPED,
-        pattern=PATTERN,
-        description="Serie y número como se escriba: A-15, A 0000015, A15, o solo 15.",
-    )
+    numero: TypedNumber = None
     receptor: str | None = Field(
         None,
         min_length=1,
@@ -345,13 +359,6 @@ class BuscarQuery(BaseModel):
         None,
         description="json (una página), csv o xlsx (todos los que cumplen los filtros); sin él, lo decide Accept.",
     )
-
-    @field_validator("numero")
-    @classmethod
-    def _number(cls, value: str | None) -> str | None:
-        if value and not is_receipt_number(value):
-            raise refuse(*PARAMETERS["numero"])
-        return value or None
 
     @field_validator("tipo_cfe")
     @classmethod

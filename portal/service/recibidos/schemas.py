@@ -8,9 +8,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from portal.domain.receipt_numbers import MAX_TYPED, PATTERN, is_receipt_number
+from portal.service.comprobante.schemas import TypedNumber
 from portal.service.platform.i18n import _
-from portal.service.platform.pydantic_errors import PARAMETERS, refuse
+from portal.service.platform.pydantic_errors import refuse
 from portal.service.recibidos.motives import COMMERCIAL_MOTIVES, said_detail
 
 ESTADOS = ("aceptado", "rechazado", "pendiente", "rechazado_comercial", "rechazado_dgi")
@@ -27,12 +27,7 @@ class RecibidosQuery(BaseModel):
         None, max_length=150, description="RUT del proveedor (12 dígitos) o el comienzo de su razón social."
     )
     tipo: int | None = Field(None, ge=100, le=999, description="Tipo de CFE (111 e-Factura, 101 e-Ticket...).")
-    numero: str | None = Field(
-        None,
-        max_length=MAX_TYPED,
-        pattern=PATTERN,
-        description="Serie y número como se escriba: A-15, A 0000015, A15, o solo 15.",
-    )
+    numero: TypedNumber = None
     desde: date | None = Field(None, description="Fecha de emisión desde (inclusive).")
     hasta: date | None = Field(None, description="Fecha de emisión hasta (inclusive).")
     monto_desde: Decimal | None = Field(None, alias="montoDesde", ge=0)
@@ -53,13 +48,6 @@ class RecibidosQuery(BaseModel):
         str_strip_whitespace=True,
         json_schema_extra={"examples": [{"proveedor": "2110", "numero": "A-15", "contabilizado": False}]},
     )
-
-    @field_validator("numero")
-    @classmethod
-    def _number(cls, value: str | None) -> str | None:
-        if value and not is_receipt_number(value):
-            raise refuse(*PARAMETERS["numero"])
-        return value or None
 
     # On each range's upper end, so the error names a query parameter (a model-level error names none).
     @field_validator("hasta")
