@@ -9,6 +9,22 @@ from tests.postgres.test_postgres import wait_for_lock_waiters
 from tests.support.empresa_files import cae_xml, p12
 
 
+def _answer_after(holder, request, postgres_server, pg_database):
+    """`request`'s answer, sent while `holder` (another admin's transaction, its statements run) is open: the
+    request must wait for it, and is answered once `holder` commits."""
+    outcome = {}
+    worker = threading.Thread(target=lambda: outcome.setdefault("answer", request()))
+    worker.start()
+    try:
+        wait_for_lock_waiters(postgres_server, pg_database, timeout=5)
+        assert "answer" not in outcome  # still waiting for the other admin
+    finally:
+        holder.commit()
+        holder.close()
+        worker.join(timeout=30)
+    return outcome["answer"]
+
+
 def test_two_admins_retiring_the_two_certificates_in_force_at_once_leave_one(
     api_client, auth_headers, postgres_server, pg_database
 ):
@@ -25,20 +41,14 @@ def test_two_admins_retiring_the_two_certificates_in_force_at_once_leave_one(
     holder = postgres_server.connect(pg_database)
     holder.execute("SELECT id FROM certificate WHERE id = %s FOR UPDATE", (other.json["id"],))
     holder.execute("UPDATE certificate SET retired_at = now() WHERE id = %s", (other.json["id"],))
-    outcome = {}
-    worker = threading.Thread(
-        target=lambda: outcome.setdefault("answer", api_client.post(f"{BASE}/certificados/{first}/baja", headers=admin))
+    answer = _answer_after(
+        holder,
+        lambda: api_client.post(f"{BASE}/certificados/{first}/baja", headers=admin),
+        postgres_server,
+        pg_database,
     )
-    worker.start()
-    try:
-        wait_for_lock_waiters(postgres_server, pg_database, timeout=5)
-        assert "answer" not in outcome  # still waiting for the other retirement
-    finally:
-        holder.commit()
-        holder.close()
-        worker.join(timeout=30)
-    assert outcome["answer"].status_code == 409, outcome["answer"].json
-    assert outcome["answer"].json["error"]["code"] == "unico_certificado_vigente"
+    assert answer.status_code == 409, answer.json
+    assert answer.json["error"]["code"] == "unico_certificado_vigente"
 
 
 def test_a_cae_upload_waits_for_another_upload_of_the_company_to_end(
@@ -51,21 +61,13 @@ def test_a_cae_upload_waits_for_another_upload_of_the_company_to_end(
     holder = postgres_server.connect(pg_database)
     # What another upload holds until it commits (cae_ranges.upload); issuing's KEY SHARE does not make it wait.
     holder.execute("SELECT id FROM company WHERE id = 1 FOR NO KEY UPDATE")
-    outcome = {}
-    worker = threading.Thread(
-        target=lambda: outcome.setdefault(
-            "answer", upload_cae(api_client, admin, cae_xml(tipo=111, serie="C", dnro=1, hnro=2500))
-        )
+    answer = _answer_after(
+        holder,
+        lambda: upload_cae(api_client, admin, cae_xml(tipo=111, serie="C", dnro=1, hnro=2500)),
+        postgres_server,
+        pg_database,
     )
-    worker.start()
-    try:
-        wait_for_lock_waiters(postgres_server, pg_database, timeout=5)
-        assert "answer" not in outcome  # still waiting for the other upload
-    finally:
-        holder.commit()
-        holder.close()
-        worker.join(timeout=30)
-    assert outcome["answer"].status_code == 201, outcome["answer"].json
+    assert answer.status_code == 201, answer.json
     issuing = postgres_server.connect(pg_database)  # a receipt's insert holds the company's KEY SHARE ...
     issuing.execute("SELECT id FROM company WHERE id = 1 FOR KEY SHARE")
     try:  # ... and an upload does not wait for it
@@ -93,16 +95,11 @@ def test_a_branch_made_the_default_by_another_admin_meanwhile_is_not_retired(
     holder = postgres_server.connect(pg_database)
     holder.execute("SELECT id FROM empresa_sucursal WHERE company_id = 1 FOR UPDATE")
     holder.execute("UPDATE empresa_sucursal SET predeterminada = (id = %s) WHERE company_id = 1", (pocitos,))
-    outcome = {}
-    worker = threading.Thread(
-        target=lambda: outcome.setdefault("answer", api_client.post(f"{BASE}/sucursales/{pocitos}/baja", headers=admin))
+    answer = _answer_after(
+        holder,
+        lambda: api_client.post(f"{BASE}/sucursales/{pocitos}/baja", headers=admin),
+        postgres_server,
+        pg_database,
     )
-    worker.start()
-    try:
-        wait_for_lock_waiters(postgres_server, pg_database, timeout=5)
-    finally:
-        holder.commit()
-        holder.close()
-        worker.join(timeout=30)
-    assert outcome["answer"].status_code == 409, outcome["answer"].json
-    assert outcome["answer"].json["error"]["code"] == "sucursal_predeterminada"
+    assert answer.status_code == 409, answer.json
+    assert answer.json["error"]["code"] == "sucursal_predeterminada"
