@@ -234,12 +234,14 @@ def _settings_read_once_per_environment(patch: pytest.MonkeyPatch) -> None:
     read: dict[tuple, AppSettings] = {}
 
     def load_once(cls):
-        key = (cls, tuple(sorted(os.environ.items())))
+        # Without PYTEST_CURRENT_TEST, which pytest sets anew for every test and phase (and no setting reads).
+        key = (cls, tuple(sorted(item for item in os.environ.items() if item[0] != "PYTEST_CURRENT_TEST")))
         if key not in read:
             read[key] = load(cls)
         return read[key].model_copy()
 
     load_once.uncached = load
+    load_once.read = read
     patch.setattr(AppSettings, "load", classmethod(load_once))
 
 

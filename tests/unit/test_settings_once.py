@@ -24,3 +24,13 @@ def test_a_changed_variable_is_read_anew(monkeypatch):
 def test_a_change_to_the_settings_given_does_not_reach_the_next_app():
     ServiceSettings.load().ISSUER = "https://changed.example"
     assert ServiceSettings.load().ISSUER != "https://changed.example"
+
+
+def test_the_next_test_gets_the_settings_read_before(monkeypatch):
+    """pytest sets PYTEST_CURRENT_TEST anew for every test: it must not make every app read its settings again."""
+    ServiceSettings.load()
+    read = ServiceSettings.load.__func__.read
+    seen = len(read)
+    monkeypatch.setenv("PYTEST_CURRENT_TEST", "tests/unit/test_other.py::test_next (setup)")
+    ServiceSettings.load()
+    assert len(read) == seen
