@@ -335,3 +335,28 @@ def test_a_receipt_dgi_rejected_is_not_sent_to_the_customer(api_client, service_
     assert refused.status_code == 409 and refused.json["error"]["code"] == "rechazado_por_dgi"
     assert refused.json["error"]["message"].startswith("DGI rejected this receipt")
     assert _sends(api_client, user, factura["idCfeEmitido"])["envios"] == []
+
+
+def test_without_a_company_e_mail_the_message_does_not_invite_a_reply(api_client, service_app, user, factura, smtp):
+    """With no company e-mail there is no Reply-To: a reply would reach the shared sending address, so the
+    default text does not ask for one. With it, the text asks and the reply goes to the company."""
+    from portal.service.platform import db as service_db
+    from portal.service.platform.models import Company
+
+    _send(api_client, user, factura["idCfeEmitido"], ["a@cliente.com.uy"])
+    jobs.run_pending()
+    with service_app.app_context():
+        session = service_db.session()
+        company = session.query(Company).filter_by(razon_social="Demo S.A.").one()
+        company_mail = company.correo
+        company.correo = None
+        session.commit()
+    _send(api_client, user, factura["idCfeEmitido"], ["b@cliente.com.uy"])
+    jobs.run_pending()
+
+    with_mail, without = (received.message for received in smtp.recorder.received)
+    assert with_mail["Reply-To"] == company_mail
+    assert "responda a este correo" in with_mail.get_body(("plain",)).get_content()
+    assert without["Reply-To"] is None
+    text = without.get_body(("plain",)).get_content()
+    assert "responda" not in text and "Le enviamos el comprobante" in text

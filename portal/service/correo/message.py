@@ -58,6 +58,11 @@ PLACEHOLDERS = {
 }
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
+# A company without an e-mail of its own has no Reply-To, so a reply would reach the shared sending address:
+# its default text does not invite one. (A company's own text is sent as it wrote it.)
+_REPLY_INVITATION = "Si tiene alguna consulta, responda a este correo.\n\n"
+DEFAULT_BODY_WITHOUT_REPLIES = DEFAULT_BODY.replace(_REPLY_INVITATION, "")
+
 
 def fill(template: str, values: dict[str, str]) -> str:
     """`template` with each {name} of PLACEHOLDERS replaced; anything else, braces included, left as written
@@ -79,6 +84,8 @@ def values(record: IssuedCfe, company: Company) -> dict[str, str]:
 
 
 def body_text(record: IssuedCfe, company: Company, template: str = DEFAULT_BODY) -> str:
+    if template == DEFAULT_BODY and not company.correo:
+        template = DEFAULT_BODY_WITHOUT_REPLIES
     return fill(template, values(record, company)).rstrip("\n") + "\n"
 
 
