@@ -13,7 +13,7 @@ from jinja2 import MemcachedBytecodeCache
 
 from portal import logsafe, paths, static_files
 from portal.client.oidc import OidcClient
-from portal.web import activity, errors, i18n, security
+from portal.web import activity, errors, i18n, security, upload_limits
 from portal.web.auth.session import session_expired
 from portal.web.config import load_config
 from portal.web.extensions import csrf, htmx, login_manager, server_session
@@ -96,6 +96,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     logsafe.install("portal")
 
     server_session.init_app(app)
+    upload_limits.init_app(app)
     csrf.init_app(app)
     htmx.init_app(app)
     login_manager.init_app(app)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 
 import pytest
+from werkzeug.datastructures import FileStorage
+from werkzeug.test import encode_multipart
 
 from tests.support.empresa_files import OTHER_RUT, cae_xml, image, p12
 from tests.support.html import csrf
@@ -345,3 +347,49 @@ def test_the_audit_says_each_change_to_the_customers_email_in_words_and_only_whe
     rows = _soup(admin.get("/empresa/auditoria")).find(attrs={"data-testid": "audit"}).get_text(" ", strip=True)
     assert rows.count("Cambió el correo al cliente") == 1, rows
     assert "plantilla_correo" not in rows and "['" not in rows and "Asunto" in rows and "→ Su {comprobante}" in rows
+
+
+def _multipart(admin, path: str, fields: dict):
+    """A multipart POST whose body is built in memory (the test client spools a large one to a temporary file
+    it never closes)."""
+    boundary, body = encode_multipart(fields)
+    return admin.post(path, data=body, content_type=f"multipart/form-data; boundary={boundary}")
+
+
+def test_a_certificate_file_over_the_request_limit_is_named_in_place_and_the_name_typed_is_kept(admin):
+    """3 MB is over the portal's 2 MB request limit: the form's own size check answers, beside the file field,
+    with what was typed kept (before: the generic "too large" page, and the name lost)."""
+    token = _csrf(admin, "/empresa/certificados")
+    answer = _multipart(
+        admin,
+        "/empresa/certificados",
+        {
+            "archivo": FileStorage(io.BytesIO(b"\0" * (3 * 1024 * 1024)), "firma.p12"),
+            "password": "clave-p12",
+            "nombre": "Firma de 2027",
+            "csrf_token": token,
+        },
+    )
+    assert answer.status_code == 422
+    assert "64 KB" in _error(answer, "archivo")
+    assert _soup(answer).find(id="nombre")["value"] == "Firma de 2027"
+    assert "clave-p12" not in answer.get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("path", "name", "limit"),
+    [
+        ("/empresa/cae", "cae.xml", "64 KB"),
+        ("/empresa/logo", "logo.png", "512 KB"),
+        ("/comprobantes/firmar", "cfe.xml", "2 MB"),
+    ],
+)
+def test_every_form_that_checks_its_file_size_answers_in_place_up_to_16_mb(admin, path, name, limit):
+    def upload(size: int):
+        return _multipart(
+            admin, path, {"archivo": FileStorage(io.BytesIO(b"\0" * size), name), "csrf_token": _csrf(admin, path)}
+        )
+
+    in_place = upload(3 * 1024 * 1024)
+    assert in_place.status_code == 422 and limit in _error(in_place, "archivo")
+    assert upload(17 * 1024 * 1024).status_code == 413  # beyond the ceiling, the generic page

@@ -13,9 +13,11 @@ from portal.web.comprobantes import bp, forms
 from portal.web.comprobantes.files import signed_name
 from portal.web.files import file_response
 from portal.web.rendering import render
+from portal.web.upload_limits import checks_file_sizes
 
 
 @bp.route("/firmar", methods=["GET", "POST"])
+@checks_file_sizes
 @writer_required
 def sign():
     """Upload an unsigned CFE (up to 2 MB) and get it back signed, as a download; errors say where."""

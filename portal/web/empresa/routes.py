@@ -17,6 +17,7 @@ from portal.web.empresa.forms import BranchForm, LogoForm, SettingsForm
 from portal.web.empresa.views import REFUSALS, TABS, count
 from portal.web.forms_common import apply_service_errors
 from portal.web.rendering import redirect_after_post, render
+from portal.web.upload_limits import checks_file_sizes
 
 __all__ = ["bp"]
 
@@ -156,6 +157,7 @@ def retire_branch(branch_id: int):
 
 
 @bp.route("/logo", methods=["GET", "POST"])
+@checks_file_sizes
 @admin_required
 def logo():
     """The logo printed on receipts: see it, replace it."""

@@ -15,6 +15,7 @@ from portal.web.empresa.views import REFUSALS
 from portal.web.forms_common import apply_service_errors
 from portal.web.i18n import day
 from portal.web.rendering import redirect_after_post, render
+from portal.web.upload_limits import checks_file_sizes
 
 
 def _status() -> int:
@@ -22,6 +23,7 @@ def _status() -> int:
 
 
 @bp.route("/certificados", methods=["GET", "POST"])
+@checks_file_sizes
 @admin_required
 def certificates():
     """The company's signing certificates with their days left, and a form to upload a new one."""
@@ -62,6 +64,7 @@ def retire_certificate(certificate_id: int):
 
 
 @bp.route("/cae", methods=["GET", "POST"])
+@checks_file_sizes
 @admin_required
 def cae():
     """The company's CAE ranges with the numbers left and their expiry, and a form to upload DGI's file."""
