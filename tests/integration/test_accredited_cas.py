@@ -135,3 +135,28 @@ def test_a_bundle_that_cannot_be_read_or_holds_no_authority_stops_the_service_at
     leaf_only.write_bytes(make_certificate(sup.SUPPLIER_RUT).cert_pem)
     with pytest.raises(ValueError, match="ningún certificado de autoridad"):
         create_app({**service_config, "ACCREDITED_CAS_PATH": str(leaf_only)})
+
+
+def test_a_cae_file_is_taken_only_when_an_accredited_authority_issued_its_signers_certificate(api_client, auth_headers):
+    """A CAE file whose signature holds but whose certificate is self-signed (anyone can make one saying
+    "DGI") would let numbers DGI never authorised be issued."""
+    from tests.support.empresa_files import cae_xml
+
+    admin = auth_headers("admin@demo.uy", company_id=1)
+
+    def upload(signer_certificate: Certificate, cae_id: int):
+        signer = CfeSigner(signer_certificate.key_pem, signer_certificate.cert_pem)
+        return api_client.post(
+            "/api/v1/empresa/cae",
+            data=cae_xml(tipo=111, serie="C", cae_id=cae_id, signer=signer),
+            content_type="application/xml",
+            headers=admin,
+        )
+
+    forged = upload(make_certificate("219999830019", "DGI"), 90260000051)
+    assert forged.status_code == 422, forged.json
+    assert [f["code"] for f in forged.json["error"]["fields"]] == ["firmante_no_acreditado"]
+    assert "autoridad certificadora acreditada" in forged.json["error"]["message"]
+    assert upload(make_certificate("219999830019", "DGI", issued_by=IMPOSTOR), 90260000052).status_code == 422
+    genuine = upload(make_certificate("219999830019", "DGI", issued_by=ACCREDITED), 90260000053)
+    assert genuine.status_code == 201, genuine.json

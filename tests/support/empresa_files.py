@@ -86,9 +86,11 @@ def cae_xml(
     cae_id: int = 90260000017,
     expires_in_days: int = 700,
     authorized_days_ago: int = 30,
+    signer: CfeSigner | None = None,
 ) -> bytes:
     """A CAE file signed as DGI signs them (valid against CAE.xsd), authorized and expiring that many days from
-    today (a negative `authorized_days_ago`: valid only from a future day)."""
+    today (a negative `authorized_days_ago`: valid only from a future day); by a self-signed "DGI (prueba)"
+    unless `signer` is given."""
     today = today_montevideo()
     cae = CaeRange(
         rut=rut,
@@ -100,7 +102,7 @@ def cae_xml(
         fecha_autorizacion=today - dt.timedelta(days=authorized_days_ago),
         vencimiento=today + dt.timedelta(days=expires_in_days),
     )
-    return build_cae_xml(cae, _dgi_signer())
+    return build_cae_xml(cae, signer or _dgi_signer())
 
 
 def image(fmt: str = "PNG", size: tuple[int, int] = (300, 120)) -> bytes:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import xmlsec
+from cryptography import x509
 from lxml import etree
 
 from portal.service.cfe.errors import XmlInputError
@@ -208,6 +209,19 @@ def verify_signature(signed_bytes: bytes, cert_pem: bytes | None = None) -> bool
     except xmlsec.Error:
         return False
     return True
+
+
+def embedded_certificate(signed_bytes: bytes) -> x509.Certificate | None:
+    """The certificate in KeyInfo of the document's single enveloped signature (None without one, or unreadable):
+    who says they signed it, to check against a trust anchor once verify_signature holds."""
+    signature = _signature_of(parse_untrusted(signed_bytes).getroot())
+    embedded = None if signature is None else signature.findtext(f"{_DS}KeyInfo/{_DS}X509Data/{_DS}X509Certificate")
+    if not embedded:
+        return None
+    try:
+        return x509.load_der_x509_certificate(base64.b64decode("".join(embedded.split())))
+    except ValueError:
+        return None
 
 
 def digest_of(signed_bytes: bytes) -> str:

@@ -6,6 +6,7 @@ and other contents is a 409 (`numbering.import_range`)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Literal
 
 from sqlalchemy import select
@@ -14,13 +15,13 @@ from portal.domain.empresa import CAE_MAX_BYTES, EXPIRY_WARNING_DAYS
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.cae import parse_cae
 from portal.service.cfe.errors import CaeError, XmlInputError
-from portal.service.cfe.signing import verify_signature
+from portal.service.cfe.signing import embedded_certificate, verify_signature
 from portal.service.comprobante import hooks
 from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.comprobante.numbering import import_range
 from portal.service.empresa import audit
 from portal.service.empresa.schemas import CaeBajaIn, CaeBajaOut, CaeList, CaeOut
-from portal.service.platform import db
+from portal.service.platform import accredited_cas, db
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import ApiError, Conflict, FieldError, NotFound, ValidationFailed
 from portal.service.platform.i18n import _
@@ -111,12 +112,23 @@ def upload(principal: Principal, xml: bytes) -> tuple[CaeOut, bool]:
         ) from None
     # CAE.xsd only asks for a ds:Signature; a file edited after DGI signed it (a longer range, a later expiry)
     # would number receipts DGI rejects. Checked against the certificate the file carries: that proves it is
-    # unchanged, not that DGI signed it (DGI's certificate is not pinned here).
+    # unchanged. Who signed it: with CFE_ACCREDITED_CAS, that certificate must come from an accredited CA, as
+    # DGI's does (DGI's own certificate is not pinned: it is not among the domain documents).
     if not _signature_holds(xml):
         raise _invalid(
             "firma_invalida",
             _("La firma de DGI del archivo de CAE no es válida: subilo tal como lo descargaste, sin editarlo."),
         )
+    if accredited_cas.checking():
+        signer = embedded_certificate(xml)
+        if signer is None or not accredited_cas.issued_by_accredited_ca(signer, datetime.now(UTC)):
+            raise _invalid(
+                "firmante_no_acreditado",
+                _(
+                    "El archivo de CAE no lo firmó DGI: el certificado de su firma no lo emitió una autoridad "
+                    "certificadora acreditada en Uruguay. Descargalo de nuevo del sitio de DGI."
+                ),
+            )
     with db.write_transaction() as session:
         # The company locked for the check and the insert: two overlapping files uploaded at once would otherwise
         # each find no overlap (PostgreSQL; SQLite writes one at a time), and both ranges would number receipts.
