@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import json
 import socket
+import ssl
 from datetime import UTC, datetime, timedelta
 
 import pytest
+import requests
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from portal.service.correo import mailbox
 from portal.service.platform import jobs
 from portal.service.webhooks import delivery
 from portal.service.webhooks.models import WebhookDelivery, WebhookEndpoint
+from tests.support.certificates import make_authority, make_tls_certificate
 from tests.support.cfe_bodies import EFACTURA, ETICKET, body, issue
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
 from tests.support.webhook_receiver import WebhookReceiver
@@ -436,6 +439,33 @@ def test_a_name_is_called_at_the_address_it_was_checked_at_with_its_own_host_hea
     assert PUBLIC not in tried and resolver.asked == 1
     [attempt] = client.get(f"/api/v1/webhooks/{created['id']}/entregas", headers=headers).json["items"]
     assert attempt["ok"] is True
+
+
+def test_https_to_a_pinned_address_sends_sni_and_checks_the_certificate_for_the_urls_host(monkeypatch, tmp_path):
+    authority = make_authority("CA de prueba TLS")
+    (tmp_path / "ca.pem").write_bytes(authority.cert_pem)
+    _Resolver(monkeypatch, "hooks.example.com", ["10.9.9.9"])  # never asked: the connection goes to the pin
+    for name, trusted in (("hooks.example.com", True), ("otro.example.com", False)):
+        certificate = make_tls_certificate(name, authority)
+        (tmp_path / "server.pem").write_bytes(certificate.cert_pem + certificate.key_pem)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(tmp_path / "server.pem")
+        server = WebhookReceiver(tls=context).start()
+        url = f"https://hooks.example.com:{server.url.rsplit(':', 1)[1]}/tls"
+        try:
+            with requests.Session() as http:
+                http.trust_env = False
+                http.mount("https://", delivery._WatchedAdapter(("127.0.0.1",)))
+                if trusted:
+                    answer = http.post(url, data=b"{}", verify=str(tmp_path / "ca.pem"), timeout=5)
+                    assert answer.status_code == 200 and server.received[0].headers["host"].startswith("hooks.")
+                else:  # a certificate for another name, although the pinned address is right
+                    with pytest.raises(requests.exceptions.SSLError):
+                        http.post(url, data=b"{}", verify=str(tmp_path / "ca.pem"), timeout=5)
+                    assert server.received == []
+            assert server.server_names == ["hooks.example.com"]
+        finally:
+            server.stop()
 
 
 def test_roles_and_companies(client, auth_headers, receiver):
