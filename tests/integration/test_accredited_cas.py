@@ -12,15 +12,20 @@ from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 from lxml import etree
 from lxml.builder import ElementMaker
+from sqlalchemy import select
 
 from portal.service import create_app
 from portal.service.cfe import CfeSigner
 from portal.service.cfe.signing import shared_signer
+from portal.service.dgi.wsse import BodySignature
 from portal.service.intercambio import answers
 from portal.service.intercambio.models import ExchangeEnvelope
+from portal.service.intercambio.transport import NAMESPACE
 from portal.service.platform import db
 from portal.service.platform.models import Company
 from portal.service.recibidos import annulments, intake
+from portal.service.recibidos.models import ReceivedEnvelope
+from portal.service.recibidos.ws import URL_PATH
 from tests.support import recibidos as sup
 from tests.support.certificates import Certificate, make_authority, make_certificate
 from tests.support.cfe_bodies import issue
@@ -160,3 +165,44 @@ def test_a_cae_file_is_taken_only_when_an_accredited_authority_issued_its_signer
     assert upload(make_certificate("219999830019", "DGI", issued_by=IMPOSTOR), 90260000052).status_code == 422
     genuine = upload(make_certificate("219999830019", "DGI", issued_by=ACCREDITED), 90260000053)
     assert genuine.status_code == 201, genuine.json
+
+
+SOAP = "http://schemas.xmlsoap.org/soap/envelope/"
+
+
+def _sobre_call(document: bytes, signed_by: Certificate) -> bytes:
+    """A call of the exchange web service's SOBRE carrying `document`, its Body signed (WS-Security) by `signed_by`."""
+    envelope = etree.Element(f"{{{SOAP}}}Envelope", nsmap={"soap": SOAP})
+    body = etree.SubElement(envelope, f"{{{SOAP}}}Body")
+    call = etree.SubElement(body, f"{{{NAMESPACE}}}WS_eFactura_Intercambio.SOBRE", nsmap={None: NAMESPACE})
+    etree.SubElement(
+        etree.SubElement(call, f"{{{NAMESPACE}}}Datain"), f"{{{NAMESPACE}}}xmlData"
+    ).text = document.decode()
+    BodySignature(signed_by.key_pem, signed_by.cert_pem).apply(envelope, {})
+    return etree.tostring(envelope, xml_declaration=True, encoding="utf-8")
+
+
+def test_the_exchange_web_service_believes_only_a_ws_security_signer_an_accredited_authority_issued(
+    api_client, service_app
+):
+    supplier = make_certificate(sup.SUPPLIER_RUT, "Proveedor", issued_by=ACCREDITED)
+    document = _envelope_from(supplier)  # an envelope its own check accepts: only the caller's signature differs
+    for caller in (
+        make_certificate(sup.SUPPLIER_RUT, "Proveedor", issued_by=IMPOSTOR),
+        make_certificate(sup.SUPPLIER_RUT, "Proveedor falso"),
+    ):
+        refused = api_client.post(URL_PATH, data=_sobre_call(document, caller), content_type="text/xml")
+        # SOAP 1.1: a Fault travels with HTTP 500, as the endpoint's other refusals (a signature that does not verify)
+        assert refused.status_code == 500 and refused.content_type.startswith("text/xml")
+        fault = etree.fromstring(refused.data).find(f".//{{{SOAP}}}Fault")
+        assert fault.findtext("faultcode") == "SOAP-ENV:Client"
+        assert "WS-Security" in fault.findtext("faultstring") and "acreditada" in fault.findtext("faultstring")
+    with service_app.app_context():
+        assert db.session().scalar(select(ReceivedEnvelope.id)) is None  # nothing of the refused calls was kept
+
+    accepted = api_client.post(URL_PATH, data=_sobre_call(document, supplier), content_type="text/xml")
+    assert accepted.status_code == 200, accepted.data
+    answer = etree.fromstring(etree.fromstring(accepted.data).findtext(f".//{{{NAMESPACE}}}xmlData").encode())
+    assert answer.findtext("Respuesta/Codigo") == "0", etree.tostring(answer)
+    with service_app.app_context():
+        assert db.session().scalar(select(ReceivedEnvelope.estado)) == "AS"

@@ -5,15 +5,19 @@ a day of failures (time simulated), secret rotation's overlap, redirects not fol
 from __future__ import annotations
 
 import json
+import socket
+import ssl
 from datetime import UTC, datetime, timedelta
 
 import pytest
+import requests
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from portal.service.correo import mailbox
 from portal.service.platform import jobs
 from portal.service.webhooks import delivery
 from portal.service.webhooks.models import WebhookDelivery, WebhookEndpoint
+from tests.support.certificates import make_authority, make_tls_certificate
 from tests.support.cfe_bodies import EFACTURA, ETICKET, body, issue
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
 from tests.support.webhook_receiver import WebhookReceiver
@@ -364,6 +368,104 @@ def test_an_address_that_became_internal_is_not_called(app, client, auth_headers
     assert receiver.received == []
     [attempt] = client.get(f"/api/v1/webhooks/{created['id']}/entregas", headers=headers).json["items"]
     assert attempt["ok"] is False and "interna" in attempt["error"]
+
+
+PUBLIC = "93.184.216.34"  # a public address, never reached: the tests' connections to it are refused below
+
+
+class _Resolver:
+    """A DNS server that answers `answers[n]` to the n-th question about `name` (the last one repeats) and leaves
+    every other name, and address literals, to the real resolver."""
+
+    def __init__(self, monkeypatch, name: str, answers: list[str]):
+        self.name, self.answers, self.asked = name, answers, 0
+        self._real = socket.getaddrinfo
+        monkeypatch.setattr(socket, "getaddrinfo", self.getaddrinfo)
+
+    def getaddrinfo(self, host, port, *args, **kwargs):
+        if host != self.name:
+            return self._real(host, port, *args, **kwargs)
+        address = self.answers[min(self.asked, len(self.answers) - 1)]
+        self.asked += 1
+        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, port))]
+
+
+def _connections_to_public_refused(monkeypatch) -> list[str]:
+    """Every address the process connects to; PUBLIC refuses (the test must not leave the machine)."""
+    tried: list[str] = []
+    real = socket.socket.connect
+
+    def connect(sock, address):
+        tried.append(address[0])
+        if address[0] == PUBLIC:
+            raise ConnectionRefusedError(111, "Connection refused")
+        return real(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    return tried
+
+
+def test_a_name_that_rebinds_to_an_internal_address_after_the_check_is_not_called(
+    app, client, auth_headers, receiver, monkeypatch
+):
+    headers = auth_headers(ADMIN, company_id=1)
+    port = receiver.url.rsplit(":", 1)[1]
+    created = _register(client, headers, f"http://hooks.example.com:{port}/rebind", ["comprobante.emitido"])
+    app.config["WEBHOOKS_ALLOW_PRIVATE"] = False
+    # DNS rebinding: a public address for the check, the service's own loopback for whoever asks next.
+    resolver = _Resolver(monkeypatch, "hooks.example.com", [PUBLIC, "127.0.0.1"])
+    tried = _connections_to_public_refused(monkeypatch)
+    client.post(f"/api/v1/webhooks/{created['id']}/prueba", headers=headers)
+    drain(app)
+    assert receiver.received == []
+    assert tried == [PUBLIC] and resolver.asked == 1  # resolved once, connected to what was checked
+    [attempt] = client.get(f"/api/v1/webhooks/{created['id']}/entregas", headers=headers).json["items"]
+    assert attempt["ok"] is False and attempt.get("estadoHttp") is None and "conectar" in attempt["error"]
+
+
+def test_a_name_is_called_at_the_address_it_was_checked_at_with_its_own_host_header(
+    app, client, auth_headers, receiver, monkeypatch
+):
+    headers = auth_headers(ADMIN, company_id=1)
+    port = receiver.url.rsplit(":", 1)[1]
+    created = _register(client, headers, f"http://hooks.example.com:{port}/pinned", ["comprobante.emitido"])
+    resolver = _Resolver(monkeypatch, "hooks.example.com", ["127.0.0.1", PUBLIC])
+    tried = _connections_to_public_refused(monkeypatch)
+    client.post(f"/api/v1/webhooks/{created['id']}/prueba", headers=headers)
+    drain(app)
+    [received] = receiver.of_path("/pinned")
+    assert received.headers["host"] == f"hooks.example.com:{port}"
+    assert _verified(received, created["secreto"])["type"] == "webhook.prueba"
+    assert PUBLIC not in tried and resolver.asked == 1
+    [attempt] = client.get(f"/api/v1/webhooks/{created['id']}/entregas", headers=headers).json["items"]
+    assert attempt["ok"] is True
+
+
+def test_https_to_a_pinned_address_sends_sni_and_checks_the_certificate_for_the_urls_host(monkeypatch, tmp_path):
+    authority = make_authority("CA de prueba TLS")
+    (tmp_path / "ca.pem").write_bytes(authority.cert_pem)
+    _Resolver(monkeypatch, "hooks.example.com", ["10.9.9.9"])  # never asked: the connection goes to the pin
+    for name, trusted in (("hooks.example.com", True), ("otro.example.com", False)):
+        certificate = make_tls_certificate(name, authority)
+        (tmp_path / "server.pem").write_bytes(certificate.cert_pem + certificate.key_pem)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(tmp_path / "server.pem")
+        server = WebhookReceiver(tls=context).start()
+        url = f"https://hooks.example.com:{server.url.rsplit(':', 1)[1]}/tls"
+        try:
+            with requests.Session() as http:
+                http.trust_env = False
+                http.mount("https://", delivery._WatchedAdapter(("127.0.0.1",)))
+                if trusted:
+                    answer = http.post(url, data=b"{}", verify=str(tmp_path / "ca.pem"), timeout=5)
+                    assert answer.status_code == 200 and server.received[0].headers["host"].startswith("hooks.")
+                else:  # a certificate for another name, although the pinned address is right
+                    with pytest.raises(requests.exceptions.SSLError):
+                        http.post(url, data=b"{}", verify=str(tmp_path / "ca.pem"), timeout=5)
+                    assert server.received == []
+            assert server.server_names == ["hooks.example.com"]
+        finally:
+            server.stop()
 
 
 def test_roles_and_companies(client, auth_headers, receiver):

@@ -51,6 +51,28 @@ def make_authority(common_name: str = "Autoridad Certificadora de prueba") -> Ce
     return _issue(name, None, now + datetime.timedelta(days=5 * 365), None, authority=True)
 
 
+def make_tls_certificate(dns_name: str, issued_by: Certificate) -> Certificate:
+    """A TLS server's key and certificate for `dns_name` (subjectAltName), issued by `issued_by`, valid a year."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, dns_name)]))
+        .issuer_name(x509.load_pem_x509_certificate(issued_by.cert_pem).subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=365))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(dns_name)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .sign(serialization.load_pem_private_key(issued_by.key_pem, password=None), hashes.SHA256())
+    )
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    return Certificate(key_pem, cert.public_bytes(serialization.Encoding.PEM))
+
+
 def _issue(
     name: x509.Name,
     not_before: datetime.datetime | None,

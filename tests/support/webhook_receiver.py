@@ -1,10 +1,12 @@
 """A real HTTP receiver for webhook tests: http.server on 127.0.0.1, port 0, in a thread. It keeps every request
 (path, headers, body) and answers from a script: a list of statuses used in turn (the last one repeats), or a
 redirect, or a delay longer than the sender's timeout, or headers sent a line at a time (`trickle`: each line
-within the sender's timeout, the whole answer far past it)."""
+within the sender's timeout, the whole answer far past it). With `tls` (a server context) it speaks HTTPS, and keeps
+the names clients asked for by SNI."""
 
 from __future__ import annotations
 
+import ssl
 import threading
 import time
 from dataclasses import dataclass, field
@@ -29,8 +31,9 @@ class Script:
 
 
 class WebhookReceiver:
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.received: list[Received] = []
+        self.server_names: list[str | None] = []  # SNI, with `tls`
         self.script = Script()
         self._lock = threading.Lock()
         receiver = self
@@ -79,6 +82,10 @@ class WebhookReceiver:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        if tls is not None:
+            tls.sni_callback = lambda _sock, name, _context: self.server_names.append(name)
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
+            self.url = f"https://127.0.0.1:{self.server.server_address[1]}"
         # shutdown() waits up to one poll interval: the default 0.5 s was most of a webhook test's teardown.
         self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
 

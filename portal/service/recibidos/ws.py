@@ -14,15 +14,19 @@ Every answer is `Dataout/xmlData` = ws/Respuesta+Servicios-WS_Intercambio.xsd's 
 their meaning; this service reads them, per operation N = 1 SOBRE, 2 RESPUESTASOBRE, 3 RESPUESTACFES,
 4 NOTIFICACIONANULACIONCFE, as: 0 received; N000 the document is unreadable or not the operation's;
 N001 it is not addressed to a company this service serves; N002 it cannot be processed now, try again later.
-A request that is not SOAP, or whose Body signature is missing or does not verify, gets a SOAP Fault.
+A request that is not SOAP, or whose Body signature is missing or does not verify, gets a SOAP Fault; so does one
+signed with a certificate no accredited certification authority issued, when `CFE_ACCREDITED_CAS` names them
+(platform/accredited_cas.py: the same check as for the documents' own signers).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from datetime import UTC, datetime
 from typing import cast
 
+from cryptography import x509
 from flask import Blueprint, Response, current_app, request
 from lxml import etree
 from sqlalchemy import select
@@ -36,7 +40,7 @@ from portal.service.dgi import wsse_verify as wssecurity
 from portal.service.dgi.wsse_verify import SOAP_ENV, SignatureError
 from portal.service.intercambio import answers
 from portal.service.intercambio.transport import NAMESPACE, TYPES_NAME, WSDL_NAME
-from portal.service.platform import db
+from portal.service.platform import accredited_cas, db
 from portal.service.platform.errors import ApiError
 from portal.service.platform.models import Company
 from portal.service.recibidos import annulments, tasks
@@ -120,9 +124,12 @@ def soap() -> BaseResponse:
         )
     if current_app.config.get("INTERCAMBIO_WS_REQUIRE_SIGNATURE", True):
         try:
-            wssecurity.verify(envelope)
+            signer = wssecurity.verify(envelope)
         except SignatureError as exc:
             return _fault(f"La firma WS-Security del Body no es válida: {exc}", "SOAP-ENV:Client")
+        refused = _signer_refused(signer)
+        if refused:
+            return _fault(refused, "SOAP-ENV:Client")
     text = call.findtext(f"{{{NAMESPACE}}}Datain/{{{NAMESPACE}}}xmlData")
     n = OPERATIONS[operation]
     if not text or not text.strip():
@@ -137,6 +144,20 @@ def soap() -> BaseResponse:
     except Exception:  # a defect: the caller retries later, and never sees a stack trace
         log.exception("exchange web service %s failed", operation)
         return _response(operation, respuesta(f"{n}002", "Error interno", "Reintente más tarde."))
+
+
+def _signer_refused(signer: wssecurity.Verified) -> str | None:
+    """Why the WS-Security signer's certificate is not believed (CFE_ACCREDITED_CAS set and none of its CAs issued
+    it), or None."""
+    if not accredited_cas.checking():
+        return None
+    try:
+        certificate = x509.load_der_x509_certificate(signer.certificate_der)
+    except ValueError:
+        return "El certificado de la firma WS-Security no se puede leer."
+    if not accredited_cas.issued_by_accredited_ca(certificate, datetime.now(UTC)):
+        return "El certificado de la firma WS-Security no lo emitió una autoridad certificadora acreditada en Uruguay."
+    return None
 
 
 def _as_bytes(text: str) -> bytes:

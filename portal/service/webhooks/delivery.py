@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import requests
 from flask import current_app
@@ -31,6 +32,9 @@ from requests.adapters import HTTPAdapter
 from sqlalchemy import delete, insert, select, update
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
+from urllib3.poolmanager import PoolManager
+from urllib3.util import connection
 
 from portal.service.eventos.models import Event
 from portal.service.platform import db
@@ -266,14 +270,14 @@ def _send_group(settings: _Settings, target: _Target, group: list[_Job]) -> list
     is up, the rest wait."""
     results: list[_Result] = []
     try:
-        guard.check(target.url, allow_private=settings.allow_private)
+        addresses = guard.addresses(target.url, allow_private=settings.allow_private)
     except guard.UnsafeUrl as exc:
         first = _Result(group[0], _now(), 0, None, exc.message, None, True)
         return [first, *(_Result(job, first.attempted_at, 0, None, None, None, False) for job in group[1:])]
     with requests.Session() as http:
         http.trust_env = False  # a proxy from the environment must not carry companies' webhooks
-        http.mount("http://", _WatchedAdapter())
-        http.mount("https://", _WatchedAdapter())
+        http.mount("http://", _WatchedAdapter(addresses))
+        http.mount("https://", _WatchedAdapter(addresses))
         failed = False
         for job in group:
             if failed or time.monotonic() > settings.last_start:
@@ -322,11 +326,40 @@ def _watched(sock: socket.socket | None) -> None:
         watch.watch(sock)
 
 
+# --- connections to the checked addresses only -------------------------------------------------------------------
+# The session serves one endpoint's URL (no redirects followed) and connects to the addresses the guard resolved
+# and checked for its host, never to what the name resolves to by then (DNS rebinding). Only the TCP destination
+# is pinned: the URL is unchanged, so the Host header, TLS's SNI and the certificate's check name the URL's host.
+
+
 class _WatchedHTTPConnection(HTTPConnection):
+    def __init__(self, *args: Any, pinned: tuple[str, ...] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pinned = pinned
+
     def _new_conn(self) -> socket.socket:
-        sock = super()._new_conn()
+        sock = self._pinned_conn()
         _watched(sock)  # a new connection: its TLS handshake is watched too
         return sock
+
+    def _pinned_conn(self) -> socket.socket:
+        """urllib3's `_new_conn`, to each checked address in turn instead of the name."""
+        error: OSError | None = None
+        for address in self.pinned:
+            try:
+                return connection.create_connection(
+                    (address, self.port),
+                    self.timeout,
+                    source_address=self.source_address,
+                    socket_options=self.socket_options,
+                )
+            except OSError as exc:  # the next address, as urllib3 does with the resolver's answers
+                error = exc
+        if isinstance(error, TimeoutError):
+            raise ConnectTimeoutError(
+                self, f"Connection to {self.host} timed out. (connect timeout={self.timeout})"
+            ) from error
+        raise NewConnectionError(self, f"Failed to establish a new connection: {error or 'no checked address'}")
 
     def getresponse(self, *args, **kwargs):
         _watched(self.sock)  # a kept-alive connection, or the TLS socket over the new one
@@ -345,10 +378,32 @@ class _WatchedHTTPSPool(HTTPSConnectionPool):
     ConnectionCls = _WatchedHTTPSConnection
 
 
+class _PinnedPoolManager(PoolManager):
+    """Hands the checked addresses to every connection of its pools (urllib3's `_new_pool` is the place for it)."""
+
+    def __init__(self, pinned: tuple[str, ...], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.pinned = pinned
+        self.pool_classes_by_scheme = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
+
+    def _new_pool(
+        self, scheme: str, host: str, port: int, request_context: dict[str, Any] | None = None
+    ) -> HTTPConnectionPool:
+        context = dict(self.connection_pool_kw if request_context is None else request_context)
+        context["pinned"] = self.pinned  # a pool's keyword arguments it does not know go to its connections
+        return super()._new_pool(scheme, host, port, context)
+
+
 class _WatchedAdapter(HTTPAdapter):
-    def init_poolmanager(self, *args, **kwargs):
-        super().init_poolmanager(*args, **kwargs)
-        self.poolmanager.pool_classes_by_scheme = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
+    def __init__(self, pinned: tuple[str, ...]) -> None:
+        self.pinned = pinned  # before HTTPAdapter's __init__, which makes the pool manager
+        super().__init__()
+
+    def init_poolmanager(self, connections: int, maxsize: int, block: bool = False, **pool_kwargs: Any) -> None:
+        super().init_poolmanager(connections, maxsize, block, **pool_kwargs)
+        self.poolmanager = _PinnedPoolManager(
+            self.pinned, num_pools=connections, maxsize=maxsize, block=block, **pool_kwargs
+        )
 
 
 def _no_answer(settings: _Settings) -> Text:

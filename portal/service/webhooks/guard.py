@@ -2,9 +2,10 @@
 and tests), never an address inside the service's own networks (private, loopback, link-local, multicast,
 reserved), so that a company cannot use the service to reach what sits behind its firewall.
 
-The host is resolved when the endpoint is registered and again before every delivery (a name may move).
-A name that changes between that check and the connection (DNS rebinding) is not covered: the payload
-carries no secret, and the answer is kept only as its first bytes, shown to the company's own admins.
+The host is resolved when the endpoint is registered and again before every delivery (a name may move). The
+delivery resolves it once (`addresses`), checks every address it got and connects only to those: a name that a
+hostile DNS server answers differently to the check and to the connection (DNS rebinding) cannot lead the
+connection inside.
 """
 
 from __future__ import annotations
@@ -64,21 +65,21 @@ def check_syntax(url: str) -> tuple[str, int]:
     return parts.hostname, port
 
 
-def check(url: str, *, allow_private: bool) -> None:
-    """UnsafeUrl unless the URL is http(s) and, with `allow_private` off, every address it resolves to is
-    public."""
+def addresses(url: str, *, allow_private: bool) -> tuple[str, ...]:
+    """The addresses the URL's host resolves to, resolved once, in the resolver's order: the ones to connect to.
+    UnsafeUrl if the URL is not http(s), the name does not resolve or, with `allow_private` off, any of its
+    addresses is internal."""
     host, port = check_syntax(url)
-    if allow_private:
-        return
     try:
         infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
     except OSError as exc:
         raise UnsafeUrl("unresolved", _("No se encontró el servidor {host}.", host=host)) from exc
+    found: list[str] = []
     for *_info, sockaddr in infos:
         host_address = sockaddr[0]
         assert isinstance(host_address, str)  # an IPv4 or IPv6 sockaddr: the int is AF_UNIX's, never resolved here
         address = ipaddress.ip_address(host_address.split("%", 1)[0])
-        if _refused(address):
+        if not allow_private and _refused(address):
             raise UnsafeUrl(
                 "private_address",
                 _(
@@ -87,3 +88,14 @@ def check(url: str, *, allow_private: bool) -> None:
                     address=address,
                 ),
             )
+        if host_address not in found:
+            found.append(host_address)
+    return tuple(found)
+
+
+def check(url: str, *, allow_private: bool) -> None:
+    """UnsafeUrl unless the URL is http(s) and, with `allow_private` off, every address it resolves to is
+    public."""
+    check_syntax(url)
+    if not allow_private:
+        addresses(url, allow_private=False)
