@@ -17,8 +17,12 @@ FINAL_STATES = ("issued", "failed", "expired")
 
 class SmartRequest(Base):
     __tablename__ = "emision_inteligente"
-    # The support list pages newest first per company (keyset on created_at, id).
-    __table_args__ = (Index("ix_emision_inteligente_company_created", "company_id", "created_at", "id"),)
+    # The support list pages newest first per company (keyset on created_at, id); the minute sweep looks for
+    # requests left `confirmed` (inteligente/recovery.py) without reading the whole table.
+    __table_args__ = (
+        Index("ix_emision_inteligente_company_created", "company_id", "created_at", "id"),
+        Index("ix_emision_inteligente_state_updated", "state", "updated_at"),
+    )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)

@@ -24,13 +24,15 @@ from portal.service.inteligente.schemas import Confirmacion, SolicitudInteligent
 from portal.service.platform import db, idempotency, responses
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import ApiError, Conflict, NotFound
-from portal.service.platform.i18n import _, said
+from portal.service.platform.i18n import _, said, say
 from portal.service.platform.idempotency import RequestedKey, request_fingerprint
 from portal.service.platform.models import Company
 from portal.service.platform.publicurl import public_url
 
 PREVIEW_LIFETIME = timedelta(minutes=15)
 _UNEXPECTED = _("No se pudo emitir por un error inesperado; no se emitió nada. Previsualizá de nuevo.")
+# A confirmation whose issue finished after the sweep had settled the request (inteligente/recovery.py).
+_SETTLED = _("La solicitud ya se dio por terminada mientras se emitía; no se emitió nada. Consultala.")
 # Why a request in each of these states cannot be confirmed (`confirmed`: another confirmation is issuing it).
 _NOT_CONFIRMABLE = {
     "confirmed": _("La solicitud ya se está emitiendo; consultala en unos segundos."),
@@ -162,7 +164,12 @@ def _issue(principal: Principal, request_id: str) -> SmartRequest:
     cfe = CfeInput.model_validate(request.draft_json)
 
     def attach(tx_session, result):
-        _issued(tx_session, tx_session.get(SmartRequest, request_id), result.cfe, principal.actor)
+        # Locked, and read again in the issue's own transaction: if the sweep of requests left `confirmed`
+        # (recovery.py) settled this one while it was issuing, the receipt is not stored (nor issued twice).
+        request = tx_session.get(SmartRequest, request_id, with_for_update=True, populate_existing=True)
+        if request is None or request.state != "confirmed":
+            raise Conflict(_SETTLED, code="solicitud_terminada")
+        mark_issued(tx_session, request, result.cfe, principal.actor)
 
     try:
         issuing.issue(principal, cfe, on_stored=attach)
@@ -177,18 +184,24 @@ def _issue(principal: Principal, request_id: str) -> SmartRequest:
     return _load(db.session(), principal, request_id)
 
 
-def _issued(session, request: SmartRequest, receipt: IssuedCfe, actor: str) -> None:
+def mark_issued(session, request: SmartRequest, receipt: IssuedCfe, actor: str) -> None:
     request.cfe_id = receipt.id
     _event(session, request, "issued", actor, f"CFE {receipt.tipo_cfe} {receipt.serie}-{receipt.nro}")
 
 
+def mark_failed(session, request: SmartRequest, code: str, message: str, actor: str) -> None:
+    request.error_code, request.error_message = code, message
+    _event(session, request, "failed", actor, f"{code}: {message}")
+
+
 def _fail(principal: Principal, request_id: str, code: str, message: str) -> None:
     with db.write_transaction() as session:
-        request = session.get_one(SmartRequest, request_id)
+        request = session.get_one(SmartRequest, request_id, with_for_update=True)
         if request.cfe_id is not None:  # the receipt was stored (what broke came after): it is issued
             return
-        request.error_code, request.error_message = code, message
-        _event(session, request, "failed", principal.actor, f"{code}: {message}")
+        if request.state != "confirmed":  # settled meanwhile by the sweep (recovery.py): its reason stands
+            return
+        mark_failed(session, request, code, message, principal.actor)
 
 
 def issue_directly(
@@ -206,7 +219,7 @@ def issue_directly(
         request = _new_request(principal, body, draft, "direct")
         session.add(request)
         _event(session, request, "confirmed", principal.actor, "Emisión directa")
-        _issued(session, request, result.cfe, principal.actor)
+        mark_issued(session, request, result.cfe, principal.actor)
         session.flush()
         answer.update(describe(request, session))  # also what a replay of the key sends
         if idempotency_key is not None:
@@ -224,10 +237,9 @@ def issue_directly(
 def _failed_directly(principal: Principal, body: SolicitudInteligente, draft: Draft, exc: ApiError) -> None:
     with db.write_transaction() as session:
         request = _new_request(principal, body, draft, "direct")
-        request.error_code, request.error_message = exc.code, exc.message
         session.add(request)
         _event(session, request, "confirmed", principal.actor, "Emisión directa")
-        _event(session, request, "failed", principal.actor, f"{exc.code}: {exc.message}")
+        mark_failed(session, request, exc.code, exc.message, principal.actor)
 
 
 def consult(principal: Principal, request_id: str) -> SmartRequest:
@@ -266,7 +278,11 @@ def describe(request: SmartRequest, session: Session | None = None) -> dict:
         "cfeEmitidos": [request.cfe_id] if request.cfe_id else [],
         "comprobante": responses.dump(cfe_emitido(receipt, [], session)) if receipt else None,
         "estadoDGI": receipt.dgi_status if receipt else None,
-        "error": {"codigo": request.error_code, "mensaje": request.error_message} if request.error_code else None,
+        # Kept in Spanish; a message of the catalogue without values (the sweep's, an unexpected error's) is said in
+        # the caller's language, any other as it was kept.
+        "error": {"codigo": request.error_code, "mensaje": say(request.error_message or "")}
+        if request.error_code
+        else None,
         "lineaDeTiempo": [
             {"estado": e.state, "en": e.at.isoformat(), "por": e.actor, "detalle": e.detail} for e in events
         ],

@@ -9,7 +9,10 @@ from dgi-xsd/ws/aws_efactura_intercambio.xsd1.xsd) called through zeep with the 
 the Body (`portal.service.dgi.wsse.BodySignature`, as every DGI call of the project). The document travels as
 `Datain/xmlData`; the receiver answers `Dataout/xmlData` = `Respuestas/Respuesta/Codigo` of
 ws/Respuesta+Servicios-WS_Intercambio.xsd: 0 is received; the other codes are refusals (`recibidos.ws_codes`
-says how this product reads them: N002 "try again later" is temporary).
+says how this product reads them: N002 "try again later" is temporary). A SOAP Fault says whose the failure is:
+the receiver's (SOAP 1.1 `Server`, 1.2 `Receiver`) is temporary; any other (`Client`/`Sender`: our request refused
+as malformed or not accepted, `VersionMismatch`, a WS-Security fault) is about the bytes we sent, which resending
+unchanged cannot fix: permanent, with the fault's text kept for the user and support.
 
 Mail goes through the project's mail path (`correo.transport.deliver`: SMTP, or the development mailbox),
 the document attached under its file name.
@@ -30,8 +33,11 @@ import zeep
 import zeep.exceptions
 from flask import current_app
 from lxml import etree
+from zeep import ns
+from zeep.loader import parse_xml
 from zeep.transports import Transport
 from zeep.wsdl import Document
+from zeep.wsdl.bindings.soap import Soap12Binding
 
 from portal import paths
 from portal.service.correo import transport as mail_transport
@@ -137,9 +143,7 @@ def _by_web_service(company_id: int, url: str, operation: Operation, document: b
     except requests.RequestException:
         return DeliveryResult("ws", False, True, _("No se pudo conectar con el servicio de intercambio."))
     except zeep.exceptions.Fault as exc:
-        return DeliveryResult(
-            "ws", False, True, _("El servicio de intercambio falló: {why}", why=str(exc.message)[:450])
-        )
+        return _faulted(exc)
     except zeep.exceptions.TransportError as exc:
         status = exc.status_code or 0
         return DeliveryResult("ws", False, status >= 500 or status in (408, 429), f"HTTP {status}")
@@ -148,6 +152,45 @@ def _by_web_service(company_id: int, url: str, operation: Operation, document: b
             "ws", False, True, _("Respuesta ilegible del servicio de intercambio: {why}", why=str(exc)[:440])
         )
     return _read_answer(getattr(result, "xmlData", result))
+
+
+# The receiver's own failure: the same request may succeed later. Every other fault is about the request.
+TEMPORARY_FAULTS = frozenset({"Server", "Receiver"})
+# zeep reads SOAP 1.2 faults with this binding; DGI's WSDL (SOAP 1.1) gives the client a 1.1 one only.
+_SOAP12 = Soap12Binding(None, None, None, None, "document")
+
+
+def _faulted(fault: zeep.exceptions.Fault) -> DeliveryResult:
+    """A SOAP Fault's delivery result: temporary for the receiver's failure (Server/Receiver), permanent for a
+    refusal of our request (Client/Sender and the rest), which resending the same bytes cannot change."""
+    fault = _as_soap12(fault) or fault
+    code = (fault.code or "").strip()
+    why = " ".join(str(fault.message or "").split())[:400] or _("sin detalle")
+    kind = code.rpartition(":")[2].split(".")[0]  # soap:Client, Client.Authentication, env:Sender
+    if not code or kind in TEMPORARY_FAULTS:  # no code read: not known to be ours, tried again
+        return DeliveryResult("ws", False, True, _("El servicio de intercambio falló: {why}", why=why))
+    return DeliveryResult(
+        "ws", False, False, _("El servicio de intercambio rechazó el envío ({code}): {why}", code=code[:40], why=why)
+    )
+
+
+def _as_soap12(fault: zeep.exceptions.Fault) -> zeep.exceptions.Fault | None:
+    """A SOAP 1.2 Fault read by zeep's SOAP 1.2 binding. The client's SOAP 1.1 binding finds no 1.1 Fault in such
+    an answer and raises one without a code, the whole answer as its `detail`."""
+    if fault.code or not isinstance(fault.detail, bytes):
+        return None
+    try:
+        # bytes, as zeep's own reply parsing passes them (its hint says str; a str would refuse an encoding line)
+        envelope = parse_xml(fault.detail, None, settings=ZEEP_SETTINGS)  # type: ignore[arg-type]
+    except (zeep.exceptions.Error, etree.XMLSyntaxError):
+        return None
+    if envelope.tag != etree.QName(ns.SOAP_ENV_12, "Envelope").text:
+        return None
+    try:
+        _SOAP12.process_error(envelope, None)
+    except zeep.exceptions.Fault as read:
+        return read if read.code else None
+    return None
 
 
 def _read_answer(answer: Any) -> DeliveryResult:

@@ -94,6 +94,9 @@ class ServiceSettings(AppSettings):
     DGI_RECEPTION_TIMEOUT_SECONDS: float = Field(30.0, gt=0, alias="CFE_DGI_RECEPTION_TIMEOUT_SECONDS")
     ENVIOS_DEBOUNCE_SECONDS: float = Field(1.0, ge=0, alias="CFE_ENVIOS_DEBOUNCE_SECONDS")
     ENVIOS_OVERDUE_MINUTES: int = Field(10, gt=0, alias="CFE_ENVIOS_OVERDUE_MINUTES")
+    # A smart-issuance request still `confirmed` this long after its confirmation was cut off mid-issue (a process
+    # killed): the minute sweep settles it (inteligente/recovery.py). Far above the slowest issue (seconds).
+    INTELIGENTE_CONFIRMED_MINUTES: int = Field(5, gt=0, alias="CFE_INTELIGENTE_CONFIRMED_MINUTES")
     # A sender's claim on an envelope or report; longer than the slowest DGI call (SOAP timeout).
     ENVIOS_SEND_LEASE_SECONDS: float = Field(60.0, gt=0, alias="CFE_ENVIOS_SEND_LEASE_SECONDS")
     DGI_SIMULATOR_ANSWER_SECONDS: float = Field(2.0, ge=0, alias="CFE_DGI_SIMULATOR_ANSWER_SECONDS")
