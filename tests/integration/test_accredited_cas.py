@@ -206,3 +206,23 @@ def test_the_exchange_web_service_believes_only_a_ws_security_signer_an_accredit
     assert answer.findtext("Respuesta/Codigo") == "0", etree.tostring(answer)
     with service_app.app_context():
         assert db.session().scalar(select(ReceivedEnvelope.estado)) == "AS"
+
+
+def test_the_exchange_web_service_refuses_a_ws_security_signer_out_of_its_validity(api_client, service_app):
+    import datetime as dt
+
+    supplier = make_certificate(sup.SUPPLIER_RUT, "Proveedor", issued_by=ACCREDITED)
+    now = dt.datetime.now(dt.UTC)
+    expired = make_certificate(
+        sup.SUPPLIER_RUT,
+        "Proveedor",
+        not_before=now - dt.timedelta(days=400),
+        not_after=now - dt.timedelta(days=1),
+        issued_by=ACCREDITED,
+    )
+    refused = api_client.post(URL_PATH, data=_sobre_call(_envelope_from(supplier), expired), content_type="text/xml")
+    assert refused.status_code == 500
+    fault = etree.fromstring(refused.data).find(f".//{{{SOAP}}}Fault")
+    assert fault.findtext("faultcode") == "SOAP-ENV:Client" and "no está vigente" in fault.findtext("faultstring")
+    with service_app.app_context():
+        assert db.session().scalar(select(ReceivedEnvelope.id)) is None

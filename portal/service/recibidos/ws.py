@@ -15,8 +15,8 @@ their meaning; this service reads them, per operation N = 1 SOBRE, 2 RESPUESTASO
 4 NOTIFICACIONANULACIONCFE, as: 0 received; N000 the document is unreadable or not the operation's;
 N001 it is not addressed to a company this service serves; N002 it cannot be processed now, try again later.
 A request that is not SOAP, or whose Body signature is missing or does not verify, gets a SOAP Fault; so does one
-signed with a certificate no accredited certification authority issued, when `CFE_ACCREDITED_CAS` names them
-(platform/accredited_cas.py: the same check as for the documents' own signers).
+signed with a certificate out of its validity or, when `CFE_ACCREDITED_CAS` names them, one no accredited
+certification authority issued (platform/accredited_cas.py: the same checks as for the documents' own signers).
 """
 
 from __future__ import annotations
@@ -147,15 +147,16 @@ def soap() -> BaseResponse:
 
 
 def _signer_refused(signer: wssecurity.Verified) -> str | None:
-    """Why the WS-Security signer's certificate is not believed (CFE_ACCREDITED_CAS set and none of its CAs issued
-    it), or None."""
-    if not accredited_cas.checking():
-        return None
+    """Why the WS-Security signer's certificate is not believed (out of its validity, or CFE_ACCREDITED_CAS set and
+    none of its CAs issued it), or None."""
     try:
         certificate = x509.load_der_x509_certificate(signer.certificate_der)
     except ValueError:
         return "El certificado de la firma WS-Security no se puede leer."
-    if not accredited_cas.issued_by_accredited_ca(certificate, datetime.now(UTC)):
+    now = datetime.now(UTC)
+    if not certificate.not_valid_before_utc <= now <= certificate.not_valid_after_utc:
+        return "El certificado de la firma WS-Security no está vigente."
+    if not accredited_cas.issued_by_accredited_ca(certificate, now):
         return "El certificado de la firma WS-Security no lo emitió una autoridad certificadora acreditada en Uruguay."
     return None
 
