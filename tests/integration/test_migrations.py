@@ -255,3 +255,33 @@ def test_an_exchange_envelopes_spanish_error_stored_before_is_said_in_english(tm
         ["El receptor no tomó el sobre.", "El servicio de intercambio no respondió en 20 s.", "HTTP 503"],
     )
     assert said == ["The receiver did not take the envelope.", "The exchange service did not answer in 20 s.", None]
+
+
+def test_the_reason_of_a_number_voided_by_dgis_rejection_stored_before_is_said_in_english(tmp_path):
+    """0361_anulacion_motivo_textos: a rejection's void gets its message and codes; an operator's reason, even
+    one that reads the same, is the operator's words and stays as typed."""
+    row = {
+        "company_id": 1,
+        "cae_range_id": 1,
+        "tipo_cfe": 111,
+        "serie": "A",
+        "nro_desde": lambda i: i,
+        "nro_hasta": lambda i: i,
+        "fecha": "2026-11-23",
+        "source": lambda i: "operador" if i == 3 else "rechazo_dgi",
+        "created_by": "DGI",
+        "created_at": "2026-11-24 00:30:16.000000",
+    }
+    said = _migrated_texts(
+        tmp_path,
+        "0161_cfc_anulacion_libreta",
+        "dgi_anulacion",
+        row,
+        "reason",
+        [
+            "Comprobante anulado por rechazo de DGI (E14)",
+            "Comprobante anulado por rechazo de DGI (E02, E07)",
+            "Comprobante anulado por rechazo de DGI (E14)",
+        ],
+    )
+    assert said == ["Receipt voided by DGI's rejection (E14)", "Receipt voided by DGI's rejection (E02, E07)", None]

@@ -13,6 +13,7 @@ from portal.service.envios import schemas
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
 from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, STATES
 from portal.service.envios.tracking import overdue
+from portal.service.platform.i18n import said
 from portal.service.platform.paging import keyset
 
 
@@ -174,7 +175,7 @@ def void_out(voided: VoidedRange) -> schemas.Anulacion:
         nro_hasta=voided.nro_hasta,
         fecha=voided.fecha,
         origen=voided.source,
-        motivo=voided.reason,
+        motivo=said(voided.reason_texts) if voided.reason_texts else voided.reason,
         id_cfe_emitido=voided.cfe_id,
         creado_por=voided.created_by,
         creado_en=voided.created_at,

@@ -36,6 +36,7 @@ from portal.service.envios.states import ROUTE_ENVELOPE
 from portal.service.envios.tracking import set_state
 from portal.service.eventos.publishing import publish
 from portal.service.platform import db
+from portal.service.platform.i18n import _, stored
 from portal.service.platform.keystore import private_key_pem
 from portal.service.platform.models import Certificate, Company
 
@@ -413,6 +414,7 @@ def void_by_rejection(session, record: IssuedCfe, motives: list[dict]) -> None:
     if session.scalar(select(VoidedRange.id).where(VoidedRange.cfe_id == record.id)):
         return
     codes = ", ".join(m["codigo"] for m in motives) or "BE"
+    reason = _("Comprobante anulado por rechazo de DGI ({codigos})", codigos=codes[:150])
     session.add(
         VoidedRange(
             company_id=record.company_id,
@@ -424,7 +426,8 @@ def void_by_rejection(session, record: IssuedCfe, motives: list[dict]) -> None:
             nro_hasta=record.nro,
             fecha=today_montevideo(),
             source="rechazo_dgi",
-            reason=f"Comprobante anulado por rechazo de DGI ({codes})"[:200],
+            reason=reason,
+            reason_texts=stored(reason),
             cfe_id=record.id,
             created_by="DGI",
         )

@@ -35,13 +35,27 @@ def kept(text: str, templates: Iterable[str], key: str = "mensaje") -> dict | No
     return None
 
 
-def backfill(table: str, column: str, texts_column: str, templates: Iterable[str], key: str = "mensaje") -> None:
-    """Fill `texts_column` of the rows of `table` whose `column` reads as one of `templates` (by primary key `id`)."""
-    templates = tuple(templates)
-    rows = sa.table(table, sa.column("id"), sa.column(column), sa.column(texts_column, sa.JSON()))
+def backfill(
+    table: str,
+    column: str,
+    texts_column: str,
+    templates: Iterable[str],
+    key: str = "mensaje",
+    only: dict[str, str] | None = None,
+) -> None:
+    """Fill `texts_column` of the rows of `table` whose `column` reads as one of `templates` (by primary key `id`),
+    among those whose columns hold the values of `only`."""
+    templates, only = tuple(templates), only or {}
+    rows = sa.table(
+        table, sa.column("id"), sa.column(column), sa.column(texts_column, sa.JSON()), *map(sa.column, only)
+    )
     bind = op.get_bind()
     found = bind.execute(
-        sa.select(rows.c.id, rows.c[column]).where(rows.c[column].is_not(None), rows.c[texts_column].is_(None))
+        sa.select(rows.c.id, rows.c[column]).where(
+            rows.c[column].is_not(None),
+            rows.c[texts_column].is_(None),
+            *(rows.c[name] == value for name, value in only.items()),
+        )
     ).all()
     update = rows.update().where(rows.c.id == sa.bindparam("row_id")).values({texts_column: sa.bindparam("texts")})
     changes = [{"row_id": row_id, "texts": texts} for row_id, text in found if (texts := kept(text, templates, key))]
