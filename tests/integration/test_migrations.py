@@ -285,3 +285,64 @@ def test_the_reason_of_a_number_voided_by_dgis_rejection_stored_before_is_said_i
         ],
     )
     assert said == ["Receipt voided by DGI's rejection (E14)", "Receipt voided by DGI's rejection (E02, E07)", None]
+
+
+def test_envelope_and_daily_report_errors_stored_before_are_said_in_english(tmp_path):
+    """0362_envios_error_textos: an envelope's S08 note and error, and a daily report's error, kept as Spanish
+    sentences alone get their catalogue message with its values; DGI's own words stay as they were."""
+    envelope = {
+        "company_id": 1,
+        "idemisor": lambda i: i,
+        "file_name": "Sob.xml",
+        "xml": b"<EnvioCFE/>",
+        "cfe_count": 2,
+        "certificate_id": 1,
+        "state": "respondido",
+        "ack_motives": "[]",
+        "attempts": 1,
+        "created_at": "2026-11-24 00:30:16.000000",
+    }
+    s08 = (
+        "DGI ya tenía un sobre con este número (S08): estado de cada comprobante consultado a DGI; 1 con respuesta "
+        "de DGI, 1 que DGI no recibió van en un sobre nuevo."
+    )
+    said = _migrated_texts(
+        tmp_path,
+        "0361_anulacion_motivo_textos",
+        "dgi_sobre",
+        envelope,
+        "last_error",
+        [s08, "DGI no respondió en 30 s.", "Algo que dijo otro"],
+    )
+    assert said == [
+        "DGI already had an envelope with this number (S08): each receipt's state was asked of DGI; 1 with DGI's "
+        "answer, 1 that DGI did not receive go in a new envelope.",
+        "DGI did not answer in 30 s.",
+        None,
+    ]
+
+
+def test_a_daily_reports_error_stored_before_is_said_in_english(tmp_path):
+    report = {
+        "company_id": 1,
+        "fecha": "2026-11-23",
+        "sec_envio": lambda i: i,
+        "file_name": "Rep.xml",
+        "xml": b"<Reporte/>",
+        "cfe_count": 1,
+        "certificate_id": 1,
+        "state": "armado",
+        "ack_motives": "[]",
+        "attempts": 1,
+        "created_by": "sistema",
+        "created_at": "2026-11-24 00:30:16.000000",
+    }
+    said = _migrated_texts(
+        tmp_path,
+        "0361_anulacion_motivo_textos",
+        "dgi_reporte_diario",
+        report,
+        "last_error",
+        ["No se pudo conectar con el servicio de DGI.", "DGI no aceptó el pedido (código 12): Firma inválida."],
+    )
+    assert said == ["Could not connect to DGI's service.", "DGI did not accept the request (code 12): Firma inválida."]

@@ -67,7 +67,7 @@ def envelopes(session, company_id: int, page: schemas.Lista, only_id: int | None
                 token=sobre.token,
                 consultar_desde=sobre.query_after,
                 intentos=sobre.attempts,
-                ultimo_error=sobre.last_error,
+                ultimo_error=said(sobre.last_error_texts) if sobre.last_error_texts else sobre.last_error,
                 proximo_intento=sobre.next_attempt_at,
                 aceptados=held - rejected if answered else 0,
                 rechazados=rejected,
@@ -102,7 +102,9 @@ def waiting(session, company_id: int, page: schemas.Lista) -> schemas.PendienteL
             nro=record.nro,
             estado=sub.state,
             descripcion=STATES.get(sub.state, ""),
-            motivo_espera=sobre.last_error if sobre else None,
+            motivo_espera=(said(sobre.last_error_texts) if sobre.last_error_texts else sobre.last_error)
+            if sobre
+            else None,
             motivos=sub.motives or [],
             id_sobre=sobre.id if sobre else None,
             intentos=sobre.attempts if sobre else 0,
@@ -152,7 +154,7 @@ def report_out(report: DgiDailyReport) -> schemas.Reporte:
         firma_acuse=report.ack_signature,
         documentos=_report_documents(report),
         intentos=report.attempts,
-        ultimo_error=report.last_error,
+        ultimo_error=said(report.last_error_texts) if report.last_error_texts else report.last_error,
         creado_por=report.created_by,
         creado_en=report.created_at,
         respondido_en=report.answered_at,
