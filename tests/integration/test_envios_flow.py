@@ -67,6 +67,27 @@ def test_a_rejected_receipt_carries_dgis_motive_and_its_number_is_voided(api_cli
         assert (voided.source, voided.nro_desde, voided.nro_hasta) == ("rechazo_dgi", cfe["nro"], cfe["nro"])
 
 
+def test_the_reason_of_a_number_voided_by_dgis_rejection_is_said_in_the_readers_language(
+    api_client, user, auth_headers, service_app
+):
+    """The void's reason was kept as its Spanish sentence alone: the receipt's answer and the list of voided
+    numbers said "Comprobante anulado por rechazo de DGI (E14)" to an English reader."""
+    body = bodies.body(bodies.EFACTURA)
+    body["receptor"]["rznSocRecep"] = f"Cliente {REJECT_MARKER}E14"
+    cfe = issue(api_client, user, body)
+    drain(service_app)
+    english = {**user, "Accept-Language": "en"}
+    assert dgi_of(api_client, english, cfe["idCfeEmitido"])["anulacion"]["motivo"] == (
+        "Receipt voided by DGI's rejection (E14)"
+    )
+    support = {**auth_headers("soporte@demo.uy"), "Accept-Language": "en"}
+    [voided] = api_client.get("/api/v1/envios/anulaciones", headers=support).json["items"]
+    assert voided["motivo"] == "Receipt voided by DGI's rejection (E14)"
+    assert dgi_of(api_client, user, cfe["idCfeEmitido"])["anulacion"]["motivo"] == (
+        "Comprobante anulado por rechazo de DGI (E14)"
+    )
+
+
 def test_a_credit_note_dgi_rejected_takes_nothing_from_its_receipt(api_client, user, service_app):
     """A note DGI rejects counts as not issued (its number voided): the receipt can be credited again in full,
     and the list does not show it cancelled by that note (both did, so the receipt could never be cancelled)."""

@@ -176,3 +176,30 @@ def test_the_operator_switches_the_simulator_and_sees_what_waits(service_app, se
     assert "simulator: lento" in answer.output and "5 s" in answer.output
     assert runner.invoke(commands.simulator_mode, ["roto"]).exit_code != 0
     runner.invoke(commands.simulator_mode, ["normal"])
+
+
+def test_why_an_envelope_and_a_daily_report_wait_is_said_in_the_readers_language(
+    api_client, user, auth_headers, service_app, dgi_mode
+):
+    """An envelope's and a report's last error was kept as its Spanish sentence alone, so the lists said "No se
+    pudo conectar con el servicio de DGI." to an English reader."""
+    dgi_mode("caido")
+    cfe = bodies.issue(api_client, user, bodies.body(bodies.ETICKET))["idCfeEmitido"]
+    _move_to(service_app, cfe, 1)
+    with service_app.app_context():
+        jobs.use_app(service_app)
+        tasks.daily_reports()
+    drain(service_app, rounds=3)
+    with service_app.app_context():
+        outage.answered()  # DGI counted as answering again (still down): the envelope calls it itself
+    bodies.issue(api_client, user, bodies.body(bodies.EFACTURA))
+    drain(service_app, rounds=3)
+    english = {**auth_headers("admin@demo.uy", 1), "Accept-Language": "en"}
+    [envelope] = api_client.get("/api/v1/envios/sobres", headers=english).json["items"]
+    [report] = api_client.get("/api/v1/envios/reportes", headers=english).json["items"]
+    assert envelope["ultimoError"] == report["ultimoError"] == "Could not connect to DGI's service."
+    [pending] = api_client.get("/api/v1/envios/pendientes", headers=english).json["items"]
+    assert pending["motivoEspera"] == "Could not connect to DGI's service."
+    spanish = auth_headers("admin@demo.uy", 1)
+    [report] = api_client.get("/api/v1/envios/reportes", headers=spanish).json["items"]
+    assert report["ultimoError"] == "No se pudo conectar con el servicio de DGI."

@@ -104,6 +104,13 @@ def test_receipts_dgi_never_received_under_that_number_go_in_a_new_envelope(
     assert (listed[1]["estado"], listed[1]["cantidadCfe"], listed[1]["aceptados"]) == ("respondido", 2, 1)
     assert "1 que DGI no recibió" in listed[1]["ultimoError"]
     assert (listed[2]["estado"], listed[2]["aceptados"]) == ("respondido", 1)
+    # The note was kept as its Spanish sentence alone, and said so in English.
+    english = {**auth_headers("admin@demo.uy", 1), "Accept-Language": "en"}
+    listed = {s["idEmisor"]: s for s in _sobres(api_client, english)}
+    assert listed[1]["ultimoError"] == (
+        "DGI already had an envelope with this number (S08): each receipt's state was asked of DGI; 1 with DGI's "
+        "answer, 1 that DGI did not receive go in a new envelope."
+    )
 
 
 def test_while_dgi_is_still_judging_the_receipts_the_envelope_asks_again(api_client, user, service_app):

@@ -143,6 +143,23 @@ def test_the_page_and_the_badge_speak_english(signed_in, issue_api, live_service
     assert badge.get_text(strip=True) == "Accepted by DGI"
 
 
+def test_the_reason_of_a_number_voided_by_dgis_rejection_is_english_on_the_english_page(
+    signed_in, issue_api, live_service
+):
+    """It was kept as its Spanish sentence alone and listed so on the English page."""
+    rejected_body = bodies.body(bodies.EFACTURA)
+    rejected_body["receptor"] = {**rejected_body["receptor"], "rznSocRecep": f"X {REJECT_MARKER}E09"}
+    issue_api(rejected_body)
+    drain(live_service.app)
+    admin = signed_in("admin@demo.uy")
+    (voided,) = rows(soup(admin.get("/envios/")), "voided")
+    assert "Comprobante anulado por rechazo de DGI (E09)" in voided
+    token = soup(admin.get("/"))("input", {"name": "csrf_token"})[0]["value"]
+    admin.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": token})
+    (voided,) = rows(soup(admin.get("/envios/")), "voided")
+    assert "Receipt voided by DGI's rejection (E09)" in voided and "Comprobante anulado" not in voided
+
+
 def test_the_admin_sends_a_days_report_now_and_sees_dgis_answer(signed_in, issue_api, live_service):
     issue_api(bodies.body(bodies.ETICKET))
     admin = signed_in("admin@demo.uy")
@@ -332,3 +349,20 @@ def test_a_report_refused_for_want_of_a_valid_certificate_says_so_next_to_the_da
     page = soup(answer)
     assert "certificado de firma vigente" in page.select_one("#fecha-error").get_text()
     assert page.select_one("#send-report input[name=fecha]")["value"] == yesterday
+
+
+def test_why_an_envelope_waits_is_english_on_the_english_page(signed_in, issue_api, live_service):
+    """The envelope's last error was kept as its Spanish sentence alone and shown so on the English page."""
+    from portal.service.envios import outage
+
+    with live_service.app.app_context():
+        outage.set_simulator_mode("caido")
+    issue_api(bodies.body(bodies.EFACTURA))
+    drain(live_service.app)
+    admin = signed_in("admin@demo.uy")
+    token = soup(admin.get("/"))("input", {"name": "csrf_token"})[0]["value"]
+    admin.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": token})
+    page = soup(admin.get("/envios/"))
+    (envelope,) = rows(page, "envelopes")
+    assert "Could not connect to DGI's service." in envelope
+    assert "No se pudo conectar" not in page.get_text()

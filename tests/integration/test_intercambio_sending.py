@@ -278,3 +278,20 @@ def test_support_retries_a_failed_envelope_from_the_command_line(
     assert result.exit_code == 0, result.output
     assert [s.state for s in _rows(service_app, ExchangeEnvelope)] == ["entregado"]
     assert len(wire.of("SOBRE")) == 2
+
+
+def test_why_an_envelope_was_not_delivered_is_said_in_the_readers_language(api_client, user, service_app, wire):
+    """A receiver that does not take the envelope and says nothing: the error was kept as its Spanish sentence
+    alone, so the receipt's answer in English said "El receptor no tomó el sobre."."""
+    wire.outcomes = [transport.DeliveryResult(channel="ws", delivered=False, temporary=False, detail="")]
+    cfe_id = issue(api_client, user, to_norte())["idCfeEmitido"]
+    drain(service_app)
+
+    def said(**language) -> str:
+        answer = api_client.get(
+            "/api/v1/comprobante/getByIdCfeEmitido", query_string={"idCfeEmitido": cfe_id}, headers={**user, **language}
+        )
+        return answer.json["intercambio"]["sobre"]["ultimoError"]
+
+    assert said(**{"Accept-Language": "en"}) == "The receiver did not take the envelope."
+    assert said() == "El receptor no tomó el sobre."

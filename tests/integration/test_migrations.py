@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 from datetime import datetime
 from decimal import Decimal
 
@@ -11,6 +12,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.operations import Operations
+from flask import Flask
 from sqlalchemy import column, create_engine, table, text
 from sqlalchemy.orm import Session
 
@@ -18,6 +20,7 @@ from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.migrations import alembic_config, upgrade
 from portal.service.platform.db import Base
+from portal.service.platform.i18n import said
 from portal.service.platform.model_registry import load_all_models
 
 
@@ -193,3 +196,153 @@ def test_a_note_dgi_rejected_before_gives_back_what_it_took_from_its_receipt(tmp
         "aceptada": Decimal(40),
     }
     engine.dispose()
+
+
+def _in_english(texts: str | dict | None) -> str | None:
+    """What a reader asking in English is told of a stored message (None: the row has no texts)."""
+    if texts is None:
+        return None
+    with Flask(__name__).test_request_context(headers={"Accept-Language": "en"}):
+        return said(json.loads(texts) if isinstance(texts, str) else texts)
+
+
+def _migrated_texts(tmp_path, before: str, table: str, row: dict, column: str, sentences: list[str]) -> list:
+    """Rows of `table` (`row` with `column` set to each sentence; a callable value is called with the row's
+    number) stored at revision `before`, then every migration run: each row's `column`_texts, said in English."""
+    url = f"sqlite:///{tmp_path / 'service.db'}"
+    config = alembic_config(url)
+    command.upgrade(config, before)
+    engine = create_engine(url)  # foreign keys off: bare rows are enough
+    rows = [
+        {**{k: v(i) if callable(v) else v for k, v in row.items()}, "id": i, column: sentence}
+        for i, sentence in enumerate(sentences, start=1)
+    ]
+    with engine.begin() as connection:
+        connection.execute(table_of(table, rows[0]).insert(), rows)
+    command.upgrade(config, "heads")
+    with engine.connect() as connection:
+        stored = connection.execute(text(f"SELECT {column}_texts FROM {table} ORDER BY id")).scalars().all()  # noqa: S608
+    engine.dispose()
+    return [_in_english(texts) for texts in stored]
+
+
+def table_of(name: str, row: dict):
+    return table(name, *(column(key) for key in row))
+
+
+def test_an_exchange_envelopes_spanish_error_stored_before_is_said_in_english(tmp_path):
+    """0360_intercambio_sobre_textos: the errors kept as Spanish sentences alone get their catalogue message (the
+    values read back out of the sentence); a receiver's own words stay as they were."""
+    row = {
+        "company_id": 1,
+        "receiver_rut": "211003420017",
+        "idemisor": lambda i: i,
+        "file_name": "sobre.xml",
+        "xml": b"<EnvioCFE_entreEmpresas/>",
+        "cfe_count": 1,
+        "certificate_id": 1,
+        "state": "error",
+        "ack_motives": "[]",
+        "attempts": 1,
+        "created_at": "2026-11-24 00:30:16.000000",
+    }
+    said = _migrated_texts(
+        tmp_path,
+        "0082_intercambio_envios",
+        "intercambio_sobre",
+        row,
+        "last_error",
+        ["El receptor no tomó el sobre.", "El servicio de intercambio no respondió en 20 s.", "HTTP 503"],
+    )
+    assert said == ["The receiver did not take the envelope.", "The exchange service did not answer in 20 s.", None]
+
+
+def test_the_reason_of_a_number_voided_by_dgis_rejection_stored_before_is_said_in_english(tmp_path):
+    """0361_anulacion_motivo_textos: a rejection's void gets its message and codes; an operator's reason, even
+    one that reads the same, is the operator's words and stays as typed."""
+    row = {
+        "company_id": 1,
+        "cae_range_id": 1,
+        "tipo_cfe": 111,
+        "serie": "A",
+        "nro_desde": lambda i: i,
+        "nro_hasta": lambda i: i,
+        "fecha": "2026-11-23",
+        "source": lambda i: "operador" if i == 3 else "rechazo_dgi",
+        "created_by": "DGI",
+        "created_at": "2026-11-24 00:30:16.000000",
+    }
+    said = _migrated_texts(
+        tmp_path,
+        "0161_cfc_anulacion_libreta",
+        "dgi_anulacion",
+        row,
+        "reason",
+        [
+            "Comprobante anulado por rechazo de DGI (E14)",
+            "Comprobante anulado por rechazo de DGI (E02, E07)",
+            "Comprobante anulado por rechazo de DGI (E14)",
+        ],
+    )
+    assert said == ["Receipt voided by DGI's rejection (E14)", "Receipt voided by DGI's rejection (E02, E07)", None]
+
+
+def test_envelope_and_daily_report_errors_stored_before_are_said_in_english(tmp_path):
+    """0362_envios_error_textos: an envelope's S08 note and error, and a daily report's error, kept as Spanish
+    sentences alone get their catalogue message with its values; DGI's own words stay as they were."""
+    envelope = {
+        "company_id": 1,
+        "idemisor": lambda i: i,
+        "file_name": "Sob.xml",
+        "xml": b"<EnvioCFE/>",
+        "cfe_count": 2,
+        "certificate_id": 1,
+        "state": "respondido",
+        "ack_motives": "[]",
+        "attempts": 1,
+        "created_at": "2026-11-24 00:30:16.000000",
+    }
+    s08 = (
+        "DGI ya tenía un sobre con este número (S08): estado de cada comprobante consultado a DGI; 1 con respuesta "
+        "de DGI, 1 que DGI no recibió van en un sobre nuevo."
+    )
+    said = _migrated_texts(
+        tmp_path,
+        "0361_anulacion_motivo_textos",
+        "dgi_sobre",
+        envelope,
+        "last_error",
+        [s08, "DGI no respondió en 30 s.", "Algo que dijo otro"],
+    )
+    assert said == [
+        "DGI already had an envelope with this number (S08): each receipt's state was asked of DGI; 1 with DGI's "
+        "answer, 1 that DGI did not receive go in a new envelope.",
+        "DGI did not answer in 30 s.",
+        None,
+    ]
+
+
+def test_a_daily_reports_error_stored_before_is_said_in_english(tmp_path):
+    report = {
+        "company_id": 1,
+        "fecha": "2026-11-23",
+        "sec_envio": lambda i: i,
+        "file_name": "Rep.xml",
+        "xml": b"<Reporte/>",
+        "cfe_count": 1,
+        "certificate_id": 1,
+        "state": "armado",
+        "ack_motives": "[]",
+        "attempts": 1,
+        "created_by": "sistema",
+        "created_at": "2026-11-24 00:30:16.000000",
+    }
+    said = _migrated_texts(
+        tmp_path,
+        "0361_anulacion_motivo_textos",
+        "dgi_reporte_diario",
+        report,
+        "last_error",
+        ["No se pudo conectar con el servicio de DGI.", "DGI no aceptó el pedido (código 12): Firma inválida."],
+    )
+    assert said == ["Could not connect to DGI's service.", "DGI did not accept the request (code 12): Firma inválida."]

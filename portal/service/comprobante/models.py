@@ -291,6 +291,9 @@ class VoidedRange(Base):
     fecha: Mapped[date] = mapped_column(Date, index=True)
     source: Mapped[VoidSource] = mapped_column(String(12))
     reason: Mapped[str] = mapped_column(String(200))
+    # DGI's rejection's reason as i18n.stored keeps it, said in each reader's language (migration 0361); an
+    # operator's own words have none.
+    reason_texts: Mapped[dict | None] = mapped_column(JSON)
     cfe_id: Mapped[str | None] = mapped_column(String(40))
     created_by: Mapped[str] = mapped_column(String(254))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)

@@ -13,6 +13,7 @@ from lxml.builder import ElementMaker
 from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.xmlsafe import parse_untrusted
 from portal.service.envios.states import motive
+from portal.service.platform.i18n import _
 
 NS = "http://cfe.dgi.gub.uy"
 _E = ElementMaker(namespace=NS, nsmap={None: NS})
@@ -161,7 +162,11 @@ def ack_report_document(
 
 
 class AckUnreadable(ValueError):
-    """The answer is not the acknowledgement document we expected."""
+    """The answer is not the acknowledgement document we expected. `message` says why (a catalogue message)."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
 
 
 def _root(data: bytes, tag: str) -> etree._Element:
@@ -169,9 +174,10 @@ def _root(data: bytes, tag: str) -> etree._Element:
         root = parse_untrusted(data).getroot()
     except Exception as exc:  # any parse failure: the answer is unusable, the caller retries
         reason = str(exc) if isinstance(exc, XmlInputError) else "no es un XML que se pueda leer."
-        raise AckUnreadable(f"La respuesta de DGI no se puede leer: {reason[0].lower()}{reason[1:]}") from exc
+        why = reason[0].lower() + reason[1:]
+        raise AckUnreadable(_("La respuesta de DGI no se puede leer: {motivo}", motivo=why)) from exc
     if root.tag != f"{{{NS}}}{tag}":
-        raise AckUnreadable(f"DGI respondió {root.tag} en lugar de {tag}.")
+        raise AckUnreadable(_("DGI respondió {raiz} en lugar de {esperado}.", raiz=root.tag, esperado=tag))
     return root
 
 
@@ -183,7 +189,7 @@ def _text(el: etree._Element, path: str) -> str | None:
 def _detalle(root: etree._Element, tag: str) -> etree._Element:
     detalle = root.find("d:Detalle", namespaces={"d": NS})
     if detalle is None:
-        raise AckUnreadable(f"DGI respondió un {tag} sin Detalle.")
+        raise AckUnreadable(_("DGI respondió un {documento} sin Detalle.", documento=tag))
     return detalle
 
 
@@ -221,7 +227,7 @@ def read_ack_cfe(data: bytes) -> list[CfeVerdict]:
     for det in root.findall("d:ACKCFE_Det", namespaces={"d": NS}):
         tipo, nro, ordinal = _text(det, "d:TipoCFE"), _text(det, "d:NroCFE"), _text(det, "d:Nro_ordinal")
         if not ordinal:
-            raise AckUnreadable("DGI respondió un ACKCFE_Det sin Nro_ordinal.")
+            raise AckUnreadable(_("DGI respondió un ACKCFE_Det sin Nro_ordinal."))
         verdicts.append(
             CfeVerdict(
                 ordinal=int(ordinal),

@@ -22,6 +22,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Literal
 
+from portal.service.platform.i18n import _
+
 __all__ = [
     "CfeState",
     "Credentials",
@@ -86,7 +88,7 @@ class DgiReception(ABC):
         """ws_consultas EFACCONSULTARESTADOCFE: what DGI holds of one CFE. Asked after DGI answers S08 (it
         already has an envelope with that number), to learn each receipt's fate. An adapter that cannot ask
         says so with a permanent error (support reconciles by hand)."""
-        raise DgiPermanentError("Esta recepción de DGI no consulta el estado de un CFE.", code="dgi_sin_consulta")
+        raise DgiPermanentError(_("Esta recepción de DGI no consulta el estado de un CFE."), code="dgi_sin_consulta")
 
     @abstractmethod
     def send_report(self, report_xml: bytes, *, file_name: str, credentials: Credentials) -> bytes:

@@ -85,6 +85,8 @@ class DgiEnvelope(Base):
     answer_xml: Mapped[bytes | None] = mapped_column(LargeBinary)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(String(500))
+    # The error (or S08 note) as i18n.stored keeps it, said in each reader's language (migration 0362).
+    last_error_texts: Mapped[dict | None] = mapped_column(JSON)
     next_attempt_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
@@ -114,6 +116,8 @@ class DgiDailyReport(Base):
     ack_signature: Mapped[AckSignature | None] = mapped_column(String(16))  # as DgiEnvelope's
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(String(500))
+    # The error as i18n.stored keeps it, said in each reader's language (migration 0362).
+    last_error_texts: Mapped[dict | None] = mapped_column(JSON)
     next_attempt_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     created_by: Mapped[str] = mapped_column(String(254))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)

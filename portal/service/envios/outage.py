@@ -31,6 +31,7 @@ from sqlalchemy.orm import Session
 from portal.service.envios.adapter import DgiTransientError
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiStatus, DgiSubmission, SimMode
 from portal.service.platform import db
+from portal.service.platform.i18n import _
 
 MODES: dict[str, str] = {
     "normal": "DGI responde normalmente.",
@@ -77,14 +78,16 @@ def simulate(config: Mapping[str, Any], operation: str) -> str:
     Raises the adapter's transient errors exactly as the SOAP client reports those failures."""
     mode, slow = simulator_mode(config)
     if mode == "caido":
-        raise DgiTransientError("No se pudo conectar con el servicio de DGI.", code="dgi_unavailable")
+        raise DgiTransientError(_("No se pudo conectar con el servicio de DGI."), code="dgi_unavailable")
     if mode == "falla_soap":
-        raise DgiTransientError("DGI rechazó el pedido: Servicio temporalmente no disponible", code="dgi_fault")
+        raise DgiTransientError(
+            _("DGI rechazó el pedido: {motivo}", motivo="Servicio temporalmente no disponible"), code="dgi_fault"
+        )
     if mode == "lento":
         timeout = float(config.get("DGI_RECEPTION_TIMEOUT_SECONDS", 30.0))
         time.sleep(min(slow, timeout))
         if slow >= timeout:
-            raise DgiTransientError(f"DGI no respondió en {timeout:g} s.", code="dgi_timeout")
+            raise DgiTransientError(_("DGI no respondió en {segundos} s.", segundos=f"{timeout:g}"), code="dgi_timeout")
     return mode
 
 

@@ -19,7 +19,7 @@ from portal.service.comprobante.models import IssuedCfe, VoidedRange
 from portal.service.envios import ack_trust, acks, outage, report_xml
 from portal.service.envios.adapter import DgiPermanentError, DgiTransientError
 from portal.service.envios.models import DgiDailyReport, DgiSubmission
-from portal.service.envios.sending import Next, backoff, credentials, lease_held, reception
+from portal.service.envios.sending import Next, backoff, credentials, lease_held, reception, record_error
 from portal.service.envios.states import ROUTE_REPORT
 from portal.service.eventos.publishing import publish
 from portal.service.indices.ui import ui_value_on
@@ -272,9 +272,7 @@ def deliver(report_id: int, *, probe: bool = False) -> Next | None:
         estado, motives, data = None, [], exc
     probe_in = None
     if isinstance(data, DgiTransientError | acks.AckUnreadable):
-        probe_in = outage.failed(
-            str(getattr(data, "message", data)), current_app.config["DGI_OUTAGE_PROBE_MAX_SECONDS"]
-        )
+        probe_in = outage.failed(data.message, current_app.config["DGI_OUTAGE_PROBE_MAX_SECONDS"])
     else:
         outage.answered()
     with db.write_transaction() as session:
@@ -282,9 +280,9 @@ def deliver(report_id: int, *, probe: bool = False) -> Next | None:
         if report.state != "armado":
             return None
         now = datetime.now(UTC)
-        if estado is None:
+        if data is not None:  # DGI gave no acknowledgement: why, and what next
             report.attempts += 1
-            report.last_error = str(getattr(data, "message", data))[:500]
+            record_error(report, data.message)
             if isinstance(data, DgiPermanentError):
                 report.state = "error"
                 return None
@@ -294,7 +292,8 @@ def deliver(report_id: int, *, probe: bool = False) -> Next | None:
         report.ack_state, report.ack_motives, report.ack_xml = estado, motives, ack_xml
         report.ack_signature = ack_trust.signature_state(session, ack_xml, f"ACKRepDiario of report {report_id}")
         report.state = "aceptado" if estado == "AR" else "rechazado"
-        report.last_error, report.next_attempt_at = None, None
+        report.next_attempt_at = None
+        record_error(report, None)
         if report.state == "rechazado":
             publish(session, report.company_id, "reporte.rechazado", _report_event(report))
     return None

@@ -30,18 +30,19 @@ from portal.service.envios.adapter import (
     DgiReception,
     DgiTransientError,
 )
-from portal.service.envios.models import DgiEnvelope, DgiSubmission
+from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
 from portal.service.envios.receptions import make_reception
 from portal.service.envios.states import ROUTE_ENVELOPE
 from portal.service.envios.tracking import set_state
 from portal.service.eventos.publishing import publish
 from portal.service.platform import db
+from portal.service.platform.i18n import Text, _, stored
 from portal.service.platform.keystore import private_key_pem
 from portal.service.platform.models import Certificate, Company
 
 T = TypeVar("T")
 MAX_DELAY_SECONDS = 600
-S08_ASKING = "DGI ya tiene un sobre con este número (S08): se consulta a DGI el estado de cada comprobante."
+S08_ASKING = _("DGI ya tiene un sobre con este número (S08): se consulta a DGI el estado de cada comprobante.")
 SLACK = timedelta(seconds=1)
 
 
@@ -173,12 +174,12 @@ def deliver(envelope_id: int, *, probe: bool = False) -> Next | None:
         ack_xml = reception().send_envelope(xml, file_name=name, credentials=creds)
         answer = acks.read_ack_sobre(ack_xml)
     except (DgiTransientError, acks.AckUnreadable) as exc:
-        return _unanswered(envelope_id, "armado", str(exc))
+        return _unanswered(envelope_id, "armado", exc.message)
     except DgiPermanentError as exc:
         return _failed(envelope_id, "armado", exc.message, None)
     except Exception as exc:  # a defect of ours or of the adapter: recorded and retried, never lost
         current_app.logger.exception("envelope %s could not be delivered", envelope_id)
-        return _failed(envelope_id, "armado", f"Error inesperado: {exc}", "deliver")
+        return _failed(envelope_id, "armado", _unexpected(exc), "deliver")
     outage.answered()
     with db.write_transaction() as session:
         sobre = session.get_one(DgiEnvelope, envelope_id)
@@ -192,13 +193,15 @@ def deliver(envelope_id: int, *, probe: bool = False) -> Next | None:
             sobre.state, sobre.received_at = "recibido", now
             sobre.id_receptor, sobre.token = answer.id_receptor, answer.token
             sobre.query_after = query_after = _moment(answer.query_after) or now
-            sobre.attempts, sobre.last_error, sobre.next_attempt_at = 0, None, sobre.query_after
+            sobre.attempts, sobre.next_attempt_at = 0, sobre.query_after
+            record_error(sobre, None)
         elif any(m["codigo"] == "S08" for m in answer.motives):
             # DGI already holds an envelope with this number: ours, from a delivery whose answer we lost, or
             # another one that reused the number. Nothing is rebuilt or resent blindly: `fetch` asks DGI
             # (ws_consultas) what it holds of each receipt and records that.
             sobre.state, sobre.received_at = "recibido", now
-            sobre.attempts, sobre.last_error, sobre.next_attempt_at = 0, S08_ASKING, now
+            sobre.attempts, sobre.next_attempt_at = 0, now
+            record_error(sobre, S08_ASKING)
             return Next("fetch", envelope_id, 0.5)
         else:
             sobre.state = "rechazado"
@@ -224,6 +227,16 @@ def _envelope_event(sobre: DgiEnvelope) -> dict:
         "motivos": codes,
         "cantidadCfe": sobre.cfe_count,
     }
+
+
+def _unexpected(exc: Exception) -> Text:
+    return _("Error inesperado: {error}", error=str(exc)[:450])
+
+
+def record_error(row: DgiEnvelope | DgiDailyReport, error: str | None) -> None:
+    """An envelope's or daily report's last error (or note), kept as i18n.stored keeps it too (migration 0362)."""
+    row.last_error = error[:500] if error else None
+    row.last_error_texts = stored(error) if error else None
 
 
 def lease_held(next_attempt_at: datetime | None, now: datetime) -> bool:
@@ -256,7 +269,7 @@ def _unanswered(envelope_id: int, expected_state: str, error: str) -> Next | Non
         if sobre is None or sobre.state != expected_state:
             return None
         sobre.attempts += 1
-        sobre.last_error = error[:500]
+        record_error(sobre, error)
         sobre.next_attempt_at = None
         return Next("probe", envelope_id, delay)
 
@@ -268,7 +281,7 @@ def _failed(envelope_id: int, expected_state: str, error: str, retry_step: str |
         if sobre.state != expected_state:
             return None
         sobre.attempts += 1
-        sobre.last_error = error[:500]
+        record_error(sobre, error)
         if retry_step is None:
             sobre.state, sobre.next_attempt_at = "error", None
             return None
@@ -295,7 +308,7 @@ def fetch(envelope_id: int, *, probe: bool = False) -> Next | None:
     if s08:
         return _reconcile(envelope_id, creds, asks)
     if id_receptor is None or token is None:  # DGI's ACKSobre said AS without them: nothing to ask with
-        return _failed(envelope_id, "recibido", "DGI recibió el sobre sin darle IDReceptor y Token.", None)
+        return _failed(envelope_id, "recibido", _("DGI recibió el sobre sin darle IDReceptor y Token."), None)
 
     def ask() -> tuple[bytes | None, list[acks.CfeVerdict] | None]:
         data = reception().query_envelope(id_receptor, token, credentials=creds)
@@ -306,7 +319,7 @@ def fetch(envelope_id: int, *, probe: bool = False) -> Next | None:
     except _NoAnswer as failure:
         return failure.next_step
     if verdicts is None:
-        return _failed(envelope_id, "recibido", "DGI aún no terminó de procesar el sobre.", "fetch")
+        return _failed(envelope_id, "recibido", _("DGI aún no terminó de procesar el sobre."), "fetch")
     with db.write_transaction() as session:
         sobre = session.get_one(DgiEnvelope, envelope_id)
         if sobre.state != "recibido":
@@ -314,7 +327,8 @@ def fetch(envelope_id: int, *, probe: bool = False) -> Next | None:
         now = _now()
         sobre.state, sobre.answer_xml, sobre.answered_at = "respondido", data, now
         sobre.answer_signature = ack_trust.signature_state(session, data, f"ACKCFE of envelope {envelope_id}")
-        sobre.next_attempt_at, sobre.last_error = None, None
+        sobre.next_attempt_at = None
+        record_error(sobre, None)
         by_ordinal = {v.ordinal: v for v in verdicts}
         for sub, record in _contents(session, envelope_id):
             verdict = by_ordinal.get(sub.ordinal)
@@ -337,12 +351,12 @@ def _ask_dgi(envelope_id: int, what: str, ask: Callable[[], T]) -> T:
     try:
         answer = ask()
     except (DgiTransientError, acks.AckUnreadable) as exc:
-        raise _NoAnswer(_unanswered(envelope_id, "recibido", str(exc))) from exc
+        raise _NoAnswer(_unanswered(envelope_id, "recibido", exc.message)) from exc
     except DgiPermanentError as exc:
         raise _NoAnswer(_failed(envelope_id, "recibido", exc.message, None)) from exc
     except Exception as exc:  # as in deliver
         current_app.logger.exception("the %s of envelope %s could not be fetched", what, envelope_id)
-        raise _NoAnswer(_failed(envelope_id, "recibido", f"Error inesperado: {exc}", "fetch")) from exc
+        raise _NoAnswer(_failed(envelope_id, "recibido", _unexpected(exc), "fetch")) from exc
     outage.answered()
     return answer
 
@@ -363,7 +377,9 @@ def _reconcile(envelope_id: int, creds: Credentials, asks: list[tuple[str, int, 
     except _NoAnswer as failure:
         return failure.next_step
     if any(state.estado == "en_proceso" for state in states.values()):
-        return _failed(envelope_id, "recibido", "DGI aún no terminó de procesar los comprobantes del sobre.", "fetch")
+        return _failed(
+            envelope_id, "recibido", _("DGI aún no terminó de procesar los comprobantes del sobre."), "fetch"
+        )
     with db.write_transaction() as session:
         sobre = session.get_one(DgiEnvelope, envelope_id)
         if sobre.state != "recibido":
@@ -381,9 +397,14 @@ def _reconcile(envelope_id: int, creds: Credentials, asks: list[tuple[str, int, 
             verdict = acks.CfeVerdict(sub.ordinal or 0, record.tipo_cfe, record.serie, record.nro, state.estado)
             _record_verdict(session, sub, record, replace(verdict, motives=state.motives), now)
         sobre.state, sobre.answered_at, sobre.next_attempt_at = "respondido", now, None
-        sobre.last_error = (
-            f"DGI ya tenía un sobre con este número (S08): estado de cada comprobante consultado a DGI; "
-            f"{len(states) - again} con respuesta de DGI, {again} que DGI no recibió van en un sobre nuevo."
+        record_error(
+            sobre,
+            _(
+                "DGI ya tenía un sobre con este número (S08): estado de cada comprobante consultado a DGI; "
+                "{respondidos} con respuesta de DGI, {nuevos} que DGI no recibió van en un sobre nuevo.",
+                respondidos=len(states) - again,
+                nuevos=again,
+            ),
         )
         company_id = sobre.company_id
     return Next("pack", company_id, 0.0) if again else None
@@ -413,6 +434,7 @@ def void_by_rejection(session, record: IssuedCfe, motives: list[dict]) -> None:
     if session.scalar(select(VoidedRange.id).where(VoidedRange.cfe_id == record.id)):
         return
     codes = ", ".join(m["codigo"] for m in motives) or "BE"
+    reason = _("Comprobante anulado por rechazo de DGI ({codigos})", codigos=codes[:150])
     session.add(
         VoidedRange(
             company_id=record.company_id,
@@ -424,7 +446,8 @@ def void_by_rejection(session, record: IssuedCfe, motives: list[dict]) -> None:
             nro_hasta=record.nro,
             fecha=today_montevideo(),
             source="rechazo_dgi",
-            reason=f"Comprobante anulado por rechazo de DGI ({codes})"[:200],
+            reason=reason,
+            reason_texts=stored(reason),
             cfe_id=record.id,
             created_by="DGI",
         )
@@ -444,12 +467,13 @@ def retry(company_id: int, envelope_id: int) -> DgiEnvelope | None:
         if sobre is None or sobre.company_id != company_id:
             return None
         if sobre.state == "error":
-            sobre.state, sobre.attempts, sobre.next_attempt_at, sobre.last_error = "armado", 0, None, None
+            sobre.state, sobre.attempts, sobre.next_attempt_at = "armado", 0, None
+            record_error(sobre, None)
         elif sobre.state == "rechazado":
             for sub, record in _contents(session, envelope_id):
                 sub.envelope_id, sub.ordinal, sub.motives = None, None, []
                 set_state(sub, record, "pendiente")
-            sobre.last_error = "Sus comprobantes se reenviaron en un sobre nuevo."
+            record_error(sobre, _("Sus comprobantes se reenviaron en un sobre nuevo."))
         else:
             raise ValueError(sobre.state)
         return sobre

@@ -42,6 +42,7 @@ from portal.service.envios.models import SimCfe, SimEnvelope, SimKey, SimReport
 from portal.service.envios.states import motive
 from portal.service.platform import db
 from portal.service.platform.certificates import generate_self_signed
+from portal.service.platform.i18n import _
 from portal.service.platform.keystore import field_cipher
 
 NS = {"d": "http://cfe.dgi.gub.uy", "ds": "http://www.w3.org/2000/09/xmldsig#"}
@@ -208,7 +209,7 @@ class SimulatedDgi(DgiReception):
         with db.new_session() as session:
             record = session.get(SimEnvelope, int(id_receptor))
             if record is None or not secrets.compare_digest(record.token, token) or record.answer_xml is None:
-                raise DgiPermanentError("DGI no reconoce el token del sobre.", code="dgi_token_desconocido")
+                raise DgiPermanentError(_("DGI no reconoce el token del sobre."), code="dgi_token_desconocido")
             if datetime.now(UTC) < record.ready_at:
                 return None
             return record.answer_xml

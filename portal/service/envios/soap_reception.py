@@ -47,6 +47,7 @@ from zeep.wsdl import Document
 from portal import paths
 from portal.service.dgi.soap import ZEEP_SETTINGS, DgiTransport, body_signer, shared_session
 from portal.service.envios.consultas import ConsultasClient, DirectoryUnavailable
+from portal.service.platform.i18n import _
 
 from .adapter import CfeState, Credentials, DgiPermanentError, DgiReception, DgiTransientError
 
@@ -124,7 +125,7 @@ class _CdataPayload(Plugin):
 def consulta_cfe(id_receptor: str, token: str) -> str:
     """The xmlData of EFACCONSULTARESTADOENVIO: DGI's envelope number and the token of its ACKSobre."""
     if not str(id_receptor).isdigit() or not token or not re.fullmatch(r"[A-Za-z0-9+/=\s]+", token):
-        raise DgiPermanentError("El número de DGI o el token del sobre no son válidos.", code="dgi_bad_request")
+        raise DgiPermanentError(_("El número de DGI o el token del sobre no son válidos."), code="dgi_bad_request")
     # None is lxml's default namespace; lxml-stubs type nsmap's keys as str
     root = etree.Element(f"{{{NAMESPACE}}}ConsultaCFE", nsmap={None: NAMESPACE})  # type: ignore[dict-item]
     etree.SubElement(root, f"{{{NAMESPACE}}}IdReceptor").text = str(int(id_receptor))
@@ -175,7 +176,7 @@ class SoapReception(DgiReception):
             return client.cfe_state(rut, tipo_cfe, serie, nro)
         except ValueError as exc:
             raise DgiPermanentError(
-                "El certificado de la empresa no se puede usar para firmar.", code="dgi_certificate"
+                _("El certificado de la empresa no se puede usar para firmar."), code="dgi_certificate"
             ) from exc
         except DirectoryUnavailable as exc:
             raise DgiTransientError(str(exc), code="dgi_consultas") from exc
@@ -192,7 +193,7 @@ class SoapReception(DgiReception):
                     signer = body_signer(credentials.key_pem, credentials.cert_pem, self.digest)
                 except ValueError as exc:
                     raise DgiPermanentError(
-                        "El certificado de la empresa no se puede usar para firmar.", code="dgi_certificate"
+                        _("El certificado de la empresa no se puede usar para firmar."), code="dgi_certificate"
                     ) from exc
                 transport = DgiTransport(
                     session=self._session or shared_session(),
@@ -215,7 +216,7 @@ class SoapReception(DgiReception):
         """_call for an operation DGI always answers with a document (only a query may be "not ready")."""
         answer = self._call(operation, xml_data, credentials)
         if answer is None:
-            raise DgiTransientError("DGI respondió sin documento.", code="dgi_bad_answer")
+            raise DgiTransientError(_("DGI respondió sin documento."), code="dgi_bad_answer")
         return answer
 
     def _call(self, operation: str, xml_data: str, credentials: Credentials) -> bytes | None:
@@ -226,7 +227,7 @@ class SoapReception(DgiReception):
             raise _classify(exc, self.timeout) from exc
         answer = getattr(result, "xmlData", result)  # zeep unwraps a one-field Dataout to its string
         if not isinstance(answer, str) or not answer.strip():
-            raise DgiTransientError("DGI respondió sin documento.", code="dgi_bad_answer")
+            raise DgiTransientError(_("DGI respondió sin documento."), code="dgi_bad_answer")
         return _read_answer(operation, answer)
 
 
@@ -235,7 +236,7 @@ def _as_text(document: bytes) -> str:
     try:
         return document.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise DgiPermanentError("El documento a enviar no está en UTF-8.", code="dgi_bad_request") from exc
+        raise DgiPermanentError(_("El documento a enviar no está en UTF-8."), code="dgi_bad_request") from exc
 
 
 def _read_answer(operation: str, answer: str) -> bytes | None:
@@ -246,9 +247,9 @@ def _read_answer(operation: str, answer: str) -> bytes | None:
     try:
         root = etree.fromstring(raw, _PARSER)
     except (etree.XMLSyntaxError, LookupError) as exc:
-        raise DgiTransientError("DGI respondió algo que no se puede leer.", code="dgi_bad_answer") from exc
+        raise DgiTransientError(_("DGI respondió algo que no se puede leer."), code="dgi_bad_answer") from exc
     if root.getroottree().docinfo.doctype:  # type: ignore[union-attr]  # lxml-stubs' DocInfo has no doctype
-        raise DgiTransientError("DGI respondió algo que no se puede leer.", code="dgi_bad_answer")
+        raise DgiTransientError(_("DGI respondió algo que no se puede leer."), code="dgi_bad_answer")
     name = etree.QName(root).localname
     if name == _EXPECTED_ROOT[operation]:
         return raw
@@ -264,26 +265,30 @@ def _read_answer(operation: str, answer: str) -> bytes | None:
             return None
         kind = DgiTransientError if code in TRANSIENT_CODES | NOT_READY_CODES else DgiPermanentError
         raise kind(
-            f"DGI no aceptó el pedido (código {code or '?'}): {text or 'sin detalle'}.",
+            _(
+                "DGI no aceptó el pedido (código {codigo}): {detalle}.",
+                codigo=code or "?",
+                detalle=text or _("sin detalle"),
+            ),
             code=f"dgi_{code}" if code.isdigit() else "dgi_error",
         )
-    raise DgiTransientError(f"DGI respondió un documento inesperado ({name}).", code="dgi_bad_answer")
+    raise DgiTransientError(_("DGI respondió un documento inesperado ({nombre}).", nombre=name), code="dgi_bad_answer")
 
 
 def _classify(exc: Exception, timeout: float) -> DgiTransientError | DgiPermanentError:
     """The adapter error for a failed call: transient when the same request may succeed later."""
     if isinstance(exc, requests.Timeout):
-        return DgiTransientError(f"DGI no respondió en {timeout:g} s.", code="dgi_timeout")
+        return DgiTransientError(_("DGI no respondió en {segundos} s.", segundos=f"{timeout:g}"), code="dgi_timeout")
     if isinstance(exc, requests.RequestException):
-        return DgiTransientError("No se pudo conectar con el servicio de DGI.", code="dgi_unavailable")
+        return DgiTransientError(_("No se pudo conectar con el servicio de DGI."), code="dgi_unavailable")
     if isinstance(exc, zeep.exceptions.Fault):
         # Server/Receiver: DGI failed; anything else (Client, wsse:*) is about the request, which resending
         # unchanged will not fix.
         fault = (exc.code or "").rpartition(":")[2]
         kind = DgiTransientError if fault in ("Server", "Receiver") else DgiPermanentError
-        return kind(f"DGI rechazó el pedido: {exc.message}", code="dgi_fault")
+        return kind(_("DGI rechazó el pedido: {motivo}", motivo=str(exc.message)), code="dgi_fault")
     if isinstance(exc, zeep.exceptions.TransportError):
         status = exc.status_code or 0
         kind = DgiTransientError if status >= 500 or status in (408, 429) else DgiPermanentError
-        return kind(f"DGI respondió HTTP {status}.", code="dgi_http_error")
-    return DgiTransientError("DGI respondió algo que no se puede leer.", code="dgi_bad_answer")
+        return kind(_("DGI respondió HTTP {estado}.", estado=status), code="dgi_http_error")
+    return DgiTransientError(_("DGI respondió algo que no se puede leer."), code="dgi_bad_answer")

@@ -19,6 +19,7 @@ from portal.service.comprobante.tracking_schemas import EstadoDgi
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
 from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, ROUTE_REPORT, STATES
 from portal.service.platform.errors import FieldError, ValidationFailed
+from portal.service.platform.i18n import said
 
 
 def route_for(cfe: CfeInput, ui_value: Decimal, totals: Totals) -> str:
@@ -155,7 +156,12 @@ def state_of(
             "reporte": reporte,
             "corrige": sub.corrects,
             "corregidoPor": sub.corrected_by,
-            "anulacion": None if voided is None else {"idAnulacion": voided.id, "motivo": voided.reason},
+            "anulacion": None
+            if voided is None
+            else {
+                "idAnulacion": voided.id,
+                "motivo": said(voided.reason_texts) if voided.reason_texts else voided.reason,
+            },
             "demorado": overdue(sub),
             "observaciones": sub.observations or 0,
             "fechas": {

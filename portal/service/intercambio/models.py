@@ -68,6 +68,8 @@ class ExchangeEnvelope(Base):
     detail: Mapped[str | None] = mapped_column(String(500))  # the channel's answer
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(String(500))
+    # The error as i18n.stored keeps it, said in each reader's language (migration 0360).
+    last_error_texts: Mapped[dict | None] = mapped_column(JSON)
     next_attempt_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime())

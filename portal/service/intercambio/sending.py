@@ -26,6 +26,7 @@ from portal.service.intercambio import envelope, transport
 from portal.service.intercambio.directory import find_issuer
 from portal.service.intercambio.models import ElectronicIssuerRow, ExchangeCfe, ExchangeEnvelope
 from portal.service.platform import db
+from portal.service.platform.i18n import _, stored
 from portal.service.platform.models import Certificate, Company
 
 RUT_DOC_TYPE = 2
@@ -178,23 +179,24 @@ def deliver(envelope_id: int) -> Next | None:
         receiver = _receiver(session, sobre.receiver_rut)
         company_id, xml, name = sobre.company_id, sobre.xml, sobre.file_name
     if receiver is None:
-        return _failed(envelope_id, "El receptor ya no figura en el directorio de emisores electrónicos.", False)
+        return _failed(envelope_id, _("El receptor ya no figura en el directorio de emisores electrónicos."), False)
     try:
         result = transport.deliver(company_id, receiver, "SOBRE", xml, name)
     except NotImplementedError:  # a build without the delivery channels: kept, and retried once they exist
-        return _failed(envelope_id, "No hay transporte de intercambio en esta instalación.", True)
+        return _failed(envelope_id, _("No hay transporte de intercambio en esta instalación."), True)
     except Exception as exc:  # a defect of ours or of the channel: recorded and retried, never lost
         current_app.logger.exception("exchange envelope %s could not be delivered", envelope_id)
-        return _failed(envelope_id, f"Error inesperado: {exc}", True)
+        return _failed(envelope_id, _("Error inesperado: {error}", error=str(exc)[:450]), True)
     if not result.delivered:
-        return _failed(envelope_id, result.detail or "El receptor no tomó el sobre.", result.temporary)
+        return _failed(envelope_id, result.detail or _("El receptor no tomó el sobre."), result.temporary)
     with db.write_transaction() as session:
         sobre = session.get_one(ExchangeEnvelope, envelope_id)
         if sobre.state != "armado":
             return None
         now = _now()
         sobre.state, sobre.channel, sobre.detail = "entregado", result.channel, (result.detail or "")[:500]
-        sobre.sent_at, sobre.next_attempt_at, sobre.last_error = now, None, None
+        sobre.sent_at, sobre.next_attempt_at = now, None
+        sobre.last_error = sobre.last_error_texts = None
         for ex in session.scalars(select(ExchangeCfe).where(ExchangeCfe.envelope_id == envelope_id)):
             if ex.state == "en_sobre":
                 ex.state, ex.sent_at = "enviado", now
@@ -209,7 +211,7 @@ def _failed(envelope_id: int, error: str, temporary: bool) -> Next | None:
         if sobre.state != "armado":
             return None
         sobre.attempts += 1
-        sobre.last_error = error[:500]
+        sobre.last_error, sobre.last_error_texts = error[:500], stored(error)
         if temporary and sobre.attempts < current_app.config["INTERCAMBIO_MAX_ATTEMPTS"]:
             delay = backoff(sobre.attempts)
             sobre.next_attempt_at = _now() + timedelta(seconds=delay)
@@ -226,7 +228,8 @@ def retry(company_id: int, envelope_id: int) -> bool:
         sobre = session.get(ExchangeEnvelope, envelope_id, with_for_update=True)
         if sobre is None or sobre.company_id != company_id or sobre.state != "error":
             return False
-        sobre.state, sobre.attempts, sobre.next_attempt_at, sobre.last_error = "armado", 0, None, None
+        sobre.state, sobre.attempts, sobre.next_attempt_at = "armado", 0, None
+        sobre.last_error = sobre.last_error_texts = None
         for ex in session.scalars(select(ExchangeCfe).where(ExchangeCfe.envelope_id == envelope_id)):
             ex.state = "en_sobre"
         return True

@@ -13,6 +13,7 @@ from portal.service.comprobante.tracking_schemas import EstadoIntercambio
 from portal.service.intercambio.directory import find_issuer
 from portal.service.intercambio.models import DgiRejectionNotice, ExchangeCfe, ExchangeEnvelope
 from portal.service.intercambio.states import FINAL_STATES, STATES
+from portal.service.platform.i18n import said
 
 REASON_MAX = 90  # razonRef (F-C6)
 
@@ -80,7 +81,7 @@ def exchange_state(session: Session, record: IssuedCfe) -> EstadoIntercambio | N
                 "acuse": sobre.ack_state,
                 "motivosSobre": sobre.ack_motives or [],
                 "intentos": sobre.attempts,
-                "ultimoError": sobre.last_error,
+                "ultimoError": said(sobre.last_error_texts) if sobre.last_error_texts else sobre.last_error,
                 "ordinal": ex.ordinal,
             },
             "notaCorrectiva": ex.note_id,

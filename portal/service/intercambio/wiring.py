@@ -90,6 +90,7 @@ def _tag_columns(statement: Select) -> Select:
             ExchangeEnvelope.ack_motives,
             ExchangeEnvelope.attempts,
             ExchangeEnvelope.last_error,
+            ExchangeEnvelope.last_error_texts,
             DgiRejectionNotice.file_name,
             DgiRejectionNotice.state,
             DgiRejectionNotice.channel,

@@ -1,0 +1,63 @@
+"""The data half of a migration that adds a `..._texts` column beside a column of Spanish sentences: each stored
+sentence that reads as one of the catalogue messages the migration lists is kept as `i18n.stored` keeps it
+(`{key: the Spanish, "plantilla": the message, "valores": its values}`), so it is said in each reader's language
+as the rows written from then on are. A sentence that reads as none (a supplier's or a server's own words) is
+left without texts and said as it was stored.
+
+The migration lists the messages as they were when it was written (never imported from the code that writes
+them, which may change): the Spanish of each `_()` with its `{name}` placeholders.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+import sqlalchemy as sa
+from alembic import op
+
+
+@lru_cache(maxsize=256)
+def _pattern(template: str) -> re.Pattern[str]:
+    parts = re.split(r"\{([a-z_]+)\}", template)
+    # A value may hold anything, a period or a colon too; the message's own words around it anchor it.
+    regex = "".join(re.escape(part) if i % 2 == 0 else f"(?P<{part}>.*?)" for i, part in enumerate(parts))
+    return re.compile(regex, re.DOTALL)
+
+
+def kept(text: str, templates: Iterable[str], key: str = "mensaje") -> dict | None:
+    """`text` as i18n.stored keeps the first of `templates` it reads as, or None when it reads as none."""
+    for template in templates:
+        found = _pattern(template).fullmatch(text)
+        if found is not None:
+            return {key: text, "plantilla": template, "valores": found.groupdict()}
+    return None
+
+
+def backfill(
+    table: str,
+    column: str,
+    texts_column: str,
+    templates: Iterable[str],
+    key: str = "mensaje",
+    only: dict[str, str] | None = None,
+) -> None:
+    """Fill `texts_column` of the rows of `table` whose `column` reads as one of `templates` (by primary key `id`),
+    among those whose columns hold the values of `only`."""
+    templates, only = tuple(templates), only or {}
+    rows = sa.table(
+        table, sa.column("id"), sa.column(column), sa.column(texts_column, sa.JSON()), *map(sa.column, only)
+    )
+    bind = op.get_bind()
+    found = bind.execute(
+        sa.select(rows.c.id, rows.c[column]).where(
+            rows.c[column].is_not(None),
+            rows.c[texts_column].is_(None),
+            *(rows.c[name] == value for name, value in only.items()),
+        )
+    ).all()
+    update = rows.update().where(rows.c.id == sa.bindparam("row_id")).values({texts_column: sa.bindparam("texts")})
+    changes = [{"row_id": row_id, "texts": texts} for row_id, text in found if (texts := kept(text, templates, key))]
+    if changes:
+        bind.execute(update, changes)
