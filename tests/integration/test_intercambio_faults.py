@@ -17,51 +17,17 @@ from portal.service.platform import db
 from tests.support import recibidos as sup
 from tests.support.cfe_bodies import issue
 from tests.support.envios import ENVIOS_CONFIG, drain
-from tests.support.exchange import NORTE, to_norte
+from tests.support.exchange import (
+    CLIENT_11,
+    NORTE,
+    RECEIVER_12,
+    SENDER_12,
+    SERVER_11,
+    UNAVAILABLE,
+    FaultingService,
+    to_norte,
+)
 from tests.support.servers import serving
-
-SOAP11 = "http://schemas.xmlsoap.org/soap/envelope/"
-SOAP12 = "http://www.w3.org/2003/05/soap-envelope"
-
-
-def _soap11(code: str, text: str) -> bytes:
-    return (
-        f'<soap:Envelope xmlns:soap="{SOAP11}"><soap:Body><soap:Fault>'
-        f"<faultcode>soap:{code}</faultcode><faultstring>{text}</faultstring>"
-        "</soap:Fault></soap:Body></soap:Envelope>"
-    ).encode()
-
-
-def _soap12(code: str, text: str) -> bytes:
-    return (
-        f'<env:Envelope xmlns:env="{SOAP12}"><env:Body><env:Fault>'
-        f"<env:Code><env:Value>env:{code}</env:Value></env:Code>"
-        f'<env:Reason><env:Text xml:lang="es">{text}</env:Text></env:Reason>'
-        "</env:Fault></env:Body></env:Envelope>"
-    ).encode()
-
-
-# (status, content type, body) as a receiver's web service answers; SOAP 1.2 puts Sender faults on 400.
-CLIENT_11 = (500, "text/xml; charset=utf-8", _soap11("Client", "Firma WS-Security inválida"))
-SENDER_12 = (400, "application/soap+xml; charset=utf-8", _soap12("Sender", "Sobre mal formado"))
-SERVER_11 = (500, "text/xml; charset=utf-8", _soap11("Server", "Base de datos caída"))
-RECEIVER_12 = (500, "application/soap+xml; charset=utf-8", _soap12("Receiver", "Servicio sobrecargado"))
-UNAVAILABLE = (503, "text/plain", b"Service Unavailable")
-
-
-class FaultingService:
-    """A receiver's exchange web service that answers every call with one scripted answer, counting the calls."""
-
-    def __init__(self, answer: tuple[int, str, bytes]):
-        self.answer = answer
-        self.calls = 0
-
-    def __call__(self, environ, start_response):
-        environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
-        self.calls += 1
-        status, content_type, body = self.answer
-        start_response(f"{status} X", [("Content-Type", content_type), ("Content-Length", str(len(body)))])
-        return [body]
 
 
 @pytest.fixture

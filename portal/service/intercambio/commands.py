@@ -40,7 +40,8 @@ def refresh_directory(full: bool) -> None:
 @click.option("--empresa", "company_rut", required=True, help="RUT of the company that sent it.")
 @click.argument("envelope_id", type=int)
 def retry_envelope(company_rut: str, envelope_id: int) -> None:
-    """Deliver again an exchange envelope that failed for good (the same bytes, attempts from zero)."""
+    """Deliver again an exchange envelope that failed for good (the same bytes, attempts from zero, the receiver's
+    directory entry read afresh): what POST /api/v1/intercambio/sobres/<id>/reintentar does for the company."""
     app = create_app()
     with db.command_context(app):
         jobs.use_app(app)
@@ -48,7 +49,7 @@ def retry_envelope(company_rut: str, envelope_id: int) -> None:
         if company_id is None or not sending.retry(company_id, envelope_id):
             click.echo("no such envelope of that company waiting for support (state error)", err=True)
             sys.exit(1)
-        tasks.deliver_exchange(envelope_id)
+        tasks.redeliver_exchange(envelope_id)
         click.echo(f"envelope {envelope_id} queued for delivery")
 
 

@@ -70,13 +70,14 @@ def _client(session, config: Mapping[str, Any]) -> consultas.ConsultasClient:
     raise consultas.DirectoryUnavailable("Ninguna empresa tiene un certificado vigente con el que consultar a DGI.")
 
 
-def fetch(session, config: Mapping[str, Any], since: datetime) -> list[ElectronicIssuer]:
-    """The issuers changed since `since`, the PROV variant's web-service URL and technical e-mail merged in."""
+def fetch(session, config: Mapping[str, Any], since: datetime, rut: str | None = None) -> list[ElectronicIssuer]:
+    """The issuers changed since `since` (or only `rut`, DGI's Filtro_eFacDocNro), the PROV variant's
+    web-service URL and technical e-mail merged in."""
     if _source(config) == "simulador":
-        return simulated_issuers(config, since)
+        return simulated_issuers(config, since, rut)
     client = _client(session, config)
-    merged = {issuer.rut: issuer for issuer in client.issuers("EFACCONSULTARRUCEMISORES", since)}
-    for prov in client.issuers("EFACCONSULTARRUCEMISORESPROV", since):
+    merged = {issuer.rut: issuer for issuer in client.issuers("EFACCONSULTARRUCEMISORES", since, rut)}
+    for prov in client.issuers("EFACCONSULTARRUCEMISORESPROV", since, rut):
         base = merged.get(prov.rut, prov)
         merged[prov.rut] = ElectronicIssuer(
             base.rut,
@@ -114,6 +115,21 @@ def refresh(full: bool = False) -> RefreshResult:
         done = session.get_one(DirectoryRefresh, run_id)
         done.count, done.finished_at = len(issuers), datetime.now(UTC)
     return RefreshResult(source, since, len(issuers))
+
+
+def refresh_receiver(rut: str) -> ElectronicIssuer | None:
+    """Read one receiver's entry afresh from the source (it may have fixed its web service or its exchange
+    address since the daily refresh) and keep it. Not recorded as a refresh: the next daily one must still ask
+    for every change since the last whole one. None when the source does not list the RUT (the entry kept, as
+    the daily refresh never deletes one either). Raises DirectoryUnavailable when the source cannot answer."""
+    config = current_app.config
+    with db.new_session() as session:
+        found = [issuer for issuer in fetch(session, config, EVERYTHING, rut) if issuer.rut == rut]
+    if not found:
+        return None
+    with db.write_transaction() as session:
+        upsert_issuer(session, found[0], _source(config))
+    return found[0]
 
 
 def last_refresh(session) -> DirectoryRefresh | None:

@@ -222,14 +222,37 @@ def _failed(envelope_id: int, error: str, temporary: bool) -> Next | None:
         return None
 
 
+class NotRetriable(ValueError):
+    """The envelope is not in error: it is being delivered, or it was delivered (nothing to send again)."""
+
+
+# Why the same bytes and not a new envelope (CFE-URUGUAY.md §12): the envelope carries the signed CFEs unchanged
+# and a Caratula with this company's own Idemisor; a state `error` means the bytes never got past the channel
+# (a refusal of our request, a receiver missing from the directory, attempts exhausted), never that the receiver
+# judged them: that would be its ACKSobre (BS, S01-S07: `sobre_rechazado`, not retried here). So nothing in the
+# bytes is at fault, and a new envelope could only hurt: a receiver that did take the first one (a lost answer)
+# recognises the same envelope as a duplicate (S20, which counts as delivered) but would take the same CFEs in
+# another envelope twice. What may have changed is where the receiver is: every attempt reads its directory
+# entry, and a retry asked for reads it afresh from DGI first (tasks.redeliver_exchange).
+def reopen(session: Session, company_id: int, envelope_id: int) -> ExchangeEnvelope | None:
+    """In the caller's write transaction: an envelope in error goes back to being delivered, attempts from zero.
+    None when the company has no such envelope; NotRetriable when it is not in error."""
+    sobre = session.get(ExchangeEnvelope, envelope_id, with_for_update=True)
+    if sobre is None or sobre.company_id != company_id:
+        return None
+    if sobre.state != "error":
+        raise NotRetriable(sobre.state)
+    sobre.state, sobre.attempts, sobre.next_attempt_at = "armado", 0, None
+    sobre.last_error = sobre.last_error_texts = None
+    for ex in session.scalars(select(ExchangeCfe).where(ExchangeCfe.envelope_id == envelope_id)):
+        ex.state = "en_sobre"
+    return sobre
+
+
 def retry(company_id: int, envelope_id: int) -> bool:
-    """Support's retry of an envelope that failed for good: the same bytes, attempts from zero."""
+    """Support's retry of an envelope that failed for good (`reopen` in a transaction of its own)."""
     with db.write_transaction() as session:
-        sobre = session.get(ExchangeEnvelope, envelope_id, with_for_update=True)
-        if sobre is None or sobre.company_id != company_id or sobre.state != "error":
+        try:
+            return reopen(session, company_id, envelope_id) is not None
+        except NotRetriable:
             return False
-        sobre.state, sobre.attempts, sobre.next_attempt_at = "armado", 0, None
-        sobre.last_error = sobre.last_error_texts = None
-        for ex in session.scalars(select(ExchangeCfe).where(ExchangeCfe.envelope_id == envelope_id)):
-            ex.state = "en_sobre"
-        return True

@@ -98,6 +98,25 @@ def deliver_exchange(envelope_id: int) -> None:
     _follow(sending.deliver(envelope_id))
 
 
+@jobs.huey.task(name="intercambio.redeliver")
+@jobs.in_app_context
+def redeliver_exchange(envelope_id: int) -> None:
+    """A retry someone asked for (a user, or support's command) of an envelope that was in error: the
+    receiver's directory entry read afresh (it may have fixed its web service or address since the daily
+    refresh; DGI not answering leaves the entry we have), then the same delivery as always."""
+    with db.new_session() as session:
+        rut = session.scalar(select(ExchangeEnvelope.receiver_rut).where(ExchangeEnvelope.id == envelope_id))
+    if rut is None:
+        return
+    try:
+        refresh.refresh_receiver(rut)
+    except consultas.DirectoryUnavailable as exc:
+        current_app.logger.warning("exchange envelope %s: directory entry not re-read (%s)", envelope_id, exc)
+    except Exception:  # a defect must not keep the delivery from being tried
+        current_app.logger.exception("exchange envelope %s: directory entry not re-read", envelope_id)
+    _follow(sending.deliver(envelope_id))
+
+
 @jobs.huey.task(name="intercambio.deliver_notice")
 @jobs.in_app_context
 def deliver_notice(notice_id: int) -> None:
