@@ -12,6 +12,7 @@ from portal.client.empresa import EmpresaApi
 from portal.client.envios import EnviosApi
 from portal.client.informes import InformesApi
 from portal.client.inteligente import InteligenteApi
+from portal.client.intercambio import IntercambioApi
 from portal.client.models import UserInfo
 from portal.client.productos import ProductosApi
 from portal.client.receptores import ReceptoresApi
@@ -37,6 +38,7 @@ class UserApi(
     WebhooksApi,
     SaludApi,
     RecibidosApi,
+    IntercambioApi,
     Transport,
 ):
     """The service as one caller sees it."""
