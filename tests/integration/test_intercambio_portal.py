@@ -9,9 +9,11 @@ from bs4 import BeautifulSoup
 
 from portal.service.intercambio import answers, transport
 from portal.service.platform import db
+from tests.conftest import mint_token
 from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG, drain
-from tests.support.exchange import NORTE, RecordingTransport, receiver_ack_cfe, to_norte
+from tests.support.exchange import NORTE, REFUSED, RecordingTransport, receiver_ack_cfe, to_norte
+from tests.support.html import csrf
 
 
 @pytest.fixture
@@ -105,3 +107,101 @@ def test_the_receipt_form_says_receptor_electronico(signed_in, live_service):
     text = page.get_data(as_text=True)
     assert page.status_code == 200, text[:300]
     assert 'data-testid="receiver-electronic"' in text and "Receptor electrónico" in text
+
+
+# --- the way forward when the delivery failed for good ---------------------------------------------------------
+
+
+@pytest.fixture
+def refused_wire(live_service, monkeypatch):
+    """The receiver's channel refuses the first delivery for good (550: no such mailbox), then takes it."""
+    wire = RecordingTransport(outcomes=[REFUSED])
+    monkeypatch.setattr(transport, "deliver", wire)
+    return wire
+
+
+def _issue_refused(live_service) -> str:
+    client = live_service.app.test_client()
+    token = mint_token(live_service.app, "usuario@demo.uy")
+    cfe = bodies.issue(client, {"Authorization": f"Bearer {token}"}, to_norte())
+    drain(live_service.app)
+    return cfe["idCfeEmitido"]
+
+
+def _retry_form(page: BeautifulSoup):
+    button = page.select_one("[data-testid=exchange-retry]")
+    return None if button is None else button.find_parent("form")
+
+
+def test_a_delivery_in_error_shows_why_and_a_writer_retries_it(signed_in, live_service, refused_wire):
+    receipt_id = _issue_refused(live_service)
+    client = signed_in()
+    page = soup(client.get(f"/comprobantes/{receipt_id}"))
+    exchange = page.select_one("[data-testid=channel-exchange]")
+    assert exchange.select_one("[data-testid=exchange-state]").get_text(strip=True) == "No se pudo entregar al receptor"
+    assert "550 buzón inexistente" in exchange.select_one("[data-testid=exchange-error-reason]").get_text()
+    form = _retry_form(page)
+    assert form is not None and form["method"] == "post" and form.get("hx-post") == form["action"]
+    fields = {i["name"]: i.get("value", "") for i in form.select("input[type=hidden]")}
+    assert fields["csrf_token"] and fields["idempotency_key"]
+    # Without JavaScript: a plain POST, 303 back to the receipt with the message.
+    answer = client.post(form["action"], data=fields)
+    assert answer.status_code == 303 and answer.headers["Location"].endswith(f"/comprobantes/{receipt_id}")
+    again = client.post(form["action"], data=fields)  # a double click: the same key, the same retry
+    assert again.status_code == 303
+    page = soup(client.get(f"/comprobantes/{receipt_id}"))
+    assert "Se vuelve a entregar el comprobante al receptor electrónico" in page.get_text()
+    drain(live_service.app)
+    assert len(refused_wire.of("SOBRE")) == 2  # the refused attempt and one retry
+    page = soup(client.get(f"/comprobantes/{receipt_id}"))
+    exchange = page.select_one("[data-testid=channel-exchange]")
+    assert exchange.select_one("[data-testid=exchange-state]").get_text(strip=True) == "Entregado, esperando acuse"
+    assert _retry_form(page) is None and exchange.select_one("[data-testid=exchange-error]") is None
+
+
+def test_with_htmx_the_retry_answers_a_redirect_to_the_receipt(signed_in, live_service, refused_wire):
+    receipt_id = _issue_refused(live_service)
+    client = signed_in()
+    form = _retry_form(soup(client.get(f"/comprobantes/{receipt_id}")))
+    fields = {i["name"]: i.get("value", "") for i in form.select("input[type=hidden]")}
+    answer = client.post(form["hx-post"], data=fields, headers={"HX-Request": "true"})
+    assert answer.status_code == 200 and answer.headers["HX-Redirect"].endswith(f"/comprobantes/{receipt_id}")
+    drain(live_service.app)
+    assert len(refused_wire.of("SOBRE")) == 2
+
+
+def test_only_writers_get_the_retry_and_readers_cannot_post_it(signed_in, live_service, refused_wire):
+    receipt_id = _issue_refused(live_service)
+    support = signed_in("soporte@demo.uy")
+    page = soup(support.get(f"/comprobantes/{receipt_id}"))
+    assert page.select_one("[data-testid=exchange-error-reason]") is not None  # the reason, for everyone
+    assert _retry_form(page) is None
+    refused = support.post(
+        f"/comprobantes/{receipt_id}/intercambio/reintentar",
+        data={"csrf_token": csrf(support), "idempotency_key": "k"},
+    )
+    assert refused.status_code == 403
+    drain(live_service.app)
+    assert len(refused_wire.of("SOBRE")) == 1
+    # A delivery that is not in error offers no retry, even to a writer.
+    delivered_id = _issue_refused(live_service)  # the wire refused only its first delivery: this one goes
+    delivered = soup(signed_in().get(f"/comprobantes/{delivered_id}"))
+    assert _retry_form(delivered) is None and delivered.select_one("[data-testid=exchange-error]") is None
+
+
+def test_the_retry_in_english(signed_in, live_service, refused_wire):
+    receipt_id = _issue_refused(live_service)
+    client = signed_in()
+    client.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": csrf(client)})
+    page = soup(client.get(f"/comprobantes/{receipt_id}"))
+    exchange = page.select_one("[data-testid=channel-exchange]")
+    assert exchange.select_one("[data-testid=exchange-state]").get_text(strip=True) == (
+        "Could not be delivered to the receiver"
+    )
+    assert exchange.select_one("[data-testid=exchange-retry]").get_text(strip=True) == "Retry the delivery"
+    assert "Reason:" in exchange.select_one("[data-testid=exchange-error]").get_text()
+    form = _retry_form(page)
+    fields = {i["name"]: i.get("value", "") for i in form.select("input[type=hidden]")}
+    client.post(form["action"], data=fields)
+    page = soup(client.get(f"/comprobantes/{receipt_id}"))
+    assert "The receipt is being delivered to the electronic receiver again" in page.get_text()

@@ -105,6 +105,7 @@ WRITERS = {
     "recibidos.accept",
     "recibidos.reject",
     "recibidos.book",
+    "comprobantes.retry_exchange",
 }
 ADMIN_OR_SUPPORT = {
     "apikeys.index",

@@ -22,7 +22,7 @@ EXCHANGE_STATES = {
     "aceptado": (_l("Aceptado por el receptor"), "ok"),
     "rechazado": (_l("Rechazado por el receptor"), "bad"),
     "anulado": (_l("No se entrega: DGI lo rechazó"), "neutral"),
-    "error": (_l("No se pudo entregar: soporte lo revisa"), "bad"),
+    "error": (_l("No se pudo entregar al receptor"), "bad"),
 }
 CHANNELS = {"ws": _l("servicio web de intercambio"), "correo": _l("correo de intercambio")}
 MAIL_STATES = {

@@ -411,3 +411,10 @@ class CancelForm(PortalForm):
         _l("Motivo"),
         validators=[DataRequired(message=_l("Escribí el motivo: se imprime en la nota de crédito.")), Length(max=90)],
     )
+
+
+class ExchangeRetryForm(PortalForm):
+    """Send again the receipt's envelope to its electronic receiver. The key, made when the page is shown, makes
+    a second click (or a browser's retry) the same retry, not a second delivery."""
+
+    idempotency_key = HiddenField(default=lambda: uuid.uuid4().hex, validators=[DataRequired(), Length(max=64)])

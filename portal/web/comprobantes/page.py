@@ -80,7 +80,8 @@ def receipt_page(
     cancel_form: forms.CancelForm | None = None,
 ):
     """The receipt's page (its reference form, or the cancel form re-shown with errors). The page shows its
-    two forms only to those who may write, so only they get them built."""
+    forms (and the retry of a delivery to the electronic receiver in error) only to those who may write, so
+    only they get them built."""
     receipt = api().get_receipt(checked_id(receipt_id))
     cache_key = None
     if form is None and cancel_form is None and applied is None and status == 200 and _cacheable():
@@ -97,6 +98,8 @@ def receipt_page(
     cancel_open = cancel_form is not None
     if not cancel_open and writer and (view.actions.cancel or view.actions.cancel_rest):
         cancel_form = forms.CancelForm(formdata=None)
+    exchange = view.receipt.exchange
+    in_error = exchange is not None and exchange.envelope is not None and exchange.envelope.state == "error"
     response = render(
         "comprobantes/receipt.html",
         "reference",
@@ -107,6 +110,7 @@ def receipt_page(
         cancel_form=cancel_form,
         cancel_open=cancel_open,
         channels=Channels(exchange_channel(view.receipt), mail_channel(view.receipt)),
+        exchange_retry_form=forms.ExchangeRetryForm(formdata=None) if writer and in_error else None,
     )
     if cache_key is not None and "_flashes" not in session:
         _pages().put(cache_key, response.get_data(as_text=True))

@@ -95,3 +95,24 @@ def reference(receipt_id: str):
         forms.CollectionReferenceForm(formdata=None, data={"referencia": applied.reference}),
         applied=applied,
     )
+
+
+@bp.post("/<receipt_id>/intercambio/reintentar")
+@writer_required
+def retry_exchange(receipt_id: str):
+    """Send the receipt's envelope again to its electronic receiver after it could not be delivered."""
+    receipt_id, form = checked_id(receipt_id), forms.ExchangeRetryForm()
+    exchange = api().get_receipt(receipt_id).exchange
+    envelope = exchange.envelope if exchange else None
+    if envelope is None or not form.validate():
+        flash(_("No hay una entrega al receptor electrónico para reintentar."), "warning")
+        return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)
+    try:
+        retried = api().retry_exchange_envelope(envelope.id, idempotency_key=form.idempotency_key.data)
+    except (client_errors.NotFound, client_errors.Conflict) as exc:
+        flash(exc.message, "warning")
+    else:
+        if not retried.replayed:
+            activity.record("intercambio_reintentado", cfe_id=receipt_id, summary=retried.file_name)
+        flash(_("Se vuelve a entregar el comprobante al receptor electrónico; el resultado aparece aquí."), "success")
+    return redirect_after_post("comprobantes.receipt", receipt_id=receipt_id)

@@ -27,6 +27,7 @@ ACTIONS = {
     "plantilla_correo": _l("Cambió el correo al cliente"),
     "libreta_contingencia": _l("Registró una libreta de contingencia"),
     "libreta_contingencia_anulacion": _l("Anuló números de una libreta de contingencia"),
+    "intercambio_reintentado": _l("Reintentó entregar un sobre al receptor electrónico"),
 }
 FIELDS = {
     "regimen": _l("Régimen"),
@@ -59,6 +60,9 @@ FIELDS = {
     "cuerpo": _l("Texto"),
     "caeId": _l("CAE"),
     "fechaAutorizacion": _l("Fecha de autorización"),
+    "sobre": _l("Sobre"),
+    "receptor": _l("Receptor"),
+    "error": _l("Error anterior"),
 }
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T|$)")
 _VALUES = {**REGIME_LABELS, **PAPER_LABELS}
