@@ -419,3 +419,37 @@ def test_a_smart_requests_timeline_stored_before_is_said_in_english(tmp_path):
         "cae_agotado: Se agotaron los números de CAE para el tipo 101. Pedí un nuevo CAE a DGI.",
         None,
     ]
+
+
+def test_why_a_customers_email_failed_stored_before_is_said_in_english(tmp_path):
+    """0364_correo_envio_textos: a send's error kept as its Spanish sentence alone gets its catalogue message with
+    its values; an older wording that is no message of the catalogue stays as it was."""
+    send = {
+        "company_id": 1,
+        "cfe_id": "cfe_1",
+        "recipients": '["a@cliente.com.uy"]',
+        "state": "fallido",
+        "attempts": 1,
+        "next_attempt_at": "2026-11-24 00:30:16.000000",
+        "created_by": "usuario@demo.uy",
+        "created_at": "2026-11-24 00:30:16.000000",
+    }
+    said = _migrated_texts(
+        tmp_path,
+        "0040_correo_plantilla",
+        "correo_envio",
+        send,
+        "last_error",
+        [
+            "El servidor de correo rechazó: rechazo@cliente.com.uy (550 5.1.1 No such user)",
+            "No se pudo conectar con el servidor de correo (no respondió, rechazó la conexión o la cortó); se vuelve "
+            "a intentar.",
+            "El servidor de correo no admite este envío: STARTTLS",
+        ],
+    )
+    assert said == [
+        "The mail server refused: rechazo@cliente.com.uy (550 5.1.1 No such user)",
+        "Could not connect to the mail server (it did not answer, refused the connection or dropped it); it will be "
+        "tried again.",
+        None,
+    ]
