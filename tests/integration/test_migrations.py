@@ -453,3 +453,17 @@ def test_why_a_customers_email_failed_stored_before_is_said_in_english(tmp_path)
         "tried again.",
         None,
     ]
+
+
+def test_why_dgi_was_counted_down_stored_before_is_said_in_english(tmp_path):
+    """0365_dgi_estado_textos: the outage's last error kept as its Spanish sentence alone gets its catalogue
+    message with its values; words of no message stay as they were."""
+    said = _migrated_texts(
+        tmp_path,
+        "0362_envios_error_textos",
+        "dgi_estado",
+        {"failures": 3, "down_since": "2026-11-24 00:30:16.000000"},
+        "last_error",
+        ["No se pudo conectar con el servicio de DGI.", "DGI no respondió en 30 s.", "Algo que dijo otro"],
+    )
+    assert said == ["Could not connect to DGI's service.", "DGI did not answer in 30 s.", None]
