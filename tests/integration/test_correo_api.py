@@ -360,3 +360,32 @@ def test_without_a_company_e_mail_the_message_does_not_invite_a_reply(api_client
     assert without["Reply-To"] is None
     text = without.get_body(("plain",)).get_content()
     assert "responda" not in text and "Le enviamos el comprobante" in text
+
+
+def test_why_a_send_failed_is_said_in_the_readers_language(api_client, user, factura, smtp):
+    """The reason was kept as its Spanish sentence alone, so the sends and the receipt's summary said "El servidor
+    de correo rechazó: ..." to an English reader."""
+    cfe_id = factura["idCfeEmitido"]
+    _send(api_client, user, cfe_id, ["rechazo@cliente.com.uy"])
+    jobs.run_pending()
+    english = {**user, "Accept-Language": "en"}
+    [send] = _sends(api_client, english, cfe_id)["envios"]
+    assert send["error"].startswith("The mail server refused: rechazo@cliente.com.uy (550 "), send["error"]
+    receipt = api_client.get(
+        "/api/v1/comprobante/getByIdCfeEmitido", headers=english, query_string={"idCfeEmitido": cfe_id}
+    ).json
+    assert receipt["correo"]["ultimo"]["error"] == send["error"]
+    [send] = _sends(api_client, user, cfe_id)["envios"]
+    assert send["error"].startswith("El servidor de correo rechazó: rechazo@cliente.com.uy (550 ")
+
+
+def test_a_servers_long_answer_is_kept_bounded_and_said_in_the_readers_language(api_client, user, factura, smtp):
+    """The reason was cut at 500 characters, which turned the message back into a plain Spanish string; the
+    server's own words are bounded instead."""
+    smtp.recorder.data_replies.append("451 4.3.0 " + "x" * 900)
+    cfe_id = factura["idCfeEmitido"]
+    _send(api_client, user, cfe_id, ["a@cliente.com.uy"])
+    jobs.run_pending()
+    [send] = _sends(api_client, {**user, "Accept-Language": "en"}, cfe_id)["envios"]
+    assert send["estado"] == "en_cola" and send["error"].startswith("The mail server answered 451 4.3.0 xxx")
+    assert len(send["error"]) <= 500

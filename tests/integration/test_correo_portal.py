@@ -184,3 +184,16 @@ def test_over_the_hourly_limit_the_form_says_so_and_keeps_what_was_typed(signed_
     page = soup(answer)
     assert page.select_one("#destinatarios")["value"] == "otro@cliente.com.uy"
     assert "muchos correos" in page.select_one(".field-error").get_text()
+
+
+def test_why_a_send_failed_is_english_on_the_english_page(signed_in, receipt_id, service_api, smtp):
+    """The reason was kept as its Spanish sentence alone and shown so in the English history of sends."""
+    client = signed_in("usuario@demo.uy")
+    service_api.send_receipt_by_mail(receipt_id, ["rechazo@cliente.com.uy"])
+    jobs.run_pending()
+    history = soup(client.get(f"/correo/comprobantes/{receipt_id}/envios", headers=HTMX)).get_text()
+    assert "El servidor de correo rechazó: rechazo@cliente.com.uy" in history
+    token = soup(client.get("/"))("input", {"name": "csrf_token"})[0]["value"]
+    client.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": token})
+    history = soup(client.get(f"/correo/comprobantes/{receipt_id}/envios", headers=HTMX)).get_text()
+    assert "The mail server refused: rechazo@cliente.com.uy" in history and "El servidor" not in history

@@ -203,3 +203,26 @@ def test_why_an_envelope_and_a_daily_report_wait_is_said_in_the_readers_language
     spanish = auth_headers("admin@demo.uy", 1)
     [report] = api_client.get("/api/v1/envios/reportes", headers=spanish).json["items"]
     assert report["ultimoError"] == "No se pudo conectar con el servicio de DGI."
+
+
+@pytest.mark.parametrize(
+    ("mode", "english"),
+    [
+        ("caido", "Could not connect to DGI's service."),
+        ("lento", "DGI did not answer in 0.2 s."),
+        ("falla_soap", "DGI refused the request: Servicio temporalmente no disponible"),
+    ],
+)
+def test_why_dgi_is_counted_down_is_said_in_the_readers_language(
+    api_client, user, auth_headers, service_app, dgi_mode, mode, english
+):
+    """GET /api/v1/envios/dgi's ultimoError was kept as its Spanish sentence alone, so an English reader was told
+    "No se pudo conectar con el servicio de DGI."."""
+    dgi_mode(mode)
+    bodies.issue(api_client, user, bodies.body(bodies.EFACTURA))
+    drain(service_app)
+    admin = auth_headers("admin@demo.uy", 1)
+    seen = api_client.get("/api/v1/envios/dgi", headers={**admin, "Accept-Language": "en"}).json
+    assert (seen["responde"], seen["ultimoError"]) == (False, english)
+    spanish = api_client.get("/api/v1/envios/dgi", headers=admin).json["ultimoError"]
+    assert spanish != english and spanish.startswith(("No se pudo", "DGI"))

@@ -418,3 +418,50 @@ def test_accepted_warnings_are_codes_and_anything_else_is_refused_whole(api_clie
     answer = _confirm(api_client, user, preview, advertenciasAceptadas=[accepted])
     assert answer.status_code == 422 and answer.json["error"]["fields"][0]["field"].startswith("advertenciasAceptadas")
     assert api_client.get(CONSULT + preview["requestId"], headers=user).json["estado"] == "preview"
+
+
+def test_a_requests_timeline_and_error_are_said_in_the_readers_language(api_client, user, service_app, monkeypatch):
+    """The timeline's details and the request's error were kept as Spanish sentences alone, so an English reader
+    was told "1 advertencia", "Advertencias aceptadas: ...", "Emisión directa", "La previsualización venció sin
+    confirmarse." and "error_interno: No se pudo emitir..."."""
+    english = {**user, "Accept-Language": "en"}
+
+    def details(request_id: str, headers: dict) -> list[str | None]:
+        return [e["detalle"] for e in api_client.get(CONSULT + request_id, headers=headers).json["lineaDeTiempo"]]
+
+    warned = _preview(api_client, user, {"receptor": {"documento": "215550030019"}, "lineas": [SERVICE_LINE]})
+    assert _confirm(api_client, user, warned).json["estado"] == "issued"
+    said = details(warned["requestId"], english)
+    assert said[:2] == ["1 warning", "Warnings accepted: receptor_no_emisor_electronico"], said
+    assert said[2].startswith("CFE ")
+    assert details(warned["requestId"], user)[:2] == [
+        "1 advertencia",
+        "Advertencias aceptadas: receptor_no_emisor_electronico",
+    ]
+
+    direct = api_client.post(DIRECT, json={"lineas": [SERVICE_LINE]}, headers=user).json
+    assert details(direct["requestId"], english)[0] == "Direct issue"
+
+    stale = _preview(api_client, user, {"lineas": [SERVICE_LINE]})
+    with service_app.app_context():
+        db.session().execute(update(SmartRequest).values(expires_at=datetime.now(UTC) - timedelta(seconds=1)))
+        db.session().commit()
+    assert details(stale["requestId"], english) == [
+        "0 warnings",
+        "The preview expired without being confirmed.",
+    ]
+
+    broken = _preview(api_client, user, {"lineas": [SERVICE_LINE]})
+
+    def fails(*args, **kwargs):
+        raise RuntimeError("database is locked")
+
+    monkeypatch.setattr(issuing, "issue", fails)
+    assert _confirm(api_client, user, broken).status_code == 500
+    state = api_client.get(CONSULT + broken["requestId"], headers=english).json
+    unexpected = "It could not be issued because of an unexpected error"
+    assert state["error"]["mensaje"].startswith(unexpected), state["error"]
+    assert state["lineaDeTiempo"][-1]["detalle"].startswith(f"error_interno: {unexpected}")
+    assert state["lineaDeTiempo"][1]["detalle"] == "Warnings accepted: none"
+    spanish = api_client.get(CONSULT + broken["requestId"], headers=user).json
+    assert spanish["lineaDeTiempo"][-1]["detalle"].startswith("error_interno: No se pudo emitir")

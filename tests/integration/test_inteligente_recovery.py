@@ -81,6 +81,7 @@ def test_the_sweep_fails_an_unfinished_request_links_an_issued_one_and_leaves_a_
     ]
     english = api_client.get(CONSULT + lost, headers={**user, "Accept-Language": "en"}).json
     assert english["error"]["mensaje"].startswith("The issue was cut off"), english["error"]
+    assert english["lineaDeTiempo"][-1]["detalle"] == f"emision_interrumpida: {english['error']['mensaje']}"
 
     issued = api_client.get(CONSULT + stored, headers=user).json
     assert (issued["estado"], issued["cfeEmitidos"], issued["error"]) == ("issued", [receipt["idCfeEmitido"]], None)

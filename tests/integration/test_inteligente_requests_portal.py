@@ -4,12 +4,17 @@ id or by receipt number (typed any way), filtered live with htmx, paged, each ro
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
+from sqlalchemy import update
 
 from portal.client import CfeClient
 from portal.client.inteligente import SmartIssueRequest, SmartLine
+from portal.service.inteligente import recovery
+from portal.service.inteligente.models import SmartRequest
+from portal.service.platform import db
 from tests.support.html import soup as _soup
 
 PAGE = "/inteligente/solicitudes"
@@ -135,3 +140,23 @@ def test_the_page_speaks_english(soporte, issued):
     )
     empty = _soup(soporte.get(PAGE, query_string={"q": "Z-9999999"})).find(class_="empty-state").get_text(strip=True)
     assert empty == "No request matches that search. Check the number or remove a filter."
+
+
+def test_a_failed_requests_error_and_timeline_are_english_on_the_english_page(soporte, service_api, live_service):
+    """The request's error and its timeline's details were kept as Spanish sentences alone and shown so on the
+    English page: "emision_interrumpida: La emisión se interrumpió...", "0 advertencias"."""
+    previewed = service_api.smart_preview(ONE_LINE)
+    with live_service.app.app_context():  # a process killed after the confirmation's commit, then the sweep
+        session = db.session()
+        session.execute(update(SmartRequest).where(SmartRequest.id == previewed.id).values(state="confirmed"))
+        session.commit()
+        assert recovery.settle_unfinished(datetime.now(UTC) + timedelta(hours=1))["failed"] >= 1
+    token = _soup(soporte.get(PAGE)).find("input", {"name": "csrf_token"})["value"]
+    soporte.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": token})
+    page = _soup(soporte.get(PAGE, query_string={"request_id": previewed.id}))
+    cut_off = "The issue was cut off before it finished and no receipt was issued. Preview it again."
+    assert page.find(attrs={"data-testid": "request-error"}).get_text(" ", strip=True) == (
+        f"emision_interrumpida — {cut_off}"
+    )
+    details = [row("td")[-1].get_text(strip=True) for row in page.select("[data-testid=timeline] tbody tr")]
+    assert details == ["0 warnings", f"emision_interrumpida: {cut_off}"]

@@ -346,3 +346,124 @@ def test_a_daily_reports_error_stored_before_is_said_in_english(tmp_path):
         ["No se pudo conectar con el servicio de DGI.", "DGI no aceptó el pedido (código 12): Firma inválida."],
     )
     assert said == ["Could not connect to DGI's service.", "DGI did not accept the request (code 12): Firma inválida."]
+
+
+def test_a_smart_requests_error_stored_before_is_said_in_english(tmp_path):
+    """0363_inteligente_textos: a request's error kept as its Spanish sentence alone gets its catalogue message;
+    words of no message of the catalogue (numbering's own) stay as they were."""
+    request = {
+        "company_id": 1,
+        "mode": "preview",
+        "state": "failed",
+        "input_json": "{}",
+        "draft_json": "{}",
+        "draft_hash": "0" * 64,
+        "totals_json": "{}",
+        "inferences_json": "[]",
+        "warnings_json": "[]",
+        "error_code": "emision_interrumpida",
+        "created_by": "usuario@demo.uy",
+        "created_at": "2026-11-24 00:30:16.000000",
+        "updated_at": "2026-11-24 00:30:16.000000",
+    }
+    said = _migrated_texts(
+        tmp_path,
+        "0370_inteligente_confirmadas",
+        "emision_inteligente",
+        request,
+        "error_message",
+        [
+            "La emisión se interrumpió antes de terminar y no se emitió ningún comprobante. Previsualizá de nuevo.",
+            "Se agotaron los números de CAE para el tipo 101. Pedí un nuevo CAE a DGI.",
+        ],
+    )
+    assert said == ["The issue was cut off before it finished and no receipt was issued. Preview it again.", None]
+
+
+def test_a_smart_requests_timeline_stored_before_is_said_in_english(tmp_path):
+    """0363_inteligente_textos: each detail of the timeline kept as a Spanish sentence alone gets its catalogue
+    message with its values, a failure's message within it too; a receipt's number stays as it was."""
+    event = {
+        "request_id": "ei_1",
+        "state": lambda i: ["preview", "preview", "confirmed", "confirmed", "expired", "failed", "failed", "issued"][
+            i - 1
+        ],
+        "at": "2026-11-24 00:30:16.000000",
+        "actor": "usuario@demo.uy",
+    }
+    said = _migrated_texts(
+        tmp_path,
+        "0370_inteligente_confirmadas",
+        "emision_inteligente_evento",
+        event,
+        "detail",
+        [
+            "1 advertencia",
+            "2 advertencias",
+            "Advertencias aceptadas: ninguna",
+            "Advertencias aceptadas: total_inusual, cae_por_agotarse",
+            "La previsualización venció sin confirmarse.",
+            "emision_interrumpida: La emisión se interrumpió antes de terminar y no se emitió ningún comprobante. "
+            "Previsualizá de nuevo.",
+            "cae_agotado: Se agotaron los números de CAE para el tipo 101. Pedí un nuevo CAE a DGI.",
+            "CFE 101 A-12",
+        ],
+    )
+    assert said == [
+        "1 warning",
+        "2 warnings",
+        "Warnings accepted: none",
+        "Warnings accepted: total_inusual, cae_por_agotarse",
+        "The preview expired without being confirmed.",
+        "emision_interrumpida: The issue was cut off before it finished and no receipt was issued. Preview it again.",
+        "cae_agotado: Se agotaron los números de CAE para el tipo 101. Pedí un nuevo CAE a DGI.",
+        None,
+    ]
+
+
+def test_why_a_customers_email_failed_stored_before_is_said_in_english(tmp_path):
+    """0364_correo_envio_textos: a send's error kept as its Spanish sentence alone gets its catalogue message with
+    its values; an older wording that is no message of the catalogue stays as it was."""
+    send = {
+        "company_id": 1,
+        "cfe_id": "cfe_1",
+        "recipients": '["a@cliente.com.uy"]',
+        "state": "fallido",
+        "attempts": 1,
+        "next_attempt_at": "2026-11-24 00:30:16.000000",
+        "created_by": "usuario@demo.uy",
+        "created_at": "2026-11-24 00:30:16.000000",
+    }
+    said = _migrated_texts(
+        tmp_path,
+        "0040_correo_plantilla",
+        "correo_envio",
+        send,
+        "last_error",
+        [
+            "El servidor de correo rechazó: rechazo@cliente.com.uy (550 5.1.1 No such user)",
+            "No se pudo conectar con el servidor de correo (no respondió, rechazó la conexión o la cortó); se vuelve "
+            "a intentar.",
+            "El servidor de correo no admite este envío: STARTTLS",
+        ],
+    )
+    assert said == [
+        "The mail server refused: rechazo@cliente.com.uy (550 5.1.1 No such user)",
+        "Could not connect to the mail server (it did not answer, refused the connection or dropped it); it will be "
+        "tried again.",
+        None,
+    ]
+
+
+def test_why_dgi_was_counted_down_stored_before_is_said_in_english(tmp_path):
+    """0365_dgi_estado_textos: the outage's last error kept as its Spanish sentence alone gets its catalogue
+    message with its values; words of no message stay as they were."""
+    said = _migrated_texts(
+        tmp_path,
+        "0362_envios_error_textos",
+        "dgi_estado",
+        {"failures": 3, "down_since": "2026-11-24 00:30:16.000000"},
+        "last_error",
+        ["No se pudo conectar con el servicio de DGI.", "DGI no respondió en 30 s.", "Algo que dijo otro"],
+    )
+    assert said == ["Could not connect to DGI's service.", "DGI did not answer in 30 s.", None]

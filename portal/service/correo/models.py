@@ -38,6 +38,8 @@ class MailSend(Base):
     state: Mapped[str] = mapped_column(String(12), default=QUEUED)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(String(500))
+    # The error as i18n.stored keeps it, said in each reader's language (migration 0364).
+    last_error_texts: Mapped[dict | None] = mapped_column(JSON)
     next_attempt_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
     lease_until: Mapped[datetime | None] = mapped_column(UtcDateTime())
     message_id: Mapped[str | None] = mapped_column(String(255))

@@ -21,6 +21,7 @@ from portal.service.correo import message, transport
 from portal.service.correo.models import FAILED, QUEUED, SENDING, SENT, MailSend, MailTemplate
 from portal.service.platform import db
 from portal.service.platform.auth import Principal
+from portal.service.platform.i18n import _, stored
 from portal.service.platform.models import Company
 
 log = logging.getLogger("portal.service.correo")
@@ -129,7 +130,7 @@ def attempt(send_id: str) -> Outcome:
             )
         except Exception:
             log.exception("could not build the e-mail of send %s", send_id)
-            return _finish(send_id, FAILED, error="No se pudo armar el correo del comprobante.")
+            return _finish(send_id, FAILED, error=_("No se pudo armar el correo del comprobante."))
         try:
             transport.deliver(built, send.company_id, send.id)
         except transport.DeliveryError as exc:
@@ -153,6 +154,7 @@ def _finish(
         send = session.get_one(MailSend, send_id)
         send.state, send.lease_until = state, None
         send.last_error = error[:500] if error else None
+        send.last_error_texts = stored(error) if error else None
         if next_attempt_at is not None:
             send.next_attempt_at = next_attempt_at
         if state == SENT:

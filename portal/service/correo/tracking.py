@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.tracking_schemas import EnvioCorreo, ResumenCorreo
 from portal.service.correo.models import QUEUED, MailSend
+from portal.service.platform.i18n import said
 
 
 def envio(send: MailSend | Row) -> EnvioCorreo:
@@ -20,7 +21,7 @@ def envio(send: MailSend | Row) -> EnvioCorreo:
         destinatarios=list(send.recipients),
         estado=send.state,
         intentos=send.attempts,
-        error=send.last_error,
+        error=said(send.last_error_texts) if send.last_error_texts else send.last_error,
         proximo_intento=send.next_attempt_at if send.state == QUEUED else None,
         creado_por=send.created_by,
         creado_en=send.created_at,
@@ -37,6 +38,7 @@ _LATEST = (
         MailSend.state,
         MailSend.attempts,
         MailSend.last_error,
+        MailSend.last_error_texts,
         MailSend.next_attempt_at,
         MailSend.created_by,
         MailSend.created_at,

@@ -22,8 +22,12 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from flask import current_app
 
 from portal.service.correo import mailbox
+from portal.service.platform.i18n import _
 
 DEFAULT_TIMEOUT = 30.0
+# The server's own words in a reason: the send keeps at most 500 characters of it (correo_envio.last_error), the
+# message's words around them included.
+SERVER_WORDS = 400
 log = logging.getLogger("portal.service.correo")
 
 
@@ -32,7 +36,7 @@ class DeliveryError(Exception):
 
     def __init__(self, reason: str, *, temporary: bool):
         super().__init__(reason)
-        self.reason = reason[:500]
+        self.reason = reason  # a catalogue message (i18n.Text), said in each reader's language
         self.temporary = temporary
 
 
@@ -85,25 +89,34 @@ def deliver(message: EmailMessage, company_id: int, name: str) -> None:
         codes = [code for code, _text in exc.recipients.values()]
         refused = ", ".join(f"{address} ({code} {_decode(text)})" for address, (code, text) in exc.recipients.items())
         raise DeliveryError(
-            f"El servidor de correo rechazó: {refused}", temporary=all(400 <= code < 500 for code in codes)
+            _("El servidor de correo rechazó: {rechazados}", rechazados=refused[:SERVER_WORDS]),
+            temporary=all(400 <= code < 500 for code in codes),
         ) from exc
     except smtplib.SMTPResponseException as exc:
         raise DeliveryError(
-            f"El servidor de correo respondió {exc.smtp_code} {_decode(exc.smtp_error)}",
+            _(
+                "El servidor de correo respondió {codigo} {respuesta}",
+                codigo=exc.smtp_code,
+                respuesta=_decode(exc.smtp_error)[:SERVER_WORDS],
+            ),
             temporary=400 <= exc.smtp_code < 500,
         ) from exc
     except smtplib.SMTPNotSupportedError as exc:  # the server lacks what this message needs: it will next time too
         log.warning("SMTP %s:%s cannot take this message: %s", settings.host, settings.port, exc)
         raise DeliveryError(
-            "El servidor de correo no admite lo que este envío necesita (usuario y clave, o direcciones con tildes); "
-            "revisá CFE_SMTP_URL.",
+            _(
+                "El servidor de correo no admite lo que este envío necesita (usuario y clave, o direcciones con "
+                "tildes); revisá CFE_SMTP_URL."
+            ),
             temporary=False,
         ) from exc
     except (smtplib.SMTPException, OSError) as exc:  # refused, dropped, timed out, TLS failed
         log.warning("SMTP %s:%s unreachable: %r", settings.host, settings.port, exc)
         raise DeliveryError(
-            "No se pudo conectar con el servidor de correo (no respondió, rechazó la conexión o "
-            "la cortó); se vuelve a intentar.",
+            _(
+                "No se pudo conectar con el servidor de correo (no respondió, rechazó la conexión o la cortó); se "
+                "vuelve a intentar."
+            ),
             temporary=True,
         ) from exc
 

@@ -198,6 +198,8 @@ class DgiStatus(Base):
     last_ok_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     last_failure_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     last_error: Mapped[str | None] = mapped_column(String(500))
+    # The error as i18n.stored keeps it, said in each reader's language (migration 0365).
+    last_error_texts: Mapped[dict | None] = mapped_column(JSON)
     failures: Mapped[int] = mapped_column(Integer, default=0)  # consecutive, since down_since
     next_probe_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
 

@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session
 from portal.service.envios.adapter import DgiTransientError
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiStatus, DgiSubmission, SimMode
 from portal.service.platform import db
-from portal.service.platform.i18n import _
+from portal.service.platform.i18n import _, stored
 
 MODES: dict[str, str] = {
     "normal": "DGI responde normalmente.",
@@ -128,7 +128,7 @@ def failed(error: str, probe_max: float) -> float:
         now = _now()
         row.down_since = row.down_since or now
         row.failures = (row.failures or 0) + 1
-        row.last_failure_at, row.last_error = now, error[:500]
+        row.last_failure_at, row.last_error, row.last_error_texts = now, error[:500], stored(error)
         delay = float(min(2 ** min(row.failures, 16), probe_max))
         row.next_probe_at = now + timedelta(seconds=delay)
         return delay
@@ -209,6 +209,7 @@ class Status:
     last_ok_at: datetime | None
     last_failure_at: datetime | None
     last_error: str | None
+    last_error_texts: dict | None  # the error as i18n.stored keeps it (None: stored before migration 0365)
     failures: int
     next_probe_at: datetime | None
 
@@ -216,7 +217,13 @@ class Status:
 def status(session: Session) -> Status:
     row = session.get(DgiStatus, 1)
     if row is None:
-        return Status(None, None, None, None, 0, None)
+        return Status(None, None, None, None, None, 0, None)
     return Status(
-        row.down_since, row.last_ok_at, row.last_failure_at, row.last_error, row.failures or 0, row.next_probe_at
+        row.down_since,
+        row.last_ok_at,
+        row.last_failure_at,
+        row.last_error,
+        row.last_error_texts,
+        row.failures or 0,
+        row.next_probe_at,
     )

@@ -39,6 +39,8 @@ class SmartRequest(Base):
     cfe_id: Mapped[str | None] = mapped_column(String(40))
     error_code: Mapped[str | None] = mapped_column(String(60))
     error_message: Mapped[str | None] = mapped_column(Text)
+    # The error as i18n.stored keeps it, said in each reader's language (migration 0363).
+    error_message_texts: Mapped[dict | None] = mapped_column(JSON)
     created_by: Mapped[str] = mapped_column(String(254))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
@@ -55,4 +57,6 @@ class SmartRequestEvent(Base):
     at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
     actor: Mapped[str] = mapped_column(String(254))
     detail: Mapped[str | None] = mapped_column(Text)
+    # The detail as i18n.stored keeps it, said in each reader's language (migration 0363).
+    detail_texts: Mapped[dict | None] = mapped_column(JSON)
     request_id_http: Mapped[str | None] = mapped_column(String(128))

@@ -24,13 +24,14 @@ from portal.service.inteligente.schemas import Confirmacion, SolicitudInteligent
 from portal.service.platform import db, idempotency, responses
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import ApiError, Conflict, NotFound
-from portal.service.platform.i18n import _, said, say
+from portal.service.platform.i18n import _, said, stored
 from portal.service.platform.idempotency import RequestedKey, request_fingerprint
 from portal.service.platform.models import Company
 from portal.service.platform.publicurl import public_url
 
 PREVIEW_LIFETIME = timedelta(minutes=15)
 _UNEXPECTED = _("No se pudo emitir por un error inesperado; no se emitió nada. Previsualizá de nuevo.")
+_DIRECT = _("Emisión directa")  # the detail of a direct request's confirmation
 # A confirmation whose issue finished after the sweep had settled the request (inteligente/recovery.py).
 _SETTLED = _("La solicitud ya se dio por terminada mientras se emitía; no se emitió nada. Consultala.")
 # Why a request in each of these states cannot be confirmed (`confirmed`: another confirmation is issuing it).
@@ -58,6 +59,7 @@ def _event(session, request: SmartRequest, state: str, actor: str, detail: str |
             at=request.updated_at,
             actor=actor,
             detail=detail,
+            detail_texts=None if detail is None else stored(detail),
             request_id_http=g.get("request_id"),
         )
     )
@@ -122,7 +124,7 @@ def _load(session, principal: Principal, request_id: str, lock: bool = False) ->
 
 def expire_if_due(session, request: SmartRequest) -> None:
     if request.state == "preview" and request.expires_at and request.expires_at < _now():
-        _event(session, request, "expired", "sistema", "La previsualización venció sin confirmarse.")
+        _event(session, request, "expired", "sistema", _("La previsualización venció sin confirmarse."))
 
 
 def confirm(principal: Principal, body: Confirmacion) -> SmartRequest:
@@ -152,7 +154,9 @@ def confirm(principal: Principal, body: Confirmacion) -> SmartRequest:
             request,
             "confirmed",
             principal.actor,
-            "Advertencias aceptadas: " + (", ".join(body.advertencias_aceptadas) or "ninguna"),
+            _("Advertencias aceptadas: {codigos}", codigos=", ".join(body.advertencias_aceptadas))
+            if body.advertencias_aceptadas
+            else _("Advertencias aceptadas: ninguna"),
         )
     return _issue(principal, request.id)
 
@@ -190,8 +194,8 @@ def mark_issued(session, request: SmartRequest, receipt: IssuedCfe, actor: str) 
 
 
 def mark_failed(session, request: SmartRequest, code: str, message: str, actor: str) -> None:
-    request.error_code, request.error_message = code, message
-    _event(session, request, "failed", actor, f"{code}: {message}")
+    request.error_code, request.error_message, request.error_message_texts = code, message, stored(message)
+    _event(session, request, "failed", actor, _("{codigo}: {mensaje}", codigo=code, mensaje=message))
 
 
 def _fail(principal: Principal, request_id: str, code: str, message: str) -> None:
@@ -218,7 +222,7 @@ def issue_directly(
     def attach(session, result):
         request = _new_request(principal, body, draft, "direct")
         session.add(request)
-        _event(session, request, "confirmed", principal.actor, "Emisión directa")
+        _event(session, request, "confirmed", principal.actor, _DIRECT)
         mark_issued(session, request, result.cfe, principal.actor)
         session.flush()
         answer.update(describe(request, session))  # also what a replay of the key sends
@@ -238,7 +242,7 @@ def _failed_directly(principal: Principal, body: SolicitudInteligente, draft: Dr
     with db.write_transaction() as session:
         request = _new_request(principal, body, draft, "direct")
         session.add(request)
-        _event(session, request, "confirmed", principal.actor, "Emisión directa")
+        _event(session, request, "confirmed", principal.actor, _DIRECT)
         mark_failed(session, request, exc.code, exc.message, principal.actor)
 
 
@@ -278,13 +282,22 @@ def describe(request: SmartRequest, session: Session | None = None) -> dict:
         "cfeEmitidos": [request.cfe_id] if request.cfe_id else [],
         "comprobante": responses.dump(cfe_emitido(receipt, [], session)) if receipt else None,
         "estadoDGI": receipt.dgi_status if receipt else None,
-        # Kept in Spanish; a message of the catalogue without values (the sweep's, an unexpected error's) is said in
-        # the caller's language, any other as it was kept.
-        "error": {"codigo": request.error_code, "mensaje": say(request.error_message or "")}
+        "error": {
+            "codigo": request.error_code,
+            "mensaje": said(request.error_message_texts)
+            if request.error_message_texts
+            else request.error_message or "",
+        }
         if request.error_code
         else None,
         "lineaDeTiempo": [
-            {"estado": e.state, "en": e.at.isoformat(), "por": e.actor, "detalle": e.detail} for e in events
+            {
+                "estado": e.state,
+                "en": e.at.isoformat(),
+                "por": e.actor,
+                "detalle": said(e.detail_texts) if e.detail_texts else e.detail,
+            }
+            for e in events
         ],
         "creadoPor": request.created_by,
         "creadoEn": request.created_at.isoformat(),
@@ -294,4 +307,4 @@ def describe(request: SmartRequest, session: Session | None = None) -> dict:
 
 def _warnings_detail(count: int) -> str:
     """The preview event's detail in words ("1 advertencia", "2 advertencias"), not "advertencia(s)"."""
-    return f"{count} advertencia" if count == 1 else f"{count} advertencias"
+    return _("1 advertencia") if count == 1 else _("{cantidad} advertencias", cantidad=count)

@@ -11,7 +11,7 @@ them, which may change): the Spanish of each `_()` with its `{name}` placeholder
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 import sqlalchemy as sa
@@ -26,12 +26,25 @@ def _pattern(template: str) -> re.Pattern[str]:
     return re.compile(regex, re.DOTALL)
 
 
-def kept(text: str, templates: Iterable[str], key: str = "mensaje") -> dict | None:
-    """`text` as i18n.stored keeps the first of `templates` it reads as, or None when it reads as none."""
+def kept(
+    text: str, templates: Iterable[str], key: str = "mensaje", inner: Mapping[str, Iterable[str]] | None = None
+) -> dict | None:
+    """`text` as i18n.stored keeps the first of `templates` it reads as, or None when it reads as none. A value
+    named in `inner` that reads as one of its messages is kept as that message ("{codigo}: {mensaje}" with a
+    message of the catalogue as `mensaje`), to be said too."""
+    found = _read(text, templates, inner or {})
+    return None if found is None else {key: text, **found}
+
+
+def _read(text: str, templates: Iterable[str], inner: Mapping[str, Iterable[str]]) -> dict | None:
     for template in templates:
         found = _pattern(template).fullmatch(text)
         if found is not None:
-            return {key: text, "plantilla": template, "valores": found.groupdict()}
+            values = {
+                name: (_read(value, inner[name], {}) or value) if name in inner else value
+                for name, value in found.groupdict().items()
+            }
+            return {"plantilla": template, "valores": values}
     return None
 
 
@@ -42,9 +55,10 @@ def backfill(
     templates: Iterable[str],
     key: str = "mensaje",
     only: dict[str, str] | None = None,
+    inner: Mapping[str, Iterable[str]] | None = None,
 ) -> None:
     """Fill `texts_column` of the rows of `table` whose `column` reads as one of `templates` (by primary key `id`),
-    among those whose columns hold the values of `only`."""
+    among those whose columns hold the values of `only`; `inner` as `kept` reads it."""
     templates, only = tuple(templates), only or {}
     rows = sa.table(
         table, sa.column("id"), sa.column(column), sa.column(texts_column, sa.JSON()), *map(sa.column, only)
@@ -58,6 +72,8 @@ def backfill(
         )
     ).all()
     update = rows.update().where(rows.c.id == sa.bindparam("row_id")).values({texts_column: sa.bindparam("texts")})
-    changes = [{"row_id": row_id, "texts": texts} for row_id, text in found if (texts := kept(text, templates, key))]
+    changes = [
+        {"row_id": row_id, "texts": texts} for row_id, text in found if (texts := kept(text, templates, key, inner))
+    ]
     if changes:
         bind.execute(update, changes)
