@@ -316,6 +316,11 @@ def test_exhausted_and_expired_ranges_are_clear_errors(api_client, user, service
     assert exhausted.status_code == 409 and exhausted.json["error"]["code"] == "cae_agotado"
     expired = api_client.post(EMITIR, json=bodies.body(bodies.EFACTURA), headers=user)
     assert expired.status_code == 409 and expired.json["error"]["code"] == "cae_vencido"
+    english = {**user, "Accept-Language": "en"}
+    exhausted = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=english).json["error"]["message"]
+    assert exhausted == "The CAE numbers for type 101 have run out. Ask DGI for a new CAE."
+    expired = api_client.post(EMITIR, json=bodies.body(bodies.EFACTURA), headers=english).json["error"]["message"]
+    assert expired.startswith("The CAEs of type 111 are expired")
 
 
 def test_a_range_with_under_ten_percent_left_warns(api_client, user, service_app):
@@ -329,6 +334,9 @@ def test_a_range_with_under_ten_percent_left_warns(api_client, user, service_app
         session.commit()
     receipt = _issue(api_client, user, bodies.body(bodies.ETICKET))
     assert [w["codigo"] for w in receipt["advertencias"]] == ["cae_por_agotarse"]
+    assert receipt["advertencias"][0]["mensaje"].startswith("Quedan 100 números en el CAE")
+    english = _issue(api_client, {**user, "Accept-Language": "en"}, bodies.body(bodies.ETICKET))
+    assert english["advertencias"][0]["mensaje"].startswith("99 numbers are left in CAE")
 
 
 def _pdf_text(pdf: bytes, tmp_path) -> str:

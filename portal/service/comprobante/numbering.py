@@ -15,6 +15,7 @@ from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.platform import db
 from portal.service.platform.errors import ApiError, Conflict
 from portal.service.platform.groupcommit import Claim
+from portal.service.platform.i18n import _
 from portal.service.platform.models import Company
 
 # Below this share of the range left, responses carry a warning so someone requests a new CAE in time.
@@ -126,9 +127,15 @@ def import_range(session: Session, company: Company, cae: CaeRange, xml: bytes |
     if existing:
         if _contents(existing) != _contents(cae):
             raise Conflict(
-                f"El CAE {cae.cae_id} ya está cargado con otros datos (tipo {existing.tipo_cfe}, serie "
-                f"{existing.serie}, números {existing.dnro} a {existing.hnro}): revisá que el archivo sea el que "
-                "te entregó DGI, sin editarlo.",
+                _(
+                    "El CAE {cae} ya está cargado con otros datos (tipo {tipo}, serie {serie}, números {desde} a "
+                    "{hasta}): revisá que el archivo sea el que te entregó DGI, sin editarlo.",
+                    cae=cae.cae_id,
+                    tipo=existing.tipo_cfe,
+                    serie=existing.serie,
+                    desde=existing.dnro,
+                    hasta=existing.hnro,
+                ),
                 code="cae_distinto",
             )
         return existing, False
@@ -176,7 +183,7 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
     ]
     if not ranges:
         raise ApiError(
-            f"La empresa no tiene CAE para el tipo {tipo_cfe}. Importá el archivo de CAE de DGI.",
+            _("La empresa no tiene CAE para el tipo {tipo}. Importá el archivo de CAE de DGI.", tipo=tipo_cfe),
             code="sin_cae",
             status=409,
         )
@@ -186,13 +193,16 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
     if not usable:
         if all(r.next_nro > r.hnro for r in ranges):
             raise ApiError(
-                f"Se agotaron los números de CAE para el tipo {tipo_cfe}. Pedí un nuevo CAE a DGI.",
+                _("Se agotaron los números de CAE para el tipo {tipo}. Pedí un nuevo CAE a DGI.", tipo=tipo_cfe),
                 code="cae_agotado",
                 status=409,
             )
         raise ApiError(
-            f"Los CAE del tipo {tipo_cfe} están vencidos (o no vigentes) para el {fch_emis:%d/%m/%Y}. "
-            "Pedí un nuevo CAE a DGI.",
+            _(
+                "Los CAE del tipo {tipo} están vencidos (o no vigentes) para el {dia}. Pedí un nuevo CAE a DGI.",
+                tipo=tipo_cfe,
+                dia=f"{fch_emis:%d/%m/%Y}",
+            ),
             code="cae_vencido",
             status=409,
         )
@@ -207,7 +217,12 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
     if remaining_after < (chosen.hnro - chosen.dnro + 1) * LOW_RANGE_SHARE:
         warning = {
             "codigo": "cae_por_agotarse",
-            "mensaje": f"Quedan {remaining_after} números en el CAE {chosen.cae_id} (serie {chosen.serie}, "
-            f"tipo {tipo_cfe}). Pedí un nuevo CAE a DGI.",
+            "mensaje": _(
+                "Quedan {restantes} números en el CAE {cae} (serie {serie}, tipo {tipo}). Pedí un nuevo CAE a DGI.",
+                restantes=remaining_after,
+                cae=chosen.cae_id,
+                serie=chosen.serie,
+                tipo=tipo_cfe,
+            ),
         }
     return Allocation(chosen.id, numbering, warning)

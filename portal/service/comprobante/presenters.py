@@ -31,6 +31,7 @@ from portal.service.comprobante.schemas import (
     TotalMoneda,
 )
 from portal.service.platform import responses
+from portal.service.platform.i18n import say
 from portal.service.platform.publicurl import public_url
 
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ def fresh_json(record: Any, warnings: list[dict], numbering: Numbering, sections
         ("referenciaCobro", record.referencia_cobro),
         ("creadoPor", record.created_by),
         ("creadoEn", _json_datetime(record.created_at)),
-        ("advertencias", [{"codigo": w["codigo"], "mensaje": w["mensaje"]} for w in warnings]),
+        ("advertencias", [{"codigo": w["codigo"], "mensaje": say(w["mensaje"])} for w in warnings]),
         ("historialReferencias", []),
         ("fmaPago", source.get("fmaPago")),
         ("fchVenc", source.get("fchVenc")),
@@ -179,7 +180,7 @@ def cfe_emitido(
         referencia_cobro=record.referencia_cobro,
         creado_por=record.created_by,
         creado_en=record.created_at,
-        advertencias=[Advertencia(**w) for w in warnings],
+        advertencias=[Advertencia(codigo=w["codigo"], mensaje=say(w["mensaje"])) for w in warnings],
         # A change is recorded only when a reference is applied, and an applied one can never be emptied
         # (ReaplicarReferencia): a receipt without a reference has no history to read.
         historial_referencias=[] if just_issued or record.referencia_cobro is None else _history(session, record),
