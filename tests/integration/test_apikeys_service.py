@@ -189,6 +189,9 @@ def test_after_rate_limit_3_per_60s_the_4th_request_gets_429_with_retry_after(cl
     assert refused.json["error"]["requestId"] == refused.headers["X-Request-ID"]
     assert 1 <= int(refused.headers["Retry-After"]) <= 60
     assert refused.json["error"]["message"].endswith(f"Reintentá en {refused.headers['Retry-After']} s.")
+    english = client.get(WHOAMI, headers={**headers, "Accept-Language": "en"})
+    assert english.status_code == 429
+    assert english.json["error"]["message"].startswith("The API key's limit was exceeded (3 requests every 60 s).")
     assert refused.headers["RateLimit-Policy"] == '"default";q=3;w=60'
     state = parse_ratelimit(refused.headers["RateLimit"])
     assert state["r"] == 0 and state["t"] == int(refused.headers["Retry-After"])

@@ -165,10 +165,12 @@ def test_every_role_may_look_up(get, auth_headers, email):
         f"consultaNombreEntidad?{Q}&tipoDoc=3&nroDoc={data.UNKNOWN_CI}",
     ],
 )
-def test_an_unknown_taxpayer_is_404(get, path):
+def test_an_unknown_taxpayer_is_404(get, jwt, path):
     answer = get(path)
     assert answer.status_code == 404
     assert answer.get_json()["error"]["code"] == "taxpayer_not_found"
+    english = get(path, {**jwt, "Accept-Language": "en"}).get_json()["error"]["message"]
+    assert english.startswith("There is no") and english.endswith("in the registry.")
 
 
 def test_without_a_credential_it_is_401(get):

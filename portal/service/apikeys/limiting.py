@@ -34,6 +34,7 @@ from redis.exceptions import RedisError
 from portal.service.apikeys.models import ApiKey
 from portal.service.platform import ratelimit
 from portal.service.platform.errors import ApiError
+from portal.service.platform.i18n import _
 
 log = logging.getLogger("portal.service.apikeys")
 
@@ -154,8 +155,12 @@ def consume(key: ApiKey) -> None:
     if not allowed:
         retry_after = max(window.reset_in(), 1)
         raise ApiError(
-            f"Se superó el límite de la clave de API ({key.rate_limit} solicitudes cada "
-            f"{key.rate_window_seconds} s). Reintentá en {retry_after} s.",
+            _(
+                "Se superó el límite de la clave de API ({limit} solicitudes cada {window} s). Reintentá en {wait} s.",
+                limit=key.rate_limit,
+                window=key.rate_window_seconds,
+                wait=retry_after,
+            ),
             code="rate_limited",
             status=429,
             headers={"Retry-After": str(retry_after)},

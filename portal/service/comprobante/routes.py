@@ -287,7 +287,7 @@ _SIGNATURE_OVERHEAD = 2048  # the Signature element around the certificate, in b
 
 def _signed_too_large() -> ApiError:
     return ApiError(
-        f"El CFE firmado superaría el máximo de {MAX_XML_BYTES // 1024} KB; enviá uno más chico.",
+        _("El CFE firmado superaría el máximo de {kb} KB; enviá uno más chico.", kb=MAX_XML_BYTES // 1024),
         code="payload_too_large",
         status=413,
     )

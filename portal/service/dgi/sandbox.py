@@ -11,6 +11,7 @@ from datetime import date
 
 from portal.domain.identifiers import DocType
 from portal.domain.uruguay_time import today_montevideo
+from portal.service.platform.i18n import _
 
 from .errors import TaxpayerNotFound
 from .models import CvaStatus, Entity, EntityName
@@ -31,7 +32,7 @@ class SandboxRegistry(TaxpayerRegistry):
     def _taxpayer(self, rut: str) -> SandboxTaxpayer:
         taxpayer = taxpayers().get(rut)
         if taxpayer is None:
-            raise TaxpayerNotFound(f"No hay un contribuyente con RUT {rut} en el registro.")
+            raise TaxpayerNotFound(_("No hay un contribuyente con RUT {rut} en el registro.", rut=rut))
         return taxpayer
 
     def _consulta_datos_entidad(self, rut: str) -> Entity:
@@ -47,7 +48,9 @@ class SandboxRegistry(TaxpayerRegistry):
         else:
             name = people().get((doc_type, number))
             if name is None:
-                raise TaxpayerNotFound(f"No hay una persona con {doc_type.name} {number} en el registro.")
+                raise TaxpayerNotFound(
+                    _("No hay una persona con {doc} {number} en el registro.", doc=doc_type.name, number=number)
+                )
         if name is None:  # the registry always names a taxpayer
-            raise TaxpayerNotFound(f"El RUT {number} no tiene denominación en el registro.")
+            raise TaxpayerNotFound(_("El RUT {number} no tiene denominación en el registro.", number=number))
         return EntityName(int(doc_type), number, name)

@@ -142,7 +142,11 @@ def check_headers(declared: dict[str, str | dict]) -> None:
         )
         if not fits:
             raise ApiError(
-                f"El encabezado {name} no es válido (hasta {schema.get('maxLength')} caracteres imprimibles).",
+                _(
+                    "El encabezado {name} no es válido (hasta {limit} caracteres imprimibles).",
+                    name=name,
+                    limit=schema.get("maxLength"),
+                ),
                 code="header_invalido",
                 status=400,
             )
