@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import zipfile
 
 import pytest
 from bs4 import BeautifulSoup
@@ -108,3 +109,17 @@ def test_in_english_a_refused_envelope_and_a_cfe_rejected_on_arrival_say_our_det
     detail = BeautifulSoup(usuario.get(page.select_one("#received-results tbody tr a")["href"]).data, "html.parser")
     assert "The CFE's signature does not verify with the envelope's certificate." in detail.get_text()
     assert "La firma del CFE no verifica" not in detail.get_text()
+
+
+def test_a_zip_whose_entry_is_larger_than_any_envelope_is_refused_whole_saying_which(usuario):
+    """An entry past DGI's 2 MB is not an envelope cut to 2 MB and answered S07 "2048 KB; the maximum is 2048 KB"
+    (a ZIP bomb of one entry): the upload is refused with nothing received, naming the entry."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("uno.xml", sup.envelope([sup.cfe(1)], idemisor=30))
+        archive.writestr("enorme.xml", b"<a>" + b" " * (5 * 1024 * 1024) + b"</a>")
+    answer = _upload(usuario, ("lote.zip", buffer.getvalue()))
+    assert answer.status_code == 422
+    error = BeautifulSoup(answer.data, "html.parser").select_one("#archivos-error").get_text()
+    assert "enorme.xml" in error and "2048 KB" in error
+    assert "Todavía no hay comprobantes recibidos." in answer.get_data(as_text=True)  # uno.xml was not received
