@@ -123,3 +123,26 @@ def test_a_zip_whose_entry_is_larger_than_any_envelope_is_refused_whole_saying_w
     error = BeautifulSoup(answer.data, "html.parser").select_one("#archivos-error").get_text()
     assert "enorme.xml" in error and "2048 KB" in error
     assert "Todavía no hay comprobantes recibidos." in answer.get_data(as_text=True)  # uno.xml was not received
+
+
+def test_a_decision_the_service_did_not_answer_in_time_is_not_said_to_be_sent_again(usuario, portal_app, monkeypatch):
+    """A read timeout leaves the outcome unknown (the service may have accepted it): the page says so and leads
+    back to where the person can see how it stands, rather than telling them to send the form again."""
+    from portal.client.errors import ServiceUnavailable
+    from portal.client.recibidos import RecibidosApi
+
+    _upload(usuario, ("Sob_211003420017_1.xml", sup.envelope([sup.cfe(1)])))
+    link = BeautifulSoup(usuario.get("/recibidos/").data, "html.parser").select_one("#received-results tbody a")["href"]
+    token = BeautifulSoup(usuario.get(link).data, "html.parser").select_one("form[action$=aceptar] input")["value"]
+
+    def timed_out(self, received_id):
+        raise ServiceUnavailable("El servicio CFE no respondió a tiempo.", code="timeout")
+
+    monkeypatch.setattr(RecibidosApi, "accept_received", timed_out)
+    referer = f"http://{portal_app.config['SERVER_NAME']}{link}"  # the page the form was on, as a browser says it
+    page = usuario.post(f"{link}/aceptar", data={"csrf_token": token}, headers={"Referer": referer})
+    assert page.status_code == 503
+    banner = BeautifulSoup(page.data, "html.parser").select_one("[role=alert]")
+    assert "enviá el formulario de nuevo" not in banner.get_text()
+    assert "no sabemos si se hizo" in banner.get_text()
+    assert banner.find("a", string="Ver cómo quedó")["href"] == link
