@@ -146,3 +146,15 @@ def test_a_decision_the_service_did_not_answer_in_time_is_not_said_to_be_sent_ag
     assert "enviá el formulario de nuevo" not in banner.get_text()
     assert "no sabemos si se hizo" in banner.get_text()
     assert banner.find("a", string="Ver cómo quedó")["href"] == link
+
+
+def test_the_totals_over_a_list_with_a_rejected_cfe_say_that_rejected_ones_do_not_add_up(usuario):
+    """Two rows under "1 comprobante · $ ..." read as a wrong count unless the totals say what they leave out."""
+    _upload(usuario, ("Sob_211003420017_1.xml", sup.envelope([sup.cfe(1), sup.cfe(2)])))
+    link = BeautifulSoup(usuario.get("/recibidos/").data, "html.parser").select_one("#received-results tbody a")["href"]
+    token = BeautifulSoup(usuario.get(link).data, "html.parser").select_one("form[action$=rechazar] input")["value"]
+    assert usuario.post(f"{link}/rechazar", data={"csrf_token": token, "motivo": "E21"}).status_code == 303
+    page = BeautifulSoup(usuario.get("/recibidos/").data, "html.parser")
+    assert len(page.select("#received-results tbody tr")) == 2
+    totals = page.select_one("[data-testid=received-totals]").get_text(" ", strip=True)
+    assert "1 comprobante" in totals and "Los rechazados no suman" in totals
