@@ -205,3 +205,17 @@ def test_the_retry_in_english(signed_in, live_service, refused_wire):
     client.post(form["action"], data=fields)
     page = soup(client.get(f"/comprobantes/{receipt_id}"))
     assert "The receipt is being delivered to the electronic receiver again" in page.get_text()
+
+
+def test_an_acknowledged_receipt_says_the_receiver_may_still_reject_it_commercially(signed_in, issue_api, live_service):
+    """The receiver's AE comes on arrival, before its accountant decides: "Aceptado" alone reads as a final yes."""
+    cfe = issue_api(to_norte())
+    drain(live_service.app)
+    document = receiver_ack_cfe(live_service.app, [cfe], [("AE", [])])
+    with live_service.app.app_context(), db.write_transaction() as session:
+        answers.record_answer(session, 1, document, "correo")
+    exchange = soup(signed_in().get(f"/comprobantes/{cfe['idCfeEmitido']}")).select_one(
+        "[data-testid=channel-exchange]"
+    )
+    assert exchange.select_one("[data-testid=exchange-state]").get_text(strip=True) == "Aceptado por el receptor"
+    assert "todavía puede rechazarlo comercialmente" in exchange.get_text()

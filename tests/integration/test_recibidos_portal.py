@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import zipfile
 
 import pytest
 from bs4 import BeautifulSoup
@@ -108,3 +109,52 @@ def test_in_english_a_refused_envelope_and_a_cfe_rejected_on_arrival_say_our_det
     detail = BeautifulSoup(usuario.get(page.select_one("#received-results tbody tr a")["href"]).data, "html.parser")
     assert "The CFE's signature does not verify with the envelope's certificate." in detail.get_text()
     assert "La firma del CFE no verifica" not in detail.get_text()
+
+
+def test_a_zip_whose_entry_is_larger_than_any_envelope_is_refused_whole_saying_which(usuario):
+    """An entry past DGI's 2 MB is not an envelope cut to 2 MB and answered S07 "2048 KB; the maximum is 2048 KB"
+    (a ZIP bomb of one entry): the upload is refused with nothing received, naming the entry."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("uno.xml", sup.envelope([sup.cfe(1)], idemisor=30))
+        archive.writestr("enorme.xml", b"<a>" + b" " * (5 * 1024 * 1024) + b"</a>")
+    answer = _upload(usuario, ("lote.zip", buffer.getvalue()))
+    assert answer.status_code == 422
+    error = BeautifulSoup(answer.data, "html.parser").select_one("#archivos-error").get_text()
+    assert "enorme.xml" in error and "2048 KB" in error
+    assert "Todavía no hay comprobantes recibidos." in answer.get_data(as_text=True)  # uno.xml was not received
+
+
+def test_a_decision_the_service_did_not_answer_in_time_is_not_said_to_be_sent_again(usuario, portal_app, monkeypatch):
+    """A read timeout leaves the outcome unknown (the service may have accepted it): the page says so and leads
+    back to where the person can see how it stands, rather than telling them to send the form again."""
+    from portal.client.errors import ServiceUnavailable
+    from portal.client.recibidos import RecibidosApi
+
+    _upload(usuario, ("Sob_211003420017_1.xml", sup.envelope([sup.cfe(1)])))
+    link = BeautifulSoup(usuario.get("/recibidos/").data, "html.parser").select_one("#received-results tbody a")["href"]
+    token = BeautifulSoup(usuario.get(link).data, "html.parser").select_one("form[action$=aceptar] input")["value"]
+
+    def timed_out(self, received_id):
+        raise ServiceUnavailable("El servicio CFE no respondió a tiempo.", code="timeout")
+
+    monkeypatch.setattr(RecibidosApi, "accept_received", timed_out)
+    referer = f"http://{portal_app.config['SERVER_NAME']}{link}"  # the page the form was on, as a browser says it
+    page = usuario.post(f"{link}/aceptar", data={"csrf_token": token}, headers={"Referer": referer})
+    assert page.status_code == 503
+    banner = BeautifulSoup(page.data, "html.parser").select_one("[role=alert]")
+    assert "enviá el formulario de nuevo" not in banner.get_text()
+    assert "no sabemos si se hizo" in banner.get_text()
+    assert banner.find("a", string="Ver cómo quedó")["href"] == link
+
+
+def test_the_totals_over_a_list_with_a_rejected_cfe_say_that_rejected_ones_do_not_add_up(usuario):
+    """Two rows under "1 comprobante · $ ..." read as a wrong count unless the totals say what they leave out."""
+    _upload(usuario, ("Sob_211003420017_1.xml", sup.envelope([sup.cfe(1), sup.cfe(2)])))
+    link = BeautifulSoup(usuario.get("/recibidos/").data, "html.parser").select_one("#received-results tbody a")["href"]
+    token = BeautifulSoup(usuario.get(link).data, "html.parser").select_one("form[action$=rechazar] input")["value"]
+    assert usuario.post(f"{link}/rechazar", data={"csrf_token": token, "motivo": "E21"}).status_code == 303
+    page = BeautifulSoup(usuario.get("/recibidos/").data, "html.parser")
+    assert len(page.select("#received-results tbody tr")) == 2
+    totals = page.select_one("[data-testid=received-totals]").get_text(" ", strip=True)
+    assert "1 comprobante" in totals and "Los rechazados no suman" in totals

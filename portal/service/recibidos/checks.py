@@ -119,7 +119,12 @@ def read_envelope(data: bytes, company_rut: str, *, now: datetime | None = None)
     if len(data) > MAX_BYTES:
         envelope.problem = motive(
             "S07",
-            _("El sobre tiene {size} KB; el máximo es {limit} KB.", size=len(data) // 1024, limit=MAX_BYTES // 1024),
+            # rounded up: an envelope a few bytes past the cap is not "2048 KB; the maximum is 2048 KB"
+            _(
+                "El sobre tiene {size} KB; el máximo es {limit} KB.",
+                size=-(-len(data) // 1024),
+                limit=MAX_BYTES // 1024,
+            ),
         )
         return envelope
     try:

@@ -1,7 +1,8 @@
 """Envelope files uploaded by a person or a program (`POST /api/v1/recibidos`): one or more XML files, or ZIP
 files holding them. The container is checked before anything is received: a ZIP that cannot be read, is
-encrypted, nests another ZIP, or expands past its caps (a "ZIP bomb") refuses the whole upload, with nothing
-stored. Each envelope inside then goes through the intake on its own (a broken envelope is answered BS)."""
+encrypted, nests another ZIP, holds an entry larger than any envelope may be (DGI's 2 MB: what is past it is never
+read, so the entry cannot be judged as an envelope) or expands past its caps (a "ZIP bomb") refuses the whole upload,
+with nothing stored. Each envelope inside then goes through the intake on its own (a broken envelope is answered BS)."""
 
 from __future__ import annotations
 
@@ -74,6 +75,15 @@ def _zip_entries(name: str, data: bytes) -> list[EnvelopeFile]:
                 content = stream.read(MAX_BYTES + 1)
         except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError):
             raise _refuse(_("«{name}»: no se puede leer {inner}.", name=name, inner=inner)) from None
+        if len(content) > MAX_BYTES:
+            raise _refuse(
+                _(
+                    "«{name}»: {inner} pasa de {kb} KB, el máximo de un sobre; no se recibió nada.",
+                    name=name,
+                    inner=inner,
+                    kb=MAX_BYTES // 1024,
+                )
+            )
         total += len(content)
         if total > MAX_EXPANDED_BYTES:
             raise _refuse(_("«{name}» se expande a más de {mb} MB.", name=name, mb=MAX_EXPANDED_BYTES // (1024 * 1024)))

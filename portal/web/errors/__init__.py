@@ -14,7 +14,7 @@ from flask_htmx import make_response as htmx_response
 from werkzeug.exceptions import HTTPException
 
 from portal.client import errors as client_errors
-from portal.web.auth.session import end_session
+from portal.web.auth.session import end_session, safe_next
 from portal.web.backend import SessionExpired
 from portal.web.extensions import htmx, login_manager
 from portal.web.rendering import render
@@ -22,13 +22,14 @@ from portal.web.rendering import render
 log = logging.getLogger("portal.web")
 
 
-def _error(status: int, title: str, message: str, *, retry_after: float | None = None):
+def _error(status: int, title: str, message: str, *, retry_after: float | None = None, look_back: str | None = None):
     context = {
         "error_status": status,
         "title": title,
         "message": message,
         "request_id": g.get("request_id"),
         "retry_after": retry_after,
+        "look_back": look_back,
     }
     if htmx and not htmx.boosted:
         body = render("errors/error.html", "alert", status=status, **context)
@@ -36,16 +37,22 @@ def _error(status: int, title: str, message: str, *, retry_after: float | None =
     return render("errors/error.html", status=status, **context)
 
 
-def _service_down_advice() -> str:
+def _service_down_advice(exc: client_errors.ServiceUnavailable) -> str:
     """What to do when the service does not answer, by what is still on the user's screen: an htmx form gets
     the banner above it and keeps what was typed; a full-page form post has replaced the form; a page view only
-    needs another try."""
+    needs another try. A full-page post that timed out may have been done all the same (the service got it and
+    was slow): sending it again could act twice or be refused, so the person looks first."""
     if request.method == "GET":
         return _("Esperá unos segundos y volvé a intentar; si sigue igual, avisá a soporte con el código de abajo.")
     if htmx and not htmx.boosted:
         return _(
             "No perdiste nada: tus datos siguen en el formulario. Esperá unos segundos y volvé a enviarlo; "
             "si sigue igual, avisá a soporte con el código de abajo."
+        )
+    if exc.code == "timeout":
+        return _(
+            "El servicio no respondió a tiempo, así que no sabemos si se hizo. Mirá cómo quedó antes de enviarlo "
+            "de nuevo; si sigue igual, avisá a soporte con el código de abajo."
         )
     return _(
         "Volvé a la página anterior y enviá el formulario de nuevo en unos segundos; si sigue igual, avisá a "
@@ -93,7 +100,9 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(client_errors.ServiceUnavailable)
     def _service_down(exc: client_errors.ServiceUnavailable):
         log.warning("service unavailable: %s (code=%s request_id=%s)", exc.message, exc.code, exc.request_id)
-        return _error(503, _("El servicio CFE no está respondiendo"), _service_down_advice())
+        unknown = exc.code == "timeout" and request.method != "GET" and not (htmx and not htmx.boosted)
+        look_back = safe_next(request.referrer) if unknown else None
+        return _error(503, _("El servicio CFE no está respondiendo"), _service_down_advice(exc), look_back=look_back)
 
     @app.errorhandler(client_errors.RateLimited)
     def _rate_limited(exc: client_errors.RateLimited):
