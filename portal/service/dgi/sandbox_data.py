@@ -13,6 +13,7 @@ Fixtures tests may rely on (each RUT has a valid check digit):
     DEMO_RUT          219999830019  DGI RUC PRUEBA NO CEDE: active, electronic issuer, current CVA
     DGI_CEDE_RUT      219000090011  DGI RUC PRUEBA CEDE: the data of DGI's real sample answer (Lavalleja)
     DGI_RUT           214844360018  DIRECCION GENERAL IMPOSITIVA
+    NORTE_RUT         211003420017  COMERCIAL DEL NORTE S.R.L. (Salto): the demo's second company, electronic issuer
     INACTIVE_RUT      215550010018  closed (EstadoActividad CL), expired CVA, not an electronic issuer
     EXPIRED_CVA_RUT   215550020013  active electronic issuer whose CVA expired
     NOT_EMISOR_RUT    215550030019  active, current CVA, not an electronic issuer
@@ -44,7 +45,8 @@ SEED = 20261122
 GENERATED_COUNT = 200
 
 DEMO_RUT, DGI_CEDE_RUT, DGI_RUT = "219999830019", "219000090011", "214844360018"
-OTHER_DGI_TEST_RUTS = ("219999820013", "211003420017", "215080550011", "216753930012", "217628780017")
+NORTE_RUT = "211003420017"  # one of DGI's example RUTs, and the demo's Comercial del Norte S.R.L.
+OTHER_DGI_TEST_RUTS = ("219999820013", NORTE_RUT, "215080550011", "216753930012", "217628780017")
 INACTIVE_RUT, EXPIRED_CVA_RUT, NOT_EMISOR_RUT = "215550010018", "215550020013", "215550030019"
 NO_CVA_RUT, INDIVIDUAL_RUT, SUSPENDED_RUT = "215550040014", "215550060015", "215550070010"
 INDIVIDUAL_CI, PERSON_CI, PERSON_NIE = "12345672", "13353214", "934020101"
@@ -426,7 +428,31 @@ def taxpayers() -> Mapping[str, SandboxTaxpayer]:
             )
             taxpayer = SandboxTaxpayer(entity, CvaPlan(True, 5, 10))
         result[rut] = taxpayer
+    # The demo's second company (portal/service/seed.py) as DGI knows it, so that a receipt the first one issues
+    # to it names it as it names itself. Replaced after the draws, which every other taxpayer keeps.
+    result[NORTE_RUT] = SandboxTaxpayer(_norte(result[NORTE_RUT].entity), CvaPlan(True, 5, 10))
     return result
+
+
+def _norte(drawn: Entity) -> Entity:
+    return replace(
+        drawn,
+        denominacion="COMERCIAL DEL NORTE S.R.L.",
+        nombre_fantasia="DEL NORTE",
+        tipo_entidad="8",
+        tipo_entidad_descripcion=cat.ENTITY_TYPES["8"],
+        domicilio_fiscal=Address(
+            "URUGUAY",
+            "456",
+            None,
+            "SALTO",
+            15,
+            "SALTO",
+            "50000",
+            (Contact("CORREO ELECTRONICO", "ADMIN@DELNORTE.UY"), Contact("TELEFONO FIJO", "47321234")),
+        ),
+        actividades=(Activity("46900", _ACTIVITY_NAMES["46900"], drawn.fecha_inicio_actividad or date(2011, 11, 27)),),
+    )
 
 
 @cache

@@ -179,3 +179,20 @@ def test_a_current_cva_runs_one_year_from_its_last_renewal():
     assert status.numero == "2026999983"
     expired = data.cva_status(data.taxpayers()[data.EXPIRED_CVA_RUT], TODAY)
     assert (expired.fecha_emision, expired.fecha_vencimiento) == (date(2025, 4, 20), date(2026, 4, 19))
+
+
+def test_the_demos_two_companies_are_named_by_dgi_as_they_name_themselves():
+    """A receipt one demo company issues to the other takes the receiver's name and address from DGI's
+    registry: the second company must be the one the demo seeds (it was a generated travel agency)."""
+    from portal.service.seed import DEMO_COMPANIES
+
+    for company in DEMO_COMPANIES:
+        entity = data.taxpayers()[company["rut"]].entity
+        if company["rut"] == "211003420017":
+            assert entity.denominacion == company["razon_social"].upper()
+            assert entity.domicilio_fiscal.localidad == company["ciudad"].upper()
+            assert (
+                entity.domicilio_fiscal.calle + " " + entity.domicilio_fiscal.numero
+                == company["domicilio_fiscal"].upper()
+            )
+        assert entity.emisor_electronico and entity.estado_actividad == "AA"
