@@ -258,3 +258,20 @@ def test_the_received_cfes_csv_headers_and_yes_no(api_client, user):
         "Booked",
     ]
     assert english.headers["Content-Language"] == "en" and "Accept-Language" in english.headers["Vary"]
+
+
+def test_who_is_calling_refusals_in_english(api_client, auth_headers, user):
+    """The refusals of authentication and of the company (platform.auth) were Spanish to every reader."""
+    both_companies = auth_headers("admin@demo.uy")
+    spanish, english = _both(api_client, "GET", BUSCAR, both_companies)
+    assert spanish.json["error"]["code"] == english.json["error"]["code"] == "empresa_requerida"
+    assert spanish.json["error"]["message"] == "Indicá la empresa con el encabezado X-Empresa-Id."
+    assert english.json["error"]["message"] == "Give the company in the X-Empresa-Id header."
+    said = api_client.get(BUSCAR, headers={**both_companies, "X-Empresa-Id": "uno", **ENGLISH}).json["error"]
+    assert said["message"] == "The company number (X-Empresa-Id) must be a whole number."
+    said = api_client.get(BUSCAR, headers={"Authorization": "Bearer nope", **ENGLISH}).json["error"]
+    assert (said["code"], said["message"]) == ("invalid_token", "The access token is not valid or has expired.")
+    said = api_client.get(BUSCAR, headers={**user, "X-Empresa-Id": "2", **ENGLISH}).json["error"]
+    assert (said["code"], said["message"]) == ("empresa_ajena", "You have no access to that company.")
+    said = api_client.get("/api/v1/apikeys", headers={**user, **ENGLISH}).json["error"]
+    assert (said["code"], said["message"]) == ("rol_insuficiente", "Your role does not allow this operation.")

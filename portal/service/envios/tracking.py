@@ -19,7 +19,7 @@ from portal.service.comprobante.tracking_schemas import EstadoDgi
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
 from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, ROUTE_REPORT, STATES
 from portal.service.platform.errors import FieldError, ValidationFailed
-from portal.service.platform.i18n import said
+from portal.service.platform.i18n import _, said
 
 
 def route_for(cfe: CfeInput, ui_value: Decimal, totals: Totals) -> str:
@@ -81,7 +81,7 @@ def late(state: str, route: str, created_at: datetime, now: datetime | None = No
 
 
 def _refuse_correction(code: str, message: str) -> NoReturn:
-    raise ValidationFailed([FieldError("corrigeA", code, message)], message="No se puede vincular la corrección.")
+    raise ValidationFailed([FieldError("corrigeA", code, message)], message=_("No se puede vincular la corrección."))
 
 
 def dgi_state(session: Session, record: IssuedCfe) -> EstadoDgi:
