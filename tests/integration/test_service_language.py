@@ -275,3 +275,35 @@ def test_who_is_calling_refusals_in_english(api_client, auth_headers, user):
     assert (said["code"], said["message"]) == ("empresa_ajena", "You have no access to that company.")
     said = api_client.get("/api/v1/apikeys", headers={**user, **ENGLISH}).json["error"]
     assert (said["code"], said["message"]) == ("rol_insuficiente", "Your role does not allow this operation.")
+
+
+def test_state_descriptions_events_and_mail_placeholders_in_english(api_client, user, admin):
+    """What a DGI state, an exchange state, an event and a mail placeholder mean was Spanish to every reader."""
+    from tests.support.exchange import to_norte
+
+    issued = api_client.post("/api/v1/comprobante/emitir", json=to_norte(), headers={**user, **ENGLISH})
+    assert issued.status_code == 201, issued.json
+    assert issued.json["dgi"]["descripcion"] == "Waiting to be sent to DGI: it will go in an envelope within seconds."
+    assert issued.json["intercambio"]["descripcion"] == (
+        "Waiting to be delivered to the electronic receiver (after it is registered for DGI)."
+    )
+    ticket = issue(api_client, user, bodies.body(bodies.ETICKET), **ENGLISH)
+    assert ticket["dgi"]["descripcion"] == "e-Ticket under the UI threshold: DGI receives it in the day's daily report."
+    spanish, english = _both(api_client, "GET", "/api/v1/envios/pendientes", admin)
+    assert {i["descripcion"] for i in english.json["items"]} == {
+        "Waiting to be sent to DGI: it will go in an envelope within seconds."
+    }
+    assert {i["descripcion"] for i in spanish.json["items"]} == {
+        "Pendiente de envío a DGI: se empaquetará en un sobre en segundos."
+    }
+    spanish, english = _both(api_client, "GET", "/api/v1/eventos", admin)
+    said = {e["nombre"]: e["descripcion"] for e in english.json["items"]}
+    assert said["comprobante.aceptado"] == "DGI accepted the receipt (AE)."
+    assert said["recibido.nuevo"] == "A receipt arrived from another company (exchange)."
+    assert {e["nombre"]: e["descripcion"] for e in spanish.json["items"]}["comprobante.aceptado"] == (
+        "DGI aceptó el comprobante (AE)."
+    )
+    spanish, english = _both(api_client, "GET", "/api/v1/correo/plantilla", admin)
+    assert english.json["variables"]["fecha"] == "The issue date (dd/mm/yyyy)."
+    assert spanish.json["variables"]["fecha"] == "La fecha de emisión (dd/mm/aaaa)."
+    assert english.json["cuerpo"] == spanish.json["cuerpo"]  # the e-mail itself is the company's, in Spanish
