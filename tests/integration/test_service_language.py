@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
@@ -307,3 +308,31 @@ def test_state_descriptions_events_and_mail_placeholders_in_english(api_client, 
     assert english.json["variables"]["fecha"] == "The issue date (dd/mm/yyyy)."
     assert spanish.json["variables"]["fecha"] == "La fecha de emisión (dd/mm/aaaa)."
     assert english.json["cuerpo"] == spanish.json["cuerpo"]  # the e-mail itself is the company's, in Spanish
+
+
+def test_the_exports_dgi_state_and_the_period_pdf_in_english(api_client, user, tmp_path):
+    """The receipts' export said each DGI state in Spanish under English headers, and the period's PDF kept its
+    title, the IVA concepts and the DGI states in Spanish (the title's `_()` sat inside an f-string, where pybabel
+    does not look)."""
+    import subprocess
+
+    from portal.domain.dgi_states import DGI_STATES
+    from portal.service.comprobante.export import DGI_STATE_NAMES
+
+    assert DGI_STATE_NAMES == DGI_STATES  # the same Spanish, as catalogue messages
+    issue(api_client, user, bodies.body(bodies.ETICKET))
+    spanish, english = _both(api_client, "GET", BUSCAR, {**user, "Accept": "text/csv"})
+    states = [
+        next(csv.DictReader(io.StringIO(a.get_data(as_text=True).lstrip("\ufeff")), delimiter=";"))
+        for a in (spanish, english)
+    ]
+    assert states[0]["Estado DGI"] == "Va en el reporte diario"
+    assert states[1]["DGI status"] == "Goes in DGI's daily report"
+    today = date.today()
+    period = {"desde": (today - timedelta(days=3)).isoformat(), "hasta": (today + timedelta(days=3)).isoformat()}
+    pdf = api_client.get("/api/v1/informes/periodo/pdf", query_string=period, headers={**user, **ENGLISH})
+    assert pdf.status_code == 200
+    (tmp_path / "resumen.pdf").write_bytes(pdf.data)
+    text = subprocess.run(["pdftotext", str(tmp_path / "resumen.pdf"), "-"], capture_output=True, text=True, check=True)
+    assert "Summary of the period" in text.stdout and "Resumen del período" not in text.stdout
+    assert "Sales at the basic rate (net)" in text.stdout and "Goes in DGI's daily report" in text.stdout
