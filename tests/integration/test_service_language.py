@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
@@ -258,3 +259,80 @@ def test_the_received_cfes_csv_headers_and_yes_no(api_client, user):
         "Booked",
     ]
     assert english.headers["Content-Language"] == "en" and "Accept-Language" in english.headers["Vary"]
+
+
+def test_who_is_calling_refusals_in_english(api_client, auth_headers, user):
+    """The refusals of authentication and of the company (platform.auth) were Spanish to every reader."""
+    both_companies = auth_headers("admin@demo.uy")
+    spanish, english = _both(api_client, "GET", BUSCAR, both_companies)
+    assert spanish.json["error"]["code"] == english.json["error"]["code"] == "empresa_requerida"
+    assert spanish.json["error"]["message"] == "Indicá la empresa con el encabezado X-Empresa-Id."
+    assert english.json["error"]["message"] == "Give the company in the X-Empresa-Id header."
+    said = api_client.get(BUSCAR, headers={**both_companies, "X-Empresa-Id": "uno", **ENGLISH}).json["error"]
+    assert said["message"] == "The company number (X-Empresa-Id) must be a whole number."
+    said = api_client.get(BUSCAR, headers={"Authorization": "Bearer nope", **ENGLISH}).json["error"]
+    assert (said["code"], said["message"]) == ("invalid_token", "The access token is not valid or has expired.")
+    said = api_client.get(BUSCAR, headers={**user, "X-Empresa-Id": "2", **ENGLISH}).json["error"]
+    assert (said["code"], said["message"]) == ("empresa_ajena", "You have no access to that company.")
+    said = api_client.get("/api/v1/apikeys", headers={**user, **ENGLISH}).json["error"]
+    assert (said["code"], said["message"]) == ("rol_insuficiente", "Your role does not allow this operation.")
+
+
+def test_state_descriptions_events_and_mail_placeholders_in_english(api_client, user, admin):
+    """What a DGI state, an exchange state, an event and a mail placeholder mean was Spanish to every reader."""
+    from tests.support.exchange import to_norte
+
+    issued = api_client.post("/api/v1/comprobante/emitir", json=to_norte(), headers={**user, **ENGLISH})
+    assert issued.status_code == 201, issued.json
+    assert issued.json["dgi"]["descripcion"] == "Waiting to be sent to DGI: it will go in an envelope within seconds."
+    assert issued.json["intercambio"]["descripcion"] == (
+        "Waiting to be delivered to the electronic receiver (after it is registered for DGI)."
+    )
+    ticket = issue(api_client, user, bodies.body(bodies.ETICKET), **ENGLISH)
+    assert ticket["dgi"]["descripcion"] == "e-Ticket under the UI threshold: DGI receives it in the day's daily report."
+    spanish, english = _both(api_client, "GET", "/api/v1/envios/pendientes", admin)
+    assert {i["descripcion"] for i in english.json["items"]} == {
+        "Waiting to be sent to DGI: it will go in an envelope within seconds."
+    }
+    assert {i["descripcion"] for i in spanish.json["items"]} == {
+        "Pendiente de envío a DGI: se empaquetará en un sobre en segundos."
+    }
+    spanish, english = _both(api_client, "GET", "/api/v1/eventos", admin)
+    said = {e["nombre"]: e["descripcion"] for e in english.json["items"]}
+    assert said["comprobante.aceptado"] == "DGI accepted the receipt (AE)."
+    assert said["recibido.nuevo"] == "A receipt arrived from another company (exchange)."
+    assert {e["nombre"]: e["descripcion"] for e in spanish.json["items"]}["comprobante.aceptado"] == (
+        "DGI aceptó el comprobante (AE)."
+    )
+    spanish, english = _both(api_client, "GET", "/api/v1/correo/plantilla", admin)
+    assert english.json["variables"]["fecha"] == "The issue date (dd/mm/yyyy)."
+    assert spanish.json["variables"]["fecha"] == "La fecha de emisión (dd/mm/aaaa)."
+    assert english.json["cuerpo"] == spanish.json["cuerpo"]  # the e-mail itself is the company's, in Spanish
+
+
+def test_the_exports_dgi_state_and_the_period_pdf_in_english(api_client, user, tmp_path):
+    """The receipts' export said each DGI state in Spanish under English headers, and the period's PDF kept its
+    title, the IVA concepts and the DGI states in Spanish (the title's `_()` sat inside an f-string, where pybabel
+    does not look)."""
+    import subprocess
+
+    from portal.domain.dgi_states import DGI_STATES
+    from portal.service.comprobante.export import DGI_STATE_NAMES
+
+    assert DGI_STATE_NAMES == DGI_STATES  # the same Spanish, as catalogue messages
+    issue(api_client, user, bodies.body(bodies.ETICKET))
+    spanish, english = _both(api_client, "GET", BUSCAR, {**user, "Accept": "text/csv"})
+    states = [
+        next(csv.DictReader(io.StringIO(a.get_data(as_text=True).lstrip("\ufeff")), delimiter=";"))
+        for a in (spanish, english)
+    ]
+    assert states[0]["Estado DGI"] == "Va en el reporte diario"
+    assert states[1]["DGI status"] == "Goes in DGI's daily report"
+    today = date.today()
+    period = {"desde": (today - timedelta(days=3)).isoformat(), "hasta": (today + timedelta(days=3)).isoformat()}
+    pdf = api_client.get("/api/v1/informes/periodo/pdf", query_string=period, headers={**user, **ENGLISH})
+    assert pdf.status_code == 200
+    (tmp_path / "resumen.pdf").write_bytes(pdf.data)
+    text = subprocess.run(["pdftotext", str(tmp_path / "resumen.pdf"), "-"], capture_output=True, text=True, check=True)
+    assert "Summary of the period" in text.stdout and "Resumen del período" not in text.stdout
+    assert "Sales at the basic rate (net)" in text.stdout and "Goes in DGI's daily report" in text.stdout

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
 from typing import IO
 
@@ -49,6 +49,19 @@ HEADER = (
     _("Identificador"),
     _("Solicitud"),
 )
+# The DGI states' names (portal.domain.dgi_states, the same Spanish) as catalogue messages: the export's "Estado DGI"
+# column is said in the reader's language with its header (the route says them while the request is there).
+DGI_STATE_NAMES = {
+    "pendiente": _("Pendiente de envío a DGI"),
+    "en_sobre": _("Enviando a DGI"),
+    "recibido": _("Recibido por DGI"),
+    "aceptado": _("Aceptado por DGI"),
+    "rechazado": _("Rechazado por DGI"),
+    "observado": _("Observado por DGI"),
+    "sobre_rechazado": _("Sobre rechazado por DGI"),
+    "pendiente_reporte": _("Va en el reporte diario"),
+    "en_reporte": _("Incluido en el reporte diario"),
+}
 # The book's columns the CSV adds after the list's own (its total is the list's Total already).
 BOOK_COLUMNS = tuple(name for name in AMOUNT_NAMES if name != "total")
 _BATCH = 500
@@ -76,7 +89,7 @@ def _note_name(note) -> str:
     return f"{_type(note.tipo_cfe)} {printed(note.serie, note.nro)}" if note else ""
 
 
-def csv_row(row, cancelled_by=None) -> tuple:
+def csv_row(row, cancelled_by=None, states: Mapping[str, str] = DGI_STATES) -> tuple:
     """A receipt (search.EXPORTED columns) as a line: amounts negative for a credit note, as the list's totals
     count it; the note that cancelled it, if one did; net and IVA per rate as the sales book reads them."""
     sign = -1 if is_credit_note(row.tipo_cfe) else 1
@@ -91,7 +104,7 @@ def csv_row(row, cancelled_by=None) -> tuple:
         text_cell(row.tpo_moneda),
         _amount(sign * Decimal(str(row.mnt_total))),
         _amount(sign * Decimal(str(row.mnt_pagar))),
-        text_cell(DGI_STATES.get(row.dgi_status, row.dgi_status)),
+        text_cell(states.get(row.dgi_status, row.dgi_status)),
         text_cell(_note_name(cancelled_by)),
         *(_amount(amounts.get(name, ZERO)) for name in BOOK_COLUMNS),
         text_cell(row.id),
@@ -99,7 +112,7 @@ def csv_row(row, cancelled_by=None) -> tuple:
     )
 
 
-def _xlsx_cells(sheet: WriteOnlyWorksheet, row, cancelled_by) -> list[object]:
+def _xlsx_cells(sheet: WriteOnlyWorksheet, row, cancelled_by, states: Mapping[str, str]) -> list[object]:
     """`csv_row` for a spreadsheet: the date a date, the amounts numbers (credit notes negative), the receiver's
     text as typed."""
     sign = -1 if is_credit_note(row.tipo_cfe) else 1
@@ -114,7 +127,7 @@ def _xlsx_cells(sheet: WriteOnlyWorksheet, row, cancelled_by) -> list[object]:
         row.tpo_moneda,
         spreadsheet.amount(sheet, sign * Decimal(str(row.mnt_total))),
         spreadsheet.amount(sheet, sign * Decimal(str(row.mnt_pagar))),
-        DGI_STATES.get(row.dgi_status, row.dgi_status),
+        states.get(row.dgi_status, row.dgi_status),
         _note_name(cancelled_by),
         *(spreadsheet.amount(sheet, amounts.get(name, ZERO)) for name in BOOK_COLUMNS),
         row.id,
@@ -122,27 +135,35 @@ def _xlsx_cells(sheet: WriteOnlyWorksheet, row, cancelled_by) -> list[object]:
     ]
 
 
-def xlsx_file(rows: Iterable[tuple], header: Iterable[str] = HEADER, title: str = "Comprobantes") -> IO[bytes]:
+def xlsx_file(
+    rows: Iterable[tuple],
+    header: Iterable[str] = HEADER,
+    title: str = "Comprobantes",
+    states: Mapping[str, str] = DGI_STATES,
+) -> IO[bytes]:
     """The same list as an XLSX workbook of one sheet (`title`), from the same (row, cancelling note) pairs,
     streamed row by row as the IVA books are (portal/service/platform/spreadsheet.py)."""
     book = spreadsheet.workbook()
     sheet = book.create_sheet(title)
     sheet.append(list(header))
     for row, cancelled_by in rows:
-        sheet.append(_xlsx_cells(sheet, row, cancelled_by))
+        sheet.append(_xlsx_cells(sheet, row, cancelled_by, states))
     return spreadsheet.saved(book)
 
 
-def csv_chunks(rows: Iterable[tuple], header: Iterable[str] = HEADER) -> Iterator[str]:
+def csv_chunks(
+    rows: Iterable[tuple], header: Iterable[str] = HEADER, states: Mapping[str, str] = DGI_STATES
+) -> Iterator[str]:
     """The file from (row, cancelling note) pairs (search.export_rows_closing), in chunks of a few hundred
     lines, so a long export starts at once and stays small in memory.
-    `header`: the column names in the request's language (`say` them while the request is there)."""
+    `header`, `states`: the column names and the DGI states' names in the request's language (`say` them while the
+    request is there)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=";", lineterminator="\r\n")
     buffer.write("\ufeff")
     writer.writerow(header)
     for count, (row, cancelled_by) in enumerate(rows, start=1):
-        writer.writerow(csv_row(row, cancelled_by))
+        writer.writerow(csv_row(row, cancelled_by, states))
         if count % _BATCH == 0:
             yield buffer.getvalue()
             buffer.seek(0)

@@ -17,7 +17,7 @@ from portal.service.cfe.xmlsafe import MAX_XML_BYTES, XmlIntakeBusy, intake
 from portal.service.comprobante import answer_tag, fastpath, hooks, issuing, previews, references, search
 from portal.service.comprobante import note_routes as _note_routes  # noqa: F401 - adds the note endpoints to bp
 from portal.service.comprobante.blueprint import BOTH, IDEMPOTENCY, TAG, bp
-from portal.service.comprobante.export import HEADER, csv_chunks, xlsx_file
+from portal.service.comprobante.export import DGI_STATE_NAMES, HEADER, csv_chunks, xlsx_file
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.comprobante.presenters import cfe_emitido, resultado_busqueda
 from portal.service.comprobante.schemas import (
@@ -245,12 +245,13 @@ def buscar(query: BuscarQuery, principal: Principal):
     where, totals_where = search.conditions_and_totals(session, principal.company_id, filters)
     if wanted != "application/json":
         header = [say(name) for name in HEADER]
+        states = {state: say(name) for state, name in DGI_STATE_NAMES.items()}
         every = search.export_rows_closing(db.new_session(), principal.company_id, where)
         if wanted == spreadsheet.XLSX:
-            body = xlsx_file(every, header, say(_("Comprobantes")))
+            body = xlsx_file(every, header, say(_("Comprobantes")), states)
             response = send_file(body, mimetype=wanted, as_attachment=True, download_name="comprobantes.xlsx")
         else:
-            response = file_response(csv_chunks(every, header), wanted, "comprobantes.csv", inline=False)
+            response = file_response(csv_chunks(every, header, states), wanted, "comprobantes.csv", inline=False)
         response.vary.update(("Accept", "Accept-Language"))
         response.headers["Content-Language"] = language()
         return response

@@ -14,6 +14,7 @@ from portal.domain.receipt_numbers import printed
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.cfe.pdf_text import money
 from portal.service.comprobante.models import IssuedCfe
+from portal.service.platform.i18n import _
 from portal.service.platform.models import Company
 
 
@@ -48,13 +49,13 @@ Si tiene alguna consulta, responda a este correo.
 {empresa}
 """
 PLACEHOLDERS = {
-    "comprobante": "El tipo y número del comprobante (e-Factura A-0000015).",
-    "empresa": "La razón social de la empresa que lo emitió.",
-    "receptor": "El nombre del receptor (vacío en un e-Ticket a consumo final).",
-    "saludo": "«Estimado/a <receptor>:», o «Estimado/a cliente:» sin nombre.",
-    "fecha": "La fecha de emisión (dd/mm/aaaa).",
-    "total": "El total con su moneda ($ 1.220,00).",
-    "enlace": "La dirección para verificar el comprobante en DGI.",
+    "comprobante": _("El tipo y número del comprobante (e-Factura A-0000015)."),
+    "empresa": _("La razón social de la empresa que lo emitió."),
+    "receptor": _("El nombre del receptor (vacío en un e-Ticket a consumo final)."),
+    "saludo": _("«Estimado/a <receptor>:», o «Estimado/a cliente:» sin nombre."),
+    "fecha": _("La fecha de emisión (dd/mm/aaaa)."),
+    "total": _("El total con su moneda ($ 1.220,00)."),
+    "enlace": _("La dirección para verificar el comprobante en DGI."),
 }
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 

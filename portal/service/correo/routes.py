@@ -35,7 +35,7 @@ from portal.service.platform.api import idempotency_header, operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
 from portal.service.platform.errors import ApiError, Conflict, FieldError, NotFound, ValidationFailed
 from portal.service.platform.files import file_response
-from portal.service.platform.i18n import _
+from portal.service.platform.i18n import _, say
 from portal.service.platform.ratelimit import limiter
 
 bp = Blueprint("correo", __name__, url_prefix="/api/v1/correo")
@@ -305,7 +305,7 @@ def _template(principal: Principal) -> PlantillaCorreoVigente:
         asunto=own.subject if own else mail_message.DEFAULT_SUBJECT,
         cuerpo=own.body if own else mail_message.DEFAULT_BODY,
         propia=own is not None,
-        variables=mail_message.PLACEHOLDERS,
+        variables={name: say(meaning) for name, meaning in mail_message.PLACEHOLDERS.items()},
     )
 
 

@@ -39,6 +39,7 @@ from portal.service.platform import db
 from portal.service.platform.api import OperationDefaults, operation, to_response
 from portal.service.platform.auth import API_KEY, JWT, Principal
 from portal.service.platform.errors import ApiError, FieldError, Forbidden, NotFound, ValidationFailed
+from portal.service.platform.i18n import _
 from portal.service.platform.keystore import private_key_pem
 from portal.service.platform.models import Certificate
 
@@ -97,7 +98,7 @@ def _check_company(query: DgiQuery, principal: Principal) -> None:
     # For a JWT, portal.service.platform.auth already chose the company from idEmpresa (unless X-Empresa-Id named
     # another); an API key is bound to one company. Either way they must agree.
     if query.idEmpresa != principal.company_id:
-        raise Forbidden("No tenés acceso a esa empresa.", code="empresa_ajena")
+        raise Forbidden(_("No tenés acceso a esa empresa."), code="empresa_ajena")
 
 
 def _certificate(query: DgiQuery, principal: Principal) -> tuple[Certificate, list[FieldError]]:
@@ -106,14 +107,18 @@ def _certificate(query: DgiQuery, principal: Principal) -> tuple[Certificate, li
         select(Certificate).where(Certificate.id == query.idCertificado, Certificate.company_id == principal.company_id)
     )
     if cert is None:
-        raise NotFound("La empresa no tiene un certificado con ese identificador.", code="certificado_no_encontrado")
+        raise NotFound(_("La empresa no tiene un certificado con ese identificador."), code="certificado_no_encontrado")
     now = datetime.now(UTC)
     if now > cert.not_after:
         day = day_in_uruguay(cert.not_after)
-        return cert, [FieldError("idCertificado", "certificado_vencido", f"El certificado venció el {day:%d/%m/%Y}.")]
+        return cert, [
+            FieldError(
+                "idCertificado", "certificado_vencido", _("El certificado venció el {day}.", day=f"{day:%d/%m/%Y}")
+            )
+        ]
     if now < cert.not_before:
         day = day_in_uruguay(cert.not_before)
-        message = f"El certificado recién es válido desde el {day:%d/%m/%Y}."
+        message = _("El certificado recién es válido desde el {day}.", day=f"{day:%d/%m/%Y}")
         return cert, [FieldError("idCertificado", "certificado_no_vigente", message)]
     return cert, []
 

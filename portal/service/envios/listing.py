@@ -13,7 +13,7 @@ from portal.service.envios import schemas
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
 from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, STATES
 from portal.service.envios.tracking import overdue
-from portal.service.platform.i18n import said
+from portal.service.platform.i18n import said, say
 from portal.service.platform.paging import keyset
 
 
@@ -101,7 +101,7 @@ def waiting(session, company_id: int, page: schemas.Lista) -> schemas.PendienteL
             serie=record.serie,
             nro=record.nro,
             estado=sub.state,
-            descripcion=STATES.get(sub.state, ""),
+            descripcion=say(STATES.get(sub.state, "")),
             motivo_espera=(said(sobre.last_error_texts) if sobre.last_error_texts else sobre.last_error)
             if sobre
             else None,

@@ -4,18 +4,19 @@ enumerations of DGITypes.xsd 1.44.2, in the order CFE-URUGUAY.md §7 lists the c
 from __future__ import annotations
 
 from portal.domain.dgi_states import FINAL_DGI_STATES
+from portal.service.platform.i18n import _
 
-# state -> what it means (Spanish, as the API documents it)
+# state -> what it means (catalogue messages: the API says them in the reader's language)
 STATES = {
-    "pendiente": "Pendiente de envío a DGI: se empaquetará en un sobre en segundos.",
-    "en_sobre": "En un sobre (EnvioCFE) armado; esperando el acuse de recibo de DGI.",
-    "recibido": "DGI recibió el sobre (AS); esperando su respuesta sobre el comprobante.",
-    "aceptado": "DGI aceptó el comprobante (AE).",
-    "rechazado": "DGI rechazó el comprobante (BE): no tiene validez fiscal y su número quedó anulado.",
-    "observado": "DGI observó el comprobante (CE).",
-    "sobre_rechazado": "DGI rechazó el sobre que lo contenía (BS/BA); requiere revisión de soporte.",
-    "pendiente_reporte": "e-Ticket bajo el tope de UI: DGI lo recibe en el reporte diario del día.",
-    "en_reporte": "Incluido en el reporte diario enviado a DGI.",
+    "pendiente": _("Pendiente de envío a DGI: se empaquetará en un sobre en segundos."),
+    "en_sobre": _("En un sobre (EnvioCFE) armado; esperando el acuse de recibo de DGI."),
+    "recibido": _("DGI recibió el sobre (AS); esperando su respuesta sobre el comprobante."),
+    "aceptado": _("DGI aceptó el comprobante (AE)."),
+    "rechazado": _("DGI rechazó el comprobante (BE): no tiene validez fiscal y su número quedó anulado."),
+    "observado": _("DGI observó el comprobante (CE)."),
+    "sobre_rechazado": _("DGI rechazó el sobre que lo contenía (BS/BA); requiere revisión de soporte."),
+    "pendiente_reporte": _("e-Ticket bajo el tope de UI: DGI lo recibe en el reporte diario del día."),
+    "en_reporte": _("Incluido en el reporte diario enviado a DGI."),
 }
 FINAL_STATES = FINAL_DGI_STATES
 ROUTE_ENVELOPE, ROUTE_REPORT = "sobre", "reporte"

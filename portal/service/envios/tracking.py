@@ -19,7 +19,7 @@ from portal.service.comprobante.tracking_schemas import EstadoDgi
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
 from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, ROUTE_REPORT, STATES
 from portal.service.platform.errors import FieldError, ValidationFailed
-from portal.service.platform.i18n import said
+from portal.service.platform.i18n import _, said, say
 
 
 def route_for(cfe: CfeInput, ui_value: Decimal, totals: Totals) -> str:
@@ -81,14 +81,14 @@ def late(state: str, route: str, created_at: datetime, now: datetime | None = No
 
 
 def _refuse_correction(code: str, message: str) -> NoReturn:
-    raise ValidationFailed([FieldError("corrigeA", code, message)], message="No se puede vincular la corrección.")
+    raise ValidationFailed([FieldError("corrigeA", code, message)], message=_("No se puede vincular la corrección."))
 
 
 def dgi_state(session: Session, record: IssuedCfe) -> EstadoDgi:
     """The receipt's DGI state for the API: state, its meaning, DGI's motives, envelope, report, times."""
     sub = session.get(DgiSubmission, record.id)
     if sub is None:  # issued before this area existed
-        return EstadoDgi(estado=record.dgi_status, descripcion=STATES.get(record.dgi_status, ""), final=False)
+        return EstadoDgi(estado=record.dgi_status, descripcion=say(STATES.get(record.dgi_status, "")), final=False)
     envelope = session.get(DgiEnvelope, sub.envelope_id) if sub.envelope_id else None
     report = session.get(DgiDailyReport, sub.report_id) if sub.report_id else None
     voided = session.query(VoidedRange).filter_by(cfe_id=record.id).first() if sub.state == "rechazado" else None
@@ -137,7 +137,7 @@ def state_of(
     return EstadoDgi.model_validate(
         {
             "estado": sub.state,
-            "descripcion": STATES.get(sub.state, ""),
+            "descripcion": say(STATES.get(sub.state, "")),
             "final": sub.state in FINAL_STATES or (report is not None and report.state == "aceptado"),
             "via": sub.route,
             "motivos": sub.motives or [],

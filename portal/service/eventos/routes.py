@@ -9,6 +9,7 @@ from portal.service.eventos.catalogue import EVENTS
 from portal.service.eventos.schemas import EventCatalogue, EventType
 from portal.service.platform.api import operation
 from portal.service.platform.auth import JWT, Principal
+from portal.service.platform.i18n import say
 
 bp = Blueprint("eventos", __name__, url_prefix="/api/v1/eventos")
 
@@ -26,5 +27,5 @@ bp = Blueprint("eventos", __name__, url_prefix="/api/v1/eventos")
 def list_event_types(principal: Principal):
     """Cada evento con lo que significa. Los datos de cada uno llevan identificadores y estados, nunca secretos."""
     return EventCatalogue(
-        items=[EventType(nombre=n, descripcion=d) for n, d in EVENTS.items() if n != "webhook.prueba"]
+        items=[EventType(nombre=n, descripcion=say(d)) for n, d in EVENTS.items() if n != "webhook.prueba"]
     )

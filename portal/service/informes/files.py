@@ -17,6 +17,7 @@ from portal.domain.cfe_types import type_name_es
 from portal.service.comprobante.export import text_cell
 from portal.service.informes.ventas import AMOUNT_NAMES, SALES, ZERO, BookKind, BookRow, BookSummary, two_decimals
 from portal.service.platform import spreadsheet
+from portal.service.platform.i18n import _
 
 AMOUNT_LABELS: dict[str, str] = {
     "noGravado": "Exento y no gravado",
@@ -33,23 +34,23 @@ AMOUNT_LABELS: dict[str, str] = {
     "total": "Total",
 }
 DECLARATION_LABELS: dict[str, str] = {
-    "ventasTasaBasica": "Ventas gravadas a tasa básica (neto)",
-    "ivaTasaBasica": "IVA tasa básica",
-    "ventasTasaMinima": "Ventas gravadas a tasa mínima (neto)",
-    "ivaTasaMinima": "IVA tasa mínima",
-    "ventasOtraTasa": "Ventas gravadas a otra tasa (neto)",
-    "ivaOtraTasa": "IVA otra tasa",
-    "ventasExentasONoGravadas": "Ventas exentas y no gravadas",
-    "exportaciones": "Exportaciones y asimiladas",
-    "ivaEnSuspenso": "IVA en suspenso",
-    "ivaDebitoFiscal": "IVA débito fiscal (total)",
-    "percepciones": "Percepciones",
-    "retenciones": "Retenciones",
-    "comprasTasaBasica": "Compras gravadas a tasa básica (neto)",
-    "comprasTasaMinima": "Compras gravadas a tasa mínima (neto)",
-    "comprasOtraTasa": "Compras gravadas a otra tasa (neto)",
-    "comprasExentasONoGravadas": "Compras exentas y no gravadas",
-    "ivaCreditoFiscal": "IVA crédito fiscal (total)",
+    "ventasTasaBasica": _("Ventas gravadas a tasa básica (neto)"),
+    "ivaTasaBasica": _("IVA tasa básica"),
+    "ventasTasaMinima": _("Ventas gravadas a tasa mínima (neto)"),
+    "ivaTasaMinima": _("IVA tasa mínima"),
+    "ventasOtraTasa": _("Ventas gravadas a otra tasa (neto)"),
+    "ivaOtraTasa": _("IVA otra tasa"),
+    "ventasExentasONoGravadas": _("Ventas exentas y no gravadas"),
+    "exportaciones": _("Exportaciones y asimiladas"),
+    "ivaEnSuspenso": _("IVA en suspenso"),
+    "ivaDebitoFiscal": _("IVA débito fiscal (total)"),
+    "percepciones": _("Percepciones"),
+    "retenciones": _("Retenciones"),
+    "comprasTasaBasica": _("Compras gravadas a tasa básica (neto)"),
+    "comprasTasaMinima": _("Compras gravadas a tasa mínima (neto)"),
+    "comprasOtraTasa": _("Compras gravadas a otra tasa (neto)"),
+    "comprasExentasONoGravadas": _("Compras exentas y no gravadas"),
+    "ivaCreditoFiscal": _("IVA crédito fiscal (total)"),
 }
 
 

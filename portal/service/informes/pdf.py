@@ -8,9 +8,9 @@ from datetime import datetime
 from decimal import Decimal
 
 from portal.domain.cfe_types import type_name_es
-from portal.domain.dgi_states import DGI_STATES
 from portal.service.cfe import pdf_text as words
 from portal.service.cfe.pdf_base import ReceiptPage
+from portal.service.comprobante.export import DGI_STATE_NAMES
 from portal.service.informes.files import DECLARATION_LABELS
 from portal.service.informes.periodo import PeriodReport
 from portal.service.platform.i18n import _, say
@@ -24,7 +24,9 @@ class _Summary:
     def __init__(self, company: str, report: PeriodReport, made_at: datetime) -> None:
         self.pdf = ReceiptPage("A4")
         self.pdf.set_auto_page_break(False)
-        self.pdf.set_title(f"{say(_('Resumen del período'))} {words.day(report.desde)} - {words.day(report.hasta)}")
+        # Outside the f-string: pybabel does not read inside one, so the title never reached the catalogue.
+        title = say(_("Resumen del período"))
+        self.pdf.set_title(f"{title} {words.day(report.desde)} - {words.day(report.hasta)}")
         self.report = report
         self.company = company
         self.made_at = made_at
@@ -99,7 +101,8 @@ def summary_pdf(company: str, report: PeriodReport, made_at: datetime) -> bytes:
     doc = _Summary(company, report, made_at)
     book = report.book
     total = book.total
-    doc.heading(f"{say(_('Resumen del período'))} {words.day(report.desde)} - {words.day(report.hasta)}", size=14)
+    title = say(_("Resumen del período"))
+    doc.heading(f"{title} {words.day(report.desde)} - {words.day(report.hasta)}", size=14)
     doc.table(
         (say(_("Ventas del período")), say(_("Importe"))),
         [
@@ -112,7 +115,7 @@ def summary_pdf(company: str, report: PeriodReport, made_at: datetime) -> bytes:
     doc.heading(say(_("IVA del período (para la declaración)")))
     doc.table(
         (say(_("Concepto")), say(_("Pesos"))),
-        [(DECLARATION_LABELS[key], words.money(value)) for key, value in book.declaration.items()],
+        [(say(DECLARATION_LABELS[key]), words.money(value)) for key, value in book.declaration.items()],
         (130, 50),
     )
     doc.heading(say(_("Total por día")) if report.by_day else say(_("Total por mes")))
@@ -154,7 +157,7 @@ def summary_pdf(company: str, report: PeriodReport, made_at: datetime) -> bytes:
     doc.heading(say(_("Estados ante DGI")))
     doc.table(
         (say(_("Estado")), say(_("Cantidad"))),
-        [(DGI_STATES.get(state, state), str(count)) for state, count in report.dgi_states.items()],
+        [(say(DGI_STATE_NAMES.get(state, state)), str(count)) for state, count in report.dgi_states.items()],
         (130, 50),
     )
     return doc.output()

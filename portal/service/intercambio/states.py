@@ -4,17 +4,18 @@ S and E codes (envios.states) and the commercial ones a receiver may use, E20-E6
 from __future__ import annotations
 
 from portal.service.envios.states import CFE_MOTIVES, ENVELOPE_MOTIVES
+from portal.service.platform.i18n import _
 
 STATES = {
-    "pendiente": "Pendiente de entrega al receptor electrónico (después de registrarse para DGI).",
-    "en_sobre": "En un sobre de intercambio armado; entregándose al receptor.",
-    "enviado": "Entregado al receptor electrónico; esperando su acuse de recibo del sobre.",
-    "sobre_recibido": "El receptor acusó recibo del sobre (AS); esperando su respuesta sobre el comprobante.",
-    "sobre_rechazado": "El receptor rechazó el sobre (BS).",
-    "aceptado": "El receptor aceptó el comprobante (AE).",
-    "rechazado": "El receptor rechazó el comprobante (BE).",
-    "anulado": "DGI rechazó el comprobante antes de la entrega: no se entrega al receptor.",
-    "error": "No se pudo entregar al receptor electrónico; requiere revisión de soporte.",
+    "pendiente": _("Pendiente de entrega al receptor electrónico (después de registrarse para DGI)."),
+    "en_sobre": _("En un sobre de intercambio armado; entregándose al receptor."),
+    "enviado": _("Entregado al receptor electrónico; esperando su acuse de recibo del sobre."),
+    "sobre_recibido": _("El receptor acusó recibo del sobre (AS); esperando su respuesta sobre el comprobante."),
+    "sobre_rechazado": _("El receptor rechazó el sobre (BS)."),
+    "aceptado": _("El receptor aceptó el comprobante (AE)."),
+    "rechazado": _("El receptor rechazó el comprobante (BE)."),
+    "anulado": _("DGI rechazó el comprobante antes de la entrega: no se entrega al receptor."),
+    "error": _("No se pudo entregar al receptor electrónico; requiere revisión de soporte."),
 }
 FINAL_STATES = frozenset({"aceptado", "rechazado", "sobre_rechazado", "anulado", "error"})
 

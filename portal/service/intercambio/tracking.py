@@ -13,7 +13,7 @@ from portal.service.comprobante.tracking_schemas import EstadoIntercambio
 from portal.service.intercambio.directory import find_issuer
 from portal.service.intercambio.models import DgiRejectionNotice, ExchangeCfe, ExchangeEnvelope
 from portal.service.intercambio.states import FINAL_STATES, STATES
-from portal.service.platform.i18n import said
+from portal.service.platform.i18n import said, say
 
 REASON_MAX = 90  # razonRef (F-C6)
 
@@ -66,7 +66,7 @@ def exchange_state(session: Session, record: IssuedCfe) -> EstadoIntercambio | N
                 "canal": None if issuer is None else ("ws" if issuer.ws_url else "correo"),
             },
             "estado": ex.state,
-            "descripcion": STATES.get(ex.state, ""),
+            "descripcion": say(STATES.get(ex.state, "")),
             "final": ex.state in FINAL_STATES,
             "motivos": ex.motives or [],
             "rechazoComercial": ex.commercial,

@@ -21,6 +21,7 @@ from sqlalchemy import Row, String, bindparam, select
 from portal.service.identity.revocation import revoked_clause
 from portal.service.platform import db
 from portal.service.platform.errors import ApiError, Forbidden, Unauthorized
+from portal.service.platform.i18n import _
 from portal.service.platform.models import Membership, Role, User
 
 JWT = "jwt"
@@ -80,7 +81,7 @@ class _VerifiedTokens:
         if claims is not None and claims["exp"] <= time.time():
             with self._lock:
                 self._claims.pop(token, None)
-            raise Unauthorized("El token de acceso no es válido o venció.", code="invalid_token")
+            raise Unauthorized(_("El token de acceso no es válido o venció."), code="invalid_token")
         return claims
 
     def put(self, token: str, claims: dict) -> None:
@@ -95,7 +96,7 @@ def _verify_access_token(token: str) -> dict:
     try:
         decoded = jwt.decode(token, keys.public_set, algorithms=["RS256"])
         if decoded.header.get("typ", "").lower() not in ("at+jwt", "application/at+jwt"):
-            raise Unauthorized("El token no es un token de acceso.", code="invalid_token")
+            raise Unauthorized(_("El token no es un token de acceso."), code="invalid_token")
         JWTClaimsRegistry(
             iss={"essential": True, "value": current_app.config["ISSUER"]},
             aud={"essential": True, "value": current_app.config["API_AUDIENCE"]},
@@ -103,7 +104,7 @@ def _verify_access_token(token: str) -> dict:
             exp={"essential": True},
         ).validate(decoded.claims)
     except JoseError as exc:
-        raise Unauthorized("El token de acceso no es válido o venció.", code="invalid_token") from exc
+        raise Unauthorized(_("El token de acceso no es válido o venció."), code="invalid_token") from exc
     return decoded.claims
 
 
@@ -114,10 +115,10 @@ def _requested_company_id(memberships: list[Row]) -> int:
     if raw is None:
         if len(memberships) == 1:
             return memberships[0].company_id
-        raise ApiError("Indicá la empresa con el encabezado X-Empresa-Id.", code="empresa_requerida", status=422)
+        raise ApiError(_("Indicá la empresa con el encabezado X-Empresa-Id."), code="empresa_requerida", status=422)
     company_id = plain_id(raw)
     if company_id is None:
-        message = "El número de empresa (X-Empresa-Id) tiene que ser un número entero."
+        message = _("El número de empresa (X-Empresa-Id) tiene que ser un número entero.")
         raise ApiError(message, code="empresa_invalida", status=422)
     return company_id
 
@@ -138,7 +139,7 @@ def user_id_of(claims: dict) -> int:
     """The user id a token's `sub` names; Unauthorized when it cannot be one of ours."""
     user_id = plain_id(str(claims.get("sub", "")))
     if user_id is None:
-        raise Unauthorized("El token de acceso no es válido o venció.", code="invalid_token")
+        raise Unauthorized(_("El token de acceso no es válido o venció."), code="invalid_token")
     return user_id
 
 
@@ -173,9 +174,9 @@ def _memberships_of_live_token(claims: dict) -> list[Row]:
         .all()
     )
     if rows and rows[0].revoked:
-        raise Unauthorized("El token de acceso fue revocado (se cerró la sesión).", code="invalid_token")
+        raise Unauthorized(_("El token de acceso fue revocado (se cerró la sesión)."), code="invalid_token")
     if not rows or not rows[0].active:
-        raise Unauthorized("El usuario no existe o está desactivado.", code="invalid_token")
+        raise Unauthorized(_("El usuario no existe o está desactivado."), code="invalid_token")
     return [row for row in rows if row.company_id is not None]
 
 
@@ -190,11 +191,11 @@ def _principal_from_jwt(token: str) -> Principal:
     user_id = user_id_of(claims)
     memberships = _memberships_of_live_token(claims)
     if not memberships:
-        raise Forbidden("El usuario no pertenece a ninguna empresa.", code="sin_empresa")
+        raise Forbidden(_("El usuario no pertenece a ninguna empresa."), code="sin_empresa")
     company_id = _requested_company_id(memberships)
     membership = next((m for m in memberships if m.company_id == company_id), None)
     if membership is None:
-        raise Forbidden("No tenés acceso a esa empresa.", code="empresa_ajena")
+        raise Forbidden(_("No tenés acceso a esa empresa."), code="empresa_ajena")
     return Principal(JWT, company_id, Role(membership.role), user_id=user_id, email=claims.get("email"))
 
 
@@ -208,10 +209,10 @@ def authenticate(schemes: Iterable[str]) -> Principal:
     elif api_key and API_KEY in schemes:
         verifier: ApiKeyVerifier | None = current_app.extensions.get("api_key_verifier")
         if verifier is None:
-            raise Unauthorized("Las claves de API no están habilitadas.", code="invalid_api_key")
+            raise Unauthorized(_("Las claves de API no están habilitadas."), code="invalid_api_key")
         principal = verifier(api_key)
     elif api_key:
-        raise Unauthorized("Este recurso solo acepta un token Bearer (JWT).", code="jwt_required")
+        raise Unauthorized(_("Este recurso solo acepta un token Bearer (JWT)."), code="jwt_required")
     else:
         raise Unauthorized()
     g.principal = principal
@@ -220,4 +221,4 @@ def authenticate(schemes: Iterable[str]) -> Principal:
 
 def require_role(principal: Principal, roles: Iterable[str] | None) -> None:
     if roles is not None and principal.role not in set(roles):
-        raise Forbidden("Tu rol no permite esta operación.", code="rol_insuficiente")
+        raise Forbidden(_("Tu rol no permite esta operación."), code="rol_insuficiente")
