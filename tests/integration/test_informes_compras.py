@@ -158,3 +158,88 @@ def test_an_e_boleta_de_entrada_the_company_issued_is_a_purchase_in_the_book(api
     assert book["cantidad"] == 1 and book["totalesPesos"]["total"] == row["importesPesos"]["total"]
     sales = api_client.get("/api/v1/informes/ventas", query_string=_period(), headers=user).json
     assert sales["cantidad"] == 0
+
+
+RESUMEN = "/api/v1/informes/compras/resumen"
+
+
+def _csv_book_sums(api_client, headers) -> dict[str, Decimal]:
+    """The purchases book's CSV for the period: its rows (up to the first section apart) summed column by column,
+    the pesos' columns named as the book's amounts."""
+    answer = api_client.get(COMPRAS, query_string={**_period(), "formato": "csv"}, headers=headers)
+    lines = list(csv.reader(io.StringIO(answer.get_data(as_text=True).lstrip("\ufeff")), delimiter=";"))
+    head, rows = lines[0], []
+    for line in lines[1:]:
+        if len(line) != len(head):
+            break
+        rows.append(line)
+    wanted = {"Neto tasa básica": "netoTasaBasica", "IVA tasa básica": "ivaTasaBasica"}
+    wanted |= {"Neto tasa mínima": "netoTasaMinima", "IVA tasa mínima": "ivaTasaMinima", "Total": "total"}
+    wanted |= {"Exento y no gravado": "noGravado", "Neto otra tasa": "netoOtraTasa", "IVA otra tasa": "ivaOtraTasa"}
+    sums = {"count": Decimal(len(rows))}
+    for label, name in wanted.items():
+        column = head.index(f"{label} (UYU)")
+        sums[name] = sum((Decimal(row[column].replace(".", "").replace(",", ".")) for row in rows), Decimal(0))
+    return sums
+
+
+def test_the_purchases_summary_adds_up_what_the_books_csv_files(api_client, user, purchases):
+    """By rate, net, IVA and total equal the CSV book's columns for the same period; the CFE DGI rejected, the one
+    rejected on arrival and the one rejected commercially are counted apart, never added."""
+    answer = api_client.get(RESUMEN, query_string=_period(), headers=user)
+    assert answer.status_code == 200, answer.json
+    glance, sums = answer.json, _csv_book_sums(api_client, user)
+    assert glance["cantidad"] == 3 == sums["count"]
+    assert Decimal(glance["totalPesos"]) == sums["total"]
+    assert (glance["rechazadosDgi"], glance["rechazadosEmpresa"]) == (1, 2)
+    rates = {line["tasa"]: line for line in glance["porTasa"]}
+    assert list(rates) == ["basica", "minima", "otra", "exento"]
+    assert Decimal(rates["basica"]["porcentaje"]) == 22 and Decimal(rates["minima"]["porcentaje"]) == 10
+    for rate, net, iva in (
+        ("basica", "netoTasaBasica", "ivaTasaBasica"),
+        ("minima", "netoTasaMinima", "ivaTasaMinima"),
+    ):
+        assert Decimal(rates[rate]["netoPesos"]) == sums[net]
+        assert Decimal(rates[rate]["ivaPesos"]) == sums[iva]
+        assert Decimal(rates[rate]["totalPesos"]) == sums[net] + sums[iva]
+    assert Decimal(rates["exento"]["netoPesos"]) == sums["noGravado"] and rates["exento"]["ivaPesos"] == "0.00"
+    assert Decimal(rates["basica"]["netoPesos"]) > 0  # the fixture's purchases are at the basic rate
+    credit = sums["ivaTasaBasica"] + sums["ivaTasaMinima"] + sums["ivaOtraTasa"]
+    assert Decimal(glance["totalTasas"]["ivaPesos"]) == credit == Decimal(glance["iva"]["ivaCreditoFiscal"])
+    book = api_client.get(COMPRAS, query_string=_period(), headers=user).json
+    assert glance["iva"] == book["declaracion"]
+    assert {t["tipoCFE"]: t["cantidad"] for t in glance["porTipo"]} == {111: 2, 112: 1}
+    (supplier,) = glance["principalesProveedores"]
+    assert supplier["docEmisor"] == sup.SUPPLIER_RUT and supplier["cantidad"] == 3
+    assert Decimal(supplier["totalPesos"]) == sums["total"]
+
+
+def test_the_purchases_summary_counts_an_e_boleta_de_entrada(api_client, user):
+    from tests.integration.test_export_api import today as dated_today
+    from tests.support.cfe_bodies import issue
+    from tests.unit.cfe.types_bodies import BOLETA
+
+    boleta = issue(api_client, user, dated_today(BOLETA["151-imeba"]))
+    glance = api_client.get(RESUMEN, query_string=_period(), headers=user).json
+    assert glance["cantidad"] == 1 and glance["porTipo"][0]["tipoCFE"] == 151
+    assert glance["totalPesos"] == boleta["totales"]["mntTotal"]
+
+
+def test_the_purchases_summary_is_the_companys_own_and_its_members(api_client, auth_headers, purchases):
+    """Another company's period holds none of these purchases; a person who is not a member of a company cannot
+    read its summary; soporte (who reads) can; without a token, 401 in the API's error shape."""
+    other = api_client.get(RESUMEN, query_string=_period(), headers=auth_headers("admin@demo.uy", company_id=2))
+    assert other.status_code == 200, other.json
+    assert other.json["cantidad"] == 0 and other.json["principalesProveedores"] == []
+    assert other.json["totalPesos"] == "0.00" and other.json["rechazadosEmpresa"] == 0
+    own = api_client.get(RESUMEN, query_string=_period(), headers=auth_headers("admin@demo.uy", company_id=1))
+    assert own.json["cantidad"] == 3
+    stranger = api_client.get(RESUMEN, query_string=_period(), headers=auth_headers("usuario@demo.uy", company_id=2))
+    assert stranger.status_code == 403 and stranger.json["error"]["code"]
+    assert api_client.get(RESUMEN, query_string=_period(), headers=auth_headers("soporte@demo.uy")).status_code == 200
+    anonymous = api_client.get(RESUMEN, query_string=_period())
+    assert anonymous.status_code == 401 and set(anonymous.json["error"]) >= {"code", "message", "requestId"}
+    reversed_range = api_client.get(
+        RESUMEN, query_string={"desde": "2026-02-01", "hasta": "2026-01-01"}, headers=auth_headers("soporte@demo.uy")
+    )
+    assert reversed_range.status_code == 422 and reversed_range.json["error"]["fields"][0]["field"] == "hasta"

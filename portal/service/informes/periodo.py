@@ -31,6 +31,27 @@ class Bucket:
 
 
 @dataclass
+class Parties:
+    """The book's other parties (customers, suppliers) ranked by what they add up in pesos. A party is its
+    document: the name it was given can change from one CFE to the next (a typo put right, "S.A." added), and
+    the period shows the latest (the book goes by date)."""
+
+    buckets: dict[str, Bucket] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)
+
+    def add(self, row: BookRow) -> None:
+        if not row.receptor_doc:
+            return
+        self.buckets.setdefault(row.receptor_doc, Bucket()).add(row)
+        if row.receptor_nombre or row.receptor_doc not in self.names:
+            self.names[row.receptor_doc] = row.receptor_nombre or ""
+
+    def top(self, count: int = TOP_CUSTOMERS) -> list[tuple[str, str, Bucket]]:
+        ranked = sorted(self.buckets.items(), key=lambda item: item[1].total, reverse=True)
+        return [(doc, self.names[doc], bucket) for doc, bucket in ranked[:count]]
+
+
+@dataclass
 class PeriodReport:
     desde: date
     hasta: date
@@ -38,10 +59,7 @@ class PeriodReport:
     book: BookSummary = field(default_factory=BookSummary)
     timeline: dict[date, Bucket] = field(default_factory=dict)
     branches: dict[int | None, Bucket] = field(default_factory=dict)
-    # A customer is its document: the name it was given can change from one receipt to the next (a typo put right,
-    # "S.A." added), and the period shows the latest.
-    customers: dict[str, Bucket] = field(default_factory=dict)
-    customer_names: dict[str, str] = field(default_factory=dict)
+    customers: Parties = field(default_factory=Parties)
     dgi_states: dict[str, int] = field(default_factory=dict)
 
     def add(self, row: BookRow) -> None:
@@ -50,17 +68,13 @@ class PeriodReport:
             return
         self.timeline[self.slot(row.fecha)].add(row)
         self.branches.setdefault(row.sucursal, Bucket()).add(row)
-        if row.receptor_doc:
-            self.customers.setdefault(row.receptor_doc, Bucket()).add(row)
-            if row.receptor_nombre or row.receptor_doc not in self.customer_names:
-                self.customer_names[row.receptor_doc] = row.receptor_nombre or ""  # the book goes by date
+        self.customers.add(row)
 
     def slot(self, day: date) -> date:
         return day if self.by_day else day.replace(day=1)
 
     def top_customers(self) -> list[tuple[str, str, Bucket]]:
-        ranked = sorted(self.customers.items(), key=lambda item: item[1].total, reverse=True)
-        return [(doc, self.customer_names[doc], bucket) for doc, bucket in ranked[:TOP_CUSTOMERS]]
+        return self.customers.top()
 
 
 def _slots(desde: date, hasta: date, by_day: bool) -> list[date]:

@@ -13,9 +13,17 @@ from portal.domain.roles import ALL
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.informes import files
 from portal.service.informes.compras import PURCHASES, purchase_rows
+from portal.service.informes.compras_periodo import purchases_report, summary_json
 from portal.service.informes.pdf import summary_pdf
 from portal.service.informes.periodo import period_report
-from portal.service.informes.schemas import LibroCompras, LibroVentas, Periodo, PeriodoQuery, VentasQuery
+from portal.service.informes.schemas import (
+    LibroCompras,
+    LibroVentas,
+    Periodo,
+    PeriodoCompras,
+    PeriodoQuery,
+    VentasQuery,
+)
 from portal.service.informes.ventas import (
     AMOUNT_NAMES,
     SALES,
@@ -213,6 +221,25 @@ def compras(principal: Principal, query: VentasQuery):
     entre `desde` y `hasta`, con los totales de su XML firmado, y las e-Boletas de entrada que la empresa emitió;
     los rechazados por DGI o por la empresa van aparte y no suman."""
     return _book(PURCHASES, purchase_rows(db.new_session(), principal.company_id, query.desde, query.hasta), query)
+
+
+@operation(
+    bp,
+    "GET",
+    "/compras/resumen",
+    tag=TAG,
+    summary="Las compras de un período de un vistazo",
+    auth=(JWT, API_KEY),
+    roles=ALL,
+    query=PeriodoQuery,
+    responses={200: PeriodoCompras},
+)
+def compras_resumen(principal: Principal, query: PeriodoQuery):
+    """Las compras del período según el libro de compras (en pesos, sin los rechazados por DGI ni por la
+    empresa, que se cuentan aparte): el neto, el IVA (crédito fiscal) y el total por tasa, las cifras de compras
+    de la declaración de IVA, por tipo y los diez principales proveedores."""
+    report = purchases_report(db.new_session(), principal.company_id, query.desde, query.hasta)
+    return summary_json(report)
 
 
 def _money(value: Decimal) -> str:

@@ -227,3 +227,42 @@ class Periodo(_Camel):
     serie: list[PeriodoDia]
     principales_clientes: list[PeriodoCliente]
     estados_dgi: list[PeriodoEstado]
+
+
+class TasaCompras(_Camel):
+    tasa: Literal["basica", "minima", "otra", "exento"] = Field(
+        description="Tasa básica, mínima, otra tasa (IVA sobre fictos), o exento y no gravado (sin IVA)."
+    )
+    porcentaje: Decimal | None = Field(description="La tasa en por ciento; null en otra tasa y en exento.")
+    neto_pesos: Decimal
+    iva_pesos: Decimal = Field(description="El IVA de la tasa (crédito fiscal); 0 en exento.")
+    total_pesos: Decimal = Field(description="Neto más IVA.")
+
+
+class TotalTasas(_Camel):
+    neto_pesos: Decimal
+    iva_pesos: Decimal
+    total_pesos: Decimal
+
+
+class PeriodoProveedor(Cantidad):
+    doc_emisor: str = Field(description="RUT (o documento, en una e-Boleta de entrada) del proveedor.")
+    nombre_emisor: str
+
+
+class PeriodoCompras(_Camel):
+    """Las compras de un período de un vistazo, como las suma el libro de compras (GET /informes/compras): los CFE
+    recibidos y las e-Boletas de entrada que la empresa emitió; los rechazados por DGI o por la empresa no suman
+    y se cuentan aparte. Todo en pesos."""
+
+    desde: date
+    hasta: date
+    cantidad: int
+    total_pesos: Decimal = Field(description="El total del libro (MntTotal de cada CFE, en pesos).")
+    rechazados_dgi: int
+    rechazados_empresa: int
+    por_tasa: list[TasaCompras] = Field(description="Neto, IVA y total por tasa de IVA; siempre las cuatro.")
+    total_tasas: TotalTasas = Field(description="La suma de por_tasa.")
+    iva: DeclaracionCompras
+    por_tipo: list[PeriodoTipo]
+    principales_proveedores: list[PeriodoProveedor] = Field(description="Los diez que más suman, de mayor a menor.")
