@@ -1,4 +1,4 @@
-"""Reports (GET /informes/*), typed: a period at a glance, and the IVA sales book as a file."""
+"""Reports (GET /informes/*), typed: a period's sales and its purchases at a glance, and the IVA books as files."""
 
 from __future__ import annotations
 
@@ -52,6 +52,8 @@ class DayCount:
 
 @dataclass(frozen=True)
 class Customer:
+    """The other party of a book: a customer of the sales, a supplier of the purchases."""
+
     document: str
     name: str
     count: int
@@ -108,12 +110,83 @@ class PeriodReport:
         )
 
 
+@dataclass(frozen=True)
+class RateLine:
+    """Net, IVA and total of one IVA rate of the purchases book, in pesos."""
+
+    rate: str  # "basica", "minima", "otra" or "exento"
+    percent: Decimal | None  # None for "otra" and "exento"
+    net_uyu: Decimal
+    iva_uyu: Decimal
+    total_uyu: Decimal
+
+    @classmethod
+    def from_json(cls, data: JsonObject, rate: str = "") -> RateLine:
+        percent = data.get("porcentaje")
+        return cls(
+            rate=data.get("tasa", rate),
+            percent=None if percent is None else Decimal(percent),
+            net_uyu=Decimal(data["netoPesos"]),
+            iva_uyu=Decimal(data["ivaPesos"]),
+            total_uyu=Decimal(data["totalPesos"]),
+        )
+
+
+@dataclass(frozen=True)
+class PurchasesReport:
+    """A period's purchases as the purchases book adds them up (received CFEs and the company's e-Boletas de
+    entrada; the ones DGI or the company rejected counted apart, never added)."""
+
+    start: date
+    end: date
+    count: int
+    total_uyu: Decimal
+    rejected_by_dgi: int
+    rejected_by_company: int
+    by_rate: tuple[RateLine, ...]  # always the four rates, in the book's order
+    rates_total: RateLine  # the sum of by_rate (rate "total")
+    iva: tuple[tuple[str, Decimal], ...]  # the IVA return's purchases figures, in pesos, by the service's key
+    by_type: tuple[Count, ...]  # key: the CFE type code
+    top_suppliers: tuple[Customer, ...]
+
+    @property
+    def empty(self) -> bool:
+        return not self.count and not self.rejected_by_dgi and not self.rejected_by_company
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> PurchasesReport:
+        return cls(
+            start=_day(data["desde"]),
+            end=_day(data["hasta"]),
+            count=int(data["cantidad"]),
+            total_uyu=Decimal(data["totalPesos"]),
+            rejected_by_dgi=int(data["rechazadosDgi"]),
+            rejected_by_company=int(data["rechazadosEmpresa"]),
+            by_rate=tuple(RateLine.from_json(line) for line in data["porTasa"]),
+            rates_total=RateLine.from_json(data["totalTasas"], "total"),
+            iva=tuple((key, Decimal(value)) for key, value in data["iva"].items()),
+            by_type=tuple(
+                Count(str(t["tipoCFE"]), int(t["cantidad"]), Decimal(t["totalPesos"])) for t in data["porTipo"]
+            ),
+            top_suppliers=tuple(
+                Customer(s["docEmisor"], s["nombreEmisor"], int(s["cantidad"]), Decimal(s["totalPesos"]))
+                for s in data["principalesProveedores"]
+            ),
+        )
+
+
 class InformesApi(Transport):
     def period_report(self, start: date, end: date) -> PeriodReport:
         """GET informes/periodo: the period's sales at a glance."""
         with errors.fields_named({"desde": "start", "hasta": "end"}):
             params = {"desde": start.isoformat(), "hasta": end.isoformat()}
             return PeriodReport.from_json(self._json("GET", f"{BASE}/periodo", params=params))
+
+    def purchases_report(self, start: date, end: date) -> PurchasesReport:
+        """GET informes/compras/resumen: the period's purchases at a glance, as the purchases book adds them."""
+        with errors.fields_named({"desde": "start", "hasta": "end"}):
+            params = {"desde": start.isoformat(), "hasta": end.isoformat()}
+            return PurchasesReport.from_json(self._json("GET", f"{BASE}/compras/resumen", params=params))
 
     def sales_book(self, start: date, end: date, file_format: BookFormat) -> bytes:
         """GET informes/ventas: the IVA sales book of the period as CSV or XLSX."""

@@ -1,5 +1,5 @@
 """The real client's reports and exchange-rate methods against a live service: typed results, the period's
-figures as the service adds them, the sales book's files, and a missing rate as None."""
+figures as the service adds them, the period's purchases, the sales book's files, and a missing rate as None."""
 
 from __future__ import annotations
 
@@ -13,8 +13,11 @@ from openpyxl import load_workbook
 
 from portal.client import CfeClient, ValidationError
 from portal.client.cfe import CfeRequest
+from portal.client.informes import PurchasesReport, RateLine
+from portal.client.recibidos import EnvelopeFile
 from portal.domain.uruguay_time import today_montevideo
 from tests.support import cfe_bodies as bodies
+from tests.support import recibidos as sup
 
 
 @pytest.fixture
@@ -49,3 +52,31 @@ def test_the_days_rate_and_a_missing_one(api):
     assert rate is not None and rate.currency == "USD" and Decimal(0) < rate.buy <= rate.sell
     assert rate.day <= today_montevideo()
     assert api.exchange_rate("EUR", date(2015, 3, 2)) is None
+
+
+def test_the_purchases_at_a_glance_are_typed_and_add_up_the_received_cfes(api):
+    """Two received e-Facturas and one the company rejected: the rates, the credit and the supplier as the
+    service adds them, the rejected one counted apart."""
+    [result] = api.upload_envelopes((EnvelopeFile("s.xml", sup.envelope([sup.cfe(n) for n in (1, 2, 3)])),))
+    api.reject_received(result.received_ids[2], "E24")
+    today = today_montevideo()
+    report = api.purchases_report(today - timedelta(days=3), today)
+    assert isinstance(report, PurchasesReport) and not report.empty
+    assert (report.count, report.rejected_by_dgi, report.rejected_by_company) == (2, 0, 1)
+    kept = [api.get_received(received_id).cfe.total for received_id in result.received_ids[:2]]
+    assert report.total_uyu == sum(kept)
+    assert [line.rate for line in report.by_rate] == ["basica", "minima", "otra", "exento"]
+    assert all(isinstance(line, RateLine) for line in report.by_rate)
+    basic = report.by_rate[0]
+    assert basic.percent == Decimal(22) and basic.iva_uyu > 0 and basic.total_uyu == basic.net_uyu + basic.iva_uyu
+    assert report.rates_total.iva_uyu == dict(report.iva)["ivaCreditoFiscal"] == sum(r.iva_uyu for r in report.by_rate)
+    assert [t.key for t in report.by_type] == ["111"]
+    assert report.top_suppliers[0].document == sup.SUPPLIER_RUT and report.top_suppliers[0].count == 2
+    assert api.purchases_report(date(2015, 3, 1), date(2015, 3, 31)).empty
+
+
+def test_a_reversed_purchases_period_names_the_clients_field(api):
+    today = today_montevideo()
+    with pytest.raises(ValidationError) as refused:
+        api.purchases_report(today, today - timedelta(days=1))
+    assert refused.value.fields[0].field == "end"
