@@ -9,8 +9,10 @@ import uuid
 from playwright.sync_api import Page
 
 from portal.client import CfeClient
+from portal.client.recibidos import EnvelopeFile
 from tests.browser.pages import Shell, screenshot, settled
 from tests.support import cfe_bodies as bodies
+from tests.support import recibidos
 
 # Each chart as Chart.js holds it: its kind, how many of its values are not zero, the canvas' drawn size.
 _CHARTS = """() => [...document.querySelectorAll("canvas[data-chart]")].map((canvas) => {
@@ -56,4 +58,32 @@ def test_the_periods_sales_are_drawn_by_day_and_by_type_on_a_desktop_and_a_phone
     assert page.evaluate(_CHARTS_INSIDE_THE_WINDOW), page.evaluate(_CHARTS)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     screenshot(page, shots / "informes-390.png")
+    shell.assert_no_csp_violations()
+
+
+def test_the_periods_purchases_are_drawn_by_iva_rate_beside_their_table(
+    page: Page, live_service, live_token_for, shots
+):
+    """Received e-Facturas at the basic and the minimum rate: the purchases' bar chart draws both rates, and the
+    section fits a phone's width."""
+    api = CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"), company_id=1)
+    envelope = recibidos.envelope([recibidos.cfe(n) for n in (1, 2)])
+    api.upload_envelopes((EnvelopeFile("Sob_211003420017_1.xml", envelope),))
+    shell = Shell(page)
+    shell.sign_in("usuario@demo.uy")
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.goto("/informes/")
+    settled(page)
+    charts = {chart["id"]: chart for chart in page.evaluate(_CHARTS)}
+    assert charts["chart-rates"]["kind"] == "bar" and charts["chart-rates"]["values"] == 2  # basic and minimum
+    assert charts["chart-rates"]["width"] > 200 and charts["chart-rates"]["height"] > 150
+    purchases = page.get_by_role("region", name="Compras por tasa de IVA")
+    assert purchases.get_by_role("rowheader", name="Tasa básica (22\xa0%)").is_visible()
+    page.get_by_role("link", name="Compras", exact=True).click()
+    screenshot(page, shots / "informes-compras-1366.png")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate(_CHARTS_INSIDE_THE_WINDOW), page.evaluate(_CHARTS)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.get_by_role("heading", name="Compras", exact=True).scroll_into_view_if_needed()
+    screenshot(page, shots / "informes-compras-390.png")
     shell.assert_no_csp_violations()

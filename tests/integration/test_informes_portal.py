@@ -16,9 +16,11 @@ from openpyxl import load_workbook
 
 from portal.client import CfeClient
 from portal.client.cfe import CfeRequest
+from portal.client.recibidos import EnvelopeFile
 from portal.domain.uruguay_time import today_montevideo
 from tests.support import cfe_bodies as bodies
 from tests.support import recibidos
+from tests.support.html import csrf
 
 
 def _soup(answer) -> BeautifulSoup:
@@ -152,3 +154,97 @@ def test_the_purchases_book_is_linked_beside_the_sales_book(signed_in, live_serv
     assert sheet.max_row == 2 and sheet.cell(1, 6).value == "Proveedor" and sheet.cell(2, 4).value == 1
     csv_answer = portal.get(page.find(attrs={"data-testid": "purchases-csv"})["href"])
     assert csv_answer.status_code == 200 and csv_answer.get_data(as_text=True).count("\r\n") == 2
+
+
+def _receive(live_service, live_token_for, numbers: tuple[int, ...], reject: tuple[int, ...] = ()) -> list[int]:
+    """Received CFEs from Comercial del Norte to Demo S.A. (uploaded as its envelope), some rejected by Demo."""
+    api = CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"), company_id=1)
+    envelope = recibidos.envelope([recibidos.cfe(n) for n in numbers])
+    [result] = api.upload_envelopes((EnvelopeFile("Sob_211003420017_1.xml", envelope),))
+    for index in reject:
+        api.reject_received(result.received_ids[index], "E24")
+    return list(result.received_ids)
+
+
+def _amount(value, lang: str = "es") -> str:
+    """An amount as the page writes it, without its sign: 1.830,25 (Spanish), 1,830.25 (English)."""
+    text = f"{value:,.2f}"
+    return text.replace(",", "X").replace(".", ",").replace("X", ".") if lang == "es" else text
+
+
+def test_the_periods_purchases_by_iva_rate_with_their_suppliers(signed_in, live_service, live_token_for):
+    """The purchases book on screen: the received CFEs that count (one rejected by the company counted apart),
+    net, IVA and total by rate as the service adds them, the IVA credit, the suppliers, a chart with its table."""
+    _receive(live_service, live_token_for, (1, 2, 3), reject=(2,))
+    today = today_montevideo()
+    report = (
+        CfeClient(live_service.url)
+        .as_user(live_token_for("usuario@demo.uy"), company_id=1)
+        .purchases_report(today.replace(day=1), today)
+    )
+    assert report.count == 2 and report.rates_total.iva_uyu > 0
+    answer = signed_in("soporte@demo.uy").get("/informes/")
+    assert answer.status_code == 200
+    soup = _soup(answer)
+    section = soup.find(attrs={"data-testid": "purchases"})
+    assert section.find("h2").get_text(strip=True) == "Compras"
+    assert soup.find("a", attrs={"data-testid": "purchases-link"})["href"] == "#purchases-heading"
+    total = _text(soup, "purchases-total")
+    assert _amount(report.total_uyu) in total and "2 comprobantes de compra" in total
+    assert _amount(report.rates_total.iva_uyu) in _text(soup, "purchases-iva")
+    assert "por la empresa 1" in _text(soup, "purchases-rejected")
+    rows = [
+        [cell.get_text(" ", strip=True).replace("\xa0", " ") for cell in row.find_all(["th", "td"])]
+        for row in section.find(attrs={"data-testid": "rates-table"}).select("tbody tr")
+    ]
+    assert [row[0] for row in rows] == [
+        "Tasa básica (22 %)",
+        "Tasa mínima (10 %)",
+        "Otra tasa",
+        "Exento y no gravado",
+        "Total",
+    ]
+    for row, line in zip(rows, [*report.by_rate, report.rates_total], strict=True):
+        for cell, value in zip(row[1:], (line.net_uyu, line.iva_uyu, line.total_uyu), strict=True):
+            assert _amount(value) in cell, (row, line)
+    chart = json.loads(section.find("script", id="chart-rates").string)
+    assert chart["kind"] == "bar" and [label.replace("\xa0", " ") for label in chart["labels"]] == [
+        row[0] for row in rows[:4]
+    ]
+    assert chart["values"] == [float(line.total_uyu) for line in report.by_rate]
+    suppliers = _text(soup, "suppliers-table")
+    assert "Comercial del Norte S.R.L." in suppliers and recibidos.SUPPLIER_RUT in suppliers
+    assert "e-Factura" in _text(soup, "purchase-types-table")
+    assert "IVA crédito fiscal" in _text(soup, "purchase-iva-table")
+    assert not soup.select("script:not([src]):not([type='application/json'])")  # no inline script (CSP)
+    assert "purchases-xlsx" in str(soup) and "purchases-csv" in str(soup)  # the downloads stay
+
+
+def test_the_purchases_in_english(signed_in, live_service, live_token_for):
+    _receive(live_service, live_token_for, (1,))
+    today = today_montevideo()
+    report = (
+        CfeClient(live_service.url)
+        .as_user(live_token_for("usuario@demo.uy"), company_id=1)
+        .purchases_report(today.replace(day=1), today)
+    )
+    portal = signed_in("usuario@demo.uy")
+    portal.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": csrf(portal)})
+    soup = _soup(portal.get("/informes/"))
+    section = soup.find(attrs={"data-testid": "purchases"})
+    assert section.find("h2").get_text(strip=True) == "Purchases"
+    assert "1 purchase receipt" in _text(soup, "purchases-total")
+    assert _amount(report.total_uyu, "en") in _text(soup, "purchases-total")
+    assert "Input VAT" in _text(soup, "purchases-iva")
+    rates = _text(soup, "rates-table")
+    assert "Basic rate (22%)" in rates and "Minimum rate (10%)" in rates and "Exempt and non-taxed" in rates
+    assert _amount(report.by_rate[0].iva_uyu, "en") in rates
+    assert "Top suppliers" in section.get_text() and "Compras" not in section.get_text()
+
+
+def test_a_period_without_purchases_says_so(signed_in):
+    answer = signed_in("usuario@demo.uy").get("/informes/", query_string={"periodo": f"y{today_montevideo().year - 2}"})
+    soup = _soup(answer)
+    assert _text(soup, "purchases-empty").startswith("Sin compras en el período")
+    assert not soup.find("script", id="chart-rates") and not soup.find(attrs={"data-testid": "rates-table"})
+    assert "0 comprobantes de compra" in _text(soup, "purchases-total")

@@ -1,16 +1,17 @@
-"""Views of the informes area: a period's sales with charts and tables, and the IVA sales and purchases books as CSV or
-XLSX."""
+"""Views of the informes area: a period's sales and purchases with charts and tables, and the IVA sales and purchases
+books as CSV or XLSX."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from flask import request, url_for
-from flask_babel import format_date
+from flask_babel import format_date, format_percent
 from flask_babel import lazy_gettext as _l
 
-from portal.client.informes import PeriodReport
+from portal.client.informes import PeriodReport, PurchasesReport
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.auth.session import member_required
 from portal.web.backend import api
@@ -37,6 +38,18 @@ IVA_LABELS = {
     "ivaDebitoFiscal": _l("IVA débito fiscal"),
     "percepciones": _l("Percepciones"),
     "retenciones": _l("Retenciones"),
+    "comprasTasaBasica": _l("Compras gravadas a tasa básica (neto)"),
+    "comprasTasaMinima": _l("Compras gravadas a tasa mínima (neto)"),
+    "comprasOtraTasa": _l("Compras gravadas a otra tasa (neto)"),
+    "comprasExentasONoGravadas": _l("Compras exentas y no gravadas"),
+    "ivaCreditoFiscal": _l("IVA crédito fiscal"),
+}
+# The purchases book's IVA rates as the service names them.
+RATE_LABELS = {
+    "basica": _l("Tasa básica"),
+    "minima": _l("Tasa mínima"),
+    "otra": _l("Otra tasa"),
+    "exento": _l("Exento y no gravado"),
 }
 _BOOK_MEDIA = {
     "csv": "text/csv; charset=utf-8",
@@ -79,6 +92,21 @@ def _charts(report: PeriodReport) -> dict[str, Chart]:
     return {"timeline": timeline, "by_type": by_type}
 
 
+def rate_label(rate: str, percent: Decimal | None = None) -> str:
+    """A rate's name, with its percentage when it has one ("Tasa básica (22 %)", "Basic rate (22%)")."""
+    label = str(RATE_LABELS.get(rate, rate))
+    return f"{label} ({format_percent(percent / 100)})" if percent is not None else label
+
+
+def _purchase_chart(purchases: PurchasesReport) -> Chart:
+    return Chart(
+        "bar",
+        [rate_label(line.rate, line.percent) for line in purchases.by_rate],
+        [float(line.total_uyu) for line in purchases.by_rate],
+        "UYU",
+    )
+
+
 def _downloads(period: periods.Period) -> dict[str, str]:
     args: dict[str, Any] = {"periodo": period.code}
     if period.code == periods.RANGE:
@@ -94,19 +122,23 @@ def _downloads(period: periods.Period) -> dict[str, str]:
 @bp.get("/")
 @member_required
 def index():
-    """A period's sales: totals, charts of days or months and of types, IVA by rate, top customers, DGI states."""
+    """A period's sales (totals, charts of days or months and of types, IVA by rate, top customers, DGI states) and
+    its purchases (the purchases book by IVA rate, by type, top suppliers)."""
     form = PeriodForm(formdata=request.args or None)
     form.offer(today_montevideo())
     if not form.validate():
         return render(PAGE, status=422, form=form, report=None)
     period = form.period()
     report = api().period_report(period.start, period.end)
+    purchases = api().purchases_report(period.start, period.end)
     return render(
         PAGE,
         form=form,
         period=period,
         report=report,
-        charts=_charts(report),
+        purchases=purchases,
+        charts=_charts(report) | {"rates": _purchase_chart(purchases)},
+        rate_label=rate_label,
         downloads=_downloads(period),
         iva_labels=IVA_LABELS,
         title_range=f"{day(period.start)} – {day(period.end)}",
