@@ -4,8 +4,12 @@ tests as on SQLite, every amount recomputed from the signed XML."""
 
 from __future__ import annotations
 
-from tests.integration.test_informes_compras import (  # noqa: F401  # the purchases book's e-Boleta, on PostgreSQL
+from tests.integration.test_informes_compras import (  # noqa: F401  # the purchases book and summary, on PostgreSQL
+    purchases,
     test_an_e_boleta_de_entrada_the_company_issued_is_a_purchase_in_the_book,
+    test_the_purchases_summary_adds_up_what_the_books_csv_files,
+    test_the_purchases_summary_counts_an_e_boleta_de_entrada,
+    test_the_purchases_summary_is_the_companys_own_and_its_members,
 )
 from tests.integration.test_informes_ventas import (  # noqa: F401  # the fixtures and tests, run on PostgreSQL
     month,
