@@ -217,16 +217,20 @@ def test_in_english_an_unreadable_upload_says_no_one_gets_the_answer(usuario):
 
 
 def test_the_list_after_an_upload_with_a_refused_envelope_says_error_and_its_flash_takes_the_focus(usuario):
-    """Sent without htmx (a file chosen, or dropped: the script submits the form), the upload redirects to the list;
+    """Sent as a full page (a file chosen, or dropped: the script submits the form), the upload redirects to the list;
     a refused envelope's flash was a plain banner, so the focus stayed on the body and the title said nothing,
     where every form sent back with errors says "Error: " in its title and has a summary the page's script
     focuses ([data-error-summary], static/js/app.js). The flash is now that summary."""
-    answer = _upload(usuario, ("Sob_211003420017_1.xml", sup.envelope([sup.cfe(1)])), ("no.xml", b"<no>"))
+    answer = _upload(
+        usuario, ("Sob_211003420017_1.xml", sup.envelope([sup.cfe(1)])), ("no.xml", b"<no>"), ("pdf.xml", b"%PDF")
+    )
     page = BeautifulSoup(usuario.get(answer.headers["Location"]).data, "html.parser")
     assert page.title.get_text() == "Error: Comprobantes recibidos · Portal CFE"
-    refused = page.select_one(".flash-error")
-    assert "no.xml" in refused.get_text()
+    refused, second = page.select(".flash-error")
+    assert "no.xml" in refused.get_text() and "pdf.xml" in second.get_text()
     assert refused.has_attr("data-error-summary") and refused["tabindex"] == "-1" and refused["role"] == "alert"
+    # Without script the first one takes the focus as the page opens; with it, app.js gives it the focus.
+    assert refused.has_attr("autofocus") and not second.has_attr("autofocus")
     assert not page.select_one(".flash-success").has_attr("data-error-summary")
 
     answer = _upload(usuario, ("Sob_211003420017_2.xml", sup.envelope([sup.cfe(2)], idemisor=2)))
