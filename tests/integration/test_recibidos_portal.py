@@ -42,6 +42,9 @@ def test_upload_list_and_act_on_a_received_cfe(usuario):
     link = rows[1].select_one("a")["href"]
     detail = BeautifulSoup(usuario.get(link).data, "html.parser")
     assert "Cajas de cartón" in detail.get_text() and "ACKCFE" in detail.get_text()
+    # On a phone the lines are cards, as the issued receipt's (the same classes); they scrolled sideways.
+    assert {"receipt-lines", "stacked-table"} <= set(detail.select_one("[data-testid=received-lines]")["class"])
+    assert detail.select_one("[data-testid=received-lines] td[data-label=Detalle]").get_text() == "Cajas de cartón"
     options = [o.get_text() for o in detail.select("select[name=motivo] option")]
     assert "E24 · Diferencia de precios o descuentos" in options
     token = detail.select_one("form[action$=rechazar] input[name=csrf_token]")["value"]
