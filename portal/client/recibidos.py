@@ -222,7 +222,8 @@ class EnvelopeFile:
 
 @dataclass(frozen=True)
 class EnvelopeResult:
-    """What became of one uploaded envelope: AS (received) or BS (rejected, with its motives)."""
+    """What became of one uploaded envelope: AS (received) or BS (rejected, with its motives), who sent it
+    (None: too broken to say) and how our answers reach them ("servicio_web", "correo"; None: nowhere)."""
 
     filename: str
     envelope_id: int
@@ -231,6 +232,13 @@ class EnvelopeResult:
     accepted: int
     rejected: int
     received_ids: tuple[int, ...]
+    supplier_rut: str | None = None
+    answer_route: str | None = None
+
+    @property
+    def supplier_answered(self) -> bool:
+        """Whether the supplier gets our answers (ACKSobre, ACKCFE) on its own."""
+        return self.answer_route is not None
 
     @classmethod
     def from_json(cls, data: JsonObject) -> EnvelopeResult:
@@ -242,6 +250,8 @@ class EnvelopeResult:
             accepted=int(data["aceptados"]),
             rejected=int(data["rechazados"]),
             received_ids=tuple(int(i) for i in data.get("recibidos", [])),
+            supplier_rut=data.get("rutEmisor"),
+            answer_route=data.get("destinoRespuesta"),
         )
 
 

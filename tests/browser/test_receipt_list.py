@@ -92,6 +92,10 @@ def test_cancel_an_efactura_with_a_full_credit_note_and_see_both_linked(page: Pa
     factura = service_api.issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key=uuid.uuid4().hex)
     shell, _listing, receipts = _signed_in(page)
     page.goto(f"/comprobantes/{factura.id}")
+    # The button is one of the page's actions, sized as the links beside it: it was the header's compact button.
+    cancel = page.get_by_role("button", name="Anular con nota de crédito").bounding_box()
+    pdf = page.get_by_role("button", name="Abrir PDF").bounding_box()
+    assert cancel and pdf and (cancel["height"], cancel["y"]) == (pdf["height"], pdf["y"])
     receipts.cancel_with_credit_note("Factura emitida por error")
     expect(page.get_by_role("heading", level=1)).to_have_text(
         "Nota de crédito e-Factura A-0000001, de e-Factura A-0000001"

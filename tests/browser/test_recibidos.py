@@ -38,6 +38,10 @@ def test_receive_by_dropping_files_and_reject_commercially(page: Page, envelope_
 
     received.open_cfe("e-Factura A-1")
     expect(page.get_by_text("Orden de compra 4512")).to_be_visible()
+    # The lines read whole in their box (on a phone one card per line, as the issued receipt's): at 390 px they
+    # scrolled sideways inside it.
+    lines_box = page.get_by_role("region", name="Líneas")
+    assert lines_box.evaluate("box => box.scrollWidth - box.clientWidth") <= 0
     received.fill_rejection("E24", "El precio acordado era $ 140 por caja.")
     screenshot(page, shots / f"recibidos-detail-{width}.png")
     received.send_rejection()

@@ -98,6 +98,12 @@ def test_htmx_refresh_swaps_only_the_day_summary(page: Page):
 def test_company_switcher_changes_the_working_company(page: Page):
     shell = Shell(page)
     shell.open_home_and_sign_in("admin@demo.uy")
+    # A long name ends in "…" clear of the arrow, which Pico draws in the select's right padding: the header's
+    # compact padding (.inline-form) left the arrow no room and the name ran under it.
+    style = page.get_by_label("Empresa").evaluate(
+        "s => { const c = getComputedStyle(s); return [c.textOverflow, parseFloat(c.paddingRight)]; }"
+    )
+    assert style[0] == "ellipsis" and style[1] >= 32, style
     page.get_by_label("Empresa").select_option(label="Comercial del Norte S.R.L.")
     expect(page.get_by_test_id("who-company")).to_contain_text("Comercial del Norte")
     shell.assert_no_csp_violations()

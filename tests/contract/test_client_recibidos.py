@@ -51,6 +51,18 @@ def test_the_received_cfes_through_the_client(api):
         api.book_received(result.received_ids[1])
 
 
+def test_an_upload_result_says_who_sent_it_and_whether_the_supplier_gets_our_answer(api):
+    received, unreadable = api.upload_envelopes(
+        (EnvelopeFile("s.xml", sup.envelope([sup.cfe(5)], idemisor=5)), EnvelopeFile("no.xml", b"<no>"))
+    )
+    assert (received.supplier_rut, received.answer_route, received.supplier_answered) == (
+        sup.SUPPLIER_RUT,
+        "correo",
+        True,
+    )
+    assert (unreadable.state, unreadable.supplier_rut, unreadable.supplier_answered) == ("BS", None, False)
+
+
 def test_a_hostile_upload_names_the_files_field(api):
     with pytest.raises(ValidationError) as refused:
         api.upload_envelopes((EnvelopeFile("x.zip", b"PK\x03\x04 roto"),))

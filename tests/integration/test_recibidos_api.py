@@ -176,6 +176,51 @@ def test_a_zip_of_envelopes_and_a_broken_envelope_in_it(api_client, usuario):
     assert results["roto.xml"]["estado"] == "BS" and results["roto.xml"]["motivos"][0]["codigo"] == "S01"
 
 
+def test_an_upload_says_where_the_answers_go_and_that_an_unreadable_envelopes_go_nowhere(
+    api_client, usuario, service_app
+):
+    """A file that is no readable envelope (a DOCTYPE, a PDF, "<no>") is answered BS S01, but no one can be known
+    to answer: the portal said "the supplier is told" all the same. Each envelope's result now says who sent it
+    and how our answers reach them (DGI's directory: the exchange web service, else the exchange e-mail)."""
+    from portal.service.envios.consultas import ElectronicIssuer
+    from portal.service.intercambio.directory import upsert_issuer
+
+    hostile = b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a SYSTEM "file:///etc/passwd">]><x>&a;</x>'
+    files = [("xxe.xml", hostile), ("factura.pdf", b"%PDF-1.4 no es un sobre"), ("no.xml", b"<no>")]
+    answer = _upload(api_client, usuario, *files)
+    assert answer.status_code == 201
+    for result in answer.get_json()["sobres"]:
+        assert (result["estado"], result["motivos"][0]["codigo"]) == ("BS", "S01")
+        assert (result["rutEmisor"], result["destinoRespuesta"]) == (None, None), result["archivo"]
+
+    [by_mail] = _upload(api_client, usuario, ("s.xml", sup.envelope([sup.cfe(80)], idemisor=80))).get_json()["sobres"]
+    assert (by_mail["estado"], by_mail["rutEmisor"], by_mail["destinoRespuesta"]) == ("AS", sup.SUPPLIER_RUT, "correo")
+    with service_app.app_context():
+        upsert_issuer(
+            db.session(),
+            ElectronicIssuer(
+                sup.SUPPLIER_RUT,
+                "Comercial del Norte S.R.L.",
+                "intercambio@norte.com.uy",
+                "https://norte.com.uy/intercambio",
+                None,
+                None,
+            ),
+        )
+        db.session().commit()
+    [by_ws] = _upload(api_client, usuario, ("s.xml", sup.envelope([sup.cfe(81)], idemisor=81))).get_json()["sobres"]
+    assert by_ws["destinoRespuesta"] == "servicio_web"
+    with service_app.app_context():
+        upsert_issuer(
+            db.session(), ElectronicIssuer(sup.SUPPLIER_RUT, "Comercial del Norte S.R.L.", None, None, None, None)
+        )
+        db.session().commit()
+    [unlisted] = _upload(api_client, usuario, ("s.xml", sup.envelope([sup.cfe(82)], idemisor=82))).get_json()["sobres"]
+    assert (unlisted["rutEmisor"], unlisted["destinoRespuesta"]) == (sup.SUPPLIER_RUT, None)
+    schema = api_client.get("/api/v1/openapi.json").get_json()["components"]["schemas"]["ResultadoSobre"]
+    assert "destinoRespuesta" in schema["properties"] and "rutEmisor" in schema["properties"]
+
+
 @pytest.mark.parametrize(
     "name, content, words",
     [

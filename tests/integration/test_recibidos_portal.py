@@ -42,6 +42,9 @@ def test_upload_list_and_act_on_a_received_cfe(usuario):
     link = rows[1].select_one("a")["href"]
     detail = BeautifulSoup(usuario.get(link).data, "html.parser")
     assert "Cajas de cartón" in detail.get_text() and "ACKCFE" in detail.get_text()
+    # On a phone the lines are cards, as the issued receipt's (the same classes); they scrolled sideways.
+    assert {"receipt-lines", "stacked-table"} <= set(detail.select_one("[data-testid=received-lines]")["class"])
+    assert detail.select_one("[data-testid=received-lines] td[data-label=Detalle]").get_text() == "Cajas de cartón"
     options = [o.get_text() for o in detail.select("select[name=motivo] option")]
     assert "E24 · Diferencia de precios o descuentos" in options
     token = detail.select_one("form[action$=rechazar] input[name=csrf_token]")["value"]
@@ -158,3 +161,82 @@ def test_the_totals_over_a_list_with_a_rejected_cfe_say_that_rejected_ones_do_no
     assert len(page.select("#received-results tbody tr")) == 2
     totals = page.select_one("[data-testid=received-totals]").get_text(" ", strip=True)
     assert "1 comprobante" in totals and "Los rechazados no suman" in totals
+
+
+def test_an_upload_says_whether_the_supplier_gets_our_answer(usuario, live_service):
+    """A file that is no readable envelope is answered BS S01 with no one to send it to, yet the flash said "se le
+    avisa al proveedor" (and the form's hint promised it for every broken envelope). Each case now says what
+    happens."""
+    from portal.service.envios.consultas import ElectronicIssuer
+    from portal.service.intercambio.directory import upsert_issuer
+    from portal.service.platform import db
+
+    form = BeautifulSoup(usuario.get("/recibidos/").data, "html.parser").select_one("form[data-dropzone]")
+    assert "si se puede saber quién lo envió" in form.get_text()
+    assert "queda rechazado (BS) y se le avisa al proveedor" not in form.get_text()
+
+    answer = _upload(usuario, ("no.xml", b"<no>"))
+    assert answer.status_code == 303
+    page = BeautifulSoup(usuario.get(answer.headers["Location"]).data, "html.parser")
+    said = page.select_one(".flash-error")
+    assert "no.xml: rechazado (S01 " in said.get_text()
+    assert "no se pudo saber quién lo envió, así que nadie recibe la respuesta" in said.get_text()
+    assert "se le avisa al proveedor" not in said.get_text()
+
+    envelope = sup.envelope([sup.cfe(1)])
+    answer = _upload(usuario, ("Sob_211003420017_1.xml", envelope))
+    page = BeautifulSoup(usuario.get(answer.headers["Location"]).data, "html.parser")
+    assert "se le responde al proveedor" in page.select_one(".flash-success").get_text()
+    again = _upload(usuario, ("Sob_211003420017_1.xml", envelope))  # S20: its sender is known and listed
+    page = BeautifulSoup(usuario.get(again.headers["Location"]).data, "html.parser")
+    assert "rechazado (S20 " in page.select_one(".flash-error").get_text()
+    assert "se le avisa al proveedor." in page.select_one(".flash-error").get_text()
+
+    with live_service.app.app_context():
+        upsert_issuer(
+            db.session(), ElectronicIssuer(sup.SUPPLIER_RUT, "Comercial del Norte S.R.L.", None, None, None, None)
+        )
+        db.session().commit()
+    answer = _upload(usuario, ("Sob_211003420017_2.xml", sup.envelope([sup.cfe(2)], idemisor=2)))
+    page = BeautifulSoup(usuario.get(answer.headers["Location"]).data, "html.parser")
+    warned = page.select_one(".flash-warning").get_text()
+    assert (
+        "1 aceptado(s)" in warned
+        and f"DGI no lista un servicio web ni un correo de intercambio de {sup.SUPPLIER_RUT}" in warned
+    )
+    assert "se le responde al proveedor" not in warned
+
+
+def test_in_english_an_unreadable_upload_says_no_one_gets_the_answer(usuario):
+    token = BeautifulSoup(usuario.get("/").data, "html.parser").select_one("input[name=csrf_token]")["value"]
+    usuario.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": token})
+    form = BeautifulSoup(usuario.get("/recibidos/").data, "html.parser").select_one("form[data-dropzone]")
+    assert "the supplier is told only if it can be known who sent it" in form.get_text()
+    answer = _upload(usuario, ("no.xml", b"<no>"))
+    page = BeautifulSoup(usuario.get(answer.headers["Location"]).data, "html.parser")
+    said = page.select_one(".flash-error").get_text()
+    assert "no.xml: rejected (S01 " in said and "who sent it could not be known, so no one gets the answer" in said
+    assert "the supplier is told" not in said
+
+
+def test_the_list_after_an_upload_with_a_refused_envelope_says_error_and_its_flash_takes_the_focus(usuario):
+    """Sent as a full page (a file chosen, or dropped: the script submits the form), the upload redirects to the list;
+    a refused envelope's flash was a plain banner, so the focus stayed on the body and the title said nothing,
+    where every form sent back with errors says "Error: " in its title and has a summary the page's script
+    focuses ([data-error-summary], static/js/app.js). The flash is now that summary."""
+    answer = _upload(
+        usuario, ("Sob_211003420017_1.xml", sup.envelope([sup.cfe(1)])), ("no.xml", b"<no>"), ("pdf.xml", b"%PDF")
+    )
+    page = BeautifulSoup(usuario.get(answer.headers["Location"]).data, "html.parser")
+    assert page.title.get_text() == "Error: Comprobantes recibidos · Portal CFE"
+    refused, second = page.select(".flash-error")
+    assert "no.xml" in refused.get_text() and "pdf.xml" in second.get_text()
+    assert refused.has_attr("data-error-summary") and refused["tabindex"] == "-1" and refused["role"] == "alert"
+    # Without script the first one takes the focus as the page opens; with it, app.js gives it the focus.
+    assert refused.has_attr("autofocus") and not second.has_attr("autofocus")
+    assert not page.select_one(".flash-success").has_attr("data-error-summary")
+
+    answer = _upload(usuario, ("Sob_211003420017_2.xml", sup.envelope([sup.cfe(2)], idemisor=2)))
+    page = BeautifulSoup(usuario.get(answer.headers["Location"]).data, "html.parser")
+    assert page.title.get_text() == "Comprobantes recibidos · Portal CFE"
+    assert page.select_one("[data-error-summary]") is None

@@ -42,6 +42,7 @@ class IntakeResult:
     rejected: int
     cfe_ids: list[int]
     answer_ids: list[int]
+    rut_emisor: str | None = None  # None: the envelope was too broken to say who sent it
 
 
 def examine(envelope_bytes: bytes, company_rut: str, now: datetime | None = None) -> checks.Envelope:
@@ -162,6 +163,7 @@ def record(
         rejected=row.rejected,
         cfe_ids=cfe_ids,
         answer_ids=[a.id for a in answers],
+        rut_emisor=row.rut_emisor,
     )
 
 

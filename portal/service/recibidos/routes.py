@@ -15,7 +15,7 @@ from portal.service.platform.api import negotiate, operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
 from portal.service.platform.errors import FieldError, NotFound, ValidationFailed
 from portal.service.platform.i18n import _, language, say
-from portal.service.recibidos import decisions, listing, tasks, uploads, ws
+from portal.service.recibidos import decisions, listing, sending, tasks, uploads, ws
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe
 from portal.service.recibidos.schemas import (
     MotivoRecepcion,
@@ -270,6 +270,8 @@ def subir(principal: Principal):
                 aceptados=result.accepted,
                 rechazados=result.rejected,
                 recibidos=result.cfe_ids,
+                rut_emisor=result.rut_emisor,
+                destino_respuesta=sending.destination(result.sobre_id),
             )
         )
     return ResultadoCarga(sobres=results), 201

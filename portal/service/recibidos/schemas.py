@@ -158,6 +158,17 @@ class ResultadoSobre(_Out):
     aceptados: int
     rechazados: int
     recibidos: list[int] = Field(description="Los id de los CFE guardados.")
+    rut_emisor: str | None = Field(
+        alias="rutEmisor", description="El RUT de quien lo envió; null si el sobre es tan ilegible que no lo dice."
+    )
+    destino_respuesta: Literal["servicio_web", "correo"] | None = Field(
+        alias="destinoRespuesta",
+        description="Por dónde le llegan al emisor nuestras respuestas (ACKSobre, y ACKCFE si se recibió), como "
+        "las enviará el servicio según el directorio de emisores electrónicos de DGI de hoy: a su servicio web de "
+        "intercambio o, si no tiene, a su correo de intercambio. null: no hay a quién responder (no se pudo saber "
+        "quién lo envió, o el directorio no lista un servicio web ni un correo de intercambio de ese RUT); las "
+        "respuestas quedan guardadas, sin destino.",
+    )
 
 
 class ResultadoCarga(_Out):

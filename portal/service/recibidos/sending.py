@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import cast
+from typing import Literal, cast
 
 from flask import current_app
 from sqlalchemy import CursorResult, or_, select, update
@@ -69,6 +69,16 @@ def route(envelope: ReceivedEnvelope, session) -> directory.ElectronicIssuer | N
     if listed is not None and (listed.ws_url or listed.exchange_email):
         return listed
     return None
+
+
+def destination(envelope_id: int) -> Literal["servicio_web", "correo"] | None:
+    """How the answers to an envelope would go if sent now (`transport.deliver` prefers the web service), or
+    None when they go nowhere: what an upload tells the person who made it."""
+    with db.new_session() as session:
+        receiver = route(session.get_one(ReceivedEnvelope, envelope_id), session)
+    if receiver is None:
+        return None
+    return "servicio_web" if receiver.ws_url else "correo"
 
 
 def _take_lease(answer_id: int, now: datetime) -> bool:

@@ -11,7 +11,7 @@ from flask_babel import gettext as _
 from flask_login import current_user
 
 from portal.client.errors import Conflict, ValidationError
-from portal.client.recibidos import EnvelopeFile
+from portal.client.recibidos import EnvelopeFile, EnvelopeResult
 from portal.domain import roles
 from portal.web.auth.session import member_required, writer_required
 from portal.web.backend import api
@@ -83,27 +83,39 @@ def upload():
         apply_service_errors(form, exc, {"files": "archivos", "*": "archivos"})
         return _list(filters, form, status=422)
     for result in results:
-        if result.state == "AS":
-            flash(
-                _(
-                    "%(file)s: recibido, %(ok)d aceptado(s) y %(bad)d rechazado(s); se le responde al proveedor.",
-                    file=result.filename,
-                    ok=result.accepted,
-                    bad=result.rejected,
-                ),
-                "success",
-            )
-        else:
-            reasons = "; ".join(f"{m.code} {m.text}" + (f": {m.detail}" if m.detail else "") for m in result.motives)
-            flash(
-                _(
-                    "%(file)s: rechazado (%(reasons)s); se le avisa al proveedor.",
-                    file=result.filename,
-                    reasons=reasons,
-                ),
-                "error",
-            )
+        flash(*_outcome(result))
     return redirect_after_post("recibidos.index")
+
+
+def _outcome(result: EnvelopeResult) -> tuple[str, str]:
+    """What the person is told about one uploaded envelope, with whether the supplier gets our answer: an envelope
+    too broken to say who sent it, or from a sender DGI's directory gives no exchange address, is answered to no
+    one (the service keeps the answer)."""
+    said: dict[str, object] = {"file": result.filename, "rut": result.supplier_rut}
+    if result.state == "AS":
+        said |= {"ok": result.accepted, "bad": result.rejected}
+        if result.supplier_answered:
+            text = _("%(file)s: recibido, %(ok)d aceptado(s) y %(bad)d rechazado(s); se le responde al proveedor.")
+            return text % said, "success"
+        text = _(
+            "%(file)s: recibido, %(ok)d aceptado(s) y %(bad)d rechazado(s); DGI no lista un servicio web ni un "
+            "correo de intercambio de %(rut)s, así que la respuesta no se le envía: se puede descargar en cada "
+            "comprobante."
+        )
+        return text % said, "warning"
+    said["reasons"] = "; ".join(f"{m.code} {m.text}" + (f": {m.detail}" if m.detail else "") for m in result.motives)
+    if result.supplier_answered:
+        text = _("%(file)s: rechazado (%(reasons)s); se le avisa al proveedor.")
+    elif result.supplier_rut is None:
+        text = _(
+            "%(file)s: rechazado (%(reasons)s): no se pudo saber quién lo envió, así que nadie recibe la respuesta."
+        )
+    else:
+        text = _(
+            "%(file)s: rechazado (%(reasons)s); DGI no lista un servicio web ni un correo de intercambio de %(rut)s, "
+            "así que nadie recibe la respuesta."
+        )
+    return text % said, "error"
 
 
 def _detail(received_id: int, reject: RejectForm | None = None, *, status: int = 200):
