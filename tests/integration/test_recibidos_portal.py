@@ -104,7 +104,8 @@ def test_in_english_a_refused_envelope_and_a_cfe_rejected_on_arrival_say_our_det
     answer = _upload(usuario, ("no.xml", b"<no>"))
     page = BeautifulSoup(usuario.get(answer.headers["Location"]).data, "html.parser")
     said = page.select_one(".flash-error").get_text()
-    assert "The XML is malformed: it ends before all its tags are closed (line 1, column 5)." in said
+    assert "The XML is malformed: it ends before all its tags are closed (line 1, column 5)" in said
+    assert ".)" not in said  # the detail's own period is not set inside the parentheses
     assert "mal formado" not in said and "línea" not in said
     forged = sup.cfe(1).replace("Cajas de cartón".encode(), b"Cajas de madera")
     answer = _upload(usuario, ("Sob_211003420017_1.xml", sup.envelope([forged])))

@@ -103,7 +103,10 @@ def _outcome(result: EnvelopeResult) -> tuple[str, str]:
             "comprobante."
         )
         return text % said, "warning"
-    said["reasons"] = "; ".join(f"{m.code} {m.text}" + (f": {m.detail}" if m.detail else "") for m in result.motives)
+    # Each detail is a sentence of its own; inside the parentheses it goes without its final period.
+    said["reasons"] = "; ".join(
+        f"{m.code} {m.text}" + (f": {m.detail.rstrip('.')}" if m.detail else "") for m in result.motives
+    )
     if result.supplier_answered:
         text = _("%(file)s: rechazado (%(reasons)s); se le avisa al proveedor.")
     elif result.supplier_rut is None:
