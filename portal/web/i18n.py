@@ -72,6 +72,8 @@ DATE_FORMAT = "dd/MM/yyyy"
 MOMENT_FORMAT = "dd/MM/yyyy HH:mm"
 # Amounts always with two decimals; the pattern parsed once (babel's format_decimal parses it on every call).
 _AMOUNT = parse_pattern("#,##0.00")
+# An exchange rate as the CFE carries it (TpoCambio, 3 decimals): 40,402 is not rounded to the 40,40 of an amount.
+_RATE = parse_pattern("#,##0.00#")
 
 
 def money(value: Decimal | float | str | None, currency: str | None = None) -> str:
@@ -81,6 +83,13 @@ def money(value: Decimal | float | str | None, currency: str | None = None) -> s
         return ""
     text = _AMOUNT.apply(Decimal(str(value)), _format_locale())
     return f"{currency_sign(currency)}\u00a0{text}" if currency else text
+
+
+def exchange_rate(value: Decimal | float | str | None) -> str:
+    """A receipt's exchange rate with its third decimal when it has one: 40,402 in Spanish, 40.402 in English."""
+    if value is None or value == "":
+        return ""
+    return _RATE.apply(Decimal(str(value)), _format_locale())
 
 
 def day(value: date | str | None) -> str:
@@ -183,5 +192,7 @@ def init_app(app: Flask) -> None:
     )
     # _() and gettext themselves (ngettext and the rest stay Jinja's): the same answers, most of them kept.
     app.jinja_env.globals.update(_=template_gettext, gettext=template_gettext)
-    app.jinja_env.filters.update(money=money, day=day, moment=moment, currency_sign=currency_sign)
+    app.jinja_env.filters.update(
+        money=money, exchange_rate=exchange_rate, day=day, moment=moment, currency_sign=currency_sign
+    )
     app.jinja_env.globals.update(current_locale=lambda: str(get_locale() or "es"))

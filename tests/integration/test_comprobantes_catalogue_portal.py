@@ -156,6 +156,38 @@ def test_a_known_customer_fills_the_empty_receiver_fields_the_email_currency_and
     assert _fills(other).get("tpo_moneda") == "UYU" and "enviar_a" not in _fills(other)
 
 
+def test_a_foreign_customer_picked_by_passport_fills_the_export_receiver_and_its_country(api, usuario):
+    """A buyer abroad is kept in the catalogue with a passport DGI does not register: typing that passport on the
+    issuing form (an e-Factura de Exportación) fills its name, address, e-mail, currency and terms as a RUT does,
+    and the document's country over the form's default UY."""
+    passport = f"PX{random.randint(100000, 999999)}"
+    details = CustomerChanges(
+        address="500 Market Street", city="San Francisco", email="ap@acme.example", currency="USD", payment_terms=2
+    )
+    api.create_customer(NewCustomer(doc_type=5, document=passport, name="Acme Inc.", country="US", details=details))
+
+    filled = soup(
+        usuario.get(
+            CHECK,
+            query_string={"tipo_doc_recep": "5", "doc_recep": passport.lower(), "cod_pais_recep": "UY"},
+            headers=HTMX,
+        )
+    )
+    unknown = soup(usuario.get(CHECK, query_string={"tipo_doc_recep": "5", "doc_recep": "ZZ0000001"}, headers=HTMX))
+
+    assert _fills(filled) == {
+        "rzn_soc_recep": "Acme Inc.",
+        "dir_recep": "500 Market Street",
+        "ciudad_recep": "San Francisco",
+        "enviar_a": "ap@acme.example",
+        "tpo_moneda": "USD",
+        "fma_pago": "2",
+        "cod_pais_recep": "US",
+    }
+    assert "Acme Inc." in filled.select_one("[data-testid=customer-filled]").get_text()
+    assert _fills(unknown) == {}
+
+
 def test_the_days_rate_fills_an_empty_rate_field_and_says_whose_it_is(usuario, service_app):
     today = today_montevideo()
     with service_app.app_context():

@@ -152,3 +152,11 @@ def test_an_export_remito_moves_priced_goods_with_its_terms_and_issues(usuario):
     assert (
         soup(usuario.get(f"/comprobantes/{receipt_id}")).h1.get_text(strip=True) == "e-Remito de exportación A-0000001"
     )
+
+
+def test_the_receipt_page_shows_the_exchange_rate_with_its_three_decimals(usuario):
+    """TpoCambio carries 3 decimals: the receipt typed at 39,255 says so, not the 39,26 of an amount (the PDF
+    already printed 39,255, so the page and the PDF disagreed)."""
+    receipt_id = issue(usuario, {**export_form(usuario), "tpo_cambio": "39,255"})
+    details = soup(usuario.get(f"/comprobantes/{receipt_id}")).get_text(" ", strip=True)
+    assert "USD (tipo de cambio 39,255)" in details

@@ -85,6 +85,10 @@ def test_a_price_that_could_be_thousands_or_decimals_refuses_the_list(api_client
     said = answer.json["error"]["fields"][0]["message"]
     assert "1500" in said and "1,500" in said
     assert api_client.get(PRODUCTOS, headers=user).json["items"] == []
+    # In English "1,500" reads as fifteen hundred too: the message must not offer it as the other reading.
+    english = _import(api_client, {**user, "Accept-Language": "en"}, "codigo;nombre;precio\nA1;Café;1.500\n")
+    told = english.json["error"]["fields"][0]["message"]
+    assert "may be 1500 or a decimal number" in told and "1,500 for the decimal" in told
     written_out = _import(api_client, user, "codigo;nombre;precio\nA1;Café;1.500,00\nB2;Té;12250\nC3;Sal;1,5\n")
     assert written_out.status_code == 200, written_out.json
     prices = {p["codigo"]: p["precio"] for p in api_client.get(PRODUCTOS, headers=user).json["items"]}

@@ -44,3 +44,22 @@ def test_every_portal_string_has_an_english_translation(tmp_path):
         extracted = {_msgid(m) for m in read_po(handle) if m.id}
     assert len(extracted) > 400
     assert sorted(extracted - translated) == []
+
+
+def _english(paths: list[str]):
+    for path in paths:
+        with open(path, "rb") as handle:
+            for message in read_po(handle, locale="en"):
+                if message.id and message.string:
+                    strings = message.string if isinstance(message.string, tuple) else (message.string,)
+                    yield _msgid(message), " ".join(strings)
+
+
+def test_uruguays_tasa_minima_is_the_minimum_rate_in_english_everywhere():
+    """One English name for IVA's tasa mínima (10 %) across the portal and the service: "minimum rate", as the
+    issuing form, the receipt and the reports say; "reduced rate" on one page read as another rate."""
+    paths = glob.glob(str(ROOT / "portal/web/**/translations/en/LC_MESSAGES/messages.po"), recursive=True)
+    paths.append(str(ROOT / "portal/service/translations/en/LC_MESSAGES/messages.po"))
+    minima = [(msgid, text) for msgid, text in _english(paths) if "mínima" in msgid]
+    assert len(minima) > 10
+    assert [(msgid, text) for msgid, text in minima if "reduced" in text.lower()] == []

@@ -103,7 +103,8 @@ def find_customer(doc_type: int, digits: str) -> Customer | None:
     except _UNAVAILABLE as exc:
         log.info("customers unavailable: %s %s", exc.status, exc.code)
         return None
-    return next((c for c in page.items if c.doc_type == doc_type and c.document == digits), None)
+    # A foreign document is kept as typed: "ab123456" is the passport AB123456.
+    return next((c for c in page.items if c.doc_type == doc_type and c.document.upper() == digits.upper()), None)
 
 
 # Form field -> (the Customer attribute that fills it, the value the form starts with: a field still at its

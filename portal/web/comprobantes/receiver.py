@@ -43,6 +43,7 @@ CUSTOMER_LABELS = {
     "tpo_moneda": _l("moneda"),
     "fma_pago": _l("forma de pago"),
 }
+COUNTRY_LABEL = _l("país del documento")
 SUGGESTIONS_SHOWN = 8
 MIN_TYPED = 2
 # Two digits ("21") already narrow the suggestions to the most recent receivers with that prefix, and the
@@ -123,7 +124,7 @@ def dgi_check(doc_type: str | None, number: str | None, form: Mapping[str, str],
     None when the document is not one DGI registers (or not valid yet)."""
     document = lookup_document(doc_type, number)
     if document is None:
-        return None
+        return foreign_customer_check(doc_type, number, form) if fill else None
     record = read_record(form.get(RECORD_FIELD))
     customer: Customer | None = None
     customer_fills: tuple[Fill, ...] = ()
@@ -163,6 +164,27 @@ def dgi_check(doc_type: str | None, number: str | None, form: Mapping[str, str],
         electronic=found.electronic,
         customer=customer,
         customer_fills=customer_fills,
+    )
+
+
+def foreign_customer_check(doc_type: str | None, number: str | None, form: Mapping[str, str]) -> DgiCheck | None:
+    """A foreign document (passport, DNI, NIFE, other) DGI does not register: the company's customer with it
+    still fills the receiver (an export's buyer picked from the catalogue), its country code included."""
+    if doc_type is None or not doc_type.isdigit() or int(doc_type) in URUGUAYAN_DOC_TYPES:
+        return None
+    typed = (number or "").strip()
+    if not typed:
+        return None
+    record = read_record(form.get(RECORD_FIELD))
+    customer = catalogue.find_customer(int(doc_type), typed)
+    fills, customer_record = _customer_fills(customer, form, record)
+    country = (form.get("cod_pais_recep") or "").strip().upper()
+    if customer is not None and customer.country and country in ("", "UY", customer.country):
+        fills += (Fill("cod_pais_recep", customer.country, form.get("cod_pais_recep") or "", str(COUNTRY_LABEL)),)
+    if customer is None and not fills:
+        return None
+    return DgiCheck(
+        "foreign", record=json.dumps({**record, **customer_record}), customer=customer, customer_fills=fills
     )
 
 
