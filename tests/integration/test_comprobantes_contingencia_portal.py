@@ -141,6 +141,32 @@ def test_the_empresa_page_counts_and_voids_paper_numbers(signed_in, book):
     assert counts == ["1", "10", "39"]
 
 
+def test_with_two_books_the_void_form_waits_for_one_to_be_chosen_and_says_which_it_voided(signed_in, book, api_book):
+    """Voiding cannot be undone: with two books none is chosen beforehand (the first one was, and a person who
+    typed numbers for the other book voided them in the first), and the confirmation names the book."""
+    api_book(201)
+    admin = book
+    page = soup(admin.get("/empresa/contingencia"))
+    options = page.find("select", attrs={"name": "anular-libreta"}).find_all("option")
+    assert (options[0]["value"], options[0].get_text(strip=True)) == ("", "Elegí la libreta")
+    assert [o.get_text(strip=True) for o in options if o.has_attr("selected")] in ([], ["Elegí la libreta"])
+    token = page.find("input", attrs={"name": "anular-csrf_token"})["value"]
+    form = {"anular-desde": "8", "anular-hasta": "9", "anular-motivo": "Papeles rotos", "anular-csrf_token": token}
+    unchosen = admin.post("/empresa/contingencia/anular", data={**form, "anular-libreta": ""})
+    assert unchosen.status_code == 422
+    assert "Elegí la libreta." in soup(unchosen).find(id="anular-libreta-error").get_text()
+    ticket_book = next(o["value"] for o in options if o.get_text(strip=True).startswith("201 "))
+    voided = admin.post("/empresa/contingencia/anular", data={**form, "anular-libreta": ticket_book})
+    assert voided.status_code == 303
+    said = admin.get("/empresa/contingencia").get_data(as_text=True)
+    assert "Anulaste los números 8 a 9 de la libreta 201 e-Ticket de contingencia · P 1–9." in said
+    rows = soup(admin.get("/empresa/contingencia")).find_all(attrs={"data-testid": "contingency-book"})
+    voided_by_book = {
+        r.th.get_text(" ", strip=True)[:3]: r.find(attrs={"data-testid": "book-voided"}).get_text() for r in rows
+    }
+    assert voided_by_book == {"201": "2", "211": "0"}
+
+
 def test_the_page_that_explains_the_two_situations_links_to_the_form(signed_in):
     page = soup(signed_in("usuario@demo.uy").get("/envios/contingencia"))
     link = page.find("a", attrs={"data-testid": "key-in-paper"})

@@ -10,6 +10,7 @@ from sqlalchemy import update
 from portal.service.envios import outage
 from portal.service.envios.models import DgiStatus, DgiSubmission
 from portal.service.platform import db
+from portal.service.platform.i18n import say
 from portal.service.salud.dgi import dgi_down, observed_contingency
 from tests.support import cfe_bodies as bodies
 
@@ -42,3 +43,15 @@ def test_the_thresholds():
     assert (dgi_down(23.9, 5).state, dgi_down(24, 5).state) == ("warning", "problem")
     assert dgi_down(24, 5).level > dgi_down(1, 5).level  # crossing a day is news again
     assert (observed_contingency(0).state, observed_contingency(2).state) == ("ok", "warning")
+
+
+def test_what_waits_and_since_when_read_as_sentences_in_both_languages():
+    """The watch runs as soon as DGI fails: it said "hace 0 minutos; 1 comprobantes esperan" (and "for 0
+    minutes; 1 receipts wait")."""
+    just_now = dgi_down(0.001, 1).message
+    assert just_now.startswith("DGI no responde hace menos de un minuto; 1 comprobante espera para salir.")
+    assert say(just_now, "en").startswith("DGI has not answered for less than a minute; 1 receipt is waiting to go")
+    assert dgi_down(1.5 / 60, 0).message.startswith("DGI no responde hace un minuto. Se sigue emitiendo")
+    assert say(dgi_down(1.5 / 60, 0).message, "en").startswith("DGI has not answered for a minute. Issuing goes on")
+    assert dgi_down(0.5, 7).message.startswith("DGI no responde hace 30 minutos; 7 comprobantes esperan para salir.")
+    assert say(dgi_down(0.5, 7).message, "en").startswith("DGI has not answered for 30 minutes; 7 receipts wait")

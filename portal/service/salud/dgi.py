@@ -17,7 +17,31 @@ DOWN_PROBLEM_HOURS = 24  # DGI silent this long: a problem (envelopes and report
 
 
 def _since(hours: float) -> Text:
-    return _("{n} minutos", n=int(hours * 60)) if hours < 1 else _("{n} horas", n=f"{hours:.1f}")
+    minutes = int(hours * 60)
+    if hours >= 1:
+        return _("{n} horas", n=f"{hours:.1f}")
+    if minutes < 2:  # the watch runs as soon as DGI fails: "hace 0 minutos" read as a fault of the watch
+        return _("un minuto") if minutes == 1 else _("menos de un minuto")
+    return _("{n} minutos", n=minutes)
+
+
+def _down_message(since: Text, waiting: int) -> Text:
+    if waiting == 0:
+        return _(
+            "DGI no responde hace {since}. Se sigue emitiendo: todo sale solo en cuanto DGI responda.", since=since
+        )
+    if waiting == 1:
+        return _(
+            "DGI no responde hace {since}; 1 comprobante espera para salir. Se sigue emitiendo: todo sale solo en "
+            "cuanto DGI responda.",
+            since=since,
+        )
+    return _(
+        "DGI no responde hace {since}; {waiting} comprobantes esperan para salir. Se sigue emitiendo: "
+        "todo sale solo en cuanto DGI responda.",
+        since=since,
+        waiting=waiting,
+    )
 
 
 def dgi_down(hours: float | None, waiting: int) -> Concern:
@@ -30,12 +54,7 @@ def dgi_down(hours: float | None, waiting: int) -> Concern:
         "dgi_caido",
         "dgi_caido",
         state,
-        _(
-            "DGI no responde hace {since}; {waiting} comprobantes esperan para salir. Se sigue emitiendo: "
-            "todo sale solo en cuanto DGI responda.",
-            since=_since(hours),
-            waiting=waiting,
-        ),
+        _down_message(_since(hours), waiting),
         _("Ver qué hacer"),
         CONTINGENCY_PAGE,
         level=level,

@@ -22,6 +22,10 @@ from portal.web.comprobantes.choices import CFC_TYPES
 from portal.web.forms_common import DayField, NumberField, NumberRequired, PortalForm
 
 
+def _book_id(value):
+    return None if value in ("", None) else int(value)
+
+
 def _strip(value):
     return value.strip() if isinstance(value, str) else value
 
@@ -223,7 +227,9 @@ class VoidPaperForm(PortalForm):
     """Unused paper numbers of a contingency book to void (they will never be keyed in)."""
 
     SERVICE_FIELDS = {"desde": "desde", "hasta": "hasta", "motivo": "motivo"}
-    libreta = SelectField(_l("Libreta"), coerce=int, choices=[], validators=[InputRequired(_l("Elegí la libreta."))])
+    libreta = SelectField(
+        _l("Libreta"), coerce=_book_id, choices=[], validators=[InputRequired(_l("Elegí la libreta."))]
+    )
     desde = NumberField(
         _l("Desde el número"),
         whole=True,
@@ -241,7 +247,13 @@ class VoidPaperForm(PortalForm):
     )
 
     def offer_books(self, books, labels) -> None:
-        """The books with numbers left to void."""
-        self.libreta.choices = [
+        """The books with numbers left to void. Voiding cannot be undone: with two or more books none is chosen
+        beforehand (the first one was, and numbers of a book nobody meant were voided); one book is the choice."""
+        offered = [
             (b.id, f"{labels.get(b.cfe_type, b.cfe_type)} · {b.serie} {b.first}–{b.last}") for b in books if b.free
         ]
+        self.libreta.choices = offered if len(offered) < 2 else [("", _l("Elegí la libreta")), *offered]
+
+    def chosen_book(self) -> str:
+        """The chosen book as the list names it (type, serie and numbers)."""
+        return str(dict(self.libreta.choices).get(self.libreta.data, ""))

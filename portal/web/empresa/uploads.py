@@ -163,6 +163,14 @@ def void_paper_numbers():
         except REFUSALS as exc:
             apply_service_errors(void_form, exc, void_form.SERVICE_FIELDS)
         else:
-            flash(_("Anulaste los números %(first)s a %(last)s de la libreta.", first=first, last=last), "success")
+            flash(
+                _(
+                    "Anulaste los números %(first)s a %(last)s de la libreta %(book)s.",
+                    first=first,
+                    last=last,
+                    book=void_form.chosen_book(),
+                ),
+                "success",
+            )
             return redirect_after_post("empresa.contingency")
     return _contingency_page(ContingencyBookForm(formdata=None), void_form)
