@@ -24,8 +24,8 @@ from wtforms.widgets import TextInput
 
 from portal.client.errors import CfeError
 from portal.web import html_params
-from portal.web.i18n import day
-from portal.web.numbers import AmbiguousNumber, parse_decimal
+from portal.web.i18n import day, decimal_mark
+from portal.web.numbers import AmbiguousNumber, form_text, parse_decimal
 
 html_params.install()  # every form's attributes written the same, faster (portal/web/html_params.py)
 
@@ -78,8 +78,9 @@ class TypedTextField(StringField):
 
 
 class NumberField(TypedTextField):
-    """A number a person types: "1.500,50" and "1500.50" are both 1500.50, and "1.500" is asked about (one
-    thousand five hundred, or one and a half?) instead of guessed. `.data` is a Decimal (an int with
+    """A number a person types, read in the reader's language (portal.web.numbers): in Spanish "1.500,50" and
+    "1500.50" are both 1500.50 and "1.500" is asked about (one thousand five hundred, or one and a half?) instead of
+    guessed; in English "1,500.50" is 1500.50 and "1,500" is the one asked about. `.data` is a Decimal (an int with
     `whole=True`) or None when empty; the text typed is what the form shows again.
 
     A text box, never <input type=number>: the browser's number input reads "1.500,50" as 1,50 before the
@@ -97,11 +98,10 @@ class NumberField(TypedTextField):
         return super().__call__(**kwargs)
 
     def process_data(self, value):
-        """A default, or the form's earlier `data`: a number (shown as the form reads it back: decimal comma, no
-        grouping, no trailing zeros, so a price of 1.500 from the service is not asked about as a thousand), or the
-        text typed before (kept as typed)."""
+        """A default, or the form's earlier `data`: a number (shown as the form reads it back in the reader's
+        language: numbers.form_text), or the text typed before (kept as typed)."""
         if isinstance(value, Decimal):
-            self.text = format(value.normalize(), "f").replace(".", ",")
+            self.text = form_text(value, decimal_mark())
         else:
             self.text = "" if value is None else str(value)
         self.data = None
@@ -112,7 +112,7 @@ class NumberField(TypedTextField):
 
     def _read(self, text: str) -> Decimal | int | None:
         try:
-            value = parse_decimal(text)
+            value = parse_decimal(text, decimal_mark())
         except AmbiguousNumber:
             raise ValueError(str(AMBIGUOUS)) from None
         except ValueError:

@@ -59,6 +59,12 @@ def _format_locale() -> Locale:
     return _babel_locale(str(get_locale() or "es"))
 
 
+def decimal_mark() -> str:
+    """The decimal mark of the reader's language ("," in Spanish, "." in English): how the forms write the numbers
+    they propose and read the ones typed (portal.web.numbers)."""
+    return str(_format_locale().number_symbols["latn"]["decimal"])
+
+
 @functools.cache
 def _babel_locale(language: str) -> Locale:
     # Parsed once per process: Babel parses a locale name again on every format_* call given a string.

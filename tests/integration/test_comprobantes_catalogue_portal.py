@@ -20,6 +20,7 @@ from portal.service.cotizaciones.rates import rate_on
 from portal.service.platform import db
 from portal.web.comprobantes import payload
 from tests.integration.test_comprobantes_portal import HTMX, soup
+from tests.support.html import csrf
 
 PRODUCTS = "/comprobantes/nuevo/productos"
 CHECK = "/comprobantes/nuevo/documento"
@@ -254,3 +255,25 @@ def test_smart_issuance_takes_the_customers_name_currency_and_terms_for_what_is_
     assert _fills(fresh) == {"nombre": "Beto Cliente", "moneda": "USD", "forma_pago": "2"}
     assert "Cliente: Beto Cliente." in fresh.get_text()
     assert _fills(chosen) == {"forma_pago": "2"}
+
+
+def test_in_english_the_proposed_rate_has_a_decimal_point_and_is_read_back(usuario, service_app):
+    """The form proposed 43,126 to an English reader, who reads forty-three thousand; and the rate typed was read
+    only the Spanish way."""
+    from portal.service.cotizaciones import bcu, rates
+
+    today = today_montevideo()
+    with service_app.app_context():
+        session = db.session()
+        rates.store(session, [bcu.PublishedRate(today, "EUR", Decimal("43.1"), Decimal("43.1255"))], rates.OPERATOR)
+        session.commit()
+    usuario.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": csrf(usuario)})
+    shown = today.strftime("%d/%m/%Y")
+    filled = soup(
+        usuario.get(RATE, query_string={"tpo_moneda": "EUR", "fch_emis": shown, "tpo_cambio": ""}, headers=HTMX)
+    )
+    assert _fills(filled)["tpo_cambio"] == "43.126"
+    kept = soup(
+        usuario.get(RATE, query_string={"tpo_moneda": "EUR", "fch_emis": shown, "tpo_cambio": "43.126"}, headers=HTMX)
+    )
+    assert _fills(kept) == {}  # the rate typed stands: read as 43.126, not asked about

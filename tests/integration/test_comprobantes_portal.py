@@ -516,8 +516,9 @@ def test_english_pages_are_translated(usuario):
     html = soup(usuario.get("/comprobantes/nuevo", follow_redirects=True))
     assert html.h1.get_text(strip=True) == "New receipt"
     assert html.find("label", attrs={"for": "doc_recep"}).get_text(strip=True) == "Document number"
-    # The examples in the number errors are written the English way.
-    listing = usuario.get("/comprobantes/?monto_desde=abc&monto_hasta=1.500").get_data(as_text=True)
+    # The examples in the number errors are written the English way; to an English reader "1,500" is the
+    # ambiguous one ("1.500" is one and a half).
+    listing = usuario.get("/comprobantes/?monto_desde=abc&monto_hasta=1%2C500").get_data(as_text=True)
     assert "like 1,500.50" in listing and "Type 1500 or 1.5" in listing
 
 

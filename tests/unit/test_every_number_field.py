@@ -34,9 +34,10 @@ def _form_classes() -> list[type]:
     return [found[name] for name in sorted(found)]
 
 
-def _app() -> Flask:
+def _app(language: str = "es") -> Flask:
     app = Flask(__name__)
-    app.config.update(WTF_CSRF_ENABLED=False, SECRET_KEY="test")
+    # The portal's default language (portal/web/i18n.py): numbers are read as its readers write them.
+    app.config.update(WTF_CSRF_ENABLED=False, SECRET_KEY="test", BABEL_DEFAULT_LOCALE=language)
     Babel(app)
     return app
 
@@ -128,6 +129,28 @@ def test_every_number_field_reads_the_uruguayan_way(cls, name, typed):
         assert field.data is None and field.process_errors == [str(NOT_WHOLE)]
     else:
         assert field.data == Decimal("1500.50") and field.process_errors == []
+
+
+@pytest.mark.parametrize(("cls", "name"), EVERY_NUMBER, ids=_ids(EVERY_NUMBER))
+@pytest.mark.parametrize("typed", ["1,500.50", "1500.50", "1,500", "1.500"])
+def test_in_english_every_number_field_reads_the_english_way_and_asks_about_a_comma_thousand(cls, name, typed):
+    """An English reader's "1,500" was read as one and a half (a lone comma was always a decimal comma): a price
+    a thousand times too low, silently. In English the comma groups thousands, "1.500" is one and a half, and
+    "1,500" alone is asked about, as "1.500" is in Spanish."""
+    with _app("en").test_request_context():
+        field = _typed_fields(_form(cls, MultiDict({name: typed})))[name]
+        assert field._value() == typed
+        if typed == "1,500":
+            assert field.data is None and field.process_errors == [str(AMBIGUOUS)]
+        elif typed == "1.500":
+            if field.whole:
+                assert field.data is None and field.process_errors == [str(NOT_WHOLE)]
+            else:
+                assert field.data == Decimal("1.5") and field.process_errors == []
+        elif field.whole:
+            assert field.data is None and field.process_errors == [str(NOT_WHOLE)]
+        else:
+            assert field.data == Decimal("1500.50") and field.process_errors == []
 
 
 def test_the_day_fields_are_found():

@@ -22,7 +22,7 @@ QUESTION = "¿Mil o uno con decimales? Escribí 1500 o 1,5."
 @pytest.fixture(autouse=True)
 def request_context():
     app = Flask(__name__)
-    app.config.update(WTF_CSRF_ENABLED=False, SECRET_KEY="test")
+    app.config.update(WTF_CSRF_ENABLED=False, SECRET_KEY="test", BABEL_DEFAULT_LOCALE="es")  # the portal's default
     Babel(app)
     with app.test_request_context():
         yield
@@ -79,6 +79,17 @@ def test_a_whole_number_field_reads_the_same_way_and_refuses_cents():
 def test_a_number_the_form_starts_with_shows_as_the_form_reads_it_back(number, shown):
     form = _Form(formdata=None, data={"importe": number})
     assert form.importe._value() == shown and form.validate() and form.importe.data == number
+
+
+@pytest.mark.parametrize(("number", "shown"), [(Decimal("40.402"), "40.402"), (Decimal("85.5"), "85.5")])
+def test_in_english_a_number_the_form_starts_with_has_a_decimal_point(number, shown):
+    """An exchange rate of 40,402 proposed to an English reader read as forty thousand."""
+    app = Flask(__name__)
+    app.config.update(WTF_CSRF_ENABLED=False, SECRET_KEY="test", BABEL_DEFAULT_LOCALE="en")
+    Babel(app)
+    with app.test_request_context():
+        form = _Form(formdata=None, data={"importe": number})
+        assert form.importe._value() == shown and form.validate() and form.importe.data == number
 
 
 def test_zero_is_a_number_and_empty_is_missing():

@@ -24,6 +24,8 @@ from portal.domain.money import cfe_rate
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.backend import api
 from portal.web.comprobantes.conversion import Conversion, convert, days_rates, typed_rate
+from portal.web.i18n import decimal_mark
+from portal.web.numbers import form_text
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +37,8 @@ _UNAVAILABLE = (client_errors.ServiceUnavailable, client_errors.RateLimited, cli
 
 
 def form_number(value: Decimal) -> str:
-    """A number as the form's NumberField shows it back: decimal comma, no grouping, no trailing zeros."""
-    return format(value.normalize(), "f").replace(".", ",")
+    """A number as the form's NumberField shows it back, in the reader's language."""
+    return form_text(value, decimal_mark())
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal
 
 from flask_babel import format_decimal
 from flask_babel import gettext as _
@@ -19,7 +19,8 @@ from flask_babel import gettext as _
 from portal.client import errors as client_errors
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.backend import api
-from portal.web.i18n import money
+from portal.web.i18n import decimal_mark, money
+from portal.web.numbers import parse_decimal
 
 log = logging.getLogger(__name__)
 
@@ -40,15 +41,13 @@ class Conversion:
 
 
 def typed_rate(text: str | None) -> Decimal | None:
-    """The form's rate field as a number (decimal comma or point), or None while it is empty or not one."""
-    text = (text or "").strip()
-    if "," in text:  # 39,85 or 1.039,85: the comma is the decimal one
-        text = text.replace(".", "").replace(",", ".")
+    """The form's rate field as the form reads it (portal.web.numbers, in the reader's language), or None while it
+    is empty, not a number or ambiguous (the form says so when it is sent)."""
     try:
-        value = Decimal(text)
-    except InvalidOperation:
+        value = parse_decimal(text, decimal_mark())
+    except ValueError:
         return None
-    return value if value.is_finite() and value > 0 else None
+    return value if value is not None and value > 0 else None
 
 
 def days_rates(day: date | None) -> RateLookup:

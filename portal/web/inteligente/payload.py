@@ -17,13 +17,15 @@ RATES = tuple(RATE_TO_IND_FACT)
 CURRENCIES = ("UYU", "USD", "EUR", "ARS", "BRL")
 
 
-def parse_amount(text: str | None) -> Decimal | None:
-    """A non-negative number read as every portal form reads numbers (portal.web.numbers), or None.
+def parse_amount(text: str | None, decimal_mark: str = ",") -> Decimal | None:
+    """A non-negative number read as every portal form reads numbers (portal.web.numbers, with the reader's
+    `decimal_mark`), or None.
 
-    An ambiguous "1.500" raises AmbiguousNumber: the form asks instead of guessing.
+    An ambiguous "1.500" (to a Spanish reader; "1,500" to an English one) raises AmbiguousNumber: the form asks
+    instead of guessing.
     """
     try:
-        value = parse_decimal(text)
+        value = parse_decimal(text, decimal_mark)
     except AmbiguousNumber:
         raise
     except ValueError:
@@ -52,35 +54,36 @@ def _text(values: Mapping, name: str) -> str:
     return (values.get(name) or "").strip()
 
 
-def _number(text: str) -> Decimal:
+def _number(text: str, decimal_mark: str) -> Decimal:
     """A number the form already checked (SmartForm's number fields refuse anything else)."""
-    parsed = parse_amount(text)
+    parsed = parse_amount(text, decimal_mark)
     if parsed is None:
         raise ValueError(f"not a number: {text!r}")
     return parsed
 
 
-def _line(line: Mapping) -> SmartLine:
+def _line(line: Mapping, decimal_mark: str) -> SmartLine:
     return SmartLine(
         description=_text(line, "descripcion"),
-        quantity=_number(_text(line, "cantidad")),
-        price=_number(_text(line, "precio")),
+        quantity=_number(_text(line, "cantidad"), decimal_mark),
+        price=_number(_text(line, "precio"), decimal_mark),
         rate=_text(line, "tasa") or None,
         category=_text(line, "categoria") or None,
     )
 
 
-def to_request(values: Mapping) -> SmartIssueRequest:
-    """The smart-issuance request for step 1's values (the validated form's `data`)."""
+def to_request(values: Mapping, decimal_mark: str = ",") -> SmartIssueRequest:
+    """The smart-issuance request for step 1's values (the validated form's `data`, its numbers as typed in the
+    reader's language, whose `decimal_mark` reads them)."""
     currency = _text(values, "moneda") or "UYU"
     document = _text(values, "documento")
     return SmartIssueRequest(
-        lines=tuple(_line(line) for line in values.get("lineas") or []),
+        lines=tuple(_line(line, decimal_mark) for line in values.get("lineas") or []),
         prices_include_tax=bool(values.get("precios_incluyen_iva")),
         currency=currency,
         payment_form=int(_text(values, "forma_pago") or 1),
         receiver=SmartReceiver(document, name=_text(values, "nombre") or None) if document else None,
-        exchange_rate=_number(_text(values, "tipo_cambio"))
+        exchange_rate=_number(_text(values, "tipo_cambio"), decimal_mark)
         if currency != "UYU" and _text(values, "tipo_cambio")
         else None,
         reference=SmartReference(

@@ -20,6 +20,7 @@ from portal.web.comprobantes import catalogue
 from portal.web.comprobantes.choices import type_name
 from portal.web.files import file_response
 from portal.web.forms_common import apply_service_errors, typed_data
+from portal.web.i18n import decimal_mark
 from portal.web.inteligente import flow, presenters
 from portal.web.inteligente.forms import RequestSearchForm, SmartForm
 from portal.web.inteligente.payload import classify_document, to_request
@@ -230,7 +231,7 @@ def _preview_from(form: SmartForm):
     if not form.validate():
         return _step1(form, status=422)
     try:
-        req = api().smart_preview(to_request(typed_data(form)))
+        req = api().smart_preview(to_request(typed_data(form), decimal_mark()))
     except ValidationError as exc:
         apply_service_errors(form, exc, SmartForm.SERVICE_FIELDS)
         return _step1(form, status=422)
