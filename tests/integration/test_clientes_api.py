@@ -67,6 +67,13 @@ def test_search_by_name_or_document_start_in_pages(api_client, user):
     assert [c["rznSocRecep"] for c in second["items"]] == ["Ñandú 3", "Ñandú 4"] and second["siguienteCursor"] is None
     by_document = api_client.get(CLIENTES, query_string={"q": "AR-3"}, headers=user).json["items"]
     assert [c["rznSocRecep"] for c in by_document] == ["Ñandú 3"]
+    foreign = {"tipoDocRecep": 5, "codPaisRecep": "US", "docRecep": "X1234567", "rznSocRecep": "John Smith (Ñandú)"}
+    assert api_client.post(CLIENTES, json=foreign, headers=user).status_code == 201
+    # Every word typed starts a word of the name, anywhere in it, in any order.
+    for typed in ("smith", "Smith John", "joh smi", "nandu"):
+        found = api_client.get(CLIENTES, query_string={"q": typed}, headers=user).json["items"]
+        assert "John Smith (Ñandú)" in [c["rznSocRecep"] for c in found], typed
+    assert api_client.get(CLIENTES, query_string={"q": "mith"}, headers=user).json["items"] == []
     bad = api_client.get(CLIENTES, query_string={"cursor": "%%%"}, headers=user)
     assert bad.status_code == 422 and bad.json["error"]["fields"][0]["field"] == "cursor"
 

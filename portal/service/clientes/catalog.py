@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
-from sqlalchemy import func, select, tuple_
+from sqlalchemy import and_, false, func, or_, select, tuple_
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -21,7 +21,7 @@ from portal.domain.cfe_types import BOLETA_TYPES, CREDIT_NOTES, SALE_TYPES, with
 from portal.domain.identifiers import digits_only
 from portal.service.clientes.models import Customer, CustomerWatermark
 from portal.service.comprobante.models import IssuedCfe
-from portal.service.comprobante.search import folded
+from portal.service.comprobante.search import folded, name_words
 from portal.service.platform import paging
 from portal.service.platform.db import utcnow
 
@@ -113,14 +113,16 @@ def sync_from_receipts(session: Session, company_id: int) -> int:
 def search(
     session: Session, company_id: int, typed: str | None, cursor: str | None, limit: int
 ) -> tuple[Sequence[Customer], str | None]:
-    """A page of the company's customers in the order of their names, those whose name or document starts
-    with `typed` when given, and the cursor of the next page (None on the last)."""
+    """A page of the company's customers in the order of their names, those whose name has every typed word at
+    the start of one of its words ("smith" finds "John Smith", as the receipt list finds receivers) or whose
+    document starts with `typed`, and the cursor of the next page (None on the last)."""
     query = select(Customer).where(Customer.company_id == company_id)
     if typed:
-        name = folded(typed) or ""
         # A RUT or a cédula typed with dots and dashes is its digits; a foreign document is kept as typed.
         document = digits_only(typed) if _WRITTEN_NUMBER.match(typed) else typed.strip()
-        by_name = Customer.search_name.startswith(name, autoescape=True)
+        # A company's customers are few enough (thousands) for a scan of their names within the company.
+        words = name_words(folded(typed))
+        by_name = and_(*(_starts_a_word(Customer.search_name, word) for word in words)) if words else false()
         query = query.where(by_name | Customer.document.startswith(document, autoescape=True))
     if cursor:
         query = query.where(tuple_(Customer.search_name, Customer.id) > paging.decode_cursor(cursor, 2))
@@ -128,6 +130,19 @@ def search(
     last = found[limit - 1] if len(found) > limit else None
     following = paging.encode_cursor((last.search_name, last.id)) if last is not None else None
     return found[:limit], following
+
+
+# What stands before a word inside a folded name: a space, or the punctuation names carry ("Smith (Ñandú)",
+# "Pérez-Ríos", "Ruta 5/Km 20", "D'Elía").
+_BEFORE_A_WORD = (" ", "(", "-", "/", "'", '"', "&", ",")
+
+
+def _starts_a_word(name, word: str):
+    """`word` starts the folded name or one of its words."""
+    return or_(
+        name.startswith(word, autoescape=True),
+        *(name.contains(mark + word, autoescape=True) for mark in _BEFORE_A_WORD),
+    )
 
 
 @dataclass(frozen=True)

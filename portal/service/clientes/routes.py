@@ -67,7 +67,8 @@ def _customer(session, principal: Principal, customer_id: int) -> Customer:
 @operation(bp, "GET", "", summary="Buscar clientes", query=ClientesQuery, responses={200: PaginaClientes}, **_READ)
 def listar(principal: Principal, query: ClientesQuery):
     """Los clientes de la empresa por orden de nombre (los receptores de sus comprobantes se agregan solos);
-    con `q`, los que tienen un nombre o un documento que empieza así (sin distinguir mayúsculas ni tildes)."""
+    con `q`, aquellos en cuyo nombre cada palabra escrita empieza una palabra, en cualquier lugar y orden ("smith"
+    encuentra "John Smith"), o cuyo documento empieza así (sin distinguir mayúsculas ni tildes)."""
     _caught_up(principal)
     try:
         found, following = catalog.search(db.session(), principal.company_id, query.q, query.cursor, query.limite)
