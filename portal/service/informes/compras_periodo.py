@@ -57,6 +57,11 @@ class PurchasesReport:
             RateLine(name, percent, amounts[net], amounts[iva] if iva else ZERO) for name, percent, net, iva in RATES
         ]
 
+    def rates_total(self) -> RateLine:
+        """The rates' lines added up: every rate's net, the whole IVA credit and their total."""
+        lines = self.by_rate()
+        return RateLine("total", None, sum((line.net for line in lines), ZERO), sum((line.iva for line in lines), ZERO))
+
     def apart(self, reason: str) -> int:
         """How many CFEs the book lists apart for `reason` ("dgi", "empresa")."""
         return len(self.book.apart.get(reason, []))
@@ -76,7 +81,7 @@ def _money(value: Decimal) -> str:
 
 def summary_json(report: PurchasesReport) -> dict[str, object]:
     """The report as GET /informes/compras/resumen answers it (schemas.PeriodoCompras)."""
-    book, rates = report.book, report.by_rate()
+    book, rates, rates_total = report.book, report.by_rate(), report.rates_total()
     total = book.total
     return {
         "desde": report.desde.isoformat(),
@@ -96,9 +101,9 @@ def summary_json(report: PurchasesReport) -> dict[str, object]:
             for line in rates
         ],
         "totalTasas": {
-            "netoPesos": _money(sum((line.net for line in rates), ZERO)),
-            "ivaPesos": _money(sum((line.iva for line in rates), ZERO)),
-            "totalPesos": _money(sum((line.total for line in rates), ZERO)),
+            "netoPesos": _money(rates_total.net),
+            "ivaPesos": _money(rates_total.iva),
+            "totalPesos": _money(rates_total.total),
         },
         "iva": {key: _money(value) for key, value in book.declaration.items()},
         "porTipo": [
