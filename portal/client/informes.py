@@ -203,7 +203,8 @@ class InformesApi(Transport):
             return self._request("GET", f"{BASE}/{name}", params=params, accept=FILE_MEDIA[file_format]).content
 
     def period_summary_pdf(self, start: date, end: date) -> bytes:
-        """GET informes/periodo/pdf: the period's summary as a PDF (the same figures as period_report)."""
+        """GET informes/periodo/pdf: the period's summary as a PDF (the figures of period_report and
+        purchases_report, and the IVA position they give)."""
         with errors.fields_named({"desde": "start", "hasta": "end"}):
             params = {"desde": start.isoformat(), "hasta": end.isoformat()}
             return self._request("GET", f"{BASE}/periodo/pdf", params=params, accept="application/pdf").content

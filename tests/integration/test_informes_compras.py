@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import csv
 import io
+import os
+import re
+import subprocess
 from datetime import timedelta
 from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
 
 import pytest
 from lxml import etree
@@ -18,7 +22,9 @@ from portal.domain.uruguay_time import today_montevideo
 from portal.service.platform import db
 from portal.service.recibidos.models import ReceivedCfe
 from tests.integration.test_informes_ventas import CFE, FROM_XML
+from tests.support import cfe_bodies as bodies
 from tests.support import recibidos as sup
+from tests.support.cfe_bodies import issue
 
 COMPRAS = "/api/v1/informes/compras"
 
@@ -243,3 +249,131 @@ def test_the_purchases_summary_is_the_companys_own_and_its_members(api_client, a
         RESUMEN, query_string={"desde": "2026-02-01", "hasta": "2026-01-01"}, headers=auth_headers("soporte@demo.uy")
     )
     assert reversed_range.status_code == 422 and reversed_range.json["error"]["fields"][0]["field"] == "hasta"
+
+
+PDF = "/api/v1/informes/periodo/pdf"
+ENGLISH = {"Accept-Language": "en-US,en;q=0.9"}
+A4_WIDTH_PT = 595.28
+
+
+def _es(value: str) -> str:
+    """An amount of the API ("1830.25") as the PDF writes it: 1.830,25."""
+    return f"{Decimal(value):,.2f}".replace(",", "X").replace(".", ",").replace("X", ".")
+
+
+def _pdf(api_client, headers: dict, period: dict, tmp_path, name: str) -> str:
+    answer = api_client.get(PDF, query_string=period, headers=headers)
+    assert answer.status_code == 200 and answer.mimetype == "application/pdf"
+    path = tmp_path / f"{name}.pdf"
+    path.write_bytes(answer.data)
+    if os.environ.get("CFE_SHOTS_DIR"):  # to look at it
+        (Path(os.environ["CFE_SHOTS_DIR"]) / f"period-summary-{name}.pdf").write_bytes(answer.data)
+    run = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True, check=True)
+    return run.stdout
+
+
+def _row(text: str, label: str, last: bool = False) -> list[str]:
+    """The figures on the PDF's line that starts with `label` (the amounts of a row, left to right); of its last
+    such line when `last` (the purchases' rows come after the sales' rows of the same name)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip().startswith(label)]
+    if not last:
+        assert len(lines) == 1, lines
+    return lines[-1][len(label) :].split()
+
+
+@pytest.mark.parametrize(
+    ("headers", "words"),
+    [
+        (
+            {},
+            {
+                "rates": ("Tasa básica (22 %)", "Tasa mínima (10 %)", "Otra tasa", "Exento y no gravado"),
+                "total": "Total",
+                "count": "Comprobantes",
+                "credit": "IVA crédito fiscal (total)",
+                "dgi": "Rechazados por DGI (no suman)",
+                "company": "Rechazados por la empresa (no suman)",
+                "debit": "IVA débito fiscal (ventas)",
+                "less": "IVA crédito fiscal (compras)",
+                "position": "Saldo a favor estimado",
+                "headings": ("Compras por tasa de IVA", "Principales proveedores", "Posición de IVA del período"),
+                "estimate": "antes de las retenciones y percepciones de IVA sufridas",
+            },
+        ),
+        (
+            ENGLISH,
+            {
+                "rates": ("Basic rate (22%)", "Minimum rate (10%)", "Other rate", "Exempt and not taxed"),
+                "total": "Total",
+                "count": "Receipts",
+                "credit": "VAT input credit (total)",
+                "dgi": "Rejected by DGI (not added)",
+                "company": "Rejected by the company (not added)",
+                "debit": "VAT output debit (sales)",
+                "less": "VAT input credit (purchases)",
+                "position": "Estimated balance in the company's favour",
+                "headings": ("Purchases by VAT rate", "Top suppliers", "VAT position of the period (estimate)"),
+                "estimate": "before the VAT withholdings and perceptions",
+            },
+        ),
+    ],
+    ids=["es", "en"],
+)
+def test_the_period_pdf_carries_the_purchases_summary(api_client, user, purchases, tmp_path, headers, words):
+    """The accountant's PDF of the period has the purchases side as GET /compras/resumen adds it up (by rate,
+    the IVA credit, the rejected counted apart, the suppliers) and the IVA position: the sales' débito fiscal
+    less the purchases' crédito fiscal, said to be an estimate before withholdings and perceptions."""
+    issue(api_client, user, bodies.body(bodies.EFACTURA))  # a sale, so that there is a débito fiscal
+    glance = api_client.get(RESUMEN, query_string=_period(), headers=user).json
+    sales = api_client.get("/api/v1/informes/periodo", query_string=_period(), headers=user).json
+    text = _pdf(api_client, {**user, **headers}, _period(), tmp_path, "purchases-" + (headers and "en" or "es"))
+    assert all(heading in text for heading in words["headings"])
+    assert _row(text, words["count"], last=True) == [str(glance["cantidad"])] == ["3"]
+    assert _row(text, words["credit"]) == ["$", _es(glance["iva"]["ivaCreditoFiscal"])]
+    assert _row(text, words["dgi"], last=True) == ["1"] and _row(text, words["company"]) == ["2"]
+    for label, line in zip(words["rates"], glance["porTasa"], strict=True):
+        assert _row(text, label) == [_es(line["netoPesos"]), _es(line["ivaPesos"]), _es(line["totalPesos"])]
+    rates_total = glance["totalTasas"]
+    totals = [_es(rates_total["netoPesos"]), _es(rates_total["ivaPesos"]), _es(rates_total["totalPesos"])]
+    assert _row(text, words["total"] + " ", last=True) == totals
+    (supplier,) = glance["principalesProveedores"]
+    assert _row(text, supplier["nombreEmisor"]) == [supplier["docEmisor"], "3", _es(supplier["totalPesos"])]
+    debit, credit = Decimal(sales["iva"]["ivaDebitoFiscal"]), Decimal(glance["iva"]["ivaCreditoFiscal"])
+    assert credit > debit > 0  # the fixture's purchases are more than the one sale: a balance in favour
+    assert _row(text, words["debit"]) == [_es(str(debit))]
+    assert _row(text, words["less"]) == ["-" + _es(str(credit))]
+    assert _row(text, words["position"]) == [_es(str(credit - debit))]
+    assert words["estimate"] in " ".join(text.split())
+
+
+def test_the_period_pdf_says_a_period_without_purchases_has_none(api_client, user, tmp_path):
+    period = {"desde": "2020-01-01", "hasta": "2020-01-31"}
+    spanish = _pdf(api_client, user, period, tmp_path, "empty-es")
+    english = _pdf(api_client, {**user, **ENGLISH}, period, tmp_path, "empty-en")
+    assert "Sin compras en el período" in spanish and "Compras por tasa de IVA" not in spanish
+    assert "No purchases in the period" in english and "Purchases by VAT rate" not in english
+    assert _row(spanish, "IVA a pagar estimado") == ["0,00"]  # no sales either
+
+
+def test_a_long_supplier_name_keeps_its_document_and_nothing_leaves_the_page(
+    api_client, user, purchases, service_app, tmp_path
+):
+    """A supplier's name longer than its column is cut short with "...", its document and figures whole, and no
+    word of any page reaches past the right margin."""
+    long_name = "Cooperativa Agropecuaria de Productores Lecheros y Hortícolas del Litoral Norte y Noreste S.A."
+    with service_app.app_context(), db.write_transaction() as session:
+        session.execute(update(ReceivedCfe).values(nombre_emisor=long_name))
+    answer = api_client.get(PDF, query_string=_period(), headers={**user, **ENGLISH})
+    (tmp_path / "long.pdf").write_bytes(answer.data)
+    if os.environ.get("CFE_SHOTS_DIR"):
+        (Path(os.environ["CFE_SHOTS_DIR"]) / "period-summary-long-supplier.pdf").write_bytes(answer.data)
+    text = subprocess.run(
+        ["pdftotext", "-layout", str(tmp_path / "long.pdf"), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    (line,) = [line for line in text.splitlines() if "Cooperativa Agropecuaria" in line]
+    assert "..." in line and line.split()[-3] == sup.SUPPLIER_RUT and long_name not in text
+    boxes = subprocess.run(
+        ["pdftotext", "-bbox", str(tmp_path / "long.pdf"), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    right_edges = [float(edge) for edge in re.findall(r'<word xMin="[^"]+" yMin="[^"]+" xMax="([^"]+)"', boxes)]
+    assert right_edges and max(right_edges) <= A4_WIDTH_PT - 15 / 25.4 * 72 + 1  # the 15 mm margin

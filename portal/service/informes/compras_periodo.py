@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from portal.domain.cfe_types import IVA_BASIC_RATE, IVA_MINIMUM_RATE
 from portal.service.informes.compras import PURCHASES, purchase_rows
 from portal.service.informes.periodo import Parties
-from portal.service.informes.ventas import ZERO, BookRow, BookSummary
+from portal.service.informes.ventas import SALES, ZERO, BookRow, BookSummary
 
 # Each IVA rate of the book: its name in the API, its rate in percent (None: none or several), and the book's
 # columns of its net amount and its IVA (None: no IVA).
@@ -73,6 +73,14 @@ def purchases_report(read_session: Session, company_id: int, desde: date, hasta:
     for row in purchase_rows(read_session, company_id, desde, hasta):
         report.add(row)
     return report
+
+
+def net_iva(sales: BookSummary, purchases: BookSummary) -> Decimal:
+    """The period's IVA position as the two books have it: the sales' débito fiscal less the purchases' crédito
+    fiscal (positive: to pay). An estimate, not the return: it leaves out the withholdings and perceptions the
+    company suffered, a balance in its favour from earlier periods and the credit of purchases for exempt sales
+    the return does not admit."""
+    return sales.declaration[SALES.iva_total] - purchases.declaration[PURCHASES.iva_total]
 
 
 def _money(value: Decimal) -> str:

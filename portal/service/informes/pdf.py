@@ -1,6 +1,8 @@
-"""A period's summary as a PDF (A4, fpdf2 with the receipts' font): the figures of the period report (periodo.py,
-the sales book's sums, never a second way to add them) for an accountant's file: the totals, the IVA return's
-figures, a bar per day or month, the split by type, currency and branch, the top customers and the DGI states."""
+"""A period's summary as a PDF (A4, fpdf2 with the receipts' font) for an accountant's file: the sales of the
+period report (periodo.py: the totals, the IVA return's figures, a bar per day or month, the split by type,
+currency and branch, the top customers and the DGI states), the purchases of the purchases report
+(compras_periodo.py: net, IVA credit and total by rate, the rejected counted apart, the top suppliers) and the
+IVA position the two books give. The reports' sums, never a second way to add them."""
 
 from __future__ import annotations
 
@@ -11,13 +13,19 @@ from portal.domain.cfe_types import type_name_es
 from portal.service.cfe import pdf_text as words
 from portal.service.cfe.pdf_base import ReceiptPage
 from portal.service.comprobante.export import DGI_STATE_NAMES
+from portal.service.informes.compras import PURCHASES
+from portal.service.informes.compras_periodo import PurchasesReport, RateLine, net_iva
 from portal.service.informes.files import DECLARATION_LABELS
 from portal.service.informes.periodo import PeriodReport
+from portal.service.informes.ventas import SALES, ZERO
 from portal.service.platform.i18n import _, say
 
 _LEFT, _WIDTH = 15.0, 180.0
 _ROW = 5.2
 _CHART_H = 38.0
+_NO_PURCHASES = _(
+    "Sin compras en el período: ningún CFE recibido ni e-Boleta de entrada cuenta en el libro de compras."
+)
 
 
 class _Summary:
@@ -51,18 +59,42 @@ class _Summary:
         self.pdf.put(_LEFT, self.y, _WIDTH, text, size=size, bold=True, h=6)
         self.y += 7
 
-    def table(self, header: tuple[str, ...], rows: list[tuple[str, ...]], widths: tuple[float, ...]) -> None:
-        """Rows of text; the first column left-aligned, the others (numbers) right-aligned."""
+    def table(
+        self, header: tuple[str, ...], rows: list[tuple[str, ...]], widths: tuple[float, ...], total: bool = False
+    ) -> None:
+        """Rows of text; the first column left-aligned, the others (numbers) right-aligned; the last row ruled
+        off and bold when it is the `total` of the others."""
+        last = len(rows)
         for index, row in enumerate([header, *rows]):
             self.room(_ROW)
+            if total and index == last:
+                self.pdf.line(_LEFT, self.y, _LEFT + sum(widths), self.y)
+            bold = index == 0 or (total and index == last)
             x = _LEFT
             for column, (text, width) in enumerate(zip(row, widths, strict=True)):
                 align = "L" if column == 0 else "R"
-                self.pdf.put(x, self.y, width, text, size=8.5, bold=index == 0, align=align, h=_ROW, shrink=column > 0)
+                self.pdf.put(x, self.y, width, text, size=8.5, bold=bold, align=align, h=_ROW, shrink=column > 0)
                 x += width
             self.y += _ROW
             if index == 0:
                 self.pdf.line(_LEFT, self.y, _LEFT + sum(widths), self.y)
+
+    def note(self, text: str, size: float = 8) -> None:
+        """A sentence or two under a table, wrapped at the page's width (word by word: put() cuts a line)."""
+        self.pdf.use_font(size, False)
+        room = _WIDTH - 2 * self.pdf.c_margin
+        lines: list[str] = []
+        for word in self.pdf.fontset.clean(text).split():
+            joined = f"{lines[-1]} {word}" if lines else word
+            if lines and self.pdf.get_string_width(joined) <= room:
+                lines[-1] = joined
+            else:
+                lines.append(word)
+        self.y += 1
+        for line in lines:
+            self.room(4.2)
+            self.pdf.put(_LEFT, self.y, _WIDTH, line, size=size)
+            self.y += 4.2
 
     def chart(self) -> None:
         """A bar per day (or month) of the period's total in pesos; its numbers are in the table after it."""
@@ -97,7 +129,7 @@ class _Summary:
         return bytes(self.pdf.output())
 
 
-def summary_pdf(company: str, report: PeriodReport, made_at: datetime) -> bytes:
+def summary_pdf(company: str, report: PeriodReport, purchases: PurchasesReport, made_at: datetime) -> bytes:
     doc = _Summary(company, report, made_at)
     book = report.book
     total = book.total
@@ -160,4 +192,88 @@ def summary_pdf(company: str, report: PeriodReport, made_at: datetime) -> bytes:
         [(say(DGI_STATE_NAMES.get(state, state)), str(count)) for state, count in report.dgi_states.items()],
         (130, 50),
     )
+    _purchases(doc, purchases)
+    _position(doc, report, purchases)
     return doc.output()
+
+
+def _rate_name(line: RateLine) -> str:
+    """The rate's name, with its percentage when it has one: "Tasa básica (22 %)"."""
+    percent = words.trimmed(line.percent, 0, 2) if line.percent is not None else ""
+    names = {
+        "basica": _("Tasa básica ({percent} %)", percent=percent),
+        "minima": _("Tasa mínima ({percent} %)", percent=percent),
+        "otra": _("Otra tasa"),
+        "exento": _("Exento y no gravado"),
+        "total": _("Total"),
+    }
+    return say(names[line.rate])
+
+
+def _purchases(doc: _Summary, purchases: PurchasesReport) -> None:
+    """The purchases book's side: what counts, the IVA credit, the rejected apart, by rate and the suppliers."""
+    book = purchases.book
+    total = book.total
+    doc.heading(say(_("Compras")), size=13)
+    doc.table(
+        (say(_("Compras del período")), say(_("Importe"))),
+        [
+            (say(_("Comprobantes")), str(total.count)),
+            (say(_("Total en pesos")), words.money(total.amounts["total"], "UYU")),
+            (say(DECLARATION_LABELS[PURCHASES.iva_total]), words.money(book.declaration[PURCHASES.iva_total], "UYU")),
+            (say(_("Rechazados por DGI (no suman)")), str(purchases.apart("dgi"))),
+            (say(_("Rechazados por la empresa (no suman)")), str(purchases.apart("empresa"))),
+        ],
+        (130, 50),
+    )
+    if not total.count:
+        doc.note(say(_NO_PURCHASES))
+        return
+    doc.heading(say(_("Compras por tasa de IVA")))
+    doc.table(
+        (say(_("Tasa")), say(_("Neto en pesos")), say(_("IVA en pesos")), say(_("Total en pesos"))),
+        [
+            (_rate_name(line), words.money(line.net), words.money(line.iva), words.money(line.total))
+            for line in [*purchases.by_rate(), purchases.rates_total()]
+        ],
+        (75, 35, 35, 35),
+        total=True,
+    )
+    doc.heading(say(_("Principales proveedores")))
+    doc.table(
+        (say(_("Proveedor")), say(_("Documento")), say(_("Cantidad")), say(_("Total en pesos"))),
+        [(name or doc_, doc_, str(b.count), words.money(b.total)) for doc_, name, b in purchases.suppliers.top()],
+        (95, 30, 20, 35),
+    )
+
+
+def _position(doc: _Summary, report: PeriodReport, purchases: PurchasesReport) -> None:
+    """Débito fiscal less crédito fiscal, said as what it is: an estimate from the books, not the return."""
+    position = net_iva(report.book, purchases.book)
+    doc.heading(say(_("Posición de IVA del período (estimada)")))
+    doc.table(
+        (say(_("Concepto")), say(_("Pesos"))),
+        [
+            (say(_("IVA débito fiscal (ventas)")), words.money(report.book.declaration[SALES.iva_total])),
+            (
+                say(_("IVA crédito fiscal (compras)")),
+                words.money(ZERO - purchases.book.declaration[PURCHASES.iva_total]),
+            ),
+            (
+                say(_("IVA a pagar estimado")) if position >= 0 else say(_("Saldo a favor estimado")),
+                words.money(abs(position)),
+            ),
+        ],
+        (130, 50),
+        total=True,
+    )
+    doc.note(
+        say(
+            _(
+                "Estimación según los libros del período: el débito fiscal de las ventas menos el crédito fiscal de "
+                "las compras, antes de las retenciones y percepciones de IVA sufridas, de los saldos a favor de "
+                "períodos anteriores y del crédito de compras destinadas a operaciones exentas que no se deduce. No "
+                "es la declaración jurada ante DGI."
+            )
+        )
+    )

@@ -312,18 +312,23 @@ def periodo(principal: Principal, query: PeriodoQuery):
     query=PeriodoQuery,
     responses={
         200: {
-            "description": "El resumen del período en PDF (A4): totales, cifras de la declaración de IVA, un "
-            "gráfico de barras por día o mes con sus números, y la apertura por tipo, moneda, principales "
-            "clientes y estados ante DGI; los mismos números que GET /informes/periodo.",
+            "description": "El resumen del período en PDF (A4): de las ventas, totales, cifras de la declaración "
+            "de IVA, un gráfico de barras por día o mes con sus números, y la apertura por tipo, moneda, principales "
+            "clientes y estados ante DGI (los mismos números que GET /informes/periodo); de las compras, el neto, el "
+            "IVA (crédito fiscal) y el total por tasa, los rechazados aparte y los principales proveedores (los de "
+            "GET /informes/compras/resumen); y la posición de IVA estimada: el débito fiscal menos el crédito "
+            "fiscal, antes de retenciones y percepciones.",
             "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}},
         },
     },
 )
 def periodo_pdf(principal: Principal, query: PeriodoQuery):
-    """El resumen del período para archivar o enviar al contador, con las cifras del libro de ventas."""
+    """El resumen del período para archivar o enviar al contador, con las cifras de los libros de ventas y de
+    compras."""
     session = db.session()
     report = period_report(session, db.new_session(), principal.company_id, query.desde, query.hasta)
+    purchases = purchases_report(db.new_session(), principal.company_id, query.desde, query.hasta)
     company = session.get(Company, principal.company_id)
-    content = summary_pdf(company.razon_social if company else "", report, datetime.now(MONTEVIDEO))
+    content = summary_pdf(company.razon_social if company else "", report, purchases, datetime.now(MONTEVIDEO))
     name = f"resumen-{query.desde:%Y%m%d}-{query.hasta:%Y%m%d}.pdf"
     return file_response(content, "application/pdf", name, inline=False, vary=("Accept-Language",))
