@@ -20,6 +20,7 @@ __all__ = [
     "DgiAvailability",
     "DgiMoments",
     "DgiMotive",
+    "DgiNotice",
     "DgiState",
     "Download",
     "Envelope",
@@ -206,6 +207,18 @@ class VoidedRange:
 
 
 @dataclass(frozen=True)
+class DgiNotice:
+    """What every member may know of DGI: whether it answers and, if not, since when."""
+
+    answering: bool
+    down_since: datetime | None
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> DgiNotice:
+        return cls(answering=bool(data["responde"]), down_since=optional_datetime(data.get("sinRespuestaDesde")))
+
+
+@dataclass(frozen=True)
 class DgiAvailability:
     """Whether DGI answers (since when not), and what of the company waits on DGI."""
 
@@ -240,11 +253,16 @@ _VOID_PARAMETERS = {"tipoCFE": "tipo_cfe", "motivo": "reason", "serie": "serie",
 
 
 class EnviosApi(Transport):
-    """The Envíos a DGI endpoints (Bearer JWT; admin and soporte read, admin voids)."""
+    """The Envíos a DGI endpoints (Bearer JWT; admin and soporte read, admin voids, any member asks whether DGI
+    answers)."""
 
     def dgi_availability(self) -> DgiAvailability:
         """Whether DGI answers, since when not, and what of the company waits (admin and soporte)."""
         return DgiAvailability.from_json(self._json("GET", f"{BASE}/dgi"))
+
+    def dgi_notice(self) -> DgiNotice:
+        """Whether DGI answers and since when not (any member of the company)."""
+        return DgiNotice.from_json(self._json("GET", f"{BASE}/dgi/aviso"))
 
     def list_envelopes(self, *, cursor: str | None = None, limit: int | None = None) -> Page[Envelope]:
         return Page.from_json(

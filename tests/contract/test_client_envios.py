@@ -11,6 +11,7 @@ from portal.client import CfeClient, Conflict, Forbidden, NotFound, ValidationEr
 from portal.client.cfe import CfeRequest
 from portal.client.envios import (
     DgiMotive,
+    DgiNotice,
     DgiState,
     Envelope,
     EnvelopeRef,
@@ -191,3 +192,16 @@ def test_envelopes_reports_and_dgis_acknowledgements_download_as_files(as_user, 
         as_user("usuario@demo.uy").envelope_document(envelope.id, "sobre")
     with pytest.raises(NotFound):
         as_user("admin@demo.uy", 2).envelope_document(envelope.id, "sobre")
+
+
+def test_whether_dgi_answers_is_typed_for_every_member(as_user, live_service):
+    from portal.service.envios import outage
+
+    user = as_user("usuario@demo.uy")
+    assert user.dgi_notice() == DgiNotice(answering=True, down_since=None)
+    with live_service.app.app_context():
+        outage.failed("No se pudo conectar con el servicio de DGI.", 30)
+    notice = user.dgi_notice()
+    assert not notice.answering and isinstance(notice.down_since, datetime) and notice.down_since.tzinfo
+    with pytest.raises(Forbidden):
+        user.dgi_availability()  # the detail stays with admin and soporte

@@ -4,12 +4,15 @@ two situations apart (DGI down: keep issuing; cannot issue at all: the paper boo
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
+import requests
 
 from portal.service.envios import outage
 from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG
-from tests.support.html import soup
+from tests.support.html import csrf, soup
 
 HTMX = {"HX-Request": "true"}
 
@@ -62,3 +65,51 @@ def test_one_page_tells_the_two_situations_apart(signed_in, live_service):
         outage.failed("No se pudo conectar con el servicio de DGI.", 30)
     now = soup(signed_in("admin@demo.uy").get("/envios/contingencia")).find(attrs={"data-testid": "dgi-now"})
     assert "Ahora DGI no responde" in now.get_text()
+
+
+def test_every_member_may_ask_whether_dgi_answers_and_since_when_not_more(api_client, auth_headers, service_app):
+    """`GET /api/v1/envios/dgi/aviso`: the fact (DGI answers, or since when not) for every role; the detail
+    (last error, next try, what waits) stays in `GET /dgi`, for admin and soporte."""
+    usuario = auth_headers("usuario@demo.uy")
+    assert api_client.get("/api/v1/envios/dgi/aviso", headers=usuario).json == {"responde": True}
+    with service_app.app_context():
+        outage.failed("No se pudo conectar con el servicio de DGI.", 30)
+    for email in ("usuario@demo.uy", "admin@demo.uy", "soporte@demo.uy"):
+        body = api_client.get("/api/v1/envios/dgi/aviso", headers=auth_headers(email, 1)).json
+        assert set(body) == {"responde", "sinRespuestaDesde"}  # no error, no next try, nothing of the queue
+        assert body["responde"] is False and body["sinRespuestaDesde"]
+    assert api_client.get("/api/v1/envios/dgi", headers=usuario).status_code == 403
+
+
+def test_the_person_who_issues_is_told_on_the_receipt_and_every_page_that_dgi_does_not_answer(
+    signed_in, live_service, live_token_for
+):
+    token = live_token_for("usuario@demo.uy")
+    headers = {"Authorization": f"Bearer {token}", "X-Empresa-Id": "1"}
+    receipt = requests.post(
+        f"{live_service.url}/api/v1/comprobante/emitir",
+        json=bodies.body(bodies.EFACTURA),
+        headers={**headers, "Idempotency-Key": uuid.uuid4().hex},
+        timeout=10,
+    ).json()["idCfeEmitido"]
+    user = signed_in("usuario@demo.uy")
+    page = f"/comprobantes/{receipt}"
+    assert soup(user.get(page)).find(attrs={"data-testid": "dgi-outage"}) is None  # DGI answers: nothing to say
+    assert soup(user.get("/")).find(id="dgi-notice") is not None  # the loader of the members' notice
+    assert soup(user.get("/envios/dgi-aviso-breve", headers=HTMX)).find(attrs={"data-testid": "dgi-notice"}) is None
+    with live_service.app.app_context():
+        outage.failed("DGI no respondió en 30 s.", 30)
+    panel = soup(user.get(page)).find(attrs={"data-testid": "dgi-panel"})
+    text = panel.find(attrs={"data-testid": "dgi-outage"}).get_text(" ", strip=True)
+    assert "DGI no responde desde el" in text and "sale solo hacia DGI cuando vuelva a responder" in text
+    again = soup(user.get(f"/envios/estado/{receipt}/detalle", headers=HTMX))  # the panel's own polling
+    assert again.find(attrs={"data-testid": "dgi-outage"}) is not None
+    notice = soup(user.get("/envios/dgi-aviso-breve", headers=HTMX)).find(attrs={"data-testid": "dgi-notice"})
+    said = notice.get_text(" ", strip=True)
+    assert "DGI no responde desde el" in said and "no se pierde ninguno" in said
+    assert "30 s" not in said and "esperan" not in said  # the fact, not the error nor the queue
+    user.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": csrf(user)})
+    english = soup(user.get(page)).find(attrs={"data-testid": "dgi-outage"}).get_text(" ", strip=True)
+    assert "DGI has not answered since" in english and "goes out to DGI by itself" in english
+    notice = soup(user.get("/envios/dgi-aviso-breve", headers=HTMX)).find(attrs={"data-testid": "dgi-notice"})
+    assert "receipts go out by themselves" in notice.get_text(" ", strip=True)

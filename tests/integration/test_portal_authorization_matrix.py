@@ -35,6 +35,7 @@ ANY_ROLE = {
     "envios.state_badge",
     "envios.state_panel",
     "envios.contingency",
+    "envios.dgi_notice",
     "comprobantes.receipt",
     "comprobantes.receipt_pdf",
     "comprobantes.receipt_xml",

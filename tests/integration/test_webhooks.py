@@ -5,6 +5,7 @@ a day of failures (time simulated), secret rotation's overlap, redirects not fol
 from __future__ import annotations
 
 import json
+import re
 import socket
 import ssl
 from datetime import UTC, datetime, timedelta
@@ -601,3 +602,21 @@ def test_a_disabled_webhooks_notice_does_not_show_its_query_to_every_member(app,
     with app.app_context():
         [mail] = [m for m in mailbox.messages(1) if "desactivado" in m.subject.lower()]
     assert "s3cr3t" in mail.text  # the admins' own mail names it whole
+
+
+def test_a_short_url_of_another_scheme_is_refused_for_its_scheme_and_the_schema_says_http(client, auth_headers):
+    """`ftp://x` (7 characters) was answered "al menos 8 caracteres"; the scheme is what has to change."""
+    for headers, said in (
+        (auth_headers(ADMIN, company_id=1), "La URL debe empezar con https:// (o http://)."),
+        (
+            {**auth_headers(ADMIN, company_id=1), "Accept-Language": "en"},
+            "The URL must start with https:// (or http://).",
+        ),
+    ):
+        answer = client.post(
+            "/api/v1/webhooks", json={"url": "ftp://x", "eventos": ["comprobante.emitido"]}, headers=headers
+        )
+        assert answer.status_code == 422
+        assert [(f["field"], f["message"]) for f in answer.json["error"]["fields"]] == [("url", said)]
+    url = client.get("/api/v1/openapi.json").json["components"]["schemas"]["WebhookCreate"]["properties"]["url"]
+    assert re.fullmatch(url["pattern"], "https://erp.example.com/hook") and not re.fullmatch(url["pattern"], "ftp://x")

@@ -1,6 +1,6 @@
 """HTTP endpoints of the Envíos a DGI group: what support and admins need to follow receipts on their way
 to DGI, the daily report on demand, and voiding unused numbers. Bearer JWT, within the caller's company:
-admin and soporte read, only admin acts."""
+admin and soporte read, only admin acts; whether DGI answers (and since when not) every member may read."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from flask import Blueprint, Flask, Response
 from sqlalchemy import select
 
 from portal.domain.cfe_types import FIRST_CFE_DAY
-from portal.domain.roles import ADMINS, READERS
+from portal.domain.roles import ADMINS, ALL, READERS
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.envios import ack_trust, listing, outage, reports, schemas, sending, tasks, voids
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope
@@ -59,6 +59,23 @@ def dgi_availability(principal: Principal):
         reportes_esperando=waiting.reports,
         esperando_desde=waiting.oldest,
     )
+
+
+@operation(
+    bp,
+    "GET",
+    "/dgi/aviso",
+    tag=TAG,
+    summary="¿DGI responde? Para todo miembro de la empresa",
+    auth=(JWT,),
+    roles=ALL,
+    responses={200: schemas.AvisoDgi},
+)
+def dgi_notice(principal: Principal):
+    """Si DGI responde y, si no, desde cuándo: lo que quien emite necesita saber de un comprobante que espera.
+    No dice el último error ni qué espera en la empresa (eso es `GET /dgi`, para admin y soporte)."""
+    seen = outage.status(db.session())
+    return schemas.AvisoDgi(responde=seen.down_since is None, sin_respuesta_desde=seen.down_since)
 
 
 @operation(

@@ -181,6 +181,22 @@ class AnulacionSolicitud(PrintedText):
     motivo: StrictStr = Field(min_length=3, max_length=200)
 
 
+class AvisoDgi(_Out):
+    """Lo que todo miembro de la empresa puede saber de DGI: si responde y, si no, desde cuándo. Mientras no
+    responde se sigue emitiendo; los comprobantes salen solos cuando vuelve, lo más antiguo primero, y no se
+    pierde ninguno. El detalle técnico (último error, próximo intento, lo que espera) queda en `GET /dgi`."""
+
+    model_config = ConfigDict(
+        populate_by_name=True,
+        json_schema_extra={"examples": [{"responde": False, "sinRespuestaDesde": "2026-11-27T13:05:00Z"}]},
+    )
+
+    responde: bool = Field(description="False mientras DGI no responde (sin conexión, demora, fallas SOAP).")
+    sin_respuesta_desde: datetime | None = Field(
+        None, alias="sinRespuestaDesde", description="Desde cuándo DGI no responde (null mientras responde)."
+    )
+
+
 class DisponibilidadDgi(_Out):
     """Si DGI responde, desde cuándo no (si no), y qué espera por DGI en la empresa. Emitir nunca espera por DGI:
     los comprobantes se firman y se entregan igual; los sobres y reportes salen solos cuando DGI vuelve."""

@@ -16,6 +16,8 @@ from urllib.parse import urlsplit
 
 from portal.service.platform.i18n import Text, _
 
+SCHEME_MESSAGE = _("La URL debe empezar con https:// (o http://).")
+
 
 class UnsafeUrl(Exception):
     """A URL the service will not call. `code` is the API's field error code."""
@@ -49,7 +51,7 @@ def check_syntax(url: str) -> tuple[str, int]:
     except ValueError as exc:  # an unclosed [IPv6 literal
         raise UnsafeUrl("host", _("El servidor de la URL no es válido.")) from exc
     if parts.scheme not in ("http", "https"):
-        raise UnsafeUrl("scheme", _("La URL debe empezar con https:// (o http://)."))
+        raise UnsafeUrl("scheme", SCHEME_MESSAGE)
     if not parts.hostname:
         raise UnsafeUrl("host", _("La URL no tiene servidor."))
     try:  # what resolving (and the HTTP library) would do to the name: an empty or over-long label fails here

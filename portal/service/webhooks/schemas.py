@@ -5,17 +5,31 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from pydantic.json_schema import JsonDict
 
 from portal.service.eventos.catalogue import SUBSCRIBABLE
 from portal.service.platform.jsontypes import WHOLE_NUMBER
+from portal.service.platform.pydantic_errors import refuse
+from portal.service.webhooks.guard import SCHEME_MESSAGE
 
 EventName = Literal[SUBSCRIBABLE]  # type: ignore[valid-type]
-# No spaces (a URL has none): so the length the schema states is the one checked, the text being stripped first.
+
+
+def _http_first(value: object) -> object:
+    """A URL of another scheme ("ftp://x") is refused for its scheme before any other rule of the field: that
+    is what the person has to change (a length rule would say "al menos 8 caracteres" instead)."""
+    if isinstance(value, str) and not value.strip().lower().startswith(("http://", "https://")):
+        raise refuse("url_esquema", SCHEME_MESSAGE)
+    return value
+
+
+# http(s), no spaces (a URL has none): the pattern states what the guard (guard.py) checks first, and implies the
+# shortest URL there is ("http://a"); the text is stripped before the pattern is checked.
 Url = Annotated[
     StrictStr,
-    Field(min_length=8, max_length=2000, pattern=r"^\S+$", description="URL http(s) que recibe los eventos."),
+    Field(max_length=2000, pattern=r"^[Hh][Tt][Tt][Pp][Ss]?://\S+$", description="URL http(s) que recibe los eventos."),
+    BeforeValidator(_http_first),
 ]
 Events = Annotated[
     list[EventName], Field(min_length=1, max_length=len(SUBSCRIBABLE), description="Eventos que escucha.")

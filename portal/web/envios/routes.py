@@ -14,6 +14,7 @@ from portal.domain import roles
 from portal.web.auth.session import admin_required, member_required, reader_required
 from portal.web.backend import api
 from portal.web.comprobantes.choices import type_name
+from portal.web.dgi_labels import OUTAGE_HELD_STATES
 from portal.web.envios import bp, overview
 from portal.web.envios.badges import dgi_badge, receipt_badge, receipt_panel
 from portal.web.envios.forms import ReportForm, VoidForm, rest_of_cae
@@ -43,10 +44,26 @@ def _receipt_label(receipt_id: str) -> str:
     return f"{type_name(other.tipo_cfe)} {other.number}"
 
 
+def _dgi_down_since():
+    """Since when DGI does not answer (None while it answers, or when the service cannot say)."""
+    try:
+        notice = api().dgi_notice()
+    except client_errors.ServiceUnavailable:
+        return None
+    return None if notice.answering else notice.down_since
+
+
 def dgi_panel_for(receipt):
-    """The receipt page's DGI panel for the signed-in user (only writers are offered "Emitir corregido")."""
+    """The receipt page's DGI panel for the signed-in user (only writers are offered "Emitir corregido"); a
+    receipt that waits for DGI says, to every member, that DGI does not answer and since when."""
     linked = [rid for rid in (receipt.dgi.corrects, receipt.dgi.corrected_by) if rid] if receipt.dgi else []
-    return receipt_panel(receipt, can_write=_can_write(), labels={rid: _receipt_label(rid) for rid in linked})
+    waits = receipt.dgi is not None and receipt.dgi.state in OUTAGE_HELD_STATES
+    return receipt_panel(
+        receipt,
+        can_write=_can_write(),
+        labels={rid: _receipt_label(rid) for rid in linked},
+        dgi_down_since=_dgi_down_since() if waits else None,
+    )
 
 
 # The shared partial's values, for any page: templates/_dgi_state.html documents how to call them.
@@ -216,6 +233,14 @@ def dgi_banner():
     except client_errors.ServiceUnavailable:
         availability = None
     return fragment("envios/_dgi_banner.html", "banner", availability=availability)
+
+
+@bp.get("/dgi-aviso-breve")
+@member_required
+def dgi_notice():
+    """The short notice every other member sees on every page while DGI does not answer: since when, and that
+    receipts go out by themselves when it does (no error, no queue); nothing while DGI answers."""
+    return fragment("envios/_dgi_banner.html", "notice", down_since=_dgi_down_since())
 
 
 @bp.get("/contingencia")
