@@ -61,8 +61,12 @@ def test_rejected_receipts_are_counted_and_linked_to_their_page(signed_in, live_
     assert soup.find(attrs={"data-testid": "dgi-rejected"}).get_text(strip=True) == "1"
     link = soup.find(attrs={"data-testid": "dgi-latest-rejected"}).find("a")
     assert link["href"] == f"/comprobantes/{rejected.id}" and link.get_text(strip=True) == f"e-Ticket {rejected.number}"
-    # A small e-Ticket waits for the daily report.
+    # A small e-Ticket waits for the daily report: counted as without DGI's final answer, not as "waiting for an
+    # answer", which the Envíos page keeps for receipts sent one by one (and says so).
     assert "Rechazado por DGI" in _card(soup, "dgi") and "Va en el reporte diario de DGI" in _card(soup, "dgi")
+    assert "Sin respuesta final de DGI" in _card(soup, "dgi") and "Esperando respuesta" not in _card(soup, "dgi")
+    envios = _soup(signed_in("soporte@demo.uy").get("/envios/"))
+    assert "reporte diario no están aquí" in envios.find(attrs={"data-testid": "waiting-scope"}).get_text()
 
 
 def test_cae_and_certificate_warnings(signed_in, live_service):
