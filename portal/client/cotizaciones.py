@@ -13,6 +13,8 @@ from portal.client import errors
 from portal.client.transport import Transport
 
 BASE = "/api/v1/cotizaciones"
+# The currencies the service keeps rates of (the BCU's codes it asks for), the dollar first.
+CURRENCIES = ("USD", "EUR", "ARS", "BRL", "UI")
 # The longest period /cotizaciones/dias answers (both days included).
 MAX_PERIOD_DAYS = 366
 
