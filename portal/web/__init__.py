@@ -28,6 +28,7 @@ AREAS = (
     "empresa",
     "correo",
     "informes",
+    "cotizaciones",
     "clientes",
     "productos",
     "webhooks",

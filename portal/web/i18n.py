@@ -80,6 +80,8 @@ MOMENT_FORMAT = "dd/MM/yyyy HH:mm"
 _AMOUNT = parse_pattern("#,##0.00")
 # An exchange rate as the CFE carries it (TpoCambio, 3 decimals): 40,402 is not rounded to the 40,40 of an amount.
 _RATE = parse_pattern("#,##0.00#")
+# A rate as the BCU publishes it: three decimals always (as TpoCambio), more only when it has them (the UI's four).
+_PUBLISHED_RATE = parse_pattern("#,##0.000###")
 
 
 def money(value: Decimal | float | str | None, currency: str | None = None) -> str:
@@ -96,6 +98,13 @@ def exchange_rate(value: Decimal | float | str | None) -> str:
     if value is None or value == "":
         return ""
     return _RATE.apply(Decimal(str(value)), _format_locale())
+
+
+def published_rate(value: Decimal | float | str | None) -> str:
+    """A day's rate in a table of rates: 40,402 and 40,400 in Spanish (40.402 in English), the UI's 6,4512."""
+    if value is None or value == "":
+        return ""
+    return _PUBLISHED_RATE.apply(Decimal(str(value)), _format_locale())
 
 
 def day(value: date | str | None) -> str:
@@ -199,6 +208,11 @@ def init_app(app: Flask) -> None:
     # _() and gettext themselves (ngettext and the rest stay Jinja's): the same answers, most of them kept.
     app.jinja_env.globals.update(_=template_gettext, gettext=template_gettext)
     app.jinja_env.filters.update(
-        money=money, exchange_rate=exchange_rate, day=day, moment=moment, currency_sign=currency_sign
+        money=money,
+        exchange_rate=exchange_rate,
+        published_rate=published_rate,
+        day=day,
+        moment=moment,
+        currency_sign=currency_sign,
     )
     app.jinja_env.globals.update(current_locale=lambda: str(get_locale() or "es"))

@@ -31,6 +31,7 @@ NAV = (
     NavItem("recibidos.index", _l("Recibidos"), roles.ALL),
     NavItem("apikeys.index", _l("Claves de API"), roles.READERS, more=True),
     NavItem("dgi.index", _l("DGI"), roles.ALL, more=True),
+    NavItem("cotizaciones.index", _l("Cotizaciones"), roles.ALL, more=True),
     NavItem("inteligente.index", _l("Emisión inteligente"), roles.ALL),
     NavItem("informes.index", _l("Informes"), roles.ALL),
     NavItem("clientes.index", _l("Clientes"), roles.ALL),

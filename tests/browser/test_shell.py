@@ -23,6 +23,7 @@ from tests.browser.pages import Shell, SignInPage, nav_link
                 # under "Más"
                 "Claves de API",
                 "DGI",
+                "Cotizaciones",
                 "Envíos a DGI",
                 "Empresa",
                 "Webhooks",
@@ -40,12 +41,22 @@ from tests.browser.pages import Shell, SignInPage, nav_link
                 # under "Más"
                 "Claves de API",
                 "DGI",
+                "Cotizaciones",
                 "Envíos a DGI",
             ],
         ),
         (
             "usuario@demo.uy",
-            ["Comprobantes", "Recibidos", "Emisión inteligente", "Informes", "Clientes", "Productos", "DGI"],
+            [
+                "Comprobantes",
+                "Recibidos",
+                "Emisión inteligente",
+                "Informes",
+                "Clientes",
+                "Productos",
+                "DGI",
+                "Cotizaciones",
+            ],
         ),
     ],
 )

@@ -83,3 +83,112 @@ def test_the_api_gives_the_days_rate_in_any_role(api_client, auth_headers):
     wrong = api_client.get(COTIZACIONES, query_string={"moneda": "JPY"}, headers=soporte)
     assert wrong.status_code == 422 and wrong.json["error"]["fields"][0]["field"] == "moneda"
     assert api_client.get(COTIZACIONES, query_string={"moneda": "USD"}).status_code == 401
+
+
+DIAS = COTIZACIONES + "/dias"
+# Tourism week 2025: the BCU closed from Monday 14 to Friday 18 April; Friday the 11th's rate covers it.
+TURISMO = [
+    bcu.PublishedRate(date(2025, 4, 10), "EUR", Decimal("45.100000"), Decimal("46.250000")),
+    bcu.PublishedRate(date(2025, 4, 11), "EUR", Decimal("45.200000"), Decimal("46.3456")),
+    bcu.PublishedRate(date(2025, 4, 21), "EUR", Decimal("45.300000"), Decimal("46.500000")),
+]
+
+
+def _store_turismo(service_app) -> None:
+    with service_app.app_context(), db.write_transaction() as session:
+        session.execute(delete(ExchangeRate).where(ExchangeRate.currency == "EUR"))
+        rates.store(session, TURISMO[:2])
+        rates.store(session, TURISMO[2:], source=rates.OPERATOR)
+
+
+def test_the_days_of_a_period_hold_what_the_rates_table_holds_and_what_a_missing_day_takes(
+    service_app, api_client, auth_headers
+):
+    _store_turismo(service_app)
+    query = {"moneda": "EUR", "desde": "2025-04-09", "hasta": "2025-04-22"}
+    answer = api_client.get(DIAS, query_string=query, headers=auth_headers("soporte@demo.uy"))
+    assert answer.status_code == 200, answer.json
+    body = answer.json
+    assert (body["moneda"], body["desde"], body["hasta"], body["diasAtras"]) == ("EUR", "2025-04-09", "2025-04-22", 10)
+    assert body["publicadas"] == "simulador"  # the tests' service reads the stand-in
+    days = {item["fecha"]: item for item in body["items"]}
+    assert [item["fecha"] for item in body["items"]][:2] == ["2025-04-22", "2025-04-21"]  # newest first
+    assert len(days) == 14
+    with service_app.app_context():
+        table = {row.day: row for row in db.session().query(ExchangeRate).filter_by(currency="EUR")}
+    for day, row in table.items():
+        item = days[day.isoformat()]
+        assert (Decimal(item["compra"]), Decimal(item["venta"]), item["fuente"]) == (row.buy, row.sell, row.source)
+        assert item["fechaTipoCambio"] == day.isoformat()
+    assert days["2025-04-21"]["fuente"] == "operador"
+    assert days["2025-04-11"]["tipoCambio"] == "46.346"  # TpoCambio: the selling rate with 3 decimals
+    holiday = days["2025-04-16"]
+    assert (holiday["compra"], holiday["venta"], holiday["fuente"]) == (None, None, None)
+    assert (holiday["tipoCambio"], holiday["fechaTipoCambio"]) == ("46.346", "2025-04-11")
+    assert days["2025-04-22"]["fechaTipoCambio"] == "2025-04-21"  # a day after the last published takes it
+    # The 9th has nothing published in the ten days before it: no rate at all.
+    assert (days["2025-04-09"]["tipoCambio"], days["2025-04-09"]["fechaTipoCambio"]) == (None, None)
+
+
+def test_nothing_published_more_than_ten_days_before_leaves_a_day_without_a_rate(service_app, api_client, auth_headers):
+    _store_turismo(service_app)
+    query = {"moneda": "EUR", "desde": "2025-04-11", "hasta": "2025-04-20"}
+    body = api_client.get(DIAS, query_string=query, headers=auth_headers()).json
+    days = {item["fecha"]: item["fechaTipoCambio"] for item in body["items"]}
+    assert days["2025-04-20"] == "2025-04-11"  # nine days on: still the 11th's
+    with service_app.app_context(), db.write_transaction() as session:
+        session.execute(delete(ExchangeRate).where(ExchangeRate.day == date(2025, 4, 11)))
+    body = api_client.get(DIAS, query_string=query, headers=auth_headers()).json
+    days = {item["fecha"]: item["fechaTipoCambio"] for item in body["items"]}
+    assert days["2025-04-20"] == "2025-04-10" and days["2025-04-19"] == "2025-04-10"
+    query = {"moneda": "EUR", "desde": "2025-04-20", "hasta": "2025-04-20"}
+    with service_app.app_context(), db.write_transaction() as session:
+        session.execute(delete(ExchangeRate).where(ExchangeRate.day == date(2025, 4, 10)))
+    [day] = api_client.get(DIAS, query_string=query, headers=auth_headers()).json["items"]
+    assert (day["tipoCambio"], day["fechaTipoCambio"]) == (None, None)
+
+
+def test_a_period_is_at_most_a_year_and_not_reversed(api_client, auth_headers):
+    user = auth_headers()
+    year = api_client.get(
+        DIAS, query_string={"moneda": "USD", "desde": "2025-01-01", "hasta": "2026-01-01"}, headers=user
+    )
+    assert year.status_code == 200 and len(year.json["items"]) == 366
+    longer = api_client.get(
+        DIAS, query_string={"moneda": "USD", "desde": "2025-01-01", "hasta": "2026-01-02"}, headers=user
+    )
+    assert longer.status_code == 422
+    assert longer.json["error"]["fields"][0] | {"message": ""} == {
+        "field": "hasta",
+        "code": "periodo_demasiado_largo",
+        "message": "",
+    }
+    assert "366" in longer.json["error"]["fields"][0]["message"]
+    reversed_ = api_client.get(
+        DIAS, query_string={"moneda": "USD", "desde": "2025-02-01", "hasta": "2025-01-01"}, headers=user
+    )
+    assert reversed_.status_code == 422 and reversed_.json["error"]["fields"][0]["code"] == "rango_invalido"
+    unknown = api_client.get(
+        DIAS, query_string={"moneda": "JPY", "desde": "2025-01-01", "hasta": "2025-01-02"}, headers=user
+    )
+    assert unknown.status_code == 422 and unknown.json["error"]["fields"][0]["field"] == "moneda"
+
+
+def test_the_days_are_for_signed_in_members_of_any_role(api_client, auth_headers):
+    query = {"moneda": "USD", "desde": "2025-01-01", "hasta": "2025-01-31"}
+    assert api_client.get(DIAS, query_string=query).status_code == 401
+    assert api_client.get(DIAS, query_string=query).json["error"]["code"]
+    for email in ("admin@demo.uy", "usuario@demo.uy", "soporte@demo.uy"):
+        assert api_client.get(DIAS, query_string=query, headers=auth_headers(email, 1)).status_code == 200
+    # A company the user is no member of is refused before anything is read.
+    refused = api_client.get(DIAS, query_string=query, headers=auth_headers("usuario@demo.uy", 2))
+    assert refused.status_code == 403 and refused.json["error"]["code"] == "empresa_ajena"
+
+
+def test_openapi_documents_the_days_and_their_bound(api_client):
+    spec = api_client.get("/api/v1/openapi.json").json
+    entry = spec["paths"][DIAS]["get"]
+    assert {p["name"] for p in entry["parameters"] if p["in"] == "query"} == {"moneda", "desde", "hasta"}
+    assert "periodo_demasiado_largo" in entry["responses"]["422"]["description"]
+    item = spec["components"]["schemas"]["DiaCotizacion"]
+    assert {"fecha", "compra", "venta", "fuente", "tipoCambio", "fechaTipoCambio"} <= set(item["required"])

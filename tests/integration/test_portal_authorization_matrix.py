@@ -56,6 +56,7 @@ ANY_ROLE = {
     "informes.index",
     "informes.book",
     "informes.summary_pdf",
+    "cotizaciones.index",
     "clientes.index",
     "clientes.card",
     "productos.index",

@@ -44,6 +44,7 @@ def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_clie
                 "Productos",
                 "Claves de API",  # under "Más" from here on
                 "DGI",
+                "Cotizaciones",
                 "Envíos a DGI",
                 "Empresa",
                 "Webhooks",
@@ -61,13 +62,23 @@ def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_clie
                 "Productos",
                 "Claves de API",  # under "Más" from here on
                 "DGI",
+                "Cotizaciones",
                 "Envíos a DGI",
             ],
         ),
         (
             "usuario@demo.uy",
             "usuario",
-            ["Comprobantes", "Recibidos", "Emisión inteligente", "Informes", "Clientes", "Productos", "DGI"],
+            [
+                "Comprobantes",
+                "Recibidos",
+                "Emisión inteligente",
+                "Informes",
+                "Clientes",
+                "Productos",
+                "DGI",
+                "Cotizaciones",
+            ],
         ),
     ],
 )
@@ -81,7 +92,11 @@ def test_home_greets_who_is_signed_in_and_shows_the_navigation_of_the_role(signe
     assert _nav_labels(html) == nav
     # The settings and support pages sit under "Más", a disclosure the keyboard and no-JavaScript both open.
     more = [a.get_text(strip=True) for a in soup.select("ul.areas .nav-more details a")]
-    assert more == [label for label in nav if label in ("Claves de API", "DGI", "Envíos a DGI", "Empresa", "Webhooks")]
+    assert more == [
+        label
+        for label in nav
+        if label in ("Claves de API", "DGI", "Cotizaciones", "Envíos a DGI", "Empresa", "Webhooks")
+    ]
 
 
 def test_usuario_is_refused_the_api_keys_page_by_the_server(signed_in):

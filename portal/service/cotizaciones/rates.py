@@ -4,7 +4,8 @@ to a day. The UI of 31 December also becomes the next year's value of the 5,000 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date
+from dataclasses import dataclass
+from datetime import date, timedelta
 from decimal import Decimal
 from typing import Final
 
@@ -55,6 +56,38 @@ def rate_on(session: Session, currency: str, day: date) -> ExchangeRate | None:
     if row is None or (day - row.day).days > MAX_AGE_DAYS:
         return None
     return row
+
+
+@dataclass(frozen=True)
+class RateDay:
+    """A day of a period: the rate published that day (None on weekends and holidays) and the one a receipt of that
+    day takes (rate_on's: the same, or the latest before it; None when none is MAX_AGE_DAYS recent)."""
+
+    day: date
+    published: ExchangeRate | None
+    applied: ExchangeRate | None
+
+
+def days(session: Session, currency: str, start: date, end: date) -> list[RateDay]:
+    """Every day from `end` back to `start`, newest first, with rate_on's rule applied to one read of the rows."""
+    rows = session.scalars(
+        select(ExchangeRate)
+        .where(
+            ExchangeRate.currency == currency,
+            ExchangeRate.day >= start - timedelta(days=MAX_AGE_DAYS),
+            ExchangeRate.day <= end,
+        )
+        .order_by(ExchangeRate.day)
+    ).all()
+    by_day = {row.day: row for row in rows}
+    found, latest, day = [], None, start - timedelta(days=MAX_AGE_DAYS)
+    while day <= end:
+        latest = by_day.get(day, latest)
+        if day >= start:
+            applied = latest if latest is not None and (day - latest.day).days <= MAX_AGE_DAYS else None
+            found.append(RateDay(day, by_day.get(day), applied))
+        day += timedelta(days=1)
+    return found[::-1]
 
 
 def refresh(session: Session, start: date, end: date) -> int:

@@ -5,14 +5,21 @@ from __future__ import annotations
 
 from datetime import date
 
-from flask import Blueprint, Flask, Response, abort, request
+from flask import Blueprint, Flask, Response, abort, current_app, request
 from lxml import etree
 
+from portal.domain.money import cfe_rate
 from portal.domain.roles import ALL
 from portal.domain.uruguay_time import today_montevideo
-from portal.service.cotizaciones import bcu
+from portal.service.cotizaciones import bcu, rates
 from portal.service.cotizaciones.rates import rate_on
-from portal.service.cotizaciones.schemas import Cotizacion, CotizacionQuery
+from portal.service.cotizaciones.schemas import (
+    Cotizacion,
+    Cotizaciones,
+    CotizacionesQuery,
+    CotizacionQuery,
+    DiaCotizacion,
+)
 from portal.service.platform import db
 from portal.service.platform.api import operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
@@ -56,6 +63,47 @@ def cotizacion(principal: Principal, query: CotizacionQuery):
             code="sin_cotizacion",
         )
     return Cotizacion(moneda=query.moneda, fecha=row.day, compra=row.buy, venta=row.sell, fuente=row.source)
+
+
+@operation(
+    bp,
+    "GET",
+    "/dias",
+    tag=TAG,
+    summary="Las cotizaciones de una moneda día por día en un período",
+    auth=(JWT, API_KEY),
+    roles=ALL,
+    query=CotizacionesQuery,
+    responses={
+        200: Cotizaciones,
+        422: "Moneda o fechas no válidas, desde posterior a hasta (rango_invalido) o un período de más de 366 días "
+        "(periodo_demasiado_largo).",
+    },
+)
+def cotizaciones_por_dia(principal: Principal, query: CotizacionesQuery):
+    """Cada día del período, del más reciente al más antiguo: la compra y la venta publicadas ese día (null en
+    fines de semana y feriados: el BCU no publica) y su fuente, y el tipo de cambio que toma un comprobante de ese
+    día (la venta de la última cotización publicada ese día o antes, a lo sumo 10 días antes, con 3 decimales),
+    con el día del que sale."""
+    items = [
+        DiaCotizacion(
+            fecha=found.day,
+            compra=found.published.buy if found.published else None,
+            venta=found.published.sell if found.published else None,
+            fuente=found.published.source if found.published else None,
+            tipo_cambio=cfe_rate(found.applied.sell) if found.applied else None,
+            fecha_tipo_cambio=found.applied.day if found.applied else None,
+        )
+        for found in rates.days(db.session(), query.moneda, query.desde, query.hasta)
+    ]
+    return Cotizaciones(
+        moneda=query.moneda,
+        desde=query.desde,
+        hasta=query.hasta,
+        publicadas="bcu" if current_app.config["RATES_SOURCE"] == "bcu" else "simulador",
+        dias_atras=rates.MAX_AGE_DAYS,
+        items=items,
+    )
 
 
 def _q(name: str) -> str:

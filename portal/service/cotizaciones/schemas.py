@@ -6,9 +6,12 @@ from datetime import date
 from decimal import Decimal
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic.alias_generators import to_camel
 
 from portal.service.cfe.model_parts import Day
+from portal.service.platform.i18n import _
+from portal.service.platform.pydantic_errors import refuse
 
 Moneda = Literal["USD", "EUR", "ARS", "BRL", "UI"]
 
@@ -29,3 +32,69 @@ class Cotizacion(BaseModel):
     compra: Decimal
     venta: Decimal = Field(description="La que se propone como TpoCambio del CFE.")
     fuente: Literal["bcu", "operador"]
+
+
+# What one request reads: a year of days (and the ten before its first, for the rate its first days take).
+MAX_DAYS = 366
+
+
+class CotizacionesQuery(BaseModel):
+    """A currency and a period, both days included."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    moneda: Moneda = Field(description="USD, EUR, ARS, BRL o UI.", examples=["USD"])
+    desde: Day = Field(description="Primer día (AAAA-MM-DD).", examples=["2026-03-01"])
+    hasta: Day = Field(
+        description="Último día (AAAA-MM-DD), a lo sumo 366 días después de desde.", examples=["2026-03-31"]
+    )
+
+    @field_validator("hasta")
+    @classmethod
+    def _period(cls, value: date, info: ValidationInfo) -> date:
+        start = info.data.get("desde")
+        if start is not None and start > value:
+            raise refuse("rango_invalido", _("La fecha desde es posterior a la fecha hasta."))
+        if start is not None and (value - start).days >= MAX_DAYS:
+            raise refuse("periodo_demasiado_largo", _("El período abarca a lo sumo 366 días."))
+        return value
+
+
+class _Camel(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+
+class DiaCotizacion(_Camel):
+    """One day of the period: what was published that day (null on weekends and holidays, when the BCU publishes
+    nothing) and the rate a receipt of that day takes."""
+
+    fecha: date
+    compra: Decimal | None = Field(description="Compra publicada ese día; null si ese día no hay cotización.")
+    venta: Decimal | None = Field(description="Venta publicada ese día; null si ese día no hay cotización.")
+    fuente: Literal["bcu", "operador"] | None = Field(
+        description="bcu: la publicada por el BCU (o su simulador, ver `publicadas`); operador: la corrección de un "
+        "operador; null si ese día no hay cotización."
+    )
+    tipo_cambio: Decimal | None = Field(
+        description="El TpoCambio que se propone a un comprobante de ese día: la venta de la última cotización "
+        "publicada ese día o antes (a lo sumo 10 días antes), con 3 decimales; null si no hay ninguna."
+    )
+    fecha_tipo_cambio: date | None = Field(
+        description="El día de la cotización de la que sale tipoCambio (anterior a fecha en fines de semana y "
+        "feriados); null si no hay ninguna."
+    )
+
+
+class Cotizaciones(_Camel):
+    """The rates of a currency day by day, newest first: one item per day of the period, days without a rate
+    included. Not paged: the period (at most 366 days) bounds it."""
+
+    moneda: Moneda
+    desde: date
+    hasta: date
+    publicadas: Literal["bcu", "simulador"] = Field(
+        description="De dónde salen las cotizaciones de fuente bcu: el BCU, o el simulador del BCU (desarrollo y "
+        "pruebas)."
+    )
+    dias_atras: int = Field(description="Cuántos días antes puede ser la cotización que toma un comprobante (10).")
+    items: list[DiaCotizacion]
