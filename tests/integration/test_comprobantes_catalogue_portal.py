@@ -277,3 +277,17 @@ def test_in_english_the_proposed_rate_has_a_decimal_point_and_is_read_back(usuar
         usuario.get(RATE, query_string={"tpo_moneda": "EUR", "fch_emis": shown, "tpo_cambio": "43.126"}, headers=HTMX)
     )
     assert _fills(kept) == {}  # the rate typed stands: read as 43.126, not asked about
+
+
+def test_a_receipt_in_unidades_indexadas_is_offered_the_days_ui_value(usuario, service_app):
+    """The form asked the service for "UYI" (the CFE's code), which the rates call "UI": such a receipt was never
+    offered a rate."""
+    today = today_montevideo()
+    with service_app.app_context():
+        expected = rate_on(db.session(), "UI", today)
+    assert expected is not None
+    shown = today.strftime("%d/%m/%Y")
+    filled = soup(
+        usuario.get(RATE, query_string={"tpo_moneda": "UYI", "fch_emis": shown, "tpo_cambio": ""}, headers=HTMX)
+    )
+    assert Decimal(_fills(filled)["tpo_cambio"].replace(",", ".")) == expected.sell.quantize(Decimal("0.001"))

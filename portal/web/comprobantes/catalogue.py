@@ -23,7 +23,7 @@ from portal.domain.cfe_types import IND_FACT_BASIC_RATE, IND_FACT_MINIMUM_RATE, 
 from portal.domain.money import cfe_rate
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.backend import api
-from portal.web.comprobantes.conversion import Conversion, convert, days_rates, typed_rate
+from portal.web.comprobantes.conversion import Conversion, convert, days_rates, rates_name, typed_rate
 from portal.web.i18n import decimal_mark
 from portal.web.numbers import form_text
 
@@ -162,7 +162,7 @@ def rate_note(currency: str | None, day: date | None, current: str | None, fille
     if currency == "UYU":
         return RateNote(None, "" if current and ours else None, current)
     try:
-        rate = api().exchange_rate(currency, day or today_montevideo())
+        rate = api().exchange_rate(rates_name(currency), day or today_montevideo())
     except _UNAVAILABLE as exc:
         log.info("exchange rate unavailable: %s %s", exc.status, exc.code)
         return RateNote(None, None, current)

@@ -50,6 +50,16 @@ def typed_rate(text: str | None) -> Decimal | None:
     return value if value is not None and value > 0 else None
 
 
+# A receipt's currency (DGI's TpoMoneda, ISO 4217) as the service's rates name it: the unidad indexada is "UYI"
+# on a CFE and "UI" at the BCU.
+_RATES_NAME = {"UYI": "UI"}
+
+
+def rates_name(currency: str) -> str:
+    """The name the service's exchange rates give a receipt's currency."""
+    return _RATES_NAME.get(currency, currency)
+
+
 def days_rates(day: date | None) -> RateLookup:
     """The service's rate (the selling one, what TpoCambio takes) of each currency for `day` (today when None),
     asked once per currency; a service that does not answer knows no rate."""
@@ -58,7 +68,7 @@ def days_rates(day: date | None) -> RateLookup:
     def lookup(currency: str) -> Decimal | None:
         if currency not in asked:
             try:
-                rate = api().exchange_rate(currency, day or today_montevideo())
+                rate = api().exchange_rate(rates_name(currency), day or today_montevideo())
             except _UNAVAILABLE as exc:
                 log.info("exchange rate unavailable: %s %s", exc.status, exc.code)
                 rate = None
