@@ -18,6 +18,3 @@ STATES = {
     "pendiente_reporte": (_l("Va en el reporte diario de DGI"), "neutral", 60),
     "en_reporte": (_l("Incluido en el reporte diario de DGI"), "ok", 30),  # final once DGI answers AR
 }
-# States in which a receipt waits for DGI to take it or answer: what an outage holds back, so its panel says
-# whether DGI answers (outage.WAITING_STATES in the service).
-OUTAGE_HELD_STATES = frozenset({"pendiente", "en_sobre", "recibido"})

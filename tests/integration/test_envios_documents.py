@@ -194,6 +194,7 @@ def test_openapi_documents_the_operations_and_their_examples_work_as_they_stand(
     assert set(operations) == {
         ("get", "/api/v1/envios/sobres"),
         ("get", "/api/v1/envios/dgi"),
+        ("get", "/api/v1/envios/dgi/aviso"),
         ("get", "/api/v1/envios/pendientes"),
         ("get", "/api/v1/envios/reportes"),
         ("post", "/api/v1/envios/reportes"),

@@ -16,7 +16,6 @@ from portal.web.backend import api
 from portal.web.comprobantes import forms
 from portal.web.comprobantes.channels import Channels, exchange_channel, mail_channel
 from portal.web.comprobantes.receipts import receipt_view
-from portal.web.dgi_labels import OUTAGE_HELD_STATES
 from portal.web.rendering import render, wants_fragment
 
 _RECEIPT_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
@@ -85,9 +84,7 @@ def receipt_page(
     only they get them built."""
     receipt = api().get_receipt(checked_id(receipt_id))
     cache_key = None
-    # A receipt that waits for DGI also says whether DGI answers, which its version does not cover: not kept.
-    waits = receipt.dgi is not None and receipt.dgi.state in OUTAGE_HELD_STATES
-    if form is None and cancel_form is None and applied is None and status == 200 and not waits and _cacheable():
+    if form is None and cancel_form is None and applied is None and status == 200 and _cacheable():
         cache_key = _pages().key(receipt.version)
         html = _pages().get(cache_key)
         if html is not None:

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from flask_babel import lazy_gettext as _l
 
-from portal.web.dgi_labels import OUTAGE_HELD_STATES, STATES
+from portal.web.dgi_labels import STATES
 
 _UNKNOWN_POLL_SECONDS = 30
 _NOT_FINAL_POLL_SECONDS = 3
@@ -70,7 +70,6 @@ class DgiPanel:
     labels: dict[str, str] = field(default_factory=dict)  # linked receipt id -> "e-Factura A-0000001"
     observations: int = 0  # times DGI observed it (a contingency receipt keyed in from paper)
     can_correct_contingency: bool = False  # observed: "Corregir y reenviar" (same paper, same number)
-    dgi_down_since: datetime | None = None  # DGI does not answer since then: this receipt goes out when it does
 
     def label(self, receipt_id: str) -> str:
         return self.labels.get(receipt_id, receipt_id)
@@ -84,11 +83,8 @@ def receipt_badge(receipt) -> DgiBadge:
     return dgi_badge(receipt.id, dgi.state, dgi.motives, final=dgi.final)
 
 
-def receipt_panel(
-    receipt, *, can_write: bool, labels: dict[str, str] | None = None, dgi_down_since: datetime | None = None
-) -> DgiPanel:
-    """`labels` names the linked receipts (the rejected one and its correction) for their links;
-    `dgi_down_since`, when DGI does not answer, says so on a receipt that waits for it."""
+def receipt_panel(receipt, *, can_write: bool, labels: dict[str, str] | None = None) -> DgiPanel:
+    """`labels` names the linked receipts (the rejected one and its correction) for their links."""
     dgi = receipt.dgi
     badge = receipt_badge(receipt)
     if dgi is None:
@@ -102,5 +98,4 @@ def receipt_panel(
         labels=labels or {},
         observations=dgi.observations,
         can_correct_contingency=can_write and dgi.state == "observado",
-        dgi_down_since=dgi_down_since if badge.state in OUTAGE_HELD_STATES else None,
     )

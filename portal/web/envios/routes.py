@@ -14,7 +14,6 @@ from portal.domain import roles
 from portal.web.auth.session import admin_required, member_required, reader_required
 from portal.web.backend import api
 from portal.web.comprobantes.choices import type_name
-from portal.web.dgi_labels import OUTAGE_HELD_STATES
 from portal.web.envios import bp, overview
 from portal.web.envios.badges import dgi_badge, receipt_badge, receipt_panel
 from portal.web.envios.forms import ReportForm, VoidForm, rest_of_cae
@@ -54,16 +53,9 @@ def _dgi_down_since():
 
 
 def dgi_panel_for(receipt):
-    """The receipt page's DGI panel for the signed-in user (only writers are offered "Emitir corregido"); a
-    receipt that waits for DGI says, to every member, that DGI does not answer and since when."""
+    """The receipt page's DGI panel for the signed-in user (only writers are offered "Emitir corregido")."""
     linked = [rid for rid in (receipt.dgi.corrects, receipt.dgi.corrected_by) if rid] if receipt.dgi else []
-    waits = receipt.dgi is not None and receipt.dgi.state in OUTAGE_HELD_STATES
-    return receipt_panel(
-        receipt,
-        can_write=_can_write(),
-        labels={rid: _receipt_label(rid) for rid in linked},
-        dgi_down_since=_dgi_down_since() if waits else None,
-    )
+    return receipt_panel(receipt, can_write=_can_write(), labels={rid: _receipt_label(rid) for rid in linked})
 
 
 # The shared partial's values, for any page: templates/_dgi_state.html documents how to call them.
