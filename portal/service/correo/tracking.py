@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.tracking_schemas import EnvioCorreo, ResumenCorreo
 from portal.service.correo.models import QUEUED, MailSend
-from portal.service.platform.i18n import said
+from portal.service.platform.i18n import said_or
 
 
 def envio(send: MailSend | Row) -> EnvioCorreo:
@@ -21,7 +21,7 @@ def envio(send: MailSend | Row) -> EnvioCorreo:
         destinatarios=list(send.recipients),
         estado=send.state,
         intentos=send.attempts,
-        error=said(send.last_error_texts) if send.last_error_texts else send.last_error,
+        error=said_or(send.last_error_texts, send.last_error),
         proximo_intento=send.next_attempt_at if send.state == QUEUED else None,
         creado_por=send.created_by,
         creado_en=send.created_at,

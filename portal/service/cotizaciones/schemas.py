@@ -6,12 +6,11 @@ from datetime import date
 from decimal import Decimal
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from portal.service.cfe.model_parts import Day
-from portal.service.platform.i18n import _
-from portal.service.platform.pydantic_errors import refuse
+from portal.service.informes.schemas import PeriodoQuery
 
 Moneda = Literal["USD", "EUR", "ARS", "BRL", "UI"]
 
@@ -34,30 +33,10 @@ class Cotizacion(BaseModel):
     fuente: Literal["bcu", "operador"]
 
 
-# What one request reads: a year of days (and the ten before its first, for the rate its first days take).
-MAX_DAYS = 366
-
-
-class CotizacionesQuery(BaseModel):
-    """A currency and a period, both days included."""
-
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+class CotizacionesQuery(PeriodoQuery):
+    """A currency and a period, both days included (at most a year, as every period the service reads)."""
 
     moneda: Moneda = Field(description="USD, EUR, ARS, BRL o UI.", examples=["USD"])
-    desde: Day = Field(description="Primer día (AAAA-MM-DD).", examples=["2026-03-01"])
-    hasta: Day = Field(
-        description="Último día (AAAA-MM-DD), a lo sumo 366 días después de desde.", examples=["2026-03-31"]
-    )
-
-    @field_validator("hasta")
-    @classmethod
-    def _period(cls, value: date, info: ValidationInfo) -> date:
-        start = info.data.get("desde")
-        if start is not None and start > value:
-            raise refuse("rango_invalido", _("La fecha desde es posterior a la fecha hasta."))
-        if start is not None and (value - start).days >= MAX_DAYS:
-            raise refuse("periodo_demasiado_largo", _("El período abarca a lo sumo 366 días."))
-        return value
 
 
 class _Camel(BaseModel):

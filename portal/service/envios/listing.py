@@ -13,7 +13,7 @@ from portal.service.envios import schemas
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
 from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, STATES
 from portal.service.envios.tracking import overdue
-from portal.service.platform.i18n import said, say
+from portal.service.platform.i18n import said_or, say
 from portal.service.platform.paging import keyset
 
 
@@ -67,7 +67,7 @@ def envelopes(session, company_id: int, page: schemas.Lista, only_id: int | None
                 token=sobre.token,
                 consultar_desde=sobre.query_after,
                 intentos=sobre.attempts,
-                ultimo_error=said(sobre.last_error_texts) if sobre.last_error_texts else sobre.last_error,
+                ultimo_error=said_or(sobre.last_error_texts, sobre.last_error),
                 proximo_intento=sobre.next_attempt_at,
                 aceptados=held - rejected if answered else 0,
                 rechazados=rejected,
@@ -102,9 +102,7 @@ def waiting(session, company_id: int, page: schemas.Lista) -> schemas.PendienteL
             nro=record.nro,
             estado=sub.state,
             descripcion=say(STATES.get(sub.state, "")),
-            motivo_espera=(said(sobre.last_error_texts) if sobre.last_error_texts else sobre.last_error)
-            if sobre
-            else None,
+            motivo_espera=said_or(sobre.last_error_texts, sobre.last_error) if sobre else None,
             motivos=sub.motives or [],
             id_sobre=sobre.id if sobre else None,
             intentos=sobre.attempts if sobre else 0,
@@ -154,7 +152,7 @@ def report_out(report: DgiDailyReport) -> schemas.Reporte:
         firma_acuse=report.ack_signature,
         documentos=_report_documents(report),
         intentos=report.attempts,
-        ultimo_error=said(report.last_error_texts) if report.last_error_texts else report.last_error,
+        ultimo_error=said_or(report.last_error_texts, report.last_error),
         creado_por=report.created_by,
         creado_en=report.created_at,
         respondido_en=report.answered_at,
@@ -177,7 +175,7 @@ def void_out(voided: VoidedRange) -> schemas.Anulacion:
         nro_hasta=voided.nro_hasta,
         fecha=voided.fecha,
         origen=voided.source,
-        motivo=said(voided.reason_texts) if voided.reason_texts else voided.reason,
+        motivo=said_or(voided.reason_texts, voided.reason),
         id_cfe_emitido=voided.cfe_id,
         creado_por=voided.created_by,
         creado_en=voided.created_at,

@@ -18,7 +18,7 @@ from portal.service.platform import db, idempotency, jobs, responses
 from portal.service.platform.api import idempotency_header, operation
 from portal.service.platform.auth import JWT, Principal, plain_id
 from portal.service.platform.errors import Conflict, FieldError, NotFound, ValidationFailed
-from portal.service.platform.i18n import _, said
+from portal.service.platform.i18n import _, said_or
 
 bp = Blueprint("envios", __name__, url_prefix="/api/v1/envios")
 
@@ -50,9 +50,7 @@ def dgi_availability(principal: Principal):
         responde=seen.down_since is None,
         sin_respuesta_desde=seen.down_since,
         ultima_respuesta=seen.last_ok_at,
-        ultimo_error=(said(seen.last_error_texts) if seen.last_error_texts else seen.last_error)
-        if seen.down_since
-        else None,
+        ultimo_error=(said_or(seen.last_error_texts, seen.last_error)) if seen.down_since else None,
         proximo_intento=seen.next_probe_at if seen.down_since else None,
         comprobantes_esperando=waiting.receipts,
         sobres_esperando=waiting.envelopes,

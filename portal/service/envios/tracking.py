@@ -19,7 +19,7 @@ from portal.service.comprobante.tracking_schemas import EstadoDgi
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
 from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, ROUTE_REPORT, STATES
 from portal.service.platform.errors import FieldError, ValidationFailed
-from portal.service.platform.i18n import _, said, say
+from portal.service.platform.i18n import _, said_or, say
 
 
 def route_for(cfe: CfeInput, ui_value: Decimal, totals: Totals) -> str:
@@ -160,7 +160,7 @@ def state_of(
             if voided is None
             else {
                 "idAnulacion": voided.id,
-                "motivo": said(voided.reason_texts) if voided.reason_texts else voided.reason,
+                "motivo": said_or(voided.reason_texts, voided.reason),
             },
             "demorado": overdue(sub),
             "observaciones": sub.observations or 0,

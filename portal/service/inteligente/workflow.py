@@ -24,7 +24,7 @@ from portal.service.inteligente.schemas import Confirmacion, SolicitudInteligent
 from portal.service.platform import db, idempotency, responses
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import ApiError, Conflict, NotFound
-from portal.service.platform.i18n import _, said, stored
+from portal.service.platform.i18n import _, said, said_or, stored
 from portal.service.platform.idempotency import RequestedKey, request_fingerprint
 from portal.service.platform.models import Company
 from portal.service.platform.publicurl import public_url
@@ -284,9 +284,7 @@ def describe(request: SmartRequest, session: Session | None = None) -> dict:
         "estadoDGI": receipt.dgi_status if receipt else None,
         "error": {
             "codigo": request.error_code,
-            "mensaje": said(request.error_message_texts)
-            if request.error_message_texts
-            else request.error_message or "",
+            "mensaje": said_or(request.error_message_texts, request.error_message or ""),
         }
         if request.error_code
         else None,
@@ -295,7 +293,7 @@ def describe(request: SmartRequest, session: Session | None = None) -> dict:
                 "estado": e.state,
                 "en": e.at.isoformat(),
                 "por": e.actor,
-                "detalle": said(e.detail_texts) if e.detail_texts else e.detail,
+                "detalle": said_or(e.detail_texts, e.detail),
             }
             for e in events
         ],

@@ -15,7 +15,7 @@ from portal.service.platform import db, idempotency, jobs, responses
 from portal.service.platform.api import idempotency_header, operation
 from portal.service.platform.auth import API_KEY, JWT, Principal, plain_id
 from portal.service.platform.errors import Conflict, NotFound
-from portal.service.platform.i18n import _, said
+from portal.service.platform.i18n import _, said_or
 
 bp = Blueprint("intercambio", __name__, url_prefix="/api/v1/intercambio")
 
@@ -64,7 +64,7 @@ def retry_envelope(principal: Principal, id_sobre: int):
             return replay
         before = session.get(ExchangeEnvelope, id_sobre)
         stored_error = before.last_error if before else None  # reopen clears it
-        shown_error = said(before.last_error_texts) if before and before.last_error_texts else stored_error
+        shown_error = said_or(before.last_error_texts, stored_error) if before else None
         try:
             sobre = sending.reopen(session, principal.company_id, id_sobre)
         except sending.NotRetriable as exc:

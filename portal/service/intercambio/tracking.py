@@ -13,7 +13,7 @@ from portal.service.comprobante.tracking_schemas import EstadoIntercambio
 from portal.service.intercambio.directory import find_issuer
 from portal.service.intercambio.models import DgiRejectionNotice, ExchangeCfe, ExchangeEnvelope
 from portal.service.intercambio.states import FINAL_STATES, STATES
-from portal.service.platform.i18n import said, say
+from portal.service.platform.i18n import said_or, say
 
 REASON_MAX = 90  # razonRef (F-C6)
 
@@ -81,7 +81,7 @@ def exchange_state(session: Session, record: IssuedCfe) -> EstadoIntercambio | N
                 "acuse": sobre.ack_state,
                 "motivosSobre": sobre.ack_motives or [],
                 "intentos": sobre.attempts,
-                "ultimoError": said(sobre.last_error_texts) if sobre.last_error_texts else sobre.last_error,
+                "ultimoError": said_or(sobre.last_error_texts, sobre.last_error),
                 "ordinal": ex.ordinal,
             },
             "notaCorrectiva": ex.note_id,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from babel.support import NullTranslations, Translations
 from flask import g, has_request_context, request
@@ -109,6 +109,16 @@ def said(record: dict[str, Any], key: str = "mensaje") -> str:
     if "plantilla" not in record:
         return say(record.get(key) or "")
     return say(_rebuilt(record))
+
+
+@overload
+def said_or(record: dict[str, Any] | None, plain: str) -> str: ...
+@overload
+def said_or(record: dict[str, Any] | None, plain: str | None) -> str | None: ...
+def said_or(record: dict[str, Any] | None, plain: str | None) -> str | None:
+    """A message kept both ways (`stored`'s record beside its Spanish sentence, as rows written before the record
+    have only the sentence): the record said in the request's language, else the sentence as it was kept."""
+    return said(record) if record else plain
 
 
 def vary(response):

@@ -19,7 +19,7 @@ from portal.domain.uruguay_time import MONTEVIDEO, montevideo_time, today_montev
 from portal.service.cfe import printable
 from portal.service.cfe.emission import Issuer
 from portal.service.comprobante.export import text_cell
-from portal.service.platform.i18n import _, said
+from portal.service.platform.i18n import _, said_or
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe, ReceivedEnvelope
 from portal.service.recibidos.motives import motive
 from portal.service.recibidos.schemas import (
@@ -211,7 +211,7 @@ def completo(session: Session, row: ReceivedCfe) -> RecibidoCompleto:
                 canal=a.channel,
                 estado=a.state,
                 intentos=a.attempts,
-                error=said(a.last_error_texts) if a.last_error_texts else a.last_error,
+                error=said_or(a.last_error_texts, a.last_error),
                 creada_en=a.created_at,
                 enviada_en=a.sent_at,
                 enviada_por=a.delivered_by,

@@ -16,7 +16,7 @@ from portal.service.eventos.models import Event
 from portal.service.platform import db
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import Conflict, FieldError, NotFound, ValidationFailed
-from portal.service.platform.i18n import _, said, say
+from portal.service.platform.i18n import _, said_or, say
 from portal.service.webhooks import guard, signing
 from portal.service.webhooks.models import PENDING, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from portal.service.webhooks.schemas import (
@@ -216,7 +216,7 @@ def attempts(principal: Principal, endpoint_id: str, query: AttemptQuery) -> Att
             duracionMs=a.duration_ms,
             estadoHttp=a.status_code,
             ok=a.ok,
-            error=said(a.error_texts) if a.error_texts else a.error,
+            error=said_or(a.error_texts, a.error),
             respuesta=a.response_head,
             estadoEntrega=state,
         )
