@@ -13,7 +13,7 @@ from jinja2 import MemcachedBytecodeCache
 
 from portal import logsafe, paths, static_files
 from portal.client.oidc import OidcClient
-from portal.web import activity, errors, i18n, security, upload_limits
+from portal.web import activity, errors, i18n, security, shell, upload_limits
 from portal.web.auth.session import session_expired
 from portal.web.config import load_config
 from portal.web.extensions import csrf, htmx, login_manager, server_session
@@ -148,3 +148,5 @@ def _register_request_hooks(app: Flask) -> None:
     @app.context_processor
     def _layout_context():
         return {"nav_items": visible_nav(), "role_label": role_label}
+
+    app.jinja_env.globals["site_part"] = shell.site_part
