@@ -367,8 +367,8 @@ def test_the_period_pdf_says_a_period_without_purchases_has_none(api_client, use
 def test_a_long_supplier_name_keeps_its_document_and_nothing_leaves_the_page(
     api_client, user, purchases, service_app, tmp_path
 ):
-    """A supplier's name longer than its column is cut short with "...", its document and figures whole, and no
-    word of any page reaches past the right margin."""
+    """A supplier's name longer than its column wraps whole onto the lines under it, its document and figures
+    whole beside its first line, and no word of any page reaches past the right margin."""
     long_name = "Cooperativa Agropecuaria de Productores Lecheros y Hortícolas del Litoral Norte y Noreste S.A."
     with service_app.app_context(), db.write_transaction() as session:
         session.execute(update(ReceivedCfe).values(nombre_emisor=long_name))
@@ -379,8 +379,11 @@ def test_a_long_supplier_name_keeps_its_document_and_nothing_leaves_the_page(
     text = subprocess.run(
         ["pdftotext", "-layout", str(tmp_path / "long.pdf"), "-"], capture_output=True, text=True, check=True
     ).stdout
-    (line,) = [line for line in text.splitlines() if "Cooperativa Agropecuaria" in line]
-    assert "..." in line and line.split()[-3] == sup.SUPPLIER_RUT and long_name not in text
+    lines = text.splitlines()
+    (at,) = [index for index, line in enumerate(lines) if "Cooperativa Agropecuaria" in line]
+    first, *beside = re.split(r"\s{2,}", lines[at].strip())
+    assert "..." not in lines[at] and beside[0] == sup.SUPPLIER_RUT and beside[1] == "3"
+    assert long_name in f"{first} {lines[at + 1].strip()}"
     boxes = subprocess.run(
         ["pdftotext", "-bbox", str(tmp_path / "long.pdf"), "-"], capture_output=True, text=True, check=True
     ).stdout

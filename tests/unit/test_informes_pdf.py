@@ -19,7 +19,10 @@ from portal.service.informes.pdf import summary_pdf
 from portal.service.informes.periodo import Bucket, PeriodReport
 from portal.service.informes.ventas import BookRow
 
-COMPANY = "Compañía Administradora de Servicios Logísticos y Portuarios del Río de la Plata S.A."
+COMPANY = (
+    "Compañía Administradora de Servicios Logísticos, Portuarios y Aduaneros del Río de la Plata y del Litoral "
+    "Oriental S.A."
+)
 CUSTOMER = "Distribuidora Internacional de Productos Alimenticios del Litoral Norte S.R.L."
 CUSTOMER_RUT = "217654320014"
 SUPPLIER = "Cooperativa Agropecuaria de Productores Lecheros y Hortícolas del Litoral Norte y Noreste S.A."
@@ -93,3 +96,37 @@ def test_every_count_and_amount_follows_the_pdfs_language(tmp_path, language, la
     # No amount anywhere in the other language's format: two decimals after a comma in English, after a dot in Spanish.
     other_decimals = r"\d\.\d\d(?!\d)" if language.startswith("es") else r"\d,\d\d(?!\d)"
     assert re.findall(other_decimals, text) == []
+
+
+def _pages(boxes: str) -> list[list[tuple[float, float, float, float, str]]]:
+    """Each page's words with their boxes (x0, y0, x1, y1, word) in points, from pdftotext -bbox."""
+    pattern = r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>'
+    return [
+        [(float(a), float(b), float(c), float(d), word) for a, b, c, d, word in re.findall(pattern, page)]
+        for page in boxes.split("<page ")[1:]
+    ]
+
+
+@pytest.mark.parametrize("language", ["es-UY,es;q=0.9", ENGLISH], ids=["es", "en"])
+def test_a_long_name_wraps_whole_beside_its_rut_and_nothing_overlaps(tmp_path, language):
+    """A customer's long name cut the RUT printed after it ("Distribuidora ... del Lit..." and no RUT): every table's
+    name now wraps whole in its column, the customer's and the supplier's RUT in their own column on the name's first
+    line, the company's name beside the moment the PDF was made; no word overlaps another or leaves the page."""
+    text = _pdf(language, tmp_path)
+    lines = text.splitlines()
+    for rut, name in ((CUSTOMER_RUT, CUSTOMER), (SUPPLIER_RUT, SUPPLIER)):
+        (at,) = [index for index, line in enumerate(lines) if rut in line.split()]
+        first, *beside = re.split(r"\s{2,}", lines[at].strip())
+        assert beside[0] == rut and beside[1] == "1"  # the RUT whole, then the count
+        assert "..." not in lines[at]
+        wrapped = [first, *(line.strip() for line in lines[at + 1 : at + 3])]
+        assert name in " ".join(wrapped), wrapped
+    assert COMPANY in " ".join(line.split("  ")[0].strip() for line in lines[:3])
+    pages = _pages(_pdf(language, tmp_path, bbox=True))
+    assert len(pages) == 2 and all(pages)
+    for words in pages:
+        assert max(word[2] for word in words) <= A4_WIDTH_PT - 15 / 25.4 * 72 + 1  # the 15 mm margin
+        for index, (x0, y0, x1, y1, word) in enumerate(words):
+            for other in words[index + 1 :]:
+                overlaps = x0 < other[2] - 0.5 and other[0] < x1 - 0.5 and y0 < other[3] - 0.5 and other[1] < y1 - 0.5
+                assert not overlaps, (word, other[4])

@@ -23,6 +23,8 @@ from portal.service.platform.numbers import count, decimal, money
 
 _LEFT, _WIDTH = 15.0, 180.0
 _ROW = 5.2
+_LINE = 3.6  # each further line of a table's cell that wraps
+_TABLE_PT = 8.5
 _CHART_H = 38.0
 _NO_PURCHASES = _(
     "Sin compras en el período: ningún CFE recibido ni e-Boleta de entrada cuenta en el libro de compras."
@@ -43,12 +45,17 @@ class _Summary:
         self.page()
 
     def page(self) -> None:
+        """A new page headed by the company's name, wrapped beside the moment the PDF was made, never under it."""
         self.pdf.add_page()
         self.y = 15.0
-        self.pdf.put(_LEFT, self.y, _WIDTH, self.company, size=9, bold=True)
         made = say(_("Generado el {when}", when=self.made_at.strftime("%d/%m/%Y %H:%M")))
         self.pdf.put(_LEFT, self.y, _WIDTH, made, size=8, align="R")
-        self.y += 7
+        self.pdf.use_font(8)
+        beside = self.pdf.get_string_width(made) + 2 * self.pdf.c_margin + 4
+        for line in self.pdf.lines_of(self.company, _WIDTH - beside, size=9, bold=True):
+            self.pdf.put(_LEFT, self.y, _WIDTH - beside, line, size=9, bold=True)
+            self.y += 4.2
+        self.y += 2.8
 
     def room(self, height: float) -> None:
         if self.y + height > 282:
@@ -63,20 +70,30 @@ class _Summary:
     def table(
         self, header: tuple[str, ...], rows: list[tuple[str, ...]], widths: tuple[float, ...], total: bool = False
     ) -> None:
-        """Rows of text; the first column left-aligned, the others (numbers) right-aligned; the last row ruled
-        off and bold when it is the `total` of the others."""
+        """Rows of text; the first column left-aligned, the others (documents, numbers) right-aligned; the last row
+        ruled off and bold when it is the `total` of the others. A cell longer than its column wraps onto more
+        lines and the row grows to its tallest cell: a long name reads whole, and never pushes out or cuts the
+        document and figures beside it."""
         last = len(rows)
         for index, row in enumerate([header, *rows]):
-            self.room(_ROW)
+            bold = index == 0 or (total and index == last)
+            cells = [
+                self.pdf.lines_of(text, width, size=_TABLE_PT, bold=bold)
+                for text, width in zip(row, widths, strict=True)
+            ]
+            height = _ROW + _LINE * (max(len(lines) for lines in cells) - 1)
+            self.room(height)
             if total and index == last:
                 self.pdf.line(_LEFT, self.y, _LEFT + sum(widths), self.y)
-            bold = index == 0 or (total and index == last)
             x = _LEFT
-            for column, (text, width) in enumerate(zip(row, widths, strict=True)):
+            for column, (lines, width) in enumerate(zip(cells, widths, strict=True)):
                 align = "L" if column == 0 else "R"
-                self.pdf.put(x, self.y, width, text, size=8.5, bold=bold, align=align, h=_ROW, shrink=column > 0)
+                for number, line in enumerate(lines):
+                    self.pdf.put(
+                        x, self.y + number * _LINE, width, line, size=_TABLE_PT, bold=bold, align=align, h=_ROW
+                    )
                 x += width
-            self.y += _ROW
+            self.y += height
             if index == 0:
                 self.pdf.line(_LEFT, self.y, _LEFT + sum(widths), self.y)
 
@@ -177,9 +194,9 @@ def summary_pdf(company: str, report: PeriodReport, purchases: PurchasesReport, 
     if report.top_customers():
         doc.heading(say(_("Principales clientes")))
         doc.table(
-            (say(_("Cliente")), say(_("Cantidad")), say(_("Total en pesos"))),
-            [(f"{name or doc_}  ({doc_})", count(b.count), money(b.total)) for doc_, name, b in report.top_customers()],
-            (100, 30, 50),
+            (say(_("Cliente")), say(_("Documento")), say(_("Cantidad")), say(_("Total en pesos"))),
+            [(name or doc_, doc_, count(b.count), money(b.total)) for doc_, name, b in report.top_customers()],
+            (95, 30, 20, 35),
         )
     doc.heading(say(_("Estados ante DGI")))
     doc.table(
