@@ -257,8 +257,13 @@ A4_WIDTH_PT = 595.28
 
 
 def _es(value: str) -> str:
-    """An amount of the API ("1830.25") as the PDF writes it: 1.830,25."""
+    """An amount of the API ("1830.25") as the Spanish PDF writes it: 1.830,25."""
     return f"{Decimal(value):,.2f}".replace(",", "X").replace(".", ",").replace("X", ".")
+
+
+def _en(value: str) -> str:
+    """An amount of the API ("1830.25") as the English PDF writes it: 1,830.25."""
+    return f"{Decimal(value):,.2f}"
 
 
 def _pdf(api_client, headers: dict, period: dict, tmp_path, name: str) -> str:
@@ -298,6 +303,7 @@ def _row(text: str, label: str, last: bool = False) -> list[str]:
                 "position": "Saldo a favor estimado",
                 "headings": ("Compras por tasa de IVA", "Principales proveedores", "Posición de IVA del período"),
                 "estimate": "antes de las retenciones y percepciones de IVA sufridas",
+                "amount": _es,
             },
         ),
         (
@@ -314,6 +320,7 @@ def _row(text: str, label: str, last: bool = False) -> list[str]:
                 "position": "Estimated balance in the company's favour",
                 "headings": ("Purchases by VAT rate", "Top suppliers", "VAT position of the period (estimate)"),
                 "estimate": "before the VAT withholdings and perceptions",
+                "amount": _en,
             },
         ),
     ],
@@ -322,27 +329,29 @@ def _row(text: str, label: str, last: bool = False) -> list[str]:
 def test_the_period_pdf_carries_the_purchases_summary(api_client, user, purchases, tmp_path, headers, words):
     """The accountant's PDF of the period has the purchases side as GET /compras/resumen adds it up (by rate,
     the IVA credit, the rejected counted apart, the suppliers) and the IVA position: the sales' débito fiscal
-    less the purchases' crédito fiscal, said to be an estimate before withholdings and perceptions."""
+    less the purchases' crédito fiscal, said to be an estimate before withholdings and perceptions; its amounts
+    written in its language (the English one wrote them "14.967,86")."""
+    amount = words["amount"]
     issue(api_client, user, bodies.body(bodies.EFACTURA))  # a sale, so that there is a débito fiscal
     glance = api_client.get(RESUMEN, query_string=_period(), headers=user).json
     sales = api_client.get("/api/v1/informes/periodo", query_string=_period(), headers=user).json
     text = _pdf(api_client, {**user, **headers}, _period(), tmp_path, "purchases-" + (headers and "en" or "es"))
     assert all(heading in text for heading in words["headings"])
     assert _row(text, words["count"], last=True) == [str(glance["cantidad"])] == ["3"]
-    assert _row(text, words["credit"]) == ["$", _es(glance["iva"]["ivaCreditoFiscal"])]
+    assert _row(text, words["credit"]) == ["$", amount(glance["iva"]["ivaCreditoFiscal"])]
     assert _row(text, words["dgi"], last=True) == ["1"] and _row(text, words["company"]) == ["2"]
     for label, line in zip(words["rates"], glance["porTasa"], strict=True):
-        assert _row(text, label) == [_es(line["netoPesos"]), _es(line["ivaPesos"]), _es(line["totalPesos"])]
+        assert _row(text, label) == [amount(line["netoPesos"]), amount(line["ivaPesos"]), amount(line["totalPesos"])]
     rates_total = glance["totalTasas"]
-    totals = [_es(rates_total["netoPesos"]), _es(rates_total["ivaPesos"]), _es(rates_total["totalPesos"])]
+    totals = [amount(rates_total["netoPesos"]), amount(rates_total["ivaPesos"]), amount(rates_total["totalPesos"])]
     assert _row(text, words["total"] + " ", last=True) == totals
     (supplier,) = glance["principalesProveedores"]
-    assert _row(text, supplier["nombreEmisor"]) == [supplier["docEmisor"], "3", _es(supplier["totalPesos"])]
+    assert _row(text, supplier["nombreEmisor"]) == [supplier["docEmisor"], "3", amount(supplier["totalPesos"])]
     debit, credit = Decimal(sales["iva"]["ivaDebitoFiscal"]), Decimal(glance["iva"]["ivaCreditoFiscal"])
     assert credit > debit > 0  # the fixture's purchases are more than the one sale: a balance in favour
-    assert _row(text, words["debit"]) == [_es(str(debit))]
-    assert _row(text, words["less"]) == ["-" + _es(str(credit))]
-    assert _row(text, words["position"]) == [_es(str(credit - debit))]
+    assert _row(text, words["debit"]) == [amount(str(debit))]
+    assert _row(text, words["less"]) == ["-" + amount(str(credit))]
+    assert _row(text, words["position"]) == [amount(str(credit - debit))]
     assert words["estimate"] in " ".join(text.split())
 
 
@@ -358,8 +367,8 @@ def test_the_period_pdf_says_a_period_without_purchases_has_none(api_client, use
 def test_a_long_supplier_name_keeps_its_document_and_nothing_leaves_the_page(
     api_client, user, purchases, service_app, tmp_path
 ):
-    """A supplier's name longer than its column is cut short with "...", its document and figures whole, and no
-    word of any page reaches past the right margin."""
+    """A supplier's name longer than its column wraps whole onto the lines under it, its document and figures
+    whole beside its first line, and no word of any page reaches past the right margin."""
     long_name = "Cooperativa Agropecuaria de Productores Lecheros y Hortícolas del Litoral Norte y Noreste S.A."
     with service_app.app_context(), db.write_transaction() as session:
         session.execute(update(ReceivedCfe).values(nombre_emisor=long_name))
@@ -370,8 +379,11 @@ def test_a_long_supplier_name_keeps_its_document_and_nothing_leaves_the_page(
     text = subprocess.run(
         ["pdftotext", "-layout", str(tmp_path / "long.pdf"), "-"], capture_output=True, text=True, check=True
     ).stdout
-    (line,) = [line for line in text.splitlines() if "Cooperativa Agropecuaria" in line]
-    assert "..." in line and line.split()[-3] == sup.SUPPLIER_RUT and long_name not in text
+    lines = text.splitlines()
+    (at,) = [index for index, line in enumerate(lines) if "Cooperativa Agropecuaria" in line]
+    first, *beside = re.split(r"\s{2,}", lines[at].strip())
+    assert "..." not in lines[at] and beside[0] == sup.SUPPLIER_RUT and beside[1] == "3"
+    assert long_name in f"{first} {lines[at + 1].strip()}"
     boxes = subprocess.run(
         ["pdftotext", "-bbox", str(tmp_path / "long.pdf"), "-"], capture_output=True, text=True, check=True
     ).stdout

@@ -19,9 +19,12 @@ from portal.service.informes.files import DECLARATION_LABELS
 from portal.service.informes.periodo import PeriodReport
 from portal.service.informes.ventas import SALES, ZERO
 from portal.service.platform.i18n import _, say
+from portal.service.platform.numbers import count, decimal, money
 
 _LEFT, _WIDTH = 15.0, 180.0
 _ROW = 5.2
+_LINE = 3.6  # each further line of a table's cell that wraps
+_TABLE_PT = 8.5
 _CHART_H = 38.0
 _NO_PURCHASES = _(
     "Sin compras en el período: ningún CFE recibido ni e-Boleta de entrada cuenta en el libro de compras."
@@ -42,12 +45,17 @@ class _Summary:
         self.page()
 
     def page(self) -> None:
+        """A new page headed by the company's name, wrapped beside the moment the PDF was made, never under it."""
         self.pdf.add_page()
         self.y = 15.0
-        self.pdf.put(_LEFT, self.y, _WIDTH, self.company, size=9, bold=True)
         made = say(_("Generado el {when}", when=self.made_at.strftime("%d/%m/%Y %H:%M")))
         self.pdf.put(_LEFT, self.y, _WIDTH, made, size=8, align="R")
-        self.y += 7
+        self.pdf.use_font(8)
+        beside = self.pdf.get_string_width(made) + 2 * self.pdf.c_margin + 4
+        for line in self.pdf.lines_of(self.company, _WIDTH - beside, size=9, bold=True):
+            self.pdf.put(_LEFT, self.y, _WIDTH - beside, line, size=9, bold=True)
+            self.y += 4.2
+        self.y += 2.8
 
     def room(self, height: float) -> None:
         if self.y + height > 282:
@@ -62,20 +70,30 @@ class _Summary:
     def table(
         self, header: tuple[str, ...], rows: list[tuple[str, ...]], widths: tuple[float, ...], total: bool = False
     ) -> None:
-        """Rows of text; the first column left-aligned, the others (numbers) right-aligned; the last row ruled
-        off and bold when it is the `total` of the others."""
+        """Rows of text; the first column left-aligned, the others (documents, numbers) right-aligned; the last row
+        ruled off and bold when it is the `total` of the others. A cell longer than its column wraps onto more
+        lines and the row grows to its tallest cell: a long name reads whole, and never pushes out or cuts the
+        document and figures beside it."""
         last = len(rows)
         for index, row in enumerate([header, *rows]):
-            self.room(_ROW)
+            bold = index == 0 or (total and index == last)
+            cells = [
+                self.pdf.lines_of(text, width, size=_TABLE_PT, bold=bold)
+                for text, width in zip(row, widths, strict=True)
+            ]
+            height = _ROW + _LINE * (max(len(lines) for lines in cells) - 1)
+            self.room(height)
             if total and index == last:
                 self.pdf.line(_LEFT, self.y, _LEFT + sum(widths), self.y)
-            bold = index == 0 or (total and index == last)
             x = _LEFT
-            for column, (text, width) in enumerate(zip(row, widths, strict=True)):
+            for column, (lines, width) in enumerate(zip(cells, widths, strict=True)):
                 align = "L" if column == 0 else "R"
-                self.pdf.put(x, self.y, width, text, size=8.5, bold=bold, align=align, h=_ROW, shrink=column > 0)
+                for number, line in enumerate(lines):
+                    self.pdf.put(
+                        x, self.y + number * _LINE, width, line, size=_TABLE_PT, bold=bold, align=align, h=_ROW
+                    )
                 x += width
-            self.y += _ROW
+            self.y += height
             if index == 0:
                 self.pdf.line(_LEFT, self.y, _LEFT + sum(widths), self.y)
 
@@ -119,7 +137,7 @@ class _Summary:
             _LEFT + 40,
             base + 0.5,
             _WIDTH - 80,
-            say(_("Máximo: {amount}", amount=words.money(top, "UYU"))),
+            say(_("Máximo: {amount}", amount=money(top, "UYU"))),
             size=7,
             align="C",
         )
@@ -138,16 +156,16 @@ def summary_pdf(company: str, report: PeriodReport, purchases: PurchasesReport, 
     doc.table(
         (say(_("Ventas del período")), say(_("Importe"))),
         [
-            (say(_("Comprobantes")), str(total.count)),
-            (say(_("Total en pesos")), words.money(total.amounts["total"], "UYU")),
-            (say(_("Rechazados por DGI (no suman)")), str(len(book.rejected))),
+            (say(_("Comprobantes")), count(total.count)),
+            (say(_("Total en pesos")), money(total.amounts["total"], "UYU")),
+            (say(_("Rechazados por DGI (no suman)")), count(len(book.rejected))),
         ],
         (130, 50),
     )
     doc.heading(say(_("IVA del período (para la declaración)")))
     doc.table(
         (say(_("Concepto")), say(_("Pesos"))),
-        [(say(DECLARATION_LABELS[key]), words.money(value)) for key, value in book.declaration.items()],
+        [(say(DECLARATION_LABELS[key]), money(value)) for key, value in book.declaration.items()],
         (130, 50),
     )
     doc.heading(say(_("Total por día")) if report.by_day else say(_("Total por mes")))
@@ -155,23 +173,20 @@ def summary_pdf(company: str, report: PeriodReport, purchases: PurchasesReport, 
     shown = "%d/%m/%Y" if report.by_day else "%m/%Y"
     doc.table(
         (say(_("Fecha")), say(_("Cantidad")), say(_("Total en pesos"))),
-        [(d.strftime(shown), str(b.count), words.money(b.total)) for d, b in report.timeline.items() if b.count],
+        [(d.strftime(shown), count(b.count), money(b.total)) for d, b in report.timeline.items() if b.count],
         (100, 30, 50),
     )
     doc.heading(say(_("Por tipo de comprobante")))
     doc.table(
         (say(_("Tipo")), say(_("Cantidad")), say(_("Total en pesos"))),
-        [
-            (type_name_es(code), str(t.count), words.money(t.amounts["total"]))
-            for code, t in sorted(book.by_type.items())
-        ],
+        [(type_name_es(code), count(t.count), money(t.amounts["total"])) for code, t in sorted(book.by_type.items())],
         (100, 30, 50),
     )
     doc.heading(say(_("Por moneda")))
     doc.table(
         (say(_("Moneda")), say(_("Cantidad")), say(_("Total")), say(_("Total en pesos"))),
         [
-            (currency, str(t.count), words.money(t.own["total"], currency), words.money(t.amounts["total"]))
+            (currency, count(t.count), money(t.own["total"], currency), money(t.amounts["total"]))
             for currency, t in sorted(book.by_currency.items())
         ],
         (60, 30, 45, 45),
@@ -179,17 +194,14 @@ def summary_pdf(company: str, report: PeriodReport, purchases: PurchasesReport, 
     if report.top_customers():
         doc.heading(say(_("Principales clientes")))
         doc.table(
-            (say(_("Cliente")), say(_("Cantidad")), say(_("Total en pesos"))),
-            [
-                (f"{name or doc_}  ({doc_})", str(b.count), words.money(b.total))
-                for doc_, name, b in report.top_customers()
-            ],
-            (100, 30, 50),
+            (say(_("Cliente")), say(_("Documento")), say(_("Cantidad")), say(_("Total en pesos"))),
+            [(name or doc_, doc_, count(b.count), money(b.total)) for doc_, name, b in report.top_customers()],
+            (95, 30, 20, 35),
         )
     doc.heading(say(_("Estados ante DGI")))
     doc.table(
         (say(_("Estado")), say(_("Cantidad"))),
-        [(say(DGI_STATE_NAMES.get(state, state)), str(count)) for state, count in report.dgi_states.items()],
+        [(say(DGI_STATE_NAMES.get(state, state)), count(number)) for state, number in report.dgi_states.items()],
         (130, 50),
     )
     _purchases(doc, purchases)
@@ -199,7 +211,7 @@ def summary_pdf(company: str, report: PeriodReport, purchases: PurchasesReport, 
 
 def _rate_name(line: RateLine) -> str:
     """The rate's name, with its percentage when it has one: "Tasa básica (22 %)"."""
-    percent = words.trimmed(line.percent, 0, 2) if line.percent is not None else ""
+    percent = decimal(line.percent, 0, 2) if line.percent is not None else ""
     names = {
         "basica": _("Tasa básica ({percent} %)", percent=percent),
         "minima": _("Tasa mínima ({percent} %)", percent=percent),
@@ -218,11 +230,11 @@ def _purchases(doc: _Summary, purchases: PurchasesReport) -> None:
     doc.table(
         (say(_("Compras del período")), say(_("Importe"))),
         [
-            (say(_("Comprobantes")), str(total.count)),
-            (say(_("Total en pesos")), words.money(total.amounts["total"], "UYU")),
-            (say(DECLARATION_LABELS[PURCHASES.iva_total]), words.money(book.declaration[PURCHASES.iva_total], "UYU")),
-            (say(_("Rechazados por DGI (no suman)")), str(purchases.apart("dgi"))),
-            (say(_("Rechazados por la empresa (no suman)")), str(purchases.apart("empresa"))),
+            (say(_("Comprobantes")), count(total.count)),
+            (say(_("Total en pesos")), money(total.amounts["total"], "UYU")),
+            (say(DECLARATION_LABELS[PURCHASES.iva_total]), money(book.declaration[PURCHASES.iva_total], "UYU")),
+            (say(_("Rechazados por DGI (no suman)")), count(purchases.apart("dgi"))),
+            (say(_("Rechazados por la empresa (no suman)")), count(purchases.apart("empresa"))),
         ],
         (130, 50),
     )
@@ -233,7 +245,7 @@ def _purchases(doc: _Summary, purchases: PurchasesReport) -> None:
     doc.table(
         (say(_("Tasa")), say(_("Neto en pesos")), say(_("IVA en pesos")), say(_("Total en pesos"))),
         [
-            (_rate_name(line), words.money(line.net), words.money(line.iva), words.money(line.total))
+            (_rate_name(line), money(line.net), money(line.iva), money(line.total))
             for line in [*purchases.by_rate(), purchases.rates_total()]
         ],
         (75, 35, 35, 35),
@@ -242,7 +254,7 @@ def _purchases(doc: _Summary, purchases: PurchasesReport) -> None:
     doc.heading(say(_("Principales proveedores")))
     doc.table(
         (say(_("Proveedor")), say(_("Documento")), say(_("Cantidad")), say(_("Total en pesos"))),
-        [(name or doc_, doc_, str(b.count), words.money(b.total)) for doc_, name, b in purchases.suppliers.top()],
+        [(name or doc_, doc_, count(b.count), money(b.total)) for doc_, name, b in purchases.suppliers.top()],
         (95, 30, 20, 35),
     )
 
@@ -254,14 +266,14 @@ def _position(doc: _Summary, report: PeriodReport, purchases: PurchasesReport) -
     doc.table(
         (say(_("Concepto")), say(_("Pesos"))),
         [
-            (say(_("IVA débito fiscal (ventas)")), words.money(report.book.declaration[SALES.iva_total])),
+            (say(_("IVA débito fiscal (ventas)")), money(report.book.declaration[SALES.iva_total])),
             (
                 say(_("IVA crédito fiscal (compras)")),
-                words.money(ZERO - purchases.book.declaration[PURCHASES.iva_total]),
+                money(ZERO - purchases.book.declaration[PURCHASES.iva_total]),
             ),
             (
                 say(_("IVA a pagar estimado")) if position >= 0 else say(_("Saldo a favor estimado")),
-                words.money(abs(position)),
+                money(abs(position)),
             ),
         ],
         (130, 50),
