@@ -145,8 +145,6 @@ def _register_request_hooks(app: Flask) -> None:
         response.headers.setdefault("X-Request-ID", g.get("request_id", ""))
         return response
 
-    @app.context_processor
-    def _layout_context():
-        return {"nav_items": visible_nav(), "role_label": role_label}
-
-    app.jinja_env.globals["site_part"] = shell.site_part
+    # The areas the role may see are asked for by the header only (visible_nav), and the header is drawn once per
+    # user, area and language (portal/web/shell.py), not on every page.
+    app.jinja_env.globals.update(site_part=shell.site_part, visible_nav=visible_nav, role_label=role_label)
