@@ -118,6 +118,8 @@ class DgiState:
     corrects: str | None = None
     corrected_by: str | None = None
     observations: int = 0  # times DGI observed it (CE): contingency receipts only
+    # While it waits on DGI and DGI does not answer: since when (getByIdCfeEmitido only; None while DGI answers).
+    dgi_down_since: datetime | None = None
 
     @property
     def since(self) -> datetime | None:
@@ -139,4 +141,5 @@ class DgiState:
             corrects=data.get("corrige"),
             corrected_by=data.get("corregidoPor"),
             observations=int(data.get("observaciones") or 0),
+            dgi_down_since=optional_datetime(data.get("dgiSinRespuestaDesde")),
         )

@@ -11,11 +11,14 @@ from datetime import timedelta
 import pytest
 from playwright.sync_api import Page, expect
 
+from portal.client import CfeClient
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.comprobante.models import ContingencyBook
 from portal.service.envios import outage
 from portal.service.platform import db
 from tests.browser.pages import EmpresaPage, ReceiptsPage, Shell, both_widths, settled
+from tests.browser.pages.receipt import ReceiptPage
+from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
 
 
@@ -50,6 +53,33 @@ def test_admin_sees_the_outage_banner_and_registers_a_contingency_book(page: Pag
 @pytest.fixture
 def service_config(service_config):
     return {**service_config, **ENVIOS_CONFIG}
+
+
+@pytest.mark.parametrize("email", ["usuario@demo.uy", "admin@demo.uy"])
+def test_a_waiting_receipt_says_on_its_page_that_dgi_does_not_answer(
+    page: Page, live_service, live_token_for, shots, email
+):
+    """Whoever opens a receipt that waits while DGI does not answer reads it in the receipt's DGI panel: since
+    when, that the receipt is valid and can be handed over, that it goes out by itself. In Spanish and English,
+    at 1366 and 390 px."""
+    api = CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"), company_id=1)
+    receipt = api.issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key=f"outage-{email}")
+    with live_service.app.app_context():
+        outage.failed("No se pudo conectar con el servicio de DGI.", 30)
+    shell = Shell(page)
+    shell.sign_in(email)
+    opened = ReceiptPage(page)
+    opened.open(receipt.id)
+    said = opened.dgi_panel.get_by_test_id("dgi-outage")
+    expect(said).to_contain_text("DGI no responde desde el")
+    expect(said).to_contain_text("podés entregárselo al cliente")
+    role = email.split("@")[0]
+    both_widths(page, shots, f"receipt-dgi-down-{role}-es")
+    page.get_by_role("button", name="English").click()
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(said).to_contain_text("you can hand it to the customer")
+    both_widths(page, shots, f"receipt-dgi-down-{role}-en")
+    shell.assert_no_csp_violations()
 
 
 def test_a_paper_cfc_is_keyed_in_observed_corrected_and_its_book_counted(page: Page, live_service, shots):

@@ -40,3 +40,25 @@ def test_a_receipt_read_again_is_the_kept_answer_until_it_changes(client, live_t
     other_company = client.as_user(live_token_for("admin@demo.uy"), company_id=2)
     with pytest.raises(NotFound):
         other_company.get_receipt(issued.id)
+
+
+def test_a_receipt_that_waits_says_since_when_dgi_does_not_answer_until_it_does(client, live_service, live_token_for):
+    """The typed receipt carries the outage (its `dgi.dgi_down_since`), and DGI answering again is a new answer,
+    never the kept one: nothing of the receipt itself moved."""
+    from portal.service.envios import outage
+
+    api = client.as_user(live_token_for("usuario@demo.uy"))
+    issued = api.issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key=uuid.uuid4().hex)
+    answering = api.get_receipt(issued.id)
+    assert answering.dgi is not None and answering.dgi.dgi_down_since is None
+    with live_service.app.app_context():
+        outage.failed("No se pudo conectar con el servicio de DGI.", 30)
+    down = api.get_receipt(issued.id)
+    assert down is not answering and down.version != answering.version
+    assert down.dgi is not None and down.dgi.dgi_down_since == api.dgi_notice().down_since is not None
+    assert api.get_receipt(issued.id) is down
+    with live_service.app.app_context():
+        outage.answered()
+    back = api.get_receipt(issued.id)
+    assert back is not down and back.dgi is not None and back.dgi.dgi_down_since is None
+    assert back.dgi.state == down.dgi.state == "pendiente"

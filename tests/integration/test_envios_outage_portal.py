@@ -93,3 +93,56 @@ def test_the_person_who_issues_is_told_on_every_page_that_dgi_does_not_answer(si
     user.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": csrf(user)})
     notice = soup(user.get("/envios/dgi-aviso-breve", headers=HTMX)).find(attrs={"data-testid": "dgi-notice"})
     assert "receipts go out by themselves" in notice.get_text(" ", strip=True)
+
+
+def _calls(caplog) -> list[str]:
+    """The portal's calls to the service since the last look ("GET /api/v1/... -> 304 ...")."""
+    calls = [r.getMessage() for r in caplog.records if r.name == "portal.client"]
+    caplog.clear()
+    return calls
+
+
+def test_a_receipt_that_waits_says_on_its_own_page_that_dgi_does_not_answer(signed_in, live_service, caplog):
+    """The receipt's DGI panel says it to every role, in Spanish and English, from the page's one call to the
+    service; when DGI answers again the same page stops saying it, through the portal's caches (a new ETag)."""
+    from portal.client import CfeClient
+    from tests.conftest import mint_token
+
+    token = mint_token(live_service.app, "usuario@demo.uy")
+    receipt = (
+        CfeClient(live_service.url)
+        .as_user(token, company_id=1)
+        .issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key="outage-panel")
+    )
+    path = f"/comprobantes/{receipt.id}"
+    user = signed_in("usuario@demo.uy")
+    assert soup(user.get(path)).find(attrs={"data-testid": "dgi-outage"}) is None  # DGI answers: nothing said
+    with live_service.app.app_context():
+        outage.failed("No se pudo conectar con el servicio de DGI.", 30)
+    caplog.set_level("INFO", logger="portal.client")
+    for email in ("usuario@demo.uy", "admin@demo.uy", "soporte@demo.uy"):
+        member = signed_in(email)
+        caplog.clear()
+        panel = soup(member.get(path)).find(attrs={"data-testid": "dgi-panel"})
+        calls = _calls(caplog)
+        assert len(calls) == 1 and "getByIdCfeEmitido" in calls[0], calls
+        said = panel.find(attrs={"data-testid": "dgi-outage"}).get_text(" ", strip=True)
+        assert "DGI no responde desde el" in said and "podés entregárselo al cliente" in said, email
+        assert "No tenés que hacer nada" in said and "no se pierde" in said
+    user.post("/idioma", data={"lang": "en", "next": path, "csrf_token": csrf(user)})
+    said = soup(user.get(path)).find(attrs={"data-testid": "dgi-outage"}).get_text(" ", strip=True)
+    assert "DGI has not answered since" in said and "you can hand it to the customer" in said
+    user.post("/idioma", data={"lang": "es", "next": path, "csrf_token": csrf(user)})
+    assert soup(user.get(path)).find(attrs={"data-testid": "dgi-outage"}) is not None
+    _calls(caplog)
+    assert soup(user.get(path)).find(attrs={"data-testid": "dgi-outage"}) is not None  # the kept page
+    assert [" -> 304 " in c for c in _calls(caplog)] == [True]
+
+    with live_service.app.app_context():
+        assert outage.answered() is True  # DGI answers again; the receipt has not moved
+    page = soup(user.get(path))
+    assert [" -> 200 " in c for c in _calls(caplog)] == [True]  # the tag changed: the answer anew
+    assert page.find(attrs={"data-testid": "dgi-outage"}) is None
+    assert page.find(attrs={"data-testid": "dgi-panel"})["data-state"] == "pendiente"
+    assert soup(user.get(path)).find(attrs={"data-testid": "dgi-outage"}) is None
+    assert [" -> 304 " in c for c in _calls(caplog)] == [True]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import update
 
+from portal.service.envios import outage
 from portal.service.envios.models import DgiEnvelope, DgiSubmission
 from portal.service.intercambio.models import ExchangeCfe
 from portal.service.platform import db, jobs
@@ -125,6 +126,34 @@ def test_the_time_alone_makes_a_pending_receipt_late_and_changes_the_tag(api_cli
     assert get(api_client, user, cfe_id).json["dgi"]["demorado"] is False
     service_app.config["ENVIOS_OVERDUE_MINUTES"] = 0  # as if the minutes had gone by
     assert changed(api_client, user, cfe_id, tag)["dgi"]["demorado"] is True
+
+
+def test_dgi_not_answering_while_the_receipt_waits_changes_the_tag(api_client, user, service_app, factura):
+    """The answer says since when DGI does not answer while the receipt waits on it (as `GET /envios/dgi/aviso`),
+    and nothing when DGI answers again: the receipt's own rows never moved, the tag does."""
+    cfe_id = factura["idCfeEmitido"]
+    tag = tag_of(api_client, user, cfe_id)
+    assert "dgiSinRespuestaDesde" not in get(api_client, user, cfe_id).json["dgi"]
+    with service_app.app_context():
+        outage.failed("No se pudo conectar con el servicio de DGI.", 30)
+    down = changed(api_client, user, cfe_id, tag)["dgi"]
+    notice = api_client.get("/api/v1/envios/dgi/aviso", headers=user).json
+    assert down["estado"] == "pendiente" and down["dgiSinRespuestaDesde"] == notice["sinRespuestaDesde"]
+    tag = get(api_client, user, cfe_id).headers["ETag"]
+    with service_app.app_context():
+        assert outage.answered() is True
+    again = changed(api_client, user, cfe_id, tag)["dgi"]
+    assert again["estado"] == "pendiente" and "dgiSinRespuestaDesde" not in again
+
+
+def test_an_outage_leaves_the_tag_of_a_receipt_that_no_longer_waits(api_client, user, service_app, factura):
+    cfe_id = factura["idCfeEmitido"]
+    drain(service_app)
+    tag = tag_of(api_client, user, cfe_id)
+    with service_app.app_context():
+        outage.failed("No se pudo conectar con el servicio de DGI.", 30)
+    assert get(api_client, user, cfe_id, tag).status_code == 304
+    assert "dgiSinRespuestaDesde" not in get(api_client, user, cfe_id).json["dgi"]
 
 
 def test_a_note_issued_against_the_receipt_changes_its_tag(api_client, user, factura):

@@ -8,7 +8,8 @@ comprobante calls what is registered:
 - what follows every issue, in its write transaction (envios: the road to DGI; intercambio: the delivery to an
   electronic receiver), and what wakes after its commit;
 - the sections of a receipt's answer those areas write (`dgi`, `intercambio`, `correo`,
-  `corrigeRechazoComercial`), the rows read with the receipt in one query, what the answer's ETag reads of
+  `corrigeRechazoComercial`; in the `dgi` one, since when DGI does not answer while the receipt waits on it),
+  the rows read with the receipt in one query, what the answer's ETag reads of
   those areas' rows, and the reason a credit note's draft takes from the receiver's commercial
   rejection;
 - voiding a CAE range's unused numbers (envios: the void goes in the daily report), which empresa's retiring
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, Protocol
 
@@ -142,6 +143,7 @@ class ReceiptSections:
     dgi: Callable[[Session, IssuedCfe], EstadoDgi | None] | None = None
     exchange: Callable[[Session, IssuedCfe], EstadoIntercambio | None] | None = None
     mail: Callable[[Session, IssuedCfe], ResumenCorreo | None] | None = None
+    dgi_outage: Callable[[Session, EstadoDgi], datetime | None] | None = None  # since when DGI does not answer
     corrects_rejection: Callable[[Session, IssuedCfe], str | None] | None = None
     credit_note_reason: Callable[[Session, IssuedCfe], str | None] | None = None
     prefetch: Callable[[Select], Select] | None = None
@@ -249,6 +251,12 @@ def tag_now(row: Mapping[str, Any]) -> tuple[object, ...]:
 
 def dgi_state(session: Session, record: IssuedCfe) -> EstadoDgi | None:
     return next((s.dgi(session, record) for s in _sections.values() if s.dgi is not None), None)
+
+
+def dgi_down_since(session: Session, dgi: EstadoDgi) -> datetime | None:
+    """Since when DGI does not answer, for a receipt whose `dgi` section waits on it (None: DGI answers, or the
+    receipt does not wait): what getByIdCfeEmitido adds to that section, read now, never stored with it."""
+    return next((s.dgi_outage(session, dgi) for s in _sections.values() if s.dgi_outage is not None), None)
 
 
 def exchange_state(session: Session, record: IssuedCfe) -> EstadoIntercambio | None:

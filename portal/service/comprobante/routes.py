@@ -180,6 +180,8 @@ def get_by_id(query: GetByIdQuery, principal: Principal):
     answer = cfe_emitido(record, [], session)
     # The receipt's e-mail sends ride along, so a page showing the receipt asks once (correo/tracking.py).
     answer.correo = hooks.mail_summary(session, record)
+    if answer.dgi is not None:  # DGI not answering while the receipt waits: the page says it without asking again
+        answer.dgi.dgi_sin_respuesta_desde = hooks.dgi_down_since(session, answer.dgi)
     return _revalidated(Response(responses.dump_json(answer), mimetype="application/json"), tag)
 
 

@@ -103,6 +103,13 @@ class EstadoDgi(_Out):
         None, alias="corregidoPor", description="idCfeEmitido del comprobante que corrigió a este (rechazado)."
     )
     demorado: bool = False
+    dgi_sin_respuesta_desde: datetime | None = Field(
+        None,
+        alias="dgiSinRespuestaDesde",
+        description="Solo en getByIdCfeEmitido, y solo mientras el comprobante espera por DGI (pendiente, en_sobre, "
+        "recibido) y DGI no responde: desde cuándo no responde (lo mismo que `GET /api/v1/envios/dgi/aviso`). El "
+        "comprobante vale igual y sale solo cuando DGI vuelva a responder. Ausente si DGI responde.",
+    )
     observaciones: int = Field(
         0, description="Cuántas veces DGI observó este comprobante de contingencia (CE); 0 para los demás."
     )

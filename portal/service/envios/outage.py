@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, case, func, literal_column, null, select
 from sqlalchemy.orm import Session
 
 from portal.service.envios.adapter import DgiTransientError
@@ -140,6 +140,22 @@ def is_down(session: Session | None = None) -> bool:
             return is_down(own)
     row = session.get(DgiStatus, 1)
     return row is not None and row.down_since is not None
+
+
+def down_since_for(session: Session, state: str) -> datetime | None:
+    """Since when DGI does not answer, for a receipt in `state` that waits on it (None while DGI answers, or for
+    a receipt that does not wait): what `GET /dgi/aviso` says, on the receipt's own answer. One read by key."""
+    if state not in WAITING_STATES:
+        return None
+    row = session.get(DgiStatus, 1)
+    return None if row is None else row.down_since
+
+
+def waiting_down_since() -> ColumnElement[datetime | None]:
+    """`down_since_for` as a column of a receipt's row (DgiSubmission joined), for its answer's ETag."""
+    waiting = DgiSubmission.state.in_([literal_column(f"'{name}'") for name in WAITING_STATES])  # inline: no binds
+    since = select(DgiStatus.down_since).where(DgiStatus.id == literal_column("1")).scalar_subquery()
+    return case((waiting, since), else_=null())
 
 
 def take_probe() -> bool:

@@ -1,12 +1,14 @@
 """What envios registers with comprobante (comprobante.hooks): every receipt's road to DGI, stored with it and
 followed by a wake-up of the packer after the commit; the `dgi` section of a receipt's answer, its submission
-read in the answer's one query; voiding a CAE range's unused numbers; a corrected
+read in the answer's one query, and since when DGI does not answer while the receipt waits (getByIdCfeEmitido
+adds it); voiding a CAE range's unused numbers; a corrected
 CFC sent again. Run by the app factory (each area's
 `wiring.init_app`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from flask import Flask
@@ -16,6 +18,8 @@ from sqlalchemy.orm import Session
 from portal.service.cfe import CfeInput
 from portal.service.comprobante import hooks
 from portal.service.comprobante.models import IssuedCfe
+from portal.service.comprobante.tracking_schemas import EstadoDgi
+from portal.service.envios import outage
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
 from portal.service.envios.tasks import wake_packer
 from portal.service.envios.tracking import dgi_state, issued_submission, late, record_issued, set_state, state_of
@@ -56,7 +60,8 @@ def _with_submission(statement: Select) -> Select:
 
 def _tag_columns(statement: Select) -> Select:
     """What the `dgi` section shows of its receipt's road to DGI and of the envelope and the daily report it
-    went in (rows many receipts share). By value, not by trigger: the daily report marks its receipts in bulk."""
+    went in (rows many receipts share), and since when DGI does not answer while the receipt waits on it (the one
+    row of dgi_estado). By value, not by trigger: the daily report marks its receipts in bulk."""
     return (
         statement.outerjoin(DgiSubmission, DgiSubmission.cfe_id == IssuedCfe.id)
         .outerjoin(DgiEnvelope, DgiEnvelope.id == DgiSubmission.envelope_id)
@@ -87,6 +92,7 @@ def _tag_columns(statement: Select) -> Select:
             DgiDailyReport.file_name,
             DgiDailyReport.state,
             DgiDailyReport.ack_state,
+            outage.waiting_down_since().label("envios_dgi_down_since"),
         )
     )
 
@@ -96,6 +102,10 @@ def _tag_now(row: Mapping[str, Any]) -> bool:
     if row["envios_state"] is None:
         return False
     return late(row["envios_state"], row["envios_route"], row["envios_created_at"])
+
+
+def _down_since(session: Session, dgi: EstadoDgi) -> datetime | None:
+    return outage.down_since_for(session, dgi.estado)
 
 
 def _observed(session: Session, record: IssuedCfe) -> bool:
@@ -123,6 +133,9 @@ def init_app(app: Flask) -> None:
     hooks.add_receipt_sections(
         "envios",
         hooks.ReceiptSections(
-            dgi=dgi_state, prefetch=_with_submission, tag=hooks.TagPart(columns=_tag_columns, now=_tag_now)
+            dgi=dgi_state,
+            dgi_outage=_down_since,
+            prefetch=_with_submission,
+            tag=hooks.TagPart(columns=_tag_columns, now=_tag_now),
         ),
     )

@@ -70,6 +70,7 @@ class DgiPanel:
     labels: dict[str, str] = field(default_factory=dict)  # linked receipt id -> "e-Factura A-0000001"
     observations: int = 0  # times DGI observed it (a contingency receipt keyed in from paper)
     can_correct_contingency: bool = False  # observed: "Corregir y reenviar" (same paper, same number)
+    dgi_down_since: datetime | None = None  # it waits and DGI does not answer: since when (the shell's notice)
 
     def label(self, receipt_id: str) -> str:
         return self.labels.get(receipt_id, receipt_id)
@@ -98,4 +99,5 @@ def receipt_panel(receipt, *, can_write: bool, labels: dict[str, str] | None = N
         labels=labels or {},
         observations=dgi.observations,
         can_correct_contingency=can_write and dgi.state == "observado",
+        dgi_down_since=None if badge.final else dgi.dgi_down_since,
     )
