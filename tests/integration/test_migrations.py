@@ -14,6 +14,7 @@ from alembic.migration import MigrationContext
 from alembic.operations import Operations
 from flask import Flask
 from sqlalchemy import column, create_engine, table, text
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import MONTEVIDEO
@@ -22,6 +23,8 @@ from portal.service.migrations import alembic_config, upgrade
 from portal.service.platform.db import Base
 from portal.service.platform.i18n import said
 from portal.service.platform.model_registry import load_all_models
+from portal.service.recibidos import numbering
+from tests.support import recibidos as sup
 
 
 def _differences(url: str, metadata) -> list:
@@ -467,3 +470,29 @@ def test_why_dgi_was_counted_down_stored_before_is_said_in_english(tmp_path):
         ["No se pudo conectar con el servicio de DGI.", "DGI no respondió en 30 s.", "Algo que dijo otro"],
     )
     assert said == ["Could not connect to DGI's service.", "DGI did not answer in 30 s.", None]
+
+
+def test_received_envelopes_and_answers_stored_before_get_each_companys_own_numbers(tmp_path):
+    """0380_recibidos_numeros_propios: the envelopes and answers already stored are numbered per company in their
+    id order (their ids were shared by every company), and each company's counters go on after them."""
+    url = f"sqlite:///{tmp_path / 'service.db'}"
+    config = alembic_config(url)
+    command.upgrade(config, sup.BEFORE_NUMBERING)
+    engine = create_engine(url)  # foreign keys off: bare rows are enough
+    with engine.begin() as connection:
+        sup.store_before_numbering(connection)
+    command.upgrade(config, "heads")
+    with engine.connect() as connection:
+        sup.assert_numbered(connection)
+    with Session(engine) as session:  # the next envelope of company 2 is its 4th
+        assert numbering.take(session, 2, "last_id_receptor") == 4
+        assert numbering.take(session, 3, "last_id_respuesta") == 1
+        assert numbering.take(session, 4, "last_id_receptor") == 1  # a company with no row yet gets one
+        session.rollback()
+    again = {**sup.stored_envelope(1, company_id=1), "id": 8, "id_receptor": 1}  # company 1's number 1 once more
+    with pytest.raises(IntegrityError), engine.begin() as connection:
+        connection.execute(table_of("recibidos_sobre", again).insert(), [again])
+    command.downgrade(config, sup.BEFORE_NUMBERING)
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT COUNT(*) FROM recibidos_sobre")).scalar_one() == 7
+    engine.dispose()

@@ -4,8 +4,17 @@ cursor and totals, and the answers' lease."""
 from __future__ import annotations
 
 import io
+import threading
+import time
 
-from portal.service.platform import jobs
+from alembic import command
+from sqlalchemy import create_engine, select
+from sqlalchemy.pool import NullPool
+
+from portal.service.migrations import alembic_config
+from portal.service.platform import db, jobs
+from portal.service.recibidos import intake, tasks
+from portal.service.recibidos.models import ExchangeAnswer
 from tests.support import recibidos as sup
 
 
@@ -79,3 +88,53 @@ def test_two_decisions_at_once_answer_the_supplier_once(api_client, auth_headers
     assert sorted(statuses) == [200, 409]
     detail = api_client.get(f"/api/v1/recibidos/{received}", headers=user).json
     assert [r["tipo"] for r in detail["respuestas"]] == ["ACKSobre", "ACKCFE", "ACKCFE"]
+
+
+def test_envelopes_for_one_company_at_once_take_its_numbers_in_turn(service_app, monkeypatch):
+    # Several envelopes for Demo at the same moment, each transaction held open a while after it took its number:
+    # the company's counter row makes the next one wait, so no two get the same IDReceptor or IDRespuesta, and
+    # none fails (a max()+1 would give every one the same number, and all but one would fail).
+    original = intake.acks.ack_sobre
+
+    def slow_ack_sobre(*args, **kwargs):
+        time.sleep(0.2)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(intake.acks, "ack_sobre", slow_ack_sobre)
+    count = 5
+    start = threading.Barrier(count)
+    numbers: list[int] = []
+    errors: list[BaseException] = []
+
+    def receive(idemisor: int) -> None:
+        try:
+            data = sup.envelope([sup.cfe(idemisor)], idemisor=idemisor)
+            with service_app.app_context():
+                start.wait(10)
+                numbers.append(tasks.receive_and_answer(1, data, "api", source_name="s.xml").id_receptor)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=receive, args=(i,)) for i in range(1, count + 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert errors == []
+    assert sorted(numbers) == list(range(1, count + 1))
+    with service_app.app_context():
+        answered = db.session().scalars(select(ExchangeAnswer.id_respuesta).where(ExchangeAnswer.company_id == 1))
+        assert sorted(answered) == list(range(1, 2 * count + 1))
+
+
+def test_envelopes_and_answers_stored_before_are_numbered_per_company_on_postgresql(postgres_server, empty_pg_database):
+    url = postgres_server.url(empty_pg_database)
+    config = alembic_config(url)
+    command.upgrade(config, sup.BEFORE_NUMBERING)
+    engine = create_engine(url, poolclass=NullPool)
+    with engine.begin() as connection:
+        sup.store_before_numbering(connection)
+    command.upgrade(config, "heads")
+    with engine.connect() as connection:
+        sup.assert_numbered(connection)
+    engine.dispose()

@@ -19,6 +19,7 @@ from functools import cache
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 from lxml import etree
+from sqlalchemy import Connection, column, table, text
 
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.cfe import CfeSigner, Issuer, Numbering, build_signed_cfe, parse_cfe_input
@@ -150,3 +151,85 @@ def envelope(
         parts.append(b"\n</DGICFE:CFE_Adenda>\n")
     parts.append(b"</DGICFE:EnvioCFE_entreEmpresas>\n")
     return b"".join(parts)
+
+
+# --- rows stored before migration 0380 numbered envelopes and answers per company ----------------------------
+
+BEFORE_NUMBERING = "0350_recibidos_respuesta_textos"
+_MOMENT = "2026-11-24 00:30:16.000000"
+# The envelopes' companies, in id order (company 3 has none), and their numbers per company once migrated.
+_OWNERS = (1, 2, 2, 1, 2, 1, 1)
+NUMBERED_ENVELOPES = [(1, 1), (2, 1), (3, 2), (4, 2), (5, 3), (6, 3), (7, 4)]
+NUMBERED_ANSWERS = [1, 2, 1, 2, 3, 4, 3, 4, 5, 6, 5, 6, 7, 8]  # an ACKSobre and an ACKCFE per envelope
+COUNTERS = [(1, 4, 8), (2, 3, 6), (3, 0, 0)]  # company, last IDReceptor, last IDRespuesta
+
+
+def stored_envelope(envelope_id: int, company_id: int) -> dict:
+    """A bare recibidos_sobre row as stored before 0380."""
+    return {
+        "id": envelope_id,
+        "company_id": company_id,
+        "channel": "api",
+        "cant_cfe": 1,
+        "sha256": f"{envelope_id:064d}",
+        "size": 10,
+        "estado": "AS",
+        "motives": "[]",
+        "accepted": 1,
+        "rejected": 0,
+        "received_at": _MOMENT,
+    }
+
+
+def _stored_answer(answer_id: int, envelope: dict, kind: str) -> dict:
+    return {
+        "id": answer_id,
+        "company_id": envelope["company_id"],
+        "sobre_id": envelope["id"],
+        "kind": kind,
+        "channel": "api",
+        "document": b"<ACK/>",
+        "filename": f"{kind}_{answer_id}.xml",
+        "state": "enviado",
+        "attempts": 1,
+        "next_attempt_at": _MOMENT,
+        "created_at": _MOMENT,
+    }
+
+
+def store_before_numbering(connection: Connection) -> None:
+    """Three companies, seven envelopes of companies 1 and 2 interleaved, and their answers, with the columns
+    the tables have at BEFORE_NUMBERING."""
+    companies = [
+        {
+            "id": i,
+            "rut": rut,
+            "razon_social": f"Empresa {i}",
+            "cdg_dgi_sucursal": 1,
+            "domicilio_fiscal": "-",
+            "ciudad": "-",
+            "departamento": "-",
+            "created_at": _MOMENT,
+        }
+        for i, rut in ((1, RECEIVER_RUT), (2, SUPPLIER_RUT), (3, "214844360018"))
+    ]
+    envelopes = [stored_envelope(i, company) for i, company in enumerate(_OWNERS, start=1)]
+    answers = [
+        _stored_answer(2 * envelope["id"] - 1 + n, envelope, kind)
+        for envelope in envelopes
+        for n, kind in enumerate(("ACKSobre", "ACKCFE"))
+    ]
+    for name, rows in (("company", companies), ("recibidos_sobre", envelopes), ("recibidos_respuesta", answers)):
+        connection.execute(table(name, *(column(key) for key in rows[0])).insert(), rows)
+
+
+def assert_numbered(connection: Connection) -> None:
+    """What 0380 made of the rows of `store_before_numbering`."""
+    envelopes = connection.execute(text("SELECT id, id_receptor FROM recibidos_sobre ORDER BY id")).all()
+    answers = connection.execute(text("SELECT id_respuesta FROM recibidos_respuesta ORDER BY id")).scalars().all()
+    counters = connection.execute(
+        text("SELECT company_id, last_id_receptor, last_id_respuesta FROM recibidos_numeracion ORDER BY company_id")
+    ).all()
+    assert [tuple(row) for row in envelopes] == NUMBERED_ENVELOPES
+    assert list(answers) == NUMBERED_ANSWERS
+    assert [tuple(row) for row in counters] == COUNTERS

@@ -1,6 +1,7 @@
 """Our signed answers to a received envelope: an ACKSobre (AS/BS) and an ACKCFE (AE/BE per CFE), built with
 envios.acks (the documents DGI's simulator answers with have the same shape) and signed with the company's
-certificate. Each is an `ExchangeAnswer` row whose id is the document's IDRespuesta."""
+certificate. Each is an `ExchangeAnswer` row; its `id_respuesta` (the document's IDRespuesta and its file name's
+number) and the envelope's `id_receptor` are the company's own numbers (`numbering`), never a database id."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.envios import acks as dgi_acks
 from portal.service.platform.keystore import signer_for, signing_certificate
 from portal.service.platform.models import Company
+from portal.service.recibidos import numbering
 from portal.service.recibidos.models import QUEUED, ExchangeAnswer, ReceivedEnvelope
 
 UNKNOWN_RUT = "000000000000"  # an envelope so broken that not even its issuer's RUT could be read
@@ -27,20 +29,21 @@ def file_name(envelope: ReceivedEnvelope) -> str:
 
 
 def _new_answer(session: Session, envelope: ReceivedEnvelope, kind: str, cfe_id: int | None = None) -> ExchangeAnswer:
+    number = numbering.take(session, envelope.company_id, "last_id_respuesta")
     answer = ExchangeAnswer(
         company_id=envelope.company_id,
+        id_respuesta=number,
         sobre_id=envelope.id,
         cfe_id=cfe_id,
         kind=kind,
         channel=envelope.channel,
         document=b"",
-        filename="",
+        filename=f"{kind}_{envelope.rut_emisor or UNKNOWN_RUT}_{number}.xml",
         state=QUEUED,
         attempts=0,
     )
     session.add(answer)
     session.flush()
-    answer.filename = f"{kind}_{envelope.rut_emisor or UNKNOWN_RUT}_{answer.id}.xml"
     return answer
 
 
@@ -61,11 +64,11 @@ def ack_sobre(session: Session, company: Company, envelope: ReceivedEnvelope, no
     document = dgi_acks.ack_sobre_document(
         rut_dgi=company.rut,
         rut_emisor=envelope.rut_emisor or UNKNOWN_RUT,
-        id_respuesta=answer.id,
+        id_respuesta=answer.id_respuesta,
         file_name=file_name(envelope),
         received=envelope.received_at.astimezone(MONTEVIDEO),
         idemisor=envelope.idemisor or 0,
-        id_receptor=envelope.id,
+        id_receptor=envelope.id_receptor,
         count=envelope.cant_cfe,
         estado=envelope.estado,
         motives=list(envelope.motives),
@@ -91,11 +94,11 @@ def ack_cfe(
     document = dgi_acks.ack_cfe_document(
         rut_dgi=company.rut,
         rut_emisor=envelope.rut_emisor or UNKNOWN_RUT,
-        id_respuesta=answer.id,
+        id_respuesta=answer.id_respuesta,
         file_name=file_name(envelope),
         received=envelope.received_at.astimezone(MONTEVIDEO),
         idemisor=envelope.idemisor or 0,
-        id_receptor=envelope.id,
+        id_receptor=envelope.id_receptor,
         verdicts=verdicts,
         answered=now.astimezone(MONTEVIDEO),
     )

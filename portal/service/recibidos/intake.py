@@ -22,7 +22,7 @@ from portal.service.eventos.publishing import publish
 from portal.service.platform.errors import ApiError
 from portal.service.platform.i18n import _
 from portal.service.platform.models import Company
-from portal.service.recibidos import acks, checks
+from portal.service.recibidos import acks, checks, numbering
 from portal.service.recibidos.models import CHANNELS, ReceivedCfe, ReceivedEnvelope
 from portal.service.recibidos.motives import motive
 
@@ -33,9 +33,12 @@ EXAMINE_CPU_SECONDS = 15.0
 
 @dataclass(frozen=True)
 class IntakeResult:
-    """What became of one envelope: AS or BS (with its motives), and the CFEs accepted and rejected."""
+    """What became of one envelope: AS or BS (with its motives), and the CFEs accepted and rejected.
+    `sobre_id` is the row's id, used inside the service only; `id_receptor` is the company's own number for the
+    envelope, the one its sender reads in our answers."""
 
     sobre_id: int
+    id_receptor: int
     estado: str
     motives: list[dict]
     accepted: int
@@ -109,7 +112,7 @@ def record(
     envelope_bytes = envelope.data
     if envelope.problem is None and envelope.dedupe_key is not None:
         earlier = session.scalar(
-            select(ReceivedEnvelope.id).where(
+            select(ReceivedEnvelope.id_receptor).where(
                 ReceivedEnvelope.company_id == company.id, ReceivedEnvelope.dedupe_key == envelope.dedupe_key
             )
         )
@@ -126,6 +129,7 @@ def record(
     accepted = envelope.problem is None
     row = ReceivedEnvelope(
         company_id=company.id,
+        id_receptor=numbering.take(session, company.id, "last_id_receptor"),
         channel=channel,
         reply_to=reply_to,
         source_name=(source_name or "")[:200] or None,
@@ -157,6 +161,7 @@ def record(
     session.flush()
     return IntakeResult(
         sobre_id=row.id,
+        id_receptor=row.id_receptor,
         estado=row.estado,
         motives=list(row.motives),
         accepted=row.accepted,

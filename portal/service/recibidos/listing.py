@@ -196,7 +196,7 @@ def completo(session: Session, row: ReceivedCfe) -> RecibidoCompleto:
         ],
         totales=dict(doc.totals) if doc else {},
         adenda=row.adenda,
-        sobre_id=row.sobre_id,
+        sobre_id=envelope.id_receptor,
         canal=envelope.channel,
         motivo_decision=MotivoRecepcion.of(motive(row.decision_motive, row.decision_text))
         if row.decision_motive
@@ -206,7 +206,7 @@ def completo(session: Session, row: ReceivedCfe) -> RecibidoCompleto:
         contabilizado_en=row.contabilizado_at,
         respuestas=[
             Respuesta(
-                id=a.id,
+                id=a.id_respuesta,
                 tipo=a.kind,
                 canal=a.channel,
                 estado=a.state,

@@ -47,10 +47,13 @@ class ReceivedEnvelope(Base):
         # Only an accepted envelope claims its (issuer, Idemisor): the same number again is S20.
         UniqueConstraint("company_id", "dedupe_key", name="uq_recibidos_sobre_dedupe"),
         Index("ix_recibidos_sobre_sha", "company_id", "sha256"),
+        Index("uq_recibidos_sobre_id_receptor", "company_id", "id_receptor", unique=True),
     )
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)  # internal: never sent outside the service
     company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"))
+    # The company's own number for the envelope (the answers' IDReceptor), from 1 per company (`numbering`).
+    id_receptor: Mapped[int] = mapped_column(Integer)
     channel: Mapped[str] = mapped_column(String(10))
     reply_to: Mapped[str | None] = mapped_column(String(254))  # the sender's address, for the correo channel
     source_name: Mapped[str | None] = mapped_column(String(200))  # file name or Message-ID
@@ -121,10 +124,13 @@ class ExchangeAnswer(Base):
     __table_args__ = (
         Index("ix_recibidos_respuesta_sobre", "sobre_id", "id"),
         Index("ix_recibidos_respuesta_pendientes", "state", "next_attempt_at"),
+        Index("uq_recibidos_respuesta_id_respuesta", "company_id", "id_respuesta", unique=True),
     )
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)  # also the document's IDRespuesta
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)  # internal: never sent outside the service
     company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"))
+    # The company's own number for the answer: the document's IDRespuesta and its file name (`numbering`).
+    id_respuesta: Mapped[int] = mapped_column(Integer)
     sobre_id: Mapped[int] = mapped_column(ForeignKey("recibidos_sobre.id", ondelete="CASCADE"))
     cfe_id: Mapped[int | None] = mapped_column(ForeignKey("recibidos_cfe.id", ondelete="CASCADE"))
     kind: Mapped[str] = mapped_column(String(10))  # ACKSobre | ACKCFE
@@ -141,6 +147,19 @@ class ExchangeAnswer(Base):
     delivered_by: Mapped[str | None] = mapped_column(String(10))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+
+
+class ExchangeNumbering(Base):
+    """The company's counters of what it numbers for its suppliers: the last IDReceptor given to an envelope and
+    the last IDRespuesta given to an answer. A row per company, bumped in the transaction that stores the
+    envelope or the answer (`numbering.take`), as a CAE range's `next_nro`: the numbers a supplier reads are the
+    company's own, 1, 2, 3..., and say nothing of how much the service receives for other companies."""
+
+    __tablename__ = "recibidos_numeracion"
+
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), primary_key=True)
+    last_id_receptor: Mapped[int] = mapped_column(Integer, default=0)
+    last_id_respuesta: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class ExchangeMailbox(Base):

@@ -183,7 +183,10 @@ def ver(recibido_id: int, principal: Principal):
     summary="Descargar una de nuestras respuestas (ACKSobre o ACKCFE firmado)",
     auth=BOTH,
     roles=ALL,
-    path_params={**_ID, "respuesta_id": "El id de la respuesta, como lo lista el CFE recibido."},
+    path_params={
+        **_ID,
+        "respuesta_id": "El número de la respuesta (su IDRespuesta), como lo lista el CFE recibido.",
+    },
     responses={
         200: {"description": "El documento firmado.", "content": {"application/xml": {"schema": {"type": "string"}}}},
         404: "No existe, no es de este CFE o es de otra empresa.",
@@ -192,13 +195,12 @@ def ver(recibido_id: int, principal: Principal):
 def respuesta(recibido_id: int, respuesta_id: int, principal: Principal):
     """One of our signed answers about this CFE (its envelope's ACKSobre and ACKCFE, or its own decision)."""
     row = _row(principal, recibido_id)
-    answer = db.session().get(ExchangeAnswer, respuesta_id)
-    if (
-        answer is None
-        or answer.company_id != principal.company_id
-        or answer.sobre_id != row.sobre_id
-        or answer.cfe_id not in (None, row.id)
-    ):
+    answer = db.session().scalar(
+        select(ExchangeAnswer).where(
+            ExchangeAnswer.company_id == principal.company_id, ExchangeAnswer.id_respuesta == respuesta_id
+        )
+    )
+    if answer is None or answer.sobre_id != row.sobre_id or answer.cfe_id not in (None, row.id):
         raise NotFound(_("No existe esa respuesta para este CFE."), code="respuesta_no_encontrada")
     response = Response(answer.document, mimetype="application/xml")
     response.headers["Content-Disposition"] = f'attachment; filename="{answer.filename}"'
@@ -264,7 +266,7 @@ def subir(principal: Principal):
         results.append(
             ResultadoSobre(
                 archivo=envelope.name,
-                sobre_id=result.sobre_id,
+                sobre_id=result.id_receptor,
                 estado=result.estado,
                 motivos=[MotivoRecepcion.of(m) for m in result.motives],
                 aceptados=result.accepted,

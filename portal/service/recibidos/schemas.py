@@ -79,7 +79,10 @@ class MotivoRecepcion(_Out):
 class Respuesta(_Out):
     """One of our answers to the supplier (ACKSobre or ACKCFE) and its delivery."""
 
-    id: int
+    id: int = Field(
+        description="El número de la respuesta: su IDRespuesta, propio de la empresa (1, 2, 3...); descarga el "
+        "documento en /recibidos/{id}/respuestas/{id de la respuesta}."
+    )
     tipo: str = Field(description="ACKSobre o ACKCFE.")
     canal: str = Field(description="ws, correo, api o portal: por donde llegó el sobre.")
     estado: str = Field(description="en_cola, enviando, enviado, fallido o sin_destino.")
@@ -139,7 +142,11 @@ class RecibidoCompleto(Recibido):
     lineas: list[Linea]
     totales: dict[str, Decimal]
     adenda: str | None
-    sobre_id: int = Field(alias="sobreId")
+    sobre_id: int = Field(
+        alias="sobreId",
+        description="Nuestro número del sobre que lo trajo: el IDReceptor de nuestras respuestas, propio de la "
+        "empresa (1, 2, 3...).",
+    )
     canal: str
     motivo_decision: MotivoRecepcion | None = Field(alias="motivoDecision")
     decidido_en: datetime | None = Field(alias="decididoEn")
@@ -152,7 +159,11 @@ class ResultadoSobre(_Out):
     """What became of one uploaded envelope."""
 
     archivo: str
-    sobre_id: int = Field(alias="sobreId")
+    sobre_id: int = Field(
+        alias="sobreId",
+        description="Nuestro número del sobre: el IDReceptor de nuestras respuestas, propio de la empresa "
+        "(1, 2, 3...).",
+    )
     estado: str = Field(description="AS (recibido) o BS (rechazado).")
     motivos: list[MotivoRecepcion]
     aceptados: int

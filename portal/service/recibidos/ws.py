@@ -184,7 +184,7 @@ def _dispatch(operation: str, n: int, document: bytes) -> str:
         return respuesta(f"{n}001", "Receptor desconocido", "El RUT al que se dirige no es atendido por este servicio.")
     if operation == "SOBRE":
         result = tasks.receive_and_answer(company_id, document, "ws")
-        detail = f"Sobre {result.estado}: número de recepción {result.sobre_id}."
+        detail = f"Sobre {result.estado}: número de recepción {result.id_receptor}."
         if result.motives:
             detail += " " + "; ".join(f"{m['codigo']} {m['glosa']}" for m in result.motives)
         return respuesta("0", "Sobre recibido", detail + " El acuse va por RESPUESTASOBRE y RESPUESTACFES.")
