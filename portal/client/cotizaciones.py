@@ -25,7 +25,7 @@ class ExchangeRate:
     day: date  # the day it was published (before the one asked for on weekends and holidays)
     buy: Decimal
     sell: Decimal  # what a receipt's TpoCambio takes
-    source: str  # "bcu" or "operador"
+    source: str  # "bcu", "simulador" (the BCU's stand-in: invented, not official) or "operador"
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class RateDay:
     day: date
     buy: Decimal | None
     sell: Decimal | None
-    source: str | None  # "bcu", "operador", or None when nothing was published that day
+    source: str | None  # "bcu", "simulador", "operador", or None when nothing was published that day
     receipt_rate: Decimal | None
     receipt_rate_day: date | None
 
@@ -52,7 +52,7 @@ class RateDays:
     currency: str
     start: date
     end: date
-    bcu_source: Literal["bcu", "simulador"]  # where the rates of source "bcu" come from: the BCU or its stand-in
+    bcu_source: Literal["bcu", "simulador"]  # where the service loads rates from now: the BCU or its stand-in
     days_back: int  # how many days before a receipt's day its rate may be
     days: tuple[RateDay, ...]
 

@@ -49,7 +49,9 @@ def test_a_customer_and_a_product_picked_with_the_keyboard_are_issued(page: Page
     expect(receipts.currency).to_have_value("USD")
     rate = receipts.rate
     expect(rate).to_have_value(re.compile(r"^\d+(,\d+)?$"))
-    expect(receipts.rate_note).to_contain_text(re.compile(r"Cotización BCU del \d\d/\d\d/\d{4}"))
+    expect(receipts.rate_note).to_contain_text(
+        re.compile(r"Cotización del simulador del BCU \(no oficial\) del \d\d/\d\d/\d{4}")
+    )
     expect(receipts.customer_filled).to_contain_text("Ana Catálogo")
     filled_rate = rate.input_value()
 
@@ -83,7 +85,7 @@ def test_a_customer_and_a_product_picked_with_the_keyboard_are_issued(page: Page
     expect(page.get_by_test_id("price-note").first).to_have_text("")
     rate.fill(filled_rate)
     receipts.preview()  # the form comes back: the rate it filled and whose it is stay
-    expect(receipts.rate_note).to_contain_text("Cotización BCU del")
+    expect(receipts.rate_note).to_contain_text("Cotización del simulador del BCU (no oficial) del")
     expect(rate).to_have_value(filled_rate)
 
     receipts.issue()

@@ -209,9 +209,28 @@ def test_the_days_rate_fills_an_empty_rate_field_and_says_whose_it_is(usuario, s
     )
 
     assert Decimal(value.replace(",", ".")) == expected.sell
-    assert f"Cotización BCU del {expected.day.strftime('%d/%m/%Y')}" in filled.get_text()
-    assert _fills(kept) == {} and "Cotización BCU" in kept.get_text()
+    # The demo's rates are the stand-in's: invented, and said so, never "Cotización BCU".
+    said = f"Cotización del simulador del BCU (no oficial) del {expected.day.strftime('%d/%m/%Y')}"
+    assert said in filled.get_text() and "Cotización BCU" not in filled.get_text()
+    assert _fills(kept) == {} and "simulador del BCU (no oficial)" in kept.get_text()
     assert _fills(back_to_pesos) == {"tpo_cambio": ""}
+
+
+def test_a_rate_the_bcu_published_is_proposed_as_the_bcus_in_both_languages(usuario, service_app):
+    from portal.service.cotizaciones import bcu, rates
+
+    today = today_montevideo()
+    with service_app.app_context():
+        session = db.session()
+        rates.store(session, [bcu.PublishedRate(today, "ARS", Decimal("0.034"), Decimal("0.0351"))])
+        session.commit()
+    query = {"tpo_moneda": "ARS", "fch_emis": today.strftime("%d/%m/%Y"), "tpo_cambio": ""}
+    spanish = soup(usuario.get(RATE, query_string=query, headers=HTMX)).get_text()
+    assert f"Cotización BCU del {today:%d/%m/%Y}" in spanish and "simulador" not in spanish
+    usuario.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": csrf(usuario)})
+    query["tpo_moneda"] = "USD"  # the demo's dollar is the stand-in's
+    english = soup(usuario.get(RATE, query_string=query, headers=HTMX)).get_text()
+    assert "BCU stand-in's rate (not official) of" in english
 
 
 def test_a_rate_with_more_decimals_than_a_cfe_carries_is_proposed_rounded(usuario, service_app):

@@ -53,6 +53,7 @@ def test_refresh_from_the_bcu_keeps_an_operators_correction_and_feeds_the_ui(liv
     with app.app_context():
         with db.write_transaction() as session:
             session.execute(delete(ExchangeRate))
+            session.execute(delete(UiValue).where(UiValue.year == 2026))
             corrected = bcu.PublishedRate(date(2025, 12, 30), "USD", Decimal("39.000"), Decimal("39.500"))
             rates.store(session, [corrected], source=rates.OPERATOR)
         with db.write_transaction() as session:
@@ -61,13 +62,76 @@ def test_refresh_from_the_bcu_keeps_an_operators_correction_and_feeds_the_ui(liv
         assert changed > 0
         kept = session.get(ExchangeRate, (date(2025, 12, 30), "USD"))
         assert (kept.sell, kept.source) == (Decimal("39.500000"), "operador")
-        assert session.get(ExchangeRate, (date(2025, 12, 29), "USD")).source == "bcu"
+        # The address configured as the BCU's is the stand-in's, which names itself in its answer: not the BCU's.
+        assert session.get(ExchangeRate, (date(2025, 12, 29), "USD")).source == "simulador"
         ui_2026 = session.get(UiValue, 2026)
         ui_dec_31 = session.get(ExchangeRate, (date(2025, 12, 31), "UI"))
-        assert ui_2026.value == ui_dec_31.sell.quantize(Decimal("0.0001")) and ui_2026.source.startswith("BCU")
+        assert ui_2026.value == ui_dec_31.sell.quantize(Decimal("0.0001"))
+        assert ui_2026.source == "Simulador del BCU (no oficial), UI al 31/12/2025" and not ui_2026.verified
         # Saturday 3 January and Sunday the 4th take Friday the 2nd's dollar; nothing 10 days back is too old.
         assert rates.rate_on(session, "USD", date(2026, 1, 4)).day == date(2026, 1, 2)
         assert rates.rate_on(session, "USD", date(2026, 1, 13)) is None
+
+
+def test_the_stand_ins_figures_are_stored_as_the_stand_ins(service_app):
+    """CFE_RATES_SOURCE unset (the default, the demo, a misconfigured installation): the rates loaded are the
+    stand-in's invented ones, and say so."""
+    with service_app.app_context():
+        assert service_app.config["RATES_SOURCE"] == "standin"
+        with db.write_transaction() as session:
+            session.execute(delete(ExchangeRate))
+            assert rates.refresh(session, date(2025, 12, 29), date(2025, 12, 31)) > 0
+        stored = {row.source for row in db.session().query(ExchangeRate)}
+    assert stored == {"simulador"}
+
+
+def test_no_fetched_figure_overwrites_a_more_trusted_one(service_app):
+    """An operator's correction stays under the BCU's and the stand-in's figures; a BCU rate stays under the
+    stand-in's; the BCU's replace the stand-in's (an installation that starts asking the BCU)."""
+    monday, tuesday, wednesday = date(2025, 12, 1), date(2025, 12, 2), date(2025, 12, 3)
+
+    def official(day: date, sell: str) -> bcu.PublishedRate:
+        return bcu.PublishedRate(day, "USD", Decimal(sell) - 1, Decimal(sell))
+
+    with service_app.app_context():
+        with db.write_transaction() as session:
+            session.execute(delete(ExchangeRate))
+            rates.store(session, [official(monday, "39.5")], source=rates.OPERATOR)
+            rates.store(session, [official(tuesday, "39.7")])  # the BCU's
+            rates.store(session, bcu.standin_rates(("USD",), wednesday, wednesday))
+        with db.write_transaction() as session:
+            assert rates.store(session, bcu.standin_rates(("USD",), monday, wednesday)) == 0
+            assert rates.store(session, [official(monday, "41"), official(wednesday, "41.2")]) == 1
+        found = {row.day: (row.sell, row.source) for row in db.session().query(ExchangeRate)}
+    assert found == {
+        monday: (Decimal("39.5"), "operador"),
+        tuesday: (Decimal("39.7"), "bcu"),
+        wednesday: (Decimal("41.2"), "bcu"),
+    }
+
+
+def test_the_api_says_which_rate_is_the_stand_ins_as_its_schema_documents(service_app, api_client, auth_headers):
+    day = date(2025, 12, 3)
+    with service_app.app_context(), db.write_transaction() as session:
+        session.execute(delete(ExchangeRate).where(ExchangeRate.currency == "BRL"))
+        rates.store(session, bcu.standin_rates(("BRL",), day, day))
+        rates.store(session, [bcu.PublishedRate(day + timedelta(days=1), "BRL", Decimal("7"), Decimal("7.1"))])
+        rates.store(
+            session, [bcu.PublishedRate(day + timedelta(days=2), "BRL", Decimal("7"), Decimal("7.2"))], "operador"
+        )
+    user = auth_headers()
+    said = {
+        api_client.get(COTIZACIONES, query_string={"moneda": "BRL", "fecha": f"{when}"}, headers=user).json["fuente"]
+        for when in (day, day + timedelta(days=1), day + timedelta(days=2))
+    }
+    query = {"moneda": "BRL", "desde": f"{day}", "hasta": f"{day + timedelta(days=2)}"}
+    days = api_client.get(DIAS, query_string=query, headers=user).json["items"]
+    assert said == {item["fuente"] for item in days} == {"simulador", "bcu", "operador"}
+    schemas = api_client.get("/api/v1/openapi.json").json["components"]["schemas"]
+    assert set(schemas["Cotizacion"]["properties"]["fuente"]["enum"]) == said
+    documented = schemas["DiaCotizacion"]["properties"]["fuente"]
+    assert {value for option in documented["anyOf"] for value in option.get("enum", [])} == said
+    assert "simulador" in schemas["Cotizacion"]["properties"]["fuente"]["description"]
 
 
 def test_the_api_gives_the_days_rate_in_any_role(api_client, auth_headers):
@@ -75,7 +139,7 @@ def test_the_api_gives_the_days_rate_in_any_role(api_client, auth_headers):
     answer = api_client.get(COTIZACIONES, query_string={"moneda": "USD"}, headers=soporte)
     assert answer.status_code == 200, answer.json  # the demo data holds the stand-in's last weeks
     body = answer.json
-    assert body["moneda"] == "USD" and body["fuente"] == "bcu"
+    assert body["moneda"] == "USD" and body["fuente"] == "simulador"  # the demo's are the stand-in's
     assert Decimal(body["compra"]) <= Decimal(body["venta"])
     assert date.fromisoformat(body["fecha"]) >= date.today() - timedelta(days=4)
     missing = api_client.get(COTIZACIONES, query_string={"moneda": "EUR", "fecha": "2015-03-02"}, headers=soporte)

@@ -26,6 +26,7 @@ def tourism_week(live_service):
     with live_service.app.app_context(), db.write_transaction() as session:
         session.execute(delete(ExchangeRate).where(ExchangeRate.currency == "EUR"))
         rates.store(session, [bcu.PublishedRate(date(2025, 4, 11), "EUR", Decimal("45.2"), Decimal("46.3456"))])
+        session.get(ExchangeRate, (date(2025, 4, 11), "EUR")).source = "simulador"  # the stand-in's figure
         correction = bcu.PublishedRate(date(2025, 4, 21), "EUR", Decimal("45.3"), Decimal("46.5"))
         rates.store(session, [correction], source=rates.OPERATOR)
 
@@ -44,7 +45,7 @@ def test_a_period_in_spanish_with_the_days_without_a_rate_marked(signed_in, tour
     soup = _soup(answer)
     rows = soup.select("[data-testid=rates-table] tbody tr")
     assert [row["data-day"] for row in rows] == [(date(2025, 4, 22) - timedelta(days=n)).isoformat() for n in range(14)]
-    assert _row(soup, date(2025, 4, 11)) == "vie 11/04/2025 45,200 46,3456 Simulador del BCU 46,346"
+    assert _row(soup, date(2025, 4, 11)) == "vie 11/04/2025 45,200 46,3456 Simulador del BCU (no oficial) 46,346"
     assert "Corrección del operador" in _row(soup, date(2025, 4, 21))
     holiday = soup.find("tr", attrs={"data-day": "2025-04-16"})
     assert holiday["data-testid"] == "rate-missing"
@@ -65,12 +66,31 @@ def test_the_same_period_in_english(signed_in, tourism_week):
     assert soup.find("h1").get_text(strip=True) == "Exchange rates"
     headers = [th.get_text(" ", strip=True) for th in soup.select("[data-testid=rates-table] thead th")]
     assert headers == ["Day", "Buying", "Selling", "Source", "A receipt's exchange rate that day"]
-    assert _row(soup, date(2025, 4, 11)) == "Fri 11/04/2025 45.200 46.3456 BCU stand-in 46.346"
+    assert _row(soup, date(2025, 4, 11)) == "Fri 11/04/2025 45.200 46.3456 BCU stand-in (not official) 46.346"
+    assert "invented and not official" in soup.find(attrs={"data-testid": "rates-standin"}).get_text()
     assert "Operator's correction" in _row(soup, date(2025, 4, 21))
     text = _row(soup, date(2025, 4, 16))
     assert "No rate" in text and "holiday" in text and "46.346 selling rate of 11/04/2025" in text
     assert "None no rate in the 10 days before" in _row(soup, date(2025, 4, 10))
     assert "12 days of the period have no published rate." in soup.get_text()
+
+
+def test_each_days_rate_says_whose_it_is_whatever_the_service_loads_now(signed_in, live_service):
+    """A rate the BCU published stays the BCU's in an installation that loads the stand-in's now, and the stand-in's
+    figures never read as the BCU's; the page says the service does not ask the BCU."""
+    with live_service.app.app_context(), db.write_transaction() as session:
+        session.execute(delete(ExchangeRate).where(ExchangeRate.currency == "BRL"))
+        rates.store(session, [bcu.PublishedRate(date(2025, 4, 10), "BRL", Decimal("6.9"), Decimal("7.1"))])
+        session.add(
+            ExchangeRate(
+                day=date(2025, 4, 11), currency="BRL", buy=Decimal("7"), sell=Decimal("7.2"), source="simulador"
+            )
+        )
+    soup = _soup(signed_in("usuario@demo.uy").get("/cotizaciones/?moneda=BRL&desde=10/04/2025&hasta=11/04/2025"))
+    assert "BCU" in _row(soup, date(2025, 4, 10)) and "Simulador" not in _row(soup, date(2025, 4, 10))
+    assert "Simulador del BCU (no oficial)" in _row(soup, date(2025, 4, 11))
+    notice = soup.find(attrs={"data-testid": "rates-standin"}).get_text()
+    assert "no consulta al BCU" in notice and "no oficiales" in notice
 
 
 def test_the_last_30_days_of_the_dollar_by_default_through_a_get_form(signed_in):

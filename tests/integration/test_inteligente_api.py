@@ -348,7 +348,7 @@ def test_the_receiver_comes_from_dgis_soap_service_signed_with_the_companys_cert
     assert any(i["campo"] == "receptor.rznSocRecep" and "DGI" in i["motivo"] for i in preview["inferencias"])
 
 
-def test_a_sale_in_dollars_takes_the_bcus_rate_of_the_day_unless_one_is_given(api_client, user, service_app):
+def test_a_sale_in_dollars_takes_the_days_rate_unless_one_is_given(api_client, user, service_app):
     from portal.domain.uruguay_time import today_montevideo
     from portal.service.cotizaciones.rates import rate_on
     from portal.service.platform import db
@@ -359,7 +359,8 @@ def test_a_sale_in_dollars_takes_the_bcus_rate_of_the_day_unless_one_is_given(ap
         rate = rate_on(db.session(), "USD", today_montevideo())
     assert preview["borrador"]["tpoCambio"] == str(rate.sell.quantize(Decimal("0.001")))
     reasons = {i["campo"]: i["motivo"] for i in preview["inferencias"]}
-    assert "BCU" in reasons["tpoCambio"]
+    # The demo's rates are the stand-in's: said so, never as the BCU's own.
+    assert reasons["tpoCambio"].startswith("Cotización del simulador del BCU (venta, no oficial) del ")
     given = _preview(api_client, user, {**body, "tipoCambio": "41.5"})
     assert given["borrador"]["tpoCambio"] == "41.5"
 

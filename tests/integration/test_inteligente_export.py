@@ -81,7 +81,7 @@ def test_an_english_caller_reads_the_exports_reasons_and_refusals_in_english(api
     assert reasons["items[0].indFact"] == "Export and similar (no IVA)."
     assert reasons["receptor.paisRecep"] == "Name of the document's country."
     assert reasons["modVenta"] == "Export of services (every line is a service)."
-    assert reasons["tpoCambio"].startswith("BCU's rate (selling) of ")
+    assert reasons["tpoCambio"].startswith("BCU stand-in's rate (selling, not official) of ")  # the demo's
     goods = {"receptor": {**FOREIGN, "pais": "BR"}, "moneda": "USD", "tipoCambio": "39.250", "lineas": [WOOL]}
     refused = api_client.post(DIRECT, json=goods, headers=english).json["error"]
     assert refused["message"] == "The export's terms are missing."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from datetime import datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 
 import pytest
@@ -496,3 +496,56 @@ def test_received_envelopes_and_answers_stored_before_get_each_companys_own_numb
     with engine.connect() as connection:
         assert connection.execute(text("SELECT COUNT(*) FROM recibidos_sobre")).scalar_one() == 7
     engine.dispose()
+
+
+_NOW = datetime(2025, 12, 31, 12, tzinfo=UTC)
+
+
+def test_the_stand_ins_rates_stored_as_the_bcus_before_say_they_are_the_stand_ins(tmp_path):
+    """0371_cotizaciones_simulador: a "bcu" row holding exactly what the stand-in publishes for its day is the
+    stand-in's (and so is the next year's UI its 31 December set); the BCU's own figures and an operator's stay."""
+    from portal.service.cotizaciones import bcu
+
+    url = f"sqlite:///{tmp_path / 'service.db'}"
+    config = alembic_config(url)
+    command.upgrade(config, "0101_cotizaciones")
+    command.upgrade(config, "0006_indices")
+    engine = create_engine(url)
+    invented = bcu.standin_rates(("USD", "UI"), date(2025, 12, 30), date(2025, 12, 31))
+    real = bcu.PublishedRate(date(2025, 12, 29), "USD", Decimal("43.512"), Decimal("43.678"))
+    rows = [
+        {
+            "day": r.day,
+            "currency": r.currency,
+            "buy": str(r.buy),
+            "sell": str(r.sell),
+            "source": "bcu",
+            "updated_at": _NOW,
+        }
+        for r in (*invented, real)
+    ] + [{"day": date(2025, 12, 26), "currency": "USD", "buy": 1, "sell": 1, "source": "operador", "updated_at": _NOW}]
+    ui_row = {
+        "year": 2026,
+        "value": str(invented[-1].sell),
+        "source": "BCU, UI al 31/12/2025",
+        "verified": True,
+        "updated_at": _NOW,
+    }
+    with engine.begin() as connection:
+        connection.execute(text("DELETE FROM ui_value WHERE year = 2026"))
+        connection.execute(table_of("cotizacion", rows[0]).insert(), rows)
+        connection.execute(table_of("ui_value", ui_row).insert(), [ui_row])
+    command.upgrade(config, "heads")
+    with engine.connect() as connection:
+        sources = connection.execute(text("SELECT day, currency, source FROM cotizacion")).all()
+        ui = connection.execute(text("SELECT source, verified FROM ui_value WHERE year = 2026")).one()
+    engine.dispose()
+    assert {(str(day), currency): source for day, currency, source in sources} == {
+        ("2025-12-30", "USD"): "simulador",
+        ("2025-12-31", "USD"): "simulador",
+        ("2025-12-30", "UI"): "simulador",
+        ("2025-12-31", "UI"): "simulador",
+        ("2025-12-29", "USD"): "bcu",
+        ("2025-12-26", "USD"): "operador",
+    }
+    assert tuple(ui) == ("Simulador del BCU (no oficial), UI al 31/12/2025", 0)

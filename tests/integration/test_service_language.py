@@ -336,3 +336,32 @@ def test_the_exports_dgi_state_and_the_period_pdf_in_english(api_client, user, t
     text = subprocess.run(["pdftotext", str(tmp_path / "resumen.pdf"), "-"], capture_output=True, text=True, check=True)
     assert "Summary of the period" in text.stdout and "Resumen del período" not in text.stdout
     assert "Sales at the basic rate (net)" in text.stdout and "Goes in DGI's daily report" in text.stdout
+
+
+SIGN = "/api/v1/comprobante/firmarXml"
+
+
+def test_where_a_malformed_xml_breaks_is_said_in_the_requests_language(api_client, user):
+    """firmarXml's error names the place (line and column) in the field as well as in the message: both in the
+    language asked for, with the same code."""
+    broken = b"<CFE xmlns='http://cfe.dgi.gub.uy'>\n<eTck>\n</CFE>"
+    xml = {**user, "Content-Type": "application/xml"}
+    spanish, english = _both(api_client, "POST", SIGN, xml, data=broken)
+    assert spanish.status_code == english.status_code == 422
+    [field_es], [field_en] = spanish.json["error"]["fields"], english.json["error"]["fields"]
+    assert field_es["code"] == field_en["code"] == "xml_invalido"
+    assert field_es["field"] == "línea 3, columna 7"
+    assert field_en["field"] == "line 3, column 7"
+    assert "(line 3, column 7)" in english.json["error"]["message"]
+    assert "línea" not in str(english.json["error"])
+
+
+def test_what_firmar_xml_and_a_format_refuse_is_said_in_english_too(api_client, user):
+    spanish, english = _both(api_client, "POST", SIGN, {**user, "Content-Type": "application/json"}, data=b"{}")
+    assert spanish.status_code == english.status_code == 415
+    assert spanish.json["error"]["message"] == "El cuerpo debe ser XML (Content-Type: application/xml)."
+    assert english.json["error"]["message"] == "The body must be XML (Content-Type: application/xml)."
+    spanish, english = _both(api_client, "GET", BUSCAR, {**user, "Accept": "image/png"})
+    assert spanish.status_code == english.status_code == 406
+    assert english.json["error"]["message"].startswith("Format not available; ask for one of these with Accept: ")
+    assert "application/json" in english.json["error"]["message"]

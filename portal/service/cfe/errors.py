@@ -58,12 +58,15 @@ class XmlInputError(CfeError):
         # str(exc) is its Spanish, which is also what a signed answer to a supplier carries.
         said = message if isinstance(message, Text) else Text(message)
         text = said
+        # Where in the document, a catalogue message too ("línea 3, columna 7"); "xml" when the parser said nowhere.
+        self.where: str = "xml"
         if line:
             where = (
                 _("línea {line}, columna {column}", line=line, column=column)
                 if column
                 else _("línea {line}", line=line)
             )
+            self.where = where
             # "... nombre (línea 3, columna 7)." : where goes inside the sentence, before its period
             text = (
                 _("{message} ({where}).", message=said.stripped(), where=where)

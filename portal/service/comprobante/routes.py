@@ -319,7 +319,7 @@ def firmar_xml(principal: Principal):
     """Signs an unsigned CFE with the company's certificate. DOCTYPEs are refused; errors say where."""
     if request.mimetype not in ("application/xml", "text/xml"):
         raise ApiError(
-            "El cuerpo debe ser XML (Content-Type: application/xml).", code="unsupported_media_type", status=415
+            _("El cuerpo debe ser XML (Content-Type: application/xml)."), code="unsupported_media_type", status=415
         )
     cert = keystore.signing_certificate(db.session(), principal.company_id)
     data = request.get_data()
@@ -337,8 +337,7 @@ def firmar_xml(principal: Principal):
     except XmlIntakeBusy as exc:
         raise ApiError(str(exc), code="servicio_ocupado", status=503, headers={"Retry-After": "2"}) from exc
     except XmlInputError as exc:
-        where = f"línea {exc.line}" + (f", columna {exc.column}" if exc.column else "") if exc.line else "xml"
-        raise ValidationFailed([FieldError(where, "xml_invalido", exc.message)], message=exc.text) from exc
+        raise ValidationFailed([FieldError(exc.where, "xml_invalido", exc.message)], message=exc.text) from exc
     response = Response(signed.xml, mimetype="application/xml")
     response.headers["X-CFE-Digest"] = signed.digest
     if schema_errors:

@@ -5,7 +5,9 @@ the same messages in development and tests.
 returns the rates it published (business days only: none on weekends and holidays). The BCU codes its
 currencies with numbers of its own (MONEDAS). The stand-in (`standin_rates`, and the SOAP endpoint in
 routes.py that serves them) gives steady, plausible rates for any day, so `make run` and the tests go through
-the same client and parsing as production."""
+the same client and parsing as production. Its figures are invented: each PublishedRate says whether it is the
+stand-in's (`standin`), also when the stand-in answered through SOAP (it names itself in `Emisor`), so that
+nobody is told an invented rate is the BCU's."""
 
 from __future__ import annotations
 
@@ -36,6 +38,9 @@ _CODES = {code: currency for currency, code in MONEDAS.items()}
 _SETTINGS = zeep.Settings(strict=False, forbid_dtd=True, forbid_entities=True, forbid_external=True)
 # Groups of the service: 0 asks every group (foreign currencies and the local units such as the UI).
 _EVERY_GROUP = 0
+# What the stand-in's SOAP answer says in each rate's `Emisor` (the BCU writes its own name there): how a rate
+# fetched from an address that turns out to be the stand-in (the tests, a development setting) is known for one.
+STANDIN_ISSUER = "Simulador del BCU (no oficial)"
 
 
 class BcuUnavailable(Exception):
@@ -48,6 +53,7 @@ class PublishedRate:
     currency: str
     buy: Decimal
     sell: Decimal
+    standin: bool = False  # invented by the stand-in, not published by the BCU
 
 
 @lru_cache(maxsize=1)
@@ -93,6 +99,7 @@ def fetch_rates(
                 currency=currency,
                 buy=Decimal(str(dato.TCC)),
                 sell=Decimal(str(dato.TCV)),
+                standin=getattr(dato, "Emisor", None) == STANDIN_ISSUER,
             )
         )
     return found
@@ -118,10 +125,10 @@ def standin_rates(currencies: tuple[str, ...], start: date, end: date) -> list[P
             level = _STANDIN_LEVEL[currency]
             if currency == "UI":
                 value = (level * (1 + Decimal(day.toordinal() - 739000) / 36500)).quantize(Decimal("0.0001"))
-                rates.append(PublishedRate(day, currency, value, value))
+                rates.append(PublishedRate(day, currency, value, value, standin=True))
             elif day.weekday() < 5:
                 sell = (level * (1 + wave)).quantize(Decimal("0.001"))
                 buy = (sell * Decimal("0.98")).quantize(Decimal("0.001"))
-                rates.append(PublishedRate(day, currency, buy, sell))
+                rates.append(PublishedRate(day, currency, buy, sell, standin=True))
         day += timedelta(days=1)
     return rates

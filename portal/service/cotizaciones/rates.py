@@ -15,33 +15,55 @@ from sqlalchemy.orm import Session
 
 from portal.service.cotizaciones import bcu
 from portal.service.cotizaciones.models import ExchangeRate, RateSource
+from portal.service.indices.models import UiValue
 from portal.service.indices.ui import set_ui_value
 
 OPERATOR: Final = "operador"
+STANDIN: Final = "simulador"
+# Which source may replace which: a row is overwritten only by a source at least as trusted. The BCU's figures
+# replace the stand-in's (an installation that starts asking the BCU), never an operator's correction; the
+# stand-in's replace nothing but its own.
+_TRUST: dict[str, int] = {STANDIN: 0, "bcu": 1, OPERATOR: 2}
+# What the UI of 31 December set as the next year's value says it comes from.
+_UI_ORIGIN = {"bcu": "BCU", STANDIN: "Simulador del BCU (no oficial)", OPERATOR: "Operador"}
 # How far back a rate may be to still be "the day's": the BCU publishes none on weekends and holidays, and
 # Carnival and Tourism week close it for days at a time.
 MAX_AGE_DAYS = 10
 
 
-def store(session: Session, published: Iterable[bcu.PublishedRate], source: RateSource = "bcu") -> int:
-    """Adds or updates the published rates (never over an operator's correction); the caller commits. A UI of
-    31 December sets the UI of the year after for the e-Ticket threshold. Returns how many rows changed."""
+def _source_of(rate: bcu.PublishedRate) -> RateSource:
+    return STANDIN if rate.standin else "bcu"
+
+
+def store(session: Session, published: Iterable[bcu.PublishedRate], source: RateSource | None = None) -> int:
+    """Adds or updates the published rates, each with its source (`source`, else the BCU's or the stand-in's as
+    the rate says), never over a more trusted one (_TRUST: an operator's correction, a BCU row under the stand-in's
+    figures); the caller commits. A UI of 31 December sets the UI of the year after for the e-Ticket threshold.
+    Returns how many rows changed."""
     changed = 0
     for rate in published:
+        rate_source = source or _source_of(rate)
         row = session.get(ExchangeRate, (rate.day, rate.currency))
-        if row is not None and row.source == OPERATOR and source != OPERATOR:
+        if row is not None and _TRUST.get(row.source, 0) > _TRUST[rate_source]:
             continue
         if row is None:
             row = ExchangeRate(day=rate.day, currency=rate.currency)
             session.add(row)
-        elif (row.buy, row.sell, row.source) == (rate.buy, rate.sell, source):
+        elif (row.buy, row.sell, row.source) == (rate.buy, rate.sell, rate_source):
             continue
-        row.buy, row.sell, row.source = rate.buy, rate.sell, source
+        row.buy, row.sell, row.source = rate.buy, rate.sell, rate_source
         changed += 1
         if rate.currency == "UI" and (rate.day.month, rate.day.day) == (12, 31):
-            origin = "BCU, UI al 31/12" if source != OPERATOR else "Operador, UI al 31/12"
-            set_ui_value(session, rate.day.year + 1, rate.sell.quantize(Decimal("0.0001")), f"{origin}/{rate.day.year}")
+            _next_years_ui(session, rate, rate_source)
     return changed
+
+
+def _next_years_ui(session: Session, rate: bcu.PublishedRate, source: RateSource) -> None:
+    kept = session.get(UiValue, rate.day.year + 1)
+    if source == STANDIN and kept is not None and not kept.source.startswith(_UI_ORIGIN[STANDIN]):
+        return  # an invented UI never replaces the threshold's value that someone set or the BCU gave
+    origin = f"{_UI_ORIGIN[source]}, UI al 31/12/{rate.day.year}"
+    set_ui_value(session, rate.day.year + 1, rate.sell.quantize(Decimal("0.0001")), origin, verified=source != STANDIN)
 
 
 def rate_on(session: Session, currency: str, day: date) -> ExchangeRate | None:
@@ -92,7 +114,8 @@ def days(session: Session, currency: str, start: date, end: date) -> list[RateDa
 
 def refresh(session: Session, start: date, end: date) -> int:
     """Asks the configured source (the BCU or the stand-in) for every currency from `start` to `end` and stores
-    what it published; the caller commits. Raises bcu.BcuUnavailable when the BCU does not answer."""
+    what it published, the stand-in's figures as such (STANDIN); the caller commits. Raises bcu.BcuUnavailable
+    when the BCU does not answer."""
     if current_app.config["RATES_SOURCE"] == "bcu":
         published = bcu.fetch_rates(
             current_app.config["BCU_URL"], bcu.CURRENCIES, start, end, current_app.config["BCU_TIMEOUT_SECONDS"]

@@ -49,8 +49,9 @@ _MAX_REQUEST_BYTES = 16_384
     responses={200: Cotizacion, 404: "No hay una cotización de esa moneda en los 10 días anteriores (sin_cotizacion)."},
 )
 def cotizacion(principal: Principal, query: CotizacionQuery):
-    """La cotización del BCU (interbancaria, billete) que corresponde a un comprobante del día `fecha`: la
-    última publicada ese día o antes; la venta es la que se propone como tipo de cambio del CFE."""
+    """La cotización (interbancaria, billete) que corresponde a un comprobante del día `fecha`: la última
+    publicada ese día o antes; la venta es la que se propone como tipo de cambio del CFE. `fuente` dice de quién
+    es: del BCU, del simulador del BCU (no oficial) o de un operador."""
     day = query.fecha or today_montevideo()
     row = rate_on(db.session(), query.moneda, day)
     if row is None:
@@ -155,7 +156,7 @@ def execute() -> Response:
             "Moneda": str(bcu.MONEDAS[rate.currency]),
             "Nombre": rate.currency,
             "CodigoISO": rate.currency,
-            "Emisor": "Banco Central del Uruguay",
+            "Emisor": bcu.STANDIN_ISSUER,  # not the BCU's name: what it publishes is invented
             "TCC": f"{rate.buy}",
             "TCV": f"{rate.sell}",
             "ArbAct": "0",

@@ -13,6 +13,11 @@ from portal.service.cfe.model_parts import Day
 from portal.service.informes.schemas import PeriodoQuery
 
 Moneda = Literal["USD", "EUR", "ARS", "BRL", "UI"]
+Fuente = Literal["bcu", "simulador", "operador"]  # models.RateSource, as the API names it
+_FUENTE = (
+    "bcu: publicada por el Banco Central del Uruguay; simulador: una cifra inventada por el simulador del BCU "
+    "(desarrollo, demostración y pruebas; no es oficial); operador: la corrección de un operador."
+)
 
 
 class CotizacionQuery(BaseModel):
@@ -30,7 +35,7 @@ class Cotizacion(BaseModel):
     fecha: date = Field(description="El día de la cotización (puede ser anterior al pedido: fines de semana).")
     compra: Decimal
     venta: Decimal = Field(description="La que se propone como TpoCambio del CFE.")
-    fuente: Literal["bcu", "operador"]
+    fuente: Fuente = Field(description=_FUENTE)
 
 
 class CotizacionesQuery(PeriodoQuery):
@@ -50,10 +55,7 @@ class DiaCotizacion(_Camel):
     fecha: date
     compra: Decimal | None = Field(description="Compra publicada ese día; null si ese día no hay cotización.")
     venta: Decimal | None = Field(description="Venta publicada ese día; null si ese día no hay cotización.")
-    fuente: Literal["bcu", "operador"] | None = Field(
-        description="bcu: la publicada por el BCU (o su simulador, ver `publicadas`); operador: la corrección de un "
-        "operador; null si ese día no hay cotización."
-    )
+    fuente: Fuente | None = Field(description=_FUENTE + " null si ese día no hay cotización.")
     tipo_cambio: Decimal | None = Field(
         description="El TpoCambio que se propone a un comprobante de ese día: la venta de la última cotización "
         "publicada ese día o antes (a lo sumo 10 días antes), con 3 decimales; null si no hay ninguna."
@@ -72,8 +74,8 @@ class Cotizaciones(_Camel):
     desde: date
     hasta: date
     publicadas: Literal["bcu", "simulador"] = Field(
-        description="De dónde salen las cotizaciones de fuente bcu: el BCU, o el simulador del BCU (desarrollo y "
-        "pruebas)."
+        description="De dónde carga el servicio las cotizaciones ahora: el BCU, o el simulador del BCU (desarrollo, "
+        "demostración y pruebas; sus cifras no son oficiales). Cada día dice la suya en `fuente`."
     )
     dias_atras: int = Field(description="Cuántos días antes puede ser la cotización que toma un comprobante (10).")
     items: list[DiaCotizacion]

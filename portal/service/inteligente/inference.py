@@ -205,14 +205,21 @@ class Draft:
 
 
 def _day_rate(session: Session, currency: str, body: dict, work: Findings) -> None:
-    """TpoCambio from the BCU's rate of the day (the latest published, at most 10 days old); without one the
-    CFE's own rule asks for it."""
+    """TpoCambio from the day's rate (the latest published, at most 10 days old), saying whose it is (the BCU's,
+    its stand-in's invented one, an operator's); without one the CFE's own rule asks for it."""
     rate = rate_on(session, currency, today_montevideo())
     if rate is None:
         return
     value = cfe_rate(rate.sell)
     body["tpoCambio"] = str(value)
-    work.infer("tpoCambio", str(value), _("Cotización del BCU (venta) del {dia}.", dia=f"{rate.day:%d/%m/%Y}"))
+    day = f"{rate.day:%d/%m/%Y}"
+    if rate.source == "simulador":
+        reason = _("Cotización del simulador del BCU (venta, no oficial) del {dia}.", dia=day)
+    elif rate.source == "operador":
+        reason = _("Cotización corregida por un operador (venta) del {dia}.", dia=day)
+    else:
+        reason = _("Cotización del BCU (venta) del {dia}.", dia=day)
+    work.infer("tpoCambio", str(value), reason)
 
 
 def infer_draft(session: Session, company_id: int, request: SolicitudInteligente, registry: TaxpayerRegistry) -> Draft:

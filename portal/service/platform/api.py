@@ -238,7 +238,7 @@ def negotiate(*offers: str) -> str:
     best = accept.best_match(offers)
     if best is None:
         raise ApiError(
-            "Formato no disponible; pedí uno de estos con Accept: " + ", ".join(offers) + ".",
+            _("Formato no disponible; pedí uno de estos con Accept: {formatos}.", formatos=", ".join(offers)),
             code="not_acceptable",
             status=406,
         )

@@ -17,14 +17,14 @@ from dataclasses import asdict, dataclass
 from flask import Flask, g, jsonify, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from portal.service.platform.i18n import _, language, say
+from portal.service.platform.i18n import Text, _, language, say
 
 log = logging.getLogger("portal.service")
 
 
 @dataclass(frozen=True)
 class FieldError:
-    field: str
+    field: str  # a name; a place in a document (XmlInputError.where) may be a catalogue message, said as one
     code: str
     message: str
 
@@ -87,12 +87,18 @@ class UpstreamTimeout(ApiError):
     status, code = 504, "upstream_timeout"
 
 
+def _field(field: str) -> str:
+    # A field is a name (`receptor.documento`, `filas[3].precio`), said as it is; a place in a document given as a
+    # catalogue message ("línea 3, columna 7") is said in the request's language.
+    return say(field) if isinstance(field, Text) else field
+
+
 def error_body(code: str, message: str, fields: list[FieldError] | None = None) -> dict:
     return {
         "error": {
             "code": code,
             "message": say(message),
-            "fields": [{**asdict(f), "message": say(f.message)} for f in fields or []],
+            "fields": [{**asdict(f), "field": _field(f.field), "message": say(f.message)} for f in fields or []],
             "requestId": g.get("request_id"),
         }
     }

@@ -148,9 +148,12 @@ class RateNote:
     def message(self) -> str:
         if self.rate is None:
             return _("No hay cotización publicada para esa fecha: escribí el tipo de cambio.") if self.missing else ""
+        day = self.rate.day.strftime("%d/%m/%Y")
         if self.rate.source == "bcu":
-            return _("Cotización BCU del %(day)s", day=self.rate.day.strftime("%d/%m/%Y"))
-        return _("Cotización del %(day)s", day=self.rate.day.strftime("%d/%m/%Y"))
+            return _("Cotización BCU del %(day)s", day=day)
+        if self.rate.source == "simulador":  # invented figures (development, demo): never said to be the BCU's
+            return _("Cotización del simulador del BCU (no oficial) del %(day)s", day=day)
+        return _("Cotización del %(day)s", day=day)
 
 
 def rate_note(currency: str | None, day: date | None, current: str | None, filled_before: str | None) -> RateNote:

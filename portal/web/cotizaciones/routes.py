@@ -34,12 +34,12 @@ class Row:
     taken_from_before: bool  # a receipt of the day takes an earlier day's rate
 
 
-def _source(code: str | None, bcu_source: str) -> object:
-    if code == "operador":
-        return _l("Corrección del operador")
-    if code == "bcu":
-        return _l("Simulador del BCU") if bcu_source == "simulador" else _l("BCU")
-    return None
+# Each day's rate says whose it is: the stand-in's figures are invented, and must never read as the BCU's.
+SOURCES = {
+    "bcu": _l("BCU"),
+    "simulador": _l("Simulador del BCU (no oficial)"),
+    "operador": _l("Corrección del operador"),
+}
 
 
 def _rows(found: RateDays) -> list[Row]:
@@ -47,7 +47,7 @@ def _rows(found: RateDays) -> list[Row]:
         Row(
             d,
             format_date(d.day, "EEE"),
-            _source(d.source, found.bcu_source),
+            SOURCES.get(d.source or "", d.source),
             d.receipt_rate_day is not None and d.receipt_rate_day != d.day,
         )
         for d in found.days
