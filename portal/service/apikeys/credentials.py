@@ -23,6 +23,7 @@ from portal.service.apikeys.models import ApiKey
 from portal.service.platform import db
 from portal.service.platform.auth import API_KEY, Principal
 from portal.service.platform.errors import Forbidden, Unauthorized
+from portal.service.platform.i18n import _
 from portal.service.platform.models import Role
 
 log = logging.getLogger("portal.service.apikeys")
@@ -52,7 +53,7 @@ def key_hash(secret: str) -> str:
 
 
 def _invalid() -> Unauthorized:
-    return Unauthorized("La clave de API no es válida.", code="invalid_api_key")
+    return Unauthorized(_("La clave de API no es válida."), code="invalid_api_key")
 
 
 def verify(raw_key: str) -> Principal:
@@ -69,7 +70,7 @@ def verify(raw_key: str) -> Principal:
     if key is None or not hmac.compare_digest(key.key_hash, digest):
         raise _invalid()
     if not key.active:
-        raise Unauthorized("La clave de API fue revocada.", code="revoked_api_key")
+        raise Unauthorized(_("La clave de API fue revocada."), code="revoked_api_key")
     _refuse_other_company(key)
     limiting.consume(key)
     _touch(key)
@@ -80,7 +81,7 @@ def _refuse_other_company(key: ApiKey) -> None:
     """A key works for its own company only, whatever the request says (X-Empresa-Id, idEmpresa)."""
     for named in (request.headers.get("X-Empresa-Id"), request.args.get("idEmpresa")):
         if named is not None and named.strip() != str(key.company_id):
-            raise Forbidden("La clave de API es de otra empresa.", code="empresa_ajena")
+            raise Forbidden(_("La clave de API es de otra empresa."), code="empresa_ajena")
 
 
 def _touch(key: ApiKey) -> None:

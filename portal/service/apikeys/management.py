@@ -27,6 +27,7 @@ from portal.service.apikeys.schemas import (
 from portal.service.platform import db
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import Conflict, NotFound
+from portal.service.platform.i18n import _
 from portal.service.platform.paging import PageQuery, keyset
 
 # Stored action -> the word the API shows (the endpoint's name).
@@ -81,7 +82,7 @@ def set_rate_limit(principal: Principal, public_id: str, limit: RateLimit) -> Ap
     with db.write_transaction() as session:
         key = _find(session, principal, public_id)
         if not key.active:
-            raise Conflict("La clave está revocada: su límite ya no se puede cambiar.", code="clave_revocada")
+            raise Conflict(_("La clave está revocada: su límite ya no se puede cambiar."), code="clave_revocada")
         old = {"limite": key.rate_limit, "ventanaSegundos": key.rate_window_seconds}
         if old != limit.as_dict():
             key.rate_limit, key.rate_window_seconds = limit.limite, limit.ventanaSegundos
@@ -92,7 +93,7 @@ def set_rate_limit(principal: Principal, public_id: str, limit: RateLimit) -> Ap
 def _find(session: Session, principal: Principal, public_id: str) -> ApiKey:
     key = session.scalar(select(ApiKey).where(ApiKey.public_id == public_id, ApiKey.company_id == principal.company_id))
     if key is None:
-        raise NotFound("No existe esa clave de API en la empresa.", code="apikey_not_found")
+        raise NotFound(_("No existe esa clave de API en la empresa."), code="apikey_not_found")
     return key
 
 

@@ -32,7 +32,7 @@ class CfeError(Exception):
 class CfeValidationError(CfeError):
     """The input breaks a DGI or business rule: the caller sent something wrong (HTTP 422)."""
 
-    def __init__(self, errors: list[FieldError], message: str = "El comprobante no es válido."):
+    def __init__(self, errors: list[FieldError], message: str = _("El comprobante no es válido.")):
         super().__init__(message)
         self.message = message
         self.errors = list(errors)

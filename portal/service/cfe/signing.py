@@ -229,7 +229,7 @@ def digest_of(signed_bytes: bytes) -> str:
     root = parse_untrusted(signed_bytes).getroot()
     signature = _signature_of(root)
     if signature is None:
-        raise XmlInputError("El documento no tiene una única firma que cubra todo el documento.")
+        raise XmlInputError(_("El documento no tiene una única firma que cubra todo el documento."))
     return (_found(signature, f"{_DS}SignedInfo/{_DS}Reference/{_DS}DigestValue").text or "").strip()
 
 
@@ -237,7 +237,7 @@ def _found(element: etree._Element, path: str) -> etree._Element:
     """A part every XMLDSig Signature has (its SignedInfo's DigestValue, its SignatureValue)."""
     found = element.find(path)
     if found is None:
-        raise XmlInputError(f"La firma no tiene {path.rpartition('}')[2]}.")
+        raise XmlInputError(_("La firma no tiene {part}.", part=path.rpartition("}")[2]))
     return found
 
 

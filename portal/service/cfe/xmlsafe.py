@@ -76,12 +76,16 @@ def _parser() -> etree.XMLParser:
 class XmlIntakeBusy(CfeError):
     """Every intake slot stayed taken for INTAKE_WAIT_SECONDS: the caller should retry in a moment."""
 
+    def __init__(self, message: Text):
+        super().__init__(message)
+        self.text = message  # the catalogue message, said in the reader's language (str(exc) loses it)
+
 
 @contextlib.contextmanager
 def intake(cpu_seconds: float = CPU_SECONDS_PER_DOCUMENT, wait: float = INTAKE_WAIT_SECONDS) -> Iterator[None]:
     """One of the process's intake slots and a CPU budget for the work on one received document."""
     if not _intake_slots.acquire(timeout=wait):
-        raise XmlIntakeBusy("Hay demasiados documentos XML en proceso; reintentá en unos segundos.")
+        raise XmlIntakeBusy(_("Hay demasiados documentos XML en proceso; reintentá en unos segundos."))
     token = _deadline.set(time.thread_time() + cpu_seconds)
     try:
         yield

@@ -335,7 +335,7 @@ def firmar_xml(principal: Principal):
                 raise _signed_too_large()
             schema_errors = validate_cfe(signed.xml) if schema_available() else []
     except XmlIntakeBusy as exc:
-        raise ApiError(str(exc), code="servicio_ocupado", status=503, headers={"Retry-After": "2"}) from exc
+        raise ApiError(exc.text, code="servicio_ocupado", status=503, headers={"Retry-After": "2"}) from exc
     except XmlInputError as exc:
         raise ValidationFailed([FieldError(exc.where, "xml_invalido", exc.message)], message=exc.text) from exc
     response = Response(signed.xml, mimetype="application/xml")

@@ -23,6 +23,8 @@ from datetime import date
 
 from lxml import etree
 
+from portal.service.platform.i18n import _
+
 from .errors import DgiUnavailable, TaxpayerNotFound
 from .models import ACTIVITY_STATES, Activity, Address, Contact, Entity
 
@@ -154,19 +156,21 @@ def parse_data(data: str) -> Entity:
     try:
         root = etree.fromstring(text, _PARSER)
     except etree.XMLSyntaxError as exc:
-        raise DgiUnavailable("DGI respondió un XML ilegible.", code="dgi_bad_answer") from exc
+        raise DgiUnavailable(_("DGI respondió un XML ilegible."), code="dgi_bad_answer") from exc
     if root.getroottree().docinfo.doctype:  # type: ignore[union-attr]  # lxml-stubs lack DocInfo.doctype
-        raise DgiUnavailable("DGI respondió un XML con DOCTYPE.", code="dgi_bad_answer")
+        raise DgiUnavailable(_("DGI respondió un XML con DOCTYPE."), code="dgi_bad_answer")
     error = root if etree.QName(root).localname == "Respuesta" else root.find(".//{*}Respuesta")
     if error is not None:
         codigo = _text(error, "Codigo") or "?"
         detalle = _text(error, "Detalle") or _text(error, "Descripcion") or "sin detalle"
         if codigo in NOT_FOUND_CODES:
-            raise TaxpayerNotFound(f"DGI: {detalle}")
-        raise DgiUnavailable(f"DGI respondió el error {codigo}: {detalle}", code=f"dgi_error_{codigo}")
+            raise TaxpayerNotFound(_("DGI: {detalle}", detalle=detalle))
+        raise DgiUnavailable(
+            _("DGI respondió el error {codigo}: {detalle}", codigo=codigo, detalle=detalle), code=f"dgi_error_{codigo}"
+        )
     rut, denominacion = _text(root, "RUT"), _text(root, "Denominacion")
     if etree.QName(root).localname != "WS_PersonaActEmpresarial" or not rut or not denominacion:
-        raise DgiUnavailable("La respuesta de DGI no tiene los datos esperados.", code="dgi_bad_answer")
+        raise DgiUnavailable(_("La respuesta de DGI no tiene los datos esperados."), code="dgi_bad_answer")
     state = _text(root, "EstadoActividad") or ""
     item = root.find(_ADDRESS_PATH)
     started = _text(root, "FechaInicioActivdad") or _text(root, "FechaInicioActividad")

@@ -28,6 +28,7 @@ from typing import Any
 from cachelib import BaseCache, SimpleCache
 
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES, DocType, document_error
+from portal.service.platform.i18n import _
 
 from .errors import DgiError, DgiInvalidInput, DgiNotOffered, DgiTimeout, DgiUnavailable, TaxpayerNotFound
 from .models import CvaStatus, Entity, EntityName
@@ -77,10 +78,10 @@ def normalize_document(tipo_doc: object, nro_doc: object) -> tuple[DocType, str]
     try:
         doc_type = DocType(int(str(tipo_doc).strip()))
     except ValueError:
-        raise DgiInvalidInput("tipoDoc", "invalid", "Tipo de documento desconocido (1 a 7).") from None
+        raise DgiInvalidInput("tipoDoc", "invalid", _("Tipo de documento desconocido (1 a 7).")) from None
     if doc_type not in URUGUAYAN_DOC_TYPES:
         raise DgiInvalidInput(
-            "tipoDoc", "unsupported", "DGI solo registra documentos uruguayos: NIE (1), RUT (2) o CI (3)."
+            "tipoDoc", "unsupported", _("DGI solo registra documentos uruguayos: NIE (1), RUT (2) o CI (3).")
         )
     value = str(nro_doc or "").strip().translate(_SEPARATORS)
     error = document_error(doc_type, value)

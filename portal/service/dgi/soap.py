@@ -30,6 +30,7 @@ from zeep.wsdl import Document
 
 from portal import paths
 from portal.domain.identifiers import DocType
+from portal.service.platform.i18n import _
 
 from .errors import DgiNotOffered, DgiTimeout, DgiUnavailable
 from .models import CvaStatus, Entity, EntityName
@@ -149,25 +150,27 @@ class SoapRegistry(TaxpayerRegistry):
         try:
             result = self._proxy().Execute(Rut=rut)
         except requests.Timeout as exc:
-            raise DgiTimeout(f"DGI no respondió en {self.timeout:g} s.") from exc
+            raise DgiTimeout(_("DGI no respondió en {segundos} s.", segundos=f"{self.timeout:g}")) from exc
         except requests.RequestException as exc:
-            raise DgiUnavailable("No se pudo conectar con el servicio de DGI.") from exc
+            raise DgiUnavailable(_("No se pudo conectar con el servicio de DGI.")) from exc
         except zeep.exceptions.Fault as exc:
-            raise DgiUnavailable(f"DGI rechazó la consulta: {exc.message}", code="dgi_fault") from exc
+            raise DgiUnavailable(_("DGI rechazó la consulta: {reason}", reason=exc.message), code="dgi_fault") from exc
         except zeep.exceptions.TransportError as exc:
-            raise DgiUnavailable(f"DGI respondió HTTP {exc.status_code}.", code="dgi_http_error") from exc
+            raise DgiUnavailable(
+                _("DGI respondió HTTP {estado}.", estado=exc.status_code), code="dgi_http_error"
+            ) from exc
         except (zeep.exceptions.Error, etree.XMLSyntaxError) as exc:
-            raise DgiUnavailable("DGI respondió algo que no se puede leer.", code="dgi_bad_answer") from exc
+            raise DgiUnavailable(_("DGI respondió algo que no se puede leer."), code="dgi_bad_answer") from exc
         data = getattr(result, "Data", result)
         if not isinstance(data, str) or not data.strip():
-            raise DgiUnavailable("DGI respondió sin datos.", code="dgi_bad_answer")
+            raise DgiUnavailable(_("DGI respondió sin datos."), code="dgi_bad_answer")
         return data
 
     def _consulta_datos_entidad(self, rut: str) -> Entity:
         try:
             entity = parse_data(self._execute(rut))
             if entity.rut != rut:
-                raise DgiUnavailable(f"DGI respondió por otro RUT ({entity.rut}).", code="dgi_bad_answer")
+                raise DgiUnavailable(_("DGI respondió por otro RUT ({rut}).", rut=entity.rut), code="dgi_bad_answer")
         except (DgiUnavailable, DgiTimeout) as exc:
             log.warning("DGI lookup of RUT %s failed: %s (%s)", rut, exc.code, exc.__cause__ or exc.message)
             raise
@@ -175,8 +178,8 @@ class SoapRegistry(TaxpayerRegistry):
 
     def _consulta_nombre_entidad(self, doc_type: DocType, number: str) -> EntityName:
         if doc_type != DocType.RUT:
-            raise DgiNotOffered("El servicio web de DGI solo consulta por RUT (tipoDoc 2).")
+            raise DgiNotOffered(_("El servicio web de DGI solo consulta por RUT (tipoDoc 2)."))
         return EntityName(int(doc_type), number, self._consulta_datos_entidad(number).denominacion)
 
     def _consulta_cva(self, rut: str) -> CvaStatus:
-        raise DgiNotOffered("DGI no ofrece un servicio web para el CVA; se consulta en servicios.dgi.gub.uy.")
+        raise DgiNotOffered(_("DGI no ofrece un servicio web para el CVA; se consulta en servicios.dgi.gub.uy."))

@@ -35,6 +35,7 @@ from sqlalchemy.sql import ClauseElement, Executable
 
 from portal.service.platform.errors import ApiError, error_response
 from portal.service.platform.groupcommit import CONNECTION, Claim, GroupCommit
+from portal.service.platform.i18n import _
 
 log = logging.getLogger("portal.service")
 T = TypeVar("T")
@@ -61,7 +62,7 @@ class DatabaseBusy(ApiError):
 
     def __init__(self, retry_after: int = 1):
         super().__init__(
-            "La base de datos está ocupada; reintentá en unos segundos.", headers={"Retry-After": str(retry_after)}
+            _("La base de datos está ocupada; reintentá en unos segundos."), headers={"Retry-After": str(retry_after)}
         )
 
 

@@ -33,6 +33,7 @@ from sqlalchemy.exc import IntegrityError
 
 from portal.service.platform import db
 from portal.service.platform.errors import ApiError, Conflict
+from portal.service.platform.i18n import _
 from portal.service.platform.models import IdempotencyRecord
 
 STALE_AFTER = timedelta(seconds=120)
@@ -123,7 +124,7 @@ def _header_key() -> str | None:
     key = request.headers.get("Idempotency-Key")
     if key is not None and (not 1 <= len(key) <= MAX_KEY_LENGTH or not key.isprintable()):
         raise ApiError(
-            "Idempotency-Key debe tener entre 1 y 255 caracteres imprimibles.",
+            _("Idempotency-Key debe tener entre 1 y {max} caracteres imprimibles.", max=MAX_KEY_LENGTH),
             code="idempotency_key_invalid",
             status=400,
         )
@@ -173,7 +174,7 @@ def recorded(company_id: int, requested: RequestedKey) -> Response | None:
 
 def _reused() -> ApiError:
     return ApiError(
-        "Esta Idempotency-Key ya se usó con otro cuerpo de solicitud.", code="idempotency_key_reused", status=422
+        _("Esta Idempotency-Key ya se usó con otro cuerpo de solicitud."), code="idempotency_key_reused", status=422
     )
 
 
@@ -255,7 +256,7 @@ def claim(company_id: int, scope: str, *, path: dict | None = None) -> Claim:
 
 def _in_progress() -> Conflict:
     return Conflict(
-        "Una solicitud con esta Idempotency-Key todavía está en curso; reintentá en unos segundos.",
+        _("Una solicitud con esta Idempotency-Key todavía está en curso; reintentá en unos segundos."),
         code="idempotency_in_progress",
     )
 

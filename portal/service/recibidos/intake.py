@@ -66,7 +66,7 @@ def examine_bounded(envelope_bytes: bytes, company_rut: str, now: datetime | Non
         with xmlsafe.intake(cpu_seconds=EXAMINE_CPU_SECONDS):
             return examine(envelope_bytes, company_rut, now)
     except xmlsafe.XmlIntakeBusy as exc:
-        raise ApiError(str(exc), code="servicio_ocupado", status=503, headers={"Retry-After": "5"}) from exc
+        raise ApiError(exc.text, code="servicio_ocupado", status=503, headers={"Retry-After": "5"}) from exc
     except XmlInputError as exc:  # a parse refused part way: the budget is spent
         return checks.refused(envelope_bytes, motive("S01", exc.text))
 
