@@ -620,3 +620,26 @@ def test_a_short_url_of_another_scheme_is_refused_for_its_scheme_and_the_schema_
         assert [(f["field"], f["message"]) for f in answer.json["error"]["fields"]] == [("url", said)]
     url = client.get("/api/v1/openapi.json").json["components"]["schemas"]["WebhookCreate"]["properties"]["url"]
     assert re.fullmatch(url["pattern"], "https://erp.example.com/hook") and not re.fullmatch(url["pattern"], "ftp://x")
+
+
+def test_the_admins_mail_about_a_disabled_webhook_is_in_each_admins_language(app, client, auth_headers, receiver):
+    """The mail was a Spanish f-string to every admin; it is said from the catalogue in each admin's locale."""
+    from sqlalchemy import update
+
+    from portal.service.platform import db
+    from portal.service.platform.models import User
+    from portal.service.webhooks import notices
+
+    created = _register(client, auth_headers(ADMIN, 1), f"{receiver.url}/en", ["comprobante.emitido"])
+    with app.app_context():
+        with db.write_transaction() as session:
+            session.execute(update(User).where(User.email == ADMIN).values(locale="en"))
+        with db.new_session() as session:
+            endpoint = session.get(WebhookEndpoint, created["id"])
+            session.expunge(endpoint)
+        notices.endpoint_disabled(endpoint)
+        [mail] = [m for m in mailbox.messages(1) if "disabled" in m.subject.lower()]
+    assert mail.subject == "Webhook disabled: it did not answer for a day"
+    assert f"The webhook {receiver.url}/en accepted no delivery for a day" in mail.text
+    assert f'PATCH /api/v1/webhooks/{created["id"]} and {{"activo": true}}.' in mail.text
+    assert "desactivado" not in mail.text

@@ -1,6 +1,11 @@
 """Telling a company's admins something by e-mail, through the project's one mail path (correo.transport:
 SMTP, or the development mailbox). Failures are logged, never raised: the notice is also on the record the
-admins see in the portal."""
+admins see in the portal.
+
+The e-mail is the service speaking to its own users, so it is said from the one catalogue in each admin's
+language (`User.locale`, the OIDC `locale` claim: Spanish unless set to English), one message per language. That
+differs on purpose from the receipt's e-mail (correo.message): that one is the company writing to its customers,
+in its own (Spanish) words."""
 
 from __future__ import annotations
 
@@ -15,27 +20,38 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal.service.correo import transport
+from portal.service.platform.i18n import DEFAULT, LANGUAGES, Text, say
 from portal.service.platform.models import Membership, Role, User
 
 log = logging.getLogger("portal.service.eventos")
 
 
-def admin_addresses(session: Session, company_id: int) -> list[str]:
-    return list(
-        session.scalars(
-            select(User.email)
-            .join(Membership, Membership.user_id == User.id)
-            .where(Membership.company_id == company_id, Membership.role == Role.ADMIN, User.active.is_(True))
-            .order_by(User.email)
-        )
+def admin_addresses(session: Session, company_id: int) -> dict[str, list[str]]:
+    """The active admins' addresses by the language they read (es, en)."""
+    found: dict[str, list[str]] = {}
+    rows = session.execute(
+        select(User.email, User.locale)
+        .join(Membership, Membership.user_id == User.id)
+        .where(Membership.company_id == company_id, Membership.role == Role.ADMIN, User.active.is_(True))
+        .order_by(User.email)
     )
+    for email, locale in rows:
+        language = (locale or DEFAULT).split("-")[0].split("_")[0].lower()
+        found.setdefault(language if language in LANGUAGES else DEFAULT, []).append(email)
+    return found
 
 
-def tell_admins(session: Session, company_id: int, subject: str, text: str) -> bool:
-    """Send one plain-text message to every admin of the company; True if it was handed over."""
-    recipients = admin_addresses(session, company_id)
-    if not recipients:
-        return False
+def tell_admins(session: Session, company_id: int, subject: Text, *paragraphs: Text) -> bool:
+    """Send one plain-text message to every admin of the company, each in their language: `subject` and the body's
+    `paragraphs` are catalogue messages. True if every one was handed over."""
+    told = [
+        _send(company_id, to, say(subject, language), "\n\n".join(say(p, language) for p in paragraphs) + "\n")
+        for language, to in admin_addresses(session, company_id).items()
+    ]
+    return bool(told) and all(told)
+
+
+def _send(company_id: int, recipients: list[str], subject: str, text: str) -> bool:
     sender = current_app.config["MAIL_FROM"]
     message = EmailMessage()
     message["Subject"] = subject

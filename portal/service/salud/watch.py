@@ -15,6 +15,7 @@ from sqlalchemy import select
 from portal.service.eventos.admin_mail import tell_admins
 from portal.service.eventos.publishing import publish
 from portal.service.platform import db
+from portal.service.platform.i18n import _
 from portal.service.platform.models import Company
 from portal.service.salud import checks, dgi, notices  # noqa: F401 - dgi registers its concerns
 from portal.service.salud.concerns import OK, PROBLEM, Concern
@@ -82,12 +83,21 @@ def run(company_id: int, now: datetime | None = None) -> list[Concern]:
 def _digest(company_id: int, found: list[Concern]) -> None:
     with db.new_session() as session:
         company = session.get_one(Company, company_id)
-        lines = [f"- {c.message}\n  Qué hacer: {c.action} ({c.link})" for c in found]
+        # Each concern's sentence and action are catalogue messages, said in each admin's language with the rest.
         tell_admins(
             session,
             company_id,
-            f"Avisos de cumplimiento de {company.razon_social}: {len(found)} para atender",
-            "El control de cumplimiento encontró:\n\n" + "\n".join(lines) + "\n\nVea todos los avisos en el portal.\n",
+            _(
+                "Avisos de cumplimiento de {empresa}: {cantidad} para atender",
+                empresa=company.razon_social,
+                cantidad=len(found),
+            ),
+            _("El control de cumplimiento encontró:"),
+            *[
+                _("- {aviso}\n  Qué hacer: {accion} ({enlace})", aviso=c.message, accion=c.action, enlace=c.link)
+                for c in found
+            ],
+            _("Vea todos los avisos en el portal."),
         )
 
 

@@ -40,9 +40,16 @@ def endpoint_disabled(endpoint: WebhookEndpoint) -> None:
         tell_admins(
             session,
             endpoint.company_id,
-            "Webhook desactivado: no respondió durante un día",
-            f"El webhook {endpoint.url} no aceptó ninguna entrega durante un día y quedó desactivado. "
-            "Sus eventos pendientes no se entregarán.\n\n"
-            "Revise el servidor que los recibe y vuelva a activarlo en el portal (Webhooks) o con "
-            f'PATCH /api/v1/webhooks/{endpoint.id} y {{"activo": true}}.\n',
+            _("Webhook desactivado: no respondió durante un día"),
+            _(
+                "El webhook {url} no aceptó ninguna entrega durante un día y quedó desactivado. Sus eventos"
+                " pendientes no se entregarán.",
+                url=endpoint.url,
+            ),
+            _(
+                "Revise el servidor que los recibe y vuelva a activarlo en el portal (Webhooks) o con"
+                " PATCH /api/v1/webhooks/{id} y {cuerpo}.",
+                id=endpoint.id,
+                cuerpo='{"activo": true}',  # JSON's braces as a value: no translation can lose or break them
+            ),
         )
