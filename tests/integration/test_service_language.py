@@ -365,3 +365,71 @@ def test_what_firmar_xml_and_a_format_refuse_is_said_in_english_too(api_client, 
     assert spanish.status_code == english.status_code == 406
     assert english.json["error"]["message"].startswith("Format not available; ask for one of these with Accept: ")
     assert "application/json" in english.json["error"]["message"]
+
+
+def test_api_key_and_idempotency_refusals_in_english(api_client, admin, user):
+    """The API keys' refusals (credentials, management) and the Idempotency-Key's were plain Spanish literals."""
+    said = api_client.get(BUSCAR, headers={"X-API-Key": "ak_nope", **ENGLISH}).json["error"]
+    assert said["message"] == "The API key is not valid."
+    created = api_client.post("/api/v1/apikeys", json={"nombre": "Caja"}, headers=admin).json
+    as_key = {"X-API-Key": created["clave"]}
+    spanish, english = _both(api_client, "GET", BUSCAR, {**as_key, "X-Empresa-Id": "2"})
+    assert spanish.status_code == english.status_code == 403
+    assert spanish.json["error"]["code"] == english.json["error"]["code"] == "empresa_ajena"
+    assert spanish.json["error"]["message"] == "La clave de API es de otra empresa."
+    assert english.json["error"]["message"] == "The API key belongs to another company."
+    api_client.post(f"/api/v1/apikeys/{created['id']}/revocar", headers=admin)
+    said = api_client.get(BUSCAR, headers={**as_key, **ENGLISH}).json["error"]
+    assert said["message"] == "The API key was revoked."
+    limit = {"limite": 10, "ventanaSegundos": 60}
+    said = api_client.post(
+        f"/api/v1/apikeys/{created['id']}/rate-limit", json=limit, headers={**admin, **ENGLISH}
+    ).json["error"]
+    assert (said["code"], said["message"]) == (
+        "clave_revocada",
+        "The key is revoked: its limit can no longer be changed.",
+    )
+    said = api_client.post("/api/v1/apikeys/ak_missing/revocar", headers={**admin, **ENGLISH}).json["error"]
+    assert (said["code"], said["message"]) == ("apikey_not_found", "That API key does not exist in the company.")
+
+    emitir = "/api/v1/comprobante/emitir"
+    # The endpoints' own header check answers a long key first; the platform's refusal is what every other says.
+    from portal.service.platform import i18n, idempotency
+    from portal.service.platform.errors import ApiError
+
+    with api_client.application.test_request_context(headers={"Idempotency-Key": "x" * 256, **ENGLISH}):
+        with pytest.raises(ApiError) as refused:
+            idempotency.requested_key("prueba")
+        assert i18n.say(refused.value.message) == "Idempotency-Key must have between 1 and 255 printable characters."
+    issue(api_client, user, bodies.body(bodies.ETICKET), **{"Idempotency-Key": "idioma-1"})
+    other = bodies.body(bodies.EFACTURA)
+    said = api_client.post(emitir, json=other, headers={**user, "Idempotency-Key": "idioma-1", **ENGLISH}).json
+    assert said["error"]["message"] == "This Idempotency-Key was already used with another request body."
+
+
+def test_the_xlsx_books_summary_sheet_in_english_and_the_book_in_dgis_spanish(api_client, user):
+    """The XLSX book's "Resumen" sheet was Spanish to every reader; the book itself stays in DGI's Spanish."""
+    from openpyxl import load_workbook
+
+    issue(api_client, user, bodies.body(bodies.ETICKET))
+    today = date.today()
+    period = {"desde": (today - timedelta(days=3)).isoformat(), "hasta": (today + timedelta(days=3)).isoformat()}
+    spanish, english = _both(
+        api_client, "GET", "/api/v1/informes/ventas", user, query_string={**period, "formato": "xlsx"}
+    )
+    files = []
+    for answer in (spanish, english):
+        files.append(io.BytesIO(answer.data))
+        answer.close()  # a streamed file is closed with its response, as a WSGI server does
+    es, en = (load_workbook(f) for f in files)
+    assert es.sheetnames == ["Libro de ventas", "Resumen", "Rechazados por DGI"]
+    assert en.sheetnames == ["Libro de ventas", "Summary", "Rechazados por DGI"]
+    book = [list(r) for r in en["Libro de ventas"].iter_rows(values_only=True)]
+    assert book == [list(r) for r in es["Libro de ventas"].iter_rows(values_only=True)]
+    assert book[0][:4] == ["Fecha", "Tipo", "Serie", "Número"]
+    words = [row[0] for row in en["Summary"].iter_rows(values_only=True) if row and row[0]]
+    assert words[0].startswith("Sales book from ") and "Receipts in the book" in words
+    assert "For the VAT return (in pesos)" in words and "By type (in pesos)" in words
+    assert "Sales at the basic rate (net)" in words
+    header = next(r for r in en["Summary"].iter_rows(values_only=True) if r and r[0] == "By currency (in the currency)")
+    assert header[1] == "Count" and "Total" in header

@@ -1,6 +1,11 @@
 """The IVA books (sales and purchases, `BookKind`) as files: CSV for a spreadsheet in Uruguay (as the receipt
 list's export: `;`, decimal comma, dd/mm/aaaa, UTF-8 with a byte-order mark, typed text never read as a formula)
-and XLSX with real numbers and dates (portal/service/platform/spreadsheet.py, streamed row by row)."""
+and XLSX with real numbers and dates (portal/service/platform/spreadsheet.py, streamed row by row).
+
+Language: the book itself (its rows, column headers, type names, DGI states, the groups kept apart, the CSV whole)
+is a fiscal record in DGI's terms and stays Spanish whatever the request's Accept-Language: the same file for an
+accountant, DGI and a program that reads its columns. The XLSX's "Resumen" sheet is a summary for a person, like
+the period's PDF, so its name and words are said in the request's language (the figures are the same)."""
 
 from __future__ import annotations
 
@@ -17,21 +22,22 @@ from portal.domain.cfe_types import type_name_es
 from portal.service.comprobante.export import text_cell
 from portal.service.informes.ventas import AMOUNT_NAMES, SALES, ZERO, BookKind, BookRow, BookSummary, two_decimals
 from portal.service.platform import spreadsheet
-from portal.service.platform.i18n import _
+from portal.service.platform.i18n import _, say
 
+# Catalogue messages: the book's headers read them as they are (Spanish, str), the "Resumen" sheet says them.
 AMOUNT_LABELS: dict[str, str] = {
-    "noGravado": "Exento y no gravado",
-    "exportacion": "Exportación y asimiladas",
-    "ivaSuspenso": "IVA en suspenso",
-    "netoTasaMinima": "Neto tasa mínima",
-    "netoTasaBasica": "Neto tasa básica",
-    "netoOtraTasa": "Neto otra tasa",
-    "ivaTasaMinima": "IVA tasa mínima",
-    "ivaTasaBasica": "IVA tasa básica",
-    "ivaOtraTasa": "IVA otra tasa",
-    "percepciones": "Percepciones",
-    "retenciones": "Retenciones",
-    "total": "Total",
+    "noGravado": _("Exento y no gravado"),
+    "exportacion": _("Exportación y asimiladas"),
+    "ivaSuspenso": _("IVA en suspenso"),
+    "netoTasaMinima": _("Neto tasa mínima"),
+    "netoTasaBasica": _("Neto tasa básica"),
+    "netoOtraTasa": _("Neto otra tasa"),
+    "ivaTasaMinima": _("IVA tasa mínima"),
+    "ivaTasaBasica": _("IVA tasa básica"),
+    "ivaOtraTasa": _("IVA otra tasa"),
+    "percepciones": _("Percepciones"),
+    "retenciones": _("Retenciones"),
+    "total": _("Total"),
 }
 DECLARATION_LABELS: dict[str, str] = {
     "ventasTasaBasica": _("Ventas gravadas a tasa básica (neto)"),
@@ -183,25 +189,35 @@ def xlsx_file(rows: Iterable[BookRow], summary: BookSummary, desde: date, hasta:
         summary.add(row)
         if not row.rejected:
             sheet.append(_cells(sheet, row))
-    overview = book.create_sheet("Resumen")
-    overview.append([f"{kind.title} del {desde:%d/%m/%Y} al {hasta:%d/%m/%Y}", None])
-    total = summary.total
-    overview.append(["Comprobantes en el libro", total.count])
-    overview.append([])
-    overview.append(["Para la declaración de IVA (en pesos)", None])
-    for key, value in summary.declaration.items():
-        overview.append([DECLARATION_LABELS[key], value])
-    overview.append([])
-    overview.append(["Por tipo (en pesos)", "Cantidad", *(AMOUNT_LABELS[n] for n in AMOUNT_NAMES)])
-    for code, totals in sorted(summary.by_type.items()):
-        overview.append([type_name_es(code), totals.count, *(totals.amounts[n] for n in AMOUNT_NAMES)])
-    overview.append([])
-    overview.append(["Por moneda (en la moneda)", "Cantidad", *(AMOUNT_LABELS[n] for n in AMOUNT_NAMES)])
-    for currency, totals in sorted(summary.by_currency.items()):
-        overview.append([currency, totals.count, *(totals.own[n] for n in AMOUNT_NAMES)])
+    _overview(book.create_sheet(say(_("Resumen"))), kind, summary, desde, hasta)
     for apart, _key, heading in kind.apart:
         rejected = book.create_sheet(heading)
         rejected.append(list(header(kind)))
         for row in summary.apart.get(apart, []):
             rejected.append(_cells(rejected, row))
     return spreadsheet.saved(book)
+
+
+def _overview(overview: WriteOnlyWorksheet, kind: BookKind, summary: BookSummary, desde: date, hasta: date) -> None:
+    """The "Resumen" sheet, in the request's language (the module's docstring says why only it)."""
+    dates = {"desde": f"{desde:%d/%m/%Y}", "hasta": f"{hasta:%d/%m/%Y}"}
+    period = (
+        _("Libro de ventas del {desde} al {hasta}", **dates)
+        if kind is SALES
+        else _("Libro de compras del {desde} al {hasta}", **dates)
+    )
+    overview.append([say(period), None])
+    overview.append([say(_("Comprobantes en el libro")), summary.total.count])
+    overview.append([])
+    overview.append([say(_("Para la declaración de IVA (en pesos)")), None])
+    for key, value in summary.declaration.items():
+        overview.append([say(DECLARATION_LABELS[key]), value])
+    amounts = [say(AMOUNT_LABELS[n]) for n in AMOUNT_NAMES]
+    overview.append([])
+    overview.append([say(_("Por tipo (en pesos)")), say(_("Cantidad")), *amounts])
+    for code, totals in sorted(summary.by_type.items()):
+        overview.append([type_name_es(code), totals.count, *(totals.amounts[n] for n in AMOUNT_NAMES)])
+    overview.append([])
+    overview.append([say(_("Por moneda (en la moneda)")), say(_("Cantidad")), *amounts])
+    for currency, totals in sorted(summary.by_currency.items()):
+        overview.append([currency, totals.count, *(totals.own[n] for n in AMOUNT_NAMES)])

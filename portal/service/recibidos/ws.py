@@ -17,6 +17,12 @@ N001 it is not addressed to a company this service serves; N002 it cannot be pro
 A request that is not SOAP, or whose Body signature is missing or does not verify, gets a SOAP Fault; so does one
 signed with a certificate out of its validity or, when `CFE_ACCREDITED_CAS` names them, one no accredited
 certification authority issued (platform/accredited_cas.py: the same checks as for the documents' own signers).
+
+Language: the Faults' faultstrings and the answers' Descripcion/Detalle are plain Spanish on purpose, not catalogue
+messages: they are read by another company's software speaking DGI's exchange format (Spanish, as DGI's XSD and
+codes), which sends no Accept-Language; whoever reads them there reads DGI's Spanish. (The same holds for the
+motives in our signed ACKSobre/ACKCFE: cfe/errors.py, XmlInputError.) What this service says to its own users
+about an exchange goes through the catalogue.
 """
 
 from __future__ import annotations
