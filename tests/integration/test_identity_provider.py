@@ -211,3 +211,17 @@ def test_bad_access_tokens_get_401_in_the_error_shape(api_client, token_for, mut
     assert answer.status_code == 401
     assert answer.json["error"]["code"] == "invalid_token"
     assert answer.json["error"]["requestId"] == answer.headers["X-Request-ID"]
+
+
+@pytest.mark.parametrize("ui_locales", ["en", "es-UY"])
+def test_signing_in_in_a_language_makes_it_the_one_the_service_writes_to_the_user_in(
+    api_client, service_app, ui_locales
+):
+    from portal.service.platform import db
+    from portal.service.platform.models import User
+
+    answer = _sign_in(api_client, _authorize_query(_pkce()[1], ui_locales=ui_locales), "admin@demo.uy")
+    assert answer.status_code == 302
+    with service_app.app_context():
+        user = db.session().query(User).filter_by(email="admin@demo.uy").one()
+        assert user.locale == ui_locales[:2]

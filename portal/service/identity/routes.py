@@ -148,6 +148,9 @@ def authorize():
         elif form.validate_on_submit():
             candidate = db.session().scalar(select(User).where(func.lower(User.email) == email))
             if candidate and candidate.active and verify_password(candidate.password_hash, form.password.data):
+                # The language they signed in with is the one the service writes to them in (admins' e-mails,
+                # eventos/admin_mail.py) and the `locale` claim; stored with the session's commit.
+                candidate.locale = locale
                 sessions.start(candidate)
                 _record_success(email)
                 user = candidate
