@@ -20,10 +20,11 @@ from sqlalchemy.orm import Session
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.migrations import alembic_config, upgrade
+from portal.service.platform import counters
 from portal.service.platform.db import Base
 from portal.service.platform.i18n import said
 from portal.service.platform.model_registry import load_all_models
-from portal.service.recibidos import numbering
+from portal.service.recibidos.models import ExchangeNumbering
 from tests.support import recibidos as sup
 
 
@@ -485,9 +486,9 @@ def test_received_envelopes_and_answers_stored_before_get_each_companys_own_numb
     with engine.connect() as connection:
         sup.assert_numbered(connection)
     with Session(engine) as session:  # the next envelope of company 2 is its 4th
-        assert numbering.take(session, 2, "last_id_receptor") == 4
-        assert numbering.take(session, 3, "last_id_respuesta") == 1
-        assert numbering.take(session, 4, "last_id_receptor") == 1  # a company with no row yet gets one
+        assert counters.take(session, ExchangeNumbering.last_id_receptor, 2) == 4
+        assert counters.take(session, ExchangeNumbering.last_id_respuesta, 3) == 1
+        assert counters.take(session, ExchangeNumbering.last_id_receptor, 4) == 1  # a company with no row yet gets one
         session.rollback()
     again = {**sup.stored_envelope(1, company_id=1), "id": 8, "id_receptor": 1}  # company 1's number 1 once more
     with pytest.raises(IntegrityError), engine.begin() as connection:
