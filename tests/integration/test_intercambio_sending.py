@@ -13,8 +13,9 @@ from lxml import etree
 from sqlalchemy import select
 
 from portal.service.cfe.schema import validate_xml
+from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios.envelope import cfe_body
-from portal.service.intercambio import envelope, sending, tasks, transport
+from portal.service.intercambio import envelope, notices, sending, tasks, transport
 from portal.service.intercambio.models import DgiRejectionNotice, ExchangeCfe, ExchangeEnvelope
 from portal.service.platform import db
 from portal.service.platform.models import Certificate
@@ -295,3 +296,18 @@ def test_why_an_envelope_was_not_delivered_is_said_in_the_readers_language(api_c
 
     assert said(**{"Accept-Language": "en"}) == "The receiver did not take the envelope."
     assert said() == "El receptor no tomó el sobre."
+
+
+def test_a_notice_that_could_not_be_built_gives_its_number_back(api_client, user, service_app, wire, monkeypatch):
+    cfe_id = issue(api_client, user, to_norte())["idCfeEmitido"]
+    with service_app.app_context(), db.write_transaction() as session:
+        session.get_one(ExchangeCfe, cfe_id).state = "enviado"
+        session.get_one(IssuedCfe, cfe_id).dgi_status = "rechazado"
+    valid = notices.validate_xml
+    with service_app.app_context():
+        monkeypatch.setattr(notices, "validate_xml", lambda xml, schema: ["a defect of ours"])
+        assert notices.notify_dgi_rejections(1) == []  # logged; the receipt stays owed
+        monkeypatch.setattr(notices, "validate_xml", valid)
+        [notice_id] = notices.notify_dgi_rejections(1)
+    [notice] = _rows(service_app, DgiRejectionNotice)
+    assert (notice.id, notice.id_comunicacion, notice.file_name) == (notice_id, 1, "Rech_219999830019_1.xml")

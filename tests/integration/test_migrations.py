@@ -19,11 +19,14 @@ from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.comprobante.models import IssuedCfe
+from portal.service.intercambio.models import SenderNumbering
 from portal.service.migrations import alembic_config, upgrade
+from portal.service.platform import counters
 from portal.service.platform.db import Base
 from portal.service.platform.i18n import said
 from portal.service.platform.model_registry import load_all_models
-from portal.service.recibidos import numbering
+from portal.service.recibidos.models import ExchangeNumbering
+from tests.support import exchange_numbers as numbers
 from tests.support import recibidos as sup
 
 
@@ -485,9 +488,9 @@ def test_received_envelopes_and_answers_stored_before_get_each_companys_own_numb
     with engine.connect() as connection:
         sup.assert_numbered(connection)
     with Session(engine) as session:  # the next envelope of company 2 is its 4th
-        assert numbering.take(session, 2, "last_id_receptor") == 4
-        assert numbering.take(session, 3, "last_id_respuesta") == 1
-        assert numbering.take(session, 4, "last_id_receptor") == 1  # a company with no row yet gets one
+        assert counters.take(session, ExchangeNumbering.last_id_receptor, 2) == 4
+        assert counters.take(session, ExchangeNumbering.last_id_respuesta, 3) == 1
+        assert counters.take(session, ExchangeNumbering.last_id_receptor, 4) == 1  # a company with no row yet gets one
         session.rollback()
     again = {**sup.stored_envelope(1, company_id=1), "id": 8, "id_receptor": 1}  # company 1's number 1 once more
     with pytest.raises(IntegrityError), engine.begin() as connection:
@@ -495,6 +498,34 @@ def test_received_envelopes_and_answers_stored_before_get_each_companys_own_numb
     command.downgrade(config, sup.BEFORE_NUMBERING)
     with engine.connect() as connection:
         assert connection.execute(text("SELECT COUNT(*) FROM recibidos_sobre")).scalar_one() == 7
+    engine.dispose()
+
+
+def test_envelopes_and_notices_sent_before_leave_each_companys_counters_after_their_numbers(tmp_path):
+    """0390_intercambio_numeros_propios: each notice keeps the number of its file name (one that repeated an earlier
+    notice's is counted under its company's next free number), and each company's counters of Idemisor and
+    IDComunicacion start after the numbers already used, so the next envelope and notice never repeat one."""
+    url = f"sqlite:///{tmp_path / 'service.db'}"
+    config = alembic_config(url)
+    command.upgrade(config, numbers.BEFORE_SENDER_NUMBERING)
+    engine = create_engine(url)  # foreign keys off: bare rows are enough
+    with engine.begin() as connection:
+        numbers.store_before_sender_numbering(connection)
+    command.upgrade(config, "heads")
+    with engine.connect() as connection:
+        numbers.assert_sender_numbered(connection)
+    with Session(engine) as session:
+        assert counters.take(session, SenderNumbering.last_idemisor, 1) == 6  # after 5, not after the count of 3
+        assert counters.take(session, SenderNumbering.last_id_comunicacion, 1) == 5
+        assert counters.take(session, SenderNumbering.last_id_comunicacion, 3) == 1
+        assert counters.take(session, SenderNumbering.last_idemisor, 4) == 1  # a company with no row yet gets one
+        session.rollback()
+    again = {**numbers.notice_row(6, 1, 3), "id_comunicacion": 3}  # company 1's notice 3 once more
+    with pytest.raises(IntegrityError), engine.begin() as connection:
+        connection.execute(table_of("intercambio_aviso", again).insert(), [again])
+    command.downgrade(config, numbers.BEFORE_SENDER_NUMBERING)
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT COUNT(*) FROM intercambio_aviso")).scalar_one() == 5
     engine.dispose()
 
 

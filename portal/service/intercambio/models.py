@@ -113,9 +113,12 @@ class DgiRejectionNotice(Base):
     rejected (Motivo_Cod RD). Delivered like an envelope (operation NOTIFICACIONANULACIONCFE)."""
 
     __tablename__ = "intercambio_aviso"
+    __table_args__ = (Index("uq_intercambio_aviso_id_comunicacion", "company_id", "id_comunicacion", unique=True),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), index=True)
+    # IDComunicacion: this company's own sequence of notices, in the file name Rech_<RUC>_<n>.xml (migration 0390).
+    id_comunicacion: Mapped[int] = mapped_column(Integer)
     receiver_rut: Mapped[str] = mapped_column(String(12))
     file_name: Mapped[str] = mapped_column(String(60))
     xml: Mapped[bytes] = mapped_column(LargeBinary)
@@ -128,3 +131,16 @@ class DgiRejectionNotice(Base):
     next_attempt_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+
+
+class SenderNumbering(Base):
+    """The company's counters of what it numbers for its electronic receivers: the last Idemisor given to an
+    envelope and the last IDComunicacion given to a DGI-rejection notice. A row per company, bumped with
+    `platform.counters.take` in the transaction that stores the envelope or the notice (migration 0390), so two
+    packers or two notice runs for the same company at once take their numbers in turn."""
+
+    __tablename__ = "intercambio_numeracion"
+
+    company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"), primary_key=True)
+    last_idemisor: Mapped[int] = mapped_column(Integer, default=0)
+    last_id_comunicacion: Mapped[int] = mapped_column(Integer, default=0)

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 from flask import current_app
 from lxml.builder import ElementMaker
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import MONTEVIDEO
@@ -20,8 +20,8 @@ from portal.service.comprobante.models import IssuedCfe
 from portal.service.envios.sending import backoff, lease_held
 from portal.service.intercambio import transport
 from portal.service.intercambio.directory import find_issuer
-from portal.service.intercambio.models import DgiRejectionNotice, ExchangeCfe
-from portal.service.platform import db
+from portal.service.intercambio.models import DgiRejectionNotice, ExchangeCfe, SenderNumbering
+from portal.service.platform import counters, db
 from portal.service.platform.keystore import signer_for, signing_certificate
 from portal.service.platform.models import Company
 
@@ -75,7 +75,9 @@ def notify_dgi_rejections(company_id: int) -> list[int]:
     Returns the new notices' ids (the caller delivers them)."""
     built = []
     with db.write_transaction() as session:
-        rows = session.execute(_owed(company_id).order_by(ExchangeCfe.receiver_rut, IssuedCfe.nro)).all()
+        # Locked, and skipped by a second run at once (PostgreSQL): each receipt goes in one notice.
+        owed = _owed(company_id).order_by(ExchangeCfe.receiver_rut, IssuedCfe.nro)
+        rows = session.execute(owed.with_for_update(of=ExchangeCfe, skip_locked=True)).all()
         by_receiver: dict[str, list[tuple[ExchangeCfe, IssuedCfe]]] = {}
         for ex, record in rows:
             by_receiver.setdefault(ex.receiver_rut, []).append((ex, record))
@@ -86,14 +88,8 @@ def notify_dgi_rejections(company_id: int) -> list[int]:
         for receiver_rut, items in by_receiver.items():
             for start in range(0, len(items), 250):
                 chunk = items[start : start + 250]
-                sequence = (
-                    session.scalar(
-                        select(func.count())
-                        .select_from(DgiRejectionNotice)
-                        .where(DgiRejectionNotice.company_id == company_id)
-                    )
-                    or 0
-                ) + 1
+                savepoint = session.begin_nested()  # a notice not stored gives its number back
+                sequence = counters.take(session, SenderNumbering.last_id_comunicacion, company_id)
                 moment = datetime.now(MONTEVIDEO).replace(microsecond=0)
                 root = document(
                     rut_emisor=company.rut,
@@ -106,9 +102,11 @@ def notify_dgi_rejections(company_id: int) -> list[int]:
                 problems = validate_xml(xml, SCHEMA)
                 if problems:  # a defect of ours: logged, the receipts stay owed (the next sweep tries again)
                     current_app.logger.error("CFEs_Anulados_x_RechazoDGI not valid: %s", problems[:3])
+                    savepoint.rollback()
                     continue
                 notice = DgiRejectionNotice(
                     company_id=company_id,
+                    id_comunicacion=sequence,
                     receiver_rut=receiver_rut,
                     file_name=f"Rech_{company.rut}_{sequence}.xml",
                     xml=xml,
@@ -120,6 +118,7 @@ def notify_dgi_rejections(company_id: int) -> list[int]:
                 session.flush()
                 for ex, _record in chunk:
                     ex.notice_id = notice.id
+                savepoint.commit()
                 built.append(notice.id)
     return built
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from flask import current_app
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import MONTEVIDEO
@@ -24,8 +24,8 @@ from portal.service.envios.models import DgiSubmission
 from portal.service.envios.sending import backoff, lease_held
 from portal.service.intercambio import envelope, transport
 from portal.service.intercambio.directory import find_issuer
-from portal.service.intercambio.models import ElectronicIssuerRow, ExchangeCfe, ExchangeEnvelope
-from portal.service.platform import db
+from portal.service.intercambio.models import ElectronicIssuerRow, ExchangeCfe, ExchangeEnvelope, SenderNumbering
+from portal.service.platform import counters, db
 from portal.service.platform.i18n import _, stored
 from portal.service.platform.models import Certificate, Company
 
@@ -128,10 +128,7 @@ def _record_envelope(
 ) -> int:
     company = session.get_one(Company, company_id)
     cert = session.get_one(Certificate, certificate_id)
-    idemisor = (
-        session.scalar(select(func.max(ExchangeEnvelope.idemisor)).where(ExchangeEnvelope.company_id == company_id))
-        or 0
-    ) + 1
+    idemisor = counters.take(session, SenderNumbering.last_idemisor, company_id)
     moment = datetime.now(MONTEVIDEO).replace(microsecond=0)
     xml = envelope.build(
         [(rec.xml, rec.input_json.get("adenda")) for _ex, rec in chosen],

@@ -12,10 +12,10 @@ from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.envios import acks as dgi_acks
+from portal.service.platform import counters
 from portal.service.platform.keystore import signer_for, signing_certificate
 from portal.service.platform.models import Company
-from portal.service.recibidos import numbering
-from portal.service.recibidos.models import QUEUED, ExchangeAnswer, ReceivedEnvelope
+from portal.service.recibidos.models import QUEUED, ExchangeAnswer, ExchangeNumbering, ReceivedEnvelope
 
 UNKNOWN_RUT = "000000000000"  # an envelope so broken that not even its issuer's RUT could be read
 
@@ -29,7 +29,7 @@ def file_name(envelope: ReceivedEnvelope) -> str:
 
 
 def _new_answer(session: Session, envelope: ReceivedEnvelope, kind: str, cfe_id: int | None = None) -> ExchangeAnswer:
-    number = numbering.take(session, envelope.company_id, "last_id_respuesta")
+    number = counters.take(session, ExchangeNumbering.last_id_respuesta, envelope.company_id)
     answer = ExchangeAnswer(
         company_id=envelope.company_id,
         id_respuesta=number,

@@ -19,11 +19,12 @@ from portal.service.cfe import xmlsafe
 from portal.service.cfe.errors import XmlInputError
 from portal.service.envios.acks import CfeVerdict
 from portal.service.eventos.publishing import publish
+from portal.service.platform import counters
 from portal.service.platform.errors import ApiError
 from portal.service.platform.i18n import _
 from portal.service.platform.models import Company
-from portal.service.recibidos import acks, checks, numbering
-from portal.service.recibidos.models import CHANNELS, ReceivedCfe, ReceivedEnvelope
+from portal.service.recibidos import acks, checks
+from portal.service.recibidos.models import CHANNELS, ExchangeNumbering, ReceivedCfe, ReceivedEnvelope
 from portal.service.recibidos.motives import motive
 
 NS = checks.NS
@@ -129,7 +130,7 @@ def record(
     accepted = envelope.problem is None
     row = ReceivedEnvelope(
         company_id=company.id,
-        id_receptor=numbering.take(session, company.id, "last_id_receptor"),
+        id_receptor=counters.take(session, ExchangeNumbering.last_id_receptor, company.id),
         channel=channel,
         reply_to=reply_to,
         source_name=(source_name or "")[:200] or None,
