@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import copy
 import re
+import threading
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from decimal import Decimal
@@ -60,9 +61,19 @@ EFACTURA = {
 }
 
 
+_KEYS_LOCK = threading.Lock()
+
+
 @cache
-def supplier_keys(rut: str = SUPPLIER_RUT) -> tuple[bytes, bytes]:
+def _generated_keys(rut: str) -> tuple[bytes, bytes]:
     return generate_self_signed(rut, f"Proveedor {rut}", days=365)
+
+
+def supplier_keys(rut: str = SUPPLIER_RUT) -> tuple[bytes, bytes]:
+    # Once per process, also when threads ask at once (functools.cache alone lets two first callers each make a
+    # certificate: a CFE signed with one in an envelope that carries the other is refused S06).
+    with _KEYS_LOCK:
+        return _generated_keys(rut)
 
 
 @cache
