@@ -177,6 +177,8 @@ class ExchangeMailbox(Base):
     last_uid: Mapped[int] = mapped_column(BigInteger, default=0)
     last_polled_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     last_error: Mapped[str | None] = mapped_column(String(500))
+    # The error as i18n.stored keeps it, said in each reader's language; None before migration 0381 (Spanish).
+    last_error_texts: Mapped[dict | None] = mapped_column(JSON)
     configured_at: Mapped[datetime | None] = mapped_column(UtcDateTime())  # this URL's; the watch counts from it
     last_ok_at: Mapped[datetime | None] = mapped_column(UtcDateTime())  # the last read without error
 
