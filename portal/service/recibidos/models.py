@@ -198,6 +198,8 @@ class ProcessedMail(Base):
     sender: Mapped[str | None] = mapped_column(String(254))
     filename: Mapped[str | None] = mapped_column(String(200))
     outcome: Mapped[str] = mapped_column(String(20))  # sobre | respuesta | anulacion | aparte
+    # Why it was set aside, in Spanish, for support: no answer of the API shows it. One that does must keep it as
+    # i18n.stored does (AnswerRejected and NoticeRefused carry catalogue messages) to say it in the reader's language.
     detail: Mapped[str | None] = mapped_column(String(500))
     sobre_id: Mapped[int | None] = mapped_column(ForeignKey("recibidos_sobre.id", ondelete="SET NULL"))
     received_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
