@@ -22,6 +22,7 @@ from portal.service.intercambio import answers
 from portal.service.intercambio.models import ExchangeEnvelope
 from portal.service.intercambio.transport import NAMESPACE
 from portal.service.platform import db
+from portal.service.platform.i18n import say
 from portal.service.platform.models import Company
 from portal.service.recibidos import annulments, intake
 from portal.service.recibidos.models import ReceivedEnvelope
@@ -99,8 +100,11 @@ def test_a_dgi_rejection_notice_is_believed_only_from_an_accredited_certificate(
     forged = make_certificate(sup.SUPPLIER_RUT, "Proveedor falso")
     with service_app.app_context():
         signed_by_anyone = CfeSigner(forged.key_pem, forged.cert_pem).sign(etree.fromstring(etree.tostring(notice)))
-        with pytest.raises(annulments.NoticeRefused, match="acreditada"):
+        with pytest.raises(annulments.NoticeRefused, match="acreditada") as refused:
             annulments.record_notice(1, signed_by_anyone.xml)
+        assert say(refused.value.message, "en") == (
+            "The signature's certificate was not issued by an accredited certification authority."
+        )
         signed = CfeSigner(genuine.key_pem, genuine.cert_pem).sign(etree.fromstring(etree.tostring(notice)))
         assert annulments.record_notice(1, signed.xml) == 1
 

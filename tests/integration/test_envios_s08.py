@@ -172,3 +172,26 @@ def _sobres(api_client, headers) -> list[dict]:
     answer = api_client.get("/api/v1/envios/sobres", headers=headers)
     assert answer.status_code == 200, answer.json
     return answer.json["items"]
+
+
+def test_why_dgis_consultas_did_not_answer_is_said_in_the_readers_language(
+    api_client, user, service_app, auth_headers, monkeypatch
+):
+    """ws_consultas not answering the S08 question (the real client, to a port nothing listens on) is kept as a
+    catalogue message: the envelope's error and DGI's outage record say it in English to an English reader."""
+    from portal.service.envios.soap_reception import SoapReception
+
+    cfe_id = issue(api_client, user, bodies.body(bodies.EFACTURA))["idCfeEmitido"]
+    dgi_holds(service_app, [cfe_id])
+    nobody = SoapReception({"INTERCAMBIO_CONSULTAS_URL": "http://127.0.0.1:18179/ws_consultas"})
+    monkeypatch.setattr(SimulatedDgi, "query_cfe_state", lambda self, *args, **kw: nobody.query_cfe_state(*args, **kw))
+
+    drain(service_app, rounds=2)
+
+    english = {**auth_headers("admin@demo.uy", 1), "Accept-Language": "en"}
+    [sobre] = _sobres(api_client, english)
+    assert sobre["ultimoError"].startswith("Could not connect to DGI's ws_consultas: ")
+    dgi = api_client.get("/api/v1/envios/dgi", headers=english).json
+    assert dgi["ultimoError"].startswith("Could not connect to DGI's ws_consultas: ")
+    [sobre] = _sobres(api_client, auth_headers("admin@demo.uy", 1))
+    assert sobre["ultimoError"].startswith("No se pudo conectar con ws_consultas de DGI: ")

@@ -13,6 +13,7 @@ from portal.service.intercambio import answers
 from portal.service.intercambio.models import ExchangeCfe, ExchangeEnvelope
 from portal.service.platform import db
 from portal.service.platform.certificates import generate_self_signed
+from portal.service.platform.i18n import say
 from tests.support.cfe_bodies import issue
 from tests.support.envios import ENVIOS_CONFIG, drain
 from tests.support.exchange import NORTE, RecordingTransport, receiver_ack_cfe, receiver_ack_sobre, to_norte
@@ -107,6 +108,9 @@ def test_answers_that_are_not_signed_by_the_receiver_or_not_ours_are_refused(ser
     with pytest.raises(answers.AnswerRejected) as refused:
         _record(service_app, receiver_ack_sobre(service_app, signer=impostor))
     assert refused.value.code == "firma_invalida"
+    # A catalogue message: Spanish as the exchange web service answers the sender with it, English to a reader.
+    assert str(refused.value) == "La firma de la respuesta no es de un certificado del receptor."
+    assert say(refused.value.message, "en") == "The answer's signature is not from a certificate of the receiver."
     tampered = receiver_ack_sobre(service_app).replace(b"<Estado>AS</Estado>", b"<Estado>BS</Estado>")
     with pytest.raises(answers.AnswerRejected, match="firma"):
         _record(service_app, tampered)

@@ -141,3 +141,27 @@ def test_the_exchange_concerns_are_said_in_the_readers_language(app, auth_header
     [concern] = [i for i in items if i["tipo"] == "intercambio_directorio"]
     assert concern["mensaje"].startswith("DGI's directory of electronic receivers has not been updated for 3 days")
     assert concern["accion"] == "Check the connection with DGI (lookup of electronic issuers)"
+
+
+def test_why_a_mailbox_could_not_be_read_is_said_in_the_readers_language(app, auth_headers, monkeypatch):
+    """The poll keeps its error as a catalogue message: the concern (its sentence and its datos) and the notice say it
+    in English to an English reader; the server's own words inside are said as they came."""
+    client = app.test_client()
+    with app.app_context(), db.write_transaction() as session:
+        box = mailbox.configure(session, 1, "imap://intercambio:clave@imap.demo.uy/INBOX")
+        box.configured_at = datetime.now(UTC) - timedelta(hours=2)
+        box_id = box.id
+
+    def refused(settings):
+        raise ConnectionRefusedError("connection refused")
+
+    monkeypatch.setattr(mailbox, "_connect", refused)
+    with app.app_context():
+        assert mailbox.poll(box_id) == 0
+    english = {**auth_headers(ADMIN, company_id=1), "Accept-Language": "en"}
+    items = client.get("/api/v1/empresa/salud", headers=english).json["items"]
+    [concern] = [i for i in items if i["tipo"] == "intercambio_buzon"]
+    assert concern["mensaje"].endswith("Last error: Could not read the mailbox: connection refused")
+    assert concern["datos"]["error"] == "Could not read the mailbox: connection refused"
+    [spanish] = _concerns(client, auth_headers, "intercambio_buzon")
+    assert spanish["mensaje"].endswith("Último error: No se pudo leer el buzón: connection refused")

@@ -580,3 +580,18 @@ def test_the_stand_ins_rates_stored_as_the_bcus_before_say_they_are_the_stand_in
         ("2025-12-26", "USD"): "operador",
     }
     assert tuple(ui) == ("Simulador del BCU (no oficial), UI al 31/12/2025", 0)
+
+
+def test_why_an_exchange_mailbox_could_not_be_read_stored_before_is_said_in_english(tmp_path):
+    """0381_recibidos_buzon_textos: a mailbox's error kept as its Spanish sentence alone gets its catalogue message;
+    the server's own words inside stay as they were, and a sentence that reads as none of ours is left alone."""
+    row = {"company_id": lambda i: i, "url_encrypted": b"x", "enabled": True, "last_uid": 0}
+    said = _migrated_texts(
+        tmp_path,
+        "0380_recibidos_numeros_propios",
+        "recibidos_buzon",
+        row,
+        "last_error",
+        ["No se pudo leer el buzón: [Errno 111] Connection refused", "Otra cosa"],
+    )
+    assert said == ["Could not read the mailbox: [Errno 111] Connection refused", None]

@@ -39,6 +39,23 @@ def test_unexpected_exceptions_become_a_500_without_a_stack_trace(service_app):
     assert "Traceback" not in answer.get_data(as_text=True)
 
 
+def test_an_unexpected_exception_outside_the_api_is_said_in_the_readers_language(service_app):
+    """The plain-text 500 of the pages that are not the API (the identity provider's sign-in, which a person reads)
+    says it in the language asked for, with the request's code, and nothing of the exception."""
+
+    @service_app.get("/_boom")
+    def boom():
+        raise RuntimeError("secret internals")
+
+    client = service_app.test_client()
+    english = client.get("/_boom", headers={"Accept-Language": "en", "X-Request-ID": "abc-123"})
+    assert english.status_code == 500 and english.mimetype == "text/plain"
+    assert english.get_data(as_text=True) == "Internal error. Request code: abc-123"
+    assert english.headers["Content-Language"] == "en" and "Accept-Language" in english.headers["Vary"]
+    spanish = client.get("/_boom", headers={"X-Request-ID": "abc-123"})
+    assert spanish.get_data(as_text=True) == "Error interno. Código de solicitud: abc-123"
+
+
 def test_well_formed_request_id_is_kept_and_bad_one_replaced(api_client):
     kept = api_client.get("/healthz", headers={"X-Request-ID": "erp-123.abc"})
     assert kept.headers["X-Request-ID"] == "erp-123.abc"

@@ -3,8 +3,11 @@ message an error class is given is a `_()` call (or a value that already is one)
 or an f-string, which an English client would get in Spanish.
 
 The guard reads the service's source with `ast`: the error classes are the API's (`platform.errors.ApiError` and
-its subclasses), the CFE engine's (`cfe.errors.CfeError`'s) and the DGI lookups' (`dgi.errors.DgiError`'s), each
-subclass found wherever it is declared, and both `FieldError`s. For each call of one of them (and each
+its subclasses), the CFE engine's (`cfe.errors.CfeError`'s), the DGI lookups' (`dgi.errors.DgiError`'s), DGI
+reception's (`envios.adapter.DgiReceptionError`'s, whose message an envelope's error and DGI's outage record keep),
+ws_consultas' (`envios.consultas.DirectoryUnavailable`, kept the same way) and the exchange's refusals of a document
+(`intercambio.answers.AnswerRejected`, `recibidos.annulments.NoticeRefused`), each subclass found wherever it is
+declared, and both `FieldError`s. For each call of one of them (and each
 `super().__init__` inside one), the argument bound to the parameter `message` must not be a str literal, an
 f-string, a concatenation or a `.format` of one; neither may the parameter's default.
 """
@@ -17,7 +20,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICE = ROOT / "portal/service"
-ROOTS = {"ApiError", "CfeError", "DgiError"}
+ROOTS = {
+    "ApiError",
+    "CfeError",
+    "DgiError",
+    "DgiReceptionError",
+    "DirectoryUnavailable",
+    "AnswerRejected",
+    "NoticeRefused",
+}
 DATACLASSES = {"FieldError"}  # (field, code, message), in platform.errors and cfe.errors alike
 
 # file (relative to portal/service) and class called -> why a plain text is right there. Keep it short.
@@ -149,6 +160,9 @@ def test_the_guard_knows_the_error_classes_and_their_message_parameter():
     guarded = _classes(_modules())
     assert {"ApiError", "NotFound", "Conflict", "ValidationFailed", "DatabaseBusy", "FieldError"} <= guarded.keys()
     assert {"XmlInputError", "XmlIntakeBusy", "CaeError", "DgiUnavailable", "DgiInvalidInput"} <= guarded.keys()
+    assert {"DgiTransientError", "DgiPermanentError", "DirectoryUnavailable", "AnswerRejected"} <= guarded.keys()
+    call = ast.parse('NoticeRefused(f"Texto {x}.")').body[0].value  # type: ignore[attr-defined]
+    assert _plain(_message_argument(call, _parameters(guarded["NoticeRefused"], guarded)))
     call = ast.parse('ValidationFailed([], "Texto.")').body[0].value  # type: ignore[attr-defined]
     parameters = _parameters(guarded["ValidationFailed"], guarded)
     assert _plain(_message_argument(call, parameters))

@@ -34,6 +34,7 @@ from lxml import etree
 
 from portal.service.dgi.soap import CONNECT_TIMEOUT_SECONDS, body_signer, shared_session
 from portal.service.envios.adapter import CfeState
+from portal.service.platform.i18n import _
 
 NAMESPACE = "http://dgi.gub.uy"
 SOAP_ENV = "http://schemas.xmlsoap.org/soap/envelope/"
@@ -64,7 +65,12 @@ class ElectronicIssuer:
 
 
 class DirectoryUnavailable(Exception):
-    """DGI could not give the directory now (network, HTTP error, fault, unreadable answer)."""
+    """DGI could not give the directory (or a CFE's state) now (network, HTTP error, fault, unreadable answer).
+    `message` is a catalogue message: an envelope's error and DGI's outage record keep it (soap_reception)."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
 
 
 def soap_action(operation: str) -> str:
@@ -218,12 +224,14 @@ def _answer_root(data: bytes) -> etree._Element:
     try:
         root = etree.fromstring(data, _PARSER)
     except etree.XMLSyntaxError as exc:
-        raise DirectoryUnavailable("DGI respondió algo que no se puede leer.") from exc
+        raise DirectoryUnavailable(_("DGI respondió algo que no se puede leer.")) from exc
     if root.getroottree().docinfo.doctype:  # type: ignore[union-attr]  # lxml-stubs' DocInfo has no doctype
-        raise DirectoryUnavailable("DGI respondió con un DOCTYPE.")
+        raise DirectoryUnavailable(_("DGI respondió con un DOCTYPE."))
     fault = root.find(f".//{{{SOAP_ENV}}}Fault")
     if fault is not None:
-        raise DirectoryUnavailable(f"DGI rechazó la consulta: {(fault.findtext('faultstring') or '').strip()}")
+        raise DirectoryUnavailable(
+            _("DGI rechazó la consulta: {motivo}", motivo=(fault.findtext("faultstring") or "").strip())
+        )
     return root
 
 
@@ -232,7 +240,7 @@ def parse_state_answer(data: bytes) -> CfeState:
     root = _answer_root(data)
     estado_node = next((node for node in root.iter() if _local(node) == "ESTADO"), None)
     if estado_node is None:
-        raise DirectoryUnavailable("DGI respondió sin el estado del comprobante.")
+        raise DirectoryUnavailable(_("DGI respondió sin el estado del comprobante."))
     wire = (estado_node.text or "").strip().upper()
     motives = []
     for node in root.iter():
@@ -249,7 +257,7 @@ def parse_state_answer(data: bytes) -> CfeState:
         return CfeState("en_proceso")
     if wire == "":
         return CfeState("no_recibido")
-    raise DirectoryUnavailable(f"DGI respondió un estado desconocido: {wire[:20]}")
+    raise DirectoryUnavailable(_("DGI respondió un estado desconocido: {estado}", estado=wire[:20]))
 
 
 class ConsultasClient:
@@ -293,10 +301,10 @@ class ConsultasClient:
             with response:  # streamed: read at most the limit, and give the connection back
                 body = response.raw.read(MAX_ANSWER_BYTES + 1, decode_content=True)
         except (requests.RequestException, urllib3.exceptions.HTTPError) as exc:  # raw reads raise urllib3's
-            raise DirectoryUnavailable(f"No se pudo conectar con ws_consultas de DGI: {exc}") from exc
+            raise DirectoryUnavailable(_("No se pudo conectar con ws_consultas de DGI: {error}", error=exc)) from exc
         if len(body) > MAX_ANSWER_BYTES:
-            raise DirectoryUnavailable("La respuesta de DGI supera el tamaño admitido.")
+            raise DirectoryUnavailable(_("La respuesta de DGI supera el tamaño admitido."))
         media_type = response.headers.get("Content-Type", "").partition(";")[0].strip().lower()
         if response.status_code >= 400 and not media_type.endswith("xml"):
-            raise DirectoryUnavailable(f"DGI respondió HTTP {response.status_code}.")
+            raise DirectoryUnavailable(_("DGI respondió HTTP {estado}.", estado=response.status_code))
         return body

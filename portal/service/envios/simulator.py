@@ -13,6 +13,10 @@ unreachable, slow, answers SOAP faults, or acknowledges envelopes but never has 
 
 What it received lives in its own tables (dgisim_*), so a restart forgets nothing, and the same envelope
 sent again (same number, same bytes: a resend after a crash) gets the answer it got the first time.
+
+Language: the motives' Glosa and Detalle it writes (here and in simchecks.py) are DGI's words inside DGI's signed
+documents, in Spanish as DGI writes them, never catalogue messages: the real DGI answers only in Spanish, and the
+service shows a stand-in's motives exactly as it would show DGI's (`envios.states` keeps DGI's own Glosas).
 """
 
 from __future__ import annotations

@@ -179,7 +179,7 @@ class SoapReception(DgiReception):
                 _("El certificado de la empresa no se puede usar para firmar."), code="dgi_certificate"
             ) from exc
         except DirectoryUnavailable as exc:
-            raise DgiTransientError(str(exc), code="dgi_consultas") from exc
+            raise DgiTransientError(exc.message, code="dgi_consultas") from exc
 
     def send_report(self, report_xml: bytes, *, file_name: str, credentials: Credentials) -> bytes:
         log.info("Sending daily report %s to DGI (%d bytes)", file_name, len(report_xml))

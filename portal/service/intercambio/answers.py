@@ -38,6 +38,7 @@ from portal.service.intercambio.models import ExchangeCfe, ExchangeEnvelope
 from portal.service.intercambio.states import is_commercial, motive
 from portal.service.platform import accredited_cas
 from portal.service.platform.certificates import certificate_info
+from portal.service.platform.i18n import _
 from portal.service.platform.models import Certificate, Company
 
 NS = {"d": "http://cfe.dgi.gub.uy", "ds": "http://www.w3.org/2000/09/xmldsig#"}
@@ -47,11 +48,13 @@ MAX_ANSWER_BYTES = 2 * 1024 * 1024
 
 
 class AnswerRejected(ValueError):
-    """The document is not a valid, signed answer to one of the company's envelopes."""
+    """The document is not a valid, signed answer to one of the company's envelopes. `message` is a catalogue
+    message: its `str` is the Spanish the exchange web service answers the sender's software with (recibidos/ws.py
+    says why), and a record of it is said in its reader's language."""
 
     def __init__(self, message: str, code: str):
         super().__init__(message)
-        self.code = code
+        self.message, self.code = message, code
 
 
 def _text(node: etree._Element, path: str) -> str | None:
@@ -83,22 +86,22 @@ def _verify(session: Session, document: bytes, root: etree._Element, receiver_ru
         pems = [c.cert_pem.encode() for c in session.scalars(select(Certificate).where(Certificate.company_id == ours))]
         if any(verify_signature(document, pem) for pem in pems):
             return
-        raise AnswerRejected("La firma de la respuesta no es de un certificado del receptor.", "firma_invalida")
+        raise AnswerRejected(_("La firma de la respuesta no es de un certificado del receptor."), "firma_invalida")
     pem = _signature_certificate(root)
     if pem is None:
-        raise AnswerRejected("La respuesta no trae el certificado con que se firmó.", "firma_invalida")
+        raise AnswerRejected(_("La respuesta no trae el certificado con que se firmó."), "firma_invalida")
     info = certificate_info(pem)
     if info.rut != receiver_rut or not info.is_valid_at(datetime.now(UTC)):
         raise AnswerRejected(
-            "El certificado de la respuesta no es del receptor o no está vigente.", "certificado_invalido"
+            _("El certificado de la respuesta no es del receptor o no está vigente."), "certificado_invalido"
         )
     if not accredited_cas.issued_by_accredited_ca(x509.load_pem_x509_certificate(pem), datetime.now(UTC)):
         raise AnswerRejected(
-            "El certificado de la respuesta no lo emitió una autoridad certificadora acreditada en Uruguay.",
+            _("El certificado de la respuesta no lo emitió una autoridad certificadora acreditada en Uruguay."),
             "certificado_invalido",
         )
     if not verify_signature(document, pem):
-        raise AnswerRejected("La firma de la respuesta no es válida.", "firma_invalida")
+        raise AnswerRejected(_("La firma de la respuesta no es válida."), "firma_invalida")
 
 
 def record_answer(session: Session, company_id: int, document: bytes, channel: Literal["ws", "correo"]) -> None:
@@ -107,13 +110,15 @@ def record_answer(session: Session, company_id: int, document: bytes, channel: L
     try:
         root = parse_untrusted(document, max_bytes=MAX_ANSWER_BYTES).getroot()
     except XmlInputError as exc:
-        raise AnswerRejected(f"La respuesta no es un XML válido: {exc}", "formato") from exc
+        raise AnswerRejected(_("La respuesta no es un XML válido: {motivo}", motivo=exc.text), "formato") from exc
     kind = etree.QName(root).localname if etree.QName(root).namespace == NS["d"] else None
     if kind not in SCHEMAS:
-        raise AnswerRejected("No es un ACKSobre ni un ACKCFE.", "formato")
+        raise AnswerRejected(_("No es un ACKSobre ni un ACKCFE."), "formato")
     problems = validate_xml(document, SCHEMAS[kind])
     if problems:
-        raise AnswerRejected(f"La respuesta no cumple {SCHEMAS[kind]}: {problems[0]}", "formato")
+        raise AnswerRejected(
+            _("La respuesta no cumple {esquema}: {problema}", esquema=SCHEMAS[kind], problema=problems[0]), "formato"
+        )
     company = session.get(Company, company_id)
     receiver_rut = _text(root, "d:Caratula/d:RUCReceptor") or ""
     idemisor = _text(root, "d:Caratula/d:IDEmisor") or ""
@@ -127,7 +132,7 @@ def record_answer(session: Session, company_id: int, document: bytes, channel: L
         else None
     )
     if sobre is None or sobre.receiver_rut != receiver_rut:
-        raise AnswerRejected("La respuesta no corresponde a un sobre enviado por la empresa.", "sobre_desconocido")
+        raise AnswerRejected(_("La respuesta no corresponde a un sobre enviado por la empresa."), "sobre_desconocido")
     _verify(session, document, root, receiver_rut)
     now = datetime.now(UTC)
     contents = list(session.scalars(select(ExchangeCfe).where(ExchangeCfe.envelope_id == sobre.id)))

@@ -42,6 +42,8 @@ class DirectoryRefresh(Base):
     started_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow, index=True)
     finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     count: Mapped[int] = mapped_column(Integer, default=0)
+    # Why it failed, in Spanish, for support and the logs: no answer shows it (the watch reads only whether it is
+    # set); DirectoryUnavailable carries a catalogue message for one that would.
     error: Mapped[str | None] = mapped_column(String(500))
 
 

@@ -19,6 +19,7 @@ from portal.service.intercambio.models import DirectoryRefresh
 from portal.service.intercambio.simulated import simulated_issuers
 from portal.service.platform import db
 from portal.service.platform.errors import ApiError
+from portal.service.platform.i18n import _
 from portal.service.platform.keystore import private_key_pem, signing_certificate
 from portal.service.platform.models import Company
 
@@ -67,7 +68,7 @@ def _client(session, config: Mapping[str, Any]) -> consultas.ConsultasClient:
             timeout=float(config["INTERCAMBIO_CONSULTAS_TIMEOUT_SECONDS"]),
             digest=config.get("DGI_SIGNATURE_DIGEST") or "sha256",
         )
-    raise consultas.DirectoryUnavailable("Ninguna empresa tiene un certificado vigente con el que consultar a DGI.")
+    raise consultas.DirectoryUnavailable(_("Ninguna empresa tiene un certificado vigente con el que consultar a DGI."))
 
 
 def fetch(session, config: Mapping[str, Any], since: datetime, rut: str | None = None) -> list[ElectronicIssuer]:

@@ -16,6 +16,10 @@ unchanged cannot fix: permanent, with the fault's text kept for the user and sup
 
 Mail goes through the project's mail path (`correo.transport.deliver`: SMTP, or the development mailbox),
 the document attached under its file name.
+
+Language: the e-mail's subject and words are Spanish on purpose, not catalogue messages: they are the company
+writing to another Uruguayan company in DGI's exchange (whose documents are Spanish), as the receipt's e-mail to a
+customer is the company's Spanish text (correo/), and no reader's language is known there.
 """
 
 from __future__ import annotations

@@ -14,10 +14,10 @@ import io
 import logging
 from dataclasses import asdict, dataclass
 
-from flask import Flask, g, jsonify, request
+from flask import Flask, Response, g, jsonify, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from portal.service.platform.i18n import Text, _, language, say
+from portal.service.platform.i18n import Text, _, language, say, vary
 
 log = logging.getLogger("portal.service")
 
@@ -176,8 +176,9 @@ def init_app(app: Flask) -> None:
     def _unexpected(exc: Exception):
         # Never a stack trace to the caller: log it with the request id and answer the shape.
         log.exception("unhandled error request_id=%s", g.get("request_id"))
-        if not _wants_json():
-            return "Error interno. Código de solicitud: " + str(g.get("request_id")), 500
+        if not _wants_json():  # the identity provider's pages, the exchange web service: a person may read it
+            message = _("Error interno. Código de solicitud: {codigo}", codigo=str(g.get("request_id")))
+            return vary(Response(say(message), 500, mimetype="text/plain", headers={"Content-Language": language()}))
         return error_response(
             "internal_error", _("Error interno del servicio. Pasale a soporte el código de solicitud."), 500
         )

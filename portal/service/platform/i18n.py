@@ -121,6 +121,12 @@ def said_or(record: dict[str, Any] | None, plain: str | None) -> str | None:
     return said(record) if record else plain
 
 
+def message_or(record: dict[str, Any] | None, plain: str | None) -> str | None:
+    """As `said_or`, but the message itself (a `Text`, said later: set inside another message, or stored again)
+    rather than its words in the request's language; the sentence as it was kept when there is no record."""
+    return _rebuilt(record) if record and "plantilla" in record else plain
+
+
 def vary(response):
     """Responses whose words depend on Accept-Language say so to caches."""
     response.vary.add("Accept-Language")

@@ -40,6 +40,7 @@ from sqlalchemy.exc import IntegrityError
 from portal.service.intercambio import answers
 from portal.service.platform import db
 from portal.service.platform.errors import ApiError, ValidationFailed
+from portal.service.platform.i18n import _, stored
 from portal.service.platform.keystore import field_cipher
 from portal.service.platform.models import Company
 from portal.service.recibidos import annulments, intake, uploads
@@ -145,9 +146,10 @@ def poll(mailbox_id: int, wake: Callable[[list[int]], None] = lambda ids: None) 
             _advance(mailbox_id, validity, None, None)
     except (OSError, ssl.SSLError, IMAPClient.Error) as exc:
         log.warning("exchange mailbox %s unreachable: %r", mailbox_id, exc)
-        _advance(mailbox_id, None, None, f"No se pudo leer el buzón: {exc}"[:500])
+        # The server's or the OS's own words ("[Errno 111] Connection refused") are a value, said as they are.
+        _advance(mailbox_id, None, None, _("No se pudo leer el buzón: {error}", error=str(exc)[:150]))
     except ApiError as exc:  # the message stays unread (its UID not passed): the next poll takes it again
-        _advance(mailbox_id, None, None, f"No se pudo procesar el buzón: {exc.message}"[:500])
+        _advance(mailbox_id, None, None, _("No se pudo procesar el buzón: {mensaje}", mensaje=exc.message))
     return handled
 
 
@@ -159,7 +161,8 @@ def _advance(mailbox_id: int, validity: int | None, uid: int | None, error: str 
                 mailbox.uidvalidity, mailbox.last_uid = validity, 0
             if uid is not None:
                 mailbox.last_uid = max(mailbox.last_uid, uid)
-        mailbox.last_polled_at, mailbox.last_error = datetime.now(UTC), error
+        mailbox.last_polled_at, mailbox.last_error = datetime.now(UTC), error[:500] if error else None
+        mailbox.last_error_texts = stored(error) if error else None  # said in each reader's language
         if error is None:
             mailbox.last_ok_at = mailbox.last_polled_at
 

@@ -177,6 +177,8 @@ class ExchangeMailbox(Base):
     last_uid: Mapped[int] = mapped_column(BigInteger, default=0)
     last_polled_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     last_error: Mapped[str | None] = mapped_column(String(500))
+    # The error as i18n.stored keeps it, said in each reader's language; None before migration 0381 (Spanish).
+    last_error_texts: Mapped[dict | None] = mapped_column(JSON)
     configured_at: Mapped[datetime | None] = mapped_column(UtcDateTime())  # this URL's; the watch counts from it
     last_ok_at: Mapped[datetime | None] = mapped_column(UtcDateTime())  # the last read without error
 
@@ -196,6 +198,8 @@ class ProcessedMail(Base):
     sender: Mapped[str | None] = mapped_column(String(254))
     filename: Mapped[str | None] = mapped_column(String(200))
     outcome: Mapped[str] = mapped_column(String(20))  # sobre | respuesta | anulacion | aparte
+    # Why it was set aside, in Spanish, for support: no answer of the API shows it. One that does must keep it as
+    # i18n.stored does (AnswerRejected and NoticeRefused carry catalogue messages) to say it in the reader's language.
     detail: Mapped[str | None] = mapped_column(String(500))
     sobre_id: Mapped[int | None] = mapped_column(ForeignKey("recibidos_sobre.id", ondelete="SET NULL"))
     received_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 
 from portal.service.intercambio.watch import elapsed
-from portal.service.platform.i18n import _
+from portal.service.platform.i18n import Text, _, message_or, say
 from portal.service.recibidos.models import ExchangeMailbox
 from portal.service.salud import checks
 from portal.service.salud.concerns import NOTHING, OK, PROBLEM, WARNING, Concern, State
@@ -24,9 +24,10 @@ def mailbox_concern(
     mailbox_id: int, now: datetime, last_ok: datetime | None, configured: datetime | None, error: str | None
 ) -> Concern:
     """`last_ok`: the last read without error; `configured`: when this mailbox was set (counted from when it
-    was never read well)."""
+    was never read well); `error`: the last one, a catalogue message (`Text`) to be said in each reader's language,
+    or the Spanish sentence of a mailbox read before migration 0381."""
     key = f"{KIND}:{mailbox_id}"
-    facts = {"ultimaLectura": last_ok.isoformat() if last_ok else None, "error": error}
+    facts = {"ultimaLectura": last_ok.isoformat() if last_ok else None, "error": say(error) if error else None}
     since = last_ok or configured
     age = now - since if since else timedelta(0)
     state: State
@@ -47,7 +48,7 @@ def mailbox_concern(
         _(
             "{what}: los sobres de proveedores y las respuestas esperan sin leer. Último error: {error}",
             what=what,
-            error=error[:200],  # the sentence fits a notice (400)
+            error=error if isinstance(error, Text) else error[:200],  # fits a notice (400); a Text's value is cut
         )
         if error
         else _("{what}: los sobres de proveedores y las respuestas esperan sin leer.", what=what)
@@ -62,4 +63,7 @@ def exchange_mailboxes(ctx: checks.Context) -> list[Concern]:
         .where(ExchangeMailbox.company_id == ctx.company_id, ExchangeMailbox.enabled.is_(True))
         .order_by(ExchangeMailbox.id)
     )
-    return [mailbox_concern(m.id, ctx.now, m.last_ok_at, m.configured_at, m.last_error) for m in rows]
+    return [
+        mailbox_concern(m.id, ctx.now, m.last_ok_at, m.configured_at, message_or(m.last_error_texts, m.last_error))
+        for m in rows
+    ]

@@ -200,7 +200,7 @@ def _dispatch(operation: str, n: int, document: bytes) -> str:
                 answers.record_answer(session, company_id, document, "ws")
         except NotImplementedError:
             return respuesta(f"{n}002", "No disponible", "Las respuestas aún no se pueden registrar; reintente.")
-        except ValueError as exc:
+        except ValueError as exc:  # AnswerRejected: its str is the catalogue message's Spanish (see Language above)
             return respuesta(f"{n}000", "Documento rechazado", str(exc))
         return respuesta("0", "Respuesta recibida")
     try:
