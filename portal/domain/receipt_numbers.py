@@ -12,6 +12,9 @@ from dataclasses import dataclass
 PATTERN = r"^\s*(?:([A-Za-z]{1,2}|[1-9][A-Za-z])\s*-?\s*)?0*([0-9]{1,7})\s*$"
 MAX_TYPED = 40
 _TYPED = re.compile(PATTERN)
+# A number as `printed` writes it, inside a text ("Nota de crédito de e-Factura A-0000001"): its serie, a dash and
+# its digits, fewer than seven in a received CFE's number as its issuer sent it ("A-15"), standing on their own.
+PRINTED_IN_TEXT = re.compile(r"(?<![\w.-])(?:[A-Z]{1,2}|[1-9][A-Z])-[0-9]{1,7}(?![\w-])")
 
 
 @dataclass(frozen=True, order=True)

@@ -4,11 +4,14 @@ url_map, so a new page is measured without anyone remembering to add it here."""
 
 from __future__ import annotations
 
+import uuid
 from urllib.parse import urlsplit
 
 import pytest
 
+from portal.client import CfeClient
 from tests.browser.pages import Shell, axe_violations, screenshot, settled
+from tests.support import cfe_bodies as bodies
 
 WIDTHS = (1366, 390)
 # Not pages a person reads: sign-in/out hops, downloads, fragments polled by htmx, static files.
@@ -150,3 +153,91 @@ def test_every_line_field_has_a_visible_label_on_a_phone(page, shots, path, tabl
     assert page.locator(f"{table} thead th").first.is_visible()
     screenshot(page, shots / f"{path.strip('/').replace('/', '-')}-1366.png")
     assert page.evaluate("window.__cspViolations || []") == []
+
+
+# The receipt numbers in `selector` ("A-0000001", as portal.domain.receipt_numbers prints them) that the page lays
+# out on more than one line, each with the tops of its lines: measured on the text itself (a Range over its
+# characters), whatever element holds it.
+_SPLIT_NUMBERS = """(selector) => {
+  const split = [];
+  for (const root of document.querySelectorAll(selector)) {
+    const nodes = [];
+    let text = "";
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) { nodes.push([walker.currentNode, text.length]); text += walker.currentNode.data; }
+    const at = (i) => { const [node, start] = nodes.findLast(([, s]) => s <= i); return [node, i - start]; };
+    for (const match of text.matchAll(/(?<![\\w.-])(?:[A-Z]{1,2}|[1-9][A-Z])-[0-9]{1,7}(?![\\w-])/g)) {
+      const range = document.createRange();
+      range.setStart(...at(match.index));
+      const [node, offset] = at(match.index + match[0].length - 1);
+      range.setEnd(node, offset + 1);
+      const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+      if (tops.size > 1) split.push(`${root.tagName} "${match[0]}" on ${tops.size} lines`);
+    }
+  }
+  return split;
+}"""
+
+
+def test_a_receipt_number_is_never_split_across_lines_on_a_phone(page, live_service, live_token_for, shots):
+    """Browsers break a line after a dash: on a phone the title read "e-Factura A-" above "0000001". The number
+    stays whole in the title and breadcrumb of an e-Factura and of its credit note (which names both numbers), in
+    the list's cards, and in the related receipts."""
+    api = CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"), company_id=1)
+    factura = api.issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key=uuid.uuid4().hex)
+    note = api.cancel_with_credit_note(factura.id, "Error", idempotency_key=uuid.uuid4().hex)
+    Shell(page).sign_in("usuario@demo.uy")
+    page.set_viewport_size({"width": 390, "height": 844})
+    for path in (f"/comprobantes/{factura.id}", f"/comprobantes/{note.id}", "/comprobantes/"):
+        page.goto(path)
+        settled(page)
+        assert page.get_by_text(factura.number).first.is_visible()
+        assert page.evaluate(_SPLIT_NUMBERS, "main") == [], path
+        screenshot(page, shots / f"numbers-{path.strip('/').replace('/', '-')}-390.png")
+    # The note's title at that width: long enough to wrap, each number whole on its line.
+    assert page.evaluate(_SPLIT_NUMBERS, "h1, .crumbs") == []
+
+
+def _marker_box(page, selector: str) -> dict:
+    """The box Chromium lays out for the ::after of `selector` (Pico's disclosure arrow), read through the DevTools
+    protocol: a pseudo-element has no DOM box a script can ask for."""
+    cdp = page.context.new_cdp_session(page)
+    root = cdp.send("DOM.getDocument", {"depth": -1})["root"]
+    target = cdp.send("DOM.querySelector", {"nodeId": root["nodeId"], "selector": selector})["nodeId"]
+
+    def find(node):
+        if node["nodeId"] == target:
+            return node
+        return next((found for child in node.get("children", []) if (found := find(child))), None)
+
+    after = next(p for p in find(root).get("pseudoElements", []) if p["pseudoType"] == "after")
+    quad = cdp.send("DOM.getBoxModel", {"nodeId": after["nodeId"]})["model"]["border"]
+    cdp.detach()
+    xs, ys = quad[0::2], quad[1::2]
+    return {"left": min(xs), "right": max(xs), "top": min(ys), "bottom": max(ys)}
+
+
+# The first line of an element's text, as laid out.
+_FIRST_LINE = """(selector) => {
+  const range = document.createRange();
+  range.selectNodeContents(document.querySelector(selector));
+  const r = [...range.getClientRects()].filter((r) => r.width > 0)[0];
+  const box = document.querySelector(selector).getBoundingClientRect();
+  return {top: r.top, bottom: r.bottom, right: r.right, boxRight: box.right};
+}"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_disclosures_arrow_is_on_its_summarys_line(page, shots, width):
+    """The issuing form's "Comprobante de contingencia (papel)" fills a phone's line: Pico floats the arrow after
+    the text, and it fell under the line. It stays on the line, at its end."""
+    Shell(page).sign_in("usuario@demo.uy")
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto("/comprobantes/nuevo")
+    settled(page)
+    summary = "[data-testid=cfc-paper] > summary"
+    line, arrow = page.evaluate(_FIRST_LINE, summary), _marker_box(page, summary)
+    middle = (arrow["top"] + arrow["bottom"]) / 2
+    assert line["top"] <= middle <= line["bottom"], (line, arrow)
+    assert line["right"] <= arrow["left"] and arrow["right"] <= line["boxRight"] + 1, (line, arrow)
+    screenshot(page, shots / f"cfc-summary-{width}.png")

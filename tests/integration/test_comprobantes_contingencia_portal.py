@@ -16,7 +16,7 @@ from portal.service.correo.models import MailSend
 from portal.service.platform import db
 from tests.integration.test_comprobantes_portal import RECEIPT_URL, efactura
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
-from tests.support.html import csrf, soup
+from tests.support.html import csrf, soup, text
 
 
 @pytest.fixture
@@ -198,7 +198,7 @@ def test_a_keyed_in_cfc_takes_its_notes_and_its_balance_from_the_receipt_page(si
     answer = user.post(f"/comprobantes/{original}/anular-saldo", data={**form, "razon": "Fin del contrato"})
     assert answer.status_code == 303
     note = soup(user.get(answer.headers["Location"]))
-    assert note.h1.get_text(strip=True).endswith("de e-Factura de contingencia B-0000021")
+    assert text(note.h1).endswith("de e-Factura de contingencia B-0000021")
     lines = [td.get_text(" ", strip=True) for td in note.select("[data-testid=receipt-lines] tbody td")]
     assert lines[:2] == ["Consultoría", "7 h"]  # the 10 hours less the 3 already credited
     after = soup(user.get(f"/comprobantes/{original}"))

@@ -12,7 +12,7 @@ from bs4 import BeautifulSoup
 
 from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
-from tests.support.html import soup
+from tests.support.html import soup, text
 
 HTMX = {"HX-Request": "true"}
 RECEIPT_URL = re.compile(r"^/comprobantes/([0-9a-f]{32})$")
@@ -159,7 +159,7 @@ def test_emitir_corregido_prefills_the_form_issues_a_new_number_and_links_both_w
     assert corrected["data-state"] == "aceptado"
     corrects = corrected.find(attrs={"data-testid": "dgi-corrects"}).a
     assert corrects["href"] == f"/comprobantes/{rejected['idCfeEmitido']}"
-    assert corrects.get_text(strip=True) == f"e-Factura A-{rejected['nro']:07d}"
+    assert text(corrects) == f"e-Factura A-{rejected['nro']:07d}"
     original = panel(usuario, rejected["idCfeEmitido"])
     assert original.find(attrs={"data-testid": "dgi-corrected-by"}).a["href"] == f"/comprobantes/{corrected_id}"
     assert original.find(attrs={"data-testid": "issue-corrected"}) is None

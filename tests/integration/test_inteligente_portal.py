@@ -13,7 +13,7 @@ from sqlalchemy import func, select, update
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.inteligente.models import SmartRequest
 from portal.service.platform import db
-from tests.support.html import csrf
+from tests.support.html import csrf, text
 from tests.support.html import soup as _soup
 
 HTMX = {"HX-Request": "true"}
@@ -117,7 +117,7 @@ def test_usuario_walks_input_preview_confirm_and_gets_one_receipt(usuario, live_
     assert done.status_code == 303 and done.headers["Location"] == f"/inteligente/nueva/{request_id}/resultado"
     assert _receipts(live_service) == before + 1
     result = _soup(usuario.get(done.headers["Location"]))
-    assert re.fullmatch(r"e-Factura A-\d{7}", result.find(attrs={"data-testid": "result-receipt"}).get_text(strip=True))
+    assert re.fullmatch(r"e-Factura A-\d{7}", text(result.find(attrs={"data-testid": "result-receipt"})))
     assert result.find(attrs={"data-testid": "result-total"}).get_text(strip=True) == "$\u00a018.300,00"
     assert result.find(attrs={"data-testid": "security-code"}).get_text(strip=True)
     links = {a.get_text(strip=True): a["href"] for a in result.select("a[role=button]")}
@@ -324,7 +324,7 @@ def test_status_page_shows_timeline_receipt_and_support_details_and_does_not_pol
     receipt_link = page.find(attrs={"data-testid": "receipt-ids"}).find("a")
     receipt_id = receipt_link.get_text(strip=True)
     assert receipt_link["href"] == f"/comprobantes/{receipt_id}"
-    assert re.fullmatch(r"e-Factura A-\d{7}", page.find(attrs={"data-testid": "receipt-number"}).get_text(strip=True))
+    assert re.fullmatch(r"e-Factura A-\d{7}", text(page.find(attrs={"data-testid": "receipt-number"})))
     assert page.find(attrs={"data-testid": "dgi-state"})["data-state"] == "pendiente"
     details = page.find(id="support-details").get_text()
     assert request_id in details and receipt_id in details and "Estado: Emitida (issued) · final" in details

@@ -16,6 +16,7 @@ from portal.service.inteligente import recovery
 from portal.service.inteligente.models import SmartRequest
 from portal.service.platform import db
 from tests.support.html import soup as _soup
+from tests.support.html import text
 
 PAGE = "/inteligente/solicitudes"
 HTMX = {"HX-Request": "true"}
@@ -49,7 +50,7 @@ def test_the_page_lists_recent_requests_with_state_receipt_and_a_link_to_each(so
     assert _rows(answer) == [previewed.id, issued.id]
     row = _soup(answer).find("tr", attrs={"data-request-id": issued.id})
     assert row.find(attrs={"data-testid": "request-state"})["data-state"] == "issued"
-    receipt = row.find(attrs={"data-testid": "request-receipt"}).get_text(strip=True)
+    receipt = text(row.find(attrs={"data-testid": "request-receipt"}))
     assert receipt == f"e-Ticket {issued.receipt.number}"
     assert "$\u00a0244,00" in row.get_text()
     assert row.find("a")["href"] == f"{PAGE}?request_id={issued.id}"

@@ -19,6 +19,7 @@ from portal.service.platform import db
 from portal.service.platform.models import Certificate
 from tests.support import cfe_bodies as bodies
 from tests.support.html import soup as _soup
+from tests.support.html import text
 
 
 def _card(soup: BeautifulSoup, name: str) -> str:
@@ -60,7 +61,7 @@ def test_rejected_receipts_are_counted_and_linked_to_their_page(signed_in, live_
     assert soup.find(attrs={"data-testid": "dgi-waiting"}).get_text(strip=True) == "1"
     assert soup.find(attrs={"data-testid": "dgi-rejected"}).get_text(strip=True) == "1"
     link = soup.find(attrs={"data-testid": "dgi-latest-rejected"}).find("a")
-    assert link["href"] == f"/comprobantes/{rejected.id}" and link.get_text(strip=True) == f"e-Ticket {rejected.number}"
+    assert link["href"] == f"/comprobantes/{rejected.id}" and text(link) == f"e-Ticket {rejected.number}"
     # A small e-Ticket waits for the daily report: counted as without DGI's final answer, not as "waiting for an
     # answer", which the Envíos page keeps for receipts sent one by one (and says so).
     assert "Rechazado por DGI" in _card(soup, "dgi") and "Va en el reporte diario de DGI" in _card(soup, "dgi")

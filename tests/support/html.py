@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from bs4 import BeautifulSoup
 
 
@@ -13,3 +15,9 @@ def soup(response) -> BeautifulSoup:
 def csrf(client, path: str = "/") -> str:
     """The CSRF token of the first form on `path` (a signed-in page renders one in its header)."""
     return soup(client.get(path)).find("input", {"name": "csrf_token"})["value"]
+
+
+def text(element) -> str:
+    """An element's text as a person reads it: its whitespace collapsed, an element inside it (the span that keeps
+    a receipt's number on one line) not glued to the word before it as get_text(strip=True) glues it."""
+    return re.sub(r"[ \t\r\n\f]+", " ", element.get_text()).strip()  # not \s: a no-break space stays one

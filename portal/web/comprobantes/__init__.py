@@ -2,8 +2,10 @@
 
 from flask import Blueprint
 
-from portal.web.comprobantes.choices import type_name
+from portal.web.comprobantes.choices import type_name, unbroken_numbers
 
 bp = Blueprint("comprobantes", __name__, url_prefix="/comprobantes")
 # Every page names CFE types the same way, in its language: "{{ type_name(code) }}".
 bp.add_app_template_global(type_name, "type_name")
+# A receipt's number is never split across lines ("{{ view.title|unbroken_numbers }}"), wherever it is shown.
+bp.add_app_template_filter(unbroken_numbers, "unbroken_numbers")

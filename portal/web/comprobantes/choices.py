@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 from flask_babel import lazy_gettext as _l
+from markupsafe import Markup, escape
 from wtforms.fields.choices import SelectChoice
 
 from portal.domain.cfe_types import (
@@ -21,6 +24,7 @@ from portal.domain.cfe_types import (
     IND_FACT_SMALL_TAXPAYER,
     INVOICE_TYPES,
 )
+from portal.domain.receipt_numbers import PRINTED_IN_TEXT
 from portal.web.dgi_labels import STATES as DGI_BADGES
 
 CFE_TYPES = [
@@ -70,6 +74,19 @@ NOTE_NAMES = {
 def numbered_name(code: int | None, number: str) -> str:
     """A receipt's type and its own number, unambiguous for notes ("Nota de crédito e-Ticket A-0000003")."""
     return f"{NOTE_NAMES[code] if code in NOTE_NAMES else type_name(code)} {number}"
+
+
+_TAG = re.compile(r"(<[^>]*>)")
+_NUMBER = r'<span class="receipt-number">\g<0></span>'
+
+
+def unbroken_numbers(text: object) -> Markup:
+    """`text`, escaped, with each receipt number in it kept on one line: browsers break after a dash, and a narrow
+    title read "e-Factura A-" above "0000001". An element around the number, not a look-alike dash, so what a screen
+    reader says and a copy takes is the same text."""
+    parts = _TAG.split(str(escape(text)))  # already markup: only its text, never a tag
+    kept = (part if odd % 2 else PRINTED_IN_TEXT.sub(_NUMBER, part) for odd, part in enumerate(parts))
+    return Markup("".join(kept))  # noqa: S704 - escaped above, and the one element added around a number
 
 
 def type_name(code: int | None) -> str:
