@@ -178,7 +178,7 @@ class SoapRegistry(TaxpayerRegistry):
 
     def _consulta_nombre_entidad(self, doc_type: DocType, number: str) -> EntityName:
         if doc_type != DocType.RUT:
-            raise DgiNotOffered(_("El servicio web de DGI solo consulta por RUT (tipoDoc 2)."))
+            raise DgiNotOffered(_("El servicio web de DGI solo consulta por RUT."))
         return EntityName(int(doc_type), number, self._consulta_datos_entidad(number).denominacion)
 
     def _consulta_cva(self, rut: str) -> CvaStatus:

@@ -47,7 +47,7 @@ def endpoint_disabled(endpoint: WebhookEndpoint) -> None:
                 url=endpoint.url,
             ),
             _(
-                "Revise el servidor que los recibe y vuelva a activarlo en el portal (Webhooks) o con"
+                "Revisá el servidor que los recibe y volvé a activarlo en el portal (Webhooks) o con"
                 " PATCH /api/v1/webhooks/{id} y {cuerpo}.",
                 id=endpoint.id,
                 cuerpo='{"activo": true}',  # JSON's braces as a value: no translation can lose or break them
