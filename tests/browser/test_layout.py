@@ -8,6 +8,7 @@ import uuid
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import expect
 
 from portal.client import CfeClient
 from tests.browser.pages import Shell, axe_violations, screenshot, settled
@@ -241,3 +242,61 @@ def test_a_disclosures_arrow_is_on_its_summarys_line(page, shots, width):
     assert line["top"] <= middle <= line["bottom"], (line, arrow)
     assert line["right"] <= arrow["left"] and arrow["right"] <= line["boxRight"] + 1, (line, arrow)
     screenshot(page, shots / f"cfc-summary-{width}.png")
+
+
+# The words of the facts lists' values (`dl.facts dd`) that the page lays out on more than one line although they
+# would fit their value's line whole: an e-mail address read "usuario@demo.u" above "y".
+_BROKEN_WORDS = """() => {
+  const broken = [];
+  for (const dd of document.querySelectorAll("dl.facts dd")) {
+    const walker = document.createTreeWalker(dd, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      const node = walker.currentNode;
+      for (const match of node.data.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        const rects = [...range.getClientRects()].filter((r) => r.width > 0);
+        const width = rects.reduce((sum, r) => sum + r.width, 0);
+        const tops = new Set(rects.map((r) => Math.round(r.top)));
+        const room = dd.clientWidth;
+        if (tops.size > 1 && width <= room) broken.push(`"${match[0]}" (${Math.round(width)} of ${room}px)`);
+      }
+    }
+  }
+  return broken;
+}"""
+
+
+# How many lines an element's text is laid out on.
+_LINE_TOPS = """(el) => {
+  const range = document.createRange();
+  range.selectNodeContents(el);
+  return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+}"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_facts_value_breaks_inside_a_word_only_when_the_word_cannot_fit(
+    page, live_service, live_token_for, shots, width
+):
+    """On an English receipt at 390 px the labels' column took what "Series and number" needed and "Issued by"
+    read "usuario@demo.u" above "y". The labels wrap between their words instead; the page still never scrolls
+    sideways."""
+    api = CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"), company_id=1)
+    factura = api.issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key=uuid.uuid4().hex)
+    shell = Shell(page)
+    shell.open_home_and_sign_in("usuario@demo.uy")
+    page.get_by_role("button", name="English").click()
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    page.set_viewport_size({"width": width, "height": 844})
+    for path in (f"/comprobantes/{factura.id}", "/"):
+        page.goto(path)
+        settled(page)
+        assert page.evaluate(_BROKEN_WORDS) == [], path
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, path
+    page.goto(f"/comprobantes/{factura.id}")
+    settled(page)
+    issued_by = page.locator(".receipt-details dd", has_text="usuario@demo.uy")
+    assert issued_by.evaluate(_LINE_TOPS) == 1
+    screenshot(page, shots / f"receipt-facts-en-{width}.png")
