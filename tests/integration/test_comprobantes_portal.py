@@ -117,7 +117,9 @@ def test_usuario_issues_an_eticket_and_lands_on_its_page_with_the_services_total
     assert totals["IVA tasa básica (22\u00a0%)"] == "$\u00a044,00"
     assert totals["Neto gravado a tasa mínima (10\u00a0%)"] == "$\u00a0120,00"
     assert totals["Total a pagar"] == "$\u00a0376,00"
-    assert "Emitiste e-Ticket A-0000001." in page.get_data(as_text=True)
+    flash = html.select_one(".flash-success")
+    assert text(flash) == "Emitiste e-Ticket A-0000001."
+    assert flash.select_one(".receipt-number").get_text() == "A-0000001"  # kept on one line, as in the title
     assert re.fullmatch(r"[A-Za-z0-9+/=]{6}", html.select_one("[data-testid=security-code]").get_text(strip=True))
     qr = html.select_one(".qr svg")
     assert qr is not None and qr.find("path") is not None and not qr.find(attrs={"style": True})
