@@ -300,3 +300,19 @@ def test_a_facts_value_breaks_inside_a_word_only_when_the_word_cannot_fit(
     issued_by = page.locator(".receipt-details dd", has_text="usuario@demo.uy")
     assert issued_by.evaluate(_LINE_TOPS) == 1
     screenshot(page, shots / f"receipt-facts-en-{width}.png")
+
+
+@pytest.mark.parametrize("path", ["/clientes/", "/productos/"])
+def test_a_catalogs_search_label_is_above_a_full_width_input_on_a_phone(page, shots, path):
+    """Pico's search group put "Buscar por nombre o documento" beside an input a third of a phone's width."""
+    Shell(page).sign_in("usuario@demo.uy")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(path)
+    settled(page)
+    form = page.locator("form.catalog-search").bounding_box()
+    field = page.locator("form.catalog-search input[name=q]")
+    label = page.locator("form.catalog-search label").bounding_box()
+    box = field.bounding_box()
+    assert label["y"] + label["height"] <= box["y"] + 1
+    assert box["width"] >= form["width"] - 1
+    screenshot(page, shots / f"{path.strip('/')}-search-390.png")
