@@ -68,6 +68,7 @@ def test_the_same_period_in_english(signed_in, tourism_week):
     assert headers == ["Day", "Buying", "Selling", "Source", "A receipt's exchange rate that day"]
     assert _row(soup, date(2025, 4, 11)) == "Fri 11/04/2025 45.200 46.3456 BCU stand-in (not official) 46.346"
     assert "invented and not official" in soup.find(attrs={"data-testid": "rates-standin"}).get_text()
+    assert "(the BCU or, for testing, its stand-in)" in soup.select_one("p.lead").get_text()
     assert "Operator's correction" in _row(soup, date(2025, 4, 21))
     text = _row(soup, date(2025, 4, 16))
     assert "No rate" in text and "holiday" in text and "46.346 selling rate of 11/04/2025" in text
@@ -91,6 +92,8 @@ def test_each_days_rate_says_whose_it_is_whatever_the_service_loads_now(signed_i
     assert "Simulador del BCU (no oficial)" in _row(soup, date(2025, 4, 11))
     notice = soup.find(attrs={"data-testid": "rates-standin"}).get_text()
     assert "no consulta al BCU" in notice and "no oficiales" in notice
+    lead = soup.select_one("p.lead").get_text()  # true above the stand-in's rates too: never "del BCU" alone
+    assert "del BCU" not in lead and "el BCU o, para probar, su simulador" in lead
 
 
 def test_the_last_30_days_of_the_dollar_by_default_through_a_get_form(signed_in):
