@@ -475,9 +475,9 @@ def test_why_dgi_was_counted_down_stored_before_is_said_in_english(tmp_path):
     assert said == ["Could not connect to DGI's service.", "DGI did not answer in 30 s.", None]
 
 
-def test_received_envelopes_and_answers_stored_before_get_each_companys_own_numbers(tmp_path):
-    """0380_recibidos_numeros_propios: the envelopes and answers already stored are numbered per company in their
-    id order (their ids were shared by every company), and each company's counters go on after them."""
+def test_received_envelopes_and_answers_stored_before_keep_the_numbers_they_were_sent_with(tmp_path):
+    """0380_recibidos_numeros_propios: the envelopes and answers already stored keep the numbers their signed answers
+    were sent with (their ids), and each company's counters go on after its largest, so none is given again."""
     url = f"sqlite:///{tmp_path / 'service.db'}"
     config = alembic_config(url)
     command.upgrade(config, sup.BEFORE_NUMBERING)
@@ -487,8 +487,8 @@ def test_received_envelopes_and_answers_stored_before_get_each_companys_own_numb
     command.upgrade(config, "heads")
     with engine.connect() as connection:
         sup.assert_numbered(connection)
-    with Session(engine) as session:  # the next envelope of company 2 is its 4th
-        assert counters.take(session, ExchangeNumbering.last_id_receptor, 2) == 4
+    with Session(engine) as session:  # company 2's next envelope comes after the largest number it sent (5)
+        assert counters.take(session, ExchangeNumbering.last_id_receptor, 2) == 6
         assert counters.take(session, ExchangeNumbering.last_id_respuesta, 3) == 1
         assert counters.take(session, ExchangeNumbering.last_id_receptor, 4) == 1  # a company with no row yet gets one
         session.rollback()

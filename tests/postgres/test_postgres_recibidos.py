@@ -135,7 +135,7 @@ def test_envelopes_for_one_company_at_once_take_its_numbers_in_turn(service_app,
         assert sorted(answered) == list(range(1, 2 * count + 1)), outcomes
 
 
-def test_envelopes_and_answers_stored_before_are_numbered_per_company_on_postgresql(postgres_server, empty_pg_database):
+def test_envelopes_and_answers_stored_before_keep_their_numbers_on_postgresql(postgres_server, empty_pg_database):
     url = postgres_server.url(empty_pg_database)
     config = alembic_config(url)
     command.upgrade(config, sup.BEFORE_NUMBERING)

@@ -168,11 +168,12 @@ def envelope(
 
 BEFORE_NUMBERING = "0350_recibidos_respuesta_textos"
 _MOMENT = "2026-11-24 00:30:16.000000"
-# The envelopes' companies, in id order (company 3 has none), and their numbers per company once migrated.
+# The envelopes' companies, in id order (company 3 has none), and their numbers once migrated: the ones their
+# signed answers were sent with (the old ids), never given again: each company's counters go on after its largest.
 _OWNERS = (1, 2, 2, 1, 2, 1, 1)
-NUMBERED_ENVELOPES = [(1, 1), (2, 1), (3, 2), (4, 2), (5, 3), (6, 3), (7, 4)]
-NUMBERED_ANSWERS = [1, 2, 1, 2, 3, 4, 3, 4, 5, 6, 5, 6, 7, 8]  # an ACKSobre and an ACKCFE per envelope
-COUNTERS = [(1, 4, 8), (2, 3, 6), (3, 0, 0)]  # company, last IDReceptor, last IDRespuesta
+NUMBERED_ENVELOPES = [(1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6), (7, 7)]
+NUMBERED_ANSWERS = list(range(1, 15))  # an ACKSobre and an ACKCFE per envelope
+COUNTERS = [(1, 7, 14), (2, 5, 10), (3, 0, 0)]  # company, last IDReceptor, last IDRespuesta
 
 
 def stored_envelope(envelope_id: int, company_id: int) -> dict:

@@ -4,9 +4,11 @@ Our answers to a supplier's envelope (ACKSobre, ACKCFE) gave as IDReceptor the e
 IDRespuesta, and in the file name, the answer's row id: ids shared by every company the service hosts, so a
 supplier could read off how many envelopes the whole service receives. Each envelope and each answer now has
 the company's own number (recibidos_sobre.id_receptor, recibidos_respuesta.id_respuesta, unique per company),
-taken from the company's counters (recibidos_numeracion). The rows already stored are numbered per company in
-their id order and the counters start after them. Documents already signed keep the numbers they were signed
-with.
+taken from the company's counters (recibidos_numeracion). The rows already stored keep the number their signed
+documents were sent with (their old id: unique per company too, since it was unique in the table), so no number a
+supplier holds is ever given again or contradicted (a later decision on an old envelope names it as its ACKSobre
+did); each company's counters start after the largest of its own. Only what arrives from now on counts 1, 2, 3...
+for a new company, and goes on from its largest for one that had received before.
 
 Revision ID: 0380_recibidos_numeros_propios
 Revises: 0350_recibidos_respuesta_textos
@@ -28,12 +30,8 @@ NUMBERED = {"recibidos_sobre": "id_receptor", "recibidos_respuesta": "id_respues
 def upgrade() -> None:
     for table, column in NUMBERED.items():
         op.add_column(table, sa.Column(column, sa.Integer(), nullable=True))
-        # UPDATE ... FROM and window functions: PostgreSQL, and SQLite since 3.33.
-        op.execute(
-            f"UPDATE {table} SET {column} = numbered.n FROM ("  # noqa: S608
-            f"SELECT id, ROW_NUMBER() OVER (PARTITION BY company_id ORDER BY id) AS n FROM {table}"
-            f") AS numbered WHERE {table}.id = numbered.id"
-        )
+        # The number each stored row was sent with: its id.
+        op.execute(f"UPDATE {table} SET {column} = id")  # noqa: S608 - our own table and column names
         with op.batch_alter_table(table) as batch:
             batch.alter_column(column, existing_type=sa.Integer(), nullable=False)
         op.create_index(f"uq_{table}_{column}", table, ["company_id", column], unique=True)
