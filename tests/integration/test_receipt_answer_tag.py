@@ -5,7 +5,7 @@ e-mail sends, the electronic receiver's state), and only after the caller's acce
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import delete, update
 
 from portal.service.envios import outage
 from portal.service.envios.models import DgiEnvelope, DgiSubmission
@@ -144,6 +144,25 @@ def test_dgi_not_answering_while_the_receipt_waits_changes_the_tag(api_client, u
         assert outage.answered() is True
     again = changed(api_client, user, cfe_id, tag)["dgi"]
     assert again["estado"] == "pendiente" and "dgiSinRespuestaDesde" not in again
+
+
+def test_an_outage_changes_the_tag_of_a_receipt_issued_before_its_road_to_dgi_was_kept(
+    api_client, user, service_app, factura
+):
+    # No submission row (a receipt issued before the envíos area existed): its answer shows its own state, which
+    # waits, so an outage's start and end are in its answer and must be in its tag too.
+    cfe_id = factura["idCfeEmitido"]
+    with service_app.app_context(), db.write_transaction() as session:
+        session.execute(delete(DgiSubmission).where(DgiSubmission.cfe_id == cfe_id))
+    tag = tag_of(api_client, user, cfe_id)
+    with service_app.app_context():
+        outage.failed("No se pudo conectar con el servicio de DGI.", 30)
+    down = changed(api_client, user, cfe_id, tag)["dgi"]
+    assert "dgiSinRespuestaDesde" in down
+    tag = get(api_client, user, cfe_id).headers["ETag"]
+    with service_app.app_context():
+        assert outage.answered() is True
+    assert "dgiSinRespuestaDesde" not in changed(api_client, user, cfe_id, tag)["dgi"]
 
 
 def test_an_outage_leaves_the_tag_of_a_receipt_that_no_longer_waits(api_client, user, service_app, factura):

@@ -151,9 +151,10 @@ def down_since_for(session: Session, state: str) -> datetime | None:
     return None if row is None else row.down_since
 
 
-def waiting_down_since() -> ColumnElement[datetime | None]:
-    """`down_since_for` as a column of a receipt's row (DgiSubmission joined), for its answer's ETag."""
-    waiting = DgiSubmission.state.in_([literal_column(f"'{name}'") for name in WAITING_STATES])  # inline: no binds
+def waiting_down_since(state: ColumnElement[str]) -> ColumnElement[datetime | None]:
+    """`down_since_for` as a column of a receipt's row, for its answer's ETag: `state` is the expression of the
+    state the answer shows (its submission's, or the receipt's own when it has none)."""
+    waiting = state.in_([literal_column(f"'{name}'") for name in WAITING_STATES])  # inline: no binds
     since = select(DgiStatus.down_since).where(DgiStatus.id == literal_column("1")).scalar_subquery()
     return case((waiting, since), else_=null())
 

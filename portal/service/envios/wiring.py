@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from flask import Flask
-from sqlalchemy import Select
+from sqlalchemy import Select, func
 from sqlalchemy.orm import Session
 
 from portal.service.cfe import CfeInput
@@ -92,7 +92,11 @@ def _tag_columns(statement: Select) -> Select:
             DgiDailyReport.file_name,
             DgiDailyReport.state,
             DgiDailyReport.ack_state,
-            outage.waiting_down_since().label("envios_dgi_down_since"),
+            # The state the `dgi` section shows: the submission's, or for a receipt issued before this area
+            # existed (no submission) its own column, as tracking.dgi_state reads it.
+            outage.waiting_down_since(func.coalesce(DgiSubmission.state, IssuedCfe.dgi_status)).label(
+                "envios_dgi_down_since"
+            ),
         )
     )
 
