@@ -13,6 +13,8 @@ its query, and they are few.
 
 from __future__ import annotations
 
+import hashlib
+
 from flask import current_app, request, session
 from flask_babel import get_locale
 from flask_login import current_user
@@ -24,8 +26,8 @@ from markupsafe import Markup, escape
 from portal.lru import LruStore
 
 PARTS = ("header", "footer")
-# Control characters: never in a template's text, a translation, a name the session holds (the service refuses
-# them) or an escaped address.
+# Control characters: never in a template's text, a translation or a name the session holds (the service refuses
+# them); an address may spell one (its path is decoded), so the address is filled last.
 _NEXT_SLOT = Markup("\x00next\x00")
 _CSRF_SLOT = Markup("\x00csrf\x00")
 
@@ -53,12 +55,17 @@ def site_part(context: Context, part: str) -> Markup:
     if not _kept_here():
         html = template.render(context.get_all(), shell_next=request.full_path, shell_csrf=None)
     else:
-        key = (part, str(get_locale() or "es"), _area(), repr(session.get("user")), repr(session.get("company_id")))
+        # The user as the session holds them, as a digest: a member of hundreds of companies must not make each
+        # key as long as their list.
+        who = repr((session.get("user"), session.get("company_id"))).encode()
+        key = (part, str(get_locale() or "es"), _area(), hashlib.blake2b(who, digest_size=16).hexdigest())
         kept = _kept().get(key)
         if kept is None:
             kept = template.render(context.get_all(), shell_next=_NEXT_SLOT, shell_csrf=_CSRF_SLOT)
             _kept().put(key, kept)
-        html = kept.replace(_NEXT_SLOT, escape(request.full_path)) if _NEXT_SLOT in kept else kept
-        html = html.replace(_CSRF_SLOT, generate_csrf()) if _CSRF_SLOT in html else html
+        # The token first, then the address: an address that spells a slot (its path is decoded, so "%00csrf%00"
+        # is one) must stay what it is, never become the session's token.
+        html = kept.replace(_CSRF_SLOT, generate_csrf()) if _CSRF_SLOT in kept else kept
+        html = html.replace(_NEXT_SLOT, escape(request.full_path)) if _NEXT_SLOT in html else html
     # An autoescaped template's output (and, in its slots, the escaped address and a token of URL-safe characters).
     return Markup(html)  # noqa: S704
