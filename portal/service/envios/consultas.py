@@ -23,6 +23,7 @@ compared without case) because those are the part the description leaves open.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -35,6 +36,8 @@ from lxml import etree
 from portal.service.dgi.soap import CONNECT_TIMEOUT_SECONDS, body_signer, shared_session
 from portal.service.envios.adapter import CfeState
 from portal.service.platform.i18n import _
+
+log = logging.getLogger(__name__)
 
 NAMESPACE = "http://dgi.gub.uy"
 SOAP_ENV = "http://schemas.xmlsoap.org/soap/envelope/"
@@ -301,7 +304,12 @@ class ConsultasClient:
             with response:  # streamed: read at most the limit, and give the connection back
                 body = response.raw.read(MAX_ANSWER_BYTES + 1, decode_content=True)
         except (requests.RequestException, urllib3.exceptions.HTTPError) as exc:  # raw reads raise urllib3's
-            raise DirectoryUnavailable(_("No se pudo conectar con ws_consultas de DGI: {error}", error=exc)) from exc
+            # The library's text names hosts, ports and objects: for the log, not for what every company reads
+            # (DGI's outage record) and what is stored with an envelope.
+            log.warning("ws_consultas unreachable: %s", exc)
+            if isinstance(exc, requests.Timeout):
+                raise DirectoryUnavailable(_("ws_consultas de DGI no respondió a tiempo.")) from exc
+            raise DirectoryUnavailable(_("No se pudo conectar con ws_consultas de DGI.")) from exc
         if len(body) > MAX_ANSWER_BYTES:
             raise DirectoryUnavailable(_("La respuesta de DGI supera el tamaño admitido."))
         media_type = response.headers.get("Content-Type", "").partition(";")[0].strip().lower()
