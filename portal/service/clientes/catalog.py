@@ -13,8 +13,6 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from sqlalchemy import and_, false, func, or_, select, tuple_
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from portal.domain.cfe_types import BOLETA_TYPES, CREDIT_NOTES, SALE_TYPES, with_cfc
@@ -22,7 +20,7 @@ from portal.domain.identifiers import digits_only
 from portal.service.clientes.models import Customer, CustomerWatermark
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.search import folded, name_words
-from portal.service.platform import paging
+from portal.service.platform import db, paging
 from portal.service.platform.db import utcnow
 
 EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
@@ -48,10 +46,7 @@ def _locked_mark(session: Session, company_id: int) -> CustomerWatermark:
     )
     mark = session.scalars(locked).one_or_none()
     if mark is None:
-        insert = postgresql_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-        session.execute(
-            insert(CustomerWatermark).values(company_id=company_id, read_until=EPOCH).on_conflict_do_nothing()
-        )
+        db.insert_if_absent(session, CustomerWatermark, {"company_id": company_id, "read_until": EPOCH})
         mark = session.scalars(locked).one()
     return mark
 

@@ -20,8 +20,6 @@ from decimal import Decimal
 
 from flask import Response, current_app, g, has_request_context, request
 from sqlalchemy import select
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -433,9 +431,8 @@ def print_snapshot(session: Session, company_id: int, settings: PrintSettings) -
     """The paper and logo (its sha256) a receipt records, the logo stored once per company (`_snapshot...`)."""
     if settings.logo_sha256 and session.get(PrintedLogo, (company_id, settings.logo_sha256)) is None:
         # ON CONFLICT DO NOTHING: two first receipts with a new logo, issued at once (PostgreSQL), store it once.
-        insert = postgresql_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
         values = {"company_id": company_id, "sha256": settings.logo_sha256, "data": settings.logo}
-        session.execute(insert(PrintedLogo).values(**values, created_at=datetime.now(UTC)).on_conflict_do_nothing())
+        db.insert_if_absent(session, PrintedLogo, {**values, "created_at": datetime.now(UTC)})
     return settings.paper, settings.logo_sha256
 
 

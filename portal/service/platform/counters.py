@@ -12,9 +12,9 @@ receiver how much the whole service sends) and never a SEQUENCE (it leaves gaps)
 from __future__ import annotations
 
 from sqlalchemy import Table, update
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import InstrumentedAttribute, Session
+
+from portal.service.platform import db
 
 
 def take(session: Session, counter: InstrumentedAttribute[int], company_id: int) -> int:
@@ -27,8 +27,7 @@ def take(session: Session, counter: InstrumentedAttribute[int], company_id: int)
     number = session.execute(bump).scalar_one_or_none()
     if number is None:
         # The company's first: two at once (PostgreSQL) create the row once, and the second then waits for it.
-        insert = postgresql_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
         first = {c.name: 0 for c in table.c if c.name != "company_id"}
-        session.execute(insert(table).values(company_id=company_id, **first).on_conflict_do_nothing())
+        db.insert_if_absent(session, table, {"company_id": company_id, **first})
         number = session.execute(bump).scalar_one()
     return number

@@ -352,6 +352,16 @@ def _insert_plan(cls: type) -> tuple[Any, ...]:
     return insert(mapper.local_table), columns
 
 
+def insert_if_absent(session: Session, target: Any, values: dict[str, Any]) -> None:
+    """INSERT ... ON CONFLICT DO NOTHING of one row into `target` (a model or a Table), in the session's dialect:
+    two transactions that create the same row at once (PostgreSQL) store it once, and the second goes on."""
+    from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    dialect_insert = postgresql_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    session.execute(dialect_insert(target).values(**values).on_conflict_do_nothing())
+
+
 def insert_loaded(session: Session, *objects: Base) -> None:
     """INSERT new objects with a Core statement each and attach them to `session` as if just loaded: for rows
     written once and read back in the same transaction, cheaper than the unit of work's flush. Every column is
