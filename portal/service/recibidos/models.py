@@ -153,7 +153,9 @@ class ExchangeNumbering(Base):
     """The company's counters of what it numbers for its suppliers: the last IDReceptor given to an envelope and
     the last IDRespuesta given to an answer. A row per company, bumped in the transaction that stores the
     envelope or the answer (`platform.counters.take`), as a CAE range's `next_nro`: the numbers a supplier reads
-    are the company's own, 1, 2, 3..., and say nothing of how much the service receives for other companies."""
+    are the company's own, one after another (from 1 for a company that never received before 0380; after its
+    largest old id, which its suppliers hold, for one that did), and say nothing of how much the service receives
+    for other companies."""
 
     __tablename__ = "recibidos_numeracion"
 

@@ -80,8 +80,8 @@ class Respuesta(_Out):
     """One of our answers to the supplier (ACKSobre or ACKCFE) and its delivery."""
 
     id: int = Field(
-        description="El número de la respuesta: su IDRespuesta, propio de la empresa (1, 2, 3...); descarga el "
-        "documento en /recibidos/{id}/respuestas/{id de la respuesta}."
+        description="El número de la respuesta: su IDRespuesta, propio de la empresa (de uno en uno, nunca "
+        "compartido con otra); descarga el documento en /recibidos/{id}/respuestas/{id de la respuesta}."
     )
     tipo: str = Field(description="ACKSobre o ACKCFE.")
     canal: str = Field(description="ws, correo, api o portal: por donde llegó el sobre.")
@@ -145,7 +145,7 @@ class RecibidoCompleto(Recibido):
     sobre_id: int = Field(
         alias="sobreId",
         description="Nuestro número del sobre que lo trajo: el IDReceptor de nuestras respuestas, propio de la "
-        "empresa (1, 2, 3...).",
+        "empresa (de uno en uno, nunca compartido con otra).",
     )
     canal: str
     motivo_decision: MotivoRecepcion | None = Field(alias="motivoDecision")
@@ -162,7 +162,7 @@ class ResultadoSobre(_Out):
     sobre_id: int = Field(
         alias="sobreId",
         description="Nuestro número del sobre: el IDReceptor de nuestras respuestas, propio de la empresa "
-        "(1, 2, 3...).",
+        "(de uno en uno, nunca compartido con otra).",
     )
     estado: str = Field(description="AS (recibido) o BS (rechazado).")
     motivos: list[MotivoRecepcion]
