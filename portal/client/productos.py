@@ -32,6 +32,9 @@ class Product:
     price_includes_tax: bool
     ind_fact: int
     currency: str
+    # The price the other way round (without IVA when `price` includes it, with IVA when not), as the service
+    # computes it with its IVA rates and rounding.
+    other_price: Decimal
 
     @classmethod
     def from_json(cls, data: JsonObject) -> Product:
@@ -44,6 +47,7 @@ class Product:
             price_includes_tax=bool(data["precioConIva"]),
             ind_fact=int(data["indFact"]),
             currency=data["moneda"],
+            other_price=Decimal(data["precioOtro"]),
         )
 
 

@@ -35,6 +35,32 @@ def test_create_change_find_and_remove(api_client, user):
     assert api_client.get(f"{PRODUCTOS}/{product_id}", headers=user).status_code == 404
 
 
+def test_a_product_says_its_price_the_other_way_round_with_the_services_iva(api_client, user):
+    """The issuing form fills a line whose prices go the other way (with or without IVA) with `precioOtro`: the
+    service's rates and rounding, documented in the OpenAPI document, not the portal's own arithmetic."""
+    bodies = {
+        "G1": {"precio": "320", "precioConIva": True},  # 320 / 1.22 = 262.29508...
+        "N1": {"precio": "100"},  # IVA básica by default
+        "M1": {"precio": "110", "precioConIva": True, "indFact": 2},
+        "E1": {"precio": "99.99", "precioConIva": True, "indFact": 1},  # exempt: the same price
+        "T1": {"precio": "0.0025", "indFact": 3},  # 0.00305: half up
+    }
+    for code, body in bodies.items():
+        created = api_client.post(PRODUCTOS, json={"codigo": code, "nombre": code, **body}, headers=user)
+        assert created.status_code == 201, created.json
+    items = {p["codigo"]: p["precioOtro"] for p in api_client.get(PRODUCTOS, headers=user).json["items"]}
+    assert items == {"G1": "262.2951", "N1": "122.00", "M1": "100.00", "E1": "99.99", "T1": "0.0031"}
+    changed = api_client.patch(f"{PRODUCTOS}/{_id(api_client, user, 'N1')}", json={"indFact": 2}, headers=user)
+    assert changed.json["precioOtro"] == "110.00"
+    documented = api_client.get("/api/v1/openapi.json").json["components"]["schemas"]["Producto"]["properties"]
+    assert "precioOtro" in documented and "4 decimales" in documented["precioOtro"]["description"]
+
+
+def _id(api_client, headers, code: str) -> int:
+    items = api_client.get(PRODUCTOS, query_string={"q": code}, headers=headers).json["items"]
+    return next(p["id"] for p in items if p["codigo"] == code)
+
+
 def test_a_price_list_is_imported_whole_and_updates_by_code(api_client, user):
     api_client.post(PRODUCTOS, json={"codigo": "A1", "nombre": "Viejo", "precio": "1"}, headers=user)
     text = (

@@ -45,12 +45,15 @@ def test_euros_on_a_receipt_in_dollars_go_through_pesos():
     converted = convert(Decimal("10"), "EUR", "USD", _rates, None)
     assert converted is not None and converted.price == Decimal("10.82")  # 431 / 39.85 = 10.8155...
     assert "= $\u00a0431,00, a 39,850 = U$S\u00a010,82" in converted.note
+    # The service's price the other way round (with IVA) goes the same way, to four places: 12.2 x 43.1 / 39.85.
+    assert converted.alike(Decimal("12.2")) == Decimal("13.1950")
 
 
 def test_no_rate_leaves_the_price_to_the_person_and_says_why():
     converted = convert(Decimal("10"), "BRL", "UYU", _rates, None)
     assert converted is not None and converted.price is None
     assert "no hay cotización de BRL" in converted.note and "escribí el precio en UYU" in converted.note
+    assert converted.alike(Decimal("12.2")) is None
     assert convert(Decimal("10"), "UYU", "UYU", _rates, None) is None
     assert convert(Decimal("10"), "USD", "", _rates, None) is None
 

@@ -14,13 +14,17 @@ from collections import defaultdict
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
-from portal.domain.cfe_types import cfe_type
+from portal.domain.cfe_types import IND_FACT_BASIC_RATE, IND_FACT_MINIMUM_RATE, cfe_type
 from portal.service.cfe.codes import CREDITO_FISCAL_PREFIX, IVA_BASICA, IVA_MINIMA
 from portal.service.cfe.model import CfeInput, Item
 
 ZERO = Decimal("0.00")
 _CENT = Decimal("0.01")
 _HUNDRED = Decimal(100)
+# The places of a price turned the other way round (other_way_price): finer than a cent, since a price with
+# IVA divided by 1.22 rarely falls on one, and within what PrecioUnitario (B-C11) carries.
+PRICE_PLACES = Decimal("0.0001")
+_RATES = {IND_FACT_BASIC_RATE: IVA_BASICA, IND_FACT_MINIMUM_RATE: IVA_MINIMA}
 
 
 def round2(value: Decimal) -> Decimal:
@@ -107,6 +111,18 @@ def _net_and_iva(base: Decimal, rate: Decimal, *, gross: bool) -> tuple[Decimal,
         net = round2(base / (1 + rate / _HUNDRED))
         return net, base - net
     return base, round2(base * rate / _HUNDRED)
+
+
+def other_way_price(price: Decimal, ind_fact: int, *, includes_iva: bool) -> Decimal:
+    """A unit price the other way round: without IVA when `price` includes it, with IVA when it does not, at the
+    rate of its indicator (B-C4: 2 minimum, 3 basic), rounded half up to PRICE_PLACES; the same price for an
+    indicator without a known rate (exempt, other rate, export...), where IVA does not change it."""
+    rate = _RATES.get(ind_fact)
+    if rate is None:
+        return price
+    factor = 1 + rate / _HUNDRED
+    other = price / factor if includes_iva else price * factor
+    return other.quantize(PRICE_PLACES, rounding=ROUND_HALF_UP)
 
 
 def iva_within_dgi_tolerance(net: Decimal, rate: Decimal, iva: Decimal) -> bool:

@@ -8,6 +8,7 @@ from flask import Blueprint, request
 from sqlalchemy import select
 
 from portal.domain.roles import ALL, WRITERS
+from portal.service.cfe.amounts import other_way_price
 from portal.service.platform import db, paging
 from portal.service.platform.api import OperationDefaults, operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
@@ -56,6 +57,7 @@ def _json(product: Product) -> dict:
         "unidad": product.unit,
         "precio": _price(product.price),
         "precioConIva": product.price_includes_iva,
+        "precioOtro": _price(other_way_price(product.price, product.ind_fact, includes_iva=product.price_includes_iva)),
         "indFact": product.ind_fact,
         "moneda": product.currency,
     }

@@ -78,6 +78,15 @@ class Producto(BaseModel):
     unidad: str | None
     precio: Decimal
     precioConIva: bool  # noqa: N815 - the API's names
+    precioOtro: Decimal = Field(  # noqa: N815
+        description=(
+            "El precio al revés, para una línea de un comprobante cuyos precios van del otro modo (mntBruto): sin "
+            "IVA si `precio` lo incluye, con IVA si no, a la tasa de `indFact` (2 mínima, 3 básica), redondeado "
+            "a 4 decimales (la mitad hacia arriba). Igual a `precio` con un indicador sin tasa de IVA (exento, "
+            "otra tasa, exportación...)."
+        ),
+        examples=["262.2951"],
+    )
     indFact: int  # noqa: N815
     moneda: str
 

@@ -19,7 +19,6 @@ from portal.client import errors as client_errors
 from portal.client.clientes import Customer
 from portal.client.cotizaciones import ExchangeRate
 from portal.client.productos import Product
-from portal.domain.cfe_types import IND_FACT_BASIC_RATE, IND_FACT_MINIMUM_RATE, IVA_BASIC_RATE, IVA_MINIMUM_RATE
 from portal.domain.money import cfe_rate
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.backend import api
@@ -31,8 +30,6 @@ log = logging.getLogger(__name__)
 
 PRODUCTS_SHOWN = 8
 MIN_TYPED = 2
-_RATES = {IND_FACT_BASIC_RATE: IVA_BASIC_RATE, IND_FACT_MINIMUM_RATE: IVA_MINIMUM_RATE}
-_PRICE_PLACES = Decimal("0.0001")
 _UNAVAILABLE = (client_errors.ServiceUnavailable, client_errors.RateLimited, client_errors.ValidationError)
 
 
@@ -49,19 +46,10 @@ class ProductSuggestion:
     note: str = ""  # how its price was converted to the receipt's currency, or that it could not be
 
 
-def _other_price(price: Decimal, product: Product) -> Decimal:
-    """`price` the other way round (with IVA when the product keeps it without, and back), for a line of a
-    receipt whose prices are given the other way (the form's "Los precios incluyen IVA")."""
-    rate = _RATES.get(product.ind_fact)
-    if rate is None:
-        return price
-    factor = 1 + rate / 100
-    other = price / factor if product.price_includes_tax else price * factor
-    return other.quantize(_PRICE_PLACES)
-
-
 def _suggestion(product: Product, line: int, conversion: Conversion | None) -> ProductSuggestion:
     price = product.price if conversion is None else conversion.price
+    # The service's price the other way round (with IVA or without), converted as the price was.
+    other = product.other_price if conversion is None else conversion.alike(product.other_price)
     return ProductSuggestion(
         product,
         line,
@@ -72,7 +60,7 @@ def _suggestion(product: Product, line: int, conversion: Conversion | None) -> P
             "ind_fact": str(product.ind_fact),
             # None: no rate to convert it with, the person writes the price (static/js/app.js)
             "precio": None if price is None else form_number(price),
-            "precio_otro": None if price is None else form_number(_other_price(price, product)),
+            "precio_otro": None if other is None else form_number(other),
             "con_iva": product.price_includes_tax,
             "nota": conversion.note if conversion else "",
         },

@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 
 PESOS = "UYU"
 CENT = Decimal("0.01")
+PRICE_PLACES = Decimal("0.0001")  # a price the other way round, as the service gives it (precioOtro)
 _UNAVAILABLE = (client_errors.ServiceUnavailable, client_errors.RateLimited, client_errors.ValidationError)
 
 # Pesos per unit of a currency for the day (None: not known).
@@ -38,6 +39,14 @@ class Conversion:
 
     price: Decimal | None
     note: str
+    factor: Decimal | None = None  # units of the receipt's currency per unit of the product's
+
+    def alike(self, price: Decimal) -> Decimal | None:
+        """Another price of the product (the service's price the other way round, with or without IVA) converted
+        the same way, to the places such a price has (PRICE_PLACES); None when this price was not converted."""
+        if self.factor is None:
+            return None
+        return (price * self.factor).quantize(PRICE_PLACES, ROUND_HALF_UP)
 
 
 def typed_rate(text: str | None) -> Decimal | None:
@@ -103,12 +112,15 @@ def convert(
                 receipt=receipt_currency,
             ),
         )
+    factor = source / target
     converted = (price * source / target).quantize(CENT, ROUND_HALF_UP)
     shown = {"price": money(price, currency), "converted": money(converted, receipt_currency)}
     if currency == PESOS:
-        return Conversion(converted, _("%(price)s a %(rate)s = %(converted)s", rate=_rate_text(target), **shown))
+        note = _("%(price)s a %(rate)s = %(converted)s", rate=_rate_text(target), **shown)
+        return Conversion(converted, note, factor)
     if receipt_currency == PESOS:
-        return Conversion(converted, _("%(price)s a %(rate)s = %(converted)s", rate=_rate_text(source), **shown))
+        note = _("%(price)s a %(rate)s = %(converted)s", rate=_rate_text(source), **shown)
+        return Conversion(converted, note, factor)
     pesos = money((price * source).quantize(CENT, ROUND_HALF_UP), PESOS)
     note = _(
         "%(price)s a %(rate)s = %(pesos)s, a %(other)s = %(converted)s",
@@ -117,4 +129,4 @@ def convert(
         other=_rate_text(target),
         **shown,
     )
-    return Conversion(converted, note)
+    return Conversion(converted, note, factor)

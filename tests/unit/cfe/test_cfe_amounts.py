@@ -16,6 +16,7 @@ from portal.service.cfe.amounts import (
     iva_tolerance_problems,
     iva_within_dgi_tolerance,
     line_amount,
+    other_way_price,
     qr_amount,
     round2,
 )
@@ -121,6 +122,28 @@ def test_line_amount_formula_and_rounding():
     )
     assert line_amount(item) == round2(D("3.333") * D("1.005005") - D("0.5") + D("0.25")) == D("3.10")
     assert round2(D("0.005")) == D("0.01") and round2(D("-0.005")) == D("-0.01")  # half-up, not banker's
+
+
+def test_a_price_the_other_way_round_is_at_its_indicators_rate_rounded_half_up_to_four_places():
+    assert other_way_price(D("320"), 3, includes_iva=True) == D("262.2951")  # 320 / 1.22 = 262.29508...
+    assert other_way_price(D("100"), 3, includes_iva=False) == D("122.0000")
+    assert other_way_price(D("110"), 2, includes_iva=True) == D("100.0000")  # IVA mínima, 10 %
+    assert other_way_price(D("0.0025"), 3, includes_iva=False) == D("0.0031")  # 0.00305: half up, not to even
+    assert other_way_price(D("0.0015"), 2, includes_iva=False) == D("0.0017")  # 0.00165
+    for ind_fact in (1, 4, 10, 16):  # no IVA rate of their own: the price is the same either way
+        assert other_way_price(D("99.99"), ind_fact, includes_iva=True) == D("99.99")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    cents=st.integers(min_value=0, max_value=10**13),
+    ind_fact=st.sampled_from((2, 3)),
+)
+def test_a_net_price_in_cents_comes_back_from_its_price_with_iva(cents, ind_fact):
+    net = D(cents) / 100
+    gross = other_way_price(net, ind_fact, includes_iva=False)
+    assert gross == net * (1 + (D(22) if ind_fact == 3 else D(10)) / 100)  # exact: no rounding needed
+    assert other_way_price(gross, ind_fact, includes_iva=True) == net
 
 
 def test_global_discounts_surcharges_non_billable_and_retentions():
