@@ -46,3 +46,8 @@ class UserApi(
     def userinfo(self) -> UserInfo:
         """Who the token's user is, with their companies, roles and certificates."""
         return UserInfo.from_json(self._json("GET", "/oauth/userinfo"))
+
+    def set_language(self, language: str) -> None:
+        """Keep `language` ("es" or "en") as the user's own: the one the service writes to them in (the e-mails
+        to a company's admins) until they change it or sign in in another."""
+        self._request("PUT", "/api/v1/usuario/idioma", json={"idioma": language})

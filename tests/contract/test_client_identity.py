@@ -18,6 +18,13 @@ def test_userinfo_is_typed(live_service, live_token_for):
     assert info.companies[0].certificates and info.companies[0].certificates[0].expires.year >= 2026
 
 
+def test_the_users_language_is_kept_by_the_service(live_service, live_token_for):
+    api = CfeClient(live_service.url).as_user(live_token_for("soporte@demo.uy"))
+    assert api.userinfo().locale == "es"
+    api.set_language("en")
+    assert api.userinfo().locale == "en"
+
+
 def test_401_maps_to_unauthorized_with_the_services_code_and_request_id(live_service):
     api = CfeClient(live_service.url).as_user("garbage", request_id="contract-test-1")
     with pytest.raises(Unauthorized) as caught:

@@ -225,3 +225,21 @@ def test_signing_in_in_a_language_makes_it_the_one_the_service_writes_to_the_use
     with service_app.app_context():
         user = db.session().query(User).filter_by(email="admin@demo.uy").one()
         assert user.locale == ui_locales[:2]
+
+
+def test_the_users_language_is_kept_when_they_change_it_after_signing_in(api_client, service_app, auth_headers):
+    """The portal's language switch keeps it (PUT /api/v1/usuario/idioma): the admins' e-mails follow it."""
+    from portal.service.eventos.admin_mail import admin_addresses
+    from portal.service.platform import db
+
+    admin = auth_headers("admin@demo.uy", 1)
+    answer = api_client.put("/api/v1/usuario/idioma", json={"idioma": "en"}, headers=admin)
+    assert answer.status_code == 204
+    with service_app.app_context():
+        said = admin_addresses(db.session(), 1)
+    assert "admin@demo.uy" in said["en"] and "admin@demo.uy" not in said.get("es", [])
+    refused = api_client.put("/api/v1/usuario/idioma", json={"idioma": "fr"}, headers=admin)
+    assert refused.status_code == 422 and refused.json["error"]["fields"][0]["field"] == "idioma"
+    assert api_client.put("/api/v1/usuario/idioma", json={"idioma": "es"}).status_code == 401
+    claims = api_client.get("/oauth/userinfo", headers=admin).json
+    assert claims["locale"] == "en"

@@ -122,6 +122,46 @@ def test_language_switch_needs_csrf_and_changes_the_page_language(signed_in):
     assert '<html lang="en"' in html and "Receipts" in _nav_labels(html)
 
 
+def _service_language(live_service, email: str) -> str:
+    from portal.service.platform import db
+    from portal.service.platform.models import User
+
+    with live_service.app.app_context():
+        return db.session().query(User).filter_by(email=email).one().locale
+
+
+def test_the_language_switch_is_the_one_the_service_writes_to_the_user_in(signed_in, live_service):
+    """Not only the last sign-in's: an admin who switches to English gets the admins' e-mails in English."""
+    from portal.service.eventos.admin_mail import admin_addresses
+    from portal.service.platform import db
+
+    client = signed_in("admin@demo.uy")
+    assert _service_language(live_service, "admin@demo.uy") == "es"
+    client.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": _csrf(client)})
+    assert _service_language(live_service, "admin@demo.uy") == "en"
+    with live_service.app.app_context():
+        assert "admin@demo.uy" in admin_addresses(db.session(), 1)["en"]
+    client.post("/idioma", data={"lang": "es", "next": "/", "csrf_token": _csrf(client)})
+    assert _service_language(live_service, "admin@demo.uy") == "es"
+
+
+def test_the_language_switches_while_the_service_cannot_keep_it(signed_in, monkeypatch, caplog):
+    from portal.client.errors import ServiceUnavailable
+    from portal.web.main import routes
+
+    class Down:
+        def set_language(self, lang):
+            raise ServiceUnavailable("down", status=503, code="unavailable", request_id="r-1")
+
+    client = signed_in()
+    monkeypatch.setattr(routes, "api", Down)
+    answer = client.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": _csrf(client)})
+    assert answer.status_code == 303
+    monkeypatch.undo()
+    assert '<html lang="en"' in client.get("/").get_data(as_text=True)
+    assert "language not kept by the service" in caplog.text and "r-1" in caplog.text
+
+
 @pytest.mark.parametrize(
     ("email", "spanish", "english"),
     [

@@ -3,9 +3,9 @@ SMTP, or the development mailbox). Failures are logged, never raised: the notice
 admins see in the portal.
 
 The e-mail is the service speaking to its own users, so it is said from the one catalogue in each admin's
-language (`User.locale`, the OIDC `locale` claim: the language of their last sign-in), one message per language. That
-differs on purpose from the receipt's e-mail (correo.message): that one is the company writing to its customers,
-in its own (Spanish) words."""
+language (`User.locale`, the OIDC `locale` claim: the language they last signed in or switched the portal to,
+identity/account.py), one message per language. That differs on purpose from the receipt's e-mail (correo.message):
+that one is the company writing to its customers, in its own (Spanish) words."""
 
 from __future__ import annotations
 

@@ -3,13 +3,15 @@ tokens, refresh tokens, userinfo, revocation, its own sign-in page and logout.""
 
 from flask import Flask
 
-from portal.service.identity import provider, routes
+from portal.service.identity import account, provider, routes
 
 
 def init_app(app: Flask) -> None:
-    """The authorization server (provider) and its endpoints (routes, which build on the provider)."""
+    """The authorization server (provider) and its endpoints (routes, which build on the provider), and the
+    signed-in user's own settings (account)."""
     provider.init_app(app)
     app.register_blueprint(routes.bp)
+    app.register_blueprint(account.bp)
 
 
 __all__ = ["init_app"]

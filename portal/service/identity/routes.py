@@ -149,7 +149,8 @@ def authorize():
             candidate = db.session().scalar(select(User).where(func.lower(User.email) == email))
             if candidate and candidate.active and verify_password(candidate.password_hash, form.password.data):
                 # The language they signed in with is the one the service writes to them in (admins' e-mails,
-                # eventos/admin_mail.py) and the `locale` claim; stored with the session's commit.
+                # eventos/admin_mail.py) and the `locale` claim, until the portal's language switch changes it
+                # (account.py); stored with the session's commit.
                 candidate.locale = locale
                 sessions.start(candidate)
                 _record_success(email)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 
 from flask import abort, current_app, flash, redirect, request, session, url_for
@@ -17,6 +18,8 @@ from portal.web.i18n import SUPPORTED_LOCALES, remember_language
 from portal.web.main import bp
 from portal.web.main.home import actions_for, home_view
 from portal.web.rendering import render, wants_fragment
+
+log = logging.getLogger(__name__)
 
 
 @bp.get("/")
@@ -101,7 +104,19 @@ def switch_language():
     if lang in SUPPORTED_LOCALES:
         session["lang"] = lang
         remember_language(response, lang)
+        if current_user.is_authenticated:
+            _store_language(lang)
     return response
+
+
+def _store_language(lang: str) -> None:
+    """The user's language kept by the service too, as signing in keeps it: the e-mails it sends them (an admin's
+    notices) follow the portal's switch, not only their last sign-in. Not kept is only logged: the portal is
+    already in that language, and the next sign-in keeps it."""
+    try:
+        api().set_language(lang)
+    except CfeError as exc:
+        log.warning("language not kept by the service: %s %s request_id=%s", exc.status, exc.code, exc.request_id)
 
 
 @bp.get("/idioma/<lang>")
