@@ -6,13 +6,16 @@ says why, that it has no fiscal validity, and leads to its corrected re-issue, l
 from __future__ import annotations
 
 import re
+import uuid
 
 import pytest
 from playwright.sync_api import Page, expect
 
+from portal.client import CfeClient
 from tests.browser.pages import ReceiptsPage, Shell, both_widths, nav_link
 from tests.browser.pages.envios import EnviosPage
 from tests.browser.pages.receipt import ReceiptPage
+from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
 
 
@@ -130,3 +133,41 @@ def test_support_follows_submissions_and_an_admin_voids_numbers(page: Page, live
     assert download.value.suggested_filename.startswith("ACKSobre_Sob_219999830019_")
     both_widths(page, shots, "envios-page")
     shell.assert_no_csp_violations()
+
+
+# How many lines an element's text is laid out on (its text's own boxes: an inline element's box around a number
+# sits a pixel or two off the line's text).
+_LINES = """(el) => {
+  const tops = new Set();
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const range = document.createRange();
+    range.selectNodeContents(walker.currentNode);
+    for (const r of range.getClientRects()) { if (r.width > 0) tops.add(Math.round(r.bottom)); }
+  }
+  return tops.size;
+}"""
+
+
+def test_on_a_phone_each_row_is_a_card_where_a_notes_name_reads_in_one_or_two_lines(
+    page: Page, live_service, live_token_for, shots
+):
+    """Kept at desktop width and scrolled sideways, the tables left their first column a few letters wide: a
+    credit note's name took four lines. On a phone each row is a card, each value beside its column's name; at
+    1366 px the tables are as they were."""
+    api = CfeClient(live_service.url).as_user(live_token_for("admin@demo.uy"), company_id=1)
+    factura = api.issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key=uuid.uuid4().hex)
+    note = api.cancel_with_credit_note(factura.id, "Error", idempotency_key=uuid.uuid4().hex)  # left waiting
+    voided = api.void_numbers(note.tipo_cfe, reason="Talonario dañado", count=2, idempotency_key=uuid.uuid4().hex)
+    Shell(page).sign_in("admin@demo.uy")
+    EnviosPage(page).open()
+    both_widths(page, shots, "envios-cards")  # nothing scrolls sideways at 390 px
+    page.set_viewport_size({"width": 390, "height": 844})
+    waiting = page.get_by_test_id("waiting").locator(f"a[href$='/comprobantes/{note.id}']")
+    voided_row = page.get_by_test_id("voided").locator("tr", has_text=f"{voided.first}–{voided.last}")
+    assert waiting.evaluate(_LINES) <= 2
+    assert voided_row.locator("td").first.evaluate(_LINES) <= 2
+    assert waiting.locator("xpath=..").evaluate("(td) => getComputedStyle(td, '::before').content") == '"Comprobante"'
+    page.set_viewport_size({"width": 1366, "height": 900})
+    cells = [box["y"] for box in (c.bounding_box() for c in voided_row.locator("td").all())]
+    assert max(cells) - min(cells) < 1  # one row of cells side by side
