@@ -475,6 +475,77 @@ def test_why_dgi_was_counted_down_stored_before_is_said_in_english(tmp_path):
     assert said == ["Could not connect to DGI's service.", "DGI did not answer in 30 s.", None]
 
 
+_READ_TIMEOUT = "HTTPSConnectionPool(host='efactura.dgi.gub.uy', port=6460): Read timed out. (read timeout=30)"
+_REFUSED = (
+    "HTTPSConnectionPool(host='efactura.dgi.gub.uy', port=6460): Max retries exceeded with url: "
+    "/ePrueba/ws_consultasPrueba (Caused by NewConnectionError('<urllib3.connection.HTTPSConnection object at "
+    "0x7f3a2c1d0e50>: Failed to establish a new connection: [Errno 111] Connection refused'))"
+)
+
+
+def test_why_ws_consultas_did_not_answer_stored_before_is_said_in_english_without_the_librarys_text(tmp_path):
+    """0400_envios_consultas_textos: ws_consultas' failures kept as Spanish f-strings (the connection's with the
+    network library's text), or as the message "...: {error}" the catalogue no longer has, become what the code
+    stores now, said in the reader's language; words of no message stay as they were."""
+    old = "No se pudo conectar con ws_consultas de DGI: {error}"
+    between = json.dumps(
+        {"mensaje": f"No se pudo conectar con ws_consultas de DGI: {_REFUSED}", "plantilla": old,
+         "valores": {"error": _REFUSED}}
+    )  # fmt: skip
+    sentences = [
+        f"No se pudo conectar con ws_consultas de DGI: {_READ_TIMEOUT}",
+        f"No se pudo conectar con ws_consultas de DGI: {_REFUSED}"[:500],
+        f"No se pudo conectar con ws_consultas de DGI: {_REFUSED}"[:500],
+        "DGI rechazó la consulta: Servicio no disponible",
+        "DGI respondió con un DOCTYPE.",
+        "Algo que dijo otro",
+    ]
+    envelope = {
+        "company_id": 1,
+        "idemisor": lambda i: i,
+        "file_name": "Sob.xml",
+        "xml": b"<EnvioCFE/>",
+        "cfe_count": 2,
+        "certificate_id": 1,
+        "state": "recibido",
+        "ack_motives": "[]",
+        "attempts": 1,
+        "created_at": "2026-11-24 00:30:16.000000",
+        "last_error_texts": lambda i: between if i == 3 else None,
+    }
+    url = f"sqlite:///{tmp_path / 'service.db'}"
+    config = alembic_config(url)
+    command.upgrade(config, "0365_dgi_estado_textos")
+    engine = create_engine(url)
+    rows = [{**{k: v(i) if callable(v) else v for k, v in envelope.items()}, "id": i, "last_error": sentence}
+            for i, sentence in enumerate(sentences, start=1)]  # fmt: skip
+    outage = {"id": 1, "failures": 3, "down_since": "2026-11-24 00:30:16.000000", "last_error": sentences[0]}
+    with engine.begin() as connection:
+        connection.execute(table_of("dgi_sobre", rows[0]).insert(), rows)
+        connection.execute(table_of("dgi_estado", outage).insert(), [outage])
+    command.upgrade(config, "heads")
+    with engine.connect() as connection:
+        envelopes = connection.execute(text("SELECT last_error, last_error_texts FROM dgi_sobre ORDER BY id")).all()
+        down = connection.execute(text("SELECT last_error, last_error_texts FROM dgi_estado")).one()
+    engine.dispose()
+    assert [_in_english(texts) for _error, texts in envelopes] == [
+        "DGI's ws_consultas did not answer in time.",
+        "Could not connect to DGI's ws_consultas.",
+        "Could not connect to DGI's ws_consultas.",
+        "DGI refused the lookup: Servicio no disponible",
+        "DGI answered with a DOCTYPE.",
+        None,
+    ]
+    assert [error for error, _texts in envelopes] == [
+        "ws_consultas de DGI no respondió a tiempo.",
+        "No se pudo conectar con ws_consultas de DGI.",
+        "No se pudo conectar con ws_consultas de DGI.",
+        *sentences[3:],
+    ]
+    assert down[0] == "ws_consultas de DGI no respondió a tiempo."
+    assert _in_english(down[1]) == "DGI's ws_consultas did not answer in time."
+
+
 def test_received_envelopes_and_answers_stored_before_keep_the_numbers_they_were_sent_with(tmp_path):
     """0380_recibidos_numeros_propios: the envelopes and answers already stored keep the numbers their signed answers
     were sent with (their ids), and each company's counters go on after its largest, so none is given again."""
