@@ -50,6 +50,7 @@ test: setup
 	# the others had finished (docs/PERFORMANCE.md). Then, alone, the few tests whose bounds are latencies or times
 	# (marked `serial`), so other workers cannot make them fail; a kill -9 test whose assertions are only about
 	# what was lost or done twice runs with the others (docs/PERFORMANCE.md, "The test suite").
+# A module that starts servers in a module fixture goes to one worker whole (tests/support/scheduling.py).
 	TMPDIR=$(TEST_TMPDIR) $(BIN)/python -m pytest -n 3 --maxschedchunk 2 -m "not serial" $(PYTEST_ARGS)
 	TMPDIR=$(TEST_TMPDIR) $(BIN)/python -m pytest -m serial $(PYTEST_ARGS)
 

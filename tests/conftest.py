@@ -36,6 +36,17 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return None
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """`-n N` with xdist's default `load` distribution keeps each costly module on one worker
+    (tests/support/scheduling.py)."""
+    if config.getoption("dist") != "load":
+        return None
+    from tests.support.scheduling import ModulesOnOneWorker
+
+    return ModulesOnOneWorker(config, log)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Python's cyclic garbage collector took about a sixth of an integration run's time: every collection of
     the oldest generation walks every module, class and function the suite imported, and the tests allocate
