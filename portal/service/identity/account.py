@@ -13,7 +13,7 @@ from portal.service.platform.api import operation
 from portal.service.platform.auth import JWT, Principal
 from portal.service.platform.models import User
 
-bp = Blueprint("usuario", __name__, url_prefix="/api/v1/usuario")
+bp = Blueprint("cuenta", __name__, url_prefix="/api/v1/usuario")
 
 
 class CambioIdioma(BaseModel):
