@@ -11,7 +11,7 @@ from sqlalchemy import text
 
 from portal import logsafe, static_files
 from portal.service import identity
-from portal.service.platform import accredited_cas, db, errors, jobs, ratelimit, readcache, requestid
+from portal.service.platform import accredited_cas, api, db, errors, jobs, ratelimit, readcache, requestid
 from portal.service.platform.areas import area_modules
 from portal.service.platform.config import load_config
 from portal.service.platform.openapi import document_json
@@ -34,6 +34,7 @@ def area_routes() -> tuple[ModuleType, ...]:
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the service. `test_config` overrides settings (tests point it at their own database)."""
     app = Flask(__name__, static_folder=None)
+    app.url_map.converters["int"] = api.PathInteger
     app.config.update(load_config())
     if test_config:
         app.config.update(test_config)

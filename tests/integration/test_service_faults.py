@@ -20,6 +20,40 @@ def _assert_error(answer, status: int, code: str | None = None) -> dict:
     return error
 
 
+@pytest.mark.parametrize("number", [2**31, 99999999999999999999999])
+def test_a_path_integer_past_the_databases_range_is_a_404_on_every_route_that_takes_one(
+    api_client, auth_headers, number
+):
+    """Every `<int:...>` of the API (ids, an attachment's position) past what an integer column holds names nothing:
+    the 404 in the error shape, where the received CFEs', DGI envelopes' and reports' and notices' routes answered
+    a 500 (SQLite's OverflowError), and the OpenAPI document says the range."""
+    import re
+
+    from portal.service import area_routes
+    from portal.service.platform.api import MAX_PATH_INTEGER, OPERATIONS
+    from portal.service.platform.openapi import build_document
+
+    area_routes()
+    document = build_document("http://127.0.0.1")
+    headers = auth_headers("admin@demo.uy", company_id=1)
+    integer_routes = 0
+    for operation in OPERATIONS:
+        parameters = document["paths"][operation.path][operation.method]["parameters"]
+        integers = {p["name"] for p in parameters if p["in"] == "path" and p["schema"]["type"] == "integer"}
+        if not integers:
+            continue
+        integer_routes += 1
+        for parameter in parameters:
+            if parameter["name"] in integers:
+                assert parameter["schema"] == {"type": "integer", "minimum": 0, "maximum": MAX_PATH_INTEGER}
+        values = {name: str(number) for name in integers} | {"documento": "sobre"}
+        path = re.sub(r"\{(\w+)\}", lambda match, values=values: values.get(match.group(1), "1"), operation.path)
+        answer = api_client.open(path, method=operation.method.upper(), headers=headers, json={})
+        assert answer.status_code == 404, (operation.method, path, answer.status_code)
+        _assert_error(answer, 404)
+    assert integer_routes >= 20
+
+
 @pytest.mark.parametrize("company", ["\u00b2", "1\u00b2", "\u0661", "99999999999999999999999"])
 def test_a_company_id_that_is_not_plain_ascii_digits_is_a_422(api_client, auth_headers, company):
     headers = {**auth_headers("admin@demo.uy"), "X-Empresa-Id": company}

@@ -20,6 +20,8 @@ from typing import Any, TypedDict
 from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ValidationError
 from werkzeug.datastructures import MIMEAccept
+from werkzeug.exceptions import NotFound
+from werkzeug.routing import IntegerConverter
 
 from portal.domain.roles import ALL
 from portal.service.platform import pydantic_errors
@@ -29,6 +31,31 @@ from portal.service.platform.i18n import _
 from portal.service.platform.responses import dump_json
 
 _CONVERTER = re.compile(r"<(?:[^<>]*:)?(\w+)>")
+_INTEGER_VARIABLE = re.compile(r"<int(?:\([^)]*\))?:(\w+)>")
+
+# What a path's integer (a row's id, an attachment's position) may be: what the database's integer columns hold.
+# A larger number names nothing, and compared in SQL it overflowed SQLite's INTEGER (a 500).
+MAX_PATH_INTEGER = 2**31 - 1
+
+
+class PathInteger(IntegerConverter):
+    """The service's `<int:...>`: werkzeug's, and a number past MAX_PATH_INTEGER is the 404 in the error shape, as
+    any record that is not there (the OpenAPI document says the range: `operation`). Not through werkzeug's `max`,
+    which makes the route not match: a path whose other methods have routes then answered 405. Registered by
+    create_app before any route."""
+
+    def to_python(self, value: str) -> int:
+        number = super().to_python(value)
+        if number > MAX_PATH_INTEGER:
+            raise NotFound()
+        return number
+
+
+def _path_integer(spec: str | dict[str, Any]) -> str | dict[str, Any]:
+    """A path parameter's entry for an `<int:...>` variable: its description with the integers the route takes."""
+    if not isinstance(spec, str):
+        return spec
+    return {"description": spec, "schema": {"type": "integer", "minimum": 0, "maximum": MAX_PATH_INTEGER}}
 
 
 @dataclass
@@ -214,7 +241,10 @@ def operation(
                 body_content_type=body_content_type,
                 query=query,
                 responses=responses or {200: None},
-                path_params=dict(path_params or {}),
+                path_params={
+                    name: _path_integer(spec) if name in _INTEGER_VARIABLE.findall(rule) else spec
+                    for name, spec in (path_params or {}).items()
+                },
                 extra_headers=dict(extra_headers or {}),
                 raw_body=raw_body,
             )

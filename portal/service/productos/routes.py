@@ -29,7 +29,6 @@ bp = Blueprint("productos", __name__, url_prefix="/api/v1/productos")
 TAG = "Productos"
 _READ: OperationDefaults = {"tag": TAG, "auth": (JWT, API_KEY), "roles": ALL}
 _WRITE: OperationDefaults = {"tag": TAG, "auth": (JWT, API_KEY), "roles": WRITERS}
-MAX_ID = 2**31 - 1
 _ID = {"producto_id": "El id del producto, como lo da la lista."}
 _NOT_FOUND = "La empresa no tiene ese producto (producto_no_encontrado)."
 _COLUMNS = {
@@ -64,8 +63,7 @@ def _json(product: Product) -> dict:
 
 
 def _product(session, principal: Principal, producto_id: int) -> Product:
-    # An id past the column's range names no product (and would overflow the database's integer).
-    found = session.get(Product, producto_id) if producto_id <= MAX_ID else None
+    found = session.get(Product, producto_id)
     if found is None or found.company_id != principal.company_id:
         raise NotFound(_("La empresa no tiene ese producto."), code="producto_no_encontrado")
     return found
