@@ -446,3 +446,21 @@ def test_schema_errors_in_a_refused_envelope_say_where_in_the_readers_language(a
     with service_app.app_context():
         [answer] = db.session().scalars(select(ExchangeAnswer)).all()
     assert "línea 6: Element " in answer.document.decode()
+
+
+def test_the_csv_says_the_companys_decision_in_the_readers_language(api_client, usuario, received):
+    """The Decision column is words in the file's language (its header is), never the stored code: an English
+    reader used to find «aceptado» and «rechazado» under "Decision"."""
+    first, second = received["recibidos"][0], received["recibidos"][1]
+    assert api_client.post(f"{URL}/{first}/aceptar", headers=usuario).status_code == 200
+    rejected = api_client.post(f"{URL}/{second}/rechazar", json={"motivo": "E24"}, headers=usuario)
+    assert rejected.status_code == 200
+
+    def decisions(language: str) -> dict[str, str]:
+        headers = {**usuario, "Accept": "text/csv", "Accept-Language": language}
+        header, *rows = api_client.get(URL, headers=headers).get_data(as_text=True).lstrip("\ufeff").splitlines()
+        column = header.split(";").index("Decision" if language == "en" else "Decisión")
+        return {cells[5]: cells[column] for cells in (row.split(";") for row in rows)}  # by number
+
+    assert decisions("en") == {"4": "", "3": "", "2": "Rejected", "1": "Accepted"}
+    assert decisions("es-UY") == {"4": "", "3": "", "2": "Rechazado", "1": "Aceptado"}

@@ -237,15 +237,20 @@ HEADER = (
     _("Rechazado por DGI"),
     _("Contabilizado"),
 )
+# The company's decision on a received CFE (stored as a code), as the CSV's reader reads it.
+DECISIONS = {"aceptado": _("Aceptado"), "rechazado": _("Rechazado")}
 
 
 def _money(value: Decimal | None) -> str:
     return "" if value is None else f"{value:.2f}".replace(".", ",")
 
 
-def csv_chunks(session: Session, where: list, header: Iterable[str], yes_no: tuple[str, str]) -> Iterator[str]:
-    """Every matching row, for a spreadsheet (`;`, decimal comma, dd/mm/aaaa, UTF-8 with BOM). `header` and
-    `yes_no` are said in the request's language by the caller: the file is written after the request has gone."""
+def csv_chunks(
+    session: Session, where: list, header: Iterable[str], yes_no: tuple[str, str], decisions: dict[str, str]
+) -> Iterator[str]:
+    """Every matching row, for a spreadsheet (`;`, decimal comma, dd/mm/aaaa, UTF-8 with BOM). `header`, `yes_no`
+    and `decisions` (DECISIONS) are said in the request's language by the caller: the file is written after the
+    request has gone."""
     yes, no = yes_no
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=";", lineterminator="\r\n")
@@ -267,7 +272,7 @@ def csv_chunks(session: Session, where: list, header: Iterable[str], yes_no: tup
                         -row.mnt_total if row.mnt_total is not None and row.tipo_cfe in CREDIT_NOTES else row.mnt_total
                     ),
                     row.estado,
-                    row.decision or "",
+                    decisions.get(row.decision, row.decision) if row.decision else "",
                     yes if row.anulado_dgi else no,
                     yes if row.contabilizado else no,
                 )

@@ -105,7 +105,9 @@ def listar(query: RecibidosQuery, principal: Principal):
     where = listing.conditions(principal.company_id, query)
     if wanted == "text/csv":
         header, yes_no = [say(name) for name in listing.HEADER], (say(_("sí")), say(_("no")))
-        response = Response(listing.csv_chunks(db.new_session(), where, header, yes_no), mimetype="text/csv")
+        decisions = {code: say(label) for code, label in listing.DECISIONS.items()}
+        lines = listing.csv_chunks(db.new_session(), where, header, yes_no, decisions)
+        response = Response(lines, mimetype="text/csv")
         response.headers["Content-Disposition"] = 'attachment; filename="recibidos.csv"'
         response.headers["Content-Language"] = language()
         response.vary.update(("Accept", "Accept-Language"))
