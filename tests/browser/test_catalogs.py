@@ -120,3 +120,28 @@ def test_removing_a_product_asks_first_in_a_real_modal_and_without_javascript_on
         expect(plain.get_by_role("link", name="TE-2")).to_have_count(0)
     finally:
         context.close()
+
+
+# Each cell of the product's row: its label (data-label), and whether it lies whole inside the 390 px window.
+_PRODUCT_CELLS = """(code) => {
+  const link = [...document.querySelectorAll('main table a')].find((a) => a.textContent.trim() === code);
+  return [...link.closest('tr').cells].map((cell) => {
+    const box = cell.getBoundingClientRect();
+    return [cell.dataset.label, box.left >= 0 && box.right <= window.innerWidth];
+  });
+}"""
+
+
+def test_the_product_list_on_a_phone_is_one_card_per_product_with_its_price_in_sight(page: Page):
+    """At 390 px the list was a five-column table scrolled sideways: the price and the IVA were off screen and
+    a long name stood nine lines tall in a column a few words wide. Each product is now a card, each value beside
+    its column's name."""
+    Shell(page).sign_in("usuario@demo.uy")
+    _new_product(page, "CAF-1", "Café en grano tostado medio, bolsa de un kilogramo, origen Brasil")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto("/productos/")
+    settled(page)
+    cells = page.evaluate(_PRODUCT_CELLS, "CAF-1")
+    assert cells == [["Código", True], ["Nombre", True], ["Unidad", True], ["Precio", True], ["IVA", True]]
+    price = page.get_by_role("cell", name=re.compile(r"\$ 90,00"))
+    expect(price).to_be_in_viewport()
