@@ -91,6 +91,9 @@ def test_a_bad_row_refuses_the_whole_list_and_says_what_is_wrong(api_client, use
     assert api_client.get(PRODUCTOS, headers=user).json["items"] == []  # nothing half-applied
     no_header = _import(api_client, user, "a;b\n1;2\n")
     assert no_header.status_code == 422 and no_header.json["error"]["fields"][0]["code"] == "encabezado"
+    assert no_header.json["error"]["fields"][0]["message"].startswith("Faltan las columnas codigo, nombre, precio ")
+    one_missing = _import(api_client, {**user, "Accept-Language": "en"}, "codigo;nombre\nA;B\n")
+    assert one_missing.json["error"]["fields"][0]["message"].startswith("Missing column precio ")
     latin1 = api_client.post(
         f"{PRODUCTOS}/importar", data="codigo;nombre;precio\nA;Ñandú;1\n".encode("latin-1"), headers={**user, **CSV}
     )

@@ -180,18 +180,13 @@ def parse_price_list(data: bytes) -> ParsedList:
     header = [(h or "").strip().casefold() for h in (reader.fieldnames or [])]
     missing = [c for c in ("codigo", "nombre", "precio") if c not in header]
     if missing:
-        parsed.problems.append(
-            RowProblem(
-                1,
-                "*",
-                "encabezado",
-                _(
-                    "Falta la columna {faltan} (columnas: {columnas}).",
-                    faltan=", ".join(missing),
-                    columnas=";".join(COLUMNS),
-                ),
-            )
+        faltan, columnas = ", ".join(missing), ";".join(COLUMNS)
+        message = (
+            _("Falta la columna {faltan} (columnas: {columnas}).", faltan=faltan, columnas=columnas)
+            if len(missing) == 1
+            else _("Faltan las columnas {faltan} (columnas: {columnas}).", faltan=faltan, columnas=columnas)
         )
+        parsed.problems.append(RowProblem(1, "*", "encabezado", message))
         return parsed
     # A column named twice leaves it unsaid which one holds the product's (DictReader would keep the last).
     twice = sorted({c for c in header if c in COLUMNS and header.count(c) > 1})
