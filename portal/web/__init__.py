@@ -9,12 +9,12 @@ from typing import Any
 
 from cachelib import FileSystemCache, SimpleCache
 from flask import Flask, g, request
-from jinja2 import MemcachedBytecodeCache
 
 from portal import logsafe, paths, static_files
 from portal.client.oidc import OidcClient
 from portal.web import activity, errors, i18n, security, shell, upload_limits
 from portal.web.auth.session import session_expired
+from portal.web.compiled_i18n import PerCatalogBytecodeCache, PortalEnvironment
 from portal.web.config import load_config
 from portal.web.extensions import csrf, htmx, login_manager, server_session
 from portal.web.navigation import role_label, visible_nav
@@ -40,8 +40,9 @@ _ACTIVITY_RESOLUTION_SECONDS = 60
 # compiled once per process, not once per app: tests build hundreds of apps, and compiling the templates a
 # page uses cost more CPU than the request. Entries are checked against the template's source, so an edited
 # template is compiled again.
-# cachelib's SimpleCache has the get/set (key, value, timeout) Jinja's memcached protocol asks for.
-_COMPILED_TEMPLATES = MemcachedBytecodeCache(SimpleCache(threshold=2000, default_timeout=0))  # type: ignore[arg-type]
+# cachelib's SimpleCache has the get/set (key, value, timeout) Jinja's memcached protocol asks for. Per catalog:
+# templates are compiled with their language's text (portal/web/compiled_i18n.py).
+_COMPILED_TEMPLATES = PerCatalogBytecodeCache(SimpleCache(threshold=2000, default_timeout=0))  # type: ignore[arg-type]
 
 
 def _session_settings(app: Flask) -> dict[str, Any]:
@@ -78,6 +79,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the portal. `test_config` overrides settings (tests point it at a live service)."""
     # static_folder=None: portal/static_files.py serves static/ under content addresses, as the "static" endpoint.
     app = Flask(__name__, template_folder=str(paths.templates_dir()), static_folder=None)
+    app.jinja_environment = PortalEnvironment  # before anything asks for app.jinja_env
     app.config.update(load_config())
     if test_config:
         app.config.update(test_config)
