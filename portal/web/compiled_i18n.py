@@ -23,7 +23,7 @@ from contextvars import ContextVar
 from typing import Any, NamedTuple
 
 from babel.support import NullTranslations
-from flask import has_app_context
+from flask import g, has_app_context
 from flask.templating import Environment as FlaskEnvironment
 from jinja2 import MemcachedBytecodeCache, nodes
 from jinja2.visitor import NodeTransformer
@@ -67,8 +67,13 @@ class PortalEnvironment(FlaskEnvironment):
         names = tuple(name for name in _NAMES if self.globals.get(name) is i18n.template_gettext)
         if not names or not has_app_context():
             return None
-        translations = i18n.request_translations()
-        return _Compiling(translations, names, f"{catalog_digest(translations)}:{','.join(names)}")
+        # Once per request (a page loads a dozen templates), as the catalog itself (i18n.request_translations).
+        known: _Compiling | None = g.get("_portal_compiling")
+        if known is None or known.names != names:
+            translations = i18n.request_translations()
+            known = _Compiling(translations, names, f"{catalog_digest(translations)}:{','.join(names)}")
+            g._portal_compiling = known
+        return known
 
     def _load_template(self, name: str, globals: Any) -> Any:
         # Jinja's own (3.1), with the catalog's key in the cache key and set while the loader compiles.
