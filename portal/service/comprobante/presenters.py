@@ -30,7 +30,7 @@ from portal.service.comprobante.schemas import (
     ResumenCfe,
     TotalMoneda,
 )
-from portal.service.platform import responses
+from portal.service.platform import db, responses
 from portal.service.platform.i18n import say
 from portal.service.platform.publicurl import public_url
 
@@ -243,7 +243,7 @@ _RELATED_NOTES = (
 
 def _related_notes(session: Session, record: IssuedCfe) -> list:
     """The notes that reference `record`, with the amount each applies to it, oldest first."""
-    return list(session.execute(_RELATED_NOTES, {"original_id": record.id}))
+    return list(db.column_rows(session, _RELATED_NOTES, {"original_id": record.id}))
 
 
 def _note(row) -> NotaRelacionada:

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.tracking_schemas import EnvioCorreo, ResumenCorreo
 from portal.service.correo.models import QUEUED, MailSend
+from portal.service.platform import db
 from portal.service.platform.i18n import said_or
 
 
@@ -53,7 +54,7 @@ _LATEST = (
 
 def mail_summary(session: Session, record: IssuedCfe) -> ResumenCorreo | None:
     """The latest send and how many there are (one query, along ix_correo_envio_cfe); None if never sent."""
-    found = session.execute(_LATEST, {"company_id": record.company_id, "cfe_id": record.id}).first()
+    found = db.column_rows(session, _LATEST, {"company_id": record.company_id, "cfe_id": record.id}).first()
     if found is None:
         return None
     return ResumenCorreo(envios=found.envios, ultimo=envio(found))

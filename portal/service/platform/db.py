@@ -344,6 +344,15 @@ def connection_of(session: Session) -> Connection:
     return connection if connection is not None else session.connection()
 
 
+def column_rows(session: Session, statement: Executable, params: dict[str, Any]) -> Any:
+    """A SELECT of columns (not of mapped objects) run on `session`'s connection: the same rows, without the
+    ORM's per-statement work (about 27 us a statement on SQLite, a third of a receipt answer's reads). Through the
+    session when it holds changes not flushed yet, which the ORM would flush before reading."""
+    if session.new or session.dirty or session.deleted:
+        return session.execute(statement, params)
+    return connection_of(session).execute(statement, params)
+
+
 def _insert_plan(cls: type) -> tuple[Any, ...]:
     mapper: Any = inspect(cls)
     columns = tuple(
