@@ -12,6 +12,8 @@ import functools
 import json
 import types
 import typing
+from datetime import date, datetime
+from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel
@@ -59,14 +61,45 @@ def _has_required_nulls(model: type[BaseModel], _seen: frozenset[type] = frozens
 
 def _restore(value: Any, data: Any) -> None:
     if isinstance(value, BaseModel) and isinstance(data, dict):
-        for name, field in type(value).model_fields.items():
-            key = field.serialization_alias or field.alias or name
+        for name, key, required, descend in _restore_plan(type(value)):
             item = getattr(value, name)
             if item is None:
-                if field.is_required():
+                if required:
                     data[key] = None
-            elif key in data:
+            elif descend and key in data:
                 _restore(item, data[key])
     elif isinstance(value, list | tuple) and isinstance(data, list):
         for item, dumped in zip(value, data, strict=False):
             _restore(item, dumped)
+
+
+@functools.cache
+def _restore_plan(model: type[BaseModel]) -> tuple[tuple[str, str, bool, bool], ...]:
+    """The fields `_restore` must look at: the required ones (a None among them is written null) and those that
+    may hold a model (looked into). A field of plain data (scalars, dicts, lists of those) holds neither: walking
+    it was a third of a receipt answer's JSON time."""
+    plan = []
+    for name, field in model.model_fields.items():
+        required, descend = field.is_required(), not _plain_data(field.annotation)
+        if required or descend:
+            plan.append((name, field.serialization_alias or field.alias or name, required, descend))
+    return tuple(plan)
+
+
+_SCALARS = (str, int, float, bool, Decimal, date, datetime, type(None))
+
+
+def _plain_data(annotation: Any) -> bool:
+    """Whether a field so annotated can hold no model `_restore` would look into: a scalar, a dict (whose values it
+    never looks into), or a list, tuple or union of those. Anything else (a model, Any, a type it does not know)
+    is looked into, as every field was."""
+    if annotation in _SCALARS or annotation is dict:
+        return True
+    origin = typing.get_origin(annotation)
+    if origin is dict:
+        return True
+    if origin in (list, tuple, typing.Union, types.UnionType, typing.Literal):
+        return origin is typing.Literal or all(
+            argument is Ellipsis or _plain_data(argument) for argument in typing.get_args(annotation)
+        )
+    return False
