@@ -8,7 +8,8 @@ version and process here: the matrix's fixed modules, the order the data bits go
 folded in), and the SVG around the path. What is left per symbol is the data's encoding (a DGI link is one
 byte-mode segment: a few integer operations; anything else goes to segno), its Reed-Solomon codewords (one table
 per generator, the remainder kept as one integer), one gather of the bits into the matrix and a run-length scan
-of its rows. 0.26 ms a symbol against segno's 1.5 (tests/unit/test_receipt_page_qr.py compares the two, text for
+of its rows, whose runs after the first in a row are texts looked up, not formatted again. 0.17 ms a symbol
+(0.25 before the lookup) against segno's 1.5 (tests/unit/test_receipt_page_qr.py compares the two, text for
 text, for links of every length up to version 20).
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from itertools import islice
 from operator import itemgetter
 from typing import Any, cast
 from xml.sax.saxutils import escape
@@ -30,7 +32,8 @@ _BLOCKS = cast("dict[int, dict[int, tuple[Any, ...]]]", consts.ECC)
 
 _ERROR = consts.ERROR_LEVEL_M
 _BORDER = 2
-_DARK_RUNS = re.compile(b"\x01+")
+# A row's runs of dark modules, each with the light modules before it.
+_GAP_AND_RUN = re.compile(b"(\x00*)(\x01+)")
 _MICRO_BYTES = 20  # up to this many characters segno may choose a Micro QR symbol: left to segno
 _PAD = bytes((0xEC, 0x11))
 _BITS = bytes.maketrans(b"01", b"\x00\x01")
@@ -40,6 +43,18 @@ _REMAINDER_BITS = {
     **dict.fromkeys((14, 15, 16, 17, 18, 19, 20, 28, 29, 30, 31, 32, 33, 34), 3),
     **dict.fromkeys((21, 22, 23, 24, 25, 26, 27), 4),
 }
+
+
+class _FollowingRuns(dict[tuple[bytes, bytes], str]):
+    """The path's text of a run that follows another in its row, by (light modules before it, its dark ones)."""
+
+    def __missing__(self, pair: tuple[bytes, bytes]) -> str:
+        text = self[pair] = f"m{len(pair[0])} 0h{len(pair[1])}"
+        return text
+
+
+# At most (width + 1) ** 2 entries (version 40: 178 modules a side), a few hundred in practice.
+_FOLLOWING_RUNS = _FollowingRuns()
 
 
 @dataclass(frozen=True)
@@ -175,19 +190,26 @@ def qr_svg_text(url: str, title: str) -> str:
     data = (int.from_bytes(bits, "big") ^ layout.mask).to_bytes(layout.bits, "big")
     # The modules row by row, each row ended by a light one so that no run of dark modules spans two rows.
     modules = bytes(layout.gather(layout.fixed + data + b"\x00"))
-    stride = layout.width + 1
-    # segno's path: one "h" per run of dark modules, each move relative to where the last run ended.
+    width = layout.width
+    stride = width + 1
+    # segno's path: one "h" per run of dark modules, each move relative to where the last run ended. A row's
+    # runs after its first move right only ("m<gap> 0h<length>"): those texts are looked up by the run's bytes
+    # (light then dark modules, as the pattern finds them), not formatted again for every run of every symbol.
     parts: list[str] = []
     last_row = last_end = 0
-    for run in _DARK_RUNS.finditer(modules):
-        start, end = run.span()
-        row, x = divmod(start, stride)
+    for row in range(width):
+        start = row * stride
+        pairs = _GAP_AND_RUN.findall(modules, start, start + stride)
+        if not pairs:
+            continue
+        gap, run = pairs[0]
         if parts:
-            parts.append(f"m{x - last_end} {row - last_row}h{end - start}")
+            parts.append(f"m{len(gap) - last_end} {row - last_row}h{len(run)}")
         else:
-            parts.append(f"M{x + _BORDER} {row + _BORDER + 0.5}h{end - start}")
-        last_row, last_end = row, x + end - start
-    width = layout.width
+            parts.append(f"M{len(gap) + _BORDER} {row + _BORDER + 0.5}h{len(run)}")
+        if len(pairs) > 1:
+            parts.extend(map(_FOLLOWING_RUNS.__getitem__, islice(pairs, 1, None)))
+        last_row, last_end = row, modules.rfind(1, start, start + stride) - start + 1
     side = width + 2 * _BORDER
     return (
         f'<svg viewBox="0 0 {side} {side}" class="qr-code"><title>{escape(title)}</title>'
