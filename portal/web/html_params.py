@@ -8,6 +8,7 @@ the same way (tests/unit/test_html_params.py compares the two); `install()` puts
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -24,12 +25,22 @@ def html_params(**kwargs: Any) -> Markup:
     with hyphens, True as a bare attribute, False left out, every name and value escaped."""
     params = []
     for key, value in sorted(kwargs.items()):
-        key = core.clean_key(key)
+        name = _attribute_name(key)
         if value is True:
-            params.append(str(escape(key)))
+            params.append(name)
         elif value is not False:
-            params.append(f'{escape(key)}="{escape(value).replace(_QUOTE, _QUOT)}"')
+            text = escape(value)
+            # escape() writes a quote as &#34;: only what it trusts as HTML already (__html__) may still hold one.
+            if hasattr(value, "__html__"):
+                text = text.replace(_QUOTE, _QUOT)
+            params.append(f'{name}="{text}"')
     return Markup(" ".join(params))  # noqa: S704 - every part escaped above, as wtforms' own join does
+
+
+@functools.lru_cache(maxsize=1024)
+def _attribute_name(key: str) -> str:
+    """An attribute's name as wtforms writes it (clean_key, escaped): the names are the code's, a few dozen."""
+    return str(escape(core.clean_key(key)))
 
 
 def install() -> None:

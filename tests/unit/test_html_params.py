@@ -19,6 +19,8 @@ CASES = [
     {"value": Markup('<b title="x">ok</b>'), "required": True, "maxlength": 10, "placeholder": None},
     {"data_some_thing_": "1", "aria_invalid": "true", "hx_get": "/a?b=1&c=2", "value": 0},
     {"selected": True, "value": "UYU", "label": "Peso <uruguayo>"},
+    {"title": Markup('a "quoted" <i>b</i>'), "data_x": 'plain "quoted"', "value": 1.5, "size": Markup("3")},
+    {'we"ird<': "x", "class": "a&b", "for": None, "aria_label": Markup('&amp; "')},
 ]
 
 
