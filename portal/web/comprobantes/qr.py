@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from itertools import islice
+from itertools import chain, islice
 from operator import itemgetter
 from typing import Any, cast
 from xml.sax.saxutils import escape
@@ -147,7 +147,10 @@ def _final_message(version: int, codewords: bytes) -> bytes:
             error_blocks.append(remainder.to_bytes(errors, "big"))
     message = bytearray()
     for blocks in (data_blocks, error_blocks):
-        for index in range(max(len(b) for b in blocks)):
+        # Column by column: as far as the shortest block goes in one zip, then what the longer ones have left.
+        shortest = min(len(b) for b in blocks)
+        message += bytes(chain.from_iterable(zip(*blocks, strict=False)))
+        for index in range(shortest, max(len(b) for b in blocks)):
             message.extend(b[index] for b in blocks if index < len(b))
     bits = format(int.from_bytes(message, "big"), f"0{8 * len(message)}b").encode().translate(_BITS)
     return bits + bytes(_REMAINDER_BITS.get(version, 0))
