@@ -197,9 +197,10 @@ def test_the_lists_copy_of_the_state_moves_after_the_report_and_a_restart_finish
 
 @pytest.mark.parametrize("id_sobre", [2**63, 2**64, 10**30])
 def test_an_envelope_id_past_the_databases_integers_is_a_404(api_client, auth_headers, id_sobre):
-    # It overflowed SQLite's integer in the query: a 500 (OverflowError), not "no such envelope".
+    # It overflowed SQLite's integer in the query: a 500 (OverflowError), not "no such envelope". Any path integer
+    # past the columns' range is the route's 404 (platform.api.PathInteger), before the envelope is looked for.
     answer = api_client.post(f"/api/v1/envios/sobres/{id_sobre}/reintentar", headers=auth_headers("admin@demo.uy", 1))
-    assert answer.status_code == 404 and answer.json["error"]["code"] == "sobre_no_encontrado"
+    assert answer.status_code == 404 and answer.json["error"]["code"] == "not_found"
 
 
 def test_an_admin_retries_a_refused_envelope_in_a_new_one(api_client, user, auth_headers, service_app):

@@ -16,7 +16,7 @@ from portal.service.envios import ack_trust, listing, outage, reports, schemas, 
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope
 from portal.service.platform import db, idempotency, jobs, responses
 from portal.service.platform.api import idempotency_header, operation
-from portal.service.platform.auth import JWT, Principal, plain_id
+from portal.service.platform.auth import JWT, Principal
 from portal.service.platform.errors import Conflict, FieldError, NotFound, ValidationFailed
 from portal.service.platform.i18n import _, said_or
 
@@ -113,8 +113,6 @@ def retry_envelope(principal: Principal, id_sobre: int):
     """Para un sobre que DGI rechazó (BS/BA): sus comprobantes vuelven a pendientes y viajan en un sobre
     nuevo. Para un sobre en error (por ejemplo, un certificado que se renovó): se envía de nuevo tal cual,
     los mismos bytes. El resultado aparece luego en la lista de sobres."""
-    if plain_id(str(id_sobre)) is None:  # past the database's integers: no such envelope, not an overflow
-        raise NotFound(_("No existe ese sobre en la empresa."), code="sobre_no_encontrado")
     try:
         sobre = sending.retry(principal.company_id, id_sobre)
     except ValueError as exc:
