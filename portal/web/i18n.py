@@ -82,6 +82,8 @@ _AMOUNT = parse_pattern("#,##0.00")
 _RATE = parse_pattern("#,##0.00#")
 # A rate as the BCU publishes it: three decimals always (as TpoCambio), more only when it has them (the UI's four).
 _PUBLISHED_RATE = parse_pattern("#,##0.000###")
+# A line's quantity (Cantidad, up to 3 decimals on a CFE) or a retention's rate: its decimals only when it has them.
+_QUANTITY = parse_pattern("#,##0.######")
 
 
 def money(value: Decimal | float | str | None, currency: str | None = None) -> str:
@@ -105,6 +107,14 @@ def published_rate(value: Decimal | float | str | None) -> str:
     if value is None or value == "":
         return ""
     return _PUBLISHED_RATE.apply(Decimal(str(value)), _format_locale())
+
+
+def quantity(value: Decimal | float | str | None) -> str:
+    """A line's quantity as the reader writes numbers: 1,5 and 1.500 in Spanish, 1.5 and 1,500 in English (a bare
+    "1.5" reads as fifteen hundred beside Spanish prices like 33,33)."""
+    if value is None or value == "":
+        return ""
+    return _QUANTITY.apply(Decimal(str(value)), _format_locale())
 
 
 def day(value: date | str | None) -> str:
@@ -211,6 +221,7 @@ def init_app(app: Flask) -> None:
         money=money,
         exchange_rate=exchange_rate,
         published_rate=published_rate,
+        quantity=quantity,
         day=day,
         moment=moment,
         currency_sign=currency_sign,

@@ -211,6 +211,16 @@ def test_the_portal_in_english_shows_the_services_words_in_english(usuario, serv
     assert header[:4] == ["Date", "Type", "Series", "Number"]
 
 
+def test_a_lines_quantity_is_written_as_the_reader_writes_numbers(usuario):
+    """A quantity of one and a half read "1.5" beside Spanish prices (33,33): fifteen hundred to a Uruguayan."""
+    receipt = issue(usuario, {**efactura(usuario), "lines-0-cantidad": "1,5", "lines-0-precio_unitario": "1500"})
+    quantity = soup(usuario.get(f"/comprobantes/{receipt}")).select_one("[data-label=Cantidad]")
+    assert text(quantity) == "1,5 h"
+    usuario.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": csrf(usuario)})
+    quantity = soup(usuario.get(f"/comprobantes/{receipt}")).select_one("[data-label=Quantity]")
+    assert text(quantity) == "1.5 h"
+
+
 def test_after_a_partial_credit_note_the_rest_is_cancelled_in_one_step(usuario):
     original = issue(usuario, efactura(usuario))  # 10 h of Consultoría at 1.500,00
     page = soup(usuario.get(f"/comprobantes/{original}"))

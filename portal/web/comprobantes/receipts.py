@@ -63,7 +63,7 @@ class TotalRow:
 @dataclass(frozen=True)
 class LineRow:
     description: str
-    quantity: str
+    quantity: Decimal | None
     unit: str
     price: Decimal | None
     discount: Decimal | None
@@ -162,7 +162,7 @@ def _lines(receipt: IssuedReceipt) -> list[LineRow]:
     return [
         LineRow(
             description=line.name or "",
-            quantity=format(line.quantity, "f") if line.quantity is not None else "",
+            quantity=line.quantity,
             unit=line.unit or "",
             price=line.unit_price,
             discount=line.discount,
