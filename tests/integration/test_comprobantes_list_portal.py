@@ -211,6 +211,20 @@ def test_the_portal_in_english_shows_the_services_words_in_english(usuario, serv
     assert header[:4] == ["Date", "Type", "Series", "Number"]
 
 
+def test_a_rest_that_cannot_be_said_line_by_line_opens_the_partial_note_with_the_reason_typed(usuario):
+    """A line with an amount discount: "Anular el saldo" cannot compute the rest, so it opens the partial note's
+    form; the reason the person wrote in the dialog is there, not lost on the way."""
+    original = issue(usuario, {**efactura(usuario), "lines-0-descuento": "100"})
+    partial = form_values(soup(usuario.get(f"/comprobantes/{original}/nota/credito", follow_redirects=True)))
+    issue(usuario, {**partial, "ref_razon": "Devolución", "lines-0-cantidad": "3", "lines-0-descuento": ""})
+    form = form_values(soup(usuario.get(f"/comprobantes/{original}")), "#cancel-dialog form")
+    answer = usuario.post(f"/comprobantes/{original}/anular-saldo", data={**form, "razon": "Fin del contrato"})
+    assert answer.status_code == 303
+    note_form = soup(usuario.get(answer.headers["Location"], follow_redirects=True))
+    assert "No se puede calcular el saldo línea por línea" in note_form.get_text()
+    assert form_values(note_form)["ref_razon"] == "Fin del contrato"
+
+
 def test_a_lines_quantity_is_written_as_the_reader_writes_numbers(usuario):
     """A quantity of one and a half read "1.5" beside Spanish prices (33,33): fifteen hundred to a Uruguayan."""
     receipt = issue(usuario, {**efactura(usuario), "lines-0-cantidad": "1,5", "lines-0-precio_unitario": "1500"})

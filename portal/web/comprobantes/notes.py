@@ -82,7 +82,14 @@ def note(receipt_id: str, kind: str):
             ),
             "info",
         )
-    return editor_for(forms.ReceiptForm(formdata=None, data=payload.form_data(draft.draft)), title=title)
+    # The reason typed where this form was offered instead ("Anular el saldo" that could not be said line by line).
+    reason = request.args.get("motivo", "").strip()
+    note_request = draft.draft
+    if reason:
+        note_request = replace(
+            note_request, references=tuple(replace(r, reason=reason) for r in note_request.references)
+        )
+    return editor_for(forms.ReceiptForm(formdata=None, data=payload.form_data(note_request)), title=title)
 
 
 @bp.get("/<receipt_id>/copiar")
@@ -188,10 +195,10 @@ def cancel_rest(receipt_id: str):
     credited = [api().get_receipt(n.receipt_id).lines for n in original.notes if n.tipo_cfe in CREDIT_NOTES]
     draft = api().note_draft(receipt_id, "credito").draft
     lines = rest_lines(draft.lines, credited)
+    reason = form.razon.data.strip()
     if not lines:
         flash(_("No se puede calcular el saldo línea por línea: indicá en la nota qué acreditás."), "info")
-        return redirect_after_post("comprobantes.note", receipt_id=receipt_id, kind="credito")
-    reason = form.razon.data.strip()
+        return redirect_after_post("comprobantes.note", receipt_id=receipt_id, kind="credito", motivo=reason)
     note = replace(draft, lines=lines, references=tuple(replace(r, reason=reason) for r in draft.references))
     try:
         issued = api().issue_receipt(note, idempotency_key=form.idempotency_key.data)
