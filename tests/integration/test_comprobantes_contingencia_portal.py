@@ -141,6 +141,17 @@ def test_the_empresa_page_counts_and_voids_paper_numbers(signed_in, book):
     assert counts == ["1", "10", "39"]
 
 
+def test_one_paper_number_voided_is_said_as_one(book):
+    admin = book
+    page = soup(admin.get("/empresa/contingencia"))
+    form = {"anular-desde": "7", "anular-hasta": "7", "anular-motivo": "Papel roto"}
+    form["anular-libreta"] = page.find("select", attrs={"name": "anular-libreta"}).option["value"]
+    form["anular-csrf_token"] = page.find("input", attrs={"name": "anular-csrf_token"})["value"]
+    assert admin.post("/empresa/contingencia/anular", data=form).status_code == 303
+    said = soup(admin.get("/empresa/contingencia")).get_text(" ", strip=True)
+    assert "Anulaste el número 7 de la libreta 211 e-Factura de contingencia · B 1–50." in said
+
+
 def test_with_two_books_the_void_form_waits_for_one_to_be_chosen_and_says_which_it_voided(signed_in, book, api_book):
     """Voiding cannot be undone: with two books none is chosen beforehand (the first one was, and a person who
     typed numbers for the other book voided them in the first), and the confirmation names the book."""

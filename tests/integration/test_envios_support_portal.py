@@ -102,6 +102,17 @@ def test_the_admin_voids_unused_numbers_once_and_sees_them_listed(signed_in):
     assert "Anulaste los números 1 a 2 (serie A) de e-Remito." in page.get_text(" ", strip=True)
 
 
+def test_one_number_voided_is_said_as_one_in_both_languages(signed_in):
+    admin = signed_in("admin@demo.uy")
+    data = void_form(soup(admin.get("/envios/")), cantidad="1", motivo="Talonario dañado", confirmar="y")
+    assert admin.post("/envios/anular", data=data).status_code == 303
+    assert "Anulaste el número 1 (serie A) de e-Remito." in soup(admin.get("/envios/")).get_text(" ", strip=True)
+    admin.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": data["csrf_token"]})
+    data = void_form(soup(admin.get("/envios/")), cantidad="1", motivo="Talonario dañado", confirmar="y")
+    assert admin.post("/envios/anular", data=data).status_code == 303
+    assert "You voided number 2 (series A) of e-Remito." in soup(admin.get("/envios/")).get_text(" ", strip=True)
+
+
 def test_a_void_form_with_problems_comes_back_with_them_next_to_the_fields_and_the_input_kept(signed_in):
     admin = signed_in("admin@demo.uy")
     data = void_form(soup(admin.get("/envios/")), cantidad="0", serie="a", motivo="")

@@ -163,14 +163,16 @@ def void_paper_numbers():
         except REFUSALS as exc:
             apply_service_errors(void_form, exc, void_form.SERVICE_FIELDS)
         else:
-            flash(
-                _(
+            book = void_form.chosen_book()
+            if first == last:
+                done = _("Anulaste el número %(number)s de la libreta %(book)s.", number=first, book=book)
+            else:
+                done = _(
                     "Anulaste los números %(first)s a %(last)s de la libreta %(book)s.",
                     first=first,
                     last=last,
-                    book=void_form.chosen_book(),
-                ),
-                "success",
-            )
+                    book=book,
+                )
+            flash(done, "success")
             return redirect_after_post("empresa.contingency")
     return _contingency_page(ContingencyBookForm(formdata=None), void_form)

@@ -142,16 +142,22 @@ def void():
         target = form.cantidad if isinstance(exc, client_errors.Conflict) else form.tipo_cfe
         target.errors = [*target.errors, exc.message]
         return _page(form, block="void", status=422)
-    flash(
-        _(
+    if first == last:
+        done = _(
+            "Anulaste el número %(number)s (serie %(serie)s) de %(type)s.",
+            number=first,
+            serie=serie,
+            type=type_name(cfe_type),
+        )
+    else:
+        done = _(
             "Anulaste los números %(first)s a %(last)s (serie %(serie)s) de %(type)s.",
             first=first,
             last=last,
             serie=serie,
             type=type_name(cfe_type),
-        ),
-        "success",
-    )
+        )
+    flash(done, "success")
     # No #anchor: htmx's HX-Redirect to the same page plus a hash would only scroll, not load the new list.
     return redirect_after_post("envios.index")
 
