@@ -63,6 +63,12 @@ def test_cae_warns_at_twenty_percent_left(remaining, state):
     assert _cae(remaining=remaining, used_last_30_days=0).state == state
 
 
+def test_a_few_numbers_left_of_a_large_range_are_less_than_one_percent_not_none():
+    assert "queda el 20% de sus números (200)" in _cae(remaining=200, used_last_30_days=0).message
+    message = _cae(remaining=5, size=100_000, used_last_30_days=0).message
+    assert "quedan solo 5 de sus números, menos del 1%" in message and "0%" not in message
+
+
 @pytest.mark.parametrize(
     ("remaining", "used", "state"),
     [

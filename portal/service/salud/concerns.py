@@ -166,7 +166,12 @@ def cae_range(
     elif days_of_use is not None and days_of_use < CAE_MIN_DAYS_OF_USE:
         findings.append((WARNING, 3, pace))
     elif remaining <= size * CAE_LOW_SHARE:
-        share = _("queda el {share} de sus números ({left})", share=f"{remaining * 100 // size}%", left=_n(remaining))
+        percent = remaining * 100 // size  # 5 numbers of 100.000 are not "el 0%"
+        share = (
+            _("queda el {share} de sus números ({left})", share=f"{percent}%", left=_n(remaining))
+            if percent
+            else _("quedan solo {left} de sus números, menos del 1%", left=_n(remaining))
+        )
         findings.append((WARNING, 4, share))
     if days_to_expiry <= CAE_EXPIRY_PROBLEM_DAYS:
         findings.append((PROBLEM, 5, expiring))
