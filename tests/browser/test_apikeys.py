@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import ApiKeysPage, Shell, nav_link
+from tests.browser.pages import DESKTOP, PHONE, ApiKeysPage, Shell, both_widths, nav_link
 
 
 @pytest.fixture
@@ -84,6 +84,26 @@ def test_an_impossible_limit_is_refused_next_to_it_and_nothing_changes(page: Pag
     expect(keys.row("Tienda web").get_by_text("Entre 1 y 100000.")).to_be_visible()
     page.reload()
     expect(keys.row("Tienda web").get_by_label("Solicitudes")).to_have_value("120")
+
+
+def test_on_a_phone_each_key_is_a_card_with_its_controls_in_view(page: Page, existing_key, shots):
+    """Kept at desktop width the list was 860 px wide on a 390 px phone: the limit's form and Revocar two screens
+    to the right of a sideways scroll. Now each key is a card (stacked-table); at 1366 px the table is as it was."""
+    Shell(page).sign_in("admin@demo.uy")
+    keys = ApiKeysPage(page)
+    keys.open()
+    both_widths(page, shots, "apikeys-cards")
+    page.set_viewport_size(PHONE)
+    row = keys.row("Tienda web")
+    assert keys.listing.locator("table").evaluate("(t) => t.scrollWidth <= t.parentElement.clientWidth")
+    for control in (row.get_by_label("Solicitudes"), row.get_by_role("button", name="Revocar")):
+        box = control.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+    created = row.locator("tr").first.locator("td", has_text="admin@demo.uy")
+    assert created.evaluate("(td) => getComputedStyle(td, '::before').content") == '"Creada"'
+    page.set_viewport_size(DESKTOP)
+    cells = [box["y"] for box in (c.bounding_box() for c in row.locator("tr").first.locator("td").all())]
+    assert max(cells) - min(cells) < 1  # one row of cells side by side
 
 
 def test_a_key_without_a_name_is_refused_by_the_portal_in_its_own_words(page: Page):
