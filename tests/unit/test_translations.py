@@ -63,3 +63,18 @@ def test_uruguays_tasa_minima_is_the_minimum_rate_in_english_everywhere():
     minima = [(msgid, text) for msgid, text in _english(paths) if "mínima" in msgid]
     assert len(minima) > 10
     assert [(msgid, text) for msgid, text in minima if "reduced" in text.lower()] == []
+
+
+def test_dgis_names_of_receipts_stay_dgis_names_in_english():
+    """e-Factura and e-Remito are DGI's names, kept in English as e-Ticket is ("e-Factura credit note"): the form's
+    list said "e-Factura" beside "Export e-Invoice" and "e-Invoice, sale on behalf of others", three names that a
+    reader could not tell were one family."""
+    paths = glob.glob(str(ROOT / "portal/web/**/translations/en/LC_MESSAGES/messages.po"), recursive=True)
+    paths.append(str(ROOT / "portal/service/translations/en/LC_MESSAGES/messages.po"))
+    english = list(_english(paths))
+    named = [(msgid, text) for msgid, text in english for name in ("e-Factura", "e-Remito") if name in msgid]
+    assert len(named) > 20
+    assert [(msgid, text) for msgid, text in english if "e-Invoice" in text or "e-Delivery" in text] == []
+    assert [
+        (msgid, text) for msgid, text in named if not all(n in text for n in ("e-Factura", "e-Remito") if n in msgid)
+    ] == []
