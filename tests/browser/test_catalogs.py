@@ -145,3 +145,36 @@ def test_the_product_list_on_a_phone_is_one_card_per_product_with_its_price_in_s
     assert cells == [["Código", True], ["Nombre", True], ["Unidad", True], ["Precio", True], ["IVA", True]]
     price = page.get_by_role("cell", name=re.compile(r"\$ 90,00"))
     expect(price).to_be_in_viewport()
+
+
+# Each cell of the customer's row: its label (data-label), and whether it lies whole inside the window.
+_CUSTOMER_CELLS = """(name) => {
+  const link = [...document.querySelectorAll('main table a')].find((a) => a.textContent.trim() === name);
+  return [...link.closest('tr').cells].map((cell) => {
+    const box = cell.getBoundingClientRect();
+    return [cell.dataset.label, box.left >= 0 && box.right <= window.innerWidth];
+  });
+}"""
+
+
+def test_the_customer_list_on_a_phone_is_one_card_per_customer(page: Page):
+    """At 390 px the list was a five-column table 630 px wide scrolled sideways: the terms and the last receipt
+    were off screen. Each customer is now a card, each value beside its column's name, as the products are."""
+    Shell(page).sign_in("usuario@demo.uy")
+    page.goto("/clientes/nuevo")
+    page.get_by_label("Documento", exact=True).fill("211003420017")
+    page.get_by_label("Nombre o razón social").fill("Arapey")
+    page.get_by_label("Correo para enviarle sus comprobantes").fill("cuentas.a.pagar@arapey-agropecuaria.com.uy")
+    page.get_by_label("Correo para enviarle sus comprobantes").press("Enter")
+    expect(page.get_by_role("heading", name="Arapey", level=1)).to_be_visible()
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto("/clientes/")
+    settled(page)
+    cells = page.evaluate(_CUSTOMER_CELLS, "Arapey")
+    assert cells == [
+        ["Nombre", True],
+        ["Documento", True],
+        ["Correo", True],
+        ["Pago", True],
+        ["Último comprobante", True],
+    ]
