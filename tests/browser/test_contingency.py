@@ -16,7 +16,7 @@ from portal.domain.uruguay_time import today_montevideo
 from portal.service.comprobante.models import ContingencyBook
 from portal.service.envios import outage
 from portal.service.platform import db
-from tests.browser.pages import EmpresaPage, ReceiptsPage, Shell, both_widths, settled
+from tests.browser.pages import DESKTOP, PHONE, EmpresaPage, ReceiptsPage, Shell, both_widths, row_cells, settled
 from tests.browser.pages.receipt import ReceiptPage
 from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG, REJECT_MARKER, drain
@@ -47,6 +47,10 @@ def test_admin_sees_the_outage_banner_and_registers_a_contingency_book(page: Pag
     )
     expect(page.get_by_test_id("contingency-book")).to_contain_text("211 e-Factura de contingencia")
     both_widths(page, shots, "empresa-contingencia")
+    page.set_viewport_size(PHONE)  # one card per book, not a 620 px table with the free numbers off screen
+    labels = ["Números", "Vigencia", "Usados", "Anulados", "Libres", "Registrada"]
+    assert row_cells(page.get_by_test_id("contingency-book")) == [[None, True]] + [[label, True] for label in labels]
+    page.set_viewport_size(DESKTOP)
     shell.assert_no_csp_violations()
 
 

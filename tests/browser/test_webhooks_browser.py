@@ -11,7 +11,7 @@ from sqlalchemy import update
 from portal.service.platform import db
 from portal.service.platform.models import Certificate
 from portal.service.salud import watch
-from tests.browser.pages import Shell, screenshot, settled
+from tests.browser.pages import DESKTOP, PHONE, Shell, row_cells, screenshot, settled
 from tests.browser.pages.webhooks import WebhooksPage
 from tests.support.certificates import expiring_in
 from tests.support.envios import drain
@@ -60,6 +60,10 @@ def test_admin_registers_tests_and_watches(page: Page, live_service, receiver, s
     page.reload()
     expect(webhooks.attempts).to_contain_text("Entregada")
     _shots(page, shots, "webhook-detail")
+    page.set_viewport_size(PHONE)  # one card per attempt, not a 580 px table scrolled sideways
+    labels = ["Momento", "Evento", "Respuesta", "Duración", "Entrega"]
+    assert row_cells(webhooks.attempts.first) == [[label, True] for label in labels]
+    page.set_viewport_size(DESKTOP)
 
     page.get_by_test_id("notice-bell").click()
     notice = page.get_by_test_id("notice").first

@@ -12,7 +12,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.support.oidc import DEMO_PASSWORD, filled_sign_in_form
@@ -67,6 +67,19 @@ DESKTOP, PHONE = {"width": 1366, "height": 900}, {"width": 390, "height": 844}
 _WIDE = """[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right >
   document.documentElement.clientWidth + 1 && !e.parentElement.closest('.table-scroll'))
   .slice(0, 5).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
+
+
+# Each cell of a table row: its column's name as a phone's card shows it (data-label; None for a row's own header),
+# and whether the cell lies whole inside the window.
+_ROW_CELLS = """(row) => [...row.cells].map((cell) => {
+  const box = cell.getBoundingClientRect();
+  return [cell.dataset.label || null, box.left >= 0 && box.right <= window.innerWidth];
+})"""
+
+
+def row_cells(row: Locator) -> list[list]:
+    """[label, in the window] for each cell of a table row (stacked-table: one card per row on a phone)."""
+    return row.evaluate(_ROW_CELLS)
 
 
 def both_widths(page: Page, shots: Path, name: str, *, phone_fits: bool = True) -> None:
