@@ -10,7 +10,7 @@ from decimal import Decimal
 import requests
 
 from portal.client import errors
-from portal.client.cfe import Adjustment, CfeRequest, Line, Payment, Receiver, field_path
+from portal.client.cfe import Adjustment, CfeRequest, Line, Payment, Principal, Receiver, field_path
 from portal.client.comprobante_links import (
     AppliedReference,
     ReceiptReference,
@@ -88,6 +88,10 @@ class IssuedReceipt:
     payment_form: int | None = None
     due_date: date | None = None
     transfer_kind: int | None = None  # e-Remito: 1 sale, 2 internal transfer
+    sale_clause: str | None = None  # export: the Incoterm, or N/A (ClauVenta)
+    sale_mode: int | None = None  # export: 1 general, 90 services, ... (ModVenta)
+    transport: int | None = None  # export: 1 sea, 2 air, 3 land, 8 none, 9 other (ViaTransp)
+    principal: Principal | None = None  # sales on behalf of others (zona K)
     prices_include_tax: bool = False
     exchange_rate: Decimal | None = None
     lines: tuple[Line, ...] = ()
@@ -134,6 +138,10 @@ class IssuedReceipt:
             payment_form=data.get("fmaPago"),
             due_date=optional_date(data.get("fchVenc")),
             transfer_kind=data.get("tipoTraslado"),
+            sale_clause=data.get("clauVenta"),
+            sale_mode=data.get("modVenta"),
+            transport=data.get("viaTransp"),
+            principal=Principal.from_json(data["complFiscal"]) if data.get("complFiscal") else None,
             prices_include_tax=data.get("mntBruto") in (1, True),
             exchange_rate=_decimal(data.get("tpoCambio")),
             lines=tuple(Line.from_json(item) for item in data.get("items", [])),

@@ -5,6 +5,7 @@ draft."""
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -55,3 +56,29 @@ def test_a_missing_term_and_principal_are_named_in_the_requests_names(api):
             idempotency_key=uuid.uuid4().hex,
         )
     assert "principal.document" in {error.field for error in caught.value.fields}
+
+
+def test_an_issued_receipt_reads_back_its_terms_and_principal(api):
+    """What issuing "another like it" or a correction starts from: an export of goods copied as an export of
+    services (N/A, 90, 8, the form's defaults) because the receipt did not say its terms."""
+    goods = CfeRequest(
+        tipo_cfe=121,
+        lines=(replace(SOFTWARE, name="Lana sucia", unit="kg"),),
+        receiver=FOREIGN,
+        payment_form=1,
+        currency="USD",
+        exchange_rate=Decimal("39.250"),
+        sale_clause="FOB",
+        sale_mode=1,
+        transport=1,
+    )
+    issued = api.issue_receipt(goods, idempotency_key=uuid.uuid4().hex)
+    for receipt in (issued, api.get_receipt(issued.id)):
+        assert (receipt.sale_clause, receipt.sale_mode, receipt.transport, receipt.principal) == ("FOB", 1, 1, None)
+    principal = Principal(2, "211003420017", "Comercial del Norte S.R.L.")
+    taxed = Line(ind_fact=3, name="Masas", quantity=Decimal(1), unit_price=Decimal(230))
+    on_behalf = api.issue_receipt(
+        CfeRequest(tipo_cfe=131, lines=(taxed,), payment_form=1, principal=principal), idempotency_key=uuid.uuid4().hex
+    )
+    assert api.get_receipt(on_behalf.id).principal == principal
+    assert api.get_receipt(on_behalf.id).sale_clause is None

@@ -13,7 +13,7 @@ import pytest
 from openpyxl import load_workbook
 
 from portal.client import CfeClient
-from portal.client.cfe import Adjustment, Payment
+from portal.client.cfe import Adjustment, CfeRequest, Line, Payment, Receiver
 from portal.client.informes import FILE_MEDIA
 from tests.integration.test_comprobantes_portal import HTMX, csrf, efactura, form_values, issue, soup, text
 from tests.support import cfe_bodies as bodies
@@ -154,6 +154,32 @@ def test_issue_another_like_it(usuario):
     assert (data["tipo_cfe"], data["doc_recep"], data["lines-0-nom_item"]) == ("111", "214844360018", "Consultoría")
     copy = soup(usuario.get(f"/comprobantes/{issue(usuario, data)}"))
     assert text(copy.h1) == "e-Factura A-0000002"
+
+
+def test_another_like_an_export_of_goods_keeps_its_terms_of_sale(usuario, service_api):
+    """The copy opened with the form's defaults for an export (N/A, export of services, not applicable): issued
+    as it came, an export of wool by sea became an export of services."""
+    goods = CfeRequest(
+        tipo_cfe=121,
+        payment_form=1,
+        receiver=Receiver(
+            doc_type=4,
+            country="US",
+            document="98-7654321",
+            name="Acme Inc.",
+            address="500 Market St",
+            country_name="EE.UU.",
+        ),
+        lines=(Line(ind_fact=10, name="Lana sucia", quantity=Decimal(1000), unit="kg", unit_price=Decimal("3.5")),),
+        currency="USD",
+        exchange_rate=Decimal("39.250"),
+        sale_clause="FOB",
+        sale_mode=1,
+        transport=1,
+    )
+    original = service_api.issue_receipt(goods, idempotency_key=uuid.uuid4().hex)
+    data = form_values(soup(usuario.get(f"/comprobantes/{original.id}/copiar", follow_redirects=True)))
+    assert (data["tipo_cfe"], data["clau_venta"], data["mod_venta"], data["via_transp"]) == ("121", "FOB", "1", "1")
 
 
 def test_an_eresguardo_is_issued_with_its_retention_lines(usuario):

@@ -115,6 +115,14 @@ class CfeEmitido(_Out):
     fma_pago: int | None = Field(None, alias="fmaPago", description="Forma de pago: 1 contado, 2 crédito.")
     fch_venc: date | None = Field(None, alias="fchVenc", description="Vencimiento del pago.")
     tipo_traslado: int | None = Field(None, alias="tipoTraslado", description="e-Remito: 1 venta, 2 traslado interno.")
+    clau_venta: str | None = Field(
+        None, alias="clauVenta", description="Exportación: la cláusula de venta (Incoterm o N/A) con que se emitió."
+    )
+    mod_venta: int | None = Field(None, alias="modVenta", description="Exportación: la modalidad de venta.")
+    via_transp: int | None = Field(None, alias="viaTransp", description="Exportación: la vía de transporte.")
+    compl_fiscal: dict | None = Field(
+        None, alias="complFiscal", description="Venta por cuenta ajena: el mandante tal como se emitió (zona K)."
+    )
     mnt_bruto: int | None = Field(
         None,
         alias="mntBruto",

@@ -30,7 +30,8 @@ _KINDS = {"credito": "credito", "debito": "debito"}
 
 
 def _same_as(receipt: IssuedReceipt) -> CfeRequest:
-    """The receipt as a request to issue again: same type, receiver, currency, terms and lines; new date."""
+    """The receipt as a request to issue again: same type, receiver, currency, terms (an export's terms of sale, a
+    sale on behalf of others' principal) and lines; new date."""
     return CfeRequest(
         tipo_cfe=receipt.tipo_cfe,
         payment_form=receipt.payment_form,
@@ -40,6 +41,10 @@ def _same_as(receipt: IssuedReceipt) -> CfeRequest:
         receiver=receipt.receiver,
         lines=receipt.lines,
         adenda=receipt.adenda,
+        sale_clause=receipt.sale_clause,
+        sale_mode=receipt.sale_mode,
+        transport=receipt.transport,
+        principal=receipt.principal,
     )
 
 
