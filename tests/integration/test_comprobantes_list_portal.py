@@ -13,7 +13,7 @@ import pytest
 from openpyxl import load_workbook
 
 from portal.client import CfeClient
-from portal.client.cfe import Adjustment, CfeRequest, Line, Payment, Receiver
+from portal.client.cfe import Adjustment, CfeRequest, Line, Payment, Principal, Receiver
 from portal.client.informes import FILE_MEDIA
 from tests.integration.test_comprobantes_portal import HTMX, csrf, efactura, form_values, issue, soup, text
 from tests.support import cfe_bodies as bodies
@@ -178,8 +178,22 @@ def test_another_like_an_export_of_goods_keeps_its_terms_of_sale(usuario, servic
         transport=1,
     )
     original = service_api.issue_receipt(goods, idempotency_key=uuid.uuid4().hex)
+    page = soup(usuario.get(f"/comprobantes/{original.id}"))  # the receipt's page says them too
+    assert [text(dd) for dd in page.select("[data-testid=term]")] == ["FOB", "Régimen general", "Marítimo"]
+    assert "500 Market St, EE.UU." in page.select_one("[aria-labelledby=receiver-heading]").get_text()
     data = form_values(soup(usuario.get(f"/comprobantes/{original.id}/copiar", follow_redirects=True)))
     assert (data["tipo_cfe"], data["clau_venta"], data["mod_venta"], data["via_transp"]) == ("121", "FOB", "1", "1")
+
+
+def test_a_sale_on_behalf_of_others_shows_and_copies_its_principal(usuario, service_api):
+    principal = Principal(2, "211003420017", "Comercial del Norte S.R.L.")
+    taxed = Line(ind_fact=3, name="Masas", quantity=Decimal(1), unit_price=Decimal(230))
+    request = CfeRequest(tipo_cfe=131, lines=(taxed,), payment_form=1, principal=principal)
+    original = service_api.issue_receipt(request, idempotency_key=uuid.uuid4().hex)
+    page = soup(usuario.get(f"/comprobantes/{original.id}"))
+    assert [text(dd) for dd in page.select("[data-testid=term]")] == ["Comercial del Norte S.R.L. · RUT 211003420017"]
+    data = form_values(soup(usuario.get(f"/comprobantes/{original.id}/copiar", follow_redirects=True)))
+    assert (data["doc_mdte"], data["nombre_mdte"]) == ("211003420017", "Comercial del Norte S.R.L.")
 
 
 def test_an_eresguardo_is_issued_with_its_retention_lines(usuario):

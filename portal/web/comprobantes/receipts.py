@@ -26,7 +26,9 @@ from portal.web.comprobantes.choices import (
     DOC_TYPE_NAMES,
     FMA_PAGO,
     IND_FACT,
+    MOD_VENTA,
     NOTE_NAMES,
+    VIA_TRANSP,
     numbered_name,
     type_name,
 )
@@ -97,6 +99,7 @@ class ReceiptView:
     lines: list[LineRow] = field(default_factory=list)
     actions: Actions = Actions(False, False, False, False, False)
     payment_form: str = ""
+    terms: list[tuple[str, str]] = field(default_factory=list)  # an export's terms of sale, a principal
 
     @staticmethod
     def name_of(code: int | None) -> str:
@@ -136,8 +139,25 @@ def receiver_rows(receiver: Receiver | None) -> list[tuple[str, str]]:
             f"{DOC_TYPE_NAMES.get(receiver.doc_type, '') if receiver.doc_type is not None else ''} {number}".strip(),
         ),
         (_("Nombre"), receiver.name or ""),
-        (_("Dirección"), ", ".join(v for v in (receiver.address, receiver.city, receiver.department) if v)),
+        (
+            _("Dirección"),
+            ", ".join(v for v in (receiver.address, receiver.city, receiver.department, receiver.country_name) if v),
+        ),
     ]
+    return [(label, value) for label, value in rows if value]
+
+
+def term_rows(receipt: IssuedReceipt) -> list[tuple[str, str]]:
+    """What the receipt says besides its receiver: an export's terms of sale, the principal of a sale on behalf of
+    others."""
+    rows = [(_("Cláusula de venta"), receipt.sale_clause or "")]
+    if receipt.sale_mode is not None:
+        rows.append((_("Modalidad de venta"), str(dict(MOD_VENTA).get(receipt.sale_mode, receipt.sale_mode))))
+    if receipt.transport is not None:
+        rows.append((_("Vía de transporte"), str(dict(VIA_TRANSP).get(receipt.transport, receipt.transport))))
+    if principal := receipt.principal:
+        kind = DOC_TYPE_NAMES.get(principal.doc_type, "")
+        rows.append((_("Mandante (venta por cuenta ajena)"), f"{principal.name} · {kind} {principal.document}"))
     return [(label, value) for label, value in rows if value]
 
 
@@ -217,6 +237,7 @@ def receipt_view(receipt: IssuedReceipt) -> ReceiptView:
         lines=_lines(receipt),
         actions=_actions(receipt),
         payment_form=str(dict(FMA_PAGO).get(receipt.payment_form, "")) if receipt.payment_form else "",
+        terms=term_rows(receipt),
     )
 
 
