@@ -256,3 +256,14 @@ def test_openapi_documents_the_days_and_their_bound(api_client):
     assert "periodo_demasiado_largo" in entry["responses"]["422"]["description"]
     item = spec["components"]["schemas"]["DiaCotizacion"]
     assert {"fecha", "compra", "venta", "fuente", "tipoCambio", "fechaTipoCambio"} <= set(item["required"])
+
+
+def test_a_period_sent_to_the_one_day_rate_is_an_unknown_parameter_not_a_bad_date(api_client, auth_headers):
+    # desde/hasta belong to /cotizaciones/dias; sent here, well written, they are not "a date that is not valid".
+    query = {"moneda": "USD", "desde": "2025-01-01", "hasta": "2025-01-31"}
+    answer = api_client.get(COTIZACIONES, query_string=query, headers=auth_headers())
+    assert answer.status_code == 422
+    assert [(f["field"], f["code"]) for f in answer.json["error"]["fields"]] == [
+        ("desde", "extra_forbidden"),
+        ("hasta", "extra_forbidden"),
+    ]

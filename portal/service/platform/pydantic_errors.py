@@ -185,7 +185,10 @@ def problems(exc: ValidationError, parameters: type[BaseModel] | None = None) ->
     result = []
     for err in exc.errors(include_url=False):
         path = field_path(err["loc"])
-        if parameters is not None and path in PARAMETERS and err["type"] in BUILTIN_TYPES:
+        # A shared parameter's name sent to a list that has no such parameter is an unknown one (extra_forbidden),
+        # not a badly written value: "Esa fecha no es válida" for a well-written date misled the reader.
+        shared = path in PARAMETERS and err["type"] != "extra_forbidden"
+        if parameters is not None and shared and err["type"] in BUILTIN_TYPES:
             kind, template = PARAMETERS[path]
             ctx = {**_bounds(parameters, path), **(err.get("ctx") or {})}
             if "expected" in ctx:
