@@ -161,6 +161,26 @@ def test_a_request_and_its_result_fit_a_phone(page: Page, service_api, shots):
     both_widths(page, shots, "inteligente-solicitud")
 
 
+def test_on_a_phone_each_previewed_line_shows_its_iva_and_amount_without_scrolling_sideways(page: Page):
+    """The review's lines were a five-column table scrolled sideways in its box at 390 px: the IVA and the amount
+    of each line, what the page asks to check before issuing, were out of sight. Now each line is a card."""
+    Shell(page).sign_in("usuario@demo.uy")
+    page.set_viewport_size({"width": 390, "height": 844})
+    flow = SmartIssuancePage(page)
+    flow.open()
+    flow.fill_line(1, "Consultoría", "2", "1000")
+    flow.preview()
+    box = page.get_by_role("region", name="Líneas")
+    assert box.evaluate("e => e.scrollWidth - e.clientWidth") <= 0
+    lines = page.get_by_test_id("draft-lines")
+    for column in ("IVA", "Importe"):
+        cell = lines.locator(f"td[data-label='{column}']").first
+        expect(cell).to_be_visible()
+        place = cell.bounding_box()
+        assert place is not None and place["x"] + place["width"] <= 390, column
+    expect(lines.locator("td[data-label='Importe']").first).to_have_text(re.compile(r"2\.000,00"))
+
+
 def test_the_status_page_refreshes_itself_until_the_request_is_final(page: Page, service_api):
     preview = service_api.smart_preview(SmartIssueRequest(lines=(LINE,)))
     shell = Shell(page)
