@@ -47,6 +47,12 @@ def test_receive_by_dropping_files_and_reject_commercially(page: Page, envelope_
     received.send_rejection()
     expect(received.decision).to_contain_text("E24 · Diferencia de precios o descuentos")
     screenshot(page, shots / f"recibidos-rejected-{width}.png")
+    # Our answers to the supplier: on a phone one card per answer, as the lines (at 390 px a state stood nine lines
+    # tall in a column a word wide).
+    if width == 390:
+        states = page.locator("table.history-table tbody td:nth-child(2)")
+        widths = states.evaluate_all("cells => cells.map(cell => cell.getBoundingClientRect().width)")
+        assert widths and min(widths) > 300, widths
     page.goto("/")
     expect(page.get_by_test_id("received-today")).to_have_text("3")
     expect(page.get_by_test_id("received-unbooked")).to_have_text("1")  # A-1 rejected, A-3 refused on arrival
