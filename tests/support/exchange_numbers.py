@@ -3,10 +3,11 @@ the migration tests store them (SQLite and PostgreSQL), and what 0390 must make 
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, column, table, text
+from sqlalchemy import Connection, text
+
+from tests.support.recibidos import MOMENT, insert_rows, stored_companies
 
 BEFORE_SENDER_NUMBERING = "0360_intercambio_sobre_textos"
-_MOMENT = "2026-11-24 00:30:16.000000"
 _RUTS = {1: "219999830019", 2: "211003420017", 3: "214844360018"}  # company 3 sent nothing
 # (company, Idemisor): company 1's numbers have a gap (3 and 4 were never stored).
 _ENVELOPES = ((1, 1), (1, 2), (2, 1), (1, 5))
@@ -27,26 +28,14 @@ def notice_row(notice_id: int, company_id: int, number: int) -> dict:
         "cfe_count": 1,
         "state": "entregado",
         "attempts": 1,
-        "created_at": _MOMENT,
+        "created_at": MOMENT,
     }
 
 
 def store_before_sender_numbering(connection: Connection) -> None:
     """Three companies, a certificate each for the two that sent, their envelopes and notices, with the columns
     the tables have at BEFORE_SENDER_NUMBERING."""
-    companies = [
-        {
-            "id": company_id,
-            "rut": rut,
-            "razon_social": f"Empresa {company_id}",
-            "cdg_dgi_sucursal": 1,
-            "domicilio_fiscal": "-",
-            "ciudad": "-",
-            "departamento": "-",
-            "created_at": _MOMENT,
-        }
-        for company_id, rut in _RUTS.items()
-    ]
+    companies = stored_companies(_RUTS)
     certificates = [
         {
             "id": company_id,
@@ -57,9 +46,9 @@ def store_before_sender_numbering(connection: Connection) -> None:
             "serial": "1",
             "subject": "-",
             "issuer": "-",
-            "not_before": _MOMENT,
-            "not_after": _MOMENT,
-            "created_at": _MOMENT,
+            "not_before": MOMENT,
+            "not_after": MOMENT,
+            "created_at": MOMENT,
         }
         for company_id in (1, 2)
     ]
@@ -75,19 +64,15 @@ def store_before_sender_numbering(connection: Connection) -> None:
             "certificate_id": company_id,
             "state": "entregado",
             "attempts": 1,
-            "created_at": _MOMENT,
+            "created_at": MOMENT,
             "ack_motives": "[]",
         }
         for envelope_id, (company_id, idemisor) in enumerate(_ENVELOPES, start=1)
     ]
     notices = [notice_row(i, company_id, number) for i, (company_id, number) in enumerate(_NOTICES, start=1)]
-    for name, rows in (
-        ("company", companies),
-        ("certificate", certificates),
-        ("intercambio_sobre", envelopes),
-        ("intercambio_aviso", notices),
-    ):
-        connection.execute(table(name, *(column(key) for key in rows[0])).insert(), rows)
+    insert_rows(
+        connection, company=companies, certificate=certificates, intercambio_sobre=envelopes, intercambio_aviso=notices
+    )
 
 
 def assert_sender_numbered(connection: Connection) -> None:

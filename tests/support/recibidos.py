@@ -167,13 +167,28 @@ def envelope(
 # --- rows stored before migration 0380 numbered envelopes and answers per company ----------------------------
 
 BEFORE_NUMBERING = "0350_recibidos_respuesta_textos"
-_MOMENT = "2026-11-24 00:30:16.000000"
+MOMENT = "2026-11-24 00:30:16.000000"  # when the migration tests' rows were stored
 # The envelopes' companies, in id order (company 3 has none), and their numbers once migrated: the ones their
 # signed answers were sent with (the old ids), never given again: each company's counters go on after its largest.
 _OWNERS = (1, 2, 2, 1, 2, 1, 1)
 NUMBERED_ENVELOPES = [(1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6), (7, 7)]
 NUMBERED_ANSWERS = list(range(1, 15))  # an ACKSobre and an ACKCFE per envelope
 COUNTERS = [(1, 7, 14), (2, 5, 10), (3, 0, 0)]  # company, last IDReceptor, last IDRespuesta
+
+
+def stored_companies(ruts: dict[int, str]) -> list[dict]:
+    """Bare company rows (id -> RUT) with the columns every migration test's starting point has."""
+    columns = {"cdg_dgi_sucursal": 1, "domicilio_fiscal": "-", "ciudad": "-", "departamento": "-"}
+    return [
+        {"id": i, "rut": rut, "razon_social": f"Empresa {i}", **columns, "created_at": MOMENT}
+        for i, rut in ruts.items()
+    ]
+
+
+def insert_rows(connection: Connection, **rows_by_table: list[dict]) -> None:
+    """Each table's rows, in the order given (a row's keys are the columns it sets)."""
+    for name, rows in rows_by_table.items():
+        connection.execute(table(name, *(column(key) for key in rows[0])).insert(), rows)
 
 
 def stored_envelope(envelope_id: int, company_id: int) -> dict:
@@ -189,7 +204,7 @@ def stored_envelope(envelope_id: int, company_id: int) -> dict:
         "motives": "[]",
         "accepted": 1,
         "rejected": 0,
-        "received_at": _MOMENT,
+        "received_at": MOMENT,
     }
 
 
@@ -204,35 +219,22 @@ def _stored_answer(answer_id: int, envelope: dict, kind: str) -> dict:
         "filename": f"{kind}_{answer_id}.xml",
         "state": "enviado",
         "attempts": 1,
-        "next_attempt_at": _MOMENT,
-        "created_at": _MOMENT,
+        "next_attempt_at": MOMENT,
+        "created_at": MOMENT,
     }
 
 
 def store_before_numbering(connection: Connection) -> None:
     """Three companies, seven envelopes of companies 1 and 2 interleaved, and their answers, with the columns
     the tables have at BEFORE_NUMBERING."""
-    companies = [
-        {
-            "id": i,
-            "rut": rut,
-            "razon_social": f"Empresa {i}",
-            "cdg_dgi_sucursal": 1,
-            "domicilio_fiscal": "-",
-            "ciudad": "-",
-            "departamento": "-",
-            "created_at": _MOMENT,
-        }
-        for i, rut in ((1, RECEIVER_RUT), (2, SUPPLIER_RUT), (3, "214844360018"))
-    ]
+    companies = stored_companies({1: RECEIVER_RUT, 2: SUPPLIER_RUT, 3: "214844360018"})
     envelopes = [stored_envelope(i, company) for i, company in enumerate(_OWNERS, start=1)]
     answers = [
         _stored_answer(2 * envelope["id"] - 1 + n, envelope, kind)
         for envelope in envelopes
         for n, kind in enumerate(("ACKSobre", "ACKCFE"))
     ]
-    for name, rows in (("company", companies), ("recibidos_sobre", envelopes), ("recibidos_respuesta", answers)):
-        connection.execute(table(name, *(column(key) for key in rows[0])).insert(), rows)
+    insert_rows(connection, company=companies, recibidos_sobre=envelopes, recibidos_respuesta=answers)
 
 
 def assert_numbered(connection: Connection) -> None:
