@@ -12,6 +12,7 @@ from sqlalchemy import func, select
 
 from portal.domain.cfe_types import CFC_TYPES
 from portal.domain.uruguay_time import today_montevideo
+from portal.service.comprobante.models import IssuedCfe
 from portal.service.correo.models import MailSend
 from portal.service.platform import db
 from tests.integration.test_comprobantes_portal import RECEIPT_URL, efactura
@@ -63,7 +64,6 @@ def _paper(client, nro: str, **changes) -> dict:
         cfc_serie="b",
         cfc_nro=nro,
         fch_emis=f"{today_montevideo() - timedelta(days=2):%d/%m/%Y}",
-        enviar_a="cliente@example.com",
         **changes,
     )
     return data
@@ -85,6 +85,22 @@ def test_the_form_offers_the_paper_choice_with_the_books_numbers_left(signed_in,
     assert "221" in export_paper.find(attrs={"data-testid": "cfc-no-books"}).get_text()
 
 
+def test_addresses_typed_beside_a_paper_cfc_are_refused_not_dropped(signed_in, book, live_service):
+    """A paper receipt goes to DGI only: an address typed for the customer is answered on its field, with
+    everything typed kept, and nothing is issued until the person chooses."""
+    user = signed_in("usuario@demo.uy")
+    with live_service.app.app_context():
+        before = db.new_session().scalar(select(func.count()).select_from(IssuedCfe))
+    answer = user.post("/comprobantes/nuevo", data=_paper(user, "8", enviar_a="cliente@example.com"))
+    assert answer.status_code == 422
+    page = soup(answer)
+    assert "va solo a DGI" in page.select_one("#enviar_a-error").get_text()
+    assert page.find("input", {"name": "enviar_a"})["value"] == "cliente@example.com"
+    assert page.find("input", {"name": "cfc_nro"})["value"] == "8"
+    with live_service.app.app_context():
+        assert db.new_session().scalar(select(func.count()).select_from(IssuedCfe)) == before
+
+
 def test_a_paper_cfc_is_keyed_in_observed_and_corrected_in_the_portal(signed_in, book, live_service):
     user = signed_in("usuario@demo.uy")
     data = _paper(user, "7", rzn_soc_recep=f"{REJECT_MARKER}E05")
@@ -98,7 +114,7 @@ def test_a_paper_cfc_is_keyed_in_observed_and_corrected_in_the_portal(signed_in,
     assert panel["data-state"] == "observado"
     assert "C05" in panel.find(attrs={"data-testid": "dgi-reasons"}).get_text()
     assert "1 vez" in panel.find(attrs={"data-testid": "dgi-observations"}).get_text()
-    with live_service.app.app_context():  # never e-mailed to the customer, though the form named one
+    with live_service.app.app_context():  # a paper receipt is never e-mailed to the customer
         assert db.new_session().scalar(select(func.count()).select_from(MailSend)) == 0
     correct = panel.find("a", attrs={"data-testid": "correct-contingency"})
     form = soup(user.get(correct["href"], follow_redirects=True))

@@ -21,6 +21,7 @@ from wtforms import (
     TextAreaField,
 )
 from wtforms.validators import AnyOf, DataRequired, Length, Optional, Regexp
+from wtforms.validators import ValidationError as FieldInvalid
 
 from portal.client.comprobante_list import ReceiptFilters
 from portal.client.empresa_records import Branch
@@ -36,6 +37,7 @@ from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes import choices
 from portal.web.comprobantes.payload import PREFILL_PARAMS
 from portal.web.correo import on_issue
+from portal.web.correo.forms import split_addresses
 from portal.web.forms_common import DayField, NumberField, PortalForm
 
 MAX_LINES = 700
@@ -256,6 +258,17 @@ class ReceiptForm(PortalForm):
             entry.form.ind_fact.choices = choices.options(offered)
             if fill and entry.form.ind_fact.data not in codes:
                 entry.form.ind_fact.data = offered[0][0]
+
+    def validate_enviar_a(self, field) -> None:
+        """A paper contingency receipt goes to DGI only (the customer already has the paper): addresses typed
+        beside it are refused, not dropped without a word, so the person decides which of the two they meant."""
+        if self.contingencia.data and split_addresses(field.data):
+            raise FieldInvalid(
+                _l(
+                    "Un comprobante de contingencia va solo a DGI: el cliente ya tiene el papel. Borrá las "
+                    "direcciones, o desmarcá «Comprobante de contingencia (papel)» para emitirlo electrónico."
+                )
+            )
 
     def fit_to_type(self) -> None:
         """Defaults that follow the type: an e-Factura's receiver has a RUT; a note refers to its base type;
