@@ -274,7 +274,7 @@ def test_the_mail_is_in_usted_and_the_company_writes_its_own_with_placeholders(
     refused = api_client.put("/api/v1/correo/plantilla", json=own, headers=admin)
     assert refused.status_code == 422 and "{desconocido}" in refused.json["error"]["message"]
     assert api_client.put("/api/v1/correo/plantilla", json=own, headers=user).status_code == 403
-    own["cuerpo"] = "{saludo}\nTotal: {total}. {comprobante.__class__}"
+    own["cuerpo"] = "{saludo}\nTotal: {total}. Gracias :-}"
     saved = api_client.put("/api/v1/correo/plantilla", json=own, headers=admin)
     assert saved.status_code == 200 and saved.json["propia"] is True
 
@@ -284,7 +284,7 @@ def test_the_mail_is_in_usted_and_the_company_writes_its_own_with_placeholders(
     number = f"{factura['serie']}-{factura['nro']:07d}"
     assert received.message["Subject"] == f"Su e-Factura {number} (de Demo S.A.)"
     text = received.message.get_body(("plain",)).get_content()
-    assert text.startswith("Estimado/a ") and "Total: $ " in text and "{comprobante.__class__}" in text
+    assert text.startswith("Estimado/a ") and "Total: $ " in text and "Gracias :-}" in text
     audit = api_client.get("/api/v1/empresa/auditoria", headers=admin).json
     assert any(e["accion"] == "plantilla_correo" for e in audit["items"]), audit
 
@@ -299,7 +299,7 @@ def test_an_english_client_reads_the_refusals_in_english(api_client, auth_header
     own = {"asunto": "Su {comprobante}", "cuerpo": "{saludo} {desconocido}"}
     refused = api_client.put("/api/v1/correo/plantilla", json=own, headers=admin).json["error"]
     assert refused["message"].startswith("There is no placeholder {desconocido}: the ones there are {")
-    assert refused["fields"][0]["message"] == "There is no placeholder {desconocido}."
+    assert refused["fields"][0]["message"] == refused["message"]
 
 
 def test_an_english_client_reads_bad_addresses_and_the_send_limit_in_english(api_client, user, factura):
@@ -389,3 +389,41 @@ def test_a_servers_long_answer_is_kept_bounded_and_said_in_the_readers_language(
     [send] = _sends(api_client, {**user, "Accept-Language": "en"}, cfe_id)["envios"]
     assert send["estado"] == "en_cola" and send["error"].startswith("The mail server answered 451 4.3.0 xxx")
     assert len(send["error"]) <= 500
+
+
+@pytest.mark.parametrize(
+    ("asunto", "cuerpo", "unknown"),
+    [
+        ("Su {comprobante}", "{saludo} por { total }.", ["{ total }"]),
+        ("Su {comprobante}", "Emitido el {fecha de emisión} por {total:.2f}.", ["{fecha de emisión}", "{total:.2f}"]),
+        ("Su {comprobante.__class__}", "{saludo} {Total} {}", ["{comprobante.__class__}", "{Total}", "{}"]),
+        ("Factura {numero}", "{saludo}", ["{numero}"]),
+    ],
+    ids=["spaces", "words-and-format", "attribute-case-empty", "word"],
+)
+def test_a_template_with_an_unknown_placeholder_is_refused_naming_it(api_client, auth_headers, asunto, cuerpo, unknown):
+    """Anything between braces that is not one of the placeholders would reach the customer as typed: it is
+    refused, each field told its own, the message naming them all and the ones there are; nothing is saved."""
+    admin = auth_headers("admin@demo.uy", 1)
+    refused = api_client.put("/api/v1/correo/plantilla", json={"asunto": asunto, "cuerpo": cuerpo}, headers=admin)
+    assert refused.status_code == 422
+    error = refused.json["error"]
+    assert error["code"] == "marcador_desconocido" and error["requestId"]
+    known = ", ".join(
+        "{" + name + "}" for name in api_client.get("/api/v1/correo/plantilla", headers=admin).json["variables"]
+    )
+    assert all(name in error["message"] for name in unknown) and error["message"].endswith(f"{known}.")
+    for field in error["fields"]:
+        assert field["code"] == "marcador_desconocido" and field["message"].endswith(f"{known}.")
+        assert all(
+            name in field["message"] for name in unknown if name in {"asunto": asunto, "cuerpo": cuerpo}[field["field"]]
+        )
+    assert {f["field"] for f in error["fields"]} == {
+        field for field, text in (("asunto", asunto), ("cuerpo", cuerpo)) if any(name in text for name in unknown)
+    }
+    assert api_client.get("/api/v1/correo/plantilla", headers=admin).json["propia"] is False
+
+
+def test_openapi_documents_the_unknown_placeholder_code(api_client):
+    put = api_client.get("/api/v1/openapi.json").json["paths"]["/api/v1/correo/plantilla"]["put"]
+    assert "`marcador_desconocido`" in put["responses"]["422"]["description"]

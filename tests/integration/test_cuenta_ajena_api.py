@@ -78,3 +78,25 @@ def test_a_note_of_another_family_takes_no_number(api_client, user, service_app)
         (f["field"], f["code"]) for f in answer.json["error"]["fields"]
     ]
     assert _counters(service_app) == before
+
+
+def test_the_answer_documents_the_principal_it_shows(api_client, user):
+    """OpenAPI describes the answer's complFiscal field by field, the request's fields, and an issued receipt's
+    complFiscal has exactly those, of the documented types."""
+    schemas = api_client.get("/api/v1/openapi.json").json["components"]["schemas"]
+
+    def resolved(schema: dict) -> dict:
+        options = [option for option in schema.get("anyOf", [schema]) if option.get("type") != "null"]
+        assert len(options) == 1, schema
+        ref = options[0].get("$ref", "")
+        return schemas[ref.rsplit("/", 1)[-1]] if ref else options[0]
+
+    answered = resolved(schemas["CfeEmitido"]["properties"]["complFiscal"])
+    requested = resolved(schemas["CfeInput"]["properties"]["complFiscal"])
+    assert answered.get("properties") and set(answered["properties"]) == set(requested["properties"])
+    assert set(answered.get("required", [])) == set(answered["properties"])
+    shown = issue(api_client, user, today(CUENTA_AJENA["131"]))["complFiscal"]
+    assert set(shown) == set(answered["properties"])
+    python_type = {"integer": int, "string": str}
+    for name, value in shown.items():
+        assert isinstance(value, python_type[answered["properties"][name]["type"]]), name

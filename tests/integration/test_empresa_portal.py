@@ -293,6 +293,28 @@ def test_the_admin_writes_the_customers_email_with_placeholders(admin, signed_in
     assert signed_in("usuario@demo.uy").get("/empresa/correo").status_code == 403
 
 
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("es", "No existe el marcador {}: los que hay son {{comprobante}}, "),
+        ("en", "There is no placeholder {}: the ones "),
+    ],
+    ids=["es", "en"],
+)
+def test_an_unknown_placeholder_is_named_next_to_its_field_in_the_users_language(admin, lang, said):
+    """What the admin typed stays in the field, and under it which placeholder does not exist and which do."""
+    admin.post("/idioma", data={"lang": lang, "next": "/", "csrf_token": _csrf(admin)})
+    typed = {"asunto": "Factura {numero}", "cuerpo": "{saludo}\nPor { total }."}
+    refused = admin.post("/empresa/correo", data={**typed, "csrf_token": _csrf(admin, "/empresa/correo")})
+    assert refused.status_code == 422
+    page = _soup(refused)
+    assert page.select_one("#asunto")["value"] == typed["asunto"]
+    assert page.select_one("#cuerpo").get_text().removeprefix("\r\n") == typed["cuerpo"]  # a browser drops it
+    for field, unknown in (("asunto", "{numero}"), ("cuerpo", "{ total }")):
+        shown = _error(refused, field)
+        assert shown.startswith(said.format(unknown)) and shown.endswith("{fecha}, {total}, {enlace}."), shown
+
+
 def test_the_admin_retires_a_branch_and_the_issuing_form_no_longer_offers_it(admin, signed_in):
     token = _csrf(admin, "/empresa/sucursales")
     branch = {"codigo": "7", "nombre": "Pocitos", "domicilio": "Av. Brasil 2890", "ciudad": "Montevideo"}

@@ -16,7 +16,9 @@ from portal.service.envios.models import DgiSubmission
 from portal.service.eventos.models import Event
 from portal.service.platform import db
 from portal.service.platform.models import IdempotencyRecord
+from tests.integration.test_export_api import today
 from tests.support import cfe_bodies as bodies
+from tests.unit.cfe.types_bodies import CUENTA_AJENA
 
 EMITIR = "/api/v1/comprobante/emitir"
 
@@ -84,6 +86,11 @@ def _invoice_to_a_foreigner() -> dict:
     return body
 
 
+def _on_behalf_of_others(name: str) -> dict:
+    """A sale on behalf of others: its answer carries the principal (complFiscal) as issued."""
+    return today(CUENTA_AJENA[name])
+
+
 def _discounted_ticket() -> dict:
     body = bodies.body(bodies.DGI_SAMPLE_ETICKET)
     body["dscRcgGlobal"] = [{"tpoMovDR": "D", "tpoDR": 1, "glosaDR": "Descuento", "valorDR": "10", "indFactDR": 3}]
@@ -101,8 +108,21 @@ def _discounted_ticket() -> dict:
         (_foreign_currency_ticket, "plain"),
         (_discounted_ticket, "plain"),
         (_invoice_to_a_foreigner, "plain"),
+        (lambda: _on_behalf_of_others("131"), "plain"),
+        (lambda: _on_behalf_of_others("141-dgi-sample"), "general"),
     ],
-    ids=["eticket", "eticket-receiver", "efactura", "eremito", "usd-invoice", "usd-ticket", "discount", "foreigner"],
+    ids=[
+        "eticket",
+        "eticket-receiver",
+        "efactura",
+        "eremito",
+        "usd-invoice",
+        "usd-ticket",
+        "discount",
+        "foreigner",
+        "on-behalf-ticket",
+        "on-behalf-invoice",
+    ],
 )
 def test_the_issuing_answer_is_the_models_answer_byte_for_byte(api_client, user, compared, make, path):
     sent = api_client.post(EMITIR, json=make(), headers=user)

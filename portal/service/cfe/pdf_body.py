@@ -133,7 +133,7 @@ def _item_rows(pdf: BodyPage, remito: bool) -> None:
         quantity = words.trimmed(line.quantity or Decimal(0), 0, 3)
         if remito:
             quantity = f"-{quantity}" if line.ind_fact == 8 else quantity  # an item that reduces a remito
-            _cells(pdf, y, [quantity, line.unit or ""])
+            _cells(pdf, y, [quantity, words.unit(line.unit)])
         else:
             adjust = " ".join(
                 filter(
@@ -146,7 +146,7 @@ def _item_rows(pdf: BodyPage, remito: bool) -> None:
             )
             values = [
                 quantity,
-                line.unit or "",
+                words.unit(line.unit),
                 words.trimmed(line.unit_price or Decimal(0), 2, 6),
                 adjust,
                 words.money(line.amount or Decimal(0)),

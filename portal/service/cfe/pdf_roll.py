@@ -17,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 
-from portal.domain.cfe_types import NO_UNIT
 from portal.service.cfe import pdf_text as words
 from portal.service.cfe.fonts import FontSet
 from portal.service.cfe.pdf_base import ReceiptPage
@@ -176,7 +175,7 @@ class _Roll(ReceiptPage):
             if line.description:
                 rows += self.para(line.description, T, False, "L")
             quantity = words.trimmed(line.quantity or Decimal(0), 0, 3)
-            unit = f" {line.unit}" if line.unit and line.unit != NO_UNIT else ""
+            unit = f" {words.unit(line.unit)}" if words.unit(line.unit) else ""
             rate = words.ind_fact_label(doc, line.ind_fact)
             left = f"{quantity}{unit} x {words.trimmed(line.unit_price or Decimal(0), 2, 6)}"
             left += f"  {rate}" if rate else ""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 
-from portal.domain.cfe_types import CFC_BASE
+from portal.domain.cfe_types import CFC_BASE, NO_UNIT
 from portal.domain.money import currency_sign
 from portal.service.cfe.printable import Printable, Reference
 
@@ -306,6 +306,11 @@ def header_legends(doc: Printable) -> list[str]:
         name, document = doc.bienes_terceros
         found.append(" ".join(part for part in ("Bienes de Terceros", name, document) if part))
     return found
+
+
+def unit(value: str | None) -> str:
+    """A line's unit as printed: nothing for N/A (no unit), as the receipt page shows it."""
+    return "" if value in (None, NO_UNIT) else value
 
 
 def ind_fact_label(doc: Printable, ind_fact: int | None) -> str:

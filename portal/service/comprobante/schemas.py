@@ -20,7 +20,7 @@ from pydantic import (
 from portal.domain.cfe_types import CFC_NAMES, CFE_TYPES
 from portal.domain.dgi_states import DGI_STATES
 from portal.domain.receipt_numbers import MAX_TYPED, PATTERN, is_receipt_number
-from portal.service.cfe.model_parts import Day, reject_control_chars
+from portal.service.cfe.model_parts import ComplFiscal, Day, reject_control_chars
 from portal.service.cfe.xmlchars import text_pattern
 from portal.service.comprobante.tracking_schemas import EstadoDgi, EstadoIntercambio, ResumenCorreo
 from portal.service.platform.i18n import _
@@ -69,6 +69,23 @@ class CaeData(_Out):
 class Advertencia(_Out):
     codigo: str = Field(description="Código estable, p. ej. cae_por_agotarse.")
     mensaje: str
+
+
+_PRINCIPAL = ComplFiscal.model_fields
+
+
+class MandanteEmitido(_Out):
+    """Venta por cuenta ajena: el mandante tal como se emitió (zona K), con los campos del complFiscal del pedido."""
+
+    # The fields, in the order the stored request keeps them: emitir's plain path writes that dict as it is.
+    tipo_doc_mdte: Literal[1, 2, 3, 4, 5, 6, 7] = Field(
+        alias="tipoDocMdte", description=_PRINCIPAL["tipo_doc_mdte"].description
+    )
+    pais: str = Field(description=_PRINCIPAL["pais"].description)
+    doc_mdte: str = Field(
+        alias="docMdte", description="Documento del mandante (K-C4), sin puntos ni guiones para NIE, RUT y C.I."
+    )
+    nombre_mdte: str = Field(alias="nombreMdte", description=_PRINCIPAL["nombre_mdte"].description)
 
 
 class CfeEmitido(_Out):
@@ -120,7 +137,7 @@ class CfeEmitido(_Out):
     )
     mod_venta: int | None = Field(None, alias="modVenta", description="Exportación: la modalidad de venta.")
     via_transp: int | None = Field(None, alias="viaTransp", description="Exportación: la vía de transporte.")
-    compl_fiscal: dict | None = Field(
+    compl_fiscal: MandanteEmitido | None = Field(
         None, alias="complFiscal", description="Venta por cuenta ajena: el mandante tal como se emitió (zona K)."
     )
     mnt_bruto: int | None = Field(

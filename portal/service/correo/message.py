@@ -58,6 +58,10 @@ PLACEHOLDERS = {
     "enlace": _("La dirección para verificar el comprobante en DGI."),
 }
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
+# Whatever a company writes between braces on one line it means as a placeholder: one that is not in PLACEHOLDERS
+# ("{ total }", "{numero}", "{fecha de emisión}") would reach the customer as typed, so a template is refused
+# with it (unknown_placeholders). A lone brace is just a character.
+_BRACED = re.compile(r"\{[^{}\r\n]*\}")
 
 # A company without an e-mail of its own has no Reply-To, so a reply would reach the shared sending address:
 # its default text does not invite one. (A company's own text is sent as it wrote it.)
@@ -69,6 +73,11 @@ def fill(template: str, values: dict[str, str]) -> str:
     """`template` with each {name} of PLACEHOLDERS replaced; anything else, braces included, left as written
     (never str.format: a company's text must not reach attributes or format specs)."""
     return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+
+
+def unknown_placeholders(text: str) -> list[str]:
+    """Each braced text of `text` that is no placeholder, as typed ("{ total }"), once each, in order."""
+    return list(dict.fromkeys(braced for braced in _BRACED.findall(text) if braced[1:-1] not in PLACEHOLDERS))
 
 
 def values(record: IssuedCfe, company: Company) -> dict[str, str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 import time
 from datetime import UTC, datetime
 
@@ -49,7 +48,6 @@ _NO_MAILBOX = "No existe, o hay un servidor SMTP configurado y no hay buzón de 
 SENDS_PER_RECEIPT = parse("10/hour")
 SENDS_PER_COMPANY = parse("300/hour")
 log = logging.getLogger("portal.service.correo")
-_PLACEHOLDER_NAMES = re.compile(r"\{(\w+)\}")
 
 
 def init_app(app: Flask) -> None:
@@ -325,6 +323,29 @@ def plantilla(principal: Principal):
     return _template(principal)
 
 
+def _refuse_unknown_placeholders(body: PlantillaCorreo) -> None:
+    """422 when the subject or the text has something between braces that is no placeholder: it would reach
+    the customer as typed. Each field is told its own (the portal shows it there), the message names them all."""
+    unknown = {
+        field: mail_message.unknown_placeholders(text)
+        for field, text in (("asunto", body.asunto), ("cuerpo", body.cuerpo))
+    }
+    named = list(dict.fromkeys(braced for found in unknown.values() for braced in found))
+    if named:
+        raise ValidationFailed(
+            [FieldError(field, "marcador_desconocido", _unknown(found)) for field, found in unknown.items() if found],
+            message=_unknown(named),
+            code="marcador_desconocido",
+        )
+
+
+def _unknown(found: list[str]) -> str:
+    known = ", ".join(f"{{{name}}}" for name in mail_message.PLACEHOLDERS)
+    if len(found) == 1:
+        return _("No existe el marcador {name}: los que hay son {known}.", name=found[0], known=known)
+    return _("No existen los marcadores {names}: los que hay son {known}.", names=", ".join(found), known=known)
+
+
 @operation(
     bp,
     "PUT",
@@ -334,28 +355,16 @@ def plantilla(principal: Principal):
     auth=(JWT,),
     roles=ADMINS,
     body=PlantillaCorreo,
-    responses={200: PlantillaCorreoVigente, 422: "Un marcador desconocido, o un texto vacío o demasiado largo."},
+    responses={
+        200: PlantillaCorreoVigente,
+        422: "Un texto vacío o demasiado largo; `marcador_desconocido`: algo entre llaves que no es uno de los "
+        "marcadores (`variables`), nombrado en `fields` junto al asunto o al texto donde se escribió, con los que "
+        "hay; no se guarda nada.",
+    },
 )
 def cambiar_plantilla(body: PlantillaCorreo, principal: Principal):
     """Set the company's own subject and text (from the next e-mail on); recorded in the company's audit."""
-    # Each unknown placeholder is named next to the field it was typed in (the portal shows it there).
-    unknown = [
-        (field, name)
-        for field, text in (("asunto", body.asunto), ("cuerpo", body.cuerpo))
-        for name in sorted(set(_PLACEHOLDER_NAMES.findall(text)) - set(mail_message.PLACEHOLDERS))
-    ]
-    if unknown:
-        raise ValidationFailed(
-            [
-                FieldError(field, "marcador_desconocido", _("No existe el marcador {{{name}}}.", name=name))
-                for field, name in unknown
-            ],
-            message=_(
-                "No existe el marcador {{{name}}}: los que hay son {known}.",
-                name=unknown[0][1],
-                known=", ".join(f"{{{name}}}" for name in mail_message.PLACEHOLDERS),
-            ),
-        )
+    _refuse_unknown_placeholders(body)
     with db.write_transaction() as session:
         own = session.get(MailTemplate, principal.company_id)
         before = {"asunto": own.subject, "cuerpo": own.body} if own else {}

@@ -171,3 +171,17 @@ def test_dejavu_can_be_embedded_instead_of_the_core_font(realistic, issuer, tmp_
     text = _poppler("pdftotext", pdf, tmp_path)
     assert "Té “verde” — ñandú" in text and "SIN VALOR FISCAL" in text
     assert b"/FontFile2" in pdf  # embedded
+
+
+@pytest.mark.parametrize("tipo", [111, 181])
+def test_a_line_without_a_unit_prints_no_unit(tipo, realistic, sign, issuer, numbering, tmp_path):
+    """A line whose unit is N/A (the default) prints its quantity alone, as the receipt page shows it; a line
+    with a unit still prints it."""
+    body = realistic[tipo]
+    body["items"][0].pop("uniMed", None)
+    text = _poppler(
+        "pdftotext", render_signed_pdf(parse_cfe_input(body), issuer, numbering, sign(body)), tmp_path, "-layout"
+    )
+    assert "N/A" not in text
+    rows = [line.split() for line in text.splitlines()]
+    assert any(row[:1] == [body["items"][1]["nomItem"]] and "kg" in row for row in rows)
