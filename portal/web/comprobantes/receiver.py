@@ -47,7 +47,7 @@ COUNTRY_LABEL = _l("país del documento")
 SUGGESTIONS_SHOWN = 8
 MIN_TYPED = 2
 # Two digits ("21") already narrow the suggestions to the most recent receivers with that prefix, and the
-# service answers them from an index (docs/PERFORMANCE.md, past receivers); one digit is a keystroke too early.
+# service answers them from an index (bench/bench_receptores.py); one digit is a keystroke too early.
 MIN_DIGITS = 2
 
 
