@@ -298,7 +298,7 @@ def test_an_english_client_reads_the_refusals_in_english(api_client, auth_header
     admin = {**auth_headers("admin@demo.uy", 1), "Accept-Language": "en"}
     own = {"asunto": "Su {comprobante}", "cuerpo": "{saludo} {desconocido}"}
     refused = api_client.put("/api/v1/correo/plantilla", json=own, headers=admin).json["error"]
-    assert refused["message"].startswith("There is no placeholder {desconocido}: the ones there are {")
+    assert refused["message"].startswith("There is no placeholder {desconocido}; the placeholders are {")
     assert refused["fields"][0]["message"] == refused["message"]
 
 

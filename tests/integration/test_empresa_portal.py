@@ -297,7 +297,7 @@ def test_the_admin_writes_the_customers_email_with_placeholders(admin, signed_in
     ("lang", "said"),
     [
         ("es", "No existe el marcador {}: los que hay son {{comprobante}}, "),
-        ("en", "There is no placeholder {}: the ones "),
+        ("en", "There is no placeholder {}; the placeholders "),
     ],
     ids=["es", "en"],
 )
