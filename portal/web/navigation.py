@@ -38,11 +38,18 @@ NAV = (
     NavItem("productos.index", _l("Productos"), roles.ALL),
     NavItem("envios.index", _l("Envíos a DGI"), roles.READERS, more=True),
     NavItem("empresa.settings", _l("Empresa"), roles.ADMINS, more=True),
+    NavItem("empresa.audit", _l("Auditoría"), roles.READERS, more=True),  # support's way in; admins' is a tab
     NavItem("webhooks.index", _l("Webhooks"), roles.ADMINS, more=True),
 )
 
 
 def visible_nav() -> list[NavItem]:
+    """The items the user's role may open, one per area (the first): an admin reaches the audit through Empresa's
+    tabs, and an area's link is marked as the current page on all of its pages."""
     if not current_user.is_authenticated:
         return []
-    return [item for item in NAV if current_user.role in item.roles]
+    items: dict[str, NavItem] = {}
+    for item in NAV:
+        if current_user.role in item.roles:
+            items.setdefault(item.endpoint.split(".")[0], item)
+    return list(items.values())

@@ -1,12 +1,16 @@
 """An admin uploads DGI's CAE file and the company's certificate in the browser and sees its range and the
-certificate listed (another RUT's refused next to the field); every Empresa page fits a phone."""
+certificate listed (another RUT's refused next to the field); every Empresa page fits a phone; support reads the
+audit from the navigation, without the settings' tabs."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import EmpresaPage, Shell
+from portal.client import CfeClient
+from tests.browser.pages import EmpresaPage, Shell, both_widths, nav_link
 from tests.support.empresa_files import OTHER_RUT, cae_xml, p12
 
 TABS = ("Datos fiscales", "Sucursales", "Logo", "Certificados", "CAE", "Correo al cliente", "Auditoría")
@@ -71,3 +75,17 @@ def test_every_empresa_page_fits_the_screen(page: Page, width):
         empresa.tab(name)
         expect(page.get_by_role("link", name=name, exact=True).first).to_have_attribute("aria-current", "page")
         assert not empresa.has_horizontal_scroll(), name
+
+
+def test_support_opens_the_audit_from_the_navigation_and_reads_it_without_the_settings(
+    page: Page, live_service, live_token_for, shots
+):
+    admin = CfeClient(live_service.url).as_user(live_token_for("admin@demo.uy"), company_id=1)
+    settings = admin.get_fiscal_settings()
+    admin.update_fiscal_settings(replace(settings, resolution="77/2024"))
+    Shell(page).open_home_and_sign_in("soporte@demo.uy")
+    nav_link(page, "Auditoría", exact=True).click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Empresa: Auditoría")
+    expect(page.get_by_test_id("audit")).to_contain_text("Cambió los datos fiscales")
+    expect(page.get_by_role("navigation", name="Configuración de la empresa")).to_have_count(0)
+    both_widths(page, shots, "audit-soporte")

@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from portal.client import CfeClient
+from portal.client.cfe import CfeRequest
 from tests.browser.pages import Shell, axe_violations, screenshot, settled
 from tests.support import cfe_bodies as bodies
 
@@ -318,6 +319,66 @@ def test_a_facts_value_breaks_inside_a_word_only_when_the_word_cannot_fit(
     issued_by = page.locator(".receipt-details dd", has_text="usuario@demo.uy")
     assert issued_by.evaluate(_LINE_TOPS) == 1
     screenshot(page, shots / f"receipt-facts-en-{width}.png")
+
+
+# Each fact of the receipt's lists (`.receipt-details dl.facts`): a word of its value laid out on more than one line
+# although it fits the list's whole width, a text that sticks out of its label's or value's box or a value that
+# sticks out of the list, and whether each value starts on its label's line.
+_FACTS = """() => {
+  const out = {broken: [], overflowing: [], beside: {}};
+  for (const dl of document.querySelectorAll(".receipt-details dl.facts:not(.amounts)")) {
+    const list = dl.getBoundingClientRect();
+    for (const box of dl.querySelectorAll("dt, dd")) {
+      const rect = box.getBoundingClientRect();
+      if (rect.left < list.left - 1 || rect.right > list.right + 1) out.overflowing.push(`${box.tagName} box`);
+      const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+      while (walker.nextNode()) {
+        const node = walker.currentNode;
+        for (const match of node.data.matchAll(/[^\\s-]+-?/g)) {  // a line may break after a dash
+          const range = document.createRange();
+          range.setStart(node, match.index);
+          range.setEnd(node, match.index + match[0].length);
+          const rects = [...range.getClientRects()].filter((r) => r.width > 0);
+          const width = rects.reduce((sum, r) => sum + r.width, 0);
+          const tops = new Set(rects.map((r) => Math.round(r.top)));
+          if (tops.size > 1 && width <= dl.clientWidth) out.broken.push(`"${match[0]}" (${Math.round(width)}px)`);
+          if (rects.some((r) => r.left < rect.left - 1 || r.right > rect.right + 1)) out.overflowing.push(match[0]);
+        }
+      }
+      if (box.tagName === "DD") {
+        const label = box.previousElementSibling.getBoundingClientRect();
+        out.beside[box.previousElementSibling.textContent.trim()] = Math.abs(label.top - rect.top) < 2;
+      }
+    }
+  }
+  return out;
+}"""
+
+LONG_NAME = "Supercalifragilisticoespialidosa-Internacional"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", [LONG_NAME, "Distribuidora del Este S.A."])
+def test_a_receipts_facts_fit_their_list_and_break_a_word_only_when_it_cannot(
+    page, live_service, live_token_for, shots, width, name
+):
+    """At 390 px a receiver's name of one long word broke into four pieces in the values' column, beside its
+    label. A value whose word does not fit beside its label goes under it, at the list's whole width; the other
+    values stay beside their labels; no text sticks out of its box, whatever the name."""
+    api = CfeClient(live_service.url).as_user(live_token_for("usuario@demo.uy"), company_id=1)
+    body = bodies.body(bodies.EFACTURA)
+    body["receptor"]["rznSocRecep"] = name
+    factura = api.issue_receipt(CfeRequest.from_json(body), idempotency_key=uuid.uuid4().hex)
+    Shell(page).sign_in("usuario@demo.uy")
+    page.set_viewport_size({"width": width, "height": 844})
+    page.goto(f"/comprobantes/{factura.id}")
+    settled(page)
+    expect(page.get_by_text(name)).to_be_visible()
+    screenshot(page, shots / f"receipt-facts-{'long' if name == LONG_NAME else 'normal'}-{width}.png")
+    facts = page.evaluate(_FACTS)
+    assert facts["broken"] == [] and facts["overflowing"] == [], facts
+    assert facts["beside"]["Fecha"] and facts["beside"]["Documento"], facts["beside"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
 @pytest.mark.parametrize("path", ["/clientes/", "/productos/"])

@@ -43,6 +43,7 @@ from tests.browser.pages import Shell, SignInPage, nav_link
                 "DGI",
                 "Cotizaciones",
                 "Envíos a DGI",
+                "Auditoría",
             ],
         ),
         (

@@ -40,16 +40,12 @@ SETTINGS = {
 
 @pytest.mark.parametrize("email", ["usuario@demo.uy", "soporte@demo.uy"])
 def test_only_admins_see_and_use_the_area(signed_in, email):
+    """The settings are admins' alone; support reads the audit (the test below), a plain user not even that."""
     client = signed_in(email)
-    assert "/empresa/" not in client.get("/").get_data(as_text=True)
-    for path in (
-        "/empresa/",
-        "/empresa/sucursales",
-        "/empresa/logo",
-        "/empresa/certificados",
-        "/empresa/cae",
-        "/empresa/auditoria",
-    ):
+    home = client.get("/").get_data(as_text=True)
+    assert 'href="/empresa/"' not in home
+    assert ('href="/empresa/auditoria"' in home) is (email == "soporte@demo.uy")
+    for path in ("/empresa/", "/empresa/sucursales", "/empresa/logo", "/empresa/certificados", "/empresa/cae"):
         assert client.get(path).status_code == 403, path
     assert client.post("/empresa/", data={**SETTINGS, "csrf_token": _csrf(client, "/")}).status_code == 403
 
@@ -271,6 +267,23 @@ def test_the_audit_page_pages_with_the_list_contract(admin, monkeypatch):
     texts = [s.find(attrs={"data-testid": "audit"}).get_text(" ", strip=True) for s in (first, second)]
     assert texts[0] != texts[1] and second.find("a", string="Primera página")["href"] == "/empresa/auditoria"
     assert _soup(admin.get("/empresa/auditoria?cursor=estropeado")).find(attrs={"data-testid": "audit"})
+
+
+def test_support_reads_the_audit_from_the_navigation_without_the_admins_pages_and_a_user_is_refused(admin, signed_in):
+    """The service lets support read the audit; the portal's page was for admins alone. Support opens it from
+    "Más", reads the same entries and sees none of the settings' tabs (pages it may not open); a plain user is
+    refused by the server."""
+    assert admin.post("/empresa/", data={**SETTINGS, "csrf_token": _csrf(admin)}).status_code == 303
+    page = signed_in("soporte@demo.uy").get("/empresa/auditoria")
+    assert page.status_code == 200
+    soup = _soup(page)
+    assert "Cambió los datos fiscales" in soup.find(attrs={"data-testid": "audit"}).get_text(" ", strip=True)
+    main = soup.find("main")
+    assert main.select(".empresa-tabs") == [] and main.select("form") == []
+    assert not [a["href"] for a in main.select("a[href^='/empresa']") if a["href"] != "/empresa/auditoria"]
+    link = soup.select_one("ul.areas .nav-more details a[href='/empresa/auditoria']")
+    assert link.get_text(strip=True) == "Auditoría" and link["aria-current"] == "page"
+    assert signed_in("usuario@demo.uy").get("/empresa/auditoria").status_code == 403
 
 
 def test_the_admin_writes_the_customers_email_with_placeholders(admin, signed_in):

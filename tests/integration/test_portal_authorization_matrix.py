@@ -119,6 +119,7 @@ ADMIN_OR_SUPPORT = {
     "envios.dgi_banner",
     "envios.envelope_document",
     "envios.report_document",
+    "empresa.audit",
 }
 ADMIN = {
     "apikeys.create",
@@ -137,7 +138,6 @@ ADMIN = {
     "empresa.cae",
     "empresa.contingency",
     "empresa.void_paper_numbers",
-    "empresa.audit",
     "envios.void",
     "envios.send_report",
     "envios.retry_envelope",

@@ -64,6 +64,7 @@ def test_anonymous_visitor_sees_sign_in_and_protected_pages_redirect(portal_clie
                 "DGI",
                 "Cotizaciones",
                 "Envíos a DGI",
+                "Auditoría",
             ],
         ),
         (
@@ -95,7 +96,7 @@ def test_home_greets_who_is_signed_in_and_shows_the_navigation_of_the_role(signe
     assert more == [
         label
         for label in nav
-        if label in ("Claves de API", "DGI", "Cotizaciones", "Envíos a DGI", "Empresa", "Webhooks")
+        if label in ("Claves de API", "DGI", "Cotizaciones", "Envíos a DGI", "Empresa", "Auditoría", "Webhooks")
     ]
 
 

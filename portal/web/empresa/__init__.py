@@ -1,4 +1,5 @@
-"""The portal's empresa area (admins): fiscal settings, branches, logo, certificates, CAE ranges, audit."""
+"""The portal's empresa area (admins): fiscal settings, branches, logo, certificates, CAE ranges, audit (which
+support reads too)."""
 
 from flask import Blueprint
 

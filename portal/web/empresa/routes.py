@@ -1,13 +1,16 @@
-"""The empresa area (admins only): fiscal settings, branches and logo here; certificates, CAE files and
-the audit in uploads.py. Every form posts to its own page: 422 keeps the input, success is a 303."""
+"""The empresa area (admins; support reads the audit alone): fiscal settings, branches and logo here;
+certificates, CAE files and the audit in uploads.py. Every form posts to its own page: 422 keeps the input,
+success is a 303."""
 
 from __future__ import annotations
 
 from flask import Response, flash, request
 from flask_babel import gettext as _
+from flask_login import current_user
 
 from portal.client.empresa import Branch, FiscalSettings
 from portal.client.errors import NotFound
+from portal.domain import roles
 from portal.web.auth.session import admin_required
 from portal.web.backend import api
 from portal.web.empresa import bp
@@ -25,7 +28,8 @@ __all__ = ["bp"]
 @bp.context_processor
 def _area_context():
     return {
-        "empresa_tabs": TABS,
+        # The tabs lead to the settings, admins' pages: support, who reads only the audit, gets none.
+        "empresa_tabs": TABS if current_user.role in roles.ADMINS else (),
         "count": count,
     }
 

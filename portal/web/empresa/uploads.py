@@ -6,7 +6,7 @@ from flask import flash, request
 from flask_babel import gettext as _
 
 from portal.web import paging
-from portal.web.auth.session import admin_required
+from portal.web.auth.session import admin_required, reader_required
 from portal.web.backend import api
 from portal.web.empresa import bp
 from portal.web.empresa.audit_view import audit_rows
@@ -97,7 +97,7 @@ def cae():
 
 
 @bp.get("/auditoria")
-@admin_required
+@reader_required  # support reads it too (as the service lets it), from its own item of the navigation
 def audit():
     """Every change to the company's settings: who, when, what, before and after."""
     paged = paging.load("empresa.audit", lambda cursor: api().list_audit(cursor=cursor))
