@@ -11,7 +11,8 @@ from portal.client.models import JsonObject, optional_datetime, parse_date
 
 @dataclass(frozen=True)
 class DgiMotive:
-    """One of DGI's motive codes (S01-S08, E01-E15, R01-R06) with DGI's own text, and ours when there is one."""
+    """One of DGI's (or a receiver's) motive codes (S01-S08, E01-E15, R01-R06) with its text in the reader's language
+    (`texto`; DGI's own Spanish `glosa` when the service gives no other), and our detail when there is one."""
 
     code: str
     text: str
@@ -19,7 +20,7 @@ class DgiMotive:
 
     @classmethod
     def from_json(cls, data: JsonObject) -> DgiMotive:
-        return cls(data["codigo"], data.get("glosa") or "", data.get("detalle"))
+        return cls(data["codigo"], data.get("texto") or data.get("glosa") or "", data.get("detalle"))
 
 
 def motives(items: list[JsonObject] | None) -> tuple[DgiMotive, ...]:

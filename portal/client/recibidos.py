@@ -62,13 +62,16 @@ class ReceivedFilters(ListFilters):
 
 @dataclass(frozen=True)
 class Motive:
+    """A motive of our answer to a supplier: its code, its text in the reader's language (`texto`; DGI's Spanish
+    `glosa` from a service that does not say it) and our detail."""
+
     code: str
     text: str
     detail: str | None
 
     @classmethod
     def from_json(cls, data: JsonObject) -> Motive:
-        return cls(code=data["codigo"], text=data.get("glosa", ""), detail=data.get("detalle"))
+        return cls(code=data["codigo"], text=data.get("texto") or data.get("glosa", ""), detail=data.get("detalle"))
 
 
 @dataclass(frozen=True)

@@ -318,7 +318,7 @@ def test_exhausted_and_expired_ranges_are_clear_errors(api_client, user, service
     assert expired.status_code == 409 and expired.json["error"]["code"] == "cae_vencido"
     english = {**user, "Accept-Language": "en"}
     exhausted = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=english).json["error"]["message"]
-    assert exhausted == "The CAE numbers for type 101 have run out. Ask DGI for a new CAE."
+    assert exhausted == "The CAE numbers for type e-Ticket have run out. Ask DGI for a new CAE."
     expired = api_client.post(EMITIR, json=bodies.body(bodies.EFACTURA), headers=english).json["error"]["message"]
     assert expired.startswith("The CAEs of type 111 are expired")
 

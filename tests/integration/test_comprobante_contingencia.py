@@ -371,7 +371,7 @@ def test_an_e_ticket_cfc_takes_the_e_ticket_notes_and_a_remito_cfc_none(api_clie
     assert none.json["error"]["message"] == "Un e-Remito de contingencia no se anula con nota de crédito."
     english = cancel(api_client, {**user, "Accept-Language": "en"}, keyed.json["idCfeEmitido"], "x")
     assert english.json["error"]["message"] == (
-        "Receipts of type e-Remito de contingencia are not cancelled with a credit note."
+        "Receipts of type Contingency e-Remito are not cancelled with a credit note."
     )
     on_remito = key_in(api_client, user, bodies.note(112, 281, "R", 1))
     assert (on_remito.status_code, on_remito.json["error"]["fields"][0]["code"]) == (422, "not_allowed")

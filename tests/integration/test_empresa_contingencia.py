@@ -67,7 +67,8 @@ def test_an_admin_registers_a_book_in_the_portal(signed_in):
     rows = soup(admin.get("/empresa/contingencia")).select('[data-testid="contingency-book"]')
     assert len(rows) == 1 and "211 e-Factura de contingencia" in rows[0].get_text() and "Serie B" in rows[0].get_text()
     again = admin.post("/empresa/contingencia", data={**FORM, "csrf_token": csrf(admin, "/empresa/contingencia")})
-    assert again.status_code == 422 and "Ya hay una libreta de tipo 211 y serie B" in again.get_data(as_text=True)
+    refused = again.get_data(as_text=True)
+    assert again.status_code == 422 and "Ya hay una libreta de tipo e-Factura de contingencia y serie B" in refused
     wrong = admin.post(
         "/empresa/contingencia",
         data={**FORM, "serie": "C", "cae_id": "12", "csrf_token": csrf(admin, "/empresa/contingencia")},

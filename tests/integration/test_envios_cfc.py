@@ -175,4 +175,5 @@ def test_the_times_dgi_observed_a_receipt_are_kept_and_shown(api_client, auth_he
     dgi = api_client.get("/api/v1/comprobante/getByIdCfeEmitido", query_string={"idCfeEmitido": issued}, headers=user)
     state = dgi.json["dgi"]
     assert (state["estado"], state["observaciones"]) == ("observado", 2)
-    assert state["motivos"] == [{"codigo": "C03", "glosa": "Constancia no autorizada según registros"}]
+    observed = "Constancia no autorizada según registros"  # DGI's text of a C code: no other text of ours
+    assert state["motivos"] == [{"codigo": "C03", "glosa": observed, "texto": observed}]

@@ -219,3 +219,24 @@ def test_an_acknowledged_receipt_says_the_receiver_may_still_reject_it_commercia
     )
     assert exchange.select_one("[data-testid=exchange-state]").get_text(strip=True) == "Aceptado por el receptor"
     assert "todavía puede rechazarlo comercialmente" in exchange.get_text()
+
+
+def test_in_english_the_receivers_commercial_motive_is_english_and_the_notes_reason_stays_spanish(
+    signed_in, issue_api, live_service
+):
+    """A receiver's motive is said by its code in the reader's language (E24 "Price or discount difference"), on the
+    page and in the API's `texto`; its glosa and the credit note's reason, which goes in a signed CFE, stay Spanish."""
+    receipt = issue_api(to_norte())
+    drain(live_service.app)
+    commercial = [{"codigo": "E24", "glosa": "Diferencia de precios y/o descuentos"}]
+    document = receiver_ack_cfe(live_service.app, [receipt], [("BE", commercial)])
+    with live_service.app.app_context(), db.write_transaction() as session:
+        answers.record_answer(session, 1, document, "correo")
+    client = signed_in()
+    client.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": csrf(client, "/")})
+    page = soup(client.get(f"/comprobantes/{receipt['idCfeEmitido']}"))
+    reasons = page.select_one("[data-testid=exchange-reasons]").get_text()
+    assert "E24" in reasons and "Price or discount difference" in reasons and "Diferencia" not in reasons
+    note_page = soup(client.get(page.select_one("[data-testid=exchange-credit-note]")["href"], follow_redirects=True))
+    reason = note_page.select_one("[name=ref_razon]").get("value", "")
+    assert reason.startswith("Rechazo comercial del receptor: E24 Diferencia de precios y/o descuentos")

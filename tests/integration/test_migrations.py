@@ -666,3 +666,44 @@ def test_why_an_exchange_mailbox_could_not_be_read_stored_before_is_said_in_engl
         ["No se pudo leer el buzón: [Errno 111] Connection refused", "Otra cosa"],
     )
     assert said == ["Could not read the mailbox: [Errno 111] Connection refused", None]
+
+
+def test_a_notice_stored_with_spanish_counts_and_a_types_code_reads_in_english(tmp_path):
+    """0410_aviso_numeros_y_tipos: a notice's count kept grouped the Spanish way ("99.994") and its CAE named by
+    the type's code ("CAE tipo 121 serie A") are said as an English reader writes and names them."""
+    url = f"sqlite:///{tmp_path / 'service.db'}"
+    config = alembic_config(url)
+    command.upgrade(config, "0330_aviso_textos")
+    name = {"plantilla": "CAE tipo {tipo} serie {serie}", "valores": {"tipo": "121", "serie": "A"}}
+    share = {"plantilla": "queda el {share} de sus números ({left})", "valores": {"share": "19%", "left": "99.994"}}
+    message = {
+        "mensaje": "El CAE tipo 121 serie A: queda el 19% de sus números (99.994). Pedí un CAE nuevo a DGI.",
+        "plantilla": "El {name}: {first}. Pedí un CAE nuevo a DGI.",
+        "valores": {"name": name, "first": share},
+    }
+    action = {"accion": "Cargar un CAE nuevo", "plantilla": "Cargar un CAE nuevo", "valores": {}}
+    row = {
+        "id": 1,
+        "company_id": 1,
+        "key": "cae:1",
+        "kind": "cae",
+        "state": "warning",
+        "message": message["mensaje"],
+        "action": "Cargar un CAE nuevo",
+        "link": "/empresa/cae",
+        "created_at": "2026-11-24 00:30:16.000000",
+        "texts": json.dumps({"mensaje": message, "accion": action}),
+    }
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(table_of("aviso", row).insert(), [row])
+    command.upgrade(config, "heads")
+    with engine.connect() as connection:
+        texts = json.loads(connection.execute(text("SELECT texts FROM aviso")).scalar_one())
+    engine.dispose()
+    assert _in_english(texts["mensaje"]) == (
+        "The Export e-Factura CAE series A: 19% of its numbers are left (99,994). Ask DGI for a new CAE."
+    )
+    assert said(texts["mensaje"]) == (
+        "El CAE de e-Factura de exportación serie A: queda el 19% de sus números (99.994). Pedí un CAE nuevo a DGI."
+    )

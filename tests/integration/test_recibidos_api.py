@@ -464,3 +464,20 @@ def test_the_csv_says_the_companys_decision_in_the_readers_language(api_client, 
 
     assert decisions("en") == {"4": "", "3": "", "2": "Rejected", "1": "Accepted"}
     assert decisions("es-UY") == {"4": "", "3": "", "2": "Rechazado", "1": "Aceptado"}
+
+
+def test_an_english_client_reads_dgis_motives_in_english_by_their_code_and_the_glosa_stays_dgis(
+    api_client, usuario, received
+):
+    """DGI's texts of S01-S08 and E01-E15 are said in the reader's language by their code (`texto`); the glosa, what
+    the signed answer to the supplier carries, stays DGI's Spanish."""
+    english = {**usuario, "Accept-Language": "en"}
+    [broken] = _upload(api_client, english, ("no.xml", b"<no>")).get_json()["sobres"]
+    [s01] = broken["motivos"]
+    assert s01["glosa"] == "Formato del archivo no es el indicado"
+    assert s01["texto"] == "The file is not in the required format"
+    [e04] = api_client.get(f"{URL}/{received['recibidos'][2]}", headers=english).get_json()["motivos"]
+    assert (e04["codigo"], e04["glosa"]) == ("E04", "Firma electrónica no es válida")
+    assert e04["texto"] == "The electronic signature is not valid"
+    [spanish] = api_client.get(f"{URL}/{received['recibidos'][2]}", headers=usuario).get_json()["motivos"]
+    assert spanish["texto"] == spanish["glosa"] == "Firma electrónica no es válida"

@@ -241,3 +241,16 @@ def test_the_list_after_an_upload_with_a_refused_envelope_says_error_and_its_fla
     page = BeautifulSoup(usuario.get(answer.headers["Location"]).data, "html.parser")
     assert page.title.get_text() == "Comprobantes recibidos · Portal CFE"
     assert page.select_one("[data-error-summary]") is None
+
+
+def test_in_english_dgis_motives_of_a_refusal_are_english(usuario):
+    """The code's text in English on the pages (DGI's Spanish stays in the signed answer): E04 "The electronic
+    signature is not valid", S01 "The file is not in the required format"."""
+    token = BeautifulSoup(usuario.get("/").data, "html.parser").select_one("input[name=csrf_token]")["value"]
+    usuario.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": token})
+    forged = sup.cfe(1).replace("Cajas de cartón".encode(), b"Cajas de madera")
+    answer = _upload(usuario, ("Sob_211003420017_1.xml", sup.envelope([forged])))
+    page = BeautifulSoup(usuario.get(answer.headers["Location"]).data, "html.parser")
+    detail = BeautifulSoup(usuario.get(page.select_one("#received-results tbody tr a")["href"]).data, "html.parser")
+    assert "E04 · The electronic signature is not valid" in detail.get_text()
+    assert "Firma electrónica no es válida" not in detail.get_text()

@@ -290,3 +290,25 @@ def test_a_retired_certificate_is_not_the_one_the_watch_counts_on(app, client, a
     items = client.get("/api/v1/empresa/salud", headers=auth_headers(ADMIN, company_id=1)).json["items"]
     certificate = next(i for i in items if i["clave"] == "certificado")
     assert certificate["estado"] == "problem" and "no tiene certificado" in certificate["mensaje"]
+
+
+def test_a_cae_notice_names_its_type_and_groups_its_numbers_as_each_reader_writes_them(app, client, auth_headers):
+    """A notice is stored once and read later: its count is grouped in the reader's language (99.994 in Spanish,
+    99,994 in English), and its CAE named by the receipt type's name in that language, never by the type's code."""
+    with app.app_context(), db.write_transaction() as session:
+        record = session.scalars(
+            select(CaeRangeRecord).where(CaeRangeRecord.company_id == 1).order_by(CaeRangeRecord.id)
+        ).first()
+        record.tipo_cfe, record.dnro, record.hnro, record.next_nro = 121, 1, 500_000, 400_007  # 99,994 left
+        record.vencimiento = (datetime.now(UTC) + timedelta(days=400)).date()
+        key = f"cae:{record.id}"
+    with app.app_context():
+        watch.run(1)
+    english = {**auth_headers(ADMIN, company_id=1), "Accept-Language": "en"}
+    notices = client.get("/api/v1/empresa/avisos", headers=english).json["items"]
+    said = next(n for n in notices if n["clave"] == key)["mensaje"]
+    assert said.startswith("The Export e-Factura CAE series ") and "(99,994)" in said, said
+    assert "121" not in said and "99.994" not in said
+    spanish = client.get("/api/v1/empresa/avisos", headers=auth_headers(ADMIN, company_id=1)).json["items"]
+    dicho = next(n for n in spanish if n["clave"] == key)["mensaje"]
+    assert dicho.startswith("El CAE de e-Factura de exportación serie ") and "(99.994)" in dicho, dicho

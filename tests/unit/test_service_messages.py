@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po
+from flask import Flask
 
 from portal.service.platform import i18n
 
@@ -72,3 +73,25 @@ def test_a_text_says_itself_in_each_language_and_stays_spanish_as_a_string():
     )
     assert kept["mensaje"].startswith("Quedan 3 números")
     assert i18n.said(kept) == kept["mensaje"]  # outside a request: Spanish
+
+
+def test_a_cfe_type_is_named_in_the_readers_language_even_when_the_message_is_read_later():
+    """A message names a CFE type as people do, DGI's name in the reader's language, never its code; stored, it
+    keeps the code and names it when it is read."""
+    message = i18n._(
+        "Se agotaron los números de CAE para el tipo {tipo}. Pedí un nuevo CAE a DGI.", tipo=i18n.cfe_type(124)
+    )
+    assert message == "Se agotaron los números de CAE para el tipo e-Remito de exportación. Pedí un nuevo CAE a DGI."
+    assert i18n.say(message, "en") == "The CAE numbers for type Export e-Remito have run out. Ask DGI for a new CAE."
+    kept = i18n.stored(message)
+    assert kept["valores"]["tipo"] == {"plantilla": "{tipo:cfe}", "valores": {"tipo": "124"}}
+    with Flask(__name__).test_request_context(headers={"Accept-Language": "en"}):
+        assert i18n.said(kept) == i18n.say(message, "en")
+
+
+def test_a_grouped_count_is_written_as_the_reader_writes_it():
+    message = i18n._("quedan solo {left:,} de sus números, menos del 1%", left=99_994)
+    assert message == "quedan solo 99.994 de sus números, menos del 1%"
+    assert i18n.say(message, "en") == "only 99,994 of its numbers are left, less than 1%"
+    with Flask(__name__).test_request_context(headers={"Accept-Language": "en"}):
+        assert i18n.said(i18n.stored(message)) == "only 99,994 of its numbers are left, less than 1%"

@@ -96,13 +96,29 @@ def _message_nodes(node: ast.AST) -> list[ast.AST]:
     return []
 
 
+def _dgis_own_words(tree: ast.AST) -> set[int]:
+    """The nodes of DGI's texts of its codes (the `*_MOTIVES` tables, catalogue messages so that a reader is told
+    them in their language): DGI's words as DGI writes them ("Importe informado..."), not the service's voice."""
+    tables = [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id.endswith("_MOTIVES") for t in node.targets)
+    ]
+    return {id(n) for table in tables for n in ast.walk(table)}
+
+
 def service_messages() -> list[Message]:
     """Every message literal the service hands to an error, a warning or a motive, in every module."""
     found = []
     for path in sorted(SERVICE.rglob("*.py")):
         if "migrations" in path.parts:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        dgis = _dgis_own_words(tree)
+        for node in ast.walk(tree):
+            if id(node) in dgis:
+                continue
             for argument in _message_nodes(node):
                 text = _text(argument)
                 if text and " " in text[0]:

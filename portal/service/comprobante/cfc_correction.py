@@ -17,7 +17,7 @@ from portal.service.comprobante.search import folded
 from portal.service.platform import db, jobs
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import Conflict, FieldError, NotFound, ValidationFailed
-from portal.service.platform.i18n import _
+from portal.service.platform.i18n import _, cfe_type
 
 
 def correct(principal: Principal, cfe_id: str, cfe: CfeInput) -> IssuedCfe:
@@ -51,7 +51,7 @@ def correct(principal: Principal, cfe_id: str, cfe: CfeInput) -> IssuedCfe:
                         "cfc_distinto",
                         _(
                             "La corrección es del mismo papel: tipo {tipo}, serie {serie}, número {nro}.",
-                            tipo=record.tipo_cfe,
+                            tipo=cfe_type(record.tipo_cfe),
                             serie=record.serie,
                             nro=record.nro,
                         ),

@@ -27,7 +27,7 @@ from portal.service.cfe.schema import schema_available, validate_cfe
 from portal.service.cfe.signing import CfeSigner
 from portal.service.comprobante.models import ContingencyBook, IssuedCfe, VoidedRange
 from portal.service.platform.errors import Conflict, FieldError, ValidationFailed
-from portal.service.platform.i18n import _
+from portal.service.platform.i18n import _, cfe_type
 
 PAPER = "contingencia"
 
@@ -93,8 +93,8 @@ def paper_number(session: Session, company_id: int, cfe: CfeInput, *, keyed: Iss
                     "El número {nro} de la serie {serie} es de una libreta de tipo {tipo}, no {pedido}.",
                     nro=paper.nro,
                     serie=paper.serie,
-                    tipo=books[0].tipo_cfe,
-                    pedido=cfe.tipo_cfe,
+                    tipo=cfe_type(books[0].tipo_cfe),
+                    pedido=cfe_type(cfe.tipo_cfe),
                 ),
             )
         raise _refused(
@@ -102,7 +102,7 @@ def paper_number(session: Session, company_id: int, cfe: CfeInput, *, keyed: Iss
             f"{PAPER}.nro",
             _(
                 "Ninguna libreta de contingencia registrada de tipo {tipo} y serie {serie} tiene el número {nro}.",
-                tipo=cfe.tipo_cfe,
+                tipo=cfe_type(cfe.tipo_cfe),
                 serie=paper.serie,
                 nro=paper.nro,
             ),

@@ -23,7 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from portal.domain.cfe_types import CFE_TYPES, NOTE_REFERENCE_TYPES, type_name_es
+from portal.domain.cfe_types import NOTE_REFERENCE_TYPES, type_name_es
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe import (
     CfeInput,
@@ -58,7 +58,7 @@ from portal.service.indices.ui import ui_value_on
 from portal.service.platform import db, idempotency, jobs
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import ApiError, FieldError, ValidationFailed
-from portal.service.platform.i18n import _
+from portal.service.platform.i18n import _, cfe_type
 from portal.service.platform.models import Company
 
 
@@ -130,7 +130,7 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[
                 FieldError(
                     f"{where}.tpoDocRef",
                     "not_allowed",
-                    _("Una {tipo} solo refiere {kinds}.", tipo=CFE_TYPES[cfe.tipo_cfe].name_es, kinds=kinds),
+                    _("Una {tipo} solo refiere {kinds}.", tipo=cfe_type(cfe.tipo_cfe), kinds=kinds),
                 )
             )
         elif found is None:
@@ -140,7 +140,7 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[
                     "not_found",
                     _(
                         "No existe el comprobante {tipo} {numero} emitido por esta empresa.",
-                        tipo=ref.tpo_doc_ref,
+                        tipo=cfe_type(ref.tpo_doc_ref),
                         numero=named,
                     ),
                 )
@@ -153,7 +153,7 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[
                     _(
                         "DGI rechazó el comprobante {tipo} {numero}: no tiene validez fiscal y no admite notas (DGI "
                         "las rechazaría, E12). Emití el comprobante corregido.",
-                        tipo=type_name_es(found.tipo_cfe),
+                        tipo=cfe_type(found.tipo_cfe),
                         numero=named,
                     ),
                 )

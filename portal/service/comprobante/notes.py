@@ -15,12 +15,12 @@ from decimal import Decimal
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from portal.domain.cfe_types import CREDIT_NOTE_FOR, CREDIT_NOTES, DEBIT_NOTE_OF, NOTE_BASE_TYPE, type_name_es
+from portal.domain.cfe_types import CREDIT_NOTE_FOR, CREDIT_NOTES, DEBIT_NOTE_OF, NOTE_BASE_TYPE
 from portal.service.cfe import CfeInput, compute_totals
 from portal.service.cfe.pdf_text import money
 from portal.service.comprobante.models import IssuedCfe, NoteReference
 from portal.service.platform.errors import ApiError, FieldError, ValidationFailed
-from portal.service.platform.i18n import Text, _
+from portal.service.platform.i18n import Text, _, cfe_type
 
 # What each receipt's credit and debit notes are (portal.domain.cfe_types): an e-Ticket's are 102/103, an
 # e-Factura's 112/113, and a debit note can itself be credited.
@@ -198,7 +198,7 @@ def full_credit_note(original: IssuedCfe, reason: str, issue_date: date | None =
     note_type = CREDIT_NOTE_FOR.get(original.tipo_cfe)
     if note_type is None:
         raise ApiError(
-            _("Un {tipo} no se anula con nota de crédito.", tipo=type_name_es(original.tipo_cfe)),
+            _("Un {tipo} no se anula con nota de crédito.", tipo=cfe_type(original.tipo_cfe)),
             code="tipo_sin_nota",
             status=409,
         )

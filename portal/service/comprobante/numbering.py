@@ -15,7 +15,7 @@ from portal.service.comprobante.models import CaeRangeRecord
 from portal.service.platform import db
 from portal.service.platform.errors import ApiError, Conflict
 from portal.service.platform.groupcommit import Claim
-from portal.service.platform.i18n import _
+from portal.service.platform.i18n import _, cfe_type
 from portal.service.platform.models import Company
 
 # Below this share of the range left, responses carry a warning so someone requests a new CAE in time.
@@ -131,7 +131,7 @@ def import_range(session: Session, company: Company, cae: CaeRange, xml: bytes |
                     "El CAE {cae} ya está cargado con otros datos (tipo {tipo}, serie {serie}, números {desde} a "
                     "{hasta}): revisá que el archivo sea el que te entregó DGI, sin editarlo.",
                     cae=cae.cae_id,
-                    tipo=existing.tipo_cfe,
+                    tipo=cfe_type(existing.tipo_cfe),
                     serie=existing.serie,
                     desde=existing.dnro,
                     hasta=existing.hnro,
@@ -183,7 +183,10 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
     ]
     if not ranges:
         raise ApiError(
-            _("La empresa no tiene CAE para el tipo {tipo}. Importá el archivo de CAE de DGI.", tipo=tipo_cfe),
+            _(
+                "La empresa no tiene CAE para el tipo {tipo}. Importá el archivo de CAE de DGI.",
+                tipo=cfe_type(tipo_cfe),
+            ),
             code="sin_cae",
             status=409,
         )
@@ -193,14 +196,17 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
     if not usable:
         if all(r.next_nro > r.hnro for r in ranges):
             raise ApiError(
-                _("Se agotaron los números de CAE para el tipo {tipo}. Pedí un nuevo CAE a DGI.", tipo=tipo_cfe),
+                _(
+                    "Se agotaron los números de CAE para el tipo {tipo}. Pedí un nuevo CAE a DGI.",
+                    tipo=cfe_type(tipo_cfe),
+                ),
                 code="cae_agotado",
                 status=409,
             )
         raise ApiError(
             _(
                 "Los CAE del tipo {tipo} están vencidos (o no vigentes) para el {dia}. Pedí un nuevo CAE a DGI.",
-                tipo=tipo_cfe,
+                tipo=cfe_type(tipo_cfe),
                 dia=f"{fch_emis:%d/%m/%Y}",
             ),
             code="cae_vencido",
@@ -222,7 +228,7 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
                 restantes=remaining_after,
                 cae=chosen.cae_id,
                 serie=chosen.serie,
-                tipo=tipo_cfe,
+                tipo=cfe_type(tipo_cfe),
             ),
         }
     return Allocation(chosen.id, numbering, warning)

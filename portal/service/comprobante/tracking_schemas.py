@@ -16,10 +16,19 @@ class _Out(BaseModel):
 
 
 class Motivo(_Out):
-    """Un motivo de DGI: su código (S01-S08, E01-E15, R01-R06), su texto y, si lo hay, el detalle."""
+    """Un motivo de DGI o del receptor: su código (S01-S08, E01-E15, R01-R06; del receptor también S20 y E20-E60),
+    su texto y, si lo hay, el detalle."""
 
     codigo: str = Field(examples=["E07"])
-    glosa: str = Field(examples=["Fecha Firma de CFE no se corresponde con fecha CAE"])
+    glosa: str = Field(
+        examples=["Fecha Firma de CFE no se corresponde con fecha CAE"],
+        description="El texto del código como lo escribió DGI (o el receptor), en español: el de los XML firmados.",
+    )
+    texto: str | None = Field(
+        None,
+        examples=["CFE signature date does not match the CAE's date"],
+        description="El motivo en el idioma de Accept-Language, según su código; la glosa cuando no hay otro.",
+    )
     detalle: str | None = None
 
 

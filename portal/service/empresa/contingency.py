@@ -14,7 +14,7 @@ from portal.service.empresa.schemas import AnularLibretaIn, LibretaAnulacionOut,
 from portal.service.platform import db
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import Conflict, FieldError, NotFound, ValidationFailed
-from portal.service.platform.i18n import _
+from portal.service.platform.i18n import _, cfe_type
 
 # DGI authorises at most 999,999 contingency documents per request (type F), and for two years.
 MAX_NUMBERS = 999_999
@@ -78,7 +78,7 @@ def register(principal: Principal, body: LibretaIn) -> LibretaOut:
                 _(
                     "Ya hay una libreta de tipo {tipo} y serie {serie} que usa los números {primero} a {ultimo}: "
                     "los rangos no pueden superponerse.",
-                    tipo=overlapping.tipo_cfe,
+                    tipo=cfe_type(overlapping.tipo_cfe),
                     serie=overlapping.serie,
                     primero=overlapping.nro_desde,
                     ultimo=overlapping.nro_hasta,

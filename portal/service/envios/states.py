@@ -3,8 +3,10 @@ enumerations of DGITypes.xsd 1.44.2, in the order CFE-URUGUAY.md §7 lists the c
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from portal.domain.dgi_states import FINAL_DGI_STATES
-from portal.service.platform.i18n import _
+from portal.service.platform.i18n import Text, _, say
 
 # state -> what it means (catalogue messages: the API says them in the reader's language)
 STATES = {
@@ -21,32 +23,34 @@ STATES = {
 FINAL_STATES = FINAL_DGI_STATES
 ROUTE_ENVELOPE, ROUTE_REPORT = "sobre", "reporte"
 
+# DGI's texts of its S and E codes are catalogue messages: each reads as DGI's Spanish wherever it goes (the
+# stored motives, the signed answers) and `in_words` says it in the reader's language, by its code.
 ENVELOPE_MOTIVES = {
-    "S01": "Formato del archivo no es el indicado",
-    "S02": "No coincide RUC de Sobre, Certificado, envío o CFE",
-    "S03": "Certificado electrónico no es válido",
-    "S04": "No cumple validaciones según Formato de sobre",
-    "S05": "No coinciden cantidad CFE de carátula y contenido",
-    "S06": "No coinciden certificado de sobre y comprobantes",
-    "S07": "Sobre enviado supera el tamaño máximo admitido",
-    "S08": "Sobre enviado ya existe en los registros de DGI",
+    "S01": _("Formato del archivo no es el indicado"),
+    "S02": _("No coincide RUC de Sobre, Certificado, envío o CFE"),
+    "S03": _("Certificado electrónico no es válido"),
+    "S04": _("No cumple validaciones según Formato de sobre"),
+    "S05": _("No coinciden cantidad CFE de carátula y contenido"),
+    "S06": _("No coinciden certificado de sobre y comprobantes"),
+    "S07": _("Sobre enviado supera el tamaño máximo admitido"),
+    "S08": _("Sobre enviado ya existe en los registros de DGI"),
 }
 CFE_MOTIVES = {
-    "E01": "Tipo y Nº de CFE ya fue reportado como anulado",
-    "E02": "Tipo y Nº de CFE ya existe en los registros",
-    "E03": "Tipo y Nº de CFE no se corresponden con el CAE",
-    "E04": "Firma electrónica no es válida",
-    "E05": "No cumple validaciones de Formato comprobantes",
-    "E06": "Importe informado en el CFE excede montos habituales",
-    "E07": "Fecha Firma de CFE no se corresponde con fecha CAE",
-    "E08": "No coincide RUC de CFE y Complemento Fiscal",
-    "E09": "RUC emisor y/o tipo de CFE no se corresponden con el CAE",
-    "E10": "Tipo de cambio no válido",
-    "E11": "Tipo de CAE especial del CFE no se corresponde con el CAE",
-    "E12": "Información en Zona de Referencia no existe en los registros",
-    "E13": "Tipo de CAE  del CFE  no se corresponde con el CAE utilizado",
-    "E14": "Irregularidades detectadas",
-    "E15": "Deudor contumaz sin informar situación",
+    "E01": _("Tipo y Nº de CFE ya fue reportado como anulado"),
+    "E02": _("Tipo y Nº de CFE ya existe en los registros"),
+    "E03": _("Tipo y Nº de CFE no se corresponden con el CAE"),
+    "E04": _("Firma electrónica no es válida"),
+    "E05": _("No cumple validaciones de Formato comprobantes"),
+    "E06": _("Importe informado en el CFE excede montos habituales"),
+    "E07": _("Fecha Firma de CFE no se corresponde con fecha CAE"),
+    "E08": _("No coincide RUC de CFE y Complemento Fiscal"),
+    "E09": _("RUC emisor y/o tipo de CFE no se corresponden con el CAE"),
+    "E10": _("Tipo de cambio no válido"),
+    "E11": _("Tipo de CAE especial del CFE no se corresponde con el CAE"),
+    "E12": _("Información en Zona de Referencia no existe en los registros"),
+    "E13": _("Tipo de CAE  del CFE  no se corresponde con el CAE utilizado"),
+    "E14": _("Irregularidades detectadas"),
+    "E15": _("Deudor contumaz sin informar situación"),
 }
 REPORT_MOTIVES = {
     "R01": "Formato del archivo no es el indicado",
@@ -74,9 +78,23 @@ CFC_OBSERVATIONS = {
 ALL_MOTIVES = {**ENVELOPE_MOTIVES, **CFE_MOTIVES, **REPORT_MOTIVES, **CFC_OBSERVATIONS}
 
 
+def motive_words(code: str) -> Text | None:
+    """DGI's text of one of its S or E codes as a catalogue message, None for any other code."""
+    return ENVELOPE_MOTIVES.get(code) or CFE_MOTIVES.get(code)
+
+
+def in_words(entries: list[dict] | None, words: Callable[[str], Text | None] = motive_words) -> list[dict]:
+    """Stored motives as the API answers them: each with `texto`, its code's text in the request's language (its
+    `glosa` stays as DGI or the receiver wrote it, Spanish); a code `words` does not know keeps the glosa."""
+    return [
+        {**m, "texto": say(known) if (known := words(m.get("codigo") or "")) else m.get("glosa") or ""}
+        for m in entries or []
+    ]
+
+
 def motive(code: str, detail: str | None = None) -> dict:
     """A motive as stored and returned by the API: DGI's code, DGI's text, and our detail when there is one."""
-    entry = {"codigo": code, "glosa": ALL_MOTIVES.get(code, "")}
+    entry = {"codigo": code, "glosa": str(ALL_MOTIVES.get(code, ""))}
     if detail:
         entry["detalle"] = detail[:500]
     return entry

@@ -17,7 +17,7 @@ from portal.service.cfe.rules import receiver_required
 from portal.service.comprobante.models import IssuedCfe, VoidedRange
 from portal.service.comprobante.tracking_schemas import EstadoDgi
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
-from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, ROUTE_REPORT, STATES
+from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, ROUTE_REPORT, STATES, in_words
 from portal.service.platform.errors import FieldError, ValidationFailed
 from portal.service.platform.i18n import _, said_or, say
 
@@ -140,7 +140,7 @@ def state_of(
             "descripcion": say(STATES.get(sub.state, "")),
             "final": sub.state in FINAL_STATES or (report is not None and report.state == "aceptado"),
             "via": sub.route,
-            "motivos": sub.motives or [],
+            "motivos": in_words(sub.motives),
             "sobre": None
             if envelope is None
             else {

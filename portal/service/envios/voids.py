@@ -14,7 +14,7 @@ from portal.service.comprobante.models import CaeRangeRecord, VoidedRange
 from portal.service.platform import db
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import ApiError
-from portal.service.platform.i18n import _
+from portal.service.platform.i18n import _, cfe_type
 
 
 def void_next(
@@ -40,11 +40,11 @@ def void_next(
             raise ApiError(
                 _(
                     "La empresa no tiene números sin usar de CAE del tipo {tipo}, serie {serie}.",
-                    tipo=tipo_cfe,
+                    tipo=cfe_type(tipo_cfe),
                     serie=serie,
                 )
                 if serie
-                else _("La empresa no tiene números sin usar de CAE del tipo {tipo}.", tipo=tipo_cfe),
+                else _("La empresa no tiene números sin usar de CAE del tipo {tipo}.", tipo=cfe_type(tipo_cfe)),
                 code="cae_no_encontrado",
                 status=404,
             )

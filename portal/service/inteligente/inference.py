@@ -32,7 +32,7 @@ from portal.service.intercambio.directory import ELECTRONIC_RECEIVER, is_electro
 from portal.service.platform import i18n
 from portal.service.platform.api import validation_fields
 from portal.service.platform.errors import FieldError, NotFound, ValidationFailed
-from portal.service.platform.i18n import _
+from portal.service.platform.i18n import _, cfe_type
 
 # A total above this multiple of the company's recent average for the type is flagged as unusual.
 UNUSUAL_TOTAL_FACTOR = Decimal(3)
@@ -137,7 +137,7 @@ def _cfe_type(
             _(
                 "Nota de {tipo} de un comprobante {original}.",
                 tipo=request.referencia.tipo,
-                original=referenced.tipo_cfe,
+                original=cfe_type(referenced.tipo_cfe),
             ),
         )
         return tipo
@@ -310,7 +310,7 @@ def _warn_about_amounts(session: Session, company_id: int, draft: Draft) -> None
             _(
                 "Quedan {cantidad} números de CAE para el tipo {tipo}. Pedí un nuevo CAE a DGI.",
                 cantidad=sum(r.remaining for r in ranges),
-                tipo=cfe.tipo_cfe,
+                tipo=cfe_type(cfe.tipo_cfe),
             ),
         )
     recent = (

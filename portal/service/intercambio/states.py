@@ -3,8 +3,8 @@ S and E codes (envios.states) and the commercial ones a receiver may use, E20-E6
 
 from __future__ import annotations
 
-from portal.service.envios.states import CFE_MOTIVES, ENVELOPE_MOTIVES
-from portal.service.platform.i18n import _
+from portal.service.envios.states import CFE_MOTIVES, ENVELOPE_MOTIVES, in_words
+from portal.service.platform.i18n import Text, _
 
 STATES = {
     "pendiente": _("Pendiente de entrega al receptor electrónico (después de registrarse para DGI)."),
@@ -19,15 +19,15 @@ STATES = {
 }
 FINAL_STATES = frozenset({"aceptado", "rechazado", "sobre_rechazado", "anulado", "error"})
 
-RECEIVER_ENVELOPE_MOTIVES = {**ENVELOPE_MOTIVES, "S20": "Sobre ya recibido por el receptor (duplicado)"}
+RECEIVER_ENVELOPE_MOTIVES = {**ENVELOPE_MOTIVES, "S20": _("Sobre ya recibido por el receptor (duplicado)")}
 COMMERCIAL_MOTIVES = {
-    "E20": "Orden de compra vencida",
-    "E21": "Mercadería en mal estado",
-    "E22": "Proveedor inhabilitado por organismo de contralor",
-    "E23": "Contraprestación no recibida",
-    "E24": "Diferencia de precios y/o descuentos",
-    "E25": "Factura con error de cálculos",
-    "E26": "Diferencia con plazos",
+    "E20": _("Orden de compra vencida"),
+    "E21": _("Mercadería en mal estado"),
+    "E22": _("Proveedor inhabilitado por organismo de contralor"),
+    "E23": _("Contraprestación no recibida"),
+    "E24": _("Diferencia de precios y/o descuentos"),
+    "E25": _("Factura con error de cálculos"),
+    "E26": _("Diferencia con plazos"),
 }
 
 
@@ -36,12 +36,28 @@ def is_commercial(code: str) -> bool:
     return len(code) == 3 and code[0] == "E" and code[1:].isdigit() and 20 <= int(code[1:]) <= 60
 
 
-def motive_text(code: str) -> str:
+AGREED_MOTIVE = _("Motivo comercial acordado entre las partes")
+
+
+def motive_words(code: str) -> Text | None:
+    """Our text for a receiver's motive code, a catalogue message (said in the reader's language by `in_words`);
+    None for E27-E60, whose text is the receiver's own, and for codes no one defines."""
     if code in COMMERCIAL_MOTIVES:
         return COMMERCIAL_MOTIVES[code]
     if is_commercial(code):
-        return "Motivo comercial acordado entre las partes"
-    return CFE_MOTIVES.get(code) or RECEIVER_ENVELOPE_MOTIVES.get(code, "")
+        return None
+    return CFE_MOTIVES.get(code) or RECEIVER_ENVELOPE_MOTIVES.get(code)
+
+
+def motive_text(code: str) -> str:
+    """The text a motive is stored with when the receiver wrote none."""
+    known = motive_words(code)
+    return str(known) if known else (str(AGREED_MOTIVE) if is_commercial(code) else "")
+
+
+def said_motives(entries: list[dict] | None) -> list[dict]:
+    """A receiver's motives as the API answers them, each with `texto` in the request's language (by its code)."""
+    return in_words(entries, motive_words)
 
 
 def motive(code: str, glosa: str | None = None, detail: str | None = None) -> dict:

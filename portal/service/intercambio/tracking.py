@@ -12,7 +12,7 @@ from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.tracking_schemas import EstadoIntercambio
 from portal.service.intercambio.directory import find_issuer
 from portal.service.intercambio.models import DgiRejectionNotice, ExchangeCfe, ExchangeEnvelope
-from portal.service.intercambio.states import FINAL_STATES, STATES
+from portal.service.intercambio.states import FINAL_STATES, STATES, said_motives
 from portal.service.platform.i18n import said_or, say
 
 REASON_MAX = 90  # razonRef (F-C6)
@@ -68,7 +68,7 @@ def exchange_state(session: Session, record: IssuedCfe) -> EstadoIntercambio | N
             "estado": ex.state,
             "descripcion": say(STATES.get(ex.state, "")),
             "final": ex.state in FINAL_STATES,
-            "motivos": ex.motives or [],
+            "motivos": said_motives(ex.motives),
             "rechazoComercial": ex.commercial,
             "sobre": None
             if sobre is None
@@ -79,7 +79,7 @@ def exchange_state(session: Session, record: IssuedCfe) -> EstadoIntercambio | N
                 "estado": sobre.state,
                 "canal": sobre.channel,
                 "acuse": sobre.ack_state,
-                "motivosSobre": sobre.ack_motives or [],
+                "motivosSobre": said_motives(sobre.ack_motives),
                 "intentos": sobre.attempts,
                 "ultimoError": said_or(sobre.last_error_texts, sobre.last_error),
                 "ordinal": ex.ordinal,

@@ -6,20 +6,67 @@ A message is written in Spanish, the source language, with `_("... {name} ...", 
 `Text`, a `str` that reads as the Spanish message wherever it goes (logs, tests, stored records) and remembers
 its catalogue entry and values, so the one place that answers it (`errors.error_body`, a response that
 carries messages) says it with `say()` in the request's language.
+
+Two placeholders are written as the reader writes them, when the message is said rather than when it is made (a
+message kept and read later by someone in the other language): `{n:,}` a count with its thousands grouped
+(99.994 in Spanish, 99,994 in English) and `{tipo:cfe}` a CFE type's name (`portal.domain.cfe_type_names`:
+"e-Factura de exportación", "Export e-Factura"). `cfe_type(code)` is such a name as a value of another message.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+import string
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, overload
 
+from babel import Locale
+from babel.numbers import parse_pattern
 from babel.support import NullTranslations, Translations
 from flask import g, has_request_context, request
+
+from portal.domain.cfe_type_names import type_name
 
 DEFAULT = "es"
 LANGUAGES = ("es", "en")
 DIRECTORY = Path(__file__).parent.parent / "translations"
+# The Babel locale each language writes its numbers with: Spanish means Uruguayan Spanish (1.234,56).
+LOCALES = {"es": "es_UY", "en": "en_US"}
+_COUNT = parse_pattern("#,##0")
+
+
+@cache
+def number_locale(lang: str) -> Locale:
+    """The Babel locale of `lang`'s numbers, parsed once per process (Babel parses a name again on every call)."""
+    return Locale.parse(LOCALES.get(lang, LOCALES[DEFAULT]))
+
+
+def count(value: int, lang: str) -> str:
+    """A whole number with `lang`'s thousands separator: 1.234 in Spanish, 1,234 in English."""
+    return _COUNT.apply(value, number_locale(lang))
+
+
+class _Words(string.Formatter):
+    """str.format, but `{n:,}` groups a count and `{tipo:cfe}` names a CFE type in the language it is said in
+    (a value kept as text, "99994" or "181", reads as the number it was)."""
+
+    def __init__(self, lang: str):
+        super().__init__()
+        self.lang = lang
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if format_spec == ",":
+            return count(int(value), self.lang)
+        if format_spec == "cfe":
+            return type_name(int(value), self.lang)
+        return super().format_field(value, format_spec)
+
+
+_FORMATTERS = {lang: _Words(lang) for lang in LANGUAGES}
+
+
+def _formatted(template: str, params: dict[str, Any], lang: str) -> str:
+    return _FORMATTERS.get(lang, _FORMATTERS[DEFAULT]).format(template, **params)
 
 
 class Text(str):
@@ -30,7 +77,7 @@ class Text(str):
     without_period: bool
 
     def __new__(cls, template: str, /, **params: Any) -> Text:
-        text = super().__new__(cls, template.format(**params) if params else template)
+        text = super().__new__(cls, _formatted(template, params, DEFAULT) if params else template)
         text.template, text.params, text.without_period = template, params, False
         return text
 
@@ -76,10 +123,16 @@ def say(message: str, lang: str | None = None) -> str:
     params = {k: say(v, lang) if isinstance(v, Text) else v for k, v in message.params.items()}
     said = catalogue.gettext(message.template)
     try:
-        said = said.format(**params) if params else said
+        said = _formatted(said, params, lang) if params else said
     except (KeyError, IndexError, ValueError):  # a translation that lost a placeholder: the Spanish is right
         said = str(message)
     return said.rstrip(".") if message.without_period else said
+
+
+def cfe_type(code: int) -> Text:
+    """A CFE type's name as a value of a message ("para el tipo {tipo}", tipo=cfe_type(121)): "e-Factura de
+    exportación" in Spanish, "Export e-Factura" in English, kept as its code when the message is stored."""
+    return Text("{tipo:cfe}", tipo=code)
 
 
 def stored(message: str, key: str = "mensaje") -> dict[str, Any]:

@@ -10,22 +10,14 @@ from __future__ import annotations
 from decimal import Decimal
 from functools import cache
 
-from babel import Locale
 from babel.numbers import NumberPattern, parse_pattern
 
 from portal.domain.money import currency_sign
+from portal.service.platform import i18n
 from portal.service.platform.i18n import language
+from portal.service.platform.i18n import number_locale as _locale
 
-# The Babel locale each language writes its numbers with: Spanish means Uruguayan Spanish (1.234,56).
-LOCALES = {"es": "es_UY", "en": "en_US"}
 _AMOUNT = parse_pattern("#,##0.00")
-_COUNT = parse_pattern("#,##0")
-
-
-@cache
-def _locale(lang: str) -> Locale:
-    # Parsed once per process: Babel parses a locale name again on every call given a string.
-    return Locale.parse(LOCALES.get(lang, LOCALES["es"]))
 
 
 @cache
@@ -41,7 +33,7 @@ def money(value: Decimal | int, currency: str | None = None, lang: str | None = 
 
 def count(value: int, lang: str | None = None) -> str:
     """A whole number with the language's thousands separator: 1.234 in Spanish, 1,234 in English."""
-    return _COUNT.apply(value, _locale(lang or language()))
+    return i18n.count(value, lang or language())
 
 
 def decimal(value: Decimal | int, min_places: int, max_places: int, lang: str | None = None) -> str:

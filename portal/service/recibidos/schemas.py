@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from portal.service.comprobante.schemas import TypedNumber
 from portal.service.platform.i18n import _
 from portal.service.platform.pydantic_errors import refuse
-from portal.service.recibidos.motives import COMMERCIAL_MOTIVES, said_detail
+from portal.service.recibidos.motives import COMMERCIAL_MOTIVES, said_detail, said_motive
 
 ESTADOS = ("aceptado", "rechazado", "pendiente", "rechazado_comercial", "rechazado_dgi")
 
@@ -68,12 +68,16 @@ class RecibidosQuery(BaseModel):
 class MotivoRecepcion(_Out):
     codigo: str
     glosa: str = Field(description="El texto de DGI para el código, como DGI lo define (en español).")
+    texto: str = Field(description="El motivo en el idioma de Accept-Language, según su código.")
     detalle: str | None = Field(None, description="Nuestro detalle, en el idioma de Accept-Language.")
 
     @classmethod
     def of(cls, entry: dict) -> MotivoRecepcion:
-        """A stored motive (recibidos.motives.motive) with its detail said in the request's language."""
-        return cls(codigo=entry["codigo"], glosa=entry.get("glosa") or "", detalle=said_detail(entry))
+        """A stored motive (recibidos.motives.motive) with its text and detail said in the request's language."""
+        glosa = entry.get("glosa") or ""
+        return cls(
+            codigo=entry["codigo"], glosa=glosa, texto=said_motive(entry["codigo"], glosa), detalle=said_detail(entry)
+        )
 
 
 class Respuesta(_Out):

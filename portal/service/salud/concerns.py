@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Final, Literal
 
-from portal.service.platform.i18n import Text, _
+from portal.service.platform.i18n import Text, _, cfe_type
 
 State = Literal["ok", "warning", "problem"]
 OK: Final = "ok"
@@ -47,11 +47,6 @@ class Concern:
     @property
     def signature(self) -> str:
         return f"{self.state}:{self.level}"
-
-
-def _n(value: int) -> str:
-    """A count as Uruguay writes it: 100.000."""
-    return f"{value:,}".replace(",", ".")
 
 
 def certificate(days_left: int | None, not_after: date | None) -> Concern:
@@ -114,7 +109,7 @@ def cae_range(
 ) -> Concern:
     """One CAE range still numbering (or just run out): numbers left against the pace of the last 30 days,
     and days to its expiry. At expiry the numbers left must be voided (reported as anulados)."""
-    key, name = f"cae:{range_id}", _("CAE tipo {tipo} serie {serie}", tipo=tipo_cfe, serie=serie)
+    key, name = f"cae:{range_id}", _("CAE de {tipo} serie {serie}", tipo=cfe_type(tipo_cfe), serie=serie)
     daily = used_last_30_days / 30
     days_of_use = remaining / daily if daily else None
     facts = {
@@ -136,9 +131,9 @@ def cae_range(
             "cae",
             PROBLEM,
             _(
-                "El {name} venció con {left} números sin usar: hay que anularlos en el reporte diario.",
+                "El {name} venció con {left:,} números sin usar: hay que anularlos en el reporte diario.",
                 name=name,
-                left=_n(remaining),
+                left=remaining,
             ),
             _("Anular los números que quedaron"),
             ENVIOS_PAGE,
@@ -158,7 +153,7 @@ def cae_range(
         )
     findings: list[tuple[State, int, Text]] = []
     pace = _(
-        "quedan {left} números, unos {days} días al ritmo actual", left=_n(remaining), days=f"{days_of_use or 0:.0f}"
+        "quedan {left:,} números, unos {days} días al ritmo actual", left=remaining, days=f"{days_of_use or 0:.0f}"
     )
     expiring = _("vence en {days} días; lo que quede sin usar se deberá anular", days=days_to_expiry)
     if days_of_use is not None and days_of_use < CAE_CRITICAL_DAYS_OF_USE:
@@ -168,9 +163,9 @@ def cae_range(
     elif remaining <= size * CAE_LOW_SHARE:
         percent = remaining * 100 // size  # 5 numbers of 100.000 are not "el 0%"
         share = (
-            _("queda el {share} de sus números ({left})", share=f"{percent}%", left=_n(remaining))
+            _("queda el {share} de sus números ({left:,})", share=f"{percent}%", left=remaining)
             if percent
-            else _("quedan solo {left} de sus números, menos del 1%", left=_n(remaining))
+            else _("quedan solo {left:,} de sus números, menos del 1%", left=remaining)
         )
         findings.append((WARNING, 4, share))
     if days_to_expiry <= CAE_EXPIRY_PROBLEM_DAYS:
@@ -183,9 +178,9 @@ def cae_range(
             "cae",
             OK,
             _(
-                "El {name} tiene {left} números y vence en {days} días.",
+                "El {name} tiene {left:,} números y vence en {days} días.",
                 name=name,
-                left=_n(remaining),
+                left=remaining,
                 days=days_to_expiry,
             ),
             NOTHING,
@@ -288,7 +283,7 @@ def waiting_on_dgi(count: int, oldest_minutes: int | None, limit_minutes: int) -
         "dgi_demorados",
         state,
         _(
-            "{count} comprobantes esperan la respuesta de DGI hace más de {minutes} minutos.",
+            "{count:,} comprobantes esperan la respuesta de DGI hace más de {minutes} minutos.",
             count=count,
             minutes=limit_minutes,
         ),
@@ -314,14 +309,14 @@ def rejected_envelopes(receipts: int, envelopes_in_error: int) -> Concern:
         )
     if receipts and envelopes_in_error:
         message = _(
-            "Hay {receipts} comprobantes en sobres que DGI rechazó y {envelopes} sobres que no se pudieron enviar.",
+            "Hay {receipts:,} comprobantes en sobres que DGI rechazó y {envelopes:,} sobres que no se pudieron enviar.",
             receipts=receipts,
             envelopes=envelopes_in_error,
         )
     elif receipts:
-        message = _("Hay {receipts} comprobantes en sobres que DGI rechazó.", receipts=receipts)
+        message = _("Hay {receipts:,} comprobantes en sobres que DGI rechazó.", receipts=receipts)
     else:
-        message = _("Hay {envelopes} sobres que no se pudieron enviar.", envelopes=envelopes_in_error)
+        message = _("Hay {envelopes:,} sobres que no se pudieron enviar.", envelopes=envelopes_in_error)
     return Concern(
         "sobres_rechazados",
         "sobres_rechazados",

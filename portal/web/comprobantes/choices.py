@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import re
 
+from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
+from flask_babel.speaklater import LazyString
 from markupsafe import Markup, escape
 from wtforms.fields.choices import SelectChoice
 
+from portal.domain import cfe_type_names
+from portal.domain.cfe_type_names import NAMES as TYPE_NAME_TABLE
 from portal.domain.cfe_types import (
     BOLETA_TYPES,
     CFC_OFFSET,
@@ -27,37 +31,19 @@ from portal.domain.cfe_types import (
 from portal.domain.receipt_numbers import PRINTED_IN_TEXT
 from portal.web.dgi_labels import STATES as DGI_BADGES
 
-CFE_TYPES = [
-    (101, _l("e-Ticket")),
-    (111, _l("e-Factura")),
-    (102, _l("Nota de crédito de e-Ticket")),
-    (103, _l("Nota de débito de e-Ticket")),
-    (112, _l("Nota de crédito de e-Factura")),
-    (113, _l("Nota de débito de e-Factura")),
-    (121, _l("e-Factura de exportación")),
-    (122, _l("Nota de crédito de e-Factura de exportación")),
-    (123, _l("Nota de débito de e-Factura de exportación")),
-    (124, _l("e-Remito de exportación")),
-    (131, _l("e-Ticket venta por cuenta ajena")),
-    (132, _l("Nota de crédito de e-Ticket venta por cuenta ajena")),
-    (133, _l("Nota de débito de e-Ticket venta por cuenta ajena")),
-    (141, _l("e-Factura venta por cuenta ajena")),
-    (142, _l("Nota de crédito de e-Factura venta por cuenta ajena")),
-    (143, _l("Nota de débito de e-Factura venta por cuenta ajena")),
-    (151, _l("e-Boleta de entrada")),
-    (152, _l("Nota de crédito de e-Boleta de entrada")),
-    (153, _l("Nota de débito de e-Boleta de entrada")),
-    (181, _l("e-Remito")),
-    (182, _l("e-Resguardo")),  # its lines carry only retentions: code, rate, base, amount
-]
+
+def _named(code: int) -> LazyString:
+    return LazyString(lambda: type_name(code))
+
+
+# The types in the issuing form's order, named in the page's language (portal.domain.cfe_type_names: the one
+# table of their names, which the service's messages say too).
+CFE_TYPES = [(code, _named(code)) for code in TYPE_NAME_TABLE]
 
 # Paper contingency receipts keyed in (CFC, 2xx = 1xx + 100, portal.domain.cfe_types.CFC_TYPES): one for each
 # type above, offered by the form's "contingency" choice, registered as books in Empresa, named in lists, filters
 # and receipt pages.
-CFC_TYPES: list = sorted(
-    ((code + CFC_OFFSET, _l("%(tipo)s de contingencia", tipo=label)) for code, label in CFE_TYPES),
-    key=lambda choice: choice[0],
-)
+CFC_TYPES: list = [(code + CFC_OFFSET, _named(code + CFC_OFFSET)) for code in sorted(TYPE_NAME_TABLE)]
 OTHER_TYPES: list = CFC_TYPES
 
 TYPE_NAMES = dict(CFE_TYPES + OTHER_TYPES)
@@ -91,9 +77,7 @@ def unbroken_numbers(text: object) -> Markup:
 
 def type_name(code: int | None) -> str:
     """A CFE type as people read it, in the page's language ("Nota de crédito de e-Ticket"); the code if unknown."""
-    if code is None:
-        return ""
-    return str(TYPE_NAMES.get(code, code))
+    return cfe_type_names.type_name(code, str(get_locale() or "es"))
 
 
 REFERENCE_TYPES = [
