@@ -320,7 +320,7 @@ def test_exhausted_and_expired_ranges_are_clear_errors(api_client, user, service
     exhausted = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=english).json["error"]["message"]
     assert exhausted == "The CAE numbers for type e-Ticket have run out. Ask DGI for a new CAE."
     expired = api_client.post(EMITIR, json=bodies.body(bodies.EFACTURA), headers=english).json["error"]["message"]
-    assert expired.startswith("The CAEs of type 111 are expired")
+    assert expired.startswith("The CAEs of type e-Factura are expired")
 
 
 def test_a_range_with_under_ten_percent_left_warns(api_client, user, service_app):
