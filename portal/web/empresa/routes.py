@@ -29,7 +29,7 @@ __all__ = ["bp"]
 def _area_context():
     return {
         # The tabs lead to the settings, admins' pages: support, who reads only the audit, gets none.
-        "empresa_tabs": TABS if current_user.role in roles.ADMINS else (),
+        "empresa_tabs": TABS if current_user.is_authenticated and current_user.role in roles.ADMINS else (),
         "count": count,
     }
 
