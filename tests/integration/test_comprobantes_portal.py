@@ -134,6 +134,8 @@ def test_an_efactura_issued_with_htmx_redirects_with_hx_redirect(usuario):
     html = soup(usuario.get(f"/comprobantes/{receipt_id}"))
     assert text(html.h1) == "e-Factura A-0000001"
     assert "21-484436-001-8" in html.get_text()  # the receiver, as DGI prints a RUT
+    # kept on one line: a browser breaks after a dash ("21-" above "484436-001-8")
+    assert [text(n) for n in html.select("[aria-labelledby=receiver-heading] .receipt-number")] == ["21-484436-001-8"]
     totals = {
         row.th.get_text(strip=True): row.td.get_text(strip=True) for row in html.select("[data-testid=totals] tr")
     }

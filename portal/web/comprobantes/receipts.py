@@ -133,10 +133,13 @@ def receiver_rows(receiver: Receiver | None) -> list[tuple[str, str]]:
     number = receiver.document or ""
     if receiver.doc_type == DocType.RUT and is_valid_rut(number):
         number = format_rut(number)
+    kind = DOC_TYPE_NAMES.get(receiver.doc_type, "") if receiver.doc_type is not None else ""
     rows = [
+        # The document's number on one line: browsers break after its dashes ("21-" above "484436-001-8"); a number
+        # that does not fit beside its label goes under it whole (the facts' rows, static/css/app.css).
         (
             _("Documento"),
-            f"{DOC_TYPE_NAMES.get(receiver.doc_type, '') if receiver.doc_type is not None else ''} {number}".strip(),
+            Markup('{} <span class="receipt-number">{}</span>').format(kind, number).strip() if number else "",
         ),
         (_("Nombre"), receiver.name or ""),
         (
