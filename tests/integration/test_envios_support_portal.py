@@ -421,3 +421,26 @@ def test_dgis_motives_of_an_envelope_and_of_what_waits_are_english_on_the_englis
             "texto": "The envelope is larger than the maximum size allowed",
         }
     ]
+
+
+def test_dgis_motive_of_a_refused_daily_report_is_english_on_the_english_page(signed_in, issue_api, live_service):
+    """DGI's report codes (R01-R06) had no English: an English reader read «La secuencia indicada...»."""
+    from sqlalchemy import update
+
+    from portal.service.envios.models import DgiDailyReport
+    from portal.service.envios.states import motive
+    from portal.service.platform import db
+
+    issue_api(bodies.body(bodies.ETICKET))
+    admin = signed_in("admin@demo.uy")
+    form = soup(admin.get("/envios/")).select_one("#send-report")
+    assert admin.post("/envios/reporte", data={i["name"]: i.get("value", "") for i in form("input")}).status_code == 303
+    drain(live_service.app)
+    with live_service.app.app_context():  # DGI refused it: wrong sequence (R05)
+        db.session().execute(update(DgiDailyReport).values(ack_state="BR", ack_motives=[motive("R05")]))
+        db.session().commit()
+    _in_english(admin)
+    page = soup(admin.get("/envios/"))
+    (report,) = rows(page, "reports")
+    assert "R05 The sequence number given in the report is not correct" in report
+    assert "La secuencia indicada" not in page.get_text()
