@@ -377,3 +377,70 @@ def test_why_an_envelope_waits_is_english_on_the_english_page(signed_in, issue_a
     (envelope,) = rows(page, "envelopes")
     assert "Could not connect to DGI's service." in envelope
     assert "No se pudo conectar" not in page.get_text()
+
+
+def _in_english(admin) -> None:
+    token = soup(admin.get("/"))("input", {"name": "csrf_token"})[0]["value"]
+    admin.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": token})
+
+
+def test_dgis_motives_of_an_envelope_and_of_what_waits_are_english_on_the_english_page(
+    signed_in, issue_api, live_service, live_token_for
+):
+    """The envelope and waiting lists showed DGI's Spanish texts of its codes (stored as DGI's glosa) to an
+    English reader; they are said by their code, and the glosa stays DGI's Spanish in the API's answer."""
+    from sqlalchemy import update
+
+    from portal.service.envios.models import DgiEnvelope, DgiSubmission
+    from portal.service.envios.states import motive
+    from portal.service.platform import db
+
+    issue_api(bodies.body(bodies.EFACTURA))
+    drain(live_service.app)
+    with live_service.app.app_context():  # DGI refused the envelope: too big (S07)
+        db.session().execute(update(DgiEnvelope).values(ack_state="BS", ack_motives=[motive("S07")]))
+        db.session().execute(update(DgiSubmission).values(state="sobre_rechazado", motives=[motive("S07")]))
+        db.session().commit()
+    admin = signed_in("admin@demo.uy")
+    (envelope,) = rows(soup(admin.get("/envios/")), "envelopes")
+    assert "S07 Sobre enviado supera el tamaño máximo admitido" in envelope
+    _in_english(admin)
+    page = soup(admin.get("/envios/"))
+    (envelope,) = rows(page, "envelopes")
+    (waiting,) = rows(page, "waiting")
+    for row in (envelope, waiting):
+        assert "S07 The envelope is larger than the maximum size allowed" in row
+    assert "Sobre enviado supera" not in page.get_text()
+    token = live_token_for("admin@demo.uy")
+    headers = {"Authorization": f"Bearer {token}", "X-Empresa-Id": "1", "Accept-Language": "en"}
+    (listed,) = live_service.app.test_client().get("/api/v1/envios/sobres", headers=headers).json["items"]
+    assert listed["motivos"] == [
+        {
+            "codigo": "S07",
+            "glosa": "Sobre enviado supera el tamaño máximo admitido",
+            "texto": "The envelope is larger than the maximum size allowed",
+        }
+    ]
+
+
+def test_dgis_motive_of_a_refused_daily_report_is_english_on_the_english_page(signed_in, issue_api, live_service):
+    """DGI's report codes (R01-R06) had no English: an English reader read «La secuencia indicada...»."""
+    from sqlalchemy import update
+
+    from portal.service.envios.models import DgiDailyReport
+    from portal.service.envios.states import motive
+    from portal.service.platform import db
+
+    issue_api(bodies.body(bodies.ETICKET))
+    admin = signed_in("admin@demo.uy")
+    form = soup(admin.get("/envios/")).select_one("#send-report")
+    assert admin.post("/envios/reporte", data={i["name"]: i.get("value", "") for i in form("input")}).status_code == 303
+    drain(live_service.app)
+    with live_service.app.app_context():  # DGI refused it: wrong sequence (R05)
+        db.session().execute(update(DgiDailyReport).values(ack_state="BR", ack_motives=[motive("R05")]))
+        db.session().commit()
+    _in_english(admin)
+    page = soup(admin.get("/envios/"))
+    (report,) = rows(page, "reports")
+    assert "R05 The sequence number given in the report is not correct" in report
+    assert "La secuencia indicada" not in page.get_text()

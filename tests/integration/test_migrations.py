@@ -707,3 +707,56 @@ def test_a_notice_stored_with_spanish_counts_and_a_types_code_reads_in_english(t
     assert said(texts["mensaje"]) == (
         "El CAE de e-Factura de exportación serie A: queda el 19% de sus números (99.994). Pedí un CAE nuevo a DGI."
     )
+
+
+def test_a_notice_of_dgis_silence_stored_with_its_hours_written_with_a_point_reads_in_each_language(tmp_path):
+    """0420_aviso_horas: the hours of "DGI no responde hace {since}" were kept as "{n} horas" with n "1.5" (a
+    Spanish reader read "1.5 horas"); they are said as each reader writes a decimal. The exchange directory's
+    whole hours under the same template stay as they were."""
+    url = f"sqlite:///{tmp_path / 'service.db'}"
+    config = alembic_config(url)
+    command.upgrade(config, "0410_aviso_numeros_y_tipos")
+    template = "DGI no responde hace {since}. Se sigue emitiendo: todo sale solo en cuanto DGI responda."
+    silent = {
+        "mensaje": "DGI no responde hace 1.5 horas. Se sigue emitiendo: todo sale solo en cuanto DGI responda.",
+        "plantilla": template,
+        "valores": {"since": {"plantilla": "{n} horas", "valores": {"n": "1.5"}}},
+    }
+    directory = {
+        "mensaje": "El directorio de receptores electrónicos de DGI se actualizó hace 50 horas.",
+        "plantilla": "El directorio de receptores electrónicos de DGI se actualizó hace {ago}.",
+        "valores": {"ago": {"plantilla": "{n} horas", "valores": {"n": "50"}}},
+    }
+    action = {"accion": "Ver qué hacer", "plantilla": "Ver qué hacer", "valores": {}}
+    rows = [
+        {
+            "id": notice_id,
+            "company_id": 1,
+            "key": "dgi_caido",
+            "kind": "dgi_caido",
+            "state": "warning",
+            "message": message["mensaje"],
+            "action": "Ver qué hacer",
+            "link": "/envios/contingencia",
+            "created_at": "2026-11-24 00:30:16.000000",
+            "texts": json.dumps({"mensaje": message, "accion": action}),
+        }
+        for notice_id, message in ((1, silent), (2, directory))
+    ]
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(table_of("aviso", rows[0]).insert(), rows)
+    command.upgrade(config, "heads")
+    with engine.connect() as connection:
+        silent, directory = (
+            json.loads(t) for t in connection.execute(text("SELECT texts FROM aviso ORDER BY id")).scalars()
+        )
+    assert said(silent["mensaje"]).startswith("DGI no responde hace 1,5 horas. Se sigue emitiendo")
+    assert _in_english(silent["mensaje"]).startswith("DGI has not answered for 1.5 hours. Issuing goes on")
+    assert said(directory["mensaje"]) == "El directorio de receptores electrónicos de DGI se actualizó hace 50 horas."
+    assert _in_english(directory["mensaje"]) == "DGI's directory of electronic receivers was updated 50 hours ago."
+    command.downgrade(config, "0410_aviso_numeros_y_tipos")
+    with engine.connect() as connection:
+        restored = json.loads(connection.execute(text("SELECT texts FROM aviso WHERE id = 1")).scalar_one())
+    engine.dispose()
+    assert restored["mensaje"]["valores"]["since"]["plantilla"] == "{n} horas"

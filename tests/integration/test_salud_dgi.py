@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from flask import Flask
 from sqlalchemy import update
 
 from portal.service.envios import outage
 from portal.service.envios.models import DgiStatus, DgiSubmission
 from portal.service.platform import db
-from portal.service.platform.i18n import say
+from portal.service.platform.i18n import said, say, stored
 from portal.service.salud.dgi import dgi_down, observed_contingency
 from tests.support import cfe_bodies as bodies
 
@@ -34,7 +35,7 @@ def test_dgi_down_and_observed_contingency_receipts_are_in_the_watch(api_client,
     watch = _watch(api_client, auth_headers)
     down = watch["dgi_caido"]
     assert down["estado"] == "warning" and down["enlace"] == "/envios/contingencia"
-    assert "DGI no responde hace 3.0 horas" in down["mensaje"]
+    assert "DGI no responde hace 3,0 horas" in down["mensaje"]
     assert watch["cfc_observados"]["estado"] == "warning" and watch["cfc_observados"]["datos"]["cantidad"] == 1
 
 
@@ -55,3 +56,17 @@ def test_what_waits_and_since_when_read_as_sentences_in_both_languages():
     assert say(dgi_down(1.5 / 60, 0).message, "en").startswith("DGI has not answered for a minute. Issuing goes on")
     assert dgi_down(0.5, 7).message.startswith("DGI no responde hace 30 minutos; 7 comprobantes esperan para salir.")
     assert say(dgi_down(0.5, 7).message, "en").startswith("DGI has not answered for 30 minutes; 7 receipts wait")
+
+
+def test_the_hours_dgi_has_been_silent_are_written_as_the_reader_writes_a_decimal():
+    """It read "1.5 horas" in Spanish: the hours are written when the message is said, also when it was stored
+    (a notice) and is read later by someone in the other language."""
+    message = dgi_down(1.5, 0).message
+    assert message.startswith("DGI no responde hace 1,5 horas. Se sigue emitiendo")
+    assert say(message, "en").startswith("DGI has not answered for 1.5 hours. Issuing goes on")
+    kept = stored(message)
+    assert kept["valores"]["since"]["valores"] == {"n": "1.5"}  # the number itself, not its Spanish writing
+    with Flask(__name__).test_request_context(headers={"Accept-Language": "en"}):
+        assert said(kept).startswith("DGI has not answered for 1.5 hours.")
+    assert say(dgi_down(1234.56, 0).message, "en").startswith("DGI has not answered for 1,234.6 hours.")
+    assert dgi_down(1234.56, 0).message.startswith("DGI no responde hace 1.234,6 horas.")

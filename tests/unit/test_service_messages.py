@@ -95,3 +95,18 @@ def test_a_grouped_count_is_written_as_the_reader_writes_it():
     assert i18n.say(message, "en") == "only 99,994 of its numbers are left, less than 1%"
     with Flask(__name__).test_request_context(headers={"Accept-Language": "en"}):
         assert i18n.said(i18n.stored(message)) == "only 99,994 of its numbers are left, less than 1%"
+
+
+def test_a_decimal_is_written_as_the_reader_writes_it_when_it_is_said():
+    """`{n:.1f}` writes the decimal in the language the message is said in, from the number kept as text."""
+    message = i18n._("{n:.1f} horas", n="1.5")
+    assert message == "1,5 horas"
+    assert i18n.say(message, "en") == "1.5 hours"
+    assert i18n.stored(message)["valores"] == {"n": "1.5"}
+    with Flask(__name__).test_request_context(headers={"Accept-Language": "en"}):
+        assert i18n.said(i18n.stored(message)) == "1.5 hours"
+    assert (i18n.fixed("1234.5", 1, "es"), i18n.fixed(3, 1, "en"), i18n.fixed("2.25", 2, "en")) == (
+        "1.234,5",
+        "3.0",
+        "2.25",
+    )

@@ -6,10 +6,8 @@ again.
 
 from __future__ import annotations
 
-from portal.service.envios.states import CFC_OBSERVATIONS
+from portal.service.envios.states import CFC_MOTIVES  # DGI's codes and texts (DGITypes.xsd), with the other motives
 
-# DGI's observation codes and texts (DGITypes.xsd 1.44.2): states.py holds them with the other motives.
-CFC_MOTIVES = CFC_OBSERVATIONS
 # What DGI observes on a CFC for what it would reject a CFE for (there is no C07: a paper receipt's signature
 # date is when it was keyed in, so the book's dates are checked as its authorisation, C03).
 _OBSERVATION_FOR = {
@@ -38,7 +36,7 @@ def observations(motives: list[dict]) -> list[dict]:
         code = _OBSERVATION_FOR.get(m["codigo"])
         if code is None or code in seen:
             continue
-        entry = {"codigo": code, "glosa": CFC_MOTIVES[code]}
+        entry = {"codigo": code, "glosa": str(CFC_MOTIVES[code])}  # DGI's Spanish, as stored and signed
         if m.get("detalle"):
             entry["detalle"] = m["detalle"]
         seen[code] = entry

@@ -9,9 +9,10 @@ from flask import current_app
 from sqlalchemy import case, func, select
 
 from portal.service.comprobante.models import IssuedCfe, VoidedRange
+from portal.service.comprobante.tracking_schemas import Motivo
 from portal.service.envios import schemas
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
-from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, STATES
+from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, STATES, in_words
 from portal.service.envios.tracking import overdue
 from portal.service.platform.i18n import said_or, say
 from portal.service.platform.paging import keyset
@@ -26,6 +27,11 @@ def _page(session, query, order: tuple, page: schemas.Lista) -> tuple[list, str 
 
 def _key(record, order: tuple) -> tuple:
     return tuple(getattr(record, column.key) for column in order)
+
+
+def _motives(stored: list[dict] | None) -> list[Motivo]:
+    """DGI's stored motives as the lists answer them: DGI's glosa, and `texto` in the reader's language."""
+    return [Motivo.model_validate(m) for m in in_words(stored)]
 
 
 def envelopes(session, company_id: int, page: schemas.Lista, only_id: int | None = None) -> schemas.SobreLista:
@@ -59,7 +65,7 @@ def envelopes(session, company_id: int, page: schemas.Lista, only_id: int | None
                 cantidad_cfe=sobre.cfe_count,
                 estado=sobre.state,
                 acuse=sobre.ack_state,
-                motivos=sobre.ack_motives or [],
+                motivos=_motives(sobre.ack_motives),
                 firma_acuse=sobre.ack_signature,
                 firma_respuesta=sobre.answer_signature,
                 documentos=_envelope_documents(sobre),
@@ -103,7 +109,7 @@ def waiting(session, company_id: int, page: schemas.Lista) -> schemas.PendienteL
             estado=sub.state,
             descripcion=say(STATES.get(sub.state, "")),
             motivo_espera=said_or(sobre.last_error_texts, sobre.last_error) if sobre else None,
-            motivos=sub.motives or [],
+            motivos=_motives(sub.motives),
             id_sobre=sobre.id if sobre else None,
             intentos=sobre.attempts if sobre else 0,
             proximo_intento=sobre.next_attempt_at if sobre else None,
@@ -148,7 +154,7 @@ def report_out(report: DgiDailyReport) -> schemas.Reporte:
         cantidad_comprobantes=report.cfe_count,
         estado=report.state,
         acuse=report.ack_state,
-        motivos=report.ack_motives or [],
+        motivos=_motives(report.ack_motives),
         firma_acuse=report.ack_signature,
         documentos=_report_documents(report),
         intentos=report.attempts,

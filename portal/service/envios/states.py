@@ -23,8 +23,8 @@ STATES = {
 FINAL_STATES = FINAL_DGI_STATES
 ROUTE_ENVELOPE, ROUTE_REPORT = "sobre", "reporte"
 
-# DGI's texts of its S and E codes are catalogue messages: each reads as DGI's Spanish wherever it goes (the
-# stored motives, the signed answers) and `in_words` says it in the reader's language, by its code.
+# DGI's texts of its codes (S, E, R and C) are catalogue messages: each reads as DGI's Spanish wherever it goes
+# (the stored motives, the signed answers) and `in_words` says it in the reader's language, by its code.
 ENVELOPE_MOTIVES = {
     "S01": _("Formato del archivo no es el indicado"),
     "S02": _("No coincide RUC de Sobre, Certificado, envío o CFE"),
@@ -53,34 +53,35 @@ CFE_MOTIVES = {
     "E15": _("Deudor contumaz sin informar situación"),
 }
 REPORT_MOTIVES = {
-    "R01": "Formato del archivo no es el indicado",
-    "R02": "No coincide RUC en Reporte, Certificado o envío",
-    "R03": "Firma o Certificado electrónicos no son válidos",
-    "R04": "No cumple validaciones según Formato de Reporte",
-    "R05": "La secuencia indicada en el reporte no es correcta",
-    "R06": "Fecha recepción no puede ser menor a fecha resumen",
+    "R01": _("Formato del archivo no es el indicado"),
+    "R02": _("No coincide RUC en Reporte, Certificado o envío"),
+    "R03": _("Firma o Certificado electrónicos no son válidos"),
+    "R04": _("No cumple validaciones según Formato de Reporte"),
+    "R05": _("La secuencia indicada en el reporte no es correcta"),
+    "R06": _("Fecha recepción no puede ser menor a fecha resumen"),
 }
-# Observations of contingency receipts (CFC): C03-C15, in envios/cfc.py with the rest of the CFC rules.
-CFC_OBSERVATIONS = {
-    "C03": "Constancia no autorizada según registros",
-    "C04": "Firma electrónica no es válida",
-    "C05": "No cumple validaciones de Formato comprobantes",
-    "C06": "Importe informado en el CFE excede montos habituales",
-    "C08": "No coincide RUC de CFE y Complemento Fiscal",
-    "C09": "Tipo de CFC recibido no figura en la base de CFE certificados",
-    "C10": "Tipo de cambio no válido",
-    "C11": "Tipo de constancia especial del CFC no se corresponde con la constancia",
-    "C12": "Información en Zona de Referencia no existe en nuestros registros",
-    "C13": "Tipo de constancia del CFC no se corresponde con la constancia",
-    "C14": "Irregularidades detectadas",
-    "C15": "Deudor contumaz sin informar situación",
+# Observations of contingency receipts (CFC): C03-C15, used by envios/cfc.py with the rest of the CFC rules.
+CFC_MOTIVES = {
+    "C03": _("Constancia no autorizada según registros"),
+    "C04": _("Firma electrónica no es válida"),
+    "C05": _("No cumple validaciones de Formato comprobantes"),
+    "C06": _("Importe informado en el CFE excede montos habituales"),
+    "C08": _("No coincide RUC de CFE y Complemento Fiscal"),
+    "C09": _("Tipo de CFC recibido no figura en la base de CFE certificados"),
+    "C10": _("Tipo de cambio no válido"),
+    "C11": _("Tipo de constancia especial del CFC no se corresponde con la constancia"),
+    "C12": _("Información en Zona de Referencia no existe en nuestros registros"),
+    "C13": _("Tipo de constancia del CFC no se corresponde con la constancia"),
+    "C14": _("Irregularidades detectadas"),
+    "C15": _("Deudor contumaz sin informar situación"),
 }
-ALL_MOTIVES = {**ENVELOPE_MOTIVES, **CFE_MOTIVES, **REPORT_MOTIVES, **CFC_OBSERVATIONS}
+ALL_MOTIVES = {**ENVELOPE_MOTIVES, **CFE_MOTIVES, **REPORT_MOTIVES, **CFC_MOTIVES}
 
 
 def motive_words(code: str) -> Text | None:
-    """DGI's text of one of its S or E codes as a catalogue message, None for any other code."""
-    return ENVELOPE_MOTIVES.get(code) or CFE_MOTIVES.get(code)
+    """DGI's text of one of its codes (S01-S08, E01-E15, R01-R06, C03-C15) as a catalogue message, None for any
+    other code."""
+    return ALL_MOTIVES.get(code)
 
 
 def in_words(entries: list[dict] | None, words: Callable[[str], Text | None] = motive_words) -> list[dict]:

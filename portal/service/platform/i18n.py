@@ -7,21 +7,25 @@ A message is written in Spanish, the source language, with `_("... {name} ...", 
 its catalogue entry and values, so the one place that answers it (`errors.error_body`, a response that
 carries messages) says it with `say()` in the request's language.
 
-Two placeholders are written as the reader writes them, when the message is said rather than when it is made (a
+Three placeholders are written as the reader writes them, when the message is said rather than when it is made (a
 message kept and read later by someone in the other language): `{n:,}` a count with its thousands grouped
-(99.994 in Spanish, 99,994 in English) and `{tipo:cfe}` a CFE type's name (`portal.domain.cfe_type_names`:
-"e-Factura de exportación", "Export e-Factura"). `cfe_type(code)` is such a name as a value of another message.
+(99.994 in Spanish, 99,994 in English), `{n:.1f}` a decimal with that many places (1,5 in Spanish, 1.5 in
+English; its value kept as the number's text, "1.5") and `{tipo:cfe}` a CFE type's name
+(`portal.domain.cfe_type_names`: "e-Factura de exportación", "Export e-Factura"). `cfe_type(code)` is such a
+name as a value of another message.
 """
 
 from __future__ import annotations
 
+import re
 import string
+from decimal import Decimal
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, overload
 
 from babel import Locale
-from babel.numbers import parse_pattern
+from babel.numbers import NumberPattern, parse_pattern
 from babel.support import NullTranslations, Translations
 from flask import g, has_request_context, request
 
@@ -46,9 +50,22 @@ def count(value: int, lang: str) -> str:
     return _COUNT.apply(value, number_locale(lang))
 
 
+@cache
+def _fixed_pattern(places: int) -> NumberPattern:
+    return parse_pattern("#,##0" + ("." + "0" * places if places else ""))
+
+
+def fixed(value: Decimal | float | str, places: int, lang: str) -> str:
+    """A decimal with `places` places written as `lang` writes it: 1,5 in Spanish, 1.5 in English."""
+    return _fixed_pattern(places).apply(Decimal(str(value)), number_locale(lang))
+
+
+_FIXED = re.compile(r"\.(\d)f")
+
+
 class _Words(string.Formatter):
-    """str.format, but `{n:,}` groups a count and `{tipo:cfe}` names a CFE type in the language it is said in
-    (a value kept as text, "99994" or "181", reads as the number it was)."""
+    """str.format, but `{n:,}` groups a count, `{n:.1f}` writes a decimal and `{tipo:cfe}` names a CFE type in the
+    language it is said in (a value kept as text, "99994", "1.5" or "181", reads as the number it was)."""
 
     def __init__(self, lang: str):
         super().__init__()
@@ -59,6 +76,8 @@ class _Words(string.Formatter):
             return count(int(value), self.lang)
         if format_spec == "cfe":
             return type_name(int(value), self.lang)
+        if places := _FIXED.fullmatch(format_spec):
+            return fixed(value, int(places[1]), self.lang)
         return super().format_field(value, format_spec)
 
 

@@ -19,7 +19,7 @@ DOWN_PROBLEM_HOURS = 24  # DGI silent this long: a problem (envelopes and report
 def _since(hours: float) -> Text:
     minutes = int(hours * 60)
     if hours >= 1:
-        return _("{n} horas", n=f"{hours:.1f}")
+        return _("{n:.1f} horas", n=f"{hours:.1f}")  # 1,5 horas / 1.5 hours: written when it is said
     if minutes < 2:  # the watch runs as soon as DGI fails: "hace 0 minutos" read as a fault of the watch
         return _("un minuto") if minutes == 1 else _("menos de un minuto")
     return _("{n} minutos", n=minutes)
