@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
@@ -57,6 +58,15 @@ def test_rut_receiver_gets_an_efactura_with_name_and_address_from_dgi(api_client
     assert draft["receptor"]["rznSocRecep"] and draft["receptor"]["dirRecep"]
     reasons = {i["campo"]: i["motivo"] for i in preview["inferencias"]}
     assert "RUT" in reasons["tipoCFE"] and "DGI" in reasons["receptor.rznSocRecep"]
+
+
+def test_the_reasons_for_an_electronic_receiver_are_said_in_english(api_client, user):
+    """The demo company is in DGI's directory of electronic issuers: every reason, that one too, in English."""
+    english = {**user, "Accept-Language": "en"}
+    preview = _preview(api_client, english, {"receptor": {"documento": "219999830019"}, "lineas": [SERVICE_LINE]})
+    reasons = {i["campo"]: i["motivo"] for i in preview["inferencias"]}
+    assert reasons["receptor.electronico"].startswith("Electronic receiver: "), reasons
+    assert not [r for r in reasons.values() if re.search(r"[áéíóúñ]|\b(el|de|se) ", r)], reasons
 
 
 @pytest.mark.parametrize("url", [PREVIEW, DIRECT])

@@ -11,6 +11,7 @@ from portal.domain.uruguay_time import today_montevideo
 from portal.service.envios.consultas import ElectronicIssuer
 from portal.service.intercambio.models import ElectronicIssuerRow
 from portal.service.platform import db
+from portal.service.platform.i18n import _
 
 
 def find_issuer(session: Session, rut: str) -> ElectronicIssuer | None:
@@ -29,7 +30,8 @@ def find_issuer(session: Session, rut: str) -> ElectronicIssuer | None:
     )
 
 
-ELECTRONIC_RECEIVER = (
+# A reason smart issuance gives (said in its reader's language: a catalogue message, not a plain sentence).
+ELECTRONIC_RECEIVER = _(
     "Receptor electrónico: figura en el directorio de emisores electrónicos de DGI; además de DGI, el "
     "comprobante se le entrega firmado por intercambio."
 )
