@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -80,3 +81,16 @@ def test_dgis_names_of_receipts_stay_dgis_names_in_english():
     assert [
         (msgid, text) for msgid, text in named if not all(n in text for n in ("e-Factura", "e-Remito") if n in msgid)
     ] == []
+
+
+def test_a_receipts_serie_is_its_series_in_english():
+    """DGI's "serie" is "series" in English, as the receipt and the lists say ("Series and number"): the paper
+    receipt's field read "Serie on the paper"."""
+    paths = glob.glob(str(ROOT / "portal/web/**/translations/en/LC_MESSAGES/messages.po"), recursive=True)
+    paths.append(str(ROOT / "portal/service/translations/en/LC_MESSAGES/messages.po"))
+    placeholders = re.compile(r"%\([a-z_]+\)[sd]|\{[a-z_]+(:[^}]*)?\}")
+    english = [
+        (msgid, placeholders.sub("", text)) for msgid, text in _english(paths) if re.search(r"(?i)\bserie\b", msgid)
+    ]
+    assert len(english) > 15
+    assert [(msgid, text) for msgid, text in english if re.search(r"(?i)\bserie\b", text)] == []
