@@ -4,6 +4,8 @@ flagged, and the admin's form to void unused numbers (errors kept next to the fi
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from bs4 import BeautifulSoup
 
@@ -377,6 +379,9 @@ def test_why_an_envelope_waits_is_english_on_the_english_page(signed_in, issue_a
     (envelope,) = rows(page, "envelopes")
     assert "Could not connect to DGI's service." in envelope
     assert "No se pudo conectar" not in page.get_text()
+    assert re.match(r"No\. \d+ ", envelope) and "Nº" not in envelope, (
+        envelope
+    )  # the envelope's number, as English says it
 
 
 def _in_english(admin) -> None:
