@@ -78,7 +78,7 @@ def test_an_english_caller_reads_the_exports_reasons_and_refusals_in_english(api
     assert preview.status_code == 201, preview.json
     reasons = {i["campo"]: i["motivo"] for i in preview.json["inferencias"]}
     assert reasons["tipoCFE"] == "The receiver is abroad (US): e-Factura de Exportación."
-    assert reasons["items[0].indFact"] == "Export and similar (no IVA)."
+    assert reasons["items[0].indFact"] == "Export and similar (no VAT)."
     assert reasons["receptor.paisRecep"] == "Name of the document's country."
     assert reasons["modVenta"] == "Export of services (every line is a service)."
     assert reasons["tpoCambio"].startswith("BCU stand-in's rate (selling, not official) of ")  # the demo's

@@ -173,7 +173,7 @@ def test_the_catalogues_rates_and_books_speak_english_too(api_client, user):
     assert english.json["error"]["message"] == "3 problem(s) in the list: nothing was imported."
     said = [f["message"] for f in english.json["error"]["fields"]]
     assert said == [
-        "«x» is not a price (for example 1500.50 or 1500,50).",
+        "“x” is not a price (for example 1500.50 or 1500,50).",
         "The name is required and has at most 80 characters.",
         "The code A1 is already in row 2.",
     ]
@@ -211,7 +211,7 @@ def test_the_rules_of_the_export_boleta_and_cuenta_ajena_types_speak_english_too
     assert said == {
         "clauVenta": "Give the sale clause: the Incoterm (FOB, CIF, EXW...) or N/A if you export services.",
         "viaTransp": "An export of services (mode 90) has no transport: use 8.",
-        "mntBruto": "An export carries no IVA: it does not apply.",
+        "mntBruto": "An export carries no VAT: it does not apply.",
     }
     from tests.unit.cfe.types_bodies import PRINCIPAL
 

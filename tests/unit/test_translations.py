@@ -94,3 +94,15 @@ def test_a_receipts_serie_is_its_series_in_english():
     ]
     assert len(english) > 15
     assert [(msgid, text) for msgid, text in english if re.search(r"(?i)\bserie\b", text)] == []
+
+
+def test_english_says_vat_and_quotes_the_english_way():
+    """IVA is VAT in English, as the portal's 76 other texts say (only the regime's name "IVA mínimo" stays DGI's),
+    and English quotes with “ ”, not Spanish «»: smart issuance's reasons read "An export carries no IVA" and a
+    price list's refusal "«abc» is not a price" on English pages."""
+    paths = glob.glob(str(ROOT / "portal/web/**/translations/en/LC_MESSAGES/messages.po"), recursive=True)
+    paths.append(str(ROOT / "portal/service/translations/en/LC_MESSAGES/messages.po"))
+    english = list(_english(paths))
+    assert len([text for _, text in english if "VAT" in text]) > 50
+    assert [text for _, text in english if re.search(r"\bIVA\b(?! mínimo)", text)] == []
+    assert [text for _, text in english if re.search(r"«[^»]+»", text)] == []
