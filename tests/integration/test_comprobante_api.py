@@ -7,13 +7,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from lxml import etree
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 
 from portal import paths
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.comprobante.models import CaeRangeRecord, PreviewToken
+from portal.service.empresa.models import Branch
 from portal.service.platform import db
-from portal.service.platform.models import Certificate, IdempotencyRecord
+from portal.service.platform.models import Certificate, Company, IdempotencyRecord
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue as _issue
 
@@ -321,6 +322,28 @@ def test_exhausted_and_expired_ranges_are_clear_errors(api_client, user, service
     assert exhausted == "The CAE numbers for type e-Ticket have run out. Ask DGI for a new CAE."
     expired = api_client.post(EMITIR, json=bodies.body(bodies.EFACTURA), headers=english).json["error"]["message"]
     assert expired.startswith("The CAEs of type e-Factura are expired")
+
+
+def test_a_company_without_a_fiscal_address_is_told_to_add_its_branch(api_client, user, service_app):
+    """A new company (no branch, no address of its own) was answered 500 by the signing step: now a 409 that says
+    what is missing and where to add it, before a number is taken."""
+    with service_app.app_context():
+        session = db.session()
+        session.execute(delete(Branch).where(Branch.company_id == 1))
+        session.execute(update(Company).where(Company.id == 1).values(domicilio_fiscal="", ciudad="", departamento=""))
+        first = session.scalar(select(CaeRangeRecord.next_nro).where(*_ETICKET_RANGE))
+        session.commit()
+    refused = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=user)
+    assert refused.status_code == 409, refused.json
+    assert refused.json["error"]["code"] == "emisor_sin_domicilio"
+    assert "Empresa › Sucursales" in refused.json["error"]["message"]
+    english = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers={**user, "Accept-Language": "en"})
+    assert "Company › Branches" in english.json["error"]["message"]
+    with service_app.app_context():
+        assert db.session().scalar(select(CaeRangeRecord.next_nro).where(*_ETICKET_RANGE)) == first
+
+
+_ETICKET_RANGE = (CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 101)
 
 
 def test_a_range_with_under_ten_percent_left_warns(api_client, user, service_app):

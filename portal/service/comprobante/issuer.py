@@ -13,6 +13,8 @@ from sqlalchemy.orm import Session, object_session
 from portal.service.cfe import CfeInput, CfeSigner, Issuer
 from portal.service.comprobante import hooks
 from portal.service.platform import db, readcache
+from portal.service.platform.errors import ApiError
+from portal.service.platform.i18n import _
 from portal.service.platform.keystore import signer_for, signing_certificate
 from portal.service.platform.models import Certificate, Company
 
@@ -45,6 +47,25 @@ def cached_issuer(company_id: int, cfe: CfeInput) -> Issuer:
         company_id,
         ("issuer", company_id, cfe.cdg_dgi_sucur),
         lambda: issuer_for(db.session().get_one(Company, company_id), cfe),
+    )
+
+
+# What every CFE prints of where it was issued from (DGI's Emisor zone); a company's first day may have none yet.
+_ADDRESS = ("domicilio_fiscal", "ciudad", "departamento")
+
+
+def require_address(issuer: Issuer) -> None:
+    """A 409 before any number is taken when the issuer has no fiscal address (a new company with no branch
+    and none in its record): the signing step would refuse it as a misconfiguration, a 500."""
+    if all(getattr(issuer, name) for name in _ADDRESS):
+        return
+    raise ApiError(
+        _(
+            "La empresa no tiene domicilio fiscal y cada comprobante lo lleva impreso. Agregá la sucursal "
+            "registrada en DGI (domicilio, ciudad y departamento) en Empresa › Sucursales."
+        ),
+        code="emisor_sin_domicilio",
+        status=409,
     )
 
 

@@ -48,6 +48,7 @@ from portal.service.comprobante.issuer import (
     cached_issuer,
     issuer_for,
     print_settings,
+    require_address,
     signing_key,
 )
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, PrintedLogo
@@ -236,6 +237,7 @@ def checked_for_issue(
     try:
         contingency.check_shape(cfe)
         issuer, ui_value, totals = _checked(cfe, principal.company_id)
+        require_address(issuer)  # 409: what the engine would refuse while signing (a 500) if it got there
         key = signing_key(db.session(), principal.company_id)  # 409 when no certificate is valid
         printed = print_settings(principal.company_id)
     except ApiError:

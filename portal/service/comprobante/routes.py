@@ -58,7 +58,8 @@ _ROLL_422 = (
     body=CfeInput,
     responses={
         201: CfeEmitido,
-        409: "Sin CAE vigente o Idempotency-Key en curso; para un comprobante de contingencia en papel (tipoCFE "
+        409: "Sin CAE vigente, la empresa sin domicilio fiscal (`emisor_sin_domicilio`: ni sucursal ni domicilio) "
+        "o Idempotency-Key en curso; para un comprobante de contingencia en papel (tipoCFE "
         "2xx): `cfc_ya_ingresado` (ese papel ya se ingresó) o `cfc_numero_anulado` (ese número de la libreta "
         "está anulado).",
         422: "Datos no válidos (`fields` indica cuáles). Para un comprobante de contingencia en papel: "
