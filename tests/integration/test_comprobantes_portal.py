@@ -624,3 +624,44 @@ def test_a_company_with_two_branches_chooses_the_one_it_issues_from(usuario, liv
     receipt_id = issue(usuario, {**data, "sucursal": "7"})
     xml = etree.fromstring(usuario.get(f"/comprobantes/{receipt_id}/xml").data)
     assert xml.findtext(".//{http://cfe.dgi.gub.uy}CdgDGISucur") == "7"
+
+
+def _company_one(live_service, statement) -> None:
+    from portal.service.platform import db
+
+    with live_service.app.app_context():
+        db.session().execute(statement)
+        db.session().commit()
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_receipt_refused_for_the_companys_setup_leads_to_the_page_that_fixes_it(signed_in, live_service, lang):
+    """No CAE for the type, no valid certificate: the refusal on the form links an admin to the Empresa page that
+    sets it up (it was a dead end), and tells anyone else who can; the form keeps what was typed."""
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import delete, update
+
+    from portal.service.comprobante.models import CaeRangeRecord
+    from portal.service.platform.models import Certificate
+
+    admin, usuario = signed_in("admin@demo.uy"), signed_in("usuario@demo.uy")
+    for client in (admin, usuario):
+        client.post("/idioma", data={"lang": lang, "csrf_token": csrf_on(client, "/")})
+    _company_one(
+        live_service, delete(CaeRangeRecord).where(CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 111)
+    )
+    refused = admin.post("/comprobantes/nuevo", data=efactura(admin), headers=HTMX)
+    assert refused.status_code == 409
+    banner = soup(refused).select_one("[data-error-summary]")
+    assert banner.select_one("[data-testid=setup-fix]")["href"] == "/empresa/cae"
+    assert text(banner.select_one("[data-testid=setup-fix]")) == {"es": "Cargar un CAE", "en": "Upload a CAE"}[lang]
+    assert soup(refused).select_one("[name=rzn_soc_recep]")["value"] == "DIRECCION GENERAL IMPOSITIVA"
+    told = soup(usuario.post("/comprobantes/nuevo", data=efactura(usuario))).select_one("[data-error-summary]")
+    assert told.select_one("a") is None  # Empresa is an admin's page
+    assert {"es": "Un administrador de la empresa", "en": "A company administrator"}[lang] in text(told)
+
+    expired = datetime.now(UTC) - timedelta(days=1)
+    _company_one(live_service, update(Certificate).where(Certificate.company_id == 1).values(not_after=expired))
+    refused = soup(admin.post("/comprobantes/nuevo", data=eticket(admin)))
+    assert refused.select_one("[data-error-summary] [data-testid=setup-fix]")["href"] == "/empresa/certificados"

@@ -39,6 +39,7 @@ from portal.web.comprobantes import bp, catalogue, choices, forms, payload, rece
 from portal.web.comprobantes.choices import type_name
 from portal.web.comprobantes.documents import NO_HINT, Hint, document_hint
 from portal.web.comprobantes.receipts import activity_summary
+from portal.web.comprobantes.setup_fixes import SetupFix, fix_for
 from portal.web.correo import on_issue
 from portal.web.files import file_response
 from portal.web.forms_common import DayField, apply_service_errors
@@ -66,6 +67,7 @@ class EditorView:
     issued_url: str | None = None  # this form (its key) already issued the receipt there
     dgi: receiver.DgiCheck | None = None  # DGI's answer about the receiver's document, with its warnings
     books: tuple = ()  # the contingency books of this type's CFC (portal.client ContingencyBook)
+    fix: SetupFix | None = None  # under a refusal for the company's setup: where it is fixed
 
     @property
     def can_contingency(self) -> bool:
@@ -166,8 +168,8 @@ def editor_for(form: forms.ReceiptForm, *, title: str):
     return form_key_redirect() or fresh_editor(form, title=title)
 
 
-def _invalid(form: forms.ReceiptForm, *, banner: list[str] | None = None, status: int = 422):
-    return _editor(form, status=status, banner=banner or [_("Revisá los campos marcados.")])
+def _invalid(form: forms.ReceiptForm, *, banner: list[str] | None = None, status: int = 422, **extra):
+    return _editor(form, status=status, banner=banner or [_("Revisá los campos marcados.")], **extra)
 
 
 def _without_lines(form: forms.ReceiptForm, body: payload.Body):
@@ -272,7 +274,7 @@ def new():
     except client_errors.ValidationError as exc:
         return _service_errors(form, exc, body)
     except client_errors.Conflict as exc:
-        return _invalid(form, banner=[exc.message], status=409)
+        return _invalid(form, banner=[exc.message], status=409, fix=fix_for(exc.code))
     _remember(receipt, form.idempotency_key.data)
     if body.cfe.paper is None:  # a paper contingency receipt goes to DGI only, never to the customer
         on_issue.send_after_issue(receipt, form.enviar_a.data, key=form.idempotency_key.data)
