@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -155,6 +156,17 @@ def test_openapi_lists_the_18_operations_with_schemas_errors_and_examples(api_cl
         body = operation.get("requestBody")
         if body:
             assert any("example" in m or "examples" in m for m in body["content"].values()), (method, path)
+
+
+def test_every_schema_the_openapi_document_refers_to_is_in_it(api_client):
+    """The received CFEs' page and the sales and purchases books named schemas (PaginaRecibidos, FilaVentas, ...)
+    the document did not hold: a client generator or validator stops at the first such $ref."""
+    text = api_client.get("/api/v1/openapi.json").get_data(as_text=True)
+    schemas = json.loads(text)["components"]["schemas"]
+    referred = set(re.findall(r'"\$ref":\s*"#/components/schemas/([^"]+)"', text))
+    assert referred - schemas.keys() == set()
+    listar = json.loads(text)["paths"]["/api/v1/recibidos"]["get"]["responses"]["200"]["content"]
+    assert listar["application/json"]["schema"] == {"$ref": "#/components/schemas/PaginaRecibidos"}
 
 
 def test_api_key_operations_document_the_rate_limit_headers(api_client):

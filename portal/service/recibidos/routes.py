@@ -95,6 +95,7 @@ def _row(principal: Principal, recibido_id: int) -> ReceivedCfe:
                 },
                 "text/csv": {"schema": {"type": "string"}},
             },
+            "model": PaginaRecibidos,
         },
         406: "Formato no disponible.",
     },

@@ -118,7 +118,7 @@ class Recibido(_Out):
     recibido_en: datetime = Field(alias="recibidoEn")
 
 
-class TotalMoneda(_Out):
+class TotalMonedaRecibidos(_Out):
     moneda: str
     cantidad: int
     total: Decimal
@@ -127,7 +127,7 @@ class TotalMoneda(_Out):
 class PaginaRecibidos(_Out):
     items: list[Recibido]
     siguiente_cursor: str | None = Field(alias="siguienteCursor")
-    totales: list[TotalMoneda]
+    totales: list[TotalMonedaRecibidos]
 
 
 class Linea(_Out):
