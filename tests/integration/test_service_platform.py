@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 
 import pytest
 
@@ -156,6 +157,16 @@ def test_openapi_lists_the_18_operations_with_schemas_errors_and_examples(api_cl
         body = operation.get("requestBody")
         if body:
             assert any("example" in m or "examples" in m for m in body["content"].values()), (method, path)
+
+
+def test_openapi_names_every_operation_once(api_client):
+    """A code generator names a method by operationId, which OpenAPI requires unique: `listar` of clientes and of
+    productos (and six others) were the same name twice."""
+    doc = api_client.get("/api/v1/openapi.json").json
+    ids = Counter(op["operationId"] for item in doc["paths"].values() for op in item.values())
+    assert [name for name, count in ids.items() if count > 1] == []
+    assert doc["paths"]["/api/v1/clientes"]["get"]["operationId"] == "clientes_listar"
+    assert doc["paths"]["/api/v1/comprobante/firmarXml"]["post"]["operationId"] == "firmar_xml"
 
 
 def test_every_schema_the_openapi_document_refers_to_is_in_it(api_client):

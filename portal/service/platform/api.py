@@ -75,6 +75,7 @@ class Operation:
     path_params: dict[str, str | dict] = field(default_factory=dict)
     extra_headers: dict[str, str | dict] = field(default_factory=dict)
     raw_body: dict[str, Any] | None = None
+    area: str = ""  # the blueprint's name: what tells apart two areas' views of the same name in operationId
 
 
 OPERATIONS: list[Operation] = []
@@ -235,6 +236,7 @@ def operation(
                 summary=summary,
                 description=description or (view.__doc__ or "").strip(),
                 operation_id=view.__name__,
+                area=bp.name,
                 auth=auth,
                 roles=roles,
                 body=body,

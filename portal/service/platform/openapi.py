@@ -10,6 +10,7 @@ import contextlib
 import functools
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator
 from datetime import date, timedelta
 from typing import Any
@@ -191,8 +192,18 @@ def _examples(model: type[BaseModel]) -> dict:
     return {f"ejemplo{i + 1}": {"value": ex} for i, ex in enumerate(examples)}
 
 
-def _operation(op: Operation) -> dict:
-    entry: dict[str, Any] = {"tags": [op.tag], "summary": op.summary, "operationId": op.operation_id}
+def _operation_ids(operations: list[Operation]) -> dict[int, str]:
+    """Each operation's operationId, unique in the document as OpenAPI requires (code generators name methods by
+    it): the view's name, or `<area>_<view>` where two areas' views share a name (`listar` of clientes and of
+    productos: `clientes_listar`, `productos_listar`)."""
+    counts = Counter(op.operation_id for op in operations)
+    return {
+        id(op): op.operation_id if counts[op.operation_id] == 1 else f"{op.area}_{op.operation_id}" for op in operations
+    }
+
+
+def _operation(op: Operation, operation_id: str) -> dict:
+    entry: dict[str, Any] = {"tags": [op.tag], "summary": op.summary, "operationId": operation_id}
     if op.description:
         entry["description"] = op.description
     entry["security"] = [{"bearerAuth": []} if a == JWT else {"apiKeyAuth": []} for a in op.auth]
@@ -294,8 +305,9 @@ def _document(server_url: str, today: date) -> dict:
     schemas = definitions.get("$defs", {})
     schemas["Error"] = _ERROR_SCHEMA
     paths: dict[str, dict] = {}
+    operation_ids = _operation_ids(OPERATIONS)
     for op in sorted(OPERATIONS, key=lambda o: (o.tag, o.path)):
-        paths.setdefault(op.path, {})[op.method] = _operation(op)
+        paths.setdefault(op.path, {})[op.method] = _operation(op, operation_ids[id(op)])
     return fresh_examples(
         {
             "openapi": "3.1.0",
