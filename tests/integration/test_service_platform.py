@@ -180,6 +180,24 @@ def test_every_schema_the_openapi_document_refers_to_is_in_it(api_client):
     assert listar["application/json"]["schema"] == {"$ref": "#/components/schemas/PaginaRecibidos"}
 
 
+def test_every_operation_that_takes_an_idempotency_key_says_what_a_retry_gets(api_client):
+    """The header's description said only "the same key gives the same receipt": not that another body with it is a
+    422 `idempotency_key_reused`, how long a key is kept, nor the `Idempotent-Replayed` header of a replay."""
+    doc = api_client.get("/api/v1/openapi.json").json
+    taking = [
+        (path, operation)
+        for path, item in doc["paths"].items()
+        for operation in item.values()
+        if any(p["name"] == "Idempotency-Key" for p in operation["parameters"])
+    ]
+    assert len(taking) >= 6
+    for path, operation in taking:
+        header = next(p for p in operation["parameters"] if p["name"] == "Idempotency-Key")
+        assert "`idempotency_key_reused`" in header["description"] and "24 horas" in header["description"], path
+        success = next(r for status, r in operation["responses"].items() if status.startswith("2"))
+        assert "Idempotent-Replayed" in success["headers"], path
+
+
 def test_api_key_operations_document_the_rate_limit_headers(api_client):
     emitir = api_client.get("/api/v1/openapi.json").json["paths"]["/api/v1/comprobante/emitir"]["post"]
     assert "RateLimit" in emitir["responses"]["201"]["headers"]

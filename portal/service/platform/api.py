@@ -149,10 +149,17 @@ def to_response(result: Any, status: int = 200) -> Response:
     return response
 
 
+IDEMPOTENCY_RULES = (
+    " La misma clave con otro cuerpo es un 422 `idempotency_key_reused`; la respuesta repetida lleva el encabezado "
+    "`Idempotent-Replayed: true`. Cada clave se guarda al menos 24 horas."
+)
+
+
 def idempotency_header(description: str) -> dict:
-    """The `Idempotency-Key` header of an operation: its description and the schema the decorator enforces."""
+    """The `Idempotency-Key` header of an operation: its description, what every such key does (IDEMPOTENCY_RULES)
+    and the schema the decorator enforces."""
     return {
-        "description": description,
+        "description": description + IDEMPOTENCY_RULES,
         "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": r"^[!-~][ -~]*$"},
     }
 

@@ -81,6 +81,12 @@ _RATE_LIMIT_HEADERS = {
 }
 
 
+_REPLAYED_HEADER = {
+    "description": "`true` cuando la respuesta es la guardada de una solicitud anterior con la misma Idempotency-Key.",
+    "schema": {"type": "string", "enum": ["true"]},
+}
+
+
 def _models() -> list[type[BaseModel]]:
     seen: dict[str, type[BaseModel]] = {}
     for op in OPERATIONS:
@@ -264,6 +270,10 @@ def _operation(op: Operation, operation_id: str) -> dict:
         error_statuses.add(429)
     for status in sorted(error_statuses):
         responses.setdefault(str(status), _error_response(status))
+    if "Idempotency-Key" in op.extra_headers:
+        for status_text, response in responses.items():
+            if status_text.startswith("2"):
+                response.setdefault("headers", {})["Idempotent-Replayed"] = _REPLAYED_HEADER
     if API_KEY in op.auth:
         # Requests made with an API key report where they stand in the key's rate-limit window.
         for status_text, response in responses.items():
