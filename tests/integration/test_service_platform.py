@@ -198,6 +198,17 @@ def test_every_operation_that_takes_an_idempotency_key_says_what_a_retry_gets(ap
         assert "Idempotent-Replayed" in success["headers"], path
 
 
+def test_each_receipt_example_is_named_by_its_type(api_client):
+    """emitir offered 21 examples named ejemplo1 to ejemplo21: which one is the export e-Factura was found by
+    opening each."""
+    doc = api_client.get("/api/v1/openapi.json").json
+    for path in ("/api/v1/comprobante/emitir", "/api/v1/comprobante/previsualizar"):
+        examples = doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]["examples"]
+        for example in examples.values():
+            assert example["summary"].startswith(f"{example['value']['tipoCFE']} "), example["summary"]
+        assert {e["summary"] for e in examples.values()} >= {"101 e-Ticket", "121 e-Factura de exportación"}
+
+
 def test_api_key_operations_document_the_rate_limit_headers(api_client):
     emitir = api_client.get("/api/v1/openapi.json").json["paths"]["/api/v1/comprobante/emitir"]["post"]
     assert "RateLimit" in emitir["responses"]["201"]["headers"]

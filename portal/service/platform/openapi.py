@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
+from portal.domain.cfe_type_names import type_name
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.platform.api import OPERATIONS, Operation, body_required
 from portal.service.platform.auth import API_KEY, JWT
@@ -195,7 +196,15 @@ def _examples(model: type[BaseModel]) -> dict:
     examples = extra.get("examples", []) if isinstance(extra, dict) else []
     if not isinstance(examples, list):
         examples = []
-    return {f"ejemplo{i + 1}": {"value": ex} for i, ex in enumerate(examples)}
+    return {f"ejemplo{i + 1}": _named(ex) for i, ex in enumerate(examples)}
+
+
+def _named(example: Any) -> dict:
+    """An example, with a summary that names it where its body says what it is: a receipt's type (101 e-Ticket)."""
+    tipo = example.get("tipoCFE") if isinstance(example, dict) else None
+    if isinstance(tipo, int):
+        return {"summary": f"{tipo} {type_name(tipo)}", "value": example}
+    return {"value": example}
 
 
 def _operation_ids(operations: list[Operation]) -> dict[int, str]:
