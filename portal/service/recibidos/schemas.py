@@ -36,7 +36,9 @@ class VerQuery(BaseModel):
     @classmethod
     def _known(cls, value: object) -> object:
         if value is not None and value not in ("json", "xml", "pdf"):  # pydantic's enum error: its code and message
-            raise PydanticCustomError("enum", "Input should be {expected}", {"expected": "'json', 'xml' or 'pdf'"})
+            raise PydanticCustomError(
+                "enum", "Valor no permitido (se espera {expected}).", {"expected": "'json', 'xml' or 'pdf'"}
+            )
         return value
 
 
