@@ -209,6 +209,26 @@ def test_each_receipt_example_is_named_by_its_type(api_client):
         assert {e["summary"] for e in examples.values()} >= {"101 e-Ticket", "121 e-Factura de exportación"}
 
 
+def test_the_document_says_the_error_codes_and_the_language_of_messages(api_client):
+    """An integrator read "Mensaje para personas (español)" and never learnt that Accept-Language: en gives English,
+    nor which codes a 401, 403, 429 or 503 carries."""
+    doc = api_client.get("/api/v1/openapi.json").json
+    error = doc["components"]["schemas"]["Error"]["properties"]["error"]["properties"]
+    assert "Accept-Language" in error["message"]["description"] and "code" in error["message"]["description"]
+    assert "Accept-Language" in doc["info"]["description"]
+    responses = doc["paths"]["/api/v1/comprobante/buscar"]["get"]["responses"]
+    expected = {
+        "401": ("unauthorized", "invalid_token", "invalid_api_key", "revoked_api_key", "jwt_required"),
+        "403": ("rol_insuficiente", "empresa_ajena"),
+        "422": ("validation_error", "empresa_invalida"),
+        "429": ("rate_limited",),
+        "500": ("internal_error",),
+        "503": ("base_de_datos_ocupada",),
+    }
+    for status, codes in expected.items():
+        assert all(f"`{code}`" in responses[status]["description"] for code in codes), status
+
+
 def test_api_key_operations_document_the_rate_limit_headers(api_client):
     emitir = api_client.get("/api/v1/openapi.json").json["paths"]["/api/v1/comprobante/emitir"]["post"]
     assert "RateLimit" in emitir["responses"]["201"]["headers"]

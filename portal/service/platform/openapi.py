@@ -36,7 +36,11 @@ _ERROR_SCHEMA = {
                     "description": "Código estable, para programas.",
                     "examples": ["validation_error"],
                 },
-                "message": {"type": "string", "description": "Mensaje para personas (español)."},
+                "message": {
+                    "type": "string",
+                    "description": "Mensaje para personas, en el idioma de Accept-Language (español por defecto; `en`, "
+                    "inglés): dice qué hacer. Puede cambiar de redacción; los programas deciden por `code`.",
+                },
                 "fields": {
                     "type": "array",
                     "items": {
@@ -56,17 +60,22 @@ _ERROR_SCHEMA = {
 }
 
 _ERROR_DESCRIPTIONS = {
-    400: "Solicitud mal formada (por ejemplo, un encabezado como Idempotency-Key no válido).",
-    401: "Falta la credencial o no es válida.",
-    403: "La credencial no permite esta operación (rol o empresa).",
-    404: "No existe, o pertenece a otra empresa (también un registro que el cuerpo nombra).",
-    409: "Conflicto (por ejemplo, la misma Idempotency-Key en curso).",
-    413: "Cuerpo demasiado grande.",
-    415: "Tipo de contenido no soportado.",
-    422: "Datos no válidos; `fields` indica cuáles.",
-    429: "Límite de solicitudes excedido; ver Retry-After y RateLimit.",
-    500: "Error interno; informe el requestId.",
-    503: "Servicio ocupado por un momento (base de datos o documentos en proceso); reintentá tras Retry-After.",
+    400: "Solicitud mal formada: `header_invalido` (un encabezado como Idempotency-Key no válido), `bad_request`.",
+    401: "Falta la credencial o no es válida: `unauthorized` (ninguna), `invalid_token` (token vencido o no válido), "
+    "`invalid_api_key`, `revoked_api_key`, `jwt_required` (la operación solo acepta un token Bearer).",
+    403: "La credencial no permite esta operación: `rol_insuficiente`, `empresa_ajena` (X-Empresa-Id de una empresa "
+    "a la que no pertenece), `sin_empresa`.",
+    404: "No existe, o pertenece a otra empresa (también un registro que el cuerpo nombra): `not_found` o el código "
+    "del recurso.",
+    409: "Conflicto (por ejemplo, la misma Idempotency-Key en curso: `idempotency_in_progress`).",
+    413: "Cuerpo demasiado grande: `payload_too_large`.",
+    415: "Tipo de contenido no soportado: `unsupported_media_type`.",
+    422: "Datos no válidos: `validation_error`, con `fields` (cada campo con su código); `empresa_requerida` / "
+    "`empresa_invalida` (X-Empresa-Id falta o no es un número).",
+    429: "Límite de solicitudes excedido: `rate_limited`; ver Retry-After y RateLimit.",
+    500: "Error interno: `internal_error`; informe el requestId.",
+    503: "Servicio ocupado por un momento: `base_de_datos_ocupada` o `servicio_ocupado`; reintentá tras Retry-After "
+    "(con la misma Idempotency-Key, sin riesgo de emitir dos veces).",
 }
 
 
@@ -333,7 +342,10 @@ def _document(server_url: str, today: date) -> dict:
             "info": {
                 "title": "Servicio CFE",
                 "version": "1.0.0",
-                "description": "Emisión y gestión de Comprobantes Fiscales Electrónicos (DGI, Uruguay).",
+                "description": "Emisión y gestión de Comprobantes Fiscales Electrónicos (DGI, Uruguay). Todo error "
+                'responde `{"error": {code, message, fields, requestId}}`: `code` es estable; `message` se dice en el '
+                "idioma de Accept-Language (español por defecto, `en` para inglés). Las listas paginan con `cursor` y "
+                "`limite` y responden `items` y `siguienteCursor` (null en la última página).",
             },
             "servers": [{"url": server_url}],
             "tags": [{"name": t} for t in ("Comprobante", "Empresa API Key", "DGI", "Emision Inteligente", "Empresa")],
