@@ -201,3 +201,13 @@ def test_a_refused_document_or_country_names_its_field(api_client, user):
         answer = api_client.post(CLIENTES, json=body, headers=user)
         assert answer.status_code == 422, (body, answer.json)
         assert [(f["field"], f["code"]) for f in answer.json["error"]["fields"]] == [(field, code)], body
+
+
+def test_the_last_receipts_moment_is_said_as_the_receipt_says_it(api_client, user):
+    """`ultimoComprobante` read "...+00:00" where the receipt's own `creadoEn` reads "...Z"."""
+    receipt = issue(api_client, user, _factura("211003420017", "Viajes Arapey S.R.L."))
+    found = api_client.get("/api/v1/clientes", query_string={"q": "2110034"}, headers=user).json["items"][0]
+    assert found["ultimoComprobante"] == receipt["creadoEn"]
+    assert (
+        api_client.get(f"/api/v1/clientes/{found['id']}", headers=user).json["ultimoComprobante"] == receipt["creadoEn"]
+    )

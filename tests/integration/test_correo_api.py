@@ -148,6 +148,8 @@ def test_the_same_idempotency_key_sends_once(api_client, user, factura, smtp):
     again = _send(api_client, user, cfe_id, ["a@cliente.com.uy"], **{"Idempotency-Key": "envio-1"})
     assert first.status_code == again.status_code == 202
     assert again.headers["Idempotent-Replayed"] == "true" and again.json["id"] == first.json["id"]
+    # The replay is the first answer itself: it added `"error": null`, a key the first had left out.
+    assert again.json == first.json
     jobs.run_pending()
     assert len(smtp.recorder.received) == 1
     assert len(_sends(api_client, user, cfe_id)["envios"]) == 1

@@ -282,6 +282,35 @@ def test_a_bad_document_and_an_expired_certificate_are_reported_together(get, se
     assert _fields(answer) == [("nroDoc", "check_digit"), ("idCertificado", "certificado_vencido")]
 
 
+@pytest.mark.parametrize(
+    ("path", "english", "spanish"),
+    [
+        (
+            "consultaRut/123",
+            "The RUT number is not in the right format.",
+            "El número de RUT no tiene el formato correcto.",
+        ),
+        (
+            "consultaRut/219999830018",
+            "The check digit is not correct.",
+            "El dígito verificador no es correcto.",
+        ),
+        (
+            "consultaNombreEntidad?tipoDoc=3&nroDoc=123456789",
+            "The document number is not in the right format.",
+            "El número de documento no tiene el formato correcto.",
+        ),
+    ],
+)
+def test_a_badly_written_document_is_said_in_the_readers_language(get, jwt, path, english, spanish):
+    """The RUT's and the document's own refusals were plain Spanish strings outside the catalogue: an English
+    client read "El número de RUT no tiene el formato correcto."."""
+    joined = "&" if "?" in path else "?"
+    said = get(f"{path}{joined}{Q}", {**jwt, "Accept-Language": "en"}).get_json()["error"]["fields"][0]["message"]
+    assert said == english
+    assert get(f"{path}{joined}{Q}").get_json()["error"]["fields"][0]["message"] == spanish
+
+
 # --- cache -----------------------------------------------------------------------------------------------
 
 

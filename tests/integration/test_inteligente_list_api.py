@@ -78,7 +78,7 @@ def made(api_client, auth_headers, service_app):
 
 def test_newest_first_with_the_receipt_or_the_failure_and_never_another_companys(api_client, auth_headers, made):
     answer = api_client.get(LIST, headers=auth_headers("soporte@demo.uy"))
-    assert _ids(answer) == made["newest_first"] and "siguienteCursor" not in answer.json
+    assert _ids(answer) == made["newest_first"] and answer.json["siguienteCursor"] is None
     items = {item["requestId"]: item for item in answer.json["items"]}
     issued = items[made["issued"]["requestId"]]
     receipt = made["issued"]["comprobante"]
@@ -178,7 +178,7 @@ def test_the_default_page_is_20_and_at_most_100(api_client, auth_headers, servic
     first = api_client.get(LIST, headers=usuario).json
     assert len(first["items"]) == 20 and first["siguienteCursor"]
     rest = api_client.get(LIST, query_string={"cursor": first["siguienteCursor"]}, headers=usuario).json
-    assert len(rest["items"]) == 1 and "siguienteCursor" not in rest
+    assert len(rest["items"]) == 1 and rest["siguienteCursor"] is None
     assert len(api_client.get(LIST, query_string={"limite": 100}, headers=usuario).json["items"]) == 21
 
 
@@ -251,3 +251,15 @@ def test_the_operation_is_documented_with_its_filters_an_example_and_every_statu
     assert operation["security"] == [{"bearerAuth": []}]
     example = doc["components"]["schemas"]["ListaSolicitudes"]["examples"][0]
     assert example["items"][0]["comprobante"]["serie"] == "A" and example["siguienteCursor"]
+
+
+def test_a_request_says_its_moments_as_the_list_and_every_other_answer_does(api_client, auth_headers):
+    """The list said a request's `creadoEn` as "...Z" and the request itself as "...+00:00" (its timeline and
+    `venceEn` too): one moment, two spellings, between two answers about the same request."""
+    headers = auth_headers("usuario@demo.uy")
+    preview = api_client.post(PREVIEW, json={"lineas": [LINE]}, headers=headers)
+    assert preview.status_code == 201 and preview.json["venceEn"].endswith("Z")
+    one = api_client.get(f"{LIST}/{preview.json['requestId']}", headers=headers).json
+    listed = next(i for i in api_client.get(LIST, headers=headers).json["items"] if i["requestId"] == one["requestId"])
+    assert one["creadoEn"] == listed["creadoEn"] and one["creadoEn"].endswith("Z")
+    assert one["venceEn"].endswith("Z") and all(event["en"].endswith("Z") for event in one["lineaDeTiempo"])

@@ -53,3 +53,17 @@ def test_a_paged_list_takes_cursor_and_limite_and_answers_items_and_the_next_cur
 def test_a_complete_list_answers_items(spec, path):
     answer = _answer(spec, path)
     assert answer["properties"]["items"]["type"] == "array" and len(answer["properties"]) == 1
+
+
+# Every list that pages, as an integrator meets it: the seed's and those of the areas added since.
+EVERY_PAGED = (*PAGED, "/api/v1/clientes", "/api/v1/productos", "/api/v1/recibidos", "/api/v1/empresa/avisos")
+
+
+@pytest.mark.parametrize("path", EVERY_PAGED)
+def test_the_last_page_says_so_with_a_null_cursor_on_every_list(api_client, auth_headers, spec, path):
+    """Half the lists left `siguienteCursor` out on the last page and the other half answered it null: a client
+    written against one (`data["siguienteCursor"]`) broke on the other. Every list answers it, null at the end."""
+    answer = api_client.get(path, headers=auth_headers("admin@demo.uy", 1))
+    assert answer.status_code == 200
+    assert "siguienteCursor" in answer.json and answer.json["siguienteCursor"] is None
+    assert "siguienteCursor" in _answer(spec, path).get("required", [])

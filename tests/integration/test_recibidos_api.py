@@ -112,6 +112,27 @@ def test_one_cfe_as_json_xml_and_pdf(api_client, usuario, received):
     assert pdf.status_code == 200 and pdf.data.startswith(b"%PDF")
 
 
+def test_one_cfe_in_the_format_the_document_offers(api_client, usuario, received):
+    """The document offered the XML and the PDF by media type but the service read only an undocumented `?formato=`:
+    `Accept: application/pdf` answered the JSON. Both ways work now, and `formato` is in the document."""
+    first = received["recibidos"][0]
+    pdf = api_client.get(f"{URL}/{first}", headers={**usuario, "Accept": "application/pdf"})
+    assert pdf.status_code == 200 and pdf.mimetype == "application/pdf" and pdf.data.startswith(b"%PDF")
+    xml = api_client.get(f"{URL}/{first}", headers={**usuario, "Accept": "application/xml"})
+    assert xml.mimetype == "application/xml" and xml.data.startswith(b"<CFE")
+    assert api_client.get(f"{URL}/{first}", headers={**usuario, "Accept": "*/*"}).mimetype == "application/json"
+    refused = api_client.get(f"{URL}/{first}", headers={**usuario, "Accept": "text/html"})
+    assert refused.status_code == 406 and refused.json["error"]["code"] == "not_acceptable"
+    unknown = api_client.get(f"{URL}/{first}?formato=doc", headers={**usuario, "Accept-Language": "en"})
+    assert unknown.status_code == 422 and unknown.json["error"]["fields"] == [
+        {"field": "formato", "code": "enum", "message": "Value not allowed (expected 'json', 'xml' or 'pdf')."}
+    ]
+    spec = api_client.get("/api/v1/openapi.json").json
+    parameters = spec["paths"]["/api/v1/recibidos/{recibido_id}"]["get"]["parameters"]
+    formato = next(p for p in parameters if p["name"] == "formato")
+    assert formato["in"] == "query" and set(formato["schema"]["anyOf"][0]["enum"]) == {"json", "xml", "pdf"}
+
+
 def test_reject_sends_a_second_signed_ackcfe_and_blocks_booking(api_client, usuario, received, service_app):
     second = received["recibidos"][1]
     refused = api_client.post(f"{URL}/{second}/rechazar", json={"motivo": "E40"}, headers=usuario)

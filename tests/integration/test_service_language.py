@@ -53,6 +53,24 @@ def test_a_validation_message_of_the_table_and_of_a_parameter(api_client, user):
     assert "Accept-Language" in english.headers["Vary"]
 
 
+def test_the_values_a_field_allows_are_joined_in_the_readers_language(api_client, user):
+    """ "expected 'USD', 'EUR', 'ARS', 'BRL' o 'UI'": the English message kept Spanish's "o"."""
+    path = "/api/v1/cotizaciones"
+    spanish, english = _both(api_client, "GET", path, user, query_string={"moneda": "XXX"})
+    assert english.status_code == 422
+    assert (
+        english.json["error"]["fields"][0]["message"]
+        == "Value not allowed (expected 'USD', 'EUR', 'ARS', 'BRL' or 'UI')."
+    )
+    assert (
+        spanish.json["error"]["fields"][0]["message"]
+        == "Valor no permitido (se espera 'USD', 'EUR', 'ARS', 'BRL' o 'UI')."
+    )
+    body = {**bodies.body(bodies.ETICKET), "tipoCFE": 999}
+    english = api_client.post("/api/v1/comprobante/emitir", json=body, headers={**user, **ENGLISH})
+    assert english.json["error"]["fields"][0]["message"].endswith(", 281 or 282).")
+
+
 def test_the_unknown_receipt_404(api_client, user):
     path = "/api/v1/comprobante/getByIdCfeEmitido?idCfeEmitido=" + "0" * 32
     spanish, english = _both(api_client, "GET", path, user)

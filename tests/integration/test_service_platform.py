@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from collections import Counter
 
 import pytest
 
@@ -155,6 +157,76 @@ def test_openapi_lists_the_18_operations_with_schemas_errors_and_examples(api_cl
         body = operation.get("requestBody")
         if body:
             assert any("example" in m or "examples" in m for m in body["content"].values()), (method, path)
+
+
+def test_openapi_names_every_operation_once(api_client):
+    """A code generator names a method by operationId, which OpenAPI requires unique: `listar` of clientes and of
+    productos (and six others) were the same name twice."""
+    doc = api_client.get("/api/v1/openapi.json").json
+    ids = Counter(op["operationId"] for item in doc["paths"].values() for op in item.values())
+    assert [name for name, count in ids.items() if count > 1] == []
+    assert doc["paths"]["/api/v1/clientes"]["get"]["operationId"] == "clientes_listar"
+    assert doc["paths"]["/api/v1/comprobante/firmarXml"]["post"]["operationId"] == "firmar_xml"
+
+
+def test_every_schema_the_openapi_document_refers_to_is_in_it(api_client):
+    """The received CFEs' page and the sales and purchases books named schemas (PaginaRecibidos, FilaVentas, ...)
+    the document did not hold: a client generator or validator stops at the first such $ref."""
+    text = api_client.get("/api/v1/openapi.json").get_data(as_text=True)
+    schemas = json.loads(text)["components"]["schemas"]
+    referred = set(re.findall(r'"\$ref":\s*"#/components/schemas/([^"]+)"', text))
+    assert referred - schemas.keys() == set()
+    listar = json.loads(text)["paths"]["/api/v1/recibidos"]["get"]["responses"]["200"]["content"]
+    assert listar["application/json"]["schema"] == {"$ref": "#/components/schemas/PaginaRecibidos"}
+
+
+def test_every_operation_that_takes_an_idempotency_key_says_what_a_retry_gets(api_client):
+    """The header's description said only "the same key gives the same receipt": not that another body with it is a
+    422 `idempotency_key_reused`, how long a key is kept, nor the `Idempotent-Replayed` header of a replay."""
+    doc = api_client.get("/api/v1/openapi.json").json
+    taking = [
+        (path, operation)
+        for path, item in doc["paths"].items()
+        for operation in item.values()
+        if any(p["name"] == "Idempotency-Key" for p in operation["parameters"])
+    ]
+    assert len(taking) >= 6
+    for path, operation in taking:
+        header = next(p for p in operation["parameters"] if p["name"] == "Idempotency-Key")
+        assert "`idempotency_key_reused`" in header["description"] and "24 horas" in header["description"], path
+        success = next(r for status, r in operation["responses"].items() if status.startswith("2"))
+        assert "Idempotent-Replayed" in success["headers"], path
+
+
+def test_each_receipt_example_is_named_by_its_type(api_client):
+    """emitir offered 21 examples named ejemplo1 to ejemplo21: which one is the export e-Factura was found by
+    opening each."""
+    doc = api_client.get("/api/v1/openapi.json").json
+    for path in ("/api/v1/comprobante/emitir", "/api/v1/comprobante/previsualizar"):
+        examples = doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]["examples"]
+        for example in examples.values():
+            assert example["summary"].startswith(f"{example['value']['tipoCFE']} "), example["summary"]
+        assert {e["summary"] for e in examples.values()} >= {"101 e-Ticket", "121 e-Factura de exportación"}
+
+
+def test_the_document_says_the_error_codes_and_the_language_of_messages(api_client):
+    """An integrator read "Mensaje para personas (español)" and never learnt that Accept-Language: en gives English,
+    nor which codes a 401, 403, 429 or 503 carries."""
+    doc = api_client.get("/api/v1/openapi.json").json
+    error = doc["components"]["schemas"]["Error"]["properties"]["error"]["properties"]
+    assert "Accept-Language" in error["message"]["description"] and "code" in error["message"]["description"]
+    assert "Accept-Language" in doc["info"]["description"]
+    responses = doc["paths"]["/api/v1/comprobante/buscar"]["get"]["responses"]
+    expected = {
+        "401": ("unauthorized", "invalid_token", "invalid_api_key", "revoked_api_key", "jwt_required"),
+        "403": ("rol_insuficiente", "empresa_ajena"),
+        "422": ("validation_error", "empresa_invalida"),
+        "429": ("rate_limited",),
+        "500": ("internal_error",),
+        "503": ("base_de_datos_ocupada",),
+    }
+    for status, codes in expected.items():
+        assert all(f"`{code}`" in responses[status]["description"] for code in codes), status
 
 
 def test_api_key_operations_document_the_rate_limit_headers(api_client):

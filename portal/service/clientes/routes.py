@@ -17,7 +17,7 @@ from portal.service.clientes.schemas import (
     PaginaClientes,
 )
 from portal.service.comprobante.search import folded
-from portal.service.platform import db, paging
+from portal.service.platform import db, paging, responses
 from portal.service.platform.api import OperationDefaults, operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
 from portal.service.platform.errors import ApiError, FieldError, NotFound, ValidationFailed
@@ -45,7 +45,7 @@ def _json(customer: Customer) -> dict:
         "fmaPago": customer.payment_terms,
         "diasCredito": customer.credit_days,
         "origen": customer.source,
-        "ultimoComprobante": customer.last_receipt_at.isoformat() if customer.last_receipt_at else None,
+        "ultimoComprobante": responses.optional_moment(customer.last_receipt_at),
     }
 
 

@@ -29,7 +29,7 @@ from portal.service.correo.schemas import (
 )
 from portal.service.correo.tracking import envio
 from portal.service.empresa import audit
-from portal.service.platform import db, idempotency
+from portal.service.platform import db, idempotency, responses
 from portal.service.platform.api import idempotency_header, operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
 from portal.service.platform.errors import ApiError, Conflict, FieldError, NotFound, ValidationFailed
@@ -155,7 +155,7 @@ def enviar(cfe_id: str, body: EnviarCorreo, principal: Principal):
         with db.write_transaction() as session:
             send = sending.queue_send(session, principal, session.get_one(IssuedCfe, record.id), recipients)
             answer = envio(send)
-            idempotency.complete(session, claim, 202, answer.model_dump(mode="json", by_alias=True))
+            idempotency.complete(session, claim, 202, responses.dump(answer))
     except Exception:
         idempotency.release(claim)
         raise

@@ -56,10 +56,16 @@ MAX_TIMEOUT_SECONDS = 30.0
 DEFAULT_CACHE_SECONDS = 300
 NOT_FOUND_CACHE_SECONDS = 60
 
+# Catalogue messages (said in the reader's language), one set for a document and one for a RUT.
 _MESSAGES = {
-    "required": "Falta el número de documento.",
-    "format": "El número de documento no tiene el formato correcto.",
-    "check_digit": "El dígito verificador no es correcto.",
+    "required": _("Falta el número de documento."),
+    "format": _("El número de documento no tiene el formato correcto."),
+    "check_digit": _("El dígito verificador no es correcto."),
+}
+_RUT_MESSAGES = {
+    "required": _("Falta el número de RUT."),
+    "format": _("El número de RUT no tiene el formato correcto."),
+    "check_digit": _("El dígito verificador no es correcto."),
 }
 _SEPARATORS = str.maketrans("", "", ".- ")
 
@@ -69,7 +75,7 @@ def normalize_rut(rut: object) -> str:
     value = str(rut or "").strip().translate(_SEPARATORS)
     error = document_error(DocType.RUT, value)
     if error:
-        raise DgiInvalidInput("rut", error, _MESSAGES[error].replace("documento", "RUT"))
+        raise DgiInvalidInput("rut", error, _RUT_MESSAGES[error])
     return value
 
 

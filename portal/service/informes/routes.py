@@ -163,10 +163,11 @@ def _book_responses(description: str, schema: type[LibroVentas] | type[LibroComp
         200: {
             "description": description,
             "content": {
-                "application/json": {"schema": schema.model_json_schema(ref_template="#/components/schemas/{model}")},
+                "application/json": {"schema": {"$ref": f"#/components/schemas/{schema.__name__}"}},
                 "text/csv": {"schema": {"type": "string"}},
                 files.XLSX: {"schema": {"type": "string", "format": "binary"}},
             },
+            "model": schema,
         },
         406: "Formato no disponible (not_acceptable).",
     }

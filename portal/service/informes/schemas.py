@@ -88,7 +88,7 @@ class TotalTipo(_Camel):
     importes_pesos: Importes
 
 
-class TotalMoneda(_Camel):
+class TotalMonedaLibro(_Camel):
     moneda: str
     cantidad: int
     importes: Importes
@@ -122,7 +122,7 @@ class LibroVentas(_Camel):
     cantidad: int
     totales_pesos: Importes
     por_tipo: list[TotalTipo]
-    por_moneda: list[TotalMoneda]
+    por_moneda: list[TotalMonedaLibro]
     declaracion: Declaracion
 
 
@@ -173,7 +173,7 @@ class LibroCompras(_Camel):
     cantidad: int
     totales_pesos: Importes
     por_tipo: list[TotalTipo]
-    por_moneda: list[TotalMoneda]
+    por_moneda: list[TotalMonedaLibro]
     declaracion: DeclaracionCompras
 
 

@@ -278,7 +278,7 @@ def describe(request: SmartRequest, session: Session | None = None) -> dict:
         ],
         "advertencias": [{"codigo": w["codigo"], "mensaje": said(w)} for w in request.warnings_json],
         "previsualizacionUrl": preview_url,
-        "venceEn": request.expires_at.isoformat() if request.expires_at else None,
+        "venceEn": responses.optional_moment(request.expires_at),
         "cfeEmitidos": [request.cfe_id] if request.cfe_id else [],
         "comprobante": responses.dump(cfe_emitido(receipt, [], session)) if receipt else None,
         "estadoDGI": receipt.dgi_status if receipt else None,
@@ -291,14 +291,14 @@ def describe(request: SmartRequest, session: Session | None = None) -> dict:
         "lineaDeTiempo": [
             {
                 "estado": e.state,
-                "en": e.at.isoformat(),
+                "en": responses.moment(e.at),
                 "por": e.actor,
                 "detalle": said_or(e.detail_texts, e.detail),
             }
             for e in events
         ],
         "creadoPor": request.created_by,
-        "creadoEn": request.created_at.isoformat(),
+        "creadoEn": responses.moment(request.created_at),
         "final": request.state in FINAL_STATES,
     }
 

@@ -75,6 +75,7 @@ class Operation:
     path_params: dict[str, str | dict] = field(default_factory=dict)
     extra_headers: dict[str, str | dict] = field(default_factory=dict)
     raw_body: dict[str, Any] | None = None
+    area: str = ""  # the blueprint's name: what tells apart two areas' views of the same name in operationId
 
 
 OPERATIONS: list[Operation] = []
@@ -148,10 +149,17 @@ def to_response(result: Any, status: int = 200) -> Response:
     return response
 
 
+IDEMPOTENCY_RULES = (
+    " La misma clave con otro cuerpo es un 422 `idempotency_key_reused`; la respuesta repetida lleva el encabezado "
+    "`Idempotent-Replayed: true`. Cada clave se guarda al menos 24 horas."
+)
+
+
 def idempotency_header(description: str) -> dict:
-    """The `Idempotency-Key` header of an operation: its description and the schema the decorator enforces."""
+    """The `Idempotency-Key` header of an operation: its description, what every such key does (IDEMPOTENCY_RULES)
+    and the schema the decorator enforces."""
     return {
-        "description": description,
+        "description": description + IDEMPOTENCY_RULES,
         "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": r"^[!-~][ -~]*$"},
     }
 
@@ -235,6 +243,7 @@ def operation(
                 summary=summary,
                 description=description or (view.__doc__ or "").strip(),
                 operation_id=view.__name__,
+                area=bp.name,
                 auth=auth,
                 roles=roles,
                 body=body,

@@ -10,6 +10,7 @@ import contextlib
 import functools
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator
 from datetime import date, timedelta
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
+from portal.domain.cfe_type_names import type_name
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.platform.api import OPERATIONS, Operation, body_required
 from portal.service.platform.auth import API_KEY, JWT
@@ -34,7 +36,11 @@ _ERROR_SCHEMA = {
                     "description": "Código estable, para programas.",
                     "examples": ["validation_error"],
                 },
-                "message": {"type": "string", "description": "Mensaje para personas (español)."},
+                "message": {
+                    "type": "string",
+                    "description": "Mensaje para personas, en el idioma de Accept-Language (español por defecto; `en`, "
+                    "inglés): dice qué hacer. Puede cambiar de redacción; los programas deciden por `code`.",
+                },
                 "fields": {
                     "type": "array",
                     "items": {
@@ -54,17 +60,22 @@ _ERROR_SCHEMA = {
 }
 
 _ERROR_DESCRIPTIONS = {
-    400: "Solicitud mal formada (por ejemplo, un encabezado como Idempotency-Key no válido).",
-    401: "Falta la credencial o no es válida.",
-    403: "La credencial no permite esta operación (rol o empresa).",
-    404: "No existe, o pertenece a otra empresa (también un registro que el cuerpo nombra).",
-    409: "Conflicto (por ejemplo, la misma Idempotency-Key en curso).",
-    413: "Cuerpo demasiado grande.",
-    415: "Tipo de contenido no soportado.",
-    422: "Datos no válidos; `fields` indica cuáles.",
-    429: "Límite de solicitudes excedido; ver Retry-After y RateLimit.",
-    500: "Error interno; informe el requestId.",
-    503: "Servicio ocupado por un momento (base de datos o documentos en proceso); reintentá tras Retry-After.",
+    400: "Solicitud mal formada: `header_invalido` (un encabezado como Idempotency-Key no válido), `bad_request`.",
+    401: "Falta la credencial o no es válida: `unauthorized` (ninguna), `invalid_token` (token vencido o no válido), "
+    "`invalid_api_key`, `revoked_api_key`, `jwt_required` (la operación solo acepta un token Bearer).",
+    403: "La credencial no permite esta operación: `rol_insuficiente`, `empresa_ajena` (X-Empresa-Id de una empresa "
+    "a la que no pertenece), `sin_empresa`.",
+    404: "No existe, o pertenece a otra empresa (también un registro que el cuerpo nombra): `not_found` o el código "
+    "del recurso.",
+    409: "Conflicto (por ejemplo, la misma Idempotency-Key en curso: `idempotency_in_progress`).",
+    413: "Cuerpo demasiado grande: `payload_too_large`.",
+    415: "Tipo de contenido no soportado: `unsupported_media_type`.",
+    422: "Datos no válidos: `validation_error`, con `fields` (cada campo con su código); `empresa_requerida` / "
+    "`empresa_invalida` (X-Empresa-Id falta o no es un número).",
+    429: "Límite de solicitudes excedido: `rate_limited`; ver Retry-After y RateLimit.",
+    500: "Error interno: `internal_error`; informe el requestId.",
+    503: "Servicio ocupado por un momento: `base_de_datos_ocupada` o `servicio_ocupado`; reintentá tras Retry-After "
+    "(con la misma Idempotency-Key, sin riesgo de emitir dos veces).",
 }
 
 
@@ -77,6 +88,12 @@ _RATE_LIMIT_HEADERS = {
         "description": 'Estado de la ventana, p. ej. "default";r=599;t=60 (solo con X-API-Key).',
         "schema": {"type": "string"},
     },
+}
+
+
+_REPLAYED_HEADER = {
+    "description": "`true` cuando la respuesta es la guardada de una solicitud anterior con la misma Idempotency-Key.",
+    "schema": {"type": "string", "enum": ["true"]},
 }
 
 
@@ -188,11 +205,29 @@ def _examples(model: type[BaseModel]) -> dict:
     examples = extra.get("examples", []) if isinstance(extra, dict) else []
     if not isinstance(examples, list):
         examples = []
-    return {f"ejemplo{i + 1}": {"value": ex} for i, ex in enumerate(examples)}
+    return {f"ejemplo{i + 1}": _named(ex) for i, ex in enumerate(examples)}
 
 
-def _operation(op: Operation) -> dict:
-    entry: dict[str, Any] = {"tags": [op.tag], "summary": op.summary, "operationId": op.operation_id}
+def _named(example: Any) -> dict:
+    """An example, with a summary that names it where its body says what it is: a receipt's type (101 e-Ticket)."""
+    tipo = example.get("tipoCFE") if isinstance(example, dict) else None
+    if isinstance(tipo, int):
+        return {"summary": f"{tipo} {type_name(tipo)}", "value": example}
+    return {"value": example}
+
+
+def _operation_ids(operations: list[Operation]) -> dict[int, str]:
+    """Each operation's operationId, unique in the document as OpenAPI requires (code generators name methods by
+    it): the view's name, or `<area>_<view>` where two areas' views share a name (`listar` of clientes and of
+    productos: `clientes_listar`, `productos_listar`)."""
+    counts = Counter(op.operation_id for op in operations)
+    return {
+        id(op): op.operation_id if counts[op.operation_id] == 1 else f"{op.area}_{op.operation_id}" for op in operations
+    }
+
+
+def _operation(op: Operation, operation_id: str) -> dict:
+    entry: dict[str, Any] = {"tags": [op.tag], "summary": op.summary, "operationId": operation_id}
     if op.description:
         entry["description"] = op.description
     entry["security"] = [{"bearerAuth": []} if a == JWT else {"apiKeyAuth": []} for a in op.auth]
@@ -253,6 +288,10 @@ def _operation(op: Operation) -> dict:
         error_statuses.add(429)
     for status in sorted(error_statuses):
         responses.setdefault(str(status), _error_response(status))
+    if "Idempotency-Key" in op.extra_headers:
+        for status_text, response in responses.items():
+            if status_text.startswith("2"):
+                response.setdefault("headers", {})["Idempotent-Replayed"] = _REPLAYED_HEADER
     if API_KEY in op.auth:
         # Requests made with an API key report where they stand in the key's rate-limit window.
         for status_text, response in responses.items():
@@ -294,15 +333,19 @@ def _document(server_url: str, today: date) -> dict:
     schemas = definitions.get("$defs", {})
     schemas["Error"] = _ERROR_SCHEMA
     paths: dict[str, dict] = {}
+    operation_ids = _operation_ids(OPERATIONS)
     for op in sorted(OPERATIONS, key=lambda o: (o.tag, o.path)):
-        paths.setdefault(op.path, {})[op.method] = _operation(op)
+        paths.setdefault(op.path, {})[op.method] = _operation(op, operation_ids[id(op)])
     return fresh_examples(
         {
             "openapi": "3.1.0",
             "info": {
                 "title": "Servicio CFE",
                 "version": "1.0.0",
-                "description": "Emisión y gestión de Comprobantes Fiscales Electrónicos (DGI, Uruguay).",
+                "description": "Emisión y gestión de Comprobantes Fiscales Electrónicos (DGI, Uruguay). Todo error "
+                'responde `{"error": {code, message, fields, requestId}}`: `code` es estable; `message` se dice en el '
+                "idioma de Accept-Language (español por defecto, `en` para inglés). Las listas paginan con `cursor` y "
+                "`limite` y responden `items` y `siguienteCursor` (null en la última página).",
             },
             "servers": [{"url": server_url}],
             "tags": [{"name": t} for t in ("Comprobante", "Empresa API Key", "DGI", "Emision Inteligente", "Empresa")],

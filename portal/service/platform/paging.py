@@ -42,10 +42,11 @@ class Page(BaseModel, Generic[T]):  # noqa: UP046 - pydantic generics, Python 3.
     model_config = ConfigDict(populate_by_name=True)
 
     items: list[T]
+    # Required, so that the last page answers it null (responses.dump) rather than leaving it out: a client reads
+    # one key on every list.
     siguiente_cursor: str | None = Field(
-        None,
         alias="siguienteCursor",
-        description="Pasalo como `cursor` para la página siguiente; falta (o es null) en la última.",
+        description="Pasalo como `cursor` para la página siguiente; null en la última.",
     )
 
 

@@ -157,12 +157,19 @@ def _message(err: Mapping[str, Any], template: Text | None = None) -> tuple[str,
     if "error" in ctx:
         ctx["error"] = _inner(ctx["error"])
     if "expected" in ctx:
-        ctx["expected"] = str(ctx["expected"]).replace(" or ", " o ")
+        ctx["expected"] = _alternatives(str(ctx["expected"]))
     try:
         chosen.template.format(**ctx)
     except (KeyError, IndexError):
         return code, FALLBACK[1]
     return code, Text(chosen.template, **ctx)
+
+
+def _alternatives(expected: str) -> str:
+    """Pydantic's "'USD', 'EUR' or 'UI'" with its last "or" said in the reader's language (a `Text` value is said
+    with the message), not Spanish's "o" baked in."""
+    first, joined, last = expected.rpartition(" or ")
+    return _("{primeros} o {ultimo}", primeros=first, ultimo=last) if joined else expected
 
 
 def code_of(error_type: str) -> str:

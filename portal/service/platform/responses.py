@@ -16,7 +16,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 
 def dump(model: BaseModel) -> Any:
@@ -32,6 +32,17 @@ def dump_json(model: BaseModel) -> str:
     if not _has_required_nulls(type(model)):
         return model.model_dump_json(by_alias=True, exclude_none=True)
     return json.dumps(dump(model), ensure_ascii=False, separators=(",", ":"))
+
+
+def moment(value: datetime) -> str:
+    """A moment as every model of the API answers it (pydantic's JSON: UTC with `Z`), for an answer built as a dict:
+    `isoformat()` wrote `+00:00` there, so one moment read two ways in two answers."""
+    return _MOMENT.dump_python(value, mode="json")
+
+
+def optional_moment(value: datetime | None) -> str | None:
+    """`moment`, or None."""
+    return None if value is None else moment(value)
 
 
 def _models_in(annotation: Any) -> list[type[BaseModel]]:
@@ -86,6 +97,7 @@ def _restore_plan(model: type[BaseModel]) -> tuple[tuple[str, str, bool, bool], 
     return tuple(plan)
 
 
+_MOMENT: TypeAdapter[datetime] = TypeAdapter(datetime)
 _SCALARS = (str, int, float, bool, Decimal, date, datetime, type(None))
 
 

@@ -31,7 +31,7 @@ from portal.service.recibidos.schemas import (
     RecibidosQuery,
     Respuesta,
     ResumenRecibidos,
-    TotalMoneda,
+    TotalMonedaRecibidos,
 )
 
 _ESCAPE_LIKE = str.maketrans({"%": r"\%", "_": r"\_", "\\": r"\\"})
@@ -114,7 +114,7 @@ def page(session: Session, where: list, cursor: str | None, limit: int) -> tuple
     return rows[:limit], encode_cursor(rows[limit - 1])
 
 
-def totals(session: Session, where: list) -> list[TotalMoneda]:
+def totals(session: Session, where: list) -> list[TotalMonedaRecibidos]:
     """Count and total per currency of the accepted CFEs that match: rejected ones (on arrival, commercially or
     by DGI) are no purchase, and a credit note counts negative, as in the purchases book and the issued list."""
     signed = case((ReceivedCfe.tipo_cfe.in_(sorted(CREDIT_NOTES)), -ReceivedCfe.mnt_total), else_=ReceivedCfe.mnt_total)
@@ -125,7 +125,9 @@ def totals(session: Session, where: list) -> list[TotalMoneda]:
         .order_by(ReceivedCfe.moneda)
     )
     return [
-        TotalMoneda(moneda=moneda or "UYU", cantidad=count, total=Decimal(str(total)).quantize(Decimal("0.01")))
+        TotalMonedaRecibidos(
+            moneda=moneda or "UYU", cantidad=count, total=Decimal(str(total)).quantize(Decimal("0.01"))
+        )
         for moneda, count, total in session.execute(query)
     ]
 
@@ -151,7 +153,7 @@ def recibido(row: ReceivedCfe) -> dict:
     }
 
 
-def pagina(rows: list[ReceivedCfe], following: str | None, sums: list[TotalMoneda]) -> PaginaRecibidos:
+def pagina(rows: list[ReceivedCfe], following: str | None, sums: list[TotalMonedaRecibidos]) -> PaginaRecibidos:
     return PaginaRecibidos(items=[Recibido(**recibido(r)) for r in rows], siguiente_cursor=following, totales=sums)
 
 

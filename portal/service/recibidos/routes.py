@@ -26,6 +26,7 @@ from portal.service.recibidos.schemas import (
     ResultadoCarga,
     ResultadoSobre,
     ResumenRecibidos,
+    VerQuery,
 )
 
 UPLOAD_PATH = "/api/v1/recibidos"  # POST: uploaded envelopes
@@ -33,6 +34,7 @@ bp = Blueprint("recibidos", __name__, url_prefix=UPLOAD_PATH)
 TAG = "Recibidos"
 BOTH = (JWT, API_KEY)
 _ID: dict[str, str | dict] = {"recibido_id": "El id del CFE recibido."}
+_FORMATS = {"application/json": "json", "application/xml": "xml", "application/pdf": "pdf"}
 
 
 def init_app(app: Flask) -> None:
@@ -95,6 +97,7 @@ def _row(principal: Principal, recibido_id: int) -> ReceivedCfe:
                 },
                 "text/csv": {"schema": {"type": "string"}},
             },
+            "model": PaginaRecibidos,
         },
         406: "Formato no disponible.",
     },
@@ -147,10 +150,12 @@ def resumen(principal: Principal):
     auth=BOTH,
     roles=ALL,
     path_params=_ID,
+    query=VerQuery,
     responses={
         200: {
-            "description": "JSON con líneas, totales y nuestras respuestas; `?formato=xml` el CFE firmado tal como "
-            "llegó; `?formato=pdf` su representación impresa, hecha desde el XML del proveedor.",
+            "description": "JSON con líneas, totales y nuestras respuestas; el CFE firmado tal como llegó "
+            "(`formato=xml` o Accept: application/xml); su representación impresa, hecha desde el XML del proveedor "
+            "(`formato=pdf` o Accept: application/pdf).",
             "content": {
                 "application/json": {"schema": {"$ref": "#/components/schemas/RecibidoCompleto"}},
                 "application/xml": {"schema": {"type": "string"}},
@@ -158,13 +163,14 @@ def resumen(principal: Principal):
             },
         },
         404: "No existe o es de otra empresa.",
+        406: "Formato no disponible (not_acceptable): Accept no admite JSON, XML ni PDF.",
         422: "El formato pedido no existe, o el CFE no se puede imprimir.",
     },
 )
-def ver(recibido_id: int, principal: Principal):
+def ver(recibido_id: int, principal: Principal, query: VerQuery):
     """One received CFE."""
     row = _row(principal, recibido_id)
-    formato = request.args.get("formato", "json")
+    formato = query.formato or _FORMATS[negotiate("application/json", "application/xml", "application/pdf")]
     name = f"CFE_{row.rut_emisor}_{row.tipo_cfe}_{row.serie}{row.nro}"
     if formato == "xml":
         response = Response(row.xml, mimetype="application/xml")
@@ -172,8 +178,6 @@ def ver(recibido_id: int, principal: Principal):
         return response
     if formato == "pdf":
         return _pdf(row, name)
-    if formato != "json":
-        raise ValidationFailed([FieldError("formato", "enum", _("formato: json, xml o pdf."))])
     return listing.completo(db.session(), row)
 
 

@@ -7,6 +7,7 @@ from decimal import Decimal
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from portal.service.comprobante.schemas import TypedNumber
 from portal.service.platform.i18n import _
@@ -18,6 +19,27 @@ ESTADOS = ("aceptado", "rechazado", "pendiente", "rechazado_comercial", "rechaza
 
 class _Out(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
+
+
+class VerQuery(BaseModel):
+    """How one received CFE is answered."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    formato: Literal["json", "xml", "pdf"] | None = Field(
+        None,
+        description="json, xml (el CFE firmado tal como llegó) o pdf (su representación impresa). Sin él, lo "
+        "decide el encabezado Accept (application/json, application/xml o application/pdf); JSON si no dice nada.",
+    )
+
+    @field_validator("formato", mode="before")
+    @classmethod
+    def _known(cls, value: object) -> object:
+        if value is not None and value not in ("json", "xml", "pdf"):  # pydantic's enum error: its code and message
+            raise PydanticCustomError(
+                "enum", "Valor no permitido (se espera {expected}).", {"expected": "'json', 'xml' or 'pdf'"}
+            )
+        return value
 
 
 class RecibidosQuery(BaseModel):
@@ -118,7 +140,7 @@ class Recibido(_Out):
     recibido_en: datetime = Field(alias="recibidoEn")
 
 
-class TotalMoneda(_Out):
+class TotalMonedaRecibidos(_Out):
     moneda: str
     cantidad: int
     total: Decimal
@@ -127,7 +149,7 @@ class TotalMoneda(_Out):
 class PaginaRecibidos(_Out):
     items: list[Recibido]
     siguiente_cursor: str | None = Field(alias="siguienteCursor")
-    totales: list[TotalMoneda]
+    totales: list[TotalMonedaRecibidos]
 
 
 class Linea(_Out):

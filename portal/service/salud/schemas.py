@@ -48,7 +48,7 @@ class NoticeOut(_Out):
 class NoticePage(_Out):
     items: list[NoticeOut]
     noLeidos: int  # noqa: N815
-    siguienteCursor: str | None = None  # noqa: N815
+    siguienteCursor: str | None  # noqa: N815
 
 
 class NoticeQuery(BaseModel):

@@ -146,7 +146,7 @@ class AttemptOut(_Out):
 
 class AttemptPage(_Out):
     items: list[AttemptOut]
-    siguienteCursor: str | None = None  # noqa: N815
+    siguienteCursor: str | None  # noqa: N815
 
 
 class AttemptQuery(BaseModel):
