@@ -1,5 +1,5 @@
 """The company's day at a glance (GET /empresa/resumen), typed: today's receipts, DGI's answers, the CAE
-ranges still numbering and the certificates."""
+ranges still numbering, the certificates and what is left to set up before issuing."""
 
 from __future__ import annotations
 
@@ -113,6 +113,9 @@ class DaySummary:
     cae_ranges: tuple[CaeRangeInUse, ...]
     types_without_cae: tuple[int, ...]  # types whose every range is exhausted or expired
     certificates: tuple[SigningCertificate, ...]
+    # What is left to set up before receipts are right, in the order of the Empresa pages (the service's codes:
+    # sin_resolucion_ni_fecha_emisor, sin_domicilio, sin_certificado, sin_cae); empty when nothing is.
+    pending: tuple[str, ...]
 
     @classmethod
     def from_json(cls, data: JsonObject) -> DaySummary:
@@ -126,4 +129,5 @@ class DaySummary:
             cae_ranges=tuple(CaeRangeInUse.from_json(r) for r in data["cae"]),
             types_without_cae=tuple(int(t) for t in data["tiposSinCae"]),
             certificates=tuple(SigningCertificate.from_json(c) for c in data["certificados"]),
+            pending=tuple(str(code) for code in data["pendientes"]),
         )

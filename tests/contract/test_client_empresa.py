@@ -6,6 +6,7 @@ import uuid
 from datetime import date
 
 import pytest
+from sqlalchemy import delete, update
 
 from portal.client import CfeClient, Conflict, Forbidden, NotFound, ValidationError
 from portal.client.empresa import (
@@ -20,6 +21,10 @@ from portal.client.empresa import (
     SigningCertificate,
 )
 from portal.domain.uruguay_time import today_montevideo
+from portal.service.empresa.models import Branch as BranchRow
+from portal.service.empresa.models import CompanySettings
+from portal.service.platform import db
+from portal.service.platform.models import Company
 from tests.support import cfe_bodies as bodies
 from tests.support.empresa_files import cae_xml, image, p12
 
@@ -140,3 +145,17 @@ def test_day_summary(as_user):
     assert remito.expiring and not remito.low_numbers and remito.warned and remito.range.remaining == 10
     assert summary.types_without_cae == ()
     assert any(c.expiring and c.days_left in (9, 10) for c in summary.certificates)
+    assert summary.pending == ()  # the demo company is set up
+
+
+def test_day_summary_says_what_is_left_to_set_up(as_user, live_service):
+    with live_service.app.app_context():
+        session = db.session()
+        session.execute(delete(BranchRow).where(BranchRow.company_id == 1))
+        session.execute(update(Company).where(Company.id == 1).values(domicilio_fiscal="", ciudad="", departamento=""))
+        session.execute(
+            update(CompanySettings).where(CompanySettings.company_id == 1).values(resolucion=None, fecha_emisor=None)
+        )
+        session.commit()
+    summary = as_user("usuario@demo.uy").get_day_summary()
+    assert summary.pending == ("sin_resolucion_ni_fecha_emisor", "sin_domicilio")

@@ -6,12 +6,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import delete, update
 
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
+from portal.service.empresa.models import Branch, CompanySettings
 from portal.service.platform import db
-from portal.service.platform.models import Certificate
+from portal.service.platform.models import Certificate, Company
 from tests.support import cfe_bodies as bodies
 
 SUMMARY = "/api/v1/empresa/resumen"
@@ -136,6 +137,82 @@ def test_certificate_days_left_and_por_vencer_within_thirty_days(api_client, usu
     assert certificate() == (29, "por_vencer")
 
 
+def _without_legend(session):
+    session.execute(
+        update(CompanySettings).where(CompanySettings.company_id == 1).values(resolucion=None, fecha_emisor=None)
+    )
+
+
+def _without_address(session):
+    session.execute(delete(Branch).where(Branch.company_id == 1))
+    session.execute(update(Company).where(Company.id == 1).values(domicilio_fiscal="", ciudad="", departamento=""))
+
+
+def _without_certificate(session):
+    session.execute(
+        update(Certificate).where(Certificate.company_id == 1).values(not_after=datetime.now(UTC) - timedelta(days=1))
+    )
+
+
+def _without_cae(session):
+    session.execute(
+        update(CaeRangeRecord)
+        .where(CaeRangeRecord.company_id == 1)
+        .values(vencimiento=today_montevideo() - timedelta(days=1))
+    )
+
+
+MISSING = {
+    "sin_resolucion_ni_fecha_emisor": _without_legend,
+    "sin_domicilio": _without_address,
+    "sin_certificado": _without_certificate,
+    "sin_cae": _without_cae,
+}
+
+
+def test_the_demo_companies_have_nothing_left_to_set_up(api_client, auth_headers, usuario):
+    assert api_client.get(SUMMARY, headers=usuario).json["pendientes"] == []  # Res. 1516/2021
+    assert api_client.get(SUMMARY, headers=auth_headers("admin@demo.uy", 2)).json["pendientes"] == []  # Fecha emisor
+
+
+@pytest.mark.parametrize("code", list(MISSING))
+def test_what_is_left_to_set_up_is_named(api_client, auth_headers, usuario, service_app, code):
+    assert api_client.get(SUMMARY, headers=usuario).json["pendientes"] == []  # read (and kept) complete first
+    with service_app.app_context():
+        MISSING[code](db.session())
+        db.session().commit()
+    assert api_client.get(SUMMARY, headers=usuario).json["pendientes"] == [code]
+    assert api_client.get(SUMMARY, headers=auth_headers("admin@demo.uy", 2)).json["pendientes"] == []
+
+
+def test_a_company_missing_everything_is_told_each_in_the_order_of_the_empresa_pages(api_client, usuario, service_app):
+    with service_app.app_context():
+        for take_away in MISSING.values():
+            take_away(db.session())
+        db.session().commit()
+    assert api_client.get(SUMMARY, headers=usuario).json["pendientes"] == [
+        "sin_resolucion_ni_fecha_emisor",
+        "sin_domicilio",
+        "sin_certificado",
+        "sin_cae",
+    ]
+
+
+def test_a_fix_through_the_api_is_seen_at_once(api_client, auth_headers, usuario, service_app):
+    with service_app.app_context():
+        _without_legend(db.session())
+        db.session().commit()
+    assert api_client.get(SUMMARY, headers=usuario).json["pendientes"] == ["sin_resolucion_ni_fecha_emisor"]
+    admin = auth_headers("admin@demo.uy", 1)
+    fixed = api_client.put(
+        "/api/v1/empresa/configuracion",
+        json={"regimen": "general", "fechaEmisor": "2021-03-01", "ivaAlDia": True, "formatoPapel": "a4"},
+        headers=admin,
+    )
+    assert fixed.status_code == 200, fixed.json
+    assert api_client.get(SUMMARY, headers=usuario).json["pendientes"] == []
+
+
 @pytest.mark.parametrize("email", ["admin@demo.uy", "soporte@demo.uy", "usuario@demo.uy"])
 def test_every_role_reads_it(api_client, auth_headers, email):
     answer = api_client.get(SUMMARY, headers=auth_headers(email, 1))
@@ -157,3 +234,5 @@ def test_the_openapi_entry_has_an_example(api_client):
     entry = document["paths"]["/api/v1/empresa/resumen"]["get"]
     assert {"200", "401", "403", "429", "500"} <= set(entry["responses"])
     assert document["components"]["schemas"]["SummaryOut"]["examples"][0]["hoy"]["porTipo"]
+    pending = document["components"]["schemas"]["SummaryOut"]["properties"]["pendientes"]
+    assert set(pending["items"]["enum"]) == set(MISSING) and "emisor_sin_domicilio" in pending["description"]

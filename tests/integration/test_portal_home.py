@@ -9,14 +9,16 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from bs4 import BeautifulSoup
-from sqlalchemy import update
+from flask import url_for
+from sqlalchemy import delete, update
 
 from portal.client import CfeClient
 from portal.client.cfe import CfeRequest
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
+from portal.service.empresa.models import Branch, CompanySettings
 from portal.service.platform import db
-from portal.service.platform.models import Certificate
+from portal.service.platform.models import Certificate, Company
 from tests.support import cfe_bodies as bodies
 from tests.support.html import soup as _soup
 from tests.support.html import text
@@ -163,3 +165,78 @@ def test_service_down_the_page_still_opens_with_its_actions(signed_in, live_serv
     assert "no está respondiendo" in notice and "Reintentar" in notice
     assert [a.get_text(strip=True) for a in soup.select("nav.home-actions a")][0] == "Nuevo comprobante"
     assert soup.find(attrs={"data-testid": "who-email"}).get_text(strip=True) == "usuario@demo.uy"
+
+
+def _new_company(live_service):
+    """Demo S.A. as a new company is: no fiscal address, no legend for the footer, no certificate, no CAE."""
+    with live_service.app.app_context():
+        session = db.session()
+        session.execute(delete(Branch).where(Branch.company_id == 1))
+        session.execute(update(Company).where(Company.id == 1).values(domicilio_fiscal="", ciudad="", departamento=""))
+        session.execute(
+            update(CompanySettings).where(CompanySettings.company_id == 1).values(resolucion=None, fecha_emisor=None)
+        )
+        session.execute(update(Certificate).where(Certificate.company_id == 1).values(retired_at=datetime.now(UTC)))
+        session.execute(
+            update(CaeRangeRecord).where(CaeRangeRecord.company_id == 1).values(next_nro=CaeRangeRecord.hnro + 1)
+        )
+        session.commit()
+
+
+def _checklist(client):
+    return _soup(client.get("/")).find(attrs={"data-testid": "setup-checklist"})
+
+
+def _english(client):
+    token = _soup(client.get("/")).find("input", {"name": "csrf_token"})["value"]
+    client.post("/idioma", data={"lang": "en", "csrf_token": token})
+    return client
+
+
+def test_a_set_up_company_has_no_checklist(signed_in):
+    assert _checklist(signed_in("admin@demo.uy")) is None
+
+
+def test_an_admin_is_led_to_the_empresa_page_that_fixes_each_step(signed_in, live_service, portal_app):
+    _new_company(live_service)
+    client = signed_in("admin@demo.uy")
+    checklist = _checklist(client)
+    assert checklist.find("h3").get_text(strip=True) == "Antes de emitir"
+    with portal_app.test_request_context():
+        pages = [url_for(f"empresa.{page}") for page in ("settings", "branches", "certificates", "cae")]
+    links = [(a["href"], a.get_text(strip=True)) for a in checklist.find_all("a")]
+    assert links == list(
+        zip(
+            pages,
+            ["Empresa › Datos fiscales", "Empresa › Sucursales", "Empresa › Certificados", "Empresa › CAE"],
+            strict=True,
+        )
+    )
+    assert "resolución de DGI o la fecha de ingreso como emisor" in text(checklist.find("li"))
+    assert "avisale" not in text(checklist)
+    english = _checklist(_english(client))
+    assert english.find("h3").get_text(strip=True) == "Before you issue"
+    assert [a.get_text(strip=True) for a in english.find_all("a")] == [
+        "Company › Tax details",
+        "Company › Branches",
+        "Company › Certificates",
+        "Company › CAE",
+    ]
+    assert "DGI's resolution or the date the company became an issuer" in text(english)
+
+
+def test_a_usuario_is_told_an_admin_sets_it_up(signed_in, live_service):
+    with live_service.app.app_context():
+        db.session().execute(
+            update(CompanySettings).where(CompanySettings.company_id == 1).values(resolucion=None, fecha_emisor=None)
+        )
+        db.session().commit()
+    client = signed_in("usuario@demo.uy")
+    checklist = _checklist(client)
+    assert [text(li) for li in checklist.find_all("li")] == [
+        "La resolución de DGI o la fecha de ingreso como emisor: el pie del comprobante impreso la lleva."
+    ]
+    assert checklist.find("a") is None and "Lo configura un administrador de la empresa" in text(checklist)
+    english = _checklist(_english(client))
+    assert english.find("a") is None and "A company administrator sets this up in Company" in text(english)
+    assert "Before you issue" in text(english)

@@ -40,12 +40,13 @@ def issuer_for(company: Company, cfe: CfeInput | None = None) -> Issuer:
     )
 
 
-def cached_issuer(company_id: int, cfe: CfeInput) -> Issuer:
-    """`issuer_for` the company and the branch `cfe` names, kept per process until the company changes
-    (readcache: a change of the company, its settings or branches is used by the next receipt everywhere)."""
+def cached_issuer(company_id: int, cfe: CfeInput | None = None) -> Issuer:
+    """`issuer_for` the company and the branch `cfe` names (the default branch without `cfe`, as the home's
+    checklist asks), kept per process until the company changes (readcache: a change of the company, its
+    settings or branches is used by the next receipt everywhere)."""
     return readcache.get_for_company(
         company_id,
-        ("issuer", company_id, cfe.cdg_dgi_sucur),
+        ("issuer", company_id, cfe.cdg_dgi_sucur if cfe is not None else None),
         lambda: issuer_for(db.session().get_one(Company, company_id), cfe),
     )
 
@@ -54,10 +55,16 @@ def cached_issuer(company_id: int, cfe: CfeInput) -> Issuer:
 _ADDRESS = ("domicilio_fiscal", "ciudad", "departamento")
 
 
+def has_address(issuer: Issuer) -> bool:
+    """Whether the issuer has the fiscal address every receipt prints (a new company may have no branch and
+    none in its record)."""
+    return all(getattr(issuer, name) for name in _ADDRESS)
+
+
 def require_address(issuer: Issuer) -> None:
     """A 409 before any number is taken when the issuer has no fiscal address (a new company with no branch
     and none in its record): the signing step would refuse it as a misconfiguration, a 500."""
-    if all(getattr(issuer, name) for name in _ADDRESS):
+    if has_address(issuer):
         return
     raise ApiError(
         _(

@@ -367,8 +367,13 @@ class CaeInUse(CaeOut):
     )
 
 
+# What a company still lacks before its receipts are right, in the order the Empresa pages set it up.
+SetupStep = Literal["sin_resolucion_ni_fecha_emisor", "sin_domicilio", "sin_certificado", "sin_cae"]
+
+
 class SummaryOut(BaseModel):
-    """El día de la empresa de un vistazo: comprobantes de hoy, estado ante DGI, CAE y certificados."""
+    """El día de la empresa de un vistazo: comprobantes de hoy, estado ante DGI, CAE y certificados, y lo que
+    falta configurar antes de emitir."""
 
     model_config = ConfigDict(
         json_schema_extra={
@@ -434,6 +439,7 @@ class SummaryOut(BaseModel):
                             "estado": "por_vencer",
                         }
                     ],
+                    "pendientes": [],
                 }
             ]
         }
@@ -446,6 +452,14 @@ class SummaryOut(BaseModel):
         description="Tipos de CFE con CAE cargados pero ninguno utilizable (agotados o vencidos)."
     )
     certificados: list[CertificateOut] = Field(description="Del que vence último al que vence primero.")
+    pendientes: list[SetupStep] = Field(
+        description="Lo que falta configurar para emitir comprobantes completos, en el orden de las páginas de "
+        "Empresa (vacía cuando no falta nada). `sin_resolucion_ni_fecha_emisor`: los datos fiscales no tienen la "
+        "resolución de DGI ni la fecha de ingreso como emisor, y el pie del comprobante impreso no lleva la leyenda "
+        "que DGI exige; `sin_domicilio`: ni sucursal ni domicilio fiscal (emitir responde 409 "
+        "`emisor_sin_domicilio`); `sin_certificado`: ningún certificado de firma vigente; `sin_cae`: ningún rango "
+        "de CAE que numere (emitir responde 409)."
+    )
 
 
 # Contingency books (CFC, types 2xx) -------------------------------------------------------------------------

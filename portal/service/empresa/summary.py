@@ -15,14 +15,17 @@ from sqlalchemy import func, select
 
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.uruguay_time import today_montevideo
+from portal.service.comprobante.issuer import cached_issuer, has_address
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.numbering import LOW_RANGE_SHARE
 from portal.service.empresa import cae_ranges, certificates
 from portal.service.empresa.schemas import (
     CaeInUse,
+    CertificateOut,
     DgiStateCount,
     DgiSummaryOut,
     RejectedReceipt,
+    SetupStep,
     SummaryOut,
     TodayByCurrency,
     TodayByType,
@@ -35,19 +38,41 @@ from portal.service.platform.auth import Principal
 SETTLED_STATES = frozenset({"aceptado", "rechazado", "observado", "en_reporte"})
 REJECTED_STATES = ("rechazado", "sobre_rechazado")
 LATEST_REJECTED = 5
+# A certificate in these states signs today (keystore.signing_certificate picks one of them).
+_SIGNING_STATES = ("vigente", "por_vencer")
 CENT = Decimal("0.01")
 
 
 def day_summary(principal: Principal) -> SummaryOut:
     company_id = principal.company_id
+    cae = _cae(company_id)
+    signing = [  # a retired one is history, not something to act on
+        certificates.present(c) for c in certificates.company_certificates(company_id) if c.retired_at is None
+    ]
     return SummaryOut(
         hoy=_today(company_id),
         dgi=_dgi(company_id),
-        **_cae(company_id),
-        certificados=[  # a retired one is history, not something to act on
-            certificates.present(c) for c in certificates.company_certificates(company_id) if c.retired_at is None
-        ],
+        **cae,
+        certificados=signing,
+        pendientes=_pending(company_id, cae["cae"], signing),
     )
+
+
+def _pending(company_id: int, cae_in_use: list[CaeInUse], signing: list[CertificateOut]) -> list[SetupStep]:
+    """What the company still lacks before its receipts are right (SummaryOut.pendientes). The certificate and CAE
+    from what the summary already read; the legend and the address from the issuer a receipt without a branch
+    code gets, the one issuing keeps per process (one primary-key read while the company is unchanged)."""
+    issuer = cached_issuer(company_id)
+    pending: list[SetupStep] = []
+    if not (issuer.resolucion or issuer.fecha_emisor):  # pdf_text.issuer_legend would print none
+        pending.append("sin_resolucion_ni_fecha_emisor")
+    if not has_address(issuer):
+        pending.append("sin_domicilio")
+    if not any(c.estado in _SIGNING_STATES for c in signing):
+        pending.append("sin_certificado")
+    if not cae_in_use:
+        pending.append("sin_cae")
+    return pending
 
 
 def _sign(tipo_cfe: int) -> int:

@@ -1,5 +1,5 @@
-"""The home page's view model: the service's day summary in the words and order a person reads it, and the
-main actions the user's role may take."""
+"""The home page's view model: the service's day summary in the words and order a person reads it, what is
+left to set up before issuing, and the main actions the user's role may take."""
 
 from __future__ import annotations
 
@@ -38,6 +38,40 @@ def dgi_state_name(state: str) -> str:
 
 
 @dataclass(frozen=True)
+class SetupStep:
+    """Something an admin must still set up before receipts are right, and the Empresa page that does it."""
+
+    text: object
+    endpoint: str
+    page: object
+
+
+# The service's codes (DaySummary.pending); one it may add later and the portal does not know yet is left out.
+_SETUP_STEPS = {
+    "sin_resolucion_ni_fecha_emisor": SetupStep(
+        _l("La resolución de DGI o la fecha de ingreso como emisor: el pie del comprobante impreso la lleva."),
+        "empresa.settings",
+        _l("Datos fiscales"),
+    ),
+    "sin_domicilio": SetupStep(
+        _l("La sucursal registrada en DGI, con su domicilio fiscal: sin ella no se puede emitir."),
+        "empresa.branches",
+        _l("Sucursales"),
+    ),
+    "sin_certificado": SetupStep(
+        _l("Un certificado de firma electrónica vigente: sin él no se puede emitir."),
+        "empresa.certificates",
+        _l("Certificados"),
+    ),
+    "sin_cae": SetupStep(
+        _l("Los CAE (los números que autoriza DGI) de los tipos que emite: sin ellos no se puede emitir."),
+        "empresa.cae",
+        _l("CAE"),
+    ),
+}
+
+
+@dataclass(frozen=True)
 class HomeView:
     summary: DaySummary
     net_by_currency: tuple[CurrencyTotal, ...]  # pesos first
@@ -45,6 +79,7 @@ class HomeView:
     cae_ranges: tuple[CaeRangeInUse, ...]
     types_without_cae: tuple[str, ...]
     certificates: tuple[SigningCertificate, ...]
+    setup: tuple[SetupStep, ...]  # what is left to set up before issuing, in the order of the Empresa pages
 
 
 def home_view(summary: DaySummary) -> HomeView:
@@ -55,4 +90,5 @@ def home_view(summary: DaySummary) -> HomeView:
         cae_ranges=summary.cae_ranges,
         types_without_cae=tuple(type_name(code) for code in summary.types_without_cae),
         certificates=summary.certificates,
+        setup=tuple(_SETUP_STEPS[code] for code in summary.pending if code in _SETUP_STEPS),
     )
