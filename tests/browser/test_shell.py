@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import Shell, SignInPage, nav_link
+from tests.browser.pages import Shell, SignInPage, both_widths, nav_link
+from tests.support.new_company import as_a_new_company
 
 
 @pytest.mark.parametrize(
@@ -105,6 +106,17 @@ def test_htmx_refresh_swaps_only_the_day_summary(page: Page):
     expect(page.get_by_role("heading", name="Estado ante DGI")).to_be_visible()
     assert page.title() == "marker"  # the page was not reloaded: only the summary was swapped
     shell.assert_no_csp_violations()
+
+
+def test_a_new_company_is_told_what_is_left_to_set_up_at_both_widths(page: Page, live_service, shots):
+    """The home's "Antes de emitir" for an admin of a company with nothing set up: each step a link to the page
+    that does it, readable at 1366 and 390 px (axe, no sideways scroll)."""
+    as_a_new_company(live_service.app)
+    Shell(page).open_home_and_sign_in("admin@demo.uy")
+    checklist = page.get_by_test_id("setup-checklist")
+    expect(checklist.get_by_role("heading", name="Antes de emitir")).to_be_visible()
+    expect(checklist.get_by_role("link")).to_have_count(4)
+    both_widths(page, shots, "home-setup")
 
 
 def test_company_switcher_changes_the_working_company(page: Page):

@@ -10,18 +10,19 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from bs4 import BeautifulSoup
 from flask import url_for
-from sqlalchemy import delete, update
+from sqlalchemy import update
 
 from portal.client import CfeClient
 from portal.client.cfe import CfeRequest
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
-from portal.service.empresa.models import Branch, CompanySettings
+from portal.service.empresa.models import CompanySettings
 from portal.service.platform import db
-from portal.service.platform.models import Certificate, Company
+from portal.service.platform.models import Certificate
 from tests.support import cfe_bodies as bodies
 from tests.support.html import soup as _soup
 from tests.support.html import text
+from tests.support.new_company import as_a_new_company
 
 
 def _card(soup: BeautifulSoup, name: str) -> str:
@@ -167,22 +168,6 @@ def test_service_down_the_page_still_opens_with_its_actions(signed_in, live_serv
     assert soup.find(attrs={"data-testid": "who-email"}).get_text(strip=True) == "usuario@demo.uy"
 
 
-def _new_company(live_service):
-    """Demo S.A. as a new company is: no fiscal address, no legend for the footer, no certificate, no CAE."""
-    with live_service.app.app_context():
-        session = db.session()
-        session.execute(delete(Branch).where(Branch.company_id == 1))
-        session.execute(update(Company).where(Company.id == 1).values(domicilio_fiscal="", ciudad="", departamento=""))
-        session.execute(
-            update(CompanySettings).where(CompanySettings.company_id == 1).values(resolucion=None, fecha_emisor=None)
-        )
-        session.execute(update(Certificate).where(Certificate.company_id == 1).values(retired_at=datetime.now(UTC)))
-        session.execute(
-            update(CaeRangeRecord).where(CaeRangeRecord.company_id == 1).values(next_nro=CaeRangeRecord.hnro + 1)
-        )
-        session.commit()
-
-
 def _checklist(client):
     return _soup(client.get("/")).find(attrs={"data-testid": "setup-checklist"})
 
@@ -198,7 +183,7 @@ def test_a_set_up_company_has_no_checklist(signed_in):
 
 
 def test_an_admin_is_led_to_the_empresa_page_that_fixes_each_step(signed_in, live_service, portal_app):
-    _new_company(live_service)
+    as_a_new_company(live_service.app)
     client = signed_in("admin@demo.uy")
     checklist = _checklist(client)
     assert checklist.find("h3").get_text(strip=True) == "Antes de emitir"
