@@ -631,3 +631,18 @@ def test_an_english_client_reads_what_is_wrong_with_a_cae_file_in_english(api_cl
     assert "line 1" in schema and "línea" not in schema and "le falta" not in schema, schema
     unreadable = upload_cae(api_client, english, b"no es xml").json["error"]["message"]
     assert "no se puede leer" not in unreadable, unreadable
+
+
+def test_dgis_own_cae_files_of_before_2013_are_called_old_not_edited(api_client, admin):
+    """DGI's 2012 sample CAE files (CAE_v1.1, no TA) are genuine: the answer says the format is old and a current
+    file is to be downloaded, not that the file was edited ("subilo tal como lo descargaste" had no way forward)."""
+    from portal import paths
+
+    sample = (paths.dgi_samples_dir() / "cae" / "CAE_219999830019_90120000194_e-Ticket.xml").read_bytes()
+    answer = upload_cae(api_client, admin, sample)
+    assert answer.status_code == 422
+    assert [f["code"] for f in answer.json["error"]["fields"]] == ["cae_formato_anterior"], answer.json
+    message = answer.json["error"]["message"]
+    assert "antes de 2013" in message and "descargá el CAE vigente" in message and "sin editarlo" not in message
+    english = upload_cae(api_client, {**admin, "Accept-Language": "en"}, sample).json["error"]["message"]
+    assert "before 2013" in english and "antes" not in english, english

@@ -55,6 +55,13 @@ class CaeRange:
         return Numbering.in_range(self, nro)
 
 
+def _before_2013(root) -> bool:
+    """DGI's CAE files before 2013 (CAE_v1.1.xsd, as its 2012 samples): the DA group has the authorization's number
+    (NA) but no authorization type (TA), which CAE.xsd requires before it."""
+    da = root.find(_Q + "DA")
+    return da is not None and da.find(_Q + "NA") is not None and da.find(_Q + "TA") is None
+
+
 def parse_cae(xml_bytes: bytes, *, strict: bool = True) -> CaeRange:
     """Read a CAE file safely (no DOCTYPE, no entities, no network); CaeError when it is not a CAE."""
     try:
@@ -65,6 +72,14 @@ def parse_cae(xml_bytes: bytes, *, strict: bool = True) -> CaeRange:
     root = tree.getroot()
     if root.tag != _Q + "CAE":
         raise CaeError(_("El elemento raíz debe ser CAE de {ns}.", ns=CFE_NS))
+    if strict and _before_2013(root):
+        raise CaeError(
+            _(
+                "El archivo es un CAE del formato que DGI usaba antes de 2013 (sin el tipo de autorización, TA), "
+                "que ya no vale para emitir: descargá el CAE vigente desde los servicios en línea de DGI."
+            ),
+            old_format=True,
+        )
     if strict and schema_available(CAE_SCHEMA):
         errors = validate_xml(xml_bytes, CAE_SCHEMA)  # the file's own line numbers
         if errors:

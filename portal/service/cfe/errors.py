@@ -83,7 +83,9 @@ class XmlInputError(CfeError):
 class CaeError(CfeError):
     """A CAE file that cannot be read or does not follow DGI's format."""
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, *, old_format: bool = False):
         super().__init__(message)
         # The catalogue message itself, said in each reader's language where it is answered (str(exc) loses it).
         self.text: Text = message if isinstance(message, Text) else Text(message)
+        # A CAE file of DGI's format before 2013 (CAE_v1.1, no TA): genuine but no longer valid, not an edited one.
+        self.old_format = old_format

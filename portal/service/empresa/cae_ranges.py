@@ -99,6 +99,8 @@ def upload(principal: Principal, xml: bytes) -> tuple[CaeOut, bool]:
             "xml_invalido", _("El archivo no es un XML legible: subí el CAE tal como lo descargaste de DGI.")
         ) from None
     except CaeError as exc:
+        if exc.old_format:  # genuine but from before 2013: no editing to undo, a current file to download
+            raise _invalid("cae_formato_anterior", exc.text) from None
         # parse_cae says the first thing wrong in words (the XSD's element and line, not libxml2's English), so
         # the person can tell an edited file from an old one (DGI's files before 2013 have no TA element). Its
         # messages are ours, checked for the voice where CaeError is raised (tests/unit/test_voice.py).

@@ -347,9 +347,10 @@ def list_cae(principal: Principal):
 def upload_cae(principal: Principal):
     """Carga el archivo de CAE que DGI entrega (un rango de números para un tipo de CFE y una serie). Se
     valida contra CAE.xsd 1.44.2 y su firma tiene que valer (`firma_invalida`: el archivo se editó después de
-    firmado) y, si el servicio tiene configuradas las autoridades certificadoras acreditadas, venir de un
-    certificado que una de ellas emitió (`firmante_no_acreditado`); se rechaza (422) si es de otro RUT, si ya
-    venció o si sus números se superponen con otro CAE del mismo tipo y serie."""
+    firmado; `cae_formato_anterior`: un archivo del formato de DGI anterior a 2013, sin TA, que ya no vale) y, si
+    el servicio tiene configuradas las autoridades certificadoras acreditadas, venir de un certificado que una de
+    ellas emitió (`firmante_no_acreditado`); se rechaza (422) si es de otro RUT, si ya venció o si sus números se
+    superponen con otro CAE del mismo tipo y serie."""
     if request.mimetype not in ("application/xml", "text/xml"):
         raise _unsupported(_("XML (Content-Type: application/xml)"))
     result, created = cae_ranges.upload(principal, request.get_data())
