@@ -295,11 +295,11 @@ def deliver(report_id: int, *, probe: bool = False) -> Next | None:
         report.next_attempt_at = None
         record_error(report, None)
         if report.state == "rechazado":
-            publish(session, report.company_id, "reporte.rechazado", _report_event(report))
+            publish(session, report.company_id, "reporte.rechazado", report_event(report))
     return None
 
 
-def _report_event(report: DgiDailyReport) -> dict:
+def report_event(report: DgiDailyReport) -> dict:
     codes = [m["codigo"] for m in report.ack_motives or []]
     return {
         "idReporte": report.id,

@@ -25,7 +25,8 @@ bp = Blueprint("eventos", __name__, url_prefix="/api/v1/eventos")
     responses={200: EventCatalogue},
 )
 def list_event_types(principal: Principal):
-    """Cada evento con lo que significa. Los datos de cada uno llevan identificadores y estados, nunca secretos."""
+    """Cada evento con lo que significa. Los datos de cada uno llevan identificadores y estados, nunca secretos:
+    el cuerpo que recibe el webhook por cada evento está en la sección `webhooks` de este documento."""
     return EventCatalogue(
         items=[EventType(nombre=n, descripcion=say(d)) for n, d in EVENTS.items() if n != "webhook.prueba"]
     )

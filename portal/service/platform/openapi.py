@@ -12,6 +12,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
@@ -97,8 +98,48 @@ _REPLAYED_HEADER = {
 }
 
 
+@dataclass(frozen=True)
+class Webhook:
+    """A request the service makes to its integrators (OpenAPI 3.1's top-level `webhooks`): a POST of `body`."""
+
+    name: str
+    summary: str
+    description: str
+    body: type[BaseModel]
+    tag: str
+    headers: dict[str, dict] = field(default_factory=dict)  # name -> {"description", "schema", "required"}
+    responses: dict[str, dict] = field(default_factory=dict)  # status ("2XX", "default") -> {"description"}
+
+
+WEBHOOKS: dict[str, Webhook] = {}
+"""Registered by the area that sends them (webhooks/documentation.py), by name: registering again replaces."""
+
+
+def webhook(entry: Webhook) -> None:
+    WEBHOOKS[entry.name] = entry
+
+
+def _webhook(entry: Webhook) -> dict:
+    operation = {
+        "tags": [entry.tag],
+        "summary": entry.summary,
+        "description": entry.description,
+        "operationId": "evento_" + re.sub(r"\W", "_", entry.name),
+        "parameters": [
+            {"name": name, "in": "header", "required": spec.get("required", True), **spec}
+            for name, spec in entry.headers.items()
+        ],
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{entry.body.__name__}"}}},
+        },
+        "responses": entry.responses,
+    }
+    return {"post": operation}
+
+
 def _models() -> list[type[BaseModel]]:
-    seen: dict[str, type[BaseModel]] = {}
+    seen: dict[str, type[BaseModel]] = {entry.body.__name__: entry.body for entry in WEBHOOKS.values()}
     for op in OPERATIONS:
         candidates = [op.body, op.query, *op.responses.values()]
         # A response written out by hand (several media types) names its JSON model under "model".
@@ -318,11 +359,11 @@ def document_json(server_url: str) -> str:
     part of the key because the examples' dates follow it (`fresh_examples`); the number of operations is,
     because they register as their modules are imported.
     """
-    return _document_json(server_url, today_montevideo(), len(OPERATIONS))
+    return _document_json(server_url, today_montevideo(), len(OPERATIONS), len(WEBHOOKS))
 
 
 @functools.lru_cache(maxsize=8)
-def _document_json(server_url: str, today: date, operation_count: int) -> str:
+def _document_json(server_url: str, today: date, operation_count: int, webhook_count: int) -> str:
     return json.dumps(_document(server_url, today), ensure_ascii=False, separators=(",", ":"))
 
 
@@ -350,6 +391,7 @@ def _document(server_url: str, today: date) -> dict:
             "servers": [{"url": server_url}],
             "tags": [{"name": t} for t in ("Comprobante", "Empresa API Key", "DGI", "Emision Inteligente", "Empresa")],
             "paths": paths,
+            "webhooks": {name: _webhook(WEBHOOKS[name]) for name in WEBHOOKS},
             "components": {
                 "schemas": schemas,
                 "securitySchemes": {

@@ -12,7 +12,7 @@ from portal.domain.roles import ADMINS, READERS
 from portal.service.eventos import publishing
 from portal.service.platform.api import operation, to_response
 from portal.service.platform.auth import JWT, Principal
-from portal.service.webhooks import management, tasks
+from portal.service.webhooks import documentation, management, tasks  # noqa: F401 - documentation registers `webhooks`
 from portal.service.webhooks.schemas import (
     AttemptPage,
     AttemptQuery,
@@ -69,7 +69,9 @@ def list_webhooks(principal: Principal):
 def create_webhook(principal: Principal, body: WebhookCreate):
     """Registra una URL http(s) que recibirá los eventos elegidos, firmados según Standard Webhooks
     (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,...`). La respuesta trae `secreto`
-    (`whsec_...`) por única vez. Las direcciones internas (privadas, loopback, link-local) no se admiten."""
+    (`whsec_...`) por única vez. Las direcciones internas (privadas, loopback, link-local) no se admiten. Lo que
+    recibe cada evento (cuerpo, datos, encabezados, cómo verificar la firma, reintentos) está en la sección
+    `webhooks` de este documento."""
     return _no_store(management.create(principal, body), 201)
 
 
@@ -171,7 +173,8 @@ def rotate_webhook_secret(principal: Principal, webhook_id: str, body: SecretRot
     path_params=_ID,
 )
 def test_webhook(principal: Principal, webhook_id: str):
-    """Encola un evento `webhook.prueba` solo para este webhook; su intento aparece en las entregas."""
+    """Encola un evento `webhook.prueba` solo para este webhook; su intento aparece en las entregas. Su cuerpo
+    está en la sección `webhooks` de este documento (`webhook.prueba`)."""
     sent = management.send_test(principal, webhook_id)
     tasks.wake_delivery()
     return to_response(sent, 202)
