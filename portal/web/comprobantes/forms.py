@@ -75,6 +75,7 @@ class ReceiptForm(PortalForm):
     """The issuing form. The idempotency key is made when the form is first shown and travels with it, so
     a double click or a browser retry issues one receipt."""
 
+    ROW_LABEL = _l("%(field)s, línea %(n)s")  # a line's field in the error summary, as its own label reads
     idempotency_key = HiddenField(default=lambda: uuid.uuid4().hex, validators=[DataRequired(), Length(max=64)])
     # The rejected receipt this one corrects ("Emitir corregido", notes.correct).
     corrige = HiddenField(validators=[Optional(), Regexp(r"^[A-Za-z0-9_-]{1,40}$")])
@@ -419,6 +420,7 @@ class CancelForm(PortalForm):
     """Cancel a receipt with the credit note of its whole amount: the reason is printed on the note. The key,
     made when the page is shown, makes a second click (or a reload) return the same note."""
 
+    ROW_LABEL = _l("%(field)s, línea %(n)s")  # a line's field in the error summary, as its own label reads
     idempotency_key = HiddenField(default=lambda: uuid.uuid4().hex, validators=[DataRequired(), Length(max=64)])
     razon = StringField(
         _l("Motivo"),
@@ -430,4 +432,5 @@ class ExchangeRetryForm(PortalForm):
     """Send again the receipt's envelope to its electronic receiver. The key, made when the page is shown, makes
     a second click (or a browser's retry) the same retry, not a second delivery."""
 
+    ROW_LABEL = _l("%(field)s, línea %(n)s")  # a line's field in the error summary, as its own label reads
     idempotency_key = HiddenField(default=lambda: uuid.uuid4().hex, validators=[DataRequired(), Length(max=64)])
