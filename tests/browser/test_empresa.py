@@ -87,5 +87,8 @@ def test_support_opens_the_audit_from_the_navigation_and_reads_it_without_the_se
     nav_link(page, "Auditoría", exact=True).click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Empresa: Auditoría")
     expect(page.get_by_test_id("audit")).to_contain_text("Cambió los datos fiscales")
+    # A screen reader hears the change in words, not "1516/2021 flecha derecha 77/2024".
+    change = page.get_by_test_id("audit").get_by_role("definition").first
+    expect(change).to_match_aria_snapshot(r"- definition: /^Antes:\s\S+\s?;\sahora:\s77\/2024$/")
     expect(page.get_by_role("navigation", name="Configuración de la empresa")).to_have_count(0)
     both_widths(page, shots, "audit-soporte")
