@@ -435,6 +435,20 @@
     }
   });
 
+  // A frame that took the focus (a PDF's) is marked, for its ring (app.css): Chromium does not match :focus on it.
+  // The page's window loses the focus to the frame's document, and gets it back when the focus comes out.
+  window.addEventListener("blur", function () {
+    window.setTimeout(function () {
+      var frame = document.activeElement;
+      if (frame && frame.tagName === "IFRAME") { frame.setAttribute("data-frame-focused", ""); }
+    }, 0);
+  });
+  window.addEventListener("focus", function () {
+    Array.prototype.forEach.call(document.querySelectorAll("iframe[data-frame-focused]"), function (frame) {
+      frame.removeAttribute("data-frame-focused");
+    });
+  });
+
   // An error summary's link to its field (the form_errors macro): the field takes the focus, in view (a link to
   // a fragment only scrolls to it; the focus stayed on the link), its closed <details> opened.
   document.addEventListener("click", function (event) {
