@@ -48,6 +48,27 @@ class PortalForm(FlaskForm):
             locale = get_locale()  # None outside a request: wtforms' English, as flask-wtf did
             return [str(locale)] if locale else False
 
+    # How a field of a list's row is named in the error summary ("Descripción, línea 2"); None: its own label.
+    ROW_LABEL: str | None = None
+
+    def error_links(self) -> list[tuple[str, str, str]]:
+        """Each field marked invalid, in the form's order, as (id, label, first error): the error summary links
+        to them (the form_errors macro), so a keyboard or screen reader user reaches the field from the summary
+        that took the focus instead of walking the whole form to find which was marked."""
+        links = []
+        for field in self:
+            if isinstance(field, FieldList):
+                for n, entry in enumerate(field.entries, 1):
+                    for sub in entry.form if isinstance(entry, FormField) else (entry,):
+                        if sub.errors and getattr(sub.widget, "input_type", None) != "hidden":
+                            label = sub.label.text
+                            if self.ROW_LABEL:
+                                label = self.ROW_LABEL % {"field": label, "n": n}
+                            links.append((sub.id, str(label), str(sub.errors[0])))
+            elif field.errors and getattr(field.widget, "input_type", None) != "hidden":
+                links.append((field.id, str(field.label.text), str(field.errors[0])))
+        return links
+
 
 class TypedTextField(StringField):
     """A text box read into `.data` by `_read` (a ValueError's text is the error shown); the text typed, not

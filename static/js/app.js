@@ -435,6 +435,32 @@
     }
   });
 
+  // A frame that took the focus (a PDF's) is marked, for its ring (app.css): Chromium does not match :focus on it.
+  // The page's window loses the focus to the frame's document, and gets it back when the focus comes out.
+  window.addEventListener("blur", function () {
+    window.setTimeout(function () {
+      var frame = document.activeElement;
+      if (frame && frame.tagName === "IFRAME") { frame.setAttribute("data-frame-focused", ""); }
+    }, 0);
+  });
+  window.addEventListener("focus", function () {
+    Array.prototype.forEach.call(document.querySelectorAll("iframe[data-frame-focused]"), function (frame) {
+      frame.removeAttribute("data-frame-focused");
+    });
+  });
+
+  // An error summary's link to its field (the form_errors macro): the field takes the focus, in view (a link to
+  // a fragment only scrolls to it; the focus stayed on the link), its closed <details> opened.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("a[data-focus-field]");
+    var field = link && document.getElementById(link.getAttribute("href").slice(1));
+    if (!field) { return; }
+    event.preventDefault();
+    var closed = field.closest("details:not([open])");
+    if (closed) { closed.open = true; }
+    focusOn(field);
+  });
+
   document.addEventListener("keydown", function (event) {
     if (event.key !== " " || event.defaultPrevented) { return; }
     var link = event.target.closest && event.target.closest("a[role=button][href]");

@@ -84,6 +84,13 @@ def test_a_refused_form_focuses_its_error_summary_and_says_error_in_the_title(pa
     expect(summary).to_contain_text("Revisá los campos marcados.")
     expect(summary).to_be_focused()
     expect(page).to_have_title(re.compile("^Error: Nuevo comprobante"))
+    # The summary names each field marked and leads to it: the next Tab is its link, Enter puts the focus in the
+    # field (it said only "Revisá los campos marcados.", and the field could be the last of a long form).
+    page.keyboard.press("Tab")
+    link = summary.get_by_role("link", name=re.compile(r"^Descripción, línea 1: Completá al menos una línea"))
+    expect(link).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.get_by_label("Descripción, línea 1")).to_be_focused()
 
 
 def test_without_javascript_a_refused_form_says_error_in_the_title(browser, live_portal):

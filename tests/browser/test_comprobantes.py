@@ -46,7 +46,14 @@ def test_issue_an_eticket_preview_first_open_the_pdf_and_find_it_again(page: Pag
     assert totals["IVA tasa básica (22\u00a0%)"] == "$\u00a044,00" and totals["Total a pagar"] == "$\u00a0376,00"
     expect(page.get_by_test_id("security-code")).to_have_text(re.compile(r"^[A-Za-z0-9+/=]{6}$"))
     expect(page.get_by_role("img", name="Código QR de verificación")).to_be_visible()
-    expect(page.get_by_title("Representación impresa del comprobante (PDF)")).to_be_visible()
+    frame = page.get_by_title("Representación impresa del comprobante (PDF)")
+    expect(frame).to_be_visible()
+    # Reached by the keyboard, the PDF's frame shows that it has the focus (it showed nothing).
+    page.get_by_role("link", name="Verificar en DGI").focus()
+    page.keyboard.press("Tab")
+    expect(frame).to_be_focused()
+    expect(frame).to_have_css("outline-style", "solid", timeout=3000)
+    expect(frame).to_have_css("outline-width", "2px")
     _open_pdf_and_find_again(page, shell, receipts, "e-Ticket A-0000001")
 
 

@@ -65,6 +65,26 @@ def test_admin_uploads_a_certificate_and_sees_it_listed(page: Page, tmp_path):
     Shell(page).assert_no_csp_violations()
 
 
+# The "e-Ticket", "e-Factura"... of a CAE row's type laid out on more than one line ("de e-" above "Ticket").
+_SPLIT_TYPE_WORDS = """() => {
+  const split = [];
+  for (const th of document.querySelectorAll("[data-testid=cae-range] th")) {
+    const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      const node = walker.currentNode;
+      for (const match of node.data.matchAll(/e-[^\\s]+/g)) {
+        const range = document.createRange();
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (tops.size > 1) split.push(th.textContent.trim());
+      }
+    }
+  }
+  return split;
+}"""
+
+
 @pytest.mark.parametrize("width", [390, 1366])
 def test_every_empresa_page_fits_the_screen(page: Page, width):
     page.set_viewport_size({"width": width, "height": 900})
@@ -75,6 +95,8 @@ def test_every_empresa_page_fits_the_screen(page: Page, width):
         empresa.tab(name)
         expect(page.get_by_role("link", name=name, exact=True).first).to_have_attribute("aria-current", "page")
         assert not empresa.has_horizontal_scroll(), name
+        if name == "CAE":  # at 390 px "Nota de débito de e-Ticket" read "de e-" above "Ticket"
+            assert page.evaluate(_SPLIT_TYPE_WORDS) == []
 
 
 def test_support_opens_the_audit_from_the_navigation_and_reads_it_without_the_settings(
@@ -87,5 +109,8 @@ def test_support_opens_the_audit_from_the_navigation_and_reads_it_without_the_se
     nav_link(page, "Auditoría", exact=True).click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Empresa: Auditoría")
     expect(page.get_by_test_id("audit")).to_contain_text("Cambió los datos fiscales")
+    # A screen reader hears the change in words, not "1516/2021 flecha derecha 77/2024".
+    change = page.get_by_test_id("audit").get_by_role("definition").first
+    expect(change).to_match_aria_snapshot(r"- definition: /^Antes:\s\S+\s?;\sahora:\s77\/2024$/")
     expect(page.get_by_role("navigation", name="Configuración de la empresa")).to_have_count(0)
     both_widths(page, shots, "audit-soporte")

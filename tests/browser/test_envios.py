@@ -159,10 +159,15 @@ def test_on_a_phone_each_row_is_a_card_where_a_notes_name_reads_in_one_or_two_li
     factura = api.issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key=uuid.uuid4().hex)
     note = api.cancel_with_credit_note(factura.id, "Error", idempotency_key=uuid.uuid4().hex)  # left waiting
     voided = api.void_numbers(note.tipo_cfe, reason="Talonario dañado", count=2, idempotency_key=uuid.uuid4().hex)
+    live_service.app.config["ENVIOS_OVERDUE_MINUTES"] = 0  # both waiting: a state and "Demorado" side by side
     Shell(page).sign_in("admin@demo.uy")
     EnviosPage(page).open()
     both_widths(page, shots, "envios-cards")  # nothing scrolls sideways at 390 px
     page.set_viewport_size({"width": 390, "height": 844})
+    # Each card whole in its box: a cell of several parts (a state and "Demorado", a text and its line break) laid
+    # its parts side by side, and an overdue receipt's card stuck out of its box, its values cut at the right.
+    boxes = page.locator(".table-scroll").evaluate_all("boxes => boxes.map(box => box.scrollWidth - box.clientWidth)")
+    assert boxes and max(boxes) <= 0, boxes
     waiting = page.get_by_test_id("waiting").locator(f"a[href$='/comprobantes/{note.id}']")
     voided_row = page.get_by_test_id("voided").locator("tr", has_text=f"{voided.first}–{voided.last}")
     assert waiting.evaluate(_LINES) <= 2

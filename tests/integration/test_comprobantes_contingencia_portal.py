@@ -95,6 +95,9 @@ def test_addresses_typed_beside_a_paper_cfc_are_refused_not_dropped(signed_in, b
     assert answer.status_code == 422
     page = soup(answer)
     assert "va solo a DGI" in page.select_one("#enviar_a-error").get_text()
+    # The error summary, which takes the focus, leads to the field at the form's foot.
+    link = page.select_one("[data-error-summary] a[href='#enviar_a']")
+    assert link.get_text().startswith("Enviar por correo a: Un comprobante de contingencia va solo a DGI")
     assert page.find("input", {"name": "enviar_a"})["value"] == "cliente@example.com"
     assert page.find("input", {"name": "cfc_nro"})["value"] == "8"
     with live_service.app.app_context():

@@ -76,9 +76,19 @@ def test_saving_settings_redirects_and_is_audited(admin):
     page = admin.get("/empresa/")
     assert "Guardaste los datos fiscales" in page.get_data(as_text=True)
     assert _soup(page).find(id="formato_papel").find("option", selected=True)["value"] == "80mm"
-    audit = _soup(admin.get("/empresa/auditoria")).find(attrs={"data-testid": "audit"}).get_text(" ", strip=True)
+    entries = _soup(admin.get("/empresa/auditoria")).find(attrs={"data-testid": "audit"})
+    # A screen reader is told the change in words (hidden from sight), the arrow is for the eye (aria-hidden).
+    spoken = [[span.get_text() for span in dd.select(".visually-hidden")] for dd in entries.find_all("dd")]
+    assert ["Antes: ", "; ahora:"] in spoken
+    assert all(dd.find("span", attrs={"aria-hidden": "true"}) for dd in entries("dd"))
+    for span in entries.select(".visually-hidden"):
+        span.decompose()
+    audit = entries.get_text(" ", strip=True)
     assert "Cambió los datos fiscales" in audit and "1516/2021 → 77/2024" in audit
     assert "A4 → Rollo térmico de 80 mm" in audit
+    admin.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": _csrf(admin)})
+    english = _soup(admin.get("/empresa/auditoria")).find(attrs={"data-testid": "audit"}).find("dd")
+    assert [span.get_text() for span in english.select(".visually-hidden")] == ["Before: ", "; now:"]
 
 
 def test_a_refused_setting_keeps_the_input_with_the_error_next_to_the_field(admin):
@@ -243,7 +253,7 @@ def test_cae_upload_shows_the_range_and_refusals_stay_on_the_field(admin):
 def test_pages_in_english(admin):
     token = _csrf(admin)
     admin.post("/idioma", data={"lang": "en", "csrf_token": token, "next": "/empresa/"})
-    page = admin.get("/empresa/cae").get_data(as_text=True)
+    page = _soup(admin.get("/empresa/cae")).get_text(" ", strip=True)  # the text read: "e-Ticket" is in an element
     assert "CAE ranges" in page and "Upload the CAE" in page
     # The types read as on every other page, in the page's language.
     assert "e-Ticket credit note" in page and "Nota de Crédito" not in page

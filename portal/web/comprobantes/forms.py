@@ -75,6 +75,7 @@ class ReceiptForm(PortalForm):
     """The issuing form. The idempotency key is made when the form is first shown and travels with it, so
     a double click or a browser retry issues one receipt."""
 
+    ROW_LABEL = _l("%(field)s, línea %(n)s")  # a line's field in the error summary, as its own label reads
     idempotency_key = HiddenField(default=lambda: uuid.uuid4().hex, validators=[DataRequired(), Length(max=64)])
     # The rejected receipt this one corrects ("Emitir corregido", notes.correct).
     corrige = HiddenField(validators=[Optional(), Regexp(r"^[A-Za-z0-9_-]{1,40}$")])
