@@ -32,11 +32,14 @@ def record(
     session: Session, principal: Principal, action: str, changes: dict[str, Any], target: str | None = None
 ) -> None:
     """Add an event to the caller's transaction. `changes` must never hold a secret or key material."""
-    session.add(
-        AuditEvent(
-            company_id=principal.company_id, actor=principal.actor, action=action, target=target, changes=changes
-        )
-    )
+    record_by(session, principal.company_id, principal.actor, action, changes, target)
+
+
+def record_by(
+    session: Session, company_id: int, actor: str, action: str, changes: dict[str, Any], target: str | None = None
+) -> None:
+    """`record` for a change made by someone other than a request's caller (an operator's command)."""
+    session.add(AuditEvent(company_id=company_id, actor=actor, action=action, target=target, changes=changes))
 
 
 def list_events(principal: Principal, page: PageQuery) -> AuditList:

@@ -28,6 +28,9 @@ ACTIONS = {
     "libreta_contingencia": _l("Registró una libreta de contingencia"),
     "libreta_contingencia_anulacion": _l("Anuló números de una libreta de contingencia"),
     "intercambio_reintentado": _l("Reintentó entregar un sobre al receptor electrónico"),
+    "empresa_creada": _l("Dio de alta la empresa"),
+    "miembro_agregado": _l("Agregó a una persona a la empresa"),
+    "miembro_quitado": _l("Quitó a una persona de la empresa"),
 }
 FIELDS = {
     "regimen": _l("Régimen"),
@@ -63,6 +66,11 @@ FIELDS = {
     "sobre": _l("Sobre"),
     "receptor": _l("Receptor"),
     "error": _l("Error anterior"),
+    "rut": _l("RUT"),
+    "razonSocial": _l("Razón social"),
+    "email": _l("Correo"),
+    "rol": _l("Rol"),
+    "usuarioNuevo": _l("Usuario nuevo"),
 }
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T|$)")
 _VALUES = {**REGIME_LABELS, **PAPER_LABELS}

@@ -1,0 +1,164 @@
+"""A company's people: users (one e-mail, one password, any number of companies) and their memberships (one
+role in one company), as operators create them and an admin page may later.
+
+A new user gets a generated password, handed back once to whoever created them and never stored in clear. A
+removed membership takes effect at the member's next request: `platform.auth` reads memberships on every
+request, with no cache, so their tokens for that company stop working at once.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from email_validator import EmailNotValidError, validate_email
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from portal.service.identity.passwords import hash_password
+from portal.service.platform import db
+from portal.service.platform.errors import Conflict, FieldError, NotFound, ValidationFailed
+from portal.service.platform.i18n import _
+from portal.service.platform.models import Membership, Role, User
+
+NAME_LENGTH = 120  # User.name
+EMAIL_LENGTH = 254  # User.email
+# secrets.token_urlsafe(18): 24 characters of 64 kinds, 144 random bits; typed once and then changed.
+PASSWORD_BYTES = 18
+
+
+@dataclass(frozen=True)
+class Person:
+    """Someone to add to a company, checked. For an e-mail with no user yet, the password to give them and its
+    hash, made before the write transaction (argon2 is slow on purpose: the lock would wait for it)."""
+
+    email: str
+    name: str
+    password: str | None = None
+    password_hash: str | None = None
+
+
+@dataclass(frozen=True)
+class Added:
+    user_id: int
+    email: str
+    role: str
+    password: str | None  # the generated password of a user created now: show it once; None for one who existed
+
+
+@dataclass(frozen=True)
+class Removed:
+    user_id: int
+    email: str
+    role: str
+
+
+def _invalid(field: str, code: str, message: str) -> ValidationFailed:
+    return ValidationFailed([FieldError(field, code, message)], message=message)
+
+
+def normalized_email(raw: str) -> str:
+    """The address as stored and looked up (lower case: sign-in compares it so); 422 on `email` otherwise."""
+    try:
+        email = validate_email(raw.strip(), check_deliverability=False, allow_smtputf8=False).normalized.lower()
+    except EmailNotValidError as exc:
+        raise _invalid(
+            "email", "correo_invalido", _("La dirección de correo no es válida: {reason}", reason=str(exc))
+        ) from exc
+    if len(email) > EMAIL_LENGTH:
+        raise _invalid("email", "correo_invalido", _("La dirección de correo es demasiado larga."))
+    return email
+
+
+def role_of(raw: str) -> Role:
+    try:
+        return Role(raw)
+    except ValueError:
+        roles = ", ".join(r.value for r in Role)
+        raise _invalid("rol", "rol_invalido", _("El rol tiene que ser uno de: {roles}.", roles=roles)) from None
+
+
+def user_by_email(session: Session, email: str) -> User | None:
+    return session.scalar(select(User).where(func.lower(User.email) == email.lower()))
+
+
+def new_password() -> str:
+    return secrets.token_urlsafe(PASSWORD_BYTES)
+
+
+def person(session: Session, email: str, name: str) -> Person:
+    """Who `email` and `name` say, checked; with a new password and its hash when the e-mail has no user yet."""
+    email = normalized_email(email)
+    name = name.strip()
+    if not 1 <= len(name) <= NAME_LENGTH:
+        raise _invalid("nombre", "nombre_invalido", _("El nombre va de 1 a {most} caracteres.", most=NAME_LENGTH))
+    if user_by_email(session, email) is not None:
+        return Person(email, name)
+    password = new_password()
+    return Person(email, name, password, hash_password(password))
+
+
+def add(session: Session, company_id: int, who: Person, role: Role) -> Added:
+    """Give `who` the role in the company, creating their user if the e-mail has none; in the caller's (write)
+    transaction. A second membership in the same company is refused (409 `miembro_existente`)."""
+    user = user_by_email(session, who.email)
+    password = None
+    if user is None:
+        password_hash = who.password_hash
+        if password_hash is None:  # the user was removed since `person` looked: give them a password after all
+            password = new_password()
+            password_hash = hash_password(password)
+        else:
+            password = who.password
+        user = User(email=who.email, name=who.name, password_hash=password_hash)
+        session.add(user)
+        session.flush()
+    elif not user.active:
+        # Their tokens and sign-in are refused (platform.auth): a membership would give the company nobody.
+        raise Conflict(
+            _("El usuario {email} está desactivado: no puede ser miembro de una empresa.", email=user.email),
+            code="usuario_desactivado",
+        )
+    current = _membership(session, company_id, user.id)
+    if current is not None:
+        raise Conflict(
+            _("{email} ya es miembro de la empresa, con el rol {role}.", email=user.email, role=current.role),
+            code="miembro_existente",
+        )
+    session.add(Membership(user_id=user.id, company_id=company_id, role=role.value))
+    # Two additions of one person at once (PostgreSQL) both find no membership: the unique index refuses one.
+    db.flush_unless_taken(
+        session, Conflict(_("{email} ya es miembro de la empresa.", email=user.email), code="miembro_existente")
+    )
+    return Added(user.id, user.email, role.value, password)
+
+
+def remove(session: Session, company_id: int, email: str) -> Removed:
+    """Take `email`'s membership of the company away, in the caller's (write) transaction. The company's last
+    active admin stays (409 `ultimo_administrador`): nobody could manage the company after it."""
+    user = user_by_email(session, normalized_email(email))
+    membership = _membership(session, company_id, user.id, locked=True) if user is not None else None
+    if user is None or membership is None:
+        raise NotFound(_("{email} no es miembro de la empresa.", email=email.strip()), code="miembro_inexistente")
+    if membership.role == Role.ADMIN and user.active:
+        # Locked together, so two removals at once (PostgreSQL) cannot each leave the other as the last.
+        admins = session.scalars(
+            select(Membership.user_id)
+            .join(User, User.id == Membership.user_id)
+            .where(Membership.company_id == company_id, Membership.role == Role.ADMIN, User.active.is_(True))
+            .with_for_update()
+        ).all()
+        if len(admins) <= 1:
+            raise Conflict(
+                _("{email} es el único administrador de la empresa: agregá otro antes de quitarlo.", email=user.email),
+                code="ultimo_administrador",
+            )
+    removed = Removed(user.id, user.email, membership.role)
+    session.delete(membership)
+    session.flush()
+    return removed
+
+
+def _membership(session: Session, company_id: int, user_id: int, *, locked: bool = False) -> Membership | None:
+    query = select(Membership).where(Membership.company_id == company_id, Membership.user_id == user_id)
+    return session.scalar(query.with_for_update() if locked else query)
