@@ -1,4 +1,7 @@
-"""The sign-in and sign-out pages' few texts in Spanish (default) and English, chosen by OIDC `ui_locales`."""
+"""The provider's pages' few texts (sign-in, sign-out, password change) in Spanish (default) and English, chosen
+by OIDC `ui_locales`."""
+
+from flask import request
 
 TEXTS = {
     "es": {
@@ -50,3 +53,9 @@ TEXTS = {
 
 def texts_for(locale: str) -> dict[str, str]:
     return TEXTS["en" if locale == "en" else "es"]
+
+
+def requested_locale() -> str:
+    """The page's language: OIDC `ui_locales` (or `lang`), Spanish unless English comes first."""
+    wanted = (request.values.get("ui_locales") or request.values.get("lang") or "").split()
+    return "en" if wanted and wanted[0].lower().startswith("en") else "es"
