@@ -201,3 +201,13 @@ def test_the_page_speaks_english_and_links_the_other_language(browser):
     assert "Change your password" in page.get_data(as_text=True)
     switch = soup(page).find("a", lang="es")
     assert "ui_locales=es" in switch["href"] and "client_id=cfe-portal" in switch["href"]
+
+
+def test_the_portals_header_links_to_the_providers_page_with_the_way_back(signed_in, live_service, portal_app):
+    home = signed_in("usuario@demo.uy").get("/")
+    link = soup(home).find("a", string="Cambiar contraseña")
+    target = urlsplit(link["href"])
+    assert f"{target.scheme}://{target.netloc}{target.path}" == live_service.url + PAGE
+    query = parse_qs(target.query)
+    assert query["client_id"] == [portal_app.config["OIDC_CLIENT_ID"]] and query["ui_locales"] == ["es"]
+    assert query["return_to"][0] in live_service.app.config["PORTAL_POST_LOGOUT_URIS"]  # so the page links back
