@@ -6,6 +6,7 @@
     tokens = provider.refresh(tokens.refresh_token)
     provider.revoke(token, token_type_hint="refresh_token")
     url = provider.end_session_url(id_token_hint=..., post_logout_redirect_uri=...)
+    url = provider.password_change_url(return_to=...)                  # the provider's own page, a link
 
 The code flow with PKCE (S256), state and nonce; the ID token's signature checked against the provider's keys
 and its claims (issuer, audience, nonce, expiry, at_hash) validated. Discovery and the key set are fetched
@@ -201,6 +202,14 @@ class OidcClient:
         if ui_locales:
             params["ui_locales"] = ui_locales
         return f"{endpoint}?{urlencode(params)}"
+
+    def password_change_url(self, *, return_to: str, ui_locales: str | None = None) -> str:
+        """The provider's own page where the person signed in there changes their password (the portal never sees
+        one); its way back is `return_to`, which must be one of this client's post-logout URIs. No request."""
+        params = {"client_id": self.client_id, "return_to": return_to}
+        if ui_locales:
+            params["ui_locales"] = ui_locales
+        return f"{self.issuer}/cuenta/contrasena?{urlencode(params)}"
 
     # HTTP ---------------------------------------------------------------------------------------------------
 

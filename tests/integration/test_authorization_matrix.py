@@ -37,6 +37,9 @@ SERVICE_PLATFORM = {
     "identity.revoke_token",
     "identity.userinfo",
     "identity.logout",
+    # The provider's password change: its own sign-in session (a browser page, no token), not an API operation.
+    "identity_password.change",
+    "identity_password.changed",
     "bcu_standin.execute",  # the BCU stand-in's SOAP endpoint (development and tests; no company data)
     # The exchange web service (aws_efactura_intercambio): SOAP, authenticated by its WS-Security signature.
     "recibidos_ws.wsdl",

@@ -12,10 +12,11 @@ import time
 from flask import current_app
 from joserfc import jwt
 from joserfc.errors import JoseError
-from sqlalchemy import BindParameter, Exists, delete, select
+from sqlalchemy import BindParameter, Exists, delete, or_, select
 from sqlalchemy.orm import Session
 
 from portal.service.identity.models import RevokedAccessToken
+from portal.service.platform.models import OAuthAuthorizationCode, OAuthToken
 
 
 def revoke_access_token(store: Session, access_token: str) -> None:
@@ -30,6 +31,26 @@ def revoke_access_token(store: Session, access_token: str) -> None:
     store.execute(delete(RevokedAccessToken).where(RevokedAccessToken.expires_at < int(time.time())))
     if store.get(RevokedAccessToken, jti) is None:
         store.add(RevokedAccessToken(jti=jti, expires_at=exp))
+
+
+def revoke_user_grants(store: Session, user_id: int) -> int:
+    """End everything the provider has handed out for `user_id` (a password change): every refresh token, every
+    access token not yet expired (listed as revoked, as sign-out does) and every code not yet exchanged. Returns
+    how many tokens were revoked. Nothing is committed: the caller commits it with the change that calls for it."""
+    now = int(time.time())
+    tokens = store.scalars(
+        select(OAuthToken).where(
+            OAuthToken.user_id == user_id,
+            or_(OAuthToken.refresh_token_revoked_at == 0, OAuthToken.access_token_revoked_at == 0),
+        )
+    ).all()
+    for token in tokens:
+        if token.access_token_revoked_at == 0 and not token.is_expired():
+            revoke_access_token(store, token.access_token)
+        token.access_token_revoked_at = token.access_token_revoked_at or now
+        token.refresh_token_revoked_at = token.refresh_token_revoked_at or now
+    store.execute(delete(OAuthAuthorizationCode).where(OAuthAuthorizationCode.user_id == user_id))
+    return len(tokens)
 
 
 def revoked_clause(jti: str | BindParameter[str]) -> Exists:

@@ -3,92 +3,28 @@ userinfo, revocation and logout."""
 
 from __future__ import annotations
 
-import logging
 from urllib.parse import urlencode
 
 from authlib.oauth2 import OAuth2Error
-from flask import Blueprint, current_app, g, jsonify, redirect, render_template, request
+from flask import Blueprint, current_app, jsonify, redirect, render_template, request
 from flask_wtf import FlaskForm
-from limits import parse
-from sqlalchemy import func, select
-from wtforms import EmailField, PasswordField
-from wtforms.validators import DataRequired, Email, Length
 
-from portal.service.identity import logout_requests, sessions
+from portal.service.identity import logout_requests, sessions, signin
 from portal.service.identity.claims import userinfo as userinfo_claims
-from portal.service.identity.passwords import verify_password
 from portal.service.identity.provider import TokenRevocation
+from portal.service.identity.signin import SignInForm
+from portal.service.identity.texts import requested_locale as _locale
 from portal.service.identity.texts import texts_for
 from portal.service.platform import db
 from portal.service.platform.auth import decode_access_token, live_user_id
 from portal.service.platform.errors import Unauthorized
 from portal.service.platform.models import User
-from portal.service.platform.ratelimit import limiter
 
 bp = Blueprint("identity", __name__)
-log = logging.getLogger("portal.service.identity")
-
-# Sign-in failures are throttled so that guessing is slow but the account's owner is not locked out by others:
-# - per account and source address (one source guessing one account): the tight limit;
-# - per source address (one source spraying many accounts);
-# - per account from every source together (a distributed guess): a looser limit, which a source the account
-#   signed in from in the last 30 days (its owner's usual one) does not count against.
-_FAILS_PER_ACCOUNT_AND_SOURCE = parse("5/5 minutes")
-_FAILS_PER_ADDRESS = parse("30/15 minutes")
-_FAILS_PER_ACCOUNT = parse("50/15 minutes")
-_KNOWN_SOURCE_SECONDS = 30 * 24 * 3600
-
-
-class SignInForm(FlaskForm):
-    email = EmailField(validators=[DataRequired(), Email(), Length(max=254)])
-    password = PasswordField(validators=[DataRequired(), Length(max=200)])
-
-
-def _form_problem(form: SignInForm) -> str:
-    """Which text says what is wrong with a sign-in form that did not validate."""
-    if "csrf_token" in form.errors:
-        return "expired_form"
-    if form.email.data and form.password.data:
-        return "bad_email"
-    return "missing_credentials"
 
 
 def _server():
     return current_app.extensions["authorization_server"]
-
-
-def _locale() -> str:
-    wanted = (request.values.get("ui_locales") or request.values.get("lang") or "").split()
-    return "en" if wanted and wanted[0].lower().startswith("en") else "es"
-
-
-def _address() -> str:
-    return request.remote_addr or "-"
-
-
-def _known_source_key(email: str) -> str:
-    return f"signin-known/{email}/{_address()}"
-
-
-def _too_many_failures(email: str) -> bool:
-    address = _address()
-    if not limiter().test(_FAILS_PER_ACCOUNT_AND_SOURCE, "signin-account-source", email, address):
-        return True
-    if not limiter().test(_FAILS_PER_ADDRESS, "signin-address", address):
-        return True
-    if current_app.extensions["ratelimit_storage"].get(_known_source_key(email)) > 0:
-        return False  # the owner's usual source: others' failures do not keep them out
-    return not limiter().test(_FAILS_PER_ACCOUNT, "signin-account", email)
-
-
-def _record_failure(email: str) -> None:
-    limiter().hit(_FAILS_PER_ACCOUNT_AND_SOURCE, "signin-account-source", email, _address())
-    limiter().hit(_FAILS_PER_ADDRESS, "signin-address", _address())
-    limiter().hit(_FAILS_PER_ACCOUNT, "signin-account", email)
-
-
-def _record_success(email: str) -> None:
-    current_app.extensions["ratelimit_storage"].incr(_known_source_key(email), _KNOWN_SOURCE_SECONDS)
 
 
 @bp.get("/.well-known/openid-configuration")
@@ -141,28 +77,7 @@ def authorize():
     user = sessions.signed_in_user()
     status = 200
     if user is None and request.method == "POST":
-        email = (form.email.data or "").strip().lower()
-        if _too_many_failures(email):
-            form.form_errors.append(texts_for(locale)["locked"])
-            status = 429
-        elif form.validate_on_submit():
-            candidate = db.session().scalar(select(User).where(func.lower(User.email) == email))
-            if candidate and candidate.active and verify_password(candidate.password_hash, form.password.data):
-                # The language they signed in with is the one the service writes to them in (admins' e-mails,
-                # eventos/admin_mail.py) and the `locale` claim, until the portal's language switch changes it
-                # (account.py); stored with the session's commit.
-                candidate.locale = locale
-                sessions.start(candidate)
-                _record_success(email)
-                user = candidate
-                log.info("sign-in ok user=%s request_id=%s", candidate.id, g.get("request_id"))
-            else:
-                _record_failure(email)
-                form.form_errors.append(texts_for(locale)["bad_credentials"])
-                status = 422
-        else:
-            form.form_errors.append(texts_for(locale)[_form_problem(form)])
-            status = 422
+        user, status = signin.attempt(form, locale)
     if user is None:
         return render_template(
             "signin.html", form=form, t=texts_for(locale), locale=locale, client=grant.client

@@ -58,6 +58,17 @@ def signed_in_user() -> User | None:
     return user if user and user.active else None
 
 
+def end_all(user: User) -> int:
+    """End every provider session of `user` (a password change, before `start` gives this browser a new one): how
+    many were open. Not committed: `start` commits it with the change."""
+    result = db.session().execute(
+        update(ProviderSession)
+        .where(ProviderSession.user_id == user.id, ProviderSession.ended_at.is_(None))
+        .values(ended_at=datetime.now(UTC))
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
 def end() -> None:
     """End the browser's provider session (logout): the row is closed, the cookie emptied."""
     session_id = session.get(_COOKIE_KEY)

@@ -28,6 +28,17 @@ def _locale() -> str:
     return str(get_locale() or "es")
 
 
+def password_change_url() -> str:
+    """The provider's password page, linked from the header: the provider owns passwords, the portal only links
+    there (as to its logout), and the page links back to the home page."""
+    return oidc().password_change_url(return_to=url_for("main.home", _external=True), ui_locales=_locale())
+
+
+@bp.app_context_processor
+def _account_links() -> dict[str, object]:
+    return {"password_change_url": password_change_url}
+
+
 @bp.get("/login")
 def login() -> Response:
     """Start the code flow at the service's identity provider."""
