@@ -30,7 +30,7 @@ def _tell_password(added: members.Added) -> None:
     click.echo(f"new user {added.email}, password: {added.password}")
     click.echo(
         f"Hand this password to {added.email} yourself, over a safe channel: it is shown only this once (only its "
-        "hash is kept). They should change it after their first sign-in."
+        'hash is kept). They change it after signing in, with "Cambiar contraseña" in the portal\'s header.'
     )
 
 
