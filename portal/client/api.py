@@ -13,6 +13,7 @@ from portal.client.envios import EnviosApi
 from portal.client.informes import InformesApi
 from portal.client.inteligente import InteligenteApi
 from portal.client.intercambio import IntercambioApi
+from portal.client.members import MembersApi
 from portal.client.models import UserInfo
 from portal.client.productos import ProductosApi
 from portal.client.receptores import ReceptoresApi
@@ -28,6 +29,7 @@ class UserApi(
     DgiApi,
     InteligenteApi,
     EmpresaApi,
+    MembersApi,
     EnviosApi,
     CorreoApi,
     ReceptoresApi,

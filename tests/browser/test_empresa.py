@@ -13,7 +13,7 @@ from portal.client import CfeClient
 from tests.browser.pages import EmpresaPage, Shell, both_widths, nav_link
 from tests.support.empresa_files import OTHER_RUT, cae_xml, p12
 
-TABS = ("Datos fiscales", "Sucursales", "Logo", "Certificados", "CAE", "Correo al cliente", "Auditoría")
+TABS = ("Datos fiscales", "Sucursales", "Logo", "Certificados", "CAE", "Correo al cliente", "Personas", "Auditoría")
 
 
 def test_admin_uploads_a_cae_file_and_sees_its_range(page: Page, tmp_path):

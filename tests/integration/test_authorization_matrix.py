@@ -67,6 +67,7 @@ RECORD_PARAMS = {
     "recibido_id",
     "respuesta_id",
     "book_id",
+    "user_id",
 }
 FREE_PARAMS = {"rut", "idEmpresa", "idCertificado", "tipoDoc", "nroDoc", "numero", "documento"}
 
@@ -79,6 +80,18 @@ def _add_other_company_user(app) -> None:
         session.flush()
         session.add(Membership(user_id=user.id, company_id=2, role="admin"))
         session.commit()
+
+
+def _add_company_one_member(app) -> int:
+    """A member of company 1 the matrix may re-role and remove (the demo's people keep theirs)."""
+    with app.app_context():
+        session = db.session()
+        user = User(email="matriz@demo.uy", name="Matriz", password_hash=hash_password("demo-password"))
+        session.add(user)
+        session.flush()
+        session.add(Membership(user_id=user.id, company_id=1, role="usuario"))
+        session.commit()
+        return user.id
 
 
 @pytest.fixture
@@ -118,6 +131,7 @@ def company_one_records(api_client, auth_headers, service_app) -> dict:
         "recibido_id": 1,
         "respuesta_id": 1,
         "book_id": 1,  # a contingency book
+        "user_id": _add_company_one_member(service_app),  # a member of company 1
     }
 
 

@@ -62,6 +62,7 @@ def test_admin_sees_the_link_and_the_seeded_settings(admin):
         "CAE",
         "Correo al cliente",
         "Contingencia",
+        "Personas",
         "Auditoría",
     ]
     assert tabs[0]["aria-current"] == "page"

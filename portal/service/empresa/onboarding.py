@@ -2,8 +2,8 @@
 default branch when its address is known, its first admin) and adding or removing members, each in one write
 transaction and recorded in the company's audit.
 
-Operators call these from `python -m portal.service empresa-alta / usuario-alta / usuario-baja`; an admin page
-would call `add_member` and `remove_member` with `principal.company_id` and `principal.actor`. Demo data
+Operators call these from `python -m portal.service empresa-alta / usuario-alta / usuario-baja`; the company's
+admins through `empresa.people` (Empresa › Personas), with `principal.company_id` and `principal.actor`. Demo data
 (receipts, certificates, CAE ranges) is not made here: the company uploads its own certificate and CAE.
 """
 
@@ -198,3 +198,14 @@ def remove_member(company_id: int, email: str, actor: str = OPERATOR) -> members
         changes = {"email": removed.email, "rol": removed.role}
         audit.record_by(session, company_id, actor, "miembro_quitado", changes, target=removed.email[:120])
     return removed
+
+
+def change_member_role(company_id: int, user_id: int, role: Role, actor: str = OPERATOR) -> members.Member:
+    """Give a member another role (never leaving the company without an active admin); recorded in the company's
+    audit when it changes. It holds from the member's next request."""
+    with db.write_transaction() as session:
+        changed, before = members.change_role(session, company_id, user_id, role)
+        if before != changed.role:
+            changes = {"email": changed.email, "rol": {"antes": before, "despues": changed.role}}
+            audit.record_by(session, company_id, actor, "rol_cambiado", changes, target=changed.email[:120])
+    return changed

@@ -1,5 +1,5 @@
 """HTTP endpoints of the Empresa group: the company's fiscal settings, branches, logo, signing certificates,
-CAE ranges and the audit of every change.
+CAE ranges and the audit of every change; the company's people in member_routes.py.
 
 Bearer JWT (the branch list also takes an API key), always within the caller's company. Admins change;
 every member reads the settings, branches, certificates and CAE ranges (issuing needs them); admins and
@@ -8,11 +8,13 @@ every member reads the settings, branches, certificates and CAE ranges (issuing 
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, request
+from flask import Response, request
 
 from portal.domain.empresa import CAE_MAX_BYTES, CERTIFICATE_MAX_BYTES, LOGO_MAX_BYTES
 from portal.domain.roles import ADMINS, ALL, READERS
 from portal.service.empresa import audit, branches, cae_ranges, certificates, contingency, settings, summary
+from portal.service.empresa import member_routes as _member_routes  # noqa: F401 - adds the people's endpoints to bp
+from portal.service.empresa.blueprint import AUTH, TAG, bp
 from portal.service.empresa.schemas import (
     AnularLibretaIn,
     AuditList,
@@ -40,10 +42,7 @@ from portal.service.platform.errors import ApiError, NotFound
 from portal.service.platform.i18n import _
 from portal.service.platform.paging import PageQuery
 
-bp = Blueprint("empresa", __name__, url_prefix="/api/v1/empresa")
-
-TAG = "Empresa"
-AUTH = (JWT,)
+__all__ = ["bp"]
 
 
 def _unsupported(expected: str) -> ApiError:

@@ -1,5 +1,5 @@
 """A company's people: users (one e-mail, one password, any number of companies) and their memberships (one
-role in one company), as operators create them and an admin page may later.
+role in one company), as operators create them and a company's admins manage them (Empresa › Personas).
 
 A new user gets a generated password, handed back once to whoever created them and never stored in clear. A
 removed membership takes effect at the member's next request: `platform.auth` reads memberships on every
@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
 
 from email_validator import EmailNotValidError, validate_email
-from sqlalchemy import func, select
+from sqlalchemy import Row, Select, case, func, select
 from sqlalchemy.orm import Session
 
 from portal.service.identity.passwords import hash_password
@@ -44,6 +45,18 @@ class Added:
     email: str
     role: str
     password: str | None  # the generated password of a user created now: show it once; None for one who existed
+
+
+@dataclass(frozen=True)
+class Member:
+    """A member as an admin sees them: never their password's hash."""
+
+    user_id: int
+    email: str
+    name: str
+    role: str
+    since: datetime | None  # None for a membership made before the moment was recorded
+    active: bool
 
 
 @dataclass(frozen=True)
@@ -141,22 +154,77 @@ def remove(session: Session, company_id: int, email: str) -> Removed:
     if user is None or membership is None:
         raise NotFound(_("{email} no es miembro de la empresa.", email=email.strip()), code="miembro_inexistente")
     if membership.role == Role.ADMIN and user.active:
-        # Locked together, so two removals at once (PostgreSQL) cannot each leave the other as the last.
-        admins = session.scalars(
-            select(Membership.user_id)
-            .join(User, User.id == Membership.user_id)
-            .where(Membership.company_id == company_id, Membership.role == Role.ADMIN, User.active.is_(True))
-            .with_for_update()
-        ).all()
-        if len(admins) <= 1:
-            raise Conflict(
-                _("{email} es el único administrador de la empresa: agregá otro antes de quitarlo.", email=user.email),
-                code="ultimo_administrador",
-            )
+        _keep_an_admin(
+            session,
+            company_id,
+            _("{email} es el único administrador de la empresa: agregá otro antes de quitarlo.", email=user.email),
+        )
     removed = Removed(user.id, user.email, membership.role)
     session.delete(membership)
     session.flush()
     return removed
+
+
+def member(session: Session, company_id: int, user_id: int) -> Member:
+    """One member of the company; 404 `miembro_inexistente` for anyone else (another company's member too)."""
+    row = session.execute(_members_query(company_id).where(User.id == user_id)).one_or_none()
+    if row is None:
+        raise NotFound(_("Esa persona no es miembro de la empresa."), code="miembro_inexistente")
+    return _member(row)
+
+
+def list_members(session: Session, company_id: int) -> list[Member]:
+    """The company's members, admins first, then by name."""
+    order = case((Membership.role == Role.ADMIN, 0), (Membership.role == Role.SOPORTE, 1), else_=2)
+    rows = session.execute(_members_query(company_id).order_by(order, func.lower(User.name), User.id))
+    return [_member(row) for row in rows]
+
+
+def change_role(session: Session, company_id: int, user_id: int, role: Role) -> tuple[Member, str]:
+    """Give a member another role, in the caller's (write) transaction; (the member now, their role before). The
+    company's last active admin keeps the role (409 `ultimo_administrador`), whoever asks: themselves included."""
+    membership = _membership(session, company_id, user_id, locked=True)
+    if membership is None:
+        raise NotFound(_("Esa persona no es miembro de la empresa."), code="miembro_inexistente")
+    before = membership.role
+    user = membership.user
+    if before == Role.ADMIN and role != Role.ADMIN and user.active:
+        _keep_an_admin(
+            session,
+            company_id,
+            _(
+                "{email} es el único administrador de la empresa: agregá otro antes de cambiarle el rol.",
+                email=user.email,
+            ),
+        )
+    membership.role = role.value
+    session.flush()
+    return member(session, company_id, user_id), before
+
+
+def _keep_an_admin(session: Session, company_id: int, refusal: str) -> None:
+    """409 `ultimo_administrador` unless another active admin stays. The admins' rows are locked together, so two
+    changes at once (PostgreSQL) cannot each leave the other as the last."""
+    admins = session.scalars(
+        select(Membership.user_id)
+        .join(User, User.id == Membership.user_id)
+        .where(Membership.company_id == company_id, Membership.role == Role.ADMIN, User.active.is_(True))
+        .with_for_update()
+    ).all()
+    if len(admins) <= 1:
+        raise Conflict(refusal, code="ultimo_administrador")
+
+
+def _members_query(company_id: int) -> Select:
+    return (
+        select(User.id, User.email, User.name, User.active, Membership.role, Membership.created_at)
+        .join(Membership, Membership.user_id == User.id)
+        .where(Membership.company_id == company_id)
+    )
+
+
+def _member(row: Row) -> Member:
+    return Member(row.id, row.email, row.name, row.role, row.created_at, row.active)
 
 
 def _membership(session: Session, company_id: int, user_id: int, *, locked: bool = False) -> Membership | None:

@@ -83,6 +83,8 @@ class Membership(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"))
     company_id: Mapped[int] = mapped_column(ForeignKey("company.id", ondelete="CASCADE"))
     role: Mapped[str] = mapped_column(String(20))
+    # Since when they are a member; empty for memberships made before it was recorded (migration 0430).
+    created_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), default=utcnow)
 
     user: Mapped[User] = relationship(back_populates="memberships")
     company: Mapped[Company] = relationship(back_populates="memberships")

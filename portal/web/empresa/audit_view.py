@@ -12,6 +12,7 @@ from flask_babel import lazy_gettext as _l
 from portal.client.empresa import AuditChange, AuditEvent
 from portal.domain.cfe_types import CFE_TYPES
 from portal.web.empresa.forms import PAPER_LABELS, REGIME_LABELS
+from portal.web.navigation import ROLE_LABELS
 
 ACTIONS = {
     "configuracion": _l("Cambió los datos fiscales"),
@@ -31,6 +32,7 @@ ACTIONS = {
     "empresa_creada": _l("Dio de alta la empresa"),
     "miembro_agregado": _l("Agregó a una persona a la empresa"),
     "miembro_quitado": _l("Quitó a una persona de la empresa"),
+    "rol_cambiado": _l("Cambió el rol de una persona"),
 }
 FIELDS = {
     "regimen": _l("Régimen"),
@@ -73,7 +75,7 @@ FIELDS = {
     "usuarioNuevo": _l("Usuario nuevo"),
 }
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T|$)")
-_VALUES = {**REGIME_LABELS, **PAPER_LABELS}
+_VALUES = {**REGIME_LABELS, **PAPER_LABELS, **ROLE_LABELS}  # a role in its words: "soporte" -> "support"
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from wtforms import BooleanField, PasswordField, SelectField, StringField, TextA
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, Regexp
 
+from portal.domain import roles
 from portal.domain.empresa import (
     CAE_MAX_BYTES,
     CERTIFICATE_MAX_BYTES,
@@ -257,3 +258,41 @@ class VoidPaperForm(PortalForm):
     def chosen_book(self) -> str:
         """The chosen book as the list names it (type, serie and numbers)."""
         return str(dict(self.libreta.choices).get(self.libreta.data, ""))
+
+
+ROLE_LABELS = {
+    roles.ADMIN: _l("Administrador: todo, también las personas, las claves y la configuración"),
+    roles.USUARIO: _l("Usuario: emite y consulta comprobantes"),
+    roles.SOPORTE: _l("Soporte: consulta todo, no cambia nada"),
+}
+_ROLE_CHOICES = [SelectChoice(role, ROLE_LABELS[role]) for role in (roles.USUARIO, roles.SOPORTE, roles.ADMIN)]
+
+
+class MemberForm(PortalForm):
+    """A person to add to the company (Empresa › Personas)."""
+
+    SERVICE_FIELDS: dict[str, str] = {}  # the service names these fields as this form does
+
+    email = StringField(
+        _l("Correo"),
+        filters=[_strip],
+        validators=[
+            InputRequired(_l("Indicá el correo con el que va a entrar.")),
+            Length(max=254, message=_l("Máximo %(max)d caracteres.")),
+            Regexp(r"^[^@\s]+@[^@\s]+$", message=_l("Escribí un correo como nombre@empresa.com.uy.")),
+        ],
+    )
+    nombre = StringField(
+        _l("Nombre y apellido"),
+        filters=[_strip],
+        validators=[InputRequired(_l("Indicá su nombre.")), Length(max=120, message=_l("Máximo %(max)d caracteres."))],
+    )
+    rol = SelectField(_l("Rol"), choices=_ROLE_CHOICES, default=roles.USUARIO, validators=[InputRequired()])
+
+
+class RoleForm(PortalForm):
+    """A member's new role."""
+
+    SERVICE_FIELDS: dict[str, str] = {}
+
+    rol = SelectField(_l("Rol"), choices=_ROLE_CHOICES, validators=[InputRequired()])

@@ -15,6 +15,7 @@ from portal.web.auth.session import admin_required
 from portal.web.backend import api
 from portal.web.empresa import bp
 from portal.web.empresa import mail as _mail  # noqa: F401 - registers its views on bp
+from portal.web.empresa import people as _people  # noqa: F401 - registers its views on bp
 from portal.web.empresa import uploads as _uploads  # noqa: F401 - registers its views on bp
 from portal.web.empresa.forms import BranchForm, LogoForm, SettingsForm
 from portal.web.empresa.views import REFUSALS, TABS, count

@@ -29,6 +29,7 @@ TABS = (
     Tab("empresa.cae", _l("CAE")),
     Tab("empresa.mail", _l("Correo al cliente")),
     Tab("empresa.contingency", _l("Contingencia")),
+    Tab("empresa.people", _l("Personas")),
     Tab("empresa.audit", _l("Auditoría")),
 )
 
