@@ -252,3 +252,21 @@ def test_a_removed_member_s_portal_session_stops_reaching_the_company_and_admins
     audit = soup(signed_in("admin@demo.uy").get("/empresa/auditoria")).find(attrs={"data-testid": "audit"})
     text = audit.get_text(" ", strip=True)
     assert "Quitó a una persona de la empresa" in text and "usuario@demo.uy" in text
+
+
+def test_a_lost_password_is_replaced_and_every_session_and_token_of_the_user_ends(run, api_client, service_app):
+    """usuario-contrasena: the new password (shown once) signs in, the old one no longer does, and a token the
+    user had before stops working at once."""
+    before = _provider_token(api_client, service_app, "usuario@demo.uy", "demo-password")
+    answer = run(commands.reset_password, "--email", "USUARIO@demo.uy")
+    assert answer.exit_code == 0, answer.output
+    new = re.findall(r"new password for usuario@demo.uy: (\S+)", answer.output)
+    assert len(new) == 1 and "Cambiar contraseña" in answer.output, answer.output
+    assert api_client.get("/api/v1/empresa/resumen", headers={"Authorization": f"Bearer {before}"}).status_code == 401
+    after = _provider_token(api_client, service_app, "usuario@demo.uy", new[0])
+    assert api_client.get("/api/v1/empresa/resumen", headers={"Authorization": f"Bearer {after}"}).status_code == 200
+    with service_app.app_context():
+        stored = db.session().scalar(select(User.password_hash).where(User.email == "usuario@demo.uy"))
+        assert stored is not None and new[0] not in stored
+    unknown = run(commands.reset_password, "--email", "nadie@demo.uy")
+    assert unknown.exit_code == 1 and "No hay un usuario" in unknown.output

@@ -112,4 +112,21 @@ def remove_member(company_rut: str, email: str) -> None:
         )
 
 
-COMMANDS = [create_company, add_member, remove_member]
+@click.command("usuario-contrasena")
+@click.option("--email", required=True, help="The user's e-mail.")
+def reset_password(email: str) -> None:
+    """A new generated password for a user who lost theirs, shown once; every session and token they had ends."""
+    app = create_app()
+    with db.command_context(app):
+        try:
+            user, password = members.reset_password(email)
+        except ApiError as exc:
+            _refused("password not changed", exc)
+        click.echo(f"new password for {user.email}: {password}")
+        click.echo(
+            f"Hand it to {user.email} yourself, over a safe channel: it is shown only this once. Their sessions and "
+            'tokens have ended; they sign in with it and change it with "Cambiar contraseña" in the portal\'s header.'
+        )
+
+
+COMMANDS = [create_company, add_member, remove_member, reset_password]

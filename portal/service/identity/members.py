@@ -165,6 +165,24 @@ def remove(session: Session, company_id: int, email: str) -> Removed:
     return removed
 
 
+def reset_password(email: str) -> tuple[User, str]:
+    """A new generated password for a user who lost theirs (an operator's command: the provider sends no e-mail):
+    its hash stored and every provider session, token and code of the user ended in one commit, on the session
+    the provider's own password change uses (sessions and revocation work on it). Handed back to be shown once."""
+    from portal.service.identity import revocation, sessions  # the provider's, used only here
+
+    store = db.session()
+    user = user_by_email(store, normalized_email(email))
+    if user is None:
+        raise NotFound(_("No hay un usuario con el correo {email}.", email=email.strip()), code="usuario_inexistente")
+    password = new_password()
+    user.password_hash = hash_password(password)
+    sessions.end_all(user)
+    revocation.revoke_user_grants(store, user.id)
+    store.commit()
+    return user, password
+
+
 def member(session: Session, company_id: int, user_id: int) -> Member:
     """One member of the company; 404 `miembro_inexistente` for anyone else (another company's member too)."""
     row = session.execute(_members_query(company_id).where(User.id == user_id)).one_or_none()
