@@ -8,8 +8,8 @@ from playwright.sync_api import Page, expect
 from tests.browser.pages import Shell, both_widths
 from tests.browser.pages.people import PeoplePage
 
-USER_ROLE = "Usuario: emite y consulta comprobantes"
-SUPPORT_ROLE = "Soporte: consulta todo, no cambia nada"
+USER_ROLE = "Usuario"
+SUPPORT_ROLE = "Soporte"
 
 
 def test_admin_adds_a_person_sees_the_password_once_changes_a_role_and_removes_one(page: Page, context, shots):

@@ -16,6 +16,7 @@ from email_validator import EmailNotValidError, validate_email
 from sqlalchemy import Row, Select, case, func, select
 from sqlalchemy.orm import Session
 
+from portal.service.identity import revocation, sessions
 from portal.service.identity.passwords import hash_password
 from portal.service.platform import db
 from portal.service.platform.errors import Conflict, FieldError, NotFound, ValidationFailed
@@ -169,8 +170,6 @@ def reset_password(email: str) -> tuple[User, str]:
     """A new generated password for a user who lost theirs (an operator's command: the provider sends no e-mail):
     its hash stored and every provider session, token and code of the user ended in one commit, on the session
     the provider's own password change uses (sessions and revocation work on it). Handed back to be shown once."""
-    from portal.service.identity import revocation, sessions  # the provider's, used only here
-
     store = db.session()
     user = user_by_email(store, normalized_email(email))
     if user is None:

@@ -260,12 +260,13 @@ class VoidPaperForm(PortalForm):
         return str(dict(self.libreta.choices).get(self.libreta.data, ""))
 
 
-ROLE_LABELS = {
-    roles.ADMIN: _l("Administrador: todo, también las personas, las claves y la configuración"),
-    roles.USUARIO: _l("Usuario: emite y consulta comprobantes"),
-    roles.SOPORTE: _l("Soporte: consulta todo, no cambia nada"),
-}
+# The roles by name in the select, what each may do under it (a long option is cut on a phone's select).
+ROLE_LABELS = {roles.ADMIN: _l("Administrador"), roles.USUARIO: _l("Usuario"), roles.SOPORTE: _l("Soporte")}
 _ROLE_CHOICES = [SelectChoice(role, ROLE_LABELS[role]) for role in (roles.USUARIO, roles.SOPORTE, roles.ADMIN)]
+_ROLE_HINT = _l(
+    "Usuario: emite y consulta comprobantes. Soporte: consulta todo, no cambia nada. Administrador: todo, también "
+    "las personas, las claves y la configuración."
+)
 
 
 class MemberForm(PortalForm):
@@ -287,7 +288,9 @@ class MemberForm(PortalForm):
         filters=[_strip],
         validators=[InputRequired(_l("Indicá su nombre.")), Length(max=120, message=_l("Máximo %(max)d caracteres."))],
     )
-    rol = SelectField(_l("Rol"), choices=_ROLE_CHOICES, default=roles.USUARIO, validators=[InputRequired()])
+    rol = SelectField(
+        _l("Rol"), choices=_ROLE_CHOICES, default=roles.USUARIO, validators=[InputRequired()], description=_ROLE_HINT
+    )
 
 
 class RoleForm(PortalForm):
@@ -295,4 +298,4 @@ class RoleForm(PortalForm):
 
     SERVICE_FIELDS: dict[str, str] = {}
 
-    rol = SelectField(_l("Rol"), choices=_ROLE_CHOICES, validators=[InputRequired()])
+    rol = SelectField(_l("Rol"), choices=_ROLE_CHOICES, validators=[InputRequired()], description=_ROLE_HINT)
