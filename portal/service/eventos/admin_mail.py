@@ -1,6 +1,6 @@
-"""Telling a company's admins something by e-mail, through the project's one mail path (correo.transport:
-SMTP, or the development mailbox). Failures are logged, never raised: the notice is also on the record the
-admins see in the portal.
+"""Telling a company's admins, or one user, something by e-mail, through the project's one mail path
+(correo.transport: SMTP, or the development mailbox). Failures are logged, never raised: what the mail tells has
+already happened (and an admins' notice is also on the record they see in the portal).
 
 The e-mail is the service speaking to its own users, so it is said from the one catalogue in each admin's
 language (`User.locale`, the OIDC `locale` claim: the language they last signed in or switched the portal to,
@@ -26,6 +26,12 @@ from portal.service.platform.models import Membership, Role, User
 log = logging.getLogger("portal.service.eventos")
 
 
+def reading_language(locale: str | None) -> str:
+    """The catalogue language (es, en) of a user's stored `locale` ("en-US" -> "en"; anything else -> es)."""
+    language = (locale or DEFAULT).split("-")[0].split("_")[0].lower()
+    return language if language in LANGUAGES else DEFAULT
+
+
 def admin_addresses(session: Session, company_id: int) -> dict[str, list[str]]:
     """The active admins' addresses by the language they read (es, en)."""
     found: dict[str, list[str]] = {}
@@ -36,8 +42,7 @@ def admin_addresses(session: Session, company_id: int) -> dict[str, list[str]]:
         .order_by(User.email)
     )
     for email, locale in rows:
-        language = (locale or DEFAULT).split("-")[0].split("_")[0].lower()
-        found.setdefault(language if language in LANGUAGES else DEFAULT, []).append(email)
+        found.setdefault(reading_language(locale), []).append(email)
     return found
 
 
@@ -49,6 +54,15 @@ def tell_admins(session: Session, company_id: int, subject: Text, *paragraphs: T
         for language, to in admin_addresses(session, company_id).items()
     ]
     return bool(told) and all(told)
+
+
+def tell_user(user: User, subject: Text, *paragraphs: Text) -> bool:
+    """Send one plain-text message to `user` alone, in their language. True if it was handed over. The development
+    mailbox keeps it under the first company they belong to (0: none)."""
+    language = reading_language(user.locale)
+    company_id = min((m.company_id for m in user.memberships), default=0)
+    text = "\n\n".join(say(p, language) for p in paragraphs) + "\n"
+    return _send(company_id, [user.email], say(subject, language), text)
 
 
 def _send(company_id: int, recipients: list[str], subject: str, text: str) -> bool:
@@ -63,6 +77,6 @@ def _send(company_id: int, recipients: list[str], subject: str, text: str) -> bo
     try:
         transport.deliver(message, company_id, f"aviso-{uuid.uuid4().hex[:12]}")
     except transport.DeliveryError:
-        log.warning("could not tell the admins of company %s: %s", company_id, subject, exc_info=True)
+        log.warning("could not send a notice (company %s): %s", company_id, subject, exc_info=True)
         return False
     return True

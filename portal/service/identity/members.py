@@ -16,7 +16,7 @@ from email_validator import EmailNotValidError, validate_email
 from sqlalchemy import Row, Select, case, func, select
 from sqlalchemy.orm import Session
 
-from portal.service.identity import revocation, sessions
+from portal.service.identity import notices, revocation, sessions
 from portal.service.identity.passwords import hash_password
 from portal.service.platform import db
 from portal.service.platform.errors import Conflict, FieldError, NotFound, ValidationFailed
@@ -167,9 +167,10 @@ def remove(session: Session, company_id: int, email: str) -> Removed:
 
 
 def reset_password(email: str) -> tuple[User, str]:
-    """A new generated password for a user who lost theirs (an operator's command: the provider sends no e-mail):
+    """A new generated password for a user who lost theirs (an operator's command), handed back to be shown once:
     its hash stored and every provider session, token and code of the user ended in one commit, on the session
-    the provider's own password change uses (sessions and revocation work on it). Handed back to be shown once."""
+    the provider's own password change uses (sessions and revocation work on it). The user is then e-mailed that
+    an operator gave them a new one (notices.py), never the password itself."""
     store = db.session()
     user = user_by_email(store, normalized_email(email))
     if user is None:
@@ -179,6 +180,7 @@ def reset_password(email: str) -> tuple[User, str]:
     sessions.end_all(user)
     revocation.revoke_user_grants(store, user.id)
     store.commit()
+    notices.password_changed(user.id, notices.BY_OPERATOR)  # after the commit: a change that failed tells no one
     return user, password
 
 

@@ -18,7 +18,7 @@ from flask_wtf import FlaskForm
 from sqlalchemy import select
 from wtforms import PasswordField
 
-from portal.service.identity import revocation, sessions, signin
+from portal.service.identity import notices, revocation, sessions, signin
 from portal.service.identity.passwords import hash_password, verify_password
 from portal.service.identity.signin import SignInForm
 from portal.service.identity.texts import requested_locale, texts_for
@@ -132,12 +132,13 @@ def _check(form: PasswordChangeForm, user: User, locale: str) -> tuple[dict[str,
 
 def _apply(user: User, new_password: str) -> None:
     """The new hash, every session, token and code of the user ended, and this browser signed in afresh: one
-    commit (sessions.start's)."""
+    commit (sessions.start's); then the user's e-mail notice, enqueued only once that commit is done."""
     store = db.session()
     user.password_hash = hash_password(new_password)
     ended = sessions.end_all(user)
     revoked = revocation.revoke_user_grants(store, user.id)
     sessions.start(user)
+    notices.password_changed(user.id, notices.BY_USER)
     log.info(
         "password changed user=%s other_sessions_ended=%d tokens_revoked=%d request_id=%s",
         user.id,
