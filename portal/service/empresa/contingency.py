@@ -7,6 +7,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from portal.domain.empresa import MAX_BOOK_NUMBERS
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.comprobante.models import ContingencyBook, IssuedCfe, VoidedRange
 from portal.service.empresa import audit
@@ -16,8 +17,7 @@ from portal.service.platform.auth import Principal
 from portal.service.platform.errors import Conflict, FieldError, NotFound, ValidationFailed
 from portal.service.platform.i18n import _, cfe_type
 
-# DGI authorises at most 999,999 contingency documents per request (type F), and for two years.
-MAX_NUMBERS = 999_999
+# DGI authorises a book for two years, and at most MAX_BOOK_NUMBERS numbers (portal.domain.empresa).
 
 
 def _out(book: ContingencyBook, used: int = 0, voided: int = 0) -> LibretaOut:
@@ -57,7 +57,7 @@ def register(principal: Principal, body: LibretaIn) -> LibretaOut:
     problems = []
     if body.hasta < body.desde:
         problems.append(FieldError("hasta", "range", _("El último número no puede ser menor que el primero.")))
-    elif body.hasta - body.desde + 1 > MAX_NUMBERS:
+    elif body.hasta - body.desde + 1 > MAX_BOOK_NUMBERS:
         problems.append(FieldError("hasta", "range", _("DGI autoriza hasta 999.999 números por libreta.")))
     if body.vencimiento <= body.fechaAutorizacion:
         problems.append(FieldError("vencimiento", "range", _("El vencimiento debe ser posterior a la autorización.")))
