@@ -126,3 +126,20 @@ def test_the_portals_checks_across_fields_speak_english(signed_in):
     page = soup(admin.post("/empresa/contingencia", data={**typed, "csrf_token": csrf(admin, "/empresa/contingencia")}))
     assert page.find(id="hasta-error").get_text(strip=True) == "DGI authorises at most 999,999 numbers per book."
     assert page.find(id="vencimiento-error").get_text(strip=True) == "The expiry must come after the authorisation."
+
+
+def test_the_service_lists_every_fields_mistake_at_once(api_client, auth_headers):
+    """The range and the dates are checked even when another field is wrong (they were only after the body's
+    fields all passed): one 422 says all there is to fix."""
+    wrong = {**BOOK, "caeId": "123", "desde": 50, "hasta": 10, "vencimiento": "2026-01-01"}
+    answer = api_client.post(URL, json=wrong, headers=auth_headers("admin@demo.uy", 1))
+    assert answer.status_code == 422
+    fields = {f["field"]: (f["code"], f["message"]) for f in answer.json["error"]["fields"]}
+    assert fields == {
+        "caeId": ("string_pattern_mismatch", "Formato no válido."),
+        "hasta": ("range", "El último número no puede ser menor que el primero."),
+        "vencimiento": ("range", "El vencimiento debe ser posterior a la autorización."),
+    }
+    too_many = {**BOOK, "serie": "Z", "caeId": "x", "desde": 1, "hasta": 1_000_000}
+    answer = api_client.post(URL, json=too_many, headers=auth_headers("admin@demo.uy", 1))
+    assert {f["field"] for f in answer.json["error"]["fields"]} == {"caeId", "hasta"}

@@ -7,7 +7,6 @@ from __future__ import annotations
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from portal.domain.empresa import MAX_BOOK_NUMBERS
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.comprobante.models import ContingencyBook, IssuedCfe, VoidedRange
 from portal.service.empresa import audit
@@ -16,8 +15,6 @@ from portal.service.platform import db
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import Conflict, FieldError, NotFound, ValidationFailed
 from portal.service.platform.i18n import _, cfe_type
-
-# DGI authorises a book for two years, and at most MAX_BOOK_NUMBERS numbers (portal.domain.empresa).
 
 
 def _out(book: ContingencyBook, used: int = 0, voided: int = 0) -> LibretaOut:
@@ -54,15 +51,7 @@ def list_books(principal: Principal) -> LibretaList:
 
 def register(principal: Principal, body: LibretaIn) -> LibretaOut:
     """Record a book; its range may not overlap another book of the same type and serie (409)."""
-    problems = []
-    if body.hasta < body.desde:
-        problems.append(FieldError("hasta", "range", _("El último número no puede ser menor que el primero.")))
-    elif body.hasta - body.desde + 1 > MAX_BOOK_NUMBERS:
-        problems.append(FieldError("hasta", "range", _("DGI autoriza hasta 999.999 números por libreta.")))
-    if body.vencimiento <= body.fechaAutorizacion:
-        problems.append(FieldError("vencimiento", "range", _("El vencimiento debe ser posterior a la autorización.")))
-    if problems:
-        raise ValidationFailed(problems)
+    # The range and the dates were checked with the body's other fields (schemas.LibretaIn): one 422 for all.
     with db.write_transaction() as session:
         overlapping = session.scalar(
             select(ContingencyBook).where(
