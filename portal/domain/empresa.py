@@ -51,3 +51,5 @@ LOGO_MAX_SIDE = 4000
 LOGO_MIN_SIDE = 16
 CERTIFICATE_MAX_BYTES = 64 * 1024
 CAE_MAX_BYTES = 64 * 1024
+# DGI authorises at most 999,999 contingency documents per book (a request of type F).
+MAX_BOOK_NUMBERS = 999_999

@@ -98,3 +98,48 @@ def test_a_void_reason_with_a_nul_or_a_direction_override_voids_nothing(api_clie
         )
         assert answer.status_code == 422, answer.json
         assert answer.json["error"]["fields"][0]["field"] == "motivo"
+
+
+def test_the_portal_shows_every_fields_mistake_at_once_keeping_what_was_typed(signed_in):
+    """A wrong authorisation number hid the backwards range and the expiry before the authorisation: each showed
+    only after the one before it was fixed (the cross-field checks ran in the service alone)."""
+    admin = signed_in("admin@demo.uy")
+    typed = {**FORM, "cae_id": "12", "desde": "50", "hasta": "10", "vencimiento": "01/01/2026"}
+    refused = admin.post("/empresa/contingencia", data={**typed, "csrf_token": csrf(admin, "/empresa/contingencia")})
+    assert refused.status_code == 422
+    page = soup(refused)
+    errors = {name: page.find(id=f"{name}-error") for name in ("cae_id", "hasta", "vencimiento")}
+    assert {name: error.get_text(strip=True) if error else None for name, error in errors.items()} == {
+        "cae_id": "Son 11 dígitos.",
+        "hasta": "El último número no puede ser menor que el primero.",
+        "vencimiento": "El vencimiento debe ser posterior a la autorización.",
+    }
+    kept = {name: page.find(id=name)["value"] for name in ("cae_id", "desde", "hasta", "vencimiento")}
+    assert kept == {"cae_id": "12", "desde": "50", "hasta": "10", "vencimiento": "01/01/2026"}
+    assert not soup(admin.get("/empresa/contingencia")).select('[data-testid="contingency-book"]')
+
+
+def test_the_portals_checks_across_fields_speak_english(signed_in):
+    admin = signed_in("admin@demo.uy")
+    admin.post("/idioma", data={"lang": "en", "csrf_token": csrf(admin, "/")})
+    typed = {**FORM, "cae_id": "12", "desde": "1", "hasta": "1000000", "vencimiento": "15/01/2026"}
+    page = soup(admin.post("/empresa/contingencia", data={**typed, "csrf_token": csrf(admin, "/empresa/contingencia")}))
+    assert page.find(id="hasta-error").get_text(strip=True) == "DGI authorises at most 999,999 numbers per book."
+    assert page.find(id="vencimiento-error").get_text(strip=True) == "The expiry must come after the authorisation."
+
+
+def test_the_service_lists_every_fields_mistake_at_once(api_client, auth_headers):
+    """The range and the dates are checked even when another field is wrong (they were only after the body's
+    fields all passed): one 422 says all there is to fix."""
+    wrong = {**BOOK, "caeId": "123", "desde": 50, "hasta": 10, "vencimiento": "2026-01-01"}
+    answer = api_client.post(URL, json=wrong, headers=auth_headers("admin@demo.uy", 1))
+    assert answer.status_code == 422
+    fields = {f["field"]: (f["code"], f["message"]) for f in answer.json["error"]["fields"]}
+    assert fields == {
+        "caeId": ("string_pattern_mismatch", "Formato no válido."),
+        "hasta": ("range", "El último número no puede ser menor que el primero."),
+        "vencimiento": ("range", "El vencimiento debe ser posterior a la autorización."),
+    }
+    too_many = {**BOOK, "serie": "Z", "caeId": "x", "desde": 1, "hasta": 1_000_000}
+    answer = api_client.post(URL, json=too_many, headers=auth_headers("admin@demo.uy", 1))
+    assert {f["field"] for f in answer.json["error"]["fields"]} == {"caeId", "hasta"}

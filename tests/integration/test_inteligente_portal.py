@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from bs4 import BeautifulSoup
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.inteligente.models import SmartRequest
@@ -361,6 +361,29 @@ def test_a_failed_request_shows_its_error_code(usuario, live_service):
     page = _soup(usuario.get(f"/inteligente/solicitudes?request_id={request_id}"))
     assert "cae_agotado" in page.find(attrs={"data-testid": "request-error"}).get_text()
     assert "Error: cae_agotado" in page.find(id="support-details").get_text()
+
+
+def test_a_confirmation_refused_for_the_companys_setup_leads_to_the_page_that_fixes_it(signed_in, live_service):
+    """No CAE for the type: as on the issuing form, the refusal links an admin to Empresa › CAE and tells anyone
+    else that an admin fixes it, on the refusal and on a later visit to the failed request."""
+    admin, usuario = signed_in("admin@demo.uy"), signed_in("usuario@demo.uy")
+    previews = {client: _preview(client, _step1(client)) for client in (admin, usuario)}
+    forms = {client: _confirm_form(client, request_id) for client, request_id in previews.items()}
+    _service_update(
+        live_service,
+        delete(CaeRangeRecord).where(CaeRangeRecord.company_id == 1, CaeRangeRecord.tipo_cfe == 101),
+    )
+    refused = _confirm(admin, previews[admin], headers=HTMX, form=forms[admin])
+    assert refused.status_code == 409
+    alert = _soup(refused).select_one("[data-testid=confirm-error]")
+    assert alert.select_one("[data-testid=setup-fix]")["href"] == "/empresa/cae"
+    assert text(alert.select_one("[data-testid=setup-fix]")) == "Cargar un CAE"
+    later = _soup(admin.get(f"/inteligente/nueva/{previews[admin]}")).find(id="confirmacion")
+    assert later.select_one("[data-testid=setup-fix]")["href"] == "/empresa/cae"
+
+    told = _soup(_confirm(usuario, previews[usuario], form=forms[usuario])).select_one("[data-testid=confirm-error]")
+    assert told.select_one("a") is None  # Empresa is an admin's page
+    assert "Un administrador de la empresa lo resuelve en Empresa" in text(told)
 
 
 def test_status_of_an_unknown_or_malformed_request(signed_in):

@@ -16,9 +16,6 @@ from portal.service.platform.auth import Principal
 from portal.service.platform.errors import Conflict, FieldError, NotFound, ValidationFailed
 from portal.service.platform.i18n import _, cfe_type
 
-# DGI authorises at most 999,999 contingency documents per request (type F), and for two years.
-MAX_NUMBERS = 999_999
-
 
 def _out(book: ContingencyBook, used: int = 0, voided: int = 0) -> LibretaOut:
     today = today_montevideo()
@@ -54,15 +51,7 @@ def list_books(principal: Principal) -> LibretaList:
 
 def register(principal: Principal, body: LibretaIn) -> LibretaOut:
     """Record a book; its range may not overlap another book of the same type and serie (409)."""
-    problems = []
-    if body.hasta < body.desde:
-        problems.append(FieldError("hasta", "range", _("El último número no puede ser menor que el primero.")))
-    elif body.hasta - body.desde + 1 > MAX_NUMBERS:
-        problems.append(FieldError("hasta", "range", _("DGI autoriza hasta 999.999 números por libreta.")))
-    if body.vencimiento <= body.fechaAutorizacion:
-        problems.append(FieldError("vencimiento", "range", _("El vencimiento debe ser posterior a la autorización.")))
-    if problems:
-        raise ValidationFailed(problems)
+    # The range and the dates were checked with the body's other fields (schemas.LibretaIn): one 422 for all.
     with db.write_transaction() as session:
         overlapping = session.scalar(
             select(ContingencyBook).where(

@@ -5,18 +5,30 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeGuard
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from portal.domain.empresa import DEPARTMENTS, MAX_BRANCH_CODE, NO_IVA_AL_DIA
+from portal.domain.empresa import DEPARTMENTS, MAX_BOOK_NUMBERS, MAX_BRANCH_CODE, NO_IVA_AL_DIA
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.model_parts import Day
 from portal.service.cfe.xmlchars import PrintedText
 from portal.service.platform.i18n import _
 from portal.service.platform.jsontypes import WHOLE_NUMBER
 from portal.service.platform.paging import Page
-from portal.service.platform.pydantic_errors import refuse
+from portal.service.platform.pydantic_errors import BUILTIN_TYPES, refuse
 
 Regimen = Literal["general", "iva_minimo", "monotributo", "monotributo_mides", "exonerado"]
 Paper = Literal["a4", "80mm", "57mm"]
@@ -503,6 +515,65 @@ class LibretaIn(_In):
     caeId: StrictStr = Field(pattern=r"^\d{11}$", description="Número de la autorización de DGI (11 dígitos).")  # noqa: N815
     fechaAutorizacion: Day  # noqa: N815
     vencimiento: Day
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _range_and_dates(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> LibretaIn:
+        """The range and the dates are checked even when another field is wrong: one 422 lists every field's
+        mistake (after a wrong caeId alone, the backwards range showed only once it was fixed)."""
+        across = _book_problems(data) if isinstance(data, dict) else []
+        try:
+            book = handler(data)
+        except ValidationError as exc:
+            if not across:
+                raise
+            raise ValidationError.from_exception_data(exc.title, [*_details(exc), *across]) from None
+        if across:
+            raise ValidationError.from_exception_data(cls.__name__, across)
+        return book
+
+
+def _book_problems(data: dict) -> list[InitErrorDetails]:
+    """A book's checks across fields, on what was sent (a value that is not a whole number or a day is left to
+    its field's own check)."""
+    problems: list[InitErrorDetails] = []
+    first, last = data.get("desde"), data.get("hasta")
+    if _whole(first) and _whole(last):
+        if last < first:
+            message = _("El último número no puede ser menor que el primero.")
+            problems.append({"type": refuse("range", message), "loc": ("hasta",), "input": last})
+        elif last - first + 1 > MAX_BOOK_NUMBERS:
+            message = _("DGI autoriza hasta 999.999 números por libreta.")
+            problems.append({"type": refuse("range", message), "loc": ("hasta",), "input": last})
+    authorised, expires = _day(data.get("fechaAutorizacion")), _day(data.get("vencimiento"))
+    if authorised and expires and expires <= authorised:
+        message = _("El vencimiento debe ser posterior a la autorización.")
+        problems.append({"type": refuse("range", message), "loc": ("vencimiento",), "input": data["vencimiento"]})
+    return problems
+
+
+def _whole(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _day(value: Any) -> date | None:
+    try:
+        return date.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
+def _details(exc: ValidationError) -> list[InitErrorDetails]:
+    """`exc`'s errors as they are raised again (a validator's own error keeps its code and catalogue message)."""
+    details: list[InitErrorDetails] = []
+    for err in exc.errors(include_url=False):
+        ctx = err.get("ctx") or {}
+        kind = err["type"] if err["type"] in BUILTIN_TYPES else PydanticCustomError(err["type"], err["msg"], ctx)
+        detail: InitErrorDetails = {"type": kind, "loc": err["loc"], "input": err["input"]}
+        if ctx:
+            detail["ctx"] = ctx
+        details.append(detail)
+    return details
 
 
 class LibretaOut(BaseModel):

@@ -1,6 +1,7 @@
 """Where a receipt refused for the company's setup is fixed: the service's 409 codes for what an admin sets up
 in Empresa (a signing certificate, CAE numbers, the fiscal address) and the page that sets it up, so the
-refusal on the issuing form leads there instead of ending the way."""
+refusal on the issuing form and on smart issuance's confirmation (inteligente) leads there instead of ending
+the way."""
 
 from __future__ import annotations
 

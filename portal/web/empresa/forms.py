@@ -7,7 +7,7 @@ from flask_babel.speaklater import LazyString
 from flask_wtf.file import FileAllowed, FileField, FileRequired, FileSize
 from wtforms import BooleanField, PasswordField, SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, Regexp
+from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, Regexp, ValidationError
 
 from portal.domain import roles
 from portal.domain.empresa import (
@@ -15,6 +15,7 @@ from portal.domain.empresa import (
     CERTIFICATE_MAX_BYTES,
     DEPARTMENTS,
     LOGO_MAX_BYTES,
+    MAX_BOOK_NUMBERS,
     MAX_BRANCH_CODE,
     PAPER_FORMATS,
     REGIMES,
@@ -222,6 +223,22 @@ class ContingencyBookForm(PortalForm):
     )
     fecha_autorizacion = DayField(_l("Autorizada el"), validators=[InputRequired(_l("Indicá la fecha."))])
     vencimiento = DayField(_l("Vence el"), validators=[InputRequired(_l("Indicá la fecha."))])
+
+    # The service's checks across fields, here too: checked only there, they showed only once every field's own
+    # check passed (a wrong authorisation number hid a backwards range and an expiry before the authorisation).
+    def validate_hasta(self, field) -> None:
+        first, last = self.desde.data, field.data
+        if first is None or last is None:
+            return
+        if last < first:
+            raise ValidationError(_l("El último número no puede ser menor que el primero."))
+        if last - first + 1 > MAX_BOOK_NUMBERS:
+            raise ValidationError(_l("DGI autoriza hasta 999.999 números por libreta."))
+
+    def validate_vencimiento(self, field) -> None:
+        authorised = self.fecha_autorizacion.data
+        if authorised is not None and field.data is not None and field.data <= authorised:
+            raise ValidationError(_l("El vencimiento debe ser posterior a la autorización."))
 
 
 class VoidPaperForm(PortalForm):

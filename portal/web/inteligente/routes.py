@@ -18,6 +18,7 @@ from portal.web.auth.session import member_required, writer_required
 from portal.web.backend import api
 from portal.web.comprobantes import catalogue
 from portal.web.comprobantes.choices import type_name
+from portal.web.comprobantes.setup_fixes import fix_for
 from portal.web.files import file_response
 from portal.web.forms_common import apply_service_errors, typed_data
 from portal.web.i18n import decimal_mark
@@ -272,6 +273,9 @@ def _step2(
         offer_repeat=offer_repeat or req.state == "expired",
         draft_hash=kept["hash"],
         replaced_url=url_for("inteligente.review", request_id=replaced) if replaced else None,
+        # A request refused for the company's setup (no CAE, no certificate...) is left failed with that code:
+        # the way forward under the refusal, and on any later visit.
+        fix=fix_for(req.error_code) if req.state == "failed" else None,
     )
 
 
