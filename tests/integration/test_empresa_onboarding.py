@@ -6,14 +6,9 @@ token stops reaching the company at its next request."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import re
-import secrets
-from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
-from bs4 import BeautifulSoup
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
@@ -23,10 +18,10 @@ from portal.service.platform import db
 from portal.service.platform.errors import ApiError
 from portal.service.platform.models import Company, Membership, User
 from tests.support.html import soup
+from tests.support.oidc import provider_tokens
 
 NEW_RUT = "215555550010"  # valid check digit, not a demo company
 DEMO_RUT, NORTE_RUT = "219999830019", "211003420017"
-PORTAL_CALLBACK = "http://127.0.0.1:5000/auth/callback"
 ALTA = ["--rut", NEW_RUT, "--razon-social", "Nueva Empresa S.A.", "--admin", "duena@nueva.uy"]
 ADDRESS = ["--domicilio", "Rincón 500", "--ciudad", "Montevideo", "--departamento", "montevideo"]
 
@@ -39,44 +34,14 @@ def run(service_app, monkeypatch):
     return lambda command, *args: runner.invoke(command, list(args))
 
 
+def _access_token(api_client, service_app, email: str, password: str) -> str:
+    return provider_tokens(api_client, service_app, email, password)["access_token"]
+
+
 def _password(output: str) -> str:
     passwords = re.findall(r"password: (\S+)", output)
     assert len(passwords) == 1, output
     return passwords[0]
-
-
-def _provider_token(api_client, service_app, email: str, password: str) -> str:
-    """An access token from the provider's code flow (PKCE), signing in with `email` and `password`."""
-    verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-    query = {
-        "response_type": "code",
-        "client_id": "cfe-portal",
-        "redirect_uri": PORTAL_CALLBACK,
-        "scope": "openid profile email cfe",
-        "state": "st4te",
-        "nonce": "n0nce",
-        "code_challenge": challenge,
-        "code_challenge_method": "S256",
-    }
-    path = "/oauth/authorize?" + urlencode(query)
-    page = api_client.get(path)
-    csrf = BeautifulSoup(page.data, "html.parser").find("input", {"name": "csrf_token"})["value"]
-    answer = api_client.post(path, data={"csrf_token": csrf, "email": email, "password": password})
-    assert answer.status_code == 302, answer.get_data(as_text=True)[:300]
-    code = parse_qs(urlsplit(answer.headers["Location"]).query)["code"][0]
-    tokens = api_client.post(
-        "/oauth/token",
-        data={
-            "grant_type": "authorization_code",
-            "code": code,
-            "redirect_uri": PORTAL_CALLBACK,
-            "code_verifier": verifier,
-        },
-        auth=("cfe-portal", service_app.config["PORTAL_CLIENT_SECRET"]),
-    )
-    assert tokens.status_code == 200, tokens.json
-    return tokens.json["access_token"]
 
 
 def _counts(service_app) -> dict[str, int]:
@@ -104,7 +69,7 @@ def test_a_new_company_s_admin_signs_in_with_the_printed_password_and_reads_its_
     assert len(password) >= 24
     company_id = _company_id(service_app, NEW_RUT)
 
-    token = _provider_token(api_client, service_app, "duena@nueva.uy", password)
+    token = _access_token(api_client, service_app, "duena@nueva.uy", password)
     headers = {"Authorization": f"Bearer {token}", "X-Empresa-Id": str(company_id)}
     summary = api_client.get("/api/v1/empresa/resumen", headers=headers)
     assert summary.status_code == 200, summary.json
@@ -183,7 +148,7 @@ def test_usuario_alta_adds_a_new_user_who_signs_in_and_reaches_the_company(run, 
     )
     assert answer.exit_code == 0, answer.output
     assert "vera@norte.uy is now soporte" in answer.output
-    token = _provider_token(api_client, service_app, "vera@norte.uy", _password(answer.output))
+    token = _access_token(api_client, service_app, "vera@norte.uy", _password(answer.output))
     headers = {"Authorization": f"Bearer {token}"}  # her one company: no X-Empresa-Id needed
     assert api_client.get("/api/v1/empresa/auditoria", headers=headers).status_code == 200  # soporte reads it
     assert api_client.put("/api/v1/empresa/configuracion", headers=headers, json={}).status_code == 403
@@ -257,13 +222,13 @@ def test_a_removed_member_s_portal_session_stops_reaching_the_company_and_admins
 def test_a_lost_password_is_replaced_and_every_session_and_token_of_the_user_ends(run, api_client, service_app):
     """usuario-contrasena: the new password (shown once) signs in, the old one no longer does, and a token the
     user had before stops working at once."""
-    before = _provider_token(api_client, service_app, "usuario@demo.uy", "demo-password")
+    before = _access_token(api_client, service_app, "usuario@demo.uy", "demo-password")
     answer = run(commands.reset_password, "--email", "USUARIO@demo.uy")
     assert answer.exit_code == 0, answer.output
     new = re.findall(r"new password for usuario@demo.uy: (\S+)", answer.output)
     assert len(new) == 1 and "Cambiar contraseña" in answer.output, answer.output
     assert api_client.get("/api/v1/empresa/resumen", headers={"Authorization": f"Bearer {before}"}).status_code == 401
-    after = _provider_token(api_client, service_app, "usuario@demo.uy", new[0])
+    after = _access_token(api_client, service_app, "usuario@demo.uy", new[0])
     assert api_client.get("/api/v1/empresa/resumen", headers={"Authorization": f"Bearer {after}"}).status_code == 200
     with service_app.app_context():
         stored = db.session().scalar(select(User.password_hash).where(User.email == "usuario@demo.uy"))

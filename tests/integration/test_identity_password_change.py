@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import secrets
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
@@ -13,27 +10,11 @@ from sqlalchemy import select
 from portal.service.platform import db
 from portal.service.platform.models import User
 from tests.support.html import soup, text
+from tests.support.oidc import authorize_path, exchange_code, sign_in_at_provider
 
 PAGE = "/cuenta/contrasena"
-CALLBACK = "http://127.0.0.1:5000/auth/callback"
 NEW = "una-contraseña-nueva-larga"
 API = "/api/v1/comprobante/getByIdCfeEmitido?idCfeEmitido=999999"  # any role; 404 means "token accepted"
-
-
-def _authorize_path() -> tuple[str, str]:
-    verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-    query = {
-        "response_type": "code",
-        "client_id": "cfe-portal",
-        "redirect_uri": CALLBACK,
-        "scope": "openid profile email cfe",
-        "state": "s",
-        "nonce": secrets.token_hex(8),
-        "code_challenge": challenge,
-        "code_challenge_method": "S256",
-    }
-    return "/oauth/authorize?" + urlencode(query), verifier
 
 
 def _csrf_of(response) -> str:
@@ -42,21 +23,13 @@ def _csrf_of(response) -> str:
 
 def _sign_in(browser, email="usuario@demo.uy", password="demo-password"):
     """Sign `browser` (a service test client) in at the provider through authorize: the answer (302 with a code)."""
-    path, _ = _authorize_path()
-    page = browser.get(path)
-    return browser.post(path, data={"csrf_token": _csrf_of(page), "email": email, "password": password})
+    return sign_in_at_provider(browser, authorize_path()[0], email, password)
 
 
 def _tokens(browser, service_app) -> dict:
     """A code for the signed-in `browser`, exchanged: the portal's tokens, refresh token included."""
-    path, verifier = _authorize_path()
-    answer = browser.get(path)
-    assert answer.status_code == 302, answer.status_code
-    code = parse_qs(urlsplit(answer.headers["Location"]).query)["code"][0]
-    grant = {"grant_type": "authorization_code", "code": code, "redirect_uri": CALLBACK, "code_verifier": verifier}
-    tokens = browser.post("/oauth/token", data=grant, auth=("cfe-portal", service_app.config["PORTAL_CLIENT_SECRET"]))
-    assert tokens.status_code == 200
-    return tokens.json
+    path, verifier = authorize_path()
+    return exchange_code(browser, service_app, browser.get(path), verifier)
 
 
 def _change(browser, current="demo-password", new=NEW, confirm=None, *, query=""):
@@ -88,7 +61,7 @@ def test_a_change_makes_the_new_password_the_one_that_signs_in(browser, service_
 
     assert _sign_in(service_app.test_client(), password="demo-password").status_code == 422
     assert _sign_in(service_app.test_client(), password=NEW).status_code == 302
-    assert browser.get(_authorize_path()[0]).status_code == 302  # this browser stays signed in
+    assert browser.get(authorize_path()[0]).status_code == 302  # this browser stays signed in
 
 
 def test_the_way_back_is_only_an_address_registered_for_the_client(browser):
@@ -185,7 +158,7 @@ def test_a_change_ends_the_users_other_sessions_and_tokens(browser, service_app)
 
     assert _change(browser).status_code == 303
 
-    assert elsewhere.get(_authorize_path()[0]).status_code == 200  # the sign-in page again, no code
+    assert elsewhere.get(authorize_path()[0]).status_code == 200  # the sign-in page again, no code
     refreshed = browser.post(
         "/oauth/token",
         data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]},
@@ -193,7 +166,7 @@ def test_a_change_ends_the_users_other_sessions_and_tokens(browser, service_app)
     )
     assert refreshed.status_code == 400 and refreshed.json["error"] == "invalid_grant"
     assert browser.get(API, headers=bearer).status_code == 401
-    assert someone_else.get(_authorize_path()[0]).status_code == 302  # another user's session is theirs
+    assert someone_else.get(authorize_path()[0]).status_code == 302  # another user's session is theirs
 
 
 def test_the_page_speaks_english_and_links_the_other_language(browser):

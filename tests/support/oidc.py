@@ -3,12 +3,63 @@ else, with a token the provider minted and the portal's own session start (`star
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urljoin, urlsplit
+import base64
+import hashlib
+import secrets
+from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
 import requests
 from bs4 import BeautifulSoup
 
 DEMO_PASSWORD = "demo-password"
+PORTAL_CALLBACK = "http://127.0.0.1:5000/auth/callback"  # the portal client's redirect URI in the tests' settings
+
+
+# The code flow with the service's own test client (no portal, no network): for tests of what a token or a
+# provider session can do. What the flow itself must refuse is tests/integration/test_identity_provider.py's.
+def authorize_path() -> tuple[str, str]:
+    """The provider's authorize address for the portal's client with a fresh PKCE pair: (path, verifier)."""
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    query = {
+        "response_type": "code",
+        "client_id": "cfe-portal",
+        "redirect_uri": PORTAL_CALLBACK,
+        "scope": "openid profile email cfe",
+        "state": "st4te",
+        "nonce": secrets.token_hex(8),
+        "code_challenge": challenge,
+        "code_challenge_method": "S256",
+    }
+    return "/oauth/authorize?" + urlencode(query), verifier
+
+
+def sign_in_at_provider(client, path: str, email: str, password: str = DEMO_PASSWORD):
+    """The provider's sign-in form at `path` (an authorize address) posted with its CSRF token: the answer."""
+    page = client.get(path)
+    csrf = BeautifulSoup(page.data, "html.parser").find("input", {"name": "csrf_token"})["value"]
+    return client.post(path, data={"csrf_token": csrf, "email": email, "password": password})
+
+
+def exchange_code(client, service_app, answer, verifier: str) -> dict:
+    """The tokens for the code of `answer` (authorize's 302), as the portal exchanges it."""
+    assert answer.status_code == 302, answer.get_data(as_text=True)[:300]
+    code = parse_qs(urlsplit(answer.headers["Location"]).query)["code"][0]
+    grant = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": PORTAL_CALLBACK,
+        "code_verifier": verifier,
+    }
+    tokens = client.post("/oauth/token", data=grant, auth=("cfe-portal", service_app.config["PORTAL_CLIENT_SECRET"]))
+    assert tokens.status_code == 200, tokens.json
+    return tokens.json
+
+
+def provider_tokens(client, service_app, email: str, password: str = DEMO_PASSWORD) -> dict:
+    """Signed in at the provider with `email` and `password` and the code exchanged: the portal's tokens."""
+    path, verifier = authorize_path()
+    return exchange_code(client, service_app, sign_in_at_provider(client, path, email, password), verifier)
 
 
 def filled_sign_in_form(page_url: str, html: str, email: str, password: str = DEMO_PASSWORD) -> tuple[str, dict]:
