@@ -760,3 +760,64 @@ def test_a_notice_of_dgis_silence_stored_with_its_hours_written_with_a_point_rea
         restored = json.loads(connection.execute(text("SELECT texts FROM aviso WHERE id = 1")).scalar_one())
     engine.dispose()
     assert restored["mensaje"]["valores"]["since"]["plantilla"] == "{n} horas"
+
+
+def test_a_notice_of_dgis_silence_stored_in_whole_hours_reads_without_a_decimal_and_groups_what_waits(tmp_path):
+    """0440_aviso_horas_enteras: a silence of whole hours was kept as "{n:.1f} horas" with n "3.0" ("hace 3,0
+    horas"), and the receipts that wait as "{waiting}" (1234, not 1.234). Stored notices are said the new way in
+    both languages; hours with a decimal keep it; downgrading restores them."""
+    url = f"sqlite:///{tmp_path / 'service.db'}"
+    config = alembic_config(url)
+    command.upgrade(config, "0420_aviso_horas")
+    waiting = (
+        "DGI no responde hace {since}; {waiting} comprobantes esperan para salir. Se sigue emitiendo: todo sale solo"
+        " en cuanto DGI responda."
+    )
+
+    def silence(hours: str, count: int) -> dict:
+        return {
+            "mensaje": f"DGI no responde hace {hours} horas; {count} comprobantes esperan para salir.",
+            "plantilla": waiting,
+            "valores": {"since": {"plantilla": "{n:.1f} horas", "valores": {"n": hours}}, "waiting": count},
+        }
+
+    action = {"accion": "Ver qué hacer", "plantilla": "Ver qué hacer", "valores": {}}
+    rows = [
+        {
+            "id": notice_id,
+            "company_id": 1,
+            "key": "dgi_caido",
+            "kind": "dgi_caido",
+            "state": "warning",
+            "message": message["mensaje"],
+            "action": "Ver qué hacer",
+            "link": "/envios/contingencia",
+            "created_at": "2026-11-24 00:30:16.000000",
+            "texts": json.dumps({"mensaje": message, "accion": action}),
+        }
+        for notice_id, message in ((1, silence("3.0", 1234)), (2, silence("1.0", 5)), (3, silence("2.5", 7)))
+    ]
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(table_of("aviso", rows[0]).insert(), rows)
+    command.upgrade(config, "heads")
+
+    def messages() -> list[dict]:
+        with engine.connect() as connection:
+            found = connection.execute(text("SELECT texts FROM aviso ORDER BY id")).scalars()
+            return [json.loads(t)["mensaje"] for t in found]
+
+    three, one, fraction = messages()
+    assert said(three).startswith("DGI no responde hace 3 horas; 1.234 comprobantes esperan para salir.")
+    assert _in_english(three).startswith("DGI has not answered for 3 hours; 1,234 receipts wait to go out.")
+    assert said(one).startswith("DGI no responde hace una hora; 5 comprobantes esperan")
+    assert _in_english(one).startswith("DGI has not answered for an hour; 5 receipts wait")
+    assert said(fraction).startswith("DGI no responde hace 2,5 horas; 7 comprobantes esperan")
+    assert _in_english(fraction).startswith("DGI has not answered for 2.5 hours; 7 receipts wait")
+    command.downgrade(config, "0420_aviso_horas")
+    restored = messages()
+    engine.dispose()
+    assert [m["valores"]["since"] for m in restored] == [
+        {"plantilla": "{n:.1f} horas", "valores": {"n": hours}} for hours in ("3.0", "1.0", "2.5")
+    ]
+    assert {m["plantilla"] for m in restored} == {waiting}

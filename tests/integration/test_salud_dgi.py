@@ -35,7 +35,7 @@ def test_dgi_down_and_observed_contingency_receipts_are_in_the_watch(api_client,
     watch = _watch(api_client, auth_headers)
     down = watch["dgi_caido"]
     assert down["estado"] == "warning" and down["enlace"] == "/envios/contingencia"
-    assert "DGI no responde hace 3,0 horas" in down["mensaje"]
+    assert "DGI no responde hace 3 horas" in down["mensaje"]
     assert watch["cfc_observados"]["estado"] == "warning" and watch["cfc_observados"]["datos"]["cantidad"] == 1
 
 
@@ -70,3 +70,17 @@ def test_the_hours_dgi_has_been_silent_are_written_as_the_reader_writes_a_decima
         assert said(kept).startswith("DGI has not answered for 1.5 hours.")
     assert say(dgi_down(1234.56, 0).message, "en").startswith("DGI has not answered for 1,234.6 hours.")
     assert dgi_down(1234.56, 0).message.startswith("DGI no responde hace 1.234,6 horas.")
+
+
+def test_whole_hours_read_without_a_decimal_and_what_waits_is_grouped_in_both_languages():
+    """It read "hace 3,0 horas" and "1,0 horas", and "1234 comprobantes esperan" where every other count of a
+    notice is grouped."""
+    three = dgi_down(3.02, 1234).message
+    assert three.startswith("DGI no responde hace 3 horas; 1.234 comprobantes esperan para salir.")
+    assert say(three, "en").startswith("DGI has not answered for 3 hours; 1,234 receipts wait to go out.")
+    one = dgi_down(1.04, 0).message
+    assert one.startswith("DGI no responde hace una hora. Se sigue emitiendo")
+    assert say(one, "en").startswith("DGI has not answered for an hour. Issuing goes on")
+    assert dgi_down(23.97, 0).message.startswith("DGI no responde hace 24 horas.")
+    assert say(dgi_down(1500.0, 0).message, "en").startswith("DGI has not answered for 1,500 hours.")
+    assert dgi_down(2.46, 0).message.startswith("DGI no responde hace 2,5 horas.")  # a fraction keeps its decimal

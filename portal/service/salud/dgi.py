@@ -19,7 +19,11 @@ DOWN_PROBLEM_HOURS = 24  # DGI silent this long: a problem (envelopes and report
 def _since(hours: float) -> Text:
     minutes = int(hours * 60)
     if hours >= 1:
-        return _("{n:.1f} horas", n=f"{hours:.1f}")  # 1,5 horas / 1.5 hours: written when it is said
+        tenths = f"{hours:.1f}"
+        if tenths.endswith(".0"):  # "3 horas", not "3,0 horas"
+            whole = int(tenths[:-2])
+            return _("una hora") if whole == 1 else _("{n:,} horas", n=whole)
+        return _("{n:.1f} horas", n=tenths)  # 1,5 horas / 1.5 hours: written when it is said
     if minutes < 2:  # the watch runs as soon as DGI fails: "hace 0 minutos" read as a fault of the watch
         return _("un minuto") if minutes == 1 else _("menos de un minuto")
     return _("{n} minutos", n=minutes)
@@ -37,7 +41,7 @@ def _down_message(since: Text, waiting: int) -> Text:
             since=since,
         )
     return _(
-        "DGI no responde hace {since}; {waiting} comprobantes esperan para salir. Se sigue emitiendo: "
+        "DGI no responde hace {since}; {waiting:,} comprobantes esperan para salir. Se sigue emitiendo: "
         "todo sale solo en cuanto DGI responda.",
         since=since,
         waiting=waiting,
