@@ -34,6 +34,8 @@ NOT_A_NUMBER = _l("Tiene que ser un número, como 1.500,50.")
 NOT_WHOLE = _l("Tiene que ser un número entero, como 1500.")
 NOT_A_DAY = _l("Escribí la fecha como día/mes/año, por ejemplo 24/11/2026.")
 NO_SUCH_DAY = _l("Esa fecha no existe en el calendario.")
+# A receipt line's field in an error summary, as its own label reads (PortalForm.ROW_LABEL of the issuing forms).
+LINE_FIELD = _l("%(field)s, línea %(n)s")
 
 
 class PortalForm(FlaskForm):
@@ -52,7 +54,7 @@ class PortalForm(FlaskForm):
     ROW_LABEL: str | None = None
 
     def error_links(self) -> list[tuple[str, str, str]]:
-        """Each field marked invalid, in the form's order, as (id, label, first error): the error summary links
+        """Each field marked invalid, in the form's order, as (id, label, first error): every error summary links
         to them (the form_errors macro), so a keyboard or screen reader user reaches the field from the summary
         that took the focus instead of walking the whole form to find which was marked."""
         links = []

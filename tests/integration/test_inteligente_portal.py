@@ -190,6 +190,22 @@ def test_the_portal_checks_what_it_can_before_asking_the_service(usuario):
     assert "tipo de cambio" in page.find(id="tipo_cambio-error").get_text()
 
 
+def test_the_error_summary_links_to_each_marked_field_lines_named_by_their_number(usuario):
+    """The summary that takes the focus said only "Revisá los datos marcados": a keyboard or screen reader user
+    walked the whole form to find them. Each marked field is now a link in it, in the form's order."""
+    answer = usuario.post("/inteligente/nueva", data=_step1(usuario, ("Café", "2", "120"), ("", "0", "abc")))
+    assert answer.status_code == 422
+    summary = _soup(answer).find(attrs={"data-error-summary": True})
+    links = [(a["href"], a.get_text(" ", strip=True)) for a in summary.select("ul.error-links a[data-focus-field]")]
+    assert [href for href, _ in links] == ["#lineas-1-descripcion", "#lineas-1-cantidad", "#lineas-1-precio"]
+    assert links[0][1].startswith("Descripción, línea 2: Indicá qué se vende")
+    english = usuario.post(
+        "/inteligente/nueva", data=_step1(usuario, ("", "2", "120")), headers={"Accept-Language": "en"}
+    )
+    summary = _soup(english).find(attrs={"data-error-summary": True})
+    assert ", line 1:" in summary.select_one("ul.error-links a").get_text()
+
+
 def test_a_reference_to_a_missing_receipt_is_a_field_error(usuario):
     answer = usuario.post("/inteligente/nueva", data=_step1(usuario, ref_id="nope", ref_razon="Devolución"))
     assert answer.status_code == 422

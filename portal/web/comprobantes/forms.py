@@ -38,7 +38,7 @@ from portal.web.comprobantes import choices
 from portal.web.comprobantes.payload import PREFILL_PARAMS
 from portal.web.correo import on_issue
 from portal.web.correo.forms import split_addresses
-from portal.web.forms_common import DayField, NumberField, PortalForm
+from portal.web.forms_common import LINE_FIELD, DayField, NumberField, PortalForm
 
 MAX_LINES = 700
 SIGN_MAX_BYTES = 2 * 1024 * 1024
@@ -75,7 +75,7 @@ class ReceiptForm(PortalForm):
     """The issuing form. The idempotency key is made when the form is first shown and travels with it, so
     a double click or a browser retry issues one receipt."""
 
-    ROW_LABEL = _l("%(field)s, línea %(n)s")  # a line's field in the error summary, as its own label reads
+    ROW_LABEL = LINE_FIELD
     idempotency_key = HiddenField(default=lambda: uuid.uuid4().hex, validators=[DataRequired(), Length(max=64)])
     # The rejected receipt this one corrects ("Emitir corregido", notes.correct).
     corrige = HiddenField(validators=[Optional(), Regexp(r"^[A-Za-z0-9_-]{1,40}$")])

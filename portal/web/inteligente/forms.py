@@ -10,7 +10,7 @@ from wtforms import BooleanField, FieldList, Form, FormField, SelectField, Strin
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Length, NumberRange, Optional, ValidationError
 
-from portal.web.forms_common import DayField, NumberField, NumberRequired, PortalForm
+from portal.web.forms_common import LINE_FIELD, DayField, NumberField, NumberRequired, PortalForm
 from portal.web.inteligente.payload import CURRENCIES
 
 MAX_LINES = 200
@@ -74,6 +74,7 @@ class SmartForm(PortalForm):
     class Meta:
         csrf = False
 
+    ROW_LABEL = LINE_FIELD
     documento = StringField(
         _l("Documento del receptor"),
         filters=[_strip],
