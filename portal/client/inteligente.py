@@ -50,6 +50,14 @@ class SmartWarning:
 
 
 @dataclass(frozen=True)
+class SetupBlock:
+    """What the company's setup lacks to issue a preview now (the 409 code confirming would answer, and why)."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
 class TimelineEvent:
     state: str
     at: datetime
@@ -70,6 +78,7 @@ class SmartRequest:
     totals: Totals
     inferences: tuple[Inference, ...]
     warnings: tuple[SmartWarning, ...]
+    blocks: tuple[SetupBlock, ...]  # checked by the service on every read while it is a preview
     preview_url: str | None
     expires_at: datetime | None
     receipt_ids: tuple[str, ...]
@@ -98,6 +107,7 @@ class SmartRequest:
             totals=Totals.from_json(data["totales"]),
             inferences=tuple(Inference(i["campo"], i["valor"], i["motivo"]) for i in data.get("inferencias", [])),
             warnings=tuple(SmartWarning(w["codigo"], w["mensaje"]) for w in data.get("advertencias", [])),
+            blocks=tuple(SetupBlock(b["codigo"], b["mensaje"]) for b in data.get("bloqueos", [])),
             preview_url=data.get("previsualizacionUrl"),
             expires_at=optional_datetime(data.get("venceEn")),
             receipt_ids=tuple(data.get("cfeEmitidos", [])),

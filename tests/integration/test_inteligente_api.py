@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 
 from portal.service.comprobante import issuing
 from portal.service.comprobante.models import CaeRangeRecord
+from portal.service.empresa.models import Branch
 from portal.service.inteligente.models import SmartRequest
 from portal.service.platform import db
+from portal.service.platform.models import Company
 from tests.support import cfe_bodies as bodies
 
 PREVIEW = "/api/v1/cfe/previsualizar-emision-inteligente"
@@ -246,6 +248,46 @@ def test_a_confirm_after_expiry_is_refused_and_the_request_says_expired(api_clie
     assert refused.status_code == 409 and refused.json["error"]["code"] == "solicitud_vencida"
     state = api_client.get(CONSULT + preview["requestId"], headers=user).json
     assert state["estado"] == "expired" and state["final"] is True
+
+
+def test_a_preview_says_what_the_setup_lacks_to_issue_it_checked_on_every_read(api_client, user, service_app):
+    """The preview said nothing about a CAE used up (or no certificate, no address): confirming was the first
+    to tell. `bloqueos` says it at once, in the reader's language, and goes once it is fixed."""
+    with service_app.app_context():
+        db.session().execute(
+            update(CaeRangeRecord).where(CaeRangeRecord.tipo_cfe == 101).values(next_nro=CaeRangeRecord.hnro + 1)
+        )
+        db.session().commit()
+    preview = _preview(api_client, user, {"lineas": [SERVICE_LINE]})
+    assert [b["codigo"] for b in preview["bloqueos"]] == ["cae_agotado"]
+    assert preview["bloqueos"][0]["mensaje"].startswith("Se agotaron los números de CAE para el tipo e-Ticket.")
+    english = api_client.get(CONSULT + preview["requestId"], headers={**user, "Accept-Language": "en"}).json
+    assert english["bloqueos"][0]["mensaje"] == "The CAE numbers for type e-Ticket have run out. Ask DGI for a new CAE."
+    with service_app.app_context():
+        db.session().execute(update(CaeRangeRecord).where(CaeRangeRecord.tipo_cfe == 101).values(next_nro=1))
+        db.session().commit()
+    assert api_client.get(CONSULT + preview["requestId"], headers=user).json["bloqueos"] == []
+    issued = _confirm(api_client, user, preview)
+    assert issued.status_code == 200 and issued.json["bloqueos"] == []
+
+
+def test_a_previews_blocks_name_every_missing_piece_at_once(api_client, user, service_app):
+    """No fiscal address and no CAE range for the type: both, not the first alone. (Without a certificate the
+    preview itself is refused: it asks DGI's registry with it.)"""
+    with service_app.app_context():
+        session = db.session()
+        session.execute(delete(Branch).where(Branch.company_id == 1))
+        session.execute(update(Company).where(Company.id == 1).values(domicilio_fiscal="", ciudad="", departamento=""))
+        session.execute(
+            update(CaeRangeRecord).where(CaeRangeRecord.tipo_cfe == 101).values(vencimiento=date(2020, 1, 1))
+        )
+        session.commit()
+    answer = api_client.post(PREVIEW, json={"lineas": [SERVICE_LINE]}, headers=user)
+    assert answer.status_code == 201, answer.json
+    assert [b["codigo"] for b in answer.json["bloqueos"]] == [
+        "emisor_sin_domicilio",
+        "cae_vencido",
+    ]
 
 
 def test_a_failure_keeps_the_request_and_says_why(api_client, user, service_app):

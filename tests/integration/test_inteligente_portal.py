@@ -402,6 +402,33 @@ def test_a_confirmation_refused_for_the_companys_setup_leads_to_the_page_that_fi
     assert "Un administrador de la empresa lo resuelve en Empresa" in text(told)
 
 
+def test_a_preview_the_setup_cannot_issue_says_so_before_the_confirmation_with_the_way_forward(signed_in, live_service):
+    """With the CAE used up, the preview looked issuable until "Confirmar y emitir" was refused. Now the
+    confirmation step says what is missing (a link to Empresa › CAE for an admin, who fixes it for anyone else),
+    the button is off, and once a CAE numbers again the same preview confirms."""
+    admin, usuario = signed_in("admin@demo.uy"), signed_in("usuario@demo.uy")
+    used_up = update(CaeRangeRecord).where(CaeRangeRecord.tipo_cfe == 101).values(next_nro=CaeRangeRecord.hnro + 1)
+    _service_update(live_service, used_up)
+    request_id = _preview(admin, _step1(admin))
+    section = _soup(admin.get(f"/inteligente/nueva/{request_id}")).find(id="confirmacion")
+    blocks = section.select_one("[data-testid=setup-blocks]")
+    assert blocks.select_one("li[data-code=cae_agotado]") is not None
+    assert "Se agotaron los números de CAE para el tipo e-Ticket" in text(blocks)
+    assert blocks.select_one("[data-testid=setup-fix]")["href"] == "/empresa/cae"
+    button = section.find("button", string=re.compile("Confirmar y emitir"))
+    assert button.has_attr("disabled") and button["aria-describedby"] == "setup-blocks"
+
+    theirs = _soup(usuario.get(f"/inteligente/nueva/{_preview(usuario, _step1(usuario))}")).find(id="confirmacion")
+    assert theirs.select_one("[data-testid=setup-blocks] a") is None
+    assert "Un administrador de la empresa lo resuelve en Empresa" in text(theirs)
+
+    _service_update(live_service, update(CaeRangeRecord).where(CaeRangeRecord.tipo_cfe == 101).values(next_nro=1))
+    again = _soup(admin.get(f"/inteligente/nueva/{request_id}")).find(id="confirmacion")
+    assert again.select_one("[data-testid=setup-blocks]") is None
+    assert not again.find("button", string=re.compile("Confirmar y emitir")).has_attr("disabled")
+    assert _confirm(admin, request_id).status_code == 303
+
+
 def test_status_of_an_unknown_or_malformed_request(signed_in):
     soporte = signed_in("soporte@demo.uy")
     missing = soporte.get("/inteligente/solicitudes?request_id=ei_0123456789abcdef")

@@ -52,7 +52,7 @@ from portal.service.comprobante.issuer import (
     signing_key,
 )
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe, PrintedLogo
-from portal.service.comprobante.numbering import Allocation, allocate, range_claim, range_numbering
+from portal.service.comprobante.numbering import Allocation, allocate, numbering_refusal, range_claim, range_numbering
 from portal.service.comprobante.search import folded, remember_receiver
 from portal.service.eventos.publishing import publish
 from portal.service.indices.ui import ui_value_on
@@ -224,6 +224,24 @@ class Checked:
     totals: Totals
     key: SigningKey
     printed: PrintSettings
+
+
+def setup_refusals(company_id: int, cfe: CfeInput) -> list[ApiError]:
+    """Every refusal the company's setup would give this receipt now, all at once and without a lock: no fiscal
+    address, no valid certificate, no CAE range to number it (the 409s issuing answers, each checked again when it
+    issues). Smart issuance's preview says them before the confirmation."""
+    refusals: list[ApiError] = []
+    for check in (
+        lambda: require_address(cached_issuer(company_id, cfe)),
+        lambda: signing_key(db.session(), company_id),
+    ):
+        try:
+            check()
+        except ApiError as refusal:
+            refusals.append(refusal)
+    if (numbering := numbering_refusal(db.session(), company_id, cfe.tipo_cfe, cfe.fch_emis)) is not None:
+        refusals.append(numbering)
+    return refusals
 
 
 def checked_for_issue(

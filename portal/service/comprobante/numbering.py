@@ -23,7 +23,7 @@ LOW_RANGE_SHARE = 0.10
 # Every issue runs these; compiled once and run on the transaction's DBAPI cursor (db.Prepared). Plain columns:
 # the ORM's objects (and refreshing them) cost more than the query.
 _RANGE = CaeRangeRecord.__table__.c
-_RANGES_OF_TYPE = db.Prepared(
+_RANGES_QUERY = (
     select(
         _RANGE.id,
         _RANGE.serie,
@@ -38,8 +38,8 @@ _RANGES_OF_TYPE = db.Prepared(
     )
     .where(_RANGE.company_id == bindparam("company_id"), _RANGE.tipo_cfe == bindparam("tipo_cfe"))
     .order_by(_RANGE.vencimiento, _RANGE.id)
-    .with_for_update()
 )
+_RANGES_OF_TYPE = db.Prepared(_RANGES_QUERY.with_for_update())
 _TAKE_NUMBER = db.Prepared(
     update(CaeRangeRecord.metadata.tables[CaeRangeRecord.__tablename__])  # the Table: __table__ is a FromClause
     .where(CaeRangeRecord.id == bindparam("range_id"))
@@ -172,15 +172,9 @@ def _contents(cae: CaeRange | CaeRangeRecord) -> tuple:
     )
 
 
-def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -> Allocation:
-    """The next number of the oldest usable range for this type, locked until the caller commits.
-
-    Raises a 409 `cae_agotado` / `cae_vencido` / `sin_cae` when no range can number the receipt.
-    """
-    connection = db.connection_of(session)
-    ranges = [
-        _Range(*row) for row in _RANGES_OF_TYPE.rows(connection, {"company_id": company_id, "tipo_cfe": tipo_cfe})
-    ]
+def _usable(ranges: list[_Range], tipo_cfe: int, fch_emis: date) -> list[_Range]:
+    """The ranges that can number a receipt dated `fch_emis`, oldest first; a 409 `sin_cae` / `cae_agotado` /
+    `cae_vencido` when none can."""
     if not ranges:
         raise ApiError(
             _(
@@ -212,7 +206,30 @@ def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -
             code="cae_vencido",
             status=409,
         )
-    chosen = usable[0]
+    return usable
+
+
+def numbering_refusal(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -> ApiError | None:
+    """What `allocate` would refuse now for this type and day, read without a lock (smart issuance's preview says
+    it before the confirmation); None when a range can number it."""
+    rows = session.execute(_RANGES_QUERY, {"company_id": company_id, "tipo_cfe": tipo_cfe})
+    try:
+        _usable([_Range._make(row) for row in rows], tipo_cfe, fch_emis)
+    except ApiError as refusal:
+        return refusal
+    return None
+
+
+def allocate(session: Session, company_id: int, tipo_cfe: int, fch_emis: date) -> Allocation:
+    """The next number of the oldest usable range for this type, locked until the caller commits.
+
+    Raises a 409 `cae_agotado` / `cae_vencido` / `sin_cae` when no range can number the receipt.
+    """
+    connection = db.connection_of(session)
+    ranges = [
+        _Range(*row) for row in _RANGES_OF_TYPE.rows(connection, {"company_id": company_id, "tipo_cfe": tipo_cfe})
+    ]
+    chosen = _usable(ranges, tipo_cfe, fch_emis)[0]
     nro = chosen.next_nro
     # Read with FOR UPDATE each time (SQLite: under the write lock), so a number given back by a rolled-back
     # savepoint is seen by the next issue of the batch.

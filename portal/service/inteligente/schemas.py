@@ -178,6 +178,13 @@ class AdvertenciaInteligente(_Out):
     mensaje: str
 
 
+class BloqueoInteligente(_Out):
+    """What the company's setup lacks to issue the previewed receipt now (the 409 that confirming would answer)."""
+
+    codigo: Literal["emisor_sin_domicilio", "sin_certificado_vigente", "sin_cae", "cae_agotado", "cae_vencido"]
+    mensaje: str
+
+
 class Evento(_Out):
     estado: str
     en: datetime
@@ -196,6 +203,12 @@ class SolicitudEstado(_Out):
     totales: dict
     inferencias: list[Inferencia]
     advertencias: list[AdvertenciaInteligente]
+    bloqueos: list[BloqueoInteligente] = Field(
+        default_factory=list,
+        description="Mientras está en preview: lo que le falta a la configuración de la empresa para emitirlo ahora "
+        "(sin domicilio fiscal, sin certificado vigente, sin CAE que lo numere, agotado o vencido), comprobado en "
+        "cada consulta; confirmar antes de resolverlo responde el mismo 409. Vacío en los demás estados.",
+    )
     previsualizacion_url: str | None = Field(None, alias="previsualizacionUrl")
     vence_en: datetime | None = Field(None, alias="venceEn")
     cfe_emitidos: list[str] = Field(default_factory=list, alias="cfeEmitidos")

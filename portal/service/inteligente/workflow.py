@@ -24,7 +24,7 @@ from portal.service.inteligente.schemas import Confirmacion, SolicitudInteligent
 from portal.service.platform import db, idempotency, responses
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import ApiError, Conflict, NotFound
-from portal.service.platform.i18n import _, said, said_or, stored
+from portal.service.platform.i18n import _, said, said_or, say, stored
 from portal.service.platform.idempotency import RequestedKey, request_fingerprint
 from portal.service.platform.models import Company
 from portal.service.platform.publicurl import public_url
@@ -277,6 +277,7 @@ def describe(request: SmartRequest, session: Session | None = None) -> dict:
             {"campo": i["campo"], "valor": i["valor"], "motivo": said(i, "motivo")} for i in request.inferences_json
         ],
         "advertencias": [{"codigo": w["codigo"], "mensaje": said(w)} for w in request.warnings_json],
+        "bloqueos": _blocks(request),
         "previsualizacionUrl": preview_url,
         "venceEn": responses.optional_moment(request.expires_at),
         "cfeEmitidos": [request.cfe_id] if request.cfe_id else [],
@@ -301,6 +302,15 @@ def describe(request: SmartRequest, session: Session | None = None) -> dict:
         "creadoEn": responses.moment(request.created_at),
         "final": request.state in FINAL_STATES,
     }
+
+
+def _blocks(request: SmartRequest) -> list[dict]:
+    """While a preview waits for its confirmation, what the company's setup lacks to issue it, checked now: an
+    admin who fixes it meanwhile (a CAE uploaded) sees the preview without it."""
+    if request.state != "preview":
+        return []
+    cfe = CfeInput.model_validate(request.draft_json)
+    return [{"codigo": r.code, "mensaje": say(r.message)} for r in issuing.setup_refusals(request.company_id, cfe)]
 
 
 def _warnings_detail(count: int) -> str:

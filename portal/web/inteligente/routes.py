@@ -276,6 +276,9 @@ def _step2(
         # A request refused for the company's setup (no CAE, no certificate...) is left failed with that code:
         # the way forward under the refusal, and on any later visit.
         fix=fix_for(req.error_code) if req.state == "failed" else None,
+        # What the company's setup lacks to issue this preview now, each with its way forward: said before the
+        # confirmation instead of as its refusal.
+        blocks=[(block, fix_for(block.code)) for block in req.blocks],
     )
 
 
