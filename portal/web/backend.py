@@ -14,7 +14,7 @@ from flask import current_app, g, session
 from flask_babel import get_locale
 
 from portal.client import CfeClient, CfeError, UserApi
-from portal.web.auth.session import store_token
+from portal.web.auth.session import store_token, update_companies
 from portal.web.extensions import oidc
 
 log = logging.getLogger("portal.web.backend")
@@ -52,6 +52,10 @@ def _fresh_access_token() -> str:
         log.info("token refresh failed: %s", exc.message)
         raise SessionExpired() from exc
     store_token(new)
+    try:  # a role changed or a membership removed since the sign-in shows from here on
+        update_companies(service_client().as_user(new.access_token, locale=str(get_locale() or "es")).userinfo())
+    except CfeError as exc:  # the token is good: this request goes on with the companies known so far
+        log.info("companies not read again after the token refresh: %s", exc.message)
     return new.access_token
 
 

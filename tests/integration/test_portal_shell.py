@@ -278,6 +278,52 @@ def test_expired_access_token_is_refreshed_on_the_server(signed_in_through_provi
         assert session["tokens"]["access_token"] != old
 
 
+def _set_role(live_service, email: str, role: str) -> None:
+    """Change a member's role of the demo company as an admin's Personas page does (the service's own path)."""
+    from sqlalchemy import select
+
+    from portal.service.empresa import onboarding
+    from portal.service.platform import db
+    from portal.service.platform.models import Role, User
+
+    with live_service.app.app_context():
+        user_id = db.session().scalar(select(User.id).where(User.email == email))
+        onboarding.change_member_role(1, user_id, Role(role))
+
+
+def _nav_targets(page) -> set[str]:
+    header = BeautifulSoup(page.get_data(as_text=True), "html.parser").find("header")
+    return {a["href"] for a in header.select("nav a[href]")}
+
+
+def test_a_role_changed_after_sign_in_shows_from_the_next_token_refresh(signed_in_through_provider, live_service):
+    """The session kept the companies and roles of the sign-in until the next one: a person made admin saw no
+    admin pages, for up to 12 hours. They are read again with every refresh of the access token (10 minutes)."""
+    client = signed_in_through_provider("usuario@demo.uy")
+    assert "/empresa/" not in _nav_targets(client.get("/"))
+    _set_role(live_service, "usuario@demo.uy", "admin")
+    assert "/empresa/" not in _nav_targets(client.get("/"))  # the token still holds: nothing asked yet
+    with client.session_transaction() as session:
+        session["tokens"] = {**session["tokens"], "expires_at": time.time() - 1}
+    assert "/empresa/" in _nav_targets(client.get("/"))
+    assert client.get("/empresa/personas").status_code == 200
+
+
+def test_a_demoted_admin_refused_by_the_service_sees_their_new_role_at_once(signed_in, live_service):
+    """The portal kept showing a demoted admin the admin pages, each refused by the service, until they signed
+    in again. The refusal (rol_insuficiente) makes the portal read the user's roles again: the refusal's own page
+    already shows the navigation of the role they have now, and so does every page after it."""
+    _set_role(live_service, "usuario@demo.uy", "admin")
+    client = signed_in("usuario@demo.uy")
+    assert "/empresa/" in _nav_targets(client.get("/"))
+    _set_role(live_service, "usuario@demo.uy", "usuario")
+    refused = client.get("/empresa/personas")
+    assert refused.status_code == 403
+    assert "/empresa/" not in _nav_targets(refused) and "/comprobantes/" in _nav_targets(refused)
+    assert "/empresa/" not in _nav_targets(client.get("/"))
+    assert client.get("/empresa/personas").status_code == 403  # now refused by the portal itself
+
+
 def test_service_down_is_a_503_page_with_a_way_forward(signed_in, live_service):
     client = signed_in()
     live_service.stop()

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from flask import abort, current_app, request, session, url_for
 from flask_htmx import make_response as htmx_response
-from flask_login import UserMixin, current_user, login_required, logout_user
+from flask_login import UserMixin, current_user, login_required, login_user, logout_user
 from flask_session.base import ServerSideSessionInterface
 
 from portal.client.models import UserInfo
@@ -53,22 +53,36 @@ class PortalUser(UserMixin):
         return self.company.role if self.company else None
 
 
+# The service's refusals that say the session's companies or roles are out of date: an admin changed this user's
+# role or took them out of a company after they signed in.
+STALE_MEMBERSHIP = frozenset({"rol_insuficiente", "empresa_ajena", "sin_empresa"})
+
+
 def start_session(userinfo: UserInfo, tokens: Tokens) -> None:
     """After a successful sign-in: a fresh session (new id, so a planted one is useless)."""
     cast(ServerSideSessionInterface, current_app.session_interface).regenerate(session)  # flask-session's
     session.clear()
-    session["user"] = {
-        "sub": userinfo.sub,
-        "email": userinfo.email,
-        "name": userinfo.name,
-        "companies": [{"id": c.id, "rut": c.rut, "name": c.name, "role": c.role} for c in userinfo.companies],
-    }
-    session["company_id"] = userinfo.companies[0].id if userinfo.companies else None
+    session["user"] = {"sub": userinfo.sub, "email": userinfo.email, "name": userinfo.name, "companies": []}
+    session["company_id"] = None
+    update_companies(userinfo)
     store_token(tokens)
     now = time.time()
     session["login_at"] = now
     session["last_seen"] = now
     session.permanent = True
+
+
+def update_companies(userinfo: UserInfo) -> None:
+    """The user's companies and roles as the service has them now. Read at sign-in, again with every token refresh
+    (backend.api) and when the service refuses for a role or a company (errors): the navigation and the portal's own
+    role checks follow a changed role or a removed membership from then on, not from the next sign-in. The chosen
+    company is kept while the user is still a member of it."""
+    companies = [{"id": c.id, "rut": c.rut, "name": c.name, "role": c.role} for c in userinfo.companies]
+    session["user"] = {**session["user"], "companies": companies}
+    if session.get("company_id") not in {c["id"] for c in companies}:
+        session["company_id"] = companies[0]["id"] if companies else None
+    if current_user.is_authenticated:  # this request's user too: its header is drawn (and kept) from it
+        login_user(PortalUser(session["user"]))
 
 
 def store_token(tokens: Tokens) -> None:

@@ -7,6 +7,7 @@ in a form stays where it is. Service failures always say what to do next.
 from __future__ import annotations
 
 import logging
+from contextlib import suppress
 
 from flask import Flask, g, request
 from flask_babel import gettext as _
@@ -14,8 +15,8 @@ from flask_htmx import make_response as htmx_response
 from werkzeug.exceptions import HTTPException
 
 from portal.client import errors as client_errors
-from portal.web.auth.session import end_session, safe_next
-from portal.web.backend import SessionExpired
+from portal.web.auth.session import STALE_MEMBERSHIP, end_session, safe_next, update_companies
+from portal.web.backend import SessionExpired, api
 from portal.web.extensions import htmx, login_manager
 from portal.web.rendering import render
 
@@ -115,7 +116,15 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(client_errors.Forbidden)
     def _forbidden(exc: client_errors.Forbidden):
+        if exc.code in STALE_MEMBERSHIP:
+            _read_companies_again()
         return _error(403, _("No tenés permiso para ver esto"), exc.message)
+
+    def _read_companies_again() -> None:
+        """The service refused for a role or a company this session still believed in: read the user's companies
+        again, so this page and the next show the navigation of the role they have now."""
+        with suppress(client_errors.CfeError, SessionExpired):
+            update_companies(api().userinfo())
 
     @app.errorhandler(client_errors.NotFound)
     def _not_found(exc: client_errors.NotFound):
