@@ -10,7 +10,7 @@ from sqlalchemy import select
 from portal.service.platform import db
 from portal.service.platform.models import User
 from tests.support.html import soup, text
-from tests.support.oidc import authorize_path, exchange_code, sign_in_at_provider
+from tests.support.oidc import authorize_path, exchange_code, refresh, sign_in_at_provider
 
 PAGE = "/cuenta/contrasena"
 NEW = "una-contraseña-nueva-larga"
@@ -159,11 +159,7 @@ def test_a_change_ends_the_users_other_sessions_and_tokens(browser, service_app)
     assert _change(browser).status_code == 303
 
     assert elsewhere.get(authorize_path()[0]).status_code == 200  # the sign-in page again, no code
-    refreshed = browser.post(
-        "/oauth/token",
-        data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]},
-        auth=("cfe-portal", service_app.config["PORTAL_CLIENT_SECRET"]),
-    )
+    refreshed = refresh(browser, service_app, tokens["refresh_token"])
     assert refreshed.status_code == 400 and refreshed.json["error"] == "invalid_grant"
     assert browser.get(API, headers=bearer).status_code == 401
     assert someone_else.get(authorize_path()[0]).status_code == 302  # another user's session is theirs

@@ -2,69 +2,25 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import secrets
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from bs4 import BeautifulSoup
 from joserfc import jwt
 from joserfc.jwk import KeySet
 
-PORTAL_CALLBACK = "http://127.0.0.1:5000/auth/callback"
+from tests.support.oidc import (
+    PORTAL_CALLBACK,
+    authorize_path,
+    client_auth,
+    code_grant,
+    provider_tokens,
+    refresh,
+    sign_in_at_provider,
+    token_request,
+)
 
-
-def _pkce() -> tuple[str, str]:
-    verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-    return verifier, challenge
-
-
-def _authorize_query(challenge: str | None, **extra) -> str:
-    params = {
-        "response_type": "code",
-        "client_id": "cfe-portal",
-        "redirect_uri": PORTAL_CALLBACK,
-        "scope": "openid profile email cfe",
-        "state": "st4te",
-        "nonce": "n0nce",
-    }
-    if challenge:
-        params.update(code_challenge=challenge, code_challenge_method="S256")
-    params.update(extra)
-    return "/oauth/authorize?" + urlencode(params)
-
-
-def _sign_in(api_client, path: str, email: str, password: str = "demo-password"):
-    page = api_client.get(path)
-    assert page.status_code == 200
-    token = BeautifulSoup(page.data, "html.parser").find("input", {"name": "csrf_token"})["value"]
-    return api_client.post(path, data={"csrf_token": token, "email": email, "password": password})
-
-
-def _client_secret(service_app) -> str:
-    return service_app.config["PORTAL_CLIENT_SECRET"]
-
-
-def _code_flow(api_client, service_app, email="usuario@demo.uy"):
-    verifier, challenge = _pkce()
-    answer = _sign_in(api_client, _authorize_query(challenge), email)
-    assert answer.status_code == 302
-    query = parse_qs(urlsplit(answer.headers["Location"]).query)
-    assert query["state"] == ["st4te"]
-    tokens = api_client.post(
-        "/oauth/token",
-        data={
-            "grant_type": "authorization_code",
-            "code": query["code"][0],
-            "redirect_uri": PORTAL_CALLBACK,
-            "code_verifier": verifier,
-        },
-        auth=("cfe-portal", _client_secret(service_app)),
-    )
-    assert tokens.status_code == 200, tokens.json
-    return tokens.json
+NONCE = "n0nce"
 
 
 def _public_keys(api_client) -> KeySet:
@@ -83,7 +39,7 @@ def test_discovery_document_describes_the_provider(api_client, service_app):
 
 
 def test_code_flow_issues_rs256_jwt_access_token_with_role_and_companies(api_client, service_app):
-    tokens = _code_flow(api_client, service_app)
+    tokens = provider_tokens(api_client, service_app, "usuario@demo.uy", nonce=NONCE)
     access = jwt.decode(tokens["access_token"], _public_keys(api_client))
     assert access.header["alg"] == "RS256" and access.header["typ"] == "at+jwt"
     claims = access.claims
@@ -93,71 +49,53 @@ def test_code_flow_issues_rs256_jwt_access_token_with_role_and_companies(api_cli
     assert claims["email"] == "usuario@demo.uy"
     assert claims["empresas"] == [{"id": 1, "rut": "219999830019", "nombre": "Demo S.A.", "rol": "usuario"}]
     id_token = jwt.decode(tokens["id_token"], _public_keys(api_client)).claims
-    assert id_token["aud"] == ["cfe-portal"] and id_token["nonce"] == "n0nce"
+    assert id_token["aud"] == ["cfe-portal"] and id_token["nonce"] == NONCE
     assert tokens["refresh_token"]
 
 
 @pytest.mark.parametrize("pkce", [{}, {"code_challenge": "x" * 43, "code_challenge_method": "plain"}])
 def test_authorization_without_s256_pkce_is_sent_back_with_an_error(api_client, pkce):
-    answer = api_client.get(_authorize_query(None, **pkce))
+    answer = api_client.get(authorize_path(pkce=False, **pkce)[0])
     assert answer.status_code == 302
     assert answer.headers["Location"].startswith(PORTAL_CALLBACK)
     assert parse_qs(urlsplit(answer.headers["Location"]).query)["error"] == ["invalid_request"]
 
 
 def test_code_exchange_with_wrong_verifier_fails(api_client, service_app):
-    _, challenge = _pkce()
-    answer = _sign_in(api_client, _authorize_query(challenge), "usuario@demo.uy")
-    code = parse_qs(urlsplit(answer.headers["Location"]).query)["code"][0]
-    tokens = api_client.post(
-        "/oauth/token",
-        data={
-            "grant_type": "authorization_code",
-            "code": code,
-            "redirect_uri": PORTAL_CALLBACK,
-            "code_verifier": secrets.token_urlsafe(48),
-        },
-        auth=("cfe-portal", _client_secret(service_app)),
-    )
+    answer = sign_in_at_provider(api_client, authorize_path()[0], "usuario@demo.uy")
+    tokens = token_request(api_client, service_app, **code_grant(service_app, answer, secrets.token_urlsafe(48)))
     assert tokens.status_code == 400 and tokens.json["error"] == "invalid_grant"
 
 
 def test_unknown_redirect_uri_shows_an_error_instead_of_redirecting(api_client):
-    _, challenge = _pkce()
-    page = api_client.get(_authorize_query(challenge, redirect_uri="https://evil.example/cb"))
+    page = api_client.get(authorize_path("https://evil.example/cb")[0])
     assert page.status_code == 400
     assert "Location" not in page.headers
 
 
 def test_refresh_token_rotates_and_the_old_one_stops_working(api_client, service_app):
-    tokens = _code_flow(api_client, service_app)
-    auth = ("cfe-portal", _client_secret(service_app))
-    fresh = api_client.post(
-        "/oauth/token", data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]}, auth=auth
-    )
+    tokens = provider_tokens(api_client, service_app, "usuario@demo.uy")
+    fresh = refresh(api_client, service_app, tokens["refresh_token"])
     assert fresh.status_code == 200
     assert fresh.json["refresh_token"] != tokens["refresh_token"]
-    again = api_client.post(
-        "/oauth/token", data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]}, auth=auth
-    )
+    again = refresh(api_client, service_app, tokens["refresh_token"])
     assert again.status_code == 400
 
 
 def test_revoked_refresh_token_cannot_be_used(api_client, service_app):
-    tokens = _code_flow(api_client, service_app)
-    auth = ("cfe-portal", _client_secret(service_app))
+    tokens = provider_tokens(api_client, service_app, "usuario@demo.uy")
     revoked = api_client.post(
-        "/oauth/revoke", data={"token": tokens["refresh_token"], "token_type_hint": "refresh_token"}, auth=auth
+        "/oauth/revoke",
+        data={"token": tokens["refresh_token"], "token_type_hint": "refresh_token"},
+        auth=client_auth(service_app),
     )
     assert revoked.status_code == 200
-    refresh = api_client.post(
-        "/oauth/token", data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]}, auth=auth
-    )
-    assert refresh.status_code == 400
+    refreshed = refresh(api_client, service_app, tokens["refresh_token"])
+    assert refreshed.status_code == 400
 
 
 def test_userinfo_lists_companies_roles_and_certificates(api_client, service_app):
-    tokens = _code_flow(api_client, service_app, "admin@demo.uy")
+    tokens = provider_tokens(api_client, service_app, "admin@demo.uy")
     info = api_client.get("/oauth/userinfo", headers={"Authorization": f"Bearer {tokens['access_token']}"}).json
     assert info["email"] == "admin@demo.uy"
     assert [(c["rut"], c["rol"]) for c in info["empresas"]] == [("219999830019", "admin"), ("211003420017", "admin")]
@@ -165,21 +103,19 @@ def test_userinfo_lists_companies_roles_and_certificates(api_client, service_app
 
 
 def test_wrong_password_is_refused_then_locked_after_repeated_failures(api_client):
-    _, challenge = _pkce()
-    path = _authorize_query(challenge)
-    first = _sign_in(api_client, path, "soporte@demo.uy", "wrong")
+    path = authorize_path()[0]
+    first = sign_in_at_provider(api_client, path, "soporte@demo.uy", "wrong")
     assert first.status_code == 422
     assert "incorrectos" in first.get_data(as_text=True)
     assert 'value="soporte@demo.uy"' in first.get_data(as_text=True)  # what the user typed is kept
     for _ in range(4):
-        _sign_in(api_client, path, "soporte@demo.uy", "wrong")
-    locked = _sign_in(api_client, path, "soporte@demo.uy", "demo-password")
+        sign_in_at_provider(api_client, path, "soporte@demo.uy", "wrong")
+    locked = sign_in_at_provider(api_client, path, "soporte@demo.uy", "demo-password")
     assert locked.status_code == 429
 
 
 def test_sign_in_page_speaks_english_when_asked(api_client):
-    _, challenge = _pkce()
-    page = api_client.get(_authorize_query(challenge, ui_locales="en"))
+    page = api_client.get(authorize_path(ui_locales="en")[0])
     assert "Sign in to your account" in page.get_data(as_text=True)
 
 
@@ -220,7 +156,7 @@ def test_signing_in_in_a_language_makes_it_the_one_the_service_writes_to_the_use
     from portal.service.platform import db
     from portal.service.platform.models import User
 
-    answer = _sign_in(api_client, _authorize_query(_pkce()[1], ui_locales=ui_locales), "admin@demo.uy")
+    answer = sign_in_at_provider(api_client, authorize_path(ui_locales=ui_locales)[0], "admin@demo.uy")
     assert answer.status_code == 302
     with service_app.app_context():
         user = db.session().query(User).filter_by(email="admin@demo.uy").one()

@@ -4,9 +4,7 @@ keep the owner out from the source they usually sign in from."""
 
 from __future__ import annotations
 
-import secrets
-
-from tests.integration.test_identity_provider import _authorize_query, _pkce, _sign_in
+from tests.support.oidc import authorize_path, sign_in_at_provider
 
 OWNER_HOME, ATTACKER, NEW_PLACE = "198.51.100.7", "203.0.113.9", "192.0.2.44"
 
@@ -18,8 +16,8 @@ def _client(service_app, address: str):
 
 
 def _try(service_app, address: str, password: str, email: str = "soporte@demo.uy") -> int:
-    path = _authorize_query(_pkce()[1], nonce=secrets.token_hex(8))  # a nonce used once, as a client does
-    return _sign_in(_client(service_app, address), path, email, password).status_code
+    path = authorize_path()[0]  # a nonce used once, as a client does
+    return sign_in_at_provider(_client(service_app, address), path, email, password).status_code
 
 
 def test_four_wrong_passwords_then_the_right_one_signs_in(service_app):

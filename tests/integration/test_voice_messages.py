@@ -95,9 +95,9 @@ def test_xml_that_is_not_xml_is_explained_in_spanish_with_where(api_client, user
 
 
 def test_an_empty_sign_in_form_says_what_is_missing(api_client):
-    from tests.integration.test_identity_provider import _authorize_query, _pkce
+    from tests.support.oidc import authorize_path
 
-    path = _authorize_query(_pkce()[1])
+    path = authorize_path()[0]
     page = api_client.get(path)
     token = BeautifulSoup(page.data, "html.parser").find("input", {"name": "csrf_token"})["value"]
     answer = api_client.post(path, data={"csrf_token": token, "email": "", "password": ""})

@@ -17,48 +17,87 @@ PORTAL_CALLBACK = "http://127.0.0.1:5000/auth/callback"  # the portal client's r
 
 # The code flow with the service's own test client (no portal, no network): for tests of what a token or a
 # provider session can do. What the flow itself must refuse is tests/integration/test_identity_provider.py's.
-def authorize_path() -> tuple[str, str]:
-    """The provider's authorize address for the portal's client with a fresh PKCE pair: (path, verifier)."""
+# The same helpers take a `requests` session instead of the test client where the service is served on a real
+# port (`live_service.app`, at its ISSUER).
+STATE = "st4te"
+
+
+def authorize_path(redirect_uri: str = PORTAL_CALLBACK, *, pkce: bool = True, **params: str) -> tuple[str, str]:
+    """The provider's authorize address for the portal's client with a fresh PKCE pair: (path, verifier).
+
+    `params` add to the query or replace what it holds (`nonce`, `ui_locales`, ...); `pkce=False` leaves the
+    challenge out (the verifier is then of no use)."""
     verifier = secrets.token_urlsafe(48)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
     query = {
         "response_type": "code",
         "client_id": "cfe-portal",
-        "redirect_uri": PORTAL_CALLBACK,
+        "redirect_uri": redirect_uri,
         "scope": "openid profile email cfe",
-        "state": "st4te",
+        "state": STATE,
         "nonce": secrets.token_hex(8),
-        "code_challenge": challenge,
-        "code_challenge_method": "S256",
     }
-    return "/oauth/authorize?" + urlencode(query), verifier
+    if pkce:
+        query.update(code_challenge=challenge, code_challenge_method="S256")
+    return "/oauth/authorize?" + urlencode({**query, **params}), verifier
+
+
+def authorize_url(service_app, **params: str) -> tuple[str, str]:
+    """`authorize_path` at the live `service_app`'s own address, back to the portal's registered callback."""
+    path, verifier = authorize_path(service_app.config["PORTAL_REDIRECT_URIS"][0], **params)
+    return service_app.config["ISSUER"] + path, verifier
 
 
 def sign_in_at_provider(client, path: str, email: str, password: str = DEMO_PASSWORD):
     """The provider's sign-in form at `path` (an authorize address) posted with its CSRF token: the answer."""
     page = client.get(path)
+    assert page.status_code == 200, page.status_code
     csrf = BeautifulSoup(page.data, "html.parser").find("input", {"name": "csrf_token"})["value"]
     return client.post(path, data={"csrf_token": csrf, "email": email, "password": password})
 
 
-def exchange_code(client, service_app, answer, verifier: str) -> dict:
-    """The tokens for the code of `answer` (authorize's 302), as the portal exchanges it."""
-    assert answer.status_code == 302, answer.get_data(as_text=True)[:300]
-    code = parse_qs(urlsplit(answer.headers["Location"]).query)["code"][0]
-    grant = {
+def client_auth(service_app) -> tuple[str, str]:
+    """The portal's client id and secret at `service_app`'s provider (HTTP basic auth)."""
+    return "cfe-portal", service_app.config["PORTAL_CLIENT_SECRET"]
+
+
+def token_request(client, service_app, **grant: str):
+    """`service_app`'s /oauth/token asked for `grant` as the portal asks: the answer, not checked."""
+    if isinstance(client, requests.Session):
+        url = service_app.config["ISSUER"] + "/oauth/token"
+        return client.post(url, data=grant, auth=client_auth(service_app), timeout=10)
+    return client.post("/oauth/token", data=grant, auth=client_auth(service_app))
+
+
+def code_grant(service_app, answer, verifier: str) -> dict[str, str]:
+    """The grant of the code in `answer` (authorize's 302, back with our state) with `verifier`."""
+    assert answer.status_code == 302, answer.text[:300]
+    query = parse_qs(urlsplit(answer.headers["Location"]).query)
+    assert query["state"] == [STATE]
+    return {
         "grant_type": "authorization_code",
-        "code": code,
-        "redirect_uri": PORTAL_CALLBACK,
+        "code": query["code"][0],
+        "redirect_uri": service_app.config["PORTAL_REDIRECT_URIS"][0],
         "code_verifier": verifier,
     }
-    tokens = client.post("/oauth/token", data=grant, auth=("cfe-portal", service_app.config["PORTAL_CLIENT_SECRET"]))
-    assert tokens.status_code == 200, tokens.json
-    return tokens.json
 
 
-def provider_tokens(client, service_app, email: str, password: str = DEMO_PASSWORD) -> dict:
-    """Signed in at the provider with `email` and `password` and the code exchanged: the portal's tokens."""
-    path, verifier = authorize_path()
+def exchange_code(client, service_app, answer, verifier: str) -> dict:
+    """The tokens for the code of `answer` (authorize's 302), as the portal exchanges it."""
+    tokens = token_request(client, service_app, **code_grant(service_app, answer, verifier))
+    assert tokens.status_code == 200, tokens.text
+    return tokens.json() if isinstance(tokens, requests.Response) else tokens.json
+
+
+def refresh(client, service_app, refresh_token: str):
+    """`refresh_token` spent at `service_app`'s /oauth/token as the portal spends it: the answer, not checked."""
+    return token_request(client, service_app, grant_type="refresh_token", refresh_token=refresh_token)
+
+
+def provider_tokens(client, service_app, email: str, password: str = DEMO_PASSWORD, **params: str) -> dict:
+    """Signed in at the provider with `email` and `password` and the code exchanged: the portal's tokens.
+    `params` go to `authorize_path`."""
+    path, verifier = authorize_path(**params)
     return exchange_code(client, service_app, sign_in_at_provider(client, path, email, password), verifier)
 
 
@@ -70,9 +109,12 @@ def filled_sign_in_form(page_url: str, html: str, email: str, password: str = DE
     return urljoin(page_url, form["action"]), data
 
 
-def provider_sign_in(authorize_url: str, email: str, password: str = DEMO_PASSWORD) -> requests.Response:
-    """Open the provider's sign-in page at `authorize_url`, post the credentials, stop at the redirect."""
-    browser = requests.Session()
+def provider_sign_in(
+    authorize_url: str, email: str, password: str = DEMO_PASSWORD, browser: requests.Session | None = None
+) -> requests.Response:
+    """Open the provider's sign-in page at `authorize_url`, post the credentials, stop at the redirect. `browser`
+    keeps the provider's cookies for the caller (a new session unless given)."""
+    browser = requests.Session() if browser is None else browser
     page = browser.get(authorize_url, allow_redirects=False, timeout=10)
     page.raise_for_status()
     action, data = filled_sign_in_form(authorize_url, page.text, email, password)
