@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.oidc import authorize_path
+
 
 @pytest.mark.parametrize(("issuer", "secure"), [("https://cfe.example.uy", True), ("http://127.0.0.1:8000", False)])
 def test_the_service_follows_its_public_url(service_config, issuer, secure):
@@ -13,19 +15,7 @@ def test_the_service_follows_its_public_url(service_config, issuer, secure):
     answer = app.test_client().get("/oauth/authorize?client_id=cfe-portal&response_type=code")
     assert ("Strict-Transport-Security" in answer.headers) is secure
     assert app.config["SESSION_COOKIE_SECURE"] is secure
-    sign_in = app.test_client().get(
-        "/oauth/authorize",
-        query_string={
-            "client_id": "cfe-portal",
-            "response_type": "code",
-            "scope": "openid",
-            "redirect_uri": app.config["PORTAL_REDIRECT_URIS"][0],
-            "state": "s",
-            "nonce": "n",
-            "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-            "code_challenge_method": "S256",
-        },
-    )
+    sign_in = app.test_client().get(authorize_path(app.config["PORTAL_REDIRECT_URIS"][0])[0])
     assert sign_in.status_code == 200, sign_in.get_data(as_text=True)[:300]
     cookie = sign_in.headers.get("Set-Cookie", "")  # the sign-in form's CSRF secret
     assert cookie.startswith("__Host-cfe_idp_session=" if secure else "cfe_idp_session=")

@@ -3,22 +3,18 @@ concurrency (and the row locks behind it), smart issuance, and the OpenID Connec
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import secrets
 import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import urlsplit
 
 import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from bs4 import BeautifulSoup
 from lxml import etree
 from sqlalchemy import create_engine, func, inspect, select, update
 from sqlalchemy.pool import NullPool
@@ -32,6 +28,15 @@ from portal.service.platform.model_registry import load_all_models
 from portal.service.platform.models import Certificate, Company, IdempotencyRecord, Membership, OAuthClient, User
 from tests.support import cfe_bodies as bodies
 from tests.support.cfe_bodies import issue as _issue
+from tests.support.oidc import (
+    authorize_path,
+    client_auth,
+    code_grant,
+    exchange_code,
+    refresh,
+    sign_in_at_provider,
+    token_request,
+)
 
 EMITIR = "/api/v1/comprobante/emitir"
 GET = "/api/v1/comprobante/getByIdCfeEmitido"
@@ -40,7 +45,6 @@ CONFIRM = "/api/v1/cfe/confirmar-emision-inteligente"
 DIRECT = "/api/v1/cfe/emitir-inteligente"
 CONSULT = "/api/v1/cfe/emision-inteligente/"
 SERVICE_LINE = {"descripcion": "Consultoría", "cantidad": "10", "precio": "1500"}
-PORTAL_CALLBACK = "http://127.0.0.1:5000/auth/callback"
 ISSUERS = 32
 
 
@@ -404,54 +408,13 @@ def test_smart_direct_issue_with_one_idempotency_key_gives_one_receipt(api_clien
 # --- the OpenID Connect provider ----------------------------------------------------------------------------
 
 
-def _sign_in(api_client, path: str, email: str, password: str = "demo-password"):
-    page = api_client.get(path)
-    assert page.status_code == 200
-    token = BeautifulSoup(page.data, "html.parser").find("input", {"name": "csrf_token"})["value"]
-    return api_client.post(path, data={"csrf_token": token, "email": email, "password": password})
-
-
 def _code_flow(api_client, app, email):
-    verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-    query = urlencode(
-        {
-            "response_type": "code",
-            "client_id": "cfe-portal",
-            "redirect_uri": PORTAL_CALLBACK,
-            "scope": "openid profile email cfe",
-            "state": "st4te",
-            "nonce": "n0nce",
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-        }
-    )
-    answer = _sign_in(api_client, "/oauth/authorize?" + query, email)
-    assert answer.status_code == 302, answer.get_data(as_text=True)[:500]
-    code = parse_qs(urlsplit(answer.headers["Location"]).query)["code"][0]
-    tokens = api_client.post(
-        "/oauth/token",
-        data={
-            "grant_type": "authorization_code",
-            "code": code,
-            "redirect_uri": PORTAL_CALLBACK,
-            "code_verifier": verifier,
-        },
-        auth=("cfe-portal", app.config["PORTAL_CLIENT_SECRET"]),
-    )
-    assert tokens.status_code == 200, tokens.json
-    reused = api_client.post(
-        "/oauth/token",
-        data={
-            "grant_type": "authorization_code",
-            "code": code,
-            "redirect_uri": PORTAL_CALLBACK,
-            "code_verifier": verifier,
-        },
-        auth=("cfe-portal", app.config["PORTAL_CLIENT_SECRET"]),
-    )
+    path, verifier = authorize_path()
+    answer = sign_in_at_provider(api_client, path, email)
+    tokens = exchange_code(api_client, app, answer, verifier)
+    reused = token_request(api_client, app, **code_grant(app, answer, verifier))
     assert reused.status_code == 400  # the code row was deleted
-    return tokens.json
+    return tokens
 
 
 def test_token_endpoint_userinfo_refresh_and_revocation(api_client, pg_service_app):
@@ -464,33 +427,20 @@ def test_token_endpoint_userinfo_refresh_and_revocation(api_client, pg_service_a
         ("211003420017", "admin"),
     ]
     assert info.json["empresas"][0]["certificados"][0]["vence"] > datetime.now(UTC).date().isoformat()
-    auth = ("cfe-portal", pg_service_app.config["PORTAL_CLIENT_SECRET"])
-    fresh = api_client.post(
-        "/oauth/token", data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]}, auth=auth
-    )
+    fresh = refresh(api_client, pg_service_app, tokens["refresh_token"])
     assert fresh.status_code == 200 and fresh.json["refresh_token"] != tokens["refresh_token"]
-    assert (
-        api_client.post(
-            "/oauth/token", data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]}, auth=auth
-        ).status_code
-        == 400
-    )
+    assert refresh(api_client, pg_service_app, tokens["refresh_token"]).status_code == 400
     # A token from the code flow is accepted by the API itself...
     bearer = {"Authorization": f"Bearer {fresh.json['access_token']}", "X-Empresa-Id": "1"}
     issued = api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=bearer)
     assert issued.status_code == 201, issued.json
     revoked = api_client.post(
-        "/oauth/revoke", data={"token": fresh.json["refresh_token"], "token_type_hint": "refresh_token"}, auth=auth
+        "/oauth/revoke",
+        data={"token": fresh.json["refresh_token"], "token_type_hint": "refresh_token"},
+        auth=client_auth(pg_service_app),
     )
     assert revoked.status_code == 200
-    assert (
-        api_client.post(
-            "/oauth/token",
-            data={"grant_type": "refresh_token", "refresh_token": fresh.json["refresh_token"]},
-            auth=auth,
-        ).status_code
-        == 400
-    )
+    assert refresh(api_client, pg_service_app, fresh.json["refresh_token"]).status_code == 400
     # ...until its grant is revoked (signing out): then the API refuses it at once, on PostgreSQL too.
     assert api_client.post(EMITIR, json=bodies.body(bodies.ETICKET), headers=bearer).status_code == 401
 
