@@ -14,6 +14,7 @@ from bs4 import BeautifulSoup
 from tests.conftest import mint_token
 from tests.support import cfe_bodies as bodies
 from tests.support.html import csrf as _csrf
+from tests.support.oidc import refresh
 
 
 def _nav_labels(html: str) -> list[str]:
@@ -258,12 +259,7 @@ def test_sign_out_revokes_the_refresh_token(signed_in, live_service, portal_app)
         refresh_token = session["tokens"]["refresh_token"]
     answer = client.post("/auth/logout", data={"csrf_token": _csrf(client)})
     assert answer.status_code == 303 and "/oauth/logout" in answer.headers["Location"]
-    reuse = requests.post(
-        f"{live_service.url}/oauth/token",
-        timeout=5,
-        data={"grant_type": "refresh_token", "refresh_token": refresh_token},
-        auth=(portal_app.config["OIDC_CLIENT_ID"], portal_app.config["OIDC_CLIENT_SECRET"]),
-    )
+    reuse = refresh(requests.Session(), live_service.app, refresh_token)
     assert reuse.status_code == 400
     assert client.get("/comprobantes/").status_code == 302
 

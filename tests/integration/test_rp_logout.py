@@ -11,8 +11,7 @@ import pytest
 import requests
 from bs4 import BeautifulSoup
 
-from tests.integration.test_sign_out_and_revocation import _authorize, _token_request
-from tests.support.oidc import filled_sign_in_form
+from tests.support.oidc import authorize_url, exchange_code, provider_sign_in, sign_in_portal_client
 
 LOGOUT = "/oauth/logout"
 
@@ -23,18 +22,13 @@ class Browser:
     def __init__(self, live_service, email: str = "usuario@demo.uy"):
         self.service = live_service
         self.session = requests.Session()
-        self.redirect_uri = live_service.app.config["PORTAL_REDIRECT_URIS"][0]
-        url, verifier = _authorize(live_service.url, self.redirect_uri)
-        page = self.session.get(url, timeout=10)
-        action, data = filled_sign_in_form(url, page.text, email)
-        signed = self.session.post(action, data=data, allow_redirects=False, timeout=10)
-        code = parse_qs(urlsplit(signed.headers["Location"]).query)["code"][0]
-        grant = {"grant_type": "authorization_code", "redirect_uri": self.redirect_uri, "code_verifier": verifier}
-        self.tokens = _token_request(live_service, code=code, **grant).json()
+        url, verifier = authorize_url(live_service.app)
+        signed = provider_sign_in(url, email, browser=self.session)
+        self.tokens = exchange_code(requests.Session(), live_service.app, signed, verifier)
 
     def signed_in(self) -> bool:
         """Whether the provider still hands out a code without asking for the password."""
-        url, _ = _authorize(self.service.url, self.redirect_uri)
+        url, _ = authorize_url(self.service.app)
         answer = self.session.get(url, allow_redirects=False, timeout=10)
         return answer.status_code == 302 and "code=" in answer.headers["Location"]
 
@@ -141,12 +135,7 @@ def test_an_access_token_is_not_an_id_token_hint(live_service, after):
 def test_the_portals_sign_out_ends_the_provider_session_without_asking(portal_app, live_service):
     client = portal_app.test_client()
     browser = requests.Session()
-    start = client.get("/auth/login")
-    authorize_url = start.headers["Location"]
-    page = browser.get(authorize_url, timeout=10)
-    action, data = filled_sign_in_form(authorize_url, page.text, "usuario@demo.uy")
-    signed = urlsplit(browser.post(action, data=data, allow_redirects=False, timeout=10).headers["Location"])
-    assert client.get(f"{signed.path}?{signed.query}").status_code == 302
+    sign_in_portal_client(client, live_service.url, "usuario@demo.uy", browser=browser)
     with client.session_transaction() as session:
         assert session["tokens"]["id_token"]
     csrf = BeautifulSoup(client.get("/").data, "html.parser").find("input", {"name": "csrf_token"})["value"]

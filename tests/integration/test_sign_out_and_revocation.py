@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import secrets
 import time
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import requests
 from bs4 import BeautifulSoup
@@ -15,6 +12,15 @@ from sqlalchemy import update
 from portal.service.platform import db
 from portal.service.platform.models import User
 from tests.support.html import csrf as _csrf
+from tests.support.oidc import (
+    authorize_url,
+    client_auth,
+    code_grant,
+    exchange_code,
+    provider_sign_in,
+    refresh,
+    token_request,
+)
 
 USERINFO = "/oauth/userinfo"
 API = "/api/v1/comprobante/getByIdCfeEmitido?idCfeEmitido=999999"  # any role; 404 means "token accepted"
@@ -54,72 +60,28 @@ def test_a_deactivated_users_token_stops_working_at_once(live_service, live_toke
 
 
 def test_revoking_an_access_token_at_the_provider_refuses_it(live_service):
-    redirect_uri = live_service.app.config["PORTAL_REDIRECT_URIS"][0]
-    url, verifier = _authorize(live_service.url, redirect_uri)
-    signed = _sign_in_at_provider(requests.Session(), url)
-    code = parse_qs(urlsplit(signed.headers["Location"]).query)["code"][0]
-    tokens = requests.post(
-        live_service.url + "/oauth/token",
-        timeout=10,
-        data={
-            "grant_type": "authorization_code",
-            "code": code,
-            "redirect_uri": redirect_uri,
-            "code_verifier": verifier,
-        },
-        auth=("cfe-portal", live_service.app.config["PORTAL_CLIENT_SECRET"]),
-    ).json()
+    url, verifier = authorize_url(live_service.app)
+    tokens = exchange_code(requests.Session(), live_service.app, provider_sign_in(url, "usuario@demo.uy"), verifier)
     assert _api(live_service.url, tokens["access_token"]) == 404
     revoked = requests.post(
         live_service.url + "/oauth/revoke",
         timeout=10,
         data={"token": tokens["access_token"], "token_type_hint": "access_token"},
-        auth=("cfe-portal", live_service.app.config["PORTAL_CLIENT_SECRET"]),
+        auth=client_auth(live_service.app),
     )
     assert revoked.status_code == 200
     assert _api(live_service.url, tokens["access_token"]) == 401
 
 
-def _authorize(service_url: str, redirect_uri: str) -> tuple[str, str]:
-    verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-    return service_url + "/oauth/authorize?" + urlencode(
-        {
-            "response_type": "code",
-            "client_id": "cfe-portal",
-            "redirect_uri": redirect_uri,
-            "state": "s",
-            "scope": "openid profile email cfe",
-            "nonce": secrets.token_hex(8),
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-        }
-    ), verifier
-
-
-def _authorize_url(service_url: str, redirect_uri: str) -> str:
-    return _authorize(service_url, redirect_uri)[0]
-
-
-def _sign_in_at_provider(browser: requests.Session, url: str) -> requests.Response:
-    page = browser.get(url, timeout=10)
-    form = BeautifulSoup(page.text, "html.parser").find("form")
-    data = {i["name"]: i.get("value", "") for i in form.find_all("input") if i.get("name")}
-    data.update(email="usuario@demo.uy", password="demo-password")
-    base = "{0.scheme}://{0.netloc}".format(urlsplit(url))
-    return browser.post(base + form["action"], data=data, allow_redirects=False, timeout=10)
-
-
 def test_the_provider_session_cookie_is_useless_after_logout(live_service, live_urls):
-    redirect_uri = live_service.app.config["PORTAL_REDIRECT_URIS"][0]
     browser = requests.Session()
-    signed = _sign_in_at_provider(browser, _authorize_url(live_service.url, redirect_uri))
+    signed = provider_sign_in(authorize_url(live_service.app)[0], "usuario@demo.uy", browser=browser)
     assert signed.status_code == 302 and "code" in parse_qs(urlsplit(signed.headers["Location"]).query)
     cookie = browser.cookies.get("cfe_idp_session")
     assert cookie and "idp_user_id" not in cookie  # the cookie names a session, not a user
 
     # Signed in: the provider hands out codes without asking again.
-    again = browser.get(_authorize_url(live_service.url, redirect_uri), allow_redirects=False, timeout=10)
+    again = browser.get(authorize_url(live_service.app)[0], allow_redirects=False, timeout=10)
     assert again.status_code == 302 and "code=" in again.headers["Location"]
 
     asked = browser.get(live_service.url + "/oauth/logout", timeout=10)  # no id_token_hint: asked first
@@ -128,16 +90,15 @@ def test_the_provider_session_cookie_is_useless_after_logout(live_service, live_
     assert browser.post(live_service.url + form["action"], data=fields, timeout=10).status_code == 200
     replay = requests.Session()
     replay.cookies.set("cfe_idp_session", cookie)
-    answer = replay.get(_authorize_url(live_service.url, redirect_uri), allow_redirects=False, timeout=10)
+    answer = replay.get(authorize_url(live_service.app)[0], allow_redirects=False, timeout=10)
     assert answer.status_code == 200 and "password" in answer.text  # the sign-in page, no code
 
 
 def test_the_provider_session_ends_when_the_user_is_deactivated(live_service):
-    redirect_uri = live_service.app.config["PORTAL_REDIRECT_URIS"][0]
     browser = requests.Session()
-    assert _sign_in_at_provider(browser, _authorize_url(live_service.url, redirect_uri)).status_code == 302
+    assert provider_sign_in(authorize_url(live_service.app)[0], "usuario@demo.uy", browser=browser).status_code == 302
     _set_active(live_service.app, "usuario@demo.uy", False)
-    answer = browser.get(_authorize_url(live_service.url, redirect_uri), allow_redirects=False, timeout=10)
+    answer = browser.get(authorize_url(live_service.app)[0], allow_redirects=False, timeout=10)
     assert answer.status_code == 200 and "password" in answer.text
 
 
@@ -170,34 +131,23 @@ def test_a_remembered_token_is_refused_at_its_next_request_once_its_user_is_deac
     assert api_client.get(API, headers=headers).status_code == 401
 
 
-def _code_and_verifier(live_service) -> tuple[str, str, str]:
-    redirect_uri = live_service.app.config["PORTAL_REDIRECT_URIS"][0]
-    url, verifier = _authorize(live_service.url, redirect_uri)
-    signed = _sign_in_at_provider(requests.Session(), url)
-    return parse_qs(urlsplit(signed.headers["Location"]).query)["code"][0], verifier, redirect_uri
-
-
-def _token_request(live_service, **data) -> requests.Response:
-    return requests.post(
-        live_service.url + "/oauth/token",
-        timeout=10,
-        data=data,
-        auth=("cfe-portal", live_service.app.config["PORTAL_CLIENT_SECRET"]),
-    )
+def _signed_in_at_provider(live_service) -> tuple[requests.Response, str]:
+    """Signed in at the live provider as usuario@demo.uy: authorize's answer (its code) and the verifier."""
+    url, verifier = authorize_url(live_service.app)
+    return provider_sign_in(url, "usuario@demo.uy"), verifier
 
 
 def test_a_deactivated_users_refresh_and_code_are_invalid_grants(live_service):
-    code, verifier, redirect_uri = _code_and_verifier(live_service)
-    grant = {"grant_type": "authorization_code", "redirect_uri": redirect_uri, "code_verifier": verifier}
-    tokens = _token_request(live_service, code=code, **grant).json()
-    pending_code, pending_verifier, _ = _code_and_verifier(live_service)
-    _set_active(live_service.app, "usuario@demo.uy", False)
+    service, http = live_service.app, requests.Session()
+    tokens = exchange_code(http, service, *_signed_in_at_provider(live_service))
+    pending = code_grant(service, *_signed_in_at_provider(live_service))
+    _set_active(service, "usuario@demo.uy", False)
 
-    refreshed = _token_request(live_service, grant_type="refresh_token", refresh_token=tokens["refresh_token"])
+    refreshed = refresh(http, service, tokens["refresh_token"])
     assert refreshed.status_code == 400 and refreshed.json()["error"] == "invalid_grant"
-    late = _token_request(live_service, **{**grant, "code": pending_code, "code_verifier": pending_verifier})
+    late = token_request(http, service, **pending)
     assert late.status_code == 400 and late.json()["error"] == "invalid_grant"
 
-    _set_active(live_service.app, "usuario@demo.uy", True)
-    again = _token_request(live_service, grant_type="refresh_token", refresh_token=tokens["refresh_token"])
+    _set_active(service, "usuario@demo.uy", True)
+    again = refresh(http, service, tokens["refresh_token"])
     assert again.status_code == 200 and again.json()["refresh_token"] != tokens["refresh_token"]

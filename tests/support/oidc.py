@@ -121,12 +121,16 @@ def provider_sign_in(
     return browser.post(action, data=data, allow_redirects=False, timeout=10)
 
 
-def sign_in_portal_client(client, service_url: str, email: str, password: str = DEMO_PASSWORD) -> None:
+def sign_in_portal_client(
+    client, service_url: str, email: str, password: str = DEMO_PASSWORD, browser: requests.Session | None = None
+) -> None:
+    """Sign the portal's test `client` in through its /auth/login, the provider at `service_url` (its cookies in
+    `browser`, when given) and the portal's callback."""
     start = client.get("/auth/login")
     assert start.status_code == 302, start.status_code
     authorize_url = start.headers["Location"]
     assert authorize_url.startswith(service_url)
-    answer = provider_sign_in(authorize_url, email, password)
+    answer = provider_sign_in(authorize_url, email, password, browser)
     assert answer.status_code == 302, answer.text[:500]
     callback = urlsplit(answer.headers["Location"])
     assert "code" in parse_qs(callback.query)
