@@ -253,10 +253,11 @@ def test_htmx_fragment_is_only_the_block_and_varies_on_hx_request(signed_in):
     assert "<html" in client.get("/").get_data(as_text=True)
 
 
-def test_sign_out_revokes_the_refresh_token(signed_in, live_service, portal_app):
-    client = signed_in()
+def test_sign_out_revokes_the_refresh_token(signed_in_through_provider, live_service):
+    client = signed_in_through_provider()  # `signed_in` holds no refresh token: nothing to revoke
     with client.session_transaction() as session:
         refresh_token = session["tokens"]["refresh_token"]
+    assert refresh_token
     answer = client.post("/auth/logout", data={"csrf_token": _csrf(client)})
     assert answer.status_code == 303 and "/oauth/logout" in answer.headers["Location"]
     reuse = refresh(requests.Session(), live_service.app, refresh_token)
