@@ -8,11 +8,11 @@ from decimal import Decimal
 from types import SimpleNamespace
 
 import pytest
-from flask import Flask
-from flask_babel import Babel
 
 from portal.client.productos import Product, ProductPage
 from portal.web.comprobantes import catalogue
+
+pytestmark = pytest.mark.usefixtures("in_spanish")
 
 
 def _product(price: str, other: str) -> Product:
@@ -27,15 +27,6 @@ def _product(price: str, other: str) -> Product:
         currency="UYU",
         other_price=Decimal(other),
     )
-
-
-@pytest.fixture(autouse=True)
-def request_context():
-    app = Flask(__name__)
-    app.config.update(SECRET_KEY="test", BABEL_DEFAULT_LOCALE="es")
-    Babel(app)
-    with app.test_request_context():
-        yield
 
 
 @pytest.fixture

@@ -12,16 +12,18 @@ from datetime import date
 from decimal import Decimal
 
 import pytest
-from flask import Flask
-from flask_babel import Babel
 from werkzeug.datastructures import MultiDict
 from wtforms import DateField, DateTimeField, DecimalField, FieldList, FloatField, FormField, IntegerField
 from wtforms.form import BaseForm
 
 import portal.web
 from portal.web.forms_common import AMBIGUOUS, NO_SUCH_DAY, NOT_A_DAY, NOT_WHOLE, DayField, NumberField
+from tests.support.i18n import request_in
 
 SAME = ("1.500,50", "1500.50")
+
+# The portal's default language (portal/web/i18n.py): numbers are read as its readers write them.
+pytestmark = pytest.mark.usefixtures("in_spanish")
 
 
 def _form_classes() -> list[type]:
@@ -32,20 +34,6 @@ def _form_classes() -> list[type]:
                 if issubclass(cls, BaseForm) and cls.__module__ == module.name:
                     found[f"{cls.__module__}.{cls.__qualname__}"] = cls
     return [found[name] for name in sorted(found)]
-
-
-def _app(language: str = "es") -> Flask:
-    app = Flask(__name__)
-    # The portal's default language (portal/web/i18n.py): numbers are read as its readers write them.
-    app.config.update(WTF_CSRF_ENABLED=False, SECRET_KEY="test", BABEL_DEFAULT_LOCALE=language)
-    Babel(app)
-    return app
-
-
-@pytest.fixture(autouse=True)
-def request_context():
-    with _app().test_request_context():
-        yield
 
 
 def _form(cls, formdata=None):
@@ -78,7 +66,7 @@ def _all_fields(form):
 
 def _every_form_field(kind: type) -> list[tuple[type, str]]:
     """(form class, name as posted) of every field of `kind` in every portal form."""
-    with _app().test_request_context():
+    with request_in():
         return [(cls, name) for cls in _form_classes() for name in sorted(_typed_fields(_form(cls), kind=kind))]
 
 
@@ -137,7 +125,7 @@ def test_in_english_every_number_field_reads_the_english_way_and_asks_about_a_co
     """An English reader's "1,500" was read as one and a half (a lone comma was always a decimal comma): a price
     a thousand times too low, silently. In English the comma groups thousands, "1.500" is one and a half, and
     "1,500" alone is asked about, as "1.500" is in Spanish."""
-    with _app("en").test_request_context():
+    with request_in("en"):
         field = _typed_fields(_form(cls, MultiDict({name: typed})))[name]
         assert field._value() == typed
         if typed == "1,500":

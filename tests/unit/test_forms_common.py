@@ -5,8 +5,6 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from flask import Flask
-from flask_babel import Babel
 from werkzeug.datastructures import MultiDict
 from wtforms import FieldList, Form, FormField, StringField
 
@@ -15,17 +13,11 @@ from portal.client.inteligente_requests import field_path as smart_field_path
 from portal.web.comprobantes.forms import ReceiptForm
 from portal.web.forms_common import NumberField, NumberRequired, _fields_by_name, apply_service_errors, typed_data
 from portal.web.inteligente.forms import SmartForm
+from tests.support.i18n import request_in
 
 QUESTION = "¿Mil o uno con decimales? Escribí 1500 o 1,5."
 
-
-@pytest.fixture(autouse=True)
-def request_context():
-    app = Flask(__name__)
-    app.config.update(WTF_CSRF_ENABLED=False, SECRET_KEY="test", BABEL_DEFAULT_LOCALE="es")  # the portal's default
-    Babel(app)
-    with app.test_request_context():
-        yield
+pytestmark = pytest.mark.usefixtures("in_spanish")
 
 
 class _Line(Form):
@@ -84,10 +76,7 @@ def test_a_number_the_form_starts_with_shows_as_the_form_reads_it_back(number, s
 @pytest.mark.parametrize(("number", "shown"), [(Decimal("40.402"), "40.402"), (Decimal("85.5"), "85.5")])
 def test_in_english_a_number_the_form_starts_with_has_a_decimal_point(number, shown):
     """An exchange rate of 40,402 proposed to an English reader read as forty thousand."""
-    app = Flask(__name__)
-    app.config.update(WTF_CSRF_ENABLED=False, SECRET_KEY="test", BABEL_DEFAULT_LOCALE="en")
-    Babel(app)
-    with app.test_request_context():
+    with request_in("en"):
         form = _Form(formdata=None, data={"importe": number})
         assert form.importe._value() == shown and form.validate() and form.importe.data == number
 

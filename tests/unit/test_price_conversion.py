@@ -6,25 +6,16 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from flask import Flask
-from flask_babel import Babel
 
 from portal.web.comprobantes.conversion import convert, typed_rate
 
 DAY = {"USD": Decimal("39.850"), "EUR": Decimal("43.100")}
 
+pytestmark = pytest.mark.usefixtures("in_spanish")
+
 
 def _rates(currency: str) -> Decimal | None:
     return DAY.get(currency)
-
-
-@pytest.fixture(autouse=True)
-def request_context():
-    app = Flask(__name__)
-    app.config.update(SECRET_KEY="test", BABEL_DEFAULT_LOCALE="es")
-    Babel(app)
-    with app.test_request_context():
-        yield
 
 
 def test_dollars_on_a_receipt_in_pesos():

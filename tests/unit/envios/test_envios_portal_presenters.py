@@ -3,19 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from flask import Flask
-from flask_babel import Babel
 
 from portal.client.envios import DgiMotive
 from portal.web.envios.badges import dgi_badge
 
-
-@pytest.fixture(autouse=True)
-def app_context():
-    app = Flask(__name__)
-    Babel(app)
-    with app.test_request_context():
-        yield
+pytestmark = pytest.mark.usefixtures("in_spanish")
 
 
 @pytest.mark.parametrize(
