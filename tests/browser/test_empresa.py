@@ -65,10 +65,11 @@ def test_admin_uploads_a_certificate_and_sees_it_listed(page: Page, tmp_path):
     Shell(page).assert_no_csp_violations()
 
 
-# The "e-Ticket", "e-Factura"... of a CAE row's type laid out on more than one line ("de e-" above "Ticket").
-_SPLIT_TYPE_WORDS = """() => {
+# The "e-Ticket", "e-Factura"... in the elements `selector` finds, laid out on more than one line ("de e-" above
+# "Ticket" in a CAE row's type, "(e-" above "Factura A-0000015)" in the mail's placeholders).
+_SPLIT_TYPE_WORDS = """(selector) => {
   const split = [];
-  for (const th of document.querySelectorAll("[data-testid=cae-range] th")) {
+  for (const th of document.querySelectorAll(selector)) {
     const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
     while (walker.nextNode()) {
       const node = walker.currentNode;
@@ -96,7 +97,9 @@ def test_every_empresa_page_fits_the_screen(page: Page, width):
         expect(page.get_by_role("link", name=name, exact=True).first).to_have_attribute("aria-current", "page")
         assert not empresa.has_horizontal_scroll(), name
         if name == "CAE":  # at 390 px "Nota de débito de e-Ticket" read "de e-" above "Ticket"
-            assert page.evaluate(_SPLIT_TYPE_WORDS) == []
+            assert page.evaluate(_SPLIT_TYPE_WORDS, "[data-testid=cae-range] th") == []
+        if name == "Correo al cliente":  # at 390 px "(e-" above "Factura A-0000015)"
+            assert page.evaluate(_SPLIT_TYPE_WORDS, "[data-testid=mail-placeholders] dd") == []
 
 
 def test_support_opens_the_audit_from_the_navigation_and_reads_it_without_the_settings(

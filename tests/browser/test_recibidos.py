@@ -8,8 +8,11 @@ import re
 
 import pytest
 from playwright.sync_api import Page, expect
+from sqlalchemy import update
 
-from tests.browser.pages import Shell, screenshot, settled
+from portal.service.platform import db
+from portal.service.recibidos.models import FAILED, ExchangeAnswer
+from tests.browser.pages import DESKTOP, PHONE, Shell, row_cells, screenshot, settled
 from tests.browser.pages.recibidos import ReceivedPage
 from tests.support import recibidos as sup
 
@@ -136,3 +139,57 @@ def test_what_the_filters_found_is_said_in_the_pages_live_region(page: Page, env
     page.get_by_label("Proveedor").fill("nadie")
     page.get_by_label("Proveedor").press("Enter")
     expect(page.locator("#announcer")).to_contain_text("Ningún comprobante recibido cumple estos filtros.")
+
+
+# An answer that could not be sent, as the transport words it: long, and with words longer than a phone's card.
+_UNREACHABLE = (
+    "HTTPSConnectionPool(host='ws.proveedor-de-cajas.com.uy', port=443): Max retries exceeded with url: "
+    "/ws/intercambio/RespuestaCFE (Caused by ConnectTimeoutError('Connection to ws.proveedor-de-cajas.com.uy timed "
+    "out. (connect timeout=10)'))"
+)
+
+# Each answer's state on a line of its own, its error under it, inside the box that holds the answers.
+_ANSWERS_LAYOUT = """(box) => {
+  const out = [], edge = box.getBoundingClientRect();
+  if (box.scrollWidth > box.clientWidth) out.push(`scrolls sideways by ${box.scrollWidth - box.clientWidth}px`);
+  for (const cell of box.querySelectorAll("td[data-label=Estado]")) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode() && !walker.currentNode.data.includes("no se pudo enviar"));
+    const words = document.createRange();
+    words.selectNodeContents(walker.currentNode);
+    const lines = new Set([...words.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+    if (lines.size > 1) out.push(`the state takes ${lines.size} lines`);
+    const error = cell.querySelector("small").getBoundingClientRect(), state = words.getBoundingClientRect();
+    if (error.top < state.bottom - 1) out.push("the error stands beside the state, not under it");
+    if (error.left < edge.left - 1 || error.right > edge.right + 1) out.push("the error sticks out of its box");
+  }
+  return out;
+}"""
+
+
+def test_an_answer_that_could_not_be_sent_reads_whole_with_its_error_under_it(
+    page: Page, live_service, tmp_path, shots
+):
+    """At 390 px a failed answer's cell laid its label, "no se pudo enviar" (three lines tall in a sliver) and the
+    transport's error side by side, the error cut off at the card's edge and the answers' box scrolled sideways;
+    at 1366 px the error's long words pushed the date out of the box."""
+    envelope = tmp_path / "Sob_211003420017_20261127_1.xml"
+    envelope.write_bytes(sup.envelope([sup.cfe(1)]))
+    Shell(page).sign_in("usuario@demo.uy")
+    received = ReceivedPage(page)
+    received.open()
+    received.drop(envelope)
+    expect(page.locator(".flash-success")).to_contain_text("1 aceptado(s)")
+    with live_service.app.app_context(), db.write_transaction() as session:
+        session.execute(update(ExchangeAnswer).values(state=FAILED, last_error=_UNREACHABLE, last_error_texts=None))
+    received.open_cfe("e-Factura A-1")
+    answers = page.get_by_role("region", name="Nuestras respuestas al proveedor")
+    expect(answers).to_contain_text("no se pudo enviar")
+    for size, name in ((DESKTOP, "1366"), (PHONE, "390")):
+        page.set_viewport_size(size)
+        settled(page)
+        screenshot(page, shots / f"recibidos-answer-failed-{name}.png")
+        assert answers.evaluate(_ANSWERS_LAYOUT) == [], name
+    assert row_cells(answers.locator("tbody tr").first) == [
+        [label, True] for label in ("Documento", "Estado", "Cuándo")
+    ]

@@ -4,14 +4,18 @@ the watch. Screenshots at 1366 and 390 px with CFE_SHOTS_DIR."""
 
 from __future__ import annotations
 
+from datetime import UTC
+from zoneinfo import ZoneInfo
+
 import pytest
 from playwright.sync_api import Page, expect
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from portal.service.platform import db
 from portal.service.platform.models import Certificate
 from portal.service.salud import watch
-from tests.browser.pages import DESKTOP, PHONE, Shell, row_cells, screenshot, settled
+from portal.service.webhooks.models import WebhookAttempt
+from tests.browser.pages import DESKTOP, PHONE, Shell, both_widths, row_cells, screenshot, settled
 from tests.browser.pages.webhooks import WebhooksPage
 from tests.support.certificates import expiring_in
 from tests.support.envios import drain
@@ -114,3 +118,40 @@ def test_deleting_a_webhook_asks_in_a_modal_and_without_javascript_on_a_page(
         expect(plain.get_by_role("link", name=f"{receiver.url}/two")).to_have_count(0)
     finally:
         context.close()
+
+
+def test_a_failed_test_event_is_said_beside_the_badge_without_reloading(page: Page, live_service, receiver, shots):
+    """After "Enviar evento de prueba" to a system that answers HTTP 500 the page said "Activo" and "no attempts
+    yet" until the admin reloaded it, and then only "Fallando desde": now it waits for the test's attempt and says
+    beside the badge that the last delivery failed, when (in Montevideo time) and how, in Spanish and in English."""
+    receiver.script.statuses = [500]
+    url = f"{receiver.url}/erp"
+    Shell(page).sign_in("admin@demo.uy")
+    webhooks = WebhooksPage(page)
+    page.goto("/webhooks/")
+    webhooks.register(url, "ERP central", events=("Comprobante emitido",))
+    settled(page)
+    page.goto("/webhooks/")
+    webhooks.open_webhook(url)
+    webhooks.send_test_event()
+    expect(webhooks.status).to_contain_text("evento de prueba")
+    drain(live_service.app)  # the worker sends it; the page is left as it is
+    with live_service.app.app_context():
+        at = db.session().scalars(select(WebhookAttempt.attempted_at)).one()
+    when = (at if at.tzinfo else at.replace(tzinfo=UTC)).astimezone(ZoneInfo("America/Montevideo"))
+    shown = when.strftime("%d/%m/%Y %H:%M")
+    expect(webhooks.last_delivery).to_have_text(
+        f"La última entrega, el evento de prueba, falló el {shown}: tu sistema respondió HTTP 500."
+    )
+    expect(webhooks.state).to_contain_text("Fallando desde")
+    expect(webhooks.state).not_to_contain_text("Activo")
+    expect(webhooks.attempts).to_have_count(1)
+    both_widths(page, shots, "webhook-test-failed")
+
+    page.get_by_role("button", name="English").click()
+    expect(webhooks.last_delivery).to_have_text(
+        f"The last delivery, the test event, failed on {shown}: your system answered HTTP 500."
+    )
+    page.goto("/webhooks/")
+    expect(page.get_by_test_id("webhook-row")).to_contain_text("Failing since")
+    both_widths(page, shots, "webhooks-failing-en")

@@ -149,6 +149,7 @@ ADMIN = {
     "webhooks.detail",
     "webhooks.update",
     "webhooks.test",
+    "webhooks.deliveries",
     "webhooks.rotate",
     "webhooks.toggle",
     "webhooks.delete",

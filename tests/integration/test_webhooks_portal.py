@@ -160,3 +160,35 @@ def test_deleting_a_webhook_asks_first_and_without_javascript_on_a_page_of_its_o
     token = action.find("input", attrs={"name": "csrf_token"})["value"]
     assert admin.post(action["action"], data={"csrf_token": token}).status_code == 303
     assert _soup(admin.get("/webhooks/")).find("a", class_="webhook-url") is None
+
+
+def test_after_a_test_event_the_page_asks_for_its_result_until_it_is_listed(admin, live_service, receiver):
+    """The page after "Enviar evento de prueba" asks every 2 s for the part beside the badge (the attempts out of
+    band) until the test's attempt is listed, then stops and reads the result out; a minute at most; an id that
+    is no event's starts nothing."""
+    receiver.script.statuses = [500]
+    data = {"url": f"{receiver.url}/poll", "eventos": ["comprobante.emitido"], "csrf_token": _csrf(admin, "/webhooks/")}
+    admin.post("/webhooks/", data=data)
+    link = _soup(admin.get("/webhooks/")).find("a", class_="webhook-url")["href"]
+    sent = admin.post(f"{link}/prueba", data={"csrf_token": _csrf(admin, link)})
+    assert sent.status_code == 303 and "?prueba=evt_" in sent.headers["Location"]
+    waiting = _soup(admin.get(sent.headers["Location"])).find(id="webhook-delivery")
+    poll = waiting["hx-get"]
+    assert poll.startswith(f"{link}/entregas?prueba=evt_") and "vez=1" in poll and "Esperando" in waiting.get_text()
+    assert "Activo" in waiting.get_text()  # the worker has not sent it yet: nothing failed so far
+    assert "hx-get" not in str(_soup(admin.get(f"{link}?prueba=evt_x")).find(id="webhook-delivery"))
+    tired = admin.get(poll.replace("vez=1", "vez=30"), headers={"HX-Request": "true"})
+    assert "hx-get" not in tired.get_data(as_text=True) and "recargá la página" in tired.get_data(as_text=True)
+
+    drain(live_service.app)
+    answer = admin.get(poll, headers={"HX-Request": "true"})
+    assert answer.headers["Cache-Control"] == "no-store" and "HX-Request" in answer.headers["Vary"]
+    part = _soup(answer)
+    delivery = part.find(id="webhook-delivery")
+    assert not delivery.has_attr("hx-get") and "Fallando desde" in delivery.get_text()
+    failed = delivery.find(attrs={"data-testid": "last-delivery"})
+    assert failed.has_attr("data-announce") and "respondió HTTP 500" in failed.get_text()
+    assert (
+        part.find(id="attempts")["hx-swap-oob"] == "true"
+        and len(part.find_all(attrs={"data-testid": "attempt-row"})) == 1
+    )

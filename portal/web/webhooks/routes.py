@@ -4,19 +4,53 @@ never in a URL, a redirect, a flash or a log; every answer here is `no-store`.""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from flask import Blueprint, flash, request
 from flask_babel import gettext as _
 
 from portal.client.errors import Conflict, ValidationError
-from portal.client.webhooks import NewSecret, WebhookRequest
+from portal.client.webhooks import AttemptPage, DeliveryAttempt, NewSecret, WebhookRequest
 from portal.web.auth.session import admin_required
 from portal.web.backend import api
 from portal.web.forms_common import apply_service_errors
-from portal.web.rendering import redirect_after_post, render
+from portal.web.rendering import fragment, redirect_after_post, render
 from portal.web.webhooks.forms import EVENT_LABELS, RotateForm, WebhookForm
 
 bp = Blueprint("webhooks", __name__, url_prefix="/webhooks")
 INDEX, DETAIL = "webhooks/index.html", "webhooks/detail.html"
+_EVENT_ID = re.compile(r"^evt_[0-9a-f]{32}$")
+# After "Enviar evento de prueba" the page asks every 2 s for the test's attempt, for a minute at most (a worker
+# that is not running would leave it asking forever).
+POLLS = 30
+
+
+@dataclass(frozen=True)
+class DeliveryStatus:
+    """What the page says beside the badge: the last attempt (a test event's included) and, after a test was
+    sent, whether its attempt is still awaited (`awaiting`, the event's id) or was awaited in vain (`gave_up`)."""
+
+    last: DeliveryAttempt | None
+    awaiting: str | None = None
+    polls: int = 0
+    gave_up: bool = False
+    arrived: bool = False  # the test's attempt came in while the page was asking: read it out
+
+    @classmethod
+    def of(cls, attempts: AttemptPage, tested: str | None = None, polls: int = 0) -> DeliveryStatus:
+        last = attempts.items[0] if attempts.items else None
+        if not tested or not _EVENT_ID.match(tested):
+            return cls(last)
+        if any(a.event_id == tested for a in attempts.items):
+            return cls(last, arrived=polls > 0)
+        if polls >= POLLS:
+            return cls(last, gave_up=True)
+        return cls(last, awaiting=tested, polls=polls)
+
+
+def _polls() -> int:
+    return request.args.get("vez", 0, type=int) or 0
 
 
 def _no_store(response):
@@ -89,7 +123,29 @@ def _detail(
             form=form,
             rotate_form=rotate_form or RotateForm(formdata=None),
             attempts=attempts,
+            delivery=DeliveryStatus.of(attempts, request.args.get("prueba")),
             secret=secret,
+            labels=EVENT_LABELS,
+        )
+    )
+
+
+@bp.get("/<webhook_id>/entregas")
+@admin_required
+def deliveries(webhook_id: str):
+    """The badge, the last delivery and the attempts: what the page asks for every 2 s after a test event, until
+    the test's attempt is listed (a part of the page, swapped in by htmx)."""
+    webhook = api().get_webhook(webhook_id)
+    attempts = api().list_webhook_attempts(webhook_id, limit=50)
+    delivery = DeliveryStatus.of(attempts, request.args.get("prueba"), _polls())
+    return _no_store(
+        fragment(
+            DETAIL,
+            "delivery",
+            oob_blocks=("attempts",),
+            webhook=webhook,
+            attempts=attempts,
+            delivery=delivery,
             labels=EVENT_LABELS,
         )
     )
@@ -114,14 +170,16 @@ def update(webhook_id: str):
 @bp.post("/<webhook_id>/prueba")
 @admin_required
 def test(webhook_id: str):
-    """Queue a test event; its attempt shows in the list in seconds."""
+    """Queue a test event; its result shows beside the badge and in the list in seconds."""
     try:
-        api().send_webhook_test(webhook_id)
+        event_id = api().send_webhook_test(webhook_id)
     except Conflict as exc:  # a webhook that is off
         flash(exc.message, "error")
-    else:
-        flash(_("Enviamos un evento de prueba: su intento aparece abajo en unos segundos."), "success")
-    return redirect_after_post("webhooks.detail", webhook_id=webhook_id)
+        return redirect_after_post("webhooks.detail", webhook_id=webhook_id)
+    flash(_("Enviamos un evento de prueba: su intento aparece abajo en unos segundos."), "success")
+    # The page waits for the test's attempt (the worker sends it a moment later): shown before it, the page said
+    # "Activo" and "no attempts yet" until the admin thought of reloading it.
+    return redirect_after_post("webhooks.detail", webhook_id=webhook_id, prueba=event_id)
 
 
 @bp.post("/<webhook_id>/rotar")

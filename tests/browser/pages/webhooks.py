@@ -13,6 +13,8 @@ class WebhooksPage:
         self.page = page
         self.secret = page.get_by_role("textbox", name="Secreto de firma")
         self.attempts = page.get_by_test_id("attempt-row")
+        self.state = page.get_by_test_id("webhook-state")  # the badge
+        self.last_delivery = page.get_by_test_id("last-delivery")  # how the last delivery failed, beside it
 
     def open_from_navigation(self) -> None:
         nav_link(self.page, "Webhooks").click()
