@@ -5,6 +5,7 @@ ACKCFE), book and unbook; roles and companies."""
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from datetime import datetime
 from decimal import Decimal
@@ -97,6 +98,8 @@ def test_csv_has_every_matching_row(api_client, usuario, received):
     lines = answer.get_data(as_text=True).lstrip("\ufeff").splitlines()
     assert lines[0].startswith("Recibido;RUT proveedor") and len(lines) == 5
     assert "Comercial del Norte S.R.L." in lines[1] and ";AE;" in lines[1]
+    totals = [line.split(";")[8] for line in lines[1:]]  # a spreadsheet's number: decimal comma, no grouping
+    assert all(re.fullmatch(r"-?\d+,\d\d", total) for total in totals), totals
 
 
 def test_one_cfe_as_json_xml_and_pdf(api_client, usuario, received):

@@ -18,6 +18,7 @@ from portal.domain.receipt_numbers import ReceiptNumber
 from portal.domain.uruguay_time import MONTEVIDEO, montevideo_time, today_montevideo
 from portal.service.cfe import printable
 from portal.service.cfe.emission import Issuer
+from portal.service.cfe.pdf_text import number
 from portal.service.comprobante.export import text_cell
 from portal.service.platform.i18n import _, said_or
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe, ReceivedEnvelope
@@ -244,7 +245,7 @@ DECISIONS = {"aceptado": _("Aceptado"), "rechazado": _("Rechazado")}
 
 
 def _money(value: Decimal | None) -> str:
-    return "" if value is None else f"{value:.2f}".replace(".", ",")
+    return "" if value is None else number(value, 2, grouped=False)  # as the issued receipts' file writes it
 
 
 def csv_chunks(
