@@ -143,6 +143,36 @@ def test_an_outside_receiver_is_verified_with_the_certificate_it_signed_with(ser
     assert refused.value.code == "certificado_invalido"
 
 
+def test_an_agreed_motive_gives_the_credit_note_the_receivers_own_words_and_reads_in_english(
+    api_client, user, service_app, delivered
+):
+    """An E27-E60 rejection's words are its detail (its glosa a standard text): the prefilled credit note's reason
+    was "E27 Otro motivo acordado entre las partes", dropping them, and the English page said the glosa in Spanish."""
+    agreed = [{"codigo": "E27", "glosa": "Otro motivo acordado entre las partes", "detalle": "No pedimos cinta."}]
+    _record(service_app, receiver_ack_cfe(service_app, delivered, [("AE", []), ("BE", agreed)]))
+    rejected = delivered[1]["idCfeEmitido"]
+    draft = api_client.get(
+        _exchange(api_client, user, rejected)["borradorNota"].split("localhost", 1)[-1], headers=user
+    )
+    reason = draft.json["borrador"]["referencias"][0]["razonRef"]
+    assert reason == "Rechazo comercial del receptor: E27 No pedimos cinta."
+    [motive] = _exchange(api_client, {**user, "Accept-Language": "en"}, rejected)["motivos"]
+    assert motive["texto"] == "Another motive agreed between the parties" and motive["detalle"] == "No pedimos cinta."
+    own = [{"codigo": "E31", "glosa": "Entrega fuera de horario", "detalle": "Llegó a las 22 h."}]
+    _record(service_app, receiver_ack_cfe(service_app, delivered, [("BE", own), ("BE", agreed)]))
+    [theirs] = _exchange(api_client, {**user, "Accept-Language": "en"}, delivered[0]["idCfeEmitido"])["motivos"]
+    assert theirs["texto"] == "Entrega fuera de horario"  # the receiver's own words stay as written
+    long = [{**agreed[0], "detalle": "La mercadería llegó incompleta y con el embalaje roto en tres de las cajas."}]
+    _record(service_app, receiver_ack_cfe(service_app, delivered, [("AE", []), ("BE", long)]))
+    draft = api_client.get(
+        _exchange(api_client, user, rejected)["borradorNota"].split("localhost", 1)[-1], headers=user
+    )
+    reason = draft.json["borrador"]["referencias"][0]["razonRef"]
+    full = f"Rechazo comercial del receptor: E27 {long[0]['detalle']}"
+    assert len(reason) <= 90 and reason.endswith("…"), reason  # said to be cut ...
+    assert full.startswith(reason[:-1]) and full[len(reason) - 1] == " "  # ... and cut between words
+
+
 def test_a_commercial_rejection_offers_the_prefilled_credit_note_and_links_it(api_client, user, service_app, delivered):
     commercial = [{"codigo": "E24", "glosa": "Diferencia de precios y/o descuentos"}]
     _record(service_app, receiver_ack_cfe(service_app, delivered, [("AE", []), ("BE", commercial)]))

@@ -7,17 +7,17 @@ from __future__ import annotations
 import io
 import re
 import zipfile
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.cfe.schema import validate_xml
 from portal.service.envios import acks as dgi_acks
 from portal.service.platform import db, jobs
-from portal.service.recibidos.models import ExchangeAnswer
+from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe
 from tests.support import recibidos as sup
 
 URL = "/api/v1/recibidos"
@@ -174,6 +174,41 @@ def test_accept_book_and_unbook(api_client, usuario, received):
     assert api_client.post(f"{URL}/{first}/descontabilizar", headers=usuario).get_json()["contabilizado"] is False
     rejected_on_arrival = received["recibidos"][2]
     assert api_client.post(f"{URL}/{rejected_on_arrival}/contabilizar", headers=usuario).status_code == 409
+
+
+def test_a_booked_cfe_is_not_rejected_until_its_mark_is_off(api_client, usuario, received):
+    """Booked, then rejected: it stayed booked (the CSV said "Rechazado;no;sí", and an accounting system pulling
+    booked rows took a purchase the company refused), with no way to take the mark off. The rejection is refused
+    while it is booked, saying what to do; once the mark is off it goes through."""
+    first = received["recibidos"][0]
+    assert api_client.post(f"{URL}/{first}/contabilizar", headers=usuario).get_json()["contabilizado"] is True
+    reject = {"motivo": "E24", "detalle": "Precio acordado: $ 140"}
+    refused = api_client.post(f"{URL}/{first}/rechazar", json=reject, headers=usuario)
+    assert refused.status_code == 409 and refused.get_json()["error"]["code"] == "recibido_contabilizado"
+    assert "quitá la marca antes de rechazarlo" in refused.get_json()["error"]["message"]
+    kept = api_client.get(f"{URL}/{first}", headers=usuario).get_json()
+    assert kept["decision"] is None and kept["contabilizado"] is True
+    assert [r["tipo"] for r in kept["respuestas"]] == ["ACKSobre", "ACKCFE"]  # nothing told the supplier
+    api_client.post(f"{URL}/{first}/descontabilizar", headers=usuario)
+    rejected = api_client.post(f"{URL}/{first}/rechazar", json=reject, headers=usuario).get_json()
+    assert rejected["decision"] == "rechazado" and rejected["contabilizado"] is False
+
+
+def test_already_decided_names_the_day_in_uruguay(api_client, usuario, received, service_app):
+    """Decided at 22:30 in Montevideo (01:30 UTC the next day): the refusal of a second decision said the next day."""
+    first = received["recibidos"][0]
+    assert api_client.post(f"{URL}/{first}/aceptar", headers=usuario).status_code == 200
+    with service_app.app_context():
+        db.session().execute(
+            update(ReceivedCfe)
+            .where(ReceivedCfe.id == first)
+            .values(decided_at=datetime(2026, 11, 28, 1, 30, tzinfo=UTC))
+        )
+        db.session().commit()
+    again = api_client.post(f"{URL}/{first}/aceptar", headers=usuario)
+    assert (
+        again.status_code == 409 and again.get_json()["error"]["message"] == "Este CFE ya fue aceptado el 27/11/2026."
+    )
 
 
 def test_roles_and_other_companies(api_client, auth_headers, received):

@@ -254,3 +254,37 @@ def test_in_english_dgis_motives_of_a_refusal_are_english(usuario):
     detail = BeautifulSoup(usuario.get(page.select_one("#received-results tbody tr a")["href"]).data, "html.parser")
     assert "E04 · The electronic signature is not valid" in detail.get_text()
     assert "Firma electrónica no es válida" not in detail.get_text()
+
+
+def _detail_of_uploaded(client):
+    answer = _upload(client, ("Sob_211003420017_1.xml", sup.envelope([sup.cfe(1)])))
+    page = BeautifulSoup(client.get(answer.headers["Location"]).data, "html.parser")
+    link = page.select_one("#received-results tbody tr a")["href"]
+    return link, BeautifulSoup(client.get(link).data, "html.parser")
+
+
+def test_a_booked_cfe_rejected_is_refused_in_the_form_with_the_motive_kept(usuario):
+    """Booked then rejected, it stayed booked and the page no longer offered to take the mark off. The rejection is
+    refused beside its button, the motive and its words kept, saying to take the mark off first."""
+    link, detail = _detail_of_uploaded(usuario)
+    token = detail.select_one("form[action$=contabilizar] input[name=csrf_token]")["value"]
+    assert usuario.post(f"{link}/contabilizar", data={"csrf_token": token}).status_code == 303
+    words = "No pedimos cinta, pedimos cajas."
+    refused = usuario.post(f"{link}/rechazar", data={"csrf_token": token, "motivo": "E27", "detalle": words})
+    assert refused.status_code == 409
+    page = BeautifulSoup(refused.data, "html.parser")
+    form = page.select_one("form[action$=rechazar]")
+    assert "quitá la marca antes de rechazarlo" in form.select_one("[data-error-summary]").get_text()
+    assert form.select_one("select[name=motivo] option[selected]")["value"] == "E27"
+    assert form.select_one("textarea[name=detalle]").get_text().strip() == words
+    assert page.select_one("form[action$=contabilizar] input[name=deshacer]") is not None  # the way forward
+    unbooked = usuario.post(f"{link}/contabilizar", data={"csrf_token": token, "deshacer": "1"})
+    assert unbooked.status_code == 303
+    assert (
+        usuario.post(f"{link}/rechazar", data={"csrf_token": token, "motivo": "E27", "detalle": words}).status_code
+        == 303
+    )
+    decision = BeautifulSoup(usuario.get(link).data, "html.parser").select_one("[data-testid=decision]").get_text()
+    # The decision reads as taken, not as the form's instruction ("otro motivo acordado (escribilo)").
+    assert "E27 · Otro motivo acordado entre las partes — No pedimos cinta, pedimos cajas." in decision
+    assert "escribilo" not in decision

@@ -4,7 +4,7 @@ S and E codes (envios.states) and the commercial ones a receiver may use, E20-E6
 from __future__ import annotations
 
 from portal.service.envios.states import CFE_MOTIVES, ENVELOPE_MOTIVES, in_words
-from portal.service.platform.i18n import Text, _
+from portal.service.platform.i18n import Text, _, say
 
 STATES = {
     "pendiente": _("Pendiente de entrega al receptor electrónico (después de registrarse para DGI)."),
@@ -55,9 +55,21 @@ def motive_text(code: str) -> str:
     return str(known) if known else (str(AGREED_MOTIVE) if is_commercial(code) else "")
 
 
+# The standard texts of an agreed motive (E27-E60): ours when a receiver wrote none, and the one this product sends
+# as a receiver. A motive carrying one of them holds no words of the receiver's own in its glosa: it is said in
+# the reader's language, and the receiver's words are its detail.
+AGREED_TEXTS = {str(text): text for text in (AGREED_MOTIVE, _("Otro motivo acordado entre las partes"))}
+
+
 def said_motives(entries: list[dict] | None) -> list[dict]:
-    """A receiver's motives as the API answers them, each with `texto` in the request's language (by its code)."""
-    return in_words(entries, motive_words)
+    """A receiver's motives as the API answers them, each with `texto` in the request's language (by its code; an
+    agreed motive's standard text too)."""
+    return [
+        {**m, "texto": say(AGREED_TEXTS[m["glosa"]])}
+        if is_commercial(m.get("codigo") or "") and m.get("glosa") in AGREED_TEXTS
+        else m
+        for m in in_words(entries, motive_words)
+    ]
 
 
 def motive(code: str, glosa: str | None = None, detail: str | None = None) -> dict:

@@ -12,16 +12,26 @@ from portal.service.comprobante.models import IssuedCfe
 from portal.service.comprobante.tracking_schemas import EstadoIntercambio
 from portal.service.intercambio.directory import find_issuer
 from portal.service.intercambio.models import DgiRejectionNotice, ExchangeCfe, ExchangeEnvelope
-from portal.service.intercambio.states import FINAL_STATES, STATES, said_motives
+from portal.service.intercambio.states import AGREED_TEXTS, FINAL_STATES, STATES, said_motives
 from portal.service.platform.i18n import said_or, say
 
 REASON_MAX = 90  # razonRef (F-C6)
 
 
+def _motive_reason(entry: dict) -> str:
+    """A motive in a credit note's reason: its code and its words. An agreed motive's (E27-E60) words are the
+    receiver's detail, its glosa being a standard text that says nothing; E20-E26 are said by their glosa."""
+    glosa, detail = (entry.get("glosa") or "").strip(), (entry.get("detalle") or "").strip()
+    return f"{entry['codigo']} {detail if detail and glosa in AGREED_TEXTS else glosa}".strip()
+
+
 def rejection_reason(ex: ExchangeCfe) -> str:
-    """The receiver's commercial motive as a credit note's reason (razonRef)."""
-    motives = ", ".join(f"{m['codigo']} {m.get('glosa', '')}".strip() for m in ex.motives if m.get("codigo"))
-    return f"Rechazo comercial del receptor: {motives}"[:REASON_MAX]
+    """The receiver's commercial motive as a credit note's reason (razonRef), cut at a word when it is longer."""
+    motives = ", ".join(_motive_reason(m) for m in ex.motives if m.get("codigo"))
+    reason = f"Rechazo comercial del receptor: {motives}"
+    if len(reason) <= REASON_MAX:
+        return reason
+    return reason[: REASON_MAX - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
 def commercial_rejection(session: Session, record: IssuedCfe) -> ExchangeCfe | None:

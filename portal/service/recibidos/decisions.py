@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy.orm import Session
 
+from portal.domain.uruguay_time import montevideo_time
 from portal.service.envios.acks import CfeVerdict
 from portal.service.platform.errors import ApiError, FieldError, ValidationFailed
 from portal.service.platform.i18n import _
@@ -27,7 +28,8 @@ def _check_open(row: ReceivedCfe) -> None:
     if row.anulado_dgi:
         raise _conflict(_("DGI rechazó este CFE: no admite otra respuesta."), "rechazado_por_dgi")
     if row.decision is not None:
-        dia = f"{row.decided_at:%d/%m/%Y}"
+        decided = row.decided_at or datetime.now(UTC)  # set with the decision, always
+        dia = f"{montevideo_time(decided):%d/%m/%Y}"  # the day in Uruguay (22:30 there is tomorrow in UTC)
         if row.decision == "aceptado":
             raise _conflict(_("Este CFE ya fue aceptado el {dia}.", dia=dia), "ya_decidido")
         raise _conflict(_("Este CFE ya fue rechazado el {dia}.", dia=dia), "ya_decidido")
@@ -39,6 +41,16 @@ def decide(
     """Records the decision and the ACKCFE that tells the supplier; returns the answer's id (wake it after the
     commit)."""
     _check_open(row)
+    if decision == "rechazado" and row.contabilizado:
+        # Its booked mark is what an accounting system pulls: a rejected purchase left booked would stay in the books
+        # unseen. The accountant takes the mark off first, knowing whether the entry was already passed on.
+        raise _conflict(
+            _(
+                "Este CFE está marcado como contabilizado: quitá la marca antes de rechazarlo (si ya pasó a la "
+                "contabilidad, revertí el asiento)."
+            ),
+            "recibido_contabilizado",
+        )
     if decision == "rechazado" and code in FREE_TEXT_MOTIVES and not (text or "").strip():
         raise ValidationFailed(
             [

@@ -342,7 +342,13 @@ def aceptar(recibido_id: int, principal: Principal):
     roles=WRITERS,
     body=Rechazar,
     path_params=_ID,
-    responses={**_DECISION_RESPONSES, 422: "Motivo desconocido, o falta el detalle de un motivo E27-E60."},
+    responses={
+        **_DECISION_RESPONSES,
+        409: "`ya_decidido`: ya fue aceptado o rechazado; `recibido_rechazado`: fue rechazado al recibirlo (BE); "
+        "`rechazado_por_dgi`: DGI lo rechazó; `recibido_contabilizado`: está marcado como contabilizado (quitar la "
+        "marca primero).",
+        422: "Motivo desconocido, o falta el detalle de un motivo E27-E60.",
+    },
 )
 def rechazar(recibido_id: int, body: Rechazar, principal: Principal):
     """Reject a received CFE commercially."""

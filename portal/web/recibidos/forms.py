@@ -38,8 +38,14 @@ TYPES = (("", _l("Todos")), *((str(code), TYPE_NAMES[code]) for code in RECEIVED
 
 
 def motive_label(code: str) -> str:
+    """A motive as the rejection form offers it: E27-E60 ask for their text."""
     words = MOTIVE_WORDS.get(code)
     return f"{code} · {words}" if words else f"{code} · " + str(_l("otro motivo acordado (escribilo)"))
+
+
+def motive_recorded(code: str) -> str:
+    """A motive as a decision taken reads: the form's instruction ("escribilo") is not part of it."""
+    return f"{code} · {MOTIVE_WORDS.get(code) or _l('Otro motivo acordado entre las partes')}"
 
 
 class ReceivedFilterForm(PortalForm):

@@ -17,7 +17,7 @@ from portal.web.auth.session import member_required, writer_required
 from portal.web.backend import api
 from portal.web.comprobantes.choices import type_name
 from portal.web.forms_common import apply_service_errors
-from portal.web.recibidos.forms import ReceivedFilterForm, RejectForm, UploadForm, motive_label
+from portal.web.recibidos.forms import ReceivedFilterForm, RejectForm, UploadForm, motive_label, motive_recorded
 from portal.web.rendering import redirect_after_post, render
 
 bp = Blueprint("recibidos", __name__, url_prefix="/recibidos")
@@ -130,6 +130,7 @@ def _detail(received_id: int, reject: RejectForm | None = None, *, status: int =
         cfe=detail.cfe,
         reject=reject or RejectForm(formdata=None),
         motive_label=motive_label,
+        motive_recorded=motive_recorded,
         type_name=type_name,
         can_write=current_user.role in roles.WRITERS,
     )
@@ -201,8 +202,9 @@ def reject(received_id: int):
     except ValidationError as exc:
         apply_service_errors(form, exc, RejectForm.SERVICE_FIELDS)
         return _detail(received_id, form, status=422)
-    except Conflict as exc:
-        flash(exc.message, "error")
+    except Conflict as exc:  # said in the form's summary, beside the button pressed, with the motive kept
+        form.form_errors = [*form.form_errors, exc.message]
+        return _detail(received_id, form, status=409)
     return redirect_after_post("recibidos.detail", received_id=received_id)
 
 
