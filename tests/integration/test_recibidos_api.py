@@ -97,7 +97,7 @@ def test_csv_has_every_matching_row(api_client, usuario, received):
     assert answer.status_code == 200 and answer.mimetype == "text/csv"
     lines = answer.get_data(as_text=True).lstrip("\ufeff").splitlines()
     assert lines[0].startswith("Recibido;RUT proveedor") and len(lines) == 5
-    assert "Comercial del Norte S.R.L." in lines[1] and ";AE;" in lines[1]
+    assert "Comercial del Norte S.R.L." in lines[1] and ";Recibido;" in lines[1]
     totals = [line.split(";")[8] for line in lines[1:]]  # a spreadsheet's number: decimal comma, no grouping
     assert all(re.fullmatch(r"-?\d+,\d\d", total) for total in totals), totals
 
@@ -523,6 +523,18 @@ def test_the_csv_says_the_companys_decision_in_the_readers_language(api_client, 
 
     assert decisions("en") == {"4": "", "3": "", "2": "Rejected", "1": "Accepted"}
     assert decisions("es-UY") == {"4": "", "3": "", "2": "Rechazado", "1": "Aceptado"}
+
+
+def test_the_csv_names_the_type_and_what_was_answered_on_arrival_in_the_readers_language(api_client, usuario, received):
+    """The Tipo and Estado columns held the codes ("111", "AE", "BE") where the pages say words."""
+
+    def columns(language: str) -> set[tuple[str, str]]:
+        headers = {**usuario, "Accept": "text/csv", "Accept-Language": language}
+        _, *rows = api_client.get(URL, headers=headers).get_data(as_text=True).lstrip("\ufeff").splitlines()
+        return {(cells[3], cells[9]) for cells in (row.split(";") for row in rows)}
+
+    assert columns("es-UY") == {("e-Factura", "Recibido"), ("e-Factura", "Rechazado al recibirlo")}
+    assert columns("en") == {("e-Factura", "Received"), ("e-Factura", "Rejected on arrival")}
 
 
 def test_an_english_client_reads_dgis_motives_in_english_by_their_code_and_the_glosa_stays_dgis(

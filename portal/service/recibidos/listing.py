@@ -6,13 +6,15 @@ from __future__ import annotations
 import base64
 import csv
 import io
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, time
 from decimal import Decimal
 
 from sqlalchemy import case, func, or_, select, tuple_
 from sqlalchemy.orm import Session
 
+from portal.domain.cfe_type_names import type_name
 from portal.domain.cfe_types import CREDIT_NOTES
 from portal.domain.receipt_numbers import ReceiptNumber
 from portal.domain.uruguay_time import MONTEVIDEO, montevideo_time, today_montevideo
@@ -242,23 +244,34 @@ HEADER = (
 )
 # The company's decision on a received CFE (stored as a code), as the CSV's reader reads it.
 DECISIONS = {"aceptado": _("Aceptado"), "rechazado": _("Rechazado")}
+# What the company answered on its arrival (AE/BE, stored as DGI's code), as the list's pages say it.
+ARRIVAL = {"AE": _("Recibido"), "BE": _("Rechazado al recibirlo")}
+
+
+@dataclass(frozen=True)
+class CsvWords:
+    """The CSV's words in the request's language, said by the route while the request is there: the file is
+    written after it has gone. `language` names the CFE types."""
+
+    header: list[str]
+    yes_no: tuple[str, str]
+    decisions: dict[str, str]
+    arrival: dict[str, str]
+    language: str
 
 
 def _money(value: Decimal | None) -> str:
     return "" if value is None else number(value, 2, grouped=False)  # as the issued receipts' file writes it
 
 
-def csv_chunks(
-    session: Session, where: list, header: Iterable[str], yes_no: tuple[str, str], decisions: dict[str, str]
-) -> Iterator[str]:
-    """Every matching row, for a spreadsheet (`;`, decimal comma, dd/mm/aaaa, UTF-8 with BOM). `header`, `yes_no`
-    and `decisions` (DECISIONS) are said in the request's language by the caller: the file is written after the
-    request has gone."""
-    yes, no = yes_no
+def csv_chunks(session: Session, where: list, words: CsvWords) -> Iterator[str]:
+    """Every matching row, for a spreadsheet (`;`, decimal comma, dd/mm/aaaa, UTF-8 with BOM), in words: the CFE
+    type by its name, what was answered on arrival and the decision as the pages say them."""
+    yes, no = words.yes_no
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=";", lineterminator="\r\n")
     buffer.write("\ufeff")
-    writer.writerow(header)
+    writer.writerow(words.header)
     try:
         for count, row in enumerate(session.scalars(_ordered(where).execution_options(yield_per=500)), start=1):
             writer.writerow(
@@ -266,7 +279,7 @@ def csv_chunks(
                     f"{montevideo_time(row.received_at):%d/%m/%Y %H:%M}",
                     row.rut_emisor or "",
                     text_cell(row.nombre_emisor or ""),  # the supplier wrote it: never a formula
-                    row.tipo_cfe or "",
+                    type_name(row.tipo_cfe, words.language),
                     row.serie or "",
                     row.nro or "",
                     f"{row.fch_emis:%d/%m/%Y}" if row.fch_emis else "",
@@ -274,8 +287,8 @@ def csv_chunks(
                     _money(
                         -row.mnt_total if row.mnt_total is not None and row.tipo_cfe in CREDIT_NOTES else row.mnt_total
                     ),
-                    row.estado,
-                    decisions.get(row.decision, row.decision) if row.decision else "",
+                    words.arrival.get(row.estado, row.estado),
+                    words.decisions.get(row.decision, row.decision) if row.decision else "",
                     yes if row.anulado_dgi else no,
                     yes if row.contabilizado else no,
                 )

@@ -107,9 +107,14 @@ def listar(query: RecibidosQuery, principal: Principal):
     wanted = negotiate("application/json", "text/csv")
     where = listing.conditions(principal.company_id, query)
     if wanted == "text/csv":
-        header, yes_no = [say(name) for name in listing.HEADER], (say(_("sí")), say(_("no")))
-        decisions = {code: say(label) for code, label in listing.DECISIONS.items()}
-        lines = listing.csv_chunks(db.new_session(), where, header, yes_no, decisions)
+        words = listing.CsvWords(
+            header=[say(name) for name in listing.HEADER],
+            yes_no=(say(_("sí")), say(_("no"))),
+            decisions={code: say(label) for code, label in listing.DECISIONS.items()},
+            arrival={code: say(label) for code, label in listing.ARRIVAL.items()},
+            language=language(),
+        )
+        lines = listing.csv_chunks(db.new_session(), where, words)
         response = Response(lines, mimetype="text/csv")
         response.headers["Content-Disposition"] = 'attachment; filename="recibidos.csv"'
         response.headers["Content-Language"] = language()
