@@ -154,6 +154,7 @@ class Answer:
 
     id: int
     kind: str
+    about: str  # recepcion: the answer on arrival; decision: the company's acceptance or rejection
     channel: str
     state: str
     attempts: int
@@ -203,6 +204,7 @@ class ReceivedDetail:
                 Answer(
                     id=int(a["id"]),
                     kind=a["tipo"],
+                    about=a["respondeA"],
                     channel=a["canal"],
                     state=a["estado"],
                     attempts=int(a["intentos"]),

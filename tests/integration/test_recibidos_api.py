@@ -147,6 +147,8 @@ def test_reject_sends_a_second_signed_ackcfe_and_blocks_booking(api_client, usua
     body = answer.get_json()
     assert body["decision"] == "rechazado" and body["motivoDecision"]["codigo"] == "E24"
     assert [r["tipo"] for r in body["respuestas"]] == ["ACKSobre", "ACKCFE", "ACKCFE"]
+    # Which ACKCFE is which: they read alike ("ACKCFE" twice) on the page.
+    assert [r["respondeA"] for r in body["respuestas"]] == ["recepcion", "recepcion", "decision"]
     with service_app.app_context():
         document = db.session().get(ExchangeAnswer, body["respuestas"][-1]["id"]).document
     assert validate_xml(document, "ACKCFE_Partes.xsd") == []

@@ -284,7 +284,10 @@ def test_a_booked_cfe_rejected_is_refused_in_the_form_with_the_motive_kept(usuar
         usuario.post(f"{link}/rechazar", data={"csrf_token": token, "motivo": "E27", "detalle": words}).status_code
         == 303
     )
-    decision = BeautifulSoup(usuario.get(link).data, "html.parser").select_one("[data-testid=decision]").get_text()
+    page = BeautifulSoup(usuario.get(link).data, "html.parser")
+    documents = [cell.get_text(" ", strip=True) for cell in page.select(".answers-table td[data-label=Documento]")]
+    assert documents == ["ACKSobre al recibirlo", "ACKCFE al recibirlo", "ACKCFE decisión"]  # were "ACKCFE" twice
+    decision = page.select_one("[data-testid=decision]").get_text()
     # The decision reads as taken, not as the form's instruction ("otro motivo acordado (escribilo)").
     assert "E27 · Otro motivo acordado entre las partes — No pedimos cinta, pedimos cajas." in decision
     assert "escribilo" not in decision

@@ -213,6 +213,7 @@ def completo(session: Session, row: ReceivedCfe) -> RecibidoCompleto:
             Respuesta(
                 id=a.id_respuesta,
                 tipo=a.kind,
+                responde_a="decision" if a.cfe_id is not None else "recepcion",  # only a decision names its one CFE
                 canal=a.channel,
                 estado=a.state,
                 intentos=a.attempts,

@@ -110,6 +110,11 @@ class Respuesta(_Out):
         "compartido con otra); descarga el documento en /recibidos/{id}/respuestas/{id de la respuesta}."
     )
     tipo: str = Field(description="ACKSobre o ACKCFE.")
+    responde_a: Literal["recepcion", "decision"] = Field(
+        alias="respondeA",
+        description="recepcion: lo que se respondió al llegar el sobre (ACKSobre, y el ACKCFE de cada CFE: AE o BE); "
+        "decision: el segundo ACKCFE, con la aceptación o el rechazo comercial de la empresa.",
+    )
     canal: str = Field(description="ws, correo, api o portal: por donde llegó el sobre.")
     estado: str = Field(description="en_cola, enviando, enviado, fallido o sin_destino.")
     intentos: int
