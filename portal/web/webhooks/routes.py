@@ -176,7 +176,9 @@ def test(webhook_id: str):
     except Conflict as exc:  # a webhook that is off
         flash(exc.message, "error")
         return redirect_after_post("webhooks.detail", webhook_id=webhook_id)
-    flash(_("Enviamos un evento de prueba: en unos segundos su resultado aparece junto al estado del webhook."), "success")
+    flash(
+        _("Enviamos un evento de prueba: en unos segundos su resultado aparece junto al estado del webhook."), "success"
+    )
     # The page waits for the test's attempt (the worker sends it a moment later): shown before it, the page said
     # "Activo" and "no attempts yet" until the admin thought of reloading it.
     return redirect_after_post("webhooks.detail", webhook_id=webhook_id, prueba=event_id)
