@@ -709,6 +709,26 @@ def test_a_notice_stored_with_spanish_counts_and_a_types_code_reads_in_english(t
     )
 
 
+def _dgi_silence_notices(*messages: dict) -> list[dict]:
+    """Rows of `aviso` for the compliance watch's "DGI no responde" concern, one per stored message, ids from 1."""
+    action = {"accion": "Ver qué hacer", "plantilla": "Ver qué hacer", "valores": {}}
+    return [
+        {
+            "id": notice_id,
+            "company_id": 1,
+            "key": "dgi_caido",
+            "kind": "dgi_caido",
+            "state": "warning",
+            "message": message["mensaje"],
+            "action": "Ver qué hacer",
+            "link": "/envios/contingencia",
+            "created_at": "2026-11-24 00:30:16.000000",
+            "texts": json.dumps({"mensaje": message, "accion": action}),
+        }
+        for notice_id, message in enumerate(messages, start=1)
+    ]
+
+
 def test_a_notice_of_dgis_silence_stored_with_its_hours_written_with_a_point_reads_in_each_language(tmp_path):
     """0420_aviso_horas: the hours of "DGI no responde hace {since}" were kept as "{n} horas" with n "1.5" (a
     Spanish reader read "1.5 horas"); they are said as each reader writes a decimal. The exchange directory's
@@ -727,22 +747,7 @@ def test_a_notice_of_dgis_silence_stored_with_its_hours_written_with_a_point_rea
         "plantilla": "El directorio de receptores electrónicos de DGI se actualizó hace {ago}.",
         "valores": {"ago": {"plantilla": "{n} horas", "valores": {"n": "50"}}},
     }
-    action = {"accion": "Ver qué hacer", "plantilla": "Ver qué hacer", "valores": {}}
-    rows = [
-        {
-            "id": notice_id,
-            "company_id": 1,
-            "key": "dgi_caido",
-            "kind": "dgi_caido",
-            "state": "warning",
-            "message": message["mensaje"],
-            "action": "Ver qué hacer",
-            "link": "/envios/contingencia",
-            "created_at": "2026-11-24 00:30:16.000000",
-            "texts": json.dumps({"mensaje": message, "accion": action}),
-        }
-        for notice_id, message in ((1, silent), (2, directory))
-    ]
+    rows = _dgi_silence_notices(silent, directory)
     engine = create_engine(url)
     with engine.begin() as connection:
         connection.execute(table_of("aviso", rows[0]).insert(), rows)
@@ -781,22 +786,7 @@ def test_a_notice_of_dgis_silence_stored_in_whole_hours_reads_without_a_decimal_
             "valores": {"since": {"plantilla": "{n:.1f} horas", "valores": {"n": hours}}, "waiting": count},
         }
 
-    action = {"accion": "Ver qué hacer", "plantilla": "Ver qué hacer", "valores": {}}
-    rows = [
-        {
-            "id": notice_id,
-            "company_id": 1,
-            "key": "dgi_caido",
-            "kind": "dgi_caido",
-            "state": "warning",
-            "message": message["mensaje"],
-            "action": "Ver qué hacer",
-            "link": "/envios/contingencia",
-            "created_at": "2026-11-24 00:30:16.000000",
-            "texts": json.dumps({"mensaje": message, "accion": action}),
-        }
-        for notice_id, message in ((1, silence("3.0", 1234)), (2, silence("1.0", 5)), (3, silence("2.5", 7)))
-    ]
+    rows = _dgi_silence_notices(silence("3.0", 1234), silence("1.0", 5), silence("2.5", 7))
     engine = create_engine(url)
     with engine.begin() as connection:
         connection.execute(table_of("aviso", rows[0]).insert(), rows)

@@ -11,8 +11,9 @@ them, which may change): the Spanish of each `_()` with its `{name}` placeholder
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -77,3 +78,20 @@ def backfill(
     ]
     if changes:
         bind.execute(update, changes)
+
+
+def rewrite_notice_texts(step: Callable[[Any], Any]) -> None:
+    """Each compliance-watch notice's stored texts (`aviso.texts`: {key: a message as i18n.stored keeps it}) with
+    `step` applied to every message, written back where it changed: what a migration that renames a message or
+    changes how its values are kept does to the notices stored before it."""
+    bind = op.get_bind()
+    notices = sa.table("aviso", sa.column("id"), sa.column("texts", sa.JSON()))
+    found = bind.execute(sa.select(notices.c.id, notices.c.texts).where(notices.c.texts.is_not(None))).all()
+    changes = []
+    for notice_id, texts in found:
+        now = {key: step(record) for key, record in texts.items()}
+        if now != texts:
+            changes.append({"notice_id": notice_id, "now": now})
+    if changes:
+        update = notices.update().where(notices.c.id == sa.bindparam("notice_id"))
+        bind.execute(update.values(texts=sa.bindparam("now")), changes)

@@ -17,8 +17,7 @@ Create Date: 2026-12-20 10:00:00
 
 from typing import Any
 
-import sqlalchemy as sa
-from alembic import op
+from portal.service.migrations.stored_texts import rewrite_notice_texts
 
 revision = "0410_aviso_numeros_y_tipos"
 down_revision = "0330_aviso_textos"
@@ -90,23 +89,9 @@ def _downgraded(record: Any) -> Any:
     return {**record, "plantilla": template, "valores": values}
 
 
-def _change(step) -> None:
-    bind = op.get_bind()
-    notices = sa.table("aviso", sa.column("id"), sa.column("texts", sa.JSON()))
-    found = bind.execute(sa.select(notices.c.id, notices.c.texts).where(notices.c.texts.is_not(None))).all()
-    changes = []
-    for notice_id, texts in found:
-        now = {key: step(record) for key, record in texts.items()}
-        if now != texts:
-            changes.append({"notice_id": notice_id, "now": now})
-    if changes:
-        update = notices.update().where(notices.c.id == sa.bindparam("notice_id"))
-        bind.execute(update.values(texts=sa.bindparam("now")), changes)
-
-
 def upgrade() -> None:
-    _change(_upgraded)
+    rewrite_notice_texts(_upgraded)
 
 
 def downgrade() -> None:
-    _change(_downgraded)
+    rewrite_notice_texts(_downgraded)

@@ -18,8 +18,7 @@ Create Date: 2026-12-28 10:00:00
 import re
 from typing import Any
 
-import sqlalchemy as sa
-from alembic import op
+from portal.service.migrations.stored_texts import rewrite_notice_texts
 
 revision = "0420_aviso_horas"
 down_revision = "0410_aviso_numeros_y_tipos"
@@ -40,23 +39,9 @@ def _step(record: Any, source: str, target: str) -> Any:
     return {**record, "plantilla": template, "valores": values}
 
 
-def _change(source: str, target: str) -> None:
-    bind = op.get_bind()
-    notices = sa.table("aviso", sa.column("id"), sa.column("texts", sa.JSON()))
-    found = bind.execute(sa.select(notices.c.id, notices.c.texts).where(notices.c.texts.is_not(None))).all()
-    changes = []
-    for notice_id, texts in found:
-        now = {key: _step(record, source, target) for key, record in texts.items()}
-        if now != texts:
-            changes.append({"notice_id": notice_id, "now": now})
-    if changes:
-        update = notices.update().where(notices.c.id == sa.bindparam("notice_id"))
-        bind.execute(update.values(texts=sa.bindparam("now")), changes)
-
-
 def upgrade() -> None:
-    _change(OLD, NEW)
+    rewrite_notice_texts(lambda record: _step(record, OLD, NEW))
 
 
 def downgrade() -> None:
-    _change(NEW, OLD)
+    rewrite_notice_texts(lambda record: _step(record, NEW, OLD))

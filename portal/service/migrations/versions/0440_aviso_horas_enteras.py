@@ -17,8 +17,7 @@ Create Date: 2026-11-28 16:00:00
 import re
 from typing import Any
 
-import sqlalchemy as sa
-from alembic import op
+from portal.service.migrations.stored_texts import rewrite_notice_texts
 
 revision = "0440_aviso_horas_enteras"
 down_revision = "0420_aviso_horas"
@@ -63,23 +62,9 @@ def _step(record: Any, change) -> Any:
     return change({**record, "valores": values})
 
 
-def _change(change) -> None:
-    bind = op.get_bind()
-    notices = sa.table("aviso", sa.column("id"), sa.column("texts", sa.JSON()))
-    found = bind.execute(sa.select(notices.c.id, notices.c.texts).where(notices.c.texts.is_not(None))).all()
-    changes = []
-    for notice_id, texts in found:
-        now = {key: _step(record, change) for key, record in texts.items()}
-        if now != texts:
-            changes.append({"notice_id": notice_id, "now": now})
-    if changes:
-        update = notices.update().where(notices.c.id == sa.bindparam("notice_id"))
-        bind.execute(update.values(texts=sa.bindparam("now")), changes)
-
-
 def upgrade() -> None:
-    _change(_upgraded)
+    rewrite_notice_texts(lambda record: _step(record, _upgraded))
 
 
 def downgrade() -> None:
-    _change(_downgraded)
+    rewrite_notice_texts(lambda record: _step(record, _downgraded))
