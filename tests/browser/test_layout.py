@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from portal.client import CfeClient
 from portal.client.cfe import CfeRequest
-from tests.browser.pages import Shell, axe_violations, screenshot, settled
+from tests.browser.pages import CUT_SELECTS, Shell, axe_violations, screenshot, settled
 from tests.support import cfe_bodies as bodies
 
 WIDTHS = (1366, 390)
@@ -53,25 +53,6 @@ _SLIVER_SCROLLS = """() => {
       const name = el.getAttribute("aria-label") || heading?.textContent.trim() || el.className;
       out.push(`${el.tagName.toLowerCase()} ${name} scrolls sideways by ${extra}px`);
     }
-  }
-  return out;
-}"""
-
-
-# A select whose chosen option does not fit shows it cut ("UYU · peso uruguay"): the option's text, in the
-# select's own font, against the room the select leaves for it (its padding holds the arrow).
-_CUT_SELECTS = """() => {
-  const canvas = document.createElement("canvas").getContext("2d");
-  const out = [];
-  for (const el of document.querySelectorAll("select:not([multiple])")) {
-    const option = el.options[el.selectedIndex];
-    const style = getComputedStyle(el);
-    if (!option || el.offsetParent === null) continue;
-    canvas.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
-    const room = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-    const needed = canvas.measureText(option.text.trim()).width;
-    const sizes = `${Math.round(needed)} > ${Math.round(room)}px`;
-    if (needed > room + 1) out.push(`select ${el.name || el.id}: "${option.text.trim()}" (${sizes})`);
   }
   return out;
 }"""
@@ -118,7 +99,7 @@ def test_every_page_fits_desktop_and_phone(page, portal_app, email, shard):
             if scroll_width > width:
                 problems.append(f"{path} at {width}px scrolls sideways ({scroll_width}px)")
             problems += [f"{path} at {width}px: {cut}" for cut in page.evaluate(_CUT_CONTROLS, width)]
-            problems += [f"{path} at {width}px: {cut}" for cut in page.evaluate(_CUT_SELECTS)]
+            problems += [f"{path} at {width}px: {cut}" for cut in page.evaluate(CUT_SELECTS)]
             problems += [f"{path} at {width}px: {sliver}" for sliver in page.evaluate(_SLIVER_SCROLLS)]
             # axe checks each page as it loads; a box that scrolls sideways only on a phone is checked here.
             problems += [f"{path} at {width}px: {found}" for found in axe_violations(page)]

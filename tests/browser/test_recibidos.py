@@ -12,7 +12,7 @@ from sqlalchemy import update
 
 from portal.service.platform import db
 from portal.service.recibidos.models import FAILED, ExchangeAnswer
-from tests.browser.pages import DESKTOP, PHONE, Shell, row_cells, screenshot, settled
+from tests.browser.pages import CUT_SELECTS, DESKTOP, PHONE, Shell, row_cells, screenshot, settled
 from tests.browser.pages.recibidos import ReceivedPage
 from tests.support import recibidos as sup
 
@@ -77,6 +77,7 @@ def test_a_rejection_sent_without_its_detail_opens_at_the_detail_saying_error(pa
     settled(page)
     received.open_cfe("e-Factura A-1")
     page.get_by_label("Motivo").select_option("E27")
+    assert page.evaluate(CUT_SELECTS) == []  # "E27 · otro motivo acordado (escribilo)" was cut in its box at 390 px
     page.get_by_role("button", name="Rechazar", exact=True).focus()
     page.keyboard.press("Enter")
     detail = page.get_by_label("Detalle para el proveedor")

@@ -288,6 +288,6 @@ def test_a_booked_cfe_rejected_is_refused_in_the_form_with_the_motive_kept(usuar
     documents = [cell.get_text(" ", strip=True) for cell in page.select(".answers-table td[data-label=Documento]")]
     assert documents == ["ACKSobre al recibirlo", "ACKCFE al recibirlo", "ACKCFE decisión"]  # were "ACKCFE" twice
     decision = page.select_one("[data-testid=decision]").get_text()
-    # The decision reads as taken, not as the form's instruction ("otro motivo acordado (escribilo)").
+    # The decision reads as taken, not as the form's instruction ("otro motivo (escribilo)").
     assert "E27 · Otro motivo acordado entre las partes — No pedimos cinta, pedimos cajas." in decision
     assert "escribilo" not in decision

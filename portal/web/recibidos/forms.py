@@ -40,7 +40,7 @@ TYPES = (("", _l("Todos")), *((str(code), TYPE_NAMES[code]) for code in RECEIVED
 def motive_label(code: str) -> str:
     """A motive as the rejection form offers it: E27-E60 ask for their text."""
     words = MOTIVE_WORDS.get(code)
-    return f"{code} · {words}" if words else f"{code} · " + str(_l("otro motivo acordado (escribilo)"))
+    return f"{code} · {words}" if words else f"{code} · " + str(_l("otro motivo (escribilo)"))  # fits a phone
 
 
 def motive_recorded(code: str) -> str:

@@ -63,6 +63,24 @@ _AXE_CHECK = """() => window.__axeCheck ? window.__axeCheck()
 
 
 DESKTOP, PHONE = {"width": 1366, "height": 900}, {"width": 390, "height": 844}
+
+# A select whose chosen option does not fit shows it cut ("UYU · peso uruguay"): the option's text, in the
+# select's own font, against the room the select leaves for it (its padding holds the arrow).
+CUT_SELECTS = """() => {
+  const canvas = document.createElement("canvas").getContext("2d");
+  const out = [];
+  for (const el of document.querySelectorAll("select:not([multiple])")) {
+    const option = el.options[el.selectedIndex];
+    const style = getComputedStyle(el);
+    if (!option || el.offsetParent === null) continue;
+    canvas.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const room = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const needed = canvas.measureText(option.text.trim()).width;
+    const sizes = `${Math.round(needed)} > ${Math.round(room)}px`;
+    if (needed > room + 1) out.push(`select ${el.name || el.id}: "${option.text.trim()}" (${sizes})`);
+  }
+  return out;
+}"""
 # The outermost elements that stick out to the right of the viewport (for the failure message).
 _WIDE = """[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right >
   document.documentElement.clientWidth + 1 && !e.parentElement.closest('.table-scroll'))
