@@ -150,3 +150,17 @@ def test_the_page_in_english(admin):
         PAGE, data={"email": "new@empresa.uy", "nombre": "New", "rol": "usuario", "csrf_token": csrf(admin, PAGE)}
     )
     assert "already a member" in _soup(refused).find(id="email-error").get_text()
+
+
+def test_an_admin_who_steps_down_lands_home_with_their_new_navigation(admin):
+    """Changing one's own role to usuario led home still showing the admin's navigation (the session's roles of the
+    sign-in), each admin page then refused by the service. The session reads them again at once."""
+    usuario_id, admin_id = _id_of(admin, "usuario@demo.uy"), _id_of(admin, "admin@demo.uy")
+    token = csrf(admin, PAGE)
+    admin.post(f"{PAGE}/{usuario_id}/rol", data={f"m{usuario_id}-rol": "admin", "csrf_token": token})  # another admin
+    stepped = admin.post(f"{PAGE}/{admin_id}/rol", data={f"m{admin_id}-rol": "usuario", "csrf_token": token})
+    assert stepped.status_code == 303 and stepped.headers["Location"].endswith("/")
+    header = _soup(admin.get("/")).find("header")
+    links = {a["href"] for a in header.select("nav a[href]")}
+    assert "/empresa/" not in links and "/comprobantes/" in links
+    assert admin.get(PAGE).status_code == 403

@@ -25,6 +25,16 @@ def _upload(client, *files: tuple[str, bytes]):
     return client.post("/recibidos/subir", data=data, content_type="multipart/form-data")
 
 
+def _first_received(client, *cfes: bytes):
+    """Upload one supplier envelope of `cfes` (by default one good e-Factura) and open the first CFE listed: its
+    link and its page."""
+    answer = _upload(client, ("Sob_211003420017_1.xml", sup.envelope(list(cfes) or [sup.cfe(1)])))
+    assert answer.status_code == 303
+    page = BeautifulSoup(client.get(answer.headers["Location"]).data, "html.parser")
+    link = page.select_one("#received-results tbody tr a")["href"]
+    return link, BeautifulSoup(client.get(link).data, "html.parser")
+
+
 def test_upload_list_and_act_on_a_received_cfe(usuario):
     answer = _upload(usuario, ("Sob_211003420017_1.xml", sup.envelope([sup.cfe(1), sup.cfe(2)])))
     assert answer.status_code == 303  # a reload of the list does not post the files again
@@ -59,10 +69,7 @@ def test_upload_list_and_act_on_a_received_cfe(usuario):
 
 def test_the_pdf_of_a_cfe_rejected_on_arrival_says_why_on_its_page_not_an_error_page(usuario):
     forged = sup.cfe(1).replace("Cajas de cartón".encode(), b"Cajas de madera")  # its signature no longer holds
-    answer = _upload(usuario, ("Sob_211003420017_1.xml", sup.envelope([forged])))
-    assert answer.status_code == 303
-    page = BeautifulSoup(usuario.get(answer.headers["Location"]).data, "html.parser")
-    link = page.select_one("#received-results tbody tr a")["href"]
+    link, _ = _first_received(usuario, forged)
     printed = usuario.get(f"{link}/pdf")
     assert printed.status_code == 303 and printed.headers["Location"].endswith(link)
     landed = BeautifulSoup(usuario.get(printed.headers["Location"]).data, "html.parser")
@@ -108,9 +115,7 @@ def test_in_english_a_refused_envelope_and_a_cfe_rejected_on_arrival_say_our_det
     assert ".)" not in said  # the detail's own period is not set inside the parentheses
     assert "mal formado" not in said and "línea" not in said
     forged = sup.cfe(1).replace("Cajas de cartón".encode(), b"Cajas de madera")
-    answer = _upload(usuario, ("Sob_211003420017_1.xml", sup.envelope([forged])))
-    page = BeautifulSoup(usuario.get(answer.headers["Location"]).data, "html.parser")
-    detail = BeautifulSoup(usuario.get(page.select_one("#received-results tbody tr a")["href"]).data, "html.parser")
+    _, detail = _first_received(usuario, forged)
     assert "The CFE's signature does not verify with the envelope's certificate." in detail.get_text()
     assert "La firma del CFE no verifica" not in detail.get_text()
 
@@ -249,24 +254,15 @@ def test_in_english_dgis_motives_of_a_refusal_are_english(usuario):
     token = BeautifulSoup(usuario.get("/").data, "html.parser").select_one("input[name=csrf_token]")["value"]
     usuario.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": token})
     forged = sup.cfe(1).replace("Cajas de cartón".encode(), b"Cajas de madera")
-    answer = _upload(usuario, ("Sob_211003420017_1.xml", sup.envelope([forged])))
-    page = BeautifulSoup(usuario.get(answer.headers["Location"]).data, "html.parser")
-    detail = BeautifulSoup(usuario.get(page.select_one("#received-results tbody tr a")["href"]).data, "html.parser")
+    _, detail = _first_received(usuario, forged)
     assert "E04 · The electronic signature is not valid" in detail.get_text()
     assert "Firma electrónica no es válida" not in detail.get_text()
-
-
-def _detail_of_uploaded(client):
-    answer = _upload(client, ("Sob_211003420017_1.xml", sup.envelope([sup.cfe(1)])))
-    page = BeautifulSoup(client.get(answer.headers["Location"]).data, "html.parser")
-    link = page.select_one("#received-results tbody tr a")["href"]
-    return link, BeautifulSoup(client.get(link).data, "html.parser")
 
 
 def test_a_booked_cfe_rejected_is_refused_in_the_form_with_the_motive_kept(usuario):
     """Booked then rejected, it stayed booked and the page no longer offered to take the mark off. The rejection is
     refused beside its button, the motive and its words kept, saying to take the mark off first."""
-    link, detail = _detail_of_uploaded(usuario)
+    link, detail = _first_received(usuario)
     token = detail.select_one("form[action$=contabilizar] input[name=csrf_token]")["value"]
     assert usuario.post(f"{link}/contabilizar", data={"csrf_token": token}).status_code == 303
     words = "No pedimos cinta, pedimos cajas."

@@ -8,15 +8,16 @@ role there."""
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass
 
 from flask import flash, request
 from flask_babel import gettext as _
 from flask_login import current_user
 
-from portal.client.errors import Conflict, NotFound
+from portal.client.errors import CfeError, Conflict, NotFound
 from portal.client.members import AddedMember, Member
-from portal.web.auth.session import admin_required
+from portal.web.auth.session import admin_required, update_companies
 from portal.web.backend import api
 from portal.web.empresa import bp
 from portal.web.empresa.forms import MemberForm, RoleForm
@@ -36,12 +37,21 @@ class MemberRow:
     is_me: bool
 
 
+def _is_me(member: Member) -> bool:
+    return member.email.lower() == (current_user.email or "").lower()
+
+
 def _rows(members: tuple[Member, ...]) -> list[MemberRow]:
-    me = (current_user.email or "").lower()
     return [
-        MemberRow(m, RoleForm(prefix=f"m{m.user_id}", formdata=None, data={"rol": m.role}), m.email.lower() == me)
-        for m in members
+        MemberRow(m, RoleForm(prefix=f"m{m.user_id}", formdata=None, data={"rol": m.role}), _is_me(m)) for m in members
     ]
+
+
+def _my_companies_again() -> None:
+    """After an admin changed their own role or left the company: the session's companies as they are now, so the
+    page they land on already shows their new navigation (session.update_companies)."""
+    with suppress(CfeError):
+        update_companies(api().userinfo())
 
 
 def _no_store(response):
@@ -115,7 +125,8 @@ def member_role(user_id: int):
         flash(exc.message, "error")
         return redirect_after_post("empresa.people")
     flash(_("%(email)s ahora es %(role)s.", email=changed.email, role=role_label(changed.role)), "success")
-    if changed.email.lower() == (current_user.email or "").lower() and changed.role != "admin":
+    if _is_me(changed) and changed.role != "admin":
+        _my_companies_again()
         return redirect_after_post("main.home")  # no longer an admin here: this page is not theirs any more
     return redirect_after_post("empresa.people")
 
@@ -126,13 +137,14 @@ def remove_member(user_id: int):
     """Take a member out of the company. GET asks on a page of its own (without script; the list uses a dialog)."""
     member = _member(user_id)
     if request.method == "GET":
-        return _no_store(render("empresa/member_remove.html", member=member))
+        return _no_store(render("empresa/member_remove.html", member=member, is_me=_is_me(member)))
     try:
         api().remove_member(user_id)
     except REFUSALS as exc:
         flash(exc.message, "error")
         return redirect_after_post("empresa.people")
     flash(_("Quitaste a %(email)s de la empresa: ya no puede entrar a ella.", email=member.email), "success")
-    if member.email.lower() == (current_user.email or "").lower():
+    if _is_me(member):
+        _my_companies_again()
         return redirect_after_post("main.home")
     return redirect_after_post("empresa.people")
