@@ -4,6 +4,7 @@ ACKCFE), book and unbook; roles and companies."""
 
 from __future__ import annotations
 
+import csv
 import io
 import re
 import zipfile
@@ -98,8 +99,56 @@ def test_csv_has_every_matching_row(api_client, usuario, received):
     lines = answer.get_data(as_text=True).lstrip("\ufeff").splitlines()
     assert lines[0].startswith("Recibido;RUT proveedor") and len(lines) == 5
     assert "Comercial del Norte S.R.L." in lines[1] and ";Recibido;" in lines[1]
-    totals = [line.split(";")[8] for line in lines[1:]]  # a spreadsheet's number: decimal comma, no grouping
+    totals = [row["Total"] for row in _csv_rows(answer)]  # a spreadsheet's number: decimal comma, no grouping
     assert all(re.fullmatch(r"-?\d+,\d\d", total) for total in totals), totals
+
+
+def _csv_rows(answer) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(answer.get_data(as_text=True).lstrip("\ufeff")), delimiter=";"))
+
+
+def _comma(amount: str) -> str:
+    return amount.replace(".", ",")
+
+
+def test_the_csv_has_the_net_and_iva_by_rate_as_the_supplier_signed_them_a_credit_note_negative(api_client, usuario):
+    """The file had only the total: an accountant booking purchases needs the net and the IVA by rate (the IVA
+    purchases book's columns), read from the signed XML, a credit note's negative as its total is."""
+    invoice = {
+        **sup.EFACTURA,
+        "items": [
+            {"indFact": 3, "nomItem": "Cajas", "cantidad": "2", "precioUnitario": "100"},
+            {"indFact": 2, "nomItem": "Pan", "cantidad": "1", "precioUnitario": "50"},
+            {"indFact": 1, "nomItem": "Libros", "cantidad": "1", "precioUnitario": "30"},
+        ],
+    }
+    note = {
+        **sup.EFACTURA,
+        "tipoCFE": 112,
+        "items": [{"indFact": 3, "nomItem": "Bonificación", "cantidad": "1", "precioUnitario": "20"}],
+        "referencias": [{"tpoDocRef": 111, "serie": "A", "nroCFERef": 1, "razonRef": "Bonificación"}],
+    }
+    envelope = sup.envelope([sup.cfe(1, body=invoice), sup.cfe(2, body=note)], idemisor=91)
+    [result] = _upload(api_client, usuario, ("s.xml", envelope)).get_json()["sobres"]
+    signed = {
+        detail["nro"]: detail["totales"]
+        for detail in (api_client.get(f"{URL}/{i}", headers=usuario).get_json() for i in result["recibidos"])
+    }
+    rows = {
+        int(row["Número"]): row for row in _csv_rows(api_client.get(URL, headers={**usuario, "Accept": "text/csv"}))
+    }
+    first, credit = signed[1], signed[2]
+    assert Decimal(first["MntIVATasaBasica"]) and Decimal(first["MntIVATasaMin"]) and Decimal(first["MntNoGrv"])
+    assert rows[1]["Neto tasa básica"] == _comma(first["MntNetoIVATasaBasica"])
+    assert rows[1]["IVA tasa básica"] == _comma(first["MntIVATasaBasica"])
+    assert rows[1]["Neto tasa mínima"] == _comma(first["MntNetoIvaTasaMin"])
+    assert rows[1]["IVA tasa mínima"] == _comma(first["MntIVATasaMin"])
+    assert rows[1]["Exento y no gravado"] == _comma(first["MntNoGrv"])
+    assert rows[1]["Percepciones"] == rows[1]["Retenciones"] == "0,00"
+    assert rows[1]["Total"] == _comma(first["MntTotal"])
+    assert rows[2]["Neto tasa básica"] == "-" + _comma(credit["MntNetoIVATasaBasica"])
+    assert rows[2]["IVA tasa básica"] == "-" + _comma(credit["MntIVATasaBasica"])
+    assert rows[2]["Total"] == "-" + _comma(credit["MntTotal"])
 
 
 def test_one_cfe_as_json_xml_and_pdf(api_client, usuario, received):
@@ -422,10 +471,9 @@ def test_the_csv_shows_the_moment_received_on_uruguays_clock_and_a_credit_note_n
     ]
     detail = api_client.get(f"{URL}/{result['recibidos'][0]}", headers=usuario).get_json()
     received = datetime.fromisoformat(detail["recibidoEn"].replace("Z", "+00:00")).astimezone(MONTEVIDEO)
-    row = api_client.get(URL, headers={**usuario, "Accept": "text/csv"}).get_data(as_text=True).splitlines()[1]
-    cells = row.split(";")
-    assert cells[0] == f"{received:%d/%m/%Y %H:%M}"
-    assert cells[8] == "-" + detail["total"].replace(".", ",")
+    [row] = _csv_rows(api_client.get(URL, headers={**usuario, "Accept": "text/csv"}))
+    assert row["Recibido"] == f"{received:%d/%m/%Y %H:%M}"
+    assert row["Total"] == "-" + _comma(detail["total"])
 
 
 def test_an_english_client_reads_the_refusals_in_english(api_client, usuario, received):
@@ -532,8 +580,8 @@ def test_the_csv_names_the_type_and_what_was_answered_on_arrival_in_the_readers_
 
     def columns(language: str) -> set[tuple[str, str]]:
         headers = {**usuario, "Accept": "text/csv", "Accept-Language": language}
-        _, *rows = api_client.get(URL, headers=headers).get_data(as_text=True).lstrip("\ufeff").splitlines()
-        return {(cells[3], cells[9]) for cells in (row.split(";") for row in rows)}
+        type_, status = ("Type", "Status") if language == "en" else ("Tipo", "Estado")
+        return {(row[type_], row[status]) for row in _csv_rows(api_client.get(URL, headers=headers))}
 
     assert columns("es-UY") == {("e-Factura", "Recibido"), ("e-Factura", "Rechazado al recibirlo")}
     assert columns("en") == {("e-Factura", "Received"), ("e-Factura", "Rejected on arrival")}

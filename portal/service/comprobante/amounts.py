@@ -13,6 +13,7 @@ from typing import Any
 from portal.domain.cfe_types import CREDIT_NOTES
 from portal.service.cfe.amounts import Totals
 from portal.service.comprobante.models import IssuedCfe
+from portal.service.platform.i18n import _
 
 ZERO = Decimal("0")
 # The book's amount columns, in order: the book's name, and the total of the signed CFE it comes from.
@@ -30,7 +31,23 @@ AMOUNT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("retenciones", "mntTotRetenido"),
     ("total", "mntTotal"),
 )
-AMOUNT_NAMES = tuple(name for name, _ in AMOUNT_COLUMNS)
+AMOUNT_NAMES = tuple(name for name, _source in AMOUNT_COLUMNS)
+# Each amount column's name, catalogue messages: the books' headers read them as they are (Spanish, str), their
+# "Resumen" sheet and the received CFEs' CSV say them in the reader's language.
+AMOUNT_LABELS: dict[str, str] = {
+    "noGravado": _("Exento y no gravado"),
+    "exportacion": _("Exportación y asimiladas"),
+    "ivaSuspenso": _("IVA en suspenso"),
+    "netoTasaMinima": _("Neto tasa mínima"),
+    "netoTasaBasica": _("Neto tasa básica"),
+    "netoOtraTasa": _("Neto otra tasa"),
+    "ivaTasaMinima": _("IVA tasa mínima"),
+    "ivaTasaBasica": _("IVA tasa básica"),
+    "ivaOtraTasa": _("IVA otra tasa"),
+    "percepciones": _("Percepciones"),
+    "retenciones": _("Retenciones"),
+    "total": _("Total"),
+}
 # The receipt's column of each (IssuedCfe, migration 0240), in AMOUNT_COLUMNS' order: Totals' field names too.
 AMOUNT_FIELDS = (
     "mnt_no_grv",

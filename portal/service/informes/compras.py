@@ -14,14 +14,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
 
-from lxml import etree
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal.domain.cfe_types import BOLETA_TYPES, with_cfc
-from portal.service.comprobante.amounts import AMOUNT_COLUMNS
 from portal.service.informes.ventas import BOOK_TYPES, BookKind, BookRow, book_row, book_rows
-from portal.service.recibidos.checks import NS
+from portal.service.recibidos.amounts import signed_totals
 from portal.service.recibidos.models import ReceivedCfe
 
 PURCHASES = BookKind(
@@ -37,9 +35,6 @@ PURCHASES = BookKind(
     ),
     iva_total="ivaCreditoFiscal",
 )
-# The Zona A element of each amount column: the stored totals' name with a capital (mntNoGrv -> MntNoGrv).
-_TAGS = tuple(source[0].upper() + source[1:] for _name, source in AMOUNT_COLUMNS)
-_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
 _BATCH = 500
 
 
@@ -73,13 +68,7 @@ def state(cfe: ReceivedCfe) -> tuple[str, str | None]:
 
 def to_purchase(cfe: ReceivedCfe) -> BookRow:
     """A received CFE as a line of the book, its amounts read from the signed XML."""
-    root = etree.fromstring(cfe.xml, _PARSER)
-    totals = root.find(".//d:Encabezado/d:Totales", NS)
-
-    def text(tag: str) -> str | None:
-        value = totals.findtext(f"d:{tag}", namespaces=NS) if totals is not None else None
-        return value.strip() if value else None
-
+    totals = signed_totals(cfe.xml)
     label, apart = state(cfe)
     columns = _Columns(
         id=str(cfe.id),
@@ -89,12 +78,12 @@ def to_purchase(cfe: ReceivedCfe) -> BookRow:
         nro=cfe.nro or 0,
         receptor_doc=cfe.rut_emisor,
         receptor_nombre=cfe.nombre_emisor,
-        tpo_moneda=text("TpoMoneda") or cfe.moneda or "UYU",
+        tpo_moneda=totals.currency or cfe.moneda or "UYU",
         dgi_status=label,
-        tpo_cambio=text("TpoCambio"),
+        tpo_cambio=totals.rate,
         sucursal=None,
     )
-    return book_row(columns, (text(tag) for tag in _TAGS))._replace(apart=apart)  # type: ignore[arg-type]
+    return book_row(columns, totals.texts)._replace(apart=apart)  # type: ignore[arg-type]
 
 
 def _order(row: BookRow) -> tuple:

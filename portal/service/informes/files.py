@@ -19,26 +19,13 @@ from typing import IO
 from openpyxl.worksheet._write_only import WriteOnlyWorksheet
 
 from portal.domain.cfe_types import type_name_es
+from portal.service.comprobante.amounts import AMOUNT_LABELS
 from portal.service.comprobante.export import text_cell
 from portal.service.informes.ventas import AMOUNT_NAMES, SALES, ZERO, BookKind, BookRow, BookSummary, two_decimals
 from portal.service.platform import spreadsheet
 from portal.service.platform.i18n import _, say
 
-# Catalogue messages: the book's headers read them as they are (Spanish, str), the "Resumen" sheet says them.
-AMOUNT_LABELS: dict[str, str] = {
-    "noGravado": _("Exento y no gravado"),
-    "exportacion": _("Exportación y asimiladas"),
-    "ivaSuspenso": _("IVA en suspenso"),
-    "netoTasaMinima": _("Neto tasa mínima"),
-    "netoTasaBasica": _("Neto tasa básica"),
-    "netoOtraTasa": _("Neto otra tasa"),
-    "ivaTasaMinima": _("IVA tasa mínima"),
-    "ivaTasaBasica": _("IVA tasa básica"),
-    "ivaOtraTasa": _("IVA otra tasa"),
-    "percepciones": _("Percepciones"),
-    "retenciones": _("Retenciones"),
-    "total": _("Total"),
-}
+# Catalogue messages, as AMOUNT_LABELS (comprobante.amounts).
 DECLARATION_LABELS: dict[str, str] = {
     "ventasTasaBasica": _("Ventas gravadas a tasa básica (neto)"),
     "ivaTasaBasica": _("IVA tasa básica"),

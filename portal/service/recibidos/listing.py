@@ -21,8 +21,10 @@ from portal.domain.uruguay_time import MONTEVIDEO, montevideo_time, today_montev
 from portal.service.cfe import printable
 from portal.service.cfe.emission import Issuer
 from portal.service.cfe.pdf_text import number
+from portal.service.comprobante.amounts import AMOUNT_LABELS, AMOUNT_NAMES, signed_amounts
 from portal.service.comprobante.export import text_cell
 from portal.service.platform.i18n import _, said_or
+from portal.service.recibidos.amounts import signed_totals
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe, ReceivedEnvelope
 from portal.service.recibidos.motives import motive
 from portal.service.recibidos.schemas import (
@@ -237,7 +239,8 @@ HEADER = (
     _("Número"),
     _("Fecha"),
     _("Moneda"),
-    _("Total"),
+    # Net and IVA by rate and the rest of the IVA purchases book's amounts, as the supplier signed them.
+    *(AMOUNT_LABELS[name] for name in AMOUNT_NAMES),
     _("Estado"),
     _("Decisión"),
     _("Rechazado por DGI"),
@@ -261,13 +264,24 @@ class CsvWords:
     language: str
 
 
-def _money(value: Decimal | None) -> str:
-    return "" if value is None else number(value, 2, grouped=False)  # as the issued receipts' file writes it
+def _money(value: Decimal) -> str:
+    return number(value, 2, grouped=False)  # as the issued receipts' file writes it
+
+
+_ZERO = _money(Decimal(0))
+
+
+def _amount_cells(row: ReceivedCfe) -> list[str]:
+    """The CFE's amount columns (AMOUNT_NAMES' order) from its signed XML, a credit note's negative, as the IVA
+    purchases book reads them; a zero as "0,00" (a spreadsheet sums the column)."""
+    amounts = signed_amounts(row.tipo_cfe or 0, signed_totals(row.xml).texts)
+    return [_money(amounts[name]) if name in amounts else _ZERO for name in AMOUNT_NAMES]
 
 
 def csv_chunks(session: Session, where: list, words: CsvWords) -> Iterator[str]:
     """Every matching row, for a spreadsheet (`;`, decimal comma, dd/mm/aaaa, UTF-8 with BOM), in words: the CFE
-    type by its name, what was answered on arrival and the decision as the pages say them."""
+    type by its name, what was answered on arrival and the decision as the pages say them; its amounts those of
+    the IVA purchases book (net and IVA by rate, perceptions, retentions and the total)."""
     yes, no = words.yes_no
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=";", lineterminator="\r\n")
@@ -285,9 +299,7 @@ def csv_chunks(session: Session, where: list, words: CsvWords) -> Iterator[str]:
                     row.nro or "",
                     f"{row.fch_emis:%d/%m/%Y}" if row.fch_emis else "",
                     row.moneda or "",
-                    _money(
-                        -row.mnt_total if row.mnt_total is not None and row.tipo_cfe in CREDIT_NOTES else row.mnt_total
-                    ),
+                    *_amount_cells(row),
                     words.arrival.get(row.estado, row.estado),
                     words.decisions.get(row.decision, row.decision) if row.decision else "",
                     yes if row.anulado_dgi else no,

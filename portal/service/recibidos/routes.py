@@ -66,7 +66,9 @@ def _row(principal: Principal, recibido_id: int) -> ReceivedCfe:
     responses={
         200: {
             "description": "Una página (más nuevos primero) con los totales por moneda de todos los que cumplen los "
-            "filtros, o con Accept: text/csv todos ellos para planilla (`;`, coma decimal, dd/mm/aaaa, UTF-8 con BOM).",
+            "filtros, o con Accept: text/csv todos ellos para planilla (`;`, coma decimal, dd/mm/aaaa, UTF-8 con BOM), "
+            "con los montos del libro de compras de IVA (neto e IVA por tasa, percepciones, retenciones y total, "
+            "como los firmó el proveedor; una nota de crédito en negativo).",
             "content": {
                 "application/json": {
                     "schema": {"$ref": "#/components/schemas/PaginaRecibidos"},
