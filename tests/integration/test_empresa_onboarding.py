@@ -1,4 +1,5 @@
-"""Operator commands that bring a company and its people in: `empresa-alta`, `usuario-alta`, `usuario-baja`.
+"""Operator commands that bring a company and its people in and out: `empresa-alta`, `usuario-alta`, `usuario-baja`,
+`usuario-contrasena`, `usuario-desactivar` and `usuario-activar`.
 
 A company made by the command works at once: its admin signs in through the real provider with the password the
 command printed and reads the company's summary; a refused command leaves nothing behind; a removed member's
@@ -18,7 +19,7 @@ from portal.service.platform import db
 from portal.service.platform.errors import ApiError
 from portal.service.platform.models import Company, Membership, User
 from tests.support.html import soup
-from tests.support.oidc import provider_tokens
+from tests.support.oidc import authorize_path, provider_tokens, sign_in_at_provider
 
 NEW_RUT = "215555550010"  # valid check digit, not a demo company
 DEMO_RUT, NORTE_RUT = "219999830019", "211003420017"
@@ -235,3 +236,59 @@ def test_a_lost_password_is_replaced_and_every_session_and_token_of_the_user_end
         assert stored is not None and new[0] not in stored
     unknown = run(commands.reset_password, "--email", "nadie@demo.uy")
     assert unknown.exit_code == 1 and "No hay un usuario" in unknown.output
+
+
+def _audit_actions(api_client, auth_headers, company_id: int) -> list[tuple[str, dict]]:
+    admin = auth_headers("admin@demo.uy", company_id)
+    return [
+        (e["accion"], e["cambios"]) for e in api_client.get("/api/v1/empresa/auditoria", headers=admin).json["items"]
+    ]
+
+
+def test_a_deactivated_user_cannot_sign_in_their_tokens_end_and_activating_gives_their_companies_back(
+    run, api_client, auth_headers, service_app
+):
+    """usuario-desactivar: no password or token of theirs reaches anything, everywhere at once, and the company's
+    audit says so; usuario-activar: the same password signs in again, to the same company and role."""
+    before = _access_token(api_client, service_app, "usuario@demo.uy", "demo-password")
+    answer = run(commands.deactivate_user, "--email", "Usuario@demo.uy")
+    assert answer.exit_code == 0 and "usuario@demo.uy is deactivated" in answer.output, answer.output
+    assert api_client.get("/api/v1/empresa/resumen", headers={"Authorization": f"Bearer {before}"}).status_code == 401
+    refused = sign_in_at_provider(api_client, authorize_path()[0], "usuario@demo.uy", "demo-password")
+    assert refused.status_code == 422 and "location" not in refused.headers  # the form again, no code
+    assert _audit_actions(api_client, auth_headers, 1)[0] == ("usuario_desactivado", {"email": "usuario@demo.uy"})
+    people = api_client.get("/api/v1/empresa/miembros", headers=auth_headers("admin@demo.uy", 1)).json
+    assert {m["email"]: m["activo"] for m in people["items"]}["usuario@demo.uy"] is False
+    again = run(commands.deactivate_user, "--email", "usuario@demo.uy")
+    assert again.exit_code == 0 and "already deactivated" in again.output
+    assert [a for a, _ in _audit_actions(api_client, auth_headers, 1)].count("usuario_desactivado") == 1
+
+    back = run(commands.activate_user, "--email", "usuario@demo.uy")
+    assert back.exit_code == 0 and "active again" in back.output, back.output
+    after = _access_token(api_client, service_app, "usuario@demo.uy", "demo-password")
+    summary = api_client.get("/api/v1/empresa/resumen", headers={"Authorization": f"Bearer {after}"})
+    assert summary.status_code == 200
+    assert _audit_actions(api_client, auth_headers, 1)[0] == ("usuario_reactivado", {"email": "usuario@demo.uy"})
+
+
+def test_a_company_s_last_active_admin_is_not_deactivated_and_an_unknown_user_is_said(
+    run, api_client, auth_headers, service_app
+):
+    before = _counts(service_app)
+    last = run(commands.deactivate_user, "--email", "admin@demo.uy")  # both demo companies' only admin
+    assert last.exit_code == 1 and "único administrador activo de Demo S.A." in last.output, last.output
+    assert api_client.get("/api/v1/empresa/resumen", headers=auth_headers("admin@demo.uy", 2)).status_code == 200
+    unknown = run(commands.deactivate_user, "--email", "nadie@demo.uy")
+    assert unknown.exit_code == 1 and "No hay un usuario" in unknown.output
+    assert _counts(service_app) == before
+
+
+def test_admins_read_a_deactivation_in_the_audit_and_the_people_list(signed_in, live_service, monkeypatch):
+    monkeypatch.setattr(commands, "create_app", lambda: live_service.app)
+    answer = CliRunner().invoke(commands.deactivate_user, ["--email", "usuario@demo.uy"])
+    assert answer.exit_code == 0, answer.output
+    admin = signed_in("admin@demo.uy")
+    audit = soup(admin.get("/empresa/auditoria")).find(attrs={"data-testid": "audit"}).get_text(" ", strip=True)
+    assert "Desactivó a una persona en todas sus empresas" in audit and "usuario@demo.uy" in audit
+    row = next(tr for tr in soup(admin.get("/empresa/personas")).find_all("tr") if "usuario@demo.uy" in tr.get_text())
+    assert "Desactivado" in row.get_text()

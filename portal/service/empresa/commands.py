@@ -1,10 +1,13 @@
-"""Operator commands of the empresa area: a new company with its first admin (`empresa-alta`), and a company's
-members (`usuario-alta`, `usuario-baja`). The work is `empresa.onboarding`'s; these only read the options and
-say the outcome. Exit code 0 when done, 1 when refused (nothing changed), 2 for a misused option (click)."""
+"""Operator commands of the empresa area: a new company with its first admin (`empresa-alta`), a company's
+members (`usuario-alta`, `usuario-baja`), and a user's password and standing (`usuario-contrasena`,
+`usuario-desactivar`, `usuario-activar`). The work is `empresa.onboarding`'s and `identity.members`'; these only
+read the options and say the outcome. Exit code 0 when done, 1 when refused (nothing changed), 2 for a misused
+option (click)."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import NoReturn
 
 import click
@@ -129,4 +132,46 @@ def reset_password(email: str) -> None:
         )
 
 
-COMMANDS = [create_company, add_member, remove_member, reset_password]
+@click.command("usuario-desactivar")
+@click.option("--email", required=True, help="The user's e-mail.")
+def deactivate_user(email: str) -> None:
+    """Deactivate a user in every company (never a company's last active admin): sign-in and every session and
+    token end at once; their memberships are kept for usuario-activar."""
+    _set_active(
+        email,
+        False,
+        lambda standing: (
+            f"{standing.user.email} is deactivated: they can no longer sign in, and their sessions and "
+            f"tokens have ended; recorded in the audit of their {len(standing.company_ids)} companies"
+        ),
+    )
+
+
+@click.command("usuario-activar")
+@click.option("--email", required=True, help="The user's e-mail.")
+def activate_user(email: str) -> None:
+    """Make a deactivated user active again, with the companies and roles they had."""
+    _set_active(
+        email,
+        True,
+        lambda standing: (
+            f"{standing.user.email} is active again, with the companies and roles they had; they sign "
+            "in with their password (usuario-contrasena gives them a new one)"
+        ),
+    )
+
+
+def _set_active(email: str, active: bool, done: Callable[[members.Standing], str]) -> None:
+    app = create_app()
+    with db.command_context(app):
+        try:
+            standing = onboarding.set_user_active(email, active=active)
+        except ApiError as exc:
+            _refused("not activated" if active else "not deactivated", exc)
+        if standing.changed:
+            click.echo(done(standing))
+        else:
+            click.echo(f"{standing.user.email} was already {'active' if active else 'deactivated'}")
+
+
+COMMANDS = [create_company, add_member, remove_member, reset_password, deactivate_user, activate_user]

@@ -200,6 +200,19 @@ def remove_member(company_id: int, email: str, actor: str = OPERATOR) -> members
     return removed
 
 
+def set_user_active(email: str, active: bool, actor: str = OPERATOR) -> members.Standing:
+    """Deactivate a user everywhere, or make them active again (members.set_active), recorded in the audit of each
+    of their companies, so its admins read who did it and when."""
+    standing = members.set_active(email, active)
+    if standing.changed:
+        action = "usuario_reactivado" if active else "usuario_desactivado"
+        for company_id in standing.company_ids:
+            changes = {"email": standing.user.email}
+            audit.record_by(db.session(), company_id, actor, action, changes, target=standing.user.email[:120])
+    db.session().commit()
+    return standing
+
+
 def change_member_role(company_id: int, user_id: int, role: Role, actor: str = OPERATOR) -> members.Member:
     """Give a member another role (never leaving the company without an active admin); recorded in the company's
     audit when it changes. It holds from the member's next request."""

@@ -21,7 +21,7 @@ from portal.service.identity.passwords import hash_password
 from portal.service.platform import db
 from portal.service.platform.errors import Conflict, FieldError, NotFound, ValidationFailed
 from portal.service.platform.i18n import _
-from portal.service.platform.models import Membership, Role, User
+from portal.service.platform.models import Company, Membership, Role, User
 
 NAME_LENGTH = 120  # User.name
 EMAIL_LENGTH = 254  # User.email
@@ -182,6 +182,51 @@ def reset_password(email: str) -> tuple[User, str]:
     store.commit()
     notices.password_changed(user.id, notices.BY_OPERATOR)  # after the commit: a change that failed tells no one
     return user, password
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A user whose standing an operator set: their companies (each one's audit records it) and whether it
+    changed (setting it to what it was changes nothing)."""
+
+    user: User
+    company_ids: list[int]
+    changed: bool
+
+
+def set_active(email: str, active: bool) -> Standing:
+    """Deactivate a user, or make them active again (an operator's command), on the request's session, not
+    committed: the caller records it in each company's audit and commits it with that.
+
+    Deactivated, their sign-in and every token are refused everywhere at once (platform.auth reads `active` on
+    every request), every provider session, token and code of theirs ends, and their memberships stay, so making
+    them active again gives them back their companies and roles. Never a company's last active admin (409
+    `ultimo_administrador`, naming the company): nobody could manage it after."""
+    store = db.session()
+    user = user_by_email(store, normalized_email(email))
+    if user is None:
+        raise NotFound(_("No hay un usuario con el correo {email}.", email=email.strip()), code="usuario_inexistente")
+    memberships = store.execute(
+        select(Membership.company_id, Membership.role, Company.razon_social)
+        .join(Company, Company.id == Membership.company_id)
+        .where(Membership.user_id == user.id)
+        .order_by(Membership.company_id)
+    ).all()
+    changed = user.active != active
+    if changed and not active:
+        for company_id, role, company_name in memberships:
+            if role == Role.ADMIN:
+                refusal = _(
+                    "{email} es el único administrador activo de {empresa}: agregá otro antes de desactivarlo.",
+                    email=user.email,
+                    empresa=company_name,
+                )
+                _keep_an_admin(store, company_id, refusal)
+        sessions.end_all(user)
+        revocation.revoke_user_grants(store, user.id)
+    user.active = active
+    store.flush()
+    return Standing(user, [row.company_id for row in memberships], changed)
 
 
 def member(session: Session, company_id: int, user_id: int) -> Member:

@@ -33,6 +33,8 @@ ACTIONS = {
     "miembro_agregado": _l("Agregó a una persona a la empresa"),
     "miembro_quitado": _l("Quitó a una persona de la empresa"),
     "rol_cambiado": _l("Cambió el rol de una persona"),
+    "usuario_desactivado": _l("Desactivó a una persona en todas sus empresas"),
+    "usuario_reactivado": _l("Volvió a activar a una persona"),
 }
 FIELDS = {
     "regimen": _l("Régimen"),
