@@ -23,13 +23,16 @@ def test_a_person_changes_their_password_from_the_portal(page: Page, shots, live
     expect(summary).to_be_focused()
     expect(summary).to_contain_text("al menos 12 caracteres")
     expect(password.field("Contraseña nueva")).to_have_accessible_description(
-        "La contraseña nueva tiene que tener al menos 12 caracteres. Al menos 12 caracteres. No puede ser tu "
-        "correo electrónico ni la contraseña actual."
+        "La contraseña nueva tiene que tener al menos 12 caracteres. Al menos 12 caracteres, difícil de adivinar: "
+        "mejor una frase de varias palabras. No puede ser tu correo electrónico ni la contraseña actual."
     )
     expect(password.field("Repetí la contraseña nueva")).to_have_accessible_description(
         "Las dos contraseñas nuevas no coinciden."
     )
     both_widths(page, shots, "password-errors")
+
+    password.change("demo-password", "Montevideo2026")  # long enough, and among the first an attacker tries
+    expect(password.error_summary()).to_contain_text("fácil de adivinar")
 
     password.change("demo-password", "una-contraseña-nueva-larga")
     expect(page.get_by_role("heading", name="Cambiaste tu contraseña.")).to_be_visible()

@@ -77,6 +77,14 @@ def test_the_way_back_is_only_an_address_registered_for_the_client(browser):
         (NEW, NEW + "x", "confirm_password", "no coinciden"),
         ("usuario@demo.uy", None, "new_password", "no puede ser tu correo"),
         ("demo-password-2", "demo-password-3", "confirm_password", "no coinciden"),
+        # Easy to guess (zxcvbn): among the most used, a keyboard run, words of the product and country, the
+        # person's own e-mail with a year, their company's name with one.
+        ("password1234", None, "new_password", "fácil de adivinar"),
+        ("qwertyuiop12", None, "new_password", "fácil de adivinar"),
+        ("contraseña1234", None, "new_password", "fácil de adivinar"),
+        ("Montevideo2026", None, "new_password", "fácil de adivinar"),
+        ("usuario@demo.uy2026", None, "new_password", "fácil de adivinar"),
+        ("Demo S.A.2026", None, "new_password", "fácil de adivinar"),
     ],
 )
 def test_a_new_password_against_the_rules_is_refused_at_its_field(browser, service_app, new, confirm, field, message):

@@ -18,12 +18,12 @@ from flask_wtf import FlaskForm
 from sqlalchemy import select
 from wtforms import PasswordField
 
-from portal.service.identity import notices, revocation, sessions, signin
+from portal.service.identity import notices, password_strength, revocation, sessions, signin
 from portal.service.identity.passwords import hash_password, verify_password
 from portal.service.identity.signin import SignInForm
 from portal.service.identity.texts import requested_locale, texts_for
 from portal.service.platform import db
-from portal.service.platform.models import OAuthClient, User
+from portal.service.platform.models import Company, Membership, OAuthClient, User
 
 bp = Blueprint("identity_password", __name__)
 log = logging.getLogger("portal.service.identity")
@@ -127,7 +127,19 @@ def _check(form: PasswordChangeForm, user: User, locale: str) -> tuple[dict[str,
             found[CURRENT] = "password_current_wrong"
         elif NEW not in found and new == current:
             found[NEW] = "password_new_same"
+    if NEW not in found and password_strength.easy_to_guess(new, _about(user)):
+        found[NEW] = "password_new_guessable"
     return {field: texts[key] for field, key in found.items()}, [], 422 if found else 200
+
+
+def _about(user: User) -> list[str]:
+    """What an attacker knows of the person: their e-mail, name and companies' names."""
+    companies = db.session().scalars(
+        select(Company.razon_social)
+        .join(Membership, Membership.company_id == Company.id)
+        .where(Membership.user_id == user.id)
+    )
+    return [user.email, user.email.split("@", 1)[0], user.name or "", *companies]
 
 
 def _apply(user: User, new_password: str) -> None:

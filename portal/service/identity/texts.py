@@ -31,7 +31,10 @@ TEXTS = {
         "password_signin_first": "Para cambiar la contraseña, primero ingresá a tu cuenta.",
         "password_current": "Contraseña actual",
         "password_new": "Contraseña nueva",
-        "password_new_hint": "Al menos 12 caracteres. No puede ser tu correo electrónico ni la contraseña actual.",
+        "password_new_hint": (
+            "Al menos 12 caracteres, difícil de adivinar: mejor una frase de varias palabras. No puede ser tu correo "
+            "electrónico ni la contraseña actual."
+        ),
         "password_confirm": "Repetí la contraseña nueva",
         "password_submit": "Cambiar contraseña",
         "password_errors": "Revisá lo siguiente:",
@@ -41,6 +44,10 @@ TEXTS = {
         "password_new_long": "La contraseña nueva puede tener hasta 200 caracteres.",
         "password_new_email": "La contraseña nueva no puede ser tu correo electrónico.",
         "password_new_same": "La contraseña nueva tiene que ser distinta de la actual.",
+        "password_new_guessable": (
+            "Esa contraseña es fácil de adivinar: es de las más usadas o se arma con palabras, nombres, fechas o "
+            "teclas seguidas. Probá con una frase de varias palabras que no tengan que ver con vos ni con la empresa."
+        ),
         "password_mismatch": "Las dos contraseñas nuevas no coinciden.",
         "password_expired_form": "La página estuvo abierta demasiado tiempo. Volvé a escribir las contraseñas.",
         "password_changed": "Cambiaste tu contraseña.",
@@ -79,7 +86,10 @@ TEXTS = {
         "password_signin_first": "To change your password, sign in to your account first.",
         "password_current": "Current password",
         "password_new": "New password",
-        "password_new_hint": "At least 12 characters. It cannot be your e-mail or your current password.",
+        "password_new_hint": (
+            "At least 12 characters, hard to guess: a phrase of several words is best. It cannot be your e-mail or "
+            "your current password."
+        ),
         "password_confirm": "Repeat the new password",
         "password_submit": "Change password",
         "password_errors": "Please check the following:",
@@ -89,6 +99,10 @@ TEXTS = {
         "password_new_long": "The new password can have up to 200 characters.",
         "password_new_email": "The new password cannot be your e-mail.",
         "password_new_same": "The new password must be different from the current one.",
+        "password_new_guessable": (
+            "That password is easy to guess: it is among the most used, or made of words, names, dates or keys in a "
+            "row. Try a phrase of several words that have nothing to do with you or your company."
+        ),
         "password_mismatch": "The two new passwords do not match.",
         "password_expired_form": "The page was open for too long. Enter the passwords again.",
         "password_changed": "You changed your password.",
