@@ -76,8 +76,12 @@ def test_a_rejection_sent_without_its_detail_opens_at_the_detail_saying_error(pa
     expect(page.locator(".flash-success")).to_contain_text("2 aceptado(s)")
     settled(page)
     received.open_cfe("e-Factura A-1")
-    page.get_by_label("Motivo").select_option("E27")
-    assert page.evaluate(CUT_SELECTS) == []  # "E27 · otro motivo acordado (escribilo)" was cut in its box at 390 px
+    # Every motive whole in its box at 390 px: "E27 · otro motivo acordado (escribilo)" and "E22 · Proveedor
+    # inhabilitado por organismo de contralor" were cut.
+    motives = page.get_by_label("Motivo")
+    for code in ("E20", "E21", "E22", "E23", "E24", "E25", "E26", "E27"):
+        motives.select_option(code)
+        assert page.evaluate(CUT_SELECTS) == [], code
     page.get_by_role("button", name="Rechazar", exact=True).focus()
     page.keyboard.press("Enter")
     detail = page.get_by_label("Detalle para el proveedor")
@@ -185,7 +189,7 @@ def test_an_answer_that_could_not_be_sent_reads_whole_with_its_error_under_it(
         session.execute(update(ExchangeAnswer).values(state=FAILED, last_error=_UNREACHABLE, last_error_texts=None))
     received.open_cfe("e-Factura A-1")
     answers = page.get_by_role("region", name="Nuestras respuestas al proveedor")
-    expect(answers).to_contain_text("no se pudo enviar")
+    expect(answers.locator(".badge-bad").first).to_have_text("no se pudo enviar")  # it stands out, not plain text
     for size, name in ((DESKTOP, "1366"), (PHONE, "390")):
         page.set_viewport_size(size)
         settled(page)

@@ -30,6 +30,14 @@ STATES = (
     ("rechazado_dgi", _l("Rechazados por DGI")),
 )
 BOOKED = (("", _l("Todos")), ("no", _l("Sin contabilizar")), ("si", _l("Contabilizados")))
+# An answer of ours to the supplier, by its state: the words and the badge's tone (a failed one stands out).
+ANSWER_STATES = {
+    "en_cola": (_l("en cola"), "neutral"),
+    "enviando": (_l("enviando"), "neutral"),
+    "enviado": (_l("enviado"), "ok"),
+    "fallido": (_l("no se pudo enviar"), "bad"),
+    "sin_destino": (_l("sin destino conocido"), "warn"),
+}
 # What a supplier sends a company: its e-Facturas and e-Tickets with their notes, those it sells for someone else
 # (cuenta ajena), its e-Remitos and e-Resguardos. Not export receipts (to buyers abroad), nor e-Boletas de
 # entrada (the buyer issues those).
@@ -37,9 +45,18 @@ RECEIVED_TYPES = (111, 112, 113, 141, 142, 143, 101, 102, 103, 131, 132, 133, 18
 TYPES = (("", _l("Todos")), *((str(code), TYPE_NAMES[code]) for code in RECEIVED_TYPES))
 
 
+# Where a motive's words do not fit the form's box on a phone: the option says less, the decision taken says all.
+_MOTIVE_OPTIONS = {
+    "E22": _l("Proveedor inhabilitado"),
+    "E23": _l("No recibimos lo facturado"),
+    "E24": _l("Precios o descuentos"),
+    "E25": _l("Errores de cálculo"),
+}
+
+
 def motive_label(code: str) -> str:
     """A motive as the rejection form offers it: E27-E60 ask for their text."""
-    words = MOTIVE_WORDS.get(code)
+    words = _MOTIVE_OPTIONS.get(code) or MOTIVE_WORDS.get(code)
     return f"{code} · {words}" if words else f"{code} · " + str(_l("otro motivo (escribilo)"))  # fits a phone
 
 

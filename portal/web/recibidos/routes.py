@@ -17,7 +17,14 @@ from portal.web.auth.session import member_required, writer_required
 from portal.web.backend import api
 from portal.web.comprobantes.choices import type_name
 from portal.web.forms_common import apply_service_errors
-from portal.web.recibidos.forms import ReceivedFilterForm, RejectForm, UploadForm, motive_label, motive_recorded
+from portal.web.recibidos.forms import (
+    ANSWER_STATES,
+    ReceivedFilterForm,
+    RejectForm,
+    UploadForm,
+    motive_label,
+    motive_recorded,
+)
 from portal.web.rendering import redirect_after_post, render
 
 bp = Blueprint("recibidos", __name__, url_prefix="/recibidos")
@@ -131,6 +138,7 @@ def _detail(received_id: int, reject: RejectForm | None = None, *, status: int =
         reject=reject or RejectForm(formdata=None),
         motive_label=motive_label,
         motive_recorded=motive_recorded,
+        answer_states=ANSWER_STATES,
         type_name=type_name,
         can_write=current_user.role in roles.WRITERS,
     )
