@@ -26,6 +26,10 @@ def _decimal(value: object) -> Decimal | None:
     return None if value is None else Decimal(str(value))
 
 
+def _number(serie: str | None, nro: int | None) -> str:
+    return f"{serie}-{nro}" if serie and nro is not None else "-"
+
+
 def _date(value: object) -> date | None:
     return date.fromisoformat(str(value)) if value else None
 
@@ -97,7 +101,13 @@ class ReceivedCfe:
 
     @property
     def number(self) -> str:
-        return f"{self.serie}-{self.nro}" if self.serie and self.nro is not None else "-"
+        return _number(self.serie, self.nro)
+
+    @property
+    def bookable(self) -> bool:
+        """Whether the service would mark it as booked: a purchase neither refused on arrival nor rejected by the
+        company or by DGI (409 `no_contabilizable` otherwise)."""
+        return self.state == "AE" and not self.rejected_by_dgi and self.decision != "rechazado"
 
     @classmethod
     def from_json(cls, data: JsonObject) -> ReceivedCfe:
@@ -268,6 +278,45 @@ class ReceivedSummary:
     unbooked: int
 
 
+# How many received CFEs one call books (the service's limit).
+BOOK_MANY_LIMIT = 500
+
+
+@dataclass(frozen=True)
+class NotBookable:
+    """A received CFE that stays unbooked, and why, in the reader's language."""
+
+    received_id: int
+    tipo_cfe: int | None
+    number: str  # "A-12", or "-"
+    message: str
+
+
+@dataclass(frozen=True)
+class BookedMany:
+    """What booking several received CFEs did: each id is in one of the three."""
+
+    booked: tuple[int, ...]
+    not_bookable: tuple[NotBookable, ...]
+    missing: tuple[int, ...]
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> BookedMany:
+        return cls(
+            booked=tuple(int(i) for i in data["contabilizados"]),
+            not_bookable=tuple(
+                NotBookable(
+                    received_id=int(n["id"]),
+                    tipo_cfe=n.get("tipoCFE"),
+                    number=_number(n.get("serie"), n.get("nro")),
+                    message=str(n["mensaje"]),
+                )
+                for n in data["noContabilizables"]
+            ),
+            missing=tuple(int(i) for i in data["inexistentes"]),
+        )
+
+
 class RecibidosApi(Transport):
     """The received CFEs (Bearer JWT or API key; soporte reads, usuario and admin act)."""
 
@@ -334,3 +383,9 @@ class RecibidosApi(Transport):
 
     def unbook_received(self, received_id: int) -> ReceivedDetail:
         return ReceivedDetail.from_json(self._json("POST", f"{BASE}/{int(received_id)}/descontabilizar"))
+
+    def book_many_received(self, received_ids: tuple[int, ...]) -> BookedMany:
+        """Mark up to BOOK_MANY_LIMIT received CFEs as booked in one call; what cannot be is said one by one."""
+        return BookedMany.from_json(
+            self._json("POST", f"{BASE}/contabilizar", json={"ids": [int(i) for i in received_ids]})
+        )

@@ -59,6 +59,17 @@ def test_receive_by_dropping_files_and_reject_commercially(page: Page, envelope_
     page.goto("/")
     expect(page.get_by_test_id("received-today")).to_have_text("3")
     expect(page.get_by_test_id("received-unbooked")).to_have_text("1")  # A-1 rejected, A-3 refused on arrival
+    # Booked from the list: only A-2 has a box (A-1 rejected, A-3 refused on arrival), which belongs to the form of
+    # the button above the table by its form attribute.
+    received.open()
+    expect(page.get_by_role("checkbox")).to_have_count(1)
+    received.choose_for_booking("e-Factura A-2")
+    screenshot(page, shots / f"recibidos-choose-{width}.png")
+    received.book_chosen()
+    expect(page.locator(".flash-success")).to_have_text("Marcaste 1 comprobante como contabilizado.")
+    expect(received.row("e-Factura A-2")).to_contain_text("Contabilizado")
+    page.goto("/")
+    expect(page.get_by_test_id("received-unbooked")).to_have_text("0")
     screenshot(page, shots / f"recibidos-home-{width}.png")
     shell.assert_no_csp_violations()
 

@@ -107,6 +107,7 @@ WRITERS = {
     "recibidos.accept",
     "recibidos.reject",
     "recibidos.book",
+    "recibidos.book_many",
     "comprobantes.retry_exchange",
 }
 ADMIN_OR_SUPPORT = {

@@ -602,3 +602,47 @@ def test_an_english_client_reads_dgis_motives_in_english_by_their_code_and_the_g
     assert e04["texto"] == "The electronic signature is not valid"
     [spanish] = api_client.get(f"{URL}/{received['recibidos'][2]}", headers=usuario).get_json()["motivos"]
     assert spanish["texto"] == spanish["glosa"] == "Firma electrónica no es válida"
+
+
+def test_several_are_booked_at_once_and_what_cannot_be_is_said_one_by_one(api_client, usuario, auth_headers, received):
+    """An accountant books a month's purchases in one call: the bookable ones are marked (one already booked
+    counts), one rejected on arrival and one that does not exist stay out, each said apart; another company's
+    admin reaches none of them; soporte may not book."""
+    first, second, refused, dollars = received["recibidos"]
+    assert api_client.post(f"{URL}/{second}/contabilizar", headers=usuario).status_code == 200
+    norte = api_client.post(f"{URL}/contabilizar", json={"ids": [dollars]}, headers=auth_headers("admin@demo.uy", 2))
+    assert norte.get_json() == {"contabilizados": [], "noContabilizables": [], "inexistentes": [dollars]}
+    assert api_client.get(f"{URL}/{dollars}", headers=usuario).get_json()["contabilizado"] is False
+    body = {"ids": [dollars, refused, first, 999_999, second]}
+    answer = api_client.post(f"{URL}/contabilizar", json=body, headers=usuario)
+    assert answer.status_code == 200, answer.get_json()
+    said = answer.get_json()
+    assert said["contabilizados"] == [dollars, first, second]  # in the caller's order
+    [no] = said["noContabilizables"]
+    assert (no["id"], no["codigo"]) == (refused, "no_contabilizable") and "rechazado" in no["mensaje"]
+    assert said["inexistentes"] == [999_999]
+    booked = {i["id"]: i["contabilizado"] for i in api_client.get(URL, headers=usuario).get_json()["items"]}
+    assert booked == {first: True, second: True, refused: False, dollars: True}
+    english = api_client.post(
+        f"{URL}/contabilizar", json={"ids": [refused]}, headers={**usuario, "Accept-Language": "en"}
+    )
+    assert "rejected" in english.get_json()["noContabilizables"][0]["mensaje"]
+    assert api_client.post(f"{URL}/contabilizar", json=body, headers=auth_headers("soporte@demo.uy")).status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("ids", "code"),
+    [
+        ([], "too_short"),
+        ([1, 1], "ids_repetidos"),
+        (list(range(1, 502)), "too_many"),
+        (["x"], "int_type"),
+        ([2**63], "less_than_equal"),
+        ([1.5], "int_type"),
+    ],
+)
+def test_booking_several_refuses_no_ids_too_many_and_repeats_whole(api_client, usuario, received, ids, code):
+    answer = api_client.post(f"{URL}/contabilizar", json={"ids": ids}, headers=usuario)
+    assert answer.status_code == 422
+    assert code in {f["code"] for f in answer.get_json()["error"]["fields"]}, answer.get_json()
+    assert not any(i["contabilizado"] for i in api_client.get(URL, headers=usuario).get_json()["items"])

@@ -287,3 +287,51 @@ def test_a_booked_cfe_rejected_is_refused_in_the_form_with_the_motive_kept(usuar
     # The decision reads as taken, not as the form's instruction ("otro motivo (escribilo)").
     assert "E27 · Otro motivo acordado entre las partes — No pedimos cinta, pedimos cajas." in decision
     assert "escribilo" not in decision
+
+
+def test_the_chosen_ones_are_booked_from_the_list_and_the_list_comes_back_as_it_was_filtered(usuario, signed_in):
+    """An accountant marks a month's purchases as booked from the list, without opening each one: only the
+    bookable rows can be chosen, the list comes back with its filters, and soporte is offered no boxes."""
+    tampered = sup.cfe(3).replace(b"Cajas de cart", b"Cajas de CART")  # refused on arrival: never bookable
+    envelope = sup.envelope([sup.cfe(1), sup.cfe(2), tampered])
+    assert _upload(usuario, ("Sob_211003420017_1.xml", envelope)).status_code == 303
+    page = BeautifulSoup(usuario.get("/recibidos/?moneda=UYU").data, "html.parser")
+    form = page.select_one("form#book-many")
+    assert form["action"] == "/recibidos/contabilizar?moneda=UYU"
+    boxes = page.select("input[type=checkbox][form=book-many]")
+    assert len(boxes) == 2 and all("Elegir e-Factura A-" in box["aria-label"] for box in boxes)
+    token = form.select_one("input[name=csrf_token]")["value"]
+    ids = [box["value"] for box in boxes]
+
+    done = usuario.post(form["action"], data={"csrf_token": token, "ids": ids})
+    assert done.status_code == 303 and done.headers["Location"] == "/recibidos/?moneda=UYU"
+    after = BeautifulSoup(usuario.get(done.headers["Location"]).data, "html.parser")
+    assert "Marcaste 2 comprobantes como contabilizados." in after.select_one(".flash-success").get_text()
+    assert after.select("input[type=checkbox][form=book-many]") == [] and not after.select_one("form#book-many")
+    assert len(after.select("#received-results tbody tr .badge-ok")) == 2  # "Contabilizado"
+
+    none = usuario.post(form["action"], data={"csrf_token": token})
+    landed = BeautifulSoup(usuario.get(none.headers["Location"]).data, "html.parser")
+    assert "Elegí al menos un comprobante" in landed.select_one(".flash-error").get_text()
+    soporte = BeautifulSoup(signed_in("soporte@demo.uy").get("/recibidos/").data, "html.parser")
+    assert not soporte.select_one("form#book-many") and not soporte.select("input[type=checkbox]")
+
+
+def test_a_chosen_one_that_cannot_be_booked_is_said_by_its_number(usuario, live_service):
+    """Chosen in a list that has since changed (rejected in another tab): the others are booked, and it is named."""
+    _upload(usuario, ("Sob_211003420017_1.xml", sup.envelope([sup.cfe(1), sup.cfe(2)])))
+    page = BeautifulSoup(usuario.get("/recibidos/").data, "html.parser")
+    form = page.select_one("form#book-many")
+    token = form.select_one("input[name=csrf_token]")["value"]
+    ids = [box["value"] for box in page.select("input[type=checkbox][form=book-many]")]
+    detail = BeautifulSoup(usuario.get(f"/recibidos/{ids[0]}").data, "html.parser")
+    reject_token = detail.select_one("form[action$=rechazar] input[name=csrf_token]")["value"]
+    rejected = usuario.post(f"/recibidos/{ids[0]}/rechazar", data={"csrf_token": reject_token, "motivo": "E21"})
+    assert rejected.status_code == 303
+    usuario.get(rejected.headers["Location"])  # its page, and the flash that says it
+    done = usuario.post(form["action"], data={"csrf_token": token, "ids": ids})
+    after = BeautifulSoup(usuario.get(done.headers["Location"]).data, "html.parser")
+    assert "Marcaste 1 comprobante como contabilizado." in after.select_one(".flash-success").get_text()
+    number = detail.select_one("h1").get_text().split(" · ")[0]  # "e-Factura A-2"
+    errors = [flash.get_text().strip() for flash in after.select(".flash-error")]
+    assert errors == [f"No se marcó {number}: No se puede contabilizar: el CFE está rechazado."], errors

@@ -13,12 +13,15 @@ from portal.service.cfe.pdf import render_receipt
 from portal.service.platform import db, paging
 from portal.service.platform.api import negotiate, operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
-from portal.service.platform.errors import FieldError, NotFound, ValidationFailed
+from portal.service.platform.errors import ApiError, FieldError, NotFound, ValidationFailed
 from portal.service.platform.i18n import _, language, say
 from portal.service.recibidos import decisions, listing, sending, tasks, uploads, ws
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe
 from portal.service.recibidos.schemas import (
+    ContabilizadosVarios,
+    ContabilizarVarios,
     MotivoRecepcion,
+    NoContabilizable,
     PaginaRecibidos,
     Rechazar,
     RecibidoCompleto,
@@ -382,6 +385,52 @@ def _book(principal: Principal, recibido_id: int, booked: bool):
 def contabilizar(recibido_id: int, principal: Principal):
     """Book a received CFE (idempotent)."""
     return _book(principal, recibido_id, True)
+
+
+@operation(
+    bp,
+    "POST",
+    "/contabilizar",
+    tag=TAG,
+    summary="Marcar varios CFE recibidos como contabilizados",
+    description="Los que se pueden contabilizar quedan marcados (los que ya lo estaban también cuentan); los "
+    "rechazados (al recibirlos, comercialmente o por DGI) y los que no existen en la empresa se listan aparte, sin "
+    "que falle el resto. Una sola transacción.",
+    auth=BOTH,
+    roles=WRITERS,
+    body=ContabilizarVarios,
+    responses={200: ContabilizadosVarios, 422: "Sin ids, más de 500, o un id repetido."},
+)
+def contabilizar_varios(body: ContabilizarVarios, principal: Principal):
+    """Book several received CFEs at once: what can be booked is, the rest is said one by one."""
+    booked: list[int] = []
+    refused: list[NoContabilizable] = []
+    with db.write_transaction() as session:
+        rows = session.scalars(
+            select(ReceivedCfe)
+            .where(ReceivedCfe.id.in_(body.ids), ReceivedCfe.company_id == principal.company_id)
+            .with_for_update()
+        ).all()
+        position = {recibido_id: index for index, recibido_id in enumerate(body.ids)}
+        for row in sorted(rows, key=lambda r: position[r.id]):  # in the caller's order
+            try:
+                decisions.book(row, True)
+            except ApiError as exc:
+                refused.append(
+                    NoContabilizable(
+                        id=row.id,
+                        tipo_cfe=row.tipo_cfe,
+                        serie=row.serie,
+                        nro=row.nro,
+                        codigo=exc.code,
+                        mensaje=say(exc.message),
+                    )
+                )
+            else:
+                booked.append(row.id)
+    found = {row.id for row in rows}
+    missing = [recibido_id for recibido_id in body.ids if recibido_id not in found]
+    return ContabilizadosVarios(contabilizados=booked, no_contabilizables=refused, inexistentes=missing)
 
 
 @operation(

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from portal.service.comprobante.schemas import TypedNumber
+from portal.service.platform.api import MAX_PATH_INTEGER
 from portal.service.platform.i18n import _
+from portal.service.platform.jsontypes import WHOLE_NUMBER
 from portal.service.platform.pydantic_errors import refuse
 from portal.service.recibidos.motives import COMMERCIAL_MOTIVES, said_detail, said_motive
 
@@ -244,3 +246,46 @@ class ResumenRecibidos(_Out):
     sin_contabilizar: int = Field(
         alias="sinContabilizar", description="CFE recibidos y aceptados que todavía no se marcaron como contabilizados."
     )
+
+
+# How many received CFEs one call books: a month's purchases of a busy company, one page of the portal's list many
+# times over, and one write transaction that stays short.
+BOOK_MANY_LIMIT = 500
+
+
+class ContabilizarVarios(BaseModel):
+    """Received CFEs to mark as booked at once (an accountant's month)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"ids": [12, 13, 17]}]})
+
+    ids: list[Annotated[StrictInt, Field(ge=1, le=MAX_PATH_INTEGER), WHOLE_NUMBER]] = Field(
+        min_length=1,
+        max_length=BOOK_MANY_LIMIT,
+        description=f"Los id de los CFE recibidos (de 1 a {BOOK_MANY_LIMIT}, sin repetir).",
+    )
+
+    @field_validator("ids")
+    @classmethod
+    def _once_each(cls, ids: list[int]) -> list[int]:
+        if len(set(ids)) != len(ids):
+            raise refuse("ids_repetidos", _("Cada id va una sola vez."))
+        return ids
+
+
+class NoContabilizable(_Out):
+    """A received CFE of the call that stays unbooked, and why (the 409 the one-by-one call answers)."""
+
+    id: int
+    tipo_cfe: int | None = Field(alias="tipoCFE")
+    serie: str | None
+    nro: int | None
+    codigo: str = Field(description="`no_contabilizable`: rechazado al recibirlo, comercialmente o por DGI.")
+    mensaje: str
+
+
+class ContabilizadosVarios(_Out):
+    """What a call to book several received CFEs did: each id is in one of the three lists."""
+
+    contabilizados: list[int] = Field(description="Marcados como contabilizados (los que ya lo estaban también).")
+    no_contabilizables: list[NoContabilizable] = Field(alias="noContabilizables")
+    inexistentes: list[int] = Field(description="No existen o son de otra empresa.")

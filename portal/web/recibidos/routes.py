@@ -8,10 +8,11 @@ from typing import Any
 
 from flask import Blueprint, Response, flash, request, url_for
 from flask_babel import gettext as _
+from flask_babel import ngettext
 from flask_login import current_user
 
 from portal.client.errors import Conflict, ValidationError
-from portal.client.recibidos import EnvelopeFile, EnvelopeResult
+from portal.client.recibidos import BOOK_MANY_LIMIT, EnvelopeFile, EnvelopeResult
 from portal.domain import roles
 from portal.web.auth.session import member_required, writer_required
 from portal.web.backend import api
@@ -51,6 +52,7 @@ def _list(form: ReceivedFilterForm, upload: UploadForm | None = None, *, status:
         can_write=current_user.role in roles.WRITERS,
         type_name=type_name,
         csv_url=url_for("recibidos.csv", **args),
+        book_url=url_for("recibidos.book_many", **args),
         next_url=url_for("recibidos.index", **args, cursor=page.next_cursor) if page and page.next_cursor else None,
     )
 
@@ -214,6 +216,40 @@ def reject(received_id: int):
         form.form_errors = [*form.form_errors, exc.message]
         return _detail(received_id, form, status=409)
     return redirect_after_post("recibidos.detail", received_id=received_id)
+
+
+@bp.post("/contabilizar")
+@writer_required
+def book_many():
+    """Mark the received CFEs chosen in the list as booked, and go back to the list as it was filtered."""
+    # The form's address carries the list's query (its action), so the list comes back as it was filtered.
+    filters = {field.name for field in ReceivedFilterForm(formdata=None)} - {"cursor"}
+    back = {name: value for name, value in request.args.items() if name in filters and value}
+    chosen = tuple(int(v) for v in request.form.getlist("ids") if v.isdigit())
+    if not chosen:
+        flash(_("Elegí al menos un comprobante para marcar como contabilizado."), "error")
+        return redirect_after_post("recibidos.index", **back)
+    try:
+        done = api().book_many_received(chosen[:BOOK_MANY_LIMIT])
+    except ValidationError as exc:
+        flash(exc.message, "error")
+        return redirect_after_post("recibidos.index", **back)
+    if done.booked:
+        count = len(done.booked)
+        flash(
+            ngettext(
+                "Marcaste %(num)d comprobante como contabilizado.",
+                "Marcaste %(num)d comprobantes como contabilizados.",
+                count,
+            ),
+            "success",
+        )
+    for refused in done.not_bookable:
+        which = f"{type_name(refused.tipo_cfe) if refused.tipo_cfe else _('Documento')} {refused.number}"
+        flash(_("No se marcó %(cfe)s: %(why)s", cfe=which, why=refused.message), "error")
+    if done.missing:
+        flash(_("Algunos comprobantes elegidos ya no existen en la empresa."), "error")
+    return redirect_after_post("recibidos.index", **back)
 
 
 @bp.post("/<int:received_id>/contabilizar")

@@ -3,6 +3,7 @@ a person accepts or rejects it commercially."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from playwright.sync_api import Locator, Page, expect
@@ -51,3 +52,10 @@ class ReceivedPage:
 
     def accept(self) -> None:
         self.page.get_by_role("button", name="Aceptar", exact=True).click()
+
+    def choose_for_booking(self, number: str) -> None:
+        """Tick the list's box of the CFE named `number` ("e-Factura A-2"), by its accessible name."""
+        self.page.get_by_role("checkbox", name=re.compile(rf"^Elegir {re.escape(number)} de ")).check()
+
+    def book_chosen(self) -> None:
+        self.page.get_by_role("button", name="Marcar los elegidos como contabilizados").click()
