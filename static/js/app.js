@@ -520,4 +520,35 @@
     form.requestSubmit ? form.requestSubmit() : form.submit();
   });
 })();
+// The list's "choose all" box (templates/recibidos/index.html): a checkbox marked data-check-all="FORM" ticks or
+// clears every box of that form on the page (the rows' boxes belong to it by their form attribute), and shows
+// whether all, some or none are ticked. Its label (data-check-all-label) is hidden until this script is there:
+// without it, the box would do nothing.
+(function () {
+  function boxes(formId) {
+    return Array.prototype.slice.call(
+      document.querySelectorAll('input[type=checkbox][form="' + formId + '"]:not([data-check-all])'));
+  }
+  function reveal(root) {
+    Array.prototype.forEach.call((root || document).querySelectorAll("[data-check-all-label][hidden]"), function (label) {
+      label.hidden = false;
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { reveal(document); });
+  document.addEventListener("htmx:load", function (event) { reveal(event.detail.elt); });
+  document.addEventListener("change", function (event) {
+    var target = event.target;
+    if (!(target instanceof HTMLInputElement) || target.type !== "checkbox") { return; }
+    var formId = target.getAttribute("data-check-all") || target.getAttribute("form");
+    var all = formId && document.querySelector('[data-check-all="' + formId + '"]');
+    if (!all) { return; }
+    var rows = boxes(formId);
+    if (target === all) {
+      rows.forEach(function (box) { box.checked = all.checked; });
+    }
+    var ticked = rows.filter(function (box) { return box.checked; }).length;
+    all.checked = ticked > 0 && ticked === rows.length;
+    all.indeterminate = ticked > 0 && ticked < rows.length;
+  });
+})();
 // ---- end of recibidos area ----

@@ -62,8 +62,9 @@ def test_receive_by_dropping_files_and_reject_commercially(page: Page, envelope_
     # Booked from the list: only A-2 has a box (A-1 rejected, A-3 refused on arrival), which belongs to the form of
     # the button above the table by its form attribute.
     received.open()
-    expect(page.get_by_role("checkbox")).to_have_count(1)
-    received.choose_for_booking("e-Factura A-2")
+    expect(page.get_by_role("checkbox")).to_have_count(2)  # A-2's and "choose all"
+    page.get_by_label("Elegir todos los de esta página").check()  # the page's script: every box of the form
+    expect(received.booking_box("e-Factura A-2")).to_be_checked()
     screenshot(page, shots / f"recibidos-choose-{width}.png")
     received.book_chosen()
     expect(page.locator(".flash-success")).to_have_text("Marcaste 1 comprobante como contabilizado.")

@@ -53,9 +53,9 @@ class ReceivedPage:
     def accept(self) -> None:
         self.page.get_by_role("button", name="Aceptar", exact=True).click()
 
-    def choose_for_booking(self, number: str) -> None:
-        """Tick the list's box of the CFE named `number` ("e-Factura A-2"), by its accessible name."""
-        self.page.get_by_role("checkbox", name=re.compile(rf"^Elegir {re.escape(number)} de ")).check()
+    def booking_box(self, number: str) -> Locator:
+        """The list's box that chooses the CFE named `number` ("e-Factura A-2") for booking, by its accessible name."""
+        return self.page.get_by_role("checkbox", name=re.compile(rf"^Elegir {re.escape(number)} de "))
 
     def book_chosen(self) -> None:
         self.page.get_by_role("button", name="Marcar los elegidos como contabilizados").click()
