@@ -188,3 +188,11 @@ def test_the_portals_header_links_to_the_providers_page_with_the_way_back(signed
     query = parse_qs(target.query)
     assert query["client_id"] == [portal_app.config["OIDC_CLIENT_ID"]] and query["ui_locales"] == ["es"]
     assert query["return_to"][0] in live_service.app.config["PORTAL_POST_LOGOUT_URIS"]  # so the page links back
+
+
+def test_an_easy_password_is_refused_in_english_too(browser, service_app):
+    before = _hash(service_app)
+    answer = _change(browser, new="Montevideo2026", query="?ui_locales=en")
+    assert answer.status_code == 422
+    assert "easy to guess" in text(soup(answer).find(id="new_password-error"))
+    assert _hash(service_app) == before
