@@ -149,8 +149,11 @@ class CfeClient:
         self, adapter: HTTPAdapter, method: str, url: str, headers: dict[str, str], kwargs: dict[str, Any]
     ) -> requests.Response:
         # The session's mounted adapter retries; a non-idempotent call goes through the no-retry adapter.
+        stream = bool(kwargs.pop("stream", False))  # a download read as it arrives (Transport._stream)
         prepared = self.session.prepare_request(requests.Request(method, url, headers=headers, **kwargs))
-        return adapter.send(prepared, timeout=self.timeout, verify=self._verify, cert=self._cert, proxies=self._proxies)
+        return adapter.send(
+            prepared, stream=stream, timeout=self.timeout, verify=self._verify, cert=self._cert, proxies=self._proxies
+        )
 
 
 def _is_read_timeout(exc: Exception) -> bool:

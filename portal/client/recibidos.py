@@ -3,6 +3,7 @@ one of them, uploads of envelopes, and what the company does with each (accept, 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
@@ -13,7 +14,7 @@ from portal.client.filters import ListFilters
 from portal.client.models import JsonObject
 from portal.client.models import optional_datetime as _maybe_moment
 from portal.client.models import parse_datetime as _moment
-from portal.client.transport import Transport
+from portal.client.transport import ZIP, Transport
 
 BASE = "/api/v1/recibidos"
 T = TypeVar("T")
@@ -345,6 +346,11 @@ class RecibidosApi(Transport):
         """Every received CFE that matches, as a spreadsheet file."""
         params = (filters or ReceivedFilters()).to_params()
         return self._request("GET", BASE, params=params, accept="text/csv").content
+
+    def received_xml_zip(self, filters: ReceivedFilters | None = None) -> Iterator[bytes]:
+        """Every received CFE that matches, its signed XML as the supplier sent it, in one ZIP passed on as the
+        service writes it."""
+        return self._stream(BASE, accept=ZIP, params=(filters or ReceivedFilters()).to_params())
 
     def get_received(self, received_id: int) -> ReceivedDetail:
         return ReceivedDetail.from_json(self._json("GET", f"{BASE}/{int(received_id)}"))

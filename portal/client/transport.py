@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import requests
@@ -42,3 +43,21 @@ class Transport:
 
     def _json(self, method: str, path: str, **kwargs: Any) -> Any:
         return self._request(method, path, **kwargs).json()
+
+    def _stream(self, path: str, *, accept: str, **kwargs: Any) -> Iterator[bytes]:
+        """A GET whose answer is a file passed on as it arrives (a ZIP of a month's signed XMLs), in chunks of
+        STREAM_CHUNK bytes; an error answer is raised before the first chunk, as any call's. The connection goes
+        back to the pool once the last chunk has been read, or when the caller stops early."""
+        response = self._request("GET", path, accept=accept, stream=True, **kwargs)
+        return _chunks(response)
+
+
+STREAM_CHUNK = 64 * 1024
+ZIP = "application/zip"
+
+
+def _chunks(response: requests.Response) -> Iterator[bytes]:
+    try:
+        yield from response.iter_content(STREAM_CHUNK)
+    finally:
+        response.close()

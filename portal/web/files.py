@@ -4,6 +4,7 @@ an upload), shown inline or downloaded."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from urllib.parse import quote
 
 from flask import Response
@@ -19,7 +20,7 @@ def safe_filename(name: str | None, fallback: str = "archivo") -> str:
     return secure_filename(name or "") or fallback
 
 
-def file_response(content: bytes, mimetype: str, filename: str | None, *, inline: bool) -> Response:
+def file_response(content: bytes | Iterable[bytes], mimetype: str, filename: str | None, *, inline: bool) -> Response:
     """`filename` as the browser saves it: an ASCII fallback (filename=) and, when the name has other characters
     (a space, an accent: "e-Ticket A-0000001.pdf"), the name itself percent-encoded (filename*=, RFC 6266),
     neither able to break the header."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import uuid
+import zipfile
 from dataclasses import replace
 from decimal import Decimal
 
@@ -69,6 +70,15 @@ def test_filters_live_in_the_url_and_the_csv_is_the_same_query(usuario, service_
     assert workbook.headers["Content-Disposition"].startswith("attachment")
     [_header, line] = load_workbook(io.BytesIO(workbook.data)).active.iter_rows(values_only=True)
     assert line[5] == "Comercial del Norte" and line[7] == float(norte.totals.total)
+    # The same receipts as they were signed, in a ZIP passed through the portal as the service writes it.
+    xml_link = page.select_one("[data-testid=xml-download]")["href"]
+    assert xml_link == csv_link.replace("exportar.csv", "exportar-xml.zip")
+    with usuario.get(xml_link) as signed:
+        assert signed.status_code == 200 and signed.mimetype == "application/zip" and signed.is_streamed
+        assert signed.headers["Content-Disposition"].startswith("attachment")
+        archive = zipfile.ZipFile(io.BytesIO(signed.data))
+    assert archive.namelist() == [f"111_{norte.serie}-{norte.nro:07d}.xml"]
+    assert archive.read(archive.namelist()[0]) == service_api.get_receipt_xml(norte.id)
 
 
 def test_bad_filters_are_shown_next_to_the_field_and_kept(usuario):

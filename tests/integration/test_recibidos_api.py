@@ -646,3 +646,19 @@ def test_booking_several_refuses_no_ids_too_many_and_repeats_whole(api_client, u
     assert answer.status_code == 422
     assert code in {f["code"] for f in answer.get_json()["error"]["fields"]}, answer.get_json()
     assert not any(i["contabilizado"] for i in api_client.get(URL, headers=usuario).get_json()["items"])
+
+
+def test_the_signed_xmls_of_the_matching_ones_download_as_one_zip_byte_for_byte(api_client, usuario, received):
+    """What the company keeps for DGI: each received CFE's signed XML as its supplier sent it, a month's in one file,
+    the list's filters deciding which."""
+    answer = api_client.get(URL, headers={**usuario, "Accept": "application/zip"})
+    assert answer.status_code == 200 and answer.mimetype == "application/zip" and answer.is_streamed
+    archive = zipfile.ZipFile(io.BytesIO(answer.get_data()))
+    assert archive.testzip() is None
+    names = archive.namelist()
+    assert names == [f"211003420017_111_A-{n:07d}.xml" for n in (4, 3, 2, 1)]  # the list's order, newest first
+    for received_id, name in zip(received["recibidos"], reversed(names), strict=True):
+        signed = api_client.get(f"{URL}/{received_id}", query_string={"formato": "xml"}, headers=usuario)
+        assert archive.read(name) == signed.get_data()
+    only = api_client.get(URL, query_string={"numero": "A-2"}, headers={**usuario, "Accept": "application/zip"})
+    assert zipfile.ZipFile(io.BytesIO(only.get_data())).namelist() == ["211003420017_111_A-0000002.xml"]

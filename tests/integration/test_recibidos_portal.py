@@ -335,3 +335,17 @@ def test_a_chosen_one_that_cannot_be_booked_is_said_by_its_number(usuario, live_
     number = detail.select_one("h1").get_text().split(" · ")[0]  # "e-Factura A-2"
     errors = [flash.get_text().strip() for flash in after.select(".flash-error")]
     assert errors == [f"No se marcó {number}: No se puede contabilizar: el CFE está rechazado."], errors
+
+
+def test_the_signed_xmls_of_the_filtered_list_download_as_one_zip(usuario):
+    envelope = sup.envelope([sup.cfe(1), sup.cfe(2)])
+    _upload(usuario, ("Sob_211003420017_1.xml", envelope))
+    page = BeautifulSoup(usuario.get("/recibidos/?numero=A-2").data, "html.parser")
+    link = page.select_one("[data-testid=xml-download]")["href"]
+    assert link == "/recibidos/recibidos-xml.zip?numero=A-2"
+    with usuario.get(link) as download:
+        assert download.status_code == 200 and download.mimetype == "application/zip" and download.is_streamed
+        archive = zipfile.ZipFile(io.BytesIO(download.data))
+    [name] = archive.namelist()
+    signed = archive.read(name)  # the CFE byte for byte as the supplier's envelope carried it
+    assert name == "211003420017_111_A-0000002.xml" and signed.startswith(b"<CFE") and signed in envelope

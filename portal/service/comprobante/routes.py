@@ -38,8 +38,9 @@ from portal.service.platform.files import file_response
 from portal.service.platform.i18n import _, language, say
 from portal.service.platform.models import Company
 from portal.service.platform.publicurl import public_url
+from portal.service.platform.zipstream import ZIP, zip_chunks
 
-_LIST_MEDIA = {"json": "application/json", "csv": "text/csv", "xlsx": spreadsheet.XLSX}
+_LIST_MEDIA = {"json": "application/json", "csv": "text/csv", "xlsx": spreadsheet.XLSX, "zip": ZIP}
 _PDF = {"description": "El PDF.", "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}
 _ROLL_422 = (
     "Datos no válidos (`fields` indica cuáles), o `formato` 80mm/57mm pedido para un tipo que no es "
@@ -233,6 +234,7 @@ def _paper(default: str, tipo_cfe: int, asked: str | None) -> str:
                 "application/json": {"schema": {"$ref": "#/components/schemas/ResultadoBusqueda"}},
                 "text/csv": {"schema": {"type": "string"}},
                 spreadsheet.XLSX: {"schema": {"type": "string", "format": "binary"}},
+                ZIP: {"schema": {"type": "string", "format": "binary"}},
             },
             "model": ResultadoBusqueda,
         },
@@ -246,6 +248,9 @@ def buscar(query: BuscarQuery, principal: Principal):
     filters = search.Filters(**query.model_dump(exclude={"cursor", "limite", "formato"}))
     session = db.session()
     where, totals_where = search.conditions_and_totals(session, principal.company_id, filters)
+    if wanted == ZIP:
+        entries = search.signed_xml_entries(db.new_session(), where)
+        return file_response(zip_chunks(entries), ZIP, "comprobantes-xml.zip", inline=False, vary=("Accept",))
     if wanted != "application/json":
         header = [say(name) for name in HEADER]
         states = {state: say(name) for state, name in DGI_STATE_NAMES.items()}

@@ -380,9 +380,10 @@ class BuscarQuery(BaseModel):
     )
     cursor: str | None = Field(None, max_length=200, pattern=CURSOR_PATTERN, description=CURSOR_DESCRIPTION)
     limite: int = Field(50, ge=1, le=200, description="Comprobantes por página (50 si no se indica, hasta 200).")
-    formato: Literal["json", "csv", "xlsx"] | None = Field(
+    formato: Literal["json", "csv", "xlsx", "zip"] | None = Field(
         None,
-        description="json (una página), csv o xlsx (todos los que cumplen los filtros); sin él, lo decide Accept.",
+        description="json (una página), csv o xlsx (todos los que cumplen los filtros), zip (el XML firmado de cada "
+        "uno, tal como se firmó); sin él, lo decide Accept.",
     )
 
     @field_validator("tipo_cfe")

@@ -16,7 +16,7 @@ import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime, time
 from decimal import Decimal
 
 from sqlalchemy import (
@@ -42,6 +42,7 @@ from portal.domain.receipt_numbers import ReceiptNumber
 from portal.service.comprobante.amounts import amount_columns, is_credit_note
 from portal.service.comprobante.models import IssuedCfe, NoteReference, ReceiverWord
 from portal.service.platform import paging
+from portal.service.platform.zipstream import ZipEntry
 
 CENT = Decimal("0.01")
 LISTED = (
@@ -391,5 +392,22 @@ def export_rows_closing(session: Session, company_id: int, where: list) -> Itera
             cancelled = cancellations(session, company_id, rows)
             for row in rows:
                 yield row, cancelled.get(row.id)
+    finally:
+        session.close()
+
+
+# What a receipt's file in the ZIP of signed XMLs is named and dated by, with the XML itself.
+_SIGNED = (IssuedCfe.id, IssuedCfe.tipo_cfe, IssuedCfe.serie, IssuedCfe.nro, IssuedCfe.fch_emis, IssuedCfe.xml)
+
+
+def signed_xml_entries(session: Session, where: list) -> Iterator[ZipEntry]:
+    """Each receipt of the filtered set as it was signed, in list order, named by type and number
+    ("111_A-0000012.xml") and dated by its date of issue, in batches of 200 (a signed XML is some KB) read in a
+    session of its own, closed when the last one has been read."""
+    try:
+        for rows in every_row(session, where, batch=200, columns=_SIGNED):
+            for row in rows:
+                moment = datetime.combine(row.fch_emis, time(12))  # its day: a receipt is dated, not timed
+                yield ZipEntry(f"{row.tipo_cfe}_{row.serie}-{row.nro:07d}.xml", row.xml, moment)
     finally:
         session.close()

@@ -15,7 +15,12 @@ def safe_filename(name: str | None, fallback: str = "archivo") -> str:
 
 
 def file_response(
-    content: bytes | Iterable[str], mimetype: str, filename: str | None, *, inline: bool, vary: Iterable[str] = ()
+    content: bytes | Iterable[str] | Iterable[bytes],
+    mimetype: str,
+    filename: str | None,
+    *,
+    inline: bool,
+    vary: Iterable[str] = (),
 ) -> Response:
     response = Response(content, mimetype=mimetype)
     disposition = "inline" if inline else "attachment"

@@ -24,6 +24,7 @@ from portal.service.cfe.pdf_text import number
 from portal.service.comprobante.amounts import AMOUNT_LABELS, AMOUNT_NAMES, signed_amounts
 from portal.service.comprobante.export import text_cell
 from portal.service.platform.i18n import _, said_or
+from portal.service.platform.zipstream import ZipEntry
 from portal.service.recibidos.amounts import signed_totals
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe, ReceivedEnvelope
 from portal.service.recibidos.motives import motive
@@ -311,6 +312,21 @@ def csv_chunks(session: Session, where: list, words: CsvWords) -> Iterator[str]:
                 buffer.seek(0)
                 buffer.truncate()
         yield buffer.getvalue()
+    finally:
+        session.close()
+
+
+def xml_entries(session: Session, where: list) -> Iterator[ZipEntry]:
+    """Every matching received CFE's signed XML, byte for byte as its supplier sent it (what the company keeps for
+    DGI), named by supplier, type and number ("211003420017_111_A-0000012.xml"), dated when it arrived (Uruguay's
+    clock); read from `session`, closed when the last one has been read."""
+    try:
+        for row in session.scalars(_ordered(where).execution_options(yield_per=500)):
+            known = row.rut_emisor and row.tipo_cfe and row.serie and row.nro is not None
+            name = (
+                f"{row.rut_emisor}_{row.tipo_cfe}_{row.serie}-{row.nro:07d}.xml" if known else f"recibido-{row.id}.xml"
+            )
+            yield ZipEntry(name, row.xml, montevideo_time(row.received_at).replace(tzinfo=None))
     finally:
         session.close()
 

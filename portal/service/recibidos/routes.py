@@ -14,7 +14,9 @@ from portal.service.platform import db, paging
 from portal.service.platform.api import negotiate, operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
 from portal.service.platform.errors import ApiError, FieldError, NotFound, ValidationFailed
+from portal.service.platform.files import file_response
 from portal.service.platform.i18n import _, language, say
+from portal.service.platform.zipstream import ZIP, zip_chunks
 from portal.service.recibidos import decisions, listing, sending, tasks, uploads, ws
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe
 from portal.service.recibidos.schemas import (
@@ -71,7 +73,8 @@ def _row(principal: Principal, recibido_id: int) -> ReceivedCfe:
             "description": "Una página (más nuevos primero) con los totales por moneda de todos los que cumplen los "
             "filtros, o con Accept: text/csv todos ellos para planilla (`;`, coma decimal, dd/mm/aaaa, UTF-8 con BOM), "
             "con los montos del libro de compras de IVA (neto e IVA por tasa, percepciones, retenciones y total, "
-            "como los firmó el proveedor; una nota de crédito en negativo).",
+            "como los firmó el proveedor; una nota de crédito en negativo), o con Accept: application/zip el XML "
+            "firmado de cada uno, tal como llegó (lo que la empresa conserva).",
             "content": {
                 "application/json": {
                     "schema": {"$ref": "#/components/schemas/PaginaRecibidos"},
@@ -101,6 +104,7 @@ def _row(principal: Principal, recibido_id: int) -> ReceivedCfe:
                     },
                 },
                 "text/csv": {"schema": {"type": "string"}},
+                ZIP: {"schema": {"type": "string", "format": "binary"}},
             },
             "model": PaginaRecibidos,
         },
@@ -109,8 +113,11 @@ def _row(principal: Principal, recibido_id: int) -> ReceivedCfe:
 )
 def listar(query: RecibidosQuery, principal: Principal):
     """The company's received CFEs, newest first; filters combine with AND; pages by `cursor`."""
-    wanted = negotiate("application/json", "text/csv")
+    wanted = negotiate("application/json", "text/csv", ZIP)
     where = listing.conditions(principal.company_id, query)
+    if wanted == ZIP:
+        entries = listing.xml_entries(db.new_session(), where)
+        return file_response(zip_chunks(entries), ZIP, "recibidos-xml.zip", inline=False, vary=("Accept",))
     if wanted == "text/csv":
         words = listing.CsvWords(
             header=[say(name) for name in listing.HEADER],

@@ -34,6 +34,7 @@ class ListView:
     filtered: bool
     csv_url: str
     xlsx_url: str
+    xml_url: str
     more_than: str | None = None  # the count, formatted, when the service says more than it match
 
 
@@ -44,6 +45,7 @@ def _view(form: forms.ReceiptFilterForm, page: Page[ReceiptSummary] | None) -> L
         filtered=bool(args),
         csv_url=url_for("comprobantes.export", formato="csv", **args),
         xlsx_url=url_for("comprobantes.export", formato="xlsx", **args),
+        xml_url=url_for("comprobantes.export_xml", **args),
         more_than=format_number(page.total) if page and page.total_bounded and page.total is not None else None,
     )
 
@@ -92,3 +94,15 @@ def export(formato: str):
         return index()
     content = api().export_receipts(form.service_filters(), formato)  # type: ignore[arg-type]  # any()
     return file_response(content, _EXPORT_MEDIA[formato], f"comprobantes.{formato}", inline=False)
+
+
+@bp.get("/exportar-xml.zip")
+@member_required
+def export_xml():
+    """Every receipt of the same query as it was signed, in one ZIP passed on as the service writes it (a month's
+    receipts are never whole in the portal's memory)."""
+    form = forms.ReceiptFilterForm(formdata=request.args)
+    if not form.validate():
+        return index()
+    chunks = api().export_receipts_xml(form.service_filters())
+    return file_response(chunks, "application/zip", "comprobantes-xml.zip", inline=False)

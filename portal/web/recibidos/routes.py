@@ -17,6 +17,7 @@ from portal.domain import roles
 from portal.web.auth.session import member_required, writer_required
 from portal.web.backend import api
 from portal.web.comprobantes.choices import type_name
+from portal.web.files import file_response
 from portal.web.forms_common import apply_service_errors
 from portal.web.recibidos.forms import (
     ANSWER_STATES,
@@ -52,6 +53,7 @@ def _list(form: ReceivedFilterForm, upload: UploadForm | None = None, *, status:
         can_write=current_user.role in roles.WRITERS,
         type_name=type_name,
         csv_url=url_for("recibidos.csv", **args),
+        xml_url=url_for("recibidos.xml_zip", **args),
         book_url=url_for("recibidos.book_many", **args),
         next_url=url_for("recibidos.index", **args, cursor=page.next_cursor) if page and page.next_cursor else None,
     )
@@ -73,6 +75,18 @@ def csv():
     response = Response(api().received_csv(form.service_filters()), mimetype="text/csv")
     response.headers["Content-Disposition"] = 'attachment; filename="recibidos.csv"'
     return response
+
+
+@bp.get("/recibidos-xml.zip")
+@member_required
+def xml_zip():
+    """Every received CFE that matches the filters, its signed XML as the supplier sent it, in one ZIP (what the
+    company keeps for DGI), passed on as the service writes it."""
+    form = ReceivedFilterForm(request.args)
+    form.validate()
+    return file_response(
+        api().received_xml_zip(form.service_filters()), "application/zip", "recibidos-xml.zip", inline=False
+    )
 
 
 @bp.post("/subir")
