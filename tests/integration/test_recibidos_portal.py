@@ -313,6 +313,10 @@ def test_the_chosen_ones_are_booked_from_the_list_and_the_list_comes_back_as_it_
     none = usuario.post(form["action"], data={"csrf_token": token})
     landed = BeautifulSoup(usuario.get(none.headers["Location"]).data, "html.parser")
     assert "Elegí al menos un comprobante" in landed.select_one(".flash-error").get_text()
+    for hostile in (["²"], ["99999999999999999999"]):  # a digit that is not 0-9; an id past any id: no 500
+        refused = usuario.post(form["action"], data={"csrf_token": token, "ids": hostile})
+        assert refused.status_code == 303, hostile
+        assert BeautifulSoup(usuario.get(refused.headers["Location"]).data, "html.parser").select_one(".flash-error")
     soporte = BeautifulSoup(signed_in("soporte@demo.uy").get("/recibidos/").data, "html.parser")
     assert not soporte.select_one("form#book-many") and not soporte.select("input[type=checkbox]")
 

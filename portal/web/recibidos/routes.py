@@ -239,7 +239,7 @@ def book_many():
     # The form's address carries the list's query (its action), so the list comes back as it was filtered.
     filters = {field.name for field in ReceivedFilterForm(formdata=None)} - {"cursor"}
     back = {name: value for name, value in request.args.items() if name in filters and value}
-    chosen = tuple(int(v) for v in request.form.getlist("ids") if v.isdigit())
+    chosen = tuple(int(v) for v in request.form.getlist("ids") if v.isascii() and v.isdigit())
     if not chosen:
         flash(_("Elegí al menos un comprobante para marcar como contabilizado."), "error")
         return redirect_after_post("recibidos.index", **back)
