@@ -222,6 +222,7 @@ def test_the_receiver_hint_checks_the_check_digit_as_the_user_types(usuario):
     assert hint("2", "2148") == (["doc-hint", "doc-hint-error"], "Un RUT tiene 12 dígitos.")
     assert hint("3", "1.335.321-4") == (["doc-hint", "doc-hint-ok"], "Dígito verificador correcto.")
     assert hint("", "1234") == (["doc-hint"], "Elegí el tipo de documento.")
+    assert hint("²", "1234") == (["doc-hint"], "Elegí el tipo de documento.")  # isdigit() took it, int() did not
     assert hint("5", "AB123456") == (["doc-hint"], "")
 
 

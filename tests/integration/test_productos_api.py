@@ -78,7 +78,10 @@ def test_a_price_list_is_imported_whole_and_updates_by_code(api_client, user):
 
 
 def test_a_bad_row_refuses_the_whole_list_and_says_what_is_wrong(api_client, user):
-    text = "codigo,nombre,precio,indicador_iva\nOK1,Bueno,10,3\nX2,Malo,diez,3\nX3,,5,9\nOK1,Repetido,1,3\n"
+    # "²" passes str.isdigit() and int() refuses it: the indicator was a 500.
+    text = (
+        "codigo,nombre,precio,indicador_iva\nOK1,Bueno,10,3\nX2,Malo,diez,3\nX3,,5,9\nOK1,Repetido,1,3\nX4,Raro,1,²\n"
+    )
     answer = _import(api_client, user, text)
     assert answer.status_code == 422
     fields = {(f["field"], f["code"]) for f in answer.json["error"]["fields"]}
@@ -87,6 +90,7 @@ def test_a_bad_row_refuses_the_whole_list_and_says_what_is_wrong(api_client, use
         ("filas[4].nombre", "nombre_invalido"),
         ("filas[4].indicador_iva", "indicador_invalido"),
         ("filas[5].codigo", "codigo_repetido"),
+        ("filas[6].indicador_iva", "indicador_invalido"),
     }
     assert api_client.get(PRODUCTOS, headers=user).json["items"] == []  # nothing half-applied
     no_header = _import(api_client, user, "a;b\n1;2\n")

@@ -33,6 +33,7 @@ import requests
 import urllib3
 from lxml import etree
 
+from portal.domain.digits import ascii_number
 from portal.service.dgi.soap import CONNECT_TIMEOUT_SECONDS, body_signer, shared_session
 from portal.service.envios.adapter import CfeState
 from portal.service.platform.i18n import _
@@ -198,9 +199,10 @@ def read_state_request(envelope: etree._Element) -> tuple[str, int, str, int] | 
         name: (call.findtext(f"{{{NAMESPACE}}}{name}") or "").strip()
         for name in ("RucEmisor", "TipoCFE", "Serie", "NroCFE")
     }
-    if not (values["TipoCFE"].isdigit() and values["NroCFE"].isdigit()):
+    tipo_cfe, nro = ascii_number(values["TipoCFE"]), ascii_number(values["NroCFE"])
+    if tipo_cfe is None or nro is None:
         return None
-    return values["RucEmisor"], int(values["TipoCFE"]), values["Serie"], int(values["NroCFE"])
+    return values["RucEmisor"], tipo_cfe, values["Serie"], nro
 
 
 def build_state_answer(state: CfeState) -> bytes:

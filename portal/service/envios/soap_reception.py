@@ -45,6 +45,7 @@ from zeep.transports import Transport
 from zeep.wsdl import Document
 
 from portal import paths
+from portal.domain.digits import ascii_number
 from portal.service.dgi.soap import ZEEP_SETTINGS, DgiTransport, body_signer, shared_session
 from portal.service.envios.consultas import ConsultasClient, DirectoryUnavailable
 from portal.service.platform.i18n import _
@@ -124,7 +125,7 @@ class _CdataPayload(Plugin):
 
 def consulta_cfe(id_receptor: str, token: str) -> str:
     """The xmlData of EFACCONSULTARESTADOENVIO: DGI's envelope number and the token of its ACKSobre."""
-    if not str(id_receptor).isdigit() or not token or not re.fullmatch(r"[A-Za-z0-9+/=\s]+", token):
+    if ascii_number(str(id_receptor)) is None or not token or not re.fullmatch(r"[A-Za-z0-9+/=\s]+", token):
         raise DgiPermanentError(_("El número de DGI o el token del sobre no son válidos."), code="dgi_bad_request")
     # None is lxml's default namespace; lxml-stubs type nsmap's keys as str
     root = etree.Element(f"{{{NAMESPACE}}}ConsultaCFE", nsmap={None: NAMESPACE})  # type: ignore[dict-item]

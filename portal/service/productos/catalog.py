@@ -14,6 +14,7 @@ from pydantic_core import PydanticCustomError
 from sqlalchemy import select, tuple_
 from sqlalchemy.orm import Session
 
+from portal.domain.digits import ascii_number
 from portal.service.cfe.xmlchars import xml_one_line
 from portal.service.comprobante.search import folded
 from portal.service.platform import paging
@@ -137,7 +138,7 @@ def _row(number: int, values: dict[str, str], parsed: ParsedList) -> None:
     if included not in _TRUE | _FALSE:
         refuse("iva_incluido", "iva_incluido_invalido", _("Escribí «sí» si el precio incluye IVA, «no» si no."))
     indicator = texts["indicador_iva"] or "3"
-    if not indicator.isdigit() or int(indicator) not in IND_FACTS:
+    if ascii_number(indicator) not in IND_FACTS:
         refuse(
             "indicador_iva",
             "indicador_invalido",
@@ -153,7 +154,7 @@ def _row(number: int, values: dict[str, str], parsed: ParsedList) -> None:
             "unit": unit or None,
             "price": price,
             "price_includes_iva": included in _TRUE and included != "",
-            "ind_fact": int(indicator) if indicator.isdigit() else 3,
+            "ind_fact": ascii_number(indicator) or 3,
             "currency": currency,
         }
     )

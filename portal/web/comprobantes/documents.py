@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from flask_babel import gettext as _
 
+from portal.domain.digits import ascii_number
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES, DocType, digits_only, document_error, format_rut
 
 
@@ -33,9 +34,9 @@ def document_hint(doc_type: str | None, number: str | None) -> Hint:
     number = (number or "").strip()
     if not number:
         return NO_HINT
-    if doc_type is None or not doc_type.isdigit():
+    kind = ascii_number(doc_type)
+    if kind is None:
         return Hint("", _("Elegí el tipo de documento."))
-    kind = int(doc_type)
     if kind in URUGUAYAN_DOC_TYPES and all(ch.isdigit() or ch in ".- " for ch in number):
         number = digits_only(number) or number  # 1.234.567-2 and 21-100342-001-7 are typed that way
     problem = document_error(kind, number)

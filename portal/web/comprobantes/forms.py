@@ -33,6 +33,7 @@ from portal.domain.cfe_types import (
     NOTE_BASE_TYPE,
     RUT_RECEIVER_TYPES,
 )
+from portal.domain.digits import ascii_number
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes import choices
 from portal.web.comprobantes.payload import PREFILL_PARAMS
@@ -293,10 +294,8 @@ def prefilled_form(args: MultiDict) -> ReceiptForm:
         if not value:
             continue
         if name in ("tipo_cfe", "ref_tipo"):
-            if value.isdigit() and int(value) in dict(
-                choices.CFE_TYPES if name == "tipo_cfe" else choices.REFERENCE_TYPES
-            ):
-                data[name] = int(value)
+            if ascii_number(value) in dict(choices.CFE_TYPES if name == "tipo_cfe" else choices.REFERENCE_TYPES):
+                data[name] = ascii_number(value)
         elif name == "tipo_doc_recep":
             if value in dict(choices.DOC_TYPES):
                 data[name] = value

@@ -38,6 +38,7 @@ from portal.domain.cfe_types import (
     NO_UNIT,
     NOTE_TYPES,
 )
+from portal.domain.digits import ascii_number
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES
 
 # Query parameters the issuing form accepts to pre-fill itself (the DGI page's "use as receiver" link
@@ -118,7 +119,7 @@ def _reference(data: dict) -> Reference | None:
     return Reference(
         tipo_cfe=int(data["ref_tipo"]) if data.get("ref_tipo") else None,
         serie=_text(data, "ref_serie").upper() or None,
-        number=int(_text(data, "ref_nro")) if _text(data, "ref_nro").isdigit() else None,
+        number=ascii_number(_text(data, "ref_nro")),
         reason=_text(data, "ref_razon") or None,
         issue_date=data["ref_fecha"] if isinstance(data.get("ref_fecha"), date) else None,
     )
@@ -166,7 +167,9 @@ def build_body(data: dict) -> Body:
         cfe = replace(
             cfe,
             tipo_cfe=tipo + CFC_OFFSET if tipo in CFC_BASE_TYPES else tipo,
-            paper=PaperNumber(_text(data, "cfc_serie").upper(), int(nro)) if nro.isdigit() else None,
+            paper=PaperNumber(_text(data, "cfc_serie").upper(), number)
+            if (number := ascii_number(nro)) is not None
+            else None,
         )
     return Body(cfe, rows)
 

@@ -21,6 +21,7 @@ from flask_babel import lazy_gettext as _l
 from portal.client import errors as client_errors
 from portal.client.clientes import Customer
 from portal.client.receptores import DgiReceiver, PastReceiver, ReceiverWarning
+from portal.domain.digits import ascii_number
 from portal.domain.identifiers import URUGUAYAN_DOC_TYPES, digits_only, document_error, format_rut
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.web.backend import api
@@ -97,10 +98,8 @@ class Suggestion:
 
 def lookup_document(doc_type: str | None, number: str | None) -> tuple[int, str] | None:
     """(DGI doc type, digits) when the document is a Uruguayan one with a valid check digit, else None."""
-    if doc_type is None or not doc_type.isdigit():
-        return None
-    kind = int(doc_type)
-    if kind not in URUGUAYAN_DOC_TYPES:
+    kind = ascii_number(doc_type)
+    if kind is None or kind not in URUGUAYAN_DOC_TYPES:
         return None
     digits = digits_only((number or "").strip())
     if not digits or document_error(kind, digits):
@@ -170,13 +169,14 @@ def dgi_check(doc_type: str | None, number: str | None, form: Mapping[str, str],
 def foreign_customer_check(doc_type: str | None, number: str | None, form: Mapping[str, str]) -> DgiCheck | None:
     """A foreign document (passport, DNI, NIFE, other) DGI does not register: the company's customer with it
     still fills the receiver (an export's buyer picked from the catalogue), its country code included."""
-    if doc_type is None or not doc_type.isdigit() or int(doc_type) in URUGUAYAN_DOC_TYPES:
+    kind = ascii_number(doc_type)
+    if kind is None or kind in URUGUAYAN_DOC_TYPES:
         return None
     typed = (number or "").strip()
     if not typed:
         return None
     record = read_record(form.get(RECORD_FIELD))
-    customer = catalogue.find_customer(int(doc_type), typed)
+    customer = catalogue.find_customer(kind, typed)
     fills, customer_record = _customer_fills(customer, form, record)
     country = (form.get("cod_pais_recep") or "").strip().upper()
     if customer is not None and customer.country and country in ("", "UY", customer.country):

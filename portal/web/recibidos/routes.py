@@ -14,6 +14,7 @@ from flask_login import current_user
 from portal.client.errors import Conflict, ValidationError
 from portal.client.recibidos import BOOK_MANY_LIMIT, EnvelopeFile, EnvelopeResult
 from portal.domain import roles
+from portal.domain.digits import ascii_number
 from portal.web.auth.session import member_required, writer_required
 from portal.web.backend import api
 from portal.web.comprobantes.choices import type_name
@@ -239,7 +240,7 @@ def book_many():
     # The form's address carries the list's query (its action), so the list comes back as it was filtered.
     filters = {field.name for field in ReceivedFilterForm(formdata=None)} - {"cursor"}
     back = {name: value for name, value in request.args.items() if name in filters and value}
-    chosen = tuple(int(v) for v in request.form.getlist("ids") if v.isascii() and v.isdigit())
+    chosen = tuple(n for n in map(ascii_number, request.form.getlist("ids")) if n is not None)
     if not chosen:
         flash(_("Elegí al menos un comprobante para marcar como contabilizado."), "error")
         return redirect_after_post("recibidos.index", **back)
