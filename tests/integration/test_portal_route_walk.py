@@ -70,3 +70,28 @@ def test_every_change_without_a_csrf_token_is_refused_with_a_page_never_a_500(si
         answer = client.open(path, method=method, data={"x": "1"})
         _check(answer, method, path)
         assert answer.status_code in (400, 404, 405), f"{method} {path}: {answer.status_code}"
+
+
+# The query names the portal's pages read (their filter forms' fields and the lists' cursor), each given a value
+# that once reached a 500: a digit int() does not read, a NUL, an impossible date, a number past any column.
+_QUERY_NAMES = (
+    "numero receptor desde hasta tipo tipo_cfe moneda estado contabilizado monto_desde monto_hasta cursor proveedor "
+    "q fecha periodo agrupar formato tipo_doc_recep doc_recep ref_tipo ref_nro cfc_nro cfc_serie mes anio serie nro "
+    "sucursal limite rut codigo"
+).split()
+_HOSTILE_VALUES = ("²", "\x00", "2026-02-31", "9" * 40)
+
+
+def test_every_page_with_hostile_query_values_is_never_a_500(signed_in, portal_app):
+    """/clientes/ and /productos/ answered a cursor edited by hand with a 502, the received CFEs' CSV a filter it
+    could not read with a 500."""
+    client = signed_in("admin@demo.uy")
+    failed = []
+    for method, path in _routes(portal_app):
+        if method != "GET" or path.startswith("/auth/"):
+            continue
+        for value in _HOSTILE_VALUES:
+            with client.get(path, query_string=dict.fromkeys(_QUERY_NAMES, value)) as answer:
+                if answer.status_code >= 500:
+                    failed.append(f"{path} {value[:12]!r}: {answer.status_code}")
+    assert not failed, failed

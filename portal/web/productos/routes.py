@@ -79,7 +79,11 @@ def index():
     form = SearchForm(formdata=request.args)
     if not form.validate():
         return render("productos/index.html", "results", status=422, form=form, page=None, next_url=None)
-    page = api().list_products(form.q.data or None, cursor=form.cursor.data or None, limit=PAGE_SIZE)
+    try:
+        page = api().list_products(form.q.data or None, cursor=form.cursor.data or None, limit=PAGE_SIZE)
+    except ValidationError as exc:  # a cursor edited by hand, or one of a list that changed: said, not a 502
+        apply_service_errors(form, exc, {"*": "q"})
+        return render("productos/index.html", "results", status=422, form=form, page=None, next_url=None)
     query = {"q": form.q.data} if form.q.data else {}
     following = url_for("productos.index", **query, cursor=page.next_cursor) if page.next_cursor else None
     can_edit = current_user.role in roles.WRITERS

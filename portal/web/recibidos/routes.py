@@ -4,6 +4,7 @@ commercial motive, book)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Blueprint, Response, flash, request, url_for
@@ -12,7 +13,7 @@ from flask_babel import ngettext
 from flask_login import current_user
 
 from portal.client.errors import Conflict, ValidationError
-from portal.client.recibidos import BOOK_MANY_LIMIT, EnvelopeFile, EnvelopeResult
+from portal.client.recibidos import BOOK_MANY_LIMIT, EnvelopeFile, EnvelopeResult, ReceivedFilters
 from portal.domain import roles
 from portal.domain.digits import ascii_number
 from portal.web.auth.session import member_required, writer_required
@@ -71,11 +72,7 @@ def index():
 @member_required
 def csv():
     """Every received CFE that matches the filters, for a spreadsheet."""
-    form = ReceivedFilterForm(request.args)
-    form.validate()
-    response = Response(api().received_csv(form.service_filters()), mimetype="text/csv")
-    response.headers["Content-Disposition"] = 'attachment; filename="recibidos.csv"'
-    return response
+    return _download(api().received_csv, "text/csv", "recibidos.csv")
 
 
 @bp.get("/recibidos-xml.zip")
@@ -83,11 +80,20 @@ def csv():
 def xml_zip():
     """Every received CFE that matches the filters, its signed XML as the supplier sent it, in one ZIP (what the
     company keeps for DGI), passed on as the service writes it."""
+    return _download(api().received_xml_zip, "application/zip", "recibidos-xml.zip")
+
+
+def _download(fetch: Callable[[ReceivedFilters], bytes | Iterator[bytes]], mimetype: str, filename: str):
+    """A file of the list's filters; filters the service refuses (typed into the address) are the list's page
+    with each one's error, not a file."""
     form = ReceivedFilterForm(request.args)
-    form.validate()
-    return file_response(
-        api().received_xml_zip(form.service_filters()), "application/zip", "recibidos-xml.zip", inline=False
-    )
+    if not form.validate():
+        return _list(form, status=422)
+    try:
+        content = fetch(form.service_filters())
+    except ValidationError:
+        return _list(form, status=422)  # asks again, and puts the service's errors beside the filters
+    return file_response(content, mimetype, filename, inline=False)
 
 
 @bp.post("/subir")
