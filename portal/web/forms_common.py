@@ -10,6 +10,7 @@ is about none of them. No message is dropped.
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Mapping, Sequence
 from datetime import date
 from decimal import Decimal
@@ -18,8 +19,8 @@ from babel.dates import parse_date
 from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import FieldList, FormField, StringField
-from wtforms.validators import StopValidation
+from wtforms import FieldList, FormField, HiddenField, StringField
+from wtforms.validators import DataRequired, Regexp, StopValidation
 from wtforms.widgets import TextInput
 
 from portal.client.errors import CfeError
@@ -38,6 +39,19 @@ NO_SUCH_DAY = _l("Esa fecha no existe en el calendario.")
 LINE_FIELD = _l("%(field)s, línea %(n)s")
 
 
+def idempotency_key_field() -> HiddenField:
+    """The key of a form whose second click (or reload) must give the first one's result, made when the page is
+    shown (32 hex digits). One changed by hand is refused here, with a way forward: the service would refuse it
+    with a 400 the page could only show as its own failure."""
+    return HiddenField(
+        default=lambda: uuid.uuid4().hex,
+        validators=[
+            DataRequired(),
+            Regexp(r"^[0-9a-f]{32}$", message=_l("Volvé a abrir la página y enviá el formulario de nuevo.")),
+        ],
+    )
+
+
 class PortalForm(FlaskForm):
     """The base of every portal form. wtforms' own messages ("Not a valid choice.") come from wtforms'
     catalog in the request's language, loaded once per process and language: wtforms keeps the catalog per
@@ -52,6 +66,16 @@ class PortalForm(FlaskForm):
 
     # How a field of a list's row is named in the error summary ("Descripción, línea 2"); None: its own label.
     ROW_LABEL: str | None = None
+
+    def validate(self, extra_validators=None) -> bool:
+        """wtforms' validation; a hidden field's errors (a key the page made, changed by hand) go to the form's
+        own errors, which the error summary shows: nobody can see a hidden field, nor its error beside it."""
+        valid = super().validate(extra_validators)
+        for field in self:
+            if field.errors and field.name != "csrf_token" and getattr(field.widget, "input_type", None) == "hidden":
+                said = [str(error) for error in field.errors]
+                self.form_errors = [*self.form_errors, *said]  # type: ignore[has-type]  # wtforms sets it untyped
+        return valid
 
     def error_links(self) -> list[tuple[str, str, str]]:
         """Each field marked invalid, in the form's order, as (id, label, first error): every error summary links

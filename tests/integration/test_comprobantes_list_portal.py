@@ -115,6 +115,10 @@ def test_cancel_with_a_full_credit_note_links_both_and_never_twice(usuario, sign
     assert missing.status_code == 422
     assert soup(missing).select_one("#cancel-dialog").has_attr("open")
     assert soup(missing).select_one("#razon-error")
+    # A key changed by hand (the service refuses one not printable with a 400) is said in the dialog, not a 502.
+    tampered = usuario.post(f"/comprobantes/{original}/anular", data={**form, "razon": "x", "idempotency_key": "²"})
+    assert tampered.status_code == 422
+    assert "Volvé a abrir la página" in soup(tampered).select_one("#cancel-dialog").get_text()
     answer = usuario.post(f"/comprobantes/{original}/anular", data={**form, "razon": "Precio equivocado"})
     assert answer.status_code == 303
     note_id = answer.headers["Location"].rsplit("/", 1)[1]

@@ -4,7 +4,6 @@ reapply a collection reference."""
 from __future__ import annotations
 
 import re
-import uuid
 from datetime import datetime
 
 from flask_babel import lazy_gettext as _l
@@ -39,7 +38,7 @@ from portal.web.comprobantes import choices
 from portal.web.comprobantes.payload import PREFILL_PARAMS
 from portal.web.correo import on_issue
 from portal.web.correo.forms import split_addresses
-from portal.web.forms_common import LINE_FIELD, DayField, NumberField, PortalForm
+from portal.web.forms_common import LINE_FIELD, DayField, NumberField, PortalForm, idempotency_key_field
 
 MAX_LINES = 700
 SIGN_MAX_BYTES = 2 * 1024 * 1024
@@ -77,7 +76,7 @@ class ReceiptForm(PortalForm):
     a double click or a browser retry issues one receipt."""
 
     ROW_LABEL = LINE_FIELD
-    idempotency_key = HiddenField(default=lambda: uuid.uuid4().hex, validators=[DataRequired(), Length(max=64)])
+    idempotency_key = idempotency_key_field()
     # The rejected receipt this one corrects ("Emitir corregido", notes.correct).
     corrige = HiddenField(validators=[Optional(), Regexp(r"^[A-Za-z0-9_-]{1,40}$")])
     tipo_cfe = SelectField(
@@ -419,7 +418,7 @@ class CancelForm(PortalForm):
     """Cancel a receipt with the credit note of its whole amount: the reason is printed on the note. The key,
     made when the page is shown, makes a second click (or a reload) return the same note."""
 
-    idempotency_key = HiddenField(default=lambda: uuid.uuid4().hex, validators=[DataRequired(), Length(max=64)])
+    idempotency_key = idempotency_key_field()
     razon = StringField(
         _l("Motivo"),
         validators=[DataRequired(message=_l("Escribí el motivo: se imprime en la nota de crédito.")), Length(max=90)],
@@ -430,4 +429,4 @@ class ExchangeRetryForm(PortalForm):
     """Send again the receipt's envelope to its electronic receiver. The key, made when the page is shown, makes
     a second click (or a browser's retry) the same retry, not a second delivery."""
 
-    idempotency_key = HiddenField(default=lambda: uuid.uuid4().hex, validators=[DataRequired(), Length(max=64)])
+    idempotency_key = idempotency_key_field()

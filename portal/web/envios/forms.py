@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
-
 from flask_babel import format_decimal as format_number
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
@@ -14,7 +12,7 @@ from portal.client.empresa_records import CaeRange
 from portal.domain.cfe_types import CFE_TYPES
 from portal.domain.uruguay_time import today_montevideo
 from portal.web.comprobantes.choices import TYPE_NAMES, options
-from portal.web.forms_common import DayField, NumberField, PortalForm
+from portal.web.forms_common import DayField, NumberField, PortalForm, idempotency_key_field
 
 # The types whose numbers the service can void (its AnulacionSolicitud.tipoCFE): every supported type.
 VOIDABLE_TYPES = tuple(CFE_TYPES)
@@ -23,7 +21,7 @@ VOIDABLE_TYPES = tuple(CFE_TYPES)
 class VoidForm(PortalForm):
     """The idempotency key is made when the form is shown: a double click or a browser retry voids once."""
 
-    idempotency_key = HiddenField(default=lambda: uuid.uuid4().hex, validators=[DataRequired(), Length(max=64)])
+    idempotency_key = idempotency_key_field()
     tipo_cfe = SelectField(
         _l("Tipo de comprobante"),
         coerce=int,
