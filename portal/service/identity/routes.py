@@ -59,10 +59,42 @@ def jwks():
     return jsonify(current_app.extensions["identity_keys"].public_jwks())
 
 
+# RFC 6749's parameters are printable ASCII (its VSCHAR, %x20-7E). authlib echoes some of them in an error's
+# description (an unknown response_type), and refuses to build one with anything else: a 500 where this error page
+# belonged. Checked first, so an error always has a page.
+_OAUTH_PARAMETERS = (
+    "response_type",
+    "client_id",
+    "redirect_uri",
+    "scope",
+    "state",
+    "nonce",
+    "code_challenge",
+    "code_challenge_method",
+    "prompt",
+    "max_age",
+)
+
+
+def _unprintable_parameter() -> str | None:
+    """The first OAuth parameter of the request that is not printable ASCII, or None."""
+    for name in _OAUTH_PARAMETERS:
+        value = request.values.get(name)
+        if value is not None and not all(" " <= character <= "~" for character in value):
+            return name
+    return None
+
+
 @bp.route("/oauth/authorize", methods=["GET", "POST"])
 def authorize():
     """Validate the authorization request, sign the user in if needed, and redirect back with a code."""
     locale = _locale()
+    unreadable = _unprintable_parameter()
+    if unreadable is not None:
+        description = texts_for(locale)["bad_parameter"].format(name=unreadable)
+        return render_template(
+            "signin_error.html", t=texts_for(locale), error="invalid_request", description=description
+        ), 400
     try:
         grant = _server().get_consent_grant(end_user=None)
     except OAuth2Error as error:
