@@ -11,7 +11,13 @@ import pytest
 import requests
 from bs4 import BeautifulSoup
 
-from tests.support.oidc import authorize_url, exchange_code, provider_sign_in, sign_in_portal_client
+from tests.support.oidc import (
+    authorize_url,
+    exchange_code,
+    logout_confirmation,
+    provider_sign_in,
+    sign_in_portal_client,
+)
 
 LOGOUT = "/oauth/logout"
 
@@ -44,11 +50,6 @@ def after(live_service) -> str:
     return live_service.app.config["PORTAL_POST_LOGOUT_URIS"][0]
 
 
-def _confirm_form(answer: requests.Response) -> tuple[str, dict]:
-    form = BeautifulSoup(answer.text, "html.parser").find("form", {"method": "post"})
-    return form["action"], {i["name"]: i.get("value", "") for i in form.find_all("input") if i.get("name")}
-
-
 def test_a_bare_get_asks_first_and_signs_nobody_out(live_service):
     browser = Browser(live_service)
     answer = browser.logout()
@@ -64,7 +65,7 @@ def test_confirming_signs_out_and_returns_to_the_registered_uri_with_the_state(l
     browser = Browser(live_service)
     asked = browser.logout(client_id="cfe-portal", post_logout_redirect_uri=after, state="xyz")
     assert asked.status_code == 200 and browser.signed_in()
-    action, data = _confirm_form(asked)
+    action, data = logout_confirmation(asked)
     done = browser.session.post(live_service.url + action, data=data, allow_redirects=False, timeout=10)
     assert done.status_code == 303 and done.headers["Location"] == f"{after}?state=xyz"
     assert not browser.signed_in()

@@ -6,7 +6,6 @@ import time
 from urllib.parse import parse_qs, urlsplit
 
 import requests
-from bs4 import BeautifulSoup
 from sqlalchemy import update
 
 from portal.service.platform import db
@@ -17,6 +16,7 @@ from tests.support.oidc import (
     client_auth,
     code_grant,
     exchange_code,
+    logout_confirmation,
     provider_sign_in,
     refresh,
     token_request,
@@ -85,9 +85,8 @@ def test_the_provider_session_cookie_is_useless_after_logout(live_service, live_
     assert again.status_code == 302 and "code=" in again.headers["Location"]
 
     asked = browser.get(live_service.url + "/oauth/logout", timeout=10)  # no id_token_hint: asked first
-    form = BeautifulSoup(asked.text, "html.parser").find("form", {"method": "post"})
-    fields = {i["name"]: i.get("value", "") for i in form.find_all("input") if i.get("name")}
-    assert browser.post(live_service.url + form["action"], data=fields, timeout=10).status_code == 200
+    action, fields = logout_confirmation(asked)
+    assert browser.post(live_service.url + action, data=fields, timeout=10).status_code == 200
     replay = requests.Session()
     replay.cookies.set("cfe_idp_session", cookie)
     answer = replay.get(authorize_url(live_service.app)[0], allow_redirects=False, timeout=10)

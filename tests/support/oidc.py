@@ -159,3 +159,10 @@ def start_portal_session(client, portal_app, access_token: str, expires_in: int)
     name = portal_app.config["SESSION_COOKIE_NAME"]
     cookie = next(c for c in response.headers.getlist("Set-Cookie") if c.startswith(f"{name}="))
     client.set_cookie(name, cookie.split(";", 1)[0].split("=", 1)[1], domain=portal_app.config["SERVER_NAME"])
+
+
+def logout_confirmation(answer: requests.Response) -> tuple[str, dict]:
+    """The provider's "sign out?" page (`GET /oauth/logout` without a valid hint): where its form posts, and what
+    (its CSRF field and the request's parameters included)."""
+    form = BeautifulSoup(answer.text, "html.parser").find("form", {"method": "post"})
+    return form["action"], {i["name"]: i.get("value", "") for i in form.find_all("input") if i.get("name")}
