@@ -19,3 +19,9 @@ def request_in(language: str = "es") -> Iterator[None]:
     Babel(app)
     with app.test_request_context():
         yield
+
+
+def asked_in(app: Flask, language: str):
+    """A request context of `app` whose reader asks for `language` (Accept-Language), as a browser or a client of
+    the API would: the app's own catalogues and language choice at work (`request_in` has neither)."""
+    return app.test_request_context("/", headers={"Accept-Language": language})

@@ -9,6 +9,7 @@ from flask import Flask
 from jinja2 import DictLoader, Environment, UndefinedError, select_autoescape
 
 from portal.web import compiled_i18n, i18n
+from tests.support.i18n import asked_in
 
 SOURCES = {
     "plain.html": (
@@ -59,14 +60,14 @@ def _jinjas_own() -> Environment:
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_the_same_text_as_jinjas_gettext(app: Flask, language: str, name: str) -> None:
     reference = _jinjas_own()
-    with app.test_request_context("/", headers={"Accept-Language": language}):
+    with asked_in(app, language):
         ours = app.jinja_env.get_template(name).render(CONTEXT)
         theirs = reference.get_template(name).render(CONTEXT)
     assert ours == theirs
 
 
 def _compiled_source(app: Flask, name: str, language: str) -> str:
-    with app.test_request_context("/", headers={"Accept-Language": language}):
+    with asked_in(app, language):
         env = app.jinja_env
         token = compiled_i18n._COMPILING.set(env._compiling())  # type: ignore[attr-defined]
         try:
@@ -91,7 +92,7 @@ def test_a_macro_that_binds_the_name_keeps_its_calls(app: Flask) -> None:
 def test_each_language_its_own_template(app: Flask) -> None:
     answers = []
     for language in ("en", "es", "en", "es"):
-        with app.test_request_context("/", headers={"Accept-Language": language}):
+        with asked_in(app, language):
             answers.append(app.jinja_env.get_template("plain.html").render())
     assert answers[0] == answers[2] != answers[1] == answers[3]
     assert "Sign out" in answers[0] and "Salir" in answers[1]
@@ -110,14 +111,14 @@ def test_each_language_its_own_template(app: Flask) -> None:
 def test_a_template_that_binds_the_name_keeps_its_calls(app: Flask, source: str, expected: str) -> None:
     app.jinja_env.loader.mapping["binds.html"] = source  # type: ignore[union-attr]
     app.jinja_env.cache.clear()  # type: ignore[union-attr]
-    with app.test_request_context("/", headers={"Accept-Language": "en"}):
+    with asked_in(app, "en"):
         assert app.jinja_env.get_template("binds.html").render() == expected
 
 
 def test_a_text_formatting_refuses_fails_at_render_as_before(app: Flask) -> None:
     app.jinja_env.loader.mapping["broken.html"] = "{{ _('50% off') }}"  # type: ignore[union-attr]
-    with app.test_request_context("/", headers={"Accept-Language": "en"}), pytest.raises(TypeError):
+    with asked_in(app, "en"), pytest.raises(TypeError):
         app.jinja_env.get_template("broken.html").render()
     app.jinja_env.loader.mapping["undefined.html"] = "{{ _('Anular %(what)s', what=missing.x) }}"  # type: ignore[union-attr]
-    with app.test_request_context("/", headers={"Accept-Language": "en"}), pytest.raises(UndefinedError):
+    with asked_in(app, "en"), pytest.raises(UndefinedError):
         app.jinja_env.get_template("undefined.html").render()

@@ -11,6 +11,7 @@ from wtforms.widgets import core
 
 from portal.web import forms_common  # noqa: F401 - installs it
 from portal.web.html_params import html_params, wtforms_html_params
+from tests.support.i18n import asked_in
 
 CASES = [
     {},
@@ -39,7 +40,7 @@ def test_lazy_strings_are_written_in_the_requests_language() -> None:
     app = Flask(__name__)
     app.secret_key = "test"  # noqa: S105 - not a secret
     i18n.init_app(app)
-    with app.test_request_context("/", headers={"Accept-Language": "en"}):
+    with asked_in(app, "en"):
         label = lazy_gettext("Salir")
         assert html_params(title=label) == wtforms_html_params(title=label) == 'title="Sign out"'
 

@@ -18,6 +18,7 @@ from portal.service.informes.compras_periodo import PurchasesReport
 from portal.service.informes.pdf import summary_pdf
 from portal.service.informes.periodo import Bucket, PeriodReport
 from portal.service.informes.ventas import BookRow
+from tests.support.i18n import asked_in
 
 COMPANY = (
     "Compañía Administradora de Servicios Logísticos, Portuarios y Aduaneros del Río de la Plata y del Litoral "
@@ -54,7 +55,7 @@ def _reports() -> tuple[PeriodReport, PurchasesReport]:
 def _pdf(language: str, tmp_path: Path, *, bbox: bool = False) -> str:
     """The PDF rendered for a request in `language`, as pdftotext -layout reads it (or its words' boxes)."""
     sales, purchases = _reports()
-    with Flask(__name__).test_request_context(headers={"Accept-Language": language}):
+    with asked_in(Flask(__name__), language):
         content = summary_pdf(COMPANY, sales, purchases, datetime(2026, 12, 1, 9, 30))
     path = tmp_path / f"summary-{language[:2]}.pdf"
     path.write_bytes(content)

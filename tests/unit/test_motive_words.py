@@ -9,10 +9,11 @@ from portal.service.envios.states import ALL_MOTIVES, in_words, motive
 from portal.service.intercambio.states import said_motives
 from portal.service.platform.i18n import Text, say
 from portal.service.recibidos.motives import said_motive
+from tests.support.i18n import asked_in
 
 
 def _in(language: str):
-    return Flask(__name__).test_request_context(headers={"Accept-Language": language})
+    return asked_in(Flask(__name__), language)
 
 
 def test_dgis_codes_are_said_in_english_and_the_glosa_stays_dgis():

@@ -14,6 +14,7 @@ from babel.messages.pofile import read_po
 from flask import Flask
 
 from portal.service.platform import i18n
+from tests.support.i18n import asked_in
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = ROOT / "portal/service/translations/en/LC_MESSAGES/messages.po"
@@ -85,7 +86,7 @@ def test_a_cfe_type_is_named_in_the_readers_language_even_when_the_message_is_re
     assert i18n.say(message, "en") == "The CAE numbers for type Export e-Remito have run out. Ask DGI for a new CAE."
     kept = i18n.stored(message)
     assert kept["valores"]["tipo"] == {"plantilla": "{tipo:cfe}", "valores": {"tipo": "124"}}
-    with Flask(__name__).test_request_context(headers={"Accept-Language": "en"}):
+    with asked_in(Flask(__name__), "en"):
         assert i18n.said(kept) == i18n.say(message, "en")
 
 
@@ -93,7 +94,7 @@ def test_a_grouped_count_is_written_as_the_reader_writes_it():
     message = i18n._("quedan solo {left:,} de sus números, menos del 1%", left=99_994)
     assert message == "quedan solo 99.994 de sus números, menos del 1%"
     assert i18n.say(message, "en") == "only 99,994 of its numbers are left, less than 1%"
-    with Flask(__name__).test_request_context(headers={"Accept-Language": "en"}):
+    with asked_in(Flask(__name__), "en"):
         assert i18n.said(i18n.stored(message)) == "only 99,994 of its numbers are left, less than 1%"
 
 
@@ -103,7 +104,7 @@ def test_a_decimal_is_written_as_the_reader_writes_it_when_it_is_said():
     assert message == "1,5 horas"
     assert i18n.say(message, "en") == "1.5 hours"
     assert i18n.stored(message)["valores"] == {"n": "1.5"}
-    with Flask(__name__).test_request_context(headers={"Accept-Language": "en"}):
+    with asked_in(Flask(__name__), "en"):
         assert i18n.said(i18n.stored(message)) == "1.5 hours"
     assert (i18n.fixed("1234.5", 1, "es"), i18n.fixed(3, 1, "en"), i18n.fixed("2.25", 2, "en")) == (
         "1.234,5",

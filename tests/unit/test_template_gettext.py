@@ -7,6 +7,7 @@ import pytest
 from flask import Flask
 
 from portal.web import i18n
+from tests.support.i18n import asked_in
 
 TEMPLATES = [
     "{{ _('Comprobantes') }}|{{ _('Comprobantes') }}",
@@ -43,7 +44,7 @@ def _jinjas_own(app: Flask):
 def test_the_same_text_as_jinjas_gettext(app: Flask, language: str, autoescape: bool, source: str) -> None:
     reference = _jinjas_own(app)
     wrapped = "{% autoescape " + str(autoescape).lower() + " %}" + source + "{% endautoescape %}"
-    with app.test_request_context("/", headers={"Accept-Language": language}):
+    with asked_in(app, language):
         ours = app.jinja_env.from_string(wrapped).render()
         theirs = reference.from_string(wrapped).render()
         again = app.jinja_env.from_string(wrapped).render()  # the second time from what was kept
@@ -52,9 +53,9 @@ def test_the_same_text_as_jinjas_gettext(app: Flask, language: str, autoescape: 
 
 def test_english_is_english_and_spanish_stays_spanish(app: Flask) -> None:
     template = app.jinja_env.from_string("{{ _('Salir') }}")
-    with app.test_request_context("/", headers={"Accept-Language": "en"}):
+    with asked_in(app, "en"):
         english = template.render()
-    with app.test_request_context("/", headers={"Accept-Language": "es"}):
+    with asked_in(app, "es"):
         spanish = template.render()
     assert (spanish, english) == ("Salir", "Sign out")
 
@@ -67,7 +68,7 @@ def test_python_strings_follow_each_requests_language(app: Flask) -> None:
     label = flask_babel.lazy_gettext("Salir")
     answers = []
     for language in ("en", "es", "en"):
-        with app.test_request_context("/", headers={"Accept-Language": language}):
+        with asked_in(app, language):
             answers.append((flask_babel.gettext("Salir"), str(label), flask_babel.gettext("Anular %(what)s", what="x")))
     english, spanish = ("Sign out", "Sign out", "Cancel x"), ("Salir", "Salir", "Anular x")
     assert answers == [english, spanish, english]
