@@ -28,6 +28,7 @@ from portal.service.platform.model_registry import load_all_models
 from portal.service.recibidos.models import ExchangeNumbering
 from tests.support import exchange_numbers as numbers
 from tests.support import recibidos as sup
+from tests.support.i18n import asked_in
 
 
 def _differences(url: str, metadata) -> list:
@@ -208,7 +209,7 @@ def _in_english(texts: str | dict | None) -> str | None:
     """What a reader asking in English is told of a stored message (None: the row has no texts)."""
     if texts is None:
         return None
-    with Flask(__name__).test_request_context(headers={"Accept-Language": "en"}):
+    with asked_in(Flask(__name__), "en"):
         return said(json.loads(texts) if isinstance(texts, str) else texts)
 
 

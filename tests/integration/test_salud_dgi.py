@@ -14,6 +14,7 @@ from portal.service.platform import db
 from portal.service.platform.i18n import said, say, stored
 from portal.service.salud.dgi import dgi_down, observed_contingency
 from tests.support import cfe_bodies as bodies
+from tests.support.i18n import asked_in
 
 
 def _watch(api_client, auth_headers) -> dict:
@@ -66,7 +67,7 @@ def test_the_hours_dgi_has_been_silent_are_written_as_the_reader_writes_a_decima
     assert say(message, "en").startswith("DGI has not answered for 1.5 hours. Issuing goes on")
     kept = stored(message)
     assert kept["valores"]["since"]["valores"] == {"n": "1.5"}  # the number itself, not its Spanish writing
-    with Flask(__name__).test_request_context(headers={"Accept-Language": "en"}):
+    with asked_in(Flask(__name__), "en"):
         assert said(kept).startswith("DGI has not answered for 1.5 hours.")
     assert say(dgi_down(1234.56, 0).message, "en").startswith("DGI has not answered for 1,234.6 hours.")
     assert dgi_down(1234.56, 0).message.startswith("DGI no responde hace 1.234,6 horas.")
