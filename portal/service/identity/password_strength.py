@@ -11,8 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from zxcvbn import zxcvbn
-
 # zxcvbn's score: 3 ("safely unguessable", 10^8 guesses or more) is its own advice for a password that an attacker
 # holding the (slow, argon2) hashes could try offline. 0-2 are refused.
 ENOUGH = 3
@@ -47,4 +45,6 @@ def easy_to_guess(password: str, about_the_person: Iterable[str]) -> bool:
     for text in about_the_person:
         lower = text.strip().lower()
         words += [lower, *_WORD.findall(lower)]
+    from zxcvbn import zxcvbn  # its dictionaries, 13 MB, load in the process that first checks a password
+
     return zxcvbn(password[:_CHECKED_LENGTH], user_inputs=words)["score"] < ENOUGH
