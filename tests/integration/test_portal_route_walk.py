@@ -7,11 +7,13 @@ context processor, which read `current_user.role` of an anonymous user."""
 from __future__ import annotations
 
 import importlib
+import io
 import pkgutil
 
 import pytest
 import wtforms
 from werkzeug.routing import Rule
+from wtforms.fields import FileField
 from wtforms.fields.core import UnboundField
 
 import portal.web
@@ -105,16 +107,24 @@ def test_every_page_with_hostile_query_values_is_never_a_500(signed_in, portal_a
     assert not failed, failed
 
 
-def _form_field_names() -> list[str]:
-    """The name of every field of every portal form (each area's forms module imported), the CSRF token's aside."""
-    names: set[str] = set()
+def _form_fields() -> dict[str, type]:
+    """Every field of every portal form (each area's forms module imported) by name, with its class; the CSRF
+    token's aside."""
+    fields: dict[str, type] = {}
     for module in pkgutil.walk_packages(portal.web.__path__, "portal.web."):
         if module.name.rpartition(".")[2] != "forms":
             continue
         for value in vars(importlib.import_module(module.name)).values():
             if isinstance(value, type) and issubclass(value, wtforms.Form):
-                names |= {name for name, field in vars(value).items() if isinstance(field, UnboundField)}
-    return sorted(names - {"csrf_token"})
+                fields |= {
+                    name: field.field_class for name, field in vars(value).items() if isinstance(field, UnboundField)
+                }
+    fields.pop("csrf_token", None)
+    return fields
+
+
+def _form_field_names() -> list[str]:
+    return sorted(_form_fields())
 
 
 def test_every_form_post_with_hostile_values_is_never_a_500(signed_in, portal_app):
@@ -132,4 +142,25 @@ def test_every_form_post_with_hostile_values_is_never_a_500(signed_in, portal_ap
             with client.post(path, data={**dict.fromkeys(names, value), "csrf_token": token}) as answer:
                 if answer.status_code >= 500:
                     failed.append(f"{path} {value!r}: {answer.status_code}")
+    assert not failed, failed
+
+
+def test_every_form_post_with_hostile_files_is_never_a_500(signed_in, portal_app):
+    """Every POST route with a file in every file field: a name with a NUL (echoed into the ACKSobre's NomArch, it
+    was a 500 of the service), and a CSV whose numbers are superscripts."""
+    client = signed_in("admin@demo.uy")
+    token = soup(client.get("/clientes/nuevo")).select_one("input[name=csrf_token]")["value"]
+    fields = _form_fields()
+    files = [name for name, kind in fields.items() if issubclass(kind, FileField)]
+    assert {"archivo", "archivos"} <= set(files)
+    failed = []
+    for method, path in _routes(portal_app):
+        if method != "POST" or path.startswith("/auth/"):
+            continue
+        for file_name, content in (("sobre\x00.xml", b"<x/>"), ("lista.csv", "codigo;nombre;precio\n²;²;²\n".encode())):
+            data: dict = {**dict.fromkeys(fields, "1"), "csrf_token": token}
+            data |= {name: (io.BytesIO(content), file_name) for name in files}
+            with client.post(path, data=data, content_type="multipart/form-data") as answer:
+                if answer.status_code >= 500:
+                    failed.append(f"{path} {file_name!r}: {answer.status_code}")
     assert not failed, failed

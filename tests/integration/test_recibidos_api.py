@@ -662,3 +662,17 @@ def test_the_signed_xmls_of_the_matching_ones_download_as_one_zip_byte_for_byte(
         assert archive.read(name) == signed.get_data()
     only = api_client.get(URL, query_string={"numero": "A-2"}, headers={**usuario, "Accept": "application/zip"})
     assert zipfile.ZipFile(io.BytesIO(only.get_data())).namelist() == ["211003420017_111_A-0000002.xml"]
+
+
+@pytest.mark.parametrize("name", ["sobre\x00.xml", "sobre\x07\x1b.xml", "\x00", "sobre\u2028.xml"])
+def test_a_file_name_no_xml_can_hold_is_not_echoed_into_the_answer(api_client, usuario, service_app, name):
+    """An upload's file name is echoed in the ACKSobre's NomArch: one with a NUL was a 500 (lxml cannot hold it).
+    Such a name is answered with DGI's pattern of an envelope's name, and the envelope is received."""
+    answer = _upload(api_client, usuario, (name, sup.envelope([sup.cfe(30)], idemisor=30)))
+    assert answer.status_code == 201, answer.get_json()
+    [envelope] = answer.get_json()["sobres"]
+    assert envelope["estado"] == "AS" and envelope["aceptados"] == 1
+    with service_app.app_context():
+        ack = db.session().scalars(select(ExchangeAnswer).where(ExchangeAnswer.kind == "ACKSobre")).one()
+    [nom_arch] = re.findall(rb"<NomArch>([^<]*)</NomArch>", ack.document)
+    assert nom_arch.startswith(b"Sob_211003420017_") and nom_arch.endswith(b"_30.xml")

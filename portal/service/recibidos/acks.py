@@ -21,9 +21,11 @@ UNKNOWN_RUT = "000000000000"  # an envelope so broken that not even its issuer's
 
 
 def file_name(envelope: ReceivedEnvelope) -> str:
-    """NomArch: the name the envelope came with, or DGI's pattern for an envelope's file."""
-    if envelope.source_name and envelope.source_name.lower().endswith(".xml"):
-        return envelope.source_name[-40:]
+    """NomArch: the name the envelope came with, or DGI's pattern for an envelope's file. A name with characters
+    that are not printable (a NUL sent in an upload's file name, which no XML can hold) is not echoed back."""
+    name = envelope.source_name
+    if name and name.lower().endswith(".xml") and name.isprintable():
+        return name[-40:]
     day = envelope.received_at.astimezone(MONTEVIDEO)
     return f"Sob_{envelope.rut_emisor or UNKNOWN_RUT}_{day:%Y%m%d}_{envelope.idemisor or 0}.xml"[:40]
 
