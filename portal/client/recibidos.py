@@ -98,17 +98,12 @@ class ReceivedCfe:
     decision: str | None
     rejected_by_dgi: bool
     booked: bool
+    bookable: bool  # the service's word: a purchase it would mark as booked (`contabilizable`)
     received_at: datetime
 
     @property
     def number(self) -> str:
         return _number(self.serie, self.nro)
-
-    @property
-    def bookable(self) -> bool:
-        """Whether the service would mark it as booked: a purchase neither refused on arrival nor rejected by the
-        company or by DGI (409 `no_contabilizable` otherwise)."""
-        return self.state == "AE" and not self.rejected_by_dgi and self.decision != "rechazado"
 
     @classmethod
     def from_json(cls, data: JsonObject) -> ReceivedCfe:
@@ -128,6 +123,7 @@ class ReceivedCfe:
             decision=data.get("decision"),
             rejected_by_dgi=bool(data.get("rechazadoDgi")),
             booked=bool(data.get("contabilizado")),
+            bookable=bool(data.get("contabilizable")),
             received_at=_moment(data["recibidoEn"]),
         )
 

@@ -609,6 +609,8 @@ def test_several_are_booked_at_once_and_what_cannot_be_is_said_one_by_one(api_cl
     counts), one rejected on arrival and one that does not exist stay out, each said apart; another company's
     admin reaches none of them; soporte may not book."""
     first, second, refused, dollars = received["recibidos"]
+    listed = {i["id"]: i["contabilizable"] for i in api_client.get(URL, headers=usuario).get_json()["items"]}
+    assert listed == {first: True, second: True, refused: False, dollars: True}  # what the portal offers to book
     assert api_client.post(f"{URL}/{second}/contabilizar", headers=usuario).status_code == 200
     norte = api_client.post(f"{URL}/contabilizar", json={"ids": [dollars]}, headers=auth_headers("admin@demo.uy", 2))
     assert norte.get_json() == {"contabilizados": [], "noContabilizables": [], "inexistentes": [dollars]}

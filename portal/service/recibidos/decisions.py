@@ -82,7 +82,7 @@ def decide(
 
 
 def book(row: ReceivedCfe, booked: bool) -> None:
-    if booked and (row.estado != "AE" or row.anulado_dgi or row.decision == "rechazado"):
+    if booked and not row.is_purchase:
         if row.anulado_dgi:
             raise _conflict(_("No se puede contabilizar: DGI rechazó este CFE."), "no_contabilizable")
         raise _conflict(_("No se puede contabilizar: el CFE está rechazado."), "no_contabilizable")

@@ -26,7 +26,7 @@ from portal.service.comprobante.export import text_cell
 from portal.service.platform.i18n import _, said_or
 from portal.service.platform.zipstream import ZipEntry
 from portal.service.recibidos.amounts import signed_totals
-from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe, ReceivedEnvelope
+from portal.service.recibidos.models import PURCHASE, ExchangeAnswer, ReceivedCfe, ReceivedEnvelope
 from portal.service.recibidos.motives import motive
 from portal.service.recibidos.schemas import (
     Linea,
@@ -41,14 +41,6 @@ from portal.service.recibidos.schemas import (
 )
 
 _ESCAPE_LIKE = str.maketrans({"%": r"\%", "_": r"\_", "\\": r"\\"})
-
-
-# What makes a received CFE a purchase: accepted on arrival, not rejected by the company nor by DGI.
-PURCHASE = (
-    ReceivedCfe.estado == "AE",
-    ReceivedCfe.anulado_dgi.is_(False),
-    or_(ReceivedCfe.decision.is_(None), ReceivedCfe.decision != "rechazado"),
-)
 
 
 def conditions(company_id: int, query: RecibidosQuery) -> list:
@@ -155,6 +147,7 @@ def recibido(row: ReceivedCfe) -> dict:
         "decision": row.decision,
         "rechazado_dgi": row.anulado_dgi,
         "contabilizado": row.contabilizado,
+        "contabilizable": row.is_purchase,
         "recibido_en": row.received_at,
     }
 

@@ -22,6 +22,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    or_,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -112,6 +113,20 @@ class ReceivedCfe(Base):
     contabilizado: Mapped[bool] = mapped_column(Boolean, default=False)
     contabilizado_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     received_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
+
+    @property
+    def is_purchase(self) -> bool:
+        """Accepted on arrival, rejected neither by the company nor by DGI: it counts in the purchases book, and
+        only such a CFE can be booked. PURCHASE says the same in SQL."""
+        return self.estado == "AE" and not self.anulado_dgi and self.decision != "rechazado"
+
+
+# ReceivedCfe.is_purchase as a query's conditions (the list's totals, the day's unbooked count).
+PURCHASE = (
+    ReceivedCfe.estado == "AE",
+    ReceivedCfe.anulado_dgi.is_(False),
+    or_(ReceivedCfe.decision.is_(None), ReceivedCfe.decision != "rechazado"),
+)
 
 
 class ExchangeAnswer(Base):

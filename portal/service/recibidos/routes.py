@@ -96,6 +96,7 @@ def _row(principal: Principal, recibido_id: int) -> ReceivedCfe:
                                 "decision": None,
                                 "rechazadoDgi": False,
                                 "contabilizado": False,
+                                "contabilizable": True,
                                 "recibidoEn": "2026-11-20T14:02:11Z",
                             }
                         ],

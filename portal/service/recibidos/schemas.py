@@ -144,6 +144,10 @@ class Recibido(_Out):
     decision: str | None = Field(description="aceptado o rechazado (decisión comercial), o null.")
     rechazado_dgi: bool = Field(alias="rechazadoDgi")
     contabilizado: bool
+    contabilizable: bool = Field(
+        description="Si se puede marcar como contabilizado: aceptado al recibirlo y no rechazado por la empresa ni "
+        "por DGI (lo que cuenta en el libro de compras)."
+    )
     recibido_en: datetime = Field(alias="recibidoEn")
 
 
