@@ -146,6 +146,23 @@ class CursorPage(Generic[T]):  # noqa: UP046 - Python 3.11 has no class type par
 
 
 @dataclass(frozen=True)
+class ReceivedPage(CursorPage[ReceivedCfe]):
+    """A page of the received CFEs, and how many of all that match can still be booked (`unbooked`, the newest
+    of them `unbooked_up_to`: what booking by the same filters is bounded by)."""
+
+    unbooked: int
+    unbooked_up_to: int | None
+
+
+@dataclass(frozen=True)
+class BookedMatching:
+    """What booking by filters did: how many it marked, and how many still match (over the call's limit)."""
+
+    booked: int
+    left: int
+
+
+@dataclass(frozen=True)
 class ReceivedLine:
     number: int
     name: str
@@ -319,18 +336,20 @@ class RecibidosApi(Transport):
 
     def list_received(
         self, filters: ReceivedFilters | None = None, *, cursor: str | None = None, limit: int = 50
-    ) -> CursorPage[ReceivedCfe]:
+    ) -> ReceivedPage:
         params = {**(filters or ReceivedFilters()).to_params(), "limite": str(limit)}
         if cursor:
             params["cursor"] = cursor
         with errors.fields_named(ReceivedFilters.FIELDS):
             data = self._json("GET", BASE, params=params)
-        return CursorPage(
+        return ReceivedPage(
             items=tuple(ReceivedCfe.from_json(item) for item in data["items"]),
             next_cursor=data.get("siguienteCursor"),
             totals=tuple(
                 CurrencyTotal(t["moneda"], int(t["cantidad"]), Decimal(str(t["total"]))) for t in data["totales"]
             ),
+            unbooked=int(data["sinContabilizar"]),
+            unbooked_up_to=data["sinContabilizarHasta"],
         )
 
     def received_summary(self) -> ReceivedSummary:
@@ -385,6 +404,16 @@ class RecibidosApi(Transport):
 
     def unbook_received(self, received_id: int) -> ReceivedDetail:
         return ReceivedDetail.from_json(self._json("POST", f"{BASE}/{int(received_id)}/descontabilizar"))
+
+    def book_received_matching(self, filters: ReceivedFilters, up_to: int | None) -> BookedMatching:
+        """Mark as booked every received CFE the list's filters match (whether booked or not is not one of them),
+        up to the id a list page counted; the service books at most its limit per call (`left` says the rest)."""
+        body: dict[str, object] = {k: v for k, v in filters.to_params().items() if k != "contabilizado"}
+        if up_to is not None:
+            body["hastaId"] = int(up_to)
+        with errors.fields_named(ReceivedFilters.FIELDS):
+            data = self._json("POST", f"{BASE}/contabilizar-filtrados", json=body)
+        return BookedMatching(booked=int(data["contabilizados"]), left=int(data["quedan"]))
 
     def book_many_received(self, received_ids: tuple[int, ...]) -> BookedMany:
         """Mark up to BOOK_MANY_LIMIT received CFEs as booked in one call; what cannot be is said one by one."""

@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 
 from portal.client import CfeClient, Conflict, ValidationError
-from portal.client.recibidos import CursorPage, EnvelopeFile, ReceivedCfe, ReceivedDetail, ReceivedFilters
+from portal.client.recibidos import EnvelopeFile, ReceivedCfe, ReceivedDetail, ReceivedFilters, ReceivedPage
 from tests.support import recibidos as sup
 
 
@@ -23,7 +23,7 @@ def test_the_received_cfes_through_the_client(api):
     [result] = api.upload_envelopes((EnvelopeFile("s.xml", sup.envelope([sup.cfe(n) for n in (1, 2, 3)])),))
     assert (result.state, result.accepted, len(result.received_ids)) == ("AS", 3, 3)
     page = api.list_received(ReceivedFilters(supplier="Comercial"), limit=2)
-    assert isinstance(page, CursorPage) and [c.nro for c in page.items] == [3, 2] and page.next_cursor
+    assert isinstance(page, ReceivedPage) and [c.nro for c in page.items] == [3, 2] and page.next_cursor
     assert all(isinstance(c, ReceivedCfe) for c in page.items)
     assert page.totals[0].currency == "UYU" and page.totals[0].count == 3
     rest = api.list_received(ReceivedFilters(supplier="Comercial"), cursor=page.next_cursor, limit=2)
@@ -72,4 +72,16 @@ def test_a_hostile_upload_names_the_files_field(api):
 def test_a_bad_filter_names_the_client_field(api):
     with pytest.raises(ValidationError) as refused:
         api.list_received(ReceivedFilters(amount_from=Decimal(10), amount_to=Decimal(5)))
+    assert refused.value.fields[0].field == "amount_to"
+
+
+def test_booking_by_the_lists_filters_through_the_client(api):
+    [result] = api.upload_envelopes((EnvelopeFile("s.xml", sup.envelope([sup.cfe(n) for n in (1, 2, 3)])),))
+    page = api.list_received(ReceivedFilters(number="A-2"), limit=1)
+    assert (page.unbooked, page.unbooked_up_to) == (1, result.received_ids[1])
+    done = api.book_received_matching(ReceivedFilters(number="A-2", booked=False), page.unbooked_up_to)
+    assert (done.booked, done.left) == (1, 0)
+    assert api.list_received(ReceivedFilters()).unbooked == 2
+    with pytest.raises(ValidationError) as refused:  # named after the client's own field, as the list's
+        api.book_received_matching(ReceivedFilters(amount_from=Decimal(10), amount_to=Decimal(5)), None)
     assert refused.value.fields[0].field == "amount_to"

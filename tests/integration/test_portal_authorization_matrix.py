@@ -110,6 +110,7 @@ WRITERS = {
     "recibidos.reject",
     "recibidos.book",
     "recibidos.book_many",
+    "recibidos.book_matching",
     "comprobantes.retry_exchange",
 }
 ADMIN_OR_SUPPORT = {

@@ -650,6 +650,70 @@ def test_booking_several_refuses_no_ids_too_many_and_repeats_whole(api_client, u
     assert not any(i["contabilizado"] for i in api_client.get(URL, headers=usuario).get_json()["items"])
 
 
+def test_a_months_purchases_are_booked_by_the_lists_filters_up_to_what_the_list_counted(
+    api_client, usuario, auth_headers, received, monkeypatch
+):
+    """The list counts what can still be booked over every page, and names the newest of them; booking by the
+    same filters marks those (not the rejected one, not one that arrived after the count, not another company's),
+    at most the call's limit at a time, and again marks nothing twice."""
+    first, second, refused, dollars = received["recibidos"]
+    page = api_client.get(URL, headers=usuario, query_string={"limite": 1}).get_json()
+    assert (page["sinContabilizar"], page["sinContabilizarHasta"]) == (3, dollars)  # over all pages, not one row
+    in_pesos = api_client.get(URL, headers=usuario, query_string={"moneda": "UYU"}).get_json()
+    assert (in_pesos["sinContabilizar"], in_pesos["sinContabilizarHasta"]) == (2, second)
+    later = _upload(api_client, usuario, ("Sob_211003420017_2.xml", sup.envelope([sup.cfe(5)], idemisor=2)))
+    [arrived_after] = later.get_json()["sobres"][0]["recibidos"]
+
+    norte = api_client.post(f"{URL}/contabilizar-filtrados", json={}, headers=auth_headers("admin@demo.uy", 2))
+    assert norte.get_json() == {"contabilizados": 0, "quedan": 0}
+    soporte = auth_headers("soporte@demo.uy")
+    assert api_client.post(f"{URL}/contabilizar-filtrados", json={}, headers=soporte).status_code == 403
+
+    monkeypatch.setattr("portal.service.recibidos.routes.BOOK_FILTERED_LIMIT", 2)
+    body = {"hastaId": page["sinContabilizarHasta"]}
+    answer = api_client.post(f"{URL}/contabilizar-filtrados", json=body, headers=usuario)
+    assert answer.status_code == 200, answer.get_json()
+    assert answer.get_json() == {"contabilizados": 2, "quedan": 1}
+    assert api_client.post(f"{URL}/contabilizar-filtrados", json=body, headers=usuario).get_json() == {
+        "contabilizados": 1,
+        "quedan": 0,
+    }
+    booked = {i["id"]: i["contabilizado"] for i in api_client.get(URL, headers=usuario).get_json()["items"]}
+    assert booked == {first: True, second: True, refused: False, dollars: True, arrived_after: False}
+    assert api_client.post(f"{URL}/contabilizar-filtrados", json=body, headers=usuario).get_json() == {
+        "contabilizados": 0,
+        "quedan": 0,
+    }
+    other_currency = {"moneda": "USD", "estado": "aceptado"}
+    assert api_client.post(f"{URL}/contabilizar-filtrados", json=other_currency, headers=usuario).get_json() == {
+        "contabilizados": 0,
+        "quedan": 0,
+    }
+    everything_now = api_client.post(f"{URL}/contabilizar-filtrados", json={}, headers=usuario).get_json()
+    assert everything_now == {"contabilizados": 1, "quedan": 0}
+    after = api_client.get(URL, headers=usuario).get_json()
+    assert (after["sinContabilizar"], after["sinContabilizarHasta"]) == (0, None)
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"desde": "2026-13-01"}, "date_from_datetime_parsing"),
+        ({"desde": "2026-11-02", "hasta": "2026-11-01"}, "rango_invalido"),
+        ({"hastaId": 0}, "greater_than_equal"),
+        ({"contabilizado": False}, "extra_forbidden"),
+        ({"estado": "todos"}, "literal_error"),
+    ],
+)
+def test_booking_by_filters_refuses_a_filter_it_cannot_read_and_books_nothing(
+    api_client, usuario, received, body, code
+):
+    answer = api_client.post(f"{URL}/contabilizar-filtrados", json=body, headers=usuario)
+    assert answer.status_code == 422
+    assert code in {f["code"] for f in answer.get_json()["error"]["fields"]}, answer.get_json()
+    assert not any(i["contabilizado"] for i in api_client.get(URL, headers=usuario).get_json()["items"])
+
+
 def test_the_signed_xmls_of_the_matching_ones_download_as_one_zip_byte_for_byte(api_client, usuario, received):
     """What the company keeps for DGI: each received CFE's signed XML as its supplier sent it, a month's in one file,
     the list's filters deciding which."""

@@ -341,6 +341,46 @@ def test_a_chosen_one_that_cannot_be_booked_is_said_by_its_number(usuario, live_
     assert errors == [f"No se marcó {number}: No se puede contabilizar: el CFE está rechazado."], errors
 
 
+def test_every_page_of_a_filtered_list_is_booked_at_once_once_asked_and_not_what_arrived_after(usuario, signed_in):
+    """A month of purchases spans pages: the list offers to book all of them that match, counted over every page;
+    asked first (a dialog, or a page of its own without script), it books those and not a CFE that arrived after
+    the count, and the list comes back with its filters."""
+    tampered = sup.cfe(4).replace(b"Cajas de cart", b"Cajas de CART")  # refused on arrival: never booked
+    envelope = sup.envelope([sup.cfe(1), sup.cfe(2), sup.cfe(3), tampered])
+    assert _upload(usuario, ("Sob_211003420017_1.xml", envelope)).status_code == 303
+    page = BeautifulSoup(usuario.get("/recibidos/?moneda=UYU").data, "html.parser")
+    offer = page.select_one("[data-testid=book-matching]")
+    assert offer.get_text().strip() == "Marcar los 3 sin contabilizar"
+    assert offer["href"] == "/recibidos/contabilizar-filtrados?moneda=UYU"
+    dialog = page.select_one("dialog#book-matching")
+    assert "¿Marcar como contabilizados los 3 comprobantes" in dialog.select_one("h3").get_text()
+    form = dialog.select_one("form")
+    asked = BeautifulSoup(usuario.get(offer["href"]).data, "html.parser")  # the question without script
+    assert asked.select_one("h1").get_text() == dialog.select_one("h3").get_text()
+    assert asked.select_one("main form")["action"] == form["action"] == offer["href"]
+    counted = form.select_one("input[name=hasta]")["value"]
+    later = ("Sob_211003420017_2.xml", sup.envelope([sup.cfe(5)], idemisor=2))
+    assert _upload(usuario, later).status_code == 303
+    usuario.get("/recibidos/")  # the page that says the upload's outcome
+
+    token = form.select_one("input[name=csrf_token]")["value"]
+    done = usuario.post(form["action"], data={"csrf_token": token, "hasta": counted})
+    assert done.status_code == 303 and done.headers["Location"] == "/recibidos/?moneda=UYU"
+    after = BeautifulSoup(usuario.get(done.headers["Location"]).data, "html.parser")
+    assert "Marcaste 3 comprobantes como contabilizados." in after.select_one(".flash-success").get_text()
+    assert after.select_one("[data-testid=book-matching]").get_text().strip() == "Marcar el 1 sin contabilizar"
+    again = usuario.post(form["action"], data={"csrf_token": token, "hasta": counted})
+    landed = BeautifulSoup(usuario.get(again.headers["Location"]).data, "html.parser")
+    assert "No queda ninguno sin contabilizar" in landed.select_one(".flash-success").get_text()
+    for hostile in ("", "²", "99999999999999999999"):  # taken out or changed by hand: said, never a 500
+        refused = usuario.post(form["action"], data={"csrf_token": token, "hasta": hostile})
+        assert refused.status_code == 303, hostile
+        assert BeautifulSoup(usuario.get(refused.headers["Location"]).data, "html.parser").select_one(".flash-error")
+    soporte = signed_in("soporte@demo.uy")
+    assert not BeautifulSoup(soporte.get("/recibidos/").data, "html.parser").select_one("#book-matching")
+    assert soporte.get("/recibidos/contabilizar-filtrados").status_code == 403
+
+
 def test_the_signed_xmls_of_the_filtered_list_download_as_one_zip(usuario):
     envelope = sup.envelope([sup.cfe(1), sup.cfe(2)])
     _upload(usuario, ("Sob_211003420017_1.xml", envelope))

@@ -42,6 +42,11 @@ def test_received_envelopes_on_postgresql(api_client, auth_headers, service_app)
         "/api/v1/recibidos", query_string={"limite": 2, "cursor": page["siguienteCursor"]}, headers=user
     ).json
     assert len(page["items"]) + len(rest["items"]) == 4 and page["totales"][0]["cantidad"] == 3
+    assert page["sinContabilizar"] == 3  # over every page; booking by the list's filters up to what it counted
+    booked = api_client.post(
+        "/api/v1/recibidos/contabilizar-filtrados", json={"hastaId": page["sinContabilizarHasta"]}, headers=user
+    ).json
+    assert booked == {"contabilizados": 3, "quedan": 0}
     jobs.use_app(service_app)
     try:
         jobs.run_pending()  # each answer is delivered through the directory's channel to the supplier, once

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import montevideo_time
 from portal.service.envios.acks import CfeVerdict
+from portal.service.platform import db
 from portal.service.platform.errors import ApiError, FieldError, ValidationFailed
 from portal.service.platform.i18n import _
 from portal.service.platform.models import Company
 from portal.service.recibidos import acks
-from portal.service.recibidos.models import ReceivedCfe, ReceivedEnvelope
+from portal.service.recibidos.models import PURCHASE, ReceivedCfe, ReceivedEnvelope
 from portal.service.recibidos.motives import FREE_TEXT_MOTIVES, motive
 
 
@@ -89,3 +91,22 @@ def book(row: ReceivedCfe, booked: bool) -> None:
     if row.contabilizado != booked:
         row.contabilizado = booked
         row.contabilizado_at = datetime.now(UTC) if booked else None
+
+
+def book_matching(session: Session, where: list, up_to: int | None, limit: int) -> tuple[int, int]:
+    """Book the purchases not booked yet that match `where` (and whose id is at most `up_to`), at most `limit` of
+    them, oldest first, in one UPDATE; answers how many were booked and how many still match. Rejected ones are
+    no purchase and are left alone, as book() refuses them."""
+    matching = [*where, *PURCHASE, ReceivedCfe.contabilizado.is_(False)]
+    if up_to is not None:
+        matching.append(ReceivedCfe.id <= up_to)
+    chosen = select(ReceivedCfe.id).where(*matching).order_by(ReceivedCfe.id).limit(limit).scalar_subquery()
+    booked = db.rows_affected(
+        session,
+        update(ReceivedCfe)
+        .where(ReceivedCfe.id.in_(chosen))
+        .values(contabilizado=True, contabilizado_at=datetime.now(UTC))
+        .execution_options(synchronize_session=False),
+    )
+    left = session.scalar(select(func.count()).select_from(ReceivedCfe).where(*matching)) or 0
+    return booked, left

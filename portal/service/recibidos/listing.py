@@ -34,7 +34,7 @@ from portal.service.recibidos.schemas import (
     PaginaRecibidos,
     Recibido,
     RecibidoCompleto,
-    RecibidosQuery,
+    RecibidosFiltros,
     Respuesta,
     ResumenRecibidos,
     TotalMonedaRecibidos,
@@ -43,7 +43,7 @@ from portal.service.recibidos.schemas import (
 _ESCAPE_LIKE = str.maketrans({"%": r"\%", "_": r"\_", "\\": r"\\"})
 
 
-def conditions(company_id: int, query: RecibidosQuery) -> list:
+def conditions(company_id: int, query: RecibidosFiltros, *, booked: bool | None = None) -> list:
     where = [ReceivedCfe.company_id == company_id]
     if query.proveedor:
         text = query.proveedor.strip()
@@ -79,8 +79,8 @@ def conditions(company_id: int, query: RecibidosQuery) -> list:
         where.append(ReceivedCfe.decision == "rechazado")
     elif query.estado == "rechazado_dgi":
         where.append(ReceivedCfe.anulado_dgi.is_(True))
-    if query.contabilizado is not None:
-        where.append(ReceivedCfe.contabilizado.is_(query.contabilizado))
+    if booked is not None:
+        where.append(ReceivedCfe.contabilizado.is_(booked))
     return where
 
 
@@ -112,22 +112,44 @@ def page(session: Session, where: list, cursor: str | None, limit: int) -> tuple
     return rows[:limit], encode_cursor(rows[limit - 1])
 
 
-def totals(session: Session, where: list) -> list[TotalMonedaRecibidos]:
+@dataclass(frozen=True)
+class Totals:
+    """What the list adds up over every row that matches, not only the page's."""
+
+    per_currency: list[TotalMonedaRecibidos]
+    unbooked: int  # purchases not booked yet
+    unbooked_up_to: int | None  # the highest id of those: booking by filters goes no further
+
+
+def totals(session: Session, where: list) -> Totals:
     """Count and total per currency of the accepted CFEs that match: rejected ones (on arrival, commercially or
-    by DGI) are no purchase, and a credit note counts negative, as in the purchases book and the issued list."""
+    by DGI) are no purchase, and a credit note counts negative, as in the purchases book and the issued list.
+    The same reading counts those not booked yet."""
     signed = case((ReceivedCfe.tipo_cfe.in_(sorted(CREDIT_NOTES)), -ReceivedCfe.mnt_total), else_=ReceivedCfe.mnt_total)
+    unbooked = ReceivedCfe.contabilizado.is_(False)
     query = (
-        select(ReceivedCfe.moneda, func.count(), func.coalesce(func.sum(signed), 0))
+        select(
+            ReceivedCfe.moneda,
+            func.count(),
+            func.coalesce(func.sum(signed), 0),
+            func.count(case((unbooked, 1))),
+            func.max(case((unbooked, ReceivedCfe.id))),
+        )
         .where(*where, *PURCHASE)
         .group_by(ReceivedCfe.moneda)
         .order_by(ReceivedCfe.moneda)
     )
-    return [
-        TotalMonedaRecibidos(
-            moneda=moneda or "UYU", cantidad=count, total=Decimal(str(total)).quantize(Decimal("0.01"))
-        )
-        for moneda, count, total in session.execute(query)
-    ]
+    rows = session.execute(query).all()
+    return Totals(
+        per_currency=[
+            TotalMonedaRecibidos(
+                moneda=moneda or "UYU", cantidad=count, total=Decimal(str(total)).quantize(Decimal("0.01"))
+            )
+            for moneda, count, total, _unbooked, _last in rows
+        ],
+        unbooked=sum(row[3] for row in rows),
+        unbooked_up_to=max((row[4] for row in rows if row[4] is not None), default=None),
+    )
 
 
 def recibido(row: ReceivedCfe) -> dict:
@@ -152,8 +174,14 @@ def recibido(row: ReceivedCfe) -> dict:
     }
 
 
-def pagina(rows: list[ReceivedCfe], following: str | None, sums: list[TotalMonedaRecibidos]) -> PaginaRecibidos:
-    return PaginaRecibidos(items=[Recibido(**recibido(r)) for r in rows], siguiente_cursor=following, totales=sums)
+def pagina(rows: list[ReceivedCfe], following: str | None, sums: Totals) -> PaginaRecibidos:
+    return PaginaRecibidos(
+        items=[Recibido(**recibido(r)) for r in rows],
+        siguiente_cursor=following,
+        totales=sums.per_currency,
+        sin_contabilizar=sums.unbooked,
+        sin_contabilizar_hasta=sums.unbooked_up_to,
+    )
 
 
 # Lines and totals come from the supplier's XML through the PDF engine's reader (printable.from_xml), so the

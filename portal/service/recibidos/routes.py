@@ -20,7 +20,10 @@ from portal.service.platform.zipstream import ZIP, zip_chunks
 from portal.service.recibidos import decisions, listing, sending, tasks, uploads, ws
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe
 from portal.service.recibidos.schemas import (
+    BOOK_FILTERED_LIMIT,
+    ContabilizadosFiltrados,
     ContabilizadosVarios,
+    ContabilizarFiltrados,
     ContabilizarVarios,
     MotivoRecepcion,
     NoContabilizable,
@@ -115,7 +118,7 @@ def _row(principal: Principal, recibido_id: int) -> ReceivedCfe:
 def listar(query: RecibidosQuery, principal: Principal):
     """The company's received CFEs, newest first; filters combine with AND; pages by `cursor`."""
     wanted = negotiate("application/json", "text/csv", ZIP)
-    where = listing.conditions(principal.company_id, query)
+    where = listing.conditions(principal.company_id, query, booked=query.contabilizado)
     if wanted == ZIP:
         entries = listing.xml_entries(db.new_session(), where)
         return file_response(zip_chunks(entries), ZIP, "recibidos-xml.zip", inline=False, vary=("Accept",))
@@ -439,6 +442,30 @@ def contabilizar_varios(body: ContabilizarVarios, principal: Principal):
     found = {row.id for row in rows}
     missing = [recibido_id for recibido_id in body.ids if recibido_id not in found]
     return ContabilizadosVarios(contabilizados=booked, no_contabilizables=refused, inexistentes=missing)
+
+
+@operation(
+    bp,
+    "POST",
+    "/contabilizar-filtrados",
+    tag=TAG,
+    summary="Marcar como contabilizados todos los CFE recibidos que cumplen los filtros",
+    description="Los filtros de la lista (GET /recibidos), en el cuerpo; un mes de compras es `desde` y `hasta`. "
+    "Se marcan los que se pueden contabilizar y no lo están (los rechazados no), hasta `hastaId` si se manda, y "
+    f"hasta {BOOK_FILTERED_LIMIT} por llamada: `quedan` dice cuántos siguen sin marcar. Una sola transacción; "
+    "repetir la llamada no marca nada dos veces.",
+    auth=BOTH,
+    roles=WRITERS,
+    body=ContabilizarFiltrados,
+    responses={200: ContabilizadosFiltrados, 422: "Un filtro que no se entiende."},
+)
+def contabilizar_filtrados(body: ContabilizarFiltrados, principal: Principal):
+    """Book every received CFE the filters match, up to the id the caller counted."""
+    with db.write_transaction() as session:
+        booked, left = decisions.book_matching(
+            session, listing.conditions(principal.company_id, body), body.hasta_id, BOOK_FILTERED_LIMIT
+        )
+    return ContabilizadosFiltrados(contabilizados=booked, quedan=left)
 
 
 @operation(

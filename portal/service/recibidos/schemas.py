@@ -44,8 +44,8 @@ class VerQuery(BaseModel):
         return value
 
 
-class RecibidosQuery(BaseModel):
-    """Filters of the received CFEs (combined with AND)."""
+class RecibidosFiltros(BaseModel):
+    """Filters of the received CFEs (combined with AND): the list's, and what booking by filters takes."""
 
     proveedor: str | None = Field(
         None, max_length=150, description="RUT del proveedor (12 dígitos) o el comienzo de su razón social."
@@ -62,16 +62,8 @@ class RecibidosQuery(BaseModel):
         description="aceptado (AE), rechazado (BE al recibirlo), pendiente (AE sin decisión comercial), "
         "rechazado_comercial (rechazado por la empresa, E20-E60) o rechazado_dgi (DGI lo rechazó).",
     )
-    contabilizado: bool | None = Field(None, description="Solo los contabilizados (true) o los que no (false).")
-    cursor: str | None = Field(None, max_length=200, description="El `siguienteCursor` de la página anterior.")
-    limite: int = Field(50, ge=1, le=200)
 
-    model_config = ConfigDict(
-        extra="forbid",
-        populate_by_name=True,
-        str_strip_whitespace=True,
-        json_schema_extra={"examples": [{"proveedor": "2110", "numero": "A-15", "contabilizado": False}]},
-    )
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=True)
 
     # On each range's upper end, so the error names a query parameter (a model-level error names none).
     @field_validator("hasta")
@@ -87,6 +79,18 @@ class RecibidosQuery(BaseModel):
         if value is not None and info.data.get("monto_desde") is not None and info.data["monto_desde"] > value:
             raise refuse("rango_invalido", _("El monto desde es mayor que el monto hasta."))
         return value
+
+
+class RecibidosQuery(RecibidosFiltros):
+    """The list's query: its filters, booked or not, and the page."""
+
+    contabilizado: bool | None = Field(None, description="Solo los contabilizados (true) o los que no (false).")
+    cursor: str | None = Field(None, max_length=200, description="El `siguienteCursor` de la página anterior.")
+    limite: int = Field(50, ge=1, le=200)
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"proveedor": "2110", "numero": "A-15", "contabilizado": False}]},
+    )
 
 
 class MotivoRecepcion(_Out):
@@ -161,6 +165,15 @@ class PaginaRecibidos(_Out):
     items: list[Recibido]
     siguiente_cursor: str | None = Field(alias="siguienteCursor")
     totales: list[TotalMonedaRecibidos]
+    sin_contabilizar: int = Field(
+        alias="sinContabilizar",
+        description="Cuántos de los que cumplen los filtros (todas las páginas) se pueden contabilizar y no lo están.",
+    )
+    sin_contabilizar_hasta: int | None = Field(
+        alias="sinContabilizarHasta",
+        description="El id más alto de esos (null si no hay ninguno): mandalo como `hastaId` a "
+        "POST /recibidos/contabilizar-filtrados para marcar los que se contaron, no los que lleguen después.",
+    )
 
 
 class Linea(_Out):
@@ -293,3 +306,35 @@ class ContabilizadosVarios(_Out):
     contabilizados: list[int] = Field(description="Marcados como contabilizados (los que ya lo estaban también).")
     no_contabilizables: list[NoContabilizable] = Field(alias="noContabilizables")
     inexistentes: list[int] = Field(description="No existen o son de otra empresa.")
+
+
+# How many received CFEs one call by filters books: a busy company's month in one call, in one UPDATE that keeps the
+# write transaction short; a caller told that some remain calls again.
+BOOK_FILTERED_LIMIT = 10_000
+
+
+class ContabilizarFiltrados(RecibidosFiltros):
+    """Book every received CFE the list's filters match (an accountant's month: `desde` and `hasta`)."""
+
+    hasta_id: int | None = Field(
+        None,
+        alias="hastaId",
+        ge=1,
+        le=MAX_PATH_INTEGER,
+        description="Solo hasta este id: el `sinContabilizarHasta` de la lista que se miró, para no marcar los CFE "
+        "que llegaron después. Sin él, todos los que cumplen los filtros ahora.",
+    )
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"desde": "2026-10-01", "hasta": "2026-10-31", "hastaId": 4512}]},
+    )
+
+
+class ContabilizadosFiltrados(_Out):
+    """What booking by filters did."""
+
+    contabilizados: int = Field(description="Cuántos quedaron marcados con esta llamada (los que ya lo estaban no).")
+    quedan: int = Field(
+        description=f"Cuántos cumplen los filtros y siguen sin contabilizar porque pasaban de {BOOK_FILTERED_LIMIT} "
+        "por llamada: llamá de nuevo."
+    )

@@ -35,6 +35,7 @@ bp = Blueprint("recibidos", __name__, url_prefix="/recibidos")
 
 INDEX = "recibidos/index.html"
 DETAIL = "recibidos/detail.html"
+BOOK_MATCHING = "recibidos/book_matching.html"
 
 
 def _list(form: ReceivedFilterForm, upload: UploadForm | None = None, *, status: int = 200):
@@ -57,6 +58,7 @@ def _list(form: ReceivedFilterForm, upload: UploadForm | None = None, *, status:
         csv_url=url_for("recibidos.csv", **args),
         xml_url=url_for("recibidos.xml_zip", **args),
         book_url=url_for("recibidos.book_many", **args),
+        book_matching_url=url_for("recibidos.book_matching", **args),
         next_url=url_for("recibidos.index", **args, cursor=page.next_cursor) if page and page.next_cursor else None,
     )
 
@@ -239,13 +241,18 @@ def reject(received_id: int):
     return redirect_after_post("recibidos.detail", received_id=received_id)
 
 
+def _list_filters() -> dict[str, str]:
+    """The list's filters in this request's address (a booking form's action carries them), to go back to the list
+    as it was filtered."""
+    names = {field.name for field in ReceivedFilterForm(formdata=None)} - {"cursor"}
+    return {name: value for name, value in request.args.items() if name in names and value}
+
+
 @bp.post("/contabilizar")
 @writer_required
 def book_many():
     """Mark the received CFEs chosen in the list as booked, and go back to the list as it was filtered."""
-    # The form's address carries the list's query (its action), so the list comes back as it was filtered.
-    filters = {field.name for field in ReceivedFilterForm(formdata=None)} - {"cursor"}
-    back = {name: value for name, value in request.args.items() if name in filters and value}
+    back = _list_filters()
     chosen = tuple(n for n in map(ascii_number, request.form.getlist("ids")) if n is not None)
     if not chosen:
         flash(_("Elegí al menos un comprobante para marcar como contabilizado."), "error")
@@ -270,6 +277,61 @@ def book_many():
         flash(_("No se marcó %(cfe)s: %(why)s", cfe=which, why=refused.message), "error")
     if done.missing:
         flash(_("Algunos comprobantes elegidos ya no existen en la empresa."), "error")
+    return redirect_after_post("recibidos.index", **back)
+
+
+@bp.route("/contabilizar-filtrados", methods=["GET", "POST"])
+@writer_required
+def book_matching():
+    """Mark as booked every received CFE the list's filters match, on every page, once asked (GET: the question on
+    its own page, for a browser without script; with script the list asks in a dialog and posts here)."""
+    form, back = ReceivedFilterForm(request.args), _list_filters()
+    if not form.validate():
+        return _list(form, status=422)
+    if request.method == "GET":
+        try:
+            page = api().list_received(form.service_filters(), limit=1)
+        except ValidationError:
+            return _list(form, status=422)  # asks again, and puts the service's errors beside the filters
+        if not page.unbooked:
+            flash(_("No queda ninguno sin contabilizar con estos filtros."), "success")
+            return redirect_after_post("recibidos.index", **back)
+        return render(
+            BOOK_MATCHING,
+            count=page.unbooked,
+            up_to=page.unbooked_up_to,
+            action=url_for("recibidos.book_matching", **back),
+            back=url_for("recibidos.index", **back),
+        )
+    up_to = ascii_number(request.form.get("hasta"))
+    if up_to is None:  # the count's bound, written by the page: only a hand can take it out
+        flash(_("Volvé a abrir la página y enviá el formulario de nuevo."), "error")
+        return redirect_after_post("recibidos.index", **back)
+    try:
+        done = api().book_received_matching(form.service_filters(), up_to)
+    except ValidationError as exc:
+        flash(exc.message, "error")
+        return redirect_after_post("recibidos.index", **back)
+    if done.booked:
+        flash(
+            ngettext(
+                "Marcaste %(num)d comprobante como contabilizado.",
+                "Marcaste %(num)d comprobantes como contabilizados.",
+                done.booked,
+            ),
+            "success",
+        )
+    else:
+        flash(_("No queda ninguno sin contabilizar con estos filtros."), "success")
+    if done.left:
+        flash(
+            ngettext(
+                "Queda %(num)d sin marcar: eran muchos para una sola vez; volvé a marcarlo.",
+                "Quedan %(num)d sin marcar: eran muchos para una sola vez; volvé a marcarlos.",
+                done.left,
+            ),
+            "error",
+        )
     return redirect_after_post("recibidos.index", **back)
 
 
