@@ -30,7 +30,7 @@ from portal.service.comprobante.schemas import (
     ReferenciaAplicada,
     ResultadoBusqueda,
 )
-from portal.service.platform import db, idempotency, keystore, responses, spreadsheet
+from portal.service.platform import db, downloads, idempotency, keystore, responses, spreadsheet
 from portal.service.platform.api import negotiate, operation
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import ApiError, FieldError, NotFound, ValidationFailed
@@ -239,6 +239,7 @@ def _paper(default: str, tipo_cfe: int, asked: str | None) -> str:
             "model": ResultadoBusqueda,
         },
         406: "Formato no disponible.",
+        **downloads.RESPONSES,
     },
 )
 def buscar(query: BuscarQuery, principal: Principal):
@@ -248,18 +249,24 @@ def buscar(query: BuscarQuery, principal: Principal):
     filters = search.Filters(**query.model_dump(exclude={"cursor", "limite", "formato"}))
     session = db.session()
     where, totals_where = search.conditions_and_totals(session, principal.company_id, filters)
+    company_id = principal.company_id
     if wanted == ZIP:
-        entries = search.signed_xml_entries(db.new_session(), where)
-        return file_response(zip_chunks(entries), ZIP, "comprobantes-xml.zip", inline=False, vary=("Accept",))
+        chunks = downloads.held(company_id, lambda: zip_chunks(search.signed_xml_entries(db.new_session(), where)))
+        return file_response(chunks, ZIP, "comprobantes-xml.zip", inline=False, vary=("Accept",))
     if wanted != "application/json":
         header = [say(name) for name in HEADER]
         states = {state: say(name) for state, name in DGI_STATE_NAMES.items()}
-        every = search.export_rows_closing(db.new_session(), principal.company_id, where)
         if wanted == spreadsheet.XLSX:
-            body = xlsx_file(every, header, say(_("Comprobantes")), states)
+            with downloads.building(company_id):
+                every = search.export_rows_closing(db.new_session(), company_id, where)
+                body = xlsx_file(every, header, say(_("Comprobantes")), states)
             response = send_file(body, mimetype=wanted, as_attachment=True, download_name="comprobantes.xlsx")
         else:
-            response = file_response(csv_chunks(every, header, states), wanted, "comprobantes.csv", inline=False)
+            lines = downloads.held(
+                company_id,
+                lambda: csv_chunks(search.export_rows_closing(db.new_session(), company_id, where), header, states),
+            )
+            response = file_response(lines, wanted, "comprobantes.csv", inline=False)
         response.vary.update(("Accept", "Accept-Language"))
         response.headers["Content-Language"] = language()
         return response

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from decimal import Decimal
 
@@ -33,7 +33,7 @@ from portal.service.informes.ventas import (
     book_rows,
     two_decimals,
 )
-from portal.service.platform import db
+from portal.service.platform import db, downloads
 from portal.service.platform.api import negotiate, operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
 from portal.service.platform.files import file_response
@@ -143,15 +143,19 @@ def _json_chunks(query: VentasQuery, rows: Iterator[BookRow], summary: BookSumma
     yield "]," + json.dumps(closing, ensure_ascii=False)[1:]
 
 
-def _book(kind: BookKind, rows: Iterator[BookRow], query: VentasQuery) -> Response:
-    """A book as JSON, CSV or XLSX (by `formato` or Accept), streamed as its rows are read."""
+def _book(kind: BookKind, company_id: int, rows: Callable[[], Iterator[BookRow]], query: VentasQuery) -> Response:
+    """A book as JSON, CSV or XLSX (by `formato` or Accept), streamed as its rows are read: a long download."""
     wanted = _MEDIA[query.formato] if query.formato else negotiate("application/json", "text/csv", files.XLSX)
     summary = BookSummary(kind=kind)
     name = f"libro-{kind.name}-{query.desde:%Y%m%d}-{query.hasta:%Y%m%d}"
     if wanted == files.XLSX:
-        body = files.xlsx_file(rows, summary, query.desde, query.hasta)
+        with downloads.building(company_id):
+            body = files.xlsx_file(rows(), summary, query.desde, query.hasta)
         return send_file(body, mimetype=files.XLSX, as_attachment=True, download_name=f"{name}.xlsx")
-    chunks = files.csv_chunks(rows, summary) if wanted == "text/csv" else _json_chunks(query, rows, summary)
+    if wanted == "text/csv":
+        chunks = downloads.held(company_id, lambda: files.csv_chunks(rows(), summary))
+    else:
+        chunks = downloads.held(company_id, lambda: _json_chunks(query, rows(), summary))
     response = Response(chunks, mimetype=wanted)
     if wanted == "text/csv":
         response.headers["Content-Disposition"] = f'attachment; filename="{name}.csv"'
@@ -170,6 +174,7 @@ def _book_responses(description: str, schema: type[LibroVentas] | type[LibroComp
             "model": schema,
         },
         406: "Formato no disponible (not_acceptable).",
+        **downloads.RESPONSES,
     }
 
 
@@ -195,7 +200,8 @@ def ventas(principal: Principal, query: VentasQuery):
     """El libro de ventas del período: los comprobantes de venta (e-Ticket, e-Factura, e-Factura de exportación
     y sus notas) emitidos entre `desde` y `hasta`, con los importes que firmaron; los que DGI rechazó van aparte y
     no suman."""
-    return _book(SALES, book_rows(db.new_session(), principal.company_id, query.desde, query.hasta), query)
+    company_id = principal.company_id
+    return _book(SALES, company_id, lambda: book_rows(db.new_session(), company_id, query.desde, query.hasta), query)
 
 
 @operation(
@@ -221,7 +227,10 @@ def compras(principal: Principal, query: VentasQuery):
     """El libro de compras del período: los CFE de compra recibidos (e-Ticket, e-Factura y sus notas) emitidos
     entre `desde` y `hasta`, con los totales de su XML firmado, y las e-Boletas de entrada que la empresa emitió;
     los rechazados por DGI o por la empresa van aparte y no suman."""
-    return _book(PURCHASES, purchase_rows(db.new_session(), principal.company_id, query.desde, query.hasta), query)
+    company_id = principal.company_id
+    return _book(
+        PURCHASES, company_id, lambda: purchase_rows(db.new_session(), company_id, query.desde, query.hasta), query
+    )
 
 
 @operation(

@@ -61,6 +61,10 @@ class ServiceSettings(AppSettings):
     # How long a process keeps the issuer, a year's UI and the signing certificate before reading them again
     # (portal/service/platform/readcache.py): the bound on a change made through another process; 0 turns it off.
     READ_CACHE_SECONDS: float = Field(2.0, ge=0, le=60, alias="CFE_READ_CACHE_SECONDS")
+    # Long downloads (lists' CSV and ZIP, IVA books) one process serves at once, and of one company
+    # (portal/service/platform/downloads.py): the rest of the process's threads stay for everything else.
+    DOWNLOADS_PER_PROCESS: int = Field(4, ge=1, alias="CFE_DOWNLOADS_PER_PROCESS")
+    DOWNLOADS_PER_COMPANY: int = Field(2, ge=1, alias="CFE_DOWNLOADS_PER_COMPANY")
     # The receipt list's totals add up at most this many receipts; beyond, "more than" (comprobante/search.py).
     LIST_TOTALS_LIMIT: int = Field(10_000, ge=1, alias="CFE_LIST_TOTALS_LIMIT")
     # How long a write waits for the database's write lock before answering 503 with Retry-After.

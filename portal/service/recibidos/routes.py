@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from portal.domain.roles import ALL, WRITERS
 from portal.service.cfe.emission import Issuer
 from portal.service.cfe.pdf import render_receipt
-from portal.service.platform import db, paging
+from portal.service.platform import db, downloads, paging
 from portal.service.platform.api import negotiate, operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
 from portal.service.platform.errors import ApiError, FieldError, NotFound, ValidationFailed
@@ -113,6 +113,7 @@ def _row(principal: Principal, recibido_id: int) -> ReceivedCfe:
             "model": PaginaRecibidos,
         },
         406: "Formato no disponible.",
+        **downloads.RESPONSES,
     },
 )
 def listar(query: RecibidosQuery, principal: Principal):
@@ -120,8 +121,8 @@ def listar(query: RecibidosQuery, principal: Principal):
     wanted = negotiate("application/json", "text/csv", ZIP)
     where = listing.conditions(principal.company_id, query, booked=query.contabilizado)
     if wanted == ZIP:
-        entries = listing.xml_entries(db.new_session(), where)
-        return file_response(zip_chunks(entries), ZIP, "recibidos-xml.zip", inline=False, vary=("Accept",))
+        chunks = downloads.held(principal.company_id, lambda: zip_chunks(listing.xml_entries(db.new_session(), where)))
+        return file_response(chunks, ZIP, "recibidos-xml.zip", inline=False, vary=("Accept",))
     if wanted == "text/csv":
         words = listing.CsvWords(
             header=[say(name) for name in listing.HEADER],
@@ -130,7 +131,7 @@ def listar(query: RecibidosQuery, principal: Principal):
             arrival={code: say(label) for code, label in listing.ARRIVAL.items()},
             language=language(),
         )
-        lines = listing.csv_chunks(db.new_session(), where, words)
+        lines = downloads.held(principal.company_id, lambda: listing.csv_chunks(db.new_session(), where, words))
         response = Response(lines, mimetype="text/csv")
         response.headers["Content-Disposition"] = 'attachment; filename="recibidos.csv"'
         response.headers["Content-Language"] = language()

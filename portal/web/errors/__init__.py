@@ -107,10 +107,13 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(client_errors.RateLimited)
     def _rate_limited(exc: client_errors.RateLimited):
+        # A download refused while the company's others run says so in the service's words (in the user's
+        # language); any other limit is the service asking to wait.
+        advice = exc.message if exc.code == "descargas_en_curso" else None
         return _error(
             429,
             _("Demasiadas solicitudes"),
-            _("El servicio pidió esperar antes de seguir. Volvé a intentar en unos segundos."),
+            advice or _("El servicio pidió esperar antes de seguir. Volvé a intentar en unos segundos."),
             retry_after=exc.retry_after,
         )
 
