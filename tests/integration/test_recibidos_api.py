@@ -702,6 +702,7 @@ def test_a_months_purchases_are_booked_by_the_lists_filters_up_to_what_the_list_
         ({"desde": "2026-11-02", "hasta": "2026-11-01"}, "rango_invalido"),
         ({"hastaId": 0}, "greater_than_equal"),
         ({"contabilizado": False}, "extra_forbidden"),
+        ({"monto_desde": "5"}, "extra_forbidden"),  # the schema's name is montoDesde
         ({"estado": "todos"}, "literal_error"),
     ],
 )
