@@ -88,3 +88,19 @@ def test_a_query_parameter_given_twice_is_refused_not_read_as_its_first_value(ap
     assert answer.status_code == 422
     assert answer.json["error"]["fields"][0]["field"] == "receptor"
     assert api_client.get("/api/v1/comprobante/buscar?receptor=Norte", headers=user).status_code == 200
+
+
+def test_a_field_is_taken_only_by_the_name_the_schema_gives_it(api_client, user):
+    """The models take their Python names too (the service's own code builds them so); a request does not: a body
+    or a query parameter in snake_case where the schema says camelCase is refused, not read."""
+    documented = bodies.body(bodies.ETICKET)
+    python_named = {("tipo_cfe" if name == "tipoCFE" else name): value for name, value in documented.items()}
+    refused = api_client.post("/api/v1/comprobante/emitir", json=python_named, headers=user)
+    assert refused.status_code == 422
+    assert {(f["field"], f["code"]) for f in refused.json["error"]["fields"]} >= {
+        ("tipo_cfe", "extra_forbidden"),
+        ("tipoCFE", "missing"),
+    }
+    query = api_client.get("/api/v1/recibidos", query_string={"monto_desde": "5"}, headers=user)
+    assert query.status_code == 422 and query.json["error"]["fields"][0]["code"] == "extra_forbidden"
+    assert api_client.get("/api/v1/recibidos", query_string={"montoDesde": "5"}, headers=user).status_code == 200

@@ -114,14 +114,15 @@ def body_required(model: type[BaseModel]) -> bool:
 def parse_json_body(model: type[BaseModel]) -> BaseModel:
     raw = request.get_data(cache=True)
     if not raw and not body_required(model):
-        return model.model_validate({})
+        return model.model_validate({}, by_alias=True, by_name=False)
     if not request.mimetype == "application/json":
         raise ApiError(
             _("El cuerpo debe ser JSON (Content-Type: application/json)."), code="unsupported_media_type", status=415
         )
     try:
-        # An empty required body is refused field by field, as `{}` would be.
-        return model.model_validate_json(raw or b"{}")
+        # An empty required body is refused field by field, as `{}` would be. Only the names the OpenAPI document
+        # gives (a field's alias): a model may take its Python names too, for the service's own code, not a body's.
+        return model.model_validate_json(raw or b"{}", by_alias=True, by_name=False)
     except ValidationError as exc:
         raise ValidationFailed(validation_fields(exc)) from exc
 
@@ -131,7 +132,7 @@ def parse_query(model: type[BaseModel]) -> BaseModel:
     # read as its first value (the OpenAPI document says each is a scalar).
     given = {name: values[0] if len(values) == 1 else values for name, values in request.args.lists()}
     try:
-        return model.model_validate(given)
+        return model.model_validate(given, by_alias=True, by_name=False)  # the documented names only, as a body's
     except ValidationError as exc:
         raise ValidationFailed(validation_fields(exc, model)) from exc
 
