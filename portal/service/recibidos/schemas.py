@@ -326,7 +326,6 @@ class ContabilizarFiltrados(RecibidosFiltros):
     )
 
     model_config = ConfigDict(
-        populate_by_name=False,  # a body takes the names its schema documents, not the Python ones too
         json_schema_extra={"examples": [{"desde": "2026-10-01", "hasta": "2026-10-31", "hastaId": 4512}]},
     )
 
