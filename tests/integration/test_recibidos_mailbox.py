@@ -141,3 +141,28 @@ def test_an_envelope_that_cannot_be_answered_now_stays_for_the_next_poll(service
     assert _poll(service_app) == 1
     with service_app.app_context():
         assert db.session().scalar(select(ReceivedEnvelope.estado)) == "AS"
+
+
+@pytest.mark.parametrize("header", [b'From: "', b"Reply-To: <", b"From: a@[", b"Message-ID: <"])
+def test_a_message_whose_headers_cannot_be_parsed_does_not_block_the_mailbox(service_app, dovecot, header):
+    # email's header parser (policy.default) raises IndexError or AttributeError on these instead of noting a
+    # defect: the message was never recorded, its UID never passed, and every later poll stopped at it.
+    with service_app.app_context():
+        mailbox.configure(db.session(), 1, dovecot.url)
+        db.session().commit()
+    name = header.split(b":")[0]
+    raw = _message(("Sob_211003420017_1.xml", sup.envelope([sup.cfe(1)])), message_id="<cabecera@norte>")
+    lines = [line for line in raw.split(b"\n") if not line.lower().startswith(name.lower() + b":")]
+    dovecot.append(header + b"\n" + b"\n".join(lines))
+    dovecot.append(_message(("Sob_211003420017_2.xml", sup.envelope([sup.cfe(2)], idemisor=2))))
+
+    assert _poll(service_app) == 2
+    with service_app.app_context():
+        session = db.session()
+        box = session.scalar(select(ExchangeMailbox))
+        envelopes = session.scalars(select(ReceivedEnvelope).order_by(ReceivedEnvelope.id)).all()
+        processed = session.scalars(select(ProcessedMail).order_by(ProcessedMail.id)).all()
+    assert box.last_uid == 2 and box.last_error is None
+    # The envelopes are judged by their signatures, not by who the message says it is from: both are received.
+    assert [e.estado for e in envelopes] == ["AS", "AS"]
+    assert [p.outcome for p in processed] == ["sobre", "sobre"]

@@ -187,10 +187,21 @@ def documents(message: EmailMessage) -> list[tuple[str, bytes]]:
     return found
 
 
+def _header(message: EmailMessage, name: str) -> str:
+    """A header's text, or its raw text when email's parser fails on it: on some malformed addresses and ids (a
+    lone `"` or `<`, `a@[`) it raises IndexError or AttributeError instead of noting a defect, and a message that
+    raised here was never recorded, so every later poll stopped at it."""
+    try:
+        return str(message.get(name) or "")
+    except Exception:
+        raw = next((value for key, value in message.raw_items() if key.lower() == name.lower()), "")
+        return " ".join(str(raw).split())
+
+
 def _handle_message(company_id: int, uid: int, raw: bytes) -> list[int]:
     message = email.message_from_bytes(raw, policy=policy.default)
-    message_id = (str(message.get("Message-ID") or "").strip() or f"<uid-{uid}@sin-message-id>")[:255]
-    sender = parseaddr(str(message.get("Reply-To") or message.get("From") or ""))[1][:254] or None
+    message_id = (_header(message, "Message-ID").strip() or f"<uid-{uid}@sin-message-id>")[:255]
+    sender = parseaddr(_header(message, "Reply-To") or _header(message, "From"))[1][:254] or None
     try:
         found = documents(message)
     except Exception:  # a message email's parser cannot take apart: kept aside, not retried
