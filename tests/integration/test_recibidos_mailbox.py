@@ -4,8 +4,10 @@ attachment is answered BS and kept aside, and a mailbox that cannot be reached i
 
 from __future__ import annotations
 
+import io
 import shutil
 import tempfile
+import zipfile
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
@@ -166,3 +168,52 @@ def test_a_message_whose_headers_cannot_be_parsed_does_not_block_the_mailbox(ser
     # The envelopes are judged by their signatures, not by who the message says it is from: both are received.
     assert [e.estado for e in envelopes] == ["AS", "AS"]
     assert [p.outcome for p in processed] == ["sobre", "sobre"]
+
+
+def _zip(entries: int, size: int, prefix: str) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for n in range(entries):
+            name = f"{prefix}{n}.xml"  # in the document too: each has its own hash, so none is skipped as seen
+            archive.writestr(name, f"<EnvioCFE_entreEmpresas>{name}{' ' * size}</EnvioCFE_entreEmpresas>")
+    return buffer.getvalue()
+
+
+def _zipped(*archives: bytes) -> bytes:
+    message = EmailMessage()
+    message["From"] = f"Comercial del Norte <{SENDER}>"
+    message["Message-ID"] = make_msgid(domain="norte.com.uy")
+    message.set_content("Adjuntamos los sobres.")
+    for n, data in enumerate(archives):
+        message.add_attachment(data, maintype="application", subtype="zip", filename=f"sobres{n}.zip")
+    return message.as_bytes()
+
+
+@pytest.mark.parametrize(
+    ("archives", "detail"),
+    [
+        # Each ZIP within an upload's caps, the message past them: 60 documents, or 75 MB expanded from 150 KB.
+        ((_zip(30, 10, "a"), _zip(30, 10, "b")), "más de 50 documentos"),
+        ((_zip(25, 1_500_000, "a"), _zip(25, 1_500_000, "b")), "pasan de 60 MB"),
+    ],
+    ids=["documents", "bytes"],
+)
+def test_a_message_whose_zips_expand_past_the_caps_is_kept_aside_whole(service_app, dovecot, archives, detail):
+    """Each ZIP was expanded on its own, up to 50 files and 60 MB, and the message's documents were kept together:
+    20 small ZIPs in a 1.7 MB message took 1.2 GB of memory, and each of their 580 documents went to the intake."""
+    with service_app.app_context():
+        mailbox.configure(db.session(), 1, dovecot.url)
+        db.session().commit()
+    dovecot.append(_zipped(*archives))
+    dovecot.append(_message(("Sob_211003420017_1.xml", sup.envelope([sup.cfe(1)]))))
+
+    assert _poll(service_app) == 2
+    with service_app.app_context():
+        session = db.session()
+        processed = session.scalars(select(ProcessedMail).order_by(ProcessedMail.id)).all()
+        envelopes = session.scalars(select(ReceivedEnvelope)).all()
+        box = session.scalar(select(ExchangeMailbox))
+    assert [p.outcome for p in processed] == ["aparte", "sobre"]
+    assert detail in processed[0].detail and "no se recibió ninguno" in processed[0].detail
+    assert [e.estado for e in envelopes] == ["AS"]  # nothing of the first message was received
+    assert box.last_uid == 2 and box.last_error is None

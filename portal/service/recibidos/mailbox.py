@@ -10,8 +10,10 @@ transaction as what it does:
 - an ACKSobre or ACKCFE answers one of our own envelopes: `intercambio.answers.record_answer`;
 - a CFEs_Anulados_x_RechazoDGI marks received CFEs "rechazado por DGI".
 
-A document that cannot be handled is recorded with why and never tried again; the UID moves on after each
-message, so one bad message never blocks the mailbox. A connection that fails is recorded on the mailbox and
+A message holds at most what an upload may (uploads.MAX_FILES documents, MAX_EXPANDED_BYTES once its ZIPs are
+expanded); past that it is kept aside whole, none of its documents received. A document that cannot be handled
+is recorded with why and never tried again; the UID moves on after each message, so one bad message never
+blocks the mailbox. A connection that fails is recorded on the mailbox and
 tried at the next poll.
 
 URLs: imap://user:password@host:143/INBOX, imaps://...:993/INBOX, ...?starttls=1.
@@ -167,9 +169,28 @@ def _advance(mailbox_id: int, validity: int | None, uid: int | None, error: str 
             mailbox.last_ok_at = mailbox.last_polled_at
 
 
+class TooManyDocuments(Exception):
+    """The message carries more documents, or more bytes of them, than an upload may: none of them is received."""
+
+
+def _within_caps(found: list[tuple[str, bytes]]) -> None:
+    """An upload's caps, counted over the whole message: each ZIP is expanded on its own (within its own caps),
+    and without these a message of a few MB of small ZIPs expanded to gigabytes held at once."""
+    if len(found) > uploads.MAX_FILES:
+        raise TooManyDocuments(
+            f"El mensaje trae más de {uploads.MAX_FILES} documentos (contando los de sus ZIP): no se recibió ninguno."
+        )
+    if sum(len(data) for _name, data in found) > uploads.MAX_EXPANDED_BYTES:
+        raise TooManyDocuments(
+            f"Los documentos del mensaje (contando los de sus ZIP) pasan de {uploads.MAX_EXPANDED_BYTES // 2**20} MB:"
+            " no se recibió ninguno."
+        )
+
+
 def documents(message: EmailMessage) -> list[tuple[str, bytes]]:
-    """The XML documents a message carries: XML attachments, the files of ZIP attachments, or an XML body."""
-    found = []
+    """The XML documents a message carries: XML attachments, the files of ZIP attachments, or an XML body.
+    TooManyDocuments past an upload's caps (uploads.MAX_FILES, MAX_EXPANDED_BYTES) over the whole message."""
+    found: list[tuple[str, bytes]] = []
     for part in message.walk():
         if part.is_multipart():
             continue
@@ -184,6 +205,7 @@ def documents(message: EmailMessage) -> list[tuple[str, bytes]]:
                 found.append((name or "adjunto.zip", b"ZIP rechazado: " + exc.message.encode()))
         elif name.lower().endswith(".xml") or content_type.endswith("/xml"):
             found.append((name or "documento.xml", payload))
+        _within_caps(found)
     return found
 
 
@@ -202,22 +224,18 @@ def _handle_message(company_id: int, uid: int, raw: bytes) -> list[int]:
     message = email.message_from_bytes(raw, policy=policy.default)
     message_id = (_header(message, "Message-ID").strip() or f"<uid-{uid}@sin-message-id>")[:255]
     sender = parseaddr(_header(message, "Reply-To") or _header(message, "From"))[1][:254] or None
+    aside = "El mensaje no trae documentos XML."
     try:
         found = documents(message)
+    except TooManyDocuments as exc:
+        found, aside = [], str(exc)
     except Exception:  # a message email's parser cannot take apart: kept aside, not retried
         log.exception("exchange message %s could not be read", message_id)
         found = []
     if not found:
         _record(
             company_id,
-            ProcessedMail(
-                message_id=message_id,
-                sha256="",
-                uid=uid,
-                sender=sender,
-                outcome="aparte",
-                detail="El mensaje no trae documentos XML.",
-            ),
+            ProcessedMail(message_id=message_id, sha256="", uid=uid, sender=sender, outcome="aparte", detail=aside),
         )
         return []
     answer_ids: list[int] = []
