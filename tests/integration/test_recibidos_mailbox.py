@@ -217,3 +217,31 @@ def test_a_message_whose_zips_expand_past_the_caps_is_kept_aside_whole(service_a
     assert detail in processed[0].detail and "no se recibió ninguno" in processed[0].detail
     assert [e.estado for e in envelopes] == ["AS"]  # nothing of the first message was received
     assert box.last_uid == 2 and box.last_error is None
+
+
+def test_a_message_past_the_size_cap_is_kept_aside_without_being_downloaded(service_app, dovecot, monkeypatch):
+    """Every message was fetched whole, twenty at a time, whatever its size: twenty 50 MB messages were a gigabyte
+    in memory before any was looked at. Its size is asked first now (the cap made small here)."""
+    monkeypatch.setattr(mailbox, "MAX_MESSAGE_BYTES", 100_000, raising=False)
+    fetched: list[tuple[tuple[int, ...], tuple[str, ...]]] = []
+    real_fetch = mailbox.IMAPClient.fetch
+
+    def fetch(client, messages, data, *args, **kwargs):
+        fetched.append((tuple(messages), tuple(data)))
+        return real_fetch(client, messages, data, *args, **kwargs)
+
+    monkeypatch.setattr(mailbox.IMAPClient, "fetch", fetch)
+    with service_app.app_context():
+        mailbox.configure(db.session(), 1, dovecot.url)
+        db.session().commit()
+    dovecot.append(_message(("grande.xml", b"<a>" + b" " * 200_000 + b"</a>"), message_id="<grande@norte>"))
+    dovecot.append(_message(("Sob_211003420017_1.xml", sup.envelope([sup.cfe(1)]))))
+
+    assert _poll(service_app) == 2
+    with service_app.app_context():
+        processed = db.session().scalars(select(ProcessedMail).order_by(ProcessedMail.id)).all()
+        assert db.session().scalar(select(ExchangeMailbox.last_uid)) == 2
+    assert [(p.uid, p.outcome) for p in processed] == [(1, "aparte"), (2, "sobre")]
+    assert processed[0].message_id == "<grande@norte>" and processed[0].sender == SENDER
+    assert "el máximo es" in processed[0].detail and "no se leyó" in processed[0].detail
+    assert not [messages for messages, data in fetched if 1 in messages and "RFC822" in data]

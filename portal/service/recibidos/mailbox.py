@@ -11,10 +11,10 @@ transaction as what it does:
 - a CFEs_Anulados_x_RechazoDGI marks received CFEs "rechazado por DGI".
 
 A message holds at most what an upload may (uploads.MAX_FILES documents, MAX_EXPANDED_BYTES once its ZIPs are
-expanded); past that it is kept aside whole, none of its documents received. A document that cannot be handled
-is recorded with why and never tried again; the UID moves on after each message, so one bad message never
-blocks the mailbox. A connection that fails is recorded on the mailbox and
-tried at the next poll.
+expanded); past that it is kept aside whole, none of its documents received. A message past MAX_MESSAGE_BYTES is
+kept aside unread, recorded by its headers alone. A document that cannot be handled is recorded with why and never
+tried again; the UID moves on after each message, so one bad message never blocks the mailbox. A connection that
+fails is recorded on the mailbox and tried at the next poll.
 
 URLs: imap://user:password@host:143/INBOX, imaps://...:993/INBOX, ...?starttls=1.
 """
@@ -50,6 +50,10 @@ from portal.service.recibidos.models import ExchangeMailbox, ProcessedMail
 
 log = logging.getLogger("portal.service.recibidos")
 BATCH = 20
+# An upload's 20 MB of attachments in base64 (4/3), and room for the rest. A message past it is never downloaded:
+# its size and the headers that name it are asked first, and the bodies are fetched one at a time.
+MAX_MESSAGE_BYTES = 32 * 1024 * 1024
+_NAMING_HEADERS = "BODY.PEEK[HEADER.FIELDS (MESSAGE-ID FROM REPLY-TO)]"
 TIMEOUT_SECONDS = 30
 _ROOT = re.compile(rb"<(?:[\w.-]+:)?(EnvioCFE_entreEmpresas|ACKSobre|ACKCFE|CFEs_Anulados_x_RechazoDGI)[\s>/]")
 
@@ -139,10 +143,14 @@ def poll(mailbox_id: int, wake: Callable[[list[int]], None] = lambda ids: None) 
             uids = sorted(uid for uid in client.search(["UID", f"{last_uid + 1}:*"]) if uid > last_uid)
             for start in range(0, len(uids), BATCH):
                 batch = uids[start : start + BATCH]
-                fetched = client.fetch(batch, ["RFC822"])
+                sizes = client.fetch(batch, ["RFC822.SIZE"])
                 for uid in batch:
-                    raw = fetched.get(uid, {}).get(b"RFC822", b"")
-                    wake(_handle_message(company_id, uid, raw))
+                    size = int(sizes.get(uid, {}).get(b"RFC822.SIZE") or 0)
+                    if size > MAX_MESSAGE_BYTES:
+                        _set_aside_unread(company_id, uid, size, client.fetch([uid], [_NAMING_HEADERS]).get(uid, {}))
+                    else:
+                        raw = client.fetch([uid], ["RFC822"]).get(uid, {}).get(b"RFC822", b"")
+                        wake(_handle_message(company_id, uid, raw))
                     _advance(mailbox_id, validity, uid, None)
                     handled += 1
             _advance(mailbox_id, validity, None, None)
@@ -220,10 +228,27 @@ def _header(message: EmailMessage, name: str) -> str:
         return " ".join(str(raw).split())
 
 
-def _handle_message(company_id: int, uid: int, raw: bytes) -> list[int]:
-    message = email.message_from_bytes(raw, policy=policy.default)
+def _named(message: EmailMessage, uid: int) -> tuple[str, str | None]:
+    """The message's id (one made from its UID when it has none) and the address it says it comes from."""
     message_id = (_header(message, "Message-ID").strip() or f"<uid-{uid}@sin-message-id>")[:255]
     sender = parseaddr(_header(message, "Reply-To") or _header(message, "From"))[1][:254] or None
+    return message_id, sender
+
+
+def _set_aside_unread(company_id: int, uid: int, size: int, fetched: dict) -> None:
+    """A message past MAX_MESSAGE_BYTES, recorded by its headers alone."""
+    headers = next((value for key, value in fetched.items() if key.startswith(b"BODY[")), b"")
+    message_id, sender = _named(email.message_from_bytes(bytes(headers or b""), policy=policy.default), uid)
+    detail = f"El mensaje tiene {-(-size // 2**20)} MB; el máximo es {MAX_MESSAGE_BYTES // 2**20} MB: no se leyó."
+    _record(
+        company_id,
+        ProcessedMail(message_id=message_id, sha256="", uid=uid, sender=sender, outcome="aparte", detail=detail),
+    )
+
+
+def _handle_message(company_id: int, uid: int, raw: bytes) -> list[int]:
+    message = email.message_from_bytes(raw, policy=policy.default)
+    message_id, sender = _named(message, uid)
     aside = "El mensaje no trae documentos XML."
     try:
         found = documents(message)
