@@ -245,3 +245,29 @@ def test_a_message_past_the_size_cap_is_kept_aside_without_being_downloaded(serv
     assert processed[0].message_id == "<grande@norte>" and processed[0].sender == SENDER
     assert "el máximo es" in processed[0].detail and "no se leyó" in processed[0].detail
     assert not [messages for messages, data in fetched if 1 in messages and "RFC822" in data]
+
+
+def _nested(depth: int) -> bytes:
+    """A message of `depth` multiparts one inside the other (about 60 bytes each), an XML document at the bottom."""
+    head = [b"From: intercambio@norte.com.uy\r\nMessage-ID: <hondo@norte>\r\nMIME-Version: 1.0\r\n"]
+    opening = [b'Content-Type: multipart/mixed; boundary="b%d"\r\n\r\n--b%d\r\n' % (n, n) for n in range(depth)]
+    bottom = [b"Content-Type: application/xml\r\nContent-Disposition: attachment; filename=s.xml\r\n\r\n<a/>\r\n"]
+    closing = [b"--b%d--\r\n" % n for n in reversed(range(depth))]
+    return b"".join(head + opening + bottom + closing)
+
+
+def test_a_message_nested_too_deep_to_parse_is_kept_aside_and_does_not_block_the_mailbox(service_app, dovecot):
+    # email's parser recurses once per level: a 60 KB message of 1,000 nested multiparts raised RecursionError
+    # before the message was recorded, and every later poll stopped at it.
+    with service_app.app_context():
+        mailbox.configure(db.session(), 1, dovecot.url)
+        db.session().commit()
+    dovecot.append(_nested(1000))
+    dovecot.append(_message(("Sob_211003420017_1.xml", sup.envelope([sup.cfe(1)]))))
+
+    assert _poll(service_app) == 2
+    with service_app.app_context():
+        processed = db.session().scalars(select(ProcessedMail).order_by(ProcessedMail.id)).all()
+        assert db.session().scalar(select(ExchangeMailbox.last_uid)) == 2
+    assert [(p.uid, p.outcome) for p in processed] == [(1, "aparte"), (2, "sobre")]
+    assert "no se puede leer" in processed[0].detail

@@ -246,8 +246,18 @@ def _set_aside_unread(company_id: int, uid: int, size: int, fetched: dict) -> No
     )
 
 
+_UNREADABLE = "El mensaje no se puede leer: su estructura MIME está mal formada o anidada de más."
+
+
 def _handle_message(company_id: int, uid: int, raw: bytes) -> list[int]:
-    message = email.message_from_bytes(raw, policy=policy.default)
+    try:
+        message = email.message_from_bytes(raw, policy=policy.default)
+    except Exception:  # RecursionError: the parser recurses once per nested multipart (1,000 fit in 60 KB)
+        log.exception("exchange message of UID %s could not be parsed", uid)
+        row = ProcessedMail(message_id=f"<uid-{uid}@sin-message-id>", sha256=hashlib.sha256(raw).hexdigest(), uid=uid)
+        row.outcome, row.detail = "aparte", _UNREADABLE
+        _record(company_id, row)
+        return []
     message_id, sender = _named(message, uid)
     aside = "El mensaje no trae documentos XML."
     try:
@@ -256,7 +266,7 @@ def _handle_message(company_id: int, uid: int, raw: bytes) -> list[int]:
         found, aside = [], str(exc)
     except Exception:  # a message email's parser cannot take apart: kept aside, not retried
         log.exception("exchange message %s could not be read", message_id)
-        found = []
+        found, aside = [], _UNREADABLE
     if not found:
         _record(
             company_id,
