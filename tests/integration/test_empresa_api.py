@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.support.empresa_files import OTHER_RUT, cae_xml, ec_p12, image, p12
+from tests.support.empresa_files import OTHER_RUT, cae_xml, costly_p12, ec_p12, image, p12
 
 BASE = "/api/v1/empresa"
 SETTINGS = {
@@ -296,6 +296,15 @@ def test_certificate_refusals_are_clear_422s(api_client, admin, kwargs, field, w
     answer = upload_cert(api_client, admin, kwargs.pop("data", p12()), **kwargs)
     assert answer.status_code == 422, answer.json
     assert words in fields(answer)[field]
+
+
+def test_a_certificate_file_that_asks_for_too_much_work_to_open_is_refused_unopened(api_client, admin):
+    """A .p12 names its own key-derivation rounds and OpenSSL does them holding the GIL: a 2.5 KB file asking for 2^31
+    froze the whole service process for many minutes (10 million rounds here: seconds, before the refusal)."""
+    answer = upload_cert(api_client, admin, costly_p12(10_000_000))
+    assert answer.status_code == 422, answer.json
+    assert answer.json["error"]["fields"][0]["code"] == "archivo_costoso"
+    assert "10.000.000" in fields(answer)["archivo"] and "1.000.000" in fields(answer)["archivo"]
 
 
 def test_an_expired_certificate_is_refused_with_the_day_it_expired_in_uruguay(api_client, admin):

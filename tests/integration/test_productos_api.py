@@ -204,3 +204,20 @@ def test_roles_and_other_companies(api_client, auth_headers, user):
     other = auth_headers("admin@demo.uy", company_id=2)
     assert api_client.get(f"{PRODUCTOS}/{created['id']}", headers=other).status_code == 404
     assert api_client.delete(f"{PRODUCTOS}/{created['id']}", headers=other).status_code == 404
+
+
+def test_a_list_with_old_mac_line_ends_is_read_and_a_huge_field_is_a_422_not_a_500(api_client, user):
+    """Python's csv raised on both (a bare CR read as "new-line character seen in unquoted field", a field past its
+    128 KB limit), and the import answered 500. A CR-only file is what Excel for Mac's "CSV (Macintosh)" saves."""
+    mac = _import(api_client, user, "codigo;nombre;precio\rA1;Café;100\rB2;Té;50\r")
+    assert mac.status_code == 200, mac.json
+    assert mac.json == {"creados": 2, "actualizados": 0}
+    huge = _import(api_client, user, "codigo;nombre;precio\nC3;" + "x" * 200_000 + ";10\nD4;Sal;1\n")
+    assert huge.status_code == 422, huge.json
+    assert [(f["field"], f["code"]) for f in huge.json["error"]["fields"]] == [("filas[2].*", "fila_ilegible")]
+    unclosed = _import(
+        api_client, {**user, "Accept-Language": "en"}, 'codigo;nombre;precio\nC3;"Sal;1\n' + "D;E;1\n" * 30_000
+    )
+    assert unclosed.status_code == 422, unclosed.json
+    assert "quote" in unclosed.json["error"]["fields"][0]["message"]
+    assert {p["codigo"] for p in api_client.get(PRODUCTOS, headers=user).json["items"]} == {"A1", "B2"}

@@ -122,6 +122,18 @@ def test_an_envelope_for_a_company_not_served_here(app, live_service):
     assert (result.delivered, result.temporary) == (False, False) and result.detail.startswith("1001")
 
 
+def test_a_refused_envelope_is_answered_with_what_is_wrong_in_it(app, live_service):
+    """The answer said only DGI's words for the motive ("S01 Formato del archivo no es el indicado"), never what the
+    receiver found wrong (a DOCTYPE, a schema error), which only the signed ACKSobre carried later."""
+    demo = _listed(app, sup.RECEIVER_RUT, live_service.url + PATH)
+    data = sup.envelope([sup.cfe(1)], idemisor=902)
+    hostile = data.replace(b"?>", b'?><!DOCTYPE x [<!ENTITY a "b">]>', 1)
+    with app.app_context():
+        result = transport.deliver(SUPPLIER_ID, demo, "SOBRE", hostile, "Sob_211003420017_20261127_902.xml")
+    assert result.delivered and result.detail.startswith("0"), result.detail
+    assert "S01 Formato del archivo no es el indicado: El XML no puede declarar un DOCTYPE." in result.detail
+
+
 def test_unsigned_or_not_soap_requests_get_a_fault(live_service):
     url = live_service.url + PATH
     body = (

@@ -109,3 +109,61 @@ def image(fmt: str = "PNG", size: tuple[int, int] = (300, 120)) -> bytes:
     buffer = io.BytesIO()
     Image.new("RGB", size, (20, 80, 160)).save(buffer, format=fmt)
     return buffer.getvalue()
+
+
+def _der(data: bytes, i: int = 0) -> tuple[list, int]:
+    """One DER element at `i` as [tag, content] (content: bytes, or the list of children when constructed)."""
+    tag, first = data[i], data[i + 1]
+    i += 2
+    if first & 0x80:
+        size = first & 0x7F
+        length, i = int.from_bytes(data[i : i + size], "big"), i + size
+    else:
+        length = first
+    end = i + length
+    if not tag & 0x20:
+        return [tag, data[i:end]], end
+    children = []
+    while i < end:
+        child, i = _der(data, i)
+        children.append(child)
+    return [tag, children], end
+
+
+def _encoded(element: list) -> bytes:
+    tag, content = element
+    body = content if isinstance(content, bytes) else b"".join(_encoded(child) for child in content)
+    size = len(body)
+    length = (
+        bytes([size])
+        if size < 0x80
+        else bytes([0x80 | (size.bit_length() + 7) // 8]) + size.to_bytes((size.bit_length() + 7) // 8, "big")
+    )
+    return bytes([tag]) + length + body
+
+
+def costly_p12(rounds: int, password: str = "clave-p12") -> bytes:
+    """A .p12 whose encrypted parts say they take `rounds` iterations to open, without a MAC (PKCS#12 makes it
+    optional and OpenSSL opens such a file), made in milliseconds: only the counts are rewritten, so the parts no
+    longer decrypt, but whoever opens it does the rounds first."""
+
+    def rewrite(element: list, inside_octets: bool = False) -> list:
+        tag, content = element
+        if isinstance(content, bytes):
+            if tag == 0x04:  # an OCTET STRING holding DER (the authenticated safe, a safe's contents)
+                try:
+                    nested, end = _der(content)
+                except IndexError:
+                    return element
+                if end == len(content) and nested[0] == 0x30:
+                    return [tag, _encoded(rewrite(nested))]
+            return element
+        children = [rewrite(child) for child in content]
+        for n in range(1, len(children)):
+            if children[n - 1][0] == 0x04 and children[n][0] == 0x02:  # salt, iteration count
+                children[n] = [0x02, rounds.to_bytes((rounds.bit_length() + 8) // 8, "big")]
+        return [tag, children]
+
+    pfx, _end = _der(p12(password=password))
+    version, auth_safe = pfx[1][:2]  # the MacData left out
+    return _encoded(rewrite([0x30, [version, auth_safe]]))

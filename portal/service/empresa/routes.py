@@ -295,7 +295,8 @@ _P12_FORM = {
 )
 def upload_certificate(principal: Principal):
     """Carga el certificado de firma de la empresa (PKCS#12 con su contraseña). Se rechaza (422) si la
-    contraseña no lo abre, si su SERIALNUMBER no es el RUT de la empresa o si ya venció. La clave privada
+    contraseña no lo abre, si el archivo pide más de 1.000.000 de iteraciones para abrirse (`archivo_costoso`: se
+    rechaza sin abrirlo), si su SERIALNUMBER no es el RUT de la empresa o si ya venció. La clave privada
     se guarda cifrada; la contraseña no se guarda. Desde ese momento firma el vigente que vence último."""
     if request.mimetype != "multipart/form-data":
         raise _unsupported(_("multipart/form-data, con el archivo en «archivo» y la contraseña en «password»"))

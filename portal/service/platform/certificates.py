@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed448, ed25519, r
 from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import NameOID
 
+from portal.service.platform import pkcs12_cost
 from portal.service.platform.i18n import _
 
 
@@ -122,13 +123,35 @@ class UnusableSigningKey(ValueError):
         self.message, self.code = message, code  # the catalogue message itself: str(self) would lose it
 
 
+def _refuse_costly(data: bytes) -> None:
+    """UnusableSigningKey for a file that asks for more work to open than any CA's (pkcs12_cost), before OpenSSL
+    does it with the GIL held; ValueError for one that is not BER at all."""
+    asked = pkcs12_cost.cost(data)
+    if asked.scrypt:
+        raise UnusableSigningKey(
+            _("El archivo protege la clave con scrypt: exportalo de nuevo como .p12 con las opciones habituales."),
+            "archivo_costoso",
+        )
+    if asked.rounds > pkcs12_cost.MAX_ROUNDS:
+        raise UnusableSigningKey(
+            _(
+                "El archivo pide {rondas:,} iteraciones para abrirse y el máximo es {maximo:,}: exportalo de nuevo "
+                "como .p12 con las opciones habituales.",
+                rondas=asked.rounds,
+                maximo=pkcs12_cost.MAX_ROUNDS,
+            ),
+            "archivo_costoso",
+        )
+
+
 def load_pkcs12(data: bytes, password: bytes | None) -> tuple[bytes, bytes, CertificateInfo]:
     """The key and certificate of a .p12/.pfx file as PEM, plus the certificate's description.
 
-    ValueError when the password is wrong or the file lacks a key or a certificate; UnusableSigningKey when
-    the key is not RSA (CFEs are signed RSA-SHA256: an EC key stored here made every signing a 500) or is
-    not the certificate's.
+    ValueError when the password is wrong or the file lacks a key or a certificate; UnusableSigningKey when it
+    asks for too much work to open (`_refuse_costly`), when the key is not RSA (CFEs are signed RSA-SHA256: an EC
+    key stored here made every signing a 500) or is not the certificate's.
     """
+    _refuse_costly(data)
     key, cert, _chain = pkcs12.load_key_and_certificates(data, password)
     if key is None or cert is None:
         raise ValueError("El archivo PKCS#12 no contiene clave privada y certificado.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
@@ -175,9 +175,10 @@ def parse_price_list(data: bytes) -> ParsedList:
             RowProblem(0, "*", "codificacion", _("El archivo no está en UTF-8 (guardalo como CSV UTF-8)."))
         )
         return parsed
-    first_line = text.split("\n", 1)[0]
+    first_line = re.split(r"[\r\n]", text, maxsplit=1)[0]
     delimiter = ";" if first_line.count(";") >= first_line.count(",") else ","
-    reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
+    # newline="": the csv module reads the line ends itself, a lone CR too (Excel for Mac's "CSV (Macintosh)").
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
     header = [(h or "").strip().casefold() for h in (reader.fieldnames or [])]
     missing = [c for c in ("codigo", "nombre", "precio") if c not in header]
     if missing:
@@ -198,7 +199,7 @@ def parse_price_list(data: bytes) -> ParsedList:
         return parsed
     reader.fieldnames = header
     seen: dict[str, int] = {}
-    for number, values in enumerate(reader, start=2):
+    for number, values in enumerate(_records(reader, parsed), start=2):
         if number - 1 > MAX_IMPORT_ROWS:
             parsed.problems.append(
                 RowProblem(
@@ -229,6 +230,29 @@ def parse_price_list(data: bytes) -> ParsedList:
     if not parsed.products and not parsed.problems:
         parsed.problems.append(RowProblem(1, "*", "vacio", _("El archivo no tiene productos.")))
     return parsed
+
+
+def _records(reader: csv.DictReader, parsed: ParsedList) -> Iterator[dict[str, str]]:
+    """The reader's rows; a row the csv module cannot read (a field past its 128 KB limit, which is also what an
+    unclosed quote makes of the rest of the file) is a problem of its own, and nothing after it is read."""
+    number = 1
+    while True:
+        try:
+            values = next(reader)
+        except StopIteration:
+            return
+        except csv.Error:
+            parsed.problems.append(
+                RowProblem(
+                    number + 1,
+                    "*",
+                    "fila_ilegible",
+                    _("La fila no se puede leer: tiene un campo demasiado largo (¿una comilla sin cerrar?)."),
+                )
+            )
+            return
+        number += 1
+        yield values
 
 
 def apply_price_list(session: Session, company_id: int, products: list[dict[str, object]]) -> tuple[int, int]:

@@ -10,9 +10,11 @@ transaction as what it does:
 - an ACKSobre or ACKCFE answers one of our own envelopes: `intercambio.answers.record_answer`;
 - a CFEs_Anulados_x_RechazoDGI marks received CFEs "rechazado por DGI".
 
-A document that cannot be handled is recorded with why and never tried again; the UID moves on after each
-message, so one bad message never blocks the mailbox. A connection that fails is recorded on the mailbox and
-tried at the next poll.
+A message holds at most what an upload may (uploads.MAX_FILES documents, MAX_EXPANDED_BYTES once its ZIPs are
+expanded); past that it is kept aside whole, none of its documents received. A message past MAX_MESSAGE_BYTES is
+kept aside unread, recorded by its headers alone. A document that cannot be handled is recorded with why and never
+tried again; the UID moves on after each message, so one bad message never blocks the mailbox. A connection that
+fails is recorded on the mailbox and tried at the next poll.
 
 URLs: imap://user:password@host:143/INBOX, imaps://...:993/INBOX, ...?starttls=1.
 """
@@ -48,6 +50,10 @@ from portal.service.recibidos.models import ExchangeMailbox, ProcessedMail
 
 log = logging.getLogger("portal.service.recibidos")
 BATCH = 20
+# An upload's 20 MB of attachments in base64 (4/3), and room for the rest. A message past it is never downloaded:
+# its size and the headers that name it are asked first, and the bodies are fetched one at a time.
+MAX_MESSAGE_BYTES = 32 * 1024 * 1024
+_NAMING_HEADERS = "BODY.PEEK[HEADER.FIELDS (MESSAGE-ID FROM REPLY-TO)]"
 TIMEOUT_SECONDS = 30
 _ROOT = re.compile(rb"<(?:[\w.-]+:)?(EnvioCFE_entreEmpresas|ACKSobre|ACKCFE|CFEs_Anulados_x_RechazoDGI)[\s>/]")
 
@@ -137,10 +143,14 @@ def poll(mailbox_id: int, wake: Callable[[list[int]], None] = lambda ids: None) 
             uids = sorted(uid for uid in client.search(["UID", f"{last_uid + 1}:*"]) if uid > last_uid)
             for start in range(0, len(uids), BATCH):
                 batch = uids[start : start + BATCH]
-                fetched = client.fetch(batch, ["RFC822"])
+                sizes = client.fetch(batch, ["RFC822.SIZE"])
                 for uid in batch:
-                    raw = fetched.get(uid, {}).get(b"RFC822", b"")
-                    wake(_handle_message(company_id, uid, raw))
+                    size = int(sizes.get(uid, {}).get(b"RFC822.SIZE") or 0)
+                    if size > MAX_MESSAGE_BYTES:
+                        _set_aside_unread(company_id, uid, size, client.fetch([uid], [_NAMING_HEADERS]).get(uid, {}))
+                    else:
+                        raw = client.fetch([uid], ["RFC822"]).get(uid, {}).get(b"RFC822", b"")
+                        wake(_handle_message(company_id, uid, raw))
                     _advance(mailbox_id, validity, uid, None)
                     handled += 1
             _advance(mailbox_id, validity, None, None)
@@ -167,9 +177,28 @@ def _advance(mailbox_id: int, validity: int | None, uid: int | None, error: str 
             mailbox.last_ok_at = mailbox.last_polled_at
 
 
+class TooManyDocuments(Exception):
+    """The message carries more documents, or more bytes of them, than an upload may: none of them is received."""
+
+
+def _within_caps(found: list[tuple[str, bytes]]) -> None:
+    """An upload's caps, counted over the whole message: each ZIP is expanded on its own (within its own caps),
+    and without these a message of a few MB of small ZIPs expanded to gigabytes held at once."""
+    if len(found) > uploads.MAX_FILES:
+        raise TooManyDocuments(
+            f"El mensaje trae más de {uploads.MAX_FILES} documentos (contando los de sus ZIP): no se recibió ninguno."
+        )
+    if sum(len(data) for _name, data in found) > uploads.MAX_EXPANDED_BYTES:
+        raise TooManyDocuments(
+            f"Los documentos del mensaje (contando los de sus ZIP) pasan de {uploads.MAX_EXPANDED_BYTES // 2**20} MB:"
+            " no se recibió ninguno."
+        )
+
+
 def documents(message: EmailMessage) -> list[tuple[str, bytes]]:
-    """The XML documents a message carries: XML attachments, the files of ZIP attachments, or an XML body."""
-    found = []
+    """The XML documents a message carries: XML attachments, the files of ZIP attachments, or an XML body.
+    TooManyDocuments past an upload's caps (uploads.MAX_FILES, MAX_EXPANDED_BYTES) over the whole message."""
+    found: list[tuple[str, bytes]] = []
     for part in message.walk():
         if part.is_multipart():
             continue
@@ -184,29 +213,64 @@ def documents(message: EmailMessage) -> list[tuple[str, bytes]]:
                 found.append((name or "adjunto.zip", b"ZIP rechazado: " + exc.message.encode()))
         elif name.lower().endswith(".xml") or content_type.endswith("/xml"):
             found.append((name or "documento.xml", payload))
+        _within_caps(found)
     return found
 
 
+def _header(message: EmailMessage, name: str) -> str:
+    """A header's text, or its raw text when email's parser fails on it: on some malformed addresses and ids (a
+    lone `"` or `<`, `a@[`) it raises IndexError or AttributeError instead of noting a defect, and a message that
+    raised here was never recorded, so every later poll stopped at it."""
+    try:
+        return str(message.get(name) or "")
+    except Exception:
+        raw = next((value for key, value in message.raw_items() if key.lower() == name.lower()), "")
+        return " ".join(str(raw).split())
+
+
+def _named(message: EmailMessage, uid: int) -> tuple[str, str | None]:
+    """The message's id (one made from its UID when it has none) and the address it says it comes from."""
+    message_id = (_header(message, "Message-ID").strip() or f"<uid-{uid}@sin-message-id>")[:255]
+    sender = parseaddr(_header(message, "Reply-To") or _header(message, "From"))[1][:254] or None
+    return message_id, sender
+
+
+def _set_aside_unread(company_id: int, uid: int, size: int, fetched: dict) -> None:
+    """A message past MAX_MESSAGE_BYTES, recorded by its headers alone."""
+    headers = next((value for key, value in fetched.items() if key.startswith(b"BODY[")), b"")
+    message_id, sender = _named(email.message_from_bytes(bytes(headers or b""), policy=policy.default), uid)
+    detail = f"El mensaje tiene {-(-size // 2**20)} MB; el máximo es {MAX_MESSAGE_BYTES // 2**20} MB: no se leyó."
+    _record(
+        company_id,
+        ProcessedMail(message_id=message_id, sha256="", uid=uid, sender=sender, outcome="aparte", detail=detail),
+    )
+
+
+_UNREADABLE = "El mensaje no se puede leer: su estructura MIME está mal formada o anidada de más."
+
+
 def _handle_message(company_id: int, uid: int, raw: bytes) -> list[int]:
-    message = email.message_from_bytes(raw, policy=policy.default)
-    message_id = (str(message.get("Message-ID") or "").strip() or f"<uid-{uid}@sin-message-id>")[:255]
-    sender = parseaddr(str(message.get("Reply-To") or message.get("From") or ""))[1][:254] or None
+    try:
+        message = email.message_from_bytes(raw, policy=policy.default)
+    except Exception:  # RecursionError: the parser recurses once per nested multipart (1,000 fit in 60 KB)
+        log.exception("exchange message of UID %s could not be parsed", uid)
+        row = ProcessedMail(message_id=f"<uid-{uid}@sin-message-id>", sha256=hashlib.sha256(raw).hexdigest(), uid=uid)
+        row.outcome, row.detail = "aparte", _UNREADABLE
+        _record(company_id, row)
+        return []
+    message_id, sender = _named(message, uid)
+    aside = "El mensaje no trae documentos XML."
     try:
         found = documents(message)
+    except TooManyDocuments as exc:
+        found, aside = [], str(exc)
     except Exception:  # a message email's parser cannot take apart: kept aside, not retried
         log.exception("exchange message %s could not be read", message_id)
-        found = []
+        found, aside = [], _UNREADABLE
     if not found:
         _record(
             company_id,
-            ProcessedMail(
-                message_id=message_id,
-                sha256="",
-                uid=uid,
-                sender=sender,
-                outcome="aparte",
-                detail="El mensaje no trae documentos XML.",
-            ),
+            ProcessedMail(message_id=message_id, sha256="", uid=uid, sender=sender, outcome="aparte", detail=aside),
         )
         return []
     answer_ids: list[int] = []

@@ -184,16 +184,25 @@ def _company_id(operation: str, document: bytes) -> int | None:
         return session.scalar(select(Company.id).where(Company.rut == found.group(1).decode()))
 
 
+def _said(motive: dict) -> str:
+    """A motive as the sender reads it: DGI's words for its code, and what was found wrong (as its ACKSobre says)."""
+    found = (motive.get("detalle") or "").strip().rstrip(".")
+    return f"{motive['codigo']} {motive['glosa']}" + (f": {found}" if found else "")
+
+
 def _dispatch(operation: str, n: int, document: bytes) -> str:
     company_id = _company_id(operation, document)
     if company_id is None:
         return respuesta(f"{n}001", "Receptor desconocido", "El RUT al que se dirige no es atendido por este servicio.")
     if operation == "SOBRE":
         result = tasks.receive_and_answer(company_id, document, "ws")
-        detail = f"Sobre {result.estado}: número de recepción {result.id_receptor}."
-        if result.motives:
-            detail += " " + "; ".join(f"{m['codigo']} {m['glosa']}" for m in result.motives)
-        return respuesta("0", "Sobre recibido", detail + " El acuse va por RESPUESTASOBRE y RESPUESTACFES.")
+        detail = (
+            f"Sobre {result.estado}: número de recepción {result.id_receptor}."
+            " El acuse va por RESPUESTASOBRE y RESPUESTACFES."
+        )
+        if result.motives:  # last: what is past Detalle's 1,000 characters is cut
+            detail += " " + "; ".join(_said(m) for m in result.motives) + "."
+        return respuesta("0", "Sobre recibido", detail)
     if operation in ("RESPUESTASOBRE", "RESPUESTACFES"):
         try:
             with db.write_transaction() as session:
