@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from portal.client import CfeClient
 from portal.client.recibidos import EnvelopeFile
@@ -87,3 +87,25 @@ def test_the_periods_purchases_are_drawn_by_iva_rate_beside_their_table(
     page.get_by_role("heading", name="Compras", exact=True).scroll_into_view_if_needed()
     screenshot(page, shots / "informes-compras-390.png")
     shell.assert_no_csp_violations()
+
+
+def test_typing_the_days_of_a_range_chooses_the_range_and_a_month_empties_them(page: Page):
+    """Days typed under "Noviembre 2026" were sent with the month, and the page showed the month's report under the
+    days as typed. Typing a day now chooses "Rango de días"; choosing a month again empties the days."""
+    Shell(page).sign_in("usuario@demo.uy")
+    page.goto("/informes/")
+    settled(page)
+    period, since, until = page.get_by_label("Período"), page.get_by_label("Desde"), page.get_by_label("Hasta")
+    since.fill("01/11/2026")
+    expect(period).to_have_value("rango")
+    until.fill("15/11/2026")
+    page.get_by_role("button", name="Ver el período").click()
+    expect(page.get_by_role("heading", name="01/11/2026 – 15/11/2026")).to_be_visible()
+    settled(page)
+    month = period.locator("option").first.get_attribute("value")
+    period.select_option(month)
+    expect(since).to_have_value("")
+    expect(until).to_have_value("")
+    page.get_by_role("button", name="Ver el período").click()
+    expect(page.get_by_label("Período")).to_have_value(month)
+    settled(page)

@@ -84,6 +84,25 @@ def test_a_range_is_checked_and_a_year_goes_month_by_month(signed_in, live_servi
     assert len(json.loads(year.find("script", id="chart-timeline").string)["labels"]) == 12
 
 
+def test_days_typed_beside_a_month_are_not_left_unread_under_the_months_report(signed_in):
+    """The form sends the month still chosen with the days typed (without the page's script, or from an address):
+    the page showed the month's report under the days as typed, as if it were theirs. Now it asks which was meant,
+    beside the days, and keeps them."""
+    portal = signed_in("usuario@demo.uy")
+    month = f"m{today_montevideo():%Y-%m}"
+    for typed in ({"desde": "01/01/2025", "hasta": "31/01/2025"}, {"hasta": "31/01/2025"}):
+        answer = portal.get("/informes/", query_string={"periodo": month, **typed})
+        assert answer.status_code == 422, typed
+        soup = _soup(answer)
+        assert not soup.find(attrs={"data-testid": "report"})
+        first = next(iter(typed))
+        assert "elegí «Rango de días» en Período" in soup.find(id=f"{first}-error").get_text()
+        assert soup.find("input", id=first)["value"] == typed[first]
+    assert portal.get("/informes/", query_string={"periodo": month, "desde": "", "hasta": " "}).status_code == 200
+    ranged = portal.get("/informes/", query_string={"periodo": "rango", "desde": "01/01/2025", "hasta": "31/01/2025"})
+    assert ranged.status_code == 200 and "01/01/2025 – 31/01/2025" in _text(_soup(ranged), "report")
+
+
 def test_a_period_code_past_the_calendar_is_refused_not_an_error(signed_in):
     """y0000 or m9999-12 (a month whose end is past year 9999) name no period: the form says so (422), on the page
     and on every download, instead of a 500."""
