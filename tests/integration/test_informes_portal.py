@@ -58,6 +58,15 @@ def test_this_months_sales_with_each_chart_beside_its_numbers(signed_in, live_se
     assert not soup.select("script:not([src]):not([type='application/json'])")  # no inline script (CSP)
 
 
+def test_a_customer_without_a_name_is_its_document_once(signed_in, live_service, live_token_for):
+    """DGI's sample e-Ticket names its buyer by cédula alone: "Principales clientes" read "13353214" over "13353214"."""
+    _issue(live_service, live_token_for, bodies.body(bodies.DGI_SAMPLE_ETICKET))
+    _issue(live_service, live_token_for, bodies.body(bodies.EFACTURA))
+    rows = _soup(signed_in("usuario@demo.uy").get("/informes/")).select("[data-testid=customers-table] tbody tr")
+    cells = [" ".join(row.select_one("td").get_text(" ").split()) for row in rows]
+    assert cells == ["13353214", "DIRECCION GENERAL IMPOSITIVA 214844360018"]  # by total, largest first
+
+
 def test_a_period_without_sales_says_so_instead_of_drawing_empty_charts(signed_in):
     """An empty doughnut was a blank box 18 rem high, an empty bar chart axes from 0 to 1 peso."""
     answer = signed_in("usuario@demo.uy").get("/informes/", query_string={"periodo": f"y{today_montevideo().year - 2}"})
