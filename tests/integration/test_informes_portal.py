@@ -268,6 +268,10 @@ def test_the_purchases_in_english(signed_in, live_service, live_token_for):
     assert "Basic rate (22%)" in rates and "Minimum rate (10%)" in rates and "Exempt and non-taxed" in rates
     assert _amount(report.by_rate[0].iva_uyu, "en") in rates
     assert "Top suppliers" in section.get_text() and "Compras" not in section.get_text()
+    # How many receipts, not a quantity of goods (the issuing form's "Cantidad", whose English won the merge).
+    suppliers = soup.find(attrs={"data-testid": "suppliers-table"})
+    assert [th.get_text(strip=True) for th in suppliers.select("thead th")] == ["Supplier", "Count", "Total"]
+    assert "VAT at the basic rate" in _text(soup, "purchase-iva-table")
 
 
 def test_a_period_without_purchases_says_so(signed_in):
