@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from datetime import date
 from urllib.parse import quote
 
 from flask import Response
@@ -33,3 +34,14 @@ def file_response(content: bytes | Iterable[bytes], mimetype: str, filename: str
     response.headers["Content-Disposition"] = header
     response.headers["X-Content-Type-Options"] = "nosniff"
     return response
+
+
+def dated_name(stem: str, extension: str, since: date | None = None, until: date | None = None) -> str:
+    """A list's download named by the days its filters cover, as the IVA books are ("recibidos-20261101-20261130.csv"):
+    a month's file and the next month's are told apart in the downloads folder. A single bound says which it is."""
+    if since and until:
+        return f"{stem}-{since:%Y%m%d}-{until:%Y%m%d}.{extension}"
+    if since or until:
+        word, day = ("desde", since) if since else ("hasta", until)
+        return f"{stem}-{word}-{day:%Y%m%d}.{extension}"
+    return f"{stem}.{extension}"

@@ -552,3 +552,24 @@
   });
 })();
 // ---- end of recibidos area ----
+
+// A report's period (form[data-period-form]): a day typed in [data-period-day] chooses the range of days in its
+// [data-period-choice] select (whose data-period-choice is that option's value), and choosing a month, quarter or
+// year empties the days: the form never sends days beside a period that would not show them.
+(function () {
+  "use strict";
+
+  document.addEventListener("input", function (event) {
+    var day = event.target.closest && event.target.closest("[data-period-day]");
+    var form = day && day.closest("form[data-period-form]");
+    var choice = form && form.querySelector("[data-period-choice]");
+    if (choice && day.value.trim()) { choice.value = choice.dataset.periodChoice; }
+  });
+
+  document.addEventListener("change", function (event) {
+    var choice = event.target.closest && event.target.closest("[data-period-choice]");
+    var form = choice && choice.closest("form[data-period-form]");
+    if (!form || choice.value === choice.dataset.periodChoice) { return; }
+    Array.prototype.forEach.call(form.querySelectorAll("[data-period-day]"), function (day) { day.value = ""; });
+  });
+})();

@@ -60,14 +60,16 @@ def test_filters_live_in_the_url_and_the_csv_is_the_same_query(usuario, service_
     assert "receptor=comercial" in csv_link
     download = usuario.get(csv_link)
     assert download.status_code == 200 and download.mimetype == "text/csv"
-    assert download.headers["Content-Disposition"].startswith("attachment")
+    # Named by the days filtered, as the IVA books: a month's file and the next one's were both comprobantes.csv.
+    days = f"{norte.issue_date:%Y%m%d}-{norte.issue_date:%Y%m%d}"
+    assert download.headers["Content-Disposition"] == f'attachment; filename="comprobantes-{days}.csv"'
     rows = list(csv.reader(io.StringIO(download.data.decode("utf-8-sig")), delimiter=";"))
     assert len(rows) == 2 and rows[1][5] == "Comercial del Norte"
     xlsx_link = page.select_one("[data-testid=xlsx-download]")["href"]
     assert xlsx_link == csv_link.replace("exportar.csv", "exportar.xlsx")
     workbook = usuario.get(xlsx_link)
     assert workbook.status_code == 200 and workbook.mimetype == FILE_MEDIA["xlsx"]
-    assert workbook.headers["Content-Disposition"].startswith("attachment")
+    assert workbook.headers["Content-Disposition"] == f'attachment; filename="comprobantes-{days}.xlsx"'
     [_header, line] = load_workbook(io.BytesIO(workbook.data)).active.iter_rows(values_only=True)
     assert line[5] == "Comercial del Norte" and line[7] == float(norte.totals.total)
     # The same receipts as they were signed, in a ZIP passed through the portal as the service writes it.
@@ -75,7 +77,7 @@ def test_filters_live_in_the_url_and_the_csv_is_the_same_query(usuario, service_
     assert xml_link == csv_link.replace("exportar.csv", "exportar-xml.zip")
     with usuario.get(xml_link) as signed:
         assert signed.status_code == 200 and signed.mimetype == "application/zip" and signed.is_streamed
-        assert signed.headers["Content-Disposition"].startswith("attachment")
+        assert signed.headers["Content-Disposition"] == f'attachment; filename="comprobantes-xml-{days}.zip"'
         archive = zipfile.ZipFile(io.BytesIO(signed.data))
     assert archive.namelist() == [f"111_{norte.serie}-{norte.nro:07d}.xml"]
     assert archive.read(archive.namelist()[0]) == service_api.get_receipt_xml(norte.id)

@@ -58,6 +58,15 @@ def test_this_months_sales_with_each_chart_beside_its_numbers(signed_in, live_se
     assert not soup.select("script:not([src]):not([type='application/json'])")  # no inline script (CSP)
 
 
+def test_a_customer_without_a_name_is_its_document_once(signed_in, live_service, live_token_for):
+    """DGI's sample e-Ticket names its buyer by cédula alone: "Principales clientes" read "13353214" over "13353214"."""
+    _issue(live_service, live_token_for, bodies.body(bodies.DGI_SAMPLE_ETICKET))
+    _issue(live_service, live_token_for, bodies.body(bodies.EFACTURA))
+    rows = _soup(signed_in("usuario@demo.uy").get("/informes/")).select("[data-testid=customers-table] tbody tr")
+    cells = [" ".join(row.select_one("td").get_text(" ").split()) for row in rows]
+    assert cells == ["13353214", "DIRECCION GENERAL IMPOSITIVA 214844360018"]  # by total, largest first
+
+
 def test_a_period_without_sales_says_so_instead_of_drawing_empty_charts(signed_in):
     """An empty doughnut was a blank box 18 rem high, an empty bar chart axes from 0 to 1 peso."""
     answer = signed_in("usuario@demo.uy").get("/informes/", query_string={"periodo": f"y{today_montevideo().year - 2}"})
@@ -82,6 +91,25 @@ def test_a_range_is_checked_and_a_year_goes_month_by_month(signed_in, live_servi
     assert unknown.status_code == 422
     year = _soup(portal.get("/informes/", query_string={"periodo": f"y{today_montevideo().year}"}))
     assert len(json.loads(year.find("script", id="chart-timeline").string)["labels"]) == 12
+
+
+def test_days_typed_beside_a_month_are_not_left_unread_under_the_months_report(signed_in):
+    """The form sends the month still chosen with the days typed (without the page's script, or from an address):
+    the page showed the month's report under the days as typed, as if it were theirs. Now it asks which was meant,
+    beside the days, and keeps them."""
+    portal = signed_in("usuario@demo.uy")
+    month = f"m{today_montevideo():%Y-%m}"
+    for typed in ({"desde": "01/01/2025", "hasta": "31/01/2025"}, {"hasta": "31/01/2025"}):
+        answer = portal.get("/informes/", query_string={"periodo": month, **typed})
+        assert answer.status_code == 422, typed
+        soup = _soup(answer)
+        assert not soup.find(attrs={"data-testid": "report"})
+        first = next(iter(typed))
+        assert "elegí «Rango de días» en Período" in soup.find(id=f"{first}-error").get_text()
+        assert soup.find("input", id=first)["value"] == typed[first]
+    assert portal.get("/informes/", query_string={"periodo": month, "desde": "", "hasta": " "}).status_code == 200
+    ranged = portal.get("/informes/", query_string={"periodo": "rango", "desde": "01/01/2025", "hasta": "31/01/2025"})
+    assert ranged.status_code == 200 and "01/01/2025 – 31/01/2025" in _text(_soup(ranged), "report")
 
 
 def test_a_period_code_past_the_calendar_is_refused_not_an_error(signed_in):
@@ -240,6 +268,10 @@ def test_the_purchases_in_english(signed_in, live_service, live_token_for):
     assert "Basic rate (22%)" in rates and "Minimum rate (10%)" in rates and "Exempt and non-taxed" in rates
     assert _amount(report.by_rate[0].iva_uyu, "en") in rates
     assert "Top suppliers" in section.get_text() and "Compras" not in section.get_text()
+    # How many receipts, not a quantity of goods (the issuing form's "Cantidad", whose English won the merge).
+    suppliers = soup.find(attrs={"data-testid": "suppliers-table"})
+    assert [th.get_text(strip=True) for th in suppliers.select("thead th")] == ["Supplier", "Count", "Total"]
+    assert "VAT at the basic rate" in _text(soup, "purchase-iva-table")
 
 
 def test_a_period_without_purchases_says_so(signed_in):

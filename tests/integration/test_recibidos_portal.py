@@ -48,6 +48,12 @@ def test_upload_list_and_act_on_a_received_cfe(usuario):
     assert len(filtered.select("#received-results tbody tr")) == 1
     csv = usuario.get("/recibidos/recibidos.csv?numero=A-2")
     assert csv.mimetype == "text/csv" and len(csv.get_data(as_text=True).strip().splitlines()) == 2
+    assert csv.headers["Content-Disposition"] == 'attachment; filename="recibidos.csv"'
+    # Named by the days filtered, as the IVA books: a month's file and the next one's were both recibidos.csv.
+    month = usuario.get("/recibidos/recibidos.csv?desde=01/11/2026&hasta=30/11/2026")
+    assert month.headers["Content-Disposition"] == 'attachment; filename="recibidos-20261101-20261130.csv"'
+    since = usuario.get("/recibidos/recibidos-xml.zip?desde=01/11/2026")
+    assert since.headers["Content-Disposition"] == 'attachment; filename="recibidos-xml-desde-20261101.zip"'
 
     link = rows[1].select_one("a")["href"]
     detail = BeautifulSoup(usuario.get(link).data, "html.parser")

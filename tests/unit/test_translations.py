@@ -106,3 +106,21 @@ def test_english_says_vat_and_quotes_the_english_way():
     assert len([text for _, text in english if "VAT" in text]) > 50
     assert [text for _, text in english if re.search(r"\bIVA\b(?! mínimo)", text)] == []
     assert [text for _, text in english if re.search(r"«[^»]+»", text)] == []
+
+
+def test_a_spanish_text_has_one_english_text_across_the_areas_catalogs():
+    """The portal merges every area's catalog into one, the last area's English winning: two areas that translate
+    one text two ways show one of them everywhere. The reports' "Cantidad" (how many receipts) read "Quantity" (of
+    goods, the issuing form's), the receipt's "Vencimiento" (a sale's due date) read "Expiry" (a certificate's, from
+    Empresa), and "VAT at basic rate" stood beside "VAT at the minimum rate". A text that means two things takes a
+    context (pgettext)."""
+    english: dict[tuple[str | None, str], dict[str, str]] = {}
+    for path in sorted(glob.glob(str(ROOT / "portal/web/**/translations/en/LC_MESSAGES/messages.po"), recursive=True)):
+        area = Path(path).parents[3].name
+        with open(path, "rb") as handle:
+            for message in read_po(handle, locale="en"):
+                if message.id and message.string:
+                    text = message.string if isinstance(message.string, str) else message.string[0]
+                    english.setdefault((message.context, _msgid(message)), {})[area] = text
+    assert len(english) > 400
+    assert {key: areas for key, areas in english.items() if len(set(areas.values())) > 1} == {}

@@ -18,7 +18,7 @@ from portal.client.pages import Page
 from portal.web.auth.session import member_required
 from portal.web.backend import api
 from portal.web.comprobantes import bp, forms
-from portal.web.files import file_response
+from portal.web.files import dated_name, file_response
 from portal.web.forms_common import apply_service_errors
 from portal.web.paging import PagedView, paged_view
 from portal.web.rendering import redirect_after_post, render
@@ -93,7 +93,8 @@ def export(formato: str):
     if not form.validate():
         return index()
     content = api().export_receipts(form.service_filters(), formato)  # type: ignore[arg-type]  # any()
-    return file_response(content, _EXPORT_MEDIA[formato], f"comprobantes.{formato}", inline=False)
+    name = dated_name("comprobantes", formato, form.desde.data, form.hasta.data)
+    return file_response(content, _EXPORT_MEDIA[formato], name, inline=False)
 
 
 @bp.get("/exportar-xml.zip")
@@ -105,4 +106,5 @@ def export_xml():
     if not form.validate():
         return index()
     chunks = api().export_receipts_xml(form.service_filters())
-    return file_response(chunks, "application/zip", "comprobantes-xml.zip", inline=False)
+    name = dated_name("comprobantes-xml", "zip", form.desde.data, form.hasta.data)
+    return file_response(chunks, "application/zip", name, inline=False)

@@ -28,6 +28,8 @@ class PeriodForm(PortalForm):
     class Meta:
         csrf = False
 
+    RANGE = periods.RANGE  # the choice the page's script picks when a day is typed
+
     periodo = SelectField(_l("Período"), default="")
     desde = DayField(_l("Desde"), validators=[Optional()])
     hasta = DayField(_l("Hasta"), validators=[Optional()])
@@ -47,6 +49,20 @@ class PeriodForm(PortalForm):
     def validate_periodo(self, field: SelectField) -> None:
         if field.data != periods.RANGE and periods.parse(field.data) is None:
             raise ValidationError(_("Elegí un período de la lista."))
+
+    def validate(self, extra_validators=None) -> bool:
+        """Days typed beside a month, quarter or year are not the period the page would show: the form says so next
+        to them (the page's script chooses the range of days as soon as a day is typed; without it the report
+        showed the month under the days typed, which it had not read)."""
+        valid = super().validate(extra_validators)
+        if self.periodo.data == periods.RANGE or self.periodo.errors:
+            return valid
+        typed = [f for f in (self.desde, self.hasta) if f.raw_data and f.raw_data[0].strip()]
+        if typed and not typed[0].errors:
+            typed[0].errors = [
+                _("Para ver esos días, elegí «Rango de días» en Período; para ver el período elegido, borrá los días.")
+            ]
+        return valid and not typed
 
     def validate_hasta(self, field: DayField) -> None:
         if self.periodo.data != periods.RANGE:

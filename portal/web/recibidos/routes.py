@@ -19,7 +19,7 @@ from portal.domain.digits import ascii_number
 from portal.web.auth.session import member_required, writer_required
 from portal.web.backend import api
 from portal.web.comprobantes.choices import type_name
-from portal.web.files import file_response
+from portal.web.files import dated_name, file_response
 from portal.web.forms_common import apply_service_errors
 from portal.web.recibidos.forms import (
     ANSWER_STATES,
@@ -74,7 +74,7 @@ def index():
 @member_required
 def csv():
     """Every received CFE that matches the filters, for a spreadsheet."""
-    return _download(api().received_csv, "text/csv", "recibidos.csv")
+    return _download(api().received_csv, "text/csv", "recibidos", "csv")
 
 
 @bp.get("/recibidos-xml.zip")
@@ -82,12 +82,12 @@ def csv():
 def xml_zip():
     """Every received CFE that matches the filters, its signed XML as the supplier sent it, in one ZIP (what the
     company keeps for DGI), passed on as the service writes it."""
-    return _download(api().received_xml_zip, "application/zip", "recibidos-xml.zip")
+    return _download(api().received_xml_zip, "application/zip", "recibidos-xml", "zip")
 
 
-def _download(fetch: Callable[[ReceivedFilters], bytes | Iterator[bytes]], mimetype: str, filename: str):
-    """A file of the list's filters; filters the service refuses (typed into the address) are the list's page
-    with each one's error, not a file."""
+def _download(fetch: Callable[[ReceivedFilters], bytes | Iterator[bytes]], mimetype: str, stem: str, extension: str):
+    """A file of the list's filters, named by the days they cover; filters the service refuses (typed into the
+    address) are the list's page with each one's error, not a file."""
     form = ReceivedFilterForm(request.args)
     if not form.validate():
         return _list(form, status=422)
@@ -95,7 +95,7 @@ def _download(fetch: Callable[[ReceivedFilters], bytes | Iterator[bytes]], mimet
         content = fetch(form.service_filters())
     except ValidationError:
         return _list(form, status=422)  # asks again, and puts the service's errors beside the filters
-    return file_response(content, mimetype, filename, inline=False)
+    return file_response(content, mimetype, dated_name(stem, extension, form.desde.data, form.hasta.data), inline=False)
 
 
 @bp.post("/subir")
