@@ -20,7 +20,7 @@ from portal.service.empresa import audit
 from portal.service.empresa.schemas import CertificateList, CertificateOut
 from portal.service.platform import db
 from portal.service.platform.auth import Principal
-from portal.service.platform.certificates import UnusableSigningKey, certificate_info, load_pkcs12
+from portal.service.platform.certificates import UnusableSigningKey, certificate_info, load_untrusted_pkcs12
 from portal.service.platform.errors import ApiError, Conflict, FieldError, NotFound, ValidationFailed
 from portal.service.platform.i18n import Text, _
 from portal.service.platform.keystore import store_certificate
@@ -103,7 +103,7 @@ def upload(principal: Principal, data: bytes | None, password: str, name: str | 
         if not 1 <= len(name.strip()) <= NAME_LENGTH:
             raise _invalid("nombre", "longitud", _("El nombre va de 1 a {most} caracteres.", most=NAME_LENGTH))
     try:
-        key_pem, cert_pem, info = load_pkcs12(data, password.encode() or None)
+        key_pem, cert_pem, info = load_untrusted_pkcs12(data, password.encode() or None)
     except UnusableSigningKey as exc:
         raise _invalid("archivo", exc.code, exc.message) from None
     except (ValueError, TypeError, UnsupportedAlgorithm):

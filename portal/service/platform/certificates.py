@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import json
+import subprocess
+import sys
 from dataclasses import dataclass
 
 from cryptography import x509
@@ -17,7 +20,6 @@ from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed448, ed25519, r
 from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import NameOID
 
-from portal.service.platform import pkcs12_cost
 from portal.service.platform.i18n import _
 
 
@@ -123,38 +125,21 @@ class UnusableSigningKey(ValueError):
         self.message, self.code = message, code  # the catalogue message itself: str(self) would lose it
 
 
-def _refuse_costly(data: bytes) -> None:
-    """UnusableSigningKey for a file that asks for more work to open than any CA's (pkcs12_cost), before OpenSSL
-    does it with the GIL held; ValueError for one that is not BER at all."""
-    asked = pkcs12_cost.cost(data)
-    if asked.scrypt:
-        raise UnusableSigningKey(
-            _("El archivo protege la clave con scrypt: exportalo de nuevo como .p12 con las opciones habituales."),
-            "archivo_costoso",
-        )
-    if asked.rounds > pkcs12_cost.MAX_ROUNDS:
-        raise UnusableSigningKey(
-            _(
-                "El archivo pide {rondas:,} iteraciones para abrirse y el máximo es {maximo:,}: exportalo de nuevo "
-                "como .p12 con las opciones habituales.",
-                rondas=asked.rounds,
-                maximo=pkcs12_cost.MAX_ROUNDS,
-            ),
-            "archivo_costoso",
-        )
-
-
 def load_pkcs12(data: bytes, password: bytes | None) -> tuple[bytes, bytes, CertificateInfo]:
-    """The key and certificate of a .p12/.pfx file as PEM, plus the certificate's description.
+    """The key and certificate of a .p12/.pfx file as PEM, plus the certificate's description. For a file this
+    process trusts (the operator's command, tests); a file from a request goes through `load_untrusted_pkcs12`.
 
-    ValueError when the password is wrong or the file lacks a key or a certificate; UnusableSigningKey when it
-    asks for too much work to open (`_refuse_costly`), when the key is not RSA (CFEs are signed RSA-SHA256: an EC
-    key stored here made every signing a 500) or is not the certificate's.
+    ValueError when the password is wrong or the file lacks a key or a certificate; UnusableSigningKey when the key
+    is not RSA (CFEs are signed RSA-SHA256: an EC key stored here made every signing a 500) or is not the
+    certificate's.
     """
-    _refuse_costly(data)
     key, cert, _chain = pkcs12.load_key_and_certificates(data, password)
     if key is None or cert is None:
         raise ValueError("El archivo PKCS#12 no contiene clave privada y certificado.")
+    return _checked(key, cert)
+
+
+def _checked(key: object, cert: x509.Certificate) -> tuple[bytes, bytes, CertificateInfo]:
     if not isinstance(key, rsa.RSAPrivateKey):
         raise UnusableSigningKey(
             _(
@@ -176,6 +161,75 @@ def load_pkcs12(data: bytes, password: bytes | None) -> tuple[bytes, bytes, Cert
             "clave_no_corresponde",
         )
     return key_pem, cert_pem, _info(cert)
+
+
+# A .p12 names its own key derivations (each part's iteration count and the MAC's), and OpenSSL does what the file
+# says while cryptography holds the GIL: a 2.5 KB file asking for 2^31 rounds stopped every thread of the service
+# process for many minutes, and a key bag inside an encrypted part hides its count until that part is decrypted,
+# so no reading of the file beforehand can tell. A file from a request is therefore opened in a child process with
+# a CPU limit; real files (2,000 to 10,000 rounds from Windows, OpenSSL, macOS, Java) open in milliseconds. The
+# child answers the key (unencrypted PKCS#8) and the certificate as PEM on its stdout, a pipe to this process only.
+UNTRUSTED_OPEN_CPU_SECONDS = 5
+_OPEN_IN_CHILD = """
+import json, resource, sys
+limit = int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 1))
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.serialization import pkcs12
+raw = sys.stdin.buffer.read()
+size = int.from_bytes(raw[:4], "big")
+data, password = raw[4 : 4 + size], raw[4 + size :]
+try:
+    key, cert, _chain = pkcs12.load_key_and_certificates(data, password or None)
+except Exception as exc:  # a wrong password, or not PKCS#12: cryptography says the same of both
+    json.dump({"refused": type(exc).__name__}, sys.stdout)
+    sys.exit(0)
+pem = serialization.Encoding.PEM
+json.dump({
+    "key": key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode()
+    if key is not None else None,
+    "cert": cert.public_bytes(pem).decode() if cert is not None else None,
+}, sys.stdout)
+"""
+
+
+def load_untrusted_pkcs12(data: bytes, password: bytes | None) -> tuple[bytes, bytes, CertificateInfo]:
+    """load_pkcs12 for a file from a request, opened in a child process that may spend at most
+    UNTRUSTED_OPEN_CPU_SECONDS of CPU (UnusableSigningKey `archivo_costoso` past it): this process never runs the
+    key derivations a file asks for."""
+    limit = UNTRUSTED_OPEN_CPU_SECONDS
+    message = len(data).to_bytes(4, "big") + data + (password or b"")
+    try:
+        child = subprocess.run(  # noqa: S603 - this interpreter and our code; the file goes in on stdin
+            [sys.executable, "-I", "-c", _OPEN_IN_CHILD, str(limit)],
+            input=message,
+            capture_output=True,
+            timeout=limit * 4 + 5,  # CPU the child did not get on a busy machine still ends it
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise _costly() from None
+    if child.returncode < 0:  # SIGXCPU at the limit, or SIGKILL past its hard limit
+        raise _costly()
+    if child.returncode != 0:
+        raise RuntimeError(f"opening a .p12 in a child process failed: {child.stderr.decode(errors='replace')}")
+    answer = json.loads(child.stdout)
+    if "refused" in answer:
+        raise ValueError(f"PKCS#12 refused: {answer['refused']}")
+    if not answer["key"] or not answer["cert"]:
+        raise ValueError("El archivo PKCS#12 no contiene clave privada y certificado.")
+    key = serialization.load_pem_private_key(answer["key"].encode(), password=None)
+    return _checked(key, x509.load_pem_x509_certificate(answer["cert"].encode()))
+
+
+def _costly() -> UnusableSigningKey:
+    return UnusableSigningKey(
+        _(
+            "El archivo pide demasiado trabajo para abrirse (más que el de cualquier autoridad certificadora): "
+            "exportalo de nuevo como .p12 con las opciones habituales."
+        ),
+        "archivo_costoso",
+    )
 
 
 # The key types PKCS#12 holds (tests also make EC ones, to see them refused as DGI certificates).
