@@ -194,6 +194,8 @@ class ReceivedDetail:
     cfe: ReceivedCfe
     lines: tuple[ReceivedLine, ...]
     totals: tuple[tuple[str, Decimal], ...]
+    exchange_rate: Decimal | None  # TpoCambio, for a CFE in another currency
+    total_in_pesos: Decimal | None  # MntTotal at that rate, as the purchases book carries it
     adenda: str | None
     channel: str
     decision_motive: Motive | None
@@ -218,6 +220,8 @@ class ReceivedDetail:
                 for line in data.get("lineas", [])
             ),
             totals=tuple((name, Decimal(str(value))) for name, value in data.get("totales", {}).items()),
+            exchange_rate=_decimal(data["tipoCambio"]),
+            total_in_pesos=_decimal(data["totalPesos"]),
             adenda=data.get("adenda"),
             channel=data["canal"],
             decision_motive=Motive.from_json(data["motivoDecision"]) if data.get("motivoDecision") else None,

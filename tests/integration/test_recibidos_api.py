@@ -164,6 +164,25 @@ def test_one_cfe_as_json_xml_and_pdf(api_client, usuario, received):
     assert pdf.status_code == 200 and pdf.data.startswith(b"%PDF")
 
 
+def test_a_cfe_in_dollars_says_its_rate_and_its_total_in_pesos_as_the_purchases_book_carries_it(
+    api_client, usuario, received
+):
+    first, _second, _refused, dollars = received["recibidos"]
+    detail = api_client.get(f"{URL}/{dollars}", headers=usuario).get_json()
+    total = Decimal(detail["totales"]["MntTotal"])
+    assert (detail["moneda"], Decimal(detail["tipoCambio"])) == ("USD", Decimal("40.125"))
+    assert Decimal(detail["totalPesos"]) == (total * Decimal("40.125")).quantize(Decimal("0.01"))
+    book = api_client.get(
+        "/api/v1/informes/compras",
+        query_string={"desde": detail["fecha"], "hasta": detail["fecha"]},
+        headers=usuario,
+    ).get_json()
+    [in_book] = [row for row in book["filas"] if row["moneda"] == "USD"]
+    assert Decimal(in_book["importesPesos"]["total"]) == Decimal(detail["totalPesos"])  # one rule, one figure
+    pesos = api_client.get(f"{URL}/{first}", headers=usuario).get_json()
+    assert (pesos["tipoCambio"], pesos["totalPesos"]) == (None, None)
+
+
 def test_one_cfe_in_the_format_the_document_offers(api_client, usuario, received):
     """The document offered the XML and the PDF by media type but the service read only an undocumented `?formato=`:
     `Accept: application/pdf` answered the JSON. Both ways work now, and `formato` is in the document."""

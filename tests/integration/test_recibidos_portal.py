@@ -399,3 +399,16 @@ def test_the_signed_xmls_of_the_filtered_list_download_as_one_zip(usuario):
     [name] = archive.namelist()
     signed = archive.read(name)  # the CFE byte for byte as the supplier's envelope carried it
     assert name == "211003420017_111_A-0000002.xml" and signed.startswith(b"<CFE") and signed in envelope
+
+
+def test_a_purchase_in_dollars_shows_its_rate_and_its_total_in_pesos(usuario):
+    """What the accountant books: a dollar invoice's rate as the supplier signed it, and its total in pesos as the
+    purchases book carries it (the page showed the dollars only)."""
+    dollars = {**sup.EFACTURA, "tpoMoneda": "USD", "tpoCambio": "40.125"}
+    _link, in_pesos = _first_received(usuario, sup.cfe(1, body=dollars), sup.cfe(2))  # the newest first: A-2
+    assert in_pesos.select_one("[data-testid=exchange-rate]") is None
+    listed = BeautifulSoup(usuario.get("/recibidos/").data, "html.parser")
+    page = BeautifulSoup(usuario.get(listed.select("#received-results tbody tr a")[1]["href"]).data, "html.parser")
+    assert page.select_one("[data-testid=exchange-rate]").get_text(strip=True) == "40,125"
+    # U$S 2.215,28 at 40,125: what the purchases book carries.
+    assert page.select_one("[data-testid=total-in-pesos]").get_text(strip=True) == "$\xa088.888,11"

@@ -7,7 +7,7 @@ builds on comprobante, never the other way."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from portal.domain.cfe_types import CREDIT_NOTES
@@ -92,6 +92,14 @@ def amount_columns() -> list[Any]:
 
 def is_credit_note(tipo_cfe: int) -> bool:
     return tipo_cfe in CREDIT_TYPES
+
+
+CENT = Decimal("0.01")
+
+
+def in_pesos(amount: Decimal, rate: Decimal) -> Decimal:
+    """An amount in another currency at the CFE's own rate (TpoCambio), in pesos to the cent: the IVA books' rule."""
+    return (amount * rate).quantize(CENT, ROUND_HALF_UP)
 
 
 def signed_amounts(tipo_cfe: int, values: Iterable[Decimal | float | str | None]) -> dict[str, Decimal]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import Any, NamedTuple, Protocol, TypeVar
 
 from sqlalchemy import Select, String, case, func, null, select
@@ -25,12 +25,12 @@ from portal.service.comprobante.amounts import (
     AMOUNT_NAMES,
     ZERO,
     amount_columns,
+    in_pesos,
     signed_amounts,
     stored_decimal,
 )
 from portal.service.comprobante.models import IssuedCfe
 
-CENT = Decimal("0.01")
 # DGI's state for a receipt it refused: it never counted, and its number was voided by the rejection.
 REJECTED = "rechazado"
 # The sales book's types (the export invoices' amounts are the return's exports: MntExpoyAsim, CFE-URUGUAY.md
@@ -243,9 +243,9 @@ def _row(values: Sequence[Any], texts: Iterable[Any]) -> BookRow:
     amounts = signed_amounts(values[2], texts)
     rate = None if values[7] == "UYU" else stored_decimal(values[9])
     if rate is None:
-        rate, in_pesos = _ONE, amounts
+        rate, pesos = _ONE, amounts
     else:
-        in_pesos = {name: (value * rate).quantize(CENT, ROUND_HALF_UP) for name, value in amounts.items()}
+        pesos = {name: in_pesos(value, rate) for name, value in amounts.items()}
     return BookRow(
         values[0],
         values[1],
@@ -259,7 +259,7 @@ def _row(values: Sequence[Any], texts: Iterable[Any]) -> BookRow:
         values[8],
         values[10],
         amounts,
-        in_pesos,
+        pesos,
         "dgi" if values[8] == REJECTED else None,
     )
 

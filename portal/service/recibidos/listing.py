@@ -21,7 +21,7 @@ from portal.domain.uruguay_time import MONTEVIDEO, montevideo_time, today_montev
 from portal.service.cfe import printable
 from portal.service.cfe.emission import Issuer
 from portal.service.cfe.pdf_text import number
-from portal.service.comprobante.amounts import AMOUNT_LABELS, AMOUNT_NAMES, signed_amounts
+from portal.service.comprobante.amounts import AMOUNT_LABELS, AMOUNT_NAMES, in_pesos, signed_amounts
 from portal.service.comprobante.export import text_cell
 from portal.service.platform.i18n import _, said_or
 from portal.service.platform.zipstream import ZipEntry
@@ -200,6 +200,7 @@ def readable(row: ReceivedCfe) -> printable.Printable | None:
 
 def completo(session: Session, row: ReceivedCfe) -> RecibidoCompleto:
     doc = readable(row)
+    rate = doc.tpo_cambio if doc and (doc.tpo_moneda or "UYU") != "UYU" else None
     envelope = session.get_one(ReceivedEnvelope, row.sobre_id)
     answers = session.scalars(
         select(ExchangeAnswer)
@@ -224,6 +225,8 @@ def completo(session: Session, row: ReceivedCfe) -> RecibidoCompleto:
             for index, line in enumerate(doc.lines if doc else (), start=1)
         ],
         totales=dict(doc.totals) if doc else {},
+        tipo_cambio=rate,
+        total_pesos=in_pesos(doc.totals["MntTotal"], rate) if doc and rate and "MntTotal" in doc.totals else None,
         adenda=row.adenda,
         sobre_id=envelope.id_receptor,
         canal=envelope.channel,

@@ -191,6 +191,14 @@ class RecibidoCompleto(Recibido):
 
     lineas: list[Linea]
     totales: dict[str, Decimal]
+    tipo_cambio: Decimal | None = Field(
+        alias="tipoCambio", description="El tipo de cambio que el CFE firmó (TpoCambio); null en pesos."
+    )
+    total_pesos: Decimal | None = Field(
+        alias="totalPesos",
+        description="MntTotal en pesos a ese tipo de cambio, al centésimo: lo que lleva el libro de compras. Null "
+        "en pesos.",
+    )
     adenda: str | None
     sobre_id: int = Field(
         alias="sobreId",
