@@ -7,13 +7,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from portal.service.intercambio.models import DirectoryRefresh
 from portal.service.intercambio.watch import directory_concern
 from portal.service.platform import db, jobs
 from portal.service.recibidos import mailbox
-from portal.service.recibidos.models import ExchangeMailbox
+from portal.service.recibidos.models import ExchangeMailbox, ProcessedMail
 from portal.service.recibidos.watch import mailbox_concern
 from portal.service.salud import watch
 from portal.service.salud.concerns import OK, PROBLEM, WARNING
@@ -165,3 +165,60 @@ def test_why_a_mailbox_could_not_be_read_is_said_in_the_readers_language(app, au
     assert concern["datos"]["error"] == "Could not read the mailbox: connection refused"
     [spanish] = _concerns(client, auth_headers, "intercambio_buzon")
     assert spanish["mensaje"].endswith("Último error: No se pudo leer el buzón: connection refused")
+
+
+def _set_aside(app, reason: str | None, sender: str | None, age: timedelta = timedelta(hours=1), company_id: int = 1):
+    with app.app_context(), db.write_transaction() as session:
+        count = session.scalar(select(func.count()).select_from(ProcessedMail)) or 0
+        session.add(
+            ProcessedMail(
+                company_id=company_id,
+                message_id=f"<m{count}@proveedor.uy>",
+                sha256="",
+                uid=count + 1,
+                sender=sender,
+                outcome="aparte",
+                reason=reason,
+                detail="para soporte",
+                received_at=datetime.now(UTC) - age,
+            )
+        )
+
+
+def test_a_suppliers_mail_the_mailbox_could_not_receive_is_news_for_the_company(app, auth_headers):
+    """A message set aside (too big, an envelope refused...) was kept for support alone: the company never learnt
+    that a supplier's mail was not received. Mail with no XML at all (any public address gets it) is not news,
+    nor is one from before the last week, nor another company's."""
+    client = app.test_client()
+    assert _concerns(client, auth_headers, "intercambio_correos") == []  # no mailbox, nothing set aside
+    with app.app_context(), db.write_transaction() as session:
+        mailbox.configure(session, 1, "imaps://intercambio:clave@imap.demo.uy/INBOX")
+    _set_aside(app, "sin_documentos", "spam@example.com")
+    _set_aside(app, "muy_grande", "facturas@viejo.uy", age=timedelta(days=8))
+    _set_aside(app, "ilegible", "facturas@otra.uy", company_id=2)
+    _set_aside(app, None, "antes@proveedor.uy")  # set aside before reasons were kept
+    [concern] = _concerns(client, auth_headers, "intercambio_correos")
+    assert concern["estado"] == "ok"
+
+    _set_aside(app, "muy_grande", "facturas@proveedor.uy")
+    [concern] = _concerns(client, auth_headers, "intercambio_correos")
+    assert concern["estado"] == "warning"
+    assert concern["mensaje"] == (
+        "Un correo del buzón de intercambio no se recibió en los últimos 7 días: el de facturas@proveedor.uy, que "
+        "pesaba demasiado para leerlo."
+    )
+    with app.app_context():
+        watch.run(1)
+        [notice] = db.session().scalars(select(Notice).where(Notice.kind == "intercambio_correos")).all()
+        assert notice.state == "warning"
+
+    _set_aside(app, "sobre_rechazado", "cfe@norte.uy")
+    english = client.get(
+        "/api/v1/empresa/salud", headers={**auth_headers(ADMIN, company_id=1), "Accept-Language": "en"}
+    )
+    [concern] = [item for item in english.json["items"] if item["tipo"] == "intercambio_correos"]
+    assert concern["mensaje"] == (
+        "2 messages of the exchange mailbox were not received in the last 7 days; the last one, from cfe@norte.uy, "
+        "carried an envelope that was refused (BS), and the supplier was told."
+    )
+    assert concern["accion"].startswith("Ask the supplier to send it again")

@@ -80,7 +80,12 @@ def test_each_message_is_handled_once_and_answered_by_mail(service_app, dovecot,
         ("BS", "correo", SENDER, 0),
     ]
     assert envelopes[1].motives[0]["codigo"] == "S01" and envelopes[1].xml.startswith(b"<EnvioCFE")  # kept aside
-    assert [p.outcome for p in processed] == ["sobre", "aparte", "respuesta", "aparte"]
+    assert [(p.outcome, p.reason) for p in processed] == [
+        ("sobre", None),
+        ("aparte", "sobre_rechazado"),  # the compliance watch tells the company (recibidos/watch.py)
+        ("respuesta", None),
+        ("aparte", "sin_documentos"),  # not news: any public address gets mail without XML
+    ]
     assert len(recorded) == 1 and recorded[0].startswith(b"<ACKSobre")
     assert box.last_uid == 5 and box.last_error is None
 
@@ -213,7 +218,7 @@ def test_a_message_whose_zips_expand_past_the_caps_is_kept_aside_whole(service_a
         processed = session.scalars(select(ProcessedMail).order_by(ProcessedMail.id)).all()
         envelopes = session.scalars(select(ReceivedEnvelope)).all()
         box = session.scalar(select(ExchangeMailbox))
-    assert [p.outcome for p in processed] == ["aparte", "sobre"]
+    assert [(p.outcome, p.reason) for p in processed] == [("aparte", "demasiados"), ("sobre", None)]
     assert detail in processed[0].detail and "no se recibió ninguno" in processed[0].detail
     assert [e.estado for e in envelopes] == ["AS"]  # nothing of the first message was received
     assert box.last_uid == 2 and box.last_error is None
@@ -241,7 +246,7 @@ def test_a_message_past_the_size_cap_is_kept_aside_without_being_downloaded(serv
     with service_app.app_context():
         processed = db.session().scalars(select(ProcessedMail).order_by(ProcessedMail.id)).all()
         assert db.session().scalar(select(ExchangeMailbox.last_uid)) == 2
-    assert [(p.uid, p.outcome) for p in processed] == [(1, "aparte"), (2, "sobre")]
+    assert [(p.uid, p.outcome, p.reason) for p in processed] == [(1, "aparte", "muy_grande"), (2, "sobre", None)]
     assert processed[0].message_id == "<grande@norte>" and processed[0].sender == SENDER
     assert "el máximo es" in processed[0].detail and "no se leyó" in processed[0].detail
     assert not [messages for messages, data in fetched if 1 in messages and "RFC822" in data]
@@ -269,5 +274,5 @@ def test_a_message_nested_too_deep_to_parse_is_kept_aside_and_does_not_block_the
     with service_app.app_context():
         processed = db.session().scalars(select(ProcessedMail).order_by(ProcessedMail.id)).all()
         assert db.session().scalar(select(ExchangeMailbox.last_uid)) == 2
-    assert [(p.uid, p.outcome) for p in processed] == [(1, "aparte"), (2, "sobre")]
+    assert [(p.uid, p.outcome, p.reason) for p in processed] == [(1, "aparte", "ilegible"), (2, "sobre", None)]
     assert "no se puede leer" in processed[0].detail

@@ -242,7 +242,15 @@ def _set_aside_unread(company_id: int, uid: int, size: int, fetched: dict) -> No
     detail = f"El mensaje tiene {-(-size // 2**20)} MB; el máximo es {MAX_MESSAGE_BYTES // 2**20} MB: no se leyó."
     _record(
         company_id,
-        ProcessedMail(message_id=message_id, sha256="", uid=uid, sender=sender, outcome="aparte", detail=detail),
+        ProcessedMail(
+            message_id=message_id,
+            sha256="",
+            uid=uid,
+            sender=sender,
+            outcome="aparte",
+            reason="muy_grande",
+            detail=detail,
+        ),
     )
 
 
@@ -255,22 +263,24 @@ def _handle_message(company_id: int, uid: int, raw: bytes) -> list[int]:
     except Exception:  # RecursionError: the parser recurses once per nested multipart (1,000 fit in 60 KB)
         log.exception("exchange message of UID %s could not be parsed", uid)
         row = ProcessedMail(message_id=f"<uid-{uid}@sin-message-id>", sha256=hashlib.sha256(raw).hexdigest(), uid=uid)
-        row.outcome, row.detail = "aparte", _UNREADABLE
+        row.outcome, row.reason, row.detail = "aparte", "ilegible", _UNREADABLE
         _record(company_id, row)
         return []
     message_id, sender = _named(message, uid)
-    aside = "El mensaje no trae documentos XML."
+    reason, aside = "sin_documentos", "El mensaje no trae documentos XML."
     try:
         found = documents(message)
     except TooManyDocuments as exc:
-        found, aside = [], str(exc)
+        found, reason, aside = [], "demasiados", str(exc)
     except Exception:  # a message email's parser cannot take apart: kept aside, not retried
         log.exception("exchange message %s could not be read", message_id)
-        found, aside = [], _UNREADABLE
+        found, reason, aside = [], "ilegible", _UNREADABLE
     if not found:
         _record(
             company_id,
-            ProcessedMail(message_id=message_id, sha256="", uid=uid, sender=sender, outcome="aparte", detail=aside),
+            ProcessedMail(
+                message_id=message_id, sha256="", uid=uid, sender=sender, outcome="aparte", reason=reason, detail=aside
+            ),
         )
         return []
     answer_ids: list[int] = []
@@ -290,6 +300,7 @@ def _handle_message(company_id: int, uid: int, raw: bytes) -> list[int]:
                     sender=sender,
                     filename=name[:200],
                     outcome="aparte",
+                    reason="error_interno",
                     detail="Error interno al procesar el documento.",
                 ),
             )
@@ -337,7 +348,8 @@ def _handle_document(
                 session.add(row)
             return []
         except (NotImplementedError, ValueError) as exc:
-            row.outcome, row.detail = "aparte", f"La respuesta no se pudo registrar: {exc}"[:500]
+            row.outcome, row.reason = "aparte", "respuesta"
+            row.detail = f"La respuesta no se pudo registrar: {exc}"[:500]
             _record(company_id, row)
             return []
     if root == "CFEs_Anulados_x_RechazoDGI":
@@ -345,7 +357,7 @@ def _handle_document(
             marked = annulments.record_notice(company_id, data)
             row.outcome, row.detail = "anulacion", f"{marked} comprobante(s) marcados"
         except annulments.NoticeRefused as exc:
-            row.outcome, row.detail = "aparte", str(exc)[:500]
+            row.outcome, row.reason, row.detail = "aparte", "aviso_dgi", str(exc)[:500]
         _record(company_id, row)
         return []
     with db.new_session() as session:
@@ -359,6 +371,7 @@ def _handle_document(
             )
             row.company_id, row.sobre_id = company_id, result.sobre_id
             row.outcome = "sobre" if result.estado == "AS" else "aparte"
+            row.reason = None if result.estado == "AS" else "sobre_rechazado"
             row.detail = (
                 "; ".join(f"{m['codigo']} {m.get('detalle') or m['glosa']}" for m in result.motives)[:500] or None
             )

@@ -215,6 +215,8 @@ class ProcessedMail(Base):
     sender: Mapped[str | None] = mapped_column(String(254))
     filename: Mapped[str | None] = mapped_column(String(200))
     outcome: Mapped[str] = mapped_column(String(20))  # sobre | respuesta | anulacion | aparte
+    # Why one `aparte` was: one of SET_ASIDE_REASONS (recibidos/watch.py says each to the company); null before 0450.
+    reason: Mapped[str | None] = mapped_column(String(20))
     # Why it was set aside, in Spanish, for support: no answer of the API shows it. One that does must keep it as
     # i18n.stored does (AnswerRejected and NoticeRefused carry catalogue messages) to say it in the reader's language.
     detail: Mapped[str | None] = mapped_column(String(500))

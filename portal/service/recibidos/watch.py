@@ -1,16 +1,22 @@
-"""Each configured exchange mailbox in the compliance watch: how long since its last read without error (the
-worker reads it every minute). An hour without one is a warning; a day, a problem: suppliers' envelopes and
-the answers to ours wait unread, and DGI's terms to answer them run."""
+"""The exchange mailboxes in the compliance watch.
+
+Each configured mailbox: how long since its last read without error (the worker reads it every minute). An hour
+without one is a warning; a day, a problem: suppliers' envelopes and the answers to ours wait unread, and DGI's
+terms to answer them run.
+
+The messages it set aside in the last days (too big, too many documents, unreadable, an envelope refused): a
+warning, since a supplier's mail was read and not received, and only the company can ask for it again. A message
+with no XML at all is what any public address gets, and is not news."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from portal.service.intercambio.watch import elapsed
 from portal.service.platform.i18n import Text, _, message_or, say
-from portal.service.recibidos.models import ExchangeMailbox
+from portal.service.recibidos.models import ExchangeMailbox, ProcessedMail
 from portal.service.salud import checks
 from portal.service.salud.concerns import NOTHING, OK, PROBLEM, WARNING, Concern, State
 
@@ -67,3 +73,72 @@ def exchange_mailboxes(ctx: checks.Context) -> list[Concern]:
         mailbox_concern(m.id, ctx.now, m.last_ok_at, m.configured_at, message_or(m.last_error_texts, m.last_error))
         for m in rows
     ]
+
+
+SET_ASIDE_KIND = "intercambio_correos"
+SET_ASIDE_DAYS = 7
+# Why a message was set aside (ProcessedMail.reason), as the notice says it; "sin_documentos" is not news.
+SET_ASIDE_REASONS: dict[str, Text] = {
+    "muy_grande": _("pesaba demasiado para leerlo"),
+    "demasiados": _("traía más documentos de los que se reciben juntos"),
+    "ilegible": _("no se pudo leer"),
+    "error_interno": _("no se pudo procesar por un error nuestro"),
+    "respuesta": _("traía una respuesta a un sobre nuestro que no se pudo registrar"),
+    "aviso_dgi": _("traía un aviso de DGI que no se pudo registrar"),
+    "sobre_rechazado": _("traía un sobre que se rechazó (BS), y se le avisó al proveedor"),
+}
+
+
+def set_aside_concern(count: int, sender: str | None, reason: str | None, mailbox_configured: bool) -> list[Concern]:
+    """`count` messages set aside in the last SET_ASIDE_DAYS days, the newest from `sender` for `reason`."""
+    key = SET_ASIDE_KIND
+    if not count:
+        if not mailbox_configured:
+            return []
+        message = _(
+            "Ningún correo del buzón de intercambio quedó sin recibir en los últimos {days} días.", days=SET_ASIDE_DAYS
+        )
+        return [Concern(key, SET_ASIDE_KIND, OK, message, NOTHING, LINK)]
+    who = sender[:80] if sender else _("un remitente sin dirección")
+    why = SET_ASIDE_REASONS.get(reason or "", SET_ASIDE_REASONS["ilegible"])
+    message = (
+        _(
+            "Un correo del buzón de intercambio no se recibió en los últimos {days} días: el de {sender}, que {why}.",
+            days=SET_ASIDE_DAYS,
+            sender=who,
+            why=why,
+        )
+        if count == 1
+        else _(
+            "{count:,} correos del buzón de intercambio no se recibieron en los últimos {days} días; el último, de "
+            "{sender}, {why}.",
+            count=count,
+            days=SET_ASIDE_DAYS,
+            sender=who,
+            why=why,
+        )
+    )
+    action = _("Pedile al proveedor que lo envíe de nuevo, o subí sus sobres en Comprobantes recibidos")
+    facts = {"correos": count, "remitente": sender, "motivo": reason}
+    return [Concern(key, SET_ASIDE_KIND, WARNING, message, action, LINK, 1, facts)]
+
+
+@checks.register
+def set_aside_messages(ctx: checks.Context) -> list[Concern]:
+    counted = (
+        ProcessedMail.company_id == ctx.company_id,
+        ProcessedMail.outcome == "aparte",
+        ProcessedMail.reason.in_(sorted(SET_ASIDE_REASONS)),
+        ProcessedMail.received_at >= ctx.now - timedelta(days=SET_ASIDE_DAYS),
+    )
+    count = ctx.session.scalar(select(func.count(func.distinct(ProcessedMail.message_id))).where(*counted)) or 0
+    newest = ctx.session.execute(
+        select(ProcessedMail.sender, ProcessedMail.reason).where(*counted).order_by(ProcessedMail.id.desc()).limit(1)
+    ).first()
+    configured = ctx.session.scalar(
+        select(ExchangeMailbox.id).where(
+            ExchangeMailbox.company_id == ctx.company_id, ExchangeMailbox.enabled.is_(True)
+        )
+    )
+    sender, reason = (newest.sender, newest.reason) if newest else (None, None)
+    return set_aside_concern(count, sender, reason, mailbox_configured=configured is not None)

@@ -17,8 +17,8 @@ class _Out(BaseModel):
 class ConcernOut(_Out):
     clave: str = Field(description="Identifica la preocupación en la empresa: certificado, cae:<id>, reporte_diario...")
     tipo: str = Field(
-        description="certificado, cae, reporte_diario, dgi_demorados, sobres_rechazados, intercambio_directorio o "
-        "intercambio_buzon."
+        description="certificado, cae, reporte_diario, dgi_demorados, sobres_rechazados, intercambio_directorio, "
+        "intercambio_buzon o intercambio_correos (correos del buzón que no se recibieron en los últimos 7 días)."
     )
     estado: State
     mensaje: str = Field(description="Qué pasa, en una frase.")
