@@ -134,6 +134,18 @@ def test_a_refused_envelope_is_answered_with_what_is_wrong_in_it(app, live_servi
     assert "S01 Formato del archivo no es el indicado: El XML no puede declarar un DOCTYPE." in result.detail
 
 
+def test_an_envelope_declared_in_another_encoding_is_answered_that_it_must_be_utf8(app, live_service):
+    """DGI's documents are UTF-8: one declared UTF-16 was answered "Receptor desconocido" (its RUT, re-encoded, was
+    not found), which sent its sender looking for the wrong mistake."""
+    demo = _listed(app, sup.RECEIVER_RUT, live_service.url + PATH)
+    data = sup.envelope([sup.cfe(1)], idemisor=903).replace(b'encoding="UTF-8"', b'encoding="UTF-16"', 1)
+    assert b'encoding="UTF-16"' in data
+    with app.app_context():
+        result = transport.deliver(SUPPLIER_ID, demo, "SOBRE", data, "Sob_211003420017_20261127_903.xml")
+    assert "Documento ilegible" in result.detail and "UTF-8" in result.detail, result.detail
+    assert "Receptor desconocido" not in result.detail
+
+
 def test_unsigned_or_not_soap_requests_get_a_fault(live_service):
     url = live_service.url + PATH
     body = (

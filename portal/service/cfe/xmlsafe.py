@@ -109,7 +109,7 @@ def parse_untrusted(data: bytes, *, max_bytes: int = MAX_XML_BYTES) -> etree._El
         raise XmlInputError(_("El XML supera el máximo de {kb} KB.", kb=max_bytes // 1024))
     if not data.strip():
         raise XmlInputError(_("El XML está vacío."))
-    _check_encoding(data)
+    check_encoding(data)
     if _DOCTYPE.search(data):
         raise XmlInputError(_("El XML no puede declarar un DOCTYPE."))
     # Every element opens with "<" (text must escape it): more tags than the cap is refused unparsed.
@@ -162,7 +162,8 @@ def _syntax_reason(exc: etree.XMLSyntaxError) -> Text:
     return _SYNTAX_REASONS.get(code, _("no se puede leer"))
 
 
-def _check_encoding(data: bytes) -> None:
+def check_encoding(data: bytes) -> None:
+    """XmlInputError unless `data` is UTF-8 (or ASCII-compatible, as declared): DGI's documents are UTF-8."""
     declared = _DECLARED_ENCODING.match(data)
     if (
         b"\x00" in data

@@ -41,7 +41,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from portal import paths
 from portal.service.cfe.errors import XmlInputError
-from portal.service.cfe.xmlsafe import parse_untrusted
+from portal.service.cfe.xmlsafe import check_encoding, parse_untrusted
 from portal.service.dgi import wsse_verify as wssecurity
 from portal.service.dgi.wsse_verify import SOAP_ENV, SignatureError
 from portal.service.intercambio import answers
@@ -141,6 +141,10 @@ def soap() -> BaseResponse:
     if not text or not text.strip():
         return _response(operation, respuesta(f"{n}000", "Documento ilegible", "Datain/xmlData está vacío."))
     document = _as_bytes(text)
+    try:
+        check_encoding(document)  # before the RUT is looked for: a UTF-16 one read as "Receptor desconocido"
+    except XmlInputError as exc:
+        return _response(operation, respuesta(f"{n}000", "Documento ilegible", str(exc)))
     try:
         return _response(operation, _dispatch(operation, n, document))
     except db.DatabaseBusy:
