@@ -7,6 +7,7 @@ import requests
 from joserfc import jwt
 
 from portal.service.dgi import sandbox_data as data
+from tests.support import recibidos as sup
 
 XML = {"Content-Type": "application/xml"}
 
@@ -140,6 +141,26 @@ def test_a_small_chunked_body_is_read_whole(live_service, live_token_for):
         live_service.url + "/api/v1/comprobante/firmarXml", data=iter([b"<other", b"/>"]), headers=headers, timeout=30
     )
     assert answer.status_code == 422 and "CFE" in answer.json()["error"]["message"]
+
+
+def test_a_chunked_upload_of_envelopes_is_read_to_its_own_cap_not_the_json_bodies(live_service, live_token_for):
+    """Received envelopes may be up to the upload's cap (more than a JSON body's 2 MB): sent chunked to the
+    development server, 3 MB of them were refused 413 by the JSON bodies' cap before the upload's was asked."""
+    boundary = "cfe-frontera"
+    envelope = sup.envelope([sup.cfe(1)], idemisor=77)
+    padding = b"<!--" + b" " * (3 * 1024 * 1024) + b"-->"  # a comment after the root: still the same envelope
+
+    def chunks():
+        yield f'--{boundary}\r\nContent-Disposition: form-data; name="archivos"; filename="s.xml"\r\n'.encode()
+        yield b"Content-Type: application/xml\r\n\r\n" + envelope + padding + f"\r\n--{boundary}--\r\n".encode()
+
+    headers = {
+        "Authorization": f"Bearer {live_token_for('usuario@demo.uy')}",
+        "Content-Type": f"multipart/form-data; boundary={boundary}",
+    }
+    answer = requests.post(live_service.url + "/api/v1/recibidos", data=chunks(), headers=headers, timeout=60)
+    assert answer.status_code != 413, answer.text[:300]
+    assert answer.status_code == 201, answer.text[:300]
 
 
 @pytest.mark.parametrize("doc_type", [1, 2, 3])

@@ -157,7 +157,12 @@ def refuse_oversized_streams(limit: int) -> None:
 
 
 def init_app(app: Flask) -> None:
-    app.before_request(lambda: refuse_oversized_streams(app.config["MAX_CONTENT_LENGTH"]))
+    # A route that takes larger bodies (received envelopes) registers its own cap, as BodyReadDeadline reads it.
+    app.before_request(
+        lambda: refuse_oversized_streams(
+            (app.extensions.get("body_limits_by_path") or {}).get(request.path, app.config["MAX_CONTENT_LENGTH"])
+        )
+    )
 
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError):
