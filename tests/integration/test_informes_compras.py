@@ -127,6 +127,10 @@ def test_csv_and_xlsx_carry_the_same_book(api_client, user, purchases):
     assert [line[3] for line in lines[1:4]] == ["1", "2", "3"]
     headings = [line[0] for line in lines if len(line) == 1]
     assert headings == ["Rechazados por DGI (fuera del libro)", "Rechazados por la empresa (fuera del libro)"]
+    # The state in words, as the book's headers (it was the JSON's code: "rechazado_comercial").
+    states = {line[-1] for line in lines[1:] if len(line) > 1}
+    assert {"Recibido", "Rechazado por DGI", "Rechazado por la empresa"} <= states, states
+    assert not any("_" in state for state in states), states
 
     answer = api_client.get(COMPRAS, query_string=_period(), headers={**user, "Accept": answer.mimetype})
     assert answer.mimetype == "text/csv"
@@ -136,6 +140,7 @@ def test_csv_and_xlsx_carry_the_same_book(api_client, user, purchases):
     assert workbook.sheetnames == ["Libro de compras", "Resumen", "Rechazados por DGI", "Rechazados por la empresa"]
     sheet = workbook["Libro de compras"]
     assert sheet.max_row == 4 and isinstance(sheet.cell(2, 9).value, (int, float))
+    assert sheet.cell(2, sheet.max_column).value == "Recibido"
     summary = [row[0] for row in workbook["Resumen"].iter_rows(values_only=True)]
     assert "IVA crédito fiscal (total)" in summary
 

@@ -2,8 +2,8 @@
 list's export: `;`, decimal comma, dd/mm/aaaa, UTF-8 with a byte-order mark, typed text never read as a formula)
 and XLSX with real numbers and dates (portal/service/platform/spreadsheet.py, streamed row by row).
 
-Language: the book itself (its rows, column headers, type names, DGI states, the groups kept apart, the CSV whole)
-is a fiscal record in DGI's terms and stays Spanish whatever the request's Accept-Language: the same file for an
+Language: the book itself (its rows, column headers, type names, states in words, the groups kept apart, the CSV
+whole) is a fiscal record in DGI's terms and stays Spanish whatever the request's Accept-Language: the same file for an
 accountant, DGI and a program that reads its columns. The XLSX's "Resumen" sheet is a summary for a person, like
 the period's PDF, so its name and words are said in the request's language (the figures are the same)."""
 
@@ -18,9 +18,9 @@ from typing import IO
 
 from openpyxl.worksheet._write_only import WriteOnlyWorksheet
 
-from portal.domain.cfe_types import type_name_es
+from portal.domain.cfe_types import BOLETA_TYPES, type_name_es, with_cfc
 from portal.service.comprobante.amounts import AMOUNT_LABELS
-from portal.service.comprobante.export import text_cell
+from portal.service.comprobante.export import DGI_STATE_NAMES, text_cell
 from portal.service.informes.ventas import AMOUNT_NAMES, SALES, ZERO, BookKind, BookRow, BookSummary, two_decimals
 from portal.service.platform import spreadsheet
 from portal.service.platform.i18n import _, say
@@ -63,6 +63,27 @@ def header(kind: BookKind = SALES) -> tuple[str, ...]:
     )
 
 
+# What the company did with a received CFE, for the purchases book's state column in words. The JSON keeps the codes
+# (estadoDgi, estado): a program reads those.
+_PURCHASE_STATES = {
+    "recibido": "Recibido",
+    "aceptado": "Aceptado por la empresa",
+    "rechazado_comercial": "Rechazado por la empresa",
+    "rechazado_al_recibir": "Rechazado al recibirlo",
+    "rechazado_dgi": "Rechazado por DGI",
+}
+_OWN_BOLETAS = with_cfc(BOLETA_TYPES)
+
+
+def state_words(kind: BookKind, row: BookRow) -> str:
+    """A row's state as the book's reader reads it, in Spanish as the whole book ("pendiente_reporte" was written as
+    its code): a received CFE's by what the company did with it, a receipt of ours (a sale, an e-Boleta de
+    entrada) by what DGI said."""
+    if kind is not SALES and row.tipo_cfe not in _OWN_BOLETAS:
+        return _PURCHASE_STATES.get(row.dgi_status, row.dgi_status)
+    return DGI_STATE_NAMES.get(row.dgi_status, row.dgi_status)
+
+
 HEADER = header(SALES)
 _BATCH = 500
 XLSX = spreadsheet.XLSX
@@ -85,7 +106,8 @@ class _CsvLines:
     rates of a month) is formatted once and remembered: the per-row work is the receiver's text and the amounts
     that are not zero (docs/PERFORMANCE.md, "The IVA books")."""
 
-    def __init__(self) -> None:
+    def __init__(self, kind: BookKind) -> None:
+        self._kind = kind
         self._days: dict[date, str] = {}
         self._rates: dict[Decimal, str] = {}
         self._kinds: dict[tuple[int, str, str, str], tuple[str, str, str, str]] = {}
@@ -104,7 +126,7 @@ class _CsvLines:
                 text_cell(type_name_es(row.tipo_cfe)),
                 text_cell(row.serie),
                 text_cell(row.moneda),
-                text_cell(row.dgi_status),
+                text_cell(state_words(self._kind, row)),
             )
         own = _comma_texts(row.amounts)
         uyu = own if row.amounts_uyu is row.amounts else _comma_texts(row.amounts_uyu)
@@ -127,7 +149,7 @@ def csv_chunks(rows: Iterable[BookRow], summary: BookSummary) -> Iterator[str]:
     """The book's rows as they are read, then the ones kept apart (DGI rejected them; purchases we rejected),
     each group under its own heading, in chunks of a few hundred lines."""
     kind = summary.kind or SALES
-    lines = _CsvLines()
+    lines = _CsvLines(kind)
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=";", lineterminator="\r\n")
     buffer.write("\ufeff")
@@ -150,7 +172,7 @@ def csv_chunks(rows: Iterable[BookRow], summary: BookSummary) -> Iterator[str]:
     yield buffer.getvalue()
 
 
-def _cells(sheet: WriteOnlyWorksheet, row: BookRow) -> list[object]:
+def _cells(sheet: WriteOnlyWorksheet, kind: BookKind, row: BookRow) -> list[object]:
     amounts = [
         spreadsheet.amount(sheet, value)
         for value in (
@@ -161,7 +183,7 @@ def _cells(sheet: WriteOnlyWorksheet, row: BookRow) -> list[object]:
     texts = (type_name_es(row.tipo_cfe), row.serie)
     receiver = (spreadsheet.text(sheet, row.receptor_doc), spreadsheet.text(sheet, row.receptor_nombre), row.moneda)
     rate = spreadsheet.formatted(sheet, row.tipo_cambio, spreadsheet.RATE_FORMAT)
-    return [spreadsheet.day(sheet, row.fecha), *texts, row.nro, *receiver, rate, *amounts, row.dgi_status]
+    return [spreadsheet.day(sheet, row.fecha), *texts, row.nro, *receiver, rate, *amounts, state_words(kind, row)]
 
 
 def xlsx_file(rows: Iterable[BookRow], summary: BookSummary, desde: date, hasta: date) -> IO[bytes]:
@@ -175,13 +197,13 @@ def xlsx_file(rows: Iterable[BookRow], summary: BookSummary, desde: date, hasta:
     for row in rows:
         summary.add(row)
         if not row.rejected:
-            sheet.append(_cells(sheet, row))
+            sheet.append(_cells(sheet, kind, row))
     _overview(book.create_sheet(say(_("Resumen"))), kind, summary, desde, hasta)
     for apart, _key, heading in kind.apart:
         rejected = book.create_sheet(heading)
         rejected.append(list(header(kind)))
         for row in summary.apart.get(apart, []):
-            rejected.append(_cells(rejected, row))
+            rejected.append(_cells(rejected, kind, row))
     return spreadsheet.saved(book)
 
 
