@@ -14,6 +14,7 @@ from portal.service.platform import db
 from portal.service.recibidos.models import FAILED, ExchangeAnswer
 from tests.browser.pages import CUT_SELECTS, DESKTOP, PHONE, Shell, row_cells, screenshot, settled
 from tests.browser.pages.recibidos import ReceivedPage
+from tests.conftest import mint_token
 from tests.support import recibidos as sup
 
 
@@ -220,3 +221,28 @@ def test_an_answer_that_could_not_be_sent_reads_whole_with_its_error_under_it(
     assert row_cells(answers.locator("tbody tr").first) == [
         [label, True] for label in ("Documento", "Estado", "Cuándo")
     ]
+
+
+def test_a_download_the_service_refuses_says_why_instead_of_vanishing(page: Page, envelope_file, live_service):
+    """The download links carried the `download` attribute: an answer that was not the file (the company's other
+    downloads still running, filters the service refused) was dropped by the browser as a cancelled download, and
+    the person saw nothing at all. The page now says why, and the file still downloads when it can."""
+    Shell(page).sign_in("usuario@demo.uy")
+    received = ReceivedPage(page)
+    received.open()
+    received.drop(envelope_file)
+    settled(page)
+    with page.expect_download() as downloaded:
+        page.get_by_test_id("csv-download").click()
+    assert downloaded.value.failure() is None and downloaded.value.suggested_filename == "recibidos.csv"
+
+    live_service.app.config.update(DOWNLOADS_PER_COMPANY=1)
+    token = mint_token(live_service.app, "usuario@demo.uy")
+    holding = live_service.app.test_client().get(  # another tab's year of receipts, still downloading
+        "/api/v1/comprobante/buscar", headers={"Authorization": f"Bearer {token}", "Accept": "text/csv"}, buffered=False
+    )
+    try:
+        page.get_by_test_id("csv-download").click()
+        expect(page.get_by_text("Ya hay otras descargas de tu empresa en curso")).to_be_visible()
+    finally:
+        holding.close()

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from flask import Blueprint, Response, flash, request, url_for
+from flask import Blueprint, flash, request, url_for
 from flask_babel import gettext as _
 from flask_babel import ngettext
 from flask_login import current_user
@@ -185,27 +185,24 @@ def pdf(received_id: int):
     except ValidationError as exc:  # rejected on arrival: nothing valid to print (the page offers no link)
         flash(next(iter(exc.field_messages().values()), exc.message), "error")
         return redirect_after_post("recibidos.detail", received_id=received_id)
-    response = Response(document, mimetype="application/pdf")
-    response.headers["Content-Disposition"] = f'inline; filename="recibido-{received_id}.pdf"'
-    return response
+    return file_response(document, "application/pdf", f"recibido-{received_id}.pdf", inline=True)
 
 
 @bp.get("/<int:received_id>/xml")
 @member_required
 def xml(received_id: int):
     """The signed CFE as the supplier sent it."""
-    response = Response(api().received_xml(received_id), mimetype="application/xml")
-    response.headers["Content-Disposition"] = f'attachment; filename="recibido-{received_id}.xml"'
-    return response
+    return file_response(
+        api().received_xml(received_id), "application/xml", f"recibido-{received_id}.xml", inline=False
+    )
 
 
 @bp.get("/<int:received_id>/respuestas/<int:answer_id>")
 @member_required
 def answer(received_id: int, answer_id: int):
     """One of our signed answers, to keep or to send by hand when no channel to the supplier is known."""
-    response = Response(api().received_answer_xml(received_id, answer_id), mimetype="application/xml")
-    response.headers["Content-Disposition"] = f'attachment; filename="respuesta-{answer_id}.xml"'
-    return response
+    document = api().received_answer_xml(received_id, answer_id)
+    return file_response(document, "application/xml", f"respuesta-{answer_id}.xml", inline=False)
 
 
 @bp.post("/<int:received_id>/aceptar")
