@@ -3,6 +3,7 @@ when null, a body that may be left out is documented so, and an integer written 
 
 from __future__ import annotations
 
+import jsonschema_rs
 import pytest
 
 from tests.support import cfe_bodies as bodies
@@ -104,3 +105,27 @@ def test_a_field_is_taken_only_by_the_name_the_schema_gives_it(api_client, user)
     query = api_client.get("/api/v1/recibidos", query_string={"monto_desde": "5"}, headers=user)
     assert query.status_code == 422 and query.json["error"]["fields"][0]["code"] == "extra_forbidden"
     assert api_client.get("/api/v1/recibidos", query_string={"montoDesde": "5"}, headers=user).status_code == 200
+
+
+def test_every_example_the_document_shows_is_what_its_schema_says(api_client):
+    """A reader copies the examples: each JSON example of a body or an answer must validate against its own schema
+    (the received list's example lacked two required fields after they were added)."""
+    document = api_client.get("/api/v1/openapi.json").json
+    components = {"components": document["components"]}
+    wrong = []
+    for path, methods in document["paths"].items():
+        for method, operation in methods.items():
+            bodies = [("body", operation.get("requestBody") or {})]
+            bodies += [(status, answer) for status, answer in operation.get("responses", {}).items()]
+            for where, part in bodies:
+                content = (part.get("content") or {}).get("application/json") or {}
+                examples = [content["example"]] if "example" in content else []
+                examples += [named["value"] for named in (content.get("examples") or {}).values() if "value" in named]
+                if not examples or "schema" not in content:
+                    continue
+                validator = jsonschema_rs.Draft202012Validator({**content["schema"], **components})
+                for example in examples:
+                    errors = [str(error).splitlines()[0] for error in validator.iter_errors(example)]
+                    if errors:
+                        wrong.append(f"{method.upper()} {path} {where}: {errors[:2]}")
+    assert not wrong, wrong

@@ -105,6 +105,8 @@ def _row(principal: Principal, recibido_id: int) -> ReceivedCfe:
                         ],
                         "siguienteCursor": None,
                         "totales": [{"moneda": "UYU", "cantidad": 1, "total": "2257.31"}],
+                        "sinContabilizar": 1,
+                        "sinContabilizarHasta": 12,
                     },
                 },
                 "text/csv": {"schema": {"type": "string"}},
