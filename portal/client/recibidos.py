@@ -155,6 +155,18 @@ class ReceivedPage(CursorPage[ReceivedCfe]):
 
 
 @dataclass(frozen=True)
+class UnreceivedMail:
+    """A message of the exchange mailbox that was read and set aside, nothing of it received: who sent it, when it
+    was read, and why (`reason` the service's code, `why` in the reader's language)."""
+
+    sender: str | None
+    read_at: datetime
+    filename: str | None
+    reason: str
+    why: str
+
+
+@dataclass(frozen=True)
 class BookedMatching:
     """What booking by filters did: how many it marked, and how many still match (over the call's limit)."""
 
@@ -354,6 +366,20 @@ class RecibidosApi(Transport):
             ),
             unbooked=int(data["sinContabilizar"]),
             unbooked_up_to=data["sinContabilizarHasta"],
+        )
+
+    def unreceived_mail(self) -> tuple[UnreceivedMail, ...]:
+        """The exchange mailbox's messages of the last 30 days that were set aside, newest first."""
+        data = self._json("GET", f"{BASE}/correos-no-recibidos")
+        return tuple(
+            UnreceivedMail(
+                sender=item.get("remitente"),
+                read_at=_moment(item["leidoEn"]),
+                filename=item.get("archivo"),
+                reason=item["motivo"],
+                why=item["texto"],
+            )
+            for item in data["items"]
         )
 
     def received_summary(self) -> ReceivedSummary:

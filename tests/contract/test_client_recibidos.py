@@ -85,3 +85,7 @@ def test_booking_by_the_lists_filters_through_the_client(api):
     with pytest.raises(ValidationError) as refused:  # named after the client's own field, as the list's
         api.book_received_matching(ReceivedFilters(amount_from=Decimal(10), amount_to=Decimal(5)), None)
     assert refused.value.fields[0].field == "amount_to"
+
+
+def test_the_mail_not_received_through_the_client(api):
+    assert api.unreceived_mail() == ()  # the list's shape; its rows: tests/integration/test_intercambio_watch.py

@@ -221,4 +221,27 @@ def test_a_suppliers_mail_the_mailbox_could_not_receive_is_news_for_the_company(
         "2 messages of the exchange mailbox were not received in the last 7 days; the last one, from cfe@norte.uy, "
         "carried an envelope that was refused (BS), and the supplier was told."
     )
-    assert concern["accion"].startswith("Ask the supplier to send it again")
+    assert concern["accion"] == "Ask the supplier to send it again, or upload its envelopes in Received receipts"
+
+
+def test_the_company_sees_every_mail_not_received_and_whom_to_ask_again(app, auth_headers):
+    """The notice names the newest; the list names them all (the last 30 days, one line per message, newest
+    first), in the reader's language; another company's and mail without XML are not in it."""
+    client = app.test_client()
+    admin = auth_headers(ADMIN, company_id=1)
+    assert client.get("/api/v1/recibidos/correos-no-recibidos", headers=admin).json == {"items": []}
+    _set_aside(app, "sin_documentos", "spam@example.com")
+    _set_aside(app, "ilegible", "facturas@otra.uy", company_id=2)
+    _set_aside(app, "muy_grande", "viejo@proveedor.uy", age=timedelta(days=31))
+    _set_aside(app, "muy_grande", "facturas@proveedor.uy", age=timedelta(days=2))
+    _set_aside(app, "sobre_rechazado", "cfe@norte.uy")
+    listed = client.get("/api/v1/recibidos/correos-no-recibidos", headers=admin).json["items"]
+    assert [(m["remitente"], m["motivo"]) for m in listed] == [
+        ("cfe@norte.uy", "sobre_rechazado"),
+        ("facturas@proveedor.uy", "muy_grande"),
+    ]
+    assert listed[1]["texto"] == "Pesaba demasiado para leerlo"
+    english = client.get("/api/v1/recibidos/correos-no-recibidos", headers={**admin, "Accept-Language": "en"})
+    assert english.json["items"][1]["texto"] == "Was too large to read"
+    [concern] = _concerns(client, auth_headers, "intercambio_correos")
+    assert concern["enlace"] == "/recibidos/correos-no-recibidos"

@@ -68,6 +68,7 @@ ANY_ROLE = {
     "recibidos.pdf",
     "recibidos.xml",
     "recibidos.answer",
+    "recibidos.unreceived_mail",
 }
 WRITERS = {
     "clientes.new",

@@ -6,10 +6,13 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from datetime import UTC, datetime
 
 import pytest
 from bs4 import BeautifulSoup
 
+from portal.service.platform import db
+from portal.service.recibidos.models import ProcessedMail
 from tests.support import recibidos as sup
 
 
@@ -412,3 +415,28 @@ def test_a_purchase_in_dollars_shows_its_rate_and_its_total_in_pesos(usuario):
     assert page.select_one("[data-testid=exchange-rate]").get_text(strip=True) == "40,125"
     # U$S 2.215,28 at 40,125: what the purchases book carries.
     assert page.select_one("[data-testid=total-in-pesos]").get_text(strip=True) == "$\xa088.888,11"
+
+
+def test_the_mail_the_mailbox_could_not_receive_is_listed_with_whom_to_ask(usuario, live_service):
+    empty = BeautifulSoup(usuario.get("/recibidos/correos-no-recibidos").data, "html.parser")
+    assert "Ningún correo quedó sin recibir" in empty.select_one(".empty-state").get_text()
+    with live_service.app.app_context(), db.write_transaction() as session:
+        session.add(
+            ProcessedMail(
+                company_id=1,
+                message_id="<grande@norte>",
+                sha256="",
+                uid=1,
+                sender="facturas@norte.com.uy",
+                outcome="aparte",
+                reason="muy_grande",
+                detail="para soporte",
+                received_at=datetime.now(UTC),
+            )
+        )
+    listed = BeautifulSoup(usuario.get("/recibidos/").data, "html.parser")
+    link = listed.find("a", string="Correos del buzón que no se pudieron recibir")["href"]
+    page = BeautifulSoup(usuario.get(link).data, "html.parser")
+    [row] = page.select("[data-testid=unreceived-mail] tbody tr")
+    cells = [cell.get_text(" ", strip=True) for cell in row.select("td")]
+    assert cells[1:] == ["facturas@norte.com.uy", "Pesaba demasiado para leerlo"]

@@ -3,6 +3,8 @@ company does with each CFE. The exchange web service (ws.py) is registered besid
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from flask import Blueprint, Flask, Response, request
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -17,14 +19,16 @@ from portal.service.platform.errors import ApiError, FieldError, NotFound, Valid
 from portal.service.platform.files import file_response
 from portal.service.platform.i18n import _, language, say
 from portal.service.platform.zipstream import ZIP, zip_chunks
-from portal.service.recibidos import decisions, listing, sending, tasks, uploads, ws
-from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe
+from portal.service.recibidos import decisions, listing, sending, tasks, uploads, watch, ws
+from portal.service.recibidos.models import ExchangeAnswer, ProcessedMail, ReceivedCfe
 from portal.service.recibidos.schemas import (
     BOOK_FILTERED_LIMIT,
     ContabilizadosFiltrados,
     ContabilizadosVarios,
     ContabilizarFiltrados,
     ContabilizarVarios,
+    CorreoNoRecibido,
+    CorreosNoRecibidos,
     MotivoRecepcion,
     NoContabilizable,
     PaginaRecibidos,
@@ -163,6 +167,47 @@ def listar(query: RecibidosQuery, principal: Principal):
 def resumen(principal: Principal):
     """How many CFEs arrived today and how many accepted ones wait to be booked."""
     return listing.summary(db.session(), principal.company_id)
+
+
+@operation(
+    bp,
+    "GET",
+    "/correos-no-recibidos",
+    tag=TAG,
+    summary="Correos del buzón de intercambio que no se recibieron",
+    description="Los mensajes que el buzón leyó en los últimos 30 días y apartó sin recibir nada (demasiado "
+    "grandes, ilegibles, un sobre rechazado...), el más nuevo primero, hasta 100: a quién pedirle que los envíe de "
+    "nuevo. Un mensaje sin ningún XML (lo que llega a cualquier dirección pública) no se lista.",
+    auth=BOTH,
+    roles=ALL,
+    responses={200: CorreosNoRecibidos},
+)
+def correos_no_recibidos(principal: Principal):
+    """The exchange mailbox's messages set aside in the last 30 days, newest first."""
+    since = datetime.now(UTC) - timedelta(days=30)
+    rows = db.session().scalars(
+        select(ProcessedMail)
+        .where(*watch.set_aside(principal.company_id, since))
+        .order_by(ProcessedMail.id.desc())
+        .limit(500)
+    )
+    items: list[CorreoNoRecibido] = []
+    seen: set[str] = set()
+    for row in rows:  # a message is one row per document: its newest one says it
+        if row.message_id in seen or len(items) == 100:
+            continue
+        seen.add(row.message_id)
+        said = say(watch.SET_ASIDE_REASONS[row.reason or "ilegible"])
+        items.append(
+            CorreoNoRecibido(
+                remitente=row.sender,
+                leido_en=row.received_at,
+                archivo=row.filename,
+                motivo=row.reason or "ilegible",
+                texto=said[:1].upper() + said[1:],
+            )
+        )
+    return CorreosNoRecibidos(items=items)
 
 
 @operation(

@@ -346,3 +346,20 @@ class ContabilizadosFiltrados(_Out):
         description=f"Cuántos cumplen los filtros y siguen sin contabilizar porque pasaban de {BOOK_FILTERED_LIMIT} "
         "por llamada: llamá de nuevo."
     )
+
+
+class CorreoNoRecibido(_Out):
+    """A message of the exchange mailbox that was read and set aside: nothing of it was received."""
+
+    remitente: str | None = Field(description="La dirección del From (o Reply-To) del mensaje, como vino.")
+    leido_en: datetime = Field(alias="leidoEn", description="Cuándo se leyó del buzón.")
+    archivo: str | None = Field(description="El adjunto que no se pudo recibir, cuando el motivo es de uno solo.")
+    motivo: str = Field(
+        description="muy_grande, demasiados (documentos), ilegible, error_interno, respuesta (a un sobre nuestro), "
+        "aviso_dgi o sobre_rechazado (BS, y se le avisó al proveedor)."
+    )
+    texto: str = Field(description="El motivo en palabras, en el idioma de Accept-Language.")
+
+
+class CorreosNoRecibidos(_Out):
+    items: list[CorreoNoRecibido] = Field(description="Los de los últimos 30 días, el más nuevo primero (hasta 100).")

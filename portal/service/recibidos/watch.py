@@ -24,6 +24,7 @@ WARNING_AFTER = timedelta(hours=1)
 PROBLEM_AFTER = timedelta(days=1)
 KIND = "intercambio_buzon"
 LINK = "/recibidos/"
+SET_ASIDE_LINK = "/recibidos/correos-no-recibidos"
 
 
 def mailbox_concern(
@@ -120,17 +121,23 @@ def set_aside_concern(count: int, sender: str | None, reason: str | None, mailbo
     )
     action = _("Pedile al proveedor que lo envíe de nuevo, o subí sus sobres en Comprobantes recibidos")
     facts = {"correos": count, "remitente": sender, "motivo": reason}
-    return [Concern(key, SET_ASIDE_KIND, WARNING, message, action, LINK, 1, facts)]
+    return [Concern(key, SET_ASIDE_KIND, WARNING, message, action, SET_ASIDE_LINK, 1, facts)]
+
+
+def set_aside(company_id: int, since: datetime) -> tuple:
+    """The conditions of the messages of `company_id`'s mailbox set aside since `since` that are news (a reason
+    of SET_ASIDE_REASONS): the watch counts them, and the company's list of them shows them."""
+    return (
+        ProcessedMail.company_id == company_id,
+        ProcessedMail.outcome == "aparte",
+        ProcessedMail.reason.in_(sorted(SET_ASIDE_REASONS)),
+        ProcessedMail.received_at >= since,
+    )
 
 
 @checks.register
 def set_aside_messages(ctx: checks.Context) -> list[Concern]:
-    counted = (
-        ProcessedMail.company_id == ctx.company_id,
-        ProcessedMail.outcome == "aparte",
-        ProcessedMail.reason.in_(sorted(SET_ASIDE_REASONS)),
-        ProcessedMail.received_at >= ctx.now - timedelta(days=SET_ASIDE_DAYS),
-    )
+    counted = set_aside(ctx.company_id, ctx.now - timedelta(days=SET_ASIDE_DAYS))
     count = ctx.session.scalar(select(func.count(func.distinct(ProcessedMail.message_id))).where(*counted)) or 0
     newest = ctx.session.execute(
         select(ProcessedMail.sender, ProcessedMail.reason).where(*counted).order_by(ProcessedMail.id.desc()).limit(1)

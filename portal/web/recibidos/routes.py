@@ -36,6 +36,7 @@ bp = Blueprint("recibidos", __name__, url_prefix="/recibidos")
 INDEX = "recibidos/index.html"
 DETAIL = "recibidos/detail.html"
 BOOK_MATCHING = "recibidos/book_matching.html"
+UNRECEIVED = "recibidos/unreceived.html"
 
 
 def _list(form: ReceivedFilterForm, upload: UploadForm | None = None, *, status: int = 200):
@@ -96,6 +97,13 @@ def _download(fetch: Callable[[ReceivedFilters], bytes | Iterator[bytes]], mimet
     except ValidationError:
         return _list(form, status=422)  # asks again, and puts the service's errors beside the filters
     return file_response(content, mimetype, dated_name(stem, extension, form.desde.data, form.hasta.data), inline=False)
+
+
+@bp.get("/correos-no-recibidos")
+@member_required
+def unreceived_mail():
+    """The exchange mailbox's messages of the last 30 days that were read and set aside: whom to ask again."""
+    return render(UNRECEIVED, mail=api().unreceived_mail())
 
 
 @bp.post("/subir")
