@@ -221,6 +221,29 @@ def test_an_acknowledged_receipt_says_the_receiver_may_still_reject_it_commercia
     assert "todavía puede rechazarlo comercialmente" in exchange.get_text()
 
 
+def test_an_acceptance_the_receiver_confirmed_no_longer_says_it_may_still_be_rejected(
+    signed_in, issue_api, live_service
+):
+    """The receiver's accountant accepted it (a second AE): the page kept saying it could still be rejected."""
+    cfe = issue_api(to_norte())
+    drain(live_service.app)
+    with live_service.app.app_context(), db.write_transaction() as session:
+        for id_respuesta in (8, 9):  # on arrival, then its decision
+            document = receiver_ack_cfe(live_service.app, [cfe], [("AE", [])], id_respuesta=id_respuesta)
+            answers.record_answer(session, 1, document, "ws")
+    client = signed_in()
+    exchange = soup(client.get(f"/comprobantes/{cfe['idCfeEmitido']}")).select_one("[data-testid=channel-exchange]")
+    assert exchange.select_one("[data-testid=exchange-state]").get_text(strip=True) == "Aceptado por el receptor"
+    note = exchange.select_one("[data-testid=exchange-accepted-note]").get_text(strip=True)
+    assert note == "El receptor lo revisó y confirmó que lo acepta."
+    assert "Aceptación confirmada:" in exchange.select_one("[data-testid=exchange-moments]").get_text()
+    client.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": csrf(client)})
+    exchange = soup(client.get(f"/comprobantes/{cfe['idCfeEmitido']}")).select_one("[data-testid=channel-exchange]")
+    note = exchange.select_one("[data-testid=exchange-accepted-note]").get_text(strip=True)
+    assert note == "The receiver reviewed it and confirmed that it accepts it."
+    assert "Acceptance confirmed:" in exchange.select_one("[data-testid=exchange-moments]").get_text()
+
+
 def test_in_english_the_receivers_commercial_motive_is_english_and_the_notes_reason_stays_spanish(
     signed_in, issue_api, live_service
 ):
