@@ -43,13 +43,16 @@ class ExchangeMoments:
     sent: datetime | None = None
     envelope_answered: datetime | None = None
     answered: datetime | None = None
+    confirmed: datetime | None = None  # the receiver accepted it again in an answer of its own: its decision
 
     @classmethod
     def from_json(cls, data: JsonObject) -> ExchangeMoments:
         def at(key: str) -> datetime | None:
             return optional_datetime(data.get(key))
 
-        return cls(at("registrado"), at("enSobre"), at("enviado"), at("sobreRespondido"), at("respondido"))
+        return cls(
+            at("registrado"), at("enSobre"), at("enviado"), at("sobreRespondido"), at("respondido"), at("confirmado")
+        )
 
 
 @dataclass(frozen=True)

@@ -89,6 +89,27 @@ def test_envelope_then_cfe_answers_move_each_receipt(api_client, user, service_a
     assert first["estado"] == "rechazado" and first["rechazoComercial"] is False and "borradorNota" not in first
 
 
+def test_an_acceptance_the_receiver_sends_after_its_first_ae_is_recorded_as_confirmed(
+    api_client, user, service_app, delivered
+):
+    """The receiver answers AE on arrival and AE again when its accountant accepts: the second was taken for the
+    first one sent again, and the issuer never learnt that the receiver had accepted it."""
+    on_arrival = receiver_ack_cfe(service_app, delivered, [("AE", []), ("AE", [])], id_respuesta=8)
+    _record(service_app, on_arrival)
+    _record(service_app, on_arrival)  # the same answer again: not a confirmation
+    first = _exchange(api_client, user, delivered[0]["idCfeEmitido"])
+    assert first["estado"] == "aceptado" and "confirmado" not in first["fechas"]
+    _record(service_app, receiver_ack_cfe(service_app, delivered[:1], [("AE", [])], id_respuesta=9))
+    first, second = (_exchange(api_client, user, c["idCfeEmitido"]) for c in delivered)
+    assert first["estado"] == "aceptado" and first["fechas"]["confirmado"] >= first["fechas"]["respondido"]
+    assert "confirmado" not in second["fechas"]
+    # A rejection after it (another provider's receiver may change its mind) is no confirmed acceptance.
+    commercial = [{"codigo": "E24", "glosa": "Diferencia de precios y/o descuentos"}]
+    _record(service_app, receiver_ack_cfe(service_app, delivered[:1], [("BE", commercial)], id_respuesta=10))
+    first = _exchange(api_client, user, delivered[0]["idCfeEmitido"])
+    assert first["estado"] == "rechazado" and "confirmado" not in first["fechas"]
+
+
 def test_a_rejected_envelope_is_recorded_with_its_s_code(api_client, user, service_app, delivered):
     _record(service_app, receiver_ack_sobre(service_app, "BS", [acks.motive("S02")]))
     state = _exchange(api_client, user, delivered[0]["idCfeEmitido"])

@@ -7,12 +7,13 @@ from __future__ import annotations
 import pytest
 from bs4 import BeautifulSoup
 
+from portal.service.envios import acks
 from portal.service.intercambio import answers, transport
 from portal.service.platform import db
 from tests.conftest import mint_token
 from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG, drain
-from tests.support.exchange import NORTE, REFUSED, RecordingTransport, receiver_ack_cfe, to_norte
+from tests.support.exchange import NORTE, REFUSED, RecordingTransport, receiver_ack_cfe, receiver_ack_sobre, to_norte
 from tests.support.html import csrf
 
 
@@ -219,6 +220,49 @@ def test_an_acknowledged_receipt_says_the_receiver_may_still_reject_it_commercia
     )
     assert exchange.select_one("[data-testid=exchange-state]").get_text(strip=True) == "Aceptado por el receptor"
     assert "todavía puede rechazarlo comercialmente" in exchange.get_text()
+
+
+def test_an_acceptance_the_receiver_confirmed_no_longer_says_it_may_still_be_rejected(
+    signed_in, issue_api, live_service
+):
+    """The receiver's accountant accepted it (a second AE): the page kept saying it could still be rejected."""
+    cfe = issue_api(to_norte())
+    drain(live_service.app)
+    with live_service.app.app_context(), db.write_transaction() as session:
+        for id_respuesta in (8, 9):  # on arrival, then its decision
+            document = receiver_ack_cfe(live_service.app, [cfe], [("AE", [])], id_respuesta=id_respuesta)
+            answers.record_answer(session, 1, document, "ws")
+    client = signed_in()
+    exchange = soup(client.get(f"/comprobantes/{cfe['idCfeEmitido']}")).select_one("[data-testid=channel-exchange]")
+    assert exchange.select_one("[data-testid=exchange-state]").get_text(strip=True) == "Aceptado por el receptor"
+    note = exchange.select_one("[data-testid=exchange-accepted-note]").get_text(strip=True)
+    assert note == "El receptor lo revisó y confirmó que lo acepta."
+    assert "Aceptación confirmada:" in exchange.select_one("[data-testid=exchange-moments]").get_text()
+    client.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": csrf(client)})
+    exchange = soup(client.get(f"/comprobantes/{cfe['idCfeEmitido']}")).select_one("[data-testid=channel-exchange]")
+    note = exchange.select_one("[data-testid=exchange-accepted-note]").get_text(strip=True)
+    assert note == "The receiver reviewed it and confirmed that it accepts it."
+    assert "Acceptance confirmed:" in exchange.select_one("[data-testid=exchange-moments]").get_text()
+
+
+def test_an_envelope_the_receiver_rejected_says_what_it_means_and_offers_the_mail(signed_in, issue_api, live_service):
+    """A BS (here S03) showed the badge and the code alone: no word that the receiver has nothing, nor a way on."""
+    cfe = issue_api(to_norte())
+    drain(live_service.app)
+    document = receiver_ack_sobre(live_service.app, "BS", [acks.motive("S03")])
+    with live_service.app.app_context(), db.write_transaction() as session:
+        answers.record_answer(session, 1, document, "ws")
+    client = signed_in()
+    page = soup(client.get(f"/comprobantes/{cfe['idCfeEmitido']}"))
+    exchange = page.select_one("[data-testid=channel-exchange]")
+    assert exchange.select_one("[data-testid=exchange-state]").get_text(strip=True) == "Sobre rechazado por el receptor"
+    advice = exchange.select_one("[data-testid=exchange-envelope-rejected]")
+    assert advice is not None and "no tiene el comprobante" in advice.get_text()
+    assert page.select_one(advice.a["href"]) is not None  # the page's own "Enviar por correo" form
+    client.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": csrf(client)})
+    page = soup(client.get(f"/comprobantes/{cfe['idCfeEmitido']}"))
+    advice = page.select_one("[data-testid=exchange-envelope-rejected]")
+    assert "does not have the receipt" in advice.get_text() and advice.a.get_text() == "send it by e-mail"
 
 
 def test_in_english_the_receivers_commercial_motive_is_english_and_the_notes_reason_stays_spanish(

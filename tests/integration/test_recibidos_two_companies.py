@@ -63,3 +63,24 @@ def test_an_efactura_goes_from_one_demo_company_to_the_other_and_the_rejection_c
     state = _exchange_state(api_client, demo, receipt)
     assert state["estado"] == "rechazado" and state["rechazoComercial"], state
     assert state["motivos"][0]["codigo"] == "E24"
+
+
+def test_norte_accepting_the_efactura_shows_on_demos_receipt_as_confirmed(
+    api_client, auth_headers, service_app, live_service
+):
+    """Norte's accountant accepts the e-Factura (its second ACKCFE, AE again): Demo's receipt records when."""
+    with service_app.app_context():
+        for rut, name in ((DEMO, "Demo S.A."), (NORTE, "Comercial del Norte S.R.L.")):
+            upsert_issuer(db.session(), ElectronicIssuer(rut, name, None, live_service.url + PATH, None, None))
+        db.session().commit()
+    demo, norte = auth_headers("usuario@demo.uy"), auth_headers("admin@demo.uy", company_id=2)
+    receipt = issue(api_client, demo, to_norte())
+    drain(service_app, rounds=40)
+    state = _exchange_state(api_client, demo, receipt)
+    assert state["estado"] == "aceptado" and "confirmado" not in state["fechas"], state
+    [received] = api_client.get("/api/v1/recibidos", headers=norte).get_json()["items"]
+    answer = api_client.post(f"/api/v1/recibidos/{received['id']}/aceptar", headers=norte)
+    assert answer.status_code == 200, answer.get_json()
+    drain(service_app, rounds=20)
+    state = _exchange_state(api_client, demo, receipt)
+    assert state["estado"] == "aceptado" and state["fechas"]["confirmado"] >= state["fechas"]["respondido"], state

@@ -137,7 +137,8 @@ def receiver_ack_sobre(app, estado="AS", motives=(), idemisor=1, signer=None, ru
         return (signer or norte_signer(app)).sign(root).xml
 
 
-def receiver_ack_cfe(app, cfes, verdicts) -> bytes:
+def receiver_ack_cfe(app, cfes, verdicts, id_respuesta=8) -> bytes:
+    """The receiver's ACKCFE with a verdict per CFE; `id_respuesta` tells one of its answers from another."""
     lines = [
         acks.CfeVerdict(ordinal, cfe["tipoCFE"], cfe["serie"], cfe["nro"], estado, motives)
         for ordinal, (cfe, (estado, motives)) in enumerate(zip(cfes, verdicts, strict=True), start=1)
@@ -145,7 +146,7 @@ def receiver_ack_cfe(app, cfes, verdicts) -> bytes:
     root = acks.ack_cfe_document(
         rut_dgi=NORTE,
         rut_emisor="219999830019",
-        id_respuesta=8,
+        id_respuesta=id_respuesta,
         file_name="Sob_219999830019_1.xml",
         received=NOW,
         idemisor=1,

@@ -218,7 +218,9 @@ class EstadoIntercambio(_Out):
         description="CFEs_Anulados_x_RechazoDGI enviado al receptor cuando DGI rechazó el comprobante ya entregado.",
     )
     fechas: dict[str, datetime] = Field(
-        default_factory=dict, description="registrado, enSobre, enviado, sobreRespondido, respondido."
+        default_factory=dict,
+        description="registrado, enSobre, enviado, sobreRespondido, respondido; confirmado: cuando el receptor, "
+        "que acusó el comprobante aceptado al recibirlo (AE), lo aceptó en otra respuesta suya (su decisión).",
     )
 
 

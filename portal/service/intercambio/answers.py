@@ -13,7 +13,8 @@ Checks, in order (each failure raises `AnswerRejected` with a stable `code`, and
   and carry the receiver's RUT (SERIALNUMBER=RUC<rut>, as DGI's CAs issue them).
 
 Recording is idempotent (the same answer twice changes nothing) and a later ACKCFE replaces an earlier verdict
-on the same receipt (a receiver may accept first and reject commercially after its own approval)."""
+on the same receipt (a receiver may accept first and reject commercially after its own approval); a later ACKCFE
+that accepts again is that approval, recorded as the acceptance confirmed."""
 
 from __future__ import annotations
 
@@ -163,7 +164,18 @@ def _record_envelope_ack(sobre: ExchangeEnvelope, contents: list[ExchangeCfe], r
                 ex.state, ex.motives = "sobre_rechazado", motives
 
 
+def _confirm(ex: ExchangeCfe, state: str, answer_ref: str | None, now: datetime) -> None:
+    """The verdict a receipt already has, again: the same answer sent twice changes nothing, but an AE in another
+    answer of the receiver (its IDRespuesta) is its accountant's acceptance after the AE it answered on arrival.
+    A verdict recorded before its IDRespuesta was kept only learns it."""
+    if ex.answer_ref is None:
+        ex.answer_ref = answer_ref
+    elif state == "aceptado" and answer_ref and answer_ref != ex.answer_ref and ex.confirmed_at is None:
+        ex.answer_ref, ex.confirmed_at = answer_ref, now
+
+
 def _record_cfe_ack(session: Session, sobre: ExchangeEnvelope, contents: list[ExchangeCfe], root, now) -> None:
+    answer_ref = _text(root, "d:Caratula/d:IDRespuesta")
     by_ordinal = {ex.ordinal: ex for ex in contents}
     for det in root.findall("d:ACKCFE_Det", namespaces=NS):
         ordinal = _text(det, "d:Nro_ordinal") or ""
@@ -177,10 +189,12 @@ def _record_cfe_ack(session: Session, sobre: ExchangeEnvelope, contents: list[Ex
         estado = _text(det, "d:Estado")
         state, motives = ("aceptado", []) if estado == "AE" else ("rechazado", _motives(det, "MotivosRechazoCF"))
         if (ex.state, ex.motives) == (state, motives):
-            continue  # the same answer again
+            _confirm(ex, state, answer_ref, now)
+            continue
         ex.envelope_answered_at = ex.envelope_answered_at or now
         ex.answered_at = now
         ex.state, ex.motives = state, motives
+        ex.answer_ref, ex.confirmed_at = answer_ref, None
         ex.commercial = any(is_commercial(m["codigo"]) for m in motives)
         publish(
             session,

@@ -108,6 +108,10 @@ class ExchangeCfe(Base):
     envelope_answered_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     answered_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     notice_id: Mapped[int | None] = mapped_column(ForeignKey("intercambio_aviso.id"))
+    # migration 0460: the receiver's IDRespuesta of the ACKCFE that gave the verdict, and when a later ACKCFE of its
+    # own confirmed an AE (a receiver acknowledges on arrival, then its accountant accepts: a second AE).
+    answer_ref: Mapped[str | None] = mapped_column(String(20))
+    confirmed_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
 
 
 class DgiRejectionNotice(Base):

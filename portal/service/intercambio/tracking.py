@@ -109,6 +109,7 @@ def exchange_state(session: Session, record: IssuedCfe) -> EstadoIntercambio | N
                     "enviado": ex.sent_at,
                     "sobreRespondido": ex.envelope_answered_at,
                     "respondido": ex.answered_at,
+                    "confirmado": ex.confirmed_at if ex.state == "aceptado" else None,
                 }.items()
                 if value
             },

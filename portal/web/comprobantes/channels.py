@@ -73,6 +73,7 @@ def exchange_channel(receipt: IssuedReceipt) -> ExchangeChannel | None:
             (_l("Entregado"), m.sent),
             (_l("Acuse del sobre"), m.envelope_answered),
             (_l("Respuesta sobre el comprobante"), m.answered),
+            (_l("Aceptación confirmada"), m.confirmed),
         )
         if at is not None
     )
