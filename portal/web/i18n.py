@@ -118,11 +118,14 @@ def quantity(value: Decimal | float | str | None) -> str:
 
 
 def day(value: date | str | None) -> str:
-    """A date as dd/mm/aaaa."""
+    """A date as dd/mm/aaaa; a moment's the day it falls on in Montevideo (a certificate that expires at 01:30
+    UTC on the 18th expires on the 17th in Uruguay)."""
     if not value:
         return ""
     if isinstance(value, str):
         value = date.fromisoformat(value[:10])
+    if isinstance(value, datetime) and value.tzinfo is not None:
+        value = value.astimezone(get_timezone()).date()
     return format_date(value, format=DATE_FORMAT, locale=_format_locale())
 
 
