@@ -117,6 +117,13 @@ def quantity(value: Decimal | float | str | None) -> str:
     return _QUANTITY.apply(Decimal(str(value)), _format_locale())
 
 
+def whole(value: int | None) -> str:
+    """A whole number as the reader writes it: 1.500 in Spanish, 1,500 in English (a key's limit, its uses)."""
+    if value is None:
+        return ""
+    return _QUANTITY.apply(Decimal(value), _format_locale())
+
+
 def day(value: date | str | None) -> str:
     """A date as dd/mm/aaaa; a moment's the day it falls on in Montevideo (a certificate that expires at 01:30
     UTC on the 18th expires on the 17th in Uruguay)."""
@@ -225,6 +232,7 @@ def init_app(app: Flask) -> None:
         exchange_rate=exchange_rate,
         published_rate=published_rate,
         quantity=quantity,
+        whole=whole,
         day=day,
         moment=moment,
         currency_sign=currency_sign,
