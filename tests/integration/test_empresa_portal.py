@@ -390,8 +390,19 @@ def test_the_admin_retires_a_branch_and_the_issuing_form_no_longer_offers_it(adm
 
 
 def test_the_admin_retires_a_certificate_once_its_successor_is_loaded(admin):
+    """ "Dar de baja" retired the signing certificate at one click, for good. It now asks, in a dialog with script and
+    on a page of its own without, before the form that retires it."""
     page = _soup(admin.get("/empresa/certificados"))
-    (form,) = page.select("[data-testid=certificate] form")
+    (row,) = page.select("[data-testid=certificate]")
+    opener = row.find("button", attrs={"data-open-dialog": True})
+    assert opener.find_parent("form")["method"].lower() == "get"
+    assert row.find("dialog", id=opener["data-open-dialog"]).find("button", string="Dar de baja el certificado")
+    question = _soup(admin.get(opener.find_parent("form")["action"]))
+    assert question.h1.get_text(strip=True).startswith("¿Dar de baja el certificado «")
+    assert "no se puede deshacer" in question.get_text() and question.find("a", string="Cancelar")
+    assert admin.get("/empresa/certificados/999999/baja").status_code == 404
+    form = question.find("button", string="Dar de baja el certificado").find_parent("form")
+    assert form["method"].lower() == "post"
     token = form.find("input", attrs={"name": "csrf_token"})["value"]
     refused = admin.post(form["action"], data={"csrf_token": token}, follow_redirects=True)
     assert "Es el único certificado vigente" in refused.get_data(as_text=True)
