@@ -117,12 +117,22 @@ def quantity(value: Decimal | float | str | None) -> str:
     return _QUANTITY.apply(Decimal(str(value)), _format_locale())
 
 
+def whole(value: int | None) -> str:
+    """A whole number as the reader writes it: 1.500 in Spanish, 1,500 in English (a key's limit, its uses)."""
+    if value is None:
+        return ""
+    return _QUANTITY.apply(Decimal(value), _format_locale())
+
+
 def day(value: date | str | None) -> str:
-    """A date as dd/mm/aaaa."""
+    """A date as dd/mm/aaaa; a moment's the day it falls on in Montevideo (a certificate that expires at 01:30
+    UTC on the 18th expires on the 17th in Uruguay)."""
     if not value:
         return ""
     if isinstance(value, str):
         value = date.fromisoformat(value[:10])
+    if isinstance(value, datetime) and value.tzinfo is not None:
+        value = value.astimezone(get_timezone()).date()
     return format_date(value, format=DATE_FORMAT, locale=_format_locale())
 
 
@@ -222,6 +232,7 @@ def init_app(app: Flask) -> None:
         exchange_rate=exchange_rate,
         published_rate=published_rate,
         quantity=quantity,
+        whole=whole,
         day=day,
         moment=moment,
         currency_sign=currency_sign,

@@ -157,6 +157,18 @@ def test_the_row_shows_the_current_windows_usage(admin, live_service):
     assert "Ventana actual: 4 de 10 usadas" in usage
 
 
+def test_a_limit_in_the_thousands_reads_as_the_reader_writes_numbers(admin, live_service):
+    """A key of 1500 requests every 3600 s read "1500 cada 3600 s" and "0 de 1500 usadas" in both languages."""
+    _create(admin, "ERP", "1500", "3600")
+    soup = _soup(admin.get("/apikeys/"))
+    assert "0 de 1.500 usadas" in soup.find(attrs={"data-testid": "apikey-usage"}).get_text(" ", strip=True)
+    assert "creó la clave con 1.500 cada 3.600 s" in " ".join(soup.find(id="apikeys-list").get_text(" ").split())
+    admin.post("/idioma", data={"lang": "en", "next": "/apikeys/", "csrf_token": _csrf(admin)})
+    soup = _soup(admin.get("/apikeys/"))
+    assert "0 of 1,500 used" in soup.find(attrs={"data-testid": "apikey-usage"}).get_text(" ", strip=True)
+    assert "1,500 every 3,600 s" in " ".join(soup.find(id="apikeys-list").get_text(" ").split())
+
+
 def test_revoking_swaps_the_row_and_the_key_stays_listed_as_revoked(admin, live_service):
     _create(admin, "ERP")
     key = _only_key(live_service)

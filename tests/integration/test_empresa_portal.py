@@ -230,6 +230,29 @@ def test_the_warning_shows_when_every_valid_certificate_expires_soon(admin, live
     assert warning is not None and "vence en" in warning.get_text()
 
 
+def test_a_certificate_expires_on_its_day_in_uruguay_counted_by_uruguays_calendar(admin, live_service):
+    """A certificate that expires at 01:30 UTC on the 18th expires at 22:30 on the 17th in Montevideo: the page said
+    18/12 (the UTC date), and counted 24-hour days from now, one fewer than the compliance notice beside it."""
+    from datetime import UTC, datetime, time, timedelta
+
+    from sqlalchemy import update
+
+    from portal.domain.uruguay_time import today_montevideo
+    from portal.service.platform import db
+    from portal.service.platform.models import Certificate
+
+    today = today_montevideo()
+    with live_service.app.app_context():
+        late = datetime.combine(today + timedelta(days=20), time(1, 30), tzinfo=UTC)
+        db.session().execute(update(Certificate).where(Certificate.company_id == 1).values(not_after=late))
+        db.session().commit()
+    uruguay_day = f"{today + timedelta(days=19):%d/%m/%Y}"
+    row = _soup(admin.get("/empresa/certificados")).find(attrs={"data-testid": "certificate"}).get_text(" ")
+    assert uruguay_day in row and "Vence en 19 días" in row, row
+    card = _soup(admin.get("/")).find(attrs={"data-testid": "card-certificates"}).get_text(" ", strip=True)
+    assert f"vence el {uruguay_day}, en 19 días" in " ".join(card.split()), card
+
+
 def test_cae_upload_shows_the_range_and_refusals_stay_on_the_field(admin):
     token = _csrf(admin, "/empresa/cae")
 
@@ -367,8 +390,19 @@ def test_the_admin_retires_a_branch_and_the_issuing_form_no_longer_offers_it(adm
 
 
 def test_the_admin_retires_a_certificate_once_its_successor_is_loaded(admin):
+    """ "Dar de baja" retired the signing certificate at one click, for good. It now asks, in a dialog with script and
+    on a page of its own without, before the form that retires it."""
     page = _soup(admin.get("/empresa/certificados"))
-    (form,) = page.select("[data-testid=certificate] form")
+    (row,) = page.select("[data-testid=certificate]")
+    opener = row.find("button", attrs={"data-open-dialog": True})
+    assert opener.find_parent("form")["method"].lower() == "get"
+    assert row.find("dialog", id=opener["data-open-dialog"]).find("button", string="Dar de baja el certificado")
+    question = _soup(admin.get(opener.find_parent("form")["action"]))
+    assert question.h1.get_text(strip=True).startswith("¿Dar de baja el certificado «")
+    assert "no se puede deshacer" in question.get_text() and question.find("a", string="Cancelar")
+    assert admin.get("/empresa/certificados/999999/baja").status_code == 404
+    form = question.find("button", string="Dar de baja el certificado").find_parent("form")
+    assert form["method"].lower() == "post"
     token = form.find("input", attrs={"name": "csrf_token"})["value"]
     refused = admin.post(form["action"], data={"csrf_token": token}, follow_redirects=True)
     assert "Es el único certificado vigente" in refused.get_data(as_text=True)

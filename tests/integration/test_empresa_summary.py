@@ -3,17 +3,18 @@ warnings, for every role and always within the caller's company."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 
 import pytest
 from sqlalchemy import delete, update
 
-from portal.domain.uruguay_time import today_montevideo
+from portal.domain.uruguay_time import MONTEVIDEO, today_montevideo
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.empresa.models import Branch, CompanySettings
 from portal.service.platform import db
 from portal.service.platform.models import Certificate, Company
 from tests.support import cfe_bodies as bodies
+from tests.support.certificates import expiring_in
 
 SUMMARY = "/api/v1/empresa/resumen"
 IN_DOLLARS = {"tpoMoneda": "USD", "tpoCambio": "40"}
@@ -130,11 +131,15 @@ def test_certificate_days_left_and_por_vencer_within_thirty_days(api_client, usu
         assert len(found) == 1  # Demo S.A.'s only, not Del Norte's
         return found[0]["diasRestantes"], found[0]["estado"]
 
-    now = datetime.now(UTC)
-    _set(service_app, Certificate, [Certificate.company_id == 1], not_after=now + timedelta(days=30, hours=12))
+    _set(service_app, Certificate, [Certificate.company_id == 1], not_after=expiring_in(30))
     assert certificate() == (30, "vigente")
-    _set(service_app, Certificate, [Certificate.company_id == 1], not_after=now + timedelta(days=29, hours=12))
+    _set(service_app, Certificate, [Certificate.company_id == 1], not_after=expiring_in(29))
     assert certificate() == (29, "por_vencer")
+    # Counted by Uruguay's calendar, as the compliance watch counts (and its notice says): at one minute past
+    # midnight 12 days from now is 12 days away, not the 11 whole days of 24 hours there are until then.
+    early = datetime.combine(today_montevideo() + timedelta(days=12), time(0, 1), tzinfo=MONTEVIDEO)
+    _set(service_app, Certificate, [Certificate.company_id == 1], not_after=early)
+    assert certificate() == (12, "por_vencer")
 
 
 def _without_legend(session):

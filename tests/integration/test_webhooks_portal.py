@@ -162,6 +162,32 @@ def test_deleting_a_webhook_asks_first_and_without_javascript_on_a_page_of_its_o
     assert _soup(admin.get("/webhooks/")).find("a", class_="webhook-url") is None
 
 
+def test_turning_a_webhook_off_asks_first_and_says_its_events_are_lost_meanwhile(admin, live_service, receiver):
+    """Its "Desactivar" turned the webhook off at one click, and the events of the time it is off never reach it. It now
+    asks, in a dialog with script and on a page of its own without, saying so; turning it back on asks nothing."""
+    data = {"url": f"{receiver.url}/off", "eventos": ["comprobante.emitido"], "csrf_token": _csrf(admin, "/webhooks/")}
+    assert admin.post("/webhooks/", data=data).status_code == 201
+    link = _soup(admin.get("/webhooks/")).find("a", class_="webhook-url")["href"]
+    page = _soup(admin.get(link))
+    opener = page.find("button", string="Desactivar")
+    assert opener["type"] == "submit" and opener["data-open-dialog"] == "deactivate-webhook"
+    assert page.find("dialog", id="deactivate-webhook").find("button", string="Desactivar el webhook")
+    form = opener.find_parent("form")
+    assert form["method"].lower() == "get"
+    asked = admin.get(form["action"])
+    assert asked.status_code == 200
+    question = _soup(asked)
+    assert question.h1.get_text(strip=True) == "¿Desactivar este webhook?"
+    assert "los eventos de ese tiempo no le llegan" in question.get_text()
+    assert question.find("a", string="Cancelar")["href"] == link
+    assert _soup(admin.get(link)).find("button", string="Desactivar")  # asking turned nothing off
+    action = question.find("button", string="Desactivar el webhook").find_parent("form")
+    token = action.find("input", attrs={"name": "csrf_token"})["value"]
+    assert admin.post(action["action"], data={"csrf_token": token}).status_code == 303
+    back_on = _soup(admin.get(link)).find("button", string="Activar")
+    assert back_on.get("data-open-dialog") is None and back_on.find_parent("form")["method"].lower() == "post"
+
+
 def test_after_a_test_event_the_page_asks_for_its_result_until_it_is_listed(admin, live_service, receiver):
     """The page after "Enviar evento de prueba" asks every 2 s for the part beside the badge (the attempts out of
     band) until the test's attempt is listed, then stops and reads the result out; a minute at most; an id that

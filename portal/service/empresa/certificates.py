@@ -33,7 +33,9 @@ PASSWORD_LENGTH = 200
 
 def present(cert: Certificate, now: datetime | None = None) -> CertificateOut:
     now = now or datetime.now(UTC)
-    days_left = (cert.not_after - now).days
+    # Days by Uruguay's calendar, as the compliance watch counts them and as its date is shown: a certificate that
+    # expires on the 10th at noon is 12 days away on the 28th, not 11 because it is 17:00 now.
+    days_left = (day_in_uruguay(cert.not_after) - day_in_uruguay(now)).days
     state: Literal["vigente", "por_vencer", "vencido", "no_vigente", "dado_de_baja"]
     if cert.retired_at is not None:
         state = "dado_de_baja"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import flash, request
 from flask_babel import gettext as _
 
+from portal.client.errors import NotFound
 from portal.web import paging
 from portal.web.auth.session import admin_required, reader_required
 from portal.web.backend import api
@@ -50,10 +51,16 @@ def certificates():
     return render("empresa/certificates.html", form=form, certificates=api().list_certificates(), status=_status())
 
 
-@bp.post("/certificados/<int:certificate_id>/baja")
+@bp.route("/certificados/<int:certificate_id>/baja", methods=["GET", "POST"])
 @admin_required
 def retire_certificate(certificate_id: int):
-    """Retire a certificate (the service refuses the only one in force, and says why)."""
+    """Retire a certificate once asked (GET: the question on a page of its own, without script; the list asks in a
+    dialog); the service refuses the only one in force, and says why."""
+    if request.method == "GET":
+        found = next((c for c in api().list_certificates() if c.id == certificate_id), None)
+        if found is None:
+            raise NotFound(_("La empresa no tiene ese certificado."), status=404)
+        return render("empresa/certificate_retire.html", certificate=found)
     try:
         retired = api().retire_certificate(certificate_id)
     except REFUSALS as exc:

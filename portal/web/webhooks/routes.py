@@ -199,11 +199,16 @@ def rotate(webhook_id: str):
     return _detail(webhook_id, edit, secret=secret)
 
 
-@bp.post("/<webhook_id>/estado")
+@bp.route("/<webhook_id>/estado", methods=["GET", "POST"])
 @admin_required
 def toggle(webhook_id: str):
-    """Turn a webhook off, or back on (its failing streak forgotten)."""
+    """Turn a webhook off once asked (GET: the question on its own page, for a browser without script; with script
+    its page asks in a dialog and posts here), or back on (its failing streak forgotten)."""
     webhook = api().get_webhook(webhook_id)
+    if request.method == "GET":
+        if not webhook.active:
+            return redirect_after_post("webhooks.detail", webhook_id=webhook_id)
+        return render("webhooks/deactivate.html", webhook=webhook)
     api().set_webhook_active(webhook_id, not webhook.active)
     flash(_("Desactivaste el webhook.") if webhook.active else _("Activaste el webhook."), "success")
     return redirect_after_post("webhooks.detail", webhook_id=webhook_id)
