@@ -812,3 +812,15 @@ def test_a_notice_of_dgis_silence_stored_in_whole_hours_reads_without_a_decimal_
         {"plantilla": "{n:.1f} horas", "valores": {"n": hours}} for hours in ("3.0", "1.0", "2.5")
     ]
     assert {m["plantilla"] for m in restored} == {waiting}
+
+
+def test_every_revision_id_fits_alembic_version_on_postgresql():
+    """alembic_version.version_num is VARCHAR(32): a longer revision id migrates SQLite and then fails on
+    PostgreSQL at its UPDATE (0460's did), so it is checked here, where every run sees it."""
+    from alembic.script import ScriptDirectory
+
+    from portal.service.migrations import alembic_config
+
+    scripts = ScriptDirectory.from_config(alembic_config("sqlite://"))
+    too_long = [script.revision for script in scripts.walk_revisions() if len(script.revision) > 32]
+    assert too_long == []

@@ -6,7 +6,7 @@ receiver "may still reject it commercially" after it had accepted. Each verdict 
 IDRespuesta (`answer_ref`); an AE from another answer of the receiver is its confirmation (`confirmed_at`).
 Receipts answered before keep no IDRespuesta: the next AE only records it.
 
-Revision ID: 0460_intercambio_aceptacion_confirmada
+Revision ID: 0460_intercambio_acepta_confirma
 Revises: 0390_intercambio_numeros_propios
 Create Date: 2026-11-28 21:00:00
 """
@@ -14,7 +14,7 @@ Create Date: 2026-11-28 21:00:00
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0460_intercambio_aceptacion_confirmada"
+revision = "0460_intercambio_acepta_confirma"
 down_revision = "0390_intercambio_numeros_propios"
 branch_labels = None
 depends_on = None
