@@ -5,7 +5,7 @@ refresh that swaps only the summary, and a page that still opens when the servic
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, time, timedelta
 
 import pytest
 from bs4 import BeautifulSoup
@@ -14,7 +14,7 @@ from sqlalchemy import update
 
 from portal.client import CfeClient
 from portal.client.cfe import CfeRequest
-from portal.domain.uruguay_time import today_montevideo
+from portal.domain.uruguay_time import MONTEVIDEO, today_montevideo
 from portal.service.comprobante.models import CaeRangeRecord, IssuedCfe
 from portal.service.empresa.models import CompanySettings
 from portal.service.platform import db
@@ -93,7 +93,8 @@ def test_cae_and_certificate_warnings(signed_in, live_service):
         live_service,
         Certificate,
         [Certificate.company_id == 1],
-        not_after=datetime.now(UTC) + timedelta(days=20, hours=12),
+        # Noon in Montevideo twenty days from today: days are counted by Uruguay's calendar.
+        not_after=datetime.combine(today_montevideo() + timedelta(days=20), time(12), tzinfo=MONTEVIDEO),
     )
     soup = _soup(signed_in("usuario@demo.uy").get("/"))
     cae = _card(soup, "cae")

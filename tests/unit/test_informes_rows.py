@@ -41,12 +41,12 @@ def test_a_credit_note_in_dollars_is_negative_in_both_currencies():
 def test_a_peso_receipt_shares_its_amounts_and_the_csv_writes_them_with_a_comma():
     row = _book_row()
     assert row.amounts_uyu is row.amounts and row.tipo_cambio == 1
-    line = _CsvLines().row(row)
+    line = _CsvLines(SALES).row(row)
     own = line[8 : 8 + len(AMOUNT_NAMES)]
     assert own[AMOUNT_NAMES.index("retenciones")] == "12,50"
     assert own[AMOUNT_NAMES.index("noGravado")] == "700,50" and own[1] == "0,00"
     assert line[5] == 'Ñandú "SA" \\ =1+1'
-    assert _CsvLines().row(_book_row(name="=HYPERLINK(1)"))[5] == "'=HYPERLINK(1)"  # text, never a formula
+    assert _CsvLines(SALES).row(_book_row(name="=HYPERLINK(1)"))[5] == "'=HYPERLINK(1)"  # text, never a formula
 
 
 @given(st.decimals(min_value=-(10**12), max_value=10**12, allow_nan=False, places=None))

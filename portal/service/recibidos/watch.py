@@ -119,7 +119,7 @@ def set_aside_concern(count: int, sender: str | None, reason: str | None, mailbo
             why=why,
         )
     )
-    action = _("Pedile al proveedor que lo envíe de nuevo, o subí sus sobres en Comprobantes recibidos")
+    action = _("Pedile al proveedor que lo mande de nuevo, o subí sus sobres en Comprobantes recibidos")
     facts = {"correos": count, "remitente": sender, "motivo": reason}
     return [Concern(key, SET_ASIDE_KIND, WARNING, message, action, SET_ASIDE_LINK, 1, facts)]
 
