@@ -56,7 +56,7 @@ class Sobre(_Out):
     id_receptor: str | None = Field(None, alias="idReceptor", description="Número que DGI dio al sobre.")
     token: str | None = Field(None, description="Token de DGI para consultar la respuesta por comprobante.")
     consultar_desde: datetime | None = Field(None, alias="consultarDesde")
-    intentos: int
+    intentos: int = Field(description="Intentos fallidos seguidos; vuelve a 0 cuando DGI responde.")
     ultimo_error: str | None = Field(None, alias="ultimoError")
     proximo_intento: datetime | None = Field(None, alias="proximoIntento")
     aceptados: int = Field(0, description="Los comprobantes del sobre que DGI no rechazó, cuando respondió.")
@@ -86,7 +86,7 @@ class Pendiente(_Out):
     )
     motivos: list[Motivo] = Field(default_factory=list)
     id_sobre: int | None = Field(None, alias="idSobre")
-    intentos: int = 0
+    intentos: int = Field(0, description="Intentos fallidos seguidos de su sobre; vuelve a 0 cuando DGI responde.")
     proximo_intento: datetime | None = Field(None, alias="proximoIntento")
     demorado: bool
     registrado_en: datetime = Field(alias="registradoEn")
@@ -112,7 +112,7 @@ class Reporte(_Out):
         description="Lo que se puede descargar en /reportes/{idReporte}/{documento}: el reporte "
         "(ReporteDiarioCFE) y el acuse de DGI (ACKRepDiario), cuando DGI lo dio.",
     )
-    intentos: int
+    intentos: int = Field(description="Intentos fallidos seguidos; vuelve a 0 cuando DGI responde.")
     ultimo_error: str | None = Field(None, alias="ultimoError")
     creado_por: str = Field(alias="creadoPor")
     creado_en: datetime = Field(alias="creadoEn")
