@@ -88,6 +88,7 @@ def test_an_envelope_the_receiver_refuses_with_a_client_fault_is_not_retried_and
     )
     shown = answer.json["intercambio"]  # the receipt's exchange state, as the user sees it
     assert shown["estado"] == "error" and shown["final"] is True
+    assert "puede reintentar la entrega" in shown["descripcion"]  # it said "requiere revisión de soporte"
     assert "soap:Client" in shown["sobre"]["ultimoError"]
     assert "Firma WS-Security inválida" in shown["sobre"]["ultimoError"]
 

@@ -15,7 +15,10 @@ STATES = {
     "aceptado": _("El receptor aceptó el comprobante (AE)."),
     "rechazado": _("El receptor rechazó el comprobante (BE)."),
     "anulado": _("DGI rechazó el comprobante antes de la entrega: no se entrega al receptor."),
-    "error": _("No se pudo entregar al receptor electrónico; requiere revisión de soporte."),
+    "error": _(
+        "No se pudo entregar al receptor electrónico; quien emite puede reintentar la entrega desde la página del "
+        "comprobante o por la API."
+    ),
 }
 FINAL_STATES = frozenset({"aceptado", "rechazado", "sobre_rechazado", "anulado", "error"})
 
