@@ -49,7 +49,7 @@ def test_receive_by_dropping_files_and_reject_commercially(page: Page, envelope_
     received.fill_rejection("E24", "El precio acordado era $ 140 por caja.")
     screenshot(page, shots / f"recibidos-detail-{width}.png")
     received.send_rejection()
-    expect(received.decision).to_contain_text("E24 · Diferencia de precios o descuentos")
+    expect(received.decision).to_contain_text("E24 · Diferencia de precios y/o descuentos")
     screenshot(page, shots / f"recibidos-rejected-{width}.png")
     # Our answers to the supplier: on a phone one card per answer, as the lines (at 390 px a state stood nine lines
     # tall in a column a word wide).

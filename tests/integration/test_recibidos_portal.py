@@ -72,7 +72,7 @@ def test_upload_list_and_act_on_a_received_cfe(usuario):
     done = usuario.post(f"{link}/rechazar", data={"csrf_token": token, "motivo": "E24", "detalle": "Precio $ 140"})
     assert done.status_code == 303
     after = BeautifulSoup(usuario.get(link).data, "html.parser")
-    assert "Diferencia de precios o descuentos" in after.select_one("[data-testid=decision]").get_text()
+    assert "Diferencia de precios y/o descuentos" in after.select_one("[data-testid=decision]").get_text()
     assert usuario.get(f"{link}/pdf").data.startswith(b"%PDF")
 
 

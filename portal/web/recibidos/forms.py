@@ -11,15 +11,16 @@ from portal.client.recibidos import COMMERCIAL_MOTIVES, ReceivedFilters
 from portal.web.comprobantes.choices import TYPE_NAMES, options
 from portal.web.forms_common import DayField, NumberField, PortalForm
 
-# The commercial motives in words (RESP19); E27-E60 are agreed between the parties and need the text.
+# The commercial motives in words (RESP19), as the issuer's side says them (intercambio.states): both companies
+# read the same words. E27-E60 are agreed between the parties and need the text.
 MOTIVE_WORDS = {
     "E20": _l("Orden de compra vencida"),
     "E21": _l("Mercadería en mal estado"),
     "E22": _l("Proveedor inhabilitado por organismo de contralor"),
     "E23": _l("Contraprestación no recibida"),
-    "E24": _l("Diferencia de precios o descuentos"),
-    "E25": _l("Factura con errores de cálculo"),
-    "E26": _l("Diferencia de plazos"),
+    "E24": _l("Diferencia de precios y/o descuentos"),
+    "E25": _l("Factura con error de cálculos"),
+    "E26": _l("Diferencia con plazos"),
 }
 STATES = (
     ("", _l("Todos")),
