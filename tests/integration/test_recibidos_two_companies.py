@@ -34,9 +34,9 @@ def _exchange_state(api_client, headers, receipt) -> dict:
     return answer.get_json()["intercambio"]
 
 
-def test_an_efactura_goes_from_one_demo_company_to_the_other_and_the_rejection_comes_back(
-    api_client, auth_headers, service_app, live_service
-):
+def _demo_sends_norte_an_efactura(api_client, auth_headers, service_app, live_service):
+    """Both demo companies listed as electronic receivers at the live service's exchange web service, and an
+    e-Factura from Demo delivered to Norte: Demo's and Norte's headers, and the receipt."""
     with service_app.app_context():
         for rut, name in ((DEMO, "Demo S.A."), (NORTE, "Comercial del Norte S.R.L.")):
             upsert_issuer(db.session(), ElectronicIssuer(rut, name, None, live_service.url + PATH, None, None))
@@ -44,6 +44,13 @@ def test_an_efactura_goes_from_one_demo_company_to_the_other_and_the_rejection_c
     demo, norte = auth_headers("usuario@demo.uy"), auth_headers("admin@demo.uy", company_id=2)
     receipt = issue(api_client, demo, to_norte())
     drain(service_app, rounds=40)
+    return demo, norte, receipt
+
+
+def test_an_efactura_goes_from_one_demo_company_to_the_other_and_the_rejection_comes_back(
+    api_client, auth_headers, service_app, live_service
+):
+    demo, norte, receipt = _demo_sends_norte_an_efactura(api_client, auth_headers, service_app, live_service)
 
     [received] = api_client.get("/api/v1/recibidos", headers=norte).get_json()["items"]
     assert (received["rutEmisor"], received["estado"], received["nro"]) == (DEMO, "AE", receipt["nro"])
@@ -69,13 +76,7 @@ def test_norte_accepting_the_efactura_shows_on_demos_receipt_as_confirmed(
     api_client, auth_headers, service_app, live_service
 ):
     """Norte's accountant accepts the e-Factura (its second ACKCFE, AE again): Demo's receipt records when."""
-    with service_app.app_context():
-        for rut, name in ((DEMO, "Demo S.A."), (NORTE, "Comercial del Norte S.R.L.")):
-            upsert_issuer(db.session(), ElectronicIssuer(rut, name, None, live_service.url + PATH, None, None))
-        db.session().commit()
-    demo, norte = auth_headers("usuario@demo.uy"), auth_headers("admin@demo.uy", company_id=2)
-    receipt = issue(api_client, demo, to_norte())
-    drain(service_app, rounds=40)
+    demo, norte, receipt = _demo_sends_norte_an_efactura(api_client, auth_headers, service_app, live_service)
     state = _exchange_state(api_client, demo, receipt)
     assert state["estado"] == "aceptado" and "confirmado" not in state["fechas"], state
     [received] = api_client.get("/api/v1/recibidos", headers=norte).get_json()["items"]

@@ -23,12 +23,15 @@ from portal.service.cfe.emission import Issuer
 from portal.service.cfe.pdf_text import number
 from portal.service.comprobante.amounts import AMOUNT_LABELS, AMOUNT_NAMES, in_pesos, signed_amounts
 from portal.service.comprobante.export import text_cell
-from portal.service.platform.i18n import _, said_or
+from portal.service.platform.i18n import _, said_or, say
 from portal.service.platform.zipstream import ZipEntry
+from portal.service.recibidos import watch
 from portal.service.recibidos.amounts import signed_totals
-from portal.service.recibidos.models import PURCHASE, ExchangeAnswer, ReceivedCfe, ReceivedEnvelope
+from portal.service.recibidos.models import PURCHASE, ExchangeAnswer, ProcessedMail, ReceivedCfe, ReceivedEnvelope
 from portal.service.recibidos.motives import motive
 from portal.service.recibidos.schemas import (
+    CorreoNoRecibido,
+    CorreosNoRecibidos,
     Linea,
     MotivoRecepcion,
     PaginaRecibidos,
@@ -361,3 +364,33 @@ def summary(session: Session, company_id: int) -> ResumenRecibidos:
     today = session.scalar(select(func.count()).where(mine, ReceivedCfe.received_at >= start))
     unbooked = session.scalar(select(func.count()).where(mine, *PURCHASE, ReceivedCfe.contabilizado.is_(False)))
     return ResumenRecibidos(recibidos_hoy=today or 0, sin_contabilizar=unbooked or 0)
+
+
+UNRECEIVED_LIMIT = 100
+
+
+def unreceived_mail(session: Session, company_id: int, since: datetime) -> CorreosNoRecibidos:
+    """The company's exchange-mailbox messages set aside since `since` that are news (watch.set_aside), one line
+    per message (a message is a row per document: its newest says it), newest first, at most UNRECEIVED_LIMIT."""
+    rows = session.scalars(
+        select(ProcessedMail)
+        .where(*watch.set_aside(company_id, since))
+        .order_by(ProcessedMail.id.desc())
+        .limit(UNRECEIVED_LIMIT * 5)
+    )
+    items: dict[str, CorreoNoRecibido] = {}
+    for row in rows:
+        if row.message_id in items:
+            continue
+        reason = row.reason or "ilegible"
+        said = say(watch.SET_ASIDE_REASONS[reason])
+        items[row.message_id] = CorreoNoRecibido(
+            remitente=row.sender,
+            leido_en=row.received_at,
+            archivo=row.filename,
+            motivo=reason,
+            texto=said[:1].upper() + said[1:],  # a reason is written to follow "que ..." in the notice
+        )
+        if len(items) == UNRECEIVED_LIMIT:
+            break
+    return CorreosNoRecibidos(items=list(items.values()))

@@ -19,15 +19,14 @@ from portal.service.platform.errors import ApiError, FieldError, NotFound, Valid
 from portal.service.platform.files import file_response
 from portal.service.platform.i18n import _, language, say
 from portal.service.platform.zipstream import ZIP, zip_chunks
-from portal.service.recibidos import decisions, listing, sending, tasks, uploads, watch, ws
-from portal.service.recibidos.models import ExchangeAnswer, ProcessedMail, ReceivedCfe
+from portal.service.recibidos import decisions, listing, sending, tasks, uploads, ws
+from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe
 from portal.service.recibidos.schemas import (
     BOOK_FILTERED_LIMIT,
     ContabilizadosFiltrados,
     ContabilizadosVarios,
     ContabilizarFiltrados,
     ContabilizarVarios,
-    CorreoNoRecibido,
     CorreosNoRecibidos,
     MotivoRecepcion,
     NoContabilizable,
@@ -184,30 +183,7 @@ def resumen(principal: Principal):
 )
 def correos_no_recibidos(principal: Principal):
     """The exchange mailbox's messages set aside in the last 30 days, newest first."""
-    since = datetime.now(UTC) - timedelta(days=30)
-    rows = db.session().scalars(
-        select(ProcessedMail)
-        .where(*watch.set_aside(principal.company_id, since))
-        .order_by(ProcessedMail.id.desc())
-        .limit(500)
-    )
-    items: list[CorreoNoRecibido] = []
-    seen: set[str] = set()
-    for row in rows:  # a message is one row per document: its newest one says it
-        if row.message_id in seen or len(items) == 100:
-            continue
-        seen.add(row.message_id)
-        said = say(watch.SET_ASIDE_REASONS[row.reason or "ilegible"])
-        items.append(
-            CorreoNoRecibido(
-                remitente=row.sender,
-                leido_en=row.received_at,
-                archivo=row.filename,
-                motivo=row.reason or "ilegible",
-                texto=said[:1].upper() + said[1:],
-            )
-        )
-    return CorreosNoRecibidos(items=items)
+    return listing.unreceived_mail(db.session(), principal.company_id, datetime.now(UTC) - timedelta(days=30))
 
 
 @operation(
