@@ -110,18 +110,11 @@ def published_rate(value: Decimal | float | str | None) -> str:
 
 
 def quantity(value: Decimal | float | str | None) -> str:
-    """A line's quantity as the reader writes numbers: 1,5 and 1.500 in Spanish, 1.5 and 1,500 in English (a bare
-    "1.5" reads as fifteen hundred beside Spanish prices like 33,33)."""
+    """A line's quantity, or any count, as the reader writes numbers: 1,5 and 1.500 in Spanish, 1.5 and 1,500 in
+    English (a bare "1.5" reads as fifteen hundred beside Spanish prices like 33,33; a key's limit 1500, as 1.500)."""
     if value is None or value == "":
         return ""
     return _QUANTITY.apply(Decimal(str(value)), _format_locale())
-
-
-def whole(value: int | None) -> str:
-    """A whole number as the reader writes it: 1.500 in Spanish, 1,500 in English (a key's limit, its uses)."""
-    if value is None:
-        return ""
-    return _QUANTITY.apply(Decimal(value), _format_locale())
 
 
 def day(value: date | str | None) -> str:
@@ -232,7 +225,6 @@ def init_app(app: Flask) -> None:
         exchange_rate=exchange_rate,
         published_rate=published_rate,
         quantity=quantity,
-        whole=whole,
         day=day,
         moment=moment,
         currency_sign=currency_sign,
