@@ -95,6 +95,8 @@ def test_the_books_totals_equal_the_received_xmls_totals(api_client, user, purch
     in_book = [purchases[n] for n in (1, 2, 3)]
     assert [(f["nro"], f["estado"]) for f in book["filas"]] == [(1, "recibido"), (2, "recibido"), (3, "recibido")]
     assert book["filas"][0]["docEmisor"] == sup.SUPPLIER_RUT and book["cantidad"] == 3
+    assert {f["origen"] for f in book["filas"]} == {"recibido"}
+    assert api_client.get(f"/api/v1/recibidos/{book['filas'][0]['id']}", headers=user).status_code == 200
 
     expected = dict.fromkeys(FROM_XML, Decimal(0))
     for received_id in in_book:
@@ -167,6 +169,12 @@ def test_an_e_boleta_de_entrada_the_company_issued_is_a_purchase_in_the_book(api
     assert row["tipoCFE"] == 151 and row["docEmisor"] == digits_only(BOLETA["151-imeba"]["receptor"]["docRecep"])
     assert row["importes"]["total"] == boleta["totales"]["mntTotal"]
     assert book["cantidad"] == 1 and book["totalesPesos"]["total"] == row["importesPesos"]["total"]
+    # Its id names an issued receipt, not a received CFE, and the row says so.
+    assert row["origen"] == "emitido"
+    found = api_client.get(
+        "/api/v1/comprobante/getByIdCfeEmitido", query_string={"idCfeEmitido": row["id"]}, headers=user
+    )
+    assert found.status_code == 200 and found.json["tipoCFE"] == 151, found.json
     sales = api_client.get("/api/v1/informes/ventas", query_string=_period(), headers=user).json
     assert sales["cantidad"] == 0
 

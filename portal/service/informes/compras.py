@@ -34,6 +34,7 @@ PURCHASES = BookKind(
         ("empresa", "rechazadosEmpresa", "Rechazados por la empresa"),
     ),
     iva_total="ivaCreditoFiscal",
+    own_types=with_cfc(BOLETA_TYPES),
 )
 _BATCH = 500
 

@@ -52,8 +52,10 @@ def _importes(amounts: dict[str, Decimal]) -> dict[str, str]:
 
 def _fila(row: BookRow, kind: BookKind = SALES) -> dict[str, object]:
     doc, name = kind.party_keys
+    origin = kind.origin(row.tipo_cfe)
     return {
         "id": row.id,
+        **({} if origin is None else {"origen": origin}),
         "fecha": row.fecha.isoformat(),
         "tipoCFE": row.tipo_cfe,
         "serie": row.serie,
@@ -95,8 +97,10 @@ def fila_json(row: BookRow, kind: BookKind = SALES) -> str:
     doc, name = kind.party_keys
     own = _importes_json(row.amounts)
     uyu = own if row.amounts_uyu is row.amounts else _importes_json(row.amounts_uyu)
+    origin = kind.origin(row.tipo_cfe)
+    said_origin = "" if origin is None else '"origen":"' + origin + '",'
     return (
-        f'{{"id":{_string(row.id)},"fecha":"{row.fecha.isoformat()}","tipoCFE":{row.tipo_cfe},'
+        f'{{"id":{_string(row.id)},{said_origin}"fecha":"{row.fecha.isoformat()}","tipoCFE":{row.tipo_cfe},'
         f'"serie":{_string(row.serie)},"nro":{row.nro},"{doc}":{_string(row.receptor_doc)},'
         f'"{name}":{_string(row.receptor_nombre)},"moneda":{_string(row.moneda)},"tipoCambio":"{row.tipo_cambio:f}",'
         f'"{kind.state_key}":{_string(row.dgi_status)},"importes":{own},"importesPesos":{uyu}}}'

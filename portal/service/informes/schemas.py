@@ -127,7 +127,11 @@ class LibroVentas(_Camel):
 
 
 class FilaCompras(_Camel):
-    id: str = Field(description="El id del CFE recibido (/api/v1/recibidos/{id}).")
+    id: str = Field(description="El id del registro que `origen` dice.")
+    origen: Literal["recibido", "emitido"] = Field(
+        description="recibido: un CFE de un proveedor (/api/v1/recibidos/{id}); emitido: una e-Boleta de entrada "
+        "de la propia empresa, a un vendedor que no emite CFE (/api/v1/comprobante/getByIdCfeEmitido)."
+    )
     fecha: date
     tipo_cfe: int = Field(alias="tipoCFE")
     serie: str

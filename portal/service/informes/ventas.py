@@ -182,6 +182,16 @@ class BookKind:
     state_key: str
     apart: tuple[tuple[str, str, str], ...]  # (BookRow.apart, JSON key, heading)
     iva_total: str
+    # The types of the company's own documents in a book of other parties' (the purchases book's e-Boletas de
+    # entrada): a row's JSON says which record its id names ("origen": "emitido" or "recibido"); None: no "origen".
+    own_types: frozenset[int] | None = None
+
+    def origin(self, tipo_cfe: int) -> str | None:
+        """Which record a row's id names: "emitido" (comprobante/getByIdCfeEmitido) or "recibido"
+        (/api/v1/recibidos/{id}); None in a book whose rows are all of one kind."""
+        if self.own_types is None:
+            return None
+        return "emitido" if tipo_cfe in self.own_types else "recibido"
 
 
 SALES = BookKind(
