@@ -91,6 +91,8 @@ def _tag_columns(statement: Select) -> Select:
             ExchangeEnvelope.attempts,
             ExchangeEnvelope.last_error,
             ExchangeEnvelope.last_error_texts,
+            ExchangeEnvelope.last_attempt_at,
+            ExchangeEnvelope.next_attempt_at,
             DgiRejectionNotice.file_name,
             DgiRejectionNotice.state,
             DgiRejectionNotice.channel,
