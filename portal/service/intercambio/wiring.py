@@ -78,6 +78,7 @@ def _tag_columns(statement: Select) -> Select:
             ExchangeCfe.sent_at,
             ExchangeCfe.envelope_answered_at,
             ExchangeCfe.answered_at,
+            ExchangeCfe.confirmed_at,
             ExchangeCfe.notice_id,
             _CORRECTED.cfe_id,
             ElectronicIssuerRow.name,
