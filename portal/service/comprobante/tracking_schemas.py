@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from portal.domain.commercial_motives import MOTIVES
+
 
 class _Out(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
@@ -182,7 +184,7 @@ class EstadoIntercambio(_Out):
                     "estado": "rechazado",
                     "descripcion": "El receptor rechazó el comprobante (BE).",
                     "final": True,
-                    "motivos": [{"codigo": "E24", "glosa": "Diferencia de precios y/o descuentos"}],
+                    "motivos": [{"codigo": "E24", "glosa": MOTIVES["E24"].glosa, "texto": MOTIVES["E24"].words.es}],
                     "rechazoComercial": True,
                     "sobre": {
                         "idSobre": 3,

@@ -29,6 +29,7 @@ from lxml import etree
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from portal.domain.commercial_motives import is_commercial
 from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import verify_signature
@@ -37,7 +38,7 @@ from portal.service.comprobante.events import receipt
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.eventos.publishing import publish
 from portal.service.intercambio.models import ExchangeCfe, ExchangeEnvelope
-from portal.service.intercambio.states import is_commercial, motive
+from portal.service.intercambio.states import motive
 from portal.service.platform import accredited_cas, responses
 from portal.service.platform.certificates import certificate_info
 from portal.service.platform.i18n import _
