@@ -5,20 +5,19 @@ receipt). Three tables said them before, with two spellings of E24 and E25 in Sp
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 
 from flask import Flask
 from lxml import etree
 
 from portal.domain.commercial_motives import AGREED_CODES, CODES, MOTIVES
-from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import shared_signer
 from portal.service.envios import acks
 from portal.service.intercambio.states import said_motives
 from portal.service.platform.certificates import generate_self_signed
 from portal.service.recibidos.motives import motive, said_motive
+from tests.support.exchange import NORTE, unsigned_ack_cfe
 from tests.support.i18n import asked_in
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,23 +34,9 @@ def test_the_codes_are_e20_to_e60_and_the_glosa_is_dgis_text():
 
 
 def test_the_receiver_signs_the_catalogues_glosa_and_every_code_validates_against_the_xsd():
-    key, cert = generate_self_signed("211003420017", "Comercial del Norte S.R.L.")
-    verdicts = [
-        acks.CfeVerdict(ordinal, 111, "A", ordinal, "BE", [motive(code, "Lista de octubre")])
-        for ordinal, code in enumerate(CODES, start=1)
-    ]
-    now = datetime(2026, 11, 27, 10, 0, tzinfo=MONTEVIDEO)
-    document = acks.ack_cfe_document(
-        rut_dgi="211003420017",
-        rut_emisor="219999830019",
-        id_respuesta=3,
-        file_name="Sob_219999830019_20261127_1.xml",
-        received=now,
-        idemisor=1,
-        id_receptor=1,
-        verdicts=verdicts,
-        answered=now,
-    )
+    key, cert = generate_self_signed(NORTE, "Comercial del Norte S.R.L.")
+    cfes = [{"tipoCFE": 111, "serie": "A", "nro": nro} for nro, _code in enumerate(CODES, start=1)]
+    document = unsigned_ack_cfe(cfes, [("BE", [motive(code, "Lista de octubre")]) for code in CODES])
     signed = shared_signer(key, cert, "sha256").sign(document).xml
     assert validate_xml(signed, "ACKCFE_Partes.xsd") == []
     signed_motives = etree.fromstring(signed).iter(f"{{{acks.NS}}}MotivosRechazoCF")
