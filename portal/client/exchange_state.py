@@ -19,8 +19,10 @@ class ExchangeEnvelopeRef:
     state: str  # armado | entregado | error
     channel: str | None  # ws | correo
     ack: str | None  # AS | BS
-    attempts: int
+    attempts: int  # failed ones
     last_error: str | None
+    last_attempt: datetime | None = None  # None: not tried yet, or tried before the service kept when
+    next_attempt: datetime | None = None  # while a failed delivery is retried by itself
 
     @classmethod
     def from_json(cls, data: JsonObject) -> ExchangeEnvelopeRef:
@@ -33,6 +35,8 @@ class ExchangeEnvelopeRef:
             data.get("acuse"),
             int(data.get("intentos") or 0),
             data.get("ultimoError"),
+            optional_datetime(data.get("ultimoIntento")),
+            optional_datetime(data.get("proximoIntento")),
         )
 
 

@@ -19,9 +19,6 @@ from portal.client.transport import ZIP, Transport
 BASE = "/api/v1/recibidos"
 T = TypeVar("T")
 
-# The commercial motives a company rejects a supplier's CFE with (ACKCFE_Partes.xsd, RESP19).
-COMMERCIAL_MOTIVES = ("E20", "E21", "E22", "E23", "E24", "E25", "E26") + tuple(f"E{n}" for n in range(27, 61))
-
 
 def _decimal(value: object) -> Decimal | None:
     return None if value is None else Decimal(str(value))

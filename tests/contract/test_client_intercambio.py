@@ -4,7 +4,7 @@ errors (not in error, another company's, a read-only role)."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 import pytest
 
@@ -35,8 +35,12 @@ def test_an_envelope_in_error_is_sent_again_once_and_refusals_are_typed(as_user,
     usuario = as_user("usuario@demo.uy")
     receipt = usuario.issue_receipt(CfeRequest.from_json(to_norte()), idempotency_key=f"x-{datetime.now()}")
     drain(live_service.app)
+    before = datetime.now(UTC)
     envelope = usuario.get_receipt(receipt.id).exchange.envelope
     assert envelope.state == "error" and "550" in (envelope.last_error or "")
+    # When it failed, read as a moment (the client's typed result), and no retry to come: it waits for one asked for.
+    assert envelope.attempts == 1 and envelope.last_attempt is not None and envelope.next_attempt is None
+    assert envelope.last_attempt.tzinfo is not None and envelope.last_attempt <= before
 
     with pytest.raises(Forbidden):
         as_user("soporte@demo.uy").retry_exchange_envelope(envelope.id)

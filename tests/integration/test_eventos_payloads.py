@@ -108,12 +108,15 @@ def test_the_exchanges_events_fit_their_models(app, client, auth_headers, monkey
     drain(app)
     commercial = [{"codigo": "E24", "glosa": "Diferencia de precios y/o descuentos", "detalle": "Lista de octubre"}]
     ack_cfe = receiver_ack_cfe(app, [first, second], [("AE", []), ("BE", commercial)])
+    confirmation = receiver_ack_cfe(app, [first], [("AE", [])], id_respuesta=9)  # the receiver's own acceptance
     with app.app_context(), db.write_transaction() as session:
         answers.record_answer(session, 1, receiver_ack_sobre(app), "ws")
         answers.record_answer(session, 1, ack_cfe, "ws")
+        answers.record_answer(session, 1, confirmation, "ws")
 
     seen = _conforming(app)
     assert seen["recibido.nuevo"] == 2 and seen["intercambio.respuesta"] == 2
+    assert seen["intercambio.aceptacion_confirmada"] == 1
 
 
 def test_the_test_event_fits_its_model(app, client, auth_headers):

@@ -1,6 +1,7 @@
 """The exchange's events reach a real webhook receiver: `recibido.nuevo` for each received CFE stored (the ones
 refused on arrival too, with their motives), `intercambio.respuesta` for each answer a receiver gave on one of
-our receipts; both written in the transaction that records what they tell (a rolled-back answer has none)."""
+our receipts, `intercambio.aceptacion_confirmada` for each acceptance a receiver confirmed in an answer of its own;
+all written in the transaction that records what they tell (a rolled-back answer has none)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from standardwebhooks.webhooks import Webhook
 
 from portal.service.eventos.models import Event
 from portal.service.intercambio import answers, transport
+from portal.service.intercambio.models import ExchangeCfe
 from portal.service.platform import db
 from tests.integration import test_webhooks
 from tests.support import recibidos as sup
@@ -88,3 +90,61 @@ def test_a_receivers_answer_is_an_intercambio_respuesta_event(app, client, auth_
     assert (rejected["estadoReceptor"], rejected["rechazoComercial"]) == ("rechazado", True)
     assert rejected["motivos"][0]["codigo"] == "E24" and rejected["rutReceptor"] == "211003420017"
     assert rejected["nro"] == second["nro"]
+
+
+def _recorded(app, *documents: bytes, undo: bool = False) -> None:
+    with app.app_context(), db.write_transaction() as session:
+        for document in documents:
+            answers.record_answer(session, 1, document, "ws")
+        if undo:
+            session.rollback()
+
+
+def _count(app, model_filter) -> int:
+    with app.app_context(), db.new_session() as session:
+        return session.scalar(select(func.count()).select_from(Event).where(model_filter)) or 0
+
+
+def test_a_receivers_confirmed_acceptance_is_one_event_with_its_record_for_the_issuer_alone(
+    app, client, auth_headers, receiver, monkeypatch
+):
+    """The receiver's own acceptance after its AE on arrival (its accountant's decision) was recorded on the receipt
+    and told no integration: intercambio.respuesta is for a new verdict, and this one is the same AE again."""
+    monkeypatch.setattr(transport, "deliver", RecordingTransport())
+    admin, other = auth_headers("admin@demo.uy", company_id=1), auth_headers("admin@demo.uy", company_id=2)
+    secret = _hook(client, admin, f"{receiver.url}/confirmadas", "intercambio.aceptacion_confirmada")
+    _hook(client, other, f"{receiver.url}/otra", "intercambio.aceptacion_confirmada")  # Norte's own: not its receipt
+    first, second = issue(client, admin, to_norte()), issue(client, admin, to_norte(adenda=None))
+    drain(app)
+    confirmations = Event.type == "intercambio.aceptacion_confirmada"
+
+    def answer(id_respuesta: int, *verdicts: tuple[str, list], cfes=(first,)) -> bytes:
+        return receiver_ack_cfe(app, list(cfes), list(verdicts), id_respuesta=id_respuesta)
+
+    on_arrival = answer(8, ("AE", []), ("AE", []), cfes=(first, second))
+    _recorded(app, receiver_ack_sobre(app), on_arrival, on_arrival)  # the same answer twice: no confirmation
+    assert _count(app, confirmations) == 0
+    _recorded(app, answer(9, ("AE", [])), undo=True)  # rolled back: neither the confirmation nor its event
+    assert _count(app, confirmations) == 0
+    with app.app_context():
+        assert db.new_session().get(ExchangeCfe, first["idCfeEmitido"]).confirmed_at is None
+    _recorded(app, answer(9, ("AE", [])))
+    _recorded(app, answer(9, ("AE", [])), answer(10, ("AE", [])))  # again, and another AE: confirmed already
+    assert _count(app, confirmations) == 1
+    # A rejection, a new acceptance and its confirmation: another acceptance, another event.
+    commercial = [{"codigo": "E24", "glosa": "Diferencia precios y/o descuentos"}]
+    _recorded(app, answer(11, ("BE", commercial)), answer(12, ("AE", [])))
+    assert _count(app, confirmations) == 1
+    _recorded(app, answer(13, ("AE", [])))
+    drain(app)
+
+    events = _payloads(receiver, "/confirmadas", secret)
+    assert [p["type"] for p in events] == ["intercambio.aceptacion_confirmada"] * 2
+    assert {p["data"]["idCfe"] for p in events} == {first["idCfeEmitido"]}
+    data = events[-1]["data"]
+    assert (data["rutReceptor"], data["nro"], data["tipoCfe"]) == ("211003420017", first["nro"], 111)
+    fechas = client.get(
+        "/api/v1/comprobante/getByIdCfeEmitido", query_string={"idCfeEmitido": first["idCfeEmitido"]}, headers=admin
+    ).json["intercambio"]["fechas"]
+    assert data["confirmado"] == fechas["confirmado"]
+    assert receiver.of_path("/otra") == []

@@ -4,16 +4,27 @@ commercial rejection and the link to the note once issued; and "receptor electr�
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from bs4 import BeautifulSoup
 
 from portal.service.envios import acks
 from portal.service.intercambio import answers, transport
+from portal.service.intercambio.models import ExchangeCfe, ExchangeEnvelope
 from portal.service.platform import db
 from tests.conftest import mint_token
 from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG, drain
-from tests.support.exchange import NORTE, REFUSED, RecordingTransport, receiver_ack_cfe, receiver_ack_sobre, to_norte
+from tests.support.exchange import (
+    BUSY,
+    NORTE,
+    REFUSED,
+    RecordingTransport,
+    receiver_ack_cfe,
+    receiver_ack_sobre,
+    to_norte,
+)
 from tests.support.html import csrf
 
 
@@ -158,6 +169,71 @@ def test_a_delivery_in_error_shows_why_and_a_writer_retries_it(signed_in, live_s
     exchange = page.select_one("[data-testid=channel-exchange]")
     assert exchange.select_one("[data-testid=exchange-state]").get_text(strip=True) == "Entregado, esperando acuse"
     assert _retry_form(page) is None and exchange.select_one("[data-testid=exchange-error]") is None
+
+
+def _envelope_of(live_service, receipt_id: str, **changes) -> ExchangeEnvelope:
+    """The receipt's exchange envelope, with `changes` written to it first."""
+    with live_service.app.app_context(), db.write_transaction() as session:
+        envelope_id = session.get_one(ExchangeCfe, receipt_id).envelope_id
+        sobre = session.get_one(ExchangeEnvelope, envelope_id)
+        for name, value in changes.items():
+            setattr(sobre, name, value)
+        session.flush()
+        session.expunge(sobre)
+        return sobre
+
+
+def test_a_delivery_in_error_says_when_it_was_last_tried_on_uruguays_clock(signed_in, live_service, refused_wire):
+    """It said that the delivery failed and why, never when: 02:30 UTC on the 27th is the 26th at 23:30 in Uruguay."""
+    receipt_id = _issue_refused(live_service)
+    tried = _envelope_of(live_service, receipt_id).last_attempt_at
+    assert tried is not None  # the delivery job kept it with the failure
+    _envelope_of(live_service, receipt_id, last_attempt_at=datetime(2026, 11, 27, 2, 30, tzinfo=UTC))
+    client = signed_in()
+    failed = soup(client.get(f"/comprobantes/{receipt_id}")).select_one("[data-testid=exchange-error]")
+    assert failed.select_one("[data-testid=exchange-last-attempt]").get_text(" ", strip=True) == (
+        "Último intento: 26/11/2026 23:30 (1 intento)"
+    )
+    client.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": csrf(client)})
+    failed = soup(client.get(f"/comprobantes/{receipt_id}")).select_one("[data-testid=exchange-error]")
+    assert failed.select_one("[data-testid=exchange-last-attempt]").get_text(" ", strip=True) == (
+        "Last attempt: 26/11/2026 23:30 (1 attempt)"
+    )
+
+
+def test_a_delivery_that_failed_before_its_attempts_were_timed_says_so(signed_in, live_service, refused_wire):
+    receipt_id = _issue_refused(live_service)
+    _envelope_of(live_service, receipt_id, last_attempt_at=None, attempts=5)  # as migration 0470 leaves them
+    failed = soup(signed_in().get(f"/comprobantes/{receipt_id}")).select_one("[data-testid=exchange-error]")
+    assert failed.select_one("[data-testid=exchange-last-attempt]").get_text(" ", strip=True) == (
+        "5 intentos; no quedó registrado cuándo fue el último."
+    )
+
+
+def test_a_delivery_that_will_be_tried_again_says_when(signed_in, live_service, monkeypatch):
+    """A failure the job retries by itself (the receiver's service busy): the receipt read "Entregándose" and no
+    more, for as long as the retries took."""
+    monkeypatch.setattr(transport, "deliver", RecordingTransport(outcomes=[BUSY]))
+    receipt_id = _issue_refused(live_service)
+    _envelope_of(
+        live_service,
+        receipt_id,
+        last_attempt_at=datetime(2026, 11, 27, 2, 30, tzinfo=UTC),
+        next_attempt_at=datetime(2026, 11, 27, 2, 40, tzinfo=UTC),
+    )
+    client = signed_in()
+    page = soup(client.get(f"/comprobantes/{receipt_id}"))
+    assert page.select_one("[data-testid=exchange-error]") is None and _retry_form(page) is None
+    retrying = page.select_one("[data-testid=exchange-retrying]")
+    assert " ".join(retrying.get_text(" ", strip=True).split()) == (
+        "El último intento falló el 26/11/2026 23:30: HTTP 503. Se vuelve a intentar solo el 26/11/2026 23:40."
+    )
+    client.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": csrf(client)})
+    retrying = soup(client.get(f"/comprobantes/{receipt_id}")).select_one("[data-testid=exchange-retrying]")
+    assert " ".join(retrying.get_text(" ", strip=True).split()) == (
+        "The last attempt failed on 26/11/2026 23:30: HTTP 503. "
+        "It will be tried again automatically on 26/11/2026 23:40."
+    )
 
 
 def test_with_htmx_the_retry_answers_a_redirect_to_the_receipt(signed_in, live_service, refused_wire):

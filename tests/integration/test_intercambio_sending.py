@@ -153,6 +153,51 @@ def test_temporary_failures_are_retried_with_backoff_then_delivered(api_client, 
     assert len({call.document for call in wire.of("SOBRE")}) == 1  # the same bytes every time
 
 
+def _exchange_envelope(api_client, user, cfe_id: str) -> dict:
+    answer = api_client.get(
+        "/api/v1/comprobante/getByIdCfeEmitido", query_string={"idCfeEmitido": cfe_id}, headers=user
+    )
+    return answer.json["intercambio"]["sobre"]
+
+
+def test_a_failed_delivery_says_when_it_was_tried_and_when_it_is_tried_again(api_client, user, service_app, wire):
+    """A delivery that failed said why, not when: the envelope kept no moment of its attempts. Each outcome the
+    delivery job records now keeps the attempt's moment with it; a retry's moment is said while it will come."""
+    wire.outcomes = [BUSY, REFUSED]
+    cfe_id = issue(api_client, user, to_norte())["idCfeEmitido"]
+    before = datetime.now(UTC)
+    drain(service_app)
+    [sobre] = _rows(service_app, ExchangeEnvelope)
+    assert sobre.state == "armado" and sobre.attempts == 1
+    assert before <= sobre.last_attempt_at <= datetime.now(UTC) < sobre.next_attempt_at
+    answer = _exchange_envelope(api_client, user, cfe_id)
+    assert answer["intentos"] == 1 and answer["ultimoError"] == "HTTP 503"
+    assert datetime.fromisoformat(answer["ultimoIntento"]) == sobre.last_attempt_at
+    assert datetime.fromisoformat(answer["proximoIntento"]) == sobre.next_attempt_at
+
+    _time_passes(service_app)
+    drain(service_app)  # refused for good: no retry comes
+    [sobre], first = _rows(service_app, ExchangeEnvelope), datetime.fromisoformat(answer["ultimoIntento"])
+    assert sobre.state == "error" and sobre.attempts == 2 and sobre.last_attempt_at > first
+    answer = _exchange_envelope(api_client, user, cfe_id)
+    assert datetime.fromisoformat(answer["ultimoIntento"]) == sobre.last_attempt_at
+    assert answer["intentos"] == 2 and "proximoIntento" not in answer
+    with service_app.app_context(), db.write_transaction() as session:  # as migration 0470 leaves older envelopes
+        session.get_one(ExchangeEnvelope, sobre.id).last_attempt_at = None
+    answer = _exchange_envelope(api_client, user, cfe_id)
+    assert answer["intentos"] == 2 and "ultimoIntento" not in answer  # unknown: not made up
+
+    # A retry asked for starts again from zero, and its delivery is an attempt of its own.
+    with service_app.app_context():
+        assert sending.retry(1, sobre.id) is True
+        tasks.sweep(timedelta(0))
+    drain(service_app)
+    [sobre] = _rows(service_app, ExchangeEnvelope)
+    assert sobre.state == "entregado" and sobre.last_attempt_at == sobre.sent_at
+    answer = _exchange_envelope(api_client, user, cfe_id)
+    assert datetime.fromisoformat(answer["ultimoIntento"]) == sobre.sent_at and "proximoIntento" not in answer
+
+
 def test_a_permanent_failure_waits_for_support_and_a_retry_resends_the_same_bytes(api_client, user, service_app, wire):
     wire.outcomes = [REFUSED]
     issue(api_client, user, to_norte())

@@ -13,7 +13,7 @@ from portal.service.intercambio.models import ExchangeCfe
 from portal.service.platform import db, jobs
 from tests.support import cfe_bodies as bodies
 from tests.support.envios import ENVIOS_CONFIG, drain
-from tests.support.exchange import RecordingTransport, receiver_ack_sobre, to_norte
+from tests.support.exchange import RecordingTransport, receiver_ack_cfe, receiver_ack_sobre, to_norte
 
 GET = "/api/v1/comprobante/getByIdCfeEmitido"
 
@@ -253,6 +253,23 @@ def test_the_electronic_receivers_answer_changes_the_tag(api_client, user, servi
     with service_app.app_context(), db.write_transaction() as session:
         session.execute(update(ExchangeCfe).where(ExchangeCfe.cfe_id == cfe_id).values(note_id=note))
     assert changed(api_client, user, note, note_tag)["corrigeRechazoComercial"] == cfe_id
+
+
+def test_the_receivers_confirmed_acceptance_changes_the_tag(api_client, user, service_app, monkeypatch):
+    """The receiver's own acceptance after its AE on arrival writes only when (and which answer) on the receipt's
+    exchange row, and the tag read neither: a kept answer went on saying that the receiver might still reject it."""
+    from portal.service.intercambio import answers, transport
+
+    monkeypatch.setattr(transport, "deliver", RecordingTransport())
+    receipt = bodies.issue(api_client, user, to_norte())
+    drain(service_app)
+    with service_app.app_context(), db.write_transaction() as session:
+        answers.record_answer(session, 1, receiver_ack_cfe(service_app, [receipt], [("AE", [])], 8), "ws")
+    tag = tag_of(api_client, user, receipt["idCfeEmitido"])
+    assert "confirmado" not in get(api_client, user, receipt["idCfeEmitido"]).json["intercambio"]["fechas"]
+    with service_app.app_context(), db.write_transaction() as session:
+        answers.record_answer(session, 1, receiver_ack_cfe(service_app, [receipt], [("AE", [])], 9), "ws")
+    assert "confirmado" in changed(api_client, user, receipt["idCfeEmitido"], tag)["intercambio"]["fechas"]
 
 
 def test_the_openapi_document_says_so(api_client):

@@ -74,6 +74,15 @@ def test_upload_list_and_act_on_a_received_cfe(usuario):
     after = BeautifulSoup(usuario.get(link).data, "html.parser")
     assert "Diferencia de precios y/o descuentos" in after.select_one("[data-testid=decision]").get_text()
     assert usuario.get(f"{link}/pdf").data.startswith(b"%PDF")
+    # In English, the catalogue's English words (portal/domain/commercial_motives.py), the form's and the decision's.
+    usuario.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": token})
+    english = BeautifulSoup(usuario.get(link).data, "html.parser")
+    assert "E24 · Price or discount difference" in english.select_one("[data-testid=decision]").get_text()
+    other = BeautifulSoup(usuario.get(rows[0].select_one("a")["href"]).data, "html.parser")
+    options = [o.get_text() for o in other.select("select[name=motivo] option")]
+    assert {"E24 · Prices or discounts", "E26 · Payment term difference", "E27 · other motive (write it)"} <= set(
+        options
+    )
 
 
 def test_the_pdf_of_a_cfe_rejected_on_arrival_says_why_on_its_page_not_an_error_page(usuario):

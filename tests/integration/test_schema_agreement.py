@@ -109,11 +109,11 @@ def test_a_field_is_taken_only_by_the_name_the_schema_gives_it(api_client, user)
 
 def test_every_example_the_document_shows_is_what_its_schema_says(api_client):
     """A reader copies the examples: each JSON example of a body or an answer must validate against its own schema
-    (the received list's example lacked two required fields after they were added)."""
+    (the received list's example lacked two required fields after they were added); a webhook's body too."""
     document = api_client.get("/api/v1/openapi.json").json
     components = {"components": document["components"]}
-    wrong = []
-    for path, methods in document["paths"].items():
+    wrong, webhooks_shown = [], set()
+    for path, methods in [*document["paths"].items(), *document["webhooks"].items()]:
         for method, operation in methods.items():
             bodies = [("body", operation.get("requestBody") or {})]
             bodies += [(status, answer) for status, answer in operation.get("responses", {}).items()]
@@ -123,9 +123,12 @@ def test_every_example_the_document_shows_is_what_its_schema_says(api_client):
                 examples += [named["value"] for named in (content.get("examples") or {}).values() if "value" in named]
                 if not examples or "schema" not in content:
                     continue
+                if path in document["webhooks"]:
+                    webhooks_shown.add(path)
                 validator = jsonschema_rs.Draft202012Validator({**content["schema"], **components})
                 for example in examples:
                     errors = [str(error).splitlines()[0] for error in validator.iter_errors(example)]
                     if errors:
                         wrong.append(f"{method.upper()} {path} {where}: {errors[:2]}")
     assert not wrong, wrong
+    assert "intercambio.aceptacion_confirmada" in webhooks_shown  # a delivery as its webhook receives it

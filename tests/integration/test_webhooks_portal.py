@@ -65,6 +65,28 @@ def test_an_admin_registers_a_webhook_sees_the_secret_once_and_tests_it(admin, l
     assert new_secret != secret and rotated.headers["Cache-Control"] == "no-store"
 
 
+def test_the_form_offers_every_event_a_webhook_can_hear_in_words(admin, live_service, receiver):
+    """Each event the service lets a webhook hear is a choice of the form, said in the page's language (a confirmed
+    acceptance was published and no one could choose it in the portal)."""
+    from portal.service.eventos.catalogue import SUBSCRIBABLE
+
+    choices = _soup(admin.get("/webhooks/")).select("input[name=eventos]")
+    assert [c["value"] for c in choices] == list(SUBSCRIBABLE)
+    label = _soup(admin.get("/webhooks/")).find("label", attrs={"for": _choice_id(choices)})
+    assert label.get_text(strip=True) == "Aceptación confirmada por otra empresa"
+    data = {"url": f"{receiver.url}/hook", "eventos": ["intercambio.aceptacion_confirmada"]}
+    created = admin.post("/webhooks/", data={**data, "csrf_token": _csrf(admin, "/webhooks/")})
+    assert created.status_code == 201
+    admin.post("/idioma", data={"lang": "en", "next": "/", "csrf_token": _csrf(admin, "/webhooks/")})
+    english = _soup(admin.get("/webhooks/"))
+    label = english.find("label", attrs={"for": _choice_id(english.select("input[name=eventos]"))})
+    assert label.get_text(strip=True) == "Acceptance confirmed by another company"
+
+
+def _choice_id(choices) -> str:
+    return next(c["id"] for c in choices if c["value"] == "intercambio.aceptacion_confirmada")
+
+
 def test_a_url_the_service_refuses_comes_back_next_to_the_field(admin, live_service):
     live_service.app.config["WEBHOOKS_ALLOW_PRIVATE"] = False
     data = {"url": "http://127.0.0.1:9/x", "eventos": ["comprobante.emitido"], "csrf_token": _csrf(admin, "/webhooks/")}

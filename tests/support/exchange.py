@@ -139,6 +139,14 @@ def receiver_ack_sobre(app, estado="AS", motives=(), idemisor=1, signer=None, ru
 
 def receiver_ack_cfe(app, cfes, verdicts, id_respuesta=8) -> bytes:
     """The receiver's ACKCFE with a verdict per CFE; `id_respuesta` tells one of its answers from another."""
+    root = unsigned_ack_cfe(cfes, verdicts, id_respuesta)
+    with app.app_context():
+        return norte_signer(app).sign(root).xml
+
+
+def unsigned_ack_cfe(cfes, verdicts, id_respuesta=8):
+    """Comercial del Norte's ACKCFE to Demo's first envelope, not signed yet: a verdict (estado, motives) per CFE
+    (a dict with tipoCFE, serie and nro, as emitir answers)."""
     lines = [
         acks.CfeVerdict(ordinal, cfe["tipoCFE"], cfe["serie"], cfe["nro"], estado, motives)
         for ordinal, (cfe, (estado, motives)) in enumerate(zip(cfes, verdicts, strict=True), start=1)
@@ -157,5 +165,4 @@ def receiver_ack_cfe(app, cfes, verdicts, id_respuesta=8) -> bytes:
     for tag in ("CantCFCAceptados", "CantCFCObservados", "CantOtrosRechazados"):
         for node in root.iter(f"{{{acks.NS}}}{tag}"):
             node.getparent().remove(node)
-    with app.app_context():
-        return norte_signer(app).sign(root).xml
+    return root

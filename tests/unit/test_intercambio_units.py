@@ -15,8 +15,9 @@ def test_commercial_codes_are_e20_to_e60_and_have_words():
         "E44",
         "E60",
     ]
-    assert motive("E24")["glosa"] == "Diferencia de precios y/o descuentos"
-    assert motive("E44")["glosa"] == "Motivo comercial acordado entre las partes"
+    # A receiver that wrote no glosa: DGI's, the one it would have signed (portal.domain.commercial_motives).
+    assert motive("E24")["glosa"] == "Diferencia precios y/o descuentos"
+    assert motive("E44")["glosa"] == "Otro motivo acordado entre las partes"
     assert motive("E24", "Precio mal")["glosa"] == "Precio mal"  # the receiver's own words win
     assert motive("E04")["glosa"] == "Firma electrónica no es válida"  # DGI's motives keep DGI's text
     assert motive("S20")["glosa"].startswith("Sobre ya recibido")

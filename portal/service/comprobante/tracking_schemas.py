@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from portal.domain.commercial_motives import MOTIVES
+
 
 class _Out(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
@@ -143,8 +145,23 @@ class SobreIntercambio(_Out):
     canal: str | None = Field(None, description="ws o correo, por donde se entregó.")
     acuse: str | None = Field(None, description="AS (sobre recibido) o BS (sobre rechazado) del receptor.")
     motivos_sobre: list[Motivo] = Field(default_factory=list, alias="motivosSobre")
-    intentos: int = 0
-    ultimo_error: str | None = Field(None, alias="ultimoError")
+    intentos: int = Field(
+        0, description="Intentos de entrega fallidos; vuelve a 0 cuando quien emite pide reintentar la entrega."
+    )
+    ultimo_error: str | None = Field(None, alias="ultimoError", description="Por qué falló el último intento.")
+    ultimo_intento: datetime | None = Field(
+        None,
+        alias="ultimoIntento",
+        description="Cuándo respondió el canal al último intento de entrega, lo haya tomado o no. Ausente si todavía "
+        "no se intentó, o si el intento fue antes de que el servicio guardara su hora (no se sabe cuándo).",
+    )
+    proximo_intento: datetime | None = Field(
+        None,
+        alias="proximoIntento",
+        description="Solo mientras el sobre se sigue entregando después de un intento fallido (estado armado): "
+        "cuándo se vuelve a intentar solo. Ausente si no hay otro intento previsto (entregado, o error: se "
+        "reintenta a pedido con `POST /api/v1/intercambio/sobres/{idSobre}/reintentar`).",
+    )
     ordinal: int | None = None
 
 
@@ -167,7 +184,7 @@ class EstadoIntercambio(_Out):
                     "estado": "rechazado",
                     "descripcion": "El receptor rechazó el comprobante (BE).",
                     "final": True,
-                    "motivos": [{"codigo": "E24", "glosa": "Diferencia de precios y/o descuentos"}],
+                    "motivos": [{"codigo": "E24", "glosa": MOTIVES["E24"].glosa, "texto": MOTIVES["E24"].words.es}],
                     "rechazoComercial": True,
                     "sobre": {
                         "idSobre": 3,
@@ -177,6 +194,7 @@ class EstadoIntercambio(_Out):
                         "canal": "correo",
                         "acuse": "AS",
                         "intentos": 0,
+                        "ultimoIntento": "2026-11-27T14:00:03Z",
                         "ordinal": 1,
                     },
                     "borradorNota": "https://cfe.example/api/v1/comprobante/borradorNota?idCfeEmitido=9f2c&tipo=credito",
@@ -186,7 +204,28 @@ class EstadoIntercambio(_Out):
                         "sobreRespondido": "2026-11-27T14:00:05+00:00",
                         "respondido": "2026-11-27T15:10:00+00:00",
                     },
-                }
+                },
+                {
+                    "receptor": {"rut": "211003420017", "nombre": "Comercial del Norte S.R.L.", "canal": "ws"},
+                    "estado": "error",
+                    "descripcion": "No se pudo entregar al receptor electrónico; quien emite puede reintentar la "
+                    "entrega desde la página del comprobante o por la API.",
+                    "final": True,
+                    "sobre": {
+                        "idSobre": 4,
+                        "idEmisor": 4,
+                        "archivo": "Sob_219999830019_20261127_4.xml",
+                        "estado": "error",
+                        "intentos": 1,
+                        "ultimoError": "El receptor rechazó la solicitud (soap:Client): Firma WS-Security inválida",
+                        "ultimoIntento": "2026-11-27T14:00:04Z",
+                        "ordinal": 1,
+                    },
+                    "fechas": {
+                        "registrado": "2026-11-27T14:00:00+00:00",
+                        "enSobre": "2026-11-27T14:00:01+00:00",
+                    },
+                },
             ]
         },
     )

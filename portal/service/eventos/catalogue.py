@@ -17,6 +17,9 @@ EVENTS: dict[str, str] = {
     "certificado.por_vencer": _("El certificado de firma de la empresa se está por vencer."),
     "recibido.nuevo": _("Llegó un comprobante de otra empresa (intercambio)."),
     "intercambio.respuesta": _("Otra empresa respondió (aceptó o rechazó) un comprobante enviado."),
+    "intercambio.aceptacion_confirmada": _(
+        "Otra empresa confirmó que acepta un comprobante enviado: su decisión, después del acuse al recibirlo."
+    ),
     # Sent only by "enviar prueba": never published by the service's own work.
     "webhook.prueba": _("Evento de prueba pedido por un administrador."),
 }

@@ -180,6 +180,39 @@ class ExchangeAnswer(ReceiptData):
     motivos: list[DgiMotive] = Field(description="Motivos del rechazo (vacía si aceptó).")
 
 
+# When the examples' events happened (a delivery's `timestamp`); their data's own moments are this one too.
+EXAMPLE_MOMENT = "2026-11-28T13:05:00Z"
+
+
+class ExchangeAcceptanceConfirmed(ReceiptData):
+    """Datos de `intercambio.aceptacion_confirmada`: el receptor electrónico, que acusó el comprobante aceptado (AE) al
+    recibirlo, lo aceptó en otra respuesta suya (su decisión, por ejemplo la de su contador). Uno por aceptación: si
+    después lo rechaza y lo vuelve a aceptar, su nueva confirmación es otro evento."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "idCfe": "9f2c1d0e4b7a4c0f8e21",
+                    "tipoCfe": 111,
+                    "serie": "A",
+                    "nro": 1234,
+                    "fchEmis": "2026-11-27",
+                    "estadoDgi": "aceptado",
+                    "rutReceptor": "211003420017",
+                    "confirmado": EXAMPLE_MOMENT,
+                }
+            ]
+        }
+    )
+
+    rut_receptor: str = Field(alias="rutReceptor", description="RUT de la empresa que lo aceptó.")
+    confirmado: datetime = Field(
+        description="Cuándo se registró su aceptación (ISO 8601, UTC): `intercambio.fechas.confirmado` de "
+        "getByIdCfeEmitido."
+    )
+
+
 class WebhookTestData(_Data):
     """Datos de `webhook.prueba`: lo envía solo «enviar prueba», a ese webhook."""
 
@@ -198,6 +231,7 @@ DATA: dict[str, type[_Data]] = {
     "certificado.por_vencer": CertificateExpiring,
     "recibido.nuevo": ReceivedNew,
     "intercambio.respuesta": ExchangeAnswer,
+    "intercambio.aceptacion_confirmada": ExchangeAcceptanceConfirmed,
     "webhook.prueba": WebhookTestData,
 }
 """The model of each event's `data`, by the event's name (the catalogue's, eventos/catalogue.py)."""
@@ -231,3 +265,14 @@ def _delivery(name: str, data: type[_Data]) -> type[Delivery]:
 
 DELIVERIES: dict[str, type[Delivery]] = {name: _delivery(name, data) for name, data in DATA.items()}
 """The body each event's deliveries carry, by the event's name."""
+
+
+def delivery_examples(name: str) -> list[dict[str, Any]]:
+    """The examples of an event's data (its model's), each as the body a webhook receives: the OpenAPI document's."""
+    extra = DATA[name].model_config.get("json_schema_extra")
+    examples = extra.get("examples") if isinstance(extra, dict) else None
+    return [
+        {"id": "evt_5d41402abc4b2a76b9719d911017c592", "type": name, "timestamp": EXAMPLE_MOMENT, "data": data}
+        for data in (examples if isinstance(examples, list) else [])
+        if isinstance(data, dict)
+    ]

@@ -14,7 +14,8 @@ Checks, in order (each failure raises `AnswerRejected` with a stable `code`, and
 
 Recording is idempotent (the same answer twice changes nothing) and a later ACKCFE replaces an earlier verdict
 on the same receipt (a receiver may accept first and reject commercially after its own approval); a later ACKCFE
-that accepts again is that approval, recorded as the acceptance confirmed."""
+that accepts again is that approval, recorded as the acceptance confirmed. Each new verdict publishes
+`intercambio.respuesta`, each confirmed acceptance `intercambio.aceptacion_confirmada`, in the caller's transaction."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from lxml import etree
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from portal.domain.commercial_motives import is_commercial
 from portal.service.cfe.errors import XmlInputError
 from portal.service.cfe.schema import validate_xml
 from portal.service.cfe.signing import verify_signature
@@ -36,8 +38,8 @@ from portal.service.comprobante.events import receipt
 from portal.service.comprobante.models import IssuedCfe
 from portal.service.eventos.publishing import publish
 from portal.service.intercambio.models import ExchangeCfe, ExchangeEnvelope
-from portal.service.intercambio.states import is_commercial, motive
-from portal.service.platform import accredited_cas
+from portal.service.intercambio.states import motive
+from portal.service.platform import accredited_cas, responses
 from portal.service.platform.certificates import certificate_info
 from portal.service.platform.i18n import _
 from portal.service.platform.models import Certificate, Company
@@ -164,14 +166,17 @@ def _record_envelope_ack(sobre: ExchangeEnvelope, contents: list[ExchangeCfe], r
                 ex.state, ex.motives = "sobre_rechazado", motives
 
 
-def _confirm(ex: ExchangeCfe, state: str, answer_ref: str | None, now: datetime) -> None:
+def _confirm(ex: ExchangeCfe, state: str, answer_ref: str | None, now: datetime) -> bool:
     """The verdict a receipt already has, again: the same answer sent twice changes nothing, but an AE in another
     answer of the receiver (its IDRespuesta) is its accountant's acceptance after the AE it answered on arrival.
-    A verdict recorded before its IDRespuesta was kept only learns it."""
+    A verdict recorded before its IDRespuesta was kept only learns it. Returns whether the acceptance was confirmed
+    now (once per acceptance: a rejection clears it, and a new acceptance may be confirmed again)."""
     if ex.answer_ref is None:
         ex.answer_ref = answer_ref
     elif state == "aceptado" and answer_ref and answer_ref != ex.answer_ref and ex.confirmed_at is None:
         ex.answer_ref, ex.confirmed_at = answer_ref, now
+        return True
+    return False
 
 
 def _record_cfe_ack(session: Session, sobre: ExchangeEnvelope, contents: list[ExchangeCfe], root, now) -> None:
@@ -189,7 +194,9 @@ def _record_cfe_ack(session: Session, sobre: ExchangeEnvelope, contents: list[Ex
         estado = _text(det, "d:Estado")
         state, motives = ("aceptado", []) if estado == "AE" else ("rechazado", _motives(det, "MotivosRechazoCF"))
         if (ex.state, ex.motives) == (state, motives):
-            _confirm(ex, state, answer_ref, now)
+            if _confirm(ex, state, answer_ref, now):
+                confirmed = receipt(record, rutReceptor=sobre.receiver_rut, confirmado=responses.moment(now))
+                publish(session, sobre.company_id, "intercambio.aceptacion_confirmada", confirmed)
             continue
         ex.envelope_answered_at = ex.envelope_answered_at or now
         ex.answered_at = now

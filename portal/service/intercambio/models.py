@@ -49,7 +49,8 @@ class DirectoryRefresh(Base):
 
 class ExchangeEnvelope(Base):
     """An EnvioCFE_entreEmpresas exactly as built (`xml`, never rebuilt) for one receiver, its delivery (state,
-    attempts, the sender's lease in `next_attempt_at`) and the receiver's ACKSobre.
+    failed attempts and when the last attempt was, the sender's lease or the next retry in `next_attempt_at`) and the
+    receiver's ACKSobre.
 
     state: armado (built, maybe being delivered) -> entregado (the channel took it) | error (gave up: a
     permanent failure or too many attempts; support may retry)."""
@@ -73,6 +74,9 @@ class ExchangeEnvelope(Base):
     # The error as i18n.stored keeps it, said in each reader's language (migration 0360).
     last_error_texts: Mapped[dict | None] = mapped_column(JSON)
     next_attempt_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    # When the channel last answered an attempt (delivered or failed), written with that outcome (migration 0470);
+    # NULL for envelopes tried before it was kept: unknown, and said so.
+    last_attempt_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     ack_state: Mapped[str | None] = mapped_column(String(2))  # AS | BS

@@ -192,7 +192,7 @@ def deliver(envelope_id: int) -> Next | None:
             return None
         now = _now()
         sobre.state, sobre.channel, sobre.detail = "entregado", result.channel, (result.detail or "")[:500]
-        sobre.sent_at, sobre.next_attempt_at = now, None
+        sobre.sent_at, sobre.last_attempt_at, sobre.next_attempt_at = now, now, None
         sobre.last_error = sobre.last_error_texts = None
         for ex in session.scalars(select(ExchangeCfe).where(ExchangeCfe.envelope_id == envelope_id)):
             if ex.state == "en_sobre":
@@ -207,11 +207,12 @@ def _failed(envelope_id: int, error: str, temporary: bool) -> Next | None:
         sobre = session.get_one(ExchangeEnvelope, envelope_id)
         if sobre.state != "armado":
             return None
-        sobre.attempts += 1
+        now = _now()
+        sobre.attempts, sobre.last_attempt_at = sobre.attempts + 1, now
         sobre.last_error, sobre.last_error_texts = error[:500], stored(error)
         if temporary and sobre.attempts < current_app.config["INTERCAMBIO_MAX_ATTEMPTS"]:
             delay = backoff(sobre.attempts)
-            sobre.next_attempt_at = _now() + timedelta(seconds=delay)
+            sobre.next_attempt_at = now + timedelta(seconds=delay)  # the retry's moment, said while it will come
             return Next("deliver", envelope_id, delay)
         sobre.state, sobre.next_attempt_at = "error", None
         for ex in session.scalars(select(ExchangeCfe).where(ExchangeCfe.envelope_id == envelope_id)):

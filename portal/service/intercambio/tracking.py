@@ -92,6 +92,9 @@ def exchange_state(session: Session, record: IssuedCfe) -> EstadoIntercambio | N
                 "motivosSobre": said_motives(sobre.ack_motives),
                 "intentos": sobre.attempts,
                 "ultimoError": said_or(sobre.last_error_texts, sobre.last_error),
+                "ultimoIntento": sobre.last_attempt_at,
+                # While it is being delivered after a failure, its lease or backoff is when the job tries again.
+                "proximoIntento": sobre.next_attempt_at if sobre.state == "armado" and sobre.attempts else None,
                 "ordinal": ex.ordinal,
             },
             "notaCorrectiva": ex.note_id,

@@ -7,12 +7,13 @@ A message is written in Spanish, the source language, with `_("... {name} ...", 
 its catalogue entry and values, so the one place that answers it (`errors.error_body`, a response that
 carries messages) says it with `say()` in the request's language.
 
-Three placeholders are written as the reader writes them, when the message is said rather than when it is made (a
+Four placeholders are written as the reader writes them, when the message is said rather than when it is made (a
 message kept and read later by someone in the other language): `{n:,}` a count with its thousands grouped
 (99.994 in Spanish, 99,994 in English), `{n:.1f}` a decimal with that many places (1,5 in Spanish, 1.5 in
-English; its value kept as the number's text, "1.5") and `{tipo:cfe}` a CFE type's name
-(`portal.domain.cfe_type_names`: "e-Factura de exportación", "Export e-Factura"). `cfe_type(code)` is such a
-name as a value of another message.
+English; its value kept as the number's text, "1.5"), `{tipo:cfe}` a CFE type's name
+(`portal.domain.cfe_type_names`: "e-Factura de exportación", "Export e-Factura") and `{motivo:comercial}` a
+commercial motive's words (`portal.domain.commercial_motives`: E24 is a difference of prices or discounts, in
+either language). `cfe_type(code)` and `commercial_motive(code)` are such names as messages of their own.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from babel.support import NullTranslations, Translations
 from flask import g, has_request_context, request
 
 from portal.domain.cfe_type_names import type_name
+from portal.domain.commercial_motives import MOTIVES
 
 DEFAULT = "es"
 LANGUAGES = ("es", "en")
@@ -64,8 +66,9 @@ _FIXED = re.compile(r"\.(\d)f")
 
 
 class _Words(string.Formatter):
-    """str.format, but `{n:,}` groups a count, `{n:.1f}` writes a decimal and `{tipo:cfe}` names a CFE type in the
-    language it is said in (a value kept as text, "99994", "1.5" or "181", reads as the number it was)."""
+    """str.format, but `{n:,}` groups a count, `{n:.1f}` writes a decimal, `{tipo:cfe}` names a CFE type and
+    `{motivo:comercial}` says a commercial motive in the language it is said in (a value kept as text, "99994",
+    "1.5" or "181", reads as the number it was)."""
 
     def __init__(self, lang: str):
         super().__init__()
@@ -76,6 +79,8 @@ class _Words(string.Formatter):
             return count(int(value), self.lang)
         if format_spec == "cfe":
             return type_name(int(value), self.lang)
+        if format_spec == "comercial":
+            return MOTIVES[str(value)].words.said(self.lang)
         if places := _FIXED.fullmatch(format_spec):
             return fixed(value, int(places[1]), self.lang)
         return super().format_field(value, format_spec)
@@ -152,6 +157,12 @@ def cfe_type(code: int) -> Text:
     """A CFE type's name as a value of a message ("para el tipo {tipo}", tipo=cfe_type(121)): "e-Factura de
     exportación" in Spanish, "Export e-Factura" in English, kept as its code when the message is stored."""
     return Text("{tipo:cfe}", tipo=code)
+
+
+def commercial_motive(code: str) -> Text:
+    """A commercial motive's words (E20-E60) as a message, said in the reader's language. Never DGI's glosa, which is
+    what is signed and stays as DGI wrote it."""
+    return Text("{motivo:comercial}", motivo=code)
 
 
 def stored(message: str, key: str = "mensaje") -> dict[str, Any]:

@@ -109,6 +109,7 @@ class Webhook:
     tag: str
     headers: dict[str, dict] = field(default_factory=dict)  # name -> {"description", "schema", "required"}
     responses: dict[str, dict] = field(default_factory=dict)  # status ("2XX", "default") -> {"description"}
+    examples: list[dict] = field(default_factory=list)  # bodies as the integrator receives them
 
 
 WEBHOOKS: dict[str, Webhook] = {}
@@ -120,6 +121,9 @@ def webhook(entry: Webhook) -> None:
 
 
 def _webhook(entry: Webhook) -> dict:
+    media: dict[str, Any] = {"schema": {"$ref": f"#/components/schemas/{entry.body.__name__}"}}
+    if entry.examples:
+        media["examples"] = _numbered(entry.examples)
     operation = {
         "tags": [entry.tag],
         "summary": entry.summary,
@@ -129,10 +133,7 @@ def _webhook(entry: Webhook) -> dict:
             {"name": name, "in": "header", "required": spec.get("required", True), **spec}
             for name, spec in entry.headers.items()
         ],
-        "requestBody": {
-            "required": True,
-            "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{entry.body.__name__}"}}},
-        },
+        "requestBody": {"required": True, "content": {"application/json": media}},
         "responses": entry.responses,
     }
     return {"post": operation}
@@ -246,6 +247,10 @@ def _examples(model: type[BaseModel]) -> dict:
     examples = extra.get("examples", []) if isinstance(extra, dict) else []
     if not isinstance(examples, list):
         examples = []
+    return _numbered(examples)
+
+
+def _numbered(examples: list) -> dict:
     return {f"ejemplo{i + 1}": _named(ex) for i, ex in enumerate(examples)}
 
 

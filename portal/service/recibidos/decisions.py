@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from portal.domain.commercial_motives import is_agreed
 from portal.domain.uruguay_time import montevideo_time
 from portal.service.envios.acks import CfeVerdict
 from portal.service.platform import db
@@ -17,7 +18,7 @@ from portal.service.platform.i18n import _
 from portal.service.platform.models import Company
 from portal.service.recibidos import acks
 from portal.service.recibidos.models import PURCHASE, ReceivedCfe, ReceivedEnvelope
-from portal.service.recibidos.motives import FREE_TEXT_MOTIVES, motive
+from portal.service.recibidos.motives import motive
 
 
 def _conflict(message: str, code: str) -> ApiError:
@@ -53,7 +54,7 @@ def decide(
             ),
             "recibido_contabilizado",
         )
-    if decision == "rechazado" and code in FREE_TEXT_MOTIVES and not (text or "").strip():
+    if decision == "rechazado" and code and is_agreed(code) and not (text or "").strip():
         raise ValidationFailed(
             [
                 FieldError(

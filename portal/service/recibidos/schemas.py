@@ -9,12 +9,13 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
+from portal.domain.commercial_motives import AGREED_GLOSA, CODES, MOTIVES, is_agreed
 from portal.service.comprobante.schemas import TypedNumber
 from portal.service.platform.api import MAX_PATH_INTEGER
 from portal.service.platform.i18n import _
 from portal.service.platform.jsontypes import WHOLE_NUMBER
 from portal.service.platform.pydantic_errors import refuse
-from portal.service.recibidos.motives import COMMERCIAL_MOTIVES, said_detail, said_motive
+from portal.service.recibidos.motives import said_detail, said_motive
 
 ESTADOS = ("aceptado", "rechazado", "pendiente", "rechazado_comercial", "rechazado_dgi")
 
@@ -252,10 +253,9 @@ class Rechazar(BaseModel):
         json_schema_extra={"examples": [{"motivo": "E24", "detalle": "El precio acordado era $ 140 por caja."}]},
     )
 
-    motivo: Literal[tuple(COMMERCIAL_MOTIVES)] = Field(  # type: ignore[valid-type]
-        description="E20 orden de compra vencida, E21 mercadería en mal estado, E22 proveedor inhabilitado, "
-        "E23 contraprestación no recibida, E24 diferencia de precios o descuentos, E25 error de cálculo, "
-        "E26 diferencia de plazos, E27-E60 otro motivo acordado (el detalle es obligatorio)."
+    motivo: Literal[CODES] = Field(  # type: ignore[valid-type]
+        description=", ".join(f"{code} {MOTIVES[code].words.es}" for code in CODES if not is_agreed(code))
+        + f", E27-E60 {AGREED_GLOSA.lower()} (el detalle es obligatorio). El ACKCFE firmado lleva la glosa de DGI."
     )
     detalle: str | None = Field(None, max_length=500, description="El motivo en palabras, para el proveedor.")
 

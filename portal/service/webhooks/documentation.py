@@ -5,7 +5,7 @@ Registered at import (webhooks/routes.py imports it); the document says what the
 from __future__ import annotations
 
 from portal.service.eventos.catalogue import EVENTS
-from portal.service.eventos.payloads import DELIVERIES
+from portal.service.eventos.payloads import DELIVERIES, delivery_examples
 from portal.service.platform.openapi import Webhook, webhook
 
 SIGNATURE = (
@@ -66,7 +66,8 @@ def _register() -> None:
         else:
             meaning = "Se escucha eligiéndolo en `eventos` del webhook."
         summary = str(EVENTS[name])  # the catalogue's Spanish msgid: the document's language
-        webhook(Webhook(name, summary, f"{summary} {meaning}\n\n{COMMON}", body, "Webhooks", HEADERS, RESPONSES))
+        description = f"{summary} {meaning}\n\n{COMMON}"
+        webhook(Webhook(name, summary, description, body, "Webhooks", HEADERS, RESPONSES, delivery_examples(name)))
 
 
 _register()

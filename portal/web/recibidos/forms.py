@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
+from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from flask_wtf.file import MultipleFileField
 from wtforms import HiddenField, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length, Optional
 
-from portal.client.recibidos import COMMERCIAL_MOTIVES, ReceivedFilters
+from portal.client.recibidos import ReceivedFilters
+from portal.domain.commercial_motives import CODES, MOTIVES
 from portal.web.comprobantes.choices import TYPE_NAMES, options
 from portal.web.forms_common import DayField, NumberField, PortalForm
 
-# The commercial motives in words (RESP19), as the issuer's side says them (intercambio.states): both companies
-# read the same words. E27-E60 are agreed between the parties and need the text.
-MOTIVE_WORDS = {
-    "E20": _l("Orden de compra vencida"),
-    "E21": _l("Mercadería en mal estado"),
-    "E22": _l("Proveedor inhabilitado por organismo de contralor"),
-    "E23": _l("Contraprestación no recibida"),
-    "E24": _l("Diferencia de precios y/o descuentos"),
-    "E25": _l("Factura con error de cálculos"),
-    "E26": _l("Diferencia con plazos"),
-}
 STATES = (
     ("", _l("Todos")),
     ("pendiente", _l("Sin decidir")),
@@ -46,24 +37,21 @@ RECEIVED_TYPES = (111, 112, 113, 141, 142, 143, 101, 102, 103, 131, 132, 133, 18
 TYPES = (("", _l("Todos")), *((str(code), TYPE_NAMES[code]) for code in RECEIVED_TYPES))
 
 
-# Where a motive's words do not fit the form's box on a phone: the option says less, the decision taken says all.
-_MOTIVE_OPTIONS = {
-    "E22": _l("Proveedor inhabilitado"),
-    "E23": _l("No recibimos lo facturado"),
-    "E24": _l("Precios o descuentos"),
-    "E25": _l("Errores de cálculo"),
-}
+# The commercial motives' words are portal.domain.commercial_motives, the service's too: both companies of an
+# exchange read the same words, in the page's language.
 
 
 def motive_label(code: str) -> str:
-    """A motive as the rejection form offers it: E27-E60 ask for their text."""
-    words = _MOTIVE_OPTIONS.get(code) or MOTIVE_WORDS.get(code)
-    return f"{code} · {words}" if words else f"{code} · " + str(_l("otro motivo (escribilo)"))  # fits a phone
+    """A motive as the rejection form offers it: shorter where the words do not fit its box on a phone, and E27-E60
+    (agreed between the parties) ask for their text."""
+    known = MOTIVES.get(code)
+    return f"{code} · {known.option.said(str(get_locale() or 'es'))}" if known else code
 
 
 def motive_recorded(code: str) -> str:
-    """A motive as a decision taken reads: the form's instruction ("escribilo") is not part of it."""
-    return f"{code} · {MOTIVE_WORDS.get(code) or _l('Otro motivo acordado entre las partes')}"
+    """A motive as a decision taken reads: all its words, and not the form's instruction ("escribilo")."""
+    known = MOTIVES.get(code)
+    return f"{code} · {known.words.said(str(get_locale() or 'es'))}" if known else code
 
 
 class ReceivedFilterForm(PortalForm):
@@ -144,7 +132,7 @@ class UploadForm(PortalForm):
 class RejectForm(PortalForm):
     motivo = SelectField(
         _l("Motivo"),
-        choices=options((code, code) for code in COMMERCIAL_MOTIVES),
+        choices=options((code, code) for code in CODES),
         validators=[DataRequired()],
     )
     detalle = TextAreaField(_l("Detalle para el proveedor"), validators=[Optional(), Length(max=500)])
@@ -153,4 +141,4 @@ class RejectForm(PortalForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.motivo.choices = options((code, motive_label(code)) for code in COMMERCIAL_MOTIVES)
+        self.motivo.choices = options((code, motive_label(code)) for code in CODES)

@@ -22,6 +22,7 @@ EVENTS = (
     ("certificado.por_vencer", _l("Certificado por vencer")),
     ("recibido.nuevo", _l("Comprobante recibido de otra empresa")),
     ("intercambio.respuesta", _l("Respuesta de otra empresa a un comprobante")),
+    ("intercambio.aceptacion_confirmada", _l("Aceptación confirmada por otra empresa")),
 )
 EVENT_LABELS = dict(EVENTS)
 _CHOICES = [SelectChoice(value, label) for value, label in EVENTS]
