@@ -18,7 +18,7 @@ from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.cfe.schema import validate_xml
 from portal.service.envios import acks as dgi_acks
 from portal.service.platform import db, jobs
-from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe
+from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe, ReceivedEnvelope
 from tests.support import recibidos as sup
 
 URL = "/api/v1/recibidos"
@@ -376,6 +376,32 @@ def test_hostile_uploads_are_refused_whole(api_client, usuario, service_app, nam
     assert words in answer.get_json()["error"]["message"]
     with service_app.app_context():
         assert db.session().scalars(select(ExchangeAnswer)).first() is None  # nothing received
+
+
+def test_an_upload_stores_every_envelope_or_none_and_names_the_one_that_stopped_it(
+    api_client, usuario, service_app, monkeypatch
+):
+    """Each envelope of an upload was stored in a transaction of its own: when the second could not be taken in
+    (the process's XML slots all busy), the first was already stored and answered while the upload said it
+    failed, and the same upload sent again answered the supplier S20 (a duplicate) for an envelope the company
+    had. Now nothing of the upload is stored, the refusal names the file, and sending it again receives both."""
+    sup.busy_on_the_second_envelope(monkeypatch)
+    files = [
+        ("uno.xml", sup.envelope([sup.cfe(40)], idemisor=40)),
+        ("dos.xml", sup.envelope([sup.cfe(41)], idemisor=41)),
+    ]
+    refused = _upload(api_client, usuario, *files)
+    assert refused.status_code == 503, refused.get_json()
+    assert refused.headers["Retry-After"]
+    with service_app.app_context():
+        assert db.session().scalars(select(ReceivedEnvelope)).first() is None
+        assert db.session().scalars(select(ExchangeAnswer)).first() is None
+    message = refused.get_json()["error"]["message"]
+    assert "«dos.xml»" in message and "reintentá" in message and "ningún sobre" in message, message
+    monkeypatch.undo()
+    again = _upload(api_client, usuario, *files)
+    assert again.status_code == 201, again.get_json()
+    assert [(s["archivo"], s["estado"]) for s in again.get_json()["sobres"]] == [("uno.xml", "AS"), ("dos.xml", "AS")]
 
 
 def test_answers_to_an_upload_go_to_the_supplier_by_mail_from_the_worker(api_client, usuario, service_app, smtp):

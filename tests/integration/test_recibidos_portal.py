@@ -143,6 +143,24 @@ def test_a_zip_whose_entry_is_larger_than_any_envelope_is_refused_whole_saying_w
     assert "Todavía no hay comprobantes recibidos." in answer.get_data(as_text=True)  # uno.xml was not received
 
 
+def test_an_upload_the_service_is_too_busy_to_take_whole_says_which_file_and_that_nothing_was_received(
+    usuario, monkeypatch
+):
+    """The service could not take the upload's second envelope in (its XML slots busy): the person read the
+    generic "El servicio CFE no está respondiendo" page, while the first envelope had been received. Now nothing
+    is received and the upload's form says which file stopped it and that none was received."""
+    sup.busy_on_the_second_envelope(monkeypatch)
+    answer = _upload(
+        usuario,
+        ("uno.xml", sup.envelope([sup.cfe(1)], idemisor=31)),
+        ("dos.xml", sup.envelope([sup.cfe(2)], idemisor=32)),
+    )
+    assert answer.status_code == 503
+    error = BeautifulSoup(answer.data, "html.parser").select_one("#archivos-error").get_text()
+    assert "«dos.xml»" in error and "No se recibió ningún sobre" in error
+    assert "Todavía no hay comprobantes recibidos." in answer.get_data(as_text=True)
+
+
 def test_a_decision_the_service_did_not_answer_in_time_is_not_said_to_be_sent_again(usuario, portal_app, monkeypatch):
     """A read timeout leaves the outcome unknown (the service may have accepted it): the page says so and leads
     back to where the person can see how it stands, rather than telling them to send the form again."""

@@ -57,6 +57,22 @@ def test_received_envelopes_on_postgresql(api_client, auth_headers, service_app)
     assert {r["estado"] for r in detail["respuestas"]} <= {"enviado", "sin_destino"}
 
 
+def test_an_upload_with_a_file_named_with_a_nul_is_received_whole_on_postgresql(api_client, auth_headers):
+    """PostgreSQL refuses a NUL in text: the second file's name (kept as the envelope's source) was a 500 after
+    the first file had been stored and answered. The name no XML can hold is not kept (its answer already uses
+    DGI's pattern of a file name), and the upload is received whole."""
+    user = auth_headers("usuario@demo.uy")
+    files = [("uno.xml", sup.envelope([sup.cfe(1)], idemisor=1)), ("s\x00.xml", sup.envelope([sup.cfe(2)], idemisor=2))]
+    answer = api_client.post(
+        "/api/v1/recibidos",
+        data={"archivos": [(io.BytesIO(data), name) for name, data in files]},
+        headers=user,
+        content_type="multipart/form-data",
+    )
+    assert answer.status_code == 201, answer.json
+    assert [(s["estado"], s["aceptados"]) for s in answer.json["sobres"]] == [("AS", 1), ("AS", 1)]
+
+
 def test_two_decisions_at_once_answer_the_supplier_once(api_client, auth_headers, service_app, monkeypatch):
     # An accept and a reject of the same CFE at the same moment (two people, or a double click): on PostgreSQL
     # the second must wait for the first and be refused, never send the supplier both an AE and a BE.

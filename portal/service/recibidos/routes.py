@@ -286,7 +286,9 @@ def _pdf(row: ReceivedCfe, name: str) -> Response:
     description="Uno o más archivos `archivos` (multipart/form-data): sobres EnvioCFE_entreEmpresas, o ZIP que "
     "los contengan. Cada sobre se controla y se responde al proveedor (ACKSobre y ACKCFE) como si hubiera llegado "
     "por el servicio web o el correo; uno roto queda rechazado (BS) con su motivo. Un archivo hostil (ZIP ilegible, "
-    "cifrado, anidado o que se expande demasiado) rechaza la carga entera: no se guarda nada.",
+    "cifrado, anidado o que se expande demasiado) rechaza la carga entera: no se guarda nada. La carga se guarda "
+    "entera o nada: si un sobre no se puede tomar (el servicio está ocupado), la respuesta lo nombra y no se recibe "
+    "ninguno, así que repetirla no le contesta al proveedor que un sobre está repetido (S20).",
     auth=BOTH,
     roles=WRITERS,
     raw_body={
@@ -303,6 +305,8 @@ def _pdf(row: ReceivedCfe, name: str) -> Response:
         409: "La empresa no tiene un certificado de firma vigente para firmar sus respuestas.",
         413: "La carga supera 20 MB.",
         422: "Ningún archivo, o un archivo rechazado.",
+        503: "`servicio_ocupado`: hay demasiados documentos XML en proceso; el mensaje nombra el archivo al que se "
+        "llegó y no se recibió nada de la carga: repetila después de `Retry-After`.",
     },
 )
 def subir(principal: Principal):
@@ -311,9 +315,9 @@ def subir(principal: Principal):
     files = [(f.filename or "sobre.xml", f.read()) for f in request.files.getlist("archivos")]
     envelopes = uploads.expand(files)
     channel = "portal" if request.headers.get("X-Canal") == "portal" else "api"
+    received = tasks.receive_all_and_answer(principal.company_id, [(e.name, e.data) for e in envelopes], channel)
     results = []
-    for envelope in envelopes:
-        result = tasks.receive_and_answer(principal.company_id, envelope.data, channel, source_name=envelope.name)
+    for envelope, result in zip(envelopes, received, strict=True):
         results.append(
             ResultadoSobre(
                 archivo=envelope.name,

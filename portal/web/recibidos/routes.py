@@ -12,7 +12,7 @@ from flask_babel import gettext as _
 from flask_babel import ngettext
 from flask_login import current_user
 
-from portal.client.errors import Conflict, ValidationError
+from portal.client.errors import Conflict, ServiceUnavailable, ValidationError
 from portal.client.recibidos import BOOK_MANY_LIMIT, EnvelopeFile, EnvelopeResult, ReceivedFilters
 from portal.domain import roles
 from portal.domain.digits import ascii_number
@@ -122,6 +122,11 @@ def upload():
     except ValidationError as exc:
         apply_service_errors(form, exc, {"files": "archivos", "*": "archivos"})
         return _list(filters, form, status=422)
+    except ServiceUnavailable as exc:
+        if exc.code != "servicio_ocupado":
+            raise
+        form.archivos.errors = [exc.message]  # which file it reached, and that none of the upload was received
+        return _list(filters, form, status=503)
     for result in results:
         flash(*_outcome(result))
     return redirect_after_post("recibidos.index")
