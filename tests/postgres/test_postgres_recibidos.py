@@ -112,6 +112,54 @@ def test_two_decisions_at_once_answer_the_supplier_once(api_client, auth_headers
     assert [r["tipo"] for r in detail["respuestas"]] == ["ACKSobre", "ACKCFE", "ACKCFE"]
 
 
+def test_a_double_click_on_rejecting_several_answers_each_supplier_once(
+    api_client, auth_headers, service_app, monkeypatch
+):
+    # The same rejection of several CFEs twice at the same moment, with one Idempotency-Key (a double click): the
+    # second waits on the rows the first locked (SELECT ... FOR UPDATE, in the order of their ids), its key's INSERT
+    # then meets the first one's, and it answers the first one's outcome: each supplier gets one ACKCFE.
+    import threading
+
+    from portal.service.recibidos import decisions
+
+    user = auth_headers("usuario@demo.uy")
+    ids = _upload(api_client, user, sup.envelope([sup.cfe(1), sup.cfe(2), sup.cfe(3)], idemisor=1))["recibidos"]
+    inside, release = threading.Event(), threading.Event()
+    original = decisions.acks.ack_cfe
+
+    def slow_ack(*args, **kwargs):
+        if not inside.is_set():
+            inside.set()
+            release.wait(10)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(decisions.acks, "ack_cfe", slow_ack)
+    answers: dict[str, object] = {}
+    headers = {**user, "Idempotency-Key": "doble-clic"}
+    body = {"ids": list(reversed(ids)), "motivo": "E21"}
+
+    def post(click: str) -> None:
+        answers[click] = service_app.test_client().post("/api/v1/recibidos/rechazar", json=body, headers=headers)
+
+    first = threading.Thread(target=post, args=("first",))
+    first.start()
+    assert inside.wait(10)
+    second = threading.Thread(target=post, args=("second",))
+    second.start()
+    second.join(1.5)  # without the rows' lock it is done by now
+    assert second.is_alive()
+    release.set()
+    first.join(10)
+    second.join(10)
+    once, again = answers["first"], answers["second"]
+    assert (once.status_code, again.status_code) == (200, 200)
+    assert once.json == again.json and once.json["rechazados"] == list(reversed(ids))
+    assert again.headers["Idempotent-Replayed"] == "true"
+    with service_app.app_context():
+        decided = db.session().scalars(select(ExchangeAnswer.cfe_id).where(ExchangeAnswer.cfe_id.is_not(None))).all()
+    assert sorted(decided) == sorted(ids)
+
+
 def test_envelopes_for_one_company_at_once_take_its_numbers_in_turn(service_app, monkeypatch):
     # Several envelopes for Demo at the same moment, each transaction held open a while after it took its number:
     # the company's counter row makes the next one wait, so no two get the same IDReceptor or IDRespuesta, and
