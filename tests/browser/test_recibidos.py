@@ -86,6 +86,36 @@ def test_receive_by_dropping_files_and_reject_commercially(page: Page, envelope_
     shell.assert_no_csp_violations()
 
 
+@pytest.mark.parametrize("width, height", [(1366, 900), (390, 844)])
+def test_the_chosen_ones_are_rejected_with_one_motive_asked_in_a_dialog(
+    page: Page, envelope_file, shots, width, height
+):
+    """The rows' boxes belong to the list's form by their form attribute: the question, brought into the dialog by
+    htmx, counts the chosen ones, and each is rejected and its supplier told."""
+    page.set_viewport_size({"width": width, "height": height})
+    shell = Shell(page)
+    shell.sign_in("usuario@demo.uy")
+    received = ReceivedPage(page)
+    received.open()
+    received.drop(envelope_file)
+    expect(page.locator(".flash-success")).to_contain_text("2 aceptado(s)")
+    settled(page)
+    received.booking_box("e-Factura A-1").check()
+    received.booking_box("e-Factura A-2").check()
+    dialog = received.ask_to_reject_chosen()
+    expect(dialog.get_by_role("heading")).to_have_text("¿Rechazar los 2 comprobantes elegidos?")
+    settled(page)
+    screenshot(page, shots / f"recibidos-reject-many-{width}.png")
+    received.reject_chosen(dialog, "E21", "Llegaron mojadas.", 2)
+    expect(page.locator(".flash-success")).to_contain_text("Rechazaste 2 comprobantes")
+    settled(page)
+    screenshot(page, shots / f"recibidos-rejected-many-{width}.png")
+    expect(page.get_by_role("checkbox")).to_have_count(0)  # rejected: neither booked nor rejected again
+    received.open_cfe("e-Factura A-2")
+    expect(received.decision).to_contain_text("E21 · Mercadería en mal estado — Llegaron mojadas.")
+    shell.assert_no_csp_violations()
+
+
 def test_a_rejection_sent_without_its_detail_opens_at_the_detail_saying_error(page: Page, envelope_file):
     """On a phone the reject form is at the foot of a long page: sent back with "write the detail" beside the field
     (and no summary), the page opened at its top with the error out of sight, and the title the server gave it
