@@ -5,6 +5,8 @@ rejection of it alone (the service's rules and answer)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import flash, request, url_for
 from flask_babel import gettext as _
 from flask_babel import ngettext
@@ -39,7 +41,7 @@ def _refused(chosen: tuple[int, ...]) -> str | None:
 
 
 def _question(form: RejectManyForm, chosen: tuple[int, ...], *, status: int = 200):
-    back = list_filters()
+    back: dict[str, Any] = dict(list_filters())  # url_for's own keywords (_external...) are typed apart
     return render(
         REJECT_MANY,
         "dialog",
