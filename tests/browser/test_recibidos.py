@@ -26,8 +26,8 @@ def envelope_file(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("width, height", [(1366, 900), (390, 844)])
-def test_receive_by_dropping_files_and_reject_commercially(page: Page, envelope_file, shots, width, height):
+def _received(page: Page, envelope_file, width: int, height: int) -> tuple[Shell, ReceivedPage]:
+    """usuario@demo.uy at `width` drops the envelope on the list's zone: two CFEs received, one refused."""
     page.set_viewport_size({"width": width, "height": height})
     shell = Shell(page)
     shell.sign_in("usuario@demo.uy")
@@ -36,6 +36,12 @@ def test_receive_by_dropping_files_and_reject_commercially(page: Page, envelope_
     received.drop(envelope_file)
     expect(page.locator(".flash-success")).to_contain_text("2 aceptado(s) y 1 rechazado(s)")
     settled(page)
+    return shell, received
+
+
+@pytest.mark.parametrize("width, height", [(1366, 900), (390, 844)])
+def test_receive_by_dropping_files_and_reject_commercially(page: Page, envelope_file, shots, width, height):
+    shell, received = _received(page, envelope_file, width, height)
     expect(received.rows).to_have_count(3)
     expect(received.totals).to_contain_text("2 comprobantes")
     screenshot(page, shots / f"recibidos-list-{width}.png")
@@ -92,14 +98,7 @@ def test_the_chosen_ones_are_rejected_with_one_motive_asked_in_a_dialog(
 ):
     """The rows' boxes belong to the list's form by their form attribute: the question, brought into the dialog by
     htmx, counts the chosen ones, and each is rejected and its supplier told."""
-    page.set_viewport_size({"width": width, "height": height})
-    shell = Shell(page)
-    shell.sign_in("usuario@demo.uy")
-    received = ReceivedPage(page)
-    received.open()
-    received.drop(envelope_file)
-    expect(page.locator(".flash-success")).to_contain_text("2 aceptado(s)")
-    settled(page)
+    shell, received = _received(page, envelope_file, width, height)
     received.booking_box("e-Factura A-1").check()
     received.booking_box("e-Factura A-2").check()
     dialog = received.ask_to_reject_chosen()

@@ -73,15 +73,11 @@ def test_an_upload_with_a_file_named_with_a_nul_is_received_whole_on_postgresql(
     assert [(s["estado"], s["aceptados"]) for s in answer.json["sobres"]] == [("AS", 1), ("AS", 1)]
 
 
-def test_two_decisions_at_once_answer_the_supplier_once(api_client, auth_headers, service_app, monkeypatch):
-    # An accept and a reject of the same CFE at the same moment (two people, or a double click): on PostgreSQL
-    # the second must wait for the first and be refused, never send the supplier both an AE and a BE.
-    import threading
-
+def _first_decision_held(monkeypatch) -> tuple[threading.Event, threading.Event]:
+    """The first decision's answer waits inside its write transaction (its rows locked) until `release` is set;
+    `inside` says it got there."""
     from portal.service.recibidos import decisions
 
-    user = auth_headers("usuario@demo.uy")
-    [received] = _upload(api_client, user, sup.envelope([sup.cfe(1)], idemisor=1))["recibidos"]
     inside, release = threading.Event(), threading.Event()
     original = decisions.acks.ack_cfe
 
@@ -92,6 +88,15 @@ def test_two_decisions_at_once_answer_the_supplier_once(api_client, auth_headers
         return original(*args, **kwargs)
 
     monkeypatch.setattr(decisions.acks, "ack_cfe", slow_ack)
+    return inside, release
+
+
+def test_two_decisions_at_once_answer_the_supplier_once(api_client, auth_headers, service_app, monkeypatch):
+    # An accept and a reject of the same CFE at the same moment (two people, or a double click): on PostgreSQL
+    # the second must wait for the first and be refused, never send the supplier both an AE and a BE.
+    user = auth_headers("usuario@demo.uy")
+    [received] = _upload(api_client, user, sup.envelope([sup.cfe(1)], idemisor=1))["recibidos"]
+    inside, release = _first_decision_held(monkeypatch)
     statuses: list[int] = []
 
     def post(action: str, body: dict | None) -> None:
@@ -118,22 +123,9 @@ def test_a_double_click_on_rejecting_several_answers_each_supplier_once(
     # The same rejection of several CFEs twice at the same moment, with one Idempotency-Key (a double click): the
     # second waits on the rows the first locked (SELECT ... FOR UPDATE, in the order of their ids), its key's INSERT
     # then meets the first one's, and it answers the first one's outcome: each supplier gets one ACKCFE.
-    import threading
-
-    from portal.service.recibidos import decisions
-
     user = auth_headers("usuario@demo.uy")
     ids = _upload(api_client, user, sup.envelope([sup.cfe(1), sup.cfe(2), sup.cfe(3)], idemisor=1))["recibidos"]
-    inside, release = threading.Event(), threading.Event()
-    original = decisions.acks.ack_cfe
-
-    def slow_ack(*args, **kwargs):
-        if not inside.is_set():
-            inside.set()
-            release.wait(10)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(decisions.acks, "ack_cfe", slow_ack)
+    inside, release = _first_decision_held(monkeypatch)
     answers: dict[str, object] = {}
     headers = {**user, "Idempotency-Key": "doble-clic"}
     body = {"ids": list(reversed(ids)), "motivo": "E21"}
