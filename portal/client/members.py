@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from portal.client.models import JsonObject, optional_datetime
+from portal.client.pages import Page, page_params
 from portal.client.transport import Transport
 
 BASE = "/api/v1/empresa/miembros"
@@ -56,9 +57,14 @@ class AddedMember:
 class MembersApi(Transport):
     """The company's people (one method per endpoint). Bearer JWT, admins of the current company only."""
 
-    def list_members(self) -> tuple[Member, ...]:
-        """The company's members, admins first, then by name."""
-        return tuple(Member.from_json(m) for m in self._json("GET", BASE)["items"])
+    def list_members(self, *, cursor: str | None = None, limit: int | None = None) -> Page[Member]:
+        """A page of the company's members, admins first, then soporte and usuarios, each by name (ValidationError
+        on `cursor` for a cursor the list did not make)."""
+        return Page.from_json(self._json("GET", BASE, params=page_params(cursor, limit)), Member.from_json)
+
+    def get_member(self, user_id: int) -> Member:
+        """One member of the company; NotFound for anyone else (another company's member too)."""
+        return Member.from_json(self._json("GET", f"{BASE}/{int(user_id)}"))
 
     def add_member(self, email: str, name: str, role: str) -> AddedMember:
         """Give the person the role (their user created with a one-time password if new). Conflict when they are a

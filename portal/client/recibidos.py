@@ -4,7 +4,7 @@ one of them, uploads of envelopes, and what the company does with each (accept, 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import Decimal
 from typing import ClassVar, Generic, TypeVar
@@ -310,13 +310,25 @@ BOOK_MANY_LIMIT = 500
 
 
 @dataclass(frozen=True)
-class NotBookable:
-    """A received CFE that stays unbooked, and why, in the reader's language."""
+class NotDone:
+    """A received CFE a call on several left as it was, and why, in the reader's language (`code`: the service's
+    code of the refusal, as a call for it alone answers)."""
 
     received_id: int
     tipo_cfe: int | None
     number: str  # "A-12", or "-"
     message: str
+    code: str = ""
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> NotDone:
+        return cls(
+            received_id=int(data["id"]),
+            tipo_cfe=data.get("tipoCFE"),
+            number=_number(data.get("serie"), data.get("nro")),
+            message=str(data["mensaje"]),
+            code=str(data.get("codigo") or ""),
+        )
 
 
 @dataclass(frozen=True)
@@ -324,22 +336,37 @@ class BookedMany:
     """What booking several received CFEs did: each id is in one of the three."""
 
     booked: tuple[int, ...]
-    not_bookable: tuple[NotBookable, ...]
+    not_bookable: tuple[NotDone, ...]
     missing: tuple[int, ...]
 
     @classmethod
     def from_json(cls, data: JsonObject) -> BookedMany:
         return cls(
             booked=tuple(int(i) for i in data["contabilizados"]),
-            not_bookable=tuple(
-                NotBookable(
-                    received_id=int(n["id"]),
-                    tipo_cfe=n.get("tipoCFE"),
-                    number=_number(n.get("serie"), n.get("nro")),
-                    message=str(n["mensaje"]),
-                )
-                for n in data["noContabilizables"]
-            ),
+            not_bookable=tuple(NotDone.from_json(n) for n in data["noContabilizables"]),
+            missing=tuple(int(i) for i in data["inexistentes"]),
+        )
+
+
+# How many received CFEs one call rejects (the service's limit: each is a signed answer to its supplier).
+REJECT_MANY_LIMIT = 100
+
+
+@dataclass(frozen=True)
+class RejectedMany:
+    """What rejecting several received CFEs did: each id is in one of the three. `replayed`: the same
+    Idempotency-Key answered before (a double click), so this is that call's outcome, nothing done now."""
+
+    rejected: tuple[int, ...]
+    not_rejectable: tuple[NotDone, ...]
+    missing: tuple[int, ...]
+    replayed: bool = False
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> RejectedMany:
+        return cls(
+            rejected=tuple(int(i) for i in data["rechazados"]),
+            not_rejectable=tuple(NotDone.from_json(n) for n in data["noRechazables"]),
             missing=tuple(int(i) for i in data["inexistentes"]),
         )
 
@@ -441,6 +468,18 @@ class RecibidosApi(Transport):
         with errors.fields_named(ReceivedFilters.FIELDS):
             data = self._json("POST", f"{BASE}/contabilizar-filtrados", json=body)
         return BookedMatching(booked=int(data["contabilizados"]), left=int(data["quedan"]))
+
+    def reject_many_received(
+        self, received_ids: tuple[int, ...], motive: str, detail: str | None = None, *, idempotency_key: str
+    ) -> RejectedMany:
+        """Reject up to REJECT_MANY_LIMIT received CFEs with one commercial motive (E20-E60), each answered to its
+        supplier as a rejection of it alone; what cannot be is said one by one. The key makes a second click (or a
+        retry) answer the first one's outcome."""
+        body = {"ids": [int(i) for i in received_ids], "motivo": motive, **({"detalle": detail} if detail else {})}
+        with errors.fields_named({"motivo": "motive", "detalle": "detail", "ids": "received_ids"}):
+            response = self._request("POST", f"{BASE}/rechazar", json=body, idempotency_key=idempotency_key)
+        done = RejectedMany.from_json(response.json())
+        return replace(done, replayed=True) if response.headers.get("Idempotent-Replayed") == "true" else done
 
     def book_many_received(self, received_ids: tuple[int, ...]) -> BookedMany:
         """Mark up to BOOK_MANY_LIMIT received CFEs as booked in one call; what cannot be is said one by one."""

@@ -26,8 +26,8 @@ def envelope_file(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("width, height", [(1366, 900), (390, 844)])
-def test_receive_by_dropping_files_and_reject_commercially(page: Page, envelope_file, shots, width, height):
+def _received(page: Page, envelope_file, width: int, height: int) -> tuple[Shell, ReceivedPage]:
+    """usuario@demo.uy at `width` drops the envelope on the list's zone: two CFEs received, one refused."""
     page.set_viewport_size({"width": width, "height": height})
     shell = Shell(page)
     shell.sign_in("usuario@demo.uy")
@@ -36,6 +36,12 @@ def test_receive_by_dropping_files_and_reject_commercially(page: Page, envelope_
     received.drop(envelope_file)
     expect(page.locator(".flash-success")).to_contain_text("2 aceptado(s) y 1 rechazado(s)")
     settled(page)
+    return shell, received
+
+
+@pytest.mark.parametrize("width, height", [(1366, 900), (390, 844)])
+def test_receive_by_dropping_files_and_reject_commercially(page: Page, envelope_file, shots, width, height):
+    shell, received = _received(page, envelope_file, width, height)
     expect(received.rows).to_have_count(3)
     expect(received.totals).to_contain_text("2 comprobantes")
     screenshot(page, shots / f"recibidos-list-{width}.png")
@@ -83,6 +89,29 @@ def test_receive_by_dropping_files_and_reject_commercially(page: Page, envelope_
     page.goto("/")
     expect(page.get_by_test_id("received-unbooked")).to_have_text("0")
     screenshot(page, shots / f"recibidos-home-{width}.png")
+    shell.assert_no_csp_violations()
+
+
+@pytest.mark.parametrize("width, height", [(1366, 900), (390, 844)])
+def test_the_chosen_ones_are_rejected_with_one_motive_asked_in_a_dialog(
+    page: Page, envelope_file, shots, width, height
+):
+    """The rows' boxes belong to the list's form by their form attribute: the question, brought into the dialog by
+    htmx, counts the chosen ones, and each is rejected and its supplier told."""
+    shell, received = _received(page, envelope_file, width, height)
+    received.booking_box("e-Factura A-1").check()
+    received.booking_box("e-Factura A-2").check()
+    dialog = received.ask_to_reject_chosen()
+    expect(dialog.get_by_role("heading")).to_have_text("¿Rechazar los 2 comprobantes elegidos?")
+    settled(page)
+    screenshot(page, shots / f"recibidos-reject-many-{width}.png")
+    received.reject_chosen(dialog, "E21", "Llegaron mojadas.", 2)
+    expect(page.locator(".flash-success")).to_contain_text("Rechazaste 2 comprobantes")
+    settled(page)
+    screenshot(page, shots / f"recibidos-rejected-many-{width}.png")
+    expect(page.get_by_role("checkbox")).to_have_count(0)  # rejected: neither booked nor rejected again
+    received.open_cfe("e-Factura A-2")
+    expect(received.decision).to_contain_text("E21 · Mercadería en mal estado — Llegaron mojadas.")
     shell.assert_no_csp_violations()
 
 

@@ -87,5 +87,21 @@ def test_booking_by_the_lists_filters_through_the_client(api):
     assert refused.value.fields[0].field == "amount_to"
 
 
+def test_rejecting_several_through_the_client_once_per_key(api):
+    [result] = api.upload_envelopes((EnvelopeFile("s.xml", sup.envelope([sup.cfe(n) for n in (1, 2, 3)])),))
+    first, second, third = result.received_ids
+    api.accept_received(first)
+    done = api.reject_many_received((second, first, 999_999), "E21", "Llegaron mojadas", idempotency_key="k" * 32)
+    assert (done.rejected, done.missing, done.replayed) == ((second,), (999_999,), False)
+    [accepted] = done.not_rejectable
+    assert (accepted.received_id, accepted.code, accepted.number) == (first, "ya_decidido", "A-1")
+    again = api.reject_many_received((second, first, 999_999), "E21", "Llegaron mojadas", idempotency_key="k" * 32)
+    assert again.replayed and again.rejected == (second,)
+    with pytest.raises(ValidationError) as refused:
+        api.reject_many_received((third,), "E45", idempotency_key="j" * 32)
+    assert refused.value.fields[0].field == "detail"
+    assert api.get_received(third).cfe.decision is None
+
+
 def test_the_mail_not_received_through_the_client(api):
     assert api.unreceived_mail() == ()  # the list's shape; its rows: tests/integration/test_intercambio_watch.py

@@ -9,6 +9,7 @@ from sqlalchemy import select
 from portal.service.identity.passwords import verify_password
 from portal.service.platform import db
 from portal.service.platform.models import User
+from tests.support.people import add_people
 
 BASE = "/api/v1/empresa/miembros"
 
@@ -40,6 +41,41 @@ def test_the_list_says_who_with_their_role_admins_first_and_no_password(api_clie
     # Company 2 sees its own people only.
     other = api_client.get(BASE, headers=auth_headers("admin@demo.uy", 2)).json["items"]
     assert [m["email"] for m in other] == ["admin@demo.uy"]
+
+
+def test_the_list_pages_as_every_list_does_admins_first_then_by_name(api_client, auth_headers, service_app):
+    """More members than a page holds: the list answered them all in one `items`. Now it pages with `cursor` and
+    `limite` as every list of the API, in its own order (admins, soporte, usuarios, each by name), every member
+    once; a cursor it did not make is a 422 on `cursor`; one member is read by its id."""
+    emails = add_people(service_app, 52)
+    admin = auth_headers("admin@demo.uy", 1)
+    first = api_client.get(BASE, headers=admin)
+    assert first.status_code == 200, first.json
+    assert len(first.json["items"]) == 50 and first.json["siguienteCursor"]
+    assert [m["email"] for m in first.json["items"][:3]] == ["admin@demo.uy", "soporte@demo.uy", emails[0]]
+    rest = api_client.get(BASE, query_string={"cursor": first.json["siguienteCursor"]}, headers=admin).json
+    assert rest["siguienteCursor"] is None
+    seen = [m["email"] for m in first.json["items"] + rest["items"]]
+    assert seen == ["admin@demo.uy", "soporte@demo.uy", *emails, "usuario@demo.uy"]
+    walked, cursor = [], None
+    while True:
+        page = api_client.get(BASE, query_string={"limite": 7, **({"cursor": cursor} if cursor else {})}, headers=admin)
+        walked += [m["email"] for m in page.json["items"]]
+        cursor = page.json["siguienteCursor"]
+        if cursor is None:
+            break
+    assert walked == seen
+    refused = api_client.get(BASE, query_string={"cursor": "bm9uZQ"}, headers=admin)
+    assert refused.status_code == 422 and refused.json["error"]["fields"][0]["field"] == "cursor"
+    assert api_client.get(BASE, query_string={"limite": 201}, headers=admin).status_code == 422
+    one = api_client.get(f"{BASE}/{_ids(api_client, admin)['soporte@demo.uy']}", headers=admin)
+    assert (one.status_code, one.json["rol"], one.headers["Cache-Control"]) == (200, "soporte", "no-store")
+    norte = auth_headers("admin@demo.uy", 2)
+    assert api_client.get(f"{BASE}/{_ids(api_client, admin)['soporte@demo.uy']}", headers=norte).status_code == 404
+    spec = api_client.get("/api/v1/openapi.json").json
+    parameters = {p["name"] for p in spec["paths"][BASE]["get"]["parameters"]}
+    assert {"cursor", "limite"} <= parameters
+    assert "siguienteCursor" in spec["components"]["schemas"]["MiembroList"]["properties"]
 
 
 def test_a_new_person_gets_a_user_and_a_one_time_password_answered_once(api_client, auth_headers, service_app):

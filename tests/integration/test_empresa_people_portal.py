@@ -8,6 +8,7 @@ import pytest
 
 from tests.support.html import csrf
 from tests.support.html import soup as _soup
+from tests.support.people import add_people
 
 PAGE = "/empresa/personas"
 
@@ -27,8 +28,11 @@ def _rows(answer) -> dict[str, str]:
 
 
 def _id_of(admin, email: str) -> int:
-    page = _soup(admin.get(PAGE))
-    row = next(r for r in page.find_all(attrs={"data-testid": "member-row"}) if email in r.get_text())
+    return _id_of_on(admin.get(PAGE), email)
+
+
+def _id_of_on(answer, email: str) -> int:
+    row = next(r for r in _soup(answer).find_all(attrs={"data-testid": "member-row"}) if email in r.get_text())
     return int(row.find("form")["action"].split("/")[-2])
 
 
@@ -46,6 +50,29 @@ def test_the_page_lists_the_people_with_their_role_for_admins_only(admin, signed
     assert page.find("dialog", id=lambda i: i and i.startswith("remove-")) is not None
     for role in ("usuario@demo.uy", "soporte@demo.uy"):
         assert signed_in(role).get(PAGE).status_code == 403
+
+
+def test_more_people_than_a_page_are_paged_with_the_lists_pager(admin, live_service):
+    """52 people more than the demo's: the page listed all of them at once. Now it shows a page of 50 with the pager
+    every list has (on to the next page; back to the first), every person once; a member on the second page is
+    reached by its own address, and a cursor the list did not make shows the first page."""
+    emails = add_people(live_service.app, 52)
+    first = admin.get(PAGE)
+    assert first.status_code == 200
+    page = _soup(first)
+    shown = list(_rows(first))
+    assert len(shown) == 50 and shown[:3] == ["admin@demo.uy", "soporte@demo.uy", emails[0]]
+    pager = page.find("nav", class_="pager")
+    following = pager.find("a", rel="next")
+    assert following.get_text(strip=True) == "Siguientes" and following["href"].startswith(f"{PAGE}?cursor=")
+    second = admin.get(following["href"])
+    rest = list(_rows(second))
+    assert rest == [*emails[48:], "usuario@demo.uy"] and not set(rest) & set(shown)
+    back = _soup(second).find("nav", class_="pager")
+    assert back.find("a", rel="next") is None and back.find("a")["href"] == PAGE
+    last = _id_of_on(second, emails[-1])
+    assert "Rol de persona052@demo.uy" in admin.get(f"{PAGE}/{last}/rol").get_data(as_text=True)
+    assert list(_rows(admin.get(f"{PAGE}?cursor=bm9uZQ")))[:1] == ["admin@demo.uy"]
 
 
 def test_adding_a_new_person_shows_their_password_once(admin):

@@ -14,6 +14,7 @@ PAGED = (
     "/api/v1/comprobante/buscar",
     "/api/v1/cfe/emision-inteligente",
     "/api/v1/empresa/auditoria",
+    "/api/v1/empresa/miembros",
     "/api/v1/apikeys",
 )
 COMPLETE = (

@@ -112,6 +112,8 @@ WRITERS = {
     "recibidos.book",
     "recibidos.book_many",
     "recibidos.book_matching",
+    "recibidos.reject_many_question",
+    "recibidos.reject_many",
     "comprobantes.retry_exchange",
 }
 ADMIN_OR_SUPPORT = {

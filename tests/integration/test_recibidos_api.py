@@ -18,7 +18,7 @@ from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.cfe.schema import validate_xml
 from portal.service.envios import acks as dgi_acks
 from portal.service.platform import db, jobs
-from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe
+from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe, ReceivedEnvelope
 from tests.support import recibidos as sup
 
 URL = "/api/v1/recibidos"
@@ -378,6 +378,32 @@ def test_hostile_uploads_are_refused_whole(api_client, usuario, service_app, nam
         assert db.session().scalars(select(ExchangeAnswer)).first() is None  # nothing received
 
 
+def test_an_upload_stores_every_envelope_or_none_and_names_the_one_that_stopped_it(
+    api_client, usuario, service_app, monkeypatch
+):
+    """Each envelope of an upload was stored in a transaction of its own: when the second could not be taken in
+    (the process's XML slots all busy), the first was already stored and answered while the upload said it
+    failed, and the same upload sent again answered the supplier S20 (a duplicate) for an envelope the company
+    had. Now nothing of the upload is stored, the refusal names the file, and sending it again receives both."""
+    sup.busy_on_the_second_envelope(monkeypatch)
+    files = [
+        ("uno.xml", sup.envelope([sup.cfe(40)], idemisor=40)),
+        ("dos.xml", sup.envelope([sup.cfe(41)], idemisor=41)),
+    ]
+    refused = _upload(api_client, usuario, *files)
+    assert refused.status_code == 503, refused.get_json()
+    assert refused.headers["Retry-After"]
+    with service_app.app_context():
+        assert db.session().scalars(select(ReceivedEnvelope)).first() is None
+        assert db.session().scalars(select(ExchangeAnswer)).first() is None
+    message = refused.get_json()["error"]["message"]
+    assert "«dos.xml»" in message and "reintentá" in message and "ningún sobre" in message, message
+    monkeypatch.undo()
+    again = _upload(api_client, usuario, *files)
+    assert again.status_code == 201, again.get_json()
+    assert [(s["archivo"], s["estado"]) for s in again.get_json()["sobres"]] == [("uno.xml", "AS"), ("dos.xml", "AS")]
+
+
 def test_answers_to_an_upload_go_to_the_supplier_by_mail_from_the_worker(api_client, usuario, service_app, smtp):
     from portal.service.envios.consultas import ElectronicIssuer
     from portal.service.intercambio.directory import upsert_issuer
@@ -649,6 +675,113 @@ def test_several_are_booked_at_once_and_what_cannot_be_is_said_one_by_one(api_cl
     )
     assert "rejected" in english.get_json()["noContabilizables"][0]["mensaje"]
     assert api_client.post(f"{URL}/contabilizar", json=body, headers=auth_headers("soporte@demo.uy")).status_code == 403
+
+
+def _decision_answer(service_app, received_id: int) -> ExchangeAnswer:
+    with service_app.app_context():
+        return (
+            db.session()
+            .scalars(
+                select(ExchangeAnswer).where(ExchangeAnswer.cfe_id == received_id, ExchangeAnswer.kind == "ACKCFE")
+            )
+            .one()
+        )
+
+
+def test_several_are_rejected_at_once_each_answered_as_a_rejection_of_it_alone_the_rest_said_one_by_one(
+    api_client, usuario, auth_headers, received, service_app
+):
+    """One motive for the chosen ones: each that can be rejected is, and its supplier gets the ACKCFE a rejection
+    of it alone sends (BE with the motive and its words, signed, by the envelope's channel, queued in the same
+    transaction); one already accepted, one rejected on arrival and one booked are said with why, one that is not
+    the company's as missing; another company's admin reaches none; soporte may not."""
+    first, second, refused, dollars = received["recibidos"]
+    assert api_client.post(f"{URL}/{first}/aceptar", headers=usuario).status_code == 200
+    alone = api_client.post(
+        f"{URL}/{second}/rechazar", json={"motivo": "E24", "detalle": "Precio: $ 140"}, headers=usuario
+    )
+    assert alone.status_code == 200
+    later = _upload(api_client, usuario, ("Sob_2.xml", sup.envelope([sup.cfe(5), sup.cfe(6)], idemisor=2)))
+    fifth, booked = later.get_json()["sobres"][0]["recibidos"]
+    assert api_client.post(f"{URL}/{booked}/contabilizar", headers=usuario).status_code == 200
+
+    body = {"ids": [dollars], "motivo": "E24", "detalle": "Precio: $ 140"}
+    norte = api_client.post(f"{URL}/rechazar", json=body, headers=auth_headers("admin@demo.uy", 2))
+    assert norte.get_json() == {"rechazados": [], "noRechazables": [], "inexistentes": [dollars]}
+    assert api_client.post(f"{URL}/rechazar", json=body, headers=auth_headers("soporte@demo.uy")).status_code == 403
+    assert api_client.get(f"{URL}/{dollars}", headers=usuario).get_json()["decision"] is None
+
+    body["ids"] = [dollars, refused, first, 999_999, booked, fifth]
+    answer = api_client.post(f"{URL}/rechazar", json=body, headers={**usuario, "Idempotency-Key": "rechazo-1"})
+    assert answer.status_code == 200, answer.get_json()
+    said = answer.get_json()
+    assert said["rechazados"] == [dollars, fifth]  # in the caller's order
+    why = {n["id"]: (n["codigo"], n["mensaje"]) for n in said["noRechazables"]}
+    assert list(why) == [refused, first, booked]
+    assert why[refused][0] == "recibido_rechazado" and "rechazado al recibirlo" in why[refused][1]
+    assert why[first][0] == "ya_decidido" and why[first][1].startswith("Este CFE ya fue aceptado el ")
+    assert why[booked][0] == "recibido_contabilizado"
+    assert said["inexistentes"] == [999_999]
+
+    # The supplier reads the same answer a rejection of one CFE sends: only the CFE and the number differ.
+    by_one, by_several = _decision_answer(service_app, second), _decision_answer(service_app, dollars)
+    assert (by_several.channel, by_several.state, by_several.filename.split("_")[0]) == (
+        by_one.channel,
+        by_one.state,
+        "ACKCFE",
+    )
+    assert validate_xml(by_several.document, "ACKCFE_Partes.xsd") == []
+    [one], [several] = dgi_acks.read_ack_cfe(by_one.document), dgi_acks.read_ack_cfe(by_several.document)
+    assert (several.estado, several.motives, several.nro) == ("BE", one.motives, 4)
+    detail = api_client.get(f"{URL}/{dollars}", headers=usuario).get_json()
+    assert (detail["decision"], detail["motivoDecision"]["codigo"]) == ("rechazado", "E24")
+    assert [r["respondeA"] for r in detail["respuestas"]] == ["recepcion", "recepcion", "decision"]
+
+    # A retry with the same key answers the first outcome; a second click without one rejects and answers nothing
+    # again: each is said as already rejected.
+    again = api_client.post(f"{URL}/rechazar", json=body, headers={**usuario, "Idempotency-Key": "rechazo-1"})
+    assert again.get_json() == said and again.headers["Idempotent-Replayed"] == "true"
+    twice = api_client.post(f"{URL}/rechazar", json=body, headers=usuario).get_json()
+    assert twice["rechazados"] == []
+    assert {n["id"]: n["codigo"] for n in twice["noRechazables"]}[dollars] == "ya_decidido"
+    with service_app.app_context():
+        decisions = db.session().scalars(select(ExchangeAnswer).where(ExchangeAnswer.cfe_id.is_not(None))).all()
+    assert sorted(a.cfe_id for a in decisions) == sorted([first, second, dollars, fifth])  # one each, ever
+    english = api_client.post(f"{URL}/rechazar", json=body, headers={**usuario, "Accept-Language": "en"})
+    assert "already" in english.get_json()["noRechazables"][0]["mensaje"]
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"ids": [], "motivo": "E21"}, "too_short"),
+        ({"ids": [1, 1], "motivo": "E21"}, "ids_repetidos"),
+        ({"ids": list(range(1, 102)), "motivo": "E21"}, "too_many"),
+        ({"ids": [1], "motivo": "E19"}, "literal_error"),
+        ({"ids": [1], "motivo": "E40"}, "required"),  # E27-E60: the parties' own words, for each supplier
+        ({"ids": [1], "motivo": "E21", "detalle": "x" * 501}, "string_too_long"),
+        ({"ids": [1]}, "missing"),
+    ],
+)
+def test_rejecting_several_refuses_what_a_rejection_of_one_refuses_and_rejects_nothing(
+    api_client, usuario, received, body, code
+):
+    body = {**body, "ids": [received["recibidos"][0] if i == 1 else i for i in body.get("ids", [])]}
+    if code == "ids_repetidos":
+        body["ids"] = [received["recibidos"][0]] * 2
+    answer = api_client.post(f"{URL}/rechazar", json=body, headers=usuario)
+    assert answer.status_code == 422
+    assert code in {f["code"] for f in answer.get_json()["error"]["fields"]}, answer.get_json()
+    assert not any(i["decision"] for i in api_client.get(URL, headers=usuario).get_json()["items"])
+
+
+def test_rejecting_several_is_documented_with_its_cap_its_key_and_its_errors(api_client):
+    operation = api_client.get("/api/v1/openapi.json").get_json()["paths"]["/api/v1/recibidos/rechazar"]["post"]
+    assert {"200", "400", "409", "422"} <= set(operation["responses"])
+    assert "hasta 100 ids" in operation["description"]
+    assert any(p["name"] == "Idempotency-Key" and p["in"] == "header" for p in operation["parameters"])
+    schema = api_client.get("/api/v1/openapi.json").get_json()["components"]["schemas"]["RechazarVarios"]
+    assert schema["properties"]["ids"]["maxItems"] == 100
 
 
 @pytest.mark.parametrize(

@@ -152,6 +152,24 @@ def test_a_zip_whose_entry_is_larger_than_any_envelope_is_refused_whole_saying_w
     assert "Todavía no hay comprobantes recibidos." in answer.get_data(as_text=True)  # uno.xml was not received
 
 
+def test_an_upload_the_service_is_too_busy_to_take_whole_says_which_file_and_that_nothing_was_received(
+    usuario, monkeypatch
+):
+    """The service could not take the upload's second envelope in (its XML slots busy): the person read the
+    generic "El servicio CFE no está respondiendo" page, while the first envelope had been received. Now nothing
+    is received and the upload's form says which file stopped it and that none was received."""
+    sup.busy_on_the_second_envelope(monkeypatch)
+    answer = _upload(
+        usuario,
+        ("uno.xml", sup.envelope([sup.cfe(1)], idemisor=31)),
+        ("dos.xml", sup.envelope([sup.cfe(2)], idemisor=32)),
+    )
+    assert answer.status_code == 503
+    error = BeautifulSoup(answer.data, "html.parser").select_one("#archivos-error").get_text()
+    assert "«dos.xml»" in error and "No se recibió ningún sobre" in error
+    assert "Todavía no hay comprobantes recibidos." in answer.get_data(as_text=True)
+
+
 def test_a_decision_the_service_did_not_answer_in_time_is_not_said_to_be_sent_again(usuario, portal_app, monkeypatch):
     """A read timeout leaves the outcome unknown (the service may have accepted it): the page says so and leads
     back to where the person can see how it stands, rather than telling them to send the form again."""
@@ -357,6 +375,73 @@ def test_a_chosen_one_that_cannot_be_booked_is_said_by_its_number(usuario, live_
     number = detail.select_one("h1").get_text().split(" · ")[0]  # "e-Factura A-2"
     errors = [flash.get_text().strip() for flash in after.select(".flash-error")]
     assert errors == [f"No se marcó {number}: No se puede contabilizar: el CFE está rechazado."], errors
+
+
+def test_the_chosen_ones_are_rejected_with_one_motive_once_asked_and_each_one_not_rejected_is_named(usuario, signed_in):
+    """Chosen in the list, asked for one motive (a dialog with script, a page of its own without) that says how
+    many: each that can be is rejected and its supplier told; one already accepted is named with why; a motive that
+    needs its words comes back with what was chosen and typed; sending the same form again rejects nothing twice;
+    the list comes back as it was filtered."""
+    _upload(usuario, ("Sob_211003420017_1.xml", sup.envelope([sup.cfe(1), sup.cfe(2), sup.cfe(3)])))
+    page = BeautifulSoup(usuario.get("/recibidos/?moneda=UYU").data, "html.parser")
+    ids = [box["value"] for box in page.select("input[type=checkbox][form=book-many]")]
+    accepted = ids[-1]  # A-1, the oldest
+    detail = BeautifulSoup(usuario.get(f"/recibidos/{accepted}").data, "html.parser")
+    accept_token = detail.select_one("form[action$=aceptar] input[name=csrf_token]")["value"]
+    assert usuario.post(f"/recibidos/{accepted}/aceptar", data={"csrf_token": accept_token}).status_code == 303
+
+    page = BeautifulSoup(usuario.get("/recibidos/?moneda=UYU").data, "html.parser")
+    chosen_form = page.select_one("form#book-many")
+    ask = chosen_form.select_one("button[formaction]")
+    assert ask.get_text() == "Rechazar los elegidos…" and ask["formaction"] == "/recibidos/rechazar/pregunta?moneda=UYU"
+    assert ask["hx-post"] == ask["formaction"] and ask["hx-target"] == "#reject-many-slot"
+    token = chosen_form.select_one("input[name=csrf_token]")["value"]
+
+    in_dialog = usuario.post(ask["formaction"], data={"csrf_token": token, "ids": ids}, headers={"HX-Request": "true"})
+    dialog = BeautifulSoup(in_dialog.data, "html.parser")
+    assert dialog.select_one("dialog#reject-many[open][data-show-modal]") and not dialog.select_one("header")
+    assert dialog.select_one("h3").get_text() == "¿Rechazar los 3 comprobantes elegidos?"
+    assert dialog.select_one("button[data-close-dialog]")  # Cancelar closes the dialog
+
+    asked = BeautifulSoup(usuario.post(ask["formaction"], data={"csrf_token": token, "ids": ids}).data, "html.parser")
+    assert asked.select_one("h1").get_text() == "¿Rechazar los 3 comprobantes elegidos?"
+    form = asked.select_one("main form[action]")
+    assert form["action"] == "/recibidos/rechazar?moneda=UYU"
+    assert [i["value"] for i in form.select("input[name=ids]")] == ids
+    assert form.select_one("a[role=button]")["href"] == "/recibidos/?moneda=UYU"  # Cancelar, without script
+    assert form.select_one("button[type=submit]").get_text() == "Rechazar 3 comprobantes"
+    fields = {i["name"]: i["value"] for i in form.select("input[type=hidden]") if i["name"] != "ids"}
+    assert set(fields) == {"csrf_token", "idempotency_key"}
+
+    needs_words = usuario.post(form["action"], data={**fields, "ids": ids, "motivo": "E40"})
+    assert needs_words.status_code == 422
+    again = BeautifulSoup(needs_words.data, "html.parser")
+    assert "E40" in again.select_one("#detalle-error").get_text()
+    assert again.select_one("#motivo option[selected]")["value"] == "E40"
+    assert [i["value"] for i in again.select("input[name=ids]")] == ids
+
+    answer = {**fields, "ids": ids, "motivo": "E21", "detalle": "Llegaron mojadas"}
+    done = usuario.post(form["action"], data=answer)
+    assert done.status_code == 303 and done.headers["Location"] == "/recibidos/?moneda=UYU"
+    after = BeautifulSoup(usuario.get(done.headers["Location"]).data, "html.parser")
+    assert "Rechazaste 2 comprobantes; se le avisa a cada proveedor" in after.select_one(".flash-success").get_text()
+    errors = [flash.get_text().strip() for flash in after.select(".flash-error")]
+    assert len(errors) == 1 and errors[0].startswith("No se rechazó e-Factura A-1: Este CFE ya fue aceptado el ")
+    twice = usuario.post(form["action"], data=answer)  # a second click, the browser sending the form again
+    repeated = BeautifulSoup(usuario.get(twice.headers["Location"]).data, "html.parser")
+    assert "Rechazaste 2 comprobantes" in repeated.select_one(".flash-success").get_text()  # the first one's outcome
+    for received_id in ids[:2]:
+        decided = BeautifulSoup(usuario.get(f"/recibidos/{received_id}").data, "html.parser")
+        assert "E21" in decided.select_one("[data-testid=decision]").get_text()
+        assert decided.get_text().count("ACKCFE") == 2  # on arrival, and the rejection: once
+
+    none = usuario.post(ask["formaction"], data={"csrf_token": token})
+    landed = BeautifulSoup(usuario.get(none.headers["Location"]).data, "html.parser")
+    assert "Elegí al menos un comprobante para rechazar." in landed.select_one(".flash-error").get_text()
+    soporte = signed_in("soporte@demo.uy")
+    own = json.loads(BeautifulSoup(soporte.get("/recibidos/").data, "html.parser").select_one("main")["hx-headers"])
+    for action in (ask["formaction"], form["action"]):
+        assert soporte.post(action, data={**answer, "csrf_token": own["X-CSRFToken"]}).status_code == 403
 
 
 def test_every_page_of_a_filtered_list_is_booked_at_once_once_asked_and_not_what_arrived_after(usuario, signed_in):

@@ -103,3 +103,30 @@ def test_a_branch_made_the_default_by_another_admin_meanwhile_is_not_retired(
     )
     assert answer.status_code == 409, answer.json
     assert answer.json["error"]["code"] == "sucursal_predeterminada"
+
+
+def test_the_members_page_in_the_databases_order_of_names_every_one_once(api_client, auth_headers, service_app):
+    """The cursor holds lower(name) as PostgreSQL folds it, and the next page starts past it in PostgreSQL's
+    collation: names with accents and capitals are each listed once, in the order the database sorts them."""
+    from portal.service.platform import db
+    from portal.service.platform.models import Membership, User
+
+    with service_app.app_context():
+        session = db.session()
+        for n, name in enumerate(["Ñandú Gómez", "ana Pérez", "Ángela Ruiz", "Zoe Díaz", "bruno Sosa", "Ana Paz"]):
+            user = User(email=f"p{n}@demo.uy", name=name, password_hash="!")
+            session.add(user)
+            session.flush()
+            session.add(Membership(user_id=user.id, company_id=1, role="usuario"))
+        session.commit()
+    admin = auth_headers("admin@demo.uy", 1)
+    whole = api_client.get("/api/v1/empresa/miembros", headers=admin).json["items"]
+    walked, cursor = [], None
+    while True:
+        query = {"limite": 2, **({"cursor": cursor} if cursor else {})}
+        page = api_client.get("/api/v1/empresa/miembros", query_string=query, headers=admin).json
+        walked += [m["email"] for m in page["items"]]
+        cursor = page["siguienteCursor"]
+        if cursor is None:
+            break
+    assert walked == [m["email"] for m in whole] and len(walked) == 9

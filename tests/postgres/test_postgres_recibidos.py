@@ -57,15 +57,27 @@ def test_received_envelopes_on_postgresql(api_client, auth_headers, service_app)
     assert {r["estado"] for r in detail["respuestas"]} <= {"enviado", "sin_destino"}
 
 
-def test_two_decisions_at_once_answer_the_supplier_once(api_client, auth_headers, service_app, monkeypatch):
-    # An accept and a reject of the same CFE at the same moment (two people, or a double click): on PostgreSQL
-    # the second must wait for the first and be refused, never send the supplier both an AE and a BE.
-    import threading
+def test_an_upload_with_a_file_named_with_a_nul_is_received_whole_on_postgresql(api_client, auth_headers):
+    """PostgreSQL refuses a NUL in text: the second file's name (kept as the envelope's source) was a 500 after
+    the first file had been stored and answered. The name no XML can hold is not kept (its answer already uses
+    DGI's pattern of a file name), and the upload is received whole."""
+    user = auth_headers("usuario@demo.uy")
+    files = [("uno.xml", sup.envelope([sup.cfe(1)], idemisor=1)), ("s\x00.xml", sup.envelope([sup.cfe(2)], idemisor=2))]
+    answer = api_client.post(
+        "/api/v1/recibidos",
+        data={"archivos": [(io.BytesIO(data), name) for name, data in files]},
+        headers=user,
+        content_type="multipart/form-data",
+    )
+    assert answer.status_code == 201, answer.json
+    assert [(s["estado"], s["aceptados"]) for s in answer.json["sobres"]] == [("AS", 1), ("AS", 1)]
 
+
+def _first_decision_held(monkeypatch) -> tuple[threading.Event, threading.Event]:
+    """The first decision's answer waits inside its write transaction (its rows locked) until `release` is set;
+    `inside` says it got there."""
     from portal.service.recibidos import decisions
 
-    user = auth_headers("usuario@demo.uy")
-    [received] = _upload(api_client, user, sup.envelope([sup.cfe(1)], idemisor=1))["recibidos"]
     inside, release = threading.Event(), threading.Event()
     original = decisions.acks.ack_cfe
 
@@ -76,6 +88,15 @@ def test_two_decisions_at_once_answer_the_supplier_once(api_client, auth_headers
         return original(*args, **kwargs)
 
     monkeypatch.setattr(decisions.acks, "ack_cfe", slow_ack)
+    return inside, release
+
+
+def test_two_decisions_at_once_answer_the_supplier_once(api_client, auth_headers, service_app, monkeypatch):
+    # An accept and a reject of the same CFE at the same moment (two people, or a double click): on PostgreSQL
+    # the second must wait for the first and be refused, never send the supplier both an AE and a BE.
+    user = auth_headers("usuario@demo.uy")
+    [received] = _upload(api_client, user, sup.envelope([sup.cfe(1)], idemisor=1))["recibidos"]
+    inside, release = _first_decision_held(monkeypatch)
     statuses: list[int] = []
 
     def post(action: str, body: dict | None) -> None:
@@ -94,6 +115,41 @@ def test_two_decisions_at_once_answer_the_supplier_once(api_client, auth_headers
     assert sorted(statuses) == [200, 409]
     detail = api_client.get(f"/api/v1/recibidos/{received}", headers=user).json
     assert [r["tipo"] for r in detail["respuestas"]] == ["ACKSobre", "ACKCFE", "ACKCFE"]
+
+
+def test_a_double_click_on_rejecting_several_answers_each_supplier_once(
+    api_client, auth_headers, service_app, monkeypatch
+):
+    # The same rejection of several CFEs twice at the same moment, with one Idempotency-Key (a double click): the
+    # second waits on the rows the first locked (SELECT ... FOR UPDATE, in the order of their ids), its key's INSERT
+    # then meets the first one's, and it answers the first one's outcome: each supplier gets one ACKCFE.
+    user = auth_headers("usuario@demo.uy")
+    ids = _upload(api_client, user, sup.envelope([sup.cfe(1), sup.cfe(2), sup.cfe(3)], idemisor=1))["recibidos"]
+    inside, release = _first_decision_held(monkeypatch)
+    answers: dict[str, object] = {}
+    headers = {**user, "Idempotency-Key": "doble-clic"}
+    body = {"ids": list(reversed(ids)), "motivo": "E21"}
+
+    def post(click: str) -> None:
+        answers[click] = service_app.test_client().post("/api/v1/recibidos/rechazar", json=body, headers=headers)
+
+    first = threading.Thread(target=post, args=("first",))
+    first.start()
+    assert inside.wait(10)
+    second = threading.Thread(target=post, args=("second",))
+    second.start()
+    second.join(1.5)  # without the rows' lock it is done by now
+    assert second.is_alive()
+    release.set()
+    first.join(10)
+    second.join(10)
+    once, again = answers["first"], answers["second"]
+    assert (once.status_code, again.status_code) == (200, 200)
+    assert once.json == again.json and once.json["rechazados"] == list(reversed(ids))
+    assert again.headers["Idempotent-Replayed"] == "true"
+    with service_app.app_context():
+        decided = db.session().scalars(select(ExchangeAnswer.cfe_id).where(ExchangeAnswer.cfe_id.is_not(None))).all()
+    assert sorted(decided) == sorted(ids)
 
 
 def test_envelopes_for_one_company_at_once_take_its_numbers_in_turn(service_app, monkeypatch):

@@ -61,6 +61,25 @@ EFACTURA = {
 }
 
 
+def busy_on_the_second_envelope(monkeypatch) -> None:
+    """The process's XML intake slots stay taken while an upload's second envelope waits for one (other requests
+    hold them): that envelope is refused 503, as `intake.examine_bounded` refuses when they are."""
+    from portal.service.cfe import xmlsafe
+    from portal.service.recibidos import intake
+
+    examined, calls = intake.examine, []
+
+    def busy_on_the_second(data, rut, now=None):
+        calls.append(data)
+        if len(calls) == 2:
+            raise xmlsafe.XmlIntakeBusy(
+                xmlsafe._("Hay demasiados documentos XML en proceso; reintentá en unos segundos.")
+            )
+        return examined(data, rut, now)
+
+    monkeypatch.setattr(intake, "examine", busy_on_the_second)
+
+
 _KEYS_LOCK = threading.Lock()
 
 

@@ -9,7 +9,14 @@ from flask import Response
 from portal.domain.roles import ADMINS
 from portal.service.empresa import people
 from portal.service.empresa.blueprint import AUTH, TAG, bp
-from portal.service.empresa.member_schemas import MiembroAgregado, MiembroIn, MiembroList, MiembroOut, RolIn
+from portal.service.empresa.member_schemas import (
+    MiembroAgregado,
+    MiembroIn,
+    MiembroList,
+    MiembroOut,
+    MiembrosQuery,
+    RolIn,
+)
 from portal.service.platform.api import operation, to_response
 from portal.service.platform.auth import Principal
 
@@ -31,12 +38,30 @@ def _no_store(response: Response) -> Response:
     summary="Listar los miembros de la empresa",
     auth=AUTH,
     roles=ADMINS,
-    responses={200: MiembroList},
+    query=MiembrosQuery,
+    responses={200: MiembroList, 422: "`cursor` o `limite` no válidos."},
 )
-def list_members(principal: Principal):
-    """Las personas de la empresa con su correo, nombre, rol y desde cuándo son miembros; primero los
-    administradores. Nunca datos de su contraseña."""
-    return _no_store(to_response(people.list_members(principal)))
+def list_members(principal: Principal, query: MiembrosQuery):
+    """Las personas de la empresa con su correo, nombre, rol y desde cuándo son miembros, de a páginas (`cursor` y
+    `limite`, como toda lista): primero los administradores, después soporte y usuarios, cada grupo por nombre.
+    Nunca datos de su contraseña."""
+    return _no_store(to_response(people.list_members(principal, query)))
+
+
+@operation(
+    bp,
+    "GET",
+    "/miembros/<int:user_id>",
+    tag=TAG,
+    summary="Ver un miembro",
+    auth=AUTH,
+    roles=ADMINS,
+    responses={200: MiembroOut, 404: _NOT_A_MEMBER},
+    path_params=_ID,
+)
+def get_member(principal: Principal, user_id: int):
+    """Una persona de la empresa: su correo, nombre, rol y desde cuándo es miembro."""
+    return _no_store(to_response(people.one_member(principal, user_id)))
 
 
 @operation(

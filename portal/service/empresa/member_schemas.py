@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 
 from portal.domain import roles
 from portal.service.identity.members import EMAIL_LENGTH, NAME_LENGTH
+from portal.service.platform.paging import Page, PageQuery
 
 Rol = Literal["admin", "soporte", "usuario"]
 assert set(get_args(Rol)) == set(roles.ALL)  # the one role vocabulary (portal.domain.roles)
@@ -76,7 +77,10 @@ class MiembroAgregado(MiembroOut):
     )
 
 
-class MiembroList(BaseModel):
-    """Los miembros de la empresa: primero los administradores, después por nombre."""
+class MiembrosQuery(PageQuery):
+    """Una página de los miembros (`cursor`, `limite`)."""
 
-    items: list[MiembroOut]
+
+class MiembroList(Page[MiembroOut]):
+    """Una página de los miembros de la empresa: primero los administradores, después soporte y usuarios, cada grupo
+    por nombre."""

@@ -5,7 +5,14 @@ transaction each, recorded in the audit with the admin as who)."""
 from __future__ import annotations
 
 from portal.service.empresa import onboarding
-from portal.service.empresa.member_schemas import MiembroAgregado, MiembroIn, MiembroList, MiembroOut, RolIn
+from portal.service.empresa.member_schemas import (
+    MiembroAgregado,
+    MiembroIn,
+    MiembroList,
+    MiembroOut,
+    MiembrosQuery,
+    RolIn,
+)
 from portal.service.identity import members
 from portal.service.platform import db
 from portal.service.platform.auth import Principal
@@ -22,8 +29,15 @@ def _out(member: members.Member) -> MiembroOut:
     )
 
 
-def list_members(principal: Principal) -> MiembroList:
-    return MiembroList(items=[_out(m) for m in members.list_members(db.session(), principal.company_id)])
+def list_members(principal: Principal, query: MiembrosQuery) -> MiembroList:
+    """A page of the caller's company's members (422 on `cursor` for one this list did not make)."""
+    found, following = members.list_members(db.session(), principal.company_id, query.cursor, query.limite)
+    return MiembroList(items=[_out(m) for m in found], siguiente_cursor=following)
+
+
+def one_member(principal: Principal, user_id: int) -> MiembroOut:
+    """A member of the caller's company (404 `miembro_inexistente` for anyone else)."""
+    return _out(members.member(db.session(), principal.company_id, user_id))
 
 
 def add(principal: Principal, body: MiembroIn) -> MiembroAgregado:

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from portal.service.identity import notices, revocation, sessions
 from portal.service.identity.passwords import hash_password
-from portal.service.platform import db
+from portal.service.platform import db, paging
 from portal.service.platform.errors import Conflict, FieldError, NotFound, ValidationFailed
 from portal.service.platform.i18n import _
 from portal.service.platform.models import Company, Membership, Role, User
@@ -237,11 +237,17 @@ def member(session: Session, company_id: int, user_id: int) -> Member:
     return _member(row)
 
 
-def list_members(session: Session, company_id: int) -> list[Member]:
-    """The company's members, admins first, then by name."""
-    order = case((Membership.role == Role.ADMIN, 0), (Membership.role == Role.SOPORTE, 1), else_=2)
-    rows = session.execute(_members_query(company_id).order_by(order, func.lower(User.name), User.id))
-    return [_member(row) for row in rows]
+def list_members(session: Session, company_id: int, cursor: str | None, limit: int) -> tuple[list[Member], str | None]:
+    """A page of the company's members, admins first (then soporte, then usuario), then by name; and the next page's
+    cursor (None on the last). The sort key is selected with each row, so the cursor holds the very values the
+    database compared (its lower() of a name, not Python's)."""
+    rank = case((Membership.role == Role.ADMIN, 0), (Membership.role == Role.SOPORTE, 1), else_=2)
+    folded = func.lower(User.name)
+    query = _members_query(company_id).add_columns(rank.label("rank"), folded.label("folded"))
+    rows, following = paging.keyset(
+        session, query, (rank, folded, User.id), cursor, limit, lambda r: (r.rank, r.folded, r.id), ascending=True
+    )
+    return [_member(row) for row in rows], following
 
 
 def change_role(session: Session, company_id: int, user_id: int, role: Role) -> tuple[Member, str]:

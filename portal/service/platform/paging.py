@@ -98,16 +98,21 @@ def keyset(
     cursor: str | None,
     limite: int,
     key: Callable[[Any], Sequence[Any]],
+    *,
+    ascending: bool = False,
 ) -> tuple[list, str | None]:
-    """One page of `query` sorted by `order` descending, and the next page's cursor (None on the last).
-    `key(row)` gives a row's values of `order`. A cursor that is not ours is a 422 on `cursor`. The row-value
-    comparison lets SQLite and PostgreSQL start the walk of an index on `order` at the cursor."""
+    """One page of `query` sorted by `order` descending (`ascending`: for a list read in its own order, such as
+    people by role and name), and the next page's cursor (None on the last). `key(row)` gives a row's values of
+    `order`. A cursor that is not ours is a 422 on `cursor`. The row-value comparison lets SQLite and PostgreSQL
+    start the walk of an index on `order` at the cursor."""
     if cursor:
         try:
-            query = query.where(tuple_(*order) < decode_cursor(cursor, len(order)))
+            bound = decode_cursor(cursor, len(order))
         except ValueError as exc:
             raise invalid_cursor() from exc
-    rows = session.execute(query.order_by(*(c.desc() for c in order)).limit(limite + 1)).all()
+        query = query.where(tuple_(*order) > bound if ascending else tuple_(*order) < bound)
+    sort = [column.asc() if ascending else column.desc() for column in order]
+    rows = session.execute(query.order_by(*sort).limit(limite + 1)).all()
     if len(rows) <= limite:
         return list(rows), None
     return list(rows[:limite]), encode_cursor(key(rows[limite - 1]))

@@ -4,6 +4,8 @@ pull only what is new). A CFE rejected on arrival, or that DGI rejected, can be 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import func, select, update
@@ -38,11 +40,8 @@ def _check_open(row: ReceivedCfe) -> None:
         raise _conflict(_("Este CFE ya fue rechazado el {dia}.", dia=dia), "ya_decidido")
 
 
-def decide(
-    session: Session, row: ReceivedCfe, decision: str, actor: str, code: str | None = None, text: str | None = None
-) -> int:
-    """Records the decision and the ACKCFE that tells the supplier; returns the answer's id (wake it after the
-    commit)."""
+def check(row: ReceivedCfe, decision: str, code: str | None = None, text: str | None = None) -> None:
+    """The 409 or 422 that refuses this decision on this CFE, raised before anything changes."""
     _check_open(row)
     if decision == "rechazado" and row.contabilizado:
         # Its booked mark is what an accounting system pulls: a rejected purchase left booked would stay in the books
@@ -54,7 +53,13 @@ def decide(
             ),
             "recibido_contabilizado",
         )
-    if decision == "rechazado" and code and is_agreed(code) and not (text or "").strip():
+    if decision == "rechazado":
+        check_motive(code, text)
+
+
+def check_motive(code: str | None, text: str | None) -> None:
+    """422 on `detalle` for a motive agreed between the parties (E27-E60) without its words."""
+    if code and is_agreed(code) and not (text or "").strip():
         raise ValidationFailed(
             [
                 FieldError(
@@ -63,6 +68,14 @@ def decide(
             ],
             message=_("Falta el detalle del motivo."),
         )
+
+
+def decide(
+    session: Session, row: ReceivedCfe, decision: str, actor: str, code: str | None = None, text: str | None = None
+) -> int:
+    """Records the decision and the ACKCFE that tells the supplier; returns the answer's id (wake it after the
+    commit)."""
+    check(row, decision, code, text)
     now = datetime.now(UTC)
     row.decision, row.decided_at, row.decided_by = decision, now, actor
     row.decision_motive = code if decision == "rechazado" else None
@@ -82,6 +95,54 @@ def decide(
     answer = acks.ack_cfe(session, company, envelope, [verdict], now, cfe_id=row.id)
     session.flush()
     return answer.id
+
+
+def chosen(session: Session, company_id: int, ids: Sequence[int]) -> tuple[list[ReceivedCfe], list[int]]:
+    """The company's received CFEs among `ids`, locked until the write transaction ends, in the caller's order, and
+    the ids that are not the company's (another company's are as missing as those that never were). Locked in the
+    order of their ids: two calls at once over the same CFEs (PostgreSQL) wait for each other, never deadlock."""
+    rows = session.scalars(
+        select(ReceivedCfe)
+        .where(ReceivedCfe.id.in_(ids), ReceivedCfe.company_id == company_id)
+        .order_by(ReceivedCfe.id)
+        .with_for_update()
+    ).all()
+    position = {received_id: index for index, received_id in enumerate(ids)}
+    found = {row.id for row in rows}
+    return sorted(rows, key=lambda r: position[r.id]), [i for i in ids if i not in found]
+
+
+@dataclass(frozen=True)
+class Several:
+    """What a decision on several received CFEs did: each id is done, refused (with the error a call for it
+    alone answers) or missing; `answer_ids` are the answers to wake after the commit."""
+
+    done: list[int]
+    refused: list[tuple[ReceivedCfe, ApiError]]
+    missing: list[int]
+    answer_ids: list[int]
+
+
+def reject_several(
+    session: Session, company_id: int, ids: Sequence[int], actor: str, code: str, text: str | None
+) -> Several:
+    """Reject each chosen CFE as a rejection of it alone does (its rules, its ACKCFE recorded in this transaction);
+    the ones those rules refuse are said with why, and the rest go on."""
+    rows, missing = chosen(session, company_id, ids)
+    done: list[int] = []
+    refused: list[tuple[ReceivedCfe, ApiError]] = []
+    answer_ids: list[int] = []
+    for row in rows:
+        try:
+            check(row, "rechazado", code, text)
+        except ApiError as exc:
+            refused.append((row, exc))
+            continue
+        # Outside the try: a failure past the checks (signing the answer) is no refusal of this CFE, and rolls
+        # back the whole call rather than leave a decision without its answer.
+        answer_ids.append(decide(session, row, "rechazado", actor, code, text))
+        done.append(row.id)
+    return Several(done, refused, missing, answer_ids)
 
 
 def book(row: ReceivedCfe, booked: bool) -> None:

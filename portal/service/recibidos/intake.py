@@ -133,7 +133,7 @@ def record(
         id_receptor=counters.take(session, ExchangeNumbering.last_id_receptor, company.id),
         channel=channel,
         reply_to=reply_to,
-        source_name=(source_name or "")[:200] or None,
+        source_name=_kept_name(source_name),
         rut_emisor=envelope.rut_emisor,
         idemisor=envelope.idemisor,
         cant_cfe=len(envelope.items),
@@ -171,6 +171,13 @@ def record(
         answer_ids=[a.id for a in answers],
         rut_emisor=row.rut_emisor,
     )
+
+
+def _kept_name(source_name: str | None) -> str | None:
+    """The envelope's file name as kept, or None for one with characters that are not printable: PostgreSQL holds
+    no NUL in text, and the answer already names such an envelope by DGI's pattern (acks.file_name)."""
+    name = (source_name or "")[:200]
+    return name if name and name.isprintable() else None
 
 
 def event_data(cfe: ReceivedCfe) -> dict:

@@ -4,16 +4,18 @@ company does with each CFE. The exchange web service (ws.py) is registered besid
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from flask import Blueprint, Flask, Response, request
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from portal.domain.roles import ALL, WRITERS
 from portal.service.cfe.emission import Issuer
 from portal.service.cfe.pdf import render_receipt
-from portal.service.platform import db, downloads, paging
-from portal.service.platform.api import negotiate, operation
+from portal.service.platform import db, downloads, idempotency, paging, responses
+from portal.service.platform.api import idempotency_header, negotiate, operation
 from portal.service.platform.auth import API_KEY, JWT, Principal
 from portal.service.platform.errors import ApiError, FieldError, NotFound, ValidationFailed
 from portal.service.platform.files import file_response
@@ -23,6 +25,7 @@ from portal.service.recibidos import decisions, listing, sending, tasks, uploads
 from portal.service.recibidos.models import ExchangeAnswer, ReceivedCfe
 from portal.service.recibidos.schemas import (
     BOOK_FILTERED_LIMIT,
+    REJECT_MANY_LIMIT,
     ContabilizadosFiltrados,
     ContabilizadosVarios,
     ContabilizarFiltrados,
@@ -30,8 +33,11 @@ from portal.service.recibidos.schemas import (
     CorreosNoRecibidos,
     MotivoRecepcion,
     NoContabilizable,
+    NoRechazable,
     PaginaRecibidos,
+    RechazadosVarios,
     Rechazar,
+    RechazarVarios,
     RecibidoCompleto,
     RecibidosQuery,
     ResultadoCarga,
@@ -45,6 +51,7 @@ bp = Blueprint("recibidos", __name__, url_prefix=UPLOAD_PATH)
 TAG = "Recibidos"
 BOTH = (JWT, API_KEY)
 _ID: dict[str, str | dict] = {"recibido_id": "El id del CFE recibido."}
+NotDone = TypeVar("NotDone", NoContabilizable, NoRechazable)
 _FORMATS = {"application/json": "json", "application/xml": "xml", "application/pdf": "pdf"}
 
 
@@ -286,7 +293,9 @@ def _pdf(row: ReceivedCfe, name: str) -> Response:
     description="Uno o más archivos `archivos` (multipart/form-data): sobres EnvioCFE_entreEmpresas, o ZIP que "
     "los contengan. Cada sobre se controla y se responde al proveedor (ACKSobre y ACKCFE) como si hubiera llegado "
     "por el servicio web o el correo; uno roto queda rechazado (BS) con su motivo. Un archivo hostil (ZIP ilegible, "
-    "cifrado, anidado o que se expande demasiado) rechaza la carga entera: no se guarda nada.",
+    "cifrado, anidado o que se expande demasiado) rechaza la carga entera: no se guarda nada. La carga se guarda "
+    "entera o nada: si un sobre no se puede tomar (el servicio está ocupado), la respuesta lo nombra y no se recibe "
+    "ninguno, así que repetirla no le contesta al proveedor que un sobre está repetido (S20).",
     auth=BOTH,
     roles=WRITERS,
     raw_body={
@@ -303,6 +312,8 @@ def _pdf(row: ReceivedCfe, name: str) -> Response:
         409: "La empresa no tiene un certificado de firma vigente para firmar sus respuestas.",
         413: "La carga supera 20 MB.",
         422: "Ningún archivo, o un archivo rechazado.",
+        503: "`servicio_ocupado`: hay demasiados documentos XML en proceso; el mensaje nombra el archivo al que se "
+        "llegó y no se recibió nada de la carga: repetila después de `Retry-After`.",
     },
 )
 def subir(principal: Principal):
@@ -311,9 +322,9 @@ def subir(principal: Principal):
     files = [(f.filename or "sobre.xml", f.read()) for f in request.files.getlist("archivos")]
     envelopes = uploads.expand(files)
     channel = "portal" if request.headers.get("X-Canal") == "portal" else "api"
+    received = tasks.receive_all_and_answer(principal.company_id, [(e.name, e.data) for e in envelopes], channel)
     results = []
-    for envelope in envelopes:
-        result = tasks.receive_and_answer(principal.company_id, envelope.data, channel, source_name=envelope.name)
+    for envelope, result in zip(envelopes, received, strict=True):
         results.append(
             ResultadoSobre(
                 archivo=envelope.name,
@@ -441,31 +452,81 @@ def contabilizar_varios(body: ContabilizarVarios, principal: Principal):
     booked: list[int] = []
     refused: list[NoContabilizable] = []
     with db.write_transaction() as session:
-        rows = session.scalars(
-            select(ReceivedCfe)
-            .where(ReceivedCfe.id.in_(body.ids), ReceivedCfe.company_id == principal.company_id)
-            .with_for_update()
-        ).all()
-        position = {recibido_id: index for index, recibido_id in enumerate(body.ids)}
-        for row in sorted(rows, key=lambda r: position[r.id]):  # in the caller's order
+        rows, missing = decisions.chosen(session, principal.company_id, body.ids)
+        for row in rows:
             try:
                 decisions.book(row, True)
             except ApiError as exc:
-                refused.append(
-                    NoContabilizable(
-                        id=row.id,
-                        tipo_cfe=row.tipo_cfe,
-                        serie=row.serie,
-                        nro=row.nro,
-                        codigo=exc.code,
-                        mensaje=say(exc.message),
-                    )
-                )
+                refused.append(_not_done(NoContabilizable, row, exc))
             else:
                 booked.append(row.id)
-    found = {row.id for row in rows}
-    missing = [recibido_id for recibido_id in body.ids if recibido_id not in found]
     return ContabilizadosVarios(contabilizados=booked, no_contabilizables=refused, inexistentes=missing)
+
+
+def _not_done(model: type[NotDone], row: ReceivedCfe, exc: ApiError) -> NotDone:
+    """A CFE a call on several left as it was, with the refusal a call for it alone answers."""
+    return model(
+        id=row.id, tipo_cfe=row.tipo_cfe, serie=row.serie, nro=row.nro, codigo=exc.code, mensaje=say(exc.message)
+    )
+
+
+@operation(
+    bp,
+    "POST",
+    "/rechazar",
+    tag=TAG,
+    summary="Rechazar comercialmente varios CFE recibidos con un mismo motivo (E20-E60)",
+    description="A cada uno se le aplican las reglas del rechazo de uno solo y a su proveedor se le envía el mismo "
+    "ACKCFE (BE con el motivo), por el mismo canal. Los que esas reglas no dejan rechazar (ya aceptados o "
+    "rechazados, rechazados al recibirlos o por DGI, marcados como contabilizados) se listan con el motivo, y los "
+    "que no existen en la empresa aparte, sin que falle el resto. Una sola transacción; "
+    f"hasta {REJECT_MANY_LIMIT} ids por llamada. Repetir la llamada nunca le responde dos veces a un proveedor: con "
+    "la misma Idempotency-Key devuelve la primera respuesta; sin ella, cada uno figura como ya rechazado.",
+    auth=BOTH,
+    roles=WRITERS,
+    body=RechazarVarios,
+    extra_headers={
+        "Idempotency-Key": idempotency_header(
+            "Clave única por rechazo (un doble clic, un reintento): repetir la solicitud con la misma clave "
+            "devuelve la misma respuesta, sin rechazar ni responder nada otra vez."
+        )
+    },
+    responses={
+        200: RechazadosVarios,
+        400: "`idempotency_key_invalid`: Idempotency-Key no válida.",
+        409: "`idempotency_in_progress`: una solicitud con la misma Idempotency-Key está en curso.",
+        422: f"Sin ids, más de {REJECT_MANY_LIMIT} o un id repetido; motivo desconocido; falta el detalle de un "
+        "motivo E27-E60; o la Idempotency-Key ya se usó con otro cuerpo (`idempotency_key_reused`). No se rechaza "
+        "nada.",
+    },
+)
+def rechazar_varios(body: RechazarVarios, principal: Principal):
+    """Reject several received CFEs with one motive: each as a rejection of it alone, the rest said one by one."""
+    decisions.check_motive(body.motivo, body.detalle)
+    requested = idempotency.requested_key("recibidos.rechazar")
+    try:
+        with db.write_transaction() as session:
+            if requested is not None and (replay := idempotency.lookup(session, principal.company_id, requested)):
+                return replay
+            several = decisions.reject_several(
+                session, principal.company_id, body.ids, principal.actor, body.motivo, body.detalle
+            )
+            answer = RechazadosVarios(
+                rechazados=several.done,
+                no_rechazables=[_not_done(NoRechazable, row, exc) for row, exc in several.refused],
+                inexistentes=several.missing,
+            )
+            if requested is not None:
+                idempotency.record(session, principal.company_id, requested, 200, responses.dump(answer))
+    except IntegrityError:
+        # PostgreSQL: the same key's first request committed while this one waited on its rows; this one's work is
+        # rolled back, and the first one's answer is the answer.
+        replay = idempotency.recorded(principal.company_id, requested) if requested is not None else None
+        if replay is None:
+            raise
+        return replay
+    tasks.wake(several.answer_ids)
+    return answer
 
 
 @operation(

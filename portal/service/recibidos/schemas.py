@@ -278,34 +278,43 @@ class ResumenRecibidos(_Out):
 BOOK_MANY_LIMIT = 500
 
 
+def _once_each(ids: list[int]) -> list[int]:
+    if len(set(ids)) != len(ids):
+        raise refuse("ids_repetidos", _("Cada id va una sola vez."))
+    return ids
+
+
+_ReceivedId = Annotated[StrictInt, Field(ge=1, le=MAX_PATH_INTEGER), WHOLE_NUMBER]
+
+
+def _ids(limit: int):  # noqa: ANN202 - pydantic's FieldInfo, typed as the field's value
+    return Field(
+        min_length=1, max_length=limit, description=f"Los id de los CFE recibidos (de 1 a {limit}, sin repetir)."
+    )
+
+
 class ContabilizarVarios(BaseModel):
     """Received CFEs to mark as booked at once (an accountant's month)."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"ids": [12, 13, 17]}]})
 
-    ids: list[Annotated[StrictInt, Field(ge=1, le=MAX_PATH_INTEGER), WHOLE_NUMBER]] = Field(
-        min_length=1,
-        max_length=BOOK_MANY_LIMIT,
-        description=f"Los id de los CFE recibidos (de 1 a {BOOK_MANY_LIMIT}, sin repetir).",
-    )
+    ids: list[_ReceivedId] = _ids(BOOK_MANY_LIMIT)
 
-    @field_validator("ids")
-    @classmethod
-    def _once_each(cls, ids: list[int]) -> list[int]:
-        if len(set(ids)) != len(ids):
-            raise refuse("ids_repetidos", _("Cada id va una sola vez."))
-        return ids
+    _repeated = field_validator("ids")(_once_each)
 
 
-class NoContabilizable(_Out):
-    """A received CFE of the call that stays unbooked, and why (the 409 the one-by-one call answers)."""
+class _NoHecho(_Out):
+    """A received CFE of a call on several that stays as it was, and why (the 409 the one-by-one call answers)."""
 
     id: int
     tipo_cfe: int | None = Field(alias="tipoCFE")
     serie: str | None
     nro: int | None
+    mensaje: str = Field(description="Por qué, en el idioma de Accept-Language.")
+
+
+class NoContabilizable(_NoHecho):
     codigo: str = Field(description="`no_contabilizable`: rechazado al recibirlo, comercialmente o por DGI.")
-    mensaje: str
 
 
 class ContabilizadosVarios(_Out):
@@ -313,6 +322,41 @@ class ContabilizadosVarios(_Out):
 
     contabilizados: list[int] = Field(description="Marcados como contabilizados (los que ya lo estaban también).")
     no_contabilizables: list[NoContabilizable] = Field(alias="noContabilizables")
+    inexistentes: list[int] = Field(description="No existen o son de otra empresa.")
+
+
+# How many received CFEs one call rejects: each is a signed ACKCFE made in the one write transaction, so far fewer
+# than a booking's; two pages of the portal's list.
+REJECT_MANY_LIMIT = 100
+
+
+class RechazarVarios(Rechazar):
+    """Several received CFEs to reject commercially with one motive: each one is answered to its supplier as a
+    rejection of it alone."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"ids": [12, 13], "motivo": "E21", "detalle": "Llegaron mojadas."}]},
+    )
+
+    ids: list[_ReceivedId] = _ids(REJECT_MANY_LIMIT)
+
+    _repeated = field_validator("ids")(_once_each)
+
+
+class NoRechazable(_NoHecho):
+    codigo: str = Field(
+        description="`ya_decidido`: ya fue aceptado o rechazado (el mensaje dice cuándo); `recibido_rechazado`: fue "
+        "rechazado al recibirlo (BE); `rechazado_por_dgi`: DGI lo rechazó; `recibido_contabilizado`: está marcado "
+        "como contabilizado."
+    )
+
+
+class RechazadosVarios(_Out):
+    """What a call to reject several received CFEs did: each id is in one of the three lists."""
+
+    rechazados: list[int] = Field(description="Rechazados ahora: a cada proveedor se le envía su ACKCFE (BE).")
+    no_rechazables: list[NoRechazable] = Field(alias="noRechazables")
     inexistentes: list[int] = Field(description="No existen o son de otra empresa.")
 
 

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
 from huey import crontab
 from sqlalchemy.exc import IntegrityError
 
 from portal.service.platform import db, jobs
+from portal.service.platform.errors import ApiError
+from portal.service.platform.i18n import _
 from portal.service.platform.models import Company
 from portal.service.recibidos import (
+    checks,
     intake,
     mailbox,
     sending,
@@ -88,24 +91,48 @@ def receive_and_answer(
     reply_to: str | None = None,
     source_name: str | None = None,
 ) -> intake.IntakeResult:
-    """`receive` in a write transaction of its own, committed, then the answers woken (every channel uses it)."""
+    """One envelope (the web service's): `receive_all_and_answer` of it alone."""
+    [result] = receive_all_and_answer(company_id, [(source_name, envelope_bytes)], channel, reply_to=reply_to)
+    return result
+
+
+def receive_all_and_answer(
+    company_id: int, envelopes: Sequence[tuple[str | None, bytes]], channel: str, *, reply_to: str | None = None
+) -> list[intake.IntakeResult]:
+    """Every envelope (its file's name, its bytes) examined outside the write lock, then all of them stored and
+    answered in one write transaction, committed, then the answers woken (every channel uses it). All or none: an
+    upload whose third envelope cannot be taken in stores nothing, so sending it again is no duplicate (S20) to
+    its supplier of what was stored the first time."""
     with db.new_session() as session:
         rut = session.get_one(Company, company_id).rut
     now = datetime.now(UTC)
-    examined = intake.examine_bounded(envelope_bytes, rut, now)
     for attempt in (1, 2):
+        examined = [_examined(name, data, rut, now) for name, data in envelopes]
         try:
             with db.write_transaction() as session:
                 company = session.get_one(Company, company_id)
-                result = intake.record(
-                    session, company, examined, channel, reply_to=reply_to, source_name=source_name, now=now
-                )
+                results = [
+                    intake.record(session, company, checked, channel, reply_to=reply_to, source_name=name, now=now)
+                    for (name, _data), checked in zip(envelopes, examined, strict=True)
+                ]
             break
         except IntegrityError:
             # PostgreSQL: the same envelope or CFE stored by a concurrent intake between our check and our insert.
-            # Once more, the duplicate is now seen (S20, E02) and answered as such.
+            # Once more (examined afresh: recording marks what it found), the duplicate is now seen (S20, E02) and
+            # answered as such.
             if attempt == 2:
                 raise
-            examined = intake.examine_bounded(envelope_bytes, rut, now)
-    wake(result.answer_ids)
-    return result
+    wake(answer_id for result in results for answer_id in result.answer_ids)
+    return results
+
+
+def _examined(name: str | None, data: bytes, company_rut: str, now: datetime) -> checks.Envelope:
+    """`intake.examine_bounded`; what refuses an envelope that came with a file's name names it, and says that
+    nothing of its upload was received."""
+    try:
+        return intake.examine_bounded(data, company_rut, now)
+    except ApiError as exc:
+        if name is None:
+            raise
+        reason = _("«{name}»: {reason} No se recibió ningún sobre de esta carga.", name=name, reason=exc.message)
+        raise ApiError(reason, code=exc.code, status=exc.status, headers=exc.headers) from exc

@@ -2,7 +2,8 @@
 files holding them. The container is checked before anything is received: a ZIP that cannot be read, is
 encrypted, nests another ZIP, holds an entry larger than any envelope may be (DGI's 2 MB: what is past it is never
 read, so the entry cannot be judged as an envelope) or expands past its caps (a "ZIP bomb") refuses the whole upload,
-with nothing stored. Each envelope inside then goes through the intake on its own (a broken envelope is answered BS)."""
+with nothing stored. Each envelope inside then goes through the intake (a broken envelope is answered BS), all
+of them in one transaction (`tasks.receive_all_and_answer`): an upload is received whole or not at all."""
 
 from __future__ import annotations
 

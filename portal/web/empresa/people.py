@@ -15,8 +15,9 @@ from flask import flash, request
 from flask_babel import gettext as _
 from flask_login import current_user
 
-from portal.client.errors import CfeError, Conflict, NotFound
+from portal.client.errors import CfeError, Conflict
 from portal.client.members import AddedMember, Member
+from portal.web import paging
 from portal.web.auth.session import admin_required, update_companies
 from portal.web.backend import api
 from portal.web.empresa import bp
@@ -60,16 +61,15 @@ def _no_store(response):
 
 
 def _page(form: MemberForm, *, status: int, added: AddedMember | None = None):
-    rows = _rows(api().list_members())
-    return _no_store(render(TEMPLATE, form=form, rows=rows, added=added, status=status))
+    """The page of members the address asks for (`cursor`), with the pager of every list."""
+    paged = paging.load("empresa.people", lambda cursor: api().list_members(cursor=cursor))
+    rows = _rows(paged.items)
+    return _no_store(render(TEMPLATE, form=form, rows=rows, paged=paged, added=added, status=status))
 
 
 def _member(user_id: int) -> Member:
     """The company's member with this id; 404 for anyone else (another company's member too)."""
-    found = next((m for m in api().list_members() if m.user_id == user_id), None)
-    if found is None:
-        raise NotFound(_("Esa persona no es miembro de la empresa."), status=404)
-    return found
+    return api().get_member(user_id)
 
 
 @bp.route("/personas", methods=["GET", "POST"])

@@ -1,7 +1,9 @@
-"""Forms of the received CFEs: the list's filters (GET), the upload, and the commercial rejection."""
+"""Forms of the received CFEs: the list's filters (GET), the upload, and the commercial rejection of one or of
+several."""
 
 from __future__ import annotations
 
+from flask import request
 from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from flask_wtf.file import MultipleFileField
@@ -11,7 +13,7 @@ from wtforms.validators import DataRequired, Length, Optional
 from portal.client.recibidos import ReceivedFilters
 from portal.domain.commercial_motives import CODES, MOTIVES
 from portal.web.comprobantes.choices import TYPE_NAMES, options
-from portal.web.forms_common import DayField, NumberField, PortalForm
+from portal.web.forms_common import DayField, NumberField, PortalForm, idempotency_key_field
 
 STATES = (
     ("", _l("Todos")),
@@ -142,3 +144,17 @@ class RejectForm(PortalForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.motivo.choices = options((code, motive_label(code)) for code in CODES)
+
+
+class RejectManyForm(RejectForm):
+    """One motive for the CFEs chosen in the list (their ids travel as `ids`, beside the form's fields). The key is
+    made when the question is shown: a second click, or the browser sending the form again, rejects nothing twice."""
+
+    idempotency_key = idempotency_key_field()
+
+
+def list_filters() -> dict[str, str]:
+    """The list's filters in this request's address (a form's action on the list carries them), to go back to the
+    list as it was filtered."""
+    names = {field.name for field in ReceivedFilterForm(formdata=None)} - {"cursor"}
+    return {name: value for name, value in request.args.items() if name in names and value}

@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from flask import Blueprint, flash, request, url_for
+from flask import flash, request, url_for
 from flask_babel import gettext as _
 from flask_babel import ngettext
 from flask_login import current_user
 
-from portal.client.errors import Conflict, ValidationError
+from portal.client.errors import Conflict, ServiceUnavailable, ValidationError
 from portal.client.recibidos import BOOK_MANY_LIMIT, EnvelopeFile, EnvelopeResult, ReceivedFilters
 from portal.domain import roles
 from portal.domain.digits import ascii_number
@@ -21,17 +21,18 @@ from portal.web.backend import api
 from portal.web.comprobantes.choices import type_name
 from portal.web.files import dated_name, file_response
 from portal.web.forms_common import apply_service_errors
+from portal.web.recibidos import bp
+from portal.web.recibidos import rejections as _rejections  # noqa: F401 - registers its views on bp
 from portal.web.recibidos.forms import (
     ANSWER_STATES,
     ReceivedFilterForm,
     RejectForm,
     UploadForm,
+    list_filters,
     motive_label,
     motive_recorded,
 )
 from portal.web.rendering import redirect_after_post, render
-
-bp = Blueprint("recibidos", __name__, url_prefix="/recibidos")
 
 INDEX = "recibidos/index.html"
 DETAIL = "recibidos/detail.html"
@@ -60,6 +61,7 @@ def _list(form: ReceivedFilterForm, upload: UploadForm | None = None, *, status:
         xml_url=url_for("recibidos.xml_zip", **args),
         book_url=url_for("recibidos.book_many", **args),
         book_matching_url=url_for("recibidos.book_matching", **args),
+        reject_question_url=url_for("recibidos.reject_many_question", **args),
         next_url=url_for("recibidos.index", **args, cursor=page.next_cursor) if page and page.next_cursor else None,
     )
 
@@ -122,6 +124,11 @@ def upload():
     except ValidationError as exc:
         apply_service_errors(form, exc, {"files": "archivos", "*": "archivos"})
         return _list(filters, form, status=422)
+    except ServiceUnavailable as exc:
+        if exc.code != "servicio_ocupado":
+            raise
+        form.archivos.errors = [exc.message]  # which file it reached, and that none of the upload was received
+        return _list(filters, form, status=503)
     for result in results:
         flash(*_outcome(result))
     return redirect_after_post("recibidos.index")
@@ -246,18 +253,11 @@ def reject(received_id: int):
     return redirect_after_post("recibidos.detail", received_id=received_id)
 
 
-def _list_filters() -> dict[str, str]:
-    """The list's filters in this request's address (a booking form's action carries them), to go back to the list
-    as it was filtered."""
-    names = {field.name for field in ReceivedFilterForm(formdata=None)} - {"cursor"}
-    return {name: value for name, value in request.args.items() if name in names and value}
-
-
 @bp.post("/contabilizar")
 @writer_required
 def book_many():
     """Mark the received CFEs chosen in the list as booked, and go back to the list as it was filtered."""
-    back = _list_filters()
+    back = list_filters()
     chosen = tuple(n for n in map(ascii_number, request.form.getlist("ids")) if n is not None)
     if not chosen:
         flash(_("Elegí al menos un comprobante para marcar como contabilizado."), "error")
@@ -290,7 +290,7 @@ def book_many():
 def book_matching():
     """Mark as booked every received CFE the list's filters match, on every page, once asked (GET: the question on
     its own page, for a browser without script; with script the list asks in a dialog and posts here)."""
-    form, back = ReceivedFilterForm(request.args), _list_filters()
+    form, back = ReceivedFilterForm(request.args), list_filters()
     if not form.validate():
         return _list(form, status=422)
     if request.method == "GET":

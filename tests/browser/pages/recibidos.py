@@ -59,3 +59,15 @@ class ReceivedPage:
 
     def book_chosen(self) -> None:
         self.page.get_by_role("button", name="Marcar los elegidos como contabilizados").click()
+
+    def ask_to_reject_chosen(self) -> Locator:
+        """Ask to reject the rows chosen: the dialog that asks for one motive for all of them."""
+        self.page.get_by_role("button", name="Rechazar los elegidos…").click()
+        dialog = self.page.get_by_role("dialog", name=re.compile(r"^¿Rechazar "))
+        expect(dialog).to_be_visible()
+        return dialog
+
+    def reject_chosen(self, dialog: Locator, motive: str, detail: str, count: int) -> None:
+        dialog.get_by_label("Motivo").select_option(motive)
+        dialog.get_by_label("Detalle para el proveedor").fill(detail)
+        dialog.get_by_role("button", name=f"Rechazar {count} comprobantes").click()
