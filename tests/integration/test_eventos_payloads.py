@@ -8,8 +8,9 @@ from __future__ import annotations
 import io
 import json
 from collections import Counter
-from datetime import date
+from datetime import UTC, date, datetime
 
+import jsonschema_rs
 import pytest
 from sqlalchemy import delete, select
 
@@ -21,6 +22,7 @@ from portal.service.envios.simulator import SimulatedDgi
 from portal.service.eventos.catalogue import EVENTS, SUBSCRIBABLE
 from portal.service.eventos.models import Event
 from portal.service.eventos.payloads import DATA, DELIVERIES
+from portal.service.eventos.publishing import new_event_id
 from portal.service.intercambio import answers, transport
 from portal.service.platform import db
 from portal.service.platform.models import Certificate
@@ -43,13 +45,45 @@ def service_config(service_config):
 
 
 def _conforming(app) -> Counter:
-    """Every event published so far, data and delivered body checked against their models; how many of each type."""
+    """Every event published so far, data and delivered body checked against their models and against what the
+    OpenAPI document shows an integrator (its schema, formats included, and its examples' fields); how many of each
+    type."""
     with app.app_context(), db.new_session() as session:
         published = list(session.scalars(select(Event).order_by(Event.created_at)))
     for event in published:
         DATA[event.type].model_validate_json(json.dumps(event.data))
-        DELIVERIES[event.type].model_validate_json(body_of(event.type, event.id, event.created_at, event.data))
+        delivered = body_of(event.type, event.id, event.created_at, event.data)
+        DELIVERIES[event.type].model_validate_json(delivered)
+        _as_documented(app, event.type, delivered)
     return Counter(event.type for event in published)
+
+
+def _as_documented(app, event_type: str, delivered: str) -> None:
+    """A delivered body against the OpenAPI document's webhook: its schema (formats too: dates, moments), and the
+    fields of one of its examples (an event may have several shapes, as a certificate's concern without one)."""
+    schema, examples = _documented(app)[event_type]
+    errors = [str(error).splitlines()[0] for error in schema.iter_errors(json.loads(delivered))]
+    assert not errors, (event_type, errors)
+    assert _fields(json.loads(delivered)) in [_fields(example) for example in examples], event_type
+
+
+def _documented(app) -> dict[str, tuple[jsonschema_rs.Draft202012Validator, list[dict]]]:
+    """Each webhook's body schema (a validator that checks formats too) and its examples, from the served document."""
+    if "test.documented_webhooks" in app.extensions:
+        return app.extensions["test.documented_webhooks"]
+    document = app.test_client().get("/api/v1/openapi.json").json
+    found = {}
+    for name, methods in document["webhooks"].items():
+        media = methods["post"]["requestBody"]["content"]["application/json"]
+        schema = {**media["schema"], "components": document["components"]}
+        examples = [named["value"] for named in (media.get("examples") or {}).values()]
+        found[name] = (jsonschema_rs.Draft202012Validator(schema, validate_formats=True), examples)
+    app.extensions["test.documented_webhooks"] = found
+    return found
+
+
+def _fields(body: dict) -> tuple[list[str], list[str]]:
+    return sorted(body), sorted(body["data"])
 
 
 def test_a_receipts_events_fit_their_models(app, client, auth_headers):
@@ -83,6 +117,10 @@ def test_a_refused_envelope_and_report_fit_their_models(app, client, auth_header
         id=7, company_id=1, fecha=date(2026, 11, 24), sec_envio=2, ack_state="BR", ack_motives=[{"codigo": "R05"}]
     )
     DATA["reporte.rechazado"].model_validate_json(json.dumps(reports.report_event(report)))
+    moment = datetime(2026, 11, 25, 9, 30, tzinfo=UTC)
+    _as_documented(
+        app, "reporte.rechazado", body_of("reporte.rechazado", new_event_id(), moment, reports.report_event(report))
+    )
 
 
 def test_the_watchs_events_fit_their_models(app):

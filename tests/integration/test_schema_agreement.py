@@ -6,6 +6,7 @@ from __future__ import annotations
 import jsonschema_rs
 import pytest
 
+from portal.service.platform.openapi import WEBHOOKS
 from tests.support import cfe_bodies as bodies
 
 GET = "/api/v1/comprobante/getByIdCfeEmitido"
@@ -132,3 +133,18 @@ def test_every_example_the_document_shows_is_what_its_schema_says(api_client):
                         wrong.append(f"{method.upper()} {path} {where}: {errors[:2]}")
     assert not wrong, wrong
     assert "intercambio.aceptacion_confirmada" in webhooks_shown  # a delivery as its webhook receives it
+
+
+def test_every_webhook_shows_what_its_integrator_receives(api_client):
+    """An integrator writes the handler of an event from its example: every webhook the service registers shows at
+    least one body as delivered, and every event of an example is the webhook it illustrates."""
+    document = api_client.get("/api/v1/openapi.json").json
+    assert set(document["webhooks"]) == set(WEBHOOKS)
+    without = []
+    for name, methods in document["webhooks"].items():
+        media = methods["post"]["requestBody"]["content"]["application/json"]
+        shown = [named["value"] for named in (media.get("examples") or {}).values()]
+        if not shown:
+            without.append(name)
+        assert all(body["type"] == name for body in shown), name
+    assert without == []

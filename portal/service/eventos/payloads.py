@@ -8,8 +8,9 @@ field more or less. The descriptions are the document's (Spanish).
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Any, Literal
+from uuid import NAMESPACE_URL, uuid5
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
@@ -17,6 +18,19 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 class _Data(BaseModel):
     # Fields are snake_case here and camelCase on the wire (`id_cfe` is `idCfe`), as in the rest of the service.
     model_config = ConfigDict(extra="forbid", strict=True)
+
+
+def _shown(*examples: dict[str, Any]) -> ConfigDict:
+    """An event's examples of its data, as its publisher writes them (the OpenAPI document shows each in a delivery,
+    `delivery_examples`). Demo S.A. (RUT 219999830019) is the company they happen to; Comercial del Norte S.R.L.
+    (RUT 211003420017) its customer and supplier."""
+    return ConfigDict(json_schema_extra={"examples": list(examples)})
+
+
+# One receipt of Demo S.A.'s through its events: an e-Factura to Comercial del Norte. Ids as the service makes them:
+# a receipt's is 32 hexadecimals (issuing.py), a webhook's `we_` and 24 (webhooks/management.py).
+_EFACTURA = {"idCfe": "3f6c2a9e8b1d4f07a5c3e2d190b8f4a6", "tipoCfe": 111, "serie": "A", "nro": 1234}
+_ISSUED = {**_EFACTURA, "fchEmis": "2026-11-28"}
 
 
 class DgiMotive(_Data):
@@ -49,6 +63,19 @@ class ReceiptData(_Data):
 class ReceiptIssued(ReceiptData):
     """Datos de `comprobante.emitido`: el comprobante recién firmado y numerado, aún sin respuesta de DGI."""
 
+    # An e-Factura waits for its envelope (pendiente); an e-Ticket under the 5.000 UI goes in the daily report.
+    model_config = _shown(
+        {**_ISSUED, "estadoDgi": "pendiente"},
+        {
+            "idCfe": "b71e04c95a2d4e3f8c6a90d1e5f2a7c8",
+            "tipoCfe": 101,
+            "serie": "A",
+            "nro": 5821,
+            "fchEmis": "2026-11-28",
+            "estadoDgi": "pendiente_reporte",
+        },
+    )
+
 
 class _Verdict(ReceiptData):
     motivos: list[str] = Field(description="Códigos de los motivos de DGI (vacía si no dio ninguno).")
@@ -57,17 +84,44 @@ class _Verdict(ReceiptData):
 class ReceiptAccepted(_Verdict):
     """Datos de `comprobante.aceptado`: DGI aceptó el comprobante (AE)."""
 
+    model_config = _shown({**_ISSUED, "estadoDgi": "aceptado", "motivos": []})
+
     estado_dgi: Literal["aceptado"] = Field(alias="estadoDgi", description="Siempre `aceptado`.")
 
 
 class ReceiptRejected(_Verdict):
     """Datos de `comprobante.rechazado`: DGI rechazó el comprobante (BE); su número quedó anulado."""
 
+    model_config = _shown(
+        {
+            "idCfe": "5d0b8e3a1c7f4a29b6e2d4c8f0a1b3e5",
+            "tipoCfe": 111,
+            "serie": "A",
+            "nro": 1235,
+            "fchEmis": "2026-11-28",
+            "estadoDgi": "rechazado",
+            "motivos": ["E14"],
+        }
+    )
+
     estado_dgi: Literal["rechazado"] = Field(alias="estadoDgi", description="Siempre `rechazado`.")
 
 
 class ReceiptObserved(_Verdict):
     """Datos de `comprobante.observado`: DGI observó el comprobante (CE)."""
+
+    # DGI observes contingency receipts (CFC): here an e-Factura written on paper while the service was unreachable.
+    model_config = _shown(
+        {
+            "idCfe": "a9c4e2f07b3d4e1a8f6c5b2d0e9a7c31",
+            "tipoCfe": 211,
+            "serie": "A",
+            "nro": 87,
+            "fchEmis": "2026-11-26",
+            "estadoDgi": "observado",
+            "motivos": ["C05"],
+        }
+    )
 
     estado_dgi: Literal["observado"] = Field(alias="estadoDgi", description="Siempre `observado`.")
 
@@ -78,6 +132,8 @@ class ReceiptObserved(_Verdict):
 class EnvelopeRejected(_Data):
     """Datos de `sobre.rechazado`: DGI rechazó un sobre entero; sus comprobantes no llegaron."""
 
+    model_config = _shown({"idSobre": 418, "idEmisor": 57, "estado": "BS", "motivos": ["S02"], "cantidadCfe": 3})
+
     id_sobre: int = Field(alias="idSobre", description="Identificador del sobre en el servicio.")
     id_emisor: int = Field(alias="idEmisor", description="Número del sobre para DGI (IdEmisor).")
     estado: str = Field(description="Respuesta de DGI al sobre: BS (rechazado) o BA.", examples=["BS"])
@@ -87,6 +143,8 @@ class EnvelopeRejected(_Data):
 
 class ReportRejected(_Data):
     """Datos de `reporte.rechazado`: DGI rechazó el reporte diario de un día."""
+
+    model_config = _shown({"idReporte": 96, "fecha": "2026-11-27", "secEnvio": 2, "estado": "BR", "motivos": ["R05"]})
 
     id_reporte: int = Field(alias="idReporte", description="Identificador del reporte en el servicio.")
     fecha: date = Field(description="Día que informa el reporte (AAAA-MM-DD).")
@@ -102,6 +160,21 @@ _CONCERN_STATE = "Gravedad: `warning` (atender pronto) o `problem` (impide o imp
 
 class CaeRunningOut(_Data):
     """Datos de `cae.por_agotarse`: un rango de CAE se agota o vence (al cambiar de gravedad o de umbral)."""
+
+    # 1.840 e-Tickets left at 92 a day: 20 days of use, under the watch's 30 (salud/concerns.py).
+    model_config = _shown(
+        {
+            "clave": "cae:12",
+            "estado": "warning",
+            "idRango": 12,
+            "tipoCFE": 101,
+            "serie": "A",
+            "restantes": 1840,
+            "usadosUltimos30Dias": 2760,
+            "diasDeUso": 20.0,
+            "diasParaVencer": 212,
+        }
+    )
 
     clave: str = Field(description="Clave del aviso: `cae:` y el identificador del rango.", examples=["cae:12"])
     estado: Literal["warning", "problem"] = Field(description=_CONCERN_STATE)
@@ -123,6 +196,12 @@ class CaeRunningOut(_Data):
 
 class CertificateExpiring(_Data):
     """Datos de `certificado.por_vencer`: el certificado de firma vence pronto, venció o falta."""
+
+    # Fifteen days left is the watch's second warning; a company without a certificate has neither fact.
+    model_config = _shown(
+        {"clave": "certificado", "estado": "warning", "diasRestantes": 15, "vence": "2026-12-13"},
+        {"clave": "certificado", "estado": "problem"},
+    )
 
     clave: Literal["certificado"] = Field(description="Clave del aviso: siempre `certificado`.")
     estado: Literal["warning", "problem"] = Field(description=_CONCERN_STATE)
@@ -149,6 +228,33 @@ class CertificateExpiring(_Data):
 class ReceivedNew(_Data):
     """Datos de `recibido.nuevo`: llegó un comprobante de otra empresa; se guardó con la respuesta automática."""
 
+    model_config = _shown(
+        {
+            "idRecibido": 731,
+            "rutEmisor": "211003420017",
+            "tipoCfe": 111,
+            "serie": "A",
+            "nro": 3107,
+            "fchEmis": "2026-11-27",
+            "moneda": "UYU",
+            "mntTotal": "18300.00",
+            "estado": "AE",
+            "motivos": [],
+        },
+        {
+            "idRecibido": 732,
+            "rutEmisor": "211003420017",
+            "tipoCfe": 111,
+            "serie": "A",
+            "nro": 3108,
+            "fchEmis": "2026-11-27",
+            "moneda": "UYU",
+            "mntTotal": "4880.00",
+            "estado": "BE",
+            "motivos": [{"codigo": "E04", "glosa": "Firma electrónica no es válida"}],
+        },
+    )
+
     id_recibido: int = Field(
         alias="idRecibido", description="Identificador del comprobante recibido (`GET /api/v1/recibidos/{id}`)."
     )
@@ -172,6 +278,28 @@ class ReceivedNew(_Data):
 class ExchangeAnswer(ReceiptData):
     """Datos de `intercambio.respuesta`: el receptor electrónico respondió sobre un comprobante enviado."""
 
+    model_config = _shown(
+        {
+            **_ISSUED,
+            "estadoDgi": "aceptado",
+            "rutReceptor": "211003420017",
+            "estadoReceptor": "aceptado",
+            "rechazoComercial": False,
+            "motivos": [],
+        },
+        {
+            **_EFACTURA,
+            "nro": 1236,
+            "idCfe": "c2e8f4a6b0d14c3e9a7f5b1d3e6c8a02",
+            "fchEmis": "2026-11-28",
+            "estadoDgi": "aceptado",
+            "rutReceptor": "211003420017",
+            "estadoReceptor": "rechazado",
+            "rechazoComercial": True,
+            "motivos": [{"codigo": "E24", "glosa": "Diferencia de precios y/o descuentos"}],
+        },
+    )
+
     rut_receptor: str = Field(alias="rutReceptor", description="RUT de la empresa que respondió.")
     estado_receptor: Literal["aceptado", "rechazado"] = Field(alias="estadoReceptor", description="Lo que respondió.")
     rechazo_comercial: bool = Field(
@@ -180,8 +308,9 @@ class ExchangeAnswer(ReceiptData):
     motivos: list[DgiMotive] = Field(description="Motivos del rechazo (vacía si aceptó).")
 
 
-# When the examples' events happened (a delivery's `timestamp`); their data's own moments are this one too.
-EXAMPLE_MOMENT = "2026-11-28T13:05:00Z"
+# When the examples' events happened (10:05 in Montevideo), written as a delivery's `timestamp` is (delivery.py's
+# `body_of`: `isoformat()`, microseconds and `+00:00`).
+EXAMPLE_MOMENT = datetime(2026, 11, 28, 13, 5, 0, 482913, tzinfo=UTC)
 
 
 class ExchangeAcceptanceConfirmed(ReceiptData):
@@ -189,21 +318,9 @@ class ExchangeAcceptanceConfirmed(ReceiptData):
     recibirlo, lo aceptó en otra respuesta suya (su decisión, por ejemplo la de su contador). Uno por aceptación: si
     después lo rechaza y lo vuelve a aceptar, su nueva confirmación es otro evento."""
 
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "idCfe": "9f2c1d0e4b7a4c0f8e21",
-                    "tipoCfe": 111,
-                    "serie": "A",
-                    "nro": 1234,
-                    "fchEmis": "2026-11-27",
-                    "estadoDgi": "aceptado",
-                    "rutReceptor": "211003420017",
-                    "confirmado": EXAMPLE_MOMENT,
-                }
-            ]
-        }
+    # `confirmado` is written as the API writes moments (platform/responses.py: `Z`), just before the event's.
+    model_config = _shown(
+        {**_ISSUED, "estadoDgi": "aceptado", "rutReceptor": "211003420017", "confirmado": "2026-11-28T13:05:00.481377Z"}
     )
 
     rut_receptor: str = Field(alias="rutReceptor", description="RUT de la empresa que lo aceptó.")
@@ -215,6 +332,8 @@ class ExchangeAcceptanceConfirmed(ReceiptData):
 
 class WebhookTestData(_Data):
     """Datos de `webhook.prueba`: lo envía solo «enviar prueba», a ese webhook."""
+
+    model_config = _shown({"idWebhook": "we_4c1f9a7e2b8d40e6a3f5c9d1", "mensaje": "Evento de prueba."})
 
     id_webhook: str = Field(alias="idWebhook", description="Identificador del webhook probado (`we_...`).")
     mensaje: str = Field(description="Texto fijo de la prueba.")
@@ -271,8 +390,11 @@ def delivery_examples(name: str) -> list[dict[str, Any]]:
     """The examples of an event's data (its model's), each as the body a webhook receives: the OpenAPI document's."""
     extra = DATA[name].model_config.get("json_schema_extra")
     examples = extra.get("examples") if isinstance(extra, dict) else None
+    shown = [data for data in (examples if isinstance(examples, list) else []) if isinstance(data, dict)]
+    moment = EXAMPLE_MOMENT.isoformat()
+    # Each delivery its own event id, `evt_` and 32 hexadecimals as publishing.py makes them (fixed ones here, so
+    # the document is the same from one start to the next).
     return [
-        {"id": "evt_5d41402abc4b2a76b9719d911017c592", "type": name, "timestamp": EXAMPLE_MOMENT, "data": data}
-        for data in (examples if isinstance(examples, list) else [])
-        if isinstance(data, dict)
+        {"id": f"evt_{uuid5(NAMESPACE_URL, f'{name}#{i}').hex}", "type": name, "timestamp": moment, "data": data}
+        for i, data in enumerate(shown)
     ]
