@@ -65,6 +65,9 @@ def _as_documented(app, event_type: str, delivered: str) -> None:
     errors = [str(error).splitlines()[0] for error in schema.iter_errors(json.loads(delivered))]
     assert not errors, (event_type, errors)
     assert _fields(json.loads(delivered)) in [_fields(example) for example in examples], event_type
+    # Its moment is written as the API and the data write moments (UTC with Z), and as the examples show it.
+    assert json.loads(delivered)["timestamp"].endswith("Z"), delivered
+    assert all(example["timestamp"].endswith("Z") for example in examples), event_type
 
 
 def _documented(app) -> dict[str, tuple[jsonschema_rs.Draft202012Validator, list[dict]]]:

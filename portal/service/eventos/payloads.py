@@ -14,6 +14,8 @@ from uuid import NAMESPACE_URL, uuid5
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
+from portal.service.platform import responses
+
 
 class _Data(BaseModel):
     # Fields are snake_case here and camelCase on the wire (`id_cfe` is `idCfe`), as in the rest of the service.
@@ -309,7 +311,7 @@ class ExchangeAnswer(ReceiptData):
 
 
 # When the examples' events happened (10:05 in Montevideo), written as a delivery's `timestamp` is (delivery.py's
-# `body_of`: `isoformat()`, microseconds and `+00:00`).
+# `body_of`: as the API writes moments, UTC with `Z`).
 EXAMPLE_MOMENT = datetime(2026, 11, 28, 13, 5, 0, 482913, tzinfo=UTC)
 
 
@@ -391,7 +393,7 @@ def delivery_examples(name: str) -> list[dict[str, Any]]:
     extra = DATA[name].model_config.get("json_schema_extra")
     examples = extra.get("examples") if isinstance(extra, dict) else None
     shown = [data for data in (examples if isinstance(examples, list) else []) if isinstance(data, dict)]
-    moment = EXAMPLE_MOMENT.isoformat()
+    moment = responses.moment(EXAMPLE_MOMENT)
     # Each delivery its own event id, `evt_` and 32 hexadecimals as publishing.py makes them (fixed ones here, so
     # the document is the same from one start to the next).
     return [

@@ -37,7 +37,7 @@ from urllib3.poolmanager import PoolManager
 from urllib3.util import connection
 
 from portal.service.eventos.models import Event
-from portal.service.platform import db
+from portal.service.platform import db, responses
 from portal.service.platform.i18n import Text, _, stored
 from portal.service.webhooks import guard, notices, signing
 from portal.service.webhooks.models import (
@@ -161,9 +161,10 @@ class _Result:
 
 
 def body_of(event_type: str, event_id: str, created_at: datetime, data: dict) -> str:
-    """The JSON every endpoint receives: Standard Webhooks' `type`, `timestamp` and `data`, and our event id."""
+    """The JSON every endpoint receives: Standard Webhooks' `type`, `timestamp` and `data`, and our event id. The
+    timestamp is written as the API and the data write moments (UTC with `Z`), so one body reads one way."""
     return json.dumps(
-        {"id": event_id, "type": event_type, "timestamp": created_at.isoformat(), "data": data},
+        {"id": event_id, "type": event_type, "timestamp": responses.moment(created_at), "data": data},
         separators=(",", ":"),
         ensure_ascii=False,
     )
