@@ -5,10 +5,11 @@ BIN := $(VENV)/bin
 SERVICE_PORT ?= 8000
 PORTAL_PORT ?= 5000
 # Debian packages: xmlsec1 (independent signature checks), poppler-utils (PDF text in tests), fonts for
-# the receipts' PDFs, redis-server (several-process rate limits), postgresql (the PostgreSQL suite),
-# dovecot-imapd (the exchange mailbox tests: a real IMAP server started per test with its own config),
-# chromium-headless-shell (browser tests; Debian's chromium, headless only, see tests/browser/conftest.py).
-RUNTIME_DEBS := fonts-dejavu-core
+# the receipts' PDFs (DejaVu Sans; Droid Sans Fallback for Chinese, Japanese and Korean), redis-server
+# (several-process rate limits), postgresql (the PostgreSQL suite), dovecot-imapd (the exchange mailbox tests:
+# a real IMAP server started per test with its own config), chromium-headless-shell (browser tests; Debian's
+# chromium, headless only, see tests/browser/conftest.py).
+RUNTIME_DEBS := fonts-dejavu-core fonts-droid-fallback
 TEST_DEBS := $(RUNTIME_DEBS) chromium-headless-shell xmlsec1 poppler-utils redis-server postgresql dovecot-imapd
 TRANSLATION_DIRS := $(wildcard portal/web/translations portal/web/*/translations) portal/service/translations
 # Python's bytecode cache on, whatever the environment says: without it every process (each pytest worker, each

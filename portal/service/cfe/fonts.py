@@ -12,8 +12,10 @@ document, about 25 ms more per receipt.
 
 A receipt whose texts need more than that (a buyer abroad named in Cyrillic or Greek, a Czech or Turkish
 address) is printed with the whole of DejaVu Sans embedded (`for_texts`), paying those milliseconds only then.
-What DejaVu has no glyph for either (Chinese, Japanese, Korean) still prints as "?": DGI's texts are read by
-people in Uruguay, and such a name is written in Latin letters on the trade documents too.
+What DejaVu has no glyph for (a Chinese, Japanese or Korean buyer's name on an export invoice) is drawn from
+Droid Sans Fallback (Debian's fonts-droid-fallback), fpdf2's fallback font for the glyphs DejaVu lacks: the
+printed receipt says what its signed XML says. Parsing and subsetting that 4 MB font costs such a receipt a
+few hundred milliseconds; no other receipt loads it. What neither font draws (emoji) prints as "?".
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
+# Chinese, Japanese and Korean (this file of the package has Hangul too; its "Full" one has not), one style.
+FALLBACK_FONT = Path("/usr/share/fonts-droid-fallback/truetype/DroidSansFallback.ttf")
 _FILES = {"": "DejaVuSans.ttf", "B": "DejaVuSans-Bold.ttf"}
 # Latin-1 covers Spanish and Portuguese; the rest are the typographic marks people paste from word processors.
 _RANGES = (
@@ -69,7 +73,9 @@ class FontSet:
 
     family: str
     files: dict[str, Path] | None
-    charset: frozenset[int]
+    charset: frozenset[int]  # what the family and its fallback draw
+    fallback: Path | None = None  # a font for the glyphs the family lacks
+    own: frozenset[int] = frozenset()  # with a fallback: what the family itself draws (the rest is the fallback's)
 
     def clean(self, text: str) -> str:
         """`text` with every character the font cannot draw replaced by "?" (newlines and tabs kept)."""
@@ -131,7 +137,8 @@ def for_texts(texts: Iterable[str]) -> FontSet:
 
 
 def _wide_font_set() -> FontSet | None:
-    """DejaVu Sans whole (regular and bold), built once per process; None without its files."""
+    """DejaVu Sans whole (regular and bold) with Droid Sans Fallback for what it lacks (when installed), built
+    once per process; None without DejaVu's files."""
     global _wide, _wide_built
     with _lock:
         if not _wide_built:
@@ -142,7 +149,12 @@ def _wide_font_set() -> FontSet | None:
 
                 with TTFont(str(files[""]), lazy=True) as regular, TTFont(str(files["B"]), lazy=True) as bold:
                     drawn = set(regular.getBestCmap()) & set(bold.getBestCmap())
-                _wide = FontSet("DejaVuWide", files, frozenset(drawn))
+                fallback = FALLBACK_FONT if FALLBACK_FONT.is_file() else None
+                extra: set[int] = set()
+                if fallback is not None:
+                    with TTFont(str(fallback), lazy=True) as font:
+                        extra = set(font.getBestCmap())
+                _wide = FontSet("DejaVuWide", files, frozenset(drawn | extra), fallback, frozenset(drawn))
             _wide_built = True
         return _wide
 

@@ -33,6 +33,9 @@ def check_paper(tipo_cfe: int, paper: str) -> None:
         )
 
 
+_FALLBACK = "Fallback"  # the family fpdf knows FontSet.fallback by
+
+
 class ReceiptPage(FPDF):
     """An FPDF in millimetres with the receipt's font and DGI's line width."""
 
@@ -42,6 +45,8 @@ class ReceiptPage(FPDF):
         if self.fontset.files:
             for style, path in self.fontset.files.items():
                 self.add_font(self.fontset.family, style, str(path))
+            if self.fontset.fallback is not None:
+                self.add_font(_FALLBACK, "", str(self.fontset.fallback))
             for font in self.fonts.values():
                 # Skips re-encoding every glyph when fpdf2 subsets the font at output (the bounding boxes of
                 # the pre-cut DejaVu are already right): a third of the embedded font's cost.
@@ -58,6 +63,51 @@ class ReceiptPage(FPDF):
         self._font_now = None
         super().add_page(*args, **kwargs)
         self._font_now = None
+
+    def _runs(self, text: str) -> list[tuple[str, bool]] | None:
+        """`text` cut into runs the family draws (False) and runs its fallback font draws (True); None when the
+        family draws all of it, as it does on every receipt without Chinese, Japanese or Korean."""
+        own = self.fontset.own
+        if self.fontset.fallback is None or all(ord(ch) in own for ch in text):
+            return None
+        runs: list[tuple[str, bool]] = []
+        for ch in text:
+            other = ord(ch) not in own and ch not in "\n\t"
+            if runs and runs[-1][1] == other:
+                runs[-1] = (runs[-1][0] + ch, other)
+            else:
+                runs.append((ch, other))
+        return runs
+
+    # fpdf2's own fallback fonts serve cell(), multi_cell() and write() only; these pages draw with text() (put
+    # is twice as fast as cell), so the runs the family lacks are measured and drawn with the fallback here.
+    def get_string_width(self, s: str, normalized: bool = False, markdown: bool = False) -> float:
+        runs = self._runs(s)
+        if runs is None:
+            return super().get_string_width(s, normalized, markdown)
+        family, style, size = self.font_family, self.font_style, self.font_size_pt
+        width = 0.0
+        for run, other in runs:
+            if other:
+                self.set_font(_FALLBACK, "", size)
+            width += super().get_string_width(run, normalized, markdown)
+            if other:
+                self.set_font(family, style, size)
+        return width
+
+    def text(self, x: float, y: float, text: str = "") -> None:
+        runs = self._runs(text)
+        if runs is None:
+            super().text(x, y, text)
+            return
+        family, style, size = self.font_family, self.font_style, self.font_size_pt
+        for run, other in runs:
+            if other:
+                self.set_font(_FALLBACK, "", size)  # its one style stands in for bold
+            super().text(x, y, run)
+            x += super().get_string_width(run)
+            if other:
+                self.set_font(family, style, size)
 
     def use_font(self, size: float, bold: bool = False) -> None:
         if (size, bold) != self._font_now:  # set_font copies fpdf's graphics state: skip it when nothing changes

@@ -140,3 +140,19 @@ def test_a_buyer_abroad_named_in_another_script_prints_in_it_and_a_latin_receipt
     latin = sign(EXPORT["121-services"])
     plain = render_receipt(latin.xml, issuer, security_code=latin.security_code, qr_url=latin.qr_url)
     assert b"/FontFile2" not in plain and b"/Helvetica" in plain
+
+
+def test_a_buyer_abroad_named_in_chinese_prints_in_it_from_the_fallback_font(sign, issuer, tmp_path):
+    """DejaVu Sans has no Chinese, Japanese or Korean: such a buyer's name printed as "????". Droid Sans Fallback
+    (fonts-droid-fallback) draws what DejaVu lacks, so the printed receipt says what the signed XML says; a long
+    address still wraps inside its box. What neither font draws (an emoji) prints as "?"."""
+    body = copy.deepcopy(EXPORT["121-services"])
+    body["receptor"]["rznSocRecep"] = "上海贸易有限公司 (Shanghai) 株式会社東京 한국무역 🙂"
+    body["receptor"]["dirRecep"] = "浦东新区世纪大道100号上海环球金融中心" * 3
+    signed = sign(body)
+    pdf = render_receipt(signed.xml, issuer, security_code=signed.security_code, qr_url=signed.qr_url)
+    text = _text(pdf, tmp_path)
+    assert "上海贸易有限公司 (Shanghai) 株式会社東京 한국무역 ?" in text, text
+    address = text.split("한국무역 ?")[1].split("San Francisco")[0].replace(" ", "")  # its lines, joined
+    assert address == "浦东新区世纪大道100号上海环球金融中心" * 3, address
+    assert b"DroidSansFallback" in pdf
