@@ -8,8 +8,9 @@ import re
 from dataclasses import dataclass
 
 # What a person may type: an optional serie ("A", "AB", or DGI's "1A" form), then a dash, spaces or nothing,
-# then the number with or without DGI's leading zeros: "A-15", "a 0000015", "A15", "1A 15", or only "15".
-PATTERN = r"^\s*(?:([A-Za-z]{1,2}|[1-9][A-Za-z])\s*-?\s*)?0*([0-9]{1,7})\s*$"
+# then the number with or without DGI's leading zeros: "A-15", "a 0000015", "A15", "1A 15", or only "15". A number
+# is 1 to 9,999,999, so "A-0000000" is none (the OpenAPI document says so with this same pattern).
+PATTERN = r"^\s*(?:([A-Za-z]{1,2}|[1-9][A-Za-z])\s*-?\s*)?0*([1-9][0-9]{0,6})\s*$"
 MAX_TYPED = 40
 _TYPED = re.compile(PATTERN)
 # A number as `printed` writes it, inside a text ("Nota de crédito de e-Factura A-0000001"): its serie, a dash and
@@ -28,7 +29,7 @@ class ReceiptNumber:
     def parse(cls, text: str) -> ReceiptNumber:
         """The number a person typed; ValueError if it is not one."""
         match = _TYPED.match(text or "")
-        if not match or int(match[2]) == 0 or len(text) > MAX_TYPED:
+        if not match or len(text) > MAX_TYPED:
             raise ValueError(text)
         return cls(match[1].upper() if match[1] else None, int(match[2]))
 

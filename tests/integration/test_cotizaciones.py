@@ -267,3 +267,18 @@ def test_a_period_sent_to_the_one_day_rate_is_an_unknown_parameter_not_a_bad_dat
         ("desde", "extra_forbidden"),
         ("hasta", "extra_forbidden"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("desde", "hasta"), [("0001-01-01", "0001-01-01"), ("0001-01-01", "0001-12-31"), ("9999-01-01", "9999-12-31")]
+)
+def test_a_period_at_the_calendars_ends_is_days_without_rates_not_an_error(api_client, auth_headers, desde, hasta):
+    """The days a period's first day may take its rate from start ten days before it, and the days are counted to
+    its last: year 1 has no ten days before it, and 9999-12-31 no day after it (both were a 500)."""
+    answer = api_client.get(
+        DIAS, query_string={"moneda": "ARS", "desde": desde, "hasta": hasta}, headers=auth_headers()
+    )
+    assert answer.status_code == 200, answer.json
+    items = answer.json["items"]
+    assert (items[-1]["fecha"], items[0]["fecha"]) == (desde, hasta)
+    assert all(item["venta"] is None for item in items)

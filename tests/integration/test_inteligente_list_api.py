@@ -263,3 +263,10 @@ def test_a_request_says_its_moments_as_the_list_and_every_other_answer_does(api_
     listed = next(i for i in api_client.get(LIST, headers=headers).json["items"] if i["requestId"] == one["requestId"])
     assert one["creadoEn"] == listed["creadoEn"] and one["creadoEn"].endswith("Z")
     assert one["venceEn"].endswith("Z") and all(event["en"].endswith("Z") for event in one["lineaDeTiempo"])
+
+
+@pytest.mark.parametrize("typed", ["A-0000000", "0", " \t00000000 "])
+def test_a_number_zero_is_refused_as_the_documented_pattern_says(api_client, auth_headers, typed):
+    """No receipt is number 0: the query's pattern (the OpenAPI document's) refuses it, where the list answered 500."""
+    answer = api_client.get(LIST, query_string={"numero": typed}, headers=auth_headers("soporte@demo.uy"))
+    assert answer.status_code == 422 and answer.json["error"]["fields"][0]["field"] == "numero", answer.json

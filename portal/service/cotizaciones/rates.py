@@ -92,23 +92,21 @@ class RateDay:
 
 def days(session: Session, currency: str, start: date, end: date) -> list[RateDay]:
     """Every day from `end` back to `start`, newest first, with rate_on's rule applied to one read of the rows."""
+    # The days whose rate a day of the period may take, from MAX_AGE_DAYS before it (none before year 1).
+    earliest = date.min if (start - date.min).days < MAX_AGE_DAYS else start - timedelta(days=MAX_AGE_DAYS)
     rows = session.scalars(
         select(ExchangeRate)
-        .where(
-            ExchangeRate.currency == currency,
-            ExchangeRate.day >= start - timedelta(days=MAX_AGE_DAYS),
-            ExchangeRate.day <= end,
-        )
+        .where(ExchangeRate.currency == currency, ExchangeRate.day >= earliest, ExchangeRate.day <= end)
         .order_by(ExchangeRate.day)
     ).all()
     by_day = {row.day: row for row in rows}
-    found, latest, day = [], None, start - timedelta(days=MAX_AGE_DAYS)
-    while day <= end:
+    found, latest = [], None
+    for offset in range((end - earliest).days + 1):  # counted, not stepped: a period may end on date.max
+        day = earliest + timedelta(days=offset)
         latest = by_day.get(day, latest)
         if day >= start:
             applied = latest if latest is not None and (day - latest.day).days <= MAX_AGE_DAYS else None
             found.append(RateDay(day, by_day.get(day), applied))
-        day += timedelta(days=1)
     return found[::-1]
 
 

@@ -8,10 +8,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from portal.domain import receipt_numbers
 from portal.domain.iva_categories import CATEGORY_RATES
 from portal.service.cfe.model_parts import Day
 from portal.service.cfe.xmlchars import PrintedText
+from portal.service.comprobante.schemas import TypedNumber
 from portal.service.platform.paging import CURSOR_DESCRIPTION, CURSOR_PATTERN, Page
 
 
@@ -249,10 +249,8 @@ class SolicitudesQuery(BaseModel):
         "anterior a desde, la lista sale vacía.",
         examples=["2026-11-30"],
     )
-    numero: str | None = Field(
+    numero: TypedNumber = Field(
         None,
-        pattern=receipt_numbers.PATTERN,
-        max_length=receipt_numbers.MAX_TYPED,
         examples=["A-15"],
         description='Número del comprobante emitido, como se escriba: "A-15", "A 0000015", "A15" o "15" '
         "(sin serie, cualquier serie).",
