@@ -14,6 +14,7 @@ from uuid import NAMESPACE_URL, uuid5
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
+from portal.domain.commercial_motives import MOTIVES
 from portal.service.platform import responses
 
 
@@ -298,7 +299,8 @@ class ExchangeAnswer(ReceiptData):
             "rutReceptor": "211003420017",
             "estadoReceptor": "rechazado",
             "rechazoComercial": True,
-            "motivos": [{"codigo": "E24", "glosa": "Diferencia de precios y/o descuentos"}],
+            # The glosa the receiver signed: DGI's text for the code (what a receiver's ACKCFE carries).
+            "motivos": [{"codigo": "E24", "glosa": MOTIVES["E24"].glosa}],
         },
     )
 
