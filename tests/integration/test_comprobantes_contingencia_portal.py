@@ -49,7 +49,7 @@ def api_book(api_client, auth_headers):
 
     def book(tipo: int) -> None:
         today = today_montevideo()
-        body = {"tipoCFE": tipo, "serie": "P", "desde": 1, "hasta": 9, "caeId": "90261234567"}
+        body = {"tipoCFE": tipo, "serie": "P", "desde": 1, "hasta": 9, "caeId": f"902612{tipo:05d}"}  # one per type
         body |= {"fechaAutorizacion": f"{today - timedelta(days=30)}", "vencimiento": f"{today + timedelta(days=90)}"}
         answer = api_client.post("/api/v1/empresa/contingencia", json=body, headers=auth_headers("admin@demo.uy", 1))
         assert answer.status_code == 201, answer.json
