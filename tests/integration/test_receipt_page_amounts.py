@@ -1,0 +1,92 @@
+"""The amount a receipt's page puts first is the one the receipt stands for, as DGI's QR link carries it: the
+amount to pay of a sale, the goods' total of an e-Remito de Exportación, the total withheld of an e-Resguardo, and
+none for an e-Remito, which moves goods without prices (CFE-URUGUAY.md section 5). The page said "Total a pagar
+$ 0,00" above an e-Resguardo that withheld $ 10.000 and above every e-Remito, and "Total a pagar" above the goods
+an e-Remito de Exportación only moves (nobody pays a remito)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.cfe_bodies import BUYER
+from tests.support.html import soup
+
+FOREIGN_BUYER = {
+    "tipoDocRecep": 5,
+    "codPaisRecep": "AR",
+    "docRecep": "AB123456",
+    "rznSocRecep": "Lanas del Plata SA",
+    "dirRecep": "Av. Corrientes 1234",
+    "paisRecep": "Argentina",
+}
+BODIES = {
+    "e-Resguardo": {
+        "tipoCFE": 182,
+        "receptor": BUYER,
+        "items": [
+            {"retencPercep": [{"codRet": "2183165", "tasa": "50", "mntSujetoaRet": "22000", "valRetPerc": "10000"}]}
+        ],
+    },
+    "e-Remito": {
+        "tipoCFE": 181,
+        "tipoTraslado": 1,
+        "receptor": BUYER,
+        "items": [{"nomItem": "Cajas de manzanas", "cantidad": "12", "uniMed": "caja"}],
+    },
+    "e-Remito de exportación": {
+        "tipoCFE": 124,
+        "tipoTraslado": 1,
+        "clauVenta": "FOB",
+        "modVenta": 1,
+        "viaTransp": 1,
+        "receptor": FOREIGN_BUYER,
+        "items": [{"nomItem": "Lana sucia", "cantidad": "1000", "uniMed": "kg", "precioUnitario": "3.5"}],
+    },
+    "e-Factura": {
+        "tipoCFE": 111,
+        "fmaPago": 2,
+        "receptor": BUYER,
+        "items": [{"indFact": 3, "nomItem": "Consultoría", "cantidad": "10", "precioUnitario": "1500"}],
+    },
+}
+# type -> (the header's label and amount, the totals table's rows)
+SHOWN = {
+    "e-Resguardo": (("Total retenido", "$\u00a010.000,00"), [("Total retenido", "$\u00a010.000,00")]),
+    "e-Remito": (None, None),
+    "e-Remito de exportación": (
+        ("Total", "$\u00a03.500,00"),
+        [("Exportación y asimiladas", "$\u00a03.500,00"), ("Total", "$\u00a03.500,00")],
+    ),
+    "e-Factura": (
+        ("Total a pagar", "$\u00a018.300,00"),
+        [
+            ("Neto gravado a tasa básica (22\u00a0%)", "$\u00a015.000,00"),
+            ("IVA tasa básica (22\u00a0%)", "$\u00a03.300,00"),
+            ("Total", "$\u00a018.300,00"),
+            ("Total a pagar", "$\u00a018.300,00"),
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", list(BODIES))
+def test_the_page_heads_a_receipt_with_the_amount_it_stands_for(kind, signed_in, live_service, live_token_for):
+    service = live_service.app.test_client()
+    admin = {"Authorization": f"Bearer {live_token_for('admin@demo.uy')}", "X-Empresa-Id": "1"}
+    issued = service.post("/api/v1/comprobante/emitir", json=BODIES[kind], headers=admin)
+    assert issued.status_code == 201, issued.json
+
+    page = soup(signed_in("usuario@demo.uy").get(f"/comprobantes/{issued.json['idCfeEmitido']}"))
+    headline, rows = SHOWN[kind]
+    chip = page.select_one(".receipt-meta .total-chip")
+    if headline is None:
+        assert chip is None, chip.get_text(" ", strip=True)
+    else:
+        label, amount = headline
+        assert chip.get_text(" ", strip=True) == f"{label} {amount}"
+    table = page.select_one("[data-testid=totals]")
+    if rows is None:
+        assert table is None, table.get_text(" ", strip=True)
+    else:
+        shown = [(tr.th.get_text(strip=True), tr.td.get_text(strip=True)) for tr in table.select("tr")]
+        assert shown == rows
