@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.cfe_bodies import BUYER
-from tests.support.html import soup
+from tests.support.html import soup, text
 
 FOREIGN_BUYER = {
     "tipoDocRecep": 5,
@@ -90,3 +90,58 @@ def test_the_page_heads_a_receipt_with_the_amount_it_stands_for(kind, signed_in,
     else:
         shown = [(tr.th.get_text(strip=True), tr.td.get_text(strip=True)) for tr in table.select("tr")]
         assert shown == rows
+
+
+@pytest.mark.parametrize(
+    ("original", "note", "title"),
+    [
+        (
+            121,
+            {"tipoCFE": 122, "clauVenta": "FOB", "modVenta": 1, "viaTransp": 1, "fmaPago": 1},
+            "Nota de crédito e-Factura de exportación A-0000001, de e-Factura de exportación A-0000002",
+        ),
+        (
+            141,
+            {"tipoCFE": 143, "fmaPago": 1},
+            "Nota de débito e-Factura venta por cuenta ajena A-0000001, de e-Factura venta por cuenta ajena A-0000002",
+        ),
+    ],
+)
+def test_a_note_of_the_newer_types_is_named_as_a_note_with_its_original(
+    original, note, title, signed_in, live_service, live_token_for
+):
+    """A note's own number follows "Nota de crédito e-Factura", never "Nota de crédito de e-Factura": the title
+    "Nota de crédito de e-Factura de exportación A-0000002" read as a note of export e-Factura A-0000002, and left out
+    the receipt the note adjusts (only the first eight types' notes were named so)."""
+    service = live_service.app.test_client()
+    admin = {"Authorization": f"Bearer {live_token_for('admin@demo.uy')}", "X-Empresa-Id": "1"}
+    bodies = {
+        121: {
+            "tipoCFE": 121,
+            "fmaPago": 1,
+            "clauVenta": "FOB",
+            "modVenta": 1,
+            "viaTransp": 1,
+            "tpoMoneda": "USD",
+            "tpoCambio": "40",
+            "receptor": FOREIGN_BUYER,
+            "items": [{"indFact": 10, "nomItem": "Lana", "cantidad": "1", "precioUnitario": "100"}],
+        },
+        141: {
+            "tipoCFE": 141,
+            "fmaPago": 1,
+            "receptor": BUYER,
+            "complFiscal": {"tipoDocMdte": 3, "pais": "UY", "docMdte": "12345672", "nombreMdte": "Juan Pérez"},
+            "items": [{"indFact": 3, "nomItem": "Novillos", "cantidad": "1", "precioUnitario": "1000"}],
+        },
+    }
+    for _ in range(2):  # the note's number differs from its original's
+        issued = service.post("/api/v1/comprobante/emitir", json=bodies[original], headers=admin)
+        assert issued.status_code == 201, issued.json
+    body = {**bodies[original], **note, "items": [{**bodies[original]["items"][0], "precioUnitario": "10"}]}
+    body["referencias"] = [{"tpoDocRef": original, "serie": "A", "nroCFERef": 2, "razonRef": "Ajuste de precio"}]
+    made = service.post("/api/v1/comprobante/emitir", json=body, headers=admin)
+    assert made.status_code == 201, made.json
+
+    page = soup(signed_in("usuario@demo.uy").get(f"/comprobantes/{made.json['idCfeEmitido']}"))
+    assert text(page.h1) == title
