@@ -371,3 +371,18 @@ def test_each_familys_paper_receipt_is_keyed_in_from_its_form(signed_in, api_boo
     drain(live_service.app)
     panel = soup(user.get(f"/comprobantes/{receipt_id}")).find(attrs={"data-testid": "dgi-panel"})
     assert panel["data-state"] == "aceptado", CFC_NAMES[cfc]
+
+
+def test_a_paper_cfc_to_an_electronic_receiver_says_why_it_is_not_exchanged(signed_in, book, live_service):
+    """A paper receipt goes to DGI only: the receipt page's exchange channel said "El receptor no es emisor
+    electrónico" of Comercial del Norte, which is one (and gets the company's electronic receipts)."""
+    user = signed_in("usuario@demo.uy")
+    data = _paper(user, "9", tipo_doc_recep="2", doc_recep="211003420017", rzn_soc_recep="Comercial del Norte S.R.L.")
+    answer = user.post("/comprobantes/nuevo", data=data)
+    assert answer.status_code == 303, answer.get_data(as_text=True)[:2000]
+    page = soup(user.get(answer.headers["Location"]))
+    exchange = page.select_one("[data-testid=channel-exchange]")
+    assert exchange.select_one("[data-testid=exchange-none]") is None
+    assert exchange.select_one("[data-testid=exchange-cfc]").get_text(" ", strip=True) == (
+        "Un comprobante de contingencia no va al receptor: ya tiene el papel."
+    )

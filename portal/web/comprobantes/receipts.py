@@ -18,7 +18,7 @@ from markupsafe import Markup
 from portal.client.cfe import Receiver, Retention
 from portal.client.comprobantes import CaeInfo, IssuedReceipt
 from portal.client.totals import Totals
-from portal.domain.cfe_types import CFE_TYPES, CREDIT_NOTE_FOR, CREDIT_NOTES, DEBIT_NOTE_OF, headline_amount
+from portal.domain.cfe_types import CFC_TYPES, CFE_TYPES, CREDIT_NOTE_FOR, CREDIT_NOTES, DEBIT_NOTE_OF, headline_amount
 from portal.domain.identifiers import DocType, format_rut, is_valid_rut
 from portal.web.comprobantes.choices import CFE_TYPES as CFE_TYPE_CHOICES
 from portal.web.comprobantes.choices import (
@@ -107,6 +107,11 @@ class ReceiptView:
     actions: Actions = Actions(False, False, False, False, False)
     payment_form: str = ""
     terms: list[tuple[str, str]] = field(default_factory=list)  # an export's terms of sale, a principal
+
+    @property
+    def paper(self) -> bool:
+        """A paper contingency receipt keyed in: it went to DGI only, its customer holds the paper."""
+        return self.receipt.tipo_cfe in CFC_TYPES
 
     @staticmethod
     def name_of(code: int | None) -> str:
