@@ -171,6 +171,27 @@ def test_one_paper_number_voided_is_said_as_one(book):
     assert "Anulaste el número 7 de la libreta 211 e-Factura de contingencia · B 1–50." in said
 
 
+def test_envios_never_says_a_paper_void_goes_in_a_daily_report(book, api_client, auth_headers):
+    """DGI's daily report has no place for voided paper numbers ("No corresponde informar los CFC anulados"), yet
+    "Envíos a DGI" showed them under "En el reporte del" with a day, as if DGI were told."""
+    admin = book
+    page = soup(admin.get("/empresa/contingencia"))
+    form = {"anular-desde": "45", "anular-hasta": "50", "anular-motivo": "Hojas rotas"}
+    form["anular-libreta"] = page.find("select", attrs={"name": "anular-libreta"}).option["value"]
+    form["anular-csrf_token"] = page.find("input", attrs={"name": "anular-csrf_token"})["value"]
+    assert admin.post("/empresa/contingencia/anular", data=form).status_code == 303
+    headers = auth_headers("admin@demo.uy", 1)
+    body = {"tipoCFE": 111, "cantidad": 2, "motivo": "Error de impresora"}
+    assert api_client.post("/api/v1/envios/anulaciones", json=body, headers=headers).status_code == 201
+
+    rows = soup(admin.get("/envios/")).select("[data-testid=voided] tbody tr")
+    reported = {text(row.td): text(row.find("td", attrs={"data-label": "En el reporte del"})) for row in rows}
+    assert reported == {
+        "e-Factura de contingencia B 45–50": "No va en el reporte: libreta de papel",
+        "e-Factura A 1–2": f"{today_montevideo():%d/%m/%Y}",
+    }
+
+
 def test_with_two_books_the_void_form_waits_for_one_to_be_chosen_and_says_which_it_voided(signed_in, book, api_book):
     """Voiding cannot be undone: with two books none is chosen beforehand (the first one was, and a person who
     typed numbers for the other book voided them in the first), and the confirmation names the book."""
