@@ -145,3 +145,6 @@ def test_a_note_of_the_newer_types_is_named_as_a_note_with_its_original(
 
     page = soup(signed_in("usuario@demo.uy").get(f"/comprobantes/{made.json['idCfeEmitido']}"))
     assert text(page.h1) == title
+    # On a phone the title wrapped after "e-" ("Nota de crédito e-" above "Factura de exportación"): each e- word
+    # holds together, as the receipt's numbers do.
+    assert [word.get_text() for word in page.h1.select(".unbroken")] == ["e-Factura", "e-Factura"]
