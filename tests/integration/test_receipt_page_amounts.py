@@ -148,3 +148,16 @@ def test_a_note_of_the_newer_types_is_named_as_a_note_with_its_original(
     # On a phone the title wrapped after "e-" ("Nota de crédito e-" above "Factura de exportación"): each e- word
     # holds together, as the receipt's numbers do.
     assert [word.get_text() for word in page.h1.select(".unbroken")] == ["e-Factura", "e-Factura"]
+
+
+@pytest.mark.parametrize("tipo", ["181", "182"])
+def test_an_eremito_or_eresguardo_form_starts_with_a_rut_receiver(tipo, signed_in):
+    """Both always identify their receiver, a company with its RUT (e-Factura's form already started with RUT):
+    they started at "Sin identificar (consumo final)", which they can never take, and the person learnt it from the
+    refusal ("e-Resguardo debe identificar al receptor")."""
+    from tests.integration.test_comprobantes_portal import form_values, new_form
+
+    user = signed_in("usuario@demo.uy")
+    opened = form_values(soup(user.get(f"/comprobantes/nuevo?tipoCFE={tipo}", follow_redirects=True)))
+    switched = form_values(soup(user.post("/comprobantes/nuevo/tipo", data={**new_form(user), "tipo_cfe": tipo})))
+    assert (opened["tipo_doc_recep"], switched["tipo_doc_recep"]) == ("2", "2")
