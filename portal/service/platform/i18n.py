@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Iterable
 from decimal import Decimal
 from functools import cache, lru_cache
 from pathlib import Path
@@ -152,6 +153,16 @@ def cfe_type(code: int) -> Text:
     """A CFE type's name as a value of a message ("para el tipo {tipo}", tipo=cfe_type(121)): "e-Factura de
     exportación" in Spanish, "Export e-Factura" in English, kept as its code when the message is stored."""
     return Text("{tipo:cfe}", tipo=code)
+
+
+def cfe_types_either(codes: Iterable[int]) -> Text:
+    """CFE types as alternatives in a message ("solo {tipos}"): each named and the "o" between them said in the
+    reader's language ("e-Factura o Nota de débito de e-Factura", "e-Factura or e-Factura debit note")."""
+    names = [cfe_type(code) for code in sorted(codes)]
+    joined = names[0]
+    for name in names[1:]:
+        joined = _("{uno} o {otro}", uno=joined, otro=name)
+    return joined
 
 
 def stored(message: str, key: str = "mensaje") -> dict[str, Any]:
