@@ -18,7 +18,16 @@ from markupsafe import Markup
 from portal.client.cfe import Receiver, Retention
 from portal.client.comprobantes import CaeInfo, IssuedReceipt
 from portal.client.totals import Totals
-from portal.domain.cfe_types import CFC_TYPES, CFE_TYPES, CREDIT_NOTE_FOR, CREDIT_NOTES, DEBIT_NOTE_OF, headline_amount
+from portal.domain.cfe_types import (
+    BOLETA_TYPES,
+    CFC_TYPES,
+    CFE_TYPES,
+    CREDIT_NOTE_FOR,
+    CREDIT_NOTES,
+    DEBIT_NOTE_OF,
+    electronic_type,
+    headline_amount,
+)
 from portal.domain.identifiers import DocType, format_rut, is_valid_rut
 from portal.web.comprobantes.choices import CFE_TYPES as CFE_TYPE_CHOICES
 from portal.web.comprobantes.choices import (
@@ -112,6 +121,11 @@ class ReceiptView:
     def paper(self) -> bool:
         """A paper contingency receipt keyed in: it went to DGI only, its customer holds the paper."""
         return self.receipt.tipo_cfe in CFC_TYPES
+
+    @property
+    def is_boleta(self) -> bool:
+        """An e-Boleta de entrada, its note or its paper one: the company's purchase, its other party the seller."""
+        return electronic_type(self.receipt.tipo_cfe) in BOLETA_TYPES
 
     @staticmethod
     def name_of(code: int | None) -> str:

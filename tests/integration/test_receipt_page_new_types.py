@@ -1,4 +1,7 @@
-"""The amount a receipt's page puts first is the one the receipt stands for, as DGI's QR link carries it: the
+"""The receipt page and form of the types added after the first eight (export, e-Remito, e-Resguardo, cuenta
+ajena, e-Boleta).
+
+The amount a receipt's page puts first is the one the receipt stands for, as DGI's QR link carries it: the
 amount to pay of a sale, the goods' total of an e-Remito de Exportación, the total withheld of an e-Resguardo, and
 none for an e-Remito, which moves goods without prices (CFE-URUGUAY.md section 5). The page said "Total a pagar
 $ 0,00" above an e-Resguardo that withheld $ 10.000 and above every e-Remito, and "Total a pagar" above the goods
@@ -161,3 +164,17 @@ def test_an_eremito_or_eresguardo_form_starts_with_a_rut_receiver(tipo, signed_i
     opened = form_values(soup(user.get(f"/comprobantes/nuevo?tipoCFE={tipo}", follow_redirects=True)))
     switched = form_values(soup(user.post("/comprobantes/nuevo/tipo", data={**new_form(user), "tipo_cfe": tipo})))
     assert (opened["tipo_doc_recep"], switched["tipo_doc_recep"]) == ("2", "2")
+
+
+def test_an_eboleta_names_its_other_party_the_seller(signed_in, live_service, live_token_for):
+    """An e-Boleta de entrada is the company's own purchase document: the other party is the seller, as its form
+    and its PDF ("RUC VENDEDOR") say; its page said "Receptor"."""
+    from tests.unit.cfe.types_bodies import BOLETA
+
+    service = live_service.app.test_client()
+    admin = {"Authorization": f"Bearer {live_token_for('admin@demo.uy')}", "X-Empresa-Id": "1"}
+    body = {k: v for k, v in BOLETA["151-imeba"].items() if k not in ("fchEmis", "fchVenc")}
+    issued = service.post("/api/v1/comprobante/emitir", json=body, headers=admin)
+    assert issued.status_code == 201, issued.json
+    page = soup(signed_in("usuario@demo.uy").get(f"/comprobantes/{issued.json['idCfeEmitido']}"))
+    assert page.find(id="receiver-heading").get_text(strip=True) == "Vendedor"
