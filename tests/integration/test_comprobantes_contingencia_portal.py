@@ -160,13 +160,18 @@ def test_the_empresa_page_counts_and_voids_paper_numbers(signed_in, book):
     assert counts == ["1", "10", "39"]
 
 
-def test_one_paper_number_voided_is_said_as_one(book):
-    admin = book
+def _void_in_the_only_book(admin, first: str, last: str, reason: str) -> None:
+    """Void paper numbers of the company's one book through Empresa › Contingencia."""
     page = soup(admin.get("/empresa/contingencia"))
-    form = {"anular-desde": "7", "anular-hasta": "7", "anular-motivo": "Papel roto"}
+    form = {"anular-desde": first, "anular-hasta": last, "anular-motivo": reason}
     form["anular-libreta"] = page.find("select", attrs={"name": "anular-libreta"}).option["value"]
     form["anular-csrf_token"] = page.find("input", attrs={"name": "anular-csrf_token"})["value"]
     assert admin.post("/empresa/contingencia/anular", data=form).status_code == 303
+
+
+def test_one_paper_number_voided_is_said_as_one(book):
+    admin = book
+    _void_in_the_only_book(admin, "7", "7", "Papel roto")
     said = soup(admin.get("/empresa/contingencia")).get_text(" ", strip=True)
     assert "Anulaste el número 7 de la libreta 211 e-Factura de contingencia · B 1–50." in said
 
@@ -175,11 +180,7 @@ def test_envios_never_says_a_paper_void_goes_in_a_daily_report(book, api_client,
     """DGI's daily report has no place for voided paper numbers ("No corresponde informar los CFC anulados"), yet
     "Envíos a DGI" showed them under "En el reporte del" with a day, as if DGI were told."""
     admin = book
-    page = soup(admin.get("/empresa/contingencia"))
-    form = {"anular-desde": "45", "anular-hasta": "50", "anular-motivo": "Hojas rotas"}
-    form["anular-libreta"] = page.find("select", attrs={"name": "anular-libreta"}).option["value"]
-    form["anular-csrf_token"] = page.find("input", attrs={"name": "anular-csrf_token"})["value"]
-    assert admin.post("/empresa/contingencia/anular", data=form).status_code == 303
+    _void_in_the_only_book(admin, "45", "50", "Hojas rotas")
     headers = auth_headers("admin@demo.uy", 1)
     body = {"tipoCFE": 111, "cantidad": 2, "motivo": "Error de impresora"}
     assert api_client.post("/api/v1/envios/anulaciones", json=body, headers=headers).status_code == 201
