@@ -7,6 +7,7 @@ it keeps e-Ticket: "e-Factura credit note", "Export e-Remito"; a reader then tel
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from portal.domain.cfe_types import CFC_OFFSET
@@ -51,3 +52,16 @@ def type_name(code: int | None, language: str = "es") -> str:
     if code - CFC_OFFSET in NAMES:
         return _CONTINGENCY["en" if english else "es"].format(name=NAMES[code - CFC_OFFSET][english])
     return str(code)
+
+
+# "Nota de crédito de e-Ticket" followed by a number reads as a note of e-Ticket <number>: a note's own number
+# follows its name without that "de" ("Nota de crédito e-Ticket A-0000003"). English names the note last already
+# ("e-Ticket credit note A-0000003").
+_NOTE_OF = re.compile(r"^(Nota de (?:crédito|débito)) de ")
+
+
+def numbered_type_name(code: int | None, language: str = "es") -> str:
+    """The name a receipt's own number follows: a note's names the note, not its original ("Nota de crédito e-Ticket
+    A-0000003", "Nota de débito e-Factura de exportación de contingencia B-0000002"); any other type's, type_name."""
+    name = type_name(code, language)
+    return name if language[:2] == "en" else _NOTE_OF.sub(r"\1 ", name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
+from typing import Literal
 
 # The days a CFE can carry (the range of dates DGI's CFE schema and rules admit): none before the regime began.
 FIRST_CFE_DAY, LAST_CFE_DAY = date(2011, 10, 1), date(2050, 12, 31)
@@ -169,3 +170,16 @@ def type_name_es(code: int) -> str:
 def cfe_type(code: int) -> CfeType:
     """The CfeType for a supported code; KeyError for anything else."""
     return CFE_TYPES[code]
+
+
+# The amount a receipt stands for, as DGI's QR link carries it (`monto`, CFE-URUGUAY.md section 5): the amount to
+# pay (MntPagar) of most types, the goods' total (MntTotal) of an e-Remito de Exportación, the total withheld
+# (MntTotRetenido) of an e-Resguardo, and none for an e-Remito, which moves goods without prices (its QR says 0).
+# The QR, and the amount a receipt's page puts first, follow it.
+HeadlineAmount = Literal["MntPagar", "MntTotal", "MntTotRetenido"]
+_HEADLINE_AMOUNT: dict[str, HeadlineAmount | None] = {"eRem_Exp": "MntTotal", "eRem": None, "eResg": "MntTotRetenido"}
+
+
+def headline_amount(code: int) -> HeadlineAmount | None:
+    """Which of its totals a receipt of type `code` (a paper contingency one too) stands for; None for an e-Remito."""
+    return _HEADLINE_AMOUNT.get(cfe_type(electronic_type(code)).element, "MntPagar")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 # The issuer's tax regime (the service's Issuer.regimen), with its Spanish name.
 REGIMES = {
     "general": "IVA general",
@@ -53,3 +55,15 @@ CERTIFICATE_MAX_BYTES = 64 * 1024
 CAE_MAX_BYTES = 64 * 1024
 # DGI authorises at most 999,999 contingency documents per book (a request of type F).
 MAX_BOOK_NUMBERS = 999_999
+# DGI authorises a CAE, and so a contingency book (a CAE of type F), for 24 calendar months from its date at most
+# (CFE-URUGUAY.md section 6, [CAE05] A-C10): a later expiry is a typo.
+CAE_VALIDITY_MONTHS = 24
+
+
+def latest_expiry(authorised: date) -> date:
+    """The last day an authorisation of `authorised` may run to: 24 months later (29 February: the 28th)."""
+    years = CAE_VALIDITY_MONTHS // 12
+    try:
+        return authorised.replace(year=authorised.year + years)
+    except ValueError:  # 29 February, two years before a common year
+        return authorised.replace(year=authorised.year + years, day=28)

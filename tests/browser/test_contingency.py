@@ -34,7 +34,7 @@ def test_admin_sees_the_outage_banner_and_registers_a_contingency_book(page: Pag
 
     banner.get_by_role("link", name="¿Qué hacer?").click()
     expect(page.get_by_role("heading", name="Si DGI no responde o no se puede emitir", level=1)).to_be_visible()
-    expect(page.get_by_test_id("situation-dgi-down")).to_contain_text("Siga emitiendo")
+    expect(page.get_by_test_id("situation-dgi-down")).to_contain_text("Seguí emitiendo")
     expect(page.get_by_test_id("situation-no-issuing")).to_contain_text("libreta de contingencia")
     both_widths(page, shots, "contingencia")
 

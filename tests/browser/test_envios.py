@@ -149,6 +149,20 @@ _LINES = """(el) => {
 }"""
 
 
+# How far a voided range's numbers ("A 1–2") sit from its type's name when they share a line (0 when they do not).
+_GAP_AFTER_TYPE = """(td) => {
+  const type = td.querySelector('.cfe-type');
+  const rects = (node) => {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    return [...range.getClientRects()].filter(r => r.width > 0);
+  };
+  const name = rects(type).at(-1);
+  const numbers = rects(type.nextSibling)[0];
+  return Math.abs(numbers.bottom - name.bottom) < 2 ? numbers.left - name.right : 0;
+}"""
+
+
 def test_on_a_phone_each_row_is_a_card_where_a_notes_name_reads_in_one_or_two_lines(
     page: Page, live_service, live_token_for, shots
 ):
@@ -159,6 +173,7 @@ def test_on_a_phone_each_row_is_a_card_where_a_notes_name_reads_in_one_or_two_li
     factura = api.issue_receipt(bodies.request(bodies.EFACTURA), idempotency_key=uuid.uuid4().hex)
     note = api.cancel_with_credit_note(factura.id, "Error", idempotency_key=uuid.uuid4().hex)  # left waiting
     voided = api.void_numbers(note.tipo_cfe, reason="Talonario dañado", count=2, idempotency_key=uuid.uuid4().hex)
+    short = api.void_numbers(factura.tipo_cfe, reason="Papel roto", count=1, idempotency_key=uuid.uuid4().hex)
     live_service.app.config["ENVIOS_OVERDUE_MINUTES"] = 0  # both waiting: a state and "Demorado" side by side
     Shell(page).sign_in("admin@demo.uy")
     EnviosPage(page).open()
@@ -172,6 +187,12 @@ def test_on_a_phone_each_row_is_a_card_where_a_notes_name_reads_in_one_or_two_li
     voided_row = page.get_by_test_id("voided").locator("tr", has_text=f"{voided.first}–{voided.last}")
     assert waiting.evaluate(_LINES) <= 2
     assert voided_row.locator("td").first.evaluate(_LINES) <= 2
+    # The type and its numbers read as one value: laid out as two items of the card's row, the type sat in the
+    # middle and "A 1–2" at the right edge.
+    short_cell = (
+        page.get_by_test_id("voided").locator("td").filter(has_text=re.compile(rf"^e-Factura\s+A {short.first}$"))
+    )
+    assert short_cell.evaluate(_GAP_AFTER_TYPE) < 12
     assert waiting.locator("xpath=..").evaluate("(td) => getComputedStyle(td, '::before').content") == '"Comprobante"'
     page.set_viewport_size({"width": 1366, "height": 900})
     cells = [box["y"] for box in (c.bounding_box() for c in voided_row.locator("td").all())]

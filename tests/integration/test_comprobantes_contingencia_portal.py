@@ -49,7 +49,7 @@ def api_book(api_client, auth_headers):
 
     def book(tipo: int) -> None:
         today = today_montevideo()
-        body = {"tipoCFE": tipo, "serie": "P", "desde": 1, "hasta": 9, "caeId": "90261234567"}
+        body = {"tipoCFE": tipo, "serie": "P", "desde": 1, "hasta": 9, "caeId": f"902612{tipo:05d}"}  # one per type
         body |= {"fechaAutorizacion": f"{today - timedelta(days=30)}", "vencimiento": f"{today + timedelta(days=90)}"}
         answer = api_client.post("/api/v1/empresa/contingencia", json=body, headers=auth_headers("admin@demo.uy", 1))
         assert answer.status_code == 201, answer.json
@@ -160,15 +160,37 @@ def test_the_empresa_page_counts_and_voids_paper_numbers(signed_in, book):
     assert counts == ["1", "10", "39"]
 
 
-def test_one_paper_number_voided_is_said_as_one(book):
-    admin = book
+def _void_in_the_only_book(admin, first: str, last: str, reason: str) -> None:
+    """Void paper numbers of the company's one book through Empresa › Contingencia."""
     page = soup(admin.get("/empresa/contingencia"))
-    form = {"anular-desde": "7", "anular-hasta": "7", "anular-motivo": "Papel roto"}
+    form = {"anular-desde": first, "anular-hasta": last, "anular-motivo": reason}
     form["anular-libreta"] = page.find("select", attrs={"name": "anular-libreta"}).option["value"]
     form["anular-csrf_token"] = page.find("input", attrs={"name": "anular-csrf_token"})["value"]
     assert admin.post("/empresa/contingencia/anular", data=form).status_code == 303
+
+
+def test_one_paper_number_voided_is_said_as_one(book):
+    admin = book
+    _void_in_the_only_book(admin, "7", "7", "Papel roto")
     said = soup(admin.get("/empresa/contingencia")).get_text(" ", strip=True)
     assert "Anulaste el número 7 de la libreta 211 e-Factura de contingencia · B 1–50." in said
+
+
+def test_envios_never_says_a_paper_void_goes_in_a_daily_report(book, api_client, auth_headers):
+    """DGI's daily report has no place for voided paper numbers ("No corresponde informar los CFC anulados"), yet
+    "Envíos a DGI" showed them under "En el reporte del" with a day, as if DGI were told."""
+    admin = book
+    _void_in_the_only_book(admin, "45", "50", "Hojas rotas")
+    headers = auth_headers("admin@demo.uy", 1)
+    body = {"tipoCFE": 111, "cantidad": 2, "motivo": "Error de impresora"}
+    assert api_client.post("/api/v1/envios/anulaciones", json=body, headers=headers).status_code == 201
+
+    rows = soup(admin.get("/envios/")).select("[data-testid=voided] tbody tr")
+    reported = {text(row.td): text(row.find("td", attrs={"data-label": "En el reporte del"})) for row in rows}
+    assert reported == {
+        "e-Factura de contingencia B 45–50": "No va en el reporte: libreta de papel",
+        "e-Factura A 1–2": f"{today_montevideo():%d/%m/%Y}",
+    }
 
 
 def test_with_two_books_the_void_form_waits_for_one_to_be_chosen_and_says_which_it_voided(signed_in, book, api_book):
@@ -371,3 +393,18 @@ def test_each_familys_paper_receipt_is_keyed_in_from_its_form(signed_in, api_boo
     drain(live_service.app)
     panel = soup(user.get(f"/comprobantes/{receipt_id}")).find(attrs={"data-testid": "dgi-panel"})
     assert panel["data-state"] == "aceptado", CFC_NAMES[cfc]
+
+
+def test_a_paper_cfc_to_an_electronic_receiver_says_why_it_is_not_exchanged(signed_in, book, live_service):
+    """A paper receipt goes to DGI only: the receipt page's exchange channel said "El receptor no es emisor
+    electrónico" of Comercial del Norte, which is one (and gets the company's electronic receipts)."""
+    user = signed_in("usuario@demo.uy")
+    data = _paper(user, "9", tipo_doc_recep="2", doc_recep="211003420017", rzn_soc_recep="Comercial del Norte S.R.L.")
+    answer = user.post("/comprobantes/nuevo", data=data)
+    assert answer.status_code == 303, answer.get_data(as_text=True)[:2000]
+    page = soup(user.get(answer.headers["Location"]))
+    exchange = page.select_one("[data-testid=channel-exchange]")
+    assert exchange.select_one("[data-testid=exchange-none]") is None
+    assert exchange.select_one("[data-testid=exchange-cfc]").get_text(" ", strip=True) == (
+        "Un comprobante de contingencia no va al receptor: ya tiene el papel."
+    )

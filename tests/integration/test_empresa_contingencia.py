@@ -37,7 +37,10 @@ def test_overlapping_or_malformed_books_are_refused(api_client, auth_headers):
     overlap = api_client.post(URL, json={**BOOK, "desde": 400, "hasta": 900}, headers=admin)
     assert overlap.status_code == 409 and overlap.json["error"]["code"] == "libreta_superpuesta"
     assert (
-        api_client.post(URL, json={**BOOK, "serie": "B", "desde": 400, "hasta": 900}, headers=admin).status_code == 201
+        api_client.post(
+            URL, json={**BOOK, "serie": "B", "caeId": "90261234568", "desde": 400, "hasta": 900}, headers=admin
+        ).status_code
+        == 201
     )
     backwards = api_client.post(URL, json={**BOOK, "serie": "C", "desde": 10, "hasta": 5}, headers=admin)
     assert backwards.status_code == 422 and backwards.json["error"]["fields"][0]["field"] == "hasta"
@@ -143,3 +146,68 @@ def test_the_service_lists_every_fields_mistake_at_once(api_client, auth_headers
     too_many = {**BOOK, "serie": "Z", "caeId": "x", "desde": 1, "hasta": 1_000_000}
     answer = api_client.post(URL, json=too_many, headers=auth_headers("admin@demo.uy", 1))
     assert {f["field"] for f in answer.json["error"]["fields"]} == {"caeId", "hasta"}
+
+
+def test_a_book_valid_for_more_than_dgis_24_months_is_refused(api_client, auth_headers, signed_in):
+    """DGI's authorisations last 24 months from their date at most (CFE-URUGUAY.md section 6): a later expiry is a
+    typo (2029 for 2027) that let papers written after the real expiry be keyed in, and the company keep writing
+    them from a book DGI no longer authorises."""
+    admin = auth_headers("admin@demo.uy", 1)
+    answer = api_client.post(URL, json={**BOOK, "vencimiento": "2028-01-16"}, headers=admin)
+    assert answer.status_code == 422, answer.json
+    assert {f["field"]: f["message"] for f in answer.json["error"]["fields"]} == {
+        "vencimiento": "DGI autoriza una libreta por 24 meses como máximo: vence a más tardar el 15/01/2028."
+    }
+    english = api_client.post(
+        URL, json={**BOOK, "vencimiento": "2031-01-15"}, headers={**admin, "Accept-Language": "en"}
+    )
+    assert english.json["error"]["fields"][0]["message"] == (
+        "DGI authorises a book for 24 months at most: it expires on 15/01/2028 at the latest."
+    )
+    assert api_client.post(URL, json=BOOK, headers=admin).status_code == 201  # exactly 24 months
+    leap = {
+        **BOOK,
+        "serie": "L",
+        "caeId": "90241234567",
+        "fechaAutorizacion": "2024-02-29",
+        "vencimiento": "2026-02-28",
+    }
+    assert api_client.post(URL, json=leap, headers=admin).status_code == 201, "24 months after 29 February"
+
+    portal = signed_in("admin@demo.uy")
+    typed = {**FORM, "serie": "C", "vencimiento": "15/01/2029"}
+    refused = portal.post("/empresa/contingencia", data={**typed, "csrf_token": csrf(portal, "/empresa/contingencia")})
+    assert refused.status_code == 422
+    assert soup(refused).find(id="vencimiento-error").get_text(strip=True) == (
+        "DGI autoriza una libreta por 24 meses como máximo: vence a más tardar el 15/01/2028."
+    )
+
+
+def test_one_authorisation_number_is_one_type_and_serie(api_client, auth_headers, signed_in):
+    """DGI gives each authorisation (CAE) one type and serie: the same number registered for another book (a typo,
+    or a copy of the line above) was taken, and DGI then observed every paper keyed in from that book (C09, "la
+    constancia no autoriza el tipo"), with no way to correct it, since a book cannot be changed. The same number
+    again for the same type, serie and dates (one authorisation printed as several booklets) is still taken."""
+    admin = auth_headers("admin@demo.uy", 1)
+    assert api_client.post(URL, json=BOOK, headers=admin).status_code == 201
+    booklet = api_client.post(URL, json={**BOOK, "desde": 501, "hasta": 1000}, headers=admin)
+    assert booklet.status_code == 201, booklet.json
+    for other in ({"tipoCFE": 201}, {"serie": "B"}, {"fechaAutorizacion": "2026-01-16"}):
+        answer = api_client.post(URL, json={**BOOK, "desde": 2001, "hasta": 2100, **other}, headers=admin)
+        assert answer.status_code == 409, (other, answer.json)
+        assert answer.json["error"]["code"] == "libreta_autorizacion_repetida"
+        assert answer.json["error"]["message"] == (
+            "La autorización 90261234567 de DGI ya está registrada para la libreta de tipo e-Factura de "
+            "contingencia, serie A, autorizada el 15/01/2026: cada autorización es de un solo tipo y serie. "
+            "Revisá el número en la constancia."
+        )
+    electronic = api_client.get("/api/v1/empresa/cae", headers=admin).json["items"][0]
+    answer = api_client.post(URL, json={**BOOK, "serie": "E", "caeId": str(electronic["caeId"])}, headers=admin)
+    assert answer.status_code == 409 and answer.json["error"]["code"] == "libreta_autorizacion_repetida", answer.json
+    assert [b["serie"] for b in api_client.get(URL, headers=admin).json["items"]] == ["A", "A"]
+
+    portal = signed_in("admin@demo.uy")
+    typed = {**FORM, "tipo_cfe": "201", "serie": "A", "desde": "3000", "hasta": "3001"}
+    refused = portal.post("/empresa/contingencia", data={**typed, "csrf_token": csrf(portal, "/empresa/contingencia")})
+    assert refused.status_code == 422
+    assert "La autorización 90261234567 de DGI ya está registrada" in soup(refused).find(id="cae_id-error").get_text()

@@ -4,6 +4,8 @@ two situations apart (DGI down: keep issuing; cannot issue at all: the paper boo
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from portal.service.envios import outage
@@ -54,8 +56,14 @@ def test_admins_and_support_see_the_banner_while_dgi_does_not_answer(signed_in, 
 def test_one_page_tells_the_two_situations_apart(signed_in, live_service):
     page = soup(signed_in("usuario@demo.uy").get("/envios/contingencia"))
     assert page.h1.get_text(strip=True) == "Si DGI no responde o no se puede emitir"
-    assert "Siga emitiendo" in page.find(attrs={"data-testid": "situation-dgi-down"}).get_text()
+    down = page.find(attrs={"data-testid": "situation-dgi-down"}).get_text(" ", strip=True)
+    assert "Seguí emitiendo" in down
+    # Every member is told of an outage (a notice on every page), not admins and support alone.
+    assert "Todos en la empresa ven un aviso arriba de cada página mientras dure" in down
     assert "libreta de contingencia" in page.find(attrs={"data-testid": "situation-no-issuing"}).get_text()
+    # The product speaks with "vos" (docs/VOICE.md): the page told people "Siga", "Use", "Complete", "ingrese".
+    usted = re.compile(r"\b(Ver cuál es la suya|Siga|Use|Complete|entregue|ingrese|abra)\b")
+    assert not usted.findall(page.main.get_text(" ", strip=True))
     assert page.find(attrs={"data-testid": "dgi-now"}) is None  # users are not shown DGI's state
     assert page.find("a", href="/envios/contingencia") is not None  # the footer link, on every page
     with live_service.app.app_context():

@@ -197,3 +197,26 @@ def test_the_openapi_document_has_a_request_example_for_every_type(api_client):
     schema = document["components"]["schemas"]["CfeInput"]
     assert {example["tipoCFE"] for example in schema["examples"]} == set(CFE_TYPES)
     # Each issues as it stands: test_dgi_rules_api.test_every_openapi_example_of_emitir_issues_as_it_stands.
+
+
+def test_a_refusal_names_the_types_in_the_callers_language(api_client, user):
+    """A refusal about a type said it in DGI's Spanish to an English caller ("Does not apply to e-Remito de
+    Exportación.", "only e-Factura de Exportación o Nota de Débito de e-Factura de Exportación o ..."): the type
+    names, and the "or" between them, are the caller's language's, as every other message of the service."""
+    english = {**user, "Accept-Language": "en"}
+    remito = {**today(EXPORT["124"]), "fmaPago": 1}
+    fields = api_client.post(EMITIR, json=remito, headers=english).json["error"]["fields"]
+    assert {f["field"]: f["message"] for f in fields} == {"fmaPago": "Does not apply to Export e-Remito."}
+    note = {**today(EXPORT["121-goods"]), "tipoCFE": 122}
+    note["referencias"] = [{"tpoDocRef": 111, "serie": "A", "nroCFERef": 1, "razonRef": "Ajuste"}]
+    fields = api_client.post(EMITIR, json=note, headers=english).json["error"]["fields"]
+    assert {f["field"]: f["message"] for f in fields}["referencias[0].tpoDocRef"] == (
+        "Receipt type not allowed as a reference of Export e-Factura credit note: only Export e-Factura or Export "
+        "e-Factura debit note or Contingency Export e-Factura or Contingency Export e-Factura debit note."
+    )
+    spanish = api_client.post(EMITIR, json=note, headers=user).json["error"]["fields"]
+    assert {f["field"]: f["message"] for f in spanish}["referencias[0].tpoDocRef"] == (
+        "Tipo de comprobante no admitido como referencia de Nota de crédito de e-Factura de exportación: solo "
+        "e-Factura de exportación o Nota de débito de e-Factura de exportación o e-Factura de exportación de "
+        "contingencia o Nota de débito de e-Factura de exportación de contingencia."
+    )

@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
-from portal.domain.cfe_types import IND_FACT_BASIC_RATE, IND_FACT_MINIMUM_RATE, cfe_type
+from portal.domain.cfe_types import IND_FACT_BASIC_RATE, IND_FACT_MINIMUM_RATE, cfe_type, headline_amount
 from portal.service.cfe.codes import CREDITO_FISCAL_PREFIX, IVA_BASICA, IVA_MINIMA
 from portal.service.cfe.model import CfeInput, Item
 
@@ -203,13 +203,13 @@ def _export_remito(cfe: CfeInput, amounts: tuple[Decimal, ...]) -> Totals:
 
 
 def qr_amount(tipo_cfe: int, totals: Totals) -> Decimal:
-    """The `monto` of the QR link: 0 for e-Remito, MntTotRetenido for e-Resguardo, MntTotal for e-Remito de
-    Exportación, MntPagar otherwise."""
-    element = cfe_type(tipo_cfe).element
-    if element == "eRem_Exp":
+    """The `monto` of the QR link: the total the type stands for (portal.domain.cfe_types.headline_amount), 0 for
+    an e-Remito."""
+    shown = headline_amount(tipo_cfe)
+    if shown == "MntTotal":
         return totals.mnt_total
-    if element == "eRem":
-        return ZERO
-    if element == "eResg":
+    if shown == "MntTotRetenido":
         return totals.mnt_tot_retenido
+    if shown is None:
+        return ZERO
     return totals.mnt_pagar

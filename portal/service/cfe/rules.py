@@ -18,7 +18,6 @@ from portal.domain.cfe_types import (
     NOTE_REFERENCE_TYPES,
     CfeType,
     cfe_type,
-    type_name_es,
 )
 from portal.domain.identifiers import DNI_COUNTRIES, URUGUAYAN_DOC_TYPES, DocType, document_error
 from portal.domain.uruguay_time import today_montevideo
@@ -42,6 +41,7 @@ from portal.service.cfe.model_parts import MAX_AMOUNT
 from portal.service.cfe.pdf_text import money
 from portal.service.cfe.rules_dgi import Emission, check, check_cae
 from portal.service.cfe.rules_types import check_type_fields
+from portal.service.platform import i18n
 from portal.service.platform.i18n import _
 
 # Tabla E: an e-Ticket whose net amount exceeds this many UI must identify the receiver and be sent to DGI:
@@ -210,7 +210,7 @@ def _header(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
     }
     for alias, flagged in not_applicable.items():
         if flagged and _given(cfe, alias):
-            errors.add(alias, "not_applicable", _("No corresponde a {name_es}.", name_es=kind.name_es))
+            errors.add(alias, "not_applicable", _("No corresponde a {name_es}.", name_es=i18n.cfe_type(kind.code)))
     if cfe.mnt_iva_otra is not None and not any(item.ind_fact == 4 for item in cfe.items):
         errors.add(
             "mntIVAOtra", "not_applicable", _("Solo corresponde si hay ítems gravados a otra tasa (indicador 4).")
@@ -229,7 +229,7 @@ def _items(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
         errors.add(
             "items",
             "too_many",
-            _("{name_es} admite hasta {max_lines} líneas.", name_es=kind.name_es, max_lines=kind.max_lines),
+            _("{name_es} admite hasta {max_lines} líneas.", name_es=i18n.cfe_type(kind.code), max_lines=kind.max_lines),
         )
     for i, item in enumerate(cfe.items):
         where = f"items[{i}]"
@@ -272,7 +272,9 @@ def _item_fields(
             errors.add(f"{where}.{alias}", "required", _("Campo obligatorio."))
     for alias in absent:
         if _given(item, alias) and getattr(item, _attr(item, alias)) not in (None, []):
-            errors.add(f"{where}.{alias}", "not_applicable", _("No corresponde a {name_es}.", name_es=kind.name_es))
+            errors.add(
+                f"{where}.{alias}", "not_applicable", _("No corresponde a {name_es}.", name_es=i18n.cfe_type(kind.code))
+            )
     for j, code in enumerate(item.cod_item):
         # B-C3: DGI checks the GS1 check digit of GTIN codes.
         length = _GTIN_LENGTHS.get(code.tpo_cod.upper())
@@ -287,7 +289,7 @@ def _item_fields(
             "not_allowed",
             _(
                 "{name_es} admite los indicadores de facturación {allowed_text}.",
-                name_es=kind.name_es,
+                name_es=i18n.cfe_type(kind.code),
                 allowed_text=allowed_text,
             ),
         )
@@ -343,17 +345,20 @@ def _references(cfe: CfeInput, kind: CfeType, errors: _Errors) -> None:
             noted = NOTE_REFERENCE_TYPES.get(kind.code)
             allowed = noted or (ELEMENT_TYPES[kind.element] if kind.is_note else None)
             if ref.tpo_doc_ref not in (allowed or ALL_CFE_TYPES):
-                only = " o ".join(type_name_es(c) for c in sorted(noted)) if noted else ""
+                only = i18n.cfe_types_either(noted) if noted else ""
                 errors.add(
                     f"{where}.tpoDocRef",
                     "not_allowed",
                     _(
                         "Tipo de comprobante no admitido como referencia de {name_es}: solo {only}.",
-                        name_es=kind.name_es,
+                        name_es=i18n.cfe_type(kind.code),
                         only=only,
                     )
                     if only
-                    else _("Tipo de comprobante no admitido como referencia de {name_es}.", name_es=kind.name_es),
+                    else _(
+                        "Tipo de comprobante no admitido como referencia de {name_es}.",
+                        name_es=i18n.cfe_type(kind.code),
+                    ),
                 )
         key = (ref.tpo_doc_ref, ref.serie, ref.nro_cfe_ref)
         if key in seen:
@@ -402,7 +407,9 @@ def _receptor(cfe: CfeInput, kind: CfeType, must_identify: bool, errors: _Errors
     receptor = cfe.receptor
     if receptor is None:
         if must_identify:
-            errors.add("receptor", "required", _("{name_es} debe identificar al receptor.", name_es=kind.name_es))
+            errors.add(
+                "receptor", "required", _("{name_es} debe identificar al receptor.", name_es=i18n.cfe_type(kind.code))
+            )
         return
     if must_identify or receptor.tipo_doc_recep is not None or receptor.doc_recep is not None:
         _document(receptor, errors)
@@ -422,7 +429,9 @@ def _receptor(cfe: CfeInput, kind: CfeType, must_identify: bool, errors: _Errors
     }.get(kind.element, "")
     for alias in required.split():
         if not getattr(receptor, _attr(receptor, alias)):
-            errors.add(f"receptor.{alias}", "required", _("Obligatorio en {name_es}.", name_es=kind.name_es))
+            errors.add(
+                f"receptor.{alias}", "required", _("Obligatorio en {name_es}.", name_es=i18n.cfe_type(kind.code))
+            )
 
 
 def _document(receptor: Receptor, errors: _Errors) -> None:

@@ -19,6 +19,7 @@ from portal.domain.cfe_types import (
 from portal.domain.identifiers import DNI_COUNTRIES, URUGUAYAN_DOC_TYPES, DocType, document_error
 from portal.service.cfe.codes import COUNTRIES, IND_FACT_DR_BOLETA, IND_FACT_DR_EXP, IND_FACT_ETCK_EFACT
 from portal.service.cfe.model import CfeInput
+from portal.service.platform import i18n
 from portal.service.platform.i18n import _
 
 # Which export header fields each element has (XSD): "required", "optional" or absent (not applicable).
@@ -57,7 +58,9 @@ def check_type_fields(cfe: CfeInput, kind: CfeType, errors) -> None:
         need = fields.get(alias)
         if need is None and getattr(cfe, attr) is not None:
             errors.add(
-                alias, "not_applicable", _("Solo corresponde a la exportación, no a {name_es}.", name_es=kind.name_es)
+                alias,
+                "not_applicable",
+                _("Solo corresponde a la exportación, no a {name_es}.", name_es=i18n.cfe_type(kind.code)),
             )
         elif getattr(cfe, attr) is None and (
             need == "required" or kind.code in _REQUIRED_ON_TYPE.get(alias, frozenset())
@@ -86,7 +89,7 @@ def _principal(cfe: CfeInput, kind: CfeType, errors) -> None:
             errors.add(
                 "complFiscal",
                 "not_applicable",
-                _("Solo las ventas por cuenta ajena llevan mandante, no {name_es}.", name_es=kind.name_es),
+                _("Solo las ventas por cuenta ajena llevan mandante, no {name_es}.", name_es=i18n.cfe_type(kind.code)),
             )
         return
     if part is None:
@@ -118,7 +121,7 @@ def _global_adjustments(cfe: CfeInput, kind: CfeType, errors) -> None:
                 "not_allowed",
                 _(
                     "En {name_es} un descuento o recargo global va a los indicadores {indicadores}.",
-                    name_es=kind.name_es,
+                    name_es=i18n.cfe_type(kind.code),
                     indicadores=shown,
                 ),
             )

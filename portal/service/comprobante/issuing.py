@@ -23,7 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from portal.domain.cfe_types import NOTE_REFERENCE_TYPES, type_name_es
+from portal.domain.cfe_types import NOTE_REFERENCE_TYPES
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe import (
     CfeInput,
@@ -59,7 +59,7 @@ from portal.service.indices.ui import ui_value_on
 from portal.service.platform import db, idempotency, jobs
 from portal.service.platform.auth import Principal
 from portal.service.platform.errors import ApiError, FieldError, ValidationFailed
-from portal.service.platform.i18n import _, cfe_type
+from portal.service.platform.i18n import _, cfe_type, cfe_types_either
 from portal.service.platform.models import Company
 
 
@@ -126,12 +126,11 @@ def _check_references(session: Session, company_id: int, cfe: CfeInput) -> list[
             .with_for_update()
         )
         if ref.tpo_doc_ref not in allowed:
-            kinds = " o ".join(type_name_es(code) for code in sorted(allowed))
             problems.append(
                 FieldError(
                     f"{where}.tpoDocRef",
                     "not_allowed",
-                    _("Una {tipo} solo refiere {kinds}.", tipo=cfe_type(cfe.tipo_cfe), kinds=kinds),
+                    _("Una {tipo} solo refiere {kinds}.", tipo=cfe_type(cfe.tipo_cfe), kinds=cfe_types_either(allowed)),
                 )
             )
         elif found is None:

@@ -4,11 +4,11 @@ them, and keys each in afterwards (docs: ../shared/domain/CFE-URUGUAY.md section
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from portal.domain.uruguay_time import today_montevideo
-from portal.service.comprobante.models import ContingencyBook, IssuedCfe, VoidedRange
+from portal.service.comprobante.models import CaeRangeRecord, ContingencyBook, IssuedCfe, VoidedRange
 from portal.service.empresa import audit
 from portal.service.empresa.schemas import AnularLibretaIn, LibretaAnulacionOut, LibretaIn, LibretaList, LibretaOut
 from portal.service.platform import db
@@ -74,6 +74,7 @@ def register(principal: Principal, body: LibretaIn) -> LibretaOut:
                 ),
                 code="libreta_superpuesta",
             )
+        _check_authorisation_number(session, principal.company_id, body)
         book = ContingencyBook(
             company_id=principal.company_id,
             tipo_cfe=body.tipoCFE,
@@ -106,6 +107,48 @@ def register(principal: Principal, body: LibretaIn) -> LibretaOut:
             target=f"CFC {body.tipoCFE} serie {body.serie} {body.desde}-{body.hasta}",
         )
         return _out(book)
+
+
+def _check_authorisation_number(session: Session, company_id: int, body: LibretaIn) -> None:
+    """DGI gives each authorisation one type and serie, with its dates: the same number on a book of another type,
+    serie or dates, or on one of the company's electronic CAE ranges, is a typo, and DGI would observe every paper
+    keyed in from that book (C09). The same authorisation printed as several booklets is registered booklet by
+    booklet: the same number with the same type, serie and dates."""
+    other = session.scalar(
+        select(ContingencyBook).where(
+            ContingencyBook.company_id == company_id,
+            ContingencyBook.cae_id == body.caeId,
+            or_(
+                ContingencyBook.tipo_cfe != body.tipoCFE,
+                ContingencyBook.serie != body.serie,
+                ContingencyBook.fecha_autorizacion != body.fechaAutorizacion,
+                ContingencyBook.fecha_vencimiento != body.vencimiento,
+            ),
+        )
+    )
+    if other is not None:
+        message = _(
+            "La autorización {numero} de DGI ya está registrada para la libreta de tipo {tipo}, serie {serie}, "
+            "autorizada el {fecha:%d/%m/%Y}: cada autorización es de un solo tipo y serie. Revisá el número en la "
+            "constancia.",
+            numero=body.caeId,
+            tipo=cfe_type(other.tipo_cfe),
+            serie=other.serie,
+            fecha=other.fecha_autorizacion,
+        )
+        raise Conflict(message, code="libreta_autorizacion_repetida")
+    cae = session.scalar(
+        select(CaeRangeRecord).where(CaeRangeRecord.company_id == company_id, CaeRangeRecord.cae_id == int(body.caeId))
+    )
+    if cae is not None:
+        message = _(
+            "La autorización {numero} de DGI es la del CAE electrónico de tipo {tipo}, serie {serie}: una libreta de "
+            "contingencia tiene su propia autorización. Revisá el número en la constancia.",
+            numero=body.caeId,
+            tipo=cfe_type(cae.tipo_cfe),
+            serie=cae.serie,
+        )
+        raise Conflict(message, code="libreta_autorizacion_repetida")
 
 
 # The books' use (empresa's list of books) and voiding their unused numbers ------------------------------------

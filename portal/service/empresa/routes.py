@@ -444,12 +444,14 @@ def list_contingency_books(principal: Principal):
     body=LibretaIn,
     responses={
         201: LibretaOut,
-        409: "`libreta_superpuesta`: sus números se superponen con otra libreta del mismo tipo y serie.",
+        409: "`libreta_superpuesta`: sus números se superponen con otra libreta del mismo tipo y serie; "
+        "`libreta_autorizacion_repetida`: ese número de autorización ya está registrado para otra libreta (de otro "
+        "tipo, serie o fechas) o para un CAE electrónico de la empresa.",
     },
 )
 def register_contingency_book(principal: Principal, body: LibretaIn):
-    """Registra la libreta tal como figura en la autorización de DGI (CAE de tipo F: hasta 999.999 números).
-    Queda en la auditoría, como los rangos de CAE."""
+    """Registra la libreta tal como figura en la autorización de DGI (CAE de tipo F: hasta 999.999 números, por 24
+    meses como máximo). Queda en la auditoría, como los rangos de CAE."""
     return contingency.register(principal, body), 201
 
 

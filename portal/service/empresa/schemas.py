@@ -21,7 +21,7 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from portal.domain.empresa import DEPARTMENTS, MAX_BOOK_NUMBERS, MAX_BRANCH_CODE, NO_IVA_AL_DIA
+from portal.domain.empresa import DEPARTMENTS, MAX_BOOK_NUMBERS, MAX_BRANCH_CODE, NO_IVA_AL_DIA, latest_expiry
 from portal.domain.uruguay_time import today_montevideo
 from portal.service.cfe.model_parts import Day
 from portal.service.cfe.xmlchars import PrintedText
@@ -548,6 +548,12 @@ def _book_problems(data: dict) -> list[InitErrorDetails]:
     authorised, expires = _day(data.get("fechaAutorizacion")), _day(data.get("vencimiento"))
     if authorised and expires and expires <= authorised:
         message = _("El vencimiento debe ser posterior a la autorización.")
+        problems.append({"type": refuse("range", message), "loc": ("vencimiento",), "input": data["vencimiento"]})
+    elif authorised and expires and expires > latest_expiry(authorised):
+        message = _(
+            "DGI autoriza una libreta por 24 meses como máximo: vence a más tardar el {fecha:%d/%m/%Y}.",
+            fecha=latest_expiry(authorised),
+        )
         problems.append({"type": refuse("range", message), "loc": ("vencimiento",), "input": data["vencimiento"]})
     return problems
 

@@ -141,7 +141,10 @@ class Anulacion(_Out):
     serie: str
     nro_desde: int = Field(alias="nroDesde")
     nro_hasta: int = Field(alias="nroHasta")
-    fecha: date = Field(description="Día en cuyo reporte diario se informa.")
+    fecha: date = Field(
+        description="Día en cuyo reporte diario se informa; para los de una libreta de contingencia (tipoCFE 2xx), "
+        "el día en que se anularon: el reporte diario no informa CFC anulados."
+    )
     origen: Literal["operador", "rechazo_dgi"] = Field(
         description="operador (anulación pedida) o rechazo_dgi (comprobante rechazado por DGI, Motivo_Cod RD)."
     )

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Iterable
 from decimal import Decimal
 from functools import cache, lru_cache
 from pathlib import Path
@@ -163,6 +164,16 @@ def commercial_motive(code: str) -> Text:
     """A commercial motive's words (E20-E60) as a message, said in the reader's language. Never DGI's glosa, which is
     what is signed and stays as DGI wrote it."""
     return Text("{motivo:comercial}", motivo=code)
+
+
+def cfe_types_either(codes: Iterable[int]) -> Text:
+    """CFE types as alternatives in a message ("solo {tipos}"): each named and the "o" between them said in the
+    reader's language ("e-Factura o Nota de débito de e-Factura", "e-Factura or e-Factura debit note")."""
+    names = [cfe_type(code) for code in sorted(codes)]
+    joined = names[0]
+    for name in names[1:]:
+        joined = _("{uno} o {otro}", uno=joined, otro=name)
+    return joined
 
 
 def stored(message: str, key: str = "mensaje") -> dict[str, Any]:

@@ -27,6 +27,8 @@ from portal.domain.cfe_types import (
     IND_FACT_NOT_FOR_SMALL_TAXPAYERS,
     IND_FACT_SMALL_TAXPAYER,
     INVOICE_TYPES,
+    NOTE_TYPES,
+    with_cfc,
 )
 from portal.domain.receipt_numbers import PRINTED_IN_TEXT
 from portal.web.dgi_labels import STATES as DGI_BADGES
@@ -48,12 +50,11 @@ OTHER_TYPES: list = CFC_TYPES
 
 TYPE_NAMES = dict(CFE_TYPES + OTHER_TYPES)
 # A note named with its own number: "Nota de crédito de e-Ticket A-0000003" read as a note of e-Ticket A-0000003,
-# so a note's own number follows these names ("Nota de crédito e-Ticket A-0000003, de e-Ticket A-0000001").
+# so a note's own number follows these names ("Nota de crédito e-Ticket A-0000003, de e-Ticket A-0000001"), for
+# every note type, the paper contingency ones too (portal.domain.cfe_type_names.numbered_type_name).
 NOTE_NAMES = {
-    102: _l("Nota de crédito e-Ticket"),
-    103: _l("Nota de débito e-Ticket"),
-    112: _l("Nota de crédito e-Factura"),
-    113: _l("Nota de débito e-Factura"),
+    code: LazyString(lambda code=code: cfe_type_names.numbered_type_name(code, str(get_locale() or "es")))
+    for code in sorted(with_cfc(NOTE_TYPES))
 }
 
 

@@ -26,7 +26,9 @@ from portal.client.comprobante_list import ReceiptFilters
 from portal.client.empresa_records import Branch
 from portal.domain.cfe_types import (
     BOLETA_TYPES,
+    E_REMITO,
     E_REMITO_EXPORTACION,
+    E_RESGUARDO,
     EXPORT_INVOICE_TYPES,
     MOD_VENTA_SERVICES,
     NOTE_BASE_TYPE,
@@ -272,10 +274,11 @@ class ReceiptForm(PortalForm):
             )
 
     def fit_to_type(self) -> None:
-        """Defaults that follow the type: an e-Factura's receiver has a RUT; a note refers to its base type;
-        the lines offer the type's indicators."""
+        """Defaults that follow the type: an e-Factura's receiver has a RUT, as an e-Remito's and an e-Resguardo's
+        usually do (they always identify theirs); a note refers to its base type; the lines offer the type's
+        indicators."""
         tipo = self.tipo_cfe.data
-        if tipo in RUT_RECEIVER_TYPES and not self.tipo_doc_recep.data:
+        if tipo in (*RUT_RECEIVER_TYPES, E_REMITO, E_RESGUARDO) and not self.tipo_doc_recep.data:
             self.tipo_doc_recep.data = "2"
         if tipo in NOTE_BASE_TYPE and not (self.ref_serie.data or self.ref_nro.data):
             self.ref_tipo.data = NOTE_BASE_TYPE[tipo]

@@ -18,7 +18,16 @@ from markupsafe import Markup
 from portal.client.cfe import Receiver, Retention
 from portal.client.comprobantes import CaeInfo, IssuedReceipt
 from portal.client.totals import Totals
-from portal.domain.cfe_types import CFE_TYPES, CREDIT_NOTE_FOR, CREDIT_NOTES, DEBIT_NOTE_OF
+from portal.domain.cfe_types import (
+    BOLETA_TYPES,
+    CFC_TYPES,
+    CFE_TYPES,
+    CREDIT_NOTE_FOR,
+    CREDIT_NOTES,
+    DEBIT_NOTE_OF,
+    electronic_type,
+    headline_amount,
+)
 from portal.domain.identifiers import DocType, format_rut, is_valid_rut
 from portal.web.comprobantes.choices import CFE_TYPES as CFE_TYPE_CHOICES
 from portal.web.comprobantes.choices import (
@@ -52,6 +61,12 @@ _AFTER_TOTAL_ROWS = (
     ("fiscal_credit", _l("Crédito fiscal"), None),
     ("not_billable", _l("No facturable"), None),
 )
+# What a receipt stands for (portal.domain.cfe_types.headline_amount) -> its Totals field and label.
+_HEADLINES = {
+    "MntPagar": ("to_pay", _l("Total a pagar")),
+    "MntTotal": ("total", _l("Total")),
+    "MntTotRetenido": ("withheld", _l("Total retenido")),
+}
 
 
 @dataclass(frozen=True)
@@ -93,6 +108,7 @@ class ReceiptView:
     receipt: IssuedReceipt
     receiver: list[tuple[str, str]]
     totals: list[TotalRow]
+    headline: TotalRow | None  # the amount the page puts first: none for an e-Remito
     qr_svg: Markup
     cae: CaeInfo
     dgi_status: tuple[str, str]
@@ -100,6 +116,16 @@ class ReceiptView:
     actions: Actions = Actions(False, False, False, False, False)
     payment_form: str = ""
     terms: list[tuple[str, str]] = field(default_factory=list)  # an export's terms of sale, a principal
+
+    @property
+    def paper(self) -> bool:
+        """A paper contingency receipt keyed in: it went to DGI only, its customer holds the paper."""
+        return self.receipt.tipo_cfe in CFC_TYPES
+
+    @property
+    def is_boleta(self) -> bool:
+        """An e-Boleta de entrada, its note or its paper one: the company's purchase, its other party the seller."""
+        return electronic_type(self.receipt.tipo_cfe) in BOLETA_TYPES
 
     @staticmethod
     def name_of(code: int | None) -> str:
@@ -112,18 +138,35 @@ def _rate(value: Decimal) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def total_rows(totals: Totals) -> list[TotalRow]:
-    """The service's totals worth showing: every non-zero amount, plus the total and the amount to pay."""
+def headline(tipo_cfe: int, totals: Totals) -> TotalRow | None:
+    """The amount a receipt stands for, labelled: a sale's amount to pay, an e-Remito de Exportación's total, an
+    e-Resguardo's total withheld; None for an e-Remito, which has no amounts."""
+    shown = headline_amount(tipo_cfe)
+    if shown is None:
+        return None
+    key, label = _HEADLINES[shown]
+    return TotalRow(key, str(label), totals.amount(key), emphasis=True)
+
+
+def total_rows(tipo_cfe: int, totals: Totals) -> list[TotalRow]:
+    """The service's totals worth showing: every non-zero amount, plus the total and the amount to pay of a sale;
+    up to its total for an e-Remito de Exportación (nobody pays a remito), the total withheld alone for an
+    e-Resguardo, nothing for an e-Remito."""
+    last = headline(tipo_cfe, totals)
+    if last is None or last.key == "withheld":
+        return [last] if last else []
     rows = []
     for key, label, rate_key in _TAX_ROWS:
         if totals.amount(key):
             text = str(label) % {"rate": _rate(totals.amount(rate_key))} if rate_key else str(label)
             rows.append(TotalRow(key, text, totals.amount(key)))
     rows.append(TotalRow("total", _("Total"), totals.total, emphasis=True))
+    if last.key == "total":
+        return rows
     rows += [
         TotalRow(key, str(label), totals.amount(key)) for key, label, _r in _AFTER_TOTAL_ROWS if totals.amount(key)
     ]
-    rows.append(TotalRow("to_pay", _("Total a pagar"), totals.to_pay, emphasis=True))
+    rows.append(last)
     return rows
 
 
@@ -233,7 +276,8 @@ def receipt_view(receipt: IssuedReceipt) -> ReceiptView:
         number=receipt.number,
         receipt=receipt,
         receiver=receiver_rows(receipt.receiver),
-        totals=total_rows(receipt.totals),
+        totals=total_rows(receipt.tipo_cfe, receipt.totals),
+        headline=headline(receipt.tipo_cfe, receipt.totals),
         qr_svg=qr_svg(receipt.qr_url),
         cae=receipt.cae,
         dgi_status=(str(status[0]), status[1]),
@@ -248,5 +292,8 @@ def activity_summary(receipt: IssuedReceipt) -> str:
     """What the activity record says about an issued receipt, e.g. "e-Ticket A-0000012 · UYU 376,00".
     Stored once, so it uses DGI's Spanish names and Uruguayan number format whatever the user's language."""
     kind = CFE_TYPES.get(receipt.tipo_cfe)
-    amount = format_decimal(receipt.totals.to_pay, format="#,##0.00", locale="es_UY")
+    shown = headline(receipt.tipo_cfe, receipt.totals)
+    if shown is None:  # an e-Remito: no amount
+        return f"{kind.short_es if kind else receipt.tipo_cfe} {receipt.number}"
+    amount = format_decimal(shown.amount, format="#,##0.00", locale="es_UY")
     return f"{kind.short_es if kind else receipt.tipo_cfe} {receipt.number} · {receipt.currency} {amount}"

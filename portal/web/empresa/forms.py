@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_babel.speaklater import LazyString
 from flask_wtf.file import FileAllowed, FileField, FileRequired, FileSize
@@ -19,9 +20,11 @@ from portal.domain.empresa import (
     MAX_BRANCH_CODE,
     PAPER_FORMATS,
     REGIMES,
+    latest_expiry,
 )
 from portal.web.comprobantes.choices import CFC_TYPES
 from portal.web.forms_common import DayField, NumberField, NumberRequired, PortalForm
+from portal.web.i18n import day as format_day
 
 
 def _book_id(value):
@@ -237,8 +240,17 @@ class ContingencyBookForm(PortalForm):
 
     def validate_vencimiento(self, field) -> None:
         authorised = self.fecha_autorizacion.data
-        if authorised is not None and field.data is not None and field.data <= authorised:
+        if authorised is None or field.data is None:
+            return
+        if field.data <= authorised:
             raise ValidationError(_l("El vencimiento debe ser posterior a la autorización."))
+        if field.data > latest_expiry(authorised):
+            raise ValidationError(
+                _(
+                    "DGI autoriza una libreta por 24 meses como máximo: vence a más tardar el %(day)s.",
+                    day=format_day(latest_expiry(authorised)),
+                )
+            )
 
 
 class VoidPaperForm(PortalForm):

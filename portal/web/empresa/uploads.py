@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import flash, request
 from flask_babel import gettext as _
 
-from portal.client.errors import NotFound
+from portal.client.errors import Conflict, NotFound
 from portal.web import paging
 from portal.web.auth.session import admin_required, reader_required
 from portal.web.backend import api
@@ -111,6 +111,10 @@ def audit():
     return render("empresa/audit.html", paged=paged, audit_rows=audit_rows)
 
 
+# A Conflict that belongs next to the authorisation number: another book's, or an electronic CAE's.
+_ANOTHER_BOOKS_AUTHORISATION = "libreta_autorizacion_repetida"
+
+
 @bp.route("/contingencia", methods=["GET", "POST"])
 @admin_required
 def contingency():
@@ -128,7 +132,10 @@ def contingency():
                 expires_on=form.vencimiento.data,
             )
         except REFUSALS as exc:
-            apply_service_errors(form, exc, form.SERVICE_FIELDS)
+            if isinstance(exc, Conflict) and exc.code == _ANOTHER_BOOKS_AUTHORISATION:
+                form.cae_id.errors = [*form.cae_id.errors, exc.message]
+            else:
+                apply_service_errors(form, exc, form.SERVICE_FIELDS)
         else:
             flash(
                 _(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from flask_babel import lazy_gettext as _l
 
 from portal.client.envios import DailyReport, Envelope, VoidedRange, WaitingReceipt
+from portal.domain.cfe_types import CFC_TYPES
 from portal.web import paging
 from portal.web.paging import PagedView
 
@@ -93,3 +94,9 @@ def load(api) -> Overview:
         paged("reportes", api.list_daily_reports),
         paged("anulaciones", api.list_voided),
     )
+
+
+def in_daily_report(voided: VoidedRange) -> bool:
+    """Whether DGI's daily report carries these voided numbers: a CAE's do, a paper contingency book's never
+    (ReporteDiarioCFE.xsd: "No corresponde informar los CFC anulados")."""
+    return voided.tipo_cfe not in CFC_TYPES
