@@ -162,6 +162,11 @@ def xml_one_line(value: object) -> object:
     return xml_text(value, line_breaks=False)
 
 
+# Some character a stripped text keeps: models strip spaces before measuring, so a text of only spaces is empty.
+# Python strips \x1c-\x1f and \x85 too, which the document's regex \s (ECMA-262) does not count as spaces.
+NOT_BLANK = r"[^\s\x1c-\x1f\x85]"
+
+
 class PrintedText(BaseModel):
     """The base of every request model whose texts are printed or signed in a CFE: each of its texts goes
     through `xml_text` before the field's own rules, and the OpenAPI document says so with `text_pattern` on
@@ -180,7 +185,28 @@ class PrintedText(BaseModel):
         schema = handler(core_schema)
         pattern = text_pattern(line_breaks=not cls.text_one_line)
         for prop in handler.resolve_ref_schema(schema).get("properties", {}).values():
-            for candidate in (prop, *prop.get("anyOf", ())):
+            branches = prop.get("anyOf", ())
+            number = next((b for b in branches if b.get("type") == "number"), None)
+            for candidate in (prop, *branches):
                 if candidate.get("type") == "string" and not {"pattern", "format", "enum", "const"} & set(candidate):
-                    candidate["pattern"] = pattern
+                    # A decimal also taken as text ("12.50") is a number written out, within the number's bounds.
+                    candidate["pattern"] = pattern if number is None else decimal_text_pattern(number)
         return schema
+
+
+def decimal_text_pattern(number: dict[str, Any]) -> str:
+    """The pattern of a decimal written as text, as strict as the JSON schema's `number` beside it can say: no sign
+    when it may not be negative, a digit other than 0 when it must be more than 0, and no more integer digits than
+    its maximum has (999.999 and an exclusive 100: 3 and 2; 10^15: 15). Other bounds (a maximum of 1,234) the
+    text cannot state; the answer's codes say them."""
+    low = number.get("minimum", number.get("exclusiveMinimum"))
+    high = number.get("maximum", number.get("exclusiveMaximum"))
+    tail = r"\d*"
+    if high is not None and high >= 1:
+        whole = int(high)
+        digits = len(str(whole)) - (1 if str(whole).rstrip("0") == "1" else 0)  # 10^k itself: k digits
+        tail = rf"\d{{0,{digits - 1}}}"
+    sign = "" if low is not None and low >= 0 else "-?"
+    if number.get("exclusiveMinimum") == 0:
+        return rf"^(?:0*[1-9]{tail}(?:\.\d+)?|0*\.\d*[1-9]\d*)$"
+    return rf"^{sign}(?:(?:0*[1-9]{tail}|0+)(?:\.\d+)?|\.\d+)$"

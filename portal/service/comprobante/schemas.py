@@ -21,14 +21,11 @@ from portal.domain.cfe_types import CFC_NAMES, CFE_TYPES
 from portal.domain.dgi_states import DGI_STATES
 from portal.domain.receipt_numbers import MAX_TYPED, PATTERN, is_receipt_number
 from portal.service.cfe.model_parts import ComplFiscal, Day, reject_control_chars
-from portal.service.cfe.xmlchars import text_pattern
+from portal.service.cfe.xmlchars import NOT_BLANK, text_pattern
 from portal.service.comprobante.tracking_schemas import EstadoDgi, EstadoIntercambio, ResumenCorreo
 from portal.service.platform.i18n import _
 from portal.service.platform.paging import CURSOR_DESCRIPTION, CURSOR_PATTERN, Page
 from portal.service.platform.pydantic_errors import PARAMETERS, refuse
-
-# The body models strip spaces before measuring: a text of only spaces is empty, so say "some non-space" too.
-_NOT_BLANK = r"\S"
 
 # The codes a search filters by, as a JSON array for OpenAPI's enum: the CFE types and the keyed-in CFC (2xx).
 _SEARCH_TYPES = sorted({*CFE_TYPES, *CFC_NAMES})
@@ -254,12 +251,12 @@ class ReaplicarReferencia(BaseModel):
         },
     )
 
-    id_cfe_emitido: str = Field(alias="idCfeEmitido", min_length=1, max_length=40, pattern=_NOT_BLANK)
+    id_cfe_emitido: str = Field(alias="idCfeEmitido", min_length=1, max_length=40, pattern=NOT_BLANK)
     referencia_cobro: str = Field(
         alias="referenciaCobro",
         min_length=1,
         max_length=100,
-        pattern=_NOT_BLANK,
+        pattern=NOT_BLANK,
         description="Identificador del cobro en el sistema de cobranza.",
     )
     observacion: str | None = Field(None, max_length=200)
@@ -295,7 +292,7 @@ class NotaCreditoTotal(BaseModel):
     )
 
     id_cfe_emitido: str = Field(
-        alias="idCfeEmitido", min_length=1, max_length=40, pattern=_NOT_BLANK, description="El comprobante a anular."
+        alias="idCfeEmitido", min_length=1, max_length=40, pattern=NOT_BLANK, description="El comprobante a anular."
     )
     razon: Annotated[str, BeforeValidator(reject_control_chars)] = Field(
         min_length=1,

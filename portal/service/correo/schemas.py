@@ -7,11 +7,12 @@ from typing import Annotated, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from portal.service.cfe.xmlchars import NOT_BLANK
 from portal.service.comprobante.tracking_schemas import EnvioCorreo
 
 MAX_RECIPIENTS = 10
 
-Address = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=254)]
+Address = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=254, pattern=NOT_BLANK)]
 
 
 class _Out(BaseModel):

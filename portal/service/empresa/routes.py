@@ -12,6 +12,7 @@ from flask import Response, request
 
 from portal.domain.empresa import CAE_MAX_BYTES, CERTIFICATE_MAX_BYTES, LOGO_MAX_BYTES
 from portal.domain.roles import ADMINS, ALL, READERS
+from portal.service.cfe.xmlchars import text_pattern
 from portal.service.empresa import audit, branches, cae_ranges, certificates, contingency, settings, summary
 from portal.service.empresa import member_routes as _member_routes  # noqa: F401 - adds the people's endpoints to bp
 from portal.service.empresa.blueprint import AUTH, TAG, bp
@@ -267,7 +268,9 @@ _P12_FORM = {
                 },
                 "nombre": {
                     "type": "string",
+                    "minLength": 1,
                     "maxLength": 120,
+                    "pattern": text_pattern(line_breaks=False),  # certificates._one_line_name's rule
                     "description": "Para reconocerlo; por defecto, su sujeto.",
                 },
             },

@@ -619,7 +619,7 @@ class AnularLibretaIn(_In):
 
     desde: Annotated[StrictInt, Field(ge=1, le=9_999_999), WHOLE_NUMBER]
     hasta: Annotated[StrictInt, Field(ge=1, le=9_999_999), WHOLE_NUMBER]
-    motivo: StrictStr = Field(min_length=1, max_length=200, pattern=r"\S", description="Por qué se anulan.")
+    motivo: StrictStr = Field(min_length=1, max_length=200, description="Por qué se anulan.")
 
 
 class LibretaAnulacionOut(BaseModel):
