@@ -420,3 +420,21 @@ def test_a_common_word_adds_up_its_matches_from_the_name_index_alone_on_sqlite(
     assert not found.bounded and sum(total.cantidad for total in found.currencies) == len(wanted) > 20
     seen, count = _every_page(api_client, user, {"receptor": "ferreteria"})
     assert seen == receipt_copies.in_list_order(wanted) and count == len(wanted)
+
+
+def test_the_totals_are_net_sales_an_export_remito_or_a_purchase_adds_nothing(api_client, user):
+    """An e-Remito de Exportación's MntTotal is the goods it moves, and an e-Boleta de entrada is a purchase: the
+    list's totals (net sales per currency) left them out of the sums, while the count keeps every receipt."""
+    from tests.integration.test_export_api import today as dated_today
+    from tests.unit.cfe.types_bodies import BOLETA, EXPORT
+
+    factura = issue(api_client, user, bodies.body(bodies.EFACTURA))
+    remito = issue(api_client, user, dated_today(EXPORT["124"]))
+    boleta = issue(api_client, user, dated_today(BOLETA["151-imeba"]))
+    answer = api_client.get(BUSCAR, headers=user).json
+    assert answer["total"] == 3
+    sums = {t["moneda"]: t for t in answer["totales"]}
+    assert sums["UYU"]["mntTotal"] == factura["totales"]["mntTotal"] and sums["UYU"]["cantidad"] == 1, answer
+    if remito["tpoMoneda"] != "UYU":  # a currency with the remito alone has no sale to sum
+        assert remito["tpoMoneda"] not in sums
+    assert boleta["totales"]["mntTotal"] != "0.00"

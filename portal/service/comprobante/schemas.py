@@ -448,7 +448,7 @@ class ResumenCfe(_Out):
     solicitud: str | None = Field(None, description="X-Request-ID de la solicitud que lo emitió.")
     creado_en: datetime = Field(alias="creadoEn")
     importe: Decimal = Field(
-        description="El monto total como lo cuentan los totales de la lista: negativo en las notas de crédito."
+        description="El monto total, negativo en las notas de crédito (como restan en las ventas netas de `totales`)."
     )
     anulado: bool = Field(
         False, description="Verdadero si sus notas de crédito acreditan todo su monto total (comprobante anulado)."
@@ -459,11 +459,13 @@ class ResumenCfe(_Out):
 
 
 class TotalMoneda(_Out):
+    """Las ventas netas en una moneda: los tipos del libro de ventas (e-Ticket, e-Factura, de exportación, por
+    cuenta ajena, y sus papeles de contingencia), las notas de crédito restando. Un e-Remito, un e-Resguardo o una
+    e-Boleta de entrada (una compra) no son ventas: no suman, y una moneda sin ventas no aparece."""
+
     moneda: str
-    cantidad: int
-    mnt_total: Decimal = Field(
-        alias="mntTotal", description="Suma de los montos totales en esa moneda; las notas de crédito restan."
-    )
+    cantidad: int = Field(description="Cuántas ventas y notas de esa moneda se sumaron.")
+    mnt_total: Decimal = Field(alias="mntTotal", description="Suma de sus montos totales; las notas de crédito restan.")
 
 
 class ResultadoBusqueda(Page[ResumenCfe]):

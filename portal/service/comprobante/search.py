@@ -37,7 +37,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.functions import FunctionElement
 
-from portal.domain.cfe_types import CREDIT_NOTES
+from portal.domain.cfe_types import CREDIT_NOTES, SALE_TYPES
 from portal.domain.receipt_numbers import ReceiptNumber
 from portal.service.comprobante.amounts import amount_columns, is_credit_note
 from portal.service.comprobante.models import IssuedCfe, NoteReference, ReceiverWord
@@ -295,7 +295,7 @@ TOTALS_LIMIT = 10_000
 
 @dataclass(frozen=True)
 class Totals:
-    """The filtered set's count and sums per currency, or, when `bounded`, only that more than `count` match
+    """The filtered set's count and net sales per currency, or, when `bounded`, only that more than `count` match
     (and `currencies` empty): the sums of a part of the set would mean nothing."""
 
     count: int
@@ -304,25 +304,40 @@ class Totals:
 
 
 def totals(session: Session, where: list, limit: int = TOTALS_LIMIT) -> Totals:
-    """Count and sum of MntTotal of the filtered set, per currency (adding pesos to dollars means nothing);
-    credit notes count negative, so a cancelled sale adds nothing. At most `limit` + 1 matching rows are read
-    (no order, from whichever index the filters use): more than `limit` gives a bounded answer.
+    """Count of the filtered set, and its net sales per currency (adding pesos to dollars means nothing): the sales
+    book's types (SALE_TYPES), credit notes negative, so a cancelled sale adds nothing. What is no sale adds nothing
+    either (an e-Remito's goods, an e-Resguardo, an e-Boleta de entrada: a purchase), and a currency with no sale
+    has no sum. At most `limit` + 1 matching rows are read (no order, from whichever index the filters use): more
+    than `limit` gives a bounded answer.
 
     Summed in cents as integers, so the sum is exact on SQLite too (where amounts are stored as REAL); grouped
     per currency over the bounded rows only, so the GROUP BY never sorts more than `limit` + 1 rows."""
     cents_each = func.round(IssuedCfe.mnt_total * 100)
-    signed = case((IssuedCfe.tipo_cfe.in_(sorted(CREDIT_NOTES)), -cents_each), else_=cents_each)
-    matching = select(IssuedCfe.tpo_moneda, signed.label("cents")).where(*where).limit(limit + 1).subquery()
+    sale = IssuedCfe.tipo_cfe.in_(sorted(SALE_TYPES))
+    signed = case((~sale, 0), (IssuedCfe.tipo_cfe.in_(sorted(CREDIT_NOTES)), -cents_each), else_=cents_each)
+    matching = (
+        select(IssuedCfe.tpo_moneda, signed.label("cents"), case((sale, 1), else_=0).label("sale"))
+        .where(*where)
+        .limit(limit + 1)
+        .subquery()
+    )
     sums = session.execute(
-        select(matching.c.tpo_moneda, func.count(), cast(func.sum(matching.c.cents), BigInteger))
+        select(
+            matching.c.tpo_moneda,
+            func.count(),
+            cast(func.sum(matching.c.sale), BigInteger),
+            cast(func.sum(matching.c.cents), BigInteger),
+        )
         .group_by(matching.c.tpo_moneda)
         .order_by(matching.c.tpo_moneda)
     ).all()
-    count = sum(found for _code, found, _cents in sums)
+    count = sum(found for _code, found, _sales, _cents in sums)
     if count > limit:
         return Totals(limit, True, [])
     currencies = [
-        CurrencyTotal(code, found, (Decimal(int(cents or 0)) / 100).quantize(CENT)) for code, found, cents in sums
+        CurrencyTotal(code, int(sales), (Decimal(int(cents or 0)) / 100).quantize(CENT))
+        for code, _found, sales, cents in sums
+        if sales
     ]
     return Totals(count, False, currencies)
 
