@@ -3,6 +3,8 @@ when null, a body that may be left out is documented so, and an integer written 
 
 from __future__ import annotations
 
+import re
+
 import jsonschema_rs
 import pytest
 
@@ -148,3 +150,39 @@ def test_every_webhook_shows_what_its_integrator_receives(api_client):
             without.append(name)
         assert all(body["type"] == name for body in shown), name
     assert without == []
+
+
+def _decimal_properties(node):
+    """Every property of the document that takes a decimal as a JSON number or as text: (its number branch, its
+    text branch)."""
+    if isinstance(node, dict):
+        branches = node.get("anyOf", ())
+        number = next((b for b in branches if b.get("type") == "number"), None)
+        text = next((b for b in branches if b.get("type") == "string"), None)
+        if number is not None and text is not None:
+            yield number, text
+        for value in node.values():
+            yield from _decimal_properties(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _decimal_properties(value)
+
+
+def test_a_decimals_bounds_are_the_servers_as_a_number_and_as_text(api_client, auth_headers):
+    """A bound such as 999999999999999.99 is 1e15 as a JSON number: published as a maximum it let 10^15 through a
+    schema the server refused. Such bounds are exclusive powers of ten; and a decimal sent as text is a number
+    within them ("0" is no quantity)."""
+    document = api_client.get("/api/v1/openapi.json").json
+    found = list(_decimal_properties(document["components"]))
+    assert found
+    for number, text in found:
+        for bound in ("maximum", "minimum"):
+            assert abs(number.get(bound, 0)) < 1e10, number  # larger ones are exclusive powers of ten
+        if "pattern" in text:
+            assert not re.search(text["pattern"], "abc"), text
+    price = {"codigo": "P-1", "nombre": "Caro", "precio": 1e11}
+    refused = api_client.post("/api/v1/productos", json=price, headers=auth_headers("admin@demo.uy", 1))
+    assert refused.status_code == 422 and refused.json["error"]["fields"][0]["field"] == "precio", refused.json
+    lines = document["components"]["schemas"]["LineaInteligente"]["properties"]["cantidad"]["anyOf"]
+    quantity = next(b for b in lines if b["type"] == "string")["pattern"]
+    assert not re.search(quantity, "0") and not re.search(quantity, "-2") and re.search(quantity, "0.5")

@@ -16,12 +16,17 @@ from pydantic import BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from portal.domain.cfe_types import NO_UNIT
+from portal.domain.prices import PRICE_BOUND
 from portal.service.cfe.xmlchars import PrintedText, xml_text
 
 # MontoType / Monto_admite_negType: 15 integer digits and 2 decimals (rules.py holds computed amounts to it too).
 MAX_AMOUNT = Decimal("999999999999999.99")
-Monto = Annotated[Decimal, Field(max_digits=17, decimal_places=2, ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
-MontoPositivo = Annotated[Decimal, Field(max_digits=17, decimal_places=2, ge=0, le=MAX_AMOUNT)]
+# The same bound as the fields state it: below 10^15, which with 2 decimals is at most MAX_AMOUNT. The OpenAPI
+# document writes a bound as a JSON number, and MAX_AMOUNT as one is 1e15 itself (a double has no 17 digits):
+# `le=MAX_AMOUNT` published a maximum that let 10^15 through a schema the server then refused it by.
+AMOUNT_BOUND = Decimal(10) ** 15
+Monto = Annotated[Decimal, Field(max_digits=17, decimal_places=2, gt=-AMOUNT_BOUND, lt=AMOUNT_BOUND)]
+MontoPositivo = Annotated[Decimal, Field(max_digits=17, decimal_places=2, ge=0, lt=AMOUNT_BOUND)]
 # PctType: 3 integer digits and 3 decimals.
 Pct = Annotated[Decimal, Field(max_digits=6, decimal_places=3, ge=0, le=Decimal("999.999"))]
 Serie = Annotated[str, Field(pattern=r"^([A-Z]{1,2}|[1-9][A-Z])$", description="Serie: A-Z, AA-ZZ o 1A-9Z.")]
@@ -193,7 +198,7 @@ class Item(_Part):
         None,
         alias="precioUnitario",
         ge=0,
-        le=Decimal("99999999999.999999"),
+        lt=PRICE_BOUND,
         max_digits=17,
         decimal_places=6,
         description="Precio unitario, hasta 6 decimales (B-C11), mayor que 0 salvo en entregas gratuitas "

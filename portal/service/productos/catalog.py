@@ -15,6 +15,7 @@ from sqlalchemy import select, tuple_
 from sqlalchemy.orm import Session
 
 from portal.domain.digits import ascii_number
+from portal.domain.prices import MAX_PRICE
 from portal.service.cfe.xmlchars import xml_one_line
 from portal.service.comprobante.search import folded
 from portal.service.platform import paging
@@ -28,9 +29,6 @@ IND_FACTS = (1, 2, 3, 4, 5, 6, 7, 10, 16)
 CURRENCIES = ("UYU", "USD", "EUR", "ARS", "BRL")
 MAX_IMPORT_BYTES = 1_000_000
 MAX_IMPORT_ROWS = 5_000
-# What a CFE line's PrecioUnitario (B-C11) can carry: 17 digits, 6 of them decimals (DGI's PrecioUnitarioType), and
-# what the price column (numeric(17, 6)) holds.
-MAX_PRICE = Decimal("99999999999.999999")
 COLUMNS = ("codigo", "nombre", "unidad", "precio", "iva_incluido", "indicador_iva", "moneda")
 SEARCH_NAME_LENGTH = 80  # Product.search_name's column
 _TRUE, _FALSE = {"si", "sí", "s", "true", "1", "yes", "y"}, {"no", "n", "false", "0", ""}

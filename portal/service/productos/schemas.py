@@ -7,8 +7,9 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from portal.domain.prices import PRICE_BOUND
 from portal.service.cfe.xmlchars import PrintedText
-from portal.service.productos.catalog import CURRENCIES, IND_FACTS, MAX_PRICE
+from portal.service.productos.catalog import CURRENCIES, IND_FACTS
 
 IndFact = Literal[1, 2, 3, 4, 5, 6, 7, 10, 16]
 Moneda = Literal["UYU", "USD", "EUR", "ARS", "BRL"]
@@ -37,7 +38,7 @@ class NuevoProducto(_Body):
     codigo: str = Field(min_length=1, max_length=35, description="Código del producto (B-C7), único en la empresa.")
     nombre: str = Field(min_length=1, max_length=80, description="Nombre (B-C8), como va en la línea.")
     unidad: str | None = Field(None, max_length=4, description="Unidad de medida (B-C10): kg, h, un.")
-    precio: Decimal = Field(ge=0, le=MAX_PRICE, decimal_places=6, description="Precio unitario (B-C11).")
+    precio: Decimal = Field(ge=0, lt=PRICE_BOUND, decimal_places=6, description="Precio unitario (B-C11).")
     precio_con_iva: bool = Field(False, alias="precioConIva", description="Si el precio incluye IVA.")
     ind_fact: IndFact = Field(3, alias="indFact", description="Indicador de facturación (B-C4): 3 IVA básica.")
     moneda: Moneda = "UYU"
@@ -51,7 +52,7 @@ class CambioProducto(_Body):
     codigo: str | None = Field(None, min_length=1, max_length=35)
     nombre: str | None = Field(None, min_length=1, max_length=80)
     unidad: str | None = Field(None, max_length=4)
-    precio: Decimal | None = Field(None, ge=0, le=MAX_PRICE, decimal_places=6)
+    precio: Decimal | None = Field(None, ge=0, lt=PRICE_BOUND, decimal_places=6)
     precio_con_iva: bool | None = Field(None, alias="precioConIva")
     ind_fact: IndFact | None = Field(None, alias="indFact")
     moneda: Moneda | None = None
