@@ -226,3 +226,22 @@ def test_why_dgi_is_counted_down_is_said_in_the_readers_language(
     assert (seen["responde"], seen["ultimoError"]) == (False, english)
     spanish = api_client.get("/api/v1/envios/dgi", headers=admin).json["ultimoError"]
     assert spanish != english and spanish.startswith(("No se pudo", "DGI"))
+
+
+def test_while_dgi_does_not_answer_every_waiting_receipt_says_when_it_is_tried_next(
+    api_client, user, auth_headers, service_app, dgi_mode
+):
+    """Only the probe calls DGI while it is down: the envelopes behind it keep no time of their own, and the list
+    said "—" beside five failed attempts, read as "never". Each waiting receipt now gives the probe's time."""
+    dgi_mode("caido")
+    for _ in range(2):
+        bodies.issue(api_client, user, bodies.body(bodies.EFACTURA))
+        drain(service_app, rounds=3)
+    support = auth_headers("soporte@demo.uy")
+    availability = api_client.get("/api/v1/envios/dgi", headers=support).json
+    probe = availability.get("proximoIntento")
+    listed = api_client.get("/api/v1/envios/pendientes", headers=support)
+    assert listed.status_code == 200, listed.json
+    waiting = listed.json["items"]
+    assert probe and len(waiting) == 2, (availability, waiting)
+    assert [item.get("proximoIntento") for item in waiting] == [probe, probe], waiting

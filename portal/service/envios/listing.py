@@ -10,7 +10,7 @@ from sqlalchemy import case, func, select
 
 from portal.service.comprobante.models import IssuedCfe, VoidedRange
 from portal.service.comprobante.tracking_schemas import Motivo
-from portal.service.envios import schemas
+from portal.service.envios import outage, schemas
 from portal.service.envios.models import DgiDailyReport, DgiEnvelope, DgiSubmission
 from portal.service.envios.states import FINAL_STATES, ROUTE_ENVELOPE, STATES, in_words
 from portal.service.envios.tracking import overdue
@@ -100,6 +100,9 @@ def waiting(session, company_id: int, page: schemas.Lista) -> schemas.PendienteL
         )
     )
     rows, following, total = _page(session, query, (DgiSubmission.created_at, DgiSubmission.cfe_id), page)
+    # While DGI does not answer, nothing is retried on its own clock: everything goes when a probe finds DGI again.
+    seen = outage.status(session)
+    probe = seen.next_probe_at if seen.down_since else None
     items = [
         schemas.Pendiente(
             id_cfe_emitido=record.id,
@@ -112,7 +115,7 @@ def waiting(session, company_id: int, page: schemas.Lista) -> schemas.PendienteL
             motivos=_motives(sub.motives),
             id_sobre=sobre.id if sobre else None,
             intentos=sobre.attempts if sobre else 0,
-            proximo_intento=sobre.next_attempt_at if sobre else None,
+            proximo_intento=(sobre.next_attempt_at if sobre else None) or probe,
             demorado=overdue(sub),
             registrado_en=sub.created_at,
         )

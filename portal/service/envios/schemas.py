@@ -87,7 +87,12 @@ class Pendiente(_Out):
     motivos: list[Motivo] = Field(default_factory=list)
     id_sobre: int | None = Field(None, alias="idSobre")
     intentos: int = Field(0, description="Intentos fallidos seguidos de su sobre; vuelve a 0 cuando DGI responde.")
-    proximo_intento: datetime | None = Field(None, alias="proximoIntento")
+    proximo_intento: datetime | None = Field(
+        None,
+        alias="proximoIntento",
+        description="Cuándo se vuelve a intentar su sobre; mientras DGI no responde, cuándo se vuelve a probar DGI "
+        "(todo lo pendiente sale cuando responde).",
+    )
     demorado: bool
     registrado_en: datetime = Field(alias="registradoEn")
 
