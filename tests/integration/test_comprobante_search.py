@@ -438,3 +438,15 @@ def test_the_totals_are_net_sales_an_export_remito_or_a_purchase_adds_nothing(ap
     if remito["tpoMoneda"] != "UYU":  # a currency with the remito alone has no sale to sum
         assert remito["tpoMoneda"] not in sums
     assert boleta["totales"]["mntTotal"] != "0.00"
+
+
+def test_an_e_resguardos_row_stands_for_its_total_withheld(api_client, user):
+    """An e-Resguardo bills nothing (MntTotal 0): its row said $ 0,00 where its page and QR say the total
+    withheld. The row now gives that total; as no sale, it adds nothing to the net sales."""
+    resguardo = issue(api_client, user, bodies.body(bodies.ERESGUARDO))
+    withheld = resguardo["totales"]["mntTotRetenido"]
+    assert withheld != "0.00"
+    answer = api_client.get(BUSCAR, headers=user).json
+    (row,) = answer["items"]
+    assert row["importe"] == withheld and row["mntTotal"] == "0.00", row
+    assert answer["totales"] == []

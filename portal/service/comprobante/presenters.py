@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
+from portal.domain.cfe_types import headline_amount
 from portal.domain.receipt_numbers import printed
 from portal.domain.uruguay_time import MONTEVIDEO
 from portal.service.cfe import Numbering
@@ -301,6 +302,14 @@ def _nota_anuladora(note) -> NotaAnuladora | None:
     return NotaAnuladora(id_cfe_emitido=note.id, tipo_cfe=note.tipo_cfe, numero=printed(note.serie, note.nro))
 
 
+def listed_amount(row) -> Decimal:
+    """What a receipt's row of the list stands for: its total, negative for a credit note, and an e-Resguardo's
+    total withheld (its MntTotal is 0: it bills nothing), as its page and its QR put first."""
+    if headline_amount(row.tipo_cfe) == "MntTotRetenido":
+        return _cents(row.mnt_tot_retenido)
+    return -_cents(row.mnt_total) if is_credit_note(row.tipo_cfe) else _cents(row.mnt_total)
+
+
 def resultado_busqueda(rows, following: str | None, totals: Totals, cancelled: dict | None = None) -> ResultadoBusqueda:
     """A page of the list; `cancelled`: receipt id -> the credit note that cancelled it (search.cancellations)."""
     cancelled = cancelled or {}
@@ -321,7 +330,7 @@ def resultado_busqueda(rows, following: str | None, totals: Totals, cancelled: d
             if row.receptor_doc or row.receptor_nombre
             else None,
             creado_en=row.created_at,
-            importe=-_cents(row.mnt_total) if is_credit_note(row.tipo_cfe) else _cents(row.mnt_total),
+            importe=listed_amount(row),
             anulado=row.id in cancelled,
             anulado_por=_nota_anuladora(cancelled.get(row.id)),
         )

@@ -448,7 +448,8 @@ class ResumenCfe(_Out):
     solicitud: str | None = Field(None, description="X-Request-ID de la solicitud que lo emitió.")
     creado_en: datetime = Field(alias="creadoEn")
     importe: Decimal = Field(
-        description="El monto total, negativo en las notas de crédito (como restan en las ventas netas de `totales`)."
+        description="Lo que el comprobante representa en la lista: su monto total, negativo en las notas de crédito "
+        "(como restan en las ventas netas de `totales`); el total retenido en un e-Resguardo."
     )
     anulado: bool = Field(
         False, description="Verdadero si sus notas de crédito acreditan todo su monto total (comprobante anulado)."

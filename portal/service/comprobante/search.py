@@ -54,6 +54,7 @@ LISTED = (
     IssuedCfe.tpo_moneda,
     IssuedCfe.mnt_total,
     IssuedCfe.mnt_pagar,
+    IssuedCfe.mnt_tot_retenido,  # what an e-Resguardo's row stands for (presenters.listed_amount)
     IssuedCfe.receptor_doc,
     IssuedCfe.receptor_nombre,
     IssuedCfe.dgi_status,
