@@ -87,7 +87,7 @@ class CustomerReceipt:
     number: int
     issued_on: date
     currency: str
-    to_pay: Decimal
+    amount: Decimal  # as the receipt list shows it: negative for a credit note, an e-Resguardo's total withheld
     dgi_status: str
 
 
@@ -112,7 +112,7 @@ class CustomerCard:
                     number=int(r["nro"]),
                     issued_on=date.fromisoformat(r["fchEmis"]),
                     currency=r["moneda"],
-                    to_pay=Decimal(r["mntPagar"]),
+                    amount=Decimal(r["importe"]),
                     dgi_status=r["estadoDgi"],
                 )
                 for r in data["comprobantes"]

@@ -131,6 +131,20 @@ def test_a_customers_balance_of_credit_sales(api_client, user):
     expected = Decimal(credit["totales"]["mntPagar"]) - Decimal(credited["totales"]["mntPagar"])
     assert card["saldos"] == [{"moneda": "UYU", "saldo": f"{expected:.2f}", "comprobantes": 2}]
     assert len(card["comprobantes"]) == 3
+    # Each receipt stands for what its row in the receipt list does: the credit note negative.
+    amounts = {r["id"]: r["importe"] for r in card["comprobantes"]}
+    assert amounts[credited["idCfeEmitido"]] == f"-{credited['totales']['mntTotal']}"
+    assert amounts[credit["idCfeEmitido"]] == credit["totales"]["mntTotal"]
+
+
+def test_an_e_resguardo_on_a_card_stands_for_its_total_withheld(api_client, user):
+    """An e-Resguardo's MntPagar and MntTotal are 0: the card said $ 0,00 where its page says the total withheld."""
+    resguardo = issue(api_client, user, bodies.body(bodies.ERESGUARDO))
+    receiver = resguardo["receptor"]["docRecep"] if resguardo.get("receptor") else None
+    customer = next(c for c in api_client.get(CLIENTES, headers=user).json["items"] if c["docRecep"] == receiver)
+    card = api_client.get(f"{CLIENTES}/{customer['id']}", headers=user).json
+    (row,) = card["comprobantes"]
+    assert row["importe"] == resguardo["totales"]["mntTotRetenido"] != "0.00", row
 
 
 def test_roles_and_other_companies(api_client, auth_headers, user):

@@ -16,6 +16,7 @@ from portal.service.clientes.schemas import (
     NuevoCliente,
     PaginaClientes,
 )
+from portal.service.comprobante.presenters import listed_amount
 from portal.service.comprobante.search import folded
 from portal.service.platform import db, paging, responses
 from portal.service.platform.api import OperationDefaults, operation
@@ -164,6 +165,7 @@ def ficha(principal: Principal, cliente_id: int):
             "fchEmis": r.fch_emis.isoformat(),
             "moneda": r.tpo_moneda,
             "mntPagar": f"{r.mnt_pagar:.2f}",
+            "importe": f"{listed_amount(r):.2f}",
             "estadoDgi": r.dgi_status,
         }
         for r in catalog.recent_receipts(session, customer)

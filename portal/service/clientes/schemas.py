@@ -164,6 +164,10 @@ class ComprobanteCliente(BaseModel):
     fchEmis: str  # noqa: N815
     moneda: str
     mntPagar: Decimal  # noqa: N815
+    importe: Decimal = Field(
+        description="Lo que representa, como en la lista de comprobantes: su monto total, negativo en las notas de "
+        "crédito; el total retenido en un e-Resguardo."
+    )
     estadoDgi: str  # noqa: N815
 
 
