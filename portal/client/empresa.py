@@ -145,6 +145,10 @@ class EmpresaApi(Transport):
         }
         return ContingencyBook.from_json(self._json("POST", f"{BASE}/contingencia", json=body))
 
+    def remove_contingency_book(self, book_id: int) -> None:
+        """Remove a book registered by mistake (admin); one with papers keyed in or numbers voided is a Conflict."""
+        self._request("DELETE", f"{BASE}/contingencia/{book_id}")
+
     def void_contingency_numbers(self, book_id: int, *, first: int, last: int, reason: str) -> None:
         """Void unused paper numbers first..last of a book (admin). Field errors name the service's fields (desde,
         hasta, motivo); numbers keyed in or voided already are a Conflict."""

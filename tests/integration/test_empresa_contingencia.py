@@ -211,3 +211,45 @@ def test_one_authorisation_number_is_one_type_and_serie(api_client, auth_headers
     refused = portal.post("/empresa/contingencia", data={**typed, "csrf_token": csrf(portal, "/empresa/contingencia")})
     assert refused.status_code == 422
     assert "La autorización 90261234567 de DGI ya está registrada" in soup(refused).find(id="cae_id-error").get_text()
+
+
+def test_a_book_registered_by_mistake_is_removed_and_registered_again_until_it_is_used(api_client, auth_headers):
+    """A book's data are what its papers are checked against and never change: one typed wrong (here its expiry)
+    is removed, audited, and registered again as DGI authorised it. Once a number of it is voided (or a paper
+    keyed in) it stays (409); a usuario cannot remove one, nor an admin another company's."""
+    admin = auth_headers("admin@demo.uy", 1)
+    wrong = api_client.post(URL, json={**BOOK, "vencimiento": "2027-01-15"}, headers=admin).json
+    assert api_client.delete(f"{URL}/{wrong['id']}", headers=auth_headers("usuario@demo.uy", 1)).status_code == 403
+    assert api_client.delete(f"{URL}/{wrong['id']}", headers=auth_headers("admin@demo.uy", 2)).status_code in (403, 404)
+    assert api_client.delete(f"{URL}/{wrong['id']}", headers=admin).status_code == 204
+    assert api_client.get(URL, headers=admin).json["items"] == []
+    event = api_client.get("/api/v1/empresa/auditoria", headers=admin).json["items"][0]
+    assert event["accion"] == "libreta_contingencia_borrada" and event["objeto"] == "CFC 211 serie A 1-500"
+    assert event["cambios"]["vencimiento"] == {"antes": "2027-01-15", "despues": None}, event
+
+    right = api_client.post(URL, json=BOOK, headers=admin)  # the same number and range again, now as authorised
+    assert right.status_code == 201, right.json
+    voided = api_client.post(
+        f"{URL}/{right.json['id']}/anulaciones", json={"desde": 1, "hasta": 2, "motivo": "Rotos"}, headers=admin
+    )
+    assert voided.status_code == 201, voided.json
+    kept = api_client.delete(f"{URL}/{right.json['id']}", headers=admin)
+    assert kept.status_code == 409 and kept.json["error"]["code"] == "libreta_en_uso"
+    assert api_client.delete(f"{URL}/{right.json['id'] + 1000}", headers=admin).status_code == 404
+
+
+def test_an_admin_deletes_a_book_registered_by_mistake_in_the_portal(signed_in):
+    """The book's row offers "Borrar" while nothing was done with it: asked in a dialog (or on a page of its own
+    without script), then the list without it and a word on what to do next."""
+    admin = signed_in("admin@demo.uy")
+    admin.post("/empresa/contingencia", data={**FORM, "csrf_token": csrf(admin, "/empresa/contingencia")})
+    (row,) = soup(admin.get("/empresa/contingencia")).select('[data-testid="contingency-book"]')
+    question = row.find("form", method="get")["action"]
+    page = soup(admin.get(question))
+    assert page.h1.get_text(strip=True).startswith("¿Borrar la libreta 211 e-Factura de contingencia B")
+    answer = admin.post(question, data={"csrf_token": csrf(admin, question)})
+    assert answer.status_code == 303
+    listed = soup(admin.get("/empresa/contingencia"))
+    assert listed.select('[data-testid="contingency-book"]') == []
+    assert "Borraste la libreta 211 e-Factura de contingencia B" in listed.get_text()
+    assert admin.post(question, data={"csrf_token": csrf(admin, "/empresa/contingencia")}).status_code == 404

@@ -148,6 +148,7 @@ ADMIN = {
     "empresa.cae",
     "empresa.contingency",
     "empresa.void_paper_numbers",
+    "empresa.remove_contingency_book",
     "envios.void",
     "envios.send_report",
     "envios.retry_envelope",

@@ -246,3 +246,40 @@ def void_paper(principal: Principal, book_id: int, body: AnularLibretaIn) -> Lib
             motivo=body.motivo,
             anuladaPor=principal.actor,
         )
+
+
+def remove(principal: Principal, book_id: int) -> None:
+    """Remove a book registered with a mistake (a number, a date), so it can be registered again as DGI authorised
+    it: a book's data are what its papers are checked against, and they never change. Only a book nothing was
+    done with: a paper keyed in or a number voided ties it to what was reported (409 `libreta_en_uso`)."""
+    with db.write_transaction() as session:
+        book = session.get(ContingencyBook, book_id, with_for_update=True)
+        if book is None or book.company_id != principal.company_id:
+            raise NotFound(_("No existe esa libreta de contingencia en la empresa."), code="libreta_no_encontrada")
+        keyed_in = session.scalar(select(func.count()).where(IssuedCfe.libreta_id == book.id))
+        voided = session.scalar(select(func.count()).where(VoidedRange.libreta_id == book.id))
+        if keyed_in or voided:
+            raise Conflict(
+                _(
+                    "La libreta ya tiene papeles ingresados o números anulados: no se puede borrar. Anulá sus "
+                    "números libres si no se va a usar más."
+                ),
+                code="libreta_en_uso",
+            )
+        registered = {
+            "tipoCFE": book.tipo_cfe,
+            "serie": book.serie,
+            "desde": book.nro_desde,
+            "hasta": book.nro_hasta,
+            "caeId": book.cae_id,
+            "fechaAutorizacion": book.fecha_autorizacion,
+            "vencimiento": book.fecha_vencimiento,
+        }
+        audit.record(
+            session,
+            principal,
+            "libreta_contingencia_borrada",
+            audit.diff(registered, dict.fromkeys(registered)),  # what it said, and nothing after
+            target=f"CFC {book.tipo_cfe} serie {book.serie} {book.nro_desde}-{book.nro_hasta}",
+        )
+        session.delete(book)

@@ -460,6 +460,28 @@ def register_contingency_book(principal: Principal, body: LibretaIn):
 
 @operation(
     bp,
+    "DELETE",
+    "/contingencia/<int:book_id>",
+    tag=TAG,
+    summary="Borrar una libreta de contingencia registrada por error",
+    auth=AUTH,
+    roles=ADMINS,
+    path_params={"book_id": "Identificador de la libreta, como lo da la lista."},
+    responses={
+        204: None,
+        404: "`libreta_no_encontrada`: no existe esa libreta en la empresa.",
+        409: "`libreta_en_uso`: ya tiene papeles ingresados o números anulados.",
+    },
+)
+def remove_contingency_book(principal: Principal, book_id: int):
+    """Borra una libreta registrada con un error (un número, una fecha) para registrarla de nuevo como la autorizó
+    DGI. Solo una libreta sin papeles ingresados ni números anulados; queda en la auditoría."""
+    contingency.remove(principal, book_id)
+    return Response(status=204)
+
+
+@operation(
+    bp,
     "POST",
     "/contingencia/<int:book_id>/anulaciones",
     tag=TAG,

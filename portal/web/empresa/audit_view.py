@@ -28,6 +28,7 @@ ACTIONS = {
     "plantilla_correo": _l("Cambió el correo al cliente"),
     "libreta_contingencia": _l("Registró una libreta de contingencia"),
     "libreta_contingencia_anulacion": _l("Anuló números de una libreta de contingencia"),
+    "libreta_contingencia_borrada": _l("Borró una libreta de contingencia registrada por error"),
     "intercambio_reintentado": _l("Reintentó entregar un sobre al receptor electrónico"),
     "empresa_creada": _l("Dio de alta la empresa"),
     "miembro_agregado": _l("Agregó a una persona a la empresa"),

@@ -164,6 +164,32 @@ def _contingency_page(form: ContingencyBookForm, void_form: VoidPaperForm):
     )
 
 
+@bp.route("/contingencia/<int:book_id>/borrar", methods=["GET", "POST"])
+@admin_required
+def remove_contingency_book(book_id: int):
+    """Remove a book registered by mistake once asked (GET: the question on a page of its own, without script; the
+    list asks in a dialog); the service refuses one already used, and says why."""
+    found = next((b for b in api().list_contingency_books() if b.id == book_id), None)
+    if found is None:
+        raise NotFound(_("La empresa no tiene esa libreta de contingencia."), status=404)
+    if request.method == "GET":
+        return render("empresa/contingency_remove.html", book=found, labels=CFC_LABELS)
+    try:
+        api().remove_contingency_book(book_id)
+    except REFUSALS as exc:
+        flash(exc.message, "error")
+    else:
+        flash(
+            _("Borraste la libreta %(book)s: registrala de nuevo como la autorizó DGI.", book=_book_name(found)),
+            "success",
+        )
+    return redirect_after_post("empresa.contingency")
+
+
+def _book_name(book) -> str:
+    return f"{CFC_LABELS.get(book.cfe_type, book.cfe_type)} {book.serie} {book.first}–{book.last}"
+
+
 @bp.post("/contingencia/anular")
 @admin_required
 def void_paper_numbers():
