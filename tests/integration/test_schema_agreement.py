@@ -186,3 +186,17 @@ def test_a_decimals_bounds_are_the_servers_as_a_number_and_as_text(api_client, a
     lines = document["components"]["schemas"]["LineaInteligente"]["properties"]["cantidad"]["anyOf"]
     quantity = next(b for b in lines if b["type"] == "string")["pattern"]
     assert not re.search(quantity, "0") and not re.search(quantity, "-2") and re.search(quantity, "0.5")
+
+
+def test_a_text_measured_once_stripped_says_so_in_its_pattern(api_client, auth_headers):
+    """A voiding reason is at least 3 characters once the spaces at its ends are stripped: "0" and a rare CJK
+    character padded with no-break spaces met the published minLength, and the server refused it. Its pattern now
+    says it; the server's rule is unchanged."""
+    schemas = api_client.get("/api/v1/openapi.json").json["components"]["schemas"]
+    pattern = schemas["AnulacionSolicitud"]["properties"]["motivo"]["pattern"]
+    padded = "0\U0002fc74\u00a0\u00a0"
+    assert not re.search(pattern, padded) and re.search(pattern, "Papeles rotos") and re.search(pattern, "a b")
+    answer = api_client.post(
+        "/api/v1/envios/anulaciones", json={"tipoCFE": 101, "motivo": padded}, headers=auth_headers("admin@demo.uy", 1)
+    )
+    assert answer.status_code == 422 and answer.json["error"]["fields"][0]["field"] == "motivo"

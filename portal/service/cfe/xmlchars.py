@@ -109,8 +109,10 @@ _SPACES = re.compile(f"[{_class(_OTHER_SPACES)}]")
 _LINE_SEPARATORS = re.compile(f"[{_class(_LINE_SEPARATORS_RANGES)}]")
 
 
-def text_pattern(*, line_breaks: bool = True) -> str:
-    """The characters `xml_text` accepts, as a JSON Schema `pattern` for the OpenAPI document."""
+def text_pattern(*, line_breaks: bool = True, stripped_length: int = 0) -> str:
+    """The characters `xml_text` accepts, as a JSON Schema `pattern` for the OpenAPI document; with
+    `stripped_length` (2 or more), also at least that many characters once the spaces at both ends are stripped
+    (a model that strips before it measures: "ab" padded with spaces is 2 characters, whatever minLength says)."""
     # Lone surrogates are left out: JSON text cannot carry them (an escaped one is still refused by xml_text),
     # and a class naming them is not a valid pattern for validators built on Rust's regex (jsonschema-rs).
     refused = tuple(r for r in _CONTROLS if r != _SURROGATES) + _BIDI + _INVISIBLE + _PRIVATE
@@ -121,7 +123,12 @@ def text_pattern(*, line_breaks: bool = True) -> str:
     # Only the Basic Multilingual Plane's: the tag characters and planes 15-16 (private use) stay the server's
     # rule, since a pattern naming astral ranges made schema-driven generation (schemathesis) six times slower.
     refused = tuple(r for r in refused if r[1] <= 0xFFFF)
-    return f"^[^{_class(refused)}]*$"
+    text = f"[^{_class(refused)}]"
+    if stripped_length < 2:
+        return f"^{text}*$"
+    # Its first and its last character that stripping keeps, with at least stripped_length - 2 between them.
+    kept = f"[^{_class(refused)}\\s\\x1c-\\x1f\\x85]"
+    return f"^{text}*{kept}{text}{{{stripped_length - 2},}}{kept}{text}*$"
 
 
 def _char(found: re.Match[str]) -> str:
@@ -184,6 +191,7 @@ class PrintedText(BaseModel):
     def __get_pydantic_json_schema__(cls, core_schema: Any, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         schema = handler(core_schema)
         pattern = text_pattern(line_breaks=not cls.text_one_line)
+        strips = bool(cls.model_config.get("str_strip_whitespace"))
         for prop in handler.resolve_ref_schema(schema).get("properties", {}).values():
             branches = prop.get("anyOf", ())
             number = next((b for b in branches if b.get("type") == "number"), None)
@@ -191,6 +199,10 @@ class PrintedText(BaseModel):
                 if candidate.get("type") == "string" and not {"pattern", "format", "enum", "const"} & set(candidate):
                     # A decimal also taken as text ("12.50") is a number written out, within the number's bounds.
                     candidate["pattern"] = pattern if number is None else decimal_text_pattern(number)
+                    if number is None and strips and candidate.get("minLength", 0) >= 2:
+                        candidate["pattern"] = text_pattern(
+                            line_breaks=not cls.text_one_line, stripped_length=candidate["minLength"]
+                        )
         return schema
 
 
