@@ -174,14 +174,20 @@ def book_voids(session: Session, company_id: int) -> dict[int, int]:
     return {book_id: int(count) for book_id, count in rows if book_id is not None}
 
 
+def _locked_book(session: Session, principal: Principal, book_id: int) -> ContingencyBook:
+    """The caller's company's book, locked for the change; 404 for one that is not (another company's too)."""
+    book = session.get(ContingencyBook, book_id, with_for_update=True)
+    if book is None or book.company_id != principal.company_id:
+        raise NotFound(_("No existe esa libreta de contingencia en la empresa."), code="libreta_no_encontrada")
+    return book
+
+
 def void_paper(principal: Principal, book_id: int, body: AnularLibretaIn) -> LibretaAnulacionOut:
     """Void paper numbers `desde`..`hasta` of a book that were never keyed in nor voided, as a CAE range's unused
     numbers are voided (dgi_anulacion, with the book instead of a range; audited). A voided number is never keyed
     in afterwards."""
     with db.write_transaction() as session:
-        book = session.get(ContingencyBook, book_id, with_for_update=True)
-        if book is None or book.company_id != principal.company_id:
-            raise NotFound(_("No existe esa libreta de contingencia en la empresa."), code="libreta_no_encontrada")
+        book = _locked_book(session, principal, book_id)
         if body.hasta < body.desde or body.desde < book.nro_desde or body.hasta > book.nro_hasta:
             message = _(
                 "La libreta va del {primero} al {ultimo}: anulá números dentro de ese rango, del menor al mayor.",
@@ -253,9 +259,7 @@ def remove(principal: Principal, book_id: int) -> None:
     it: a book's data are what its papers are checked against, and they never change. Only a book nothing was
     done with: a paper keyed in or a number voided ties it to what was reported (409 `libreta_en_uso`)."""
     with db.write_transaction() as session:
-        book = session.get(ContingencyBook, book_id, with_for_update=True)
-        if book is None or book.company_id != principal.company_id:
-            raise NotFound(_("No existe esa libreta de contingencia en la empresa."), code="libreta_no_encontrada")
+        book = _locked_book(session, principal, book_id)
         keyed_in = session.scalar(select(func.count()).where(IssuedCfe.libreta_id == book.id))
         voided = session.scalar(select(func.count()).where(VoidedRange.libreta_id == book.id))
         if keyed_in or voided:
